@@ -22,6 +22,7 @@ export default tseslint.config(
   },
   {
     files: ["core/**/*.ts"],
+    ignores: ["core/**/*.test.ts"],
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [{ group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." }],
