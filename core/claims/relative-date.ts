@@ -1,0 +1,21 @@
+const RELATIVE = /^([+-])(\d+(?:\.\d+)?)(d|h|m)$/;
+const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
+
+/** True when `value` is an offset such as `-3d`, `-36h`, `+2d` or `-90m`. */
+export function isRelativeDate(value: string): boolean {
+  return RELATIVE.test(value.trim());
+}
+
+/** Resolves an ISO date or an offset like `-3d` / `-36h` against `nowMs` to an ISO timestamp; undefined when neither. */
+export function resolveDate(value: string, nowMs: number): string | undefined {
+  const trimmed = value.trim();
+  const m = RELATIVE.exec(trimmed);
+  if (m) {
+    const sign = m[1] === "-" ? -1 : 1;
+    const amount = Number(m[2]);
+    return new Date(nowMs + sign * amount * UNIT_MS[m[3] as keyof typeof UNIT_MS]).toISOString();
+  }
+  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed)) return undefined;
+  const ms = Date.parse(/T/.test(trimmed) && !/(Z|[+-]\d{2}:?\d{2})$/.test(trimmed) ? `${trimmed}Z` : trimmed);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
