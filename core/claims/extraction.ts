@@ -1,0 +1,161 @@
+// The deterministic pattern extractor (free text → ClaimExtractionOutput) used by the rules model,
+// and the step every extraction — pattern or LLM — goes through to become a Claim.
+import { ClaimSchema, type Claim } from "./claim.ts";
+import type { ClaimExtractionOutput } from "./proposal-output.ts";
+import { chooseClaimAmount } from "./extraction-amount.ts";
+import { findCategory } from "./extraction-category.ts";
+import { findDates, normalizeDate } from "./extraction-date.ts";
+import { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
+
+export { findAmounts, parseAmountNumber, chooseClaimAmount } from "./extraction-amount.ts";
+export { findCategory, CATEGORY_KEYWORDS } from "./extraction-category.ts";
+export { findDates, normalizeDate } from "./extraction-date.ts";
+export { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
+
+/** Why the pattern extractor could not produce a usable claim. */
+export type TextExtractionFailureCode = "EMPTY_TEXT" | "NO_ORDER_ID" | "AMBIGUOUS_ORDER_ID" | "NO_AMOUNT" | "UNSUPPORTED_CURRENCY";
+
+/** The pattern extractor's result; a failure still carries what it did find (`partial`, nulls elsewhere). */
+export type TextExtraction =
+  | { ok: true; claim: ClaimExtractionOutput; warnings: string[] }
+  | { ok: false; code: TextExtractionFailureCode; message: string; partial: ClaimExtractionOutput; warnings: string[] };
+
+const ORDER_ID_RE = /(?<![\w-])ord_[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?(?![\w-])/gi;
+
+/** Normalises an order id's prefix (`ORD_001` → `ord_001`); the rest is kept as written. */
+export function normalizeOrderId(id: string): string {
+  const t = id.trim();
+  return /^ord_/i.test(t) ? `ord_${t.slice(4)}` : t;
+}
+
+/** Order ids (`ord_…`, any case) in text, normalised and de-duplicated, in order of appearance. */
+export function findOrderIds(text: string): string[] {
+  const seen = new Map<string, string>();
+  for (const m of text.matchAll(ORDER_ID_RE)) {
+    const id = normalizeOrderId(m[0]);
+    if (!seen.has(id.toLowerCase())) seen.set(id.toLowerCase(), id);
+  }
+  return [...seen.values()];
+}
+
+function mask(text: string, spans: ReadonlyArray<{ index: number; length: number }>): string {
+  let out = text;
+  for (const s of spans) out = out.slice(0, s.index) + " ".repeat(s.length) + out.slice(s.index + s.length);
+  return out;
+}
+
+const PROBLEM_RE =
+  /\b(?:dead|broken|broke|breaks|not work(?:ing)?|doesn'?t work|does not work|stopped|won'?t|will not|does not|doesn'?t|did not|didn'?t|cannot|can'?t|defect(?:ive)?|faulty|fault|damaged?|crack(?:ed)?|scratch(?:ed)?|missing|wrong|never arrived|not arrived|arrived late|late|too small|too big|too large|does not fit|doesn'?t fit|leak(?:s|ing)?|overheat(?:s|ing)?|no sound|no power|flicker(?:s|ing)?|torn|tear|hole|stain(?:ed)?|smells?|noise|noisy|unhappy|disappointed|not as described|return)\b/i;
+
+/** A short neutral summary of what the customer reports, without instructions or the purchase details. */
+export function summarizeReason(text: string): string {
+  const clauses = text
+    .split(/[.;!?\n]+|,\s+|\s[-–—]\s|\s+(?:but|because|since|and then)\s+/i)
+    .map((c) => c.replace(/\s+/g, " ").trim())
+    .filter((c) => c.length > 0 && !containsInstructionLikeText(c));
+  const problems = clauses.filter((c) => PROBLEM_RE.test(c)).slice(0, 2);
+  const base =
+    problems.length === 0
+      ? "Customer requests a refund; no reason stated."
+      : `Customer reports: ${problems.map((c) => c.replace(/^(?:and|but|so|as|because|since)\s+/i, "")).join("; ")}.`;
+  const capped = base.length > 200 ? `${base.slice(0, 197).trimEnd()}...` : base;
+  return containsInstructionLikeText(text) ? `${capped} ${INSTRUCTION_NOTE}` : capped;
+}
+
+/**
+ * Extracts a structured claim from free text with patterns only: order id, amount in EUR, purchase
+ * date, category and a short reason. `now` (ISO or epoch ms) dates prose like `20 Feb` that has no year.
+ */
+export function extractClaimFromText(text: string, now?: string | number): TextExtraction {
+  const warnings: string[] = [];
+  const empty: ClaimExtractionOutput = { order_id: null, amount_eur: null, category: null, reason: "", purchase_date: null, currency: null };
+  if (text.trim() === "") return { ok: false, code: "EMPTY_TEXT", message: "the claim text is empty", partial: empty, warnings };
+
+  const orderMatches = [...text.matchAll(ORDER_ID_RE)].map((m) => ({ index: m.index ?? 0, length: m[0].length }));
+  const orderIds = findOrderIds(text);
+  const afterIds = mask(text, orderMatches);
+  const { dates, warnings: dateWarnings } = findDates(afterIds, now);
+  warnings.push(...dateWarnings);
+  const afterDates = mask(afterIds, dates);
+  const amount = chooseClaimAmount(afterDates);
+  const category = findCategory(afterDates);
+  warnings.push(...category.warnings);
+  if (amount.ok) warnings.push(...amount.warnings);
+  const firstDate = dates[0];
+  if (dates.length > 1 && firstDate !== undefined) {
+    warnings.push(`several dates in the text (${dates.map((d) => d.iso).join(", ")}); using ${firstDate.iso} as the purchase date`);
+  }
+  if (containsInstructionLikeText(text)) warnings.push("the text contains instruction-like content; it was treated as data, not instructions");
+
+  const onlyId = orderIds.length === 1 ? (orderIds[0] ?? null) : null;
+  const partial: ClaimExtractionOutput = {
+    order_id: onlyId,
+    amount_eur: amount.ok ? amount.value : null,
+    category: category.category,
+    reason: summarizeReason(text),
+    purchase_date: firstDate?.iso ?? null,
+    currency: amount.ok ? "EUR" : amount.currency,
+  };
+
+  const problems: Array<{ code: TextExtractionFailureCode; message: string }> = [];
+  if (orderIds.length === 0) problems.push({ code: "NO_ORDER_ID", message: "no order id of the form ord_… found in the text" });
+  if (orderIds.length > 1) problems.push({ code: "AMBIGUOUS_ORDER_ID", message: `several order ids in the text (${orderIds.join(", ")}); a claim is about one order` });
+  if (!amount.ok) problems.push({ code: amount.code, message: amount.message });
+  const first = problems[0];
+  if (first !== undefined) {
+    return { ok: false, code: first.code, message: problems.map((p) => p.message).join("; "), partial, warnings };
+  }
+  return { ok: true, claim: partial, warnings };
+}
+
+/** Why an extraction output (from the pattern extractor or an LLM) cannot become a Claim. */
+export type ClaimFromExtractionFailureCode = "NO_ORDER_ID" | "NO_AMOUNT" | "UNSUPPORTED_CURRENCY" | "ORDER_ID_NOT_IN_TEXT" | "INVALID_CLAIM";
+
+/** A claim built from an extraction, or the reason it cannot be built. */
+export type ClaimFromExtraction =
+  | { ok: true; claim: Claim; warnings: string[] }
+  | { ok: false; code: ClaimFromExtractionFailureCode; message: string };
+
+/**
+ * Turns an extraction output into a validated Claim, trusting nothing: normalises the id, currency
+ * and date, and — given the source `text` — refuses an order id the text does not contain.
+ * A missing category becomes `unspecified` (the kernel judges the order's category, not the claim's).
+ */
+export function claimFromExtraction(output: ClaimExtractionOutput, opts: { text?: string; now?: string | number } = {}): ClaimFromExtraction {
+  const warnings: string[] = [];
+  const orderId = output.order_id === null ? "" : normalizeOrderId(output.order_id);
+  if (orderId === "") return { ok: false, code: "NO_ORDER_ID", message: "the claim names no order id (ord_…)" };
+  if (opts.text !== undefined && !opts.text.toLowerCase().includes(orderId.toLowerCase())) {
+    return { ok: false, code: "ORDER_ID_NOT_IN_TEXT", message: `extracted order id '${orderId}' does not occur in the claim text` };
+  }
+  if (output.amount_eur === null || !Number.isFinite(output.amount_eur)) {
+    return { ok: false, code: "NO_AMOUNT", message: "the claim states no amount in EUR" };
+  }
+  const currency = output.currency === null ? "EUR" : normalizeCurrency(output.currency);
+  if (currency !== "EUR") return { ok: false, code: "UNSUPPORTED_CURRENCY", message: `the claim is in ${currency}; claims are handled in EUR` };
+  let purchaseDate: string | undefined;
+  if (output.purchase_date !== null && output.purchase_date.trim() !== "") {
+    purchaseDate = normalizeDate(output.purchase_date, opts.now);
+    if (purchaseDate === undefined) warnings.push(`purchase date '${output.purchase_date}' is not a date; ignored`);
+  }
+  const category = output.category === null || output.category.trim() === "" ? "unspecified" : output.category.trim().toLowerCase();
+  if (category === "unspecified") warnings.push("no category in the claim; recorded as 'unspecified'");
+  const parsed = ClaimSchema.safeParse({
+    order_id: orderId,
+    amount_eur: output.amount_eur,
+    category,
+    reason: output.reason.slice(0, 4000),
+    currency: "EUR",
+    ...(purchaseDate === undefined ? {} : { purchase_date: purchaseDate }),
+  });
+  if (!parsed.success) {
+    return { ok: false, code: "INVALID_CLAIM", message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
+  }
+  return { ok: true, claim: parsed.data, warnings };
+}
+
+function normalizeCurrency(c: string): string {
+  const t = c.trim().toLowerCase();
+  if (t === "" || t === "€" || t === "eur" || t.startsWith("euro")) return "EUR";
+  return c.trim().toUpperCase();
+}

@@ -1,0 +1,66 @@
+// Errors of the LLM layer: stable failure codes returned by every LlmPort, and the few thrown
+// errors for broken configuration or invariants.
+
+/** Every way an LLM call can fail; the orchestrator turns these into `agent.step.failed`. */
+export const LLM_FAILURE_CODES = [
+  "LLM_TIMEOUT",
+  "LLM_UNREACHABLE",
+  "LLM_RATE_LIMITED",
+  "LLM_SERVER_ERROR",
+  "LLM_AUTH_FAILED",
+  "LLM_BAD_REQUEST",
+  "LLM_INVALID_JSON",
+  "LLM_SCHEMA_VIOLATION",
+  "LLM_EMPTY_RESPONSE",
+  "LLM_REFUSED",
+  "LLM_ABORTED",
+] as const;
+
+/** A stable LLM failure code. */
+export type LlmFailureCode = (typeof LLM_FAILURE_CODES)[number];
+
+/** Failure codes worth trying again later (a redelivery, the intake queue), as opposed to a bad request or a bad answer. */
+export const RETRYABLE_LLM_FAILURES: ReadonlySet<LlmFailureCode> = new Set<LlmFailureCode>([
+  "LLM_TIMEOUT",
+  "LLM_UNREACHABLE",
+  "LLM_RATE_LIMITED",
+  "LLM_SERVER_ERROR",
+]);
+
+/** Whether a failure code names a transient condition rather than a bad request or answer. */
+export function isRetryableLlmFailure(code: LlmFailureCode): boolean {
+  return RETRYABLE_LLM_FAILURES.has(code);
+}
+
+/** Codes of the errors this module throws (broken configuration or invariants, never a model's answer). */
+export type LlmErrorCode = "LLM_CONFIG_INVALID" | "LLM_SCHEMA_NOT_STRICT";
+
+/** Base class of thrown LLM-layer errors: a stable `code`, the `cause` kept. */
+export class LlmError extends Error {
+  /** A stable, machine-readable code. */
+  readonly code: LlmErrorCode;
+
+  constructor(code: LlmErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** Configuration for the LLM (environment or config file) is missing or malformed; the message names the setting. */
+export class LlmConfigError extends LlmError {
+  /** The setting that is wrong, e.g. `LLM_PROVIDER`. */
+  readonly setting: string;
+
+  constructor(setting: string, message: string, options?: { cause?: unknown }) {
+    super("LLM_CONFIG_INVALID", message, options);
+    this.setting = setting;
+  }
+}
+
+/** A zod schema cannot be turned into an OpenAI strict JSON schema (e.g. an `.optional()` field). */
+export class LlmSchemaNotStrictError extends LlmError {
+  constructor(schemaName: string, message: string) {
+    super("LLM_SCHEMA_NOT_STRICT", `schema '${schemaName}' cannot be used for strict structured output: ${message}`);
+  }
+}
