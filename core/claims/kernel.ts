@@ -1,0 +1,226 @@
+// The claims kernel: a pure function from (proposal, claim, contracts, registry, order, ledger, times) to a verdict.
+import { canonicalize } from "../crew/canonical.ts";
+import type { ClaimsContract, Order, ResponsibilityContract } from "../dir/contracts.ts";
+import { KernelInputError } from "../dir/errors.ts";
+import { assertLedgerEntry, reservedForClaim, type LedgerEntry } from "../dir/ledger.ts";
+import { formatEur, parseCents } from "../dir/money.ts";
+import { computeIdempotencyKey, ProposalEnvelopeSchema, proposalIdFor } from "../dir/proposal.ts";
+import { findRegisteredAgent, type RegistryView } from "../dir/registry.ts";
+import { DAY_MS, formatDuration, parseIsoMs } from "../dir/time.ts";
+import { PASS_LAYER, type Verdict, type VerdictCheck } from "../dir/verdict.ts";
+import type { Claim } from "./claim.ts";
+import { PolicyKindSchema } from "./proposal-output.ts";
+import { REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";
+
+/** A verdict of the claims kernel. */
+export type ClaimVerdict = Verdict<ClaimReasonCode>;
+
+/** Everything the kernel decides from; all of it is plain data and none of it is mutated. */
+export type DecideClaimInput = {
+  /** The proposal as received (unknown: layer 1 is "the proposal parses"). */
+  proposal: unknown;
+  /** The claim the proposal answers. */
+  claim: Claim;
+  /** The claims bounds. */
+  contract: ClaimsContract;
+  /** The responsibility contract of the proposing agent, as it registered. */
+  responsibility: ResponsibilityContract;
+  /** The agent registry (a snapshot or an `AgentRegistry`). */
+  registry: RegistryView;
+  /** The context store's order for the proposal's order id, or `undefined` when unknown. */
+  order: Order | undefined;
+  /** The refund ledger entry of that order, or `undefined` when nothing was refunded on it. */
+  ledgerEntry: LedgerEntry | undefined;
+  /** When the claim was received (ISO); the return window counts back from here. */
+  receivedAt: string;
+  /** When the kernel sees the proposal (ISO); the validity window counts up to here. */
+  decidedAt: string;
+  /** The claim's id: its own reservation on the ledger is not counted against it, so a replay after execution decides the same. */
+  claimId?: string;
+  /** The claim's decision flow id: when given, a proposal of another flow is `PROPOSAL_MISMATCH`. */
+  dfid?: string;
+};
+
+/**
+ * Decides a refund proposal. Layers run in SPEC §4.2 order and the first failing check wins, so every
+ * REJECT check runs before any ESCALATE check. Business outcomes are returned, never thrown; a
+ * `KernelInputError` means the caller wired the kernel wrongly (bad timestamps, another order than the
+ * proposal names, a corrupt ledger entry).
+ */
+export function decideClaim(input: DecideClaimInput): ClaimVerdict {
+  const { claim, contract, responsibility, registry, order, ledgerEntry } = input;
+  const decidedMs = kernelTime(input.decidedAt, "decidedAt");
+  const receivedMs = kernelTime(input.receivedAt, "receivedAt");
+  const limitCents = parseCents(contract.max_refund_without_escalation);
+  if (!limitCents.ok || limitCents.cents <= 0) throw new KernelInputError(`contract.max_refund_without_escalation: ${limitCents.ok ? "must be positive" : limitCents.message}`);
+  if (!Number.isSafeInteger(contract.return_window_days) || contract.return_window_days <= 0) {
+    throw new KernelInputError(`contract.return_window_days must be a positive integer, got ${String(contract.return_window_days)}`);
+  }
+
+  const checks: VerdictCheck<ClaimReasonCode>[] = [];
+  const pass = (name: string, code: ClaimReasonCode) => void checks.push({ layer: REASON_CODES[code].layer, name, passed: true });
+  const fail = (name: string, code: ClaimReasonCode, reason: string): ClaimVerdict => {
+    const { layer, verdict } = REASON_CODES[code];
+    checks.push({ layer, name, passed: false, reason_code: code });
+    return { verdict, reason_code: code, reason, layer, checks };
+  };
+
+  // Layer 1 — schema: the proposal parses, is intact, its kind is allowed, its agent registered and authorised.
+  const parsed = ProposalEnvelopeSchema.safeParse(input.proposal);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`);
+    return fail("proposal_schema", "SCHEMA_INVALID", `Proposal does not parse: ${issues.join("; ")}`);
+  }
+  const p = parsed.data;
+  const createdMs = parseIsoMs(p.created_at);
+  if (createdMs === undefined) return fail("proposal_schema", "SCHEMA_INVALID", `Proposal does not parse: created_at: ${show(p.created_at)} is not a real date`);
+  pass("proposal_schema", "SCHEMA_INVALID");
+  if (computeIdempotencyKey(p) !== p.idempotency_key) {
+    return fail("idempotency_key", "IDEMPOTENCY_KEY_MISMATCH", "Proposal idempotency_key does not match its content (SHA-256 of the DFID and the canonical proposal)");
+  }
+  pass("idempotency_key", "IDEMPOTENCY_KEY_MISMATCH");
+  if (p.proposal_id !== proposalIdFor(p.idempotency_key)) {
+    return fail("proposal_id", "PROPOSAL_ID_MISMATCH", `Proposal id ${show(p.proposal_id)} is not derived from its idempotency_key`);
+  }
+  pass("proposal_id", "PROPOSAL_ID_MISMATCH");
+  if (p.policy_kind === undefined || p.policy_kind === null || p.policy_kind === "") {
+    return fail("policy_kind", "POLICY_KIND_MISSING", "Proposal has no policy kind");
+  }
+  const kind = PolicyKindSchema.safeParse(p.policy_kind);
+  if (!kind.success) {
+    return fail("policy_kind", "POLICY_KIND_UNKNOWN", `Policy kind ${show(p.policy_kind)} is not one of ${PolicyKindSchema.options.join(", ")}`);
+  }
+  const policyKind = kind.data;
+  if (!responsibility.allowed_policy_types.includes(policyKind)) {
+    return fail("policy_kind", "POLICY_KIND_NOT_ALLOWED", `Policy kind '${policyKind}' not in allowed_policy_types [${responsibility.allowed_policy_types.join(", ")}] of agent ${responsibility.agent_id}`);
+  }
+  pass("policy_kind", "POLICY_KIND_NOT_ALLOWED");
+  const agent = findRegisteredAgent(registry, p.agent_id);
+  if (!agent) return fail("agent_registered", "AGENT_NOT_REGISTERED", `Agent ${show(p.agent_id)} is not registered`);
+  pass("agent_registered", "AGENT_NOT_REGISTERED");
+  const unauthorised =
+    agent.status !== "ACTIVE" ? "its registration was revoked"
+    : p.agent_id !== responsibility.agent_id ? `the kernel enforces the contract of agent ${responsibility.agent_id}`
+    : canonicalize(agent.contract) !== canonicalize(responsibility) ? "its registered contract differs from the contract the kernel enforces"
+    : undefined;
+  if (unauthorised) return fail("agent_authorised", "AGENT_NOT_AUTHORISED", `Agent ${show(p.agent_id)} is not authorised: ${unauthorised}`);
+  pass("agent_authorised", "AGENT_NOT_AUTHORISED");
+
+  // Layer 2 — validity: the proposal is not older than its validity window when the kernel sees it (exactly at it passes).
+  const ageMs = decidedMs - createdMs;
+  if (ageMs > p.valid_for_ms) {
+    return fail("ttl", "TTL_EXPIRED", `Proposal expired: created ${p.created_at}, seen ${input.decidedAt}, ${ageMs} ms old, valid for ${p.valid_for_ms} ms`);
+  }
+  pass("ttl", "TTL_EXPIRED");
+
+  // Layer 3 — order: the proposal names an order and the context store knows it.
+  const orderId = p.params.order_id;
+  if (typeof orderId !== "string" || orderId.trim() === "") return fail("order_id_present", "ORDER_ID_MISSING", "Proposal has no order id");
+  pass("order_id_present", "ORDER_ID_MISSING");
+  if (!order) return fail("order_exists", "ORDER_NOT_FOUND", `Order ${show(orderId)} not found in the context store`);
+  if (order.order_id !== orderId) throw new KernelInputError(`kernel was handed order ${order.order_id} for a proposal naming ${show(orderId)}`);
+  const purchaseMs = parseIsoMs(order.purchase_date);
+  if (purchaseMs === undefined) throw new KernelInputError(`order ${order.order_id}: purchase_date ${show(order.purchase_date)} is not an ISO-8601 date`);
+  const orderCents = parseCents(order.amount);
+  if (!orderCents.ok || orderCents.cents <= 0) throw new KernelInputError(`order ${order.order_id}: amount ${orderCents.ok ? "must be positive" : orderCents.message}`);
+  if (ledgerEntry) {
+    if (ledgerEntry.order_id !== order.order_id) throw new KernelInputError(`kernel was handed the ledger entry of order ${ledgerEntry.order_id} for order ${order.order_id}`);
+    assertLedgerEntry(ledgerEntry);
+  }
+  pass("order_exists", "ORDER_NOT_FOUND");
+
+  // Layer 4 — category: the ORDER's category (never the claim's) is refundable, and this agent may refund it.
+  if (!contract.allowed_refund_categories.includes(order.category)) {
+    return fail("category_allowed", "CATEGORY_NOT_ALLOWED", `Category '${order.category}' not in allowed_refund_categories [${contract.allowed_refund_categories.join(", ")}]`);
+  }
+  pass("category_allowed", "CATEGORY_NOT_ALLOWED");
+  if (responsibility.authorized_categories.length > 0 && !responsibility.authorized_categories.includes(order.category)) {
+    return fail("category_authorised", "CATEGORY_NOT_AUTHORISED", `Category '${order.category}' not in the authorised categories [${responsibility.authorized_categories.join(", ")}] of agent ${responsibility.agent_id}`);
+  }
+  pass("category_authorised", "CATEGORY_NOT_AUTHORISED");
+
+  // Layer 5 — window: the order's purchase is at most return_window_days × 24 h before the claim's receipt.
+  const elapsedMs = receivedMs - purchaseMs;
+  if (elapsedMs > contract.return_window_days * DAY_MS) {
+    return fail("return_window", "OUTSIDE_RETURN_WINDOW", `Order ${order.order_id} outside return window (purchased ${order.purchase_date}, ${formatDuration(elapsedMs)} before the claim was received; return_window_days: ${contract.return_window_days})`);
+  }
+  pass("return_window", "OUTSIDE_RETURN_WINDOW");
+
+  // Layer 6 — amount: a positive JSON number exact to the cent.
+  const amount = parseCents(p.params.amount_eur);
+  if (!amount.ok) return fail("amount_valid", "INVALID_AMOUNT", `Invalid refund amount: ${amount.message}`);
+  if (amount.cents <= 0) return fail("amount_valid", "INVALID_AMOUNT", `Invalid refund amount: ${formatEur(amount.cents)} EUR is not positive`);
+  pass("amount_valid", "INVALID_AMOUNT");
+  const amountCents = amount.cents;
+
+  // Layer 7 — balance: the amount fits in what is left of the order after other claims' refunds.
+  const refunded = ledgerEntry?.refunded_cents ?? 0;
+  const own = input.claimId === undefined ? 0 : (reservedForClaim(ledgerEntry, input.claimId) ?? 0);
+  const refundedByOthers = refunded - own;
+  const balance = orderCents.cents - refundedByOthers;
+  if (amountCents > balance) {
+    return fail("refundable_balance", "EXCEEDS_REFUNDABLE_BALANCE", `Amount ${formatEur(amountCents)} EUR exceeds the refundable balance of order ${order.order_id} (${formatEur(Math.max(balance, 0))} EUR: order ${formatEur(orderCents.cents)} EUR, already refunded ${formatEur(refundedByOthers)} EUR)`);
+  }
+  pass("refundable_balance", "EXCEEDS_REFUNDABLE_BALANCE");
+
+  // Layer 8 — alignment: the proposal answers this claim: same flow, same order, no more than claimed.
+  if (input.dfid !== undefined && p.dfid !== input.dfid) {
+    return fail("flow_alignment", "PROPOSAL_MISMATCH", `Proposal belongs to decision flow ${show(p.dfid)}, not ${input.dfid}`);
+  }
+  if (input.dfid !== undefined) pass("flow_alignment", "PROPOSAL_MISMATCH");
+  if (orderId !== claim.order_id) {
+    return fail("order_alignment", "PROPOSAL_MISMATCH", `Proposal order ${show(orderId)} differs from the claim's order ${show(claim.order_id)}`);
+  }
+  pass("order_alignment", "PROPOSAL_MISMATCH");
+  const claimed = parseCents(claim.amount_eur);
+  const aboveClaim = claimed.ok ? amountCents > claimed.cents : amountCents / 100 > claim.amount_eur;
+  if (aboveClaim) {
+    const claimedText = claimed.ok ? formatEur(claimed.cents) : String(claim.amount_eur);
+    return fail("amount_alignment", "PROPOSAL_MISMATCH", `Proposal amount ${formatEur(amountCents)} EUR exceeds the claimed amount ${claimedText} EUR`);
+  }
+  pass("amount_alignment", "PROPOSAL_MISMATCH");
+
+  // Layer 9 — uncertainty: the agent asked for a human, proposes a replacement (no automatic executor), or is unsure.
+  if (policyKind === "ESCALATE") {
+    return fail("policy_kind_escalation", "AGENT_REQUESTED_ESCALATION", `Agent ${p.agent_id} requested escalation. Human approval required.`);
+  }
+  if (policyKind === "REPLACE") {
+    return fail("policy_kind_escalation", "REPLACEMENT_REQUIRES_REVIEW", `Replacement for order ${order.order_id} has no automatic executor. Human approval required.`);
+  }
+  pass("policy_kind_escalation", "AGENT_REQUESTED_ESCALATION");
+  if (p.confidence < responsibility.escalate_on_uncertainty) {
+    return fail("confidence", "LOW_CONFIDENCE", `Confidence ${p.confidence} below escalate_on_uncertainty (${responsibility.escalate_on_uncertainty}). Human approval required.`);
+  }
+  pass("confidence", "LOW_CONFIDENCE");
+
+  // Layer 10 — date sanity: an order bought after the claim was received is a data problem for a human.
+  if (purchaseMs > receivedMs) {
+    return fail("purchase_date_sanity", "PURCHASE_DATE_IN_FUTURE", `Order ${order.order_id} purchase date ${order.purchase_date} is after the claim was received (${input.receivedAt}). Human review required.`);
+  }
+  pass("purchase_date_sanity", "PURCHASE_DATE_IN_FUTURE");
+
+  // Layer 11 — limit: above max_refund_without_escalation needs a human (exactly the limit passes).
+  if (amountCents > limitCents.cents) {
+    return fail("amount_limit", "AMOUNT_ABOVE_LIMIT", `Amount ${formatEur(amountCents)} EUR exceeds max_refund_without_escalation (${formatEur(limitCents.cents)} EUR). Human approval required.`);
+  }
+  pass("amount_limit", "AMOUNT_ABOVE_LIMIT");
+
+  return { verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", reason: "Validation passed", layer: PASS_LAYER, checks };
+}
+
+function kernelTime(value: string, what: string): number {
+  const ms = typeof value === "string" ? parseIsoMs(value) : undefined;
+  if (ms === undefined) throw new KernelInputError(`${what} must be an ISO-8601 timestamp, got ${show(value)}`);
+  return ms;
+}
+
+/** Quotes an untrusted value for a human reason, cut to a readable length. */
+function show(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return `'${text.length > 80 ? `${text.slice(0, 80)}…` : text}'`;
+}

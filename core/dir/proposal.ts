@@ -1,0 +1,153 @@
+// The DIR PolicyProposal: what crosses "the wall" from the crew (user space) to the kernel.
+import { z } from "zod";
+import { PolicyKindSchema, type PolicyKind, type RefundProposalOutput } from "../claims/proposal-output.ts";
+import { canonicalize } from "../crew/canonical.ts";
+import { hashHex } from "../crew/hash.ts";
+import { ProposalInputError } from "./errors.ts";
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** The refund parameters a proposal carries. */
+export const ProposalParamsSchema = z
+  .object({
+    order_id: z.string().min(1),
+    amount_eur: z.number(),
+    category: z.string(),
+    reason: z.string(),
+  })
+  .strict();
+
+/** A DIR policy proposal as built by `buildProposal`: a claim about what should happen, never a fact. */
+export const PolicyProposalSchema = z
+  .object({
+    proposal_id: z.string().min(1),
+    dfid: z.string().min(1),
+    agent_id: z.string().min(1),
+    policy_kind: PolicyKindSchema,
+    params: ProposalParamsSchema,
+    confidence: z.number().min(0).max(1),
+    created_at: z.iso.datetime({ offset: true }),
+    valid_for_ms: z.number().int().positive(),
+    idempotency_key: z.string().regex(HEX64, "idempotency_key must be 64 lowercase hex characters"),
+  })
+  .strict();
+
+/** A well-formed policy proposal. */
+export type PolicyProposal = z.infer<typeof PolicyProposalSchema>;
+
+/**
+ * What the kernel's layer 1 ("proposal parses") demands: the envelope is strict, but the policy kind
+ * and the params' values stay unknown so that later layers can name what is wrong with them
+ * (a missing order id is `ORDER_ID_MISSING`, a string amount is `INVALID_AMOUNT`, not a schema error).
+ */
+export const ProposalEnvelopeSchema = z
+  .object({
+    proposal_id: z.string().min(1),
+    dfid: z.string().min(1),
+    agent_id: z.string().min(1),
+    policy_kind: z.unknown().optional(),
+    params: z
+      .object({
+        order_id: z.unknown().optional(),
+        amount_eur: z.unknown().optional(),
+        category: z.unknown().optional(),
+        reason: z.unknown().optional(),
+      })
+      .strict(),
+    confidence: z.number().min(0).max(1),
+    created_at: z.iso.datetime({ offset: true }),
+    valid_for_ms: z.number().int().positive(),
+    idempotency_key: z.string().regex(HEX64, "idempotency_key must be 64 lowercase hex characters"),
+  })
+  .strict();
+
+/** A proposal whose envelope parsed; its kind and params are still unjudged. */
+export type ProposalEnvelope = z.infer<typeof ProposalEnvelopeSchema>;
+
+/** The fields the idempotency key covers: everything but `proposal_id`, `created_at` and the key itself. */
+export type ProposalKeyMaterial = {
+  dfid: string;
+  agent_id: string;
+  policy_kind?: unknown;
+  params?: unknown;
+  confidence?: unknown;
+  valid_for_ms?: unknown;
+};
+
+/**
+ * The idempotency key: SHA-256 hex of the canonical JSON of the key material, so a proposal rebuilt
+ * later for the same flow with the same content gets the same key. Values JSON cannot carry
+ * (NaN, Infinity) are hashed under a tagged form instead of failing.
+ */
+export function computeIdempotencyKey(material: ProposalKeyMaterial): string {
+  return hashHex(canonicalize(hashable({
+    dfid: material.dfid,
+    agent_id: material.agent_id,
+    policy_kind: material.policy_kind,
+    params: material.params,
+    confidence: material.confidence,
+    valid_for_ms: material.valid_for_ms,
+  })));
+}
+
+/** The proposal id derived from an idempotency key (`prop_` + its first 24 hex characters). */
+export function proposalIdFor(idempotencyKey: string): string {
+  return `prop_${idempotencyKey.slice(0, 24)}`;
+}
+
+/** What `buildProposal` needs: the flow, the agent, the Decision Maker's output, and the injected clock value. */
+export type BuildProposalInput = {
+  dfid: string;
+  agentId: string;
+  output: RefundProposalOutput;
+  createdAt: string;
+  validForMs: number;
+};
+
+/** Builds the policy proposal for a Decision Maker output; throws `ProposalInputError` naming any bad input. */
+export function buildProposal(input: BuildProposalInput): PolicyProposal {
+  const { dfid, agentId, output, createdAt, validForMs } = input;
+  const policy_kind: PolicyKind = output.action;
+  const params = { order_id: output.order_id, amount_eur: output.amount_eur, category: output.category, reason: output.reason };
+  const material = { dfid, agent_id: agentId, policy_kind, params, confidence: output.confidence, valid_for_ms: validForMs };
+  const shape = ProposalEnvelopeSchema.omit({ proposal_id: true, idempotency_key: true }).safeParse({ ...material, created_at: createdAt });
+  if (!shape.success) throw new ProposalInputError(`buildProposal: ${z.prettifyError(shape.error)}`, { cause: shape.error });
+  let idempotency_key: string;
+  try {
+    idempotency_key = computeIdempotencyKey(material);
+  } catch (cause) {
+    throw new ProposalInputError("buildProposal: the proposal content cannot be canonicalized", { cause });
+  }
+  const proposal = { proposal_id: proposalIdFor(idempotency_key), ...material, created_at: createdAt, idempotency_key };
+  const parsed = PolicyProposalSchema.safeParse(proposal);
+  if (!parsed.success) throw new ProposalInputError(`buildProposal: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  return parsed.data;
+}
+
+/**
+ * The idempotency key the verdict store should use for any kernel input, even one that did not parse:
+ * the content-derived key of a parsed envelope (never the key the proposal merely claims), or a hash of
+ * the raw input under `fallbackDfid` for an input that is not a proposal at all.
+ */
+export function idempotencyKeyOf(proposal: unknown, fallbackDfid: string): string {
+  const envelope = ProposalEnvelopeSchema.safeParse(proposal);
+  if (envelope.success) return computeIdempotencyKey(envelope.data);
+  return hashHex(`unparsed-proposal|${canonicalize(hashable({ dfid: fallbackDfid, raw: proposal }))}`);
+}
+
+/** Maps a value to plain JSON data for hashing: non-finite numbers and non-JSON values become tagged objects. */
+function hashable(value: unknown, depth = 0): unknown {
+  if (depth > 32) return { $unhashable: "depth" };
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (value === undefined) return undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? value : { $number: String(value) };
+  if (typeof value === "bigint") return { $bigint: value.toString() };
+  if (typeof value !== "object") return { $unhashable: typeof value };
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : hashable(v, depth + 1)));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // defineProperty, not assignment: a key named "__proto__" must stay an ordinary member.
+    Object.defineProperty(out, key, { value: hashable((value as Record<string, unknown>)[key], depth + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
