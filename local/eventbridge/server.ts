@@ -1,0 +1,419 @@
+// A local EventBridge PutEvents endpoint (AWS JSON 1.1) that the real @aws-sdk/client-eventbridge
+// can call: validates like AWS, builds the event envelope, journals every accepted entry to
+// `<dataDir>/events.jsonl`, and delivers matching events to in-process rule targets with retries
+// and an in-memory dead-letter list.
+import { randomUUID } from "node:crypto";
+import { appendFile, mkdir } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import type { EventBridgeEvent } from "aws-lambda";
+import { BUS_NAME, RULE_PATTERNS } from "../../infra/event-patterns.ts";
+import { BusConfigError, BusIoError, InvalidEventPatternError } from "./errors.ts";
+import { matchesPattern, validatePattern } from "./matcher.ts";
+import type { EventPattern } from "./matcher.ts";
+
+/** The event a rule target receives: the full EventBridge envelope. */
+export type BusEvent = EventBridgeEvent<string, Record<string, unknown>>;
+
+/** An in-process rule target (plays a Lambda or queue target); a throw counts as a failed delivery. */
+export type BusTarget = (event: BusEvent) => Promise<void> | void;
+
+/** One PutEvents request entry as it arrives on the wire (AWS JSON 1.1 field names). */
+export type PutEventsEntryInput = {
+  readonly Source?: unknown;
+  readonly DetailType?: unknown;
+  readonly Detail?: unknown;
+  readonly Resources?: unknown;
+  readonly Time?: unknown;
+  readonly EventBusName?: unknown;
+  readonly TraceHeader?: unknown;
+};
+
+/** A per-entry failure, as in the PutEvents response. */
+export type EntryFailure = { readonly errorCode: string; readonly errorMessage: string };
+
+/** Test hook: return a failure to make a valid entry fail (e.g. `InternalFailure`), undefined to accept it. */
+export type EntryFailureHook = (entry: PutEventsEntryInput, index: number) => EntryFailure | undefined;
+
+/** A delivery that failed every attempt. */
+export type DeadLetter = {
+  readonly ruleName: string;
+  readonly targetId: string;
+  readonly event: BusEvent;
+  readonly error: string;
+  readonly attempts: number;
+  readonly failedAt: string;
+};
+
+/** A rule on a bus: a name, the bus it listens on and its pattern. */
+export type BusRule = { readonly name: string; readonly eventBusName: string; readonly pattern: EventPattern };
+
+/** Counters of the bus since it started. */
+export type BusStats = {
+  readonly accepted: number;
+  readonly failedEntries: number;
+  readonly deliveries: number;
+  readonly failedAttempts: number;
+  readonly deadLettered: number;
+};
+
+/** Options of `startLocalBus`. */
+export type LocalBusOptions = {
+  /** Directory for `events.jsonl`; without it nothing is written to disk. */
+  readonly dataDir?: string;
+  /** Rules by name; defaults to RULE_PATTERNS on the `claims` bus. */
+  readonly rules?: Readonly<Record<string, EventPattern | { readonly pattern: EventPattern; readonly eventBusName?: string }>>;
+  /** Buses that exist; defaults to `claims` and `default`. */
+  readonly busNames?: readonly string[];
+  readonly account?: string;
+  readonly region?: string;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+  /** Attempts per target delivery before the event is dead-lettered (default 3). */
+  readonly maxAttempts?: number;
+  /** Delay before retry number `attempt` (1-based), in ms (default 20 · 2^(attempt-1)). */
+  readonly retryDelayMs?: (attempt: number) => number;
+  readonly failureHook?: EntryFailureHook;
+  /** Called when a delivery is dead-lettered (e.g. to log it). */
+  readonly onDeadLetter?: (dead: DeadLetter) => void;
+};
+
+/** A running local bus. */
+export type LocalBus = {
+  /** http://127.0.0.1:<port> — give it to EventBridgeClient as `endpoint`. */
+  readonly endpoint: string;
+  /** `<dataDir>/events.jsonl`, when a data directory was given. */
+  readonly journalPath: string | undefined;
+  /** Adds or replaces a rule; throws InvalidEventPatternError for a pattern the matcher rejects. */
+  putRule(name: string, pattern: EventPattern, eventBusName?: string): void;
+  /** Registers a target on a rule; returns a function that removes it. */
+  addTarget(ruleName: string, target: BusTarget, options?: { readonly id?: string }): () => void;
+  setFailureHook(hook: EntryFailureHook | undefined): void;
+  rules(): readonly BusRule[];
+  deadLetters(): readonly DeadLetter[];
+  stats(): BusStats;
+  /** Resolves when every delivery started so far has finished (delivered or dead-lettered). */
+  settled(): Promise<void>;
+  /** Stops accepting requests, waits for deliveries and the journal, closes the server. */
+  stop(): Promise<void>;
+};
+
+const TARGET_PREFIX = "AWSEvents.";
+const MAX_ENTRIES = 10;
+const MAX_REQUEST_ENTRY_BYTES = 256 * 1024;
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const JSON_11 = "application/x-amz-json-1.1";
+
+type Rule = BusRule & { readonly targets: Map<string, BusTarget> };
+
+class RequestError extends Error {
+  constructor(readonly status: number, readonly type: string, message: string) {
+    super(message);
+  }
+}
+
+/** Starts the local PutEvents endpoint on 127.0.0.1 (random port). */
+export async function startLocalBus(options: LocalBusOptions = {}): Promise<LocalBus> {
+  const account = options.account ?? "000000000000";
+  const region = options.region ?? "us-east-1";
+  const now = options.now ?? (() => new Date());
+  const newId = options.newId ?? randomUUID;
+  const maxAttempts = options.maxAttempts ?? 3;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new BusConfigError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => 20 * 2 ** (attempt - 1));
+  const busNames = new Set(options.busNames ?? [BUS_NAME, "default"]);
+  let failureHook = options.failureHook;
+
+  const journalPath = options.dataDir === undefined ? undefined : join(options.dataDir, "events.jsonl");
+  if (options.dataDir !== undefined) {
+    try {
+      await mkdir(options.dataDir, { recursive: true });
+    } catch (error) {
+      throw new BusIoError(`cannot create the data directory ${options.dataDir}`, error);
+    }
+  }
+
+  const rules = new Map<string, Rule>();
+  const putRule = (name: string, pattern: EventPattern, eventBusName: string = BUS_NAME) => {
+    const check = validatePattern(pattern);
+    if (!check.ok) throw new InvalidEventPatternError(`rule "${name}": ${check.message}`);
+    if (!busNames.has(eventBusName)) throw new BusConfigError(`rule "${name}" names the event bus "${eventBusName}", which does not exist (buses: ${[...busNames].join(", ")})`);
+    const existing = rules.get(name);
+    rules.set(name, { name, eventBusName, pattern, targets: existing?.targets ?? new Map() });
+  };
+  for (const [name, def] of Object.entries(options.rules ?? RULE_PATTERNS)) {
+    if (isRuleDef(def)) putRule(name, def.pattern, def.eventBusName);
+    else putRule(name, def);
+  }
+
+  const stats = { accepted: 0, failedEntries: 0, deliveries: 0, failedAttempts: 0, deadLettered: 0 };
+  const dead: DeadLetter[] = [];
+  const pending = new Set<Promise<void>>();
+  let journal: Promise<void> = Promise.resolve();
+  let stopping = false;
+
+  const appendJournal = (lines: string): Promise<void> => {
+    if (journalPath === undefined || lines === "") return Promise.resolve();
+    const write = journal.then(() => appendFile(journalPath, lines, "utf8"));
+    journal = write.catch(() => undefined);
+    return write;
+  };
+
+  const deliver = async (rule: Rule, targetId: string, target: BusTarget, event: BusEvent): Promise<void> => {
+    await new Promise<void>((resolve) => setImmediate(resolve)); // deliver after PutEvents answers, like AWS
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      try {
+        await target(structuredClone(event));
+        stats.deliveries++;
+        return;
+      } catch (error) {
+        lastError = error;
+        stats.failedAttempts++;
+        if (attempt < maxAttempts) await sleep(retryDelayMs(attempt));
+      }
+    }
+    const letter: DeadLetter = {
+      ruleName: rule.name, targetId, event, attempts: maxAttempts, failedAt: now().toISOString(),
+      error: lastError instanceof Error ? `${lastError.name}: ${lastError.message}` : String(lastError),
+    };
+    dead.push(letter);
+    stats.deadLettered++;
+    options.onDeadLetter?.(letter);
+  };
+
+  const dispatch = (busName: string, event: BusEvent) => {
+    for (const rule of rules.values()) {
+      if (rule.eventBusName !== busName || rule.targets.size === 0) continue;
+      if (!matchesPattern(rule.pattern, event)) continue;
+      for (const [targetId, target] of rule.targets) {
+        const task = deliver(rule, targetId, target, event).finally(() => pending.delete(task));
+        pending.add(task);
+      }
+    }
+  };
+
+  const putEvents = async (body: unknown): Promise<unknown> => {
+    if (!isObject(body) || !Array.isArray(body.Entries)) {
+      throw new RequestError(400, "ValidationException", "1 validation error detected: Value null at 'entries' failed to satisfy constraint: Member must not be null");
+    }
+    const entries: unknown[] = body.Entries;
+    if (entries.length < 1 || entries.length > MAX_ENTRIES) {
+      const bound = entries.length < 1 ? "greater than or equal to 1" : `less than or equal to ${MAX_ENTRIES}`;
+      throw new RequestError(400, "ValidationException", `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length ${bound}`);
+    }
+    const inputs = entries.map((e) => (isObject(e) ? (e as PutEventsEntryInput) : {}));
+    const total = inputs.reduce((sum, e) => sum + entrySize(e), 0);
+    if (total > MAX_REQUEST_ENTRY_BYTES) {
+      throw new RequestError(400, "ValidationException", "Total size of the entries in the request is over the limit.");
+    }
+
+    const results: Array<{ EventId: string } | { ErrorCode: string; ErrorMessage: string }> = [];
+    const accepted: Array<{ busName: string; event: BusEvent }> = [];
+    inputs.forEach((input, index) => {
+      const outcome = buildEvent(input, { account, region, now, newId, busNames });
+      const failure = outcome.ok ? failureHook?.(input, index) : outcome.failure;
+      if (failure) {
+        results.push({ ErrorCode: failure.errorCode, ErrorMessage: failure.errorMessage });
+      } else if (outcome.ok) {
+        results.push({ EventId: outcome.event.id });
+        accepted.push(outcome);
+      }
+    });
+
+    try {
+      await appendJournal(accepted.map(({ event }) => `${JSON.stringify(event)}\n`).join(""));
+    } catch (error) {
+      throw new RequestError(500, "InternalException", `the local bus could not write its journal: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    stats.accepted += accepted.length;
+    const failedCount = results.length - accepted.length;
+    stats.failedEntries += failedCount;
+    for (const { busName, event } of accepted) dispatch(busName, event);
+    return { FailedEntryCount: failedCount, Entries: results };
+  };
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      if (stopping) throw new RequestError(503, "ServiceUnavailableException", "the local bus is stopping");
+      const target = headerValue(req.headers["x-amz-target"]);
+      const raw = await readBody(req);
+      if (req.method !== "POST" || target === undefined || !target.startsWith(TARGET_PREFIX)) {
+        throw new RequestError(400, "UnknownOperationException", `unknown operation: expected POST with X-Amz-Target ${TARGET_PREFIX}PutEvents, got ${req.method} ${target ?? "(no X-Amz-Target)"}`);
+      }
+      const operation = target.slice(TARGET_PREFIX.length);
+      if (operation !== "PutEvents") {
+        throw new RequestError(400, "UnknownOperationException", `the local bus implements only PutEvents, not ${operation}`);
+      }
+      let body: unknown;
+      try {
+        body = raw.length === 0 ? {} : JSON.parse(raw);
+      } catch {
+        throw new RequestError(400, "SerializationException", "the request body is not valid JSON");
+      }
+      send(res, 200, await putEvents(body));
+    } catch (error) {
+      const e = error instanceof RequestError ? error : new RequestError(500, "InternalException", error instanceof Error ? error.message : String(error));
+      send(res, e.status, { __type: e.type, message: e.message }, e.type);
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error) => reject(new BusIoError("the local bus could not listen on 127.0.0.1", error)));
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  const settled = async () => {
+    while (pending.size > 0) await Promise.allSettled([...pending]);
+  };
+
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    journalPath,
+    putRule,
+    addTarget(ruleName, target, targetOptions) {
+      const rule = rules.get(ruleName);
+      if (!rule) throw new BusConfigError(`no rule named "${ruleName}" (rules: ${[...rules.keys()].join(", ") || "none"})`);
+      const id = targetOptions?.id ?? `target-${rule.targets.size + 1}`;
+      if (rule.targets.has(id)) throw new BusConfigError(`rule "${ruleName}" already has a target with id "${id}"`);
+      rule.targets.set(id, target);
+      return () => {
+        rule.targets.delete(id);
+      };
+    },
+    setFailureHook(hook) {
+      failureHook = hook;
+    },
+    rules: () => [...rules.values()].map(({ name, eventBusName, pattern }) => ({ name, eventBusName, pattern })),
+    deadLetters: () => [...dead],
+    stats: () => ({ ...stats }),
+    settled,
+    async stop() {
+      stopping = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await settled();
+      await journal;
+    },
+  };
+}
+
+function isRuleDef(def: unknown): def is { readonly pattern: EventPattern; readonly eventBusName?: string } {
+  return isObject(def) && isObject(def.pattern) && Object.keys(def).every((k) => k === "pattern" || k === "eventBusName");
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+type BuildContext = {
+  readonly account: string;
+  readonly region: string;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  readonly busNames: ReadonlySet<string>;
+};
+
+function invalidArgument(name: string, reason: string): EntryFailure {
+  return { errorCode: "InvalidArgument", errorMessage: `Parameter ${name} is not valid. Reason: ${reason}` };
+}
+
+type Built = { readonly ok: true; readonly busName: string; readonly event: BusEvent } | { readonly ok: false; readonly failure: EntryFailure };
+
+function rejected(failure: EntryFailure): Built {
+  return { ok: false, failure };
+}
+
+function buildEvent(input: PutEventsEntryInput, ctx: BuildContext): Built {
+  if (typeof input.Source !== "string" || input.Source === "") return rejected(invalidArgument("Source", "Source is a required argument."));
+  if (typeof input.DetailType !== "string" || input.DetailType === "") return rejected(invalidArgument("DetailType", "DetailType is a required argument."));
+  if (typeof input.Detail !== "string" || input.Detail === "") return rejected(invalidArgument("Detail", "Detail is a required argument."));
+  let detail: unknown;
+  try {
+    detail = JSON.parse(input.Detail);
+  } catch {
+    return rejected({ errorCode: "MalformedDetail", errorMessage: "Detail is malformed." });
+  }
+  if (!isObject(detail)) return rejected({ errorCode: "MalformedDetail", errorMessage: "Detail is malformed: it must be a JSON object." });
+  let resources: string[] = [];
+  if (input.Resources !== undefined && input.Resources !== null) {
+    if (!Array.isArray(input.Resources) || !input.Resources.every((r) => typeof r === "string")) {
+      return rejected(invalidArgument("Resources", "Resources must be a list of strings."));
+    }
+    resources = input.Resources as string[];
+  }
+  let time = ctx.now();
+  if (input.Time !== undefined && input.Time !== null) {
+    const parsed = typeof input.Time === "number" ? new Date(input.Time * 1000) : typeof input.Time === "string" ? new Date(input.Time) : new Date(Number.NaN);
+    if (Number.isNaN(parsed.getTime())) return rejected(invalidArgument("Time", "Time must be a timestamp."));
+    time = parsed;
+  }
+  const busName = busNameOf(input.EventBusName);
+  if (!ctx.busNames.has(busName)) return rejected({ errorCode: "NotFoundException", errorMessage: `Event bus ${busName} does not exist.` });
+  const event: BusEvent = {
+    version: "0",
+    id: ctx.newId(),
+    "detail-type": input.DetailType,
+    source: input.Source,
+    account: ctx.account,
+    time: time.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    region: ctx.region,
+    resources,
+    detail,
+  };
+  return { ok: true, busName, event };
+}
+
+function busNameOf(value: unknown): string {
+  if (typeof value !== "string" || value === "") return "default";
+  const arn = /^arn:[^:]+:events:[^:]*:[^:]*:event-bus\/(.+)$/.exec(value);
+  return arn?.[1] ?? value;
+}
+
+/** Entry size as AWS computes it (Time 14 bytes, UTF-8 bytes of Source, DetailType, Detail, Resources). */
+function entrySize(e: PutEventsEntryInput): number {
+  const bytes = (v: unknown) => (typeof v === "string" ? Buffer.byteLength(v, "utf8") : 0);
+  let size = e.Time !== undefined && e.Time !== null ? 14 : 0;
+  size += bytes(e.Source) + bytes(e.DetailType) + bytes(e.Detail);
+  if (Array.isArray(e.Resources)) for (const r of e.Resources) size += bytes(r);
+  return size;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new RequestError(413, "ValidationException", `the request body is larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function send(res: ServerResponse, status: number, body: unknown, errorType?: string): void {
+  const payload = JSON.stringify(body);
+  const headers: Record<string, string | number> = {
+    "content-type": JSON_11,
+    "content-length": Buffer.byteLength(payload),
+    "x-amzn-requestid": randomUUID(),
+  };
+  if (errorType !== undefined) headers["x-amzn-errortype"] = errorType;
+  res.writeHead(status, headers);
+  res.end(payload);
+}
+
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
