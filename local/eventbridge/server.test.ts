@@ -27,7 +27,6 @@ describe("local PutEvents endpoint", () => {
   let client: EventBridgeClient;
   let ids = 0;
   const received: Record<string, BusEvent[]> = { verdicts: [], escalations: [], refunds: [] };
-  let flaky = 0;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "claims-bus-"));
