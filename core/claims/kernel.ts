@@ -125,7 +125,11 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   if (!orderCents.ok || orderCents.cents <= 0) throw new KernelInputError(`order ${order.order_id}: amount ${orderCents.ok ? "must be positive" : orderCents.message}`);
   if (ledgerEntry) {
     if (ledgerEntry.order_id !== order.order_id) throw new KernelInputError(`kernel was handed the ledger entry of order ${ledgerEntry.order_id} for order ${order.order_id}`);
-    assertLedgerEntry(ledgerEntry);
+    try {
+      assertLedgerEntry(ledgerEntry);
+    } catch (cause) {
+      throw new KernelInputError(`kernel was handed a corrupt ledger entry for order ${order.order_id}`, { cause });
+    }
   }
   pass("order_exists", "ORDER_NOT_FOUND");
 

@@ -1,0 +1,354 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ResponsibilityContractSchema, type ClaimsContract, type Order, type ResponsibilityContract } from "../dir/contracts.ts";
+import { KernelInputError } from "../dir/errors.ts";
+import { emptyLedgerEntry, type LedgerEntry } from "../dir/ledger.ts";
+import { buildProposal, computeIdempotencyKey, proposalIdFor, type PolicyProposal } from "../dir/proposal.ts";
+import { createAgentRegistry, type RegistryView } from "../dir/registry.ts";
+import { DAY_MS } from "../dir/time.ts";
+import { PASS_LAYER } from "../dir/verdict.ts";
+import type { Claim } from "./claim.ts";
+import { decideClaim, type DecideClaimInput } from "./kernel.ts";
+import type { PolicyKind } from "./proposal-output.ts";
+import { REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";
+
+// ---- fixtures: a frozen clock, the seed's contracts and orders --------------------------------------------
+
+const RECEIVED_MS = Date.parse("2026-03-16T10:00:00.000Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+const RECEIVED_AT = iso(RECEIVED_MS);
+const CREATED_AT = iso(RECEIVED_MS + 60_000);
+const DECIDED_AT = iso(RECEIVED_MS + 120_000);
+const VALID_FOR_MS = 600_000;
+const DFID = "dfid_claim_1";
+const AGENT = "claims_agent_v1";
+
+const contract: ClaimsContract = { allowed_refund_categories: ["electronics", "clothing", "home"], max_refund_without_escalation: 500, return_window_days: 14 };
+const responsibilityOf = (over: Partial<ResponsibilityContract> = {}): ResponsibilityContract =>
+  ResponsibilityContractSchema.parse({ agent_id: AGENT, role: "EXECUTOR", allowed_policy_types: ["REFUND", "REPLACE", "ESCALATE"], escalate_on_uncertainty: 0.7, ...over });
+const responsibility = responsibilityOf();
+
+function registryWith(...contracts: ResponsibilityContract[]): RegistryView {
+  const registry = createAgentRegistry({ acceptedMajor: 1 });
+  for (const c of contracts) {
+    const r = registry.handshake({ agent_id: c.agent_id, version: "1.0.0", contract: c });
+    if (!r.ok) throw new Error(r.message);
+  }
+  return registry.snapshot();
+}
+const registry = registryWith(responsibility);
+
+const daysBefore = (days: number) => iso(RECEIVED_MS - days * DAY_MS);
+const order = (order_id: string, amount: number, over: Partial<Order> = {}): Order => ({ order_id, purchase_date: daysBefore(3), category: "electronics", amount, currency: "EUR", ...over });
+const ORDERS = {
+  ord_001: order("ord_001", 299.99),
+  ord_002: order("ord_002", 1200),
+  ord_004: order("ord_004", 50, { category: "prohibited_category" }),
+  ord_005: order("ord_005", 500, { purchase_date: "2026-01-01" }),
+  ord_600: order("ord_600", 600),
+};
+
+const claimFor = (order_id: string, amount_eur: number, category = "electronics"): Claim => ({ order_id, amount_eur, category, reason: "screen is dead" });
+
+type ProposalSpec = { order_id?: string; amount_eur?: number; action?: PolicyKind; confidence?: number; agentId?: string; dfid?: string; createdAt?: string };
+function proposal(spec: ProposalSpec = {}): PolicyProposal {
+  return buildProposal({
+    dfid: spec.dfid ?? DFID,
+    agentId: spec.agentId ?? AGENT,
+    output: { action: spec.action ?? "REFUND", order_id: spec.order_id ?? "ord_001", amount_eur: spec.amount_eur ?? 299.99, category: "electronics", reason: "defective", confidence: spec.confidence ?? 0.9 },
+    createdAt: spec.createdAt ?? CREATED_AT,
+    validForMs: VALID_FOR_MS,
+  });
+}
+
+/** A proposal changed after building, with key and id re-derived so it stays intact (as a bad producer would send it). */
+function rekeyed(base: PolicyProposal, change: (p: Record<string, unknown> & { params: Record<string, unknown> }) => void): Record<string, unknown> {
+  const p = structuredClone(base) as unknown as Record<string, unknown> & { params: Record<string, unknown> };
+  change(p);
+  const key = computeIdempotencyKey(p as unknown as Parameters<typeof computeIdempotencyKey>[0]);
+  return { ...p, idempotency_key: key, proposal_id: proposalIdFor(key) };
+}
+const withAmount = (amount: unknown) => rekeyed(proposal(), (p) => { if (amount === "<missing>") delete p.params.amount_eur; else p.params.amount_eur = amount; });
+
+/** The seed's scenario A as the base: every other row changes what it needs. */
+function input(over: Partial<DecideClaimInput> = {}): DecideClaimInput {
+  return {
+    proposal: proposal(),
+    claim: claimFor("ord_001", 299.99),
+    contract,
+    responsibility,
+    registry,
+    order: ORDERS.ord_001,
+    ledgerEntry: undefined,
+    receivedAt: RECEIVED_AT,
+    decidedAt: DECIDED_AT,
+    ...over,
+  };
+}
+
+/** Proposal, claim and order for one order and one amount. */
+const scenario = (o: Order, amount: number, spec: ProposalSpec = {}): Partial<DecideClaimInput> => ({
+  proposal: proposal({ order_id: o.order_id, amount_eur: amount, ...spec }),
+  claim: claimFor(o.order_id, amount),
+  order: o,
+});
+
+type Row = [name: string, over: () => Partial<DecideClaimInput>, code: ClaimReasonCode];
+
+// ---- the §4.2 table, row by row, with its boundaries ------------------------------------------------------
+
+const rows: Row[] = [
+  ["seed A: within window and limit", () => ({}), "VALIDATION_PASSED"],
+  ["seed B: 1200 EUR above the 500 EUR limit", () => scenario(ORDERS.ord_002, 1200), "AMOUNT_ABOVE_LIMIT"],
+  ["seed C: purchased 2026-01-01, outside the window", () => scenario(ORDERS.ord_005, 500), "OUTSIDE_RETURN_WINDOW"],
+  ["seed D: prohibited category", () => scenario(ORDERS.ord_004, 50), "CATEGORY_NOT_ALLOWED"],
+
+  // layer 1 — schema
+  ["L1 proposal is null", () => ({ proposal: null }), "SCHEMA_INVALID"],
+  ["L1 proposal is a string", () => ({ proposal: "REFUND ord_001 299.99" }), "SCHEMA_INVALID"],
+  ["L1 proposal lacks confidence", () => ({ proposal: rekeyed(proposal(), (p) => { delete p.confidence; }) }), "SCHEMA_INVALID"],
+  ["L1 confidence above 1", () => ({ proposal: rekeyed(proposal(), (p) => { p.confidence = 1.5; }) }), "SCHEMA_INVALID"],
+  ["L1 unknown top-level field", () => ({ proposal: { ...proposal(), execute_now: true } }), "SCHEMA_INVALID"],
+  ["L1 unknown params field", () => ({ proposal: rekeyed(proposal(), (p) => { p.params.bank_account = "DE00"; }) }), "SCHEMA_INVALID"],
+  ["L1 created_at without offset", () => ({ proposal: { ...proposal(), created_at: "2026-03-16T10:01:00" } }), "SCHEMA_INVALID"],
+  ["L1 created_at is not a real date", () => ({ proposal: { ...proposal(), created_at: "2026-02-30T10:01:00Z" } }), "SCHEMA_INVALID"],
+  ["L1 amount changed after the key was computed", () => ({ proposal: { ...proposal(), params: { ...proposal().params, amount_eur: 29.99 } } }), "IDEMPOTENCY_KEY_MISMATCH"],
+  ["L1 proposal_id not derived from the key", () => ({ proposal: { ...proposal(), proposal_id: "prop_mine" } }), "PROPOSAL_ID_MISMATCH"],
+  ["L1 policy kind missing", () => ({ proposal: rekeyed(proposal(), (p) => { delete p.policy_kind; }) }), "POLICY_KIND_MISSING"],
+  ["L1 policy kind unknown", () => ({ proposal: rekeyed(proposal(), (p) => { p.policy_kind = "REFUND_ALL"; }) }), "POLICY_KIND_UNKNOWN"],
+  ["L1 policy kind lowercase", () => ({ proposal: rekeyed(proposal(), (p) => { p.policy_kind = "refund"; }) }), "POLICY_KIND_UNKNOWN"],
+  ["L1 REPLACE not in allowed_policy_types", () => {
+    const refundOnly = responsibilityOf({ allowed_policy_types: ["REFUND", "ESCALATE"] });
+    return { proposal: proposal({ action: "REPLACE" }), responsibility: refundOnly, registry: registryWith(refundOnly) };
+  }, "POLICY_KIND_NOT_ALLOWED"],
+  ["L1 unregistered agent", () => ({ proposal: proposal({ agentId: "rogue_agent" }) }), "AGENT_NOT_REGISTERED"],
+  ["L1 agent id 'constructor' is not registered", () => ({ proposal: proposal({ agentId: "constructor" }) }), "AGENT_NOT_REGISTERED"],
+  ["L1 revoked agent", () => {
+    const r = createAgentRegistry({ acceptedMajor: 1, snapshot: registry as never });
+    r.revoke(AGENT);
+    return { registry: r };
+  }, "AGENT_NOT_AUTHORISED"],
+  ["L1 registered agent judged under another agent's contract", () => {
+    const other = responsibilityOf({ agent_id: "other_agent" });
+    return { proposal: proposal({ agentId: "other_agent" }), registry: registryWith(responsibility, other) };
+  }, "AGENT_NOT_AUTHORISED"],
+  ["L1 kernel enforces a contract that differs from the registered one", () => ({ responsibility: responsibilityOf({ escalate_on_uncertainty: 0.1 }) }), "AGENT_NOT_AUTHORISED"],
+
+  // layer 2 — validity
+  ["L2 seen exactly at the end of the validity window", () => ({ decidedAt: iso(Date.parse(CREATED_AT) + VALID_FOR_MS) }), "VALIDATION_PASSED"],
+  ["L2 seen 1 ms after the validity window", () => ({ decidedAt: iso(Date.parse(CREATED_AT) + VALID_FOR_MS + 1) }), "TTL_EXPIRED"],
+
+  // layer 3 — order
+  ["L3 order id missing", () => ({ proposal: rekeyed(proposal(), (p) => { delete p.params.order_id; }), order: undefined }), "ORDER_ID_MISSING"],
+  ["L3 order id empty", () => ({ proposal: rekeyed(proposal(), (p) => { p.params.order_id = " "; }), order: undefined }), "ORDER_ID_MISSING"],
+  ["L3 order id not a string", () => ({ proposal: rekeyed(proposal(), (p) => { p.params.order_id = 1; }), order: undefined }), "ORDER_ID_MISSING"],
+  ["L3 order unknown to the context store", () => ({ proposal: proposal({ order_id: "ord_999" }), claim: claimFor("ord_999", 299.99), order: undefined }), "ORDER_NOT_FOUND"],
+
+  // layer 4 — category (the order's, never the claim's)
+  ["L4 claim says electronics but the order is prohibited_category", () => ({ ...scenario(ORDERS.ord_004, 50), claim: claimFor("ord_004", 50, "electronics") }), "CATEGORY_NOT_ALLOWED"],
+  ["L4 claim says prohibited_category but the order is electronics", () => ({ claim: claimFor("ord_001", 299.99, "prohibited_category") }), "VALIDATION_PASSED"],
+  ["L4 category allowed by the contract but not authorised for this agent", () => {
+    const narrow = responsibilityOf({ authorized_categories: ["clothing"] });
+    return { responsibility: narrow, registry: registryWith(narrow) };
+  }, "CATEGORY_NOT_AUTHORISED"],
+
+  // layer 5 — window
+  ["L5 purchased exactly 14 × 24 h before receipt", () => ({ order: { ...ORDERS.ord_001, purchase_date: daysBefore(14) } }), "VALIDATION_PASSED"],
+  ["L5 purchased 14 × 24 h + 1 s before receipt", () => ({ order: { ...ORDERS.ord_001, purchase_date: iso(RECEIVED_MS - 14 * DAY_MS - 1000) } }), "OUTSIDE_RETURN_WINDOW"],
+  ["L5 the window counts from receipt, not from the (later) decision", () => ({ order: { ...ORDERS.ord_001, purchase_date: daysBefore(14) }, decidedAt: iso(Date.parse(CREATED_AT) + VALID_FOR_MS) }), "VALIDATION_PASSED"],
+
+  // layer 6 — amount
+  ["L6 amount 0", () => ({ proposal: withAmount(0) }), "INVALID_AMOUNT"],
+  ["L6 amount -0", () => ({ proposal: withAmount(-0) }), "INVALID_AMOUNT"],
+  ["L6 negative amount", () => ({ proposal: withAmount(-10) }), "INVALID_AMOUNT"],
+  ["L6 NaN amount", () => ({ proposal: withAmount(Number.NaN) }), "INVALID_AMOUNT"],
+  ["L6 infinite amount", () => ({ proposal: withAmount(Number.POSITIVE_INFINITY) }), "INVALID_AMOUNT"],
+  ["L6 numeric string '299.99'", () => ({ proposal: withAmount("299.99") }), "INVALID_AMOUNT"],
+  ["L6 null amount", () => ({ proposal: withAmount(null) }), "INVALID_AMOUNT"],
+  ["L6 missing amount", () => ({ proposal: withAmount("<missing>") }), "INVALID_AMOUNT"],
+  ["L6 sub-cent amount 299.989", () => ({ proposal: withAmount(299.989) }), "INVALID_AMOUNT"],
+
+  // layer 7 — balance
+  ["L7 amount above the order amount", () => ({ proposal: proposal({ amount_eur: 300 }), claim: claimFor("ord_001", 300) }), "EXCEEDS_REFUNDABLE_BALANCE"],
+  ["L7 second claim on a fully refunded order", () => ({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 } }, claimId: "claim_E" }), "EXCEEDS_REFUNDABLE_BALANCE"],
+  ["L7 second claim fits the rest of a partly refunded order", () => ({ ...scenario(ORDERS.ord_001, 99.99), ledgerEntry: { order_id: "ord_001", refunded_cents: 20000, claims: { claim_A: 20000 } } }), "VALIDATION_PASSED"],
+  ["L7 second claim one cent above the rest", () => ({ ...scenario(ORDERS.ord_001, 100), ledgerEntry: { order_id: "ord_001", refunded_cents: 20000, claims: { claim_A: 20000 } } }), "EXCEEDS_REFUNDABLE_BALANCE"],
+  ["L7 a claim's own reservation does not count against it (replay after execution)", () => ({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 } }, claimId: "claim_A" }), "VALIDATION_PASSED"],
+
+  // layer 8 — alignment
+  ["L8 proposal order differs from the claim's", () => ({ claim: claimFor("ord_002", 299.99) }), "PROPOSAL_MISMATCH"],
+  ["L8 proposal amount above the claimed amount", () => ({ claim: claimFor("ord_001", 200) }), "PROPOSAL_MISMATCH"],
+  ["L8 proposal amount below the claimed amount", () => ({ ...scenario(ORDERS.ord_001, 100), claim: claimFor("ord_001", 299.99) }), "VALIDATION_PASSED"],
+  ["L8 proposal of another decision flow", () => ({ proposal: proposal({ dfid: "dfid_other" }), dfid: DFID }), "PROPOSAL_MISMATCH"],
+  ["L8 proposal of this decision flow", () => ({ dfid: DFID }), "VALIDATION_PASSED"],
+
+  // layer 9 — uncertainty
+  ["L9 agent proposes ESCALATE", () => ({ proposal: proposal({ action: "ESCALATE" }) }), "AGENT_REQUESTED_ESCALATION"],
+  ["L9 agent proposes REPLACE", () => ({ proposal: proposal({ action: "REPLACE" }) }), "REPLACEMENT_REQUIRES_REVIEW"],
+  ["L9 confidence 0.69 below 0.7", () => ({ proposal: proposal({ confidence: 0.69 }) }), "LOW_CONFIDENCE"],
+  ["L9 confidence exactly 0.7", () => ({ proposal: proposal({ confidence: 0.7 }) }), "VALIDATION_PASSED"],
+
+  // layer 10 — date sanity
+  ["L10 purchase date after the claim's receipt", () => ({ order: { ...ORDERS.ord_001, purchase_date: iso(RECEIVED_MS + DAY_MS) } }), "PURCHASE_DATE_IN_FUTURE"],
+  ["L10 purchase at the very moment of receipt", () => ({ order: { ...ORDERS.ord_001, purchase_date: RECEIVED_AT } }), "VALIDATION_PASSED"],
+
+  // layer 11 — limit
+  ["L11 exactly 500.00", () => scenario(ORDERS.ord_600, 500), "VALIDATION_PASSED"],
+  ["L11 500.01", () => scenario(ORDERS.ord_600, 500.01), "AMOUNT_ABOVE_LIMIT"],
+
+  // ordering: the first failing check wins, every REJECT before any ESCALATE
+  ["order: low confidence and outside the window REJECTs", () => ({ ...scenario(ORDERS.ord_005, 500, { confidence: 0.3 }) }), "OUTSIDE_RETURN_WINDOW"],
+  ["order: ESCALATE kind and a string amount REJECTs", () => ({ proposal: rekeyed(proposal({ action: "ESCALATE" }), (p) => { p.params.amount_eur = "299.99"; }) }), "INVALID_AMOUNT"],
+  ["order: above the limit and purchased in the future reports the date first", () => ({ ...scenario(ORDERS.ord_002, 1200), order: { ...ORDERS.ord_002, purchase_date: iso(RECEIVED_MS + DAY_MS) } }), "PURCHASE_DATE_IN_FUTURE"],
+  ["order: low confidence and above the limit reports low confidence", () => scenario(ORDERS.ord_002, 1200, { confidence: 0.5 }), "LOW_CONFIDENCE"],
+  ["order: unregistered agent and expired beats everything later", () => ({ proposal: proposal({ agentId: "rogue", amount_eur: 1200 }), decidedAt: iso(RECEIVED_MS + DAY_MS) }), "AGENT_NOT_REGISTERED"],
+  ["order: expired and unknown order reports the TTL", () => ({ proposal: proposal({ order_id: "ord_999" }), order: undefined, decidedAt: iso(RECEIVED_MS + DAY_MS) }), "TTL_EXPIRED"],
+];
+
+describe("decideClaim — SPEC §4.2 table", () => {
+  it.each(rows.map(([name, over, code]) => [name, code, over] as const))("%s → %s", (_name, code, over) => {
+    const verdict = decideClaim(input(over()));
+    expect(verdict.reason_code).toBe(code);
+    expect(verdict.verdict).toBe(REASON_CODES[code].verdict);
+    expect(verdict.layer).toBe(REASON_CODES[code].layer);
+    expect(verdict.reason.length).toBeGreaterThan(0);
+    // The checks are the run up to the decision: all passed but the deciding one, layers never going back.
+    const last = verdict.checks.at(-1);
+    if (code === "VALIDATION_PASSED") expect(verdict.checks.every((c) => c.passed)).toBe(true);
+    else expect(last).toMatchObject({ passed: false, reason_code: code, layer: verdict.layer });
+    expect(verdict.checks.slice(0, code === "VALIDATION_PASSED" ? undefined : -1).every((c) => c.passed && c.reason_code === undefined)).toBe(true);
+    const layers = verdict.checks.map((c) => c.layer);
+    expect(layers).toEqual([...layers].sort((a, b) => a - b));
+  });
+
+  it("covers every reason code of the table", () => {
+    expect(new Set(rows.map((r) => r[2]))).toEqual(new Set(Object.keys(REASON_CODES)));
+  });
+});
+
+describe("decideClaim — human reasons follow the seed", () => {
+  it("ACCEPT says Validation passed and runs every layer", () => {
+    const v = decideClaim(input());
+    expect(v).toMatchObject({ verdict: "ACCEPT", reason: "Validation passed", layer: PASS_LAYER });
+    expect(new Set(v.checks.map((c) => c.layer))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
+  });
+  it("the limit text is the seed's, byte for byte", () => {
+    expect(decideClaim(input(scenario(ORDERS.ord_002, 1200))).reason).toBe("Amount 1200.0 EUR exceeds max_refund_without_escalation (500.0 EUR). Human approval required.");
+    expect(decideClaim(input(scenario(ORDERS.ord_600, 500.01))).reason).toBe("Amount 500.01 EUR exceeds max_refund_without_escalation (500.0 EUR). Human approval required.");
+  });
+  it("the window text names the order, the purchase and the elapsed time", () => {
+    expect(decideClaim(input(scenario(ORDERS.ord_005, 500))).reason).toBe(
+      "Order ord_005 outside return window (purchased 2026-01-01, 74 days 10 h before the claim was received; return_window_days: 14)",
+    );
+  });
+  it("the category text names the order's category and the allowed list", () => {
+    expect(decideClaim(input(scenario(ORDERS.ord_004, 50))).reason).toBe("Category 'prohibited_category' not in allowed_refund_categories [electronics, clothing, home]");
+  });
+  it.each([
+    [withAmount("299.99"), "Invalid refund amount: amount must be a number, got the string \"299.99\""],
+    [withAmount("<missing>"), "Invalid refund amount: amount is missing"],
+    [withAmount(-10), "Invalid refund amount: -10.0 EUR is not positive"],
+    [withAmount(299.989), "Invalid refund amount: amount 299.989 has more than two decimals"],
+  ])("the amount text says what is wrong (%#)", (p, reason) => {
+    expect(decideClaim(input({ proposal: p })).reason).toBe(reason);
+  });
+  it("the balance text shows order, refunded and rest", () => {
+    const v = decideClaim(input({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 } } }));
+    expect(v.reason).toBe("Amount 299.99 EUR exceeds the refundable balance of order ord_001 (0.0 EUR: order 299.99 EUR, already refunded 299.99 EUR)");
+  });
+  it("the confidence text names both numbers", () => {
+    expect(decideClaim(input({ proposal: proposal({ confidence: 0.69 }) })).reason).toBe("Confidence 0.69 below escalate_on_uncertainty (0.7). Human approval required.");
+  });
+  it("a schema failure names the field", () => {
+    expect(decideClaim(input({ proposal: rekeyed(proposal(), (p) => { delete p.confidence; }) })).reason).toMatch(/^Proposal does not parse: confidence: /);
+  });
+});
+
+describe("decideClaim — wiring errors throw, business outcomes never do", () => {
+  it.each([
+    ["decidedAt is not a timestamp", { decidedAt: "yesterday" }],
+    ["receivedAt is not a timestamp", { receivedAt: "" }],
+    ["the order is not the one the proposal names", { order: ORDERS.ord_002 }],
+    ["the ledger entry belongs to another order", { ledgerEntry: emptyLedgerEntry("ord_002") }],
+    ["the ledger entry is inconsistent", { ledgerEntry: { order_id: "ord_001", refunded_cents: 5, claims: {} } as LedgerEntry }],
+    ["the order's purchase date is not a date", { order: { ...ORDERS.ord_001, purchase_date: "last week" } }],
+  ] as const)("%s → KernelInputError", (_name, over) => {
+    expect(() => decideClaim(input(over as Partial<DecideClaimInput>))).toThrow(KernelInputError);
+  });
+  it("returns a verdict for any JSON value as a proposal", () => {
+    fc.assert(fc.property(fc.jsonValue(), (junk) => {
+      expect(decideClaim(input({ proposal: junk })).reason_code).toBe("SCHEMA_INVALID");
+    }), { numRuns: 200 });
+  });
+});
+
+// ---- properties: REJECT before ESCALATE, purity -----------------------------------------------------------
+
+type Faults = { outsideWindow: boolean; badAmount: boolean; overBalance: boolean; mismatch: boolean; lowConfidence: boolean; escalateKind: boolean; future: boolean; aboveLimit: boolean };
+
+function faultyInput(f: Faults): DecideClaimInput {
+  const amount = f.aboveLimit ? 700 : 100;
+  const o = order("ord_x", f.overBalance ? amount - 1 : 1000, {
+    purchase_date: f.outsideWindow ? daysBefore(30) : f.future ? iso(RECEIVED_MS + DAY_MS) : daysBefore(1),
+  });
+  let p: unknown = proposal({ order_id: "ord_x", amount_eur: amount, confidence: f.lowConfidence ? 0.2 : 0.95, action: f.escalateKind ? "ESCALATE" : "REFUND" });
+  if (f.badAmount) p = rekeyed(p as PolicyProposal, (q) => { q.params.amount_eur = String(amount); });
+  return input({ proposal: p, order: o, claim: claimFor(f.mismatch ? "ord_y" : "ord_x", amount) });
+}
+
+describe("decideClaim — properties", () => {
+  const faults = fc.record({
+    outsideWindow: fc.boolean(), badAmount: fc.boolean(), overBalance: fc.boolean(), mismatch: fc.boolean(),
+    lowConfidence: fc.boolean(), escalateKind: fc.boolean(), future: fc.boolean(), aboveLimit: fc.boolean(),
+  });
+
+  it("escalates only when nothing would reject, and reports the first failing layer", () => {
+    fc.assert(fc.property(faults, (f) => {
+      const v = decideClaim(faultyInput(f));
+      const rejects = f.outsideWindow || f.badAmount || f.overBalance || f.mismatch;
+      const escalates = f.lowConfidence || f.escalateKind || (f.future && !f.outsideWindow) || f.aboveLimit;
+      expect(v.verdict).toBe(rejects ? "REJECT" : escalates ? "ESCALATE" : "ACCEPT");
+      const expected: ClaimReasonCode = f.outsideWindow ? "OUTSIDE_RETURN_WINDOW" : f.badAmount ? "INVALID_AMOUNT" : f.overBalance ? "EXCEEDS_REFUNDABLE_BALANCE"
+        : f.mismatch ? "PROPOSAL_MISMATCH" : f.escalateKind ? "AGENT_REQUESTED_ESCALATION" : f.lowConfidence ? "LOW_CONFIDENCE"
+        : f.future ? "PURCHASE_DATE_IN_FUTURE" : f.aboveLimit ? "AMOUNT_ABOVE_LIMIT" : "VALIDATION_PASSED";
+      expect(v.reason_code).toBe(expected);
+    }), { numRuns: 300 });
+  });
+
+  it("is a pure function: same inputs, deep-equal verdicts, inputs untouched (deep-frozen)", () => {
+    const arbInput = fc.record({
+      cents: fc.integer({ min: -100, max: 200_000 }),
+      confidence: fc.double({ min: 0, max: 1, noNaN: true }),
+      purchaseOffsetMs: fc.integer({ min: -30 * DAY_MS, max: 2 * DAY_MS }),
+      kind: fc.constantFrom<PolicyKind>("REFUND", "REPLACE", "ESCALATE"),
+      refunded: fc.integer({ min: 0, max: 150_000 }),
+      decidedOffsetMs: fc.integer({ min: 0, max: 2 * VALID_FOR_MS }),
+      claimedCents: fc.integer({ min: 1, max: 200_000 }),
+    }).map((r): DecideClaimInput => input({
+      proposal: rekeyed(proposal({ order_id: "ord_002", action: r.kind }), (p) => { p.params.amount_eur = r.cents / 100; p.confidence = r.confidence; }),
+      claim: claimFor("ord_002", r.claimedCents / 100),
+      order: { ...ORDERS.ord_002, purchase_date: iso(RECEIVED_MS - r.purchaseOffsetMs) },
+      ledgerEntry: r.refunded ? { order_id: "ord_002", refunded_cents: r.refunded, claims: { other: r.refunded } } : undefined,
+      decidedAt: iso(Date.parse(CREATED_AT) + r.decidedOffsetMs),
+      claimId: "claim_1",
+    }));
+    fc.assert(fc.property(arbInput, (given) => {
+      const before = structuredClone(given);
+      const frozen = deepFreeze(structuredClone(given));
+      const a = decideClaim(frozen);
+      const b = decideClaim(JSON.parse(JSON.stringify(given)) as DecideClaimInput);
+      expect(a).toEqual(b);
+      expect(frozen).toEqual(before);
+      // The verdict is plain data and survives JSON.
+      expect(JSON.parse(JSON.stringify(a))).toEqual(a);
+    }), { numRuns: 300 });
+  });
+});
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { AuditEventSchema } from "../dir/audit.ts";
+import { ResponsibilityContractSchema } from "../dir/contracts.ts";
+import type { RefundProposalOutput } from "./proposal-output.ts";
+import { selfCheck, selfCheckFailedEvent } from "./self-check.ts";
+
+const responsibility = ResponsibilityContractSchema.parse({ agent_id: "a1", role: "EXECUTOR", allowed_policy_types: ["REFUND", "ESCALATE"], escalate_on_uncertainty: 0.7 });
+const output: RefundProposalOutput = { action: "REFUND", order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "dead", confidence: 0.9 };
+
+describe("selfCheck", () => {
+  it.each([
+    ["an allowed kind with confidence 0.9", {}, []],
+    ["confidence exactly at the threshold", { confidence: 0.7 }, []],
+    ["confidence 0.69", { confidence: 0.69 }, ["confidence"]],
+    ["a kind outside allowed_policy_types", { action: "REPLACE" }, ["policy_kind"]],
+    ["both at once", { action: "REPLACE", confidence: 0.1 }, ["policy_kind", "confidence"]],
+    ["a NaN confidence", { confidence: Number.NaN }, ["confidence"]],
+  ] as const)("%s", (_name, over, failed) => {
+    const result = selfCheck({ ...output, ...over }, responsibility);
+    if (failed.length === 0) expect(result).toEqual({ ok: true });
+    else {
+      expect(result).toMatchObject({ ok: false, code: "CLAIMS_SELF_CHECK_FAILED" });
+      if (!result.ok) expect(result.failures.map((f) => f.check)).toEqual(failed);
+    }
+  });
+
+  it("names the numbers in the failure message", () => {
+    const result = selfCheck({ ...output, confidence: 0.69 }, responsibility);
+    expect(result.ok ? [] : result.failures.map((f) => f.message)).toEqual(["Confidence 0.69 below escalate_on_uncertainty (0.7)"]);
+  });
+
+  it("audits a failure as CLAIMS_SELF_CHECK_FAILED with the claim in NEEDS_REVIEW", () => {
+    const result = selfCheck({ ...output, action: "REPLACE" }, responsibility);
+    if (result.ok) throw new Error("expected a failure");
+    const event = selfCheckFailedEvent({ dfid: "d1", claimId: "c1", agentId: "a1", output, failures: result.failures, at: "2026-03-16T10:00:00Z", simulationId: "sim" });
+    expect(AuditEventSchema.parse(event)).toMatchObject({ event_type: "CLAIMS_SELF_CHECK_FAILED", severity: "WARN", state: "NEEDS_REVIEW", root_dfid: "d1", details: { claim_id: "c1", simulation_id: "sim", failures: result.failures } });
+  });
+});
