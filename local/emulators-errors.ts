@@ -31,3 +31,10 @@ export class QueueCreationError extends LocalStackError {
     super("QUEUE_CREATION", message, { cause });
   }
 }
+
+/** An SST resource entry that cannot become an `SST_RESOURCE_<Name>` variable. */
+export class SstResourceError extends LocalStackError {
+  constructor(message: string) {
+    super("SST_RESOURCE", message);
+  }
+}
