@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { LlmConfigError } from "../../core/llm/errors.ts";
+import { describeLlmConfig, llmConfigFromEnv, LOCAL_PLACEHOLDER_KEY } from "./config.ts";
+
+describe("llmConfigFromEnv", () => {
+  it("defaults to the rules model", () => {
+    expect(llmConfigFromEnv({})).toEqual({ provider: "rules", timeoutMs: 60_000 });
+  });
+
+  it("reads an OpenAI-compatible configuration", () => {
+    expect(
+      llmConfigFromEnv({ LLM_PROVIDER: "OpenAI", LLM_BASE_URL: "https://api.openai.com/v1/", LLM_MODEL: "gpt-4o-mini", LLM_API_KEY: "sk-x", LLM_TIMEOUT_MS: "2500", LLM_MAX_RETRIES: "0", LLM_TEMPERATURE: "0.2" }),
+    ).toEqual({ provider: "openai", baseURL: "https://api.openai.com/v1", model: "gpt-4o-mini", apiKey: "sk-x", timeoutMs: 2500, maxRetries: 0, temperature: 0.2 });
+  });
+
+  const fallbacks: Array<[string, Record<string, string>, { baseURL: string; model: string }]> = [
+    ["Ollama variables", { OLLAMA_BASE_URL: "http://ollama:11434/", OLLAMA_MODEL: "llama3.2" }, { baseURL: "http://ollama:11434/v1", model: "llama3.2" }],
+    ["an Ollama URL that already ends in /v1", { OLLAMA_BASE_URL: "http://ollama:11434/v1" }, { baseURL: "http://ollama:11434/v1", model: "gemma3:4b" }],
+    ["LLM_* over OLLAMA_*", { LLM_BASE_URL: "http://vllm:8000/v1", OLLAMA_BASE_URL: "http://ollama:11434", LLM_MODEL: "m", OLLAMA_MODEL: "o" }, { baseURL: "http://vllm:8000/v1", model: "m" }],
+    ["built-in defaults", {}, { baseURL: "http://localhost:11434/v1", model: "gemma3:4b" }],
+  ];
+  it.each(fallbacks)("falls back to %s", (_name, env, expected) => {
+    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai", ...env })).toMatchObject({ ...expected, apiKey: LOCAL_PLACEHOLDER_KEY });
+  });
+
+  it("takes defaults from the config file under the environment", () => {
+    const defaults = { provider: "openai" as const, baseURL: "http://gpu:8000/v1", model: "qwen", timeoutMs: 30_000, maxRetries: 1, temperature: 0.1 };
+    expect(llmConfigFromEnv({}, defaults)).toMatchObject({ provider: "openai", baseURL: "http://gpu:8000/v1", model: "qwen", timeoutMs: 30_000, maxRetries: 1 });
+    expect(llmConfigFromEnv({ LLM_PROVIDER: "rules" }, defaults)).toEqual({ provider: "rules", timeoutMs: 30_000 });
+  });
+
+  const bad: Array<[Record<string, string>, string, RegExp]> = [
+    [{ LLM_PROVIDER: "foo" }, "LLM_PROVIDER", /LLM_PROVIDER must be 'rules' or 'openai', got 'foo'/],
+    [{ LLM_TIMEOUT_MS: "abc" }, "LLM_TIMEOUT_MS", /LLM_TIMEOUT_MS must be an integer from 1 to 900000, got 'abc'/],
+    [{ LLM_TIMEOUT_MS: "0" }, "LLM_TIMEOUT_MS", /got '0'/],
+    [{ LLM_MAX_RETRIES: "-1" }, "LLM_MAX_RETRIES", /LLM_MAX_RETRIES/],
+    [{ LLM_TEMPERATURE: "hot" }, "LLM_TEMPERATURE", /LLM_TEMPERATURE/],
+    [{ LLM_PROVIDER: "openai", LLM_BASE_URL: "localhost:11434" }, "LLM_BASE_URL", /LLM_BASE_URL must be an http\(s\) URL/],
+    [{ LLM_PROVIDER: "openai", LLM_BASE_URL: "not a url" }, "LLM_BASE_URL", /LLM_BASE_URL must be an http\(s\) URL/],
+    [{ LLM_PROVIDER: "openai", LLM_BASE_URL: "https://api.openai.com/v1" }, "LLM_API_KEY", /LLM_API_KEY is required/],
+  ];
+  it.each(bad)("refuses %j naming %s", (env, settingName, message) => {
+    let caught: unknown;
+    try {
+      llmConfigFromEnv(env);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(LlmConfigError);
+    expect((caught as LlmConfigError).setting).toBe(settingName);
+    expect((caught as LlmConfigError).code).toBe("LLM_CONFIG_INVALID");
+    expect((caught as Error).message).toMatch(message);
+  });
+});
+
+describe("describeLlmConfig", () => {
+  it("never contains the API key", () => {
+    const config = llmConfigFromEnv({ LLM_PROVIDER: "openai", LLM_API_KEY: "sk-very-secret" });
+    const line = describeLlmConfig(config);
+    expect(line).not.toContain("sk-very-secret");
+    expect(line).toContain("apiKey=set");
+    expect(line).toContain("model=gemma3:4b");
+  });
+});

@@ -1,0 +1,128 @@
+// LLM settings read once at the edge from the environment, over defaults from the config file.
+import { LlmConfigError } from "../../core/llm/errors.ts";
+
+/** Which implementation of the LLM port to use. */
+export type LlmProvider = "rules" | "openai";
+
+/** LLM configuration after validation; the API key is only ever in `apiKey` and never logged. */
+export type LlmConfig =
+  | { readonly provider: "rules"; readonly timeoutMs: number }
+  | {
+      readonly provider: "openai";
+      readonly baseURL: string;
+      readonly model: string;
+      readonly apiKey: string;
+      readonly timeoutMs: number;
+      readonly maxRetries: number;
+      readonly temperature: number;
+    };
+
+/** Defaults from `scenarios/config.yaml` (LLM defaults); secrets never come from the config file. */
+export interface LlmDefaults {
+  readonly provider?: LlmProvider | undefined;
+  readonly baseURL?: string | undefined;
+  readonly model?: string | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly maxRetries?: number | undefined;
+  readonly temperature?: number | undefined;
+}
+
+/** Built-in defaults: the rules model; for openai, local Ollama with gemma3:4b. */
+export const BUILTIN_LLM_DEFAULTS = {
+  provider: "rules",
+  baseURL: "http://localhost:11434/v1",
+  model: "gemma3:4b",
+  timeoutMs: 60_000,
+  maxRetries: 2,
+  temperature: 0,
+} as const satisfies Required<LlmDefaults>;
+
+/** The placeholder key sent to local servers (Ollama, vLLM) that ignore it. */
+export const LOCAL_PLACEHOLDER_KEY = "local-no-key";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function setting(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === "" ? undefined : v;
+}
+
+function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new LlmConfigError(name, `${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+function url(name: string, raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch (cause) {
+    throw new LlmConfigError(name, `${name} must be an http(s) URL such as http://localhost:11434/v1, got '${raw}'`, { cause });
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new LlmConfigError(name, `${name} must be an http(s) URL, got '${raw}'`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+/**
+ * Reads `LLM_PROVIDER` (rules|openai), `LLM_BASE_URL` (else `OLLAMA_BASE_URL` + `/v1`), `LLM_MODEL`
+ * (else `OLLAMA_MODEL`), `LLM_API_KEY`, `LLM_TIMEOUT_MS`, `LLM_MAX_RETRIES` and `LLM_TEMPERATURE` over
+ * `defaults`; throws LlmConfigError naming the setting that is wrong. In AWS pass the SST secret as
+ * `LLM_API_KEY` in `env`.
+ */
+export function llmConfigFromEnv(env: Env, defaults: LlmDefaults = {}): LlmConfig {
+  const d = { ...BUILTIN_LLM_DEFAULTS, ...stripUndefined(defaults) };
+  const providerRaw = setting(env, "LLM_PROVIDER")?.toLowerCase() ?? d.provider;
+  if (providerRaw !== "rules" && providerRaw !== "openai") {
+    throw new LlmConfigError("LLM_PROVIDER", `LLM_PROVIDER must be 'rules' or 'openai', got '${providerRaw}'`);
+  }
+  const timeoutMs = integer("LLM_TIMEOUT_MS", setting(env, "LLM_TIMEOUT_MS"), d.timeoutMs, 1, 900_000);
+  const maxRetries = integer("LLM_MAX_RETRIES", setting(env, "LLM_MAX_RETRIES"), d.maxRetries, 0, 10);
+  const temperatureRaw = setting(env, "LLM_TEMPERATURE");
+  let temperature: number = d.temperature;
+  if (temperatureRaw !== undefined) {
+    temperature = Number(temperatureRaw);
+    if (!/^\d+(\.\d+)?$/.test(temperatureRaw) || temperature > 2) {
+      throw new LlmConfigError("LLM_TEMPERATURE", `LLM_TEMPERATURE must be a number from 0 to 2, got '${temperatureRaw}'`);
+    }
+  }
+  if (providerRaw === "rules") return { provider: "rules", timeoutMs };
+
+  const explicit = setting(env, "LLM_BASE_URL");
+  const ollama = setting(env, "OLLAMA_BASE_URL");
+  const baseURL =
+    explicit !== undefined
+      ? url("LLM_BASE_URL", explicit)
+      : ollama !== undefined
+        ? withV1(url("OLLAMA_BASE_URL", ollama))
+        : url("LLM defaults baseURL", d.baseURL);
+  const model = setting(env, "LLM_MODEL") ?? setting(env, "OLLAMA_MODEL") ?? d.model;
+  if (model.trim() === "") throw new LlmConfigError("LLM_MODEL", "LLM_MODEL is empty; set LLM_MODEL (or OLLAMA_MODEL), e.g. gemma3:4b");
+  let apiKey = setting(env, "LLM_API_KEY");
+  if (apiKey === undefined) {
+    if (new URL(baseURL).hostname === "api.openai.com") {
+      throw new LlmConfigError("LLM_API_KEY", `LLM_API_KEY is required for ${baseURL}`);
+    }
+    apiKey = LOCAL_PLACEHOLDER_KEY;
+  }
+  return { provider: "openai", baseURL, model, apiKey, timeoutMs, maxRetries, temperature };
+}
+
+/** A one-line description of the configuration that is safe to log: it never contains the API key. */
+export function describeLlmConfig(config: LlmConfig): string {
+  if (config.provider === "rules") return `llm provider=rules timeoutMs=${config.timeoutMs}`;
+  const key = config.apiKey === LOCAL_PLACEHOLDER_KEY ? "none" : "set";
+  return `llm provider=openai model=${config.model} baseURL=${config.baseURL} timeoutMs=${config.timeoutMs} maxRetries=${config.maxRetries} temperature=${config.temperature} apiKey=${key}`;
+}
+
+function withV1(base: string): string {
+  return /\/v1$/.test(base) ? base : `${base}/v1`;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,233 @@
+// LlmPort on any OpenAI-compatible endpoint (Ollama, vLLM, OpenAI) through the openai SDK:
+// structured output from the zod schema with a text fallback, a time budget per call, bounded
+// retries with exponential backoff on 429/5xx/connection errors, and stable failure codes.
+import OpenAI from "openai";
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { isRetryableLlmFailure, type LlmFailureCode } from "../../core/llm/errors.ts";
+import type { LlmPort, LlmRequest, LlmResult, LlmUsage } from "../../core/llm/port.ts";
+import { readStructuredOutput } from "../../core/llm/structured-output.ts";
+import { estimateUsage } from "../../core/llm/usage.ts";
+import { toStrictJsonSchema } from "./strict-schema.ts";
+
+/** Waits `ms`, rejecting early when `signal` aborts; injectable so tests do not wait. */
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
+
+/** Settings of an OpenAI-compatible model. */
+export interface OpenAiModelOptions {
+  readonly baseURL: string;
+  readonly apiKey: string;
+  readonly model: string;
+  /** Default budget for one call including retries (default 60 000 ms); a request's `timeoutMs` overrides it. */
+  readonly timeoutMs?: number | undefined;
+  /** Retries after the first attempt on 429, 5xx and connection errors (default 2). */
+  readonly maxRetries?: number | undefined;
+  readonly temperature?: number | undefined;
+  /** An injected client (tests, custom fetch); by default one is built from baseURL and apiKey with SDK retries off. */
+  readonly client?: OpenAI | undefined;
+  readonly sleep?: Sleep | undefined;
+  /** Backoff before retry n is min(maxMs, baseMs × 2^(n−1)), or the server's Retry-After when it sends one (capped at maxMs). */
+  readonly backoff?: { readonly baseMs: number; readonly maxMs: number } | undefined;
+}
+
+/** The default sleep: a timer that an abort cancels. */
+export const defaultSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+
+interface Classified {
+  code: LlmFailureCode;
+  message: string;
+  retryAfterMs?: number | undefined;
+}
+
+/** Creates an LlmPort backed by an OpenAI-compatible chat-completions endpoint. */
+export function createOpenAiModel(options: OpenAiModelOptions): LlmPort {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const maxRetries = options.maxRetries ?? 2;
+  const sleep = options.sleep ?? defaultSleep;
+  const backoff = options.backoff ?? { baseMs: 500, maxMs: 8_000 };
+  const endpoint = options.baseURL.replace(/\/+$/, "");
+  const client = options.client ?? new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: timeoutMs });
+  const scrub = (text: string): string => (options.apiKey.length >= 4 ? text.split(options.apiKey).join("***") : text);
+
+  function classify(err: unknown, timedOut: boolean, cancelled: boolean, budget: number): Classified {
+    if (cancelled) return { code: "LLM_ABORTED", message: "the call was cancelled by the caller" };
+    if (timedOut || err instanceof OpenAI.APIConnectionTimeoutError) {
+      return { code: "LLM_TIMEOUT", message: `LLM endpoint ${endpoint} did not answer within ${budget} ms` };
+    }
+    if (err instanceof OpenAI.APIUserAbortError) return { code: "LLM_ABORTED", message: "the call was cancelled" };
+    if (err instanceof OpenAI.APIConnectionError) {
+      return { code: "LLM_UNREACHABLE", message: `LLM endpoint ${endpoint} is unreachable: ${connectionReason(err)}` };
+    }
+    if (err instanceof OpenAI.APIError && typeof err.status === "number") {
+      const detail = scrub(err.message);
+      const status = err.status;
+      if (status === 429) return { code: "LLM_RATE_LIMITED", message: `LLM endpoint ${endpoint} is rate limiting (429): ${detail}`, retryAfterMs: retryAfter(err.headers) };
+      if (status >= 500) return { code: "LLM_SERVER_ERROR", message: `LLM endpoint ${endpoint} failed with ${status}: ${detail}`, retryAfterMs: retryAfter(err.headers) };
+      if (status === 401 || status === 403) return { code: "LLM_AUTH_FAILED", message: `LLM endpoint ${endpoint} refused the credentials (${status}): ${detail}` };
+      if (status === 404) return { code: "LLM_BAD_REQUEST", message: `LLM endpoint ${endpoint} has no model '${options.model}' or no chat completions (404): ${detail}` };
+      return { code: "LLM_BAD_REQUEST", message: `LLM endpoint ${endpoint} rejected the request (${status}): ${detail}` };
+    }
+    const text = err instanceof Error ? err.message : String(err);
+    return { code: "LLM_SERVER_ERROR", message: `LLM endpoint ${endpoint} gave an unreadable response: ${scrub(text)}` };
+  }
+
+  function failure<T>(c: Classified, attempts: number, extra: { usage?: LlmUsage; text?: string; retryable?: boolean } = {}): LlmResult<T> {
+    return {
+      ok: false,
+      code: c.code,
+      message: c.message,
+      attempts,
+      model: options.model,
+      retryable: extra.retryable ?? isRetryableLlmFailure(c.code),
+      ...(extra.usage === undefined ? {} : { usage: extra.usage }),
+      ...(extra.text === undefined ? {} : { text: extra.text }),
+    };
+  }
+
+  return {
+    provider: "openai",
+    model: options.model,
+    async complete<T = string>(request: LlmRequest<T>): Promise<LlmResult<T>> {
+      const budget = request.timeoutMs ?? timeoutMs;
+      const started = Date.now();
+      const timeoutSignal = AbortSignal.timeout(budget);
+      const signal = request.signal === undefined ? timeoutSignal : AbortSignal.any([request.signal, timeoutSignal]);
+      const messages: ChatCompletionMessageParam[] = [
+        { role: "system", content: request.system },
+        ...request.messages.map((m): ChatCompletionMessageParam => ({ role: m.role, content: m.content })),
+      ];
+      const body: ChatCompletionCreateParamsNonStreaming = {
+        model: options.model,
+        messages,
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...(request.schema === undefined
+          ? {}
+          : {
+              response_format: {
+                type: "json_schema",
+                json_schema: { name: request.schema.name, schema: toStrictJsonSchema(request.schema.name, request.schema.zod), strict: true },
+              },
+            }),
+      };
+
+      let attempts = 0;
+      let completion: ChatCompletion;
+      for (;;) {
+        attempts++;
+        try {
+          const remaining = Math.max(1, budget - (Date.now() - started));
+          completion = await raceAbort(client.chat.completions.create(body, { signal, timeout: remaining, maxRetries: 0 }), signal);
+          break;
+        } catch (err) {
+          const c = classify(err, timeoutSignal.aborted, request.signal?.aborted === true, budget);
+          if (!isRetryableLlmFailure(c.code) || c.code === "LLM_TIMEOUT" || attempts > maxRetries) return failure(c, attempts);
+          const delay = Math.min(backoff.maxMs, c.retryAfterMs ?? backoff.baseMs * 2 ** (attempts - 1));
+          if (Date.now() - started + delay >= budget) {
+            return failure({ ...c, message: `${c.message} (no time left in the ${budget} ms budget to retry)` }, attempts);
+          }
+          try {
+            await sleep(delay, signal);
+          } catch (sleepErr) {
+            return failure(classify(sleepErr, timeoutSignal.aborted, request.signal?.aborted === true, budget), attempts);
+          }
+        }
+      }
+
+      const choice = completion.choices[0];
+      const content = choice?.message.content ?? "";
+      const usage: LlmUsage =
+        completion.usage === undefined || completion.usage === null
+          ? estimateUsage(request.system, request.messages, content)
+          : {
+              prompt_tokens: completion.usage.prompt_tokens,
+              completion_tokens: completion.usage.completion_tokens,
+              total_tokens: completion.usage.total_tokens,
+              estimated: false,
+            };
+      if (choice === undefined) return failure({ code: "LLM_EMPTY_RESPONSE", message: `LLM endpoint ${endpoint} returned no choices` }, attempts, { usage });
+      const refusal = choice.message.refusal;
+      if ((refusal !== undefined && refusal !== null && refusal !== "") || choice.finish_reason === "content_filter") {
+        return failure({ code: "LLM_REFUSED", message: `the model refused: ${refusal ?? "content filter"}` }, attempts, { usage, text: content });
+      }
+      const cutOff = choice.finish_reason === "length" ? " (the answer was cut off: finish_reason=length)" : "";
+      if (request.schema === undefined) {
+        const text = content.trim();
+        if (text === "") return failure({ code: "LLM_EMPTY_RESPONSE", message: `the model returned no text${cutOff}` }, attempts, { usage });
+        return { ok: true, value: text as T, text: content, usage, attempts, model: options.model, warnings: cutOff === "" ? [] : [cutOff.trim()] };
+      }
+      const read = readStructuredOutput(content, request.schema);
+      if (!read.ok) return failure({ code: read.code, message: `${read.message}${cutOff}` }, attempts, { usage, text: content });
+      const warnings =
+        read.source === "whole" ? [] : [`the endpoint did not enforce structured output; JSON was parsed from ${read.source === "fenced" ? "a fenced code block" : "text around it"}`];
+      return { ok: true, value: read.value, text: content, usage, attempts, model: options.model, warnings };
+    },
+  };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  promise.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+/** The most specific reason of a connection failure: an errno code (ECONNREFUSED, ENOTFOUND…) when the cause chain has one. */
+function connectionReason(err: unknown): string {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [err];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (e === null || typeof e !== "object" || seen.has(e)) continue;
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z]+/.test(code)) return code;
+    queue.push((e as { cause?: unknown }).cause);
+    const errors = (e as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) queue.push(...(errors as unknown[]));
+  }
+  // No errno code (e.g. undici's "bad port" for ports fetch refuses): the innermost cause says most.
+  let innermost: unknown = err;
+  for (let i = 0; i < 8; i++) {
+    const next = (innermost as { cause?: unknown } | null)?.cause;
+    if (!(next instanceof Error)) break;
+    innermost = next;
+  }
+  return innermost instanceof Error ? innermost.message : String(innermost);
+}
+
+function retryAfter(headers: Headers | undefined): number | undefined {
+  if (headers === undefined) return undefined;
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && /^\d+(\.\d+)?$/.test(ms)) return Number(ms);
+  const s = headers.get("retry-after");
+  if (s === null) return undefined;
+  if (/^\d+(\.\d+)?$/.test(s.trim())) return Number(s) * 1000;
+  const at = Date.parse(s);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
