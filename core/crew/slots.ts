@@ -1,0 +1,48 @@
+// Helpers over the compact slot states of a snapshot (see `SlotState`).
+
+import type { StepError } from "./events.ts";
+import type { FaultKind, SlotState } from "./snapshot.ts";
+
+/** What a slot is doing: awaiting its agent or a fixer, running an inner crew, failed this round, or done. */
+export type SlotKind = "agent" | "fixer" | "nested" | "failing" | "ok" | "failed";
+
+/** The kind of a slot state, or undefined when it is not a slot state at all (a corrupt snapshot). */
+export function slotKind(s: unknown): SlotKind | undefined {
+  if (s === 0) return "agent";
+  if (typeof s !== "object" || s === null || Array.isArray(s)) return undefined;
+  if ("ok" in s) return "ok";
+  if ("x" in s) return "failed";
+  if ("f" in s) return "failing";
+  if ("n" in s) return "nested";
+  if ("fx" in s) return "fixer";
+  if ("a" in s) return "agent";
+  return undefined;
+}
+
+/** The agent attempt a slot is on (1 unless retried). */
+export function attemptOf(s: SlotState): number {
+  return s === 0 ? 1 : ((s as { a?: number }).a ?? 1);
+}
+
+/** The fixer trigger a slot went to a fixer for, if it did. */
+export function fixerOf(s: SlotState): FaultKind | undefined {
+  return s === 0 ? undefined : (s as { fx?: FaultKind }).fx;
+}
+
+/** `{ a }` when the attempt is not 1, else nothing: keeps slot states small. */
+export function attemptField(attempt: number): { a?: number } {
+  return attempt === 1 ? {} : { a: attempt };
+}
+
+/** `{ fx }` when set, else nothing. */
+export function fixerField(fx: FaultKind | undefined): { fx?: FaultKind } {
+  return fx === undefined ? {} : { fx };
+}
+
+/** The error code given to a step that passed its deadline. */
+export const STEP_TIMEOUT = "STEP_TIMEOUT";
+
+/** Whether a failure was a timeout (an answer arriving afterwards is late, not a duplicate). */
+export function isTimeout(e: StepError): boolean {
+  return e.code === STEP_TIMEOUT;
+}

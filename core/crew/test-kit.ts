@@ -1,0 +1,176 @@
+// Helpers for the crew engine's tests: small shapes, answer builders, and a scripted driver that
+// plays worker and can round-trip the session through a JSON snapshot between every event.
+// Pure (no I/O, no real time), so it obeys the core/ rules although only tests import it.
+
+import { frozenClock } from "./clock.ts";
+import type { FrozenClock } from "./clock.ts";
+import type { AgentStepRequestedEvent, InboundCrewEvent, MemoryCommand, OutboundCrewEvent } from "./events.ts";
+import type { CrewGraph } from "./graph.ts";
+import { buildCrewGraph } from "./graph.ts";
+import type { HookRegistry } from "./hooks.ts";
+import type { JsonValue } from "./json.ts";
+import type { CrewMemoryAdapter } from "./memory.ts";
+import { resumeCrewSession } from "./resume.ts";
+import type { CrewRole, CrewShapeInput } from "./schema.ts";
+import { createCrewSession } from "./session.ts";
+import type { CrewSession } from "./session.ts";
+
+type RoleInput = Omit<Partial<CrewRole>, "permissions" | "nested_crew"> & {
+  permissions?: Partial<CrewRole["permissions"]>;
+  nested_crew?: { shape: CrewShapeInput; agents: unknown; memory_isolation: "soft" | "hard" };
+};
+
+/** A role with harmless defaults (thinking allowed, no permissions). */
+export function role(name: string, extra: RoleInput = {}): CrewShapeInput["roles"][number] {
+  const { permissions, ...rest } = extra;
+  return {
+    role: name,
+    capabilities: { thinking_allowed: true },
+    ...rest,
+    permissions: { talk_to: [], delegate_to: [], escalate_to: [], invite: [], ...permissions },
+  } as CrewShapeInput["roles"][number];
+}
+
+/** A shape document. */
+export function shape(name: string, roles: CrewShapeInput["roles"]): CrewShapeInput {
+  return { schema_version: "1.0", name, roles };
+}
+
+/** A counts document. */
+export function counts(name: string, agents: Record<string, number>): { schema_version: "1.0"; name: string; agents: { role: string; amount: number }[] } {
+  return { schema_version: "1.0", name, agents: Object.entries(agents).map(([r, amount]) => ({ role: r, amount })) };
+}
+
+/** The seed README's research crew: caller → merc ×n → caller, with a fixer on fault and stall. */
+export function researchCrew(mercs = 4, extra: { voting?: CrewRole["voting"]; timeout_ms?: number } = {}) {
+  const s = shape("RESEARCH_CREW", [
+    role("caller", { capabilities: { thinking_allowed: false }, permissions: { talk_to: ["fixer"] }, first_input: true, final_output: true }),
+    role("merc", {
+      capabilities: { thinking_allowed: true, model: "claude-sonnet-4-6" },
+      system_prompt: "You are a research operative. Gather facts efficiently.",
+      permissions: { talk_to: ["caller"], escalate_to: ["fixer"] },
+      amount: mercs,
+      ...extra,
+    }),
+    role("fixer", {
+      max_allowed: 1,
+      activation: { on_fault: true, on_stall: true },
+      permissions: { talk_to: ["merc", "caller"], delegate_to: ["merc"], escalate_to: ["caller"] },
+    }),
+  ]);
+  return { shape: s, counts: counts("RESEARCH_CREW", { caller: 1, merc: mercs, fixer: 1 }) };
+}
+
+/** A completed answer to a request. */
+export function completed(
+  req: AgentStepRequestedEvent,
+  output: JsonValue,
+  extra: { messages?: { to: string; body: JsonValue }[]; delegations?: { to: string; task: JsonValue }[]; memoryCommands?: MemoryCommand[] } = {},
+): InboundCrewEvent {
+  return { type: "agent.step.completed", crewId: req.crewId, correlationId: req.correlationId, output, ...extra };
+}
+
+/** A failed answer to a request. */
+export function failed(req: AgentStepRequestedEvent, message = "boom", code?: string): InboundCrewEvent {
+  return { type: "agent.step.failed", crewId: req.crewId, correlationId: req.correlationId, error: { message, ...(code === undefined ? {} : { code }) } };
+}
+
+/** The step requests among events. */
+export function requestsIn(events: readonly OutboundCrewEvent[]): AgentStepRequestedEvent[] {
+  return events.filter((e): e is AgentStepRequestedEvent => e.type === "agent.step.requested");
+}
+
+/** The event types, in order. */
+export function typesOf(events: readonly OutboundCrewEvent[]): string[] {
+  return events.map((e) => e.type);
+}
+
+/** A value after `JSON.parse(JSON.stringify(value))`. */
+export function roundTrip<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** What the scripted worker does with a request: answer, fail, or stay silent (the step will time out). */
+export type Answer =
+  | { output: JsonValue; messages?: { to: string; body: JsonValue }[]; delegations?: { to: string; task: JsonValue }[]; memoryCommands?: MemoryCommand[] }
+  | { error: string; code?: string }
+  | "silent";
+
+/** One inbound step of a scripted run (what the driver delivered), for replays. */
+export type DriverInput = { event: InboundCrewEvent; atMs: number };
+
+/** Options of `drive`. */
+export type DriveOptions = {
+  graph: CrewGraph;
+  crewId?: string;
+  input?: JsonValue;
+  worker: (req: AgentStepRequestedEvent) => Answer;
+  /** Reorders the answers of one round (the requests outstanding at once). */
+  order?: (reqs: AgentStepRequestedEvent[]) => AgentStepRequestedEvent[];
+  /** Delivers every answer twice. */
+  duplicate?: boolean;
+  /** Snapshot → JSON → resume (policy await) before every inbound event. */
+  resumeEveryStep?: boolean;
+  memory?: () => CrewMemoryAdapter;
+  hooks?: HookRegistry;
+  maxAttempts?: number;
+  /** How far the clock moves when the driver ticks because only silent steps remain. */
+  tickAfterMs?: number;
+};
+
+/** Plays worker for a session until it ends: answers each round in `order`, ticks when only silent steps remain. */
+export function drive(opts: DriveOptions): { log: OutboundCrewEvent[]; session: CrewSession; inputs: DriverInput[]; clock: FrozenClock } {
+  const clock = frozenClock(1_000);
+  let memory = opts.memory?.();
+  const crewId = opts.crewId ?? "crew-1";
+  let session = createCrewSession({ crewId, graph: opts.graph, clock, ...(memory ? { memory } : {}), ...(opts.hooks ? { hooks: opts.hooks } : {}), ...(opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}) });
+  const log: OutboundCrewEvent[] = [...session.start(opts.input ?? { question: "What sleep patterns do birds have?" })];
+  const inputs: DriverInput[] = [];
+  let pending = requestsIn(log);
+  const send = (event: InboundCrewEvent) => {
+    clock.advance(10);
+    inputs.push({ event, atMs: clock.now() });
+    if (opts.resumeEveryStep) {
+      const snap = roundTrip(session.snapshot());
+      memory = opts.memory?.();
+      const resumed = resumeCrewSession(snap, [event], { graph: opts.graph, clock, ...(memory ? { memory } : {}), ...(opts.hooks ? { hooks: opts.hooks } : {}) });
+      session = resumed.session;
+      return resumed.events;
+    }
+    return event.type === "crew.tick" ? session.tick(event.nowMs) : session.deliver(event);
+  };
+  for (let guard = 0; guard < 10_000 && session.status === "running"; guard++) {
+    const round = opts.order ? opts.order(pending) : pending;
+    pending = [];
+    let answeredAny = false;
+    for (const req of round) {
+      const a = opts.worker(req);
+      if (a === "silent") continue;
+      let ev: InboundCrewEvent;
+      if ("error" in a) ev = failed(req, a.error, a.code);
+      else {
+        const { output, ...extra } = a;
+        ev = completed(req, output, extra);
+      }
+      answeredAny = true;
+      for (let k = 0; k < (opts.duplicate ? 2 : 1); k++) {
+        const out = send(ev);
+        log.push(...out);
+        pending.push(...requestsIn(out));
+      }
+    }
+    if (!answeredAny && session.status === "running") {
+      const nowMs = clock.now() + (opts.tickAfterMs ?? 60_000);
+      clock.set(nowMs);
+      const out = send({ type: "crew.tick", crewId, nowMs });
+      log.push(...out);
+      pending.push(...requestsIn(out));
+    }
+  }
+  return { log, session, inputs, clock };
+}
+
+/** Builds a graph from a `{ shape, counts }` pair. */
+export function graphOf(c: { shape: unknown; counts?: unknown }): CrewGraph {
+  return buildCrewGraph(c.shape, c.counts);
+}

@@ -1,0 +1,82 @@
+// Voting: pick one output from a phase's slots. Pure; ballots are in graph declaration (slot)
+// order, so the arrival order of answers never matters; outputs are compared by canonical JSON.
+
+import { canonicalize } from "./canonical.ts";
+import type { VoteTally } from "./events.ts";
+import type { JsonValue } from "./json.ts";
+import type { VotingStrategy } from "./schema.ts";
+
+/** One slot's result: an output, or a failure (after any retry and fixer). */
+export type Ballot = { ok: true; output: JsonValue } | { ok: false };
+
+/** Why a vote produced no output. */
+export type VoteFailureCode = "NO_VALID_OUTPUT" | "NO_MAJORITY" | "NOT_UNANIMOUS";
+
+/** The result of a vote: an output, or a failure code with a reason a person can read. */
+export type VoteResult =
+  | { ok: true; output: JsonValue; tally: VoteTally }
+  | { ok: false; code: VoteFailureCode; reason: string; tally: VoteTally };
+
+/**
+ * Picks one output from ballots given in slot order.
+ * - `first_valid`: the first successful slot.
+ * - `majority`: an output held by strictly more than half of *all* slots (failed slots count against it).
+ * - `unanimous`: every slot succeeded with the same output.
+ * - `weighted_consensus`: equal weights, so the most common output among successful slots;
+ *   a tie goes to the output whose first holder comes earliest in slot order.
+ * Among equal outputs the value of the earliest slot is returned.
+ */
+export function resolveVotes(strategy: VotingStrategy, ballots: readonly Ballot[]): VoteResult {
+  const total = ballots.length;
+  let valid = 0;
+  let firstValid = -1;
+  // groups of equal outputs, in order of their first holder's slot
+  const groups: { key: string; output: JsonValue; votes: number }[] = [];
+  const byKey = new Map<string, number>();
+  for (let i = 0; i < ballots.length; i++) {
+    const b = ballots[i]!;
+    if (!b.ok) continue;
+    valid++;
+    if (firstValid < 0) firstValid = i;
+    const key = canonicalize(b.output);
+    const g = byKey.get(key);
+    if (g === undefined) {
+      byKey.set(key, groups.length);
+      groups.push({ key, output: b.output, votes: 1 });
+    } else {
+      groups[g]!.votes++;
+    }
+  }
+  const failed = total - valid;
+  let winner = groups[0];
+  for (const g of groups) if (g.votes > winner!.votes) winner = g;
+  const tally = (winnerVotes: number): VoteTally => ({ total, valid, failed, winnerVotes, distinct: groups.length });
+
+  if (valid === 0 || winner === undefined) {
+    return { ok: false, code: "NO_VALID_OUTPUT", reason: `none of the ${total} slot${total === 1 ? "" : "s"} produced an output`, tally: tally(0) };
+  }
+  switch (strategy) {
+    case "first_valid": {
+      const first = groups[0]!; // the group of the first valid slot is the first group
+      return { ok: true, output: first.output, tally: tally(first.votes) };
+    }
+    case "majority":
+      if (winner.votes * 2 > total) return { ok: true, output: winner.output, tally: tally(winner.votes) };
+      return {
+        ok: false,
+        code: "NO_MAJORITY",
+        reason: `no output was given by more than half of the ${total} slots (best: ${winner.votes}, ${groups.length} distinct output${groups.length === 1 ? "" : "s"}, ${failed} failed)`,
+        tally: tally(winner.votes),
+      };
+    case "unanimous":
+      if (failed === 0 && groups.length === 1) return { ok: true, output: winner.output, tally: tally(winner.votes) };
+      return {
+        ok: false,
+        code: "NOT_UNANIMOUS",
+        reason: failed > 0 ? `${failed} of ${total} slots failed, so the vote cannot be unanimous` : `the ${total} slots gave ${groups.length} different outputs`,
+        tally: tally(winner.votes),
+      };
+    case "weighted_consensus":
+      return { ok: true, output: winner.output, tally: tally(winner.votes) };
+  }
+}
