@@ -1,0 +1,121 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { ConditionalCheckFailedException, CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUS_NAME, DETAIL_TYPES, KERNEL_SOURCE } from "../infra/event-patterns.ts";
+import { EmulatorStartError } from "./emulators-errors.ts";
+import { localClientConfig, startEmulators } from "./emulators.ts";
+import type { Emulators } from "./emulators.ts";
+import type { BusEvent } from "./eventbridge/server.ts";
+
+const run = promisify(execFile);
+
+describe("startEmulators", () => {
+  let emulators: Emulators;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "claims-emulators-"));
+    emulators = await startEmulators({ dataDir, bus: { retryDelayMs: () => 0 } });
+  });
+
+  afterAll(async () => {
+    await emulators.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("serves DynamoDB with conditional writes through the real SDK", async () => {
+    const ddb = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
+    await ddb.send(new CreateTableCommand({
+      TableName: "claims", BillingMode: "PAY_PER_REQUEST",
+      AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+      KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
+    }));
+    const put = () => ddb.send(new PutItemCommand({ TableName: "claims", Item: { pk: { S: "clm_1" }, v: { N: "1" } }, ConditionExpression: "attribute_not_exists(pk)" }));
+    await put();
+    await expect(put()).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+    const got = await ddb.send(new GetItemCommand({ TableName: "claims", Key: { pk: { S: "clm_1" } } }));
+    expect(got.Item?.v).toEqual({ N: "1" });
+    ddb.destroy();
+  });
+
+  it("serves SQS through the real SDK", async () => {
+    const sqs = new SQSClient(localClientConfig(emulators.sqsEndpoint));
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "emulators-test" }));
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "hello" }));
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }));
+    expect(out.Messages?.map((m) => m.Body)).toEqual(["hello"]);
+    sqs.destroy();
+  });
+
+  it("serves the bus: delivers to rule targets and journals to <dataDir>/events.jsonl", async () => {
+    const seen: BusEvent[] = [];
+    emulators.bus.addTarget("refunds", (e) => { seen.push(e); });
+    const eb = new EventBridgeClient(localClientConfig(emulators.eventsEndpoint));
+    const out = await eb.send(new PutEventsCommand({ Entries: [{
+      EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: DETAIL_TYPES.refund, Detail: JSON.stringify({ execution_id: "exe_9" }),
+    }] }));
+    await emulators.bus.settled();
+    expect(seen.map((e) => e.detail.execution_id)).toEqual(["exe_9"]);
+    const lines = (await readFile(join(dataDir, "events.jsonl"), "utf8")).trim().split("\n");
+    expect(lines.map((l) => (JSON.parse(l) as BusEvent).id)).toEqual([out.Entries?.[0]?.EventId]);
+    eb.destroy();
+  });
+
+  it("gives clients static local credentials and the local region", () => {
+    expect(localClientConfig("http://127.0.0.1:1")).toEqual({
+      endpoint: "http://127.0.0.1:1", region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    expect(process.env.AWS_EC2_METADATA_DISABLED).toBe("true");
+  });
+});
+
+describe("stopping the emulators", () => {
+  it("closes every endpoint and tolerates a second stop", async () => {
+    const emulators = await startEmulators();
+    const endpoints = [emulators.dynamodbEndpoint, emulators.sqsEndpoint, emulators.eventsEndpoint];
+    await emulators.stop();
+    await emulators.stop();
+    for (const endpoint of endpoints) await expect(fetch(endpoint, { method: "POST" })).rejects.toThrow();
+  });
+
+  it("lets a process that used all three endpoints exit on its own", async () => {
+    const emulatorsModule = JSON.stringify(fileURLToPath(new URL("./emulators.ts", import.meta.url)));
+    const code = `
+      import { startEmulators, localClientConfig } from ${emulatorsModule};
+      import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
+      import { SQSClient, ListQueuesCommand } from "@aws-sdk/client-sqs";
+      import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
+      const e = await startEmulators();
+      await new DynamoDBClient(localClientConfig(e.dynamodbEndpoint)).send(new ListTablesCommand({}));
+      await new SQSClient(localClientConfig(e.sqsEndpoint)).send(new ListQueuesCommand({}));
+      await new EventBridgeClient(localClientConfig(e.eventsEndpoint)).send(new PutEventsCommand({ Entries: [{ EventBusName: "claims", Source: "s", DetailType: "d", Detail: "{}" }] }));
+      await e.stop();
+      console.log("stopped");
+    `;
+    // A leaked socket, timer or server would keep the child alive until the timeout kills it.
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)), timeout: 20_000,
+    });
+    expect(stdout.trim()).toBe("stopped");
+  });
+
+  it("reports which emulator failed to start and stops the others", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "claims-bad-"));
+    const notADir = join(dir, "file");
+    await writeFile(notADir, "x");
+    try {
+      await expect(startEmulators({ dataDir: join(notADir, "sub") })).rejects.toSatisfy(
+        (e: unknown) => e instanceof EmulatorStartError && e.message.includes("local EventBridge"),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
