@@ -1,0 +1,34 @@
+// Schedules (EventBridge Scheduler, via SST's CronV2): the sweep that guarantees no claim waits forever,
+// and the scenario batch.
+import { functionArgs } from "./lambda.ts";
+import { crewEventsQueue, extractionQueue } from "./queues.ts";
+import { settings } from "./settings.ts";
+import { table } from "./storage.ts";
+
+/**
+ * Every 5 minutes, ticks RUNNING claims past their deadline: the safety net behind the timers queue
+ * (SPEC §2). No retries anywhere: the next run is never more than 5 minutes away.
+ */
+export const sweep = new sst.aws.CronV2("Sweep", {
+  schedule: "rate(5 minutes)",
+  retries: 0,
+  function: functionArgs("sweep", { link: [table, crewEventsQueue], retries: 0 }),
+});
+
+/**
+ * The scenario batch (SPEC §2): submits scenarios/scenarios.yaml through the intake path under one
+ * simulation_id. Off unless CLAIMS_BATCH_ENABLED=true at deploy (it spends LLM calls); the schedule is
+ * CLAIMS_BATCH_SCHEDULE, in UTC. The scheduler retries a failed *invocation* twice; the function itself
+ * is not re-run after an error, so a half-submitted batch is never submitted twice.
+ */
+export const batch = new sst.aws.CronV2("Batch", {
+  schedule: settings.batch.schedule,
+  timezone: "UTC",
+  enabled: settings.batch.enabled,
+  retries: 2,
+  function: functionArgs("batch", {
+    link: [table, extractionQueue, crewEventsQueue],
+    retries: 0,
+    copyFiles: [{ from: "scenarios/scenarios.yaml" }, { from: "scenarios/config.yaml" }],
+  }),
+});

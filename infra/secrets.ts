@@ -1,0 +1,7 @@
+// Secrets, set per stage with `npx sst secret set <Name> <value> --stage <stage>`; a missing one stops the deploy.
+
+/** The API key of the OpenAI-compatible LLM endpoint (any non-empty value for servers without auth, e.g. Ollama). */
+export const llmApiKey = new sst.Secret("LlmApiKey");
+
+/** The bearer token the HTTP API's authorizer accepts (SPEC §7.2; locally CLAIMS_API_TOKEN). */
+export const apiToken = new sst.Secret("ApiToken");
