@@ -590,7 +590,13 @@ export class CrewMachine {
       if (isTimeout(e)) return this.diagnostic("LATE_DELIVERY", `${who} had already timed out; the answer was ignored`, cid);
       return this.diagnostic("DUPLICATE_DELIVERY", `${who} was already answered (failed); the duplicate was ignored`, cid);
     }
-    return this.diagnostic("LATE_DELIVERY", `${who} was superseded (retried or handed to a fixer); the answer was ignored`, cid);
+    const fx = fixerOf(s);
+    if (entry.fixer === undefined && fx !== undefined && attemptOf(s) === entry.attempt) {
+      // the agent step whose failure or timeout sent this slot to a fixer
+      if (fx === "stall") return this.diagnostic("LATE_DELIVERY", `${who} had already timed out and was handed to a fixer; the answer was ignored`, cid);
+      return this.diagnostic("DUPLICATE_DELIVERY", `${who} was already answered (failed) and handed to a fixer; the duplicate was ignored`, cid);
+    }
+    return this.diagnostic("LATE_DELIVERY", `${who} was superseded by a retry; the answer was ignored`, cid);
   }
 
   /** Every correlation id this crew may have issued up to the current phase (built only when an answer is not awaited). */

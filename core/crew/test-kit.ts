@@ -174,3 +174,36 @@ export function drive(opts: DriveOptions): { log: OutboundCrewEvent[]; session: 
 export function graphOf(c: { shape: unknown; counts?: unknown }): CrewGraph {
   return buildCrewGraph(c.shape, c.counts);
 }
+
+/** A session that goes through `snapshot → JSON → resumeCrewSession` before every call, as a serverless shell would. */
+export function persistentSession(
+  graph: CrewGraph,
+  opts: { crewId?: string; clock?: FrozenClock; memory?: () => CrewMemoryAdapter; hooks?: HookRegistry; maxAttempts?: number } = {},
+) {
+  const clock = opts.clock ?? frozenClock(1_000);
+  const crewId = opts.crewId ?? "crew-1";
+  let memory = opts.memory?.();
+  const extras = () => ({ ...(memory ? { memory } : {}), ...(opts.hooks ? { hooks: opts.hooks } : {}) });
+  let session = createCrewSession({ crewId, graph, clock, ...extras(), ...(opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}) });
+  const reload = () => {
+    const snap = roundTrip(session.snapshot());
+    memory = opts.memory?.();
+    session = resumeCrewSession(snap, [], { graph, clock, ...extras() }).session;
+    return session;
+  };
+  return {
+    clock,
+    crewId,
+    get session() {
+      return session;
+    },
+    get memory() {
+      return memory;
+    },
+    start: (input: JsonValue, task?: { description: string }) => session.start(input, task),
+    deliver: (event: unknown) => reload().deliver(event),
+    tick: (nowMs: number) => reload().tick(nowMs),
+    cancel: (reason?: string) => reload().cancel(reason),
+    snapshot: () => roundTrip(session.snapshot()),
+  };
+}
