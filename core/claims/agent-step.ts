@@ -1,0 +1,86 @@
+// One agent step of the claims crew: what the worker runs for an `agent.step.requested`.
+import { z } from "zod";
+import type { AgentStepRequestedEvent } from "../crew/index.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
+import type { LlmPort, LlmUsage } from "../llm/index.ts";
+import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
+import { analystMessages, decisionMakerMessages, fixerMessages } from "./prompts.ts";
+
+/** What the worker needs besides the request. */
+export interface AgentStepDeps {
+  llm: LlmPort;
+  contract: ClaimsContract;
+  responsibility: ResponsibilityContract;
+}
+
+/** The inbound crew event a step produced, plus what the call cost (for the audit and the report). */
+export interface AgentStepResult {
+  event:
+    | { type: "agent.step.completed"; crewId: string; correlationId: string; output: unknown }
+    | { type: "agent.step.failed"; crewId: string; correlationId: string; error: { message: string; code?: string } };
+  usage?: LlmUsage;
+  model?: string;
+  attempts?: number;
+}
+
+const FixerInputSchema = z.object({
+  failed: z.object({ agentId: z.string(), role: z.string(), error: z.object({ message: z.string(), code: z.string().optional() }) }),
+  input: z.unknown(),
+});
+
+/** Runs one step of the claims crew through the LLM port; failures come back as `agent.step.failed`, never thrown. */
+export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps: AgentStepDeps): Promise<AgentStepResult> {
+  const base = { crewId: request.crewId, correlationId: request.correlationId };
+  const fail = (code: string, message: string, extra: Partial<AgentStepResult> = {}): AgentStepResult => ({
+    event: { type: "agent.step.failed", ...base, error: { code, message } },
+    ...extra,
+  });
+  const badInput = (what: string, error: z.ZodError) => fail("INVALID_STEP_INPUT", `${what} input is invalid: ${z.prettifyError(error)}`);
+
+  switch (request.role) {
+    case CLAIMS_ROLES.analyst: {
+      const input = ClaimsCrewInputSchema.safeParse(request.input);
+      if (!input.success) return badInput("analyst", input.error);
+      const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
+      const result = await deps.llm.complete(analystMessages(input.data.claim, deps.contract, ctx));
+      if (!result.ok) return fail(result.code, result.message, { ...(result.usage ? { usage: result.usage } : {}), model: result.model, attempts: result.attempts });
+      const output = { analysis: String(result.value), claim: input.data.claim, received_at: input.data.received_at };
+      return { event: { type: "agent.step.completed", ...base, output }, usage: result.usage, model: result.model, attempts: result.attempts };
+    }
+    case CLAIMS_ROLES.decision: {
+      const input = AnalystOutputSchema.safeParse(request.input);
+      if (!input.success) return badInput("decision maker", input.error);
+      const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
+      const result = await deps.llm.complete(decisionMakerMessages(input.data.analysis, input.data.claim, deps.contract, ctx));
+      if (!result.ok) return fail(result.code, result.message, { ...(result.usage ? { usage: result.usage } : {}), model: result.model, attempts: result.attempts });
+      return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts };
+    }
+    case CLAIMS_ROLES.fixer: {
+      const input = FixerInputSchema.safeParse(request.input);
+      if (!input.success) return badInput("fixer", input.error);
+      const { failed } = input.data;
+      if (failed.role === CLAIMS_ROLES.analyst) {
+        const inner = ClaimsCrewInputSchema.safeParse(input.data.input);
+        if (!inner.success) return badInput("fixer (for the analyst)", inner.error);
+        const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
+        const result = await deps.llm.complete(fixerMessages({ failedTask: "analyze_claim", claim: inner.data.claim, contract: deps.contract, error: failed.error }, ctx));
+        if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
+        const output = { analysis: String(result.value), claim: inner.data.claim, received_at: inner.data.received_at };
+        return { event: { type: "agent.step.completed", ...base, output }, usage: result.usage, model: result.model, attempts: result.attempts };
+      }
+      if (failed.role === CLAIMS_ROLES.decision) {
+        const inner = AnalystOutputSchema.safeParse(input.data.input);
+        if (!inner.success) return badInput("fixer (for the decision maker)", inner.error);
+        const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
+        const result = await deps.llm.complete(
+          fixerMessages({ failedTask: "decide_refund", claim: inner.data.claim, contract: deps.contract, error: failed.error, analysis: inner.data.analysis }, ctx),
+        );
+        if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
+        return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts };
+      }
+      return fail("UNKNOWN_ROLE", `the fixer cannot stand in for role '${failed.role}'`);
+    }
+    default:
+      return fail("UNKNOWN_ROLE", `the claims crew has no role '${request.role}'`);
+  }
+}

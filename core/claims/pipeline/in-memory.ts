@@ -1,0 +1,133 @@
+// In-memory implementations of the pipeline's ports: for the in-process runner, tests and benchmarks.
+import type { ClaimRecord, ClaimStatus } from "../claim-record.ts";
+import type { ClaimRepository, CreateClaimResult, EventPublisher, SessionRepository, StoredSession, StoredVerdict, VerdictRepository, WorkQueues } from "../../ports/claims.ts";
+import { VersionConflictError } from "../../ports/claims.ts";
+import type { BusEntry } from "./effects.ts";
+import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
+
+const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** Claims in a Map, with idempotency keys. */
+export function createInMemoryClaimRepository(): ClaimRepository & { all(): ClaimRecord[] } {
+  const claims = new Map<string, ClaimRecord>();
+  const keys = new Map<string, { claimId: string; requestHash: string }>();
+  return {
+    async createClaim(record, idempotency): Promise<CreateClaimResult> {
+      if (idempotency) {
+        const seen = keys.get(idempotency.key);
+        if (seen) return { created: false, record: clone(claims.get(seen.claimId)!), sameRequest: seen.requestHash === idempotency.requestHash };
+      }
+      if (claims.has(record.claim_id)) return { created: false, record: clone(claims.get(record.claim_id)!), sameRequest: false };
+      claims.set(record.claim_id, clone(record));
+      if (idempotency) keys.set(idempotency.key, { claimId: record.claim_id, requestHash: idempotency.requestHash });
+      return { created: true, record: clone(record) };
+    },
+    async getClaim(id) {
+      const r = claims.get(id);
+      return r ? clone(r) : undefined;
+    },
+    async updateClaim(id, patch, onlyFrom) {
+      const r = claims.get(id);
+      if (!r) return { record: undefined, changed: false };
+      const allowed = onlyFrom ? onlyFrom.includes(r.status) : !FINAL.includes(r.status);
+      if (!allowed) return { record: clone(r), changed: false };
+      const next = { ...r, ...clone(patch) };
+      claims.set(id, next);
+      return { record: clone(next), changed: true };
+    },
+    all: () => [...claims.values()].map(clone),
+  };
+}
+
+/** Sessions in a Map, with the version condition of the DynamoDB adapter. */
+export function createInMemorySessionRepository(): SessionRepository {
+  const sessions = new Map<string, StoredSession>();
+  return {
+    async loadSession(id) {
+      const s = sessions.get(id);
+      return s ? clone(s) : undefined;
+    },
+    async saveSession(session) {
+      const current = sessions.get(session.claimId)?.version ?? 0;
+      if (current !== session.version - 1) throw new VersionConflictError("session", session.claimId, session.version - 1);
+      sessions.set(session.claimId, clone(session));
+    },
+    async clearOutbox(id, version) {
+      const s = sessions.get(id);
+      if (s && s.version === version) s.outbox = [];
+    },
+  };
+}
+
+/** Verdicts in a Map keyed by proposal idempotency key. */
+export function createInMemoryVerdictRepository(): VerdictRepository & { all(): StoredVerdict[] } {
+  const verdicts = new Map<string, StoredVerdict>();
+  return {
+    async getVerdict(key) {
+      const v = verdicts.get(key);
+      return v ? clone(v) : undefined;
+    },
+    async putVerdictOnce(verdict) {
+      if (!verdicts.has(verdict.idempotency_key)) verdicts.set(verdict.idempotency_key, clone(verdict));
+      return clone(verdicts.get(verdict.idempotency_key)!);
+    },
+    async recordExecution(key, outcome) {
+      const v = verdicts.get(key);
+      if (!v) throw new Error(`no verdict stored for ${key}`);
+      if (v.execution === "PENDING") Object.assign(v, clone(outcome));
+      return clone(v);
+    },
+    async markPublished(key) {
+      const v = verdicts.get(key);
+      if (v) v.published = true;
+    },
+    all: () => [...verdicts.values()].map(clone),
+  };
+}
+
+/** A publisher that keeps what it published, in order. */
+export function createRecordingPublisher(): EventPublisher & { published: BusEntry[] } {
+  const published: BusEntry[] = [];
+  return {
+    published,
+    async publish(entries) {
+      published.push(...clone([...entries]));
+    },
+  };
+}
+
+/** One queued unit of work for the in-process runner. */
+export type InMemoryWork =
+  | { queue: "agent-steps"; message: AgentStepMessage }
+  | { queue: "proposals"; message: ProposalMessage }
+  | { queue: "crew-events"; claimId: string; message: CrewQueueMessage }
+  | { queue: "extraction"; claimId: string }
+  | { queue: "timers"; claimId: string; dueMs: number };
+
+/** Work queues as one in-memory FIFO list (round-trips every message through JSON like a real queue). */
+export function createInMemoryWorkQueues(): WorkQueues & { take(): InMemoryWork | undefined; size(): number; timers: InMemoryWork[] } {
+  const items: InMemoryWork[] = [];
+  const timers: InMemoryWork[] = [];
+  const push = (w: InMemoryWork) => items.push(JSON.parse(JSON.stringify(w)) as InMemoryWork);
+  return {
+    timers,
+    async sendAgentSteps(messages) {
+      for (const message of messages) push({ queue: "agent-steps", message });
+    },
+    async sendProposal(message) {
+      push({ queue: "proposals", message });
+    },
+    async sendCrewEvents(claimId, messages) {
+      for (const message of messages) push({ queue: "crew-events", claimId, message });
+    },
+    async scheduleTimer(claimId, dueMs) {
+      timers.push({ queue: "timers", claimId, dueMs });
+    },
+    async requestExtraction(claimId) {
+      push({ queue: "extraction", claimId });
+    },
+    take: () => items.shift(),
+    size: () => items.length,
+  };
+}

@@ -1,0 +1,44 @@
+// Performs effects through the ports, in order; consecutive agent steps go out as one batch.
+import type { EffectPorts } from "./deps.ts";
+import type { Effect } from "./effects.ts";
+import type { AgentStepMessage } from "./messages.ts";
+
+/** Performs `effects` in order. Every effect is idempotent, so performing a list twice is safe. */
+export async function performEffects(effects: readonly Effect[], ports: EffectPorts): Promise<void> {
+  let steps: AgentStepMessage[] = [];
+  const flushSteps = async () => {
+    if (steps.length > 0) await ports.queues.sendAgentSteps(steps);
+    steps = [];
+  };
+  for (const effect of effects) {
+    if (effect.kind === "agent_step") {
+      steps.push(effect.message);
+      continue;
+    }
+    await flushSteps();
+    switch (effect.kind) {
+      case "proposal":
+        await ports.queues.sendProposal(effect.message);
+        break;
+      case "crew_event":
+        await ports.queues.sendCrewEvents(effect.claimId, [effect.message]);
+        break;
+      case "timer":
+        await ports.queues.scheduleTimer(effect.claimId, effect.dueMs);
+        break;
+      case "extraction":
+        await ports.queues.requestExtraction(effect.claimId);
+        break;
+      case "audit":
+        await ports.audit.append(effect.event);
+        break;
+      case "claim_update":
+        await ports.claims.updateClaim(effect.claimId, effect.patch, effect.onlyFrom);
+        break;
+      case "publish":
+        await ports.publisher.publish(effect.entries);
+        break;
+    }
+  }
+  await flushSteps();
+}
