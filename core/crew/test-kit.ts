@@ -127,8 +127,8 @@ export function drive(opts: DriveOptions): { log: OutboundCrewEvent[]; session: 
   const log: OutboundCrewEvent[] = [...session.start(opts.input ?? { question: "What sleep patterns do birds have?" })];
   const inputs: DriverInput[] = [];
   let pending = requestsIn(log);
-  const send = (event: InboundCrewEvent) => {
-    clock.advance(10);
+  const send = (event: InboundCrewEvent, advance = true) => {
+    if (advance) clock.advance(10);
     inputs.push({ event, atMs: clock.now() });
     if (opts.resumeEveryStep) {
       const snap = roundTrip(session.snapshot());
@@ -154,7 +154,7 @@ export function drive(opts: DriveOptions): { log: OutboundCrewEvent[]; session: 
       }
       answeredAny = true;
       for (let k = 0; k < (opts.duplicate ? 2 : 1); k++) {
-        const out = send(ev);
+        const out = send(ev, k === 0);
         log.push(...out);
         pending.push(...requestsIn(out));
       }
@@ -206,4 +206,60 @@ export function persistentSession(
     cancel: (reason?: string) => reload().cancel(reason),
     snapshot: () => roundTrip(session.snapshot()),
   };
+}
+
+/** Parameters of a generated crew for property tests. */
+export type CrewConfig = {
+  mercs: number;
+  voting: "first_valid" | "majority" | "unanimous" | "weighted_consensus";
+  timeoutMs: number | undefined;
+  fixer: boolean;
+  maxAttempts: number;
+  /** Wrap the merc phase in a nested crew (soft or hard memory). */
+  nested: "none" | "soft" | "hard";
+  seed: number;
+};
+
+/** A caller → merc ×n → caller crew built from a config (optionally with the mercs inside a nested crew). */
+export function configuredCrew(c: CrewConfig): CrewGraph {
+  const timeout = c.timeoutMs === undefined ? {} : { timeout_ms: c.timeoutMs };
+  const nested = c.nested !== "none";
+  const head = nested ? "planner" : "caller";
+  const merc = role("merc", { voting: c.voting, amount: c.mercs, ...timeout, permissions: { talk_to: [head], escalate_to: c.fixer ? ["fixer"] : [] } });
+  const fixer = role("fixer", { ...timeout, activation: { on_fault: true, on_stall: true }, permissions: { talk_to: [head] } });
+  if (!nested) {
+    const caller = role("caller", { ...timeout, first_input: true, final_output: true, permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] } });
+    return buildCrewGraph(shape("GEN", [caller, merc, ...(c.fixer ? [fixer] : [])]));
+  }
+  const inner = shape("GEN_INNER", [role("planner", { ...timeout, first_input: true, permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] } }), merc, ...(c.fixer ? [fixer] : [])]);
+  const caller = role("caller", { ...timeout, first_input: true, final_output: true, permissions: { talk_to: ["team"] } });
+  const team = role("team", { amount: 2, permissions: { talk_to: ["caller"] }, nested_crew: { shape: inner, agents: counts("GEN_INNER", { planner: 1, merc: c.mercs, ...(c.fixer ? { fixer: 1 } : {}) }), memory_isolation: c.nested as "soft" | "hard" } });
+  return buildCrewGraph(shape("GEN", [caller, team]));
+}
+
+function fnv(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** A deterministic scripted worker: what it does with a request depends only on the seed and the request; silent only where steps time out. */
+export function seededWorker(seed: number): (req: AgentStepRequestedEvent) => Answer {
+  return (req) => {
+    const h = fnv(`${seed}:${req.correlationId}`);
+    const pick = h % 10;
+    if (pick === 0) return { error: "scripted failure", code: "SCRIPTED" };
+    if (pick === 1 && req.deadlineMs !== undefined) return "silent";
+    const output = ["a", "b", { v: "a" }][h % 3]!;
+    return {
+      output,
+      ...((h >> 4) % 3 === 0 ? { memoryCommands: [{ op: "set" as const, key: `k${(h >> 6) % 3}`, value: req.agentId }] } : {}),
+      ...((h >> 8) % 4 === 0 ? { messages: [{ to: (h >> 10) % 2 ? "caller" : "merc", body: req.agentId }] } : {}),
+    };
+  };
+}
+
+/** A deterministic reordering of a round's requests, keyed by a seed. */
+export function seededOrder(seed: number): (reqs: AgentStepRequestedEvent[]) => AgentStepRequestedEvent[] {
+  return (reqs) => [...reqs].sort((x, y) => fnv(`${seed}/${x.correlationId}`) - fnv(`${seed}/${y.correlationId}`));
 }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { frozenClock, systemClock } from "./clock.ts";
+import { InvalidClockError } from "./errors.ts";
+import { CORRELATION_ID_LENGTH, correlationId } from "./ids.ts";
+
+describe("clocks", () => {
+  it("frozenClock stands still until advanced or set", () => {
+    const c = frozenClock(100);
+    expect(c.now()).toBe(100);
+    expect(c.advance(50)).toBe(150);
+    expect(c.now()).toBe(150);
+    expect(c.set(10)).toBe(10);
+    expect(() => c.advance(-1)).toThrow(InvalidClockError);
+    expect(() => frozenClock(Number.NaN)).toThrow(/finite/);
+  });
+
+  it("systemClock reads real time", () => {
+    const before = Date.now();
+    const t = systemClock().now();
+    expect(t).toBeGreaterThanOrEqual(before);
+  });
+});
+
+describe("correlationId", () => {
+  it("is a deterministic 24-hex id that changes with every part", () => {
+    const id = correlationId("crew-1", 1, "merc#0", 1);
+    expect(id).toMatch(new RegExp(`^[0-9a-f]{${CORRELATION_ID_LENGTH}}$`));
+    expect(correlationId("crew-1", 1, "merc#0", 1)).toBe(id);
+    const variants = [correlationId("crew-2", 1, "merc#0", 1), correlationId("crew-1", 2, "merc#0", 1), correlationId("crew-1", 1, "merc#1", 1), correlationId("crew-1", 1, "merc#0", 2)];
+    expect(new Set([id, ...variants]).size).toBe(5);
+  });
+});
