@@ -4,9 +4,21 @@ import { hashHex } from "./hash.ts";
 /** Length of a correlation id: 24 hex characters (96 bits of SHA-256). */
 export const CORRELATION_ID_LENGTH = 24;
 
+// A bounded memo of a pure function: a warm process resuming the same crew event after event
+// recomputes no hashes. Cleared wholesale when full; results never depend on it.
+const MEMO_LIMIT = 8192;
+const memo = new Map<string, string>();
+
 /** The deterministic id of one step: the first 24 hex chars of SHA-256 over `[crewId, phaseIndex, agentId, attempt]`. */
 export function correlationId(crewId: string, phaseIndex: number, agentId: string, attempt: number): string {
-  return hashHex(canonicalize([crewId, phaseIndex, agentId, attempt])).slice(0, CORRELATION_ID_LENGTH);
+  const key = canonicalize([crewId, phaseIndex, agentId, attempt]);
+  let id = memo.get(key);
+  if (id === undefined) {
+    id = hashHex(key).slice(0, CORRELATION_ID_LENGTH);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(key, id);
+  }
+  return id;
 }
 
 /** The step id used for a fixer agent working on behalf of a failed agent's slot: `fixer#0@merc#2`. */

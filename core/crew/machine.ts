@@ -85,6 +85,8 @@ export class CrewMachine {
   reason = "";
   code = "";
   private byId: Map<string, number> | undefined;
+  /** How many slots the lazy `byId` has looked at (all of them while it is filled by emitting requests). */
+  private scanned = 0;
   private history: Map<string, HistoryEntry> | undefined;
   private readonly ix: GraphIndex;
 
@@ -321,6 +323,7 @@ export class CrewMachine {
     this.inners = role.nested === undefined ? [] : new Array<CrewMachine | undefined>(n);
     this.inflight = 0;
     this.byId = new Map();
+    this.scanned = n;
     this.history = undefined;
     out.push({ type: "phase.started", crewId: this.crewId, phaseIndex: phase, role: role.role, agentCount: n });
     for (let i = 0; i < n; i++) {
@@ -558,17 +561,27 @@ export class CrewMachine {
     if (this.inflight === 0) this.settleRound(out, this.env.clock.now());
   }
 
-  /** The slot awaiting `cid`, via a map built lazily from the awaiting slots (never stored). */
+  /**
+   * The slot awaiting `cid`, via a map that is never stored: filled as requests are emitted, and
+   * after a resume filled lazily, slot by slot, only as far as needed to find `cid`.
+   */
   private lookup(cid: string): number | undefined {
     if (this.byId === undefined) {
       this.byId = new Map();
-      for (let i = 0; i < this.slots.length; i++) {
-        const s = this.slots[i]!;
-        const kind = slotKind(s);
-        if (kind === "agent" || kind === "fixer") this.byId.set(this.stepOf(i, s).correlationId, i);
-      }
+      this.scanned = 0;
     }
-    return this.byId.get(cid);
+    const hit = this.byId.get(cid);
+    if (hit !== undefined || this.scanned >= this.slots.length) return hit;
+    while (this.scanned < this.slots.length) {
+      const i = this.scanned++;
+      const s = this.slots[i]!;
+      const kind = slotKind(s);
+      if (kind !== "agent" && kind !== "fixer") continue;
+      const id = this.stepOf(i, s).correlationId;
+      this.byId.set(id, i);
+      if (id === cid) return i;
+    }
+    return undefined;
   }
 
   /** Why an answer is not awaited: a duplicate, a late answer, or an id this crew never issued. */
