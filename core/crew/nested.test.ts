@@ -62,6 +62,17 @@ describe("nested crews", () => {
     expect(() => s.deliver({ ...completed(w1!, "x"), crewId: "crew-1/lead#0" })).toThrow(UnknownCrewError);
   });
 
+  it("cancel the whole tree: one crew.cancelled, hard forks dropped, later inner answers reported late", () => {
+    const s = persistentSession(threeLevels("hard"), { memory: createInMemoryMemory });
+    const lead = requestsIn(s.start("q"))[0]!;
+    const reqs = requestsIn(s.deliver(completed(lead, "brief")));
+    s.deliver(completed(reqs[0]!, "x", { memoryCommands: [{ op: "set", key: "k", value: 1 }] }));
+    expect(Object.keys(s.snapshot().memory as object)).toContain("crew-1/team#0/squad#0");
+    expect(s.cancel("stop")).toEqual([{ type: "crew.cancelled", crewId: "crew-1", reason: "stop" }]);
+    expect(Object.keys(s.snapshot().memory as object)).toEqual([]);
+    expect(s.deliver(completed(reqs[1]!, "x"))).toEqual([expect.objectContaining({ code: "LATE_DELIVERY", crewId: reqs[1]!.crewId })]);
+  });
+
   it("time out inner steps on the root's tick", () => {
     const g = threeLevels("soft", { innerTimeout: 1_000 });
     const s = persistentSession(g);

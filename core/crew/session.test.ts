@@ -54,6 +54,7 @@ describe("phases", () => {
   it("emits only events that match the vocabulary's schemas", () => {
     const { log } = drive({
       graph: graphOf(researchCrew(3, { timeout_ms: 1_000 })),
+      resumeEveryStep: true,
       worker: (r) => (r.agentId === "merc#1" ? { error: "x" } : r.agentId === "merc#2" ? "silent" : { output: { r: r.role }, messages: [{ to: "caller", body: "hi" }, { to: "fixer", body: "no" }] }),
     });
     for (const e of log) {
@@ -68,7 +69,7 @@ describe("voting inside a session", () => {
   const crew = (voting: "majority" | "unanimous" | "weighted_consensus") =>
     buildCrewGraph(shape("V", [role("judge", { first_input: true, voting, amount: 3 })]));
   const run = (voting: "majority" | "unanimous" | "weighted_consensus", outputs: string[]) =>
-    drive({ graph: crew(voting), worker: (r) => ({ output: outputs[Number(r.agentId.split("#")[1])]! }) }).log;
+    drive({ graph: crew(voting), resumeEveryStep: true, worker: (r) => ({ output: outputs[Number(r.agentId.split("#")[1])]! }) }).log;
 
   it("majority picks the output most slots agree on", () => {
     expect(run("majority", ["x", "y", "y"]).at(-1)).toEqual({ type: "crew.completed", crewId: "crew-1", output: "y" });
