@@ -56,7 +56,7 @@ export async function handleCrewMessage(
     nextDeadline = session.nextDeadlineMs();
     effects.push(
       { kind: "claim_update", claimId, patch: { status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
-      { kind: "audit", event: claimAudit(record, "CREW_STARTED", "RUNNING", now, { crew_id: claimId, root_input: rootInput, now_ms: now, graph: graph.name }) },
+      { kind: "audit", event: claimAudit(record, "CREW_STARTED", "RUNNING", now, { crew_id: claimId, root_input: rootInput, now_ms: now, crew: graph.name, timeouts: deps.settings.timeouts }) },
     );
   } else {
     if (!stored) return repaired ? "REPAIRED" : "IGNORED";

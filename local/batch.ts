@@ -1,0 +1,159 @@
+// `claims batch`: runs the scenario file through the pipeline, prints each verdict against the
+// expected one, records the run's audit, writes the HTML report, and says whether all matched.
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { parseConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claims/config.ts";
+import { parseScenarios } from "../core/claims/scenarios.ts";
+import type { Scenario } from "../core/claims/scenarios.ts";
+import type { ScenarioResult, SimulationEndDetails, SimulationStartDetails } from "../core/claims/simulation.ts";
+import { canonicalize, hashHex } from "../core/crew/index.ts";
+import { createAuditEvent } from "../core/dir/index.ts";
+import type { LlmPort } from "../core/llm/index.ts";
+import type { Clock } from "../core/ports/claims.ts";
+import { formatHeader, formatScenario, formatSummary } from "./batch-output.ts";
+import type { BatchRow } from "./batch-output.ts";
+import { saveRunAudit } from "./run-store.ts";
+import type { ClaimsRuntime, RuntimeOptions } from "./runtime.ts";
+
+/** Options of one batch run. */
+export interface BatchOptions {
+  scenariosPath: string;
+  configPath: string;
+  clock: Clock;
+  dataDir: string;
+  llm: (config: ClaimsConfig) => { port: LlmPort; description: string };
+  runtime: (opts: RuntimeOptions) => Promise<ClaimsRuntime>;
+  /** Human progress (stdout without --json, stderr with it). */
+  log: (text: string) => void;
+  /** Writes the report; returns its path. */
+  writeReport?: (simulationId: string) => Promise<string | undefined>;
+}
+
+/** What a batch run produced. */
+export interface BatchOutcome {
+  simulationId: string;
+  rows: BatchRow[];
+  allMatch: boolean;
+  reportPath?: string;
+  auditPath: string;
+}
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** Replaces `{{date:-3d}}` in claim text with a prose date relative to the run's clock. */
+export function renderClaimText(text: string, nowMs: number): string {
+  return text.replace(/\{\{date:([+-]\d+)([dh])\}\}/g, (_m, n: string, unit: string) => {
+    const d = new Date(nowMs + Number(n) * (unit === "d" ? 86_400_000 : 3_600_000));
+    return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  });
+}
+
+/** The submission body of a scenario. */
+export function scenarioBody(s: Scenario, simulationId: string, nowMs: number): Record<string, unknown> {
+  const input = "claim" in s.input ? { claim: s.input.claim } : { claim_text: renderClaimText(s.input.claim_text, nowMs) };
+  return { ...input, simulation_id: simulationId, label: `${s.id} — ${s.label}` };
+}
+
+/** A run id that sorts by time: `<run_id>_<YYYYMMDDTHHMMSSZ>`. */
+export function simulationIdFor(runId: string, nowMs: number): string {
+  return `${runId}_${new Date(nowMs).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
+}
+
+/** Runs the batch; configuration errors throw (`SourceFileError`) before anything runs. */
+export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
+  const started = opts.clock.now();
+  const config = parseConfig(readFileSync(opts.configPath, "utf8"), displayPath(opts.configPath), started);
+  const scenarios = parseScenarios(readFileSync(opts.scenariosPath, "utf8"), displayPath(opts.scenariosPath));
+  const llm = opts.llm(config);
+  const simulationId = simulationIdFor(config.simulationId, started);
+  const runtime = await opts.runtime({ agent: config.agent, orders: config.orders, llm: llm.port, clock: opts.clock });
+  const rows: BatchRow[] = [];
+  const results: ScenarioResult[] = [];
+  try {
+    opts.log(formatHeader({
+      config: displayPath(opts.configPath),
+      scenarios: displayPath(opts.scenariosPath),
+      count: scenarios.length,
+      llm: llm.description,
+      agent: `${config.agent.agentId} v${config.agent.version}`,
+      now: new Date(started).toISOString(),
+      simulationId,
+      stack: runtime.description,
+    }));
+    const rootDfid = `dfid_sim_${simulationId}`;
+    const startDetails: SimulationStartDetails = {
+      simulation_id: simulationId,
+      run_id: config.simulationId,
+      started_at: new Date(started).toISOString(),
+      config_file: displayPath(opts.configPath),
+      scenarios_file: displayPath(opts.scenariosPath),
+      stack: runtime.description,
+      llm: { provider: llm.port.provider, model: llm.port.model },
+      agent: { agent_id: config.agent.agentId, version: config.agent.version, responsibility: config.agent.responsibility, contract: config.agent.contract },
+      orders: config.orders,
+      scenarios: scenarios.map((s) => ({ id: s.id, label: s.label, expected: s.expected })),
+    };
+    await runtime.appendAudit(createAuditEvent({ dfid: rootDfid, type: "SIMULATION_START", state: "RUNNING", details: startDetails, at: new Date(started).toISOString(), simulationId }));
+
+    for (const [i, s] of scenarios.entries()) {
+      const t0 = performance.now();
+      const claimId = `clm_${hashHex(`${simulationId}:${s.id}`).slice(0, 20)}`;
+      const body = scenarioBody(s, simulationId, started);
+      const submitted = await runtime.submit(body, { claimId, idempotencyKey: `${simulationId}:${s.id}:${hashHex(canonicalize(body)).slice(0, 16)}` });
+      if (!submitted.ok) throw new Error(`scenario ${s.id} was refused by intake: ${submitted.message}${"issues" in submitted ? ` (${submitted.issues.map((x) => `${x.path}: ${x.message}`).join("; ")})` : ""}`);
+      const record = await runtime.settle(submitted.claimId);
+      const ms = performance.now() - t0;
+      const outcome = record?.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : (record?.verdict ?? record?.status ?? "MISSING");
+      const reasonMatches = s.expected.reason_code === undefined || s.expected.reason_code === record?.reason_code;
+      const row: BatchRow = {
+        id: s.id,
+        label: s.label,
+        claim_id: submitted.claimId,
+        verdict: outcome,
+        expected: s.expected.verdict,
+        reason_code: record?.reason_code ?? null,
+        reason: record?.reason ?? null,
+        order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
+        amount_eur: record?.proposal?.amount_eur ?? record?.claim?.amount_eur ?? null,
+        executed: record?.executed === true,
+        matches: outcome === s.expected.verdict && reasonMatches,
+      };
+      rows.push(row);
+      results.push({ ...row, matches: row.matches === true, expected_reason_code: s.expected.reason_code ?? null, duration_ms: Math.round(ms) });
+      opts.log(formatScenario(i + 1, scenarios.length, row, {
+        input: "claim" in s.input ? `order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} EUR category=${s.input.claim.category}` : `free text (${String(body.claim_text).length} chars)`,
+        ...(record?.extracted ? { extracted: `order=${record.extracted.order_id} amount=${record.extracted.amount_eur} category=${record.extracted.category}` } : {}),
+        ...(record?.proposal ? { proposal: `${record.proposal.action} ${record.proposal.order_id} ${record.proposal.amount_eur} EUR (confidence ${record.proposal.confidence})` } : {}),
+        ms,
+      }));
+    }
+
+    const ended = opts.clock.now();
+    const endDetails: SimulationEndDetails = {
+      simulation_id: simulationId,
+      ended_at: new Date(ended).toISOString(),
+      duration_ms: Math.max(0, ended - started),
+      total: rows.length,
+      matched: rows.filter((r) => r.matches).length,
+      results,
+    };
+    await runtime.appendAudit(createAuditEvent({ dfid: rootDfid, type: "SIMULATION_END", state: "DONE", details: endDetails, at: new Date(ended).toISOString(), simulationId }));
+    const events = await runtime.auditBySimulation(simulationId);
+    const auditPath = saveRunAudit(opts.dataDir, simulationId, events);
+    const reportPath = opts.writeReport ? await opts.writeReport(simulationId) : undefined;
+    return { simulationId, rows, allMatch: rows.every((r) => r.matches), auditPath, ...(reportPath ? { reportPath } : {}) };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** The summary block for a finished batch. */
+export function summarize(outcome: BatchOutcome, ms: number): string {
+  return formatSummary(outcome.rows, { ms, ...(outcome.reportPath ? { report: displayPath(outcome.reportPath) } : {}) });
+}
+
+function displayPath(p: string): string {
+  const rel = relative(process.cwd(), p);
+  return rel.startsWith("..") ? p : rel;
+}

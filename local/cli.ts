@@ -1,0 +1,124 @@
+// The `claims` CLI (SPEC §7.1): batch, serve, report, replay.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { createLlm, describeLlmConfig, llmConfigFromEnv } from "../adapters/llm/index.ts";
+import { SourceFileError } from "../core/claims/yaml-source.ts";
+import { replayClaim } from "../core/claims/replay.ts";
+import { frozenClock, systemClock } from "../core/crew/index.ts";
+import { runBatch, summarize } from "./batch.ts";
+import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
+import { createInProcessRuntime } from "./runtime.ts";
+
+const DEFAULT_SCENARIOS = "scenarios/scenarios.yaml";
+const DEFAULT_CONFIG = "scenarios/config.yaml";
+
+function parseNow(value: string): number {
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw new InvalidArgumentError(`--now must be an ISO timestamp such as 2026-06-01T12:00:00Z, got '${value}'`);
+  return ms;
+}
+
+function mustExist(path: string, what: string): string {
+  const full = resolve(path);
+  if (!existsSync(full)) throw new CliError(`${what} not found: ${path}`);
+  return full;
+}
+
+class CliError extends Error {}
+
+async function writeReportFor(dataDir: string, simulationId: string, out?: string): Promise<string> {
+  const { writeReport } = await import("./report/write.ts");
+  const events = loadRunAudit(dataDir, simulationId);
+  return writeReport(events, out ?? resolve(runDir(dataDir, simulationId), "report.html"));
+}
+
+const program = new Command()
+  .name("claims")
+  .description("Claims Crew: an LLM crew proposes refunds, a deterministic kernel decides.")
+  .showHelpAfterError("(run claims --help for usage)");
+
+program
+  .command("batch")
+  .description("run the scenarios through the full pipeline and compare every verdict with the expected one")
+  .argument("[scenarios]", "scenario file", DEFAULT_SCENARIOS)
+  .option("--config <path>", "configuration file", DEFAULT_CONFIG)
+  .option("--now <iso>", "fix the clock for the whole run (ISO timestamp)", parseNow)
+  .option("--json", "print one JSON array of verdicts on stdout (logs go to stderr)")
+  .option("--data-dir <path>", "where runs, audit and reports are kept (default $CLAIMS_DATA_DIR or .claims)")
+  .option("--in-process", "run the pipeline in this process over in-memory ports instead of the local stack")
+  .action(async (scenarios: string, o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean }) => {
+    const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
+    const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
+    const dataDir = dataDirFrom(o.dataDir);
+    const t0 = performance.now();
+    const outcome = await runBatch({
+      scenariosPath: mustExist(scenarios, "scenario file"),
+      configPath: mustExist(o.config, "config file"),
+      clock,
+      dataDir,
+      log,
+      llm: (config) => {
+        const llmConfig = llmConfigFromEnv(process.env, { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature });
+        return { port: createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility }), description: describeLlmConfig(llmConfig) };
+      },
+      runtime: async (opts) => createInProcessRuntime(opts),
+      writeReport: (simulationId) => writeReportFor(dataDir, simulationId),
+    });
+    log(summarize(outcome, performance.now() - t0));
+    if (o.json) {
+      const rows = outcome.rows.map(({ matches: _m, ...row }) => row);
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    }
+    process.exitCode = outcome.allMatch ? 0 : 1;
+  });
+
+program
+  .command("report")
+  .description("regenerate the HTML audit report of a recorded run")
+  .option("--simulation-id <id>", "the run (default: the latest)")
+  .option("--out <path>", "where to write the report (default: the run's folder)")
+  .option("--data-dir <path>", "where runs are kept (default $CLAIMS_DATA_DIR or .claims)")
+  .action(async (o: { simulationId?: string; out?: string; dataDir?: string }) => {
+    const dataDir = dataDirFrom(o.dataDir);
+    const simulationId = o.simulationId ?? latestRun(dataDir);
+    if (!simulationId) throw new CliError(`no recorded runs in ${dataDir}: run 'claims batch' first`);
+    const path = await writeReportFor(dataDir, simulationId, o.out ? resolve(o.out) : undefined);
+    process.stdout.write(`Report for ${simulationId}: ${path}\n`);
+  });
+
+program
+  .command("replay")
+  .description("re-run a recorded decision from its audit events (no model calls) and check it reproduces byte for byte")
+  .argument("<claim-id>", "the claim to replay")
+  .option("--data-dir <path>", "where runs are kept (default $CLAIMS_DATA_DIR or .claims)")
+  .option("--json", "print the replay result as JSON")
+  .action(async (claimId: string, o: { dataDir?: string; json?: boolean }) => {
+    const dataDir = dataDirFrom(o.dataDir);
+    const found = findClaimRun(dataDir, claimId);
+    if (!found) throw new CliError(`claim ${claimId} is not in any recorded run in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`);
+    const result = replayClaim(claimId, found.events);
+    if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else if (!result.ok) process.stdout.write(`Cannot replay ${claimId}: ${result.message}\n`);
+    else {
+      process.stdout.write(`Replay of ${claimId} (run ${found.simulationId}), from recorded events, no model calls:\n`);
+      for (const s of result.steps) process.stdout.write(`  ${s.identical ? "✓" : "✗"} ${s.step.padEnd(10)} ${s.detail}\n`);
+      process.stdout.write(result.identical ? `Identical: ${result.verdict ?? "same outcome"} ${result.reasonCode ?? ""}\n` : "DIFFERENT: the recorded decision does not reproduce\n");
+    }
+    process.exitCode = result.ok && result.identical ? 0 : 1;
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof SourceFileError) {
+    process.stderr.write(`${e.message}\n`);
+    process.exitCode = 2;
+  } else if (e instanceof CliError || e instanceof InvalidArgumentError) {
+    process.stderr.write(`claims: ${e.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`claims: ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 2;
+  }
+}

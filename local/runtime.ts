@@ -1,0 +1,48 @@
+// A runtime the CLI drives: the pipeline in one process (in-memory ports) or on the local stack.
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import { createInProcessPipeline } from "../core/claims/pipeline/in-process.ts";
+import type { AgentSettings } from "../core/claims/pipeline/deps.ts";
+import type { SubmitResult } from "../core/claims/pipeline/intake.ts";
+import type { AuditEvent, Order } from "../core/dir/index.ts";
+import type { LlmPort } from "../core/llm/index.ts";
+import type { Clock, IdSource } from "../core/ports/claims.ts";
+
+/** What the batch runner, `serve` and the tests need from a running pipeline. */
+export interface ClaimsRuntime {
+  /** Says what runs underneath, for the console header. */
+  readonly description: string;
+  submit(body: unknown, opts?: { claimId?: string; idempotencyKey?: string }): Promise<SubmitResult>;
+  /** Waits until the claim is DECIDED or NEEDS_REVIEW (or nothing is left to do) and returns it. */
+  settle(claimId: string): Promise<ClaimRecord | undefined>;
+  getClaim(claimId: string): Promise<ClaimRecord | undefined>;
+  appendAudit(event: AuditEvent): Promise<void>;
+  auditBySimulation(simulationId: string): Promise<AuditEvent[]>;
+  close(): Promise<void>;
+}
+
+/** What any runtime is built from. */
+export interface RuntimeOptions {
+  agent: AgentSettings;
+  orders: readonly Order[];
+  llm: LlmPort;
+  clock: Clock;
+  ids?: IdSource;
+}
+
+/** The whole pipeline in this process over in-memory ports (no emulators). */
+export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
+  const pipeline = createInProcessPipeline(opts);
+  if (!pipeline.handshake.ok) throw new Error(`agent ${opts.agent.agentId} was refused by the registry: ${pipeline.handshake.message}`);
+  return {
+    description: "in-process (in-memory ports)",
+    submit: (body, o = {}) => pipeline.submit(body, o),
+    async settle(claimId) {
+      await pipeline.drain();
+      return pipeline.claims.getClaim(claimId);
+    },
+    getClaim: (claimId) => pipeline.claims.getClaim(claimId),
+    appendAudit: (event) => pipeline.audit.append(event),
+    auditBySimulation: (id) => pipeline.audit.bySimulation(id),
+    async close() {},
+  };
+}
