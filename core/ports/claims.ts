@@ -27,6 +27,8 @@ export interface ClaimRepository {
   getClaim(claimId: string): Promise<ClaimRecord | undefined>;
   /** Applies `patch` unless the claim is final (DECIDED / NEEDS_REVIEW) or its status is not in `onlyFrom`. */
   updateClaim(claimId: string, patch: Partial<ClaimRecord>, onlyFrom?: readonly ClaimStatus[]): Promise<{ record: ClaimRecord | undefined; changed: boolean }>;
+  /** Claims still RECEIVED or RUNNING whose `updated_at` is before `updatedBefore` (ISO), oldest first, at most `limit`. */
+  findStalledClaims(updatedBefore: string, limit: number): Promise<ClaimRecord[]>;
 }
 
 /** A crew session as stored: snapshot, version and the effects not yet confirmed performed (outbox). */

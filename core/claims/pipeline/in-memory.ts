@@ -36,6 +36,13 @@ export function createInMemoryClaimRepository(): ClaimRepository & { all(): Clai
       claims.set(id, next);
       return { record: clone(next), changed: true };
     },
+    async findStalledClaims(updatedBefore, limit) {
+      return [...claims.values()]
+        .filter((c) => (c.status === "RECEIVED" || c.status === "RUNNING") && c.updated_at < updatedBefore)
+        .sort((a, b) => a.updated_at.localeCompare(b.updated_at))
+        .slice(0, limit)
+        .map(clone);
+    },
     all: () => [...claims.values()].map(clone),
   };
 }
