@@ -1,16 +1,11 @@
 // EventBridge rule patterns: the one definition used by infra/ (SST bus subscriptions) and the local bus.
+// The event contract itself (source, detail-types) lives in core/claims/bus-events.ts.
+import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/bus-events.ts";
 
-/** The bus name and the source every kernel event carries. */
+export { DETAIL_TYPES, KERNEL_SOURCE };
+
+/** The bus name. */
 export const BUS_NAME = "claims";
-/** Source of every event the kernel publishes. */
-export const KERNEL_SOURCE = "claims.kernel";
-
-/** detail-type of each event the kernel publishes (SPEC §7.3). */
-export const DETAIL_TYPES = {
-  verdict: "ClaimVerdict",
-  refund: "RefundExecuted",
-  review: "ClaimNeedsReview",
-} as const;
 
 /** The rules on the `claims` bus, by name. Each pattern is plain EventBridge pattern JSON. */
 export const RULE_PATTERNS = {

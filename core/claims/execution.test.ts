@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DETAIL_TYPES } from "../../infra/event-patterns.ts";
+import { DETAIL_TYPES } from "./bus-events.ts";
 import { createInMemoryAuditLog } from "../dir/audit.ts";
 import { ResponsibilityContractSchema, type Order } from "../dir/contracts.ts";
 import { createAgentRegistry } from "../dir/registry.ts";

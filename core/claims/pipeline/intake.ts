@@ -1,6 +1,7 @@
 // Intake: validate a submission, store the claim, start extraction or the crew (SPEC §2, §7.2).
 import { z } from "zod";
 import { canonicalize, hashHex } from "../../crew/index.ts";
+import { DETAIL_TYPES } from "../bus-events.ts";
 import { ClaimSchema, ClaimTextSchema } from "../claim.ts";
 import type { AuditEventType } from "../../dir/index.ts";
 import type { ClaimRecord } from "../claim-record.ts";
@@ -157,7 +158,7 @@ export function needsReview(
   details: Record<string, unknown> = {},
   cause?: { type: AuditEventType; details?: Record<string, unknown> },
 ): Effect[] {
-  const entry: BusEntry = { detailType: "ClaimNeedsReview", detail: { claim_id: record.claim_id, dfid: record.dfid, reason_code: reasonCode, reason } };
+  const entry: BusEntry = { detailType: DETAIL_TYPES.review, detail: { claim_id: record.claim_id, dfid: record.dfid, reason_code: reasonCode, reason } };
   return [
     { kind: "claim_update", claimId: record.claim_id, patch: { status: "NEEDS_REVIEW", reason_code: reasonCode, reason, updated_at: new Date(now).toISOString() } },
     ...(cause ? [{ kind: "audit" as const, event: claimAudit(record, cause.type, "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, ...cause.details }, "WARN") }] : []),

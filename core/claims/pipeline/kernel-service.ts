@@ -2,6 +2,7 @@
 // publish the verdict at least once with a stable verdict_id. Each step is repaired by a retry.
 import { canonicalize } from "../../crew/index.ts";
 import { formatEur, idempotencyKeyOf, parseCents, severityForVerdict } from "../../dir/index.ts";
+import { DETAIL_TYPES } from "../bus-events.ts";
 import type { ClaimVerdictDetail } from "../execution.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../execution.ts";
 import { decideClaim } from "../kernel.ts";
@@ -57,7 +58,7 @@ export async function handleProposal(
       checks: verdict.checks,
       execution: verdict.verdict === "ACCEPT" ? "PENDING" : "NOT_APPLICABLE",
       ...(verdict.verdict === "ESCALATE" ? { review: { claim_id: message.claim_id, dfid: message.dfid, reason_code: verdict.reason_code, reason: verdict.reason } } : {}),
-      events: [{ detailType: "ClaimVerdict", detail: record as unknown as Record<string, unknown> }],
+      events: [{ detailType: DETAIL_TYPES.verdict, detail: record as unknown as Record<string, unknown> }],
       published: false,
     });
     if (stored.record.verdict_id === record.verdict_id) {
@@ -99,13 +100,13 @@ async function execute(stored: StoredVerdict, message: ProposalMessage, deps: Pi
     if (result.ok || mine) {
       execution = "EXECUTED";
       const detail = { execution_id: executionIdFor(stored.record.verdict_id), claim_id: message.claim_id, dfid: message.dfid, order_id: effect.order_id, amount_eur: effect.amount_eur, verdict_id: stored.record.verdict_id };
-      events.push({ detailType: "RefundExecuted", detail });
+      events.push({ detailType: DETAIL_TYPES.refund, detail });
       effects.push({ kind: "audit", event: claimAudit(ref, "CLAIM_REFUND_EXECUTED", "DECIDED", now, { ...detail, amount_cents: effect.amount_cents, ledger_after: result.entry }) });
     } else {
       execution = "REFUSED";
       const reason = `Refund of ${formatEur(effect.amount_cents)} EUR not executed: ${result.message}`;
       review = { claim_id: message.claim_id, dfid: message.dfid, reason_code: result.code, reason };
-      events.push({ detailType: "ClaimNeedsReview", detail: review });
+      events.push({ detailType: DETAIL_TYPES.review, detail: review });
       effects.push({ kind: "audit", event: claimAudit(ref, "CLAIM_REFUND_NOT_EXECUTED", "DECIDED", now, { verdict_id: stored.record.verdict_id, code: result.code, reason }, "WARN") });
     }
   }
