@@ -25,7 +25,10 @@ export default tseslint.config(
     ignores: ["core/**/*.test.ts"],
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [{ group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." }],
+        patterns: [
+          { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
+          { group: ["**/adapters/**", "**/functions/**", "**/infra/**", "**/local/**", "**/bench/**"], message: "core/ depends on nothing outside core/: the shell depends on core, never the reverse." },
+        ],
       }],
       "no-restricted-properties": ["error",
         { object: "Date", property: "now", message: "core/ takes time from an injected clock." },

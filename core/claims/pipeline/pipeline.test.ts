@@ -6,6 +6,7 @@ import { parseConfig } from "../config.ts";
 import { replayClaim } from "../replay.ts";
 import { parseScenarios } from "../scenarios.ts";
 import { createInProcessPipeline } from "./in-process.ts";
+import { handleCrewMessage } from "./orchestrator.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = parseConfig(readFileSync(new URL("../../../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
@@ -141,4 +142,41 @@ describe("the in-process pipeline with the rules model", () => {
     expect(record?.reason_code).toBe("CLAIMS_SELF_CHECK_FAILED");
     expect(p.verdicts.all()).toHaveLength(0);
   });
+
+  it("never waits forever on a worker that died: a tick past the step deadline hands the step to the fixer", async () => {
+    const p = pipeline();
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take();
+    expect(start?.queue).toBe("crew-events");
+    await handleCrewMessage((start as { message: never }).message, p.deps);
+    const lost = p.queues.take();
+    expect(lost?.queue).toBe("agent-steps"); // the worker that took it dies: nothing comes back
+    expect(p.queues.timers.at(-1)).toMatchObject({ claimId, dueMs: NOW + p.deps.settings.timeouts.analystMs });
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.status).toBe("RUNNING");
+    await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: NOW + p.deps.settings.timeouts.analystMs + 1 }, p.deps);
+    await p.drain();
+    const record = await p.claims.getClaim(claimId);
+    expect(record?.status).toBe("DECIDED");
+    expect(record?.verdict).toBe("ACCEPT");
+    expect(p.auditEvents().some((e) => e.event_type === "AGENT_STEP_FAILED" && (e.details.fixer as { reason?: string } | undefined)?.reason === "stall")).toBe(true);
+  });
+
+  it("repairs an outbox left by a crash between saving the snapshot and sending its messages", async () => {
+    const p = pipeline();
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take() as { message: never };
+    const crashing = { ...p.deps, queues: { ...p.deps.queues, sendAgentSteps: async () => { throw new Error("crash after save"); } } };
+    await expect(handleCrewMessage(start.message, crashing)).rejects.toThrow("crash after save");
+    expect((await p.deps.sessions.loadSession(claimId))?.outbox.length).toBeGreaterThan(0);
+    expect(p.queues.size()).toBe(0);
+    expect(await handleCrewMessage(start.message, p.deps)).toBe("REPAIRED");
+    expect((await p.deps.sessions.loadSession(claimId))?.outbox).toEqual([]);
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
+    expect(p.publisher.published.filter((e) => e.detailType === "ClaimVerdict")).toHaveLength(1);
+  });
 });
+
