@@ -67,6 +67,8 @@ export interface ClaimTrace {
   inputKind: "claim" | "claim_text" | "unknown";
   input: unknown;
   receivedAt: string | undefined;
+  /** A CREW_STARTED event exists: the crew ran (or is running) for this claim. */
+  crewStarted: boolean;
   extraction: { ok: boolean; extracted: unknown; claim: unknown; reasonCode: string | undefined; reason: string | undefined; warnings: string[] } | undefined;
   analysis: string | undefined;
   stepFailures: string[];
@@ -164,6 +166,7 @@ function emptyTrace(claimId: string, dfid: string): ClaimTrace {
     inputKind: "unknown",
     input: undefined,
     receivedAt: undefined,
+    crewStarted: false,
     extraction: undefined,
     analysis: undefined,
     stepFailures: [],
@@ -236,6 +239,9 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
       });
       break;
     }
+    case "CREW_STARTED":
+      t.crewStarted = true;
+      break;
     case "LLM_CALL":
       t.llmCalls.push({
         role: str(d.role) ?? "unknown",

@@ -158,7 +158,7 @@ function renderInput(t: ClaimTrace): SafeHtml {
 
 function renderAnalysis(t: ClaimTrace): SafeHtml {
   const failures = t.stepFailures.length > 0 ? html`<ul>${t.stepFailures.map((f) => html`<li class="fail">${f}</li>`)}</ul>` : "";
-  return html`<li><h3>Claims Analyst</h3>${t.analysis !== undefined ? html`<pre>${t.analysis}</pre>` : html`<p class="muted">No analysis recorded.</p>`}${failures}</li>`;
+  return html`<li><h3>Claims Analyst</h3>${t.analysis !== undefined ? html`<pre>${t.analysis}</pre>` : html`<p class="muted">${t.crewStarted ? "No analysis recorded." : "No analysis: the crew did not run for this claim."}</p>`}${failures}</li>`;
 }
 
 function renderProposal(t: ClaimTrace): SafeHtml {
@@ -176,7 +176,7 @@ function renderProposal(t: ClaimTrace): SafeHtml {
         ["Policy kind", p?.policy_kind],
         ["Valid for", typeof p?.valid_for_ms === "number" ? `${p.valid_for_ms} ms` : undefined],
       ])
-    : html`<p class="muted">No proposal: the crew did not produce one.</p>`;
+    : html`<p class="muted">${t.crewStarted ? "No proposal: the crew did not produce one." : "No proposal: the crew did not run for this claim."}</p>`;
   const crew = t.crewFailure ? html`<p class="fail">Crew failed: <span class="mono">${t.crewFailure.reasonCode ?? "?"}</span> — ${t.crewFailure.reason ?? ""}</p>` : "";
   return html`<li><h3>Decision Maker proposal</h3>${body}${crew}</li>`;
 }
