@@ -1,7 +1,7 @@
 // The `claims` CLI (SPEC §7.1): batch, serve, report, replay.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { Command, InvalidArgumentError } from "commander";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { createLlm, describeLlmConfig, llmConfigFromEnv } from "../adapters/llm/index.ts";
 import { SourceFileError } from "../core/claims/yaml-source.ts";
 import { replayClaim } from "../core/claims/replay.ts";
@@ -36,7 +36,8 @@ async function writeReportFor(dataDir: string, simulationId: string, out?: strin
 const program = new Command()
   .name("claims")
   .description("Claims Crew: an LLM crew proposes refunds, a deterministic kernel decides.")
-  .showHelpAfterError("(run claims --help for usage)");
+  .showHelpAfterError("(run claims --help for usage)")
+  .exitOverride();
 
 program
   .command("batch")
@@ -111,7 +112,10 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
-  if (e instanceof SourceFileError) {
+  if (e instanceof CommanderError) {
+    // commander has printed the message (or the help); usage errors exit 2, help and version 0.
+    process.exitCode = e.exitCode === 0 ? 0 : 2;
+  } else if (e instanceof SourceFileError) {
     process.stderr.write(`${e.message}\n`);
     process.exitCode = 2;
   } else if (e instanceof CliError || e instanceof InvalidArgumentError) {
