@@ -149,7 +149,8 @@ describe("the in-process pipeline with the rules model", () => {
     const claimId = submitted.ok ? submitted.claimId : "";
     const start = p.queues.take();
     expect(start?.queue).toBe("crew-events");
-    await handleCrewMessage((start as { message: never }).message, p.deps);
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    await handleCrewMessage(start.message, p.deps);
     const lost = p.queues.take();
     expect(lost?.queue).toBe("agent-steps"); // the worker that took it dies: nothing comes back
     expect(p.queues.timers.at(-1)).toMatchObject({ claimId, dueMs: NOW + p.deps.settings.timeouts.analystMs });
@@ -167,7 +168,8 @@ describe("the in-process pipeline with the rules model", () => {
     const p = pipeline();
     const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
     const claimId = submitted.ok ? submitted.claimId : "";
-    const start = p.queues.take() as { message: never };
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
     const crashing = { ...p.deps, queues: { ...p.deps.queues, sendAgentSteps: async () => { throw new Error("crash after save"); } } };
     await expect(handleCrewMessage(start.message, crashing)).rejects.toThrow("crash after save");
     expect((await p.deps.sessions.loadSession(claimId))?.outbox.length).toBeGreaterThan(0);
