@@ -1,0 +1,44 @@
+// HTTP API Lambda authorizer (simple responses): the bearer token must equal the ApiToken secret.
+// The comparison is constant-time; the token is never logged.
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
+import { z } from "zod";
+import { createLogger } from "./lib/logger.ts";
+import type { HandlerLogger } from "./lib/logger.ts";
+import { LINKS, linkedResources } from "./lib/resources.ts";
+
+const AuthorizerEventSchema = z.object({
+  routeKey: z.string().default(""),
+  headers: z.record(z.string(), z.string()).default({}),
+  identitySource: z.array(z.string()).nullish(),
+});
+
+/** Compares two tokens in time independent of where they differ (and of their lengths: both are hashed first). */
+export function tokensEqual(presented: string, expected: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+  return timingSafeEqual(digest(presented), digest(expected)) && expected.length > 0;
+}
+
+/** The token of an `Authorization: Bearer <token>` header value, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
+}
+
+/** The authorizer over `getToken` (production: Resource.ApiToken.value; locally: CLAIMS_API_TOKEN). */
+export function createAuthorizerHandler(getToken: () => string | Promise<string>, options: { logger?: HandlerLogger } = {}) {
+  const logger = options.logger ?? createLogger("claims-authorizer");
+  return async (event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerResult> => {
+    const parsed = AuthorizerEventSchema.safeParse(event);
+    if (!parsed.success) {
+      logger.warn("not an authorizer event: denied");
+      return { isAuthorized: false };
+    }
+    const token = bearerToken(parsed.data.headers.authorization ?? parsed.data.identitySource?.[0]);
+    const isAuthorized = token !== undefined && tokensEqual(token, await getToken());
+    logger.info("authorization decided", { routeKey: parsed.data.routeKey, isAuthorized, bearer: token !== undefined });
+    return { isAuthorized };
+  };
+}
+
+/** The deployed authorizer (infra/api.ts: BearerToken). */
+export const handler = createAuthorizerHandler(() => linkedResources().secret(LINKS.apiToken));

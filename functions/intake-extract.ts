@@ -1,0 +1,33 @@
+// Intake extraction (SQS extraction, one message per invocation): turns a free-text claim into a
+// structured one with the LLM and starts the crew (core: extractClaim). A retryable LLM failure is
+// retried through the queue; on the queue's last receive it ends the claim in NEEDS_REVIEW instead,
+// so a claim never dies silently in the DLQ.
+import { ExtractionMessageSchema } from "../core/claims/pipeline/messages.ts";
+import { extractClaim } from "../core/claims/pipeline/intake.ts";
+import { productionDeps } from "./lib/compose.ts";
+import type { DepsSource } from "./lib/compose.ts";
+import { RetryLaterError } from "./lib/errors.ts";
+import { createLogger } from "./lib/logger.ts";
+import type { HandlerLogger } from "./lib/logger.ts";
+import { QUEUE_SETTINGS } from "./lib/queue-settings.ts";
+import { sqsConsumer } from "./lib/sqs-consumer.ts";
+
+/** The extraction consumer over `getDeps`; `maxReceives` is the queue's maxReceiveCount (infra/queues.ts). */
+export function createIntakeExtractHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; maxReceives?: number } = {}) {
+  const maxReceives = options.maxReceives ?? QUEUE_SETTINGS.extraction.maxReceives;
+  return sqsConsumer(
+    {
+      schema: ExtractionMessageSchema,
+      handle: async (message, record) => {
+        const finalAttempt = Number(record.attributes.ApproximateReceiveCount) >= maxReceives;
+        const outcome = await extractClaim(message.claim_id, { finalAttempt }, await getDeps());
+        if (outcome === "RETRY") throw new RetryLaterError(`extraction of ${message.claim_id} failed retryably (receive ${record.attributes.ApproximateReceiveCount} of ${maxReceives})`);
+        return outcome;
+      },
+    },
+    options.logger ?? createLogger("claims-intake-extract"),
+  );
+}
+
+/** The deployed handler (infra/functions.ts: intakeExtract on ExtractionQueue). */
+export const handler = createIntakeExtractHandler(productionDeps);

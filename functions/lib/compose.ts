@@ -1,0 +1,167 @@
+// The composition root of every function: PipelineDeps built once per cold start from SST links
+// (`Resource.*`), the LLM settings in the environment and the bundled agent contract
+// (scenarios/config.yaml), over the AWS adapters, a system clock and random ids. Every port is
+// built on first use, so a function reads only the links it uses (see infra/README.md).
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
+import { createLlm, llmConfigFromEnv } from "../../adapters/llm/index.ts";
+import { parseConfig } from "../../core/claims/config.ts";
+import type { ClaimsConfig } from "../../core/claims/config.ts";
+import { DEFAULT_PIPELINE_SETTINGS } from "../../core/claims/pipeline/deps.ts";
+import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../core/claims/pipeline/deps.ts";
+import { systemClock } from "../../core/crew/index.ts";
+import { createAgentRegistry } from "../../core/dir/index.ts";
+import type { AgentRegistry } from "../../core/dir/index.ts";
+import type { LlmPort } from "../../core/llm/index.ts";
+import type { Clock, IdSource, WorkQueues } from "../../core/ports/claims.ts";
+import { AgentRefusedError, ConfigLoadError } from "./errors.ts";
+import { lazyPort, once } from "./lazy.ts";
+import { LINKS, linkedResources } from "./resources.ts";
+import type { LinkedResources, QueueRole } from "./resources.ts";
+
+/** Where a handler gets its dependencies (built once, then reused by every invocation). */
+export type DepsSource = () => PipelineDeps | Promise<PipelineDeps>;
+
+/** The SDK clients the adapters take. */
+export interface AwsClients {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly events: EventBridgeClient;
+}
+
+/** Per-service client settings (endpoint, region, credentials); empty on AWS, where the Lambda environment supplies them. */
+export interface AwsClientSettings {
+  readonly dynamodb?: DynamoDBClientConfig;
+  readonly sqs?: ConstructorParameters<typeof SQSClient>[0];
+  readonly events?: ConstructorParameters<typeof EventBridgeClient>[0];
+}
+
+/** Builds the three SDK clients; marshalling drops undefined attributes (optional fields of records). */
+export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
+  return {
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb ?? {}), { marshallOptions: { removeUndefinedValues: true } }),
+    sqs: new SQSClient(settings.sqs ?? {}),
+    events: new EventBridgeClient(settings.events ?? {}),
+  };
+}
+
+/** Random, unique ids: `<prefix>_<32 hex>`. */
+export function randomIds(): IdSource {
+  return { next: (prefix) => `${prefix}_${randomUUID().replace(/-/g, "")}` };
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The agent configuration file: CLAIMS_CONFIG_PATH, else scenarios/config.yaml under LAMBDA_TASK_ROOT (copyFiles), else under the working directory. */
+export function configPathFrom(env: Env): string {
+  if (env.CLAIMS_CONFIG_PATH) return resolve(env.CLAIMS_CONFIG_PATH);
+  return join(env.LAMBDA_TASK_ROOT ?? process.cwd(), "scenarios", "config.yaml");
+}
+
+/** Reads and validates the configuration file (relative dates resolve against `nowMs`); ConfigLoadError names the file. */
+export function loadConfig(path: string, nowMs: number): ClaimsConfig {
+  if (!existsSync(path)) throw new ConfigLoadError(`configuration file not found: ${path} (set CLAIMS_CONFIG_PATH or ship scenarios/config.yaml with the function)`);
+  try {
+    return parseConfig(readFileSync(path, "utf8"), path, nowMs);
+  } catch (cause) {
+    throw new ConfigLoadError(`configuration file ${path} is invalid: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/** Registers the configured agent; throws AgentRefusedError when the handshake fails (then nothing may run). */
+export function registerAgent(agent: AgentSettings): AgentRegistry {
+  const registry = createAgentRegistry({ acceptedMajor: 1 });
+  const answer = registry.handshake({ agent_id: agent.agentId, version: agent.version, contract: agent.responsibility });
+  if (!answer.ok) throw new AgentRefusedError(`agent ${agent.agentId} v${agent.version} was refused by the registry: ${answer.message}`);
+  return registry;
+}
+
+/** The LLM named by the environment over the config file's defaults; the API key is read (from LlmApiKey) only for openai. */
+export function llmFromEnv(config: ClaimsConfig, env: Env, resources: LinkedResources): LlmPort {
+  const defaults = { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature };
+  const provider = env.LLM_PROVIDER?.trim().toLowerCase() || config.llm.provider;
+  const keyed = provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;
+  return createLlm(llmConfigFromEnv(keyed, defaults), { contract: config.agent.contract, responsibility: config.agent.responsibility });
+}
+
+const ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];
+
+/**
+ * WorkQueues that read a queue's link only when sending to it: each function links only the queues it
+ * sends to (infra/functions.ts), while the SQS adapter takes all five URLs up front. Each method
+ * resolves its own queue's URL first (a clear ResourceLinkError when it is not linked); the URLs of
+ * unlinked queues are placeholders the method never uses.
+ */
+export function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedResources): WorkQueues {
+  const optional = (role: QueueRole) => {
+    try {
+      return resources.queueUrl(role);
+    } catch {
+      return `https://sqs.unlinked.invalid/${LINKS.queues[role]}`;
+    }
+  };
+  const adapter = once(() => createSqsWorkQueues({ client: sqs(), clock, urls: Object.fromEntries(ROLES.map((r) => [r, optional(r)])) as Record<QueueRole, string> }));
+  const via = (role: QueueRole) => {
+    resources.queueUrl(role);
+    return adapter();
+  };
+  return {
+    sendAgentSteps: (messages) => via("agentSteps").sendAgentSteps(messages),
+    sendProposal: (message) => via("proposals").sendProposal(message),
+    sendCrewEvents: (claimId, messages) => via("crewEvents").sendCrewEvents(claimId, messages),
+    scheduleTimer: (claimId, dueMs) => via("timers").scheduleTimer(claimId, dueMs),
+    requestExtraction: (claimId) => via("extraction").requestExtraction(claimId),
+  };
+}
+
+/** What can be swapped when composing (the local stack passes its clients, clock and LLM; AWS uses the defaults). */
+export interface ComposeOptions {
+  readonly clients?: AwsClients;
+  readonly resources?: LinkedResources;
+  readonly clock?: Clock;
+  readonly ids?: IdSource;
+  readonly llm?: LlmPort;
+  readonly configPath?: string;
+  readonly env?: Env;
+  readonly settings?: PipelineSettings;
+}
+
+/** Builds PipelineDeps; nothing is read or connected until a port is first used. */
+export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? systemClock();
+  const resources = options.resources ?? linkedResources();
+  const clients = once(() => options.clients ?? createAwsClients());
+  const config = once(() => loadConfig(options.configPath ?? configPathFrom(env), clock.now()));
+  const registered = once((): { agent: AgentSettings; registry: AgentRegistry } => {
+    const agent = config().agent;
+    return { agent, registry: registerAgent(agent) };
+  });
+  const dynamo = once(() => createDynamoPorts({ client: clients().dynamo, tableName: resources.tableName(), clock }));
+  return {
+    claims: lazyPort(() => dynamo().claims),
+    sessions: lazyPort(() => dynamo().sessions),
+    verdicts: lazyPort(() => dynamo().verdicts),
+    audit: lazyPort(() => dynamo().audit),
+    ledger: lazyPort(() => dynamo().ledger),
+    orders: lazyPort(() => dynamo().orders),
+    queues: linkedWorkQueues(() => clients().sqs, clock, resources),
+    publisher: lazyPort(() => createEventBridgePublisher({ client: clients().events, busName: resources.busName() })),
+    llm: options.llm ?? lazyPort(() => llmFromEnv(config(), env, resources)),
+    clock,
+    ids: options.ids ?? randomIds(),
+    agent: lazyPort(() => registered().agent),
+    registry: lazyPort(() => registered().registry),
+    settings: options.settings ?? DEFAULT_PIPELINE_SETTINGS,
+  };
+}
+
+/** The production dependencies: composed once per cold start, on the first invocation. */
+export const productionDeps: () => PipelineDeps = once(() => composeDeps());

@@ -1,0 +1,43 @@
+// The routes of the intake HTTP API (SPEC §7.2), each mapping one request to one core call and
+// its outcome to a status code. Customer text never reaches a log line from here.
+import { claimView } from "../../core/claims/claim-record.ts";
+import { submitClaim } from "../../core/claims/pipeline/intake.ts";
+import type { PipelineDeps } from "../../core/claims/pipeline/deps.ts";
+import { renderReport } from "../../local/report/render.ts";
+import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
+import type { ApiRequest, ApiResponse } from "./http.ts";
+
+const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const SIMULATION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+
+/** `POST /claims`: 202 `{ claim_id, status }`; 400 invalid input (nothing stored); 409 Idempotency-Key reused with another body; 413 body over 16 KB. */
+export async function postClaim(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+  const bytes = bodyBytes(request);
+  if (bytes.length > MAX_BODY_BYTES) return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
+  const key = request.headers["idempotency-key"];
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) return apiError(400, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1-128 visible ASCII characters");
+  const body = parseJsonBody(bytes);
+  if (!body.ok) return apiError(400, "INVALID_JSON", "the body is not a JSON object", body.issues);
+  const result = await submitClaim(body.value, key === undefined ? {} : { idempotencyKey: key }, deps);
+  if (result.ok) return json(202, { claim_id: result.claimId, status: result.status }, { location: `/claims/${result.claimId}` });
+  if (result.code === "INVALID_INPUT") return apiError(400, result.code, result.message, result.issues);
+  return apiError(409, result.code, result.message);
+}
+
+/** `GET /claims/{id}`: the claim's public view, or 404. */
+export async function getClaim(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+  const id = request.pathParameters?.id ?? "";
+  if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
+  const record = await deps.claims.getClaim(id);
+  return record ? json(200, claimView(record)) : apiError(404, "NOT_FOUND", `claim ${id} not found`);
+}
+
+/** `GET /reports/{simulation_id}`: the HTML report built from the run's audit, or 404. */
+export async function getReport(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+  const id = request.pathParameters?.simulation_id ?? "";
+  if (!SIMULATION_ID.test(id)) return apiError(400, "INVALID_SIMULATION_ID", "simulation ids hold 1-128 letters, digits and _ . : -");
+  const events = await deps.audit.bySimulation(id);
+  if (events.length === 0) return apiError(404, "NOT_FOUND", `no audit recorded for simulation ${id}`);
+  return htmlResponse(renderReport(events, { title: `Claims Crew — ${id}` }));
+}

@@ -1,0 +1,60 @@
+// The one shape of every SQS-triggered handler: parse each record with zod, call core once, and
+// answer with a partial batch response (Powertools), so one bad or failing message never re-runs
+// its neighbours. A message that is not valid JSON or fails its schema is logged and reported as a
+// batch item failure: SQS retries it up to maxReceiveCount, then moves it to the DLQ.
+import { BatchProcessor, EventType, SqsFifoPartialProcessorAsync, processPartialResponse } from "@aws-lambda-powertools/batch";
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import type { z } from "zod";
+import { InvalidMessageError, RetryLaterError } from "./errors.ts";
+import { errorFields } from "./logger.ts";
+import type { HandlerLogger } from "./logger.ts";
+
+/** An SQS handler as Lambda (or the local poller) calls it. */
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/** What a consumer does with one parsed message; the returned outcome is logged. */
+export interface ConsumerSpec<M> {
+  readonly schema: z.ZodType<M>;
+  /** FIFO: records are handled in order; after a failure the rest of that message group fails too. */
+  readonly fifo?: boolean;
+  readonly handle: (message: M, record: SQSRecord) => Promise<unknown>;
+}
+
+/** Parses a record body as JSON and checks it against `schema`; throws InvalidMessageError naming the problem. */
+export function parseMessage<M>(body: string, schema: z.ZodType<M>): M {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (e) {
+    throw new InvalidMessageError(`message body is not JSON (${(e as Error).message})`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(message)", message: i.message }));
+    throw new InvalidMessageError(`message does not match its schema: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
+  }
+  return parsed.data;
+}
+
+/** Builds the Lambda handler for `spec`. */
+export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): SqsHandler {
+  const handleRecord = async (record: SQSRecord): Promise<void> => {
+    const ids = { messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount };
+    try {
+      const outcome = await spec.handle(parseMessage(record.body, spec.schema), record);
+      logger.info("message handled", { ...ids, outcome: typeof outcome === "string" ? outcome : "done" });
+    } catch (error) {
+      if (error instanceof InvalidMessageError) logger.error("invalid message: it will reach the DLQ after its retries", { ...ids, issues: error.issues, error: errorFields(error) });
+      else if (error instanceof RetryLaterError) logger.warn("message will be retried", { ...ids, reason: error.message });
+      else logger.error("message failed", { ...ids, error: errorFields(error) });
+      throw error;
+    }
+  };
+  return async (event, context) => {
+    // A processor per invocation: it holds the batch's state, and the local poller may invoke concurrently.
+    if (spec.fifo) {
+      return processPartialResponse(event, handleRecord, new SqsFifoPartialProcessorAsync(), { context, skipGroupOnError: true, throwOnFullBatchFailure: false });
+    }
+    return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+  };
+}

@@ -1,0 +1,21 @@
+// Worker (SQS agent-steps, one message per invocation): runs one agent step through the LLM and
+// sends agent.step.completed / agent.step.failed back to the claim's crew (core: handleAgentStep).
+// A model failure is an answer for the crew, not a failed message.
+import { AgentStepMessageSchema } from "../core/claims/pipeline/messages.ts";
+import { handleAgentStep } from "../core/claims/pipeline/worker.ts";
+import { productionDeps } from "./lib/compose.ts";
+import type { DepsSource } from "./lib/compose.ts";
+import { createLogger } from "./lib/logger.ts";
+import type { HandlerLogger } from "./lib/logger.ts";
+import { sqsConsumer } from "./lib/sqs-consumer.ts";
+
+/** The worker over `getDeps`. */
+export function createWorkerHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
+  return sqsConsumer(
+    { schema: AgentStepMessageSchema, handle: async (message) => handleAgentStep(message, await getDeps()) },
+    options.logger ?? createLogger("claims-worker"),
+  );
+}
+
+/** The deployed handler (infra/functions.ts: worker on AgentStepsQueue). */
+export const handler = createWorkerHandler(productionDeps);

@@ -1,0 +1,52 @@
+// The ClaimsRuntime over the local stack: submissions go through intake (core submitClaim over the
+// stack's DynamoDB and SQS adapters), everything after that through the queues and the production
+// handlers; settle() polls the claim record until it is final, then waits for the queues to drain.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
+import type { PipelineDeps } from "../core/claims/pipeline/deps.ts";
+import { submitClaim } from "../core/claims/pipeline/intake.ts";
+import type { ClaimsRuntime } from "./runtime.ts";
+import { SettleTimeoutError } from "./stack-errors.ts";
+
+const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
+
+/** What the runtime needs from the stack. */
+export interface StackRuntimeInput {
+  readonly deps: PipelineDeps;
+  /** Resolves when the work queues are empty, no handler runs and the bus has delivered everything. */
+  readonly drained: (timeoutMs?: number) => Promise<void>;
+  readonly stop: () => Promise<void>;
+  readonly settleTimeoutMs: number;
+  /** A one-line account of the queues (depths, DLQs) for the timeout error. */
+  readonly diagnose?: () => Promise<string>;
+  readonly description?: string;
+}
+
+/** A ClaimsRuntime whose settle() names the claim and its last status when it gives up. */
+export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
+  const { deps } = input;
+  return {
+    description: input.description ?? "local stack (dynalite, fauxqs, local EventBridge; production handlers)",
+    submit: (body, o = {}) => submitClaim(body, o, deps),
+    async settle(claimId) {
+      const deadline = Date.now() + input.settleTimeoutMs;
+      for (let wait = 2; ; wait = Math.min(50, wait * 2)) {
+        const record: ClaimRecord | undefined = await deps.claims.getClaim(claimId);
+        if (record && FINAL.includes(record.status)) {
+          await input.drained(Math.max(5_000, deadline - Date.now()));
+          return deps.claims.getClaim(claimId);
+        }
+        if (Date.now() >= deadline) {
+          const status = record?.status ?? "not stored";
+          const queues = input.diagnose ? await input.diagnose().catch((e: unknown) => `queues unreadable: ${(e as Error).message}`) : "";
+          throw new SettleTimeoutError(`claim ${claimId} did not reach DECIDED or NEEDS_REVIEW within ${input.settleTimeoutMs / 1000} s (last status: ${status})${queues ? `; ${queues}` : ""}`, claimId, status);
+        }
+        await sleep(wait);
+      }
+    },
+    getClaim: (claimId) => deps.claims.getClaim(claimId),
+    appendAudit: (event) => deps.audit.append(event),
+    auditBySimulation: (id) => deps.audit.bySimulation(id),
+    close: () => input.stop(),
+  };
+}

@@ -1,0 +1,234 @@
+// The local stack: the production handlers of functions/ running on the emulators (dynalite,
+// fauxqs, the local EventBridge bus) with the settings infra/ deploys. Only endpoints differ from
+// AWS: the handlers read `Resource.*` (set here as SST_RESOURCE_* variables), talk through the real
+// SDK clients, and are driven by one event-source poller per queue, like Lambda's mappings.
+import { randomBytes } from "node:crypto";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import { createTable, seedOrders } from "../adapters/aws/index.ts";
+import type { ClaimsConfig } from "../core/claims/config.ts";
+import type { PipelineDeps } from "../core/claims/pipeline/deps.ts";
+import type { Order } from "../core/dir/index.ts";
+import type { LlmPort } from "../core/llm/index.ts";
+import type { Clock, IdSource } from "../core/ports/claims.ts";
+import { createAuthorizerHandler } from "../functions/authorizer.ts";
+import { createBatchHandler } from "../functions/batch.ts";
+import { createIntakeApiHandler } from "../functions/intake-api.ts";
+import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
+import { createKernelHandler } from "../functions/kernel.ts";
+import { composeDeps, createAwsClients, loadConfig } from "../functions/lib/compose.ts";
+import type { AwsClients } from "../functions/lib/compose.ts";
+import { createLogger } from "../functions/lib/logger.ts";
+import type { LogLevelName } from "../functions/lib/logger.ts";
+import { QUEUE_SETTINGS } from "../functions/lib/queue-settings.ts";
+import { LINKS } from "../functions/lib/resources.ts";
+import type { QueueRole } from "../functions/lib/resources.ts";
+import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
+import { createOrchestratorHandler } from "../functions/orchestrator.ts";
+import { createSweepHandler } from "../functions/sweep.ts";
+import { createTimerHandler } from "../functions/timer.ts";
+import { createWorkerHandler } from "../functions/worker.ts";
+import { BUS_NAME, RULE_PATTERNS } from "../infra/event-patterns.ts";
+import type { RuleName } from "../infra/event-patterns.ts";
+import { localClientConfig, startEmulators } from "./emulators.ts";
+import type { Emulators } from "./emulators.ts";
+import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
+import { drainedAll, startPoller } from "./poller/poller.ts";
+import type { Poller } from "./poller/poller.ts";
+import { createLocalQueues, setSstResourceEnv } from "./resources.ts";
+import type { LocalQueue } from "./resources.ts";
+import { StackStartError } from "./stack-errors.ts";
+import { createStackRuntime } from "./stack-runtime.ts";
+import type { ClaimsRuntime } from "./runtime.ts";
+
+/** The table the local stack creates (one per process, in memory). */
+export const LOCAL_TABLE_NAME = "claims-local";
+
+/** Local queue names by role (the DLQ of each is `<name>-dlq`). */
+export const LOCAL_QUEUE_NAMES: Readonly<Record<QueueRole, string>> = {
+  crewEvents: "claims-crew-events",
+  agentSteps: "claims-agent-steps",
+  proposals: "claims-proposals",
+  extraction: "claims-extraction",
+  timers: "claims-timers",
+};
+
+const ROLES = Object.keys(QUEUE_SETTINGS) as QueueRole[];
+
+/** Options of `startLocalStack`. */
+export interface LocalStackOptions {
+  readonly configPath: string;
+  readonly clock: Clock;
+  readonly llm: LlmPort;
+  /** `events.jsonl` goes here; without it nothing is written. */
+  readonly dataDir?: string;
+  /** Bearer token of the HTTP API (Resource.ApiToken); generated when absent. */
+  readonly apiToken?: string;
+  /** Orders to seed (default: the config file's, dates resolved against `clock`). */
+  readonly orders?: readonly Order[];
+  readonly ids?: IdSource;
+  /** Level of the handlers' Powertools logs, on stderr for WARN and above (default CLAIMS_LOG_LEVEL, else WARN). */
+  readonly logLevel?: LogLevelName;
+  /** Per-queue overrides (tests use short visibility timeouts to see redrive quickly). */
+  readonly queues?: Partial<Record<QueueRole, { readonly visibilityTimeoutS?: number; readonly maxReceives?: number }>>;
+  /** Receive loops per queue (default 2). */
+  readonly pollerConcurrency?: number;
+  /** How long `runtime.settle` waits for one claim (default 120 s). */
+  readonly settleTimeoutMs?: number;
+  /** Run the sweep handler every this many ms, as the 5-minute schedule does on AWS (default 300 000; 0 = never). */
+  readonly sweepEveryMs?: number;
+  /** Called for every event a bus rule delivers (progress lines of `claims serve`). */
+  readonly onBusEvent?: (rule: RuleName, event: BusEvent) => void;
+  /** Wraps a queue consumer (tests inject crashes here). */
+  readonly wrapHandler?: (role: QueueRole, handler: SqsHandler) => SqsHandler;
+}
+
+/** The handlers as wired locally (the same factories as the deployed `handler` exports). */
+export type LocalHandlers = {
+  readonly intakeApi: ReturnType<typeof createIntakeApiHandler>;
+  readonly authorizer: ReturnType<typeof createAuthorizerHandler>;
+  readonly sweep: ReturnType<typeof createSweepHandler>;
+  readonly batch: ReturnType<typeof createBatchHandler>;
+} & Readonly<Record<QueueRole, SqsHandler>>;
+
+/** A running local stack. */
+export interface LocalStack {
+  readonly runtime: ClaimsRuntime;
+  readonly deps: PipelineDeps;
+  readonly config: ClaimsConfig;
+  readonly handlers: LocalHandlers;
+  readonly pollers: Readonly<Record<QueueRole, Poller>>;
+  readonly queues: Readonly<Record<QueueRole, StackQueue>>;
+  readonly bus: { readonly local: LocalBus; readonly received: Readonly<Record<RuleName, BusEvent[]>> };
+  readonly emulators: Emulators;
+  readonly clients: AwsClients;
+  readonly apiToken: string;
+  /** Resolves when every queue but the timers' is empty, no handler runs, and the bus has delivered everything. */
+  drained(timeoutMs?: number): Promise<void>;
+  /** Stops the sweep, the pollers (after their batches), then the bus and the emulators; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Starts the emulators, the table with the config's orders, the five queues with DLQs, the bus rules and the pollers. */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const received = Object.fromEntries(Object.keys(RULE_PATTERNS).map((r) => [r, [] as BusEvent[]])) as Record<RuleName, BusEvent[]>;
+  const emulators = await startEmulators(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
+  const clients = createAwsClients({
+    dynamodb: localClientConfig(emulators.dynamodbEndpoint),
+    sqs: localClientConfig(emulators.sqsEndpoint),
+    events: localClientConfig(emulators.eventsEndpoint),
+  });
+  const pollers: Partial<Record<QueueRole, Poller>> = {};
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      clearInterval(sweepTimer);
+      await Promise.all(Object.values(pollers).map((p) => p.stop()));
+      await emulators.stop();
+      for (const client of [clients.dynamo, clients.sqs, clients.events]) client.destroy();
+    })());
+
+  try {
+    const config = loadConfig(options.configPath, options.clock.now());
+    const raw = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
+    await createTable(raw, LOCAL_TABLE_NAME);
+    raw.destroy();
+    await seedOrders(clients.dynamo, LOCAL_TABLE_NAME, options.orders ?? config.orders);
+    const queues = await createQueues(clients.sqs, options.queues ?? {});
+    const apiToken = options.apiToken ?? randomBytes(24).toString("base64url");
+    setSstResourceEnv({
+      [LINKS.table]: { name: LOCAL_TABLE_NAME },
+      [LINKS.bus]: { name: BUS_NAME, arn: `arn:aws:events:us-east-1:000000000000:event-bus/${BUS_NAME}` },
+      [LINKS.apiToken]: { value: apiToken },
+      [LINKS.llmApiKey]: { value: process.env.LLM_API_KEY || "local-no-key" },
+      ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
+    });
+    const deps = composeDeps({ clients, clock: options.clock, llm: options.llm, configPath: options.configPath, ...(options.ids ? { ids: options.ids } : {}) });
+    // The registry handshake must succeed before anything runs.
+    void deps.registry.agents;
+
+    const level = options.logLevel ?? (process.env.CLAIMS_LOG_LEVEL?.toUpperCase() as LogLevelName | undefined) ?? "WARN";
+    const log = (name: string) => ({ logger: createLogger(`claims-${name}`, level) });
+    const getDeps = () => deps;
+    const consumers: Record<QueueRole, SqsHandler> = {
+      crewEvents: createOrchestratorHandler(getDeps, log("orchestrator")),
+      agentSteps: createWorkerHandler(getDeps, log("worker")),
+      proposals: createKernelHandler(getDeps, log("kernel")),
+      extraction: createIntakeExtractHandler(getDeps, { ...log("intake-extract"), maxReceives: queues.extraction.maxReceives }),
+      timers: createTimerHandler(getDeps, log("timer")),
+    };
+    const handlers: LocalHandlers = {
+      ...consumers,
+      intakeApi: createIntakeApiHandler(getDeps, log("intake-api")),
+      authorizer: createAuthorizerHandler(() => apiToken, log("authorizer")),
+      sweep: createSweepHandler(getDeps, log("sweep")),
+      batch: createBatchHandler(getDeps, { ...log("batch"), stack: "local", env: { ...process.env, CLAIMS_CONFIG_PATH: options.configPath } }),
+    };
+
+    for (const rule of Object.keys(RULE_PATTERNS) as RuleName[]) {
+      emulators.bus.addTarget(rule, (event) => {
+        received[rule].push(event);
+        options.onBusEvent?.(rule, event);
+      }, { id: `local-${rule}` });
+    }
+    for (const role of ROLES) {
+      const s = QUEUE_SETTINGS[role];
+      const handler = options.wrapHandler ? options.wrapHandler(role, consumers[role]) : consumers[role];
+      pollers[role] = await startPoller({
+        sqs: clients.sqs,
+        queueUrl: queues[role].url,
+        handler,
+        batchSize: s.batchSize,
+        functionName: s.consumer.replace(/^functions\/|\.handler$/g, ""),
+        timeoutMs: s.consumerTimeoutS * 1000,
+        concurrency: options.pollerConcurrency ?? 2,
+      });
+    }
+    const started = pollers as Record<QueueRole, Poller>;
+    const sweepEveryMs = options.sweepEveryMs ?? 300_000;
+    if (sweepEveryMs > 0) {
+      sweepTimer = setInterval(() => void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`)), sweepEveryMs);
+      sweepTimer.unref();
+    }
+    const drained = async (timeoutMs = 60_000) => {
+      await drainedAll(ROLES.filter((r) => r !== "timers").map((r) => started[r]), { timeoutMs });
+      await emulators.bus.settled();
+    };
+    const diagnose = () => describeQueues(clients.sqs, queues, started);
+    const runtime = createStackRuntime({ deps, drained, stop, diagnose, settleTimeoutMs: options.settleTimeoutMs ?? 120_000 });
+    return { runtime, deps, config, handlers, pollers: started, queues, bus: { local: emulators.bus, received }, emulators, clients, apiToken, drained, stop };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw new StackStartError(`the local stack did not start: ${(error as Error).message}`, error);
+  }
+}
+
+/** A queue of the stack with its DLQ and the receives before redrive. */
+export type StackQueue = LocalQueue & { readonly maxReceives: number };
+
+async function createQueues(sqs: SQSClient, overrides: NonNullable<LocalStackOptions["queues"]>): Promise<Record<QueueRole, StackQueue>> {
+  const defs = ROLES.map((role) => {
+    const s = QUEUE_SETTINGS[role];
+    const o = overrides[role] ?? {};
+    return { role, def: { name: LOCAL_QUEUE_NAMES[role], fifo: s.fifo, visibilityTimeoutS: o.visibilityTimeoutS ?? s.visibilityTimeoutS, maxReceiveCount: o.maxReceives ?? s.maxReceives } };
+  });
+  const created = await createLocalQueues(sqs, defs.map((d) => d.def));
+  return Object.fromEntries(defs.map(({ role, def }) => [role, { ...created[def.name]!, maxReceives: def.maxReceiveCount }])) as Record<QueueRole, StackQueue>;
+}
+
+/** "crewEvents 0 (dlq 1), agentSteps 2 in flight, …": depths of every queue and DLQ, for error messages. */
+async function describeQueues(sqs: SQSClient, queues: Record<QueueRole, StackQueue>, pollers: Record<QueueRole, Poller>): Promise<string> {
+  const depth = async (url: string) => {
+    const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"] }));
+    const a = out.Attributes ?? {};
+    return Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
+  };
+  const parts = await Promise.all(ROLES.map(async (role) => {
+    const q = queues[role];
+    const dlq = q.dlq ? await depth(q.dlq.url) : 0;
+    return `${role} ${await depth(q.url)} queued, ${pollers[role].stats.inFlightBatches} batch(es) running${dlq > 0 ? `, ${dlq} in its DLQ` : ""}`;
+  }));
+  return `queues: ${parts.join("; ")}`;
+}
