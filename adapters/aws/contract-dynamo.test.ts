@@ -1,0 +1,26 @@
+// The shared port contracts against the DynamoDB adapters on dynalite, through the real SDK.
+import {
+  describeAuditLogContract,
+  describeClaimRepositoryContract,
+  describeContextStoreContract,
+  describeRefundLedgerContract,
+  describeSessionRepositoryContract,
+  describeVerdictRepositoryContract,
+} from "./contract.test-kit.ts";
+import { createDynamoPorts } from "./dynamo-ports.ts";
+import { useEmulatedAws } from "./emulators.test-kit.ts";
+import { seedOrders } from "./table.ts";
+
+const aws = useEmulatedAws();
+const ports = async () => createDynamoPorts({ client: aws.doc, tableName: await aws.newTable() });
+
+describeClaimRepositoryContract("DynamoDB", async () => (await ports()).claims);
+describeSessionRepositoryContract("DynamoDB", async () => (await ports()).sessions);
+describeVerdictRepositoryContract("DynamoDB", async () => (await ports()).verdicts);
+describeRefundLedgerContract("DynamoDB", async () => (await ports()).ledger);
+describeAuditLogContract("DynamoDB", async () => (await ports()).audit);
+describeContextStoreContract("DynamoDB", async (orders) => {
+  const tableName = await aws.newTable();
+  await seedOrders(aws.doc, tableName, orders);
+  return createDynamoPorts({ client: aws.doc, tableName }).orders;
+});

@@ -1,0 +1,534 @@
+// Shared contract tests of the pipeline's storage ports. Each `describe…Contract` runs the same cases
+// against any implementation (in-memory in core/, DynamoDB here), so the two cannot drift apart.
+// `factory` returns a fresh, empty port for every test.
+import { describe, expect, it } from "vitest";
+import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { ClaimVerdictDetail } from "../../core/claims/execution.ts";
+import type { Effect } from "../../core/claims/pipeline/effects.ts";
+import { createAuditEvent } from "../../core/dir/audit.ts";
+import type { AuditEvent } from "../../core/dir/audit.ts";
+import { assertLedgerEntry } from "../../core/dir/ledger.ts";
+import type { AuditLog, ContextStore, RefundLedger } from "../../core/dir/ports.ts";
+import { VersionConflictError } from "../../core/ports/claims.ts";
+import type { ClaimRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../core/ports/claims.ts";
+
+/** Makes a fresh, empty port. */
+export type PortFactory<T> = () => Promise<T>;
+
+// ── fixtures ─────────────────────────────────────────────────────────────────────────────────
+
+/** A RECEIVED structured claim; `overrides` replace fields. */
+export function claimFixture(id: string, overrides: Partial<ClaimRecord> = {}): ClaimRecord {
+  const claim = { order_id: `ord_${id}`, amount_eur: 49.99, category: "electronics", reason: "" };
+  return {
+    claim_id: id,
+    dfid: `dfid_${id}`,
+    root_dfid: `dfid_${id}`,
+    label: "Kaputt — ünïcode ✓",
+    status: "RECEIVED",
+    input: { claim },
+    claim,
+    received_at: "2025-03-01T10:00:00.000Z",
+    updated_at: "2025-03-01T10:00:00.000Z",
+    ...overrides,
+  };
+}
+
+/** A stored verdict for `key` (an ACCEPT waiting for execution unless overridden). */
+export function verdictFixture(key: string, overrides: Partial<StoredVerdict> = {}): StoredVerdict {
+  const record = {
+    verdict_id: `vrd_${key.slice(0, 8)}`,
+    claim_id: "clm_1",
+    dfid: "dfid_clm_1",
+    verdict: "ACCEPT",
+    reason_code: "ACCEPTED",
+    reason: "Within policy.",
+    order_id: "ord_1",
+    amount_eur: 12.5,
+    policy_kind: null,
+    idempotency_key: key,
+    decided_at: "2025-03-01T10:00:05.000Z",
+  } as unknown as ClaimVerdictDetail;
+  return {
+    idempotency_key: key,
+    claim_id: "clm_1",
+    record,
+    layer: 6,
+    checks: [{ layer: 1, ok: true, note: null }],
+    execution: "PENDING",
+    events: [{ detailType: "ClaimVerdict", detail: record as unknown as Record<string, unknown> }],
+    published: false,
+    ...overrides,
+  };
+}
+
+const key64 = (n: number) => n.toString(16).padStart(64, "0");
+
+/** An audit event of flow `dfid` at `at`. */
+export function auditFixture(dfid: string, at: string, extra: { type?: AuditEvent["event_type"]; rootDfid?: string; simulationId?: string; details?: Record<string, unknown> } = {}): AuditEvent {
+  return createAuditEvent({
+    dfid,
+    type: extra.type ?? "AGENT_STEP",
+    state: "RUNNING",
+    at,
+    details: extra.details ?? {},
+    ...(extra.rootDfid ? { rootDfid: extra.rootDfid } : {}),
+    ...(extra.simulationId ? { simulationId: extra.simulationId } : {}),
+  });
+}
+
+/** Authoritative orders for the context store contract (unsorted on purpose). */
+export const ORDER_FIXTURES = [
+  { order_id: "ord_b", purchase_date: "2025-02-20", category: "electronics", amount: 129.99, currency: "EUR", customer_id: "cus_1" },
+  { order_id: "ord_a", purchase_date: "2025-02-01T09:30:00Z", category: "books", amount: 15 },
+  { order_id: "ord_c", purchase_date: "2025-01-15", category: "garden", amount: 1000.5, currency: "EUR" },
+] as const;
+
+const settle = async <T>(promises: Promise<T>[]) => {
+  const results = await Promise.allSettled(promises);
+  return {
+    ok: results.filter((r): r is PromiseFulfilledResult<T> => r.status === "fulfilled").map((r) => r.value),
+    errors: results.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason as unknown),
+  };
+};
+
+// ── ClaimRepository ──────────────────────────────────────────────────────────────────────────
+
+/** The ClaimRepository contract. */
+export function describeClaimRepositoryContract(name: string, factory: PortFactory<ClaimRepository>): void {
+  describe(`ClaimRepository contract: ${name}`, () => {
+    it("stores a claim and reads it back unchanged (unicode, empty strings, nested input)", async () => {
+      const repo = await factory();
+      const record = claimFixture("clm_1");
+      expect(await repo.createClaim(record)).toEqual({ created: true, record });
+      expect(await repo.getClaim("clm_1")).toEqual(record);
+      expect(await repo.getClaim("clm_unknown")).toBeUndefined();
+    });
+
+    it("keeps the first claim when the claim id is taken", async () => {
+      const repo = await factory();
+      const first = claimFixture("clm_1");
+      await repo.createClaim(first);
+      const again = await repo.createClaim(claimFixture("clm_1", { label: "other" }));
+      expect(again).toEqual({ created: false, record: first, sameRequest: false });
+    });
+
+    it("answers a repeated idempotency key with the first claim, telling whether the request was the same", async () => {
+      const repo = await factory();
+      const first = claimFixture("clm_1");
+      expect((await repo.createClaim(first, { key: "idem-1", requestHash: "h1" })).created).toBe(true);
+      expect(await repo.createClaim(claimFixture("clm_2"), { key: "idem-1", requestHash: "h1" })).toEqual({ created: false, record: first, sameRequest: true });
+      expect(await repo.createClaim(claimFixture("clm_3"), { key: "idem-1", requestHash: "h2" })).toEqual({ created: false, record: first, sameRequest: false });
+      expect(await repo.getClaim("clm_2")).toBeUndefined();
+      expect(await repo.getClaim("clm_3")).toBeUndefined();
+      expect((await repo.createClaim(claimFixture("clm_4"), { key: "idem-2", requestHash: "h1" })).created).toBe(true);
+    });
+
+    it("creates one claim when the same idempotency key races", async () => {
+      const repo = await factory();
+      const { ok } = await settle(Array.from({ length: 5 }, (_, i) => repo.createClaim(claimFixture(`clm_${i}`), { key: "idem-race", requestHash: "h" })));
+      expect(ok.filter((r) => r.created)).toHaveLength(1);
+      const winner = ok.find((r) => r.created)!.record.claim_id;
+      expect(ok.every((r) => r.record.claim_id === winner)).toBe(true);
+      const stored = await Promise.all(Array.from({ length: 5 }, (_, i) => repo.getClaim(`clm_${i}`)));
+      expect(stored.filter(Boolean).map((r) => r!.claim_id)).toEqual([winner]);
+    });
+
+    it("applies a patch to a claim that is not final and returns the record after it", async () => {
+      const repo = await factory();
+      await repo.createClaim(claimFixture("clm_1"));
+      const patch = { status: "RUNNING" as const, updated_at: "2025-03-01T10:00:01.000Z", label: undefined };
+      const out = await repo.updateClaim("clm_1", patch);
+      const expected = { ...claimFixture("clm_1"), ...patch };
+      expect(out).toEqual({ record: expected, changed: true });
+      expect(await repo.getClaim("clm_1")).toEqual(expected);
+      expect((await repo.getClaim("clm_1"))?.label).toBeUndefined();
+    });
+
+    it.each([
+      { status: "DECIDED" as const, onlyFrom: undefined, changed: false },
+      { status: "NEEDS_REVIEW" as const, onlyFrom: undefined, changed: false },
+      { status: "RUNNING" as const, onlyFrom: ["RECEIVED" as const], changed: false },
+      { status: "RUNNING" as const, onlyFrom: ["RECEIVED" as const, "RUNNING" as const], changed: true },
+      { status: "DECIDED" as const, onlyFrom: ["DECIDED" as const], changed: true },
+      { status: "RECEIVED" as const, onlyFrom: [], changed: false },
+    ])("a claim in $status with onlyFrom $onlyFrom is changed: $changed", async ({ status, onlyFrom, changed }) => {
+      const repo = await factory();
+      const record = claimFixture("clm_1", { status });
+      await repo.createClaim(record);
+      const out = await repo.updateClaim("clm_1", { reason: "patched", updated_at: "2025-03-01T11:00:00.000Z" }, onlyFrom);
+      expect(out.changed).toBe(changed);
+      const expected = changed ? { ...record, reason: "patched", updated_at: "2025-03-01T11:00:00.000Z" } : record;
+      expect(out.record).toEqual(expected);
+      expect(await repo.getClaim("clm_1")).toEqual(expected);
+    });
+
+    it("does not create a claim by updating an unknown one", async () => {
+      const repo = await factory();
+      expect(await repo.updateClaim("clm_none", { status: "RUNNING" })).toEqual({ record: undefined, changed: false });
+      expect(await repo.getClaim("clm_none")).toBeUndefined();
+    });
+
+    it("finds RECEIVED and RUNNING claims not updated since a time, oldest first, at most limit", async () => {
+      const repo = await factory();
+      const at = (m: number) => `2025-03-01T10:${String(m).padStart(2, "0")}:00.000Z`;
+      const rows: [string, ClaimRecord["status"], number][] = [
+        ["clm_a", "RUNNING", 5],
+        ["clm_b", "RECEIVED", 1],
+        ["clm_c", "DECIDED", 0],
+        ["clm_d", "NEEDS_REVIEW", 2],
+        ["clm_e", "RUNNING", 3],
+        ["clm_f", "RUNNING", 30],
+        ["clm_g", "RECEIVED", 20],
+      ];
+      for (const [id, status, m] of rows) await repo.createClaim(claimFixture(id, { status, updated_at: at(m) }));
+      const ids = async (before: string, limit: number) => (await repo.findStalledClaims(before, limit)).map((c) => c.claim_id);
+      expect(await ids(at(20), 10)).toEqual(["clm_b", "clm_e", "clm_a"]);
+      expect(await ids(at(21), 10)).toEqual(["clm_b", "clm_e", "clm_a", "clm_g"]);
+      expect(await ids(at(59), 2)).toEqual(["clm_b", "clm_e"]);
+      expect(await ids(at(0), 10)).toEqual([]);
+      expect((await repo.findStalledClaims(at(20), 1))[0]).toEqual(claimFixture("clm_b", { status: "RECEIVED", updated_at: at(1) }));
+    });
+
+    it("follows status changes in the stalled-claims listing", async () => {
+      const repo = await factory();
+      const at = (m: number) => `2025-03-01T10:${String(m).padStart(2, "0")}:00.000Z`;
+      await repo.createClaim(claimFixture("clm_a", { updated_at: at(1) }));
+      await repo.createClaim(claimFixture("clm_b", { updated_at: at(2) }));
+      await repo.updateClaim("clm_a", { status: "RUNNING", updated_at: at(10) });
+      await repo.updateClaim("clm_b", { status: "DECIDED", updated_at: at(3) });
+      expect((await repo.findStalledClaims(at(5), 10)).map((c) => c.claim_id)).toEqual([]);
+      expect((await repo.findStalledClaims(at(11), 10)).map((c) => [c.claim_id, c.status])).toEqual([["clm_a", "RUNNING"]]);
+      // A status change alone (updated_at unchanged) moves the claim too.
+      await repo.updateClaim("clm_a", { status: "RECEIVED" });
+      expect((await repo.findStalledClaims(at(11), 10)).map((c) => [c.claim_id, c.status])).toEqual([["clm_a", "RECEIVED"]]);
+      await repo.updateClaim("clm_a", { status: "NEEDS_REVIEW" });
+      expect(await repo.findStalledClaims(at(59), 10)).toEqual([]);
+    });
+  });
+}
+
+// ── SessionRepository ────────────────────────────────────────────────────────────────────────
+
+const outboxFixture = (claimId: string): Effect[] => [
+  { kind: "crew_event", claimId, message: { type: "crew.tick", crewId: claimId, nowMs: 1_740_823_200_000 } },
+  { kind: "timer", claimId, dueMs: 1_740_823_320_000 },
+];
+
+/** The SessionRepository contract. */
+export function describeSessionRepositoryContract(name: string, factory: PortFactory<SessionRepository>): void {
+  describe(`SessionRepository contract: ${name}`, () => {
+    it("saves version 1 of a new session and loads it back", async () => {
+      const repo = await factory();
+      expect(await repo.loadSession("clm_1")).toBeUndefined();
+      const session = { claimId: "clm_1", version: 1, snapshot: { status: "running", steps: [1, 2, { nested: null }], note: "" }, outbox: outboxFixture("clm_1") };
+      await repo.saveSession(session);
+      expect(await repo.loadSession("clm_1")).toEqual(session);
+    });
+
+    it("saves version n+1 over version n and refuses any other version with VersionConflictError", async () => {
+      const repo = await factory();
+      await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox: [] });
+      const conflict = repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: "again" }, outbox: [] });
+      await expect(conflict).rejects.toBeInstanceOf(VersionConflictError);
+      await expect(conflict).rejects.toMatchObject({ code: "VERSION_CONFLICT", entity: "session", key: "clm_1", expectedVersion: 0 });
+      await expect(repo.saveSession({ claimId: "clm_1", version: 3, snapshot: { n: 3 }, outbox: [] })).rejects.toMatchObject({ expectedVersion: 2 });
+      await repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox: [] });
+      expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox: [] });
+      await expect(repo.saveSession({ claimId: "clm_2", version: 2, snapshot: {}, outbox: [] })).rejects.toBeInstanceOf(VersionConflictError);
+    });
+
+    it("lets exactly one of two racing writers of the same version win", async () => {
+      const repo = await factory();
+      await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox: [] });
+      const { ok, errors } = await settle(["A", "B"].map((w) => repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { writer: w }, outbox: [] })));
+      expect(ok).toHaveLength(1);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(VersionConflictError);
+      const stored = await repo.loadSession("clm_1");
+      expect(stored?.version).toBe(2);
+      expect(["A", "B"]).toContain((stored?.snapshot as { writer: string }).writer);
+    });
+
+    it("clears the outbox of the version it was saved with, and not of another", async () => {
+      const repo = await factory();
+      await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox: outboxFixture("clm_1") });
+      await repo.clearOutbox("clm_1", 2);
+      expect((await repo.loadSession("clm_1"))?.outbox).toEqual(outboxFixture("clm_1"));
+      await repo.clearOutbox("clm_1", 1);
+      expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox: [] });
+      await repo.clearOutbox("clm_unknown", 1);
+      expect(await repo.loadSession("clm_unknown")).toBeUndefined();
+    });
+
+    it("round-trips a snapshot over 400 KB (compressible and incompressible) and its next versions", async () => {
+      const repo = await factory();
+      const compressible = { log: Array.from({ length: 8000 }, (_, i) => ({ step: i, text: "the analyst looked at the claim again" })) };
+      const incompressible = { blob: randomText(600_000) };
+      expect(JSON.stringify(compressible).length).toBeGreaterThan(400_000);
+      await repo.saveSession({ claimId: "clm_big", version: 1, snapshot: compressible, outbox: outboxFixture("clm_big") });
+      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 1, snapshot: compressible, outbox: outboxFixture("clm_big") });
+      await repo.saveSession({ claimId: "clm_big", version: 2, snapshot: incompressible, outbox: [] });
+      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 2, snapshot: incompressible, outbox: [] });
+      const next = { blob: randomText(500_000) };
+      await repo.saveSession({ claimId: "clm_big", version: 3, snapshot: next, outbox: outboxFixture("clm_big") });
+      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 3, snapshot: next, outbox: outboxFixture("clm_big") });
+      await repo.clearOutbox("clm_big", 3);
+      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 3, snapshot: next, outbox: [] });
+      await repo.saveSession({ claimId: "clm_big", version: 4, snapshot: { small: true }, outbox: [] });
+      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 4, snapshot: { small: true }, outbox: [] });
+    });
+  });
+}
+
+/** Text that gzip cannot shrink much: base64 of pseudo-random bytes (seeded, so runs repeat). */
+export function randomText(length: number, seed = 42): string {
+  let x = seed >>> 0 || 1;
+  const bytes = new Uint8Array(Math.ceil((length * 3) / 4));
+  for (let i = 0; i < bytes.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    bytes[i] = x & 0xff;
+  }
+  return Buffer.from(bytes).toString("base64").slice(0, length);
+}
+
+// ── VerdictRepository ────────────────────────────────────────────────────────────────────────
+
+/** The VerdictRepository contract. */
+export function describeVerdictRepositoryContract(name: string, factory: PortFactory<VerdictRepository>): void {
+  describe(`VerdictRepository contract: ${name}`, () => {
+    it("stores a verdict once per key; a later put returns the stored one", async () => {
+      const repo = await factory();
+      const key = key64(1);
+      expect(await repo.getVerdict(key)).toBeUndefined();
+      const first = verdictFixture(key);
+      expect(await repo.putVerdictOnce(first)).toEqual(first);
+      const other = verdictFixture(key, { layer: 2, execution: "NOT_APPLICABLE", claim_id: "clm_other" });
+      expect(await repo.putVerdictOnce(other)).toEqual(first);
+      expect(await repo.getVerdict(key)).toEqual(first);
+    });
+
+    it("gives two racing writers the same stored verdict", async () => {
+      const repo = await factory();
+      const key = key64(2);
+      const a = verdictFixture(key, { layer: 1 });
+      const b = verdictFixture(key, { layer: 2 });
+      const [ra, rb] = await Promise.all([repo.putVerdictOnce(a), repo.putVerdictOnce(b)]);
+      expect(ra).toEqual(rb);
+      expect([a, b]).toContainEqual(ra);
+      expect(await repo.getVerdict(key)).toEqual(ra);
+    });
+
+    it("settles a PENDING execution once: the first outcome wins", async () => {
+      const repo = await factory();
+      const key = key64(3);
+      const stored = verdictFixture(key);
+      await repo.putVerdictOnce(stored);
+      const refund = { detailType: "RefundExecuted", detail: { execution_id: "exe_1", claim_id: "clm_1" } };
+      const executed = await repo.recordExecution(key, { execution: "EXECUTED", events: [...stored.events, refund] });
+      expect(executed).toEqual({ ...stored, execution: "EXECUTED", events: [...stored.events, refund] });
+      const review = { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "EXCEEDS_ORDER_AMOUNT", reason: "too much" };
+      const again = await repo.recordExecution(key, { execution: "REFUSED", events: [], review });
+      expect(again).toEqual(executed);
+      expect(await repo.getVerdict(key)).toEqual(executed);
+    });
+
+    it("records a refusal with its review", async () => {
+      const repo = await factory();
+      const key = key64(4);
+      await repo.putVerdictOnce(verdictFixture(key));
+      const review = { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "ALREADY_REFUNDED_FOR_CLAIM", reason: "twice" };
+      const out = await repo.recordExecution(key, { execution: "REFUSED", events: [], review });
+      expect(out).toMatchObject({ execution: "REFUSED", review, events: [] });
+      expect(await repo.getVerdict(key)).toEqual(out);
+    });
+
+    it("lets exactly one of racing execution records win", async () => {
+      const repo = await factory();
+      const key = key64(5);
+      await repo.putVerdictOnce(verdictFixture(key));
+      const outcomes = await Promise.all(
+        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) => repo.recordExecution(key, { execution, events: [{ detailType: "X", detail: { writer: i } }] })),
+      );
+      const stored = await repo.getVerdict(key);
+      expect(stored?.execution).not.toBe("PENDING");
+      for (const outcome of outcomes) expect(outcome).toEqual(stored);
+    });
+
+    it("refuses to record an execution for a key without a verdict", async () => {
+      const repo = await factory();
+      await expect(repo.recordExecution(key64(6), { execution: "EXECUTED", events: [] })).rejects.toThrow(/no verdict stored/);
+    });
+
+    it("marks a verdict published, and ignores an unknown key", async () => {
+      const repo = await factory();
+      const key = key64(7);
+      await repo.putVerdictOnce(verdictFixture(key, { execution: "NOT_APPLICABLE" }));
+      await repo.markPublished(key);
+      expect(await repo.getVerdict(key)).toEqual(verdictFixture(key, { execution: "NOT_APPLICABLE", published: true }));
+      await repo.markPublished(key64(8));
+      expect(await repo.getVerdict(key64(8))).toBeUndefined();
+    });
+  });
+}
+
+// ── RefundLedger ─────────────────────────────────────────────────────────────────────────────
+
+/** The RefundLedger contract (SPEC §4.3). */
+export function describeRefundLedgerContract(name: string, factory: PortFactory<RefundLedger>): void {
+  describe(`RefundLedger contract: ${name}`, () => {
+    it("has no entry for an order nothing was refunded on", async () => {
+      const ledger = await factory();
+      expect(await ledger.get("ord_1")).toBeUndefined();
+    });
+
+    it("reserves for several claims up to exactly the order amount", async () => {
+      const ledger = await factory();
+      expect(await ledger.reserve("ord_1", "clm_a", 600, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 } } });
+      expect(await ledger.reserve("ord_1", "clm_b", 400, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 } } });
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 } });
+    });
+
+    it.each([
+      { label: "the same claim again", claim: "clm_a", cents: 100, code: "ALREADY_REFUNDED_FOR_CLAIM" },
+      { label: "the same claim again, for an amount over the rest", claim: "clm_a", cents: 900, code: "ALREADY_REFUNDED_FOR_CLAIM" },
+      { label: "another claim over the rest", claim: "clm_b", cents: 401, code: "EXCEEDS_ORDER_AMOUNT" },
+      { label: "another claim over the whole order", claim: "clm_b", cents: 5000, code: "EXCEEDS_ORDER_AMOUNT" },
+    ])("refuses $label with $code and the entry as it stands", async ({ claim, cents, code }) => {
+      const ledger = await factory();
+      await ledger.reserve("ord_1", "clm_a", 600, 1000);
+      const entry = { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 } };
+      const out = await ledger.reserve("ord_1", claim, cents, 1000);
+      expect(out).toMatchObject({ ok: false, code, entry });
+      expect(out.ok ? "" : out.message).toMatch(code === "EXCEEDS_ORDER_AMOUNT" ? /exceeds the order amount/ : /already refunded/);
+      expect(await ledger.get("ord_1")).toEqual(entry);
+    });
+
+    it("refuses a first reservation over the order amount and stores nothing", async () => {
+      const ledger = await factory();
+      const out = await ledger.reserve("ord_1", "clm_a", 1001, 1000);
+      expect(out).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT", entry: { order_id: "ord_1", refunded_cents: 0, claims: {} } });
+      expect(await ledger.get("ord_1")).toBeUndefined();
+    });
+
+    it.each([
+      ["zero cents", "clm_a", 0, 1000],
+      ["negative cents", "clm_a", -5, 1000],
+      ["fractional cents", "clm_a", 1.5, 1000],
+      ["an empty claim id", "", 100, 1000],
+      ["a zero order amount", "clm_a", 100, 0],
+    ])("throws for %s", async (_label, claim, cents, orderCents) => {
+      const ledger = await factory();
+      await expect(ledger.reserve("ord_1", claim, cents, orderCents)).rejects.toMatchObject({ code: "LEDGER_INVARIANT" });
+      expect(await ledger.get("ord_1")).toBeUndefined();
+    });
+
+    it("never exceeds the order when 50 claims reserve at once", async () => {
+      const ledger = await factory();
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => ledger.reserve("ord_hot", `clm_${i}`, 300, 10_000)));
+      const granted = results.filter((r) => r.ok);
+      expect(granted).toHaveLength(33);
+      expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_ORDER_AMOUNT")).toBe(true);
+      const entry = (await ledger.get("ord_hot"))!;
+      assertLedgerEntry(entry);
+      expect(entry.refunded_cents).toBe(9_900);
+      expect(Object.keys(entry.claims)).toHaveLength(33);
+    });
+
+    it("reserves the same claim once when it races with itself", async () => {
+      const ledger = await factory();
+      const results = await Promise.all(Array.from({ length: 10 }, () => ledger.reserve("ord_1", "clm_same", 250, 10_000)));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok && r.code === "ALREADY_REFUNDED_FOR_CLAIM")).toHaveLength(9);
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 250, claims: { clm_same: 250 } });
+    });
+
+    it("keeps orders apart and accepts claim ids with dots, slashes and spaces", async () => {
+      const ledger = await factory();
+      await ledger.reserve("ord_1", "clm.a/b c", 100, 1000);
+      await ledger.reserve("ord_2", "clm.a/b c", 200, 1000);
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 100, claims: { "clm.a/b c": 100 } });
+      expect(await ledger.get("ord_2")).toEqual({ order_id: "ord_2", refunded_cents: 200, claims: { "clm.a/b c": 200 } });
+    });
+  });
+}
+
+// ── AuditLog ─────────────────────────────────────────────────────────────────────────────────
+
+/** The AuditLog contract. */
+export function describeAuditLogContract(name: string, factory: PortFactory<AuditLog>): void {
+  describe(`AuditLog contract: ${name}`, () => {
+    it("returns a flow's events in append order, including events whose root is the flow", async () => {
+      const log = await factory();
+      const t = "2025-03-01T10:00:00.000Z";
+      const e1 = auditFixture("dfid_sim", t, { type: "SIMULATION_START", simulationId: "sim_1" });
+      const e2 = auditFixture("dfid_clm_1", "2025-03-01T10:00:01.000Z", { type: "CLAIM_RECEIVED", rootDfid: "dfid_sim", simulationId: "sim_1" });
+      const e3 = auditFixture("dfid_clm_1", "2025-03-01T10:00:02.000Z", { type: "CREW_STARTED", rootDfid: "dfid_sim", simulationId: "sim_1", details: { nested: { a: [1, "x", null] } } });
+      const e4 = auditFixture("dfid_clm_2", "2025-03-01T10:00:01.500Z", { type: "CLAIM_RECEIVED" });
+      for (const e of [e1, e2, e4, e3]) await log.append(e);
+      expect(await log.byDfid("dfid_clm_1")).toEqual([e2, e3]);
+      expect(await log.byDfid("dfid_sim")).toEqual([e1, e2, e3]);
+      expect(await log.byDfid("dfid_clm_2")).toEqual([e4]);
+      expect(await log.byDfid("dfid_none")).toEqual([]);
+    });
+
+    it("keeps append order among events with the same timestamp", async () => {
+      const log = await factory();
+      const t = "2025-03-01T10:00:00.000Z";
+      const types = ["PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED", "AGENT_DECISION", "CLAIM_NEEDS_REVIEW"] as const;
+      const events = types.map((type) => auditFixture("dfid_clm_1", t, { type }));
+      for (const e of events) await log.append(e);
+      expect((await log.byDfid("dfid_clm_1")).map((e) => e.event_type)).toEqual([...types]);
+    });
+
+    it("answers a simulation's events across flows in append order", async () => {
+      const log = await factory();
+      const events = Array.from({ length: 6 }, (_, i) =>
+        auditFixture(`dfid_clm_${i % 3}`, `2025-03-01T10:00:0${i}.000Z`, { rootDfid: "dfid_sim", simulationId: i < 5 ? "sim_1" : "sim_2", details: { i } }),
+      );
+      for (const e of events) await log.append(e);
+      expect(await log.bySimulation("sim_1")).toEqual(events.slice(0, 5));
+      expect(await log.bySimulation("sim_2")).toEqual(events.slice(5));
+      expect(await log.bySimulation("sim_none")).toEqual([]);
+    });
+
+    it("refuses an invalid event and stores nothing", async () => {
+      const log = await factory();
+      const bad = { ...auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z"), event_type: "NOT_A_TYPE" } as unknown as AuditEvent;
+      await expect(log.append(bad)).rejects.toMatchObject({ code: "INVALID_AUDIT_EVENT" });
+      expect(await log.byDfid("dfid_clm_1")).toEqual([]);
+    });
+  });
+}
+
+// ── ContextStore ─────────────────────────────────────────────────────────────────────────────
+
+/** The ContextStore contract; `factory` receives the orders the store must hold. */
+export function describeContextStoreContract(name: string, factory: (orders: readonly unknown[]) => Promise<ContextStore>): void {
+  describe(`ContextStore contract: ${name}`, () => {
+    it("reads an order by id (currency defaulted to EUR) and nothing for an unknown id", async () => {
+      const store = await factory(ORDER_FIXTURES);
+      expect(await store.getOrder("ord_a")).toEqual({ ...ORDER_FIXTURES[1], currency: "EUR" });
+      expect(await store.getOrder("ord_b")).toEqual(ORDER_FIXTURES[0]);
+      expect(await store.getOrder("ord_none")).toBeUndefined();
+    });
+
+    it("lists every order sorted by id", async () => {
+      const store = await factory(ORDER_FIXTURES);
+      const snapshot = await store.snapshot();
+      expect(Object.keys(snapshot.orders)).toEqual(["ord_a", "ord_b", "ord_c"]);
+      expect(snapshot.orders.ord_c).toEqual(ORDER_FIXTURES[2]);
+    });
+
+    it.each([
+      ["a duplicate order id", [ORDER_FIXTURES[0], ORDER_FIXTURES[0]]],
+      ["a relative purchase date", [{ ...ORDER_FIXTURES[0], purchase_date: "-3d" }]],
+      ["an amount with fractions of a cent", [{ ...ORDER_FIXTURES[0], amount: 10.001 }]],
+      ["a missing category", [{ order_id: "ord_x", purchase_date: "2025-01-01", amount: 5 }]],
+    ])("refuses %s", async (_label, orders) => {
+      await expect(factory(orders)).rejects.toThrow(/order/);
+    });
+  });
+}

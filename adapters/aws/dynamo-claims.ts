@@ -1,0 +1,228 @@
+// ClaimRepository on DynamoDB: one item per claim (`CLAIM#<id>`/`META`), an idempotency item per key
+// (`IDEM#<key>`/`IDEM`, with a TTL), and the gsi1 `STATUS#<status>` listing of claims not yet final.
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { canonicalize } from "../../core/crew/canonical.ts";
+import type { ClaimRecord, ClaimStatus } from "../../core/claims/claim-record.ts";
+import type { ClaimRepository, CreateClaimResult } from "../../core/ports/claims.ts";
+import { dynamoCall } from "./dynamo-context.ts";
+import type { DynamoContext } from "./dynamo-context.ts";
+import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError } from "./errors.ts";
+import { epochSeconds, GSI1, gsi1, isExpired, keys, stripUndefined, TABLE_ONLY_ATTRIBUTES, withoutTableAttributes } from "./table.ts";
+
+const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
+const OPEN: readonly ClaimStatus[] = ["RECEIVED", "RUNNING"];
+
+/** Options of the claim repository. */
+export type DynamoClaimOptions = {
+  /** How long an Idempotency-Key is remembered (default 24 h). */
+  readonly idempotencyTtlMs?: number;
+};
+
+/** gsi1 attributes a claim in this state carries: only RECEIVED and RUNNING claims are listed. */
+export function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "updated_at" | "claim_id">): { gsi1pk: string; gsi1sk: string } | undefined {
+  return OPEN.includes(record.status) ? { gsi1pk: gsi1.status(record.status), gsi1sk: gsi1.statusSort(record.updated_at, record.claim_id) } : undefined;
+}
+
+function claimItem(record: ClaimRecord): Record<string, unknown> {
+  return { ...stripUndefined(record), ...keys.claim(record.claim_id), entity: "claim", ...claimIndexAttributes(record) };
+}
+
+function toRecord(item: Record<string, unknown> | undefined): ClaimRecord | undefined {
+  if (!item) return undefined;
+  const record = withoutTableAttributes(item);
+  if (typeof record.claim_id !== "string" || typeof record.status !== "string") throw new StoredItemError(`stored claim ${String(item.pk)} has no claim_id or status`);
+  return record as ClaimRecord;
+}
+
+function sameSubmission(a: ClaimRecord, b: ClaimRecord): boolean {
+  return a.claim_id === b.claim_id && a.received_at === b.received_at && canonicalize(a.input) === canonicalize(b.input);
+}
+
+function checkRecord(record: ClaimRecord): void {
+  if (typeof record?.claim_id !== "string" || record.claim_id === "") throw new InvalidArgumentError("createClaim: record.claim_id must be a non-empty string");
+  if (typeof record.status !== "string" || typeof record.updated_at !== "string") throw new InvalidArgumentError(`createClaim ${record.claim_id}: record.status and record.updated_at are required`);
+}
+
+/** A ClaimRepository on the single table. */
+export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoClaimOptions = {}): ClaimRepository {
+  const ttlMs = options.idempotencyTtlMs ?? 24 * 3600_000;
+  const { client, tableName } = ctx;
+
+  const getClaim = async (claimId: string): Promise<ClaimRecord | undefined> => {
+    const out = await dynamoCall(`GetItem claim ${claimId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keys.claim(claimId), ConsistentRead: true })));
+    return toRecord(out.Item);
+  };
+
+  /** Puts the claim unless one with its id exists; returns the stored claim when it did. */
+  const putClaimOnce = async (record: ClaimRecord): Promise<{ created: boolean; record: ClaimRecord }> => {
+    try {
+      await dynamoCall(`PutItem claim ${record.claim_id}`, () =>
+        client.send(new PutCommand({ TableName: tableName, Item: claimItem(record), ConditionExpression: "attribute_not_exists(pk)" })),
+      );
+      return { created: true, record: stripUndefined(record) };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const existing = await getClaim(record.claim_id);
+      if (!existing) throw new StoredItemError(`claim ${record.claim_id} exists by condition but cannot be read`, { cause: error });
+      return { created: false, record: existing };
+    }
+  };
+
+  return {
+    async createClaim(record, idempotency): Promise<CreateClaimResult> {
+      checkRecord(record);
+      if (!idempotency) {
+        const put = await putClaimOnce(record);
+        return put.created ? { created: true, record: put.record } : { created: false, record: put.record, sameRequest: false };
+      }
+      const now = ctx.clock.now();
+      const idemKey = keys.idempotency(idempotency.key);
+      // 1. Claim the key; the item carries the whole first record so that a crash before step 2 is repaired.
+      try {
+        await dynamoCall(`PutItem idempotency key ${idempotency.key}`, () =>
+          client.send(new PutCommand({
+            TableName: tableName,
+            Item: { ...idemKey, entity: "idempotency", claim_id: record.claim_id, request_hash: idempotency.requestHash, record: stripUndefined(record), expires_at: epochSeconds(now + ttlMs) },
+            ConditionExpression: "attribute_not_exists(pk) OR expires_at <= :now",
+            ExpressionAttributeValues: { ":now": epochSeconds(now) },
+          })),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+        const out = await dynamoCall(`GetItem idempotency key ${idempotency.key}`, () => client.send(new GetCommand({ TableName: tableName, Key: idemKey, ConsistentRead: true })));
+        const seen = out.Item;
+        if (!seen || isExpired(seen, now) || typeof seen.claim_id !== "string") throw new StoredItemError(`idempotency key ${idempotency.key} is taken but its item cannot be read`, { cause: error });
+        const sameRequest = seen.request_hash === idempotency.requestHash;
+        // The first request may have crashed between its two writes: finish it with its own record.
+        const first = (await getClaim(seen.claim_id)) ?? (await putClaimOnce(seen.record as ClaimRecord)).record;
+        return { created: false, record: first, sameRequest };
+      }
+      // 2. The claim itself.
+      const put = await putClaimOnce(record);
+      // Created by us, or by a racer that repaired this very request from the idempotency item.
+      if (put.created || sameSubmission(put.record, record)) return { created: true, record: put.record };
+      // An unrelated claim holds this id: release the key again, as if it had never been taken.
+      await dynamoCall(`DeleteItem idempotency key ${idempotency.key}`, () =>
+        client.send(new DeleteCommand({ TableName: tableName, Key: idemKey, ConditionExpression: "claim_id = :id AND request_hash = :h", ExpressionAttributeValues: { ":id": record.claim_id, ":h": idempotency.requestHash } })),
+      ).catch((error: unknown) => {
+        if (!isConditionalCheckFailed(error)) throw error;
+      });
+      return { created: false, record: put.record, sameRequest: false };
+    },
+
+    getClaim,
+
+    async updateClaim(claimId, patch, onlyFrom) {
+      const entries = Object.entries(patch);
+      for (const [name] of entries) {
+        if (TABLE_ONLY_ATTRIBUTES.includes(name)) throw new InvalidArgumentError(`updateClaim ${claimId}: "${name}" is a table attribute, not a claim field`);
+      }
+      if (entries.length === 0 || (onlyFrom && onlyFrom.length === 0)) {
+        // Nothing to write: an empty patch "changes" an allowed claim, an empty onlyFrom allows none.
+        const record = await getClaim(claimId);
+        const allowed = record !== undefined && (onlyFrom ? onlyFrom.includes(record.status) : !FINAL.includes(record.status));
+        return { record, changed: allowed };
+      }
+      const names: Record<string, string> = { "#status": "status" };
+      const values: Record<string, unknown> = {};
+      const sets: string[] = [];
+      const removes: string[] = [];
+      entries.forEach(([name, value], i) => {
+        names[`#f${i}`] = name;
+        if (value === undefined) removes.push(`#f${i}`);
+        else {
+          values[`:f${i}`] = stripUndefined(value);
+          sets.push(`#f${i} = :f${i}`);
+        }
+      });
+      // Keep the status listing in step when the patch says enough; anything else is corrected below.
+      if (patch.status !== undefined) {
+        if (FINAL.includes(patch.status)) removes.push("gsi1pk", "gsi1sk");
+        else {
+          values[":gpk"] = gsi1.status(patch.status);
+          sets.push("gsi1pk = :gpk");
+        }
+      }
+      if (patch.updated_at !== undefined && (patch.status === undefined || !FINAL.includes(patch.status))) {
+        values[":gsk"] = gsi1.statusSort(patch.updated_at, claimId);
+        sets.push("gsi1sk = :gsk");
+      }
+      const allowed = onlyFrom ?? OPEN;
+      allowed.forEach((s, i) => (values[`:s${i}`] = s));
+      const condition = `attribute_exists(pk) AND #status IN (${allowed.map((_, i) => `:s${i}`).join(", ")})`;
+      const expression = [sets.length ? `SET ${sets.join(", ")}` : "", removes.length ? `REMOVE ${removes.join(", ")}` : ""].filter(Boolean).join(" ");
+      let item: Record<string, unknown>;
+      try {
+        const out = await dynamoCall(`UpdateItem claim ${claimId}`, () =>
+          client.send(new UpdateCommand({
+            TableName: tableName,
+            Key: keys.claim(claimId),
+            UpdateExpression: expression,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: "ALL_NEW",
+          })),
+        );
+        item = out.Attributes as Record<string, unknown>;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+        return { record: await getClaim(claimId), changed: false };
+      }
+      const record = toRecord(item)!;
+      await syncIndex(item, record);
+      return { record, changed: true };
+    },
+
+    async findStalledClaims(updatedBefore, limit) {
+      if (!Number.isInteger(limit) || limit < 0) throw new InvalidArgumentError(`findStalledClaims: limit must be a non-negative integer, got ${String(limit)}`);
+      if (limit === 0) return [];
+      const found: ClaimRecord[] = [];
+      for (const status of OPEN) {
+        let start: Record<string, unknown> | undefined;
+        let taken = 0;
+        do {
+          const page = await dynamoCall(`Query stalled ${status} claims`, () =>
+            client.send(new QueryCommand({
+              TableName: tableName,
+              IndexName: GSI1,
+              KeyConditionExpression: "gsi1pk = :p AND gsi1sk < :before",
+              ExpressionAttributeValues: { ":p": gsi1.status(status), ":before": updatedBefore },
+              Limit: Math.min(limit - taken, ctx.pageSize ?? limit),
+              ...(start ? { ExclusiveStartKey: start } : {}),
+            })),
+          );
+          for (const item of page.Items ?? []) {
+            const record = toRecord(item as Record<string, unknown>)!;
+            taken++;
+            // The index is eventually consistent on AWS: trust only what the item itself says.
+            if (record.status === status && record.updated_at < updatedBefore) found.push(record);
+          }
+          start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
+        } while (start && taken < limit);
+      }
+      return found.sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : a.claim_id < b.claim_id ? -1 : 1)).slice(0, limit);
+    },
+  };
+
+  /** Sets or removes the gsi1 attributes when a patch left them out of step with status and updated_at. */
+  async function syncIndex(item: Record<string, unknown>, record: ClaimRecord): Promise<void> {
+    const want = claimIndexAttributes(record);
+    if (want?.gsi1pk === item.gsi1pk && want?.gsi1sk === item.gsi1sk) return;
+    try {
+      await dynamoCall(`UpdateItem claim ${record.claim_id} index`, () =>
+        client.send(new UpdateCommand({
+          TableName: tableName,
+          Key: keys.claim(record.claim_id),
+          UpdateExpression: want ? "SET gsi1pk = :gpk, gsi1sk = :gsk" : "REMOVE gsi1pk, gsi1sk",
+          ConditionExpression: "#status = :s AND updated_at = :u",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":s": record.status, ":u": record.updated_at, ...(want ? { ":gpk": want.gsi1pk, ":gsk": want.gsi1sk } : {}) },
+        })),
+      );
+    } catch (error) {
+      // A later update changed status or updated_at and keeps the index itself.
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,59 @@
+// The DynamoDB ports of the pipeline over one table and one injected DocumentClient.
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { AuditLog, ContextStore, RefundLedger } from "../../core/dir/ports.ts";
+import type { ClaimRepository, Clock, SessionRepository, VerdictRepository } from "../../core/ports/claims.ts";
+import { createDynamoAuditLog } from "./dynamo-audit.ts";
+import { createDynamoClaimRepository } from "./dynamo-claims.ts";
+import type { DynamoContext } from "./dynamo-context.ts";
+import { createDynamoRefundLedger } from "./dynamo-ledger.ts";
+import { createDynamoContextStore } from "./dynamo-orders.ts";
+import { createDynamoSessionRepository } from "./dynamo-sessions.ts";
+import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
+import { InvalidArgumentError } from "./errors.ts";
+
+/** What the DynamoDB ports need. */
+export type DynamoPortsOptions = {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Wall clock for TTLs (idempotency keys) and expiry filtering; default `Date.now`. */
+  readonly clock?: Clock;
+  /** `Limit` per Query page (default none: 1 MB pages). */
+  readonly pageSize?: number;
+  /** How long an Idempotency-Key is remembered (default 24 h). */
+  readonly idempotencyTtlMs?: number;
+};
+
+/** The ports backed by the single table. */
+export type DynamoPorts = {
+  readonly claims: ClaimRepository;
+  readonly sessions: SessionRepository;
+  readonly verdicts: VerdictRepository;
+  readonly audit: AuditLog;
+  readonly ledger: RefundLedger;
+  readonly orders: ContextStore;
+};
+
+/** Builds every DynamoDB port on `tableName` through the injected DocumentClient. */
+export function createDynamoPorts(options: DynamoPortsOptions): DynamoPorts {
+  if (!options.client) throw new InvalidArgumentError("createDynamoPorts: client (a DynamoDBDocumentClient) is required");
+  if (typeof options.tableName !== "string" || options.tableName.length < 3) {
+    throw new InvalidArgumentError(`createDynamoPorts: tableName must be a DynamoDB table name (3–255 characters), got ${JSON.stringify(options.tableName)}`);
+  }
+  if (options.pageSize !== undefined && (!Number.isInteger(options.pageSize) || options.pageSize < 1)) {
+    throw new InvalidArgumentError(`createDynamoPorts: pageSize must be a positive integer, got ${String(options.pageSize)}`);
+  }
+  const ctx: DynamoContext = {
+    client: options.client,
+    tableName: options.tableName,
+    clock: options.clock ?? { now: () => Date.now() },
+    pageSize: options.pageSize,
+  };
+  return {
+    claims: createDynamoClaimRepository(ctx, options.idempotencyTtlMs === undefined ? {} : { idempotencyTtlMs: options.idempotencyTtlMs }),
+    sessions: createDynamoSessionRepository(ctx),
+    verdicts: createDynamoVerdictRepository(ctx),
+    audit: createDynamoAuditLog(ctx),
+    ledger: createDynamoRefundLedger(ctx),
+    orders: createDynamoContextStore(ctx),
+  };
+}

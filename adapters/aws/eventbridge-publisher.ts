@@ -1,0 +1,122 @@
+// EventPublisher on EventBridge PutEvents: at most 10 entries and 256 KiB (AWS's entry size) per call,
+// entries that fail are sent again with backoff (bounded), entry errors that cannot heal are not
+// retried, and a request the service refuses (ValidationException) is never sent again.
+import { PutEventsCommand } from "@aws-sdk/client-eventbridge";
+import type { EventBridgeClient, PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
+import type { BusEntry } from "../../core/claims/pipeline/effects.ts";
+import type { EventPublisher } from "../../core/ports/claims.ts";
+import { KERNEL_SOURCE } from "../../infra/event-patterns.ts";
+import { describeError, errorName, InvalidArgumentError, isRetryableSdkError, MessageTooLargeError, PublishError, PublishRejectedError } from "./errors.ts";
+import { backoffDelayMs, defaultSleep, retryPolicy } from "./retry.ts";
+import type { RetryPolicy, Sleep } from "./retry.ts";
+
+/** Options of `createEventBridgePublisher`. */
+export type EventBridgePublisherOptions = {
+  readonly client: EventBridgeClient;
+  readonly busName: string;
+  /** `Source` of every entry (default `claims.kernel`). */
+  readonly source?: string;
+  /** Retries of failed entries (default 4 attempts, 50 ms doubling). */
+  readonly retry?: Partial<RetryPolicy>;
+  readonly sleep?: Sleep;
+  /** Request limits; change only if AWS changes them (tests raise them to provoke a service-side refusal). */
+  readonly limits?: { readonly maxEntries?: number; readonly maxRequestBytes?: number };
+};
+
+/** PutEvents limits. */
+export const EVENTBRIDGE_LIMITS = { maxEntries: 10, maxRequestBytes: 256 * 1024 } as const;
+
+/** Entry error codes that a retry cannot fix. */
+const PERMANENT_ENTRY_ERRORS = new Set(["MalformedDetail", "InvalidArgument", "NotFoundException", "AccessDeniedException", "NotAuthorized", "ValidationException"]);
+
+/** Request-level errors that a retry of the same request cannot fix. */
+const REJECTED_REQUEST_ERRORS = new Set(["ValidationException", "ResourceNotFoundException", "AccessDeniedException", "UnrecognizedClientException", "SerializationException"]);
+
+/** An entry's size as AWS counts it: UTF-8 bytes of Source, DetailType, Detail and Resources, plus 14 for Time. */
+export function putEventsEntrySize(entry: PutEventsRequestEntry): number {
+  const bytes = (s: string | undefined) => (s === undefined ? 0 : Buffer.byteLength(s, "utf8"));
+  let size = entry.Time === undefined ? 0 : 14;
+  size += bytes(entry.Source) + bytes(entry.DetailType) + bytes(entry.Detail);
+  for (const r of entry.Resources ?? []) size += bytes(r);
+  return size;
+}
+
+type Pending = { index: number; entry: PutEventsRequestEntry; size: number; attempts: number };
+type Failure = { detailType: string; errorCode: string; errorMessage: string };
+
+/** An EventPublisher on one EventBridge bus through the injected client. */
+export function createEventBridgePublisher(options: EventBridgePublisherOptions): EventPublisher {
+  const { client, busName } = options;
+  if (typeof busName !== "string" || busName === "") throw new InvalidArgumentError("createEventBridgePublisher: busName is required");
+  const source = options.source ?? KERNEL_SOURCE;
+  const policy = retryPolicy(options.retry, "createEventBridgePublisher");
+  const sleep = options.sleep ?? defaultSleep;
+  const maxEntries = options.limits?.maxEntries ?? EVENTBRIDGE_LIMITS.maxEntries;
+  const maxBytes = options.limits?.maxRequestBytes ?? EVENTBRIDGE_LIMITS.maxRequestBytes;
+
+  const toEntry = (e: BusEntry, i: number): PutEventsRequestEntry => {
+    if (typeof e?.detailType !== "string" || e.detailType === "") throw new InvalidArgumentError(`publish: entry ${i + 1} has no detailType`);
+    if (e.detail === null || typeof e.detail !== "object" || Array.isArray(e.detail)) throw new InvalidArgumentError(`publish: entry ${i + 1} (${e.detailType}) needs a JSON object as detail`);
+    return { EventBusName: busName, Source: source, DetailType: e.detailType, Detail: JSON.stringify(e.detail) };
+  };
+
+  /** Next request: as many waiting entries as fit, in order. */
+  const takeRequest = (queue: Pending[]): Pending[] => {
+    const out: Pending[] = [];
+    let bytes = 0;
+    while (queue.length > 0 && out.length < maxEntries && bytes + queue[0]!.size <= maxBytes) {
+      const next = queue.shift()!;
+      out.push(next);
+      bytes += next.size;
+    }
+    return out;
+  };
+
+  return {
+    async publish(busEntries) {
+      if (busEntries.length === 0) return;
+      const waiting: Pending[] = busEntries.map((e, index) => {
+        const entry = toEntry(e, index);
+        const size = putEventsEntrySize(entry);
+        if (size > maxBytes) throw new MessageTooLargeError(`publish: ${e.detailType} entry ${index + 1} is ${size} bytes, over EventBridge's ${maxBytes} per request`);
+        return { index, entry, size, attempts: 0 };
+      });
+      const failed: Failure[] = [];
+      let retryRound = 0;
+      while (waiting.length > 0) {
+        const retries: Pending[] = [];
+        // Send everything waiting, request by request; collect what failed for the next round.
+        while (waiting.length > 0) {
+          const request = takeRequest(waiting);
+          request.forEach((p) => p.attempts++);
+          let results;
+          try {
+            results = (await client.send(new PutEventsCommand({ Entries: request.map((p) => p.entry) }))).Entries ?? [];
+          } catch (error) {
+            const name = errorName(error) ?? "";
+            if (REJECTED_REQUEST_ERRORS.has(name)) {
+              throw new PublishRejectedError(`PutEvents to ${busName} was refused (${describeError(error)}); ${request.length} entries not published`, { cause: error });
+            }
+            throw new PublishError(`PutEvents to ${busName} failed: ${describeError(error)}`, { cause: error, retryable: isRetryableSdkError(error) });
+          }
+          request.forEach((p, i) => {
+            const r = results[i];
+            if (r?.EventId && !r.ErrorCode) return;
+            const failure = { detailType: p.entry.DetailType!, errorCode: r?.ErrorCode ?? "MissingResult", errorMessage: r?.ErrorMessage ?? "no result for this entry" };
+            if (PERMANENT_ENTRY_ERRORS.has(failure.errorCode) || p.attempts >= policy.maxAttempts) failed.push(failure);
+            else retries.push(p);
+          });
+        }
+        if (failed.length > 0) break;
+        if (retries.length === 0) break;
+        await sleep(backoffDelayMs(policy, ++retryRound));
+        waiting.push(...retries.sort((a, b) => a.index - b.index));
+      }
+      if (failed.length > 0) {
+        const detail = failed.map((f) => `${f.detailType}: ${f.errorCode} ${f.errorMessage}`).join("; ");
+        const permanent = failed.some((f) => PERMANENT_ENTRY_ERRORS.has(f.errorCode));
+        throw new PublishError(`${failed.length} of ${busEntries.length} events not published to ${busName}: ${detail}`, { retryable: !permanent, failures: failed });
+      }
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// The single DynamoDB table: key layout of every entity (see README.md, "Access patterns"), the table
+// definition, `createTable` for the local stack and `seedOrders` for the authoritative orders.
+import { CreateTableCommand, DescribeTableCommand, ResourceInUseException } from "@aws-sdk/client-dynamodb";
+import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { validateOrder } from "../../core/dir/context-store.ts";
+import type { Order } from "../../core/dir/contracts.ts";
+import { describeError, TableSetupError } from "./errors.ts";
+
+/** Attribute names of the table's keys, its one GSI and its TTL. */
+export const TABLE_ATTRIBUTES = {
+  pk: "pk",
+  sk: "sk",
+  gsi1pk: "gsi1pk",
+  gsi1sk: "gsi1sk",
+  ttl: "expires_at",
+} as const;
+
+/** Name of the table's global secondary index (audit by simulation, claims by status, all orders). */
+export const GSI1 = "gsi1";
+
+/** Attributes the table adds to an entity; stripped when an entity is read back. */
+export const TABLE_ONLY_ATTRIBUTES: readonly string[] = ["pk", "sk", "gsi1pk", "gsi1sk", "expires_at", "entity"];
+
+/** A primary key. */
+export type ItemKey = { pk: string; sk: string };
+
+/** Key builders: the one place where the single-table layout is spelled out. */
+export const keys = {
+  claim: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "META" }),
+  idempotency: (key: string): ItemKey => ({ pk: `IDEM#${key}`, sk: "IDEM" }),
+  session: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SESSION" }),
+  /** Prefix of one saved version's chunks: the content hash keeps two racing writers' chunks apart. */
+  sessionChunkPrefix: (version: number, contentHash: string) => `SESSION#CHUNK#${version}#${contentHash.slice(0, 16)}#`,
+  sessionChunk: (claimId: string, prefix: string, index: number): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: `${prefix}${String(index).padStart(4, "0")}` }),
+  verdict: (idempotencyKey: string): ItemKey => ({ pk: `VERDICT#${idempotencyKey}`, sk: "VERDICT" }),
+  auditPartition: (dfid: string) => `DFID#${dfid}`,
+  audit: (dfid: string, instant: string, hash: string): ItemKey => ({ pk: `DFID#${dfid}`, sk: `AUDIT#${instant}#${hash}` }),
+  ledger: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "LEDGER" }),
+  order: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
+} as const;
+
+/** gsi1 partitions. */
+export const gsi1 = {
+  /** Claims not yet final, by status; sort key `<updated_at>#<claim_id>`. */
+  status: (status: string) => `STATUS#${status}`,
+  statusSort: (updatedAt: string, claimId: string) => `${updatedAt}#${claimId}`,
+  /** Audit events of a simulation; sort key `<instant>#<hash>`. */
+  simulation: (simulationId: string) => `SIM#${simulationId}`,
+  /** Every order; sort key = order id. */
+  orders: "ORDERS",
+} as const;
+
+/** The table definition: `pk`/`sk`, GSI `gsi1` (`gsi1pk`/`gsi1sk`, all attributes), on-demand billing. */
+export function tableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [
+      { AttributeName: "pk", AttributeType: "S" },
+      { AttributeName: "sk", AttributeType: "S" },
+      { AttributeName: "gsi1pk", AttributeType: "S" },
+      { AttributeName: "gsi1sk", AttributeType: "S" },
+    ],
+    KeySchema: [
+      { AttributeName: "pk", KeyType: "HASH" },
+      { AttributeName: "sk", KeyType: "RANGE" },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: GSI1,
+        KeySchema: [
+          { AttributeName: "gsi1pk", KeyType: "HASH" },
+          { AttributeName: "gsi1sk", KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      },
+    ],
+  };
+}
+
+/**
+ * Creates the table (local stack, tests) and waits until it is ACTIVE; an existing table is left as it
+ * is. TTL is not switched on: dynalite has no UpdateTimeToLive, and readers filter `expires_at` anyway.
+ */
+export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new CreateTableCommand(tableDefinition(tableName)));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException) && (error as Error | undefined)?.name !== "ResourceInUseException") {
+      throw new TableSetupError(`could not create the table ${tableName}: ${describeError(error)}`, { cause: error });
+    }
+  }
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexesActive = (out.Table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === undefined || i.IndexStatus === "ACTIVE");
+    if (out.Table?.TableStatus === "ACTIVE" && indexesActive) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new TableSetupError(`the table ${tableName} did not become ACTIVE`);
+}
+
+/** The stored form of an order: the order's own fields plus its keys and the gsi1 `ORDERS` listing. */
+export function orderItem(order: Order): Record<string, unknown> {
+  return { ...keys.order(order.order_id), gsi1pk: gsi1.orders, gsi1sk: order.order_id, entity: "order", ...stripUndefined(order) };
+}
+
+/**
+ * Writes the authoritative orders (validated like the in-memory context store; a duplicate id or an
+ * invalid order throws `OrderDataError` before anything is written). Existing orders are overwritten.
+ */
+export async function seedOrders(client: DynamoDBDocumentClient, tableName: string, orders: readonly unknown[]): Promise<void> {
+  const seen = new Set<string>();
+  const items = orders.map((input) => {
+    const order = validateOrder(input);
+    if (seen.has(order.order_id)) throw new TableSetupError(`duplicate order ${order.order_id} in the orders to seed`);
+    seen.add(order.order_id);
+    return orderItem(order);
+  });
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 1; requests.length > 0; attempt++) {
+      if (attempt > 8) throw new TableSetupError(`seeding orders into ${tableName}: ${requests.length} writes still unprocessed after 8 attempts`);
+      const out = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+    }
+  }
+}
+
+/** Epoch seconds as the TTL attribute holds them. */
+export function epochSeconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/** True when the item carries an `expires_at` at or before `nowMs` (DynamoDB may not have deleted it yet; dynalite never does). */
+export function isExpired(item: Record<string, unknown> | undefined, nowMs: number): boolean {
+  const at = item?.expires_at;
+  return typeof at === "number" && at <= epochSeconds(nowMs);
+}
+
+/** The entity without the table's own attributes. */
+export function withoutTableAttributes(item: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(item)) if (!TABLE_ONLY_ATTRIBUTES.includes(k)) out[k] = v;
+  return out;
+}
+
+/** A deep copy of JSON data without `undefined` members (the injected DocumentClient may not remove them). */
+export function stripUndefined<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
