@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { frozenClock, systemClock } from "./clock.ts";
 import { InvalidClockError } from "./errors.ts";
+import { canonicalize } from "./canonical.ts";
+import { hashHex } from "./hash.ts";
 import { CORRELATION_ID_LENGTH, correlationId } from "./ids.ts";
 
 describe("clocks", () => {
@@ -28,5 +30,17 @@ describe("correlationId", () => {
     expect(correlationId("crew-1", 1, "merc#0", 1)).toBe(id);
     const variants = [correlationId("crew-2", 1, "merc#0", 1), correlationId("crew-1", 2, "merc#0", 1), correlationId("crew-1", 1, "merc#1", 1), correlationId("crew-1", 1, "merc#0", 2)];
     expect(new Set([id, ...variants]).size).toBe(5);
+  });
+
+  it.each([
+    ["crew-1", 0, "caller#0", 1],
+    ['crew "quoted" \\ ünïcødé/team#1', 12, "fixer#0@merc#3", 2],
+  ])("is the first 24 hex chars of SHA-256 over the canonical JSON of [%j, %i, %j, %i]", (crewId, phase, agentId, attempt) => {
+    expect(correlationId(crewId, phase, agentId, attempt)).toBe(hashHex(canonicalize([crewId, phase, agentId, attempt])).slice(0, CORRELATION_ID_LENGTH));
+  });
+
+  it("refuses a non-finite phase index or attempt", () => {
+    expect(() => correlationId("crew-1", Number.NaN, "merc#0", 1)).toThrow(TypeError);
+    expect(() => correlationId("crew-1", 0, "merc#0", Number.POSITIVE_INFINITY)).toThrow(/finite/);
   });
 });

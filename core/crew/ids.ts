@@ -1,4 +1,3 @@
-import { canonicalize } from "./canonical.ts";
 import { hashHex } from "./hash.ts";
 
 /** Length of a correlation id: 24 hex characters (96 bits of SHA-256). */
@@ -9,9 +8,13 @@ export const CORRELATION_ID_LENGTH = 24;
 const MEMO_LIMIT = 8192;
 const memo = new Map<string, string>();
 
-/** The deterministic id of one step: the first 24 hex chars of SHA-256 over `[crewId, phaseIndex, agentId, attempt]`. */
+/** The deterministic id of one step: the first 24 hex chars of SHA-256 over the canonical JSON of `[crewId, phaseIndex, agentId, attempt]`. */
 export function correlationId(crewId: string, phaseIndex: number, agentId: string, attempt: number): string {
-  const key = canonicalize([crewId, phaseIndex, agentId, attempt]);
+  if (!Number.isFinite(phaseIndex) || !Number.isFinite(attempt)) {
+    throw new TypeError(`correlationId: phaseIndex and attempt must be finite numbers, got ${phaseIndex} and ${attempt}`);
+  }
+  // For two strings and two finite numbers JSON.stringify is exactly canonicalize(), only native.
+  const key = JSON.stringify([crewId, phaseIndex, agentId, attempt]);
   let id = memo.get(key);
   if (id === undefined) {
     id = hashHex(key).slice(0, CORRELATION_ID_LENGTH);

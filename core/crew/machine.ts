@@ -30,7 +30,7 @@ import type { JsonValue } from "./json.ts";
 import type { CrewMemoryAdapter } from "./memory.ts";
 import { CREW_SCHEMA_VERSION } from "./schema.ts";
 import type { Task } from "./schema.ts";
-import { attemptField, attemptOf, fixerField, fixerOf, isTimeout, slotKind, STEP_TIMEOUT } from "./slots.ts";
+import { attemptOf, fixerOf, isTimeout, slotKind, STEP_TIMEOUT, withStep } from "./slots.ts";
 import type { CrewSnapshot, CrewStatus, FaultKind, SlotState } from "./snapshot.ts";
 import { resolveVotes } from "./voting.ts";
 
@@ -164,7 +164,7 @@ export class CrewMachine {
         deadlineMs,
       });
       const e: StepError = { message: `${step.agentId} (${step.role.role}) did not answer within ${timeout} ms of its request in phase ${this.phase} (${role.role})`, code: STEP_TIMEOUT };
-      this.slots[i] = { f: "stall", e, ...attemptField(attempt), ...fixerField(fixerOf(s)) };
+      this.slots[i] = withStep({ f: "stall" as const, e }, attempt, fixerOf(s));
       this.byId?.delete(step.correlationId);
       this.inflight--;
     }
@@ -198,48 +198,60 @@ export class CrewMachine {
   // ── snapshot / resume ────────────────────────────────────────────────────────────────────
 
   snapshot(): CrewSnapshot {
-    const head = { schema_version: CREW_SCHEMA_VERSION, status: this.status, crewId: this.crewId };
-    const base = {
-      ...(this.env.root ? { graph: graphFingerprint(this.env.graph) } : {}),
-      ...(this.task === undefined ? {} : { task: this.task }),
-      ...(this.env.root && this.env.maxAttempts !== 1 ? { maxAttempts: this.env.maxAttempts } : {}),
-    };
-    const memory = this.env.root ? this.env.memory?.export(this.env.scope) : undefined;
-    const withMemory = memory === undefined ? {} : { memory };
+    // Built by assignment in a fixed key order (no object spreads: V8 copies every spread after
+    // the first through a slow runtime path, and this runs on every step of a serverless shell).
+    const snap = { schema_version: CREW_SCHEMA_VERSION, status: this.status, crewId: this.crewId } as Record<string, unknown>;
+    if (this.env.root) snap.graph = graphFingerprint(this.env.graph);
+    if (this.task !== undefined) snap.task = this.task;
+    if (this.env.root && this.env.maxAttempts !== 1) snap.maxAttempts = this.env.maxAttempts;
     switch (this.status) {
       case "idle":
-        return { ...head, status: "idle", ...base, ...withMemory };
+        break;
       case "running": {
         const slots = this.slots.slice();
-        for (let i = 0; i < slots.length; i++) {
+        for (let i = 0; i < this.inners.length; i++) {
           const inner = this.inners[i];
           if (inner !== undefined) slots[i] = { n: inner.snapshot() };
         }
-        return { ...head, status: "running", ...base, phase: this.phase, input: this.input, roundMs: this.roundMs, slots, ...withMemory };
+        snap.phase = this.phase;
+        snap.input = this.input;
+        snap.roundMs = this.roundMs;
+        snap.slots = slots;
+        break;
       }
       case "completed":
-        return { ...head, status: "completed", ...base, phase: this.phase, output: this.output, ...withMemory };
+        snap.phase = this.phase;
+        snap.output = this.output;
+        break;
       case "failed":
-        return { ...head, status: "failed", ...base, phase: this.phase, reason: this.reason, code: this.code, ...withMemory };
+        snap.phase = this.phase;
+        snap.reason = this.reason;
+        snap.code = this.code;
+        break;
       case "cancelled":
-        return { ...head, status: "cancelled", ...base, phase: this.phase, reason: this.reason, ...withMemory };
+        snap.phase = this.phase;
+        snap.reason = this.reason;
+        break;
     }
+    if (this.env.root) {
+      const memory = this.env.memory?.export(this.env.scope);
+      if (memory !== undefined) snap.memory = memory;
+    }
+    return snap as CrewSnapshot;
   }
 
   /** Rebuilds a machine from a snapshot (already version-checked); inner crews are rebuilt recursively. */
   static fromSnapshot(snap: CrewSnapshot, crewId: string, env: MachineEnv): CrewMachine {
     const m = new CrewMachine(crewId, env);
-    const bad = (what: string) => new SnapshotMismatchError(`snapshot of crew ${crewId} does not fit crew ${env.graph.name}: ${what}`);
-    if (snap.crewId !== crewId) throw bad(`it belongs to crew id ${JSON.stringify(snap.crewId)}`);
+    if (snap.crewId !== crewId) throw misfit(crewId, env, `it belongs to crew id ${JSON.stringify(snap.crewId)}`);
     m.task = snap.task;
-    const phaseOk = (p: unknown): p is number => Number.isInteger(p) && (p as number) >= 0 && (p as number) < env.graph.phases.length;
     switch (snap.status) {
       case "idle":
         return m;
       case "completed":
       case "failed":
       case "cancelled":
-        if (!phaseOk(snap.phase)) throw bad(`phase ${JSON.stringify(snap.phase)} is not a phase of the graph`);
+        if (!isPhaseOf(env.graph, snap.phase)) throw misfit(crewId, env, `phase ${JSON.stringify(snap.phase)} is not a phase of the graph`);
         m.status = snap.status;
         m.phase = snap.phase;
         if (snap.status === "completed") m.output = snap.output;
@@ -249,29 +261,29 @@ export class CrewMachine {
         }
         return m;
       case "running": {
-        if (!phaseOk(snap.phase)) throw bad(`phase ${JSON.stringify(snap.phase)} is not a phase of the graph`);
+        if (!isPhaseOf(env.graph, snap.phase)) throw misfit(crewId, env, `phase ${JSON.stringify(snap.phase)} is not a phase of the graph`);
         m.status = "running";
         m.phase = snap.phase;
         m.input = snap.input;
         m.roundMs = snap.roundMs;
         const role = m.phaseRole();
         if (!Array.isArray(snap.slots) || snap.slots.length !== role.agents.length) {
-          throw bad(`phase ${snap.phase} (${role.role}) has ${role.agents.length} agents but the snapshot has ${Array.isArray(snap.slots) ? snap.slots.length : "no"} slots`);
+          throw misfit(crewId, env, `phase ${snap.phase} (${role.role}) has ${role.agents.length} agents but the snapshot has ${Array.isArray(snap.slots) ? snap.slots.length : "no"} slots`);
         }
         m.slots = snap.slots.slice();
         m.inners = role.nested === undefined ? [] : new Array<CrewMachine | undefined>(role.agents.length);
         for (let i = 0; i < m.slots.length; i++) {
           const s = m.slots[i]!;
           const kind = slotKind(s);
-          if (kind === undefined) throw bad(`slot ${i} holds ${JSON.stringify(s)}, which is not a slot state`);
-          if (kind === "nested" && role.nested === undefined) throw bad(`slot ${i} runs an inner crew but role ${role.role} has no nested_crew`);
+          if (kind === undefined) throw misfit(crewId, env, `slot ${i} holds ${JSON.stringify(s)}, which is not a slot state`);
+          if (kind === "nested" && role.nested === undefined) throw misfit(crewId, env, `slot ${i} runs an inner crew but role ${role.role} has no nested_crew`);
           const fx = fixerOf(s);
-          if (fx !== undefined && role.fixers[fx] === undefined) throw bad(`slot ${i} went to a ${fx} fixer but role ${role.role} has none`);
+          if (fx !== undefined && role.fixers[fx] === undefined) throw misfit(crewId, env, `slot ${i} went to a ${fx} fixer but role ${role.role} has none`);
           if (kind === "agent" || kind === "fixer" || kind === "nested") m.inflight++;
           if (kind === "nested") {
             const icid = innerCrewId(crewId, role.agents[i]!);
             const inner = CrewMachine.fromSnapshot((s as { n: CrewSnapshot }).n, icid, m.innerEnv(role, icid, false));
-            if (inner.status !== "running") throw bad(`slot ${i} holds an inner crew that is ${inner.status}`);
+            if (inner.status !== "running") throw misfit(crewId, env, `slot ${i} holds an inner crew that is ${inner.status}`);
             m.inners[i] = inner;
             m.slots[i] = NESTED_PLACEHOLDER;
           }
@@ -279,7 +291,7 @@ export class CrewMachine {
         return m;
       }
       default:
-        throw bad(`status ${JSON.stringify((snap as { status?: unknown }).status)} is unknown`);
+        throw misfit(crewId, env, `status ${JSON.stringify((snap as { status?: unknown }).status)} is unknown`);
     }
   }
 
@@ -298,7 +310,7 @@ export class CrewMachine {
           this.request(out, i, s, true);
         } else {
           const e: StepError = { message: `the step was in flight when crew ${this.crewId} was resumed with policy "fail"`, code: "RESUMED_IN_FLIGHT" };
-          this.slots[i] = { f: "fault", e, ...attemptField(attemptOf(s)), ...fixerField(fixerOf(s)) };
+          this.slots[i] = withStep({ f: "fault" as const, e }, attemptOf(s), fixerOf(s));
           this.byId = undefined;
           this.inflight--;
         }
@@ -381,7 +393,7 @@ export class CrewMachine {
     if (!reissue && this.env.hooks !== undefined) {
       const veto = this.env.hooks.run("beforeStepRequested", { crewId: this.crewId, event });
       if (veto !== undefined) {
-        this.slots[i] = { x: { message: veto.reason, code: "STEP_VETOED" }, ...attemptField(attemptOf(s)), ...fixerField(step.fixer) };
+        this.slots[i] = withStep({ x: { message: veto.reason, code: "STEP_VETOED" } }, attemptOf(s), step.fixer);
         this.inflight--;
         out.push(this.diagnostic("STEP_VETOED", `the request for ${step.agentId} (${step.role.role}) in phase ${this.phase} was vetoed by a hook: ${veto.reason}`, step.correlationId));
         return;
@@ -406,7 +418,7 @@ export class CrewMachine {
       }
       const fixerRole = fx === undefined ? role.fixers[f] : undefined;
       if (fixerRole !== undefined) {
-        const state: SlotState = { fx: f, e, ...attemptField(attempt) };
+        const state: SlotState = withStep({ fx: f, e }, attempt);
         const step = this.stepOf(i, state);
         const invoked: FixerInvokedEvent = {
           type: "fixer.invoked",
@@ -425,7 +437,7 @@ export class CrewMachine {
         this.awaitStep(out, i, state);
         continue;
       }
-      this.slots[i] = { x: e, ...attemptField(attempt), ...fixerField(fx) };
+      this.slots[i] = withStep({ x: e }, attempt, fx);
     }
     if (this.inflight === 0) this.settlePhase(out, now);
   }
@@ -544,16 +556,16 @@ export class CrewMachine {
       return;
     }
     const s = this.slots[slot]!;
-    const a = attemptField(attemptOf(s));
-    const fx = fixerField(fixerOf(s));
+    const attempt = attemptOf(s);
+    const fx = fixerOf(s);
     if (ev.type === "agent.step.completed") {
-      const done: Extract<SlotState, { ok: JsonValue }> = { ok: ev.output, ...a, ...fx };
+      const done: Extract<SlotState, { ok: JsonValue }> = withStep({ ok: ev.output }, attempt, fx);
       if (ev.memoryCommands !== undefined && ev.memoryCommands.length > 0) done.m = ev.memoryCommands;
       if (ev.messages !== undefined && ev.messages.length > 0) done.msg = ev.messages;
       if (ev.delegations !== undefined && ev.delegations.length > 0) done.d = ev.delegations;
       this.slots[slot] = done;
     } else {
-      this.slots[slot] = { f: "fault", e: ev.error, ...a, ...fx };
+      this.slots[slot] = withStep({ f: "fault" as const, e: ev.error }, attempt, fx);
     }
     this.byId!.delete(ev.correlationId);
     this.inflight--;
@@ -652,7 +664,8 @@ export class CrewMachine {
     const nested = role.nested!;
     const hard = nested.memory_isolation === "hard";
     if (hard && fork) this.env.memory?.fork(this.env.scope, icid);
-    return { ...this.env, graph: nested.graph, scope: hard ? icid : this.env.scope, root: false };
+    const { clock, hooks, memory, maxAttempts } = this.env;
+    return { graph: nested.graph, clock, hooks, memory, maxAttempts, scope: hard ? icid : this.env.scope, root: false };
   }
 
   private startInner(out: OutboundCrewEvent[], role: GraphRole, i: number, now: number): void {
@@ -723,6 +736,16 @@ export class CrewMachine {
       });
     }
   }
+}
+
+/** The error for a snapshot that does not fit the crew it is resumed on. */
+function misfit(crewId: string, env: MachineEnv, what: string): SnapshotMismatchError {
+  return new SnapshotMismatchError(`snapshot of crew ${crewId} does not fit crew ${env.graph.name}: ${what}`);
+}
+
+/** Whether `p` is the index of a phase of `graph`. */
+function isPhaseOf(graph: CrewGraph, p: unknown): p is number {
+  return Number.isInteger(p) && (p as number) >= 0 && (p as number) < graph.phases.length;
 }
 
 /** Whether `path` (`agentId/agentId/…` below a crew) names an inner crew the graph can run. */

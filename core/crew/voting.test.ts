@@ -45,6 +45,16 @@ describe("resolveVotes", () => {
     expect(r.ok && Object.keys(r.output as object)).toEqual(["b", "a"]);
   });
 
+  it.each([
+    ["a number", 1, "1"],
+    ["null", null, "null"],
+    ["a boolean", true, "true"],
+    ["an array", ["a"], '["a"]'],
+  ])("keeps a string output apart from %s whose JSON text it spells", (_name, value, text) => {
+    const r = resolveVotes("weighted_consensus", [ok(value), ok(text), ok(text)]);
+    expect(r).toMatchObject({ ok: true, output: text, tally: { distinct: 2, winnerVotes: 2 } });
+  });
+
   it("majority wins exactly when more than half of all slots agree", () => {
     fc.assert(fc.property(fc.array(fc.option(fc.constantFrom("a", "b", "c"), { nil: undefined }), { minLength: 1, maxLength: 12 }), (votes) => {
       const ballots = votes.map((v) => (v === undefined ? no : ok(v)));

@@ -30,19 +30,23 @@ export function resolveVotes(strategy: VotingStrategy, ballots: readonly Ballot[
   const total = ballots.length;
   let valid = 0;
   let firstValid = -1;
-  // groups of equal outputs, in order of their first holder's slot
-  const groups: { key: string; output: JsonValue; votes: number }[] = [];
+  // groups of equal outputs, in order of their first holder's slot; string outputs are grouped by
+  // their value (canonical JSON of a string is one-to-one with it), so they are never re-serialised
+  const groups: { output: JsonValue; votes: number }[] = [];
   const byKey = new Map<string, number>();
+  const byString = new Map<string, number>();
   for (let i = 0; i < ballots.length; i++) {
     const b = ballots[i]!;
     if (!b.ok) continue;
     valid++;
     if (firstValid < 0) firstValid = i;
-    const key = canonicalize(b.output);
-    const g = byKey.get(key);
+    const isString = typeof b.output === "string";
+    const key = isString ? (b.output as string) : canonicalize(b.output);
+    const index = isString ? byString : byKey;
+    const g = index.get(key);
     if (g === undefined) {
-      byKey.set(key, groups.length);
-      groups.push({ key, output: b.output, votes: 1 });
+      index.set(key, groups.length);
+      groups.push({ output: b.output, votes: 1 });
     } else {
       groups[g]!.votes++;
     }
