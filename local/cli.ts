@@ -1,14 +1,20 @@
 // The `claims` CLI (SPEC §7.1): batch, serve, report, replay.
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { createLlm, describeLlmConfig, llmConfigFromEnv } from "../adapters/llm/index.ts";
+import { parseConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claims/config.ts";
 import { SourceFileError } from "../core/claims/yaml-source.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { runBatch, summarize } from "./batch.ts";
 import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
+import { startHttpFront } from "./http-front.ts";
 import { createInProcessRuntime } from "./runtime.ts";
+import { startLocalStack } from "./stack.ts";
+import type { BusEvent } from "./eventbridge/server.ts";
 
 const DEFAULT_SCENARIOS = "scenarios/scenarios.yaml";
 const DEFAULT_CONFIG = "scenarios/config.yaml";
@@ -26,6 +32,30 @@ function mustExist(path: string, what: string): string {
 }
 
 class CliError extends Error {}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidArgumentError(`--port must be a number from 0 to 65535 (0 = any free port), got '${value}'`);
+  return port;
+}
+
+/** The LLM port named by the environment over the config file's defaults, and a loggable description. */
+function llmFor(config: ClaimsConfig) {
+  const llmConfig = llmConfigFromEnv(process.env, { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature });
+  return { port: createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility }), description: describeLlmConfig(llmConfig) };
+}
+
+/** One progress line per bus event (an ESCALATE verdict matches two rules but is printed once). */
+function busProgress(write: (line: string) => void) {
+  const seen = new Set<string>();
+  return (_rule: string, event: BusEvent) => {
+    if (seen.has(event.id)) return;
+    seen.add(event.id);
+    const d = event.detail as Record<string, unknown>;
+    const what = event["detail-type"] === "ClaimVerdict" ? `${String(d.verdict)} ${String(d.reason_code)}` : event["detail-type"] === "RefundExecuted" ? `${String(d.amount_eur)} EUR on ${String(d.order_id)}` : String(d.reason_code);
+    write(`  [bus]  ${event["detail-type"].padEnd(16)} ${String(d.claim_id)}  ${what}`);
+  };
+}
 
 async function writeReportFor(dataDir: string, simulationId: string, out?: string): Promise<string> {
   const { writeReport } = await import("./report/write.ts");
@@ -59,11 +89,12 @@ program
       clock,
       dataDir,
       log,
-      llm: (config) => {
-        const llmConfig = llmConfigFromEnv(process.env, { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature });
-        return { port: createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility }), description: describeLlmConfig(llmConfig) };
-      },
-      runtime: async (opts) => createInProcessRuntime(opts),
+      llm: llmFor,
+      // The local stack by default: the production handlers on dynalite, fauxqs and the local bus.
+      runtime: async (opts) =>
+        o.inProcess
+          ? createInProcessRuntime(opts)
+          : (await startLocalStack({ configPath: resolve(o.config), clock, llm: opts.llm, orders: opts.orders, dataDir, sweepEveryMs: 0 })).runtime,
       writeReport: (simulationId) => writeReportFor(dataDir, simulationId),
     });
     log(summarize(outcome, performance.now() - t0));
@@ -72,6 +103,53 @@ program
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     }
     process.exitCode = outcome.allMatch ? 0 : 1;
+  });
+
+program
+  .command("serve")
+  .description("start the local stack and the HTTP API (POST /claims, GET /claims/{id}, GET /reports/{id}, GET /health) until interrupted")
+  .option("--port <port>", "port to listen on (0 = any free port)", parsePort, 3000)
+  .option("--host <host>", "address to listen on", "127.0.0.1")
+  .option("--config <path>", "configuration file", DEFAULT_CONFIG)
+  .option("--data-dir <path>", "where events.jsonl is appended (default $CLAIMS_DATA_DIR or .claims)")
+  .action(async (o: { port: number; host: string; config: string; dataDir?: string }) => {
+    const out = (text: string) => process.stdout.write(`${text}\n`);
+    const t0 = performance.now();
+    const configPath = mustExist(o.config, "config file");
+    const dataDir = dataDirFrom(o.dataDir);
+    const clock = systemClock();
+    const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
+    const llm = llmFor(config);
+    const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
+    const apiToken = fromEnv || randomBytes(24).toString("base64url");
+    const stack = await startLocalStack({ configPath, clock, llm: llm.port, dataDir, apiToken, onBusEvent: busProgress(out) });
+    const front = await startHttpFront({
+      intakeApi: stack.handlers.intakeApi,
+      authorizer: stack.handlers.authorizer,
+      port: o.port,
+      host: o.host,
+      onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
+    }).catch(async (e: unknown) => {
+      await stack.stop();
+      throw new CliError((e as Error).message);
+    });
+    out(`Claims Crew local stack: ${stack.runtime.description}`);
+    out(`  listening on ${front.url}`);
+    out(`  routes   POST /claims · GET /claims/{id} · GET /reports/{simulation_id} · GET /health (open)`);
+    out(fromEnv ? "  token    from CLAIMS_API_TOKEN" : `  token    generated for this run: ${apiToken}  (set CLAIMS_API_TOKEN to choose one)`);
+    out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
+    out(`  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`);
+    out(`  try      curl -s -X POST ${front.url}/claims -H "Authorization: Bearer $CLAIMS_API_TOKEN" -H 'content-type: application/json' -d '{"claim_text":"I bought order ord_001 for 299.99 EUR, the screen is dead"}'`);
+    out(`Ready in ${(performance.now() - t0).toFixed(0)} ms. Ctrl-C stops.`);
+    const signal = await new Promise<string>((done) => {
+      process.once("SIGINT", () => done("SIGINT"));
+      process.once("SIGTERM", () => done("SIGTERM"));
+    });
+    out(`${signal}: stopping the HTTP API, the pollers, the bus and the emulators…`);
+    await front.stop();
+    await stack.stop();
+    out("Stopped.");
+    process.exitCode = 0;
   });
 
 program

@@ -113,6 +113,8 @@ export interface LocalStack {
 /** Starts the emulators, the table with the config's orders, the five queues with DLQs, the bus rules and the pollers. */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const received = Object.fromEntries(Object.keys(RULE_PATTERNS).map((r) => [r, [] as BusEvent[]])) as Record<RuleName, BusEvent[]>;
+  // Local runs are on Node 20 by design (SPEC §8; Lambda runs 22): the SDK's Node 22 notice is noise here.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const emulators = await startEmulators(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
   const clients = createAwsClients({
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),

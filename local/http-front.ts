@@ -1,0 +1,216 @@
+// The local API Gateway: a node:http server that maps each request to an API Gateway HTTP API
+// (payload 2.0) event, runs the Lambda authorizer on the routes infra/api.ts protects, then the
+// intake handler, and writes its structured result back. Bodies over 16 KB are refused with 413
+// without reading past the limit.
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
+import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
+import { HttpFrontError } from "./stack-errors.ts";
+
+/** The routes of infra/api.ts: every one goes to the intake handler; all but /health need the bearer token. */
+export const API_ROUTES = [
+  { routeKey: "POST /claims", auth: true },
+  { routeKey: "GET /claims/{id}", auth: true },
+  { routeKey: "GET /reports/{simulation_id}", auth: true },
+  { routeKey: "GET /health", auth: false },
+] as const;
+
+/** Options of `startHttpFront`. */
+export interface HttpFrontOptions {
+  readonly intakeApi: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
+  readonly authorizer: (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerResult>;
+  /** Default 3000; 0 picks a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** One line per request (method, path, status, ms). */
+  readonly onRequest?: (line: { method: string; path: string; status: number; ms: number }) => void;
+}
+
+/** A running HTTP front. */
+export interface HttpFront {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** Matches `method path` against API_ROUTES; returns the route and its path parameters. */
+export function matchRoute(method: string, path: string): { routeKey: string; auth: boolean; pathParameters: Record<string, string> } | undefined {
+  const segments = path.split("/").slice(1);
+  for (const route of API_ROUTES) {
+    const [routeMethod, template] = route.routeKey.split(" ") as [string, string];
+    const parts = template.split("/").slice(1);
+    if (routeMethod !== method || parts.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const ok = parts.every((p, i) => {
+      const seg = segments[i] ?? "";
+      if (p.startsWith("{") && p.endsWith("}")) {
+        if (seg === "") return false;
+        params[p.slice(1, -1)] = safeDecode(seg);
+        return true;
+      }
+      return p === seg;
+    });
+    if (ok) return { routeKey: route.routeKey, auth: route.auth, pathParameters: params };
+  }
+  return undefined;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** API Gateway's v2 header map: lowercased names, repeated headers joined with commas. */
+export function headerMap(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(",") : value;
+  }
+  return out;
+}
+
+const TEXT = /^(application\/(json|[\w.+-]*\+json|x-www-form-urlencoded|xml)|text\/)/i;
+
+/** Builds the API Gateway v2 event of a request. */
+export function toApiEvent(req: IncomingMessage, url: URL, route: { routeKey: string; pathParameters: Record<string, string> }, body: Buffer, now = new Date()): APIGatewayProxyEventV2 {
+  const headers = headerMap(req);
+  const method = req.method ?? "GET";
+  const text = body.length === 0 || TEXT.test(headers["content-type"] ?? "application/json");
+  const query = Object.fromEntries(url.searchParams);
+  return {
+    version: "2.0",
+    routeKey: route.routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ""),
+    ...(headers.cookie ? { cookies: headers.cookie.split(/;\s*/) } : {}),
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(Object.keys(route.pathParameters).length > 0 ? { pathParameters: route.pathParameters } : {}),
+    requestContext: {
+      accountId: "000000000000",
+      apiId: "local",
+      domainName: headers.host ?? "localhost",
+      domainPrefix: (headers.host ?? "localhost").split(".")[0] ?? "localhost",
+      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? "127.0.0.1", userAgent: headers["user-agent"] ?? "" },
+      requestId: randomUUID(),
+      routeKey: route.routeKey,
+      stage: "$default",
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0 ? { body: text ? body.toString("utf8") : body.toString("base64") } : {}),
+    isBase64Encoded: body.length > 0 && !text,
+  };
+}
+
+/** The authorizer event API Gateway builds for a request (identity source: the Authorization header). */
+export function toAuthorizerEvent(event: APIGatewayProxyEventV2): APIGatewayRequestAuthorizerEventV2 {
+  return {
+    version: "2.0",
+    type: "REQUEST",
+    routeArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${event.routeKey.replace(" ", "")}`,
+    identitySource: event.headers.authorization ? [event.headers.authorization] : [],
+    routeKey: event.routeKey,
+    rawPath: event.rawPath,
+    rawQueryString: event.rawQueryString,
+    cookies: event.cookies ?? [],
+    headers: event.headers,
+    requestContext: event.requestContext,
+    ...(event.pathParameters ? { pathParameters: event.pathParameters } : {}),
+  };
+}
+
+type Sent = { status: number };
+
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer): Sent {
+  res.writeHead(status, { ...headers, "content-length": String(Buffer.byteLength(body)) });
+  res.end(body);
+  return { status };
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string, close = false): Sent {
+  return send(res, status, { "content-type": "application/json; charset=utf-8", ...(close ? { connection: "close" } : {}) }, JSON.stringify({ error: { code, message } }));
+}
+
+/** Reads the body up to `limit` bytes; undefined when it is longer (then nothing more is read). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off("data", onData);
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
+}
+
+function writeResult(res: ServerResponse, result: APIGatewayProxyResultV2): Sent {
+  if (typeof result === "string") return send(res, 200, { "content-type": "application/json" }, result);
+  const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  const body = result.body === undefined ? "" : result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body;
+  return send(res, result.statusCode ?? 200, headers, body);
+}
+
+/** Starts the HTTP front; rejects with HttpFrontError when the port cannot be bound. */
+export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
+  const host = options.host ?? "127.0.0.1";
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Sent> => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const route = matchRoute(req.method ?? "GET", url.pathname);
+    if (!route) return sendError(res, 404, "NOT_FOUND", `no route for ${req.method} ${url.pathname}`);
+    if (route.auth) {
+      const probe = toApiEvent(req, url, route, Buffer.alloc(0));
+      const answer = probe.headers.authorization ? await options.authorizer(toAuthorizerEvent(probe)) : { isAuthorized: false };
+      if (!answer.isAuthorized) return sendError(res, 401, "UNAUTHORIZED", "send Authorization: Bearer <token> (CLAIMS_API_TOKEN)", true);
+    }
+    const declared = Number(req.headers["content-length"] ?? 0);
+    const body = declared > MAX_BODY_BYTES ? undefined : await readBody(req, MAX_BODY_BYTES);
+    if (body === undefined) return sendError(res, 413, "PAYLOAD_TOO_LARGE", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, true);
+    return writeResult(res, await options.intakeApi(toApiEvent(req, url, route, body)));
+  };
+  const server = createServer((req, res) => {
+    const t0 = performance.now();
+    handle(req, res)
+      .catch((error: unknown) => {
+        console.error(`[http] ${req.method} ${req.url}: ${(error as Error).message}`);
+        return res.headersSent ? { status: 500 } : sendError(res, 500, "INTERNAL", "internal error");
+      })
+      .then((sent) => {
+        // A refused body is not read to its end: close the connection rather than drain it.
+        if (res.getHeader("connection") === "close") res.once("finish", () => req.socket.destroySoon?.());
+        options.onRequest?.({ method: req.method ?? "?", path: new URL(req.url ?? "/", "http://localhost").pathname, status: sent.status, ms: performance.now() - t0 });
+      });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (e) => reject(new HttpFrontError(`cannot listen on ${host}:${options.port ?? 3000}: ${e.message}`, e)));
+    server.listen(options.port ?? 3000, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stop: () =>
+      (stopped ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })),
+  };
+}
