@@ -1,0 +1,174 @@
+// The intake HTTP handler against the real emulators (dynalite, fauxqs, local bus) through the real
+// SDK: request parsing, status codes and error bodies of SPEC §7.2, and that refused input stores nothing.
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiEvent, recordingLogger, startTestStack } from "../local/stack-fixture.ts";
+import { LOCAL_TABLE_NAME } from "../local/stack.ts";
+import { createIntakeApiHandler } from "./intake-api.ts";
+import { MAX_BODY_BYTES } from "./lib/http.ts";
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+let stack: Stack;
+let handler: ReturnType<typeof createIntakeApiHandler>;
+
+const CLAIM = { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" };
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  handler = stack.handlers.intakeApi;
+});
+afterAll(() => stack?.stop());
+
+async function call(method: string, path: string, init: Parameters<typeof apiEvent>[2] = {}) {
+  const result = await handler(apiEvent(method, path, init));
+  return { status: result.statusCode, headers: result.headers ?? {}, body: result.body ?? "", json: () => JSON.parse(result.body ?? "null") as Record<string, any> };
+}
+
+const post = (body: unknown, headers: Record<string, string> = {}) => call("POST", "/claims", { body: typeof body === "string" ? body : JSON.stringify(body), headers });
+
+/** Items in the table (claims, idempotency keys, audit, sessions…) once the pipeline is idle, to show refused requests store nothing. */
+async function itemCount(): Promise<number> {
+  await stack.drained();
+  const out = await stack.clients.dynamo.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME, Select: "COUNT" }));
+  return out.Count ?? 0;
+}
+
+describe("POST /claims", () => {
+  it("answers 202 with the claim id and RECEIVED, and the claim is stored", async () => {
+    const res = await post({ claim: CLAIM, label: "api test" });
+    expect(res.status).toBe(202);
+    const { claim_id, status } = res.json();
+    expect(status).toBe("RECEIVED");
+    expect(res.headers.location).toBe(`/claims/${claim_id}`);
+    expect((await stack.deps.claims.getClaim(claim_id))?.claim).toEqual(CLAIM);
+  });
+
+  it.each([
+    ["not JSON", "{not json", "INVALID_JSON", "(body)"],
+    ["an empty body", "", "INVALID_JSON", "(body)"],
+    ["a wrong type", JSON.stringify({ claim: { ...CLAIM, amount_eur: "a lot" } }), "INVALID_INPUT", "claim.amount_eur"],
+    ["both claim and claim_text", JSON.stringify({ claim: CLAIM, claim_text: "I bought order ord_001" }), "INVALID_INPUT", "(body)"],
+    ["an unknown field", JSON.stringify({ claim: CLAIM, refund_now: true }), "INVALID_INPUT", "(body)"],
+  ])("answers 400 with issues for %s and stores nothing", async (_case, body, code, path) => {
+    const before = await itemCount();
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(res.json().error.code).toBe(code);
+    expect(res.json().error.issues.map((i: { path: string }) => i.path)).toContain(path);
+    expect(await itemCount()).toBe(before);
+  });
+
+  it("answers 413 for a body one byte over 16 KB and stores nothing", async () => {
+    const before = await itemCount();
+    const res = await post("x".repeat(MAX_BODY_BYTES + 1));
+    expect(res.status).toBe(413);
+    expect(res.json().error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(await itemCount()).toBe(before);
+  });
+
+  it("reads a body of exactly 16 KB (and refuses it only for its content)", async () => {
+    const body = JSON.stringify({ claim_text: "" }).replace('""', `"${"a".repeat(MAX_BODY_BYTES - 17)}"`);
+    expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES);
+    expect((await post(body)).status).toBe(400);
+  });
+
+  it("decodes a base64 body as API Gateway sends binary content", async () => {
+    const body = Buffer.from(JSON.stringify({ claim: { ...CLAIM, order_id: "ord_004" } })).toString("base64");
+    const res = await call("POST", "/claims", { body, isBase64Encoded: true });
+    expect(res.status).toBe(202);
+    expect((await stack.deps.claims.getClaim(res.json().claim_id))?.claim?.order_id).toBe("ord_004");
+  });
+
+  it("returns the same claim for a repeated Idempotency-Key and body, and 409 for another body", async () => {
+    const key = { "Idempotency-Key": "key-409-test" };
+    const first = await post({ claim: CLAIM }, key);
+    const again = await post({ claim: CLAIM }, key);
+    expect(first.status).toBe(202);
+    expect(again.status).toBe(202);
+    expect(again.json().claim_id).toBe(first.json().claim_id);
+    const before = await itemCount();
+    const conflict = await post({ claim: { ...CLAIM, amount_eur: 1 } }, key);
+    expect(conflict.status).toBe(409);
+    expect(conflict.json().error.code).toBe("IDEMPOTENCY_CONFLICT");
+    expect(await itemCount()).toBe(before);
+  });
+
+  it("answers 400 for an Idempotency-Key that is not visible ASCII", async () => {
+    const res = await post({ claim: CLAIM }, { "Idempotency-Key": "two words" });
+    expect(res.status).toBe(400);
+    expect(res.json().error.code).toBe("INVALID_IDEMPOTENCY_KEY");
+  });
+});
+
+describe("GET /claims/{id}", () => {
+  it("answers 200 with the public view once the claim is decided", async () => {
+    const { claim_id } = (await post({ claim: CLAIM, simulation_id: "sim_api_view" })).json();
+    await stack.runtime.settle(claim_id);
+    const res = await call("GET", `/claims/${claim_id}`);
+    expect(res.status).toBe(200);
+    const view = res.json();
+    expect(view).toMatchObject({ claim_id, status: "DECIDED", dfid: `dfid_${claim_id}`, simulation_id: "sim_api_view" });
+    expect(["ACCEPT", "ESCALATE", "REJECT"]).toContain(view.verdict);
+    expect(view.input).toBeUndefined();
+  });
+
+  it("answers 404 for an unknown claim and 400 for a malformed id", async () => {
+    expect((await call("GET", "/claims/clm_unknown")).status).toBe(404);
+    expect((await call("GET", "/claims/clm_unknown")).json().error.code).toBe("NOT_FOUND");
+    expect((await call("GET", "/claims/bad%20id")).status).toBe(400);
+  });
+});
+
+describe("GET /reports/{simulation_id}", () => {
+  it("renders the run's audit as HTML, and 404s an unknown run", async () => {
+    const { claim_id } = (await post({ claim: CLAIM, simulation_id: "sim_api_report" })).json();
+    await stack.runtime.settle(claim_id);
+    const res = await call("GET", "/reports/sim_api_report");
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    expect(res.body).toContain(claim_id);
+    expect((await call("GET", "/reports/sim_never_ran")).status).toBe(404);
+  });
+});
+
+describe("routing and failures", () => {
+  it("answers /health without touching any dependency", async () => {
+    const isolated = createIntakeApiHandler(() => {
+      throw new Error("no dependencies here");
+    }, { logger: recordingLogger().logger });
+    const res = await isolated(apiEvent("GET", "/health"));
+    expect(res.statusCode).toBe(200);
+  });
+
+  it("answers 404 for a route the API does not have", async () => {
+    const res = await call("DELETE", "/claims/clm_x");
+    expect(res.status).toBe(404);
+    expect(res.json().error.code).toBe("NOT_FOUND");
+  });
+
+  it("answers 400 for an event that is not API Gateway payload 2.0", async () => {
+    const res = await handler({ ...apiEvent("GET", "/claims/x"), version: "1.0" });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it("answers 500 without internals when a dependency fails, and logs the cause", async () => {
+    const log = recordingLogger();
+    const broken = createIntakeApiHandler(() => {
+      throw new Error("DynamoDB table arn:aws:dynamodb:secret-table unreachable");
+    }, { logger: log.logger });
+    const res = await broken(apiEvent("POST", "/claims", { body: JSON.stringify({ claim: CLAIM }) }));
+    expect(res.statusCode).toBe(500);
+    expect(res.body).not.toContain("secret-table");
+    expect(JSON.parse(res.body ?? "{}").error.code).toBe("INTERNAL");
+    expect(log.text()).toContain("secret-table");
+  });
+
+  it("never logs the claim text at info level", async () => {
+    const log = recordingLogger();
+    const logged = createIntakeApiHandler(() => stack.deps, { logger: log.logger });
+    const res = await logged(apiEvent("POST", "/claims", { body: JSON.stringify({ claim_text: "my secret kettle story about order ord_008" }) }));
+    expect(res.statusCode).toBe(202);
+    expect(log.lines.some((l) => l.level === "info")).toBe(true);
+    expect(log.text()).not.toContain("kettle");
+  });
+});

@@ -1,0 +1,79 @@
+// The shared SQS consumer shape: zod parsing, partial batch responses (Powertools), FIFO groups,
+// and what gets logged for bad and failing messages.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { recordingLogger, sqsEvent } from "../../local/stack-fixture.ts";
+import { RetryLaterError } from "./errors.ts";
+import { parseMessage, sqsConsumer } from "./sqs-consumer.ts";
+import type { Context } from "aws-lambda";
+
+const Schema = z.object({ n: z.number().int() }).strict();
+const context = {} as Context;
+
+function consumer(handle: (n: number) => Promise<unknown>, fifo = false) {
+  const log = recordingLogger();
+  const seen: number[] = [];
+  const h = sqsConsumer({ schema: Schema, fifo, handle: async (m) => {
+    seen.push(m.n);
+    return handle(m.n);
+  } }, log.logger);
+  return { h, seen, log };
+}
+
+const failed = (r: { batchItemFailures: { itemIdentifier: string }[] }) => r.batchItemFailures.map((f) => f.itemIdentifier);
+
+describe("parseMessage", () => {
+  it.each([
+    ["not JSON", "{n:1", /not JSON/],
+    ["a wrong type", '{"n":"one"}', /n: /],
+    ["an extra field", '{"n":1,"x":2}', /\(message\)/],
+  ])("refuses %s, naming the problem", (_c, body, message) => {
+    expect(() => parseMessage(body, Schema)).toThrow(message);
+  });
+});
+
+describe("sqsConsumer", () => {
+  it("fails only the bad records of a batch and handles the rest", async () => {
+    const { h, seen, log } = consumer(async () => "OK");
+    const out = await h(sqsEvent([{ body: '{"n":1}' }, { body: "garbage" }, { body: '{"n":"x"}' }, { body: '{"n":4}' }]), context);
+    expect(failed(out)).toEqual(["m1", "m2"]);
+    expect(seen).toEqual([1, 4]);
+    const errors = log.lines.filter((l) => l.level === "error");
+    expect(errors).toHaveLength(2);
+    expect(errors.map((e) => e.message)).toEqual(["invalid message: it will reach the DLQ after its retries", "invalid message: it will reach the DLQ after its retries"]);
+    expect(JSON.stringify(errors[1]?.fields)).toContain('"path":"n"');
+  });
+
+  it("reports a batch in which every record fails as item failures instead of throwing", async () => {
+    const { h } = consumer(async () => {
+      throw new Error("table unreachable");
+    });
+    const out = await h(sqsEvent([{ body: '{"n":1}' }, { body: '{"n":2}' }]), context);
+    expect(failed(out)).toEqual(["m0", "m1"]);
+  });
+
+  it("logs a retry as a warning, not an error", async () => {
+    const { h, log } = consumer(async () => {
+      throw new RetryLaterError("model busy");
+    });
+    const out = await h(sqsEvent([{ body: '{"n":1}' }]), context);
+    expect(failed(out)).toEqual(["m0"]);
+    expect(log.lines.map((l) => l.level)).toEqual(["warn"]);
+  });
+
+  it("on a FIFO queue, fails the rest of a failing record's group and keeps handling other groups", async () => {
+    const { h, seen } = consumer(async (n) => {
+      if (n === 2) throw new Error("version conflict");
+      return "OK";
+    }, true);
+    const out = await h(sqsEvent([
+      { body: '{"n":1}', groupId: "clm_a" },
+      { body: '{"n":2}', groupId: "clm_a" },
+      { body: '{"n":10}', groupId: "clm_b" },
+      { body: '{"n":3}', groupId: "clm_a" },
+      { body: '{"n":11}', groupId: "clm_b" },
+    ]), context);
+    expect(failed(out)).toEqual(["m1", "m3"]);
+    expect(seen).toEqual([1, 2, 10, 11]);
+  });
+});
