@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { decideClaim } from "../core/claims/kernel.ts";
+import { auditPerClaim, benchOrders, checkRound, KERNEL_CASES, kernelInput, loadBenchConfig, pipelineRound } from "./kernel.bench.ts";
+
+const config = loadBenchConfig();
+
+describe("kernel bench inputs", () => {
+  it.each(KERNEL_CASES.map((c) => [c.case, c] as const))("the %s input gets its verdict and reason code from the kernel", (_name, spec) => {
+    const verdict = decideClaim(kernelInput(config, spec));
+    expect({ verdict: verdict.verdict, reason_code: verdict.reason_code }).toEqual({ verdict: spec.verdict, reason_code: spec.reasonCode });
+  });
+
+  it("gives every claim of a round its own order, copied from the template", () => {
+    const orders = benchOrders(config, KERNEL_CASES[0]!, 3);
+    expect(orders.map((o) => o.order_id)).toEqual(["ord_accept_000001", "ord_accept_000002", "ord_accept_000003"]);
+    const template = config.orders.find((o) => o.order_id === "ord_001")!;
+    for (const o of orders) expect({ ...o, order_id: template.order_id }).toEqual(template);
+  });
+});
+
+describe("kernel bench pipeline rounds", () => {
+  it.each(KERNEL_CASES.map((c) => [c.case, c] as const))("a round of %s claims is decided as expected and audited per claim", async (_name, spec) => {
+    const round = await pipelineRound(config, spec, 4).run();
+    expect(round.outcomes).toHaveLength(4);
+    expect(() => checkRound(spec, round)).not.toThrow();
+    const audit = auditPerClaim(round.audit);
+    expect(audit.claims).toBe(4);
+    expect(audit.byType.get("KERNEL_VERDICT")).toBeGreaterThan(0);
+    expect(audit.byType.has("CLAIM_REFUND_EXECUTED")).toBe(spec.verdict === "ACCEPT");
+    expect(audit.bytesPerClaim).toBeGreaterThan(1000);
+  });
+
+  it("reports a round whose claims end with another verdict", async () => {
+    const [accept, reject] = KERNEL_CASES;
+    const round = await pipelineRound(config, accept!, 2).run();
+    expect(() => checkRound(reject!, round)).toThrow(/2 of 2 claims ended wrong/);
+  });
+
+  it("refuses to size an audit without claim events", () => {
+    expect(() => auditPerClaim([])).toThrow(/no claim events/);
+  });
+});
