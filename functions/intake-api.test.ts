@@ -7,6 +7,9 @@ import { LOCAL_TABLE_NAME } from "../local/stack.ts";
 import { createIntakeApiHandler } from "./intake-api.ts";
 import { MAX_BODY_BYTES } from "./lib/http.ts";
 
+// Response bodies are read loosely: each assertion states the shape it expects.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;
 let handler: ReturnType<typeof createIntakeApiHandler>;
@@ -21,7 +24,7 @@ afterAll(() => stack?.stop());
 
 async function call(method: string, path: string, init: Parameters<typeof apiEvent>[2] = {}) {
   const result = await handler(apiEvent(method, path, init));
-  return { status: result.statusCode, headers: result.headers ?? {}, body: result.body ?? "", json: () => JSON.parse(result.body ?? "null") as Record<string, any> };
+  return { status: result.statusCode, headers: result.headers ?? {}, body: result.body ?? "", json: () => JSON.parse(result.body ?? "null") as Json };
 }
 
 const post = (body: unknown, headers: Record<string, string> = {}) => call("POST", "/claims", { body: typeof body === "string" ? body : JSON.stringify(body), headers });
