@@ -87,7 +87,7 @@ export const ORDER_FIXTURES = [
 const settle = async <T>(promises: Promise<T>[]) => {
   const results = await Promise.allSettled(promises);
   return {
-    ok: results.filter((r): r is PromiseFulfilledResult<T> => r.status === "fulfilled").map((r) => r.value),
+    ok: results.filter((r): r is PromiseFulfilledResult<Awaited<T>> => r.status === "fulfilled").map((r) => r.value),
     errors: results.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason as unknown),
   };
 };
