@@ -39,6 +39,20 @@ describe("correlationId", () => {
     expect(correlationId(crewId, phase, agentId, attempt)).toBe(hashHex(canonicalize([crewId, phase, agentId, attempt])).slice(0, CORRELATION_ID_LENGTH));
   });
 
+  it("tells apart parts that run together into the same text (its memo never mixes them up)", () => {
+    const pairs = [
+      [["ab", 1, "c#0", 1], ["a", 1, "bc#0", 1]],
+      [["c|1", 1, "x#0", 1], ["c", 1, "1|x#0", 1]],
+      [["2:a", 1, "b#0", 1], ["2", 1, ":ab#0", 1]],
+    ] as const;
+    for (const [x, y] of pairs) {
+      const ix = correlationId(...x);
+      const iy = correlationId(...y);
+      expect(ix).not.toBe(iy);
+      expect([ix, iy]).toEqual([x, y].map((parts) => hashHex(canonicalize(parts)).slice(0, CORRELATION_ID_LENGTH)));
+    }
+  });
+
   it("refuses a non-finite phase index or attempt", () => {
     expect(() => correlationId("crew-1", Number.NaN, "merc#0", 1)).toThrow(TypeError);
     expect(() => correlationId("crew-1", 0, "merc#0", Number.POSITIVE_INFINITY)).toThrow(/finite/);

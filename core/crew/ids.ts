@@ -13,11 +13,13 @@ export function correlationId(crewId: string, phaseIndex: number, agentId: strin
   if (!Number.isFinite(phaseIndex) || !Number.isFinite(attempt)) {
     throw new TypeError(`correlationId: phaseIndex and attempt must be finite numbers, got ${phaseIndex} and ${attempt}`);
   }
-  // For two strings and two finite numbers JSON.stringify is exactly canonicalize(), only native.
-  const key = JSON.stringify([crewId, phaseIndex, agentId, attempt]);
+  // Memo key: one-to-one with the parts (the length prefix fixes where crewId ends; the two numbers
+  // after the last separators cannot contain one) and cheaper to build than the JSON that is hashed.
+  const key = `${crewId.length}:${crewId}${agentId}|${phaseIndex}|${attempt}`;
   let id = memo.get(key);
   if (id === undefined) {
-    id = hashHex(key).slice(0, CORRELATION_ID_LENGTH);
+    // For two strings and two finite numbers JSON.stringify is exactly canonicalize(), only native.
+    id = hashHex(JSON.stringify([crewId, phaseIndex, agentId, attempt])).slice(0, CORRELATION_ID_LENGTH);
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(key, id);
   }

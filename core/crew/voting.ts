@@ -54,33 +54,33 @@ export function resolveVotes(strategy: VotingStrategy, ballots: readonly Ballot[
   const failed = total - valid;
   let winner = groups[0];
   for (const g of groups) if (g.votes > winner!.votes) winner = g;
-  const tally = (winnerVotes: number): VoteTally => ({ total, valid, failed, winnerVotes, distinct: groups.length });
+  const distinct = groups.length;
 
   if (valid === 0 || winner === undefined) {
-    return { ok: false, code: "NO_VALID_OUTPUT", reason: `none of the ${total} slot${total === 1 ? "" : "s"} produced an output`, tally: tally(0) };
+    return { ok: false, code: "NO_VALID_OUTPUT", reason: `none of the ${total} slot${total === 1 ? "" : "s"} produced an output`, tally: { total, valid, failed, winnerVotes: 0, distinct } };
   }
   switch (strategy) {
     case "first_valid": {
       const first = groups[0]!; // the group of the first valid slot is the first group
-      return { ok: true, output: first.output, tally: tally(first.votes) };
+      return { ok: true, output: first.output, tally: { total, valid, failed, winnerVotes: first.votes, distinct } };
     }
     case "majority":
-      if (winner.votes * 2 > total) return { ok: true, output: winner.output, tally: tally(winner.votes) };
+      if (winner.votes * 2 > total) return { ok: true, output: winner.output, tally: { total, valid, failed, winnerVotes: winner.votes, distinct } };
       return {
         ok: false,
         code: "NO_MAJORITY",
         reason: `no output was given by more than half of the ${total} slots (best: ${winner.votes}, ${groups.length} distinct output${groups.length === 1 ? "" : "s"}, ${failed} failed)`,
-        tally: tally(winner.votes),
+        tally: { total, valid, failed, winnerVotes: winner.votes, distinct },
       };
     case "unanimous":
-      if (failed === 0 && groups.length === 1) return { ok: true, output: winner.output, tally: tally(winner.votes) };
+      if (failed === 0 && groups.length === 1) return { ok: true, output: winner.output, tally: { total, valid, failed, winnerVotes: winner.votes, distinct } };
       return {
         ok: false,
         code: "NOT_UNANIMOUS",
         reason: failed > 0 ? `${failed} of ${total} slots failed, so the vote cannot be unanimous` : `the ${total} slots gave ${groups.length} different outputs`,
-        tally: tally(winner.votes),
+        tally: { total, valid, failed, winnerVotes: winner.votes, distinct },
       };
     case "weighted_consensus":
-      return { ok: true, output: winner.output, tally: tally(winner.votes) };
+      return { ok: true, output: winner.output, tally: { total, valid, failed, winnerVotes: winner.votes, distinct } };
   }
 }
