@@ -1,5 +1,6 @@
 // The audit event model (SPEC §7.4): every step of a decision flow appends one event under its DFID.
 import { z } from "zod";
+import { canonicalize } from "../crew/canonical.ts";
 import { AuditEventError } from "./errors.ts";
 import type { AuditLog } from "./ports.ts";
 import type { VerdictKind } from "./verdict.ts";
@@ -102,9 +103,15 @@ export function severityForVerdict(verdict: VerdictKind): AuditSeverity {
 /** An in-memory `AuditLog`: validates on append and answers queries in append order with copies. */
 export function createInMemoryAuditLog(): AuditLog & { all(): AuditEvent[] } {
   const events: AuditEvent[] = [];
+  const seen = new Set<string>();
   return {
+    /** Appends the event; an identical event (a redelivery) is dropped, like the DynamoDB log does. */
     async append(event) {
-      events.push(structuredClone(parseAuditEvent(event)));
+      const parsed = parseAuditEvent(event);
+      const key = canonicalize(parsed);
+      if (seen.has(key)) return;
+      seen.add(key);
+      events.push(structuredClone(parsed));
     },
     async byDfid(dfid) {
       return events.filter((e) => e.dfid === dfid || e.root_dfid === dfid).map((e) => structuredClone(e));

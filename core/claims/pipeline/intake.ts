@@ -82,26 +82,23 @@ export async function submitClaim(
     if (!created.sameRequest) {
       return { ok: false, code: "IDEMPOTENCY_CONFLICT", message: "this Idempotency-Key was used with a different body", claimId: created.record.claim_id };
     }
-    if (created.record.status === "RECEIVED") await performEffects(startEffects(created.record, now, false), deps);
+    // A crash after storing may have stopped the claim before it started: start it again (idempotent).
+    if (created.record.status === "RECEIVED") await performEffects(startEffects(created.record), deps);
     return { ok: true, claimId: created.record.claim_id, status: created.record.status, created: false };
   }
-  await performEffects(startEffects(record, now, true), deps);
+  await performEffects(startEffects(record), deps);
   return { ok: true, claimId, status: record.status, created: true };
 }
 
-function startEffects(record: ClaimRecord, now: number, audit: boolean): Effect[] {
-  const received: Effect[] = audit
-    ? [{ kind: "audit", event: claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", now, { input_kind: "claim" in record.input ? "claim" : "claim_text", input: redactInput(record.input), label: record.label, received_at: record.received_at }) }]
-    : [];
+/** The received audit event carries the receipt time, so a repeat is identical and the audit log drops it. */
+function startEffects(record: ClaimRecord): Effect[] {
+  const received: Effect[] = [
+    { kind: "audit", event: claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), { input_kind: "claim" in record.input ? "claim" : "claim_text", input: record.input, label: record.label, received_at: record.received_at }) },
+  ];
   if (record.claim) {
     return [...received, { kind: "crew_event", claimId: record.claim_id, message: { type: "claim.start", crewId: record.claim_id } }];
   }
   return [...received, { kind: "extraction", claimId: record.claim_id }];
-}
-
-/** Customer text is audited as given (the audit is the record of what was claimed); logs never carry it. */
-function redactInput(input: ClaimRecord["input"]): unknown {
-  return input;
 }
 
 /** The outcome of an extraction attempt. */
