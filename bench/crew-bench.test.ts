@@ -68,8 +68,8 @@ describe("crew bench scenarios", () => {
   });
 
   it.each([
-    [[500, 700, 900, 300], { afterStart: 500, medianRunning: 700, peak: 900, final: 300 }],
-    [[10, 20], { afterStart: 10, medianRunning: 10, peak: 10, final: 20 }],
+    [[500, 700, 900, 300], { afterStart: 500, medianRunning: 700, peak: 900, final: 300, writtenPerRun: 2400 }],
+    [[10, 20], { afterStart: 10, medianRunning: 10, peak: 10, final: 20, writtenPerRun: 30 }],
   ])("snapshotStats(%j) separates start, running and final sizes", (bytes, expected) => {
     expect(snapshotStats(bytes)).toEqual(expected);
   });

@@ -250,7 +250,7 @@ export function checkRun(scenario: CrewBenchScenario, mode: CrewBenchMode, resul
 }
 
 /** Snapshot sizes of one run: after start, median and peak over the steps while running, and the final (terminal) one. */
-export function snapshotStats(bytes: readonly number[]): { afterStart: number; medianRunning: number; peak: number; final: number } {
+export function snapshotStats(bytes: readonly number[]): { afterStart: number; medianRunning: number; peak: number; final: number; writtenPerRun: number } {
   if (bytes.length < 2) throw new RangeError("snapshotStats: need the size after start and after at least one step");
   const running = bytes.slice(0, -1);
   const sorted = [...running].sort((x, y) => x - y);
@@ -259,6 +259,7 @@ export function snapshotStats(bytes: readonly number[]): { afterStart: number; m
     medianRunning: sorted[Math.floor((sorted.length - 1) / 2)]!,
     peak: Math.max(...running),
     final: bytes[bytes.length - 1]!,
+    writtenPerRun: bytes.reduce((sum, b) => sum + b, 0),
   };
 }
 
@@ -287,10 +288,10 @@ async function timeCrew(scenario: CrewBenchScenario, mode: CrewBenchMode): Promi
   return { scenario, mode, stats, usPerStep: stats.medianNs / 1000 / scenario.steps, p95UsPerStep: stats.p95Ns / 1000 / scenario.steps };
 }
 
-/** Where the time of a round-trip run goes: stringify, parse, resume+deliver (simple timers, summed over many runs). */
+/** Where a round-trip step goes: medians over every step of `runs` runs of JSON.parse, resume + deliver + snapshot(), JSON.stringify (simple timers). */
 function roundTripBreakdown(scenario: CrewBenchScenario, runs: number): { stringify: number; parse: number; resume: number } {
   const clock = frozenClock(CLOCK_START_MS);
-  const t = { stringify: 0n, parse: 0n, resume: 0n };
+  const t = { stringify: [] as number[], parse: [] as number[], resume: [] as number[] };
   for (let r = 0; r < runs; r++) {
     const memory = scenario.memory?.();
     const first = createCrewSession({ crewId: "crew-bench", graph: scenario.graph, clock, ...(memory === undefined ? {} : { memory }) });
@@ -307,14 +308,14 @@ function roundTripBreakdown(scenario: CrewBenchScenario, runs: number): { string
       const t2 = process.hrtime.bigint();
       stored = JSON.stringify(snap);
       const t3 = process.hrtime.bigint();
-      t.parse += t1 - t0;
-      t.resume += t2 - t1;
-      t.stringify += t3 - t2;
+      t.parse.push(Number(t1 - t0) / 1000);
+      t.resume.push(Number(t2 - t1) / 1000);
+      t.stringify.push(Number(t3 - t2) / 1000);
       for (const e of resumed.events) if (e.type === "agent.step.requested") queue.push(e);
     }
   }
-  const per = (ns: bigint) => Number(ns) / 1000 / runs / scenario.steps;
-  return { stringify: per(t.stringify), parse: per(t.parse), resume: per(t.resume) };
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  return { stringify: median(t.stringify), parse: median(t.parse), resume: median(t.resume) };
 }
 
 const fmtUs = (us: number) => Number(us.toFixed(us >= 100 ? 0 : us >= 10 ? 1 : 2));
@@ -407,6 +408,7 @@ export async function run(): Promise<string> {
       "median while running": z.medianRunning,
       "peak while running": z.peak,
       "final (completed)": z.final,
+      "written per run (round trip: after start + every step)": z.writtenPerRun,
     };
   });
 
@@ -428,6 +430,7 @@ export async function run(): Promise<string> {
     { what: "ours: final snapshot (completed)", bytes: b.final },
     { what: "LangGraph: latest checkpoint of a finished run", bytes: lgB.checkpointBytes },
     { what: "LangGraph: all checkpoints + metadata + writes of one run", bytes: lgB.threadStoredBytes },
+    { what: `ours: all snapshots written in one round-trip run (${majority.steps + 1} saves)`, bytes: b.writtenPerRun },
   ];
 
   const breakdownRows: TableRow[] = breakdown.map(({ s, b: br }) => ({
@@ -469,7 +472,7 @@ export async function run(): Promise<string> {
     "",
     formatTable(bRows),
     "",
-    "### Where a round-trip step goes (simple timers, mean over runs)",
+    "### Where a round-trip step goes (simple timers; median over every step of many runs, so components do not add up exactly)",
     "",
     formatTable(breakdownRows),
     "",
