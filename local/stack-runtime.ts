@@ -13,6 +13,8 @@ const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
 /** What the runtime needs from the stack. */
 export interface StackRuntimeInput {
   readonly deps: PipelineDeps;
+  /** The intake function's dependencies (its links only); submissions go through them. */
+  readonly intake?: PipelineDeps;
   /** Resolves when the work queues are empty, no handler runs and the bus has delivered everything. */
   readonly drained: (timeoutMs?: number) => Promise<void>;
   readonly stop: () => Promise<void>;
@@ -27,7 +29,7 @@ export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
   const { deps } = input;
   return {
     description: input.description ?? "local stack (dynalite, fauxqs, local EventBridge; production handlers)",
-    submit: (body, o = {}) => submitClaim(body, o, deps),
+    submit: (body, o = {}) => submitClaim(body, o, input.intake ?? deps),
     async settle(claimId) {
       const deadline = Date.now() + input.settleTimeoutMs;
       for (let wait = 2; ; wait = Math.min(50, wait * 2)) {

@@ -22,8 +22,8 @@ import type { AwsClients } from "../functions/lib/compose.ts";
 import { createLogger } from "../functions/lib/logger.ts";
 import type { LogLevelName } from "../functions/lib/logger.ts";
 import { QUEUE_SETTINGS } from "../functions/lib/queue-settings.ts";
-import { LINKS } from "../functions/lib/resources.ts";
-import type { QueueRole } from "../functions/lib/resources.ts";
+import { LINKS, linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
+import type { FunctionName, QueueRole } from "../functions/lib/resources.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
@@ -80,6 +80,8 @@ export interface LocalStackOptions {
   readonly sweepEveryMs?: number;
   /** Called for every event a bus rule delivers (progress lines of `claims serve`). */
   readonly onBusEvent?: (rule: RuleName, event: BusEvent) => void;
+  /** Hold handlers to exactly the links infra/ gives them, without the known LINK_GAPS (default false). */
+  readonly strictLinks?: boolean;
   /** Wraps a queue consumer (tests inject crashes here). */
   readonly wrapHandler?: (role: QueueRole, handler: SqsHandler) => SqsHandler;
 }
@@ -147,26 +149,40 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [LINKS.llmApiKey]: { value: process.env.LLM_API_KEY || "local-no-key" },
       ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
     });
-    const deps = composeDeps({ clients, clock: options.clock, llm: options.llm, configPath: options.configPath, ...(options.ids ? { ids: options.ids } : {}) });
+    // Each handler reads only the links infra/ gives its function (as `Resource` does on AWS), plus the
+    // reported LINK_GAPS unless strictLinks; `deps` sees every link, for the runtime's reads and tests.
+    const gaps = { gaps: options.strictLinks !== true };
+    const depsFor = (fn?: FunctionName) =>
+      composeDeps({
+        clients, clock: options.clock, llm: options.llm, configPath: options.configPath,
+        ...(options.ids ? { ids: options.ids } : {}),
+        ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn, gaps)) } : {}),
+      });
+    const deps = depsFor();
     // The registry handshake must succeed before anything runs.
     void deps.registry.agents;
 
     const level = options.logLevel ?? (process.env.CLAIMS_LOG_LEVEL?.toUpperCase() as LogLevelName | undefined) ?? "WARN";
     const log = (name: string) => ({ logger: createLogger(`claims-${name}`, level) });
-    const getDeps = () => deps;
-    const consumers: Record<QueueRole, SqsHandler> = {
-      crewEvents: createOrchestratorHandler(getDeps, log("orchestrator")),
-      agentSteps: createWorkerHandler(getDeps, log("worker")),
-      proposals: createKernelHandler(getDeps, log("kernel")),
-      extraction: createIntakeExtractHandler(getDeps, { ...log("intake-extract"), maxReceives: queues.extraction.maxReceives }),
-      timers: createTimerHandler(getDeps, log("timer")),
+    const of = (fn: FunctionName) => {
+      const fnDeps = depsFor(fn);
+      return () => fnDeps;
     };
+    const consumers: Record<QueueRole, SqsHandler> = {
+      crewEvents: createOrchestratorHandler(of("orchestrator"), log("orchestrator")),
+      agentSteps: createWorkerHandler(of("worker"), log("worker")),
+      proposals: createKernelHandler(of("kernel"), log("kernel")),
+      extraction: createIntakeExtractHandler(of("intake-extract"), { ...log("intake-extract"), maxReceives: queues.extraction.maxReceives }),
+      timers: createTimerHandler(of("timer"), log("timer")),
+    };
+    const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer", gaps));
+    const intakeDeps = of("intake-api");
     const handlers: LocalHandlers = {
       ...consumers,
-      intakeApi: createIntakeApiHandler(getDeps, log("intake-api")),
-      authorizer: createAuthorizerHandler(() => apiToken, log("authorizer")),
-      sweep: createSweepHandler(getDeps, log("sweep")),
-      batch: createBatchHandler(getDeps, { ...log("batch"), stack: "local", env: { ...process.env, CLAIMS_CONFIG_PATH: options.configPath } }),
+      intakeApi: createIntakeApiHandler(intakeDeps, log("intake-api")),
+      authorizer: createAuthorizerHandler(() => authorizerLinks.secret(LINKS.apiToken), log("authorizer")),
+      sweep: createSweepHandler(of("sweep"), log("sweep")),
+      batch: createBatchHandler(of("batch"), { ...log("batch"), stack: "local", env: { ...process.env, CLAIMS_CONFIG_PATH: options.configPath } }),
     };
 
     for (const rule of Object.keys(RULE_PATTERNS) as RuleName[]) {
@@ -199,7 +215,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await emulators.bus.settled();
     };
     const diagnose = () => describeQueues(clients.sqs, queues, started);
-    const runtime = createStackRuntime({ deps, drained, stop, diagnose, settleTimeoutMs: options.settleTimeoutMs ?? 120_000 });
+    const runtime = createStackRuntime({ deps, intake: intakeDeps(), drained, stop, diagnose, settleTimeoutMs: options.settleTimeoutMs ?? 120_000 });
     return { runtime, deps, config, handlers, pollers: started, queues, bus: { local: emulators.bus, received }, emulators, clients, apiToken, drained, stop };
   } catch (error) {
     await stop().catch(() => undefined);

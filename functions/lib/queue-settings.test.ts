@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { evaluateSstConfig } from "../../infra/sst-recorder.ts";
 import type { Recording } from "../../infra/sst-recorder.ts";
 import { QUEUE_SETTINGS } from "./queue-settings.ts";
-import { LINKS } from "./resources.ts";
+import { FUNCTION_LINKS, LINKS } from "./resources.ts";
 
 let r: Recording;
 beforeAll(async () => {
@@ -41,5 +41,23 @@ describe("LINKS", () => {
     expect(r.get("sst.Secret", LINKS.llmApiKey).name).toBe("LlmApiKey");
     expect(r.get("sst.Secret", LINKS.apiToken).name).toBe("ApiToken");
     for (const link of Object.values(LINKS.queues)) expect(r.get("sst.aws.Queue", link).name).toBe(link);
+  });
+});
+
+describe("FUNCTION_LINKS", () => {
+  /** Every function definition in the recording, by handler file name, with the names of its links. */
+  function deployedLinks(): Record<string, string[]> {
+    const defs: { handler?: string; link?: unknown[] }[] = [
+      ...r.ofType("sst.aws.Function").map((f) => f.args),
+      ...r.ofType("sst.aws.Queue").flatMap((q) => q.calls.filter((c) => c.method === "subscribe").map((c) => c.args[0])),
+      ...r.ofType("sst.aws.CronV2").map((c) => c.args.function),
+      ...r.ofType("sst.aws.ApiGatewayV2").flatMap((a) => a.calls.filter((c) => c.method === "addAuthorizer").map((c) => (c.args[0] as { lambda: { function: unknown } }).lambda.function)),
+    ] as { handler?: string; link?: unknown[] }[];
+    return Object.fromEntries(defs.map((d) => [/^functions\/(.+)\.handler$/.exec(d.handler ?? "")?.[1] ?? "?", (d.link ?? []).map((l) => r.resolve(l).name).sort()]));
+  }
+
+  it("equals the links infra/ gives each function", () => {
+    const restated = Object.fromEntries(Object.entries(FUNCTION_LINKS).map(([fn, links]) => [fn, [...links].sort()]));
+    expect(restated).toEqual(deployedLinks());
   });
 });
