@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decideClaim } from "../core/claims/kernel.ts";
-import { auditPerClaim, benchOrders, checkRound, KERNEL_CASES, kernelInput, loadBenchConfig, pipelineRound } from "./kernel.bench.ts";
+import { auditPerClaim, benchOrders, checkRound, KERNEL_CASES, kernelInput, loadBenchConfig, runPipelineRound } from "./kernel.bench.ts";
 
 const config = loadBenchConfig();
 
@@ -20,7 +20,7 @@ describe("kernel bench inputs", () => {
 
 describe("kernel bench pipeline rounds", () => {
   it.each(KERNEL_CASES.map((c) => [c.case, c] as const))("a round of %s claims is decided as expected and audited per claim", async (_name, spec) => {
-    const round = await pipelineRound(config, spec, 4).run();
+    const round = await runPipelineRound(config, spec, 4);
     expect(round.outcomes).toHaveLength(4);
     expect(() => checkRound(spec, round)).not.toThrow();
     const audit = auditPerClaim(round.audit);
@@ -32,7 +32,7 @@ describe("kernel bench pipeline rounds", () => {
 
   it("reports a round whose claims end with another verdict", async () => {
     const [accept, reject] = KERNEL_CASES;
-    const round = await pipelineRound(config, accept!, 2).run();
+    const round = await runPipelineRound(config, accept!, 2);
     expect(() => checkRound(reject!, round)).toThrow(/2 of 2 claims ended wrong/);
   });
 
