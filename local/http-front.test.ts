@@ -1,0 +1,136 @@
+// The local API Gateway: routes as infra/api.ts declares them, API Gateway v2 events as the intake
+// handler receives them, the authorizer in front of protected routes, and the 16 KB limit enforced
+// without reading the rest of the body.
+import { request } from "node:http";
+import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluateSstConfig } from "../infra/sst-recorder.ts";
+import { API_ROUTES, matchRoute, startHttpFront } from "./http-front.ts";
+import type { HttpFront } from "./http-front.ts";
+
+describe("API_ROUTES", () => {
+  it("are the routes infra/api.ts declares, with the same authorization", async () => {
+    const r = await evaluateSstConfig({ stage: "dev", env: {} });
+    const declared = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "route").map((c) => ({ routeKey: c.args[0], auth: (c.args[2] as { auth?: unknown }).auth !== false }));
+    expect([...API_ROUTES].map((x) => ({ ...x }))).toEqual(declared);
+  });
+});
+
+describe("matchRoute", () => {
+  it.each([
+    ["POST", "/claims", "POST /claims", {}],
+    ["GET", "/claims/clm_1", "GET /claims/{id}", { id: "clm_1" }],
+    ["GET", "/claims/a%2Fb", "GET /claims/{id}", { id: "a/b" }],
+    ["GET", "/reports/sim_1", "GET /reports/{simulation_id}", { simulation_id: "sim_1" }],
+    ["GET", "/health", "GET /health", {}],
+    ["GET", "/claims", undefined, undefined],
+    ["POST", "/claims/clm_1", undefined, undefined],
+    ["GET", "/claims/", undefined, undefined],
+    ["GET", "/claims/a/b", undefined, undefined],
+  ])("%s %s → %s", (method, path, routeKey, params) => {
+    const m = matchRoute(method, path);
+    expect(m?.routeKey).toBe(routeKey);
+    expect(m?.pathParameters).toEqual(params);
+  });
+});
+
+const TOKEN = "front-test-token";
+let front: HttpFront;
+const events: APIGatewayProxyEventV2[] = [];
+const authorizations: APIGatewayRequestAuthorizerEventV2[] = [];
+
+beforeAll(async () => {
+  front = await startHttpFront({
+    port: 0,
+    intakeApi: async (event) => {
+      events.push(event);
+      return { statusCode: 202, headers: { "content-type": "application/json", "x-route": event.routeKey }, body: JSON.stringify({ ok: true }) };
+    },
+    authorizer: async (event) => {
+      authorizations.push(event);
+      return { isAuthorized: event.headers?.authorization === `Bearer ${TOKEN}` };
+    },
+  });
+});
+afterAll(() => front?.stop());
+
+/** One raw HTTP exchange (node:http, so the body can be streamed without a length). */
+function exchange(method: string, path: string, headers: Record<string, string>, body?: Buffer | Buffer[]): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${front.url}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", reject);
+    for (const chunk of Array.isArray(body) ? body : body ? [body] : []) req.write(chunk);
+    req.end();
+  });
+}
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+describe("the HTTP front", () => {
+  it("maps a request to an API Gateway v2 event", async () => {
+    events.length = 0;
+    const res = await exchange("POST", "/claims?x=1", { ...auth, "Content-Type": "application/json", "Idempotency-Key": "k1" }, Buffer.from('{"claim_text":"hi"}'));
+    expect(res.status).toBe(202);
+    expect(res.headers["x-route"]).toBe("POST /claims");
+    const e = events[0]!;
+    expect(e).toMatchObject({ version: "2.0", routeKey: "POST /claims", rawPath: "/claims", rawQueryString: "x=1", body: '{"claim_text":"hi"}', isBase64Encoded: false, queryStringParameters: { x: "1" } });
+    expect(e.headers["idempotency-key"]).toBe("k1");
+    expect(e.requestContext).toMatchObject({ http: { method: "POST", path: "/claims" }, routeKey: "POST /claims", stage: "$default" });
+    expect(e.requestContext.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("passes path parameters and base64-encodes a binary body", async () => {
+    events.length = 0;
+    await exchange("GET", "/claims/clm_42", auth);
+    await exchange("POST", "/claims", { ...auth, "content-type": "application/octet-stream" }, Buffer.from([0xff, 0x00, 0x01]));
+    expect(events[0]?.pathParameters).toEqual({ id: "clm_42" });
+    expect(events[1]).toMatchObject({ isBase64Encoded: true, body: Buffer.from([0xff, 0x00, 0x01]).toString("base64") });
+  });
+
+  it.each([
+    ["no Authorization header", {}],
+    ["a wrong token", { authorization: "Bearer nope" }],
+  ])("answers 401 with the error body for %s, and the intake handler never runs", async (_c, headers) => {
+    events.length = 0;
+    const res = await exchange("POST", "/claims", headers, Buffer.from("{}"));
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.body).error.code).toBe("UNAUTHORIZED");
+    expect(events).toHaveLength(0);
+  });
+
+  it("gives the authorizer the Authorization header as identity source", async () => {
+    authorizations.length = 0;
+    await exchange("GET", "/claims/clm_1", auth);
+    expect(authorizations[0]).toMatchObject({ type: "REQUEST", routeKey: "GET /claims/{id}", identitySource: [`Bearer ${TOKEN}`] });
+  });
+
+  it("serves /health without a token and answers 404 for an unknown route", async () => {
+    expect((await exchange("GET", "/health", {})).status).toBe(202);
+    const res = await exchange("GET", "/nope", auth);
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body).error.code).toBe("NOT_FOUND");
+  });
+
+  it.each([
+    ["a declared length", (big: Buffer) => ({ headers: { ...auth, "content-length": String(big.length) }, body: big })],
+    ["a streamed body without a length", (big: Buffer) => ({ headers: { ...auth, "transfer-encoding": "chunked" }, body: [big.subarray(0, 10_000), big.subarray(10_000)] })],
+  ])("answers 413 for a body over 16 KB with %s, and the intake handler never runs", async (_c, make) => {
+    events.length = 0;
+    const { headers, body } = make(Buffer.alloc(16 * 1024 + 1, 0x61));
+    const res = await exchange("POST", "/claims", headers, body);
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(events).toHaveLength(0);
+  });
+
+  it("passes a body of exactly 16 KB", async () => {
+    events.length = 0;
+    const res = await exchange("POST", "/claims", auth, Buffer.alloc(16 * 1024, 0x61));
+    expect(res.status).toBe(202);
+    expect(events[0]?.body).toHaveLength(16 * 1024);
+  });
+});

@@ -1,0 +1,187 @@
+// The local stack as a whole, on the real emulators through the real SDK: redelivery after a crash
+// in every consumer, a poison message reaching its DLQ without blocking others, retried extraction
+// ending in NEEDS_REVIEW, bus rules, the scheduled batch, the link gaps reported to infra/, settle's
+// error, and a clean stop.
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { LlmPort } from "../core/llm/index.ts";
+import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
+import { composeDeps } from "../functions/lib/compose.ts";
+import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
+import type { FunctionName, QueueRole } from "../functions/lib/resources.ts";
+import { createSweepHandler } from "../functions/sweep.ts";
+import { createTimerHandler } from "../functions/timer.ts";
+import { CONFIG_PATH, TEST_NOW, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
+import type { LocalStack } from "./stack.ts";
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.stop();
+  stack = undefined;
+});
+
+const ACCEPT_CLAIM = { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } };
+const ESCALATE_CLAIM = { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } };
+const TEXT_CLAIM = { claim_text: "I bought electronics order ord_006 for 299.99 EUR on 29 May 2026, the screen is dead." };
+
+async function decide(s: LocalStack, body: unknown): Promise<ClaimRecord> {
+  const submitted = await s.runtime.submit(body);
+  if (!submitted.ok) throw new Error(`refused: ${submitted.message}`);
+  const record = await s.runtime.settle(submitted.claimId);
+  if (!record) throw new Error(`claim ${submitted.claimId} vanished`);
+  return record;
+}
+
+async function depth(s: LocalStack, url: string): Promise<number> {
+  const out = await s.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
+  return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+}
+
+/** Polls until `check` holds (the emulators move messages in real time); fails with `what` after 15 s. */
+async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+const detailTypes = (s: LocalStack, claimId: string, rule: "verdicts" | "escalations" | "refunds") =>
+  s.bus.received[rule].filter((e) => e.detail.claim_id === claimId).map((e) => e["detail-type"]);
+
+describe("redelivery after a crash", () => {
+  it("a crash after each consumer has done its work redelivers the message, and the claim still gets one verdict and one refund", async () => {
+    const crashed = new Set<QueueRole>();
+    const fast = { visibilityTimeoutS: 1 };
+    stack = await startTestStack({
+      queues: { crewEvents: fast, agentSteps: fast, proposals: fast, extraction: fast },
+      wrapHandler: (role, handler) => async (event, context) => {
+        const result = await handler(event, context);
+        if (role !== "timers" && !crashed.has(role)) {
+          crashed.add(role);
+          throw new Error(`injected crash after ${role} (the response is lost, the work was done)`);
+        }
+        return result;
+      },
+    });
+    const record = await decide(stack, TEXT_CLAIM);
+    expect(record).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
+    expect([...crashed].sort()).toEqual(["agentSteps", "crewEvents", "extraction", "proposals"]);
+    expect(detailTypes(stack, record.claim_id, "verdicts")).toEqual(["ClaimVerdict"]);
+    expect(detailTypes(stack, record.claim_id, "refunds")).toEqual(["RefundExecuted"]);
+    expect(await stack.deps.ledger.get("ord_006")).toMatchObject({ claims: { [record.claim_id]: 29_999 } });
+  });
+});
+
+describe("poison messages", () => {
+  it("a message that is not a proposal reaches the proposals DLQ after its receives, and other claims are decided meanwhile", async () => {
+    stack = await startTestStack({ queues: { proposals: { visibilityTimeoutS: 1, maxReceives: 2 } } });
+    const proposals = stack.queues.proposals;
+    await stack.clients.sqs.send(new SendMessageCommand({ QueueUrl: proposals.url, MessageBody: '{"claim_id":"clm_poison"}' }));
+    expect((await decide(stack, ACCEPT_CLAIM)).status).toBe("DECIDED");
+    const dlqUrl = proposals.dlq!.url;
+    await eventually("the poison message is in the DLQ", async () => (await depth(stack!, dlqUrl)) === 1);
+    const dead = await stack.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }));
+    expect(dead.Messages?.map((m) => m.Body)).toEqual(['{"claim_id":"clm_poison"}']);
+    expect(await depth(stack, proposals.url)).toBe(0);
+  });
+});
+
+describe("a failing LLM", () => {
+  it("a retryable extraction failure is retried through the queue, then ends the claim in NEEDS_REVIEW on the last receive", async () => {
+    const rules = rulesModel();
+    let extractions = 0;
+    const llm: LlmPort = {
+      provider: rules.provider,
+      model: rules.model,
+      async complete(request) {
+        if (request.task !== "extract_claim") return rules.complete(request);
+        extractions++;
+        return { ok: false, code: "LLM_TIMEOUT", message: "the model did not answer in time", attempts: 1, model: "test", retryable: true };
+      },
+    };
+    stack = await startTestStack({ llm, queues: { extraction: { visibilityTimeoutS: 1, maxReceives: 2 } } });
+    const record = await decide(stack, TEXT_CLAIM);
+    expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
+    expect(extractions).toBe(2);
+    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview"]);
+    expect(await depth(stack, stack.queues.extraction.dlq!.url)).toBe(0);
+  });
+});
+
+describe("bus rules", () => {
+  it.each([
+    ["an ACCEPT", ACCEPT_CLAIM, { verdicts: ["ClaimVerdict"], escalations: [], refunds: ["RefundExecuted"] }],
+    ["an ESCALATE", ESCALATE_CLAIM, { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict"], refunds: [] }],
+  ])("deliver %s to the rules infra/ declares", async (_c, body, expected) => {
+    stack = await startTestStack();
+    const record = await decide(stack, body);
+    expect({ verdicts: detailTypes(stack, record.claim_id, "verdicts"), escalations: detailTypes(stack, record.claim_id, "escalations"), refunds: detailTypes(stack, record.claim_id, "refunds") }).toEqual(expected);
+  });
+});
+
+describe("the scheduled batch", () => {
+  it("submits every scenario under one simulation id, records SIMULATION_START, and every claim ends final", async () => {
+    stack = await startTestStack();
+    const run = await stack.handlers.batch();
+    expect(run.refused).toEqual([]);
+    expect(run.submitted.length).toBeGreaterThan(10);
+    await stack.drained();
+    for (const id of run.submitted) {
+      const record = await stack.deps.claims.getClaim(id);
+      expect(["DECIDED", "NEEDS_REVIEW"]).toContain(record?.status);
+      expect(record?.simulation_id).toBe(run.simulation_id);
+    }
+    const audit = await stack.deps.audit.bySimulation(run.simulation_id);
+    expect(audit.filter((e) => e.event_type === "SIMULATION_START")).toHaveLength(1);
+    const again = await stack.handlers.batch();
+    expect(again.simulation_id).toBe(run.simulation_id);
+    expect(again.submitted).toEqual(run.submitted);
+  });
+});
+
+describe("links", () => {
+  /** A handler's dependencies with exactly the links infra/ gives `fn` (no reported gaps). */
+  const strictDeps = (s: Stack, fn: FunctionName) =>
+    composeDeps({ clients: s.clients, clock: s.clock, llm: rulesModel(), configPath: CONFIG_PATH, resources: linkedResources(restrictedReader(sstResources, fn)) });
+
+  it("each reported link gap is needed: the handler fails naming the missing link", async () => {
+    stack = await startTestStack();
+    const s = stack;
+    const now = new Date(TEST_NOW - 3600_000).toISOString();
+    const textClaim = (id: string): ClaimRecord => ({ claim_id: id, dfid: `dfid_${id}`, root_dfid: `dfid_${id}`, status: "RECEIVED", input: { claim_text: "My kettle leaks, I paid 45 EUR." }, received_at: now, updated_at: now });
+
+    await s.deps.claims.createClaim(textClaim("clm_gap_extract"));
+    const extractLog = recordingLogger();
+    const extract = createIntakeExtractHandler(() => strictDeps(s, "intake-extract"), { logger: extractLog.logger, maxReceives: 1 });
+    expect((await extract(sqsEvent([{ body: '{"claim_id":"clm_gap_extract"}' }]), {} as never)).batchItemFailures).toHaveLength(1);
+    expect(extractLog.text()).toContain('\\"Bus\\" is not linked to functions/intake-extract.handler');
+
+    const timerLog = recordingLogger();
+    const timer = createTimerHandler(() => strictDeps(s, "timer"), { logger: timerLog.logger });
+    const later = JSON.stringify({ claim_id: "clm_gap_timer", due_ms: TEST_NOW + 20 * 60_000 });
+    expect((await timer(sqsEvent([{ body: later }]), {} as never)).batchItemFailures).toHaveLength(1);
+    expect(timerLog.text()).toContain('\\"TimersQueue\\" is not linked to functions/timer.handler');
+
+    await s.deps.claims.createClaim(textClaim("clm_gap_sweep"));
+    const sweep = createSweepHandler(() => strictDeps(s, "sweep"), { logger: recordingLogger().logger, env: {} });
+    await expect(sweep()).rejects.toThrow(/"ExtractionQueue" is not linked to functions\/sweep.handler/);
+  });
+});
+
+describe("settle and stop", () => {
+  it("settle gives up naming the claim, its last status and the queues", async () => {
+    stack = await startTestStack({ settleTimeoutMs: 300 });
+    await expect(stack.runtime.settle("clm_never_submitted")).rejects.toThrow(/claim clm_never_submitted did not reach DECIDED or NEEDS_REVIEW within 0.3 s \(last status: not stored\); queues: crewEvents 0 queued/);
+  });
+
+  it("stop ends every poller and can be called twice", async () => {
+    const s = await startTestStack();
+    await s.stop();
+    await s.stop();
+    for (const poller of Object.values(s.pollers)) expect(poller.activity().stopped).toBe(true);
+  });
+});
