@@ -112,12 +112,13 @@ program
   .option("--host <host>", "address to listen on", "127.0.0.1")
   .option("--config <path>", "configuration file", DEFAULT_CONFIG)
   .option("--data-dir <path>", "where events.jsonl is appended (default $CLAIMS_DATA_DIR or .claims)")
-  .action(async (o: { port: number; host: string; config: string; dataDir?: string }) => {
+  .option("--now <iso>", "freeze the clock (ISO timestamp); step timeouts never come due on a frozen clock", parseNow)
+  .action(async (o: { port: number; host: string; config: string; dataDir?: string; now?: number }) => {
     const out = (text: string) => process.stdout.write(`${text}\n`);
     const t0 = performance.now();
     const configPath = mustExist(o.config, "config file");
     const dataDir = dataDirFrom(o.dataDir);
-    const clock = systemClock();
+    const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
     const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
     const llm = llmFor(config);
     const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
