@@ -40,11 +40,12 @@ describe("correlationId", () => {
   });
 
   it("tells apart parts that run together into the same text (its memo never mixes them up)", () => {
-    const pairs = [
+    type Parts = [crewId: string, phaseIndex: number, agentId: string, attempt: number];
+    const pairs: [Parts, Parts][] = [
       [["ab", 1, "c#0", 1], ["a", 1, "bc#0", 1]],
       [["c|1", 1, "x#0", 1], ["c", 1, "1|x#0", 1]],
       [["2:a", 1, "b#0", 1], ["2", 1, ":ab#0", 1]],
-    ] as const;
+    ];
     for (const [x, y] of pairs) {
       const ix = correlationId(...x);
       const iy = correlationId(...y);
