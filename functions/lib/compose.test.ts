@@ -1,0 +1,66 @@
+// The composition root: the deployed `handler` exports run on SST links plus the SDK's standard
+// endpoint environment (here pointing at the emulators), ports read their link only when used, and a
+// refused agent stops what needs it.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { frozenClock } from "../../core/crew/index.ts";
+import { CONFIG_PATH, TEST_NOW, apiEvent, startTestStack } from "../../local/stack-fixture.ts";
+import { composeDeps } from "./compose.ts";
+import { AgentRefusedError, ResourceLinkError } from "./errors.ts";
+import { linkedResources } from "./resources.ts";
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.stop());
+
+describe("productionDeps", () => {
+  it("lets the deployed intake handler store and read a claim through Resource and the AWS_ENDPOINT_URL_* settings", async () => {
+    Object.assign(process.env, {
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+      AWS_ENDPOINT_URL_DYNAMODB: stack.emulators.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_SQS: stack.emulators.sqsEndpoint,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: stack.emulators.eventsEndpoint,
+      CLAIMS_CONFIG_PATH: CONFIG_PATH,
+      LLM_PROVIDER: "rules",
+    });
+    const { handler } = await import("../intake-api.ts");
+    const body = JSON.stringify({ claim: { order_id: "ord_004", amount_eur: 50, category: "prohibited_category", reason: "Not as described" } });
+    const posted = await handler(apiEvent("POST", "/claims", { body }));
+    expect(posted.statusCode).toBe(202);
+    const { claim_id } = JSON.parse(posted.body ?? "{}") as { claim_id: string };
+    expect((await stack.deps.claims.getClaim(claim_id))?.claim?.order_id).toBe("ord_004");
+    const read = await handler(apiEvent("GET", `/claims/${claim_id}`));
+    expect(read.statusCode).toBe(200);
+  });
+});
+
+describe("composeDeps", () => {
+  const noLinks = linkedResources((name) => {
+    throw new Error(`"${name}" is not linked`);
+  });
+
+  it("reads no link while composing, and names the link a port needs when it is used", async () => {
+    const deps = composeDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), configPath: CONFIG_PATH });
+    await expect(async () => deps.claims.getClaim("clm_x")).rejects.toThrow(ResourceLinkError);
+    await expect(async () => deps.claims.getClaim("clm_x")).rejects.toThrow(/Resource\.Table is not available/);
+    await expect(async () => deps.queues.requestExtraction("clm_x")).rejects.toThrow(/Resource\.ExtractionQueue is not available/);
+    await expect(async () => deps.publisher.publish([])).rejects.toThrow(/Resource\.Bus is not available/);
+  });
+
+  it("refuses an agent the registry refuses, when the agent is first needed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "compose-"));
+    const path = join(dir, "config.yaml");
+    writeFileSync(path, readFileSync(CONFIG_PATH, "utf8").replace('version: "1.2.0"', 'version: "2.0.0"'));
+    const deps = composeDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), configPath: path });
+    expect(() => deps.agent.agentId).toThrow(AgentRefusedError);
+    expect(() => deps.registry.agents).toThrow(/refused by the registry/);
+  });
+});
