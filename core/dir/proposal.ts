@@ -96,6 +96,9 @@ export function proposalIdFor(idempotencyKey: string): string {
 }
 
 /** What `buildProposal` needs: the flow, the agent, the Decision Maker's output, and the injected clock value. */
+/** The envelope without the derived fields, built once (zod schema construction is not free). */
+const ProposalMaterialSchema = ProposalEnvelopeSchema.omit({ proposal_id: true, idempotency_key: true });
+
 export type BuildProposalInput = {
   dfid: string;
   agentId: string;
@@ -110,7 +113,7 @@ export function buildProposal(input: BuildProposalInput): PolicyProposal {
   const policy_kind: PolicyKind = output.action;
   const params = { order_id: output.order_id, amount_eur: output.amount_eur, category: output.category, reason: output.reason };
   const material = { dfid, agent_id: agentId, policy_kind, params, confidence: output.confidence, valid_for_ms: validForMs };
-  const shape = ProposalEnvelopeSchema.omit({ proposal_id: true, idempotency_key: true }).safeParse({ ...material, created_at: createdAt });
+  const shape = ProposalMaterialSchema.safeParse({ ...material, created_at: createdAt });
   if (!shape.success) throw new ProposalInputError(`buildProposal: ${z.prettifyError(shape.error)}`, { cause: shape.error });
   let idempotency_key: string;
   try {
