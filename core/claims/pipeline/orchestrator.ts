@@ -1,7 +1,7 @@
 // Orchestrator: load the claim's crew snapshot, deliver one event, save snapshot + outbox with a
 // version condition, then perform the outbox. A redelivery finding an unperformed outbox performs it.
 import { createCrewSession, resumeCrewSession } from "../../crew/index.ts";
-import type { OutboundCrewEvent } from "../../crew/index.ts";
+import type { CrewSession, OutboundCrewEvent } from "../../crew/index.ts";
 import { buildProposal } from "../../dir/index.ts";
 import type { ClaimRecord } from "../claim-record.ts";
 import { claimsCrewGraph, claimsCrewInput } from "../crew.ts";
@@ -24,11 +24,24 @@ function instant(now: number) {
 }
 
 /** Handles one crew-queue message for a claim. Throws `VersionConflictError` when another consumer won a race (retry). */
-export async function handleCrewMessage(
-  message: CrewQueueMessage,
-  deps: Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings">,
-): Promise<OrchestratorOutcome> {
-  const claimId = claimIdOfCrew(message.crewId);
+export async function handleCrewMessage(message: CrewQueueMessage, deps: OrchestratorDeps): Promise<OrchestratorOutcome> {
+  const [outcome] = await handleCrewMessages([message], deps);
+  return outcome!;
+}
+
+/** What the orchestrator runs with. */
+export type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings">;
+
+/**
+ * Handles consecutive crew-queue messages of ONE claim (a FIFO batch may hold several of a group):
+ * one load, every message delivered in order, one conditional save of snapshot + outbox, then the
+ * outbox is performed. Returns one outcome per message. Throws `VersionConflictError` on a lost race:
+ * the whole group is retried, and the engine ignores what it already applied.
+ */
+export async function handleCrewMessages(messages: readonly CrewQueueMessage[], deps: OrchestratorDeps): Promise<OrchestratorOutcome[]> {
+  if (messages.length === 0) return [];
+  const claimId = claimIdOfCrew(messages[0]!.crewId);
+  if (messages.some((m) => claimIdOfCrew(m.crewId) !== claimId)) throw new Error("handleCrewMessages: every message must belong to the same claim");
   let stored = await deps.sessions.loadSession(claimId);
   let repaired = false;
   if (stored && stored.outbox.length > 0) {
@@ -37,52 +50,65 @@ export async function handleCrewMessage(
     stored = { ...stored, outbox: [] };
     repaired = true;
   }
+  const quiet: OrchestratorOutcome = repaired ? "REPAIRED" : "IGNORED";
   const record = await deps.claims.getClaim(claimId);
-  if (!record || !record.claim) return repaired ? "REPAIRED" : "IGNORED";
+  if (!record || !record.claim) return messages.map(() => quiet);
   const now = deps.clock.now();
   const graph = claimsCrewGraph(deps.settings.timeouts);
   const clock = instant(now);
-
-  let events: OutboundCrewEvent[];
-  let snapshot: unknown;
-  let nextDeadline: number | undefined;
+  let session: CrewSession | undefined;
   const effects: Effect[] = [];
-  if (message.type === "claim.start") {
-    if (stored) return repaired ? "REPAIRED" : "DUPLICATE";
-    const session = createCrewSession({ crewId: claimId, graph, clock });
-    const rootInput = claimsCrewInput(record.claim, record.received_at);
-    events = session.start(rootInput, { description: `Decide refund claim ${claimId}` });
-    snapshot = session.snapshot();
-    nextDeadline = session.nextDeadlineMs();
-    effects.push(
-      { kind: "claim_update", claimId, patch: { status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
-      { kind: "audit", event: claimAudit(record, "CREW_STARTED", "RUNNING", now, { crew_id: claimId, root_input: rootInput, now_ms: now, crew: graph.name, timeouts: deps.settings.timeouts }) },
-    );
-  } else {
-    if (!stored) return repaired ? "REPAIRED" : "IGNORED";
-    const resumed = resumeCrewSession(stored.snapshot, [message], { graph, clock });
-    events = resumed.events;
-    snapshot = resumed.session.snapshot();
-    nextDeadline = resumed.session.nextDeadlineMs();
-    const onlyDiagnostics = events.length > 0 && events.every((e) => e.type === "crew.diagnostic");
-    if (events.length === 0 && message.type === "crew.tick") return repaired ? "REPAIRED" : "IGNORED";
-    if (onlyDiagnostics) {
-      const codes = events.map((e) => (e.type === "crew.diagnostic" ? e.code : ""));
-      if (codes.every((c) => c === "DUPLICATE_DELIVERY" || c === "LATE_DELIVERY")) return repaired ? "REPAIRED" : "DUPLICATE";
-    }
-    const type = message.type === "agent.step.completed" ? "AGENT_STEP" : "AGENT_STEP_FAILED";
-    effects.push({ kind: "audit", event: claimAudit(record, type, "RUNNING", now, { inbound: message, now_ms: now, caused: events.map((e) => e.type) }, type === "AGENT_STEP" ? "INFO" : "WARN") });
-  }
+  const outcomes: OrchestratorOutcome[] = [];
 
-  effects.push(...routeCrewEvents(events, record, now, deps));
-  // A new step means a new deadline: arrange a tick for the earliest one (the sweep catches lost timers).
-  if (nextDeadline !== undefined && events.some((e) => e.type === "agent.step.requested")) effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
+  for (const message of messages) {
+    let events: OutboundCrewEvent[];
+    if (message.type === "claim.start") {
+      if (stored || session) {
+        outcomes.push(repaired ? "REPAIRED" : "DUPLICATE");
+        continue;
+      }
+      session = createCrewSession({ crewId: claimId, graph, clock });
+      const rootInput = claimsCrewInput(record.claim, record.received_at);
+      events = session.start(rootInput, { description: `Decide refund claim ${claimId}` });
+      effects.push(
+        { kind: "claim_update", claimId, patch: { status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
+        { kind: "audit", event: claimAudit(record, "CREW_STARTED", "RUNNING", now, { crew_id: claimId, root_input: rootInput, now_ms: now, crew: graph.name, timeouts: deps.settings.timeouts }) },
+      );
+      outcomes.push("STARTED");
+    } else {
+      if (!session) {
+        if (!stored) {
+          outcomes.push(quiet);
+          continue;
+        }
+        session = resumeCrewSession(stored.snapshot, [], { graph, clock }).session;
+      }
+      events = session.deliver(message);
+      if (events.length === 0 && message.type === "crew.tick") {
+        outcomes.push(quiet);
+        continue;
+      }
+      const ignored = events.length > 0 && events.every((e) => e.type === "crew.diagnostic" && (e.code === "DUPLICATE_DELIVERY" || e.code === "LATE_DELIVERY"));
+      if (ignored) {
+        outcomes.push(repaired ? "REPAIRED" : "DUPLICATE");
+        continue;
+      }
+      const type = message.type === "agent.step.completed" ? "AGENT_STEP" : "AGENT_STEP_FAILED";
+      effects.push({ kind: "audit", event: claimAudit(record, type, "RUNNING", now, { inbound: message, now_ms: now, caused: events.map((e) => e.type) }, type === "AGENT_STEP" ? "INFO" : "WARN") });
+      outcomes.push("ADVANCED");
+    }
+    effects.push(...routeCrewEvents(events, record, now, deps));
+    // A new step means a new deadline: arrange a tick for the earliest one (the sweep catches lost timers).
+    const nextDeadline = session.nextDeadlineMs();
+    if (nextDeadline !== undefined && events.some((e) => e.type === "agent.step.requested")) effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
+  }
+  if (!session || effects.length === 0) return outcomes;
 
   const version = (stored?.version ?? 0) + 1;
-  await deps.sessions.saveSession({ claimId, version, snapshot, outbox: effects });
+  await deps.sessions.saveSession({ claimId, version, snapshot: session.snapshot(), outbox: effects });
   await performEffects(effects, deps);
   await deps.sessions.clearOutbox(claimId, version);
-  return message.type === "claim.start" ? "STARTED" : "ADVANCED";
+  return outcomes;
 }
 
 /** Turns the crew's outbound events into pipeline effects: step requests, the proposal, or human review. */
