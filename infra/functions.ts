@@ -14,6 +14,9 @@ import { table } from "./storage.ts";
  * call never holds back or re-runs its neighbours. Their concurrency is capped at the event source, which
  * protects the provider's rate limit without reserving account concurrency.
  */
+/** The agent's contract (scenarios/config.yaml) ships with every function that proposes, prompts or decides. */
+const AGENT_CONFIG = [{ from: "scenarios/config.yaml" }];
+
 const llmConsumer = {
   batch: { size: 1, partialResponses: true },
   transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: settings.llm.maxConcurrency } } },
@@ -22,8 +25,10 @@ const llmConsumer = {
 /** Free-text extraction with the LLM; on success it starts the crew. */
 export const intakeExtract = extractionQueue.subscribe(
   functionArgs("intakeExtract", {
-    link: [table, crewEventsQueue, llmApiKey],
+    // Bus: a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview.
+    link: [table, crewEventsQueue, llmApiKey, bus],
     environment: llmEnvironment(),
+    copyFiles: AGENT_CONFIG,
   }),
   llmConsumer,
 );
@@ -32,6 +37,7 @@ export const intakeExtract = extractionQueue.subscribe(
 export const orchestrator = crewEventsQueue.subscribe(
   functionArgs("orchestrator", {
     link: [table, agentStepsQueue, proposalsQueue, timersQueue, bus],
+    copyFiles: AGENT_CONFIG,
   }),
   { batch: { size: 10, partialResponses: true } },
 );
@@ -41,18 +47,20 @@ export const worker = agentStepsQueue.subscribe(
   functionArgs("worker", {
     link: [table, crewEventsQueue, llmApiKey],
     environment: llmEnvironment(),
+    copyFiles: AGENT_CONFIG,
   }),
   llmConsumer,
 );
 
 /** The decision kernel: cheap, deterministic work, so full batches of 10 and no batching window (latency). */
 export const kernel = proposalsQueue.subscribe(
-  functionArgs("kernel", { link: [table, bus] }),
+  functionArgs("kernel", { link: [table, bus], copyFiles: AGENT_CONFIG }),
   { batch: { size: 10, partialResponses: true } },
 );
 
 /** Forwards due ticks to the crew-events queue (one SendMessageBatch for up to 10). */
 export const timer = timersQueue.subscribe(
-  functionArgs("timer", { link: [crewEventsQueue] }),
+  // TimersQueue: a deadline beyond SQS's 15-minute delay is re-armed on the timers queue.
+  functionArgs("timer", { link: [crewEventsQueue, timersQueue] }),
   { batch: { size: 10, partialResponses: true } },
 );

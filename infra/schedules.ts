@@ -12,7 +12,8 @@ import { table } from "./storage.ts";
 export const sweep = new sst.aws.CronV2("Sweep", {
   schedule: "rate(5 minutes)",
   retries: 0,
-  function: functionArgs("sweep", { link: [table, crewEventsQueue], retries: 0 }),
+  // ExtractionQueue: a stalled free-text claim is restarted through extraction.
+  function: functionArgs("sweep", { link: [table, crewEventsQueue, extractionQueue], retries: 0 }),
 });
 
 /**

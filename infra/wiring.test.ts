@@ -23,12 +23,12 @@ function evaluate(stage: string, env: Record<string, string> = {}): Promise<Reco
 /** The least-privilege table: what each handler is linked to, what triggers it, whether it calls the LLM. */
 const EXPECTED_FUNCTIONS = {
   "functions/intake-api.handler": { trigger: "function IntakeApi", llm: false, links: ["Table", "ExtractionQueue", "CrewEventsQueue"] },
-  "functions/intake-extract.handler": { trigger: "queue ExtractionQueue", llm: true, links: ["Table", "CrewEventsQueue", "LlmApiKey"] },
+  "functions/intake-extract.handler": { trigger: "queue ExtractionQueue", llm: true, links: ["Table", "CrewEventsQueue", "LlmApiKey", "Bus"] },
   "functions/orchestrator.handler": { trigger: "queue CrewEventsQueue", llm: false, links: ["Table", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"] },
   "functions/worker.handler": { trigger: "queue AgentStepsQueue", llm: true, links: ["Table", "CrewEventsQueue", "LlmApiKey"] },
   "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
-  "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["CrewEventsQueue"] },
-  "functions/sweep.handler": { trigger: "schedule Sweep", llm: false, links: ["Table", "CrewEventsQueue"] },
+  "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["CrewEventsQueue", "TimersQueue"] },
+  "functions/sweep.handler": { trigger: "schedule Sweep", llm: false, links: ["Table", "CrewEventsQueue", "ExtractionQueue"] },
   "functions/batch.handler": { trigger: "schedule Batch", llm: false, links: ["Table", "ExtractionQueue", "CrewEventsQueue"] },
   "functions/authorizer.handler": { trigger: "authorizer BearerToken", llm: false, links: ["ApiToken"] },
 } as const;
@@ -354,6 +354,12 @@ describe("sst.config.ts wiring (stage test)", () => {
         { from: "scenarios/scenarios.yaml" },
         { from: "scenarios/config.yaml" },
       ]);
+    });
+
+    it("ships the agent's contract (config.yaml) with every function that prompts, proposes or decides", () => {
+      for (const handler of ["functions/intake-extract.handler", "functions/orchestrator.handler", "functions/worker.handler", "functions/kernel.handler"] as const) {
+        expect(functionFor(r, handler).args.copyFiles, handler).toEqual([{ from: "scenarios/config.yaml" }]);
+      }
     });
 
     it("declares the two secrets without placeholders, so a missing one stops the deploy", () => {

@@ -80,8 +80,6 @@ export interface LocalStackOptions {
   readonly sweepEveryMs?: number;
   /** Called for every event a bus rule delivers (progress lines of `claims serve`). */
   readonly onBusEvent?: (rule: RuleName, event: BusEvent) => void;
-  /** Hold handlers to exactly the links infra/ gives them, without the known LINK_GAPS (default false). */
-  readonly strictLinks?: boolean;
   /** Wraps a queue consumer (tests inject crashes here). */
   readonly wrapHandler?: (role: QueueRole, handler: SqsHandler) => SqsHandler;
 }
@@ -150,13 +148,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
     });
     // Each handler reads only the links infra/ gives its function (as `Resource` does on AWS), plus the
-    // reported LINK_GAPS unless strictLinks; `deps` sees every link, for the runtime's reads and tests.
-    const gaps = { gaps: options.strictLinks !== true };
+    // exactly the links infra/ gives them; `deps` sees every link, for the runtime's reads and tests.
     const depsFor = (fn?: FunctionName) =>
       composeDeps({
         clients, clock: options.clock, llm: options.llm, configPath: options.configPath,
         ...(options.ids ? { ids: options.ids } : {}),
-        ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn, gaps)) } : {}),
+        ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn)) } : {}),
       });
     const deps = depsFor();
     // The registry handshake must succeed before anything runs.
@@ -175,7 +172,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       extraction: createIntakeExtractHandler(of("intake-extract"), { ...log("intake-extract"), maxReceives: queues.extraction.maxReceives }),
       timers: createTimerHandler(of("timer"), log("timer")),
     };
-    const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer", gaps));
+    const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
     const intakeDeps = of("intake-api");
     const handlers: LocalHandlers = {
       ...consumers,

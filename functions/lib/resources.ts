@@ -61,39 +61,21 @@ export type LinkedResources = ReturnType<typeof linkedResources>;
 export const FUNCTION_LINKS = {
   "intake-api": [LINKS.table, LINKS.queues.extraction, LINKS.queues.crewEvents],
   authorizer: [LINKS.apiToken],
-  "intake-extract": [LINKS.table, LINKS.queues.crewEvents, LINKS.llmApiKey],
+  "intake-extract": [LINKS.table, LINKS.queues.crewEvents, LINKS.llmApiKey, LINKS.bus],
   orchestrator: [LINKS.table, LINKS.queues.agentSteps, LINKS.queues.proposals, LINKS.queues.timers, LINKS.bus],
   worker: [LINKS.table, LINKS.queues.crewEvents, LINKS.llmApiKey],
   kernel: [LINKS.table, LINKS.bus],
-  timer: [LINKS.queues.crewEvents],
-  sweep: [LINKS.table, LINKS.queues.crewEvents],
+  timer: [LINKS.queues.crewEvents, LINKS.queues.timers],
+  sweep: [LINKS.table, LINKS.queues.crewEvents, LINKS.queues.extraction],
   batch: [LINKS.table, LINKS.queues.extraction, LINKS.queues.crewEvents],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A function of the app, by its handler file name. */
 export type FunctionName = keyof typeof FUNCTION_LINKS;
 
-/**
- * Links handlers need beyond what infra/ gives them today, found by running the handlers with only
- * their links (reported to infra/; remove an entry once infra/ links it, FUNCTION_LINKS then follows):
- * a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview on the bus; a
- * timer due beyond SQS's 15-minute delay is re-armed on the timers queue; the sweep restarts a
- * stalled free-text claim through the extraction queue.
- */
-export const LINK_GAPS = {
-  "intake-extract": [LINKS.bus],
-  timer: [LINKS.queues.timers],
-  sweep: [LINKS.queues.extraction],
-} as const satisfies Partial<Record<FunctionName, readonly string[]>>;
-
-/**
- * A reader that refuses names a function is not linked to, as `Resource` does on AWS. With
- * `gaps: true` the LINK_GAPS of the function are allowed too (the local stack's default, so claims
- * complete while infra/ catches up).
- */
-export function restrictedReader(base: ResourceReader, fn: FunctionName, options: { gaps?: boolean } = {}): ResourceReader {
-  const gaps: readonly string[] = options.gaps ? ((LINK_GAPS as Partial<Record<FunctionName, readonly string[]>>)[fn] ?? []) : [];
-  const allowed: readonly string[] = [...FUNCTION_LINKS[fn], ...gaps];
+/** A reader that refuses names a function is not linked to, as `Resource` does on AWS. */
+export function restrictedReader(base: ResourceReader, fn: FunctionName): ResourceReader {
+  const allowed: readonly string[] = FUNCTION_LINKS[fn];
   return (name) => {
     if (!allowed.includes(name)) throw new Error(`"${name}" is not linked to functions/${fn}.handler (its links: ${allowed.join(", ")})`);
     return base(name);
