@@ -74,13 +74,15 @@ program
   .description("run the scenarios through the full pipeline and compare every verdict with the expected one")
   .argument("[scenarios]", "scenario file", DEFAULT_SCENARIOS)
   .option("--config <path>", "configuration file", DEFAULT_CONFIG)
-  .option("--now <iso>", "fix the clock for the whole run (ISO timestamp)", parseNow)
+  .option("--now <iso>", "the instant the whole run is decided at (ISO timestamp; default: when the run starts)", parseNow)
   .option("--json", "print one JSON array of verdicts on stdout (logs go to stderr)")
   .option("--data-dir <path>", "where runs, audit and reports are kept (default $CLAIMS_DATA_DIR or .claims)")
   .option("--in-process", "run the pipeline in this process over in-memory ports instead of the local stack")
   .action(async (scenarios: string, o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean }) => {
     const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
-    const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
+    // A batch is decided as of one instant: every claim is received when the run starts (or at --now),
+    // so relative order dates and boundaries such as "exactly 14 days" mean what they say.
+    const clock = frozenClock(o.now ?? systemClock().now());
     const dataDir = dataDirFrom(o.dataDir);
     const t0 = performance.now();
     const outcome = await runBatch({
