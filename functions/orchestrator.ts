@@ -1,18 +1,18 @@
-// Crew orchestrator (SQS FIFO crew-events, message group = claim id): delivers one crew message
-// per record to the claim's session (core: handleCrewMessage). A lost version race throws, so the
-// record fails and SQS redelivers it; the rest of that claim's group waits behind it (FIFO).
+// Crew orchestrator (SQS FIFO crew-events, message group = claim id): hands each claim's messages of
+// the batch to core in one call (handleCrewMessages: one session load, one conditional save). A lost
+// version race throws, so the group fails and SQS redelivers it in order; other claims are unaffected.
 import { CrewQueueMessageSchema } from "../core/claims/pipeline/messages.ts";
-import { handleCrewMessage } from "../core/claims/pipeline/orchestrator.ts";
+import { handleCrewMessages } from "../core/claims/pipeline/orchestrator.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
-import { sqsConsumer } from "./lib/sqs-consumer.ts";
+import { sqsFifoGroupConsumer } from "./lib/sqs-consumer.ts";
 
 /** The orchestrator over `getDeps`. */
 export function createOrchestratorHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
-  return sqsConsumer(
-    { schema: CrewQueueMessageSchema, fifo: true, handle: async (message) => handleCrewMessage(message, await getDeps()) },
+  return sqsFifoGroupConsumer(
+    { schema: CrewQueueMessageSchema, handleGroup: async (messages) => handleCrewMessages(messages, await getDeps()) },
     options.logger ?? createLogger("claims-orchestrator"),
   );
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { recordingLogger, sqsEvent } from "../../local/stack-fixture.ts";
 import { RetryLaterError } from "./errors.ts";
-import { parseMessage, sqsConsumer } from "./sqs-consumer.ts";
+import { parseMessage, sqsConsumer, sqsFifoGroupConsumer } from "./sqs-consumer.ts";
 import type { Context } from "aws-lambda";
 
 const Schema = z.object({ n: z.number().int() }).strict();
@@ -75,5 +75,41 @@ describe("sqsConsumer", () => {
     ]), context);
     expect(failed(out)).toEqual(["m1", "m3"]);
     expect(seen).toEqual([1, 2, 10, 11]);
+  });
+});
+
+describe("sqsFifoGroupConsumer", () => {
+  function groupConsumer(handleGroup: (ns: number[]) => Promise<unknown>) {
+    const log = recordingLogger();
+    const calls: number[][] = [];
+    const h = sqsFifoGroupConsumer({ schema: Schema, handleGroup: async (messages) => {
+      calls.push(messages.map((m) => m.n));
+      return handleGroup(messages.map((m) => m.n));
+    } }, log.logger);
+    return { h, calls, log };
+  }
+
+  it("hands each group's messages to one call, in order", async () => {
+    const { h, calls } = groupConsumer(async () => ["ADVANCED"]);
+    const out = await h(sqsEvent([{ body: '{"n":1}', groupId: "a" }, { body: '{"n":2}', groupId: "b" }, { body: '{"n":3}', groupId: "a" }]), context);
+    expect(failed(out)).toEqual([]);
+    expect(calls).toEqual([[1, 3], [2]]);
+  });
+
+  it("fails a whole group when its call throws, and leaves other groups alone", async () => {
+    const { h, log } = groupConsumer(async (ns) => {
+      if (ns.includes(2)) throw new Error("version conflict");
+      return "ok";
+    });
+    const out = await h(sqsEvent([{ body: '{"n":1}', groupId: "a" }, { body: '{"n":2}', groupId: "b" }, { body: '{"n":3}', groupId: "b" }, { body: '{"n":4}', groupId: "a" }]), context);
+    expect(failed(out)).toEqual(["m1", "m2"]);
+    expect(log.text()).toContain("message group failed");
+  });
+
+  it("handles the messages before an invalid one and fails it with everything after it in its group", async () => {
+    const { h, calls } = groupConsumer(async () => "ok");
+    const out = await h(sqsEvent([{ body: '{"n":1}', groupId: "a" }, { body: "garbage", groupId: "a" }, { body: '{"n":3}', groupId: "a" }, { body: '{"n":4}', groupId: "b" }]), context);
+    expect(calls).toEqual([[1], [4]]);
+    expect(failed(out)).toEqual(["m1", "m2"]);
   });
 });

@@ -58,3 +58,52 @@ export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): Sq
     return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
   };
 }
+
+/** What a FIFO consumer does with the consecutive messages of one message group. */
+export interface GroupConsumerSpec<M> {
+  readonly schema: z.ZodType<M>;
+  readonly handleGroup: (messages: M[], records: SQSRecord[]) => Promise<unknown>;
+}
+
+/**
+ * A FIFO consumer that hands each message group's records to core in ONE call (the orchestrator
+ * then loads and saves a claim's session once per batch, not once per message). Order is kept per
+ * group: an invalid record fails with every record after it in its group, and a failed call fails
+ * its whole group, which SQS redelivers in order; other groups are not affected.
+ */
+export function sqsFifoGroupConsumer<M>(spec: GroupConsumerSpec<M>, logger: HandlerLogger): SqsHandler {
+  return async (event) => {
+    const groups = new Map<string, SQSRecord[]>();
+    for (const record of event.Records) {
+      const id = record.attributes.MessageGroupId ?? record.messageId;
+      groups.set(id, [...(groups.get(id) ?? []), record]);
+    }
+    const failed: string[] = [];
+    for (const [groupId, records] of groups) {
+      const messages: M[] = [];
+      let invalidAt = records.length;
+      for (const [i, record] of records.entries()) {
+        try {
+          messages.push(parseMessage(record.body, spec.schema));
+        } catch (error) {
+          const issues = error instanceof InvalidMessageError ? error.issues : [];
+          logger.error("invalid message: it will reach the DLQ after its retries", { messageId: record.messageId, groupId, issues, error: errorFields(error) });
+          invalidAt = i;
+          break;
+        }
+      }
+      try {
+        if (messages.length > 0) {
+          const outcome = await spec.handleGroup(messages, records.slice(0, invalidAt));
+          logger.info("message group handled", { groupId, messages: messages.length, outcome: Array.isArray(outcome) ? outcome.join(",") : "done" });
+        }
+        failed.push(...records.slice(invalidAt).map((r) => r.messageId));
+      } catch (error) {
+        if (error instanceof RetryLaterError) logger.warn("message group will be retried", { groupId, reason: error.message });
+        else logger.error("message group failed", { groupId, messages: records.length, error: errorFields(error) });
+        failed.push(...records.map((r) => r.messageId));
+      }
+    }
+    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+}

@@ -6,7 +6,8 @@ import { parseConfig } from "../config.ts";
 import { replayClaim } from "../replay.ts";
 import { parseScenarios } from "../scenarios.ts";
 import { createInProcessPipeline } from "./in-process.ts";
-import { handleCrewMessage } from "./orchestrator.ts";
+import { handleCrewMessage, handleCrewMessages } from "./orchestrator.ts";
+import { handleAgentStep } from "./worker.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = parseConfig(readFileSync(new URL("../../../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
@@ -180,5 +181,23 @@ describe("the in-process pipeline with the rules model", () => {
     expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
     expect(p.publisher.published.filter((e) => e.detailType === "ClaimVerdict")).toHaveLength(1);
   });
-});
 
+  it("delivers a claim's batch of messages with one load and one save, ignoring duplicates inside it", async () => {
+    const p = pipeline();
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    expect(await handleCrewMessages([start.message, start.message], p.deps)).toEqual(["STARTED", "DUPLICATE"]);
+    expect((await p.deps.sessions.loadSession(claimId))?.version).toBe(1);
+    const step = p.queues.take();
+    if (step?.queue !== "agent-steps") throw new Error("expected the analyst step");
+    await handleAgentStep(step.message, p.deps);
+    const answer = p.queues.take();
+    if (answer?.queue !== "crew-events") throw new Error("expected the analyst's answer");
+    expect(await handleCrewMessages([answer.message, answer.message], p.deps)).toEqual(["ADVANCED", "DUPLICATE"]);
+    expect((await p.deps.sessions.loadSession(claimId))?.version).toBe(2);
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
+  });
+});
