@@ -476,7 +476,7 @@ export async function run(): Promise<string> {
     "",
     formatTable(breakdownRows),
     "",
-    `### Informative: (b) with ${BATCH} answers per round trip (not the goal's definition; the orchestrator resumes once per message today)`,
+    `### (b) as the deployed orchestrator runs it: ${BATCH} answers per round trip (an SQS FIFO batch holds up to ${BATCH} messages of a claim's group; functions/orchestrator.ts hands them to core in one call — one session load, one save)`,
     "",
     formatTable(batchedRows),
     "",
