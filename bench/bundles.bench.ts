@@ -1,0 +1,339 @@
+// Bundle size and cold import time of every Lambda handler (issue 5): each functions/*.ts bundled with
+// esbuild the way SST 4 builds a Node function for `sst deploy`, its raw and gzip size, what weighs
+// most in it (esbuild metafile), and how long a fresh `node` process takes to import it.
+//
+// What SST does (sst/sst pkg/runtime/node/build.go): bundle, platform node, format esm (default),
+// target esnext, keepNames, mainFields module/main, minify when deploying, no sourcemap by default,
+// externals only `sharp` and `pg-native` (the AWS SDK is bundled, not taken from the runtime), and a
+// banner that defines `require`, `__filename` and `__dirname` for ESM.
+import { spawnSync } from "node:child_process";
+import { mkdir, readdir, readFile } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import type { BuildOptions, Metafile, Plugin } from "esbuild";
+import { formatTable, quantile } from "./harness.ts";
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const rootDir = dirname(benchDir);
+
+/** Goal of issue 5: every bundle under this many bytes (300 KB, read as 300 × 1024). */
+export const BUNDLE_GOAL_BYTES = 300 * 1024;
+/** Goal of issue 5: a cold import under this many milliseconds. */
+export const IMPORT_GOAL_MS = 100;
+
+/** The banner SST puts on every ESM bundle (build.go), so CommonJS dependencies can `require`. */
+export const SST_ESM_BANNER = [
+  `import { createRequire as topLevelCreateRequire } from 'module';`,
+  `const require = topLevelCreateRequire(import.meta.url);`,
+  `import { fileURLToPath as topLevelFileUrlToPath, URL as topLevelURL } from "url"`,
+  `const __filename = topLevelFileUrlToPath(import.meta.url)`,
+  `const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url))`,
+  "",
+].join("\n");
+
+/** Packages SST always leaves out of the bundle (build.go `forceExternal`). */
+export const SST_FORCE_EXTERNAL = ["sharp", "pg-native"] as const;
+
+/** How a bundle is built: as SST does, or one of the what-ifs measured beside it. */
+export type BundleVariant =
+  /** Exactly SST's deploy build. */
+  | "sst"
+  /** SST's build with `import { z } from "zod"` rewritten to `import * as z from "zod"` in project files. */
+  | "zod-namespace"
+  /** The zod rewrite plus `@aws-sdk/*` and `@smithy/*` left to the nodejs22.x runtime. */
+  | "zod-namespace+sdk-external";
+
+/** The handler entry points: `functions/*.ts` without tests, sorted. */
+export function handlerEntries(fileNames: readonly string[]): string[] {
+  return fileNames.filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts")).sort();
+}
+
+/** Rewrites the named zod import to a namespace import (same `z.` API, but tree-shakable by esbuild). */
+export function rewriteZodImport(source: string): string {
+  return source.replace(/import\s*\{\s*z\s*\}\s*from\s*(["'])zod\1/g, 'import * as z from "zod"').replace(
+    /import\s*\{\s*z\s*,\s*type\s+(\w+)\s*\}\s*from\s*(["'])zod\2/g,
+    'import * as z from "zod";\nimport type { $1 } from "zod"',
+  );
+}
+
+const zodNamespacePlugin: Plugin = {
+  name: "zod-namespace-import",
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (args.path.includes("node_modules")) return undefined;
+      return { contents: rewriteZodImport(await readFile(args.path, "utf8")), loader: "ts" };
+    });
+  },
+};
+
+/** The esbuild options SST uses for a deployed ESM function (plus a metafile), for `variant`. */
+export function sstBuildOptions(entry: string, outfile: string, variant: BundleVariant = "sst"): BuildOptions {
+  const sdkExternal = variant === "zod-namespace+sdk-external" ? ["@aws-sdk/*", "@smithy/*"] : [];
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "esnext",
+    keepNames: true,
+    mainFields: ["module", "main"],
+    minify: true,
+    sourcemap: false,
+    metafile: true,
+    write: true,
+    logLevel: "error",
+    external: [...SST_FORCE_EXTERNAL, ...sdkExternal],
+    banner: { js: SST_ESM_BANNER },
+    plugins: variant === "sst" ? [] : [zodNamespacePlugin],
+  };
+}
+
+/** The package an esbuild input path belongs to (`zod`, `@smithy/core`), or its project folder (`core`, `adapters`). */
+export function packageOf(inputPath: string): string {
+  const nm = inputPath.lastIndexOf("node_modules/");
+  if (nm >= 0) {
+    const parts = inputPath.slice(nm + "node_modules/".length).split("/");
+    const first = parts[0] ?? inputPath;
+    return first.startsWith("@") && parts[1] !== undefined ? `${first}/${parts[1]}` : first;
+  }
+  const clean = inputPath.replace(/^(\.\.\/)+/, "");
+  return clean.includes("/") ? `${clean.split("/")[0]}/` : clean;
+}
+
+/** One contributor to a bundle: a package or project folder and the bytes it puts in the output. */
+export type Contributor = { name: string; bytes: number };
+
+/** Bytes in `output` per package, largest first (ties by name); a package's files are summed. */
+export function contributors(metafile: Metafile, output: string): Contributor[] {
+  const out = metafile.outputs[output];
+  if (out === undefined) throw new Error(`bundles: the metafile has no output ${output} (outputs: ${Object.keys(metafile.outputs).join(", ")})`);
+  const by = new Map<string, number>();
+  for (const [path, input] of Object.entries(out.inputs)) {
+    const name = packageOf(path);
+    by.set(name, (by.get(name) ?? 0) + input.bytesInOutput);
+  }
+  return [...by.entries()].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
+}
+
+/** Bytes in `output` from files whose input path contains `fragment` (e.g. `zod/v4/locales/`). */
+export function bytesFrom(metafile: Metafile, output: string, fragment: string): number {
+  const out = metafile.outputs[output];
+  if (out === undefined) throw new Error(`bundles: the metafile has no output ${output}`);
+  let sum = 0;
+  for (const [path, input] of Object.entries(out.inputs)) if (path.includes(fragment)) sum += input.bytesInOutput;
+  return sum;
+}
+
+/** Project files (outside node_modules) that import `pkg` directly, sorted. */
+export function importersOf(metafile: Metafile, pkg: string): string[] {
+  const found = new Set<string>();
+  for (const [path, input] of Object.entries(metafile.inputs)) {
+    if (path.includes("node_modules/")) continue;
+    if (input.imports.some((i) => i.path.includes("node_modules/") && packageOf(i.path) === pkg)) found.add(path);
+  }
+  return [...found].sort();
+}
+
+/** The functions whose handlers call the LLM (and so need `openai`). */
+export const LLM_FUNCTIONS: readonly string[] = ["worker", "intake-extract"];
+/** The functions that parse YAML at run time beyond the agent config (the batch reads scenarios.yaml). */
+export const YAML_FUNCTIONS: readonly string[] = ["batch"];
+
+/**
+ * Projected raw bytes once `openai` is imported only by the LLM functions and the agent config ships
+ * pre-parsed (JSON) so only the batch needs `yaml`: the bundle minus those packages' bytes where unused.
+ */
+export function projectedBytes(bundle: Pick<BundleResult, "fn" | "rawBytes" | "contributors">): number {
+  const of = (name: string) => bundle.contributors.find((c) => c.name === name)?.bytes ?? 0;
+  const openai = LLM_FUNCTIONS.includes(bundle.fn) ? 0 : of("openai");
+  const yaml = YAML_FUNCTIONS.includes(bundle.fn) ? 0 : of("yaml");
+  return bundle.rawBytes - openai - yaml;
+}
+
+/** One built bundle. */
+export type BundleResult = {
+  fn: string;
+  variant: BundleVariant;
+  file: string;
+  rawBytes: number;
+  gzipBytes: number;
+  contributors: Contributor[];
+  zodLocaleBytes: number;
+  importers: Record<string, string[]>;
+};
+
+/** Builds every handler in `variant` into bench/out/bundles/<variant>/<fn>.mjs. */
+export async function buildBundles(variant: BundleVariant): Promise<BundleResult[]> {
+  const fnDir = join(rootDir, "functions");
+  const entries = handlerEntries(await readdir(fnDir));
+  const outDir = join(benchDir, "out", "bundles", variant);
+  await mkdir(outDir, { recursive: true });
+  const results: BundleResult[] = [];
+  for (const entry of entries) {
+    const fn = entry.replace(/\.ts$/, "");
+    const file = join(outDir, `${fn}.mjs`);
+    const result = await build({ ...sstBuildOptions(join(fnDir, entry), file, variant), absWorkingDir: rootDir });
+    const metafile = result.metafile;
+    if (metafile === undefined) throw new Error(`bundles: esbuild returned no metafile for ${entry}`);
+    const output = relative(rootDir, file);
+    const bytes = await readFile(file);
+    results.push({
+      fn,
+      variant,
+      file,
+      rawBytes: bytes.length,
+      gzipBytes: gzipSync(bytes, { level: 9 }).length,
+      contributors: contributors(metafile, output),
+      zodLocaleBytes: bytesFrom(metafile, output, "zod/v4/locales/"),
+      importers: Object.fromEntries(["zod", "openai", "yaml"].map((p) => [p, importersOf(metafile, p)])),
+    });
+  }
+  return results;
+}
+
+/** `SST_RESOURCE_*` values that let a handler module initialise outside AWS (placeholders; nothing is called). */
+export function placeholderResourceEnv(): Record<string, string> {
+  const url = (name: string) => JSON.stringify({ url: `https://sqs.us-east-1.amazonaws.com/000000000000/${name}` });
+  return {
+    SST_RESOURCE_App: JSON.stringify({ name: "claims-crew", stage: "bench" }),
+    SST_RESOURCE_Table: JSON.stringify({ name: "claims-bench" }),
+    SST_RESOURCE_Bus: JSON.stringify({ name: "claims-bench", arn: "arn:aws:events:us-east-1:000000000000:event-bus/claims-bench" }),
+    SST_RESOURCE_ApiToken: JSON.stringify({ value: "bench-token" }),
+    SST_RESOURCE_LlmApiKey: JSON.stringify({ value: "bench-key" }),
+    SST_RESOURCE_CrewEventsQueue: url("crew-events.fifo"),
+    SST_RESOURCE_AgentStepsQueue: url("agent-steps"),
+    SST_RESOURCE_ProposalsQueue: url("proposals"),
+    SST_RESOURCE_ExtractionQueue: url("extraction"),
+    SST_RESOURCE_TimersQueue: url("timers"),
+    AWS_REGION: "us-east-1",
+    LLM_PROVIDER: "rules",
+  };
+}
+
+/** What a child process prints: ms from just before `import()` to just after it, then whether `handler` is a function. */
+const IMPORT_DRIVER =
+  "const t0 = performance.now(); const m = await import(process.argv[1]); const ms = performance.now() - t0;" +
+  "process.stdout.write(JSON.stringify({ ms, handler: typeof m.handler }));";
+
+/** Wall time of one child process in ms, and its stdout; throws with its stderr when it fails. */
+function timedNode(args: readonly string[], env: NodeJS.ProcessEnv): { ms: number; stdout: string } {
+  const start = process.hrtime.bigint();
+  const child = spawnSync(process.execPath, args, { env, encoding: "utf8" });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (child.error) throw child.error;
+  if (child.status !== 0) throw new Error(`bundles: node ${args.join(" ").slice(0, 80)} exited ${String(child.status)}: ${child.stderr.slice(0, 500)}`);
+  return { ms, stdout: child.stdout };
+}
+
+/** Cold import of one bundle: medians over `runs` fresh processes. */
+export type ImportTiming = { wallMs: number; importMs: number; runs: number };
+
+/**
+ * Times `runs` fresh `node` processes importing each file (round-robin, so load spikes spread over all
+ * bundles) and `runs` bare `node -e ""` starts. wallMs = median wall time of an importing process −
+ * median bare start; importMs = median of the in-process `import()` time the child reports.
+ */
+export function coldImports(files: readonly string[], runs: number): { bare: number; timings: Map<string, ImportTiming> } {
+  if (!Number.isInteger(runs) || runs < 5) throw new RangeError(`bundles: at least 5 runs per bundle, got ${String(runs)}`);
+  const env = { ...process.env, ...placeholderResourceEnv(), NODE_OPTIONS: "" };
+  const bareSamples: number[] = [];
+  const wall = new Map<string, number[]>(files.map((f) => [f, []]));
+  const inProcess = new Map<string, number[]>(files.map((f) => [f, []]));
+  timedNode(["-e", ""], env); // warm the page cache for the node binary
+  for (let i = 0; i < runs; i++) {
+    bareSamples.push(timedNode(["-e", ""], env).ms);
+    for (const file of files) {
+      const { ms, stdout } = timedNode(["--input-type=module", "-e", IMPORT_DRIVER, pathToFileURL(file).href], env);
+      const reported = JSON.parse(stdout) as { ms: number; handler: string };
+      if (reported.handler !== "function") throw new Error(`bundles: ${file} does not export a handler function (got ${reported.handler})`);
+      wall.get(file)!.push(ms);
+      inProcess.get(file)!.push(reported.ms);
+    }
+  }
+  const med = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+  const bare = med(bareSamples);
+  const timings = new Map<string, ImportTiming>();
+  for (const file of files) timings.set(file, { wallMs: med(wall.get(file)!) - bare, importMs: med(inProcess.get(file)!), runs });
+  return { bare, timings };
+}
+
+const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
+const topText = (cs: readonly Contributor[], n: number) => cs.slice(0, n).map((c) => `${c.name} ${kb(c.bytes).toFixed(0)}`).join(", ");
+
+/** Builds the three variants, times cold imports, and returns the markdown section. */
+export async function run(): Promise<string> {
+  const runs = Number(process.env.BUNDLE_IMPORT_RUNS ?? 7);
+  const sst = await buildBundles("sst");
+  const zod = await buildBundles("zod-namespace");
+  const lean = await buildBundles("zod-namespace+sdk-external");
+  const all = [...sst, ...zod, ...lean];
+  const { bare, timings } = coldImports(all.map((b) => b.file), runs);
+  const t = (b: BundleResult) => timings.get(b.file)!;
+
+  const mainRows = sst.map((b) => ({
+    function: b.fn,
+    "raw KB": kb(b.rawBytes),
+    "gzip KB": kb(b.gzipBytes),
+    "< 300 KB (raw)": b.rawBytes < BUNDLE_GOAL_BYTES ? "met" : "MISSED",
+    "cold import ms (wall − bare node)": Math.round(t(b).wallMs),
+    "import() ms (in process)": Math.round(t(b).importMs),
+    "< 100 ms": t(b).wallMs < IMPORT_GOAL_MS ? "met" : "MISSED",
+    "largest contributors, KB": topText(b.contributors, 5),
+  }));
+  const byFn = (list: BundleResult[], fn: string) => list.find((b) => b.fn === fn)!;
+  const whatIfRows = sst.map((b) => {
+    const z = byFn(zod, b.fn);
+    const l = byFn(lean, b.fn);
+    return {
+      function: b.fn,
+      "SST build raw KB": kb(b.rawBytes),
+      "…of which zod locales KB": kb(b.zodLocaleBytes),
+      "zod namespace import raw KB": kb(z.rawBytes),
+      "gzip KB": kb(z.gzipBytes),
+      "its import ms": Math.round(t(z).wallMs),
+      "+ openai/yaml only where used (projected) raw KB": kb(projectedBytes(z)),
+      "+ SDK from runtime raw KB": kb(l.rawBytes),
+      "its import ms (SDK resolved from node_modules)": Math.round(t(l).wallMs),
+      "all three (projected) raw KB": kb(projectedBytes(l)),
+    };
+  });
+  const sample = byFn(sst, "kernel");
+  const importerRows = (["zod", "openai", "yaml"] as const).map((p) => ({
+    package: p,
+    "KB in the kernel bundle": kb(sample.contributors.find((c) => c.name === p)?.bytes ?? 0),
+    "imported by (project files)": sample.importers[p]?.join(", ") || "(none)",
+  }));
+  const zodTop = zod.map((b) => ({ function: b.fn, "largest contributors after the zod fix, KB": topText(b.contributors, 7) }));
+
+  return [
+    "### Lambda bundles and cold imports (bench/bundles.bench.ts)",
+    "",
+    "Definitions:",
+    "- **bundle**: each `functions/*.ts` (not tests) built as `sst deploy` builds it (sst/sst `pkg/runtime/node/build.go`): esbuild `bundle`, `platform: node`, `format: esm`, `target: esnext`, `keepNames`, `mainFields: [module, main]`, `minify`, no sourcemap, externals only `sharp`/`pg-native` (SST bundles the AWS SDK; it does not use the runtime's copy), and SST's `createRequire`/`__filename`/`__dirname` banner. Output in `bench/out/bundles/`.",
+    "- **raw KB** = bytes of the `.mjs` ÷ 1024; **gzip KB** = gzip level 9 of it (close to what the deployment zip holds). Goal: < 300 KB (read as raw bytes).",
+    `- **cold import** = median over ${String(runs)} fresh \`node\` processes (${process.version}; Lambda runs Node 22) of the wall time of \`node --input-type=module -e "await import(bundle)"\` minus the median wall time of a bare \`node -e ""\` (${bare.toFixed(1)} ms here), with placeholder \`SST_RESOURCE_*\` variables set; bundles are interleaved round-robin so load spikes spread. **import() ms** = the same import timed inside the child with \`performance.now()\` (no process start-up at all). Goal: < 100 ms. Lambda's INIT also runs the runtime bootstrap and, on the first event, the lazy composition (clients, config), which is not counted here.`,
+    "- **largest contributors** = bytes in the output per npm package (or project folder), from esbuild's metafile.",
+    "",
+    "#### As SST builds them",
+    "",
+    formatTable(mainRows),
+    "",
+    "#### What-if builds (not deployed; the same handlers with one change each, to size the fixes)",
+    "",
+    "- **zod namespace import**: project files' `import { z } from \"zod\"` rewritten to `import * as z from \"zod\"` by an esbuild plugin (same API). The named import pulls zod's whole `z` namespace object, including every locale (`z.locales`), into every bundle; the namespace import lets esbuild drop what is unused.",
+    "- **+ SDK from runtime**: additionally `@aws-sdk/*` and `@smithy/*` external (the nodejs22.x runtime ships SDK v3; here they resolve from the repository's node_modules, so the import time is only indicative).",
+    "",
+    "- **openai/yaml only where used (projected)**: the zod build minus the bytes of `openai` in functions that never call the LLM (all but worker and intake-extract) and of `yaml` in all but the batch (if the agent config were shipped pre-parsed as JSON); computed from the metafile, not built.",
+    "",
+    formatTable(whatIfRows),
+    "",
+    "Who pulls the three largest non-SDK packages in (kernel bundle; the same in every handler but the authorizer):",
+    "",
+    formatTable(importerRows),
+    "",
+    formatTable(zodTop),
+  ].join("\n");
+}
