@@ -36,6 +36,7 @@ import type { Emulators } from "./emulators.ts";
 import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
 import { drainedAll, startPoller } from "./poller/poller.ts";
 import type { Poller } from "./poller/poller.ts";
+import type { PollerError } from "./poller/errors.ts";
 import { createLocalQueues, setSstResourceEnv } from "./resources.ts";
 import type { LocalQueue } from "./resources.ts";
 import { StackStartError } from "./stack-errors.ts";
@@ -82,6 +83,10 @@ export interface LocalStackOptions {
   readonly onBusEvent?: (rule: RuleName, event: BusEvent) => void;
   /** Wraps a queue consumer (tests inject crashes here). */
   readonly wrapHandler?: (role: QueueRole, handler: SqsHandler) => SqsHandler;
+  /** Wraps the dependencies each function's handler gets (tests inject faults into its ports); the stack's own `deps` stay unwrapped. */
+  readonly wrapDeps?: (fn: FunctionName, deps: PipelineDeps) => PipelineDeps;
+  /** Receives what the pollers report (failed handlers, SQS errors); default: a line on stderr. */
+  readonly onPollerError?: (role: QueueRole, error: PollerError) => void;
 }
 
 /** The handlers as wired locally (the same factories as the deployed `handler` exports). */
@@ -162,7 +167,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const level = options.logLevel ?? (process.env.CLAIMS_LOG_LEVEL?.toUpperCase() as LogLevelName | undefined) ?? "WARN";
     const log = (name: string) => ({ logger: createLogger(`claims-${name}`, level) });
     const of = (fn: FunctionName) => {
-      const fnDeps = depsFor(fn);
+      const fnDeps = options.wrapDeps ? options.wrapDeps(fn, depsFor(fn)) : depsFor(fn);
       return () => fnDeps;
     };
     const consumers: Record<QueueRole, SqsHandler> = {
@@ -199,6 +204,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         functionName: s.consumer.replace(/^functions\/|\.handler$/g, ""),
         timeoutMs: s.consumerTimeoutS * 1000,
         concurrency: options.pollerConcurrency ?? 2,
+        ...(options.onPollerError ? { onError: (error: PollerError) => options.onPollerError?.(role, error) } : {}),
       });
     }
     const started = pollers as Record<QueueRole, Poller>;
