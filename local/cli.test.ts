@@ -3,16 +3,20 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { createDynamoPorts, createTable } from "../adapters/aws/index.ts";
+import { localClientConfig, startEmulators } from "./emulators.ts";
 
 // The CLI as a user runs it: a child process of bin/claims.mjs, with a throwaway data directory.
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "bin/claims.mjs");
 
-async function claims(args: string[], dataDir: string) {
+async function claims(args: string[], dataDir?: string) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args, "--data-dir", dataDir], { cwd: root, env: { ...process.env, NO_COLOR: "1", LLM_PROVIDER: "rules" }, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args, ...(dataDir ? ["--data-dir", dataDir] : [])], { cwd: root, env: { ...process.env, NO_COLOR: "1", LLM_PROVIDER: "rules" }, maxBuffer: 16 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -57,5 +61,26 @@ describe("claims batch --json (in-process)", () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/bad\.yaml:5 row 'X' scenarios\[0\]\.context/);
     expect(stdout).toBe("");
+  });
+});
+
+describe("claims load-orders", () => {
+  it("writes the config's orders into a table the kernel reads, and names a missing table", async () => {
+    const emulators = await startEmulators();
+    const client = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
+    try {
+      await createTable(client, "claims-orders-test");
+      const ok = await claims(["load-orders", "--table", "claims-orders-test", "--endpoint", emulators.dynamodbEndpoint]);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout).toMatch(/Loaded 14 orders/);
+      const { orders } = createDynamoPorts({ client: DynamoDBDocumentClient.from(client), tableName: "claims-orders-test" });
+      expect(await orders.getOrder("ord_002")).toMatchObject({ order_id: "ord_002", amount: 1200, category: "electronics" });
+      const missing = await claims(["load-orders", "--table", "no-such-table", "--endpoint", emulators.dynamodbEndpoint]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/table no-such-table not found/);
+    } finally {
+      client.destroy();
+      await emulators.stop();
+    }
   });
 });

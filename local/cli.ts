@@ -156,6 +156,37 @@ program
   });
 
 program
+  .command("load-orders")
+  .description("write the config's orders into a deployed table (the kernel's context store); uses your AWS credentials")
+  .requiredOption("--table <name>", "the DynamoDB table (the `Table` output of sst deploy)")
+  .option("--config <path>", "configuration file whose context_store.orders to load", DEFAULT_CONFIG)
+  .option("--region <region>", "AWS region (default: your AWS configuration)")
+  .option("--endpoint <url>", "a DynamoDB endpoint (e.g. a local emulator)")
+  .action(async (o: { table: string; config: string; region?: string; endpoint?: string }) => {
+    const configPath = mustExist(o.config, "config file");
+    const config = parseConfig(readFileSync(configPath, "utf8"), o.config, systemClock().now());
+    const { DynamoDBClient } = await import("@aws-sdk/client-dynamodb");
+    const { DynamoDBDocumentClient } = await import("@aws-sdk/lib-dynamodb");
+    const { seedOrders } = await import("../adapters/aws/index.ts");
+    const client = new DynamoDBClient({
+      ...(o.region ? { region: o.region } : {}),
+      ...(o.endpoint ? { endpoint: o.endpoint, region: o.region ?? "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
+    });
+    try {
+      await seedOrders(DynamoDBDocumentClient.from(client), o.table, config.orders);
+    } catch (e) {
+      const name = (e as { name?: string }).name ?? "";
+      const cause = (e as { cause?: { name?: string } }).cause?.name ?? "";
+      if ([name, cause].includes("ResourceNotFoundException")) throw new CliError(`table ${o.table} not found${o.endpoint ? ` at ${o.endpoint}` : ""}: use the Table name printed by sst deploy, and the right --region`);
+      if ([name, cause].includes("CredentialsProviderError")) throw new CliError("no AWS credentials found: configure them (aws configure, AWS_PROFILE) or pass --endpoint for a local table");
+      throw new CliError(`could not load the orders into ${o.table}: ${(e as Error).message}`);
+    } finally {
+      client.destroy();
+    }
+    process.stdout.write(`Loaded ${config.orders.length} orders from ${o.config} into ${o.table} (relative purchase dates resolved against now).\n`);
+  });
+
+program
   .command("report")
   .description("regenerate the HTML audit report of a recorded run")
   .option("--simulation-id <id>", "the run (default: the latest)")
