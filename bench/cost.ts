@@ -421,8 +421,9 @@ export function withTimers(file: AwsRequestsFile, profile: ClaimProfile): ClaimP
 /** The markdown cost section for a request profile file. */
 export function report(file: AwsRequestsFile): string {
   const kinds: ClaimKind[] = ["structured", "free_text"];
-  const scenarios: { name: string; phase: "concurrent" | "sequential"; options: CostOptions }[] = [
+  const scenarios: { name: string; phase: "concurrent" | "sequential"; options: CostOptions; timers?: false }[] = [
     { name: "under load (measured batch fill), AWS duration estimate", phase: "concurrent", options: DEFAULT_COST_OPTIONS },
+    { name: "the same without the step timers (no timer path)", phase: "concurrent", options: DEFAULT_COST_OPTIONS, timers: false },
     { name: "under load, local handler time as duration", phase: "concurrent", options: { ...DEFAULT_COST_OPTIONS, duration: "local" } },
     { name: "low traffic: one message per invocation", phase: "sequential", options: { ...DEFAULT_COST_OPTIONS, batchFill: 1 } },
     { name: "under load + LLM wait 1 s per call", phase: "concurrent", options: { ...DEFAULT_COST_OPTIONS, llmWaitS: 1 } },
@@ -432,7 +433,8 @@ export function report(file: AwsRequestsFile): string {
   for (const s of scenarios) {
     const row: TableRow = { scenario: s.name };
     for (const kind of kinds) {
-      const total = perMillion(costLines(withTimers(file, file[s.phase][kind]), s.options));
+      const profile = s.timers === false ? file[s.phase][kind] : withTimers(file, file[s.phase][kind]);
+      const total = perMillion(costLines(profile, s.options));
       row[`${kind} $/M claims`] = Number(money(total));
       row[`${kind} ≤ $${GOAL_PER_MILLION}`] = total <= GOAL_PER_MILLION ? "met" : "MISSED";
     }
@@ -503,7 +505,7 @@ export function report(file: AwsRequestsFile): string {
     "",
     formatTable(sfnRows),
     "",
-    "The state machine counted (free text; a structured claim skips the first two states). Happy path only: each retry, and each fixer detour (Catch → Fixer task → back), adds transitions.",
+    `The state machine counted (free text; a structured claim skips the first two states): every state entered is one billed transition, Choice and Succeed states included. Happy path only: each retry, and each fixer detour (Catch → Fixer task → back), adds transitions. Even the bare minimum — the three Lambda tasks Analyst → DecisionMaker → Kernel and nothing else — is 3 transitions = $${(3 * PRICES.stepFunctions.standardTransition * 1e6).toFixed(0)} per million claims, ${(3 * PRICES.stepFunctions.standardTransition * 1e6 / GOAL_PER_MILLION).toFixed(0)}× the whole $${GOAL_PER_MILLION} budget on its own.`,
     "",
     formatTable(stateRows),
     "",
