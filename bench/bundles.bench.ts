@@ -8,7 +8,7 @@
 // banner that defines `require`, `__filename` and `__dirname` for ESM.
 import { spawnSync } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
@@ -42,8 +42,13 @@ export type BundleVariant =
   | "sst"
   /** SST's build with `import { z } from "zod"` rewritten to `import * as z from "zod"` in project files. */
   | "zod-namespace"
-  /** The zod rewrite plus `@aws-sdk/*` and `@smithy/*` left to the nodejs22.x runtime. */
-  | "zod-namespace+sdk-external";
+  /** The zod rewrite plus `openai` and `yaml` out of the functions that do not use them at run time (as a lazy `import()` would leave them). */
+  | "lean"
+  /** `lean` plus `@aws-sdk/*` and `@smithy/*` left to the nodejs22.x runtime. */
+  | "lean+sdk-external";
+
+/** Every variant, in the order the report shows them. */
+export const VARIANTS: readonly BundleVariant[] = ["sst", "zod-namespace", "lean", "lean+sdk-external"];
 
 /** The handler entry points: `functions/*.ts` without tests, sorted. */
 export function handlerEntries(fileNames: readonly string[]): string[] {
@@ -68,9 +73,38 @@ const zodNamespacePlugin: Plugin = {
   },
 };
 
+/** The functions whose handlers call the LLM (and so need `openai`). */
+export const LLM_FUNCTIONS: readonly string[] = ["worker", "intake-extract"];
+/** The functions that parse YAML at run time beyond the agent config (the batch reads scenarios.yaml). */
+export const YAML_FUNCTIONS: readonly string[] = ["batch"];
+
+/** The packages the `lean` variant leaves out of `fn`: `openai` unless it calls the LLM, `yaml` unless it is the batch. */
+export function lazyPackagesFor(fn: string): string[] {
+  return [...(LLM_FUNCTIONS.includes(fn) ? [] : ["openai"]), ...(YAML_FUNCTIONS.includes(fn) ? [] : ["yaml"])];
+}
+
+/**
+ * Stands in for packages a function would load lazily: an empty CommonJS module, so the import graph
+ * still resolves and the bundle is what a dynamic `import()` on first use would leave at start-up.
+ * (The agent config would then ship pre-parsed as JSON, so no function but the batch needs `yaml`.)
+ */
+function lazyStubPlugin(packages: readonly string[]): Plugin {
+  const filter = new RegExp(`^(${packages.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(/.*)?$`);
+  return {
+    name: "lazy-package-stub",
+    setup(b) {
+      if (packages.length === 0) return;
+      b.onResolve({ filter }, (args) => ({ path: args.path, namespace: "lazy-stub" }));
+      b.onLoad({ filter: /.*/, namespace: "lazy-stub" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+    },
+  };
+}
+
 /** The esbuild options SST uses for a deployed ESM function (plus a metafile), for `variant`. */
 export function sstBuildOptions(entry: string, outfile: string, variant: BundleVariant = "sst"): BuildOptions {
-  const sdkExternal = variant === "zod-namespace+sdk-external" ? ["@aws-sdk/*", "@smithy/*"] : [];
+  const sdkExternal = variant === "lean+sdk-external" ? ["@aws-sdk/*", "@smithy/*"] : [];
+  const fn = basename(entry).replace(/\.ts$/, "");
+  const plugins = variant === "sst" ? [] : variant === "zod-namespace" ? [zodNamespacePlugin] : [zodNamespacePlugin, lazyStubPlugin(lazyPackagesFor(fn))];
   return {
     entryPoints: [entry],
     outfile,
@@ -87,7 +121,7 @@ export function sstBuildOptions(entry: string, outfile: string, variant: BundleV
     logLevel: "error",
     external: [...SST_FORCE_EXTERNAL, ...sdkExternal],
     banner: { js: SST_ESM_BANNER },
-    plugins: variant === "sst" ? [] : [zodNamespacePlugin],
+    plugins,
   };
 }
 
@@ -135,22 +169,6 @@ export function importersOf(metafile: Metafile, pkg: string): string[] {
     if (input.imports.some((i) => i.path.includes("node_modules/") && packageOf(i.path) === pkg)) found.add(path);
   }
   return [...found].sort();
-}
-
-/** The functions whose handlers call the LLM (and so need `openai`). */
-export const LLM_FUNCTIONS: readonly string[] = ["worker", "intake-extract"];
-/** The functions that parse YAML at run time beyond the agent config (the batch reads scenarios.yaml). */
-export const YAML_FUNCTIONS: readonly string[] = ["batch"];
-
-/**
- * Projected raw bytes once `openai` is imported only by the LLM functions and the agent config ships
- * pre-parsed (JSON) so only the batch needs `yaml`: the bundle minus those packages' bytes where unused.
- */
-export function projectedBytes(bundle: Pick<BundleResult, "fn" | "rawBytes" | "contributors">): number {
-  const of = (name: string) => bundle.contributors.find((c) => c.name === name)?.bytes ?? 0;
-  const openai = LLM_FUNCTIONS.includes(bundle.fn) ? 0 : of("openai");
-  const yaml = YAML_FUNCTIONS.includes(bundle.fn) ? 0 : of("yaml");
-  return bundle.rawBytes - openai - yaml;
 }
 
 /** One built bundle. */
@@ -263,15 +281,16 @@ export function coldImports(files: readonly string[], runs: number): { bare: num
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 const topText = (cs: readonly Contributor[], n: number) => cs.slice(0, n).map((c) => `${c.name} ${kb(c.bytes).toFixed(0)}`).join(", ");
 
-/** Builds the three variants, times cold imports, and returns the markdown section. */
+/** Builds every variant, times cold imports, and returns the markdown section. */
 export async function run(): Promise<string> {
   const runs = Number(process.env.BUNDLE_IMPORT_RUNS ?? 7);
-  const sst = await buildBundles("sst");
-  const zod = await buildBundles("zod-namespace");
-  const lean = await buildBundles("zod-namespace+sdk-external");
-  const all = [...sst, ...zod, ...lean];
+  const built = new Map<BundleVariant, BundleResult[]>();
+  for (const variant of VARIANTS) built.set(variant, await buildBundles(variant));
+  const all = [...built.values()].flat();
   const { bare, timings } = coldImports(all.map((b) => b.file), runs);
   const t = (b: BundleResult) => timings.get(b.file)!;
+  const sst = built.get("sst")!;
+  const byFn = (variant: BundleVariant, fn: string) => built.get(variant)!.find((b) => b.fn === fn)!;
 
   const mainRows = sst.map((b) => ({
     function: b.fn,
@@ -283,50 +302,41 @@ export async function run(): Promise<string> {
     "< 100 ms": t(b).wallMs < IMPORT_GOAL_MS ? "met" : "MISSED",
     "largest contributors, KB": topText(b.contributors, 5),
   }));
-  const byFn = (list: BundleResult[], fn: string) => list.find((b) => b.fn === fn)!;
   const whatIfRows = sst.map((b) => {
-    const z = byFn(zod, b.fn);
-    const l = byFn(lean, b.fn);
-    return {
-      function: b.fn,
-      "SST build raw KB": kb(b.rawBytes),
-      "…of which zod locales KB": kb(b.zodLocaleBytes),
-      "zod namespace import raw KB": kb(z.rawBytes),
-      "gzip KB": kb(z.gzipBytes),
-      "its import ms": Math.round(t(z).wallMs),
-      "+ openai/yaml only where used (projected) raw KB": kb(projectedBytes(z)),
-      "+ SDK from runtime raw KB": kb(l.rawBytes),
-      "its import ms (SDK resolved from node_modules)": Math.round(t(l).wallMs),
-      "all three (projected) raw KB": kb(projectedBytes(l)),
-    };
+    const row: Record<string, string | number> = { function: b.fn, "zod locales in the SST build, KB": kb(b.zodLocaleBytes) };
+    for (const variant of VARIANTS) {
+      const v = byFn(variant, b.fn);
+      row[`${variant}: raw / gzip KB`] = `${kb(v.rawBytes).toFixed(0)} / ${kb(v.gzipBytes).toFixed(0)}`;
+      row[`${variant}: import ms`] = Math.round(t(v).wallMs);
+    }
+    return row;
   });
-  const sample = byFn(sst, "kernel");
+  const sample = byFn("sst", "kernel");
   const importerRows = (["zod", "openai", "yaml"] as const).map((p) => ({
     package: p,
     "KB in the kernel bundle": kb(sample.contributors.find((c) => c.name === p)?.bytes ?? 0),
     "imported by (project files)": sample.importers[p]?.join(", ") || "(none)",
   }));
-  const zodTop = zod.map((b) => ({ function: b.fn, "largest contributors after the zod fix, KB": topText(b.contributors, 7) }));
+  const leanTop = built.get("lean")!.map((b) => ({ function: b.fn, "lean build: largest contributors, KB": topText(b.contributors, 7) }));
 
   return [
     "### Lambda bundles and cold imports (bench/bundles.bench.ts)",
     "",
     "Definitions:",
     "- **bundle**: each `functions/*.ts` (not tests) built as `sst deploy` builds it (sst/sst `pkg/runtime/node/build.go`): esbuild `bundle`, `platform: node`, `format: esm`, `target: esnext`, `keepNames`, `mainFields: [module, main]`, `minify`, no sourcemap, externals only `sharp`/`pg-native` (SST bundles the AWS SDK; it does not use the runtime's copy), and SST's `createRequire`/`__filename`/`__dirname` banner. Output in `bench/out/bundles/`.",
-    "- **raw KB** = bytes of the `.mjs` ÷ 1024; **gzip KB** = gzip level 9 of it (close to what the deployment zip holds). Goal: < 300 KB (read as raw bytes).",
-    `- **cold import** = median over ${String(runs)} fresh \`node\` processes (${process.version}; Lambda runs Node 22) of the wall time of \`node --input-type=module -e "await import(bundle)"\` minus the median wall time of a bare \`node -e ""\` (${bare.toFixed(1)} ms here), with placeholder \`SST_RESOURCE_*\` variables set; bundles are interleaved round-robin so load spikes spread. **import() ms** = the same import timed inside the child with \`performance.now()\` (no process start-up at all). Goal: < 100 ms. Lambda's INIT also runs the runtime bootstrap and, on the first event, the lazy composition (clients, config), which is not counted here.`,
+    "- **raw KB** = bytes of the `.mjs` ÷ 1024; **gzip KB** = gzip level 9 of it (close to what the deployment zip holds). Goal: < 300 KB, read here as raw bytes.",
+    `- **cold import** = median over ${String(runs)} fresh \`node\` processes (${process.version}; Lambda runs Node 22) of the wall time of \`node --input-type=module -e "await import(bundle)"\` minus the median wall time of a bare \`node -e ""\` (${bare.toFixed(1)} ms here, subtracted), with placeholder \`SST_RESOURCE_*\` variables set; all bundles of all variants interleaved round-robin so load spikes spread. **import() ms** = the same import timed inside the child with \`performance.now()\` (no process start-up at all). Goal: < 100 ms. Lambda's INIT also runs the runtime bootstrap and, on the first event, the lazy composition (clients, config), which is not counted here.`,
     "- **largest contributors** = bytes in the output per npm package (or project folder), from esbuild's metafile.",
     "",
     "#### As SST builds them",
     "",
     formatTable(mainRows),
     "",
-    "#### What-if builds (not deployed; the same handlers with one change each, to size the fixes)",
+    "#### What-if builds (not deployed; the same handlers, built with esbuild plugins that stand for a source change)",
     "",
-    "- **zod namespace import**: project files' `import { z } from \"zod\"` rewritten to `import * as z from \"zod\"` by an esbuild plugin (same API). The named import pulls zod's whole `z` namespace object, including every locale (`z.locales`), into every bundle; the namespace import lets esbuild drop what is unused.",
-    "- **+ SDK from runtime**: additionally `@aws-sdk/*` and `@smithy/*` external (the nodejs22.x runtime ships SDK v3; here they resolve from the repository's node_modules, so the import time is only indicative).",
-    "",
-    "- **openai/yaml only where used (projected)**: the zod build minus the bytes of `openai` in functions that never call the LLM (all but worker and intake-extract) and of `yaml` in all but the batch (if the agent config were shipped pre-parsed as JSON); computed from the metafile, not built.",
+    "- **zod-namespace**: project files' `import { z } from \"zod\"` rewritten to `import * as z from \"zod\"` (same API). The named import pulls zod's whole `z` namespace object, every locale of `z.locales` included, into every bundle; the namespace import lets esbuild drop what is unused.",
+    "- **lean**: zod-namespace, and `openai` left out of every function but worker and intake-extract, `yaml` out of every function but the batch (replaced by an empty module: what a dynamic `import()` on first use would leave at start-up; the agent config would ship pre-parsed as JSON).",
+    "- **lean+sdk-external**: lean with `@aws-sdk/*` and `@smithy/*` left to the nodejs22.x runtime's copy (here resolved from the repository's node_modules, so its import time is indicative only).",
     "",
     formatTable(whatIfRows),
     "",
@@ -334,6 +344,6 @@ export async function run(): Promise<string> {
     "",
     formatTable(importerRows),
     "",
-    formatTable(zodTop),
+    formatTable(leanTop),
   ].join("\n");
 }

@@ -2,7 +2,7 @@
 // what-if build, metafile analysis, and one real build of the smallest handler (no timing).
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import type { Metafile } from "esbuild";
@@ -14,7 +14,7 @@ import {
   handlerEntries,
   importersOf,
   packageOf,
-  projectedBytes,
+  lazyPackagesFor,
   rewriteZodImport,
   SST_ESM_BANNER,
   sstBuildOptions,
@@ -37,7 +37,19 @@ describe("sstBuildOptions", () => {
 
   it("leaves the AWS SDK to the runtime only in the what-if build", () => {
     expect(sstBuildOptions("a.ts", "a.mjs", "zod-namespace").external).toEqual(["sharp", "pg-native"]);
-    expect(sstBuildOptions("a.ts", "a.mjs", "zod-namespace+sdk-external").external).toEqual(["sharp", "pg-native", "@aws-sdk/*", "@smithy/*"]);
+    expect(sstBuildOptions("a.ts", "a.mjs", "lean").external).toEqual(["sharp", "pg-native"]);
+    expect(sstBuildOptions("a.ts", "a.mjs", "lean+sdk-external").external).toEqual(["sharp", "pg-native", "@aws-sdk/*", "@smithy/*"]);
+  });
+});
+
+describe("lazyPackagesFor", () => {
+  it.each([
+    ["kernel", ["openai", "yaml"]],
+    ["worker", ["yaml"]],
+    ["intake-extract", ["yaml"]],
+    ["batch", ["openai"]],
+  ])("the lean %s bundle leaves out %j", (fn, packages) => {
+    expect(lazyPackagesFor(fn)).toEqual(packages);
   });
 });
 
@@ -111,13 +123,6 @@ describe("metafile analysis", () => {
     expect(importersOf(metafile, "zod")).toEqual(["core/a.ts"]);
     expect(importersOf(metafile, "openai")).toEqual(["adapters/llm/openai.ts"]);
   });
-
-  it("projects a bundle without openai outside the LLM functions and without yaml outside the batch", () => {
-    const contributorsOf = [{ name: "openai", bytes: 150 }, { name: "yaml", bytes: 100 }, { name: "zod", bytes: 90 }];
-    expect(projectedBytes({ fn: "kernel", rawBytes: 1000, contributors: contributorsOf })).toBe(750);
-    expect(projectedBytes({ fn: "worker", rawBytes: 1000, contributors: contributorsOf })).toBe(900);
-    expect(projectedBytes({ fn: "batch", rawBytes: 1000, contributors: contributorsOf })).toBe(850);
-  });
 });
 
 describe("a real build", () => {
@@ -135,6 +140,23 @@ describe("a real build", () => {
       const timing = coldImports([out], 5).timings.get(out);
       expect(timing?.runs).toBe(5);
       expect(timing?.importMs).toBeGreaterThan(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("leaves openai and yaml out of a lean kernel, and zod's locales out of every lean bundle", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "bundles-test-"));
+    try {
+      const root = fileURLToPath(new URL("..", import.meta.url));
+      const out = join(dir, "kernel.mjs");
+      const result = await build({ ...sstBuildOptions(join(root, "functions", "kernel.ts"), out, "lean"), absWorkingDir: root });
+      const names = contributors(result.metafile!, relative(root, out)).map((c) => c.name);
+      expect(names).toContain("zod");
+      expect(names).toContain("@smithy/core");
+      expect(names).not.toContain("openai");
+      expect(names).not.toContain("yaml");
+      expect(bytesFrom(result.metafile!, relative(root, out), "zod/v4/locales/")).toBeLessThan(5_000);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
