@@ -22,6 +22,7 @@ function verdictItem(v: StoredVerdict): Record<string, unknown> {
     execution: v.execution,
     ...(v.review === undefined ? {} : { review: json(v.review) }),
     events: json(v.events),
+    ...(v.audit === undefined ? {} : { audit: json(v.audit) }),
     published: v.published,
   };
 }
@@ -37,6 +38,7 @@ function toVerdict(item: Record<string, unknown>): StoredVerdict {
       execution: item.execution as StoredVerdict["execution"],
       ...(typeof item.review === "string" ? { review: JSON.parse(item.review) } : {}),
       events: JSON.parse(item.events as string),
+      ...(typeof item.audit === "string" ? { audit: JSON.parse(item.audit) } : {}),
       published: item.published === true,
     };
   } catch (error) {
@@ -76,13 +78,14 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
           client.send(new UpdateCommand({
             TableName: tableName,
             Key: keys.verdict(key),
-            UpdateExpression: `SET execution = :e, events = :ev${outcome.review === undefined ? "" : ", review = :r"}`,
+            UpdateExpression: `SET execution = :e, events = :ev${outcome.review === undefined ? "" : ", review = :r"}${outcome.audit === undefined ? "" : ", audit = :a"}`,
             ConditionExpression: "execution = :pending",
             ExpressionAttributeValues: {
               ":e": outcome.execution,
               ":ev": json(outcome.events),
               ":pending": "PENDING",
               ...(outcome.review === undefined ? {} : { ":r": json(outcome.review) }),
+              ...(outcome.audit === undefined ? {} : { ":a": json(outcome.audit) }),
             },
             ReturnValues: "ALL_NEW",
           })),

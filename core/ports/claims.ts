@@ -1,6 +1,7 @@
 // Ports of the claims pipeline: narrow, named in domain words; in-memory implementations in
 // core/claims/pipeline/in-memory.ts, AWS ones in adapters/aws.
 import type { ClaimRecord, ClaimStatus } from "../claims/claim-record.ts";
+import type { AuditEvent } from "../dir/index.ts";
 import type { ClaimNeedsReviewDetail, ClaimVerdictDetail } from "../claims/execution.ts";
 import type { BusEntry, Effect } from "../claims/pipeline/effects.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "../claims/pipeline/messages.ts";
@@ -64,6 +65,8 @@ export interface StoredVerdict {
   review?: ClaimNeedsReviewDetail;
   /** Bus events to publish once execution is settled. */
   events: BusEntry[];
+  /** Audit events of the kernel's steps (proposal, verdict, execution), appended before publishing; a redelivery appends them again (identical, so dropped). */
+  audit?: AuditEvent[];
   published: boolean;
 }
 
@@ -74,7 +77,7 @@ export interface VerdictRepository {
   /** Stores the verdict unless one exists for the key; returns the one that is stored now. */
   putVerdictOnce(verdict: StoredVerdict): Promise<StoredVerdict>;
   /** Settles a PENDING execution (first writer wins) and returns the stored verdict after the call. */
-  recordExecution(idempotencyKey: string, outcome: { execution: ExecutionState; events: BusEntry[]; review?: ClaimNeedsReviewDetail }): Promise<StoredVerdict>;
+  recordExecution(idempotencyKey: string, outcome: { execution: ExecutionState; events: BusEntry[]; review?: ClaimNeedsReviewDetail; audit?: AuditEvent[] }): Promise<StoredVerdict>;
   /** Records that the verdict's events were published. */
   markPublished(idempotencyKey: string): Promise<void>;
 }

@@ -135,10 +135,11 @@ export async function extractClaim(
     await performEffects(needsReview(record, now, claim.code, `Could not read a claim from the text: ${claim.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, extracted: result.value } }), deps);
     return "NEEDS_REVIEW";
   }
+  // The audit goes first: once the claim is RUNNING a redelivery only restarts the crew, so an audit after the update could be lost.
   await performEffects(
     [
-      { kind: "claim_update", claimId, patch: { claim: claim.claim, extracted: result.value, status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
       { kind: "audit", event: claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, { ...llmDetails, extracted: result.value, claim: claim.claim, warnings: [...result.warnings, ...claim.warnings] }) },
+      { kind: "claim_update", claimId, patch: { claim: claim.claim, extracted: result.value, status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
       { kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } },
     ],
     deps,

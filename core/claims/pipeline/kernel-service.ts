@@ -2,6 +2,7 @@
 // publish the verdict at least once with a stable verdict_id. Each step is repaired by a retry.
 import { canonicalize } from "../../crew/index.ts";
 import { formatEur, idempotencyKeyOf, parseCents, severityForVerdict } from "../../dir/index.ts";
+import type { AuditEvent } from "../../dir/index.ts";
 import { DETAIL_TYPES } from "../bus-events.ts";
 import type { ClaimVerdictDetail } from "../execution.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../execution.ts";
@@ -27,7 +28,6 @@ export async function handleProposal(
   const key = idempotencyKeyOf(message.proposal, message.dfid);
   const ref = { claim_id: message.claim_id, dfid: message.dfid, root_dfid: message.root_dfid, simulation_id: message.simulation_id };
   let stored = await deps.verdicts.getVerdict(key);
-  const effects: Effect[] = [];
 
   if (!stored) {
     const now = deps.clock.now();
@@ -50,6 +50,11 @@ export async function handleProposal(
     };
     const verdict = decideClaim(inputs);
     const record = buildVerdictRecord({ verdict, proposal: message.proposal, claimId: message.claim_id, dfid: message.dfid, decidedAt, ...(message.simulation_id ? { simulationId: message.simulation_id } : {}) });
+    // The decision's audit is stored with the verdict, so whichever delivery publishes it appends it (a crash loses none, a race adds none).
+    const audit = [
+      claimAudit(ref, "PROPOSAL_SUBMITTED", "RUNNING", now, { kernel_inputs: JSON.parse(canonicalize({ ...inputs, order: order ?? null, ledgerEntry: ledgerEntry ?? null })) }),
+      claimAudit(ref, "KERNEL_VERDICT", "DECIDED", now, { ...record, layer: verdict.layer, checks: verdict.checks }, severityForVerdict(verdict.verdict)),
+    ];
     stored = await deps.verdicts.putVerdictOnce({
       idempotency_key: key,
       claim_id: message.claim_id,
@@ -59,34 +64,29 @@ export async function handleProposal(
       execution: verdict.verdict === "ACCEPT" ? "PENDING" : "NOT_APPLICABLE",
       ...(verdict.verdict === "ESCALATE" ? { review: { claim_id: message.claim_id, dfid: message.dfid, reason_code: verdict.reason_code, reason: verdict.reason } } : {}),
       events: [{ detailType: DETAIL_TYPES.verdict, detail: record as unknown as Record<string, unknown> }],
+      audit,
       published: false,
     });
-    if (stored.record.verdict_id === record.verdict_id) {
-      effects.push(
-        { kind: "audit", event: claimAudit(ref, "PROPOSAL_SUBMITTED", "RUNNING", now, { kernel_inputs: JSON.parse(canonicalize({ ...inputs, order: order ?? null, ledgerEntry: ledgerEntry ?? null })) }) },
-        { kind: "audit", event: claimAudit(ref, "KERNEL_VERDICT", "DECIDED", now, { ...record, layer: verdict.layer, checks: verdict.checks }, severityForVerdict(verdict.verdict)) },
-      );
-    }
   }
 
-  if (stored.execution === "PENDING") stored = await execute(stored, message, deps, effects);
+  if (stored.execution === "PENDING") stored = await execute(stored, message, deps);
 
   if (!stored.published) {
-    await performEffects(effects.splice(0), deps);
+    await performEffects((stored.audit ?? []).map((event): Effect => ({ kind: "audit", event })), deps);
     await deps.publisher.publish(stored.events);
     await deps.verdicts.markPublished(key);
     stored = { ...stored, published: true };
   }
   const now = deps.clock.now();
-  effects.push({ kind: "claim_update", claimId: message.claim_id, patch: decidedPatch(stored.record, stored.execution, now), onlyFrom: ["RECEIVED", "RUNNING"] });
-  await performEffects(effects, deps);
+  await performEffects([{ kind: "claim_update", claimId: message.claim_id, patch: decidedPatch(stored.record, stored.execution, now), onlyFrom: ["RECEIVED", "RUNNING"] }], deps);
   return stored;
 }
 
-async function execute(stored: StoredVerdict, message: ProposalMessage, deps: Pick<PipelineDeps, "orders" | "ledger" | "verdicts" | "clock">, effects: Effect[]): Promise<StoredVerdict> {
+async function execute(stored: StoredVerdict, message: ProposalMessage, deps: Pick<PipelineDeps, "orders" | "ledger" | "verdicts" | "clock">): Promise<StoredVerdict> {
   const now = deps.clock.now();
   const ref = { claim_id: message.claim_id, dfid: message.dfid, root_dfid: message.root_dfid, simulation_id: message.simulation_id };
   const events: BusEntry[] = [...stored.events];
+  const audit: AuditEvent[] = [...(stored.audit ?? [])];
   let execution: ExecutionState = "NOT_APPLICABLE";
   let review = stored.review;
   const verdictView = { verdict: stored.record.verdict, reason_code: stored.record.reason_code, reason: stored.record.reason, layer: stored.layer, checks: stored.checks };
@@ -101,16 +101,16 @@ async function execute(stored: StoredVerdict, message: ProposalMessage, deps: Pi
       execution = "EXECUTED";
       const detail = { execution_id: executionIdFor(stored.record.verdict_id), claim_id: message.claim_id, dfid: message.dfid, order_id: effect.order_id, amount_eur: effect.amount_eur, verdict_id: stored.record.verdict_id };
       events.push({ detailType: DETAIL_TYPES.refund, detail });
-      effects.push({ kind: "audit", event: claimAudit(ref, "CLAIM_REFUND_EXECUTED", "DECIDED", now, { ...detail, amount_cents: effect.amount_cents, ledger_after: result.entry }) });
+      audit.push(claimAudit(ref, "CLAIM_REFUND_EXECUTED", "DECIDED", now, { ...detail, amount_cents: effect.amount_cents, ledger_after: result.entry }));
     } else {
       execution = "REFUSED";
       const reason = `Refund of ${formatEur(effect.amount_cents)} EUR not executed: ${result.message}`;
       review = { claim_id: message.claim_id, dfid: message.dfid, reason_code: result.code, reason };
       events.push({ detailType: DETAIL_TYPES.review, detail: review });
-      effects.push({ kind: "audit", event: claimAudit(ref, "CLAIM_REFUND_NOT_EXECUTED", "DECIDED", now, { verdict_id: stored.record.verdict_id, code: result.code, reason }, "WARN") });
+      audit.push(claimAudit(ref, "CLAIM_REFUND_NOT_EXECUTED", "DECIDED", now, { verdict_id: stored.record.verdict_id, code: result.code, reason }, "WARN"));
     }
   }
-  return deps.verdicts.recordExecution(stored.idempotency_key, { execution, events, ...(review ? { review } : {}) });
+  return deps.verdicts.recordExecution(stored.idempotency_key, { execution, events, audit, ...(review ? { review } : {}) });
 }
 
 function decidedPatch(record: ClaimVerdictDetail, execution: ExecutionState, now: number) {
