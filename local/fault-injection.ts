@@ -347,8 +347,10 @@ const group = <T>(items: readonly T[], key: (t: T) => string) => {
  * stored verdict, settled and published, and exactly one distinct ClaimVerdict verdict_id on the bus,
  * the one its record names (repeats of that id are at-least-once publishing: counted, allowed); a
  * claim in review has none; RefundExecuted execution_ids are one per claim and only for claims the
- * ledger holds, with the amount reserved; every ledger entry adds up and stays within its order; no
- * work queue holds anything and no DLQ holds more than `deadLetters` says. Throws
+ * ledger holds, with the amount reserved; every ledger entry adds up and stays within its order; the
+ * audit holds each claim's receipt (and extraction), and a decided claim's proposal, kernel verdict
+ * and executed refund exactly once; no work queue holds anything and no DLQ holds more than
+ * `deadLetters` says. Throws
  * InvariantViolationError listing every violation.
  */
 export async function assertInvariants(stack: LocalStack, submittedClaims: readonly string[], options: InvariantOptions = {}): Promise<InvariantReport> {
@@ -406,6 +408,28 @@ export async function assertInvariants(stack: LocalStack, submittedClaims: reado
     for (const e of refundsByClaim.get(claimId) ?? []) {
       if (reserved && Math.round(Number(e.detail.amount_eur) * 100) !== reserved.cents) violations.push(`claim ${claimId}: RefundExecuted says ${String(e.detail.amount_eur)} EUR, the ledger ${reserved.cents} cents`);
       if (e.detail.verdict_id !== record.verdict_id) violations.push(`claim ${claimId}: RefundExecuted names verdict ${String(e.detail.verdict_id)}, the claim ${record.verdict_id ?? "none"}`);
+    }
+  }
+
+  // The audit (the report is built from it, SPEC §7.4) holds every step once a claim is final: a crash
+  // must not lose the kernel's verdict or refund, nor repeat them under another instant.
+  for (const [claimId, record] of records) {
+    const audit = await stack.deps.audit.byDfid(record.dfid);
+    const of = (type: string) => audit.filter((e) => e.event_type === type);
+    const need = (type: string, count: number, what = "") => {
+      const n = of(type).length;
+      if (n !== count) violations.push(`claim ${claimId}: the audit holds ${n} ${type} event(s)${what}, expected ${count}`);
+    };
+    if (of("CLAIM_RECEIVED").length === 0) violations.push(`claim ${claimId}: the audit holds no CLAIM_RECEIVED`);
+    if ("claim_text" in record.input && record.claim && of("CLAIM_EXTRACTED").length === 0) violations.push(`claim ${claimId}: the audit holds no CLAIM_EXTRACTED`);
+    if (record.status === "DECIDED") {
+      need("PROPOSAL_SUBMITTED", 1);
+      need("KERNEL_VERDICT", 1);
+      const ids = of("KERNEL_VERDICT").map((e) => e.details.verdict_id);
+      if (ids.some((id) => id !== record.verdict_id)) violations.push(`claim ${claimId}: the audit's KERNEL_VERDICT names ${ids.join(", ")}, the claim ${record.verdict_id ?? "none"}`);
+      need("CLAIM_REFUND_EXECUTED", record.executed === true ? 1 : 0);
+    } else if (of("CLAIM_NEEDS_REVIEW").length === 0) {
+      violations.push(`claim ${claimId}: NEEDS_REVIEW but the audit holds no CLAIM_NEEDS_REVIEW`);
     }
   }
 

@@ -34,7 +34,13 @@ const BASE_ORDERS = loadConfig(CONFIG_PATH, TEST_NOW).orders;
 
 /** The claims the cases submit, each on its own copy of a configured order so they never share a ledger by accident. */
 const KINDS = {
+  // A partial refund (120 of 299.99 EUR): reserving it twice would still fit the order, so only the ledger's per-claim condition stops it.
   accept: {
+    template: "ord_001",
+    body: (order: string) => ({ claim: { order_id: order, amount_eur: 120, category: "electronics", reason: "Screen is dead" } }),
+    expected: { status: "DECIDED", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", executed: true },
+  },
+  acceptWhole: {
     template: "ord_001",
     body: (order: string) => ({ claim: { order_id: order, amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } }),
     expected: { status: "DECIDED", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", executed: true },
@@ -68,10 +74,10 @@ function ordersFor(claims: readonly TestClaim[]): Order[] {
   return [...out.values()];
 }
 
-/** One claim of each kind, plus two ACCEPT claims competing for one order (only one may be refunded). */
+/** One claim of each kind, plus two claims for a whole order competing for it (only one may be refunded). */
 function mixedClaims(tag: string): TestClaim[] {
   const shared = `ord_001_${tag}_shared`;
-  return [claimOf("accept", tag), claimOf("text", tag), claimOf("reject", tag), claimOf("escalate", tag), claimOf("accept", `${tag}_a`, shared), claimOf("accept", `${tag}_b`, shared)];
+  return [claimOf("accept", tag), claimOf("text", tag), claimOf("reject", tag), claimOf("escalate", tag), claimOf("acceptWhole", `${tag}_a`, shared), claimOf("acceptWhole", `${tag}_b`, shared)];
 }
 
 const outcome = (r: ClaimRecord | undefined) => ({ status: r?.status, verdict: r?.verdict, reason_code: r?.reason_code, executed: r?.executed });
