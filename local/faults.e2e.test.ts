@@ -25,7 +25,7 @@ import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { InjectedCrashError, assertInvariants, crashPointsOf, createFaultInjector, describePoint, readJournal, recordSends, tickingClock } from "./fault-injection.ts";
 import type { CrashPoint, FaultInjector, InvariantReport } from "./fault-injection.ts";
-import { CONFIG_PATH, TEST_NOW, recordingLogger, rulesModel, startTestStack } from "./stack-fixture.ts";
+import { CONFIG_PATH, TEST_NOW, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
 import type { LocalStack, LocalStackOptions } from "./stack.ts";
 
@@ -182,6 +182,8 @@ describe("every message redelivered", () => {
     for (const role of ["crewEvents", "agentSteps", "proposals", "extraction", "timers"] as const) {
       expect({ role, copied: (dup.copies.get(s.queues[role].url) ?? 0) > 0 }).toEqual({ role, copied: true });
     }
+    const crewTypes = new Set(dup.sent.filter((m) => m.queueUrl === s.queues.crewEvents.url).map((m) => (JSON.parse(m.body) as { type: string }).type));
+    expect([...crewTypes].sort()).toEqual(["agent.step.completed", "claim.start"]);
     // Every copy reached a consumer (FIFO: each deduplication id twice, as SQS drops repeats of one id).
     for (const role of ["crewEvents", "agentSteps", "proposals", "extraction"] as const) {
       expect({ role, received: s.pollers[role].stats.received >= dup.deliverable(s.queues[role].url) }).toEqual({ role, received: true });
@@ -189,7 +191,7 @@ describe("every message redelivered", () => {
     log("duplicated sends", { ...report, copies: Object.fromEntries([...dup.copies].map(([u, n]) => [u.split("/").at(-1), n])) });
   }, 60_000);
 
-  it("every recorded message sent again after the claims are decided (timers past due, so they become ticks) changes nothing", async () => {
+  it("every recorded message sent again after the claims are decided (timers past due, so they become ticks), and each claim's crew events again as one FIFO batch, changes nothing", async () => {
     const claims = mixedClaims("late");
     const s = await startFaultStack({ claims });
     const dup = recordSends(s.clients.sqs, { duplicate: true });
@@ -203,6 +205,16 @@ describe("every message redelivered", () => {
     await s.drained();
     const ticks = dup.sent.filter((m) => m.queueUrl === s.queues.crewEvents.url && (JSON.parse(m.body) as { type: string }).type === "crew.tick");
     expect(ticks.length).toBeGreaterThan(0);
+    // fauxqs hands out one message per FIFO group per receive; AWS gives up to ten of a group in order. So each
+    // claim's crew-events history also goes to the orchestrator handler as batches of one group, as on AWS.
+    for (const c of claims) {
+      const bodies = dup.sent.filter((m) => m.queueUrl === s.queues.crewEvents.url && m.groupId === c.id).map((m) => m.body);
+      expect(bodies.length).toBeGreaterThan(2);
+      for (let i = 0; i < bodies.length; i += 10) {
+        const answer = await s.handlers.crewEvents(sqsEvent(bodies.slice(i, i + 10).map((body) => ({ body, groupId: c.id }))), {} as never);
+        expect(answer.batchItemFailures).toEqual([]);
+      }
+    }
     const after = await assertInvariants(s, claims.map((c) => c.id));
     for (const c of claims) expect(outcome(await s.deps.claims.getClaim(c.id))).toEqual(outcome(records.get(c.id)));
     expect({ verdicts: after.verdictEvents - after.duplicateVerdictEvents, refunds: after.refundEvents - after.duplicateRefundEvents }).toEqual({
