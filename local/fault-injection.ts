@@ -12,7 +12,6 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "../core/claims/pipeline/deps.ts";
 import { frozenClock } from "../core/crew/index.ts";
 import { parseCents } from "../core/dir/index.ts";
-import type { AuditEvent } from "../core/dir/index.ts";
 import type { Clock, StoredVerdict } from "../core/ports/claims.ts";
 import type { FunctionName, QueueRole } from "../functions/lib/resources.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
@@ -467,10 +466,4 @@ export async function assertInvariants(stack: LocalStack, submittedClaims: reado
     duplicateRefundEvents: refundEvents.length - distinct(refundEvents, "execution_id"),
     ledgers: ledgers.length,
   };
-}
-
-/** Audit events of a claim's decision flow that the report needs (kernel verdict, executed refund). */
-export async function kernelAuditOf(stack: LocalStack, record: ClaimRecord): Promise<AuditEvent[]> {
-  const events = await stack.deps.audit.byDfid(record.dfid);
-  return events.filter((e) => e.event_type === "KERNEL_VERDICT" || e.event_type === "CLAIM_REFUND_EXECUTED");
 }
