@@ -2,7 +2,7 @@
 // The comparison is constant-time; the token is never logged.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { LINKS, linkedResources } from "./lib/resources.ts";

@@ -1,7 +1,7 @@
 // Sweep (EventBridge Scheduler, every 5 minutes): nudges claims that have not moved for a while —
 // a RUNNING claim gets a crew.tick (its overdue steps time out), a RECEIVED one is started again
 // (core: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
-import { z } from "zod";
+import * as z from "zod";
 import { sweepStalledClaims } from "../core/claims/pipeline/timers.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";

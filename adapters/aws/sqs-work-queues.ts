@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { SendMessageBatchCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SendMessageBatchRequestEntry, SQSClient } from "@aws-sdk/client-sqs";
-import { z } from "zod";
+import * as z from "zod";
 import {
   AgentStepMessageSchema,
   crewMessageDedupeId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { ClaimExtractionOutputSchema } from "../../core/claims/proposal-output.ts";
 import { LlmSchemaNotStrictError } from "../../core/llm/errors.ts";
 import { toStrictJsonSchema } from "./strict-schema.ts";

@@ -1,7 +1,8 @@
 // zod 4 → the JSON schema OpenAI's strict structured output accepts: every property required
 // (nullable, not optional), `additionalProperties: false` on every object, no `$schema`, and no
 // keywords strict mode rejects. zod still validates the answer afterwards with the full schema.
-import { z, type ZodType } from "zod";
+import * as z from "zod";
+import type { ZodType } from "zod";
 import { LlmSchemaNotStrictError } from "../../core/llm/errors.ts";
 
 type JsonObject = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // One agent step of the claims crew: what the worker runs for an `agent.step.requested`.
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentStepRequestedEvent } from "../crew/index.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
 import type { LlmPort, LlmUsage } from "../llm/index.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ClaimInputSchema, ClaimSchema } from "./claim.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "./proposal-output.ts";
 

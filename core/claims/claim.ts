@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** ISO-8601 timestamp or date (e.g. `2026-05-20` or `2026-05-20T10:00:00Z`). */
 export const IsoDateSchema = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), {

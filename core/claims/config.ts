@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ClaimsContractSchema, ResponsibilityContractSchema } from "../dir/contracts.ts";
 import { resolveDate } from "./relative-date.ts";
 import { SourceFileError, parseYamlSource, validateYaml } from "./yaml-source.ts";

@@ -1,6 +1,6 @@
 // The claims crew (SPEC §4.4): Claims Analyst → Decision Maker, with a Fixer on fault or stall,
 // declared as plain crew-shape JSON and built on core/crew.
-import { z } from "zod";
+import * as z from "zod";
 import { buildCrewGraph } from "../crew/index.ts";
 import type { CrewGraph } from "../crew/index.ts";
 import { ClaimSchema } from "./claim.ts";

@@ -1,5 +1,5 @@
 // Execution of a kernel verdict: the stored verdict record, the outbound events, and the at-most-once refund.
-import { z } from "zod";
+import * as z from "zod";
 import { DETAIL_TYPES } from "./bus-events.ts";
 import { hashHex } from "../crew/hash.ts";
 import { createAuditEvent, severityForVerdict, type AuditEvent } from "../dir/audit.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Policy kinds an agent may propose. */
 export const PolicyKindSchema = z.enum(["REFUND", "REPLACE", "ESCALATE"]);

@@ -1,5 +1,5 @@
 // Every reason code of the claims kernel, with its layer and verdict (SPEC §4.2), defined once.
-import { z } from "zod";
+import * as z from "zod";
 import type { VerdictKind } from "../dir/verdict.ts";
 
 /** The kernel layers in evaluation order (SPEC §4.2), plus the pass row. */

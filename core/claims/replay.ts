@@ -1,7 +1,7 @@
 // Replay: re-runs a recorded decision flow from its audit events — the crew from its recorded inbound
 // events, the proposal, the self-check and the kernel from its recorded inputs — without calling a
 // model, and says whether every step reproduces byte for byte (after canonicalize).
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalize, createCrewSession, frozenClock } from "../crew/index.ts";
 import { buildProposal } from "../dir/index.ts";
 import type { AuditEvent } from "../dir/index.ts";

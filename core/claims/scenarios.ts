@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ClaimSchema, ClaimTextSchema } from "./claim.ts";
 import { SourceFileError, parseYamlSource, validateYaml } from "./yaml-source.ts";
 import type { Claim } from "./claim.ts";

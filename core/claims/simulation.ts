@@ -1,5 +1,5 @@
 // What a batch run records at its start and end, so the audit alone can rebuild the report.
-import { z } from "zod";
+import * as z from "zod";
 import { ClaimsContractSchema, OrderSchema, ResponsibilityContractSchema } from "../dir/contracts.ts";
 import { ExpectedOutcomeSchema } from "./scenarios.ts";
 

@@ -1,7 +1,7 @@
 // The crew event vocabulary: every event is a plain JSON object `{ type, crewId, … }`, defined
 // once here as a zod schema plus its type, used by producers and consumers alike.
 
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidCrewEventError } from "./errors.ts";
 import { schemaIssues } from "./json.ts";
 import { JsonValueSchema } from "./json.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { CrewSchemaIssue } from "./errors.ts";
 
 /** A value that survives `JSON.parse(JSON.stringify(value))` unchanged. */

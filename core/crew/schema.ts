@@ -1,7 +1,7 @@
 // The two JSON documents that describe a crew: its shape (roles, permissions, capabilities)
 // and its counts (how many agents of each role). Shapes follow the seed README's Quick Start.
 
-import { z } from "zod";
+import * as z from "zod";
 import { JsonValueSchema } from "./json.ts";
 
 /** The only crew document (and snapshot) schema version this engine reads and writes. */

@@ -1,5 +1,5 @@
 // The audit event model (SPEC §7.4): every step of a decision flow appends one event under its DFID.
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalize } from "../crew/canonical.ts";
 import { AuditEventError } from "./errors.ts";
 import type { AuditLog } from "./ports.ts";

@@ -1,5 +1,5 @@
 // The in-memory context store: authoritative orders, validated once when the store is built.
-import { z } from "zod";
+import * as z from "zod";
 import { OrderSchema, type Order } from "./contracts.ts";
 import { OrderDataError } from "./errors.ts";
 import { parseCents } from "./money.ts";

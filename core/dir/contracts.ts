@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { PolicyKindSchema } from "../claims/proposal-output.ts";
 
 /** Per-agent responsibility contract (ROA): who the agent is and what it may propose. */

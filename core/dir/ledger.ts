@@ -1,5 +1,5 @@
 // The refund ledger in integer cents: per order, what each claim has reserved; two claims never exceed the order.
-import { z } from "zod";
+import * as z from "zod";
 import { LedgerInvariantError } from "./errors.ts";
 import { formatEur } from "./money.ts";
 import type { RefundLedger, ReserveResult } from "./ports.ts";

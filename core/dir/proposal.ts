@@ -1,5 +1,5 @@
 // The DIR PolicyProposal: what crosses "the wall" from the crew (user space) to the kernel.
-import { z } from "zod";
+import * as z from "zod";
 import { PolicyKindSchema, type PolicyKind, type RefundProposalOutput } from "../claims/proposal-output.ts";
 import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";

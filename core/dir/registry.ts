@@ -1,5 +1,5 @@
 // Agent registry handshake: an agent registers with its contract and a semver version; the registry is plain data.
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalize } from "../crew/canonical.ts";
 import { ResponsibilityContractSchema, type ResponsibilityContract } from "./contracts.ts";
 

@@ -1,5 +1,5 @@
 // Kernel verdicts: a stable machine shape (verdict, reason_code, layer, checks) and a separate human formatter.
-import { z } from "zod";
+import * as z from "zod";
 
 /** The three outcomes of the kernel. */
 export const VerdictKindSchema = z.enum(["ACCEPT", "ESCALATE", "REJECT"]);

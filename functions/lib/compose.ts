@@ -11,7 +11,6 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
-import { createLlm, llmConfigFromEnv } from "../../adapters/llm/index.ts";
 import { parseConfig } from "../../core/claims/config.ts";
 import type { ClaimsConfig } from "../../core/claims/config.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../../core/claims/pipeline/deps.ts";
@@ -19,6 +18,7 @@ import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../core/c
 import { systemClock } from "../../core/crew/index.ts";
 import { createAgentRegistry } from "../../core/dir/index.ts";
 import type { AgentRegistry } from "../../core/dir/index.ts";
+import { RULES_MODEL_NAME } from "../../core/llm/index.ts";
 import type { LlmPort } from "../../core/llm/index.ts";
 import type { Clock, IdSource, WorkQueues } from "../../core/ports/claims.ts";
 import { AgentRefusedError, ConfigLoadError } from "./errors.ts";
@@ -83,12 +83,23 @@ export function registerAgent(agent: AgentSettings): AgentRegistry {
   return registry;
 }
 
-/** The LLM named by the environment over the config file's defaults; the API key is read (from LlmApiKey) only for openai. */
+/**
+ * The LLM named by the environment over the config file's defaults; the API key is read (from
+ * LlmApiKey) only for openai. The adapters (and the openai SDK) are imported on the first call, so
+ * the functions that never call a model do not carry them in their bundle or their cold start.
+ */
 export function llmFromEnv(config: ClaimsConfig, env: Env, resources: LinkedResources): LlmPort {
   const defaults = { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature };
   const provider = env.LLM_PROVIDER?.trim().toLowerCase() || config.llm.provider;
   const keyed = provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;
-  return createLlm(llmConfigFromEnv(keyed, defaults), { contract: config.agent.contract, responsibility: config.agent.responsibility });
+  let port: Promise<LlmPort> | undefined;
+  const real = () =>
+    (port ??= import("../../adapters/llm/index.ts").then((m) => m.createLlm(m.llmConfigFromEnv(keyed, defaults), { contract: config.agent.contract, responsibility: config.agent.responsibility })));
+  return {
+    provider: provider === "openai" ? "openai" : "rules",
+    model: provider === "openai" ? env.LLM_MODEL?.trim() || env.OLLAMA_MODEL?.trim() || config.llm.model : RULES_MODEL_NAME,
+    complete: async (request) => (await real()).complete(request),
+  } as LlmPort;
 }
 
 const ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];

@@ -1,7 +1,7 @@
 // API Gateway HTTP API (payload 2.0) plumbing for the intake handler: the event schema, the body
 // limit and the response shapes of SPEC §7.2 (`4xx { error: { code, message, issues? } }`).
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 
 /** Largest accepted request body (SPEC §7.2): larger bodies are answered 413. */
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -1,7 +1,7 @@
 // Typed, validated reads of SST links (`Resource.<Name>`): the only place handlers learn resource names.
 // Each read happens when a port first needs it, so a function only touches the links it was given.
 import { Resource } from "sst";
-import { z } from "zod";
+import * as z from "zod";
 import { ResourceLinkError } from "./errors.ts";
 
 /** Reads the raw link properties of `Resource.<name>` (throws when the link is absent). */

@@ -1,7 +1,7 @@
 // The shared SQS consumer shape: zod parsing, partial batch responses (Powertools), FIFO groups,
 // and what gets logged for bad and failing messages.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { recordingLogger, sqsEvent } from "../../local/stack-fixture.ts";
 import { RetryLaterError } from "./errors.ts";
 import { parseMessage, sqsConsumer, sqsFifoGroupConsumer } from "./sqs-consumer.ts";

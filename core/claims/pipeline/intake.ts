@@ -1,5 +1,5 @@
 // Intake: validate a submission, store the claim, start extraction or the crew (SPEC §2, §7.2).
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalize, hashHex } from "../../crew/index.ts";
 import { DETAIL_TYPES } from "../bus-events.ts";
 import { ClaimSchema, ClaimTextSchema } from "../claim.ts";

@@ -1,5 +1,5 @@
 // Queue messages between the pipeline's stages, each defined once as a zod schema used by producer and consumer.
-import { z } from "zod";
+import * as z from "zod";
 import { AgentStepCompletedEventSchema, AgentStepFailedEventSchema, AgentStepRequestedEventSchema, CrewTickEventSchema } from "../../crew/index.ts";
 import { ClaimSchema } from "../claim.ts";
 
