@@ -59,6 +59,7 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
   let session: CrewSession | undefined;
   const effects: Effect[] = [];
   const outcomes: OrchestratorOutcome[] = [];
+  let rearm: number | undefined;
 
   for (const message of messages) {
     let events: OutboundCrewEvent[];
@@ -85,6 +86,9 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
       }
       events = session.deliver(message);
       if (events.length === 0 && message.type === "crew.tick") {
+        // Nothing was due yet: re-arm for the earliest deadline still in flight (no save needed).
+        const due = session.nextDeadlineMs();
+        if (due !== undefined) rearm = due;
         outcomes.push(quiet);
         continue;
       }
@@ -98,10 +102,13 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
       outcomes.push("ADVANCED");
     }
     effects.push(...routeCrewEvents(events, record, now, deps));
-    // A new step means a new deadline: arrange a tick for the earliest one (the sweep catches lost timers).
+    // One timer per claim, not per step: armed at the start for the first deadline, and re-armed by
+    // each tick while steps are still in flight (later deadlines are never earlier than the armed one).
+    // The 5-minute sweep catches a timer that went missing.
     const nextDeadline = session.nextDeadlineMs();
-    if (nextDeadline !== undefined && events.some((e) => e.type === "agent.step.requested")) effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
+    if (nextDeadline !== undefined && (message.type === "claim.start" || message.type === "crew.tick")) effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
   }
+  if (rearm !== undefined && !effects.some((e) => e.kind === "timer")) await performEffects([{ kind: "timer", claimId, dueMs: rearm }], deps);
   if (!session || effects.length === 0) return outcomes;
 
   const version = (stored?.version ?? 0) + 1;

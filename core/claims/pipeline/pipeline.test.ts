@@ -200,4 +200,32 @@ describe("the in-process pipeline with the rules model", () => {
     await p.drain();
     expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
   });
+
+  it("arms one timer per claim and re-arms it from a tick while a step is still in flight", async () => {
+    let now = NOW;
+    const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: rules(), clock: { now: () => now } });
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    await handleCrewMessage(start.message, p.deps);
+    expect(p.queues.timers).toEqual([{ queue: "timers", claimId, dueMs: NOW + 120_000 }]);
+    const step = p.queues.take();
+    if (step?.queue !== "agent-steps") throw new Error("expected the analyst step");
+    now = NOW + 5_000;
+    await handleAgentStep(step.message, p.deps);
+    const answer = p.queues.take();
+    if (answer?.queue !== "crew-events") throw new Error("expected the analyst's answer");
+    await handleCrewMessage(answer.message, p.deps); // the decision step starts: no second timer
+    expect(p.queues.timers).toHaveLength(1);
+    p.queues.take(); // the decision maker's worker dies with its step
+    now = NOW + 120_000; // the first timer fires: nothing is due yet, so it is re-armed for the decision step
+    await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: now }, p.deps);
+    expect(p.queues.timers.at(-1)).toEqual({ queue: "timers", claimId, dueMs: NOW + 5_000 + 120_000 });
+    now = NOW + 125_001;
+    await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: now }, p.deps);
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT"); // the fixer stood in
+  });
 });
+
