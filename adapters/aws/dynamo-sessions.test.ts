@@ -1,24 +1,34 @@
-// Session storage on dynalite: the item layout by size (JSON, gzip, chunks), chunk clean-up, integrity
-// checks, racing writers of large snapshots, and limits.
-import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+// Session storage on dynalite: the item layout by size (JSON, gzip, brotli, chunks), chunk clean-up,
+// integrity checks, racing writers of large snapshots, limits, the outbox's done marker, heads written
+// by the previous layout, and what a claim's sessions cost in write units.
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import type { Effect } from "../../core/claims/pipeline/effects.ts";
 import { VersionConflictError } from "../../core/ports/claims.ts";
+import type { StoredSession } from "../../core/ports/claims.ts";
+import { measureCapacity } from "./capacity.test-kit.ts";
 import { randomText } from "./contract.test-kit.ts";
 import { createDynamoSessionRepository } from "./dynamo-sessions.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { keys } from "./table.ts";
 
+/** The three sessions one structured claim saves (captured from the in-process pipeline, rules model). */
+const CLAIM = JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as { sessions: StoredSession[] };
+
 const aws = useEmulatedAws();
 
 async function setup() {
   const tableName = await aws.newTable();
-  const repo = createDynamoSessionRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
+  const newRepo = () => createDynamoSessionRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
+  const repo = newRepo();
   const items = async (claimId: string) =>
     ((await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.session(claimId).pk } }))).Items ?? []) as Record<string, unknown>[];
   const chunkItems = async (claimId: string) => (await items(claimId)).filter((i) => String(i.sk).startsWith("SESSION#CHUNK#"));
   const head = async (claimId: string) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.session(claimId) }))).Item;
-  return { tableName, repo, items, chunkItems, head };
+  const done = async (claimId: string) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.sessionDone(claimId), ConsistentRead: true }))).Item;
+  return { tableName, repo, newRepo, items, chunkItems, head, done };
 }
 
 const bigAudit = (claimId: string, size: number): Effect => ({
@@ -28,17 +38,18 @@ const bigAudit = (claimId: string, size: number): Effect => ({
 
 describe("DynamoDB session layout", () => {
   it.each([
-    { label: "a small snapshot as JSON text", snapshot: () => ({ n: 1, text: "small" }), body: "json", chunks: 0 },
-    { label: "a 500 KB compressible snapshot gzipped in the head", snapshot: () => ({ text: "abc ".repeat(125_000) }), body: "gzip", chunks: 0 },
-    { label: "a 600 KB incompressible snapshot in chunk items", snapshot: () => ({ blob: randomText(600_000) }), body: "chunks", chunks: 2 },
-    { label: "a 1.2 MB incompressible snapshot in chunk items", snapshot: () => ({ blob: randomText(1_200_000) }), body: "chunks", chunks: 4 },
-  ])("stores $label and reads it back", async ({ snapshot, body, chunks }) => {
+    { label: "a small snapshot as JSON text", snapshot: () => ({ n: 1, text: "small" }), kind: "packed", body: "json", chunks: 0 },
+    { label: "a 2 KB snapshot gzipped", snapshot: () => ({ steps: Array.from({ length: 80 }, (_, i) => ({ step: i, role: "analyst" })) }), kind: "packed", body: "gzip", chunks: 0 },
+    { label: "a 500 KB compressible snapshot gzipped in the head", snapshot: () => ({ text: "abc ".repeat(125_000) }), kind: "packed", body: "gzip", chunks: 0 },
+    { label: "a 600 KB incompressible snapshot in chunk items", snapshot: () => ({ blob: randomText(600_000) }), kind: "chunks", body: "chunks", chunks: 2 },
+    { label: "a 1.2 MB incompressible snapshot in chunk items", snapshot: () => ({ blob: randomText(1_200_000) }), kind: "chunks", body: "chunks", chunks: 4 },
+  ])("stores $label and reads it back", async ({ snapshot, kind, body, chunks }) => {
     const { repo, chunkItems, head } = await setup();
     const session = { claimId: "clm_1", version: 1, snapshot: snapshot(), outbox: [] };
     await repo.saveSession(session);
     expect(await repo.loadSession("clm_1")).toEqual(session);
     const stored = await head("clm_1");
-    expect(stored?.body_kind).toBe(body);
+    expect(stored?.body_kind).toBe(kind);
     expect(await chunkItems("clm_1")).toHaveLength(chunks);
     expect(repo.lastLayout("clm_1")).toMatchObject({ body, chunks });
     expect(repo.lastLayout("clm_1")!.headBytes).toBeLessThan(350_000);
@@ -91,16 +102,20 @@ describe("DynamoDB session layout", () => {
     expect(await chunkItems("clm_1")).toHaveLength(2);
   });
 
-  it("keeps a large outbox (gzipped) in the head and clears it without touching the snapshot", async () => {
-    const { repo, head } = await setup();
+  it("keeps a large outbox (gzipped) in a chunked head and clears it without rewriting the head", async () => {
+    const { repo, head, done } = await setup();
     const outbox = [bigAudit("clm_1", 100_000)];
     const snapshot = { blob: randomText(500_000) };
     await repo.saveSession({ claimId: "clm_1", version: 1, snapshot, outbox });
-    expect((await head("clm_1"))?.outbox_gz).toBeInstanceOf(Uint8Array);
+    const before = await head("clm_1");
+    expect(before?.body_kind).toBe("chunks");
+    expect(before?.outbox_gz).toBeInstanceOf(Uint8Array);
     expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot, outbox });
-    await repo.clearOutbox("clm_1", 1);
+    const { capacity } = await measureCapacity(aws.doc, () => repo.clearOutbox("clm_1", 1));
+    expect(capacity).toMatchObject({ wru: 1, requests: { PutItem: 1 } });
     expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot, outbox: [] });
-    expect((await head("clm_1"))?.outbox_gz).toBeUndefined();
+    expect(await head("clm_1")).toEqual(before);
+    expect(await done("clm_1")).toMatchObject({ done_version: 1 });
   });
 
   it("refuses an outbox that cannot fit one item even compressed, and stores nothing", async () => {
@@ -114,5 +129,128 @@ describe("DynamoDB session layout", () => {
   it.each([0, -1, 1.5, Number.NaN])("refuses version %s with a clear error", async (version) => {
     const { repo } = await setup();
     await expect(repo.saveSession({ claimId: "clm_1", version, snapshot: {}, outbox: [] })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/version/) });
+  });
+});
+
+describe("the outbox's done marker", () => {
+  const outbox = (n: number): Effect[] => [{ kind: "timer", claimId: "clm_1", dueMs: 1_000 * n }];
+  const save = (repo: ReturnType<typeof createDynamoSessionRepository>, version: number) => repo.saveSession({ claimId: "clm_1", version, snapshot: { v: version }, outbox: outbox(version) });
+
+  it("never hides the outbox of a version saved after a clear of it was refused (no such version yet)", async () => {
+    const { repo, newRepo, done } = await setup();
+    await save(repo, 1);
+    await repo.clearOutbox("clm_1", 2);
+    await newRepo().clearOutbox("clm_1", 2);
+    expect(await done("clm_1")).toBeUndefined();
+    await save(repo, 2);
+    expect(await newRepo().loadSession("clm_1")).toMatchObject({ version: 2, outbox: outbox(2) });
+  });
+
+  it("keeps the outbox of a newer version that a slower process did not know about when it cleared its own", async () => {
+    const { repo, newRepo } = await setup();
+    await save(repo, 1);
+    const slow = newRepo();
+    expect((await slow.loadSession("clm_1"))?.outbox).toEqual(outbox(1));
+    await save(repo, 2);
+    await slow.clearOutbox("clm_1", 1);
+    expect(await newRepo().loadSession("clm_1")).toMatchObject({ version: 2, outbox: outbox(2) });
+    await repo.clearOutbox("clm_1", 2);
+    expect(await newRepo().loadSession("clm_1")).toMatchObject({ version: 2, outbox: [] });
+  });
+
+  it("only moves forward: a late clear of an older version does not bring a performed outbox back or hide the next one", async () => {
+    const { repo, newRepo, done } = await setup();
+    const stale = newRepo();
+    await save(repo, 1);
+    await stale.loadSession("clm_1");
+    await save(repo, 2);
+    await repo.clearOutbox("clm_1", 2);
+    await stale.clearOutbox("clm_1", 1);
+    expect(await done("clm_1")).toMatchObject({ done_version: 2 });
+    expect((await newRepo().loadSession("clm_1"))?.outbox).toEqual([]);
+    await save(repo, 3);
+    expect((await newRepo().loadSession("clm_1"))?.outbox).toEqual(outbox(3));
+  });
+
+  it("clears a version this repository never loaded or saved after reading the head", async () => {
+    const { repo, newRepo, done } = await setup();
+    await save(repo, 1);
+    await save(repo, 2);
+    const other = newRepo();
+    const { capacity } = await measureCapacity(aws.doc, () => other.clearOutbox("clm_1", 2));
+    expect(capacity.requests).toEqual({ GetItem: 1, PutItem: 1 });
+    expect(await done("clm_1")).toMatchObject({ done_version: 2 });
+    expect((await other.loadSession("clm_1"))?.outbox).toEqual([]);
+  });
+
+  it("loads head and marker with one request", async () => {
+    const { repo } = await setup();
+    await save(repo, 1);
+    await repo.clearOutbox("clm_1", 1);
+    const { result, capacity } = await measureCapacity(aws.doc, () => repo.loadSession("clm_1"));
+    expect(result).toEqual({ claimId: "clm_1", version: 1, snapshot: { v: 1 }, outbox: [] });
+    expect(capacity).toMatchObject({ rru: 1, requests: { Query: 1 } });
+  });
+});
+
+describe("heads written by the previous layout", () => {
+  const claimId = "clm_old";
+  const outbox: Effect[] = [{ kind: "timer", claimId, dueMs: 5_000 }];
+  const snapshot = { status: "running", steps: ["analyst"] };
+  const legacyHeads = {
+    json: { body_kind: "json", snapshot: JSON.stringify(snapshot), outbox: JSON.stringify(outbox) },
+    gzip: { body_kind: "gzip", snapshot_gz: new Uint8Array(gzipSync(JSON.stringify(snapshot))), outbox_gz: new Uint8Array(gzipSync(JSON.stringify(outbox))) },
+    "json, outbox cleared in place": { body_kind: "json", snapshot: JSON.stringify(snapshot), outbox: "[]" },
+  } as const;
+
+  it.each(Object.entries(legacyHeads))("loads a %s head, clears its outbox, and saves the next version over it", async (label, attributes) => {
+    const { tableName, repo, newRepo } = await setup();
+    await aws.doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.session(claimId), entity: "session", claim_id: claimId, version: 3, ...attributes } }));
+    const pending = label.includes("cleared") ? [] : outbox;
+    expect(await repo.loadSession(claimId)).toEqual({ claimId, version: 3, snapshot, outbox: pending });
+    await repo.clearOutbox(claimId, 3);
+    expect(await newRepo().loadSession(claimId)).toEqual({ claimId, version: 3, snapshot, outbox: [] });
+    await repo.saveSession({ claimId, version: 4, snapshot: { next: true }, outbox });
+    expect(await newRepo().loadSession(claimId)).toEqual({ claimId, version: 4, snapshot: { next: true }, outbox });
+  });
+});
+
+describe("what a claim's sessions cost", () => {
+  const [v1, v2, v3] = CLAIM.sessions as [StoredSession, StoredSession, StoredSession];
+
+  /** The previous layout: JSON text up to 64 KiB, the outbox cleared by rewriting the head. */
+  async function previousLayout(tableName: string, session: StoredSession): Promise<void> {
+    const Key = keys.session(session.claimId);
+    await aws.doc.send(new PutCommand({
+      TableName: tableName,
+      Item: { ...Key, entity: "session", claim_id: session.claimId, version: session.version, body_kind: "json", snapshot: JSON.stringify(session.snapshot), outbox: JSON.stringify(session.outbox) },
+    }));
+    await aws.doc.send(new UpdateCommand({ TableName: tableName, Key, UpdateExpression: "SET outbox = :empty REMOVE outbox_gz", ExpressionAttributeValues: { ":empty": "[]" } }));
+  }
+
+  it("saves and clears the three sessions of a structured claim for 6 write units instead of 22", async () => {
+    const { tableName, repo, head } = await setup();
+    const after = await measureCapacity(aws.doc, async () => {
+      for (const s of [v1, v2, v3]) {
+        await repo.saveSession(s);
+        await repo.clearOutbox(s.claimId, s.version);
+      }
+    });
+    expect(await repo.loadSession(v3.claimId)).toEqual({ ...v3, outbox: [] });
+    expect((await head(v3.claimId))?.body_kind).toBe("packed");
+    const before = await measureCapacity(aws.doc, async () => {
+      for (const s of [v1, v2, v3]) await previousLayout(tableName, { ...s, claimId: "clm_previous" });
+    });
+    expect({ before: before.capacity.wru, after: after.capacity.wru }).toEqual({ before: 22, after: 6 });
+    expect(after.capacity.requests).toEqual({ PutItem: 6 });
+  });
+
+  it("uses brotli where gzip would leave the head one write unit over", async () => {
+    const { repo } = await setup();
+    await repo.saveSession(v1);
+    await repo.saveSession(v2);
+    expect(repo.lastLayout(v2.claimId)).toMatchObject({ body: "br" });
+    expect(repo.lastLayout(v2.claimId)!.headBytes).toBeLessThanOrEqual(1024);
+    expect(await repo.loadSession(v2.claimId)).toEqual(v2);
   });
 });

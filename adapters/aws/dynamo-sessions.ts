@@ -1,14 +1,19 @@
 // SessionRepository on DynamoDB: snapshot, outbox and version in ONE head item (`CLAIM#<id>`/`SESSION`)
-// saved with `attribute_not_exists(pk)` (version 1) or `version = :expected`. Large snapshots are
-// gzipped; still too large, they go to chunk items written before the head, whose content hash the
-// reader verifies. No transactions: the head's conditional put is the single commit point.
+// saved with `attribute_not_exists(pk)` (version 1) or `version = :expected`. Snapshot and outbox are
+// one JSON body stored in its cheapest form (compact.ts: plain, gzip or brotli); a body still too large
+// moves the snapshot to chunk items written before the head, whose content hash the reader verifies.
+// Clearing the outbox does not rewrite the head: a tiny sibling (`SESSION!DONE`) records the highest
+// version whose outbox was performed, and a head whose version it has reached loads with an empty
+// outbox. No transactions: the head's conditional put is the single commit point.
 import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { gunzip as gunzipCb, gzip as gzipCb } from "node:zlib";
-import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Effect } from "../../core/claims/pipeline/effects.ts";
 import { VersionConflictError } from "../../core/ports/claims.ts";
 import type { SessionRepository, StoredSession } from "../../core/ports/claims.ts";
+import { itemBytes, packText, unpackText } from "./compact.ts";
+import type { PackedText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, ItemTooLargeError, SessionCorruptError, StoredItemError } from "./errors.ts";
@@ -19,60 +24,61 @@ const gunzip = promisify(gunzipCb);
 
 /** Size limits of the session layout (DynamoDB items stop at 400 KB; the margin covers keys and names). */
 export const SESSION_LIMITS = {
-  /** JSON larger than this is gzipped. */
-  compressOverBytes: 64 * 1024,
+  /** A body (snapshot + outbox JSON) larger than this is always compressed; a smaller one when that saves a write unit. */
+  compressOverBytes: 1024,
   /** A head item larger than this moves its snapshot to chunk items. */
   headMaxBytes: 350_000,
   /** Bytes of compressed snapshot per chunk item. */
   chunkBytes: 300_000,
 } as const;
 
-type Encoded = { kind: "json"; text: string; bytes: number } | { kind: "gzip"; data: Uint8Array; bytes: number };
-
 type ChunkRef = { version: number; prefix: string; count: number };
 
-type HeadItem = {
-  version: number;
-  body_kind: "json" | "gzip" | "chunks";
-  snapshot?: string;
-  snapshot_gz?: Uint8Array;
+/**
+ * The head. Written now: `body_kind: "packed"` with `body`/`body_gz`/`body_br` = JSON `{ snapshot, outbox }`,
+ * or `"chunks"` with the chunk refs and `outbox`/`outbox_gz`/`outbox_br`. Still read (written before):
+ * `"json"`/`"gzip"` with `snapshot`/`snapshot_gz` and `outbox`/`outbox_gz`.
+ */
+type HeadItem = Record<string, unknown> & {
+  version?: unknown;
+  body_kind?: unknown;
   chunk_prefix?: string;
   chunk_count?: number;
   chunk_hash?: string;
   chunk_bytes?: number;
-  outbox?: string;
-  outbox_gz?: Uint8Array;
 };
 
 /** How a saved session was laid out (for tests and diagnostics). */
-export type SessionLayout = { body: "json" | "gzip" | "chunks"; chunks: number; headBytes: number };
-
-async function encode(text: string): Promise<Encoded> {
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes <= SESSION_LIMITS.compressOverBytes) return { kind: "json", text, bytes };
-  const data = new Uint8Array(await gzip(text));
-  return { kind: "gzip", data, bytes: data.byteLength };
-}
-
-async function decode(what: string, text: unknown, gz: unknown): Promise<unknown> {
-  if (gz instanceof Uint8Array) return JSON.parse((await gunzip(gz)).toString("utf8"));
-  if (typeof text === "string") return JSON.parse(text);
-  throw new StoredItemError(`${what} is missing from the stored session`);
-}
+export type SessionLayout = { body: "json" | "gzip" | "br" | "chunks"; chunks: number; headBytes: number };
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
+
+const parseJson = (what: string, text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new StoredItemError(`${what} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+};
 
 /** A SessionRepository on the single table; also returns the layout of the last save per claim (for tests). */
 export function createDynamoSessionRepository(ctx: DynamoContext): SessionRepository & { lastLayout(claimId: string): SessionLayout | undefined } {
   const { client, tableName } = ctx;
-  // The chunks a head refers to, per claim, as last loaded or saved here: after the next save they are
-  // superseded and deleted. (The orchestrator loads and saves in one invocation, so this is almost always known.)
+  // Per claim, as last loaded or saved here: the chunks the head refers to (superseded, hence deleted,
+  // by the next save) and the highest version known to have been stored (versions are stored in order
+  // from 1, so every version up to it existed; clearOutbox needs that). The orchestrator loads, saves
+  // and clears in one invocation, so both are almost always known.
   const chunkRefs = new Map<string, ChunkRef | undefined>();
+  const storedVersions = new Map<string, number>();
   const layouts = new Map<string, SessionLayout>();
-  const remember = (claimId: string, ref: ChunkRef | undefined) => {
-    chunkRefs.delete(claimId);
-    chunkRefs.set(claimId, ref);
-    if (chunkRefs.size > 500) chunkRefs.delete(chunkRefs.keys().next().value!);
+  const bounded = <V>(map: Map<string, V>, claimId: string, value: V) => {
+    map.delete(claimId);
+    map.set(claimId, value);
+    if (map.size > 500) map.delete(map.keys().next().value!);
+  };
+  const remember = (claimId: string, ref: ChunkRef | undefined, version?: number) => {
+    bounded(chunkRefs, claimId, ref);
+    if (version !== undefined && version > (storedVersions.get(claimId) ?? 0)) bounded(storedVersions, claimId, version);
   };
 
   const chunkKeys = (claimId: string, ref: ChunkRef) => Array.from({ length: ref.count }, (_, i) => keys.sessionChunk(claimId, ref.prefix, i));
@@ -98,7 +104,20 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
     return out.Item as HeadItem | undefined;
   };
 
-  const readChunks = async (claimId: string, head: HeadItem): Promise<Uint8Array | "CHANGED"> => {
+  /** The head and the done marker in one request (their sort keys are adjacent; chunks sort after both). */
+  const readHeadAndDone = async (claimId: string): Promise<{ head: HeadItem | undefined; done: number }> => {
+    const head = keys.session(claimId);
+    const marker = keys.sessionDone(claimId);
+    const items = await queryAll(ctx, `Query session ${claimId}`, {
+      KeyConditionExpression: "pk = :pk AND sk BETWEEN :head AND :done",
+      ExpressionAttributeValues: { ":pk": head.pk, ":head": head.sk, ":done": marker.sk },
+      ConsistentRead: true,
+    });
+    const doneVersion = items.find((i) => i.sk === marker.sk)?.done_version;
+    return { head: items.find((i) => i.sk === head.sk) as HeadItem | undefined, done: typeof doneVersion === "number" ? doneVersion : 0 };
+  };
+
+  const readChunks = async (claimId: string, head: HeadItem & { version: number }): Promise<Uint8Array | "CHANGED"> => {
     const items = await queryAll(ctx, `Query session chunks of ${claimId}`, {
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
       ExpressionAttributeValues: { ":pk": keys.session(claimId).pk, ":prefix": head.chunk_prefix },
@@ -115,27 +134,54 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
     );
   };
 
+  /** Snapshot and outbox of a head that is not chunked, in any layout written so far. */
+  const readBody = async (claimId: string, head: HeadItem): Promise<{ snapshot: unknown; outbox: unknown }> => {
+    const what = `session ${claimId} v${String(head.version)}`;
+    try {
+      if (head.body_kind === "packed") {
+        const text = await unpackText(head, "body");
+        if (text === undefined) throw new StoredItemError(`${what} has no body`);
+        const body = parseJson(`the body of ${what}`, text) as { snapshot?: unknown; outbox?: unknown } | null;
+        return { snapshot: body?.snapshot, outbox: body?.outbox };
+      }
+      const outboxText = await unpackText(head, "outbox");
+      if (outboxText === undefined) throw new StoredItemError(`the outbox is missing from the stored ${what}`);
+      const snapshotText = await unpackText(head, "snapshot");
+      return { snapshot: snapshotText === undefined ? undefined : parseJson(`the snapshot of ${what}`, snapshotText), outbox: parseJson(`the outbox of ${what}`, outboxText) };
+    } catch (error) {
+      if (error instanceof StoredItemError) throw error;
+      throw new StoredItemError(`${what} cannot be decompressed: ${(error as Error).message}`, { cause: error });
+    }
+  };
+
   return {
     async loadSession(claimId) {
       for (let attempt = 0; attempt < 5; attempt++) {
-        const head = await readHead(claimId);
+        const { head, done } = await readHeadAndDone(claimId);
         if (!head) {
           remember(claimId, undefined);
           return undefined;
         }
-        if (typeof head.version !== "number") throw new StoredItemError(`stored session ${claimId} has no version`);
-        const outbox = (await decode(`outbox of ${claimId}`, head.outbox, head.outbox_gz)) as Effect[];
+        const version = head.version;
+        if (typeof version !== "number") throw new StoredItemError(`stored session ${claimId} has no version`);
         let snapshot: unknown;
+        let outbox: unknown;
+        let ref: ChunkRef | undefined;
         if (head.body_kind === "chunks") {
-          const data = await readChunks(claimId, head);
+          const data = await readChunks(claimId, { ...head, version });
           if (data === "CHANGED") continue;
-          snapshot = JSON.parse((await gunzip(data)).toString("utf8"));
-          remember(claimId, { version: head.version, prefix: head.chunk_prefix!, count: head.chunk_count! });
+          snapshot = parseJson(`the snapshot of session ${claimId} v${version}`, (await gunzip(data)).toString("utf8"));
+          const outboxText = await unpackText(head, "outbox");
+          if (outboxText === undefined) throw new StoredItemError(`the outbox is missing from the stored session ${claimId} v${version}`);
+          outbox = parseJson(`the outbox of session ${claimId} v${version}`, outboxText);
+          ref = { version, prefix: head.chunk_prefix!, count: head.chunk_count! };
         } else {
-          snapshot = head.snapshot === undefined && head.snapshot_gz === undefined ? undefined : await decode(`snapshot of ${claimId}`, head.snapshot, head.snapshot_gz);
-          remember(claimId, undefined);
+          ({ snapshot, outbox } = await readBody(claimId, head));
         }
-        return { claimId, version: head.version, snapshot, outbox } satisfies StoredSession;
+        if (!Array.isArray(outbox)) throw new StoredItemError(`the outbox of session ${claimId} v${version} is not a list`);
+        remember(claimId, ref, version);
+        // The outbox of this version was performed (clearOutbox): nothing is pending.
+        return { claimId, version, snapshot, outbox: done >= version ? [] : (outbox as Effect[]) } satisfies StoredSession;
       }
       throw new SessionCorruptError(`session ${claimId} kept changing while it was read (5 attempts)`);
     },
@@ -146,29 +192,28 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       if (!Number.isSafeInteger(version) || version < 1) throw new InvalidArgumentError(`saveSession ${claimId}: version must be a positive integer, got ${String(version)}`);
       if (!Array.isArray(session.outbox)) throw new InvalidArgumentError(`saveSession ${claimId}: outbox must be an array`);
 
-      const outbox = await encode(JSON.stringify(session.outbox));
-      const snapshotText = JSON.stringify(session.snapshot);
-      const snapshot = snapshotText === undefined ? undefined : await encode(snapshotText);
-      const overhead = 200 + claimId.length * 2;
-      const head: Record<string, unknown> = { ...keys.session(claimId), entity: "session", claim_id: claimId, version };
-      if (outbox.kind === "json") head.outbox = outbox.text;
-      else head.outbox_gz = outbox.data;
-      if (overhead + outbox.bytes > SESSION_LIMITS.headMaxBytes) {
-        throw new ItemTooLargeError(`session ${claimId} v${version}: the outbox alone is ${outbox.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`);
-      }
-
+      const base: Record<string, unknown> = { ...keys.session(claimId), entity: "session", version };
+      const packedHead = { ...base, body_kind: "packed" };
+      const body = await packText("body", JSON.stringify({ snapshot: session.snapshot, outbox: session.outbox }), itemBytes(packedHead), { compressOverBytes: SESSION_LIMITS.compressOverBytes });
+      let head: Record<string, unknown>;
       let chunks: ChunkRef | undefined;
-      if (snapshot === undefined) head.body_kind = "json";
-      else if (overhead + outbox.bytes + snapshot.bytes <= SESSION_LIMITS.headMaxBytes) {
-        head.body_kind = snapshot.kind;
-        if (snapshot.kind === "json") head.snapshot = snapshot.text;
-        else head.snapshot_gz = snapshot.data;
+      let codec: SessionLayout["body"];
+      if (itemBytes(packedHead) + body.bytes <= SESSION_LIMITS.headMaxBytes) {
+        head = { ...packedHead, [body.attribute]: body.value };
+        codec = body.codec;
       } else {
-        // Too large for one item: chunk items first, then the head that commits them.
-        const data = snapshot.kind === "gzip" ? snapshot.data : new Uint8Array(await gzip(snapshot.text));
+        // Too large for one item: the snapshot goes to chunk items first, then the head that commits them.
+        const snapshotText = JSON.stringify(session.snapshot) as string | undefined;
+        if (snapshotText === undefined) throw new ItemTooLargeError(`session ${claimId} v${version}: the outbox alone is ${body.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`);
+        const data = new Uint8Array(await gzip(snapshotText));
         const hash = sha256(data);
         const prefix = keys.sessionChunkPrefix(version, hash);
         const count = Math.ceil(data.byteLength / SESSION_LIMITS.chunkBytes);
+        const chunked = { ...base, body_kind: "chunks", chunk_prefix: prefix, chunk_count: count, chunk_hash: hash, chunk_bytes: data.byteLength };
+        const outbox: PackedText = await packText("outbox", JSON.stringify(session.outbox), itemBytes(chunked), { compressOverBytes: SESSION_LIMITS.compressOverBytes });
+        if (itemBytes(chunked) + outbox.bytes > SESSION_LIMITS.headMaxBytes) {
+          throw new ItemTooLargeError(`session ${claimId} v${version}: the outbox alone is ${outbox.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`);
+        }
         chunks = { version, prefix, count };
         await batchWrite(
           `write session chunks of ${claimId}`,
@@ -178,7 +223,8 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
             },
           })),
         );
-        Object.assign(head, { body_kind: "chunks", chunk_prefix: prefix, chunk_count: count, chunk_hash: hash, chunk_bytes: data.byteLength });
+        head = { ...chunked, [outbox.attribute]: outbox.value };
+        codec = "chunks";
       }
 
       try {
@@ -205,23 +251,32 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       if (superseded && superseded.version === version - 1 && superseded.prefix !== chunks?.prefix) {
         await deleteChunks(claimId, superseded).catch(() => undefined);
       }
-      remember(claimId, chunks);
-      layouts.set(claimId, { body: head.body_kind as SessionLayout["body"], chunks: chunks?.count ?? 0, headBytes: overhead + outbox.bytes + (chunks ? 0 : (snapshot?.bytes ?? 0)) });
+      remember(claimId, chunks, version);
+      layouts.set(claimId, { body: codec, chunks: chunks?.count ?? 0, headBytes: itemBytes(head) });
     },
 
     async clearOutbox(claimId, version) {
+      // Only a version that is the stored head is cleared ("not of another"). Known from this
+      // repository's own load or save, or read; a newer head keeps its own outbox.
+      let stored = storedVersions.get(claimId);
+      if (stored === undefined || stored < version) {
+        const head = await readHead(claimId);
+        if (typeof head?.version !== "number") return;
+        stored = head.version;
+        bounded(storedVersions, claimId, stored);
+      }
+      if (stored !== version) return;
       try {
-        await dynamoCall(`UpdateItem session ${claimId} outbox`, () =>
-          client.send(new UpdateCommand({
+        await dynamoCall(`PutItem session ${claimId} outbox done`, () =>
+          client.send(new PutCommand({
             TableName: tableName,
-            Key: keys.session(claimId),
-            UpdateExpression: "SET outbox = :empty REMOVE outbox_gz",
-            ConditionExpression: "version = :v",
-            ExpressionAttributeValues: { ":empty": "[]", ":v": version },
+            Item: { ...keys.sessionDone(claimId), entity: "session-done", done_version: version },
+            // Monotonic: a late clear of an older version never hides a newer version's outbox.
+            ConditionExpression: "attribute_not_exists(pk) OR done_version < :v",
+            ExpressionAttributeValues: { ":v": version },
           })),
         );
       } catch (error) {
-        // A newer version (or none) is stored: its own outbox is not ours to clear.
         if (!isConditionalCheckFailed(error)) throw error;
       }
     },

@@ -31,6 +31,8 @@ export const keys = {
   claim: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "META" }),
   idempotency: (key: string): ItemKey => ({ pk: `IDEM#${key}`, sk: "IDEM" }),
   session: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SESSION" }),
+  /** "The outbox of version n was performed" (sorts right after the head and before its chunks: one Query reads both). */
+  sessionDone: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SESSION!DONE" }),
   /** Prefix of one saved version's chunks: the content hash keeps two racing writers' chunks apart. */
   sessionChunkPrefix: (version: number, contentHash: string) => `SESSION#CHUNK#${version}#${contentHash.slice(0, 16)}#`,
   sessionChunk: (claimId: string, prefix: string, index: number): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: `${prefix}${String(index).padStart(4, "0")}` }),
