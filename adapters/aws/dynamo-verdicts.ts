@@ -1,8 +1,14 @@
 // VerdictRepository on DynamoDB: one item per proposal idempotency key (`VERDICT#<key>`/`VERDICT`).
 // putVerdictOnce is a put with `attribute_not_exists(pk)`; recordExecution an update conditioned on
-// `execution = PENDING` (first writer wins); the documents are stored as JSON text so they round-trip exactly.
+// `execution = PENDING` (first writer wins). The item is written up to three times (put, execution,
+// published) and each write is billed by its whole size, so the documents other than `record` —
+// checks, events, review, audit — are one JSON body in its cheapest form (compact.ts). `record` stays
+// JSON text and `execution`/`published` plain attributes, readable in the console (and by the fault
+// tests' table scan). Items written before (every document as its own JSON text attribute) are read
+// too, and a text attribute wins over the body (an older writer's update).
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { StoredVerdict, VerdictRepository } from "../../core/ports/claims.ts";
+import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError, VerdictNotFoundError } from "./errors.ts";
@@ -10,35 +16,35 @@ import { keys } from "./table.ts";
 
 const json = (value: unknown) => JSON.stringify(value);
 
-function verdictItem(v: StoredVerdict): Record<string, unknown> {
-  return {
-    ...keys.verdict(v.idempotency_key),
-    entity: "verdict",
-    idempotency_key: v.idempotency_key,
-    claim_id: v.claim_id,
-    record: json(v.record),
-    layer: v.layer,
-    checks: json(v.checks),
-    execution: v.execution,
-    ...(v.review === undefined ? {} : { review: json(v.review) }),
-    events: json(v.events),
-    ...(v.audit === undefined ? {} : { audit: json(v.audit) }),
-    published: v.published,
-  };
+/** The documents kept in the body, in the order they are written. */
+const BODY_FIELDS = ["checks", "events", "review", "audit"] as const;
+type Body = Partial<Pick<StoredVerdict, (typeof BODY_FIELDS)[number]>>;
+
+const bodyOf = (v: Pick<StoredVerdict, "checks" | "events" | "review" | "audit">): Body => ({ checks: v.checks, events: v.events, review: v.review, audit: v.audit });
+
+/** The item without its body (what the body's size is added to). */
+function itemHead(v: Pick<StoredVerdict, "idempotency_key" | "claim_id" | "record" | "layer" | "execution" | "published">): Record<string, unknown> {
+  return { ...keys.verdict(v.idempotency_key), entity: "verdict", claim_id: v.claim_id, record: json(v.record), layer: v.layer, execution: v.execution, published: v.published };
 }
 
-function toVerdict(item: Record<string, unknown>): StoredVerdict {
+async function toVerdict(item: Record<string, unknown>): Promise<StoredVerdict> {
   try {
+    const bodyText = await unpackText(item, "body");
+    const body = (bodyText === undefined ? {} : JSON.parse(bodyText)) as Record<string, unknown>;
+    const field = (name: (typeof BODY_FIELDS)[number]): unknown => (typeof item[name] === "string" ? JSON.parse(item[name] as string) : body[name]);
+    const [checks, events, review, audit] = BODY_FIELDS.map(field);
+    if (!Array.isArray(checks) || !Array.isArray(events)) throw new Error("checks or events are missing");
+    const pk = String(item.pk);
     return {
-      idempotency_key: item.idempotency_key as string,
+      idempotency_key: typeof item.idempotency_key === "string" ? item.idempotency_key : pk.slice(pk.indexOf("#") + 1),
       claim_id: item.claim_id as string,
       record: JSON.parse(item.record as string),
       layer: item.layer as number,
-      checks: JSON.parse(item.checks as string),
+      checks,
       execution: item.execution as StoredVerdict["execution"],
-      ...(typeof item.review === "string" ? { review: JSON.parse(item.review) } : {}),
-      events: JSON.parse(item.events as string),
-      ...(typeof item.audit === "string" ? { audit: JSON.parse(item.audit) } : {}),
+      ...(review === undefined ? {} : { review: review as StoredVerdict["review"] }),
+      events: events as StoredVerdict["events"],
+      ...(audit === undefined ? {} : { audit: audit as StoredVerdict["audit"] }),
       published: item.published === true,
     };
   } catch (error) {
@@ -49,21 +55,34 @@ function toVerdict(item: Record<string, unknown>): StoredVerdict {
 /** A VerdictRepository on the single table. */
 export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictRepository {
   const { client, tableName } = ctx;
+  // Verdicts as last put or read here. recordExecution rewrites the body, which holds the checks (never
+  // changed after the put): the kernel reads or puts the verdict before it settles it, so they are known.
+  const seen = new Map<string, StoredVerdict>();
+  const see = (v: StoredVerdict): StoredVerdict => {
+    seen.delete(v.idempotency_key);
+    seen.set(v.idempotency_key, v);
+    if (seen.size > 500) seen.delete(seen.keys().next().value!);
+    return v;
+  };
+
   const getVerdict = async (key: string): Promise<StoredVerdict | undefined> => {
     const out = await dynamoCall(`GetItem verdict ${key}`, () => client.send(new GetCommand({ TableName: tableName, Key: keys.verdict(key), ConsistentRead: true })));
-    return out.Item ? toVerdict(out.Item) : undefined;
+    return out.Item ? see(await toVerdict(out.Item)) : undefined;
   };
+
   return {
     getVerdict,
 
     async putVerdictOnce(verdict) {
       if (typeof verdict?.idempotency_key !== "string" || verdict.idempotency_key === "") throw new InvalidArgumentError("putVerdictOnce: idempotency_key must be a non-empty string");
-      const item = verdictItem(verdict);
+      const head = itemHead(verdict);
+      const body = await packText("body", json(bodyOf(verdict)), itemBytes(head));
+      const item = { ...head, [body.attribute]: body.value };
       try {
         await dynamoCall(`PutItem verdict ${verdict.idempotency_key}`, () =>
           client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" })),
         );
-        return toVerdict(item);
+        return see(await toVerdict(item));
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
         const stored = await getVerdict(verdict.idempotency_key);
@@ -73,24 +92,31 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
     },
 
     async recordExecution(key, outcome) {
+      const known = seen.get(key) ?? (await getVerdict(key));
+      if (!known) throw new VerdictNotFoundError(key);
+      if (known.execution !== "PENDING") return (await getVerdict(key)) ?? known; // settled for good: no write to lose
+      const next: StoredVerdict = {
+        ...known,
+        execution: outcome.execution,
+        events: outcome.events,
+        ...(outcome.review === undefined ? {} : { review: outcome.review }),
+        ...(outcome.audit === undefined ? {} : { audit: outcome.audit }),
+      };
+      const body = await packText("body", json(bodyOf(next)), itemBytes(itemHead(next)));
+      const stale = [...packedNames("body").filter((n) => n !== body.attribute), ...BODY_FIELDS];
       try {
         const out = await dynamoCall(`UpdateItem verdict ${key} execution`, () =>
           client.send(new UpdateCommand({
             TableName: tableName,
             Key: keys.verdict(key),
-            UpdateExpression: `SET execution = :e, events = :ev${outcome.review === undefined ? "" : ", review = :r"}${outcome.audit === undefined ? "" : ", audit = :a"}`,
+            UpdateExpression: `SET execution = :e, #body = :b REMOVE ${stale.map((_, i) => `#r${i}`).join(", ")}`,
             ConditionExpression: "execution = :pending",
-            ExpressionAttributeValues: {
-              ":e": outcome.execution,
-              ":ev": json(outcome.events),
-              ":pending": "PENDING",
-              ...(outcome.review === undefined ? {} : { ":r": json(outcome.review) }),
-              ...(outcome.audit === undefined ? {} : { ":a": json(outcome.audit) }),
-            },
+            ExpressionAttributeNames: { "#body": body.attribute, ...Object.fromEntries(stale.map((n, i) => [`#r${i}`, n])) },
+            ExpressionAttributeValues: { ":e": outcome.execution, ":b": body.value, ":pending": "PENDING" },
             ReturnValues: "ALL_NEW",
           })),
         );
-        return toVerdict(out.Attributes as Record<string, unknown>);
+        return see(await toVerdict(out.Attributes as Record<string, unknown>));
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
         // Settled already (first writer won) — or no verdict at all, which is a caller bug.
@@ -111,6 +137,8 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
             ExpressionAttributeValues: { ":t": true },
           })),
         );
+        const known = seen.get(key);
+        if (known) see({ ...known, published: true });
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
       }

@@ -1,0 +1,120 @@
+// Verdict storage on dynalite beyond the shared contract: the compact item (documents in one compressed
+// body, record/execution/published readable), items written before as JSON text, a settlement by a
+// process that never saw the verdict, and what a claim's verdict costs in write units.
+import { readFileSync } from "node:fs";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import type { ExecutionState, StoredVerdict } from "../../core/ports/claims.ts";
+import { measureCapacity } from "./capacity.test-kit.ts";
+import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
+import { useEmulatedAws } from "./emulators.test-kit.ts";
+import { keys } from "./table.ts";
+
+/** The verdict of a real structured claim (ACCEPT) as put, and the outcome its refund was settled with. */
+const CLAIM = JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as {
+  verdict: StoredVerdict;
+  execution: { execution: ExecutionState; events: StoredVerdict["events"]; audit: NonNullable<StoredVerdict["audit"]> };
+};
+const { verdict, execution } = CLAIM;
+const key = verdict.idempotency_key;
+const settled: StoredVerdict = { ...verdict, ...execution };
+
+const aws = useEmulatedAws();
+
+async function setup() {
+  const tableName = await aws.newTable();
+  const newRepo = () => createDynamoVerdictRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
+  const item = async (k = key) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.verdict(k), ConsistentRead: true }))).Item;
+  return { tableName, repo: newRepo(), newRepo, item };
+}
+
+/** An item as the previous layout wrote it: every document as its own JSON text attribute. */
+const previousItem = (v: StoredVerdict) => ({
+  ...keys.verdict(v.idempotency_key),
+  entity: "verdict",
+  idempotency_key: v.idempotency_key,
+  claim_id: v.claim_id,
+  record: JSON.stringify(v.record),
+  layer: v.layer,
+  checks: JSON.stringify(v.checks),
+  execution: v.execution,
+  events: JSON.stringify(v.events),
+  ...(v.audit ? { audit: JSON.stringify(v.audit) } : {}),
+  published: v.published,
+});
+
+describe("DynamoDB verdict item", () => {
+  it("keeps record, execution and published readable and the other documents in one compressed body", async () => {
+    const { repo, item } = await setup();
+    await repo.putVerdictOnce(verdict);
+    await repo.recordExecution(key, execution);
+    await repo.markPublished(key);
+    const stored = (await item())!;
+    expect(JSON.parse(stored.record as string)).toEqual(verdict.record);
+    expect(stored).toMatchObject({ claim_id: verdict.claim_id, execution: "EXECUTED", published: true });
+    expect(Object.keys(stored).filter((k) => k.startsWith("body")).length).toBe(1);
+    expect(stored.body_gz ?? stored.body_br).toBeInstanceOf(Uint8Array);
+    for (const old of ["checks", "events", "audit", "idempotency_key"]) expect(stored[old]).toBeUndefined();
+  });
+
+  it("reads, settles and publishes a verdict written by the previous layout", async () => {
+    const { tableName, repo, newRepo, item } = await setup();
+    await aws.doc.send(new PutCommand({ TableName: tableName, Item: previousItem(verdict) }));
+    expect(await repo.getVerdict(key)).toEqual(verdict);
+    expect(await repo.recordExecution(key, execution)).toEqual(settled);
+    await repo.markPublished(key);
+    expect(await newRepo().getVerdict(key)).toEqual({ ...settled, published: true });
+    expect((await item())?.events).toBeUndefined();
+  });
+
+  it("prefers a document an older writer updated as text over the body", async () => {
+    const { tableName, repo, newRepo } = await setup();
+    await repo.putVerdictOnce(verdict);
+    await aws.doc.send(new UpdateCommand({
+      TableName: tableName,
+      Key: keys.verdict(key),
+      UpdateExpression: "SET execution = :e, events = :ev, audit = :a",
+      ExpressionAttributeValues: { ":e": "EXECUTED", ":ev": JSON.stringify(execution.events), ":a": JSON.stringify(execution.audit) },
+    }));
+    expect(await newRepo().getVerdict(key)).toEqual(settled);
+  });
+
+  it("settles a verdict this repository has not seen after reading it once, keeping the put's review", async () => {
+    const { repo, newRepo } = await setup();
+    const review = { claim_id: verdict.claim_id, dfid: "dfid_x", reason_code: "R", reason: "why" };
+    await repo.putVerdictOnce({ ...verdict, review });
+    const other = newRepo();
+    const { result, capacity } = await measureCapacity(aws.doc, () => other.recordExecution(key, execution));
+    expect(result).toEqual({ ...settled, review });
+    expect(capacity.requests).toEqual({ GetItem: 1, UpdateItem: 1 });
+    // Settled for good: a redelivery reads, and writes nothing.
+    const again = await measureCapacity(aws.doc, () => other.recordExecution(key, { execution: "REFUSED", events: [] }));
+    expect(again.result).toEqual({ ...settled, review });
+    expect(again.capacity.requests).toEqual({ GetItem: 1 });
+  });
+});
+
+describe("what a claim's verdict costs", () => {
+  it("puts, settles and publishes the verdict of a structured claim for 6 write units instead of 21", async () => {
+    const { tableName, repo } = await setup();
+    const after = await measureCapacity(aws.doc, async () => {
+      await repo.putVerdictOnce(verdict);
+      await repo.recordExecution(key, execution);
+      await repo.markPublished(key);
+    });
+    expect(await repo.getVerdict(key)).toEqual({ ...settled, published: true });
+    const previousKey = `${key.slice(0, -1)}${key.endsWith("0") ? "1" : "0"}`;
+    const previous = { ...verdict, idempotency_key: previousKey };
+    const before = await measureCapacity(aws.doc, async () => {
+      await aws.doc.send(new PutCommand({ TableName: tableName, Item: previousItem(previous) }));
+      await aws.doc.send(new UpdateCommand({
+        TableName: tableName,
+        Key: keys.verdict(previousKey),
+        UpdateExpression: "SET execution = :e, events = :ev, audit = :a",
+        ExpressionAttributeValues: { ":e": "EXECUTED", ":ev": JSON.stringify(execution.events), ":a": JSON.stringify(execution.audit) },
+      }));
+      await aws.doc.send(new UpdateCommand({ TableName: tableName, Key: keys.verdict(previousKey), UpdateExpression: "SET published = :t", ExpressionAttributeValues: { ":t": true } }));
+    });
+    expect({ before: before.capacity.wru, after: after.capacity.wru }).toEqual({ before: 21, after: 6 });
+  });
+});
