@@ -1,11 +1,30 @@
 // The audit log on dynalite beyond the shared contract: a redelivered identical event is stored once,
-// queries page past LastEvaluatedKey, and a large event is stored compressed.
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+// queries page past LastEvaluatedKey, events are stored compressed when that saves a write unit, items
+// written by the previous layout are read, and what a claim's audit costs in write units.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { canonicalize } from "../../core/crew/canonical.ts";
+import type { AuditEvent } from "../../core/dir/audit.ts";
+import { measureCapacity } from "./capacity.test-kit.ts";
 import { auditFixture, randomText } from "./contract.test-kit.ts";
 import { createDynamoPorts } from "./dynamo-ports.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { countRequests, createRequestCounter } from "./request-counter.ts";
+import { keys } from "./table.ts";
+
+/** The ten audit events of a real structured claim (captured from the in-process pipeline, rules model). */
+const CLAIM_AUDIT = (JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as { audit: AuditEvent[] }).audit;
+
+/** An item as the previous layout wrote it: plain `event` text (gzip over 64 KiB), with `instant` and `hash`. */
+function previousItem(event: AuditEvent, seq: number, gz = false): Record<string, unknown> {
+  const hash = createHash("sha256").update(canonicalize(event)).digest("hex");
+  const instant = new Date(Date.parse(event.created_at)).toISOString();
+  const text = JSON.stringify(event);
+  return { ...keys.audit(event.dfid, instant, hash), entity: "audit", instant, hash, seq, ...(gz ? { event_gz: new Uint8Array(gzipSync(text)) } : { event: text }) };
+}
 
 const aws = useEmulatedAws();
 
@@ -59,4 +78,48 @@ describe("DynamoDB audit log", () => {
     await audit.append(event);
     expect(await audit.byDfid("dfid_1")).toEqual([event]);
   });
+
+  it("stores a small event as JSON text and a larger one compressed when that saves a write unit", async () => {
+    const tableName = await aws.newTable();
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName });
+    const small = auditFixture("dfid_1", "2025-03-01T10:00:00.000Z", { details: { note: "short" } });
+    const large = auditFixture("dfid_1", "2025-03-01T10:00:01.000Z", { details: { inputs: Array.from({ length: 30 }, (_, i) => ({ layer: i, ok: true, note: "within policy" })) } });
+    await audit.append(small);
+    await audit.append(large);
+    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": "DFID#dfid_1" } }))).Items!;
+    expect(items.map((i) => Object.keys(i).filter((k) => k.startsWith("event")))).toEqual([["event"], ["event_gz"]]);
+    expect(items.every((i) => i.hash === undefined && i.instant === undefined)).toBe(true);
+    expect(await audit.byDfid("dfid_1")).toEqual([small, large]);
+  });
+
+  it("reads events written by the previous layout beside new ones, in order, and drops their redelivery", async () => {
+    const tableName = await aws.newTable();
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName });
+    const [first, second, third] = CLAIM_AUDIT as [AuditEvent, AuditEvent, AuditEvent];
+    await aws.doc.send(new PutCommand({ TableName: tableName, Item: previousItem(first, 1) }));
+    await aws.doc.send(new PutCommand({ TableName: tableName, Item: previousItem(second, 2, true) }));
+    await audit.append(third);
+    await audit.append(first);
+    await audit.append(second);
+    expect(await audit.byDfid(first.dfid)).toEqual([first, second, third]);
+  });
 });
+
+describe("what a claim's audit costs", () => {
+  it("stores the ten audit events of a structured claim for 10 write units instead of 15", async () => {
+    const tableName = await aws.newTable();
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName });
+    expect(CLAIM_AUDIT).toHaveLength(10);
+    const after = await measureCapacity(aws.doc, async () => {
+      for (const event of CLAIM_AUDIT) await audit.append(event);
+    });
+    expect(await audit.byDfid(CLAIM_AUDIT[0]!.dfid)).toEqual(CLAIM_AUDIT);
+    const previousTable = await aws.newTable();
+    const before = await measureCapacity(aws.doc, async () => {
+      let seq = 0;
+      for (const event of CLAIM_AUDIT) await aws.doc.send(new PutCommand({ TableName: previousTable, Item: previousItem(event, ++seq) }));
+    });
+    expect({ before: before.capacity.wru, after: after.capacity.wru }).toEqual({ before: 15, after: 10 });
+  });
+});
+

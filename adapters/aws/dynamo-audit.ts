@@ -3,26 +3,30 @@
 // primary item carries gsi1 `SIM#<simulation_id>`/`<instant>#<hash>` for bySimulation. The hash is the
 // SHA-256 of the canonical event, and every put is conditional on absence: a redelivered identical
 // event is dropped. An append stamp (`seq`) keeps append order among events with the same timestamp.
+// The event is stored in its cheapest form (compact.ts: `event`, `event_gz` or `event_br`); instant and
+// hash are read from the sort key (items written before also carry them as attributes).
 import { createHash } from "node:crypto";
-import { promisify } from "node:util";
-import { gunzip as gunzipCb, gzip as gzipCb } from "node:zlib";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import { parseAuditEvent } from "../../core/dir/audit.ts";
 import type { AuditEvent } from "../../core/dir/audit.ts";
 import type { AuditLog } from "../../core/dir/ports.ts";
+import { itemBytes, packText, unpackText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { isConditionalCheckFailed, ItemTooLargeError, StoredItemError } from "./errors.ts";
 import { GSI1, gsi1, keys } from "./table.ts";
 
-const gzip = promisify(gzipCb);
-const gunzip = promisify(gunzipCb);
-
-const COMPRESS_OVER_BYTES = 64 * 1024;
 const MAX_EVENT_BYTES = 350_000;
 
-type AuditItem = { event?: string; event_gz?: Uint8Array; seq?: number; instant?: string; hash?: string };
+type AuditItem = { sk?: unknown; seq?: number; instant?: string; hash?: string };
+
+/** Instant and hash of an item: from its sort key `AUDIT#<instant>#<hash>`, or the attributes of an older item. */
+function identity(item: AuditItem): { instant: string; hash: string } {
+  const sk = String(item.sk ?? "");
+  const cut = sk.lastIndexOf("#");
+  return { instant: item.instant ?? sk.slice("AUDIT#".length, cut), hash: item.hash ?? sk.slice(cut + 1) };
+}
 
 /** The UTC instant of an ISO timestamp with any offset, so that sort keys compare in time order. */
 function instantOf(createdAt: string): string {
@@ -40,10 +44,9 @@ function createStamper(): () => number {
 }
 
 async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
-  const a = item as AuditItem;
   try {
-    const text = a.event_gz instanceof Uint8Array ? (await gunzip(a.event_gz)).toString("utf8") : a.event;
-    if (typeof text !== "string") throw new Error("no event body");
+    const text = await unpackText(item, "event");
+    if (text === undefined) throw new Error("no event body");
     return parseAuditEvent(JSON.parse(text));
   } catch (error) {
     throw new StoredItemError(`stored audit event ${String(item.pk)}/${String(item.sk)} cannot be read: ${(error as Error).message}`, { cause: error });
@@ -53,19 +56,18 @@ async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
 /** Events in append order: by instant, then append stamp; the same event (hash) once. */
 async function ordered(items: Record<string, unknown>[]): Promise<AuditEvent[]> {
   const seen = new Set<string>();
-  const unique = (items as (Record<string, unknown> & AuditItem)[]).filter((i) => {
-    const id = String(i.hash ?? i.sk);
-    if (seen.has(id)) return false;
-    seen.add(id);
-    return true;
-  });
+  const unique = (items as (Record<string, unknown> & AuditItem)[])
+    .map((item) => ({ item, ...identity(item) }))
+    .filter(({ hash }) => {
+      if (seen.has(hash)) return false;
+      seen.add(hash);
+      return true;
+    });
   unique.sort((a, b) => {
-    const ia = a.instant ?? "";
-    const ib = b.instant ?? "";
-    if (ia !== ib) return ia < ib ? -1 : 1;
-    return (a.seq ?? 0) - (b.seq ?? 0);
+    if (a.instant !== b.instant) return a.instant < b.instant ? -1 : 1;
+    return (a.item.seq ?? 0) - (b.item.seq ?? 0);
   });
-  return Promise.all(unique.map(toEvent));
+  return Promise.all(unique.map(({ item }) => toEvent(item)));
 }
 
 /** An AuditLog on the single table; `append` of an identical event is a no-op. */
@@ -87,18 +89,17 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
       const text = JSON.stringify(event);
       const hash = createHash("sha256").update(canonicalize(event)).digest("hex");
       const instant = instantOf(event.created_at);
-      const bytes = Buffer.byteLength(text, "utf8");
-      const body: Record<string, unknown> = bytes > COMPRESS_OVER_BYTES ? { event_gz: new Uint8Array(await gzip(text)) } : { event: text };
-      const stored = body.event_gz instanceof Uint8Array ? body.event_gz.byteLength : bytes;
-      if (stored > MAX_EVENT_BYTES) throw new ItemTooLargeError(`audit event ${event.event_type} of ${event.dfid} is ${stored} bytes compressed, over ${MAX_EVENT_BYTES}`);
-      const common = { entity: "audit", instant, hash, seq: stamp(), ...body };
       const simulationId = event.details.simulation_id;
-      await putOnce({
+      const primary: Record<string, unknown> = {
         ...keys.audit(event.dfid, instant, hash),
-        ...common,
+        entity: "audit",
+        seq: stamp(),
         ...(typeof simulationId === "string" && simulationId !== "" ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` } : {}),
-      });
-      if (event.root_dfid !== event.dfid) await putOnce({ ...keys.audit(event.root_dfid, instant, hash), ...common });
+      };
+      const body = await packText("event", text, itemBytes(primary));
+      if (body.bytes > MAX_EVENT_BYTES) throw new ItemTooLargeError(`audit event ${event.event_type} of ${event.dfid} is ${body.bytes} bytes compressed, over ${MAX_EVENT_BYTES}`);
+      await putOnce({ ...primary, [body.attribute]: body.value });
+      if (event.root_dfid !== event.dfid) await putOnce({ ...keys.audit(event.root_dfid, instant, hash), entity: "audit", seq: primary.seq, [body.attribute]: body.value });
     },
 
     async byDfid(dfid) {
