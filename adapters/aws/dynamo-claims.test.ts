@@ -1,13 +1,15 @@
 // Claims on dynalite beyond the shared contract: idempotency keys expire (filtered on read, no TTL in
-// dynalite), a crash between the key and the claim is repaired, the status index follows the claim,
-// and findStalledClaims pages through the index.
-import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
+// dynalite), a crash between the key and the claim is repaired, the open-claims index entry stays put
+// while a claim is open, claims listed by the previous layout are still found, and findStalledClaims
+// pages through the index and stops early.
+import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { claimFixture } from "./contract.test-kit.ts";
+import { claimIndexShard } from "./dynamo-claims.ts";
 import { createDynamoPorts } from "./dynamo-ports.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { countRequests, createRequestCounter } from "./request-counter.ts";
-import { keys } from "./table.ts";
+import { keys, OPEN_CLAIM_SHARDS, stripUndefined } from "./table.ts";
 
 const aws = useEmulatedAws();
 
@@ -52,28 +54,70 @@ describe("DynamoDB claims", () => {
   });
 
   it.each([
-    { status: "RECEIVED" as const, index: { gsi1pk: "STATUS#RECEIVED", gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" } },
-    { status: "RUNNING" as const, index: { gsi1pk: "STATUS#RUNNING", gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" } },
-    { status: "DECIDED" as const, index: { gsi1pk: undefined, gsi1sk: undefined } },
-    { status: "NEEDS_REVIEW" as const, index: { gsi1pk: undefined, gsi1sk: undefined } },
-  ])("lists a $status claim in the status index as $index.gsi1pk", async ({ status, index }) => {
+    { status: "RECEIVED" as const, listed: true },
+    { status: "RUNNING" as const, listed: true },
+    { status: "DECIDED" as const, listed: false },
+    { status: "NEEDS_REVIEW" as const, listed: false },
+  ])("lists a $status claim in the open-claims index: $listed", async ({ status, listed }) => {
     const { claims, raw } = await setup();
-    await claims.createClaim(claimFixture("clm_1", { status }));
+    await claims.createClaim(claimFixture("clm_1", { status, updated_at: "2025-03-01T10:09:00.000Z" }));
     const item = await raw(keys.claim("clm_1"));
+    const index = listed ? { gsi1pk: `OPEN#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" } : { gsi1pk: undefined, gsi1sk: undefined };
     expect({ gsi1pk: item?.gsi1pk, gsi1sk: item?.gsi1sk }).toEqual(index);
   });
 
-  it("keeps the index in step through partial patches and drops it on a final status", async () => {
+  it("spreads claims over every open-claims partition", () => {
+    const shards = new Set(Array.from({ length: 200 }, (_, i) => claimIndexShard(`clm_${i}`)));
+    expect([...shards].sort()).toEqual(Array.from({ length: OPEN_CLAIM_SHARDS }, (_, i) => i));
+  });
+
+  it("keeps an open claim's index entry where it is through every update, and drops it on a final status", async () => {
     const { claims, raw } = await setup();
     await claims.createClaim(claimFixture("clm_1"));
-    await claims.updateClaim("clm_1", { updated_at: "2025-03-01T10:05:00.000Z" });
-    expect(await raw(keys.claim("clm_1"))).toMatchObject({ gsi1pk: "STATUS#RECEIVED", gsi1sk: "2025-03-01T10:05:00.000Z#clm_1" });
-    await claims.updateClaim("clm_1", { status: "RUNNING" });
-    expect(await raw(keys.claim("clm_1"))).toMatchObject({ gsi1pk: "STATUS#RUNNING", gsi1sk: "2025-03-01T10:05:00.000Z#clm_1" });
-    await claims.updateClaim("clm_1", { status: "DECIDED", verdict: "ACCEPT", updated_at: "2025-03-01T10:06:00.000Z" });
+    const listed = { gsi1pk: `OPEN#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" };
+    const counter = createRequestCounter();
+    const remove = countRequests(aws.doc, counter);
+    try {
+      await claims.updateClaim("clm_1", { status: "RUNNING", updated_at: "2025-03-01T10:05:00.000Z" }, ["RECEIVED"]);
+      expect(await raw(keys.claim("clm_1"))).toMatchObject(listed);
+      await claims.updateClaim("clm_1", { reason: "proposal", updated_at: "2025-03-01T10:06:00.000Z" }, ["RUNNING"]);
+      await claims.updateClaim("clm_1", { status: "RECEIVED" });
+      expect(await raw(keys.claim("clm_1"))).toMatchObject(listed);
+      await claims.updateClaim("clm_1", { status: "DECIDED", verdict: "ACCEPT", updated_at: "2025-03-01T10:07:00.000Z" });
+      expect(counter.snapshot().byService.DynamoDB?.UpdateItem).toBe(4); // no second request to move the entry
+    } finally {
+      remove();
+    }
     const item = await raw(keys.claim("clm_1"));
     expect(item?.gsi1pk).toBeUndefined();
     expect(item?.gsi1sk).toBeUndefined();
+  });
+
+  it("lists a claim again when a patch reopens it", async () => {
+    const { claims, raw } = await setup();
+    await claims.createClaim(claimFixture("clm_1", { status: "NEEDS_REVIEW" }));
+    await claims.updateClaim("clm_1", { status: "RUNNING", updated_at: "2025-03-01T10:05:00.000Z" }, ["NEEDS_REVIEW"]);
+    expect(await raw(keys.claim("clm_1"))).toMatchObject({ gsi1pk: `OPEN#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" });
+    expect((await claims.findStalledClaims("2025-03-01T10:06:00.000Z", 10)).map((c) => c.claim_id)).toEqual(["clm_1"]);
+  });
+
+  it("still finds claims the previous layout listed by status and updated_at, whatever they were updated to since", async () => {
+    const { tableName, claims } = await setup();
+    const old = (id: string, status: "RECEIVED" | "RUNNING", listedAt: string, updatedAt: string) =>
+      aws.doc.send(new PutCommand({
+        TableName: tableName,
+        Item: { ...stripUndefined(claimFixture(id, { status, updated_at: updatedAt })), ...keys.claim(id), entity: "claim", gsi1pk: `STATUS#${status}`, gsi1sk: `${listedAt}#${id}` },
+      }));
+    await old("clm_old_a", "RECEIVED", "2025-03-01T10:01:00.000Z", "2025-03-01T10:01:00.000Z");
+    await old("clm_old_b", "RUNNING", "2025-03-01T10:02:00.000Z", "2025-03-01T10:02:00.000Z");
+    await claims.createClaim(claimFixture("clm_new", { updated_at: "2025-03-01T10:03:00.000Z" }));
+    // Updated by this version: the entry stays under the old status and time.
+    await claims.updateClaim("clm_old_a", { status: "RUNNING", updated_at: "2025-03-01T10:30:00.000Z" });
+    const ids = async (before: string) => (await claims.findStalledClaims(before, 10)).map((c) => c.claim_id);
+    expect(await ids("2025-03-01T10:10:00.000Z")).toEqual(["clm_old_b", "clm_new"]);
+    expect(await ids("2025-03-01T10:31:00.000Z")).toEqual(["clm_old_b", "clm_new", "clm_old_a"]);
+    await claims.updateClaim("clm_old_b", { status: "DECIDED" });
+    expect(await ids("2025-03-01T10:31:00.000Z")).toEqual(["clm_new", "clm_old_a"]);
   });
 
   it("refuses a patch that names a table attribute", async () => {
@@ -82,18 +126,20 @@ describe("DynamoDB claims", () => {
     await expect(claims.updateClaim("clm_1", { pk: "X" } as never)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/pk/) });
   });
 
-  it("pages through the status index for stalled claims and stops at the limit", async () => {
+  it("pages through the index for stalled claims, and stops reading once nothing older can follow", async () => {
     const { claims } = await setup({ pageSize: 2 });
-    for (let i = 0; i < 9; i++) await claims.createClaim(claimFixture(`clm_${i}`, { status: i % 2 ? "RUNNING" : "RECEIVED", updated_at: `2025-03-01T10:0${i}:00.000Z` }));
+    const at = (m: number) => `2025-03-01T10:${String(m).padStart(2, "0")}:00.000Z`;
+    for (let i = 0; i < 40; i++) await claims.createClaim(claimFixture(`clm_${String(i).padStart(2, "0")}`, { status: i % 2 ? "RUNNING" : "RECEIVED", received_at: at(i), updated_at: at(i) }));
     const counter = createRequestCounter();
     const remove = countRequests(aws.doc, counter);
     try {
-      const all = await claims.findStalledClaims("2025-03-01T11:00:00.000Z", 100);
-      expect(all.map((c) => c.claim_id)).toEqual(Array.from({ length: 9 }, (_, i) => `clm_${i}`));
-      expect(counter.snapshot().byService.DynamoDB?.Query).toBeGreaterThanOrEqual(5);
+      const all = await claims.findStalledClaims(at(59), 100);
+      expect(all.map((c) => c.claim_id)).toEqual(Array.from({ length: 40 }, (_, i) => `clm_${String(i).padStart(2, "0")}`));
+      const everything = counter.snapshot().byService.DynamoDB?.Query ?? 0;
+      expect(everything).toBeGreaterThanOrEqual(20);
       counter.reset();
-      expect((await claims.findStalledClaims("2025-03-01T11:00:00.000Z", 3)).map((c) => c.claim_id)).toEqual(["clm_0", "clm_1", "clm_2"]);
-      expect(counter.snapshot().byService.DynamoDB?.Query).toBeLessThanOrEqual(4);
+      expect((await claims.findStalledClaims(at(59), 3)).map((c) => c.claim_id)).toEqual(["clm_00", "clm_01", "clm_02"]);
+      expect(counter.snapshot().byService.DynamoDB?.Query).toBeLessThan(everything / 2);
     } finally {
       remove();
     }

@@ -1,5 +1,9 @@
 // ClaimRepository on DynamoDB: one item per claim (`CLAIM#<id>`/`META`), an idempotency item per key
-// (`IDEM#<key>`/`IDEM`, with a TTL), and the gsi1 `STATUS#<status>` listing of claims not yet final.
+// (`IDEM#<key>`/`IDEM`, with a TTL), and the gsi1 listing of claims not yet final. The listing's keys
+// (`OPEN#<shard>`, `<received_at>#<claim_id>`) never change while a claim is open, so an update rewrites
+// the index entry in place (one index write) instead of moving it (a delete and a put); the sweep reads
+// claims received before its cutoff and keeps those whose `updated_at` is (updated_at ≥ received_at).
+import { createHash } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import type { ClaimRecord, ClaimStatus } from "../../core/claims/claim-record.ts";
@@ -7,7 +11,7 @@ import type { ClaimRepository, CreateClaimResult } from "../../core/ports/claims
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError } from "./errors.ts";
-import { epochSeconds, GSI1, gsi1, isExpired, keys, stripUndefined, TABLE_ONLY_ATTRIBUTES, withoutTableAttributes } from "./table.ts";
+import { epochSeconds, GSI1, gsi1, isExpired, keys, OPEN_CLAIM_SHARDS, stripUndefined, TABLE_ONLY_ATTRIBUTES, withoutTableAttributes } from "./table.ts";
 
 const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
 const OPEN: readonly ClaimStatus[] = ["RECEIVED", "RUNNING"];
@@ -18,10 +22,20 @@ export type DynamoClaimOptions = {
   readonly idempotencyTtlMs?: number;
 };
 
-/** gsi1 attributes a claim in this state carries: only RECEIVED and RUNNING claims are listed. */
-export function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "updated_at" | "claim_id">): { gsi1pk: string; gsi1sk: string } | undefined {
-  return OPEN.includes(record.status) ? { gsi1pk: gsi1.status(record.status), gsi1sk: gsi1.statusSort(record.updated_at, record.claim_id) } : undefined;
+/** The open-claims partition of a claim id. */
+export function claimIndexShard(claimId: string): number {
+  return createHash("sha256").update(claimId).digest()[0]! % OPEN_CLAIM_SHARDS;
 }
+
+/** gsi1 attributes a claim in this state carries: only RECEIVED and RUNNING claims are listed. */
+export function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "received_at" | "claim_id">): { gsi1pk: string; gsi1sk: string } | undefined {
+  return OPEN.includes(record.status) ? { gsi1pk: gsi1.open(claimIndexShard(record.claim_id)), gsi1sk: gsi1.openSort(record.received_at, record.claim_id) } : undefined;
+}
+
+/** The time in a listing sort key `<time>#<claim_id>` (received_at now; a past updated_at in the previous layout). */
+const sortTime = (sk: unknown) => (typeof sk === "string" ? sk.slice(0, sk.indexOf("#")) : "");
+
+const byUpdate = (a: ClaimRecord, b: ClaimRecord) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : a.claim_id < b.claim_id ? -1 : a.claim_id > b.claim_id ? 1 : 0);
 
 function claimItem(record: ClaimRecord): Record<string, unknown> {
   return { ...stripUndefined(record), ...keys.claim(record.claim_id), entity: "claim", ...claimIndexAttributes(record) };
@@ -135,18 +149,8 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
           sets.push(`#f${i} = :f${i}`);
         }
       });
-      // Keep the status listing in step when the patch says enough; anything else is corrected below.
-      if (patch.status !== undefined) {
-        if (FINAL.includes(patch.status)) removes.push("gsi1pk", "gsi1sk");
-        else {
-          values[":gpk"] = gsi1.status(patch.status);
-          sets.push("gsi1pk = :gpk");
-        }
-      }
-      if (patch.updated_at !== undefined && (patch.status === undefined || !FINAL.includes(patch.status))) {
-        values[":gsk"] = gsi1.statusSort(patch.updated_at, claimId);
-        sets.push("gsi1sk = :gsk");
-      }
+      // A final claim leaves the listing; an open one keeps its entry where it is (a rare reopening is fixed below).
+      if (patch.status !== undefined && FINAL.includes(patch.status)) removes.push("gsi1pk", "gsi1sk");
       const allowed = onlyFrom ?? OPEN;
       allowed.forEach((s, i) => (values[`:s${i}`] = s));
       const condition = `attribute_exists(pk) AND #status IN (${allowed.map((_, i) => `:s${i}`).join(", ")})`;
@@ -177,38 +181,45 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
     async findStalledClaims(updatedBefore, limit) {
       if (!Number.isInteger(limit) || limit < 0) throw new InvalidArgumentError(`findStalledClaims: limit must be a non-negative integer, got ${String(limit)}`);
       if (limit === 0) return [];
-      const found: ClaimRecord[] = [];
-      for (const status of OPEN) {
+      // Every partition lists claims by a time ≤ their updated_at (received_at; in the previous layout a
+      // past updated_at), so `< updatedBefore` finds them all, and a partition read up to a time past the
+      // limit-th oldest update found so far holds nothing older.
+      const partitions = [...Array.from({ length: OPEN_CLAIM_SHARDS }, (_, i) => gsi1.open(i)), ...OPEN.map((s) => gsi1.status(s))];
+      const found = new Map<string, ClaimRecord>();
+      let oldest: ClaimRecord[] = [];
+      for (const partition of partitions) {
         let start: Record<string, unknown> | undefined;
-        let taken = 0;
         do {
-          const page = await dynamoCall(`Query stalled ${status} claims`, () =>
+          const page = await dynamoCall(`Query stalled claims in ${partition}`, () =>
             client.send(new QueryCommand({
               TableName: tableName,
               IndexName: GSI1,
               KeyConditionExpression: "gsi1pk = :p AND gsi1sk < :before",
-              ExpressionAttributeValues: { ":p": gsi1.status(status), ":before": updatedBefore },
-              Limit: Math.min(limit - taken, ctx.pageSize ?? limit),
+              ExpressionAttributeValues: { ":p": partition, ":before": updatedBefore },
+              Limit: ctx.pageSize ?? Math.max(limit, 25),
               ...(start ? { ExclusiveStartKey: start } : {}),
             })),
           );
-          for (const item of page.Items ?? []) {
-            const record = toRecord(item as Record<string, unknown>)!;
-            taken++;
+          const items = (page.Items ?? []) as Record<string, unknown>[];
+          for (const item of items) {
+            const record = toRecord(item)!;
             // The index is eventually consistent on AWS: trust only what the item itself says.
-            if (record.status === status && record.updated_at < updatedBefore) found.push(record);
+            if (OPEN.includes(record.status) && record.updated_at < updatedBefore) found.set(record.claim_id, record);
           }
-          start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
-        } while (start && taken < limit);
+          oldest = [...found.values()].sort(byUpdate).slice(0, limit);
+          const last = items.at(-1);
+          const full = oldest.length === limit && last !== undefined && sortTime(last.gsi1sk) > oldest[limit - 1]!.updated_at;
+          start = full ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
+        } while (start);
       }
-      return found.sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : a.claim_id < b.claim_id ? -1 : 1)).slice(0, limit);
+      return oldest;
     },
   };
 
-  /** Sets or removes the gsi1 attributes when a patch left them out of step with status and updated_at. */
+  /** Lists a claim that is open but not listed (reopened by a patch), or unlists a final one. An open claim's entry is never moved. */
   async function syncIndex(item: Record<string, unknown>, record: ClaimRecord): Promise<void> {
     const want = claimIndexAttributes(record);
-    if (want?.gsi1pk === item.gsi1pk && want?.gsi1sk === item.gsi1sk) return;
+    if ((want === undefined) === (item.gsi1pk === undefined)) return;
     try {
       await dynamoCall(`UpdateItem claim ${record.claim_id} index`, () =>
         client.send(new UpdateCommand({

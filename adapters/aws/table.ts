@@ -43,11 +43,16 @@ export const keys = {
   order: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
 } as const;
 
+/** Partitions of the open-claims listing in gsi1 (spreads its writes; never lower it, the sweep queries each). */
+export const OPEN_CLAIM_SHARDS = 4;
+
 /** gsi1 partitions. */
 export const gsi1 = {
-  /** Claims not yet final, by status; sort key `<updated_at>#<claim_id>`. */
+  /** Claims not yet final, in `OPEN_CLAIM_SHARDS` partitions by a hash of the id; sort key `<received_at>#<claim_id>` (never changes while open). */
+  open: (shard: number) => `OPEN#${shard}`,
+  openSort: (receivedAt: string, claimId: string) => `${receivedAt}#${claimId}`,
+  /** Written before: claims not yet final by status, sort key `<updated_at>#<claim_id>`; still read until none is left. */
   status: (status: string) => `STATUS#${status}`,
-  statusSort: (updatedAt: string, claimId: string) => `${updatedAt}#${claimId}`,
   /** Audit events of a simulation; sort key `<instant>#<hash>`. */
   simulation: (simulationId: string) => `SIM#${simulationId}`,
   /** Every order; sort key = order id. */
