@@ -1,8 +1,9 @@
 // AWS adapters of the claims pipeline: DynamoDB (single table), SQS work queues, EventBridge publisher,
 // and the request counter for the benchmark. Every factory takes injected SDK clients.
 export * from "./dynamo-ports.ts";
+export * from "./compact.ts";
 export { createDynamoAuditLog } from "./dynamo-audit.ts";
-export { claimIndexAttributes, createDynamoClaimRepository } from "./dynamo-claims.ts";
+export { claimIndexAttributes, claimIndexShard, createDynamoClaimRepository } from "./dynamo-claims.ts";
 export type { DynamoClaimOptions } from "./dynamo-claims.ts";
 export type { DynamoContext } from "./dynamo-context.ts";
 export { createDynamoRefundLedger } from "./dynamo-ledger.ts";
