@@ -5,12 +5,20 @@
 // tried when gzip leaves the item just above a KB boundary that brotli's ~20 % better ratio can cross.
 // Readers accept all three forms under `<name>`, `<name>_gz`, `<name>_br`.
 import { promisify } from "node:util";
-import { brotliCompress as brotliCompressCb, brotliDecompress as brotliDecompressCb, constants, gunzip as gunzipCb, gzip as gzipCb } from "node:zlib";
+import { brotliCompress as brotliCompressCb, brotliCompressSync, brotliDecompress as brotliDecompressCb, brotliDecompressSync, constants, gunzip as gunzipCb, gunzipSync, gzip as gzipCb, gzipSync } from "node:zlib";
+import type { BrotliOptions } from "node:zlib";
 
-const gzip = promisify(gzipCb);
-const gunzip = promisify(gunzipCb);
-const brotliCompress = promisify(brotliCompressCb);
-const brotliDecompress = promisify(brotliDecompressCb);
+// Small inputs (the usual case) are (de)compressed synchronously: a few µs of work do not pay for the
+// thread pool's round trip; large ones go to the thread pool so the event loop keeps turning.
+const SYNC_UP_TO_BYTES = 64 * 1024;
+const gzipAsync = promisify(gzipCb);
+const gunzipAsync = promisify(gunzipCb);
+const brotliCompressAsync = promisify(brotliCompressCb);
+const brotliDecompressAsync = promisify(brotliDecompressCb);
+const gzip = async (text: string) => (text.length <= SYNC_UP_TO_BYTES ? gzipSync(text) : gzipAsync(text));
+const gunzip = async (data: Uint8Array) => (data.byteLength <= SYNC_UP_TO_BYTES / 8 ? gunzipSync(data) : gunzipAsync(data));
+const brotliCompress = async (text: string, options: BrotliOptions) => (text.length <= SYNC_UP_TO_BYTES ? brotliCompressSync(text, options) : brotliCompressAsync(text, options));
+const brotliDecompress = async (data: Uint8Array) => (data.byteLength <= SYNC_UP_TO_BYTES / 8 ? brotliDecompressSync(data) : brotliDecompressAsync(data));
 
 /** Bytes of one write unit. */
 export const WRITE_UNIT_BYTES = 1024;
