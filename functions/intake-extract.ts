@@ -4,7 +4,7 @@
 // so a claim never dies silently in the DLQ.
 import { ExtractionMessageSchema } from "../core/claims/pipeline/messages.ts";
 import { extractClaim } from "../core/claims/pipeline/intake.ts";
-import { productionDeps } from "./lib/compose.ts";
+import { productionLlmDeps } from "./lib/llm.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { RetryLaterError } from "./lib/errors.ts";
 import { createLogger } from "./lib/logger.ts";
@@ -30,4 +30,4 @@ export function createIntakeExtractHandler(getDeps: DepsSource, options: { logge
 }
 
 /** The deployed handler (infra/functions.ts: intakeExtract on ExtractionQueue). */
-export const handler = createIntakeExtractHandler(productionDeps);
+export const handler = createIntakeExtractHandler(productionLlmDeps);

@@ -3,7 +3,7 @@
 // A model failure is an answer for the crew, not a failed message.
 import { AgentStepMessageSchema } from "../core/claims/pipeline/messages.ts";
 import { handleAgentStep } from "../core/claims/pipeline/worker.ts";
-import { productionDeps } from "./lib/compose.ts";
+import { productionLlmDeps } from "./lib/llm.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
@@ -18,4 +18,4 @@ export function createWorkerHandler(getDeps: DepsSource, options: { logger?: Han
 }
 
 /** The deployed handler (infra/functions.ts: worker on AgentStepsQueue). */
-export const handler = createWorkerHandler(productionDeps);
+export const handler = createWorkerHandler(productionLlmDeps);

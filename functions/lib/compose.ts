@@ -18,7 +18,6 @@ import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../core/c
 import { systemClock } from "../../core/crew/index.ts";
 import { createAgentRegistry } from "../../core/dir/index.ts";
 import type { AgentRegistry } from "../../core/dir/index.ts";
-import { RULES_MODEL_NAME } from "../../core/llm/index.ts";
 import type { LlmPort } from "../../core/llm/index.ts";
 import type { Clock, IdSource, WorkQueues } from "../../core/ports/claims.ts";
 import { AgentRefusedError, ConfigLoadError } from "./errors.ts";
@@ -83,24 +82,16 @@ export function registerAgent(agent: AgentSettings): AgentRegistry {
   return registry;
 }
 
-/**
- * The LLM named by the environment over the config file's defaults; the API key is read (from
- * LlmApiKey) only for openai. The adapters (and the openai SDK) are imported on the first call, so
- * the functions that never call a model do not carry them in their bundle or their cold start.
- */
-export function llmFromEnv(config: ClaimsConfig, env: Env, resources: LinkedResources): LlmPort {
-  const defaults = { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature };
-  const provider = env.LLM_PROVIDER?.trim().toLowerCase() || config.llm.provider;
-  const keyed = provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;
-  let port: Promise<LlmPort> | undefined;
-  const real = () =>
-    (port ??= import("../../adapters/llm/index.ts").then((m) => m.createLlm(m.llmConfigFromEnv(keyed, defaults), { contract: config.agent.contract, responsibility: config.agent.responsibility })));
-  return {
-    provider: provider === "openai" ? "openai" : "rules",
-    model: provider === "openai" ? env.LLM_MODEL?.trim() || env.OLLAMA_MODEL?.trim() || config.llm.model : RULES_MODEL_NAME,
-    complete: async (request) => (await real()).complete(request),
-  } as LlmPort;
-}
+/** Builds the LLM port of a function that calls a model (see `functions/lib/llm.ts`). */
+export type LlmFactory = (config: ClaimsConfig, env: Env, resources: LinkedResources) => LlmPort;
+
+/** The LLM of a function that never calls a model: using it is a wiring bug, said plainly. */
+const noLlm: LlmFactory = () => {
+  const refuse = (): never => {
+    throw new Error("this function has no LLM: only worker and intake-extract call a model (compose them with functions/lib/llm.ts)");
+  };
+  return { get provider() { return refuse(); }, get model() { return refuse(); }, complete: async () => refuse() } as LlmPort;
+};
 
 const ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];
 
@@ -139,6 +130,8 @@ export interface ComposeOptions {
   readonly clock?: Clock;
   readonly ids?: IdSource;
   readonly llm?: LlmPort;
+  /** How to build the LLM from the environment (only worker and intake-extract pass one). */
+  readonly makeLlm?: LlmFactory;
   readonly configPath?: string;
   readonly env?: Env;
   readonly settings?: PipelineSettings;
@@ -165,7 +158,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     orders: lazyPort(() => dynamo().orders),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
     publisher: lazyPort(() => createEventBridgePublisher({ client: clients().events, busName: resources.busName() })),
-    llm: options.llm ?? lazyPort(() => llmFromEnv(config(), env, resources)),
+    llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(config(), env, resources)),
     clock,
     ids: options.ids ?? randomIds(),
     agent: lazyPort(() => registered().agent),
