@@ -6,6 +6,7 @@
 // Everything runs through the production handlers: claims go in through the intake-api handler with
 // API Gateway v2 events (no HTTP server, no authorizer: its 5-minute cache makes it ~0 per claim), the
 // pollers play Lambda's event source mappings, the kernel's completion marks a claim DECIDED.
+import { itemBytes, valueBytes } from "../adapters/aws/compact.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
@@ -37,32 +38,11 @@ import type { TableRow } from "./harness.ts";
 
 const utf8 = (s: string) => Buffer.byteLength(s, "utf8");
 
-/** DynamoDB's size of one attribute value given as a plain JS value (the DocumentClient's input). */
-export function attributeValueSize(value: unknown): number {
-  if (value === null || typeof value === "boolean") return 1;
-  if (typeof value === "string") return utf8(value);
-  if (typeof value === "number" || typeof value === "bigint") {
-    // "1 byte per two significant digits, plus 1 byte" (leading/trailing zeros dropped).
-    const digits = String(value).replace(/^-/, "").replace(/e.*$/i, "").replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
-    return Math.ceil(Math.max(1, digits.length) / 2) + 1;
-  }
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (value instanceof Set) return [...(value as Set<unknown>)].reduce<number>((n, v) => n + attributeValueSize(v), 0);
-  if (Array.isArray(value)) return 3 + value.reduce<number>((n, v) => n + (v === undefined ? 0 : 1 + attributeValueSize(v)), 0);
-  if (typeof value === "object") {
-    let n = 3;
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) n += 1 + utf8(k) + attributeValueSize(v);
-    return n;
-  }
-  return 0;
-}
+/** DynamoDB's size of one attribute value (the adapters' own measure, so the bench and the store agree). */
+export const attributeValueSize = valueBytes;
 
-/** DynamoDB's size of an item: the attribute names' UTF-8 bytes plus their values' sizes (undefined attributes dropped). */
-export function itemSize(item: Readonly<Record<string, unknown>>): number {
-  let n = 0;
-  for (const [k, v] of Object.entries(item)) if (v !== undefined) n += utf8(k) + attributeValueSize(v);
-  return n;
-}
+/** DynamoDB's size of an item: the attribute names' UTF-8 bytes plus their values' sizes. */
+export const itemSize = itemBytes;
 
 /** 1 KB write units of an item of `bytes` (at least 1). */
 export const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));

@@ -61,6 +61,7 @@ export function valueBytes(value: unknown): number {
     return Math.ceil(Math.max(1, digits.length) / 2) + 1;
   }
   if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...(value as Set<unknown>)].reduce<number>((n, v) => n + valueBytes(v), 0);
   if (Array.isArray(value)) return 3 + value.reduce<number>((n, v) => n + (v === undefined ? 0 : 1 + valueBytes(v)), 0);
   if (typeof value === "object") {
     let n = 3;
