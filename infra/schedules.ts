@@ -1,6 +1,6 @@
 // Schedules (EventBridge Scheduler, via SST's CronV2): the sweep that guarantees no claim waits forever,
 // and the scenario batch.
-import { functionArgs } from "./lambda.ts";
+import { functionArgs, llmEnvironment } from "./lambda.ts";
 import { crewEventsQueue, extractionQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
 import { table } from "./storage.ts";
@@ -29,6 +29,8 @@ export const batch = new sst.aws.CronV2("Batch", {
   retries: 2,
   function: functionArgs("batch", {
     link: [table, extractionQueue, crewEventsQueue],
+    // Not to call a model (the worker does): to record which model the run used in SIMULATION_START.
+    environment: llmEnvironment(),
     retries: 0,
     copyFiles: [{ from: "scenarios/scenarios.yaml" }, { from: "scenarios/config.yaml" }],
   }),

@@ -150,10 +150,11 @@ describe("sst.config.ts wiring (stage test)", () => {
       expect(args.logging).toMatchObject({ retention: "1 month" });
     });
 
-    it.each(Object.entries(EXPECTED_FUNCTIONS))("%s gets the LLM settings only if it calls the LLM", (handler, expected) => {
+    it.each(Object.entries(EXPECTED_FUNCTIONS))("%s gets the LLM settings only if it calls the LLM (or records them, like the batch)", (handler, expected) => {
       const env = (functionFor(r, handler as Handler).args.environment ?? {}) as Record<string, string>;
       const llmKeys = Object.keys(env).filter((k) => k.startsWith("LLM_")).sort();
-      expect(llmKeys).toEqual(expected.llm ? ["LLM_BASE_URL", "LLM_MODEL", "LLM_PROVIDER"] : []);
+      const needs = expected.llm || handler === "functions/batch.handler";
+      expect(llmKeys).toEqual(needs ? ["LLM_BASE_URL", "LLM_MODEL", "LLM_PROVIDER"] : []);
     });
 
     it("gives the LLM functions working defaults for an OpenAI-compatible endpoint", () => {
