@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frozenClock } from "../../core/crew/index.ts";
 import { CONFIG_PATH, TEST_NOW, apiEvent, startTestStack } from "../../local/stack-fixture.ts";
 import { composeDeps } from "./compose.ts";
+import { composeLlmDeps } from "./llm.ts";
 import { AgentRefusedError, ResourceLinkError } from "./errors.ts";
 import { linkedResources } from "./resources.ts";
 
@@ -63,4 +64,16 @@ describe("composeDeps", () => {
     expect(() => deps.agent.agentId).toThrow(AgentRefusedError);
     expect(() => deps.registry.agents).toThrow(/refused by the registry/);
   });
+
+  it("gives a model only to the functions composed with functions/lib/llm.ts; the others refuse, naming them", async () => {
+    const env = { LLM_PROVIDER: "rules" };
+    const plain = composeDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), configPath: CONFIG_PATH, env });
+    expect(() => plain.llm.provider).toThrow(/only worker and intake-extract call a model/);
+    await expect(plain.llm.complete({ task: "extract_claim", system: "s", messages: [] })).rejects.toThrow(/only worker and intake-extract/);
+    const withLlm = composeLlmDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), configPath: CONFIG_PATH, env });
+    expect(withLlm.llm.provider).toBe("rules");
+    const extracted = await withLlm.llm.complete({ task: "extract_claim", system: "s", messages: [], facts: { task: "extract_claim", claim_text: "Order ord_001, 45 EUR, the kettle leaks" } });
+    expect(extracted.ok).toBe(true);
+  });
 });
+
