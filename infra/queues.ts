@@ -34,47 +34,28 @@ export function deadLetterQueue(name: string, fifo = false) {
   });
 }
 
-/** Dead letters of the crew-events queue. */
-export const crewEventsDlq = deadLetterQueue("CrewEventsDlq", true);
+/** A work queue with its own DLQ, a visibility timeout fitted to its consumer and its maxReceiveCount. */
+function workQueue(name: string, opts: { consumer: Parameters<typeof visibilityTimeoutFor>[0]; maxReceives: number; fifo?: boolean }) {
+  const dlq = deadLetterQueue(`${name}Dlq`, opts.fifo ?? false);
+  const queue = new sst.aws.Queue(`${name}Queue`, {
+    // FIFO producers set MessageDeduplicationId (event id), so a retried send of the same event is dropped for 5 minutes.
+    ...(opts.fifo ? { fifo: { contentBasedDeduplication: false } } : {}),
+    visibilityTimeout: visibilityTimeoutFor(opts.consumer),
+    dlq: { queue: dlq.arn, retry: opts.maxReceives },
+  });
+  return { queue, dlq };
+}
+
 /** Crew events and ticks for the orchestrator: FIFO with the claim id as message group, so one claim's events are serial. */
-export const crewEventsQueue = new sst.aws.Queue("CrewEventsQueue", {
-  // Producers set MessageDeduplicationId (event id), so a retried send of the same event is dropped for 5 minutes.
-  fifo: { contentBasedDeduplication: false },
-  visibilityTimeout: visibilityTimeoutFor("orchestrator"),
-  dlq: { queue: crewEventsDlq.arn, retry: MAX_RECEIVES.crewEvents },
-});
-
-/** Dead letters of the agent-steps queue. */
-export const agentStepsDlq = deadLetterQueue("AgentStepsDlq");
+export const { queue: crewEventsQueue, dlq: crewEventsDlq } = workQueue("CrewEvents", { consumer: "orchestrator", maxReceives: MAX_RECEIVES.crewEvents, fifo: true });
 /** agent.step.requested messages for the worker. */
-export const agentStepsQueue = new sst.aws.Queue("AgentStepsQueue", {
-  visibilityTimeout: visibilityTimeoutFor("worker"),
-  dlq: { queue: agentStepsDlq.arn, retry: MAX_RECEIVES.agentSteps },
-});
-
-/** Dead letters of the proposals queue. */
-export const proposalsDlq = deadLetterQueue("ProposalsDlq");
+export const { queue: agentStepsQueue, dlq: agentStepsDlq } = workQueue("AgentSteps", { consumer: "worker", maxReceives: MAX_RECEIVES.agentSteps });
 /** Refund proposals (crew.completed) for the kernel. */
-export const proposalsQueue = new sst.aws.Queue("ProposalsQueue", {
-  visibilityTimeout: visibilityTimeoutFor("kernel"),
-  dlq: { queue: proposalsDlq.arn, retry: MAX_RECEIVES.proposals },
-});
-
-/** Dead letters of the extraction queue. */
-export const extractionDlq = deadLetterQueue("ExtractionDlq");
+export const { queue: proposalsQueue, dlq: proposalsDlq } = workQueue("Proposals", { consumer: "kernel", maxReceives: MAX_RECEIVES.proposals });
 /** Free-text claims waiting for LLM extraction (intake's own queue, so extraction is retried by SQS). */
-export const extractionQueue = new sst.aws.Queue("ExtractionQueue", {
-  visibilityTimeout: visibilityTimeoutFor("intakeExtract"),
-  dlq: { queue: extractionDlq.arn, retry: MAX_RECEIVES.extraction },
-});
-
-/** Dead letters of the timers queue. */
-export const timersDlq = deadLetterQueue("TimersDlq");
+export const { queue: extractionQueue, dlq: extractionDlq } = workQueue("Extraction", { consumer: "intakeExtract", maxReceives: MAX_RECEIVES.extraction });
 /**
  * Step-deadline ticks. A standard queue because FIFO queues ignore per-message DelaySeconds: the
  * orchestrator sends each tick with DelaySeconds up to 900 and the timer forwards it as `crew.tick`.
  */
-export const timersQueue = new sst.aws.Queue("TimersQueue", {
-  visibilityTimeout: visibilityTimeoutFor("timer"),
-  dlq: { queue: timersDlq.arn, retry: MAX_RECEIVES.timers },
-});
+export const { queue: timersQueue, dlq: timersDlq } = workQueue("Timers", { consumer: "timer", maxReceives: MAX_RECEIVES.timers });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
+import { testContract, testResponsibility } from "./contract.test-kit.ts";
 import { describe, expect, it } from "vitest";
 import type { Claim } from "./claim.ts";
-import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
 import {
   ANALYSIS_TAG,
   CUSTOMER_TAG,
@@ -13,15 +13,8 @@ import {
   fixerMessages,
 } from "./prompts.ts";
 
-const contract: ClaimsContract = { allowed_refund_categories: ["electronics", "clothing", "home"], max_refund_without_escalation: 500, return_window_days: 14 };
-const responsibility: ResponsibilityContract = {
-  agent_id: "claims-agent-1",
-  role: "claims",
-  mission: "Process customer claims fairly, within policy boundaries.",
-  allowed_policy_types: ["REFUND", "ESCALATE"],
-  escalate_on_uncertainty: 0.7,
-  authorized_categories: [],
-};
+const contract = testContract;
+const responsibility = testResponsibility;
 const ctx = { receivedAt: "2026-03-01T10:00:00Z", responsibility };
 const reference: Claim = { order_id: "ord_001", amount_eur: 10, category: "home", reason: "reference" };
 

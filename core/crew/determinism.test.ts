@@ -2,18 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalize } from "./canonical.ts";
 import { createInMemoryMemory } from "./memory.ts";
-import { configuredCrew, drive, seededOrder, seededWorker } from "./test-kit.ts";
+import { configuredCrew, crewConfigs, drive, seededOrder, seededWorker } from "./test-kit.ts";
 import type { CrewConfig } from "./test-kit.ts";
 
-const flatConfig: fc.Arbitrary<CrewConfig> = fc.record({
-  mercs: fc.integer({ min: 1, max: 6 }),
-  voting: fc.constantFrom("first_valid", "majority", "unanimous", "weighted_consensus"),
-  timeoutMs: fc.option(fc.constantFrom(500, 5_000), { nil: undefined }),
-  fixer: fc.boolean(),
-  maxAttempts: fc.integer({ min: 1, max: 2 }),
-  nested: fc.constant("none" as const),
-  seed: fc.integer({ min: 0, max: 1_000_000 }),
-});
+const flatConfig: fc.Arbitrary<CrewConfig> = crewConfigs({ maxMercs: 6, nested: ["none"] });
 
 const run = (c: CrewConfig, extra: { orderSeed?: number; duplicate?: boolean } = {}) =>
   drive({

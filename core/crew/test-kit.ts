@@ -2,6 +2,7 @@
 // plays worker and can round-trip the session through a JSON snapshot between every event.
 // Pure (no I/O, no real time), so it obeys the core/ rules although only tests import it.
 
+import fc from "fast-check";
 import { frozenClock } from "./clock.ts";
 import type { FrozenClock } from "./clock.ts";
 import type { AgentStepRequestedEvent, InboundCrewEvent, MemoryCommand, OutboundCrewEvent } from "./events.ts";
@@ -221,6 +222,19 @@ export type CrewConfig = {
 };
 
 /** A caller → merc ×n → caller crew built from a config (optionally with the mercs inside a nested crew). */
+/** Random crew configurations for property tests: up to `maxMercs` agents, nested crews as allowed. */
+export function crewConfigs(opts: { maxMercs: number; nested: readonly CrewConfig["nested"][] }): fc.Arbitrary<CrewConfig> {
+  return fc.record({
+    mercs: fc.integer({ min: 1, max: opts.maxMercs }),
+    voting: fc.constantFrom("first_valid", "majority", "unanimous", "weighted_consensus"),
+    timeoutMs: fc.option(fc.constantFrom(500, 5_000), { nil: undefined }),
+    fixer: fc.boolean(),
+    maxAttempts: fc.integer({ min: 1, max: 2 }),
+    nested: fc.constantFrom(...opts.nested),
+    seed: fc.integer({ min: 0, max: 1_000_000 }),
+  });
+}
+
 export function configuredCrew(c: CrewConfig): CrewGraph {
   const timeout = c.timeoutMs === undefined ? {} : { timeout_ms: c.timeoutMs };
   const nested = c.nested !== "none";

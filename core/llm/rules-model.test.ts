@@ -1,21 +1,14 @@
 import fc from "fast-check";
+import { testContract, testResponsibility } from "../claims/contract.test-kit.ts";
 import { describe, expect, it } from "vitest";
 import type { Claim } from "../claims/claim.ts";
-import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
 import { analystMessages, decisionMakerMessages, extractionMessages, fixerMessages } from "../claims/prompts.ts";
 import { createRulesModel } from "./rules-model.ts";
 import { claimFromExtraction } from "../claims/extraction.ts";
 import type { LlmResult } from "./port.ts";
 
-const contract: ClaimsContract = { allowed_refund_categories: ["electronics", "clothing", "home"], max_refund_without_escalation: 500, return_window_days: 14 };
-const responsibility: ResponsibilityContract = {
-  agent_id: "claims-agent-1",
-  role: "claims",
-  mission: "Process customer claims fairly, within policy boundaries.",
-  allowed_policy_types: ["REFUND", "ESCALATE"],
-  escalate_on_uncertainty: 0.7,
-  authorized_categories: [],
-};
+const contract = testContract;
+const responsibility = testResponsibility;
 const receivedAt = "2026-03-01T10:00:00Z";
 const ctx = { receivedAt, responsibility };
 const model = createRulesModel({ contract, responsibility });
