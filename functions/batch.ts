@@ -1,13 +1,14 @@
 // Scenario batch (EventBridge Scheduler, daily, off by default): submits the bundled scenarios
 // through the intake path (core: submitClaim) under one simulation_id and returns at once; the
 // claims run through the queues like any other. GET /reports/{simulation_id} shows the run.
-import { submitClaim } from "../core/claims/pipeline/intake.ts";
-import { scenarioBody, simulationIdFor } from "../local/batch.ts";
+import { submitClaim } from "../pipeline/intake.ts";
+import { scenarioBody, scenarioKeys, simulationIdFor } from "../core/claims/scenarios.ts";
+import { simulationStartEvent } from "../core/claims/simulation.ts";
 import { configPathFrom, loadConfig, productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
-import { loadScenarios, scenarioKeys, scenariosPathFrom, simulationStartEvent } from "./lib/scenario-batch.ts";
+import { loadScenarios, scenariosPathFrom } from "./lib/scenario-batch.ts";
 
 /** What one batch run submitted. */
 export interface BatchRunResult {

@@ -2,8 +2,8 @@
 // structured one with the LLM and starts the crew (core: extractClaim). A retryable LLM failure is
 // retried through the queue; on the queue's last receive it ends the claim in NEEDS_REVIEW instead,
 // so a claim never dies silently in the DLQ.
-import { ExtractionMessageSchema } from "../core/claims/pipeline/messages.ts";
-import { extractClaim } from "../core/claims/pipeline/intake.ts";
+import { ExtractionMessageSchema } from "../pipeline/messages.ts";
+import { extractClaim } from "../pipeline/intake.ts";
 import { productionLlmDeps } from "./lib/llm.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { RetryLaterError } from "./lib/errors.ts";

@@ -1,8 +1,8 @@
 // Decision kernel (SQS proposals): decides each proposal once per idempotency key, executes an
 // ACCEPT at most once, publishes the verdict (core: handleProposal). A redelivery repairs whatever
 // step a crash interrupted and decides nothing twice.
-import { ProposalMessageSchema } from "../core/claims/pipeline/messages.ts";
-import { handleProposal } from "../core/claims/pipeline/kernel-service.ts";
+import { ProposalMessageSchema } from "../pipeline/messages.ts";
+import { handleProposal } from "../pipeline/kernel-service.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";

@@ -1,8 +1,8 @@
 // Crew orchestrator (SQS FIFO crew-events, message group = claim id): hands each claim's messages of
 // the batch to core in one call (handleCrewMessages: one session load, one conditional save). A lost
 // version race throws, so the group fails and SQS redelivers it in order; other claims are unaffected.
-import { CrewQueueMessageSchema } from "../core/claims/pipeline/messages.ts";
-import { handleCrewMessages } from "../core/claims/pipeline/orchestrator.ts";
+import { CrewQueueMessageSchema } from "../pipeline/messages.ts";
+import { handleCrewMessages } from "../pipeline/orchestrator.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";

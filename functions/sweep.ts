@@ -2,7 +2,7 @@
 // a RUNNING claim gets a crew.tick (its overdue steps time out), a RECEIVED one is started again
 // (core: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
 import * as z from "zod";
-import { sweepStalledClaims } from "../core/claims/pipeline/timers.ts";
+import { sweepStalledClaims } from "../pipeline/timers.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";

@@ -1,8 +1,8 @@
 // Timer (SQS timers, standard queue with per-message delays): a due timer becomes a crew.tick on
 // the claim's FIFO group; one that is not due yet (deadlines past SQS's 15-minute delay) is re-armed
 // (core: handleTimer).
-import { TimerMessageSchema } from "../core/claims/pipeline/messages.ts";
-import { handleTimer } from "../core/claims/pipeline/timers.ts";
+import { TimerMessageSchema } from "../pipeline/messages.ts";
+import { handleTimer } from "../pipeline/timers.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";

@@ -1,8 +1,8 @@
 // Worker (SQS agent-steps, one message per invocation): runs one agent step through the LLM and
 // sends agent.step.completed / agent.step.failed back to the claim's crew (core: handleAgentStep).
 // A model failure is an answer for the crew, not a failed message.
-import { AgentStepMessageSchema } from "../core/claims/pipeline/messages.ts";
-import { handleAgentStep } from "../core/claims/pipeline/worker.ts";
+import { AgentStepMessageSchema } from "../pipeline/messages.ts";
+import { handleAgentStep } from "../pipeline/worker.ts";
 import { productionLlmDeps } from "./lib/llm.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";

@@ -9,10 +9,10 @@ import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-s
 import type { SendMessageBatchRequestEntry, SQSClient } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import type { PipelineDeps } from "../core/claims/pipeline/deps.ts";
+import type { PipelineDeps } from "../pipeline/deps.ts";
 import { frozenClock } from "../core/crew/index.ts";
-import { parseCents } from "../core/dir/index.ts";
-import type { Clock, StoredVerdict } from "../core/ports/claims.ts";
+import { parseCents } from "../core/integrity/index.ts";
+import type { Clock, StoredVerdict } from "../pipeline/ports.ts";
 import type { FunctionName, QueueRole } from "../functions/lib/resources.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { DETAIL_TYPES } from "../infra/event-patterns.ts";

@@ -1,11 +1,11 @@
 // A runtime the CLI drives: the pipeline in one process (in-memory ports) or on the local stack.
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { createInProcessPipeline } from "../core/claims/pipeline/in-process.ts";
-import type { AgentSettings } from "../core/claims/pipeline/deps.ts";
-import type { SubmitResult } from "../core/claims/pipeline/intake.ts";
-import type { AuditEvent, Order } from "../core/dir/index.ts";
+import { createInProcessPipeline } from "../pipeline/in-process.ts";
+import type { AgentSettings } from "../pipeline/deps.ts";
+import type { SubmitResult } from "../pipeline/intake.ts";
+import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import type { Clock, IdSource } from "../core/ports/claims.ts";
+import type { Clock, IdSource } from "../pipeline/ports.ts";
 
 /** What the batch runner, `serve` and the tests need from a running pipeline. */
 export interface ClaimsRuntime {

@@ -3,8 +3,8 @@
 // handlers; settle() polls the claim record until it is final, then waits for the queues to drain.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
-import type { PipelineDeps } from "../core/claims/pipeline/deps.ts";
-import { submitClaim } from "../core/claims/pipeline/intake.ts";
+import type { PipelineDeps } from "../pipeline/deps.ts";
+import { submitClaim } from "../pipeline/intake.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 import { SettleTimeoutError } from "./stack-errors.ts";
 

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseScenarios } from "../core/claims/scenarios.ts";
 import type { Scenario } from "../core/claims/scenarios.ts";
-import { scenarioBody } from "./batch.ts";
+import { scenarioBody } from "../core/claims/scenarios.ts";
 import { SCENARIOS_PATH, TEST_NOW } from "./stack-fixture.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

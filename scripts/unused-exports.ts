@@ -93,7 +93,6 @@ const entryNames: Record<string, string[]> = {};
 for (const f of files) if (/^functions\/[^/]+\.ts$/.test(f) && !isTest(f)) entryNames[f] = ["handler"];
 entryNames["sst.config.ts"] = ["default"];
 entryNames["cli/main.ts"] = ["main"];
-entryNames["local/cli.ts"] = ["main"];
 for (const [f, names] of Object.entries(entryNames)) for (const n of names) mark(used, f, n);
 
 for (const [f, fi] of info) {

@@ -1,8 +1,8 @@
 // The shared port contracts against the in-memory implementations of core/ (the reference behaviour).
-import { createInMemoryClaimRepository, createInMemorySessionRepository, createInMemoryVerdictRepository } from "../../core/claims/pipeline/in-memory.ts";
-import { createInMemoryAuditLog } from "../../core/dir/audit.ts";
-import { createInMemoryContextStore } from "../../core/dir/context-store.ts";
-import { createInMemoryRefundLedger } from "../../core/dir/ledger.ts";
+import { createInMemoryClaimRepository, createInMemorySessionRepository, createInMemoryVerdictRepository } from "../../pipeline/in-memory.ts";
+import { createInMemoryAuditLog } from "../../pipeline/in-memory.ts";
+import { createInMemoryContextStore } from "../../pipeline/in-memory.ts";
+import { createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
 import {
   describeAuditLogContract,
   describeClaimRepositoryContract,

@@ -4,13 +4,13 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import type { ClaimVerdictDetail } from "../../core/claims/execution.ts";
-import type { Effect } from "../../core/claims/pipeline/effects.ts";
-import { createAuditEvent } from "../../core/dir/audit.ts";
-import type { AuditEvent } from "../../core/dir/audit.ts";
-import { assertLedgerEntry } from "../../core/dir/ledger.ts";
-import type { AuditLog, ContextStore, RefundLedger } from "../../core/dir/ports.ts";
-import { VersionConflictError } from "../../core/ports/claims.ts";
-import type { ClaimRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../core/ports/claims.ts";
+import type { Effect } from "../../pipeline/effects.ts";
+import { createAuditEvent } from "../../core/integrity/audit.ts";
+import type { AuditEvent } from "../../core/integrity/audit.ts";
+import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
+import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
+import { VersionConflictError } from "../../pipeline/ports.ts";
+import type { ClaimRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 
 /** Makes a fresh, empty port. */
 export type PortFactory<T> = () => Promise<T>;

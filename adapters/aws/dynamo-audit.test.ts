@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib";
 import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { canonicalize } from "../../core/crew/canonical.ts";
-import type { AuditEvent } from "../../core/dir/audit.ts";
+import type { AuditEvent } from "../../core/integrity/audit.ts";
 import { measureCapacity } from "./capacity.test-kit.ts";
 import { auditFixture, randomText } from "./contract.test-kit.ts";
 import { createDynamoPorts } from "./dynamo-ports.ts";

@@ -8,9 +8,9 @@
 import { createHash } from "node:crypto";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
-import { parseAuditEvent } from "../../core/dir/audit.ts";
-import type { AuditEvent } from "../../core/dir/audit.ts";
-import type { AuditLog } from "../../core/dir/ports.ts";
+import { parseAuditEvent } from "../../core/integrity/audit.ts";
+import type { AuditEvent } from "../../core/integrity/audit.ts";
+import type { AuditLog } from "../../pipeline/ports.ts";
 import { itemBytes, packText, unpackText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";

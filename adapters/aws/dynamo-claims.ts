@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import type { ClaimRecord, ClaimStatus } from "../../core/claims/claim-record.ts";
-import type { ClaimRepository, CreateClaimResult } from "../../core/ports/claims.ts";
+import type { ClaimRepository, CreateClaimResult } from "../../pipeline/ports.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError } from "./errors.ts";

@@ -2,7 +2,7 @@
 // helpers that turn SDK failures into the adapter's errors and page through queries.
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dynamodb";
-import type { Clock } from "../../core/ports/claims.ts";
+import type { Clock } from "../../pipeline/ports.ts";
 import { AwsAdapterError, describeError, DynamoRequestError, isConditionalCheckFailed, isRetryableSdkError } from "./errors.ts";
 
 /** Settings shared by the DynamoDB repositories. */

@@ -1,7 +1,7 @@
 // The refund ledger on dynalite beyond the shared contract: what a reservation costs in requests, and
 // that many claims racing on many orders never push any order over its amount.
 import { describe, expect, it } from "vitest";
-import { assertLedgerEntry } from "../../core/dir/ledger.ts";
+import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
 import { createDynamoPorts } from "./dynamo-ports.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { countRequests, createRequestCounter } from "./request-counter.ts";

@@ -5,10 +5,11 @@
 // with :max = orderCents − cents. A nested SET needs the `claims` map to exist, so the first reservation
 // on an order creates the empty entry (a put that only succeeds when absent) and tries again.
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { LedgerInvariantError } from "../../core/dir/errors.ts";
-import { assertLedgerEntry, emptyLedgerEntry, reserveRefund } from "../../core/dir/ledger.ts";
-import type { LedgerEntry } from "../../core/dir/ledger.ts";
-import type { RefundLedger, ReserveResult } from "../../core/dir/ports.ts";
+import { LedgerInvariantError } from "../../core/integrity/errors.ts";
+import { assertLedgerEntry, emptyLedgerEntry, reserveRefund } from "../../core/integrity/ledger.ts";
+import type { LedgerEntry } from "../../core/integrity/ledger.ts";
+import type { RefundLedger } from "../../pipeline/ports.ts";
+import type { ReserveResult } from "../../core/integrity/ledger.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { errorName, isConditionalCheckFailed, StoredItemError } from "./errors.ts";

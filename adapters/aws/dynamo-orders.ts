@@ -1,9 +1,10 @@
 // ContextStore on DynamoDB: the authoritative orders (`ORDER#<id>`/`ORDER`), listed by gsi1 `ORDERS`.
 // Written by `seedOrders` (table.ts); read here and validated like the in-memory store does.
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { validateOrder } from "../../core/dir/context-store.ts";
-import type { Order } from "../../core/dir/contracts.ts";
-import type { ContextSnapshot, ContextStore } from "../../core/dir/ports.ts";
+import { validateOrder } from "../../core/integrity/orders.ts";
+import type { Order } from "../../core/integrity/contracts.ts";
+import type { ContextStore } from "../../pipeline/ports.ts";
+import type { ContextSnapshot } from "../../core/integrity/contracts.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { StoredItemError } from "./errors.ts";

@@ -1,7 +1,7 @@
 // The DynamoDB ports of the pipeline over one table and one injected DocumentClient.
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { AuditLog, ContextStore, RefundLedger } from "../../core/dir/ports.ts";
-import type { ClaimRepository, Clock, SessionRepository, VerdictRepository } from "../../core/ports/claims.ts";
+import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
+import type { ClaimRepository, Clock, SessionRepository, VerdictRepository } from "../../pipeline/ports.ts";
 import { createDynamoAuditLog } from "./dynamo-audit.ts";
 import { createDynamoClaimRepository } from "./dynamo-claims.ts";
 import type { DynamoContext } from "./dynamo-context.ts";

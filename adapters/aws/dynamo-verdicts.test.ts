@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import type { ExecutionState, StoredVerdict } from "../../core/ports/claims.ts";
+import type { ExecutionState, StoredVerdict } from "../../pipeline/ports.ts";
 import { measureCapacity } from "./capacity.test-kit.ts";
 import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";

@@ -7,7 +7,7 @@
 // tests' table scan). Items written before (every document as its own JSON text attribute) are read
 // too, and a text attribute wins over the body (an older writer's update).
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { StoredVerdict, VerdictRepository } from "../../core/ports/claims.ts";
+import type { StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";

@@ -2,7 +2,7 @@
 // failures retried (the bus's failure hook), permanent entry errors and refused requests not retried.
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BusEntry } from "../../core/claims/pipeline/effects.ts";
+import type { BusEntry } from "../../pipeline/effects.ts";
 import { BUS_NAME, DETAIL_TYPES, KERNEL_SOURCE } from "../../infra/event-patterns.ts";
 import type { BusEvent } from "../../local/eventbridge/server.ts";
 import { localClientConfig } from "../../local/emulators.ts";

@@ -3,8 +3,8 @@
 // retried, and a request the service refuses (ValidationException) is never sent again.
 import { PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import type { EventBridgeClient, PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
-import type { BusEntry } from "../../core/claims/pipeline/effects.ts";
-import type { EventPublisher } from "../../core/ports/claims.ts";
+import type { BusEntry } from "../../pipeline/effects.ts";
+import type { EventPublisher } from "../../pipeline/ports.ts";
 import { KERNEL_SOURCE } from "../../infra/event-patterns.ts";
 import { describeError, errorName, InvalidArgumentError, isRetryableSdkError, MessageTooLargeError, PublishError, PublishRejectedError } from "./errors.ts";
 import { backoffDelayMs, defaultSleep, retryPolicy } from "./retry.ts";

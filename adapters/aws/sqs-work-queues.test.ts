@@ -3,7 +3,7 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, DeleteMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { BatchResultErrorEntry, SendMessageBatchCommandInput, SendMessageBatchCommandOutput } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "../../core/claims/pipeline/messages.ts";
+import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "../../pipeline/messages.ts";
 import { localClientConfig } from "../../local/emulators.ts";
 import { createLocalQueues } from "../../local/resources.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";

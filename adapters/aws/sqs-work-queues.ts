@@ -1,4 +1,4 @@
-// WorkQueues on SQS: every message is the JSON of its zod-defined type (core/claims/pipeline/messages.ts),
+// WorkQueues on SQS: every message is the JSON of its zod-defined type (pipeline/messages.ts),
 // checked before it leaves. Batches honour SendMessageBatch's limits (10 entries, 256 KiB in total);
 // entries that fail are sent again with backoff (bounded), and what still fails is thrown naming the queue.
 // crew-events is FIFO: group = claim id, deduplication id = `crewMessageDedupeId(message)`. Timers go to a
@@ -14,9 +14,9 @@ import {
   ExtractionMessageSchema,
   ProposalMessageSchema,
   TimerMessageSchema,
-} from "../../core/claims/pipeline/messages.ts";
-import { timerDelaySeconds } from "../../core/claims/pipeline/timers.ts";
-import type { Clock, WorkQueues } from "../../core/ports/claims.ts";
+} from "../../pipeline/messages.ts";
+import { timerDelaySeconds } from "../../pipeline/timers.ts";
+import type { Clock, WorkQueues } from "../../pipeline/ports.ts";
 import { describeError, InvalidArgumentError, isRetryableSdkError, MessageTooLargeError, QueueMessageError, QueueSendError } from "./errors.ts";
 import { backoffDelayMs, defaultSleep, retryPolicy } from "./retry.ts";
 import type { RetryPolicy, Sleep } from "./retry.ts";

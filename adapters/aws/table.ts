@@ -4,8 +4,8 @@ import { CreateTableCommand, DescribeTableCommand, ResourceInUseException } from
 import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { validateOrder } from "../../core/dir/context-store.ts";
-import type { Order } from "../../core/dir/contracts.ts";
+import { validateOrder } from "../../core/integrity/orders.ts";
+import type { Order } from "../../core/integrity/contracts.ts";
 import { describeError, TableSetupError } from "./errors.ts";
 
 /** Attribute names of the table's keys, its one GSI and its TTL. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analystMessages } from "../../core/claims/prompts.ts";
-import type { ClaimsContract } from "../../core/dir/contracts.ts";
+import type { ClaimsContract } from "../../core/integrity/contracts.ts";
 import { llmConfigFromEnv } from "./config.ts";
 import { createLlm } from "./create.ts";
 import { chatCompletion, startScriptedLlmServer } from "./scripted-server.ts";

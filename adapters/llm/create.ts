@@ -2,7 +2,7 @@
 import type OpenAI from "openai";
 import type { LlmPort } from "../../core/llm/port.ts";
 import { createRulesModel } from "../../core/llm/rules-model.ts";
-import type { ClaimsContract, ResponsibilityContract } from "../../core/dir/contracts.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../../core/integrity/contracts.ts";
 import type { LlmConfig } from "./config.ts";
 import { createOpenAiModel, type Sleep } from "./openai.ts";
 

@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Claim } from "../../core/claims/claim.ts";
-import type { ClaimsContract } from "../../core/dir/contracts.ts";
+import type { ClaimsContract } from "../../core/integrity/contracts.ts";
 import { analystMessages, decisionMakerMessages, extractionMessages } from "../../core/claims/prompts.ts";
 import type { LlmResult } from "../../core/llm/port.ts";
 import { createOpenAiModel, type OpenAiModelOptions } from "./openai.ts";

@@ -1,7 +1,7 @@
 // One agent step of the claims crew: what the worker runs for an `agent.step.requested`.
 import * as z from "zod";
 import type { AgentStepRequestedEvent } from "../crew/index.ts";
-import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import type { LlmPort, LlmUsage } from "../llm/index.ts";
 import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
 import { analystMessages, decisionMakerMessages, fixerMessages } from "./prompts.ts";

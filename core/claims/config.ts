@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { ClaimsContractSchema, ResponsibilityContractSchema } from "../dir/contracts.ts";
+import { ClaimsContractSchema, ResponsibilityContractSchema } from "../integrity/contracts.ts";
 import { resolveDate } from "./relative-date.ts";
 import { SourceFileError, parseYamlSource, validateYaml } from "./yaml-source.ts";
-import type { ClaimsContract, Order, ResponsibilityContract } from "../dir/contracts.ts";
+import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 
 const DateOrOffset = z.string().refine((s) => resolveDate(s, 0) !== undefined, {
   message: "must be an ISO date/timestamp (2026-05-20, 2026-05-20T10:00:00Z) or an offset from the run's clock (-3d, -36h, +2d)",

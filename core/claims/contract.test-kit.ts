@@ -1,5 +1,5 @@
 // Contracts shared by the claims and LLM tests: the seed's claims bounds and a responsibility contract.
-import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 
 /** The seed's claims bounds: electronics, clothing, home; 500 EUR; 14 days. */
 export const testContract: ClaimsContract = { allowed_refund_categories: ["electronics", "clothing", "home"], max_refund_without_escalation: 500, return_window_days: 14 };

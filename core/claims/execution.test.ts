@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { DETAIL_TYPES } from "./bus-events.ts";
-import { createInMemoryAuditLog } from "../dir/audit.ts";
-import { ResponsibilityContractSchema, type Order } from "../dir/contracts.ts";
-import { createAgentRegistry } from "../dir/registry.ts";
-import { KernelInputError } from "../dir/errors.ts";
-import { createInMemoryRefundLedger } from "../dir/ledger.ts";
-import { buildProposal } from "../dir/proposal.ts";
+import { createInMemoryAuditLog } from "../../pipeline/in-memory.ts";
+import { ResponsibilityContractSchema, type Order } from "../integrity/contracts.ts";
+import { createAgentRegistry } from "../integrity/registry.ts";
+import { KernelInputError } from "../integrity/errors.ts";
+import { createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
+import { buildProposal } from "../integrity/proposal.ts";
 import {
   buildVerdictRecord, ClaimNeedsReviewDetailSchema, ClaimVerdictDetailSchema, executeDecision, executionIdFor, planExecution, RefundExecutedDetailSchema, verdictIdFor,
 } from "./execution.ts";

@@ -1,13 +1,13 @@
 // The claims kernel: a pure function from (proposal, claim, contracts, registry, order, ledger, times) to a verdict.
 import { canonicalize } from "../crew/canonical.ts";
-import type { ClaimsContract, Order, ResponsibilityContract } from "../dir/contracts.ts";
-import { KernelInputError } from "../dir/errors.ts";
-import { assertLedgerEntry, reservedForClaim, type LedgerEntry } from "../dir/ledger.ts";
-import { formatEur, parseCents } from "../dir/money.ts";
-import { computeIdempotencyKey, ProposalEnvelopeSchema, proposalIdFor } from "../dir/proposal.ts";
-import { findRegisteredAgent, type RegistryView } from "../dir/registry.ts";
-import { DAY_MS, formatDuration, parseIsoMs } from "../dir/time.ts";
-import { PASS_LAYER, type Verdict, type VerdictCheck } from "../dir/verdict.ts";
+import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
+import { KernelInputError } from "../integrity/errors.ts";
+import { assertLedgerEntry, reservedForClaim, type LedgerEntry } from "../integrity/ledger.ts";
+import { formatEur, parseCents } from "../integrity/money.ts";
+import { computeIdempotencyKey, ProposalEnvelopeSchema, proposalIdFor } from "../integrity/proposal.ts";
+import { findRegisteredAgent, type RegistryView } from "../integrity/registry.ts";
+import { DAY_MS, formatDuration, parseIsoMs } from "../integrity/time.ts";
+import { PASS_LAYER, type Verdict, type VerdictCheck } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import { PolicyKindSchema } from "./proposal-output.ts";
 import { REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";

@@ -2,7 +2,7 @@
 // contract boundaries, output format, the receipt date); customer text — the free text and every
 // field of a claim — travels only in user messages, escaped inside a delimited block.
 import type { Claim } from "./claim.ts";
-import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema, type ClaimExtractionOutput, type RefundProposalOutput } from "./proposal-output.ts";
 import type { FixableTask, LlmOutputSchema, LlmStructuredRequest, LlmTextRequest } from "../llm/port.ts";
 

@@ -1,6 +1,6 @@
 // Every reason code of the claims kernel, with its layer and verdict (SPEC §4.2), defined once.
 import * as z from "zod";
-import type { VerdictKind } from "../dir/verdict.ts";
+import type { VerdictKind } from "../integrity/verdict.ts";
 
 /** The kernel layers in evaluation order (SPEC §4.2), plus the pass row. */
 export const KERNEL_LAYERS = {

@@ -3,15 +3,15 @@
 // model, and says whether every step reproduces byte for byte (after canonicalize).
 import * as z from "zod";
 import { canonicalize, createCrewSession, frozenClock } from "../crew/index.ts";
-import { buildProposal } from "../dir/index.ts";
-import type { AuditEvent } from "../dir/index.ts";
+import { buildProposal } from "../integrity/index.ts";
+import type { AuditEvent } from "../integrity/index.ts";
 import { claimsCrewGraph, DEFAULT_CLAIMS_CREW_TIMEOUTS } from "./crew.ts";
 import { buildVerdictRecord } from "./execution.ts";
 import { decideClaim } from "./kernel.ts";
 import type { DecideClaimInput } from "./kernel.ts";
 import { RefundProposalOutputSchema } from "./proposal-output.ts";
 import { selfCheck } from "./self-check.ts";
-import type { ResponsibilityContract } from "../dir/index.ts";
+import type { ResponsibilityContract } from "../integrity/index.ts";
 
 /** One compared step of a replay. */
 export interface ReplayStep {

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { canonicalize, hashHex } from "../crew/index.ts";
 import { ClaimSchema, ClaimTextSchema } from "./claim.ts";
 import { SourceFileError, parseYamlSource, validateYaml } from "./yaml-source.ts";
 import type { Claim } from "./claim.ts";
@@ -60,4 +61,30 @@ export function parseScenarios(text: string, file: string): Scenario[] {
     input: "claim" in row.context ? { claim: row.context.claim } : { claim_text: row.context.claim_text },
     expected: typeof row.expected === "string" ? { verdict: row.expected } : row.expected,
   }));
+}
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** Replaces `{{date:-3d}}` in claim text with a prose date relative to the run's clock. */
+export function renderClaimText(text: string, nowMs: number): string {
+  return text.replace(/\{\{date:([+-]\d+)([dh])\}\}/g, (_m, n: string, unit: string) => {
+    const d = new Date(nowMs + Number(n) * (unit === "d" ? 86_400_000 : 3_600_000));
+    return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  });
+}
+
+/** The submission body of a scenario. */
+export function scenarioBody(s: Scenario, simulationId: string, nowMs: number): Record<string, unknown> {
+  const input = "claim" in s.input ? { claim: s.input.claim } : { claim_text: renderClaimText(s.input.claim_text, nowMs) };
+  return { ...input, simulation_id: simulationId, label: `${s.id} — ${s.label}` };
+}
+
+/** A run id that sorts by time: `<run_id>_<YYYYMMDDTHHMMSSZ>`. */
+export function simulationIdFor(runId: string, nowMs: number): string {
+  return `${runId}_${new Date(nowMs).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
+}
+
+/** The claim id and Idempotency-Key of a scenario in a run (the same as `claims batch` uses), so a re-run submission is a replay. */
+export function scenarioKeys(simulationId: string, scenarioId: string, body: unknown): { claimId: string; idempotencyKey: string } {
+  return { claimId: `clm_${hashHex(`${simulationId}:${scenarioId}`).slice(0, 20)}`, idempotencyKey: `${simulationId}:${scenarioId}:${hashHex(canonicalize(body)).slice(0, 16)}` };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AuditEventSchema } from "../dir/audit.ts";
-import { ResponsibilityContractSchema } from "../dir/contracts.ts";
+import { AuditEventSchema } from "../integrity/audit.ts";
+import { ResponsibilityContractSchema } from "../integrity/contracts.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
 import { selfCheck, selfCheckFailedEvent } from "./self-check.ts";
 

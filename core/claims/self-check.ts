@@ -1,6 +1,6 @@
 // The agent-side self-check (SPEC §4.5): before a proposal crosses the wall, the agent checks its own contract.
-import { createAuditEvent, type AuditEvent } from "../dir/audit.ts";
-import type { ResponsibilityContract } from "../dir/contracts.ts";
+import { createAuditEvent, type AuditEvent } from "../integrity/audit.ts";
+import type { ResponsibilityContract } from "../integrity/contracts.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
 
 /** One failed self-check. */

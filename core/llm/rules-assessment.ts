@@ -1,7 +1,7 @@
 // What the deterministic analyst sees in a claim: the claim's own statements held against the
 // contract's boundaries. It never sees order records; the kernel checks those.
 import type { Claim } from "../claims/claim.ts";
-import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import { findCategory } from "../claims/extraction-category.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "../claims/extraction-signals.ts";
 

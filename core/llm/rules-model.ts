@@ -1,7 +1,7 @@
 // The deterministic rules model: an LlmPort with no network. It reads the structured facts
 // carried beside each prompt, never the context store and never expected verdicts.
 import type { Claim } from "../claims/claim.ts";
-import type { ClaimsContract, ResponsibilityContract } from "../dir/contracts.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import type { RefundProposalOutput } from "../claims/proposal-output.ts";
 import { extractClaimFromText } from "../claims/extraction.ts";
 import type { LlmFailureCode } from "./errors.ts";

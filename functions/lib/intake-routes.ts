@@ -1,9 +1,9 @@
 // The routes of the intake HTTP API (SPEC §7.2), each mapping one request to one core call and
 // its outcome to a status code. Customer text never reaches a log line from here.
 import { claimView } from "../../core/claims/claim-record.ts";
-import { submitClaim } from "../../core/claims/pipeline/intake.ts";
-import type { PipelineDeps } from "../../core/claims/pipeline/deps.ts";
-import { renderReport } from "../../local/report/render.ts";
+import { submitClaim } from "../../pipeline/intake.ts";
+import type { PipelineDeps } from "../../pipeline/deps.ts";
+import { renderReport } from "../../report/render.ts";
 import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
 import type { ApiRequest, ApiResponse } from "./http.ts";
 

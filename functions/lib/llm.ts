@@ -2,7 +2,7 @@
 // that the other functions' bundles do not carry the openai SDK.
 import { createLlm, llmConfigFromEnv } from "../../adapters/llm/index.ts";
 import type { ClaimsConfig } from "../../core/claims/config.ts";
-import type { PipelineDeps } from "../../core/claims/pipeline/deps.ts";
+import type { PipelineDeps } from "../../pipeline/deps.ts";
 import type { LlmPort } from "../../core/llm/index.ts";
 import { composeDeps } from "./compose.ts";
 import type { ComposeOptions } from "./compose.ts";

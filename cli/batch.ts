@@ -1,0 +1,134 @@
+// `claims batch`: runs the scenario file through the pipeline, prints each verdict against the
+// expected one, records the run's audit, writes the HTML report, and says whether all matched.
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { parseConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claims/config.ts";
+import { parseScenarios, scenarioBody, scenarioKeys, simulationIdFor } from "../core/claims/scenarios.ts";
+import { simulationDfid, simulationStartEvent } from "../core/claims/simulation.ts";
+import type { ScenarioResult, SimulationEndDetails } from "../core/claims/simulation.ts";
+import { createAuditEvent } from "../core/integrity/index.ts";
+import type { LlmPort } from "../core/llm/index.ts";
+import type { Clock } from "../pipeline/ports.ts";
+import { formatHeader, formatScenario, formatSummary } from "./batch-output.ts";
+import type { BatchRow } from "./batch-output.ts";
+import { saveRunAudit } from "./run-store.ts";
+import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
+
+/** Options of one batch run. */
+export interface BatchOptions {
+  scenariosPath: string;
+  configPath: string;
+  clock: Clock;
+  dataDir: string;
+  llm: (config: ClaimsConfig) => { port: LlmPort; description: string };
+  runtime: (opts: RuntimeOptions) => Promise<ClaimsRuntime>;
+  /** Human progress (stdout without --json, stderr with it). */
+  log: (text: string) => void;
+  /** Writes the report; returns its path. */
+  writeReport?: (simulationId: string) => Promise<string | undefined>;
+}
+
+/** What a batch run produced. */
+export interface BatchOutcome {
+  simulationId: string;
+  rows: BatchRow[];
+  allMatch: boolean;
+  reportPath?: string;
+  auditPath: string;
+}
+
+/** Runs the batch; configuration errors throw (`SourceFileError`) before anything runs. */
+export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
+  const started = opts.clock.now();
+  const wallStart = performance.now();
+  const config = parseConfig(readFileSync(opts.configPath, "utf8"), displayPath(opts.configPath), started);
+  const scenarios = parseScenarios(readFileSync(opts.scenariosPath, "utf8"), displayPath(opts.scenariosPath));
+  const llm = opts.llm(config);
+  const simulationId = simulationIdFor(config.simulationId, started);
+  const runtime = await opts.runtime({ agent: config.agent, orders: config.orders, llm: llm.port, clock: opts.clock });
+  const rows: BatchRow[] = [];
+  const results: ScenarioResult[] = [];
+  try {
+    opts.log(formatHeader({
+      config: displayPath(opts.configPath),
+      scenarios: displayPath(opts.scenariosPath),
+      count: scenarios.length,
+      llm: llm.description,
+      agent: `${config.agent.agentId} v${config.agent.version}`,
+      now: new Date(started).toISOString(),
+      simulationId,
+      stack: runtime.description,
+    }));
+    const rootDfid = simulationDfid(simulationId);
+    await runtime.appendAudit(simulationStartEvent({
+      simulationId,
+      nowMs: started,
+      config,
+      scenarios,
+      files: { config: displayPath(opts.configPath), scenarios: displayPath(opts.scenariosPath) },
+      stack: runtime.description,
+      llm: { provider: llm.port.provider, model: llm.port.model },
+    }));
+
+    for (const [i, s] of scenarios.entries()) {
+      const t0 = performance.now();
+      const body = scenarioBody(s, simulationId, started);
+      const submitted = await runtime.submit(body, scenarioKeys(simulationId, s.id, body));
+      if (!submitted.ok) throw new Error(`scenario ${s.id} was refused by intake: ${submitted.message}${"issues" in submitted ? ` (${submitted.issues.map((x) => `${x.path}: ${x.message}`).join("; ")})` : ""}`);
+      const record = await runtime.settle(submitted.claimId);
+      const ms = performance.now() - t0;
+      const outcome = record?.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : (record?.verdict ?? record?.status ?? "MISSING");
+      const reasonMatches = s.expected.reason_code === undefined || s.expected.reason_code === record?.reason_code;
+      const row: BatchRow = {
+        id: s.id,
+        label: s.label,
+        claim_id: submitted.claimId,
+        verdict: outcome,
+        expected: s.expected.verdict,
+        reason_code: record?.reason_code ?? null,
+        reason: record?.reason ?? null,
+        order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
+        amount_eur: record?.proposal?.amount_eur ?? record?.claim?.amount_eur ?? null,
+        executed: record?.executed === true,
+        matches: outcome === s.expected.verdict && reasonMatches,
+      };
+      rows.push(row);
+      results.push({ ...row, matches: row.matches === true, expected_reason_code: s.expected.reason_code ?? null, duration_ms: Math.round(ms) });
+      opts.log(formatScenario(i + 1, scenarios.length, row, {
+        input: "claim" in s.input ? `order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} EUR category=${s.input.claim.category}` : `free text (${String(body.claim_text).length} chars)`,
+        ...(record?.extracted ? { extracted: `order=${record.extracted.order_id} amount=${record.extracted.amount_eur} category=${record.extracted.category}` } : {}),
+        ...(record?.proposal ? { proposal: `${record.proposal.action} ${record.proposal.order_id} ${record.proposal.amount_eur} EUR (confidence ${record.proposal.confidence})` } : {}),
+        ms,
+      }));
+    }
+
+    const ended = opts.clock.now();
+    const endDetails: SimulationEndDetails = {
+      simulation_id: simulationId,
+      ended_at: new Date(ended).toISOString(),
+      // Wall time: the run's clock may be frozen (a batch is decided as of one instant).
+      duration_ms: Math.round(performance.now() - wallStart),
+      total: rows.length,
+      matched: rows.filter((r) => r.matches).length,
+      results,
+    };
+    await runtime.appendAudit(createAuditEvent({ dfid: rootDfid, type: "SIMULATION_END", state: "DONE", details: endDetails, at: new Date(ended).toISOString(), simulationId }));
+    const events = await runtime.auditBySimulation(simulationId);
+    const auditPath = saveRunAudit(opts.dataDir, simulationId, events);
+    const reportPath = opts.writeReport ? await opts.writeReport(simulationId) : undefined;
+    return { simulationId, rows, allMatch: rows.every((r) => r.matches), auditPath, ...(reportPath ? { reportPath } : {}) };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** The summary block for a finished batch. */
+export function summarize(outcome: BatchOutcome, ms: number): string {
+  return formatSummary(outcome.rows, { ms, ...(outcome.reportPath ? { report: displayPath(outcome.reportPath) } : {}) });
+}
+
+function displayPath(p: string): string {
+  const rel = relative(process.cwd(), p);
+  return rel.startsWith("..") ? p : rel;
+}

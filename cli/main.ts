@@ -1,0 +1,240 @@
+// The `claims` CLI (SPEC §7.1): batch, serve, report, replay.
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { createLlm, describeLlmConfig, llmConfigFromEnv } from "../adapters/llm/index.ts";
+import { parseConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claims/config.ts";
+import { SourceFileError } from "../core/claims/yaml-source.ts";
+import { replayClaim } from "../core/claims/replay.ts";
+import { frozenClock, systemClock } from "../core/crew/index.ts";
+import { runBatch, summarize } from "./batch.ts";
+import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
+import { startHttpFront } from "../local/http-front.ts";
+import { createInProcessRuntime } from "../local/runtime.ts";
+import { startLocalStack } from "../local/stack.ts";
+import type { BusEvent } from "../local/eventbridge/server.ts";
+
+const DEFAULT_SCENARIOS = "scenarios/scenarios.yaml";
+const DEFAULT_CONFIG = "scenarios/config.yaml";
+
+function parseNow(value: string): number {
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw new InvalidArgumentError(`--now must be an ISO timestamp such as 2026-06-01T12:00:00Z, got '${value}'`);
+  return ms;
+}
+
+function mustExist(path: string, what: string): string {
+  const full = resolve(path);
+  if (!existsSync(full)) throw new CliError(`${what} not found: ${path}`);
+  return full;
+}
+
+class CliError extends Error {}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidArgumentError(`--port must be a number from 0 to 65535 (0 = any free port), got '${value}'`);
+  return port;
+}
+
+/** The LLM port named by the environment over the config file's defaults, and a loggable description. */
+function llmFor(config: ClaimsConfig) {
+  const llmConfig = llmConfigFromEnv(process.env, { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature });
+  return { port: createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility }), description: describeLlmConfig(llmConfig) };
+}
+
+/** One progress line per bus event (an ESCALATE verdict matches two rules but is printed once). */
+function busProgress(write: (line: string) => void) {
+  const seen = new Set<string>();
+  return (_rule: string, event: BusEvent) => {
+    if (seen.has(event.id)) return;
+    seen.add(event.id);
+    const d = event.detail as Record<string, unknown>;
+    const what = event["detail-type"] === "ClaimVerdict" ? `${String(d.verdict)} ${String(d.reason_code)}` : event["detail-type"] === "RefundExecuted" ? `${String(d.amount_eur)} EUR on ${String(d.order_id)}` : String(d.reason_code);
+    write(`  [bus]  ${event["detail-type"].padEnd(16)} ${String(d.claim_id)}  ${what}`);
+  };
+}
+
+async function writeReportFor(dataDir: string, simulationId: string, out?: string): Promise<string> {
+  const { writeReport } = await import("./report-file.ts");
+  const events = loadRunAudit(dataDir, simulationId);
+  return writeReport(events, out ?? resolve(runDir(dataDir, simulationId), "report.html"));
+}
+
+const program = new Command()
+  .name("claims")
+  .description("Claims Crew: an LLM crew proposes refunds, a deterministic kernel decides.")
+  .showHelpAfterError("(run claims --help for usage)")
+  .exitOverride();
+
+program
+  .command("batch")
+  .description("run the scenarios through the full pipeline and compare every verdict with the expected one")
+  .argument("[scenarios]", "scenario file", DEFAULT_SCENARIOS)
+  .option("--config <path>", "configuration file", DEFAULT_CONFIG)
+  .option("--now <iso>", "the instant the whole run is decided at (ISO timestamp; default: when the run starts)", parseNow)
+  .option("--json", "print one JSON array of verdicts on stdout (logs go to stderr)")
+  .option("--data-dir <path>", "where runs, audit and reports are kept (default $CLAIMS_DATA_DIR or .claims)")
+  .option("--in-process", "run the pipeline in this process over in-memory ports instead of the local stack")
+  .action(async (scenarios: string, o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean }) => {
+    const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
+    // A batch is decided as of one instant: every claim is received when the run starts (or at --now),
+    // so relative order dates and boundaries such as "exactly 14 days" mean what they say.
+    const clock = frozenClock(o.now ?? systemClock().now());
+    const dataDir = dataDirFrom(o.dataDir);
+    const t0 = performance.now();
+    const outcome = await runBatch({
+      scenariosPath: mustExist(scenarios, "scenario file"),
+      configPath: mustExist(o.config, "config file"),
+      clock,
+      dataDir,
+      log,
+      llm: llmFor,
+      // The local stack by default: the production handlers on dynalite, fauxqs and the local bus.
+      runtime: async (opts) =>
+        o.inProcess
+          ? createInProcessRuntime(opts)
+          : (await startLocalStack({ configPath: resolve(o.config), clock, llm: opts.llm, orders: opts.orders, dataDir, sweepEveryMs: 0 })).runtime,
+      writeReport: (simulationId) => writeReportFor(dataDir, simulationId),
+    });
+    log(summarize(outcome, performance.now() - t0));
+    if (o.json) {
+      const rows = outcome.rows.map(({ matches: _m, ...row }) => row);
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    }
+    process.exitCode = outcome.allMatch ? 0 : 1;
+  });
+
+program
+  .command("serve")
+  .description("start the local stack and the HTTP API (POST /claims, GET /claims/{id}, GET /reports/{id}, GET /health) until interrupted")
+  .option("--port <port>", "port to listen on (0 = any free port)", parsePort, 3000)
+  .option("--host <host>", "address to listen on", "127.0.0.1")
+  .option("--config <path>", "configuration file", DEFAULT_CONFIG)
+  .option("--data-dir <path>", "where events.jsonl is appended (default $CLAIMS_DATA_DIR or .claims)")
+  .option("--now <iso>", "freeze the clock (ISO timestamp); step timeouts never come due on a frozen clock", parseNow)
+  .action(async (o: { port: number; host: string; config: string; dataDir?: string; now?: number }) => {
+    const out = (text: string) => process.stdout.write(`${text}\n`);
+    const t0 = performance.now();
+    const configPath = mustExist(o.config, "config file");
+    const dataDir = dataDirFrom(o.dataDir);
+    const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
+    const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
+    const llm = llmFor(config);
+    const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
+    const apiToken = fromEnv || randomBytes(24).toString("base64url");
+    const stack = await startLocalStack({ configPath, clock, llm: llm.port, dataDir, apiToken, onBusEvent: busProgress(out) });
+    const front = await startHttpFront({
+      intakeApi: stack.handlers.intakeApi,
+      authorizer: stack.handlers.authorizer,
+      port: o.port,
+      host: o.host,
+      onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
+    }).catch(async (e: unknown) => {
+      await stack.stop();
+      throw new CliError((e as Error).message);
+    });
+    out(`Claims Crew local stack: ${stack.runtime.description}`);
+    out(`  listening on ${front.url}`);
+    out(`  routes   POST /claims · GET /claims/{id} · GET /reports/{simulation_id} · GET /health (open)`);
+    out(fromEnv ? "  token    from CLAIMS_API_TOKEN" : `  token    generated for this run: ${apiToken}  (set CLAIMS_API_TOKEN to choose one)`);
+    out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
+    out(`  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`);
+    out(`  try      curl -s -X POST ${front.url}/claims -H "Authorization: Bearer $CLAIMS_API_TOKEN" -H 'content-type: application/json' -d '{"claim_text":"I bought order ord_001 for 299.99 EUR, the screen is dead"}'`);
+    out(`Ready in ${(performance.now() - t0).toFixed(0)} ms. Ctrl-C stops.`);
+    const signal = await new Promise<string>((done) => {
+      process.once("SIGINT", () => done("SIGINT"));
+      process.once("SIGTERM", () => done("SIGTERM"));
+    });
+    out(`${signal}: stopping the HTTP API, the pollers, the bus and the emulators…`);
+    await front.stop();
+    await stack.stop();
+    out("Stopped.");
+    process.exitCode = 0;
+  });
+
+program
+  .command("load-orders")
+  .description("write the config's orders into a deployed table (the kernel's context store); uses your AWS credentials")
+  .requiredOption("--table <name>", "the DynamoDB table (the `Table` output of sst deploy)")
+  .option("--config <path>", "configuration file whose context_store.orders to load", DEFAULT_CONFIG)
+  .option("--region <region>", "AWS region (default: your AWS configuration)")
+  .option("--endpoint <url>", "a DynamoDB endpoint (e.g. a local emulator)")
+  .action(async (o: { table: string; config: string; region?: string; endpoint?: string }) => {
+    const configPath = mustExist(o.config, "config file");
+    const config = parseConfig(readFileSync(configPath, "utf8"), o.config, systemClock().now());
+    const { DynamoDBClient } = await import("@aws-sdk/client-dynamodb");
+    const { DynamoDBDocumentClient } = await import("@aws-sdk/lib-dynamodb");
+    const { seedOrders } = await import("../adapters/aws/index.ts");
+    const client = new DynamoDBClient({
+      ...(o.region ? { region: o.region } : {}),
+      ...(o.endpoint ? { endpoint: o.endpoint, region: o.region ?? "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
+    });
+    try {
+      await seedOrders(DynamoDBDocumentClient.from(client), o.table, config.orders);
+    } catch (e) {
+      const name = (e as { name?: string }).name ?? "";
+      const cause = (e as { cause?: { name?: string } }).cause?.name ?? "";
+      if ([name, cause].includes("ResourceNotFoundException")) throw new CliError(`table ${o.table} not found${o.endpoint ? ` at ${o.endpoint}` : ""}: use the Table name printed by sst deploy, and the right --region`);
+      if ([name, cause].includes("CredentialsProviderError")) throw new CliError("no AWS credentials found: configure them (aws configure, AWS_PROFILE) or pass --endpoint for a local table");
+      throw new CliError(`could not load the orders into ${o.table}: ${(e as Error).message}`);
+    } finally {
+      client.destroy();
+    }
+    process.stdout.write(`Loaded ${config.orders.length} orders from ${o.config} into ${o.table} (relative purchase dates resolved against now).\n`);
+  });
+
+program
+  .command("report")
+  .description("regenerate the HTML audit report of a recorded run")
+  .option("--simulation-id <id>", "the run (default: the latest)")
+  .option("--out <path>", "where to write the report (default: the run's folder)")
+  .option("--data-dir <path>", "where runs are kept (default $CLAIMS_DATA_DIR or .claims)")
+  .action(async (o: { simulationId?: string; out?: string; dataDir?: string }) => {
+    const dataDir = dataDirFrom(o.dataDir);
+    const simulationId = o.simulationId ?? latestRun(dataDir);
+    if (!simulationId) throw new CliError(`no recorded runs in ${dataDir}: run 'claims batch' first`);
+    const path = await writeReportFor(dataDir, simulationId, o.out ? resolve(o.out) : undefined);
+    process.stdout.write(`Report for ${simulationId}: ${path}\n`);
+  });
+
+program
+  .command("replay")
+  .description("re-run a recorded decision from its audit events (no model calls) and check it reproduces byte for byte")
+  .argument("<claim-id>", "the claim to replay")
+  .option("--data-dir <path>", "where runs are kept (default $CLAIMS_DATA_DIR or .claims)")
+  .option("--json", "print the replay result as JSON")
+  .action(async (claimId: string, o: { dataDir?: string; json?: boolean }) => {
+    const dataDir = dataDirFrom(o.dataDir);
+    const found = findClaimRun(dataDir, claimId);
+    if (!found) throw new CliError(`claim ${claimId} is not in any recorded run in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`);
+    const result = replayClaim(claimId, found.events);
+    if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else if (!result.ok) process.stdout.write(`Cannot replay ${claimId}: ${result.message}\n`);
+    else {
+      process.stdout.write(`Replay of ${claimId} (run ${found.simulationId}), from recorded events, no model calls:\n`);
+      for (const s of result.steps) process.stdout.write(`  ${s.identical ? "✓" : "✗"} ${s.step.padEnd(10)} ${s.detail}\n`);
+      process.stdout.write(result.identical ? `Identical: ${result.verdict ?? "same outcome"} ${result.reasonCode ?? ""}\n` : "DIFFERENT: the recorded decision does not reproduce\n");
+    }
+    process.exitCode = result.ok && result.identical ? 0 : 1;
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    // commander has printed the message (or the help); usage errors exit 2, help and version 0.
+    process.exitCode = e.exitCode === 0 ? 0 : 2;
+  } else if (e instanceof SourceFileError) {
+    process.stderr.write(`${e.message}\n`);
+    process.exitCode = 2;
+  } else if (e instanceof CliError || e instanceof InvalidArgumentError) {
+    process.stderr.write(`claims: ${e.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`claims: ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 2;
+  }
+}

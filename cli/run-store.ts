@@ -1,0 +1,70 @@
+// Where local runs keep their audit and report: <dataDir>/runs/<simulation_id>/{audit.jsonl,report.html}.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseAuditEvent } from "../core/integrity/index.ts";
+import type { AuditEvent } from "../core/integrity/index.ts";
+
+/** The local data directory: `CLAIMS_DATA_DIR`, else `.claims` in the working directory. */
+export function dataDirFrom(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(option ?? env.CLAIMS_DATA_DIR ?? ".claims");
+}
+
+/** The folder of one run. */
+export function runDir(dataDir: string, simulationId: string): string {
+  return join(dataDir, "runs", simulationId);
+}
+
+/** Writes a run's audit events as JSON lines (replacing an earlier run with the same id). */
+export function saveRunAudit(dataDir: string, simulationId: string, events: readonly AuditEvent[]): string {
+  const dir = runDir(dataDir, simulationId);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "audit.jsonl");
+  writeFileSync(path, events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  writeFileSync(join(dataDir, "runs", "LATEST"), `${simulationId}\n`);
+  return path;
+}
+
+/** Reads a run's audit events; throws a clear error when the run or the file is missing or corrupt. */
+export function loadRunAudit(dataDir: string, simulationId: string): AuditEvent[] {
+  const path = join(runDir(dataDir, simulationId), "audit.jsonl");
+  if (!existsSync(path)) throw new Error(`no recorded run '${simulationId}' in ${dataDir} (looked for ${path}); runs: ${listRuns(dataDir).join(", ") || "none — run claims batch first"}`);
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((line, i) => {
+      try {
+        return parseAuditEvent(JSON.parse(line));
+      } catch (e) {
+        throw new Error(`${path}:${i + 1}: not an audit event (${(e as Error).message.split("\n")[0]})`);
+      }
+    });
+}
+
+/** Recorded runs, newest first. */
+export function listRuns(dataDir: string): string[] {
+  const root = join(dataDir, "runs");
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((d) => existsSync(join(root, d, "audit.jsonl")))
+    .sort((a, b) => statSync(join(root, b, "audit.jsonl")).mtimeMs - statSync(join(root, a, "audit.jsonl")).mtimeMs);
+}
+
+/** The most recent run's id, if any. */
+export function latestRun(dataDir: string): string | undefined {
+  const pointer = join(dataDir, "runs", "LATEST");
+  if (existsSync(pointer)) {
+    const id = readFileSync(pointer, "utf8").trim();
+    if (id && existsSync(join(runDir(dataDir, id), "audit.jsonl"))) return id;
+  }
+  return listRuns(dataDir)[0];
+}
+
+/** Finds the run that holds a claim's events, newest first. */
+export function findClaimRun(dataDir: string, claimId: string): { simulationId: string; events: AuditEvent[] } | undefined {
+  for (const simulationId of listRuns(dataDir)) {
+    const text = readFileSync(join(runDir(dataDir, simulationId), "audit.jsonl"), "utf8");
+    if (!text.includes(`"${claimId}"`)) continue;
+    return { simulationId, events: loadRunAudit(dataDir, simulationId) };
+  }
+  return undefined;
+}

@@ -1,0 +1,212 @@
+// In-memory implementations of the pipeline's ports: for the in-process runner, tests and benchmarks.
+import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
+import { canonicalize } from "../core/crew/index.ts";
+import { assertLedgerEntry, emptyLedgerEntry, LedgerInvariantError, OrderDataError, parseAuditEvent, reserveRefund, validateOrder } from "../core/integrity/index.ts";
+import type { AuditEvent, ContextSnapshot, LedgerEntry, Order } from "../core/integrity/index.ts";
+import type { AuditLog, ContextStore, RefundLedger, ClaimRepository, CreateClaimResult, EventPublisher, SessionRepository, StoredSession, StoredVerdict, VerdictRepository, WorkQueues } from "./ports.ts";
+import { VersionConflictError } from "./ports.ts";
+import type { BusEntry } from "./effects.ts";
+import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
+
+const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** Claims in a Map, with idempotency keys. */
+export function createInMemoryClaimRepository(): ClaimRepository & { all(): ClaimRecord[] } {
+  const claims = new Map<string, ClaimRecord>();
+  const keys = new Map<string, { claimId: string; requestHash: string }>();
+  return {
+    async createClaim(record, idempotency): Promise<CreateClaimResult> {
+      if (idempotency) {
+        const seen = keys.get(idempotency.key);
+        if (seen) return { created: false, record: clone(claims.get(seen.claimId)!), sameRequest: seen.requestHash === idempotency.requestHash };
+      }
+      if (claims.has(record.claim_id)) return { created: false, record: clone(claims.get(record.claim_id)!), sameRequest: false };
+      claims.set(record.claim_id, clone(record));
+      if (idempotency) keys.set(idempotency.key, { claimId: record.claim_id, requestHash: idempotency.requestHash });
+      return { created: true, record: clone(record) };
+    },
+    async getClaim(id) {
+      const r = claims.get(id);
+      return r ? clone(r) : undefined;
+    },
+    async updateClaim(id, patch, onlyFrom) {
+      const r = claims.get(id);
+      if (!r) return { record: undefined, changed: false };
+      const allowed = onlyFrom ? onlyFrom.includes(r.status) : !FINAL.includes(r.status);
+      if (!allowed) return { record: clone(r), changed: false };
+      const next = { ...r, ...clone(patch) };
+      claims.set(id, next);
+      return { record: clone(next), changed: true };
+    },
+    async findStalledClaims(updatedBefore, limit) {
+      return [...claims.values()]
+        .filter((c) => (c.status === "RECEIVED" || c.status === "RUNNING") && c.updated_at < updatedBefore)
+        .sort((a, b) => a.updated_at.localeCompare(b.updated_at))
+        .slice(0, limit)
+        .map(clone);
+    },
+    all: () => [...claims.values()].map(clone),
+  };
+}
+
+/** Sessions in a Map, with the version condition of the DynamoDB adapter. */
+export function createInMemorySessionRepository(): SessionRepository {
+  const sessions = new Map<string, StoredSession>();
+  return {
+    async loadSession(id) {
+      const s = sessions.get(id);
+      return s ? clone(s) : undefined;
+    },
+    async saveSession(session) {
+      const current = sessions.get(session.claimId)?.version ?? 0;
+      if (current !== session.version - 1) throw new VersionConflictError("session", session.claimId, session.version - 1);
+      sessions.set(session.claimId, clone(session));
+    },
+    async clearOutbox(id, version) {
+      const s = sessions.get(id);
+      if (s && s.version === version) s.outbox = [];
+    },
+  };
+}
+
+/** Verdicts in a Map keyed by proposal idempotency key. */
+export function createInMemoryVerdictRepository(): VerdictRepository & { all(): StoredVerdict[] } {
+  const verdicts = new Map<string, StoredVerdict>();
+  return {
+    async getVerdict(key) {
+      const v = verdicts.get(key);
+      return v ? clone(v) : undefined;
+    },
+    async putVerdictOnce(verdict) {
+      if (!verdicts.has(verdict.idempotency_key)) verdicts.set(verdict.idempotency_key, clone(verdict));
+      return clone(verdicts.get(verdict.idempotency_key)!);
+    },
+    async recordExecution(key, outcome) {
+      const v = verdicts.get(key);
+      if (!v) throw new Error(`no verdict stored for ${key}`);
+      if (v.execution === "PENDING") Object.assign(v, clone(outcome));
+      return clone(v);
+    },
+    async markPublished(key) {
+      const v = verdicts.get(key);
+      if (v) v.published = true;
+    },
+    all: () => [...verdicts.values()].map(clone),
+  };
+}
+
+/** A publisher that keeps what it published, in order. */
+export function createRecordingPublisher(): EventPublisher & { published: BusEntry[] } {
+  const published: BusEntry[] = [];
+  return {
+    published,
+    async publish(entries) {
+      published.push(...clone([...entries]));
+    },
+  };
+}
+
+/** One queued unit of work for the in-process runner. */
+export type InMemoryWork =
+  | { queue: "agent-steps"; message: AgentStepMessage }
+  | { queue: "proposals"; message: ProposalMessage }
+  | { queue: "crew-events"; claimId: string; message: CrewQueueMessage }
+  | { queue: "extraction"; claimId: string }
+  | { queue: "timers"; claimId: string; dueMs: number };
+
+/** Work queues as one in-memory FIFO list (round-trips every message through JSON like a real queue). */
+export function createInMemoryWorkQueues(): WorkQueues & { take(): InMemoryWork | undefined; size(): number; timers: InMemoryWork[] } {
+  const items: InMemoryWork[] = [];
+  const timers: InMemoryWork[] = [];
+  const push = (w: InMemoryWork) => items.push(JSON.parse(JSON.stringify(w)) as InMemoryWork);
+  return {
+    timers,
+    async sendAgentSteps(messages) {
+      for (const message of messages) push({ queue: "agent-steps", message });
+    },
+    async sendProposal(message) {
+      push({ queue: "proposals", message });
+    },
+    async sendCrewEvents(claimId, messages) {
+      for (const message of messages) push({ queue: "crew-events", claimId, message });
+    },
+    async scheduleTimer(claimId, dueMs) {
+      timers.push({ queue: "timers", claimId, dueMs });
+    },
+    async requestExtraction(claimId) {
+      push({ queue: "extraction", claimId });
+    },
+    take: () => items.shift(),
+    size: () => items.length,
+  };
+}
+
+/** An in-memory `AuditLog`: validates on append and answers queries in append order with copies. */
+export function createInMemoryAuditLog(): AuditLog & { all(): AuditEvent[] } {
+  const events: AuditEvent[] = [];
+  const seen = new Set<string>();
+  return {
+    /** Appends the event; an identical event (a redelivery) is dropped, like the DynamoDB log does. */
+    async append(event) {
+      const parsed = parseAuditEvent(event);
+      const key = canonicalize(parsed);
+      if (seen.has(key)) return;
+      seen.add(key);
+      events.push(structuredClone(parsed));
+    },
+    async byDfid(dfid) {
+      return events.filter((e) => e.dfid === dfid || e.root_dfid === dfid).map((e) => structuredClone(e));
+    },
+    async bySimulation(simulationId) {
+      return events.filter((e) => e.details.simulation_id === simulationId).map((e) => structuredClone(e));
+    },
+    all() {
+      return events.map((e) => structuredClone(e));
+    },
+  };
+}
+
+/** An in-memory `RefundLedger` (single process; each reservation is atomic because it is synchronous inside). */
+export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = []): RefundLedger {
+  const entries = new Map<string, LedgerEntry>();
+  for (const entry of initial) {
+    assertLedgerEntry(entry);
+    if (entries.has(entry.order_id)) throw new LedgerInvariantError(`duplicate ledger entry for order ${entry.order_id}`);
+    entries.set(entry.order_id, structuredClone(entry));
+  }
+  return {
+    async get(orderId) {
+      const entry = entries.get(orderId);
+      return entry ? structuredClone(entry) : undefined;
+    },
+    async reserve(orderId, claimId, cents, orderCents) {
+      const result = reserveRefund(entries.get(orderId) ?? emptyLedgerEntry(orderId), claimId, cents, orderCents);
+      if (result.ok) entries.set(orderId, result.entry);
+      return structuredClone(result);
+    },
+  };
+}
+
+/** An in-memory `ContextStore` over the given orders; throws `OrderDataError` for an invalid or duplicate order. */
+export function createInMemoryContextStore(orders: readonly unknown[]): ContextStore {
+  const byId = new Map<string, Order>();
+  for (const input of orders) {
+    const order = validateOrder(input);
+    if (byId.has(order.order_id)) throw new OrderDataError(`duplicate order ${order.order_id} in the context store`);
+    byId.set(order.order_id, order);
+  }
+  return {
+    async getOrder(orderId) {
+      const order = byId.get(orderId);
+      return order ? structuredClone(order) : undefined;
+    },
+    async snapshot(): Promise<ContextSnapshot> {
+      const out: Record<string, Order> = {};
+      for (const [id, order] of [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        Object.defineProperty(out, id, { value: structuredClone(order), enumerable: true, writable: true, configurable: true });
+      }
+      return { orders: out };
+    },
+  };
+}

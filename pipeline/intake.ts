@@ -1,0 +1,166 @@
+// Intake: validate a submission, store the claim, start extraction or the crew (SPEC §2, §7.2).
+import * as z from "zod";
+import { canonicalize, hashHex } from "../core/crew/index.ts";
+import { DETAIL_TYPES } from "../core/claims/bus-events.ts";
+import { ClaimSchema, ClaimTextSchema } from "../core/claims/claim.ts";
+import type { AuditEventType } from "../core/integrity/index.ts";
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import { claimFromExtraction } from "../core/claims/extraction.ts";
+import { extractionMessages } from "../core/claims/prompts.ts";
+import { claimAudit } from "./audit-events.ts";
+import type { PipelineDeps } from "./deps.ts";
+import type { BusEntry, Effect } from "./effects.ts";
+import { performEffects } from "./perform.ts";
+
+/** The body of `POST /claims`: exactly one of `claim` or `claim_text`, plus optional batch metadata. */
+export const SubmissionSchema = z
+  .object({
+    claim: ClaimSchema.optional(),
+    claim_text: ClaimTextSchema.optional(),
+    simulation_id: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, "simulation_id may hold letters, digits and _ . : -").optional(),
+    label: z.string().max(200).optional(),
+  })
+  .strict()
+  .refine((b) => (b.claim === undefined) !== (b.claim_text === undefined), { message: "give exactly one of claim (structured) or claim_text (free text)", path: [] });
+
+/** A validated submission. */
+export type Submission = z.infer<typeof SubmissionSchema>;
+
+/** One problem with a submission, for the 400 body. */
+export interface InputIssue {
+  path: string;
+  message: string;
+}
+
+/** The outcome of a submission. */
+export type SubmitResult =
+  | { ok: true; claimId: string; status: ClaimRecord["status"]; created: boolean }
+  | { ok: false; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
+  | { ok: false; code: "IDEMPOTENCY_CONFLICT"; message: string; claimId: string };
+
+/** Turns zod issues into `{ path, message }` pairs. */
+export function toInputIssues(error: z.ZodError): InputIssue[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(body)", message: i.message }));
+}
+
+/** The dfid of a claim: one decision flow per claim. */
+export function dfidOf(claimId: string): string {
+  return `dfid_${claimId}`;
+}
+
+/**
+ * Validates and stores a claim, then starts it (extraction for free text, the crew otherwise).
+ * Invalid input stores nothing. A repeated Idempotency-Key with the same body returns the first claim
+ * (and restarts it if a crash stopped it before it started); with another body it is a conflict.
+ */
+export async function submitClaim(
+  body: unknown,
+  opts: { idempotencyKey?: string; claimId?: string },
+  deps: Pick<PipelineDeps, "claims" | "clock" | "ids" | "queues" | "audit" | "publisher">,
+): Promise<SubmitResult> {
+  const parsed = SubmissionSchema.safeParse(body);
+  if (!parsed.success) return { ok: false, code: "INVALID_INPUT", message: "the claim is invalid", issues: toInputIssues(parsed.error) };
+  const sub = parsed.data;
+  const now = deps.clock.now();
+  const claimId = opts.claimId ?? deps.ids.next("clm");
+  const iso = new Date(now).toISOString();
+  const record: ClaimRecord = {
+    claim_id: claimId,
+    dfid: dfidOf(claimId),
+    root_dfid: sub.simulation_id ? `dfid_sim_${sub.simulation_id}` : dfidOf(claimId),
+    ...(sub.simulation_id ? { simulation_id: sub.simulation_id } : {}),
+    ...(sub.label ? { label: sub.label } : {}),
+    status: "RECEIVED",
+    input: sub.claim ? { claim: sub.claim } : { claim_text: sub.claim_text! },
+    ...(sub.claim ? { claim: sub.claim } : {}),
+    received_at: iso,
+    updated_at: iso,
+  };
+  const idem = opts.idempotencyKey ? { key: opts.idempotencyKey, requestHash: hashHex(canonicalize(sub)) } : undefined;
+  const created = await deps.claims.createClaim(record, idem);
+  if (!created.created) {
+    if (!created.sameRequest) {
+      return { ok: false, code: "IDEMPOTENCY_CONFLICT", message: "this Idempotency-Key was used with a different body", claimId: created.record.claim_id };
+    }
+    // A crash after storing may have stopped the claim before it started: start it again (idempotent).
+    if (created.record.status === "RECEIVED") await performEffects(startEffects(created.record), deps);
+    return { ok: true, claimId: created.record.claim_id, status: created.record.status, created: false };
+  }
+  await performEffects(startEffects(record), deps);
+  return { ok: true, claimId, status: record.status, created: true };
+}
+
+/** The received audit event carries the receipt time, so a repeat is identical and the audit log drops it. */
+function startEffects(record: ClaimRecord): Effect[] {
+  const received: Effect[] = [
+    { kind: "audit", event: claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), { input_kind: "claim" in record.input ? "claim" : "claim_text", input: record.input, label: record.label, received_at: record.received_at }) },
+  ];
+  if (record.claim) {
+    return [...received, { kind: "crew_event", claimId: record.claim_id, message: { type: "claim.start", crewId: record.claim_id } }];
+  }
+  return [...received, { kind: "extraction", claimId: record.claim_id }];
+}
+
+/** The outcome of an extraction attempt. */
+export type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY";
+
+/**
+ * Extracts a free-text claim with the LLM. A retryable LLM failure returns `RETRY` (the queue tries
+ * again) until `finalAttempt`; every other failure ends the claim in NEEDS_REVIEW with the reason.
+ */
+export async function extractClaim(
+  claimId: string,
+  opts: { finalAttempt: boolean },
+  deps: Pick<PipelineDeps, "claims" | "clock" | "llm" | "queues" | "audit" | "publisher">,
+): Promise<ExtractOutcome> {
+  const record = await deps.claims.getClaim(claimId);
+  if (!record) return "SKIPPED";
+  if (record.status !== "RECEIVED" || !("claim_text" in record.input)) {
+    if (record.claim && record.status === "RUNNING") {
+      await performEffects([{ kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } }], deps);
+    }
+    return "SKIPPED";
+  }
+  const text = record.input.claim_text;
+  const result = await deps.llm.complete(extractionMessages(text, { receivedAt: record.received_at }));
+  const now = deps.clock.now();
+  const llmDetails = { model: result.model, attempts: result.attempts, usage: result.usage, task: "extract_claim" };
+  if (!result.ok) {
+    if (result.retryable && !opts.finalAttempt) return "RETRY";
+    await performEffects(needsReview(record, now, "EXTRACTION_FAILED", `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } }), deps);
+    return "NEEDS_REVIEW";
+  }
+  const claim = claimFromExtraction(result.value, { text, now: record.received_at });
+  if (!claim.ok) {
+    await performEffects(needsReview(record, now, claim.code, `Could not read a claim from the text: ${claim.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, extracted: result.value } }), deps);
+    return "NEEDS_REVIEW";
+  }
+  // The audit goes first: once the claim is RUNNING a redelivery only restarts the crew, so an audit after the update could be lost.
+  await performEffects(
+    [
+      { kind: "audit", event: claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, { ...llmDetails, extracted: result.value, claim: claim.claim, warnings: [...result.warnings, ...claim.warnings] }) },
+      { kind: "claim_update", claimId, patch: { claim: claim.claim, extracted: result.value, status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
+      { kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } },
+    ],
+    deps,
+  );
+  return "EXTRACTED";
+}
+
+/** Effects that end a claim in NEEDS_REVIEW: the record, the audit (with the failing step's event first) and a `ClaimNeedsReview` event. */
+export function needsReview(
+  record: ClaimRecord,
+  now: number,
+  reasonCode: string,
+  reason: string,
+  details: Record<string, unknown> = {},
+  cause?: { type: AuditEventType; details?: Record<string, unknown> },
+): Effect[] {
+  const entry: BusEntry = { detailType: DETAIL_TYPES.review, detail: { claim_id: record.claim_id, dfid: record.dfid, reason_code: reasonCode, reason } };
+  return [
+    { kind: "claim_update", claimId: record.claim_id, patch: { status: "NEEDS_REVIEW", reason_code: reasonCode, reason, updated_at: new Date(now).toISOString() } },
+    ...(cause ? [{ kind: "audit" as const, event: claimAudit(record, cause.type, "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, ...cause.details }, "WARN") }] : []),
+    { kind: "audit", event: claimAudit(record, "CLAIM_NEEDS_REVIEW", "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, ...details }, "WARN") },
+    { kind: "publish", entries: [entry] },
+  ];
+}

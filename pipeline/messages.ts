@@ -1,0 +1,75 @@
+// Queue messages between the pipeline's stages, each defined once as a zod schema used by producer and consumer.
+import * as z from "zod";
+import { AgentStepCompletedEventSchema, AgentStepFailedEventSchema, AgentStepRequestedEventSchema, CrewTickEventSchema } from "../core/crew/index.ts";
+import { ClaimSchema } from "../core/claims/claim.ts";
+
+/** Starts the crew of a claim whose structured claim is known (sent by intake). */
+export const ClaimStartMessageSchema = z.object({ type: z.literal("claim.start"), crewId: z.string().min(1) }).strict();
+
+/** Everything the orchestrator's FIFO queue carries: a start, a step result, or a timer tick. */
+export const CrewQueueMessageSchema = z.discriminatedUnion("type", [
+  ClaimStartMessageSchema,
+  AgentStepCompletedEventSchema,
+  AgentStepFailedEventSchema,
+  CrewTickEventSchema,
+]);
+
+/** A message on the crew-events queue. */
+export type CrewQueueMessage = z.infer<typeof CrewQueueMessageSchema>;
+
+/** An agent step for the worker: the engine's request plus the claim's flow ids. */
+export const AgentStepMessageSchema = z.object({
+  claim_id: z.string().min(1),
+  dfid: z.string().min(1),
+  request: AgentStepRequestedEventSchema,
+});
+
+/** A message on the agent-steps queue. */
+export type AgentStepMessage = z.infer<typeof AgentStepMessageSchema>;
+
+/** A proposal for the kernel, with the claim it answers and when the claim was received. */
+export const ProposalMessageSchema = z.object({
+  claim_id: z.string().min(1),
+  dfid: z.string().min(1),
+  root_dfid: z.string().min(1),
+  simulation_id: z.string().optional(),
+  claim: ClaimSchema,
+  received_at: z.string(),
+  /** When the orchestrator produced the proposal; the kernel's decision time, so a redelivery decides the same. */
+  sent_at: z.string(),
+  proposal: z.unknown(),
+});
+
+/** A message on the proposals queue. */
+export type ProposalMessage = z.infer<typeof ProposalMessageSchema>;
+
+/** Asks intake to extract a free-text claim. */
+export const ExtractionMessageSchema = z.object({ claim_id: z.string().min(1) }).strict();
+
+/** A message on the extraction queue. */
+export type ExtractionMessage = z.infer<typeof ExtractionMessageSchema>;
+
+/** A delayed timer that becomes a `crew.tick` for the claim when it is due. */
+export const TimerMessageSchema = z.object({ claim_id: z.string().min(1), due_ms: z.number().int() }).strict();
+
+/** A message on the timers queue. */
+export type TimerMessage = z.infer<typeof TimerMessageSchema>;
+
+/** The claim a crew id belongs to (inner crews are `claimId/agentId`). */
+export function claimIdOfCrew(crewId: string): string {
+  const slash = crewId.indexOf("/");
+  return slash === -1 ? crewId : crewId.slice(0, slash);
+}
+
+/** Deduplication id of a crew-queue message: the same step answer or tick always maps to the same id. */
+export function crewMessageDedupeId(message: CrewQueueMessage): string {
+  switch (message.type) {
+    case "claim.start":
+      return `start:${message.crewId}`;
+    case "agent.step.completed":
+    case "agent.step.failed":
+      return `step:${message.correlationId}`;
+    case "crew.tick":
+      return `tick:${message.crewId}:${message.nowMs}`;
+  }
+}

@@ -1,0 +1,231 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { createRulesModel } from "../core/llm/index.ts";
+import type { LlmPort } from "../core/llm/index.ts";
+import { parseConfig } from "../core/claims/config.ts";
+import { replayClaim } from "../core/claims/replay.ts";
+import { parseScenarios } from "../core/claims/scenarios.ts";
+import { createInProcessPipeline } from "./in-process.ts";
+import { handleCrewMessage, handleCrewMessages } from "./orchestrator.ts";
+import { handleAgentStep } from "./worker.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const scenarios = parseScenarios(readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"), "scenarios.yaml");
+const rules = () => createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
+
+function pipeline(llm: LlmPort = rules()) {
+  return createInProcessPipeline({ agent: config.agent, orders: config.orders, llm, clock: { now: () => NOW } });
+}
+
+function bodyOf(s: (typeof scenarios)[number]) {
+  return "claim" in s.input ? { claim: s.input.claim } : { claim_text: s.input.claim_text.replace(/\{\{date:[^}]+\}\}/g, "29 May 2026") };
+}
+
+async function runAll(p = pipeline()) {
+  const results = [];
+  for (const s of scenarios) {
+    const { submit, record } = await p.decide({ ...bodyOf(s), simulation_id: "sim_test" }, { claimId: `clm_${s.id}` });
+    results.push({ s, submit, record });
+  }
+  return { p, results };
+}
+
+describe("the in-process pipeline with the rules model", () => {
+  it("decides every bundled scenario as expected, reason code included", async () => {
+    const { results } = await runAll();
+    for (const { s, record } of results) {
+      const outcome = record?.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : record?.verdict;
+      expect({ id: s.id, outcome, reason: s.expected.reason_code ? record?.reason_code : undefined }).toEqual({ id: s.id, outcome: s.expected.verdict, reason: s.expected.reason_code });
+    }
+  });
+
+  it("executes accepted refunds once and never refunds more than an order's amount", async () => {
+    const { p, results } = await runAll();
+    const refunds = p.publisher.published.filter((e) => e.detailType === "RefundExecuted");
+    const accepted = results.filter((r) => r.record?.verdict === "ACCEPT");
+    expect(refunds.map((r) => r.detail.claim_id).sort()).toEqual(accepted.map((r) => r.record!.claim_id).sort());
+    const byOrder = new Map<string, number>();
+    for (const r of refunds) byOrder.set(String(r.detail.order_id), (byOrder.get(String(r.detail.order_id)) ?? 0) + Number(r.detail.amount_eur));
+    for (const [orderId, total] of byOrder) expect(total).toBeLessThanOrEqual(config.orders.find((o) => o.order_id === orderId)!.amount);
+  });
+
+  it("publishes one ClaimVerdict per decided claim with a stable verdict_id, and ClaimNeedsReview for the rest", async () => {
+    const { p, results } = await runAll();
+    const verdicts = p.publisher.published.filter((e) => e.detailType === "ClaimVerdict");
+    const decided = results.filter((r) => r.record?.status === "DECIDED");
+    expect(verdicts).toHaveLength(decided.length);
+    expect(new Set(verdicts.map((v) => v.detail.verdict_id)).size).toBe(verdicts.length);
+    for (const r of decided) expect(verdicts.find((v) => v.detail.claim_id === r.record!.claim_id)?.detail.verdict_id).toBe(r.record!.verdict_id);
+    const reviews = p.publisher.published.filter((e) => e.detailType === "ClaimNeedsReview").map((e) => e.detail.claim_id);
+    expect(reviews).toEqual(results.filter((r) => r.record?.status === "NEEDS_REVIEW").map((r) => r.record!.claim_id));
+  });
+
+  it("replays every decided claim from its audit byte for byte, without a model", async () => {
+    const { p, results } = await runAll();
+    const events = p.auditEvents();
+    for (const { s, record } of results) {
+      if (record?.status !== "DECIDED") continue;
+      const replay = replayClaim(record.claim_id, events);
+      expect(replay.ok && replay.identical, `${s.id}: ${JSON.stringify(replay)}`).toBe(true);
+      expect(replay.ok && replay.verdict).toBe(record.verdict);
+    }
+  });
+
+  it("detects a tampered audit: a changed agent answer no longer reproduces the verdict", async () => {
+    const { p, results } = await runAll();
+    const a = results.find((r) => r.s.id === "A")!.record!;
+    const events = p.auditEvents().map((e) => {
+      const inbound = e.details.inbound as { output?: { amount_eur?: number } } | undefined;
+      if (e.details.claim_id === a.claim_id && e.event_type === "AGENT_STEP" && inbound?.output?.amount_eur !== undefined) inbound.output.amount_eur = 10;
+      return e;
+    });
+    const replay = replayClaim(a.claim_id, events);
+    expect(replay.ok && replay.identical).toBe(false);
+  });
+
+  it("gives the same verdicts on a second run with the same clock", async () => {
+    const first = (await runAll()).results.map((r) => [r.record?.claim_id, r.record?.verdict, r.record?.verdict_id, r.record?.reason]);
+    const second = (await runAll()).results.map((r) => [r.record?.claim_id, r.record?.verdict, r.record?.verdict_id, r.record?.reason]);
+    expect(second).toEqual(first);
+  });
+
+  it("refuses invalid input with located issues and stores nothing", async () => {
+    const p = pipeline();
+    const bad = await p.submit({ claim: { order_id: "", amount_eur: "12", category: "home" } });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.code === "INVALID_INPUT" && bad.issues.map((i) => i.path)).toEqual(expect.arrayContaining(["claim.order_id", "claim.amount_eur"]));
+    const both = await p.submit({ claim: scenarios[0]!.input, claim_text: "x" });
+    expect(both.ok).toBe(false);
+    expect(p.claims.all()).toHaveLength(0);
+    expect(p.auditEvents()).toHaveLength(0);
+  });
+
+  it("returns the first claim for a repeated Idempotency-Key and refuses the key with another body", async () => {
+    const p = pipeline();
+    const body = bodyOf(scenarios[0]!);
+    const first = await p.decide(body, { idempotencyKey: "k1" });
+    const again = await p.decide(body, { idempotencyKey: "k1" });
+    const other = await p.submit({ claim: { ...(body as { claim: object }).claim, amount_eur: 1 } }, { idempotencyKey: "k1" });
+    expect(again.submit.ok && first.submit.ok && again.submit.claimId).toBe(first.submit.ok && first.submit.claimId);
+    expect(other.ok ? "ok" : other.code).toBe("IDEMPOTENCY_CONFLICT");
+    expect(p.publisher.published.filter((e) => e.detailType === "RefundExecuted")).toHaveLength(1);
+  });
+
+  it("ends a claim in NEEDS_REVIEW when the model cannot produce a proposal (analyst, decision maker and fixer all fail)", async () => {
+    const failing: LlmPort = { provider: "openai", model: "down", complete: async () => ({ ok: false, code: "LLM_UNREACHABLE", message: "endpoint unreachable", attempts: 3, model: "down", retryable: true }) };
+    const p = pipeline(failing);
+    const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    expect(record?.status).toBe("NEEDS_REVIEW");
+    expect(record?.reason_code).toBe("CREW_FAILED");
+    expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimNeedsReview"]);
+    expect(p.auditEvents().some((e) => e.event_type === "CREW_FAILED")).toBe(true);
+  });
+
+  it("lets the fixer stand in when only the decision maker fails", async () => {
+    const model = rules();
+    const flaky: LlmPort = { ...model, complete: (req) => (req.task === "decide_refund" ? Promise.resolve({ ok: false, code: "LLM_INVALID_JSON", message: "not JSON", attempts: 1, model: "x", retryable: false }) : model.complete(req)) as never };
+    const p = pipeline(flaky);
+    const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    expect(record?.status).toBe("DECIDED");
+    expect(p.auditEvents().some((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer !== undefined)).toBe(true);
+  });
+
+  it("sends a self-check failure to NEEDS_REVIEW before the kernel sees it", async () => {
+    const model = rules();
+    const unsure: LlmPort = { ...model, complete: async (req) => {
+      const r = await model.complete(req);
+      return req.task === "decide_refund" && r.ok ? { ...r, value: { ...(r.value as object), confidence: 0.4 } } : r;
+    } } as LlmPort;
+    const p = pipeline(unsure);
+    const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    expect(record?.status).toBe("NEEDS_REVIEW");
+    expect(record?.reason_code).toBe("CLAIMS_SELF_CHECK_FAILED");
+    expect(p.verdicts.all()).toHaveLength(0);
+  });
+
+  it("never waits forever on a worker that died: a tick past the step deadline hands the step to the fixer", async () => {
+    const p = pipeline();
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take();
+    expect(start?.queue).toBe("crew-events");
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    await handleCrewMessage(start.message, p.deps);
+    const lost = p.queues.take();
+    expect(lost?.queue).toBe("agent-steps"); // the worker that took it dies: nothing comes back
+    expect(p.queues.timers.at(-1)).toMatchObject({ claimId, dueMs: NOW + p.deps.settings.timeouts.analystMs });
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.status).toBe("RUNNING");
+    await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: NOW + p.deps.settings.timeouts.analystMs + 1 }, p.deps);
+    await p.drain();
+    const record = await p.claims.getClaim(claimId);
+    expect(record?.status).toBe("DECIDED");
+    expect(record?.verdict).toBe("ACCEPT");
+    expect(p.auditEvents().some((e) => e.event_type === "AGENT_STEP_FAILED" && (e.details.fixer as { reason?: string } | undefined)?.reason === "stall")).toBe(true);
+  });
+
+  it("repairs an outbox left by a crash between saving the snapshot and sending its messages", async () => {
+    const p = pipeline();
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    const crashing = { ...p.deps, queues: { ...p.deps.queues, sendAgentSteps: async () => { throw new Error("crash after save"); } } };
+    await expect(handleCrewMessage(start.message, crashing)).rejects.toThrow("crash after save");
+    expect((await p.deps.sessions.loadSession(claimId))?.outbox.length).toBeGreaterThan(0);
+    expect(p.queues.size()).toBe(0);
+    expect(await handleCrewMessage(start.message, p.deps)).toBe("REPAIRED");
+    expect((await p.deps.sessions.loadSession(claimId))?.outbox).toEqual([]);
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
+    expect(p.publisher.published.filter((e) => e.detailType === "ClaimVerdict")).toHaveLength(1);
+  });
+
+  it("delivers a claim's batch of messages with one load and one save, ignoring duplicates inside it", async () => {
+    const p = pipeline();
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    expect(await handleCrewMessages([start.message, start.message], p.deps)).toEqual(["STARTED", "DUPLICATE"]);
+    expect((await p.deps.sessions.loadSession(claimId))?.version).toBe(1);
+    const step = p.queues.take();
+    if (step?.queue !== "agent-steps") throw new Error("expected the analyst step");
+    await handleAgentStep(step.message, p.deps);
+    const answer = p.queues.take();
+    if (answer?.queue !== "crew-events") throw new Error("expected the analyst's answer");
+    expect(await handleCrewMessages([answer.message, answer.message], p.deps)).toEqual(["ADVANCED", "DUPLICATE"]);
+    expect((await p.deps.sessions.loadSession(claimId))?.version).toBe(2);
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
+  });
+
+  it("arms one timer per claim and re-arms it from a tick while a step is still in flight", async () => {
+    let now = NOW;
+    const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: rules(), clock: { now: () => now } });
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    await handleCrewMessage(start.message, p.deps);
+    expect(p.queues.timers).toEqual([{ queue: "timers", claimId, dueMs: NOW + 120_000 }]);
+    const step = p.queues.take();
+    if (step?.queue !== "agent-steps") throw new Error("expected the analyst step");
+    now = NOW + 5_000;
+    await handleAgentStep(step.message, p.deps);
+    const answer = p.queues.take();
+    if (answer?.queue !== "crew-events") throw new Error("expected the analyst's answer");
+    await handleCrewMessage(answer.message, p.deps); // the decision step starts: no second timer
+    expect(p.queues.timers).toHaveLength(1);
+    p.queues.take(); // the decision maker's worker dies with its step
+    now = NOW + 120_000; // the first timer fires: nothing is due yet, so it is re-armed for the decision step
+    await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: now }, p.deps);
+    expect(p.queues.timers.at(-1)).toEqual({ queue: "timers", claimId, dueMs: NOW + 5_000 + 120_000 });
+    now = NOW + 125_001;
+    await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: now }, p.deps);
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT"); // the fixer stood in
+  });
+});
+

@@ -1,0 +1,138 @@
+// Ports of the pipeline: narrow, named in domain words; in-memory implementations in
+// pipeline/in-memory.ts, AWS ones in adapters/aws.
+import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
+import type { AuditEvent, ContextSnapshot, LedgerEntry, Order, ReserveResult } from "../core/integrity/index.ts";
+import type { ClaimNeedsReviewDetail, ClaimVerdictDetail } from "../core/claims/execution.ts";
+import type { BusEntry, Effect } from "./effects.ts";
+import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
+
+/** Thrown by a repository when a conditional write lost a race; the message is retried and reloads. */
+export class VersionConflictError extends Error {
+  readonly code = "VERSION_CONFLICT";
+  constructor(readonly entity: string, readonly key: string, readonly expectedVersion: number, options?: { cause?: unknown }) {
+    super(`${entity} ${key} changed concurrently (expected version ${expectedVersion})`, options);
+    this.name = "VersionConflictError";
+  }
+}
+
+/** The result of creating a claim under an optional idempotency key. */
+export type CreateClaimResult =
+  | { created: true; record: ClaimRecord }
+  | { created: false; record: ClaimRecord; sameRequest: boolean };
+
+/** Where claims live. */
+export interface ClaimRepository {
+  /** Stores a new claim; with an idempotency key a repeated request returns the first claim (`sameRequest`: same body hash). */
+  createClaim(record: ClaimRecord, idempotency?: { key: string; requestHash: string }): Promise<CreateClaimResult>;
+  /** The claim, or undefined. */
+  getClaim(claimId: string): Promise<ClaimRecord | undefined>;
+  /** Applies `patch` unless the claim is final (DECIDED / NEEDS_REVIEW) or its status is not in `onlyFrom`. */
+  updateClaim(claimId: string, patch: Partial<ClaimRecord>, onlyFrom?: readonly ClaimStatus[]): Promise<{ record: ClaimRecord | undefined; changed: boolean }>;
+  /** Claims still RECEIVED or RUNNING whose `updated_at` is before `updatedBefore` (ISO), oldest first, at most `limit`. */
+  findStalledClaims(updatedBefore: string, limit: number): Promise<ClaimRecord[]>;
+}
+
+/** A crew session as stored: snapshot, version and the effects not yet confirmed performed (outbox). */
+export interface StoredSession {
+  claimId: string;
+  version: number;
+  snapshot: unknown;
+  outbox: Effect[];
+}
+
+/** Where crew sessions live; a snapshot and its outbox are saved together, conditionally on the version. */
+export interface SessionRepository {
+  /** The stored session, or undefined when the crew has not started. */
+  loadSession(claimId: string): Promise<StoredSession | undefined>;
+  /** Saves if the stored version is `session.version - 1` (0 = absent); otherwise throws `VersionConflictError`. */
+  saveSession(session: StoredSession): Promise<void>;
+  /** Empties the outbox once performed, if the version is unchanged (a lost race is harmless). */
+  clearOutbox(claimId: string, version: number): Promise<void>;
+}
+
+/** Where the execution of a verdict stands: PENDING until an ACCEPT's refund was reserved or refused. */
+export type ExecutionState = "PENDING" | "EXECUTED" | "REFUSED" | "NOT_APPLICABLE";
+
+/** A verdict as stored once per proposal idempotency key, with its execution and what still has to be published. */
+export interface StoredVerdict {
+  idempotency_key: string;
+  claim_id: string;
+  record: ClaimVerdictDetail;
+  /** Kernel layer that decided and the checks run (for the audit and the report). */
+  layer: number;
+  checks: unknown[];
+  execution: ExecutionState;
+  review?: ClaimNeedsReviewDetail;
+  /** Bus events to publish once execution is settled. */
+  events: BusEntry[];
+  /** Audit events of the kernel's steps (proposal, verdict, execution), appended before publishing; a redelivery appends them again (identical, so dropped). */
+  audit?: AuditEvent[];
+  published: boolean;
+}
+
+/** Where verdicts live. */
+export interface VerdictRepository {
+  /** The stored verdict for a proposal idempotency key. */
+  getVerdict(idempotencyKey: string): Promise<StoredVerdict | undefined>;
+  /** Stores the verdict unless one exists for the key; returns the one that is stored now. */
+  putVerdictOnce(verdict: StoredVerdict): Promise<StoredVerdict>;
+  /** Settles a PENDING execution (first writer wins) and returns the stored verdict after the call. */
+  recordExecution(idempotencyKey: string, outcome: { execution: ExecutionState; events: BusEntry[]; review?: ClaimNeedsReviewDetail; audit?: AuditEvent[] }): Promise<StoredVerdict>;
+  /** Records that the verdict's events were published. */
+  markPublished(idempotencyKey: string): Promise<void>;
+}
+
+/** Sends work between the pipeline's stages (SQS on AWS; fauxqs or memory locally). */
+export interface WorkQueues {
+  sendAgentSteps(messages: readonly AgentStepMessage[]): Promise<void>;
+  sendProposal(message: ProposalMessage): Promise<void>;
+  /** Sends to the claim's FIFO group on the crew-events queue. */
+  sendCrewEvents(claimId: string, messages: readonly CrewQueueMessage[]): Promise<void>;
+  /** Arranges a `crew.tick` for the claim at `dueMs`. */
+  scheduleTimer(claimId: string, dueMs: number): Promise<void>;
+  requestExtraction(claimId: string): Promise<void>;
+}
+
+/** Publishes bus events (EventBridge `claims` bus); throws when an entry could not be published after retries. */
+export interface EventPublisher {
+  publish(entries: readonly BusEntry[]): Promise<void>;
+}
+
+/** Wall-clock time, injected. */
+export interface Clock {
+  now(): number;
+}
+
+/** Fresh unique ids, injected. */
+export interface IdSource {
+  next(prefix: string): string;
+}
+
+/**
+ * The refund ledger: one entry per order. `reserve` is one atomic conditional update (claim not yet on
+ * the entry AND refunded + cents ≤ orderCents); no transactions are needed.
+ */
+export type RefundLedger = {
+  /** The order's entry, or `undefined` when nothing was ever refunded on it. */
+  get(orderId: string): Promise<LedgerEntry | undefined>;
+  /** Reserves `cents` for `claimId` on the order, or says why not. */
+  reserve(orderId: string, claimId: string, cents: number, orderCents: number): Promise<ReserveResult>;
+};
+
+/** The context store: authoritative order data the kernel reads and the crew never sees. */
+export type ContextStore = {
+  /** The order, or `undefined` when the store does not know it. */
+  getOrder(orderId: string): Promise<Order | undefined>;
+  /** All orders as plain data (for the report and for replay). */
+  snapshot(): Promise<ContextSnapshot>;
+};
+
+/** The append-only audit log. */
+export type AuditLog = {
+  /** Appends one event (validated against the audit schema). */
+  append(event: AuditEvent): Promise<void>;
+  /** Events of a decision flow in append order: those whose `dfid` or `root_dfid` is `dfid`. */
+  byDfid(dfid: string): Promise<AuditEvent[]>;
+  /** Events whose `details.simulation_id` is `simulationId`, in append order. */
+  bySimulation(simulationId: string): Promise<AuditEvent[]>;
+};

@@ -1,0 +1,41 @@
+// Worker: runs one agent step through the LLM port and sends the answer back to the claim's crew.
+import { runClaimsAgentStep } from "../core/claims/agent-step.ts";
+import { claimAudit } from "./audit-events.ts";
+import type { PipelineDeps } from "./deps.ts";
+import type { AgentStepMessage } from "./messages.ts";
+import { performEffects } from "./perform.ts";
+
+/** Runs the step and sends `agent.step.completed` / `agent.step.failed`; a model failure is an answer, not an error. */
+export async function handleAgentStep(
+  message: AgentStepMessage,
+  deps: Pick<PipelineDeps, "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock">,
+): Promise<"COMPLETED" | "FAILED"> {
+  const started = deps.clock.now();
+  const result = await runClaimsAgentStep(message.request, { llm: deps.llm, contract: deps.agent.contract, responsibility: deps.agent.responsibility });
+  const now = deps.clock.now();
+  const record = { claim_id: message.claim_id, dfid: message.dfid, root_dfid: message.dfid, simulation_id: undefined as string | undefined };
+  const claim = await deps.claims.getClaim(message.claim_id);
+  if (claim) Object.assign(record, { root_dfid: claim.root_dfid, simulation_id: claim.simulation_id });
+  const ok = result.event.type === "agent.step.completed";
+  await performEffects(
+    [
+      {
+        kind: "audit",
+        event: claimAudit(record, "LLM_CALL", "RUNNING", now, {
+          role: message.request.role,
+          agent_id: message.request.agentId,
+          correlation_id: message.request.correlationId,
+          ok,
+          ...(ok ? {} : { error: (result.event as { error: unknown }).error }),
+          model: result.model,
+          attempts: result.attempts,
+          usage: result.usage,
+          duration_ms: now - started,
+        }, ok ? "INFO" : "WARN"),
+      },
+      { kind: "crew_event", claimId: message.claim_id, message: result.event as never },
+    ],
+    deps,
+  );
+  return ok ? "COMPLETED" : "FAILED";
+}

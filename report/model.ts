@@ -1,0 +1,433 @@
+// Turns one simulation's audit events into the report's model. Reads every detail defensively: the
+// audit is the only input, and a partial or older run must still give a readable report.
+import type { AuditEvent } from "../core/integrity/audit.ts";
+import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/simulation.ts";
+import type { ScenarioResult, SimulationEndDetails, SimulationStartDetails } from "../core/claims/simulation.ts";
+import { ReportInputError } from "./errors.ts";
+
+/** A claim's final outcome as the audit shows it. */
+export type Outcome = "ACCEPT" | "ESCALATE" | "REJECT" | "NEEDS_REVIEW" | "PENDING" | "NOT_RUN";
+
+/** Token usage of one or more LLM calls. */
+export interface Usage {
+  calls: number;
+  prompt: number;
+  completion: number;
+  total: number;
+  /** Some of the counts are estimates (the endpoint reported none). */
+  estimated: boolean;
+}
+
+/** One LLM call of a claim (extraction included, as role `extractor`). */
+export interface LlmCall {
+  role: string;
+  model: string | undefined;
+  attempts: number | undefined;
+  ok: boolean;
+  error: string | undefined;
+  durationMs: number | undefined;
+  usage: Usage | undefined;
+}
+
+/** One kernel check as recorded in KERNEL_VERDICT. */
+export interface KernelCheck {
+  layer: number;
+  name: string;
+  passed: boolean;
+  reasonCode: string | undefined;
+}
+
+/** What the kernel decided, from KERNEL_VERDICT. */
+export interface KernelVerdict {
+  verdict: string;
+  reasonCode: string | undefined;
+  reason: string | undefined;
+  layer: number | undefined;
+  checks: KernelCheck[];
+  verdictId: string | undefined;
+  orderId: string | undefined;
+  amountEur: number | undefined;
+  policyKind: string | undefined;
+  decidedAt: string | undefined;
+}
+
+/** A scenario of the run with what it expects. */
+export interface ScenarioInfo {
+  id: string;
+  label: string;
+  expected: { verdict: string; reasonCode: string | undefined };
+}
+
+/** Everything the audit tells about one claim. */
+export interface ClaimTrace {
+  claimId: string;
+  dfid: string;
+  scenario: ScenarioInfo | undefined;
+  label: string | undefined;
+  inputKind: "claim" | "claim_text" | "unknown";
+  input: unknown;
+  receivedAt: string | undefined;
+  /** A CREW_STARTED event exists: the crew ran (or is running) for this claim. */
+  crewStarted: boolean;
+  extraction: { ok: boolean; extracted: unknown; claim: unknown; reasonCode: string | undefined; reason: string | undefined; warnings: string[] } | undefined;
+  analysis: string | undefined;
+  stepFailures: string[];
+  decisionOutput: Record<string, unknown> | undefined;
+  proposal: Record<string, unknown> | undefined;
+  selfCheck: { status: "passed" | "failed" | "not reached"; failures: string[] };
+  crewFailure: { reasonCode: string | undefined; reason: string | undefined } | undefined;
+  kernelInputs: { order: unknown; ledgerEntry: unknown; receivedAt: string | undefined; decidedAt: string | undefined } | undefined;
+  verdict: KernelVerdict | undefined;
+  execution: { executionId: string | undefined; amountEur: number | undefined; orderId: string | undefined; refundedAfterEur: number | undefined } | undefined;
+  notExecuted: { code: string | undefined; reason: string | undefined } | undefined;
+  review: { reasonCode: string | undefined; reason: string | undefined } | undefined;
+  llmCalls: LlmCall[];
+  outcome: Outcome;
+  /** The reason code of the outcome (the verdict's, or the review's for NEEDS_REVIEW). */
+  reasonCode: string | undefined;
+  reason: string | undefined;
+  /** Whether the outcome is what the scenario expected (undefined without an expectation). */
+  matches: boolean | undefined;
+  eventCount: number;
+}
+
+/** The whole report's model. */
+export interface ReportModel {
+  simulationId: string | undefined;
+  start: SimulationStartDetails | undefined;
+  /** Set when SIMULATION_START exists but its details do not follow the schema. */
+  startProblem: string | undefined;
+  end: SimulationEndDetails | undefined;
+  endProblem: string | undefined;
+  /** Claims in order of first appearance, then scenarios that never ran (outcome NOT_RUN). */
+  claims: ClaimTrace[];
+  counts: Record<Outcome, number>;
+  matched: number;
+  withExpectation: number;
+  models: string[];
+  usageByRole: { role: string; usage: Usage }[];
+  totalUsage: Usage;
+  refunds: { count: number; totalEur: number };
+  eventCount: number;
+}
+
+type Dict = Record<string, unknown>;
+
+const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+const dict = (v: unknown): Dict | undefined => (isDict(v) ? v : undefined);
+
+/** Adds two usages. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    calls: a.calls + b.calls,
+    prompt: a.prompt + b.prompt,
+    completion: a.completion + b.completion,
+    total: a.total + b.total,
+    estimated: a.estimated || b.estimated,
+  };
+}
+
+/** The zero usage. */
+export const NO_USAGE: Usage = { calls: 0, prompt: 0, completion: 0, total: 0, estimated: false };
+
+function readUsage(v: unknown): Usage | undefined {
+  const u = dict(v);
+  if (!u) return undefined;
+  const prompt = num(u.prompt_tokens) ?? 0;
+  const completion = num(u.completion_tokens) ?? 0;
+  return { calls: 1, prompt, completion, total: num(u.total_tokens) ?? prompt + completion, estimated: u.estimated === true };
+}
+
+function errorText(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "string") return v;
+  const d = dict(v);
+  if (d && typeof d.message === "string") return typeof d.code === "string" ? `${d.code}: ${d.message}` : d.message;
+  return JSON.stringify(v);
+}
+
+/** Orders roles the way the crew runs them; unknown roles follow alphabetically. */
+export function compareRoles(a: string, b: string): number {
+  const order = ["extractor", "claims_analyst", "decision_maker"];
+  const ia = order.indexOf(a);
+  const ib = order.indexOf(b);
+  if (ia !== -1 || ib !== -1) return (ia === -1 ? order.length : ia) - (ib === -1 ? order.length : ib);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function emptyTrace(claimId: string, dfid: string): ClaimTrace {
+  return {
+    claimId,
+    dfid,
+    scenario: undefined,
+    label: undefined,
+    inputKind: "unknown",
+    input: undefined,
+    receivedAt: undefined,
+    crewStarted: false,
+    extraction: undefined,
+    analysis: undefined,
+    stepFailures: [],
+    decisionOutput: undefined,
+    proposal: undefined,
+    selfCheck: { status: "not reached", failures: [] },
+    crewFailure: undefined,
+    kernelInputs: undefined,
+    verdict: undefined,
+    execution: undefined,
+    notExecuted: undefined,
+    review: undefined,
+    llmCalls: [],
+    outcome: "PENDING",
+    reasonCode: undefined,
+    reason: undefined,
+    matches: undefined,
+    eventCount: 0,
+  };
+}
+
+function readVerdict(d: Dict): KernelVerdict {
+  const checks = Array.isArray(d.checks) ? d.checks.filter(isDict) : [];
+  return {
+    verdict: str(d.verdict) ?? "UNKNOWN",
+    reasonCode: str(d.reason_code),
+    reason: str(d.reason),
+    layer: num(d.layer),
+    checks: checks.map((c) => ({ layer: num(c.layer) ?? 0, name: str(c.name) ?? "?", passed: c.passed === true, reasonCode: str(c.reason_code) })),
+    verdictId: str(d.verdict_id),
+    orderId: str(d.order_id),
+    amountEur: num(d.amount_eur),
+    policyKind: str(d.policy_kind),
+    decidedAt: str(d.decided_at),
+  };
+}
+
+function applyEvent(t: ClaimTrace, e: AuditEvent): void {
+  const d = e.details;
+  t.eventCount++;
+  switch (e.event_type) {
+    case "CLAIM_RECEIVED": {
+      const input = dict(d.input);
+      if (input && "claim_text" in input) {
+        t.inputKind = "claim_text";
+        t.input = input.claim_text;
+      } else if (input && "claim" in input) {
+        t.inputKind = "claim";
+        t.input = input.claim;
+      } else if (input) {
+        t.input = input;
+      }
+      t.label = str(d.label) ?? t.label;
+      t.receivedAt = str(d.received_at) ?? e.created_at;
+      break;
+    }
+    case "CLAIM_EXTRACTED":
+    case "CLAIM_EXTRACTION_FAILED": {
+      const ok = e.event_type === "CLAIM_EXTRACTED";
+      const warnings = Array.isArray(d.warnings) ? d.warnings.filter((w): w is string => typeof w === "string") : [];
+      t.extraction = { ok, extracted: d.extracted, claim: d.claim, reasonCode: str(d.reason_code), reason: str(d.reason), warnings };
+      t.llmCalls.push({
+        role: "extractor",
+        model: str(d.model),
+        attempts: num(d.attempts),
+        ok: ok || d.usage !== undefined,
+        error: ok ? undefined : errorText(d.error),
+        durationMs: num(d.duration_ms),
+        usage: readUsage(d.usage),
+      });
+      break;
+    }
+    case "CREW_STARTED":
+      t.crewStarted = true;
+      break;
+    case "LLM_CALL":
+      t.llmCalls.push({
+        role: str(d.role) ?? "unknown",
+        model: str(d.model),
+        attempts: num(d.attempts),
+        ok: d.ok === true,
+        error: errorText(d.error),
+        durationMs: num(d.duration_ms),
+        usage: readUsage(d.usage),
+      });
+      break;
+    case "AGENT_STEP": {
+      const output = dict(dict(d.inbound)?.output);
+      if (output && typeof output.analysis === "string") t.analysis = output.analysis;
+      else if (output && "action" in output) t.decisionOutput = output;
+      break;
+    }
+    case "AGENT_STEP_FAILED": {
+      const inbound = dict(d.inbound);
+      const fixer = dict(d.fixer);
+      if (inbound) t.stepFailures.push(`step failed: ${errorText(inbound.error) ?? "no error recorded"}`);
+      else if (fixer) t.stepFailures.push(`fixer ${str(fixer.fixerRole) ?? "?"} invoked for ${str(fixer.failedRole) ?? "?"} (${str(fixer.reason) ?? "?"})`);
+      else t.stepFailures.push("step failed");
+      break;
+    }
+    case "AGENT_DECISION": {
+      t.decisionOutput = dict(d.output) ?? t.decisionOutput;
+      t.proposal = dict(d.proposal);
+      t.selfCheck = { status: d.self_check === "passed" ? "passed" : "failed", failures: [] };
+      break;
+    }
+    case "CLAIMS_SELF_CHECK_FAILED": {
+      t.decisionOutput = dict(d.output) ?? t.decisionOutput;
+      const failures = Array.isArray(d.failures) ? d.failures.map((f) => str(dict(f)?.message) ?? JSON.stringify(f)) : [];
+      t.selfCheck = { status: "failed", failures: failures.length > 0 ? failures : [str(d.reason) ?? "self-check failed"] };
+      break;
+    }
+    case "CREW_FAILED":
+      t.crewFailure = { reasonCode: str(d.reason_code) ?? str(d.code), reason: str(d.reason) };
+      break;
+    case "PROPOSAL_SUBMITTED": {
+      const k = dict(d.kernel_inputs);
+      if (k) t.kernelInputs = { order: k.order, ledgerEntry: k.ledgerEntry, receivedAt: str(k.receivedAt), decidedAt: str(k.decidedAt) };
+      break;
+    }
+    case "KERNEL_VERDICT":
+      t.verdict = readVerdict(d);
+      break;
+    case "CLAIM_REFUND_EXECUTED": {
+      const ledger = dict(d.ledger_after);
+      const cents = num(ledger?.refunded_cents);
+      t.execution = { executionId: str(d.execution_id), amountEur: num(d.amount_eur), orderId: str(d.order_id), refundedAfterEur: cents === undefined ? undefined : cents / 100 };
+      break;
+    }
+    case "CLAIM_REFUND_NOT_EXECUTED":
+      t.notExecuted = { code: str(d.code), reason: str(d.reason) };
+      break;
+    case "CLAIM_NEEDS_REVIEW":
+      t.review = { reasonCode: str(d.reason_code), reason: str(d.reason) };
+      break;
+    default:
+      break;
+  }
+}
+
+function finish(t: ClaimTrace): void {
+  if (t.verdict && ["ACCEPT", "ESCALATE", "REJECT"].includes(t.verdict.verdict)) {
+    t.outcome = t.verdict.verdict as Outcome;
+    t.reasonCode = t.verdict.reasonCode;
+    t.reason = t.verdict.reason;
+  } else if (t.review) {
+    t.outcome = "NEEDS_REVIEW";
+    t.reasonCode = t.review.reasonCode;
+    t.reason = t.review.reason;
+  }
+  const expected = t.scenario?.expected;
+  if (expected && t.outcome !== "PENDING" && t.outcome !== "NOT_RUN") {
+    t.matches = t.outcome === expected.verdict && (expected.reasonCode === undefined || expected.reasonCode === t.reasonCode);
+  } else if (expected) {
+    t.matches = false;
+  }
+}
+
+function parseBoundary<T>(event: AuditEvent | undefined, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }): { value: T | undefined; problem: string | undefined } {
+  if (!event) return { value: undefined, problem: undefined };
+  const parsed = schema.safeParse(event.details);
+  if (parsed.success) return { value: parsed.data, problem: undefined };
+  const first = parsed.error.issues[0];
+  return { value: undefined, problem: `${event.event_type} details do not follow the schema${first ? ` (${first.path.map(String).join(".") || "(root)"}: ${first.message})` : ""}` };
+}
+
+/** Builds the report model from one simulation's audit events; throws `ReportInputError` when they mix simulations. */
+export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
+  const sorted = events
+    .map((e, i) => ({ e, i, t: Date.parse(e.created_at) }))
+    .sort((a, b) => (Number.isNaN(a.t) || Number.isNaN(b.t) ? 0 : a.t - b.t) || a.i - b.i)
+    .map((x) => x.e);
+  const startEvents = sorted.filter((e) => e.event_type === "SIMULATION_START");
+  const endEvents = sorted.filter((e) => e.event_type === "SIMULATION_END");
+  const simIds = [...new Set([...startEvents, ...endEvents].map((e) => str(e.details.simulation_id)).filter((s): s is string => s !== undefined))];
+  if (simIds.length > 1) throw new ReportInputError(`the events belong to ${simIds.length} simulations (${simIds.join(", ")}); the report covers one`);
+  const claimSims = new Set(sorted.map((e) => str(e.details.simulation_id)).filter((s): s is string => s !== undefined));
+  if (simIds.length === 0 && claimSims.size > 1) throw new ReportInputError(`the events belong to ${claimSims.size} simulations (${[...claimSims].sort().join(", ")}); the report covers one`);
+  const simulationId = simIds[0] ?? [...claimSims][0];
+
+  const { value: start, problem: startProblem } = parseBoundary<SimulationStartDetails>(startEvents[startEvents.length - 1], SimulationStartDetailsSchema);
+  const { value: end, problem: endProblem } = parseBoundary<SimulationEndDetails>(endEvents[endEvents.length - 1], SimulationEndDetailsSchema);
+
+  const traces = new Map<string, ClaimTrace>();
+  for (const e of sorted) {
+    if (e.event_type === "SIMULATION_START" || e.event_type === "SIMULATION_END") continue;
+    const sim = str(e.details.simulation_id);
+    if (simulationId !== undefined && sim !== undefined && sim !== simulationId) continue;
+    const claimId = str(e.details.claim_id) ?? (e.dfid.startsWith("dfid_") ? e.dfid.slice(5) : e.dfid);
+    let t = traces.get(claimId);
+    if (!t) {
+      t = emptyTrace(claimId, e.dfid);
+      traces.set(claimId, t);
+    }
+    applyEvent(t, e);
+  }
+
+  // Scenarios: SIMULATION_START lists them with expectations; SIMULATION_END ties each to its claim.
+  const scenarios: ScenarioInfo[] = (start?.scenarios ?? []).map((s) => ({ id: s.id, label: s.label, expected: { verdict: s.expected.verdict, reasonCode: s.expected.reason_code } }));
+  const results: ScenarioResult[] = end?.results ?? [];
+  for (const r of results) {
+    if (!scenarios.some((s) => s.id === r.id)) scenarios.push({ id: r.id, label: r.label, expected: { verdict: r.expected, reasonCode: r.expected_reason_code ?? undefined } });
+  }
+  const claimed = new Set<string>();
+  for (const r of results) {
+    const t = traces.get(r.claim_id);
+    const s = scenarios.find((x) => x.id === r.id);
+    if (t && s && !claimed.has(s.id)) {
+      t.scenario = s;
+      claimed.add(s.id);
+    }
+  }
+  // Without SIMULATION_END (a run cut short), match claims to scenarios by the label they were submitted with.
+  for (const t of traces.values()) {
+    if (t.scenario || t.label === undefined) continue;
+    const s = scenarios.find((x) => !claimed.has(x.id) && (x.label === t.label || x.id === t.label));
+    if (s) {
+      t.scenario = s;
+      claimed.add(s.id);
+    }
+  }
+
+  const claims = [...traces.values()];
+  for (const s of scenarios) {
+    if (claimed.has(s.id)) continue;
+    const t = emptyTrace("", "");
+    t.scenario = s;
+    t.label = s.label;
+    t.outcome = "NOT_RUN";
+    claims.push(t);
+  }
+  claims.forEach(finish);
+
+  const counts: Record<Outcome, number> = { ACCEPT: 0, ESCALATE: 0, REJECT: 0, NEEDS_REVIEW: 0, PENDING: 0, NOT_RUN: 0 };
+  for (const t of claims) counts[t.outcome]++;
+  const byRole = new Map<string, Usage>();
+  let totalUsage = NO_USAGE;
+  const models = new Set<string>();
+  for (const t of claims) {
+    for (const c of t.llmCalls) {
+      if (c.model) models.add(c.model);
+      const u = c.usage ?? { ...NO_USAGE, calls: 1 };
+      byRole.set(c.role, addUsage(byRole.get(c.role) ?? NO_USAGE, u));
+      totalUsage = addUsage(totalUsage, u);
+    }
+  }
+  const executed = claims.filter((t) => t.execution);
+  return {
+    simulationId,
+    start,
+    startProblem,
+    end,
+    endProblem,
+    claims,
+    counts,
+    matched: claims.filter((t) => t.matches === true).length,
+    withExpectation: claims.filter((t) => t.matches !== undefined).length,
+    models: [...models].sort(),
+    usageByRole: [...byRole.entries()].sort(([a], [b]) => compareRoles(a, b)).map(([role, usage]) => ({ role, usage })),
+    totalUsage,
+    refunds: { count: executed.length, totalEur: Math.round(executed.reduce((sum, t) => sum + (t.execution?.amountEur ?? 0) * 100, 0)) / 100 },
+    eventCount: events.length,
+  };
+}

@@ -1,0 +1,310 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuditEvent } from "../core/integrity/audit.ts";
+import { ReportInputError } from "./errors.ts";
+import { FIXTURE_SIMULATION_ID, buildFixtureEvents } from "./fixture.ts";
+import { renderReport } from "./render.ts";
+import { writeReport } from "../cli/report-file.ts";
+
+type Row = { claimId: string; verdict: string; expected: string; scenario: string; match: string };
+
+const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+
+/** The trace rows, read from their data-* hooks. */
+function traceRows(page: string): Row[] {
+  const re = /<tr data-claim-id="([^"]*)" data-verdict="([^"]*)" data-expected="([^"]*)" data-scenario="([^"]*)" data-match="([^"]*)">/g;
+  return [...page.matchAll(re)].map((m) => ({ claimId: unescape(m[1]!), verdict: m[2]!, expected: m[3]!, scenario: unescape(m[4]!), match: m[5]! }));
+}
+
+const summaryValue = (page: string, key: string) => new RegExp(`data-summary="${key}"[^>]*>([^<]*)<`).exec(page)?.[1];
+const countValue = (page: string, outcome: string) => new RegExp(`data-count="${outcome}" data-value="(\\d+)"`).exec(page)?.[1];
+
+/** Each claim's outcome as the raw events tell it: the kernel verdict, else NEEDS_REVIEW. */
+function outcomesFromEvents(events: AuditEvent[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of events) {
+    const id = e.details.claim_id;
+    if (typeof id !== "string") continue;
+    if (e.event_type === "KERNEL_VERDICT") out.set(id, String(e.details.verdict));
+    else if (e.event_type === "CLAIM_NEEDS_REVIEW" && [undefined, "PENDING"].includes(out.get(id))) out.set(id, "NEEDS_REVIEW");
+    else if (!out.has(id)) out.set(id, "PENDING");
+  }
+  return out;
+}
+
+const clone = (events: AuditEvent[]): AuditEvent[] => structuredClone(events);
+const claimIdOf = (events: AuditEvent[], scenario: string): string => {
+  const end = events.find((e) => e.event_type === "SIMULATION_END")!;
+  const results = end.details.results as { id: string; claim_id: string }[];
+  return results.find((r) => r.id === scenario)!.claim_id;
+};
+
+let events: AuditEvent[];
+let page: string;
+
+beforeAll(async () => {
+  events = await buildFixtureEvents();
+  page = renderReport(events);
+});
+
+describe("renderReport on a full run", () => {
+  it("gives every claim of the run one trace row carrying the verdict its events record", () => {
+    const outcomes = outcomesFromEvents(events);
+    const rows = traceRows(page);
+    expect(outcomes.size).toBe(19);
+    expect(rows.map((r) => r.claimId).sort()).toEqual([...outcomes.keys()].sort());
+    for (const row of rows) expect(row.verdict, row.claimId).toBe(outcomes.get(row.claimId));
+  });
+
+  it.each([
+    ["A", "ACCEPT"],
+    ["B", "ESCALATE"],
+    ["C", "REJECT"],
+    ["D", "REJECT"],
+    ["E", "ACCEPT"],
+    ["F", "ESCALATE"],
+    ["G", "REJECT"],
+    ["I", "ESCALATE"],
+    ["R", "NEEDS_REVIEW"],
+  ])("shows scenario %s as %s, as expected, with a ✓", (scenario, verdict) => {
+    const row = traceRows(page).find((r) => r.scenario === scenario);
+    expect(row).toMatchObject({ verdict, expected: verdict, match: "true", claimId: claimIdOf(events, scenario) });
+  });
+
+  it("badges each verdict with its own colour class", () => {
+    for (const [verdict, label] of [["ACCEPT", "ACCEPT"], ["ESCALATE", "ESCALATE"], ["REJECT", "REJECT"], ["NEEDS_REVIEW", "NEEDS REVIEW"]] as const) {
+      expect(page).toContain(`<span class="badge ${verdict}">${label}</span>`);
+    }
+  });
+
+  it("summarises matched/total from SIMULATION_END and counts verdicts over the rows", () => {
+    const end = events.find((e) => e.event_type === "SIMULATION_END")!;
+    expect(summaryValue(page, "matched")).toBe(String(end.details.matched));
+    expect(summaryValue(page, "total")).toBe(String(end.details.total));
+    expect(summaryValue(page, "simulation-id")).toBe(FIXTURE_SIMULATION_ID);
+    const rows = traceRows(page);
+    for (const outcome of ["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW"]) {
+      expect(countValue(page, outcome), outcome).toBe(String(rows.filter((r) => r.verdict === outcome).length));
+    }
+    expect(summaryValue(page, "agent")).toBe("claims_agent_v1 v1.2.0");
+    expect(summaryValue(page, "llm")).toMatch(/^rules · rules/);
+  });
+
+  it("totals the tokens of every LLM call, extraction included, and marks them estimated", () => {
+    const total = events
+      .filter((e) => ["LLM_CALL", "CLAIM_EXTRACTED", "CLAIM_EXTRACTION_FAILED"].includes(e.event_type))
+      .reduce((sum, e) => sum + ((e.details.usage as { total_tokens?: number } | undefined)?.total_tokens ?? 0), 0);
+    expect(total).toBeGreaterThan(0);
+    const shown = (s: string | undefined) => Number((s ?? "").replace(/\s/g, ""));
+    expect(shown(summaryValue(page, "tokens"))).toBe(total);
+    expect(shown(summaryValue(page, "tokens-total"))).toBe(total);
+    expect(page).toMatch(/data-summary="tokens">[^<]*<span class="est"/);
+  });
+
+  it("leaves the estimate marks out when the usage is measured", () => {
+    const measured = clone(events).map((e) => {
+      const usage = e.details.usage as Record<string, unknown> | undefined;
+      if (usage) usage.estimated = false;
+      return e;
+    });
+    expect(renderReport(measured)).not.toContain('class="est"');
+  });
+
+  it("puts the sections in the order summary, trace, decision cycles, orders, token usage", () => {
+    const at = ["summary", "trace", "cycles", "orders", "tokens"].map((id) => page.indexOf(`<section id="${id}"`));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
+  it("opens no decision cycle by default and gives one per claim", () => {
+    const cycles = [...page.matchAll(/<details class="cycle"( open)? id="[^"]+" data-claim-id="([^"]+)"/g)];
+    expect(cycles).toHaveLength(19);
+    expect(cycles.some((m) => m[1])).toBe(false);
+  });
+
+  it("highlights the deciding kernel layer and marks later layers not reached", () => {
+    const id = claimIdOf(events, "C");
+    const block = page.slice(page.indexOf(`data-claim-id="${id}"`, page.indexOf('<section id="cycles"')));
+    const cycle = block.slice(0, block.indexOf("</details>"));
+    expect(cycle).toMatch(/<li class="deciding" data-layer="5" data-state="fail" data-deciding="true">/);
+    for (const layer of [6, 7, 8, 9, 10, 11]) expect(cycle).toContain(`data-layer="${layer}" data-state="skip"`);
+    expect(cycle).toContain("return_window → OUTSIDE_RETURN_WINDOW");
+  });
+
+  it("shows the executed refund and the ledger after it for an accepted claim", () => {
+    const row = page.slice(page.indexOf(`<tr data-claim-id="${claimIdOf(events, "A")}"`));
+    expect(row.slice(0, row.indexOf("</tr>"))).toContain("299.99 EUR");
+    expect(page).toContain("Refunded on the order after");
+    expect(summaryValue(page, "refunds")).toBe("5 ");
+  });
+
+  it("lists every authoritative order of SIMULATION_START", () => {
+    const start = events.find((e) => e.event_type === "SIMULATION_START")!;
+    const orders = (start.details.orders as { order_id: string }[]).map((o) => o.order_id);
+    const shown = [...page.matchAll(/<tr data-order-id="([^"]+)">/g)].map((m) => m[1]);
+    expect(shown).toEqual(orders);
+  });
+
+  it("is deterministic: the same events give the same bytes, and a second fixture run gives the same report", async () => {
+    expect(renderReport(events)).toBe(page);
+    expect(renderReport(await buildFixtureEvents())).toBe(page);
+    expect(page).not.toContain("generated");
+    expect(renderReport(events, { generatedAt: "2026-03-10T10:00:00Z" })).toContain("generated 2026-03-10T10:00:00Z");
+  });
+
+  it("is self-contained: no external stylesheet, script, image or font", () => {
+    expect(page).not.toMatch(/<link\b|<img\b|src=|@import|url\(/i);
+    expect(page.match(/<script/g)).toHaveLength(1);
+    expect(page).toMatch(/^<!doctype html>/);
+  });
+});
+
+describe("renderReport escaping", () => {
+  const evil = `<script>alert("x")</script><img src=x onerror=alert(1)>"'&`;
+  const escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;";
+
+  it("escapes customer text, labels, reasons, analysis, ids and order data", () => {
+    const tampered = clone(events);
+    const target = claimIdOf(events, "E");
+    for (const e of tampered) {
+      const d = e.details as Record<string, unknown>;
+      if (e.event_type === "SIMULATION_START") {
+        (d.orders as Record<string, unknown>[])[0]!.category = evil;
+        (d.scenarios as Record<string, unknown>[])[0]!.label = evil;
+        d.stack = evil;
+      }
+      if (d.claim_id !== target) continue;
+      if (e.event_type === "CLAIM_RECEIVED") {
+        d.input = { claim_text: evil };
+        d.label = evil;
+      }
+      if (e.event_type === "KERNEL_VERDICT") d.reason = evil;
+      if (e.event_type === "AGENT_STEP") {
+        const out = (d.inbound as { output: Record<string, unknown> }).output;
+        if ("analysis" in out) out.analysis = evil;
+        else out.reason = evil;
+      }
+      d.claim_id = `${target}${evil}`;
+    }
+    const end = tampered.find((e) => e.event_type === "SIMULATION_END")!;
+    for (const r of end.details.results as Record<string, unknown>[]) if (r.claim_id === target) r.claim_id = `${target}${evil}`;
+    const out = renderReport(tampered);
+    expect(out).not.toContain("<script>alert");
+    expect(out).not.toContain("<img");
+    expect(out.match(/<script/g)).toHaveLength(1);
+    expect(out.split(escaped).length - 1).toBeGreaterThanOrEqual(8);
+    expect(traceRows(out).map((r) => r.claimId)).toContain(`${target}${evil}`);
+  });
+
+  it("never lets any text from an event open a tag or break an attribute (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), (text, reason) => {
+        const tampered = clone(events.filter((e) => e.details.claim_id === claimIdOf(events, "E") || e.event_type.startsWith("SIMULATION")));
+        for (const e of tampered) {
+          const d = e.details as Record<string, unknown>;
+          if (e.event_type === "CLAIM_RECEIVED") d.input = { claim_text: `<b>${text}` };
+          if (e.event_type === "KERNEL_VERDICT") d.reason = `"${reason}<i>`;
+          if (e.event_type === "CLAIM_RECEIVED") d.label = `${reason}'"><u>`;
+        }
+        const out = renderReport(tampered);
+        return !/<b>|<i>|<u>/.test(out) && out.match(/<script/g)?.length === 1;
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("renderReport with missing pieces", () => {
+  it("says the run is incomplete when SIMULATION_END is missing and computes the totals from the claims", async () => {
+    const partial = await buildFixtureEvents({ withoutEnd: true });
+    const out = renderReport(partial);
+    expect(out).toContain('data-banner="incomplete"');
+    expect(out).toContain("Run incomplete");
+    expect(summaryValue(out, "matched")).toBe("19");
+    expect(summaryValue(out, "total")).toBe("19");
+    expect(traceRows(out).filter((r) => r.match === "true")).toHaveLength(19);
+    expect(page).not.toContain('data-banner="incomplete"');
+  });
+
+  it("shows a claim without a verdict as NO VERDICT that does not match", () => {
+    const id = claimIdOf(events, "A");
+    const cut = events.filter((e) => !(e.details.claim_id === id && ["KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"].includes(e.event_type)));
+    const out = renderReport(cut);
+    expect(traceRows(out).find((r) => r.claimId === id)).toMatchObject({ verdict: "PENDING", expected: "ACCEPT", match: "false" });
+    expect(out).toContain('<span class="badge PENDING">NO VERDICT</span>');
+    expect(out).toContain('data-banner="mismatch"');
+  });
+
+  it("shows the review reason of a NEEDS_REVIEW claim and no kernel verdict for it", () => {
+    const id = claimIdOf(events, "R");
+    const row = page.slice(page.indexOf(`<tr data-claim-id="${id}"`));
+    expect(row.slice(0, row.indexOf("</tr>"))).toContain("NO_ORDER_ID");
+    const cycle = page.slice(page.indexOf(`<details class="cycle" id="cycle-19-${id}"`));
+    expect(cycle.slice(0, cycle.indexOf("</details>"))).toContain("No kernel verdict (the claim went to human review before the kernel)");
+  });
+
+  it("lists a scenario that never ran as NOT RUN when the run stopped early", async () => {
+    const partial = await buildFixtureEvents({ withoutEnd: true });
+    const lastId = claimIdOf(events, "R");
+    const out = renderReport(partial.filter((e) => e.details.claim_id !== lastId));
+    expect(traceRows(out).find((r) => r.scenario === "R")).toEqual({ claimId: "", verdict: "NOT_RUN", expected: "NEEDS_REVIEW", scenario: "R", match: "false" });
+    expect(summaryValue(out, "matched")).toBe("18");
+    expect(summaryValue(out, "total")).toBe("19");
+  });
+
+  it("still shows every claim without SIMULATION_START, and says what is unknown", () => {
+    const out = renderReport(events.filter((e) => e.event_type !== "SIMULATION_START"));
+    expect(out).toContain('data-banner="no-start"');
+    expect(traceRows(out)).toHaveLength(19);
+    expect(out).toContain("Unknown: the audit has no readable SIMULATION_START.");
+  });
+
+  it("names the problem when SIMULATION_START details do not follow the schema", () => {
+    const broken = clone(events);
+    delete (broken[0]!.details as Record<string, unknown>).agent;
+    const out = renderReport(broken);
+    expect(out).toMatch(/SIMULATION_START details do not follow the schema \(agent: /);
+  });
+
+  it("flags a SIMULATION_END whose recorded totals disagree with the claim events", () => {
+    const tampered = clone(events);
+    tampered[tampered.length - 1]!.details.matched = 3;
+    expect(renderReport(tampered)).toContain("SIMULATION_END records 3 matched, but the claim events show 19 of 19.");
+  });
+
+  it("renders an empty audit as an incomplete run with no rows", () => {
+    const out = renderReport([]);
+    expect(out).toContain("Run incomplete");
+    expect(traceRows(out)).toHaveLength(0);
+    expect(out).toContain("No LLM calls were recorded.");
+  });
+
+  it("refuses events of two simulations with an error naming both", () => {
+    const other = clone(events.slice(0, 1));
+    other[0]!.details.simulation_id = "sim_other";
+    expect(() => renderReport([...events, ...other])).toThrow(ReportInputError);
+    expect(() => renderReport([...events, ...other])).toThrow(/sim_report_fixture, sim_other/);
+  });
+});
+
+describe("writeReport", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "claims-report-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("creates missing folders, writes the rendered page and returns the absolute path", () => {
+    const path = writeReport(events, join(dir, "nested", "deeper", "report.html"));
+    expect(path).toBe(join(dir, "nested", "deeper", "report.html"));
+    expect(readFileSync(path, "utf8")).toBe(page);
+  });
+
+  it("throws a ReportWriteError naming the path when it cannot write", () => {
+    const path = writeReport(events, join(dir, "file.html"));
+    expect(() => writeReport(events, join(path, "inside.html"))).toThrow(/could not write the report to .*file\.html\/inside\.html/);
+  });
+});
