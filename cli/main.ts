@@ -1,4 +1,5 @@
 // The `claims` CLI (SPEC §7.1): batch, serve, report, replay.
+import { ClaimsError } from "../core/errors.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -31,7 +32,11 @@ function mustExist(path: string, what: string): string {
   return full;
 }
 
-class CliError extends Error {}
+class CliError extends ClaimsError<"CLI_USAGE"> {
+  constructor(message: string) {
+    super("CLI_USAGE", message);
+  }
+}
 
 function parsePort(value: string): number {
   const port = Number(value);

@@ -1,6 +1,6 @@
 // EventBridge rule patterns: the one definition used by infra/ (SST bus subscriptions) and the local bus.
 // The event contract itself (source, detail-types) lives in core/claims/bus-events.ts.
-import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/bus-events.ts";
+import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/events.ts";
 
 export { DETAIL_TYPES, KERNEL_SOURCE };
 

@@ -1,5 +1,6 @@
 // A recording stand-in for SST's globals: bundles sst.config.ts with esbuild, evaluates it without Pulumi
 // or AWS, and keeps every component's constructor args and method calls (for infra/wiring.test.ts).
+import { ClaimsError } from "../core/errors.ts";
 import { build } from "esbuild";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -57,8 +58,10 @@ export interface Recording {
   resolve(ref: unknown): Recorded;
 }
 
-class RecordingError extends Error {
-  readonly code = "SST_RECORDING";
+class RecordingError extends ClaimsError<"SST_RECORDING"> {
+  constructor(message: string) {
+    super("SST_RECORDING", message);
+  }
 }
 
 function createStandIns(components: Recorded[], handles: WeakMap<object, Recorded>) {

@@ -1,15 +1,8 @@
 // Errors of the embedded stack (emulators and local resources): a base class with a stable `code`, `cause` kept.
+import { ClaimsError } from "../core/errors.ts";
 
 /** Base class of the errors thrown by local/emulators.ts and local/resources.ts. */
-export class LocalStackError extends Error {
-  readonly code: string;
-
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
-  }
-}
+export class LocalStackError extends ClaimsError {}
 
 /** An emulator did not start (the others were stopped again). */
 export class EmulatorStartError extends LocalStackError {

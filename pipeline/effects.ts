@@ -1,14 +1,10 @@
 // Effects the pipeline's services return and the shell performs, in order. Each is idempotent, so an
 // effect list saved with a snapshot (the outbox) can be performed again after a crash.
+import type { BusEntry } from "../core/claims/events.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
-/** A bus event: detail-type and detail (SPEC §7.3). */
-export interface BusEntry {
-  detailType: string;
-  detail: Record<string, unknown>;
-}
 
 /** One effect. */
 export type Effect =

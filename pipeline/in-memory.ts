@@ -5,7 +5,7 @@ import { assertLedgerEntry, emptyLedgerEntry, LedgerInvariantError, OrderDataErr
 import type { AuditEvent, ContextSnapshot, LedgerEntry, Order } from "../core/integrity/index.ts";
 import type { AuditLog, ContextStore, RefundLedger, ClaimRepository, CreateClaimResult, EventPublisher, SessionRepository, StoredSession, StoredVerdict, VerdictRepository, WorkQueues } from "./ports.ts";
 import { VersionConflictError } from "./ports.ts";
-import type { BusEntry } from "./effects.ts";
+import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
 const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];

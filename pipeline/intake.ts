@@ -1,7 +1,7 @@
 // Intake: validate a submission, store the claim, start extraction or the crew (SPEC §2, §7.2).
 import * as z from "zod";
 import { canonicalize, hashHex } from "../core/crew/index.ts";
-import { DETAIL_TYPES } from "../core/claims/bus-events.ts";
+import { busEntry } from "../core/claims/events.ts";
 import { ClaimSchema, ClaimTextSchema } from "../core/claims/claim.ts";
 import type { AuditEventType } from "../core/integrity/index.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
@@ -9,7 +9,7 @@ import { claimFromExtraction } from "../core/claims/extraction.ts";
 import { extractionMessages } from "../core/claims/prompts.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
-import type { BusEntry, Effect } from "./effects.ts";
+import type { Effect } from "./effects.ts";
 import { performEffects } from "./perform.ts";
 
 /** The body of `POST /claims`: exactly one of `claim` or `claim_text`, plus optional batch metadata. */
@@ -156,7 +156,7 @@ export function needsReview(
   details: Record<string, unknown> = {},
   cause?: { type: AuditEventType; details?: Record<string, unknown> },
 ): Effect[] {
-  const entry: BusEntry = { detailType: DETAIL_TYPES.review, detail: { claim_id: record.claim_id, dfid: record.dfid, reason_code: reasonCode, reason } };
+  const entry = busEntry("ClaimNeedsReview", { claim_id: record.claim_id, dfid: record.dfid, reason_code: reasonCode, reason });
   return [
     { kind: "claim_update", claimId: record.claim_id, patch: { status: "NEEDS_REVIEW", reason_code: reasonCode, reason, updated_at: new Date(now).toISOString() } },
     ...(cause ? [{ kind: "audit" as const, event: claimAudit(record, cause.type, "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, ...cause.details }, "WARN") }] : []),

@@ -3,14 +3,15 @@
 import { canonicalize } from "../core/crew/index.ts";
 import { formatEur, idempotencyKeyOf, parseCents, severityForVerdict } from "../core/integrity/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
-import { DETAIL_TYPES } from "../core/claims/bus-events.ts";
-import type { ClaimVerdictDetail } from "../core/claims/execution.ts";
+import { busEntry } from "../core/claims/events.ts";
+import type { BusEntry } from "../core/claims/events.ts";
+import type { ClaimVerdictDetail } from "../core/claims/events.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../core/claims/execution.ts";
 import { decideClaim } from "../core/claims/kernel.ts";
 import type { ExecutionState, StoredVerdict } from "./ports.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
-import type { BusEntry, Effect } from "./effects.ts";
+import type { Effect } from "./effects.ts";
 import type { ProposalMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
 
@@ -63,7 +64,7 @@ export async function handleProposal(
       checks: verdict.checks,
       execution: verdict.verdict === "ACCEPT" ? "PENDING" : "NOT_APPLICABLE",
       ...(verdict.verdict === "ESCALATE" ? { review: { claim_id: message.claim_id, dfid: message.dfid, reason_code: verdict.reason_code, reason: verdict.reason } } : {}),
-      events: [{ detailType: DETAIL_TYPES.verdict, detail: record as unknown as Record<string, unknown> }],
+      events: [busEntry("ClaimVerdict", record)],
       audit,
       published: false,
     });
@@ -100,13 +101,13 @@ async function execute(stored: StoredVerdict, message: ProposalMessage, deps: Pi
     if (result.ok || mine) {
       execution = "EXECUTED";
       const detail = { execution_id: executionIdFor(stored.record.verdict_id), claim_id: message.claim_id, dfid: message.dfid, order_id: effect.order_id, amount_eur: effect.amount_eur, verdict_id: stored.record.verdict_id };
-      events.push({ detailType: DETAIL_TYPES.refund, detail });
+      events.push(busEntry("RefundExecuted", detail));
       audit.push(claimAudit(ref, "CLAIM_REFUND_EXECUTED", "DECIDED", now, { ...detail, amount_cents: effect.amount_cents, ledger_after: result.entry }));
     } else {
       execution = "REFUSED";
       const reason = `Refund of ${formatEur(effect.amount_cents)} EUR not executed: ${result.message}`;
       review = { claim_id: message.claim_id, dfid: message.dfid, reason_code: result.code, reason };
-      events.push({ detailType: DETAIL_TYPES.review, detail: review });
+      events.push(busEntry("ClaimNeedsReview", review));
       audit.push(claimAudit(ref, "CLAIM_REFUND_NOT_EXECUTED", "DECIDED", now, { verdict_id: stored.record.verdict_id, code: result.code, reason }, "WARN"));
     }
   }

@@ -1,17 +1,18 @@
 // Ports of the pipeline: narrow, named in domain words; in-memory implementations in
 // pipeline/in-memory.ts, AWS ones in adapters/aws.
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
+import { ClaimsError } from "../core/errors.ts";
 import type { AuditEvent, ContextSnapshot, LedgerEntry, Order, ReserveResult } from "../core/integrity/index.ts";
-import type { ClaimNeedsReviewDetail, ClaimVerdictDetail } from "../core/claims/execution.ts";
-import type { BusEntry, Effect } from "./effects.ts";
+import type { ClaimVerdictDetail } from "../core/claims/events.ts";
+import type { ClaimNeedsReviewDetail } from "../core/claims/events.ts";
+import type { Effect } from "./effects.ts";
+import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
 /** Thrown by a repository when a conditional write lost a race; the message is retried and reloads. */
-export class VersionConflictError extends Error {
-  readonly code = "VERSION_CONFLICT";
+export class VersionConflictError extends ClaimsError<"VERSION_CONFLICT"> {
   constructor(readonly entity: string, readonly key: string, readonly expectedVersion: number, options?: { cause?: unknown }) {
-    super(`${entity} ${key} changed concurrently (expected version ${expectedVersion})`, options);
-    this.name = "VersionConflictError";
+    super("VERSION_CONFLICT", `${entity} ${key} changed concurrently (expected version ${expectedVersion})`, options);
   }
 }
 

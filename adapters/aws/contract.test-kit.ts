@@ -3,7 +3,8 @@
 // `factory` returns a fresh, empty port for every test.
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import type { ClaimVerdictDetail } from "../../core/claims/execution.ts";
+import { busEntry } from "../../core/claims/events.ts";
+import type { ClaimVerdictDetail } from "../../core/claims/events.ts";
 import type { Effect } from "../../pipeline/effects.ts";
 import { createAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
@@ -56,7 +57,7 @@ export function verdictFixture(key: string, overrides: Partial<StoredVerdict> = 
     layer: 6,
     checks: [{ layer: 1, ok: true, note: null }],
     execution: "PENDING",
-    events: [{ detailType: "ClaimVerdict", detail: record as unknown as Record<string, unknown> }],
+    events: [busEntry("ClaimVerdict", record)],
     published: false,
     ...overrides,
   };
@@ -326,7 +327,7 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const key = key64(3);
       const stored = verdictFixture(key);
       await repo.putVerdictOnce(stored);
-      const refund = { detailType: "RefundExecuted", detail: { execution_id: "exe_1", claim_id: "clm_1" } };
+      const refund = busEntry("RefundExecuted", { execution_id: "exe_1", claim_id: "clm_1", dfid: "dfid_clm_1", order_id: "ord_1", amount_eur: 10, verdict_id: "vrd_1" });
       const executed = await repo.recordExecution(key, { execution: "EXECUTED", events: [...stored.events, refund] });
       expect(executed).toEqual({ ...stored, execution: "EXECUTED", events: [...stored.events, refund] });
       const review = { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "EXCEEDS_ORDER_AMOUNT", reason: "too much" };
@@ -350,7 +351,7 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const key = key64(5);
       await repo.putVerdictOnce(verdictFixture(key));
       const outcomes = await Promise.all(
-        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) => repo.recordExecution(key, { execution, events: [{ detailType: "X", detail: { writer: i } }] })),
+        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) => repo.recordExecution(key, { execution, events: [busEntry("ClaimNeedsReview", { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "WRITER", reason: `writer ${i}` })] })),
       );
       const stored = await repo.getVerdict(key);
       expect(stored?.execution).not.toBe("PENDING");

@@ -1,6 +1,7 @@
 // Errors the AWS adapters throw: broken infrastructure, bad wiring or corrupt stored data — never a
 // business outcome (those are returned through the ports). Every error has a stable `code` and keeps
 // the SDK error as `cause`; `retryable` says whether a later attempt can succeed.
+import { ClaimsError } from "../../core/errors.ts";
 
 /** Stable codes of the AWS adapters' errors. */
 export type AwsAdapterErrorCode =
@@ -18,13 +19,10 @@ export type AwsAdapterErrorCode =
   | "PUBLISH_REJECTED";
 
 /** Base class of every error thrown by `adapters/aws`. */
-export class AwsAdapterError extends Error {
-  readonly code: AwsAdapterErrorCode;
+export class AwsAdapterError extends ClaimsError<AwsAdapterErrorCode> {
   readonly retryable: boolean;
   constructor(code: AwsAdapterErrorCode, message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
+    super(code, message, options);
     this.retryable = options.retryable ?? false;
   }
 }

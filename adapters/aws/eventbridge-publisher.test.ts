@@ -2,8 +2,9 @@
 // failures retried (the bus's failure hook), permanent entry errors and refused requests not retried.
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BusEntry } from "../../pipeline/effects.ts";
-import { BUS_NAME, DETAIL_TYPES, KERNEL_SOURCE } from "../../infra/event-patterns.ts";
+import { busEntry, DETAIL_TYPES, KERNEL_SOURCE } from "../../core/claims/events.ts";
+import type { BusEntry } from "../../core/claims/events.ts";
+import { BUS_NAME } from "../../infra/event-patterns.ts";
 import type { BusEvent } from "../../local/eventbridge/server.ts";
 import { localClientConfig } from "../../local/emulators.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
@@ -33,8 +34,12 @@ function setup(options: { busName?: string; limits?: { maxRequestBytes?: number 
   return { publisher, counter, delivered, seen };
 }
 
-const verdicts = (n: number, pad = 0): BusEntry[] =>
-  Array.from({ length: n }, (_, i) => ({ detailType: DETAIL_TYPES.verdict, detail: { verdict_id: `vrd_${i}`, claim_id: `clm_${i}`, verdict: "ACCEPT", ...(pad ? { pad: "p".repeat(pad) } : {}) } }));
+/** `n` valid ClaimVerdict entries; `pad` lengthens each reason to reach a size. */
+const verdicts = (n: number, pad = 0): Extract<BusEntry, { detailType: "ClaimVerdict" }>[] =>
+  Array.from({ length: n }, (_, i) => busEntry("ClaimVerdict", {
+    verdict_id: `vrd_${i}`, claim_id: `clm_${i}`, dfid: `dfid_clm_${i}`, verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", reason: `ok${"p".repeat(pad)}`,
+    order_id: "ord_001", amount_eur: 10, policy_kind: "REFUND", idempotency_key: "a".repeat(64), decided_at: "2026-06-01T12:00:00.000Z",
+  }));
 
 describe("putEventsEntrySize", () => {
   it("counts UTF-8 bytes of Source, DetailType, Detail and Resources, and 14 for Time", () => {
@@ -81,7 +86,7 @@ describe("EventBridge publisher", () => {
     await publisher.publish(entries);
     expect(failedOnce.size).toBe(5);
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 2 });
-    expect(((await delivered()) as { verdict_id: string }[]).map((d) => d.verdict_id).sort()).toEqual(entries.map((e) => e.detail.verdict_id as string).sort());
+    expect(((await delivered()) as { verdict_id: string }[]).map((d) => d.verdict_id).sort()).toEqual(entries.map((e) => e.detail.verdict_id).sort());
   });
 
   it("gives up on an entry that keeps failing after the bounded attempts, naming bus and error", async () => {
@@ -107,10 +112,19 @@ describe("EventBridge publisher", () => {
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 1 });
   });
 
-  it("publishes nothing for an empty list and refuses an entry without a JSON object detail", async () => {
+  it("publishes nothing for an empty list, and nothing at all when one entry breaks its event's schema", async () => {
     const { publisher, counter } = setup();
     await publisher.publish([]);
-    await expect(publisher.publish([{ detailType: "ClaimVerdict", detail: [] as unknown as Record<string, unknown> }])).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    const [good] = verdicts(1);
+    const bad = [
+      { detailType: "ClaimVerdict", detail: [] },
+      { detailType: "ClaimVerdict", detail: { ...good!.detail, verdict: "MAYBE" } },
+      { detailType: "RefundExecuted", detail: { ...good!.detail } },
+      { detailType: "Unheard", detail: {} },
+    ];
+    for (const entry of bad) {
+      await expect(publisher.publish([good!, entry as unknown as BusEntry])).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/entry 2/) });
+    }
     expect(counter.snapshot().total).toBe(0);
   });
 });

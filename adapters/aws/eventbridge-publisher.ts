@@ -3,9 +3,9 @@
 // retried, and a request the service refuses (ValidationException) is never sent again.
 import { PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import type { EventBridgeClient, PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
-import type { BusEntry } from "../../pipeline/effects.ts";
 import type { EventPublisher } from "../../pipeline/ports.ts";
-import { KERNEL_SOURCE } from "../../infra/event-patterns.ts";
+import { KERNEL_SOURCE, parseBusEntry } from "../../core/claims/events.ts";
+import type { BusEntry } from "../../core/claims/events.ts";
 import { describeError, errorName, InvalidArgumentError, isRetryableSdkError, MessageTooLargeError, PublishError, PublishRejectedError } from "./errors.ts";
 import { backoffDelayMs, defaultSleep, retryPolicy } from "./retry.ts";
 import type { RetryPolicy, Sleep } from "./retry.ts";
@@ -55,8 +55,9 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
   const maxBytes = options.limits?.maxRequestBytes ?? EVENTBRIDGE_LIMITS.maxRequestBytes;
 
   const toEntry = (e: BusEntry, i: number): PutEventsRequestEntry => {
-    if (typeof e?.detailType !== "string" || e.detailType === "") throw new InvalidArgumentError(`publish: entry ${i + 1} has no detailType`);
-    if (e.detail === null || typeof e.detail !== "object" || Array.isArray(e.detail)) throw new InvalidArgumentError(`publish: entry ${i + 1} (${e.detailType}) needs a JSON object as detail`);
+    // Every entry is checked against its event's schema before anything is sent: a consumer never sees an event the contract does not allow.
+    const checked = parseBusEntry(e);
+    if (!checked.ok) throw new InvalidArgumentError(`publish: entry ${i + 1}: ${checked.message}`);
     return { EventBusName: busName, Source: source, DetailType: e.detailType, Detail: JSON.stringify(e.detail) };
   };
 

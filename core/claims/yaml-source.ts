@@ -1,3 +1,4 @@
+import { ClaimsError } from "../errors.ts";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 
@@ -13,11 +14,9 @@ export interface SourceIssue {
 }
 
 /** Raised when a YAML file does not parse or does not satisfy its schema; every issue names file, row and field. */
-export class SourceFileError extends Error {
-  readonly code = "INVALID_SOURCE_FILE";
+export class SourceFileError extends ClaimsError<"INVALID_SOURCE_FILE"> {
   constructor(readonly file: string, readonly issues: SourceIssue[]) {
-    super(`${file} is invalid:\n${issues.map(formatIssue).join("\n")}`);
-    this.name = "SourceFileError";
+    super("INVALID_SOURCE_FILE", `${file} is invalid:\n${issues.map(formatIssue).join("\n")}`);
   }
 }
 

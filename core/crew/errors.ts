@@ -1,6 +1,7 @@
 // Thrown errors of the crew engine: bad wiring and broken invariants, never business outcomes.
 // A crew that cannot produce an output *returns* `crew.failed`; these are for callers that
 // hand the engine something a correct caller never produces.
+import { ClaimsError } from "../errors.ts";
 
 import type { CrewLintIssue } from "./lint.ts";
 
@@ -21,14 +22,7 @@ export type CrewErrorCode =
 export type CrewSchemaIssue = { path: string; message: string; code: string };
 
 /** Base class of every error thrown by `core/crew`; `code` is stable, `cause` is kept. */
-export class CrewError extends Error {
-  readonly code: CrewErrorCode;
-  constructor(code: CrewErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
-  }
-}
+export class CrewError extends ClaimsError<CrewErrorCode> {}
 
 /** A crew shape or count document that fails its schema or the linter; `issues` lists every problem. */
 export class CrewShapeError extends CrewError {

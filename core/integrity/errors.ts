@@ -1,62 +1,53 @@
 // Thrown errors of the decision-integrity module: broken invariants and bad wiring, never business outcomes.
+import { ClaimsError } from "../errors.ts";
 
 /** Stable codes of the errors this module throws. */
 export type DirErrorCode = "INVALID_MONEY" | "INVALID_TIMESTAMP" | "INVALID_PROPOSAL_INPUT" | "INVALID_KERNEL_INPUT" | "LEDGER_INVARIANT" | "INVALID_ORDER" | "INVALID_AUDIT_EVENT";
 
-/** Base class of every error thrown by `core/integrity` and the claims kernel; `code` is stable, `cause` is kept. */
-export class DirError extends Error {
-  readonly code: DirErrorCode;
-  constructor(code: DirErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
-  }
-}
-
 /** A money value that cannot be represented exactly in integer cents. */
-export class MoneyError extends DirError {
+export class MoneyError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_MONEY", message, options);
   }
 }
 
 /** A timestamp that is not an ISO-8601 date or date-time. */
-export class TimestampError extends DirError {
+export class TimestampError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_TIMESTAMP", message, options);
   }
 }
 
 /** Inputs handed to a pure builder (proposal, registry) that a correct caller never produces. */
-export class ProposalInputError extends DirError {
+export class ProposalInputError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_PROPOSAL_INPUT", message, options);
   }
 }
 
 /** The kernel was wired wrongly (e.g. handed another order than the proposal names); not a business outcome. */
-export class KernelInputError extends DirError {
+export class KernelInputError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_KERNEL_INPUT", message, options);
   }
 }
 
 /** A ledger entry that breaks its own invariants (refunded_cents ≠ sum of claims, non-integer cents). */
-export class LedgerInvariantError extends DirError {
+export class LedgerInvariantError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("LEDGER_INVARIANT", message, options);
   }
 }
 
 /** An order handed to the context store that is not a valid authoritative order. */
-export class OrderDataError extends DirError {
+export class OrderDataError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_ORDER", message, options);
   }
 }
 
 /** An audit event that does not match the audit schema. */
-export class AuditEventError extends DirError {
+export class AuditEventError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_AUDIT_EVENT", message, options);
   }

@@ -1,5 +1,6 @@
 // Errors of the LLM layer: stable failure codes returned by every LlmPort, and the few thrown
 // errors for broken configuration or invariants.
+import { ClaimsError } from "../errors.ts";
 
 /** Every way an LLM call can fail; the orchestrator turns these into `agent.step.failed`. */
 export const LLM_FAILURE_CODES = [
@@ -35,20 +36,8 @@ export function isRetryableLlmFailure(code: LlmFailureCode): boolean {
 /** Codes of the errors this module throws (broken configuration or invariants, never a model's answer). */
 export type LlmErrorCode = "LLM_CONFIG_INVALID" | "LLM_SCHEMA_NOT_STRICT";
 
-/** Base class of thrown LLM-layer errors: a stable `code`, the `cause` kept. */
-export class LlmError extends Error {
-  /** A stable, machine-readable code. */
-  readonly code: LlmErrorCode;
-
-  constructor(code: LlmErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
-  }
-}
-
 /** Configuration for the LLM (environment or config file) is missing or malformed; the message names the setting. */
-export class LlmConfigError extends LlmError {
+export class LlmConfigError extends ClaimsError<LlmErrorCode> {
   /** The setting that is wrong, e.g. `LLM_PROVIDER`. */
   readonly setting: string;
 
@@ -59,7 +48,7 @@ export class LlmConfigError extends LlmError {
 }
 
 /** A zod schema cannot be turned into an OpenAI strict JSON schema (e.g. an `.optional()` field). */
-export class LlmSchemaNotStrictError extends LlmError {
+export class LlmSchemaNotStrictError extends ClaimsError<LlmErrorCode> {
   constructor(schemaName: string, message: string) {
     super("LLM_SCHEMA_NOT_STRICT", `schema '${schemaName}' cannot be used for strict structured output: ${message}`);
   }

@@ -18,7 +18,6 @@ export {
   LLM_FAILURE_CODES,
   RETRYABLE_LLM_FAILURES,
   isRetryableLlmFailure,
-  LlmError,
   LlmConfigError,
   LlmSchemaNotStrictError,
   type LlmErrorCode,

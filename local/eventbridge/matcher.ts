@@ -5,6 +5,7 @@
 // any element matches, objects inside event arrays are matched element by element (array
 // consistency), `exists` looks at leaf values only, and `anything-but` needs the field present.
 // Operators the local bus does not implement (e.g. `cidr`) are rejected, never silently ignored.
+import { ClaimsError } from "../../core/errors.ts";
 import { InvalidEventPatternError } from "./errors.ts";
 
 /** An EventBridge event pattern as plain JSON (the shape of `infra/event-patterns.ts`). */
@@ -32,7 +33,11 @@ export const SUPPORTED_OPERATORS = [
 const KNOWN_UNSUPPORTED = new Set(["cidr"]);
 const compiled = new WeakMap<object, ObjectNode>();
 
-class PatternSyntaxError extends Error {}
+class PatternSyntaxError extends ClaimsError<"PATTERN_SYNTAX"> {
+  constructor(message: string) {
+    super("PATTERN_SYNTAX", message);
+  }
+}
 
 /** Checks a pattern without matching anything; the message names the offending operator and path. */
 export function validatePattern(pattern: unknown): PatternValidation {

@@ -2,6 +2,7 @@
 // can call: validates like AWS, builds the event envelope, journals every accepted entry to
 // `<dataDir>/events.jsonl`, and delivers matching events to in-process rule targets with retries
 // and an in-memory dead-letter list.
+import { ClaimsError } from "../../core/errors.ts";
 import { randomUUID } from "node:crypto";
 import { appendFile, mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -108,9 +109,9 @@ const JSON_11 = "application/x-amz-json-1.1";
 
 type Rule = BusRule & { readonly targets: Map<string, BusTarget> };
 
-class RequestError extends Error {
+class RequestError extends ClaimsError<"BAD_REQUEST"> {
   constructor(readonly status: number, readonly type: string, message: string) {
-    super(message);
+    super("BAD_REQUEST", message);
   }
 }
 

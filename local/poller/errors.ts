@@ -1,15 +1,8 @@
 // Errors of the SQS event-source poller: a base class with a stable `code`, `cause` kept.
+import { ClaimsError } from "../../core/errors.ts";
 
 /** Base class of every error the poller throws or reports through `onError`. */
-export class PollerError extends Error {
-  readonly code: string;
-
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
-  }
-}
+export class PollerError extends ClaimsError {}
 
 /** Options that cannot work (batch size out of range, unknown queue). */
 export class PollerConfigError extends PollerError {

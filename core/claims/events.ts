@@ -1,0 +1,97 @@
+// The events on the `claims` bus (SPEC §7.3), each defined once: its detail-type and the zod schema of its
+// detail. Producers build typed entries with `busEntry`, the publisher validates every entry with
+// `parseBusEntry` before sending, and consumers and tests parse with the same schemas.
+import * as z from "zod";
+import { VerdictKindSchema } from "../integrity/verdict.ts";
+import { PolicyKindSchema } from "./proposal-output.ts";
+import { ClaimReasonCodeSchema } from "./reason-codes.ts";
+
+/** Source of every event the app publishes. */
+export const KERNEL_SOURCE = "claims.kernel";
+
+/** `ClaimVerdict` event detail (SPEC §7.3) and the verdict record stored once per idempotency key. */
+export const ClaimVerdictDetailSchema = z
+  .object({
+    verdict_id: z.string().min(1),
+    claim_id: z.string().min(1),
+    dfid: z.string().min(1),
+    verdict: VerdictKindSchema,
+    reason_code: ClaimReasonCodeSchema,
+    reason: z.string(),
+    order_id: z.string().nullable(),
+    amount_eur: z.number().nullable(),
+    policy_kind: PolicyKindSchema.nullable(),
+    idempotency_key: z.string().regex(/^[0-9a-f]{64}$/),
+    decided_at: z.iso.datetime({ offset: true }),
+    simulation_id: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** The verdict record / `ClaimVerdict` detail; `order_id`, `amount_eur`, `policy_kind` are null when the proposal did not carry a usable value. */
+export type ClaimVerdictDetail = z.infer<typeof ClaimVerdictDetailSchema>;
+
+/** `RefundExecuted` event detail (SPEC §7.3). */
+export const RefundExecutedDetailSchema = z
+  .object({
+    execution_id: z.string().min(1),
+    claim_id: z.string().min(1),
+    dfid: z.string().min(1),
+    order_id: z.string().min(1),
+    amount_eur: z.number().positive(),
+    verdict_id: z.string().min(1),
+  })
+  .strict();
+
+/** A `RefundExecuted` detail. */
+export type RefundExecutedDetail = z.infer<typeof RefundExecutedDetailSchema>;
+
+/** `ClaimNeedsReview` event detail (SPEC §7.3); `reason_code` may be a kernel, ledger or crew code. */
+export const ClaimNeedsReviewDetailSchema = z
+  .object({
+    claim_id: z.string().min(1),
+    dfid: z.string().min(1),
+    reason_code: z.string().min(1),
+    reason: z.string(),
+  })
+  .strict();
+
+/** A `ClaimNeedsReview` detail. */
+export type ClaimNeedsReviewDetail = z.infer<typeof ClaimNeedsReviewDetailSchema>;
+
+/** Every bus event by detail-type: the one definition producers, the publisher and consumers share. */
+export const BUS_EVENTS = {
+  ClaimVerdict: ClaimVerdictDetailSchema,
+  RefundExecuted: RefundExecutedDetailSchema,
+  ClaimNeedsReview: ClaimNeedsReviewDetailSchema,
+} as const;
+
+/** A detail-type of the `claims` bus. */
+export type BusEventType = keyof typeof BUS_EVENTS;
+
+/** The detail-types by role, for rule patterns. */
+export const DETAIL_TYPES = {
+  verdict: "ClaimVerdict",
+  refund: "RefundExecuted",
+  review: "ClaimNeedsReview",
+} as const satisfies Record<string, BusEventType>;
+
+/** One event for the bus: its detail-type and a detail of that type. */
+export type BusEntry = { [T in BusEventType]: { detailType: T; detail: z.infer<(typeof BUS_EVENTS)[T]> } }[BusEventType];
+
+/** A typed bus entry. */
+export function busEntry<T extends BusEventType>(detailType: T, detail: z.infer<(typeof BUS_EVENTS)[T]>): Extract<BusEntry, { detailType: T }> {
+  return { detailType, detail } as Extract<BusEntry, { detailType: T }>;
+}
+
+/** The result of checking an entry against its schema. */
+export type BusEntryCheck = { ok: true; entry: BusEntry } | { ok: false; message: string };
+
+/** Checks that `value` is an entry of a known detail-type whose detail satisfies that type's schema. */
+export function parseBusEntry(value: unknown): BusEntryCheck {
+  const raw = value as { detailType?: unknown; detail?: unknown } | null;
+  const type = raw?.detailType;
+  if (typeof type !== "string" || !Object.hasOwn(BUS_EVENTS, type)) return { ok: false, message: `unknown detail-type ${JSON.stringify(type)} (known: ${Object.keys(BUS_EVENTS).join(", ")})` };
+  const parsed = BUS_EVENTS[type as BusEventType].safeParse(raw?.detail);
+  if (!parsed.success) return { ok: false, message: `${type} detail is invalid: ${z.prettifyError(parsed.error)}` };
+  return { ok: true, entry: { detailType: type, detail: parsed.data } as BusEntry };
+}
