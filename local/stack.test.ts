@@ -107,7 +107,7 @@ describe("a failing LLM", () => {
     const record = await decide(stack, TEXT_CLAIM);
     expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
     expect(extractions).toBe(2);
-    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview"]);
+    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
     expect(await depth(stack, stack.queues.extraction.dlq!.url)).toBe(0);
   });
 });
@@ -115,7 +115,7 @@ describe("a failing LLM", () => {
 describe("bus rules", () => {
   it.each([
     ["an ACCEPT", ACCEPT_CLAIM, { verdicts: ["ClaimVerdict"], escalations: [], refunds: ["RefundExecuted"] }],
-    ["an ESCALATE", ESCALATE_CLAIM, { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict"], refunds: [] }],
+    ["an ESCALATE", ESCALATE_CLAIM, { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict", "ReviewRequested"], refunds: [] }],
   ])("deliver %s to the rules infra/ declares", async (_c, body, expected) => {
     stack = await startTestStack();
     const record = await decide(stack, body);

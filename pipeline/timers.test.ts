@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { createInMemoryAuditLog } from "./in-memory.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { createInMemoryClaimRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
+import { createInMemoryClaimRepository, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
 import { handleTimer, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
 function ports(now = NOW) {
   const queues = createInMemoryWorkQueues();
-  return { queues, claims: createInMemoryClaimRepository(), audit: createInMemoryAuditLog(), publisher: createRecordingPublisher(), clock: { now: () => now } };
+  return { queues, claims: createInMemoryClaimRepository(), audit: createInMemoryAuditLog(), publisher: createRecordingPublisher(), reviews: createInMemoryReviewRepository(), ledger: createInMemoryRefundLedger(), clock: { now: () => now } };
 }
 
 function claim(id: string, status: ClaimRecord["status"], updatedMsAgo: number, structured = true): ClaimRecord {
