@@ -17,6 +17,7 @@ import { saveState } from "./persist.ts";
 import type { Task } from "./schema.ts";
 import type { CrewSnapshot, CrewStatus } from "./snapshot.ts";
 import { advance, startEvent } from "./step.ts";
+import type { CrewStepEvent } from "./step.ts";
 
 /** What a session runs with. */
 export type CrewSessionOptions = {
@@ -57,11 +58,6 @@ export function createCrewSession(opts: CrewSessionOptions): CrewSession {
 
 /** The public face of a loaded root crew state. */
 export function sessionOver(st: CrewState): CrewSession {
-  const run = (ev: Parameters<typeof advance>[2]) => {
-    const out: OutboundCrewEvent[] = [];
-    advance(st, out, ev);
-    return out;
-  };
   return {
     crewId: st.crewId,
     get status() {
@@ -69,17 +65,17 @@ export function sessionOver(st: CrewState): CrewSession {
     },
     start(rootInput, task) {
       if (st.status !== "idle") throw new SessionStateError(`crew ${st.crewId} was already started (status ${st.status})`);
-      return run(startEvent(st.crewId, rootInput, task));
+      return run(st, startEvent(st.crewId, rootInput, task));
     },
     deliver(event) {
-      return run(parseInboundCrewEvent(event));
+      return run(st, parseInboundCrewEvent(event));
     },
     tick(nowMs) {
       if (!Number.isFinite(nowMs)) throw new InvalidCrewInputError(`tick needs a finite time in milliseconds, got ${nowMs}`);
-      return run({ type: "crew.tick", crewId: st.crewId, nowMs });
+      return run(st, { type: "crew.tick", crewId: st.crewId, nowMs });
     },
     cancel(reason) {
-      return run(reason === undefined ? { type: "crew.cancel", crewId: st.crewId } : { type: "crew.cancel", crewId: st.crewId, reason });
+      return run(st, reason === undefined ? { type: "crew.cancel", crewId: st.crewId } : { type: "crew.cancel", crewId: st.crewId, reason });
     },
     snapshot() {
       return saveState(st);
@@ -88,4 +84,11 @@ export function sessionOver(st: CrewState): CrewSession {
       return nextDeadlineMs(st);
     },
   };
+}
+
+/** Runs one step event on the kept state and returns what it caused. */
+function run(st: CrewState, ev: CrewStepEvent): OutboundCrewEvent[] {
+  const out: OutboundCrewEvent[] = [];
+  advance(st, out, ev);
+  return out;
 }

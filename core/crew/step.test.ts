@@ -9,7 +9,7 @@ import { createInMemoryMemory } from "./memory.ts";
 import { resumeCrewSession } from "./resume.ts";
 import { createCrewSession } from "./session.ts";
 import type { CrewSnapshot } from "./snapshot.ts";
-import { initialCrewSnapshot, stepCrew } from "./step.ts";
+import { initialCrewSnapshot, stepCrew } from "./index.ts";
 import { completed, configuredCrew, crewConfigs, drive, failed, graphOf, requestsIn, researchCrew, roundTrip, seededOrder, seededWorker, typesOf } from "./test-kit.ts";
 import type { CrewConfig } from "./test-kit.ts";
 
