@@ -54,5 +54,7 @@ export {
   HookError,
   VersionConflictError,
   InvalidClockError,
+  CanonicalJsonError,
+  UnknownVotingStrategyError,
 } from "./errors.ts";
 export type { CrewErrorCode, CrewSchemaIssue } from "./errors.ts";
