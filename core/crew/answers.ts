@@ -7,7 +7,7 @@ import type { JsonValue } from "./json.ts";
 import type { CrewState, HistoryEntry } from "./machine.ts";
 import { diagnostic, notStarted, phaseRole, stepOf } from "./machine.ts";
 import { settleRound } from "./rounds.ts";
-import { attemptOf, fixerOf, isTimeout, slotKind, withStep } from "./slots.ts";
+import { attemptOf, capStepError, fixerOf, isTimeout, slotKind, withStep } from "./slots.ts";
 import type { SlotState } from "./snapshot.ts";
 
 /** Fills the slot awaiting the answer's correlation id and settles the round once nothing is in flight; anything else becomes a diagnostic. */
@@ -28,7 +28,7 @@ export function answer(st: CrewState, out: OutboundCrewEvent[], ev: AgentStepCom
     if (ev.delegations !== undefined && ev.delegations.length > 0) done.d = ev.delegations;
     st.slots[slot] = done;
   } else {
-    st.slots[slot] = withStep({ f: "fault" as const, e: ev.error }, attempt, fx);
+    st.slots[slot] = withStep({ f: "fault" as const, e: capStepError(ev.error) }, attempt, fx);
   }
   st.byId!.delete(ev.correlationId);
   st.inflight--;

@@ -9,6 +9,7 @@ import { innerCrewId } from "./ids.ts";
 import type { CrewState, MachineEnv } from "./machine.ts";
 import { NESTED_PLACEHOLDER, newCrewState, notStarted, phaseRole } from "./machine.ts";
 import { begin, deliver } from "./entry.ts";
+import { capStepError } from "./slots.ts";
 import { settleRound } from "./rounds.ts";
 
 /** The env of the inner crew `icid` of a nested-crew role; with hard isolation, `fork` forks its memory scope. */
@@ -53,7 +54,7 @@ export function checkInner(st: CrewState, out: OutboundCrewEvent[], i: number): 
     out.push({ type: "nested.crew.completed", ...base, output: inner.output });
   } else {
     const code = inner.code || "INNER_CREW_FAILED";
-    st.slots[i] = { f: "fault", e: { message: `inner crew ${inner.crewId} ${inner.status}: ${inner.reason}`, code } };
+    st.slots[i] = { f: "fault", e: capStepError({ message: `inner crew ${inner.crewId} ${inner.status}: ${inner.reason}`, code }) };
     out.push({ type: "nested.crew.failed", ...base, reason: inner.reason, code });
     if (role.nested!.memory_isolation === "hard") st.env.memory?.discard(inner.crewId);
   }

@@ -179,6 +179,22 @@ describe("faults", () => {
     expect(typesOf(s2.tick(2_000))).toEqual(["agent.step.timed_out", "crew.failed"]);
   });
 
+  it("stores at most 2 KB of a failed step's error text in the snapshot, and hands the fixer the same capped error", () => {
+    const s = persistentSession(graph);
+    const mercs = toMercs(s);
+    const huge = `upstream said: ${"x".repeat(200_000)}`;
+    s.deliver(failed(mercs[0]!, huge, "UPSTREAM"));
+    const slot = (s.snapshot() as { slots: { e?: { message: string; code?: string } }[] }).slots[0]!;
+    expect(slot.e!.message.length).toBeLessThanOrEqual(2048);
+    expect(slot.e!.message).toMatch(/^upstream said: x+… \[\d+ more characters cut\]$/);
+    expect(slot.e!.code).toBe("UPSTREAM");
+    expect(JSON.stringify(s.snapshot()).length).toBeLessThan(4_000);
+    s.deliver(completed(mercs[1]!, "B"));
+    const out = s.deliver(completed(mercs[2]!, "C"));
+    expect(out[0]).toMatchObject({ type: "fixer.invoked", error: slot.e });
+    expect(requestsIn(out)[0]!.input).toMatchObject({ failed: { error: slot.e } });
+  });
+
   it("a failed fixer leaves the slot failed and the phase resolves by its voting rule", () => {
     const s = persistentSession(graph);
     const mercs = toMercs(s);
