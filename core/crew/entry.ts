@@ -53,7 +53,7 @@ export function deliver(st: CrewState, out: OutboundCrewEvent[], ev: InboundCrew
 }
 
 /** Times out every step (here and in inner crews) whose deadline is at or before `now`, then settles the round if nothing is left in flight. */
-export function tick(st: CrewState, out: OutboundCrewEvent[], now: number): void {
+function tick(st: CrewState, out: OutboundCrewEvent[], now: number): void {
   if (st.status !== "running") return;
   const role = phaseRole(st);
   for (let i = 0; i < st.slots.length; i++) {
@@ -90,7 +90,7 @@ export function tick(st: CrewState, out: OutboundCrewEvent[], now: number): void
 }
 
 /** Cancels a running (or idle) crew and its inner crews; `crew.cancelled` from the root only. */
-export function cancel(st: CrewState, out: OutboundCrewEvent[], reason: string | undefined): void {
+function cancel(st: CrewState, out: OutboundCrewEvent[], reason: string | undefined): void {
   if (st.status !== "running" && st.status !== "idle") return;
   abort(st, reason ?? "cancelled");
   if (st.env.root) out.push({ type: "crew.cancelled", crewId: st.crewId, reason: st.reason });

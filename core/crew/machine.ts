@@ -35,7 +35,7 @@ export type MachineEnv = {
 };
 
 /** What a root crew is given: the session options that `rootEnv` normalises. */
-export type RootEnvOptions = {
+type RootEnvOptions = {
   crewId: string;
   graph: CrewGraph;
   clock: Clock;
@@ -56,7 +56,7 @@ export function rootEnv(opts: RootEnvOptions): MachineEnv {
 export type ResumePolicy = "await" | "reissue" | "fail";
 
 /** Roles by name and their role snapshots, computed once per graph. */
-export type GraphIndex = { roles: Map<string, GraphRole>; snapshots: Map<string, RoleSnapshot> };
+type GraphIndex = { roles: Map<string, GraphRole>; snapshots: Map<string, RoleSnapshot> };
 
 /** Where a correlation id this crew may have issued points: phase, slot, fixer trigger, attempt. */
 export type HistoryEntry = { phase: number; slot: number; fixer: FaultKind | undefined; attempt: number };

@@ -18,7 +18,7 @@ import { attemptOf, fixerOf, slotKind, withStep } from "./slots.ts";
 import type { CrewSnapshot } from "./snapshot.ts";
 
 /** What a root crew is loaded with (the snapshot gives its crew id and maxAttempts). */
-export type LoadOptions = { graph: CrewGraph; clock: Clock; hooks?: HookRegistry | undefined; memory?: CrewMemoryAdapter | undefined };
+type LoadOptions = { graph: CrewGraph; clock: Clock; hooks?: HookRegistry | undefined; memory?: CrewMemoryAdapter | undefined };
 
 /**
  * The root crew state of a stored snapshot: checks its version and graph fingerprint, imports
@@ -97,7 +97,7 @@ export function saveState(st: CrewState): CrewSnapshot {
  * Rebuilds a crew state from a snapshot (already version-checked); inner crews are rebuilt
  * recursively. Never changes `snap`: the slots are copied and inner snapshots only read.
  */
-export function loadState(snap: CrewSnapshot, crewId: string, env: MachineEnv): CrewState {
+function loadState(snap: CrewSnapshot, crewId: string, env: MachineEnv): CrewState {
   const st = newCrewState(crewId, env);
   if (snap.crewId !== crewId) throw misfit(crewId, env, `it belongs to crew id ${JSON.stringify(snap.crewId)}`);
   st.task = snap.task;
