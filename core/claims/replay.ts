@@ -6,7 +6,7 @@
 // value that differs from the recorded one, or an event the path does not explain, makes it DIFFERENT.
 // What it cannot check: inputs that decide nothing (an order field the kernel ignores, the analyst's
 // prose, token usage) — replay proves the decision follows from the recorded inputs, not that they were true.
-import * as z from "zod";
+import type * as z from "zod";
 import { canonicalize, createCrewSession, frozenClock } from "../crew/index.ts";
 import type { AgentStepRequestedEvent, CrewCompletedEvent, CrewFailedEvent, FixerInvokedEvent, InboundCrewEvent, OutboundCrewEvent } from "../crew/index.ts";
 import { assertLedgerEntry, buildProposal, formatEur, parseCents } from "../integrity/index.ts";
