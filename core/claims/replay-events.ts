@@ -2,7 +2,7 @@
 // (a small table: adding an event kind is one entry in STAGE_EVENTS and one schema in REPLAY_DETAILS)
 // and the shape of each kind's details, as far as replay reads them.
 import * as z from "zod";
-import { AgentStepCompletedEventSchema, FixerInvokedEventSchema, InboundCrewEventSchema } from "../crew/index.ts";
+import { AgentStepCompletedEventSchema, FixerInvokedEventSchema, InboundCrewEventSchema, StepErrorSchema } from "../crew/index.ts";
 import { ClaimsContractSchema, OrderSchema, ResponsibilityContractSchema } from "../integrity/contracts.ts";
 import type { AuditEventType } from "../integrity/audit.ts";
 import { LedgerEntrySchema } from "../integrity/ledger.ts";
@@ -93,12 +93,13 @@ export const REPLAY_DETAILS = {
   CREW_STARTED: z.looseObject({
     crew_id: z.string(),
     root_input: ClaimsCrewInputSchema,
+    crew: z.string(),
     now_ms: z.number(),
-    timeouts: z.object({ analystMs: z.number(), decisionMs: z.number(), fixerMs: z.number() }).optional(),
+    timeouts: z.object({ analystMs: z.number(), decisionMs: z.number(), fixerMs: z.number() }),
   }),
   AGENT_STEP: z.looseObject({ inbound: AgentStepCompletedEventSchema, ...StepRecord }),
   AGENT_STEP_FAILED: z.union([z.looseObject({ inbound: InboundCrewEventSchema, ...StepRecord }), z.looseObject({ fixer: FixerInvokedEventSchema })]),
-  LLM_CALL: z.looseObject({ role: z.string(), agent_id: z.string(), correlation_id: z.string(), ok: z.boolean() }),
+  LLM_CALL: z.looseObject({ role: z.string(), agent_id: z.string(), correlation_id: z.string(), ok: z.boolean(), error: StepErrorSchema.optional() }),
   AGENT_DECISION: z.looseObject({
     output: RefundProposalOutputSchema,
     proposal: z.looseObject({ dfid: z.string(), agent_id: z.string(), created_at: z.string(), valid_for_ms: z.number() }),
@@ -123,3 +124,16 @@ export type ReplayDetails<K extends ReplayableKind> = z.infer<(typeof REPLAY_DET
 export function isReplayableKind(kind: string): kind is ReplayableKind {
   return Object.hasOwn(REPLAY_DETAILS, kind);
 }
+
+/**
+ * Details replay does not verify, because nothing recomputes them: what a model call cost and the
+ * batch label. (Values it takes as recorded inputs — the crew's timeouts, the kernel's order, ledger,
+ * contracts and registry, a refused refund's ledger code, the analyst's prose — are verified only as
+ * far as the decision depends on them.)
+ */
+export const UNVERIFIED_DETAILS = {
+  CLAIM_RECEIVED: ["label"],
+  CLAIM_EXTRACTED: ["model", "attempts", "usage", "task"],
+  CLAIM_EXTRACTION_FAILED: ["model", "attempts", "usage", "task"],
+  LLM_CALL: ["model", "attempts", "usage", "duration_ms"],
+} as const satisfies Partial<Record<ReplayableKind, readonly string[]>>;

@@ -8,11 +8,11 @@
 // prose, token usage) — replay proves the decision follows from the recorded inputs, not that they were true.
 import type * as z from "zod";
 import { canonicalize, createCrewSession, frozenClock } from "../crew/index.ts";
-import type { AgentStepRequestedEvent, CrewCompletedEvent, CrewFailedEvent, FixerInvokedEvent, InboundCrewEvent, OutboundCrewEvent } from "../crew/index.ts";
+import type { AgentStepCompletedEvent, AgentStepFailedEvent, AgentStepRequestedEvent, CrewCompletedEvent, CrewFailedEvent, FixerInvokedEvent, InboundCrewEvent, OutboundCrewEvent } from "../crew/index.ts";
 import { assertLedgerEntry, buildProposal, formatEur, parseCents } from "../integrity/index.ts";
 import type { AuditEvent, PolicyProposal, ResponsibilityContract } from "../integrity/index.ts";
 import type { Claim } from "./claim.ts";
-import { AnalystOutputSchema, claimsCrewGraph, claimsCrewInput, DEFAULT_CLAIMS_CREW_TIMEOUTS } from "./crew.ts";
+import { AnalystOutputSchema, CLAIMS_CREW_NAME, claimsCrewGraph, claimsCrewInput } from "./crew.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "./execution.ts";
 import { claimFromExtraction } from "./extraction.ts";
 import { decideClaim } from "./kernel.ts";
@@ -95,7 +95,7 @@ interface Ctx {
   reasonCode?: string;
 }
 
-const same = (a: unknown, b: unknown) => canonicalize(a) === canonicalize(b);
+const same = (a: unknown, b: unknown) => (a === undefined || b === undefined ? a === b : canonicalize(a) === canonicalize(b));
 const label = (r: Recorded) => `${r.event.event_type} #${r.n}`;
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -217,6 +217,7 @@ function replayFlow(ctx: Ctx): Flow | undefined {
     ...(typeof d.simulation_id === "string" ? { simulationId: d.simulation_id } : {}),
   };
   const intake = scope(ctx, "intake");
+  intake.expect(Date.parse(d.received_at) === Date.parse(r.event.created_at), `${label(r)} received_at ${d.received_at} is not its own time ${r.event.created_at}`);
   let claim: Claim;
   if ("claim" in d.input) {
     intake.expect(d.input_kind === "claim", `${label(r)} says input_kind ${d.input_kind} for a structured claim`);
@@ -297,7 +298,7 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
   const s = scope(ctx, "crew");
   const { d, r, raw } = f.CREW_STARTED;
   const rootInput = claimsCrewInput(claim, flow.receivedAt);
-  s.expect(d.crew_id === ctx.claimId, `${label(r)} starts crew ${d.crew_id}, not ${ctx.claimId}`);
+  s.expect(d.crew_id === ctx.claimId && d.crew === CLAIMS_CREW_NAME, `${label(r)} starts crew ${d.crew_id} (${d.crew}), not ${ctx.claimId} (${CLAIMS_CREW_NAME})`);
   s.compare(`${label(r)} root input (the claim as intake stored it)`, raw.root_input, rootInput);
   s.expect(d.now_ms === Date.parse(r.event.created_at), `${label(r)} now_ms ${d.now_ms} is not its own time ${r.event.created_at}`);
 
@@ -314,7 +315,7 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
   };
   let session;
   try {
-    session = createCrewSession({ crewId: ctx.claimId, graph: claimsCrewGraph(d.timeouts ?? DEFAULT_CLAIMS_CREW_TIMEOUTS), clock });
+    session = createCrewSession({ crewId: ctx.claimId, graph: claimsCrewGraph(d.timeouts), clock });
     note(session.start(rootInput as never, { description: `Decide refund claim ${ctx.claimId}` }));
   } catch (e) {
     s.incomplete(`the crew cannot start from ${label(r)}: ${message(e)}`);
@@ -345,7 +346,7 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
     s.compare(`what ${what} caused`, step.caused, out.map((e) => e.type));
     if (inbound.type === "agent.step.completed" || inbound.type === "agent.step.failed") {
       const request = requested.get(inbound.correlationId);
-      checkLlmCall(ctx, s, what, inbound.correlationId, inbound.type === "agent.step.completed", request);
+      checkLlmCall(ctx, s, what, inbound, request);
       if (inbound.type === "agent.step.completed" && request?.phaseIndex === 0) {
         // The worker copies the claim the analyst assessed into its answer; the decision maker reads it from there.
         const analyst = AnalystOutputSchema.safeParse(inbound.output);
@@ -383,8 +384,10 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
   return end;
 }
 
-/** An answered step was an LLM call the worker recorded: same correlation, role and agent, and whether it succeeded. */
-function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, correlationId: string, ok: boolean, request: AgentStepRequestedEvent | undefined): void {
+/** An answered step was an LLM call the worker recorded: same correlation, role and agent, whether it succeeded, and its error. */
+function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbound: AgentStepCompletedEvent | AgentStepFailedEvent, request: AgentStepRequestedEvent | undefined): void {
+  const { correlationId } = inbound;
+  const ok = inbound.type === "agent.step.completed";
   const calls = ctx.mine.filter((x) => x.event.event_type === "LLM_CALL" && (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId);
   if (calls.length === 0) {
     s.incomplete(`${what} answers a step, but no LLM_CALL records the call`);
@@ -393,10 +396,10 @@ function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, corre
   for (const c of calls) ctx.used.add(c.n);
   const matching = calls.filter((c) => {
     const d = c.parsed as ReplayDetails<"LLM_CALL">;
-    return (request === undefined || (d.role === request.role && d.agent_id === request.agentId)) && d.ok === ok;
+    return (request === undefined || (d.role === request.role && d.agent_id === request.agentId)) && d.ok === ok && same(d.error, ok ? undefined : (inbound as AgentStepFailedEvent).error);
   });
   s.expect(request !== undefined, `${what} answers a step the replayed crew never requested`);
-  s.expect(matching.length > 0, `${what}: its LLM_CALL (${calls.map(label).join(", ")}) names another role or agent, or says ok=${String(!ok)}`);
+  s.expect(matching.length > 0, `${what}: its LLM_CALL (${calls.map(label).join(", ")}) names another role or agent, says ok=${String(!ok)}, or records another error`);
 }
 
 function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: Claim, flow: Flow): void {
