@@ -161,20 +161,23 @@ function unused(ctx: Ctx, kind: string): Recorded[] {
   return ctx.mine.filter((r) => r.event.event_type === kind && !ctx.used.has(r.n));
 }
 
+/** The step that reads a kind, where it is not the step entering its stage. */
+const KIND_STEP: Partial<Record<ReplayableKind, ReplayStepName>> = { PROPOSAL_SUBMITTED: "kernel", KERNEL_VERDICT: "kernel", CLAIM_NEEDS_REVIEW: "review" };
+
 /**
  * Takes the events of `stage` (each exactly once): reports a missing or unreadable one as INCOMPLETE
  * and returns nothing; a kind recorded twice is DIFFERENT (the first is used).
  */
 function enter<S extends ReplayStage>(ctx: Ctx, stage: S, step: ReplayStepName): StageFinds<S> | undefined {
-  const s = scope(ctx, step);
   const found: Record<string, Found<ReplayableKind>> = {};
   let complete = true;
   for (const kind of STAGE_EVENTS[stage] as readonly ReplayableKind[]) {
+    const s = scope(ctx, KIND_STEP[kind] ?? step);
     const records = unused(ctx, kind);
     for (const r of records) ctx.used.add(r.n);
     const first = records[0];
     if (!first) {
-      s.incomplete(`${kind} is missing (the '${stage}' stage records it)`);
+      s.incomplete(`${kind} is missing: the '${stage}' stage records it`);
       complete = false;
       continue;
     }
