@@ -176,6 +176,9 @@ describe("links", () => {
     expect(sweepLog.lines.find((l) => l.message === "sweep done")?.fields).toEqual([expect.objectContaining({ claims: ["clm_link_sweep"] })]);
     // The restarted extraction runs on the stack: the text names no order, so the claim moves on to review.
     expect(await s.runtime.settle("clm_link_sweep")).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "NO_ORDER_ID" });
+    await s.drained();
+    // The extract handler reached the bus with its own links: the review event of its claim was delivered.
+    expect(detailTypes(s, "clm_link_extract", "escalations")).toEqual(["ClaimNeedsReview"]);
   });
 
   it("a handler reading a resource it is not linked to fails naming the link", async () => {
