@@ -37,7 +37,7 @@ function counting(deps: PipelineDeps) {
   const wrapped: PipelineDeps = {
     ...deps,
     orders: { ...deps.orders, getOrder: (id) => (calls.getOrder++, deps.orders.getOrder(id)) },
-    ledger: { get: (id) => (calls.ledgerGet++, deps.ledger.get(id)), reserve: (...a) => (calls.reserve++, deps.ledger.reserve(...a)) },
+    ledger: { ...deps.ledger, get: (...a) => (calls.ledgerGet++, deps.ledger.get(...a)), reserve: (...a) => (calls.reserve++, deps.ledger.reserve(...a)) },
     verdicts: { ...deps.verdicts, putVerdictOnce: (v) => (calls.putVerdictOnce++, deps.verdicts.putVerdictOnce(v)) },
   };
   return { calls, deps: wrapped };
@@ -51,6 +51,12 @@ function failOnce<A extends unknown[], R>(fn: (...a: A) => Promise<R>, what: str
     failed = true;
     return Promise.reject(new Error(`injected crash in ${what}`));
   };
+}
+
+/** What the order's ledger entry has reserved, per claim and in total. */
+async function reservations(p: Awaited<ReturnType<typeof atProposal>>["p"], orderId: string) {
+  const entry = await p.deps.ledger.get(orderId);
+  return entry && { refunded_cents: entry.refunded_cents, claims: entry.claims };
 }
 
 const verdictIdOf = (e: BusEntry) => ("verdict_id" in e.detail ? e.detail.verdict_id : undefined);
@@ -71,7 +77,7 @@ describe("handleProposal redelivery", () => {
     expect(second).toEqual(first);
     expect(calls).toEqual({ getOrder: 2, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 });
     expect(published(p)).toHaveLength(2);
-    expect(await p.deps.ledger.get("ord_001")).toEqual({ order_id: "ord_001", refunded_cents: 29_999, claims: { clm_k: 29_999 } });
+    expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
     expect(p.verdicts.all()).toHaveLength(1);
     expect(await p.claims.getClaim("clm_k")).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", verdict_id: verdictId, executed: true });
   });
@@ -80,14 +86,14 @@ describe("handleProposal redelivery", () => {
     const { p, message } = await atProposal(ACCEPT);
     const crashing = { ...p.deps, verdicts: { ...p.deps.verdicts, recordExecution: failOnce(p.deps.verdicts.recordExecution, "recordExecution") } };
     await expect(handleProposal(message, crashing)).rejects.toThrow("injected crash in recordExecution");
-    expect(await p.deps.ledger.get("ord_001")).toMatchObject({ claims: { clm_k: 29_999 } }); // reserved, not recorded
+    expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } }); // reserved, not recorded
     expect(p.verdicts.all()[0]).toMatchObject({ execution: "PENDING", published: false });
     expect(p.publisher.published).toEqual([]);
 
     const repaired = await handleProposal(message, crashing);
     expect(repaired).toMatchObject({ execution: "EXECUTED", published: true });
     expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimVerdict", "RefundExecuted"]);
-    expect(await p.deps.ledger.get("ord_001")).toEqual({ order_id: "ord_001", refunded_cents: 29_999, claims: { clm_k: 29_999 } });
+    expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
     expect(p.auditEvents().filter((e) => e.event_type === "CLAIM_REFUND_NOT_EXECUTED")).toEqual([]);
     expect((await p.claims.getClaim("clm_k"))?.executed).toBe(true);
   });
@@ -99,7 +105,7 @@ describe("handleProposal redelivery", () => {
     expect(second).toEqual(first);
     expect(first).toMatchObject({ execution: "NOT_APPLICABLE", record: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" } });
     expect(p.publisher.published.map((e) => [e.detailType, verdictIdOf(e)])).toEqual([["ClaimVerdict", first.record.verdict_id]]);
-    expect(await p.deps.ledger.get("ord_002")).toBeUndefined();
+    expect((await p.deps.ledger.get("ord_002"))?.claims ?? {}).toEqual({}); // nothing reserved
   });
 });
 
@@ -121,7 +127,7 @@ describe("handleProposal publish repair", () => {
     expect((await p.deps.verdicts.getVerdict(stored[0]!.idempotency_key))?.published).toBe(true);
     expect(p.publisher.published).toEqual(stored[0]!.events);
     expect(new Set(p.publisher.published.map(verdictIdOf))).toEqual(new Set([stored[0]!.record.verdict_id]));
-    expect(await p.deps.ledger.get("ord_001")).toEqual({ order_id: "ord_001", refunded_cents: 29_999, claims: { clm_k: 29_999 } });
+    expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
     expect(await p.claims.getClaim("clm_k")).toMatchObject({ status: "DECIDED", verdict_id: stored[0]!.record.verdict_id, executed: true });
 
     await handleProposal(message, flaky);

@@ -6,6 +6,7 @@ import { AgentStepCompletedEventSchema, FixerInvokedEventSchema, InboundCrewEven
 import { ClaimsContractSchema, OrderSchema, ResponsibilityContractSchema } from "../integrity/contracts.ts";
 import type { AuditEventType } from "../integrity/audit.ts";
 import { LedgerEntrySchema } from "../integrity/ledger.ts";
+import type { ReserveErrorCode } from "../integrity/ledger.ts";
 import { ClaimInputSchema, ClaimSchema } from "./claim.ts";
 import { ClaimsCrewInputSchema } from "./crew.ts";
 import { ClaimVerdictDetailSchema, RefundExecutedDetailSchema } from "./events.ts";
@@ -62,6 +63,9 @@ export const REPLAY_PATHS: Readonly<Record<string, readonly ReplayStage[]>> = {
   "free text, extraction failed: NEEDS_REVIEW": ["received", "extraction_failed"],
 };
 
+/** Every code a reservation can be refused with (a Record, so a new ledger code must be added here). */
+const RESERVE_ERROR_CODES: Record<ReserveErrorCode, true> = { ALREADY_REFUNDED_FOR_CLAIM: true, EXCEEDS_ORDER_AMOUNT: true, EXCEEDS_AUTOMATIC_LIMIT: true, REVIEW_PENDING_ON_ORDER: true };
+
 const ReviewCause = { reason_code: z.string().min(1), reason: z.string() };
 const StepRecord = { now_ms: z.number(), caused: z.array(z.string()) };
 
@@ -110,7 +114,7 @@ export const REPLAY_DETAILS = {
   PROPOSAL_SUBMITTED: z.looseObject({ kernel_inputs: RecordedKernelInputsSchema }),
   KERNEL_VERDICT: z.looseObject({ ...ClaimVerdictDetailSchema.shape, layer: z.number(), checks: z.array(z.unknown()) }),
   CLAIM_REFUND_EXECUTED: z.looseObject({ ...RefundExecutedDetailSchema.shape, amount_cents: z.number().int().positive(), ledger_after: LedgerEntrySchema }),
-  CLAIM_REFUND_NOT_EXECUTED: z.looseObject({ verdict_id: z.string(), code: z.enum(["ALREADY_REFUNDED_FOR_CLAIM", "EXCEEDS_ORDER_AMOUNT"]), reason: z.string() }),
+  CLAIM_REFUND_NOT_EXECUTED: z.looseObject({ verdict_id: z.string(), code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]), reason: z.string() }),
   CLAIM_NEEDS_REVIEW: z.looseObject(ReviewCause),
 } as const satisfies Partial<Record<AuditEventType, z.ZodType>>;
 

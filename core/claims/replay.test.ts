@@ -77,11 +77,11 @@ const CASES: { name: string; llm?: () => LlmPort; overrides?: () => Partial<Pipe
   { name: "the fixer stands in for a failed decision maker", llm: () => rulesExcept((task, a) => (task === "decide_refund" ? notJson : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
   { name: "the fixer stands in for a failed analyst", llm: () => rulesExcept((task, a) => (task === "analyze_claim" ? down : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
   {
-    // The kernel read the ledger before another claim took the order's whole balance: the reservation is refused.
+    // Between the kernel's decision and its reservation another claim takes the order's whole balance: the reservation is refused.
     name: "an ACCEPT whose refund the ledger refuses",
     overrides: () => {
-      const ledger = createInMemoryRefundLedger([{ order_id: "ord_006", refunded_cents: 29_999, claims: { clm_other: 29_999 } }]);
-      return { ledger: { ...ledger, get: async () => undefined } };
+      const ledger = createInMemoryRefundLedger();
+      return { ledger: { ...ledger, reserve: async (request) => (await ledger.reserve({ ...request, claimId: "clm_other" }), ledger.reserve(request)) } };
     },
     outcome: "ACCEPT",
     reasonCode: "VALIDATION_PASSED",
