@@ -203,7 +203,7 @@ describe("parseConfig with DIR sample 35's formats", () => {
   });
 
   it.each([
-    ["no categories anywhere", (t: string) => t.replace(/      authorized_instruments:\n(        - \w+\n)+/, ""), seedEraText, "agents[0].claims_bounds.allowed_refund_categories", /list the refundable categories/],
+    ["no categories anywhere", (t: string) => t.replace(/ {6}authorized_instruments:\n( {8}- \w+\n)+/, ""), seedEraText, "agents[0].claims_bounds.allowed_refund_categories", /list the refundable categories/],
     ["both category keys", (t: string) => t.replace("      authorized_instruments:", "      authorized_categories: [garden]\n      authorized_instruments:"), seedEraText, "agents[0].contract.authorized_instruments", /once/],
     ["a flat key in a roa.dir/v1 contract", (t: string) => t.replace("        kind: ResponsibilityContract\n", "        kind: ResponsibilityContract\n        escalate_on_uncertainty: 0.5\n"), roaText, "agents[0].contract.escalate_on_uncertainty", /responsibility\.escalation\.confidence_below/],
     ["a contract for another agent", (t: string) => t.replace("agent_id: kitchen_agent_v2", "agent_id: someone_else"), roaText, "agents[0].contract.subject.agent_id", /contract is for someone_else/],
