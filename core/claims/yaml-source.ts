@@ -233,6 +233,8 @@ export function numberFormatMessage(written: string): string | undefined {
   return undefined;
 }
 
+const WANTED: Record<string, string> = { array: "a list", object: "a mapping of keys", number: "a number", string: "a text", boolean: "true or false" };
+
 /** A located issue with its path, and the field a misspelt key meant. */
 type ExplainedIssue = SourceIssue & { path: readonly PropertyKey[]; meant?: string };
 
@@ -262,8 +264,9 @@ function explain(source: YamlSource, schema: z.ZodType, issue: z.core.$ZodIssue,
   if (issue.code === "invalid_type") {
     const { found, value } = valueAt(source.value, issue.path);
     const name = String(issue.path.at(-1) ?? "value");
-    if (!found || value === undefined) return [at(issue.path, `${name} is missing (required: ${issue.expected === "array" ? "a list" : `a ${issue.expected}`})`)];
-    if (value === null) return [at(issue.path, `${name} is empty (required: ${issue.expected === "array" ? "a list" : `a ${issue.expected}`})`)];
+    const wanted = WANTED[issue.expected] ?? `a ${issue.expected}`;
+    if (!found || value === undefined) return [at(issue.path, `${name} is missing (required: ${wanted})`)];
+    if (value === null) return [at(issue.path, `${name} is empty (required: ${wanted})`)];
     if (issue.expected === "number" && typeof value === "string") {
       const hint = numberFormatMessage(value);
       if (hint) return [at(issue.path, hint)];
