@@ -19,7 +19,7 @@ export type CheckedFile =
 const CONFIG_KEYS = ["agents", "context_store", "llm_defaults", "simulation", "database"];
 
 /** Tells a scenario file (top-level `scenarios`) from a configuration (`agents`, `context_store`, …) by its content. */
-export function detectKind(text: string, file: string): CheckKind {
+function detectKind(text: string, file: string): CheckKind {
   const value = parseYamlSource(text, file).value;
   const keys = value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value) : [];
   if (keys.includes("scenarios")) return "scenarios";
@@ -54,7 +54,7 @@ function block(title: string, lines: readonly string[]): string[] {
 }
 
 /** The lines listing ignored keys once each, with why (empty when none). */
-export function formatIgnored(ignored: readonly IgnoredField[], title = "Ignored   "): string[] {
+function formatIgnored(ignored: readonly IgnoredField[], title = "Ignored   "): string[] {
   return ignored.length === 0 ? [] : block(title, ignored.map((f) => `${f.path} (${f.why})`));
 }
 
@@ -64,7 +64,7 @@ export function ignoredSummary(ignored: readonly IgnoredField[]): string {
 }
 
 /** What was understood from a configuration, for a person. */
-export function describeConfig(config: ClaimsConfig, handshake: HandshakeResult): string[] {
+function describeConfig(config: ClaimsConfig, handshake: HandshakeResult): string[] {
   const { agent, reading } = config;
   const r = agent.responsibility;
   const c = agent.contract;
@@ -84,7 +84,7 @@ export function describeConfig(config: ClaimsConfig, handshake: HandshakeResult)
 }
 
 /** What was understood from a scenario file, for a person. */
-export function describeScenarios(file: ScenarioFile): string[] {
+function describeScenarios(file: ScenarioFile): string[] {
   const rows = table(file.scenarios.map((s) => [
     s.id,
     `expects ${s.expected.verdict}${s.expected.reason_code ? ` ${s.expected.reason_code}` : ""}`,

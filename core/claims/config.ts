@@ -11,10 +11,10 @@ import type { IgnoredField } from "./yaml-source.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 
 /** The agent version assumed when the config names none (DIR sample 35's files do not). */
-export const DEFAULT_AGENT_VERSION = "1.0.0";
+const DEFAULT_AGENT_VERSION = "1.0.0";
 
 /** The contract major the agent registry accepts (SPEC §4.1: `1.x`). */
-export const REGISTRY_ACCEPTED_MAJOR = 1;
+const REGISTRY_ACCEPTED_MAJOR = 1;
 
 const DateOrOffset = z.string().refine((s) => resolveDate(s, 0) !== undefined, {
   message: "must be an ISO date/timestamp (2026-05-20, 2026-05-20T10:00:00Z; UTC unless it has an offset) or an offset from the run's clock (-3d, -36h, +2d)",
