@@ -96,8 +96,8 @@ const machine = () => `node ${process.version}, ${cpus()[0]?.model ?? "cpu"} × 
 /** What one run measured, beside the file it wrote. */
 export type AwsRequestsRun = { file: AwsRequestsFile; phases: PhaseResult[]; timersFired: number; timersWaitedMs: number };
 
-/** Runs the four phases, the GETs and the timers on one recording stack, and writes bench/out/aws-requests.json. */
-export async function countAwsRequests(options: AwsRequestsOptions = awsRequestsOptions()): Promise<AwsRequestsRun> {
+/** Runs the four phases, the GETs and the timers on one recording stack, and writes the profile to `outFile` (default bench/out/aws-requests.json). */
+export async function countAwsRequests(options: AwsRequestsOptions = awsRequestsOptions(), outFile: string = AWS_REQUESTS_FILE): Promise<AwsRequestsRun> {
   const now = Date.now();
   const plan: { kind: ClaimKind; mode: PhaseResult["mode"]; n: number; inFlight: number; offset: number }[] = [
     { kind: "structured", mode: "sequential", n: options.sequential, inFlight: 1, offset: 0 },
@@ -175,8 +175,8 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
       stored,
       logs,
     };
-    await mkdir(dirname(AWS_REQUESTS_FILE), { recursive: true });
-    await writeFile(AWS_REQUESTS_FILE, `${JSON.stringify(file, null, 2)}\n`, "utf8");
+    await mkdir(dirname(outFile), { recursive: true });
+    await writeFile(outFile, `${JSON.stringify(file, null, 2)}\n`, "utf8");
     return { file, phases, timersFired: fired(), timersWaitedMs };
   } finally {
     restoreLogs();
