@@ -14,7 +14,7 @@ import type { RequestCounts } from "../adapters/aws/index.ts";
 import { benchOrders } from "./lib/claims.ts";
 import { formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
-import { AWS_REQUESTS_FILE } from "./lib/profile.ts";
+import { AWS_REQUESTS_FILE, withOwnCpu } from "./lib/profile.ts";
 import type { AwsRequestsFile, ClaimKind, ClaimProfile, FunctionKey, InvocationUsage, LogSample, StoredUsage } from "./lib/profile.ts";
 import { checkPhase, runPhase, startBenchStack } from "./lib/stack.ts";
 import type { BenchStack } from "./lib/stack.ts";
@@ -169,7 +169,7 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
       machine: machine(),
       note: `Local stack (dynalite, fauxqs, local EventBridge; production handlers logging at ${AWS_LOG_LEVEL}), rules model, system clock. Sequential: ${options.sequential} claims per kind, one at a time. Concurrent: ${options.concurrent} claims per kind, ${options.inFlight} in flight. ${decided.length} GETs on decided claims.${options.timers ? ` Timer path: ${fired()} step timers of ${claims} claims, waited ${Math.round(timersWaitedMs / 1000)} s.` : " Timer path not measured (AWS_REQUESTS_TIMERS=0)."}`,
       sequential: { structured: find("structured", "sequential"), free_text: find("free_text", "sequential") },
-      concurrent: { structured: find("structured", "concurrent"), free_text: find("free_text", "concurrent") },
+      concurrent: { structured: withOwnCpu(find("structured", "concurrent"), find("structured", "sequential")), free_text: withOwnCpu(find("free_text", "concurrent"), find("free_text", "sequential")) },
       ...(timerPath ? { timerPath } : {}),
       poll,
       stored,
@@ -211,8 +211,9 @@ export function report(run: AwsRequestsRun): string {
     "records/claim": r2(u.records),
     "invocations/claim (one at a time)": r2(u.invocations),
     "records/invocation under load": loaded ? r2(loaded.records / loaded.invocations) : "",
-    "handler ms/claim (local)": r1(u.handlerMs),
+    "handler ms/claim (local wall)": r1(u.handlerMs),
     "of which SDK ms": r1(u.sdkMs),
+    "own CPU ms/claim": r2(u.cpuMs),
     "log lines/claim": r2(u.logLines),
     "log bytes/claim": Math.round(u.logBytes),
   });

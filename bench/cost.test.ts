@@ -28,8 +28,8 @@ import { FUNCTION_MEMORY_MB, QUEUE_CONSUMERS } from "./lib/profile.ts";
 import type { AwsRequestsFile, ClaimProfile, FunctionKey } from "./lib/profile.ts";
 
 /**
- * A small profile whose bill is worked out by hand below. The orchestrator spends all its time in SDK
- * calls whose assumed AWS latencies add up to 100 ms per claim: 10 GetItem × 6 ms + 2 PutEvents × 20 ms.
+ * A small profile whose bill is worked out by hand below. The orchestrator spends no CPU of its own and
+ * makes SDK calls whose assumed AWS latencies add up to 100 ms per claim: 10 GetItem × 6 ms + 2 PutEvents × 20 ms.
  */
 function sample(): ClaimProfile {
   return {
@@ -42,7 +42,7 @@ function sample(): ClaimProfile {
     busDeliveries: { verdicts: 1 },
     apiRequests: 1,
     invocations: {
-      orchestrator: { invocations: 2, records: 4, handlerMs: 100, sdkMs: 100, calls: { "DynamoDB.GetItem": 10, "EventBridge.PutEvents": 2 }, llmCalls: 0, logLines: 4, logBytes: 1000 },
+      orchestrator: { invocations: 2, records: 4, handlerMs: 100, sdkMs: 100, cpuMs: 0, calls: { "DynamoDB.GetItem": 10, "EventBridge.PutEvents": 2 }, llmCalls: 0, logLines: 4, logBytes: 1000 },
     },
   };
 }
@@ -120,7 +120,7 @@ describe("costLines", () => {
   it("writes the access-log line of the route the requests took", () => {
     const get = costLines(sample(), { ...DEFAULT_COST_OPTIONS, apiRoute: "GET" });
     expect(get.find((l) => l.service === "API Gateway")!.item).toContain("GET /claims/{id}");
-    close(get.find((l) => l.item.startsWith("API access log"))!.units * GB, LOG_BYTES.accessLogGet);
+    expect(get.find((l) => l.item.startsWith("API access log"))!.units).toBe(LOG_BYTES.accessLogGet);
   });
 
   it("bills every message as its own invocation with a batch fill of 1, platform lines included", () => {
@@ -130,21 +130,20 @@ describe("costLines", () => {
     expect(units("crewEvents (FIFO) ReceiveMessage")).toBe(4);
     // 4 invocations × ceil(100 / 4) ms × 0.25 GB
     close(units("orchestrator duration")!, (4 * 25 * 0.25) / 1000);
-    close(units("orchestrator platform.start + platform.report")! * GB, 4 * LOG_BYTES.platformPerInvocation);
+    expect(units("orchestrator platform.start + platform.report")).toBe(4 * LOG_BYTES.platformPerInvocation);
   });
 
-  it("bills the local handler time or the AWS estimate as chosen", () => {
+  it("estimates the duration from the handler's own CPU time and its SDK calls", () => {
     const profile = sample();
-    profile.invocations.orchestrator = { ...profile.invocations.orchestrator!, handlerMs: 40, sdkMs: 30, calls: { "SQS.SendMessage": 1 } };
-    const gbs = (duration: "local" | "awsEstimate") => costLines(profile, { ...DEFAULT_COST_OPTIONS, duration }).find((l) => l.item.startsWith("orchestrator duration"))!.units;
-    close(gbs("local"), (2 * 20 * 0.25) / 1000);
-    // (40 − 30) ms × 1769 / 256 + 12 ms = 81.1 ms → 2 × 41 ms
-    close(gbs("awsEstimate"), (2 * 41 * 0.25) / 1000);
+    profile.invocations.orchestrator = { ...profile.invocations.orchestrator!, handlerMs: 40, sdkMs: 30, cpuMs: 10, calls: { "SQS.SendMessage": 1 } };
+    const gbs = costLines(profile).find((l) => l.item.startsWith("orchestrator duration"))!.units;
+    // 10 ms × 1769 / 256 + 12 ms = 81.1 ms → 2 invocations × 41 ms × 0.25 GB (wall time plays no part)
+    close(gbs, (2 * 41 * 0.25) / 1000);
   });
 
   it("adds the GB-seconds a worker spends waiting on the LLM", () => {
     const profile = sample();
-    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 10, sdkMs: 10, calls: {}, llmCalls: 2, logLines: 0, logBytes: 0 };
+    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 10, sdkMs: 10, cpuMs: 0, calls: {}, llmCalls: 2, logLines: 0, logBytes: 0 };
     const wait = costLines(profile, { ...DEFAULT_COST_OPTIONS, llmWaitS: 2 }).find((l) => l.item.startsWith("worker waiting on the LLM"));
     close(wait!.units, 2 * 2 * 0.25); // 2 calls × 2 s × 256 MB
     close(wait!.perClaim * 1e6, 13.3334);
@@ -189,7 +188,7 @@ describe("addProfiles", () => {
   });
 
   it("keeps entries only one side has, without sharing them", () => {
-    const timer: ClaimProfile = { ...sample(), requests: { SQS: { SendMessageBatch: 2 } }, dynamo: {}, sqsSends: { timers: { requests: 2, chunks: 2, messages: 2 } }, busDeliveries: {}, apiRequests: 0, invocations: { timer: { invocations: 1, records: 2, handlerMs: 5, sdkMs: 4, calls: { "SQS.SendMessageBatch": 1 }, llmCalls: 0, logLines: 2, logBytes: 300 } } };
+    const timer: ClaimProfile = { ...sample(), requests: { SQS: { SendMessageBatch: 2 } }, dynamo: {}, sqsSends: { timers: { requests: 2, chunks: 2, messages: 2 } }, busDeliveries: {}, apiRequests: 0, invocations: { timer: { invocations: 1, records: 2, handlerMs: 5, sdkMs: 4, cpuMs: 1, calls: { "SQS.SendMessageBatch": 1 }, llmCalls: 0, logLines: 2, logBytes: 300 } } };
     const sum = addProfiles(sample(), timer);
     expect(sum.requests).toEqual({ DynamoDB: { PutItem: 2, GetItem: 1 }, SQS: { SendMessageBatch: 2 } });
     expect(Object.keys(sum.invocations).sort()).toEqual(["orchestrator", "timer"]);
@@ -239,7 +238,7 @@ describe("Step Functions", () => {
   it("bills an Express execution per request and per 100 ms at 64 MB, LLM waits included", () => {
     const profile = sample();
     // worker: all SDK time, 2 PutEvents × 20 ms = 40 ms of AWS estimate; 2 LLM calls
-    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 5, sdkMs: 5, calls: { "EventBridge.PutEvents": 2 }, llmCalls: 2, logLines: 0, logBytes: 0 };
+    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 5, sdkMs: 5, cpuMs: 0, calls: { "EventBridge.PutEvents": 2 }, llmCalls: 2, logLines: 0, logBytes: 0 };
     const noWait = expressPerClaim(profile, "structured", 0);
     close(noWait.durationMs, 6 * 20 + 40); // 6 states × 20 ms + the worker
     close(noWait.perClaim, 1e-6 + 0.2 * (64 / 1024) * (0.06 / 3600)); // 160 ms → 200 ms billed

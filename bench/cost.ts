@@ -107,12 +107,12 @@ export const AWS_LATENCY_MS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Duration estimate on AWS for one function's work: the local time outside SDK calls scaled to the
- * CPU share of `memoryMb` (1769 MB = one vCPU; a conservative upper bound, since short bursts are not
+ * Duration estimate on AWS for one function's work: its own CPU time measured here scaled to the CPU
+ * share of `memoryMb` (1769 MB = one vCPU; a conservative upper bound, since short bursts are not
  * throttled that hard), plus a typical in-region latency per SDK call.
  */
-export function estimateAwsMs(nonSdkMs: number, memoryMb: number, calls: Readonly<Record<string, number>>, latency: Readonly<Record<string, number>> = AWS_LATENCY_MS): number {
-  const cpu = nonSdkMs * Math.max(1, ONE_VCPU_MB / memoryMb);
+export function estimateAwsMs(cpuMs: number, memoryMb: number, calls: Readonly<Record<string, number>>, latency: Readonly<Record<string, number>> = AWS_LATENCY_MS): number {
+  const cpu = cpuMs * Math.max(1, ONE_VCPU_MB / memoryMb);
   let io = 0;
   for (const [key, n] of Object.entries(calls)) {
     const service = key.split(".")[0] ?? key;
@@ -123,8 +123,8 @@ export function estimateAwsMs(nonSdkMs: number, memoryMb: number, calls: Readonl
   return cpu + io;
 }
 
-/** The AWS duration estimate of one function's measured work per claim. */
-export const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number => estimateAwsMs(Math.max(0, u.handlerMs - u.sdkMs), FUNCTION_MEMORY_MB[fn], u.calls);
+/** The AWS duration estimate of one function's measured work per claim: its own CPU time and its SDK calls. */
+export const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number => estimateAwsMs(u.cpuMs, FUNCTION_MEMORY_MB[fn], u.calls);
 
 // ---------------------------------------------------------------------------------------------
 // Logs: what Lambda and API Gateway add to the handlers' own lines
@@ -184,8 +184,6 @@ export type CostLine = {
 
 /** Choices the model needs beyond the measured profile. */
 export type CostOptions = {
-  /** Which duration bills Lambda: the local wall time, or the AWS estimate. */
-  duration: "local" | "awsEstimate";
   /** Records per invocation for the SQS consumers: "measured" (as the bench saw) or a fixed fill (1 = every message its own invocation). */
   batchFill: "measured" | number;
   /** Seconds a Lambda waits per LLM call (0 for the rules model); billed as GB-seconds of the caller. */
@@ -194,8 +192,8 @@ export type CostOptions = {
   apiRoute: "POST" | "GET";
 };
 
-/** The default options: AWS duration estimate, measured batch fill, no LLM wait (rules model), POST /claims. */
-export const DEFAULT_COST_OPTIONS: CostOptions = { duration: "awsEstimate", batchFill: "measured", llmWaitS: 0, apiRoute: "POST" };
+/** The default options: measured batch fill, no LLM wait (rules model), POST /claims. */
+export const DEFAULT_COST_OPTIONS: CostOptions = { batchFill: "measured", llmWaitS: 0, apiRoute: "POST" };
 
 const sumRecord = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) => {
   const out: Record<string, number> = { ...x };
@@ -222,7 +220,7 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
     const p = invocations[fn];
     invocations[fn] = p
       ? {
-          invocations: p.invocations + u.invocations, records: p.records + u.records, handlerMs: p.handlerMs + u.handlerMs, sdkMs: p.sdkMs + u.sdkMs,
+          invocations: p.invocations + u.invocations, records: p.records + u.records, handlerMs: p.handlerMs + u.handlerMs, sdkMs: p.sdkMs + u.sdkMs, cpuMs: p.cpuMs + u.cpuMs,
           calls: sumRecord(p.calls, u.calls), llmCalls: p.llmCalls + u.llmCalls, logLines: p.logLines + u.logLines, logBytes: p.logBytes + u.logBytes,
         }
       : { ...u, calls: { ...u.calls } };
@@ -280,10 +278,10 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
   const push = (line: Omit<CostLine, "perClaim">) => {
     if (line.units > 0) lines.push({ ...line, perClaim: line.units * line.price });
   };
-  const logGb = (bytes: number) => bytes / GB;
+  const logPrice = PRICES.cloudWatchLogs.ingestGb / GB;
   const route = options.apiRoute === "GET" ? "GET /claims/{id}" : "POST /claims";
   push({ service: "API Gateway", item: `HTTP API request (${route})`, category: "work", units: profile.apiRequests, unit: "requests", price: PRICES.apiGateway.httpRequest });
-  push({ service: "CloudWatch Logs", item: `API access log (${n3(profile.apiRequests)} lines × ${options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost} B)`, category: "work", units: logGb(profile.apiRequests * (options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost)), unit: "GB", price: PRICES.cloudWatchLogs.ingestGb });
+  push({ service: "CloudWatch Logs", item: `API access log (${n3(profile.apiRequests)} lines × ${options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost} B)`, category: "work", units: profile.apiRequests * (options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost), unit: "bytes", price: logPrice });
 
   const invocationsOf: Partial<Record<FunctionKey, number>> = {};
   for (const [fn, usage] of Object.entries(profile.invocations) as [FunctionKey, InvocationUsage][]) {
@@ -293,14 +291,13 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
     const category: CostCategory = ORCHESTRATION_FUNCTIONS.includes(fn) ? "orchestration" : "work";
     const memory = FUNCTION_MEMORY_MB[fn];
     push({ service: "Lambda", item: `${fn} invocations`, category, units: invocations, unit: "requests", price: PRICES.lambda.request });
-    const ms = options.duration === "local" ? usage.handlerMs : awsMsOf(fn, usage);
-    push({ service: "Lambda", item: `${fn} duration (${memory} MB)`, category, units: billedGbSeconds(invocations, ms, memory), unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
+    push({ service: "Lambda", item: `${fn} duration (${memory} MB)`, category, units: billedGbSeconds(invocations, awsMsOf(fn, usage), memory), unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
     if (options.llmWaitS > 0 && usage.llmCalls > 0) {
       push({ service: "Lambda", item: `${fn} waiting on the LLM (${n3(usage.llmCalls)} calls × ${options.llmWaitS} s)`, category: "work", units: (usage.llmCalls * options.llmWaitS * memory) / 1024, unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
     }
     const lineBytes = usage.logBytes + usage.logLines * LOG_BYTES.lambdaFieldsPerLine;
-    push({ service: "CloudWatch Logs", item: `${fn} handler lines (${n3(usage.logLines)} lines, ${Math.round(lineBytes)} B)`, category, units: logGb(lineBytes), unit: "GB", price: PRICES.cloudWatchLogs.ingestGb });
-    push({ service: "CloudWatch Logs", item: `${fn} platform.start + platform.report (${n3(invocations)} × ${LOG_BYTES.platformPerInvocation} B)`, category, units: logGb(invocations * LOG_BYTES.platformPerInvocation), unit: "GB", price: PRICES.cloudWatchLogs.ingestGb });
+    push({ service: "CloudWatch Logs", item: `${fn} handler lines (${n3(usage.logLines)} lines, ${Math.round(lineBytes)} B)`, category, units: lineBytes, unit: "bytes", price: logPrice });
+    push({ service: "CloudWatch Logs", item: `${fn} platform.start + platform.report (${n3(invocations)} × ${LOG_BYTES.platformPerInvocation} B)`, category, units: invocations * LOG_BYTES.platformPerInvocation, unit: "bytes", price: logPrice });
   }
 
   for (const [role, send] of Object.entries(profile.sqsSends) as [QueueRole, QueueUsage][]) {
@@ -367,8 +364,8 @@ export function storagePerMonth(stored: Readonly<Record<string, StoredUsage>>, l
   };
 }
 
-/** Log bytes ingested per claim by a set of lines (their GB units back in bytes). */
-export const logBytesOf = (lines: readonly CostLine[]): number => lines.filter((l) => l.service === "CloudWatch Logs").reduce((n, l) => n + l.units * GB, 0);
+/** Log bytes ingested per claim by a set of lines. */
+export const logBytesOf = (lines: readonly CostLine[]): number => lines.filter((l) => l.service === "CloudWatch Logs").reduce((n, l) => n + l.units, 0);
 
 // ---------------------------------------------------------------------------------------------
 // Step Functions, for comparison
@@ -510,7 +507,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
   const timerNote = columns.every((c) => c.file.timerPath) ? "measured: the timer fired 120 s after the step and was handled (timer function, FIFO send, orchestrator tick)" : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
     { line: "API Gateway: POST /claims", values: svc("API Gateway"), basis: "measured: 1 request per claim; the authorizer's answer is cached 5 min per token (~0 per claim)", price: p.apiGateway },
-    { line: "Lambda: invocations + duration", values: svc("Lambda"), basis: `measured invocations under load (event-source batch fill as measured); duration = AWS estimate: local CPU time outside SDK calls × (1769 MB ÷ memory) + an assumed in-region latency per SDK call (DynamoDB 6 ms, Query 8, BatchWriteItem 10, SQS 12, EventBridge 20); memory from infra/lambda.ts`, price: p.lambda },
+    { line: "Lambda: invocations + duration", values: svc("Lambda"), basis: `measured invocations under load (event-source batch fill as measured); duration = AWS estimate: the handler's own CPU time measured one claim at a time (process CPU while none of its SDK calls is in flight) × (1769 MB ÷ memory) + an assumed in-region latency per SDK call (DynamoDB 6 ms, Query 8, BatchWriteItem 10, SQS 12, EventBridge 20); memory from infra/lambda.ts`, price: p.lambda },
     { line: "SQS: sends, event-source receive + delete, bus deliveries", values: svc("SQS"), basis: "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS", price: p.sqs },
     { line: "DynamoDB: reads and writes (table + gsi1)", values: svc("DynamoDB"), basis: "measured consumed capacity (dynalite, ReturnConsumedCapacity); gsi1 writes estimated from the written item (projection ALL); a failed conditional write counted as 1 WRU", price: p.dynamodb },
     { line: "EventBridge: PutEvents", values: svc("EventBridge"), basis: "measured entries (64 KiB chunks)", price: p.eventBridge },
@@ -523,8 +520,8 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
     { line: "+ LLM wait in Lambda, 3 s per call", values: v((x) => x.llmWait[3]), basis: "parameter, as above", price: p.lambda },
     { line: "+ each client GET /claims/{id}", values: v((x) => x.perGet), basis: "measured per GET: API request, intake-api invocation + duration, DynamoDB read, its log lines, platform lines and access log; a client polling once a second pays one per second until DECIDED", price: "as above" },
     { line: "All-in at low traffic (every message its own invocation)", values: v((x) => x.lowTraffic), basis: "measured one claim at a time, batch fill 1", price: "as above" },
-    { line: "Storage per month kept: DynamoDB (+ PITR)", values: v((x) => x.storage.dynamo), basis: `measured items and bytes left per claim after the run (+ 100 B per item and per gsi1 entry); PITR on the table's size; nothing expires today (no TTL)`, price: p.dynamodb },
-    { line: "Storage per month kept: CloudWatch Logs", values: v((x) => x.storage.logs), basis: `all-in log bytes × the measured gzip ratio of the handlers' lines (${f.logs.bytes > 0 ? ((100 * f.logs.gzipBytes) / f.logs.bytes).toFixed(0) : "?"} %); retention 1 month (dev) / 1 year (production), infra/settings.ts`, price: p.cloudWatchLogs },
+    { line: "Storage per month kept: DynamoDB (+ PITR)", values: v((x) => x.storage.dynamo * 1e6), basis: `measured items and bytes left per claim after the run (+ 100 B per item and per gsi1 entry); PITR on the table's size; nothing expires today (no TTL)`, price: p.dynamodb },
+    { line: "Storage per month kept: CloudWatch Logs", values: v((x) => x.storage.logs * 1e6), basis: `all-in log bytes × the measured gzip ratio of the handlers' lines (${f.logs.bytes > 0 ? ((100 * f.logs.gzipBytes) / f.logs.bytes).toFixed(0) : "?"} %); retention 1 month (dev) / 1 year (production), infra/settings.ts`, price: p.cloudWatchLogs },
     { line: "Our orchestration (included in the all-in)", values: v((x) => x.orchestration), basis: "crew-events FIFO, agent-steps, proposals and timers queues, the orchestrator and timer functions and their logs, the session items, the timer path", price: "as above" },
     { line: "All-in with Step Functions Standard instead", values: v((x) => x.standard.total), basis: `our orchestration replaced by ${s.map((x) => x.standard.transitions).join("/")} state transitions per claim (happy path; each retry or fixer detour adds some)`, price: p.stepFunctions },
     ...([0, 1, 3] as const).map((w) => ({

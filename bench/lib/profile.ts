@@ -65,6 +65,12 @@ export type InvocationUsage = {
   handlerMs: number;
   /** Of which SDK calls were in flight, ms. */
   sdkMs: number;
+  /**
+   * Process CPU ms per claim while none of the handler's SDK calls was in flight: its own work. Measured
+   * one claim at a time; a phase with claims in flight (where handlers overlap and this would count their
+   * neighbours too) carries the one-at-a-time figure per record (see `withOwnCpu`).
+   */
+  cpuMs: number;
   /** SDK calls per claim by "Service.Operation" (for the AWS duration estimate). */
   calls: Record<string, number>;
   /** LLM calls per claim made by this function (the rules model answers at once; the bill for tokens is excluded). */
@@ -74,6 +80,16 @@ export type InvocationUsage = {
   /** UTF-8 bytes of those lines (without newlines) per claim. */
   logBytes: number;
 };
+
+/** `loaded` with each function's `cpuMs` replaced by the CPU per record of `alone` (measured one claim at a time) × its records. */
+export function withOwnCpu(loaded: ClaimProfile, alone: ClaimProfile): ClaimProfile {
+  const invocations: Partial<Record<FunctionKey, InvocationUsage>> = {};
+  for (const [fn, u] of Object.entries(loaded.invocations) as [FunctionKey, InvocationUsage][]) {
+    const a = alone.invocations[fn];
+    invocations[fn] = { ...u, cpuMs: a && a.records > 0 ? (a.cpuMs / a.records) * u.records : u.cpuMs };
+  }
+  return { ...loaded, invocations };
+}
 
 /** SQS sends per claim into one queue, by the app's handlers. */
 export type QueueUsage = { requests: number; chunks: number; messages: number };

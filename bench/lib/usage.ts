@@ -161,6 +161,8 @@ export type InvocationRecord = {
   records: number;
   ms: number;
   sdkMs: number;
+  /** Process CPU time while no SDK call of the invocation was in flight: its own work when it runs alone. */
+  cpuMs: number;
   /** SDK calls by "Service.Operation". */
   calls: Record<string, number>;
   /** Powertools log lines written during the invocation, and their UTF-8 bytes without newlines. */
@@ -168,7 +170,12 @@ export type InvocationRecord = {
   logBytes: number;
 };
 
-type Ctx = { caller: Caller; tag?: Tag; inflight: number; busySince: number; sdkMs: number; calls: Record<string, number>; logLines: number; logBytes: number };
+type Ctx = { caller: Caller; tag?: Tag; inflight: number; busySince: number; sdkMs: number; cpuMark: number; cpuUs: number; calls: Record<string, number>; logLines: number; logBytes: number };
+
+const cpuNowUs = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 
 /** The handlers' log lines: Powertools JSON with the service name the local stack gives them (`claims-<function>`). */
 export function isHandlerLogLine(line: string): boolean {
@@ -199,11 +206,17 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
 
   const enter = (ctx: Ctx | undefined) => {
     if (!ctx) return;
-    if (ctx.inflight++ === 0) ctx.busySince = performance.now();
+    if (ctx.inflight++ === 0) {
+      ctx.busySince = performance.now();
+      ctx.cpuUs += cpuNowUs() - ctx.cpuMark;
+    }
   };
   const leave = (ctx: Ctx | undefined) => {
     if (!ctx) return;
-    if (--ctx.inflight === 0) ctx.sdkMs += performance.now() - ctx.busySince;
+    if (--ctx.inflight === 0) {
+      ctx.sdkMs += performance.now() - ctx.busySince;
+      ctx.cpuMark = cpuNowUs();
+    }
   };
 
   let logText: string[] = [];
@@ -279,12 +292,13 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
 
   /** Runs `f` as an invocation of `fn` (requests inside are attributed to it) and records its duration. */
   async function runAs<T>(fn: FunctionKey, records: number, f: () => Promise<T>, tag?: Tag): Promise<T> {
-    const ctx: Ctx = { caller: fn, ...(tag ? { tag } : {}), inflight: 0, busySince: 0, sdkMs: 0, calls: {}, logLines: 0, logBytes: 0 };
+    const ctx: Ctx = { caller: fn, ...(tag ? { tag } : {}), inflight: 0, busySince: 0, sdkMs: 0, cpuMark: cpuNowUs(), cpuUs: 0, calls: {}, logLines: 0, logBytes: 0 };
     const start = performance.now();
     try {
       return await als.run(ctx, f);
     } finally {
-      invocations.push({ fn, ...(tag ? { tag } : {}), records, ms: performance.now() - start, sdkMs: ctx.sdkMs, calls: ctx.calls, logLines: ctx.logLines, logBytes: ctx.logBytes });
+      if (ctx.inflight === 0) ctx.cpuUs += cpuNowUs() - ctx.cpuMark;
+      invocations.push({ fn, ...(tag ? { tag } : {}), records, ms: performance.now() - start, sdkMs: ctx.sdkMs, cpuMs: ctx.cpuUs / 1000, calls: ctx.calls, logLines: ctx.logLines, logBytes: ctx.logBytes });
     }
   }
 
@@ -408,11 +422,12 @@ export function summarise(
   const invocations: Partial<Record<FunctionKey, InvocationUsage>> = {};
   for (const inv of data.invocations) {
     if (!mine(inv.tag)) continue;
-    const u = (invocations[inv.fn] ??= { invocations: 0, records: 0, handlerMs: 0, sdkMs: 0, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0 });
+    const u = (invocations[inv.fn] ??= { invocations: 0, records: 0, handlerMs: 0, sdkMs: 0, cpuMs: 0, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0 });
     u.invocations += per(1);
     u.records += per(inv.records);
     u.handlerMs += per(inv.ms);
     u.sdkMs += per(inv.sdkMs);
+    u.cpuMs += per(inv.cpuMs);
     for (const [op, n] of Object.entries(inv.calls)) u.calls[op] = (u.calls[op] ?? 0) + per(n);
     if (LLM_FUNCTIONS.includes(inv.fn)) u.llmCalls += per(inv.records);
     u.logLines += per(inv.logLines);
