@@ -53,7 +53,7 @@ const TIMER_WAIT_MS = 200_000;
 type Taken = { calls: CallRecord[]; invocations: InvocationRecord[] };
 
 /** One measured phase. */
-type PhaseResult = { kind: ClaimKind; mode: "sequential" | "concurrent"; claims: number; claimIds: string[]; profile: ClaimProfile; outside: Record<string, number>; counted: RequestCounts };
+type PhaseResult = { kind: ClaimKind; mode: "warm-up" | "sequential" | "concurrent"; claims: number; claimIds: string[]; profile: ClaimProfile; outside: Record<string, number>; counted: RequestCounts };
 
 const opsOf = (calls: readonly CallRecord[], pick: (c: CallRecord) => boolean) => {
   const out: Record<string, number> = {};
@@ -99,7 +99,11 @@ export type AwsRequestsRun = { file: AwsRequestsFile; phases: PhaseResult[]; tim
 /** Runs the four phases, the GETs and the timers on one recording stack, and writes the profile to `outFile` (default bench/out/aws-requests.json). */
 export async function countAwsRequests(options: AwsRequestsOptions = awsRequestsOptions(), outFile: string = AWS_REQUESTS_FILE): Promise<AwsRequestsRun> {
   const now = Date.now();
+  // A few claims of each kind first warm the JIT up (their requests are left out; their timers are not).
+  const warmUp = 5;
   const plan: { kind: ClaimKind; mode: PhaseResult["mode"]; n: number; inFlight: number; offset: number }[] = [
+    { kind: "structured", mode: "warm-up", n: warmUp, inFlight: 1, offset: options.sequential + options.concurrent },
+    { kind: "free_text", mode: "warm-up", n: warmUp, inFlight: 1, offset: options.sequential + options.concurrent },
     { kind: "structured", mode: "sequential", n: options.sequential, inFlight: 1, offset: 0 },
     { kind: "free_text", mode: "sequential", n: options.sequential, inFlight: 1, offset: 0 },
     { kind: "structured", mode: "concurrent", n: options.concurrent, inFlight: options.inFlight, offset: options.sequential },
@@ -134,6 +138,8 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
       phases.push({ kind: p.kind, mode: p.mode, claims: phase.claimIds.length, claimIds: phase.claimIds, profile, outside: opsOf(calls, (c) => c.caller === "outside"), counted: counter.snapshot() });
     }
 
+    const measured = phases.filter((p) => p.mode !== "warm-up");
+
     // A client's GET on a decided claim, priced per GET.
     take();
     const decided = phases.find((p) => p.kind === "structured" && p.mode === "concurrent")!.claimIds.slice(0, options.polls);
@@ -162,12 +168,12 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
     const { text, outsideLines } = recorder.logs();
     const joined = text.join("\n");
     const logs: LogSample = { level: AWS_LOG_LEVEL, lines: text.length, bytes: Buffer.byteLength(joined) - Math.max(0, text.length - 1), gzipBytes: gzipSync(joined).length, outsideLines };
-    const find = (kind: ClaimKind, mode: PhaseResult["mode"]) => phases.find((p) => p.kind === kind && p.mode === mode)!.profile;
+    const find = (kind: ClaimKind, mode: PhaseResult["mode"]) => measured.find((p) => p.kind === kind && p.mode === mode)!.profile;
     const file: AwsRequestsFile = {
       recordedAt: new Date().toISOString(),
       commit: gitCommit(),
       machine: machine(),
-      note: `Local stack (dynalite, fauxqs, local EventBridge; production handlers logging at ${AWS_LOG_LEVEL}), rules model, system clock. Sequential: ${options.sequential} claims per kind, one at a time. Concurrent: ${options.concurrent} claims per kind, ${options.inFlight} in flight. ${decided.length} GETs on decided claims.${options.timers ? ` Timer path: ${fired()} step timers of ${claims} claims, waited ${Math.round(timersWaitedMs / 1000)} s.` : " Timer path not measured (AWS_REQUESTS_TIMERS=0)."}`,
+      note: `Local stack (dynalite, fauxqs, local EventBridge; production handlers logging at ${AWS_LOG_LEVEL}), rules model, system clock; ${warmUp} warm-up claims per kind first. Sequential: ${options.sequential} claims per kind, one at a time. Concurrent: ${options.concurrent} claims per kind, ${options.inFlight} in flight. ${decided.length} GETs on decided claims.${options.timers ? ` Timer path: ${fired()} step timers of ${claims} claims, waited ${Math.round(timersWaitedMs / 1000)} s.` : " Timer path not measured (AWS_REQUESTS_TIMERS=0)."}`,
       sequential: { structured: find("structured", "sequential"), free_text: find("free_text", "sequential") },
       concurrent: { structured: withOwnCpu(find("structured", "concurrent"), find("structured", "sequential")), free_text: withOwnCpu(find("free_text", "concurrent"), find("free_text", "sequential")) },
       ...(timerPath ? { timerPath } : {}),
@@ -177,7 +183,7 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
     };
     await mkdir(dirname(outFile), { recursive: true });
     await writeFile(outFile, `${JSON.stringify(file, null, 2)}\n`, "utf8");
-    return { file, phases, timersFired: fired(), timersWaitedMs };
+    return { file, phases: measured, timersFired: fired(), timersWaitedMs };
   } finally {
     restoreLogs();
     for (const u of uncount) u();
