@@ -99,10 +99,8 @@ export interface EventPublisher {
   publish(entries: readonly BusEntry[]): Promise<void>;
 }
 
-/** Wall-clock time, injected. */
-export interface Clock {
-  now(): number;
-}
+/** Wall-clock time, injected: the crew engine's clock port, used by the pipeline too. */
+export type { Clock } from "../core/crew/index.ts";
 
 /** Fresh unique ids, injected. */
 export interface IdSource {
