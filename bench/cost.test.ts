@@ -1,8 +1,5 @@
-// The cost model on hand-checked examples, and its restated Lambda memory sizes against infra/.
-import { beforeAll, describe, expect, it } from "vitest";
-import { evaluateSstConfig } from "../infra/sst-recorder.ts";
-import type { Recording } from "../infra/sst-recorder.ts";
-import { QUEUES } from "../infra/facts.ts";
+// The cost model on hand-checked examples.
+import { describe, expect, it } from "vitest";
 import {
   addProfiles,
   billedGbSeconds,
@@ -24,8 +21,7 @@ import {
   topDrivers,
   transitions,
 } from "./cost.ts";
-import { FUNCTION_MEMORY_MB, QUEUE_CONSUMERS } from "./lib/profile.ts";
-import type { AwsRequestsFile, ClaimProfile, FunctionKey } from "./lib/profile.ts";
+import type { AwsRequestsFile, ClaimProfile } from "./lib/profile.ts";
 
 /**
  * A small profile whose bill is worked out by hand below. The orchestrator spends no CPU of its own and
@@ -297,36 +293,5 @@ describe("costTable", () => {
     expect(row("Step-timer path").basis).toMatch(/NOT measured/);
     expect(row("Lambda").price).toMatch(/lambda\/pricing/);
     expect(rows.map((r) => r.line)).toEqual(expect.arrayContaining(["+ LLM wait in Lambda, 1 s per call", "+ LLM wait in Lambda, 3 s per call", "+ each client GET /claims/{id}", "All-in with Step Functions Standard instead", "All-in with Step Functions Express instead, LLM wait 3 s"]));
-  });
-});
-
-describe("restated infra values", () => {
-  let r: Recording;
-  beforeAll(async () => {
-    r = await evaluateSstConfig({ stage: "dev", env: { LLM_PROVIDER: undefined, LLM_MAX_CONCURRENCY: undefined } });
-  });
-
-  const keyOf = (handler: string | undefined): FunctionKey | undefined => {
-    const file = /^functions\/(.+)\.handler$/.exec(handler ?? "")?.[1];
-    return file?.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as FunctionKey | undefined;
-  };
-
-  it("FUNCTION_MEMORY_MB equals the memory infra/ gives each function", () => {
-    const defs = [
-      ...r.ofType("sst.aws.Function").map((f) => f.args),
-      ...r.ofType("sst.aws.Queue").flatMap((q) => q.calls.filter((c) => c.method === "subscribe").map((c) => c.args[0])),
-      ...r.ofType("sst.aws.CronV2").map((c) => c.args.function),
-      ...r.ofType("sst.aws.ApiGatewayV2").flatMap((a) => a.calls.filter((c) => c.method === "addAuthorizer").map((c) => (c.args[0] as { lambda: { function: unknown } }).lambda.function)),
-    ] as { handler?: string; memory?: string }[];
-    const deployed = Object.fromEntries(defs.map((d) => [keyOf(d.handler), Number(/^(\d+) MB$/.exec(d.memory ?? "")?.[1])]));
-    expect(deployed).toEqual(FUNCTION_MEMORY_MB);
-  });
-
-  it("QUEUE_CONSUMERS names each queue's consumer and FIFO-ness as infra/ does", () => {
-    for (const [role, c] of Object.entries(QUEUE_CONSUMERS)) {
-      const s = QUEUES[role as keyof typeof QUEUES];
-      expect(s.consumer).toBe(c.fn);
-      expect(s.fifo).toBe(c.fifo);
-    }
   });
 });

@@ -3,11 +3,19 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readAwsRequests, withOwnCpu } from "./profile.ts";
+import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, readAwsRequests, withOwnCpu } from "./profile.ts";
 import type { ClaimProfile, InvocationUsage } from "./profile.ts";
 
 const usage = (records: number, invocations: number, cpuMs: number): InvocationUsage => ({ invocations, records, handlerMs: 0, sdkMs: 0, cpuMs, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0 });
 const profile = (invocations: ClaimProfile["invocations"]): ClaimProfile => ({ kind: "structured", claims: 1, requests: {}, dynamo: {}, sqsSends: {}, events: { requests: 0, entries: 0, chunks: 0 }, busDeliveries: {}, apiRequests: 1, invocations });
+
+describe("deployment facts", () => {
+  it("reads memory, queue consumers and the LLM callers from infra/facts.ts", () => {
+    expect(FUNCTION_MEMORY_MB).toMatchObject({ intakeApi: 512, orchestrator: 256, timer: 128 });
+    expect(QUEUE_CONSUMERS.crewEvents).toEqual({ fn: "orchestrator", fifo: true });
+    expect([...LLM_FUNCTIONS].sort()).toEqual(["intakeExtract", "worker"]);
+  });
+});
 
 describe("withOwnCpu", () => {
   it("gives each loaded function the one-at-a-time CPU per record times its records, and keeps the rest", () => {

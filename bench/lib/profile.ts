@@ -1,42 +1,31 @@
 // What a claim causes on AWS, per claim, as bench/aws-requests.bench.ts measures it on the local stack
 // and bench/cost.ts prices it: requests by service and operation, DynamoDB capacity by entity, queue
 // sends, events, handler invocations with their time and log output, and what stays stored. Plus the
-// deployment facts both need (function memory, queue consumers), restated from infra/ and checked
-// against it by cost.test.ts.
+// deployment facts both need (function memory, queue consumers), from infra/facts.ts.
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { FUNCTIONS, QUEUES } from "../../infra/facts.ts";
+import type { FunctionKey as FactFunctionKey, QueueRole as FactQueueRole } from "../../infra/facts.ts";
 
-/** A Lambda function of the app, named as in infra/lambda.ts `FUNCTIONS`. */
-export type FunctionKey = "intakeApi" | "authorizer" | "intakeExtract" | "orchestrator" | "worker" | "kernel" | "timer" | "sweep" | "batch";
+/** A Lambda function of the app (infra/facts.ts `FUNCTIONS`). */
+export type FunctionKey = FactFunctionKey;
 
-/** Memory (MB) per function, restated from infra/lambda.ts (cost.test.ts checks it against the recorded SST app). */
-export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionKey, number>> = {
-  intakeApi: 512,
-  authorizer: 256,
-  intakeExtract: 256,
-  orchestrator: 256,
-  worker: 256,
-  kernel: 256,
-  timer: 128,
-  sweep: 256,
-  batch: 512,
-};
+/** Memory (MB) per function, from infra/facts.ts. */
+export const FUNCTION_MEMORY_MB = Object.fromEntries(
+  (Object.entries(FUNCTIONS) as [FunctionKey, { memory: string }][]).map(([fn, f]) => [fn, Number.parseInt(f.memory, 10)]),
+) as Readonly<Record<FunctionKey, number>>;
 
-/** A work queue of the app (QUEUE_SETTINGS roles). */
-export type QueueRole = "crewEvents" | "agentSteps" | "proposals" | "extraction" | "timers";
+/** A work queue of the app (infra/facts.ts `QUEUES`). */
+export type QueueRole = FactQueueRole;
 
-/** The consumer of each queue and whether the queue is FIFO (cost.test.ts checks them against infra/). */
-export const QUEUE_CONSUMERS: Readonly<Record<QueueRole, { fn: FunctionKey; fifo: boolean }>> = {
-  crewEvents: { fn: "orchestrator", fifo: true },
-  agentSteps: { fn: "worker", fifo: false },
-  proposals: { fn: "kernel", fifo: false },
-  extraction: { fn: "intakeExtract", fifo: false },
-  timers: { fn: "timer", fifo: false },
-};
+/** The consumer of each queue and whether the queue is FIFO, from infra/facts.ts. */
+export const QUEUE_CONSUMERS = Object.fromEntries(
+  (Object.entries(QUEUES) as [QueueRole, { consumer: FunctionKey; fifo: boolean }][]).map(([role, q]) => [role, { fn: q.consumer, fifo: q.fifo }]),
+) as Readonly<Record<QueueRole, { fn: FunctionKey; fifo: boolean }>>;
 
-/** The functions that call the LLM, one call per record. */
-export const LLM_FUNCTIONS: readonly FunctionKey[] = ["worker", "intakeExtract"];
+/** The functions that call the LLM, one call per record: the consumers of the LLM queues. */
+export const LLM_FUNCTIONS: readonly FunctionKey[] = Object.values(QUEUES).filter((q) => q.llm).map((q) => q.consumer);
 
 /** How a claim arrives. */
 export type ClaimKind = "structured" | "free_text";
