@@ -14,7 +14,8 @@ const kindLabel = (k: ClaimKind) => (k === "structured" ? "structured" : "free t
 
 /** The cost section: the one table (before and now when a baseline exists), then every line of the current bill. */
 export function report(now: AwsRequestsFile, before?: AwsRequestsFile): string {
-  const files = before ? [{ name: "before", file: before }, { name: "now", file: now }] : [{ name: "now", file: now }];
+  const same = before !== undefined && before.recordedAt === now.recordedAt && before.commit === now.commit;
+  const files = !before ? [{ name: "now", file: now }] : same ? [{ name: "before (= now)", file: now }] : [{ name: "before", file: before }, { name: "now", file: now }];
   const columns = KINDS.flatMap((kind) => files.map((f) => ({ ...f, kind })));
   const rows = costTable(columns);
   const tableRows: TableRow[] = rows.map((r) => {
