@@ -124,7 +124,7 @@ export function estimateAwsMs(cpuMs: number, memoryMb: number, calls: Readonly<R
 }
 
 /** The AWS duration estimate of one function's measured work per claim: its own CPU time and its SDK calls. */
-export const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number => estimateAwsMs(u.cpuMs, FUNCTION_MEMORY_MB[fn], u.calls);
+const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number => estimateAwsMs(u.cpuMs, FUNCTION_MEMORY_MB[fn], u.calls);
 
 // ---------------------------------------------------------------------------------------------
 // Logs: what Lambda and API Gateway add to the handlers' own lines
@@ -365,7 +365,7 @@ export function storagePerMonth(stored: Readonly<Record<string, StoredUsage>>, l
 }
 
 /** Log bytes ingested per claim by a set of lines. */
-export const logBytesOf = (lines: readonly CostLine[]): number => lines.filter((l) => l.service === "CloudWatch Logs").reduce((n, l) => n + l.units, 0);
+const logBytesOf = (lines: readonly CostLine[]): number => lines.filter((l) => l.service === "CloudWatch Logs").reduce((n, l) => n + l.units, 0);
 
 // ---------------------------------------------------------------------------------------------
 // Step Functions, for comparison

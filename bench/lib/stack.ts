@@ -17,7 +17,7 @@ import { createUsageRecorder } from "./usage.ts";
 import type { Tag, UsageRecorder } from "./usage.ts";
 
 /** How long a bench waits for one claim before it gives up. */
-export const SETTLE_MS = 60_000;
+const SETTLE_MS = 60_000;
 
 const QUEUE_ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];
 
