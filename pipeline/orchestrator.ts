@@ -30,7 +30,7 @@ export async function handleCrewMessage(message: CrewQueueMessage, deps: Orchest
 }
 
 /** What the orchestrator runs with. */
-export type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings">;
+export type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings" | "reviews" | "ledger">;
 
 /**
  * Handles consecutive crew-queue messages of ONE claim (a FIFO batch may hold several of a group):
@@ -169,16 +169,7 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, de
     { kind: "audit", event: claimAudit(record, "AGENT_DECISION", "RUNNING", now, { output: parsed.data, proposal, self_check: "passed" }) },
     {
       kind: "proposal",
-      message: {
-        claim_id: record.claim_id,
-        dfid: record.dfid,
-        root_dfid: record.root_dfid,
-        ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
-        claim: record.claim!,
-        received_at: record.received_at,
-        sent_at: createdAt,
-        proposal,
-      },
+      message: { claim_id: record.claim_id, dfid: record.dfid, proposal },
     },
   ];
 }

@@ -8,7 +8,7 @@ import { performEffects } from "./perform.ts";
 /** Runs the step and sends `agent.step.completed` / `agent.step.failed`; a model failure is an answer, not an error. */
 export async function handleAgentStep(
   message: AgentStepMessage,
-  deps: Pick<PipelineDeps, "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock">,
+  deps: Pick<PipelineDeps, "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock" | "reviews" | "ledger">,
 ): Promise<"COMPLETED" | "FAILED"> {
   const started = deps.clock.now();
   const result = await runClaimsAgentStep(message.request, { llm: deps.llm, contract: deps.agent.contract, responsibility: deps.agent.responsibility });

@@ -5,13 +5,15 @@ import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import { busEntry } from "../../core/claims/events.ts";
 import type { ClaimVerdictDetail } from "../../core/claims/events.ts";
+import type { ReviewRecord } from "../../core/claims/review.ts";
 import type { Effect } from "../../pipeline/effects.ts";
 import { createAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
 import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
+import type { ReserveMode } from "../../core/integrity/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
 import { VersionConflictError } from "../../pipeline/ports.ts";
-import type { ClaimRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
+import type { ClaimRepository, ReviewRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 
 /** Makes a fresh, empty port. */
 export type PortFactory<T> = () => Promise<T>;
@@ -64,6 +66,15 @@ export function verdictFixture(key: string, overrides: Partial<StoredVerdict> = 
 }
 
 const key64 = (n: number) => n.toString(16).padStart(64, "0");
+
+/** A pending review of clm_1. */
+export function reviewFixture(overrides: Partial<ReviewRecord> = {}): ReviewRecord {
+  return {
+    review_id: "rev_1", claim_id: "clm_1", dfid: "dfid_clm_1", origin: "ESCALATE", status: "PENDING",
+    reason_code: "AMOUNT_ABOVE_LIMIT", reason: "above the limit", order_id: "ord_1", amount_eur: 700,
+    requested_at: "2025-03-01T10:00:05.000Z", version: 1, ...overrides,
+  };
+}
 
 /** An audit event of flow `dfid` at `at`. */
 export function auditFixture(dfid: string, at: string, extra: { type?: AuditEvent["event_type"]; rootDfid?: string; simulationId?: string; details?: Record<string, unknown> } = {}): AuditEvent {
@@ -330,19 +341,20 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const refund = busEntry("RefundExecuted", { execution_id: "exe_1", claim_id: "clm_1", dfid: "dfid_clm_1", order_id: "ord_1", amount_eur: 10, verdict_id: "vrd_1" });
       const executed = await repo.recordExecution(key, { execution: "EXECUTED", events: [...stored.events, refund] });
       expect(executed).toEqual({ ...stored, execution: "EXECUTED", events: [...stored.events, refund] });
-      const review = { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "EXCEEDS_ORDER_AMOUNT", reason: "too much" };
-      const again = await repo.recordExecution(key, { execution: "REFUSED", events: [], review });
+      const again = await repo.recordExecution(key, { execution: "REFUSED", events: [], review: reviewFixture() });
       expect(again).toEqual(executed);
       expect(await repo.getVerdict(key)).toEqual(executed);
     });
 
-    it("records a refusal with its review", async () => {
+    it("replaces the unpublished decision when the kernel decided again, with its review", async () => {
       const repo = await factory();
       const key = key64(4);
-      await repo.putVerdictOnce(verdictFixture(key));
-      const review = { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "ALREADY_REFUNDED_FOR_CLAIM", reason: "twice" };
-      const out = await repo.recordExecution(key, { execution: "REFUSED", events: [], review });
-      expect(out).toMatchObject({ execution: "REFUSED", review, events: [] });
+      const first = verdictFixture(key);
+      await repo.putVerdictOnce(first);
+      const record = { ...first.record, verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", reason: "decided again" } as ClaimVerdictDetail;
+      const review = reviewFixture();
+      const out = await repo.recordExecution(key, { execution: "NOT_APPLICABLE", events: [busEntry("ClaimVerdict", record)], review, record, layer: 11, checks: [{ layer: 11 }] });
+      expect(out).toEqual({ ...first, execution: "NOT_APPLICABLE", record, layer: 11, checks: [{ layer: 11 }], events: [busEntry("ClaimVerdict", record)], review });
       expect(await repo.getVerdict(key)).toEqual(out);
     });
 
@@ -351,7 +363,7 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const key = key64(5);
       await repo.putVerdictOnce(verdictFixture(key));
       const outcomes = await Promise.all(
-        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) => repo.recordExecution(key, { execution, events: [busEntry("ClaimNeedsReview", { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "WRITER", reason: `writer ${i}` })] })),
+        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) => repo.recordExecution(key, { execution, events: [busEntry("ClaimNeedsReview", { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "WRITER", reason: `writer ${i}`, review_id: "rev_1" })] })),
       );
       const stored = await repo.getVerdict(key);
       expect(stored?.execution).not.toBe("PENDING");
@@ -375,10 +387,59 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
   });
 }
 
+// ── ReviewRepository ─────────────────────────────────────────────────────────────────────────
+
+/** The ReviewRepository contract (SPEC §4.6): one review per claim, decided once, listed oldest first. */
+export function describeReviewRepositoryContract(name: string, factory: PortFactory<ReviewRepository>): void {
+  describe(`ReviewRepository contract: ${name}`, () => {
+    it("opens a review once per claim and returns the stored one to a second opener", async () => {
+      const repo = await factory();
+      expect(await repo.getReview("clm_1")).toBeUndefined();
+      const first = reviewFixture();
+      expect(await repo.openReview(first)).toEqual(first);
+      expect(await repo.openReview(reviewFixture({ reason: "another" }))).toEqual(first);
+      expect(await repo.getReview("clm_1")).toEqual(first);
+    });
+
+    it("updates on the version it read, so exactly one of racing decisions wins", async () => {
+      const repo = await factory();
+      await repo.openReview(reviewFixture());
+      const attempts = await Promise.all((["APPROVE", "DENY", "APPROVE", "DENY"] as const).map((decision) => repo.updateReview({ ...reviewFixture(), intent: { decision }, version: 2 })));
+      expect(attempts.filter((a) => a.changed)).toHaveLength(1);
+      const stored = await repo.getReview("clm_1");
+      expect(stored?.version).toBe(2);
+      for (const a of attempts.filter((x) => !x.changed)) expect(a.review).toEqual(stored);
+      expect(await repo.updateReview({ ...reviewFixture(), status: "DENIED", version: 5 })).toEqual({ changed: false, review: stored });
+      expect(await repo.updateReview({ ...reviewFixture({ claim_id: "clm_none" }), version: 2 })).toEqual({ changed: false, review: undefined });
+    });
+
+    it("lists by status, oldest request first, in pages, and moves a decided review out of PENDING", async () => {
+      const repo = await factory();
+      for (const [i, id] of ["c", "a", "b", "d"].entries()) await repo.openReview(reviewFixture({ claim_id: `clm_${id}`, review_id: `rev_${id}`, requested_at: `2025-03-01T10:00:0${i}.000Z` }));
+      const first = await repo.listReviews({ status: "PENDING", limit: 3 });
+      expect(first.items.map((r) => r.claim_id)).toEqual(["clm_c", "clm_a", "clm_b"]);
+      expect(first.nextCursor).toBeDefined();
+      const second = await repo.listReviews({ status: "PENDING", limit: 3, cursor: first.nextCursor! });
+      expect(second.items.map((r) => r.claim_id)).toEqual(["clm_d"]);
+      expect(second.nextCursor).toBeUndefined();
+      const a = (await repo.getReview("clm_a"))!;
+      await repo.updateReview({ ...a, status: "DENIED", decision: "DENY", version: a.version + 1 });
+      expect((await repo.listReviews({ status: "PENDING", limit: 10 })).items.map((r) => r.claim_id)).toEqual(["clm_c", "clm_b", "clm_d"]);
+      expect((await repo.listReviews({ status: "DENIED", limit: 10 })).items.map((r) => r.claim_id)).toEqual(["clm_a"]);
+    });
+  });
+}
+
 // ── RefundLedger ─────────────────────────────────────────────────────────────────────────────
 
-/** The RefundLedger contract (SPEC §4.3). */
+/** The RefundLedger contract (SPEC §4.3, §4.2 layer 11, §4.6). */
 export function describeRefundLedgerContract(name: string, factory: PortFactory<RefundLedger>): void {
+  /** Automatic refunds with a limit far above every amount here, unless a test is about the limit. */
+  const AUTO: ReserveMode = { kind: "automatic", limitCents: 1_000_000 };
+  const APPROVED: ReserveMode = { kind: "approved" };
+  const reserve = (ledger: RefundLedger, orderId: string, claimId: string, cents: number, orderCents: number, mode: ReserveMode = AUTO, scope?: string) =>
+    ledger.reserve({ orderId, claimId, cents, orderCents, mode, ...(scope === undefined ? {} : { scope }) });
+
   describe(`RefundLedger contract: ${name}`, () => {
     it("has no entry for an order nothing was refunded on", async () => {
       const ledger = await factory();
@@ -387,9 +448,9 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("reserves for several claims up to exactly the order amount", async () => {
       const ledger = await factory();
-      expect(await ledger.reserve("ord_1", "clm_a", 600, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 } } });
-      expect(await ledger.reserve("ord_1", "clm_b", 400, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 } } });
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 } });
+      expect(await reserve(ledger, "ord_1", "clm_a", 600, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 }, automatic_cents: 600 } });
+      expect(await reserve(ledger, "ord_1", "clm_b", 400, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 }, automatic_cents: 1000 } });
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 }, automatic_cents: 1000 });
     });
 
     it.each([
@@ -399,9 +460,9 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       { label: "another claim over the whole order", claim: "clm_b", cents: 5000, code: "EXCEEDS_ORDER_AMOUNT" },
     ])("refuses $label with $code and the entry as it stands", async ({ claim, cents, code }) => {
       const ledger = await factory();
-      await ledger.reserve("ord_1", "clm_a", 600, 1000);
-      const entry = { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 } };
-      const out = await ledger.reserve("ord_1", claim, cents, 1000);
+      await reserve(ledger, "ord_1", "clm_a", 600, 1000);
+      const entry = { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 }, automatic_cents: 600 };
+      const out = await reserve(ledger, "ord_1", claim, cents, 1000);
       expect(out).toMatchObject({ ok: false, code, entry });
       expect(out.ok ? "" : out.message).toMatch(code === "EXCEEDS_ORDER_AMOUNT" ? /exceeds the order amount/ : /already refunded/);
       expect(await ledger.get("ord_1")).toEqual(entry);
@@ -409,7 +470,7 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("refuses a first reservation over the order amount and stores nothing", async () => {
       const ledger = await factory();
-      const out = await ledger.reserve("ord_1", "clm_a", 1001, 1000);
+      const out = await reserve(ledger, "ord_1", "clm_a", 1001, 1000);
       expect(out).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT", entry: { order_id: "ord_1", refunded_cents: 0, claims: {} } });
       expect(await ledger.get("ord_1")).toBeUndefined();
     });
@@ -422,13 +483,13 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       ["a zero order amount", "clm_a", 100, 0],
     ])("throws for %s", async (_label, claim, cents, orderCents) => {
       const ledger = await factory();
-      await expect(ledger.reserve("ord_1", claim, cents, orderCents)).rejects.toMatchObject({ code: "LEDGER_INVARIANT" });
+      await expect(reserve(ledger, "ord_1", claim, cents, orderCents)).rejects.toMatchObject({ code: "LEDGER_INVARIANT" });
       expect(await ledger.get("ord_1")).toBeUndefined();
     });
 
     it("never exceeds the order when 50 claims reserve at once", async () => {
       const ledger = await factory();
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => ledger.reserve("ord_hot", `clm_${i}`, 300, 10_000)));
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => reserve(ledger, "ord_hot", `clm_${i}`, 300, 10_000)));
       const granted = results.filter((r) => r.ok);
       expect(granted).toHaveLength(33);
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_ORDER_AMOUNT")).toBe(true);
@@ -440,18 +501,67 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("reserves the same claim once when it races with itself", async () => {
       const ledger = await factory();
-      const results = await Promise.all(Array.from({ length: 10 }, () => ledger.reserve("ord_1", "clm_same", 250, 10_000)));
+      const results = await Promise.all(Array.from({ length: 10 }, () => reserve(ledger, "ord_1", "clm_same", 250, 10_000)));
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.code === "ALREADY_REFUNDED_FOR_CLAIM")).toHaveLength(9);
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 250, claims: { clm_same: 250 } });
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 250, claims: { clm_same: 250 }, automatic_cents: 250 });
     });
 
-    it("keeps orders apart and accepts claim ids with dots, slashes and spaces", async () => {
+    it("keeps orders and ledger scopes apart and accepts claim ids with dots, slashes and spaces", async () => {
       const ledger = await factory();
-      await ledger.reserve("ord_1", "clm.a/b c", 100, 1000);
-      await ledger.reserve("ord_2", "clm.a/b c", 200, 1000);
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 100, claims: { "clm.a/b c": 100 } });
-      expect(await ledger.get("ord_2")).toEqual({ order_id: "ord_2", refunded_cents: 200, claims: { "clm.a/b c": 200 } });
+      await reserve(ledger, "ord_1", "clm.a/b c", 100, 1000);
+      await reserve(ledger, "ord_2", "clm.a/b c", 200, 1000);
+      await reserve(ledger, "ord_1", "clm.a/b c", 300, 1000, AUTO, "sim_1");
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 100, claims: { "clm.a/b c": 100 }, automatic_cents: 100 });
+      expect(await ledger.get("ord_2")).toEqual({ order_id: "ord_2", refunded_cents: 200, claims: { "clm.a/b c": 200 }, automatic_cents: 200 });
+      expect(await ledger.get("ord_1", "sim_1")).toEqual({ order_id: "ord_1", refunded_cents: 300, claims: { "clm.a/b c": 300 }, automatic_cents: 300 });
+      expect(await ledger.get("ord_2", "sim_1")).toBeUndefined();
+    });
+
+    it("keeps automatic refunds on an order within the limit in total: a split claim reaches a human", async () => {
+      const ledger = await factory();
+      const limited: ReserveMode = { kind: "automatic", limitCents: 50_000 };
+      expect(await reserve(ledger, "ord_1", "clm_a", 50_000, 120_000, limited)).toMatchObject({ ok: true });
+      expect(await reserve(ledger, "ord_1", "clm_b", 1, 120_000, limited)).toMatchObject({ ok: false, code: "EXCEEDS_AUTOMATIC_LIMIT" });
+      // A reviewer's approval is not automatic: it lifts the limit, never the order amount.
+      expect(await reserve(ledger, "ord_1", "clm_c", 70_000, 120_000, APPROVED)).toMatchObject({ ok: true, entry: { refunded_cents: 120_000, automatic_cents: 50_000, approved: ["clm_c"] } });
+      expect(await reserve(ledger, "ord_1", "clm_d", 1, 120_000, APPROVED)).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT" });
+    });
+
+    it("lets exactly limit / amount automatic refunds through when 30 race on one order", async () => {
+      const ledger = await factory();
+      const limited: ReserveMode = { kind: "automatic", limitCents: 500 };
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => reserve(ledger, "ord_hot", `clm_${i}`, 100, 100_000, limited)));
+      expect(results.filter((r) => r.ok)).toHaveLength(5);
+      expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_AUTOMATIC_LIMIT")).toBe(true);
+      expect(await ledger.get("ord_hot")).toMatchObject({ refunded_cents: 500, automatic_cents: 500 });
+    });
+
+    it("refuses automatic refunds while another claim on the order awaits a review, and an approval closes that review", async () => {
+      const ledger = await factory();
+      await ledger.markReviewPending("ord_1", "clm_escalated");
+      await ledger.markReviewPending("ord_1", "clm_escalated");
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 0, claims: {}, pending_reviews: ["clm_escalated"] });
+      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({ ok: false, code: "REVIEW_PENDING_ON_ORDER" });
+      expect(await reserve(ledger, "ord_1", "clm_escalated", 700, 1000, APPROVED)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 700, claims: { clm_escalated: 700 }, approved: ["clm_escalated"] } });
+      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({ ok: true, entry: { refunded_cents: 800, automatic_cents: 100 } });
+      // A claim that holds a refund never goes back to awaiting a review.
+      await ledger.markReviewPending("ord_1", "clm_next");
+      expect((await ledger.get("ord_1"))?.pending_reviews).toBeUndefined();
+    });
+
+    it("clears a pending review idempotently, also on an order with no entry", async () => {
+      const ledger = await factory();
+      await ledger.clearReviewPending("ord_none", "clm_x");
+      expect(await ledger.get("ord_none")).toBeUndefined();
+      await ledger.markReviewPending("ord_1", "clm_a");
+      await ledger.markReviewPending("ord_1", "clm_b");
+      await ledger.clearReviewPending("ord_1", "clm_a");
+      await ledger.clearReviewPending("ord_1", "clm_a");
+      expect((await ledger.get("ord_1"))?.pending_reviews).toEqual(["clm_b"]);
+      await ledger.clearReviewPending("ord_1", "clm_b");
+      expect(await ledger.get("ord_1")).toBeUndefined();
+      expect(await reserve(ledger, "ord_1", "clm_c", 100, 1000)).toMatchObject({ ok: true });
     });
   });
 }
