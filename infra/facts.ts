@@ -146,12 +146,13 @@ export const FUNCTIONS = {
   },
   sweep: {
     handler: "functions/sweep.handler",
-    // Queries claims by status on gsi1 and ticks the overdue ones; must finish long before the next run (5 min).
+    // Pages through the open claims on gsi1 and ticks the overdue ones; must finish long before the next run (5 min).
     memory: "256 MB",
     timeoutSeconds: 60,
-    description: "Every 5 minutes: ticks RUNNING claims past their deadline",
-    // ExtractionQueue: a stalled free-text claim is restarted through extraction.
-    links: [LINKS.table, Q.crewEvents, Q.extraction],
+    description: "Every 5 minutes: ticks RUNNING claims past their deadline, ends stalled ones in review, repairs review decisions",
+    // ExtractionQueue: a stalled free-text claim is restarted through extraction. Bus: a STALLED claim's review
+    // events, and a repaired review decision's.
+    links: [LINKS.table, Q.crewEvents, Q.extraction, LINKS.bus],
   },
   batch: {
     handler: "functions/batch.handler",
@@ -233,6 +234,7 @@ export interface RouteFact {
 export const ROUTES = {
   "POST /claims": { method: "POST", path: "/claims", auth: "intake", fn: "intakeApi" },
   "GET /claims/{id}": { method: "GET", path: "/claims/{id}", auth: "intake", fn: "intakeApi" },
+  "GET /claims": { method: "GET", path: "/claims", auth: "intake", fn: "intakeApi" },
   "GET /reports/{simulation_id}": { method: "GET", path: "/reports/{simulation_id}", auth: "intake", fn: "intakeApi" },
   "GET /reviews": { method: "GET", path: "/reviews", auth: "reviewer", fn: "reviewApi" },
   "POST /claims/{id}/review": { method: "POST", path: "/claims/{id}/review", auth: "reviewer", fn: "reviewApi" },
