@@ -75,6 +75,7 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
     startLocalBus({ region: LOCAL_REGION, ...options.bus, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) }),
   ]);
   if (dynamo.status === "rejected" || sqs.status === "rejected" || bus.status === "rejected") {
+    if (sqs.status === "rejected") queueJournal?.close();
     await Promise.allSettled([
       dynamo.status === "fulfilled" ? closeServer(dynamo.value) : undefined,
       sqs.status === "fulfilled" ? sqs.value.stop() : undefined,
@@ -106,6 +107,17 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
       return stopped;
     },
   };
+}
+
+/**
+ * The table of a state directory on its own (no queues, no bus): how `claims replay|report` read what a
+ * stopped `claims serve` kept. The caller holds the directory's lock (state-lock.ts).
+ */
+export async function startTableEmulator(stateDir: string): Promise<{ endpoint: string; stop(): Promise<void> }> {
+  process.env.AWS_EC2_METADATA_DISABLED = "true";
+  const server = await startDynalite(join(stateDir, "dynamodb"));
+  const { port } = server.address() as AddressInfo;
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => closeServer(server) };
 }
 
 async function startDynalite(path: string | undefined): Promise<Server> {

@@ -8,14 +8,13 @@
 // consumer is idempotent. The file is rewritten with only the live messages when it has grown well past them.
 import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 
-/** A message as journaled: the queue's name (URLs change with the port), its body and SQS parameters. */
+/** A message as journaled: the queue's name (URLs change with the port), its body and FIFO parameters (the pipeline sends no message attributes). */
 export type JournaledMessage = {
   readonly id: string;
   readonly queue: string;
   readonly body: string;
   readonly groupId?: string;
   readonly dedupeId?: string;
-  readonly attributes?: Record<string, unknown>;
 };
 
 type Line = ({ op: "send" } & JournaledMessage) | { op: "del"; id: string };
@@ -129,7 +128,6 @@ export function openQueueJournal(path: string, options: QueueJournalOptions = {}
       id, queue, body: entry.MessageBody,
       ...(typeof entry.MessageGroupId === "string" ? { groupId: entry.MessageGroupId } : {}),
       ...(typeof entry.MessageDeduplicationId === "string" ? { dedupeId: entry.MessageDeduplicationId } : {}),
-      ...(entry.MessageAttributes && typeof entry.MessageAttributes === "object" ? { attributes: entry.MessageAttributes as Record<string, unknown> } : {}),
     };
   };
 
