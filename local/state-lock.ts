@@ -10,6 +10,8 @@ import { LocalStackError } from "./emulators-errors.ts";
 /** What the holder of a state directory tells others. */
 export type StateHolder = {
   readonly pid: number;
+  /** When the process started (Linux: clock ticks since boot), so that a pid reused after a `kill -9` is not taken for the holder. */
+  readonly pid_started?: number;
   readonly command: string;
   readonly started_at: string;
   /** The HTTP API of `claims serve`, once it listens. */
@@ -34,17 +36,27 @@ export type StateLock = {
 
 const lockPath = (dir: string) => join(dir, "serve.json");
 
-/** Whether `pid` is a live process that could be ours (on Linux its command line names claims). */
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+/** When `pid` started, in clock ticks since boot (Linux /proc); undefined elsewhere. */
+export function processStarted(pid: number): number | undefined {
   try {
-    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command (which may hold spaces) in parentheses: state is field 3, starttime field 22.
+    const start = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    return Number.isFinite(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the holder is a live process: its pid answers and, where known, started when the holder did (pids are reused). */
+function alive(holder: StateHolder): boolean {
+  if (!Number.isInteger(holder.pid) || holder.pid <= 0) return false;
+  try {
+    process.kill(holder.pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-  const cmdline = `/proc/${pid}/cmdline`;
-  // After a kill -9 the pid may have been given to an unrelated process.
-  return !existsSync("/proc") || !existsSync(cmdline) || /claims/.test(readFileSync(cmdline, "utf8"));
+  return holder.pid_started === undefined || processStarted(holder.pid) === holder.pid_started;
 }
 
 /** The live holder of the state directory, if any. */
@@ -53,7 +65,7 @@ export function stateHolder(dir: string): StateHolder | undefined {
   if (!existsSync(path)) return undefined;
   try {
     const holder = JSON.parse(readFileSync(path, "utf8")) as StateHolder;
-    return alive(holder.pid) ? holder : undefined;
+    return alive(holder) ? holder : undefined;
   } catch {
     return undefined;
   }
@@ -62,7 +74,8 @@ export function stateHolder(dir: string): StateHolder | undefined {
 /** Takes the state directory for this process, or throws StateDirBusyError naming the holder. */
 export function lockStateDir(dir: string, command: string): StateLock {
   const path = lockPath(dir);
-  let info: StateHolder = { pid: process.pid, command, started_at: new Date().toISOString() };
+  const started = processStarted(process.pid);
+  let info: StateHolder = { pid: process.pid, ...(started === undefined ? {} : { pid_started: started }), command, started_at: new Date().toISOString() };
   const write = (flag: "wx" | "w") => writeFileSync(path, `${JSON.stringify(info)}\n`, { flag });
   for (let attempt = 0; ; attempt++) {
     try {
