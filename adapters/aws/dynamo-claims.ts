@@ -10,7 +10,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import type { ClaimRecord, ClaimStatus } from "../../core/claims/claim-record.ts";
-import type { ClaimPage, ClaimQuery, ClaimRepository, CreateClaimResult } from "../../pipeline/ports.ts";
+import type { ClaimPage, ClaimRepository, CreateClaimResult } from "../../pipeline/ports.ts";
 import { claimListKey, checkClaimQuery, matchesClaimQuery } from "../../pipeline/ports.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
