@@ -7,6 +7,7 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
 import { RefundProposalOutputSchema } from "../core/claims/proposal-output.ts";
 import { selfCheck } from "../core/claims/self-check.ts";
+import { isModelUnavailable } from "../core/llm/errors.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Effect } from "./effects.ts";
@@ -101,7 +102,8 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
       effects.push({ kind: "audit", event: claimAudit(record, type, "RUNNING", now, { inbound: message, now_ms: now, caused: events.map((e) => e.type) }, type === "AGENT_STEP" ? "INFO" : "WARN") });
       outcomes.push("ADVANCED");
     }
-    effects.push(...routeCrewEvents(events, record, now, deps));
+    const cause = message.type === "agent.step.failed" ? message.error : undefined;
+    effects.push(...routeCrewEvents(events, record, now, deps, cause));
     // One timer per claim, not per step: armed at the start for the first deadline, and re-armed by
     // each tick while steps are still in flight (later deadlines are never earlier than the armed one).
     // The 5-minute sweep catches a timer that went missing.
@@ -118,12 +120,17 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
   return outcomes;
 }
 
-/** Turns the crew's outbound events into pipeline effects: step requests, the proposal, or human review. */
+/**
+ * Turns the crew's outbound events into pipeline effects: step requests, the proposal, or human review.
+ * `cause` is the step failure being delivered: when the crew fails because the model could not be used
+ * at all (LLM_UNREACHABLE, LLM_AUTH_FAILED), the review names that code and the endpoint's message.
+ */
 export function routeCrewEvents(
   events: readonly OutboundCrewEvent[],
   record: ClaimRecord,
   now: number,
   deps: Pick<PipelineDeps, "agent" | "settings">,
+  cause?: { readonly code?: string | undefined; readonly message: string },
 ): Effect[] {
   const effects: Effect[] = [];
   for (const event of events) {
@@ -137,11 +144,15 @@ export function routeCrewEvents(
       case "crew.completed":
         effects.push(...completionEffects(event.output, record, now, deps));
         break;
-      case "crew.failed":
+      case "crew.failed": {
+        const details = { code: event.code, role: event.role };
         effects.push(
-          ...needsReview(record, now, "CREW_FAILED", `The crew could not produce a proposal: ${event.reason}`, {}, { type: "CREW_FAILED", details: { code: event.code, role: event.role } }),
+          ...(isModelUnavailable(cause?.code)
+            ? needsReview(record, now, cause.code, `The model could not be used: ${cause.message}`, {}, { type: "CREW_FAILED", details: { ...details, crew_reason: event.reason } })
+            : needsReview(record, now, "CREW_FAILED", `The crew could not produce a proposal: ${event.reason}`, {}, { type: "CREW_FAILED", details })),
         );
         break;
+      }
       default:
         break;
     }
@@ -154,7 +165,7 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, de
   if (!parsed.success) {
     return needsReview(record, now, "CREW_OUTPUT_INVALID", "The crew's final output is not a valid refund proposal", {}, { type: "CREW_FAILED", details: { output } });
   }
-  const check = selfCheck(parsed.data, deps.agent.responsibility);
+  const check = selfCheck(parsed.data, deps.agent.responsibility, record.claim!);
   if (!check.ok) {
     const reason = `Self-check failed: ${check.failures.map((f) => f.message).join("; ")}`;
     return [

@@ -17,8 +17,22 @@ export async function handleAgentStep(
   const claim = await deps.claims.getClaim(message.claim_id);
   if (claim) Object.assign(record, { root_dfid: claim.root_dfid, simulation_id: claim.simulation_id });
   const ok = result.event.type === "agent.step.completed";
+  const repair = result.selfCheckRepair;
   await performEffects(
     [
+      // The Decision Maker's first proposal failed the self-check and got one repair round (SPEC §4.5).
+      ...(repair === undefined
+        ? []
+        : [{
+            kind: "audit" as const,
+            event: claimAudit(record, "CLAIMS_SELF_CHECK_FAILED", "RUNNING", now, {
+              role: message.request.role,
+              correlation_id: message.request.correlationId,
+              output: repair.output,
+              failures: repair.failures,
+              repair: repair.repaired ? "the repaired proposal passes" : "the repair did not pass; the claim goes to review",
+            }, "WARN"),
+          }]),
       {
         kind: "audit",
         event: claimAudit(record, "LLM_CALL", "RUNNING", now, {
@@ -29,6 +43,7 @@ export async function handleAgentStep(
           ...(ok ? {} : { error: (result.event as { error: unknown }).error }),
           model: result.model,
           attempts: result.attempts,
+          ...(result.calls === undefined ? {} : { calls: result.calls }),
           usage: result.usage,
           duration_ms: now - started,
         }, ok ? "INFO" : "WARN"),

@@ -2,9 +2,11 @@
 import * as z from "zod";
 import type { AgentStepRequestedEvent } from "../crew/index.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
-import type { LlmPort, LlmUsage } from "../llm/index.ts";
+import { sumUsage, type LlmPort, type LlmUsage } from "../llm/index.ts";
 import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
+import type { RefundProposalOutput } from "./proposal-output.ts";
 import { analystMessages, decisionMakerMessages, fixerMessages } from "./prompts.ts";
+import { selfCheck, selfCheckRepairText, type SelfCheckFailure } from "./self-check.ts";
 
 /** What the worker needs besides the request. */
 export interface AgentStepDeps {
@@ -21,6 +23,10 @@ export interface AgentStepResult {
   usage?: LlmUsage;
   model?: string;
   attempts?: number;
+  /** Model calls the step made (2 when the Decision Maker had a self-check repair round). */
+  calls?: number;
+  /** The Decision Maker's first proposal and why it failed the self-check, when it got a repair round (audited). */
+  selfCheckRepair?: { output: RefundProposalOutput; failures: SelfCheckFailure[]; repaired: boolean };
 }
 
 const FixerInputSchema = z.object({
@@ -51,9 +57,29 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       const input = AnalystOutputSchema.safeParse(request.input);
       if (!input.success) return badInput("decision maker", input.error);
       const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
-      const result = await deps.llm.complete(decisionMakerMessages(input.data.analysis, input.data.claim, deps.contract, ctx));
+      const claim = input.data.claim;
+      const prompt = decisionMakerMessages(input.data.analysis, claim, deps.contract, ctx);
+      const result = await deps.llm.complete(prompt);
       if (!result.ok) return fail(result.code, result.message, { ...(result.usage ? { usage: result.usage } : {}), model: result.model, attempts: result.attempts });
-      return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts };
+      const check = selfCheck(result.value, deps.responsibility, claim);
+      if (check.ok) return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts, calls: 1 };
+      // SPEC §4.5: one repair round with the errors; what it gives (or the first answer, if the call fails)
+      // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
+      const repair = await deps.llm.complete({
+        ...prompt,
+        messages: [...prompt.messages, { role: "assistant", content: result.text }, { role: "user", content: selfCheckRepairText(check.failures, claim) }],
+      });
+      const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
+      const output = repair.ok ? repair.value : result.value;
+      const repaired = repair.ok && selfCheck(repair.value, deps.responsibility, claim).ok;
+      return {
+        event: { type: "agent.step.completed", ...base, output },
+        usage,
+        model: result.model,
+        attempts: result.attempts + repair.attempts,
+        calls: 2,
+        selfCheckRepair: { output: result.value, failures: check.failures, repaired },
+      };
     }
     case CLAIMS_ROLES.fixer: {
       const input = FixerInputSchema.safeParse(request.input);

@@ -5,7 +5,7 @@ import * as z from "zod";
 import { canonicalize, createCrewSession, frozenClock } from "../crew/index.ts";
 import { buildProposal } from "../integrity/index.ts";
 import type { AuditEvent } from "../integrity/index.ts";
-import { claimsCrewGraph, DEFAULT_CLAIMS_CREW_TIMEOUTS } from "./crew.ts";
+import { claimsCrewGraph, ClaimsCrewInputSchema, DEFAULT_CLAIMS_CREW_TIMEOUTS } from "./crew.ts";
 import { buildVerdictRecord } from "./execution.ts";
 import { decideClaim } from "./kernel.ts";
 import type { DecideClaimInput } from "./kernel.ts";
@@ -59,7 +59,9 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
   }
   const completed = out.find((e) => e.type === "crew.completed");
   const failed = out.find((e) => e.type === "crew.failed");
-  const decision = mine.find((e) => e.event_type === "AGENT_DECISION" || e.event_type === "CLAIMS_SELF_CHECK_FAILED");
+  // A self-check failure the Decision Maker repaired in its own step is audited as RUNNING; only the final one ends the claim.
+  const finalCheckFailed = (e: AuditEvent) => e.event_type === "CLAIMS_SELF_CHECK_FAILED" && e.state === "NEEDS_REVIEW";
+  const decision = mine.find((e) => e.event_type === "AGENT_DECISION" || finalCheckFailed(e));
   const recordedOutput = decision ? (decision.details.output as unknown) : undefined;
   if (!completed) {
     const recordedFailure = mine.some((e) => e.event_type === "CREW_FAILED");
@@ -74,8 +76,9 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
   const decisionEvent = mine.find((e) => e.event_type === "AGENT_DECISION");
   const responsibility = opts.responsibility ?? recordedResponsibility(mine);
   if (responsibility) {
-    const check = selfCheck(output.data, responsibility);
-    const recordedFail = mine.some((e) => e.event_type === "CLAIMS_SELF_CHECK_FAILED");
+    const claim = ClaimsCrewInputSchema.safeParse(start.root_input);
+    const check = claim.success ? selfCheck(output.data, responsibility, claim.data.claim) : { ok: false as const, failures: [{ message: "the recorded crew input holds no claim" }] };
+    const recordedFail = mine.some(finalCheckFailed);
     steps.push({ step: "self_check", identical: check.ok === !recordedFail, detail: check.ok ? "passed" : `failed: ${check.failures.map((f) => f.message).join("; ")}` });
   }
   if (!decisionEvent) return { ok: true, claimId, identical: steps.every((s) => s.identical), steps };
