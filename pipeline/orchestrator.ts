@@ -133,6 +133,15 @@ export function routeCrewEvents(
   cause?: { readonly code?: string | undefined; readonly message: string },
 ): Effect[] {
   const effects: Effect[] = [];
+  // A claim that is already final (e.g. it ran out of time and went to review) spends no more model
+  // calls, and a late proposal never crosses the wall: a person decides it now.
+  if (record.status === "DECIDED" || record.status === "NEEDS_REVIEW") {
+    const late = events.find((e) => e.type === "crew.completed");
+    if (late !== undefined) {
+      effects.push({ kind: "audit", event: claimAudit(record, "CREW_COMPLETED", record.status, now, { discarded: `the claim is already ${record.status}; the late proposal was not sent to the kernel`, output: late.output }, "WARN") });
+    }
+    return effects;
+  }
   for (const event of events) {
     switch (event.type) {
       case "agent.step.requested":
