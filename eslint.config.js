@@ -1,4 +1,6 @@
-// Lint: typescript-eslint recommended everywhere, plus the purity rule that guards core/.
+// Lint: typescript-eslint recommended everywhere, plus the layering rules of STYLE.md: core/ is pure, the
+// application layer (pipeline/) and the report do no I/O of their own, and the shell's folders import
+// only downwards. Each rule is tested in layering.test.ts.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -9,6 +11,12 @@ const impureModules = [
   "fs", "fs/*", "http", "https", "net", "child_process", "os", "crypto", "process",
   "dynalite", "fauxqs", "playwright-core",
 ];
+
+/** A no-restricted-imports entry: importing any of `folders` (relative paths) is refused with `message`. */
+const folders = (names, message) => ({ group: names.map((n) => `**/${n}/**`), message });
+
+/** Files a rule guards: production code of `dir` (tests may use fixtures from anywhere). */
+const production = (dir) => ({ files: [`${dir}/**/*.ts`], ignores: [`${dir}/**/*.test.ts`, `${dir}/**/*.test-kit.ts`] });
 
 export default tseslint.config(
   { ignores: ["node_modules/**", ".sst/**", ".claims/**", "dist/**", "bench/out/**"] },
@@ -21,13 +29,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ["core/**/*.ts"],
-    ignores: ["core/**/*.test.ts"],
+    ...production("core"),
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [
           { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
-          { group: ["**/adapters/**", "**/functions/**", "**/infra/**", "**/local/**", "**/bench/**"], message: "core/ depends on nothing outside core/: the shell depends on core, never the reverse." },
+          folders(["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench"], "core/ depends on nothing outside core/: the shell depends on core, never the reverse."),
         ],
       }],
       "no-restricted-properties": ["error",
@@ -44,6 +51,76 @@ export default tseslint.config(
         { name: "setTimeout", message: "core/ does not schedule: time comes from tick()." },
         { name: "setInterval", message: "core/ does not schedule: time comes from tick()." },
       ],
+    },
+  },
+  {
+    ...production("pipeline"),
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: impureModules, message: "pipeline/ works through its ports: no AWS SDK, sst, openai or node I/O (adapters/ implement the ports)." },
+          folders(["adapters", "functions", "infra", "report", "cli", "local", "bench"], "pipeline/ depends only on core/: adapters, handlers and the local stack depend on it."),
+        ],
+      }],
+      "no-restricted-properties": ["error",
+        { object: "Date", property: "now", message: "pipeline/ takes time from the injected Clock port." },
+        { object: "Math", property: "random", message: "pipeline/ takes ids from the injected IdSource port." },
+      ],
+      "no-restricted-syntax": ["error",
+        { selector: "MemberExpression[object.name='process']", message: "pipeline/ reads no environment: settings come in through PipelineDeps." },
+      ],
+    },
+  },
+  {
+    ...production("report"),
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: impureModules, message: "report/ is pure rendering: no I/O (the CLI writes files, the API serves them)." },
+          folders(["pipeline", "adapters", "functions", "infra", "cli", "local", "bench"], "report/ renders from core/ data only: the API and the CLI use it, not the reverse."),
+        ],
+      }],
+    },
+  },
+  {
+    ...production("functions"),
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [folders(["local", "cli", "bench"], "functions/ is deployed: it never imports the local stack, the CLI or the benches.")],
+      }],
+    },
+  },
+  {
+    ...production("adapters"),
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [folders(["local", "cli", "bench", "infra", "functions"], "adapters/ implement ports with injected clients: they never import infra/, functions/, the local stack, the CLI or the benches.")],
+      }],
+    },
+  },
+  {
+    files: ["infra/facts.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: impureModules, message: "infra/facts.ts runs in Lambda and locally: plain data only." },
+          folders(["pipeline", "adapters", "functions", "report", "cli", "local", "bench"], "infra/facts.ts depends only on core/."),
+        ],
+      }],
+      "no-restricted-globals": ["error",
+        { name: "sst", message: "infra/facts.ts is SST-free: it is imported by functions/ and local/." },
+        { name: "$app", message: "infra/facts.ts is SST-free: stage settings belong in infra/settings.ts." },
+        { name: "$config", message: "infra/facts.ts is SST-free." },
+        { name: "aws", message: "infra/facts.ts is SST-free." },
+      ],
+    },
+  },
+  {
+    ...production("local"),
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [folders(["cli", "bench"], "local/ is the embedded stack: the CLI drives it, not the reverse.")],
+      }],
     },
   },
 );

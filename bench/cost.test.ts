@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { evaluateSstConfig } from "../infra/sst-recorder.ts";
 import type { Recording } from "../infra/sst-recorder.ts";
-import { QUEUE_SETTINGS } from "../functions/lib/queue-settings.ts";
+import { QUEUES } from "../infra/facts.ts";
 import {
   addProfiles,
   billedGbSeconds,
@@ -240,8 +240,8 @@ describe("restated infra values", () => {
 
   it("QUEUE_CONSUMERS names each queue's consumer and FIFO-ness as infra/ does", () => {
     for (const [role, c] of Object.entries(QUEUE_CONSUMERS)) {
-      const s = QUEUE_SETTINGS[role as keyof typeof QUEUE_SETTINGS];
-      expect(keyOf(s.consumer)).toBe(c.fn);
+      const s = QUEUES[role as keyof typeof QUEUES];
+      expect(s.consumer).toBe(c.fn);
       expect(s.fifo).toBe(c.fifo);
     }
   });

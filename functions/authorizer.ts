@@ -5,7 +5,8 @@ import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResu
 import * as z from "zod";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
-import { LINKS, linkedResources } from "./lib/resources.ts";
+import { linkedResources } from "./lib/resources.ts";
+import { LINKS } from "../infra/facts.ts";
 
 const AuthorizerEventSchema = z.object({
   routeKey: z.string().default(""),

@@ -9,12 +9,12 @@ import type { DepsSource } from "./lib/compose.ts";
 import { RetryLaterError } from "./lib/errors.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
-import { QUEUE_SETTINGS } from "./lib/queue-settings.ts";
+import { QUEUES } from "../infra/facts.ts";
 import { sqsConsumer } from "./lib/sqs-consumer.ts";
 
 /** The extraction consumer over `getDeps`; `maxReceives` is the queue's maxReceiveCount (infra/queues.ts). */
 export function createIntakeExtractHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; maxReceives?: number } = {}) {
-  const maxReceives = options.maxReceives ?? QUEUE_SETTINGS.extraction.maxReceives;
+  const maxReceives = options.maxReceives ?? QUEUES.extraction.maxReceives;
   return sqsConsumer(
     {
       schema: ExtractionMessageSchema,

@@ -1,15 +1,14 @@
 // The HTTP API of SPEC §7.2 on API Gateway v2: one intake function serves every route, a Lambda
 // authorizer checks the bearer token on all of them but /health, and the stage is throttled.
+import { ROUTES } from "./facts.ts";
+import type { RouteKey } from "./facts.ts";
 import { functionArgs } from "./lambda.ts";
-import { crewEventsQueue, extractionQueue } from "./queues.ts";
-import { apiToken } from "./secrets.ts";
 import { settings } from "./settings.ts";
-import { table } from "./storage.ts";
 
 /** The intake handler behind every route (one function, so one warm pool and one set of permissions). */
 export const intakeApi = new sst.aws.Function(
   "IntakeApi",
-  functionArgs("intakeApi", { link: [table, extractionQueue, crewEventsQueue] }),
+  functionArgs("intakeApi"),
 );
 
 /** The HTTP API. No CORS: it is called by servers and operators' tools, not from browsers. */
@@ -34,7 +33,7 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
 export const authorizer = api.addAuthorizer({
   name: "BearerToken",
   lambda: {
-    function: functionArgs("authorizer", { link: [apiToken] }),
+    function: functionArgs("authorizer"),
     response: "simple",
     identitySources: ["$request.header.Authorization"],
     ttl: "300 seconds",
@@ -43,8 +42,7 @@ export const authorizer = api.addAuthorizer({
 
 const bearer = { lambda: authorizer.id };
 
-api.route("POST /claims", intakeApi.arn, { auth: bearer });
-api.route("GET /claims/{id}", intakeApi.arn, { auth: bearer });
-api.route("GET /reports/{simulation_id}", intakeApi.arn, { auth: bearer });
-// Open, for load balancers and uptime checks; it reveals nothing.
-api.route("GET /health", intakeApi.arn, { auth: false });
+// Every route of facts.ts, served by the one intake function; routes with auth "none" (health) are open.
+for (const [key, route] of Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][]) {
+  api.route(key, intakeApi.arn, { auth: route.auth === "none" ? false : bearer });
+}

@@ -1,8 +1,8 @@
 // The EventBridge bus `claims` (SPEC §7.3) and its three rules. The patterns come verbatim from
-// infra/event-patterns.ts, the module the local bus uses too. Each rule delivers to an SQS queue that a
+// infra/facts.ts, the module the local bus uses too. Each rule delivers to an SQS queue that a
 // downstream system reads, and each target has a dead-letter queue for events EventBridge cannot deliver.
-import { RULE_PATTERNS, type RuleName } from "./event-patterns.ts";
-import { MAX_RECEIVES, deadLetterQueue } from "./queues.ts";
+import { DOWNSTREAM_MAX_RECEIVES, RULE_PATTERNS, type RuleName } from "./facts.ts";
+import { deadLetterQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
 
 /** The bus the kernel publishes ClaimVerdict, ClaimNeedsReview and RefundExecuted to. */
@@ -19,7 +19,7 @@ function deliverRule(rule: RuleName, name: string) {
   const queue = new sst.aws.Queue(`${name}Queue`, {
     // Read by systems outside this app: 5 minutes fits any consumer whose timeout is at most 50 s.
     visibilityTimeout: "5 minutes",
-    dlq: { queue: dlq.arn, retry: MAX_RECEIVES.downstream },
+    dlq: { queue: dlq.arn, retry: DOWNSTREAM_MAX_RECEIVES },
   });
 
   // EventBridge needs the DLQ's permission to drop events there; only rules of this bus get it.

@@ -1,66 +1,41 @@
-// The queue consumers of SPEC §2: one Lambda per queue, each linked to exactly the resources its handler
-// uses (a link grants IAM access to that resource and exposes it as `Resource.<Name>`, nothing more).
-// Every subscription reports partial batch failures (`ReportBatchItemFailures`), so one failing message
-// never makes its successful neighbours run again.
-import { bus } from "./bus.ts";
+// The queue consumers of SPEC §2: one Lambda per work queue of infra/facts.ts, each linked to exactly the
+// resources facts.ts lists for it. Every subscription reports partial batch failures
+// (`ReportBatchItemFailures`), so one failing message never makes its successful neighbours run again.
+import { QUEUES } from "./facts.ts";
+import type { QueueRole } from "./facts.ts";
 import { functionArgs, llmEnvironment } from "./lambda.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
-import { llmApiKey } from "./secrets.ts";
 import { settings } from "./settings.ts";
-import { table } from "./storage.ts";
 
-/**
- * LLM consumers take one message per invocation: the timeout then bounds exactly one LLM call, and a slow
- * call never holds back or re-runs its neighbours. Their concurrency is capped at the event source, which
- * protects the provider's rate limit without reserving account concurrency.
- */
 /** The agent's contract (scenarios/config.yaml) ships with every function that proposes, prompts or decides. */
 const AGENT_CONFIG = [{ from: "scenarios/config.yaml" }];
 
-const llmConsumer = {
-  batch: { size: 1, partialResponses: true },
-  transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: settings.llm.maxConcurrency } } },
-} as const;
+/**
+ * Subscribes the queue's consumer with its batch size. LLM consumers take one message per invocation (the
+ * timeout then bounds exactly one LLM call) and cap their concurrency at the event source, which protects the
+ * provider's rate limit without reserving account concurrency.
+ */
+function consume(role: QueueRole, queue: typeof crewEventsQueue, options: { llm?: boolean; config?: boolean } = {}) {
+  const fact = QUEUES[role];
+  return queue.subscribe(
+    functionArgs(fact.consumer, {
+      ...(fact.llm ? { environment: llmEnvironment() } : {}),
+      ...(options.config ? { copyFiles: AGENT_CONFIG } : {}),
+    }),
+    {
+      batch: { size: fact.batchSize, partialResponses: true },
+      ...(fact.llm ? { transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: settings.llm.maxConcurrency } } } } : {}),
+    },
+  );
+}
 
 /** Free-text extraction with the LLM; on success it starts the crew. */
-export const intakeExtract = extractionQueue.subscribe(
-  functionArgs("intakeExtract", {
-    // Bus: a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview.
-    link: [table, crewEventsQueue, llmApiKey, bus],
-    environment: llmEnvironment(),
-    copyFiles: AGENT_CONFIG,
-  }),
-  llmConsumer,
-);
-
+export const intakeExtract = consume("extraction", extractionQueue, { config: true });
 /** The crew orchestrator. FIFO batches are at most 10; a batch window is not available on FIFO queues. */
-export const orchestrator = crewEventsQueue.subscribe(
-  functionArgs("orchestrator", {
-    link: [table, agentStepsQueue, proposalsQueue, timersQueue, bus],
-    copyFiles: AGENT_CONFIG,
-  }),
-  { batch: { size: 10, partialResponses: true } },
-);
-
+export const orchestrator = consume("crewEvents", crewEventsQueue, { config: true });
 /** One agent step per message, through the LLM. */
-export const worker = agentStepsQueue.subscribe(
-  functionArgs("worker", {
-    link: [table, crewEventsQueue, llmApiKey],
-    environment: llmEnvironment(),
-    copyFiles: AGENT_CONFIG,
-  }),
-  llmConsumer,
-);
-
-/** The decision kernel: cheap, deterministic work, so full batches of 10 and no batching window (latency). */
-export const kernel = proposalsQueue.subscribe(
-  functionArgs("kernel", { link: [table, bus], copyFiles: AGENT_CONFIG }),
-  { batch: { size: 10, partialResponses: true } },
-);
-
+export const worker = consume("agentSteps", agentStepsQueue, { config: true });
+/** The decision kernel: cheap, deterministic work. */
+export const kernel = consume("proposals", proposalsQueue, { config: true });
 /** Forwards due ticks to the crew-events queue (one SendMessageBatch for up to 10). */
-export const timer = timersQueue.subscribe(
-  // TimersQueue: a deadline beyond SQS's 15-minute delay is re-armed on the timers queue.
-  functionArgs("timer", { link: [crewEventsQueue, timersQueue] }),
-  { batch: { size: 10, partialResponses: true } },
-);
+export const timer = consume("timers", timersQueue);

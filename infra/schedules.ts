@@ -1,9 +1,7 @@
 // Schedules (EventBridge Scheduler, via SST's CronV2): the sweep that guarantees no claim waits forever,
 // and the scenario batch.
 import { functionArgs, llmEnvironment } from "./lambda.ts";
-import { crewEventsQueue, extractionQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
-import { table } from "./storage.ts";
 
 /**
  * Every 5 minutes, ticks RUNNING claims past their deadline: the safety net behind the timers queue
@@ -12,8 +10,7 @@ import { table } from "./storage.ts";
 export const sweep = new sst.aws.CronV2("Sweep", {
   schedule: "rate(5 minutes)",
   retries: 0,
-  // ExtractionQueue: a stalled free-text claim is restarted through extraction.
-  function: functionArgs("sweep", { link: [table, crewEventsQueue, extractionQueue], retries: 0 }),
+  function: functionArgs("sweep", { retries: 0 }),
 });
 
 /**
@@ -28,7 +25,6 @@ export const batch = new sst.aws.CronV2("Batch", {
   enabled: settings.batch.enabled,
   retries: 2,
   function: functionArgs("batch", {
-    link: [table, extractionQueue, crewEventsQueue],
     // Not to call a model (the worker does): to record which model the run used in SIMULATION_START.
     environment: llmEnvironment(),
     retries: 0,

@@ -1,7 +1,7 @@
 // Evaluates sst.config.ts with recording stand-ins for SST (no Pulumi, no AWS) and checks the wiring of
 // SPEC §2: queues, DLQs, subscriptions, bus rules, routes, links, runtimes, logs and stages.
 import { beforeAll, describe, expect, it } from "vitest";
-import { RULE_PATTERNS } from "./event-patterns.ts";
+import { FUNCTIONS, QUEUES, ROUTES, RULE_PATTERNS, visibilityTimeoutSeconds } from "./facts.ts";
 import { evaluateSstConfig, unwrap, type Recorded, type Recording } from "./sst-recorder.ts";
 
 /** Every deploy-time variable infra/settings.ts reads, unset so the developer's shell cannot leak in. */
@@ -430,5 +430,34 @@ describe("deploy-time settings", () => {
     ["CLAIMS_API_RATE_LIMIT", "fast", /CLAIMS_API_RATE_LIMIT="fast" is invalid/],
   ])("rejects %s=%s with a message naming the variable", async (variable, value, message) => {
     await expect(evaluate("test", { [variable]: value })).rejects.toThrow(message);
+  });
+});
+
+describe("infra/facts.ts is what deploys (the one source functions/ and local/ read too)", () => {
+  let r: Recording;
+  beforeAll(async () => {
+    r = await evaluate("test");
+  });
+
+  it.each(Object.entries(QUEUES))("queue %s has the consumer, FIFO-ness, batch size, visibility and receives of facts.ts", (role, fact) => {
+    const queue = r.get("sst.aws.Queue", fact.link);
+    expect(isFifo(queue)).toBe(fact.fifo);
+    expect(seconds(queue.args.visibilityTimeout)).toBe(visibilityTimeoutSeconds(role as keyof typeof QUEUES));
+    expect(dlqOf(queue)?.retry).toBe(fact.maxReceives);
+    const [subscription] = subscriptionsOf(queue);
+    expect(asArgs(subscription?.args[0]).handler).toBe(FUNCTIONS[fact.consumer].handler);
+    expect((subscription?.args[1] as { batch?: { size?: number } }).batch?.size).toBe(fact.batchSize);
+  });
+
+  it.each(Object.entries(FUNCTIONS))("function %s has the memory, timeout and exactly the links of facts.ts", (_key, fact) => {
+    const fn = functionFor(r, fact.handler as Handler);
+    expect(fn.args.memory).toBe(fact.memory);
+    expect(seconds(fn.args.timeout)).toBe(fact.timeoutSeconds);
+    expect(((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name).sort()).toEqual([...fact.links].sort());
+  });
+
+  it("routes exactly the route keys of facts.ts", () => {
+    const routes = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "route").map((c) => String(c.args[0])).sort();
+    expect(routes).toEqual(Object.keys(ROUTES).sort());
   });
 });

@@ -13,9 +13,9 @@ import type { PipelineDeps } from "../pipeline/deps.ts";
 import { frozenClock } from "../core/crew/index.ts";
 import { parseCents } from "../core/integrity/index.ts";
 import type { Clock, StoredVerdict } from "../pipeline/ports.ts";
-import type { FunctionName, QueueRole } from "../functions/lib/resources.ts";
+import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
-import { DETAIL_TYPES } from "../infra/event-patterns.ts";
+import { DETAIL_TYPES } from "../core/claims/events.ts";
 import { LocalStackError } from "./emulators-errors.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
 import type { LocalStack } from "./stack.ts";
@@ -38,14 +38,14 @@ export type SideEffect = { [P in EffectPort]: `${P}.${(typeof SIDE_EFFECTS)[P][n
 
 /** A side-effecting call that succeeded. */
 export interface EffectCall {
-  readonly fn: FunctionName;
+  readonly fn: FunctionKey;
   readonly op: SideEffect;
   readonly claimId: string;
 }
 
 /** Crash right after the `occurrence`-th successful `op` that `fn` makes for a claim. */
 export interface CrashPoint {
-  readonly fn: FunctionName;
+  readonly fn: FunctionKey;
   readonly op: SideEffect;
   readonly occurrence: number;
 }
@@ -76,7 +76,7 @@ interface Invocation {
 /** A FaultInjector: hooks for the local stack, crash plans per claim, and what happened. */
 export interface FaultInjector {
   /** For `LocalStackOptions.wrapDeps`: counts side-effecting calls per claim and crashes where planned. */
-  wrapDeps(fn: FunctionName, deps: PipelineDeps): PipelineDeps;
+  wrapDeps(fn: FunctionKey, deps: PipelineDeps): PipelineDeps;
   /** For `LocalStackOptions.wrapHandler`: each invocation is one process; one that crashed loses its response. */
   wrapHandler(role: QueueRole, handler: SqsHandler): SqsHandler;
   /** Runs `work` as one invocation (submissions through intake). */
@@ -148,7 +148,7 @@ export function createFaultInjector(): FaultInjector {
     }
   };
 
-  const wrapPort = <T extends object>(fn: FunctionName, name: (typeof WRAPPED_PORTS)[number], port: T): T => {
+  const wrapPort = <T extends object>(fn: FunctionKey, name: (typeof WRAPPED_PORTS)[number], port: T): T => {
     const effects: readonly string[] = name in SIDE_EFFECTS ? SIDE_EFFECTS[name as EffectPort] : [];
     return new Proxy(port, {
       get(target, prop) {

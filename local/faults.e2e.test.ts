@@ -20,7 +20,7 @@ import { VersionConflictError } from "../pipeline/ports.ts";
 import type { SessionRepository } from "../pipeline/ports.ts";
 import { composeDeps, loadConfig } from "../functions/lib/compose.ts";
 import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
-import type { FunctionName, QueueRole } from "../functions/lib/resources.ts";
+import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { InjectedCrashError, assertInvariants, crashPointsOf, createFaultInjector, describePoint, readJournal, recordSends, tickingClock } from "./fault-injection.ts";
@@ -303,7 +303,7 @@ describe("two orchestrators racing on one claim", () => {
     const twin: { handler?: SqsHandler } = {};
     const s = await startFaultStack({
       claims,
-      wrapDeps: (fn: FunctionName, deps: PipelineDeps) => (fn === "orchestrator" ? { ...deps, sessions: counting(deps.sessions, conflicts) } : deps),
+      wrapDeps: (fn: FunctionKey, deps: PipelineDeps) => (fn === "orchestrator" ? { ...deps, sessions: counting(deps.sessions, conflicts) } : deps),
       wrapHandler: (role: QueueRole, handler: SqsHandler): SqsHandler =>
         role !== "crewEvents"
           ? handler
@@ -344,7 +344,7 @@ describe("two orchestrators racing on one claim", () => {
     });
     const s = await startFaultStack({
       claims,
-      wrapDeps: (fn: FunctionName, deps: PipelineDeps) => (fn === "orchestrator" ? { ...deps, sessions: racing(deps.sessions) } : deps),
+      wrapDeps: (fn: FunctionKey, deps: PipelineDeps) => (fn === "orchestrator" ? { ...deps, sessions: racing(deps.sessions) } : deps),
       wrapHandler: (role: QueueRole, handler: SqsHandler): SqsHandler =>
         role !== "crewEvents" ? handler : (event, context) => invocation.run({ event, raced: new Set() }, () => handler(event, context)),
     });

@@ -1,5 +1,5 @@
 // The local API Gateway: a node:http server that maps each request to an API Gateway HTTP API
-// (payload 2.0) event, runs the Lambda authorizer on the routes infra/api.ts protects, then the
+// (payload 2.0) event, runs the Lambda authorizer on the routes infra/facts.ts protects, then the
 // intake handler, and writes its structured result back. Bodies over 16 KB are refused with 413
 // without reading past the limit.
 import { randomUUID } from "node:crypto";
@@ -8,15 +8,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
 import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
+import { ROUTES } from "../infra/facts.ts";
 import { HttpFrontError } from "./stack-errors.ts";
 
-/** The routes of infra/api.ts: every one goes to the intake handler; all but /health need the bearer token. */
-export const API_ROUTES = [
-  { routeKey: "POST /claims", auth: true },
-  { routeKey: "GET /claims/{id}", auth: true },
-  { routeKey: "GET /reports/{simulation_id}", auth: true },
-  { routeKey: "GET /health", auth: false },
-] as const;
+/** The routes of infra/facts.ts: every one goes to the intake handler; all but those with auth "none" need the bearer token. */
+const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({ routeKey, auth: route.auth !== "none" }));
 
 /** Options of `startHttpFront`. */
 export interface HttpFrontOptions {
@@ -37,7 +33,7 @@ export interface HttpFront {
   stop(): Promise<void>;
 }
 
-/** Matches `method path` against API_ROUTES; returns the route and its path parameters. */
+/** Matches `method path` against the routes of infra/facts.ts; returns the route and its path parameters. */
 export function matchRoute(method: string, path: string): { routeKey: string; auth: boolean; pathParameters: Record<string, string> } | undefined {
   const segments = path.split("/").slice(1);
   for (const route of API_ROUTES) {

@@ -10,7 +10,7 @@ import type { LlmPort } from "../core/llm/index.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { composeDeps } from "../functions/lib/compose.ts";
 import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
-import type { FunctionName, QueueRole } from "../functions/lib/resources.ts";
+import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { CONFIG_PATH, TEST_NOW, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
@@ -145,7 +145,7 @@ describe("the scheduled batch", () => {
 
 describe("links", () => {
   /** A handler's dependencies with exactly the links infra/ gives `fn`. */
-  const strictDeps = (s: Stack, fn: FunctionName) =>
+  const strictDeps = (s: Stack, fn: FunctionKey) =>
     composeDeps({ clients: s.clients, clock: s.clock, llm: rulesModel(), configPath: CONFIG_PATH, resources: linkedResources(restrictedReader(sstResources, fn)) });
 
   it("the links infra/ gives are enough where a handler reaches beyond the obvious (review event, re-armed timer, restarted extraction)", async () => {
@@ -155,7 +155,7 @@ describe("links", () => {
     const textClaim = (id: string): ClaimRecord => ({ claim_id: id, dfid: `dfid_${id}`, root_dfid: `dfid_${id}`, status: "RECEIVED", input: { claim_text: "My kettle leaks, I paid 45 EUR." }, received_at: now, updated_at: now });
 
     await s.deps.claims.createClaim(textClaim("clm_link_extract"));
-    const extract = createIntakeExtractHandler(() => strictDeps(s, "intake-extract"), { logger: recordingLogger().logger, maxReceives: 1 });
+    const extract = createIntakeExtractHandler(() => strictDeps(s, "intakeExtract"), { logger: recordingLogger().logger, maxReceives: 1 });
     expect((await extract(sqsEvent([{ body: '{"claim_id":"clm_link_extract"}' }]), {} as never)).batchItemFailures).toEqual([]);
     expect((await s.deps.claims.getClaim("clm_link_extract"))?.status).toBe("NEEDS_REVIEW");
 

@@ -22,16 +22,14 @@ import { composeDeps, createAwsClients, loadConfig } from "../functions/lib/comp
 import type { AwsClients } from "../functions/lib/compose.ts";
 import { createLogger } from "../functions/lib/logger.ts";
 import type { LogLevelName } from "../functions/lib/logger.ts";
-import { QUEUE_SETTINGS } from "../functions/lib/queue-settings.ts";
-import { LINKS, linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
-import type { FunctionName, QueueRole } from "../functions/lib/resources.ts";
+import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
-import { BUS_NAME, RULE_PATTERNS } from "../infra/event-patterns.ts";
-import type { RuleName } from "../infra/event-patterns.ts";
+import { BUS_NAME, FUNCTIONS, LINKS, QUEUES, RULE_PATTERNS, visibilityTimeoutSeconds } from "../infra/facts.ts";
+import type { FunctionKey, QueueRole, RuleName } from "../infra/facts.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
 import type { Emulators } from "./emulators.ts";
 import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
@@ -56,7 +54,7 @@ export const LOCAL_QUEUE_NAMES: Readonly<Record<QueueRole, string>> = {
   timers: "claims-timers",
 };
 
-const ROLES = Object.keys(QUEUE_SETTINGS) as QueueRole[];
+const ROLES = Object.keys(QUEUES) as QueueRole[];
 
 /** Options of `startLocalStack`. */
 export interface LocalStackOptions {
@@ -91,7 +89,7 @@ export interface LocalStackOptions {
   /** Wraps a queue consumer (tests inject crashes here). */
   readonly wrapHandler?: (role: QueueRole, handler: SqsHandler) => SqsHandler;
   /** Wraps the dependencies each function's handler gets (tests inject faults into its ports); the stack's own `deps` stay unwrapped. */
-  readonly wrapDeps?: (fn: FunctionName, deps: PipelineDeps) => PipelineDeps;
+  readonly wrapDeps?: (fn: FunctionKey, deps: PipelineDeps) => PipelineDeps;
   /** Receives what the pollers report (failed handlers, SQS errors); default: a line on stderr. */
   readonly onPollerError?: (role: QueueRole, error: PollerError) => void;
 }
@@ -167,7 +165,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     // Each handler reads only the links infra/ gives its function (as `Resource` does on AWS), plus the
     // exactly the links infra/ gives them; `deps` sees every link, for the runtime's reads and tests.
-    const depsFor = (fn?: FunctionName) =>
+    const depsFor = (fn?: FunctionKey) =>
       composeDeps({
         clients, clock: options.clock, llm: options.llm, configPath: options.configPath, settings: { ...DEFAULT_PIPELINE_SETTINGS, timeouts: waits.timeouts },
         ...(options.ids ? { ids: options.ids } : {}),
@@ -179,7 +177,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const level = options.logLevel ?? (process.env.CLAIMS_LOG_LEVEL?.toUpperCase() as LogLevelName | undefined) ?? "WARN";
     const log = (name: string) => ({ logger: createLogger(`claims-${name}`, level) });
-    const of = (fn: FunctionName) => {
+    const of = (fn: FunctionKey) => {
       const fnDeps = options.wrapDeps ? options.wrapDeps(fn, depsFor(fn)) : depsFor(fn);
       return () => fnDeps;
     };
@@ -187,14 +185,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       crewEvents: createOrchestratorHandler(of("orchestrator"), log("orchestrator")),
       agentSteps: createWorkerHandler(of("worker"), log("worker")),
       proposals: createKernelHandler(of("kernel"), log("kernel")),
-      extraction: createIntakeExtractHandler(of("intake-extract"), { ...log("intake-extract"), maxReceives: queues.extraction.maxReceives }),
+      extraction: createIntakeExtractHandler(of("intakeExtract"), { ...log("intakeExtract"), maxReceives: queues.extraction.maxReceives }),
       timers: createTimerHandler(of("timer"), log("timer")),
     };
     const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
-    const intakeDeps = of("intake-api");
+    const intakeDeps = of("intakeApi");
     const handlers: LocalHandlers = {
       ...consumers,
-      intakeApi: createIntakeApiHandler(intakeDeps, log("intake-api")),
+      intakeApi: createIntakeApiHandler(intakeDeps, log("intakeApi")),
       authorizer: createAuthorizerHandler(() => authorizerLinks.secret(LINKS.apiToken), log("authorizer")),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
       batch: createBatchHandler(of("batch"), { ...log("batch"), stack: "local", env: { ...process.env, CLAIMS_CONFIG_PATH: options.configPath } }),
@@ -209,15 +207,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // An invocation may run as long as its model calls need (the poller, like Lambda, allows at most 15 minutes).
     const invocationMs: Partial<Record<QueueRole, number>> = { agentSteps: waits.workerMs, extraction: waits.extractionMs };
     for (const role of ROLES) {
-      const s = QUEUE_SETTINGS[role];
-      const timeoutMs = invocationMs[role] ?? s.consumerTimeoutS * 1000;
+      const s = QUEUES[role];
+      const timeoutMs = invocationMs[role] ?? FUNCTIONS[s.consumer].timeoutSeconds * 1000;
       const handler = options.wrapHandler ? options.wrapHandler(role, consumers[role]) : consumers[role];
       pollers[role] = await startPoller({
         sqs: clients.sqs,
         queueUrl: queues[role].url,
         handler,
         batchSize: s.batchSize,
-        functionName: s.consumer.replace(/^functions\/|\.handler$/g, ""),
+        functionName: s.consumer,
         ...(timeoutMs <= 900_000 ? { timeoutMs } : {}),
         concurrency: options.pollerConcurrency ?? 2,
         ...(options.onPollerError ? { onError: (error: PollerError) => options.onPollerError?.(role, error) } : {}),
@@ -247,9 +245,9 @@ export type StackQueue = LocalQueue & { readonly maxReceives: number };
 
 async function createQueues(sqs: SQSClient, overrides: NonNullable<LocalStackOptions["queues"]>): Promise<Record<QueueRole, StackQueue>> {
   const defs = ROLES.map((role) => {
-    const s = QUEUE_SETTINGS[role];
+    const s = QUEUES[role];
     const o = overrides[role] ?? {};
-    return { role, def: { name: LOCAL_QUEUE_NAMES[role], fifo: s.fifo, visibilityTimeoutS: o.visibilityTimeoutS ?? s.visibilityTimeoutS, maxReceiveCount: o.maxReceives ?? s.maxReceives } };
+    return { role, def: { name: LOCAL_QUEUE_NAMES[role], fifo: s.fifo, visibilityTimeoutS: o.visibilityTimeoutS ?? visibilityTimeoutSeconds(role), maxReceiveCount: o.maxReceives ?? s.maxReceives } };
   });
   const created = await createLocalQueues(sqs, defs.map((d) => d.def));
   return Object.fromEntries(defs.map(({ role, def }) => [role, { ...created[def.name]!, maxReceives: def.maxReceiveCount }])) as Record<QueueRole, StackQueue>;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AuditEventError, createAuditEvent, emptyLedgerEntry, LedgerInvariantError, OrderDataError } from "../core/integrity/index.ts";
+import { assertLedgerEntry, AuditEventError, createAuditEvent, emptyLedgerEntry, LedgerInvariantError, OrderDataError } from "../core/integrity/index.ts";
 import { createInMemoryAuditLog, createInMemoryContextStore, createInMemoryRefundLedger } from "./in-memory.ts";
 
 const at = "2026-03-16T10:00:00.000Z";
@@ -28,31 +28,41 @@ describe("in-memory context store", () => {
 });
 
 describe("in-memory refund ledger", () => {
-  const ops = fc.array(fc.record({ claim: fc.constantFrom("c1", "c2", "c3", "c4", "c5"), cents: fc.integer({ min: 1, max: 40_000 }) }), { maxLength: 40 });
+  const ops = fc.array(fc.record({
+    claim: fc.constantFrom("c1", "c2", "c3", "c4", "c5"),
+    cents: fc.integer({ min: 1, max: 40_000 }),
+    kind: fc.constantFrom("automatic", "approved", "mark", "clear"),
+  }), { maxLength: 40 });
 
-  it("never refunds more than the order, and never the same claim twice, over any sequence", async () => {
-    await fc.assert(fc.asyncProperty(ops, fc.integer({ min: 1, max: 60_000 }), async (sequence, orderCents) => {
+  it("never refunds more than the order, automatically more than the limit, or the same claim twice, over any sequence", async () => {
+    await fc.assert(fc.asyncProperty(ops, fc.integer({ min: 1, max: 60_000 }), fc.integer({ min: 1, max: 60_000 }), async (sequence, orderCents, limitCents) => {
       const ledger = createInMemoryRefundLedger();
-      const granted = new Map<string, number>();
-      // Reservations race: all are issued before any is awaited.
-      const results = await Promise.all(sequence.map((op) => ledger.reserve("ord", op.claim, op.cents, orderCents)));
+      const granted = new Map<string, { cents: number; automatic: boolean }>();
+      // Everything races: all operations are issued before any is awaited.
+      const results = await Promise.all(sequence.map((op) =>
+        op.kind === "mark" ? ledger.markReviewPending("ord", op.claim).then(() => undefined)
+        : op.kind === "clear" ? ledger.clearReviewPending("ord", op.claim).then(() => undefined)
+        : ledger.reserve({ orderId: "ord", claimId: op.claim, cents: op.cents, orderCents, mode: op.kind === "automatic" ? { kind: "automatic", limitCents } : { kind: "approved" } })));
       results.forEach((r, i) => {
         const op = sequence[i]!;
-        if (r.ok) {
+        if (r?.ok) {
           expect(granted.has(op.claim)).toBe(false);
-          granted.set(op.claim, op.cents);
+          granted.set(op.claim, { cents: op.cents, automatic: op.kind === "automatic" });
         }
       });
-      const total = [...granted.values()].reduce((a, b) => a + b, 0);
+      const total = [...granted.values()].reduce((a, b) => a + b.cents, 0);
+      const automatic = [...granted.values()].filter((g) => g.automatic).reduce((a, b) => a + b.cents, 0);
       expect(total).toBeLessThanOrEqual(orderCents);
+      expect(automatic).toBeLessThanOrEqual(limitCents);
       const entry = await ledger.get("ord");
-      if (sequence.length === 0 || granted.size === 0) expect(entry?.refunded_cents ?? 0).toBe(0);
-      else expect(entry).toEqual({ order_id: "ord", refunded_cents: total, claims: Object.fromEntries(granted) });
+      expect(entry?.refunded_cents ?? 0).toBe(total);
+      expect(entry?.automatic_cents ?? 0).toBe(automatic);
+      if (entry) assertLedgerEntry(entry);
     }), { numRuns: 300 });
   });
 
   it("hands out copies: mutating a returned entry changes nothing", async () => {
-    const ledger = createInMemoryRefundLedger([{ order_id: "o", refunded_cents: 5, claims: { a: 5 } }]);
+    const ledger = createInMemoryRefundLedger([{ order_id: "o", refunded_cents: 5, claims: { a: 5 }, automatic_cents: 5 }]);
     const got = await ledger.get("o");
     got!.refunded_cents = 0;
     expect((await ledger.get("o"))?.refunded_cents).toBe(5);

@@ -1,7 +1,7 @@
 // In-memory implementations of the pipeline's ports: for the in-process runner, tests and benchmarks.
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import { canonicalize } from "../core/crew/index.ts";
-import { assertLedgerEntry, emptyLedgerEntry, LedgerInvariantError, OrderDataError, parseAuditEvent, reserveRefund, validateOrder } from "../core/integrity/index.ts";
+import { assertLedgerEntry, clearReviewPending, emptyLedgerEntry, LedgerInvariantError, markReviewPending, OrderDataError, parseAuditEvent, reserveRefund, validateOrder } from "../core/integrity/index.ts";
 import type { AuditEvent, ContextSnapshot, LedgerEntry, Order } from "../core/integrity/index.ts";
 import type { AuditLog, ContextStore, RefundLedger, ClaimRepository, CreateClaimResult, EventPublisher, SessionRepository, StoredSession, StoredVerdict, VerdictRepository, WorkQueues } from "./ports.ts";
 import { VersionConflictError } from "./ports.ts";
@@ -167,23 +167,32 @@ export function createInMemoryAuditLog(): AuditLog & { all(): AuditEvent[] } {
   };
 }
 
-/** An in-memory `RefundLedger` (single process; each reservation is atomic because it is synchronous inside). */
+/** An in-memory `RefundLedger` (single process; each operation is atomic because it is synchronous inside). */
 export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = []): RefundLedger {
   const entries = new Map<string, LedgerEntry>();
+  const keyOf = (orderId: string, scope: string | undefined) => `${scope ?? ""}\u0000${orderId}`;
   for (const entry of initial) {
     assertLedgerEntry(entry);
-    if (entries.has(entry.order_id)) throw new LedgerInvariantError(`duplicate ledger entry for order ${entry.order_id}`);
-    entries.set(entry.order_id, structuredClone(entry));
+    if (entries.has(keyOf(entry.order_id, undefined))) throw new LedgerInvariantError(`duplicate ledger entry for order ${entry.order_id}`);
+    entries.set(keyOf(entry.order_id, undefined), structuredClone(entry));
   }
+  const current = (orderId: string, scope: string | undefined) => entries.get(keyOf(orderId, scope)) ?? emptyLedgerEntry(orderId);
   return {
-    async get(orderId) {
-      const entry = entries.get(orderId);
-      return entry ? structuredClone(entry) : undefined;
+    async get(orderId, scope) {
+      const entry = entries.get(keyOf(orderId, scope));
+      // An entry that holds nothing (its last pending review closed) is the same as no entry.
+      return entry && (Object.keys(entry.claims).length > 0 || (entry.pending_reviews ?? []).length > 0) ? structuredClone(entry) : undefined;
     },
-    async reserve(orderId, claimId, cents, orderCents) {
-      const result = reserveRefund(entries.get(orderId) ?? emptyLedgerEntry(orderId), claimId, cents, orderCents);
-      if (result.ok) entries.set(orderId, result.entry);
+    async reserve({ orderId, claimId, cents, orderCents, mode, scope }) {
+      const result = reserveRefund(current(orderId, scope), claimId, cents, orderCents, mode);
+      if (result.ok) entries.set(keyOf(orderId, scope), result.entry);
       return structuredClone(result);
+    },
+    async markReviewPending(orderId, claimId, scope) {
+      entries.set(keyOf(orderId, scope), markReviewPending(current(orderId, scope), claimId));
+    },
+    async clearReviewPending(orderId, claimId, scope) {
+      if (entries.has(keyOf(orderId, scope))) entries.set(keyOf(orderId, scope), clearReviewPending(current(orderId, scope), claimId));
     },
   };
 }

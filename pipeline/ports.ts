@@ -2,7 +2,7 @@
 // pipeline/in-memory.ts, AWS ones in adapters/aws.
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import { ClaimsError } from "../core/errors.ts";
-import type { AuditEvent, ContextSnapshot, LedgerEntry, Order, ReserveResult } from "../core/integrity/index.ts";
+import type { AuditEvent, ContextSnapshot, LedgerEntry, Order, ReserveMode, ReserveResult } from "../core/integrity/index.ts";
 import type { ClaimVerdictDetail } from "../core/claims/events.ts";
 import type { ClaimNeedsReviewDetail } from "../core/claims/events.ts";
 import type { Effect } from "./effects.ts";
@@ -99,25 +99,39 @@ export interface EventPublisher {
   publish(entries: readonly BusEntry[]): Promise<void>;
 }
 
-/** Wall-clock time, injected. */
-export interface Clock {
-  now(): number;
-}
+/** Wall-clock time, injected: the crew engine's clock port, used by the pipeline too. */
+export type { Clock } from "../core/crew/index.ts";
 
 /** Fresh unique ids, injected. */
 export interface IdSource {
   next(prefix: string): string;
 }
 
+/** A reservation request: `mode` says who decided the refund; `scope` keeps a simulation's refunds apart. */
+export type ReserveRequest = {
+  orderId: string;
+  claimId: string;
+  cents: number;
+  orderCents: number;
+  mode: ReserveMode;
+  /** The ledger the refund goes to: undefined for real refunds, the simulation id for a simulation's claims (SPEC §7.3). */
+  scope?: string | undefined;
+};
+
 /**
- * The refund ledger: one entry per order. `reserve` is one atomic conditional update (claim not yet on
- * the entry AND refunded + cents ≤ orderCents); no transactions are needed.
+ * The refund ledger: one entry per order (and ledger scope). `reserve` is ONE atomic conditional update
+ * (the rule of `reserveRefund`); no transactions are needed. Pending-review markers let an automatic
+ * refund see, in the same condition, that another claim on the order awaits a human.
  */
 export type RefundLedger = {
-  /** The order's entry, or `undefined` when nothing was ever refunded on it. */
-  get(orderId: string): Promise<LedgerEntry | undefined>;
-  /** Reserves `cents` for `claimId` on the order, or says why not. */
-  reserve(orderId: string, claimId: string, cents: number, orderCents: number): Promise<ReserveResult>;
+  /** The order's entry, or `undefined` when nothing was ever reserved or marked on it. */
+  get(orderId: string, scope?: string): Promise<LedgerEntry | undefined>;
+  /** Reserves the refund, or says why not. */
+  reserve(request: ReserveRequest): Promise<ReserveResult>;
+  /** Marks `claimId` as awaiting a review on the order (idempotent). */
+  markReviewPending(orderId: string, claimId: string, scope?: string): Promise<void>;
+  /** Removes the mark (idempotent). */
+  clearReviewPending(orderId: string, claimId: string, scope?: string): Promise<void>;
 };
 
 /** The context store: authoritative order data the kernel reads and the crew never sees. */

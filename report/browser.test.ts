@@ -1,17 +1,16 @@
 // The written report opened in headless Chromium (Debian's, driven by playwright-core): what a reader sees.
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AuditEvent } from "../core/integrity/audit.ts";
-import { buildFixtureEvents } from "./fixture.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, describeWithBrowser } from "./browser.test-kit.ts";
+import { buildFixtureEvents } from "./fixture.test-kit.ts";
 import { writeReport } from "../cli/report-file.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const BADGE_TEXT: Record<string, string> = { ACCEPT: "ACCEPT", ESCALATE: "ESCALATE", REJECT: "REJECT", NEEDS_REVIEW: "NEEDS REVIEW" };
 // The badge colours of the dark theme (styles.ts): green, amber, red, purple.
 const BADGE_COLOUR: Record<string, string> = { ACCEPT: "rgb(63, 185, 80)", ESCALATE: "rgb(227, 179, 65)", REJECT: "rgb(255, 123, 114)", NEEDS_REVIEW: "rgb(210, 168, 255)" };
@@ -28,25 +27,6 @@ let page: Page;
 const requests: string[] = [];
 const pageErrors: string[] = [];
 
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh as root (vitest's globalSetup ./vitest.global-setup.ts does it)`);
-  }
-  dir = mkdtempSync(join(tmpdir(), "claims-report-browser-"));
-  events = await buildFixtureEvents();
-  url = pathToFileURL(writeReport(events, join(dir, "report.html"))).href;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => pageErrors.push(e.message));
-  await page.goto(url);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
 /** Each claim's expected and actual outcome, straight from the events. */
 function expectations(): Map<string, { verdict: string; expected: string; scenario: string }> {
   const end = events.find((e) => e.event_type === "SIMULATION_END")!;
@@ -59,7 +39,23 @@ function expectations(): Map<string, { verdict: string; expected: string; scenar
   return out;
 }
 
-describe("the report in Chromium", () => {
+describeWithBrowser("the report in Chromium", () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "claims-report-browser-"));
+    events = await buildFixtureEvents();
+    url = pathToFileURL(writeReport(events, join(dir, "report.html"))).href;
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on("request", (r) => requests.push(r.url()));
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(url);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
   it("shows every claim of the run in the trace with its verdict badge, colour and expected value", async () => {
     const rows = await page.$$eval("#trace tbody tr", (trs) =>
       trs.map((tr) => {

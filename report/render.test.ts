@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEvent } from "../core/integrity/audit.ts";
 import { ReportInputError } from "./errors.ts";
-import { FIXTURE_SIMULATION_ID, buildFixtureEvents } from "./fixture.ts";
+import { FIXTURE_SIMULATION_ID, buildFixtureEvents } from "./fixture.test-kit.ts";
 import { renderReport } from "./render.ts";
 import { writeReport } from "../cli/report-file.ts";
 

@@ -9,6 +9,7 @@ import type { Effect } from "../../pipeline/effects.ts";
 import { createAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
 import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
+import type { ReserveMode } from "../../core/integrity/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
 import { VersionConflictError } from "../../pipeline/ports.ts";
 import type { ClaimRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
@@ -377,8 +378,14 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
 
 // ── RefundLedger ─────────────────────────────────────────────────────────────────────────────
 
-/** The RefundLedger contract (SPEC §4.3). */
+/** The RefundLedger contract (SPEC §4.3, §4.2 layer 11, §4.6). */
 export function describeRefundLedgerContract(name: string, factory: PortFactory<RefundLedger>): void {
+  /** Automatic refunds with a limit far above every amount here, unless a test is about the limit. */
+  const AUTO: ReserveMode = { kind: "automatic", limitCents: 1_000_000 };
+  const APPROVED: ReserveMode = { kind: "approved" };
+  const reserve = (ledger: RefundLedger, orderId: string, claimId: string, cents: number, orderCents: number, mode: ReserveMode = AUTO, scope?: string) =>
+    ledger.reserve({ orderId, claimId, cents, orderCents, mode, ...(scope === undefined ? {} : { scope }) });
+
   describe(`RefundLedger contract: ${name}`, () => {
     it("has no entry for an order nothing was refunded on", async () => {
       const ledger = await factory();
@@ -387,9 +394,9 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("reserves for several claims up to exactly the order amount", async () => {
       const ledger = await factory();
-      expect(await ledger.reserve("ord_1", "clm_a", 600, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 } } });
-      expect(await ledger.reserve("ord_1", "clm_b", 400, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 } } });
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 } });
+      expect(await reserve(ledger, "ord_1", "clm_a", 600, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 }, automatic_cents: 600 } });
+      expect(await reserve(ledger, "ord_1", "clm_b", 400, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 }, automatic_cents: 1000 } });
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 }, automatic_cents: 1000 });
     });
 
     it.each([
@@ -399,9 +406,9 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       { label: "another claim over the whole order", claim: "clm_b", cents: 5000, code: "EXCEEDS_ORDER_AMOUNT" },
     ])("refuses $label with $code and the entry as it stands", async ({ claim, cents, code }) => {
       const ledger = await factory();
-      await ledger.reserve("ord_1", "clm_a", 600, 1000);
-      const entry = { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 } };
-      const out = await ledger.reserve("ord_1", claim, cents, 1000);
+      await reserve(ledger, "ord_1", "clm_a", 600, 1000);
+      const entry = { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 }, automatic_cents: 600 };
+      const out = await reserve(ledger, "ord_1", claim, cents, 1000);
       expect(out).toMatchObject({ ok: false, code, entry });
       expect(out.ok ? "" : out.message).toMatch(code === "EXCEEDS_ORDER_AMOUNT" ? /exceeds the order amount/ : /already refunded/);
       expect(await ledger.get("ord_1")).toEqual(entry);
@@ -409,7 +416,7 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("refuses a first reservation over the order amount and stores nothing", async () => {
       const ledger = await factory();
-      const out = await ledger.reserve("ord_1", "clm_a", 1001, 1000);
+      const out = await reserve(ledger, "ord_1", "clm_a", 1001, 1000);
       expect(out).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT", entry: { order_id: "ord_1", refunded_cents: 0, claims: {} } });
       expect(await ledger.get("ord_1")).toBeUndefined();
     });
@@ -422,13 +429,13 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       ["a zero order amount", "clm_a", 100, 0],
     ])("throws for %s", async (_label, claim, cents, orderCents) => {
       const ledger = await factory();
-      await expect(ledger.reserve("ord_1", claim, cents, orderCents)).rejects.toMatchObject({ code: "LEDGER_INVARIANT" });
+      await expect(reserve(ledger, "ord_1", claim, cents, orderCents)).rejects.toMatchObject({ code: "LEDGER_INVARIANT" });
       expect(await ledger.get("ord_1")).toBeUndefined();
     });
 
     it("never exceeds the order when 50 claims reserve at once", async () => {
       const ledger = await factory();
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => ledger.reserve("ord_hot", `clm_${i}`, 300, 10_000)));
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => reserve(ledger, "ord_hot", `clm_${i}`, 300, 10_000)));
       const granted = results.filter((r) => r.ok);
       expect(granted).toHaveLength(33);
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_ORDER_AMOUNT")).toBe(true);
@@ -440,18 +447,67 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("reserves the same claim once when it races with itself", async () => {
       const ledger = await factory();
-      const results = await Promise.all(Array.from({ length: 10 }, () => ledger.reserve("ord_1", "clm_same", 250, 10_000)));
+      const results = await Promise.all(Array.from({ length: 10 }, () => reserve(ledger, "ord_1", "clm_same", 250, 10_000)));
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.code === "ALREADY_REFUNDED_FOR_CLAIM")).toHaveLength(9);
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 250, claims: { clm_same: 250 } });
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 250, claims: { clm_same: 250 }, automatic_cents: 250 });
     });
 
-    it("keeps orders apart and accepts claim ids with dots, slashes and spaces", async () => {
+    it("keeps orders and ledger scopes apart and accepts claim ids with dots, slashes and spaces", async () => {
       const ledger = await factory();
-      await ledger.reserve("ord_1", "clm.a/b c", 100, 1000);
-      await ledger.reserve("ord_2", "clm.a/b c", 200, 1000);
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 100, claims: { "clm.a/b c": 100 } });
-      expect(await ledger.get("ord_2")).toEqual({ order_id: "ord_2", refunded_cents: 200, claims: { "clm.a/b c": 200 } });
+      await reserve(ledger, "ord_1", "clm.a/b c", 100, 1000);
+      await reserve(ledger, "ord_2", "clm.a/b c", 200, 1000);
+      await reserve(ledger, "ord_1", "clm.a/b c", 300, 1000, AUTO, "sim_1");
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 100, claims: { "clm.a/b c": 100 }, automatic_cents: 100 });
+      expect(await ledger.get("ord_2")).toEqual({ order_id: "ord_2", refunded_cents: 200, claims: { "clm.a/b c": 200 }, automatic_cents: 200 });
+      expect(await ledger.get("ord_1", "sim_1")).toEqual({ order_id: "ord_1", refunded_cents: 300, claims: { "clm.a/b c": 300 }, automatic_cents: 300 });
+      expect(await ledger.get("ord_2", "sim_1")).toBeUndefined();
+    });
+
+    it("keeps automatic refunds on an order within the limit in total: a split claim reaches a human", async () => {
+      const ledger = await factory();
+      const limited: ReserveMode = { kind: "automatic", limitCents: 50_000 };
+      expect(await reserve(ledger, "ord_1", "clm_a", 50_000, 120_000, limited)).toMatchObject({ ok: true });
+      expect(await reserve(ledger, "ord_1", "clm_b", 1, 120_000, limited)).toMatchObject({ ok: false, code: "EXCEEDS_AUTOMATIC_LIMIT" });
+      // A reviewer's approval is not automatic: it lifts the limit, never the order amount.
+      expect(await reserve(ledger, "ord_1", "clm_c", 70_000, 120_000, APPROVED)).toMatchObject({ ok: true, entry: { refunded_cents: 120_000, automatic_cents: 50_000, approved: ["clm_c"] } });
+      expect(await reserve(ledger, "ord_1", "clm_d", 1, 120_000, APPROVED)).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT" });
+    });
+
+    it("lets exactly limit / amount automatic refunds through when 30 race on one order", async () => {
+      const ledger = await factory();
+      const limited: ReserveMode = { kind: "automatic", limitCents: 500 };
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => reserve(ledger, "ord_hot", `clm_${i}`, 100, 100_000, limited)));
+      expect(results.filter((r) => r.ok)).toHaveLength(5);
+      expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_AUTOMATIC_LIMIT")).toBe(true);
+      expect(await ledger.get("ord_hot")).toMatchObject({ refunded_cents: 500, automatic_cents: 500 });
+    });
+
+    it("refuses automatic refunds while another claim on the order awaits a review, and an approval closes that review", async () => {
+      const ledger = await factory();
+      await ledger.markReviewPending("ord_1", "clm_escalated");
+      await ledger.markReviewPending("ord_1", "clm_escalated");
+      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 0, claims: {}, pending_reviews: ["clm_escalated"] });
+      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({ ok: false, code: "REVIEW_PENDING_ON_ORDER" });
+      expect(await reserve(ledger, "ord_1", "clm_escalated", 700, 1000, APPROVED)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 700, claims: { clm_escalated: 700 }, approved: ["clm_escalated"] } });
+      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({ ok: true, entry: { refunded_cents: 800, automatic_cents: 100 } });
+      // A claim that holds a refund never goes back to awaiting a review.
+      await ledger.markReviewPending("ord_1", "clm_next");
+      expect((await ledger.get("ord_1"))?.pending_reviews).toBeUndefined();
+    });
+
+    it("clears a pending review idempotently, also on an order with no entry", async () => {
+      const ledger = await factory();
+      await ledger.clearReviewPending("ord_none", "clm_x");
+      expect(await ledger.get("ord_none")).toBeUndefined();
+      await ledger.markReviewPending("ord_1", "clm_a");
+      await ledger.markReviewPending("ord_1", "clm_b");
+      await ledger.clearReviewPending("ord_1", "clm_a");
+      await ledger.clearReviewPending("ord_1", "clm_a");
+      expect((await ledger.get("ord_1"))?.pending_reviews).toEqual(["clm_b"]);
+      await ledger.clearReviewPending("ord_1", "clm_b");
+      expect(await ledger.get("ord_1")).toBeUndefined();
+      expect(await reserve(ledger, "ord_1", "clm_c", 100, 1000)).toMatchObject({ ok: true });
     });
   });
 }

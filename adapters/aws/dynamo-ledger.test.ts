@@ -7,6 +7,7 @@ import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { countRequests, createRequestCounter } from "./request-counter.ts";
 
 const aws = useEmulatedAws();
+const AUTO = { kind: "automatic", limitCents: 1_000_000 } as const;
 
 describe("DynamoDB refund ledger", () => {
   it("creates an order's entry on its first reservation and reserves with one UpdateItem afterwards", async () => {
@@ -14,13 +15,13 @@ describe("DynamoDB refund ledger", () => {
     const counter = createRequestCounter();
     const remove = countRequests(aws.doc, counter);
     try {
-      await ledger.reserve("ord_1", "clm_a", 100, 1000);
-      expect(counter.snapshot().byService.DynamoDB).toEqual({ UpdateItem: 2, PutItem: 1 });
+      await ledger.reserve({ orderId: "ord_1", claimId: "clm_a", cents: 100, orderCents: 1000, mode: AUTO });
+      expect(counter.snapshot().byService.DynamoDB).toEqual({ UpdateItem: 3 });
       counter.reset();
-      await ledger.reserve("ord_1", "clm_b", 100, 1000);
+      await ledger.reserve({ orderId: "ord_1", claimId: "clm_b", cents: 100, orderCents: 1000, mode: AUTO });
       expect(counter.snapshot().byService.DynamoDB).toEqual({ UpdateItem: 1 });
       counter.reset();
-      const refused = await ledger.reserve("ord_1", "clm_b", 100, 1000);
+      const refused = await ledger.reserve({ orderId: "ord_1", claimId: "clm_b", cents: 100, orderCents: 1000, mode: AUTO });
       expect(refused).toMatchObject({ ok: false, code: "ALREADY_REFUNDED_FOR_CLAIM" });
       expect(counter.snapshot().byService.DynamoDB).toEqual({ UpdateItem: 1, GetItem: 1 });
     } finally {
@@ -35,7 +36,7 @@ describe("DynamoDB refund ledger", () => {
     const attempts = Array.from({ length: 120 }, (_, i) => {
       const claim = i % 60;
       const order = ids[claim % 3]!;
-      return ledger.reserve(order, `clm_${claim}`, 100 + (claim % 4) * 50, orders[order]);
+      return ledger.reserve({ orderId: order, claimId: `clm_${claim}`, cents: 100 + (claim % 4) * 50, orderCents: orders[order], mode: AUTO });
     });
     const results = await Promise.all(attempts);
     for (const order of ids) {

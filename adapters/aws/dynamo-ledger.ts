@@ -1,22 +1,41 @@
-// RefundLedger on DynamoDB: one item per order (`ORDER#<id>`/`LEDGER`) holding `refunded_cents` and a
-// `claims` map. A reservation is ONE conditional UpdateItem:
-//   ADD refunded_cents :c SET claims.#cid = :c
-//   IF attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)
-// with :max = orderCents − cents. A nested SET needs the `claims` map to exist, so the first reservation
-// on an order creates the empty entry (a put that only succeeds when absent) and tries again.
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+// RefundLedger on DynamoDB: one item per order and ledger scope (`ORDER#<id>` / `LEDGER` for real refunds,
+// `LEDGER#SIM#<simulation>` for a simulation's) holding `refunded_cents`, a `claims` map, `automatic_cents`,
+// and the string sets `approved` and `pending_reviews`. A reservation is ONE conditional UpdateItem — the
+// rule of `reserveRefund` (core/integrity/ledger.ts) as a condition:
+//   automatic: ADD refunded_cents :c, automatic_cents :c SET claims.#cid = :c
+//              IF claim absent AND refunded_cents <= order − c AND automatic_cents <= limit − c
+//                 AND no other claim's review is pending on the order
+//   approved:  ADD refunded_cents :c, approved {cid} SET claims.#cid = :c DELETE pending_reviews {cid}
+//              IF claim absent AND refunded_cents <= order − c
+// A nested SET needs the `claims` map to exist, so the first write on an order creates the empty shape
+// (an update with if_not_exists, safe on an existing item) and tries again.
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { LedgerInvariantError } from "../../core/integrity/errors.ts";
 import { assertLedgerEntry, emptyLedgerEntry, reserveRefund } from "../../core/integrity/ledger.ts";
-import type { LedgerEntry } from "../../core/integrity/ledger.ts";
-import type { RefundLedger } from "../../pipeline/ports.ts";
-import type { ReserveResult } from "../../core/integrity/ledger.ts";
+import type { LedgerEntry, ReserveResult } from "../../core/integrity/ledger.ts";
+import type { RefundLedger, ReserveRequest } from "../../pipeline/ports.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { errorName, isConditionalCheckFailed, StoredItemError } from "./errors.ts";
 import { keys } from "./table.ts";
 
+/** Conditional writes that lose a race against a changing entry (a review closing, another refund) are tried this often. */
+const MAX_ATTEMPTS = 5;
+
+const sortedSet = (value: unknown): string[] | undefined => (value instanceof Set ? [...(value as Set<string>)].sort() : undefined);
+
 function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
-  const entry = { order_id: orderId, refunded_cents: item.refunded_cents ?? 0, claims: item.claims ?? {} } as LedgerEntry;
+  const approved = sortedSet(item.approved);
+  const pending = sortedSet(item.pending_reviews);
+  const automatic = Number(item.automatic_cents ?? 0);
+  const entry = {
+    order_id: orderId,
+    refunded_cents: item.refunded_cents ?? 0,
+    claims: item.claims ?? {},
+    ...(automatic ? { automatic_cents: automatic } : {}),
+    ...(approved?.length ? { approved } : {}),
+    ...(pending?.length ? { pending_reviews: pending } : {}),
+  } as LedgerEntry;
   try {
     assertLedgerEntry(entry);
   } catch (error) {
@@ -33,72 +52,116 @@ function isMissingDocumentPath(error: unknown): boolean {
 /** A RefundLedger on the single table. */
 export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   const { client, tableName } = ctx;
+  const keyOf = (orderId: string, scope: string | undefined) => keys.ledger(orderId, scope);
 
-  const read = async (orderId: string): Promise<LedgerEntry | undefined> => {
-    const out = await dynamoCall(`GetItem ledger ${orderId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keys.ledger(orderId), ConsistentRead: true })));
+  const read = async (orderId: string, scope: string | undefined): Promise<LedgerEntry | undefined> => {
+    const out = await dynamoCall(`GetItem ledger ${orderId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keyOf(orderId, scope), ConsistentRead: true })));
     return out.Item ? toEntry(orderId, out.Item) : undefined;
   };
 
-  const update = (orderId: string, claimId: string, cents: number, orderCents: number) =>
-    dynamoCall(`UpdateItem ledger ${orderId} for ${claimId}`, () =>
+  const update = (r: ReserveRequest) => {
+    const names = { "#cid": r.claimId };
+    const base = { ":c": r.cents, ":max": r.orderCents - r.cents };
+    const input = r.mode.kind === "automatic"
+      ? {
+          UpdateExpression: "ADD refunded_cents :c, automatic_cents :c SET claims.#cid = :c",
+          ConditionExpression:
+            "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)" +
+            " AND (attribute_not_exists(automatic_cents) OR automatic_cents <= :amax)" +
+            " AND (attribute_not_exists(pending_reviews) OR (size(pending_reviews) = :one AND contains(pending_reviews, :cidv)))",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...base, ":amax": r.mode.limitCents - r.cents, ":one": 1, ":cidv": r.claimId },
+        }
+      : {
+          UpdateExpression: "ADD refunded_cents :c, approved :cids SET claims.#cid = :c DELETE pending_reviews :cids",
+          ConditionExpression: "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...base, ":cids": new Set([r.claimId]) },
+        };
+    return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
+      client.send(new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" })),
+    );
+  };
+
+  /** Gives an order's item the empty shape (claims map, zero totals) without touching what it already holds. */
+  const ensureShape = (orderId: string, scope: string | undefined) =>
+    dynamoCall(`UpdateItem ledger ${orderId} (shape)`, () =>
       client.send(new UpdateCommand({
         TableName: tableName,
-        Key: keys.ledger(orderId),
-        UpdateExpression: "ADD refunded_cents :c SET claims.#cid = :c",
-        ConditionExpression: "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)",
-        ExpressionAttributeNames: { "#cid": claimId },
-        ExpressionAttributeValues: { ":c": cents, ":max": orderCents - cents },
-        ReturnValues: "ALL_NEW",
+        Key: keyOf(orderId, scope),
+        UpdateExpression: "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)",
+        ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0 },
       })),
     );
 
-  const createEmpty = async (orderId: string) => {
-    try {
-      await dynamoCall(`PutItem ledger ${orderId}`, () =>
-        client.send(new PutCommand({
-          TableName: tableName,
-          Item: { ...keys.ledger(orderId), entity: "ledger", order_id: orderId, refunded_cents: 0, claims: {} },
-          ConditionExpression: "attribute_not_exists(pk)",
-        })),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error; // another reservation created it first
-    }
-  };
-
-  /** The refusal for the entry as it stands now (refusals are permanent: claims are only added, totals only grow). */
-  const refusal = async (orderId: string, claimId: string, cents: number, orderCents: number, cause?: unknown): Promise<ReserveResult> => {
-    const entry = (await read(orderId)) ?? emptyLedgerEntry(orderId);
-    const result = reserveRefund(entry, claimId, cents, orderCents);
-    if (result.ok) throw new LedgerInvariantError(`ledger ${orderId}: the reservation for ${claimId} was refused by the condition but the stored entry allows it`, { cause });
-    return result;
-  };
-
   return {
-    async get(orderId) {
-      const entry = await read(orderId);
-      // An entry created for a reservation that never landed (crash) holds nothing: same as no entry.
-      return entry && Object.keys(entry.claims).length > 0 ? entry : undefined;
+    async get(orderId, scope) {
+      const entry = await read(orderId, scope);
+      // An entry created for a write that never landed (crash) holds nothing: same as no entry.
+      return entry && (Object.keys(entry.claims).length > 0 || (entry.pending_reviews ?? []).length > 0) ? entry : undefined;
     },
 
-    async reserve(orderId, claimId, cents, orderCents) {
-      // The pure rule validates the arguments exactly like the in-memory ledger (throws LedgerInvariantError).
-      const precheck = reserveRefund(emptyLedgerEntry(orderId), claimId, cents, orderCents);
+    async reserve(request) {
+      const { orderId, claimId, cents, orderCents, mode, scope } = request;
       if (typeof orderId !== "string" || orderId === "") throw new LedgerInvariantError("reserve: orderId must be a non-empty string");
-      // More than the whole order: no write can succeed (and on an absent item the condition would not see it).
-      if (!precheck.ok) return refusal(orderId, claimId, cents, orderCents);
-      for (let attempt = 0; attempt < 2; attempt++) {
+      // The pure rule validates the arguments exactly like the in-memory ledger (throws LedgerInvariantError).
+      const precheck = reserveRefund(emptyLedgerEntry(orderId), claimId, cents, orderCents, mode);
+      // More than the whole order (or the limit): no write can succeed, and on an absent item the condition would not see it.
+      if (!precheck.ok) return { ...precheck, entry: (await read(orderId, scope)) ?? emptyLedgerEntry(orderId) };
+      let shaped = false;
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         try {
-          const out = await update(orderId, claimId, cents, orderCents);
+          const out = await update(request);
           return { ok: true, entry: toEntry(orderId, out.Attributes as Record<string, unknown>) };
         } catch (error) {
-          if (isConditionalCheckFailed(error)) return refusal(orderId, claimId, cents, orderCents, error);
+          if (isConditionalCheckFailed(error)) {
+            // The refusal for the entry as it stands now; if the entry changed so that the rule allows it, try again.
+            const entry = (await read(orderId, scope)) ?? emptyLedgerEntry(orderId);
+            const result: ReserveResult = reserveRefund(entry, claimId, cents, orderCents, mode);
+            if (!result.ok) return result;
+            continue;
+          }
           const cause = (error as { cause?: unknown }).cause;
-          if (attempt > 0 || !isMissingDocumentPath(cause)) throw error;
-          await createEmpty(orderId);
+          if (shaped || !isMissingDocumentPath(cause)) throw error;
+          await ensureShape(orderId, scope);
+          shaped = true;
         }
       }
-      throw new LedgerInvariantError(`ledger ${orderId}: the entry could not be created for ${claimId}`);
+      throw new LedgerInvariantError(`ledger ${orderId}: the reservation for ${claimId} kept losing races (${MAX_ATTEMPTS} attempts); the message is retried`);
+    },
+
+    async markReviewPending(orderId, claimId, scope) {
+      try {
+        await dynamoCall(`UpdateItem ledger ${orderId} (review pending ${claimId})`, () =>
+          client.send(new UpdateCommand({
+            TableName: tableName,
+            Key: keyOf(orderId, scope),
+            UpdateExpression: "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero) ADD pending_reviews :cids",
+            // A claim that holds a refund has no review left to wait for.
+            ConditionExpression: "attribute_not_exists(claims.#cid)",
+            ExpressionAttributeNames: { "#cid": claimId },
+            ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0, ":cids": new Set([claimId]) },
+          })),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    },
+
+    async clearReviewPending(orderId, claimId, scope) {
+      try {
+        await dynamoCall(`UpdateItem ledger ${orderId} (review closed ${claimId})`, () =>
+          client.send(new UpdateCommand({
+            TableName: tableName,
+            Key: keyOf(orderId, scope),
+            UpdateExpression: "DELETE pending_reviews :cids",
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeValues: { ":cids": new Set([claimId]) },
+          })),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
     },
   };
 }

@@ -39,7 +39,8 @@ export const keys = {
   verdict: (idempotencyKey: string): ItemKey => ({ pk: `VERDICT#${idempotencyKey}`, sk: "VERDICT" }),
   auditPartition: (dfid: string) => `DFID#${dfid}`,
   audit: (dfid: string, instant: string, hash: string): ItemKey => ({ pk: `DFID#${dfid}`, sk: `AUDIT#${instant}#${hash}` }),
-  ledger: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "LEDGER" }),
+  /** The order's ledger: real refunds under `LEDGER`, a simulation's own under `LEDGER#SIM#<id>` (SPEC §7.3). */
+  ledger: (orderId: string, scope?: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: scope === undefined ? "LEDGER" : `LEDGER#SIM#${scope}` }),
   order: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
 } as const;
 

@@ -10,7 +10,7 @@ import { PASS_LAYER } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import { decideClaim, type DecideClaimInput } from "./kernel.ts";
 import type { PolicyKind } from "./proposal-output.ts";
-import { REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";
+import { EVALUATION_ORDER, REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";
 
 // ---- fixtures: a frozen clock, the seed's contracts and orders --------------------------------------------
 
@@ -139,9 +139,10 @@ const rows: Row[] = [
   ["L2 seen 1 ms after the validity window", () => ({ decidedAt: iso(Date.parse(CREATED_AT) + VALID_FOR_MS + 1) }), "TTL_EXPIRED"],
 
   // layer 3 — order
-  ["L3 order id missing", () => ({ proposal: rekeyed(proposal(), (p) => { delete p.params.order_id; }), order: undefined }), "ORDER_ID_MISSING"],
-  ["L3 order id empty", () => ({ proposal: rekeyed(proposal(), (p) => { p.params.order_id = " "; }), order: undefined }), "ORDER_ID_MISSING"],
-  ["L3 order id not a string", () => ({ proposal: rekeyed(proposal(), (p) => { p.params.order_id = 1; }), order: undefined }), "ORDER_ID_MISSING"],
+  // (intake never stores a claim without an order id; the kernel still refuses one handed to it directly)
+  ["L3 order id missing", () => ({ proposal: rekeyed(proposal(), (p) => { delete p.params.order_id; }), claim: { ...claimFor("ord_001", 299.99), order_id: undefined as never }, order: undefined }), "ORDER_ID_MISSING"],
+  ["L3 order id empty", () => ({ proposal: rekeyed(proposal(), (p) => { p.params.order_id = " "; }), claim: claimFor(" ", 299.99), order: undefined }), "ORDER_ID_MISSING"],
+  ["L3 order id not a string", () => ({ proposal: rekeyed(proposal(), (p) => { p.params.order_id = 1; }), claim: { ...claimFor("ord_001", 299.99), order_id: 1 as never }, order: undefined }), "ORDER_ID_MISSING"],
   ["L3 order unknown to the context store", () => ({ proposal: proposal({ order_id: "ord_999" }), claim: claimFor("ord_999", 299.99), order: undefined }), "ORDER_NOT_FOUND"],
 
   // layer 4 — category (the order's, never the claim's)
@@ -157,30 +158,40 @@ const rows: Row[] = [
   ["L5 purchased 14 × 24 h + 1 s before receipt", () => ({ order: { ...ORDERS.ord_001, purchase_date: iso(RECEIVED_MS - 14 * DAY_MS - 1000) } }), "OUTSIDE_RETURN_WINDOW"],
   ["L5 the window counts from receipt, not from the (later) decision", () => ({ order: { ...ORDERS.ord_001, purchase_date: daysBefore(14) }, decidedAt: iso(Date.parse(CREATED_AT) + VALID_FOR_MS) }), "VALIDATION_PASSED"],
 
-  // layer 6 — amount
-  ["L6 amount 0", () => ({ proposal: withAmount(0) }), "INVALID_AMOUNT"],
-  ["L6 amount -0", () => ({ proposal: withAmount(-0) }), "INVALID_AMOUNT"],
-  ["L6 negative amount", () => ({ proposal: withAmount(-10) }), "INVALID_AMOUNT"],
-  ["L6 NaN amount", () => ({ proposal: withAmount(Number.NaN) }), "INVALID_AMOUNT"],
-  ["L6 infinite amount", () => ({ proposal: withAmount(Number.POSITIVE_INFINITY) }), "INVALID_AMOUNT"],
-  ["L6 numeric string '299.99'", () => ({ proposal: withAmount("299.99") }), "INVALID_AMOUNT"],
-  ["L6 null amount", () => ({ proposal: withAmount(null) }), "INVALID_AMOUNT"],
-  ["L6 missing amount", () => ({ proposal: withAmount("<missing>") }), "INVALID_AMOUNT"],
-  ["L6 sub-cent amount 299.989", () => ({ proposal: withAmount(299.989) }), "INVALID_AMOUNT"],
+  // layer 6 — amount (reached when the claim itself is not positive: a proposal that answers it goes on and is rejected, as in the seed)
+  ["L6 amount 0 for a claim of 0", () => ({ proposal: withAmount(0), claim: claimFor("ord_001", 0) }), "INVALID_AMOUNT"],
+  ["L6 amount -0 for a claim of 0", () => ({ proposal: withAmount(-0), claim: claimFor("ord_001", 0) }), "INVALID_AMOUNT"],
+  ["L6 negative amount for the same negative claim", () => ({ proposal: withAmount(-10), claim: claimFor("ord_001", -10) }), "INVALID_AMOUNT"],
+  ["L6 NaN amount for a negative claim", () => ({ proposal: withAmount(Number.NaN), claim: claimFor("ord_001", -10) }), "INVALID_AMOUNT"],
+  ["L6 numeric string '299.99' for a claim of 0", () => ({ proposal: withAmount("299.99"), claim: claimFor("ord_001", 0) }), "INVALID_AMOUNT"],
+  ["L6 null amount for a claim of 0", () => ({ proposal: withAmount(null), claim: claimFor("ord_001", 0) }), "INVALID_AMOUNT"],
+  ["L6 missing amount for a claim of 0", () => ({ proposal: withAmount("<missing>"), claim: claimFor("ord_001", 0) }), "INVALID_AMOUNT"],
 
   // layer 7 — balance
   ["L7 amount above the order amount", () => ({ proposal: proposal({ amount_eur: 300 }), claim: claimFor("ord_001", 300) }), "EXCEEDS_REFUNDABLE_BALANCE"],
-  ["L7 second claim on a fully refunded order", () => ({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 } }, claimId: "claim_E" }), "EXCEEDS_REFUNDABLE_BALANCE"],
-  ["L7 second claim fits the rest of a partly refunded order", () => ({ ...scenario(ORDERS.ord_001, 99.99), ledgerEntry: { order_id: "ord_001", refunded_cents: 20000, claims: { claim_A: 20000 } } }), "VALIDATION_PASSED"],
-  ["L7 second claim one cent above the rest", () => ({ ...scenario(ORDERS.ord_001, 100), ledgerEntry: { order_id: "ord_001", refunded_cents: 20000, claims: { claim_A: 20000 } } }), "EXCEEDS_REFUNDABLE_BALANCE"],
-  ["L7 a claim's own reservation does not count against it (replay after execution)", () => ({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 } }, claimId: "claim_A" }), "VALIDATION_PASSED"],
+  ["L7 second claim on a fully refunded order", () => ({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 }, automatic_cents: 29999 }, claimId: "claim_E" }), "EXCEEDS_REFUNDABLE_BALANCE"],
+  ["L7 second claim fits the rest of a partly refunded order", () => ({ ...scenario(ORDERS.ord_001, 99.99), ledgerEntry: { order_id: "ord_001", refunded_cents: 20000, claims: { claim_A: 20000 }, approved: ["claim_A"] } }), "VALIDATION_PASSED"],
+  ["L7 second claim one cent above the rest", () => ({ ...scenario(ORDERS.ord_001, 100), ledgerEntry: { order_id: "ord_001", refunded_cents: 20000, claims: { claim_A: 20000 }, approved: ["claim_A"] } }), "EXCEEDS_REFUNDABLE_BALANCE"],
+  ["L7 a claim's own reservation does not count against it (replay after execution)", () => ({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 }, automatic_cents: 29999 }, claimId: "claim_A" }), "VALIDATION_PASSED"],
 
-  // layer 8 — alignment
+  // layer 8 — alignment (checked right after layer 1: a model failure escalates, it never becomes a customer REJECT)
   ["L8 proposal order differs from the claim's", () => ({ claim: claimFor("ord_002", 299.99) }), "PROPOSAL_MISMATCH"],
   ["L8 proposal amount above the claimed amount", () => ({ claim: claimFor("ord_001", 200) }), "PROPOSAL_MISMATCH"],
   ["L8 proposal amount below the claimed amount", () => ({ ...scenario(ORDERS.ord_001, 100), claim: claimFor("ord_001", 299.99) }), "VALIDATION_PASSED"],
   ["L8 proposal of another decision flow", () => ({ proposal: proposal({ dfid: "dfid_other" }), dfid: DFID }), "PROPOSAL_MISMATCH"],
   ["L8 proposal of this decision flow", () => ({ dfid: DFID }), "VALIDATION_PASSED"],
+  ["L8 a garbled order id escalates instead of ORDER_NOT_FOUND", () => ({ proposal: proposal({ order_id: ")" }), order: undefined }), "PROPOSAL_MISMATCH"],
+  ["L8 amount 0 for a positive claim", () => ({ proposal: withAmount(0) }), "PROPOSAL_MISMATCH"],
+  ["L8 negative amount for a positive claim", () => ({ proposal: withAmount(-9) }), "PROPOSAL_MISMATCH"],
+  ["L8 infinite amount for a positive claim", () => ({ proposal: withAmount(Number.POSITIVE_INFINITY) }), "PROPOSAL_MISMATCH"],
+  ["L8 numeric string amount for a positive claim", () => ({ proposal: withAmount("299.99") }), "PROPOSAL_MISMATCH"],
+  ["L8 sub-cent amount 299.989 for a positive claim", () => ({ proposal: withAmount(299.989) }), "PROPOSAL_MISMATCH"],
+  ["L8 missing amount for a positive claim", () => ({ proposal: withAmount("<missing>") }), "PROPOSAL_MISMATCH"],
+
+  // layer 8b — customer
+  ["L8b the claim names another customer than the order's", () => ({ order: { ...ORDERS.ord_001, customer_id: "cus_1" }, claim: { ...claimFor("ord_001", 299.99), customer_id: "cus_2" } }), "CUSTOMER_MISMATCH"],
+  ["L8b the claim names the order's customer", () => ({ order: { ...ORDERS.ord_001, customer_id: "cus_1" }, claim: { ...claimFor("ord_001", 299.99), customer_id: "cus_1" } }), "VALIDATION_PASSED"],
+  ["L8b an order bound to nobody takes any customer", () => ({ claim: { ...claimFor("ord_001", 299.99), customer_id: "cus_2" } }), "VALIDATION_PASSED"],
 
   // layer 9 — uncertainty
   ["L9 agent proposes ESCALATE", () => ({ proposal: proposal({ action: "ESCALATE" }) }), "AGENT_REQUESTED_ESCALATION"],
@@ -188,21 +199,33 @@ const rows: Row[] = [
   ["L9 confidence 0.69 below 0.7", () => ({ proposal: proposal({ confidence: 0.69 }) }), "LOW_CONFIDENCE"],
   ["L9 confidence exactly 0.7", () => ({ proposal: proposal({ confidence: 0.7 }) }), "VALIDATION_PASSED"],
 
+  // layer 9b — customer unknown
+  ["L9b an order bound to a customer, a claim that names none", () => ({ order: { ...ORDERS.ord_001, customer_id: "cus_1" } }), "CUSTOMER_UNVERIFIED"],
+
   // layer 10 — date sanity
   ["L10 purchase date after the claim's receipt", () => ({ order: { ...ORDERS.ord_001, purchase_date: iso(RECEIVED_MS + DAY_MS) } }), "PURCHASE_DATE_IN_FUTURE"],
   ["L10 purchase at the very moment of receipt", () => ({ order: { ...ORDERS.ord_001, purchase_date: RECEIVED_AT } }), "VALIDATION_PASSED"],
 
-  // layer 11 — limit
+  // layer 10b — open review on the order
+  ["L10b another claim on the order awaits a review", () => ({ ledgerEntry: { order_id: "ord_001", refunded_cents: 0, claims: {}, pending_reviews: ["claim_B"] }, claimId: "claim_A" }), "REVIEW_PENDING_ON_ORDER"],
+  ["L10b the claim's own pending review does not count", () => ({ ledgerEntry: { order_id: "ord_001", refunded_cents: 0, claims: {}, pending_reviews: ["claim_A"] }, claimId: "claim_A" }), "VALIDATION_PASSED"],
+
+  // layer 11 — limit, cumulative over the order's automatic refunds
   ["L11 exactly 500.00", () => scenario(ORDERS.ord_600, 500), "VALIDATION_PASSED"],
   ["L11 500.01", () => scenario(ORDERS.ord_600, 500.01), "AMOUNT_ABOVE_LIMIT"],
+  ["L11 split claim: 200 after 400 refunded automatically", () => ({ ...scenario(ORDERS.ord_002, 200), ledgerEntry: { order_id: "ord_002", refunded_cents: 40000, claims: { claim_0: 40000 }, automatic_cents: 40000 }, claimId: "claim_1" }), "AMOUNT_ABOVE_LIMIT"],
+  ["L11 split claim: 100 after 400 refunded automatically reaches exactly the limit", () => ({ ...scenario(ORDERS.ord_002, 100), ledgerEntry: { order_id: "ord_002", refunded_cents: 40000, claims: { claim_0: 40000 }, automatic_cents: 40000 }, claimId: "claim_1" }), "VALIDATION_PASSED"],
+  ["L11 what a reviewer approved does not count against the limit", () => ({ ...scenario(ORDERS.ord_002, 500), ledgerEntry: { order_id: "ord_002", refunded_cents: 70000, claims: { claim_0: 70000 }, approved: ["claim_0"] }, claimId: "claim_1" }), "VALIDATION_PASSED"],
 
   // ordering: the first failing check wins, every REJECT before any ESCALATE
   ["order: low confidence and outside the window REJECTs", () => ({ ...scenario(ORDERS.ord_005, 500, { confidence: 0.3 }) }), "OUTSIDE_RETURN_WINDOW"],
-  ["order: ESCALATE kind and a string amount REJECTs", () => ({ proposal: rekeyed(proposal({ action: "ESCALATE" }), (p) => { p.params.amount_eur = "299.99"; }) }), "INVALID_AMOUNT"],
+  ["order: ESCALATE kind and a string amount for a claim of 0 REJECTs", () => ({ proposal: rekeyed(proposal({ action: "ESCALATE" }), (p) => { p.params.amount_eur = "299.99"; }), claim: claimFor("ord_001", 0) }), "INVALID_AMOUNT"],
+  ["order: a mismatched proposal escalates before the window would reject", () => ({ ...scenario(ORDERS.ord_005, 500), claim: claimFor("ord_005", 400) }), "PROPOSAL_MISMATCH"],
+  ["order: a customer mismatch rejects before low confidence escalates", () => ({ proposal: proposal({ confidence: 0.2 }), order: { ...ORDERS.ord_001, customer_id: "cus_1" }, claim: { ...claimFor("ord_001", 299.99), customer_id: "cus_2" } }), "CUSTOMER_MISMATCH"],
   ["order: above the limit and purchased in the future reports the date first", () => ({ ...scenario(ORDERS.ord_002, 1200), order: { ...ORDERS.ord_002, purchase_date: iso(RECEIVED_MS + DAY_MS) } }), "PURCHASE_DATE_IN_FUTURE"],
   ["order: low confidence and above the limit reports low confidence", () => scenario(ORDERS.ord_002, 1200, { confidence: 0.5 }), "LOW_CONFIDENCE"],
   ["order: unregistered agent and expired beats everything later", () => ({ proposal: proposal({ agentId: "rogue", amount_eur: 1200 }), decidedAt: iso(RECEIVED_MS + DAY_MS) }), "AGENT_NOT_REGISTERED"],
-  ["order: expired and unknown order reports the TTL", () => ({ proposal: proposal({ order_id: "ord_999" }), order: undefined, decidedAt: iso(RECEIVED_MS + DAY_MS) }), "TTL_EXPIRED"],
+  ["order: expired and unknown order reports the TTL", () => ({ proposal: proposal({ order_id: "ord_999" }), claim: claimFor("ord_999", 299.99), order: undefined, decidedAt: iso(RECEIVED_MS + DAY_MS) }), "TTL_EXPIRED"],
 ];
 
 describe("decideClaim — SPEC §4.2 table", () => {
@@ -217,8 +240,11 @@ describe("decideClaim — SPEC §4.2 table", () => {
     if (code === "VALIDATION_PASSED") expect(verdict.checks.every((c) => c.passed)).toBe(true);
     else expect(last).toMatchObject({ passed: false, reason_code: code, layer: verdict.layer });
     expect(verdict.checks.slice(0, code === "VALIDATION_PASSED" ? undefined : -1).every((c) => c.passed && c.reason_code === undefined)).toBe(true);
-    const layers = verdict.checks.map((c) => c.layer);
-    expect(layers).toEqual([...layers].sort((a, b) => a - b));
+    // Layers run in evaluation order (alignment right after the schema), never going back.
+    const rank = (layer: number) => EVALUATION_ORDER.indexOf(layer as (typeof EVALUATION_ORDER)[number]);
+    const ranks = verdict.checks.map((c) => rank(c.layer));
+    expect(ranks.every((r) => r >= 0)).toBe(true);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   });
 
   it("covers every reason code of the table", () => {
@@ -230,7 +256,7 @@ describe("decideClaim — human reasons follow the seed", () => {
   it("ACCEPT says Validation passed and runs every layer", () => {
     const v = decideClaim(input());
     expect(v).toMatchObject({ verdict: "ACCEPT", reason: "Validation passed", layer: PASS_LAYER });
-    expect(new Set(v.checks.map((c) => c.layer))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
+    expect(new Set(v.checks.map((c) => c.layer))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 8.5, 9, 9.5, 10, 10.5, 11]));
   });
   it("the limit text is the seed's, byte for byte", () => {
     expect(decideClaim(input(scenario(ORDERS.ord_002, 1200))).reason).toBe("Amount 1200.0 EUR exceeds max_refund_without_escalation (500.0 EUR). Human approval required.");
@@ -248,12 +274,40 @@ describe("decideClaim — human reasons follow the seed", () => {
     [withAmount("299.99"), "Invalid refund amount: amount must be a number, got the string \"299.99\""],
     [withAmount("<missing>"), "Invalid refund amount: amount is missing"],
     [withAmount(-10), "Invalid refund amount: -10.0 EUR is not positive"],
-    [withAmount(299.989), "Invalid refund amount: amount 299.989 has more than two decimals"],
+    [withAmount(-0.001), "Invalid refund amount: amount -0.001 has more than two decimals"],
   ])("the amount text says what is wrong (%#)", (p, reason) => {
-    expect(decideClaim(input({ proposal: p })).reason).toBe(reason);
+    expect(decideClaim(input({ proposal: p, claim: claimFor("ord_001", -10) })).reason).toBe(reason);
+  });
+  it("the cumulative limit text names what was already refunded automatically", () => {
+    const ledgerEntry = { order_id: "ord_002", refunded_cents: 100000, claims: { a: 50000, b: 50000 }, automatic_cents: 50000, approved: ["b"] };
+    expect(decideClaim(input({ ...scenario(ORDERS.ord_002, 200), ledgerEntry, claimId: "c" })).reason).toBe(
+      "Amount 200.0 EUR plus 500.0 EUR already refunded automatically on order ord_002 exceeds max_refund_without_escalation (500.0 EUR). Human approval required.",
+    );
+  });
+  it("a reviewer's approval lifts layers 9–11 and nothing else", () => {
+    const escalating = [
+      input(scenario(ORDERS.ord_002, 1200)),
+      input({ proposal: proposal({ confidence: 0.2 }) }),
+      input({ order: { ...ORDERS.ord_001, customer_id: "cus_1" } }),
+      input({ ledgerEntry: { order_id: "ord_001", refunded_cents: 0, claims: {}, pending_reviews: ["other"] }, claimId: "me" }),
+    ];
+    for (const given of escalating) {
+      expect(decideClaim(given).verdict).toBe("ESCALATE");
+      expect(decideClaim({ ...given, approval: {} })).toMatchObject({ verdict: "ACCEPT", reason_code: "VALIDATION_PASSED" });
+    }
+    const rejecting = [
+      input({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { x: 29999 }, automatic_cents: 29999 }, claimId: "me" }),
+      input({ ...scenario(ORDERS.ord_005, 500) }),
+      input({ order: { ...ORDERS.ord_001, customer_id: "cus_1" }, claim: { ...claimFor("ord_001", 299.99), customer_id: "cus_2" } }),
+    ];
+    for (const given of rejecting) expect(decideClaim({ ...given, approval: {} }).verdict).toBe("REJECT");
+    // A lower approved amount is what the balance check judges.
+    const partly = input({ ledgerEntry: { order_id: "ord_001", refunded_cents: 20000, claims: { x: 20000 }, automatic_cents: 20000 }, claimId: "me" });
+    expect(decideClaim({ ...partly, approval: {} }).reason_code).toBe("EXCEEDS_REFUNDABLE_BALANCE");
+    expect(decideClaim({ ...partly, approval: { amountEur: 99.99 } }).reason_code).toBe("VALIDATION_PASSED");
   });
   it("the balance text shows order, refunded and rest", () => {
-    const v = decideClaim(input({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 } } }));
+    const v = decideClaim(input({ ledgerEntry: { order_id: "ord_001", refunded_cents: 29999, claims: { claim_A: 29999 }, automatic_cents: 29999 } }));
     expect(v.reason).toBe("Amount 299.99 EUR exceeds the refundable balance of order ord_001 (0.0 EUR: order 299.99 EUR, already refunded 299.99 EUR)");
   });
   it("the confidence text names both numbers", () => {
@@ -305,11 +359,14 @@ describe("decideClaim — properties", () => {
   it("escalates only when nothing would reject, and reports the first failing layer", () => {
     fc.assert(fc.property(faults, (f) => {
       const v = decideClaim(faultyInput(f));
-      const rejects = f.outsideWindow || f.badAmount || f.overBalance || f.mismatch;
-      const escalates = f.lowConfidence || f.escalateKind || (f.future && !f.outsideWindow) || f.aboveLimit;
+      // A proposal that does not answer its claim (another order, a non-numeric amount for a positive claim) is a
+      // model failure: it escalates before anything else; then every REJECT before any ESCALATE.
+      const misaligned = f.mismatch || f.badAmount;
+      const rejects = !misaligned && (f.outsideWindow || f.overBalance);
+      const escalates = misaligned || f.lowConfidence || f.escalateKind || (f.future && !f.outsideWindow) || f.aboveLimit;
       expect(v.verdict).toBe(rejects ? "REJECT" : escalates ? "ESCALATE" : "ACCEPT");
-      const expected: ClaimReasonCode = f.outsideWindow ? "OUTSIDE_RETURN_WINDOW" : f.badAmount ? "INVALID_AMOUNT" : f.overBalance ? "EXCEEDS_REFUNDABLE_BALANCE"
-        : f.mismatch ? "PROPOSAL_MISMATCH" : f.escalateKind ? "AGENT_REQUESTED_ESCALATION" : f.lowConfidence ? "LOW_CONFIDENCE"
+      const expected: ClaimReasonCode = misaligned ? "PROPOSAL_MISMATCH" : f.outsideWindow ? "OUTSIDE_RETURN_WINDOW" : f.overBalance ? "EXCEEDS_REFUNDABLE_BALANCE"
+        : f.escalateKind ? "AGENT_REQUESTED_ESCALATION" : f.lowConfidence ? "LOW_CONFIDENCE"
         : f.future ? "PURCHASE_DATE_IN_FUTURE" : f.aboveLimit ? "AMOUNT_ABOVE_LIMIT" : "VALIDATION_PASSED";
       expect(v.reason_code).toBe(expected);
     }), { numRuns: 300 });
@@ -328,7 +385,7 @@ describe("decideClaim — properties", () => {
       proposal: rekeyed(proposal({ order_id: "ord_002", action: r.kind }), (p) => { p.params.amount_eur = r.cents / 100; p.confidence = r.confidence; }),
       claim: claimFor("ord_002", r.claimedCents / 100),
       order: { ...ORDERS.ord_002, purchase_date: iso(RECEIVED_MS - r.purchaseOffsetMs) },
-      ledgerEntry: r.refunded ? { order_id: "ord_002", refunded_cents: r.refunded, claims: { other: r.refunded } } : undefined,
+      ledgerEntry: r.refunded ? { order_id: "ord_002", refunded_cents: r.refunded, claims: { other: r.refunded }, automatic_cents: r.refunded } : undefined,
       decidedAt: iso(Date.parse(CREATED_AT) + r.decidedOffsetMs),
       claimId: "claim_1",
     }));

@@ -2,7 +2,7 @@
 import { canonicalize } from "../crew/canonical.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 import { KernelInputError } from "../integrity/errors.ts";
-import { assertLedgerEntry, reservedForClaim, type LedgerEntry } from "../integrity/ledger.ts";
+import { assertLedgerEntry, automaticRefundedCents, otherPendingReviews, reservedForClaim, type LedgerEntry } from "../integrity/ledger.ts";
 import { formatEur, parseCents } from "../integrity/money.ts";
 import { computeIdempotencyKey, ProposalEnvelopeSchema, proposalIdFor } from "../integrity/proposal.ts";
 import { findRegisteredAgent, type RegistryView } from "../integrity/registry.ts";
@@ -39,13 +39,20 @@ export type DecideClaimInput = {
   claimId?: string;
   /** The claim's decision flow id: when given, a proposal of another flow is `PROPOSAL_MISMATCH`. */
   dfid?: string;
+  /**
+   * A reviewer approves (SPEC §4.6): the escalation checks (layers 9–11) are lifted and nothing else; the
+   * reject checks run again against the ledger as it stands.
+   */
+  approval?: { amountEur?: number };
 };
 
 /**
  * Decides a refund proposal. Layers run in SPEC §4.2 order and the first failing check wins, so every
- * REJECT check runs before any ESCALATE check. Business outcomes are returned, never thrown; a
- * `KernelInputError` means the caller wired the kernel wrongly (bad timestamps, another order than the
- * proposal names, a corrupt ledger entry).
+ * REJECT check runs before any ESCALATE check — except alignment (layer 8): a proposal that does not answer
+ * its claim is a model failure, not a customer outcome, so it is checked right after the schema and
+ * escalates before the order is even looked up (a garbled order id never becomes ORDER_NOT_FOUND).
+ * Business outcomes are returned, never thrown; a `KernelInputError` means the caller wired the kernel
+ * wrongly (bad timestamps, another order than the proposal names, a corrupt ledger entry).
  */
 export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   const { claim, contract, responsibility, registry, order, ledgerEntry } = input;
@@ -106,6 +113,28 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   if (unauthorised) return fail("agent_authorised", "AGENT_NOT_AUTHORISED", `Agent ${show(p.agent_id)} is not authorised: ${unauthorised}`);
   pass("agent_authorised", "AGENT_NOT_AUTHORISED");
 
+  // Layer 8 — alignment (run right after layer 1): the proposal answers this claim — same flow, same order,
+  // no more than claimed, and a positive amount when the claim's is.
+  const orderId = p.params.order_id;
+  if (input.dfid !== undefined && p.dfid !== input.dfid) {
+    return fail("flow_alignment", "PROPOSAL_MISMATCH", `Proposal belongs to decision flow ${show(p.dfid)}, not ${input.dfid}`);
+  }
+  if (input.dfid !== undefined) pass("flow_alignment", "PROPOSAL_MISMATCH");
+  if (orderId !== claim.order_id) {
+    return fail("order_alignment", "PROPOSAL_MISMATCH", `Proposal order ${show(orderId)} differs from the claim's order ${show(claim.order_id)}`);
+  }
+  pass("order_alignment", "PROPOSAL_MISMATCH");
+  const claimed = parseCents(claim.amount_eur);
+  const proposed = parseCents(p.params.amount_eur);
+  const claimedText = claimed.ok ? formatEur(claimed.cents) : String(claim.amount_eur);
+  if (proposed.ok && (claimed.ok ? proposed.cents > claimed.cents : proposed.cents / 100 > claim.amount_eur)) {
+    return fail("amount_alignment", "PROPOSAL_MISMATCH", `Proposal amount ${formatEur(proposed.cents)} EUR exceeds the claimed amount ${claimedText} EUR`);
+  }
+  if (claim.amount_eur > 0 && (!proposed.ok || proposed.cents <= 0)) {
+    return fail("amount_alignment", "PROPOSAL_MISMATCH", `Proposal amount ${show(p.params.amount_eur)} is not a positive amount for a claim of ${claimedText} EUR`);
+  }
+  pass("amount_alignment", "PROPOSAL_MISMATCH");
+
   // Layer 2 — validity: the proposal is not older than its validity window when the kernel sees it (exactly at it passes).
   const ageMs = decidedMs - createdMs;
   if (ageMs > p.valid_for_ms) {
@@ -114,7 +143,6 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   pass("ttl", "TTL_EXPIRED");
 
   // Layer 3 — order: the proposal names an order and the context store knows it.
-  const orderId = p.params.order_id;
   if (typeof orderId !== "string" || orderId.trim() === "") return fail("order_id_present", "ORDER_ID_MISSING", "Proposal has no order id");
   pass("order_id_present", "ORDER_ID_MISSING");
   if (!order) return fail("order_exists", "ORDER_NOT_FOUND", `Order ${show(orderId)} not found in the context store`);
@@ -151,7 +179,8 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   pass("return_window", "OUTSIDE_RETURN_WINDOW");
 
   // Layer 6 — amount: a positive JSON number exact to the cent.
-  const amount = parseCents(p.params.amount_eur);
+  // An approval may grant less than proposed (never more: the review service checks); the reject checks judge that amount.
+  const amount = parseCents(input.approval?.amountEur ?? p.params.amount_eur);
   if (!amount.ok) return fail("amount_valid", "INVALID_AMOUNT", `Invalid refund amount: ${amount.message}`);
   if (amount.cents <= 0) return fail("amount_valid", "INVALID_AMOUNT", `Invalid refund amount: ${formatEur(amount.cents)} EUR is not positive`);
   pass("amount_valid", "INVALID_AMOUNT");
@@ -167,22 +196,14 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   }
   pass("refundable_balance", "EXCEEDS_REFUNDABLE_BALANCE");
 
-  // Layer 8 — alignment: the proposal answers this claim: same flow, same order, no more than claimed.
-  if (input.dfid !== undefined && p.dfid !== input.dfid) {
-    return fail("flow_alignment", "PROPOSAL_MISMATCH", `Proposal belongs to decision flow ${show(p.dfid)}, not ${input.dfid}`);
+  // Layer 8b — customer: an order bound to a customer is refunded only to that customer.
+  if (order.customer_id !== undefined && claim.customer_id !== undefined && claim.customer_id !== order.customer_id) {
+    return fail("customer_match", "CUSTOMER_MISMATCH", `Claim customer ${show(claim.customer_id)} is not the customer of order ${order.order_id}`);
   }
-  if (input.dfid !== undefined) pass("flow_alignment", "PROPOSAL_MISMATCH");
-  if (orderId !== claim.order_id) {
-    return fail("order_alignment", "PROPOSAL_MISMATCH", `Proposal order ${show(orderId)} differs from the claim's order ${show(claim.order_id)}`);
-  }
-  pass("order_alignment", "PROPOSAL_MISMATCH");
-  const claimed = parseCents(claim.amount_eur);
-  const aboveClaim = claimed.ok ? amountCents > claimed.cents : amountCents / 100 > claim.amount_eur;
-  if (aboveClaim) {
-    const claimedText = claimed.ok ? formatEur(claimed.cents) : String(claim.amount_eur);
-    return fail("amount_alignment", "PROPOSAL_MISMATCH", `Proposal amount ${formatEur(amountCents)} EUR exceeds the claimed amount ${claimedText} EUR`);
-  }
-  pass("amount_alignment", "PROPOSAL_MISMATCH");
+  pass("customer_match", "CUSTOMER_MISMATCH");
+
+  // A reviewer's approval lifts the escalation checks (layers 9–11) and nothing else.
+  if (input.approval) return { verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", reason: "Reject checks passed; escalation lifted by a reviewer's approval", layer: PASS_LAYER, checks };
 
   // Layer 9 — uncertainty: the agent asked for a human, proposes a replacement (no automatic executor), or is unsure.
   if (policyKind === "ESCALATE") {
@@ -197,15 +218,32 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   }
   pass("confidence", "LOW_CONFIDENCE");
 
+  // Layer 9b — customer unknown: an order bound to a customer, a claim that names none.
+  if (order.customer_id !== undefined && claim.customer_id === undefined) {
+    return fail("customer_verified", "CUSTOMER_UNVERIFIED", `Order ${order.order_id} belongs to a customer and the claim names none. Human review required.`);
+  }
+  pass("customer_verified", "CUSTOMER_UNVERIFIED");
+
   // Layer 10 — date sanity: an order bought after the claim was received is a data problem for a human.
   if (purchaseMs > receivedMs) {
     return fail("purchase_date_sanity", "PURCHASE_DATE_IN_FUTURE", `Order ${order.order_id} purchase date ${order.purchase_date} is after the claim was received (${input.receivedAt}). Human review required.`);
   }
   pass("purchase_date_sanity", "PURCHASE_DATE_IN_FUTURE");
 
-  // Layer 11 — limit: above max_refund_without_escalation needs a human (exactly the limit passes).
-  if (amountCents > limitCents.cents) {
-    return fail("amount_limit", "AMOUNT_ABOVE_LIMIT", `Amount ${formatEur(amountCents)} EUR exceeds max_refund_without_escalation (${formatEur(limitCents.cents)} EUR). Human approval required.`);
+  // Layer 10b — open review: while another claim on the order awaits a person, the person sees this one too.
+  const pending = otherPendingReviews(ledgerEntry, input.claimId);
+  if (pending.length > 0) {
+    return fail("open_review", "REVIEW_PENDING_ON_ORDER", `Another claim on order ${order.order_id} awaits human review (${pending.join(", ")}). Human review required.`);
+  }
+  pass("open_review", "REVIEW_PENDING_ON_ORDER");
+
+  // Layer 11 — limit: the amount plus what was already refunded automatically on the order must stay within
+  // max_refund_without_escalation (exactly the limit passes), so splitting a claim never gets around a human.
+  const automatic = automaticRefundedCents(ledgerEntry, input.claimId);
+  if (amountCents + automatic > limitCents.cents) {
+    return fail("amount_limit", "AMOUNT_ABOVE_LIMIT", automatic === 0
+      ? `Amount ${formatEur(amountCents)} EUR exceeds max_refund_without_escalation (${formatEur(limitCents.cents)} EUR). Human approval required.`
+      : `Amount ${formatEur(amountCents)} EUR plus ${formatEur(automatic)} EUR already refunded automatically on order ${order.order_id} exceeds max_refund_without_escalation (${formatEur(limitCents.cents)} EUR). Human approval required.`);
   }
   pass("amount_limit", "AMOUNT_ABOVE_LIMIT");
 

@@ -2,7 +2,10 @@
 import * as z from "zod";
 import type { VerdictKind } from "../integrity/verdict.ts";
 
-/** The kernel layers in evaluation order (SPEC §4.2), plus the pass row. */
+/**
+ * The kernel layers of SPEC §4.2 by number (8b, 9b and 10b are 8.5, 9.5 and 10.5), plus the pass row. They run
+ * in this order, except alignment (8), which runs right after the schema (1): see `decideClaim`.
+ */
 export const KERNEL_LAYERS = {
   1: "schema",
   2: "validity",
@@ -12,16 +15,22 @@ export const KERNEL_LAYERS = {
   6: "amount",
   7: "balance",
   8: "alignment",
+  8.5: "customer",
   9: "uncertainty",
+  9.5: "customer_unverified",
   10: "date_sanity",
+  10.5: "open_review",
   11: "limit",
   12: "pass",
 } as const;
 
-/** A kernel layer number, 1–11, and 12 for "all passed". */
+/** The order the layers run in: alignment (8) right after the schema (1), then the table's order. */
+export const EVALUATION_ORDER = [1, 8, 2, 3, 4, 5, 6, 7, 8.5, 9, 9.5, 10, 10.5, 11, 12] as const;
+
+/** A kernel layer number, 1–11 (with 8.5, 9.5, 10.5), and 12 for "all passed". */
 export type KernelLayer = keyof typeof KERNEL_LAYERS;
 
-/** Each reason code with the layer that emits it and the verdict it carries; REJECT layers precede ESCALATE layers. */
+/** Each reason code with the layer that emits it and the verdict it carries; every REJECT check runs before any ESCALATE check but alignment (8). */
 export const REASON_CODES = {
   SCHEMA_INVALID: { layer: 1, verdict: "REJECT" },
   IDEMPOTENCY_KEY_MISMATCH: { layer: 1, verdict: "REJECT" },
@@ -39,11 +48,14 @@ export const REASON_CODES = {
   OUTSIDE_RETURN_WINDOW: { layer: 5, verdict: "REJECT" },
   INVALID_AMOUNT: { layer: 6, verdict: "REJECT" },
   EXCEEDS_REFUNDABLE_BALANCE: { layer: 7, verdict: "REJECT" },
-  PROPOSAL_MISMATCH: { layer: 8, verdict: "REJECT" },
+  PROPOSAL_MISMATCH: { layer: 8, verdict: "ESCALATE" },
+  CUSTOMER_MISMATCH: { layer: 8.5, verdict: "REJECT" },
   AGENT_REQUESTED_ESCALATION: { layer: 9, verdict: "ESCALATE" },
   REPLACEMENT_REQUIRES_REVIEW: { layer: 9, verdict: "ESCALATE" },
   LOW_CONFIDENCE: { layer: 9, verdict: "ESCALATE" },
+  CUSTOMER_UNVERIFIED: { layer: 9.5, verdict: "ESCALATE" },
   PURCHASE_DATE_IN_FUTURE: { layer: 10, verdict: "ESCALATE" },
+  REVIEW_PENDING_ON_ORDER: { layer: 10.5, verdict: "ESCALATE" },
   AMOUNT_ABOVE_LIMIT: { layer: 11, verdict: "ESCALATE" },
   VALIDATION_PASSED: { layer: 12, verdict: "ACCEPT" },
 } as const satisfies Record<string, { layer: KernelLayer; verdict: VerdictKind }>;
@@ -53,3 +65,42 @@ export type ClaimReasonCode = keyof typeof REASON_CODES;
 
 /** The reason code schema, for events and stored verdicts. */
 export const ClaimReasonCodeSchema = z.enum(Object.keys(REASON_CODES) as [ClaimReasonCode, ...ClaimReasonCode[]]);
+
+/**
+ * What a customer may be told about a final claim, by reason code: the rule, never an order fact (no amounts,
+ * dates or balances). Codes of the crew, intake and ledger that end a claim in review are here too.
+ */
+export const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
+  VALIDATION_PASSED: "Your refund has been approved.",
+  SCHEMA_INVALID: "We could not process this claim automatically; it has been closed. Please contact support.",
+  IDEMPOTENCY_KEY_MISMATCH: "We could not process this claim automatically; it has been closed. Please contact support.",
+  PROPOSAL_ID_MISMATCH: "We could not process this claim automatically; it has been closed. Please contact support.",
+  POLICY_KIND_MISSING: "We could not process this claim automatically; it has been closed. Please contact support.",
+  POLICY_KIND_UNKNOWN: "We could not process this claim automatically; it has been closed. Please contact support.",
+  POLICY_KIND_NOT_ALLOWED: "This kind of request cannot be granted automatically; it has been closed. Please contact support.",
+  AGENT_NOT_REGISTERED: "We could not process this claim automatically; it has been closed. Please contact support.",
+  AGENT_NOT_AUTHORISED: "We could not process this claim automatically; it has been closed. Please contact support.",
+  TTL_EXPIRED: "Your claim took too long to process and has been closed. Please submit it again.",
+  ORDER_ID_MISSING: "Your claim does not name an order. Please submit it again with the order number.",
+  ORDER_NOT_FOUND: "We could not find the order named in your claim. Please check the order number.",
+  CATEGORY_NOT_ALLOWED: "Products of this category cannot be refunded under our refund policy.",
+  CATEGORY_NOT_AUTHORISED: "Products of this category cannot be refunded under our refund policy.",
+  OUTSIDE_RETURN_WINDOW: "The return period for this order has ended, so it can no longer be refunded.",
+  INVALID_AMOUNT: "The amount in your claim is not a valid refund amount.",
+  EXCEEDS_REFUNDABLE_BALANCE: "The amount requested is more than can still be refunded on this order.",
+  CUSTOMER_MISMATCH: "This order is not registered to the customer named in the claim.",
+  PROPOSAL_MISMATCH: "Your claim needs a closer look; a member of our team will review it.",
+  AGENT_REQUESTED_ESCALATION: "Your claim needs a closer look; a member of our team will review it.",
+  REPLACEMENT_REQUIRES_REVIEW: "Your claim needs a closer look; a member of our team will review it.",
+  LOW_CONFIDENCE: "Your claim needs a closer look; a member of our team will review it.",
+  CUSTOMER_UNVERIFIED: "We need to confirm who you are before refunding this order; a member of our team will review it.",
+  PURCHASE_DATE_IN_FUTURE: "Your claim needs a closer look; a member of our team will review it.",
+  REVIEW_PENDING_ON_ORDER: "Another claim on this order is being reviewed; a member of our team will review yours too.",
+  AMOUNT_ABOVE_LIMIT: "Refunds of this size are approved by a member of our team; your claim is waiting for review.",
+};
+
+/** The customer-facing message for a final claim's reason code (a generic review message for codes not listed). */
+export function customerMessageFor(reasonCode: string | undefined, verdict: string | undefined): string {
+  if (reasonCode !== undefined && Object.hasOwn(CUSTOMER_MESSAGES, reasonCode)) return CUSTOMER_MESSAGES[reasonCode]!;
+  return verdict === "REJECT" ? "Your claim could not be granted." : "Your claim needs a closer look; a member of our team will review it.";
+}

@@ -1,14 +1,25 @@
-// The refund ledger in integer cents: per order, what each claim has reserved; two claims never exceed the order.
+// The refund ledger in integer cents, one entry per order: what each claim has reserved, how much of it the
+// kernel refunded without a human (bounded by the escalation limit in total, so splitting a claim never gets
+// around a person), which reservations a reviewer approved, and which claims on the order await a review.
+// Two claims never exceed the order; the same claim never refunds twice.
 import * as z from "zod";
 import { LedgerInvariantError } from "./errors.ts";
 import { formatEur } from "./money.ts";
 
-/** One order's refund ledger: total refunded cents and the cents reserved per claim id. */
+/** One order's refund ledger. */
 export const LedgerEntrySchema = z
   .object({
     order_id: z.string().min(1),
+    /** Every reservation on the order, in cents. */
     refunded_cents: z.number().int().nonnegative(),
+    /** Cents reserved per claim id. */
     claims: z.record(z.string(), z.number().int().positive()),
+    /** Of `refunded_cents`, what ACCEPT verdicts reserved (no human): never above the escalation limit in total. */
+    automatic_cents: z.number().int().nonnegative().optional(),
+    /** Claims whose reservation a reviewer approved (sorted). */
+    approved: z.array(z.string().min(1)).optional(),
+    /** Claims on this order that await a human review (sorted): while any does, no automatic refund is made. */
+    pending_reviews: z.array(z.string().min(1)).optional(),
   })
   .strict();
 
@@ -16,12 +27,19 @@ export const LedgerEntrySchema = z
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 
 /** Why a reservation was refused. */
-export type ReserveErrorCode = "ALREADY_REFUNDED_FOR_CLAIM" | "EXCEEDS_ORDER_AMOUNT";
+export type ReserveErrorCode = "ALREADY_REFUNDED_FOR_CLAIM" | "EXCEEDS_ORDER_AMOUNT" | "EXCEEDS_AUTOMATIC_LIMIT" | "REVIEW_PENDING_ON_ORDER";
 
 /** The result of a reservation: the entry after it, or the refusal with the entry as it stands. */
 export type ReserveResult =
   | { ok: true; entry: LedgerEntry }
   | { ok: false; code: ReserveErrorCode; message: string; entry: LedgerEntry };
+
+/**
+ * Who decided the refund: the kernel on its own (an ACCEPT: bounded by `limitCents` of automatic refunds on
+ * the order in total, and refused while another claim on the order awaits a review), or a reviewer's approval
+ * (lifts both, and closes the claim's own pending review).
+ */
+export type ReserveMode = { kind: "automatic"; limitCents: number } | { kind: "approved" };
 
 /** A ledger entry for an order nothing has been refunded on yet. */
 export function emptyLedgerEntry(orderId: string): LedgerEntry {
@@ -33,7 +51,22 @@ export function reservedForClaim(entry: LedgerEntry | undefined, claimId: string
   return entry && Object.hasOwn(entry.claims, claimId) ? entry.claims[claimId] : undefined;
 }
 
-/** Throws `LedgerInvariantError` unless the entry is well formed and `refunded_cents` is the sum of its claims. */
+/** What the kernel refunded on the order without a human, leaving out `exceptClaimId`'s own automatic reservation. */
+export function automaticRefundedCents(entry: LedgerEntry | undefined, exceptClaimId?: string): number {
+  if (!entry) return 0;
+  const own = exceptClaimId !== undefined && !(entry.approved ?? []).includes(exceptClaimId) ? (reservedForClaim(entry, exceptClaimId) ?? 0) : 0;
+  return (entry.automatic_cents ?? 0) - own;
+}
+
+/** The claims on the order awaiting a review, other than `exceptClaimId`. */
+export function otherPendingReviews(entry: LedgerEntry | undefined, exceptClaimId?: string): string[] {
+  return (entry?.pending_reviews ?? []).filter((c) => c !== exceptClaimId);
+}
+
+/**
+ * Throws `LedgerInvariantError` unless the entry is well formed: `refunded_cents` is the sum of its claims,
+ * `automatic_cents` the sum of the claims no reviewer approved, and every approved claim holds a reservation.
+ */
 export function assertLedgerEntry(entry: LedgerEntry): void {
   const parsed = LedgerEntrySchema.safeParse(entry);
   if (!parsed.success) throw new LedgerInvariantError(`ledger entry is malformed: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
@@ -41,36 +74,83 @@ export function assertLedgerEntry(entry: LedgerEntry): void {
   if (sum !== entry.refunded_cents) {
     throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: refunded_cents ${entry.refunded_cents} ≠ sum of claims ${sum}`);
   }
+  const approved = entry.approved ?? [];
+  for (const claimId of approved) {
+    if (reservedForClaim(entry, claimId) === undefined) throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: approved claim ${claimId} holds no reservation`);
+  }
+  const automatic = Object.entries(entry.claims).filter(([c]) => !approved.includes(c)).reduce((a, [, cents]) => a + cents, 0);
+  if (automatic !== (entry.automatic_cents ?? 0)) {
+    throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: automatic_cents ${entry.automatic_cents ?? 0} ≠ sum of unapproved claims ${automatic}`);
+  }
+}
+
+const sortedWith = (list: readonly string[] | undefined, add: string) => [...new Set([...(list ?? []), add])].sort();
+const sortedWithout = (list: readonly string[] | undefined, remove: string) => (list ?? []).filter((c) => c !== remove);
+
+/** Drops empty optional lists and a zero automatic total, so entries compare equal however they were built. */
+function normalised(entry: LedgerEntry): LedgerEntry {
+  const { automatic_cents, approved, pending_reviews, ...rest } = entry;
+  return {
+    ...rest,
+    ...(automatic_cents ? { automatic_cents } : {}),
+    ...(approved && approved.length > 0 ? { approved } : {}),
+    ...(pending_reviews && pending_reviews.length > 0 ? { pending_reviews } : {}),
+  };
 }
 
 /**
- * Pure reservation, the rule the conditional write enforces: refused when the claim is already on the
- * ledger (whatever the amount) or when refunded + cents would exceed the order; otherwise a new entry.
- * The input entry is never mutated. Non-positive or non-integer cents are a caller bug and throw.
+ * Pure reservation, the rule the conditional write enforces, in this order: refused when the claim is already
+ * on the ledger (whatever the amount), when refunded + cents would exceed the order, and — for an automatic
+ * refund only — when the automatic refunds on the order would pass `limitCents` or another claim on the order
+ * awaits a review. An approved reservation closes the claim's own pending review. The input entry is never
+ * mutated. Non-positive or non-integer cents are a caller bug and throw.
  */
-export function reserveRefund(entry: LedgerEntry, claimId: string, cents: number, orderCents: number): ReserveResult {
+export function reserveRefund(entry: LedgerEntry, claimId: string, cents: number, orderCents: number, mode: ReserveMode): ReserveResult {
   assertLedgerEntry(entry);
   if (typeof claimId !== "string" || claimId === "") throw new LedgerInvariantError("reserveRefund: claimId must be a non-empty string");
   if (!Number.isSafeInteger(cents) || cents <= 0) throw new LedgerInvariantError(`reserveRefund: cents must be a positive integer, got ${String(cents)}`);
   if (!Number.isSafeInteger(orderCents) || orderCents <= 0) throw new LedgerInvariantError(`reserveRefund: orderCents must be a positive integer, got ${String(orderCents)}`);
-  const existing = reservedForClaim(entry, claimId);
-  if (existing !== undefined) {
-    return {
-      ok: false,
-      code: "ALREADY_REFUNDED_FOR_CLAIM",
-      message: `Claim ${claimId} already refunded ${formatEur(existing)} EUR on order ${entry.order_id}`,
-      entry,
-    };
+  if (mode.kind === "automatic" && (!Number.isSafeInteger(mode.limitCents) || mode.limitCents <= 0)) {
+    throw new LedgerInvariantError(`reserveRefund: limitCents must be a positive integer, got ${String(mode.limitCents)}`);
   }
+  const refuse = (code: ReserveErrorCode, message: string): ReserveResult => ({ ok: false, code, message, entry });
+  const existing = reservedForClaim(entry, claimId);
+  if (existing !== undefined) return refuse("ALREADY_REFUNDED_FOR_CLAIM", `Claim ${claimId} already refunded ${formatEur(existing)} EUR on order ${entry.order_id}`);
   if (entry.refunded_cents + cents > orderCents) {
-    return {
-      ok: false,
-      code: "EXCEEDS_ORDER_AMOUNT",
-      message: `Refund of ${formatEur(cents)} EUR on order ${entry.order_id} exceeds the order amount ${formatEur(orderCents)} EUR (already refunded ${formatEur(entry.refunded_cents)} EUR)`,
-      entry,
-    };
+    return refuse("EXCEEDS_ORDER_AMOUNT", `Refund of ${formatEur(cents)} EUR on order ${entry.order_id} exceeds the order amount ${formatEur(orderCents)} EUR (already refunded ${formatEur(entry.refunded_cents)} EUR)`);
+  }
+  const automatic = entry.automatic_cents ?? 0;
+  if (mode.kind === "automatic") {
+    if (automatic + cents > mode.limitCents) {
+      return refuse("EXCEEDS_AUTOMATIC_LIMIT", `Automatic refunds on order ${entry.order_id} would reach ${formatEur(automatic + cents)} EUR, above the ${formatEur(mode.limitCents)} EUR a refund may reach without a human`);
+    }
+    const pending = otherPendingReviews(entry, claimId);
+    if (pending.length > 0) return refuse("REVIEW_PENDING_ON_ORDER", `Order ${entry.order_id} has a claim awaiting human review (${pending.join(", ")})`);
   }
   const claims = { ...entry.claims };
   Object.defineProperty(claims, claimId, { value: cents, enumerable: true, writable: true, configurable: true });
-  return { ok: true, entry: { order_id: entry.order_id, refunded_cents: entry.refunded_cents + cents, claims } };
+  return {
+    ok: true,
+    entry: normalised({
+      order_id: entry.order_id,
+      refunded_cents: entry.refunded_cents + cents,
+      claims,
+      automatic_cents: mode.kind === "automatic" ? automatic + cents : automatic,
+      approved: mode.kind === "approved" ? sortedWith(entry.approved, claimId) : entry.approved,
+      pending_reviews: mode.kind === "approved" ? sortedWithout(entry.pending_reviews, claimId) : entry.pending_reviews,
+    }),
+  };
+}
+
+/** The entry with `claimId` awaiting a review on the order (idempotent; never for a claim that holds a refund). */
+export function markReviewPending(entry: LedgerEntry, claimId: string): LedgerEntry {
+  assertLedgerEntry(entry);
+  if (reservedForClaim(entry, claimId) !== undefined) return entry;
+  return normalised({ ...entry, pending_reviews: sortedWith(entry.pending_reviews, claimId) });
+}
+
+/** The entry with `claimId`'s review no longer pending (idempotent). */
+export function clearReviewPending(entry: LedgerEntry, claimId: string): LedgerEntry {
+  assertLedgerEntry(entry);
+  return normalised({ ...entry, pending_reviews: sortedWithout(entry.pending_reviews, claimId) });
 }

@@ -13,7 +13,7 @@ export const PASS_LAYER = 12;
 /** One check the kernel ran: its layer, its name, whether it passed, and the code when it failed. */
 export const VerdictCheckSchema = z
   .object({
-    layer: z.number().int().min(1).max(PASS_LAYER),
+    layer: z.number().min(1).max(PASS_LAYER),
     name: z.string().min(1),
     passed: z.boolean(),
     reason_code: z.string().min(1).optional(),
@@ -29,7 +29,7 @@ export const VerdictSchema = z
     verdict: VerdictKindSchema,
     reason_code: z.string().min(1),
     reason: z.string(),
-    layer: z.number().int().min(1).max(PASS_LAYER),
+    layer: z.number().min(1).max(PASS_LAYER),
     checks: z.array(VerdictCheckSchema),
   })
   .strict();

@@ -23,8 +23,10 @@ import type { LlmPort } from "../../core/llm/index.ts";
 import type { Clock, IdSource, WorkQueues } from "../../pipeline/ports.ts";
 import { AgentRefusedError, ConfigLoadError } from "./errors.ts";
 import { lazyPort, once } from "./lazy.ts";
-import { LINKS, linkedResources } from "./resources.ts";
-import type { LinkedResources, QueueRole } from "./resources.ts";
+import { linkedResources } from "./resources.ts";
+import { LINKS } from "../../infra/facts.ts";
+import type { LinkedResources } from "./resources.ts";
+import type { QueueRole } from "../../infra/facts.ts";
 
 /** Where a handler gets its dependencies (built once, then reused by every invocation). */
 export type DepsSource = () => PipelineDeps | Promise<PipelineDeps>;

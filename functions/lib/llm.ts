@@ -10,7 +10,7 @@ import type { LlmPort } from "../../core/llm/index.ts";
 import { composeDeps } from "./compose.ts";
 import type { ComposeOptions } from "./compose.ts";
 import { once } from "./lazy.ts";
-import { LINKS } from "./resources.ts";
+import { LINKS } from "../../infra/facts.ts";
 import type { LinkedResources } from "./resources.ts";
 
 /** The LLM named by the environment over the config file's defaults; the API key is read (from LlmApiKey) only for openai. */

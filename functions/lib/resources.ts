@@ -1,7 +1,9 @@
-// Typed, validated reads of SST links (`Resource.<Name>`): the only place handlers learn resource names.
+// Typed, validated reads of SST links (`Resource.<Name>`, names from infra/facts.ts): the only place handlers read them.
 // Each read happens when a port first needs it, so a function only touches the links it was given.
 import { Resource } from "sst";
 import * as z from "zod";
+import { FUNCTIONS, LINKS } from "../../infra/facts.ts";
+import type { FunctionKey, QueueRole } from "../../infra/facts.ts";
 import { ResourceLinkError } from "./errors.ts";
 
 /** Reads the raw link properties of `Resource.<name>` (throws when the link is absent). */
@@ -26,24 +28,6 @@ function read<T>(reader: ResourceReader, name: string, schema: z.ZodType<T>, wha
   return parsed.data;
 }
 
-/** The link names the handlers use, as declared in infra/ (queues.ts, storage.ts, bus.ts, secrets.ts). */
-export const LINKS = {
-  table: "Table",
-  bus: "Bus",
-  llmApiKey: "LlmApiKey",
-  apiToken: "ApiToken",
-  queues: {
-    crewEvents: "CrewEventsQueue",
-    agentSteps: "AgentStepsQueue",
-    proposals: "ProposalsQueue",
-    extraction: "ExtractionQueue",
-    timers: "TimersQueue",
-  },
-} as const;
-
-/** A work queue by its role. */
-export type QueueRole = keyof typeof LINKS.queues;
-
 /** Accessors over a reader: each call reads and validates one link. */
 export function linkedResources(reader: ResourceReader = sstResources) {
   return {
@@ -57,27 +41,11 @@ export function linkedResources(reader: ResourceReader = sstResources) {
 /** The accessors' type. */
 export type LinkedResources = ReturnType<typeof linkedResources>;
 
-/** The links each function gets in infra/ (functions.ts, api.ts, schedules.ts): a handler may read only these. */
-export const FUNCTION_LINKS = {
-  "intake-api": [LINKS.table, LINKS.queues.extraction, LINKS.queues.crewEvents],
-  authorizer: [LINKS.apiToken],
-  "intake-extract": [LINKS.table, LINKS.queues.crewEvents, LINKS.llmApiKey, LINKS.bus],
-  orchestrator: [LINKS.table, LINKS.queues.agentSteps, LINKS.queues.proposals, LINKS.queues.timers, LINKS.bus],
-  worker: [LINKS.table, LINKS.queues.crewEvents, LINKS.llmApiKey],
-  kernel: [LINKS.table, LINKS.bus],
-  timer: [LINKS.queues.crewEvents, LINKS.queues.timers],
-  sweep: [LINKS.table, LINKS.queues.crewEvents, LINKS.queues.extraction],
-  batch: [LINKS.table, LINKS.queues.extraction, LINKS.queues.crewEvents],
-} as const satisfies Record<string, readonly string[]>;
-
-/** A function of the app, by its handler file name. */
-export type FunctionName = keyof typeof FUNCTION_LINKS;
-
 /** A reader that refuses names a function is not linked to, as `Resource` does on AWS. */
-export function restrictedReader(base: ResourceReader, fn: FunctionName): ResourceReader {
-  const allowed: readonly string[] = FUNCTION_LINKS[fn];
+export function restrictedReader(base: ResourceReader, fn: FunctionKey): ResourceReader {
+  const allowed: readonly string[] = FUNCTIONS[fn].links;
   return (name) => {
-    if (!allowed.includes(name)) throw new Error(`"${name}" is not linked to functions/${fn}.handler (its links: ${allowed.join(", ")})`);
+    if (!allowed.includes(name)) throw new Error(`"${name}" is not linked to ${FUNCTIONS[fn].handler} (its links: ${allowed.join(", ")})`);
     return base(name);
   };
 }

@@ -1,4 +1,4 @@
-// The shared SQS consumer shape: zod parsing, partial batch responses (Powertools), FIFO groups,
+// The shared SQS consumer shapes: zod parsing, partial batch responses (Powertools), FIFO groups in one call,
 // and what gets logged for bad and failing messages.
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
@@ -10,10 +10,10 @@ import type { Context } from "aws-lambda";
 const Schema = z.object({ n: z.number().int() }).strict();
 const context = {} as Context;
 
-function consumer(handle: (n: number) => Promise<unknown>, fifo = false) {
+function consumer(handle: (n: number) => Promise<unknown>) {
   const log = recordingLogger();
   const seen: number[] = [];
-  const h = sqsConsumer({ schema: Schema, fifo, handle: async (m) => {
+  const h = sqsConsumer({ schema: Schema, handle: async (m) => {
     seen.push(m.n);
     return handle(m.n);
   } }, log.logger);
@@ -59,22 +59,6 @@ describe("sqsConsumer", () => {
     const out = await h(sqsEvent([{ body: '{"n":1}' }]), context);
     expect(failed(out)).toEqual(["m0"]);
     expect(log.lines.map((l) => l.level)).toEqual(["warn"]);
-  });
-
-  it("on a FIFO queue, fails the rest of a failing record's group and keeps handling other groups", async () => {
-    const { h, seen } = consumer(async (n) => {
-      if (n === 2) throw new Error("version conflict");
-      return "OK";
-    }, true);
-    const out = await h(sqsEvent([
-      { body: '{"n":1}', groupId: "clm_a" },
-      { body: '{"n":2}', groupId: "clm_a" },
-      { body: '{"n":10}', groupId: "clm_b" },
-      { body: '{"n":3}', groupId: "clm_a" },
-      { body: '{"n":11}', groupId: "clm_b" },
-    ]), context);
-    expect(failed(out)).toEqual(["m1", "m3"]);
-    expect(seen).toEqual([1, 2, 10, 11]);
   });
 });
 

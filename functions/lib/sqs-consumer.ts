@@ -2,7 +2,7 @@
 // answer with a partial batch response (Powertools), so one bad or failing message never re-runs
 // its neighbours. A message that is not valid JSON or fails its schema is logged and reported as a
 // batch item failure: SQS retries it up to maxReceiveCount, then moves it to the DLQ.
-import { BatchProcessor, EventType, SqsFifoPartialProcessorAsync, processPartialResponse } from "@aws-lambda-powertools/batch";
+import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import type { z } from "zod";
 import { InvalidMessageError, RetryLaterError } from "./errors.ts";
@@ -15,8 +15,6 @@ export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatch
 /** What a consumer does with one parsed message; the returned outcome is logged. */
 export interface ConsumerSpec<M> {
   readonly schema: z.ZodType<M>;
-  /** FIFO: records are handled in order; after a failure the rest of that message group fails too. */
-  readonly fifo?: boolean;
   readonly handle: (message: M, record: SQSRecord) => Promise<unknown>;
 }
 
@@ -52,9 +50,6 @@ export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): Sq
   };
   return async (event, context) => {
     // A processor per invocation: it holds the batch's state, and the local poller may invoke concurrently.
-    if (spec.fifo) {
-      return processPartialResponse(event, handleRecord, new SqsFifoPartialProcessorAsync(), { context, skipGroupOnError: true, throwOnFullBatchFailure: false });
-    }
     return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
   };
 }

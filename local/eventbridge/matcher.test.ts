@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DETAIL_TYPES, KERNEL_SOURCE, RULE_PATTERNS } from "../../infra/event-patterns.ts";
-import type { RuleName } from "../../infra/event-patterns.ts";
+import { RULE_PATTERNS } from "../../infra/facts.ts";
+import { KERNEL_SOURCE } from "../../core/claims/events.ts";
+import { DETAIL_TYPES } from "../../core/claims/events.ts";
+import type { RuleName } from "../../infra/facts.ts";
 import { InvalidEventPatternError } from "./errors.ts";
 import { matchesPattern, validatePattern } from "./matcher.ts";
 import type { EventPattern } from "./matcher.ts";

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { EventBridgeEvent } from "aws-lambda";
-import { BUS_NAME, RULE_PATTERNS } from "../../infra/event-patterns.ts";
+import { BUS_NAME, RULE_PATTERNS } from "../../infra/facts.ts";
 import { BusConfigError, BusIoError, InvalidEventPatternError } from "./errors.ts";
 import { matchesPattern, validatePattern } from "./matcher.ts";
 import type { EventPattern } from "./matcher.ts";

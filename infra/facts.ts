@@ -1,0 +1,218 @@
+// Deploy facts, defined once and free of SST: the bus and its rule patterns, the resource links, every
+// function with its sizing and links, every queue with its consumer and event-source settings, and the
+// HTTP routes. infra/ builds the SST components from these; functions/ reads its links by these names;
+// local/ builds the embedded stack (queues, pollers, rules, HTTP front) from the same values. Nothing
+// here may touch `sst`, `$app` or `aws` (lint-guarded): it runs in Lambda and locally too.
+import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/events.ts";
+
+/** The bus name in production (other stages get a suffix, infra/settings.ts). */
+export const BUS_NAME = "claims";
+
+/** The rules on the `claims` bus, by name. Each pattern is plain EventBridge pattern JSON. */
+export const RULE_PATTERNS = {
+  /** Every verdict, for analytics and downstream consumers. */
+  verdicts: { source: [KERNEL_SOURCE], "detail-type": [DETAIL_TYPES.verdict] },
+  /** Verdicts a human must look at: ESCALATE, plus claims that need review. */
+  escalations: {
+    source: [KERNEL_SOURCE],
+    $or: [
+      { "detail-type": [DETAIL_TYPES.verdict], detail: { verdict: ["ESCALATE"] } },
+      { "detail-type": [DETAIL_TYPES.review] },
+    ],
+  },
+  /** Executed refunds, for the refund executor. */
+  refunds: { source: [KERNEL_SOURCE], "detail-type": [DETAIL_TYPES.refund] },
+} as const;
+
+/** Name of a rule on the bus. */
+export type RuleName = keyof typeof RULE_PATTERNS;
+
+/** The SST link names (`Resource.<Name>`) of the app's resources. */
+export const LINKS = {
+  table: "Table",
+  bus: "Bus",
+  llmApiKey: "LlmApiKey",
+  apiToken: "ApiToken",
+  queues: {
+    crewEvents: "CrewEventsQueue",
+    agentSteps: "AgentStepsQueue",
+    proposals: "ProposalsQueue",
+    extraction: "ExtractionQueue",
+    timers: "TimersQueue",
+  },
+} as const;
+
+/** A work queue by its role. */
+export type QueueRole = keyof typeof LINKS.queues;
+
+/** A link name. */
+export type LinkName = typeof LINKS.table | typeof LINKS.bus | typeof LINKS.llmApiKey | typeof LINKS.apiToken | (typeof LINKS.queues)[QueueRole];
+
+/** One function of the app: handler, memory, timeout, console description and exactly the links its handler reads. */
+export interface FunctionFact {
+  readonly handler: string;
+  readonly memory: `${number} MB`;
+  readonly timeoutSeconds: number;
+  readonly description: string;
+  readonly links: readonly LinkName[];
+}
+
+const Q = LINKS.queues;
+
+/**
+ * Every Lambda function of the app. Prices behind the memory choices (arm64, on-demand): Lambda bills
+ * GB-seconds *including time spent waiting on I/O*; the LLM-calling functions wait seconds per call, so
+ * their memory is the largest Lambda cost line and is kept low; functions that answer users get more
+ * memory for faster cold starts. A link grants IAM access to that resource and nothing more.
+ */
+export const FUNCTIONS = {
+  intakeApi: {
+    handler: "functions/intake-api.handler",
+    // Answers users: 512 MB (about 1/3 vCPU) keeps cold starts (zod, SDK clients) and the HTML report quick.
+    memory: "512 MB",
+    // It answers 202 at once; only GET /reports reads the audit. Well inside the HTTP API's 30 s integration limit.
+    timeoutSeconds: 15,
+    description: "HTTP API: submit claims, read claims and reports",
+    links: [LINKS.table, Q.extraction, Q.crewEvents],
+  },
+  authorizer: {
+    handler: "functions/authorizer.handler",
+    // Compares one header with a secret; on the request path when the 5-minute cache misses, so no 128 MB cold start.
+    memory: "256 MB",
+    timeoutSeconds: 5,
+    description: "HTTP API authorizer: bearer token against the ApiToken secret",
+    links: [LINKS.apiToken],
+  },
+  intakeExtract: {
+    handler: "functions/intake-extract.handler",
+    // Waits on one LLM call: memory does not shorten the wait, it only multiplies the GB-seconds billed for it.
+    memory: "256 MB",
+    // One LLM call with the SDK's own retries: 30 s timeout x up to 3 attempts + backoff (scenarios/config.yaml).
+    timeoutSeconds: 120,
+    description: "Extracts a structured claim from free text with the LLM",
+    // Bus: a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview.
+    links: [LINKS.table, Q.crewEvents, LINKS.llmApiKey, LINKS.bus],
+  },
+  orchestrator: {
+    handler: "functions/orchestrator.handler",
+    // A pure crew step on a JSON snapshot between a few DynamoDB/SQS calls: CPU bursts are short.
+    memory: "256 MB",
+    // Up to 10 events per batch, each a load + step + conditional save + publish: well under a second each.
+    timeoutSeconds: 30,
+    description: "Crew orchestrator: delivers crew events and ticks to the session snapshot",
+    links: [LINKS.table, Q.agentSteps, Q.proposals, Q.timers, LINKS.bus],
+  },
+  worker: {
+    handler: "functions/worker.handler",
+    // Same reasoning as intakeExtract: one agent step is one LLM call.
+    memory: "256 MB",
+    timeoutSeconds: 120,
+    description: "Runs one agent step through the LLM",
+    links: [LINKS.table, Q.crewEvents, LINKS.llmApiKey],
+  },
+  kernel: {
+    handler: "functions/kernel.handler",
+    // Deterministic validation plus conditional writes and one EventBridge put per proposal.
+    memory: "256 MB",
+    timeoutSeconds: 30,
+    description: "Decision kernel: validates proposals, records verdicts, executes refunds once",
+    links: [LINKS.table, LINKS.bus],
+  },
+  timer: {
+    handler: "functions/timer.handler",
+    // Forwards due ticks into the crew-events queue: no parsing beyond a small JSON body, latency irrelevant.
+    memory: "128 MB",
+    timeoutSeconds: 10,
+    description: "Forwards delayed step-deadline ticks into the crew-events queue",
+    // TimersQueue: a deadline beyond SQS's 15-minute delay is re-armed on the timers queue.
+    links: [Q.crewEvents, Q.timers],
+  },
+  sweep: {
+    handler: "functions/sweep.handler",
+    // Queries claims by status on gsi1 and ticks the overdue ones; must finish long before the next run (5 min).
+    memory: "256 MB",
+    timeoutSeconds: 60,
+    description: "Every 5 minutes: ticks RUNNING claims past their deadline",
+    // ExtractionQueue: a stalled free-text claim is restarted through extraction.
+    links: [LINKS.table, Q.crewEvents, Q.extraction],
+  },
+  batch: {
+    handler: "functions/batch.handler",
+    // Parses the scenario YAML and submits every claim through the intake path: more CPU, runs once a day.
+    memory: "512 MB",
+    timeoutSeconds: 300,
+    description: "Scheduled scenario batch under one simulation_id",
+    links: [LINKS.table, Q.extraction, Q.crewEvents],
+  },
+} as const satisfies Record<string, FunctionFact>;
+
+/** A function of the app by its key. */
+export type FunctionKey = keyof typeof FUNCTIONS;
+
+/** AWS guidance for SQS event sources: the queue's visibility timeout is at least 6x the function timeout. */
+export const VISIBILITY_FACTOR = 6;
+
+/** One consumed queue: its link, the function that consumes it, FIFO-ness, batch size and receives before its DLQ. */
+export interface QueueFact {
+  readonly link: LinkName;
+  readonly consumer: FunctionKey;
+  readonly fifo: boolean;
+  readonly batchSize: number;
+  /**
+   * How many receives a message gets before it moves to its DLQ (SQS `maxReceiveCount`). A receive that
+   * ends in a reported batch-item failure or a crash counts; successful siblings in a batch do not.
+   */
+  readonly maxReceives: number;
+  /** LLM consumers cap their event-source concurrency (the provider's rate limit is the bottleneck). */
+  readonly llm: boolean;
+}
+
+/** The work queues of SPEC §2, each with its consumer and event-source settings. */
+export const QUEUES = {
+  // Crew events and ticks for the orchestrator: FIFO with the claim id as message group, so one claim's events
+  // are serial. Racing orchestrators lose a version-conditioned save and retry by redelivery, so allow a few
+  // receives; but a poison event blocks its claim's group until it leaves, so not many. FIFO batches are at most 10.
+  crewEvents: { link: Q.crewEvents, consumer: "orchestrator", fifo: true, batchSize: 10, maxReceives: 5, llm: false },
+  // agent.step.requested for the worker. Every receive is a paid LLM call, and the crew engine already turns
+  // failed steps into events; SQS retries only cover crashes and throttling. One message per invocation, so
+  // the timeout bounds exactly one LLM call.
+  agentSteps: { link: Q.agentSteps, consumer: "worker", fifo: false, batchSize: 1, maxReceives: 3, llm: true },
+  // Refund proposals for the kernel: deterministic and idempotent (conditional writes), so retries are cheap
+  // and safe; full batches of 10 and no batching window (latency).
+  proposals: { link: Q.proposals, consumer: "kernel", fifo: false, batchSize: 10, maxReceives: 5, llm: false },
+  // Free-text claims waiting for LLM extraction: one LLM call per receive, and the SDK retries 429/5xx inside it.
+  extraction: { link: Q.extraction, consumer: "intakeExtract", fifo: false, batchSize: 1, maxReceives: 3, llm: true },
+  // Step-deadline ticks: a standard queue because FIFO queues ignore per-message DelaySeconds. A cheap
+  // forwarder; a tick that still goes missing is caught by the 5-minute sweep.
+  timers: { link: Q.timers, consumer: "timer", fifo: false, batchSize: 10, maxReceives: 5, llm: false },
+} as const satisfies Record<QueueRole, QueueFact>;
+
+/** Receives before the DLQ on the queues that rules feed for systems outside this app: a generous default they can tighten. */
+export const DOWNSTREAM_MAX_RECEIVES = 5;
+
+/** The visibility timeout of a queue in seconds: VISIBILITY_FACTOR × its consumer's timeout. */
+export function visibilityTimeoutSeconds(role: QueueRole): number {
+  return VISIBILITY_FACTOR * FUNCTIONS[QUEUES[role].consumer].timeoutSeconds;
+}
+
+/** Who may call a route: the intake bearer token, or nobody checks (health). */
+export type RouteAuth = "intake" | "none";
+
+/** One HTTP route of SPEC §7.2; every route is served by the intake function. */
+export interface RouteFact {
+  readonly method: "GET" | "POST";
+  readonly path: `/${string}`;
+  readonly auth: RouteAuth;
+}
+
+/** The HTTP API's routes, keyed by API Gateway route key. */
+export const ROUTES = {
+  "POST /claims": { method: "POST", path: "/claims", auth: "intake" },
+  "GET /claims/{id}": { method: "GET", path: "/claims/{id}", auth: "intake" },
+  "GET /reports/{simulation_id}": { method: "GET", path: "/reports/{simulation_id}", auth: "intake" },
+  // Open, for load balancers and uptime checks; it reveals nothing.
+  "GET /health": { method: "GET", path: "/health", auth: "none" },
+} as const satisfies Record<string, RouteFact>;
+
+/** An API Gateway route key of the app. */
+export type RouteKey = keyof typeof ROUTES;
