@@ -144,7 +144,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   try {
     const config = loadConfig(options.configPath, options.clock.now());
-    const waits = options.waits ?? pipelineWaitsFor(config.llm.timeout_ms);
+    const waits = options.waits ?? pipelineWaitsFor(config.llm.timeout_ms, options.queues?.extraction?.maxReceives ?? QUEUES.extraction.maxReceives);
     const raw = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
     await createTable(raw, LOCAL_TABLE_NAME);
     raw.destroy();

@@ -46,11 +46,8 @@ export interface PipelineWaits {
   readonly claimMs: number;
 }
 
-/** Receives of the extraction queue before the claim is ended in NEEDS_REVIEW (infra/queues.ts, QUEUE_SETTINGS). */
-const EXTRACTION_RECEIVES = 3;
-
-/** The pipeline's waits for an LLM whose calls take at most `llmTimeoutMs` each. */
-export function pipelineWaitsFor(llmTimeoutMs: number): PipelineWaits {
+/** The pipeline's waits for an LLM whose calls take at most `llmTimeoutMs` each; `extractionReceives` is the extraction queue's maxReceives (infra/facts.ts, 3). */
+export function pipelineWaitsFor(llmTimeoutMs: number, extractionReceives = 3): PipelineWaits {
   const callMs = llmTimeoutMs;
   const slackMs = Math.max(10_000, Math.round(callMs / 10));
   const timeouts = { analystMs: callMs + slackMs, decisionMs: 2 * callMs + slackMs, fixerMs: callMs + slackMs };
@@ -65,7 +62,7 @@ export function pipelineWaitsFor(llmTimeoutMs: number): PipelineWaits {
     extractionVisibilityMs,
     workerMs,
     workerVisibilityMs: workerMs + slackMs,
-    claimMs: EXTRACTION_RECEIVES * extractionVisibilityMs + timeouts.analystMs + timeouts.decisionMs + 2 * timeouts.fixerMs + slackMs,
+    claimMs: extractionReceives * extractionVisibilityMs + timeouts.analystMs + timeouts.decisionMs + 2 * timeouts.fixerMs + slackMs,
   };
 }
 
