@@ -5,8 +5,8 @@ import type { ClaimsContract, ResponsibilityContract } from "../integrity/contra
 import { sumUsage, type LlmPort, type LlmUsage } from "../llm/index.ts";
 import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
-import { analystMessages, decisionMakerMessages, fixerMessages } from "./prompts.ts";
-import { selfCheck, selfCheckRepairText, type SelfCheckFailure } from "./self-check.ts";
+import { analystMessages, decisionMakerMessages, fixerMessages, selfCheckRepairMessage } from "./prompts.ts";
+import { selfCheck, type SelfCheckFailure } from "./self-check.ts";
 
 /** What the worker needs besides the request. */
 export interface AgentStepDeps {
@@ -67,7 +67,7 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
       const repair = await deps.llm.complete({
         ...prompt,
-        messages: [...prompt.messages, { role: "assistant", content: result.text }, { role: "user", content: selfCheckRepairText(check.failures, claim) }],
+        messages: [...prompt.messages, { role: "assistant", content: result.text }, { role: "user", content: selfCheckRepairMessage(check.failures, claim) }],
       });
       const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
       const output = repair.ok ? repair.value : result.value;

@@ -53,16 +53,6 @@ function alignmentFailures(output: RefundProposalOutput, claim: SelfCheckClaim):
   return failures;
 }
 
-/** The text a Decision Maker gets for its repair round: every failed check, and what a valid proposal must hold. */
-export function selfCheckRepairText(failures: readonly SelfCheckFailure[], claim: SelfCheckClaim): string {
-  return [
-    "Your proposal failed the agent's self-check:",
-    ...failures.map((f) => `- ${f.message}`),
-    `A proposal for this claim uses order_id ${JSON.stringify(claim.order_id)}, an amount_eur of at most ${claim.amount_eur}${claim.amount_eur > 0 ? " and above 0" : ""}, a policy kind you may propose, and your honest confidence.`,
-    "Answer again with the corrected refund proposal JSON only.",
-  ].join("\n");
-}
-
 /** The audit event of a failed self-check (`CLAIMS_SELF_CHECK_FAILED`, claim state `NEEDS_REVIEW`). */
 export function selfCheckFailedEvent(input: {
   dfid: string;
