@@ -158,7 +158,7 @@ export function routeCrewEvents(
         effects.push(
           ...(isModelUnavailable(cause?.code)
             ? needsReview(record, now, cause.code, `The model could not be used: ${cause.message}`, {}, { type: "CREW_FAILED", details: { ...details, crew_reason: event.reason } })
-            : needsReview(record, now, "CREW_FAILED", `The crew could not produce a proposal: ${event.reason}`, {}, { type: "CREW_FAILED", details })),
+            : needsReview(record, now, "CREW_FAILED", `The crew could not produce a proposal: ${cause === undefined ? event.reason : `the last step failed with ${clip(`${cause.code ?? "an error"}: ${cause.message}`)}`}`, {}, { type: "CREW_FAILED", details: { ...details, crew_reason: event.reason } })),
         );
         break;
       }
@@ -201,4 +201,9 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, de
       },
     },
   ];
+}
+
+/** A step's error for a human reason line: at most 300 characters. */
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
