@@ -103,6 +103,7 @@ function majorityScenario(): CrewBenchScenario {
           system_prompt: "You are one of 64 reviewers. Read the claim and answer with your proposal.",
           permissions: perm,
           first_input: true,
+          final_output: true,
           voting: "majority",
           timeout_ms: 120_000,
         },
@@ -141,7 +142,7 @@ function nestedScenario(): CrewBenchScenario {
     name: "TEAM",
     roles: [
       role("planner", { first_input: true, timeout_ms: 60_000 }),
-      role("squad", { nested_crew: { shape: squad, agents: squadCounts, memory_isolation: "hard" } }),
+      role("squad", { final_output: true, nested_crew: { shape: squad, agents: squadCounts, memory_isolation: "hard" } }),
     ],
   };
   const teamCounts = { schema_version: "1.0", name: "TEAM", agents: [{ role: "planner", amount: 1 }, { role: "squad", amount: 2 }] };

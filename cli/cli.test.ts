@@ -110,7 +110,7 @@ describe("claims load-orders", () => {
       await createTable(client, "claims-orders-test");
       const ok = await claims(["load-orders", "--table", "claims-orders-test", "--endpoint", emulators.dynamodbEndpoint]);
       expect(ok.code, ok.stderr).toBe(0);
-      expect(ok.stdout).toMatch(/Loaded 14 orders/);
+      expect(ok.stdout).toMatch(/Loaded \d+ orders/);
       const { orders } = createDynamoPorts({ client: DynamoDBDocumentClient.from(client), tableName: "claims-orders-test" });
       expect(await orders.getOrder("ord_002")).toMatchObject({ order_id: "ord_002", amount: 1200, category: "electronics" });
       const missing = await claims(["load-orders", "--table", "no-such-table", "--endpoint", emulators.dynamodbEndpoint]);

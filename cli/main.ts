@@ -10,6 +10,7 @@ import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { SourceFileError } from "../core/claims/yaml-source.ts";
 import { replayClaim } from "../core/claims/replay.ts";
+import type { ReplayResult } from "../core/claims/replay.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { runBatch, summarize } from "./batch.ts";
 import type { BatchLlm } from "./batch.ts";
@@ -236,7 +237,7 @@ program
 
 program
   .command("replay")
-  .description("re-run a recorded decision from its audit events (no model calls) and check it reproduces byte for byte")
+  .description("re-run a recorded decision from its audit events (no model calls) and check it reproduces byte for byte; exit 0 IDENTICAL, 1 DIFFERENT, 3 INCOMPLETE")
   .argument("<claim-id>", "the claim to replay")
   .option("--data-dir <path>", "where runs are kept (default $CLAIMS_DATA_DIR or .claims)")
   .option("--json", "print the replay result as JSON")
@@ -246,14 +247,23 @@ program
     if (!found) throw new CliError(`claim ${claimId} is not in any recorded run in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`);
     const result = replayClaim(claimId, found.events);
     if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else if (!result.ok) process.stdout.write(`Cannot replay ${claimId}: ${result.message}\n`);
-    else {
-      process.stdout.write(`Replay of ${claimId} (run ${found.simulationId}), from recorded events, no model calls:\n`);
-      for (const s of result.steps) process.stdout.write(`  ${s.identical ? "✓" : "✗"} ${s.step.padEnd(10)} ${s.detail}\n`);
-      process.stdout.write(result.identical ? `Identical: ${result.verdict ?? "same outcome"} ${result.reasonCode ?? ""}\n` : "DIFFERENT: the recorded decision does not reproduce\n");
-    }
-    process.exitCode = result.ok && result.identical ? 0 : 1;
+    else process.stdout.write(formatReplay(result, found.simulationId));
+    process.exitCode = REPLAY_EXIT_CODES[result.status];
   });
+
+/** Exit codes of `claims replay` (2 stays the usage/configuration error of every command). */
+const REPLAY_EXIT_CODES: Record<ReplayResult["status"], number> = { IDENTICAL: 0, DIFFERENT: 1, INCOMPLETE: 3 };
+
+function formatReplay(result: ReplayResult, simulationId: string): string {
+  const marks = { IDENTICAL: "✓", DIFFERENT: "✗", INCOMPLETE: "?" } as const;
+  const lines = [`Replay of ${result.claimId} (run ${simulationId}), from recorded events, no model calls:`];
+  for (const s of result.steps) lines.push(`  ${marks[s.status]} ${s.step.padEnd(10)} ${s.detail}${s.status === "IDENTICAL" ? "" : ` (${s.status})`}`);
+  const first = result.steps.find((s) => s.status === result.status);
+  if (result.status === "IDENTICAL") lines.push(`Identical: ${result.outcome ?? "same outcome"} ${result.reasonCode ?? ""}`.trimEnd());
+  else if (result.status === "DIFFERENT") lines.push(`DIFFERENT: the recorded decision does not reproduce (${first?.step}: ${first?.detail})`);
+  else lines.push(`INCOMPLETE: the recorded decision cannot be replayed in full (${first?.step}: ${first?.detail})`);
+  return `${lines.join("\n")}\n`;
+}
 
 try {
   await program.parseAsync(process.argv);

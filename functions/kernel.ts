@@ -1,6 +1,6 @@
-// Decision kernel (SQS proposals): decides each proposal once per idempotency key, executes an
-// ACCEPT at most once, publishes the verdict (core: handleProposal). A redelivery repairs whatever
-// step a crash interrupted and decides nothing twice.
+// Decision kernel (SQS proposals): decides each proposal once per idempotency key from the stored claim,
+// reserves an ACCEPT's refund before announcing it, publishes the final verdict (pipeline: handleProposal).
+// A redelivery repairs whatever step a crash interrupted and decides nothing twice.
 import { ProposalMessageSchema } from "../pipeline/messages.ts";
 import { handleProposal } from "../pipeline/kernel-service.ts";
 import { productionDeps } from "./lib/compose.ts";
@@ -15,8 +15,11 @@ export function createKernelHandler(getDeps: DepsSource, options: { logger?: Han
     {
       schema: ProposalMessageSchema,
       handle: async (message) => {
-        const stored = await handleProposal(message, await getDeps());
-        return `${stored.record.verdict} ${stored.record.reason_code} (execution ${stored.execution})`;
+        const result = await handleProposal(message, await getDeps());
+        // A refused message (unknown claim, another flow, a claim not awaiting a decision) is logged and dropped: nothing was written.
+        if (result.outcome === "REFUSED") return `REFUSED: ${result.reason}`;
+        if (result.outcome === "NEEDS_REVIEW") return `NEEDS_REVIEW ${result.reasonCode}`;
+        return `${result.verdict.record.verdict} ${result.verdict.record.reason_code} (execution ${result.verdict.execution})`;
       },
     },
     options.logger ?? createLogger("claims-kernel"),

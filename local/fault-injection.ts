@@ -369,7 +369,11 @@ export async function assertInvariants(stack: LocalStack, submittedClaims: reado
   const refundEvents = journal.filter((e) => e["detail-type"] === DETAIL_TYPES.refund);
   const items = await scanTable(stack);
   const verdicts = items.filter((i) => i.sk === "VERDICT").map((i) => ({ claim_id: String(i.claim_id), execution: i.execution as StoredVerdict["execution"], published: i.published === true, verdict_id: (JSON.parse(String(i.record)) as { verdict_id: string }).verdict_id }));
-  const ledgers = items.filter((i) => i.sk === "LEDGER").map((i) => ({ order_id: String(i.pk).replace(/^ORDER#/, ""), refunded_cents: Number(i.refunded_cents ?? 0), claims: (i.claims ?? {}) as Record<string, number> }));
+  // Every ledger (real refunds under LEDGER, a simulation's under LEDGER#SIM#…) that holds a refund.
+  const ledgers = items
+    .filter((i) => String(i.sk).startsWith("LEDGER"))
+    .map((i) => ({ order_id: String(i.pk).replace(/^ORDER#/, ""), refunded_cents: Number(i.refunded_cents ?? 0), claims: (i.claims ?? {}) as Record<string, number> }))
+    .filter((l) => Object.keys(l.claims).length > 0);
 
   for (const [claimId] of group(journal, (e) => String(e.detail.claim_id))) {
     if (!submitted.has(claimId)) violations.push(`the bus carries events for ${claimId}, which was not submitted`);

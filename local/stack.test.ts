@@ -49,6 +49,11 @@ async function eventually(what: string, check: () => Promise<boolean>): Promise<
   throw new Error(`never happened: ${what}`);
 }
 
+async function delayed(s: LocalStack, url: string): Promise<number> {
+  const out = await s.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessagesDelayed"] }));
+  return Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+}
+
 const detailTypes = (s: LocalStack, claimId: string, rule: "verdicts" | "escalations" | "refunds") =>
   s.bus.received[rule].filter((e) => e.detail.claim_id === claimId).map((e) => e["detail-type"]);
 
@@ -107,7 +112,7 @@ describe("a failing LLM", () => {
     const record = await decide(stack, TEXT_CLAIM);
     expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
     expect(extractions).toBe(2);
-    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview"]);
+    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
     expect(await depth(stack, stack.queues.extraction.dlq!.url)).toBe(0);
   });
 });
@@ -115,7 +120,7 @@ describe("a failing LLM", () => {
 describe("bus rules", () => {
   it.each([
     ["an ACCEPT", ACCEPT_CLAIM, { verdicts: ["ClaimVerdict"], escalations: [], refunds: ["RefundExecuted"] }],
-    ["an ESCALATE", ESCALATE_CLAIM, { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict"], refunds: [] }],
+    ["an ESCALATE", ESCALATE_CLAIM, { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict", "ReviewRequested"], refunds: [] }],
   ])("deliver %s to the rules infra/ declares", async (_c, body, expected) => {
     stack = await startTestStack();
     const record = await decide(stack, body);
@@ -162,10 +167,18 @@ describe("links", () => {
     const timer = createTimerHandler(() => strictDeps(s, "timer"), { logger: recordingLogger().logger });
     const later = JSON.stringify({ claim_id: "clm_link_timer", due_ms: TEST_NOW + 20 * 60_000 });
     expect((await timer(sqsEvent([{ body: later }]), {} as never)).batchItemFailures).toEqual([]);
+    expect(await delayed(s, s.queues.timers.url)).toBe(1); // re-armed: back on the timers queue, not due yet
 
     await s.deps.claims.createClaim(textClaim("clm_link_sweep"));
-    const sweep = createSweepHandler(() => strictDeps(s, "sweep"), { logger: recordingLogger().logger, env: {} });
-    await expect(sweep()).resolves.not.toThrow();
+    const sweepLog = recordingLogger();
+    const sweep = createSweepHandler(() => strictDeps(s, "sweep"), { logger: sweepLog.logger, env: {} });
+    expect(await sweep()).toEqual({ examined: 1, restarted: 1, ticked: 0 });
+    expect(sweepLog.lines.find((l) => l.message === "sweep done")?.fields).toEqual([expect.objectContaining({ claims: ["clm_link_sweep"] })]);
+    // The restarted extraction runs on the stack: the text names no order, so the claim moves on to review.
+    expect(await s.runtime.settle("clm_link_sweep")).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "NO_ORDER_ID" });
+    await s.drained();
+    // The extract handler reached the bus with its own links: the review event of its claim was delivered.
+    expect(detailTypes(s, "clm_link_extract", "escalations")).toEqual(["ClaimNeedsReview"]);
   });
 
   it("a handler reading a resource it is not linked to fails naming the link", async () => {

@@ -4,7 +4,7 @@ import type { RefundLedger } from "./ports.ts";
 import type { AuditLog } from "./ports.ts";
 import type { ContextStore } from "./ports.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import type { ClaimRepository, Clock, EventPublisher, IdSource, SessionRepository, VerdictRepository, WorkQueues } from "./ports.ts";
+import type { ClaimRepository, Clock, EventPublisher, IdSource, ReviewRepository, SessionRepository, VerdictRepository, WorkQueues } from "./ports.ts";
 import type { ClaimsCrewTimeouts } from "../core/claims/crew.ts";
 
 /** The proposing agent as configured and registered. */
@@ -80,6 +80,7 @@ export interface PipelineDeps {
   publisher: EventPublisher;
   audit: AuditLog;
   ledger: RefundLedger;
+  reviews: ReviewRepository;
   orders: ContextStore;
   llm: LlmPort;
   clock: Clock;
@@ -90,4 +91,4 @@ export interface PipelineDeps {
 }
 
 /** The ports effects are performed through. */
-export type EffectPorts = Pick<PipelineDeps, "queues" | "audit" | "claims" | "publisher">;
+export type EffectPorts = Pick<PipelineDeps, "queues" | "audit" | "claims" | "publisher" | "reviews" | "ledger">;

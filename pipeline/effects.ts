@@ -1,6 +1,7 @@
 // Effects the pipeline's services return and the shell performs, in order. Each is idempotent, so an
 // effect list saved with a snapshot (the outbox) can be performed again after a crash.
 import type { BusEntry } from "../core/claims/events.ts";
+import type { ReviewRecord } from "../core/claims/review.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
@@ -15,4 +16,8 @@ export type Effect =
   | { kind: "extraction"; claimId: string }
   | { kind: "audit"; event: AuditEvent }
   | { kind: "claim_update"; claimId: string; patch: Partial<ClaimRecord>; onlyFrom?: ClaimStatus[] }
-  | { kind: "publish"; entries: BusEntry[] };
+  | { kind: "publish"; entries: BusEntry[] }
+  /** Opens the claim's review (if it has none) and marks it pending on its order's ledger. */
+  | { kind: "review_open"; review: ReviewRecord }
+  /** The review on the order is closed: automatic refunds on the order may go on. */
+  | { kind: "review_closed"; orderId: string; claimId: string; scope?: string };

@@ -1,9 +1,10 @@
 // In-memory implementations of the pipeline's ports: for the in-process runner, tests and benchmarks.
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
+import type { ReviewRecord } from "../core/claims/review.ts";
 import { canonicalize } from "../core/crew/index.ts";
 import { assertLedgerEntry, clearReviewPending, emptyLedgerEntry, LedgerInvariantError, markReviewPending, OrderDataError, parseAuditEvent, reserveRefund, validateOrder } from "../core/integrity/index.ts";
 import type { AuditEvent, ContextSnapshot, LedgerEntry, Order } from "../core/integrity/index.ts";
-import type { AuditLog, ContextStore, RefundLedger, ClaimRepository, CreateClaimResult, EventPublisher, SessionRepository, StoredSession, StoredVerdict, VerdictRepository, WorkQueues } from "./ports.ts";
+import type { AuditLog, ContextStore, RefundLedger, ReviewRepository, ClaimRepository, CreateClaimResult, EventPublisher, SessionRepository, StoredSession, StoredVerdict, VerdictRepository, WorkQueues } from "./ports.ts";
 import { VersionConflictError } from "./ports.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
@@ -93,6 +94,37 @@ export function createInMemoryVerdictRepository(): VerdictRepository & { all(): 
       if (v) v.published = true;
     },
     all: () => [...verdicts.values()].map(clone),
+  };
+}
+
+/** Reviews in a Map keyed by claim id; updates are conditional on the version, as on DynamoDB. */
+export function createInMemoryReviewRepository(): ReviewRepository & { all(): ReviewRecord[] } {
+  const reviews = new Map<string, ReviewRecord>();
+  return {
+    async openReview(review) {
+      if (!reviews.has(review.claim_id)) reviews.set(review.claim_id, clone(review));
+      return clone(reviews.get(review.claim_id)!);
+    },
+    async getReview(claimId) {
+      const r = reviews.get(claimId);
+      return r ? clone(r) : undefined;
+    },
+    async updateReview(next) {
+      const stored = reviews.get(next.claim_id);
+      if (!stored || stored.version !== next.version - 1) return { changed: false, review: stored ? clone(stored) : undefined };
+      reviews.set(next.claim_id, clone(next));
+      return { changed: true, review: clone(next) };
+    },
+    async listReviews({ status, limit, cursor }) {
+      const sorted = [...reviews.values()]
+        .filter((r) => r.status === status)
+        .map((r) => ({ r, key: `${r.requested_at}#${r.claim_id}` }))
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+        .filter((x) => cursor === undefined || x.key > cursor);
+      const page = sorted.slice(0, limit);
+      return { items: page.map((x) => clone(x.r)), ...(sorted.length > limit ? { nextCursor: page.at(-1)!.key } : {}) };
+    },
+    all: () => [...reviews.values()].map(clone),
   };
 }
 

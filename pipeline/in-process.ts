@@ -7,7 +7,7 @@ import type { Clock, IdSource } from "./ports.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "./deps.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
-import { createInMemoryAuditLog, createInMemoryClaimRepository, createInMemoryContextStore, createInMemoryRefundLedger, createInMemorySessionRepository, createInMemoryVerdictRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
+import { createInMemoryAuditLog, createInMemoryClaimRepository, createInMemoryReviewRepository, createInMemoryContextStore, createInMemoryRefundLedger, createInMemorySessionRepository, createInMemoryVerdictRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
 import { extractClaim, submitClaim } from "./intake.ts";
 import type { SubmitResult } from "./intake.ts";
 import { handleProposal } from "./kernel-service.ts";
@@ -49,6 +49,7 @@ export function createInProcessPipeline(opts: InProcessOptions) {
     publisher,
     audit,
     ledger: createInMemoryRefundLedger(),
+    reviews: createInMemoryReviewRepository(),
     orders: createInMemoryContextStore(opts.orders),
     llm: opts.llm,
     clock: opts.clock,

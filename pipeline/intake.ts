@@ -5,13 +5,13 @@ import { busEntry } from "../core/claims/events.ts";
 import { ClaimSchema, ClaimTextSchema } from "../core/claims/claim.ts";
 import type { AuditEventType } from "../core/integrity/index.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { claimFromExtraction } from "../core/claims/extraction.ts";
+import { claimFromExtraction, extractionFailureReasonCode } from "../core/claims/extraction.ts";
 import { extractionMessages } from "../core/claims/prompts.ts";
-import { isModelUnavailable } from "../core/llm/errors.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Effect } from "./effects.ts";
 import { performEffects } from "./perform.ts";
+import { reviewFor, reviewRequested } from "./review.ts";
 
 /** The body of `POST /claims`: exactly one of `claim` or `claim_text`, plus optional batch metadata. */
 export const SubmissionSchema = z
@@ -56,8 +56,8 @@ export function dfidOf(claimId: string): string {
  */
 export async function submitClaim(
   body: unknown,
-  opts: { idempotencyKey?: string; claimId?: string },
-  deps: Pick<PipelineDeps, "claims" | "clock" | "ids" | "queues" | "audit" | "publisher">,
+  opts: { idempotencyKey?: string; claimId?: string; parentClaimId?: string },
+  deps: Pick<PipelineDeps, "claims" | "clock" | "ids" | "queues" | "audit" | "publisher" | "reviews" | "ledger">,
 ): Promise<SubmitResult> {
   const parsed = SubmissionSchema.safeParse(body);
   if (!parsed.success) return { ok: false, code: "INVALID_INPUT", message: "the claim is invalid", issues: toInputIssues(parsed.error) };
@@ -71,6 +71,7 @@ export async function submitClaim(
     root_dfid: sub.simulation_id ? `dfid_sim_${sub.simulation_id}` : dfidOf(claimId),
     ...(sub.simulation_id ? { simulation_id: sub.simulation_id } : {}),
     ...(sub.label ? { label: sub.label } : {}),
+    ...(opts.parentClaimId ? { parent_claim_id: opts.parentClaimId } : {}),
     status: "RECEIVED",
     input: sub.claim ? { claim: sub.claim } : { claim_text: sub.claim_text! },
     ...(sub.claim ? { claim: sub.claim } : {}),
@@ -112,7 +113,7 @@ export type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY";
 export async function extractClaim(
   claimId: string,
   opts: { finalAttempt: boolean },
-  deps: Pick<PipelineDeps, "claims" | "clock" | "llm" | "queues" | "audit" | "publisher">,
+  deps: Pick<PipelineDeps, "claims" | "clock" | "llm" | "queues" | "audit" | "publisher" | "reviews" | "ledger">,
 ): Promise<ExtractOutcome> {
   const record = await deps.claims.getClaim(claimId);
   if (!record) return "SKIPPED";
@@ -129,7 +130,7 @@ export async function extractClaim(
   if (!result.ok) {
     if (result.retryable && !opts.finalAttempt) return "RETRY";
     // A model that cannot be used at all is named as such (LLM_UNREACHABLE, LLM_AUTH_FAILED), not as a failed extraction.
-    const reasonCode = isModelUnavailable(result.code) ? result.code : "EXTRACTION_FAILED";
+    const reasonCode = extractionFailureReasonCode(result.code);
     await performEffects(needsReview(record, now, reasonCode, `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } }), deps);
     return "NEEDS_REVIEW";
   }
@@ -150,7 +151,12 @@ export async function extractClaim(
   return "EXTRACTED";
 }
 
-/** Effects that end a claim in NEEDS_REVIEW: the record, the audit (with the failing step's event first) and a `ClaimNeedsReview` event. */
+/**
+ * Effects that end a claim in NEEDS_REVIEW and open its review: the audit (with the failing step's event
+ * first), the review (marked pending on the order's ledger when the claim names an order), the
+ * `ReviewRequested` and `ClaimNeedsReview` events, and — last, so that a crash before it is repaired by the
+ * redelivery doing it all again — the claim's record.
+ */
 export function needsReview(
   record: ClaimRecord,
   now: number,
@@ -159,11 +165,15 @@ export function needsReview(
   details: Record<string, unknown> = {},
   cause?: { type: AuditEventType; details?: Record<string, unknown> },
 ): Effect[] {
-  const entry = busEntry("ClaimNeedsReview", { claim_id: record.claim_id, dfid: record.dfid, reason_code: reasonCode, reason });
+  const review = reviewFor(record, { origin: "NEEDS_REVIEW", reasonCode, reason, now, orderId: record.claim?.order_id, amountEur: record.claim?.amount_eur });
+  const requested = reviewRequested(record, review);
+  const entry = busEntry("ClaimNeedsReview", { claim_id: record.claim_id, dfid: record.dfid, reason_code: reasonCode, reason, review_id: review.review_id });
   return [
-    { kind: "claim_update", claimId: record.claim_id, patch: { status: "NEEDS_REVIEW", reason_code: reasonCode, reason, updated_at: new Date(now).toISOString() } },
     ...(cause ? [{ kind: "audit" as const, event: claimAudit(record, cause.type, "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, ...cause.details }, "WARN") }] : []),
-    { kind: "audit", event: claimAudit(record, "CLAIM_NEEDS_REVIEW", "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, ...details }, "WARN") },
-    { kind: "publish", entries: [entry] },
+    { kind: "audit", event: claimAudit(record, "CLAIM_NEEDS_REVIEW", "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, review_id: review.review_id, ...details }, "WARN") },
+    { kind: "audit", event: requested.audit },
+    { kind: "review_open", review },
+    { kind: "publish", entries: [entry, requested.event] },
+    { kind: "claim_update", claimId: record.claim_id, patch: { status: "NEEDS_REVIEW", reason_code: reasonCode, reason, updated_at: new Date(now).toISOString() } },
   ];
 }

@@ -1,7 +1,6 @@
 // Queue messages between the pipeline's stages, each defined once as a zod schema used by producer and consumer.
 import * as z from "zod";
 import { AgentStepCompletedEventSchema, AgentStepFailedEventSchema, AgentStepRequestedEventSchema, CrewTickEventSchema } from "../core/crew/index.ts";
-import { ClaimSchema } from "../core/claims/claim.ts";
 
 /** Starts the crew of a claim whose structured claim is known (sent by intake). */
 export const ClaimStartMessageSchema = z.object({ type: z.literal("claim.start"), crewId: z.string().min(1) }).strict();
@@ -27,16 +26,13 @@ export const AgentStepMessageSchema = z.object({
 /** A message on the agent-steps queue. */
 export type AgentStepMessage = z.infer<typeof AgentStepMessageSchema>;
 
-/** A proposal for the kernel, with the claim it answers and when the claim was received. */
+/**
+ * A proposal for the kernel and the claim it answers, by id only: the kernel decides from the stored claim,
+ * never from a copy in a message (fields an older producer added are dropped).
+ */
 export const ProposalMessageSchema = z.object({
   claim_id: z.string().min(1),
   dfid: z.string().min(1),
-  root_dfid: z.string().min(1),
-  simulation_id: z.string().optional(),
-  claim: ClaimSchema,
-  received_at: z.string(),
-  /** When the orchestrator produced the proposal; the kernel's decision time, so a redelivery decides the same. */
-  sent_at: z.string(),
   proposal: z.unknown(),
 });
 

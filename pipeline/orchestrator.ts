@@ -4,10 +4,9 @@ import { createCrewSession, resumeCrewSession } from "../core/crew/index.ts";
 import type { CrewSession, OutboundCrewEvent } from "../core/crew/index.ts";
 import { buildProposal } from "../core/integrity/index.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
+import { claimsCrewGraph, claimsCrewInput, crewFailureReview } from "../core/claims/crew.ts";
 import { RefundProposalOutputSchema } from "../core/claims/proposal-output.ts";
 import { selfCheck } from "../core/claims/self-check.ts";
-import { isModelUnavailable } from "../core/llm/errors.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Effect } from "./effects.ts";
@@ -31,7 +30,7 @@ export async function handleCrewMessage(message: CrewQueueMessage, deps: Orchest
 }
 
 /** What the orchestrator runs with. */
-export type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings">;
+export type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings" | "reviews" | "ledger">;
 
 /**
  * Handles consecutive crew-queue messages of ONE claim (a FIFO batch may hold several of a group):
@@ -154,12 +153,8 @@ export function routeCrewEvents(
         effects.push(...completionEffects(event.output, record, now, deps));
         break;
       case "crew.failed": {
-        const details = { code: event.code, role: event.role };
-        effects.push(
-          ...(isModelUnavailable(cause?.code)
-            ? needsReview(record, now, cause.code, `The model could not be used: ${cause.message}`, {}, { type: "CREW_FAILED", details: { ...details, crew_reason: event.reason } })
-            : needsReview(record, now, "CREW_FAILED", `The crew could not produce a proposal: ${cause === undefined ? event.reason : `the last step failed with ${clip(`${cause.code ?? "an error"}: ${cause.message}`)}`}`, {}, { type: "CREW_FAILED", details: { ...details, crew_reason: event.reason } })),
-        );
+        const review = crewFailureReview(event.reason, cause);
+        effects.push(...needsReview(record, now, review.reason_code, review.reason, {}, { type: "CREW_FAILED", details: { code: event.code, role: event.role } }));
         break;
       }
       default:
@@ -189,21 +184,7 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, de
     { kind: "audit", event: claimAudit(record, "AGENT_DECISION", "RUNNING", now, { output: parsed.data, proposal, self_check: "passed" }) },
     {
       kind: "proposal",
-      message: {
-        claim_id: record.claim_id,
-        dfid: record.dfid,
-        root_dfid: record.root_dfid,
-        ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
-        claim: record.claim!,
-        received_at: record.received_at,
-        sent_at: createdAt,
-        proposal,
-      },
+      message: { claim_id: record.claim_id, dfid: record.dfid, proposal },
     },
   ];
-}
-
-/** A step's error for a human reason line: at most 300 characters. */
-function clip(text: string): string {
-  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }

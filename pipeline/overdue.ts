@@ -13,7 +13,7 @@ export const CLAIM_TIMED_OUT = "CLAIM_TIMED_OUT";
 export async function endOverdueClaim(
   claimId: string,
   info: { readonly waitedMs: number; readonly detail?: string | undefined },
-  deps: Pick<PipelineDeps, "claims" | "clock" | "audit" | "publisher" | "queues">,
+  deps: Pick<PipelineDeps, "claims" | "clock" | "audit" | "publisher" | "queues" | "reviews" | "ledger">,
 ): Promise<ClaimRecord | undefined> {
   const record = await deps.claims.getClaim(claimId);
   if (!record || (record.status !== "RECEIVED" && record.status !== "RUNNING")) return record;

@@ -38,6 +38,14 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
       case "publish":
         await ports.publisher.publish(effect.entries);
         break;
+      case "review_open":
+        // The ledger mark goes first: once the review exists a repeat may find nothing left to do.
+        if (effect.review.order_id) await ports.ledger.markReviewPending(effect.review.order_id, effect.review.claim_id, effect.review.simulation_id);
+        await ports.reviews.openReview(effect.review);
+        break;
+      case "review_closed":
+        await ports.ledger.clearReviewPending(effect.orderId, effect.claimId, effect.scope);
+        break;
     }
   }
   await flushSteps();

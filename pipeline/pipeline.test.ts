@@ -67,8 +67,8 @@ describe("the in-process pipeline with the rules model", () => {
     for (const { s, record } of results) {
       if (record?.status !== "DECIDED") continue;
       const replay = replayClaim(record.claim_id, events);
-      expect(replay.ok && replay.identical, `${s.id}: ${JSON.stringify(replay)}`).toBe(true);
-      expect(replay.ok && replay.verdict).toBe(record.verdict);
+      expect(replay.status, `${s.id}: ${JSON.stringify(replay)}`).toBe("IDENTICAL");
+      expect(replay.outcome).toBe(record.verdict);
     }
   });
 
@@ -81,7 +81,7 @@ describe("the in-process pipeline with the rules model", () => {
       return e;
     });
     const replay = replayClaim(a.claim_id, events);
-    expect(replay.ok && replay.identical).toBe(false);
+    expect(replay.status).toBe("DIFFERENT");
   });
 
   it("gives the same verdicts on a second run with the same clock", async () => {
@@ -118,7 +118,7 @@ describe("the in-process pipeline with the rules model", () => {
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("NEEDS_REVIEW");
     expect(record?.reason_code).toBe("CREW_FAILED");
-    expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimNeedsReview"]);
+    expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
     expect(p.auditEvents().some((e) => e.event_type === "CREW_FAILED")).toBe(true);
   });
 

@@ -2,9 +2,9 @@
 // pipeline/in-memory.ts, AWS ones in adapters/aws.
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import { ClaimsError } from "../core/errors.ts";
+import type { ReviewRecord, ReviewStatus } from "../core/claims/review.ts";
 import type { AuditEvent, ContextSnapshot, LedgerEntry, Order, ReserveMode, ReserveResult } from "../core/integrity/index.ts";
 import type { ClaimVerdictDetail } from "../core/claims/events.ts";
-import type { ClaimNeedsReviewDetail } from "../core/claims/events.ts";
 import type { Effect } from "./effects.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
@@ -63,7 +63,8 @@ export interface StoredVerdict {
   layer: number;
   checks: unknown[];
   execution: ExecutionState;
-  review?: ClaimNeedsReviewDetail;
+  /** The review an ESCALATE verdict opens (decided with the verdict, opened before it is published). */
+  review?: ReviewRecord;
   /** Bus events to publish once execution is settled. */
   events: BusEntry[];
   /** Audit events of the kernel's steps (proposal, verdict, execution), appended before publishing; a redelivery appends them again (identical, so dropped). */
@@ -71,14 +72,29 @@ export interface StoredVerdict {
   published: boolean;
 }
 
+/** How a PENDING verdict is settled: its execution, the events to publish and audit, and a replacing decision if the kernel decided again. */
+export type VerdictOutcome = {
+  execution: ExecutionState;
+  events: BusEntry[];
+  review?: ReviewRecord;
+  audit?: AuditEvent[];
+  record?: ClaimVerdictDetail;
+  layer?: number;
+  checks?: unknown[];
+};
+
 /** Where verdicts live. */
 export interface VerdictRepository {
   /** The stored verdict for a proposal idempotency key. */
   getVerdict(idempotencyKey: string): Promise<StoredVerdict | undefined>;
   /** Stores the verdict unless one exists for the key; returns the one that is stored now. */
   putVerdictOnce(verdict: StoredVerdict): Promise<StoredVerdict>;
-  /** Settles a PENDING execution (first writer wins) and returns the stored verdict after the call. */
-  recordExecution(idempotencyKey: string, outcome: { execution: ExecutionState; events: BusEntry[]; review?: ClaimNeedsReviewDetail; audit?: AuditEvent[] }): Promise<StoredVerdict>;
+  /**
+   * Settles a PENDING execution (first writer wins) and returns the stored verdict after the call. When the
+   * reservation lost a race, the kernel decides again and the outcome carries the new decision (`record`,
+   * `layer`, `checks`), which replaces the unpublished one.
+   */
+  recordExecution(idempotencyKey: string, outcome: VerdictOutcome): Promise<StoredVerdict>;
   /** Records that the verdict's events were published. */
   markPublished(idempotencyKey: string): Promise<void>;
 }
@@ -151,3 +167,21 @@ export type AuditLog = {
   /** Events whose `details.simulation_id` is `simulationId`, in append order. */
   bySimulation(simulationId: string): Promise<AuditEvent[]>;
 };
+
+/** The result of a conditional review update: the review as stored after the call, and whether this call changed it. */
+export type ReviewUpdate = { changed: true; review: ReviewRecord } | { changed: false; review: ReviewRecord | undefined };
+
+/** A page of reviews. */
+export type ReviewPage = { items: ReviewRecord[]; nextCursor?: string };
+
+/** Where human reviews live: one per claim, changed only by conditional updates on their version. */
+export interface ReviewRepository {
+  /** Stores the review unless the claim has one; returns the one stored now. */
+  openReview(review: ReviewRecord): Promise<ReviewRecord>;
+  /** The claim's review, or undefined. */
+  getReview(claimId: string): Promise<ReviewRecord | undefined>;
+  /** Writes `next` (version + 1) if the stored version is still `next.version - 1`. */
+  updateReview(next: ReviewRecord): Promise<ReviewUpdate>;
+  /** Reviews with `status`, oldest request first, `limit` at a time; `cursor` continues a previous page. */
+  listReviews(query: { status: ReviewStatus; limit: number; cursor?: string }): Promise<ReviewPage>;
+}

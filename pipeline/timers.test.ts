@@ -1,14 +1,19 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createInMemoryAuditLog } from "./in-memory.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { createInMemoryClaimRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
+import { createInMemoryClaimRepository, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
 import { handleTimer, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
+import { parseConfig } from "../core/claims/config.ts";
+import { createRulesModel } from "../core/llm/index.ts";
+import { createInProcessPipeline } from "./in-process.ts";
+import { handleCrewMessage } from "./orchestrator.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
 function ports(now = NOW) {
   const queues = createInMemoryWorkQueues();
-  return { queues, claims: createInMemoryClaimRepository(), audit: createInMemoryAuditLog(), publisher: createRecordingPublisher(), clock: { now: () => now } };
+  return { queues, claims: createInMemoryClaimRepository(), audit: createInMemoryAuditLog(), publisher: createRecordingPublisher(), reviews: createInMemoryReviewRepository(), ledger: createInMemoryRefundLedger(), clock: { now: () => now } };
 }
 
 function claim(id: string, status: ClaimRecord["status"], updatedMsAgo: number, structured = true): ClaimRecord {
@@ -74,5 +79,25 @@ describe("sweepStalledClaims", () => {
     await p.claims.createClaim(claim("older", "RUNNING", 900_000));
     const result = await sweepStalledClaims(p, { stalledAfterMs: 300_000, limit: 1 });
     expect(result.ticked).toEqual(["older"]);
+  });
+
+  it("finds a claim whose worker died, and its tick hands the lost step to the fixer so the claim is decided", async () => {
+    const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+    let now = NOW;
+    const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), clock: { now: () => now } });
+    await p.submit({ claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_stalled" });
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    await handleCrewMessage(start.message, p.deps);
+    expect(p.queues.take()?.queue).toBe("agent-steps"); // the analyst's step, lost with its worker
+    expect(p.queues.size()).toBe(0);
+
+    now = NOW + 299_000;
+    expect(await sweepStalledClaims(p.deps, { stalledAfterMs: 300_000, limit: 10 })).toEqual({ examined: 0, restarted: [], ticked: [] });
+    now = NOW + 300_001;
+    expect(await sweepStalledClaims(p.deps, { stalledAfterMs: 300_000, limit: 10 })).toEqual({ examined: 1, restarted: [], ticked: ["clm_stalled"] });
+    await p.drain();
+    expect(await p.claims.getClaim("clm_stalled")).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
+    expect(p.auditEvents().filter((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer).map((e) => (e.details.fixer as { reason: string }).reason)).toEqual(["stall"]);
   });
 });

@@ -12,7 +12,7 @@ export function timerDelaySeconds(dueMs: number, nowMs: number): number {
 }
 
 /** A due timer becomes a `crew.tick` on the claim's FIFO group; an early one (long deadline) is re-armed. */
-export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "publisher">): Promise<"TICKED" | "REARMED"> {
+export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "publisher" | "reviews" | "ledger">): Promise<"TICKED" | "REARMED"> {
   const now = deps.clock.now();
   if (message.due_ms > now) {
     await deps.queues.scheduleTimer(message.claim_id, message.due_ms);
@@ -36,7 +36,7 @@ export interface SweepResult {
  * nudge is idempotent, so a sweep that overlaps a live claim changes nothing.
  */
 export async function sweepStalledClaims(
-  deps: Pick<PipelineDeps, "claims" | "queues" | "clock" | "audit" | "publisher">,
+  deps: Pick<PipelineDeps, "claims" | "queues" | "clock" | "audit" | "publisher" | "reviews" | "ledger">,
   opts: { stalledAfterMs: number; limit: number },
 ): Promise<SweepResult> {
   const now = deps.clock.now();

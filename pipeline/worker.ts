@@ -8,7 +8,7 @@ import { performEffects } from "./perform.ts";
 /** Runs the step and sends `agent.step.completed` / `agent.step.failed`; a model failure is an answer, not an error. */
 export async function handleAgentStep(
   message: AgentStepMessage,
-  deps: Pick<PipelineDeps, "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock">,
+  deps: Pick<PipelineDeps, "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock" | "reviews" | "ledger">,
 ): Promise<"COMPLETED" | "FAILED"> {
   const started = deps.clock.now();
   const result = await runClaimsAgentStep(message.request, { llm: deps.llm, contract: deps.agent.contract, responsibility: deps.agent.responsibility });
@@ -28,6 +28,8 @@ export async function handleAgentStep(
             event: claimAudit(record, "CLAIMS_SELF_CHECK_FAILED", "RUNNING", now, {
               role: message.request.role,
               correlation_id: message.request.correlationId,
+              reason_code: "CLAIMS_SELF_CHECK_FAILED",
+              reason: `Self-check failed: ${repair.failures.map((f) => f.message).join("; ")}; the Decision Maker got one repair round`,
               output: repair.output,
               failures: repair.failures,
               repair: repair.repaired ? "the repaired proposal passes" : "the repair did not pass; the claim goes to review",

@@ -8,6 +8,13 @@ import { ReportInputError } from "./errors.ts";
 import { FIXTURE_SIMULATION_ID, buildFixtureEvents } from "./fixture.test-kit.ts";
 import { renderReport } from "./render.ts";
 import { writeReport } from "../cli/report-file.ts";
+import { parseScenarios } from "../core/claims/scenarios.ts";
+import { EVALUATION_ORDER } from "../core/claims/reason-codes.ts";
+
+/** The bundled scenarios the fixture runs: the counts below follow the file. */
+const SCENARIOS = parseScenarios(readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"), "scenarios.yaml");
+const TOTAL = SCENARIOS.length;
+const ACCEPTED = SCENARIOS.filter((s) => s.expected.verdict === "ACCEPT").length;
 
 type Row = { claimId: string; verdict: string; expected: string; scenario: string; match: string };
 
@@ -54,7 +61,7 @@ describe("renderReport on a full run", () => {
   it("gives every claim of the run one trace row carrying the verdict its events record", () => {
     const outcomes = outcomesFromEvents(events);
     const rows = traceRows(page);
-    expect(outcomes.size).toBe(19);
+    expect(outcomes.size).toBe(TOTAL);
     expect(rows.map((r) => r.claimId).sort()).toEqual([...outcomes.keys()].sort());
     for (const row of rows) expect(row.verdict, row.claimId).toBe(outcomes.get(row.claimId));
   });
@@ -121,7 +128,7 @@ describe("renderReport on a full run", () => {
 
   it("opens no decision cycle by default and gives one per claim", () => {
     const cycles = [...page.matchAll(/<details class="cycle"( open)? id="[^"]+" data-claim-id="([^"]+)"/g)];
-    expect(cycles).toHaveLength(19);
+    expect(cycles).toHaveLength(TOTAL);
     expect(cycles.some((m) => m[1])).toBe(false);
   });
 
@@ -130,7 +137,12 @@ describe("renderReport on a full run", () => {
     const block = page.slice(page.indexOf(`data-claim-id="${id}"`, page.indexOf('<section id="cycles"')));
     const cycle = block.slice(0, block.indexOf("</details>"));
     expect(cycle).toMatch(/<li class="deciding" data-layer="5" data-state="fail" data-deciding="true">/);
-    for (const layer of [6, 7, 8, 9, 10, 11]) expect(cycle).toContain(`data-layer="${layer}" data-state="skip"`);
+    // Alignment (8) runs right after the schema (1), so it passed before the window failed; every later layer was not reached.
+    expect(cycle).toContain('data-layer="8" data-state="pass"');
+    for (const layer of [6, 7, 8.5, 9, 9.5, 10, 10.5, 11]) expect(cycle).toContain(`data-layer="${layer}" data-state="skip"`);
+    // The layers are listed in the order they run.
+    const order = [...cycle.matchAll(/data-layer="([\d.]+)"/g)].map((m) => Number(m[1]));
+    expect(order).toEqual([...EVALUATION_ORDER]);
     expect(cycle).toContain("return_window → OUTSIDE_RETURN_WINDOW");
   });
 
@@ -138,7 +150,7 @@ describe("renderReport on a full run", () => {
     const row = page.slice(page.indexOf(`<tr data-claim-id="${claimIdOf(events, "A")}"`));
     expect(row.slice(0, row.indexOf("</tr>"))).toContain("299.99 EUR");
     expect(page).toContain("Refunded on the order after");
-    expect(summaryValue(page, "refunds")).toBe("5 ");
+    expect(summaryValue(page, "refunds")).toBe(`${ACCEPTED} `);
   });
 
   it("lists every authoritative order of SIMULATION_START", () => {
@@ -223,9 +235,9 @@ describe("renderReport with missing pieces", () => {
     const out = renderReport(partial);
     expect(out).toContain('data-banner="incomplete"');
     expect(out).toContain("Run incomplete");
-    expect(summaryValue(out, "matched")).toBe("19");
-    expect(summaryValue(out, "total")).toBe("19");
-    expect(traceRows(out).filter((r) => r.match === "true")).toHaveLength(19);
+    expect(summaryValue(out, "matched")).toBe(String(TOTAL));
+    expect(summaryValue(out, "total")).toBe(String(TOTAL));
+    expect(traceRows(out).filter((r) => r.match === "true")).toHaveLength(TOTAL);
     expect(page).not.toContain('data-banner="incomplete"');
   });
 
@@ -251,14 +263,14 @@ describe("renderReport with missing pieces", () => {
     const lastId = claimIdOf(events, "R");
     const out = renderReport(partial.filter((e) => e.details.claim_id !== lastId));
     expect(traceRows(out).find((r) => r.scenario === "R")).toEqual({ claimId: "", verdict: "NOT_RUN", expected: "NEEDS_REVIEW", scenario: "R", match: "false" });
-    expect(summaryValue(out, "matched")).toBe("18");
-    expect(summaryValue(out, "total")).toBe("19");
+    expect(summaryValue(out, "matched")).toBe(String(TOTAL - 1));
+    expect(summaryValue(out, "total")).toBe(String(TOTAL));
   });
 
   it("still shows every claim without SIMULATION_START, and says what is unknown", () => {
     const out = renderReport(events.filter((e) => e.event_type !== "SIMULATION_START"));
     expect(out).toContain('data-banner="no-start"');
-    expect(traceRows(out)).toHaveLength(19);
+    expect(traceRows(out)).toHaveLength(TOTAL);
     expect(out).toContain("Unknown: the audit has no readable SIMULATION_START.");
   });
 
@@ -272,7 +284,7 @@ describe("renderReport with missing pieces", () => {
   it("flags a SIMULATION_END whose recorded totals disagree with the claim events", () => {
     const tampered = clone(events);
     tampered[tampered.length - 1]!.details.matched = 3;
-    expect(renderReport(tampered)).toContain("SIMULATION_END records 3 matched, but the claim events show 19 of 19.");
+    expect(renderReport(tampered)).toContain(`SIMULATION_END records 3 matched, but the claim events show ${TOTAL} of ${TOTAL}.`);
   });
 
   it("renders an empty audit as an incomplete run with no rows", () => {

@@ -1,7 +1,7 @@
 // The self-contained HTML audit report (SPEC §7.4), built only from one simulation's audit events.
 // Pure and deterministic: the same events (and options) always give the same bytes.
 import type { AuditEvent } from "../core/integrity/audit.ts";
-import { KERNEL_LAYERS } from "../core/claims/reason-codes.ts";
+import { EVALUATION_ORDER, KERNEL_LAYERS } from "../core/claims/reason-codes.ts";
 import { SafeHtml, html, prettyJson, trusted } from "./html.ts";
 import { NO_USAGE, addUsage, buildReportModel, compareRoles } from "./model.ts";
 import type { ClaimTrace, Outcome, ReportModel, Usage } from "./model.ts";
@@ -196,8 +196,9 @@ function renderKernel(t: ClaimTrace): SafeHtml {
   const v = t.verdict;
   if (!v) return html`<li><h3>Kernel</h3><p class="skip">No kernel verdict${t.outcome === "NEEDS_REVIEW" ? " (the claim went to human review before the kernel)" : ""}.</p></li>`;
   const deciding = v.layer;
-  const layers = Object.entries(KERNEL_LAYERS)
-    .map(([n, name]) => ({ n: Number(n), name }))
+  // In the order the layers run: alignment (8) right after the schema (1), then the table's order.
+  const layers = EVALUATION_ORDER
+    .map((n) => ({ n, name: KERNEL_LAYERS[n] }))
     .map(({ n, name }) => {
       const checks = v.checks.filter((c) => c.layer === n);
       const failed = checks.some((c) => !c.passed);

@@ -4,6 +4,7 @@ import {
   describeClaimRepositoryContract,
   describeContextStoreContract,
   describeRefundLedgerContract,
+  describeReviewRepositoryContract,
   describeSessionRepositoryContract,
   describeVerdictRepositoryContract,
 } from "./contract.test-kit.ts";
@@ -19,6 +20,7 @@ describeSessionRepositoryContract("DynamoDB", async () => (await ports()).sessio
 describeVerdictRepositoryContract("DynamoDB", async () => (await ports()).verdicts);
 describeRefundLedgerContract("DynamoDB", async () => (await ports()).ledger);
 describeAuditLogContract("DynamoDB", async () => (await ports()).audit);
+describeReviewRepositoryContract("DynamoDB", async () => (await ports()).reviews);
 describeContextStoreContract("DynamoDB", async (orders) => {
   const tableName = await aws.newTable();
   await seedOrders(aws.doc, tableName, orders);

@@ -1,13 +1,19 @@
-// The shared port contracts against the in-memory implementations of core/ (the reference behaviour).
-import { createInMemoryClaimRepository, createInMemorySessionRepository, createInMemoryVerdictRepository } from "../../pipeline/in-memory.ts";
-import { createInMemoryAuditLog } from "../../pipeline/in-memory.ts";
-import { createInMemoryContextStore } from "../../pipeline/in-memory.ts";
-import { createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
+// The shared port contracts against the in-memory implementations of pipeline/ (the reference behaviour).
+import {
+  createInMemoryAuditLog,
+  createInMemoryClaimRepository,
+  createInMemoryContextStore,
+  createInMemoryRefundLedger,
+  createInMemoryReviewRepository,
+  createInMemorySessionRepository,
+  createInMemoryVerdictRepository,
+} from "../../pipeline/in-memory.ts";
 import {
   describeAuditLogContract,
   describeClaimRepositoryContract,
   describeContextStoreContract,
   describeRefundLedgerContract,
+  describeReviewRepositoryContract,
   describeSessionRepositoryContract,
   describeVerdictRepositoryContract,
 } from "./contract.test-kit.ts";
@@ -17,4 +23,5 @@ describeSessionRepositoryContract("in-memory", async () => createInMemorySession
 describeVerdictRepositoryContract("in-memory", async () => createInMemoryVerdictRepository());
 describeRefundLedgerContract("in-memory", async () => createInMemoryRefundLedger());
 describeAuditLogContract("in-memory", async () => createInMemoryAuditLog());
+describeReviewRepositoryContract("in-memory", async () => createInMemoryReviewRepository());
 describeContextStoreContract("in-memory", async (orders) => createInMemoryContextStore(orders));

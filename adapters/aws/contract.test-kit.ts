@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import { busEntry } from "../../core/claims/events.ts";
 import type { ClaimVerdictDetail } from "../../core/claims/events.ts";
+import type { ReviewRecord } from "../../core/claims/review.ts";
 import type { Effect } from "../../pipeline/effects.ts";
 import { createAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
@@ -12,7 +13,7 @@ import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
 import type { ReserveMode } from "../../core/integrity/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
 import { VersionConflictError } from "../../pipeline/ports.ts";
-import type { ClaimRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
+import type { ClaimRepository, ReviewRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 
 /** Makes a fresh, empty port. */
 export type PortFactory<T> = () => Promise<T>;
@@ -65,6 +66,15 @@ export function verdictFixture(key: string, overrides: Partial<StoredVerdict> = 
 }
 
 const key64 = (n: number) => n.toString(16).padStart(64, "0");
+
+/** A pending review of clm_1. */
+export function reviewFixture(overrides: Partial<ReviewRecord> = {}): ReviewRecord {
+  return {
+    review_id: "rev_1", claim_id: "clm_1", dfid: "dfid_clm_1", origin: "ESCALATE", status: "PENDING",
+    reason_code: "AMOUNT_ABOVE_LIMIT", reason: "above the limit", order_id: "ord_1", amount_eur: 700,
+    requested_at: "2025-03-01T10:00:05.000Z", version: 1, ...overrides,
+  };
+}
 
 /** An audit event of flow `dfid` at `at`. */
 export function auditFixture(dfid: string, at: string, extra: { type?: AuditEvent["event_type"]; rootDfid?: string; simulationId?: string; details?: Record<string, unknown> } = {}): AuditEvent {
@@ -331,19 +341,20 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const refund = busEntry("RefundExecuted", { execution_id: "exe_1", claim_id: "clm_1", dfid: "dfid_clm_1", order_id: "ord_1", amount_eur: 10, verdict_id: "vrd_1" });
       const executed = await repo.recordExecution(key, { execution: "EXECUTED", events: [...stored.events, refund] });
       expect(executed).toEqual({ ...stored, execution: "EXECUTED", events: [...stored.events, refund] });
-      const review = { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "EXCEEDS_ORDER_AMOUNT", reason: "too much" };
-      const again = await repo.recordExecution(key, { execution: "REFUSED", events: [], review });
+      const again = await repo.recordExecution(key, { execution: "REFUSED", events: [], review: reviewFixture() });
       expect(again).toEqual(executed);
       expect(await repo.getVerdict(key)).toEqual(executed);
     });
 
-    it("records a refusal with its review", async () => {
+    it("replaces the unpublished decision when the kernel decided again, with its review", async () => {
       const repo = await factory();
       const key = key64(4);
-      await repo.putVerdictOnce(verdictFixture(key));
-      const review = { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "ALREADY_REFUNDED_FOR_CLAIM", reason: "twice" };
-      const out = await repo.recordExecution(key, { execution: "REFUSED", events: [], review });
-      expect(out).toMatchObject({ execution: "REFUSED", review, events: [] });
+      const first = verdictFixture(key);
+      await repo.putVerdictOnce(first);
+      const record = { ...first.record, verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", reason: "decided again" } as ClaimVerdictDetail;
+      const review = reviewFixture();
+      const out = await repo.recordExecution(key, { execution: "NOT_APPLICABLE", events: [busEntry("ClaimVerdict", record)], review, record, layer: 11, checks: [{ layer: 11 }] });
+      expect(out).toEqual({ ...first, execution: "NOT_APPLICABLE", record, layer: 11, checks: [{ layer: 11 }], events: [busEntry("ClaimVerdict", record)], review });
       expect(await repo.getVerdict(key)).toEqual(out);
     });
 
@@ -352,7 +363,7 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const key = key64(5);
       await repo.putVerdictOnce(verdictFixture(key));
       const outcomes = await Promise.all(
-        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) => repo.recordExecution(key, { execution, events: [busEntry("ClaimNeedsReview", { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "WRITER", reason: `writer ${i}` })] })),
+        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) => repo.recordExecution(key, { execution, events: [busEntry("ClaimNeedsReview", { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "WRITER", reason: `writer ${i}`, review_id: "rev_1" })] })),
       );
       const stored = await repo.getVerdict(key);
       expect(stored?.execution).not.toBe("PENDING");
@@ -372,6 +383,49 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       expect(await repo.getVerdict(key)).toEqual(verdictFixture(key, { execution: "NOT_APPLICABLE", published: true }));
       await repo.markPublished(key64(8));
       expect(await repo.getVerdict(key64(8))).toBeUndefined();
+    });
+  });
+}
+
+// ── ReviewRepository ─────────────────────────────────────────────────────────────────────────
+
+/** The ReviewRepository contract (SPEC §4.6): one review per claim, decided once, listed oldest first. */
+export function describeReviewRepositoryContract(name: string, factory: PortFactory<ReviewRepository>): void {
+  describe(`ReviewRepository contract: ${name}`, () => {
+    it("opens a review once per claim and returns the stored one to a second opener", async () => {
+      const repo = await factory();
+      expect(await repo.getReview("clm_1")).toBeUndefined();
+      const first = reviewFixture();
+      expect(await repo.openReview(first)).toEqual(first);
+      expect(await repo.openReview(reviewFixture({ reason: "another" }))).toEqual(first);
+      expect(await repo.getReview("clm_1")).toEqual(first);
+    });
+
+    it("updates on the version it read, so exactly one of racing decisions wins", async () => {
+      const repo = await factory();
+      await repo.openReview(reviewFixture());
+      const attempts = await Promise.all((["APPROVE", "DENY", "APPROVE", "DENY"] as const).map((decision) => repo.updateReview({ ...reviewFixture(), intent: { decision }, version: 2 })));
+      expect(attempts.filter((a) => a.changed)).toHaveLength(1);
+      const stored = await repo.getReview("clm_1");
+      expect(stored?.version).toBe(2);
+      for (const a of attempts.filter((x) => !x.changed)) expect(a.review).toEqual(stored);
+      expect(await repo.updateReview({ ...reviewFixture(), status: "DENIED", version: 5 })).toEqual({ changed: false, review: stored });
+      expect(await repo.updateReview({ ...reviewFixture({ claim_id: "clm_none" }), version: 2 })).toEqual({ changed: false, review: undefined });
+    });
+
+    it("lists by status, oldest request first, in pages, and moves a decided review out of PENDING", async () => {
+      const repo = await factory();
+      for (const [i, id] of ["c", "a", "b", "d"].entries()) await repo.openReview(reviewFixture({ claim_id: `clm_${id}`, review_id: `rev_${id}`, requested_at: `2025-03-01T10:00:0${i}.000Z` }));
+      const first = await repo.listReviews({ status: "PENDING", limit: 3 });
+      expect(first.items.map((r) => r.claim_id)).toEqual(["clm_c", "clm_a", "clm_b"]);
+      expect(first.nextCursor).toBeDefined();
+      const second = await repo.listReviews({ status: "PENDING", limit: 3, cursor: first.nextCursor! });
+      expect(second.items.map((r) => r.claim_id)).toEqual(["clm_d"]);
+      expect(second.nextCursor).toBeUndefined();
+      const a = (await repo.getReview("clm_a"))!;
+      await repo.updateReview({ ...a, status: "DENIED", decision: "DENY", version: a.version + 1 });
+      expect((await repo.listReviews({ status: "PENDING", limit: 10 })).items.map((r) => r.claim_id)).toEqual(["clm_c", "clm_b", "clm_d"]);
+      expect((await repo.listReviews({ status: "DENIED", limit: 10 })).items.map((r) => r.claim_id)).toEqual(["clm_a"]);
     });
   });
 }

@@ -7,14 +7,15 @@ import type { ContextStore } from "../../pipeline/ports.ts";
 import type { ContextSnapshot } from "../../core/integrity/contracts.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
-import { StoredItemError } from "./errors.ts";
+import { OrderDataError } from "../../core/integrity/errors.ts";
 import { GSI1, gsi1, keys, withoutTableAttributes } from "./table.ts";
 
 function toOrder(item: Record<string, unknown>): Order {
   try {
     return validateOrder(withoutTableAttributes(item));
   } catch (error) {
-    throw new StoredItemError(`stored order ${String(item.pk)} is invalid: ${(error as Error).message}`, { cause: error });
+    // A corrupt order is a data problem for a person (the claim goes to review), not a broken adapter.
+    throw new OrderDataError(`stored order ${String(item.pk)} is invalid: ${(error as Error).message}`, { cause: error });
   }
 }
 

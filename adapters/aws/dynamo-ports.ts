@@ -1,12 +1,13 @@
 // The DynamoDB ports of the pipeline over one table and one injected DocumentClient.
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
-import type { ClaimRepository, Clock, SessionRepository, VerdictRepository } from "../../pipeline/ports.ts";
+import type { ClaimRepository, Clock, ReviewRepository, SessionRepository, VerdictRepository } from "../../pipeline/ports.ts";
 import { createDynamoAuditLog } from "./dynamo-audit.ts";
 import { createDynamoClaimRepository } from "./dynamo-claims.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { createDynamoRefundLedger } from "./dynamo-ledger.ts";
 import { createDynamoContextStore } from "./dynamo-orders.ts";
+import { createDynamoReviewRepository } from "./dynamo-reviews.ts";
 import { createDynamoSessionRepository } from "./dynamo-sessions.ts";
 import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
 import { InvalidArgumentError } from "./errors.ts";
@@ -31,6 +32,7 @@ export type DynamoPorts = {
   readonly audit: AuditLog;
   readonly ledger: RefundLedger;
   readonly orders: ContextStore;
+  readonly reviews: ReviewRepository;
 };
 
 /** Builds every DynamoDB port on `tableName` through the injected DocumentClient. */
@@ -55,5 +57,6 @@ export function createDynamoPorts(options: DynamoPortsOptions): DynamoPorts {
     audit: createDynamoAuditLog(ctx),
     ledger: createDynamoRefundLedger(ctx),
     orders: createDynamoContextStore(ctx),
+    reviews: createDynamoReviewRepository(ctx),
   };
 }

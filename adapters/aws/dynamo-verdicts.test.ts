@@ -3,6 +3,7 @@
 // process that never saw the verdict, and what a claim's verdict costs in write units.
 import { readFileSync } from "node:fs";
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { reviewFixture } from "./contract.test-kit.ts";
 import { describe, expect, it } from "vitest";
 import type { ExecutionState, StoredVerdict } from "../../pipeline/ports.ts";
 import { measureCapacity } from "./capacity.test-kit.ts";
@@ -81,7 +82,7 @@ describe("DynamoDB verdict item", () => {
 
   it("settles a verdict this repository has not seen after reading it once, keeping the put's review", async () => {
     const { repo, newRepo } = await setup();
-    const review = { claim_id: verdict.claim_id, dfid: "dfid_x", reason_code: "R", reason: "why" };
+    const review = reviewFixture({ claim_id: verdict.claim_id, dfid: "dfid_x", reason_code: "R", reason: "why" });
     await repo.putVerdictOnce({ ...verdict, review });
     const other = newRepo();
     const { result, capacity } = await measureCapacity(aws.doc, () => other.recordExecution(key, execution));

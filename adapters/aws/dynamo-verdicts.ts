@@ -97,6 +97,9 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
       if (known.execution !== "PENDING") return (await getVerdict(key)) ?? known; // settled for good: no write to lose
       const next: StoredVerdict = {
         ...known,
+        ...(outcome.record === undefined ? {} : { record: outcome.record }),
+        ...(outcome.layer === undefined ? {} : { layer: outcome.layer }),
+        ...(outcome.checks === undefined ? {} : { checks: outcome.checks }),
         execution: outcome.execution,
         events: outcome.events,
         ...(outcome.review === undefined ? {} : { review: outcome.review }),
@@ -109,10 +112,11 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
           client.send(new UpdateCommand({
             TableName: tableName,
             Key: keys.verdict(key),
-            UpdateExpression: `SET execution = :e, #body = :b REMOVE ${stale.map((_, i) => `#r${i}`).join(", ")}`,
+            // A decision the kernel made again (lost reservation race) replaces the record: it was never published.
+            UpdateExpression: `SET execution = :e, #body = :b, #record = :r, #layer = :l REMOVE ${stale.map((_, i) => `#r${i}`).join(", ")}`,
             ConditionExpression: "execution = :pending",
-            ExpressionAttributeNames: { "#body": body.attribute, ...Object.fromEntries(stale.map((n, i) => [`#r${i}`, n])) },
-            ExpressionAttributeValues: { ":e": outcome.execution, ":b": body.value, ":pending": "PENDING" },
+            ExpressionAttributeNames: { "#body": body.attribute, "#record": "record", "#layer": "layer", ...Object.fromEntries(stale.map((n, i) => [`#r${i}`, n])) },
+            ExpressionAttributeValues: { ":e": outcome.execution, ":b": body.value, ":r": json(next.record), ":l": next.layer, ":pending": "PENDING" },
             ReturnValues: "ALL_NEW",
           })),
         );

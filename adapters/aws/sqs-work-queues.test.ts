@@ -177,10 +177,6 @@ describe("SQS work queues", () => {
     const proposal: ProposalMessage = {
       claim_id: "clm_1",
       dfid: "dfid_clm_1",
-      root_dfid: "dfid_clm_1",
-      claim: { order_id: "ord_1", amount_eur: 10, category: "books", reason: "" },
-      received_at: "2025-03-01T10:00:00.000Z",
-      sent_at: "2025-03-01T10:00:05.000Z",
       proposal: { action: "refund", params: { order_id: "ord_1" } },
     };
     await work.sendProposal(proposal);
@@ -224,7 +220,7 @@ describe("SQS work queues", () => {
     const work = createSqsWorkQueues({ client: aws.sqs, urls: { ...urls, proposals: `${urls.proposals}-missing` }, clock: { now: () => NOW } });
     await expect(work.requestExtraction("clm_1")).resolves.toBeUndefined();
     await expect(
-      work.sendProposal({ claim_id: "c", dfid: "d", root_dfid: "d", claim: { order_id: "o", amount_eur: 1, category: "x", reason: "" }, received_at: "t", sent_at: "t", proposal: {} }),
+      work.sendProposal({ claim_id: "c", dfid: "d", proposal: {} }),
     ).rejects.toMatchObject({ code: "QUEUE_SEND_FAILED", queue: "proposals" });
   });
 });

@@ -42,6 +42,7 @@ export const keys = {
   /** The order's ledger: real refunds under `LEDGER`, a simulation's own under `LEDGER#SIM#<id>` (SPEC §7.3). */
   ledger: (orderId: string, scope?: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: scope === undefined ? "LEDGER" : `LEDGER#SIM#${scope}` }),
   order: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
+  review: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "REVIEW" }),
 } as const;
 
 /** Partitions of the open-claims listing in gsi1 (spreads its writes; never lower it, the sweep queries each). */
@@ -58,6 +59,9 @@ export const gsi1 = {
   simulation: (simulationId: string) => `SIM#${simulationId}`,
   /** Every order; sort key = order id. */
   orders: "ORDERS",
+  /** Reviews by status; sort key `<requested_at>#<claim_id>` (oldest first). */
+  reviews: (status: string) => `REVIEW#${status}`,
+  reviewSort: (requestedAt: string, claimId: string) => `${requestedAt}#${claimId}`,
 } as const;
 
 /** The table definition: `pk`/`sk`, GSI `gsi1` (`gsi1pk`/`gsi1sk`, all attributes), on-demand billing. */

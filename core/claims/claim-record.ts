@@ -1,6 +1,9 @@
 import * as z from "zod";
 import { ClaimInputSchema, ClaimSchema } from "./claim.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "./proposal-output.ts";
+import { customerMessageFor } from "./reason-codes.ts";
+import { reviewView } from "./review.ts";
+import type { ReviewRecord } from "./review.ts";
 
 /** Lifecycle of a claim (SPEC §7.2). */
 export const ClaimStatusSchema = z.enum(["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"]);
@@ -30,13 +33,24 @@ export const ClaimRecordSchema = z.object({
   reason_code: z.string().optional(),
   reason: z.string().optional(),
   executed: z.boolean().optional(),
+  /** The claim a reviewer's RESUBMIT corrected (SPEC §4.6). */
+  parent_claim_id: z.string().optional(),
 });
 
 /** A stored claim. */
 export type ClaimRecord = z.infer<typeof ClaimRecordSchema>;
 
-/** The public view of a claim returned by `GET /claims/{id}` (SPEC §7.2). */
-export function claimView(record: ClaimRecord): Record<string, unknown> {
+/** Whether a claim is final: decided by the kernel or handed to a person. */
+export function isFinal(status: ClaimStatus): boolean {
+  return status === "DECIDED" || status === "NEEDS_REVIEW";
+}
+
+/**
+ * The public view of a claim returned by `GET /claims/{id}` (SPEC §7.2), with its review once one exists
+ * and a customer-facing message once it is final (the rule, never an order fact).
+ */
+export function claimView(record: ClaimRecord, review?: ReviewRecord): Record<string, unknown> {
+  const final = isFinal(record.status);
   return {
     claim_id: record.claim_id,
     status: record.status,
@@ -48,5 +62,16 @@ export function claimView(record: ClaimRecord): Record<string, unknown> {
     ...(record.executed !== undefined ? { executed: record.executed } : {}),
     dfid: record.dfid,
     ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
+    ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
+    ...(review ? { review: reviewView(review) } : {}),
+    ...(final ? { customer_message: customerMessage(record, review) } : {}),
   };
+}
+
+/** What the customer may be told: the review's outcome once a person decided, else the rule that decided. */
+function customerMessage(record: ClaimRecord, review: ReviewRecord | undefined): string {
+  if (review?.status === "APPROVED") return "Your refund has been approved.";
+  if (review?.status === "DENIED") return "After review, your claim could not be granted.";
+  if (review?.status === "RESUBMITTED") return "Your claim was corrected and submitted again; you will hear about the new claim.";
+  return customerMessageFor(record.reason_code, record.status === "NEEDS_REVIEW" ? undefined : record.verdict);
 }

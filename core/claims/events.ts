@@ -5,6 +5,7 @@ import * as z from "zod";
 import { VerdictKindSchema } from "../integrity/verdict.ts";
 import { PolicyKindSchema } from "./proposal-output.ts";
 import { ClaimReasonCodeSchema } from "./reason-codes.ts";
+import { ReviewDecisionKindSchema, ReviewOriginSchema } from "./review.ts";
 
 /** Source of every event the app publishes. */
 export const KERNEL_SOURCE = "claims.kernel";
@@ -39,10 +40,13 @@ export const RefundExecutedDetailSchema = z
     order_id: z.string().min(1),
     amount_eur: z.number().positive(),
     verdict_id: z.string().min(1),
+    /** The reviewer whose approval authorised it (absent: the kernel's ACCEPT did). */
+    approved_by: z.string().min(1).optional(),
+    simulation_id: z.string().min(1).optional(),
   })
   .strict();
 
-/** A `RefundExecuted` detail. */
+/** A `RefundExecuted` detail: the refund is authorised and reserved on the ledger; paying the customer is the consumer's job. */
 export type RefundExecutedDetail = z.infer<typeof RefundExecutedDetailSchema>;
 
 /** `ClaimNeedsReview` event detail (SPEC §7.3); `reason_code` may be a kernel, ledger or crew code. */
@@ -52,17 +56,59 @@ export const ClaimNeedsReviewDetailSchema = z
     dfid: z.string().min(1),
     reason_code: z.string().min(1),
     reason: z.string(),
+    review_id: z.string().min(1),
   })
   .strict();
 
 /** A `ClaimNeedsReview` detail. */
 export type ClaimNeedsReviewDetail = z.infer<typeof ClaimNeedsReviewDetailSchema>;
 
+/** `ReviewRequested` event detail (SPEC §7.3): a person must decide this claim. */
+export const ReviewRequestedDetailSchema = z
+  .object({
+    review_id: z.string().min(1),
+    claim_id: z.string().min(1),
+    dfid: z.string().min(1),
+    origin: ReviewOriginSchema,
+    reason_code: z.string().min(1),
+    reason: z.string(),
+    order_id: z.string().min(1).optional(),
+    amount_eur: z.number().optional(),
+    requested_at: z.iso.datetime({ offset: true }),
+    simulation_id: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** A `ReviewRequested` detail. */
+export type ReviewRequestedDetail = z.infer<typeof ReviewRequestedDetailSchema>;
+
+/** `ReviewDecided` event detail (SPEC §7.3): a person decided. */
+export const ReviewDecidedDetailSchema = z
+  .object({
+    review_id: z.string().min(1),
+    claim_id: z.string().min(1),
+    dfid: z.string().min(1),
+    decision: ReviewDecisionKindSchema,
+    reviewer: z.string().min(1).optional(),
+    note: z.string().optional(),
+    amount_eur: z.number().positive().optional(),
+    execution_id: z.string().min(1).optional(),
+    resubmitted_claim_id: z.string().min(1).optional(),
+    decided_at: z.iso.datetime({ offset: true }),
+    simulation_id: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** A `ReviewDecided` detail. */
+export type ReviewDecidedDetail = z.infer<typeof ReviewDecidedDetailSchema>;
+
 /** Every bus event by detail-type: the one definition producers, the publisher and consumers share. */
 export const BUS_EVENTS = {
   ClaimVerdict: ClaimVerdictDetailSchema,
   RefundExecuted: RefundExecutedDetailSchema,
   ClaimNeedsReview: ClaimNeedsReviewDetailSchema,
+  ReviewRequested: ReviewRequestedDetailSchema,
+  ReviewDecided: ReviewDecidedDetailSchema,
 } as const;
 
 /** A detail-type of the `claims` bus. */
@@ -73,6 +119,8 @@ export const DETAIL_TYPES = {
   verdict: "ClaimVerdict",
   refund: "RefundExecuted",
   review: "ClaimNeedsReview",
+  reviewRequested: "ReviewRequested",
+  reviewDecided: "ReviewDecided",
 } as const satisfies Record<string, BusEventType>;
 
 /** One event for the bus: its detail-type and a detail of that type. */

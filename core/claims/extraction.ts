@@ -6,6 +6,7 @@ import { chooseClaimAmount, findAmounts, findWordAmounts, type ChosenAmount } fr
 import { findCategory } from "./extraction-category.ts";
 import { findDates, normalizeDate } from "./extraction-date.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
+import { isModelUnavailable } from "../llm/errors.ts";
 
 export { findAmounts, findWordAmounts, parseAmountNumber, parseNumberWords, chooseClaimAmount, type ChosenAmount } from "./extraction-amount.ts";
 export { findCategory, CATEGORY_KEYWORDS } from "./extraction-category.ts";
@@ -213,4 +214,9 @@ function normalizeCurrency(c: string): string {
   const t = c.trim().toLowerCase();
   if (t === "" || t === "€" || t === "eur" || t.startsWith("euro")) return "EUR";
   return c.trim().toUpperCase();
+}
+
+/** The review code of an extraction whose model call failed: a model that could not be used is named as such, anything else is EXTRACTION_FAILED. */
+export function extractionFailureReasonCode(llmFailureCode: string | undefined): string {
+  return isModelUnavailable(llmFailureCode) ? llmFailureCode : "EXTRACTION_FAILED";
 }

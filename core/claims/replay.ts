@@ -1,109 +1,610 @@
-// Replay: re-runs a recorded decision flow from its audit events — the crew from its recorded inbound
-// events, the proposal, the self-check and the kernel from its recorded inputs — without calling a
-// model, and says whether every step reproduces byte for byte (after canonicalize).
-import * as z from "zod";
+// Replay: re-runs a recorded decision flow from its audit events — the extraction from the recorded
+// model answer, the crew from its recorded inbound events, the self-check, the proposal, the kernel
+// from its recorded inputs and the refund's bookkeeping — without calling a model, and says whether
+// every step reproduces (after canonicalize). It fails closed: an event it cannot read, a step it
+// cannot replay, or an event the claim's path needs but lacks makes the result INCOMPLETE; a replayed
+// value that differs from the recorded one, or an event the path does not explain, makes it DIFFERENT.
+// What it cannot check: inputs that decide nothing (an order field the kernel ignores, the analyst's
+// prose, token usage) — replay proves the decision follows from the recorded inputs, not that they were true.
+import type * as z from "zod";
 import { canonicalize, createCrewSession, frozenClock } from "../crew/index.ts";
-import { buildProposal } from "../integrity/index.ts";
-import type { AuditEvent } from "../integrity/index.ts";
-import { claimsCrewGraph, ClaimsCrewInputSchema, DEFAULT_CLAIMS_CREW_TIMEOUTS } from "./crew.ts";
-import { buildVerdictRecord } from "./execution.ts";
+import type { AgentStepCompletedEvent, AgentStepFailedEvent, AgentStepRequestedEvent, CrewCompletedEvent, CrewFailedEvent, FixerInvokedEvent, InboundCrewEvent, OutboundCrewEvent } from "../crew/index.ts";
+import { assertLedgerEntry, buildProposal, formatEur, parseCents } from "../integrity/index.ts";
+import type { AuditEvent, PolicyProposal, ResponsibilityContract } from "../integrity/index.ts";
+import type { Claim } from "./claim.ts";
+import { AnalystOutputSchema, CLAIMS_CREW_NAME, claimsCrewGraph, claimsCrewInput, crewFailureReview } from "./crew.ts";
+import type { CrewFailureCause } from "./crew.ts";
+import { buildVerdictRecord, executionIdFor, planExecution } from "./execution.ts";
+import { claimFromExtraction, extractionFailureReasonCode } from "./extraction.ts";
 import { decideClaim } from "./kernel.ts";
-import type { DecideClaimInput } from "./kernel.ts";
+import type { ClaimVerdict, DecideClaimInput } from "./kernel.ts";
 import { RefundProposalOutputSchema } from "./proposal-output.ts";
+import type { RefundProposalOutput } from "./proposal-output.ts";
+import { isReplayableKind, REPLAY_DETAILS, STAGE_EVENTS } from "./replay-events.ts";
+import type { ReplayDetails, ReplayStage, ReplayableKind } from "./replay-events.ts";
 import { selfCheck } from "./self-check.ts";
-import type { ResponsibilityContract } from "../integrity/index.ts";
+import { SimulationStartDetailsSchema } from "./simulation.ts";
 
-/** One compared step of a replay. */
+/** IDENTICAL: every step reproduces; DIFFERENT: a step gives another result; INCOMPLETE: something could not be replayed or is missing. */
+export type ReplayStatus = "IDENTICAL" | "DIFFERENT" | "INCOMPLETE";
+
+/** The steps a replay reports on. */
+export type ReplayStepName = "intake" | "extraction" | "crew" | "self_check" | "proposal" | "kernel" | "execution" | "review" | "audit";
+
+/** One reported step of a replay; a step with several problems is reported once per problem. */
 export interface ReplayStep {
-  step: "crew" | "proposal" | "self_check" | "kernel";
-  identical: boolean;
+  step: ReplayStepName;
+  status: ReplayStatus;
   detail: string;
   recorded?: unknown;
   replayed?: unknown;
 }
 
 /** The result of replaying one claim. */
-export type ReplayResult =
-  | { ok: true; claimId: string; identical: boolean; verdict?: string; reasonCode?: string; steps: ReplayStep[] }
-  | { ok: false; claimId: string; code: "NO_EVENTS" | "NOT_REPLAYABLE"; message: string };
-
-const CrewStartedSchema = z.object({ root_input: z.unknown(), now_ms: z.number(), timeouts: z.object({ analystMs: z.number(), decisionMs: z.number(), fixerMs: z.number() }).optional() }).passthrough();
-const InboundSchema = z.object({ inbound: z.record(z.string(), z.unknown()), now_ms: z.number() }).passthrough();
-const DecisionSchema = z.object({ output: z.unknown(), proposal: z.object({ agent_id: z.string(), created_at: z.string(), valid_for_ms: z.number(), dfid: z.string() }).passthrough() }).passthrough();
-const KernelInputsSchema = z.object({ kernel_inputs: z.record(z.string(), z.unknown()) }).passthrough();
-
-const same = (a: unknown, b: unknown) => canonicalize(a) === canonicalize(b);
-
-/** Replays the decision flow of `claimId` from its audit events (the claim's own dfid). */
-export function replayClaim(claimId: string, events: readonly AuditEvent[], opts: { responsibility?: ResponsibilityContract } = {}): ReplayResult {
-  const mine = events.filter((e) => e.details.claim_id === claimId);
-  if (mine.length === 0) return { ok: false, claimId, code: "NO_EVENTS", message: `no audit events for claim ${claimId}` };
-  const started = mine.find((e) => e.event_type === "CREW_STARTED");
-  if (!started) {
-    const review = mine.find((e) => e.event_type === "CLAIM_NEEDS_REVIEW");
-    return { ok: false, claimId, code: "NOT_REPLAYABLE", message: review ? `the claim ended in NEEDS_REVIEW before its crew started (${String(review.details.reason_code)}): nothing to replay` : "the crew of this claim never started" };
-  }
-  const start = CrewStartedSchema.parse(started.details);
-  const steps: ReplayStep[] = [];
-
-  // 1. The crew, from its recorded inbound events, each at its recorded instant.
-  const clock = frozenClock(start.now_ms);
-  const session = createCrewSession({ crewId: claimId, graph: claimsCrewGraph(start.timeouts ?? DEFAULT_CLAIMS_CREW_TIMEOUTS), clock });
-  const out = session.start(start.root_input as never, { description: `Decide refund claim ${claimId}` });
-  for (const e of mine) {
-    if (e.event_type !== "AGENT_STEP" && e.event_type !== "AGENT_STEP_FAILED") continue;
-    const parsed = InboundSchema.safeParse(e.details);
-    if (!parsed.success) continue;
-    clock.set(parsed.data.now_ms);
-    out.push(...session.deliver(parsed.data.inbound));
-  }
-  const completed = out.find((e) => e.type === "crew.completed");
-  const failed = out.find((e) => e.type === "crew.failed");
-  // A self-check failure the Decision Maker repaired in its own step is audited as RUNNING; only the final one ends the claim.
-  const finalCheckFailed = (e: AuditEvent) => e.event_type === "CLAIMS_SELF_CHECK_FAILED" && e.state === "NEEDS_REVIEW";
-  const decision = mine.find((e) => e.event_type === "AGENT_DECISION" || finalCheckFailed(e));
-  const recordedOutput = decision ? (decision.details.output as unknown) : undefined;
-  if (!completed) {
-    const recordedFailure = mine.some((e) => e.event_type === "CREW_FAILED");
-    steps.push({ step: "crew", identical: Boolean(failed) === recordedFailure, detail: failed ? `crew failed again: ${failed.reason}` : "crew did not finish from the recorded events" });
-    return { ok: true, claimId, identical: steps.every((s) => s.identical), steps };
-  }
-  steps.push({ step: "crew", identical: same(completed.output, recordedOutput), detail: "crew output from recorded agent answers", recorded: recordedOutput, replayed: completed.output });
-
-  // 2. Self-check, then the proposal as it crossed the wall.
-  const output = RefundProposalOutputSchema.safeParse(completed.output);
-  if (!output.success) return { ok: true, claimId, identical: false, steps: [...steps, { step: "proposal", identical: false, detail: "crew output is not a refund proposal" }] };
-  const decisionEvent = mine.find((e) => e.event_type === "AGENT_DECISION");
-  const responsibility = opts.responsibility ?? recordedResponsibility(mine);
-  if (responsibility) {
-    const claim = ClaimsCrewInputSchema.safeParse(start.root_input);
-    const check = claim.success ? selfCheck(output.data, responsibility, claim.data.claim) : { ok: false as const, failures: [{ message: "the recorded crew input holds no claim" }] };
-    const recordedFail = mine.some(finalCheckFailed);
-    steps.push({ step: "self_check", identical: check.ok === !recordedFail, detail: check.ok ? "passed" : `failed: ${check.failures.map((f) => f.message).join("; ")}` });
-  }
-  if (!decisionEvent) return { ok: true, claimId, identical: steps.every((s) => s.identical), steps };
-  const recorded = DecisionSchema.parse(decisionEvent.details);
-  const proposal = buildProposal({ dfid: recorded.proposal.dfid, agentId: recorded.proposal.agent_id, output: output.data, createdAt: recorded.proposal.created_at, validForMs: recorded.proposal.valid_for_ms });
-  steps.push({ step: "proposal", identical: same(proposal, recorded.proposal), detail: `idempotency key ${proposal.idempotency_key.slice(0, 16)}…`, recorded: recorded.proposal, replayed: proposal });
-
-  // 3. The kernel, from the inputs it recorded, on the replayed proposal.
-  const submitted = mine.find((e) => e.event_type === "PROPOSAL_SUBMITTED");
-  const verdictEvent = mine.find((e) => e.event_type === "KERNEL_VERDICT");
-  if (!submitted || !verdictEvent) return { ok: true, claimId, identical: steps.every((s) => s.identical), steps };
-  const inputs = KernelInputsSchema.parse(submitted.details).kernel_inputs as Record<string, unknown>;
-  const kernelInput = { ...inputs, proposal, order: inputs.order ?? undefined, ledgerEntry: inputs.ledgerEntry ?? undefined } as unknown as DecideClaimInput;
-  const verdict = decideClaim(kernelInput);
-  const record = buildVerdictRecord({ verdict, proposal, claimId, dfid: String(inputs.dfid), decidedAt: kernelInput.decidedAt, ...(typeof verdictEvent.details.simulation_id === "string" ? { simulationId: verdictEvent.details.simulation_id } : {}) });
-  const replayed = { ...record, layer: verdict.layer, checks: verdict.checks };
-  const { claim_id: _c, ...recordedVerdict } = verdictEvent.details;
-  const replayedView = { ...replayed, simulation_id: verdictEvent.details.simulation_id };
-  const { claim_id: _d, ...replayedVerdict } = replayedView as Record<string, unknown>;
-  steps.push({ step: "kernel", identical: same(replayedVerdict, recordedVerdict), detail: `${verdict.verdict} ${verdict.reason_code} at layer ${verdict.layer}`, recorded: recordedVerdict, replayed: replayedVerdict });
-  return { ok: true, claimId, identical: steps.every((s) => s.identical), verdict: verdict.verdict, reasonCode: verdict.reason_code, steps };
+export interface ReplayResult {
+  claimId: string;
+  /** INCOMPLETE when any step is, else DIFFERENT when any step is, else IDENTICAL. */
+  status: ReplayStatus;
+  /** How the claim ends on replay (absent when replay stopped before the end). */
+  outcome?: "ACCEPT" | "REJECT" | "ESCALATE" | "NEEDS_REVIEW";
+  reasonCode?: string;
+  /** The stages (STAGE_EVENTS) whose events were found, in flow order. */
+  path: ReplayStage[];
+  steps: ReplayStep[];
 }
 
-function recordedResponsibility(events: readonly AuditEvent[]): ResponsibilityContract | undefined {
-  const submitted = events.find((e) => e.event_type === "PROPOSAL_SUBMITTED");
-  const r = (submitted?.details.kernel_inputs as { responsibility?: ResponsibilityContract } | undefined)?.responsibility;
-  return r;
+/** Replay options: the responsibility contract to self-check with (default: the one the claim's audit records). */
+export interface ReplayOptions {
+  responsibility?: ResponsibilityContract;
+}
+
+/** One of the claim's recorded events, with its 1-based position among them and its parsed details. */
+interface Recorded {
+  n: number;
+  event: AuditEvent;
+  parsed?: unknown;
+  error?: string;
+}
+
+/** A stage's event found and read. */
+interface Found<K extends ReplayableKind> {
+  r: Recorded;
+  d: ReplayDetails<K>;
+  raw: Record<string, unknown>;
+}
+
+type StageFinds<S extends ReplayStage> = { [K in Extract<(typeof STAGE_EVENTS)[S][number], ReplayableKind>]: Found<K> };
+
+/** What every event of the flow shares: the claim, its flow id, its run and when it was received. */
+interface Flow {
+  claimId: string;
+  dfid: string;
+  receivedAt: string;
+  simulationId?: string;
+}
+
+interface Ctx {
+  claimId: string;
+  all: readonly AuditEvent[];
+  mine: Recorded[];
+  used: Set<number>;
+  reported: Set<number>;
+  steps: ReplayStep[];
+  path: ReplayStage[];
+  opts: ReplayOptions;
+  outcome?: ReplayResult["outcome"];
+  reasonCode?: string;
+  /** The step error whose delivery ended the crew in failure, if one did. */
+  crewFailureCause?: CrewFailureCause;
+}
+
+const same = (a: unknown, b: unknown) => (a === undefined || b === undefined ? a === b : canonicalize(a) === canonicalize(b));
+const label = (r: Recorded) => `${r.event.event_type} #${r.n}`;
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+function issues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join(".") : "(details)"}: ${i.message}`)
+    .join("; ");
+}
+
+/** Collects one step's problems; `done` reports the step IDENTICAL only if it had none. */
+function scope(ctx: Ctx, step: ReplayStepName) {
+  let problems = 0;
+  const push = (status: ReplayStatus, detail: string, recorded?: unknown, replayed?: unknown) => {
+    if (status !== "IDENTICAL") problems++;
+    ctx.steps.push({ step, status, detail, ...(recorded === undefined ? {} : { recorded }), ...(replayed === undefined ? {} : { replayed }) });
+  };
+  return {
+    incomplete: (detail: string) => push("INCOMPLETE", detail),
+    different: (detail: string, recorded?: unknown, replayed?: unknown) => push("DIFFERENT", detail, recorded, replayed),
+    /** Reports DIFFERENT unless `recorded` and `replayed` are the same JSON. */
+    compare(what: string, recorded: unknown, replayed: unknown): boolean {
+      if (same(recorded, replayed)) return true;
+      push("DIFFERENT", `${what}: the recorded value differs from the replayed one`, recorded, replayed);
+      return false;
+    },
+    /** Reports DIFFERENT with `detail` unless `ok`. */
+    expect(ok: boolean, detail: string): boolean {
+      if (!ok) push("DIFFERENT", detail);
+      return ok;
+    },
+    done(detail: string) {
+      if (problems === 0) push("IDENTICAL", detail);
+    },
+    get clean() {
+      return problems === 0;
+    },
+  };
+}
+
+/** Replays the decision flow of `claimId` from the audit events (the claim's own, plus its run's SIMULATION_START). */
+export function replayClaim(claimId: string, events: readonly AuditEvent[], opts: ReplayOptions = {}): ReplayResult {
+  const mine: Recorded[] = events
+    .filter((e) => e.details.claim_id === claimId)
+    .map((event, i) => {
+      const r: Recorded = { n: i + 1, event };
+      if (!isReplayableKind(event.event_type)) return r;
+      const parsed = REPLAY_DETAILS[event.event_type].safeParse(event.details);
+      return parsed.success ? { ...r, parsed: parsed.data } : { ...r, error: issues(parsed.error) };
+    });
+  const ctx: Ctx = { claimId, all: events, mine, used: new Set(), reported: new Set(), steps: [], path: [], opts };
+  if (mine.length === 0) {
+    scope(ctx, "audit").incomplete(`no audit events for claim ${claimId}`);
+  } else {
+    const flow = replayFlow(ctx);
+    auditCheck(ctx, flow);
+  }
+  const status: ReplayStatus = ctx.steps.some((s) => s.status === "INCOMPLETE") ? "INCOMPLETE" : ctx.steps.some((s) => s.status === "DIFFERENT") ? "DIFFERENT" : "IDENTICAL";
+  return { claimId, status, ...(ctx.outcome ? { outcome: ctx.outcome } : {}), ...(ctx.reasonCode ? { reasonCode: ctx.reasonCode } : {}), path: ctx.path, steps: ctx.steps };
+}
+
+function unused(ctx: Ctx, kind: string): Recorded[] {
+  return ctx.mine.filter((r) => r.event.event_type === kind && !ctx.used.has(r.n));
+}
+
+/** The step that reads a kind, where it is not the step entering its stage. */
+const KIND_STEP: Partial<Record<ReplayableKind, ReplayStepName>> = { PROPOSAL_SUBMITTED: "kernel", KERNEL_VERDICT: "kernel", CLAIM_NEEDS_REVIEW: "review" };
+
+/**
+ * Takes the events of `stage` (each exactly once): reports a missing or unreadable one as INCOMPLETE
+ * and returns nothing; a kind recorded twice is DIFFERENT (the first is used).
+ */
+function enter<S extends ReplayStage>(ctx: Ctx, stage: S, step: ReplayStepName): StageFinds<S> | undefined {
+  const found: Record<string, Found<ReplayableKind>> = {};
+  let complete = true;
+  for (const kind of STAGE_EVENTS[stage] as readonly ReplayableKind[]) {
+    const s = scope(ctx, KIND_STEP[kind] ?? step);
+    const records = unused(ctx, kind);
+    for (const r of records) ctx.used.add(r.n);
+    const first = records[0];
+    if (!first) {
+      s.incomplete(`${kind} is missing: the '${stage}' stage records it`);
+      complete = false;
+      continue;
+    }
+    if (records.length > 1) s.different(`${kind} is recorded ${records.length} times (${records.map(label).join(", ")}); the '${stage}' stage records it once`);
+    if (first.error !== undefined) {
+      ctx.reported.add(first.n);
+      s.incomplete(`${label(first)} cannot be read: ${first.error}`);
+      complete = false;
+      continue;
+    }
+    found[kind] = { r: first, d: first.parsed as never, raw: first.event.details };
+  }
+  if (!complete) return undefined;
+  ctx.path.push(stage);
+  return found as StageFinds<S>;
+}
+
+/**
+ * Before entering `stage`, which replay reached: if its first event is absent but another ending's is
+ * recorded, the record took another branch (DIFFERENT) and replay stops there.
+ */
+function branch(ctx: Ctx, step: ReplayStepName, stage: ReplayStage, rivals: readonly ReplayStage[], what: string): boolean {
+  if (unused(ctx, STAGE_EVENTS[stage][0]).length > 0) return true;
+  const other = rivals.filter((r) => r !== stage).map((r) => STAGE_EVENTS[r][0]).find((kind) => unused(ctx, kind).length > 0);
+  if (other === undefined) return true;
+  scope(ctx, step).different(`on replay ${what}, but the record has ${other} instead of ${STAGE_EVENTS[stage][0]}`);
+  return false;
+}
+
+const AFTER_CREW: readonly ReplayStage[] = ["crew_failed", "self_check_failed", "decided"];
+
+function replayFlow(ctx: Ctx): Flow | undefined {
+  const received = enter(ctx, "received", "intake");
+  if (!received) return undefined;
+  const { d, r } = received.CLAIM_RECEIVED;
+  const flow: Flow = {
+    claimId: ctx.claimId,
+    dfid: r.event.dfid,
+    receivedAt: d.received_at,
+    ...(typeof d.simulation_id === "string" ? { simulationId: d.simulation_id } : {}),
+  };
+  const intake = scope(ctx, "intake");
+  intake.expect(Date.parse(d.received_at) === Date.parse(r.event.created_at), `${label(r)} received_at ${d.received_at} is not its own time ${r.event.created_at}`);
+  let claim: Claim;
+  if ("claim" in d.input) {
+    intake.expect(d.input_kind === "claim", `${label(r)} says input_kind ${d.input_kind} for a structured claim`);
+    intake.done("structured claim as received");
+    claim = d.input.claim;
+  } else {
+    intake.expect(d.input_kind === "claim_text", `${label(r)} says input_kind ${d.input_kind} for a free-text claim`);
+    intake.done("free-text claim as received");
+    const extracted = replayExtraction(ctx, d.input.claim_text, flow);
+    if (extracted === undefined) return flow;
+    claim = extracted;
+  }
+  const end = replayCrew(ctx, claim, flow);
+  if (end) afterCrew(ctx, end, claim, flow);
+  return flow;
+}
+
+/** The extraction from the recorded model answer; returns the claim, or nothing when the flow ends or stops here. */
+function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | undefined {
+  const s = scope(ctx, "extraction");
+  const ok = unused(ctx, "CLAIM_EXTRACTED").length > 0;
+  const failed = unused(ctx, "CLAIM_EXTRACTION_FAILED").length > 0;
+  if (ok && failed) {
+    s.different("both CLAIM_EXTRACTED and CLAIM_EXTRACTION_FAILED are recorded");
+    return undefined;
+  }
+  if (!ok && !failed) {
+    s.incomplete("CLAIM_EXTRACTED or CLAIM_EXTRACTION_FAILED is missing: the claim text was never read");
+    return undefined;
+  }
+  if (ok) {
+    const f = enter(ctx, "extracted", "extraction");
+    if (!f) return undefined;
+    const { d, raw } = f.CLAIM_EXTRACTED;
+    const again = claimFromExtraction(d.extracted, { text, now: flow.receivedAt });
+    if (!again.ok) {
+      s.different(`the recorded model answer no longer gives a claim (${again.code}: ${again.message})`);
+      return undefined;
+    }
+    s.compare("the claim read from the recorded model answer", raw.claim, again.claim);
+    s.expect(again.warnings.every((w) => d.warnings.includes(w)), `${label(f.CLAIM_EXTRACTED.r)} lacks warnings the extraction gives: ${again.warnings.join("; ")}`);
+    s.done("claim re-read from the recorded model answer");
+    return again.claim;
+  }
+  const f = enter(ctx, "extraction_failed", "extraction");
+  if (!f) return undefined;
+  const { d } = f.CLAIM_EXTRACTION_FAILED;
+  if (d.extracted) {
+    const again = claimFromExtraction(d.extracted, { text, now: flow.receivedAt });
+    if (again.ok) s.different("recorded as failed, but the recorded model answer gives a claim", d.reason_code, again.claim);
+    else {
+      s.compare("the extraction failure code", d.reason_code, again.code);
+      s.expect(d.reason.includes(again.message), `the recorded reason does not state the failure: ${again.message}`);
+    }
+    s.done(`the recorded model answer fails again: ${d.reason_code}`);
+  } else {
+    s.expect(d.code !== undefined && d.reason_code === extractionFailureReasonCode(d.code), `${label(f.CLAIM_EXTRACTION_FAILED.r)} has neither the model's answer nor its error code, or names another reason than the code gives`);
+    s.done(`the model call failed (${d.code ?? "?"}): nothing to recompute`);
+  }
+  review(ctx, d, f.CLAIM_NEEDS_REVIEW);
+  return undefined;
+}
+
+/** The claim ended in NEEDS_REVIEW: CLAIM_NEEDS_REVIEW repeats its cause's code and reason. */
+function review(ctx: Ctx, cause: { reason_code: string; reason: string }, found: Found<"CLAIM_NEEDS_REVIEW">): void {
+  const s = scope(ctx, "review");
+  s.compare(`${label(found.r)} reason_code`, found.d.reason_code, cause.reason_code);
+  s.compare(`${label(found.r)} reason`, found.d.reason, cause.reason);
+  s.done(`NEEDS_REVIEW ${cause.reason_code}`);
+  ctx.outcome = "NEEDS_REVIEW";
+  ctx.reasonCode = cause.reason_code;
+}
+
+/** The crew from its recorded inbound events, each at its recorded instant; returns how it ended. */
+function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | CrewFailedEvent | undefined {
+  const f = enter(ctx, "crew", "crew");
+  if (!f) return undefined;
+  const s = scope(ctx, "crew");
+  const { d, r, raw } = f.CREW_STARTED;
+  const rootInput = claimsCrewInput(claim, flow.receivedAt);
+  s.expect(d.crew_id === ctx.claimId && d.crew === CLAIMS_CREW_NAME, `${label(r)} starts crew ${d.crew_id} (${d.crew}), not ${ctx.claimId} (${CLAIMS_CREW_NAME})`);
+  s.compare(`${label(r)} root input (the claim as intake stored it)`, raw.root_input, rootInput);
+  s.expect(d.now_ms === Date.parse(r.event.created_at), `${label(r)} now_ms ${d.now_ms} is not its own time ${r.event.created_at}`);
+
+  const clock = frozenClock(d.now_ms);
+  const requested = new Map<string, AgentStepRequestedEvent>();
+  const fixers: FixerInvokedEvent[] = [];
+  let end: CrewCompletedEvent | CrewFailedEvent | undefined;
+  const note = (events: readonly OutboundCrewEvent[]) => {
+    for (const e of events) {
+      if (e.type === "agent.step.requested") requested.set(e.correlationId, e);
+      else if (e.type === "fixer.invoked") fixers.push(e);
+      else if (e.type === "crew.completed" || e.type === "crew.failed") end = e;
+    }
+  };
+  let session;
+  try {
+    session = createCrewSession({ crewId: ctx.claimId, graph: claimsCrewGraph(d.timeouts), clock });
+    note(session.start(rootInput as never, { description: `Decide refund claim ${ctx.claimId}` }));
+  } catch (e) {
+    s.incomplete(`the crew cannot start from ${label(r)}: ${message(e)}`);
+    return undefined;
+  }
+
+  const stepRecords = ctx.mine.filter((x) => x.event.event_type === "AGENT_STEP" || (x.event.event_type === "AGENT_STEP_FAILED" && !("fixer" in x.event.details)));
+  for (const x of stepRecords) {
+    ctx.used.add(x.n);
+    if (x.error !== undefined) {
+      ctx.reported.add(x.n);
+      s.incomplete(`${label(x)} cannot be read, so the crew cannot be replayed past it: ${x.error}`);
+      return undefined;
+    }
+    const step = x.parsed as { inbound: InboundCrewEvent; now_ms: number; caused: string[] };
+    const inbound = step.inbound;
+    const what = `${label(x)} (${inbound.type}${"correlationId" in inbound ? ` ${inbound.correlationId}` : ""})`;
+    s.expect((inbound.type === "agent.step.completed") === (x.event.event_type === "AGENT_STEP"), `${what} is recorded as ${x.event.event_type}`);
+    s.expect(step.now_ms === Date.parse(x.event.created_at), `${what} now_ms ${step.now_ms} is not its own time ${x.event.created_at}`);
+    clock.set(step.now_ms);
+    let out: OutboundCrewEvent[];
+    try {
+      out = session.deliver(inbound);
+    } catch (e) {
+      s.incomplete(`${what} cannot be delivered to the crew: ${message(e)}`);
+      return undefined;
+    }
+    s.compare(`what ${what} caused`, step.caused, out.map((e) => e.type));
+    if (inbound.type === "agent.step.failed" && out.some((e) => e.type === "crew.failed")) ctx.crewFailureCause = inbound.error;
+    if (inbound.type === "agent.step.completed" || inbound.type === "agent.step.failed") {
+      const request = requested.get(inbound.correlationId);
+      checkLlmCall(ctx, s, what, inbound, request);
+      checkSelfCheckRepair(ctx, s, what, inbound.correlationId, claim, flow);
+      if (inbound.type === "agent.step.completed" && request?.phaseIndex === 0) {
+        // The worker copies the claim the analyst assessed into its answer; the decision maker reads it from there.
+        const analyst = AnalystOutputSchema.safeParse(inbound.output);
+        s.expect(analyst.success && same({ claim: analyst.data.claim, received_at: analyst.data.received_at }, rootInput), `${what}: the analyst's answer does not carry the claim it was given`);
+      }
+    }
+    note(out);
+  }
+
+  // LLM calls whose answer never counted (lost, late or redelivered) still belong to a requested step.
+  for (const call of unused(ctx, "LLM_CALL")) {
+    const c = call.parsed as ReplayDetails<"LLM_CALL"> | undefined;
+    const request = c ? requested.get(c.correlation_id) : undefined;
+    if (c && request && c.role === request.role && c.agent_id === request.agentId) ctx.used.add(call.n);
+  }
+
+  const fixerRecords = ctx.mine.filter((x) => x.event.event_type === "AGENT_STEP_FAILED" && "fixer" in x.event.details);
+  for (let i = 0; i < Math.max(fixerRecords.length, fixers.length); i++) {
+    const x = fixerRecords[i];
+    const e = fixers[i];
+    if (x) ctx.used.add(x.n);
+    if (!x) s.incomplete(`the crew hands ${e!.failedRole} to the fixer (${e!.reason}), but no AGENT_STEP_FAILED records it`);
+    else if (x.error !== undefined) {
+      ctx.reported.add(x.n);
+      s.incomplete(`${label(x)} cannot be read: ${x.error}`);
+    } else if (!e) s.different(`${label(x)} records a fixer stand-in the replayed crew does not make`, x.event.details.fixer);
+    else s.compare(`${label(x)} fixer stand-in`, x.event.details.fixer, e);
+  }
+
+  if (!end) {
+    s.incomplete(`the crew does not finish from the ${stepRecords.length} recorded steps: the claim is still running, or a step's event is missing`);
+    return undefined;
+  }
+  s.done(`${stepRecords.length} recorded steps replayed: ${end.type}`);
+  return end;
+}
+
+/** An answered step was an LLM call the worker recorded: same correlation, role and agent, whether it succeeded, and its error. */
+function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbound: AgentStepCompletedEvent | AgentStepFailedEvent, request: AgentStepRequestedEvent | undefined): void {
+  const { correlationId } = inbound;
+  const ok = inbound.type === "agent.step.completed";
+  const calls = ctx.mine.filter((x) => x.event.event_type === "LLM_CALL" && (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId);
+  if (calls.length === 0) {
+    s.incomplete(`${what} answers a step, but no LLM_CALL records the call`);
+    return;
+  }
+  for (const c of calls) ctx.used.add(c.n);
+  const matching = calls.filter((c) => {
+    const d = c.parsed as ReplayDetails<"LLM_CALL">;
+    return (request === undefined || (d.role === request.role && d.agent_id === request.agentId)) && d.ok === ok && same(d.error, ok ? undefined : (inbound as AgentStepFailedEvent).error);
+  });
+  s.expect(request !== undefined, `${what} answers a step the replayed crew never requested`);
+  s.expect(matching.length > 0, `${what}: its LLM_CALL (${calls.map(label).join(", ")}) names another role or agent, says ok=${String(!ok)}, or records another error`);
+}
+
+/**
+ * A Decision Maker whose first proposal failed the self-check got one repair round in its own step
+ * (SPEC §4.5), audited as CLAIMS_SELF_CHECK_FAILED while the claim was RUNNING: the recorded first
+ * proposal must fail the self-check again with the recorded failures.
+ */
+function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: string, correlationId: string, claim: Claim, flow: Flow): void {
+  const repairs = ctx.mine.filter((x) => x.event.event_type === "CLAIMS_SELF_CHECK_FAILED" && x.event.state === "RUNNING" && x.event.details.correlation_id === correlationId);
+  for (const x of repairs) {
+    ctx.used.add(x.n);
+    if (x.error !== undefined) {
+      ctx.reported.add(x.n);
+      s.incomplete(`${label(x)} cannot be read: ${x.error}`);
+      continue;
+    }
+    const d = x.parsed as ReplayDetails<"CLAIMS_SELF_CHECK_FAILED">;
+    const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
+    if (!responsibility) {
+      s.incomplete(`${what}: no responsibility contract to re-check ${label(x)} with`);
+      continue;
+    }
+    const check = selfCheck(d.output, responsibility, claim);
+    s.expect(!check.ok, `${what}: ${label(x)} records a self-check failure, but its proposal passes`);
+    if (!check.ok) s.compare(`${label(x)} failures (the repaired step's first proposal)`, d.failures, check.failures);
+  }
+}
+
+function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: Claim, flow: Flow): void {
+  if (end.type === "crew.failed") {
+    const expected = crewFailureReview(end.reason, ctx.crewFailureCause);
+    crewFailed(ctx, { reason_code: expected.reason_code, states: expected.reason, code: end.code, role: end.role }, "the crew fails");
+    return;
+  }
+  const output = RefundProposalOutputSchema.safeParse(end.output);
+  if (!output.success) {
+    crewFailed(ctx, { reason_code: "CREW_OUTPUT_INVALID", output: end.output }, "the crew's output is not a refund proposal");
+    return;
+  }
+  const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
+  if (!responsibility) {
+    scope(ctx, "self_check").incomplete("no responsibility contract to self-check with: neither PROPOSAL_SUBMITTED nor the run's SIMULATION_START records one");
+    return;
+  }
+  const check = selfCheck(output.data, responsibility, claim);
+  if (!check.ok) {
+    if (!branch(ctx, "self_check", "self_check_failed", AFTER_CREW, "the self-check fails")) return;
+    const f = enter(ctx, "self_check_failed", "self_check");
+    if (!f) return;
+    const s = scope(ctx, "self_check");
+    const { d, raw, r } = f.CLAIMS_SELF_CHECK_FAILED;
+    s.compare(`${label(r)} output (the crew's)`, raw.output, output.data);
+    s.compare(`${label(r)} failures`, raw.failures, check.failures);
+    s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(r)} reason_code is ${d.reason_code}`);
+    s.expect(check.failures.every((x) => d.reason.includes(x.message)), `${label(r)} reason does not state every failure`);
+    s.done(`fails again: ${check.failures.map((x) => x.check).join(", ")}`);
+    review(ctx, d, f.CLAIM_NEEDS_REVIEW);
+    return;
+  }
+  if (!branch(ctx, "self_check", "decided", AFTER_CREW, "the self-check passes and the proposal goes to the kernel")) return;
+  scope(ctx, "self_check").done("passed");
+  decided(ctx, output.data, claim, flow);
+}
+
+function crewFailed(ctx: Ctx, expected: { reason_code: string; states?: string; code?: string; role?: string | undefined; output?: unknown }, what: string): void {
+  if (!branch(ctx, "crew", "crew_failed", AFTER_CREW, what)) return;
+  const f = enter(ctx, "crew_failed", "crew");
+  if (!f) return;
+  const s = scope(ctx, "crew");
+  const { d, raw, r } = f.CREW_FAILED;
+  s.compare(`${label(r)} reason_code`, d.reason_code, expected.reason_code);
+  if (expected.states !== undefined) s.expect(d.reason.includes(expected.states), `${label(r)} reason does not state the crew's: ${expected.states}`);
+  if (expected.code !== undefined) s.compare(`${label(r)} code`, raw.code, expected.code);
+  if (expected.role !== undefined) s.compare(`${label(r)} role`, raw.role, expected.role);
+  if ("output" in expected) s.compare(`${label(r)} output`, raw.output, expected.output);
+  s.done(`${what}: ${expected.reason_code}`);
+  review(ctx, d, f.CLAIM_NEEDS_REVIEW);
+}
+
+function recordedResponsibility(ctx: Ctx, flow: Flow): ResponsibilityContract | undefined {
+  const submitted = unused(ctx, "PROPOSAL_SUBMITTED")[0]?.parsed as ReplayDetails<"PROPOSAL_SUBMITTED"> | undefined;
+  if (submitted) return submitted.kernel_inputs.responsibility;
+  if (flow.simulationId === undefined) return undefined;
+  for (const e of ctx.all) {
+    if (e.event_type !== "SIMULATION_START" || e.details.simulation_id !== flow.simulationId) continue;
+    const start = SimulationStartDetailsSchema.safeParse(e.details);
+    if (start.success) return start.data.agent.responsibility;
+  }
+  return undefined;
+}
+
+/** The proposal as it crossed the wall, the kernel on its recorded inputs, and an ACCEPT's refund. */
+function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flow): void {
+  const f = enter(ctx, "decided", "proposal");
+  if (!f) return;
+  const p = scope(ctx, "proposal");
+  const decision = f.AGENT_DECISION;
+  p.compare(`${label(decision.r)} output (the crew's)`, decision.raw.output, output);
+  let proposal: PolicyProposal;
+  try {
+    const rec = decision.d.proposal;
+    proposal = buildProposal({ dfid: rec.dfid, agentId: rec.agent_id, output, createdAt: rec.created_at, validForMs: rec.valid_for_ms });
+  } catch (e) {
+    p.incomplete(`the proposal cannot be rebuilt from ${label(decision.r)}: ${message(e)}`);
+    return;
+  }
+  p.compare(`${label(decision.r)} proposal`, decision.raw.proposal, proposal);
+  p.expect(proposal.dfid === flow.dfid, `the proposal names flow ${proposal.dfid}, the claim's is ${flow.dfid}`);
+  p.expect(proposal.created_at === decision.r.event.created_at, `the proposal's created_at ${proposal.created_at} is not ${label(decision.r)}'s time`);
+  p.done(`idempotency key ${proposal.idempotency_key.slice(0, 16)}…`);
+
+  const k = scope(ctx, "kernel");
+  const submitted = f.PROPOSAL_SUBMITTED;
+  const inputs = submitted.raw.kernel_inputs as Record<string, unknown>;
+  const at = label(submitted.r);
+  k.compare(`${at} proposal (the one the crew made)`, inputs.proposal, proposal);
+  k.compare(`${at} claim (the one intake stored)`, inputs.claim, claim);
+  k.compare(`${at} receivedAt`, inputs.receivedAt, flow.receivedAt);
+  k.compare(`${at} claimId`, inputs.claimId, flow.claimId);
+  k.compare(`${at} dfid`, inputs.dfid, flow.dfid);
+  let verdict: ClaimVerdict;
+  let replayed: Record<string, unknown>;
+  try {
+    const kernelInput = { ...inputs, proposal, order: inputs.order ?? undefined, ledgerEntry: inputs.ledgerEntry ?? undefined } as unknown as DecideClaimInput;
+    verdict = decideClaim(kernelInput);
+    const record = buildVerdictRecord({ verdict, proposal, claimId: flow.claimId, dfid: flow.dfid, decidedAt: kernelInput.decidedAt, ...(flow.simulationId === undefined ? {} : { simulationId: flow.simulationId }) });
+    replayed = { ...record, layer: verdict.layer, checks: verdict.checks };
+  } catch (e) {
+    k.incomplete(`the kernel cannot run on ${at}'s inputs: ${message(e)}`);
+    return;
+  }
+  const verdictRecord = f.KERNEL_VERDICT;
+  k.compare(`${label(verdictRecord.r)}`, verdictRecord.raw, replayed);
+  k.done(`${verdict.verdict} ${verdict.reason_code} at layer ${verdict.layer}`);
+  ctx.outcome = verdict.verdict;
+  ctx.reasonCode = verdict.reason_code;
+  if (verdict.verdict === "ACCEPT") execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, submitted.d.kernel_inputs.order?.amount, flow);
+}
+
+/** An ACCEPT's refund: the ledger reserved exactly the planned amount, or refused it with a ledger code. */
+function execution(ctx: Ctx, verdict: ClaimVerdict, proposal: PolicyProposal, verdictId: string, orderAmount: number | undefined, flow: Flow): void {
+  const s = scope(ctx, "execution");
+  const plan = planExecution(verdict, proposal, flow.claimId).find((e) => e.type === "refund.reserve");
+  if (!plan || plan.type !== "refund.reserve") {
+    s.incomplete("the ACCEPT plans no refund");
+    return;
+  }
+  const executed = unused(ctx, "CLAIM_REFUND_EXECUTED").length > 0;
+  const refused = unused(ctx, "CLAIM_REFUND_NOT_EXECUTED").length > 0;
+  if (executed && refused) {
+    s.different("both CLAIM_REFUND_EXECUTED and CLAIM_REFUND_NOT_EXECUTED are recorded");
+    return;
+  }
+  if (!executed && !refused) {
+    s.incomplete("CLAIM_REFUND_EXECUTED or CLAIM_REFUND_NOT_EXECUTED is missing: an ACCEPT records what became of its refund");
+    return;
+  }
+  if (executed) {
+    const f = enter(ctx, "refund_executed", "execution");
+    if (!f) return;
+    const { d, raw, r } = f.CLAIM_REFUND_EXECUTED;
+    const expected = { execution_id: executionIdFor(verdictId), claim_id: flow.claimId, dfid: flow.dfid, order_id: plan.order_id, amount_eur: plan.amount_eur, amount_cents: plan.amount_cents, verdict_id: verdictId };
+    const recorded = Object.fromEntries(Object.keys(expected).map((key) => [key, raw[key]]));
+    s.compare(`${label(r)}`, recorded, expected);
+    const ledger = d.ledger_after;
+    let consistent = true;
+    try {
+      assertLedgerEntry(ledger);
+    } catch (e) {
+      consistent = s.expect(false, `${label(r)} ledger_after is inconsistent: ${message(e)}`);
+    }
+    const orderCents = orderAmount === undefined ? undefined : parseCents(orderAmount);
+    if (consistent) {
+      s.expect(ledger.order_id === plan.order_id && ledger.claims[flow.claimId] === plan.amount_cents, `${label(r)} ledger_after does not hold this claim's ${formatEur(plan.amount_cents)} EUR on ${plan.order_id}`);
+      s.expect(orderCents?.ok === true && ledger.refunded_cents <= orderCents.cents, `${label(r)} ledger_after refunds more than the order`);
+    }
+    s.done(`refund of ${formatEur(plan.amount_cents)} EUR on ${plan.order_id} executed`);
+    return;
+  }
+  const f = enter(ctx, "refund_not_executed", "execution");
+  if (!f) return;
+  const { d, r } = f.CLAIM_REFUND_NOT_EXECUTED;
+  s.compare(`${label(r)} verdict_id`, d.verdict_id, verdictId);
+  s.expect(d.reason.includes(`${formatEur(plan.amount_cents)} EUR`), `${label(r)} reason does not name the refund of ${formatEur(plan.amount_cents)} EUR`);
+  s.done(`refund of ${formatEur(plan.amount_cents)} EUR not executed: ${d.code}`);
+}
+
+/** Every recorded event is readable, of the claim's flow, and (when replay reached the end) on its path. */
+function auditCheck(ctx: Ctx, flow: Flow | undefined): void {
+  const s = scope(ctx, "audit");
+  const finished = ctx.outcome !== undefined && !ctx.steps.some((x) => x.status === "INCOMPLETE");
+  for (const r of ctx.mine) {
+    if (!isReplayableKind(r.event.event_type)) s.incomplete(`${label(r)}: replay cannot read ${r.event.event_type} events`);
+    else if (r.error !== undefined) {
+      if (!ctx.reported.has(r.n)) s.incomplete(`${label(r)} cannot be read: ${r.error}`);
+    } else if (flow && r.event.dfid !== flow.dfid) s.different(`${label(r)} belongs to flow ${r.event.dfid}, the claim's is ${flow.dfid}`);
+    else if (finished && !ctx.used.has(r.n)) s.different(`${label(r)} is not on this claim's path (${ctx.path.join(" → ")})`);
+  }
+  if (finished) s.done(`all ${ctx.mine.length} recorded events accounted for`);
 }

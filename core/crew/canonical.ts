@@ -1,29 +1,49 @@
+import { CanonicalJsonError } from "./errors.ts";
+
 /**
- * Canonical JSON: object keys sorted, no whitespace, `undefined` members dropped, non-finite
- * numbers refused. Two values that mean the same give the same string.
+ * Canonical JSON: object keys sorted, no whitespace, `undefined` members dropped, array holes and
+ * `undefined` items written as `null` (as `JSON.stringify` does), non-finite numbers and circular
+ * values refused with `CanonicalJsonError`. Two values that mean the same give the same string.
  */
 export function canonicalize(value: unknown): string {
-  return write(value);
+  return write(value, []);
 }
 
-function write(value: unknown): string {
+// `open` holds the objects and arrays being written (the path from the root): meeting one again is a cycle.
+function write(value: unknown, open: object[]): string {
   if (value === null) return "null";
   switch (typeof value) {
     case "string":
       return JSON.stringify(value);
     case "number":
-      if (!Number.isFinite(value)) throw new TypeError(`canonicalize: non-finite number ${value}`);
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(`canonicalize: non-finite number ${value} has no JSON form`);
       return JSON.stringify(value);
     case "boolean":
       return value ? "true" : "false";
     case "object": {
-      if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : write(v))).join(",")}]`;
-      const obj = value as Record<string, unknown>;
-      if (typeof (obj as { toJSON?: unknown }).toJSON === "function") return write((obj as { toJSON(): unknown }).toJSON());
-      const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-      return `{${keys.map((k) => `${JSON.stringify(k)}:${write(obj[k])}`).join(",")}}`;
+      if (open.includes(value)) throw new CanonicalJsonError(`canonicalize: the value is circular (an object contains itself at depth ${open.length}); canonical JSON needs a tree`);
+      open.push(value);
+      let out: string;
+      if (Array.isArray(value)) {
+        out = "[";
+        // an index loop, not map(): map skips holes, which would write `[1,,3]`
+        for (let i = 0; i < value.length; i++) {
+          const v: unknown = value[i];
+          out += (i === 0 ? "" : ",") + (v === undefined ? "null" : write(v, open));
+        }
+        out += "]";
+      } else {
+        const obj = value as Record<string, unknown>;
+        if (typeof (obj as { toJSON?: unknown }).toJSON === "function") out = write((obj as { toJSON(): unknown }).toJSON(), open);
+        else {
+          const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+          out = `{${keys.map((k) => `${JSON.stringify(k)}:${write(obj[k], open)}`).join(",")}}`;
+        }
+      }
+      open.pop();
+      return out;
     }
     default:
-      throw new TypeError(`canonicalize: cannot encode a ${typeof value}`);
+      throw new CanonicalJsonError(`canonicalize: cannot encode a ${typeof value}`);
   }
 }

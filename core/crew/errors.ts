@@ -16,7 +16,9 @@ export type CrewErrorCode =
   | "SESSION_STATE"
   | "HOOK_FAILED"
   | "VERSION_CONFLICT"
-  | "INVALID_CLOCK";
+  | "INVALID_CLOCK"
+  | "NOT_CANONICAL_JSON"
+  | "UNKNOWN_VOTING_STRATEGY";
 
 /** A schema issue as zod reports it, reduced to what a caller can print. */
 export type CrewSchemaIssue = { path: string; message: string; code: string };
@@ -113,5 +115,21 @@ export class VersionConflictError extends CrewError {
 export class InvalidClockError extends CrewError {
   constructor(message: string) {
     super("INVALID_CLOCK", message);
+  }
+}
+
+/** A value `canonicalize` cannot write: circular, a non-finite number, a function, a symbol or a bigint. */
+export class CanonicalJsonError extends CrewError {
+  constructor(message: string) {
+    super("NOT_CANONICAL_JSON", message);
+  }
+}
+
+/** `resolveVotes` called with a strategy it does not know. */
+export class UnknownVotingStrategyError extends CrewError {
+  readonly strategy: unknown;
+  constructor(strategy: unknown, known: readonly string[]) {
+    super("UNKNOWN_VOTING_STRATEGY", `unknown voting strategy ${JSON.stringify(strategy) ?? String(strategy)}; use one of ${known.join(", ")}`);
+    this.strategy = strategy;
   }
 }

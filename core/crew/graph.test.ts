@@ -19,6 +19,9 @@ describe("buildCrewGraph", () => {
     const merc = g.roles.find((r) => r.role === "merc")!;
     expect(merc.agents).toEqual(["merc#0", "merc#1", "merc#2", "merc#3"]);
     expect(merc.fixers).toEqual({ fault: "fixer", stall: "fixer" });
+    // the caller lists no escalate_to: it falls back to the crew's first fixer with each trigger
+    expect(g.roles.find((r) => r.role === "caller")!.fixers).toEqual({ fault: "fixer", stall: "fixer" });
+    expect(g.roles.find((r) => r.role === "fixer")!.fixers).toEqual({});
     expect(merc.voting).toBe("first_valid");
     expect(merc.system_prompt).toMatch(/research operative/);
   });
@@ -28,14 +31,19 @@ describe("buildCrewGraph", () => {
     expect(g.phases.map((p) => p.role)).toEqual(["intake", "b", "c", "report"]);
   });
 
+  it("runs an entry role that is also final once when no other phase runs between", () => {
+    expect(buildCrewGraph(shape("C", [role("judge", { first_input: true, final_output: true })])).phases).toEqual([{ index: 0, role: "judge" }]);
+    expect(buildCrewGraph(shape("C", [role("a", { first_input: true, final_output: true }), role("b")])).phases.map((p) => p.role)).toEqual(["a", "b", "a"]);
+  });
+
   it("takes counts over the shape's amount, and 1 when neither says", () => {
-    const g = buildCrewGraph(shape("C", [role("a", { first_input: true, amount: 3 }), role("b", { amount: 2 }), role("c")]), counts("C", { a: 5 }));
+    const g = buildCrewGraph(shape("C", [role("a", { first_input: true, amount: 3 }), role("b", { amount: 2 }), role("c", { final_output: true })]), counts("C", { a: 5 }));
     expect(g.roles.map((r) => r.agents.length)).toEqual([5, 2, 1]);
   });
 
   it("escalates each role to the first fixer in its escalate_to with the right trigger", () => {
     const g = buildCrewGraph(shape("C", [
-      role("a", { first_input: true, permissions: { escalate_to: ["stallfix", "faultfix", "both"] } }),
+      role("a", { first_input: true, final_output: true, permissions: { escalate_to: ["stallfix", "faultfix", "both"] } }),
       role("faultfix", { activation: { on_fault: true } }),
       role("stallfix", { activation: { on_stall: true } }),
       role("both", { activation: { on_fault: true, on_stall: true } }),
@@ -55,6 +63,7 @@ describe("buildCrewGraph", () => {
   it("throws CrewShapeError carrying every lint issue", () => {
     const c = researchCrew(2);
     c.shape.roles[1]!.permissions!.escalate_to = ["fixr"];
+    delete c.shape.roles[0]!.final_output;
     try {
       buildCrewGraph(c.shape, c.counts);
       expect.unreachable();
@@ -62,14 +71,14 @@ describe("buildCrewGraph", () => {
       expect(e).toBeInstanceOf(CrewShapeError);
       const err = e as CrewShapeError;
       expect(err.code).toBe("CREW_SHAPE_INVALID");
-      expect(err.issues.map((i) => i.code)).toEqual(["UNKNOWN_ROLE_REFERENCE", "FIXER_UNREACHABLE"]);
+      expect(err.issues.map((i) => i.code)).toEqual(["UNKNOWN_ROLE_REFERENCE", "NO_FINAL_ROLE"]);
       expect(err.message).toMatch(/role 'merc' escalates to 'fixr'/);
     }
   });
 
   it("materialises nested crews recursively", () => {
-    const inner = shape("INNER", [role("x", { first_input: true })]);
-    const g = buildCrewGraph(shape("OUTER", [role("a", { first_input: true, nested_crew: { shape: inner, agents: counts("INNER", { x: 2 }), memory_isolation: "hard" } })]));
+    const inner = shape("INNER", [role("x", { first_input: true, final_output: true })]);
+    const g = buildCrewGraph(shape("OUTER", [role("a", { first_input: true, final_output: true, nested_crew: { shape: inner, agents: counts("INNER", { x: 2 }), memory_isolation: "hard" } })]));
     expect(g.roles[0]!.nested?.memory_isolation).toBe("hard");
     expect(g.roles[0]!.nested?.graph.roles[0]!.agents).toEqual(["x#0", "x#1"]);
   });

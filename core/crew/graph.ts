@@ -4,7 +4,7 @@
 import { canonicalize } from "./canonical.ts";
 import { CrewShapeError } from "./errors.ts";
 import { hashHex } from "./hash.ts";
-import { lintDocuments, resolveAgentCounts } from "./lint.ts";
+import { fixerFor, lintDocuments, resolveAgentCounts } from "./lint.ts";
 import type { Capabilities, CrewAgents, CrewShape, MemoryIsolation, Permissions, VotingStrategy } from "./schema.ts";
 import { CREW_SCHEMA_VERSION } from "./schema.ts";
 
@@ -23,7 +23,7 @@ export type GraphRole = {
   activation?: { on_fault: boolean; on_stall: boolean };
   /** Agent ids in slot order: `role#0`, `role#1`, … */
   agents: string[];
-  /** The fixer role a failure (`fault`) or timeout (`stall`) of this role's agents escalates to: the first role in `escalate_to` with that trigger. */
+  /** The fixer role a failure (`fault`) or timeout (`stall`) of this role's agents goes to: the first role in `escalate_to` with that trigger, else the crew's first fixer with it (see `fixerFor`). */
   fixers: { fault?: string; stall?: string };
   /** The inner crew each agent of this role runs instead of a single step. */
   nested?: { graph: CrewGraph; memory_isolation: MemoryIsolation };
@@ -56,10 +56,6 @@ export function buildCrewGraph(shape: unknown, counts?: unknown): CrewGraph {
 
 function materialise(shape: CrewShape, counts: CrewAgents | undefined): CrewGraph {
   const amounts = resolveAgentCounts(shape, counts);
-  const byName = new Map(shape.roles.map((r) => [r.role, r]));
-  const firstWith = (targets: readonly string[], trigger: "on_fault" | "on_stall") =>
-    targets.find((t) => byName.get(t)?.activation?.[trigger] === true);
-
   const roles: GraphRole[] = shape.roles.map((r, index) => {
     const amount = amounts.get(r.role) ?? 1;
     const role: GraphRole = {
@@ -76,8 +72,8 @@ function materialise(shape: CrewShape, counts: CrewAgents | undefined): CrewGrap
     if (r.activation !== undefined) {
       role.activation = { on_fault: r.activation.on_fault === true, on_stall: r.activation.on_stall === true };
     } else {
-      const fault = firstWith(r.permissions.escalate_to, "on_fault");
-      const stall = firstWith(r.permissions.escalate_to, "on_stall");
+      const fault = fixerFor(shape.roles, r, "on_fault");
+      const stall = fixerFor(shape.roles, r, "on_stall");
       if (fault !== undefined) role.fixers.fault = fault;
       if (stall !== undefined) role.fixers.stall = stall;
     }
@@ -92,7 +88,9 @@ function materialise(shape: CrewShape, counts: CrewAgents | undefined): CrewGrap
   const final = phaseRoles.find((r) => shape.roles[r.index]!.final_output === true);
   const middle = phaseRoles.filter((r) => r !== entry && r !== final);
   const order = [entry, ...middle];
-  if (final !== undefined) order.push(final);
+  // the entry role that is also final closes the crew again, on the last middle phase's output;
+  // with no middle phase it runs once (a second run would only re-read its own output)
+  if (final !== undefined && (final !== entry || middle.length > 0)) order.push(final);
   return {
     schema_version: CREW_SCHEMA_VERSION,
     name: shape.name,

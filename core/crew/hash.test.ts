@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ClaimsError } from "../errors.ts";
 import { canonicalize } from "./canonical.ts";
+import { CanonicalJsonError } from "./errors.ts";
 import { hashHex } from "./hash.ts";
 
 describe("hashHex", () => {
@@ -28,6 +30,36 @@ describe("canonicalize", () => {
     }));
   });
   it("refuses non-finite numbers", () => {
+    expect(() => canonicalize({ a: Number.NaN })).toThrow(CanonicalJsonError);
     expect(() => canonicalize({ a: Number.NaN })).toThrow(/non-finite/);
+  });
+  it("writes array holes and undefined items as null, as JSON.stringify does, so the result is valid JSON", () => {
+    // eslint-disable-next-line no-sparse-arrays -- the hole is the point
+    const sparse = [1, , 3];
+    expect(canonicalize(sparse)).toBe("[1,null,3]");
+    expect(canonicalize({ a: new Array(2), b: [undefined] })).toBe('{"a":[null,null],"b":[null]}');
+    const holey: unknown[] = [];
+    holey[3] = { z: 1, y: [] };
+    expect(JSON.parse(canonicalize(holey))).toEqual(JSON.parse(JSON.stringify(holey)));
+  });
+  it("refuses a circular value with CanonicalJsonError instead of overflowing the stack", () => {
+    const a: Record<string, unknown> = { x: 1 };
+    a.self = { deeper: [a] };
+    expect(() => canonicalize(a)).toThrow(CanonicalJsonError);
+    expect(() => canonicalize(a)).toThrow(/circular/);
+    const list: unknown[] = [1];
+    list.push(list);
+    let err: unknown;
+    try {
+      canonicalize(list);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ClaimsError);
+    expect((err as ClaimsError).code).toBe("NOT_CANONICAL_JSON");
+  });
+  it("accepts the same object twice when it is shared, not circular", () => {
+    const shared = { k: 1 };
+    expect(canonicalize({ a: shared, b: [shared, shared] })).toBe('{"a":{"k":1},"b":[{"k":1},{"k":1}]}');
   });
 });

@@ -38,6 +38,8 @@ export type { CheckpointStore, StoredCheckpoint } from "./checkpoint.ts";
 export { createCrewSession } from "./session.ts";
 export type { CrewSession, CrewSessionOptions } from "./session.ts";
 export { resumeCrewSession } from "./resume.ts";
+export { stepCrew, initialCrewSnapshot } from "./step.ts";
+export type { CrewStepEvent, CrewStepEnv, CrewStartEvent, CrewResumeEvent } from "./step.ts";
 export type { ResumeOptions, ResumePolicy } from "./resume.ts";
 export type { CrewSnapshot, CrewStatus, SlotState, FaultKind, RunningCrewSnapshot, IdleCrewSnapshot, CompletedCrewSnapshot, FailedCrewSnapshot, CancelledCrewSnapshot } from "./snapshot.ts";
 export {
@@ -52,5 +54,7 @@ export {
   HookError,
   VersionConflictError,
   InvalidClockError,
+  CanonicalJsonError,
+  UnknownVotingStrategyError,
 } from "./errors.ts";
 export type { CrewErrorCode, CrewSchemaIssue } from "./errors.ts";

@@ -33,7 +33,7 @@ const mutate = (f: (s: ReturnType<typeof base>["shape"]) => void) => {
   return c.shape;
 };
 
-const cyclic = shape("OUTER", [role("a", { first_input: true })]);
+const cyclic = shape("OUTER", [role("a", { first_input: true, final_output: true })]);
 (cyclic.roles[0] as { nested_crew?: unknown }).nested_crew = { shape: cyclic, agents: counts("OUTER", { a: 1 }), memory_isolation: "soft" };
 
 const cases: Case[] = [
@@ -56,11 +56,33 @@ const cases: Case[] = [
   { name: "two final roles", shape: mutate((s) => (s.roles[1]!.final_output = true)), code: "MULTIPLE_FINAL_ROLES", path: "roles[1].final_output" },
   { name: "a duplicated role", shape: mutate((s) => s.roles.push(role("merc"))), code: "DUPLICATE_ROLE", path: "roles[3].role", message: /declared twice/ },
   {
-    name: "a fixer nobody escalates to",
-    shape: mutate((s) => (s.roles[1]!.permissions!.escalate_to = [])),
+    name: "a second fixer no role routes to",
+    shape: mutate((s) => s.roles.push(role("spare", { activation: { on_fault: true } }))),
     code: "FIXER_UNREACHABLE",
-    path: "roles[2]",
-    message: /fixer role 'fixer' can never be invoked.*escalate_to \(phase roles: caller, merc\)/,
+    path: "roles[3]",
+    message: /fixer role 'spare' can never be invoked: no phase role of crew RESEARCH_CREW lists it in permissions.escalate_to \(phase roles: caller, merc\)/,
+  },
+  { name: "no final role", shape: mutate((s) => delete s.roles[0]!.final_output), code: "NO_FINAL_ROLE", path: "roles", message: /crew RESEARCH_CREW has no final role: mark exactly one phase role with "final_output": true/ },
+  {
+    name: "an escalation to a role that is not a fixer",
+    shape: mutate((s) => (s.roles[1]!.permissions!.escalate_to = ["caller", "fixer"])),
+    code: "ESCALATE_TO_NON_FIXER",
+    path: "roles[1].permissions.escalate_to[0]",
+    message: /^role 'merc' escalates to 'caller', which is not a fixer \(it has no "activation"\).*fixers of crew RESEARCH_CREW: fixer\)$/,
+  },
+  {
+    name: "an escalation to itself",
+    shape: mutate((s) => (s.roles[2]!.permissions!.escalate_to = ["fixer"])),
+    code: "ESCALATE_TO_SELF",
+    path: "roles[2].permissions.escalate_to[0]",
+    message: /role 'fixer' escalates to itself/,
+  },
+  {
+    name: "a delegation without talk_to",
+    shape: mutate((s) => (s.roles[2]!.permissions!.talk_to = ["caller"])),
+    code: "DELEGATE_WITHOUT_TALK",
+    path: "roles[2].permissions.delegate_to[0]",
+    message: /^role 'fixer' delegates to 'merc' but may not talk to it; add 'merc' to its permissions.talk_to \(talk_to: caller\)$/,
   },
   { name: "an activation without trigger", shape: mutate((s) => (s.roles[2]!.activation = {})), code: "ACTIVATION_WITHOUT_TRIGGER", path: "roles[2].activation" },
   { name: "a fixer as entry role", shape: mutate((s) => (s.roles[0]!.activation = { on_fault: true })), code: "FIXER_AS_ENTRY_OR_FINAL", path: "roles[0].activation" },
@@ -98,7 +120,7 @@ const cases: Case[] = [
   { name: "a role with zero agents", shape: base().shape, counts: counts("RESEARCH_CREW", { caller: 1, merc: 0, fixer: 1 }), code: "ZERO_AGENTS", path: "counts.agents[1].amount" },
   {
     name: "a nested crew that nests its parent by name",
-    shape: shape("A", [role("a", { first_input: true, nested_crew: { shape: shape("B", [role("b", { first_input: true, nested_crew: { shape: shape("A", [role("x", { first_input: true })]), agents: counts("A", { x: 1 }), memory_isolation: "soft" } })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" } })]),
+    shape: shape("A", [role("a", { first_input: true, final_output: true, nested_crew: { shape: shape("B", [role("b", { first_input: true, final_output: true, nested_crew: { shape: shape("A", [role("x", { first_input: true, final_output: true })]), agents: counts("A", { x: 1 }), memory_isolation: "soft" } })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" } })]),
     code: "NESTED_CREW_CYCLE",
     path: "roles[0].nested_crew.shape.roles[0].nested_crew.shape",
     message: /A → B → A/,
@@ -106,20 +128,20 @@ const cases: Case[] = [
   { name: "a nested crew that contains itself (object cycle)", shape: cyclic, code: "NESTED_CREW_CYCLE", path: "roles[0].nested_crew.shape" },
   {
     name: "a problem inside a nested crew, with its path",
-    shape: shape("A", [role("a", { first_input: true, nested_crew: { shape: shape("B", [role("b", { first_input: true, permissions: { talk_to: ["zz"] } })]), agents: counts("B", { b: 1 }), memory_isolation: "hard" } })]),
+    shape: shape("A", [role("a", { first_input: true, final_output: true, nested_crew: { shape: shape("B", [role("b", { first_input: true, final_output: true, permissions: { talk_to: ["zz"] } })]), agents: counts("B", { b: 1 }), memory_isolation: "hard" } })]),
     code: "UNKNOWN_ROLE_REFERENCE",
     path: "roles[0].nested_crew.shape.roles[0].permissions.talk_to[0]",
     message: /crew B; roles are: b$/,
   },
   {
     name: "a timeout on a nested-crew role",
-    shape: shape("A", [role("a", { first_input: true, timeout_ms: 5, nested_crew: { shape: shape("B", [role("b", { first_input: true })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" } })]),
+    shape: shape("A", [role("a", { first_input: true, final_output: true, timeout_ms: 5, nested_crew: { shape: shape("B", [role("b", { first_input: true, final_output: true })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" } })]),
     code: "TIMEOUT_ON_NESTED_ROLE",
     path: "roles[0].timeout_ms",
   },
   {
     name: "a fixer that runs a nested crew",
-    shape: mutate((s) => (s.roles[2]!.nested_crew = { shape: shape("B", [role("b", { first_input: true })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" })),
+    shape: mutate((s) => (s.roles[2]!.nested_crew = { shape: shape("B", [role("b", { first_input: true, final_output: true })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" })),
     code: "FIXER_WITH_NESTED_CREW",
     path: "roles[2].nested_crew",
   },
@@ -146,9 +168,10 @@ describe("lintCrewShape", () => {
     const s = mutate((x) => {
       x.roles[1]!.permissions!.escalate_to = ["fixr"];
       delete x.roles[0]!.first_input;
+      delete x.roles[0]!.final_output;
     });
     const codes = lintCrewShape(s).issues.map((i) => i.code);
-    expect(codes).toEqual(expect.arrayContaining(["UNKNOWN_ROLE_REFERENCE", "NO_ENTRY_ROLE", "FIXER_UNREACHABLE"]));
+    expect(codes).toEqual(["UNKNOWN_ROLE_REFERENCE", "NO_ENTRY_ROLE", "NO_FINAL_ROLE"]);
   });
 
   it("never throws on garbage", () => {

@@ -13,11 +13,15 @@ export type CrewLintCode =
   | "NO_ENTRY_ROLE"
   | "MULTIPLE_ENTRY_ROLES"
   | "MULTIPLE_FINAL_ROLES"
+  | "NO_FINAL_ROLE"
   | "NO_PHASES"
   | "ACTIVATION_WITHOUT_TRIGGER"
   | "FIXER_AS_ENTRY_OR_FINAL"
   | "FIXER_WITH_NESTED_CREW"
   | "FIXER_UNREACHABLE"
+  | "ESCALATE_TO_NON_FIXER"
+  | "ESCALATE_TO_SELF"
+  | "DELEGATE_WITHOUT_TALK"
   | "TIMEOUT_ON_NESTED_ROLE"
   | "NESTED_CREW_CYCLE"
   | "CREW_NAME_MISMATCH"
@@ -65,6 +69,22 @@ export function resolveAgentCounts(shape: CrewShape, counts?: CrewAgents): Map<s
   const out = new Map<string, number>();
   for (const r of shape.roles) if (!out.has(r.role)) out.set(r.role, fromCounts.get(r.role) ?? r.amount ?? 1);
   return out;
+}
+
+/** A role as routing sees it: its name, its escalate_to list and (on fixers) its activation. */
+type RoutedRole = { role: string; activation?: { on_fault?: boolean; on_stall?: boolean }; permissions: { escalate_to: readonly string[] } };
+
+/**
+ * The fixer role a failure (`on_fault`) or timeout (`on_stall`) of `role`'s agents goes to: the
+ * first role in its `escalate_to` whose activation has the trigger (preferred), else the first
+ * role of the crew, in declaration order, whose activation has it; undefined when none has it.
+ * Fixers themselves are never routed (a fixer step that fails fails its slot for good).
+ */
+export function fixerFor(roles: readonly RoutedRole[], role: RoutedRole, trigger: "on_fault" | "on_stall"): string | undefined {
+  if (role.activation !== undefined) return undefined;
+  const has = (r: RoutedRole | undefined) => r?.activation?.[trigger] === true;
+  for (const target of role.permissions.escalate_to) if (has(roles.find((r) => r.role === target))) return target;
+  return roles.find(has)?.role;
 }
 
 const VERBS = { talk_to: "talks to", delegate_to: "delegates to", escalate_to: "escalates to", invite: "invites" } as const;
@@ -131,6 +151,23 @@ function lintStructure(shape: CrewShape, counts: CrewAgents | undefined, p: stri
     }
   });
 
+  const byName = new Map(shape.roles.map((r) => [r.role, r]));
+  shape.roles.forEach((r, i) => {
+    r.permissions.escalate_to.forEach((target, j) => {
+      const path = `${p}roles[${i}].permissions.escalate_to[${j}]`;
+      if (target === r.role) {
+        add("ESCALATE_TO_SELF", path, `role '${r.role}' escalates to itself; escalate_to names the fixer role that stands in for a failed or stalled agent, so name a fixer (a role with "activation")`);
+      } else if (r.activation === undefined && byName.has(target) && byName.get(target)!.activation === undefined) {
+        add("ESCALATE_TO_NON_FIXER", path, `role '${r.role}' escalates to '${target}', which is not a fixer (it has no "activation"), so it can never stand in for a failed agent; name a fixer role (fixers of crew ${crew}: ${quoteList(shape.roles.filter((x) => x.activation !== undefined).map((x) => x.role))})`);
+      }
+    });
+    r.permissions.delegate_to.forEach((target, j) => {
+      if (!r.permissions.talk_to.includes(target)) {
+        add("DELEGATE_WITHOUT_TALK", `${p}roles[${i}].permissions.delegate_to[${j}]`, `role '${r.role}' delegates to '${target}' but may not talk to it; add '${target}' to its permissions.talk_to (talk_to: ${quoteList(r.permissions.talk_to)})`);
+      }
+    });
+  });
+
   const entries = shape.roles.map((r, i) => ({ r, i })).filter(({ r }) => r.first_input === true);
   if (entries.length === 0) {
     add("NO_ENTRY_ROLE", `${p}roles`, `crew ${crew} has no entry role: mark exactly one role with "first_input": true (roles are: ${roleList})`);
@@ -138,7 +175,9 @@ function lintStructure(shape: CrewShape, counts: CrewAgents | undefined, p: stri
     add("MULTIPLE_ENTRY_ROLES", `${p}roles[${entries[1]!.i}].first_input`, `crew ${crew} marks ${entries.length} roles as first_input (${entries.map((e) => e.r.role).join(", ")}); exactly one role receives the root input`);
   }
   const finals = shape.roles.map((r, i) => ({ r, i })).filter(({ r }) => r.final_output === true);
-  if (finals.length > 1) {
+  if (finals.length === 0) {
+    add("NO_FINAL_ROLE", `${p}roles`, `crew ${crew} has no final role: mark exactly one phase role with "final_output": true (it may be the entry role, which then runs again last; roles are: ${roleList})`);
+  } else if (finals.length > 1) {
     add("MULTIPLE_FINAL_ROLES", `${p}roles[${finals[1]!.i}].final_output`, `crew ${crew} marks ${finals.length} roles as final_output (${finals.map((e) => e.r.role).join(", ")}); at most one role produces the crew's output`);
   }
 
@@ -158,8 +197,12 @@ function lintStructure(shape: CrewShape, counts: CrewAgents | undefined, p: stri
       if (r.nested_crew !== undefined) {
         add("FIXER_WITH_NESTED_CREW", `${p}roles[${i}].nested_crew`, `fixer role '${r.role}' declares a nested_crew; a fixer runs a single step, so move the nested crew to a phase role`);
       }
-      if (!phaseRoles.some((ph) => ph.permissions.escalate_to.includes(r.role))) {
-        add("FIXER_UNREACHABLE", `${p}roles[${i}]`, `fixer role '${r.role}' can never be invoked: no phase role of crew ${crew} lists it in permissions.escalate_to (phase roles: ${phaseNames})`);
+      const triggered = r.activation.on_fault === true || r.activation.on_stall === true;
+      const reached = phaseRoles.some(
+        (ph) => ph.permissions.escalate_to.includes(r.role) || fixerFor(shape.roles, ph, "on_fault") === r.role || fixerFor(shape.roles, ph, "on_stall") === r.role,
+      );
+      if (triggered && !reached) {
+        add("FIXER_UNREACHABLE", `${p}roles[${i}]`, `fixer role '${r.role}' can never be invoked: no phase role of crew ${crew} lists it in permissions.escalate_to (phase roles: ${phaseNames}), and roles that list no fixer fall back to the crew's first fixer with the trigger, which is another role`);
       }
     }
     if (r.nested_crew !== undefined && r.timeout_ms !== undefined) {

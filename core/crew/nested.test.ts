@@ -8,8 +8,8 @@ import type { Answer } from "./test-kit.ts";
 
 /** OUTER: lead → team ×2 (each runs MID) → lead. MID: squad ×2 (each runs INNER). INNER: worker ×2 voting majority. */
 function threeLevels(isolation: "soft" | "hard", opts: { innerTimeout?: number; teamFixer?: boolean } = {}) {
-  const inner = shape("INNER", [role("worker", { first_input: true, voting: "majority", ...(opts.innerTimeout ? { timeout_ms: opts.innerTimeout } : {}) })]);
-  const mid = shape("MID", [role("squad", { first_input: true, nested_crew: { shape: inner, agents: counts("INNER", { worker: 2 }), memory_isolation: isolation } })]);
+  const inner = shape("INNER", [role("worker", { first_input: true, final_output: true, voting: "majority", ...(opts.innerTimeout ? { timeout_ms: opts.innerTimeout } : {}) })]);
+  const mid = shape("MID", [role("squad", { first_input: true, final_output: true, nested_crew: { shape: inner, agents: counts("INNER", { worker: 2 }), memory_isolation: isolation } })]);
   return buildCrewGraph(
     shape("OUTER", [
       role("lead", { first_input: true, final_output: true }),

@@ -67,7 +67,7 @@ describe("phases", () => {
 
 describe("voting inside a session", () => {
   const crew = (voting: "majority" | "unanimous" | "weighted_consensus") =>
-    buildCrewGraph(shape("V", [role("judge", { first_input: true, voting, amount: 3 })]));
+    buildCrewGraph(shape("V", [role("judge", { first_input: true, final_output: true, voting, amount: 3 })]));
   const run = (voting: "majority" | "unanimous" | "weighted_consensus", outputs: string[]) =>
     drive({ graph: crew(voting), resumeEveryStep: true, worker: (r) => ({ output: outputs[Number(r.agentId.split("#")[1])]! }) }).log;
 
@@ -83,7 +83,7 @@ describe("voting inside a session", () => {
     expect(run("unanimous", ["x", "x", "x"]).at(-1)).toMatchObject({ type: "crew.completed", output: "x" });
   });
   it("weighted_consensus breaks a tie by slot order", () => {
-    const g = buildCrewGraph(shape("V", [role("judge", { first_input: true, voting: "weighted_consensus", amount: 4 })]));
+    const g = buildCrewGraph(shape("V", [role("judge", { first_input: true, final_output: true, voting: "weighted_consensus", amount: 4 })]));
     const outs = ["b", "a", "a", "b"];
     const log = drive({ graph: g, worker: (r) => ({ output: outs[Number(r.agentId.split("#")[1])]! }) }).log;
     expect(log.at(-1)).toMatchObject({ type: "crew.completed", output: "b" });
@@ -130,6 +130,71 @@ describe("faults", () => {
     expect(typesOf(s.deliver(completed(fixerReq, "C (fixed)")))).toEqual(["vote.resolved", "phase.started", "agent.step.requested"]);
   });
 
+  it("in the seed's Quick Start crew a failing caller (no escalate_to) reaches the fixer, in its opening and its closing phase", () => {
+    const s = persistentSession(graph);
+    const caller = requestsIn(s.start("q"))[0]!;
+    const out = s.deliver(failed(caller, "model down", "LLM_503"));
+    expect(typesOf(out)).toEqual(["fixer.invoked", "agent.step.requested"]);
+    expect(out[0]).toMatchObject({ reason: "fault", failedRole: "caller", failedAgentId: "caller#0", fixerRole: "fixer", fixerAgentId: "fixer#0", error: { message: "model down", code: "LLM_503" } });
+    const fixerReq = requestsIn(out)[0]!;
+    expect(fixerReq).toMatchObject({ role: "fixer", input: { failed: { agentId: "caller#0", role: "caller" }, input: "q" } });
+    const mercs = requestsIn(s.deliver(completed(fixerReq, "plan (fixed)")));
+    expect(mercs.map((m) => m.input)).toEqual(["plan (fixed)", "plan (fixed)", "plan (fixed)"]);
+    s.deliver(completed(mercs[0]!, "A"));
+    s.deliver(completed(mercs[1]!, "B"));
+    const closing = requestsIn(s.deliver(completed(mercs[2]!, "C")))[0]!;
+    const again = s.deliver(failed(closing));
+    expect(again[0]).toMatchObject({ type: "fixer.invoked", phaseIndex: 2, failedRole: "caller" });
+    expect(s.deliver(completed(requestsIn(again)[0]!, "answer (fixed)")).at(-1)).toEqual({ type: "crew.completed", crewId: "crew-1", output: "answer (fixed)" });
+  });
+
+  it("in the seed's Quick Start crew a timed-out caller reaches the fixer on stall", () => {
+    const c = researchCrew(2);
+    c.shape.roles[0]!.timeout_ms = 5_000;
+    const s = persistentSession(graphOf(c));
+    const caller = requestsIn(s.start("q"))[0]!;
+    expect(caller.deadlineMs).toBe(6_000);
+    const out = s.tick(6_000);
+    expect(typesOf(out)).toEqual(["agent.step.timed_out", "fixer.invoked", "agent.step.requested"]);
+    expect(out[1]).toMatchObject({ reason: "stall", failedRole: "caller", fixerRole: "fixer", error: { code: "STEP_TIMEOUT" } });
+    expect(s.session.status).toBe("running");
+  });
+
+  it("prefers the fixer named in escalate_to over the crew's first fixer, and fails the slot when no fixer has the trigger", () => {
+    const g = buildCrewGraph(shape("PREF", [
+      role("intake", { first_input: true, timeout_ms: 1_000, permissions: { escalate_to: ["fixB"] } }),
+      role("report", { final_output: true }),
+      role("fixA", { activation: { on_fault: true } }),
+      role("fixB", { activation: { on_fault: true } }),
+    ]));
+    const s = persistentSession(g);
+    const intake = requestsIn(s.start("q"))[0]!;
+    const toFixB = s.deliver(failed(intake));
+    expect(toFixB[0]).toMatchObject({ type: "fixer.invoked", failedRole: "intake", fixerRole: "fixB" });
+    const report = requestsIn(s.deliver(completed(requestsIn(toFixB)[0]!, "fixed")))[0]!;
+    expect(s.deliver(failed(report))[0]).toMatchObject({ type: "fixer.invoked", failedRole: "report", fixerRole: "fixA" });
+    // no role has on_stall: a timeout fails the slot for good and, with first_valid, the crew
+    const s2 = persistentSession(g);
+    s2.start("q");
+    expect(typesOf(s2.tick(2_000))).toEqual(["agent.step.timed_out", "crew.failed"]);
+  });
+
+  it("stores at most 2 KB of a failed step's error text in the snapshot, and hands the fixer the same capped error", () => {
+    const s = persistentSession(graph);
+    const mercs = toMercs(s);
+    const huge = `upstream said: ${"x".repeat(200_000)}`;
+    s.deliver(failed(mercs[0]!, huge, "UPSTREAM"));
+    const slot = (s.snapshot() as { slots: { e?: { message: string; code?: string } }[] }).slots[0]!;
+    expect(slot.e!.message.length).toBeLessThanOrEqual(2048);
+    expect(slot.e!.message).toMatch(/^upstream said: x+… \[\d+ more characters cut\]$/);
+    expect(slot.e!.code).toBe("UPSTREAM");
+    expect(JSON.stringify(s.snapshot()).length).toBeLessThan(4_000);
+    s.deliver(completed(mercs[1]!, "B"));
+    const out = s.deliver(completed(mercs[2]!, "C"));
+    expect(out[0]).toMatchObject({ type: "fixer.invoked", error: slot.e });
+    expect(requestsIn(out)[0]!.input).toMatchObject({ failed: { error: slot.e } });
+  });
+
   it("a failed fixer leaves the slot failed and the phase resolves by its voting rule", () => {
     const s = persistentSession(graph);
     const mercs = toMercs(s);
@@ -141,7 +206,7 @@ describe("faults", () => {
   });
 
   it("without a fixer, a phase with no valid output fails the crew", () => {
-    const g = buildCrewGraph(shape("SOLO", [role("a", { first_input: true, amount: 2 })]));
+    const g = buildCrewGraph(shape("SOLO", [role("a", { first_input: true, final_output: true, amount: 2 })]));
     const s = persistentSession(g);
     const reqs = requestsIn(s.start("q"));
     s.deliver(failed(reqs[0]!));
@@ -262,7 +327,7 @@ describe("errors", () => {
 
 describe("snapshots", () => {
   it("stay small: a 64-agent majority phase with ~200-byte outputs is under 16 KB with 63 answers in", () => {
-    const g = buildCrewGraph(shape("BIG", [role("lead", { first_input: true }), role("voter", { voting: "majority", timeout_ms: 60_000 })]), counts("BIG", { lead: 1, voter: 64 }));
+    const g = buildCrewGraph(shape("BIG", [role("lead", { first_input: true }), role("voter", { final_output: true, voting: "majority", timeout_ms: 60_000 })]), counts("BIG", { lead: 1, voter: 64 }));
     const s = createCrewSession({ crewId: "claim-0001", graph: g, clock: frozenClock(1_700_000_000_000) });
     const lead = requestsIn(s.start({ claim: "x".repeat(150) }))[0]!;
     const voters = requestsIn(s.deliver(completed(lead, { brief: "y".repeat(180) })));

@@ -1,5 +1,6 @@
-// The public session API: a thin shell over the crew machine that validates what comes in and
-// returns the outbound events each call caused.
+// The public session API: a thin shell that validates what comes in, runs the crew's transition
+// (`advance`, the same one the pure step runs) on a state it keeps loaded, and returns the
+// outbound events each call caused.
 
 import type { Clock } from "./clock.ts";
 import { InvalidCrewInputError, SessionStateError } from "./errors.ts";
@@ -7,13 +8,16 @@ import { parseInboundCrewEvent } from "./events.ts";
 import type { OutboundCrewEvent } from "./events.ts";
 import type { CrewGraph } from "./graph.ts";
 import type { HookRegistry } from "./hooks.ts";
-import { isJsonValue } from "./json.ts";
 import type { JsonValue } from "./json.ts";
-import { CrewMachine } from "./machine.ts";
+import { nextDeadlineMs } from "./entry.ts";
+import type { CrewState } from "./machine.ts";
+import { newCrewState, rootEnv } from "./machine.ts";
 import type { CrewMemoryAdapter } from "./memory.ts";
-import { TaskSchema } from "./schema.ts";
+import { saveState } from "./persist.ts";
 import type { Task } from "./schema.ts";
 import type { CrewSnapshot, CrewStatus } from "./snapshot.ts";
+import { advance, startEvent } from "./step.ts";
+import type { CrewStepEvent } from "./step.ts";
 
 /** What a session runs with. */
 export type CrewSessionOptions = {
@@ -47,62 +51,44 @@ export interface CrewSession {
   nextDeadlineMs(): number | undefined;
 }
 
-/** Normalised options shared by create and resume. */
-export function machineEnv(opts: CrewSessionOptions) {
-  if (typeof opts.crewId !== "string" || opts.crewId === "") throw new InvalidCrewInputError("crewId must be a non-empty string");
-  const maxAttempts = opts.maxAttempts ?? 1;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new InvalidCrewInputError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
-  return { graph: opts.graph, clock: opts.clock, hooks: opts.hooks, memory: opts.memory, maxAttempts, scope: opts.crewId, root: true };
-}
-
 /** Creates an idle session for a built graph. */
 export function createCrewSession(opts: CrewSessionOptions): CrewSession {
-  return wrapMachine(new CrewMachine(opts.crewId, machineEnv(opts)));
+  return sessionOver(newCrewState(opts.crewId, rootEnv(opts)));
 }
 
-/** The public face of a machine. */
-export function wrapMachine(machine: CrewMachine): CrewSession {
-  const clock = machine.env.clock;
+/** The public face of a loaded root crew state. */
+export function sessionOver(st: CrewState): CrewSession {
   return {
-    crewId: machine.crewId,
+    crewId: st.crewId,
     get status() {
-      return machine.status;
+      return st.status;
     },
     start(rootInput, task) {
-      if (machine.status !== "idle") throw new SessionStateError(`crew ${machine.crewId} was already started (status ${machine.status})`);
-      if (!isJsonValue(rootInput)) throw new InvalidCrewInputError(`the root input of crew ${machine.crewId} must be a plain JSON value`);
-      let parsedTask: Task | undefined;
-      if (task !== undefined) {
-        const t = TaskSchema.safeParse(task);
-        if (!t.success) throw new InvalidCrewInputError(`the task of crew ${machine.crewId} must be { description: string, … } with JSON values: ${t.error.issues.map((i) => i.message).join("; ")}`);
-        parsedTask = t.data;
-      }
-      const out: OutboundCrewEvent[] = [];
-      machine.begin(out, rootInput, parsedTask, clock.now());
-      return out;
+      if (st.status !== "idle") throw new SessionStateError(`crew ${st.crewId} was already started (status ${st.status})`);
+      return run(st, startEvent(st.crewId, rootInput, task));
     },
     deliver(event) {
-      const ev = parseInboundCrewEvent(event);
-      const out: OutboundCrewEvent[] = [];
-      machine.deliver(out, ev);
-      return out;
+      return run(st, parseInboundCrewEvent(event));
     },
     tick(nowMs) {
       if (!Number.isFinite(nowMs)) throw new InvalidCrewInputError(`tick needs a finite time in milliseconds, got ${nowMs}`);
-      const out: OutboundCrewEvent[] = [];
-      machine.tick(out, nowMs);
-      return out;
+      return run(st, { type: "crew.tick", crewId: st.crewId, nowMs });
     },
     cancel(reason) {
-      const out: OutboundCrewEvent[] = [];
-      machine.cancel(out, reason);
-      return out;
+      return run(st, reason === undefined ? { type: "crew.cancel", crewId: st.crewId } : { type: "crew.cancel", crewId: st.crewId, reason });
     },
     snapshot() {
-      return machine.snapshot();
+      return saveState(st);
     },
     nextDeadlineMs() {
-      return machine.nextDeadlineMs();
+      return nextDeadlineMs(st);
     },
   };
+}
+
+/** Runs one step event on the kept state and returns what it caused. */
+function run(st: CrewState, ev: CrewStepEvent): OutboundCrewEvent[] {
+  const out: OutboundCrewEvent[] = [];
+  advance(st, out, ev);
+  return out;
 }

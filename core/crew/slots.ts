@@ -47,3 +47,35 @@ export const STEP_TIMEOUT = "STEP_TIMEOUT";
 export function isTimeout(e: StepError): boolean {
   return e.code === STEP_TIMEOUT;
 }
+
+/** The most characters of an error message a slot keeps: a worker's error (a stack, a model's reply) may be any size, the snapshot may not. */
+export const MAX_STEP_ERROR_CHARS = 2048;
+
+/** The most characters of an error code a slot keeps. */
+export const MAX_STEP_ERROR_CODE_CHARS = 128;
+
+/**
+ * `e` with its message cut to at most `MAX_STEP_ERROR_CHARS` characters (ending in a marker that
+ * says how many were cut) and its code to `MAX_STEP_ERROR_CODE_CHARS`; `e` itself when both fit.
+ * Never splits a surrogate pair.
+ */
+export function capStepError(e: StepError): StepError {
+  const longMessage = e.message.length > MAX_STEP_ERROR_CHARS;
+  const longCode = e.code !== undefined && e.code.length > MAX_STEP_ERROR_CODE_CHARS;
+  if (!longMessage && !longCode) return e;
+  const capped: StepError = { message: longMessage ? cut(e.message, MAX_STEP_ERROR_CHARS) : e.message };
+  if (e.code !== undefined) capped.code = longCode ? cut(e.code, MAX_STEP_ERROR_CODE_CHARS) : e.code;
+  return capped;
+}
+
+function cut(text: string, max: number): string {
+  // the marker is sized for the whole length, so the text it ends never exceeds `max`
+  let keep = max - marker(text.length).length;
+  const last = text.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep--; // do not keep half of a surrogate pair
+  return text.slice(0, keep) + marker(text.length - keep);
+}
+
+function marker(cutChars: number): string {
+  return `… [${cutChars} more characters cut]`;
+}

@@ -245,7 +245,7 @@ export function configuredCrew(c: CrewConfig): CrewGraph {
     const caller = role("caller", { ...timeout, first_input: true, final_output: true, permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] } });
     return buildCrewGraph(shape("GEN", [caller, merc, ...(c.fixer ? [fixer] : [])]));
   }
-  const inner = shape("GEN_INNER", [role("planner", { ...timeout, first_input: true, permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] } }), merc, ...(c.fixer ? [fixer] : [])]);
+  const inner = shape("GEN_INNER", [role("planner", { ...timeout, first_input: true, permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] } }), { ...merc, final_output: true }, ...(c.fixer ? [fixer] : [])]);
   const caller = role("caller", { ...timeout, first_input: true, final_output: true, permissions: { talk_to: ["team"] } });
   const team = role("team", { amount: 2, permissions: { talk_to: ["caller"] }, nested_crew: { shape: inner, agents: counts("GEN_INNER", { planner: 1, merc: c.mercs, ...(c.fixer ? { fixer: 1 } : {}) }), memory_isolation: c.nested as "soft" | "hard" } });
   return buildCrewGraph(shape("GEN", [caller, team]));

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { JsonValue } from "./json.ts";
 import type { VotingStrategy } from "./schema.ts";
 import type { Ballot } from "./voting.ts";
+import { UnknownVotingStrategyError } from "./errors.ts";
 import { resolveVotes } from "./voting.ts";
 
 const ok = (output: JsonValue): Ballot => ({ ok: true, output });
@@ -61,5 +62,12 @@ describe("resolveVotes", () => {
       const best = Math.max(0, ...["a", "b", "c"].map((x) => votes.filter((v) => v === x).length));
       expect(resolveVotes("majority", ballots).ok).toBe(best * 2 > votes.length);
     }));
+  });
+
+  it("throws UnknownVotingStrategyError naming the known strategies for a strategy it does not know, never returning undefined", () => {
+    for (const ballots of [[ok("a")], [no], []]) {
+      expect(() => resolveVotes("best_of_n" as VotingStrategy, ballots)).toThrow(UnknownVotingStrategyError);
+    }
+    expect(() => resolveVotes("best_of_n" as VotingStrategy, [ok("a")])).toThrow('unknown voting strategy "best_of_n"; use one of first_valid, majority, unanimous, weighted_consensus');
   });
 });

@@ -2,9 +2,13 @@
 // order, so the arrival order of answers never matters; outputs are compared by canonical JSON.
 
 import { canonicalize } from "./canonical.ts";
+import { UnknownVotingStrategyError } from "./errors.ts";
 import type { VoteTally } from "./events.ts";
 import type { JsonValue } from "./json.ts";
+import { VotingStrategySchema } from "./schema.ts";
 import type { VotingStrategy } from "./schema.ts";
+
+const KNOWN: ReadonlySet<unknown> = new Set(VotingStrategySchema.options);
 
 /** One slot's result: an output, or a failure (after any retry and fixer). */
 export type Ballot = { ok: true; output: JsonValue } | { ok: false };
@@ -24,9 +28,11 @@ export type VoteResult =
  * - `unanimous`: every slot succeeded with the same output.
  * - `weighted_consensus`: equal weights, so the most common output among successful slots;
  *   a tie goes to the output whose first holder comes earliest in slot order.
- * Among equal outputs the value of the earliest slot is returned.
+ * Among equal outputs the value of the earliest slot is returned. An unknown strategy throws
+ * `UnknownVotingStrategyError` (whatever the ballots).
  */
 export function resolveVotes(strategy: VotingStrategy, ballots: readonly Ballot[]): VoteResult {
+  if (!KNOWN.has(strategy)) throw new UnknownVotingStrategyError(strategy, VotingStrategySchema.options);
   const total = ballots.length;
   let valid = 0;
   let firstValid = -1;

@@ -25,6 +25,8 @@ export const AUDIT_EVENT_TYPES = [
   "CLAIM_REFUND_EXECUTED",
   "CLAIM_REFUND_NOT_EXECUTED",
   "CLAIM_NEEDS_REVIEW",
+  "REVIEW_REQUESTED",
+  "REVIEW_DECIDED",
 ] as const;
 
 /** The audit event type schema. */

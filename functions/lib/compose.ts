@@ -159,6 +159,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     audit: lazyPort(() => dynamo().audit),
     ledger: lazyPort(() => dynamo().ledger),
     orders: lazyPort(() => dynamo().orders),
+    reviews: lazyPort(() => dynamo().reviews),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
     publisher: lazyPort(() => createEventBridgePublisher({ client: clients().events, busName: resources.busName() })),
     llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(config(), env, resources)),

@@ -1,0 +1,63 @@
+// runBatch's gate (SPEC §6): a scenario matches only when the verdict AND the expected reason code
+// (when the scenario gives one) match. Run in process with the rules model and the bundled config.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SimulationEndDetailsSchema } from "../core/claims/simulation.ts";
+import { frozenClock } from "../core/crew/index.ts";
+import { createRulesModel } from "../core/llm/index.ts";
+import { createInProcessRuntime } from "../local/runtime.ts";
+import { runBatch } from "./batch.ts";
+import { loadRunAudit } from "./run-store.ts";
+
+const CONFIG = new URL("../scenarios/config.yaml", import.meta.url).pathname;
+
+async function batch(scenariosYaml: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), "claims-batch-"));
+  const scenariosPath = join(dataDir, "scenarios.yaml");
+  writeFileSync(scenariosPath, scenariosYaml);
+  const log: string[] = [];
+  const outcome = await runBatch({
+    scenariosPath,
+    configPath: CONFIG,
+    clock: frozenClock(Date.parse("2026-06-01T12:00:00Z")),
+    dataDir,
+    llm: (config) => ({ port: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), description: "rules" }),
+    runtime: async (opts) => createInProcessRuntime(opts),
+    log: (text) => void log.push(text),
+  });
+  return { outcome, log: log.join("\n"), dataDir };
+}
+
+const row = (id: string, claim: string, expected: string) => `  - id: ${id}\n    label: "${id}"\n    context:\n      claim: ${claim}\n    expected: ${expected}\n`;
+const ACCEPTED = "{ order_id: ord_001, amount_eur: 299.99, category: electronics, reason: \"Screen is dead\" }";
+const ACCEPTED_TOO = "{ order_id: ord_009, amount_eur: 500.0, category: electronics, reason: \"Dead pixels\" }";
+const ESCALATED = "{ order_id: ord_002, amount_eur: 1200.0, category: electronics, reason: \"Does not boot\" }";
+
+describe("runBatch", () => {
+  it("reports a mismatch when the verdict matches but the reason code does not", async () => {
+    const { outcome, dataDir } = await batch(
+      "scenarios:\n" +
+        row("right", ACCEPTED, "{ verdict: ACCEPT, reason_code: VALIDATION_PASSED }") +
+        row("wrong_reason", ACCEPTED_TOO, "{ verdict: ACCEPT, reason_code: AMOUNT_ABOVE_LIMIT }") +
+        row("verdict_only", ESCALATED, "ESCALATE"),
+    );
+    expect(outcome.rows.map((r) => ({ id: r.id, verdict: r.verdict, reason_code: r.reason_code, matches: r.matches }))).toEqual([
+      { id: "right", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", matches: true },
+      { id: "wrong_reason", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", matches: false },
+      { id: "verdict_only", verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: true },
+    ]);
+    expect(outcome.allMatch).toBe(false);
+    const end = loadRunAudit(dataDir, outcome.simulationId).find((e) => e.event_type === "SIMULATION_END")!;
+    const details = SimulationEndDetailsSchema.parse(end.details);
+    expect(details).toMatchObject({ total: 3, matched: 2 });
+    expect(details.results[1]).toMatchObject({ id: "wrong_reason", verdict: "ACCEPT", expected: "ACCEPT", expected_reason_code: "AMOUNT_ABOVE_LIMIT", reason_code: "VALIDATION_PASSED", matches: false });
+  });
+
+  it("reports all matched when every verdict and every given reason code match", async () => {
+    const { outcome } = await batch("scenarios:\n" + row("right", ACCEPTED, "{ verdict: ACCEPT, reason_code: VALIDATION_PASSED }") + row("verdict_only", ESCALATED, "ESCALATE"));
+    expect(outcome.rows.map((r) => r.matches)).toEqual([true, true]);
+    expect(outcome.allMatch).toBe(true);
+  });
+});

@@ -1,0 +1,354 @@
+// `claims replay` fails closed. Real claims are recorded through the in-process pipeline (the rules
+// model and scenarios/config.yaml, as `claims batch --in-process` runs them) along every path a
+// claim can take; their untouched audits replay IDENTICAL, and deleting or corrupting any one of
+// their events never does.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { AuditEvent } from "../integrity/index.ts";
+import { createRulesModel } from "../llm/index.ts";
+import type { LlmFailure, LlmPort } from "../llm/index.ts";
+import { createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
+import { createInProcessPipeline } from "../../pipeline/in-process.ts";
+import type { PipelineDeps } from "../../pipeline/deps.ts";
+import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
+import { parseConfig } from "./config.ts";
+import { replayClaim } from "./replay.ts";
+import type { ReplayResult } from "./replay.ts";
+import { REPLAY_DETAILS, REPLAY_PATHS, STAGE_EVENTS, UNVERIFIED_DETAILS } from "./replay-events.ts";
+import { parseScenarios, scenarioBody } from "./scenarios.ts";
+import { simulationStartEvent } from "./simulation.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+const SIM = "sim_replay_test";
+const config = parseConfig(readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const scenarios = parseScenarios(readFileSync(new URL("../../scenarios/scenarios.yaml", import.meta.url), "utf8"), "scenarios.yaml");
+const rules = () => createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
+
+/** One recorded claim: its own events plus its run's SIMULATION_START (all replay reads). */
+interface Recording {
+  name: string;
+  claimId: string;
+  events: AuditEvent[];
+  expected?: { outcome: string; reasonCode?: string };
+}
+
+function pipeline(llm: LlmPort = rules(), overrides: Partial<PipelineDeps> = {}) {
+  return createInProcessPipeline({ agent: config.agent, orders: config.orders, llm, clock: { now: () => NOW }, overrides });
+}
+
+async function startRun(p: ReturnType<typeof pipeline>) {
+  const start = simulationStartEvent({ simulationId: SIM, nowMs: NOW, config, scenarios, files: { config: "config.yaml", scenarios: "scenarios.yaml" }, stack: "in-process", llm: { provider: "rules", model: "rules-v1" } });
+  await p.audit.append(start);
+}
+
+function ownEvents(all: readonly AuditEvent[], claimId: string): AuditEvent[] {
+  return all.filter((e) => e.details.claim_id === claimId || e.event_type === "SIMULATION_START");
+}
+
+/** Every bundled scenario, in one run against one ledger, as `claims batch` submits them. */
+async function recordScenarios(): Promise<Recording[]> {
+  const p = pipeline();
+  await startRun(p);
+  const ids: [string, (typeof scenarios)[number]][] = [];
+  for (const s of scenarios) {
+    const { submit } = await p.decide(scenarioBody(s, SIM, NOW), { claimId: `clm_${s.id}` });
+    if (!submit.ok) throw new Error(`scenario ${s.id} refused: ${submit.message}`);
+    ids.push([submit.claimId, s]);
+  }
+  const all = p.auditEvents();
+  return ids.map(([claimId, s]) => ({ name: `scenario ${s.id}`, claimId, events: ownEvents(all, claimId), expected: { outcome: s.expected.verdict, ...(s.expected.reason_code ? { reasonCode: s.expected.reason_code } : {}) } }));
+}
+
+/** A model that answers like the rules model, except where `change` says otherwise for a task. */
+function rulesExcept(change: (task: string, answer: Awaited<ReturnType<LlmPort["complete"]>>) => Awaited<ReturnType<LlmPort["complete"]>>): LlmPort {
+  const model = rules();
+  return { ...model, complete: (async (req: Parameters<LlmPort["complete"]>[0]) => change(req.task, await model.complete(req))) as LlmPort["complete"] };
+}
+
+const down: LlmFailure = { ok: false, code: "LLM_UNREACHABLE", message: "endpoint unreachable", attempts: 3, model: "down", retryable: true };
+const notJson: LlmFailure = { ok: false, code: "LLM_INVALID_JSON", message: "not JSON", attempts: 1, model: "x", retryable: false };
+const CREW_TASKS = new Set(["analyze_claim", "decide_refund", "fix_step"]);
+
+/** The paths the bundled scenarios do not take, each recorded for a structured and a free-text claim. */
+const CASES: { name: string; llm?: () => LlmPort; overrides?: () => Partial<PipelineDeps>; outcome: string; reasonCode: string }[] = [
+  { name: "the crew fails (every step's model call fails)", llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)), outcome: "NEEDS_REVIEW", reasonCode: "CREW_FAILED" },
+  { name: "the crew's output is not a proposal", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { verdict: "refund it" } } : a)), outcome: "NEEDS_REVIEW", reasonCode: "CREW_OUTPUT_INVALID" },
+  { name: "the self-check fails (confidence 0.4)", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a)), outcome: "NEEDS_REVIEW", reasonCode: "CLAIMS_SELF_CHECK_FAILED" },
+  { name: "the fixer stands in for a failed decision maker", llm: () => rulesExcept((task, a) => (task === "decide_refund" ? notJson : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
+  { name: "the fixer stands in for a failed analyst", llm: () => rulesExcept((task, a) => (task === "analyze_claim" ? down : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
+  {
+    // Between the kernel's decision and its reservation another claim takes the order's whole balance: the reservation is refused.
+    name: "an ACCEPT whose refund the ledger refuses",
+    overrides: () => {
+      const ledger = createInMemoryRefundLedger();
+      return { ledger: { ...ledger, reserve: async (request) => (await ledger.reserve({ ...request, claimId: "clm_other" }), ledger.reserve(request)) } };
+    },
+    outcome: "ACCEPT",
+    reasonCode: "VALIDATION_PASSED",
+  },
+];
+
+const STRUCTURED = { claim: { order_id: "ord_006", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" } };
+const TEXT = { claim_text: "I bought electronics order ord_006 for 299.99 EUR on 29 May 2026, the screen is dead. Please refund me." };
+
+async function recordCases(): Promise<Recording[]> {
+  const out: Recording[] = [];
+  for (const c of CASES) {
+    for (const [kind, body] of [["structured", STRUCTURED], ["free text", TEXT]] as const) {
+      const p = pipeline(c.llm?.(), c.overrides?.());
+      await startRun(p);
+      const { submit } = await p.decide({ ...body, simulation_id: SIM }, { claimId: "clm_case" });
+      if (!submit.ok) throw new Error(`${c.name} refused: ${submit.message}`);
+      out.push({ name: `${kind}: ${c.name}`, claimId: submit.claimId, events: ownEvents(p.auditEvents(), submit.claimId), expected: { outcome: c.outcome, reasonCode: c.reasonCode } });
+    }
+  }
+  out.push(await recordStall());
+  return out;
+}
+
+/** A worker dies with the analyst's step; the timer's tick past its deadline hands the step to the fixer. */
+async function recordStall(): Promise<Recording> {
+  const p = pipeline();
+  await startRun(p);
+  const submitted = await p.submit({ ...STRUCTURED, simulation_id: SIM }, { claimId: "clm_stall" });
+  if (!submitted.ok) throw new Error("refused");
+  const start = p.queues.take();
+  if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+  await handleCrewMessage(start.message, p.deps);
+  p.queues.take(); // the analyst's step, lost with its worker
+  await p.drain();
+  await handleCrewMessage({ type: "crew.tick", crewId: "clm_stall", nowMs: NOW + p.deps.settings.timeouts.analystMs + 1 }, p.deps);
+  await p.drain();
+  return { name: "a stalled analyst step goes to the fixer on a tick", claimId: "clm_stall", events: ownEvents(p.auditEvents(), "clm_stall"), expected: { outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" } };
+}
+
+const recordings = [...(await recordScenarios()), ...(await recordCases())];
+
+/** Each recorded claim event (not the run's SIMULATION_START) with where it is and how to name it. */
+function* claimEvents() {
+  for (const rec of recordings) {
+    const mine = rec.events.filter((e) => e.details.claim_id === rec.claimId);
+    for (const [i, event] of mine.entries()) yield { rec, event, label: `${event.event_type} #${i + 1}`, where: `${rec.name}, ${event.event_type} #${i + 1}` };
+  }
+}
+
+function replay(rec: Recording, events: AuditEvent[] = rec.events): ReplayResult {
+  return replayClaim(rec.claimId, events);
+}
+
+const withDetails = (rec: Recording, target: AuditEvent, details: Record<string, unknown>) => rec.events.map((e) => (e === target ? { ...e, details } : e));
+const problems = (r: ReplayResult) => r.steps.filter((s) => s.status !== "IDENTICAL").map((s) => `${s.step}: ${s.detail}`);
+
+describe("replay of untouched audits", () => {
+  it("replays every bundled scenario IDENTICAL, ending as the scenario expects", () => {
+    for (const rec of recordings.filter((r) => r.name.startsWith("scenario"))) {
+      const result = replay(rec);
+      expect(result.status, `${rec.name}: ${problems(result).join(" | ")}`).toBe("IDENTICAL");
+      expect({ outcome: result.outcome, reasonCode: rec.expected?.reasonCode ? result.reasonCode : undefined }, rec.name).toEqual(rec.expected);
+    }
+  });
+
+  it("replays every other path IDENTICAL: crew failure, invalid output, self-check failure, fixer stand-ins, a refused refund", () => {
+    for (const rec of recordings.filter((r) => !r.name.startsWith("scenario"))) {
+      const result = replay(rec);
+      expect(result.status, `${rec.name}: ${problems(result).join(" | ")}`).toBe("IDENTICAL");
+      expect({ outcome: result.outcome, reasonCode: result.reasonCode }, rec.name).toEqual(rec.expected);
+    }
+  });
+
+  it("records every path of REPLAY_PATHS and no other, and every event kind replay reads", () => {
+    const paths = recordings.map((rec) => replay(rec).path.join(" → "));
+    expect(new Set(paths)).toEqual(new Set(Object.values(REPLAY_PATHS).map((p) => p.join(" → "))));
+    const kinds = new Set(recordings.flatMap((rec) => rec.events.filter((e) => e.details.claim_id === rec.claimId).map((e) => e.event_type)));
+    expect([...kinds].sort()).toEqual(Object.keys(REPLAY_DETAILS).sort());
+  });
+
+  it("uses the run's SIMULATION_START for the self-check when no proposal was submitted, and is INCOMPLETE without it", () => {
+    const rec = recordings.find((r) => r.name === "structured: the self-check fails (confidence 0.4)")!;
+    const withoutStart = rec.events.filter((e) => e.event_type !== "SIMULATION_START");
+    const result = replay(rec, withoutStart);
+    expect(result.status).toBe("INCOMPLETE");
+    expect(problems(result)).toEqual([expect.stringMatching(/^self_check: no responsibility contract/)]);
+    expect(replayClaim(rec.claimId, withoutStart, { responsibility: config.agent.responsibility }).status).toBe("IDENTICAL");
+  });
+});
+
+describe("replay fails closed on a missing event", () => {
+  it("is never IDENTICAL without any one recorded event, and a stage's event is INCOMPLETE naming it", () => {
+    const stageKinds = new Set<string>(Object.values(STAGE_EVENTS).flat());
+    for (const { rec, event, where } of claimEvents()) {
+      const result = replay(rec, rec.events.filter((e) => e !== event));
+      expect(result.status, where).not.toBe("IDENTICAL");
+      if (stageKinds.has(event.event_type)) {
+        expect(result.status, where).toBe("INCOMPLETE");
+        expect(problems(result).join(" | "), where).toMatch(new RegExp(`${event.event_type}( or [A-Z_]+)? is missing`));
+      }
+    }
+  });
+
+  it("is never IDENTICAL without every event of one kind", () => {
+    for (const rec of recordings) {
+      const kinds = new Set(rec.events.filter((e) => e.details.claim_id === rec.claimId).map((e) => e.event_type));
+      for (const kind of kinds) expect(replay(rec, rec.events.filter((e) => e.event_type !== kind || e.details.claim_id !== rec.claimId)).status, `${rec.name} without ${kind}`).not.toBe("IDENTICAL");
+    }
+  });
+
+  it("is INCOMPLETE for a claim without events, and for one whose crew has not finished", () => {
+    expect(replayClaim("clm_nothing", recordings[0]!.events)).toMatchObject({ status: "INCOMPLETE", steps: [{ step: "audit", detail: "no audit events for claim clm_nothing" }] });
+    const rec = recordings.find((r) => r.name === "scenario A")!;
+    const cut = rec.events.findIndex((e) => e.event_type === "AGENT_DECISION");
+    const result = replay(rec, rec.events.slice(0, cut - 1)); // the claim as it was before the decision maker answered
+    expect(result.status).toBe("INCOMPLETE");
+    expect(problems(result).join(" | ")).toMatch(/crew: the crew does not finish from the 1 recorded steps/);
+  });
+});
+
+describe("replay fails closed on a corrupted event", () => {
+  it("is INCOMPLETE naming any event whose details cannot be read", () => {
+    for (const { rec, event, label, where } of claimEvents()) {
+      const unreadable = { claim_id: rec.claimId, ...(event.details.simulation_id ? { simulation_id: event.details.simulation_id } : {}) };
+      const result = replay(rec, withDetails(rec, event, unreadable));
+      expect(result.status, where).toBe("INCOMPLETE");
+      expect(problems(result).join(" | "), where).toContain(`${label} cannot be read`);
+    }
+  });
+
+  it("is never IDENTICAL when any field replay reads is removed or holds a value of another type", () => {
+    const unverified: Record<string, readonly string[]> = UNVERIFIED_DETAILS;
+    for (const { rec, event, where } of claimEvents()) {
+      for (const key of Object.keys(event.details)) {
+        if (key === "claim_id" || key === "simulation_id" || unverified[event.event_type]?.includes(key)) continue;
+        const { [key]: value, ...rest } = event.details;
+        expect(replay(rec, withDetails(rec, event, rest)).status, `${where} without ${key}`).not.toBe("IDENTICAL");
+        expect(replay(rec, withDetails(rec, event, { ...rest, [key]: otherType(value) })).status, `${where} with ${key} = ${JSON.stringify(otherType(value))}`).not.toBe("IDENTICAL");
+      }
+    }
+  });
+
+  it("is never IDENTICAL when a value replay checks is changed, in every kind of event", () => {
+    const tried = new Set<string>();
+    for (const { rec, event, where } of claimEvents()) {
+      for (const [name, change] of Object.entries(CHANGES[event.event_type] ?? {})) {
+        const details = structuredClone(event.details);
+        if (change(details, rec.claimId) === false) continue;
+        tried.add(event.event_type);
+        const result = replay(rec, withDetails(rec, event, details));
+        expect(result.status, `${where}: ${name}`).not.toBe("IDENTICAL");
+      }
+    }
+    expect([...tried].sort()).toEqual(Object.keys(REPLAY_DETAILS).sort());
+  });
+
+  it("is DIFFERENT for an event the claim's path does not explain, and INCOMPLETE for a kind it cannot read", () => {
+    const b = recordings.find((r) => r.name === "scenario B")!;
+    const refund = recordings.find((r) => r.name === "scenario A")!.events.find((e) => e.event_type === "CLAIM_REFUND_EXECUTED")!;
+    const stray = { ...refund, dfid: `dfid_${b.claimId}`, details: { ...refund.details, claim_id: b.claimId } };
+    const extra = replay(b, [...b.events, stray]);
+    expect(extra.status).toBe("DIFFERENT");
+    expect(problems(extra)).toEqual([expect.stringMatching(/^audit: CLAIM_REFUND_EXECUTED #\d+ is not on this claim's path/)]);
+
+    const verdict = b.events.find((e) => e.event_type === "KERNEL_VERDICT")!;
+    const twice = replay(b, [...b.events, { ...verdict, details: { ...verdict.details, reason: "another reason" } }]);
+    expect(twice.status).toBe("DIFFERENT");
+    expect(problems(twice).join(" | ")).toContain("KERNEL_VERDICT is recorded 2 times");
+
+    const unknown = replay(b, [...b.events, { ...verdict, event_type: "CREW_COMPLETED" }]);
+    expect(unknown.status).toBe("INCOMPLETE");
+    expect(problems(unknown).join(" | ")).toMatch(/replay cannot read CREW_COMPLETED events/);
+  });
+});
+
+/** A JSON value of another type than `value`. */
+function otherType(value: unknown): unknown {
+  if (typeof value === "string") return 42;
+  if (typeof value === "number" || typeof value === "boolean") return "42";
+  if (Array.isArray(value)) return { 0: value[0] ?? null };
+  if (value && typeof value === "object") return ["x"];
+  return "x";
+}
+
+type Change = (details: Record<string, any>, claimId: string) => void | false; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Per kind, changes to values replay checks (a change returns false where it does not apply). */
+const CHANGES: Partial<Record<string, Record<string, Change>>> = {
+  CLAIM_RECEIVED: {
+    "another amount": (d) => (d.input.claim ? void (d.input.claim.amount_eur += 1) : false),
+    // The text is the model's input: replay re-checks it only through the order id the extracted claim must quote.
+    "a text without the order id": (d) => (d.input.claim_text?.includes("ord_") ? void (d.input.claim_text = "My order did not arrive.") : false),
+    "another receipt time": (d) => void (d.received_at = "2026-05-01T12:00:00.000Z"),
+    "another input kind": (d) => void (d.input_kind = d.input_kind === "claim" ? "claim_text" : "claim"),
+  },
+  CLAIM_EXTRACTED: {
+    "the model answered another amount": (d) => void (d.extracted.amount_eur = 1),
+    "another claim": (d) => void (d.claim.amount_eur = 1),
+  },
+  CLAIM_EXTRACTION_FAILED: {
+    "another reason code": (d) => void (d.reason_code = "NO_AMOUNT"),
+    "the model answered an order id": (d) => (d.extracted ? void (d.extracted.order_id = "ord_001") : false),
+  },
+  CREW_STARTED: {
+    "another root claim": (d) => void (d.root_input.claim.amount_eur = 1),
+    "another start time": (d) => void (d.now_ms += 1),
+    "another crew": (d) => void (d.crew_id = "clm_other"),
+  },
+  AGENT_STEP: {
+    "another correlation": (d) => void (d.inbound.correlationId = "000000000000000000000000"),
+    "another amount in the answer": (d) => void (d.inbound.output.claim ? (d.inbound.output.claim.amount_eur = 10) : (d.inbound.output.amount_eur = 10)),
+    "another time": (d) => void (d.now_ms -= 1),
+    "other consequences": (d) => void d.caused.pop(),
+  },
+  AGENT_STEP_FAILED: {
+    "another fixer reason": (d) => (d.fixer ? void (d.fixer.reason = d.fixer.reason === "fault" ? "stall" : "fault") : false),
+    "another failed role": (d) => (d.fixer ? void (d.fixer.failedRole = "claims_analyst_2") : false),
+    "another error": (d) => (d.inbound?.type === "agent.step.failed" ? void (d.inbound.error.message = "something else") : false),
+    "an earlier tick": (d) => (d.inbound?.type === "crew.tick" ? void (d.inbound.nowMs -= 60_000) : false),
+  },
+  LLM_CALL: {
+    "the other result": (d) => void (d.ok = !d.ok),
+    "another correlation": (d) => void (d.correlation_id = "000000000000000000000000"),
+    "another role": (d) => void (d.role = d.role === "fixer" ? "claims_analyst" : "fixer"),
+    "another agent": (d) => void (d.agent_id = "someone#1"),
+  },
+  AGENT_DECISION: {
+    "another output": (d) => void (d.output.amount_eur = 1),
+    "another proposal time": (d) => void (d.proposal.created_at = "2026-06-01T12:00:01.000Z"),
+    "another validity": (d) => void (d.proposal.valid_for_ms = 1),
+  },
+  CREW_FAILED: {
+    "another reason code": (d) => void (d.reason_code = "CREW_TIMED_OUT"),
+    "another reason": (d) => void (d.reason = "the crew went home"),
+    "another code or output": (d) => (d.output ? void (d.output = { verdict: "no" }) : void (d.code = "OTHER")),
+  },
+  CLAIMS_SELF_CHECK_FAILED: {
+    "a confident output": (d) => void (d.output.confidence = 0.9),
+    "no failures": (d) => void (d.failures = []),
+    "another reason": (d) => void (d.reason = "Self-check failed"),
+  },
+  PROPOSAL_SUBMITTED: {
+    "another claim": (d) => void (d.kernel_inputs.claim.amount_eur = 1),
+    "another proposal": (d) => void (d.kernel_inputs.proposal.confidence = 0.1),
+    "another decision time": (d) => void (d.kernel_inputs.decidedAt = "2026-06-01T12:00:01.000Z"),
+    "another receipt time": (d) => void (d.kernel_inputs.receivedAt = "2026-05-01T12:00:00.000Z"),
+    "another flow": (d) => void (d.kernel_inputs.dfid = "dfid_other"),
+  },
+  KERNEL_VERDICT: {
+    "another verdict": (d) => void (d.verdict = d.verdict === "ACCEPT" ? "REJECT" : "ACCEPT"),
+    "another verdict id": (d) => void (d.verdict_id = "vrd_00000000000000000000000000000000"),
+    "another layer": (d) => void (d.layer += 1),
+  },
+  CLAIM_REFUND_EXECUTED: {
+    "another amount": (d) => void (d.amount_cents += 1),
+    "another order": (d) => void (d.order_id = "ord_zzz"),
+    "another execution id": (d) => void (d.execution_id = "exe_00000000000000000000000000000000"),
+    "a ledger without this claim": (d, claimId) => void delete d.ledger_after.claims[claimId],
+    "a ledger refunding more than the order": (d, claimId) => void ((d.ledger_after.claims[claimId] += 1_000_000), (d.ledger_after.refunded_cents += 1_000_000)),
+  },
+  CLAIM_REFUND_NOT_EXECUTED: {
+    "another verdict id": (d) => void (d.verdict_id = "vrd_00000000000000000000000000000000"),
+    "another reason": (d) => void (d.reason = "Refund not executed"),
+  },
+  CLAIM_NEEDS_REVIEW: {
+    "another reason code": (d) => void (d.reason_code = "SOMETHING_ELSE"),
+    "another reason": (d) => void (d.reason = "look at it"),
+  },
+};

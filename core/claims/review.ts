@@ -1,0 +1,187 @@
+// Human review (SPEC §4.6): the record a review keeps, its id, its public view, and the pure rules of a
+// decision — which decisions an origin allows, what an APPROVE may grant, when a repeated request is the
+// same decision. The kernel decides what it can; a person decides the rest, through the same ledger,
+// audit and events.
+import * as z from "zod";
+import { canonicalize } from "../crew/canonical.ts";
+import { hashHex } from "../crew/hash.ts";
+import { parseCents } from "../integrity/money.ts";
+import { ClaimSchema } from "./claim.ts";
+
+/** What opened a review: an ESCALATE verdict, or a claim that ended in NEEDS_REVIEW. */
+export const ReviewOriginSchema = z.enum(["ESCALATE", "NEEDS_REVIEW"]);
+
+/** A review's origin. */
+export type ReviewOrigin = z.infer<typeof ReviewOriginSchema>;
+
+/** A review's status: PENDING until decided once. */
+export const ReviewStatusSchema = z.enum(["PENDING", "APPROVED", "DENIED", "RESUBMITTED"]);
+
+/** A review's status. */
+export type ReviewStatus = z.infer<typeof ReviewStatusSchema>;
+
+/** A reviewer's decision. */
+export const ReviewDecisionKindSchema = z.enum(["APPROVE", "DENY", "RESUBMIT"]);
+
+/** A reviewer's decision kind. */
+export type ReviewDecisionKind = z.infer<typeof ReviewDecisionKindSchema>;
+
+/** The body of `POST /claims/{id}/review` (SPEC §7.2). */
+export const ReviewDecisionSchema = z
+  .object({
+    decision: ReviewDecisionKindSchema,
+    note: z.string().max(2000).optional(),
+    reviewer: z.string().trim().min(1).max(128).optional(),
+    amount_eur: z.number().refine(Number.isFinite, "amount_eur must be a finite number").optional(),
+    claim: ClaimSchema.optional(),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    if (d.amount_eur !== undefined && d.decision !== "APPROVE") ctx.addIssue({ code: "custom", path: ["amount_eur"], message: "amount_eur is only for APPROVE" });
+    if (d.claim !== undefined && d.decision !== "RESUBMIT") ctx.addIssue({ code: "custom", path: ["claim"], message: "claim is only for RESUBMIT" });
+    if (d.claim === undefined && d.decision === "RESUBMIT") ctx.addIssue({ code: "custom", path: ["claim"], message: "RESUBMIT needs the corrected claim" });
+  });
+
+/** A reviewer's decision as submitted. */
+export type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;
+
+/** A review as stored: one per claim, decided once. */
+export const ReviewRecordSchema = z
+  .object({
+    review_id: z.string().min(1),
+    claim_id: z.string().min(1),
+    dfid: z.string().min(1),
+    origin: ReviewOriginSchema,
+    status: ReviewStatusSchema,
+    reason_code: z.string().min(1),
+    reason: z.string(),
+    order_id: z.string().min(1).optional(),
+    /** The amount under review (the proposal's), when there is one. */
+    amount_eur: z.number().optional(),
+    requested_at: z.string(),
+    simulation_id: z.string().min(1).optional(),
+    /** The kernel's verdict id, for an ESCALATE review. */
+    verdict_id: z.string().min(1).optional(),
+    /** When the kernel decided (an approval judges the proposal's validity as the kernel saw it). */
+    verdict_decided_at: z.string().optional(),
+    /** The escalated proposal, as the kernel judged it (an approval runs the reject checks on it again). */
+    proposal: z.unknown().optional(),
+    /** Version for conditional updates; 1 when opened. */
+    version: z.number().int().positive(),
+    /** A decision in progress: claimed before the refund is reserved, so a crash can be repaired and a different decision refused. */
+    intent: z.object({ decision: ReviewDecisionKindSchema, amount_eur: z.number().optional(), reviewer: z.string().optional(), note: z.string().optional(), claim: ClaimSchema.optional() }).strict().optional(),
+    decided_at: z.string().optional(),
+    decision: ReviewDecisionKindSchema.optional(),
+    reviewer: z.string().optional(),
+    note: z.string().optional(),
+    approved_amount_eur: z.number().optional(),
+    execution_id: z.string().optional(),
+    resubmitted_claim_id: z.string().optional(),
+  })
+  .strict();
+
+/** A stored review. */
+export type ReviewRecord = z.infer<typeof ReviewRecordSchema>;
+
+/** A review's id, derived from its claim's id (one review per claim): `rev_` + 24 hex. */
+export function reviewIdFor(claimId: string): string {
+  return `rev_${hashHex(`review|${claimId}`).slice(0, 24)}`;
+}
+
+/** The claim id a RESUBMIT creates, derived from the review, so a repeated request creates nothing new. */
+export function resubmittedClaimIdFor(reviewId: string): string {
+  return `clm_${hashHex(`resubmit|${reviewId}`).slice(0, 20)}`;
+}
+
+/** A review as `GET /claims/{id}` shows it (SPEC §7.2): an in-progress decision still reads PENDING. */
+export function reviewView(r: ReviewRecord): Record<string, unknown> {
+  const decided = r.status !== "PENDING";
+  return {
+    review_id: r.review_id,
+    origin: r.origin,
+    status: r.status,
+    reason_code: r.reason_code,
+    reason: r.reason,
+    requested_at: r.requested_at,
+    ...(decided && r.decided_at ? { decided_at: r.decided_at } : {}),
+    ...(decided && r.decision ? { decision: r.decision } : {}),
+    ...(decided && r.reviewer ? { reviewer: r.reviewer } : {}),
+    ...(decided && r.note ? { note: r.note } : {}),
+    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined ? { amount_eur: r.approved_amount_eur } : r.amount_eur !== undefined ? { amount_eur: r.amount_eur } : {}),
+    ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
+  };
+}
+
+/** A review as `GET /reviews` lists it (SPEC §7.2). */
+export function reviewListItem(r: ReviewRecord): Record<string, unknown> {
+  return {
+    review_id: r.review_id,
+    claim_id: r.claim_id,
+    dfid: r.dfid,
+    origin: r.origin,
+    status: r.status,
+    reason_code: r.reason_code,
+    reason: r.reason,
+    ...(r.order_id ? { order_id: r.order_id } : {}),
+    ...(r.amount_eur !== undefined ? { amount_eur: r.amount_eur } : {}),
+    requested_at: r.requested_at,
+    ...(r.simulation_id ? { simulation_id: r.simulation_id } : {}),
+  };
+}
+
+/** Why a decision cannot be taken, as the API answers it (409 or 400). */
+export type ReviewRefusal =
+  | { status: 409; code: "NO_PENDING_REVIEW" | "REVIEW_ALREADY_DECIDED" | "DECISION_NOT_ALLOWED"; message: string }
+  | { status: 400; code: "INVALID_AMOUNT"; message: string };
+
+/** The decision a review records, normalised so a repeat compares equal (APPROVE without an amount grants the proposal's). */
+export function normaliseDecision(d: ReviewDecision, review: ReviewRecord): ReviewDecision {
+  return {
+    decision: d.decision,
+    ...(d.note !== undefined ? { note: d.note } : {}),
+    ...(d.reviewer !== undefined ? { reviewer: d.reviewer } : {}),
+    ...(d.decision === "APPROVE" ? { amount_eur: d.amount_eur ?? review.amount_eur } : {}),
+    ...(d.claim !== undefined ? { claim: d.claim } : {}),
+  };
+}
+
+/** Whether `d` repeats the decision the review already took (or is taking). */
+export function sameDecision(d: ReviewDecision, review: ReviewRecord): boolean {
+  const taken = review.intent ?? (review.decision ? { decision: review.decision, note: review.note, reviewer: review.reviewer, amount_eur: review.approved_amount_eur } : undefined);
+  if (!taken) return false;
+  const wanted = normaliseDecision(d, review);
+  const strip = (x: Record<string, unknown>) => Object.fromEntries(Object.entries(x).filter(([k, v]) => v !== undefined && k !== "claim"));
+  return canonicalize(strip(wanted)) === canonicalize(strip(taken)) && (d.decision !== "RESUBMIT" || review.intent === undefined || canonicalize(d.claim) === canonicalize(review.intent.claim));
+}
+
+/**
+ * Checks a decision against the review before anything is written: decided reviews answer the stored
+ * decision (a repeat) or 409; APPROVE only on an ESCALATE review, for more than 0 and at most the proposed
+ * amount; RESUBMIT only on a NEEDS_REVIEW review. Returns undefined when the decision may go ahead.
+ */
+export function checkDecision(d: ReviewDecision, review: ReviewRecord): ReviewRefusal | "REPEAT" | undefined {
+  if (review.status !== "PENDING" || review.intent !== undefined) {
+    if (sameDecision(d, review)) return "REPEAT";
+    const stored = review.decision ?? review.intent?.decision;
+    return review.status === "PENDING" && stored === undefined
+      ? { status: 409, code: "NO_PENDING_REVIEW", message: `review ${review.review_id} is not pending` }
+      : { status: 409, code: "REVIEW_ALREADY_DECIDED", message: `review ${review.review_id} was already decided: ${stored}${review.reviewer ? ` by ${review.reviewer}` : ""}` };
+  }
+  if (d.decision === "APPROVE" && review.origin !== "ESCALATE") {
+    return { status: 409, code: "DECISION_NOT_ALLOWED", message: "APPROVE is for escalated claims; a claim that needs review can be denied or resubmitted with a corrected claim" };
+  }
+  if (d.decision === "RESUBMIT" && review.origin !== "NEEDS_REVIEW") {
+    return { status: 409, code: "DECISION_NOT_ALLOWED", message: "RESUBMIT is for claims that need review; an escalated claim can be approved or denied" };
+  }
+  if (d.decision === "APPROVE") {
+    const proposed = parseCents(review.amount_eur);
+    if (!proposed.ok || proposed.cents <= 0) return { status: 409, code: "DECISION_NOT_ALLOWED", message: "this escalation carries no refundable amount to approve" };
+    if (d.amount_eur !== undefined) {
+      const granted = parseCents(d.amount_eur);
+      if (!granted.ok) return { status: 400, code: "INVALID_AMOUNT", message: `amount_eur: ${granted.message}` };
+      if (granted.cents <= 0) return { status: 400, code: "INVALID_AMOUNT", message: "amount_eur must be more than 0" };
+      if (granted.cents > proposed.cents) return { status: 400, code: "INVALID_AMOUNT", message: `amount_eur may not exceed the proposed ${review.amount_eur} EUR` };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,148 @@
+// The kernel service as it runs (handleProposal), on the in-memory adapters: a redelivered proposal
+// gets the stored verdict and decides, reserves and publishes nothing again; a crash after reserving
+// or while publishing is repaired by the redelivery with the same verdict_id and one reservation.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../core/claims/config.ts";
+import type { BusEntry } from "../core/claims/events.ts";
+import { createRulesModel } from "../core/llm/index.ts";
+import type { PipelineDeps } from "./deps.ts";
+import { createInProcessPipeline } from "./in-process.ts";
+import { handleProposal } from "./kernel-service.ts";
+import { handleCrewMessage } from "./orchestrator.ts";
+import { handleAgentStep } from "./worker.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const ACCEPT = { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" } };
+const ESCALATE = { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } };
+
+/** A pipeline whose claim has run up to its proposal: the proposal message, not yet handled. */
+async function atProposal(body: unknown) {
+  let now = NOW;
+  const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), clock: { now: () => now } });
+  const submitted = await p.submit(body, { claimId: "clm_k" });
+  if (!submitted.ok) throw new Error(submitted.message);
+  for (let work = p.queues.take(); work; work = p.queues.take()) {
+    if (work.queue === "crew-events") await handleCrewMessage(work.message, p.deps);
+    else if (work.queue === "agent-steps") await handleAgentStep(work.message, p.deps);
+    else if (work.queue === "proposals") return { p, message: work.message, later: (ms: number) => void (now += ms) };
+  }
+  throw new Error("the claim never reached the kernel");
+}
+
+/** Counts the calls the kernel service makes to decide (order, ledger and verdict writes) and to reserve. */
+function counting(deps: PipelineDeps) {
+  const calls = { getOrder: 0, ledgerGet: 0, reserve: 0, putVerdictOnce: 0 };
+  const wrapped: PipelineDeps = {
+    ...deps,
+    orders: { ...deps.orders, getOrder: (id) => (calls.getOrder++, deps.orders.getOrder(id)) },
+    ledger: { ...deps.ledger, get: (...a) => (calls.ledgerGet++, deps.ledger.get(...a)), reserve: (...a) => (calls.reserve++, deps.ledger.reserve(...a)) },
+    verdicts: { ...deps.verdicts, putVerdictOnce: (v) => (calls.putVerdictOnce++, deps.verdicts.putVerdictOnce(v)) },
+  };
+  return { calls, deps: wrapped };
+}
+
+/** Fails the first call of `fn` with a crash, then behaves. */
+function failOnce<A extends unknown[], R>(fn: (...a: A) => Promise<R>, what: string): (...a: A) => Promise<R> {
+  let failed = false;
+  return (...a) => {
+    if (failed) return fn(...a);
+    failed = true;
+    return Promise.reject(new Error(`injected crash in ${what}`));
+  };
+}
+
+/** What the order's ledger entry has reserved, per claim and in total. */
+async function reservations(p: Awaited<ReturnType<typeof atProposal>>["p"], orderId: string) {
+  const entry = await p.deps.ledger.get(orderId);
+  return entry && { refunded_cents: entry.refunded_cents, claims: entry.claims };
+}
+
+const verdictIdOf = (e: BusEntry) => ("verdict_id" in e.detail ? e.detail.verdict_id : undefined);
+const published = (p: Awaited<ReturnType<typeof atProposal>>["p"]) => p.publisher.published.map((e) => ({ type: e.detailType, verdict_id: verdictIdOf(e) }));
+
+describe("handleProposal redelivery", () => {
+  it("returns the stored verdict to a second delivery, and decides, reserves and publishes nothing again", async () => {
+    const { p, message, later } = await atProposal(ACCEPT);
+    const { calls, deps } = counting(p.deps);
+    const first = await handleProposal(message, deps);
+    expect(first).toMatchObject({ execution: "EXECUTED", published: true, record: { verdict: "ACCEPT" } });
+    expect(calls).toEqual({ getOrder: 2, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 }); // decide (order, ledger), execute (order, reserve)
+    const verdictId = first.record.verdict_id;
+    expect(published(p)).toEqual([{ type: "ClaimVerdict", verdict_id: verdictId }, { type: "RefundExecuted", verdict_id: verdictId }]);
+
+    later(60_000); // a decision made now would carry another decided_at
+    const second = await handleProposal(structuredClone(message), deps);
+    expect(second).toEqual(first);
+    expect(calls).toEqual({ getOrder: 2, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 });
+    expect(published(p)).toHaveLength(2);
+    expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
+    expect(p.verdicts.all()).toHaveLength(1);
+    expect(await p.claims.getClaim("clm_k")).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", verdict_id: verdictId, executed: true });
+  });
+
+  it("repairs a crash between reserving the refund and recording it: the redelivery finds its own reservation and executes once", async () => {
+    const { p, message } = await atProposal(ACCEPT);
+    const crashing = { ...p.deps, verdicts: { ...p.deps.verdicts, recordExecution: failOnce(p.deps.verdicts.recordExecution, "recordExecution") } };
+    await expect(handleProposal(message, crashing)).rejects.toThrow("injected crash in recordExecution");
+    expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } }); // reserved, not recorded
+    expect(p.verdicts.all()[0]).toMatchObject({ execution: "PENDING", published: false });
+    expect(p.publisher.published).toEqual([]);
+
+    const repaired = await handleProposal(message, crashing);
+    expect(repaired).toMatchObject({ execution: "EXECUTED", published: true });
+    expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimVerdict", "RefundExecuted"]);
+    expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
+    expect(p.auditEvents().filter((e) => e.event_type === "CLAIM_REFUND_NOT_EXECUTED")).toEqual([]);
+    expect((await p.claims.getClaim("clm_k"))?.executed).toBe(true);
+  });
+
+  it("returns the stored ESCALATE to a second delivery without publishing it again", async () => {
+    const { p, message } = await atProposal(ESCALATE);
+    const first = await handleProposal(message, p.deps);
+    const second = await handleProposal(message, p.deps);
+    expect(second).toEqual(first);
+    expect(first).toMatchObject({ execution: "NOT_APPLICABLE", record: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" } });
+    expect(p.publisher.published.map((e) => [e.detailType, verdictIdOf(e)])).toEqual([["ClaimVerdict", first.record.verdict_id]]);
+    expect((await p.deps.ledger.get("ord_002"))?.claims ?? {}).toEqual({}); // nothing reserved
+  });
+});
+
+describe("handleProposal publish repair", () => {
+  it("stores the verdict unpublished when publishing fails, and the redelivery publishes it with the same verdict_id and marks it published", async () => {
+    const { p, message, later } = await atProposal(ACCEPT);
+    const flaky = { ...p.deps, publisher: { publish: failOnce((entries: Parameters<typeof p.publisher.publish>[0]) => p.publisher.publish(entries), "publish") } };
+    await expect(handleProposal(message, flaky)).rejects.toThrow("injected crash in publish");
+    const stored = p.verdicts.all();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ execution: "EXECUTED", published: false });
+    expect(stored[0]!.events.map((e) => e.detailType)).toEqual(["ClaimVerdict", "RefundExecuted"]);
+    expect(p.publisher.published).toEqual([]);
+    expect((await p.claims.getClaim("clm_k"))?.status).toBe("RUNNING");
+
+    later(60_000);
+    const repaired = await handleProposal(message, flaky);
+    expect(repaired.published).toBe(true);
+    expect((await p.deps.verdicts.getVerdict(stored[0]!.idempotency_key))?.published).toBe(true);
+    expect(p.publisher.published).toEqual(stored[0]!.events);
+    expect(new Set(p.publisher.published.map(verdictIdOf))).toEqual(new Set([stored[0]!.record.verdict_id]));
+    expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
+    expect(await p.claims.getClaim("clm_k")).toMatchObject({ status: "DECIDED", verdict_id: stored[0]!.record.verdict_id, executed: true });
+
+    await handleProposal(message, flaky);
+    expect(p.publisher.published).toHaveLength(2);
+  });
+
+  it("publishes the same entries again, never new ones, when it crashes after publishing but before marking them published", async () => {
+    const { p, message } = await atProposal(ACCEPT);
+    const crashing = { ...p.deps, verdicts: { ...p.deps.verdicts, markPublished: failOnce(p.deps.verdicts.markPublished, "markPublished") } };
+    await expect(handleProposal(message, crashing)).rejects.toThrow("injected crash in markPublished");
+    const once = structuredClone(p.publisher.published);
+    await handleProposal(message, crashing);
+    expect(p.publisher.published).toEqual([...once, ...once]);
+    expect(once.map((e) => e.detailType)).toEqual(["ClaimVerdict", "RefundExecuted"]);
+    expect(p.verdicts.all()[0]?.published).toBe(true);
+    expect(p.auditEvents().filter((e) => e.event_type === "KERNEL_VERDICT")).toHaveLength(1);
+  });
+});
