@@ -4,6 +4,7 @@ import type { AgentStepRequestedEvent } from "../crew/index.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import { sumUsage, type LlmPort, type LlmUsage } from "../llm/index.ts";
 import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
+import { RefundProposalOutputSchema } from "./proposal-output.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
 import { analystMessages, decisionMakerMessages, fixerMessages, selfCheckRepairMessage } from "./prompts.ts";
 import { selfCheck, type SelfCheckFailure } from "./self-check.ts";
@@ -61,7 +62,9 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       const prompt = decisionMakerMessages(input.data.analysis, claim, deps.contract, ctx);
       const result = await deps.llm.complete(prompt);
       if (!result.ok) return fail(result.code, result.message, { ...(result.usage ? { usage: result.usage } : {}), model: result.model, attempts: result.attempts });
-      const check = selfCheck(result.value, deps.responsibility, claim);
+      // The port validated the answer against the schema; a port that did not (a test double) is checked by the orchestrator.
+      const proposal = RefundProposalOutputSchema.safeParse(result.value);
+      const check = proposal.success ? selfCheck(proposal.data, deps.responsibility, claim) : ({ ok: true } as const);
       if (check.ok) return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts, calls: 1 };
       // SPEC §4.5: one repair round with the errors; what it gives (or the first answer, if the call fails)
       // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
@@ -71,7 +74,8 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       });
       const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
       const output = repair.ok ? repair.value : result.value;
-      const repaired = repair.ok && selfCheck(repair.value, deps.responsibility, claim).ok;
+      const repairedProposal = repair.ok ? RefundProposalOutputSchema.safeParse(repair.value) : undefined;
+      const repaired = repairedProposal?.success === true && selfCheck(repairedProposal.data, deps.responsibility, claim).ok;
       return {
         event: { type: "agent.step.completed", ...base, output },
         usage,
