@@ -1,28 +1,32 @@
-// The cost model on hand-checked examples, and its restated Lambda memory sizes against infra/.
-import { beforeAll, describe, expect, it } from "vitest";
-import { evaluateSstConfig } from "../infra/sst-recorder.ts";
-import type { Recording } from "../infra/sst-recorder.ts";
-import { QUEUES } from "../infra/facts.ts";
+// The cost model on hand-checked examples.
+import { describe, expect, it } from "vitest";
 import {
   addProfiles,
   billedGbSeconds,
   byService,
   costLines,
+  costSummary,
+  costTable,
   DEFAULT_COST_OPTIONS,
   estimateAwsMs,
-  FUNCTION_MEMORY_MB,
+  expressPerClaim,
+  GB,
   invocationsFor,
+  LOG_BYTES,
+  LOG_EXAMPLES,
   perMillion,
   PRICES,
-  QUEUE_CONSUMERS,
-  report,
   stepFunctionsStates,
+  storagePerMonth,
   topDrivers,
   transitions,
 } from "./cost.ts";
-import type { AwsRequestsFile, ClaimProfile, FunctionKey } from "./cost.ts";
+import type { AwsRequestsFile, ClaimProfile } from "./lib/profile.ts";
 
-/** A small profile whose bill is worked out by hand below. */
+/**
+ * A small profile whose bill is worked out by hand below. The orchestrator spends no CPU of its own and
+ * makes SDK calls whose assumed AWS latencies add up to 100 ms per claim: 10 GetItem × 6 ms + 2 PutEvents × 20 ms.
+ */
 function sample(): ClaimProfile {
   return {
     kind: "structured",
@@ -33,9 +37,16 @@ function sample(): ClaimProfile {
     events: { requests: 1, entries: 2, chunks: 2 },
     busDeliveries: { verdicts: 1 },
     apiRequests: 1,
-    invocations: { orchestrator: { invocations: 2, records: 4, handlerMs: 100, sdkMs: 80, awsEstimateMs: 100, llmCalls: 0 } },
+    invocations: {
+      orchestrator: { invocations: 2, records: 4, handlerMs: 100, sdkMs: 100, cpuMs: 0, calls: { "DynamoDB.GetItem": 10, "EventBridge.PutEvents": 2 }, llmCalls: 0, logLines: 4, logBytes: 1000 },
+    },
   };
 }
+
+/** $ per million of `bytes` of log ingestion per claim. */
+const logM = (bytes: number) => (bytes / GB) * 0.5 * 1e6;
+/** What the sample's logs cost per million: handler lines (+ the trace id per line), 2 invocations' platform lines, one access-log line. */
+const sampleLogsM = logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine) + logM(2 * LOG_BYTES.platformPerInvocation) + logM(LOG_BYTES.accessLogPost);
 
 const close = (actual: number, expected: number) => expect(actual).toBeCloseTo(expected, 9);
 
@@ -72,13 +83,21 @@ describe("invocationsFor", () => {
   });
 });
 
+describe("log sizes", () => {
+  it("sizes AWS's own log events from their example lines, each one JSON", () => {
+    for (const line of Object.values(LOG_EXAMPLES).filter((l) => l.startsWith("{"))) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    expect(LOG_BYTES.platformPerInvocation).toBe(Buffer.byteLength(LOG_EXAMPLES.platformStart) + Buffer.byteLength(LOG_EXAMPLES.platformReport));
+    expect(JSON.parse(`{"a":1${LOG_EXAMPLES.lambdaFieldsPerLine}}`)).toHaveProperty("xray_trace_id");
+  });
+});
+
 describe("costLines", () => {
-  it("bills the sample claim line by line ($10.26 per million, worked out by hand)", () => {
+  it("bills the sample claim line by line (worked out by hand)", () => {
     const lines = costLines(sample());
     const perClaim = (item: string) => lines.find((l) => l.item.startsWith(item))?.perClaim;
     close(perClaim("HTTP API request")!, 1e-6);
     close(perClaim("orchestrator invocations")!, 2 * 0.2e-6);
-    // 2 invocations × ceil(100 / 2) ms × 0.25 GB = 0.025 GB-s
+    // AWS estimate 100 ms per claim: 2 invocations × ceil(100 / 2) ms × 0.25 GB = 0.025 GB-s
     close(perClaim("orchestrator duration")!, 0.025 * 0.0000133334);
     close(perClaim("crewEvents (FIFO) sends")!, 3 * 0.5e-6);
     close(perClaim("crewEvents (FIFO) ReceiveMessage")!, 2 * 0.5e-6);
@@ -87,30 +106,40 @@ describe("costLines", () => {
     close(perClaim("session: 2 writes")!, 4 * 0.625e-6);
     close(perClaim("session: 1 reads")!, 0.125e-6);
     close(perClaim("PutEvents entries")!, 2e-6);
+    close(perClaim("orchestrator handler lines")! * 1e6, logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine));
+    close(perClaim("orchestrator platform.start + platform.report")! * 1e6, logM(2 * LOG_BYTES.platformPerInvocation));
+    close(perClaim("API access log")! * 1e6, logM(LOG_BYTES.accessLogPost));
     expect(lines.some((l) => l.item.includes("gsi1"))).toBe(false); // zero-unit lines are left out
-    close(perMillion(lines), 1 + 0.4 + 0.333335 + 1.5 + 1 + 1 + 0.4 + 2.5 + 0.125 + 2);
+    close(perMillion(lines), 1 + 0.4 + 0.333335 + 1.5 + 1 + 1 + 0.4 + 2.5 + 0.125 + 2 + sampleLogsM);
   });
 
-  it("bills every message as its own invocation with a batch fill of 1", () => {
+  it("writes the access-log line of the route the requests took", () => {
+    const get = costLines(sample(), { ...DEFAULT_COST_OPTIONS, apiRoute: "GET" });
+    expect(get.find((l) => l.service === "API Gateway")!.item).toContain("GET /claims/{id}");
+    expect(get.find((l) => l.item.startsWith("API access log"))!.units).toBe(LOG_BYTES.accessLogGet);
+  });
+
+  it("bills every message as its own invocation with a batch fill of 1, platform lines included", () => {
     const lines = costLines(sample(), { ...DEFAULT_COST_OPTIONS, batchFill: 1 });
     const units = (item: string) => lines.find((l) => l.item.startsWith(item))?.units;
     expect(units("orchestrator invocations")).toBe(4);
     expect(units("crewEvents (FIFO) ReceiveMessage")).toBe(4);
     // 4 invocations × ceil(100 / 4) ms × 0.25 GB
     close(units("orchestrator duration")!, (4 * 25 * 0.25) / 1000);
+    expect(units("orchestrator platform.start + platform.report")).toBe(4 * LOG_BYTES.platformPerInvocation);
   });
 
-  it("bills the local handler time or the AWS estimate as chosen", () => {
+  it("estimates the duration from the handler's own CPU time and its SDK calls", () => {
     const profile = sample();
-    profile.invocations.orchestrator = { ...profile.invocations.orchestrator!, handlerMs: 40, awsEstimateMs: 400 };
-    const gbs = (duration: "local" | "awsEstimate") => costLines(profile, { ...DEFAULT_COST_OPTIONS, duration }).find((l) => l.item.startsWith("orchestrator duration"))!.units;
-    close(gbs("local"), (2 * 20 * 0.25) / 1000);
-    close(gbs("awsEstimate"), (2 * 200 * 0.25) / 1000);
+    profile.invocations.orchestrator = { ...profile.invocations.orchestrator!, handlerMs: 40, sdkMs: 30, cpuMs: 10, calls: { "SQS.SendMessage": 1 } };
+    const gbs = costLines(profile).find((l) => l.item.startsWith("orchestrator duration"))!.units;
+    // 10 ms × 1769 / 256 + 12 ms = 81.1 ms → 2 invocations × 41 ms × 0.25 GB (wall time plays no part)
+    close(gbs, (2 * 41 * 0.25) / 1000);
   });
 
   it("adds the GB-seconds a worker spends waiting on the LLM", () => {
     const profile = sample();
-    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 10, sdkMs: 5, awsEstimateMs: 10, llmCalls: 2 };
+    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 10, sdkMs: 10, cpuMs: 0, calls: {}, llmCalls: 2, logLines: 0, logBytes: 0 };
     const wait = costLines(profile, { ...DEFAULT_COST_OPTIONS, llmWaitS: 2 }).find((l) => l.item.startsWith("worker waiting on the LLM"));
     close(wait!.units, 2 * 2 * 0.25); // 2 calls × 2 s × 256 MB
     close(wait!.perClaim * 1e6, 13.3334);
@@ -125,10 +154,11 @@ describe("costLines", () => {
     expect(lines.find((l) => l.item.startsWith("agentSteps sends"))!.price).toBe(PRICES.sqs.standardRequest);
   });
 
-  it("sorts lines into orchestration and work", () => {
+  it("sorts lines into orchestration and work, the orchestrator's logs with the orchestration", () => {
     const lines = costLines(sample());
-    close(perMillion(lines.filter((l) => l.category === "orchestration")), 0.4 + 0.333335 + 1.5 + 1 + 1 + 2.5 + 0.125);
-    expect(lines.filter((l) => l.category === "work").map((l) => l.service).sort()).toEqual(["API Gateway", "EventBridge", "SQS"]);
+    const orchestratorLogs = logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine) + logM(2 * LOG_BYTES.platformPerInvocation);
+    close(perMillion(lines.filter((l) => l.category === "orchestration")), 0.4 + 0.333335 + 1.5 + 1 + 1 + 2.5 + 0.125 + orchestratorLogs);
+    expect([...new Set(lines.filter((l) => l.category === "work").map((l) => l.service))].sort()).toEqual(["API Gateway", "CloudWatch Logs", "EventBridge", "SQS"]);
   });
 
   it("adds up by service and ranks the drivers", () => {
@@ -136,6 +166,7 @@ describe("costLines", () => {
     const services = byService(lines);
     close(services.DynamoDB!, 2.625);
     close(services.SQS!, 3.9);
+    close(services["CloudWatch Logs"]!, sampleLogsM);
     expect(topDrivers(lines, 2).map((l) => l.item)).toEqual(["session: 2 writes", "PutEvents entries (2 events in 1 requests)"]);
   });
 });
@@ -147,17 +178,19 @@ describe("addProfiles", () => {
     expect(sum.requests.DynamoDB).toEqual({ PutItem: 4, GetItem: 2 });
     expect(sum.dynamo.session).toEqual({ reads: 2, writes: 4, rru: 2, wru: 8, gsiWru: 0, conditionalFailures: 0 });
     expect(sum.sqsSends.crewEvents).toEqual({ requests: 6, chunks: 6, messages: 8 });
-    expect(sum.invocations.orchestrator?.records).toBe(8);
+    expect(sum.invocations.orchestrator).toMatchObject({ records: 8, calls: { "DynamoDB.GetItem": 20, "EventBridge.PutEvents": 4 }, logLines: 8, logBytes: 2000 });
     expect(sum.busDeliveries).toEqual({ verdicts: 2 });
     close(perMillion(costLines(sum)), 2 * perMillion(costLines(sample())));
   });
 
-  it("keeps entries only one side has", () => {
-    const timer: ClaimProfile = { ...sample(), requests: { SQS: { SendMessageBatch: 2 } }, dynamo: {}, sqsSends: { timers: { requests: 2, chunks: 2, messages: 2 } }, busDeliveries: {}, apiRequests: 0, invocations: { timer: { invocations: 1, records: 2, handlerMs: 5, sdkMs: 4, awsEstimateMs: 30, llmCalls: 0 } } };
+  it("keeps entries only one side has, without sharing them", () => {
+    const timer: ClaimProfile = { ...sample(), requests: { SQS: { SendMessageBatch: 2 } }, dynamo: {}, sqsSends: { timers: { requests: 2, chunks: 2, messages: 2 } }, busDeliveries: {}, apiRequests: 0, invocations: { timer: { invocations: 1, records: 2, handlerMs: 5, sdkMs: 4, cpuMs: 1, calls: { "SQS.SendMessageBatch": 1 }, llmCalls: 0, logLines: 2, logBytes: 300 } } };
     const sum = addProfiles(sample(), timer);
     expect(sum.requests).toEqual({ DynamoDB: { PutItem: 2, GetItem: 1 }, SQS: { SendMessageBatch: 2 } });
     expect(Object.keys(sum.invocations).sort()).toEqual(["orchestrator", "timer"]);
     expect(sum.apiRequests).toBe(1);
+    sum.invocations.timer!.calls["SQS.SendMessageBatch"] = 99;
+    expect(timer.invocations.timer!.calls["SQS.SendMessageBatch"]).toBe(1);
   });
 });
 
@@ -176,73 +209,89 @@ describe("estimateAwsMs", () => {
   });
 });
 
-describe("stepFunctionsStates", () => {
+describe("storagePerMonth", () => {
+  it("counts 100 bytes per item and per index entry, PITR on the table only, logs compressed", () => {
+    const stored = { audit: { items: 10, bytes: 10_000, indexItems: 0, indexBytes: 0 }, claim: { items: 1, bytes: 1000, indexItems: 1, indexBytes: 1000 } };
+    const s = storagePerMonth(stored, 4000, 0.25);
+    expect(s.tableBytes).toBe(12_100);
+    expect(s.indexBytes).toBe(1100);
+    close(s.dynamo, (13_200 * 0.25 + 12_100 * 0.2) / GB);
+    close(s.logs, (1000 * 0.03) / GB);
+  });
+});
+
+describe("Step Functions", () => {
   it("counts 6 transitions for a structured claim and 8 with extraction", () => {
     expect(transitions(stepFunctionsStates("structured"))).toBe(6);
     expect(transitions(stepFunctionsStates("free_text"))).toBe(8);
     expect(stepFunctionsStates("free_text").slice(0, 2).map((s) => s.state)).toEqual(["Extract", "Extracted?"]);
   });
 
-  it("costs $150 per million structured claims at $0.025 per 1,000 transitions", () => {
+  it("costs $150 per million structured claims on Standard at $0.025 per 1,000 transitions", () => {
     close(transitions(stepFunctionsStates("structured")) * PRICES.stepFunctions.standardTransition * 1e6, 150);
   });
+
+  it("bills an Express execution per request and per 100 ms at 64 MB, LLM waits included", () => {
+    const profile = sample();
+    // worker: all SDK time, 2 PutEvents × 20 ms = 40 ms of AWS estimate; 2 LLM calls
+    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 5, sdkMs: 5, cpuMs: 0, calls: { "EventBridge.PutEvents": 2 }, llmCalls: 2, logLines: 0, logBytes: 0 };
+    const noWait = expressPerClaim(profile, "structured", 0);
+    close(noWait.durationMs, 6 * 20 + 40); // 6 states × 20 ms + the worker
+    close(noWait.perClaim, 1e-6 + 0.2 * (64 / 1024) * (0.06 / 3600)); // 160 ms → 200 ms billed
+    const wait = expressPerClaim(profile, "structured", 3);
+    close(wait.durationMs, 160 + 6000);
+    close(wait.perClaim, 1e-6 + 6.2 * (64 / 1024) * (0.06 / 3600));
+  });
 });
 
-describe("report", () => {
-  const file = (profile: ClaimProfile): AwsRequestsFile => ({
+/** A profile file around the sample (the same profile for every phase and kind). */
+function sampleFile(overrides: Partial<AwsRequestsFile> = {}): AwsRequestsFile {
+  const p = sample();
+  return {
     recordedAt: "2026-11-22T00:00:00Z",
+    commit: "abc1234",
     machine: "test",
     note: "hand-made",
-    sequential: { structured: profile, free_text: { ...profile, kind: "free_text" } },
-    concurrent: { structured: profile, free_text: { ...profile, kind: "free_text" } },
-    storedBytesPerClaim: { audit: 10_000, claim: 1_000 },
+    sequential: { structured: p, free_text: { ...p, kind: "free_text" } },
+    concurrent: { structured: p, free_text: { ...p, kind: "free_text" } },
+    poll: { ...sample(), sqsSends: {}, dynamo: { claim: { reads: 1, writes: 0, rru: 0.5, wru: 0, gsiWru: 0, conditionalFailures: 0 } }, events: { requests: 0, entries: 0, chunks: 0 }, busDeliveries: {}, invocations: {} },
+    stored: { audit: { items: 10, bytes: 10_000, indexItems: 0, indexBytes: 0 } },
+    logs: { level: "INFO", lines: 100, bytes: 20_000, gzipBytes: 5000, outsideLines: 0 },
+    ...overrides,
+  };
+}
+
+describe("costSummary", () => {
+  const allIn = perMillion(costLines(sample()));
+
+  it("gives the all-in figure, the parameters and the alternatives for one kind of claim", () => {
+    const s = costSummary(sampleFile(), "structured");
+    close(s.allIn, allIn); // no timer path in the file
+    expect(s.timerPath).toBeUndefined();
+    close(s.llmWait[1], 0); // the sample calls no LLM
+    close(s.perGet, 1 + 0.0625 + logM(LOG_BYTES.accessLogGet));
+    close(s.orchestration, 0.4 + 0.333335 + 1.5 + 1 + 1 + 2.5 + 0.125 + logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine) + logM(2 * LOG_BYTES.platformPerInvocation));
+    close(s.standard.total, allIn - s.orchestration + 150);
+    close(s.express[0].total, allIn - s.orchestration + s.express[0].orchestration);
+    close(s.logs.handler + s.logs.platform + s.logs.access, sampleLogsM);
+    close(s.storage.logGzipBytes, 0.25 * (1000 + 4 * LOG_BYTES.lambdaFieldsPerLine + 2 * LOG_BYTES.platformPerInvocation + LOG_BYTES.accessLogPost));
   });
 
-  it("says the goal is met for a claim under $25 per million and missed above", () => {
-    const cheap = report(file(sample()));
-    expect(cheap).toMatch(/\| under load \(measured batch fill\), AWS duration estimate \|\s+10\.26 \| met/);
-    const dear = sample();
-    dear.dynamo.session!.wru = 40; // +$22.5 per million
-    expect(report(file(dear))).toMatch(/AWS duration estimate \|\s+32\.76 \| MISSED/);
-  });
-
-  it("prices a million stored claims per month", () => {
-    // 11 kB × 1e6 = 11 GB × ($0.25 + $0.20)
-    expect(report(file(sample()))).toContain("11.0 GB → $4.95 per month");
-  });
-
-  it("says when the timer path was not measured", () => {
-    expect(report(file(sample()))).toContain("NOT measured");
+  it("adds the timer path to the all-in figure when it was measured", () => {
+    const s = costSummary(sampleFile({ timerPath: sample() }), "structured");
+    close(s.timerPath!, allIn);
+    close(s.allIn, 2 * allIn);
   });
 });
 
-describe("restated infra values", () => {
-  let r: Recording;
-  beforeAll(async () => {
-    r = await evaluateSstConfig({ stage: "dev", env: { LLM_PROVIDER: undefined, LLM_MAX_CONCURRENCY: undefined } });
-  });
-
-  const keyOf = (handler: string | undefined): FunctionKey | undefined => {
-    const file = /^functions\/(.+)\.handler$/.exec(handler ?? "")?.[1];
-    return file?.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as FunctionKey | undefined;
-  };
-
-  it("FUNCTION_MEMORY_MB equals the memory infra/ gives each function", () => {
-    const defs = [
-      ...r.ofType("sst.aws.Function").map((f) => f.args),
-      ...r.ofType("sst.aws.Queue").flatMap((q) => q.calls.filter((c) => c.method === "subscribe").map((c) => c.args[0])),
-      ...r.ofType("sst.aws.CronV2").map((c) => c.args.function),
-      ...r.ofType("sst.aws.ApiGatewayV2").flatMap((a) => a.calls.filter((c) => c.method === "addAuthorizer").map((c) => (c.args[0] as { lambda: { function: unknown } }).lambda.function)),
-    ] as { handler?: string; memory?: string }[];
-    const deployed = Object.fromEntries(defs.map((d) => [keyOf(d.handler), Number(/^(\d+) MB$/.exec(d.memory ?? "")?.[1])]));
-    expect(deployed).toEqual(FUNCTION_MEMORY_MB);
-  });
-
-  it("QUEUE_CONSUMERS names each queue's consumer and FIFO-ness as infra/ does", () => {
-    for (const [role, c] of Object.entries(QUEUE_CONSUMERS)) {
-      const s = QUEUES[role as keyof typeof QUEUES];
-      expect(s.consumer).toBe(c.fn);
-      expect(s.fifo).toBe(c.fifo);
-    }
+describe("costTable", () => {
+  it("has a column per file and kind and says what each row assumes and which price it uses", () => {
+    const rows = costTable([{ file: sampleFile(), kind: "structured" }, { file: sampleFile({ timerPath: sample() }), kind: "structured" }]);
+    const row = (start: string) => rows.find((r) => r.line.startsWith(start))!;
+    expect(rows.every((r) => r.values.length === 2 && r.basis.length > 0)).toBe(true);
+    close(row("**All-in per claim**").values[1]!, 2 * row("**All-in per claim**").values[0]!);
+    expect(row("Step-timer path").basis).toMatch(/NOT measured/);
+    expect(row("Lambda").price).toMatch(/lambda\/pricing/);
+    expect(rows.map((r) => r.line)).toEqual(expect.arrayContaining(["+ LLM wait in Lambda, 1 s per call", "+ LLM wait in Lambda, 3 s per call", "+ each client GET /claims/{id}", "All-in with Step Functions Standard instead", "All-in with Step Functions Express instead, LLM wait 3 s"]));
   });
 });

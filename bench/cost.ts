@@ -1,21 +1,22 @@
-// What a claim costs on AWS (issue 5): a pure model from the AWS requests per claim counted on the local
-// stack (bench/pipeline.bench.ts writes them to bench/out/aws-requests.json) to dollars per million
-// claims at list prices, itemised by service and operation, LLM excluded; beside it the state
-// transitions an AWS Step Functions Standard state machine would need for the same flow.
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { formatTable } from "./harness.ts";
-import type { TableRow } from "./harness.ts";
+// What a claim costs on AWS (issues 5, 13): a pure model from the per-claim profile measured on the local
+// stack (bench/aws-requests.bench.ts) to dollars per million claims at list prices, line by line, LLM
+// tokens excluded: API Gateway, Lambda (requests, duration, time waiting on the LLM), SQS, DynamoDB,
+// EventBridge, CloudWatch Logs (the handlers' lines, Lambda's platform lines, the API access log), the
+// step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
+// the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
+import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS } from "./lib/profile.ts";
+import type { AwsRequestsFile, ClaimKind, ClaimProfile, DynamoUsage, FunctionKey, InvocationUsage, QueueRole, QueueUsage, StoredUsage } from "./lib/profile.ts";
 
 // ---------------------------------------------------------------------------------------------
-// Prices and sizing
+// Prices
 // ---------------------------------------------------------------------------------------------
+
+/** Bytes in the GB AWS bills storage and log data by. */
+export const GB = 2 ** 30;
 
 /**
- * AWS list prices, us-east-1, on-demand, first tier, free tiers ignored (they vanish at a million claims).
- * Checked on the date below against the public pricing pages (see bench/RESULTS.md for the sources).
+ * AWS list prices, us-east-1, on-demand, first tier, free tiers ignored (they vanish at a million
+ * claims). Each with the public page it was checked against on the date below.
  */
 export const PRICES = {
   region: "us-east-1",
@@ -40,141 +41,136 @@ export const PRICES = {
     wru: 0.625 / 1e6,
     /** $ per read request unit ($0.125 per million): 1 RRU = a strongly consistent read of up to 4 KB; eventually consistent = ½. */
     rru: 0.125 / 1e6,
-    /** $ per GB-month of table storage (standard class) and of continuous backups (PITR). */
+    /** $ per GB-month of table and index storage (standard class); each item counts 100 bytes more. */
     storageGbMonth: 0.25,
+    /** $ per GB-month of continuous backups (PITR, on in infra/storage.ts), on the table's size. */
     pitrGbMonth: 0.2,
+    itemOverheadBytes: 100,
   },
   eventBridge: {
     /** $ per custom event published ($1.00 per million), per 64 KiB chunk of an entry. */
     customEvent: 1 / 1e6,
-    chunkBytes: 64 * 1024,
   },
   apiGateway: {
     /** $ per HTTP API request ($1.00 per million, first 300 million), metered in 512 KB increments. */
     httpRequest: 1 / 1e6,
-    chunkBytes: 512 * 1024,
+  },
+  cloudWatchLogs: {
+    /** $ per GB ingested: Lambda logs and API Gateway access logs are vended logs, $0.50/GB for the first 10 TB a month. */
+    ingestGb: 0.5,
+    /** $ per GB-month stored (archived, compressed). */
+    storageGbMonth: 0.03,
   },
   stepFunctions: {
     /** $ per state transition of a Standard workflow ($0.025 per 1,000). */
     standardTransition: 0.025 / 1000,
+    /** $ per Express workflow request ($1.00 per million). */
+    expressRequest: 1 / 1e6,
+    /** $ per GB-second of Express duration ($0.06 per GB-hour, first 1,000 GB-hours), billed per 100 ms and 64 MB. */
+    expressGbSecond: 0.06 / 3600,
+    expressIncrementMs: 100,
+    expressMemoryMb: 64,
   },
 } as const;
 
-/** The goal of issue 5: at most this many dollars per million claims (LLM excluded). */
+/** Where each price was checked (bench/RESULTS.md cites these). */
+export const PRICE_SOURCES: Readonly<Record<"lambda" | "sqs" | "dynamodb" | "eventBridge" | "apiGateway" | "cloudWatchLogs" | "stepFunctions", string>> = {
+  lambda: "aws.amazon.com/lambda/pricing (arm64 $0.20/M requests, $0.0000133334/GB-s, 1 ms billing)",
+  sqs: "aws.amazon.com/sqs/pricing (standard $0.40/M, FIFO $0.50/M; every 64 KB chunk is a request)",
+  dynamodb: "aws.amazon.com/dynamodb/pricing/on-demand ($0.625/M WRU, $0.125/M RRU, $0.25/GB-month + 100 B per item, PITR $0.20/GB-month)",
+  eventBridge: "aws.amazon.com/eventbridge/pricing ($1.00/M custom events, 64 KB chunks)",
+  apiGateway: "aws.amazon.com/api-gateway/pricing (HTTP API $1.00/M, first 300 M)",
+  cloudWatchLogs: "aws.amazon.com/cloudwatch/pricing (vended logs $0.50/GB ingested for the first 10 TB, Lambda tiered pricing since 2025-05-01; $0.03/GB-month archived)",
+  stepFunctions: "aws.amazon.com/step-functions/pricing (Standard $0.025/1,000 transitions; Express $1.00/M requests + $0.06/GB-hour, 100 ms and 64 MB increments)",
+};
+
+/** The goal of issue 13: at most this many dollars per million structured claims, all in (rules model, logs and timers). */
 export const GOAL_PER_MILLION = 25;
-
-/** A Lambda function of the app, named as in infra/lambda.ts `FUNCTIONS`. */
-export type FunctionKey = "intakeApi" | "authorizer" | "intakeExtract" | "orchestrator" | "worker" | "kernel" | "timer" | "sweep" | "batch";
-
-/** Memory (MB) per function, restated from infra/lambda.ts (cost.test.ts checks it against the recorded SST app). */
-export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionKey, number>> = {
-  intakeApi: 512,
-  authorizer: 256,
-  intakeExtract: 256,
-  orchestrator: 256,
-  worker: 256,
-  kernel: 256,
-  timer: 128,
-  sweep: 256,
-  batch: 512,
-};
-
-/** A work queue of the app (QUEUE_SETTINGS roles). */
-export type QueueRole = "crewEvents" | "agentSteps" | "proposals" | "extraction" | "timers";
-
-/** The consumer of each queue and whether the queue is FIFO. */
-export const QUEUE_CONSUMERS: Readonly<Record<QueueRole, { fn: FunctionKey; fifo: boolean }>> = {
-  crewEvents: { fn: "orchestrator", fifo: true },
-  agentSteps: { fn: "worker", fifo: false },
-  proposals: { fn: "kernel", fifo: false },
-  extraction: { fn: "intakeExtract", fifo: false },
-  timers: { fn: "timer", fifo: false },
-};
 
 /** Memory Lambda gives one full vCPU at (AWS: "at 1,769 MB, a function has the equivalent of one vCPU"). */
 export const ONE_VCPU_MB = 1769;
 
 // ---------------------------------------------------------------------------------------------
-// The request profile (what bench/pipeline.bench.ts measures, per claim)
+// Lambda duration on AWS
 // ---------------------------------------------------------------------------------------------
 
-/** How a claim arrives. */
-export type ClaimKind = "structured" | "free_text";
-
-/** DynamoDB usage of one entity (claim, session, audit, …), per claim. */
-export type DynamoUsage = {
-  reads: number;
-  writes: number;
-  /** Read request units (consumed capacity from the emulator: item size, consistency). */
-  rru: number;
-  /** Write request units of the table (consumed capacity: max of old and new item size, 1 KB units). */
-  wru: number;
-  /** Write request units of gsi1 (estimated from the written item: projection ALL, key changes cost a delete and a put). */
-  gsiWru: number;
-  /** Conditional writes that failed (each still costs at least 1 WRU on AWS; counted in `wru`). */
-  conditionalFailures: number;
+/**
+ * Typical in-region latency of one SDK call from Lambda, ms (assumptions, not measurements): DynamoDB
+ * single-item calls single-digit ms, SQS sends ~10 ms, EventBridge PutEvents ~20 ms.
+ */
+export const AWS_LATENCY_MS: Readonly<Record<string, number>> = {
+  DynamoDB: 6,
+  "DynamoDB.BatchWriteItem": 10,
+  "DynamoDB.Query": 8,
+  SQS: 12,
+  EventBridge: 20,
 };
 
-/** One Lambda function's work per claim, as measured on the local stack. */
-export type InvocationUsage = {
-  /** Invocations per claim (batches handed to the handler). */
-  invocations: number;
-  /** Queue records (or HTTP requests) per claim. */
-  records: number;
-  /** Sum of handler wall time per claim, ms (the local-proxy duration). */
-  handlerMs: number;
-  /** Of which the SDK calls were in flight, ms (local emulators' latency). */
-  sdkMs: number;
-  /** Per claim: handler time outside SDK calls scaled to the function's CPU share + typical AWS latency per SDK call, ms. */
-  awsEstimateMs: number;
-  /** LLM calls per claim made by this function (0 with the rules model wait; the LLM bill itself is excluded). */
-  llmCalls: number;
-};
+/**
+ * Duration estimate on AWS for one function's work: its own CPU time measured here scaled to the CPU
+ * share of `memoryMb` (1769 MB = one vCPU; a conservative upper bound, since short bursts are not
+ * throttled that hard), plus a typical in-region latency per SDK call.
+ */
+export function estimateAwsMs(cpuMs: number, memoryMb: number, calls: Readonly<Record<string, number>>, latency: Readonly<Record<string, number>> = AWS_LATENCY_MS): number {
+  const cpu = cpuMs * Math.max(1, ONE_VCPU_MB / memoryMb);
+  let io = 0;
+  for (const [key, n] of Object.entries(calls)) {
+    const service = key.split(".")[0] ?? key;
+    const ms = latency[key] ?? latency[service];
+    if (ms === undefined) throw new Error(`estimateAwsMs: no latency for ${key}`);
+    io += n * ms;
+  }
+  return cpu + io;
+}
 
-/** SQS sends per claim into one queue, by the app's handlers. */
-export type QueueUsage = { requests: number; chunks: number; messages: number };
-
-/** Everything one claim caused, on average, in one phase. */
-export type ClaimProfile = {
-  kind: ClaimKind;
-  /** Claims the averages are over. */
-  claims: number;
-  /** Handler requests per claim by service and operation (from the SDK middleware). */
-  requests: Record<string, Record<string, number>>;
-  dynamo: Record<string, DynamoUsage>;
-  sqsSends: Partial<Record<QueueRole, QueueUsage>>;
-  events: { requests: number; entries: number; chunks: number };
-  /** Events the bus delivered to each rule's target queue, per claim. */
-  busDeliveries: Record<string, number>;
-  apiRequests: number;
-  invocations: Partial<Record<FunctionKey, InvocationUsage>>;
-};
-
-/** What pipeline.bench.ts writes to bench/out/aws-requests.json. */
-export type AwsRequestsFile = {
-  recordedAt: string;
-  machine: string;
-  note: string;
-  /** One claim at a time: batches of one, the low-traffic case. */
-  sequential: Record<ClaimKind, ClaimProfile>;
-  /** Claims submitted concurrently: batch fill as under load. */
-  concurrent: Record<ClaimKind, ClaimProfile>;
-  /** The step-deadline timers of one claim (two agent steps), firing after the claim was decided; undefined when not measured. */
-  timerPath?: ClaimProfile;
-  /** Bytes stored per claim by entity (DynamoDB item sizes) after the run. */
-  storedBytesPerClaim: Record<string, number>;
-};
+/** The AWS duration estimate of one function's measured work per claim: its own CPU time and its SDK calls. */
+const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number => estimateAwsMs(u.cpuMs, FUNCTION_MEMORY_MB[fn], u.calls);
 
 // ---------------------------------------------------------------------------------------------
-// The model
+// Logs: what Lambda and API Gateway add to the handlers' own lines
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The log events AWS writes beside the handlers' lines, as realistic examples whose byte length is the
+ * model's per-event size: with the JSON log format and the default system log level (INFO), Lambda
+ * writes `platform.start` and `platform.report` per invocation (AWS Lambda docs, "Log-level filtering");
+ * API Gateway writes one access-log line per request in SST's format (sst/sst apigatewayv2.ts); on
+ * Lambda, Powertools adds the invocation's X-Ray trace id (`_X_AMZN_TRACE_ID`) to every line.
+ */
+export const LOG_EXAMPLES = {
+  platformStart: '{"time":"2026-11-22T01:39:00.123Z","type":"platform.start","record":{"requestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","version":"$LATEST"}}',
+  platformReport:
+    '{"time":"2026-11-22T01:39:00.168Z","type":"platform.report","record":{"requestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","metrics":{"durationMs":44.51,"billedDurationMs":45,"memorySizeMB":256,"maxMemoryUsedMB":98},"status":"success"}}',
+  accessLogPost:
+    '{"requestTime":"22/Nov/2026:01:39:00 +0000","requestId":"cJ8nHiXXoAMEJzQ=","httpMethod":"POST","path":"/claims","routeKey":"POST /claims","status":202,"responseLatency":38,"integrationRequestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","integrationStatus":"200","integrationLatency":"35","integrationServiceStatus":"202","ip":"203.0.113.7","userAgent":"python-requests/2.32.3"}',
+  accessLogGet:
+    '{"requestTime":"22/Nov/2026:01:39:01 +0000","requestId":"cJ8nHiXXoAMEJzR=","httpMethod":"GET","path":"/claims/clm_01JDX3Q0Z9W8V7T6S5R4Q3P2N1","routeKey":"GET /claims/{id}","status":200,"responseLatency":21,"integrationRequestId":"7e79db02-5a3a-459e-9add-8cac4ed77bbb","integrationStatus":"200","integrationLatency":"18","integrationServiceStatus":"200","ip":"203.0.113.7","userAgent":"python-requests/2.32.3"}',
+  lambdaFieldsPerLine: ',"xray_trace_id":"1-6740d7c4-2c5e0bb85bd1b3b2a1b0c9d8"',
+} as const;
+
+const utf8 = (s: string) => Buffer.byteLength(s, "utf8");
+
+/** Bytes per log event the model adds, from {@link LOG_EXAMPLES}. */
+export const LOG_BYTES = {
+  platformPerInvocation: utf8(LOG_EXAMPLES.platformStart) + utf8(LOG_EXAMPLES.platformReport),
+  accessLogPost: utf8(LOG_EXAMPLES.accessLogPost),
+  accessLogGet: utf8(LOG_EXAMPLES.accessLogGet),
+  lambdaFieldsPerLine: utf8(LOG_EXAMPLES.lambdaFieldsPerLine),
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// The bill of one claim
 // ---------------------------------------------------------------------------------------------
 
 /** What a line of the bill belongs to: the orchestration Step Functions would replace, or the work itself. */
 export type CostCategory = "orchestration" | "work";
 
+/** A service on the bill. */
+export type Service = "API Gateway" | "Lambda" | "SQS" | "DynamoDB" | "EventBridge" | "CloudWatch Logs";
+
 /** One line of the bill for one claim. */
 export type CostLine = {
-  service: "API Gateway" | "Lambda" | "SQS" | "DynamoDB" | "EventBridge";
+  service: Service;
   item: string;
   category: CostCategory;
   /** Billed units per claim. */
@@ -188,44 +184,46 @@ export type CostLine = {
 
 /** Choices the model needs beyond the measured profile. */
 export type CostOptions = {
-  /** Which measured duration bills Lambda: the local wall time, or the AWS estimate. */
-  duration: "local" | "awsEstimate";
   /** Records per invocation for the SQS consumers: "measured" (as the bench saw) or a fixed fill (1 = every message its own invocation). */
   batchFill: "measured" | number;
   /** Seconds a Lambda waits per LLM call (0 for the rules model); billed as GB-seconds of the caller. */
   llmWaitS: number;
+  /** Which access-log line the API requests of the profile write. */
+  apiRoute: "POST" | "GET";
 };
 
-/** The default options: AWS duration estimate, measured batch fill, no LLM wait (rules model). */
-export const DEFAULT_COST_OPTIONS: CostOptions = { duration: "awsEstimate", batchFill: "measured", llmWaitS: 0 };
+/** The default options: measured batch fill, no LLM wait (rules model), POST /claims. */
+export const DEFAULT_COST_OPTIONS: CostOptions = { batchFill: "measured", llmWaitS: 0, apiRoute: "POST" };
+
+const sumRecord = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) => {
+  const out: Record<string, number> = { ...x };
+  for (const [k, v] of Object.entries(y)) out[k] = (out[k] ?? 0) + v;
+  return out;
+};
 
 /** Adds two profiles claim for claim (e.g. a claim plus its timer path); `claims` and `kind` come from `a`. */
 export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
-  const sumRecord = (x: Record<string, number>, y: Record<string, number>) => {
-    const out: Record<string, number> = { ...x };
-    for (const [k, v] of Object.entries(y)) out[k] = (out[k] ?? 0) + v;
-    return out;
-  };
   const requests: Record<string, Record<string, number>> = { ...a.requests };
   for (const [service, ops] of Object.entries(b.requests)) requests[service] = sumRecord(requests[service] ?? {}, ops);
   const dynamo: Record<string, DynamoUsage> = { ...a.dynamo };
   for (const [entity, u] of Object.entries(b.dynamo)) {
     const p = dynamo[entity];
-    dynamo[entity] = p
-      ? { reads: p.reads + u.reads, writes: p.writes + u.writes, rru: p.rru + u.rru, wru: p.wru + u.wru, gsiWru: p.gsiWru + u.gsiWru, conditionalFailures: p.conditionalFailures + u.conditionalFailures }
-      : { ...u };
+    dynamo[entity] = p ? (sumRecord(p, u) as DynamoUsage) : { ...u };
   }
   const sqsSends: Partial<Record<QueueRole, QueueUsage>> = { ...a.sqsSends };
   for (const [role, u] of Object.entries(b.sqsSends) as [QueueRole, QueueUsage][]) {
     const p = sqsSends[role];
-    sqsSends[role] = p ? { requests: p.requests + u.requests, chunks: p.chunks + u.chunks, messages: p.messages + u.messages } : { ...u };
+    sqsSends[role] = p ? (sumRecord(p, u) as QueueUsage) : { ...u };
   }
   const invocations: Partial<Record<FunctionKey, InvocationUsage>> = { ...a.invocations };
   for (const [fn, u] of Object.entries(b.invocations) as [FunctionKey, InvocationUsage][]) {
     const p = invocations[fn];
     invocations[fn] = p
-      ? { invocations: p.invocations + u.invocations, records: p.records + u.records, handlerMs: p.handlerMs + u.handlerMs, sdkMs: p.sdkMs + u.sdkMs, awsEstimateMs: p.awsEstimateMs + u.awsEstimateMs, llmCalls: p.llmCalls + u.llmCalls }
-      : { ...u };
+      ? {
+          invocations: p.invocations + u.invocations, records: p.records + u.records, handlerMs: p.handlerMs + u.handlerMs, sdkMs: p.sdkMs + u.sdkMs, cpuMs: p.cpuMs + u.cpuMs,
+          calls: sumRecord(p.calls, u.calls), llmCalls: p.llmCalls + u.llmCalls, logLines: p.logLines + u.logLines, logBytes: p.logBytes + u.logBytes,
+        }
+      : { ...u, calls: { ...u.calls } };
   }
   return {
     kind: a.kind,
@@ -248,7 +246,7 @@ export function billedGbSeconds(invocations: number, totalMs: number, memoryMb: 
   return (invocations * perInvocation * memoryMb) / 1024 / 1000;
 }
 
-/** Invocations per claim of a queue consumer for a batch fill: measured, or records ÷ fill (at least the measured minimum of one per record ÷ batch). */
+/** Invocations per claim of a queue consumer for a batch fill: measured, or records ÷ fill. */
 export function invocationsFor(usage: Pick<InvocationUsage, "invocations" | "records">, fill: CostOptions["batchFill"]): number {
   if (fill === "measured") return usage.invocations;
   if (!(fill >= 1)) throw new RangeError(`invocationsFor: a batch fill is at least 1 record per invocation, got ${String(fill)}`);
@@ -262,7 +260,7 @@ const QUEUE_OF: Partial<Record<FunctionKey, QueueRole>> = Object.fromEntries(
   (Object.entries(QUEUE_CONSUMERS) as [QueueRole, { fn: FunctionKey }][]).map(([role, c]) => [c.fn, role]),
 );
 
-/** Orchestration entities and queues: what a Step Functions state machine would replace. */
+/** Orchestration entities, queues and functions: what a Step Functions state machine would replace. */
 const ORCHESTRATION_QUEUES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "timers"];
 const ORCHESTRATION_FUNCTIONS: readonly FunctionKey[] = ["orchestrator", "timer"];
 const ORCHESTRATION_ENTITIES: readonly string[] = ["session"];
@@ -271,14 +269,19 @@ const ORCHESTRATION_ENTITIES: readonly string[] = ["session"];
  * The bill of one claim, line by line: API Gateway requests; Lambda requests and GB-seconds per function
  * (plus GB-seconds spent waiting on the LLM); SQS sends by the handlers, and the event source mapping's
  * ReceiveMessage + DeleteMessageBatch per invocation; deliveries of bus rules into their target queues;
- * DynamoDB read/write request units (table and gsi1) by entity; EventBridge entries.
+ * DynamoDB read/write request units (table and gsi1) by entity; EventBridge entries; CloudWatch Logs
+ * ingestion of the handlers' lines (with the fields Lambda adds), Lambda's platform lines per invocation
+ * and the API access log per request.
  */
 export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_COST_OPTIONS): CostLine[] {
   const lines: CostLine[] = [];
   const push = (line: Omit<CostLine, "perClaim">) => {
     if (line.units > 0) lines.push({ ...line, perClaim: line.units * line.price });
   };
-  push({ service: "API Gateway", item: "HTTP API request (POST /claims)", category: "work", units: profile.apiRequests, unit: "requests", price: PRICES.apiGateway.httpRequest });
+  const logPrice = PRICES.cloudWatchLogs.ingestGb / GB;
+  const route = options.apiRoute === "GET" ? "GET /claims/{id}" : "POST /claims";
+  push({ service: "API Gateway", item: `HTTP API request (${route})`, category: "work", units: profile.apiRequests, unit: "requests", price: PRICES.apiGateway.httpRequest });
+  push({ service: "CloudWatch Logs", item: `API access log (${n3(profile.apiRequests)} lines × ${options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost} B)`, category: "work", units: profile.apiRequests * (options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost), unit: "bytes", price: logPrice });
 
   const invocationsOf: Partial<Record<FunctionKey, number>> = {};
   for (const [fn, usage] of Object.entries(profile.invocations) as [FunctionKey, InvocationUsage][]) {
@@ -288,11 +291,13 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
     const category: CostCategory = ORCHESTRATION_FUNCTIONS.includes(fn) ? "orchestration" : "work";
     const memory = FUNCTION_MEMORY_MB[fn];
     push({ service: "Lambda", item: `${fn} invocations`, category, units: invocations, unit: "requests", price: PRICES.lambda.request });
-    const ms = options.duration === "local" ? usage.handlerMs : usage.awsEstimateMs;
-    push({ service: "Lambda", item: `${fn} duration (${memory} MB)`, category, units: billedGbSeconds(invocations, ms, memory), unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
+    push({ service: "Lambda", item: `${fn} duration (${memory} MB)`, category, units: billedGbSeconds(invocations, awsMsOf(fn, usage), memory), unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
     if (options.llmWaitS > 0 && usage.llmCalls > 0) {
       push({ service: "Lambda", item: `${fn} waiting on the LLM (${n3(usage.llmCalls)} calls × ${options.llmWaitS} s)`, category: "work", units: (usage.llmCalls * options.llmWaitS * memory) / 1024, unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
     }
+    const lineBytes = usage.logBytes + usage.logLines * LOG_BYTES.lambdaFieldsPerLine;
+    push({ service: "CloudWatch Logs", item: `${fn} handler lines (${n3(usage.logLines)} lines, ${Math.round(lineBytes)} B)`, category, units: lineBytes, unit: "bytes", price: logPrice });
+    push({ service: "CloudWatch Logs", item: `${fn} platform.start + platform.report (${n3(invocations)} × ${LOG_BYTES.platformPerInvocation} B)`, category, units: invocations * LOG_BYTES.platformPerInvocation, unit: "bytes", price: logPrice });
   }
 
   for (const [role, send] of Object.entries(profile.sqsSends) as [QueueRole, QueueUsage][]) {
@@ -326,8 +331,8 @@ export function perMillion(lines: readonly CostLine[]): number {
 }
 
 /** $ per million claims by service. */
-export function byService(lines: readonly CostLine[]): Record<string, number> {
-  const out: Record<string, number> = {};
+export function byService(lines: readonly CostLine[]): Partial<Record<Service, number>> {
+  const out: Partial<Record<Service, number>> = {};
   for (const l of lines) out[l.service] = (out[l.service] ?? 0) + l.perClaim * 1e6;
   return out;
 }
@@ -337,45 +342,41 @@ export function topDrivers(lines: readonly CostLine[], n: number): CostLine[] {
   return [...lines].sort((a, b) => b.perClaim - a.perClaim).slice(0, n);
 }
 
-/**
- * Duration estimate on AWS for one function's work: the local time outside SDK calls scaled to the
- * CPU share of `memoryMb` (1769 MB = one vCPU; a conservative upper bound, since short bursts are not
- * throttled that hard), plus a typical in-region latency per SDK call.
- */
-export function estimateAwsMs(nonSdkMs: number, memoryMb: number, calls: Readonly<Record<string, number>>, latency: Readonly<Record<string, number>> = AWS_LATENCY_MS): number {
-  const cpu = nonSdkMs * Math.max(1, ONE_VCPU_MB / memoryMb);
-  let io = 0;
-  for (const [key, n] of Object.entries(calls)) {
-    const service = key.split(".")[0] ?? key;
-    const ms = latency[key] ?? latency[service];
-    if (ms === undefined) throw new Error(`estimateAwsMs: no latency for ${key}`);
-    io += n * ms;
+// ---------------------------------------------------------------------------------------------
+// Storage, per month kept
+// ---------------------------------------------------------------------------------------------
+
+/** $ per month per claim kept: DynamoDB (items + 100 B each, gsi1 entries likewise, PITR on the table) and CloudWatch Logs (compressed). */
+export function storagePerMonth(stored: Readonly<Record<string, StoredUsage>>, logBytesPerClaim: number, gzipRatio: number): { dynamo: number; logs: number; tableBytes: number; indexBytes: number; logGzipBytes: number } {
+  let tableBytes = 0;
+  let indexBytes = 0;
+  for (const u of Object.values(stored)) {
+    tableBytes += u.bytes + u.items * PRICES.dynamodb.itemOverheadBytes;
+    indexBytes += u.indexBytes + u.indexItems * PRICES.dynamodb.itemOverheadBytes;
   }
-  return cpu + io;
+  const logGzipBytes = logBytesPerClaim * gzipRatio;
+  return {
+    dynamo: ((tableBytes + indexBytes) * PRICES.dynamodb.storageGbMonth + tableBytes * PRICES.dynamodb.pitrGbMonth) / GB,
+    logs: (logGzipBytes * PRICES.cloudWatchLogs.storageGbMonth) / GB,
+    tableBytes,
+    indexBytes,
+    logGzipBytes,
+  };
 }
 
-/**
- * Typical in-region latency of one SDK call from Lambda, ms (assumptions, not measurements): DynamoDB
- * single-item calls single-digit ms, SQS sends ~10 ms (FIFO a little more), EventBridge PutEvents ~20 ms.
- */
-export const AWS_LATENCY_MS: Readonly<Record<string, number>> = {
-  DynamoDB: 6,
-  "DynamoDB.BatchWriteItem": 10,
-  "DynamoDB.Query": 8,
-  SQS: 12,
-  EventBridge: 20,
-};
+/** Log bytes ingested per claim by a set of lines. */
+const logBytesOf = (lines: readonly CostLine[]): number => lines.filter((l) => l.service === "CloudWatch Logs").reduce((n, l) => n + l.units, 0);
 
 // ---------------------------------------------------------------------------------------------
-// Step Functions Standard, for comparison
+// Step Functions, for comparison
 // ---------------------------------------------------------------------------------------------
 
 /** One state of the comparison state machine and how many transitions it costs per claim. */
 export type SfnState = { state: string; type: "Task" | "Choice" | "Succeed"; does: string; transitions: number };
 
 /**
- * The states a Standard state machine needs to run the same flow for one claim on the happy path
- * (every state entered is one billed transition; a retry is one more). It replaces the crew-events FIFO
+ * The states a state machine needs to run the same flow for one claim on the happy path (every state
+ * entered is one billed Standard transition; a retry is one more). It replaces the crew-events FIFO
  * queue, the orchestrator, the session snapshots, the agent-steps and proposals queues and the timers
  * (a Task's TimeoutSeconds and Retry/Catch do what the timers and the fixer routing do). The LLM steps
  * and the kernel stay Lambda functions; intake still stores the claim and calls StartExecution.
@@ -403,140 +404,131 @@ export function transitions(states: readonly SfnState[]): number {
   return states.reduce((n, s) => n + s.transitions, 0);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Report
-// ---------------------------------------------------------------------------------------------
+/** Assumed overhead per state of an Express execution (scheduling a task, a service integration), ms. */
+export const EXPRESS_STATE_OVERHEAD_MS = 20;
 
-const benchDir = dirname(fileURLToPath(import.meta.url));
-/** Where pipeline.bench.ts writes the request profile. */
-export const AWS_REQUESTS_FILE = join(benchDir, "out", "aws-requests.json");
+/** The functions whose work an Express execution waits for (its duration): the tasks of {@link stepFunctionsStates}. */
+const EXPRESS_TASK_FUNCTIONS: readonly FunctionKey[] = ["intakeExtract", "worker", "kernel"];
 
-const money = (x: number) => (x >= 10 ? x.toFixed(2) : x >= 0.1 ? x.toFixed(3) : x.toFixed(4));
-
-/** A profile with its timer path added (when measured). */
-export function withTimers(file: AwsRequestsFile, profile: ClaimProfile): ClaimProfile {
-  return file.timerPath ? addProfiles(profile, file.timerPath) : profile;
+/**
+ * $ per claim of one Express execution: a request, plus its duration — the AWS estimate of the task
+ * functions' work, the LLM wait of their calls and {@link EXPRESS_STATE_OVERHEAD_MS} per state —
+ * rounded up to 100 ms, at 64 MB (50 MB + definition + a few KB of payload fits the first 64 MB chunk).
+ */
+export function expressPerClaim(profile: ClaimProfile, kind: ClaimKind, llmWaitS: number): { perClaim: number; durationMs: number } {
+  let ms = transitions(stepFunctionsStates(kind)) * EXPRESS_STATE_OVERHEAD_MS;
+  for (const fn of EXPRESS_TASK_FUNCTIONS) {
+    const u = profile.invocations[fn];
+    if (!u) continue;
+    ms += awsMsOf(fn, u) + (LLM_FUNCTIONS.includes(fn) ? u.llmCalls * llmWaitS * 1000 : 0);
+  }
+  const { expressIncrementMs, expressMemoryMb, expressGbSecond, expressRequest } = PRICES.stepFunctions;
+  const billedMs = Math.ceil(ms / expressIncrementMs) * expressIncrementMs;
+  return { perClaim: expressRequest + (billedMs / 1000) * (expressMemoryMb / 1024) * expressGbSecond, durationMs: ms };
 }
 
-/** The markdown cost section for a request profile file. */
-export function report(file: AwsRequestsFile): string {
-  const kinds: ClaimKind[] = ["structured", "free_text"];
-  const scenarios: { name: string; phase: "concurrent" | "sequential"; options: CostOptions; timers?: false }[] = [
-    { name: "under load (measured batch fill), AWS duration estimate", phase: "concurrent", options: DEFAULT_COST_OPTIONS },
-    { name: "the same without the step timers (no timer path)", phase: "concurrent", options: DEFAULT_COST_OPTIONS, timers: false },
-    { name: "under load, local handler time as duration", phase: "concurrent", options: { ...DEFAULT_COST_OPTIONS, duration: "local" } },
-    { name: "low traffic: one message per invocation", phase: "sequential", options: { ...DEFAULT_COST_OPTIONS, batchFill: 1 } },
-    { name: "under load + LLM wait 1 s per call", phase: "concurrent", options: { ...DEFAULT_COST_OPTIONS, llmWaitS: 1 } },
-    { name: "under load + LLM wait 3 s per call", phase: "concurrent", options: { ...DEFAULT_COST_OPTIONS, llmWaitS: 3 } },
-  ];
-  const summaryRows: TableRow[] = [];
-  for (const s of scenarios) {
-    const row: TableRow = { scenario: s.name };
-    for (const kind of kinds) {
-      const profile = s.timers === false ? file[s.phase][kind] : withTimers(file, file[s.phase][kind]);
-      const total = perMillion(costLines(profile, s.options));
-      row[`${kind} $/M claims`] = Number(money(total));
-      row[`${kind} ≤ $${GOAL_PER_MILLION}`] = total <= GOAL_PER_MILLION ? "met" : "MISSED";
-    }
-    summaryRows.push(row);
-  }
+// ---------------------------------------------------------------------------------------------
+// The one table
+// ---------------------------------------------------------------------------------------------
 
-  const headline = (kind: ClaimKind) => costLines(withTimers(file, file.concurrent[kind]), DEFAULT_COST_OPTIONS);
-  const serviceRows = ["API Gateway", "Lambda", "SQS", "DynamoDB", "EventBridge"].map((service) => {
-    const row: TableRow = { service };
-    for (const kind of kinds) row[`${kind} $/M`] = Number(money(byService(headline(kind))[service] ?? 0));
-    return row;
-  });
-  const lineRows = (kind: ClaimKind) =>
-    [...headline(kind)].sort((a, b) => b.perClaim - a.perClaim).map((l) => ({
-      service: l.service,
-      item: l.item,
-      category: l.category,
-      "units/claim": Number(l.units.toPrecision(4)),
-      unit: l.unit,
-      "$/M claims": Number(money(l.perClaim * 1e6)),
-    }));
+/** What one measured profile file costs, every figure in $ per million claims (storage: per month kept). */
+export type CostSummary = {
+  services: Partial<Record<Service, number>>;
+  /** The handlers' lines, Lambda's platform lines, the API access log (all CloudWatch Logs ingestion). */
+  logs: { handler: number; platform: number; access: number };
+  timerPath: number | undefined;
+  allIn: number;
+  llmWait: Record<1 | 3, number>;
+  perGet: number;
+  lowTraffic: number;
+  storage: ReturnType<typeof storagePerMonth>;
+  orchestration: number;
+  standard: { transitions: number; orchestration: number; total: number };
+  express: Record<0 | 1 | 3, { orchestration: number; total: number; durationMs: number }>;
+};
 
-  const sfnRows: TableRow[] = [];
-  for (const kind of kinds) {
-    const lines = headline(kind);
-    const orchestration = perMillion(lines.filter((l) => l.category === "orchestration"));
-    const states = stepFunctionsStates(kind);
-    const sfn = transitions(states) * PRICES.stepFunctions.standardTransition * 1e6;
-    sfnRows.push({
-      claim: kind,
-      "our orchestration $/M (queues, orchestrator, timers, sessions)": Number(money(orchestration)),
-      "Step Functions transitions/claim": transitions(states),
-      "Step Functions transitions $/M": Number(money(sfn)),
-      "ratio": `${(sfn / orchestration).toFixed(1)}×`,
-      "whole claim, ours $/M": Number(money(perMillion(lines))),
-      "whole claim with Step Functions instead $/M": Number(money(perMillion(lines) - orchestration + sfn)),
-    });
-  }
-  const stateRows = stepFunctionsStates("free_text").map((s) => ({ state: s.state, type: s.type, transitions: s.transitions, does: s.does }));
+/** A claim's profile with its step-timer path added (when measured). */
+export const withTimerPath = (file: AwsRequestsFile, p: ClaimProfile): ClaimProfile => (file.timerPath ? addProfiles(p, file.timerPath) : p);
 
-  const storageGb = Object.values(file.storedBytesPerClaim).reduce((a, b) => a + b, 0) * 1e6 / 1e9;
-  const storageRows = Object.entries(file.storedBytesPerClaim).sort(([, a], [, b]) => b - a).map(([entity, bytes]) => ({ entity, "bytes/claim": Math.round(bytes) }));
+/** Prices one kind of claim from a profile file. */
+export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary {
+  const claim = file.concurrent[kind];
+  const claimLines = costLines(claim);
+  const timerLines = file.timerPath ? costLines(file.timerPath) : undefined;
+  const allLines = [...claimLines, ...(timerLines ?? [])];
+  const allIn = perMillion(allLines);
+  const isLog = (l: CostLine) => l.service === "CloudWatch Logs";
+  const services: Partial<Record<Service, number>> = byService(claimLines.filter((l) => !isLog(l)));
+  const logOf = (pick: (l: CostLine) => boolean) => perMillion(claimLines.filter((l) => isLog(l) && pick(l)));
+  const getLines = costLines(file.poll, { ...DEFAULT_COST_OPTIONS, apiRoute: "GET" });
+  const orchestration = perMillion(allLines.filter((l) => l.category === "orchestration"));
+  const states = stepFunctionsStates(kind);
+  const standardOrchestration = transitions(states) * PRICES.stepFunctions.standardTransition * 1e6;
+  const llmWait = (s: number) => perMillion([...costLines(claim, { ...DEFAULT_COST_OPTIONS, llmWaitS: s }), ...(timerLines ?? [])]) - allIn;
+  const express = (s: 0 | 1 | 3) => {
+    const e = expressPerClaim(claim, kind, s);
+    const orchestrationNow = e.perClaim * 1e6;
+    return { orchestration: orchestrationNow, total: allIn - orchestration + llmWait(s) + orchestrationNow, durationMs: e.durationMs };
+  };
+  const gzipRatio = file.logs.bytes > 0 ? file.logs.gzipBytes / file.logs.bytes : 0;
+  return {
+    services,
+    logs: { handler: logOf((l) => l.item.includes("handler lines")), platform: logOf((l) => l.item.includes("platform.")), access: logOf((l) => l.item.startsWith("API access log")) },
+    timerPath: timerLines ? perMillion(timerLines) : undefined,
+    allIn,
+    llmWait: { 1: llmWait(1), 3: llmWait(3) },
+    perGet: perMillion(getLines),
+    lowTraffic: perMillion([...costLines(file.sequential[kind], { ...DEFAULT_COST_OPTIONS, batchFill: 1 }), ...(timerLines ?? [])]),
+    storage: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio),
+    orchestration,
+    standard: { transitions: transitions(states), orchestration: standardOrchestration, total: allIn - orchestration + standardOrchestration },
+    express: { 0: express(0), 1: express(1), 3: express(3) },
+  };
+}
 
+/** One row of the table: a label, $/M per column, what is measured or assumed, the price and its source. */
+export type CostTableRow = { line: string; values: number[]; basis: string; price: string };
+
+/** Money for a table: cents from $10 up, more digits below. */
+export const money = (x: number): string => (Math.abs(x) >= 10 ? x.toFixed(2) : Math.abs(x) >= 0.1 ? x.toFixed(3) : x.toFixed(4));
+
+/**
+ * The cost table: one column per (file, kind) — e.g. before and now, for structured and free-text
+ * claims — and one row per line of the bill, the all-in total against the goal, the parameters (LLM
+ * wait, client GETs, low traffic), storage per month kept, and Step Functions in place of our
+ * orchestration; each row says what is measured and what is assumed, and which price it uses.
+ */
+export function costTable(columns: readonly { file: AwsRequestsFile; kind: ClaimKind }[]): CostTableRow[] {
+  const s = columns.map((c) => costSummary(c.file, c.kind));
+  const f = columns[0]!.file;
+  const v = (pick: (x: CostSummary) => number) => s.map(pick);
+  const svc = (name: Service) => v((x) => x.services[name] ?? 0);
+  const p = PRICE_SOURCES;
+  const timerNote = columns.every((c) => c.file.timerPath) ? "measured: the timer fired 120 s after the step and was handled (timer function, FIFO send, orchestrator tick)" : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
-    "### What a claim costs on AWS (bench/cost.ts)",
-    "",
-    `From \`bench/out/aws-requests.json\` (recorded ${file.recordedAt} by bench/pipeline.bench.ts on ${file.machine}). ${file.note}`,
-    "",
-    `Prices: AWS list prices, ${PRICES.region}, checked ${PRICES.checkedOn}; free tiers ignored; LLM tokens excluded. Lambda arm64 $0.20/M requests + $${PRICES.lambda.gbSecondArm64}/GB-s (1 ms granularity); SQS $0.40/M standard, $0.50/M FIFO per 64 KiB chunk; DynamoDB on-demand $0.625/M WRU (1 KB), $0.125/M RRU (4 KB strongly consistent, ½ eventually); EventBridge $1.00/M custom events (64 KiB chunks); API Gateway HTTP API $1.00/M requests (512 KB); Step Functions Standard $0.025 per 1,000 state transitions. The step-deadline timers of a claim fire 120 s after its steps and are included${file.timerPath ? "" : " — NOT measured in this file, so missing"}.`,
-    "",
-    `#### $ per million claims (goal ≤ $${GOAL_PER_MILLION})`,
-    "",
-    formatTable(summaryRows),
-    "",
-    "#### By service (headline scenario: under load, AWS duration estimate, rules model)",
-    "",
-    formatTable(serviceRows),
-    "",
-    "#### Every line, structured claim (headline scenario)",
-    "",
-    formatTable(lineRows("structured")),
-    "",
-    "#### Every line, free-text claim (headline scenario)",
-    "",
-    formatTable(lineRows("free_text")),
-    "",
-    "#### Beside AWS Step Functions Standard",
-    "",
-    formatTable(sfnRows),
-    "",
-    `The state machine counted (free text; a structured claim skips the first two states): every state entered is one billed transition, Choice and Succeed states included. Happy path only: each retry, and each fixer detour (Catch → Fixer task → back), adds transitions. Even the bare minimum — the three Lambda tasks Analyst → DecisionMaker → Kernel and nothing else — is 3 transitions = $${(3 * PRICES.stepFunctions.standardTransition * 1e6).toFixed(0)} per million claims, ${(3 * PRICES.stepFunctions.standardTransition * 1e6 / GOAL_PER_MILLION).toFixed(0)}× the whole $${GOAL_PER_MILLION} budget on its own.`,
-    "",
-    formatTable(stateRows),
-    "",
-    `#### Stored per claim (not per request; DynamoDB storage $${PRICES.dynamodb.storageGbMonth}/GB-month + PITR $${PRICES.dynamodb.pitrGbMonth}/GB-month)`,
-    "",
-    formatTable(storageRows),
-    "",
-    `A million claims kept: ${storageGb.toFixed(1)} GB → $${(storageGb * (PRICES.dynamodb.storageGbMonth + PRICES.dynamodb.pitrGbMonth)).toFixed(2)} per month while they are kept (table + PITR), on top of the per-claim figures.`,
-  ].join("\n");
-}
-
-/** Reads a request profile file, naming the file when it is missing or malformed. */
-export async function readAwsRequests(path: string = AWS_REQUESTS_FILE): Promise<AwsRequestsFile> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (cause) {
-    throw new Error(`cost: cannot read ${path} (run \`npm run bench -- pipeline\` first): ${(cause as Error).message}`, { cause });
-  }
-  const parsed = JSON.parse(text) as Partial<AwsRequestsFile>;
-  for (const key of ["sequential", "concurrent", "storedBytesPerClaim"] as const) {
-    if (parsed[key] === undefined) throw new Error(`cost: ${path} has no "${key}" (written by an older pipeline bench? run it again)`);
-  }
-  return parsed as AwsRequestsFile;
-}
-
-/** Reads bench/out/aws-requests.json (counting on the local stack first when it is missing) and returns the cost section. */
-export async function run(): Promise<string> {
-  if (!existsSync(AWS_REQUESTS_FILE)) {
-    const { countAwsRequests } = await import("./pipeline.bench.ts");
-    await countAwsRequests();
-  }
-  return report(await readAwsRequests());
+    { line: "API Gateway: POST /claims", values: svc("API Gateway"), basis: "measured: 1 request per claim; the authorizer's answer is cached 5 min per token (~0 per claim)", price: p.apiGateway },
+    { line: "Lambda: invocations + duration", values: svc("Lambda"), basis: `measured invocations under load (event-source batch fill as measured); duration = AWS estimate: the handler's own CPU time measured one claim at a time (process CPU while none of its SDK calls is in flight) × (1769 MB ÷ memory) + an assumed in-region latency per SDK call (DynamoDB 6 ms, Query 8, BatchWriteItem 10, SQS 12, EventBridge 20); memory from infra/lambda.ts`, price: p.lambda },
+    { line: "SQS: sends, event-source receive + delete, bus deliveries", values: svc("SQS"), basis: "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS", price: p.sqs },
+    { line: "DynamoDB: reads and writes (table + gsi1)", values: svc("DynamoDB"), basis: "measured consumed capacity (dynalite, ReturnConsumedCapacity); gsi1 writes estimated from the written item (projection ALL); a failed conditional write counted as 1 WRU", price: p.dynamodb },
+    { line: "EventBridge: PutEvents", values: svc("EventBridge"), basis: "measured entries (64 KiB chunks)", price: p.eventBridge },
+    { line: `CloudWatch Logs: handler lines at ${f.logs.level}`, values: v((x) => x.logs.handler), basis: `measured: the Powertools lines the handlers wrote at ${f.logs.level} (Lambda's default application level with the JSON format) + ${LOG_BYTES.lambdaFieldsPerLine} B per line for the X-Ray trace id Powertools adds on Lambda`, price: p.cloudWatchLogs },
+    { line: "CloudWatch Logs: Lambda platform.start + platform.report", values: v((x) => x.logs.platform), basis: `measured invocations × ${LOG_BYTES.platformPerInvocation} B (JSON format, system level INFO; example lines in bench/cost.ts)`, price: p.cloudWatchLogs },
+    { line: "CloudWatch Logs: API access log", values: v((x) => x.logs.access), basis: `1 line per request × ${LOG_BYTES.accessLogPost} B (SST's access-log format, example in bench/cost.ts)`, price: p.cloudWatchLogs },
+    { line: "Step-timer path (its requests, invocations and logs)", values: v((x) => x.timerPath ?? 0), basis: timerNote, price: "as above" },
+    { line: `**All-in per claim** (rules model, logs and timers; goal ≤ $${GOAL_PER_MILLION})`, values: v((x) => x.allIn), basis: "sum of the rows above; LLM tokens excluded", price: "" },
+    { line: "+ LLM wait in Lambda, 1 s per call", values: v((x) => x.llmWait[1]), basis: "parameter: the calling function's GB-seconds while it waits (worker 2 calls, intake-extract 1 for free text, 256 MB each)", price: p.lambda },
+    { line: "+ LLM wait in Lambda, 3 s per call", values: v((x) => x.llmWait[3]), basis: "parameter, as above", price: p.lambda },
+    { line: "+ each client GET /claims/{id}", values: v((x) => x.perGet), basis: "measured per GET: API request, intake-api invocation + duration, DynamoDB read, its log lines, platform lines and access log; a client polling once a second pays one per second until DECIDED", price: "as above" },
+    { line: "All-in at low traffic (every message its own invocation)", values: v((x) => x.lowTraffic), basis: "measured one claim at a time, batch fill 1", price: "as above" },
+    { line: "Storage per month kept: DynamoDB (+ PITR)", values: v((x) => x.storage.dynamo * 1e6), basis: `measured items and bytes left per claim after the run (+ 100 B per item and per gsi1 entry); PITR on the table's size; nothing expires today (no TTL)`, price: p.dynamodb },
+    { line: "Storage per month kept: CloudWatch Logs", values: v((x) => x.storage.logs * 1e6), basis: `all-in log bytes × the measured gzip ratio of the handlers' lines (${f.logs.bytes > 0 ? ((100 * f.logs.gzipBytes) / f.logs.bytes).toFixed(0) : "?"} %); retention 1 month (dev) / 1 year (production), infra/settings.ts`, price: p.cloudWatchLogs },
+    { line: "Our orchestration (included in the all-in)", values: v((x) => x.orchestration), basis: "crew-events FIFO, agent-steps, proposals and timers queues, the orchestrator and timer functions and their logs, the session items, the timer path", price: "as above" },
+    { line: "All-in with Step Functions Standard instead", values: v((x) => x.standard.total), basis: `our orchestration replaced by ${s.map((x) => x.standard.transitions).join("/")} state transitions per claim (happy path; each retry or fixer detour adds some)`, price: p.stepFunctions },
+    ...([0, 1, 3] as const).map((w) => ({
+      line: `All-in with Step Functions Express instead, LLM wait ${w} s`,
+      values: v((x) => x.express[w].total),
+      basis: `our orchestration replaced by one Express execution: $1/M + its duration (the task functions' AWS estimate + LLM waits + ${EXPRESS_STATE_OVERHEAD_MS} ms per state, assumed; ${s.map((x) => Math.round(x.express[w].durationMs)).join("/")} ms) at 64 MB; execution logging off; max 5 minutes per execution`,
+      price: p.stepFunctions,
+    })),
+  ];
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAJORITY64_AGENTS, MAJORITY_OUTPUT, MINORITY_OUTPUT } from "./langgraph-baseline.ts";
-import { checkRun, crewBenchScenarios, MAJORITY64_SNAPSHOT_BUDGET_BYTES, runCrew, snapshotStats } from "./crew.bench.ts";
+import { checkRun, crewBenchScenarios, crewContender, MAJORITY64_SNAPSHOT_BUDGET_BYTES, runCrew, snapshotStats } from "./crew.bench.ts";
 import type { CrewBenchKey, CrewBenchScenario } from "./crew.bench.ts";
 
 const scenarios = crewBenchScenarios();
@@ -72,5 +72,23 @@ describe("crew bench scenarios", () => {
     [[10, 20], { afterStart: 10, medianRunning: 10, peak: 10, final: 20, writtenPerRun: 30 }],
   ])("snapshotStats(%j) separates start, running and final sizes", (bytes, expected) => {
     expect(snapshotStats(bytes)).toEqual(expected);
+  });
+
+  it.each([
+    ["deliver", 64],
+    ["batched", 64],
+  ] as const)("times whole majority64 runs (%s) per step and checks the last run of each sample", (mode, steps) => {
+    const c = crewContender(scenario("majority64"), mode);
+    expect(c.unitsPerOp).toBe(steps);
+    expect(c.op()).toMatchObject({ status: "completed", output: MAJORITY_OUTPUT, steps });
+    expect(() => c.after?.()).not.toThrow();
+  });
+
+  it("fails a sample whose runs go wrong", () => {
+    const s = scenario("claims");
+    const failing: CrewBenchScenario = { ...s, answer: (req) => ({ type: "agent.step.failed", crewId: req.crewId, correlationId: req.correlationId, error: { message: "down" } }) };
+    const c = crewContender(failing, "roundtrip");
+    c.op();
+    expect(() => c.after?.()).toThrow(/status failed/);
   });
 });

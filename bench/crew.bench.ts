@@ -2,7 +2,7 @@
 // snapshot is, for (a) the two-phase claims crew, (b) one 64-agent phase with majority voting and
 // (c) a 3-level nested crew; each run once with an in-memory session (`deliver` alone) and once
 // the way the serverless orchestrator runs it (a JSON snapshot round trip around every step).
-// (a) and (b) are also run with LangGraph.js in the same process, and the ratios printed.
+// (a) and (b) are also run with LangGraph.js in the same process, taking turns with ours in CPU time.
 import { claimsCrewGraph } from "../core/claims/crew.ts";
 import {
   buildCrewGraph,
@@ -21,8 +21,8 @@ import type {
   JsonValue,
   OutboundCrewEvent,
 } from "../core/crew/index.ts";
-import { formatTable, measure, ratio } from "./harness.ts";
-import type { MeasureResult, TableRow } from "./harness.ts";
+import { compare, formatTable, interleave, ratioText, us } from "./lib/harness.ts";
+import type { Contender, ContenderResult, TableRow } from "./lib/harness.ts";
 import {
   ANALYST_OUTPUT,
   CLAIM_INPUT,
@@ -30,9 +30,9 @@ import {
   MAJORITY64_AGENTS,
   MAJORITY_OUTPUT,
   cannedAgentOutput,
-  measureLangGraph,
+  prepareLangGraph,
 } from "./langgraph-baseline.ts";
-import type { LangGraphMeasurement, LangGraphTopology } from "./langgraph-baseline.ts";
+import type { LangGraphBench, LangGraphTopology } from "./langgraph-baseline.ts";
 
 /** The three crews of the benchmark. */
 export type CrewBenchKey = "claims" | "majority64" | "nested3";
@@ -269,25 +269,33 @@ export const MAJORITY64_SNAPSHOT_BUDGET_BYTES = 16 * 1024;
 /** The per-step goal from the issue: at least this many times cheaper than LangGraph.js. */
 export const GOAL_RATIO = 50;
 
-/** Answers per resume in the informative batched round trip of (b) (an SQS batch holds at most 10). */
+/** Answers per resume in the batched round trip of (b): an SQS FIFO batch holds at most 10 messages of a claim's group. */
 const BATCH = 10;
 
-const opsPerSample: Record<CrewBenchKey, number> = { claims: 40, majority64: 2, nested3: 8 };
+/** How a crew is driven in a timed run: one answer per step in memory, a JSON round trip per answer, or per batch of answers. */
+type TimedMode = "deliver" | "roundtrip" | "batched";
 
-type CrewTiming = { scenario: CrewBenchScenario; mode: CrewBenchMode; stats: MeasureResult; usPerStep: number; p95UsPerStep: number };
+const MODE_LABEL: Record<TimedMode, string> = {
+  deliver: "deliver alone",
+  roundtrip: "deliver + JSON snapshot round trip per answer",
+  batched: `JSON round trip per ${BATCH} answers (one resume with ${BATCH} events)`,
+};
 
-async function timeCrew(scenario: CrewBenchScenario, mode: CrewBenchMode): Promise<CrewTiming> {
-  checkRun(scenario, mode, runCrew(scenario, mode));
+/** A contender whose op is one whole run of `scenario` (one unit = one delivered step), checked after each sample. */
+export function crewContender(scenario: CrewBenchScenario, mode: TimedMode): Contender {
+  const runMode: CrewBenchMode = mode === "deliver" ? "deliver" : "roundtrip";
+  const batch = mode === "batched" ? BATCH : 1;
   let last: CrewRunResult | undefined;
-  const stats = await measure(`${scenario.key} ${mode}`, () => (last = runCrew(scenario, mode)), {
-    warmupIterations: 50,
-    iterations: 200,
-    minMs: 1500,
-    opsPerSample: opsPerSample[scenario.key],
-  });
-  checkRun(scenario, mode, last!); // the timed runs did the same work
-  return { scenario, mode, stats, usPerStep: stats.medianNs / 1000 / scenario.steps, p95UsPerStep: stats.p95Ns / 1000 / scenario.steps };
+  return {
+    name: `${scenario.key} ${mode}`,
+    unitsPerOp: scenario.steps,
+    op: () => (last = runCrew(scenario, runMode, { batch })),
+    after: () => checkRun(scenario, runMode, last!), // the timed runs did the whole work
+  };
 }
+
+/** Rounds of every interleaved comparison of this bench. */
+const ROUNDS = 21;
 
 /** Where a round-trip step goes: medians over every step of `runs` runs of JSON.parse, resume + deliver + snapshot(), JSON.stringify (simple timers). */
 function roundTripBreakdown(scenario: CrewBenchScenario, runs: number): { stringify: number; parse: number; resume: number } {
@@ -319,8 +327,7 @@ function roundTripBreakdown(scenario: CrewBenchScenario, runs: number): { string
   return { stringify: median(t.stringify), parse: median(t.parse), resume: median(t.resume) };
 }
 
-const fmtUs = (us: number) => Number(us.toFixed(us >= 100 ? 0 : us >= 10 ? 1 : 2));
-const fmtX = (x: number) => `${x.toFixed(x >= 100 ? 0 : 1)}×`;
+const fmtUs = (ns: number) => us(ns);
 
 /** Runs the crew benchmark and returns its markdown section. */
 export async function run(): Promise<string> {
@@ -339,67 +346,67 @@ export async function run(): Promise<string> {
     sizes.set(s.key, snapshotStats(roundtrip.snapshotBytes));
   }
 
-  const timings: CrewTiming[] = [];
-  for (const s of scenarios) for (const mode of ["deliver", "roundtrip"] as const) timings.push(await timeCrew(s, mode));
-
-  const majority = scenarios.find((s) => s.key === "majority64")!;
-  checkRun(majority, "roundtrip", runCrew(majority, "roundtrip", { batch: BATCH }));
-  let lastBatched: CrewRunResult | undefined;
-  const batched = await measure("majority64 roundtrip batched", () => (lastBatched = runCrew(majority, "roundtrip", { batch: BATCH })), {
-    warmupIterations: 50,
-    iterations: 200,
-    minMs: 1500,
-    opsPerSample: 4,
-  });
-  checkRun(majority, "roundtrip", lastBatched!);
-
-  const langGraph = new Map<LangGraphTopology, LangGraphMeasurement>();
-  for (const topology of ["claims", "majority64"] as const) langGraph.set(topology, await measureLangGraph({ topology }));
+  // Timing: per crew, our modes and (when there is one) LangGraph.js take turns round by round, in CPU time.
+  type Timed = { scenario: CrewBenchScenario; results: Map<TimedMode | "langgraph", ContenderResult>; langGraph?: LangGraphBench };
+  const timed: Timed[] = [];
+  for (const s of scenarios) {
+    const modes: TimedMode[] = s.key === "majority64" ? ["deliver", "roundtrip", "batched"] : ["deliver", "roundtrip"];
+    const langGraph = s.langGraph === undefined ? undefined : await prepareLangGraph(s.langGraph);
+    const contenders = [...modes.map((m) => crewContender(s, m)), ...(langGraph ? [langGraph.contender] : [])];
+    const measured = await interleave(contenders, { rounds: ROUNDS, warmupRounds: 3, targetSampleMs: 30 });
+    const results = new Map<TimedMode | "langgraph", ContenderResult>(modes.map((m, i) => [m, measured[i]!]));
+    if (langGraph) results.set("langgraph", measured[modes.length]!);
+    timed.push({ scenario: s, results, ...(langGraph ? { langGraph } : {}) });
+  }
 
   const breakdown = scenarios.map((s) => ({ s, b: roundTripBreakdown(s, s.key === "majority64" ? 50 : 300) }));
 
-  const timingRows: TableRow[] = timings.map((t) => ({
-    crew: t.scenario.label,
-    mode: t.mode === "deliver" ? "deliver alone" : "deliver + JSON snapshot round trip",
-    steps: t.scenario.steps,
-    "µs/run (median)": fmtUs(t.stats.medianNs / 1000),
-    "µs/step (median)": fmtUs(t.usPerStep),
-    "µs/step (p95)": fmtUs(t.p95UsPerStep),
-    samples: t.stats.samples,
-  }));
-
   const ratioRows: TableRow[] = [];
   const goalLines: string[] = [];
-  for (const s of scenarios) {
-    if (s.langGraph === undefined) continue;
-    const lg = langGraph.get(s.langGraph)!;
-    for (const mode of ["deliver", "roundtrip"] as const) {
-      const t = timings.find((x) => x.scenario.key === s.key && x.mode === mode)!;
-      const r = ratio(lg.usPerNodeExecution, t.usPerStep);
+  const timingRows: TableRow[] = [];
+  for (const { scenario: s, results } of timed) {
+    const lg = results.get("langgraph");
+    for (const [mode, r] of results) {
+      if (mode === "langgraph") continue;
+      timingRows.push({
+        crew: s.label,
+        mode: MODE_LABEL[mode],
+        steps: s.steps,
+        "CPU µs/step (low)": fmtUs(r.lowCpuNs),
+        "CPU µs/step (median)": fmtUs(r.medianCpuNs),
+        "wall µs/step (median)": fmtUs(r.medianWallNs),
+        "runs/sample": r.opsPerSample,
+      });
+      if (!lg) continue;
+      const c = compare(lg, r);
+      const goal = mode === "batched" ? "informative" : c.quoted >= GOAL_RATIO ? "met" : "MISSED";
       ratioRows.push({
         topology: s.label,
-        "our mode": mode === "deliver" ? "deliver alone" : "deliver + JSON round trip",
-        "LangGraph µs/node": fmtUs(lg.usPerNodeExecution),
-        "ours µs/step": fmtUs(t.usPerStep),
-        "ratio (LangGraph ÷ ours)": fmtX(r),
-        [`goal ≥ ${GOAL_RATIO}×`]: r >= GOAL_RATIO ? "met" : "MISSED",
+        "our mode": MODE_LABEL[mode],
+        "LangGraph CPU µs/node (low)": fmtUs(lg.lowCpuNs),
+        "ours CPU µs/step (low)": fmtUs(r.lowCpuNs),
+        "ratio (low ends; per-round range)": ratioText(c),
+        [`goal ≥ ${GOAL_RATIO}×`]: goal,
       });
-      goalLines.push(`${s.key} ${mode}: ${fmtX(r)} (${r >= GOAL_RATIO ? "met" : "missed"})`);
+      if (mode !== "batched") goalLines.push(`${s.key} ${mode}: ${ratioText(c)} (${goal.toLowerCase()})`);
     }
   }
 
-  const lgRows: TableRow[] = [...langGraph.values()].map((lg) => ({
-    topology: lg.topology,
-    "µs/run (median)": fmtUs(lg.usPerRun),
-    "µs/run (p95)": fmtUs(lg.p95UsPerRun),
-    "node executions/run": lg.nodeExecutionsPerRun,
-    "µs/node execution": fmtUs(lg.usPerNodeExecution),
-    "latest checkpoint bytes": lg.checkpointBytes,
-    "checkpoint metadata bytes": lg.checkpointMetadataBytes,
-    "checkpoints/run": lg.checkpointsPerRun,
-    "all stored bytes/thread": lg.threadStoredBytes,
-    samples: lg.samples,
-  }));
+  const lgRows: TableRow[] = timed.flatMap(({ results, langGraph }) => {
+    const lg = results.get("langgraph");
+    if (!lg || !langGraph) return [];
+    return [{
+      topology: langGraph.topology,
+      "CPU µs/run (low)": fmtUs(lg.lowCpuNs * langGraph.nodeExecutionsPerRun),
+      "CPU µs/run (median)": fmtUs(lg.medianCpuNs * langGraph.nodeExecutionsPerRun),
+      "node executions/run": langGraph.nodeExecutionsPerRun,
+      "CPU µs/node (low)": fmtUs(lg.lowCpuNs),
+      "latest checkpoint bytes": langGraph.sizes.checkpointBytes,
+      "checkpoint metadata bytes": langGraph.sizes.checkpointMetadataBytes,
+      "checkpoints/run": langGraph.sizes.checkpoints,
+      "all stored bytes/thread": langGraph.sizes.threadStoredBytes,
+    }];
+  });
 
   const sizeRows: TableRow[] = scenarios.map((s) => {
     const z = sizes.get(s.key)!;
@@ -413,32 +420,22 @@ export async function run(): Promise<string> {
     };
   });
 
+  const majority = scenarios.find((s) => s.key === "majority64")!;
   const b = sizes.get("majority64")!;
-  const lgMajority = langGraph.get("majority64")!;
-  const batchedUsPerStep = batched.medianNs / 1000 / majority.steps;
-  const batchedRows: TableRow[] = [
-    {
-      crew: majority.label,
-      mode: `JSON round trip per ${BATCH} answers (one resume with ${BATCH} events)`,
-      "µs/step (median)": fmtUs(batchedUsPerStep),
-      "µs/step (p95)": fmtUs(batched.p95Ns / 1000 / majority.steps),
-      "ratio vs LangGraph µs/node": fmtX(ratio(lgMajority.usPerNodeExecution, batchedUsPerStep)),
-    },
-  ];
-  const lgB = langGraph.get("majority64")!;
+  const lgB = timed.find((t) => t.scenario.key === "majority64")!.langGraph!;
   const bRows: TableRow[] = [
     { what: "ours: peak snapshot while running (63 of 64 answers in)", bytes: b.peak },
     { what: "ours: final snapshot (completed)", bytes: b.final },
-    { what: "LangGraph: latest checkpoint of a finished run", bytes: lgB.checkpointBytes },
-    { what: "LangGraph: all checkpoints + metadata + writes of one run", bytes: lgB.threadStoredBytes },
+    { what: "LangGraph: latest checkpoint of a finished run", bytes: lgB.sizes.checkpointBytes },
+    { what: "LangGraph: all checkpoints + metadata + writes of one run", bytes: lgB.sizes.threadStoredBytes },
     { what: `ours: all snapshots written in one round-trip run (${majority.steps + 1} saves)`, bytes: b.writtenPerRun },
   ];
 
   const breakdownRows: TableRow[] = breakdown.map(({ s, b: br }) => ({
     crew: s.label,
-    "JSON.parse µs/step": fmtUs(br.parse),
-    "resume + deliver + snapshot() µs/step": fmtUs(br.resume),
-    "JSON.stringify µs/step": fmtUs(br.stringify),
+    "JSON.parse µs/step": Number(br.parse.toFixed(2)),
+    "resume + deliver + snapshot() µs/step": Number(br.resume.toFixed(2)),
+    "JSON.stringify µs/step": Number(br.stringify.toFixed(2)),
   }));
 
   return [
@@ -447,11 +444,11 @@ export async function run(): Promise<string> {
     "Definitions:",
     "- **step** = one `agent.step.completed` delivered to the crew. A run creates a session, `start`s it on the ~300-byte claim and answers every `agent.step.requested` (canned outputs) first-in first-out until `crew.completed`; (a) 2 steps, (b) 64, (c) 16.",
     "- **deliver alone**: one in-memory session, `session.deliver(answer)` per step (the event is validated by its zod schema on the way in).",
-    "- **deliver + JSON snapshot round trip**: after `start`, `stored = JSON.stringify(session.snapshot())`; per step `resumeCrewSession(JSON.parse(stored), [answer], { graph, clock, memory })` then `stored = JSON.stringify(session.snapshot())` — what the serverless orchestrator pays per message (without the DynamoDB I/O).",
-    "- **µs/step** = median wall time of a whole run (create + start + all steps) ÷ steps; samples of several runs each, after warm-up. **LangGraph µs/node** = median wall time of one `graph.invoke` on a fresh thread with `MemorySaver` ÷ node executions (2 for (a), 64 agents + 1 vote for (b)). Same process, same machine, measured one after the other.",
-    "- **ratio** = LangGraph µs per node execution ÷ our µs per step. Goal ≥ 50× on both topologies, both modes.",
+    "- **JSON snapshot round trip per answer**: after `start`, `stored = JSON.stringify(session.snapshot())`; per step `resumeCrewSession(JSON.parse(stored), [answer], { graph, clock, memory })` then `stored = JSON.stringify(session.snapshot())` — what the serverless orchestrator pays when answers arrive one at a time (without the DynamoDB I/O). **Per 10 answers**: the same with up to 10 answers per resume — what it pays when a FIFO batch holds 10 answers of a claim.",
+    `- **Timing**: our modes and LangGraph.js (\`graph.invoke\` on a fresh thread with \`MemorySaver\`, canned nodes) take turns, ${ROUNDS} rounds after 3 warm-up rounds, the order rotating each round; each sample is a batch of whole runs (~30 ms) timed in **CPU time** of the process (\`process.cpuUsage\`, user + system, GC included). Per step = per run ÷ steps; LangGraph per node = per run ÷ node executions (2 for (a), 64 agents + 1 vote for (b)). **low** = the lowest round (the quoted figure), median beside it.`,
+    "- **ratio** = LangGraph CPU per node execution ÷ our CPU per step, quoted from the two low ends; in brackets the lowest and highest of the per-round ratios. Goal ≥ 50× on both topologies, both per-answer modes.",
     "- **snapshot bytes** = UTF-8 bytes of `JSON.stringify(session.snapshot())`; LangGraph's = bytes MemorySaver stores for the latest checkpoint (serialized, as stored).",
-    "- Correctness is checked before and after timing: every run must complete with the expected output ((a) the decision maker's output, (b) the 40-vote majority output, (c) the decider's output) after exactly its number of steps, and the resumed run's snapshots must be byte-for-byte the sizes of the in-memory run's.",
+    "- Correctness is checked before and after every sample: every run completes with the expected output ((a) the decision maker's, (b) the 40-vote majority's, (c) the decider's) after exactly its number of steps, and a resumed run's snapshots are byte-for-byte the sizes of the in-memory run's.",
     "",
     "### Ratios",
     "",
@@ -473,13 +470,9 @@ export async function run(): Promise<string> {
     "",
     formatTable(bRows),
     "",
-    "### Where a round-trip step goes (simple timers; median over every step of many runs, so components do not add up exactly)",
+    "### Where a round-trip step goes (wall time, simple timers around each part; median over every step of many runs, so the parts do not add up exactly)",
     "",
     formatTable(breakdownRows),
-    "",
-    `### (b) as the deployed orchestrator runs it: ${BATCH} answers per round trip (an SQS FIFO batch holds up to ${BATCH} messages of a claim's group; functions/orchestrator.ts hands them to core in one call — one session load, one save)`,
-    "",
-    formatTable(batchedRows),
     "",
     `Goal summary: ${goalLines.join("; ")}; (b) peak snapshot ${b.peak} bytes (≤ ${MAJORITY64_SNAPSHOT_BUDGET_BYTES}: ${b.peak <= MAJORITY64_SNAPSHOT_BUDGET_BYTES ? "met" : "missed"}).`,
   ].join("\n");

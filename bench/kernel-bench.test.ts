@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decideClaim } from "../core/claims/kernel.ts";
-import { auditPerClaim, benchOrders, checkRound, KERNEL_CASES, kernelInput, loadBenchConfig, runPipelineRound } from "./kernel.bench.ts";
+import { auditPerClaim, benchOrders, checkRound, KERNEL_CASES, kernelContender, kernelInput, loadBenchConfig, pipelineContender, runPipelineRound } from "./kernel.bench.ts";
 
 const config = loadBenchConfig();
 
@@ -38,5 +38,25 @@ describe("kernel bench pipeline rounds", () => {
 
   it("refuses to size an audit without claim events", () => {
     expect(() => auditPerClaim([])).toThrow(/no claim events/);
+  });
+});
+
+describe("kernel bench contenders", () => {
+  it("times the kernel per decision and checks the last verdict of each sample", () => {
+    const [accept, reject] = KERNEL_CASES;
+    const ok = kernelContender(accept!, kernelInput(config, accept!));
+    ok.op();
+    expect(() => ok.after?.()).not.toThrow();
+    const wrong = kernelContender(reject!, kernelInput(config, accept!)); // an ACCEPT input where a REJECT is expected
+    wrong.op();
+    expect(() => wrong.after?.()).toThrow(/the timed calls decided ACCEPT/);
+  });
+
+  it("runs a fresh pipeline round per sample, per claim, and checks it afterwards", async () => {
+    const c = pipelineContender(config, KERNEL_CASES[1]!, 3);
+    expect(c).toMatchObject({ unitsPerOp: 3, opsPerSample: 1 });
+    await c.before?.();
+    await c.op();
+    await expect(Promise.resolve(c.after?.())).resolves.toBeUndefined();
   });
 });

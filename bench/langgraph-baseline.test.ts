@@ -11,12 +11,11 @@ import {
   buildLangGraphClaims,
   buildLangGraphMajority64,
   cannedAgentOutput,
-  measureLangGraph,
+  prepareLangGraph,
   pickMajority,
   threadStorageSizes,
 } from "./langgraph-baseline.ts";
 import type { AgentVote } from "./langgraph-baseline.ts";
-import { formatTable, measure, quantile, ratio } from "./harness.ts";
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
@@ -138,77 +137,24 @@ describe("LangGraph majority64 topology (b)", () => {
   });
 });
 
-describe("measureLangGraph", () => {
+describe("prepareLangGraph", () => {
   it.each([
     ["claims", 2],
     ["majority64", 65],
-  ] as const)("reports consistent per-run and per-node numbers for %s", async (topology, nodes) => {
-    const result = await measureLangGraph({ topology, iterations: 3, warmupIterations: 1, minMs: 0 });
-    expect(result.nodeExecutionsPerRun).toBe(nodes);
-    expect(result.samples).toBe(3);
-    expect(result.usPerRun).toBeGreaterThan(0);
-    expect(result.usPerNodeExecution).toBeCloseTo(result.usPerRun / nodes, 6);
-    expect(result.checkpointBytes).toBeGreaterThan(0);
-    expect(result.checkpointsPerRun).toBeGreaterThanOrEqual(3);
+  ] as const)("gives %s a contender that runs the graph on fresh threads and cleans them up", async (topology, nodes) => {
+    const bench = await prepareLangGraph(topology);
+    expect(bench.nodeExecutionsPerRun).toBe(nodes);
+    expect(bench.contender.unitsPerOp).toBe(nodes);
+    expect(bench.sizes.checkpointBytes).toBeGreaterThan(0);
+    expect(bench.sizes.checkpoints).toBeGreaterThanOrEqual(3);
+    const outputs = [await bench.contender.op(), await bench.contender.op()];
+    expect(outputs).toEqual(Array(2).fill(topology === "claims" ? DECISION_OUTPUT : MAJORITY_OUTPUT));
+    expect(Object.keys(bench.checkpointer.storage)).toHaveLength(2);
+    await bench.contender.after?.();
+    expect(Object.values(bench.checkpointer.storage).flatMap((ns) => Object.values(ns).flatMap((c) => Object.keys(c)))).toEqual([]);
   });
 
   it("rejects an unknown topology by name", async () => {
-    await expect(measureLangGraph({ topology: "ring" as never })).rejects.toThrow(/unknown topology "ring"/);
-  });
-});
-
-describe("harness helpers used by the baseline", () => {
-  it("takes the nearest-rank median and p95", () => {
-    const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect(quantile(sorted, 0.5)).toBe(50);
-    expect(quantile(sorted, 0.95)).toBe(95);
-    expect(quantile([7], 0.95)).toBe(7);
-    expect(() => quantile([], 0.5)).toThrow(/no samples/);
-  });
-
-  it("samples until both the iteration count and the call count are reached", async () => {
-    let calls = 0;
-    let cleanups = 0;
-    const result = await measure("count", () => void calls++, {
-      warmupIterations: 2,
-      iterations: 5,
-      minMs: 0,
-      opsPerSample: 3,
-      afterSample: () => void cleanups++,
-    });
-    expect(calls).toBe(2 + 5 * 3);
-    expect(cleanups).toBe(2 + 5);
-    expect(result).toMatchObject({ name: "count", samples: 5, ops: 15 });
-    expect(result.medianNs).toBeLessThanOrEqual(result.p95Ns);
-    expect(result.minNs).toBeLessThanOrEqual(result.medianNs);
-  });
-
-  it("awaits asynchronous work inside the timed region", async () => {
-    let finished = 0;
-    await measure("async", async () => {
-      await Promise.resolve();
-      finished++;
-    }, { warmupIterations: 0, iterations: 4, minMs: 0 });
-    expect(finished).toBe(4);
-  });
-
-  it("formats an aligned markdown table with right-aligned numeric columns", () => {
-    expect(formatTable([{ name: "a", us: 1.5 }, { name: "longer", us: 1234 }])).toBe(
-      ["| name   |   us |", "| ------ | ---: |", "| a      | 1.50 |", "| longer | 1234 |"].join("\n"),
-    );
-  });
-
-  it.each([
-    [6, 3, 2],
-    [1, 4, 0.25],
-  ])("ratio(%d, %d) is %d", (a, b, expected) => {
-    expect(ratio(a, b)).toBe(expected);
-  });
-
-  it.each([
-    [1, 0, /divisor must be > 0/],
-    [Number.NaN, 1, /finite/],
-  ])("ratio(%d, %d) throws", (a, b, message) => {
-    expect(() => ratio(a, b)).toThrow(message);
+    await expect(prepareLangGraph("ring" as never)).rejects.toThrow(/unknown topology "ring"/);
   });
 });

@@ -1,9 +1,9 @@
 // LangGraph.js baseline for the crew benchmark: the same two topologies built the way a LangGraph
 // user would write them (StateGraph + Annotation, MemorySaver checkpointer, canned node outputs,
-// no LLM), plus a measurement of wall time per node execution and checkpoint size.
+// no LLM), ready to be timed beside our engine (bench/lib/harness.ts), plus their checkpoint sizes.
 import { EventEmitter, setMaxListeners } from "node:events";
 import { Annotation, END, MemorySaver, Send, START, StateGraph } from "@langchain/langgraph";
-import { measure } from "./harness.ts";
+import type { Contender } from "./lib/harness.ts";
 
 /** The two topologies compared with our crew engine. */
 export type LangGraphTopology = "claims" | "majority64";
@@ -13,37 +13,6 @@ export type AgentVote = { agentIndex: number; output: string };
 
 /** Result of {@link pickMajority}: the strict-majority output (or null) and its count. */
 export type MajorityResult = { output: string | null; count: number; total: number };
-
-/** What {@link measureLangGraph} reports; times are medians over runs. */
-export type LangGraphMeasurement = {
-  topology: LangGraphTopology;
-  /** Median wall time of one run (one `invoke` on a fresh thread), µs. */
-  usPerRun: number;
-  /** 95th percentile of the same, µs. */
-  p95UsPerRun: number;
-  /** usPerRun / nodeExecutionsPerRun. */
-  usPerNodeExecution: number;
-  nodeExecutionsPerRun: number;
-  /** Bytes of the serialized latest checkpoint of a finished run, exactly as MemorySaver stores it. */
-  checkpointBytes: number;
-  /** Bytes of that checkpoint's serialized metadata (stored beside it). */
-  checkpointMetadataBytes: number;
-  /** Everything MemorySaver holds for the finished thread: all checkpoints, metadata and pending writes. */
-  threadStoredBytes: number;
-  /** Checkpoints MemorySaver wrote for the thread (one per super-step plus the input checkpoint). */
-  checkpointsPerRun: number;
-  samples: number;
-};
-
-/** Options of {@link measureLangGraph}. */
-export type MeasureLangGraphOptions = {
-  topology: LangGraphTopology;
-  /** Minimum number of timed runs (default: 300 for claims, 60 for majority64). */
-  iterations?: number;
-  warmupIterations?: number;
-  /** Minimum timed wall time, ms (default 1000). */
-  minMs?: number;
-};
 
 const pad = (text: string, bytes: number): string => {
   const missing = bytes - Buffer.byteLength(text);
@@ -269,55 +238,55 @@ const expectedOutputs: Record<LangGraphTopology, string> = {
   majority64: MAJORITY_OUTPUT,
 };
 
+/** A topology ready to be timed: its contender for {@link interleave}, and what one probe run stored. */
+export type LangGraphBench = {
+  topology: LangGraphTopology;
+  /** One op = one `graph.invoke` on a fresh thread; one unit = one node execution. */
+  contender: Contender;
+  nodeExecutionsPerRun: number;
+  sizes: ThreadStorageSizes;
+  checkpointer: MemorySaver;
+};
+
 /**
- * Times whole runs of one topology: each timed call is one `graph.invoke` on a fresh `thread_id`
- * with the MemorySaver checkpointer (default durability, so `invoke` resolves after every checkpoint
- * is stored). The finished thread is deleted after each sample, outside the timed region, so the
- * saver does not grow. Per-node cost = median run time / node executions per run.
+ * Builds one topology with a MemorySaver checkpointer (default durability, so `invoke` resolves after
+ * every checkpoint is stored), proves with an untimed probe run that it ends with the expected output,
+ * sizes that run's checkpoints, and returns a contender whose op is one run on a fresh thread. The
+ * threads a sample created are checked and deleted after it, outside the timed region.
  */
-export async function measureLangGraph(options: MeasureLangGraphOptions): Promise<LangGraphMeasurement> {
-  const { topology } = options;
+export async function prepareLangGraph(topology: LangGraphTopology): Promise<LangGraphBench> {
   const build = builders[topology];
-  if (build === undefined) throw new Error(`measureLangGraph: unknown topology "${String(topology)}" (claims | majority64)`);
+  if (build === undefined) throw new Error(`prepareLangGraph: unknown topology "${String(topology)}" (claims | majority64)`);
   const baseline = build();
   const saver = baseline.checkpointer;
-
-  // One untimed probe run: proves the graph does the work it claims and sizes its checkpoint.
   const probeThread = `probe-${topology}`;
   const probeOutput = await baseline.run(probeThread);
   if (probeOutput !== expectedOutputs[topology]) {
-    throw new Error(`measureLangGraph: ${topology} run produced an unexpected output: ${String(probeOutput).slice(0, 80)}`);
+    throw new Error(`prepareLangGraph: ${topology} run produced an unexpected output: ${String(probeOutput).slice(0, 80)}`);
   }
   const sizes = await threadStorageSizes(saver, probeThread);
   await saver.deleteThread(probeThread);
 
   let runIndex = 0;
-  let lastThread = "";
-  const stats = await measure(
-    `langgraph ${topology}`,
-    () => {
-      lastThread = `bench-${topology}-${String(runIndex++)}`;
-      return baseline.run(lastThread);
+  let threads: string[] = [];
+  let outputs: Promise<string | null>[] = [];
+  const contender: Contender = {
+    name: `LangGraph.js ${topology}`,
+    unitsPerOp: baseline.nodeExecutionsPerRun,
+    op: () => {
+      const thread = `bench-${topology}-${String(runIndex++)}`;
+      threads.push(thread);
+      const out = baseline.run(thread);
+      outputs.push(out);
+      return out;
     },
-    {
-      warmupIterations: options.warmupIterations ?? (topology === "claims" ? 100 : 20),
-      iterations: options.iterations ?? (topology === "claims" ? 300 : 60),
-      minMs: options.minMs ?? 1000,
-      afterSample: () => saver.deleteThread(lastThread),
+    after: async () => {
+      const got = await Promise.all(outputs);
+      if (got.some((o) => o !== expectedOutputs[topology])) throw new Error(`prepareLangGraph: a timed ${topology} run ended with another output`);
+      for (const t of threads) await saver.deleteThread(t);
+      threads = [];
+      outputs = [];
     },
-  );
-
-  const usPerRun = stats.medianNs / 1000;
-  return {
-    topology,
-    usPerRun,
-    p95UsPerRun: stats.p95Ns / 1000,
-    usPerNodeExecution: usPerRun / baseline.nodeExecutionsPerRun,
-    nodeExecutionsPerRun: baseline.nodeExecutionsPerRun,
-    checkpointBytes: sizes.checkpointBytes,
-    checkpointMetadataBytes: sizes.checkpointMetadataBytes,
-    threadStoredBytes: sizes.threadStoredBytes,
-    checkpointsPerRun: sizes.checkpoints,
-    samples: stats.samples,
   };
+  return { topology, contender, nodeExecutionsPerRun: baseline.nodeExecutionsPerRun, sizes, checkpointer: saver };
 }

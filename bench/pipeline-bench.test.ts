@@ -1,238 +1,30 @@
-// The pipeline bench's measuring parts: DynamoDB item sizes and entities, gsi1 write units, SQS and
-// EventBridge billing sizes, the per-claim summary, the usage recorder on a real SDK client against
-// dynalite, and the bench claims themselves (no timing).
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+// The pipeline bench's in-process side and its options (the stack side runs through lib/stack.ts,
+// exercised by aws-requests-bench.test.ts); no timing.
 import { describe, expect, it } from "vitest";
-import { useEmulatedAws } from "../adapters/aws/emulators.test-kit.ts";
-import { extractClaimFromText } from "../core/claims/extraction.ts";
-import {
-  attributeValueSize,
-  benchOrders,
-  claimBody,
-  CLAIM_EUR,
-  consumedUnits,
-  createUsageRecorder,
-  entityOf,
-  entityOfRequest,
-  eventEntryBytes,
-  gsiWriteUnits,
-  itemSize,
-  runInProcess,
-  sqsChunks,
-  sqsPayloadBytes,
-  stackRunOptions,
-  summarise,
-  updateClauses,
-} from "./pipeline.bench.ts";
-import type { CallRecord, InvocationRecord } from "./pipeline.bench.ts";
+import { inProcessRound, pipelineBenchOptions } from "./pipeline.bench.ts";
 
-describe("DynamoDB sizes", () => {
+describe("inProcessRound", () => {
   it.each([
-    ["a string: its UTF-8 bytes", "héllo", 6],
-    ["a number: 1 byte per two significant digits + 1", 12345, 4],
-    ["a number: trailing zeros are not significant", 1200, 2],
-    ["zero", 0, 2],
-    ["a boolean", true, 1],
-    ["null", null, 1],
-    ["a list: 3 + 1 per element + elements", [1, "ab"], 3 + (1 + 2) + (1 + 2)],
-    ["a map: 3 + 1 per entry + names + values", { a: "x", bc: false }, 3 + (1 + 1 + 1) + (1 + 2 + 1)],
-  ])("%s", (_what, value, expected) => {
-    expect(attributeValueSize(value)).toBe(expected);
+    ["structured", "sequential"],
+    ["free_text", "batch"],
+  ] as const)("decides every %s claim ACCEPT (%s) and gives each one's latency", async (kind, mode) => {
+    const round = inProcessRound(kind, 3, mode);
+    await round.run();
+    const r = await round.result();
+    expect(r).toMatchObject({ kind, mode, claims: 3 });
+    expect(r.latenciesMs).toHaveLength(3);
+    expect(r.latenciesMs.every((ms) => ms > 0 && ms <= r.wallMs)).toBe(true);
   });
 
-  it("sizes an item as names plus values, without undefined attributes", () => {
-    expect(itemSize({ pk: "CLAIM#1", n: 12345, b: true, gone: undefined })).toBe(2 + 7 + 1 + 4 + 1 + 1);
-  });
-});
-
-describe("entityOf", () => {
-  it.each([
-    ["CLAIM#c1", "META", "claim"],
-    ["CLAIM#c1", "SESSION", "session"],
-    ["CLAIM#c1", "SESSION#CHUNK#3#abcd#0001", "session"],
-    ["IDEM#k", "IDEM", "idempotency"],
-    ["VERDICT#v", "VERDICT", "verdict"],
-    ["DFID#d", "AUDIT#2026#x", "audit"],
-    ["SIM#s", undefined, "audit"],
-    ["ORDER#o", "LEDGER", "ledger"],
-    ["ORDER#o", "ORDER", "order"],
-    ["STATUS#RUNNING", undefined, "claim"],
-    ["ORDERS", undefined, "order"],
-    ["WHAT#x", "y", "other"],
-  ])("%s / %s is %s", (pk, sk, entity) => {
-    expect(entityOf(pk, sk)).toBe(entity);
-  });
-
-  it("finds the entity of queries and batch writes from their values", () => {
-    expect(entityOfRequest("Query", { ExpressionAttributeValues: { ":pk": "CLAIM#c1", ":prefix": "SESSION#CHUNK#3#" } })).toBe("session");
-    expect(entityOfRequest("Query", { IndexName: "gsi1", ExpressionAttributeValues: { ":p": "STATUS#RUNNING", ":before": "2026" } })).toBe("claim");
-    expect(entityOfRequest("Query", { ExpressionAttributeValues: { ":pk": "DFID#d" } })).toBe("audit");
-    expect(entityOfRequest("BatchWriteItem", { RequestItems: { t: [{ PutRequest: { Item: { pk: "CLAIM#c", sk: "SESSION#CHUNK#1#a#0000" } } }] } })).toBe("session");
-    expect(entityOfRequest("UpdateItem", { Key: { pk: "ORDER#o", sk: "LEDGER" } })).toBe("ledger");
+  it("refuses to report a round that was not run", async () => {
+    await expect(inProcessRound("structured", 2, "batch").result()).rejects.toThrow(/0 of 2 in-process claims were submitted/);
   });
 });
 
-describe("gsi1 write units", () => {
-  const big = "x".repeat(1500);
-  it("splits an update expression into its clauses", () => {
-    expect(updateClauses("SET a = :a, gsi1pk = :g REMOVE gsi1sk ADD n :one")).toEqual({ SET: "a = :a, gsi1pk = :g", REMOVE: "gsi1sk", ADD: "n :one" });
-  });
-
-  it.each([
-    ["a put of an indexed item writes the index once (2 KB item: 2 WRU)", "PutItem", { Item: { pk: "CLAIM#c", gsi1pk: "STATUS#RECEIVED", big } }, {}, 2],
-    ["a put of an item outside the index writes nothing there", "PutItem", { Item: { pk: "DFID#d", big } }, {}, 0],
-    ["an update that moves the index key deletes and puts", "UpdateItem", { UpdateExpression: "SET #s = :s, gsi1pk = :g, gsi1sk = :k" }, { Attributes: { pk: "CLAIM#c", gsi1pk: "STATUS#RUNNING" } }, 2],
-    ["an update that removes the index key deletes once", "UpdateItem", { UpdateExpression: "SET #s = :s REMOVE gsi1pk, gsi1sk" }, { Attributes: { pk: "CLAIM#c" } }, 1],
-    ["an update of an indexed item that keeps its key rewrites the entry", "UpdateItem", { UpdateExpression: "SET proposal = :p" }, { Attributes: { pk: "CLAIM#c", gsi1pk: "STATUS#RUNNING", big } }, 2],
-    ["an update of an unindexed item writes nothing there", "UpdateItem", { UpdateExpression: "SET published = :t" }, {}, 0],
-    ["a delete writes nothing there (no indexed item is deleted)", "DeleteItem", { Key: { pk: "CLAIM#c" } }, {}, 0],
-  ])("%s", (_what, op, input, output, expected) => {
-    expect(gsiWriteUnits(op, input, output)).toBe(expected);
-  });
-
-  it("reads consumed capacity from one object or a batch list", () => {
-    expect(consumedUnits({ ConsumedCapacity: { CapacityUnits: 3, Table: { CapacityUnits: 3 } } })).toBe(3);
-    expect(consumedUnits({ ConsumedCapacity: [{ CapacityUnits: 2 }, { CapacityUnits: 1.5 }] })).toBe(3.5);
-    expect(consumedUnits({})).toBe(0);
-  });
-});
-
-describe("SQS and EventBridge billing sizes", () => {
-  it("counts bodies and message attributes of a send", () => {
-    expect(sqsPayloadBytes({ MessageBody: "abc", MessageAttributes: { k: { DataType: "String", StringValue: "v" } } })).toEqual({ messages: 1, bytes: 3 + 1 + 6 + 1 });
-    expect(sqsPayloadBytes({ Entries: [{ MessageBody: "ab" }, { MessageBody: "cde" }] })).toEqual({ messages: 2, bytes: 5 });
-  });
-
-  it.each([
-    [0, 1],
-    [65_536, 1],
-    [65_537, 2],
-    [262_144, 4],
-  ])("a %d-byte request is billed as %d SQS requests", (bytes, chunks) => {
-    expect(sqsChunks(bytes)).toBe(chunks);
-  });
-
-  it("sizes a PutEvents entry from Source, DetailType, Detail, Resources and Time", () => {
-    expect(eventEntryBytes({ Source: "claims.kernel", DetailType: "ClaimVerdict", Detail: '{"a":1}', Resources: ["r1"], Time: new Date(0) })).toBe(13 + 12 + 7 + 2 + 14);
-    expect(eventEntryBytes({ Source: "s", Detail: "{}" })).toBe(3);
-  });
-});
-
-describe("summarise", () => {
-  const calls: CallRecord[] = [
-    { caller: "orchestrator", service: "DynamoDB", operation: "GetItem", entity: "session", rru: 1 },
-    { caller: "orchestrator", service: "DynamoDB", operation: "PutItem", entity: "session", wru: 4, gsiWru: 0 },
-    { caller: "orchestrator", service: "DynamoDB", operation: "UpdateItem", entity: "claim", wru: 1, gsiWru: 2 },
-    { caller: "kernel", service: "DynamoDB", operation: "PutItem", entity: "verdict", wru: 1, conditionalFailure: true, error: "ConditionalCheckFailedException" },
-    { caller: "orchestrator", service: "SQS", operation: "SendMessageBatch", queue: "agentSteps", messages: 2, bytes: 4000, chunks: 1 },
-    { caller: "kernel", service: "EventBridge", operation: "PutEvents", entries: 2, chunks: 2 },
-    { caller: "outside", service: "SQS", operation: "ReceiveMessage", messages: 1 },
-    { caller: "timer", tag: "tick", service: "SQS", operation: "SendMessageBatch", queue: "crewEvents", messages: 1, chunks: 1 },
-  ];
-  const invocations: InvocationRecord[] = [
-    { fn: "orchestrator", records: 3, ms: 30, sdkMs: 20, calls: { "DynamoDB.GetItem": 1, "DynamoDB.PutItem": 1 } },
-    { fn: "worker", records: 1, ms: 10, sdkMs: 10, calls: { "SQS.SendMessage": 1 } },
-    { fn: "timer", tag: "tick", records: 2, ms: 5, sdkMs: 4, calls: { "SQS.SendMessageBatch": 1 } },
-  ];
-  const data = { calls, invocations, busDeliveries: { verdicts: 2 }, apiRequests: 2 };
-
-  it("averages the handlers' requests over the claims, leaving out pollers and timer ticks", () => {
-    const p = summarise("structured", 2, data);
-    expect(p.requests).toEqual({ DynamoDB: { GetItem: 0.5, PutItem: 1, UpdateItem: 0.5 }, SQS: { SendMessageBatch: 0.5 }, EventBridge: { PutEvents: 0.5 } });
-    expect(p.dynamo.session).toEqual({ reads: 0.5, writes: 0.5, rru: 0.5, wru: 2, gsiWru: 0, conditionalFailures: 0 });
-    expect(p.dynamo.claim?.gsiWru).toBe(1);
-    expect(p.dynamo.verdict?.conditionalFailures).toBe(0.5);
-    expect(p.sqsSends).toEqual({ agentSteps: { requests: 0.5, chunks: 0.5, messages: 1 } });
-    expect(p.events).toEqual({ requests: 0.5, entries: 1, chunks: 1 });
-    expect(p.busDeliveries).toEqual({ verdicts: 1 });
-    expect(p.apiRequests).toBe(1);
-    expect(Object.keys(p.invocations).sort()).toEqual(["orchestrator", "worker"]);
-    expect(p.invocations.orchestrator).toMatchObject({ invocations: 0.5, records: 1.5, handlerMs: 15, sdkMs: 10, llmCalls: 0 });
-    expect(p.invocations.worker?.llmCalls).toBe(0.5);
-  });
-
-  it("estimates AWS time from the time outside SDK calls and the calls made", () => {
-    const p = summarise("structured", 1, data, { tick: false, latency: { DynamoDB: 5, SQS: 10 } });
-    // orchestrator: (30 − 20) ms × 1769/256 + 2 × 5 ms
-    expect(p.invocations.orchestrator?.awsEstimateMs).toBeCloseTo((10 * 1769) / 256 + 10, 6);
-    expect(p.invocations.worker?.awsEstimateMs).toBeCloseTo(10, 6);
-  });
-
-  it("keeps only the timer ticks when asked for the timer path", () => {
-    const p = summarise("structured", 2, data, { tick: true });
-    expect(p.requests).toEqual({ SQS: { SendMessageBatch: 0.5 } });
-    expect(Object.keys(p.invocations)).toEqual(["timer"]);
-    expect(p.apiRequests).toBe(0);
-    expect(p.busDeliveries).toEqual({});
-  });
-
-  it("refuses to average over no claims", () => {
-    expect(() => summarise("structured", 0, data)).toThrow(/claims must be > 0/);
-  });
-});
-
-describe("createUsageRecorder on a real client", () => {
-  const aws = useEmulatedAws();
-
-  it("attributes requests to the invocation they ran in and reads capacity by entity", async () => {
-    const table = await aws.newTable();
-    const recorder = createUsageRecorder(() => undefined);
-    const detach = recorder.attach(aws.doc as never);
-    try {
-      const big = "x".repeat(2500);
-      await recorder.runAs("kernel", 1, async () => {
-        await aws.doc.send(new PutCommand({ TableName: table, Item: { pk: "VERDICT#k", sk: "VERDICT", big } }));
-        await aws.doc.send(new UpdateCommand({ TableName: table, Key: { pk: "VERDICT#k", sk: "VERDICT" }, UpdateExpression: "SET published = :t", ExpressionAttributeValues: { ":t": true } }));
-        await expect(aws.doc.send(new PutCommand({ TableName: table, Item: { pk: "VERDICT#k", sk: "VERDICT" }, ConditionExpression: "attribute_not_exists(pk)" }))).rejects.toThrow();
-      });
-      const got = await aws.doc.send(new GetCommand({ TableName: table, Key: { pk: "VERDICT#k", sk: "VERDICT" }, ConsistentRead: true }));
-      expect(got.Item?.published).toBe(true); // the injected ReturnConsumedCapacity changes nothing else
-      const { calls, invocations } = recorder.take();
-      expect(calls.map((c) => [c.caller, c.operation, c.entity])).toEqual([
-        ["kernel", "PutItem", "verdict"],
-        ["kernel", "UpdateItem", "verdict"],
-        ["kernel", "PutItem", "verdict"],
-        ["outside", "GetItem", "verdict"],
-      ]);
-      expect(calls[0]?.wru).toBe(3); // ~2.5 KB
-      expect(calls[1]?.wru).toBe(3); // an update bills the whole item
-      expect(calls[2]).toMatchObject({ conditionalFailure: true, error: "ConditionalCheckFailedException", wru: 1 });
-      expect(calls[3]?.rru).toBe(1);
-      expect(invocations).toHaveLength(1);
-      expect(invocations[0]).toMatchObject({ fn: "kernel", records: 1, calls: { "DynamoDB.PutItem": 2, "DynamoDB.UpdateItem": 1 } });
-      expect(invocations[0]!.sdkMs).toBeGreaterThan(0);
-      expect(invocations[0]!.sdkMs).toBeLessThanOrEqual(invocations[0]!.ms);
-    } finally {
-      detach();
-    }
-  });
-});
-
-describe("bench claims", () => {
-  it("gives each claim its own electronics order worth more than the claim", () => {
-    const orders = benchOrders("structured", 3, Date.parse("2026-06-01T12:00:00Z"), 10);
-    expect(orders.map((o) => o.order_id)).toEqual(["ord_bs000011", "ord_bs000012", "ord_bs000013"]);
-    expect(orders.every((o) => o.category === "electronics" && o.amount > CLAIM_EUR && o.purchase_date === "2026-05-29T12:00:00.000Z")).toBe(true);
-  });
-
-  it("writes free text the rules extractor reads back to the same claim", () => {
-    const [order] = benchOrders("free_text", 1, Date.parse("2026-06-01T12:00:00Z"));
-    const text = (claimBody("free_text", order!.order_id) as { claim_text: string }).claim_text;
-    const extracted = extractClaimFromText(text, Date.parse("2026-06-01T12:00:00Z"));
-    expect(extracted).toMatchObject({ claim: { order_id: order!.order_id, amount_eur: CLAIM_EUR, category: "electronics" } });
-  });
-
-  it("decides every in-process claim ACCEPT and times each one", async () => {
-    for (const kind of ["structured", "free_text"] as const) {
-      const r = await runInProcess(kind, 3, "sequential");
-      expect(r.latenciesMs).toHaveLength(3);
-      expect(r.latenciesMs.every((ms) => ms > 0)).toBe(true);
-    }
-  });
-
+describe("pipelineBenchOptions", () => {
   it("reads its sizes from the environment and names a bad one", () => {
-    expect(stackRunOptions({})).toEqual({ sequential: 20, concurrent: 100, inFlight: 10, timers: true });
-    expect(stackRunOptions({ PIPELINE_BENCH_CONCURRENT: "30", PIPELINE_BENCH_TIMERS: "0" })).toMatchObject({ concurrent: 30, timers: false });
-    expect(() => stackRunOptions({ PIPELINE_BENCH_IN_FLIGHT: "1" })).toThrow(/PIPELINE_BENCH_IN_FLIGHT must be an integer ≥ 2/);
+    expect(pipelineBenchOptions({})).toEqual({ rounds: 3, claims: 50, inFlight: 10, sequential: 10 });
+    expect(pipelineBenchOptions({ PIPELINE_BENCH_CLAIMS: "20", PIPELINE_BENCH_ROUNDS: "1" })).toMatchObject({ claims: 20, rounds: 1 });
+    expect(() => pipelineBenchOptions({ PIPELINE_BENCH_IN_FLIGHT: "1" })).toThrow(/PIPELINE_BENCH_IN_FLIGHT must be an integer ≥ 2/);
   });
 });

@@ -1,5 +1,6 @@
 // `npm run bench [-- filter…]`: runs every bench/*.bench.ts (or those whose name contains one of the
-// filters) in sequence, each exporting `run(): Promise<string>` that returns a markdown section,
+// filters, e.g. `npm run bench -- kernel`) in alphabetical order — so aws-requests counts the profile
+// that cost then prices — each exporting `run(): Promise<string>` that returns a markdown section;
 // prints the sections and writes them to bench/out/latest.md.
 // Re-runs itself under `node --expose-gc` so benches can take GC-settled heap readings.
 import { spawnSync } from "node:child_process";

@@ -32,7 +32,7 @@ async function batch(scenariosYaml: string) {
 
 const row = (id: string, claim: string, expected: string) => `  - id: ${id}\n    label: "${id}"\n    context:\n      claim: ${claim}\n    expected: ${expected}\n`;
 const ACCEPTED = "{ order_id: ord_001, amount_eur: 299.99, category: electronics, reason: \"Screen is dead\" }";
-const ACCEPTED_TOO = "{ order_id: ord_009, amount_eur: 500.0, category: electronics, reason: \"Dead pixels\" }";
+const ESCALATED_TOO = "{ order_id: ord_011, amount_eur: 500.01, category: electronics, reason: \"Cracked\" }";
 const ESCALATED = "{ order_id: ord_002, amount_eur: 1200.0, category: electronics, reason: \"Does not boot\" }";
 
 describe("runBatch", () => {
@@ -40,19 +40,19 @@ describe("runBatch", () => {
     const { outcome, dataDir } = await batch(
       "scenarios:\n" +
         row("right", ACCEPTED, "{ verdict: ACCEPT, reason_code: VALIDATION_PASSED }") +
-        row("wrong_reason", ACCEPTED_TOO, "{ verdict: ACCEPT, reason_code: AMOUNT_ABOVE_LIMIT }") +
+        row("wrong_reason", ESCALATED_TOO, "{ verdict: ESCALATE, reason_code: LOW_CONFIDENCE }") +
         row("verdict_only", ESCALATED, "ESCALATE"),
     );
     expect(outcome.rows.map((r) => ({ id: r.id, verdict: r.verdict, reason_code: r.reason_code, matches: r.matches }))).toEqual([
       { id: "right", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", matches: true },
-      { id: "wrong_reason", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", matches: false },
+      { id: "wrong_reason", verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: false },
       { id: "verdict_only", verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: true },
     ]);
     expect(outcome.allMatch).toBe(false);
     const end = loadRunAudit(dataDir, outcome.simulationId).find((e) => e.event_type === "SIMULATION_END")!;
     const details = SimulationEndDetailsSchema.parse(end.details);
     expect(details).toMatchObject({ total: 3, matched: 2 });
-    expect(details.results[1]).toMatchObject({ id: "wrong_reason", verdict: "ACCEPT", expected: "ACCEPT", expected_reason_code: "AMOUNT_ABOVE_LIMIT", reason_code: "VALIDATION_PASSED", matches: false });
+    expect(details.results[1]).toMatchObject({ id: "wrong_reason", verdict: "ESCALATE", expected: "ESCALATE", expected_reason_code: "LOW_CONFIDENCE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: false });
   });
 
   it("reports all matched when every verdict and every given reason code match", async () => {

@@ -2,9 +2,9 @@
 // expected one, records the run's audit, writes the HTML report, and says whether all matched.
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
-import { parseConfig } from "../core/claims/config.ts";
+import { agentHandshake, parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
-import { parseScenarios, scenarioBody, scenarioKeys, simulationIdFor } from "../core/claims/scenarios.ts";
+import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "../core/claims/scenarios.ts";
 import { simulationDfid, simulationStartEvent } from "../core/claims/simulation.ts";
 import type { ScenarioResult, SimulationEndDetails } from "../core/claims/simulation.ts";
 import { createAuditEvent } from "../core/integrity/index.ts";
@@ -14,7 +14,9 @@ import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
 import { describePreflight } from "../adapters/llm/preflight.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";
-import { formatCalls, formatHeader, formatLlmFigures, formatProgress, formatScenario, formatSummary } from "./batch-output.ts";
+import { AgentRefusedError } from "../functions/lib/errors.ts";
+import { formatCalls, formatHeader, formatLlmFigures, formatProgress, formatScenario, formatSummary, refundedBeforeNote } from "./batch-output.ts";
+import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
@@ -65,7 +67,9 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   const started = opts.clock.now();
   const wallStart = performance.now();
   const config = parseConfig(readFileSync(opts.configPath, "utf8"), displayPath(opts.configPath), started);
-  const scenarios = parseScenarios(readFileSync(opts.scenariosPath, "utf8"), displayPath(opts.scenariosPath));
+  const scenarioFile = parseScenarioFile(readFileSync(opts.scenariosPath, "utf8"), displayPath(opts.scenariosPath));
+  const scenarios = scenarioFile.scenarios;
+  assertAgentAccepted(config);
   const llm = opts.llm(config);
   const simulationId = simulationIdFor(config.simulationId, started);
   const notes: string[] = [];
@@ -92,6 +96,12 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     if (check !== undefined && !check.ok) {
       notes.push(`The LLM endpoint check failed: ${check.message}. Claims that needed the model ended NEEDS_REVIEW (${check.code}); start the model server and run again.`);
     }
+    // What was read differently from the file's face value, and what was ignored: said once per run.
+    const ignored = [...config.reading.ignored, ...scenarioFile.ignored];
+    for (const m of config.reading.mappings) opts.log(`  Read as   : ${m}`);
+    if (scenarioFile.idsFromLabels.length > 0) opts.log(`  Read as   : scenario ids from their labels: ${scenarioFile.idsFromLabels.join(", ")}`);
+    if (ignored.length > 0) opts.log(`  Ignored   : ${ignoredSummary(ignored)}`);
+    if (ignored.length > 0 || config.reading.mappings.length > 0 || scenarioFile.idsFromLabels.length > 0) opts.log("");
     const rootDfid = simulationDfid(simulationId);
     await runtime.appendAudit(simulationStartEvent({
       simulationId,
@@ -137,9 +147,12 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         amount_eur: record?.proposal?.amount_eur ?? record?.claim?.amount_eur ?? null,
         executed: record?.executed === true,
         matches: outcome === s.expected.verdict && reasonMatches,
+        expected_reason_code: s.expected.reason_code ?? null,
       };
+      if (!row.matches) Object.assign(row, refundedBeforeNote(row, rows));
       rows.push(row);
-      results.push({ ...row, matches: row.matches === true, expected_reason_code: s.expected.reason_code ?? null, duration_ms: Math.round(ms) });
+      const { note: _note, ...result } = row;
+      results.push({ ...result, matches: row.matches === true, expected_reason_code: s.expected.reason_code ?? null, duration_ms: Math.round(ms) });
       const calls = metered?.calls().slice(callsBefore);
       opts.log(formatScenario(i + 1, scenarios.length, row, {
         input: "claim" in s.input ? `order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} EUR category=${s.input.claim.category}` : `free text (${String(body.claim_text).length} chars)`,
@@ -207,6 +220,12 @@ async function progressLine(id: string, claimId: string, elapsedMs: number, runt
 
 function seconds(ms: number): string {
   return `${Math.round(ms / 1000)} s`;
+}
+
+/** Refuses to run an agent the registry would refuse (the pipeline performs the same handshake), before anything starts. */
+export function assertAgentAccepted(config: ClaimsConfig): void {
+  const answer = agentHandshake(config);
+  if (!answer.ok) throw new AgentRefusedError(`agent ${config.agent.agentId} v${config.agent.version} was refused by the registry: ${answer.message}`);
 }
 
 /** The summary block for a finished batch. */

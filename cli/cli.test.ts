@@ -102,6 +102,76 @@ describe("claims batch against a model that is down", () => {
   });
 });
 
+describe("DIR sample 35's formats through the CLI (fixtures of our own in scenarios/fixtures/)", () => {
+  const fixtures = join(root, "scenarios/fixtures");
+  const pairs = [
+    ["dir-seed-era", "2026-03-20T09:00:00Z"],
+    ["roa-dir-v1", "2026-07-10T12:00:00Z"],
+  ] as const;
+
+  it.each(pairs)("runs the %s files unchanged: every verdict as expected, mappings and ignored keys said once", async (name, now) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
+    const { code, stdout, stderr } = await claims(["batch", join(fixtures, `${name}.scenarios.yaml`), "--config", join(fixtures, `${name}.config.yaml`), "--now", now, "--json", "--in-process"], dataDir);
+    expect(code, stderr).toBe(0);
+    const rows = JSON.parse(stdout) as { id: string; verdict: string; expected: string }[];
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    for (const row of rows) expect(row.verdict, row.id).toBe(row.expected);
+    expect(stderr.match(/^ {2}Ignored {3}: /gm)).toHaveLength(1);
+    expect(stderr).toMatch(/Ignored {3}: database, simulation\.seeds, agents\[\]\.priority, agents\[\]\.crew, .*scenarios\[\]\.notes/);
+    expect(stderr).toMatch(/Read as {3}: agents\[0\]\.version missing: 1\.0\.0 assumed/);
+    expect(stderr).toMatch(/Read as {3}: scenario ids from their labels: /);
+  });
+
+  it("explains a ✗ with expected and actual reason codes, and why a second refund of an order differs from the seed", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
+    const scenarios = join(dataDir, "s.yaml");
+    // As the sample's E: a second refund of the order the first row refunded, expected ACCEPT.
+    writeFileSync(scenarios, readFileSync(join(fixtures, "roa-dir-v1.scenarios.yaml"), "utf8").replace("    expected: REJECT\n    notes: \"Second refund", "    expected: { verdict: ACCEPT, reason_code: VALIDATION_PASSED }\n    notes: \"Second refund"));
+    const { code, stdout } = await claims(["batch", scenarios, "--config", join(fixtures, "roa-dir-v1.config.yaml"), "--now", "2026-07-10T12:00:00Z", "--in-process"], dataDir);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/Verdict {2}: REJECT \(EXCEEDS_REFUNDABLE_BALANCE\) {2}expected ACCEPT \(VALIDATION_PASSED\) {2}✗/);
+    expect(stdout).toMatch(/✗ REJECT +R5 .*\(expected ACCEPT VALIDATION_PASSED, got REJECT EXCEEDS_REFUNDABLE_BALANCE\)/);
+    expect(stdout).toMatch(/Why {6}: ord_201 was already refunded in this run \(89\.90 EUR by R1\)/);
+  });
+
+  it.each([
+    ["dir-seed-era.config.yaml", /a configuration — valid[\s\S]*Format {4}: DIR sample 35, seed-era[\s\S]*refundable: garden, toys, books[\s\S]*Ignored {3}: database \(/],
+    ["roa-dir-v1.config.yaml", /Format {4}: DIR sample 35, roa\.dir\/v1[\s\S]*kitchen_agent_v2 v1\.0\.0, accepted by the registry[\s\S]*escalate below confidence 0\.8/],
+    ["dir-seed-era.scenarios.yaml", /a scenario file with 7 scenarios — valid[\s\S]*W7 +expects ACCEPT[\s\S]*from the labels .*G1, T2/],
+  ])("config check %s says what it understood", async (file, expected) => {
+    const { code, stdout, stderr } = await claims(["config", "check", join(fixtures, file), "--now", "2026-03-20T09:00:00Z"]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(expected);
+  });
+
+  it("config check exits 2 with the errors, at the key's line, for a broken file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-cli-"));
+    const file = join(dir, "c.yaml");
+    writeFileSync(file, readFileSync(join(fixtures, "roa-dir-v1.config.yaml"), "utf8").replace("max_refund_without_escalation:", "max_refund_without_escallation:"));
+    const line = readFileSync(file, "utf8").split("\n").findIndex((l) => l.includes("escallation")) + 1;
+    const { code, stdout, stderr } = await claims(["config", "check", file]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`c.yaml:${line} row 'kitchen_agent_v2' agents[0].claims_bounds.max_refund_without_escallation: unknown key "max_refund_without_escallation" — did you mean "max_refund_without_escalation"?`);
+  });
+
+  it("refuses an agent version the registry refuses before running: a clean message, and an error object with --json", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
+    const config = join(dataDir, "c.yaml");
+    writeFileSync(config, readFileSync(join(fixtures, "dir-seed-era.config.yaml"), "utf8").replace('  - agent_id: "returns_agent_v1"\n', '  - agent_id: "returns_agent_v1"\n    version: "2.0.0"\n'));
+    const scenarios = join(fixtures, "dir-seed-era.scenarios.yaml");
+    const json = await claims(["batch", scenarios, "--config", config, "--now", "2026-03-20T09:00:00Z", "--json"], dataDir);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: "AGENT_REFUSED", message: expect.stringMatching(/returns_agent_v1 v2\.0\.0 was refused by the registry: .*1\.x/) } });
+    expect(json.stderr).toMatch(/^claims: agent returns_agent_v1 v2\.0\.0 was refused/m);
+    expect(json.stderr).not.toMatch(/\n\s+at /);
+    const check = await claims(["config", "check", config]);
+    expect(check.code).toBe(2);
+    expect(check.stdout).toMatch(/a configuration — INVALID/);
+    expect(check.stderr).toMatch(/was refused by the registry/);
+  });
+});
+
 describe("claims load-orders", () => {
   it("writes the config's orders into a table the kernel reads, and names a missing table", async () => {
     const emulators = await startEmulators();

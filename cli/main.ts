@@ -1,5 +1,6 @@
 // The `claims` CLI (SPEC §7.1): batch, serve, report, replay.
 import { ClaimsError } from "../core/errors.ts";
+import { AgentRefusedError } from "../functions/lib/errors.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -12,8 +13,11 @@ import { SourceFileError } from "../core/claims/yaml-source.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import type { ReplayResult } from "../core/claims/replay.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
-import { runBatch, summarize } from "./batch.ts";
+import { assertAgentAccepted, runBatch, summarize } from "./batch.ts";
 import type { BatchLlm } from "./batch.ts";
+import { checkFile, checkJson, formatCheck, ignoredSummary } from "./config-check.ts";
+import type { CheckKind } from "./config-check.ts";
+import { parseIsoMs } from "../core/integrity/time.ts";
 import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
 import { startHttpFront } from "../local/http-front.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
@@ -24,9 +28,15 @@ const DEFAULT_SCENARIOS = "scenarios/scenarios.yaml";
 const DEFAULT_CONFIG = "scenarios/config.yaml";
 
 function parseNow(value: string): number {
-  const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw new InvalidArgumentError(`--now must be an ISO timestamp such as 2026-06-01T12:00:00Z, got '${value}'`);
+  // Without an offset the instant is UTC, as everywhere else: a run never depends on the machine's time zone.
+  const ms = parseIsoMs(value);
+  if (ms === undefined) throw new InvalidArgumentError(`--now must be an ISO timestamp such as 2026-06-01T12:00:00Z (UTC unless it has an offset), got '${value}'`);
   return ms;
+}
+
+function parseKind(value: string): CheckKind {
+  if (value !== "config" && value !== "scenarios") throw new InvalidArgumentError(`--kind must be config or scenarios, got '${value}'`);
+  return value;
 }
 
 function mustExist(path: string, what: string): string {
@@ -131,7 +141,7 @@ program
     });
     log(summarize(outcome, performance.now() - t0));
     if (o.json) {
-      const rows = outcome.rows.map(({ matches: _m, ...row }) => row);
+      const rows = outcome.rows.map(({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }) => ({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     }
     process.exitCode = outcome.allMatch && outcome.llmReady ? 0 : 1;
@@ -152,6 +162,7 @@ program
     const dataDir = dataDirFrom(o.dataDir);
     const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
     const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
+    assertAgentAccepted(config);
     const llm = llmFor(config);
     const check = llm.preflight ? await llm.preflight() : undefined;
     const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
@@ -177,6 +188,8 @@ program
       out(`  llm      ${describePreflight(check)}`);
       if (!check.ok) out(`           claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`);
     }
+    for (const m of config.reading.mappings) out(`  read as  ${m}`);
+    if (config.reading.ignored.length > 0) out(`  ignored  ${ignoredSummary(config.reading.ignored)}`);
     out(`  try      curl -s -X POST ${front.url}/claims -H "Authorization: Bearer $CLAIMS_API_TOKEN" -H 'content-type: application/json' -d '{"claim_text":"I bought order ord_001 for 299.99 EUR, the screen is dead"}'`);
     out(`Ready in ${(performance.now() - t0).toFixed(0)} ms. Ctrl-C stops.`);
     const signal = await new Promise<string>((done) => {
@@ -188,6 +201,23 @@ program
     await stack.stop();
     out("Stopped.");
     process.exitCode = 0;
+  });
+
+const configCommand = program.command("config").description("configuration and scenario files");
+configCommand
+  .command("check")
+  .description("read a configuration or scenario file as batch and serve do, and say what was understood (exit 2 with the errors when it is invalid)")
+  .argument("<file>", "a config.yaml or scenarios.yaml (ours or DIR sample 35's)")
+  .option("--kind <kind>", "config or scenarios (default: told from the content)", parseKind)
+  .option("--now <iso>", "the instant relative purchase dates (-3d) resolve against (default: now)", parseNow)
+  .option("--json", "print what was understood as JSON")
+  .action((file: string, o: { kind?: CheckKind; now?: number; json?: boolean }) => {
+    const path = mustExist(file, "file");
+    const checked = checkFile(readFileSync(path, "utf8"), file, o.now ?? systemClock().now(), o.kind);
+    process.stdout.write(o.json ? `${JSON.stringify(checkJson(checked), null, 2)}\n` : formatCheck(checked));
+    if (checked.kind === "config" && !checked.handshake.ok) {
+      throw new AgentRefusedError(`agent ${checked.config.agent.agentId} v${checked.config.agent.version} was refused by the registry: ${checked.handshake.message}`);
+    }
   });
 
 program
@@ -265,25 +295,31 @@ function formatReplay(result: ReplayResult, simulationId: string): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
+function printJsonError(code: string, message: string, issues?: unknown[]) {
+  if (process.argv.slice(2).includes("--json")) process.stdout.write(`${JSON.stringify({ error: { code, message, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
+  process.exitCode = 2;
   if (e instanceof CommanderError) {
     // commander has printed the message (or the help); usage errors exit 2, help and version 0.
     process.exitCode = e.exitCode === 0 ? 0 : 2;
+    if (e.exitCode !== 0) printJsonError("CLI_USAGE", e.message.replace(/^error: /, ""));
   } else if (e instanceof SourceFileError) {
     process.stderr.write(`${e.message}\n`);
-    process.exitCode = 2;
-  } else if (e instanceof CliError || e instanceof InvalidArgumentError) {
-    process.stderr.write(`claims: ${e.message}\n`);
-    process.exitCode = 2;
-  } else if (e instanceof ClaimsError) {
-    // A known failure (configuration, the local stack): its message says what is wrong.
-    process.stderr.write(`claims: ${e.message}\n`);
-    process.exitCode = 2;
+    printJsonError(e.code, `${e.file} is invalid`, e.issues);
+  } else if (e instanceof ClaimsError || e instanceof InvalidArgumentError) {
+    // A known failure (bad usage, a refused agent, a stack that could not start): its message says it all.
+    const cause = e.cause instanceof Error && !e.message.includes(e.cause.message) ? ` (${e.cause.message})` : "";
+    process.stderr.write(`claims: ${e.message}${cause}\n`);
+    printJsonError(e instanceof ClaimsError ? e.code : "CLI_USAGE", `${e.message}${cause}`);
   } else {
-    // Never a stack trace for a user; CLAIMS_DEBUG=1 shows it.
-    process.stderr.write(`claims: ${process.env.CLAIMS_DEBUG ? ((e as Error).stack ?? String(e)) : e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 2;
+    // Not expected: still no stack trace unless asked for.
+    const error = e instanceof Error ? e : new Error(String(e));
+    process.stderr.write(`claims: ${error.message}${process.env.CLAIMS_DEBUG ? `\n${error.stack ?? ""}` : "\n  (set CLAIMS_DEBUG=1 to see where it happened)"}\n`);
+    printJsonError("INTERNAL", error.message);
   }
 }

@@ -178,7 +178,7 @@ describe("links", () => {
     expect(await s.runtime.settle("clm_link_sweep")).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "NO_ORDER_ID" });
     await s.drained();
     // The extract handler reached the bus with its own links: the review event of its claim was delivered.
-    expect(detailTypes(s, "clm_link_extract", "escalations")).toEqual(["ClaimNeedsReview"]);
+    expect(detailTypes(s, "clm_link_extract", "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
   });
 
   it("a handler reading a resource it is not linked to fails naming the link", async () => {

@@ -59,6 +59,13 @@ async function reservations(p: Awaited<ReturnType<typeof atProposal>>["p"], orde
   return entry && { refunded_cents: entry.refunded_cents, claims: entry.claims };
 }
 
+/** The stored verdict a delivery ended with (the outcome must be DECIDED). */
+async function decided(message: Parameters<typeof handleProposal>[0], deps: Parameters<typeof handleProposal>[1]) {
+  const result = await handleProposal(message, deps);
+  if (result.outcome !== "DECIDED") throw new Error(`expected a decision, got ${result.outcome}`);
+  return result.verdict;
+}
+
 const verdictIdOf = (e: BusEntry) => ("verdict_id" in e.detail ? e.detail.verdict_id : undefined);
 const published = (p: Awaited<ReturnType<typeof atProposal>>["p"]) => p.publisher.published.map((e) => ({ type: e.detailType, verdict_id: verdictIdOf(e) }));
 
@@ -66,14 +73,14 @@ describe("handleProposal redelivery", () => {
   it("returns the stored verdict to a second delivery, and decides, reserves and publishes nothing again", async () => {
     const { p, message, later } = await atProposal(ACCEPT);
     const { calls, deps } = counting(p.deps);
-    const first = await handleProposal(message, deps);
+    const first = await decided(message, deps);
     expect(first).toMatchObject({ execution: "EXECUTED", published: true, record: { verdict: "ACCEPT" } });
     expect(calls).toEqual({ getOrder: 2, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 }); // decide (order, ledger), execute (order, reserve)
     const verdictId = first.record.verdict_id;
     expect(published(p)).toEqual([{ type: "ClaimVerdict", verdict_id: verdictId }, { type: "RefundExecuted", verdict_id: verdictId }]);
 
     later(60_000); // a decision made now would carry another decided_at
-    const second = await handleProposal(structuredClone(message), deps);
+    const second = await decided(structuredClone(message), deps);
     expect(second).toEqual(first);
     expect(calls).toEqual({ getOrder: 2, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 });
     expect(published(p)).toHaveLength(2);
@@ -90,7 +97,7 @@ describe("handleProposal redelivery", () => {
     expect(p.verdicts.all()[0]).toMatchObject({ execution: "PENDING", published: false });
     expect(p.publisher.published).toEqual([]);
 
-    const repaired = await handleProposal(message, crashing);
+    const repaired = await decided(message, crashing);
     expect(repaired).toMatchObject({ execution: "EXECUTED", published: true });
     expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimVerdict", "RefundExecuted"]);
     expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
@@ -100,11 +107,12 @@ describe("handleProposal redelivery", () => {
 
   it("returns the stored ESCALATE to a second delivery without publishing it again", async () => {
     const { p, message } = await atProposal(ESCALATE);
-    const first = await handleProposal(message, p.deps);
-    const second = await handleProposal(message, p.deps);
+    const first = await decided(message, p.deps);
+    const second = await decided(message, p.deps);
     expect(second).toEqual(first);
     expect(first).toMatchObject({ execution: "NOT_APPLICABLE", record: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" } });
-    expect(p.publisher.published.map((e) => [e.detailType, verdictIdOf(e)])).toEqual([["ClaimVerdict", first.record.verdict_id]]);
+    expect(p.publisher.published.map((e) => [e.detailType, verdictIdOf(e)])).toEqual([["ClaimVerdict", first.record.verdict_id], ["ReviewRequested", undefined]]);
+    expect(await p.deps.reviews.getReview("clm_k")).toMatchObject({ origin: "ESCALATE", status: "PENDING", reason_code: "AMOUNT_ABOVE_LIMIT", verdict_id: first.record.verdict_id });
     expect((await p.deps.ledger.get("ord_002"))?.claims ?? {}).toEqual({}); // nothing reserved
   });
 });
@@ -122,7 +130,7 @@ describe("handleProposal publish repair", () => {
     expect((await p.claims.getClaim("clm_k"))?.status).toBe("RUNNING");
 
     later(60_000);
-    const repaired = await handleProposal(message, flaky);
+    const repaired = await decided(message, flaky);
     expect(repaired.published).toBe(true);
     expect((await p.deps.verdicts.getVerdict(stored[0]!.idempotency_key))?.published).toBe(true);
     expect(p.publisher.published).toEqual(stored[0]!.events);

@@ -123,7 +123,7 @@ type Decision = { verdict: ClaimVerdict; record: ClaimVerdictDetail; events: Bus
 type ReviewRecord = NonNullable<StoredVerdict["review"]>;
 
 /** Decides on the stored claim against the given order and ledger entry, at `decidedAt`. */
-function decide(record: ClaimRecord, proposal: unknown, at: { order: Order | undefined; ledgerEntry: LedgerEntry | undefined; decidedAt: string; now: number }, deps: Pick<KernelDeps, "agent" | "registry">): Decision {
+function decide(record: ClaimRecord, proposal: unknown, at: { order: Order | undefined; ledgerEntry: LedgerEntry | undefined; decidedAt: string; now: number; lostRaces?: number }, deps: Pick<KernelDeps, "agent" | "registry">): Decision {
   const inputs = {
     proposal,
     claim: record.claim!,
@@ -140,7 +140,8 @@ function decide(record: ClaimRecord, proposal: unknown, at: { order: Order | und
   const verdict = decideClaim(inputs);
   const verdictRecord = buildVerdictRecord({ verdict, proposal, claimId: record.claim_id, dfid: record.dfid, decidedAt: at.decidedAt, ...(record.simulation_id ? { simulationId: record.simulation_id } : {}) });
   const audit = [
-    claimAudit(record, "PROPOSAL_SUBMITTED", "RUNNING", at.now, { kernel_inputs: JSON.parse(canonicalize({ ...inputs, order: at.order ?? null, ledgerEntry: at.ledgerEntry ?? null })) }),
+    // lost_races: how many reservation races this decision follows (each noted as CLAIM_REFUND_NOT_EXECUTED), so replay can count them.
+    claimAudit(record, "PROPOSAL_SUBMITTED", "RUNNING", at.now, { kernel_inputs: JSON.parse(canonicalize({ ...inputs, order: at.order ?? null, ledgerEntry: at.ledgerEntry ?? null })), ...(at.lostRaces ? { lost_races: at.lostRaces } : {}) }),
     claimAudit(record, "KERNEL_VERDICT", "DECIDED", at.now, { ...verdictRecord, layer: verdict.layer, checks: verdict.checks }, severityForVerdict(verdict.verdict)),
   ];
   const events: BusEntry[] = [busEntry("ClaimVerdict", verdictRecord)];
@@ -201,7 +202,7 @@ async function execute(stored: StoredVerdict, record: ClaimRecord, proposal: unk
     }
     // Lost a race for the balance, the automatic limit or against a review opened on the order: decide again.
     raced.push(claimAudit(record, "CLAIM_REFUND_NOT_EXECUTED", "RUNNING", now, { verdict_id: current.record.verdict_id, code: result.code, reason: `Refund of ${formatEur(effect.amount_cents)} EUR not reserved: ${result.message}; decided again against the ledger as it stands` }, "WARN"));
-    const decision = decide(record, proposal, { order, ledgerEntry: result.entry, decidedAt: current.record.decided_at, now }, deps);
+    const decision = decide(record, proposal, { order, ledgerEntry: result.entry, decidedAt: current.record.decided_at, now, lostRaces: raced.length }, deps);
     current = { ...current, record: decision.record, layer: decision.verdict.layer, checks: decision.verdict.checks, events: decision.events, audit: decision.audit, ...(decision.review ? { review: decision.review } : {}) };
     if (decision.verdict.verdict !== "ACCEPT") {
       const settled: ExecutionState = "NOT_APPLICABLE";

@@ -8,9 +8,8 @@ import type { BusEntry } from "../core/claims/events.ts";
 import { decideClaim } from "../core/claims/kernel.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
-import { checkDecision, normaliseDecision, resubmittedClaimIdFor, ReviewDecisionSchema, reviewIdFor, reviewView } from "../core/claims/review.ts";
+import { approvalExecutionIdFor, checkDecision, normaliseDecision, resubmittedClaimIdFor, ReviewDecisionSchema, reviewIdFor, reviewView } from "../core/claims/review.ts";
 import type { ReviewOrigin, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
-import { hashHex } from "../core/crew/index.ts";
 import { centsToEur, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import { claimAudit } from "./audit-events.ts";
@@ -85,11 +84,6 @@ export type ReviewResult =
 
 type ReviewDeps = Pick<PipelineDeps, "claims" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
 
-/** The execution id of an approved review's refund (stable: a repeat publishes the same id). */
-export function approvalExecutionId(reviewId: string): string {
-  return `exe_${hashHex(`approval|${reviewId}`).slice(0, 32)}`;
-}
-
 /** Decides the claim's review as a reviewer asked (SPEC §4.6); idempotent, and nothing is written for a refused request. */
 export async function decideReview(claimId: string, body: unknown, deps: ReviewDeps): Promise<ReviewResult> {
   const parsed = ReviewDecisionSchema.safeParse(body);
@@ -129,7 +123,7 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
       await deps.reviews.updateReview({ ...review, intent: undefined, version: review.version + 1 });
       return { ok: false, status: 409, code: approved.code, message: approved.message };
     }
-    next = { ...base, status: "APPROVED", approved_amount_eur: intent.amount_eur!, execution_id: approvalExecutionId(review.review_id) };
+    next = { ...base, status: "APPROVED", approved_amount_eur: intent.amount_eur!, execution_id: approvalExecutionIdFor(review.review_id) };
   } else if (intent.decision === "RESUBMIT") {
     const body = { claim: intent.claim, ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}), ...(record.label ? { label: `${record.label} (resubmitted)` } : {}) };
     const submitted = await submitClaim(body, { claimId: resubmittedClaimIdFor(review.review_id), idempotencyKey: `resubmit:${review.review_id}`, parentClaimId: record.claim_id }, deps);

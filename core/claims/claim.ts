@@ -1,7 +1,8 @@
 import * as z from "zod";
+import { parseIsoMs } from "../integrity/time.ts";
 
-/** ISO-8601 timestamp or date (e.g. `2026-05-20` or `2026-05-20T10:00:00Z`). */
-export const IsoDateSchema = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), {
+/** ISO-8601 timestamp or date (e.g. `2026-05-20` or `2026-05-20T10:00:00Z`); one without an offset is UTC. */
+export const IsoDateSchema = z.string().refine((s) => parseIsoMs(s) !== undefined, {
   message: "must be an ISO-8601 date or timestamp, e.g. 2026-05-20 or 2026-05-20T10:00:00Z",
 });
 

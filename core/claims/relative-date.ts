@@ -1,3 +1,6 @@
+// Purchase dates in the configuration: an ISO date/timestamp (UTC unless it says otherwise) or an offset from the run's clock.
+import { parseIsoMs } from "../integrity/time.ts";
+
 const RELATIVE = /^([+-])(\d+(?:\.\d+)?)(d|h|m)$/;
 const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
 
@@ -6,7 +9,10 @@ export function isRelativeDate(value: string): boolean {
   return RELATIVE.test(value.trim());
 }
 
-/** Resolves an ISO date or an offset like `-3d` / `-36h` against `nowMs` to an ISO timestamp; undefined when neither. */
+/**
+ * Resolves an ISO date or an offset like `-3d` / `-36h` against `nowMs` to an ISO timestamp; undefined when neither.
+ * A date or date-time without an offset (`2026-05-06`, `2026-05-06 12:00:00`) is UTC, never the machine's local time.
+ */
 export function resolveDate(value: string, nowMs: number): string | undefined {
   const trimmed = value.trim();
   const m = RELATIVE.exec(trimmed);
@@ -15,7 +21,6 @@ export function resolveDate(value: string, nowMs: number): string | undefined {
     const amount = Number(m[2]);
     return new Date(nowMs + sign * amount * UNIT_MS[m[3] as keyof typeof UNIT_MS]).toISOString();
   }
-  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed)) return undefined;
-  const ms = Date.parse(/T/.test(trimmed) && !/(Z|[+-]\d{2}:?\d{2})$/.test(trimmed) ? `${trimmed}Z` : trimmed);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  const ms = parseIsoMs(trimmed);
+  return ms === undefined ? undefined : new Date(ms).toISOString();
 }

@@ -9,7 +9,7 @@ import { LedgerEntrySchema } from "../integrity/ledger.ts";
 import type { ReserveErrorCode } from "../integrity/ledger.ts";
 import { ClaimInputSchema, ClaimSchema } from "./claim.ts";
 import { ClaimsCrewInputSchema } from "./crew.ts";
-import { ClaimVerdictDetailSchema, RefundExecutedDetailSchema } from "./events.ts";
+import { ClaimVerdictDetailSchema, RefundExecutedDetailSchema, ReviewDecidedDetailSchema, ReviewRequestedDetailSchema } from "./events.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "./proposal-output.ts";
 
 /**
@@ -36,21 +36,43 @@ export const STAGE_EVENTS = {
   decided: ["AGENT_DECISION", "PROPOSAL_SUBMITTED", "KERNEL_VERDICT"],
   /** An ACCEPT whose refund the ledger reserved. */
   refund_executed: ["CLAIM_REFUND_EXECUTED"],
-  /** An ACCEPT whose refund the ledger refused (e.g. another claim took the balance meanwhile). */
-  refund_not_executed: ["CLAIM_REFUND_NOT_EXECUTED"],
+  /** A person is asked to decide: an ESCALATE verdict or a claim that ended in NEEDS_REVIEW opened its review. */
+  review_requested: ["REVIEW_REQUESTED"],
+  /** A person decided the review (an APPROVE also records its refund, CLAIM_REFUND_EXECUTED with approved_by). */
+  review_decided: ["REVIEW_DECIDED"],
+  /** The kernel could not use the order's data: the proposal crossed the wall, the claim went to a person. */
+  order_data_invalid: ["AGENT_DECISION", "CLAIM_NEEDS_REVIEW"],
 } as const satisfies Record<string, readonly AuditEventType[]>;
 
 /** A stage of a claim's decision flow. */
 export type ReplayStage = keyof typeof STAGE_EVENTS;
 
-/** How a flow ends once its crew has started, by the stages after `crew`. */
-const CREW_ENDINGS: Record<string, readonly ReplayStage[]> = {
-  "ACCEPT, refund executed": ["decided", "refund_executed"],
-  "ACCEPT, refund not executed": ["decided", "refund_not_executed"],
-  "REJECT or ESCALATE": ["decided"],
-  "crew failed: NEEDS_REVIEW": ["crew_failed"],
-  "self-check failed: NEEDS_REVIEW": ["self_check_failed"],
+/** How a review ends: still pending, decided (DENY, RESUBMIT), or approved with its refund. */
+const REVIEW_ENDINGS: Record<string, readonly ReplayStage[]> = {
+  "review pending": ["review_requested"],
+  "review denied or resubmitted": ["review_requested", "review_decided"],
+  "review approved": ["review_requested", "review_decided", "refund_executed"],
 };
+
+/** Every ending that hands the claim to a person, with each way its review can end. */
+const withReview = (name: string, stages: readonly ReplayStage[], endings = REVIEW_ENDINGS): [string, readonly ReplayStage[]][] =>
+  Object.entries(endings).map(([r, s]) => [`${name}, ${r}`, [...stages, ...s]]);
+
+/** Reviews of NEEDS_REVIEW claims cannot be approved (only denied or resubmitted). */
+const { "review approved": _approved, ...NEEDS_REVIEW_ENDINGS } = REVIEW_ENDINGS;
+
+/**
+ * How a flow ends once its crew has started, by the stages after `crew`. A lost reservation race
+ * records CLAIM_REFUND_NOT_EXECUTED notes before the final decision (0 or more, read with `decided`).
+ */
+const CREW_ENDINGS: Record<string, readonly ReplayStage[]> = Object.fromEntries([
+  ["ACCEPT, refund executed", ["decided", "refund_executed"]],
+  ["REJECT", ["decided"]],
+  ...withReview("ESCALATE", ["decided"]),
+  ...withReview("crew failed: NEEDS_REVIEW", ["crew_failed"], NEEDS_REVIEW_ENDINGS),
+  ...withReview("self-check failed: NEEDS_REVIEW", ["self_check_failed"], NEEDS_REVIEW_ENDINGS),
+  ...withReview("order data invalid: NEEDS_REVIEW", ["order_data_invalid"], NEEDS_REVIEW_ENDINGS),
+]);
 
 /** Every path a final claim can take, by the stages it passes (free text adds extraction before the crew). */
 export const REPLAY_PATHS: Readonly<Record<string, readonly ReplayStage[]>> = {
@@ -60,7 +82,7 @@ export const REPLAY_PATHS: Readonly<Record<string, readonly ReplayStage[]>> = {
       [`free text, ${name}`, ["received", "extracted", "crew", ...end]],
     ]),
   ),
-  "free text, extraction failed: NEEDS_REVIEW": ["received", "extraction_failed"],
+  ...Object.fromEntries(withReview("free text, extraction failed: NEEDS_REVIEW", ["received", "extraction_failed"], NEEDS_REVIEW_ENDINGS)),
 };
 
 /** Every code a reservation can be refused with (a Record, so a new ledger code must be added here). */
@@ -111,11 +133,14 @@ export const REPLAY_DETAILS = {
   }),
   CREW_FAILED: z.looseObject({ ...ReviewCause, code: z.string().optional(), role: z.string().optional(), output: z.unknown().optional() }),
   CLAIMS_SELF_CHECK_FAILED: z.looseObject({ ...ReviewCause, output: RefundProposalOutputSchema, failures: z.array(z.object({ check: z.string(), message: z.string() })) }),
-  PROPOSAL_SUBMITTED: z.looseObject({ kernel_inputs: RecordedKernelInputsSchema }),
+  PROPOSAL_SUBMITTED: z.looseObject({ kernel_inputs: RecordedKernelInputsSchema, lost_races: z.number().int().positive().optional() }),
   KERNEL_VERDICT: z.looseObject({ ...ClaimVerdictDetailSchema.shape, layer: z.number(), checks: z.array(z.unknown()) }),
-  CLAIM_REFUND_EXECUTED: z.looseObject({ ...RefundExecutedDetailSchema.shape, amount_cents: z.number().int().positive(), ledger_after: LedgerEntrySchema }),
+  // ledger_after: the kernel's ACCEPT records the entry after its reservation; a reviewer's approval does not.
+  CLAIM_REFUND_EXECUTED: z.looseObject({ ...RefundExecutedDetailSchema.shape, amount_cents: z.number().int().positive(), ledger_after: LedgerEntrySchema.optional() }),
   CLAIM_REFUND_NOT_EXECUTED: z.looseObject({ verdict_id: z.string(), code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]), reason: z.string() }),
   CLAIM_NEEDS_REVIEW: z.looseObject(ReviewCause),
+  REVIEW_REQUESTED: z.looseObject({ ...ReviewRequestedDetailSchema.shape }),
+  REVIEW_DECIDED: z.looseObject({ ...ReviewDecidedDetailSchema.shape }),
 } as const satisfies Partial<Record<AuditEventType, z.ZodType>>;
 
 /** An audit event kind replay can read. */

@@ -4,13 +4,15 @@
 // their events never does.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { OrderDataError } from "../integrity/index.ts";
 import type { AuditEvent } from "../integrity/index.ts";
 import { createRulesModel } from "../llm/index.ts";
 import type { LlmFailure, LlmPort } from "../llm/index.ts";
-import { createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
+import { createInMemoryContextStore, createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
 import { createInProcessPipeline } from "../../pipeline/in-process.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
+import { decideReview } from "../../pipeline/review.ts";
 import { parseConfig } from "./config.ts";
 import { replayClaim } from "./replay.ts";
 import type { ReplayResult } from "./replay.ts";
@@ -30,6 +32,14 @@ interface Recording {
   claimId: string;
   events: AuditEvent[];
   expected?: { outcome: string; reasonCode?: string };
+  /** The claim's review as stored, when it has one (replay checks a decision against it). */
+  review?: { status: string; decision?: string | undefined; reviewer?: string | undefined; note?: string | undefined };
+}
+
+/** The stored review of a claim, as replay is given it. */
+async function storedReview(p: ReturnType<typeof pipeline>, claimId: string): Promise<Recording["review"]> {
+  const r = await p.deps.reviews.getReview(claimId);
+  return r ? { status: r.status, decision: r.decision, reviewer: r.reviewer, note: r.note } : undefined;
 }
 
 function pipeline(llm: LlmPort = rules(), overrides: Partial<PipelineDeps> = {}) {
@@ -56,7 +66,11 @@ async function recordScenarios(): Promise<Recording[]> {
     ids.push([submit.claimId, s]);
   }
   const all = p.auditEvents();
-  return ids.map(([claimId, s]) => ({ name: `scenario ${s.id}`, claimId, events: ownEvents(all, claimId), expected: { outcome: s.expected.verdict, ...(s.expected.reason_code ? { reasonCode: s.expected.reason_code } : {}) } }));
+  const out: Recording[] = [];
+  for (const [claimId, s] of ids) {
+    out.push({ name: `scenario ${s.id}`, claimId, events: ownEvents(all, claimId), expected: { outcome: s.expected.verdict, ...(s.expected.reason_code ? { reasonCode: s.expected.reason_code } : {}) }, review: await storedReview(p, claimId) });
+  }
+  return out;
 }
 
 /** A model that answers like the rules model, except where `change` says otherwise for a task. */
@@ -69,23 +83,42 @@ const down: LlmFailure = { ok: false, code: "LLM_UNREACHABLE", message: "endpoin
 const notJson: LlmFailure = { ok: false, code: "LLM_INVALID_JSON", message: "not JSON", attempts: 1, model: "x", retryable: false };
 const CREW_TASKS = new Set(["analyze_claim", "decide_refund", "fix_step"]);
 
-/** The paths the bundled scenarios do not take, each recorded for a structured and a free-text claim. */
-const CASES: { name: string; llm?: () => LlmPort; overrides?: () => Partial<PipelineDeps>; outcome: string; reasonCode: string }[] = [
+/** A claim that escalates (1200 EUR on a 1200 EUR order, above the 500 EUR limit), structured and as text. */
+const ESCALATING = {
+  structured: { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } },
+  text: { claim_text: "Order ord_002 - laptop for 1200 EUR, bought 27 May 2026. It does not boot at all, I want my money back." },
+};
+
+/** A context store whose orders the kernel cannot use. */
+function corruptOrders(): PipelineDeps["orders"] {
+  const store = createInMemoryContextStore(config.orders);
+  return { ...store, getOrder: async (id) => { throw new OrderDataError(`stored order ${id} is invalid: amount: expected number`); } };
+}
+
+/** The paths the bundled scenarios do not take, each recorded for a structured and a free-text claim (and a person's review decision where given). */
+const CASES: { name: string; llm?: () => LlmPort; overrides?: () => Partial<PipelineDeps>; bodies?: { structured: object; text: object }; review?: Record<string, unknown>; outcome: string; reasonCode: string }[] = [
   { name: "the crew fails (every step's model call fails)", llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)), outcome: "NEEDS_REVIEW", reasonCode: "CREW_FAILED" },
   { name: "the crew's output is not a proposal", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { verdict: "refund it" } } : a)), outcome: "NEEDS_REVIEW", reasonCode: "CREW_OUTPUT_INVALID" },
   { name: "the self-check fails (confidence 0.4)", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a)), outcome: "NEEDS_REVIEW", reasonCode: "CLAIMS_SELF_CHECK_FAILED" },
   { name: "the fixer stands in for a failed decision maker", llm: () => rulesExcept((task, a) => (task === "decide_refund" ? notJson : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
   { name: "the fixer stands in for a failed analyst", llm: () => rulesExcept((task, a) => (task === "analyze_claim" ? down : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
   {
-    // Between the kernel's decision and its reservation another claim takes the order's whole balance: the reservation is refused.
-    name: "an ACCEPT whose refund the ledger refuses",
+    // Between the kernel's decision and its reservation another claim takes the order's whole balance: the
+    // reservation loses the race, and the kernel decides again on the ledger it now sees.
+    name: "an ACCEPT whose reservation loses the race is decided again (REJECT)",
     overrides: () => {
       const ledger = createInMemoryRefundLedger();
       return { ledger: { ...ledger, reserve: async (request) => (await ledger.reserve({ ...request, claimId: "clm_other" }), ledger.reserve(request)) } };
     },
-    outcome: "ACCEPT",
-    reasonCode: "VALIDATION_PASSED",
+    outcome: "REJECT",
+    reasonCode: "EXCEEDS_REFUNDABLE_BALANCE",
   },
+  { name: "an ESCALATE a person approves for less", bodies: ESCALATING, review: { decision: "APPROVE", amount_eur: 900, reviewer: "rita" }, outcome: "ESCALATE", reasonCode: "AMOUNT_ABOVE_LIMIT" },
+  { name: "an ESCALATE a person denies", bodies: ESCALATING, review: { decision: "DENY", note: "not ours", reviewer: "rita" }, outcome: "ESCALATE", reasonCode: "AMOUNT_ABOVE_LIMIT" },
+  { name: "the crew fails and a person denies", llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)), review: { decision: "DENY" }, outcome: "NEEDS_REVIEW", reasonCode: "CREW_FAILED" },
+  { name: "the self-check fails and a person resubmits a corrected claim", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a)), review: { decision: "RESUBMIT", claim: { order_id: "ord_006", amount_eur: 100, category: "electronics", reason: "corrected" } }, outcome: "NEEDS_REVIEW", reasonCode: "CLAIMS_SELF_CHECK_FAILED" },
+  { name: "the order's data is corrupt", overrides: () => ({ orders: corruptOrders() }), outcome: "NEEDS_REVIEW", reasonCode: "ORDER_DATA_INVALID" },
+  { name: "the order's data is corrupt and a person denies", overrides: () => ({ orders: corruptOrders() }), review: { decision: "DENY" }, outcome: "NEEDS_REVIEW", reasonCode: "ORDER_DATA_INVALID" },
 ];
 
 const STRUCTURED = { claim: { order_id: "ord_006", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" } };
@@ -94,16 +127,32 @@ const TEXT = { claim_text: "I bought electronics order ord_006 for 299.99 EUR on
 async function recordCases(): Promise<Recording[]> {
   const out: Recording[] = [];
   for (const c of CASES) {
-    for (const [kind, body] of [["structured", STRUCTURED], ["free text", TEXT]] as const) {
+    for (const [kind, body] of [["structured", c.bodies?.structured ?? STRUCTURED], ["free text", c.bodies?.text ?? TEXT]] as const) {
       const p = pipeline(c.llm?.(), c.overrides?.());
       await startRun(p);
       const { submit } = await p.decide({ ...body, simulation_id: SIM }, { claimId: "clm_case" });
       if (!submit.ok) throw new Error(`${c.name} refused: ${submit.message}`);
-      out.push({ name: `${kind}: ${c.name}`, claimId: submit.claimId, events: ownEvents(p.auditEvents(), submit.claimId), expected: { outcome: c.outcome, reasonCode: c.reasonCode } });
+      if (c.review) {
+        const decided = await decideReview(submit.claimId, c.review, p.deps);
+        if (!decided.ok) throw new Error(`${c.name}: the review decision was refused: ${decided.message}`);
+      }
+      out.push({ name: `${kind}: ${c.name}`, claimId: submit.claimId, events: ownEvents(p.auditEvents(), submit.claimId), expected: { outcome: c.outcome, reasonCode: c.reasonCode }, review: await storedReview(p, submit.claimId) });
     }
   }
   out.push(await recordStall());
+  out.push(await recordExtractionFailureDenied());
   return out;
+}
+
+/** Free text without an order id goes to a person, who denies it. */
+async function recordExtractionFailureDenied(): Promise<Recording> {
+  const p = pipeline();
+  await startRun(p);
+  const { submit } = await p.decide({ claim_text: "Hi, the sofa I bought last month is falling apart, I paid 300 EUR. Please help.", simulation_id: SIM }, { claimId: "clm_r" });
+  if (!submit.ok) throw new Error("refused");
+  const decided = await decideReview("clm_r", { decision: "DENY", note: "no order" }, p.deps);
+  if (!decided.ok) throw new Error(decided.message);
+  return { name: "free text: extraction fails and a person denies", claimId: "clm_r", events: ownEvents(p.auditEvents(), "clm_r"), expected: { outcome: "NEEDS_REVIEW", reasonCode: "NO_ORDER_ID" }, review: await storedReview(p, "clm_r") };
 }
 
 /** A worker dies with the analyst's step; the timer's tick past its deadline hands the step to the fixer. */
@@ -133,7 +182,7 @@ function* claimEvents() {
 }
 
 function replay(rec: Recording, events: AuditEvent[] = rec.events): ReplayResult {
-  return replayClaim(rec.claimId, events);
+  return replayClaim(rec.claimId, events, rec.review ? { review: rec.review } : {});
 }
 
 const withDetails = (rec: Recording, target: AuditEvent, details: Record<string, unknown>) => rec.events.map((e) => (e === target ? { ...e, details } : e));
@@ -158,6 +207,8 @@ describe("replay of untouched audits", () => {
 
   it("records every path of REPLAY_PATHS and no other, and every event kind replay reads", () => {
     const paths = recordings.map((rec) => replay(rec).path.join(" → "));
+    const missing = Object.entries(REPLAY_PATHS).filter(([, p]) => !paths.includes(p.join(" → "))).map(([name]) => name);
+    expect(missing).toEqual([]);
     expect(new Set(paths)).toEqual(new Set(Object.values(REPLAY_PATHS).map((p) => p.join(" → "))));
     const kinds = new Set(recordings.flatMap((rec) => rec.events.filter((e) => e.details.claim_id === rec.claimId).map((e) => e.event_type)));
     expect([...kinds].sort()).toEqual(Object.keys(REPLAY_DETAILS).sort());
@@ -340,8 +391,9 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
     "another amount": (d) => void (d.amount_cents += 1),
     "another order": (d) => void (d.order_id = "ord_zzz"),
     "another execution id": (d) => void (d.execution_id = "exe_00000000000000000000000000000000"),
-    "a ledger without this claim": (d, claimId) => void delete d.ledger_after.claims[claimId],
-    "a ledger refunding more than the order": (d, claimId) => void ((d.ledger_after.claims[claimId] += 1_000_000), (d.ledger_after.refunded_cents += 1_000_000)),
+    "a ledger without this claim": (d, claimId) => (d.ledger_after ? void delete d.ledger_after.claims[claimId] : false),
+    "a ledger refunding more than the order": (d, claimId) => (d.ledger_after ? void ((d.ledger_after.claims[claimId] += 1_000_000), (d.ledger_after.refunded_cents += 1_000_000)) : false),
+    "another approver": (d) => (d.approved_by ? void (d.approved_by = "mallory") : false),
   },
   CLAIM_REFUND_NOT_EXECUTED: {
     "another verdict id": (d) => void (d.verdict_id = "vrd_00000000000000000000000000000000"),
@@ -350,5 +402,18 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
   CLAIM_NEEDS_REVIEW: {
     "another reason code": (d) => void (d.reason_code = "SOMETHING_ELSE"),
     "another reason": (d) => void (d.reason = "look at it"),
+    "another review": (d) => void (d.review_id = "rev_other"),
+  },
+  REVIEW_REQUESTED: {
+    "another review": (d) => void (d.review_id = "rev_other"),
+    "another origin": (d) => void (d.origin = d.origin === "ESCALATE" ? "NEEDS_REVIEW" : "ESCALATE"),
+    "another reason code": (d) => void (d.reason_code = "SOMETHING_ELSE"),
+    "another amount": (d) => (d.amount_eur === undefined ? false : void (d.amount_eur += 1)),
+  },
+  REVIEW_DECIDED: {
+    "another decision": (d) => void (d.decision = d.decision === "DENY" ? "APPROVE" : "DENY"),
+    "another reviewer": (d) => void (d.reviewer = "mallory"),
+    "another approved amount": (d) => (d.amount_eur === undefined ? false : void (d.amount_eur += 1)),
+    "another resubmitted claim": (d) => (d.resubmitted_claim_id === undefined ? false : void (d.resubmitted_claim_id = "clm_other")),
   },
 };

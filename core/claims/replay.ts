@@ -15,6 +15,7 @@ import type { Claim } from "./claim.ts";
 import { AnalystOutputSchema, CLAIMS_CREW_NAME, claimsCrewGraph, claimsCrewInput, crewFailureReview } from "./crew.ts";
 import type { CrewFailureCause } from "./crew.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "./execution.ts";
+import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewIdFor } from "./review.ts";
 import { claimFromExtraction, extractionFailureReasonCode } from "./extraction.ts";
 import { decideClaim } from "./kernel.ts";
 import type { ClaimVerdict, DecideClaimInput } from "./kernel.ts";
@@ -56,6 +57,12 @@ export interface ReplayResult {
 /** Replay options: the responsibility contract to self-check with (default: the one the claim's audit records). */
 export interface ReplayOptions {
   responsibility?: ResponsibilityContract;
+  /**
+   * The claim's review as stored, when the caller has it. The audit alone cannot show that a person's final
+   * decision was deleted (a pending review is a complete flow); the stored review can, so replay then
+   * requires REVIEW_DECIDED for a decided review, and refuses one for a pending review.
+   */
+  review?: { status: string; decision?: string | undefined; reviewer?: string | undefined; note?: string | undefined };
 }
 
 /** One of the claim's recorded events, with its 1-based position among them and its parsed details. */
@@ -94,6 +101,8 @@ interface Ctx {
   opts: ReplayOptions;
   outcome?: ReplayResult["outcome"];
   reasonCode?: string;
+  /** A person's decision on the claim's review, when one was recorded. */
+  review?: string;
   /** The step error whose delivery ended the crew in failure, if one did. */
   crewFailureCause?: CrewFailureCause;
 }
@@ -283,18 +292,81 @@ function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | undefined
     s.expect(d.code !== undefined && d.reason_code === extractionFailureReasonCode(d.code), `${label(f.CLAIM_EXTRACTION_FAILED.r)} has neither the model's answer nor its error code, or names another reason than the code gives`);
     s.done(`the model call failed (${d.code ?? "?"}): nothing to recompute`);
   }
-  review(ctx, d, f.CLAIM_NEEDS_REVIEW);
+  review(ctx, flow, d, f.CLAIM_NEEDS_REVIEW);
   return undefined;
 }
 
 /** The claim ended in NEEDS_REVIEW: CLAIM_NEEDS_REVIEW repeats its cause's code and reason. */
-function review(ctx: Ctx, cause: { reason_code: string; reason: string }, found: Found<"CLAIM_NEEDS_REVIEW">): void {
+function review(ctx: Ctx, flow: Flow, cause: { reason_code: string; reason: string }, found: Found<"CLAIM_NEEDS_REVIEW">, claim?: Claim): void {
   const s = scope(ctx, "review");
   s.compare(`${label(found.r)} reason_code`, found.d.reason_code, cause.reason_code);
   s.compare(`${label(found.r)} reason`, found.d.reason, cause.reason);
+  s.compare(`${label(found.r)} review_id`, found.raw.review_id, reviewIdFor(flow.claimId));
   s.done(`NEEDS_REVIEW ${cause.reason_code}`);
   ctx.outcome = "NEEDS_REVIEW";
   ctx.reasonCode = cause.reason_code;
+  humanReview(ctx, flow, "NEEDS_REVIEW", { reason_code: cause.reason_code, reason: cause.reason, orderId: claim?.order_id, amountEur: claim?.amount_eur });
+}
+
+/**
+ * The review a person is asked for (SPEC §4.6): REVIEW_REQUESTED names the claim's review with the cause, and
+ * when a person decided, REVIEW_DECIDED (an APPROVE with its refund, reserved once for at most the proposal).
+ */
+function humanReview(ctx: Ctx, flow: Flow, origin: "ESCALATE" | "NEEDS_REVIEW", cause: { reason_code: string; reason: string; verdictId?: string; amountEur?: number | null | undefined; orderId?: string | null | undefined }): void {
+  const s = scope(ctx, "review");
+  const requested = enter(ctx, "review_requested", "review");
+  if (!requested) return;
+  const reviewId = reviewIdFor(flow.claimId);
+  const { d, r } = requested.REVIEW_REQUESTED;
+  s.compare(`${label(r)} review_id`, d.review_id, reviewId);
+  s.compare(`${label(r)} origin`, d.origin, origin);
+  s.compare(`${label(r)} reason_code`, d.reason_code, cause.reason_code);
+  s.compare(`${label(r)} reason`, d.reason, cause.reason);
+  s.compare(`${label(r)} order_id`, d.order_id, cause.orderId ?? undefined);
+  s.compare(`${label(r)} amount_eur`, d.amount_eur, cause.amountEur ?? undefined);
+  s.compare(`${label(r)} simulation_id`, d.simulation_id, flow.simulationId);
+  const stored = ctx.opts.review;
+  if (stored && stored.status === "PENDING" && unused(ctx, "REVIEW_DECIDED").length > 0) s.different(`REVIEW_DECIDED is recorded, but the stored review ${reviewId} is still PENDING`);
+  if (unused(ctx, "REVIEW_DECIDED").length === 0 && (!stored || stored.status === "PENDING")) {
+    s.done(`review ${reviewId} requested (${origin}), not decided yet`);
+    return;
+  }
+  const decided = enter(ctx, "review_decided", "review");
+  if (!decided) return;
+  const dd = decided.REVIEW_DECIDED.d;
+  const at = label(decided.REVIEW_DECIDED.r);
+  s.compare(`${at} review_id`, dd.review_id, reviewId);
+  if (stored?.decision !== undefined) {
+    s.compare(`${at} decision (the stored review's)`, dd.decision, stored.decision);
+    s.compare(`${at} reviewer (the stored review's)`, dd.reviewer, stored.reviewer);
+    s.compare(`${at} note (the stored review's)`, dd.note, stored.note);
+  }
+  s.expect(dd.decision !== "APPROVE" || origin === "ESCALATE", `${at} approves a review of origin ${origin}: only escalations can be approved`);
+  s.expect(dd.decision !== "RESUBMIT" || origin === "NEEDS_REVIEW", `${at} resubmits an escalation: only claims that need review can be resubmitted`);
+  s.compare(`${at} resubmitted_claim_id`, dd.resubmitted_claim_id, dd.decision === "RESUBMIT" ? resubmittedClaimIdFor(reviewId) : undefined);
+  s.compare(`${at} execution_id`, dd.execution_id, dd.decision === "APPROVE" ? approvalExecutionIdFor(reviewId) : undefined);
+  s.compare(`${at} simulation_id`, dd.simulation_id, flow.simulationId);
+  if (dd.decision === "APPROVE") {
+    const refund = enter(ctx, "refund_executed", "execution");
+    if (!refund) return;
+    const e = scope(ctx, "execution");
+    const { raw, r: rr } = refund.CLAIM_REFUND_EXECUTED;
+    const granted = parseCents(dd.amount_eur);
+    const proposed = parseCents(cause.amountEur);
+    e.compare(`${label(rr)} execution_id`, raw.execution_id, approvalExecutionIdFor(reviewId));
+    e.compare(`${label(rr)} verdict_id`, raw.verdict_id, cause.verdictId);
+    e.compare(`${label(rr)} order_id`, raw.order_id, cause.orderId);
+    e.compare(`${label(rr)} amount_eur`, raw.amount_eur, dd.amount_eur);
+    e.compare(`${label(rr)} amount_cents`, raw.amount_cents, granted.ok ? granted.cents : undefined);
+    e.compare(`${label(rr)} claim_id`, raw.claim_id, flow.claimId);
+    e.compare(`${label(rr)} dfid`, raw.dfid, flow.dfid);
+    e.compare(`${label(rr)} approved_by`, raw.approved_by, dd.reviewer ?? "reviewer");
+    e.expect(granted.ok && proposed.ok && granted.cents > 0 && granted.cents <= proposed.cents, `${at} approves ${String(dd.amount_eur)} EUR: more than 0 and at most the proposed ${String(cause.amountEur)} EUR`);
+    e.expect(typeof raw.approved_by === "string" && raw.approved_by.length > 0, `${label(rr)} names no approver`);
+    e.done(`refund of ${String(dd.amount_eur)} EUR executed on a reviewer's approval`);
+  }
+  s.done(`review ${reviewId}: ${dd.decision}${dd.reviewer ? ` by ${dd.reviewer}` : ""}`);
+  ctx.review = dd.decision;
 }
 
 /** The crew from its recorded inbound events, each at its recorded instant; returns how it ended. */
@@ -439,12 +511,12 @@ function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: strin
 function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: Claim, flow: Flow): void {
   if (end.type === "crew.failed") {
     const expected = crewFailureReview(end.reason, ctx.crewFailureCause);
-    crewFailed(ctx, { reason_code: expected.reason_code, states: expected.reason, code: end.code, role: end.role }, "the crew fails");
+    crewFailed(ctx, flow, claim, { reason_code: expected.reason_code, states: expected.reason, code: end.code, role: end.role }, "the crew fails");
     return;
   }
   const output = RefundProposalOutputSchema.safeParse(end.output);
   if (!output.success) {
-    crewFailed(ctx, { reason_code: "CREW_OUTPUT_INVALID", output: end.output }, "the crew's output is not a refund proposal");
+    crewFailed(ctx, flow, claim, { reason_code: "CREW_OUTPUT_INVALID", output: end.output }, "the crew's output is not a refund proposal");
     return;
   }
   const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
@@ -464,15 +536,25 @@ function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: C
     s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(r)} reason_code is ${d.reason_code}`);
     s.expect(check.failures.every((x) => d.reason.includes(x.message)), `${label(r)} reason does not state every failure`);
     s.done(`fails again: ${check.failures.map((x) => x.check).join(", ")}`);
-    review(ctx, d, f.CLAIM_NEEDS_REVIEW);
+    review(ctx, flow, d, f.CLAIM_NEEDS_REVIEW, claim);
+    return;
+  }
+  scope(ctx, "self_check").done("passed");
+  // The kernel could not use the order's data: no kernel verdict, the claim went to a person.
+  const dataInvalid = [...unused(ctx, "CLAIM_NEEDS_REVIEW"), ...unused(ctx, "REVIEW_REQUESTED")].find((x) => (x.parsed as { reason_code?: string } | undefined)?.reason_code === "ORDER_DATA_INVALID");
+  if (dataInvalid && unused(ctx, "KERNEL_VERDICT").length === 0) {
+    const f = enter(ctx, "order_data_invalid", "proposal");
+    if (!f) return;
+    if (!rebuiltProposal(ctx, f.AGENT_DECISION, output.data, flow)) return;
+    scope(ctx, "proposal").done("the proposal crossed the wall; the order's data could not be used");
+    review(ctx, flow, f.CLAIM_NEEDS_REVIEW.d, f.CLAIM_NEEDS_REVIEW, claim);
     return;
   }
   if (!branch(ctx, "self_check", "decided", AFTER_CREW, "the self-check passes and the proposal goes to the kernel")) return;
-  scope(ctx, "self_check").done("passed");
   decided(ctx, output.data, claim, flow);
 }
 
-function crewFailed(ctx: Ctx, expected: { reason_code: string; states?: string; code?: string; role?: string | undefined; output?: unknown }, what: string): void {
+function crewFailed(ctx: Ctx, flow: Flow, claim: Claim, expected: { reason_code: string; states?: string; code?: string; role?: string | undefined; output?: unknown }, what: string): void {
   if (!branch(ctx, "crew", "crew_failed", AFTER_CREW, what)) return;
   const f = enter(ctx, "crew_failed", "crew");
   if (!f) return;
@@ -484,7 +566,7 @@ function crewFailed(ctx: Ctx, expected: { reason_code: string; states?: string; 
   if (expected.role !== undefined) s.compare(`${label(r)} role`, raw.role, expected.role);
   if ("output" in expected) s.compare(`${label(r)} output`, raw.output, expected.output);
   s.done(`${what}: ${expected.reason_code}`);
-  review(ctx, d, f.CLAIM_NEEDS_REVIEW);
+  review(ctx, flow, d, f.CLAIM_NEEDS_REVIEW, claim);
 }
 
 function recordedResponsibility(ctx: Ctx, flow: Flow): ResponsibilityContract | undefined {
@@ -499,12 +581,9 @@ function recordedResponsibility(ctx: Ctx, flow: Flow): ResponsibilityContract | 
   return undefined;
 }
 
-/** The proposal as it crossed the wall, the kernel on its recorded inputs, and an ACCEPT's refund. */
-function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flow): void {
-  const f = enter(ctx, "decided", "proposal");
-  if (!f) return;
+/** The proposal as it crossed the wall, rebuilt from AGENT_DECISION and the crew's output, checked against the record. */
+function rebuiltProposal(ctx: Ctx, decision: Found<"AGENT_DECISION">, output: RefundProposalOutput, flow: Flow): PolicyProposal | undefined {
   const p = scope(ctx, "proposal");
-  const decision = f.AGENT_DECISION;
   p.compare(`${label(decision.r)} output (the crew's)`, decision.raw.output, output);
   let proposal: PolicyProposal;
   try {
@@ -512,12 +591,21 @@ function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flo
     proposal = buildProposal({ dfid: rec.dfid, agentId: rec.agent_id, output, createdAt: rec.created_at, validForMs: rec.valid_for_ms });
   } catch (e) {
     p.incomplete(`the proposal cannot be rebuilt from ${label(decision.r)}: ${message(e)}`);
-    return;
+    return undefined;
   }
   p.compare(`${label(decision.r)} proposal`, decision.raw.proposal, proposal);
   p.expect(proposal.dfid === flow.dfid, `the proposal names flow ${proposal.dfid}, the claim's is ${flow.dfid}`);
   p.expect(proposal.created_at === decision.r.event.created_at, `the proposal's created_at ${proposal.created_at} is not ${label(decision.r)}'s time`);
-  p.done(`idempotency key ${proposal.idempotency_key.slice(0, 16)}…`);
+  return proposal;
+}
+
+/** The proposal as it crossed the wall, the kernel on its recorded inputs, and an ACCEPT's refund. */
+function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flow): void {
+  const f = enter(ctx, "decided", "proposal");
+  if (!f) return;
+  const proposal = rebuiltProposal(ctx, f.AGENT_DECISION, output, flow);
+  if (!proposal) return;
+  scope(ctx, "proposal").done(`idempotency key ${proposal.idempotency_key.slice(0, 16)}…`);
 
   const k = scope(ctx, "kernel");
   const submitted = f.PROPOSAL_SUBMITTED;
@@ -544,7 +632,22 @@ function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flo
   k.done(`${verdict.verdict} ${verdict.reason_code} at layer ${verdict.layer}`);
   ctx.outcome = verdict.verdict;
   ctx.reasonCode = verdict.reason_code;
+  // A reservation that lost a race was noted before the kernel decided again on the ledger it then saw.
+  const notes = unused(ctx, "CLAIM_REFUND_NOT_EXECUTED");
+  k.compare(`${at} lost_races (the CLAIM_REFUND_NOT_EXECUTED notes recorded)`, submitted.d.lost_races ?? 0, notes.length);
+  for (const note of notes) {
+    ctx.used.add(note.n);
+    const d = note.parsed as ReplayDetails<"CLAIM_REFUND_NOT_EXECUTED"> | undefined;
+    if (!d) continue;
+    k.compare(`${label(note)} verdict_id`, d.verdict_id, verdictRecord.d.verdict_id);
+    const proposed = parseCents(proposal.params.amount_eur);
+    k.expect(proposed.ok && d.reason.includes(`Refund of ${formatEur(proposed.cents)} EUR not reserved`), `${label(note)} reason does not name the refund of the proposal`);
+    k.expect(d.code !== "ALREADY_REFUNDED_FOR_CLAIM", `${label(note)}: a lost race names ${d.code}`);
+  }
   if (verdict.verdict === "ACCEPT") execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, submitted.d.kernel_inputs.order?.amount, flow);
+  if (verdict.verdict === "ESCALATE") {
+    humanReview(ctx, flow, "ESCALATE", { reason_code: verdict.reason_code, reason: verdict.reason, verdictId: verdictRecord.d.verdict_id, amountEur: verdictRecord.d.amount_eur, orderId: verdictRecord.d.order_id ?? claim.order_id });
+  }
 }
 
 /** An ACCEPT's refund: the ledger reserved exactly the planned amount, or refused it with a ledger code. */
@@ -555,17 +658,11 @@ function execution(ctx: Ctx, verdict: ClaimVerdict, proposal: PolicyProposal, ve
     s.incomplete("the ACCEPT plans no refund");
     return;
   }
-  const executed = unused(ctx, "CLAIM_REFUND_EXECUTED").length > 0;
-  const refused = unused(ctx, "CLAIM_REFUND_NOT_EXECUTED").length > 0;
-  if (executed && refused) {
-    s.different("both CLAIM_REFUND_EXECUTED and CLAIM_REFUND_NOT_EXECUTED are recorded");
+  if (unused(ctx, "CLAIM_REFUND_EXECUTED").length === 0) {
+    s.incomplete("CLAIM_REFUND_EXECUTED is missing: an ACCEPT is announced only with its refund reserved");
     return;
   }
-  if (!executed && !refused) {
-    s.incomplete("CLAIM_REFUND_EXECUTED or CLAIM_REFUND_NOT_EXECUTED is missing: an ACCEPT records what became of its refund");
-    return;
-  }
-  if (executed) {
+  {
     const f = enter(ctx, "refund_executed", "execution");
     if (!f) return;
     const { d, raw, r } = f.CLAIM_REFUND_EXECUTED;
@@ -573,6 +670,10 @@ function execution(ctx: Ctx, verdict: ClaimVerdict, proposal: PolicyProposal, ve
     const recorded = Object.fromEntries(Object.keys(expected).map((key) => [key, raw[key]]));
     s.compare(`${label(r)}`, recorded, expected);
     const ledger = d.ledger_after;
+    if (!ledger) {
+      s.incomplete(`${label(r)} has no ledger_after: the kernel records the entry after its reservation`);
+      return;
+    }
     let consistent = true;
     try {
       assertLedgerEntry(ledger);
@@ -587,12 +688,6 @@ function execution(ctx: Ctx, verdict: ClaimVerdict, proposal: PolicyProposal, ve
     s.done(`refund of ${formatEur(plan.amount_cents)} EUR on ${plan.order_id} executed`);
     return;
   }
-  const f = enter(ctx, "refund_not_executed", "execution");
-  if (!f) return;
-  const { d, r } = f.CLAIM_REFUND_NOT_EXECUTED;
-  s.compare(`${label(r)} verdict_id`, d.verdict_id, verdictId);
-  s.expect(d.reason.includes(`${formatEur(plan.amount_cents)} EUR`), `${label(r)} reason does not name the refund of ${formatEur(plan.amount_cents)} EUR`);
-  s.done(`refund of ${formatEur(plan.amount_cents)} EUR not executed: ${d.code}`);
 }
 
 /** Every recorded event is readable, of the claim's flow, and (when replay reached the end) on its path. */

@@ -88,6 +88,11 @@ export function reviewIdFor(claimId: string): string {
   return `rev_${hashHex(`review|${claimId}`).slice(0, 24)}`;
 }
 
+/** The execution id of an approved review's refund (stable: a repeat publishes the same id). */
+export function approvalExecutionIdFor(reviewId: string): string {
+  return `exe_${hashHex(`approval|${reviewId}`).slice(0, 32)}`;
+}
+
 /** The claim id a RESUBMIT creates, derived from the review, so a repeated request creates nothing new. */
 export function resubmittedClaimIdFor(reviewId: string): string {
   return `clm_${hashHex(`resubmit|${reviewId}`).slice(0, 20)}`;

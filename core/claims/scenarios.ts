@@ -1,7 +1,12 @@
 import * as z from "zod";
 import { canonicalize, hashHex } from "../crew/index.ts";
 import { ClaimSchema, ClaimTextSchema } from "./claim.ts";
-import { SourceFileError, parseYamlSource, validateYaml } from "./yaml-source.ts";
+import { LLM_FAILURE_CODES } from "../llm/errors.ts";
+import type { ClaimFromExtractionFailureCode, TextExtractionFailureCode } from "./extraction.ts";
+import { REASON_CODES } from "./reason-codes.ts";
+import type { ClaimReasonCode } from "./reason-codes.ts";
+import { SourceFileError, closestMatch, ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
+import type { IgnoredField } from "./yaml-source.ts";
 import type { Claim } from "./claim.ts";
 
 /** Outcomes a scenario can expect: a kernel verdict, or that the claim ends in human review. */
@@ -10,24 +15,105 @@ export const ExpectedOutcomeSchema = z.enum(["ACCEPT", "ESCALATE", "REJECT", "NE
 /** An expected outcome. */
 export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
 
-const ExpectedSchema = z.union([
-  ExpectedOutcomeSchema,
-  z.object({ verdict: ExpectedOutcomeSchema, reason_code: z.string().min(1).optional() }).strict(),
-]);
+const EXTRACTION_CODES = [
+  "EMPTY_TEXT",
+  "NO_ORDER_ID",
+  "AMBIGUOUS_ORDER_ID",
+  "NO_AMOUNT",
+  "AMBIGUOUS_AMOUNT",
+  "AMOUNT_NOT_IN_TEXT",
+  "UNSUPPORTED_CURRENCY",
+  "ORDER_ID_NOT_IN_TEXT",
+  "INVALID_CLAIM",
+] as const satisfies readonly (TextExtractionFailureCode | ClaimFromExtractionFailureCode)[];
+// Every extraction failure code is listed (a new one fails the type check here until it is).
+const _everyExtractionCode: [Exclude<TextExtractionFailureCode | ClaimFromExtractionFailureCode, (typeof EXTRACTION_CODES)[number]>] extends [never] ? true : never = true;
+void _everyExtractionCode;
+
+/** Reason codes a claim can end `NEEDS_REVIEW` with: extraction, LLM, crew, self-check, sweep and order-data failures. */
+export const NEEDS_REVIEW_REASON_CODES: readonly string[] = [
+  "EXTRACTION_FAILED",
+  ...EXTRACTION_CODES,
+  ...LLM_FAILURE_CODES,
+  "CREW_FAILED",
+  "CREW_OUTPUT_INVALID",
+  "CLAIMS_SELF_CHECK_FAILED",
+  "STALLED",
+  "CLAIM_TIMED_OUT",
+  "ORDER_DATA_INVALID",
+];
+
+const VERDICTS = ExpectedOutcomeSchema.options;
+
+const VerdictSchema = z.enum(VERDICTS, {
+  error: (issue) => {
+    const written = String(issue.input);
+    const close = closestMatch(written, VERDICTS);
+    return `unknown verdict ${JSON.stringify(issue.input)}: expected one of ${VERDICTS.join(", ")}${close ? ` — did you mean ${close}?` : ""}`;
+  },
+});
+
+/** Checks an expected reason code against the verdict it is expected with (kernel codes carry their verdict). */
+function reasonCodeProblem(verdict: ExpectedOutcome, code: string): string | undefined {
+  if (verdict === "NEEDS_REVIEW") {
+    if (NEEDS_REVIEW_REASON_CODES.includes(code)) return undefined;
+    if (Object.hasOwn(REASON_CODES, code)) return `${code} is a kernel reason code (verdict ${REASON_CODES[code as ClaimReasonCode].verdict}); a claim ends NEEDS_REVIEW with one of ${NEEDS_REVIEW_REASON_CODES.join(", ")}`;
+    const close = closestMatch(code, NEEDS_REVIEW_REASON_CODES);
+    return `unknown reason code ${JSON.stringify(code)} for NEEDS_REVIEW${close ? ` — did you mean ${close}?` : `: expected one of ${NEEDS_REVIEW_REASON_CODES.join(", ")}`}`;
+  }
+  if (Object.hasOwn(REASON_CODES, code)) {
+    const comes = REASON_CODES[code as ClaimReasonCode].verdict;
+    return comes === verdict ? undefined : `reason code ${code} comes with verdict ${comes}, not ${verdict}`;
+  }
+  const codes = Object.entries(REASON_CODES).filter(([, v]) => v.verdict === verdict).map(([k]) => k);
+  const close = closestMatch(code, codes) ?? closestMatch(code, Object.keys(REASON_CODES));
+  return `unknown reason code ${JSON.stringify(code)}${close ? ` — did you mean ${close}?` : `: a ${verdict} comes with one of ${codes.join(", ")}`}`;
+}
+
+const ExpectedSchema = z.preprocess(
+  (v) => (typeof v === "string" ? { verdict: v } : v),
+  z
+    .object({ verdict: VerdictSchema, reason_code: z.string().min(1).optional() })
+    .strict()
+    .superRefine((e, ctx) => {
+      const problem = e.reason_code === undefined ? undefined : reasonCodeProblem(e.verdict, e.reason_code);
+      if (problem) ctx.addIssue({ code: "custom", path: ["reason_code"], message: problem });
+    }),
+);
+
+const ContextSchema = z
+  .object({ claim: ClaimSchema.optional(), claim_text: ClaimTextSchema.optional() })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.claim !== undefined && c.claim_text !== undefined) ctx.addIssue({ code: "custom", message: "context has both claim and claim_text: give one of them" });
+    if (c.claim === undefined && c.claim_text === undefined) ctx.addIssue({ code: "custom", message: "context needs one of claim (structured) or claim_text (free text)" });
+  });
+
+const IdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "ids hold letters, digits, _ and -");
+
+/** The id DIR sample 35 writes into its labels: `SCENARIO A - Valid…` → `A`. */
+export function idFromLabel(label: unknown): string | undefined {
+  if (typeof label !== "string") return undefined;
+  const m = /^\s*SCENARIO\s+([A-Za-z0-9_-]{1,64})\s*(?:[-–—:]|$)/i.exec(label);
+  return m?.[1];
+}
 
 const ScenarioRowSchema = z
   .object({
-    id: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "ids hold letters, digits, _ and -"),
+    id: IdSchema.optional(),
     label: z.string().min(1),
-    context: z.union([
-      z.object({ claim: ClaimSchema }).strict(),
-      z.object({ claim_text: ClaimTextSchema }).strict(),
-    ], { message: "context needs exactly one of claim (structured) or claim_text (free text)" }),
+    context: ContextSchema,
     expected: ExpectedSchema,
+    notes: ignoredField("notes for the people reading the file", z.string()),
   })
-  .strict();
+  .strict()
+  .superRefine((row, ctx) => {
+    if (row.id === undefined && idFromLabel(row.label) === undefined) {
+      ctx.addIssue({ code: "custom", path: ["id"], message: "id is missing, and the label does not name one (as in 'SCENARIO A - …'): add an id" });
+    }
+  });
 
-/** Schema of `scenarios/scenarios.yaml` (SPEC §6). */
+/** Schema of `scenarios/scenarios.yaml` (SPEC §6), including DIR sample 35's rows (no `id`, `notes`). */
 export const ScenarioFileSchema = z.object({ scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios") }).strict();
 
 /** One scenario, normalised. */
@@ -38,29 +124,48 @@ export interface Scenario {
   expected: { verdict: ExpectedOutcome; reason_code?: string };
 }
 
+/** A scenario file as read: its scenarios, the ids taken from labels, and the keys accepted but ignored. */
+export interface ScenarioFile {
+  scenarios: Scenario[];
+  /** Ids that came from a label (`SCENARIO A - …`) because the row has no `id`. */
+  idsFromLabels: string[];
+  ignored: IgnoredField[];
+}
+
 /** Parses and validates scenario YAML text. Throws `SourceFileError` naming file, row and field. */
-export function parseScenarios(text: string, file: string): Scenario[] {
+export function parseScenarioFile(text: string, file: string): ScenarioFile {
   const source = parseYamlSource(text, file);
-  const rows = (source.value as { scenarios?: { id?: unknown }[] } | null)?.scenarios;
+  const rows = (source.value as { scenarios?: { id?: unknown; label?: unknown }[] } | null)?.scenarios;
   const parsed = validateYaml(source, ScenarioFileSchema, (path) => {
     if (path[0] !== "scenarios" || typeof path[1] !== "number") return undefined;
-    const id = Array.isArray(rows) ? rows[path[1]]?.id : undefined;
-    return typeof id === "string" ? id : `#${path[1] + 1}`;
+    const row = Array.isArray(rows) ? rows[path[1]] : undefined;
+    const id = typeof row?.id === "string" ? row.id : idFromLabel(row?.label);
+    return id ?? `#${path[1] + 1}`;
   });
   const seen = new Map<string, number>();
-  parsed.scenarios.forEach((row, i) => {
-    const previous = seen.get(row.id);
+  const idsFromLabels: string[] = [];
+  const scenarios = parsed.scenarios.map((row, i): Scenario => {
+    const id = row.id ?? idFromLabel(row.label)!;
+    if (row.id === undefined) idsFromLabels.push(id);
+    const previous = seen.get(id);
     if (previous !== undefined) {
-      throw new SourceFileError(file, [{ file, line: source.lineOf(["scenarios", i, "id"]), row: row.id, field: `scenarios[${i}].id`, message: `duplicate id (also row #${previous + 1})` }]);
+      const how = row.id === undefined ? " (taken from the label: add an id to tell them apart)" : "";
+      throw new SourceFileError(file, [{ file, line: source.lineOf(["scenarios", i, row.id === undefined ? "label" : "id"]), row: id, field: `scenarios[${i}].id`, message: `duplicate id (also row #${previous + 1})${how}` }]);
     }
-    seen.set(row.id, i);
+    seen.set(id, i);
+    return {
+      id,
+      label: row.label,
+      input: row.context.claim !== undefined ? { claim: row.context.claim } : { claim_text: row.context.claim_text! },
+      expected: row.expected.reason_code === undefined ? { verdict: row.expected.verdict } : { verdict: row.expected.verdict, reason_code: row.expected.reason_code },
+    };
   });
-  return parsed.scenarios.map((row) => ({
-    id: row.id,
-    label: row.label,
-    input: "claim" in row.context ? { claim: row.context.claim } : { claim_text: row.context.claim_text },
-    expected: typeof row.expected === "string" ? { verdict: row.expected } : row.expected,
-  }));
+  return { scenarios, idsFromLabels, ignored: ignoredFields(ScenarioFileSchema, source.value) };
+}
+
+/** Parses and validates scenario YAML text. Throws `SourceFileError` naming file, row and field. */
+export function parseScenarios(text: string, file: string): Scenario[] {
+  return parseScenarioFile(text, file).scenarios;
 }
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];

@@ -2,6 +2,7 @@
 // contract's boundaries. It never sees order records; the kernel checks those.
 import type { Claim } from "../claims/claim.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
+import { parseIsoMs } from "../integrity/time.ts";
 import { findCategory } from "../claims/extraction-category.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "../claims/extraction-signals.ts";
 
@@ -120,14 +121,14 @@ function windowLine(claim: Claim, contract: ClaimsContract, receivedAt: string |
     flags.push(f);
     return `- Return window: ${f.detail}.`;
   }
-  const purchased = Date.parse(claim.purchase_date);
-  if (Number.isNaN(purchased)) {
+  const purchased = parseIsoMs(claim.purchase_date);
+  if (purchased === undefined) {
     const f = flag("INVALID_PURCHASE_DATE", "unknown", `the stated purchase date '${claim.purchase_date}' is not a date`);
     flags.push(f);
     return `- Return window: ${f.detail}.`;
   }
-  const received = receivedAt === undefined ? Number.NaN : Date.parse(receivedAt);
-  if (Number.isNaN(received)) {
+  const received = receivedAt === undefined ? undefined : parseIsoMs(receivedAt);
+  if (received === undefined) {
     const f = flag("NO_RECEIPT_TIME", "unknown", "the claim's receipt time is unknown, so the return window cannot be judged");
     flags.push(f);
     return `- Return window: ${f.detail}.`;
