@@ -168,7 +168,7 @@ describe("a model that answers badly", () => {
     const llm = await backend({ decision: (n) => (n === 0 ? chatCompletion(JSON.stringify({ ...PROPOSAL, order_id: "ord_999", amount_eur: 2999.9 })) : undefined) });
     const { record, p } = await decide(llm);
     expect(record).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", proposal: { order_id: "ord_001", amount_eur: 299.99 } });
-    expect(p.auditEvents().filter((e) => e.event_type === "CLAIMS_SELF_CHECK_FAILED").map((e) => e.details.repair)).toEqual(["the repaired proposal passes"]);
+    expect(p.auditEvents().filter((e) => e.event_type === "CLAIMS_SELF_CHECK_FAILED").map((e) => [e.state, e.details.failures])).toEqual([["RUNNING", [expect.objectContaining({ check: "order_id" }), expect.objectContaining({ check: "amount" })]]]);
   });
 
   it("an extractor that returns an amount the text does not state sends the claim to review instead of the crew", async () => {

@@ -1,5 +1,6 @@
 // Worker: runs one agent step through the LLM port and sends the answer back to the claim's crew.
 import { runClaimsAgentStep } from "../core/claims/agent-step.ts";
+import { selfCheckRepairReason } from "../core/claims/self-check.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { AgentStepMessage } from "./messages.ts";
@@ -29,10 +30,9 @@ export async function handleAgentStep(
               role: message.request.role,
               correlation_id: message.request.correlationId,
               reason_code: "CLAIMS_SELF_CHECK_FAILED",
-              reason: `Self-check failed: ${repair.failures.map((f) => f.message).join("; ")}; the Decision Maker got one repair round`,
+              reason: selfCheckRepairReason(repair.failures),
               output: repair.output,
               failures: repair.failures,
-              repair: repair.repaired ? "the repaired proposal passes" : "the repair did not pass; the claim goes to review",
             }, "WARN"),
           }]),
       {

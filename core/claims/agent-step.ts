@@ -24,10 +24,10 @@ export interface AgentStepResult {
   usage?: LlmUsage;
   model?: string;
   attempts?: number;
-  /** Model calls the step made (2 when the Decision Maker had a self-check repair round). */
-  calls?: number;
+  /** Model calls the step made, given only when it made 2 (the Decision Maker's self-check repair round). */
+  calls?: 2;
   /** The Decision Maker's first proposal and why it failed the self-check, when it got a repair round (audited). */
-  selfCheckRepair?: { output: RefundProposalOutput; failures: SelfCheckFailure[]; repaired: boolean };
+  selfCheckRepair?: { output: RefundProposalOutput; failures: SelfCheckFailure[] };
 }
 
 const FixerInputSchema = z.object({
@@ -64,8 +64,8 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       if (!result.ok) return fail(result.code, result.message, { ...(result.usage ? { usage: result.usage } : {}), model: result.model, attempts: result.attempts });
       // The port validated the answer against the schema; a port that did not (a test double) is checked by the orchestrator.
       const proposal = RefundProposalOutputSchema.safeParse(result.value);
-      const check = proposal.success ? selfCheck(proposal.data, deps.responsibility, claim) : ({ ok: true } as const);
-      if (check.ok) return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts, calls: 1 };
+      const check = proposal.success ? selfCheck(proposal.data, deps.responsibility, claim) : undefined;
+      if (!proposal.success || check === undefined || check.ok) return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts };
       // SPEC §4.5: one repair round with the errors; what it gives (or the first answer, if the call fails)
       // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
       const repair = await deps.llm.complete({
@@ -74,15 +74,13 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       });
       const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
       const output = repair.ok ? repair.value : result.value;
-      const repairedProposal = repair.ok ? RefundProposalOutputSchema.safeParse(repair.value) : undefined;
-      const repaired = repairedProposal?.success === true && selfCheck(repairedProposal.data, deps.responsibility, claim).ok;
       return {
         event: { type: "agent.step.completed", ...base, output },
         usage,
         model: result.model,
         attempts: result.attempts + repair.attempts,
         calls: 2,
-        selfCheckRepair: { output: result.value, failures: check.failures, repaired },
+        selfCheckRepair: { output: proposal.data, failures: check.failures },
       };
     }
     case CLAIMS_ROLES.fixer: {

@@ -125,7 +125,7 @@ export const REPLAY_DETAILS = {
   }),
   AGENT_STEP: z.looseObject({ inbound: AgentStepCompletedEventSchema, ...StepRecord }),
   AGENT_STEP_FAILED: z.union([z.looseObject({ inbound: InboundCrewEventSchema, ...StepRecord }), z.looseObject({ fixer: FixerInvokedEventSchema })]),
-  LLM_CALL: z.looseObject({ role: z.string(), agent_id: z.string(), correlation_id: z.string(), ok: z.boolean(), error: StepErrorSchema.optional() }),
+  LLM_CALL: z.looseObject({ role: z.string(), agent_id: z.string(), correlation_id: z.string(), ok: z.boolean(), error: StepErrorSchema.optional(), calls: z.number().int().positive().optional() }),
   AGENT_DECISION: z.looseObject({
     output: RefundProposalOutputSchema,
     proposal: z.looseObject({ dfid: z.string(), agent_id: z.string(), created_at: z.string(), valid_for_ms: z.number() }),
@@ -155,7 +155,7 @@ export function isReplayableKind(kind: string): kind is ReplayableKind {
 }
 
 /**
- * Details replay does not verify, because nothing recomputes them: what a model call cost (and how many calls a step made) and the
+ * Details replay does not verify, because nothing recomputes them: what a model call cost and the
  * batch label. (Values it takes as recorded inputs — the crew's timeouts, the kernel's order, ledger,
  * contracts and registry, a refused refund's ledger code, the analyst's prose — are verified only as
  * far as the decision depends on them.)
@@ -164,5 +164,5 @@ export const UNVERIFIED_DETAILS = {
   CLAIM_RECEIVED: ["label"],
   CLAIM_EXTRACTED: ["model", "attempts", "usage", "task"],
   CLAIM_EXTRACTION_FAILED: ["model", "attempts", "usage", "task"],
-  LLM_CALL: ["model", "attempts", "calls", "usage", "duration_ms"],
+  LLM_CALL: ["model", "attempts", "usage", "duration_ms"],
 } as const satisfies Partial<Record<ReplayableKind, readonly string[]>>;

@@ -12,7 +12,7 @@ import type { AgentStepCompletedEvent, AgentStepFailedEvent, AgentStepRequestedE
 import { assertLedgerEntry, buildProposal, formatEur, parseCents } from "../integrity/index.ts";
 import type { AuditEvent, PolicyProposal, ResponsibilityContract } from "../integrity/index.ts";
 import type { Claim } from "./claim.ts";
-import { AnalystOutputSchema, CLAIMS_CREW_NAME, claimsCrewGraph, claimsCrewInput, crewFailureReview } from "./crew.ts";
+import { AnalystOutputSchema, CLAIMS_CREW_NAME, CLAIMS_ROLES, claimsCrewGraph, claimsCrewInput, crewFailureReview } from "./crew.ts";
 import type { CrewFailureCause } from "./crew.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "./execution.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewIdFor } from "./review.ts";
@@ -23,7 +23,7 @@ import { RefundProposalOutputSchema } from "./proposal-output.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
 import { isReplayableKind, REPLAY_DETAILS, STAGE_EVENTS } from "./replay-events.ts";
 import type { ReplayDetails, ReplayStage, ReplayableKind } from "./replay-events.ts";
-import { selfCheck } from "./self-check.ts";
+import { selfCheck, selfCheckRepairReason } from "./self-check.ts";
 import { SimulationStartDetailsSchema } from "./simulation.ts";
 
 /** IDENTICAL: every step reproduces; DIFFERENT: a step gives another result; INCOMPLETE: something could not be replayed or is missing. */
@@ -426,7 +426,7 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
     if (inbound.type === "agent.step.completed" || inbound.type === "agent.step.failed") {
       const request = requested.get(inbound.correlationId);
       checkLlmCall(ctx, s, what, inbound, request);
-      checkSelfCheckRepair(ctx, s, what, inbound.correlationId, claim, flow);
+      checkSelfCheckRepair(ctx, s, what, inbound.correlationId, request, claim, flow);
       if (inbound.type === "agent.step.completed" && request?.phaseIndex === 0) {
         // The worker copies the claim the analyst assessed into its answer; the decision maker reads it from there.
         const analyst = AnalystOutputSchema.safeParse(inbound.output);
@@ -484,11 +484,15 @@ function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbou
 
 /**
  * A Decision Maker whose first proposal failed the self-check got one repair round in its own step
- * (SPEC §4.5), audited as CLAIMS_SELF_CHECK_FAILED while the claim was RUNNING: the recorded first
- * proposal must fail the self-check again with the recorded failures.
+ * (SPEC §4.5): its LLM_CALL says `calls: 2`, and one CLAIMS_SELF_CHECK_FAILED recorded while the claim
+ * was RUNNING holds the first proposal, which must fail the self-check again with the recorded failures.
  */
-function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: string, correlationId: string, claim: Claim, flow: Flow): void {
+function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: string, correlationId: string, request: AgentStepRequestedEvent | undefined, claim: Claim, flow: Flow): void {
   const repairs = ctx.mine.filter((x) => x.event.event_type === "CLAIMS_SELF_CHECK_FAILED" && x.event.state === "RUNNING" && x.event.details.correlation_id === correlationId);
+  const calls = ctx.mine.filter((x) => x.event.event_type === "LLM_CALL" && (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId);
+  const repaired = calls.some((x) => (x.parsed as ReplayDetails<"LLM_CALL">).calls === 2);
+  if (repaired && repairs.length === 0) s.incomplete(`CLAIMS_SELF_CHECK_FAILED is missing: ${what}'s LLM_CALL records a self-check repair round`);
+  else s.expect(repairs.length === (repaired ? 1 : 0), `${what}: its LLM_CALL ${repaired ? "records a self-check repair round" : "records one call"}, but ${repairs.length} self-check repair events (CLAIMS_SELF_CHECK_FAILED while RUNNING) are recorded`);
   for (const x of repairs) {
     ctx.used.add(x.n);
     if (x.error !== undefined) {
@@ -497,14 +501,15 @@ function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: strin
       continue;
     }
     const d = x.parsed as ReplayDetails<"CLAIMS_SELF_CHECK_FAILED">;
+    s.expect(request !== undefined && x.event.details.role === request.role && request.role === CLAIMS_ROLES.decision, `${label(x)}: a self-check repair round belongs to the Decision Maker's step, not to ${String(x.event.details.role)}`);
+    s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(x)} reason_code is ${d.reason_code}`);
+    // Without a responsibility contract the self-check step reports it; nothing more to recompute here.
     const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
-    if (!responsibility) {
-      s.incomplete(`${what}: no responsibility contract to re-check ${label(x)} with`);
-      continue;
-    }
+    if (!responsibility) continue;
     const check = selfCheck(d.output, responsibility, claim);
-    s.expect(!check.ok, `${what}: ${label(x)} records a self-check failure, but its proposal passes`);
-    if (!check.ok) s.compare(`${label(x)} failures (the repaired step's first proposal)`, d.failures, check.failures);
+    if (!s.expect(!check.ok, `${what}: ${label(x)} records a self-check failure, but its proposal passes`) || check.ok) continue;
+    s.compare(`${label(x)} failures (the step's first proposal)`, d.failures, check.failures);
+    s.compare(`${label(x)} reason`, d.reason, selfCheckRepairReason(check.failures));
   }
 }
 

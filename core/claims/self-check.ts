@@ -53,6 +53,11 @@ function alignmentFailures(output: RefundProposalOutput, claim: SelfCheckClaim):
   return failures;
 }
 
+/** The reason recorded when a Decision Maker's proposal fails the self-check in its own step and gets its repair round. */
+export function selfCheckRepairReason(failures: readonly SelfCheckFailure[]): string {
+  return `Self-check failed: ${failures.map((f) => f.message).join("; ")}; the Decision Maker got one repair round`;
+}
+
 /** The audit event of a failed self-check (`CLAIMS_SELF_CHECK_FAILED`, claim state `NEEDS_REVIEW`). */
 export function selfCheckFailedEvent(input: {
   dfid: string;
