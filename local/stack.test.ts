@@ -210,15 +210,19 @@ describe("settle and stop", () => {
       },
     };
     stack = await startTestStack({ llm, settleTimeoutMs: 300 });
-    const record = await decide(stack, ACCEPT_CLAIM);
-    expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
-    expect(record.reason).toMatch(/No decision within 0 s \(the claim was RUNNING\); a person decides/);
-    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview"]);
-    release();
-    await stack.drained(20_000);
-    expect(await stack.deps.claims.getClaim(record.claim_id)).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
-    expect(detailTypes(stack, record.claim_id, "verdicts")).toEqual([]);
-    expect(detailTypes(stack, record.claim_id, "refunds")).toEqual([]);
+    try {
+      const record = await decide(stack, ACCEPT_CLAIM);
+      expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
+      expect(record.reason).toMatch(/No decision within 0 s \(the claim was RUNNING\); a person decides/);
+      expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+      release();
+      await stack.drained(20_000);
+      expect(await stack.deps.claims.getClaim(record.claim_id)).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
+      expect(detailTypes(stack, record.claim_id, "verdicts")).toEqual([]);
+      expect(detailTypes(stack, record.claim_id, "refunds")).toEqual([]);
+    } finally {
+      release();
+    }
   });
 
   it("stop ends every poller and can be called twice", async () => {
