@@ -20,6 +20,8 @@ import type { CheckKind } from "./config-check.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
 import { startHttpFront } from "../local/http-front.ts";
+import { registerReviewCommands } from "./review.ts";
+import { ROUTES } from "../infra/facts.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";
 import type { BusEvent } from "../local/eventbridge/server.ts";
@@ -149,7 +151,7 @@ program
 
 program
   .command("serve")
-  .description("start the local stack and the HTTP API (POST /claims, GET /claims/{id}, GET /reports/{id}, GET /health) until interrupted")
+  .description("start the local stack and the HTTP API (claims, reviews, reports, health) until interrupted; tokens from CLAIMS_API_TOKEN and CLAIMS_REVIEWER_TOKEN, or generated and printed")
   .option("--port <port>", "port to listen on (0 = any free port)", parsePort, 3000)
   .option("--host <host>", "address to listen on", "127.0.0.1")
   .option("--config <path>", "configuration file", DEFAULT_CONFIG)
@@ -167,10 +169,13 @@ program
     const check = llm.preflight ? await llm.preflight() : undefined;
     const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
     const apiToken = fromEnv || randomBytes(24).toString("base64url");
-    const stack = await startLocalStack({ configPath, clock, llm: llm.port, dataDir, apiToken, onBusEvent: busProgress(out), ...(llm.waits ? { waits: llm.waits } : {}) });
+    const reviewerFromEnv = process.env.CLAIMS_REVIEWER_TOKEN?.trim();
+    const reviewerToken = reviewerFromEnv || randomBytes(24).toString("base64url");
+    if (reviewerToken === apiToken) throw new CliError("CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials");
+    const stack = await startLocalStack({ configPath, clock, llm: llm.port, dataDir, apiToken, reviewerToken, onBusEvent: busProgress(out), ...(llm.waits ? { waits: llm.waits } : {}) });
     const front = await startHttpFront({
-      intakeApi: stack.handlers.intakeApi,
-      authorizer: stack.handlers.authorizer,
+      functions: { intakeApi: stack.handlers.intakeApi, reviewApi: stack.handlers.reviewApi },
+      authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
       port: o.port,
       host: o.host,
       onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
@@ -180,8 +185,9 @@ program
     });
     out(`Claims Crew local stack: ${stack.runtime.description}`);
     out(`  listening on ${front.url}`);
-    out(`  routes   POST /claims · GET /claims/{id} · GET /reports/{simulation_id} · GET /health (open)`);
+    out(`  routes   ${Object.entries(ROUTES).map(([key, r]) => `${key}${r.auth === "none" ? " (open)" : r.auth === "reviewer" ? " (reviewer)" : ""}`).join(" · ")}`);
     out(fromEnv ? "  token    from CLAIMS_API_TOKEN" : `  token    generated for this run: ${apiToken}  (set CLAIMS_API_TOKEN to choose one)`);
+    out(reviewerFromEnv ? "  reviewer from CLAIMS_REVIEWER_TOKEN" : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one)`);
     out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
     out(`  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`);
     if (check !== undefined) {
@@ -294,6 +300,8 @@ function formatReplay(result: ReplayResult, simulationId: string): string {
   else lines.push(`INCOMPLETE: the recorded decision cannot be replayed in full (${first?.step}: ${first?.detail})`);
   return `${lines.join("\n")}\n`;
 }
+
+registerReviewCommands(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {

@@ -1,4 +1,5 @@
-// HTTP API Lambda authorizer (simple responses): the bearer token must equal the ApiToken secret.
+// HTTP API Lambda authorizers (simple responses): the bearer token must equal the route's secret — ApiToken
+// for the intake routes, ReviewerToken for the review routes (two credentials: neither opens the other's routes).
 // The comparison is constant-time; the token is never logged.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
@@ -41,5 +42,8 @@ export function createAuthorizerHandler(getToken: () => string | Promise<string>
   };
 }
 
-/** The deployed authorizer (infra/api.ts: BearerToken). */
+/** The deployed authorizer of the intake routes (infra/api.ts: IntakeToken): Resource.ApiToken. */
 export const handler = createAuthorizerHandler(() => linkedResources().secret(LINKS.apiToken));
+
+/** The deployed authorizer of the review routes (infra/api.ts: ReviewerToken): Resource.ReviewerToken. */
+export const reviewerHandler = createAuthorizerHandler(() => linkedResources().secret(LINKS.reviewerToken), { logger: createLogger("claims-reviewer-authorizer") });

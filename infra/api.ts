@@ -1,17 +1,20 @@
-// The HTTP API of SPEC §7.2 on API Gateway v2: one intake function serves every route, a Lambda
-// authorizer checks the bearer token on all of them but /health, and the stage is throttled.
-import { ROUTES } from "./facts.ts";
-import type { RouteKey } from "./facts.ts";
+// The HTTP API of SPEC §7.2 on API Gateway v2: every route of infra/facts.ts, served by its function
+// (IntakeApi for claims and reports, ReviewApi for reviews), each behind the authorizer of its token
+// (intake or reviewer; /health is open), and the stage throttled.
+import { AUTHORIZERS, ROUTES } from "./facts.ts";
+import type { RouteAuth, RouteKey } from "./facts.ts";
 import { functionArgs } from "./lambda.ts";
 import { settings } from "./settings.ts";
 
-/** The intake handler behind every route (one function, so one warm pool and one set of permissions). */
-export const intakeApi = new sst.aws.Function(
-  "IntakeApi",
-  functionArgs("intakeApi"),
-);
+/** The intake handler behind the claim and report routes (one function: one warm pool, one set of permissions). */
+export const intakeApi = new sst.aws.Function("IntakeApi", functionArgs("intakeApi"));
 
-/** The HTTP API. No CORS: it is called by servers and operators' tools, not from browsers. */
+/** The reviewer handler behind the review routes: the only HTTP function linked to the bus (approvals publish). */
+export const reviewApi = new sst.aws.Function("ReviewApi", functionArgs("reviewApi"));
+
+const HANDLERS = { intakeApi, reviewApi } as const;
+
+/** The HTTP API. No CORS: it is called by servers and operators' tools; the review page is served from the API itself. */
 export const api = new sst.aws.ApiGatewayV2("Api", {
   cors: false,
   accessLog: { retention: settings.logRetention },
@@ -27,22 +30,21 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
 });
 
 /**
- * Bearer-token authorizer (simple responses). Requests without an Authorization header are refused by
- * API Gateway before the function runs; answers are cached per token for 5 minutes.
+ * One bearer-token authorizer per kind of token (simple responses). Each checks its own secret, so its
+ * 5-minute cache per token can never let a token through on the other kind of route. Requests without an
+ * Authorization header are refused by API Gateway before the function runs.
  */
-export const authorizer = api.addAuthorizer({
-  name: "BearerToken",
-  lambda: {
-    function: functionArgs("authorizer"),
-    response: "simple",
-    identitySources: ["$request.header.Authorization"],
-    ttl: "300 seconds",
-  },
-});
+const authorizers = {
+  intake: api.addAuthorizer({
+    name: "IntakeToken",
+    lambda: { function: functionArgs(AUTHORIZERS.intake), response: "simple", identitySources: ["$request.header.Authorization"], ttl: "300 seconds" },
+  }),
+  reviewer: api.addAuthorizer({
+    name: "ReviewerToken",
+    lambda: { function: functionArgs(AUTHORIZERS.reviewer), response: "simple", identitySources: ["$request.header.Authorization"], ttl: "300 seconds" },
+  }),
+} satisfies Record<Exclude<RouteAuth, "none">, unknown>;
 
-const bearer = { lambda: authorizer.id };
-
-// Every route of facts.ts, served by the one intake function; routes with auth "none" (health) are open.
 for (const [key, route] of Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][]) {
-  api.route(key, intakeApi.arn, { auth: route.auth === "none" ? false : bearer });
+  api.route(key, HANDLERS[route.fn].arn, { auth: route.auth === "none" ? false : { lambda: authorizers[route.auth].id } });
 }

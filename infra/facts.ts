@@ -33,6 +33,7 @@ export const LINKS = {
   bus: "Bus",
   llmApiKey: "LlmApiKey",
   apiToken: "ApiToken",
+  reviewerToken: "ReviewerToken",
   queues: {
     crewEvents: "CrewEventsQueue",
     agentSteps: "AgentStepsQueue",
@@ -46,7 +47,7 @@ export const LINKS = {
 export type QueueRole = keyof typeof LINKS.queues;
 
 /** A link name. */
-export type LinkName = typeof LINKS.table | typeof LINKS.bus | typeof LINKS.llmApiKey | typeof LINKS.apiToken | (typeof LINKS.queues)[QueueRole];
+export type LinkName = typeof LINKS.table | typeof LINKS.bus | typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken | (typeof LINKS.queues)[QueueRole];
 
 /** One function of the app: handler, memory, timeout, console description and exactly the links its handler reads. */
 export interface FunctionFact {
@@ -80,8 +81,24 @@ export const FUNCTIONS = {
     // Compares one header with a secret; on the request path when the 5-minute cache misses, so no 128 MB cold start.
     memory: "256 MB",
     timeoutSeconds: 5,
-    description: "HTTP API authorizer: bearer token against the ApiToken secret",
+    description: "HTTP API authorizer: bearer token against the ApiToken secret (intake routes)",
     links: [LINKS.apiToken],
+  },
+  reviewApi: {
+    handler: "functions/review-api.handler",
+    // Answers reviewers: lists reviews, decides one (an approval reserves the refund and publishes it).
+    memory: "512 MB",
+    timeoutSeconds: 15,
+    description: "HTTP API for reviewers: list and decide human reviews",
+    // Bus: ReviewDecided and RefundExecuted; the queues: a RESUBMIT starts the corrected claim.
+    links: [LINKS.table, LINKS.bus, Q.extraction, Q.crewEvents],
+  },
+  reviewerAuthorizer: {
+    handler: "functions/authorizer.reviewerHandler",
+    memory: "256 MB",
+    timeoutSeconds: 5,
+    description: "HTTP API authorizer: bearer token against the ReviewerToken secret (review routes)",
+    links: [LINKS.reviewerToken],
   },
   intakeExtract: {
     handler: "functions/intake-extract.handler",
@@ -195,23 +212,32 @@ export function visibilityTimeoutSeconds(role: QueueRole): number {
   return VISIBILITY_FACTOR * FUNCTIONS[QUEUES[role].consumer].timeoutSeconds;
 }
 
-/** Who may call a route: the intake bearer token, or nobody checks (health). */
-export type RouteAuth = "intake" | "none";
+/**
+ * Who may call a route: the intake token (submitting and reading claims), the reviewer token (deciding
+ * reviews), or nobody checks (health). The two tokens are separate credentials: neither opens the other's routes.
+ */
+export type RouteAuth = "intake" | "reviewer" | "none";
 
-/** One HTTP route of SPEC §7.2; every route is served by the intake function. */
+/** The authorizer function that checks each kind of token. */
+export const AUTHORIZERS = { intake: "authorizer", reviewer: "reviewerAuthorizer" } as const satisfies Record<Exclude<RouteAuth, "none">, FunctionKey>;
+
+/** One HTTP route of SPEC §7.2, the function that serves it and who may call it. */
 export interface RouteFact {
   readonly method: "GET" | "POST";
   readonly path: `/${string}`;
   readonly auth: RouteAuth;
+  readonly fn: "intakeApi" | "reviewApi";
 }
 
 /** The HTTP API's routes, keyed by API Gateway route key. */
 export const ROUTES = {
-  "POST /claims": { method: "POST", path: "/claims", auth: "intake" },
-  "GET /claims/{id}": { method: "GET", path: "/claims/{id}", auth: "intake" },
-  "GET /reports/{simulation_id}": { method: "GET", path: "/reports/{simulation_id}", auth: "intake" },
+  "POST /claims": { method: "POST", path: "/claims", auth: "intake", fn: "intakeApi" },
+  "GET /claims/{id}": { method: "GET", path: "/claims/{id}", auth: "intake", fn: "intakeApi" },
+  "GET /reports/{simulation_id}": { method: "GET", path: "/reports/{simulation_id}", auth: "intake", fn: "intakeApi" },
+  "GET /reviews": { method: "GET", path: "/reviews", auth: "reviewer", fn: "reviewApi" },
+  "POST /claims/{id}/review": { method: "POST", path: "/claims/{id}/review", auth: "reviewer", fn: "reviewApi" },
   // Open, for load balancers and uptime checks; it reveals nothing.
-  "GET /health": { method: "GET", path: "/health", auth: "none" },
+  "GET /health": { method: "GET", path: "/health", auth: "none", fn: "intakeApi" },
 } as const satisfies Record<string, RouteFact>;
 
 /** An API Gateway route key of the app. */

@@ -4,7 +4,7 @@ import { bus } from "./bus.ts";
 import { FUNCTIONS, LINKS } from "./facts.ts";
 import type { FunctionKey, LinkName } from "./facts.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
-import { apiToken, llmApiKey } from "./secrets.ts";
+import { apiToken, llmApiKey, reviewerToken } from "./secrets.ts";
 import { table } from "./storage.ts";
 
 const RESOURCES: Record<LinkName, unknown> = {
@@ -12,6 +12,7 @@ const RESOURCES: Record<LinkName, unknown> = {
   [LINKS.bus]: bus,
   [LINKS.llmApiKey]: llmApiKey,
   [LINKS.apiToken]: apiToken,
+  [LINKS.reviewerToken]: reviewerToken,
   [LINKS.queues.crewEvents]: crewEventsQueue,
   [LINKS.queues.agentSteps]: agentStepsQueue,
   [LINKS.queues.proposals]: proposalsQueue,

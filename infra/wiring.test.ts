@@ -30,7 +30,9 @@ const EXPECTED_FUNCTIONS = {
   "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["CrewEventsQueue", "TimersQueue"] },
   "functions/sweep.handler": { trigger: "schedule Sweep", llm: false, links: ["Table", "CrewEventsQueue", "ExtractionQueue"] },
   "functions/batch.handler": { trigger: "schedule Batch", llm: false, links: ["Table", "ExtractionQueue", "CrewEventsQueue"] },
-  "functions/authorizer.handler": { trigger: "authorizer BearerToken", llm: false, links: ["ApiToken"] },
+  "functions/authorizer.handler": { trigger: "authorizer IntakeToken", llm: false, links: ["ApiToken"] },
+  "functions/review-api.handler": { trigger: "function ReviewApi", llm: false, links: ["Table", "Bus", "ExtractionQueue", "CrewEventsQueue"] },
+  "functions/authorizer.reviewerHandler": { trigger: "authorizer ReviewerToken", llm: false, links: ["ReviewerToken"] },
 } as const;
 type Handler = keyof typeof EXPECTED_FUNCTIONS;
 
@@ -165,10 +167,17 @@ describe("sst.config.ts wiring (stage test)", () => {
       });
     });
 
-    it("serves the API routes from the one IntakeApi function and never from a per-route copy", () => {
+    it("serves the claim routes from IntakeApi and the review routes from ReviewApi, never from a per-route copy", () => {
       const api = r.get("sst.aws.ApiGatewayV2", "Api");
-      const targets = api.calls.filter((c) => c.method === "route").map((c) => r.resolve(c.args[1]).name);
-      expect(new Set(targets)).toEqual(new Set(["IntakeApi"]));
+      const targets = Object.fromEntries(api.calls.filter((c) => c.method === "route").map((c) => [String(c.args[0]), r.resolve(c.args[1]).name]));
+      expect(targets).toEqual({
+        "POST /claims": "IntakeApi",
+        "GET /claims/{id}": "IntakeApi",
+        "GET /reports/{simulation_id}": "IntakeApi",
+        "GET /health": "IntakeApi",
+        "GET /reviews": "ReviewApi",
+        "POST /claims/{id}/review": "ReviewApi",
+      });
     });
   });
 
@@ -279,10 +288,13 @@ describe("sst.config.ts wiring (stage test)", () => {
   });
 
   describe("api", () => {
+    // The intake token opens the claim routes only, the reviewer token the review routes only.
     const ROUTES = {
-      "POST /claims": "BearerToken",
-      "GET /claims/{id}": "BearerToken",
-      "GET /reports/{simulation_id}": "BearerToken",
+      "POST /claims": "IntakeToken",
+      "GET /claims/{id}": "IntakeToken",
+      "GET /reports/{simulation_id}": "IntakeToken",
+      "GET /reviews": "ReviewerToken",
+      "POST /claims/{id}/review": "ReviewerToken",
       "GET /health": null,
     } as const;
 
@@ -307,11 +319,12 @@ describe("sst.config.ts wiring (stage test)", () => {
       expect(routes).toEqual(ROUTES);
     });
 
-    it("checks the bearer token from the Authorization header with simple responses", () => {
-      const call = r.get("sst.aws.ApiGatewayV2", "Api").calls.find((c) => c.method === "addAuthorizer");
-      expect(call?.args[0]).toMatchObject({
-        lambda: { response: "simple", identitySources: ["$request.header.Authorization"] },
-      });
+    it("checks each bearer token from the Authorization header with simple responses, in its own authorizer", () => {
+      const calls = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "addAuthorizer");
+      expect(calls.map((c) => (c.args[0] as { name: string }).name)).toEqual(["IntakeToken", "ReviewerToken"]);
+      for (const call of calls) {
+        expect(call.args[0]).toMatchObject({ lambda: { response: "simple", identitySources: ["$request.header.Authorization"] } });
+      }
     });
 
     it("turns CORS off, throttles the stage and keeps access logs", () => {
@@ -363,10 +376,11 @@ describe("sst.config.ts wiring (stage test)", () => {
       }
     });
 
-    it("declares the two secrets without placeholders, so a missing one stops the deploy", () => {
+    it("declares the three secrets without placeholders, so a missing one stops the deploy", () => {
       expect(r.ofType("sst.Secret").map((s) => [s.name, s.args.placeholder])).toEqual([
         ["LlmApiKey", undefined],
         ["ApiToken", undefined],
+        ["ReviewerToken", undefined],
       ]);
     });
 

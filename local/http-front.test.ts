@@ -16,7 +16,8 @@ describe("routes", () => {
     for (const route of declared) {
       const [method, template] = route.routeKey.split(" ") as [string, string];
       const matched = matchRoute(method, template.replace(/\{[^}]+\}/g, "x"));
-      expect(matched, route.routeKey).toMatchObject({ routeKey: route.routeKey, auth: route.auth });
+      expect(matched, route.routeKey).toMatchObject({ routeKey: route.routeKey });
+      expect(matched?.auth !== "none", route.routeKey).toBe(route.auth);
     }
   });
 });
@@ -40,21 +41,24 @@ describe("matchRoute", () => {
 });
 
 const TOKEN = "front-test-token";
+const REVIEWER = "front-test-reviewer";
 let front: HttpFront;
 const events: APIGatewayProxyEventV2[] = [];
 const authorizations: APIGatewayRequestAuthorizerEventV2[] = [];
 
 beforeAll(async () => {
+  const fn = (name: string) => async (event: APIGatewayProxyEventV2) => {
+    events.push(event);
+    return { statusCode: 202, headers: { "content-type": "application/json", "x-route": event.routeKey, "x-fn": name }, body: JSON.stringify({ ok: true }) };
+  };
+  const authorizer = (token: string) => async (event: APIGatewayRequestAuthorizerEventV2) => {
+    authorizations.push(event);
+    return { isAuthorized: event.headers?.authorization === `Bearer ${token}` };
+  };
   front = await startHttpFront({
     port: 0,
-    intakeApi: async (event) => {
-      events.push(event);
-      return { statusCode: 202, headers: { "content-type": "application/json", "x-route": event.routeKey }, body: JSON.stringify({ ok: true }) };
-    },
-    authorizer: async (event) => {
-      authorizations.push(event);
-      return { isAuthorized: event.headers?.authorization === `Bearer ${TOKEN}` };
-    },
+    functions: { intakeApi: fn("intake"), reviewApi: fn("review") },
+    authorizers: { intake: authorizer(TOKEN), reviewer: authorizer(REVIEWER) },
   });
 });
 afterAll(() => front?.stop());
@@ -97,14 +101,26 @@ describe("the HTTP front", () => {
   });
 
   it.each([
-    ["no Authorization header", {}],
-    ["a wrong token", { authorization: "Bearer nope" }],
-  ])("answers 401 with the error body for %s, and the intake handler never runs", async (_c, headers) => {
+    ["no Authorization header", "POST", "/claims", {}, 401, "UNAUTHORIZED"],
+    ["a wrong token", "POST", "/claims", { authorization: "Bearer nope" }, 403, "FORBIDDEN"],
+    ["the reviewer token on an intake route", "POST", "/claims", { authorization: `Bearer ${REVIEWER}` }, 403, "FORBIDDEN"],
+    ["the intake token on a review route", "POST", "/claims/clm_1/review", { authorization: `Bearer ${TOKEN}` }, 403, "FORBIDDEN"],
+    ["the intake token on the review list", "GET", "/reviews", { authorization: `Bearer ${TOKEN}` }, 403, "FORBIDDEN"],
+    // API Gateway joins repeated headers with a comma, so a valid token followed by another is refused, as on AWS.
+    ["a valid token followed by a second Authorization header", "POST", "/claims", { authorization: [`Bearer ${TOKEN}`, "Bearer nope"] }, 403, "FORBIDDEN"],
+  ] as const)("answers like API Gateway for %s, and no function runs", async (_c, method, path, headers, status, code) => {
     events.length = 0;
-    const res = await exchange("POST", "/claims", headers, Buffer.from("{}"));
-    expect(res.status).toBe(401);
-    expect(JSON.parse(res.body).error.code).toBe("UNAUTHORIZED");
+    const res = await exchange(method, path, headers as unknown as Record<string, string>, method === "POST" ? Buffer.from("{}") : undefined);
+    expect(res.status).toBe(status);
+    expect(JSON.parse(res.body).error.code).toBe(code);
     expect(events).toHaveLength(0);
+  });
+
+  it("sends each route to its function behind its own token", async () => {
+    const review = await exchange("POST", "/claims/clm_1/review", { authorization: `Bearer ${REVIEWER}` }, Buffer.from("{}"));
+    expect(review.headers["x-fn"]).toBe("review");
+    expect((await exchange("GET", "/reviews", { authorization: `Bearer ${REVIEWER}` })).headers["x-fn"]).toBe("review");
+    expect((await exchange("GET", "/claims/clm_1", auth)).headers["x-fn"]).toBe("intake");
   });
 
   it("gives the authorizer the Authorization header as identity source", async () => {

@@ -9,15 +9,21 @@ import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
 import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
 import { ROUTES } from "../infra/facts.ts";
+import type { RouteAuth, RouteFact } from "../infra/facts.ts";
 import { HttpFrontError } from "./stack-errors.ts";
 
-/** The routes of infra/facts.ts: every one goes to the intake handler; all but those with auth "none" need the bearer token. */
-const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({ routeKey, auth: route.auth !== "none" }));
+/** The routes of infra/facts.ts: each goes to its function, behind the authorizer of its token (none for auth "none"). */
+const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({ routeKey, auth: route.auth, fn: route.fn }));
+
+type ApiFn = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
+type AuthorizerFn = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerResult>;
 
 /** Options of `startHttpFront`. */
 export interface HttpFrontOptions {
-  readonly intakeApi: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
-  readonly authorizer: (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerResult>;
+  /** The function behind each route (RouteFact.fn). */
+  readonly functions: Readonly<Record<RouteFact["fn"], ApiFn>>;
+  /** The authorizer of each kind of token (RouteFact.auth). */
+  readonly authorizers: Readonly<Record<Exclude<RouteAuth, "none">, AuthorizerFn>>;
   /** Default 3000; 0 picks a free port. */
   readonly port?: number;
   /** Default 127.0.0.1. */
@@ -34,7 +40,7 @@ export interface HttpFront {
 }
 
 /** Matches `method path` against the routes of infra/facts.ts; returns the route and its path parameters. */
-export function matchRoute(method: string, path: string): { routeKey: string; auth: boolean; pathParameters: Record<string, string> } | undefined {
+export function matchRoute(method: string, path: string): { routeKey: string; auth: RouteAuth; fn: RouteFact["fn"]; pathParameters: Record<string, string> } | undefined {
   const segments = path.split("/").slice(1);
   for (const route of API_ROUTES) {
     const [routeMethod, template] = route.routeKey.split(" ") as [string, string];
@@ -50,7 +56,7 @@ export function matchRoute(method: string, path: string): { routeKey: string; au
       }
       return p === seg;
     });
-    if (ok) return { routeKey: route.routeKey, auth: route.auth, pathParameters: params };
+    if (ok) return { routeKey: route.routeKey, auth: route.auth, fn: route.fn, pathParameters: params };
   }
   return undefined;
 }
@@ -63,12 +69,16 @@ function safeDecode(s: string): string {
   }
 }
 
-/** API Gateway's v2 header map: lowercased names, repeated headers joined with commas. */
+/**
+ * API Gateway's v2 header map: lowercased names, repeated headers joined with commas — every header,
+ * Authorization included (Node keeps only the first of some duplicates in `req.headers`, so the raw
+ * headers are read): two Authorization headers reach the authorizer as one joined value, as on AWS.
+ */
 export function headerMap(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(",") : value;
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values === undefined) continue;
+    out[name.toLowerCase()] = values.join(",");
   }
   return out;
 }
@@ -171,15 +181,18 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     const url = new URL(req.url ?? "/", "http://localhost");
     const route = matchRoute(req.method ?? "GET", url.pathname);
     if (!route) return sendError(res, 404, "NOT_FOUND", `no route for ${req.method} ${url.pathname}`);
-    if (route.auth) {
+    if (route.auth !== "none") {
+      // As API Gateway: no Authorization header is 401 before any authorizer runs; a token the route's authorizer refuses is 403.
       const probe = toApiEvent(req, url, route, Buffer.alloc(0));
-      const answer = probe.headers.authorization ? await options.authorizer(toAuthorizerEvent(probe)) : { isAuthorized: false };
-      if (!answer.isAuthorized) return sendError(res, 401, "UNAUTHORIZED", "send Authorization: Bearer <token> (CLAIMS_API_TOKEN)", true);
+      const variable = route.auth === "reviewer" ? "CLAIMS_REVIEWER_TOKEN" : "CLAIMS_API_TOKEN";
+      if (!probe.headers.authorization) return sendError(res, 401, "UNAUTHORIZED", `send Authorization: Bearer <token> (${variable})`, true);
+      const answer = await options.authorizers[route.auth](toAuthorizerEvent(probe));
+      if (!answer.isAuthorized) return sendError(res, 403, "FORBIDDEN", `this route needs the ${route.auth} token (${variable})`, true);
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     const body = declared > MAX_BODY_BYTES ? undefined : await readBody(req, MAX_BODY_BYTES);
     if (body === undefined) return sendError(res, 413, "PAYLOAD_TOO_LARGE", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, true);
-    return writeResult(res, await options.intakeApi(toApiEvent(req, url, route, body)));
+    return writeResult(res, await options.functions[route.fn](toApiEvent(req, url, route, body)));
   };
   const server = createServer((req, res) => {
     const t0 = performance.now();

@@ -8,6 +8,7 @@ import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import { submitClaim } from "../pipeline/intake.ts";
 import { endOverdueClaim } from "../pipeline/overdue.ts";
+import { decideReview } from "../pipeline/review.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 import { SettleTimeoutError } from "./stack-errors.ts";
 
@@ -52,6 +53,8 @@ export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
       }
     },
     getClaim: (claimId) => deps.claims.getClaim(claimId),
+    // As the ReviewApi function decides it: through the stack's ports, so the refund, audit and events are the real ones.
+    decideReview: (claimId, body) => decideReview(claimId, body, deps),
     appendAudit: (event) => deps.audit.append(event),
     auditBySimulation: (id) => deps.audit.bySimulation(id),
     close: () => input.stop(),

@@ -14,6 +14,7 @@ import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock, IdSource } from "../pipeline/ports.ts";
 import { createAuthorizerHandler } from "../functions/authorizer.ts";
+import { createReviewApiHandler } from "../functions/review-api.ts";
 import { createBatchHandler } from "../functions/batch.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
@@ -65,6 +66,8 @@ export interface LocalStackOptions {
   readonly dataDir?: string;
   /** Bearer token of the HTTP API (Resource.ApiToken); generated when absent. */
   readonly apiToken?: string;
+  /** The reviewers' token (default: random); the intake token cannot decide reviews, and the reverse. */
+  readonly reviewerToken?: string;
   /** Orders to seed (default: the config file's, dates resolved against `clock`). */
   readonly orders?: readonly Order[];
   readonly ids?: IdSource;
@@ -97,7 +100,9 @@ export interface LocalStackOptions {
 /** The handlers as wired locally (the same factories as the deployed `handler` exports). */
 export type LocalHandlers = {
   readonly intakeApi: ReturnType<typeof createIntakeApiHandler>;
+  readonly reviewApi: ReturnType<typeof createReviewApiHandler>;
   readonly authorizer: ReturnType<typeof createAuthorizerHandler>;
+  readonly reviewerAuthorizer: ReturnType<typeof createAuthorizerHandler>;
   readonly sweep: ReturnType<typeof createSweepHandler>;
   readonly batch: ReturnType<typeof createBatchHandler>;
 } & Readonly<Record<QueueRole, SqsHandler>>;
@@ -114,6 +119,7 @@ export interface LocalStack {
   readonly emulators: Emulators;
   readonly clients: AwsClients;
   readonly apiToken: string;
+  readonly reviewerToken: string;
   /** Resolves when every queue but the timers' is empty, no handler runs, and the bus has delivered everything. */
   drained(timeoutMs?: number): Promise<void>;
   /** Stops the sweep, the pollers (after their batches), then the bus and the emulators; safe to call twice. */
@@ -156,10 +162,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const queues = await createQueues(clients.sqs, { ...options.queues, ...llmQueues });
     const apiToken = options.apiToken ?? randomBytes(24).toString("base64url");
+    const reviewerToken = options.reviewerToken ?? randomBytes(24).toString("base64url");
     setSstResourceEnv({
       [LINKS.table]: { name: LOCAL_TABLE_NAME },
       [LINKS.bus]: { name: BUS_NAME, arn: `arn:aws:events:us-east-1:000000000000:event-bus/${BUS_NAME}` },
       [LINKS.apiToken]: { value: apiToken },
+      [LINKS.reviewerToken]: { value: reviewerToken },
       [LINKS.llmApiKey]: { value: process.env.LLM_API_KEY || "local-no-key" },
       ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
     });
@@ -189,11 +197,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       timers: createTimerHandler(of("timer"), log("timer")),
     };
     const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
+    const reviewerAuthorizerLinks = linkedResources(restrictedReader(sstResources, "reviewerAuthorizer"));
     const intakeDeps = of("intakeApi");
     const handlers: LocalHandlers = {
       ...consumers,
       intakeApi: createIntakeApiHandler(intakeDeps, log("intakeApi")),
       authorizer: createAuthorizerHandler(() => authorizerLinks.secret(LINKS.apiToken), log("authorizer")),
+      reviewApi: createReviewApiHandler(of("reviewApi"), log("reviewApi")),
+      reviewerAuthorizer: createAuthorizerHandler(() => reviewerAuthorizerLinks.secret(LINKS.reviewerToken), log("reviewerAuthorizer")),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
       batch: createBatchHandler(of("batch"), { ...log("batch"), stack: "local", env: { ...process.env, CLAIMS_CONFIG_PATH: options.configPath } }),
     };
@@ -233,7 +244,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const diagnose = () => describeQueues(clients.sqs, queues, started);
     const runtime = createStackRuntime({ deps, intake: intakeDeps(), drained, stop, diagnose, settleTimeoutMs: options.settleTimeoutMs ?? waits.claimMs });
-    return { runtime, deps, config, handlers, pollers: started, queues, bus: { local: emulators.bus, received }, emulators, clients, apiToken, drained, stop };
+    return { runtime, deps, config, handlers, pollers: started, queues, bus: { local: emulators.bus, received }, emulators, clients, apiToken, reviewerToken, drained, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw new StackStartError(`the local stack did not start: ${(error as Error).message}`, error);

@@ -11,7 +11,7 @@ import { isFinal } from "../core/claims/claim-record.ts";
 import { approvalExecutionIdFor, checkDecision, normaliseDecision, resubmittedClaimIdFor, ReviewDecisionSchema, reviewIdFor, reviewView } from "../core/claims/review.ts";
 import type { ReviewOrigin, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
 import { centsToEur, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
-import type { AuditEvent } from "../core/integrity/index.ts";
+import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Effect } from "./effects.ts";
@@ -96,6 +96,13 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
     const check = checkDecision(parsed.data, review);
     if (check !== undefined && check !== "REPEAT") return { ok: false, ...check };
     if (check === "REPEAT" && review.status !== "PENDING") return finish(record, review, deps);
+    // An approval that cannot pass the reject checks now is refused before it claims anything, so another
+    // reviewer's decision is not blocked by an approval that was going to fail.
+    if (!review.intent && parsed.data.decision === "APPROVE") {
+      const amount = normaliseDecision(parsed.data, review).amount_eur!;
+      const precheck = await approvalChecks(record, review, amount, deps);
+      if (!precheck.ok) return { ok: false, status: 409, code: precheck.code, message: precheck.message };
+    }
     // Claim the decision on the review (or go on with this same decision already claimed).
     let claimed = review;
     if (!review.intent) {
@@ -211,6 +218,19 @@ type Approval = { ok: true } | { ok: false; code: string; message: string };
  * update as an ACCEPT — exactly once per claim, never above the order.
  */
 async function approve(record: ClaimRecord, review: ReviewRecord, amountEur: number, deps: ReviewDeps): Promise<Approval> {
+  const checked = await approvalChecks(record, review, amountEur, deps);
+  if (!checked.ok) return checked;
+  const { order, cents, orderCents } = checked;
+  const result = await deps.ledger.reserve({ orderId: order.order_id, claimId: record.claim_id, cents, orderCents, mode: { kind: "approved" }, scope: record.simulation_id });
+  if (result.ok) return { ok: true };
+  if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && result.entry.claims[record.claim_id] === cents) return { ok: true }; // our own reservation (a repeat)
+  return { ok: false, code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code, message: result.message };
+}
+
+type Checked = { ok: true; order: Order; cents: number; orderCents: number } | { ok: false; code: string; message: string };
+
+/** The reject checks (layers 1–8b) on the escalated proposal for `amountEur`, against the ledger as it stands now. */
+async function approvalChecks(record: ClaimRecord, review: ReviewRecord, amountEur: number, deps: ReviewDeps): Promise<Checked> {
   if (!record.claim || review.proposal === undefined || !review.order_id) return { ok: false, code: "DECISION_NOT_ALLOWED", message: "this review carries no proposal to approve" };
   const scope = record.simulation_id;
   let order;
@@ -247,10 +267,7 @@ async function approve(record: ClaimRecord, review: ReviewRecord, amountEur: num
   if (verdict.verdict !== "ACCEPT") return { ok: false, code: verdict.reason_code, message: verdict.reason };
   const orderCents = parseCents(order.amount);
   if (!orderCents.ok) return { ok: false, code: "ORDER_DATA_INVALID", message: `order ${order.order_id}: ${orderCents.message}` };
-  const result = await deps.ledger.reserve({ orderId: order.order_id, claimId: record.claim_id, cents: cents.cents, orderCents: orderCents.cents, mode: { kind: "approved" }, scope });
-  if (result.ok) return { ok: true };
-  if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && result.entry.claims[record.claim_id] === cents.cents) return { ok: true }; // our own reservation (a repeat)
-  return { ok: false, code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code, message: result.message };
+  return { ok: true, order, cents: cents.cents, orderCents: orderCents.cents };
 }
 
 function stripUndefined<T extends object>(value: T): T {

@@ -77,6 +77,15 @@ export function planBatches<T extends { body: string }>(messages: readonly T[], 
   return batches;
 }
 
+/**
+ * JSON with every character outside printable ASCII escaped as \uXXXX: still the same JSON value, and a body
+ * every SQS accepts — real SQS refuses U+FFFE/U+FFFF and a few others, fauxqs anything outside the Basic
+ * Multilingual Plane (emoji) — so any text a customer can send travels (SPEC §8).
+ */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** WorkQueues on five SQS queues through the injected client. */
 export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
   const { client, urls, clock } = options;
@@ -90,7 +99,7 @@ export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
     messages.map((message, i) => {
       const parsed = schema.safeParse(message);
       if (!parsed.success) throw new QueueMessageError(queue, `message ${i + 1} of ${messages.length} for ${queue} is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
-      const body = JSON.stringify(message);
+      const body = asciiJson(message);
       const bytes = Buffer.byteLength(body, "utf8");
       if (bytes > SQS_LIMITS.maxBytes) throw new MessageTooLargeError(`message ${i + 1} for ${queue} is ${bytes} bytes, over SQS's ${SQS_LIMITS.maxBytes}`);
       return body;

@@ -6,16 +6,51 @@ export const IsoDateSchema = z.string().refine((s) => parseIsoMs(s) !== undefine
   message: "must be an ISO-8601 date or timestamp, e.g. 2026-05-20 or 2026-05-20T10:00:00Z",
 });
 
+/** The largest amount a claim may state, in EUR either way (SPEC §4.1): beyond it the claim is refused at intake. */
+export const MAX_CLAIM_AMOUNT_EUR = 1_000_000;
+
+/**
+ * Text that every queue can carry once encoded (SPEC §4.1, §8): well-formed Unicode (no lone surrogate) and no
+ * control characters but tab, line feed and carriage return. Everything else — emoji, any plane, U+FFFE/U+FFFF —
+ * travels, because message bodies escape non-ASCII characters (adapters/aws/sqs-work-queues.ts).
+ */
+export function queueSafeText(value: string): string | undefined {
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) return "holds a lone surrogate (text that is not valid Unicode)";
+  for (const c of value) {
+    const code = c.charCodeAt(0);
+    const control = (code < 0x20 && c !== "\t" && c !== "\n" && c !== "\r") || code === 0x7f;
+    if (control) return `holds the control character U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  }
+  return undefined;
+}
+
+/** A string of queue-safe text (see `queueSafeText`). */
+const text = () => z.string().superRefine((value, ctx) => {
+  const problem = queueSafeText(value);
+  if (problem) ctx.addIssue({ code: "custom", message: `${problem}; it cannot be queued` });
+});
+
+/**
+ * A claim's amount: a finite number with at most 2 decimals and at most 1,000,000 EUR either way. A zero or
+ * negative amount is accepted here and rejected by the kernel (INVALID_AMOUNT), as in the seed.
+ */
+export const ClaimAmountSchema = z
+  .number()
+  .refine(Number.isFinite, "amount_eur must be a finite number")
+  .refine((n) => Math.abs(n) <= MAX_CLAIM_AMOUNT_EUR, `amount_eur must be between -${MAX_CLAIM_AMOUNT_EUR} and ${MAX_CLAIM_AMOUNT_EUR} EUR`)
+  // The number as JSON writes it: at most 2 decimals, no exponent (5e-324 is not a cent amount).
+  .refine((n) => /^-?\d+(\.\d{1,2})?$/.test(String(n)), "amount_eur has more than 2 decimals");
+
 /** A structured refund claim as a customer or intake channel submits it; the kernel, not this schema, judges the amount. */
 export const ClaimSchema = z
   .object({
-    order_id: z.string().trim().min(1, "order_id is required").max(128),
-    amount_eur: z.number().refine(Number.isFinite, "amount_eur must be a finite number"),
-    category: z.string().trim().min(1).max(64),
-    reason: z.string().max(4000).default(""),
+    order_id: text().trim().min(1, "order_id is required").max(128),
+    amount_eur: ClaimAmountSchema,
+    category: text().trim().min(1).max(64),
+    reason: text().max(4000).default(""),
     purchase_date: IsoDateSchema.optional(),
-    currency: z.string().trim().length(3).optional(),
-    customer_id: z.string().max(128).optional(),
+    currency: text().trim().length(3).optional(),
+    customer_id: text().max(128).optional(),
   })
   .strict();
 
@@ -23,7 +58,7 @@ export const ClaimSchema = z
 export type Claim = z.infer<typeof ClaimSchema>;
 
 /** Free-text claims are bounded so that a prompt stays small. */
-export const ClaimTextSchema = z.string().trim().min(1, "claim_text is empty").max(8000, "claim_text is longer than 8000 characters");
+export const ClaimTextSchema = text().trim().min(1, "claim_text is empty").max(8000, "claim_text is longer than 8000 characters");
 
 /** The input of a claim submission: exactly one of `claim` or `claim_text`. */
 export const ClaimInputSchema = z.union([

@@ -1,6 +1,10 @@
-// API Gateway HTTP API (payload 2.0) plumbing for the intake handler: the event schema, the body
-// limit and the response shapes of SPEC §7.2 (`4xx { error: { code, message, issues? } }`).
-import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+// API Gateway HTTP API (payload 2.0) plumbing for the HTTP functions: the event schema, the body limit,
+// the response shapes of SPEC §7.2 (`4xx { error: { code, message, issues? } }`) and the shared handler shell.
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { ROUTES, RouteFact, RouteKey } from "../../infra/facts.ts";
+import type { PipelineDeps } from "../../pipeline/deps.ts";
+import { errorFields } from "./logger.ts";
+import type { HandlerLogger } from "./logger.ts";
 import * as z from "zod";
 
 /** Largest accepted request body (SPEC §7.2): larger bodies are answered 413. */
@@ -13,6 +17,7 @@ export const ApiEventSchema = z.object({
   rawPath: z.string(),
   headers: z.record(z.string(), z.string()).default({}),
   pathParameters: z.record(z.string(), z.string()).optional(),
+  queryStringParameters: z.record(z.string(), z.string()).optional(),
   body: z.string().optional(),
   isBase64Encoded: z.boolean().default(false),
   requestContext: z.object({ requestId: z.string(), http: z.object({ method: z.string(), path: z.string() }) }),
@@ -59,4 +64,38 @@ export function parseJsonBody(bytes: Buffer): { ok: true; value: unknown } | { o
   } catch (e) {
     return { ok: false, issues: [{ path: "(body)", message: `not valid JSON: ${(e as Error).message}` }] };
   }
+}
+
+/** The handler of one route: one request, the function's dependencies, one response. */
+export type RouteHandler = (request: ApiRequest, deps: PipelineDeps) => Promise<ApiResponse>;
+
+/** The route keys of infra/facts.ts a function serves (health is answered by the shared shell). */
+export type RoutesOf<F extends RouteFact["fn"]> = Exclude<{ [K in RouteKey]: (typeof ROUTES)[K]["fn"] extends F ? K : never }[RouteKey], "GET /health">;
+
+/**
+ * The shell every HTTP function shares: parse the API Gateway event, answer /health, dispatch to the route's
+ * handler (404 for a route this function does not serve), log the outcome, and turn anything thrown into a
+ * 500 that carries the request id and no internals.
+ */
+export function createApiHandler(handlers: Partial<Record<RouteKey, RouteHandler>>, getDeps: () => PipelineDeps | Promise<PipelineDeps>, logger: HandlerLogger) {
+  return async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
+    const parsed = ApiEventSchema.safeParse(event);
+    if (!parsed.success) {
+      logger.error("not an API Gateway v2 event", { issues: parsed.error.issues.map((i) => i.path.join(".")) });
+      return apiError(400, "BAD_REQUEST", "the request could not be read");
+    }
+    const request = parsed.data;
+    const log = { requestId: request.requestContext.requestId, routeKey: request.routeKey };
+    if (request.routeKey === "GET /health") return json(200, { status: "ok" });
+    const route = Object.hasOwn(handlers, request.routeKey) ? handlers[request.routeKey as RouteKey] : undefined;
+    if (!route) return apiError(404, "NOT_FOUND", `no route for ${request.requestContext.http.method} ${request.rawPath}`);
+    try {
+      const response = await route(request, await getDeps());
+      logger.info("request handled", { ...log, status: response.statusCode });
+      return response;
+    } catch (error) {
+      logger.error("request failed", { ...log, error: errorFields(error) });
+      return apiError(500, "INTERNAL", `internal error (request ${log.requestId})`);
+    }
+  };
 }

@@ -30,7 +30,8 @@ export async function getClaim(request: ApiRequest, deps: PipelineDeps): Promise
   const id = request.pathParameters?.id ?? "";
   if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
   const record = await deps.claims.getClaim(id);
-  return record ? json(200, claimView(record)) : apiError(404, "NOT_FOUND", `claim ${id} not found`);
+  if (!record) return apiError(404, "NOT_FOUND", `claim ${id} not found`);
+  return json(200, claimView(record, await deps.reviews.getReview(id)));
 }
 
 /** `GET /reports/{simulation_id}`: the HTML report built from the run's audit, or 404. */

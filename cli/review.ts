@@ -1,0 +1,190 @@
+// `claims review …`: the review API (SPEC §7.2) from the terminal, against `claims serve` or a deployed API.
+// The reviewer token comes from --token or CLAIMS_REVIEWER_TOKEN; the API from --url, CLAIMS_URL or the
+// local default. Refusals (400/404/409) print the API's error and exit 1; an API that cannot be reached,
+// or a bad argument, exits 2.
+import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
+import { readFileSync } from "node:fs";
+import { ClaimsError } from "../core/errors.ts";
+
+/** Where and as whom the review commands talk to the API. */
+export interface ReviewTarget {
+  url: string;
+  token: string;
+}
+
+/** The outcome of one API call: the status and the parsed JSON body. */
+export interface ApiAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** Raised for a usage or connection problem (exit 2), never for an API refusal. */
+export class ReviewCliError extends ClaimsError<"REVIEW_CLI"> {
+  constructor(message: string) {
+    super("REVIEW_CLI", message);
+  }
+}
+
+/** The target from the options and the environment; refuses to run without a token. */
+export function reviewTarget(o: { url?: string; token?: string }, env: Readonly<Record<string, string | undefined>> = process.env): ReviewTarget {
+  const url = (o.url ?? env.CLAIMS_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
+  if (!/^https?:\/\/\S+$/.test(url)) throw new ReviewCliError(`--url must be an http(s) URL, got ${url}`);
+  const token = o.token ?? env.CLAIMS_REVIEWER_TOKEN?.trim();
+  if (!token) throw new ReviewCliError("no reviewer token: pass --token or set CLAIMS_REVIEWER_TOKEN (claims serve prints the one it generated)");
+  return { url, token };
+}
+
+/** One call to the API with the reviewer token. */
+export async function callApi(target: ReviewTarget, method: "GET" | "POST", path: string, body?: unknown): Promise<ApiAnswer> {
+  let response: Response;
+  try {
+    response = await fetch(`${target.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${target.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (cause) {
+    throw new ReviewCliError(`cannot reach ${target.url}: ${((cause as Error).cause as Error | undefined)?.message ?? (cause as Error).message} (is claims serve running? --url / CLAIMS_URL)`);
+  }
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    // a non-JSON answer is shown as text
+  }
+  return { status: response.status, body: parsed };
+}
+
+type Review = { review_id: string; claim_id: string; origin: string; status: string; reason_code: string; reason: string; order_id?: string; amount_eur?: number; requested_at: string };
+
+/** A one-line summary of a listed review. */
+export function formatReviewLine(r: Review): string {
+  const money = r.amount_eur === undefined ? "" : ` ${r.amount_eur.toFixed(2)} EUR`;
+  return `${r.claim_id}  ${r.status.padEnd(11)} ${r.origin.padEnd(12)} ${r.reason_code}${r.order_id ? ` on ${r.order_id}` : ""}${money}  (requested ${r.requested_at})\n    ${r.reason}`;
+}
+
+/** Every review of a status, page by page. */
+async function* allReviews(target: ReviewTarget, status: string): AsyncGenerator<Review> {
+  let cursor: string | undefined;
+  do {
+    const answer = await callApi(target, "GET", `/reviews?status=${status}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    if (answer.status !== 200) throw Object.assign(new Error("refused"), { answer });
+    const page = answer.body as { items: Review[]; next_cursor?: string };
+    yield* page.items;
+    cursor = page.next_cursor;
+  } while (cursor);
+}
+
+const STATUSES = ["PENDING", "APPROVED", "DENIED", "RESUBMITTED"] as const;
+
+function parseStatus(value: string): string {
+  const s = value.toUpperCase();
+  if (!(STATUSES as readonly string[]).includes(s)) throw new InvalidArgumentError(`one of ${STATUSES.join(", ")}`);
+  return s;
+}
+
+function parseAmount(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new InvalidArgumentError("an amount in EUR, e.g. 120.50");
+  return n;
+}
+
+/** A claim from --claim: JSON text, or @file holding JSON. */
+function readClaim(value: string): unknown {
+  const text = value.startsWith("@") ? readFileSync(value.slice(1), "utf8") : value;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new InvalidArgumentError(`the corrected claim must be JSON (or @file with JSON): ${(e as Error).message}`);
+  }
+}
+
+type Common = { url?: string; token?: string; json?: boolean };
+
+/** Prints an answer: JSON with --json, else a line; returns the exit code (0 success, 1 refused). */
+function report(answer: ApiAnswer, json: boolean | undefined, ok: (body: unknown) => string): number {
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  if (json) out(JSON.stringify(answer.body, null, 2));
+  if (answer.status >= 200 && answer.status < 300) {
+    if (!json) out(ok(answer.body));
+    return 0;
+  }
+  const error = (answer.body as { error?: { code?: string; message?: string; issues?: { path: string; message: string }[] } } | undefined)?.error;
+  if (!json) {
+    process.stderr.write(`claims review: ${answer.status} ${error?.code ?? ""}: ${error?.message ?? String(answer.body)}\n`);
+    for (const i of error?.issues ?? []) process.stderr.write(`  ${i.path}: ${i.message}\n`);
+  }
+  return 1;
+}
+
+function decided(body: unknown): string {
+  const b = body as { claim_id: string; review: { status: string; amount_eur?: number }; executed: boolean; execution_id?: string; resubmitted_claim_id?: string };
+  return `${b.claim_id}: review ${b.review.status}${b.executed ? `, refund executed (${b.execution_id ?? "?"})` : ""}${b.resubmitted_claim_id ? `, resubmitted as ${b.resubmitted_claim_id}` : ""}`;
+}
+
+/** Registers `claims review list|show|approve|deny|resubmit` on the program. */
+export function registerReviewCommands(program: Command): void {
+  const review = program.command("review").description("list and decide human reviews through the API (reviewer token: --token or CLAIMS_REVIEWER_TOKEN)");
+  const common = (c: Command) =>
+    c
+      .option("--url <url>", "the API (default $CLAIMS_URL or http://127.0.0.1:3000)")
+      .option("--token <token>", "the reviewer token (default $CLAIMS_REVIEWER_TOKEN)")
+      .option("--json", "print the API's JSON answer on stdout");
+
+  common(review.command("list").description("list reviews, oldest request first"))
+    .option("--status <status>", "PENDING, APPROVED, DENIED or RESUBMITTED", parseStatus, "PENDING")
+    .action(async (o: Common & { status: string }) => {
+      const target = reviewTarget(o);
+      const items: Review[] = [];
+      try {
+        for await (const r of allReviews(target, o.status)) items.push(r);
+      } catch (e) {
+        process.exitCode = report((e as { answer?: ApiAnswer }).answer ?? { status: 0, body: String(e) }, o.json, () => "");
+        return;
+      }
+      if (o.json) process.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
+      else process.stdout.write(`${items.length === 0 ? `no ${o.status} reviews` : items.map(formatReviewLine).join("\n")}\n`);
+    });
+
+  common(review.command("show <claimId>").description("show the review of one claim"))
+    .action(async (claimId: string, o: Common) => {
+      const target = reviewTarget(o);
+      for (const status of STATUSES) {
+        for await (const r of allReviews(target, status)) {
+          if (r.claim_id !== claimId) continue;
+          process.stdout.write(`${o.json ? JSON.stringify(r, null, 2) : formatReviewLine(r)}\n`);
+          return;
+        }
+      }
+      process.stderr.write(`claims review: claim ${claimId} has no review\n`);
+      process.exitCode = 1;
+    });
+
+  common(review.command("approve <claimId>").description("approve an escalated claim: the reject checks run again, then the refund is reserved once"))
+    .option("--amount <eur>", "approve less than proposed (default: the proposed amount)", parseAmount)
+    .option("--note <text>", "a note for the record")
+    .option("--reviewer <name>", "who approves (recorded and published as approved_by)")
+    .action(async (claimId: string, o: Common & { amount?: number; note?: string; reviewer?: string }) => {
+      const body = { decision: "APPROVE", ...(o.amount === undefined ? {} : { amount_eur: o.amount }), ...(o.note ? { note: o.note } : {}), ...(o.reviewer ? { reviewer: o.reviewer } : {}) };
+      process.exitCode = report(await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body), o.json, decided);
+    });
+
+  common(review.command("deny <claimId>").description("deny a claim under review: it closes without a refund"))
+    .requiredOption("--note <text>", "why (recorded and published)")
+    .option("--reviewer <name>", "who denies")
+    .action(async (claimId: string, o: Common & { note: string; reviewer?: string }) => {
+      const body = { decision: "DENY", note: o.note, ...(o.reviewer ? { reviewer: o.reviewer } : {}) };
+      process.exitCode = report(await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body), o.json, decided);
+    });
+
+  common(review.command("resubmit <claimId>").description("resubmit a claim that needs review with a corrected structured claim"))
+    .requiredOption("--claim <json>", "the corrected claim as JSON, or @file", readClaim)
+    .option("--note <text>", "a note for the record")
+    .option("--reviewer <name>", "who resubmits")
+    .action(async (claimId: string, o: Common & { claim: unknown; note?: string; reviewer?: string }) => {
+      const body = { decision: "RESUBMIT", claim: o.claim, ...(o.note ? { note: o.note } : {}), ...(o.reviewer ? { reviewer: o.reviewer } : {}) };
+      process.exitCode = report(await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body), o.json, decided);
+    });
+}

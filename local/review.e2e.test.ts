@@ -1,0 +1,122 @@
+// End to end over HTTP against `claims serve` (a child process): 100 claims at once on one order, then the
+// reviews they opened decided at once by two reviewers who disagree. Money stays bounded throughout: automatic
+// refunds on the order never pass the 500 EUR limit, nothing refunds above the order or twice, every ACCEPT
+// has its RefundExecuted and every RefundExecuted an ACCEPT or an approval; each review is decided once.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkMoneyInvariants, fromJournal } from "../pipeline/money-invariants.ts";
+import { finalClaim, startServe } from "./serve-child.test-kit.ts";
+import type { ServeChild } from "./serve-child.test-kit.ts";
+import { TEST_NOW } from "./stack-fixture.ts";
+
+// ord_016 in scenarios/config.yaml: 1200 EUR; the escalation limit is 500 EUR.
+const ORDER = { id: "ord_016", eur: 1200 };
+const CLAIMS = 100;
+const AMOUNT = 100;
+
+let dataDir: string;
+let serve: ServeChild;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "claims-review-e2e-"));
+  serve = await startServe({ dataDir, args: ["--now", new Date(TEST_NOW).toISOString()] });
+}, 120_000);
+
+afterAll(async () => {
+  await serve?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("reviews over HTTP", () => {
+  const ids: string[] = [];
+
+  it(`decides ${CLAIMS} claims submitted at once on one order without ever passing the automatic limit`, async () => {
+    const submitted = await Promise.all(Array.from({ length: CLAIMS }, (_, i) =>
+      serve.api("POST", "/claims", { claim: { order_id: ORDER.id, amount_eur: AMOUNT, category: "electronics", reason: `part ${i} broke` } }, { headers: { "idempotency-key": `e2e-review-${i}` } })));
+    for (const s of submitted) {
+      expect(s.status).toBe(202);
+      ids.push(s.body.claim_id);
+    }
+    const views = await Promise.all(ids.map((id) => finalClaim(serve, id)));
+    const accepted = views.filter((v) => v.verdict === "ACCEPT");
+    const escalated = views.filter((v) => v.verdict === "ESCALATE");
+    expect(accepted.length + escalated.length).toBe(CLAIMS);
+    // 5 × 100 EUR reach the 500 EUR limit exactly; everything else waits for a person.
+    expect(accepted.length).toBeLessThanOrEqual(500 / AMOUNT);
+    expect(accepted.every((v) => v.executed === true && v.customer_message === "Your refund has been approved.")).toBe(true);
+    expect(escalated.every((v) => ["AMOUNT_ABOVE_LIMIT", "REVIEW_PENDING_ON_ORDER"].includes(String(v.reason_code)) && (v.review as { status: string }).status === "PENDING")).toBe(true);
+    const money = checkMoneyInvariants(fromJournal(serve.events()), { orderAmountEur: (id) => (id === ORDER.id ? ORDER.eur : undefined), limitEur: 500 });
+    expect(money.violations).toEqual([]);
+    expect(money.accepts).toBe(accepted.length);
+    expect(money.refunds).toBe(accepted.length);
+  }, 600_000);
+
+  it("lists the pending reviews oldest first to the reviewer token only", async () => {
+    const intake = await serve.api("GET", "/reviews");
+    expect(intake.status).toBe(403);
+    const pages: { review_id: string; claim_id: string; requested_at: string; status: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await serve.api("GET", `/reviews?limit=30${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, undefined, { as: "reviewer" });
+      expect(page.status).toBe(200);
+      pages.push(...page.body.items);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    const escalated = (await Promise.all(ids.map((id) => serve.api("GET", `/claims/${id}`)))).filter((r) => r.body.verdict === "ESCALATE");
+    expect(pages.map((r) => r.claim_id).sort()).toEqual(escalated.map((r) => r.body.claim_id).sort());
+    expect(pages.every((r) => r.status === "PENDING")).toBe(true);
+    const times = pages.map((r) => r.requested_at);
+    expect(times).toEqual([...times].sort());
+  });
+
+  it("decides every review exactly once when two reviewers act at once, and approves only what the order can still refund", async () => {
+    const pending = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as { claim_id: string }[];
+    // Reviewer A approves every one; reviewer B denies every one; their requests interleave.
+    const answers = await Promise.all(pending.flatMap((r) => [
+      serve.api("POST", `/claims/${r.claim_id}/review`, { decision: "APPROVE", reviewer: "alice" }, { as: "reviewer" }).then((a) => ({ who: "alice", claim: r.claim_id, ...a })),
+      serve.api("POST", `/claims/${r.claim_id}/review`, { decision: "DENY", reviewer: "bob", note: "duplicate part claims" }, { as: "reviewer" }).then((a) => ({ who: "bob", claim: r.claim_id, ...a })),
+    ]));
+    expect(answers.every((a) => [200, 409].includes(a.status))).toBe(true);
+    const byClaim = new Map<string, typeof answers>();
+    for (const a of answers) byClaim.set(a.claim, [...(byClaim.get(a.claim) ?? []), a]);
+    let approved = 0;
+    for (const [claim, list] of byClaim) {
+      const view = (await serve.api("GET", `/claims/${claim}`)).body;
+      const winners = list.filter((a) => a.status === 200);
+      // At most one decision wins; a refused approval (balance gone) leaves the review for the other reviewer's denial.
+      expect(winners.length, claim).toBeLessThanOrEqual(1);
+      expect(["APPROVED", "DENIED", "PENDING"]).toContain(view.review.status);
+      if (view.review.status === "APPROVED") {
+        approved++;
+        expect(view.executed).toBe(true);
+        expect(winners[0]?.who).toBe("alice");
+      }
+      for (const loser of list.filter((a) => a.status === 409)) expect(["REVIEW_ALREADY_DECIDED", "EXCEEDS_REFUNDABLE_BALANCE", "NO_PENDING_REVIEW"]).toContain(loser.body.error.code);
+    }
+    const accepted = (await Promise.all(ids.map((id) => serve.api("GET", `/claims/${id}`)))).filter((r) => r.body.verdict === "ACCEPT").length;
+    // Everything refunded fits the order: automatic ones plus approvals ≤ 1200 EUR.
+    expect((accepted + approved) * AMOUNT).toBeLessThanOrEqual(ORDER.eur);
+    const money = checkMoneyInvariants(fromJournal(serve.events()), { orderAmountEur: (id) => (id === ORDER.id ? ORDER.eur : undefined), limitEur: 500 });
+    expect(money.violations).toEqual([]);
+    expect(money.approvedRefunds).toBe(approved);
+    const decided = serve.events().filter((e) => e["detail-type"] === "ReviewDecided");
+    expect(new Set(decided.map((e) => e.detail.review_id)).size).toBe(decided.length === 0 ? 0 : new Set(decided.map((e) => `${String(e.detail.review_id)}|${String(e.detail.decision)}`)).size);
+  }, 600_000);
+
+  it("repeats a decision idempotently and refuses a different one with 409 naming the stored decision, storing nothing", async () => {
+    const decidedOne = (await serve.api("GET", "/reviews?status=DENIED&limit=1", undefined, { as: "reviewer" })).body.items[0] as { claim_id: string } | undefined;
+    expect(decidedOne).toBeDefined();
+    const again = await serve.api("POST", `/claims/${decidedOne!.claim_id}/review`, { decision: "DENY", reviewer: "bob", note: "duplicate part claims" }, { as: "reviewer" });
+    expect(again.status).toBe(200);
+    expect(again.body.review.status).toBe("DENIED");
+    const other = await serve.api("POST", `/claims/${decidedOne!.claim_id}/review`, { decision: "APPROVE", reviewer: "alice" }, { as: "reviewer" });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toMatchObject({ code: "REVIEW_ALREADY_DECIDED", message: expect.stringContaining("DENY") });
+    expect((await serve.api("POST", "/claims/clm_nope/review", { decision: "DENY" }, { as: "reviewer" })).status).toBe(404);
+    expect((await serve.api("POST", `/claims/${decidedOne!.claim_id}/review`, { decision: "APPROVE", amount_eur: -5 }, { as: "reviewer" })).status).toBe(409);
+    expect((await serve.api("POST", `/claims/${ids[0]}/review`, { decision: "MAYBE" }, { as: "reviewer" })).status).toBe(400);
+    expect((await serve.api("POST", `/claims/${ids[0]}/review`, { decision: "DENY" })).status).toBe(403);
+  });
+});

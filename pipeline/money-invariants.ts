@@ -1,0 +1,98 @@
+// The money invariants of SPEC §9, checked over what the bus carried (at-least-once: repeats of one event are
+// allowed, two different events with one id are not): every ClaimVerdict ACCEPT has exactly one RefundExecuted
+// with its verdict_id and every RefundExecuted an ACCEPT or a reviewer's approval; nothing refunds more than its
+// order; no claim refunds twice; automatic refunds on one order stay within the escalation limit in total.
+// Used by the property tests, the fault suites, the end-to-end tests and `npm run chaos`.
+import { canonicalize } from "../core/crew/index.ts";
+import { parseCents } from "../core/integrity/index.ts";
+
+/** A bus event as the publisher sent it or the local bus journaled it. */
+export type PublishedEvent = { detailType: string; detail: Record<string, unknown> };
+
+/** What the checks need beyond the events: each order's amount and the escalation limit (EUR). */
+export interface MoneyFacts {
+  orderAmountEur: (orderId: string) => number | undefined;
+  limitEur: number;
+}
+
+/** The totals the checks saw, for a report. */
+export interface MoneySummary {
+  accepts: number;
+  refunds: number;
+  approvedRefunds: number;
+  refundedCents: number;
+  violations: string[];
+}
+
+const cents = (eur: unknown) => {
+  const c = parseCents(eur);
+  return c.ok ? c.cents : Number.NaN;
+};
+
+/** Checks the invariants over `events`; returns the totals and every violation found (empty when all hold). */
+export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: MoneyFacts): MoneySummary {
+  const violations: string[] = [];
+  const distinct = new Map<string, PublishedEvent>();
+  for (const e of events) {
+    const id = e.detailType === "ClaimVerdict" ? e.detail.verdict_id : e.detailType === "RefundExecuted" ? e.detail.execution_id : e.detailType === "ReviewDecided" ? e.detail.review_id : undefined;
+    if (typeof id !== "string") continue;
+    const key = `${e.detailType}|${id}`;
+    const seen = distinct.get(key);
+    if (seen && canonicalize(seen.detail) !== canonicalize(e.detail)) violations.push(`${e.detailType} ${id} was published twice with different details`);
+    if (!seen) distinct.set(key, e);
+  }
+  const all = [...distinct.values()];
+  const verdicts = all.filter((e) => e.detailType === "ClaimVerdict");
+  const refunds = all.filter((e) => e.detailType === "RefundExecuted");
+  const approvals = new Map(all.filter((e) => e.detailType === "ReviewDecided" && e.detail.decision === "APPROVE").map((e) => [String(e.detail.claim_id), e]));
+
+  const verdictsByClaim = new Map<string, PublishedEvent[]>();
+  for (const v of verdicts) verdictsByClaim.set(String(v.detail.claim_id), [...(verdictsByClaim.get(String(v.detail.claim_id)) ?? []), v]);
+  for (const [claimId, list] of verdictsByClaim) if (list.length > 1) violations.push(`claim ${claimId} has ${list.length} different verdicts (${list.map((v) => v.detail.verdict_id).join(", ")})`);
+
+  const accepts = verdicts.filter((v) => v.detail.verdict === "ACCEPT");
+  for (const a of accepts) {
+    const mine = refunds.filter((r) => r.detail.verdict_id === a.detail.verdict_id && r.detail.approved_by === undefined);
+    if (mine.length !== 1) violations.push(`ACCEPT ${String(a.detail.verdict_id)} of claim ${String(a.detail.claim_id)} has ${mine.length} RefundExecuted`);
+  }
+  const refundsByClaim = new Map<string, PublishedEvent[]>();
+  for (const r of refunds) {
+    const claimId = String(r.detail.claim_id);
+    refundsByClaim.set(claimId, [...(refundsByClaim.get(claimId) ?? []), r]);
+    if (r.detail.approved_by === undefined) {
+      const accept = accepts.find((a) => a.detail.verdict_id === r.detail.verdict_id && a.detail.claim_id === r.detail.claim_id);
+      if (!accept) violations.push(`RefundExecuted ${String(r.detail.execution_id)} of claim ${claimId} has no ClaimVerdict ACCEPT ${String(r.detail.verdict_id)}`);
+    } else {
+      const approval = approvals.get(claimId);
+      if (!approval || approval.detail.execution_id !== r.detail.execution_id) violations.push(`RefundExecuted ${String(r.detail.execution_id)} of claim ${claimId} names approver ${String(r.detail.approved_by)} but no approved review carries it`);
+      else if (cents(approval.detail.amount_eur) !== cents(r.detail.amount_eur)) violations.push(`claim ${claimId}: the approval granted ${String(approval.detail.amount_eur)} EUR but ${String(r.detail.amount_eur)} EUR was refunded`);
+    }
+  }
+  for (const [claimId, list] of refundsByClaim) if (list.length > 1) violations.push(`claim ${claimId} was refunded ${list.length} times`);
+
+  const byOrder = new Map<string, { total: number; automatic: number; orderId: string }>();
+  for (const r of refunds) {
+    const orderId = String(r.detail.order_id);
+    const key = `${String(r.detail.simulation_id ?? "")}|${orderId}`;
+    const t = byOrder.get(key) ?? { total: 0, automatic: 0, orderId };
+    const c = cents(r.detail.amount_eur);
+    t.total += c;
+    if (r.detail.approved_by === undefined) t.automatic += c;
+    byOrder.set(key, t);
+  }
+  const limit = cents(facts.limitEur);
+  let refundedCents = 0;
+  for (const [key, t] of byOrder) {
+    refundedCents += t.total;
+    const amount = facts.orderAmountEur(t.orderId);
+    if (amount === undefined) violations.push(`refunds on ${key} for an order that does not exist`);
+    else if (t.total > cents(amount)) violations.push(`order ${key} refunded ${t.total} cents, more than its ${cents(amount)}`);
+    if (t.automatic > limit) violations.push(`order ${key} refunded ${t.automatic} cents automatically, more than the ${limit}-cent limit`);
+  }
+  return { accepts: accepts.length, refunds: refunds.length, approvedRefunds: refunds.filter((r) => r.detail.approved_by !== undefined).length, refundedCents, violations };
+}
+
+/** Turns events.jsonl lines (`detail-type`, `detail`) into published events. */
+export function fromJournal(lines: readonly { "detail-type": string; detail: Record<string, unknown> }[]): PublishedEvent[] {
+  return lines.map((l) => ({ detailType: l["detail-type"], detail: l.detail }));
+}
