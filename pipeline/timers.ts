@@ -99,7 +99,11 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
     if (nudges > opts.maxTicks) {
       const minutes = Math.round((now - Date.parse(claim.updated_at)) / 60_000);
       const reason = `The claim made no progress through ${opts.maxTicks} sweeps (${claim.status} since ${claim.updated_at}, ${minutes} min): a person has to look at it`;
-      await performEffects(needsReview(claim, now, "STALLED", reason, { nudges: opts.maxTicks, status_before: claim.status }), deps);
+      // The claim first, conditionally: one that moved on since it was read keeps its course and gets no review.
+      const updated = await deps.claims.updateClaim(claim.claim_id, { status: "NEEDS_REVIEW", reason_code: "STALLED", reason, updated_at: new Date(now).toISOString() }, [claim.status]);
+      if (!updated.changed) continue;
+      const effects = needsReview(claim, now, "STALLED", reason, { nudges: opts.maxTicks, status_before: claim.status });
+      await performEffects(effects.filter((e) => e.kind !== "claim_update"), deps);
       result.stalled.push(claim.claim_id);
       continue;
     }
