@@ -12,7 +12,7 @@ import { stateHolder } from "../local/state-lock.ts";
 import { dataDirFrom } from "./run-store.ts";
 
 /** A usage or connection problem of `claims list` (exit 2). */
-export class ListCliError extends ClaimsError<"LIST_CLI"> {
+class ListCliError extends ClaimsError<"LIST_CLI"> {
   constructor(message: string) {
     super("LIST_CLI", message);
   }
@@ -21,7 +21,7 @@ export class ListCliError extends ClaimsError<"LIST_CLI"> {
 type View = { claim_id: string; status: string; verdict?: string; reason_code?: string; proposal?: { order_id?: string; amount_eur?: number }; extracted?: { order_id?: string | null; amount_eur?: number | null }; simulation_id?: string; review?: { status?: string } };
 
 /** One line per claim: id, status, verdict and reason, order and amount when known, the review's status. */
-export function formatClaimLine(v: View): string {
+function formatClaimLine(v: View): string {
   const order = v.proposal?.order_id ?? v.extracted?.order_id ?? undefined;
   const amount = v.proposal?.amount_eur ?? v.extracted?.amount_eur ?? undefined;
   return [
@@ -36,7 +36,7 @@ export function formatClaimLine(v: View): string {
 }
 
 /** The API to ask: --url, CLAIMS_URL, the `claims serve` holding the data directory, else the local default. */
-export function listUrl(o: { url?: string; dataDir?: string }, env: Readonly<Record<string, string | undefined>> = process.env): string {
+function listUrl(o: { url?: string; dataDir?: string }, env: Readonly<Record<string, string | undefined>> = process.env): string {
   const served = o.url ?? env.CLAIMS_URL ? undefined : stateHolder(join(dataDirFrom(o.dataDir, env as NodeJS.ProcessEnv), "store"))?.url;
   const url = (o.url ?? env.CLAIMS_URL ?? served ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   if (!/^https?:\/\/\S+$/.test(url)) throw new ListCliError(`--url must be an http(s) URL, got ${url}`);

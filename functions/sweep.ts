@@ -25,7 +25,7 @@ export const SweepSettingsSchema = z.object({
  * The nudges without progress before a claim is STALLED: the configured number, but never so few that a step
  * still within its timeout could be taken for stuck (a tick past its deadline always moves the crew on).
  */
-export function effectiveMaxTicks(configured: number, stalledAfterMs: number, timeouts: PipelineSettings["timeouts"]): number {
+function effectiveMaxTicks(configured: number, stalledAfterMs: number, timeouts: PipelineSettings["timeouts"]): number {
   const longestStepMs = Math.max(timeouts.analystMs, timeouts.decisionMs, timeouts.fixerMs);
   return Math.max(configured, Math.ceil(longestStepMs / stalledAfterMs) + 1);
 }

@@ -20,7 +20,7 @@ export type StateStore = {
 };
 
 /** Whether `stateDir` holds a table kept by `claims serve`. */
-export function hasStateStore(stateDir: string): boolean {
+function hasStateStore(stateDir: string): boolean {
   return existsSync(join(stateDir, "dynamodb", "CURRENT"));
 }
 

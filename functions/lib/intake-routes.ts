@@ -39,7 +39,7 @@ export async function postClaim(request: ApiRequest, deps: PipelineDeps, admit?:
 }
 
 /** Reads the query of `GET /claims`; a bad parameter is named in the 400. */
-export function parseClaimListQuery(q: Readonly<Record<string, string | undefined>>): { ok: true; query: ClaimQuery } | { ok: false; response: ApiResponse } {
+function parseClaimListQuery(q: Readonly<Record<string, string | undefined>>): { ok: true; query: ClaimQuery } | { ok: false; response: ApiResponse } {
   const bad = (parameter: string, message: string) => ({ ok: false as const, response: apiError(400, "INVALID_QUERY", `${parameter}: ${message}`, [{ path: parameter, message }]) });
   const unknown = Object.keys(q).find((k) => !LIST_PARAMETERS.includes(k));
   if (unknown !== undefined) return bad(unknown, `unknown parameter; GET /claims takes ${LIST_PARAMETERS.join(", ")}`);
