@@ -12,7 +12,7 @@ import type { AuditEvent } from "../../core/integrity/audit.ts";
 import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
 import type { ReserveMode } from "../../core/integrity/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
-import { VersionConflictError } from "../../pipeline/ports.ts";
+import { claimListKey, VersionConflictError } from "../../pipeline/ports.ts";
 import type { ClaimRepository, ReviewRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 
 /** Makes a fresh, empty port. */
@@ -241,6 +241,15 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
         if (!cursor) break;
       }
       expect(paged).toEqual(expected);
+    });
+
+    it("answers an empty page when the cursor lies before since", async () => {
+      const repo = await factory();
+      await seed(repo);
+      const page = await repo.listClaims({ limit: 2, since: at(5) });
+      expect(ids(page)).toEqual(["clm_g", "clm_f"]);
+      expect(page.nextCursor).toBeUndefined();
+      expect(await repo.listClaims({ limit: 2, since: at(5), cursor: claimListKey({ received_at: at(1), claim_id: "clm_b" }) })).toEqual({ items: [] });
     });
 
     it("follows status changes in the listing", async () => {

@@ -211,6 +211,8 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
       const final = statuses.some((st) => FINAL.includes(st));
       // Sort keys are `<received_at>#<claim_id>`: `since` is a lower bound, the cursor and `before` upper bounds (exclusive).
       const upper = [query.cursor, query.before].filter((u): u is string => u !== undefined).sort()[0];
+      // Nothing lies between a lower bound above the upper one (and BETWEEN would refuse the bounds).
+      if (query.since !== undefined && upper !== undefined && query.since >= upper) return { items: [] };
       const range = query.since !== undefined && upper !== undefined ? { expr: "gsi1sk BETWEEN :lo AND :hi", values: { ":lo": query.since, ":hi": upper } }
         : query.since !== undefined ? { expr: "gsi1sk >= :lo", values: { ":lo": query.since } }
         : upper !== undefined ? { expr: "gsi1sk < :hi", values: { ":hi": upper } }
