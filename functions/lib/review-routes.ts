@@ -18,7 +18,7 @@ export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promi
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) return apiError(400, "INVALID_QUERY", "limit must be an integer from 1 to 200", [{ path: "limit", message: "out of range" }]);
   if (q.cursor !== undefined && !CURSOR.test(q.cursor)) return apiError(400, "INVALID_QUERY", "cursor must be the next_cursor of a previous page", [{ path: "cursor", message: "not a cursor" }]);
   const page = await listReviews({ status: status.data, limit, ...(q.cursor ? { cursor: q.cursor } : {}) }, deps);
-  return json(200, { items: page.items.map(reviewListItem), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) });
+  return json(200, { items: page.items.map((i) => reviewListItem(i.review, i.context)), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) });
 }
 
 /** `POST /claims/{id}/review`: 200 with the decided review; 400 invalid; 404 unknown claim; 409 not pending, already decided, not allowed, or a reject rule that now fails. */
