@@ -104,7 +104,7 @@ export function decisionTimeChart(claims: readonly ClaimTrace[], id: string): Sa
     ran.length === 0
       ? html`<text x="${plot.x + 10}" y="${plot.y + 60}">No claims yet.</text>`
       : times.length > 0 && times.every((v) => v === 0)
-        ? html`<text x="${plot.x + 10}" y="${plot.y + 60}">Every claim was decided at the instant it arrived (a fixed clock).</text>`
+        ? html`<text x="${plot.x + 10}" y="${plot.y + 60}">All decided at the instant they arrived (a fixed clock).</text>`
         : html``;
   return html`<figure class="chart" data-chart="decision-time" data-median-ms="${med ?? ""}">
 <figcaption>Decision time per claim</figcaption>

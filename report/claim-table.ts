@@ -3,7 +3,7 @@
 // works without script (radio buttons and CSS).
 import { SafeHtml, html } from "./html.ts";
 import type { ClaimTrace, Outcome } from "./model.ts";
-import { OUTCOMES, OUTCOME_LABEL, anchorOf, badge, duration, eur, reviewText } from "./parts.ts";
+import { OUTCOMES, OUTCOME_LABEL, amount, anchorOf, badge, breakable, duration, reviewText } from "./parts.ts";
 
 /** Which flavour of table: the run report's (scenario, expected, match) or the served view's (received, review, time). */
 export type TableKind = "run" | "served";
@@ -18,12 +18,12 @@ function claimCell(t: ClaimTrace, anchorIndex: number): SafeHtml {
 }
 
 function verdictCell(t: ClaimTrace): SafeHtml {
-  return html`<td class="verdict">${badge(t.outcome)} <span class="mono code">${t.reasonCode ?? ""}</span>${t.reason ? html`<span class="reason clamp" title="${t.reason}">${t.reason}</span>` : ""}</td>`;
+  return html`<td class="verdict">${badge(t.outcome)} <span class="mono code">${breakable(t.reasonCode)}</span>${t.reason ? html`<span class="reason clamp" title="${t.reason}">${t.reason}</span>` : ""}</td>`;
 }
 
 function refundCell(t: ClaimTrace): SafeHtml {
   if (t.execution) {
-    return html`<td class="num money" data-refund="${t.execution.amountEur ?? ""}"><span class="pass">${eur(t.execution.amountEur)}</span>${t.execution.approvedBy ? html`<span class="sub-line">approved by ${t.execution.approvedBy}</span>` : ""}</td>`;
+    return html`<td class="num money" data-refund="${t.execution.amountEur ?? ""}"><span class="pass">${amount(t.execution.amountEur)}</span>${t.execution.approvedBy ? html`<span class="sub-line">approved by ${t.execution.approvedBy}</span>` : ""}</td>`;
   }
   if (t.notExecuted) return html`<td class="num money"><span class="fail">not executed</span><span class="sub-line mono">${t.notExecuted.code ?? ""}</span></td>`;
   if (t.reviewRequest && !t.reviewDecision) return html`<td class="num money"><span class="muted">awaiting review</span></td>`;
@@ -33,13 +33,13 @@ function refundCell(t: ClaimTrace): SafeHtml {
 function amountCell(t: ClaimTrace): SafeHtml {
   const proposed = t.verdict?.amountEur;
   const differs = proposed !== undefined && t.claimedEur !== undefined && proposed !== t.claimedEur;
-  return html`<td class="num money">${eur(t.claimedEur ?? t.amountEur)}${differs ? html`<span class="sub-line">proposed ${eur(proposed)}</span>` : ""}</td>`;
+  return html`<td class="num money">${amount(t.claimedEur ?? t.amountEur)}${differs ? html`<span class="sub-line">proposed ${amount(proposed)}</span>` : ""}</td>`;
 }
 
-function expectedText(t: ClaimTrace): string {
+function expectedCell(t: ClaimTrace): SafeHtml {
   const e = t.scenario?.expected;
-  if (!e) return "—";
-  return e.reasonCode ? `${e.verdict} · ${e.reasonCode}` : e.verdict;
+  if (!e) return html`<td class="mono expected">—</td>`;
+  return html`<td class="mono expected">${e.verdict}${e.reasonCode ? html`<span class="sub-line"> · ${breakable(e.reasonCode)}</span>` : ""}</td>`;
 }
 
 function matchMark(t: ClaimTrace): SafeHtml {
@@ -64,7 +64,7 @@ ${claimCell(t, offset + i)}
 <td class="mono">${t.orderId ?? "—"}</td>
 ${amountCell(t)}
 ${verdictCell(t)}
-<td class="mono expected">${expectedText(t)}</td>
+${expectedCell(t)}
 <td class="center">${matchMark(t)}</td>
 ${refundCell(t)}
 </tr>`;
@@ -107,14 +107,14 @@ export function renderClaimTable(claims: readonly ClaimTrace[], opts: { kind: Ta
     return html`${renderFilter(opts.name, claims)}
 <div class="table-wrap"><table class="claims run" data-table="${opts.name}">
 <colgroup><col class="c-n"><col class="c-scenario"><col class="c-claim"><col class="c-order"><col class="c-amount"><col class="c-verdict"><col class="c-expected"><col class="c-match"><col class="c-refund"></colgroup>
-<thead><tr><th class="num">#</th><th>Scenario</th><th>Claim</th><th>Order</th><th class="num">Amount</th><th>Verdict · reason</th><th>Expected</th><th class="center">Match</th><th class="num">Refund</th></tr></thead>
+<thead><tr><th class="num">#</th><th>Scenario</th><th>Claim</th><th>Order</th><th class="num">Amount (EUR)</th><th>Verdict · reason</th><th>Expected</th><th class="center">Match</th><th class="num">Refund (EUR)</th></tr></thead>
 <tbody>${claims.map((t, i) => runRow(t, i, offset))}</tbody>
 </table></div>`;
   }
   return html`${renderFilter(opts.name, claims)}
 <div class="table-wrap"><table class="claims served" data-table="${opts.name}">
 <colgroup><col class="c-n"><col class="c-received"><col class="c-claim"><col class="c-order"><col class="c-amount"><col class="c-verdict"><col class="c-review"><col class="c-refund"><col class="c-time"></colgroup>
-<thead><tr><th class="num">#</th><th>Received (UTC)</th><th>Claim</th><th>Order</th><th class="num">Amount</th><th>Verdict · reason</th><th>Review</th><th class="num">Refund</th><th class="num">Decided in</th></tr></thead>
+<thead><tr><th class="num">#</th><th>Received (UTC)</th><th>Claim</th><th>Order</th><th class="num">Amount (EUR)</th><th>Verdict · reason</th><th>Review</th><th class="num">Refund (EUR)</th><th class="num">Decided in</th></tr></thead>
 <tbody>${claims.length === 0 ? html`<tr><td colspan="9" class="muted">No claims yet.</td></tr>` : claims.map((t, i) => servedRow(t, i, offset))}</tbody>
 </table></div>`;
 }

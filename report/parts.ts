@@ -37,6 +37,15 @@ export const roleLabel = (role: string): string => ROLE_LABEL[role] ?? role;
 /** A kernel layer's number as SPEC §4.2 writes it (8.5 is 8b). */
 export const layerName = (n: number): string => (Number.isInteger(n) ? String(n) : `${Math.floor(n)}b`);
 
+/** A code such as EXCEEDS_REFUNDABLE_BALANCE that may wrap after its underscores (never inside a word). */
+export function breakable(code: string | undefined): SafeHtml {
+  if (!code) return html``;
+  return new SafeHtml(code.split("_").map((part) => html`${part}`.value).join("_<wbr>"));
+}
+
+/** An amount as a plain number with two decimals (the column says EUR), or a dash. */
+export const amount = (v: number | undefined): string => (v === undefined ? "—" : v.toFixed(2));
+
 /** A verdict badge; unknown outcomes get the neutral colour. */
 export function badge(outcome: string): SafeHtml {
   const known = outcome in OUTCOME_LABEL;

@@ -75,18 +75,21 @@ ul.layers .checks { margin: 2px 0 0 22px; padding: 0; list-style: none; font-fam
 .tag { font-size: 12px; color: var(--link); border: 1px solid var(--link); border-radius: 4px; padding: 0 6px; margin-left: 6px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
 table.claims { table-layout: fixed; }
+table.claims th { white-space: normal; vertical-align: bottom; }
 table.claims td { overflow-wrap: anywhere; }
 table.claims td.claim a { word-break: break-all; font-size: 12px; }
 table.claims .code { font-size: 12px; }
 .sub-line { display: block; color: var(--muted); font-size: 12px; }
 .clamp { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
 td.center, th.center { text-align: center; }
-table.run col.c-n { width: 3%; } table.run col.c-scenario { width: 17%; } table.run col.c-claim { width: 14%; }
-table.run col.c-order { width: 8%; } table.run col.c-amount { width: 9%; } table.run col.c-verdict { width: 23%; }
-table.run col.c-expected { width: 12%; } table.run col.c-match { width: 5%; } table.run col.c-refund { width: 9%; }
-table.served col.c-n { width: 3%; } table.served col.c-received { width: 8%; } table.served col.c-claim { width: 20%; }
-table.served col.c-order { width: 8%; } table.served col.c-amount { width: 9%; } table.served col.c-verdict { width: 22%; }
-table.served col.c-review { width: 14%; } table.served col.c-refund { width: 9%; } table.served col.c-time { width: 7%; }
+table.claims td.expected, table.claims td.verdict .code { overflow-wrap: normal; }
+table.claims td.expected .sub-line { font-family: var(--mono); }
+table.run col.c-n { width: 4%; } table.run col.c-scenario { width: 17%; } table.run col.c-claim { width: 12%; }
+table.run col.c-order { width: 8%; } table.run col.c-amount { width: 8%; } table.run col.c-verdict { width: 25%; }
+table.run col.c-expected { width: 13%; } table.run col.c-match { width: 5%; } table.run col.c-refund { width: 8%; }
+table.served col.c-n { width: 4%; } table.served col.c-received { width: 8%; } table.served col.c-claim { width: 19%; }
+table.served col.c-order { width: 8%; } table.served col.c-amount { width: 8%; } table.served col.c-verdict { width: 24%; }
+table.served col.c-review { width: 14%; } table.served col.c-refund { width: 8%; } table.served col.c-time { width: 7%; }
 .review-status { font-weight: 600; font-size: 13px; }
 .review-status.APPROVE { color: var(--ok); } .review-status.DENY { color: var(--bad); }
 .review-status.PENDING { color: var(--warn); } .review-status.RESUBMIT { color: var(--review); }

@@ -3,7 +3,9 @@
 import { ReviewStatusSchema, reviewListItem } from "../../core/claims/review.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { decideReview, listReviews } from "../../pipeline/review.ts";
-import { MAX_BODY_BYTES, apiError, bodyBytes, json, parseJsonBody } from "./http.ts";
+import { htmlSecurityHeaders } from "../../report/csp.ts";
+import { REVIEW_PAGE_CSP, renderReviewPage } from "../../report/review-page.ts";
+import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
 import type { ApiRequest, ApiResponse } from "./http.ts";
 
 const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -32,4 +34,9 @@ export async function postReview(request: ApiRequest, deps: PipelineDeps): Promi
   const result = await decideReview(id, body.value, deps);
   if (result.ok) return json(200, result.body);
   return apiError(result.status, result.code, result.message, "issues" in result ? result.issues : undefined);
+}
+
+/** `GET /review`: the reviewers' page (constant HTML; it asks for the reviewer token and calls the routes above). */
+export async function getReviewPage(): Promise<ApiResponse> {
+  return htmlResponse(renderReviewPage(), htmlSecurityHeaders(REVIEW_PAGE_CSP));
 }
