@@ -18,7 +18,7 @@ function claimCell(t: ClaimTrace, anchorIndex: number): SafeHtml {
 }
 
 function verdictCell(t: ClaimTrace): SafeHtml {
-  return html`<td class="verdict">${badge(t.outcome)} <span class="mono code">${breakable(t.reasonCode)}</span>${t.reason ? html`<span class="reason clamp" title="${t.reason}">${t.reason}</span>` : ""}</td>`;
+  return html`<td class="verdict">${badge(t.outcome)} <span class="mono code">${t.reasonCode ?? ""}</span>${t.reason ? html`<span class="reason clamp" title="${t.reason}">${t.reason}</span>` : ""}</td>`;
 }
 
 function refundCell(t: ClaimTrace): SafeHtml {

@@ -324,6 +324,24 @@ describeWithBrowser("the served-claims report against claims serve", () => {
   });
 });
 
+describe("the review list the page reads", () => {
+  it("keeps every field of SPEC §7.2 and adds the claim, the proposal and the kernel's verdict id, layer and checks", async () => {
+    const items = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as Record<string, unknown>[];
+    const item = items.find((i) => i.claim_id === ids.balanceFirst)!;
+    const view = (await serve.api("GET", `/claims/${ids.balanceFirst}`)).body;
+    expect(item).toMatchObject({ claim_id: ids.balanceFirst, dfid: view.dfid, origin: "ESCALATE", status: "PENDING", reason_code: "AMOUNT_ABOVE_LIMIT", reason: view.reason, order_id: "ord_003", amount_eur: 1200 });
+    expect(item.review_id).toMatch(/^rev_[0-9a-f]{24}$/);
+    expect(typeof item.requested_at).toBe("string");
+    expect(item.claim).toEqual(CLAIMS.balanceFirst);
+    expect(item.proposal).toEqual(view.proposal);
+    const verdict = serve.events().find((e) => e["detail-type"] === "ClaimVerdict" && e.detail.claim_id === ids.balanceFirst)!;
+    expect(item).toMatchObject({ verdict: "ESCALATE", layer: 11, verdict_id: verdict.detail.verdict_id });
+    const checks = item.checks as { layer: number; passed: boolean; reason_code?: string }[];
+    expect(checks.at(-1)).toMatchObject({ layer: 11, passed: false, reason_code: "AMOUNT_ABOVE_LIMIT" });
+    expect(checks.slice(0, -1).every((c) => c.passed)).toBe(true);
+  });
+});
+
 describe("the served-claims report without a browser", () => {
   it("answers 400 for a bad limit and needs the intake token", async () => {
     expect((await serve.api("GET", "/reports?limit=0")).status).toBe(400);

@@ -49,6 +49,7 @@ var cursor = null, ids = 0;
 function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined && text !== null) e.textContent = String(text); return e; }
 function add(parent, children) { children.forEach(function (c) { if (c) parent.appendChild(c); }); return parent; }
 function token() { return sessionStorage.getItem(KEY) || ""; }
+function layer(n) { return n % 1 ? Math.floor(n) + "b" : String(n); }
 function eur(v) { return typeof v === "number" ? v.toFixed(2) + " EUR" : "—"; }
 function api(method, path, body) {
   var headers = { authorization: "Bearer " + token() };
@@ -90,10 +91,10 @@ function checksSection(item) {
   var ul = el("ul", "checks");
   item.checks.forEach(function (c) {
     var li = el("li"); li.setAttribute("data-layer", String(c.layer));
-    add(li, [el("span", c.passed ? "pass" : "fail", c.passed ? "✓ " : "✗ "), document.createTextNode(c.layer + " " + c.name + (c.reason_code ? " → " + c.reason_code : ""))]);
+    add(li, [el("span", c.passed ? "pass" : "fail", c.passed ? "✓ " : "✗ "), document.createTextNode(layer(c.layer) + " " + c.name + (c.reason_code ? " → " + c.reason_code : ""))]);
     ul.appendChild(li);
   });
-  add(s, [el("p", "", (item.verdict || "") + " at layer " + item.layer + (item.verdict_id ? " · verdict " + item.verdict_id : "")), ul]);
+  add(s, [el("p", "", (item.verdict || "") + " at layer " + layer(item.layer) + (item.verdict_id ? " · verdict " + item.verdict_id : "")), ul]);
   return s;
 }
 function field(name, label, value, type) {
