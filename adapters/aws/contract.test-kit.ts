@@ -616,6 +616,7 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
       for (const e of [...served, ...steps, sim, late]) await log.append(e);
       const flows = async (limit: number) => [...new Set((await log.recentServed(limit)).map((e) => e.dfid))].sort();
       expect(await flows(2)).toEqual(["dfid_srv_3", "dfid_srv_4"]);
+      expect(await flows(1)).toEqual(["dfid_srv_4"]); // received at the same instant as srv_3, appended after it
       expect((await log.recentServed(2)).filter((e) => e.event_type === "CREW_STARTED")).toHaveLength(2);
       expect(await flows(10)).toEqual(["dfid_srv_1", "dfid_srv_2", "dfid_srv_3", "dfid_srv_4"]);
       expect((await log.recentServed(10)).some((e) => e.details.simulation_id !== undefined)).toBe(false);

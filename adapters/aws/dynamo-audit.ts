@@ -122,13 +122,13 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
       return ordered(items);
     },
 
-    // Newest first through the served partition until `limit` claims' CLAIM_RECEIVED were seen: every later
-    // event of those claims is newer than their receipt, so it has been read by then.
+    // Newest first through the served partition until `limit` receipts were read and the instant of the last of
+    // them is passed: every later event of those claims is at or after its receipt, so it has been read by then.
+    // Receipts at the same instant are told apart by their append stamp (the sort key orders them by hash).
     async recentServed(limit) {
       if (!Number.isInteger(limit) || limit <= 0) return [];
       const items: Record<string, unknown>[] = [];
-      const received = new Set<string>();
-      // The instant of the oldest receipt wanted: events at that same instant sort by hash, so read them all.
+      let receipts = 0;
       let cutoff: string | undefined;
       let done = false;
       let start: Record<string, unknown> | undefined;
@@ -151,16 +151,14 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
             break;
           }
           items.push(item);
-          const event = await toEvent(item);
-          if (event.event_type === "CLAIM_RECEIVED" && received.size < limit) {
-            received.add(event.dfid);
-            if (received.size === limit) cutoff = instant;
-          }
+          if ((await toEvent(item)).event_type === "CLAIM_RECEIVED" && ++receipts === limit) cutoff = instant;
         }
         start = done ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
       } while (start);
       const events = await ordered(items);
-      return events.filter((e) => received.has(e.dfid));
+      const recent = new Set<string>();
+      for (let i = events.length - 1; i >= 0 && recent.size < limit; i--) if (events[i]!.event_type === "CLAIM_RECEIVED") recent.add(events[i]!.dfid);
+      return events.filter((e) => recent.has(e.dfid));
     },
   };
 }
