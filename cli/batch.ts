@@ -116,6 +116,35 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       }));
     }
 
+    // A person's decisions on earlier claims' reviews, once every scenario has run (`reviews:` in the file).
+    const claimOf = new Map(rows.map((r) => [r.id, r.claim_id]));
+    const reviewRows: BatchRow[] = [];
+    for (const [i, step] of scenarioFile.reviews.entries()) {
+      const t0 = performance.now();
+      const claimId = claimOf.get(step.of)!;
+      const result = await runtime.decideReview(claimId, step.body);
+      const outcome = result.ok ? String(result.body.review.status) : "REFUSED";
+      const code = result.ok ? null : result.code;
+      const record = await runtime.settle(claimId);
+      const row: BatchRow = {
+        id: step.id,
+        label: step.label,
+        claim_id: claimId,
+        verdict: outcome,
+        expected: step.expected.outcome,
+        reason_code: code,
+        reason: result.ok ? null : result.message,
+        order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
+        amount_eur: result.ok ? ((result.body.review.amount_eur as number | undefined) ?? null) : null,
+        executed: result.ok && result.body.executed && result.body.review.status === "APPROVED",
+        matches: outcome === step.expected.outcome && (step.expected.reason_code === undefined || step.expected.reason_code === code),
+        expected_reason_code: step.expected.reason_code ?? null,
+      };
+      if (result.ok && result.body.resubmitted_claim_id) await runtime.settle(result.body.resubmitted_claim_id);
+      reviewRows.push(row);
+      opts.log(formatScenario(i + 1, scenarioFile.reviews.length, row, { input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`, ms: performance.now() - t0 }));
+    }
+
     const ended = opts.clock.now();
     const endDetails: SimulationEndDetails = {
       simulation_id: simulationId,
@@ -130,7 +159,8 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     const events = await runtime.auditBySimulation(simulationId);
     const auditPath = saveRunAudit(opts.dataDir, simulationId, events);
     const reportPath = opts.writeReport ? await opts.writeReport(simulationId) : undefined;
-    return { simulationId, rows, allMatch: rows.every((r) => r.matches), auditPath, ...(reportPath ? { reportPath } : {}) };
+    const all = [...rows, ...reviewRows];
+    return { simulationId, rows: all, allMatch: all.every((r) => r.matches), auditPath, ...(reportPath ? { reportPath } : {}) };
   } finally {
     await runtime.close();
   }

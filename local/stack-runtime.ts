@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import { submitClaim } from "../pipeline/intake.ts";
+import { decideReview } from "../pipeline/review.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 import { SettleTimeoutError } from "./stack-errors.ts";
 
@@ -47,6 +48,8 @@ export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
       }
     },
     getClaim: (claimId) => deps.claims.getClaim(claimId),
+    // As the ReviewApi function decides it: through the stack's ports, so the refund, audit and events are the real ones.
+    decideReview: (claimId, body) => decideReview(claimId, body, deps),
     appendAudit: (event) => deps.audit.append(event),
     auditBySimulation: (id) => deps.audit.bySimulation(id),
     close: () => input.stop(),
