@@ -33,7 +33,9 @@ function groupEvents(events: readonly AuditEvent[]): Group[] {
   for (const e of events) {
     const sim = typeof e.details.simulation_id === "string" && e.details.simulation_id !== "" ? e.details.simulation_id : undefined;
     const key = sim === undefined ? SERVED_GROUP : `sim:${sim}`;
-    byKey.set(key, [...(byKey.get(key) ?? []), e]);
+    const list = byKey.get(key);
+    if (list) list.push(e);
+    else byKey.set(key, [e]);
   }
   const keys = [...byKey.keys()].sort((a, b) => (a === SERVED_GROUP ? -1 : b === SERVED_GROUP ? 1 : 0));
   return keys.map((key) => ({ key, simulationId: key === SERVED_GROUP ? undefined : key.slice(4), model: buildReportModel(byKey.get(key)!) }));

@@ -48,8 +48,12 @@ export async function getReport(request: ApiRequest, deps: PipelineDeps): Promis
   return htmlResponse(renderAuditReport(events, { title: `Claims Crew — ${id}`, generatedAt: new Date(deps.clock.now()).toISOString() }), htmlSecurityHeaders(REPORT_CSP));
 }
 
-/** How many claims the served view shows unless `?limit=` says otherwise, and the most it shows. */
-export const SERVED_REPORT_LIMITS = { default: 100, max: 500 } as const;
+/**
+ * How many claims the served view shows unless `?limit=` says otherwise, and the most it shows: a claim is
+ * about 8 KB of HTML with its decision cycle, so 200 claims (about 1.7 MB) stay well inside API Gateway's
+ * 6 MB response limit.
+ */
+export const SERVED_REPORT_LIMITS = { default: 100, max: 200 } as const;
 
 /** `GET /reports?limit=`: the live view of the most recent claims sent without a simulation_id (200 also when there are none). */
 export async function getServedReport(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
