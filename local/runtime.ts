@@ -1,7 +1,7 @@
 // A runtime the CLI drives: the pipeline in one process (in-memory ports) or on the local stack.
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import type { AgentSettings } from "../pipeline/deps.ts";
+import type { AgentSettings, PipelineWaits } from "../pipeline/deps.ts";
 import type { SubmitResult } from "../pipeline/intake.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { ReviewResult } from "../pipeline/review.ts";
@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   llm: LlmPort;
   clock: Clock;
   ids?: IdSource;
+  /** The waits derived from the LLM settings (crew step deadlines, invocation and settle limits); the local stack uses them. */
+  waits?: PipelineWaits;
 }
 
 /** The whole pipeline in this process over in-memory ports (no emulators). */
