@@ -12,9 +12,10 @@ function inputKind(t: ClaimTrace): string {
   return t.inputKind === "claim_text" ? "free text" : t.inputKind === "claim" ? "structured" : "";
 }
 
-function claimCell(t: ClaimTrace, anchorIndex: number): SafeHtml {
+function claimCell(t: ClaimTrace, anchorIndex: number, withLabel = false): SafeHtml {
   if (!t.claimId) return html`<td class="claim"><span class="muted">not submitted</span></td>`;
-  return html`<td class="claim"><a class="mono" href="#${anchorOf(t, anchorIndex)}">${t.claimId}</a><span class="sub-line">${inputKind(t)}${t.parentClaimId ? " · resubmitted" : ""}</span></td>`;
+  const label = withLabel && t.label ? html`<span class="sub-line clamp" title="${t.label}">${t.label}</span>` : "";
+  return html`<td class="claim"><a class="mono" href="#${anchorOf(t, anchorIndex)}">${t.claimId}</a><span class="sub-line">${inputKind(t)}${t.parentClaimId ? " · resubmitted" : ""}</span>${label}</td>`;
 }
 
 function verdictCell(t: ClaimTrace): SafeHtml {
@@ -76,7 +77,7 @@ function servedRow(t: ClaimTrace, i: number, offset: number): SafeHtml {
   return html`<tr data-claim-id="${t.claimId}" data-verdict="${t.outcome}" data-review="${status}" data-order="${t.orderId ?? ""}">
 <td class="num">${i + 1}</td>
 ${receivedCell(t.receivedAt)}
-${claimCell(t, offset + i)}
+${claimCell(t, offset + i, true)}
 <td class="mono">${t.orderId ?? "—"}</td>
 ${amountCell(t)}
 ${verdictCell(t)}
