@@ -302,16 +302,16 @@ async function withStateStore<T>(dataDir: string, use: (store: StateStore) => Pr
   }
 }
 
-/** The audit of every served claim sent without a simulation_id, claim by claim, newest claim first. */
+/** The audit of every served claim sent without a simulation_id, claim by claim, oldest claim first (each claim's in append order). */
 async function servedClaimsAudit(store: StateStore): Promise<AuditEvent[]> {
-  const events: AuditEvent[] = [];
+  const perClaim: AuditEvent[][] = [];
   let cursor: string | undefined;
   do {
     const page = await store.ports.claims.listClaims({ limit: 200, ...(cursor ? { cursor } : {}) });
-    for (const claim of page.items) if (!claim.simulation_id) events.push(...(await store.ports.audit.byDfid(claim.dfid)));
+    for (const claim of page.items) if (!claim.simulation_id) perClaim.push(await store.ports.audit.byDfid(claim.dfid));
     cursor = page.nextCursor;
   } while (cursor);
-  return events;
+  return perClaim.reverse().flat();
 }
 
 program
@@ -331,13 +331,15 @@ program
       process.stdout.write(`Report for ${simulationId}: ${path}\n`);
       return;
     }
-    // Not a batch run: the served claims, from the store claims serve keeps (through it while it runs).
+    // Not a batch run: the served claims, from the store claims serve keeps (through it while it runs), as the served view.
     const { writeReport } = await import("./report-file.ts");
+    const { renderAuditReport } = await import("../report/served.ts");
     const written = await withStateStore(dataDir, async (store) => {
       const events = simulationId ? await store.ports.audit.bySimulation(simulationId) : await servedClaimsAudit(store);
       if (events.length === 0) throw new CliError(simulationId ? `no run or served claims of simulation ${simulationId} in ${dataDir}` : `no served claims in ${dataDir} yet`);
       const title = simulationId ? `Claims Crew — ${simulationId} (served)` : "Claims Crew — served claims";
-      return { path: writeReport(events, out ?? (simulationId ? resolve(runDir(dataDir, simulationId), "report.html") : join(dataDir, "served", "report.html")), { title }), source: store.source };
+      const path = out ?? (simulationId ? resolve(runDir(dataDir, simulationId), "report.html") : join(dataDir, "served", "report.html"));
+      return { path: writeReport(events, path, { title, scope: simulationId ? `the claims served under ${simulationId}` : "every claim served without a simulation_id" }, renderAuditReport), source: store.source };
     });
     if (!written) {
       throw new CliError(simulationId ? `no recorded run '${simulationId}' and no claims serve store in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})` : `no recorded runs and no claims serve store in ${dataDir}: run 'claims batch' or 'claims serve' first`);

@@ -1,11 +1,12 @@
 // Intake HTTP API (API Gateway HTTP API, payload 2.0): the routes infra/facts.ts gives intakeApi —
-// POST /claims, GET /claims, GET /claims/{id}, GET /reports/{simulation_id}, GET /health. Validation,
-// storage and start-up live in the pipeline (submitClaim); the routes map requests and outcomes.
+// POST /claims, GET /claims, GET /claims/{id}, GET /reports (served claims), GET /reports/{simulation_id},
+// GET /health. Validation, storage and start-up live in the pipeline (submitClaim); the routes map requests
+// and outcomes.
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createApiHandler } from "./lib/http.ts";
 import type { RouteHandler, RoutesOf } from "./lib/http.ts";
-import { getClaim, getReport, listClaims, postClaim } from "./lib/intake-routes.ts";
+import { getClaim, getReport, getServedReport, listClaims, postClaim } from "./lib/intake-routes.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import type { Admission } from "../pipeline/intake.ts";
@@ -17,6 +18,7 @@ function handlers(admit: (() => Promise<Admission>) | undefined): Record<RoutesO
     "GET /claims": listClaims,
     "GET /claims/{id}": getClaim,
     "GET /reports/{simulation_id}": getReport,
+    "GET /reports": getServedReport,
   };
 }
 
