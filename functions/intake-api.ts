@@ -8,6 +8,8 @@ import type { RouteHandler, RoutesOf } from "./lib/http.ts";
 import { getClaim, getReport, postClaim } from "./lib/intake-routes.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The handler of every intakeApi route of infra/facts.ts (a route added there without one here does not compile). */
 const HANDLERS: Record<RoutesOf<"intakeApi">, RouteHandler> = {
@@ -17,8 +19,8 @@ const HANDLERS: Record<RoutesOf<"intakeApi">, RouteHandler> = {
 };
 
 /** The intake handler over `getDeps` (production: SST links; locally: the emulators). */
-export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
-  return createApiHandler(HANDLERS, getDeps, options.logger ?? createLogger("claims-intake-api"));
+export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
+  return measured("intakeApi", getDeps, options.metrics, (deps) => createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-intake-api")));
 }
 
 /** The deployed handler (infra/api.ts: IntakeApi). */
