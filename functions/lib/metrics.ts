@@ -48,6 +48,19 @@ export function metricsEnabled(env: Env): boolean {
   return Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
 }
 
+/**
+ * Powertools' own warnings, except the one it gives for every record published under several dimension sets
+ * (they share keys, e.g. Flow, by design): that one would add a log line per metric.
+ */
+const powertoolsWarnings = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (...args: unknown[]) => {
+    if (!/is defined as both a dimension set and dimension set/.test(String(args[0]))) console.warn(...args);
+  },
+  error: (...args: unknown[]) => console.error(...args),
+};
+
 /** Powertools Metrics for `fn`: namespace from POWERTOOLS_METRICS_NAMESPACE (infra sets `ClaimsCrew/<stage>`), one `service` for all functions. */
 export function createHandlerMetrics(fn: FunctionKey, env: Env = process.env): HandlerMetrics {
   if (!metricsEnabled(env)) return NO_METRICS;
@@ -55,6 +68,7 @@ export function createHandlerMetrics(fn: FunctionKey, env: Env = process.env): H
     namespace: env.POWERTOOLS_METRICS_NAMESPACE || LOCAL_METRICS_NAMESPACE,
     serviceName: METRICS_SERVICE,
     functionName: env.AWS_LAMBDA_FUNCTION_NAME || fn,
+    logger: powertoolsWarnings,
   });
   return {
     // Synchronous from the first add to the publish, so concurrent invocations in one process never mix records.
