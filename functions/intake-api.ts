@@ -6,6 +6,7 @@ import type { DepsSource } from "./lib/compose.ts";
 import { createApiHandler } from "./lib/http.ts";
 import type { RouteHandler, RoutesOf } from "./lib/http.ts";
 import { getClaim, getReport, postClaim } from "./lib/intake-routes.ts";
+import { getOpenApi } from "./lib/openapi-route.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { measured } from "./lib/metrics.ts";
@@ -16,6 +17,7 @@ const HANDLERS: Record<RoutesOf<"intakeApi">, RouteHandler> = {
   "POST /claims": postClaim,
   "GET /claims/{id}": getClaim,
   "GET /reports/{simulation_id}": getReport,
+  "GET /openapi.json": getOpenApi,
 };
 
 /** The intake handler over `getDeps` (production: SST links; locally: the emulators). */
