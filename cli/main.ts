@@ -199,9 +199,10 @@ configCommand
 
 program
   .command("load-orders")
-  .description("write the config's orders into a deployed table (the kernel's context store); uses your AWS credentials")
-  .requiredOption("--table <name>", "the DynamoDB table (the `Table` output of sst deploy)")
-  .option("--config <path>", "configuration file whose context_store.orders to load", DEFAULT_CONFIG)
+  .description("write the orders of a file you name into a deployed table (the kernel's context store); uses your AWS credentials")
+  .requiredOption("--table <name>", "the DynamoDB table (the `table` output of sst deploy)")
+  // No default: the bundled scenarios/config.yaml holds the demo's orders, which must never land in a real table by accident.
+  .requiredOption("--config <path>", "the file whose context_store.orders to load (config format; for the demo's orders: scenarios/config.yaml)")
   .option("--region <region>", "AWS region (default: your AWS configuration)")
   .option("--endpoint <url>", "a DynamoDB endpoint (e.g. a local emulator)")
   .action(async (o: { table: string; config: string; region?: string; endpoint?: string }) => {
