@@ -22,7 +22,7 @@ let serve: ServeChild;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "claims-review-e2e-"));
   serve = await startServe({ dataDir, args: ["--now", new Date(TEST_NOW).toISOString()] });
-});
+}, 120_000);
 
 afterAll(async () => {
   await serve?.stop();
@@ -51,7 +51,7 @@ describe("reviews over HTTP", () => {
     expect(money.violations).toEqual([]);
     expect(money.accepts).toBe(accepted.length);
     expect(money.refunds).toBe(accepted.length);
-  });
+  }, 600_000);
 
   it("lists the pending reviews oldest first to the reviewer token only", async () => {
     const intake = await serve.api("GET", "/reviews");
@@ -103,7 +103,7 @@ describe("reviews over HTTP", () => {
     expect(money.approvedRefunds).toBe(approved);
     const decided = serve.events().filter((e) => e["detail-type"] === "ReviewDecided");
     expect(new Set(decided.map((e) => e.detail.review_id)).size).toBe(decided.length === 0 ? 0 : new Set(decided.map((e) => `${String(e.detail.review_id)}|${String(e.detail.decision)}`)).size);
-  });
+  }, 600_000);
 
   it("repeats a decision idempotently and refuses a different one with 409 naming the stored decision, storing nothing", async () => {
     const decidedOne = (await serve.api("GET", "/reviews?status=DENIED&limit=1", undefined, { as: "reviewer" })).body.items[0] as { claim_id: string } | undefined;
