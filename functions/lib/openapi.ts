@@ -12,7 +12,7 @@ import { ROUTES } from "../../infra/facts.ts";
 import type { RouteAuth, RouteKey } from "../../infra/facts.ts";
 import { SubmissionSchema } from "../../pipeline/intake.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
-import { CLAIM_ID, IDEMPOTENCY_KEY, SIMULATION_ID } from "./intake-routes.ts";
+import { CLAIM_ID, IDEMPOTENCY_KEY, SERVED_REPORT_LIMITS, SIMULATION_ID } from "./intake-routes.ts";
 import { CURSOR } from "./review-routes.ts";
 import { ClaimsError } from "../../core/errors.ts";
 
@@ -102,6 +102,20 @@ export const ReviewListItemSchema = z.object({
   amount_eur: z.number().optional(),
   requested_at: z.string(),
   simulation_id: z.string().optional(),
+  verdict_id: z.string().optional().describe("The kernel's verdict that escalated (ESCALATE reviews)."),
+  label: z.string().optional(),
+  claim: ClaimSchema.optional().describe("The structured claim (as submitted, or as extracted from free text)."),
+  claim_text: z.string().optional().describe("The customer's own words, for a free-text claim."),
+  proposal: z.unknown().optional().describe("The Decision Maker's proposal the kernel judged."),
+  verdict: VerdictValueSchema.optional(),
+  layer: z.number().int().optional().describe("The kernel layer that decided."),
+  checks: z.array(z.unknown()).optional().describe("The kernel's checks up to that layer."),
+  decision: ReviewDecisionKindSchema.optional(),
+  decided_at: z.string().optional(),
+  reviewer: z.string().optional(),
+  note: z.string().optional(),
+  approved_amount_eur: z.number().optional(),
+  resubmitted_claim_id: z.string().optional(),
 }).strict();
 
 /** The answer of POST /claims/{id}/review (pipeline/review.ts). */
@@ -146,9 +160,24 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
   "GET /reports/{simulation_id}": {
     tag: "claims",
     summary: "The HTML audit report of a simulation",
-    description: "A self-contained HTML page built from the run's audit: every claim's decision cycle, verdict badges, expected against actual.",
+    description:
+      "A self-contained HTML page built from the audit: for a batch run, every claim's decision cycle with expected against actual; " +
+      "for claims sent to the API with this `simulation_id`, the served view of them.",
     pathParams: { simulation_id: { description: "The run's simulation id (the batch's `simulation_id`).", schema: pattern(SIMULATION_ID) } },
     responses: { 200: { description: "The report.", contentType: "text/html", schema: z.string() }, 404: { description: "No audit recorded for this simulation.", schema: ApiErrorSchema } },
+  },
+  "GET /reports": {
+    tag: "claims",
+    summary: "The live view of recent claims",
+    description: "A self-contained HTML page of the most recent claims sent without a simulation_id, each with its decision cycle (200 also when there are none).",
+    query: { limit: { description: `How many claims, 1–${SERVED_REPORT_LIMITS.max} (default ${SERVED_REPORT_LIMITS.default}).`, schema: z.number().int().min(1).max(SERVED_REPORT_LIMITS.max).default(SERVED_REPORT_LIMITS.default) } },
+    responses: { 200: { description: "The page.", contentType: "text/html", schema: z.string() } },
+  },
+  "GET /review": {
+    tag: "reviews",
+    summary: "The reviewers' page",
+    description: "A self-contained HTML page for reviewers: pending reviews with the claim and the kernel's checks; approve, deny or resubmit. It holds no secret: it asks for the reviewer token and calls GET /reviews and POST /claims/{id}/review with it.",
+    responses: { 200: { description: "The page.", contentType: "text/html", schema: z.string() } },
   },
   "GET /reviews": {
     tag: "reviews",
