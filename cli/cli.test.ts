@@ -195,3 +195,17 @@ describe("claims load-orders", () => {
     }
   });
 });
+
+describe("claims --version and --help", () => {
+  it("prints the package version and exits 0, and every command has --help", async () => {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    const version = await claims(["--version"]);
+    expect(version).toMatchObject({ code: 0 });
+    expect(version.stdout.trim()).toBe(pkg.version);
+    for (const command of ["batch", "serve", "report", "replay", "review", "config", "load-orders"]) {
+      const help = await claims([command, "--help"]);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toMatch(/^Usage: claims /);
+    }
+  }, 300_000);
+});

@@ -98,9 +98,13 @@ async function writeReportFor(dataDir: string, simulationId: string, out?: strin
   return writeReport(events, out ?? resolve(runDir(dataDir, simulationId), "report.html"));
 }
 
+/** The package's version, as `claims --version` prints it. */
+const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
 const program = new Command()
   .name("claims")
   .description("Claims Crew: an LLM crew proposes refunds, a deterministic kernel decides.")
+  .version(VERSION, "-V, --version", "print the version")
   .showHelpAfterError("(run claims --help for usage)")
   .exitOverride();
 
