@@ -7,8 +7,11 @@ import type { DepsSource } from "./lib/compose.ts";
 import { createApiHandler } from "./lib/http.ts";
 import type { RouteHandler, RoutesOf } from "./lib/http.ts";
 import { getClaim, getReport, getServedReport, listClaims, postClaim } from "./lib/intake-routes.ts";
+import { getOpenApi } from "./lib/openapi-route.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 import type { Admission } from "../pipeline/intake.ts";
 
 /** The handler of every intakeApi route of infra/facts.ts (a route added there without one here does not compile). */
@@ -19,12 +22,13 @@ function handlers(admit: (() => Promise<Admission>) | undefined): Record<RoutesO
     "GET /claims/{id}": getClaim,
     "GET /reports/{simulation_id}": getReport,
     "GET /reports": getServedReport,
+    "GET /openapi.json": getOpenApi,
   };
 }
 
 /** The intake handler over `getDeps` (production: SST links; locally: the emulators, with `admit` bounding the open claims). */
-export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; admit?: () => Promise<Admission> } = {}) {
-  return createApiHandler(handlers(options.admit), getDeps, options.logger ?? createLogger("claims-intake-api"));
+export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics; admit?: () => Promise<Admission> } = {}) {
+  return measured("intakeApi", getDeps, options.metrics, (deps) => createApiHandler(handlers(options.admit), deps, options.logger ?? createLogger("claims-intake-api")));
 }
 
 /** The deployed handler (infra/api.ts: IntakeApi). */

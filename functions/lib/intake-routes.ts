@@ -13,10 +13,12 @@ import { renderAuditReport, renderServedReport } from "../../report/served.ts";
 import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
 import type { ApiRequest, ApiResponse } from "./http.ts";
 
-const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const SIMULATION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
-const LIST_CURSOR = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z#[A-Za-z0-9_-]{1,128}$/;
+/** What a claim id, a simulation id and an Idempotency-Key may hold (the OpenAPI description reads these too). */
+export const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
+export const SIMULATION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+/** A `GET /claims` cursor: the last listed claim's `<received_at>#<claim_id>`. */
+export const LIST_CURSOR = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z#[A-Za-z0-9_-]{1,128}$/;
 const LIST_PARAMETERS = ["status", "verdict", "since", "limit", "cursor"];
 
 /**
