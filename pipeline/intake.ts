@@ -3,6 +3,7 @@ import * as z from "zod";
 import { canonicalize, hashHex } from "../core/crew/index.ts";
 import { busEntry } from "../core/claims/events.ts";
 import { ClaimSchema, ClaimTextSchema } from "../core/claims/claim.ts";
+import type { Claim } from "../core/claims/claim.ts";
 import type { AuditEventType } from "../core/integrity/index.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { claimFromExtraction, extractionFailureReasonCode } from "../core/claims/extraction.ts";
@@ -134,6 +135,13 @@ export async function extractClaim(
     }
     return "SKIPPED";
   }
+  // A delivery after a crash finds the extraction already recorded (the audit goes first): it finishes that one
+  // with the same events instead of asking the model again, so the claim keeps one extraction in its audit.
+  const recorded = await recordedExtraction(record, deps);
+  if (recorded) {
+    await performEffects(recorded, deps);
+    return recorded.some((e) => e.kind === "crew_event") ? "EXTRACTED" : "NEEDS_REVIEW";
+  }
   const text = record.input.claim_text;
   const result = await deps.llm.complete(extractionMessages(text, { receivedAt: record.received_at }));
   const now = deps.clock.now();
@@ -151,15 +159,37 @@ export async function extractClaim(
     return "NEEDS_REVIEW";
   }
   // The audit goes first: once the claim is RUNNING a redelivery only restarts the crew, so an audit after the update could be lost.
-  await performEffects(
-    [
-      { kind: "audit", event: claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, { ...llmDetails, extracted: result.value, claim: claim.claim, warnings: [...result.warnings, ...claim.warnings] }) },
-      { kind: "claim_update", claimId, patch: { claim: claim.claim, extracted: result.value, status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
-      { kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } },
-    ],
-    deps,
-  );
+  const event = claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, { ...llmDetails, extracted: result.value, claim: claim.claim, warnings: [...result.warnings, ...claim.warnings] });
+  await performEffects([{ kind: "audit", event }, ...extractedEffects(record, claim.claim, result.value, now)], deps);
   return "EXTRACTED";
+}
+
+/** After CLAIM_EXTRACTED is recorded: the claim becomes RUNNING with its structured claim, and its crew starts. */
+function extractedEffects(record: ClaimRecord, claim: Claim, extracted: ClaimRecord["extracted"], now: number): Effect[] {
+  return [
+    { kind: "claim_update", claimId: record.claim_id, patch: { claim, extracted, status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
+    { kind: "crew_event", claimId: record.claim_id, message: { type: "claim.start", crewId: record.claim_id } },
+  ];
+}
+
+/**
+ * The effects that finish an extraction this claim already recorded (a crash after the audit, before the claim
+ * was updated): the same update and crew start for CLAIM_EXTRACTED, the same review for CLAIM_EXTRACTION_FAILED
+ * (rebuilt with the recorded instant and details, so every event is identical to the first and the log drops it).
+ */
+async function recordedExtraction(record: ClaimRecord, deps: Pick<PipelineDeps, "audit">): Promise<Effect[] | undefined> {
+  const mine = (await deps.audit.byDfid(record.dfid)).filter((e) => e.details.claim_id === record.claim_id);
+  const done = mine.find((e) => e.event_type === "CLAIM_EXTRACTED");
+  if (done) {
+    const parsed = ClaimSchema.safeParse(done.details.claim);
+    if (parsed.success) return extractedEffects(record, parsed.data, done.details.extracted as ClaimRecord["extracted"], Date.parse(done.created_at));
+  }
+  const failed = mine.find((e) => e.event_type === "CLAIM_EXTRACTION_FAILED");
+  if (failed && typeof failed.details.reason_code === "string" && typeof failed.details.reason === "string") {
+    const { claim_id: _c, reason_code, reason, ...details } = failed.details;
+    return needsReview(record, Date.parse(failed.created_at), reason_code, reason, {}, { type: "CLAIM_EXTRACTION_FAILED", details });
+  }
+  return undefined;
 }
 
 /**
