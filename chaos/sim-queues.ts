@@ -173,7 +173,10 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
       }
     },
     nextVisibleAt() {
-      const waiting = messages.filter((m) => !m.inFlight).map((m) => m.visibleAt);
+      // A FIFO group moves when its head is visible; a standard message when it is.
+      const heads = new Map<string, SimMessage>();
+      for (const m of messages) if (m.role === "crewEvents" && !heads.has(m.group!)) heads.set(m.group!, m);
+      const waiting = messages.filter((m) => !m.inFlight && (m.role !== "crewEvents" || heads.get(m.group!) === m)).map((m) => m.visibleAt);
       return waiting.length === 0 ? undefined : Math.min(...waiting);
     },
     pending: () => messages.length,
