@@ -1,7 +1,10 @@
 // Sweep (EventBridge Scheduler, every 5 minutes): nudges claims that have not moved for a while —
 // a RUNNING claim gets a crew.tick (its overdue steps time out), a RECEIVED one is started again
-// (core: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
+// (core: sweepStalledClaims) — and finishes review decisions that were claimed but never carried out
+// (repairReviews: a reviewer whose request died is not always there to repeat it). The safety net behind
+// the timers queue and the review API: no claim waits forever, no approved refund goes unannounced.
 import * as z from "zod";
+import { repairReviews } from "../pipeline/review.ts";
 import { sweepStalledClaims } from "../pipeline/timers.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
@@ -19,9 +22,11 @@ export function createSweepHandler(getDeps: DepsSource, options: { logger?: Hand
   const logger = options.logger ?? createLogger("claims-sweep");
   const settings = SweepSettingsSchema.parse(options.env ?? process.env);
   return async (): Promise<{ examined: number; restarted: number; ticked: number }> => {
-    const result = await sweepStalledClaims(await getDeps(), { stalledAfterMs: settings.CLAIMS_SWEEP_STALLED_AFTER_MS, limit: settings.CLAIMS_SWEEP_LIMIT });
+    const deps = await getDeps();
+    const result = await sweepStalledClaims(deps, { stalledAfterMs: settings.CLAIMS_SWEEP_STALLED_AFTER_MS, limit: settings.CLAIMS_SWEEP_LIMIT });
     const counts = { examined: result.examined, restarted: result.restarted.length, ticked: result.ticked.length };
-    logger.info("sweep done", { ...counts, claims: [...result.restarted, ...result.ticked] });
+    const reviewsRepaired = await repairReviews(deps);
+    logger.info("sweep done", { ...counts, reviewsRepaired, claims: [...result.restarted, ...result.ticked] });
     return counts;
   };
 }

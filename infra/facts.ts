@@ -150,8 +150,9 @@ export const FUNCTIONS = {
     memory: "256 MB",
     timeoutSeconds: 60,
     description: "Every 5 minutes: ticks RUNNING claims past their deadline",
-    // ExtractionQueue: a stalled free-text claim is restarted through extraction.
-    links: [LINKS.table, Q.crewEvents, Q.extraction],
+    // ExtractionQueue: a stalled free-text claim is restarted through extraction. Bus: a review decision it
+    // finishes (repairReviews) announces ReviewDecided / RefundExecuted.
+    links: [LINKS.table, Q.crewEvents, Q.extraction, LINKS.bus],
   },
   batch: {
     handler: "functions/batch.handler",

@@ -106,7 +106,7 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
     // Claim the decision on the review (or go on with this same decision already claimed).
     let claimed = review;
     if (!review.intent) {
-      const intent = normaliseDecision(parsed.data, review);
+      const intent = { ...normaliseDecision(parsed.data, review), decided_at: new Date(deps.clock.now()).toISOString() };
       const update = await deps.reviews.updateReview({ ...review, intent, version: review.version + 1 });
       if (!update.changed) continue; // another decision got there first: look again
       claimed = update.review;
@@ -118,9 +118,9 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
 
 /** Carries out the decision claimed on the review, then records it as decided. */
 async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewDeps): Promise<ReviewResult> {
-  const intent = review.intent!;
-  const now = deps.clock.now();
-  const decidedAt = new Date(now).toISOString();
+  const { decided_at: claimedAt, ...intent } = review.intent!;
+  // The instant the decision was claimed (an intent from before it carried one: now): a repair announces the same events.
+  const decidedAt = claimedAt ?? new Date(deps.clock.now()).toISOString();
   const base = { ...review, intent: undefined, decision: intent.decision, decided_at: decidedAt, ...(intent.reviewer ? { reviewer: intent.reviewer } : {}), ...(intent.note !== undefined ? { note: intent.note } : {}), version: review.version + 1 };
   let next: ReviewRecord;
   if (intent.decision === "APPROVE") {
