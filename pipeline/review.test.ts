@@ -7,6 +7,7 @@ import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/llm/index.ts";
 import { createInMemoryReviewRepository } from "./in-memory.ts";
 import { createInProcessPipeline } from "./in-process.ts";
+import { performEffects } from "./perform.ts";
 import { decideReview, repairReviews } from "./review.ts";
 import type { ReviewRepository } from "./ports.ts";
 
@@ -78,5 +79,24 @@ describe("a review decision that crashed after announcing it", () => {
     expect(decidedEvents(p).audit).toEqual(first.audit);
     expect((await reviews.getReview("clm_esc"))?.status).toBe("APPROVED");
     expect(await repairReviews(p.deps)).toBe(0);
+  });
+});
+
+describe("the ledger's review mark", () => {
+  it.each([
+    ["APPROVE", { decision: "APPROVE", reviewer: "alice", amount_eur: 100 }],
+    ["DENY", { decision: "DENY", reviewer: "alice" }],
+  ])("is not set again for good by the review's opening repeated after a %s (a late redelivery of the kernel's verdict)", async (_name, body) => {
+    const { p, reviews } = await escalated();
+    const opened = (await reviews.getReview("clm_esc"))!;
+    expect((await p.deps.ledger.get("ord_002"))?.pending_reviews).toEqual(["clm_esc"]);
+    await decideReview("clm_esc", body, p.deps).catch(() => undefined);
+    await decideReview("clm_esc", body, p.deps);
+    expect((await p.deps.ledger.get("ord_002"))?.pending_reviews ?? []).toEqual([]);
+    await performEffects([{ kind: "review_open", review: opened }], p.deps);
+    expect((await p.deps.ledger.get("ord_002"))?.pending_reviews ?? []).toEqual([]);
+    // Automatic refunds on the order go on: a small claim on it is accepted.
+    const { record } = await p.decide({ claim: { order_id: "ord_002", amount_eur: 50, category: "electronics", reason: "Charger missing" } }, { claimId: "clm_small" });
+    expect(record?.verdict).toBe("ACCEPT");
   });
 });

@@ -145,8 +145,10 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
     next = { ...base, status: "DENIED" };
   }
   // Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again.
+  // Once recorded, the review's ledger mark is cleared once more: a review_open repeated meanwhile may have set it again.
   await performEffects(decidedEffects(record, next), deps);
   const stored = await deps.reviews.updateReview(stripUndefined(next));
+  if (next.order_id) await performEffects([{ kind: "review_closed", orderId: next.order_id, claimId: next.claim_id, ...(next.simulation_id ? { scope: next.simulation_id } : {}) }], deps);
   return respond(record, stored.review ?? next);
 }
 
