@@ -92,8 +92,12 @@ export async function submitClaim(
   return { ok: true, claimId, status: record.status, created: true };
 }
 
-/** The received audit event carries the receipt time, so a repeat is identical and the audit log drops it. */
-function startEffects(record: ClaimRecord): Effect[] {
+/**
+ * What starts a stored claim: its CLAIM_RECEIVED audit event, then extraction (free text) or the crew. The event
+ * carries the receipt time, so a repeat — a client's retry, the sweep restarting a claim whose intake died before
+ * its audit — is identical and the audit log drops it.
+ */
+export function startEffects(record: ClaimRecord): Effect[] {
   const received: Effect[] = [
     { kind: "audit", event: claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), { input_kind: "claim" in record.input ? "claim" : "claim_text", input: record.input, label: record.label, received_at: record.received_at }) },
   ];

@@ -73,6 +73,16 @@ describe("sweepStalledClaims", () => {
       { queue: "crew-events", claimId: "running-stuck", message: { type: "crew.tick", crewId: "running-stuck", nowMs: NOW } },
     ]));
   });
+  it("audits the receipt of a claim it restarts when intake died before auditing it, so the claim replays (found by npm run chaos)", async () => {
+    const p = ports();
+    await p.claims.createClaim(claim("no-receipt", "RECEIVED", 600_000));
+    await sweepStalledClaims(p, { stalledAfterMs: 300_000, limit: 50 });
+    expect((await p.audit.byDfid("dfid_no-receipt")).map((e) => e.event_type)).toEqual(["CLAIM_RECEIVED"]);
+    // Restarted again later: the same receipt, so the audit keeps it once.
+    await sweepStalledClaims(p, { stalledAfterMs: 300_000, limit: 50 });
+    expect((await p.audit.byDfid("dfid_no-receipt")).map((e) => e.event_type)).toEqual(["CLAIM_RECEIVED"]);
+  });
+
   it("honours the limit, oldest first", async () => {
     const p = ports();
     await p.claims.createClaim(claim("newer", "RUNNING", 400_000));

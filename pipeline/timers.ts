@@ -1,6 +1,7 @@
 // Timers and the sweep: a claim never waits forever on a worker that died (SPEC §2).
 import type { PipelineDeps } from "./deps.ts";
 import type { TimerMessage } from "./messages.ts";
+import { startEffects } from "./intake.ts";
 import { performEffects } from "./perform.ts";
 
 /** SQS delays a message at most 15 minutes. */
@@ -30,8 +31,8 @@ export interface SweepResult {
 }
 
 /**
- * Finds claims that have not moved for `stalledAfterMs` and nudges them: a RECEIVED text claim is
- * queued for extraction again, a RECEIVED structured claim is started again, a RUNNING claim gets a
+ * Finds claims that have not moved for `stalledAfterMs` and nudges them: a RECEIVED claim is started again
+ * as intake starts it (its receipt audited, then extraction or the crew), a RUNNING claim gets a
  * `crew.tick` (the crew times out steps past their deadline and routes them to the fixer). Every
  * nudge is idempotent, so a sweep that overlaps a live claim changes nothing.
  */
@@ -43,11 +44,9 @@ export async function sweepStalledClaims(
   const stalled = await deps.claims.findStalledClaims(new Date(now - opts.stalledAfterMs).toISOString(), opts.limit);
   const result: SweepResult = { examined: stalled.length, restarted: [], ticked: [] };
   for (const claim of stalled) {
-    if (claim.status === "RECEIVED" && !claim.claim) {
-      await deps.queues.requestExtraction(claim.claim_id);
-      result.restarted.push(claim.claim_id);
-    } else if (claim.status === "RECEIVED") {
-      await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "claim.start", crewId: claim.claim_id }]);
+    if (claim.status === "RECEIVED") {
+      // Started as intake starts it, its receipt audited again (identical, so dropped unless intake died before it).
+      await performEffects(startEffects(claim), deps);
       result.restarted.push(claim.claim_id);
     } else {
       await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "crew.tick", crewId: claim.claim_id, nowMs: now }]);
