@@ -1,7 +1,7 @@
 // Timers and the sweep: a claim never waits forever on a worker that died (SPEC §2).
 import type { PipelineDeps } from "./deps.ts";
 import type { TimerMessage } from "./messages.ts";
-import { startEffects } from "./intake.ts";
+import { performClaimOutbox, startEffects } from "./intake.ts";
 import { performEffects } from "./perform.ts";
 
 /** SQS delays a message at most 15 minutes. */
@@ -32,7 +32,8 @@ export interface SweepResult {
 
 /**
  * Finds claims that have not moved for `stalledAfterMs` and nudges them: a RECEIVED claim is started again
- * as intake starts it (its receipt audited, then extraction or the crew), a RUNNING claim gets a
+ * as intake starts it (its receipt audited, then extraction or the crew), a claim with an extraction outcome
+ * stored but never performed has it performed, a RUNNING claim gets a
  * `crew.tick` (the crew times out steps past their deadline and routes them to the fixer). Every
  * nudge is idempotent, so a sweep that overlaps a live claim changes nothing.
  */
@@ -44,7 +45,10 @@ export async function sweepStalledClaims(
   const stalled = await deps.claims.findStalledClaims(new Date(now - opts.stalledAfterMs).toISOString(), opts.limit);
   const result: SweepResult = { examined: stalled.length, restarted: [], ticked: [] };
   for (const claim of stalled) {
-    if (claim.status === "RECEIVED") {
+    if (await performClaimOutbox(claim, deps)) {
+      // An extraction's outcome whose delivery died before performing it (and was not redelivered): performed now.
+      result.restarted.push(claim.claim_id);
+    } else if (claim.status === "RECEIVED") {
       // Started as intake starts it, its receipt audited again (identical, so dropped unless intake died before it).
       await performEffects(startEffects(claim), deps);
       result.restarted.push(claim.claim_id);

@@ -35,6 +35,12 @@ export const ClaimRecordSchema = z.object({
   executed: z.boolean().optional(),
   /** The claim a reviewer's RESUBMIT corrected (SPEC §4.6). */
   parent_claim_id: z.string().optional(),
+  /**
+   * Effects decided together with a status change and not yet confirmed performed (the pipeline's effect list):
+   * an extraction's outcome is stored with the claim's move out of RECEIVED, so exactly one outcome is kept however
+   * many deliveries race, and a redelivery or the sweep performs it after a crash. Never shown to API callers.
+   */
+  outbox: z.array(z.unknown()).optional(),
 });
 
 /** A stored claim. */
