@@ -35,7 +35,7 @@ import { createChaosLlm } from "./chaos-llm.ts";
 import type { LlmCounts } from "./chaos-llm.ts";
 import { InjectedCrashError } from "./errors.ts";
 import { checkFlowInvariants } from "./invariants.ts";
-import type { InvariantResult } from "./invariants.ts";
+import type { FlowObservation, InvariantResult } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
 import { planFlow } from "./plan.ts";
 import type { FaultKind, FlowPlan, PlannedClaim } from "./plan.ts";
@@ -76,6 +76,8 @@ export interface FlowResult {
   counts: FlowCounts;
   simulatedMs: number;
   invariants?: InvariantResult;
+  /** What the flow left behind (with `keep`: for a reproduction's details). */
+  observation?: FlowObservation;
 }
 
 /** The side-effecting methods of each port: a crash is injected right after one of them succeeded. */
@@ -126,14 +128,14 @@ const emptyCounts = (): FlowCounts => ({
 });
 
 /** Runs flow `flow` of the run seeded `seed`. */
-export async function runChaosFlow(env: ChaosEnv, seed: number, flow: number): Promise<FlowResult> {
+export async function runChaosFlow(env: ChaosEnv, seed: number, flow: number, opts: { keep?: boolean } = {}): Promise<FlowResult> {
   const rng = createRng(flowSeed(seed, flow));
   const plan = planFlow(rng, seed, flow);
-  return runPlannedFlow(env, plan, rng);
+  return runPlannedFlow(env, plan, rng, opts);
 }
 
 /** Runs a drawn plan, taking every later random choice from `rng`. */
-export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng): Promise<FlowResult> {
+export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: { keep?: boolean } = {}): Promise<FlowResult> {
   const counts = emptyCounts();
   const violations: string[] = [];
   const agent = env.config.agent;
@@ -451,7 +453,7 @@ export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng): P
     if (!r?.decision || r.decision !== distinct[0]) violations.push(`review of ${claimId}: a reviewer was told ${distinct[0]} succeeded, the review records ${r?.decision ?? r?.status ?? "nothing"}`);
   }
 
-  const observed = {
+  const observed: FlowObservation = {
     claims: claims.all(),
     verdicts: verdicts.all(),
     reviews: reviews.all(),
@@ -468,7 +470,7 @@ export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng): P
   counts.decided = observed.claims.filter((c) => c.status === "DECIDED").length;
   counts.needsReview = observed.claims.filter((c) => c.status === "NEEDS_REVIEW").length;
   counts.refunds = invariants.money.refunds;
-  return { plan, violations, counts, simulatedMs: now - plan.startMs, invariants };
+  return { plan, violations, counts, simulatedMs: now - plan.startMs, invariants, ...(opts.keep ? { observation: observed } : {}) };
 }
 
 /** Every ledger entry the flow can have touched (its orders, and any order a claim, review or event named), real and simulation scopes. */

@@ -5,11 +5,15 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/llm/index.ts";
-import { createInMemoryReviewRepository } from "./in-memory.ts";
+import { createInMemoryClaimRepository, createInMemoryReviewRepository } from "./in-memory.ts";
+import { handleProposal } from "./kernel-service.ts";
+import type { ProposalMessage } from "./messages.ts";
+import { handleCrewMessage } from "./orchestrator.ts";
+import { handleAgentStep } from "./worker.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { performEffects } from "./perform.ts";
 import { decideReview, repairReviews } from "./review.ts";
-import type { ReviewRepository } from "./ports.ts";
+import type { ClaimRepository, ReviewRepository } from "./ports.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
@@ -98,5 +102,55 @@ describe("the ledger's review mark", () => {
     // Automatic refunds on the order go on: a small claim on it is accepted.
     const { record } = await p.decide({ claim: { order_id: "ord_002", amount_eur: 50, category: "electronics", reason: "Charger missing" } }, { claimId: "clm_small" });
     expect(record?.verdict).toBe("ACCEPT");
+  });
+});
+
+/** An escalation whose kernel died right after opening the review and announcing it, before recording the claim DECIDED. */
+async function escalatedNotYetRecorded() {
+  const claims = createInMemoryClaimRepository();
+  let crashes = 1;
+  const dying: ClaimRepository = {
+    ...claims,
+    async updateClaim(id, patch, onlyFrom) {
+      if (patch.status === "DECIDED" && crashes-- > 0) throw new Error("injected crash before the claim is recorded DECIDED");
+      return claims.updateClaim(id, patch, onlyFrom);
+    },
+  };
+  const reviews = crashingOnRecord();
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+    clock: { now: () => NOW },
+    overrides: { claims: dying, reviews },
+  });
+  await p.submit({ claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } }, { claimId: "clm_esc" });
+  let proposal: ProposalMessage | undefined;
+  for (let work = p.queues.take(); work; work = p.queues.take()) {
+    if (work.queue === "proposals") proposal = work.message;
+    else if (work.queue === "crew-events") await handleCrewMessage(work.message, p.deps);
+    else if (work.queue === "agent-steps") await handleAgentStep(work.message, p.deps);
+  }
+  await expect(handleProposal(proposal!, p.deps)).rejects.toThrow(/injected crash/);
+  expect((await claims.getClaim("clm_esc"))?.status).toBe("RUNNING");
+  expect((await reviews.getReview("clm_esc"))?.status).toBe("PENDING");
+  return { p, claims, reviews, redeliver: () => handleProposal(proposal!, p.deps) };
+}
+
+describe("a review decided before the kernel recorded its escalation (the kernel died in between)", () => {
+  it("an approval leaves the claim DECIDED and executed once the kernel's redelivery records it", async () => {
+    const { p, claims, redeliver } = await escalatedNotYetRecorded();
+    await decideReview("clm_esc", { decision: "APPROVE", reviewer: "alice" }, p.deps).catch(() => undefined);
+    expect((await decideReview("clm_esc", { decision: "APPROVE", reviewer: "alice" }, p.deps)).ok).toBe(true);
+    await redeliver();
+    expect(await claims.getClaim("clm_esc")).toMatchObject({ status: "DECIDED", verdict: "ESCALATE", executed: true });
+  });
+
+  it("audits the decision once, though the claim was RUNNING when it was first announced and DECIDED when repeated", async () => {
+    const { p, redeliver } = await escalatedNotYetRecorded();
+    await expect(decideReview("clm_esc", { decision: "DENY", reviewer: "alice" }, p.deps)).rejects.toThrow(/injected crash/);
+    await redeliver();
+    expect((await decideReview("clm_esc", { decision: "DENY", reviewer: "alice" }, p.deps)).ok).toBe(true);
+    expect(p.auditEvents().filter((e) => e.event_type === "REVIEW_DECIDED").map((e) => e.state)).toEqual(["DECIDED"]);
   });
 });

@@ -145,10 +145,15 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
     next = { ...base, status: "DENIED" };
   }
   // Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again.
-  // Once recorded, the review's ledger mark is cleared once more: a review_open repeated meanwhile may have set it again.
   await performEffects(decidedEffects(record, next), deps);
   const stored = await deps.reviews.updateReview(stripUndefined(next));
-  if (next.order_id) await performEffects([{ kind: "review_closed", orderId: next.order_id, claimId: next.claim_id, ...(next.simulation_id ? { scope: next.simulation_id } : {}) }], deps);
+  // Once recorded, two effects are repeated for the kernel's sake: the review's ledger mark cleared (a review_open
+  // repeated meanwhile may have set it again), and an approval's `executed` (the kernel may have recorded the claim
+  // DECIDED only now; it sets `executed` itself when it sees the approval recorded, so one of the two always does).
+  await performEffects([
+    ...(next.order_id ? [{ kind: "review_closed" as const, orderId: next.order_id, claimId: next.claim_id, ...(next.simulation_id ? { scope: next.simulation_id } : {}) }] : []),
+    ...(next.status === "APPROVED" ? [{ kind: "claim_update" as const, claimId: record.claim_id, patch: { executed: true }, onlyFrom: ["DECIDED" as const] }] : []),
+  ], deps);
   return respond(record, stored.review ?? next);
 }
 
@@ -204,7 +209,9 @@ function decidedEffects(record: ClaimRecord, review: ReviewRecord): Effect[] {
     effects.push({ kind: "audit", event: claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", at, { ...refund, ...(cents.ok ? { amount_cents: cents.cents } : {}) }) });
     events.push(busEntry("RefundExecuted", refund));
   }
-  effects.push({ kind: "audit", event: claimAudit(record, "REVIEW_DECIDED", record.status, at, decided) });
+  // The state is the claim's final one, known from the origin: the claim's record may still be on its way there
+  // (read while the kernel or the extraction had not yet recorded it), and a repeat must audit the same event.
+  effects.push({ kind: "audit", event: claimAudit(record, "REVIEW_DECIDED", review.origin === "ESCALATE" ? "DECIDED" : "NEEDS_REVIEW", at, decided) });
   events.push(busEntry("ReviewDecided", decided));
   if (review.order_id) effects.push({ kind: "review_closed", orderId: review.order_id, claimId: review.claim_id, ...(review.simulation_id ? { scope: review.simulation_id } : {}) });
   effects.push({ kind: "publish", entries: events });
