@@ -149,6 +149,16 @@ export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, op
   const claims = createInMemoryClaimRepository();
   const verdicts = createInMemoryVerdictRepository();
   const reviews = createInMemoryReviewRepository();
+  // Reviews as they open, for the reviewers (cheaper than listing every review after every delivery).
+  const opened: string[] = [];
+  const reviewsPort: typeof reviews = {
+    ...reviews,
+    async openReview(review) {
+      const stored = await reviews.openReview(review);
+      opened.push(stored.claim_id);
+      return stored;
+    },
+  };
   const audit = createInMemoryAuditLog();
   const publisher = createRecordingPublisher();
   const ledger = createInMemoryRefundLedger();
@@ -164,7 +174,7 @@ export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, op
     publisher,
     audit,
     ledger,
-    reviews,
+    reviews: reviewsPort,
     orders: createInMemoryContextStore(plan.orders),
     llm,
     clock,
@@ -294,9 +304,10 @@ export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, op
   };
 
   // Reviewers: each review that opens is decided (or left pending) as the flow's policy says.
-  const planReviews = () => {
-    for (const r of reviews.all()) {
-      if (r.status !== "PENDING" || reviewSeen.has(r.claim_id)) continue;
+  const planReviews = async () => {
+    while (opened.length > 0) {
+      const r = await reviews.getReview(opened.shift()!);
+      if (!r || r.status !== "PENDING" || reviewSeen.has(r.claim_id)) continue;
       reviewSeen.add(r.claim_id);
       if (!rng.chance(plan.reviewer.decide)) continue;
       const at = now + rng.int(1_000, 20 * 60_000);
@@ -387,7 +398,7 @@ export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, op
       violations.push(`the flow did not settle within ${MAX_STEPS} deliveries / ${MAX_SIMULATED_MS / 3_600_000} simulated hours (${queues.pending()} message(s) queued)`);
       break;
     }
-    planReviews();
+    await planReviews();
     const due = agenda.filter((p) => p.at <= now);
     const batches = queues.available(now);
     const sweepDue = now >= nextSweep;
