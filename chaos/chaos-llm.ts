@@ -1,16 +1,20 @@
 // The model as real ones behave: over the deterministic rules model, each call may be slow (the simulated clock
-// moves past the step's deadline while it "thinks"), fail (timeouts, outages, rate limits, refusals), or answer
+// moves past the step's deadline while it "thinks"), hang until the function's timeout kills the invocation (the
+// message comes back after its visibility timeout, and after three such receives it is gone to the DLQ: only the
+// step's timer or the sweep then moves the claim on), fail (timeouts, outages, rate limits, refusals), or answer
 // garbage — broken JSON, a schema violation, or a well-formed answer that is wrong (another order, a bigger
 // amount, an absurd number, a prompt injection in the prose).
 import { isRetryableLlmFailure } from "../core/llm/index.ts";
 import type { LlmFailure, LlmFailureCode, LlmPort, LlmRequest, LlmResult } from "../core/llm/index.ts";
 import type { LlmProfile } from "./plan.ts";
 import type { Rng } from "./rng.ts";
+import { InjectedCrashError } from "./errors.ts";
 
 /** What the model did, counted for the report. */
 export interface LlmCounts {
   calls: number;
   slow: number;
+  hang: number;
   fail: number;
   garble: number;
 }
@@ -53,14 +57,19 @@ function garbleValue(rng: Rng, value: Record<string, unknown>): Record<string, u
   return out;
 }
 
-/** Wraps `inner` with the flow's model behaviour; `advance` moves the simulated clock while a slow call runs. */
-export function createChaosLlm(inner: LlmPort, opts: { rng: Rng; profile: LlmProfile; advance: (ms: number) => void; counts: LlmCounts }): LlmPort {
+/** Wraps `inner` with the flow's model behaviour; `advance` moves the simulated clock while a slow call runs; a hung call ends the invocation after `functionTimeoutMs`. */
+export function createChaosLlm(inner: LlmPort, opts: { rng: Rng; profile: LlmProfile; advance: (ms: number) => void; counts: LlmCounts; functionTimeoutMs: number }): LlmPort {
   const { rng, profile, advance, counts } = opts;
   return {
     provider: inner.provider,
     model: inner.model,
     async complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>> {
       counts.calls++;
+      if (profile.hang > 0 && rng.chance(profile.hang)) {
+        counts.hang++;
+        advance(opts.functionTimeoutMs);
+        throw new InjectedCrashError(`the model did not answer before the function's ${opts.functionTimeoutMs / 1000} s timeout`);
+      }
       const roll = rng.next();
       if (roll < profile.fail) {
         counts.fail++;

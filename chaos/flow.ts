@@ -25,7 +25,7 @@ import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
 import type { QueueRole } from "../infra/facts.ts";
-import { QUEUES } from "../infra/facts.ts";
+import { FUNCTIONS, QUEUES } from "../infra/facts.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import { createInMemoryAuditLog, createInMemoryClaimRepository, createInMemoryContextStore, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemorySessionRepository, createInMemoryVerdictRepository, createRecordingPublisher } from "../pipeline/in-memory.ts";
@@ -115,7 +115,7 @@ type Planned = { at: number; job: Job; together?: string };
 
 const emptyCounts = (): FlowCounts => ({
   faults: { duplicate: 0, delay: 0, crash: 0, race: 0, lostTimer: 0, restart: 0 },
-  llm: { calls: 0, slow: 0, fail: 0, garble: 0 },
+  llm: { calls: 0, slow: 0, hang: 0, fail: 0, garble: 0 },
   deadLetters: 0,
   clientRetries: 0,
   reviewDecisions: 0,
@@ -127,15 +127,21 @@ const emptyCounts = (): FlowCounts => ({
   refunds: 0,
 });
 
+/** Options of a flow: `keep` returns what it left behind; `mutate` replaces ports (tests plant bugs to see them found). */
+export interface FlowOptions {
+  keep?: boolean;
+  mutate?: (deps: PipelineDeps) => PipelineDeps;
+}
+
 /** Runs flow `flow` of the run seeded `seed`. */
-export async function runChaosFlow(env: ChaosEnv, seed: number, flow: number, opts: { keep?: boolean } = {}): Promise<FlowResult> {
+export async function runChaosFlow(env: ChaosEnv, seed: number, flow: number, opts: FlowOptions = {}): Promise<FlowResult> {
   const rng = createRng(flowSeed(seed, flow));
   const plan = planFlow(rng, seed, flow);
   return runPlannedFlow(env, plan, rng, opts);
 }
 
 /** Runs a drawn plan, taking every later random choice from `rng`. */
-export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: { keep?: boolean } = {}): Promise<FlowResult> {
+export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: FlowOptions = {}): Promise<FlowResult> {
   const counts = emptyCounts();
   const violations: string[] = [];
   const agent = env.config.agent;
@@ -165,8 +171,8 @@ export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, op
   const queues = createSimQueues({ clock, rng, faults: plan.faults });
   const registry = createAgentRegistry({ acceptedMajor: 1 });
   registry.handshake({ agent_id: agent.agentId, version: agent.version, contract: agent.responsibility });
-  const llm = createChaosLlm(createRulesModel({ contract: agent.contract, responsibility: agent.responsibility }), { rng, profile: plan.llm, advance, counts: counts.llm });
-  const base: PipelineDeps = {
+  const llm = createChaosLlm(createRulesModel({ contract: agent.contract, responsibility: agent.responsibility }), { rng, profile: plan.llm, advance, counts: counts.llm, functionTimeoutMs: FUNCTIONS.worker.timeoutSeconds * 1000 });
+  const unmutated: PipelineDeps = {
     claims,
     sessions: createInMemorySessionRepository(),
     verdicts,
@@ -183,6 +189,7 @@ export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, op
     registry,
     settings: DEFAULT_PIPELINE_SETTINGS,
   };
+  const base = opts.mutate ? opts.mutate(unmutated) : unmutated;
 
   // Faults at the ports: a crash right after the n-th side-effecting call of the flow, a restart that kills every
   // running invocation, and random switches between concurrent invocations at every port call.

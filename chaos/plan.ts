@@ -29,10 +29,12 @@ export interface FaultPlan {
   restartAfterCall?: number;
 }
 
-/** How the model behaves: per call, the probability it is slow (past the step deadline), fails, or answers garbage. */
+/** How the model behaves: per call, the probability it is slow (past the step deadline), hangs, fails, or answers garbage. */
 export interface LlmProfile {
   name: "healthy" | "flaky" | "bad" | "down";
   slow: number;
+  /** Hangs past the function's timeout (the invocation is killed). */
+  hang: number;
   fail: number;
   garble: number;
 }
@@ -99,10 +101,10 @@ const REASONS = [
 ];
 
 const LLM_PROFILES: Record<LlmProfile["name"], Omit<LlmProfile, "name">> = {
-  healthy: { slow: 0, fail: 0, garble: 0 },
-  flaky: { slow: 0.08, fail: 0.08, garble: 0.05 },
-  bad: { slow: 0.2, fail: 0.25, garble: 0.2 },
-  down: { slow: 0.05, fail: 0.9, garble: 0 },
+  healthy: { slow: 0, hang: 0, fail: 0, garble: 0 },
+  flaky: { slow: 0.08, hang: 0.03, fail: 0.08, garble: 0.05 },
+  bad: { slow: 0.2, hang: 0.1, fail: 0.25, garble: 0.2 },
+  down: { slow: 0.05, hang: 0.3, fail: 0.6, garble: 0 },
 };
 
 const cents = (eur: number) => Math.round(eur * 100);
