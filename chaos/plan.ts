@@ -185,12 +185,17 @@ export function claimText(claim: Claim, order: Order | undefined, startMs: numbe
 export function planFlow(rng: Rng, seed: number, flow: number, opts: { prefix?: string; startMs?: number } = {}): FlowPlan {
   const prefix = opts.prefix ?? "";
   const startMs = opts.startMs ?? FLOW_START_MS;
-  const orders = Array.from({ length: rng.int(1, 3) }, (_, i) => drawOrder(rng, `ord_${prefix}${i + 1}`, startMs));
+  // Now and then a burst: many claims on one order at once, racing for its balance and its automatic limit.
+  const burst = rng.chance(0.1);
+  const orders = Array.from({ length: burst ? 1 : rng.int(1, 3) }, (_, i) => drawOrder(rng, `ord_${prefix}${i + 1}`, startMs));
   const byId = new Map(orders.map((o) => [o.order_id, o]));
-  const claims: PlannedClaim[] = Array.from({ length: rng.int(1, 6) }, (_, index) => {
+  // Some flows are a simulation's claims: their refunds go to a ledger of their own (SPEC §7.3).
+  const simulationId = rng.chance(0.1) ? `sim_chaos_${seed}_${flow}` : undefined;
+  const claims: PlannedClaim[] = Array.from({ length: burst ? rng.int(8, 12) : rng.int(1, 6) }, (_, index) => {
     const claim = drawClaim(rng, orders, `ord_${prefix}`);
     const form = rng.weighted<ClaimForm>({ structured: 65, text: 30, text_without_order: 5 });
-    const body = form === "structured" ? { claim } : { claim_text: claimText(claim, byId.get(claim.order_id), startMs, form === "text") };
+    const input = form === "structured" ? { claim } : { claim_text: claimText(claim, byId.get(claim.order_id), startMs, form === "text") };
+    const body = { ...input, ...(simulationId ? { simulation_id: simulationId } : {}) };
     const resend = rng.weighted({ none: 80, concurrent: 10, later: 10 });
     return {
       index,
