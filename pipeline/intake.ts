@@ -5,7 +5,7 @@ import { busEntry } from "../core/claims/events.ts";
 import { ClaimSchema, ClaimTextSchema } from "../core/claims/claim.ts";
 import type { AuditEventType } from "../core/integrity/index.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { claimFromExtraction } from "../core/claims/extraction.ts";
+import { claimFromExtraction, extractionFailureReasonCode } from "../core/claims/extraction.ts";
 import { extractionMessages } from "../core/claims/prompts.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -136,7 +136,9 @@ export async function extractClaim(
   const updatedAt = new Date(now).toISOString();
   if (!result.ok) {
     if (result.retryable && !opts.finalAttempt) return "RETRY";
-    const effects = needsReview(record, now, "EXTRACTION_FAILED", `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } });
+    // A model that cannot be used at all is named as such (LLM_UNREACHABLE, LLM_AUTH_FAILED), not as a failed extraction.
+    const reasonCode = extractionFailureReasonCode(result.code);
+    const effects = needsReview(record, now, reasonCode, `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } });
     return (await settleExtraction(record, { updated_at: updatedAt }, effects, deps)) ? "NEEDS_REVIEW" : "SKIPPED";
   }
   const claim = claimFromExtraction(result.value, { text, now: record.received_at });
