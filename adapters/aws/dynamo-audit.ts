@@ -1,12 +1,13 @@
 // AuditLog on DynamoDB. Each event is stored under its flow (`DFID#<dfid>`/`AUDIT#<instant>#<hash>`) and,
 // when its root differs, copied under the root flow so that byDfid(root) is one partition query. The
-// primary item carries gsi1 `SIM#<simulation_id>`/`<instant>#<hash>` for bySimulation. The hash is the
+// primary item carries gsi1 `SIM#<simulation_id>`/`<instant>#<hash>` for bySimulation (`SERVED` for a claim sent
+// without a simulation_id, for recentServed). The hash is the
 // SHA-256 of the canonical event, and every put is conditional on absence: a redelivered identical
 // event is dropped. An append stamp (`seq`) keeps append order among events with the same timestamp.
 // The event is stored in its cheapest form (compact.ts: `event`, `event_gz` or `event_br`); instant and
 // hash are read from the sort key (items written before also carry them as attributes).
 import { createHash } from "node:crypto";
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import { parseAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
@@ -94,7 +95,8 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         ...keys.audit(event.dfid, instant, hash),
         entity: "audit",
         seq: stamp(),
-        ...(typeof simulationId === "string" && simulationId !== "" ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` } : {}),
+        gsi1pk: typeof simulationId === "string" && simulationId !== "" ? gsi1.simulation(simulationId) : gsi1.served,
+        gsi1sk: `${instant}#${hash}`,
       };
       const body = await packText("event", text, itemBytes(primary));
       if (body.bytes > MAX_EVENT_BYTES) throw new ItemTooLargeError(`audit event ${event.event_type} of ${event.dfid} is ${body.bytes} bytes compressed, over ${MAX_EVENT_BYTES}`);
@@ -118,6 +120,45 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         ExpressionAttributeValues: { ":pk": gsi1.simulation(simulationId) },
       });
       return ordered(items);
+    },
+
+    // Newest first through the served partition until `limit` receipts were read and the instant of the last of
+    // them is passed: every later event of those claims is at or after its receipt, so it has been read by then.
+    // Receipts at the same instant are told apart by their append stamp (the sort key orders them by hash).
+    async recentServed(limit) {
+      if (!Number.isInteger(limit) || limit <= 0) return [];
+      const items: Record<string, unknown>[] = [];
+      let receipts = 0;
+      let cutoff: string | undefined;
+      let done = false;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await dynamoCall("Query served audit", () =>
+          client.send(new QueryCommand({
+            TableName: tableName,
+            IndexName: GSI1,
+            KeyConditionExpression: "gsi1pk = :pk",
+            ExpressionAttributeValues: { ":pk": gsi1.served },
+            ScanIndexForward: false,
+            ...(ctx.pageSize ? { Limit: ctx.pageSize } : {}),
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          })),
+        );
+        for (const item of (page.Items ?? []) as (Record<string, unknown> & AuditItem)[]) {
+          const { instant } = identity(item);
+          if (cutoff !== undefined && instant < cutoff) {
+            done = true;
+            break;
+          }
+          items.push(item);
+          if ((await toEvent(item)).event_type === "CLAIM_RECEIVED" && ++receipts === limit) cutoff = instant;
+        }
+        start = done ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
+      } while (start);
+      const events = await ordered(items);
+      const recent = new Set<string>();
+      for (let i = events.length - 1; i >= 0 && recent.size < limit; i--) if (events[i]!.event_type === "CLAIM_RECEIVED") recent.add(events[i]!.dfid);
+      return events.filter((e) => recent.has(e.dfid));
     },
   };
 }

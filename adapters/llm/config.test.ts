@@ -1,10 +1,11 @@
+import { LLM_DEFAULTS } from "../../core/llm/defaults.ts";
 import { describe, expect, it } from "vitest";
 import { LlmConfigError } from "../../core/llm/errors.ts";
 import { describeLlmConfig, llmConfigFromEnv, llmTimeoutMsFromEnv, LOCAL_PLACEHOLDER_KEY } from "./config.ts";
 
 describe("llmConfigFromEnv", () => {
   it("defaults to the rules model", () => {
-    expect(llmConfigFromEnv({})).toEqual({ provider: "rules", timeoutMs: 60_000 });
+    expect(llmConfigFromEnv({})).toEqual({ provider: "rules", timeoutMs: LLM_DEFAULTS.timeoutMs });
   });
 
   it("reads an OpenAI-compatible configuration", () => {

@@ -1,4 +1,5 @@
 // LLM settings read once at the edge from the environment, over defaults from the config file.
+import { LLM_DEFAULTS } from "../../core/llm/defaults.ts";
 import { LlmConfigError } from "../../core/llm/errors.ts";
 
 /** Which implementation of the LLM port to use. */
@@ -27,14 +28,14 @@ export interface LlmDefaults {
   readonly temperature?: number | undefined;
 }
 
-/** Built-in defaults: the rules model; for openai, local Ollama with gemma3:4b. */
+/** Built-in defaults (core/llm/defaults.ts, the one definition the config schema uses too). */
 export const BUILTIN_LLM_DEFAULTS = {
-  provider: "rules",
-  baseURL: "http://localhost:11434/v1",
-  model: "gemma3:4b",
-  timeoutMs: 60_000,
-  maxRetries: 2,
-  temperature: 0,
+  provider: LLM_DEFAULTS.provider,
+  baseURL: LLM_DEFAULTS.baseUrl,
+  model: LLM_DEFAULTS.model,
+  timeoutMs: LLM_DEFAULTS.timeoutMs,
+  maxRetries: LLM_DEFAULTS.maxRetries,
+  temperature: LLM_DEFAULTS.temperature,
 } as const satisfies Required<LlmDefaults>;
 
 /** The placeholder key sent to local servers (Ollama, vLLM) that ignore it. */
