@@ -208,6 +208,7 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
       }
     }
     tally.llm.calls += llmCounts.calls;
+    tally.sweeps = -1; // the stack's own timer runs them, every 3 s
     tally.deadLetters = await deadLetters(stack);
     tally.deliveries = (Object.keys(stack.pollers) as QueueRole[]).reduce((n, role) => n + stack.pollers[role].stats.received, 0);
   } finally {

@@ -57,7 +57,7 @@ export function formatTally(t: Tally, seconds: number): string {
     `faults injected: ${faults}`,
     `model: ${t.llm.calls} calls, ${t.llm.slow} slow, ${t.llm.hang} hung past the function timeout, ${t.llm.fail} failed, ${t.llm.garble} garbled`,
     `claims: ${t.claims} (${t.decided} decided, ${t.needsReview} in review), ${t.refunds} refunds; ${t.reviewDecisions} review requests, ${t.clientRetries} client retries after a crash`,
-    `deliveries: ${t.deliveries}, sweeps ${t.sweeps}, messages to a DLQ ${t.deadLetters}`,
+    `deliveries: ${t.deliveries}${t.sweeps >= 0 ? `, sweeps ${t.sweeps}` : ""}, messages to a DLQ ${t.deadLetters}`,
     `time: ${seconds.toFixed(1)} s (${t.flows > 0 ? ((seconds * 1000) / t.flows).toFixed(1) : "0"} ms per flow); ${t.failedFlows} failing flow(s)`,
   ].join("\n");
 }
