@@ -141,7 +141,7 @@ export async function runChaosFlow(env: ChaosEnv, seed: number, flow: number, op
 }
 
 /** Runs a drawn plan, taking every later random choice from `rng`. */
-export async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: FlowOptions = {}): Promise<FlowResult> {
+async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: FlowOptions = {}): Promise<FlowResult> {
   const counts = emptyCounts();
   const violations: string[] = [];
   const agent = env.config.agent;

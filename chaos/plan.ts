@@ -86,7 +86,7 @@ export interface FlowPlan {
 }
 
 /** The instant every flow starts at (time is simulated: nothing waits). */
-export const FLOW_START_MS = Date.parse("2026-06-01T12:00:00Z");
+const FLOW_START_MS = Date.parse("2026-06-01T12:00:00Z");
 
 const DAY = 86_400_000;
 
@@ -173,7 +173,7 @@ function drawClaim(rng: Rng, orders: readonly Order[], orderPrefix: string): Cla
 }
 
 /** Free text stating the claim's facts the way a customer writes them (`withOrder: false` leaves the order id out). */
-export function claimText(claim: Claim, order: Order | undefined, startMs: number, withOrder: boolean): string {
+function claimText(claim: Claim, order: Order | undefined, startMs: number, withOrder: boolean): string {
   const amount = claim.amount_eur.toFixed(2);
   const offsetDays = order ? Math.round((Date.parse(order.purchase_date) - startMs) / DAY) : -3;
   const when = `{{date:${offsetDays >= 0 ? "+" : ""}${offsetDays}d}}`;

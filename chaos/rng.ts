@@ -18,8 +18,8 @@ export interface Rng {
   shuffle<T>(items: readonly T[]): T[];
 }
 
-/** 32-bit FNV-1a of a string: turns `seed:flow` into a flow's own seed. */
-export function hash32(text: string): number {
+// 32-bit FNV-1a of a string: turns `seed:flow` into a flow's own seed.
+function hash32(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

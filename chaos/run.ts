@@ -53,7 +53,7 @@ export function reproduction(seed: number, flow: number, emulators: boolean): st
 }
 
 /** Runs the in-memory flows of `opts`, reporting through `out`; returns the number of violations. */
-export async function runInMemory(opts: ChaosOptions, out: (line: string) => void, configPath: string): Promise<{ violations: number; flows: number; results: FlowResult[] }> {
+async function runInMemory(opts: ChaosOptions, out: (line: string) => void, configPath: string): Promise<{ violations: number; flows: number; results: FlowResult[] }> {
   const env = chaosEnv(readFileSync(configPath, "utf8"), configPath);
   const tally = createTally();
   const flows = opts.flow !== undefined ? [opts.flow] : Array.from({ length: opts.flows }, (_, i) => i);
@@ -102,7 +102,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().then(
     (code) => process.exit(code),
     (error: unknown) => {
-      console.error(`chaos: ${error instanceof ChaosError ? error.message : (error as Error).stack ?? String(error)}`);
+      // No stack trace unless asked for (CLAIMS_DEBUG=1), as everywhere else.
+      console.error(`chaos: ${process.env.CLAIMS_DEBUG === "1" && !(error instanceof ChaosError) ? ((error as Error).stack ?? String(error)) : ((error as Error).message ?? String(error))}`);
       process.exit(2);
     },
   );

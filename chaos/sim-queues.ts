@@ -14,7 +14,7 @@ import type { Rng } from "./rng.ts";
 import { ChaosError } from "./errors.ts";
 
 /** Every queue role, in a fixed order. */
-export const QUEUE_ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];
+const QUEUE_ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];
 
 /** SQS FIFO drops a message whose deduplication id was seen in the last five minutes. */
 const FIFO_DEDUPE_WINDOW_MS = 5 * 60_000;
