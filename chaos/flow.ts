@@ -146,7 +146,9 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   const violations: string[] = [];
   const agent = env.config.agent;
   let now = plan.startMs;
-  const clock = { now: () => now };
+  // Every reading moves the clock by a millisecond, so no two deliveries — racing ones included — share an instant
+  // (as on a real machine, and as local/fault-injection.ts's tickingClock does).
+  const clock = { now: () => ++now };
   const advance = (ms: number) => {
     now += ms;
   };

@@ -66,7 +66,7 @@ describe("checkFlowInvariants", () => {
     const decided = o.claims.find((c) => c.status === "DECIDED")!;
     decided.verdict_id = "ver_other";
     const inReview = o.claims.find((c) => c.status === "NEEDS_REVIEW")!;
-    o.events.push({ detailType: "ClaimVerdict", detail: { verdict_id: "ver_x", claim_id: inReview.claim_id, verdict: "REJECT" } });
+    o.events = [...o.events, { detailType: "ClaimVerdict", detail: { verdict_id: "ver_x", claim_id: inReview.claim_id, verdict: "REJECT" } }];
     const found = violations(o);
     expect(found).toMatch(new RegExp(`claim ${decided.claim_id} \\(DECIDED \\w+ ver_other\\) has ClaimVerdict ids`));
     expect(found).toMatch(new RegExp(`claim ${inReview.claim_id} is NEEDS_REVIEW but the bus carries ClaimVerdict ver_x`));

@@ -492,19 +492,28 @@ function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbou
  * (SPEC §4.5): its LLM_CALL says `calls: 2`, and a CLAIMS_SELF_CHECK_FAILED recorded while the claim
  * was RUNNING holds the first proposal, which must fail the self-check again with the recorded failures.
  * A step delivered more than once (a redelivery, two workers racing) may have made a repair round in more
- * than one delivery, and a delivery that died between its two records may have left one without the other:
- * every repair event recorded is checked, and a repair round an LLM_CALL records must have one.
+ * than one delivery, and a delivery that died between its two records left its repair event without its
+ * LLM_CALL: every repair event recorded is checked, and a repair round an LLM_CALL records must have one.
  */
 function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: string, correlationId: string, request: AgentStepRequestedEvent | undefined, claim: Claim, flow: Flow): void {
   const repairs = ctx.mine.filter((x) => x.event.event_type === "CLAIMS_SELF_CHECK_FAILED" && x.event.state === "RUNNING" && x.event.details.correlation_id === correlationId);
   const calls = ctx.mine.filter((x) => x.event.event_type === "LLM_CALL" && (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId);
   const repaired = calls.some((x) => (x.parsed as ReplayDetails<"LLM_CALL">).calls === 2);
   if (repaired && repairs.length === 0) s.incomplete(`CLAIMS_SELF_CHECK_FAILED is missing: ${what}'s LLM_CALL records a self-check repair round`);
-  else if (calls.length === 1) s.expect(repairs.length === (repaired ? 1 : 0), `${what}: its LLM_CALL ${repaired ? "records a self-check repair round" : "records one call"}, but ${repairs.length} self-check repair events (CLAIMS_SELF_CHECK_FAILED while RUNNING) are recorded`);
+  else {
+    // A delivery records its repair round and its LLM_CALL at one instant, the repair first: an LLM_CALL saying
+    // `calls: 2` has its repair event beside it.
+    for (const c of calls) {
+      if ((c.parsed as ReplayDetails<"LLM_CALL">).calls === 2 && !repairs.some((x) => x.event.created_at === c.event.created_at)) s.incomplete(`${label(c)} records a self-check repair round, but no CLAIMS_SELF_CHECK_FAILED was recorded with it`);
+    }
+  }
   for (const x of repairs) checkRepairEvent(ctx, s, what, x, request, claim, flow);
 }
 
-/** One recorded self-check repair round: the Decision Maker's, its first proposal failing the self-check as recorded. */
+/**
+ * One recorded self-check repair round: the Decision Maker's, its first proposal failing the self-check as recorded,
+ * and the LLM_CALL recorded with it (same instant), if its delivery got that far, says `calls: 2`.
+ */
 function checkRepairEvent(ctx: Ctx, s: ReturnType<typeof scope>, what: string, x: Recorded, request: AgentStepRequestedEvent | undefined, claim: Claim, flow: Flow): void {
   ctx.used.add(x.n);
   if (x.error !== undefined) {
@@ -512,6 +521,8 @@ function checkRepairEvent(ctx: Ctx, s: ReturnType<typeof scope>, what: string, x
     s.incomplete(`${label(x)} cannot be read: ${x.error}`);
     return;
   }
+  const beside = ctx.mine.filter((c) => c.event.event_type === "LLM_CALL" && c.event.created_at === x.event.created_at && (c.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === x.event.details.correlation_id);
+  s.expect(beside.length === 0 || beside.some((c) => (c.parsed as ReplayDetails<"LLM_CALL">).calls === 2), `${label(x)} records a self-check repair round, but the LLM_CALL recorded with it (${beside.map(label).join(", ")}) says the step made one call`);
   const d = x.parsed as ReplayDetails<"CLAIMS_SELF_CHECK_FAILED">;
   s.expect(request !== undefined && x.event.details.role === request.role && request.role === CLAIMS_ROLES.decision, `${label(x)}: a self-check repair round belongs to the Decision Maker's step, not to ${String(x.event.details.role)}`);
   s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(x)} reason_code is ${d.reason_code}`);
