@@ -2,7 +2,8 @@
 // a RUNNING claim gets a crew.tick (its overdue steps time out), a RECEIVED one is started again
 // (core: sweepStalledClaims) — and finishes review decisions that were claimed but never carried out
 // (repairReviews: a reviewer whose request died is not always there to repeat it). The safety net behind
-// the timers queue and the review API: no claim waits forever, no approved refund goes unannounced.
+// the timers queue and the review API: no claim waits forever, no approved refund goes unannounced. Each
+// run also reports the review backlog (PendingReviews, OldestPendingReviewAge), which the backlog alarms watch.
 import * as z from "zod";
 import { repairReviews } from "../pipeline/review.ts";
 import { sweepStalledClaims } from "../pipeline/timers.ts";
@@ -10,6 +11,8 @@ import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
+import { measured, reviewBacklogRecords } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** Sweep settings from the environment: CLAIMS_SWEEP_STALLED_AFTER_MS (default 5 min), CLAIMS_SWEEP_LIMIT (default 100). */
 export const SweepSettingsSchema = z.object({
@@ -18,17 +21,18 @@ export const SweepSettingsSchema = z.object({
 });
 
 /** The sweep over `getDeps`; the scheduler's event carries nothing it needs. */
-export function createSweepHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; env?: Record<string, string | undefined> } = {}) {
+export function createSweepHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics; env?: Record<string, string | undefined> } = {}) {
   const logger = options.logger ?? createLogger("claims-sweep");
   const settings = SweepSettingsSchema.parse(options.env ?? process.env);
-  return async (): Promise<{ examined: number; restarted: number; ticked: number }> => {
-    const deps = await getDeps();
-    const result = await sweepStalledClaims(deps, { stalledAfterMs: settings.CLAIMS_SWEEP_STALLED_AFTER_MS, limit: settings.CLAIMS_SWEEP_LIMIT });
+  return measured("sweep", getDeps, options.metrics, (deps, metrics) => async (): Promise<{ examined: number; restarted: number; ticked: number }> => {
+    const d = await deps();
+    const result = await sweepStalledClaims(d, { stalledAfterMs: settings.CLAIMS_SWEEP_STALLED_AFTER_MS, limit: settings.CLAIMS_SWEEP_LIMIT });
     const counts = { examined: result.examined, restarted: result.restarted.length, ticked: result.ticked.length };
-    const reviewsRepaired = await repairReviews(deps);
+    const reviewsRepaired = await repairReviews(d);
     logger.info("sweep done", { ...counts, reviewsRepaired, claims: [...result.restarted, ...result.ticked] });
+    for (const record of await reviewBacklogRecords(d.reviews, d.clock.now())) metrics.emit(record);
     return counts;
-  };
+  });
 }
 
 /** The deployed handler (infra/schedules.ts: Sweep). */
