@@ -87,6 +87,19 @@ export interface FaultInjector {
   readonly calls: readonly EffectCall[];
   /** The crashes that fired, by claim. */
   readonly fired: ReadonlyMap<string, CrashPoint>;
+  /**
+   * A whole-stack crash: every invocation of the handlers wrapped so far dies at once (each later port call fails,
+   * a call in flight loses its answer, a batch response is lost). Handlers wrapped afterwards (a restarted stack) live.
+   */
+  killAll(reason: string): void;
+  /** How many times `killAll` ran: a request that spans a change got no answer. */
+  readonly kills: number;
+}
+
+/** Options of `createFaultInjector`. */
+export interface FaultInjectorOptions {
+  /** Sees every side-effecting call right after it succeeded (before a planned crash); it may `killAll`. */
+  readonly onEffect?: (call: EffectCall) => void;
 }
 
 /** The crash points of one traced claim: every occurrence of every side-effecting call, in first-seen order. */
@@ -109,8 +122,11 @@ export function describePoint(point: CrashPoint): string {
 }
 
 /** Creates an injector; without plans it only records the calls (a trace run). */
-export function createFaultInjector(): FaultInjector {
+export function createFaultInjector(options: FaultInjectorOptions = {}): FaultInjector {
   const als = new AsyncLocalStorage<Invocation>();
+  // The stack's "process": what wrapDeps / wrapHandler wrapped belongs to the generation of the moment, and dies with it.
+  let generation: Invocation = { dead: false };
+  let kills = 0;
   const calls: EffectCall[] = [];
   const plans = new Map<string, CrashPoint>();
   const fired = new Map<string, CrashPoint>();
@@ -148,7 +164,7 @@ export function createFaultInjector(): FaultInjector {
     }
   };
 
-  const wrapPort = <T extends object>(fn: FunctionKey, name: (typeof WRAPPED_PORTS)[number], port: T): T => {
+  const wrapPort = <T extends object>(fn: FunctionKey, name: (typeof WRAPPED_PORTS)[number], port: T, gen: Invocation): T => {
     const effects: readonly string[] = name in SIDE_EFFECTS ? SIDE_EFFECTS[name as EffectPort] : [];
     return new Proxy(port, {
       get(target, prop) {
@@ -158,11 +174,15 @@ export function createFaultInjector(): FaultInjector {
         return async (...args: unknown[]) => {
           const invocation = als.getStore();
           if (invocation?.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} after the process died (${invocation.crash})`);
+          if (gen.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} after the stack died (${gen.crash})`);
           const result = await method.apply(target, args);
+          if (gen.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} lost its answer: the stack died (${gen.crash})`);
           if (!effects.includes(prop)) return result;
           const op = `${name}.${prop}` as SideEffect;
           const claimId = claimOf(op, args);
           calls.push({ fn, op, claimId });
+          options.onEffect?.({ fn, op, claimId });
+          if (gen.dead) throw new InjectedCrashError(`the stack died right after ${fn} ${op} of ${claimId} (${gen.crash})`);
           const key = `${claimId}|${fn}|${op}`;
           const occurrence = (counts.get(key) ?? 0) + 1;
           counts.set(key, occurrence);
@@ -182,13 +202,15 @@ export function createFaultInjector(): FaultInjector {
   return {
     wrapDeps(fn, deps) {
       const wrapped: PipelineDeps = { ...deps };
-      for (const name of WRAPPED_PORTS) (wrapped as unknown as Record<string, object>)[name] = wrapPort(fn, name, deps[name]);
+      for (const name of WRAPPED_PORTS) (wrapped as unknown as Record<string, object>)[name] = wrapPort(fn, name, deps[name], generation);
       return wrapped;
     },
     wrapHandler(role, handler) {
+      const gen = generation;
       return async (event, context) => {
         const invocation: Invocation = { dead: false };
         const result = await als.run(invocation, () => handler(event, context));
+        if (gen.dead) throw new InjectedCrashError(`the ${role} consumer died with the stack (${gen.crash}); its batch response is lost`);
         if (invocation.dead) throw new InjectedCrashError(`the ${role} consumer died (${invocation.crash}); its batch response is lost`);
         return result;
       };
@@ -199,6 +221,14 @@ export function createFaultInjector(): FaultInjector {
     },
     calls,
     fired,
+    killAll(reason) {
+      Object.assign(generation, { dead: true, crash: reason });
+      generation = { dead: false };
+      kills++;
+    },
+    get kills() {
+      return kills;
+    },
   };
 }
 
