@@ -113,6 +113,8 @@ export interface EmulatorRunHooks {
   adjustPlan?: (plan: FlowPlan) => FlowPlan;
   /** The planted bug: the stack restarts on an empty state directory, as if it kept nothing on disk. */
   loseStateOnRestart?: boolean;
+  /** How long to wait for a flow's claims to become final (default two minutes; a claim that was lost never does). */
+  settleTimeoutMs?: number;
 }
 
 /** The outcome of an emulator run: the totals, and what each restart recovered. */
@@ -137,6 +139,7 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
   const env = chaosEnv(readFileSync(configPath, "utf8"), configPath);
   const agent = env.config.agent;
   const started = performance.now();
+  const settleMs = hooks.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
   const dataDir = mkdtempSync(join(tmpdir(), "claims-chaos-"));
   const numbers = opts.flow !== undefined ? [opts.flow] : Array.from({ length: opts.flows }, (_, i) => i);
   const flows = new Map<number, StackFlow>();
@@ -275,7 +278,7 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     const work = async () => {
       for (let f = queue.shift(); f; f = queue.shift()) {
         active.add(f);
-        await current.run(f, () => runStackFlow(shared, f!)).finally(() => active.delete(f!));
+        await current.run(f, () => runStackFlow(shared, f!, settleMs)).finally(() => active.delete(f!));
       }
     };
     await Promise.all(Array.from({ length: CONCURRENT_FLOWS }, work));
@@ -283,7 +286,7 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     await ready();
     await Promise.allSettled(racing);
     await stack.drained(SETTLE_TIMEOUT_MS).catch(() => undefined);
-    await settle(shared, [...flows.values()], SETTLE_TIMEOUT_MS);
+    await settle(shared, [...flows.values()], settleMs);
     await stack.drained(SETTLE_TIMEOUT_MS).catch((e: Error) => out(`chaos: the stack did not drain: ${e.message}`));
 
     // The invariants, on what the stores and the bus journal hold.
@@ -323,7 +326,7 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
 }
 
 /** One flow: its claims submitted (some twice, some at once), every claim final, reviews decided, final again. */
-async function runStackFlow(shared: SharedStack, f: StackFlow): Promise<void> {
+async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number): Promise<void> {
   const injector = shared.injector;
   await shared.use((stack) => seedOrders(stack.clients.dynamo, LOCAL_TABLE_NAME, f.plan.orders));
   const crashesLeft = { n: f.plan.faults.crashAfterCalls.length };
@@ -369,7 +372,7 @@ async function runStackFlow(shared: SharedStack, f: StackFlow): Promise<void> {
 
   // Reviewers decide what the flow's claims left to a person, then the resubmitted claims run; twice at most.
   for (let round = 0; round < 3; round++) {
-    await settle(shared, [f], SETTLE_TIMEOUT_MS);
+    await settle(shared, [f], settleMs);
     const pending: ReviewRecord[] = [];
     for (const claimId of f.claims) {
       const r = await shared.use((stack) => stack.deps.reviews.getReview(claimId));
