@@ -1,8 +1,9 @@
 // Fault injection for the local stack's tests: ports that crash right after the N-th side-effecting
 // call of a claim succeeded (the work is done, the process dies), handler invocations that die with
-// them (every later port call of the invocation fails and its response is lost), every SQS send
-// duplicated on the wire, a clock that moves, and the invariants every fault must leave intact:
-// no claim lost, one verdict per proposal, no refund executed twice, no ledger above its order.
+// them (every later port call of the invocation fails and its response is lost), a whole-stack crash
+// (`killAll`: every invocation so far dies at once), every SQS send duplicated on the wire, a clock that
+// moves, and the invariants every fault must leave intact: no claim lost, one verdict per proposal, no
+// refund executed twice, no ledger above its order.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readFile } from "node:fs/promises";
 import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
