@@ -226,7 +226,7 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     throw error;
   }
   const racing: Promise<unknown>[] = [];
-  installSendFaults(stack, flowOf, racing);
+  installSendFaults(stack, flowOf, racing, injector);
 
   // A whole-stack restart: everything running dies now; the stack stops and starts again on the same state.
   const received = (s: LocalStack) => (Object.keys(s.pollers) as QueueRole[]).reduce((n, role) => n + s.pollers[role].stats.received, 0);
@@ -234,21 +234,28 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
   let restarting: Promise<void> | undefined;
   let closing = false;
   const restarts: LocalStack["recovered"][] = [];
+  // Reads of the harness on the stack in flight: a restart lets them end before it stops the emulators.
+  let reads = 0;
+  let readsDone: (() => void) | undefined;
   restart = (reason) => {
     if (restarting || closing) return;
-    injector.killAll(reason);
+    const onTheWire = injector.killAll(reason);
     for (const f of active) f.counts.faults.restart++;
     const old = stack;
-    restarting = (async () => {
+    // The new stack (its pollers, its sweep timer) belongs to no invocation and no flow.
+    restarting = current.exit(() => injector.outside(async () => {
+      // Requests already sent end (their answers are lost); then the stack stops under none (dynalite's reads fail badly when closed under them).
+      await onTheWire;
+      if (reads > 0) await new Promise<void>((resolve) => (readsDone = resolve));
       deliveredBefore += received(old);
       await old.stop();
       generation++;
       // The durable table keeps the orders; an emptied one (the planted bug) gets them again.
       stack = await start(hooks.loseStateOnRestart ? allOrders : []);
-      installSendFaults(stack, flowOf, racing);
+      installSendFaults(stack, flowOf, racing, injector);
       restarts.push(stack.recovered);
       restarting = undefined;
-    })();
+    }));
     restarting.catch(() => undefined); // awaited by every user of the stack; a failed restart fails the run there
   };
   const ready = async () => {
@@ -262,10 +269,13 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
       for (;;) {
         const s = await ready();
         const kills = injector.kills;
+        reads++;
         try {
           return await work(s);
         } catch (error) {
           if (injector.kills === kills) throw error;
+        } finally {
+          if (--reads === 0) readsDone?.();
         }
       }
     },
@@ -459,7 +469,7 @@ async function settle(shared: SharedStack, flows: readonly StackFlow[], timeoutM
 }
 
 /** Duplicates, delays, loses (timers) and races the flows' sends on the stack's SQS client, as each flow's faults say. */
-function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) => StackFlow | undefined, racing: Promise<unknown>[]): void {
+function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) => StackFlow | undefined, racing: Promise<unknown>[], injector: ReturnType<typeof createFaultInjector>): void {
   const roleOf = new Map((Object.keys(stack.queues) as QueueRole[]).map((role) => [stack.queues[role].url, role]));
   const claimOf = (body: string | undefined): string | undefined => {
     try {
@@ -500,7 +510,8 @@ function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) 
         if (f && faults && faults.race > 0 && role !== "timers" && f.rng.chance(faults.race)) {
           f.counts.faults.race++;
           const event = sqsBatch([{ id: `race-${++dupes}`, body: entry.MessageBody ?? "", receives: 1, group: entry.MessageGroupId }], `arn:aws:sqs:us-east-1:000000000000:${role}`);
-          racing.push(Promise.resolve().then(() => stack.handlers[role](event, LAMBDA_CONTEXT)).catch(() => undefined));
+          // An invocation of its own: a crash of the racer is not the sender's.
+          racing.push(Promise.resolve().then(() => injector.invoke(() => stack.handlers[role](event, LAMBDA_CONTEXT))).catch(() => undefined));
         }
       }
       const send = (list: SendMessageBatchRequestEntry[]) => {

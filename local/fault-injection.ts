@@ -74,6 +74,12 @@ interface Invocation {
   crash?: string;
 }
 
+/** The stack's "process": its port calls on the wire, and who waits for them to end once it died. */
+interface Generation extends Invocation {
+  inFlight: number;
+  idle?: () => void;
+}
+
 /** A FaultInjector: hooks for the local stack, crash plans per claim, and what happened. */
 export interface FaultInjector {
   /** For `LocalStackOptions.wrapDeps`: counts side-effecting calls per claim and crashes where planned. */
@@ -91,8 +97,11 @@ export interface FaultInjector {
   /**
    * A whole-stack crash: every invocation of the handlers wrapped so far dies at once (each later port call fails,
    * a call in flight loses its answer, a batch response is lost). Handlers wrapped afterwards (a restarted stack) live.
+   * Resolves once the calls already on the wire have ended (so the emulators can be stopped under no request).
    */
-  killAll(reason: string): void;
+  killAll(reason: string): Promise<void>;
+  /** Runs `work` outside every invocation (what it starts, e.g. a restarted stack's timers, belongs to none). */
+  outside<T>(work: () => T): T;
   /** How many times `killAll` ran: a request that spans a change got no answer. */
   readonly kills: number;
 }
@@ -126,7 +135,7 @@ export function describePoint(point: CrashPoint): string {
 export function createFaultInjector(options: FaultInjectorOptions = {}): FaultInjector {
   const als = new AsyncLocalStorage<Invocation>();
   // The stack's "process": what wrapDeps / wrapHandler wrapped belongs to the generation of the moment, and dies with it.
-  let generation: Invocation = { dead: false };
+  let generation: Generation = { dead: false, inFlight: 0 };
   let kills = 0;
   const calls: EffectCall[] = [];
   const plans = new Map<string, CrashPoint>();
@@ -165,7 +174,7 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
     }
   };
 
-  const wrapPort = <T extends object>(fn: FunctionKey, name: (typeof WRAPPED_PORTS)[number], port: T, gen: Invocation): T => {
+  const wrapPort = <T extends object>(fn: FunctionKey, name: (typeof WRAPPED_PORTS)[number], port: T, gen: Generation): T => {
     const effects: readonly string[] = name in SIDE_EFFECTS ? SIDE_EFFECTS[name as EffectPort] : [];
     return new Proxy(port, {
       get(target, prop) {
@@ -176,7 +185,13 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
           const invocation = als.getStore();
           if (invocation?.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} after the process died (${invocation.crash})`);
           if (gen.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} after the stack died (${gen.crash})`);
-          const result = await method.apply(target, args);
+          gen.inFlight++;
+          let result: unknown;
+          try {
+            result = await method.apply(target, args);
+          } finally {
+            if (--gen.inFlight === 0) gen.idle?.();
+          }
           if (gen.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} lost its answer: the stack died (${gen.crash})`);
           if (!effects.includes(prop)) return result;
           const op = `${name}.${prop}` as SideEffect;
@@ -223,10 +238,13 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
     calls,
     fired,
     killAll(reason) {
-      Object.assign(generation, { dead: true, crash: reason });
-      generation = { dead: false };
+      const killed = generation;
+      Object.assign(killed, { dead: true, crash: reason });
+      generation = { dead: false, inFlight: 0 };
       kills++;
+      return killed.inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (killed.idle = resolve));
     },
+    outside: (work) => als.exit(work),
     get kills() {
       return kills;
     },
