@@ -91,6 +91,7 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
   }
 
   const dynamoServer = dynamo.value;
+  const dynamoIdle = trackRequests(dynamoServer);
   const { port } = dynamoServer.address() as AddressInfo;
   let stopped: Promise<void> | undefined;
   return {
@@ -102,7 +103,7 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
     stop() {
       stopped ??= (async () => {
         await bus.value.stop();
-        await Promise.all([sqs.value.stop(), closeServer(dynamoServer)]);
+        await Promise.all([sqs.value.stop(), closeServer(dynamoServer, dynamoIdle)]);
       })();
       return stopped;
     },
@@ -116,8 +117,9 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
 export async function startTableEmulator(stateDir: string): Promise<{ endpoint: string; stop(): Promise<void> }> {
   process.env.AWS_EC2_METADATA_DISABLED = "true";
   const server = await startDynalite(join(stateDir, "dynamodb"));
+  const idle = trackRequests(server);
   const { port } = server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => closeServer(server) };
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => closeServer(server, idle) };
 }
 
 async function startDynalite(path: string | undefined): Promise<Server> {
@@ -130,10 +132,28 @@ async function startDynalite(path: string | undefined): Promise<Server> {
   return server;
 }
 
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((error) => (error ? reject(error) : resolve()));
-    // Keep-alive sockets of SDK clients would hold close() open.
-    server.closeAllConnections();
+/**
+ * Resolves when `server` has no request in progress. dynalite closes its database once its connections are
+ * gone, but a Query or Scan still reading keeps running after its socket was destroyed, and reading a closed
+ * LevelDB throws an uncaught exception that ends the process: so requests are let finish first.
+ */
+function trackRequests(server: Server): () => Promise<void> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  server.on("request", (_req, res) => {
+    active++;
+    res.once("close", () => {
+      if (--active === 0) for (const resolve of waiting.splice(0)) resolve();
+    });
   });
+  return () => (active === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
+}
+
+async function closeServer(server: Server, idle?: () => Promise<void>): Promise<void> {
+  const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+  // No new connection from here on; the requests in progress get their answers, then keep-alive sockets of SDK clients
+  // (which would hold close() open) are closed.
+  await idle?.();
+  server.closeAllConnections();
+  await closed;
 }

@@ -66,7 +66,7 @@ export class InvariantViolationError extends LocalStackError {
 }
 
 /** Ports a wrapper sees (every method of these is refused once the invocation died). */
-const WRAPPED_PORTS = ["claims", "sessions", "verdicts", "ledger", "audit", "queues", "publisher", "orders", "llm"] as const;
+const WRAPPED_PORTS = ["claims", "sessions", "verdicts", "ledger", "audit", "queues", "publisher", "reviews", "orders", "llm"] as const;
 
 /** One handler invocation (one "process"): dead after a crash. */
 interface Invocation {
