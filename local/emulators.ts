@@ -137,7 +137,7 @@ async function startDynalite(path: string | undefined): Promise<Server> {
  * gone, but a Query or Scan still reading keeps running after its socket was destroyed, and reading a closed
  * LevelDB throws an uncaught exception that ends the process: so requests are let finish first.
  */
-function trackRequests(server: Server): () => Promise<void> {
+export function trackRequests(server: Server): () => Promise<void> {
   let active = 0;
   const waiting: (() => void)[] = [];
   server.on("request", (_req, res) => {
@@ -149,7 +149,8 @@ function trackRequests(server: Server): () => Promise<void> {
   return () => (active === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
 }
 
-async function closeServer(server: Server, idle?: () => Promise<void>): Promise<void> {
+/** Closes `server`: no new connection, the requests in progress (with `idle`, see trackRequests) answered, then every socket closed. */
+export async function closeServer(server: Server, idle?: () => Promise<void>): Promise<void> {
   const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   // No new connection from here on; the requests in progress get their answers, then keep-alive sockets of SDK clients
   // (which would hold close() open) are closed.
