@@ -35,8 +35,8 @@ export const SESSION_LIMITS = {
 type ChunkRef = { version: number; prefix: string; count: number };
 
 /**
- * The head. Written now: `body_kind: "packed"` with `body`/`body_gz`/`body_br` = JSON `{ snapshot, outbox }`,
- * or `"chunks"` with the chunk refs and `outbox`/`outbox_gz`/`outbox_br`. Still read (written before):
+ * The head. Written now: `body_kind: "packed"` with `body`/`body_z1` (`body_gz`/`body_br` before) = JSON `{ snapshot, outbox }`,
+ * or `"chunks"` with the chunk refs and `outbox`/`outbox_z1` (`_gz`/`_br` before). Still read (written before):
  * `"json"`/`"gzip"` with `snapshot`/`snapshot_gz` and `outbox`/`outbox_gz`.
  */
 type HeadItem = Record<string, unknown> & {
@@ -49,7 +49,7 @@ type HeadItem = Record<string, unknown> & {
 };
 
 /** How a saved session was laid out (for tests and diagnostics). */
-export type SessionLayout = { body: "json" | "gzip" | "br" | "chunks"; chunks: number; headBytes: number };
+export type SessionLayout = { body: "json" | "dict" | "chunks"; chunks: number; headBytes: number };
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
