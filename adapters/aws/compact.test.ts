@@ -1,12 +1,14 @@
 // The stored-text codec: which form packText picks (plain, deflate with the preset dictionary) by write
 // units, round trips, the forms written before (gzip, brotli) still read, and item sizes that agree with
 // what the emulator bills.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { measureCapacity } from "./capacity.test-kit.ts";
 import { itemBytes, packText, unpackText, writeUnits } from "./compact.ts";
+import { COMPACT_DICTIONARY_V1 } from "./compact-dictionary-v1.ts";
 import { randomText } from "./contract.test-kit.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 
@@ -61,7 +63,8 @@ describe("unpackText", () => {
     expect(await unpackText({ body_br: new Uint8Array(brotliCompressSync(SESSION_V2)) }, "body")).toBe(SESSION_V2);
   });
 
-  it("still reads a value stored with dictionary v1 (the dictionary is frozen: stored items need it)", async () => {
+  it("still reads a value stored with dictionary v1, whose text is frozen (stored items need it byte for byte)", async () => {
+    expect(createHash("sha256").update(COMPACT_DICTIONARY_V1).digest("hex")).toBe("72cabdfafc73873e4afc2343523cc92bd90a851a9a077aba2b6a03a9365020af");
     const stored = new Uint8Array(Buffer.from("qya5Z447dxdk5uWBPUJG97i2FgA=", "base64"));
     expect(await unpackText({ body_z1: stored }, "body")).toBe(
       '{"event_type":"KERNEL_VERDICT","severity":"INFO","details":{"claim_id":"clm_pinned","verdict":"ACCEPT","reason_code":"VALIDATION_PASSED"}}',

@@ -106,6 +106,29 @@ describe("DynamoDB audit log", () => {
 });
 
 describe("what a claim's audit costs", () => {
+  it("stores the kernel step's three events as one item of one write unit", async () => {
+    const tableName = await aws.newTable();
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName });
+    const kernelStep = CLAIM_AUDIT.slice(7);
+    expect(kernelStep.map((e) => e.event_type)).toEqual(["PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"]);
+    const { capacity } = await measureCapacity(aws.doc, () => audit.appendAll(kernelStep));
+    expect(capacity).toMatchObject({ wru: 1, requests: { PutItem: 1 } });
+    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `DFID#${kernelStep[0]!.dfid}` } }))).Items!;
+    expect(items.map((i) => Object.keys(i).filter((k) => k.startsWith("event")))).toEqual([["events_z1"]]);
+    expect(await audit.byDfid(kernelStep[0]!.dfid)).toEqual(kernelStep);
+  });
+
+  it("stores a claim's audit, one item per handler step, for 7 write units", async () => {
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName: await aws.newTable() });
+    // Steps as the handlers append them: intake, crew start, worker, step, worker, step + decision, kernel.
+    const steps = [[0], [1], [2], [3], [4], [5, 6], [7, 8, 9]].map((ix) => ix.map((i) => CLAIM_AUDIT[i]!));
+    const { capacity } = await measureCapacity(aws.doc, async () => {
+      for (const step of steps) await (step.length === 1 ? audit.append(step[0]!) : audit.appendAll(step));
+    });
+    expect(capacity.wru).toBe(7);
+    expect(await audit.byDfid(CLAIM_AUDIT[0]!.dfid)).toEqual(CLAIM_AUDIT);
+  });
+
   it("stores the ten audit events of a structured claim for 10 write units instead of 15", async () => {
     const tableName = await aws.newTable();
     const { audit } = createDynamoPorts({ client: aws.doc, tableName });
