@@ -204,6 +204,15 @@ export const QUEUES = {
   timers: { link: Q.timers, consumer: "timer", fifo: false, batchSize: 10, maxReceives: 5, llm: false },
 } as const satisfies Record<QueueRole, QueueFact>;
 
+/**
+ * Logging of every function on AWS (JSON format). Lambda's own INFO lines (platform.start, platform.report:
+ * ~375 bytes per invocation, the same figures as the Duration and Invocations metrics) are kept off: system
+ * level WARN still writes timeouts and crashes. The handlers' success lines ("message handled", "request
+ * handled") are sampled (functions/lib/logger.ts); warnings and errors are always written. bench/cost.ts
+ * prices the logs from these.
+ */
+export const LOGGING = { systemLogLevel: "WARN", successSampleRate: 0.01 } as const;
+
 /** Receives before the DLQ on the queues that rules feed for systems outside this app: a generous default they can tighten. */
 export const DOWNSTREAM_MAX_RECEIVES = 5;
 

@@ -1,6 +1,6 @@
 // The one helper that turns a function of infra/facts.ts (handler, memory, timeout, links) into SST
 // FunctionArgs (runtime, architecture, logging, the linked resources).
-import { FUNCTIONS } from "./facts.ts";
+import { FUNCTIONS, LOGGING } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
 import { linksOf } from "./links.ts";
 import { settings, type LogRetention } from "./settings.ts";
@@ -22,6 +22,8 @@ export interface LambdaArgs {
   memory: `${number} MB`;
   timeout: `${number} seconds`;
   logging: { retention: LogRetention; format: "json" };
+  /** Adds Lambda's system log level to the log config SST builds (its `logging` has no such field). */
+  transform: { function: (args: { loggingConfig?: unknown }) => undefined };
   link: unknown[];
   environment: Record<string, string>;
   retries?: number;
@@ -40,9 +42,16 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
     timeout: `${spec.timeoutSeconds} seconds`,
     // JSON log format: Lambda's own START/REPORT lines and Powertools' lines are all queryable in Logs Insights.
     logging: { retention: settings.logRetention, format: "json" },
+    // Lambda's START/REPORT lines off (LOGGING in facts.ts); SST builds loggingConfig as a plain object here.
+    transform: {
+      function: (args) => {
+        args.loggingConfig = { ...(args.loggingConfig as Record<string, unknown> | undefined), systemLogLevel: LOGGING.systemLogLevel };
+        return undefined;
+      },
+    },
     // Exactly the resources the handler reads (facts.ts): SST grants IAM access and `Resource.*` for each.
     link: linksOf(key),
-    environment: { POWERTOOLS_SERVICE_NAME: `claims-${key}`, ...options.environment },
+    environment: { POWERTOOLS_SERVICE_NAME: `claims-${key}`, CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate), ...options.environment },
     ...(options.retries === undefined ? {} : { retries: options.retries }),
     ...(options.copyFiles === undefined ? {} : { copyFiles: options.copyFiles.map((f) => ({ ...f })) }),
   };

@@ -152,6 +152,15 @@ describe("sst.config.ts wiring (stage test)", () => {
       expect(args.logging).toMatchObject({ retention: "1 month" });
     });
 
+    it.each(Object.keys(EXPECTED_FUNCTIONS))("%s samples its success log lines and keeps Lambda's START/REPORT lines off", (handler) => {
+      const { args } = functionFor(r, handler as Handler);
+      expect((args.environment as Record<string, string>).CLAIMS_SUCCESS_LOG_SAMPLE_RATE).toBe("0.01");
+      // SST's function transform receives the log config SST built; ours adds the system level and keeps the rest.
+      const fnArgs = { loggingConfig: { logFormat: "JSON", logGroup: "/aws/lambda/x" } };
+      (args.transform as { function: (a: typeof fnArgs) => void }).function(fnArgs);
+      expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", logGroup: "/aws/lambda/x", systemLogLevel: "WARN" });
+    });
+
     it.each(Object.entries(EXPECTED_FUNCTIONS))("%s gets the LLM settings only if it calls the LLM (or records them, like the batch)", (handler, expected) => {
       const env = (functionFor(r, handler as Handler).args.environment ?? {}) as Record<string, string>;
       const llmKeys = Object.keys(env).filter((k) => k.startsWith("LLM_")).sort();
