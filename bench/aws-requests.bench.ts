@@ -14,7 +14,7 @@ import type { RequestCounts } from "../adapters/aws/index.ts";
 import { benchOrders } from "./lib/claims.ts";
 import { formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
-import { AWS_REQUESTS_FILE, withOwnCpu } from "./lib/profile.ts";
+import { AWS_REQUESTS_FILE, DEPLOYED_LOGGING, withOwnCpu } from "./lib/profile.ts";
 import type { AwsRequestsFile, ClaimKind, ClaimProfile, FunctionKey, InvocationUsage, LogSample, StoredUsage } from "./lib/profile.ts";
 import { checkPhase, runPhase, startBenchStack } from "./lib/stack.ts";
 import type { BenchStack } from "./lib/stack.ts";
@@ -70,10 +70,14 @@ async function storedPerClaim(b: BenchStack, claims: number): Promise<Record<str
     for (const item of page.Items ?? []) {
       const entity = entityOf(item.pk, item.sk);
       if (entity === "order") continue;
-      const u = (out[entity] ??= { items: 0, bytes: 0, indexItems: 0, indexBytes: 0 });
+      const u = (out[entity] ??= { items: 0, bytes: 0, indexItems: 0, indexBytes: 0, expiringItems: 0, expiringBytes: 0 });
       const size = itemSize(item);
       u.items += 1 / claims;
       u.bytes += size / claims;
+      if (typeof item.expires_at === "number") {
+        u.expiringItems = (u.expiringItems ?? 0) + 1 / claims;
+        u.expiringBytes = (u.expiringBytes ?? 0) + size / claims;
+      }
       if (item.gsi1pk !== undefined) {
         u.indexItems += 1 / claims;
         u.indexBytes += size / claims;
@@ -180,6 +184,7 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
       poll,
       stored,
       logs,
+      logging: DEPLOYED_LOGGING,
     };
     await mkdir(dirname(outFile), { recursive: true });
     await writeFile(outFile, `${JSON.stringify(file, null, 2)}\n`, "utf8");
@@ -220,7 +225,7 @@ export function report(run: AwsRequestsRun): string {
     "handler ms/claim (local wall)": r1(u.handlerMs),
     "of which SDK ms": r1(u.sdkMs),
     "own CPU ms/claim": r2(u.cpuMs),
-    "log lines/claim": r2(u.logLines),
+    "log lines/claim (success lines)": `${r2(u.logLines)} (${r2(u.successLines ?? 0)})`,
     "log bytes/claim": Math.round(u.logBytes),
   });
   for (const kind of ["structured", "free_text"] as const) {
@@ -236,7 +241,7 @@ export function report(run: AwsRequestsRun): string {
     }
   }
   const storedRows: TableRow[] = Object.entries(file.stored).sort(([, a], [, b]) => b.bytes - a.bytes).map(([entity, u]) => ({
-    entity, "items/claim": r2(u.items), "bytes/claim": Math.round(u.bytes), "gsi1 entries/claim": r2(u.indexItems), "gsi1 bytes/claim": Math.round(u.indexBytes),
+    entity, "items/claim": r2(u.items), "bytes/claim": Math.round(u.bytes), "gsi1 entries/claim": r2(u.indexItems), "gsi1 bytes/claim": Math.round(u.indexBytes), "of which with a TTL (items / bytes)": `${r2(u.expiringItems ?? 0)} / ${Math.round(u.expiringBytes ?? 0)}`,
   }));
   const crossRows: TableRow[] = run.phases.map((ph) => ({
     phase: `${ph.kind} ${ph.mode}`,

@@ -105,6 +105,27 @@ describe("DynamoDB audit log", () => {
   });
 });
 
+describe("retention", () => {
+  it("keeps audit items for the horizon after their append and then reads them as absent, by flow and by simulation", async () => {
+    let now = Date.parse("2026-06-01T00:00:00Z");
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName: await aws.newTable(), clock: { now: () => now }, retention: { auditMs: 365 * 86_400_000 } });
+    const old = auditFixture("dfid_clm_1", "2026-06-01T00:00:00.000Z", { type: "CLAIM_RECEIVED", rootDfid: "dfid_sim", simulationId: "sim_1" });
+    await audit.append(old);
+    now += 200 * 86_400_000;
+    const step = (["PROPOSAL_SUBMITTED", "KERNEL_VERDICT"] as const).map((type) => auditFixture("dfid_clm_1", "2026-12-18T00:00:00.000Z", { type, rootDfid: "dfid_sim", simulationId: "sim_1" }));
+    await audit.appendAll(step);
+    expect(await audit.byDfid("dfid_clm_1")).toEqual([old, ...step]);
+    now += 200 * 86_400_000;
+    expect(await audit.byDfid("dfid_clm_1")).toEqual(step);
+    expect(await audit.byDfid("dfid_sim")).toEqual(step);
+    expect(await audit.bySimulation("sim_1")).toEqual(step);
+  });
+
+  it("refuses a retention that is not a positive duration", () => {
+    expect(() => createDynamoPorts({ client: aws.doc, tableName: "claims", retention: { auditMs: 0 } })).toThrow(/retention.auditMs must be a positive number/);
+  });
+});
+
 describe("what a claim's audit costs", () => {
   it("stores the kernel step's three events as one item of one write unit", async () => {
     const tableName = await aws.newTable();

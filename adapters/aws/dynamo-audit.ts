@@ -8,7 +8,8 @@
 // attributes). `appendAll` stores the events of one handler step as ONE item (`events…`: a JSON array,
 // sort key from the first event's instant and the hash of the whole list): a step's audit is one write.
 // Readers flatten such items and drop any event seen before (by the hash of the event itself), so a
-// redelivered step, or an event stored both alone and in a list, is returned once.
+// redelivered step, or an event stored both alone and in a list, is returned once. With a retention
+// horizon (`retention.auditMs`) every item carries `expires_at` and readers skip expired ones.
 import { createHash } from "node:crypto";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
@@ -19,7 +20,7 @@ import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { isConditionalCheckFailed, ItemTooLargeError, StoredItemError } from "./errors.ts";
-import { GSI1, gsi1, keys } from "./table.ts";
+import { epochSeconds, GSI1, gsi1, isExpired, keys } from "./table.ts";
 
 const MAX_EVENT_BYTES = 350_000;
 
@@ -77,10 +78,11 @@ async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
 const isList = (item: Record<string, unknown>) => packedNames("events").some((n) => item[n] !== undefined);
 
 /** Events in append order: by instant, then append stamp, then place in their list; the same event (hash) once. */
-async function ordered(items: Record<string, unknown>[]): Promise<AuditEvent[]> {
+async function ordered(items: Record<string, unknown>[], nowMs: number): Promise<AuditEvent[]> {
   type Entry = { event: AuditEvent; instant: string; hash: string; seq: number; index: number };
   const entries: Entry[] = [];
   for (const item of items as (Record<string, unknown> & AuditItem)[]) {
+    if (isExpired(item, nowMs)) continue; // past the retention horizon: as if DynamoDB had deleted it
     const seq = item.seq ?? 0;
     if (isList(item)) {
       (await toEvents(item)).forEach((event, index) => entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }));
@@ -114,10 +116,12 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
     const hash = body === "event" ? sha256(canonicalize(first)) : sha256(events.map((e) => sha256(canonicalize(e))).join(","));
     const instant = instantOf(first.created_at);
     const simulationId = first.details.simulation_id;
+    const expires = ctx.retention?.auditMs === undefined ? {} : { expires_at: epochSeconds(ctx.clock.now() + ctx.retention.auditMs) };
     const primary: Record<string, unknown> = {
       ...keys.audit(first.dfid, instant, hash),
       entity: "audit",
       seq: stamp(),
+      ...expires,
       ...(typeof simulationId === "string" && simulationId !== "" ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` } : {}),
     };
     const packed = await packText(body, text, itemBytes(primary));
@@ -129,7 +133,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
       throw new ItemTooLargeError(`audit event ${first.event_type} of ${first.dfid} is ${packed.bytes} bytes compressed, over ${MAX_EVENT_BYTES}`);
     }
     await putOnce({ ...primary, [packed.attribute]: packed.value });
-    if (first.root_dfid !== first.dfid) await putOnce({ ...keys.audit(first.root_dfid, instant, hash), entity: "audit", seq: primary.seq, [packed.attribute]: packed.value });
+    if (first.root_dfid !== first.dfid) await putOnce({ ...keys.audit(first.root_dfid, instant, hash), entity: "audit", seq: primary.seq, ...expires, [packed.attribute]: packed.value });
   };
 
   return {
@@ -154,7 +158,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         ExpressionAttributeValues: { ":pk": keys.auditPartition(dfid), ":audit": "AUDIT#" },
         ConsistentRead: true,
       });
-      return ordered(items);
+      return ordered(items, ctx.clock.now());
     },
 
     async bySimulation(simulationId) {
@@ -163,7 +167,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         KeyConditionExpression: "gsi1pk = :pk",
         ExpressionAttributeValues: { ":pk": gsi1.simulation(simulationId) },
       });
-      return ordered(items);
+      return ordered(items, ctx.clock.now());
     },
   };
 }

@@ -255,3 +255,45 @@ describe("what a claim's sessions cost", () => {
     expect(await repo.loadSession(v2.claimId)).toEqual(v2);
   });
 });
+
+describe("retention", () => {
+  const DAY = 86_400_000;
+  const outbox: Effect[] = [{ kind: "timer", claimId: "clm_1", dueMs: 5_000 }];
+
+  async function retained() {
+    const tableName = await aws.newTable();
+    let now = Date.parse("2026-06-01T00:00:00Z");
+    const clock = { now: () => now };
+    const newRepo = () => createDynamoSessionRepository({ client: aws.doc, tableName, clock, pageSize: undefined, retention: { sessionsMs: 30 * DAY } });
+    const read = async (key: { pk: string; sk: string }) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    return { newRepo, repo: newRepo(), read, later: (ms: number) => void (now += ms), nowS: () => Math.floor(now / 1000) };
+  }
+
+  it("keeps head and marker for the horizon after their last write, and reads an expired session as absent", async () => {
+    const { repo, newRepo, read, later, nowS } = await retained();
+    await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox });
+    await repo.clearOutbox("clm_1", 1);
+    later(10 * DAY);
+    await repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox });
+    expect((await read(keys.session("clm_1")))?.expires_at).toBe(nowS() + 30 * 86_400);
+    expect((await read(keys.sessionDone("clm_1")))?.expires_at).toBe(nowS() - 10 * 86_400 + 30 * 86_400);
+    later(29 * DAY);
+    expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox });
+    later(2 * DAY);
+    expect(await newRepo().loadSession("clm_1")).toBeUndefined();
+  });
+
+  it("starts a new session over an expired one, whose outbox marker does not hide the new outbox", async () => {
+    const { repo, newRepo, later } = await retained();
+    for (const version of [1, 2, 3]) await repo.saveSession({ claimId: "clm_1", version, snapshot: { version }, outbox });
+    await repo.clearOutbox("clm_1", 3);
+    later(31 * DAY);
+    const fresh = newRepo();
+    expect(await fresh.loadSession("clm_1")).toBeUndefined();
+    await fresh.saveSession({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox });
+    expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox });
+    await fresh.clearOutbox("clm_1", 1);
+    expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox: [] });
+    await expect(newRepo().saveSession({ claimId: "clm_1", version: 1, snapshot: {}, outbox: [] })).rejects.toBeInstanceOf(VersionConflictError);
+  });
+});

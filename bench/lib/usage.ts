@@ -168,9 +168,17 @@ export type InvocationRecord = {
   /** Powertools log lines written during the invocation, and their UTF-8 bytes without newlines. */
   logLines: number;
   logBytes: number;
+  /** Of those, success lines (with `sample_rate`: sampled on AWS). */
+  successLines: number;
+  successBytes: number;
 };
 
-type Ctx = { caller: Caller; tag?: Tag; inflight: number; busySince: number; sdkMs: number; cpuMark: number; cpuUs: number; calls: Record<string, number>; logLines: number; logBytes: number };
+type Ctx = { caller: Caller; tag?: Tag; inflight: number; busySince: number; sdkMs: number; cpuMark: number; cpuUs: number; calls: Record<string, number>; logLines: number; logBytes: number; successLines: number; successBytes: number };
+
+/** True for a success line (functions/lib/logger.ts writes `sample_rate` on each). */
+export function isSuccessLogLine(line: string): boolean {
+  return line.includes('"sample_rate":');
+}
 
 const cpuNowUs = () => {
   const u = process.cpuUsage();
@@ -232,6 +240,10 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
     }
     ctx.logLines++;
     ctx.logBytes += utf8(line);
+    if (isSuccessLogLine(line)) {
+      ctx.successLines++;
+      ctx.successBytes += utf8(line);
+    }
   }
 
   const middleware: Middleware = (next, context) => async (args) => {
@@ -292,13 +304,13 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
 
   /** Runs `f` as an invocation of `fn` (requests inside are attributed to it) and records its duration. */
   async function runAs<T>(fn: FunctionKey, records: number, f: () => Promise<T>, tag?: Tag): Promise<T> {
-    const ctx: Ctx = { caller: fn, ...(tag ? { tag } : {}), inflight: 0, busySince: 0, sdkMs: 0, cpuMark: cpuNowUs(), cpuUs: 0, calls: {}, logLines: 0, logBytes: 0 };
+    const ctx: Ctx = { caller: fn, ...(tag ? { tag } : {}), inflight: 0, busySince: 0, sdkMs: 0, cpuMark: cpuNowUs(), cpuUs: 0, calls: {}, logLines: 0, logBytes: 0, successLines: 0, successBytes: 0 };
     const start = performance.now();
     try {
       return await als.run(ctx, f);
     } finally {
       if (ctx.inflight === 0) ctx.cpuUs += cpuNowUs() - ctx.cpuMark;
-      invocations.push({ fn, ...(tag ? { tag } : {}), records, ms: performance.now() - start, sdkMs: ctx.sdkMs, cpuMs: ctx.cpuUs / 1000, calls: ctx.calls, logLines: ctx.logLines, logBytes: ctx.logBytes });
+      invocations.push({ fn, ...(tag ? { tag } : {}), records, ms: performance.now() - start, sdkMs: ctx.sdkMs, cpuMs: ctx.cpuUs / 1000, calls: ctx.calls, logLines: ctx.logLines, logBytes: ctx.logBytes, successLines: ctx.successLines, successBytes: ctx.successBytes });
     }
   }
 
@@ -422,7 +434,7 @@ export function summarise(
   const invocations: Partial<Record<FunctionKey, InvocationUsage>> = {};
   for (const inv of data.invocations) {
     if (!mine(inv.tag)) continue;
-    const u = (invocations[inv.fn] ??= { invocations: 0, records: 0, handlerMs: 0, sdkMs: 0, cpuMs: 0, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0 });
+    const u = (invocations[inv.fn] ??= { invocations: 0, records: 0, handlerMs: 0, sdkMs: 0, cpuMs: 0, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0, successLines: 0, successBytes: 0 });
     u.invocations += per(1);
     u.records += per(inv.records);
     u.handlerMs += per(inv.ms);
@@ -432,6 +444,8 @@ export function summarise(
     if (LLM_FUNCTIONS.includes(inv.fn)) u.llmCalls += per(inv.records);
     u.logLines += per(inv.logLines);
     u.logBytes += per(inv.logBytes);
+    u.successLines = (u.successLines ?? 0) + per(inv.successLines ?? 0);
+    u.successBytes = (u.successBytes ?? 0) + per(inv.successBytes ?? 0);
   }
   const busDeliveries = tag === undefined ? Object.fromEntries(Object.entries(data.busDeliveries).map(([k, v]) => [k, per(v)])) : {};
   return { kind, claims, requests, dynamo, sqsSends, events, busDeliveries, apiRequests: tag === "tick" ? 0 : per(data.apiRequests), invocations };

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frozenClock } from "../../core/crew/index.ts";
 import { CONFIG_PATH, TEST_NOW, apiEvent, startTestStack } from "../../local/stack-fixture.ts";
-import { composeDeps } from "./compose.ts";
+import { composeDeps, retentionFrom } from "./compose.ts";
 import { composeLlmDeps } from "./llm.ts";
 import { AgentRefusedError, ResourceLinkError } from "./errors.ts";
 import { linkedResources } from "./resources.ts";
@@ -77,3 +77,17 @@ describe("composeDeps", () => {
   });
 });
 
+
+describe("retentionFrom", () => {
+  it.each([
+    [{}, { sessionsMs: 30 * 86_400_000 }],
+    [{ CLAIMS_SESSION_RETENTION_DAYS: "7", CLAIMS_AUDIT_RETENTION_DAYS: "400" }, { sessionsMs: 7 * 86_400_000, auditMs: 400 * 86_400_000 }],
+    [{ CLAIMS_SESSION_RETENTION_DAYS: "never", CLAIMS_AUDIT_RETENTION_DAYS: "" }, {}],
+  ])("reads %j as %j", (env, expected) => {
+    expect(retentionFrom(env)).toEqual(expected);
+  });
+
+  it.each(["0", "-3", "a week"])("refuses %j, naming the variable", (value) => {
+    expect(() => retentionFrom({ CLAIMS_AUDIT_RETENTION_DAYS: value })).toThrow(/CLAIMS_AUDIT_RETENTION_DAYS must be a positive number of days or "never"/);
+  });
+});

@@ -66,6 +66,28 @@ export function configPathFrom(env: Env): string {
   return join(env.LAMBDA_TASK_ROOT ?? process.cwd(), "scenarios", "config.yaml");
 }
 
+/** Days sessions are kept after their last save unless CLAIMS_SESSION_RETENTION_DAYS says otherwise (every claim ends long before: the sweep). */
+export const DEFAULT_SESSION_RETENTION_DAYS = 30;
+
+/**
+ * The retention policy from the environment: CLAIMS_SESSION_RETENTION_DAYS (default 30) and
+ * CLAIMS_AUDIT_RETENTION_DAYS (default: the audit is kept); "never" keeps that kind for good.
+ * ConfigLoadError names a variable that is not a positive number of days.
+ */
+export function retentionFrom(env: Env): { sessionsMs?: number; auditMs?: number } {
+  const days = (name: string, fallback: number | undefined): number | undefined => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === "") return fallback;
+    if (raw === "never") return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new ConfigLoadError(`${name} must be a positive number of days or "never", got "${raw}"`);
+    return n;
+  };
+  const sessions = days("CLAIMS_SESSION_RETENTION_DAYS", DEFAULT_SESSION_RETENTION_DAYS);
+  const audit = days("CLAIMS_AUDIT_RETENTION_DAYS", undefined);
+  return { ...(sessions === undefined ? {} : { sessionsMs: sessions * 86_400_000 }), ...(audit === undefined ? {} : { auditMs: audit * 86_400_000 }) };
+}
+
 /** Reads and validates the configuration file (relative dates resolve against `nowMs`); ConfigLoadError names the file. */
 export function loadConfig(path: string, nowMs: number): ClaimsConfig {
   if (!existsSync(path)) throw new ConfigLoadError(`configuration file not found: ${path} (set CLAIMS_CONFIG_PATH or ship scenarios/config.yaml with the function)`);
@@ -150,7 +172,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     const agent = config().agent;
     return { agent, registry: registerAgent(agent) };
   });
-  const dynamo = once(() => createDynamoPorts({ client: clients().dynamo, tableName: resources.tableName(), clock }));
+  const dynamo = once(() => createDynamoPorts({ client: clients().dynamo, tableName: resources.tableName(), clock, retention: retentionFrom(env) }));
   return {
     claims: lazyPort(() => dynamo().claims),
     sessions: lazyPort(() => dynamo().sessions),
