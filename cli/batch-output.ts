@@ -47,7 +47,7 @@ export function paintVerdict(verdict: string): string {
 }
 
 /** The header printed before a batch. */
-export function formatHeader(info: { config: string; scenarios: string; count: number; llm: string; agent: string; now: string; simulationId: string; stack: string }): string {
+export function formatHeader(info: { config: string; scenarios: string; count: number; llm: string; llmCheck?: string; waits?: string; agent: string; now: string; simulationId: string; stack: string }): string {
   const rule = "=".repeat(78);
   return [
     rule,
@@ -56,6 +56,8 @@ export function formatHeader(info: { config: string; scenarios: string; count: n
     `  Config    : ${info.config}`,
     `  Scenarios : ${info.scenarios} (${info.count})`,
     `  LLM       : ${info.llm}`,
+    ...(info.llmCheck === undefined ? [] : [`  LLM check : ${info.llmCheck.startsWith("FAILED") ? paint("31", info.llmCheck) : info.llmCheck}`]),
+    ...(info.waits === undefined ? [] : [`  Waits     : ${info.waits} (from LLM_TIMEOUT_MS; claims batch --claim-timeout overrides the last)`]),
     `  Agent     : ${info.agent}`,
     `  Crew      : Claims Analyst → Decision Maker (fixer on fault)`,
     `  Kernel    : 11 layers (schema, validity, order, category, window, amount, balance, alignment, confidence, date, limit)`,
@@ -67,7 +69,7 @@ export function formatHeader(info: { config: string; scenarios: string; count: n
 }
 
 /** The block printed for one decided scenario. */
-export function formatScenario(index: number, total: number, row: BatchRow, detail: { input: string; extracted?: string; proposal?: string; ms: number }): string {
+export function formatScenario(index: number, total: number, row: BatchRow, detail: { input: string; extracted?: string; proposal?: string; llm?: string; ms: number }): string {
   const mark = row.matches ? paint("32", "✓") : paint("31", "✗");
   const lines = [
     `[${index}/${total}] ${row.id} — ${row.label}`,
@@ -77,6 +79,7 @@ export function formatScenario(index: number, total: number, row: BatchRow, deta
     `  Verdict  : ${paintVerdict(row.verdict)}${row.reason_code ? ` (${row.reason_code})` : ""}  expected ${outcomeText(row.expected, row.expected_reason_code)}  ${mark}  ${detail.ms.toFixed(0)} ms`,
     ...(row.reason ? [`  Reason   : ${row.reason}`] : []),
     ...(row.note ? [`  Why      : ${row.note}`] : []),
+    ...(detail.llm ? [`  LLM      : ${detail.llm}`] : []),
     ...(row.executed ? [`  Refund   : executed ${row.amount_eur?.toFixed(2)} EUR on ${row.order_id}`] : []),
     "",
   ];
@@ -84,7 +87,7 @@ export function formatScenario(index: number, total: number, row: BatchRow, deta
 }
 
 /** The summary printed after a batch. */
-export function formatSummary(rows: BatchRow[], extra: { report?: string; ms: number }): string {
+export function formatSummary(rows: BatchRow[], extra: { report?: string; ms: number; notes?: readonly string[] }): string {
   const rule = "=".repeat(78);
   const passed = rows.filter((r) => r.matches).length;
   const lines = [rule, "Summary", rule];
@@ -94,6 +97,58 @@ export function formatSummary(rows: BatchRow[], extra: { report?: string; ms: nu
     if (!r.matches && r.note) lines.push(`      why: ${r.note}`);
   }
   lines.push("", `  ${passed}/${rows.length} scenarios match their expected verdict in ${(extra.ms / 1000).toFixed(1)} s.`);
+  for (const note of extra.notes ?? []) lines.push(`  ${note}`);
   if (extra.report) lines.push(`  Report: ${extra.report}`);
   return `${lines.join("\n")}\n`;
+}
+
+/** A call as the progress and figures need it. */
+export interface CallFigure {
+  readonly task: string;
+  readonly ok: boolean;
+  readonly code?: string | undefined;
+  /** HTTP attempts; 0 when the call was refused before it was sent (the endpoint is known to be down). */
+  readonly attempts?: number;
+  readonly ms: number;
+}
+
+/** The line printed while a claim is waited for: elapsed time, its status, and the model calls in flight. */
+export function formatProgress(p: { id: string; claimId: string; status: string; elapsedMs: number; inFlight: ReadonlyArray<{ task: string; elapsedMs: number }>; done?: number | undefined }): string {
+  const calls =
+    p.inFlight.length === 0
+      ? "no model call in flight"
+      : `${p.inFlight.length} model call${p.inFlight.length === 1 ? "" : "s"} in flight (${p.inFlight.map((c) => `${c.task} ${(c.elapsedMs / 1000).toFixed(0)} s`).join(", ")})`;
+  return `  … ${p.id} ${p.claimId}: ${p.status} for ${(p.elapsedMs / 1000).toFixed(0)} s; ${calls}${p.done === undefined ? "" : `; ${p.done} call${p.done === 1 ? "" : "s"} done in this run`}`;
+}
+
+/** "3 calls, 21.4 s (max 12.0 s); 1 failed: LLM_TIMEOUT" for one claim's calls. */
+export function formatCalls(calls: readonly CallFigure[]): string {
+  if (calls.length === 0) return "no model calls";
+  const total = calls.reduce((n, c) => n + c.ms, 0);
+  const max = Math.max(...calls.map((c) => c.ms));
+  const failed = calls.filter((c) => !c.ok);
+  return `${calls.length} call${calls.length === 1 ? "" : "s"}, ${(total / 1000).toFixed(1)} s (max ${(max / 1000).toFixed(1)} s)${failed.length === 0 ? "" : `; ${failed.length} failed: ${countCodes(failed)}`}`;
+}
+
+/** The model's figures for a whole run: time per call and per claim, and what failed. */
+export function formatLlmFigures(calls: readonly CallFigure[], claimMs: readonly number[]): string[] {
+  if (calls.length === 0) return ["LLM: no model calls."];
+  const ms = calls.map((c) => c.ms).sort((a, b) => a - b);
+  const s = (v: number) => `${(v / 1000).toFixed(1)} s`;
+  const mean = (v: readonly number[]) => v.reduce((n, x) => n + x, 0) / Math.max(1, v.length);
+  const failed = calls.filter((c) => !c.ok);
+  const byTask = [...new Set(calls.map((c) => c.task))].map((t) => `${t} ${calls.filter((c) => c.task === t).length}`).join(", ");
+  return [
+    `LLM: ${calls.length} calls (${byTask}); per call mean ${s(mean(ms))}, median ${s(ms[Math.floor(ms.length / 2)]!)}, max ${s(ms.at(-1)!)}; ${failed.length === 0 ? "none failed" : `${failed.length} failed: ${countCodes(failed)}`}.`,
+    `Per claim: mean ${s(mean(claimMs))}, max ${s(Math.max(0, ...claimMs))}.`,
+  ];
+}
+
+function countCodes(calls: readonly CallFigure[]): string {
+  const counts = new Map<string, number>();
+  for (const c of calls) {
+    const key = `${c.code ?? "failed"}${c.attempts === 0 ? " (not sent: endpoint down)" : ""}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([code, n]) => (n === 1 ? code : `${code} ×${n}`)).join(", ");
 }

@@ -10,12 +10,28 @@ import type { ScenarioResult, SimulationEndDetails } from "../core/claims/simula
 import { createAuditEvent } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock } from "../pipeline/ports.ts";
+import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
+import { describePreflight } from "../adapters/llm/preflight.ts";
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { PipelineWaits } from "../pipeline/deps.ts";
 import { AgentRefusedError } from "../functions/lib/errors.ts";
-import { formatHeader, formatScenario, formatSummary, refundedBeforeNote } from "./batch-output.ts";
+import { formatCalls, formatHeader, formatLlmFigures, formatProgress, formatScenario, formatSummary, refundedBeforeNote } from "./batch-output.ts";
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
+
+/** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
+export interface BatchLlm {
+  port: LlmPort;
+  description: string;
+  /** Checks the endpoint before the first claim (a few seconds at most). */
+  preflight?: () => Promise<PreflightResult>;
+  /** Counts and times the calls (progress lines, per-claim and per-call figures). */
+  meter?: Pick<LlmMeter, "inFlight" | "calls">;
+  /** Waits derived from the LLM settings, for the runtime. */
+  waits?: PipelineWaits;
+}
 
 /** Options of one batch run. */
 export interface BatchOptions {
@@ -23,12 +39,14 @@ export interface BatchOptions {
   configPath: string;
   clock: Clock;
   dataDir: string;
-  llm: (config: ClaimsConfig) => { port: LlmPort; description: string };
+  llm: (config: ClaimsConfig) => BatchLlm;
   runtime: (opts: RuntimeOptions) => Promise<ClaimsRuntime>;
   /** Human progress (stdout without --json, stderr with it). */
   log: (text: string) => void;
   /** Writes the report; returns its path. */
   writeReport?: (simulationId: string) => Promise<string | undefined>;
+  /** A progress line every this many ms while a claim is waited for (default 10 000; 0 = none). */
+  progressEveryMs?: number;
 }
 
 /** What a batch run produced. */
@@ -36,11 +54,15 @@ export interface BatchOutcome {
   simulationId: string;
   rows: BatchRow[];
   allMatch: boolean;
+  /** False when the endpoint check failed: the run is a failure whatever the verdicts. */
+  llmReady: boolean;
   reportPath?: string;
-  auditPath: string;
+  auditPath?: string;
+  /** Lines for the summary: the endpoint check, the model's figures, anything that went wrong around the claims. */
+  notes: string[];
 }
 
-/** Runs the batch; configuration errors throw (`SourceFileError`) before anything runs. */
+/** Runs the batch; configuration errors throw (`SourceFileError`, `LlmConfigError`) before anything runs. After that every claim ends in a row, and the summary, the audit and the report are always attempted. */
 export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   const started = opts.clock.now();
   const wallStart = performance.now();
@@ -50,20 +72,30 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   assertAgentAccepted(config);
   const llm = opts.llm(config);
   const simulationId = simulationIdFor(config.simulationId, started);
-  const runtime = await opts.runtime({ agent: config.agent, orders: config.orders, llm: llm.port, clock: opts.clock });
+  const notes: string[] = [];
+  // The endpoint check comes first: a model that is down is said at once, naming URL, model and error.
+  const check = llm.preflight ? await llm.preflight() : undefined;
+  const runtime = await opts.runtime({ agent: config.agent, orders: config.orders, llm: llm.port, clock: opts.clock, ...(llm.waits ? { waits: llm.waits } : {}) });
   const rows: BatchRow[] = [];
   const results: ScenarioResult[] = [];
+  const metered = llm.meter !== undefined && llm.port.provider !== "rules" ? llm.meter : undefined;
+  const claimMs: number[] = [];
   try {
     opts.log(formatHeader({
       config: displayPath(opts.configPath),
       scenarios: displayPath(opts.scenariosPath),
       count: scenarios.length,
       llm: llm.description,
+      ...(check === undefined ? {} : { llmCheck: describePreflight(check) }),
       agent: `${config.agent.agentId} v${config.agent.version}`,
       now: new Date(started).toISOString(),
       simulationId,
       stack: runtime.description,
+      ...(llm.waits && llm.port.provider !== "rules" ? { waits: `a call ${seconds(llm.waits.callMs)}, a step up to ${seconds(llm.waits.timeouts.decisionMs)}, a claim up to ${seconds(llm.waits.claimMs)}` } : {}),
     }));
+    if (check !== undefined && !check.ok) {
+      notes.push(`The LLM endpoint check failed: ${check.message}. Claims that needed the model ended NEEDS_REVIEW (${check.code}); start the model server and run again.`);
+    }
     // What was read differently from the file's face value, and what was ignored: said once per run.
     const ignored = [...config.reading.ignored, ...scenarioFile.ignored];
     for (const m of config.reading.mappings) opts.log(`  Read as   : ${m}`);
@@ -83,21 +115,34 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
 
     for (const [i, s] of scenarios.entries()) {
       const t0 = performance.now();
+      const callsBefore = metered?.calls().length ?? 0;
       const body = scenarioBody(s, simulationId, started);
-      const submitted = await runtime.submit(body, scenarioKeys(simulationId, s.id, body));
-      if (!submitted.ok) throw new Error(`scenario ${s.id} was refused by intake: ${submitted.message}${"issues" in submitted ? ` (${submitted.issues.map((x) => `${x.path}: ${x.message}`).join("; ")})` : ""}`);
-      const record = await runtime.settle(submitted.claimId);
+      let claimId = "";
+      let record: ClaimRecord | undefined;
+      let failure: string | undefined;
+      try {
+        const submitted = await runtime.submit(body, scenarioKeys(simulationId, s.id, body));
+        if (!submitted.ok) {
+          failure = `refused by intake: ${submitted.message}${"issues" in submitted ? ` (${submitted.issues.map((x) => `${x.path}: ${x.message}`).join("; ")})` : ""}`;
+        } else {
+          claimId = submitted.claimId;
+          record = await withProgress(opts, () => runtime.settle(submitted.claimId), (elapsedMs) => progressLine(s.id, submitted.claimId, elapsedMs, runtime, metered));
+        }
+      } catch (error) {
+        failure = `the run could not finish this claim: ${(error as Error).message}`;
+      }
       const ms = performance.now() - t0;
-      const outcome = record?.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : (record?.verdict ?? record?.status ?? "MISSING");
+      claimMs.push(ms);
+      const outcome = failure !== undefined ? "ERROR" : record?.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : (record?.verdict ?? record?.status ?? "MISSING");
       const reasonMatches = s.expected.reason_code === undefined || s.expected.reason_code === record?.reason_code;
       const row: BatchRow = {
         id: s.id,
         label: s.label,
-        claim_id: submitted.claimId,
+        claim_id: claimId,
         verdict: outcome,
         expected: s.expected.verdict,
         reason_code: record?.reason_code ?? null,
-        reason: record?.reason ?? null,
+        reason: failure ?? record?.reason ?? null,
         order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
         amount_eur: record?.proposal?.amount_eur ?? record?.claim?.amount_eur ?? null,
         executed: record?.executed === true,
@@ -108,13 +153,45 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       rows.push(row);
       const { note: _note, ...result } = row;
       results.push({ ...result, matches: row.matches === true, expected_reason_code: s.expected.reason_code ?? null, duration_ms: Math.round(ms) });
+      const calls = metered?.calls().slice(callsBefore);
       opts.log(formatScenario(i + 1, scenarios.length, row, {
         input: "claim" in s.input ? `order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} EUR category=${s.input.claim.category}` : `free text (${String(body.claim_text).length} chars)`,
         ...(record?.extracted ? { extracted: `order=${record.extracted.order_id} amount=${record.extracted.amount_eur} category=${record.extracted.category}` } : {}),
         ...(record?.proposal ? { proposal: `${record.proposal.action} ${record.proposal.order_id} ${record.proposal.amount_eur} EUR (confidence ${record.proposal.confidence})` } : {}),
+        ...(calls === undefined ? {} : { llm: formatCalls(calls) }),
         ms,
       }));
     }
+
+    // A person's decisions on earlier claims' reviews, once every scenario has run (`reviews:` in the file).
+    const claimOf = new Map(rows.map((r) => [r.id, r.claim_id]));
+    const reviewRows: BatchRow[] = [];
+    for (const [i, step] of scenarioFile.reviews.entries()) {
+      const t0 = performance.now();
+      const claimId = claimOf.get(step.of) ?? "";
+      const result = await runtime.decideReview(claimId, step.body).catch((error: unknown) => ({ ok: false as const, code: "ERROR", message: `the review step could not run: ${(error as Error).message}` }));
+      const outcome = result.ok ? String(result.body.review.status) : "REFUSED";
+      const code = result.ok ? null : result.code;
+      const record = claimId === "" ? undefined : await runtime.settle(claimId).catch(() => undefined);
+      const row: BatchRow = {
+        id: step.id,
+        label: step.label,
+        claim_id: claimId,
+        verdict: outcome,
+        expected: step.expected.outcome,
+        reason_code: code,
+        reason: result.ok ? null : result.message,
+        order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
+        amount_eur: result.ok ? ((result.body.review.amount_eur as number | undefined) ?? null) : null,
+        executed: result.ok && result.body.executed && result.body.review.status === "APPROVED",
+        matches: outcome === step.expected.outcome && (step.expected.reason_code === undefined || step.expected.reason_code === code),
+        expected_reason_code: step.expected.reason_code ?? null,
+      };
+      if (result.ok && result.body.resubmitted_claim_id) await runtime.settle(result.body.resubmitted_claim_id).catch(() => undefined);
+      reviewRows.push(row);
+      opts.log(formatScenario(i + 1, scenarioFile.reviews.length, row, { input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`, ms: performance.now() - t0 }));
+    }
+    if (metered !== undefined) notes.push(...formatLlmFigures(metered.calls(), claimMs));
 
     const ended = opts.clock.now();
     const endDetails: SimulationEndDetails = {
@@ -126,14 +203,53 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       matched: rows.filter((r) => r.matches).length,
       results,
     };
-    await runtime.appendAudit(createAuditEvent({ dfid: rootDfid, type: "SIMULATION_END", state: "DONE", details: endDetails, at: new Date(ended).toISOString(), simulationId }));
-    const events = await runtime.auditBySimulation(simulationId);
-    const auditPath = saveRunAudit(opts.dataDir, simulationId, events);
-    const reportPath = opts.writeReport ? await opts.writeReport(simulationId) : undefined;
-    return { simulationId, rows, allMatch: rows.every((r) => r.matches), auditPath, ...(reportPath ? { reportPath } : {}) };
+    let auditPath: string | undefined;
+    let reportPath: string | undefined;
+    try {
+      await runtime.appendAudit(createAuditEvent({ dfid: rootDfid, type: "SIMULATION_END", state: "DONE", details: endDetails, at: new Date(ended).toISOString(), simulationId }));
+      const events = await runtime.auditBySimulation(simulationId);
+      auditPath = saveRunAudit(opts.dataDir, simulationId, events);
+      reportPath = opts.writeReport ? await opts.writeReport(simulationId) : undefined;
+    } catch (error) {
+      notes.push(`The ${auditPath === undefined ? "audit" : "report"} could not be written: ${(error as Error).message}`);
+    }
+    const all = [...rows, ...reviewRows];
+    return {
+      simulationId,
+      rows: all,
+      allMatch: all.every((r) => r.matches),
+      llmReady: check === undefined || check.ok,
+      notes,
+      ...(auditPath ? { auditPath } : {}),
+      ...(reportPath ? { reportPath } : {}),
+    };
   } finally {
     await runtime.close();
   }
+}
+
+/** Runs `wait`, logging `line(elapsed)` every `progressEveryMs` until it settles. */
+async function withProgress<T>(opts: Pick<BatchOptions, "log" | "progressEveryMs">, wait: () => Promise<T>, line: (elapsedMs: number) => Promise<string>): Promise<T> {
+  const every = opts.progressEveryMs ?? 10_000;
+  if (every <= 0) return wait();
+  const t0 = performance.now();
+  const timer = setInterval(() => {
+    void line(performance.now() - t0).then(opts.log, () => undefined);
+  }, every);
+  try {
+    return await wait();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function progressLine(id: string, claimId: string, elapsedMs: number, runtime: ClaimsRuntime, meter: BatchLlm["meter"] | undefined): Promise<string> {
+  const record = await runtime.getClaim(claimId).catch(() => undefined);
+  return formatProgress({ id, claimId, status: record?.status ?? "not stored", elapsedMs, inFlight: meter?.inFlight() ?? [], done: meter?.calls().length });
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
 }
 
 /** Refuses to run an agent the registry would refuse (the pipeline performs the same handshake), before anything starts. */
@@ -144,7 +260,7 @@ export function assertAgentAccepted(config: ClaimsConfig): void {
 
 /** The summary block for a finished batch. */
 export function summarize(outcome: BatchOutcome, ms: number): string {
-  return formatSummary(outcome.rows, { ms, ...(outcome.reportPath ? { report: displayPath(outcome.reportPath) } : {}) });
+  return formatSummary(outcome.rows, { ms, notes: outcome.notes, ...(outcome.reportPath ? { report: displayPath(outcome.reportPath) } : {}) });
 }
 
 function displayPath(p: string): string {

@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,9 +16,9 @@ const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "bin/claims.mjs");
 
-async function claims(args: string[], dataDir?: string) {
+async function claims(args: string[], dataDir?: string, env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args, ...(dataDir ? ["--data-dir", dataDir] : [])], { cwd: root, env: { ...process.env, NO_COLOR: "1", LLM_PROVIDER: "rules" }, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args, ...(dataDir ? ["--data-dir", dataDir] : [])], { cwd: root, env: { ...process.env, NO_COLOR: "1", LLM_PROVIDER: "rules", ...env }, maxBuffer: 16 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -61,6 +63,42 @@ describe("claims batch --json (in-process)", () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/bad\.yaml:5 row 'X' scenarios\[0\]\.context/);
     expect(stdout).toBe("");
+  });
+});
+
+describe("claims batch against a model that is down", () => {
+  it("says so before the first claim, ends every claim in NEEDS_REVIEW LLM_UNREACHABLE, prints the summary, writes the report and exits 1, without a stack trace", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const scenarios = join(dataDir, "s.yaml");
+    writeFileSync(scenarios, [
+      "scenarios:",
+      "  - id: S",
+      '    label: "structured"',
+      "    context:",
+      '      claim: { order_id: ord_001, amount_eur: 299.99, category: electronics, reason: "dead" }',
+      "    expected: ACCEPT",
+      "  - id: T",
+      '    label: "free text"',
+      "    context:",
+      '      claim_text: "I bought order ord_006 for 299.99 EUR, the screen is dead"',
+      "    expected: ACCEPT",
+      "",
+    ].join("\n"));
+    // The seed's Ollama URL without /v1, as a new user sets it.
+    const { code, stdout, stderr } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z"], dataDir, { LLM_PROVIDER: "openai", OLLAMA_BASE_URL: `http://127.0.0.1:${port}` });
+    const url = `http://127.0.0.1:${port}/v1`;
+    expect(code, stderr).toBe(1);
+    expect(stdout).toContain(`LLM check : FAILED: LLM endpoint ${url} (model gemma3:4b) is unreachable: ECONNREFUSED`);
+    expect(stdout.match(/Verdict {2}: NEEDS_REVIEW \(LLM_UNREACHABLE\)/g)).toHaveLength(2);
+    expect(stdout).toMatch(/0\/2 scenarios match/);
+    expect(stdout).toMatch(/The LLM endpoint check failed: .*start the model server and run again/);
+    expect(readFileSync(join(dataDir, "runs", "claims_batch_001_20260601T120000Z", "report.html"), "utf8")).toContain("LLM_UNREACHABLE");
+    expect(`${stdout}${stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expect(stderr).toBe("");
   });
 });
 

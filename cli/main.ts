@@ -5,7 +5,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import { createLlm, describeLlmConfig, llmConfigFromEnv } from "../adapters/llm/index.ts";
+import { createLlm, describeLlmConfig, describePreflight, guardWithPreflight, llmConfigFromEnv, meterLlm, preflightLlm, PREFLIGHT_RECHECK_MS } from "../adapters/llm/index.ts";
+import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { SourceFileError } from "../core/claims/yaml-source.ts";
@@ -13,6 +14,7 @@ import { replayClaim } from "../core/claims/replay.ts";
 import type { ReplayResult } from "../core/claims/replay.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { assertAgentAccepted, runBatch, summarize } from "./batch.ts";
+import type { BatchLlm } from "./batch.ts";
 import { checkFile, checkJson, formatCheck, ignoredSummary } from "./config-check.ts";
 import type { CheckKind } from "./config-check.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
@@ -57,11 +59,26 @@ function parsePort(value: string): number {
   return port;
 }
 
-/** The LLM port named by the environment over the config file's defaults, and a loggable description. */
-function llmFor(config: ClaimsConfig) {
+/**
+ * The LLM named by the environment over the config file's defaults: behind its endpoint check (a
+ * network model), metered, with a loggable description and the waits derived from its time budget.
+ */
+function llmFor(config: ClaimsConfig): BatchLlm {
   const llmConfig = llmConfigFromEnv(process.env, { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature });
-  return { port: createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility }), description: describeLlmConfig(llmConfig) };
+  const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
+  const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
+  const meter = meterLlm(guarded?.port ?? model);
+  return { port: meter.port, description: describeLlmConfig(llmConfig), meter, waits: pipelineWaitsFor(llmConfig.timeoutMs), ...(guarded ? { preflight: guarded.check } : {}) };
 }
+
+function parseSeconds(value: string): number {
+  const s = Number(value);
+  if (!/^\d+$/.test(value) || s < 1 || s > 86_400) throw new InvalidArgumentError(`--claim-timeout must be a whole number of seconds from 1 to 86400, got '${value}'`);
+  return s;
+}
+
+/** Handler logs of a local run: errors only (the console tells the story), unless CLAIMS_LOG_LEVEL asks for more. */
+const quietHandlers = (): { logLevel?: "ERROR" } => (process.env.CLAIMS_LOG_LEVEL ? {} : { logLevel: "ERROR" });
 
 /** One progress line per bus event (an ESCALATE verdict matches two rules but is printed once). */
 function busProgress(write: (line: string) => void) {
@@ -96,7 +113,8 @@ program
   .option("--json", "print one JSON array of verdicts on stdout (logs go to stderr)")
   .option("--data-dir <path>", "where runs, audit and reports are kept (default $CLAIMS_DATA_DIR or .claims)")
   .option("--in-process", "run the pipeline in this process over in-memory ports instead of the local stack")
-  .action(async (scenarios: string, o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean }) => {
+  .option("--claim-timeout <seconds>", "how long to wait for one claim before it goes to NEEDS_REVIEW (default: derived from LLM_TIMEOUT_MS)", parseSeconds)
+  .action(async (scenarios: string, o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean; claimTimeout?: number }) => {
     const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
     // A batch is decided as of one instant: every claim is received when the run starts (or at --now),
     // so relative order dates and boundaries such as "exactly 14 days" mean what they say.
@@ -114,7 +132,13 @@ program
       runtime: async (opts) =>
         o.inProcess
           ? createInProcessRuntime(opts)
-          : (await startLocalStack({ configPath: resolve(o.config), clock, llm: opts.llm, orders: opts.orders, dataDir, sweepEveryMs: 0 })).runtime,
+          : (
+              await startLocalStack({
+                configPath: resolve(o.config), clock, llm: opts.llm, orders: opts.orders, dataDir, sweepEveryMs: 0, ...quietHandlers(),
+                ...(opts.waits ? { waits: opts.waits } : {}),
+                ...(o.claimTimeout === undefined ? {} : { settleTimeoutMs: o.claimTimeout * 1000 }),
+              })
+            ).runtime,
       writeReport: (simulationId) => writeReportFor(dataDir, simulationId),
     });
     log(summarize(outcome, performance.now() - t0));
@@ -122,7 +146,7 @@ program
       const rows = outcome.rows.map(({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }) => ({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     }
-    process.exitCode = outcome.allMatch ? 0 : 1;
+    process.exitCode = outcome.allMatch && outcome.llmReady ? 0 : 1;
   });
 
 program
@@ -142,12 +166,13 @@ program
     const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
     assertAgentAccepted(config);
     const llm = llmFor(config);
+    const check = llm.preflight ? await llm.preflight() : undefined;
     const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
     const apiToken = fromEnv || randomBytes(24).toString("base64url");
     const reviewerFromEnv = process.env.CLAIMS_REVIEWER_TOKEN?.trim();
     const reviewerToken = reviewerFromEnv || randomBytes(24).toString("base64url");
     if (reviewerToken === apiToken) throw new CliError("CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials");
-    const stack = await startLocalStack({ configPath, clock, llm: llm.port, dataDir, apiToken, reviewerToken, onBusEvent: busProgress(out) });
+    const stack = await startLocalStack({ configPath, clock, llm: llm.port, dataDir, apiToken, reviewerToken, onBusEvent: busProgress(out), ...(llm.waits ? { waits: llm.waits } : {}) });
     const front = await startHttpFront({
       functions: { intakeApi: stack.handlers.intakeApi, reviewApi: stack.handlers.reviewApi },
       authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
@@ -165,6 +190,10 @@ program
     out(reviewerFromEnv ? "  reviewer from CLAIMS_REVIEWER_TOKEN" : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one)`);
     out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
     out(`  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`);
+    if (check !== undefined) {
+      out(`  llm      ${describePreflight(check)}`);
+      if (!check.ok) out(`           claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`);
+    }
     for (const m of config.reading.mappings) out(`  read as  ${m}`);
     if (config.reading.ignored.length > 0) out(`  ignored  ${ignoredSummary(config.reading.ignored)}`);
     out(`  try      curl -s -X POST ${front.url}/claims -H "Authorization: Bearer $CLAIMS_API_TOKEN" -H 'content-type: application/json' -d '{"claim_text":"I bought order ord_001 for 299.99 EUR, the screen is dead"}'`);

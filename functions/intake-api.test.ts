@@ -130,7 +130,43 @@ describe("GET /reports/{simulation_id}", () => {
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/html/);
     expect(res.body).toContain(claim_id);
+    // Claims sent to the API under a simulation_id have no batch around them: the served view, not a "crashed run".
+    expect(res.body).toContain('<section class="group" id="group-sim_sim_api_report" data-group="sim_api_report"');
+    expect(res.body).not.toContain("Run incomplete");
+    expect(res.headers["content-security-policy"]).toMatch(/^default-src 'none'; script-src 'sha256-/);
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
     expect((await call("GET", "/reports/sim_never_ran")).status).toBe(404);
+  });
+});
+
+/** GET /reports with query parameters (apiEvent builds events without a query string). */
+async function served(query: Record<string, string>) {
+  const result = await handler({ ...apiEvent("GET", "/reports"), queryStringParameters: query });
+  return { status: result.statusCode, headers: result.headers ?? {}, body: result.body ?? "", json: () => JSON.parse(result.body ?? "null") as Json };
+}
+
+describe("GET /reports", () => {
+  it("renders the most recent claims sent without a simulation_id, and no others", async () => {
+    const { claim_id } = (await post({ claim: CLAIM, label: "served report" })).json();
+    const { claim_id: simClaim } = (await post({ claim: CLAIM, simulation_id: "sim_api_served" })).json();
+    await stack.runtime.settle(claim_id);
+    await stack.runtime.settle(simClaim);
+    const res = await served({ limit: "200" });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    expect(res.body).toContain(`<tr data-claim-id="${claim_id}" data-verdict="`);
+    expect(res.body).not.toContain(simClaim);
+    const latest = await served({ limit: "1" });
+    expect([...latest.body.matchAll(/<tr data-claim-id="([^"]+)"/g)].map((m) => m[1])).toEqual([claim_id]);
+  });
+
+  it("answers 400 naming the limit when it is out of range", async () => {
+    for (const limit of ["0", "201", "1.5", "x"]) {
+      const res = await served({ limit });
+      expect(res.status, limit).toBe(400);
+      expect(res.json().error.issues[0].path).toBe("limit");
+    }
   });
 });
 

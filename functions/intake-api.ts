@@ -1,11 +1,11 @@
 // Intake HTTP API (API Gateway HTTP API, payload 2.0): the routes infra/facts.ts gives intakeApi —
-// POST /claims, GET /claims/{id}, GET /reports/{simulation_id}, GET /health. Validation, storage and
+// POST /claims, GET /claims/{id}, GET /reports (served claims), GET /reports/{simulation_id}, GET /health. Validation, storage and
 // start-up live in the pipeline (submitClaim); the routes map requests and outcomes.
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createApiHandler } from "./lib/http.ts";
 import type { RouteHandler, RoutesOf } from "./lib/http.ts";
-import { getClaim, getReport, postClaim } from "./lib/intake-routes.ts";
+import { getClaim, getReport, getServedReport, postClaim } from "./lib/intake-routes.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 
@@ -14,6 +14,7 @@ const HANDLERS: Record<RoutesOf<"intakeApi">, RouteHandler> = {
   "POST /claims": postClaim,
   "GET /claims/{id}": getClaim,
   "GET /reports/{simulation_id}": getReport,
+  "GET /reports": getServedReport,
 };
 
 /** The intake handler over `getDeps` (production: SST links; locally: the emulators). */

@@ -1,5 +1,6 @@
 // Reviewer HTTP API (API Gateway HTTP API, payload 2.0): the routes infra/facts.ts gives reviewApi —
-// GET /reviews and POST /claims/{id}/review (SPEC §7.2), behind the reviewer token. The decision rules
+// GET /reviews and POST /claims/{id}/review (SPEC §7.2), behind the reviewer token, and the reviewers' page
+// GET /review (open: it holds no secret, it asks for the token). The decision rules
 // live in the pipeline (decideReview); the routes map requests and outcomes.
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
@@ -7,12 +8,13 @@ import { createApiHandler } from "./lib/http.ts";
 import type { RouteHandler, RoutesOf } from "./lib/http.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
-import { getReviews, postReview } from "./lib/review-routes.ts";
+import { getReviewPage, getReviews, postReview } from "./lib/review-routes.ts";
 
 /** The handler of every reviewApi route of infra/facts.ts. */
 const HANDLERS: Record<RoutesOf<"reviewApi">, RouteHandler> = {
   "GET /reviews": getReviews,
   "POST /claims/{id}/review": postReview,
+  "GET /review": getReviewPage,
 };
 
 /** The reviewer handler over `getDeps`. */

@@ -243,8 +243,12 @@ export const ROUTES = {
   "POST /claims": { method: "POST", path: "/claims", auth: "intake", fn: "intakeApi" },
   "GET /claims/{id}": { method: "GET", path: "/claims/{id}", auth: "intake", fn: "intakeApi" },
   "GET /reports/{simulation_id}": { method: "GET", path: "/reports/{simulation_id}", auth: "intake", fn: "intakeApi" },
+  // The live view of claims sent without a simulation_id.
+  "GET /reports": { method: "GET", path: "/reports", auth: "intake", fn: "intakeApi" },
   "GET /reviews": { method: "GET", path: "/reviews", auth: "reviewer", fn: "reviewApi" },
   "POST /claims/{id}/review": { method: "POST", path: "/claims/{id}/review", auth: "reviewer", fn: "reviewApi" },
+  // The reviewers' page: constant HTML that holds no secret (it asks for the reviewer token and keeps it in the tab).
+  "GET /review": { method: "GET", path: "/review", auth: "none", fn: "reviewApi" },
   // Open, for load balancers and uptime checks; it reveals nothing.
   "GET /health": { method: "GET", path: "/health", auth: "none", fn: "intakeApi" },
 } as const satisfies Record<string, RouteFact>;

@@ -183,9 +183,11 @@ describe("sst.config.ts wiring (stage test)", () => {
         "POST /claims": "IntakeApi",
         "GET /claims/{id}": "IntakeApi",
         "GET /reports/{simulation_id}": "IntakeApi",
+        "GET /reports": "IntakeApi",
         "GET /health": "IntakeApi",
         "GET /reviews": "ReviewApi",
         "POST /claims/{id}/review": "ReviewApi",
+        "GET /review": "ReviewApi",
       });
     });
   });
@@ -302,8 +304,11 @@ describe("sst.config.ts wiring (stage test)", () => {
       "POST /claims": "IntakeToken",
       "GET /claims/{id}": "IntakeToken",
       "GET /reports/{simulation_id}": "IntakeToken",
+      "GET /reports": "IntakeToken",
       "GET /reviews": "ReviewerToken",
       "POST /claims/{id}/review": "ReviewerToken",
+      // The reviewers' page holds no secret: it asks for the reviewer token, which its API calls carry.
+      "GET /review": null,
       "GET /health": null,
     } as const;
 

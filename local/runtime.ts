@@ -1,8 +1,10 @@
 // A runtime the CLI drives: the pipeline in one process (in-memory ports) or on the local stack.
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import type { AgentSettings } from "../pipeline/deps.ts";
+import type { AgentSettings, PipelineWaits } from "../pipeline/deps.ts";
 import type { SubmitResult } from "../pipeline/intake.ts";
+import { decideReview } from "../pipeline/review.ts";
+import type { ReviewResult } from "../pipeline/review.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock, IdSource } from "../pipeline/ports.ts";
@@ -15,6 +17,8 @@ export interface ClaimsRuntime {
   /** Waits until the claim is DECIDED or NEEDS_REVIEW (or nothing is left to do) and returns it. */
   settle(claimId: string): Promise<ClaimRecord | undefined>;
   getClaim(claimId: string): Promise<ClaimRecord | undefined>;
+  /** A reviewer's decision on the claim's review, as `POST /claims/{id}/review` takes it (SPEC §4.6). */
+  decideReview(claimId: string, body: unknown): Promise<ReviewResult>;
   appendAudit(event: AuditEvent): Promise<void>;
   auditBySimulation(simulationId: string): Promise<AuditEvent[]>;
   close(): Promise<void>;
@@ -27,6 +31,8 @@ export interface RuntimeOptions {
   llm: LlmPort;
   clock: Clock;
   ids?: IdSource;
+  /** The waits derived from the LLM settings (crew step deadlines, invocation and settle limits); the local stack uses them. */
+  waits?: PipelineWaits;
 }
 
 /** The whole pipeline in this process over in-memory ports (no emulators). */
@@ -41,6 +47,7 @@ export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
       return pipeline.claims.getClaim(claimId);
     },
     getClaim: (claimId) => pipeline.claims.getClaim(claimId),
+    decideReview: (claimId, body) => decideReview(claimId, body, pipeline.deps),
     appendAudit: (event) => pipeline.audit.append(event),
     auditBySimulation: (id) => pipeline.audit.bySimulation(id),
     async close() {},

@@ -1,10 +1,14 @@
 // The ClaimsRuntime over the local stack: submissions go through intake (core submitClaim over the
 // stack's DynamoDB and SQS adapters), everything after that through the queues and the production
 // handlers; settle() polls the claim record until it is final, then waits for the queues to drain.
+// A claim still not final when the settle limit (derived from the LLM settings) runs out goes to
+// NEEDS_REVIEW (CLAIM_TIMED_OUT): a slow model costs a claim, never the run.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import { submitClaim } from "../pipeline/intake.ts";
+import { endOverdueClaim } from "../pipeline/overdue.ts";
+import { decideReview } from "../pipeline/review.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 import { SettleTimeoutError } from "./stack-errors.ts";
 
@@ -35,18 +39,22 @@ export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
       for (let wait = 2; ; wait = Math.min(50, wait * 2)) {
         const record: ClaimRecord | undefined = await deps.claims.getClaim(claimId);
         if (record && FINAL.includes(record.status)) {
-          await input.drained(Math.max(5_000, deadline - Date.now()));
+          // The claim is final; its follow-up work (events, the refund) gets the time left, at least 5 s.
+          await input.drained(Math.max(5_000, deadline - Date.now())).catch(() => undefined);
           return deps.claims.getClaim(claimId);
         }
         if (Date.now() >= deadline) {
           const status = record?.status ?? "not stored";
           const queues = input.diagnose ? await input.diagnose().catch((e: unknown) => `queues unreadable: ${(e as Error).message}`) : "";
-          throw new SettleTimeoutError(`claim ${claimId} did not reach DECIDED or NEEDS_REVIEW within ${input.settleTimeoutMs / 1000} s (last status: ${status})${queues ? `; ${queues}` : ""}`, claimId, status);
+          if (!record) throw new SettleTimeoutError(`claim ${claimId} did not reach DECIDED or NEEDS_REVIEW within ${input.settleTimeoutMs / 1000} s (last status: ${status})${queues ? `; ${queues}` : ""}`, claimId, status);
+          return endOverdueClaim(claimId, { waitedMs: input.settleTimeoutMs, detail: queues }, deps);
         }
         await sleep(wait);
       }
     },
     getClaim: (claimId) => deps.claims.getClaim(claimId),
+    // As the ReviewApi function decides it: through the stack's ports, so the refund, audit and events are the real ones.
+    decideReview: (claimId, body) => decideReview(claimId, body, deps),
     appendAudit: (event) => deps.audit.append(event),
     auditBySimulation: (id) => deps.audit.bySimulation(id),
     close: () => input.stop(),

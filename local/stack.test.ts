@@ -190,9 +190,39 @@ describe("links", () => {
 });
 
 describe("settle and stop", () => {
-  it("settle gives up naming the claim, its last status and the queues", async () => {
+  it("settle gives up on a claim that was never stored, naming it, its last status and the queues", async () => {
     stack = await startTestStack({ settleTimeoutMs: 300 });
     await expect(stack.runtime.settle("clm_never_submitted")).rejects.toThrow(/claim clm_never_submitted did not reach DECIDED or NEEDS_REVIEW within 0.3 s \(last status: not stored\); queues: crewEvents 0 queued/);
+  });
+
+  it("a claim still waiting on the model when the settle limit runs out ends in NEEDS_REVIEW, and a late answer does not change that", async () => {
+    const rules = rulesModel();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const llm: LlmPort = {
+      provider: rules.provider,
+      model: rules.model,
+      async complete(request) {
+        if (request.task === "analyze_claim") await gate;
+        return rules.complete(request);
+      },
+    };
+    stack = await startTestStack({ llm, settleTimeoutMs: 300 });
+    try {
+      const record = await decide(stack, ACCEPT_CLAIM);
+      expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
+      expect(record.reason).toMatch(/No decision within 0 s \(the claim was RUNNING\); a person decides/);
+      expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+      release();
+      await stack.drained(20_000);
+      expect(await stack.deps.claims.getClaim(record.claim_id)).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
+      expect(detailTypes(stack, record.claim_id, "verdicts")).toEqual([]);
+      expect(detailTypes(stack, record.claim_id, "refunds")).toEqual([]);
+    } finally {
+      release();
+    }
   });
 
   it("stop ends every poller and can be called twice", async () => {

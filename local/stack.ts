@@ -8,7 +8,8 @@ import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { createTable, seedOrders } from "../adapters/aws/index.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
-import type { PipelineDeps } from "../pipeline/deps.ts";
+import { DEFAULT_PIPELINE_SETTINGS, pipelineWaitsFor } from "../pipeline/deps.ts";
+import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock, IdSource } from "../pipeline/ports.ts";
@@ -76,7 +77,13 @@ export interface LocalStackOptions {
   readonly queues?: Partial<Record<QueueRole, { readonly visibilityTimeoutS?: number; readonly maxReceives?: number }>>;
   /** Receive loops per queue (default 2). */
   readonly pollerConcurrency?: number;
-  /** How long `runtime.settle` waits for one claim (default 120 s). */
+  /**
+   * Every wait that depends on the model: crew step deadlines, the LLM consumers' invocation and
+   * visibility timeouts, and how long `runtime.settle` waits for a claim (default: derived from the
+   * config file's `llm_defaults.timeout_ms`; the CLI passes the effective LLM settings').
+   */
+  readonly waits?: PipelineWaits;
+  /** How long `runtime.settle` waits for one claim before ending it in NEEDS_REVIEW (default: `waits.claimMs`). */
   readonly settleTimeoutMs?: number;
   /** Run the sweep handler every this many ms, as the 5-minute schedule does on AWS (default 300 000; 0 = never). */
   readonly sweepEveryMs?: number;
@@ -143,11 +150,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   try {
     const config = loadConfig(options.configPath, options.clock.now());
+    const waits = options.waits ?? pipelineWaitsFor(config.llm.timeout_ms, options.queues?.extraction?.maxReceives ?? QUEUES.extraction.maxReceives);
     const raw = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
     await createTable(raw, LOCAL_TABLE_NAME);
     raw.destroy();
     await seedOrders(clients.dynamo, LOCAL_TABLE_NAME, options.orders ?? config.orders);
-    const queues = await createQueues(clients.sqs, options.queues ?? {});
+    // The LLM consumers' queues hide a message for as long as one invocation may take, derived from the LLM budget.
+    const llmQueues = {
+      agentSteps: { visibilityTimeoutS: Math.ceil(waits.workerVisibilityMs / 1000), ...options.queues?.agentSteps },
+      extraction: { visibilityTimeoutS: Math.ceil(waits.extractionVisibilityMs / 1000), ...options.queues?.extraction },
+    };
+    const queues = await createQueues(clients.sqs, { ...options.queues, ...llmQueues });
     const apiToken = options.apiToken ?? randomBytes(24).toString("base64url");
     const reviewerToken = options.reviewerToken ?? randomBytes(24).toString("base64url");
     setSstResourceEnv({
@@ -162,7 +175,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // exactly the links infra/ gives them; `deps` sees every link, for the runtime's reads and tests.
     const depsFor = (fn?: FunctionKey) =>
       composeDeps({
-        clients, clock: options.clock, llm: options.llm, configPath: options.configPath,
+        clients, clock: options.clock, llm: options.llm, configPath: options.configPath, settings: { ...DEFAULT_PIPELINE_SETTINGS, timeouts: waits.timeouts },
         ...(options.ids ? { ids: options.ids } : {}),
         ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn)) } : {}),
       });
@@ -202,8 +215,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         options.onBusEvent?.(rule, event);
       }, { id: `local-${rule}` });
     }
+    // An invocation may run as long as its model calls need (the poller, like Lambda, allows at most 15 minutes).
+    const invocationMs: Partial<Record<QueueRole, number>> = { agentSteps: waits.workerMs, extraction: waits.extractionMs };
     for (const role of ROLES) {
       const s = QUEUES[role];
+      const timeoutMs = invocationMs[role] ?? FUNCTIONS[s.consumer].timeoutSeconds * 1000;
       const handler = options.wrapHandler ? options.wrapHandler(role, consumers[role]) : consumers[role];
       pollers[role] = await startPoller({
         sqs: clients.sqs,
@@ -211,7 +227,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         handler,
         batchSize: s.batchSize,
         functionName: s.consumer,
-        timeoutMs: FUNCTIONS[s.consumer].timeoutSeconds * 1000,
+        ...(timeoutMs <= 900_000 ? { timeoutMs } : {}),
         concurrency: options.pollerConcurrency ?? 2,
         ...(options.onPollerError ? { onError: (error: PollerError) => options.onPollerError?.(role, error) } : {}),
       });
@@ -227,7 +243,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await emulators.bus.settled();
     };
     const diagnose = () => describeQueues(clients.sqs, queues, started);
-    const runtime = createStackRuntime({ deps, intake: intakeDeps(), drained, stop, diagnose, settleTimeoutMs: options.settleTimeoutMs ?? 120_000 });
+    const runtime = createStackRuntime({ deps, intake: intakeDeps(), drained, stop, diagnose, settleTimeoutMs: options.settleTimeoutMs ?? waits.claimMs });
     return { runtime, deps, config, handlers, pollers: started, queues, bus: { local: emulators.bus, received }, emulators, clients, apiToken, reviewerToken, drained, stop };
   } catch (error) {
     await stop().catch(() => undefined);

@@ -22,11 +22,54 @@ export interface PipelineSettings {
   timeouts: ClaimsCrewTimeouts;
 }
 
-/** Default settings: a proposal is valid for 15 minutes; LLM steps time out after 2 minutes. */
+/** Default settings (in-process runs and tests): a proposal is valid for 15 minutes; LLM steps time out after 2 minutes. Real runs derive theirs from the LLM's time budget (`pipelineWaitsFor`). */
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   proposalValidityMs: 15 * 60_000,
   timeouts: { analystMs: 120_000, decisionMs: 120_000, fixerMs: 120_000 },
 };
+
+/** Every wait of the pipeline, derived from one LLM call's time budget (SPEC §5: no fixed limit shorter than the LLM needs). */
+export interface PipelineWaits {
+  /** One model call including its retries and a structured answer's repair round (LLM_TIMEOUT_MS). */
+  readonly callMs: number;
+  /** What each wait adds for queue hops and handler overhead. */
+  readonly slackMs: number;
+  /** Crew step deadlines: analyst and fixer make one call, the Decision Maker up to two (its self-check repair). */
+  readonly timeouts: ClaimsCrewTimeouts;
+  /** One extraction invocation (one call), and the extraction queue's visibility timeout (an attempt's cycle). */
+  readonly extractionMs: number;
+  readonly extractionVisibilityMs: number;
+  /** One worker invocation (the longest step), and the agent-steps queue's visibility timeout. */
+  readonly workerMs: number;
+  readonly workerVisibilityMs: number;
+  /** A whole claim, from submission to DECIDED or NEEDS_REVIEW, in the worst case: every extraction receive, then analyst, fixer, decision and fixer again, then the kernel. */
+  readonly claimMs: number;
+}
+
+/** The pipeline's waits for an LLM whose calls take at most `llmTimeoutMs` each; `extractionReceives` is the extraction queue's maxReceives (infra/facts.ts, 3). */
+export function pipelineWaitsFor(llmTimeoutMs: number, extractionReceives = 3): PipelineWaits {
+  const callMs = llmTimeoutMs;
+  const slackMs = Math.max(10_000, Math.round(callMs / 10));
+  const timeouts = { analystMs: callMs + slackMs, decisionMs: 2 * callMs + slackMs, fixerMs: callMs + slackMs };
+  const extractionMs = callMs + slackMs;
+  const extractionVisibilityMs = extractionMs + slackMs;
+  const workerMs = timeouts.decisionMs;
+  return {
+    callMs,
+    slackMs,
+    timeouts,
+    extractionMs,
+    extractionVisibilityMs,
+    workerMs,
+    workerVisibilityMs: workerMs + slackMs,
+    claimMs: extractionReceives * extractionVisibilityMs + timeouts.analystMs + timeouts.decisionMs + 2 * timeouts.fixerMs + slackMs,
+  };
+}
+
+/** The settings of a real run: the default validity window and crew step deadlines derived from the LLM's time budget. */
+export function pipelineSettingsFor(llmTimeoutMs: number): PipelineSettings {
+  return { ...DEFAULT_PIPELINE_SETTINGS, timeouts: pipelineWaitsFor(llmTimeoutMs).timeouts };
+}
 
 /** Every port and setting; each service takes the subset it needs. */
 export interface PipelineDeps {

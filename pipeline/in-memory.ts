@@ -148,7 +148,7 @@ export type InMemoryWork =
   | { queue: "timers"; claimId: string; dueMs: number };
 
 /** Work queues as one in-memory FIFO list (round-trips every message through JSON like a real queue). */
-export function createInMemoryWorkQueues(): WorkQueues & { take(): InMemoryWork | undefined; size(): number; timers: InMemoryWork[] } {
+export function createInMemoryWorkQueues(): WorkQueues & { take(): InMemoryWork | undefined; takeAt(index: number): InMemoryWork | undefined; size(): number; timers: InMemoryWork[] } {
   const items: InMemoryWork[] = [];
   const timers: InMemoryWork[] = [];
   const push = (w: InMemoryWork) => items.push(JSON.parse(JSON.stringify(w)) as InMemoryWork);
@@ -170,6 +170,8 @@ export function createInMemoryWorkQueues(): WorkQueues & { take(): InMemoryWork 
       push({ queue: "extraction", claimId });
     },
     take: () => items.shift(),
+    /** Takes the item at `index` (modulo the queue's length): a scheduler that delivers out of order. */
+    takeAt: (index: number) => (items.length === 0 ? undefined : items.splice(((index % items.length) + items.length) % items.length, 1)[0]),
     size: () => items.length,
   };
 }
@@ -197,6 +199,12 @@ export function createInMemoryAuditLog(): AuditLog & { all(): AuditEvent[] } {
     },
     async bySimulation(simulationId) {
       return events.filter((e) => e.details.simulation_id === simulationId).map((e) => structuredClone(e));
+    },
+    async recentServed(limit) {
+      const served = events.filter((e) => e.details.simulation_id === undefined);
+      const flows = served.filter((e) => e.event_type === "CLAIM_RECEIVED").map((e) => e.dfid);
+      const recent = new Set(limit > 0 ? flows.slice(-limit) : []);
+      return served.filter((e) => recent.has(e.dfid)).map((e) => structuredClone(e));
     },
     all() {
       return events.map((e) => structuredClone(e));

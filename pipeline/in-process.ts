@@ -7,6 +7,7 @@ import type { Clock, IdSource } from "./ports.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "./deps.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
+import type { InMemoryWork } from "./in-memory.ts";
 import { createInMemoryAuditLog, createInMemoryClaimRepository, createInMemoryReviewRepository, createInMemoryContextStore, createInMemoryRefundLedger, createInMemorySessionRepository, createInMemoryVerdictRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
 import { extractClaim, submitClaim } from "./intake.ts";
 import type { SubmitResult } from "./intake.ts";
@@ -65,22 +66,7 @@ export function createInProcessPipeline(opts: InProcessOptions) {
     let handled = 0;
     for (let work = queues.take(); work; work = queues.take()) {
       handled++;
-      switch (work.queue) {
-        case "extraction":
-          await extractClaim(work.claimId, { finalAttempt: true }, deps);
-          break;
-        case "crew-events":
-          await handleCrewMessage(work.message, deps);
-          break;
-        case "agent-steps":
-          await handleAgentStep(work.message, deps);
-          break;
-        case "proposals":
-          await handleProposal(work.message, deps);
-          break;
-        case "timers":
-          break;
-      }
+      await handleWork(work, deps);
     }
     return handled;
   }
@@ -109,6 +95,26 @@ export function createInProcessPipeline(opts: InProcessOptions) {
       return audit.all();
     },
   };
+}
+
+/** Hands one queued message to the service its queue feeds (as the Lambda event source mappings do). */
+export async function handleWork(work: InMemoryWork, deps: PipelineDeps): Promise<void> {
+  switch (work.queue) {
+    case "extraction":
+      await extractClaim(work.claimId, { finalAttempt: true }, deps);
+      break;
+    case "crew-events":
+      await handleCrewMessage(work.message, deps);
+      break;
+    case "agent-steps":
+      await handleAgentStep(work.message, deps);
+      break;
+    case "proposals":
+      await handleProposal(work.message, deps);
+      break;
+    case "timers":
+      break;
+  }
 }
 
 /** The in-process pipeline's type. */

@@ -5,7 +5,7 @@ import { busEntry } from "../core/claims/events.ts";
 import { ClaimSchema, ClaimTextSchema } from "../core/claims/claim.ts";
 import type { AuditEventType } from "../core/integrity/index.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { claimFromExtraction } from "../core/claims/extraction.ts";
+import { claimFromExtraction, extractionFailureReasonCode } from "../core/claims/extraction.ts";
 import { extractionMessages } from "../core/claims/prompts.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -129,7 +129,9 @@ export async function extractClaim(
   const llmDetails = { model: result.model, attempts: result.attempts, usage: result.usage, task: "extract_claim" };
   if (!result.ok) {
     if (result.retryable && !opts.finalAttempt) return "RETRY";
-    await performEffects(needsReview(record, now, "EXTRACTION_FAILED", `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } }), deps);
+    // A model that cannot be used at all is named as such (LLM_UNREACHABLE, LLM_AUTH_FAILED), not as a failed extraction.
+    const reasonCode = extractionFailureReasonCode(result.code);
+    await performEffects(needsReview(record, now, reasonCode, `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } }), deps);
     return "NEEDS_REVIEW";
   }
   const claim = claimFromExtraction(result.value, { text, now: record.received_at });

@@ -4,7 +4,7 @@ import { createCrewSession, resumeCrewSession } from "../core/crew/index.ts";
 import type { CrewSession, OutboundCrewEvent } from "../core/crew/index.ts";
 import { buildProposal } from "../core/integrity/index.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
+import { claimsCrewGraph, claimsCrewInput, crewFailureReview } from "../core/claims/crew.ts";
 import { RefundProposalOutputSchema } from "../core/claims/proposal-output.ts";
 import { selfCheck } from "../core/claims/self-check.ts";
 import { claimAudit } from "./audit-events.ts";
@@ -101,7 +101,8 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
       effects.push({ kind: "audit", event: claimAudit(record, type, "RUNNING", now, { inbound: message, now_ms: now, caused: events.map((e) => e.type) }, type === "AGENT_STEP" ? "INFO" : "WARN") });
       outcomes.push("ADVANCED");
     }
-    effects.push(...routeCrewEvents(events, record, now, deps));
+    const cause = message.type === "agent.step.failed" ? message.error : undefined;
+    effects.push(...routeCrewEvents(events, record, now, deps, cause));
     // One timer per claim, not per step: armed at the start for the first deadline, and re-armed by
     // each tick while steps are still in flight (later deadlines are never earlier than the armed one).
     // The 5-minute sweep catches a timer that went missing.
@@ -118,14 +119,28 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
   return outcomes;
 }
 
-/** Turns the crew's outbound events into pipeline effects: step requests, the proposal, or human review. */
+/**
+ * Turns the crew's outbound events into pipeline effects: step requests, the proposal, or human review.
+ * `cause` is the step failure being delivered: when the crew fails because the model could not be used
+ * at all (LLM_UNREACHABLE, LLM_AUTH_FAILED), the review names that code and the endpoint's message.
+ */
 export function routeCrewEvents(
   events: readonly OutboundCrewEvent[],
   record: ClaimRecord,
   now: number,
   deps: Pick<PipelineDeps, "agent" | "settings">,
+  cause?: { readonly code?: string | undefined; readonly message: string },
 ): Effect[] {
   const effects: Effect[] = [];
+  // A claim that is already final (e.g. it ran out of time and went to review) spends no more model
+  // calls, and a late proposal never crosses the wall: a person decides it now.
+  if (record.status === "DECIDED" || record.status === "NEEDS_REVIEW") {
+    const late = events.find((e) => e.type === "crew.completed");
+    if (late !== undefined) {
+      effects.push({ kind: "audit", event: claimAudit(record, "CREW_COMPLETED", record.status, now, { discarded: `the claim is already ${record.status}; the late proposal was not sent to the kernel`, output: late.output }, "WARN") });
+    }
+    return effects;
+  }
   for (const event of events) {
     switch (event.type) {
       case "agent.step.requested":
@@ -137,11 +152,11 @@ export function routeCrewEvents(
       case "crew.completed":
         effects.push(...completionEffects(event.output, record, now, deps));
         break;
-      case "crew.failed":
-        effects.push(
-          ...needsReview(record, now, "CREW_FAILED", `The crew could not produce a proposal: ${event.reason}`, {}, { type: "CREW_FAILED", details: { code: event.code, role: event.role } }),
-        );
+      case "crew.failed": {
+        const review = crewFailureReview(event.reason, cause);
+        effects.push(...needsReview(record, now, review.reason_code, review.reason, {}, { type: "CREW_FAILED", details: { code: event.code, role: event.role } }));
         break;
+      }
       default:
         break;
     }
@@ -154,7 +169,7 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, de
   if (!parsed.success) {
     return needsReview(record, now, "CREW_OUTPUT_INVALID", "The crew's final output is not a valid refund proposal", {}, { type: "CREW_FAILED", details: { output } });
   }
-  const check = selfCheck(parsed.data, deps.agent.responsibility);
+  const check = selfCheck(parsed.data, deps.agent.responsibility, record.claim!);
   if (!check.ok) {
     const reason = `Self-check failed: ${check.failures.map((f) => f.message).join("; ")}`;
     return [

@@ -113,13 +113,24 @@ describe("the in-process pipeline with the rules model", () => {
   });
 
   it("ends a claim in NEEDS_REVIEW when the model cannot produce a proposal (analyst, decision maker and fixer all fail)", async () => {
-    const failing: LlmPort = { provider: "openai", model: "down", complete: async () => ({ ok: false, code: "LLM_UNREACHABLE", message: "endpoint unreachable", attempts: 3, model: "down", retryable: true }) };
+    const failing: LlmPort = { provider: "openai", model: "down", complete: async () => ({ ok: false, code: "LLM_SERVER_ERROR", message: "the model answered 500", attempts: 3, model: "down", retryable: true }) };
     const p = pipeline(failing);
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("NEEDS_REVIEW");
     expect(record?.reason_code).toBe("CREW_FAILED");
     expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
     expect(p.auditEvents().some((e) => e.event_type === "CREW_FAILED")).toBe(true);
+  });
+
+  it("names an unreachable model as the reason, not the crew", async () => {
+    const down: LlmPort = { provider: "openai", model: "down", complete: async () => ({ ok: false, code: "LLM_UNREACHABLE", message: "LLM endpoint http://localhost:11434/v1 is unreachable: ECONNREFUSED", attempts: 3, model: "down", retryable: true }) };
+    const p = pipeline(down);
+    const structured = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const text = await p.decide({ claim_text: "I bought ord_001 for 299.99 EUR, the screen is dead" });
+    for (const { record } of [structured, text]) {
+      expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "LLM_UNREACHABLE" });
+      expect(record?.reason).toContain("LLM endpoint http://localhost:11434/v1 is unreachable: ECONNREFUSED");
+    }
   });
 
   it("lets the fixer stand in when only the decision maker fails", async () => {

@@ -9,7 +9,7 @@ import { decideClaim } from "../core/claims/kernel.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import { approvalExecutionIdFor, checkDecision, normaliseDecision, resubmittedClaimIdFor, ReviewDecisionSchema, reviewIdFor, reviewView } from "../core/claims/review.ts";
-import type { ReviewOrigin, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
+import type { ReviewContext, ReviewOrigin, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
 import { centsToEur, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import { claimAudit } from "./audit-events.ts";
@@ -274,9 +274,38 @@ function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** Lists reviews with `status` (PENDING by default), oldest first. */
-export async function listReviews(query: { status?: ReviewStatus; limit?: number; cursor?: string }, deps: Pick<PipelineDeps, "reviews">): Promise<ReviewPage> {
-  return deps.reviews.listReviews({ status: query.status ?? "PENDING", limit: query.limit ?? 50, ...(query.cursor ? { cursor: query.cursor } : {}) });
+/** One listed review with what a reviewer decides on: the claim's stored record and the kernel's stored verdict. */
+export type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
+
+/**
+ * Lists reviews with `status` (PENDING by default), oldest first, each with its context: the claim as stored
+ * (structured or extracted, the free text, the proposal) and, for an escalation, the kernel's deciding layer
+ * and checks from the stored verdict. Two reads per review, in parallel.
+ */
+export async function listReviews(
+  query: { status?: ReviewStatus; limit?: number; cursor?: string },
+  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts">,
+): Promise<{ items: ReviewListEntry[]; nextCursor?: string }> {
+  const page: ReviewPage = await deps.reviews.listReviews({ status: query.status ?? "PENDING", limit: query.limit ?? 50, ...(query.cursor ? { cursor: query.cursor } : {}) });
+  const items = await Promise.all(page.items.map(async (review): Promise<ReviewListEntry> => {
+    const key = proposalKey(review.proposal);
+    const [record, verdict] = await Promise.all([deps.claims.getClaim(review.claim_id), key ? deps.verdicts.getVerdict(key) : undefined]);
+    const context: ReviewContext = {
+      ...(record?.claim ? { claim: record.claim } : {}),
+      ...(record && "claim_text" in record.input ? { claimText: record.input.claim_text } : {}),
+      ...(record?.label ? { label: record.label } : {}),
+      ...(record?.proposal ? { proposal: record.proposal } : {}),
+      ...(verdict && verdict.claim_id === review.claim_id ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } } : {}),
+    };
+    return { review, context };
+  }));
+  return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+}
+
+/** The idempotency key of a stored proposal (the key its verdict is stored under), if it has one. */
+function proposalKey(proposal: unknown): string | undefined {
+  const key = typeof proposal === "object" && proposal !== null ? (proposal as { idempotency_key?: unknown }).idempotency_key : undefined;
+  return typeof key === "string" && key !== "" ? key : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Worker: runs one agent step through the LLM port and sends the answer back to the claim's crew.
 import { runClaimsAgentStep } from "../core/claims/agent-step.ts";
+import { selfCheckRepairReason } from "../core/claims/self-check.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { AgentStepMessage } from "./messages.ts";
@@ -17,8 +18,23 @@ export async function handleAgentStep(
   const claim = await deps.claims.getClaim(message.claim_id);
   if (claim) Object.assign(record, { root_dfid: claim.root_dfid, simulation_id: claim.simulation_id });
   const ok = result.event.type === "agent.step.completed";
+  const repair = result.selfCheckRepair;
   await performEffects(
     [
+      // The Decision Maker's first proposal failed the self-check and got one repair round (SPEC §4.5).
+      ...(repair === undefined
+        ? []
+        : [{
+            kind: "audit" as const,
+            event: claimAudit(record, "CLAIMS_SELF_CHECK_FAILED", "RUNNING", now, {
+              role: message.request.role,
+              correlation_id: message.request.correlationId,
+              reason_code: "CLAIMS_SELF_CHECK_FAILED",
+              reason: selfCheckRepairReason(repair.failures),
+              output: repair.output,
+              failures: repair.failures,
+            }, "WARN"),
+          }]),
       {
         kind: "audit",
         event: claimAudit(record, "LLM_CALL", "RUNNING", now, {
@@ -29,6 +45,7 @@ export async function handleAgentStep(
           ...(ok ? {} : { error: (result.event as { error: unknown }).error }),
           model: result.model,
           attempts: result.attempts,
+          ...(result.calls === undefined ? {} : { calls: result.calls }),
           usage: result.usage,
           duration_ms: now - started,
         }, ok ? "INFO" : "WARN"),

@@ -62,12 +62,12 @@ describeWithBrowser("the report in Chromium", () => {
         const badge = tr.querySelector(".badge");
         const cells = tr.querySelectorAll("td");
         return {
-          claimId: tr.querySelector("td:nth-child(4)")?.textContent?.trim() ?? "",
+          claimId: tr.querySelector("td.claim a")?.textContent?.trim() ?? "",
           badge: badge?.textContent?.trim() ?? "",
           colour: (globalThis as unknown as PageWindow).getComputedStyle(badge).color,
-          expected: cells[7]?.textContent?.trim() ?? "",
-          mark: cells[8]?.textContent?.trim() ?? "",
-          scenario: cells[1]?.textContent?.trim() ?? "",
+          expected: tr.querySelector("td.expected")?.textContent?.trim() ?? "",
+          mark: cells[7]?.textContent?.trim() ?? "",
+          scenario: tr.querySelector("td.scenario .mono")?.textContent?.trim() ?? "",
         };
       }),
     );

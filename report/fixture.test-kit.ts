@@ -11,6 +11,7 @@ import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/simulation.ts";
 import type { ScenarioResult } from "../core/claims/simulation.ts";
 import { createRulesModel } from "../core/llm/index.ts";
+import { decideReview } from "../pipeline/review.ts";
 
 /** The fixed clock of the fixture run. */
 export const FIXTURE_NOW = "2026-03-10T09:00:00.000Z";
@@ -35,6 +36,8 @@ export interface FixtureOptions {
   only?: readonly string[];
   /** Leave SIMULATION_END out, as a crashed or running batch would. */
   withoutEnd?: boolean;
+  /** Reviewers' decisions taken after the scenarios ran (before SIMULATION_END), by scenario id. */
+  reviews?: readonly { scenario: string; decision: Record<string, unknown> }[];
 }
 
 /** Runs the bundled scenarios through the in-process pipeline and returns the run's audit events. */
@@ -75,6 +78,13 @@ export async function buildFixtureEvents(options: FixtureOptions = {}): Promise<
   });
   const results: ScenarioResult[] = [];
   for (const s of scenarios) results.push(await runScenario(pipeline, s, sim, nowMs));
+  for (const r of options.reviews ?? []) {
+    const claimId = results.find((x) => x.id === r.scenario)?.claim_id;
+    if (!claimId) throw new Error(`fixture: no claim for scenario ${r.scenario}`);
+    const decided = await decideReview(claimId, r.decision, pipeline.deps);
+    if (!decided.ok) throw new Error(`fixture: the review of ${r.scenario} was refused: ${JSON.stringify(decided)}`);
+    await pipeline.drain();
+  }
   const events = [start, ...pipeline.auditEvents()];
   if (options.withoutEnd) return events;
   const endMs = nowMs;

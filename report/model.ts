@@ -78,17 +78,70 @@ export interface ClaimTrace {
   crewFailure: { reasonCode: string | undefined; reason: string | undefined } | undefined;
   kernelInputs: { order: unknown; ledgerEntry: unknown; receivedAt: string | undefined; decidedAt: string | undefined } | undefined;
   verdict: KernelVerdict | undefined;
-  execution: { executionId: string | undefined; amountEur: number | undefined; orderId: string | undefined; refundedAfterEur: number | undefined } | undefined;
+  execution: { executionId: string | undefined; amountEur: number | undefined; orderId: string | undefined; refundedAfterEur: number | undefined; approvedBy: string | undefined } | undefined;
   notExecuted: { code: string | undefined; reason: string | undefined } | undefined;
   review: { reasonCode: string | undefined; reason: string | undefined } | undefined;
+  /** The human review the claim opened (REVIEW_REQUESTED), if any. */
+  reviewRequest: ReviewRequest | undefined;
+  /** A reviewer's decision on that review (REVIEW_DECIDED), if taken. */
+  reviewDecision: ReviewDecision | undefined;
+  /** The claim a reviewer's RESUBMIT corrected, when this claim is the corrected one. */
+  parentClaimId: string | undefined;
+  /** The simulation the claim belongs to (`details.simulation_id`), if any. */
+  simulationId: string | undefined;
   llmCalls: LlmCall[];
   outcome: Outcome;
+  /** The order the claim is about: the kernel's, else the proposal's, else the claim's. */
+  orderId: string | undefined;
+  /** The amount claimed (structured or extracted claim), in EUR. */
+  claimedEur: number | undefined;
+  /** The amount at stake in the outcome: the kernel's (the proposal's) amount, else the claimed one. */
+  amountEur: number | undefined;
+  /** When the claim reached its outcome (the verdict, or the hand-over to review); undefined while pending. */
+  finalAt: string | undefined;
+  /** Milliseconds from receipt to the outcome, when both are known. */
+  decisionMs: number | undefined;
   /** The reason code of the outcome (the verdict's, or the review's for NEEDS_REVIEW). */
   reasonCode: string | undefined;
   reason: string | undefined;
   /** Whether the outcome is what the scenario expected (undefined without an expectation). */
   matches: boolean | undefined;
   eventCount: number;
+}
+
+/** A review opened by an ESCALATE verdict or a NEEDS_REVIEW claim, from REVIEW_REQUESTED. */
+export interface ReviewRequest {
+  reviewId: string | undefined;
+  origin: string | undefined;
+  reasonCode: string | undefined;
+  reason: string | undefined;
+  amountEur: number | undefined;
+  requestedAt: string | undefined;
+}
+
+/** A reviewer's decision, from REVIEW_DECIDED. */
+export interface ReviewDecision {
+  decision: string;
+  reviewer: string | undefined;
+  note: string | undefined;
+  amountEur: number | undefined;
+  executionId: string | undefined;
+  resubmittedClaimId: string | undefined;
+  decidedAt: string | undefined;
+}
+
+/** Money at stake per outcome, in EUR (sums of each claim's `amountEur`). */
+export interface MoneyByOutcome {
+  /** Refunded by an ACCEPT (executed automatically). */
+  refundedAuto: number;
+  /** Refunded after a reviewer's approval. */
+  refundedApproved: number;
+  /** Escalated and still waiting for a reviewer. */
+  escalatedPending: number;
+  /** Escalated and denied by a reviewer (or the part of an approval below the proposal). */
+  escalatedDenied: number;
+  rejected: number;
+  needsReview: number;
 }
 
 /** The whole report's model. */
@@ -108,6 +161,9 @@ export interface ReportModel {
   usageByRole: { role: string; usage: Usage }[];
   totalUsage: Usage;
   refunds: { count: number; totalEur: number };
+  money: MoneyByOutcome;
+  /** Reviews opened, and how many of them are decided. */
+  reviews: { requested: number; decided: number };
   eventCount: number;
 }
 
@@ -179,8 +235,17 @@ function emptyTrace(claimId: string, dfid: string): ClaimTrace {
     execution: undefined,
     notExecuted: undefined,
     review: undefined,
+    reviewRequest: undefined,
+    reviewDecision: undefined,
+    parentClaimId: undefined,
+    simulationId: undefined,
     llmCalls: [],
     outcome: "PENDING",
+    orderId: undefined,
+    claimedEur: undefined,
+    amountEur: undefined,
+    finalAt: undefined,
+    decisionMs: undefined,
     reasonCode: undefined,
     reason: undefined,
     matches: undefined,
@@ -207,6 +272,7 @@ function readVerdict(d: Dict): KernelVerdict {
 function applyEvent(t: ClaimTrace, e: AuditEvent): void {
   const d = e.details;
   t.eventCount++;
+  t.simulationId ??= str(d.simulation_id);
   switch (e.event_type) {
     case "CLAIM_RECEIVED": {
       const input = dict(d.input);
@@ -289,11 +355,12 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
     }
     case "KERNEL_VERDICT":
       t.verdict = readVerdict(d);
+      t.finalAt = t.verdict.decidedAt ?? e.created_at;
       break;
     case "CLAIM_REFUND_EXECUTED": {
       const ledger = dict(d.ledger_after);
       const cents = num(ledger?.refunded_cents);
-      t.execution = { executionId: str(d.execution_id), amountEur: num(d.amount_eur), orderId: str(d.order_id), refundedAfterEur: cents === undefined ? undefined : cents / 100 };
+      t.execution = { executionId: str(d.execution_id), amountEur: num(d.amount_eur), orderId: str(d.order_id), refundedAfterEur: cents === undefined ? undefined : cents / 100, approvedBy: str(d.approved_by) };
       break;
     }
     case "CLAIM_REFUND_NOT_EXECUTED":
@@ -301,6 +368,21 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
       break;
     case "CLAIM_NEEDS_REVIEW":
       t.review = { reasonCode: str(d.reason_code), reason: str(d.reason) };
+      t.finalAt ??= e.created_at;
+      break;
+    case "REVIEW_REQUESTED":
+      t.reviewRequest = { reviewId: str(d.review_id), origin: str(d.origin), reasonCode: str(d.reason_code), reason: str(d.reason), amountEur: num(d.amount_eur), requestedAt: str(d.requested_at) ?? e.created_at };
+      break;
+    case "REVIEW_DECIDED":
+      t.reviewDecision = {
+        decision: str(d.decision) ?? "UNKNOWN",
+        reviewer: str(d.reviewer),
+        note: str(d.note),
+        amountEur: num(d.amount_eur),
+        executionId: str(d.execution_id),
+        resubmittedClaimId: str(d.resubmitted_claim_id),
+        decidedAt: str(d.decided_at) ?? e.created_at,
+      };
       break;
     default:
       break;
@@ -317,12 +399,45 @@ function finish(t: ClaimTrace): void {
     t.reasonCode = t.review.reasonCode;
     t.reason = t.review.reason;
   }
+  const claim = t.inputKind === "claim" ? dict(t.input) : dict(t.extraction?.claim);
+  t.claimedEur = num(claim?.amount_eur);
+  t.orderId = t.verdict?.orderId ?? str(t.proposal?.order_id) ?? str(t.decisionOutput?.order_id) ?? str(claim?.order_id);
+  t.amountEur = t.verdict?.amountEur ?? t.reviewRequest?.amountEur ?? t.claimedEur;
+  if (t.outcome === "PENDING" || t.outcome === "NOT_RUN") t.finalAt = undefined;
+  const from = t.receivedAt === undefined ? NaN : Date.parse(t.receivedAt);
+  const to = t.finalAt === undefined ? NaN : Date.parse(t.finalAt);
+  t.decisionMs = Number.isNaN(from) || Number.isNaN(to) ? undefined : Math.max(0, to - from);
   const expected = t.scenario?.expected;
   if (expected && t.outcome !== "PENDING" && t.outcome !== "NOT_RUN") {
     t.matches = t.outcome === expected.verdict && (expected.reasonCode === undefined || expected.reasonCode === t.reasonCode);
   } else if (expected) {
     t.matches = false;
   }
+}
+
+/** Sums EUR amounts in cents, so that 0.1 + 0.2 stays 0.3. */
+function sumEur(values: readonly (number | undefined)[]): number {
+  return Math.round(values.reduce<number>((sum, v) => sum + Math.round((v ?? 0) * 100), 0)) / 100;
+}
+
+/** Money at stake per outcome: what was refunded (automatically or after review), escalated, denied, rejected or handed to review. */
+function moneyByOutcome(claims: readonly ClaimTrace[]): MoneyByOutcome {
+  const pick = (keep: (t: ClaimTrace) => boolean, amount: (t: ClaimTrace) => number | undefined) => sumEur(claims.filter(keep).map(amount));
+  const approvedBy = (t: ClaimTrace) => t.execution?.approvedBy !== undefined || t.reviewDecision?.decision === "APPROVE";
+  const escalated = (t: ClaimTrace) => t.outcome === "ESCALATE";
+  return {
+    refundedAuto: pick((t) => t.outcome === "ACCEPT" && t.execution !== undefined, (t) => t.execution?.amountEur),
+    refundedApproved: pick((t) => escalated(t) && approvedBy(t), (t) => t.execution?.amountEur ?? t.reviewDecision?.amountEur),
+    escalatedPending: pick((t) => escalated(t) && t.reviewDecision === undefined, (t) => t.amountEur),
+    // What a reviewer did not grant: a denial's whole amount, or the part of an approval below the proposal.
+    escalatedDenied: pick((t) => escalated(t) && t.reviewDecision !== undefined, (t) => {
+      if (!approvedBy(t)) return t.amountEur;
+      const granted = t.execution?.amountEur ?? t.reviewDecision?.amountEur ?? 0;
+      return t.amountEur === undefined ? 0 : Math.max(0, Math.round((t.amountEur - granted) * 100) / 100);
+    }),
+    rejected: pick((t) => t.outcome === "REJECT", (t) => t.amountEur),
+    needsReview: pick((t) => t.outcome === "NEEDS_REVIEW", (t) => t.amountEur),
+  };
 }
 
 function parseBoundary<T>(event: AuditEvent | undefined, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }): { value: T | undefined; problem: string | undefined } {
@@ -414,6 +529,11 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
     }
   }
   const executed = claims.filter((t) => t.execution);
+  for (const t of claims) {
+    const child = t.reviewDecision?.resubmittedClaimId;
+    const corrected = child === undefined ? undefined : traces.get(child);
+    if (corrected) corrected.parentClaimId = t.claimId;
+  }
   return {
     simulationId,
     start,
@@ -427,7 +547,9 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
     models: [...models].sort(),
     usageByRole: [...byRole.entries()].sort(([a], [b]) => compareRoles(a, b)).map(([role, usage]) => ({ role, usage })),
     totalUsage,
-    refunds: { count: executed.length, totalEur: Math.round(executed.reduce((sum, t) => sum + (t.execution?.amountEur ?? 0) * 100, 0)) / 100 },
+    refunds: { count: executed.length, totalEur: sumEur(executed.map((t) => t.execution?.amountEur)) },
+    money: moneyByOutcome(claims),
+    reviews: { requested: claims.filter((t) => t.reviewRequest).length, decided: claims.filter((t) => t.reviewDecision).length },
     eventCount: events.length,
   };
 }

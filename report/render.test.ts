@@ -148,7 +148,8 @@ describe("renderReport on a full run", () => {
 
   it("shows the executed refund and the ledger after it for an accepted claim", () => {
     const row = page.slice(page.indexOf(`<tr data-claim-id="${claimIdOf(events, "A")}"`));
-    expect(row.slice(0, row.indexOf("</tr>"))).toContain("299.99 EUR");
+    expect(row.slice(0, row.indexOf("</tr>"))).toContain('data-refund="299.99"><span class="pass">299.99</span>');
+    expect(page).toContain('<th class="num">Refund (EUR)</th>');
     expect(page).toContain("Refunded on the order after");
     expect(summaryValue(page, "refunds")).toBe(`${ACCEPTED} `);
   });
@@ -318,5 +319,76 @@ describe("writeReport", () => {
   it("throws a ReportWriteError naming the path when it cannot write", () => {
     const path = writeReport(events, join(dir, "file.html"));
     expect(() => writeReport(events, join(path, "inside.html"))).toThrow(/could not write the report to .*file\.html\/inside\.html/);
+  });
+});
+
+describe("renderReport with human reviews", () => {
+  const CORRECTED = { order_id: "ord_010", amount_eur: 30, category: "home", reason: "The lid is cracked" };
+  let reviewed: AuditEvent[];
+  let out: string;
+  const cycleOf = (claimId: string) => {
+    const block = out.slice(out.indexOf(`data-claim-id="${claimId}"`, out.indexOf('<section id="cycles"')));
+    return block.slice(0, block.indexOf("</details>"));
+  };
+  const rowOf = (claimId: string) => {
+    const row = out.slice(out.indexOf(`<tr data-claim-id="${claimId}"`));
+    return row.slice(0, row.indexOf("</tr>"));
+  };
+  const moneyValue = (key: string) => Number(new RegExp(`data-money="${key}" data-value="([\\d.]+)"`).exec(out)?.[1]);
+
+  beforeAll(async () => {
+    reviewed = await buildFixtureEvents({
+      reviews: [
+        { scenario: "B", decision: { decision: "APPROVE", amount_eur: 800, reviewer: "alice", note: "Partial refund agreed" } },
+        { scenario: "F", decision: { decision: "DENY", reviewer: "bob", note: "Delivery confirmed" } },
+        { scenario: "R", decision: { decision: "RESUBMIT", reviewer: "alice", claim: CORRECTED } },
+      ],
+    });
+    out = renderReport(reviewed);
+  });
+
+  it("shows an approval in the claim's row: the refund, who approved it, and the review's status in its cycle", () => {
+    const b = claimIdOf(reviewed, "B");
+    expect(rowOf(b)).toContain('data-verdict="ESCALATE"');
+    expect(rowOf(b)).toMatch(/data-refund="800"><span class="pass">800\.00<\/span><span class="sub-line">approved by alice<\/span>/);
+    const cycle = cycleOf(b);
+    expect(cycle).toMatch(/<p data-review="requested">Review <span class="mono">rev_[0-9a-f]{24}<\/span> requested \(ESCALATE\): <span class="mono">AMOUNT_ABOVE_LIMIT<\/span>/);
+    expect(cycle).toMatch(/<p data-review="decided" data-decision="APPROVE">.*<strong>APPROVE<\/strong> by alice/);
+    expect(cycle).toContain("<dt>Approved amount</dt><dd>800.00 EUR</dd><dt>Note</dt><dd>Partial refund agreed</dd>");
+    expect(cycle).toMatch(/✓ refund executed: 800\.00 EUR on <span class="mono">ord_002<\/span> <span class="tag">approved by alice<\/span>/);
+  });
+
+  it("shows a denial with its note and no refund, and a pending review as waiting", () => {
+    const f = cycleOf(claimIdOf(reviewed, "F"));
+    expect(f).toMatch(/data-decision="DENY">.*<strong>DENY<\/strong> by bob/);
+    expect(f).toContain("<dt>Note</dt><dd>Delivery confirmed</dd>");
+    expect(f).not.toContain("refund executed");
+    expect(cycleOf(claimIdOf(reviewed, "K"))).toContain('<p class="muted" data-review="pending">Waiting for a reviewer.</p>');
+    expect(cycleOf(claimIdOf(reviewed, "A"))).toContain("Not needed: the kernel decided.");
+  });
+
+  it("links a resubmitted claim to the corrected one, which runs as a claim of its own", () => {
+    const r = claimIdOf(reviewed, "R");
+    const child = reviewed.find((e) => e.event_type === "REVIEW_DECIDED" && e.details.claim_id === r)!.details.resubmitted_claim_id as string;
+    expect(cycleOf(r)).toContain(`<dt>Corrected claim</dt><dd>${child}</dd>`);
+    expect(rowOf(child)).toContain('data-verdict="ACCEPT"');
+    expect(rowOf(child)).toContain("structured · resubmitted");
+    expect(cycleOf(child)).toContain(`corrects <span class="mono">${r}</span>`);
+  });
+
+  it("counts the reviews and splits the money by what reviewers granted", () => {
+    const requested = reviewed.filter((e) => e.event_type === "REVIEW_REQUESTED").length;
+    expect(summaryValue(out, "reviews")).toBe(`${requested} opened · 3 decided`);
+    expect(moneyValue("refundedApproved")).toBe(800);
+    // F's 1200 denied, and the 400 of B's 1200 that alice did not grant.
+    expect(moneyValue("escalatedDenied")).toBe(1600);
+    const accepted = reviewed.filter((e) => e.event_type === "CLAIM_REFUND_EXECUTED" && e.details.approved_by === undefined);
+    expect(moneyValue("refundedAuto")).toBeCloseTo(accepted.reduce((s, e) => s + Number(e.details.amount_eur), 0), 2);
+  });
+
+  it("names the kernel's later layers as SPEC §4.2 does (8b, 9b, 10b)", () => {
+    const cycle = cycleOf(claimIdOf(reviewed, "T3"));
+    for (const name of ["8b customer", "9b customer_unverified", "10b open_review"]) expect(cycle).toContain(`<strong>${name}</strong>`);
+    expect(cycle).toMatch(/data-layer="9\.5" data-state="fail" data-deciding="true">/);
   });
 });

@@ -1,11 +1,16 @@
 // The self-contained HTML audit report (SPEC §7.4), built only from one simulation's audit events.
 // Pure and deterministic: the same events (and options) always give the same bytes.
 import type { AuditEvent } from "../core/integrity/audit.ts";
-import { EVALUATION_ORDER, KERNEL_LAYERS } from "../core/claims/reason-codes.ts";
-import { SafeHtml, html, prettyJson, trusted } from "./html.ts";
+import { renderCharts } from "./charts.ts";
+import { renderClaimTable } from "./claim-table.ts";
+import { renderCycles } from "./cycle.ts";
+import type { SafeHtml} from "./html.ts";
+import { html, trusted } from "./html.ts";
 import { NO_USAGE, addUsage, buildReportModel, compareRoles } from "./model.ts";
-import type { ClaimTrace, Outcome, ReportModel, Usage } from "./model.ts";
+import type { ReportModel, Usage } from "./model.ts";
+import { badge, est, eur, int, roleLabel } from "./parts.ts";
 import { REPORT_CSS } from "./styles.ts";
+import { cspFor } from "./csp.ts";
 
 /** Options of `renderReport`; nothing time-dependent is added unless given. */
 export interface RenderOptions {
@@ -14,53 +19,11 @@ export interface RenderOptions {
   generatedAt?: string;
 }
 
-const OUTCOME_LABEL: Record<Outcome, string> = {
-  ACCEPT: "ACCEPT",
-  ESCALATE: "ESCALATE",
-  REJECT: "REJECT",
-  NEEDS_REVIEW: "NEEDS REVIEW",
-  PENDING: "NO VERDICT",
-  NOT_RUN: "NOT RUN",
-};
+/** Opens a decision cycle when the page is opened at (or navigates to) its anchor. The report reads fully without it. */
+export const REPORT_SCRIPT = `(function(){function o(){var h=location.hash.slice(1);if(!h)return;var e=document.getElementById(h);if(e&&e.tagName==="DETAILS")e.open=true;}window.addEventListener("hashchange",o);o();})();`;
 
-const ROLE_LABEL: Record<string, string> = { extractor: "Extractor", claims_analyst: "Claims Analyst", decision_maker: "Decision Maker" };
-
-// Opens a decision cycle when the page is opened at (or navigates to) its anchor. The report reads fully without it.
-const SCRIPT = `(function(){function o(){var h=location.hash.slice(1);if(!h)return;var e=document.getElementById(h);if(e&&e.tagName==="DETAILS")e.open=true;}window.addEventListener("hashchange",o);o();})();`;
-
-const eur = (v: number | undefined): string => (v === undefined ? "—" : `${v.toFixed(2)} EUR`);
-const int = (v: number): string => String(v).replace(/\B(?=(\d{3})+(?!\d))/g, " ");
-const roleLabel = (role: string): string => ROLE_LABEL[role] ?? role;
-
-function badge(outcome: string): SafeHtml {
-  const known = outcome in OUTCOME_LABEL;
-  return html`<span class="badge ${known ? outcome : "other"}">${known ? OUTCOME_LABEL[outcome as Outcome] : outcome}</span>`;
-}
-
-function anchorOf(t: ClaimTrace, index: number): string {
-  const slug = (t.claimId || t.scenario?.id || "claim").replace(/[^A-Za-z0-9_-]/g, "_");
-  return `cycle-${index + 1}-${slug}`;
-}
-
-function est(u: Usage | undefined): SafeHtml {
-  return u?.estimated ? html`<span class="est" title="estimated: the endpoint reported no token counts">est.</span>` : html``;
-}
-
-function kv(rows: [string, unknown][]): SafeHtml {
-  const shown = rows.filter(([, v]) => v !== undefined && v !== null && v !== "");
-  return html`<dl class="kv">${shown.map(([k, v]) => html`<dt>${k}</dt><dd>${v instanceof SafeHtml ? v : typeof v === "object" ? html`<code>${JSON.stringify(v)}</code>` : String(v)}</dd>`)}</dl>`;
-}
-
-function expectedText(t: ClaimTrace): string {
-  const e = t.scenario?.expected;
-  if (!e) return "—";
-  return e.reasonCode ? `${e.verdict} · ${e.reasonCode}` : e.verdict;
-}
-
-function matchMark(t: ClaimTrace): SafeHtml {
-  if (t.matches === undefined) return html`<span class="muted">—</span>`;
-  return t.matches ? html`<span class="match yes" title="matches the expected outcome">✓</span>` : html`<span class="match no" title="differs from the expected outcome">✗</span>`;
-}
+/** The policy both reports are served with: their one script and stylesheet by hash, nothing else. */
+export const REPORT_CSP = cspFor({ script: REPORT_SCRIPT, style: REPORT_CSS });
 
 function renderSummary(m: ReportModel): SafeHtml {
   const s = m.start;
@@ -103,165 +66,20 @@ ${s ? html`<dt>Role</dt><dd>${s.agent.responsibility.role}</dd>
 <div class="card"><dl>
 <dt>Claims</dt><dd data-summary="claims">${m.claims.filter((t) => t.outcome !== "NOT_RUN").length}</dd>
 <dt>Refunds executed</dt><dd data-summary="refunds">${m.refunds.count} <span class="muted">(${eur(m.refunds.totalEur)})</span></dd>
+<dt>Reviews</dt><dd data-summary="reviews">${m.reviews.requested} opened · ${m.reviews.decided} decided</dd>
 <dt>LLM calls</dt><dd>${m.totalUsage.calls}</dd>
 <dt>Total tokens</dt><dd data-summary="tokens">${int(m.totalUsage.total)}${est(m.totalUsage)}</dd>
 <dt>Audit events</dt><dd>${m.eventCount}</dd>
 </dl></div>
 </div>
+${renderCharts(m, "run")}
 </section>`;
 }
 
 function renderTrace(m: ReportModel): SafeHtml {
-  const rows = m.claims.map((t, i) => {
-    const refund = t.execution
-      ? html`<span class="pass">${eur(t.execution.amountEur)}</span>`
-      : t.notExecuted
-        ? html`<span class="fail">not executed</span><span class="reason">${t.notExecuted.code ?? ""}</span>`
-        : html`<span class="muted">—</span>`;
-    return html`<tr data-claim-id="${t.claimId}" data-verdict="${t.outcome}" data-expected="${t.scenario?.expected.verdict ?? ""}" data-scenario="${t.scenario?.id ?? ""}" data-match="${t.matches === undefined ? "" : String(t.matches)}">
-<td class="num">${i + 1}</td>
-<td class="mono">${t.scenario?.id ?? "—"}</td>
-<td class="label">${t.scenario?.label ?? t.label ?? ""}</td>
-<td class="mono nowrap">${t.claimId ? html`<a href="#${anchorOf(t, i)}">${t.claimId}</a>` : html`<span class="muted">not submitted</span>`}</td>
-<td>${t.inputKind === "claim_text" ? "free text" : t.inputKind === "claim" ? "structured" : "—"}</td>
-<td class="nowrap">${badge(t.outcome)}</td>
-<td><span class="mono">${t.reasonCode ?? "—"}</span>${t.reason ? html`<span class="reason">${t.reason}</span>` : ""}</td>
-<td class="mono">${expectedText(t)}</td>
-<td>${matchMark(t)}</td>
-<td>${refund}</td>
-</tr>`;
-  });
   return html`<section id="trace" aria-labelledby="trace-h">
 <h2 id="trace-h">Per-claim trace</h2>
-<div class="table-wrap"><table>
-<thead><tr><th class="num">#</th><th>Scenario</th><th>Label</th><th>Claim</th><th>Input</th><th>Verdict</th><th>Reason code</th><th>Expected</th><th>Match</th><th>Refund executed</th></tr></thead>
-<tbody>${rows}</tbody>
-</table></div>
-</section>`;
-}
-
-function renderInput(t: ClaimTrace): SafeHtml {
-  const input =
-    t.inputKind === "claim_text"
-      ? html`<p class="muted">Customer text (shown verbatim, treated as data):</p><blockquote class="customer">${typeof t.input === "string" ? t.input : JSON.stringify(t.input)}</blockquote>`
-      : t.input !== undefined
-        ? html`<pre>${prettyJson(t.input)}</pre>`
-        : html`<p class="muted">No CLAIM_RECEIVED event.</p>`;
-  const x = t.extraction;
-  const extraction = !x
-    ? ""
-    : x.ok
-      ? html`<p>Extracted claim:</p><pre>${prettyJson(x.claim ?? x.extracted)}</pre>${x.warnings.length > 0 ? html`<ul>${x.warnings.map((w) => html`<li class="muted">${w}</li>`)}</ul>` : ""}`
-      : html`<p class="fail">Extraction failed: <span class="mono">${x.reasonCode ?? "?"}</span> — ${x.reason ?? ""}</p>${x.extracted !== undefined ? html`<p class="muted">Partial extraction:</p><pre>${prettyJson(x.extracted)}</pre>` : ""}`;
-  return html`<li><h3>Claim received</h3>${kv([["Received", t.receivedAt], ["Label", t.label]])}${input}${extraction}</li>`;
-}
-
-function renderAnalysis(t: ClaimTrace): SafeHtml {
-  const failures = t.stepFailures.length > 0 ? html`<ul>${t.stepFailures.map((f) => html`<li class="fail">${f}</li>`)}</ul>` : "";
-  return html`<li><h3>Claims Analyst</h3>${t.analysis !== undefined ? html`<pre>${t.analysis}</pre>` : html`<p class="muted">${t.crewStarted ? "No analysis recorded." : "No analysis: the crew did not run for this claim."}</p>`}${failures}</li>`;
-}
-
-function renderProposal(t: ClaimTrace): SafeHtml {
-  const o = t.decisionOutput;
-  const p = t.proposal;
-  const body = o
-    ? kv([
-        ["Action", o.action],
-        ["Order", o.order_id],
-        ["Amount", typeof o.amount_eur === "number" ? eur(o.amount_eur) : o.amount_eur],
-        ["Category", o.category],
-        ["Confidence", o.confidence],
-        ["Reason", o.reason],
-        ["Proposal id", p?.proposal_id],
-        ["Policy kind", p?.policy_kind],
-        ["Valid for", typeof p?.valid_for_ms === "number" ? `${p.valid_for_ms} ms` : undefined],
-      ])
-    : html`<p class="muted">${t.crewStarted ? "No proposal: the crew did not produce one." : "No proposal: the crew did not run for this claim."}</p>`;
-  const crew = t.crewFailure ? html`<p class="fail">Crew failed: <span class="mono">${t.crewFailure.reasonCode ?? "?"}</span> — ${t.crewFailure.reason ?? ""}</p>` : "";
-  return html`<li><h3>Decision Maker proposal</h3>${body}${crew}</li>`;
-}
-
-function renderSelfCheck(t: ClaimTrace): SafeHtml {
-  const s = t.selfCheck;
-  const head =
-    s.status === "passed"
-      ? html`<p class="pass">✓ passed (policy kind allowed, confidence at or above the contract's threshold)</p>`
-      : s.status === "failed"
-        ? html`<p class="fail">✗ failed — the proposal did not cross the wall</p>`
-        : html`<p class="skip">not reached</p>`;
-  return html`<li><h3>Self-check</h3>${head}${s.failures.length > 0 ? html`<ul>${s.failures.map((f) => html`<li class="fail">${f}</li>`)}</ul>` : ""}</li>`;
-}
-
-function renderKernel(t: ClaimTrace): SafeHtml {
-  const v = t.verdict;
-  if (!v) return html`<li><h3>Kernel</h3><p class="skip">No kernel verdict${t.outcome === "NEEDS_REVIEW" ? " (the claim went to human review before the kernel)" : ""}.</p></li>`;
-  const deciding = v.layer;
-  // In the order the layers run: alignment (8) right after the schema (1), then the table's order.
-  const layers = EVALUATION_ORDER
-    .map((n) => ({ n, name: KERNEL_LAYERS[n] }))
-    .map(({ n, name }) => {
-      const checks = v.checks.filter((c) => c.layer === n);
-      const failed = checks.some((c) => !c.passed);
-      const isDeciding = n === deciding;
-      const state = n === 12 ? (isDeciding ? "pass" : "skip") : checks.length === 0 ? "skip" : failed ? "fail" : "pass";
-      const mark = state === "pass" ? "✓" : state === "fail" ? "✗" : "·";
-      return html`<li class="${isDeciding ? "deciding" : ""}${state === "skip" && !isDeciding ? " skipped" : ""}" data-layer="${n}" data-state="${state}"${isDeciding ? trusted(' data-deciding="true"') : ""}>
-<span class="${state}">${mark}</span> <strong>${n === 12 ? "all layers passed" : `${n} ${name}`}</strong>${isDeciding ? html`<span class="tag">deciding layer</span>` : ""}${state === "skip" && n !== 12 ? html` <span class="muted">not reached</span>` : ""}
-${checks.length > 0 ? html`<ul class="checks">${checks.map((c) => html`<li><span class="${c.passed ? "pass" : "fail"}">${c.passed ? "✓" : "✗"}</span> ${c.name}${c.reasonCode ? html` → ${c.reasonCode}` : ""}</li>`)}</ul>` : ""}
-</li>`;
-    });
-  const k = t.kernelInputs;
-  const inputs = k
-    ? html`<p class="muted">Authoritative inputs the kernel saw (claim received ${k.receivedAt ?? "?"}, decided ${k.decidedAt ?? "?"}):</p>
-<dl class="kv"><dt>Order</dt><dd>${k.order === undefined || k.order === null ? "not in the context store" : html`<pre>${prettyJson(k.order)}</pre>`}</dd>
-<dt>Ledger before</dt><dd>${k.ledgerEntry === undefined || k.ledgerEntry === null ? "no refunds on this order yet" : html`<pre>${prettyJson(k.ledgerEntry)}</pre>`}</dd></dl>`
-    : "";
-  return html`<li><h3>Kernel</h3>
-<p>${badge(v.verdict)} <span class="mono">${v.reasonCode ?? ""}</span> — ${v.reason ?? ""}</p>
-${kv([["Verdict id", v.verdictId], ["Policy kind", v.policyKind], ["Order", v.orderId], ["Amount", v.amountEur === undefined ? undefined : eur(v.amountEur)], ["Decided", v.decidedAt]])}
-<ul class="layers">${layers}</ul>${inputs}</li>`;
-}
-
-function renderExecution(t: ClaimTrace): SafeHtml {
-  let body: SafeHtml;
-  if (t.execution) {
-    const x = t.execution;
-    body = html`<p class="pass">✓ refund executed: ${eur(x.amountEur)} on <span class="mono">${x.orderId ?? "?"}</span></p>${kv([["Execution id", x.executionId], ["Refunded on the order after", x.refundedAfterEur === undefined ? undefined : eur(x.refundedAfterEur)]])}`;
-  } else if (t.notExecuted) {
-    body = html`<p class="fail">✗ not executed: <span class="mono">${t.notExecuted.code ?? "?"}</span> — ${t.notExecuted.reason ?? ""}</p>`;
-  } else if (t.verdict) {
-    body = html`<p class="muted">No execution: only ACCEPT executes (verdict ${t.verdict.verdict}).</p>`;
-  } else {
-    body = html`<p class="muted">No execution.</p>`;
-  }
-  const review = t.review ? html`<p>${badge("NEEDS_REVIEW")} <span class="mono">${t.review.reasonCode ?? ""}</span> — ${t.review.reason ?? ""}</p>` : "";
-  return html`<li><h3>Execution</h3>${body}${review}</li>`;
-}
-
-function renderCalls(t: ClaimTrace): SafeHtml {
-  if (t.llmCalls.length === 0) return html``;
-  return html`<h3>LLM calls</h3><div class="table-wrap"><table><thead><tr><th>Role</th><th>Model</th><th class="num">Attempts</th><th class="num">Prompt</th><th class="num">Completion</th><th class="num">Total</th><th class="num">ms</th><th>Result</th></tr></thead><tbody>
-${t.llmCalls.map((c) => html`<tr><td>${roleLabel(c.role)}</td><td class="mono">${c.model ?? "—"}</td><td class="num">${c.attempts ?? "—"}</td><td class="num">${c.usage ? int(c.usage.prompt) : "—"}</td><td class="num">${c.usage ? int(c.usage.completion) : "—"}</td><td class="num">${c.usage ? int(c.usage.total) : "—"}${est(c.usage)}</td><td class="num">${c.durationMs ?? "—"}</td><td>${c.ok ? html`<span class="pass">ok</span>` : html`<span class="fail">failed</span>`}${c.error ? html` <span class="muted">${c.error}</span>` : ""}</td></tr>`)}
-</tbody></table></div>`;
-}
-
-function renderCycles(m: ReportModel): SafeHtml {
-  const blocks = m.claims.map((t, i) =>
-    t.outcome === "NOT_RUN"
-      ? html``
-      : html`<details class="cycle" id="${anchorOf(t, i)}" data-claim-id="${t.claimId}">
-<summary><span class="mono">${t.scenario?.id ?? "—"}</span> ${badge(t.outcome)} <span class="mono">${t.claimId}</span> <span>${t.scenario?.label ?? t.label ?? ""}</span> <span class="muted mono">${t.reasonCode ?? ""}</span></summary>
-<div class="cycle-body">
-<ol class="steps">${renderInput(t)}${renderAnalysis(t)}${renderProposal(t)}${renderSelfCheck(t)}${renderKernel(t)}${renderExecution(t)}</ol>
-${renderCalls(t)}
-<p class="muted">DFID <span class="mono">${t.dfid}</span> · ${t.eventCount} audit events</p>
-</div>
-</details>`,
-  );
-  return html`<section id="cycles" aria-labelledby="cycles-h">
-<h2 id="cycles-h">Decision cycle per claim</h2>
-<p class="muted">Analysis → proposal → self-check → kernel layers → execution. Click a claim to open it.</p>
-${blocks}
+${renderClaimTable(m.claims, { kind: "run", name: "trace" })}
 </section>`;
 }
 
@@ -342,12 +160,12 @@ export function renderReport(events: readonly AuditEvent[], opts: RenderOptions 
 </header>
 ${renderSummary(m)}
 ${renderTrace(m)}
-${renderCycles(m)}
+${renderCycles(m.claims)}
 ${renderOrders(m)}
 ${renderTokens(m)}
 <footer>Claims Crew · audit report for simulation <span class="mono">${m.simulationId ?? "unknown"}</span>. Verdict colours: ${badge("ACCEPT")} ${badge("ESCALATE")} ${badge("REJECT")} ${badge("NEEDS_REVIEW")}</footer>
 </main>
-<script>${trusted(SCRIPT)}</script>
+<script>${trusted(REPORT_SCRIPT)}</script>
 </body>
 </html>
 `;

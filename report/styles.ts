@@ -40,7 +40,6 @@ th { background: var(--panel-2); color: var(--muted); font-weight: 600; font-siz
 tbody tr:nth-child(even) { background: #1a212a; }
 tbody tr:hover { background: #222c38; }
 tfoot td { font-weight: 700; background: var(--panel-2); }
-td.label { min-width: 220px; }
 td.nowrap { white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td .reason { display: block; color: var(--muted); font-size: 13px; }
@@ -75,5 +74,53 @@ ul.layers .checks { margin: 2px 0 0 22px; padding: 0; list-style: none; font-fam
 .pass { color: var(--ok); } .fail { color: var(--bad); } .skip { color: #7d8b99; }
 .tag { font-size: 12px; color: var(--link); border: 1px solid var(--link); border-radius: 4px; padding: 0 6px; margin-left: 6px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
+table.claims { table-layout: fixed; }
+table.claims th { white-space: normal; vertical-align: bottom; }
+table.claims td { overflow-wrap: anywhere; }
+table.claims td.claim a { word-break: break-all; font-size: 12px; }
+table.claims .code { font-size: 12px; }
+.sub-line { display: block; color: var(--muted); font-size: 12px; }
+.clamp { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
+td.center, th.center { text-align: center; }
+table.claims td.expected, table.claims td.verdict .code { overflow-wrap: normal; }
+table.claims td.expected .sub-line { font-family: var(--mono); }
+table.run col.c-n { width: 4%; } table.run col.c-scenario { width: 17%; } table.run col.c-claim { width: 12%; }
+table.run col.c-order { width: 8%; } table.run col.c-amount { width: 8%; } table.run col.c-verdict { width: 25%; }
+table.run col.c-expected { width: 13%; } table.run col.c-match { width: 5%; } table.run col.c-refund { width: 8%; }
+table.served col.c-n { width: 4%; } table.served col.c-received { width: 8%; } table.served col.c-claim { width: 19%; }
+table.served col.c-order { width: 8%; } table.served col.c-amount { width: 8%; } table.served col.c-verdict { width: 24%; }
+table.served col.c-review { width: 14%; } table.served col.c-refund { width: 8%; } table.served col.c-time { width: 7%; }
+.review-status { font-weight: 600; font-size: 13px; }
+.review-status.APPROVE { color: var(--ok); } .review-status.DENY { color: var(--bad); }
+.review-status.PENDING { color: var(--warn); } .review-status.RESUBMIT { color: var(--review); }
+.filter { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 8px 0 10px; }
+.filter input { position: absolute; opacity: 0; pointer-events: none; }
+.filter label { cursor: pointer; border: 1px solid var(--line); background: var(--panel); border-radius: 999px; padding: 2px 12px; font-size: 13px; }
+.filter input:checked + label { border-color: var(--link); background: #13283d; color: var(--text); }
+.filter input:focus-visible + label { outline: 2px solid var(--link); }
+.filter:has(input[value=ACCEPT]:checked) + .table-wrap tbody tr:not([data-verdict=ACCEPT]),
+.filter:has(input[value=ESCALATE]:checked) + .table-wrap tbody tr:not([data-verdict=ESCALATE]),
+.filter:has(input[value=REJECT]:checked) + .table-wrap tbody tr:not([data-verdict=REJECT]),
+.filter:has(input[value=NEEDS_REVIEW]:checked) + .table-wrap tbody tr:not([data-verdict=NEEDS_REVIEW]),
+.filter:has(input[value=PENDING]:checked) + .table-wrap tbody tr:not([data-verdict=PENDING]),
+.filter:has(input[value=NOT_RUN]:checked) + .table-wrap tbody tr:not([data-verdict=NOT_RUN]) { display: none; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(330px, 1fr)); gap: 14px; margin-top: 14px; }
+figure.chart { margin: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px 8px; }
+figure.chart figcaption { color: var(--muted); font-size: 13px; font-weight: 600; text-transform: uppercase; letter-spacing: .6px; margin-bottom: 4px; }
+figure.chart svg { display: block; width: 100%; height: auto; }
+.chart text { fill: var(--muted); font-size: 11px; font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+.chart text.value { fill: var(--text); font-variant-numeric: tabular-nums; }
+.chart text.big-num { fill: var(--text); font-size: 28px; font-weight: 700; }
+.chart circle, .chart circle.seg { fill: none; stroke-width: 26; }
+.chart circle.track { stroke: var(--panel-2); }
+.chart .axis { stroke: var(--line); } .chart .median { stroke: var(--link); stroke-dasharray: 4 3; }
+.chart .bar-bg { fill: var(--panel-2); }
+.chart .ACCEPT { fill: var(--ok); stroke: var(--ok); } .chart .APPROVED { fill: #56d4a0; stroke: #56d4a0; }
+.chart .ESCALATE { fill: var(--warn); stroke: var(--warn); } .chart .DENIED { fill: #9a7b2c; stroke: #9a7b2c; }
+.chart .REJECT { fill: var(--bad); stroke: var(--bad); } .chart .NEEDS_REVIEW { fill: var(--review); stroke: var(--review); }
+.chart .PENDING, .chart .NOT_RUN { fill: var(--none); stroke: var(--none); }
+.chart rect.swatch, .chart rect.bar, .chart rect.bar-bg { stroke: none; }
+section.group { margin-top: 8px; }
+.group-head { display: flex; flex-wrap: wrap; gap: 10px; align-items: baseline; }
 @media print { details.cycle { break-inside: avoid; } }
 `;

@@ -605,6 +605,25 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
       expect(await log.bySimulation("sim_none")).toEqual([]);
     });
 
+    it("answers the events of the most recent claims sent without a simulation_id, events at a receipt's instant included", async () => {
+      const log = await factory();
+      const at = (s: number) => `2025-03-01T10:00:${String(s).padStart(2, "0")}.000Z`;
+      // Four served claims (received at 1, 2, 3, 3 s), one simulation claim; claim 1's review is decided last.
+      const served = [1, 2, 3, 4].map((n) => auditFixture(`dfid_srv_${n}`, at(Math.min(n, 3)), { type: "CLAIM_RECEIVED" }));
+      const steps = [1, 2, 3, 4].map((n) => auditFixture(`dfid_srv_${n}`, at(Math.min(n, 3)), { type: "CREW_STARTED", details: { n } }));
+      const late = auditFixture("dfid_srv_1", at(9), { type: "REVIEW_DECIDED" });
+      const sim = auditFixture("dfid_sim_claim", at(5), { type: "CLAIM_RECEIVED", simulationId: "sim_1" });
+      for (const e of [...served, ...steps, sim, late]) await log.append(e);
+      const flows = async (limit: number) => [...new Set((await log.recentServed(limit)).map((e) => e.dfid))].sort();
+      expect(await flows(2)).toEqual(["dfid_srv_3", "dfid_srv_4"]);
+      expect(await flows(1)).toEqual(["dfid_srv_4"]); // received at the same instant as srv_3, appended after it
+      expect((await log.recentServed(2)).filter((e) => e.event_type === "CREW_STARTED")).toHaveLength(2);
+      expect(await flows(10)).toEqual(["dfid_srv_1", "dfid_srv_2", "dfid_srv_3", "dfid_srv_4"]);
+      expect((await log.recentServed(10)).some((e) => e.details.simulation_id !== undefined)).toBe(false);
+      expect((await log.recentServed(4)).at(-1)).toEqual(late);
+      expect(await log.recentServed(0)).toEqual([]);
+    });
+
     it("refuses an invalid event and stores nothing", async () => {
       const log = await factory();
       const bad = { ...auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z"), event_type: "NOT_A_TYPE" } as unknown as AuditEvent;

@@ -1,10 +1,11 @@
+import { LLM_DEFAULTS } from "../../core/llm/defaults.ts";
 import { describe, expect, it } from "vitest";
 import { LlmConfigError } from "../../core/llm/errors.ts";
-import { describeLlmConfig, llmConfigFromEnv, LOCAL_PLACEHOLDER_KEY } from "./config.ts";
+import { describeLlmConfig, llmConfigFromEnv, llmTimeoutMsFromEnv, LOCAL_PLACEHOLDER_KEY } from "./config.ts";
 
 describe("llmConfigFromEnv", () => {
   it("defaults to the rules model", () => {
-    expect(llmConfigFromEnv({})).toEqual({ provider: "rules", timeoutMs: 60_000 });
+    expect(llmConfigFromEnv({})).toEqual({ provider: "rules", timeoutMs: LLM_DEFAULTS.timeoutMs });
   });
 
   it("reads an OpenAI-compatible configuration", () => {
@@ -21,6 +22,27 @@ describe("llmConfigFromEnv", () => {
   ];
   it.each(fallbacks)("falls back to %s", (_name, env, expected) => {
     expect(llmConfigFromEnv({ LLM_PROVIDER: "openai", ...env })).toMatchObject({ ...expected, apiKey: LOCAL_PLACEHOLDER_KEY });
+  });
+
+  const pathless: Array<[string, Record<string, string>, { baseURL?: string } | undefined, string]> = [
+    ["LLM_BASE_URL", { LLM_BASE_URL: "http://localhost:11434" }, undefined, "http://localhost:11434/v1"],
+    ["LLM_BASE_URL with a slash", { LLM_BASE_URL: "http://localhost:11434/" }, undefined, "http://localhost:11434/v1"],
+    ["OLLAMA_BASE_URL", { OLLAMA_BASE_URL: "http://localhost:11434" }, undefined, "http://localhost:11434/v1"],
+    ["the config file's base_url (the seed's)", {}, { baseURL: "http://localhost:11434" }, "http://localhost:11434/v1"],
+  ];
+  it.each(pathless)("adds /v1 to a base URL without a path given as %s", (_name, env, defaults, baseURL) => {
+    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai", ...env }, defaults)).toMatchObject({ baseURL });
+  });
+
+  it("keeps a base URL that has a path as written", () => {
+    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai", LLM_BASE_URL: "https://gateway.example/openai/v1/", LLM_API_KEY: "k" })).toMatchObject({ baseURL: "https://gateway.example/openai/v1" });
+    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai" }, { baseURL: "http://gpu:8000/serving" })).toMatchObject({ baseURL: "http://gpu:8000/serving" });
+  });
+
+  it("reads the time budget alone for functions that only derive their waits from it", () => {
+    expect(llmTimeoutMsFromEnv({}, 30_000)).toBe(30_000);
+    expect(llmTimeoutMsFromEnv({ LLM_TIMEOUT_MS: "90000", LLM_PROVIDER: "openai", LLM_BASE_URL: "https://api.openai.com/v1" }, 30_000)).toBe(90_000);
+    expect(() => llmTimeoutMsFromEnv({ LLM_TIMEOUT_MS: "soon" })).toThrow(/LLM_TIMEOUT_MS must be an integer/);
   });
 
   it("takes defaults from the config file under the environment", () => {

@@ -1,4 +1,5 @@
 // LLM settings read once at the edge from the environment, over defaults from the config file.
+import { LLM_DEFAULTS } from "../../core/llm/defaults.ts";
 import { LlmConfigError } from "../../core/llm/errors.ts";
 
 /** Which implementation of the LLM port to use. */
@@ -27,14 +28,14 @@ export interface LlmDefaults {
   readonly temperature?: number | undefined;
 }
 
-/** Built-in defaults: the rules model; for openai, local Ollama with gemma3:4b. */
+/** Built-in defaults (core/llm/defaults.ts, the one definition the config schema uses too). */
 export const BUILTIN_LLM_DEFAULTS = {
-  provider: "rules",
-  baseURL: "http://localhost:11434/v1",
-  model: "gemma3:4b",
-  timeoutMs: 60_000,
-  maxRetries: 2,
-  temperature: 0,
+  provider: LLM_DEFAULTS.provider,
+  baseURL: LLM_DEFAULTS.baseUrl,
+  model: LLM_DEFAULTS.model,
+  timeoutMs: LLM_DEFAULTS.timeoutMs,
+  maxRetries: LLM_DEFAULTS.maxRetries,
+  temperature: LLM_DEFAULTS.temperature,
 } as const satisfies Required<LlmDefaults>;
 
 /** The placeholder key sent to local servers (Ollama, vLLM) that ignore it. */
@@ -55,6 +56,7 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
   return Number(raw);
 }
 
+/** Validates an http(s) base URL; a URL without a path (`http://localhost:11434`) gets `/v1`, the OpenAI-compatible root. */
 function url(name: string, raw: string): string {
   let parsed: URL;
   try {
@@ -65,11 +67,12 @@ function url(name: string, raw: string): string {
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new LlmConfigError(name, `${name} must be an http(s) URL, got '${raw}'`);
   }
-  return raw.replace(/\/+$/, "");
+  const trimmed = raw.trim().replace(/\/+$/, "");
+  return parsed.pathname === "/" || parsed.pathname === "" ? `${trimmed}/v1` : trimmed;
 }
 
 /**
- * Reads `LLM_PROVIDER` (rules|openai), `LLM_BASE_URL` (else `OLLAMA_BASE_URL` + `/v1`), `LLM_MODEL`
+ * Reads `LLM_PROVIDER` (rules|openai), `LLM_BASE_URL` (else `OLLAMA_BASE_URL`; a URL without a path gets `/v1`), `LLM_MODEL`
  * (else `OLLAMA_MODEL`), `LLM_API_KEY`, `LLM_TIMEOUT_MS`, `LLM_MAX_RETRIES` and `LLM_TEMPERATURE` over
  * `defaults`; throws LlmConfigError naming the setting that is wrong. In AWS pass the SST secret as
  * `LLM_API_KEY` in `env`.
@@ -94,12 +97,13 @@ export function llmConfigFromEnv(env: Env, defaults: LlmDefaults = {}): LlmConfi
 
   const explicit = setting(env, "LLM_BASE_URL");
   const ollama = setting(env, "OLLAMA_BASE_URL");
+  // Ollama documents its server as http://localhost:11434: a URL without a path gets /v1 from any source.
   const baseURL =
     explicit !== undefined
       ? url("LLM_BASE_URL", explicit)
       : ollama !== undefined
-        ? withV1(url("OLLAMA_BASE_URL", ollama))
-        : url("LLM defaults baseURL", d.baseURL);
+        ? ollamaV1(url("OLLAMA_BASE_URL", ollama))
+        : url("llm_defaults.base_url", d.baseURL);
   const model = setting(env, "LLM_MODEL") ?? setting(env, "OLLAMA_MODEL") ?? d.model;
   if (model.trim() === "") throw new LlmConfigError("LLM_MODEL", "LLM_MODEL is empty; set LLM_MODEL (or OLLAMA_MODEL), e.g. gemma3:4b");
   let apiKey = setting(env, "LLM_API_KEY");
@@ -112,6 +116,14 @@ export function llmConfigFromEnv(env: Env, defaults: LlmDefaults = {}): LlmConfi
   return { provider: "openai", baseURL, model, apiKey, timeoutMs, maxRetries, temperature };
 }
 
+/**
+ * Only the LLM's time budget (`LLM_TIMEOUT_MS` over the config file's `timeout_ms`), for the functions
+ * that derive their waits from it without calling a model (no API key needed).
+ */
+export function llmTimeoutMsFromEnv(env: Env, fallbackMs: number = BUILTIN_LLM_DEFAULTS.timeoutMs): number {
+  return integer("LLM_TIMEOUT_MS", setting(env, "LLM_TIMEOUT_MS"), fallbackMs, 1, 900_000);
+}
+
 /** A one-line description of the configuration that is safe to log: it never contains the API key. */
 export function describeLlmConfig(config: LlmConfig): string {
   if (config.provider === "rules") return `llm provider=rules timeoutMs=${config.timeoutMs}`;
@@ -119,7 +131,8 @@ export function describeLlmConfig(config: LlmConfig): string {
   return `llm provider=openai model=${config.model} baseURL=${config.baseURL} timeoutMs=${config.timeoutMs} maxRetries=${config.maxRetries} temperature=${config.temperature} apiKey=${key}`;
 }
 
-function withV1(base: string): string {
+/** OLLAMA_BASE_URL names Ollama's server, whose OpenAI-compatible API is always under /v1. */
+function ollamaV1(base: string): string {
   return /\/v1$/.test(base) ? base : `${base}/v1`;
 }
 

@@ -107,29 +107,104 @@ describe("createOpenAiModel structured output", () => {
     expect(r.warnings.join(" ")).toMatch(warning);
   });
 
-  it("fails invalid JSON with LLM_INVALID_JSON without retrying, keeping the text", async () => {
-    const llm = await model([chatCompletion("I think we should refund it.")]);
+  it("fails invalid JSON with LLM_INVALID_JSON after one repair round, keeping the text", async () => {
+    const llm = await model([chatCompletion("I think we should refund it."), chatCompletion("Yes, refund it.")]);
     const r = await llm.complete(decisionMakerMessages("fine", claim, contract, ctx));
-    expect(r).toMatchObject({ ok: false, code: "LLM_INVALID_JSON", attempts: 1, retryable: false, text: "I think we should refund it." });
-    expect(server?.requests).toHaveLength(1);
+    expect(r).toMatchObject({ ok: false, code: "LLM_INVALID_JSON", attempts: 2, retryable: false, text: "Yes, refund it." });
+    expect(!r.ok && r.message).toMatch(/after one repair round/);
+    expect(server?.requests).toHaveLength(2);
   });
 
-  it("fails a schema violation with LLM_SCHEMA_VIOLATION naming the field", async () => {
-    const llm = await model([chatCompletion(JSON.stringify({ ...proposal, amount_eur: "299.99" }))]);
+  it("fails a schema violation with LLM_SCHEMA_VIOLATION naming the field when the repair round does not fix it", async () => {
+    const wrong = chatCompletion(JSON.stringify({ ...proposal, amount_eur: "299.99" }));
+    const llm = await model([wrong, wrong]);
     const r = await llm.complete(decisionMakerMessages("fine", claim, contract, ctx));
-    expect(r).toMatchObject({ ok: false, code: "LLM_SCHEMA_VIOLATION" });
+    expect(r).toMatchObject({ ok: false, code: "LLM_SCHEMA_VIOLATION", attempts: 2 });
     expect(!r.ok && r.message).toMatch(/amount_eur/);
   });
 
+  it("sends the validation errors back in one repair round and returns the repaired answer", async () => {
+    const garbled = { action: "REPLACE", order_id: ")", amount_eur: -9, category: "", reason: "", confidence: 1.7 };
+    const llm = await model([chatCompletion(JSON.stringify(garbled), { usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 } }), chatCompletion(JSON.stringify(proposal), { usage: { prompt_tokens: 400, completion_tokens: 45, total_tokens: 445 } })]);
+    const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
+    expect(r.value).toEqual(proposal);
+    expect(r).toMatchObject({ attempts: 2, usage: { prompt_tokens: 700, completion_tokens: 85, total_tokens: 785, estimated: false } });
+    expect(r.warnings.join(" ")).toMatch(/first answer was not usable \(LLM_SCHEMA_VIOLATION: .*confidence/);
+    const repair = (server?.requests[1]?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    expect(repair.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(repair[2]?.content).toBe(JSON.stringify(garbled));
+    expect(repair[3]?.content).toMatch(/confidence: confidence must be from 0 to 1/);
+    expect(repair[0]?.content).toBe((server?.requests[0]?.body as { messages: Array<{ content: string }> }).messages[0]?.content);
+  });
+
+  it("repairs an answer that was cut off, saying so", async () => {
+    const llm = await model([chatCompletion('{"action": "REFUND", "order_', { finishReason: "length" }), chatCompletion(JSON.stringify(proposal))]);
+    const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
+    expect(r.value).toEqual(proposal);
+    expect(r.warnings.join(" ")).toMatch(/finish_reason=length/);
+  });
+
   it("says when a cut-off answer is why the JSON is invalid", async () => {
-    const llm = await model([chatCompletion('{"action": "REFUND", "order_', { finishReason: "length" })]);
+    const cut = chatCompletion('{"action": "REFUND", "order_', { finishReason: "length" });
+    const llm = await model([cut, cut]);
     const r = await llm.complete(decisionMakerMessages("fine", claim, contract, ctx));
+    expect(r).toMatchObject({ ok: false, code: "LLM_INVALID_JSON" });
     expect(!r.ok && r.message).toMatch(/finish_reason=length/);
+  });
+
+  it("repairs an empty structured answer once, then fails it with LLM_EMPTY_RESPONSE", async () => {
+    const llm = await model([chatCompletion(""), chatCompletion(null)]);
+    const r = await llm.complete(decisionMakerMessages("fine", claim, contract, ctx));
+    expect(r).toMatchObject({ ok: false, code: "LLM_EMPTY_RESPONSE", attempts: 2 });
+    const repair = (server?.requests[1]?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    expect(repair[2]).toEqual({ role: "assistant", content: "(no answer)" });
   });
 
   it("fails a refusal with LLM_REFUSED", async () => {
     const llm = await model([chatCompletion(null, { refusal: "I can't help with that." })]);
     expect(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx))).toMatchObject({ ok: false, code: "LLM_REFUSED" });
+  });
+});
+
+describe("createOpenAiModel on backends that refuse structured output", () => {
+  const fmt = (i: number) => (server?.requests.filter((r) => r.method === "POST")[i]?.body as { response_format?: { type: string } }).response_format?.type;
+
+  it("falls back to json_object when the endpoint answers 400 to json_schema, and keeps using it", async () => {
+    const llm = await model((request) => {
+      const type = (request.body as { response_format?: { type: string } }).response_format?.type;
+      return type === "json_schema" ? errorReply(400, "response_format json_schema is not supported") : chatCompletion(JSON.stringify(proposal));
+    });
+    const first = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
+    expect(first.value).toEqual(proposal);
+    expect(first.warnings.join(" ")).toMatch(/refused response_format json_schema .*400.*asked for json_object instead/);
+    ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
+    expect([fmt(0), fmt(1), fmt(2)]).toEqual(["json_schema", "json_object", "json_object"]);
+  });
+
+  it("falls back to the prompt alone when json_object is refused too, reading JSON out of chatty text", async () => {
+    const llm = await model((request) => {
+      const body = request.body as { response_format?: unknown };
+      return body.response_format === undefined ? chatCompletion(`Sure! Here it is:\n\`\`\`json\n${JSON.stringify(proposal)}\n\`\`\``) : errorReply(400, "unknown field response_format");
+    });
+    const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
+    expect(r.value).toEqual(proposal);
+    expect([fmt(0), fmt(1), fmt(2)]).toEqual(["json_schema", "json_object", undefined]);
+    expect(r.warnings.join(" ")).toMatch(/fenced code block/);
+  });
+
+  it("does not change a text request's format on a 400, and never sends tools (Ollama refuses tool calling for many models)", async () => {
+    const llm = await model(() => errorReply(400, "bad request"));
+    const r = await llm.complete(analystMessages(claim, contract, ctx));
+    expect(r).toMatchObject({ ok: false, code: "LLM_BAD_REQUEST", attempts: 1 });
+    expect(server?.requests).toHaveLength(1);
+    for (const req of server?.requests ?? []) expect(Object.keys(req.body as object)).not.toContain("tools");
+  });
+
+  it("fails a request the endpoint refuses in every mode with LLM_BAD_REQUEST", async () => {
+    const llm = await model(() => errorReply(400, "context length exceeded"));
+    const r = await llm.complete(decisionMakerMessages("fine", claim, contract, ctx));
+    expect(r).toMatchObject({ ok: false, code: "LLM_BAD_REQUEST", attempts: 3 });
+    expect([fmt(0), fmt(1), fmt(2)]).toEqual(["json_schema", "json_object", undefined]);
   });
 });
 
@@ -175,6 +250,13 @@ describe("createOpenAiModel retries and failures", () => {
     expect(sleeps).toEqual([500, 1000, 2000]);
   });
 
+  it("retries 500s and then succeeds", async () => {
+    const llm = await model([errorReply(500, "overloaded"), errorReply(502, "bad gateway"), chatCompletion(JSON.stringify(proposal))]);
+    const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
+    expect(r).toMatchObject({ attempts: 3, value: proposal });
+    expect(sleeps).toEqual([500, 1000]);
+  });
+
   it("reports LLM_RATE_LIMITED when 429s outlast the retries", async () => {
     const llm = await model(() => errorReply(429, "slow down"), { maxRetries: 1 });
     expect(await llm.complete(analystMessages(claim, contract, ctx))).toMatchObject({ ok: false, code: "LLM_RATE_LIMITED", attempts: 2 });
@@ -208,10 +290,11 @@ describe("createOpenAiModel retries and failures", () => {
     return port;
   }
 
-  it("fails an endpoint that stalls mid-answer with LLM_TIMEOUT", async () => {
-    const llm = await model([{ kind: "stall" }]);
+  it("fails an endpoint that stalls mid-answer (a 30 s stall against a 150 ms budget) with LLM_TIMEOUT, without retrying", async () => {
+    const llm = await model([{ kind: "stall" }, chatCompletion("too late")]);
     const r = await llm.complete({ ...analystMessages(claim, contract, ctx), timeoutMs: 150 });
-    expect(r).toMatchObject({ ok: false, code: "LLM_TIMEOUT", attempts: 1 });
+    expect(r).toMatchObject({ ok: false, code: "LLM_TIMEOUT", attempts: 1, retryable: true });
+    expect(server?.requests).toHaveLength(1);
   });
 
   it("fails an unreachable endpoint with LLM_UNREACHABLE and says which, after bounded retries", async () => {

@@ -81,8 +81,13 @@ export function answerBySchema(answers: Readonly<Record<string, string | ((reque
   };
 }
 
+/** What `GET /v1/models` answers: the listed model ids (default `["scripted"]`), or an error status. */
+export interface ScriptedServerOptions {
+  readonly models?: readonly string[] | { readonly status: number };
+}
+
 /** Starts a scripted server on 127.0.0.1 with an ephemeral port. */
-export async function startScriptedLlmServer(script: Script): Promise<ScriptedLlmServer> {
+export async function startScriptedLlmServer(script: Script, options: ScriptedServerOptions = {}): Promise<ScriptedLlmServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
     void handle(req, res);
@@ -99,11 +104,14 @@ export async function startScriptedLlmServer(script: Script): Promise<ScriptedLl
       body = undefined;
     }
     const recorded: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: { ...req.headers }, body, raw };
-    const index = requests.length;
+    const index = requests.filter((r) => r.method === "POST").length;
     requests.push(recorded);
     let reply: ScriptedReply;
-    if (recorded.method !== "POST" || !recorded.path.startsWith("/v1/chat/completions")) {
-      reply = errorReply(404, `scripted server only answers POST /v1/chat/completions, not ${recorded.method} ${recorded.path}`);
+    const models = options.models ?? ["scripted"];
+    if (recorded.method === "GET" && recorded.path === "/v1/models") {
+      reply = "status" in models ? errorReply(models.status, "scripted server: no model list") : { kind: "json", json: { object: "list", data: models.map((id) => ({ id, object: "model", owned_by: "scripted" })) } };
+    } else if (recorded.method !== "POST" || !recorded.path.startsWith("/v1/chat/completions")) {
+      reply = errorReply(404, `scripted server only answers POST /v1/chat/completions and GET /v1/models, not ${recorded.method} ${recorded.path}`);
     } else if (typeof script === "function") {
       reply = await script(recorded, index);
     } else {

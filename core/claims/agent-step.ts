@@ -2,9 +2,12 @@
 import * as z from "zod";
 import type { AgentStepRequestedEvent } from "../crew/index.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
-import type { LlmPort, LlmUsage } from "../llm/index.ts";
+import { sumUsage, type LlmPort, type LlmUsage } from "../llm/index.ts";
 import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
-import { analystMessages, decisionMakerMessages, fixerMessages } from "./prompts.ts";
+import { RefundProposalOutputSchema } from "./proposal-output.ts";
+import type { RefundProposalOutput } from "./proposal-output.ts";
+import { analystMessages, decisionMakerMessages, fixerMessages, selfCheckRepairMessage } from "./prompts.ts";
+import { selfCheck, type SelfCheckFailure } from "./self-check.ts";
 
 /** What the worker needs besides the request. */
 export interface AgentStepDeps {
@@ -21,6 +24,10 @@ export interface AgentStepResult {
   usage?: LlmUsage;
   model?: string;
   attempts?: number;
+  /** Model calls the step made, given only when it made 2 (the Decision Maker's self-check repair round). */
+  calls?: 2;
+  /** The Decision Maker's first proposal and why it failed the self-check, when it got a repair round (audited). */
+  selfCheckRepair?: { output: RefundProposalOutput; failures: SelfCheckFailure[] };
 }
 
 const FixerInputSchema = z.object({
@@ -51,9 +58,30 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       const input = AnalystOutputSchema.safeParse(request.input);
       if (!input.success) return badInput("decision maker", input.error);
       const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
-      const result = await deps.llm.complete(decisionMakerMessages(input.data.analysis, input.data.claim, deps.contract, ctx));
+      const claim = input.data.claim;
+      const prompt = decisionMakerMessages(input.data.analysis, claim, deps.contract, ctx);
+      const result = await deps.llm.complete(prompt);
       if (!result.ok) return fail(result.code, result.message, { ...(result.usage ? { usage: result.usage } : {}), model: result.model, attempts: result.attempts });
-      return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts };
+      // The port validated the answer against the schema; a port that did not (a test double) is checked by the orchestrator.
+      const proposal = RefundProposalOutputSchema.safeParse(result.value);
+      const check = proposal.success ? selfCheck(proposal.data, deps.responsibility, claim) : undefined;
+      if (!proposal.success || check === undefined || check.ok) return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts };
+      // SPEC §4.5: one repair round with the errors; what it gives (or the first answer, if the call fails)
+      // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
+      const repair = await deps.llm.complete({
+        ...prompt,
+        messages: [...prompt.messages, { role: "assistant", content: result.text }, { role: "user", content: selfCheckRepairMessage(check.failures, claim) }],
+      });
+      const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
+      const output = repair.ok ? repair.value : result.value;
+      return {
+        event: { type: "agent.step.completed", ...base, output },
+        usage,
+        model: result.model,
+        attempts: result.attempts + repair.attempts,
+        calls: 2,
+        selfCheckRepair: { output: proposal.data, failures: check.failures },
+      };
     }
     case CLAIMS_ROLES.fixer: {
       const input = FixerInputSchema.safeParse(request.input);

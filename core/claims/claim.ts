@@ -16,8 +16,11 @@ export const MAX_CLAIM_AMOUNT_EUR = 1_000_000;
  */
 export function queueSafeText(value: string): string | undefined {
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) return "holds a lone surrogate (text that is not valid Unicode)";
-  const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.exec(value);
-  if (control) return `holds the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  for (const c of value) {
+    const code = c.charCodeAt(0);
+    const control = (code < 0x20 && c !== "\t" && c !== "\n" && c !== "\r") || code === 0x7f;
+    if (control) return `holds the control character U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  }
   return undefined;
 }
 

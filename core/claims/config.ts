@@ -1,6 +1,7 @@
 // `scenarios/config.yaml` (SPEC §6): our format, and DIR sample 35's own files in both of its contract
 // formats (the seed-era flat contract and the roa.dir/v1 contract document), read unchanged.
 import * as z from "zod";
+import { LLM_DEFAULTS } from "../llm/defaults.ts";
 import { ClaimsContractSchema } from "../integrity/contracts.ts";
 import { emptyRegistry, handshakeAgent } from "../integrity/registry.ts";
 import type { HandshakeResult } from "../integrity/registry.ts";
@@ -24,12 +25,12 @@ const ignored = (why: string) => ignoredField(why);
 
 const LlmDefaultsSchema = z
   .object({
-    provider: z.enum(["rules", "openai"]).default("rules"),
-    model: z.string().min(1).default("gemma3:4b"),
-    base_url: z.string().url().default("http://localhost:11434/v1"),
-    temperature: z.number().min(0).max(2).default(0.2),
-    timeout_ms: z.number().int().positive().default(30_000),
-    max_retries: z.number().int().min(0).max(10).default(2),
+    provider: z.enum(["rules", "openai"]).default(LLM_DEFAULTS.provider),
+    model: z.string().min(1).default(LLM_DEFAULTS.model),
+    base_url: z.string().url().default(LLM_DEFAULTS.baseUrl),
+    temperature: z.number().min(0).max(2).default(LLM_DEFAULTS.temperature),
+    timeout_ms: z.number().int().positive().default(LLM_DEFAULTS.timeoutMs),
+    max_retries: z.number().int().min(0).max(10).default(LLM_DEFAULTS.maxRetries),
   })
   .strict();
 

@@ -3,6 +3,7 @@
 import * as z from "zod";
 import { buildCrewGraph } from "../crew/index.ts";
 import type { CrewGraph } from "../crew/index.ts";
+import { isModelUnavailable } from "../llm/errors.ts";
 import { ClaimSchema } from "./claim.ts";
 import type { Claim } from "./claim.ts";
 
@@ -102,4 +103,25 @@ export function claimsCrewGraph(timeouts: ClaimsCrewTimeouts = DEFAULT_CLAIMS_CR
 /** The crew's root input for a claim. */
 export function claimsCrewInput(claim: Claim, receivedAt: string): ClaimsCrewInput {
   return { claim, received_at: receivedAt };
+}
+
+/** The error of the step whose failure ended the crew, when there was one. */
+export interface CrewFailureCause {
+  readonly code?: string | undefined;
+  readonly message: string;
+}
+
+/**
+ * The review a failed crew opens: a model that could not be used at all is named as such
+ * (`LLM_UNREACHABLE`, `LLM_AUTH_FAILED`, with the endpoint's message); otherwise `CREW_FAILED` with the
+ * crew's reason and the last step's error (at most 300 characters of it).
+ */
+export function crewFailureReview(crewReason: string, cause?: CrewFailureCause): { reason_code: string; reason: string } {
+  if (cause !== undefined && isModelUnavailable(cause.code)) return { reason_code: cause.code, reason: `The model could not be used: ${cause.message}` };
+  const step = cause === undefined ? "" : `; the last step failed with ${clip(`${cause.code ?? "an error"}: ${cause.message}`)}`;
+  return { reason_code: "CREW_FAILED", reason: `The crew could not produce a proposal: ${crewReason}${step}` };
+}
+
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }

@@ -1,5 +1,6 @@
 // Money in customer text: `299.99 EUR`, `EUR 1,200.00`, `€45`, `45€`, `1.200,00 EUR`, `1200 euros`,
-// and the choice of which amount is the claim.
+// English words (`forty-five euros`, `one hundred and twenty EUR`), and the choice of which amount is
+// the claim — or the honest answer that the text does not say clearly (then a person reads it).
 
 const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
 const CUR = String.raw`€|\bEUR\b|\beuros?\b|US\$|\$|\bUSD\b|£|\bGBP\b|\bCHF\b|\bdollars?\b|\bpounds?\b`;
@@ -87,6 +88,105 @@ export function findAmounts(text: string): FoundAmount[] {
   return kept;
 }
 
+const UNIT_WORDS: Readonly<Record<string, number>> = {
+  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+};
+const TENS_WORDS: Readonly<Record<string, number>> = { twenty: 20, thirty: 30, forty: 40, fourty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+const NUMBER_VOCABULARY = new Set([...Object.keys(UNIT_WORDS), ...Object.keys(TENS_WORDS), "hundred", "thousand", "and", "a"]);
+/** Words that say "an amount, but not exactly": an amount written with them cannot be read. */
+const VAGUE_QUANTITY = /^(?:few|several|some|couple|hundreds|thousands|dozen|dozens|many|lots?|half|something|odd|ish|umpteen|various|multiple)$|-(?:something|ish|odd)$/;
+const EUR_WORD_RE = /(?<![\p{L}\p{N}])(euros?|eur)(?![\p{L}\p{N}])/giu;
+
+/** Reads an English number written in words (`forty-five`, `one hundred and twenty`, `twelve hundred`, `a thousand`); undefined when it is not one. */
+export function parseNumberWords(phrase: string): number | undefined {
+  const tokens = phrase.toLowerCase().split(/[\s-]+/).filter((t) => t !== "");
+  let total = 0;
+  let current = 0;
+  let last: "start" | "a" | "and" | "unit" | "teen" | "tens" | "hundred" | "thousand" = "start";
+  for (const t of tokens) {
+    const unit = UNIT_WORDS[t];
+    const tens = TENS_WORDS[t];
+    if (t === "and") {
+      if (last !== "hundred" && last !== "thousand") return undefined;
+      last = "and";
+    } else if (t === "a") {
+      if (last !== "start") return undefined;
+      last = "a";
+    } else if (unit !== undefined) {
+      if (last === "unit" || last === "teen" || last === "a" || (last === "tens" && (unit >= 10 || unit === 0))) return undefined;
+      current += unit;
+      last = unit < 10 ? "unit" : "teen";
+    } else if (tens !== undefined) {
+      if (last === "unit" || last === "teen" || last === "tens" || last === "a") return undefined;
+      current += tens;
+      last = "tens";
+    } else if (t === "hundred") {
+      if (last === "start" || last === "a") current = 100;
+      else if ((last === "unit" || last === "teen" || last === "tens") && current < 100) current *= 100;
+      else return undefined;
+      last = "hundred";
+    } else if (t === "thousand") {
+      if (total > 0) return undefined;
+      if (last === "start" || last === "a") total = 1000;
+      else if (last === "unit" || last === "teen" || last === "tens" || last === "hundred") total = current * 1000;
+      else return undefined;
+      current = 0;
+      last = "thousand";
+    } else {
+      return undefined;
+    }
+  }
+  if (last === "start" || last === "a" || last === "and") return undefined;
+  return total + current;
+}
+
+/** Amounts written in words before a euro word, and the ones that cannot be read (`a few hundred euros`, `forty-something euros`). */
+export function findWordAmounts(text: string): { amounts: FoundAmount[]; unreadable: Array<{ raw: string; index: number }> } {
+  const amounts: FoundAmount[] = [];
+  const unreadable: Array<{ raw: string; index: number }> = [];
+  for (const m of text.matchAll(EUR_WORD_RE)) {
+    const at = m.index ?? 0;
+    const before = text.slice(Math.max(0, at - 80), at);
+    if (/[\d.,]\s*$/.test(before)) continue; // `45 euros`: a number in digits, read by findAmounts
+    const offset = at - before.length;
+    const trailing = before.match(/(?:[\p{L}]+(?:-[\p{L}]+)*[ \t]+)+$/u);
+    if (trailing === null) continue;
+    const base = offset + (trailing.index ?? 0);
+    const tokens = [...trailing[0].matchAll(/[\p{L}]+(?:-[\p{L}]+)*/gu)].map((t) => ({ word: t[0], index: base + (t.index ?? 0) }));
+    // The longest run of number words right before the currency ("and" may not lead it: "bread and twenty euros").
+    let first = tokens.length;
+    while (first > 0 && tokens[first - 1]!.word.toLowerCase().split("-").every((p) => NUMBER_VOCABULARY.has(p))) first--;
+    while (first < tokens.length && tokens[first]!.word.toLowerCase() === "and") first++;
+    const run = tokens.slice(first);
+    // "a few hundred euros", "a couple of thousand euros": a vague word in front makes the number unreadable.
+    const lead = tokens[first - 1]?.word.toLowerCase() === "of" ? tokens[first - 2] : tokens[first - 1];
+    const vagueLead = run.length > 0 && lead !== undefined && VAGUE_QUANTITY.test(lead.word.toLowerCase());
+    const value = run.length === 0 || vagueLead ? undefined : parseNumberWords(run.map((t) => t.word).join(" "));
+    if (value !== undefined) {
+      const start = run[0]!.index;
+      const after = text.slice(at + m[0].length);
+      const cents = after.match(/^[ \t]+and[ \t]+(\d{1,2}|(?:[\p{L}]+(?:-[\p{L}]+)*[ \t]+)+?)[ \t]*cents?(?![\p{L}])/u);
+      const centValue = cents === null ? undefined : /^\d/.test(cents[1]!) ? Number(cents[1]) : parseNumberWords(cents[1]!);
+      const withCents = cents !== null && centValue !== undefined && centValue < 100;
+      const end = at + m[0].length + (withCents ? cents[0].length : 0);
+      amounts.push({ value: withCents ? Math.round(value * 100 + centValue) / 100 : value, currency: "EUR", index: start, length: end - start, raw: text.slice(start, end), cue: cueBefore(text, start) });
+      continue;
+    }
+    const last = tokens.at(-1)?.word.toLowerCase() === "of" ? tokens.at(-2) : tokens.at(-1);
+    const lastWord = last?.word.toLowerCase() ?? "";
+    const vague = last !== undefined && (VAGUE_QUANTITY.test(lastWord) || lastWord.split("-").some((p) => NUMBER_VOCABULARY.has(p) && p !== "a" && p !== "and"));
+    if (vague) {
+      const quantityLike = (w: string) => w === "of" || VAGUE_QUANTITY.test(w) || w.split("-").some((p) => NUMBER_VOCABULARY.has(p));
+      let i = tokens.length - 1;
+      while (i > 0 && quantityLike(tokens[i - 1]!.word.toLowerCase())) i--;
+      const from = tokens[i]!.index;
+      unreadable.push({ raw: text.slice(from, at + m[0].length), index: from });
+    }
+  }
+  return { amounts, unreadable };
+}
+
 /** Numbers without a currency right after a price word (`for 1200`, `paid 45`), used only when no amount has a currency. */
 export function findBareAmounts(text: string): FoundAmount[] {
   const out: FoundAmount[] = [];
@@ -101,15 +201,29 @@ export function findBareAmounts(text: string): FoundAmount[] {
 /** The amount chosen as the claim, with notes explaining the choice when the text was not clear-cut. */
 export type ChosenAmount =
   | { ok: true; value: number; currency: "EUR"; warnings: string[] }
-  | { ok: false; code: "NO_AMOUNT" | "UNSUPPORTED_CURRENCY"; message: string; currency: string | null };
+  | { ok: false; code: "NO_AMOUNT" | "UNSUPPORTED_CURRENCY" | "AMBIGUOUS_AMOUNT"; message: string; currency: string | null };
 
 /**
- * Picks the claimed amount: the only euro amount; else the smaller of the price paid and the refund
- * asked for; else the smallest euro amount. It never picks a larger amount when a smaller one is the price.
+ * Picks the claimed amount: the only euro amount (digits or English words); else the smaller of the
+ * price paid and the refund asked for; else the one marked as paid or asked for. It never picks a
+ * larger amount when a smaller one is the price, and it never guesses: several amounts nothing tells
+ * apart, or an amount written in words it cannot read beside others, is `AMBIGUOUS_AMOUNT` (review).
  */
 export function chooseClaimAmount(text: string): ChosenAmount {
-  const all = findAmounts(text);
+  const words = findWordAmounts(text);
+  const all = [...findAmounts(text), ...words.amounts].sort((a, b) => a.index - b.index);
   const eur = all.filter((a) => a.currency === "EUR");
+  const vague = words.unreadable.map((u) => `'${u.raw}'`).join(", ");
+  if (words.unreadable.length > 0) {
+    return eur.length === 0
+      ? { ok: false, code: "NO_AMOUNT", message: `the amount ${vague} is written in words the extractor cannot read as a number`, currency: null }
+      : {
+          ok: false,
+          code: "AMBIGUOUS_AMOUNT",
+          message: `the text states ${eur.map((a) => `${a.value} EUR`).join(", ")} and also ${vague}, which the extractor cannot read; a person must tell which is claimed`,
+          currency: "EUR",
+        };
+  }
   if (eur.length === 0) {
     const foreign = all[0];
     if (foreign !== undefined) {
@@ -126,25 +240,30 @@ export function chooseClaimAmount(text: string): ChosenAmount {
       return { ok: true, value: distinctBare[0], currency: "EUR", warnings: [`amount ${distinctBare[0]} has no currency; assumed EUR`] };
     }
     if (distinctBare.length > 1) {
-      return { ok: false, code: "NO_AMOUNT", message: `several amounts without a currency (${distinctBare.join(", ")}); cannot tell which is claimed`, currency: null };
+      return { ok: false, code: "AMBIGUOUS_AMOUNT", message: `several amounts without a currency (${distinctBare.join(", ")}); cannot tell which is claimed`, currency: null };
     }
-    return { ok: false, code: "NO_AMOUNT", message: "no amount with a currency (e.g. 299.99 EUR, €45) found in the text", currency: null };
+    return { ok: false, code: "NO_AMOUNT", message: "no amount with a currency (e.g. 299.99 EUR, €45, forty-five euros) found in the text", currency: null };
   }
   const warnings: string[] = [];
   const foreign = all.filter((a) => a.currency !== "EUR");
   if (foreign.length > 0) warnings.push(`ignored amounts in other currencies: ${foreign.map((f) => f.raw.trim()).join(", ")}`);
   const distinct = [...new Set(eur.map((a) => a.value))];
   if (distinct.length === 1 && distinct[0] !== undefined) return { ok: true, value: distinct[0], currency: "EUR", warnings };
-  const paid = eur.find((a) => a.cue === "purchase");
-  const asked = eur.find((a) => a.cue === "refund");
   const list = distinct.map((v) => `${v} EUR`).join(", ");
+  const paid = [...new Set(eur.filter((a) => a.cue === "purchase").map((a) => a.value))];
+  const asked = [...new Set(eur.filter((a) => a.cue === "refund").map((a) => a.value))];
+  const ambiguous = (why: string): ChosenAmount => ({ ok: false, code: "AMBIGUOUS_AMOUNT", message: `several amounts in the text (${list}) ${why}; a person must tell which is claimed`, currency: "EUR" });
+  if (paid.length > 1) return ambiguous(`and more than one is named as the price (${paid.map((v) => `${v} EUR`).join(", ")})`);
+  if (asked.length > 1) return ambiguous(`and more than one is asked for (${asked.map((v) => `${v} EUR`).join(", ")})`);
+  const paidValue = paid[0];
+  const askedValue = asked[0];
   let value: number;
-  if (paid !== undefined && asked !== undefined) {
-    value = Math.min(paid.value, asked.value);
-    if (asked.value > paid.value) warnings.push(`the text asks for ${asked.value} EUR, more than the ${paid.value} EUR paid; using ${paid.value} EUR`);
-  } else if (paid !== undefined) value = paid.value;
-  else if (asked !== undefined) value = asked.value;
-  else value = Math.min(...distinct);
+  if (paidValue !== undefined && askedValue !== undefined) {
+    value = Math.min(paidValue, askedValue);
+    if (askedValue > paidValue) warnings.push(`the text asks for ${askedValue} EUR, more than the ${paidValue} EUR paid; using ${paidValue} EUR`);
+  } else if (paidValue !== undefined) value = paidValue;
+  else if (askedValue !== undefined) value = askedValue;
+  else return ambiguous("and nothing says which is the price or the refund asked for");
   warnings.push(`several amounts in the text (${list}); using ${value} EUR`);
   return { ok: true, value, currency: "EUR", warnings };
 }

@@ -2,18 +2,19 @@
 // and the step every extraction — pattern or LLM — goes through to become a Claim.
 import { ClaimSchema, type Claim } from "./claim.ts";
 import type { ClaimExtractionOutput } from "./proposal-output.ts";
-import { chooseClaimAmount } from "./extraction-amount.ts";
+import { chooseClaimAmount, findAmounts, findWordAmounts, type ChosenAmount } from "./extraction-amount.ts";
 import { findCategory } from "./extraction-category.ts";
 import { findDates, normalizeDate } from "./extraction-date.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
+import { isModelUnavailable } from "../llm/errors.ts";
 
-export { findAmounts, parseAmountNumber, chooseClaimAmount } from "./extraction-amount.ts";
+export { findAmounts, findWordAmounts, parseAmountNumber, parseNumberWords, chooseClaimAmount, type ChosenAmount } from "./extraction-amount.ts";
 export { findCategory, CATEGORY_KEYWORDS } from "./extraction-category.ts";
 export { findDates, normalizeDate } from "./extraction-date.ts";
 export { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
 
 /** Why the pattern extractor could not produce a usable claim. */
-export type TextExtractionFailureCode = "EMPTY_TEXT" | "NO_ORDER_ID" | "AMBIGUOUS_ORDER_ID" | "NO_AMOUNT" | "UNSUPPORTED_CURRENCY";
+export type TextExtractionFailureCode = "EMPTY_TEXT" | "NO_ORDER_ID" | "AMBIGUOUS_ORDER_ID" | "NO_AMOUNT" | "AMBIGUOUS_AMOUNT" | "UNSUPPORTED_CURRENCY";
 
 /** The pattern extractor's result; a failure still carries what it did find (`partial`, nulls elsewhere). */
 export type TextExtraction =
@@ -62,6 +63,19 @@ export function summarizeReason(text: string): string {
   return containsInstructionLikeText(text) ? `${capped} ${INSTRUCTION_NOTE}` : capped;
 }
 
+/** The text with order ids and dates blanked out, so neither is read as an amount. */
+function withoutIdsAndDates(text: string, now?: string | number): { masked: string; dates: ReturnType<typeof findDates>["dates"]; dateWarnings: string[] } {
+  const orderMatches = [...text.matchAll(ORDER_ID_RE)].map((m) => ({ index: m.index ?? 0, length: m[0].length }));
+  const afterIds = mask(text, orderMatches);
+  const { dates, warnings } = findDates(afterIds, now);
+  return { masked: mask(afterIds, dates), dates, dateWarnings: warnings };
+}
+
+/** The claimed amount as the text states it (digits or English words), or why the text does not say clearly. */
+export function readClaimAmount(text: string, now?: string | number): ChosenAmount {
+  return chooseClaimAmount(withoutIdsAndDates(text, now).masked);
+}
+
 /**
  * Extracts a structured claim from free text with patterns only: order id, amount in EUR, purchase
  * date, category and a short reason. `now` (ISO or epoch ms) dates prose like `20 Feb` that has no year.
@@ -71,12 +85,9 @@ export function extractClaimFromText(text: string, now?: string | number): TextE
   const empty: ClaimExtractionOutput = { order_id: null, amount_eur: null, category: null, reason: "", purchase_date: null, currency: null };
   if (text.trim() === "") return { ok: false, code: "EMPTY_TEXT", message: "the claim text is empty", partial: empty, warnings };
 
-  const orderMatches = [...text.matchAll(ORDER_ID_RE)].map((m) => ({ index: m.index ?? 0, length: m[0].length }));
   const orderIds = findOrderIds(text);
-  const afterIds = mask(text, orderMatches);
-  const { dates, warnings: dateWarnings } = findDates(afterIds, now);
+  const { masked: afterDates, dates, dateWarnings } = withoutIdsAndDates(text, now);
   warnings.push(...dateWarnings);
-  const afterDates = mask(afterIds, dates);
   const amount = chooseClaimAmount(afterDates);
   const category = findCategory(afterDates);
   warnings.push(...category.warnings);
@@ -109,7 +120,15 @@ export function extractClaimFromText(text: string, now?: string | number): TextE
 }
 
 /** Why an extraction output (from the pattern extractor or an LLM) cannot become a Claim. */
-export type ClaimFromExtractionFailureCode = "NO_ORDER_ID" | "NO_AMOUNT" | "UNSUPPORTED_CURRENCY" | "ORDER_ID_NOT_IN_TEXT" | "INVALID_CLAIM";
+export type ClaimFromExtractionFailureCode =
+  | "NO_ORDER_ID"
+  | "AMBIGUOUS_ORDER_ID"
+  | "ORDER_ID_NOT_IN_TEXT"
+  | "NO_AMOUNT"
+  | "AMBIGUOUS_AMOUNT"
+  | "AMOUNT_NOT_IN_TEXT"
+  | "UNSUPPORTED_CURRENCY"
+  | "INVALID_CLAIM";
 
 /** A claim built from an extraction, or the reason it cannot be built. */
 export type ClaimFromExtraction =
@@ -118,18 +137,34 @@ export type ClaimFromExtraction =
 
 /**
  * Turns an extraction output into a validated Claim, trusting nothing: normalises the id, currency
- * and date, and — given the source `text` — refuses an order id the text does not contain.
+ * and date, and — given the source `text` — holds the id and the amount to what the text says: the id
+ * must be the text's only order id, and the amount the one the text states (read deterministically,
+ * digits or English words). When the text itself is unclear (two order ids, several amounts nothing
+ * tells apart, an amount in words that cannot be read) the claim goes to a person instead of a guess.
  * A missing category becomes `unspecified` (the kernel judges the order's category, not the claim's).
  */
 export function claimFromExtraction(output: ClaimExtractionOutput, opts: { text?: string; now?: string | number } = {}): ClaimFromExtraction {
   const warnings: string[] = [];
   const orderId = output.order_id === null ? "" : normalizeOrderId(output.order_id);
-  if (orderId === "") return { ok: false, code: "NO_ORDER_ID", message: "the claim names no order id (ord_…)" };
-  if (opts.text !== undefined && !opts.text.toLowerCase().includes(orderId.toLowerCase())) {
-    return { ok: false, code: "ORDER_ID_NOT_IN_TEXT", message: `extracted order id '${orderId}' does not occur in the claim text` };
+  const text = opts.text;
+  if (text !== undefined) {
+    const ids = findOrderIds(text);
+    if (ids.length > 1) return { ok: false, code: "AMBIGUOUS_ORDER_ID", message: `the text names several order ids (${ids.join(", ")}); a claim is about one order` };
+    if (orderId !== "") {
+      const stated = ids.length === 1 ? ids[0]!.toLowerCase() === orderId.toLowerCase() : isStandaloneId(text, orderId);
+      if (!stated) return { ok: false, code: "ORDER_ID_NOT_IN_TEXT", message: `extracted order id ${JSON.stringify(orderId)} is not ${ids.length === 1 ? `the text's order id ${ids[0]}` : "an order id the claim text contains"}` };
+    }
   }
+  if (orderId === "") return { ok: false, code: "NO_ORDER_ID", message: "the claim names no order id (ord_…)" };
+  const stated = text === undefined ? undefined : readClaimAmount(text, opts.now);
   if (output.amount_eur === null || !Number.isFinite(output.amount_eur)) {
-    return { ok: false, code: "NO_AMOUNT", message: "the claim states no amount in EUR" };
+    if (stated !== undefined && !stated.ok) return { ok: false, code: stated.code, message: stated.message };
+    return { ok: false, code: "NO_AMOUNT", message: `the claim states no amount in EUR${stated?.ok ? ` (the extractor returned none, although the text reads as ${stated.value} EUR)` : ""}` };
+  }
+  if (stated !== undefined && text !== undefined) {
+    const checked = amountMatchesText(output.amount_eur, stated, text);
+    if (!checked.ok) return checked;
+    warnings.push(...checked.warnings);
   }
   const currency = output.currency === null ? "EUR" : normalizeCurrency(output.currency);
   if (currency !== "EUR") return { ok: false, code: "UNSUPPORTED_CURRENCY", message: `the claim is in ${currency}; claims are handled in EUR` };
@@ -154,8 +189,34 @@ export function claimFromExtraction(output: ClaimExtractionOutput, opts: { text?
   return { ok: true, claim: parsed.data, warnings };
 }
 
+/** Whether an extracted amount is the one the text states; a different amount the text also holds means the text is ambiguous. */
+function amountMatchesText(amount: number, stated: ChosenAmount, text: string): { ok: true; warnings: string[] } | { ok: false; code: ClaimFromExtractionFailureCode; message: string } {
+  const cents = (v: number) => Math.round(v * 100);
+  if (stated.ok) {
+    if (cents(stated.value) === cents(amount)) return { ok: true, warnings: stated.warnings };
+    const inText = [...findAmounts(text), ...findWordAmounts(text).amounts].some((a) => cents(a.value) === cents(amount));
+    return inText
+      ? { ok: false, code: "AMBIGUOUS_AMOUNT", message: `the extractor chose ${amount} EUR but the text reads as a claim for ${stated.value} EUR; a person must tell which is claimed` }
+      : { ok: false, code: "AMOUNT_NOT_IN_TEXT", message: `extracted amount ${amount} EUR is not an amount the claim text states (it reads as ${stated.value} EUR)` };
+  }
+  if (stated.code === "NO_AMOUNT") return { ok: false, code: "AMOUNT_NOT_IN_TEXT", message: `extracted amount ${amount} EUR could not be found in the claim text: ${stated.message}` };
+  return { ok: false, code: stated.code, message: stated.message };
+}
+
+/** Whether `id` occurs in `text` as a whole token and looks like an id (letters and at least one digit, 3+ characters). */
+function isStandaloneId(text: string, id: string): boolean {
+  if (!/^[A-Za-z0-9][\w-]{2,}$/.test(id) || !/\d/.test(id)) return false;
+  const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?<![\\w-])${escaped}(?![\\w-])`, "i").test(text);
+}
+
 function normalizeCurrency(c: string): string {
   const t = c.trim().toLowerCase();
   if (t === "" || t === "€" || t === "eur" || t.startsWith("euro")) return "EUR";
   return c.trim().toUpperCase();
+}
+
+/** The review code of an extraction whose model call failed: a model that could not be used is named as such, anything else is EXTRACTION_FAILED. */
+export function extractionFailureReasonCode(llmFailureCode: string | undefined): string {
+  return isModelUnavailable(llmFailureCode) ? llmFailureCode : "EXTRACTION_FAILED";
 }

@@ -5,6 +5,7 @@ import type { Claim } from "./claim.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema, type ClaimExtractionOutput, type RefundProposalOutput } from "./proposal-output.ts";
 import type { FixableTask, LlmOutputSchema, LlmStructuredRequest, LlmTextRequest } from "../llm/port.ts";
+import type { SelfCheckClaim, SelfCheckFailure } from "./self-check.ts";
 
 /** The Decision Maker's (and a fixer's) structured output, as sent to structured-output endpoints. */
 export const REFUND_PROPOSAL_SCHEMA: LlmOutputSchema<RefundProposalOutput> = { name: "refund_proposal", zod: RefundProposalOutputSchema };
@@ -225,4 +226,14 @@ export function fixerMessages(input: FixerInput, ctx: PromptContext = {}): LlmTe
     schema: REFUND_PROPOSAL_SCHEMA,
     facts,
   };
+}
+
+/** The text a Decision Maker gets for its repair round: every failed check, and what a valid proposal must hold. */
+export function selfCheckRepairMessage(failures: readonly SelfCheckFailure[], claim: SelfCheckClaim): string {
+  return [
+    "Your proposal failed the agent's self-check:",
+    ...failures.map((f) => `- ${f.message}`),
+    `A proposal for this claim uses order_id ${JSON.stringify(claim.order_id)}, an amount_eur of at most ${claim.amount_eur}${claim.amount_eur > 0 ? " and above 0" : ""}, a policy kind you may propose, and your honest confidence.`,
+    "Answer again with the corrected refund proposal JSON only.",
+  ].join("\n");
 }

@@ -9,15 +9,18 @@ export type PolicyKind = z.infer<typeof PolicyKindSchema>;
 /**
  * What the Decision Maker must return: a structured refund proposal (a claim, not a fact).
  * Every field is required (nullable where unknown) so the same schema serves OpenAI structured output.
+ * Backend grammars (llama.cpp, Ollama) ignore ranges and lengths, so zod enforces them after parsing:
+ * a non-blank order id, a finite amount and a confidence from 0 to 1. The sign of the amount is the
+ * self-check's business (a claim that is itself negative is proposed as claimed and the kernel rejects it).
  */
 export const RefundProposalOutputSchema = z
   .object({
     action: PolicyKindSchema,
-    order_id: z.string().min(1),
-    amount_eur: z.number(),
+    order_id: z.string().min(1, "order_id must not be empty").max(128, "order_id is longer than 128 characters").refine((s) => s.trim() !== "", "order_id must not be blank"),
+    amount_eur: z.number("amount_eur must be a number").refine(Number.isFinite, "amount_eur must be a finite number"),
     category: z.string(),
     reason: z.string(),
-    confidence: z.number().min(0).max(1),
+    confidence: z.number("confidence must be a number").min(0, "confidence must be from 0 to 1").max(1, "confidence must be from 0 to 1"),
   })
   .strict();
 

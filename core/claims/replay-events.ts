@@ -125,7 +125,7 @@ export const REPLAY_DETAILS = {
   }),
   AGENT_STEP: z.looseObject({ inbound: AgentStepCompletedEventSchema, ...StepRecord }),
   AGENT_STEP_FAILED: z.union([z.looseObject({ inbound: InboundCrewEventSchema, ...StepRecord }), z.looseObject({ fixer: FixerInvokedEventSchema })]),
-  LLM_CALL: z.looseObject({ role: z.string(), agent_id: z.string(), correlation_id: z.string(), ok: z.boolean(), error: StepErrorSchema.optional() }),
+  LLM_CALL: z.looseObject({ role: z.string(), agent_id: z.string(), correlation_id: z.string(), ok: z.boolean(), error: StepErrorSchema.optional(), calls: z.number().int().positive().optional() }),
   AGENT_DECISION: z.looseObject({
     output: RefundProposalOutputSchema,
     proposal: z.looseObject({ dfid: z.string(), agent_id: z.string(), created_at: z.string(), valid_for_ms: z.number() }),

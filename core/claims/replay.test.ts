@@ -79,7 +79,8 @@ function rulesExcept(change: (task: string, answer: Awaited<ReturnType<LlmPort["
   return { ...model, complete: (async (req: Parameters<LlmPort["complete"]>[0]) => change(req.task, await model.complete(req))) as LlmPort["complete"] };
 }
 
-const down: LlmFailure = { ok: false, code: "LLM_UNREACHABLE", message: "endpoint unreachable", attempts: 3, model: "down", retryable: true };
+const down: LlmFailure = { ok: false, code: "LLM_SERVER_ERROR", message: "the model answered 500", attempts: 3, model: "down", retryable: true };
+const unreachable: LlmFailure = { ok: false, code: "LLM_UNREACHABLE", message: "LLM endpoint http://localhost:11434/v1 is unreachable: ECONNREFUSED", attempts: 3, model: "down", retryable: true };
 const notJson: LlmFailure = { ok: false, code: "LLM_INVALID_JSON", message: "not JSON", attempts: 1, model: "x", retryable: false };
 const CREW_TASKS = new Set(["analyze_claim", "decide_refund", "fix_step"]);
 
@@ -98,6 +99,16 @@ function corruptOrders(): PipelineDeps["orders"] {
 /** The paths the bundled scenarios do not take, each recorded for a structured and a free-text claim (and a person's review decision where given). */
 const CASES: { name: string; llm?: () => LlmPort; overrides?: () => Partial<PipelineDeps>; bodies?: { structured: object; text: object }; review?: Record<string, unknown>; outcome: string; reasonCode: string }[] = [
   { name: "the crew fails (every step's model call fails)", llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)), outcome: "NEEDS_REVIEW", reasonCode: "CREW_FAILED" },
+  { name: "the model cannot be reached (every crew call LLM_UNREACHABLE)", llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? unreachable : a)), outcome: "NEEDS_REVIEW", reasonCode: "LLM_UNREACHABLE" },
+  {
+    name: "the Decision Maker's first proposal fails the self-check and its repair round passes",
+    llm: () => {
+      let decisions = 0;
+      return rulesExcept((task, a) => (task === "decide_refund" && a.ok && decisions++ === 0 ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a));
+    },
+    outcome: "ACCEPT",
+    reasonCode: "VALIDATION_PASSED",
+  },
   { name: "the crew's output is not a proposal", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { verdict: "refund it" } } : a)), outcome: "NEEDS_REVIEW", reasonCode: "CREW_OUTPUT_INVALID" },
   { name: "the self-check fails (confidence 0.4)", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a)), outcome: "NEEDS_REVIEW", reasonCode: "CLAIMS_SELF_CHECK_FAILED" },
   { name: "the fixer stands in for a failed decision maker", llm: () => rulesExcept((task, a) => (task === "decide_refund" ? notJson : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },

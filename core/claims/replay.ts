@@ -12,17 +12,18 @@ import type { AgentStepCompletedEvent, AgentStepFailedEvent, AgentStepRequestedE
 import { assertLedgerEntry, buildProposal, formatEur, parseCents } from "../integrity/index.ts";
 import type { AuditEvent, PolicyProposal, ResponsibilityContract } from "../integrity/index.ts";
 import type { Claim } from "./claim.ts";
-import { AnalystOutputSchema, CLAIMS_CREW_NAME, claimsCrewGraph, claimsCrewInput } from "./crew.ts";
+import { AnalystOutputSchema, CLAIMS_CREW_NAME, CLAIMS_ROLES, claimsCrewGraph, claimsCrewInput, crewFailureReview } from "./crew.ts";
+import type { CrewFailureCause } from "./crew.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "./execution.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewIdFor } from "./review.ts";
-import { claimFromExtraction } from "./extraction.ts";
+import { claimFromExtraction, extractionFailureReasonCode } from "./extraction.ts";
 import { decideClaim } from "./kernel.ts";
 import type { ClaimVerdict, DecideClaimInput } from "./kernel.ts";
 import { RefundProposalOutputSchema } from "./proposal-output.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
 import { isReplayableKind, REPLAY_DETAILS, STAGE_EVENTS } from "./replay-events.ts";
 import type { ReplayDetails, ReplayStage, ReplayableKind } from "./replay-events.ts";
-import { selfCheck } from "./self-check.ts";
+import { selfCheck, selfCheckRepairReason } from "./self-check.ts";
 import { SimulationStartDetailsSchema } from "./simulation.ts";
 
 /** IDENTICAL: every step reproduces; DIFFERENT: a step gives another result; INCOMPLETE: something could not be replayed or is missing. */
@@ -102,6 +103,8 @@ interface Ctx {
   reasonCode?: string;
   /** A person's decision on the claim's review, when one was recorded. */
   review?: string;
+  /** The step error whose delivery ended the crew in failure, if one did. */
+  crewFailureCause?: CrewFailureCause;
 }
 
 const same = (a: unknown, b: unknown) => (a === undefined || b === undefined ? a === b : canonicalize(a) === canonicalize(b));
@@ -286,7 +289,7 @@ function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | undefined
     }
     s.done(`the recorded model answer fails again: ${d.reason_code}`);
   } else {
-    s.expect(d.reason_code === "EXTRACTION_FAILED" && d.code !== undefined, `${label(f.CLAIM_EXTRACTION_FAILED.r)} has neither the model's answer nor its error code`);
+    s.expect(d.code !== undefined && d.reason_code === extractionFailureReasonCode(d.code), `${label(f.CLAIM_EXTRACTION_FAILED.r)} has neither the model's answer nor its error code, or names another reason than the code gives`);
     s.done(`the model call failed (${d.code ?? "?"}): nothing to recompute`);
   }
   review(ctx, flow, d, f.CLAIM_NEEDS_REVIEW);
@@ -419,9 +422,11 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
       return undefined;
     }
     s.compare(`what ${what} caused`, step.caused, out.map((e) => e.type));
+    if (inbound.type === "agent.step.failed" && out.some((e) => e.type === "crew.failed")) ctx.crewFailureCause = inbound.error;
     if (inbound.type === "agent.step.completed" || inbound.type === "agent.step.failed") {
       const request = requested.get(inbound.correlationId);
       checkLlmCall(ctx, s, what, inbound, request);
+      checkSelfCheckRepair(ctx, s, what, inbound.correlationId, request, claim, flow);
       if (inbound.type === "agent.step.completed" && request?.phaseIndex === 0) {
         // The worker copies the claim the analyst assessed into its answer; the decision maker reads it from there.
         const analyst = AnalystOutputSchema.safeParse(inbound.output);
@@ -477,9 +482,41 @@ function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbou
   s.expect(matching.length > 0, `${what}: its LLM_CALL (${calls.map(label).join(", ")}) names another role or agent, says ok=${String(!ok)}, or records another error`);
 }
 
+/**
+ * A Decision Maker whose first proposal failed the self-check got one repair round in its own step
+ * (SPEC §4.5): its LLM_CALL says `calls: 2`, and one CLAIMS_SELF_CHECK_FAILED recorded while the claim
+ * was RUNNING holds the first proposal, which must fail the self-check again with the recorded failures.
+ */
+function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: string, correlationId: string, request: AgentStepRequestedEvent | undefined, claim: Claim, flow: Flow): void {
+  const repairs = ctx.mine.filter((x) => x.event.event_type === "CLAIMS_SELF_CHECK_FAILED" && x.event.state === "RUNNING" && x.event.details.correlation_id === correlationId);
+  const calls = ctx.mine.filter((x) => x.event.event_type === "LLM_CALL" && (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId);
+  const repaired = calls.some((x) => (x.parsed as ReplayDetails<"LLM_CALL">).calls === 2);
+  if (repaired && repairs.length === 0) s.incomplete(`CLAIMS_SELF_CHECK_FAILED is missing: ${what}'s LLM_CALL records a self-check repair round`);
+  else s.expect(repairs.length === (repaired ? 1 : 0), `${what}: its LLM_CALL ${repaired ? "records a self-check repair round" : "records one call"}, but ${repairs.length} self-check repair events (CLAIMS_SELF_CHECK_FAILED while RUNNING) are recorded`);
+  for (const x of repairs) {
+    ctx.used.add(x.n);
+    if (x.error !== undefined) {
+      ctx.reported.add(x.n);
+      s.incomplete(`${label(x)} cannot be read: ${x.error}`);
+      continue;
+    }
+    const d = x.parsed as ReplayDetails<"CLAIMS_SELF_CHECK_FAILED">;
+    s.expect(request !== undefined && x.event.details.role === request.role && request.role === CLAIMS_ROLES.decision, `${label(x)}: a self-check repair round belongs to the Decision Maker's step, not to ${String(x.event.details.role)}`);
+    s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(x)} reason_code is ${d.reason_code}`);
+    // Without a responsibility contract the self-check step reports it; nothing more to recompute here.
+    const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
+    if (!responsibility) continue;
+    const check = selfCheck(d.output, responsibility, claim);
+    if (!s.expect(!check.ok, `${what}: ${label(x)} records a self-check failure, but its proposal passes`) || check.ok) continue;
+    s.compare(`${label(x)} failures (the step's first proposal)`, d.failures, check.failures);
+    s.compare(`${label(x)} reason`, d.reason, selfCheckRepairReason(check.failures));
+  }
+}
+
 function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: Claim, flow: Flow): void {
   if (end.type === "crew.failed") {
-    crewFailed(ctx, flow, claim, { reason_code: "CREW_FAILED", states: end.reason, code: end.code, role: end.role }, "the crew fails");
+    const expected = crewFailureReview(end.reason, ctx.crewFailureCause);
+    crewFailed(ctx, flow, claim, { reason_code: expected.reason_code, states: expected.reason, code: end.code, role: end.role }, "the crew fails");
     return;
   }
   const output = RefundProposalOutputSchema.safeParse(end.output);
@@ -492,7 +529,7 @@ function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: C
     scope(ctx, "self_check").incomplete("no responsibility contract to self-check with: neither PROPOSAL_SUBMITTED nor the run's SIMULATION_START records one");
     return;
   }
-  const check = selfCheck(output.data, responsibility);
+  const check = selfCheck(output.data, responsibility, claim);
   if (!check.ok) {
     if (!branch(ctx, "self_check", "self_check_failed", AFTER_CREW, "the self-check fails")) return;
     const f = enter(ctx, "self_check_failed", "self_check");

@@ -117,8 +117,25 @@ export function reviewView(r: ReviewRecord): Record<string, unknown> {
   };
 }
 
-/** A review as `GET /reviews` lists it (SPEC §7.2). */
-export function reviewListItem(r: ReviewRecord): Record<string, unknown> {
+/** What a reviewer needs beside the review itself: the claim as it stands, the crew's proposal and the kernel's checks. */
+export interface ReviewContext {
+  /** The structured claim (as submitted, or as extracted from free text). */
+  claim?: z.infer<typeof ClaimSchema> | undefined;
+  /** The customer's own words, when the claim came as free text. */
+  claimText?: string | undefined;
+  label?: string | undefined;
+  /** The Decision Maker's proposal. */
+  proposal?: unknown;
+  /** The kernel's verdict on it: the deciding layer and the checks run up to it. */
+  verdict?: { verdict: string; layer: number; checks: readonly unknown[] } | undefined;
+}
+
+/**
+ * A review as `GET /reviews` lists it: the fields of SPEC §7.2, then what the review page shows beside them
+ * (the claim, the proposal, the kernel's verdict id, deciding layer and checks) when the context has them.
+ */
+export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Record<string, unknown> {
+  const decided = r.status !== "PENDING";
   return {
     review_id: r.review_id,
     claim_id: r.claim_id,
@@ -131,6 +148,15 @@ export function reviewListItem(r: ReviewRecord): Record<string, unknown> {
     ...(r.amount_eur !== undefined ? { amount_eur: r.amount_eur } : {}),
     requested_at: r.requested_at,
     ...(r.simulation_id ? { simulation_id: r.simulation_id } : {}),
+    ...(r.verdict_id ? { verdict_id: r.verdict_id } : {}),
+    ...(context.label ? { label: context.label } : {}),
+    ...(context.claim ? { claim: context.claim } : {}),
+    ...(context.claimText !== undefined ? { claim_text: context.claimText } : {}),
+    ...(context.proposal !== undefined ? { proposal: context.proposal } : {}),
+    ...(context.verdict ? { verdict: context.verdict.verdict, layer: context.verdict.layer, checks: context.verdict.checks } : {}),
+    ...(decided && r.decision ? { decision: r.decision, decided_at: r.decided_at, ...(r.reviewer ? { reviewer: r.reviewer } : {}), ...(r.note ? { note: r.note } : {}) } : {}),
+    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined ? { approved_amount_eur: r.approved_amount_eur } : {}),
+    ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
   };
 }
 

@@ -20,6 +20,8 @@ const EXTRACTION_CODES = [
   "NO_ORDER_ID",
   "AMBIGUOUS_ORDER_ID",
   "NO_AMOUNT",
+  "AMBIGUOUS_AMOUNT",
+  "AMOUNT_NOT_IN_TEXT",
   "UNSUPPORTED_CURRENCY",
   "ORDER_ID_NOT_IN_TEXT",
   "INVALID_CLAIM",
@@ -37,6 +39,7 @@ export const NEEDS_REVIEW_REASON_CODES: readonly string[] = [
   "CREW_OUTPUT_INVALID",
   "CLAIMS_SELF_CHECK_FAILED",
   "STALLED",
+  "CLAIM_TIMED_OUT",
   "ORDER_DATA_INVALID",
 ];
 
@@ -110,8 +113,50 @@ const ScenarioRowSchema = z
     }
   });
 
-/** Schema of `scenarios/scenarios.yaml` (SPEC §6), including DIR sample 35's rows (no `id`, `notes`). */
-export const ScenarioFileSchema = z.object({ scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios") }).strict();
+/** What a review step may expect: the review's status after the decision, or REFUSED with the API's code. */
+export const ReviewStepOutcomeSchema = z.enum(["APPROVED", "DENIED", "RESUBMITTED", "REFUSED"]);
+
+/** A review step's expected outcome. */
+export type ReviewStepOutcome = z.infer<typeof ReviewStepOutcomeSchema>;
+
+const ReviewStepSchema = z
+  .object({
+    id: IdSchema,
+    label: z.string().min(1),
+    /** A person decides the review of the claim of scenario `of`, as `POST /claims/{id}/review` does (SPEC §4.6). */
+    review: z
+      .object({
+        of: IdSchema,
+        decision: z.enum(["APPROVE", "DENY", "RESUBMIT"]),
+        amount_eur: z.number().optional(),
+        note: z.string().optional(),
+        reviewer: z.string().min(1).optional(),
+        claim: ClaimSchema.optional(),
+      })
+      .strict(),
+    expected: z.preprocess(
+      (v) => (typeof v === "string" ? { outcome: v } : v),
+      z.object({ outcome: ReviewStepOutcomeSchema, reason_code: z.string().min(1).optional() }).strict(),
+    ),
+  })
+  .strict();
+
+/**
+ * Schema of `scenarios/scenarios.yaml` (SPEC §6), including DIR sample 35's rows (no `id`, `notes`), and the
+ * review steps a person takes once every scenario has run (`reviews`, optional).
+ */
+export const ScenarioFileSchema = z.object({ scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios"), reviews: z.array(ReviewStepSchema).optional() }).strict();
+
+/** A person's decision on the review of an earlier scenario's claim, run after every scenario. */
+export interface ReviewStep {
+  id: string;
+  label: string;
+  /** The scenario whose claim is under review. */
+  of: string;
+  /** The body of `POST /claims/{id}/review`. */
+  body: Record<string, unknown>;
+  expected: { outcome: ReviewStepOutcome; reason_code?: string };
+}
 
 /** One scenario, normalised. */
 export interface Scenario {
@@ -127,6 +172,8 @@ export interface ScenarioFile {
   /** Ids that came from a label (`SCENARIO A - …`) because the row has no `id`. */
   idsFromLabels: string[];
   ignored: IgnoredField[];
+  /** The review steps, in file order (they run after every scenario). */
+  reviews: ReviewStep[];
 }
 
 /** Parses and validates scenario YAML text. Throws `SourceFileError` naming file, row and field. */
@@ -157,7 +204,15 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
       expected: row.expected.reason_code === undefined ? { verdict: row.expected.verdict } : { verdict: row.expected.verdict, reason_code: row.expected.reason_code },
     };
   });
-  return { scenarios, idsFromLabels, ignored: ignoredFields(ScenarioFileSchema, source.value) };
+  const reviews = (parsed.reviews ?? []).map((step, i): ReviewStep => {
+    const where = (field: string, message: string) => new SourceFileError(file, [{ file, line: source.lineOf(["reviews", i, field]), row: step.id, field: `reviews[${i}].${field}`, message }]);
+    if (seen.has(step.id)) throw where("id", "duplicate id (a scenario has it)");
+    if (!seen.has(step.review.of)) throw where("review", `of: no scenario ${JSON.stringify(step.review.of)} runs before this step (known: ${[...seen.keys()].join(", ")})`);
+    seen.set(step.id, -1);
+    const { of, ...body } = step.review;
+    return { id: step.id, label: step.label, of, body, expected: step.expected.reason_code === undefined ? { outcome: step.expected.outcome } : { outcome: step.expected.outcome, reason_code: step.expected.reason_code } };
+  });
+  return { scenarios, idsFromLabels, ignored: ignoredFields(ScenarioFileSchema, source.value), reviews };
 }
 
 /** Parses and validates scenario YAML text. Throws `SourceFileError` naming file, row and field. */

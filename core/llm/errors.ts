@@ -33,6 +33,14 @@ export function isRetryableLlmFailure(code: LlmFailureCode): boolean {
   return RETRYABLE_LLM_FAILURES.has(code);
 }
 
+/** Failure codes that say the model could not be used at all (down, or refusing the credentials), not that it answered badly. */
+export const MODEL_UNAVAILABLE_FAILURES: ReadonlySet<string> = new Set<LlmFailureCode>(["LLM_UNREACHABLE", "LLM_AUTH_FAILED"]);
+
+/** Whether a (step or call) failure code says the model could not be used at all; such a claim ends in NEEDS_REVIEW under that code. */
+export function isModelUnavailable(code: string | undefined): code is "LLM_UNREACHABLE" | "LLM_AUTH_FAILED" {
+  return code !== undefined && MODEL_UNAVAILABLE_FAILURES.has(code);
+}
+
 /** Codes of the errors this module throws (broken configuration or invariants, never a model's answer). */
 export type LlmErrorCode = "LLM_CONFIG_INVALID" | "LLM_SCHEMA_NOT_STRICT";
 

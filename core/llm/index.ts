@@ -18,6 +18,8 @@ export {
   LLM_FAILURE_CODES,
   RETRYABLE_LLM_FAILURES,
   isRetryableLlmFailure,
+  isModelUnavailable,
+  MODEL_UNAVAILABLE_FAILURES,
   LlmConfigError,
   LlmSchemaNotStrictError,
   type LlmErrorCode,

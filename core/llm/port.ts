@@ -52,7 +52,7 @@ interface LlmRequestBase {
   readonly messages: readonly LlmMessage[];
   /** Structured facts for deterministic implementations; network models ignore them. */
   readonly facts?: LlmFacts | undefined;
-  /** Budget for the whole call including retries; the implementation's default when absent. */
+  /** Budget for the whole call including retries and a structured answer's repair round; the implementation's default when absent. */
   readonly timeoutMs?: number | undefined;
   /** Cancels the call; a cancelled call fails with `LLM_ABORTED`. */
   readonly signal?: AbortSignal | undefined;

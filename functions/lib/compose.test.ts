@@ -2,11 +2,14 @@
 // endpoint environment (here pointing at the emulators), ports read their link only when used, and a
 // refused agent stops what needs it.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frozenClock } from "../../core/crew/index.ts";
 import { CONFIG_PATH, TEST_NOW, apiEvent, startTestStack } from "../../local/stack-fixture.ts";
+import { pipelineWaitsFor } from "../../pipeline/deps.ts";
 import { composeDeps, retentionFrom } from "./compose.ts";
 import { composeLlmDeps } from "./llm.ts";
 import { AgentRefusedError, ResourceLinkError } from "./errors.ts";
@@ -75,8 +78,24 @@ describe("composeDeps", () => {
     const extracted = await withLlm.llm.complete({ task: "extract_claim", system: "s", messages: [], facts: { task: "extract_claim", claim_text: "Order ord_001, 45 EUR, the kettle leaks" } });
     expect(extracted.ok).toBe(true);
   });
-});
 
+  it("puts a network model behind its endpoint check: on a cold start with the model down, a call fails at once naming URL and model", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const env = { LLM_PROVIDER: "openai", LLM_BASE_URL: `http://127.0.0.1:${port}`, LLM_MODEL: "gemma3:4b", LLM_API_KEY: "k" };
+    const deps = composeLlmDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), configPath: CONFIG_PATH, env });
+    const result = await deps.llm.complete({ task: "analyze_claim", system: "s", messages: [{ role: "user", content: "u" }] });
+    expect(result).toMatchObject({ ok: false, code: "LLM_UNREACHABLE", attempts: 0, retryable: false, message: `LLM endpoint http://127.0.0.1:${port}/v1 (model gemma3:4b) is unreachable: ECONNREFUSED` });
+  });
+
+  it("derives the crew's step deadlines from the LLM budget (LLM_TIMEOUT_MS over the config's timeout_ms)", () => {
+    const from = (env: Record<string, string>) => composeDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), configPath: CONFIG_PATH, env }).settings.timeouts;
+    expect(from({})).toEqual(pipelineWaitsFor(30_000).timeouts);
+    expect(from({ LLM_TIMEOUT_MS: "90000" })).toEqual(pipelineWaitsFor(90_000).timeouts);
+  });
+});
 
 describe("retentionFrom", () => {
   it.each([

@@ -13,7 +13,8 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
 import { parseConfig } from "../../core/claims/config.ts";
 import type { ClaimsConfig } from "../../core/claims/config.ts";
-import { DEFAULT_PIPELINE_SETTINGS } from "../../pipeline/deps.ts";
+import { llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
+import { pipelineSettingsFor } from "../../pipeline/deps.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../pipeline/deps.ts";
 import { systemClock } from "../../core/crew/index.ts";
 import { createAgentRegistry } from "../../core/integrity/index.ts";
@@ -188,7 +189,8 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     ids: options.ids ?? randomIds(),
     agent: lazyPort(() => registered().agent),
     registry: lazyPort(() => registered().registry),
-    settings: options.settings ?? DEFAULT_PIPELINE_SETTINGS,
+    // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
+    settings: options.settings ?? lazyPort(() => pipelineSettingsFor(llmTimeoutMsFromEnv(env, config().llm.timeout_ms))),
   };
 }
 

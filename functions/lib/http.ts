@@ -45,9 +45,9 @@ export function apiError(statusCode: number, code: string, message: string, issu
   return json(statusCode, { error: { code, message, ...(issues && issues.length > 0 ? { issues } : {}) } });
 }
 
-/** An HTML response. */
-export function htmlResponse(body: string): ApiResponse {
-  return { statusCode: 200, headers: { "content-type": "text/html; charset=utf-8" }, body };
+/** An HTML response (with extra headers, e.g. the page's Content-Security-Policy). */
+export function htmlResponse(body: string, headers: Record<string, string> = {}): ApiResponse {
+  return { statusCode: 200, headers: { "content-type": "text/html; charset=utf-8", ...headers }, body };
 }
 
 /** The request body as bytes (API Gateway base64-encodes binary bodies). */

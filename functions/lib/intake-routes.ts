@@ -3,7 +3,9 @@
 import { claimView } from "../../core/claims/claim-record.ts";
 import { submitClaim } from "../../pipeline/intake.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
-import { renderReport } from "../../report/render.ts";
+import { htmlSecurityHeaders } from "../../report/csp.ts";
+import { REPORT_CSP } from "../../report/render.ts";
+import { renderAuditReport, renderServedReport } from "../../report/served.ts";
 import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
 import type { ApiRequest, ApiResponse } from "./http.ts";
 
@@ -34,11 +36,33 @@ export async function getClaim(request: ApiRequest, deps: PipelineDeps): Promise
   return json(200, claimView(record, await deps.reviews.getReview(id)));
 }
 
-/** `GET /reports/{simulation_id}`: the HTML report built from the run's audit, or 404. */
+/**
+ * `GET /reports/{simulation_id}`: the HTML report built from the simulation's audit — a batch run's report, or
+ * the served view of claims sent to the API with this simulation_id — or 404.
+ */
 export async function getReport(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
   const id = request.pathParameters?.simulation_id ?? "";
   if (!SIMULATION_ID.test(id)) return apiError(400, "INVALID_SIMULATION_ID", "simulation ids hold 1-128 letters, digits and _ . : -");
   const events = await deps.audit.bySimulation(id);
   if (events.length === 0) return apiError(404, "NOT_FOUND", `no audit recorded for simulation ${id}`);
-  return htmlResponse(renderReport(events, { title: `Claims Crew — ${id}` }));
+  return htmlResponse(renderAuditReport(events, { title: `Claims Crew — ${id}`, generatedAt: new Date(deps.clock.now()).toISOString() }), htmlSecurityHeaders(REPORT_CSP));
+}
+
+/**
+ * How many claims the served view shows unless `?limit=` says otherwise, and the most it shows: a claim is
+ * about 8 KB of HTML with its decision cycle, so 200 claims (about 1.7 MB) stay well inside API Gateway's
+ * 6 MB response limit.
+ */
+export const SERVED_REPORT_LIMITS = { default: 100, max: 200 } as const;
+
+/** `GET /reports?limit=`: the live view of the most recent claims sent without a simulation_id (200 also when there are none). */
+export async function getServedReport(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+  const raw = request.queryStringParameters?.limit;
+  const limit = raw === undefined ? SERVED_REPORT_LIMITS.default : Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > SERVED_REPORT_LIMITS.max) {
+    return apiError(400, "INVALID_QUERY", `limit must be an integer from 1 to ${SERVED_REPORT_LIMITS.max}`, [{ path: "limit", message: "out of range" }]);
+  }
+  const events = await deps.audit.recentServed(limit);
+  const page = renderServedReport(events, { scope: `the ${limit} most recent claims (at most)`, generatedAt: new Date(deps.clock.now()).toISOString() });
+  return htmlResponse(page, htmlSecurityHeaders(REPORT_CSP));
 }

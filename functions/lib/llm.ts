@@ -1,6 +1,9 @@
 // The LLM of the two functions that call a model (worker, intake-extract). Kept out of compose.ts so
-// that the other functions' bundles do not carry the openai SDK.
-import { createLlm, llmConfigFromEnv } from "../../adapters/llm/index.ts";
+// that the other functions' bundles do not carry the openai SDK (and the intake API never waits on a model).
+// A network model sits behind its endpoint check: the first call of a cold start checks the endpoint
+// (a few seconds at most, once per container); while it is down every call fails at once naming URL,
+// model and error (the claim ends NEEDS_REVIEW LLM_UNREACHABLE), and it is checked again after 30 s.
+import { createLlm, guardWithPreflight, llmConfigFromEnv, preflightLlm } from "../../adapters/llm/index.ts";
 import type { ClaimsConfig } from "../../core/claims/config.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import type { LlmPort } from "../../core/llm/index.ts";
@@ -15,7 +18,9 @@ export function llmFromEnv(config: ClaimsConfig, env: Record<string, string | un
   const defaults = { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature };
   const provider = env.LLM_PROVIDER?.trim().toLowerCase() || config.llm.provider;
   const keyed = provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;
-  return createLlm(llmConfigFromEnv(keyed, defaults), { contract: config.agent.contract, responsibility: config.agent.responsibility });
+  const llmConfig = llmConfigFromEnv(keyed, defaults);
+  const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
+  return llmConfig.provider === "rules" ? model : guardWithPreflight(model, () => preflightLlm(llmConfig)).port;
 }
 
 /** Dependencies of a function that calls a model. */

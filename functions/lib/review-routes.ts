@@ -3,7 +3,9 @@
 import { ReviewStatusSchema, reviewListItem } from "../../core/claims/review.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { decideReview, listReviews } from "../../pipeline/review.ts";
-import { MAX_BODY_BYTES, apiError, bodyBytes, json, parseJsonBody } from "./http.ts";
+import { htmlSecurityHeaders } from "../../report/csp.ts";
+import { REVIEW_PAGE_CSP, renderReviewPage } from "../../report/review-page.ts";
+import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
 import type { ApiRequest, ApiResponse } from "./http.ts";
 
 const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -18,7 +20,7 @@ export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promi
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) return apiError(400, "INVALID_QUERY", "limit must be an integer from 1 to 200", [{ path: "limit", message: "out of range" }]);
   if (q.cursor !== undefined && !CURSOR.test(q.cursor)) return apiError(400, "INVALID_QUERY", "cursor must be the next_cursor of a previous page", [{ path: "cursor", message: "not a cursor" }]);
   const page = await listReviews({ status: status.data, limit, ...(q.cursor ? { cursor: q.cursor } : {}) }, deps);
-  return json(200, { items: page.items.map(reviewListItem), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) });
+  return json(200, { items: page.items.map((i) => reviewListItem(i.review, i.context)), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) });
 }
 
 /** `POST /claims/{id}/review`: 200 with the decided review; 400 invalid; 404 unknown claim; 409 not pending, already decided, not allowed, or a reject rule that now fails. */
@@ -32,4 +34,9 @@ export async function postReview(request: ApiRequest, deps: PipelineDeps): Promi
   const result = await decideReview(id, body.value, deps);
   if (result.ok) return json(200, result.body);
   return apiError(result.status, result.code, result.message, "issues" in result ? result.issues : undefined);
+}
+
+/** `GET /review`: the reviewers' page (constant HTML; it asks for the reviewer token and calls the routes above). */
+export async function getReviewPage(): Promise<ApiResponse> {
+  return htmlResponse(renderReviewPage(), htmlSecurityHeaders(REVIEW_PAGE_CSP));
 }

@@ -1,0 +1,53 @@
+// Counts and times the calls through an LlmPort, for the batch's progress lines (calls in flight,
+// how long) and its figures (time per call and per claim). Adds nothing to the calls themselves.
+import type { LlmPort, LlmRequest, LlmResult, LlmTask } from "../../core/llm/port.ts";
+
+/** One finished call. */
+export interface LlmCallRecord {
+  readonly task: LlmTask;
+  readonly ok: boolean;
+  readonly code?: string | undefined;
+  readonly attempts: number;
+  readonly ms: number;
+}
+
+/** A call still waiting for its answer. */
+export interface LlmCallInFlight {
+  readonly task: LlmTask;
+  readonly elapsedMs: number;
+}
+
+/** A metered port and what it saw. */
+export interface LlmMeter {
+  readonly port: LlmPort;
+  inFlight(): LlmCallInFlight[];
+  /** Every finished call so far, in the order they finished. */
+  calls(): readonly LlmCallRecord[];
+}
+
+/** Wraps `port` so every call is counted and timed (wall time, `now` in ms). */
+export function meterLlm(port: LlmPort, now: () => number = () => performance.now()): LlmMeter {
+  const open = new Map<number, { task: LlmTask; started: number }>();
+  const done: LlmCallRecord[] = [];
+  let next = 0;
+  return {
+    inFlight: () => [...open.values()].map((c) => ({ task: c.task, elapsedMs: now() - c.started })),
+    calls: () => done,
+    port: {
+      provider: port.provider,
+      model: port.model,
+      async complete<T = string>(request: LlmRequest<T>): Promise<LlmResult<T>> {
+        const id = next++;
+        const started = now();
+        open.set(id, { task: request.task, started });
+        try {
+          const result = await port.complete(request);
+          done.push({ task: request.task, ok: result.ok, ...(result.ok ? {} : { code: result.code }), attempts: result.attempts, ms: now() - started });
+          return result;
+        } finally {
+          open.delete(id);
+        }
+      },
+    },
+  };
+}

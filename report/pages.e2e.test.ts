@@ -1,0 +1,354 @@
+// The reviewers' page (GET /review) and the live view of served claims (GET /reports, GET /reports/{id})
+// driven in headless Chromium (Debian's, through playwright-core) against `claims serve` started as a child
+// process: what a reviewer and an operator see and do, checked against the API's state afterwards.
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import type { Browser, BrowserContext, Page, Response } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { finalClaim, startServe } from "../local/serve-child.test-kit.ts";
+import type { ServeChild } from "../local/serve-child.test-kit.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, describeWithBrowser } from "./browser.test-kit.ts";
+
+// Orders of scenarios/config.yaml (purchase dates relative to the server's clock): ord_016, ord_002 and ord_003
+// are 1200 EUR electronics orders; the escalation limit is 500 EUR.
+const CLAIMS = {
+  approve: { order_id: "ord_016", amount_eur: 600, category: "electronics", reason: "Two of the three speakers arrived broken" },
+  deny: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop never arrived" },
+  balanceFirst: { order_id: "ord_003", amount_eur: 1200, category: "electronics", reason: "Screen cracked on arrival" },
+  balanceSecond: { order_id: "ord_003", amount_eur: 300, category: "electronics", reason: "The charger is missing" },
+  accept: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Dead on arrival" },
+  window: { order_id: "ord_005", amount_eur: 500, category: "electronics", reason: "Stopped working" },
+  category: { order_id: "ord_004", amount_eur: 50, category: "electronics", reason: "Not as described" },
+};
+const FREE_TEXT = "I want my money back for the kettle, 45 EUR, it leaks."; // no order id: NEEDS_REVIEW
+const SIMULATION = "sim_served_demo";
+
+// The project compiles without the DOM lib; these minimal shapes type what runs inside the page.
+type El = { getBoundingClientRect(): { left: number; right: number; width: number }; scrollWidth: number; clientWidth: number; textContent: string | null; getAttribute(n: string): string | null };
+type Doc = { documentElement: El; querySelector(s: string): El | null; querySelectorAll(s: string): ArrayLike<El> };
+// Functions passed to the page run there: they cannot call helpers of this file, so each reads `document` itself.
+
+let dataDir: string;
+let shotDir: string;
+let serve: ServeChild;
+let browser: Browser;
+const ids: Record<string, string> = {};
+
+async function submit(name: string, body: Record<string, unknown>): Promise<string> {
+  const res = await serve.api("POST", "/claims", body, { headers: { "idempotency-key": `pages-e2e-${name}` } });
+  expect(res.status, name).toBe(202);
+  ids[name] = res.body.claim_id as string;
+  return ids[name]!;
+}
+
+/** A page that records CSP violations, page errors and every request it makes. */
+async function openPage(context: BrowserContext, width = 1280) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height: 900 });
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("request", (r) => requests.push(r.url()));
+  return { page, problems, requests };
+}
+
+function expectSecurityHeaders(res: Response | null, connect: "'self'" | "'none'"): void {
+  expect(res?.status()).toBe(200);
+  const h = res!.headers();
+  expect(h["content-type"]).toMatch(/^text\/html/);
+  expect(h["x-content-type-options"]).toBe("nosniff");
+  const csp = h["content-security-policy"] ?? "";
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'(;|$)/);
+  expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/]+=*'(;|$)/);
+  expect(csp).toContain(`connect-src ${connect}`);
+  expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "claims-pages-e2e-"));
+  shotDir = process.env.CLAIMS_SCREENSHOT_DIR ?? join(dataDir, "screenshots");
+  serve = await startServe({ dataDir });
+  for (const [name, claim] of Object.entries(CLAIMS)) await submit(name, { claim, label: `pages e2e: ${name}` });
+  await submit("text", { claim_text: FREE_TEXT });
+  await submit("simAccept", { claim: { order_id: "ord_009", amount_eur: 500, category: "electronics", reason: "Broken hinge" }, simulation_id: SIMULATION, label: "demo accept" });
+  await submit("simReject", { claim: { order_id: "ord_007", amount_eur: 120, category: "clothing", reason: "Too small" }, simulation_id: SIMULATION, label: "demo reject" });
+  await Promise.all(Object.values(ids).map((id) => finalClaim(serve, id)));
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await serve?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describeWithBrowser("the review page against claims serve", () => {
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let requests: string[];
+  const card = (name: string) => page.locator(`article[data-claim-id="${ids[name]}"]`);
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    context = await browser.newContext();
+    ({ page, problems, requests } = await openPage(context));
+  });
+  afterAll(() => context?.close());
+
+  it("is served open, with its own policy, and refuses a wrong token with the API's answer", async () => {
+    expectSecurityHeaders(await page.goto(`${serve.url}/review`), "'self'");
+    await page.fill("#token", serve.apiToken); // the intake token is not a reviewer token
+    await page.click("#login button[type=submit]");
+    await page.locator("#login-msg.error").waitFor();
+    expect(await page.textContent("#login-msg")).toMatch(/^403 FORBIDDEN/);
+    expect(await page.isVisible("#login")).toBe(true);
+    expect(await page.locator("article").count()).toBe(0);
+  });
+
+  it("lists every pending review with the claim, the verdict's reason and the kernel's checks, keeping the token for this tab only", async () => {
+    await page.fill("#token", serve.reviewerToken);
+    await page.click("#login button[type=submit]");
+    await page.waitForFunction(() => /shown\.$/.test((globalThis as unknown as { document: Doc }).document.querySelector("#list-msg")?.textContent ?? ""));
+    const pending = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as { claim_id: string; reason: string }[];
+    const shown = await page.$$eval("article", (as) => as.map((a) => a.getAttribute("data-claim-id")));
+    expect(shown.sort()).toEqual(pending.map((r) => r.claim_id).sort());
+    for (const name of ["approve", "deny", "balanceFirst", "balanceSecond", "text"]) expect(shown).toContain(ids[name]);
+
+    const approve = card("approve");
+    expect(await approve.getAttribute("data-origin")).toBe("ESCALATE");
+    expect(await approve.locator("h2").textContent()).toBe("AMOUNT_ABOVE_LIMIT");
+    expect(await approve.locator("p.reason").textContent()).toBe(pending.find((r) => r.claim_id === ids.approve)!.reason);
+    expect(await approve.locator("dd").allTextContents()).toEqual(expect.arrayContaining(["ord_016", "600.00 EUR", "Two of the three speakers arrived broken"]));
+    expect(await approve.locator('ul.checks li[data-layer="11"]').textContent()).toBe("✗ 11 amount_limit → AMOUNT_ABOVE_LIMIT");
+    expect(await approve.locator("ul.checks .pass").count()).toBeGreaterThan(5);
+    // The free-text claim went to review before the kernel: its words are shown, and no checks.
+    expect(await card("text").locator("blockquote").textContent()).toBe(FREE_TEXT);
+    expect(await card("text").locator("ul.checks").count()).toBe(0);
+    expect(await card("text").locator('button[data-action="approve"]').count()).toBe(0);
+
+    // sessionStorage: kept across a reload of this tab, absent from a new tab, never in localStorage.
+    await page.reload();
+    await card("approve").waitFor();
+    const other = await context.newPage();
+    await other.goto(`${serve.url}/review`);
+    expect(await other.isVisible("#login")).toBe(true);
+    expect(await other.evaluate(() => (globalThis as unknown as { localStorage: { length: number } }).localStorage.length)).toBe(0);
+    await other.close();
+  });
+
+  it("approves an escalated claim for less than proposed, and the API shows the refund", async () => {
+    await page.fill("#reviewer", "alice");
+    await page.dispatchEvent("#reviewer", "change");
+    const approve = card("approve");
+    await approve.locator('input[name="amount"]').fill("450");
+    await approve.locator('button[data-action="approve"]').click();
+    await approve.locator(".msg.ok").waitFor();
+    expect(await approve.locator(".msg").textContent()).toMatch(/^APPROVED by alice: 450\.00 EUR refunded \(exe_[0-9a-f]+\)$/);
+    expect(await approve.locator("form").count()).toBe(0);
+
+    const view = (await serve.api("GET", `/claims/${ids.approve}`)).body;
+    expect(view.review).toMatchObject({ status: "APPROVED", decision: "APPROVE", reviewer: "alice", amount_eur: 450 });
+    expect(view.executed).toBe(true);
+    const refunds = serve.events().filter((e) => e["detail-type"] === "RefundExecuted" && e.detail.claim_id === ids.approve);
+    expect(refunds.map((e) => [e.detail.amount_eur, e.detail.approved_by])).toEqual([[450, "alice"]]);
+  });
+
+  it("asks for a note before denying, then denies with it", async () => {
+    const deny = card("deny");
+    await deny.locator('button[data-action="deny"]').click();
+    expect(await deny.locator(".msg.error").textContent()).toBe("Write a note saying why the claim is denied.");
+    expect((await serve.api("GET", `/claims/${ids.deny}`)).body.review.status).toBe("PENDING");
+
+    await deny.locator('textarea[name="note"]').fill("Carrier confirms delivery with signature");
+    await deny.locator('button[data-action="deny"]').click();
+    await deny.locator(".msg.ok").waitFor();
+    expect(await deny.locator(".msg").textContent()).toBe("DENIED by alice");
+    const view = (await serve.api("GET", `/claims/${ids.deny}`)).body;
+    expect(view.review).toMatchObject({ status: "DENIED", decision: "DENY", reviewer: "alice", note: "Carrier confirms delivery with signature" });
+    expect(view.executed).not.toBe(true);
+  });
+
+  it("shows the API's 409 when the order's balance is gone, and the review stays pending", async () => {
+    // Another reviewer approves the second claim on ord_003 first: 300 of its 1200 EUR are refunded.
+    const other = await serve.api("POST", `/claims/${ids.balanceSecond}/review`, { decision: "APPROVE", reviewer: "bob" }, { as: "reviewer" });
+    expect(other.status).toBe(200);
+    await page.click("#refresh");
+    await card("balanceSecond").waitFor({ state: "detached" });
+    const first = card("balanceFirst");
+    await first.locator('button[data-action="approve"]').click();
+    await first.locator(".msg.error").waitFor();
+    expect(await first.locator(".msg").textContent()).toMatch(/^409 EXCEEDS_REFUNDABLE_BALANCE: /);
+    expect(await first.locator("form").count()).toBe(1); // still decidable: deny remains possible
+
+    const view = (await serve.api("GET", `/claims/${ids.balanceFirst}`)).body;
+    expect(view.review.status).toBe("PENDING");
+    expect(view.executed).not.toBe(true);
+    expect(serve.events().filter((e) => e["detail-type"] === "RefundExecuted" && e.detail.claim_id === ids.balanceFirst)).toEqual([]);
+  });
+
+  it("resubmits a corrected claim from the form, which then runs through the pipeline", async () => {
+    const text = card("text");
+    await text.locator('input[name="order_id"]').fill("ord_008");
+    await text.locator('input[name="amount_eur"]').fill("45");
+    await text.locator('input[name="category"]').fill("home");
+    await text.locator('input[name="reason"]').fill("The kettle leaks");
+    await text.locator('button[data-action="resubmit"]').click();
+    await text.locator(".msg.ok").waitFor();
+    const child = /corrected claim (clm_\w+)$/.exec((await text.locator(".msg").textContent()) ?? "")?.[1];
+    expect(child).toBeDefined();
+    ids.corrected = child!;
+    const view = await finalClaim(serve, child!);
+    expect(view).toMatchObject({ parent_claim_id: ids.text, status: "DECIDED", verdict: "ACCEPT" });
+    expect((await serve.api("GET", `/claims/${ids.text}`)).body.review).toMatchObject({ status: "RESUBMITTED", resubmitted_claim_id: child });
+  });
+
+  it("loads nothing from anywhere else and runs without page errors or policy violations", async () => {
+    await page.screenshot({ path: join(shotDir, "review-page.png"), fullPage: true });
+    expect(statSync(join(shotDir, "review-page.png")).size).toBeGreaterThan(10_000);
+    expect(requests.filter((r) => !r.startsWith(serve.url))).toEqual([]);
+    expect(problems.filter((p) => !/status of (403|409)/.test(p))).toEqual([]);
+  });
+});
+
+describeWithBrowser("the served-claims report against claims serve", () => {
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let requests: string[];
+  const served = () => Object.entries(ids).filter(([name]) => !name.startsWith("sim")).map(([, id]) => id);
+
+  beforeAll(async () => {
+    browser ??= await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${serve.apiToken}` } });
+    ({ page, problems, requests } = await openPage(context));
+    if (!ids.corrected) ids.corrected = (await serve.api("POST", `/claims/${ids.text}/review`, { decision: "RESUBMIT", claim: { order_id: "ord_008", amount_eur: 45, category: "home", reason: "The kettle leaks" } }, { as: "reviewer" })).body.resubmitted_claim_id;
+    await finalClaim(serve, ids.corrected!);
+    expectSecurityHeaders(await page.goto(`${serve.url}/reports`), "'none'");
+  });
+  afterAll(() => context?.close());
+
+  it("lists every claim sent without a simulation_id, with the verdicts the API gives, and no batch-run banners", async () => {
+    const rows = await page.$$eval('section[data-group="served"] table.claims tbody tr', (trs) => trs.map((tr) => [tr.getAttribute("data-claim-id"), tr.getAttribute("data-verdict")]));
+    expect(rows.map(([id]) => id).sort()).toEqual(served().sort());
+    for (const [id, verdict] of rows) {
+      const view = (await serve.api("GET", `/claims/${id}`)).body;
+      expect(verdict, id!).toBe(view.verdict ?? view.status);
+    }
+    const text = (await page.textContent("main")) ?? "";
+    for (const wrong of ["Run incomplete", "may have crashed", "No run configuration", "Agent unknown", "unknown simulation"]) expect(text).not.toContain(wrong);
+    expect(await page.locator(".big.bad").count()).toBe(0);
+    expect(await page.textContent('[data-summary="agents"]')).toBe("claims_agent_v1");
+  });
+
+  it("shows the reviews in the table and the decision cycles: the approval with its reviewer and amount", async () => {
+    const row = page.locator(`tr[data-claim-id="${ids.approve}"]`);
+    expect(await row.getAttribute("data-review")).toBe("APPROVE");
+    expect(await row.locator("td.review").textContent()).toBe("APPROVED by alice · 450.00 EUR");
+    expect(await row.locator("td.money").nth(1).textContent()).toBe("450.00approved by alice");
+    expect(await page.locator(`tr[data-claim-id="${ids.deny}"] td.review`).textContent()).toBe("DENIED by aliceCarrier confirms delivery with signature");
+    expect(await page.locator(`tr[data-claim-id="${ids.balanceFirst}"]`).getAttribute("data-review")).toBe("PENDING");
+    const cycle = page.locator(`details.cycle[data-claim-id="${ids.approve}"]`);
+    await cycle.locator("summary").click();
+    expect(await cycle.locator('[data-review="decided"]').getAttribute("data-decision")).toBe("APPROVE");
+    expect(await cycle.locator('[data-step="review"]').textContent()).toMatch(/APPROVE by alice.*Approved amount450\.00 EUR/s);
+    expect(await cycle.textContent()).toContain("approved by alice");
+  });
+
+  it("keeps the claim table, money columns included, inside a 1280 px window", async () => {
+    const fit = await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: Doc }).document;
+      const table = d.querySelector("table.claims")!;
+      const wrap = d.querySelector(".table-wrap")!;
+      const heads = Array.from(d.querySelectorAll("table.claims thead th")).map((th) => [th.textContent, th.getBoundingClientRect().right] as const);
+      return { right: table.getBoundingClientRect().right, viewport: d.documentElement.clientWidth, page: d.documentElement.scrollWidth, wrapScroll: wrap.scrollWidth - wrap.clientWidth, heads };
+    });
+    expect(fit.viewport).toBe(1280);
+    expect(fit.right).toBeLessThanOrEqual(1280);
+    expect(fit.page).toBeLessThanOrEqual(1280);
+    expect(fit.wrapScroll).toBe(0);
+    expect(fit.heads.map(([t]) => t)).toEqual(["#", "Received (UTC)", "Claim", "Order", "Amount (EUR)", "Verdict · reason", "Review", "Refund (EUR)", "Decided in"]);
+    for (const [t, right] of fit.heads) expect(right, t!).toBeLessThanOrEqual(1280);
+  });
+
+  it("filters the table by verdict", async () => {
+    const group = page.locator('section[data-group="served"]');
+    const visible = () => group.locator("table.claims tbody tr:visible");
+    const all = await visible().count();
+    for (const verdict of ["REJECT", "ESCALATE", "ACCEPT"]) {
+      await group.locator(`label[data-filter="${verdict}"]`).click();
+      const shown = await visible().evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-verdict")));
+      expect(shown.length, verdict).toBe(Number(await group.locator(`label[data-filter="${verdict}"] strong`).textContent()));
+      expect(new Set(shown)).toEqual(new Set([verdict]));
+    }
+    await group.locator('label[data-filter="all"]').click();
+    expect(await visible().count()).toBe(all);
+  });
+
+  it("draws the verdict mix, the money per outcome and the decision times from the same claims", async () => {
+    const group = page.locator('section[data-group="served"]');
+    const rows = await group.locator("table.claims tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-verdict")));
+    for (const verdict of ["ACCEPT", "ESCALATE", "REJECT"]) {
+      const legend = await group.locator(`[data-chart="verdict-mix"] [data-legend="${verdict}"] text.value`).textContent();
+      expect(legend, verdict).toMatch(new RegExp(`^${rows.filter((v) => v === verdict).length} · `));
+    }
+    const money = async (key: string) => Number(await group.locator(`[data-chart="money"] [data-money="${key}"]`).getAttribute("data-value"));
+    expect(await money("refundedApproved")).toBe(450 + 300); // alice's 450 and bob's 300
+    expect(await money("refundedAuto")).toBeCloseTo(344.99, 2); // the ACCEPT (299.99) and the corrected kettle claim (45)
+    expect(await money("escalatedDenied")).toBe(1200 + 150); // the denial and what alice did not grant
+    expect(await money("escalatedPending")).toBe(1200);
+    expect(await group.locator('[data-chart="decision-time"] rect[data-ms]').count()).toBe(rows.length);
+  });
+
+  it("renders screenshots at 1280 px that load nothing else and raise no errors", async () => {
+    await page.screenshot({ path: join(shotDir, "served-report-top.png") });
+    await page.screenshot({ path: join(shotDir, "served-report.png"), fullPage: true });
+    expect(statSync(join(shotDir, "served-report.png")).size).toBeGreaterThan(30_000);
+    expect(requests.filter((r) => !r.startsWith(serve.url))).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows claims sent with a simulation_id as their own group, without batch-run banners", async () => {
+    const res = await page.goto(`${serve.url}/reports/${SIMULATION}`);
+    expectSecurityHeaders(res, "'none'");
+    expect(await page.getAttribute("section.group", "data-group")).toBe(SIMULATION);
+    const rows = await page.$$eval("table.claims tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-claim-id")));
+    expect(rows.sort()).toEqual([ids.simAccept, ids.simReject].sort());
+    expect((await page.textContent("main")) ?? "").not.toMatch(/Run incomplete|No run configuration|Agent unknown/);
+    await page.screenshot({ path: join(shotDir, "served-simulation.png"), fullPage: true });
+  });
+});
+
+describe("the review list the page reads", () => {
+  it("keeps every field of SPEC §7.2 and adds the claim, the proposal and the kernel's verdict id, layer and checks", async () => {
+    const items = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as Record<string, unknown>[];
+    const item = items.find((i) => i.claim_id === ids.balanceFirst)!;
+    const view = (await serve.api("GET", `/claims/${ids.balanceFirst}`)).body;
+    expect(item).toMatchObject({ claim_id: ids.balanceFirst, dfid: view.dfid, origin: "ESCALATE", status: "PENDING", reason_code: "AMOUNT_ABOVE_LIMIT", reason: view.reason, order_id: "ord_003", amount_eur: 1200 });
+    expect(item.review_id).toMatch(/^rev_[0-9a-f]{24}$/);
+    expect(typeof item.requested_at).toBe("string");
+    expect(item.claim).toEqual(CLAIMS.balanceFirst);
+    expect(item.proposal).toEqual(view.proposal);
+    const verdict = serve.events().find((e) => e["detail-type"] === "ClaimVerdict" && e.detail.claim_id === ids.balanceFirst)!;
+    expect(item).toMatchObject({ verdict: "ESCALATE", layer: 11, verdict_id: verdict.detail.verdict_id });
+    const checks = item.checks as { layer: number; passed: boolean; reason_code?: string }[];
+    expect(checks.at(-1)).toMatchObject({ layer: 11, passed: false, reason_code: "AMOUNT_ABOVE_LIMIT" });
+    expect(checks.slice(0, -1).every((c) => c.passed)).toBe(true);
+  });
+});
+
+describe("the served-claims report without a browser", () => {
+  it("answers 400 for a bad limit and needs the intake token", async () => {
+    expect((await serve.api("GET", "/reports?limit=0")).status).toBe(400);
+    expect((await serve.api("GET", "/reports?limit=abc")).body.error.code).toBe("INVALID_QUERY");
+    expect((await serve.api("GET", "/reports", undefined, { as: "reviewer" })).status).toBe(403);
+    const one = await serve.api("GET", "/reports?limit=1");
+    expect(one.status).toBe(200);
+    expect(String(one.body).match(/<tr data-claim-id="/g)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,254 @@
+// The reviewers' page, `GET /review` (SPEC §4.6, §7.2): one constant, self-contained HTML page. It holds no
+// data and no secret: the reviewer pastes the reviewer token, the page keeps it for the tab only
+// (sessionStorage) and calls the review API on its own origin — GET /reviews to list, POST
+// /claims/{id}/review to approve (optionally less), deny (with a note) or resubmit a corrected claim — and
+// shows the API's errors as they come (a 409 when the balance is gone, a 400 naming the field). Every value
+// from the API is put into the page as text (textContent), never as HTML.
+import { cspFor } from "./csp.ts";
+
+/** The page's stylesheet: the report's dark palette. */
+export const REVIEW_PAGE_CSS = `
+:root { color-scheme: dark; --bg: #0f1419; --panel: #171d25; --panel-2: #1e2631; --line: #2c3642; --text: #e6edf3; --muted: #9fb0c0; --link: #7cc4ff;
+  --ok: #3fb950; --warn: #e3b341; --bad: #ff7b72; --review: #d2a8ff; --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--text); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px; }
+h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 0; } h3 { font-size: 13px; color: var(--muted); text-transform: uppercase; letter-spacing: .6px; margin: 10px 0 4px; }
+p { margin: 6px 0; } .muted { color: var(--muted); } .mono, code { font-family: var(--mono); font-size: 13px; }
+.bar, .card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; margin: 12px 0; }
+.bar { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; }
+input, textarea, select, button { font: inherit; color: var(--text); background: var(--panel-2); border: 1px solid var(--line); border-radius: 6px; padding: 5px 8px; }
+textarea { width: 100%; min-height: 54px; } input[type=number] { width: 120px; }
+button { cursor: pointer; background: #21405f; border-color: var(--link); }
+button.approve { background: #12361d; border-color: var(--ok); } button.deny { background: #3d1518; border-color: var(--bad); } button.resubmit { background: #2e1f4a; border-color: var(--review); }
+button:disabled { opacity: .5; cursor: wait; }
+label { color: var(--muted); font-size: 13px; }
+[hidden] { display: none !important; }
+.badge { display: inline-block; padding: 0 9px; border-radius: 999px; font-size: 12px; font-weight: 700; border: 1px solid; }
+.badge.ESCALATE { color: var(--warn); border-color: #bb8009; } .badge.NEEDS_REVIEW { color: var(--review); border-color: #8957e5; }
+.head { display: flex; flex-wrap: wrap; gap: 10px; align-items: baseline; }
+.cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 14px; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0; } dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
+blockquote { margin: 4px 0; padding: 6px 10px; border-left: 3px solid var(--link); background: var(--panel-2); white-space: pre-wrap; overflow-wrap: anywhere; }
+ul.checks { list-style: none; padding: 0; margin: 0; font-family: var(--mono); font-size: 13px; }
+.pass { color: var(--ok); } .fail { color: var(--bad); } .warn { color: var(--warn); }
+.actions { display: flex; flex-wrap: wrap; gap: 10px; align-items: end; margin-top: 10px; }
+.actions > div { display: flex; flex-direction: column; gap: 2px; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0 0; padding: 8px 10px; display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 6px 10px; }
+fieldset legend { color: var(--muted); font-size: 13px; }
+.msg { min-height: 1.5em; font-weight: 600; } .msg.ok { color: var(--ok); } .msg.error { color: var(--bad); }
+.card.decided { border-color: var(--ok); }
+`;
+
+/** The page's script (a constant; the data it shows comes from the API at run time and goes in as text). */
+export const REVIEW_PAGE_SCRIPT = `(function () {
+"use strict";
+var KEY = "claims-reviewer-token", NAME = "claims-reviewer-name";
+var $ = function (id) { return document.getElementById(id); };
+var cursor = null, ids = 0;
+function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined && text !== null) e.textContent = String(text); return e; }
+function add(parent, children) { children.forEach(function (c) { if (c) parent.appendChild(c); }); return parent; }
+function token() { return sessionStorage.getItem(KEY) || ""; }
+function layer(n) { return n % 1 ? Math.floor(n) + "b" : String(n); }
+function eur(v) { return typeof v === "number" ? v.toFixed(2) + " EUR" : "—"; }
+function api(method, path, body) {
+  var headers = { authorization: "Bearer " + token() };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" })
+    .then(function (res) { return res.text().then(function (text) { var json = null; try { json = JSON.parse(text); } catch (e) { json = null; } return { status: res.status, body: json, text: text }; }); },
+      function (err) { return { status: 0, body: null, text: "the API could not be reached (" + err.message + ")" }; });
+}
+function errorText(r) {
+  var e = r.body && r.body.error;
+  if (!e) return (r.status ? r.status + " " : "") + String(r.text || "no answer").slice(0, 300);
+  var issues = Array.isArray(e.issues) ? " (" + e.issues.map(function (i) { return i.path + ": " + i.message; }).join("; ") + ")" : "";
+  return r.status + " " + e.code + ": " + e.message + issues;
+}
+function say(node, text, kind) { node.textContent = text; node.className = "msg" + (kind ? " " + kind : ""); }
+function showSignedIn() {
+  var on = token() !== "";
+  $("login").hidden = on; $("session").hidden = !on; $("list-bar").hidden = !on;
+  if (!on) { $("list").textContent = ""; $("more").hidden = true; }
+}
+function kv(rows) {
+  var dl = el("dl");
+  rows.forEach(function (r) { if (r[1] === undefined || r[1] === null || r[1] === "") return; add(dl, [el("dt", "", r[0]), el("dd", r[2] || "", r[1])]); });
+  return dl;
+}
+function claimSection(item) {
+  var s = add(el("section"), [el("h3", "", "Claim")]);
+  var c = item.claim;
+  if (c) s.appendChild(kv([["Order", c.order_id, "mono"], ["Amount", eur(c.amount_eur)], ["Category", c.category], ["Reason", c.reason], ["Purchased", c.purchase_date], ["Customer", c.customer_id, "mono"], ["Currency", c.currency]]));
+  if (typeof item.claim_text === "string") add(s, [el("p", "muted", "The customer's words (free text):"), el("blockquote", "", item.claim_text)]);
+  if (!c && typeof item.claim_text !== "string") s.appendChild(el("p", "muted", "The claim could not be read."));
+  var p = item.proposal;
+  if (p && typeof p === "object") add(s, [el("h3", "", "Proposal"), kv([["Action", p.action], ["Order", p.order_id, "mono"], ["Amount", eur(p.amount_eur)], ["Confidence", p.confidence], ["Reason", p.reason]])]);
+  return s;
+}
+function checksSection(item) {
+  var s = add(el("section"), [el("h3", "", "Kernel checks")]);
+  if (!Array.isArray(item.checks) || item.checks.length === 0) { s.appendChild(el("p", "muted", item.origin === "NEEDS_REVIEW" ? "The kernel did not decide: the claim went to review before it." : "No checks recorded.")); return s; }
+  var ul = el("ul", "checks");
+  item.checks.forEach(function (c) {
+    var li = el("li"); li.setAttribute("data-layer", String(c.layer));
+    add(li, [el("span", c.passed ? "pass" : "fail", c.passed ? "✓ " : "✗ "), document.createTextNode(layer(c.layer) + " " + c.name + (c.reason_code ? " → " + c.reason_code : ""))]);
+    ul.appendChild(li);
+  });
+  add(s, [el("p", "", (item.verdict || "") + " at layer " + layer(item.layer) + (item.verdict_id ? " · verdict " + item.verdict_id : "")), ul]);
+  return s;
+}
+function field(name, label, value, type) {
+  var d = el("div"); var l = el("label", "", label); var i = el("input"); i.name = name; i.type = type || "text";
+  if (type === "number") i.step = "0.01";
+  if (value !== undefined && value !== null) i.value = String(value);
+  l.htmlFor = i.id = "field-" + (++ids);
+  return add(d, [l, i]);
+}
+function decide(item, card, msg, body, buttons) {
+  var name = $("reviewer").value.trim();
+  if (name) body.reviewer = name;
+  buttons.forEach(function (b) { b.disabled = true; });
+  say(msg, "Sending…");
+  return api("POST", "claims/" + encodeURIComponent(item.claim_id) + "/review", body).then(function (r) {
+    buttons.forEach(function (b) { b.disabled = false; });
+    if (r.status === 401 || r.status === 403) { say(msg, errorText(r) + " — check the reviewer token.", "error"); return; }
+    if (r.status !== 200) { say(msg, errorText(r), "error"); return; }
+    var v = r.body.review || {};
+    var text = v.status + (v.reviewer ? " by " + v.reviewer : "");
+    if (v.status === "APPROVED") text += ": " + eur(v.amount_eur) + " refunded" + (r.body.execution_id ? " (" + r.body.execution_id + ")" : "");
+    if (v.status === "RESUBMITTED") text += ": corrected claim " + r.body.resubmitted_claim_id;
+    say(msg, text, "ok");
+    card.classList.add("decided"); card.setAttribute("data-status", v.status);
+    var form = card.querySelector("form"); if (form) form.remove();
+  });
+}
+function actions(item, card, msg) {
+  var form = el("form"); form.noValidate = true;
+  var note = el("textarea"); note.name = "note"; note.placeholder = "Note (required to deny; kept in the audit)";
+  var noteBox = add(el("div"), [el("label", "", "Note"), note]);
+  var row = el("div", "actions");
+  var buttons = [];
+  if (item.origin === "ESCALATE") {
+    var amount = field("amount", "Approve amount (EUR, at most " + eur(item.amount_eur) + ")", item.amount_eur, "number");
+    var approve = el("button", "approve", "Approve"); approve.type = "button"; approve.setAttribute("data-action", "approve");
+    approve.addEventListener("click", function () {
+      var raw = amount.querySelector("input").value.trim();
+      var body = { decision: "APPROVE" };
+      if (raw !== "") { var n = Number(raw); if (!isFinite(n)) { say(msg, "The amount is not a number.", "error"); return; } if (n !== item.amount_eur) body.amount_eur = n; }
+      if (note.value.trim()) body.note = note.value.trim();
+      decide(item, card, msg, body, buttons);
+    });
+    add(row, [amount, approve]); buttons.push(approve);
+  }
+  var deny = el("button", "deny", "Deny"); deny.type = "button"; deny.setAttribute("data-action", "deny");
+  deny.addEventListener("click", function () {
+    if (!note.value.trim()) { say(msg, "Write a note saying why the claim is denied.", "error"); note.focus(); return; }
+    decide(item, card, msg, { decision: "DENY", note: note.value.trim() }, buttons);
+  });
+  row.appendChild(deny); buttons.push(deny);
+  add(form, [noteBox, row]);
+  if (item.origin === "NEEDS_REVIEW") {
+    var c = item.claim || {};
+    var fs = add(el("fieldset"), [el("legend", "", "Corrected claim (resubmitted through the normal pipeline)"),
+      field("order_id", "Order id", c.order_id), field("amount_eur", "Amount (EUR)", c.amount_eur, "number"), field("category", "Category", c.category),
+      field("reason", "Reason", c.reason), field("purchase_date", "Purchase date (optional)", c.purchase_date), field("customer_id", "Customer id (optional)", c.customer_id)]);
+    var json = el("textarea"); json.name = "claim_json"; json.placeholder = "…or paste the corrected claim as JSON (used instead of the fields when not empty)";
+    var resubmit = el("button", "resubmit", "Resubmit corrected claim"); resubmit.type = "button"; resubmit.setAttribute("data-action", "resubmit");
+    resubmit.addEventListener("click", function () {
+      var claim;
+      if (json.value.trim()) {
+        try { claim = JSON.parse(json.value); } catch (e) { say(msg, "The JSON is not valid: " + e.message, "error"); return; }
+      } else {
+        claim = {};
+        fs.querySelectorAll("input").forEach(function (i) { var v = i.value.trim(); if (v !== "") claim[i.name] = i.name === "amount_eur" ? Number(v) : v; });
+      }
+      var body = { decision: "RESUBMIT", claim: claim };
+      if (note.value.trim()) body.note = note.value.trim();
+      decide(item, card, msg, body, buttons);
+    });
+    add(form, [fs, json, add(el("div", "actions"), [resubmit])]); buttons.push(resubmit);
+  }
+  return form;
+}
+function card(item) {
+  var c = el("article", "card");
+  c.setAttribute("data-claim-id", item.claim_id); c.setAttribute("data-review-id", item.review_id); c.setAttribute("data-origin", item.origin); c.setAttribute("data-status", item.status);
+  var head = add(el("div", "head"), [el("span", "badge " + item.origin, item.origin === "NEEDS_REVIEW" ? "NEEDS REVIEW" : item.origin), el("h2", "mono", item.reason_code), el("span", "mono", item.claim_id),
+    el("span", "muted", "requested " + item.requested_at), item.amount_eur !== undefined ? el("strong", "", eur(item.amount_eur)) : null, item.order_id ? el("span", "mono muted", item.order_id) : null]);
+  var msg = el("p", "msg"); msg.setAttribute("role", "status");
+  add(c, [head, item.label ? el("p", "muted", item.label) : null, el("p", "reason", item.reason), add(el("div", "cols"), [claimSection(item), checksSection(item)])]);
+  if (item.status === "PENDING") c.appendChild(actions(item, c, msg));
+  else c.appendChild(el("p", "muted", item.status + (item.reviewer ? " by " + item.reviewer : "") + (item.decided_at ? " at " + item.decided_at : "") + (item.note ? " — " + item.note : "")));
+  c.appendChild(msg);
+  return c;
+}
+function load(more) {
+  var status = $("status").value;
+  var path = "reviews?status=" + encodeURIComponent(status) + "&limit=25" + (more && cursor ? "&cursor=" + encodeURIComponent(cursor) : "");
+  say($("list-msg"), "Loading…");
+  return api("GET", path).then(function (r) {
+    if (r.status === 401 || r.status === 403) { sessionStorage.removeItem(KEY); showSignedIn(); say($("login-msg"), errorText(r) + " — the reviewer token was refused.", "error"); return; }
+    if (r.status !== 200) { say($("list-msg"), errorText(r), "error"); return; }
+    if (!more) $("list").textContent = "";
+    r.body.items.forEach(function (item) { $("list").appendChild(card(item)); });
+    cursor = r.body.next_cursor || null;
+    $("more").hidden = !cursor;
+    var n = $("list").children.length;
+    say($("list-msg"), n === 0 ? "No " + status.toLowerCase() + " reviews." : n + " " + status.toLowerCase() + " review" + (n === 1 ? "" : "s") + " shown.");
+  });
+}
+$("login").addEventListener("submit", function (ev) {
+  ev.preventDefault();
+  var t = $("token").value.trim();
+  if (!t) { say($("login-msg"), "Paste the reviewer token (CLAIMS_REVIEWER_TOKEN).", "error"); return; }
+  sessionStorage.setItem(KEY, t); $("token").value = ""; say($("login-msg"), ""); showSignedIn(); load(false);
+});
+$("logout").addEventListener("click", function () { sessionStorage.removeItem(KEY); showSignedIn(); });
+$("reviewer").value = sessionStorage.getItem(NAME) || "";
+$("reviewer").addEventListener("change", function () { sessionStorage.setItem(NAME, $("reviewer").value.trim()); });
+$("refresh").addEventListener("click", function () { load(false); });
+$("status").addEventListener("change", function () { load(false); });
+$("more").addEventListener("click", function () { load(true); });
+showSignedIn();
+if (token()) load(false);
+})();`;
+
+/** The policy of the review page: its script and style by hash, API calls to its own origin only. */
+export const REVIEW_PAGE_CSP = cspFor({ script: REVIEW_PAGE_SCRIPT, style: REVIEW_PAGE_CSS, connect: true });
+
+/** The review page: constant HTML with its stylesheet and script inline (no data, no secret). */
+export function renderReviewPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="dark">
+<meta name="referrer" content="no-referrer">
+<title>Claims Crew — reviews</title>
+<style>${REVIEW_PAGE_CSS}</style>
+</head>
+<body>
+<main>
+<h1>Claims Crew — reviews</h1>
+<p class="muted">Escalated claims and claims that need a person. Approve (optionally a lower amount), deny with a note, or resubmit a corrected claim. The reviewer token stays in this tab only.</p>
+<form id="login" class="bar" autocomplete="off">
+<label for="token">Reviewer token</label><input id="token" type="password" autocomplete="off" spellcheck="false" size="40">
+<button type="submit">Use token</button><span id="login-msg" class="msg" role="status"></span>
+</form>
+<div id="session" class="bar" hidden>
+<label for="reviewer">Your name (recorded as reviewer)</label><input id="reviewer" autocomplete="off" size="18">
+<button type="button" id="logout">Forget token</button>
+</div>
+<div id="list-bar" class="bar" hidden>
+<label for="status">Show</label><select id="status"><option value="PENDING">pending</option><option value="APPROVED">approved</option><option value="DENIED">denied</option><option value="RESUBMITTED">resubmitted</option></select>
+<button type="button" id="refresh">Refresh</button><span id="list-msg" class="msg" role="status"></span>
+</div>
+<div id="list"></div>
+<p><button type="button" id="more" hidden>Load more</button></p>
+</main>
+<script>${REVIEW_PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,141 @@
+// The live view of claims sent to the API (`claims serve` or a deployment), built only from their audit
+// events: one group per `simulation_id` the claims were sent with, and "served claims" for those sent
+// without one. A served claim has no batch around it (no SIMULATION_START / END, no expectations), so this
+// view shows what the audit does know — verdicts, money, reviews, decision times — and never a run that
+// "may have crashed". Pure and deterministic: the same events (and options) always give the same bytes.
+import type { AuditEvent } from "../core/integrity/audit.ts";
+import { median, renderCharts } from "./charts.ts";
+import { renderClaimTable } from "./claim-table.ts";
+import { renderCycles } from "./cycle.ts";
+import type { SafeHtml} from "./html.ts";
+import { html, trusted } from "./html.ts";
+import { buildReportModel } from "./model.ts";
+import type { ReportModel } from "./model.ts";
+import { OUTCOMES, badge, duration, est, eur, int } from "./parts.ts";
+import { REPORT_SCRIPT, renderReport } from "./render.ts";
+import type { RenderOptions } from "./render.ts";
+import { REPORT_CSS } from "./styles.ts";
+
+/** Options of `renderServedReport`; nothing time-dependent is added unless given. */
+export interface ServedRenderOptions extends RenderOptions {
+  /** What the events cover, for the header (e.g. "the 200 most recent claims"); the caller knows, the events do not. */
+  scope?: string;
+}
+
+/** The group of claims sent without a `simulation_id`. */
+export const SERVED_GROUP = "served";
+
+type Group = { key: string; simulationId: string | undefined; model: ReportModel };
+
+/** Splits the events by `details.simulation_id`: claims without one first, then each simulation in order of first appearance. */
+function groupEvents(events: readonly AuditEvent[]): Group[] {
+  const byKey = new Map<string, AuditEvent[]>();
+  for (const e of events) {
+    const sim = typeof e.details.simulation_id === "string" && e.details.simulation_id !== "" ? e.details.simulation_id : undefined;
+    const key = sim === undefined ? SERVED_GROUP : `sim:${sim}`;
+    const list = byKey.get(key);
+    if (list) list.push(e);
+    else byKey.set(key, [e]);
+  }
+  const keys = [...byKey.keys()].sort((a, b) => (a === SERVED_GROUP ? -1 : b === SERVED_GROUP ? 1 : 0));
+  return keys.map((key) => ({ key, simulationId: key === SERVED_GROUP ? undefined : key.slice(4), model: buildReportModel(byKey.get(key)!) }));
+}
+
+function slug(key: string): string {
+  return key.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
+function renderGroupSummary(m: ReportModel): SafeHtml {
+  const ran = m.claims.filter((t) => t.outcome !== "NOT_RUN");
+  const chips = OUTCOMES.filter((o) => m.counts[o] > 0 || ["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW"].includes(o)).map(
+    (o) => html`<span data-count="${o}" data-value="${m.counts[o]}">${badge(o)} <strong>${m.counts[o]}</strong></span>`,
+  );
+  const times = ran.map((t) => t.decisionMs).filter((v): v is number => v !== undefined);
+  const agents = [...new Set(ran.map((t) => t.proposal?.agent_id).filter((a): a is string => typeof a === "string"))].sort();
+  const pendingReviews = m.reviews.requested - m.reviews.decided;
+  return html`<div class="grid">
+<div class="card"><div class="muted">Claims</div><div class="big" data-summary="claims">${ran.length}</div>
+<div class="chips">${chips}</div></div>
+<div class="card"><dl>
+<dt>Refunded</dt><dd data-summary="refunds">${m.refunds.count} <span class="muted">(${eur(m.refunds.totalEur)})</span></dd>
+<dt>after review</dt><dd data-summary="refunded-approved">${eur(m.money.refundedApproved)}</dd>
+<dt>Escalated</dt><dd data-summary="escalated">${eur(m.money.escalatedPending)} <span class="muted">awaiting review</span></dd>
+<dt>Rejected</dt><dd data-summary="rejected">${eur(m.money.rejected)}</dd>
+</dl></div>
+<div class="card"><dl>
+<dt>Reviews</dt><dd data-summary="reviews">${m.reviews.requested} opened · ${m.reviews.decided} decided</dd>
+<dt>Waiting</dt><dd data-summary="reviews-pending">${pendingReviews} for a reviewer</dd>
+<dt>Decision time</dt><dd data-summary="decision-median">median ${duration(median(times))}</dd>
+<dt>Slowest</dt><dd>${duration(times.length > 0 ? Math.max(...times) : undefined)}</dd>
+<dt>In progress</dt><dd data-summary="in-progress">${m.counts.PENDING} without an outcome yet</dd>
+</dl></div>
+<div class="card"><dl>
+<dt>Agents</dt><dd data-summary="agents">${agents.length > 0 ? agents.join(", ") : html`<span class="muted">no proposal yet</span>`}</dd>
+<dt>Models</dt><dd>${m.models.length > 0 ? m.models.join(", ") : html`<span class="muted">no LLM call yet</span>`}</dd>
+<dt>LLM calls</dt><dd>${m.totalUsage.calls}</dd>
+<dt>Total tokens</dt><dd data-summary="tokens">${int(m.totalUsage.total)}${est(m.totalUsage)}</dd>
+<dt>Audit events</dt><dd>${m.eventCount}</dd>
+</dl></div>
+</div>`;
+}
+
+function renderGroup(g: Group, offset: number): SafeHtml {
+  const id = slug(g.key);
+  const heading = g.simulationId === undefined
+    ? html`<h2 id="group-${id}-h">Served claims <span class="muted">sent without a simulation_id</span></h2>`
+    : html`<h2 id="group-${id}-h">Simulation <span class="mono">${g.simulationId}</span> <span class="muted">claims sent with this simulation_id</span></h2>`;
+  return html`<section class="group" id="group-${id}" data-group="${g.simulationId ?? SERVED_GROUP}" aria-labelledby="group-${id}-h">
+${heading}
+${renderGroupSummary(g.model)}
+${renderCharts(g.model, `chart-${id}`)}
+<h3>Claims, newest last</h3>
+${renderClaimTable(g.model.claims, { kind: "served", name: `f-${id}`, offset })}
+</section>`;
+}
+
+/** Renders the audit events of served claims as one self-contained HTML page (pure; same events → same bytes). */
+export function renderServedReport(events: readonly AuditEvent[], opts: ServedRenderOptions = {}): string {
+  const groups = groupEvents(events);
+  const title = opts.title ?? (groups.length === 1 && groups[0]!.simulationId !== undefined ? `Claims Crew — served claims of ${groups[0]!.simulationId}` : "Claims Crew — served claims");
+  const claims = groups.flatMap((g) => g.model.claims);
+  let offset = 0;
+  const sections = groups.map((g) => {
+    const section = renderGroup(g, offset);
+    offset += g.model.claims.length;
+    return section;
+  });
+  const empty = groups.length === 0 ? html`<section class="group" data-group="${SERVED_GROUP}"><h2>Served claims</h2><p class="muted" data-empty="true">No claims yet: send one with <span class="mono">POST /claims</span> and reload this page.</p></section>` : "";
+  const page = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="dark">
+<title>${title}</title>
+<style>${trusted(REPORT_CSS)}</style>
+</head>
+<body>
+<main>
+<header>
+<h1>${title}</h1>
+<p class="sub">Live view of ${opts.scope ?? `${claims.length} claims`} sent to the API, built only from their audit trail (${events.length} events)${opts.generatedAt ? html` · generated ${opts.generatedAt}` : ""}. Reload for the latest. The LLM proposes, the kernel disposes.</p>
+</header>
+${empty}${sections}
+${claims.length > 0 ? renderCycles(claims) : ""}
+<footer>Claims Crew · served claims. Verdict colours: ${badge("ACCEPT")} ${badge("ESCALATE")} ${badge("REJECT")} ${badge("NEEDS_REVIEW")}</footer>
+</main>
+<script>${trusted(REPORT_SCRIPT)}</script>
+</body>
+</html>
+`;
+  return page.value;
+}
+
+/**
+ * The report the audit calls for: a batch run's report when the events hold its SIMULATION_START or
+ * SIMULATION_END, else the served view (claims sent to the API under a simulation_id, or without one).
+ */
+export function renderAuditReport(events: readonly AuditEvent[], opts: ServedRenderOptions = {}): string {
+  const isRun = events.some((e) => e.event_type === "SIMULATION_START" || e.event_type === "SIMULATION_END");
+  return isRun ? renderReport(events, opts) : renderServedReport(events, opts);
+}
