@@ -140,7 +140,8 @@ describe("what a claim's audit costs", () => {
   });
 
   it("stores a claim's audit, one item per handler step, for 7 write units", async () => {
-    const { audit } = createDynamoPorts({ client: aws.doc, tableName: await aws.newTable() });
+    const tableName = await aws.newTable();
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName });
     // Steps as the handlers append them: intake, crew start, worker, step, worker, step + decision, kernel.
     const steps = [[0], [1], [2], [3], [4], [5, 6], [7, 8, 9]].map((ix) => ix.map((i) => CLAIM_AUDIT[i]!));
     const { capacity } = await measureCapacity(aws.doc, async () => {
@@ -148,6 +149,10 @@ describe("what a claim's audit costs", () => {
     });
     expect(capacity.wru).toBe(7);
     expect(await audit.byDfid(CLAIM_AUDIT[0]!.dfid)).toEqual(CLAIM_AUDIT);
+    // A served claim (no simulation_id) is listed in gsi1 by its receipt alone: one index write, not one per item.
+    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `DFID#${CLAIM_AUDIT[0]!.dfid}` } }))).Items!;
+    expect(items.filter((i) => i.gsi1pk !== undefined).map((i) => i.gsi1pk)).toEqual(["SERVED"]);
+    expect(await audit.recentServed(1)).toEqual(CLAIM_AUDIT);
   });
 
   it("stores the ten audit events of a structured claim for 10 write units instead of 15", async () => {
