@@ -16,19 +16,26 @@ export default $config({
   },
   async run() {
     await import("./infra/secrets.ts");
-    await import("./infra/storage.ts");
+    const { table } = await import("./infra/storage.ts");
+    const { policy } = await import("./infra/policy.ts");
     await import("./infra/queues.ts");
     const { bus, ruleQueues } = await import("./infra/bus.ts");
     await import("./infra/functions.ts");
     const { api } = await import("./infra/api.ts");
     await import("./infra/schedules.ts");
+    const { alarmTopic, dashboardUrl } = await import("./infra/monitoring.ts");
 
+    // Every output and what it is for: infra/README.md#outputs.
     return {
       api: api.url,
+      table: table.name,
       bus: bus.name,
       verdictsQueue: ruleQueues.verdicts.queue.url,
       reviewQueue: ruleQueues.escalations.queue.url,
       refundsQueue: ruleQueues.refunds.queue.url,
+      alarmTopic: alarmTopic.arn,
+      dashboard: dashboardUrl,
+      policy: `${policy.source} (sha256 ${policy.source_sha256.slice(0, 12)})`,
     };
   },
 });

@@ -5,7 +5,7 @@
 // poller per queue with the infra batch sizes; claims enter through the intake-api handler (lib/stack.ts).
 import { systemClock } from "../core/crew/index.ts";
 import { createRulesModel } from "../core/llm/index.ts";
-import { loadConfig } from "../functions/lib/compose.ts";
+import { loadConfig } from "../functions/lib/config-file.ts";
 import { CONFIG_PATH } from "../local/stack-fixture.ts";
 import { createInMemoryClaimRepository } from "../pipeline/in-memory.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";

@@ -173,17 +173,20 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
 });
 
 describe("claims load-orders", () => {
-  it("writes the config's orders into a table the kernel reads, and names a missing table", async () => {
+  it("writes the orders of the file it is given (never a default) into a table the kernel reads, and names a missing table", async () => {
     const emulators = await startEmulators();
     const client = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
     try {
       await createTable(client, "claims-orders-test");
-      const ok = await claims(["load-orders", "--table", "claims-orders-test", "--endpoint", emulators.dynamodbEndpoint]);
+      const unnamed = await claims(["load-orders", "--table", "claims-orders-test", "--endpoint", emulators.dynamodbEndpoint]);
+      expect(unnamed.code).toBe(2);
+      expect(unnamed.stderr).toMatch(/required option '--config <path>' not specified/);
+      const ok = await claims(["load-orders", "--table", "claims-orders-test", "--config", "scenarios/config.yaml", "--endpoint", emulators.dynamodbEndpoint]);
       expect(ok.code, ok.stderr).toBe(0);
       expect(ok.stdout).toMatch(/Loaded \d+ orders/);
       const { orders } = createDynamoPorts({ client: DynamoDBDocumentClient.from(client), tableName: "claims-orders-test" });
       expect(await orders.getOrder("ord_002")).toMatchObject({ order_id: "ord_002", amount: 1200, category: "electronics" });
-      const missing = await claims(["load-orders", "--table", "no-such-table", "--endpoint", emulators.dynamodbEndpoint]);
+      const missing = await claims(["load-orders", "--table", "no-such-table", "--config", "scenarios/config.yaml", "--endpoint", emulators.dynamodbEndpoint]);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/table no-such-table not found/);
     } finally {
@@ -191,4 +194,18 @@ describe("claims load-orders", () => {
       await emulators.stop();
     }
   });
+});
+
+describe("claims --version and --help", () => {
+  it("prints the package version and exits 0, and every command has --help", async () => {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    const version = await claims(["--version"]);
+    expect(version).toMatchObject({ code: 0 });
+    expect(version.stdout.trim()).toBe(pkg.version);
+    for (const command of ["batch", "serve", "report", "replay", "review", "config", "load-orders"]) {
+      const help = await claims([command, "--help"]);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toMatch(/^Usage: claims /);
+    }
+  }, 300_000);
 });

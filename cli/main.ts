@@ -98,9 +98,13 @@ async function writeReportFor(dataDir: string, simulationId: string, out?: strin
   return writeReport(events, out ?? resolve(runDir(dataDir, simulationId), "report.html"));
 }
 
+/** The package's version, as `claims --version` prints it. */
+const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
 const program = new Command()
   .name("claims")
   .description("Claims Crew: an LLM crew proposes refunds, a deterministic kernel decides.")
+  .version(VERSION, "-V, --version", "print the version")
   .showHelpAfterError("(run claims --help for usage)")
   .exitOverride();
 
@@ -228,9 +232,10 @@ configCommand
 
 program
   .command("load-orders")
-  .description("write the config's orders into a deployed table (the kernel's context store); uses your AWS credentials")
-  .requiredOption("--table <name>", "the DynamoDB table (the `Table` output of sst deploy)")
-  .option("--config <path>", "configuration file whose context_store.orders to load", DEFAULT_CONFIG)
+  .description("write the orders of a file you name into a deployed table (the kernel's context store); uses your AWS credentials")
+  .requiredOption("--table <name>", "the DynamoDB table (the `table` output of sst deploy)")
+  // No default: the bundled scenarios/config.yaml holds the demo's orders, which must never land in a real table by accident.
+  .requiredOption("--config <path>", "the file whose context_store.orders to load (config format; for the demo's orders: scenarios/config.yaml)")
   .option("--region <region>", "AWS region (default: your AWS configuration)")
   .option("--endpoint <url>", "a DynamoDB endpoint (e.g. a local emulator)")
   .action(async (o: { table: string; config: string; region?: string; endpoint?: string }) => {

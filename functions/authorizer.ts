@@ -6,6 +6,8 @@ import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResu
 import * as z from "zod";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
+import { createHandlerMetrics, withColdStart } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 import { linkedResources } from "./lib/resources.ts";
 import { LINKS } from "../infra/facts.ts";
 
@@ -27,9 +29,9 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** The authorizer over `getToken` (production: Resource.ApiToken.value; locally: CLAIMS_API_TOKEN). */
-export function createAuthorizerHandler(getToken: () => string | Promise<string>, options: { logger?: HandlerLogger } = {}) {
+export function createAuthorizerHandler(getToken: () => string | Promise<string>, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
   const logger = options.logger ?? createLogger("claims-authorizer");
-  return async (event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerResult> => {
+  return withColdStart(async (event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerResult> => {
     const parsed = AuthorizerEventSchema.safeParse(event);
     if (!parsed.success) {
       logger.warn("not an authorizer event: denied");
@@ -39,11 +41,11 @@ export function createAuthorizerHandler(getToken: () => string | Promise<string>
     const isAuthorized = token !== undefined && tokensEqual(token, await getToken());
     logger.info("authorization decided", { routeKey: parsed.data.routeKey, isAuthorized, bearer: token !== undefined });
     return { isAuthorized };
-  };
+  }, options.metrics ?? createHandlerMetrics("authorizer"));
 }
 
 /** The deployed authorizer of the intake routes (infra/api.ts: IntakeToken): Resource.ApiToken. */
 export const handler = createAuthorizerHandler(() => linkedResources().secret(LINKS.apiToken));
 
 /** The deployed authorizer of the review routes (infra/api.ts: ReviewerToken): Resource.ReviewerToken. */
-export const reviewerHandler = createAuthorizerHandler(() => linkedResources().secret(LINKS.reviewerToken), { logger: createLogger("claims-reviewer-authorizer") });
+export const reviewerHandler = createAuthorizerHandler(() => linkedResources().secret(LINKS.reviewerToken), { logger: createLogger("claims-reviewer-authorizer"), metrics: createHandlerMetrics("reviewerAuthorizer") });

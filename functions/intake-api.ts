@@ -6,8 +6,11 @@ import type { DepsSource } from "./lib/compose.ts";
 import { createApiHandler } from "./lib/http.ts";
 import type { RouteHandler, RoutesOf } from "./lib/http.ts";
 import { getClaim, getReport, getServedReport, postClaim } from "./lib/intake-routes.ts";
+import { getOpenApi } from "./lib/openapi-route.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The handler of every intakeApi route of infra/facts.ts (a route added there without one here does not compile). */
 const HANDLERS: Record<RoutesOf<"intakeApi">, RouteHandler> = {
@@ -15,11 +18,12 @@ const HANDLERS: Record<RoutesOf<"intakeApi">, RouteHandler> = {
   "GET /claims/{id}": getClaim,
   "GET /reports/{simulation_id}": getReport,
   "GET /reports": getServedReport,
+  "GET /openapi.json": getOpenApi,
 };
 
 /** The intake handler over `getDeps` (production: SST links; locally: the emulators). */
-export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
-  return createApiHandler(HANDLERS, getDeps, options.logger ?? createLogger("claims-intake-api"));
+export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
+  return measured("intakeApi", getDeps, options.metrics, (deps) => createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-intake-api")));
 }
 
 /** The deployed handler (infra/api.ts: IntakeApi). */

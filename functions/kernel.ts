@@ -8,14 +8,16 @@ import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { sqsConsumer } from "./lib/sqs-consumer.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The kernel over `getDeps`; the logged outcome is the verdict (never the claim's text). */
-export function createKernelHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
-  return sqsConsumer(
+export function createKernelHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
+  return measured("kernel", getDeps, options.metrics, (deps) => sqsConsumer(
     {
       schema: ProposalMessageSchema,
       handle: async (message) => {
-        const result = await handleProposal(message, await getDeps());
+        const result = await handleProposal(message, await deps());
         // A refused message (unknown claim, another flow, a claim not awaiting a decision) is logged and dropped: nothing was written.
         if (result.outcome === "REFUSED") return `REFUSED: ${result.reason}`;
         if (result.outcome === "NEEDS_REVIEW") return `NEEDS_REVIEW ${result.reasonCode}`;
@@ -23,7 +25,7 @@ export function createKernelHandler(getDeps: DepsSource, options: { logger?: Han
       },
     },
     options.logger ?? createLogger("claims-kernel"),
-  );
+  ));
 }
 
 /** The deployed handler (infra/functions.ts: kernel on ProposalsQueue). */

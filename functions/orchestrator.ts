@@ -8,13 +8,15 @@ import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { sqsFifoGroupConsumer } from "./lib/sqs-consumer.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The orchestrator over `getDeps`. */
-export function createOrchestratorHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
-  return sqsFifoGroupConsumer(
-    { schema: CrewQueueMessageSchema, handleGroup: async (messages) => handleCrewMessages(messages, await getDeps()) },
+export function createOrchestratorHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
+  return measured("orchestrator", getDeps, options.metrics, (deps) => sqsFifoGroupConsumer(
+    { schema: CrewQueueMessageSchema, handleGroup: async (messages) => handleCrewMessages(messages, await deps()) },
     options.logger ?? createLogger("claims-orchestrator"),
-  );
+  ));
 }
 
 /** The deployed handler (infra/functions.ts: orchestrator on CrewEventsQueue). */

@@ -9,6 +9,8 @@ import type { RouteHandler, RoutesOf } from "./lib/http.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { getReviewPage, getReviews, postReview } from "./lib/review-routes.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The handler of every reviewApi route of infra/facts.ts. */
 const HANDLERS: Record<RoutesOf<"reviewApi">, RouteHandler> = {
@@ -18,8 +20,8 @@ const HANDLERS: Record<RoutesOf<"reviewApi">, RouteHandler> = {
 };
 
 /** The reviewer handler over `getDeps`. */
-export function createReviewApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
-  return createApiHandler(HANDLERS, getDeps, options.logger ?? createLogger("claims-review-api"));
+export function createReviewApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
+  return measured("reviewApi", getDeps, options.metrics, (deps) => createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-review-api")));
 }
 
 /** The deployed handler (infra/api.ts: ReviewApi). */

@@ -8,13 +8,15 @@ import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { sqsConsumer } from "./lib/sqs-consumer.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The timer consumer over `getDeps`. */
-export function createTimerHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
-  return sqsConsumer(
-    { schema: TimerMessageSchema, handle: async (message) => handleTimer(message, await getDeps()) },
+export function createTimerHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
+  return measured("timer", getDeps, options.metrics, (deps) => sqsConsumer(
+    { schema: TimerMessageSchema, handle: async (message) => handleTimer(message, await deps()) },
     options.logger ?? createLogger("claims-timer"),
-  );
+  ));
 }
 
 /** The deployed handler (infra/functions.ts: timer on TimersQueue). */

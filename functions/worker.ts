@@ -8,13 +8,15 @@ import type { DepsSource } from "./lib/compose.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { sqsConsumer } from "./lib/sqs-consumer.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The worker over `getDeps`. */
-export function createWorkerHandler(getDeps: DepsSource, options: { logger?: HandlerLogger } = {}) {
-  return sqsConsumer(
-    { schema: AgentStepMessageSchema, handle: async (message) => handleAgentStep(message, await getDeps()) },
+export function createWorkerHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
+  return measured("worker", getDeps, options.metrics, (deps) => sqsConsumer(
+    { schema: AgentStepMessageSchema, handle: async (message) => handleAgentStep(message, await deps()) },
     options.logger ?? createLogger("claims-worker"),
-  );
+  ));
 }
 
 /** The deployed handler (infra/functions.ts: worker on AgentStepsQueue). */

@@ -7,3 +7,17 @@ export class InfraSettingError extends ClaimsError {
     super("INFRA_SETTING_INVALID", `${variable}=${JSON.stringify(got)} is invalid: expected ${expected}.`);
   }
 }
+
+/** A deploy-time setting the stage needs is missing: the message names the variable and why it is needed. */
+export class InfraSettingMissingError extends ClaimsError {
+  constructor(variable: string, why: string) {
+    super("INFRA_SETTING_MISSING", `${variable} is not set: ${why}.`);
+  }
+}
+
+/** A file named by a deploy-time setting (the policy, the batch's claims) cannot be deployed: the message names it and every problem. */
+export class InfraFileError extends ClaimsError {
+  constructor(variable: string, file: string, problem: string) {
+    super("INFRA_FILE_INVALID", `${variable}=${file} cannot be deployed: ${problem}`);
+  }
+}

@@ -166,6 +166,12 @@ export const FUNCTIONS = {
 /** A function of the app by its key. */
 export type FunctionKey = keyof typeof FUNCTIONS;
 
+/**
+ * The functions that read the refund policy (the agent's contract, the claims bounds, the LLM defaults): the
+ * deploy ships the pre-parsed policy (claims-policy.json, infra/policy.ts) with exactly these.
+ */
+export const POLICY_FUNCTIONS = ["intakeExtract", "orchestrator", "worker", "kernel", "reviewApi", "batch"] as const satisfies readonly FunctionKey[];
+
 /** AWS guidance for SQS event sources: the queue's visibility timeout is at least 6x the function timeout. */
 export const VISIBILITY_FACTOR = 6;
 
@@ -251,6 +257,8 @@ export const ROUTES = {
   "GET /review": { method: "GET", path: "/review", auth: "none", fn: "reviewApi" },
   // Open, for load balancers and uptime checks; it reveals nothing.
   "GET /health": { method: "GET", path: "/health", auth: "none", fn: "intakeApi" },
+  // Open: the OpenAPI 3.1 description of these routes (functions/openapi.json), generated from the handlers' schemas.
+  "GET /openapi.json": { method: "GET", path: "/openapi.json", auth: "none", fn: "intakeApi" },
 } as const satisfies Record<string, RouteFact>;
 
 /** An API Gateway route key of the app. */

@@ -7,21 +7,16 @@ import { functionArgs, llmEnvironment } from "./lambda.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
 
-/** The agent's contract (scenarios/config.yaml) ships with every function that proposes, prompts or decides. */
-const AGENT_CONFIG = [{ from: "scenarios/config.yaml" }];
-
 /**
  * Subscribes the queue's consumer with its batch size. LLM consumers take one message per invocation (the
  * timeout then bounds exactly one LLM call) and cap their concurrency at the event source, which protects the
  * provider's rate limit without reserving account concurrency.
  */
-function consume(role: QueueRole, queue: typeof crewEventsQueue, options: { llm?: boolean; config?: boolean } = {}) {
+function consume(role: QueueRole, queue: typeof crewEventsQueue) {
   const fact = QUEUES[role];
   return queue.subscribe(
-    functionArgs(fact.consumer, {
-      ...(fact.llm ? { environment: llmEnvironment() } : {}),
-      ...(options.config ? { copyFiles: AGENT_CONFIG } : {}),
-    }),
+    // The functions of facts.ts POLICY_FUNCTIONS get the deployed policy from functionArgs.
+    functionArgs(fact.consumer, fact.llm ? { environment: llmEnvironment() } : {}),
     {
       batch: { size: fact.batchSize, partialResponses: true },
       ...(fact.llm ? { transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: settings.llm.maxConcurrency } } } } : {}),
@@ -30,12 +25,12 @@ function consume(role: QueueRole, queue: typeof crewEventsQueue, options: { llm?
 }
 
 /** Free-text extraction with the LLM; on success it starts the crew. */
-export const intakeExtract = consume("extraction", extractionQueue, { config: true });
+export const intakeExtract = consume("extraction", extractionQueue);
 /** The crew orchestrator. FIFO batches are at most 10; a batch window is not available on FIFO queues. */
-export const orchestrator = consume("crewEvents", crewEventsQueue, { config: true });
+export const orchestrator = consume("crewEvents", crewEventsQueue);
 /** One agent step per message, through the LLM. */
-export const worker = consume("agentSteps", agentStepsQueue, { config: true });
+export const worker = consume("agentSteps", agentStepsQueue);
 /** The decision kernel: cheap, deterministic work. */
-export const kernel = consume("proposals", proposalsQueue, { config: true });
+export const kernel = consume("proposals", proposalsQueue);
 /** Forwards due ticks to the crew-events queue (one SendMessageBatch for up to 10). */
 export const timer = consume("timers", timersQueue);

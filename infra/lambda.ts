@@ -1,9 +1,16 @@
 // The one helper that turns a function of infra/facts.ts (handler, memory, timeout, links) into SST
-// FunctionArgs (runtime, architecture, logging, the linked resources).
-import { FUNCTIONS, LOGGING } from "./facts.ts";
+// FunctionArgs (name, runtime, architecture, logging, metrics namespace, the linked resources, the policy).
+import { metricsNamespace } from "../functions/lib/metrics-catalog.ts";
+import { FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
 import { linksOf } from "./links.ts";
+import { policyCopyFile } from "./policy.ts";
 import { settings, type LogRetention } from "./settings.ts";
+
+/** The Lambda name of `key` in this stage (`claims-crew-<stage>-<key>`): fixed, so alarms and the dashboard can name it. */
+export function functionName(key: FunctionKey): string {
+  return `${$app.name}-${$app.stage}-${key}`;
+}
 
 /** What varies between functions beyond the sizing table. */
 interface FunctionOptions {
@@ -15,6 +22,7 @@ interface FunctionOptions {
 
 /** The SST FunctionArgs this app passes for every function (a structural subset, checked by check:infra). */
 export interface LambdaArgs {
+  name: string;
   handler: string;
   description: string;
   runtime: "nodejs22.x";
@@ -33,7 +41,12 @@ export interface LambdaArgs {
 /** FunctionArgs for `key`: Node 22 on Graviton (arm64: ~20% cheaper per GB-second, as fast for this I/O-bound code). */
 export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): LambdaArgs {
   const spec = FUNCTIONS[key];
+  const copyFiles = [
+    ...((POLICY_FUNCTIONS as readonly FunctionKey[]).includes(key) ? [policyCopyFile] : []),
+    ...(options.copyFiles ?? []),
+  ];
   return {
+    name: functionName(key),
     handler: spec.handler,
     description: spec.description,
     runtime: "nodejs22.x",
@@ -51,9 +64,16 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
     },
     // Exactly the resources the handler reads (facts.ts): SST grants IAM access and `Resource.*` for each.
     link: linksOf(key),
-    environment: { POWERTOOLS_SERVICE_NAME: `claims-${key}`, CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate), ...options.environment },
+    // Logs name the function, success lines are sampled (LOGGING); metrics (EMF, functions/lib/metrics.ts) go to the stage's own namespace.
+    environment: {
+      POWERTOOLS_SERVICE_NAME: `claims-${key}`,
+      CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate),
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage),
+      ...options.environment,
+    },
     ...(options.retries === undefined ? {} : { retries: options.retries }),
-    ...(options.copyFiles === undefined ? {} : { copyFiles: options.copyFiles.map((f) => ({ ...f })) }),
+    // The pre-parsed policy for the functions that read it (infra/policy.ts), then what the caller adds.
+    ...(copyFiles.length === 0 ? {} : { copyFiles: copyFiles.map((f) => ({ ...f })) }),
   };
 }
 

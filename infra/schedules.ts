@@ -1,6 +1,7 @@
 // Schedules (EventBridge Scheduler, via SST's CronV2): the sweep that guarantees no claim waits forever,
 // and the scenario batch.
 import { functionArgs, llmEnvironment } from "./lambda.ts";
+import { BATCH_FILE_NAME, batchCopyFile } from "./policy.ts";
 import { settings } from "./settings.ts";
 
 /**
@@ -14,10 +15,11 @@ export const sweep = new sst.aws.CronV2("Sweep", {
 });
 
 /**
- * The scenario batch (SPEC §2): submits scenarios/scenarios.yaml through the intake path under one
- * simulation_id. Off unless CLAIMS_BATCH_ENABLED=true at deploy (it spends LLM calls); the schedule is
- * CLAIMS_BATCH_SCHEDULE, in UTC. The scheduler retries a failed *invocation* twice; the function itself
- * is not re-run after an error, so a half-submitted batch is never submitted twice.
+ * The scheduled batch (SPEC §2): submits the claims of CLAIMS_BATCH_FILE (default: the demo scenarios) through
+ * the intake path — as a SIMULATION under one simulation_id, with a ledger of its own, unless the operator named
+ * a file of their own AND set CLAIMS_BATCH_LIVE=true. Off unless CLAIMS_BATCH_ENABLED=true at deploy (it spends
+ * LLM calls); the schedule is CLAIMS_BATCH_SCHEDULE, in UTC. The scheduler retries a failed *invocation* twice;
+ * the function itself is not re-run after an error, so a half-submitted batch is never submitted twice.
  */
 export const batch = new sst.aws.CronV2("Batch", {
   schedule: settings.batch.schedule,
@@ -26,8 +28,8 @@ export const batch = new sst.aws.CronV2("Batch", {
   retries: 2,
   function: functionArgs("batch", {
     // Not to call a model (the worker does): to record which model the run used in SIMULATION_START.
-    environment: llmEnvironment(),
+    environment: { ...llmEnvironment(), CLAIMS_SCENARIOS_PATH: BATCH_FILE_NAME, CLAIMS_BATCH_MODE: settings.batch.live ? "live" : "simulation" },
     retries: 0,
-    copyFiles: [{ from: "scenarios/scenarios.yaml" }, { from: "scenarios/config.yaml" }],
+    copyFiles: [batchCopyFile],
   }),
 });

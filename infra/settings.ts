@@ -1,6 +1,7 @@
 // Deploy-time settings of the SST app: read once from the stage and the environment of `sst deploy`,
 // validated here, and passed to the other infra files as plain values.
-import { InfraSettingError } from "./errors.ts";
+import { resolve } from "node:path";
+import { InfraFileError, InfraSettingError, InfraSettingMissingError } from "./errors.ts";
 
 /** Log retention SST accepts (a subset of its RETENTION keys; the ones this app uses). */
 export type LogRetention = "1 month" | "3 months" | "1 year";
@@ -43,6 +44,64 @@ function readSchedule(): `cron(${string})` | `rate(${string})` {
 }
 
 const isProduction = $app.stage === "production";
+
+/** The stage that may run the bundled demo policy (scenarios/config.yaml) and nothing else may. */
+export const DEMO_STAGE = "demo";
+/** The demo's policy and claims, bundled with the repository. */
+export const DEMO_POLICY_FILE = "scenarios/config.yaml";
+const DEMO_BATCH_FILE = "scenarios/scenarios.yaml";
+const sameFile = (a: string, b: string) => resolve(a) === resolve(b);
+
+/**
+ * The refund policy file (limit, window, categories, the agent's contract) the operator owns: CLAIMS_POLICY_FILE.
+ * The demo's scenarios/config.yaml deploys to the `demo` stage only, where it is the default; every other stage
+ * must name its own file, so no real stage ever runs the demo policy by accident.
+ */
+function readPolicyFile(): { file: string; demo: boolean } {
+  const file = read("CLAIMS_POLICY_FILE", "");
+  const isDemoStage = $app.stage === DEMO_STAGE;
+  if (file === "") {
+    if (isDemoStage) return { file: DEMO_POLICY_FILE, demo: true };
+    throw new InfraSettingMissingError("CLAIMS_POLICY_FILE", `stage ${$app.stage} needs your refund policy file (start from infra/policy.example.yaml); the demo's ${DEMO_POLICY_FILE} deploys only to the stage "${DEMO_STAGE}"`);
+  }
+  const demo = sameFile(file, DEMO_POLICY_FILE);
+  if (demo && !isDemoStage) {
+    throw new InfraFileError("CLAIMS_POLICY_FILE", file, `it is the demo's policy, which deploys only to the stage "${DEMO_STAGE}" (npx sst deploy --stage ${DEMO_STAGE}); stage ${$app.stage} needs your own policy file (start from infra/policy.example.yaml)`);
+  }
+  return { file, demo };
+}
+
+/**
+ * The scheduled batch's claims file (CLAIMS_BATCH_FILE, default the demo scenarios) and whether its claims are
+ * real (CLAIMS_BATCH_LIVE=true): by default every run is a simulation with a ledger of its own. Real claims need
+ * both: a file of the operator's own and the explicit flag.
+ */
+function readBatchFile(): { file: string; live: boolean } {
+  const file = read("CLAIMS_BATCH_FILE", DEMO_BATCH_FILE);
+  const live = readBool("CLAIMS_BATCH_LIVE", false);
+  if (live && sameFile(file, DEMO_BATCH_FILE)) {
+    throw new InfraFileError("CLAIMS_BATCH_FILE", file, "the demo scenarios only ever run as a simulation; CLAIMS_BATCH_LIVE=true needs CLAIMS_BATCH_FILE to name a claims file of your own");
+  }
+  return { file, live };
+}
+
+/** An alarm notification endpoint: an email address or an https:// URL (SNS protocols email, https). */
+function readAlarmEndpoint(): { protocol: "email" | "https"; endpoint: string } | undefined {
+  const endpoint = read("CLAIMS_ALARM_ENDPOINT", "");
+  if (endpoint === "") {
+    if (!isProduction) return undefined;
+    throw new InfraSettingMissingError("CLAIMS_ALARM_ENDPOINT", "the production stage must notify someone of its alarms: give an email address or an https:// URL");
+  }
+  if (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(endpoint)) return { protocol: "email", endpoint };
+  if (/^https:\/\/[^\s]+$/.test(endpoint)) return { protocol: "https", endpoint };
+  throw new InfraSettingError("CLAIMS_ALARM_ENDPOINT", "an email address or an https:// URL", endpoint);
+}
+
+/** Lambda names are `claims-crew-<stage>-<function>`, at most 64 characters: the longest function key leaves 33 for the stage. */
+const MAX_STAGE_LENGTH = 33;
+if ($app.stage.length > MAX_STAGE_LENGTH) {
+  throw new InfraSettingError("--stage", `at most ${MAX_STAGE_LENGTH} characters (functions are named claims-crew-<stage>-<function>, 64 at most)`, $app.stage);
+}
 /** Function and API access logs: a month is enough to debug a dev stage; production keeps a year for audits. */
 const logRetention: LogRetention = isProduction ? "1 year" : "1 month";
 
@@ -69,5 +128,16 @@ export const settings = {
     /** The daily scenario batch costs LLM calls, so it is off unless a stage turns it on. */
     enabled: readBool("CLAIMS_BATCH_ENABLED", false),
     schedule: readSchedule(),
+    ...readBatchFile(),
+  },
+  /** The refund policy file and whether it is the bundled demo's. */
+  policy: readPolicyFile(),
+  alarms: {
+    /** Who is notified (SNS subscription); required in production. */
+    notify: readAlarmEndpoint(),
+    /** Pending live reviews that page someone (PendingReviews ≥ this for 15 minutes). */
+    reviewBacklog: readInt("CLAIMS_ALARM_REVIEW_BACKLOG", 20, 1, 1_000),
+    /** Hours the oldest pending live review may wait before it pages someone. */
+    reviewAgeHours: readInt("CLAIMS_ALARM_REVIEW_AGE_HOURS", 24, 1, 24 * 14),
   },
 } as const;

@@ -12,3 +12,4 @@ declare const $config: (config: {
 declare const $app: { readonly name: string; readonly stage: string };
 declare const $dev: boolean;
 declare const $jsonStringify: (value: unknown) => any;
+declare const $interpolate: (strings: TemplateStringsArray, ...values: unknown[]) => any;

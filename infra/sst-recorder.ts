@@ -187,9 +187,44 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
     }
   }
 
+  class SnsTopic extends Component {
+    constructor(name: string, args?: unknown) {
+      super("sst.aws.SnsTopic", name, args, `arn:aws:sns:${REGION}:${ACCOUNT}:${name}`);
+    }
+    get arn() {
+      return new FakeOutput(this.recorded.arn);
+    }
+  }
+
+  class TopicSubscription extends Component {
+    constructor(name: string, args: unknown) {
+      super("aws.sns.TopicSubscription", name, args);
+    }
+  }
+
+  class MetricAlarm extends Component {
+    constructor(name: string, args: { name?: unknown }) {
+      super("aws.cloudwatch.MetricAlarm", name, args, `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:${String(unwrap(args.name ?? name))}`);
+    }
+    get arn() {
+      return new FakeOutput(this.recorded.arn);
+    }
+  }
+
+  class Dashboard extends Component {
+    constructor(name: string, args: unknown) {
+      super("aws.cloudwatch.Dashboard", name, args);
+    }
+  }
+
   return {
-    sst: { aws: { Queue, Dynamo, Bus, Function, ApiGatewayV2, CronV2, Cron }, Secret },
-    aws: { sqs: { QueuePolicy } },
+    sst: { aws: { Queue, Dynamo, Bus, Function, ApiGatewayV2, CronV2, Cron, SnsTopic }, Secret },
+    aws: {
+      sqs: { QueuePolicy },
+      sns: { TopicSubscription },
+      cloudwatch: { MetricAlarm, Dashboard },
+      getRegionOutput: () => new FakeOutput({ region: REGION, name: REGION }),
+    },
   };
 }
 

@@ -1,7 +1,13 @@
 // Evaluates sst.config.ts with recording stand-ins for SST (no Pulumi, no AWS) and checks the wiring of
-// SPEC §2: queues, DLQs, subscriptions, bus rules, routes, links, runtimes, logs and stages.
+// SPEC §2: queues, DLQs, subscriptions, bus rules, routes, links, runtimes, logs and stages; the policy and
+// batch inputs; the alarms, their SNS topic and its subscriber; the dashboard.
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FUNCTIONS, QUEUES, ROUTES, RULE_PATTERNS, visibilityTimeoutSeconds } from "./facts.ts";
+import { METRICS, METRICS_SERVICE } from "../functions/lib/metrics-catalog.ts";
+import { ClaimsPolicySchema, POLICY_FILE_NAME } from "../functions/lib/policy.ts";
+import { loadConfig } from "../functions/lib/config-file.ts";
+import { FUNCTIONS, POLICY_FUNCTIONS, QUEUES, ROUTES, RULE_PATTERNS, visibilityTimeoutSeconds } from "./facts.ts";
+import type { FunctionKey } from "./facts.ts";
 import { evaluateSstConfig, unwrap, type Recorded, type Recording } from "./sst-recorder.ts";
 
 /** Every deploy-time variable infra/settings.ts reads, unset so the developer's shell cannot leak in. */
@@ -14,10 +20,25 @@ const CLEAN_ENV = {
   CLAIMS_API_BURST_LIMIT: undefined,
   CLAIMS_BATCH_ENABLED: undefined,
   CLAIMS_BATCH_SCHEDULE: undefined,
+  CLAIMS_BATCH_FILE: undefined,
+  CLAIMS_BATCH_LIVE: undefined,
+  CLAIMS_POLICY_FILE: undefined,
+  CLAIMS_ALARM_ENDPOINT: undefined,
+  CLAIMS_ALARM_REVIEW_BACKLOG: undefined,
+  CLAIMS_ALARM_REVIEW_AGE_HOURS: undefined,
 } as const;
 
-function evaluate(stage: string, env: Record<string, string> = {}): Promise<Recording> {
-  return evaluateSstConfig({ stage, env: { ...CLEAN_ENV, ...env } });
+/** The operator's policy file the tests deploy (the template the guide points to). */
+const POLICY_FILE = "infra/policy.example.yaml";
+
+/** What every stage but `demo` must be given: a policy file; production also someone to notify. */
+const REQUIRED_ENV = (stage: string): Record<string, string> => ({
+  ...(stage === "demo" ? {} : { CLAIMS_POLICY_FILE: POLICY_FILE }),
+  ...(stage === "production" ? { CLAIMS_ALARM_ENDPOINT: "ops@example.com" } : {}),
+});
+
+function evaluate(stage: string, env: Record<string, string | undefined> = {}): Promise<Recording> {
+  return evaluateSstConfig({ stage, env: { ...CLEAN_ENV, ...REQUIRED_ENV(stage), ...env } });
 }
 
 /** The least-privilege table: what each handler is linked to, what triggers it, whether it calls the LLM. */
@@ -185,6 +206,7 @@ describe("sst.config.ts wiring (stage test)", () => {
         "GET /reports/{simulation_id}": "IntakeApi",
         "GET /reports": "IntakeApi",
         "GET /health": "IntakeApi",
+        "GET /openapi.json": "IntakeApi",
         "GET /reviews": "ReviewApi",
         "POST /claims/{id}/review": "ReviewApi",
         "GET /review": "ReviewApi",
@@ -310,6 +332,7 @@ describe("sst.config.ts wiring (stage test)", () => {
       // The reviewers' page holds no secret: it asks for the reviewer token, which its API calls carry.
       "GET /review": null,
       "GET /health": null,
+      "GET /openapi.json": null,
     } as const;
 
     it("declares exactly the routes of SPEC §7.2, each with its authorizer (health open)", () => {
@@ -377,16 +400,21 @@ describe("sst.config.ts wiring (stage test)", () => {
       }
     });
 
-    it("ships the scenario files with the batch function", () => {
-      expect(functionFor(r, "functions/batch.handler").args.copyFiles).toEqual([
-        { from: "scenarios/scenarios.yaml" },
-        { from: "scenarios/config.yaml" },
+    it("ships the policy and the batch's claims file (the demo scenarios by default) with the batch, which runs them as a simulation", () => {
+      const batch = functionFor(r, "functions/batch.handler").args;
+      expect(batch.copyFiles).toEqual([
+        { from: ".sst/claims-policy/test.json", to: POLICY_FILE_NAME },
+        { from: "scenarios/scenarios.yaml", to: "claims-batch.yaml" },
       ]);
+      expect(batch.environment).toMatchObject({ CLAIMS_SCENARIOS_PATH: "claims-batch.yaml", CLAIMS_BATCH_MODE: "simulation" });
     });
 
-    it("ships the agent's contract (config.yaml) with every function that prompts, proposes or decides", () => {
-      for (const handler of ["functions/intake-extract.handler", "functions/orchestrator.handler", "functions/worker.handler", "functions/kernel.handler"] as const) {
-        expect(functionFor(r, handler).args.copyFiles, handler).toEqual([{ from: "scenarios/config.yaml" }]);
+    it("ships the pre-parsed policy with exactly the functions that read it, and no YAML config with any", () => {
+      for (const [key, fact] of Object.entries(FUNCTIONS) as [FunctionKey, (typeof FUNCTIONS)[FunctionKey]][]) {
+        const files = (functionFor(r, fact.handler as Handler).args.copyFiles ?? []) as { from: string; to?: string }[];
+        const policy = files.filter((f) => f.to === POLICY_FILE_NAME);
+        expect(policy, key).toEqual((POLICY_FUNCTIONS as readonly string[]).includes(key) ? [{ from: ".sst/claims-policy/test.json", to: POLICY_FILE_NAME }] : []);
+        expect(files.some((f) => f.from.endsWith("config.yaml")), key).toBe(false);
       }
     });
 
@@ -398,13 +426,17 @@ describe("sst.config.ts wiring (stage test)", () => {
       ]);
     });
 
-    it("outputs the API URL, the bus name and the downstream queue URLs", () => {
+    it("outputs the API URL, the table, the bus, the downstream queue URLs, the alarm topic, the dashboard and the policy deployed", () => {
       expect(r.outputs).toEqual({
         api: "https://Api.execute-api.eu-west-1.amazonaws.com",
+        table: "Table",
         bus: "Bus",
         verdictsQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/VerdictsQueue",
         reviewQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/ReviewQueue",
         refundsQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/RefundsQueue",
+        alarmTopic: "arn:aws:sns:eu-west-1:111122223333:Alarms",
+        dashboard: "https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#dashboards/dashboard/claims-crew-test",
+        policy: expect.stringMatching(/^infra\/policy\.example\.yaml \(sha256 [0-9a-f]{12}\)$/),
       });
     });
 
@@ -487,5 +519,147 @@ describe("infra/facts.ts is what deploys (the one source functions/ and local/ r
   it("routes exactly the route keys of facts.ts", () => {
     const routes = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "route").map((c) => String(c.args[0])).sort();
     expect(routes).toEqual(Object.keys(ROUTES).sort());
+  });
+});
+
+describe("the refund policy: a deploy-time input the operator owns, shipped pre-parsed", () => {
+  const written = (stage: string) => ClaimsPolicySchema.parse(JSON.parse(readFileSync(`.sst/claims-policy/${stage}.json`, "utf8")));
+
+  it("deploys the operator's CLAIMS_POLICY_FILE as JSON: its contract, agent and LLM defaults, with the file's name and hash", async () => {
+    await evaluate("test");
+    const policy = written("test");
+    const config = loadConfig(POLICY_FILE, Date.now());
+    expect(policy).toMatchObject({ source: POLICY_FILE, demo: false, run_id: config.simulationId, agent: config.agent, llm: config.llm });
+    expect(policy.source_sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("deploys the demo's scenarios/config.yaml to the demo stage only, where it is the default", async () => {
+    await evaluate("demo");
+    expect(written("demo")).toMatchObject({ source: "scenarios/config.yaml", demo: true });
+    await expect(evaluate("test", { CLAIMS_POLICY_FILE: undefined })).rejects.toThrow(/CLAIMS_POLICY_FILE is not set: stage test needs your refund policy file/);
+    await expect(evaluate("production", { CLAIMS_POLICY_FILE: "scenarios/config.yaml" })).rejects.toThrow(/CLAIMS_POLICY_FILE=scenarios\/config.yaml cannot be deployed: it is the demo's policy, which deploys only to the stage "demo"/);
+  });
+
+  it.each([
+    ["a file that does not exist", "policy/nope.yaml", /CLAIMS_POLICY_FILE=policy\/nope.yaml cannot be deployed: the file does not exist/],
+    ["a file with a mistake (named at its line)", "infra/fixtures/policy-bad-limit.yaml", /cannot be deployed: .*policy-bad-limit\.yaml:\d+ .*max_refund_without_escalation/s],
+    ["an agent the registry refuses", "infra/fixtures/policy-agent-v2.yaml", /cannot be deployed: the agent registry refuses its agent/],
+  ])("stops the deploy for %s", async (_case, file, message) => {
+    await expect(evaluate("test", { CLAIMS_POLICY_FILE: file })).rejects.toThrow(message);
+  });
+});
+
+describe("the scheduled batch: a simulation unless the operator says otherwise", () => {
+  it("runs an operator's claims file as real claims only with CLAIMS_BATCH_LIVE=true", async () => {
+    const r = await evaluate("test", { CLAIMS_BATCH_FILE: "scenarios/fixtures/roa-dir-v1.scenarios.yaml", CLAIMS_BATCH_LIVE: "true" });
+    const batch = functionFor(r, "functions/batch.handler").args;
+    expect(batch.environment).toMatchObject({ CLAIMS_BATCH_MODE: "live" });
+    expect(batch.copyFiles).toContainEqual({ from: "scenarios/fixtures/roa-dir-v1.scenarios.yaml", to: "claims-batch.yaml" });
+    const simulated = await evaluate("test", { CLAIMS_BATCH_FILE: "scenarios/fixtures/roa-dir-v1.scenarios.yaml" });
+    expect(functionFor(simulated, "functions/batch.handler").args.environment).toMatchObject({ CLAIMS_BATCH_MODE: "simulation" });
+  });
+
+  it("refuses to run the demo scenarios as real claims, and a claims file with a mistake", async () => {
+    await expect(evaluate("test", { CLAIMS_BATCH_LIVE: "true" })).rejects.toThrow(/CLAIMS_BATCH_FILE=scenarios\/scenarios.yaml cannot be deployed: the demo scenarios only ever run as a simulation/);
+    await expect(evaluate("test", { CLAIMS_BATCH_FILE: POLICY_FILE })).rejects.toThrow(/CLAIMS_BATCH_FILE=infra\/policy.example.yaml cannot be deployed: .*scenarios/s);
+  });
+});
+
+describe("alarms, their topic and the dashboard", () => {
+  let r: Recording;
+  beforeAll(async () => {
+    r = await evaluate("test", { CLAIMS_ALARM_ENDPOINT: "https://hooks.example.com/claims" });
+  });
+
+  const alarms = () => r.ofType("aws.cloudwatch.MetricAlarm").map((a) => ({ id: a.name, ...(unwrap(a.args) as Args) }) as Args & { id: string });
+  const alarmOn = (metricName: string, dimension: string, value: string) =>
+    alarms().filter((a) => a.metricName === metricName && (a.dimensions as Record<string, string>)[dimension] === value);
+
+  it("notifies one SNS topic, subscribed to the deploy parameter CLAIMS_ALARM_ENDPOINT, on ALARM and back to OK", () => {
+    expect(r.ofType("sst.aws.SnsTopic").map((t) => t.name)).toEqual(["Alarms"]);
+    const subscriptions = r.ofType("aws.sns.TopicSubscription").map((s) => unwrap(s.args));
+    expect(subscriptions).toEqual([{ topic: "arn:aws:sns:eu-west-1:111122223333:Alarms", protocol: "https", endpoint: "https://hooks.example.com/claims" }]);
+    expect(alarms().length).toBeGreaterThan(0);
+    for (const alarm of alarms()) {
+      expect(alarm.alarmActions, alarm.id).toEqual(["arn:aws:sns:eu-west-1:111122223333:Alarms"]);
+      expect(alarm.okActions, alarm.id).toEqual(["arn:aws:sns:eu-west-1:111122223333:Alarms"]);
+      expect(alarm.comparisonOperator, alarm.id).toBe("GreaterThanOrEqualToThreshold");
+      expect(alarm.treatMissingData, alarm.id).toBe("notBreaching");
+      expect(String(alarm.alarmDescription).length, alarm.id).toBeGreaterThan(20);
+      expect(alarm.name, alarm.id).toBe(`claims-crew-test-${alarm.id}`);
+    }
+  });
+
+  it("alarms on any message in every dead-letter queue", () => {
+    const dlqs = [...deadLetterQueues(r)].sort();
+    expect(dlqs).toHaveLength(8);
+    for (const dlq of dlqs) {
+      expect(alarmOn("ApproximateNumberOfMessagesVisible", "QueueName", dlq), dlq).toEqual([
+        expect.objectContaining({ namespace: "AWS/SQS", statistic: "Maximum", threshold: 1, period: 300, evaluationPeriods: 1 }),
+      ]);
+    }
+  });
+
+  it("alarms when the oldest message on crew-events or proposals has waited 10 minutes for 10 minutes", () => {
+    for (const queue of ["CrewEventsQueue", "ProposalsQueue"]) {
+      expect(alarmOn("ApproximateAgeOfOldestMessage", "QueueName", queue), queue).toEqual([
+        expect.objectContaining({ namespace: "AWS/SQS", statistic: "Maximum", threshold: 600, period: 300, evaluationPeriods: 2 }),
+      ]);
+    }
+    expect(alarms().filter((a) => a.metricName === "ApproximateAgeOfOldestMessage")).toHaveLength(2);
+  });
+
+  it("names every function claims-crew-<stage>-<key> and alarms on each one's errors and throttles", () => {
+    for (const [key, fact] of Object.entries(FUNCTIONS)) {
+      const name = `claims-crew-test-${key}`;
+      expect(functionFor(r, fact.handler as Handler).args.name).toBe(name);
+      for (const metric of ["Errors", "Throttles"]) {
+        expect(alarmOn(metric, "FunctionName", name), `${key} ${metric}`).toEqual([
+          expect.objectContaining({ namespace: "AWS/Lambda", statistic: "Sum", threshold: 1, period: 300, evaluationPeriods: 1 }),
+        ]);
+      }
+    }
+  });
+
+  it("alarms on the live review backlog (count for 15 minutes, oldest wait), thresholds from the deploy environment", async () => {
+    const backlog = (rec: Recording) => rec.ofType("aws.cloudwatch.MetricAlarm").map((a) => unwrap(a.args) as Args).filter((a) => String(a.metricName).includes("Review"));
+    const expected = (count: number, seconds: number) => [
+      expect.objectContaining({ namespace: "ClaimsCrew/test", metricName: "PendingReviews", dimensions: { service: METRICS_SERVICE, Flow: "live" }, statistic: "Maximum", threshold: count, period: 300, evaluationPeriods: 3 }),
+      expect.objectContaining({ namespace: "ClaimsCrew/test", metricName: "OldestPendingReviewAge", dimensions: { service: METRICS_SERVICE, Flow: "live" }, statistic: "Maximum", threshold: seconds, period: 300, evaluationPeriods: 1 }),
+    ];
+    expect(backlog(r)).toEqual(expected(20, 24 * 3600));
+    const tuned = await evaluate("test", { CLAIMS_ALARM_REVIEW_BACKLOG: "5", CLAIMS_ALARM_REVIEW_AGE_HOURS: "4" });
+    expect(backlog(tuned)).toEqual(expected(5, 4 * 3600));
+  });
+
+  it("has exactly these alarms: 8 DLQs, 2 queue ages, errors and throttles of 11 functions, 2 on reviews", () => {
+    expect(alarms()).toHaveLength(8 + 2 + 2 * Object.keys(FUNCTIONS).length + 2);
+  });
+
+  it("sends every function's metrics to the stage's namespace", () => {
+    for (const fact of Object.values(FUNCTIONS)) {
+      expect(functionFor(r, fact.handler as Handler).args.environment).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: "ClaimsCrew/test" });
+    }
+  });
+
+  it("graphs every custom metric, every DLQ, both queue ages and every function on one dashboard, with the alarms", () => {
+    const dashboards = r.ofType("aws.cloudwatch.Dashboard");
+    expect(dashboards.map((d) => unwrap(d.args.dashboardName))).toEqual(["claims-crew-test"]);
+    const body = String(unwrap(dashboards[0]?.args.dashboardBody));
+    const parsed = JSON.parse(body) as { widgets: { type: string; properties: { region?: string; alarms?: string[] } }[] };
+    for (const name of Object.keys(METRICS)) expect(body.includes(`"ClaimsCrew/test","${name}"`) || body.includes(`MetricName=\\"${name}\\"`), name).toBe(true);
+    for (const dlq of deadLetterQueues(r)) expect(body, dlq).toContain(`"QueueName","${dlq}"`);
+    for (const key of Object.keys(FUNCTIONS)) expect(body, key).toContain(`"FunctionName","claims-crew-test-${key}"`);
+    expect(parsed.widgets.filter((w) => w.type === "metric").every((w) => w.properties.region === "eu-west-1")).toBe(true);
+    expect(parsed.widgets.find((w) => w.type === "alarm")?.properties.alarms).toHaveLength(alarms().length);
+  });
+
+  it("subscribes an email address by the email protocol, refuses anything else, and demands an endpoint in production", async () => {
+    const email = await evaluate("test", { CLAIMS_ALARM_ENDPOINT: "oncall@example.com" });
+    expect(email.ofType("aws.sns.TopicSubscription").map((s) => unwrap(s.args))).toEqual([expect.objectContaining({ protocol: "email", endpoint: "oncall@example.com" })]);
+    const none = await evaluate("test");
+    expect(none.ofType("aws.sns.TopicSubscription")).toEqual([]);
+    await expect(evaluate("test", { CLAIMS_ALARM_ENDPOINT: "http://insecure.example.com" })).rejects.toThrow(/CLAIMS_ALARM_ENDPOINT="http:\/\/insecure.example.com" is invalid: expected an email address or an https:\/\/ URL/);
+    await expect(evaluate("production", { CLAIMS_ALARM_ENDPOINT: undefined })).rejects.toThrow(/CLAIMS_ALARM_ENDPOINT is not set: the production stage must notify someone/);
   });
 });

@@ -18,7 +18,8 @@ import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort, LlmRequest } from "../core/llm/index.ts";
 import { VersionConflictError } from "../pipeline/ports.ts";
 import type { SessionRepository } from "../pipeline/ports.ts";
-import { composeDeps, loadConfig } from "../functions/lib/compose.ts";
+import { composeDeps } from "../functions/lib/compose.ts";
+import { loadConfig } from "../functions/lib/config-file.ts";
 import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
 import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
@@ -281,7 +282,7 @@ describe("a crash right after each side-effecting call", () => {
 
 describe("two orchestrators racing on one claim", () => {
   const orchestratorDeps = (s: LocalStack): PipelineDeps =>
-    composeDeps({ clients: s.clients, clock: (current as FaultStack).tick, llm: rulesModel(), configPath: CONFIG_PATH, resources: linkedResources(restrictedReader(sstResources, "orchestrator")) });
+    composeDeps({ clients: s.clients, clock: (current as FaultStack).tick, llm: rulesModel(), policy: s.config, resources: linkedResources(restrictedReader(sstResources, "orchestrator")) });
 
   /** Sessions whose lost races are counted. */
   const counting = (sessions: SessionRepository, conflicts: { n: number }): SessionRepository => ({

@@ -10,7 +10,7 @@ import type { HttpFront } from "./http-front.ts";
 
 describe("routes", () => {
   it("match every route infra/api.ts declares, protected exactly where API Gateway runs the authorizer", async () => {
-    const r = await evaluateSstConfig({ stage: "dev", env: {} });
+    const r = await evaluateSstConfig({ stage: "dev", env: { CLAIMS_POLICY_FILE: "infra/policy.example.yaml" } });
     const declared = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "route").map((c) => ({ routeKey: String(c.args[0]), auth: (c.args[2] as { auth?: unknown }).auth !== false }));
     expect(declared.length).toBeGreaterThan(0);
     for (const route of declared) {

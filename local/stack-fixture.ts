@@ -6,7 +6,7 @@ import { frozenClock } from "../core/crew/index.ts";
 import type { FrozenClock } from "../core/crew/index.ts";
 import { createRulesModel } from "../core/llm/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import { loadConfig } from "../functions/lib/compose.ts";
+import { loadConfig } from "../functions/lib/config-file.ts";
 import type { HandlerLogger } from "../functions/lib/logger.ts";
 import { matchRoute } from "./http-front.ts";
 import { startLocalStack } from "./stack.ts";

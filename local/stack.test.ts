@@ -13,7 +13,7 @@ import { linkedResources, restrictedReader, sstResources } from "../functions/li
 import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
-import { CONFIG_PATH, TEST_NOW, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
+import { TEST_NOW, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
 import type { LocalStack } from "./stack.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -140,7 +140,7 @@ describe("the scheduled batch", () => {
       expect(["DECIDED", "NEEDS_REVIEW"]).toContain(record?.status);
       expect(record?.simulation_id).toBe(run.simulation_id);
     }
-    const audit = await stack.deps.audit.bySimulation(run.simulation_id);
+    const audit = await stack.deps.audit.bySimulation(run.simulation_id ?? "");
     expect(audit.filter((e) => e.event_type === "SIMULATION_START")).toHaveLength(1);
     const again = await stack.handlers.batch();
     expect(again.simulation_id).toBe(run.simulation_id);
@@ -151,7 +151,7 @@ describe("the scheduled batch", () => {
 describe("links", () => {
   /** A handler's dependencies with exactly the links infra/ gives `fn`. */
   const strictDeps = (s: Stack, fn: FunctionKey) =>
-    composeDeps({ clients: s.clients, clock: s.clock, llm: rulesModel(), configPath: CONFIG_PATH, resources: linkedResources(restrictedReader(sstResources, fn)) });
+    composeDeps({ clients: s.clients, clock: s.clock, llm: rulesModel(), policy: s.config, resources: linkedResources(restrictedReader(sstResources, fn)) });
 
   it("the links infra/ gives are enough where a handler reaches beyond the obvious (review event, re-armed timer, restarted extraction)", async () => {
     stack = await startTestStack();

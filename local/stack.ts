@@ -19,7 +19,8 @@ import { createBatchHandler } from "../functions/batch.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { createKernelHandler } from "../functions/kernel.ts";
-import { composeDeps, createAwsClients, loadConfig } from "../functions/lib/compose.ts";
+import { composeDeps, createAwsClients } from "../functions/lib/compose.ts";
+import { loadConfig } from "../functions/lib/config-file.ts";
 import type { AwsClients } from "../functions/lib/compose.ts";
 import { createLogger } from "../functions/lib/logger.ts";
 import type { LogLevelName } from "../functions/lib/logger.ts";
@@ -175,7 +176,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // exactly the links infra/ gives them; `deps` sees every link, for the runtime's reads and tests.
     const depsFor = (fn?: FunctionKey) =>
       composeDeps({
-        clients, clock: options.clock, llm: options.llm, configPath: options.configPath, settings: { ...DEFAULT_PIPELINE_SETTINGS, timeouts: waits.timeouts },
+        clients, clock: options.clock, llm: options.llm, policy: config, settings: { ...DEFAULT_PIPELINE_SETTINGS, timeouts: waits.timeouts },
         ...(options.ids ? { ids: options.ids } : {}),
         ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn)) } : {}),
       });

@@ -6,7 +6,7 @@ import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { systemClock } from "../../core/crew/index.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { createRulesModel } from "../../core/llm/index.ts";
-import { loadConfig } from "../../functions/lib/compose.ts";
+import { loadConfig } from "../../functions/lib/config-file.ts";
 import type { LogLevelName } from "../../functions/lib/logger.ts";
 import { apiEvent, CONFIG_PATH } from "../../local/stack-fixture.ts";
 import { startLocalStack } from "../../local/stack.ts";

@@ -9,11 +9,14 @@ import { SourceFileError, closestMatch, ignoredField, ignoredFields, parseYamlSo
 import type { IgnoredField } from "./yaml-source.ts";
 import type { Claim } from "./claim.ts";
 
-/** Outcomes a scenario can expect: a kernel verdict, or that the claim ends in human review. */
-export const ExpectedOutcomeSchema = z.enum(["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW"]);
+import { ExpectedOutcomeSchema } from "./expected-outcome.ts";
+import type { ExpectedOutcome } from "./expected-outcome.ts";
+
+/** Outcomes a scenario can expect (defined in expected-outcome.ts, which needs no YAML parser). */
+export { ExpectedOutcomeSchema };
 
 /** An expected outcome. */
-export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
+export type { ExpectedOutcome };
 
 const EXTRACTION_CODES = [
   "EMPTY_TEXT",

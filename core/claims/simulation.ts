@@ -4,7 +4,7 @@ import { ClaimsContractSchema, OrderSchema, ResponsibilityContractSchema } from 
 import { createAuditEvent } from "../integrity/audit.ts";
 import type { AuditEvent } from "../integrity/audit.ts";
 import type { ClaimsConfig } from "./config.ts";
-import { ExpectedOutcomeSchema } from "./scenarios.ts";
+import { ExpectedOutcomeSchema } from "./expected-outcome.ts";
 import type { Scenario } from "./scenarios.ts";
 
 /** details of SIMULATION_START: the run's configuration, authoritative orders and expectations. */

@@ -1,18 +1,14 @@
 // The composition root of every function: PipelineDeps built once per cold start from SST links
-// (`Resource.*`), the LLM settings in the environment and the bundled agent contract
-// (scenarios/config.yaml), over the AWS adapters, a system clock and random ids. Every port is
+// (`Resource.*`), the LLM settings in the environment and the deployed refund policy (pre-parsed JSON,
+// functions/lib/policy.ts), over the AWS adapters, a system clock and random ids. Every port is
 // built on first use, so a function reads only the links it uses (see infra/README.md).
 import { createHash, randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
-import { parseConfig } from "../../core/claims/config.ts";
-import type { ClaimsConfig } from "../../core/claims/config.ts";
 import { llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
 import { pipelineSettingsFor } from "../../pipeline/deps.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../pipeline/deps.ts";
@@ -26,6 +22,8 @@ import { lazyPort, once } from "./lazy.ts";
 import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../infra/facts.ts";
 import type { LinkedResources } from "./resources.ts";
+import { loadPolicyFile, policyPathFrom } from "./policy.ts";
+import type { PolicySettings } from "./policy.ts";
 import type { QueueRole } from "../../infra/facts.ts";
 
 /** Where a handler gets its dependencies (built once, then reused by every invocation). */
@@ -61,12 +59,6 @@ export function randomIds(): IdSource {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The agent configuration file: CLAIMS_CONFIG_PATH, else scenarios/config.yaml under LAMBDA_TASK_ROOT (copyFiles), else under the working directory. */
-export function configPathFrom(env: Env): string {
-  if (env.CLAIMS_CONFIG_PATH) return resolve(env.CLAIMS_CONFIG_PATH);
-  return join(env.LAMBDA_TASK_ROOT ?? process.cwd(), "scenarios", "config.yaml");
-}
-
 /** node:crypto's SHA-256, injected into the pipeline for proposal keys (core's pure one gives the same bytes, several times slower). */
 export const nodeSha256 = (input: string): string => createHash("sha256").update(input).digest("hex");
 
@@ -92,16 +84,6 @@ export function retentionFrom(env: Env): { sessionsMs?: number; auditMs?: number
   return { ...(sessions === undefined ? {} : { sessionsMs: sessions * 86_400_000 }), ...(audit === undefined ? {} : { auditMs: audit * 86_400_000 }) };
 }
 
-/** Reads and validates the configuration file (relative dates resolve against `nowMs`); ConfigLoadError names the file. */
-export function loadConfig(path: string, nowMs: number): ClaimsConfig {
-  if (!existsSync(path)) throw new ConfigLoadError(`configuration file not found: ${path} (set CLAIMS_CONFIG_PATH or ship scenarios/config.yaml with the function)`);
-  try {
-    return parseConfig(readFileSync(path, "utf8"), path, nowMs);
-  } catch (cause) {
-    throw new ConfigLoadError(`configuration file ${path} is invalid: ${(cause as Error).message}`, { cause });
-  }
-}
-
 /** Registers the configured agent; throws AgentRefusedError when the handshake fails (then nothing may run). */
 export function registerAgent(agent: AgentSettings): AgentRegistry {
   const registry = createAgentRegistry({ acceptedMajor: 1 });
@@ -111,7 +93,7 @@ export function registerAgent(agent: AgentSettings): AgentRegistry {
 }
 
 /** Builds the LLM port of a function that calls a model (see `functions/lib/llm.ts`). */
-export type LlmFactory = (config: ClaimsConfig, env: Env, resources: LinkedResources) => LlmPort;
+export type LlmFactory = (policy: PolicySettings, env: Env, resources: LinkedResources) => LlmPort;
 
 /** The LLM of a function that never calls a model: using it is a wiring bug, said plainly. */
 const noLlm: LlmFactory = () => {
@@ -160,7 +142,8 @@ export interface ComposeOptions {
   readonly llm?: LlmPort;
   /** How to build the LLM from the environment (only worker and intake-extract pass one). */
   readonly makeLlm?: LlmFactory;
-  readonly configPath?: string;
+  /** The refund policy (local runs pass their parsed config file); default: the deployed JSON (`policyPathFrom`), read and validated on first use. */
+  readonly policy?: PolicySettings | (() => PolicySettings);
   readonly env?: Env;
   readonly settings?: PipelineSettings;
 }
@@ -171,9 +154,10 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
   const clock = options.clock ?? systemClock();
   const resources = options.resources ?? linkedResources();
   const clients = once(() => options.clients ?? createAwsClients());
-  const config = once(() => loadConfig(options.configPath ?? configPathFrom(env), clock.now()));
+  const given = options.policy;
+  const policy = once((): PolicySettings => (given === undefined ? loadPolicyFile(policyPathFrom(env)) : typeof given === "function" ? given() : given));
   const registered = once((): { agent: AgentSettings; registry: AgentRegistry } => {
-    const agent = config().agent;
+    const agent = policy().agent;
     return { agent, registry: registerAgent(agent) };
   });
   const dynamo = once(() => createDynamoPorts({ client: clients().dynamo, tableName: resources.tableName(), clock, retention: retentionFrom(env) }));
@@ -187,13 +171,13 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     reviews: lazyPort(() => dynamo().reviews),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
     publisher: lazyPort(() => createEventBridgePublisher({ client: clients().events, busName: resources.busName() })),
-    llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(config(), env, resources)),
+    llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),
     clock,
     ids: options.ids ?? randomIds(),
     agent: lazyPort(() => registered().agent),
     registry: lazyPort(() => registered().registry),
     // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
-    settings: options.settings ?? lazyPort(() => pipelineSettingsFor(llmTimeoutMsFromEnv(env, config().llm.timeout_ms))),
+    settings: options.settings ?? lazyPort(() => pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms))),
     sha256: nodeSha256,
   };
 }

@@ -9,9 +9,10 @@ import { renderAuditReport, renderServedReport } from "../../report/served.ts";
 import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
 import type { ApiRequest, ApiResponse } from "./http.ts";
 
-const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const SIMULATION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+/** What a claim id, a simulation id and an Idempotency-Key may hold (the OpenAPI description reads these too). */
+export const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
+export const SIMULATION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
 /** `POST /claims`: 202 `{ claim_id, status }`; 400 invalid input (nothing stored); 409 Idempotency-Key reused with another body; 413 body over 16 KB. */
 export async function postClaim(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {

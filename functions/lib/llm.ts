@@ -4,7 +4,6 @@
 // (a few seconds at most, once per container); while it is down every call fails at once naming URL,
 // model and error (the claim ends NEEDS_REVIEW LLM_UNREACHABLE), and it is checked again after 30 s.
 import { createLlm, guardWithPreflight, llmConfigFromEnv, preflightLlm } from "../../adapters/llm/index.ts";
-import type { ClaimsConfig } from "../../core/claims/config.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import type { LlmPort } from "../../core/llm/index.ts";
 import { composeDeps } from "./compose.ts";
@@ -12,9 +11,10 @@ import type { ComposeOptions } from "./compose.ts";
 import { once } from "./lazy.ts";
 import { LINKS } from "../../infra/facts.ts";
 import type { LinkedResources } from "./resources.ts";
+import type { PolicySettings } from "./policy.ts";
 
-/** The LLM named by the environment over the config file's defaults; the API key is read (from LlmApiKey) only for openai. */
-export function llmFromEnv(config: ClaimsConfig, env: Record<string, string | undefined>, resources: LinkedResources): LlmPort {
+/** The LLM named by the environment over the policy's defaults; the API key is read (from LlmApiKey) only for openai. */
+export function llmFromEnv(config: PolicySettings, env: Record<string, string | undefined>, resources: LinkedResources): LlmPort {
   const defaults = { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature };
   const provider = env.LLM_PROVIDER?.trim().toLowerCase() || config.llm.provider;
   const keyed = provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;

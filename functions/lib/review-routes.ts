@@ -9,7 +9,8 @@ import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody 
 import type { ApiRequest, ApiResponse } from "./http.ts";
 
 const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const CURSOR = /^[\x21-\x7e]{1,300}$/;
+/** What a page cursor may hold (the OpenAPI description reads it too). */
+export const CURSOR = /^[\x21-\x7e]{1,300}$/;
 
 /** `GET /reviews?status=PENDING&limit=&cursor=`: reviews oldest first, `{ items, next_cursor? }`. */
 export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {

@@ -1,0 +1,229 @@
+// What an operator watches (SPEC §1: an operator runs this): CloudWatch alarms on every dead-letter queue, on
+// the age of the oldest message of the two queues a claim cannot progress without, on every function's errors
+// and throttles and on the human-review backlog — all notifying one SNS topic whose subscriber (an email
+// address or an https endpoint) is the deploy parameter CLAIMS_ALARM_ENDPOINT — and one dashboard of the
+// custom metrics the functions emit (functions/lib/metrics-catalog.ts) beside the AWS ones.
+import { METRICS_SERVICE, metricsNamespace } from "../functions/lib/metrics-catalog.ts";
+import type { MetricName } from "../functions/lib/metrics-catalog.ts";
+import { ruleQueues } from "./bus.ts";
+import { FUNCTIONS } from "./facts.ts";
+import type { FunctionKey } from "./facts.ts";
+import { functionName } from "./lambda.ts";
+import { agentStepsDlq, crewEventsDlq, crewEventsQueue, extractionDlq, proposalsDlq, proposalsQueue, timersDlq } from "./queues.ts";
+import { settings } from "./settings.ts";
+
+/** The topic every alarm notifies, in ALARM and back to OK. */
+export const alarmTopic = new sst.aws.SnsTopic("Alarms");
+
+/** Its subscriber, when CLAIMS_ALARM_ENDPOINT is set (required in production). An email subscriber must confirm the first message. */
+export const alarmSubscription = settings.alarms.notify
+  ? new aws.sns.TopicSubscription("AlarmsSubscription", { topic: alarmTopic.arn, protocol: settings.alarms.notify.protocol, endpoint: settings.alarms.notify.endpoint })
+  : undefined;
+
+const NAMESPACE = metricsNamespace($app.stage);
+const FIVE_MINUTES = 300;
+
+type Queue = typeof crewEventsQueue;
+/** A queue's name (the SQS metrics' QueueName dimension): the last part of its ARN. */
+const queueName = (queue: Queue) => queue.arn.apply((arn: string) => arn.split(":").pop() ?? arn);
+
+/** One alarm: ≥ `threshold` of `statistic` over `periods` consecutive periods, notifying the topic; no data is not a breach. */
+function alarm(id: string, args: {
+  description: string;
+  namespace: string;
+  metricName: string;
+  dimensions: Record<string, string | ReturnType<typeof queueName>>;
+  statistic: "Sum" | "Maximum";
+  periodSeconds: number;
+  periods: number;
+  threshold: number;
+}) {
+  return new aws.cloudwatch.MetricAlarm(id, {
+    name: `${$app.name}-${$app.stage}-${id}`,
+    alarmDescription: args.description,
+    namespace: args.namespace,
+    metricName: args.metricName,
+    dimensions: args.dimensions,
+    statistic: args.statistic,
+    period: args.periodSeconds,
+    evaluationPeriods: args.periods,
+    threshold: args.threshold,
+    comparisonOperator: "GreaterThanOrEqualToThreshold",
+    treatMissingData: "notBreaching",
+    alarmActions: [alarmTopic.arn],
+    okActions: [alarmTopic.arn],
+  });
+}
+
+/** Every dead-letter queue: the five work queues' and the three bus-rule targets'. */
+const DEAD_LETTER_QUEUES: Record<string, Queue> = {
+  CrewEventsDlq: crewEventsDlq,
+  AgentStepsDlq: agentStepsDlq,
+  ProposalsDlq: proposalsDlq,
+  ExtractionDlq: extractionDlq,
+  TimersDlq: timersDlq,
+  VerdictsDlq: ruleQueues.verdicts.dlq,
+  ReviewDlq: ruleQueues.escalations.dlq,
+  RefundsDlq: ruleQueues.refunds.dlq,
+};
+
+/** A message in any DLQ is a claim, a step or an event that needs a person: any message alarms. */
+const dlqAlarms = Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) =>
+  alarm(`${name}Messages`, {
+    description: `${name} holds messages: work that failed every retry (or events the bus could not deliver). Inspect them, fix the cause, redrive (infra/README.md#alarms).`,
+    namespace: "AWS/SQS",
+    metricName: "ApproximateNumberOfMessagesVisible",
+    dimensions: { QueueName: queueName(dlq) },
+    statistic: "Maximum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 1,
+    threshold: 1,
+  }),
+);
+
+/**
+ * A claim's next step waits in crew-events (FIFO: a stuck group also holds back what follows it) and its
+ * decision in proposals; both are normally read within seconds. Ten minutes for 10 minutes means the consumer
+ * is failing, throttled or disabled.
+ */
+const OLDEST_MESSAGE_SECONDS = 600;
+const ageAlarms = ([["CrewEvents", crewEventsQueue], ["Proposals", proposalsQueue]] as const).map(([name, queue]) =>
+  alarm(`${name}OldestMessage`, {
+    description: `The oldest message on ${name}Queue has waited ${OLDEST_MESSAGE_SECONDS / 60} minutes or more for 10 minutes: claims are not progressing. Check the consumer's errors and throttles.`,
+    namespace: "AWS/SQS",
+    metricName: "ApproximateAgeOfOldestMessage",
+    dimensions: { QueueName: queueName(queue) },
+    statistic: "Maximum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 2,
+    threshold: OLDEST_MESSAGE_SECONDS,
+  }),
+);
+
+/**
+ * Handlers return business outcomes and report failed messages as partial batch failures, so a Lambda error
+ * (a throw, a timeout, a bad policy at cold start) is a bug or an outage: one alarms. So does any throttle.
+ */
+const functionAlarms = (Object.keys(FUNCTIONS) as FunctionKey[]).flatMap((key) => [
+  alarm(`${key}Errors`, {
+    description: `Lambda ${functionName(key)} failed (threw, timed out or could not start) at least once in 5 minutes. Its log group has the cause.`,
+    namespace: "AWS/Lambda",
+    metricName: "Errors",
+    dimensions: { FunctionName: functionName(key) },
+    statistic: "Sum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 1,
+    threshold: 1,
+  }),
+  alarm(`${key}Throttles`, {
+    description: `Lambda ${functionName(key)} was throttled in the last 5 minutes: the account's concurrency is exhausted.`,
+    namespace: "AWS/Lambda",
+    metricName: "Throttles",
+    dimensions: { FunctionName: functionName(key) },
+    statistic: "Sum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 1,
+    threshold: 1,
+  }),
+]);
+
+/** The human-review backlog (live claims only; the sweep reports it every 5 minutes). */
+const reviewAlarms = [
+  alarm("ReviewBacklog", {
+    description: `${settings.alarms.reviewBacklog} or more live claims have waited for a reviewer for 15 minutes (CLAIMS_ALARM_REVIEW_BACKLOG). Reviewers: GET /reviews or \`claims review list\`.`,
+    namespace: NAMESPACE,
+    metricName: "PendingReviews" satisfies MetricName,
+    dimensions: { service: METRICS_SERVICE, Flow: "live" },
+    statistic: "Maximum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 3,
+    threshold: settings.alarms.reviewBacklog,
+  }),
+  alarm("ReviewWaiting", {
+    description: `A live claim has waited ${settings.alarms.reviewAgeHours} hours or more for a reviewer (CLAIMS_ALARM_REVIEW_AGE_HOURS).`,
+    namespace: NAMESPACE,
+    metricName: "OldestPendingReviewAge" satisfies MetricName,
+    dimensions: { service: METRICS_SERVICE, Flow: "live" },
+    statistic: "Maximum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 1,
+    threshold: settings.alarms.reviewAgeHours * 3600,
+  }),
+];
+
+/** Every alarm of the app. */
+export const alarms = [...dlqAlarms, ...ageAlarms, ...functionAlarms, ...reviewAlarms];
+
+// --- The dashboard ---------------------------------------------------------------------------------------
+
+const region = aws.getRegionOutput().apply((r: { region: string }) => r.region);
+
+/** A metric of ours, live flow unless `dims` says otherwise: [namespace, name, dim, value, …, options]. */
+const ours = (name: MetricName, dims: Record<string, string>, options: Record<string, unknown> = {}) => [
+  NAMESPACE, name, "service", METRICS_SERVICE, ...Object.entries(dims).flat(), options,
+];
+
+/** A CloudWatch SEARCH over one of our metrics' dimension sets (dashboards only: alarms cannot search). */
+const search = (id: string, name: MetricName, dims: readonly string[], filter: string, stat: string) => [
+  { id, expression: `SEARCH('{${NAMESPACE},service,${dims.join(",")}} MetricName="${name}" ${filter}', '${stat}', ${FIVE_MINUTES})`, label: "" },
+];
+
+function widget(title: string, x: number, y: number, metrics: unknown[], options: Record<string, unknown> = {}) {
+  return { type: "metric", x, y, width: 8, height: 6, properties: { title, region, view: "timeSeries", stat: "Sum", period: FIVE_MINUTES, metrics, ...options } };
+}
+
+const VERDICTS = ["ACCEPT", "ESCALATE", "REJECT"] as const;
+const LLM_TASKS = ["extract_claim", "analyze_claim", "decide_refund", "fix_step"] as const;
+
+const widgets = [
+  widget("Claims (live): received, decided, needing review", 0, 0, [
+    ours("ClaimsReceived", { Flow: "live" }, { label: "received" }),
+    ...VERDICTS.map((Verdict) => ours("ClaimsDecided", { Flow: "live", Verdict }, { label: Verdict })),
+    ours("ClaimsNeedsReview", { Flow: "live" }, { label: "NEEDS_REVIEW" }),
+  ]),
+  widget("Refunds authorised (live): EUR, and how many (right)", 8, 0, [
+    ours("RefundedAmountEur", { Flow: "live", AuthorisedBy: "kernel" }, { label: "EUR by the kernel" }),
+    ours("RefundedAmountEur", { Flow: "live", AuthorisedBy: "reviewer" }, { label: "EUR by reviewers" }),
+    ours("RefundsExecuted", { Flow: "live", AuthorisedBy: "kernel" }, { label: "refunds by the kernel", yAxis: "right" }),
+    ours("RefundsExecuted", { Flow: "live", AuthorisedBy: "reviewer" }, { label: "refunds by reviewers", yAxis: "right" }),
+  ]),
+  widget("Decision latency (live, received → final)", 16, 0, ["p50", "p90", "p99"].map((stat) => ours("DecisionLatency", { Flow: "live" }, { stat, label: stat })), { stat: "p50" }),
+  widget("Verdicts by reason code (live)", 0, 6, [search("decided", "ClaimsDecided", ["Flow", "Verdict", "ReasonCode"], 'Flow="live"', "Sum")]),
+  widget("NEEDS_REVIEW by reason code (live)", 8, 6, [search("needs", "ClaimsNeedsReview", ["Flow", "ReasonCode"], 'Flow="live"', "Sum")]),
+  widget("Reviews (live): opened, decided, pending", 16, 6, [
+    ours("ReviewsOpened", { Flow: "live", Origin: "ESCALATE" }, { label: "opened: ESCALATE" }),
+    ours("ReviewsOpened", { Flow: "live", Origin: "NEEDS_REVIEW" }, { label: "opened: NEEDS_REVIEW" }),
+    ...["APPROVED", "DENIED", "RESUBMITTED"].map((Decision) => ours("ReviewsDecided", { Flow: "live", Decision }, { label: `decided: ${Decision}` })),
+    ours("PendingReviews", { Flow: "live" }, { stat: "Maximum", label: "pending" }),
+    ours("OldestPendingReviewAge", { Flow: "live" }, { stat: "Maximum", label: "oldest pending (s)", yAxis: "right" }),
+  ]),
+  widget("LLM call latency p90 (ms)", 0, 12, LLM_TASKS.map((Task) => ours("LlmCallLatency", { Task }, { stat: "p90", label: Task })), { stat: "p90" }),
+  widget("LLM tokens", 8, 12, LLM_TASKS.flatMap((Task) => [
+    ours("LlmPromptTokens", { Task }, { label: `${Task} prompt` }),
+    ours("LlmCompletionTokens", { Task }, { label: `${Task} completion` }),
+  ])),
+  widget("LLM calls and failures", 16, 12, [
+    ...LLM_TASKS.map((Task) => ours("LlmCalls", { Task }, { label: `${Task} calls` })),
+    search("llmfail", "LlmCallFailures", ["Task", "Code"], "", "Sum"),
+  ]),
+  widget("Dead-letter queues (messages)", 0, 18, Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) => ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", queueName(dlq), { label: name }]), { stat: "Maximum" }),
+  widget("Oldest message (s)", 8, 18, [
+    ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", queueName(crewEventsQueue), { label: "crew-events" }],
+    ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", queueName(proposalsQueue), { label: "proposals" }],
+  ], { stat: "Maximum" }),
+  widget("Functions: errors, throttles, cold starts", 16, 18, (Object.keys(FUNCTIONS) as FunctionKey[]).flatMap((key) => [
+    ["AWS/Lambda", "Errors", "FunctionName", functionName(key), { label: `${key} errors` }],
+    ["AWS/Lambda", "Throttles", "FunctionName", functionName(key), { label: `${key} throttles` }],
+    ours("ColdStart", { function_name: functionName(key) }, { label: `${key} cold starts` }),
+  ])),
+  { type: "alarm", x: 0, y: 24, width: 24, height: 6, properties: { title: "Alarms", alarms: alarms.map((a) => a.arn) } },
+];
+
+/** The dashboard `claims-crew-<stage>`. */
+export const dashboard = new aws.cloudwatch.Dashboard("Dashboard", {
+  dashboardName: `${$app.name}-${$app.stage}`,
+  dashboardBody: $jsonStringify({ widgets }),
+});
+
+/** The dashboard in the CloudWatch console. */
+export const dashboardUrl = $interpolate`https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards/dashboard/${$app.name}-${$app.stage}`;
