@@ -114,7 +114,13 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
     { kind: "free_text", mode: "concurrent", n: options.concurrent, inFlight: options.inFlight, offset: options.sequential },
   ];
   const ordersOf = (p: (typeof plan)[number]) => benchOrders(p.kind, p.n, now, p.offset);
-  const b = await startBenchStack(plan.flatMap(ordersOf), { record: true, logLevel: AWS_LOG_LEVEL });
+  // Metrics on, as on Lambda: their EMF lines are log lines too (functions/lib/metrics.ts writes them locally only when asked).
+  const metricsFlag = process.env.POWERTOOLS_METRICS_DISABLED;
+  process.env.POWERTOOLS_METRICS_DISABLED = "false";
+  const b = await startBenchStack(plan.flatMap(ordersOf), { record: true, logLevel: AWS_LOG_LEVEL }).finally(() => {
+    if (metricsFlag === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+    else process.env.POWERTOOLS_METRICS_DISABLED = metricsFlag;
+  });
   const recorder = b.recorder as UsageRecorder;
   const restoreLogs = recorder.captureLogs();
   const counter = createRequestCounter();
@@ -227,6 +233,7 @@ export function report(run: AwsRequestsRun): string {
     "own CPU ms/claim": r2(u.cpuMs),
     "log lines/claim (success lines)": `${r2(u.logLines)} (${r2(u.successLines ?? 0)})`,
     "log bytes/claim": Math.round(u.logBytes),
+    "EMF metric lines / bytes per claim": `${r2(u.metricLines ?? 0)} / ${Math.round(u.metricBytes ?? 0)}`,
   });
   for (const kind of ["structured", "free_text"] as const) {
     for (const [fn, u] of Object.entries(file.sequential[kind].invocations) as [FunctionKey, InvocationUsage][]) byFunctionRows.push(fnRow(kind, fn, u, file.concurrent[kind].invocations[fn]));

@@ -236,6 +236,7 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
           invocations: p.invocations + u.invocations, records: p.records + u.records, handlerMs: p.handlerMs + u.handlerMs, sdkMs: p.sdkMs + u.sdkMs, cpuMs: p.cpuMs + u.cpuMs,
           calls: sumRecord(p.calls, u.calls), llmCalls: p.llmCalls + u.llmCalls, logLines: p.logLines + u.logLines, logBytes: p.logBytes + u.logBytes,
           successLines: (p.successLines ?? 0) + (u.successLines ?? 0), successBytes: (p.successBytes ?? 0) + (u.successBytes ?? 0),
+          metricLines: (p.metricLines ?? 0) + (u.metricLines ?? 0), metricBytes: (p.metricBytes ?? 0) + (u.metricBytes ?? 0),
         }
       : { ...u, calls: { ...u.calls } };
   }
@@ -311,6 +312,7 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
     }
     const billed = billedHandlerLog(usage, options.logging.successSampleRate);
     push({ service: "CloudWatch Logs", item: `${fn} handler lines (${n3(billed.lines)} lines, ${Math.round(billed.bytes)} B)`, category, units: billed.bytes, unit: "bytes", price: logPrice });
+    push({ service: "CloudWatch Logs", item: `${fn} EMF metric lines (${n3(usage.metricLines ?? 0)} lines)`, category, units: usage.metricBytes ?? 0, unit: "bytes", price: logPrice });
     if (writesPlatformLines(options.logging.systemLogLevel)) {
       push({ service: "CloudWatch Logs", item: `${fn} platform.start + platform.report (${n3(invocations)} × ${LOG_BYTES.platformPerInvocation} B)`, category, units: invocations * LOG_BYTES.platformPerInvocation, unit: "bytes", price: logPrice });
     }
@@ -457,7 +459,7 @@ export function expressPerClaim(profile: ClaimProfile, kind: ClaimKind, llmWaitS
 export type CostSummary = {
   services: Partial<Record<Service, number>>;
   /** The handlers' lines, Lambda's platform lines, the API access log (all CloudWatch Logs ingestion). */
-  logs: { handler: number; platform: number; access: number };
+  logs: { handler: number; metrics: number; platform: number; access: number };
   timerPath: number | undefined;
   allIn: number;
   llmWait: Record<1 | 3, number>;
@@ -501,7 +503,7 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
   const gzipRatio = file.logs.bytes > 0 ? file.logs.gzipBytes / file.logs.bytes : 0;
   return {
     services,
-    logs: { handler: logOf((l) => l.item.includes("handler lines")), platform: logOf((l) => l.item.includes("platform.")), access: logOf((l) => l.item.startsWith("API access log")) },
+    logs: { handler: logOf((l) => l.item.includes("handler lines")), metrics: logOf((l) => l.item.includes("EMF metric lines")), platform: logOf((l) => l.item.includes("platform.")), access: logOf((l) => l.item.startsWith("API access log")) },
     timerPath: timerLines ? perMillion(timerLines) : undefined,
     allIn,
     llmWait: { 1: llmWait(1), 3: llmWait(3) },
@@ -541,6 +543,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
     { line: "DynamoDB: reads and writes (table + gsi1)", values: svc("DynamoDB"), basis: "measured consumed capacity (dynalite, ReturnConsumedCapacity); gsi1 writes estimated from the written item (projection ALL); a failed conditional write counted as 1 WRU", price: p.dynamodb },
     { line: "EventBridge: PutEvents", values: svc("EventBridge"), basis: "measured entries (64 KiB chunks)", price: p.eventBridge },
     { line: `CloudWatch Logs: handler lines at ${f.logs.level}`, values: v((x) => x.logs.handler), basis: `measured: the Powertools lines the handlers wrote at ${f.logs.level} (Lambda's default application level with the JSON format), success lines ("message handled", "request handled") × the deployed sample rate (${columns.map((c) => optionsFor(c.file).logging.successSampleRate).join("/")}), + ${LOG_BYTES.lambdaFieldsPerLine} B per line for the X-Ray trace id Powertools adds on Lambda`, price: p.cloudWatchLogs },
+    { line: "CloudWatch Logs: EMF metric lines", values: v((x) => x.logs.metrics), basis: "measured: the CloudWatch Embedded Metric Format lines Powertools Metrics wrote (functions/lib/metrics.ts; enabled in the bench as on Lambda); ingested as logs, the metrics themselves are a fixed ~$0.30 per metric and dimension set a month, not per claim", price: p.cloudWatchLogs },
     { line: "CloudWatch Logs: Lambda platform.start + platform.report", values: v((x) => x.logs.platform), basis: `measured invocations × ${LOG_BYTES.platformPerInvocation} B at system log level INFO (JSON format; example lines in bench/cost.ts); none at WARN (system levels: ${columns.map((c) => optionsFor(c.file).logging.systemLogLevel).join("/")}; infra/facts.ts LOGGING)`, price: p.cloudWatchLogs },
     { line: "CloudWatch Logs: API access log", values: v((x) => x.logs.access), basis: `1 line per request × ${LOG_BYTES.accessLogPost} B (SST's access-log format, example in bench/cost.ts)`, price: p.cloudWatchLogs },
     { line: "Step-timer path (its requests, invocations and logs)", values: v((x) => x.timerPath ?? 0), basis: timerNote, price: "as above" },

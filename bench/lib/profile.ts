@@ -71,6 +71,9 @@ export type InvocationUsage = {
   /** Of those, the success lines (they carry `sample_rate`; written for a sampled share on AWS): lines and bytes. Absent in older profiles: none. */
   successLines?: number;
   successBytes?: number;
+  /** CloudWatch Embedded Metric Format lines (Powertools Metrics, written on AWS) and their bytes. Absent in older profiles: none. */
+  metricLines?: number;
+  metricBytes?: number;
 };
 
 /** `loaded` with each function's `cpuMs` replaced by the CPU per record of `alone` (measured one claim at a time) × its records. */
