@@ -80,10 +80,11 @@ export type ServeProcess = {
   stop(): Promise<void>;
 };
 
-/** Starts `claims serve --port 0` on `configPath` and `dataDir` with the rules model; `env` is added to the child's environment. */
-export async function startServe(options: { configPath: string; dataDir: string; env?: Record<string, string>; startLimitMs?: number }): Promise<ServeProcess> {
+/** Starts `claims serve --port 0` on `configPath` and `dataDir` with the rules model; `env` is added to the child's environment, `nodeArgs` go to node. */
+export async function startServe(options: { configPath: string; dataDir: string; env?: Record<string, string>; nodeArgs?: readonly string[]; startLimitMs?: number }): Promise<ServeProcess> {
   const token = randomBytes(16).toString("hex");
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ["bin/claims.mjs", "serve", "--port", "0", "--config", options.configPath, "--data-dir", options.dataDir], {
+  // nodeArgs: e.g. --cpu-prof to profile the server (Node refuses it in NODE_OPTIONS).
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...(options.nodeArgs ?? []), "bin/claims.mjs", "serve", "--port", "0", "--config", options.configPath, "--data-dir", options.dataDir], {
     cwd: ROOT,
     env: { ...process.env, CLAIMS_API_TOKEN: token, CLAIMS_REVIEWER_TOKEN: `${token}-reviewer`, LLM_PROVIDER: "rules", CLAIMS_LOG_LEVEL: "ERROR", ...options.env },
   });
