@@ -44,7 +44,7 @@ function timedClaims(): { repo: ClaimRepository; finalAt: Map<string, number> } 
   const repo: ClaimRepository = {
     createClaim: (record, idem) => inner.createClaim(record, idem),
     getClaim: (id) => inner.getClaim(id),
-    findStalledClaims: (before, limit) => inner.findStalledClaims(before, limit),
+    listClaims: (query) => inner.listClaims(query),
     async updateClaim(id, patch, onlyFrom) {
       const result = await inner.updateClaim(id, patch, onlyFrom);
       if (result.changed && (patch.status === "DECIDED" || patch.status === "NEEDS_REVIEW")) finalAt.set(id, performance.now());

@@ -196,13 +196,54 @@ describe("claims load-orders", () => {
   });
 });
 
+describe("claims list", () => {
+  it("asks GET /claims with the filters and the token, pages on, prints one line per claim; refusals exit 1, usage and connection 2", async () => {
+    const seen: string[] = [];
+    const view = (i: number) => ({ claim_id: `clm_${i}`, status: "DECIDED", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", proposal: { order_id: "ord_001", amount_eur: 10 + i }, dfid: `dfid_clm_${i}` });
+    const api = createServer((req, res) => {
+      seen.push(`${req.headers.authorization} ${req.url}`);
+      const url = new URL(req.url ?? "/", "http://x");
+      res.setHeader("content-type", "application/json");
+      if (req.headers.authorization !== "Bearer list-token") return res.writeHead(403).end(JSON.stringify({ error: { code: "FORBIDDEN", message: "this route needs the intake token" } }));
+      const page = url.searchParams.get("cursor") ? { items: [view(3)] } : { items: [view(1), view(2)], next_cursor: "2026-06-01T12:00:00.000Z#clm_2" };
+      res.end(JSON.stringify(page));
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    try {
+      const ok = await claims(["list", "--url", url, "--status", "decided", "--verdict", "accept", "--since", "2026-06-01", "--limit", "10"], undefined, { CLAIMS_API_TOKEN: "list-token" });
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout.trim().split("\n").map((l) => l.split(/\s+/)[0])).toEqual(["clm_1", "clm_2", "clm_3"]);
+      expect(ok.stdout).toMatch(/^clm_1 +DECIDED +ACCEPT +VALIDATION_PASSED +ord_001 11\.00 EUR$/m);
+      expect(seen[0]).toBe("Bearer list-token /claims?limit=10&status=DECIDED&verdict=ACCEPT&since=2026-06-01T00%3A00%3A00.000Z");
+      expect(seen[1]).toMatch(/limit=8&.*cursor=2026-06-01T12%3A00%3A00.000Z%23clm_2$/);
+      const json = await claims(["list", "--url", url, "--json", "--limit", "2"], undefined, { CLAIMS_API_TOKEN: "list-token" });
+      expect((JSON.parse(json.stdout) as { items: unknown[] }).items).toHaveLength(2);
+      const refused = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "wrong" });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/403 FORBIDDEN: this route needs the intake token/);
+    } finally {
+      api.close();
+    }
+    const badStatus = await claims(["list", "--url", url, "--status", "DONE", "--token", "t"]);
+    expect(badStatus.code).toBe(2);
+    expect(badStatus.stderr).toMatch(/--status/);
+    const noToken = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "" });
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toMatch(/no intake token/);
+    const down = await claims(["list", "--url", url, "--token", "t"]);
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+: .*is claims serve running/);
+  });
+});
+
 describe("claims --version and --help", () => {
   it("prints the package version and exits 0, and every command has --help", async () => {
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
     const version = await claims(["--version"]);
     expect(version).toMatchObject({ code: 0 });
     expect(version.stdout.trim()).toBe(pkg.version);
-    for (const command of ["batch", "serve", "report", "replay", "review", "config", "load-orders"]) {
+    for (const command of ["batch", "serve", "list", "report", "replay", "review", "config", "load-orders"]) {
       const help = await claims([command, "--help"]);
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(/^Usage: claims /);

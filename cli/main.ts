@@ -1,9 +1,9 @@
-// The `claims` CLI (SPEC §7.1): batch, serve, report, replay.
+// The `claims` CLI (SPEC §7.1): batch, serve, list, report, replay.
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/lib/errors.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { createLlm, describeLlmConfig, describePreflight, guardWithPreflight, llmConfigFromEnv, meterLlm, preflightLlm, PREFLIGHT_RECHECK_MS } from "../adapters/llm/index.ts";
 import { pipelineWaitsFor } from "../pipeline/deps.ts";
@@ -21,6 +21,11 @@ import { parseIsoMs } from "../core/integrity/time.ts";
 import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
 import { startHttpFront } from "../local/http-front.ts";
 import { registerReviewCommands } from "./review.ts";
+import { registerListCommand } from "./list.ts";
+import { openStateStore } from "../local/state-store.ts";
+import type { StateStore } from "../local/state-store.ts";
+import { dfidOf } from "../pipeline/intake.ts";
+import type { AuditEvent } from "../core/integrity/index.ts";
 import { ROUTES } from "../infra/facts.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";
@@ -53,6 +58,17 @@ class CliError extends ClaimsError<"CLI_USAGE"> {
   }
 }
 
+function parseMaxOpen(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 1_000_000) throw new InvalidArgumentError(`--max-open must be a number of claims (0 = no bound), got '${value}'`);
+  return n;
+}
+
+/** Where `claims serve` keeps its table and queue journal inside the data directory. */
+const stateDirOf = (dataDir: string) => join(dataDir, "store");
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidArgumentError(`--port must be a number from 0 to 65535 (0 = any free port), got '${value}'`);
@@ -80,12 +96,13 @@ function parseSeconds(value: string): number {
 /** Handler logs of a local run: errors only (the console tells the story), unless CLAIMS_LOG_LEVEL asks for more. */
 const quietHandlers = (): { logLevel?: "ERROR" } => (process.env.CLAIMS_LOG_LEVEL ? {} : { logLevel: "ERROR" });
 
-/** One progress line per bus event (an ESCALATE verdict matches two rules but is printed once). */
+/** One progress line per bus event (an ESCALATE verdict matches two rules but is printed once; the ids remembered are bounded). */
 function busProgress(write: (line: string) => void) {
   const seen = new Set<string>();
   return (_rule: string, event: BusEvent) => {
     if (seen.has(event.id)) return;
     seen.add(event.id);
+    if (seen.size > 1000) seen.delete(seen.values().next().value!);
     const d = event.detail as Record<string, unknown>;
     const what = event["detail-type"] === "ClaimVerdict" ? `${String(d.verdict)} ${String(d.reason_code)}` : event["detail-type"] === "RefundExecuted" ? `${String(d.amount_eur)} EUR on ${String(d.order_id)}` : String(d.reason_code);
     write(`  [bus]  ${event["detail-type"].padEnd(16)} ${String(d.claim_id)}  ${what}`);
@@ -157,11 +174,12 @@ program
   .command("serve")
   .description("start the local stack and the HTTP API (claims, reviews, reports, health) until interrupted; tokens from CLAIMS_API_TOKEN and CLAIMS_REVIEWER_TOKEN, or generated and printed")
   .option("--port <port>", "port to listen on (0 = any free port)", parsePort, 3000)
-  .option("--host <host>", "address to listen on", "127.0.0.1")
+  .option("--host <host>", "address to listen on (anything but loopback exposes the API to the network)", "127.0.0.1")
   .option("--config <path>", "configuration file", DEFAULT_CONFIG)
-  .option("--data-dir <path>", "where events.jsonl is appended (default $CLAIMS_DATA_DIR or .claims)")
+  .option("--data-dir <path>", "where the claims, ledger, reviews and audit (store/) and events.jsonl are kept across restarts (default $CLAIMS_DATA_DIR or .claims)")
+  .option("--max-open <n>", "answer 429 with Retry-After while this many claims are open (default $CLAIMS_MAX_OPEN or 200; 0 = no bound)", parseMaxOpen)
   .option("--now <iso>", "freeze the clock (ISO timestamp); step timeouts never come due on a frozen clock", parseNow)
-  .action(async (o: { port: number; host: string; config: string; dataDir?: string; now?: number }) => {
+  .action(async (o: { port: number; host: string; config: string; dataDir?: string; maxOpen?: number; now?: number }) => {
     const out = (text: string) => process.stdout.write(`${text}\n`);
     const t0 = performance.now();
     const configPath = mustExist(o.config, "config file");
@@ -176,7 +194,13 @@ program
     const reviewerFromEnv = process.env.CLAIMS_REVIEWER_TOKEN?.trim();
     const reviewerToken = reviewerFromEnv || randomBytes(24).toString("base64url");
     if (reviewerToken === apiToken) throw new CliError("CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials");
-    const stack = await startLocalStack({ configPath, clock, llm: llm.port, dataDir, apiToken, reviewerToken, onBusEvent: busProgress(out), ...(llm.waits ? { waits: llm.waits } : {}) });
+    const maxOpen = o.maxOpen ?? (process.env.CLAIMS_MAX_OPEN === undefined ? 200 : parseMaxOpen(process.env.CLAIMS_MAX_OPEN.trim()));
+    const stateDir = stateDirOf(dataDir);
+    const stack = await startLocalStack({
+      configPath, clock, llm: llm.port, dataDir, stateDir, apiToken, reviewerToken, onBusEvent: busProgress(out), recordBusEvents: false,
+      ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
+      ...(llm.waits ? { waits: llm.waits } : {}),
+    });
     const front = await startHttpFront({
       functions: { intakeApi: stack.handlers.intakeApi, reviewApi: stack.handlers.reviewApi },
       authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
@@ -187,12 +211,22 @@ program
       await stack.stop();
       throw new CliError((e as Error).message);
     });
+    stack.stateLock?.update({ url: front.url });
     out(`Claims Crew local stack: ${stack.runtime.description}`);
     out(`  listening on ${front.url}`);
+    if (!LOOPBACK.test(o.host)) {
+      process.stderr.write(`\n  WARNING: --host ${o.host} makes the HTTP API reachable from other machines (bearer tokens travel in clear HTTP).\n  The emulators behind it stay on 127.0.0.1. Use --host 127.0.0.1 unless you mean it.\n\n`);
+      out(`  WARNING  listening on ${o.host}, not loopback: the API is reachable from the network`);
+    }
     out(`  routes   ${Object.entries(ROUTES).map(([key, r]) => `${key}${r.auth === "none" ? " (open)" : r.auth === "reviewer" ? " (reviewer)" : ""}`).join(" · ")}`);
     out(fromEnv ? "  token    from CLAIMS_API_TOKEN" : `  token    generated for this run: ${apiToken}  (set CLAIMS_API_TOKEN to choose one)`);
     out(reviewerFromEnv ? "  reviewer from CLAIMS_REVIEWER_TOKEN" : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one)`);
     out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
+    out(`  state    ${stateDir}: claims, idempotency keys, ledger, reviews, audit and queued messages survive a restart (kill -9 too)`);
+    if (stack.recovered.messages + stack.recovered.restarted + stack.recovered.ticked > 0) {
+      out(`  recovered ${stack.recovered.messages} queued message(s); re-drove ${stack.recovered.restarted + stack.recovered.ticked} open claim(s)`);
+    }
+    out(`  bound    ${maxOpen > 0 ? `intake answers 429 (Retry-After) while ${maxOpen} claims are open (--max-open)` : "none: intake never answers 429 (--max-open 0)"}`);
     out(`  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`);
     if (check !== undefined) {
       out(`  llm      ${describePreflight(check)}`);
@@ -262,18 +296,60 @@ program
     process.stdout.write(`Loaded ${config.orders.length} orders from ${o.config} into ${o.table} (relative purchase dates resolved against now).\n`);
   });
 
+/** Runs `use` on the store `claims serve` keeps in the data directory (running or not); undefined when there is none. */
+async function withStateStore<T>(dataDir: string, use: (store: StateStore) => Promise<T>): Promise<T | undefined> {
+  const store = await openStateStore(stateDirOf(dataDir));
+  if (!store) return undefined;
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The audit of every served claim sent without a simulation_id, claim by claim, oldest claim first (each claim's in append order). */
+async function servedClaimsAudit(store: StateStore): Promise<AuditEvent[]> {
+  const perClaim: AuditEvent[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.ports.claims.listClaims({ limit: 200, ...(cursor ? { cursor } : {}) });
+    for (const claim of page.items) if (!claim.simulation_id) perClaim.push(await store.ports.audit.byDfid(claim.dfid));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return perClaim.reverse().flat();
+}
+
 program
   .command("report")
-  .description("regenerate the HTML audit report of a recorded run")
-  .option("--simulation-id <id>", "the run (default: the latest)")
-  .option("--out <path>", "where to write the report (default: the run's folder)")
-  .option("--data-dir <path>", "where runs are kept (default $CLAIMS_DATA_DIR or .claims)")
-  .action(async (o: { simulationId?: string; out?: string; dataDir?: string }) => {
+  .description("regenerate the HTML audit report of a recorded run, or of the claims sent to claims serve")
+  .option("--simulation-id <id>", "the run or the served simulation (default: the latest run)")
+  .option("--served", "the claims sent to claims serve without a simulation_id")
+  .option("--out <path>", "where to write the report (default: the run's folder; served claims: <data-dir>/served/report.html)")
+  .option("--data-dir <path>", "where runs and the served store are kept (default $CLAIMS_DATA_DIR or .claims)")
+  .action(async (o: { simulationId?: string; served?: boolean; out?: string; dataDir?: string }) => {
     const dataDir = dataDirFrom(o.dataDir);
-    const simulationId = o.simulationId ?? latestRun(dataDir);
-    if (!simulationId) throw new CliError(`no recorded runs in ${dataDir}: run 'claims batch' first`);
-    const path = await writeReportFor(dataDir, simulationId, o.out ? resolve(o.out) : undefined);
-    process.stdout.write(`Report for ${simulationId}: ${path}\n`);
+    const out = o.out ? resolve(o.out) : undefined;
+    if (o.served && o.simulationId) throw new CliError("give --served or --simulation-id, not both");
+    const simulationId = o.served ? undefined : (o.simulationId ?? latestRun(dataDir));
+    if (simulationId && existsSync(join(runDir(dataDir, simulationId), "audit.jsonl"))) {
+      const path = await writeReportFor(dataDir, simulationId, out);
+      process.stdout.write(`Report for ${simulationId}: ${path}\n`);
+      return;
+    }
+    // Not a batch run: the served claims, from the store claims serve keeps (through it while it runs), as the served view.
+    const { writeReport } = await import("./report-file.ts");
+    const { renderAuditReport } = await import("../report/served.ts");
+    const written = await withStateStore(dataDir, async (store) => {
+      const events = simulationId ? await store.ports.audit.bySimulation(simulationId) : await servedClaimsAudit(store);
+      if (events.length === 0) throw new CliError(simulationId ? `no run or served claims of simulation ${simulationId} in ${dataDir}` : `no served claims in ${dataDir} yet`);
+      const title = simulationId ? `Claims Crew — ${simulationId} (served)` : "Claims Crew — served claims";
+      const path = out ?? (simulationId ? resolve(runDir(dataDir, simulationId), "report.html") : join(dataDir, "served", "report.html"));
+      return { path: writeReport(events, path, { title, scope: simulationId ? `the claims served under ${simulationId}` : "every claim served without a simulation_id" }, renderAuditReport), source: store.source };
+    });
+    if (!written) {
+      throw new CliError(simulationId ? `no recorded run '${simulationId}' and no claims serve store in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})` : `no recorded runs and no claims serve store in ${dataDir}: run 'claims batch' or 'claims serve' first`);
+    }
+    process.stdout.write(`Report for ${simulationId ?? "served claims"} (from ${written.source}): ${written.path}\n`);
   });
 
 program
@@ -284,8 +360,13 @@ program
   .option("--json", "print the replay result as JSON")
   .action(async (claimId: string, o: { dataDir?: string; json?: boolean }) => {
     const dataDir = dataDirFrom(o.dataDir);
-    const found = findClaimRun(dataDir, claimId);
-    if (!found) throw new CliError(`claim ${claimId} is not in any recorded run in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`);
+    // A batch run's file, else the store of claims serve (a served claim's own events).
+    const found = findClaimRun(dataDir, claimId)
+      ?? (await withStateStore(dataDir, async (store) => {
+        const events = await store.ports.audit.byDfid(dfidOf(claimId));
+        return events.some((e) => e.details.claim_id === claimId) ? { simulationId: `served, from ${store.source}`, events } : undefined;
+      }));
+    if (!found) throw new CliError(`claim ${claimId} is not in any recorded run nor among the served claims in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`);
     const result = replayClaim(claimId, found.events);
     if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else process.stdout.write(formatReplay(result, found.simulationId));
@@ -307,6 +388,7 @@ function formatReplay(result: ReplayResult, simulationId: string): string {
 }
 
 registerReviewCommands(program);
+registerListCommand(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {

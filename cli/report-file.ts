@@ -6,10 +6,10 @@ import { ReportWriteError } from "../report/errors.ts";
 import { renderReport } from "../report/render.ts";
 import type { RenderOptions } from "../report/render.ts";
 
-/** Renders `events` and writes the report to `outPath` (parent folders created); returns the absolute path. */
-export function writeReport(events: readonly AuditEvent[], outPath: string, opts: RenderOptions = {}): string {
+/** Renders `events` (with `render`, default the run report) and writes the report to `outPath` (parent folders created); returns the absolute path. */
+export function writeReport<O extends RenderOptions>(events: readonly AuditEvent[], outPath: string, opts: O = {} as O, render: (events: readonly AuditEvent[], opts: O) => string = renderReport): string {
   const path = resolve(outPath);
-  const page = renderReport(events, opts);
+  const page = render(events, opts);
   try {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, page, "utf8");

@@ -2,7 +2,7 @@
 // SDK: request parsing, status codes and error bodies of SPEC §7.2, and that refused input stores nothing.
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiEvent, recordingLogger, startTestStack } from "../local/stack-fixture.ts";
+import { apiEvent, recordingLogger, startTestStack, TEST_NOW } from "../local/stack-fixture.ts";
 import { LOCAL_TABLE_NAME } from "../local/stack.ts";
 import { createIntakeApiHandler } from "./intake-api.ts";
 import { MAX_BODY_BYTES } from "./lib/http.ts";
@@ -209,5 +209,98 @@ describe("routing and failures", () => {
     expect(res.statusCode).toBe(202);
     expect(log.lines.some((l) => l.level === "info")).toBe(true);
     expect(log.text()).not.toContain("kettle");
+  });
+});
+
+describe("GET /claims", () => {
+  // Runs last in this file: it moves the stack's clock forward, past every claim submitted above.
+  const later = TEST_NOW + 3600_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const submitted: string[] = [];
+
+  beforeAll(async () => {
+    // Three claims a minute apart, received after everything else in this file: one accepted, one escalated, one rejected.
+    const bodies = [
+      { claim: { order_id: "ord_007", amount_eur: 20, category: "electronics", reason: "cracked" } },
+      { claim: { order_id: "ord_016", amount_eur: 900, category: "electronics", reason: "dead on arrival" } },
+      { claim: { order_id: "ord_unknown", amount_eur: 20, category: "electronics", reason: "which order?" } },
+    ];
+    for (const [i, body] of bodies.entries()) {
+      stack.clock.set(later + i * 60_000);
+      const { claim_id } = (await post(body)).json();
+      submitted.push(claim_id);
+      await stack.runtime.settle(claim_id);
+    }
+  });
+
+  it("lists claim views newest first, page by page through next_cursor", async () => {
+    const first = await call("GET", `/claims?since=${iso(later)}&limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.json().items.map((v: Json) => v.claim_id)).toEqual([submitted[2], submitted[1]]);
+    const cursor = first.json().next_cursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const second = await call("GET", `/claims?since=${iso(later)}&limit=2&cursor=${encodeURIComponent(cursor)}`);
+    expect(second.json().items.map((v: Json) => v.claim_id)).toEqual([submitted[0]]);
+    expect(second.json().next_cursor).toBeUndefined();
+    // The same views GET /claims/{id} gives, the escalated one with its review.
+    for (const view of [...first.json().items, ...second.json().items]) expect(view).toEqual((await call("GET", `/claims/${view.claim_id}`)).json());
+    expect(first.json().items[1]).toMatchObject({ verdict: "ESCALATE", review: { status: "PENDING" } });
+  });
+
+  it("filters by status, verdict and since", async () => {
+    const ids = async (query: string) => (await call("GET", `/claims?since=${iso(later)}&${query}`)).json().items.map((v: Json) => v.claim_id);
+    expect(await ids("verdict=ACCEPT")).toEqual([submitted[0]]);
+    expect(await ids("verdict=escalate")).toEqual([submitted[1]]);
+    expect(await ids("status=DECIDED&verdict=REJECT")).toEqual([submitted[2]]);
+    expect(await ids("status=RECEIVED,RUNNING")).toEqual([]);
+    expect(await ids(`limit=10`)).toEqual([...submitted].reverse());
+    expect((await call("GET", `/claims?since=${iso(later + 61_000)}`)).json().items.map((v: Json) => v.claim_id)).toEqual([submitted[2]]);
+    // Without since: the newest are the three above, then the claims of the other tests.
+    const all = (await call("GET", "/claims?limit=200")).json().items.map((v: Json) => v.claim_id);
+    expect(all.slice(0, 3)).toEqual([...submitted].reverse());
+    expect(all.length).toBeGreaterThan(3);
+  });
+
+  it.each([
+    ["status=DONE", "status"],
+    ["verdict=MAYBE", "verdict"],
+    ["since=yesterday", "since"],
+    ["limit=0", "limit"],
+    ["limit=201", "limit"],
+    ["limit=ten", "limit"],
+    ["cursor=not-a-cursor", "cursor"],
+    ["order=ord_001", "order"],
+  ])("answers 400 naming the parameter for ?%s", async (query, parameter) => {
+    const res = await call("GET", `/claims?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.json().error).toMatchObject({ code: "INVALID_QUERY", message: expect.stringMatching(new RegExp(`^${parameter}: `)), issues: [{ path: parameter }] });
+  });
+});
+
+describe("back-pressure", () => {
+  it("answers 429 with Retry-After when the gate refuses, after validating the body, and stores nothing", async () => {
+    const refusing = createIntakeApiHandler(() => stack.deps, { logger: recordingLogger().logger, admit: async () => ({ ok: false, open: 7, bound: 7, retryAfterS: 3 }) });
+    const before = await itemCount();
+    const res = await refusing(apiEvent("POST", "/claims", { body: JSON.stringify({ claim: CLAIM }), headers: { "idempotency-key": "busy-1" } }));
+    expect(res.statusCode).toBe(429);
+    expect(res.headers?.["retry-after"]).toBe("3");
+    expect(JSON.parse(res.body ?? "{}").error).toMatchObject({ code: "OVERLOADED", message: expect.stringContaining("7 claims are open") });
+    expect((await refusing(apiEvent("POST", "/claims", { body: "{oops" }))).statusCode).toBe(400);
+    expect(await itemCount()).toBe(before);
+  });
+
+  it("bounds the open claims of the local stack: the claim past --max-open is refused until claims are worked off", async () => {
+    const bounded = await startTestStack({ maxOpenClaims: 2 });
+    try {
+      // Nothing starts the crews: every accepted claim stays open.
+      await bounded.pollers.crewEvents.stop();
+      const send = (i: number) => bounded.handlers.intakeApi(apiEvent("POST", "/claims", { body: JSON.stringify({ claim: { ...CLAIM, reason: `claim ${i}` } }) }));
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push((await send(i)).statusCode);
+      expect(answers).toEqual([202, 202, 429, 429]);
+      expect((await bounded.deps.claims.listClaims({ limit: 10 })).items).toHaveLength(2);
+    } finally {
+      await bounded.stop();
+    }
   });
 });

@@ -1,29 +1,34 @@
 // Intake HTTP API (API Gateway HTTP API, payload 2.0): the routes infra/facts.ts gives intakeApi —
-// POST /claims, GET /claims/{id}, GET /reports (served claims), GET /reports/{simulation_id}, GET /health. Validation, storage and
-// start-up live in the pipeline (submitClaim); the routes map requests and outcomes.
+// POST /claims, GET /claims, GET /claims/{id}, GET /reports (served claims), GET /reports/{simulation_id},
+// GET /health. Validation, storage and start-up live in the pipeline (submitClaim); the routes map requests
+// and outcomes.
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { createApiHandler } from "./lib/http.ts";
 import type { RouteHandler, RoutesOf } from "./lib/http.ts";
-import { getClaim, getReport, getServedReport, postClaim } from "./lib/intake-routes.ts";
+import { getClaim, getReport, getServedReport, listClaims, postClaim } from "./lib/intake-routes.ts";
 import { getOpenApi } from "./lib/openapi-route.ts";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { measured } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
+import type { Admission } from "../pipeline/intake.ts";
 
 /** The handler of every intakeApi route of infra/facts.ts (a route added there without one here does not compile). */
-const HANDLERS: Record<RoutesOf<"intakeApi">, RouteHandler> = {
-  "POST /claims": postClaim,
-  "GET /claims/{id}": getClaim,
-  "GET /reports/{simulation_id}": getReport,
-  "GET /reports": getServedReport,
-  "GET /openapi.json": getOpenApi,
-};
+function handlers(admit: (() => Promise<Admission>) | undefined): Record<RoutesOf<"intakeApi">, RouteHandler> {
+  return {
+    "POST /claims": (request, deps) => postClaim(request, deps, admit),
+    "GET /claims": listClaims,
+    "GET /claims/{id}": getClaim,
+    "GET /reports/{simulation_id}": getReport,
+    "GET /reports": getServedReport,
+    "GET /openapi.json": getOpenApi,
+  };
+}
 
-/** The intake handler over `getDeps` (production: SST links; locally: the emulators). */
-export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
-  return measured("intakeApi", getDeps, options.metrics, (deps) => createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-intake-api")));
+/** The intake handler over `getDeps` (production: SST links; locally: the emulators, with `admit` bounding the open claims). */
+export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics; admit?: () => Promise<Admission> } = {}) {
+  return measured("intakeApi", getDeps, options.metrics, (deps) => createApiHandler(handlers(options.admit), deps, options.logger ?? createLogger("claims-intake-api")));
 }
 
 /** The deployed handler (infra/api.ts: IntakeApi). */

@@ -146,12 +146,13 @@ export const FUNCTIONS = {
   },
   sweep: {
     handler: "functions/sweep.handler",
-    // Queries claims by status on gsi1 and ticks the overdue ones; must finish long before the next run (5 min).
+    // Pages through the open claims on gsi1 and ticks the overdue ones; must finish long before the next run (5 min).
     memory: "256 MB",
     timeoutSeconds: 60,
-    description: "Every 5 minutes: ticks RUNNING claims past their deadline",
-    // ExtractionQueue: a stalled free-text claim is restarted through extraction.
-    links: [LINKS.table, Q.crewEvents, Q.extraction],
+    description: "Every 5 minutes: ticks RUNNING claims past their deadline, ends stalled ones in review, repairs review decisions",
+    // ExtractionQueue: a stalled free-text claim is restarted through extraction. Bus: a STALLED claim's review
+    // events, and a repaired review decision's.
+    links: [LINKS.table, Q.crewEvents, Q.extraction, LINKS.bus],
   },
   batch: {
     handler: "functions/batch.handler",
@@ -170,7 +171,8 @@ export type FunctionKey = keyof typeof FUNCTIONS;
  * The functions that read the refund policy (the agent's contract, the claims bounds, the LLM defaults): the
  * deploy ships the pre-parsed policy (claims-policy.json, infra/policy.ts) with exactly these.
  */
-export const POLICY_FUNCTIONS = ["intakeExtract", "orchestrator", "worker", "kernel", "reviewApi", "batch"] as const satisfies readonly FunctionKey[];
+// sweep: it completes interrupted review decisions, and an approval runs the reject checks again with the agent's contract.
+export const POLICY_FUNCTIONS = ["intakeExtract", "orchestrator", "worker", "kernel", "reviewApi", "batch", "sweep"] as const satisfies readonly FunctionKey[];
 
 /** AWS guidance for SQS event sources: the queue's visibility timeout is at least 6x the function timeout. */
 export const VISIBILITY_FACTOR = 6;
@@ -248,6 +250,7 @@ export interface RouteFact {
 export const ROUTES = {
   "POST /claims": { method: "POST", path: "/claims", auth: "intake", fn: "intakeApi" },
   "GET /claims/{id}": { method: "GET", path: "/claims/{id}", auth: "intake", fn: "intakeApi" },
+  "GET /claims": { method: "GET", path: "/claims", auth: "intake", fn: "intakeApi" },
   "GET /reports/{simulation_id}": { method: "GET", path: "/reports/{simulation_id}", auth: "intake", fn: "intakeApi" },
   // The live view of claims sent without a simulation_id.
   "GET /reports": { method: "GET", path: "/reports", auth: "intake", fn: "intakeApi" },

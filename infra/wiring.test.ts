@@ -49,7 +49,7 @@ const EXPECTED_FUNCTIONS = {
   "functions/worker.handler": { trigger: "queue AgentStepsQueue", llm: true, links: ["Table", "CrewEventsQueue", "LlmApiKey"] },
   "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
   "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["CrewEventsQueue", "TimersQueue"] },
-  "functions/sweep.handler": { trigger: "schedule Sweep", llm: false, links: ["Table", "CrewEventsQueue", "ExtractionQueue"] },
+  "functions/sweep.handler": { trigger: "schedule Sweep", llm: false, links: ["Table", "CrewEventsQueue", "ExtractionQueue", "Bus"] },
   "functions/batch.handler": { trigger: "schedule Batch", llm: false, links: ["Table", "ExtractionQueue", "CrewEventsQueue"] },
   "functions/authorizer.handler": { trigger: "authorizer IntakeToken", llm: false, links: ["ApiToken"] },
   "functions/review-api.handler": { trigger: "function ReviewApi", llm: false, links: ["Table", "Bus", "ExtractionQueue", "CrewEventsQueue"] },
@@ -203,6 +203,7 @@ describe("sst.config.ts wiring (stage test)", () => {
       expect(targets).toEqual({
         "POST /claims": "IntakeApi",
         "GET /claims/{id}": "IntakeApi",
+        "GET /claims": "IntakeApi",
         "GET /reports/{simulation_id}": "IntakeApi",
         "GET /reports": "IntakeApi",
         "GET /health": "IntakeApi",
@@ -325,6 +326,7 @@ describe("sst.config.ts wiring (stage test)", () => {
     const ROUTES = {
       "POST /claims": "IntakeToken",
       "GET /claims/{id}": "IntakeToken",
+      "GET /claims": "IntakeToken",
       "GET /reports/{simulation_id}": "IntakeToken",
       "GET /reports": "IntakeToken",
       "GET /reviews": "ReviewerToken",

@@ -1,14 +1,19 @@
 // The embedded AWS stack: dynalite (DynamoDB), fauxqs (SQS) and the local EventBridge bus, all
-// in-process on random loopback ports. Production handlers and SDK clients run unchanged against
-// these endpoints; only `endpoint` and dummy credentials differ.
+// in-process on random ports of 127.0.0.1 only. Production handlers and SDK clients run unchanged
+// against these endpoints; only `endpoint` and dummy credentials differ. In memory by default; with
+// `stateDir` the table lives in LevelDB under `<stateDir>/dynamodb` and the queues' messages in the
+// journal `<stateDir>/queues.jsonl`, so both survive a restart, `kill -9` included.
+import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import { join } from "node:path";
 import dynalite from "dynalite";
-import { startFauxqs } from "fauxqs";
-import type { FauxqsServer } from "fauxqs";
 import { EmulatorStartError } from "./emulators-errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
 import type { LocalBus, LocalBusOptions } from "./eventbridge/server.ts";
+import { openQueueJournal } from "./queue-journal.ts";
+import type { QueueJournal } from "./queue-journal.ts";
+import { startSqsEmulator } from "./sqs-emulator.ts";
 
 /** Region every local client and emulator uses. */
 export const LOCAL_REGION = "us-east-1";
@@ -24,6 +29,8 @@ export type LocalClientConfig = {
 export type StartEmulatorsOptions = {
   /** Local data directory; the bus appends `events.jsonl` there. Without it nothing is written. */
   readonly dataDir?: string;
+  /** Where the table and the queue journal are kept; without it both are in memory and gone at the stop. */
+  readonly stateDir?: string;
   /** Rules, clock, ids, retries and test hooks of the local bus. */
   readonly bus?: Omit<LocalBusOptions, "dataDir">;
 };
@@ -35,8 +42,8 @@ export type Emulators = {
   readonly eventsEndpoint: string;
   /** The local bus: add targets to its rules, read its dead letters. */
   readonly bus: LocalBus;
-  /** The fauxqs server (inspectQueue, purgeAll) for tests and diagnostics. */
-  readonly fauxqs: FauxqsServer;
+  /** The journal of the queues' messages (with `stateDir`): what it recovered is to be sent again once the queues exist. */
+  readonly queueJournal: QueueJournal | undefined;
   /** Stops the bus (after its deliveries), then fauxqs and dynalite; safe to call twice. */
   stop(): Promise<void>;
 };
@@ -46,17 +53,29 @@ export function localClientConfig(endpoint: string): LocalClientConfig {
   return { endpoint, region: LOCAL_REGION, credentials: { accessKeyId: "local", secretAccessKey: "local" } };
 }
 
-/** Starts dynalite (in memory), fauxqs and the local bus on 127.0.0.1, random ports. */
+/** Starts dynalite, fauxqs and the local bus on 127.0.0.1, random ports (in memory unless `stateDir` is given). */
 export async function startEmulators(options: StartEmulatorsOptions = {}): Promise<Emulators> {
   // Without credentials the SDK probes the EC2 metadata address; local clients never need it.
   process.env.AWS_EC2_METADATA_DISABLED = "true";
+  let queueJournal: QueueJournal | undefined;
+  let tablePath: string | undefined;
+  if (options.stateDir !== undefined) {
+    try {
+      tablePath = join(options.stateDir, "dynamodb");
+      mkdirSync(tablePath, { recursive: true });
+      queueJournal = openQueueJournal(join(options.stateDir, "queues.jsonl"));
+    } catch (error) {
+      throw new EmulatorStartError(`the local stack cannot keep its state in ${options.stateDir}: ${(error as Error).message}`, error);
+    }
+  }
 
   const [dynamo, sqs, bus] = await Promise.allSettled([
-    startDynalite(),
-    startFauxqs({ port: 0, logger: false, host: "127.0.0.1", defaultRegion: LOCAL_REGION }),
+    startDynalite(tablePath),
+    startSqsEmulator({ region: LOCAL_REGION, ...(queueJournal ? { journal: queueJournal } : {}) }),
     startLocalBus({ region: LOCAL_REGION, ...options.bus, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) }),
   ]);
   if (dynamo.status === "rejected" || sqs.status === "rejected" || bus.status === "rejected") {
+    if (sqs.status === "rejected") queueJournal?.close();
     await Promise.allSettled([
       dynamo.status === "fulfilled" ? closeServer(dynamo.value) : undefined,
       sqs.status === "fulfilled" ? sqs.value.stop() : undefined,
@@ -76,10 +95,10 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
   let stopped: Promise<void> | undefined;
   return {
     dynamodbEndpoint: `http://127.0.0.1:${port}`,
-    sqsEndpoint: sqs.value.address,
+    sqsEndpoint: sqs.value.endpoint,
     eventsEndpoint: bus.value.endpoint,
     bus: bus.value,
-    fauxqs: sqs.value,
+    queueJournal,
     stop() {
       stopped ??= (async () => {
         await bus.value.stop();
@@ -90,8 +109,20 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
   };
 }
 
-async function startDynalite(): Promise<Server> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+/**
+ * The table of a state directory on its own (no queues, no bus): how `claims replay|report` read what a
+ * stopped `claims serve` kept. The caller holds the directory's lock (state-lock.ts).
+ */
+export async function startTableEmulator(stateDir: string): Promise<{ endpoint: string; stop(): Promise<void> }> {
+  process.env.AWS_EC2_METADATA_DISABLED = "true";
+  const server = await startDynalite(join(stateDir, "dynamodb"));
+  const { port } = server.address() as AddressInfo;
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => closeServer(server) };
+}
+
+async function startDynalite(path: string | undefined): Promise<Server> {
+  // LevelDB appends every write to its log before dynalite answers, so an acknowledged write survives `kill -9`.
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path === undefined ? {} : { path }) });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());

@@ -1,5 +1,6 @@
 // `claims serve` as a child process for end-to-end tests: start it on a free port with its own data
-// directory and tokens, talk to it over HTTP, read its events.jsonl, stop it (SIGTERM) or kill it (SIGKILL).
+// directory and tokens, talk to it over HTTP, read its events.jsonl and its memory, stop it (SIGTERM) or
+// kill it (SIGKILL), and run other `claims` commands beside it.
 import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,6 +17,7 @@ export type BusLine = { "detail-type": string; source: string; detail: Record<st
 /** A running `claims serve`. */
 export interface ServeChild {
   readonly url: string;
+  readonly pid: number;
   readonly apiToken: string;
   readonly reviewerToken: string;
   readonly dataDir: string;
@@ -28,9 +30,11 @@ export interface ServeChild {
   stop(): Promise<number | null>;
   /** SIGKILL and wait for the exit. */
   kill(): Promise<void>;
+  /** The process's resident memory now and at its peak (Linux /proc: VmRSS, VmHWM), in MB; undefined elsewhere. */
+  memoryMb(): { rss: number; peak: number } | undefined;
 }
 
-/** Starts `claims serve --port 0` on `dataDir`; rejects with its output when it prints no URL within the limit. */
+/** Starts `claims serve --port 0` on `dataDir` and waits until it says it is ready; rejects with its output when it is not within the limit. */
 export async function startServe(options: { dataDir: string; args?: readonly string[]; env?: Record<string, string>; apiToken?: string; reviewerToken?: string; startLimitMs?: number }): Promise<ServeChild> {
   const apiToken = options.apiToken ?? randomBytes(16).toString("hex");
   const reviewerToken = options.reviewerToken ?? randomBytes(16).toString("hex");
@@ -47,7 +51,8 @@ export async function startServe(options: { dataDir: string; args?: readonly str
     child.stdout.on("data", (d: Buffer) => {
       out += d.toString("utf8");
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
+      // Its whole start-up header is out once it says it is ready.
+      if (m?.[1] && /Ready in \d+ ms/.test(out)) {
         clearTimeout(timer);
         resolve(m[1]);
       }
@@ -56,6 +61,7 @@ export async function startServe(options: { dataDir: string; args?: readonly str
   });
   return {
     url,
+    pid: child.pid!,
     apiToken,
     reviewerToken,
     dataDir: options.dataDir,
@@ -90,6 +96,15 @@ export async function startServe(options: { dataDir: string; args?: readonly str
       if (exit === undefined) child.kill("SIGKILL");
       await exited;
     },
+    memoryMb() {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+        const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1]);
+        return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 
@@ -104,4 +119,16 @@ export async function finalClaim(serve: ServeChild, claimId: string, limitMs = 2
     await sleep(wait);
   }
   throw new Error(`claim ${claimId} never became final; last answer: ${JSON.stringify(last)}`);
+}
+
+/** Runs `claims …args` to its end (cwd: the repository); never throws for a non-zero exit. */
+export function runClaims(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["bin/claims.mjs", ...args], { cwd: ROOT, env: { ...process.env, LLM_PROVIDER: "rules", ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+  });
 }

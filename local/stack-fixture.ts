@@ -32,14 +32,17 @@ export async function startTestStack(overrides: Partial<LocalStackOptions> = {})
   return { ...stack, clock };
 }
 
-/** An API Gateway v2 event for `METHOD /path`, routed like infra/api.ts (routeKey `$default` when no route matches). */
-export function apiEvent(method: string, path: string, init: { body?: string; headers?: Record<string, string>; isBase64Encoded?: boolean } = {}): APIGatewayProxyEventV2 {
+/** An API Gateway v2 event for `METHOD /path?query`, routed like infra/api.ts (routeKey `$default` when no route matches). */
+export function apiEvent(method: string, pathAndQuery: string, init: { body?: string; headers?: Record<string, string>; isBase64Encoded?: boolean } = {}): APIGatewayProxyEventV2 {
+  const [path = "", rawQuery = ""] = pathAndQuery.split("?", 2);
+  const query = Object.fromEntries(new URLSearchParams(rawQuery));
   const route = matchRoute(method, path);
   return {
     version: "2.0",
     routeKey: route?.routeKey ?? "$default",
     rawPath: path,
-    rawQueryString: "",
+    rawQueryString: rawQuery,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
     headers: Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     ...(route && Object.keys(route.pathParameters).length > 0 ? { pathParameters: route.pathParameters } : {}),
     requestContext: {

@@ -172,7 +172,7 @@ describe("links", () => {
     await s.deps.claims.createClaim(textClaim("clm_link_sweep"));
     const sweepLog = recordingLogger();
     const sweep = createSweepHandler(() => strictDeps(s, "sweep"), { logger: sweepLog.logger, env: {} });
-    expect(await sweep()).toEqual({ examined: 1, restarted: 1, ticked: 0 });
+    expect(await sweep()).toEqual({ examined: 1, restarted: 1, ticked: 0, stalled: 0, reviewsRepaired: 0 });
     expect(sweepLog.lines.find((l) => l.message === "sweep done")?.fields).toEqual([expect.objectContaining({ claims: ["clm_link_sweep"] })]);
     // The restarted extraction runs on the stack: the text names no order, so the claim moves on to review.
     expect(await s.runtime.settle("clm_link_sweep")).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "NO_ORDER_ID" });

@@ -3,10 +3,11 @@
 // AWS: the handlers read `Resource.*` (set here as SST_RESOURCE_* variables), talk through the real
 // SDK clients, and are driven by one event-source poller per queue, like Lambda's mappings.
 import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
+import { GetQueueAttributesCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { createTable, seedOrders } from "../adapters/aws/index.ts";
+import { countOpenClaims, createTable, seedOrders } from "../adapters/aws/index.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { DEFAULT_PIPELINE_SETTINGS, pipelineWaitsFor } from "../pipeline/deps.ts";
 import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
@@ -30,6 +31,7 @@ import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
+import { redriveOpenClaims } from "../pipeline/timers.ts";
 import { BUS_NAME, FUNCTIONS, LINKS, QUEUES, RULE_PATTERNS, visibilityTimeoutSeconds } from "../infra/facts.ts";
 import type { FunctionKey, QueueRole, RuleName } from "../infra/facts.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
@@ -38,13 +40,17 @@ import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
 import { drainedAll, startPoller } from "./poller/poller.ts";
 import type { Poller } from "./poller/poller.ts";
 import type { PollerError } from "./poller/errors.ts";
+import { createOpenClaimsGate } from "./open-claims-gate.ts";
+import type { QueueJournal } from "./queue-journal.ts";
 import { createLocalQueues, setSstResourceEnv } from "./resources.ts";
+import { lockStateDir } from "./state-lock.ts";
+import type { StateLock } from "./state-lock.ts";
 import type { LocalQueue } from "./resources.ts";
 import { StackStartError } from "./stack-errors.ts";
 import { createStackRuntime } from "./stack-runtime.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 
-/** The table the local stack creates (one per process, in memory). */
+/** The table the local stack creates (in memory, or kept under the state directory). */
 export const LOCAL_TABLE_NAME = "claims-local";
 
 /** Local queue names by role (the DLQ of each is `<name>-dlq`). */
@@ -65,6 +71,16 @@ export interface LocalStackOptions {
   readonly llm: LlmPort;
   /** `events.jsonl` goes here; without it nothing is written. */
   readonly dataDir?: string;
+  /**
+   * Keep the table (LevelDB) and the queues' messages (a journal) here, so that a restart — `kill -9` included —
+   * loses nothing; on start the journaled messages are sent again and every open claim is nudged once.
+   * Without it the stack is in memory (`claims batch`).
+   */
+  readonly stateDir?: string;
+  /** Intake answers 429 with Retry-After while this many claims are open (RECEIVED or RUNNING); default: no bound. */
+  readonly maxOpenClaims?: number;
+  /** Keep every delivered bus event in `bus.received` (default true; a long-running `claims serve` turns it off). */
+  readonly recordBusEvents?: boolean;
   /** Bearer token of the HTTP API (Resource.ApiToken); generated when absent. */
   readonly apiToken?: string;
   /** The reviewers' token (default: random); the intake token cannot decide reviews, and the reverse. */
@@ -121,6 +137,10 @@ export interface LocalStack {
   readonly clients: AwsClients;
   readonly apiToken: string;
   readonly reviewerToken: string;
+  /** The lock on the state directory (with `stateDir`): tell it the API's URL once it listens. */
+  readonly stateLock: StateLock | undefined;
+  /** What the start recovered from the state directory: journaled messages sent again, open claims nudged. */
+  readonly recovered: { readonly messages: number; readonly restarted: number; readonly ticked: number };
   /** Resolves when every queue but the timers' is empty, no handler runs, and the bus has delivered everything. */
   drained(timeoutMs?: number): Promise<void>;
   /** Stops the sweep, the pollers (after their batches), then the bus and the emulators; safe to call twice. */
@@ -132,7 +152,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const received = Object.fromEntries(Object.keys(RULE_PATTERNS).map((r) => [r, [] as BusEvent[]])) as Record<RuleName, BusEvent[]>;
   // Local runs are on Node 20 by design (SPEC §8; Lambda runs 22): the SDK's Node 22 notice is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-  const emulators = await startEmulators(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
+  let stateLock: StateLock | undefined;
+  if (options.stateDir !== undefined) {
+    mkdirSync(options.stateDir, { recursive: true });
+    stateLock = lockStateDir(options.stateDir, "claims serve");
+  }
+  const emulators = await startEmulators({ ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) })
+    .catch((error: unknown) => {
+      stateLock?.release();
+      throw error;
+    });
+  stateLock?.update({ dynamodb: emulators.dynamodbEndpoint });
   const clients = createAwsClients({
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),
     sqs: localClientConfig(emulators.sqsEndpoint),
@@ -147,6 +177,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await Promise.all(Object.values(pollers).map((p) => p.stop()));
       await emulators.stop();
       for (const client of [clients.dynamo, clients.sqs, clients.events]) client.destroy();
+      stateLock?.release();
     })());
 
   try {
@@ -162,6 +193,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       extraction: { visibilityTimeoutS: Math.ceil(waits.extractionVisibilityMs / 1000), ...options.queues?.extraction },
     };
     const queues = await createQueues(clients.sqs, { ...options.queues, ...llmQueues });
+    const resent = emulators.queueJournal ? await resendJournaled(clients.sqs, emulators.queueJournal, queues) : 0;
     const apiToken = options.apiToken ?? randomBytes(24).toString("base64url");
     const reviewerToken = options.reviewerToken ?? randomBytes(24).toString("base64url");
     setSstResourceEnv({
@@ -200,9 +232,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
     const reviewerAuthorizerLinks = linkedResources(restrictedReader(sstResources, "reviewerAuthorizer"));
     const intakeDeps = of("intakeApi");
+    const gate = options.maxOpenClaims === undefined ? undefined : createOpenClaimsGate({
+      maxOpen: options.maxOpenClaims,
+      countOpen: () => countOpenClaims({ client: clients.dynamo, tableName: LOCAL_TABLE_NAME }),
+      now: () => Date.now(),
+    });
     const handlers: LocalHandlers = {
       ...consumers,
-      intakeApi: createIntakeApiHandler(intakeDeps, log("intakeApi")),
+      intakeApi: createIntakeApiHandler(intakeDeps, { ...log("intakeApi"), ...(gate ? { admit: gate.admit } : {}) }),
       authorizer: createAuthorizerHandler(() => authorizerLinks.secret(LINKS.apiToken), log("authorizer")),
       reviewApi: createReviewApiHandler(of("reviewApi"), log("reviewApi")),
       reviewerAuthorizer: createAuthorizerHandler(() => reviewerAuthorizerLinks.secret(LINKS.reviewerToken), log("reviewerAuthorizer")),
@@ -212,7 +249,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     for (const rule of Object.keys(RULE_PATTERNS) as RuleName[]) {
       emulators.bus.addTarget(rule, (event) => {
-        received[rule].push(event);
+        if (options.recordBusEvents ?? true) received[rule].push(event);
         options.onBusEvent?.(rule, event);
       }, { id: `local-${rule}` });
     }
@@ -234,6 +271,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       });
     }
     const started = pollers as Record<QueueRole, Poller>;
+    // A restart: every claim that is not final is nudged once, whatever the journal held (the sweep's job, done now).
+    const redriven = options.stateDir === undefined ? { restarted: 0, ticked: 0 } : await redriveOpenClaims(deps, { pageSize: 100 });
     const sweepEveryMs = options.sweepEveryMs ?? 300_000;
     if (sweepEveryMs > 0) {
       sweepTimer = setInterval(() => void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`)), sweepEveryMs);
@@ -245,11 +284,48 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const diagnose = () => describeQueues(clients.sqs, queues, started);
     const runtime = createStackRuntime({ deps, intake: intakeDeps(), drained, stop, diagnose, settleTimeoutMs: options.settleTimeoutMs ?? waits.claimMs });
-    return { runtime, deps, config, handlers, pollers: started, queues, bus: { local: emulators.bus, received }, emulators, clients, apiToken, reviewerToken, drained, stop };
+    const recovered = { messages: resent, ...redriven };
+    return { runtime, deps, config, handlers, pollers: started, queues, bus: { local: emulators.bus, received }, emulators, clients, apiToken, reviewerToken, stateLock, recovered, drained, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw new StackStartError(`the local stack did not start: ${(error as Error).message}`, error);
   }
+}
+
+/**
+ * Sends the messages the journal recovered into the fresh queues, in the order they were first sent (FIFO groups
+ * keep their order), then lets the journal drop its previous file. Returns how many were sent.
+ */
+async function resendJournaled(sqs: SQSClient, journal: QueueJournal, queues: Record<QueueRole, StackQueue>): Promise<number> {
+  const urls = new Map<string, string>();
+  for (const q of Object.values(queues)) {
+    urls.set(q.url.slice(q.url.lastIndexOf("/") + 1), q.url);
+    if (q.dlq) urls.set(q.dlq.url.slice(q.dlq.url.lastIndexOf("/") + 1), q.dlq.url);
+  }
+  const messages = journal.recovered();
+  let sent = 0;
+  for (let i = 0; i < messages.length; ) {
+    const url = urls.get(messages[i]!.queue);
+    // Consecutive messages of one queue go out in batches of 10; a queue that no longer exists is skipped.
+    let j = i + 1;
+    while (j < messages.length && j - i < 10 && messages[j]!.queue === messages[i]!.queue) j++;
+    if (url !== undefined) {
+      const batch = messages.slice(i, j);
+      const out = await sqs.send(new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: batch.map((m, k) => ({
+          Id: String(k), MessageBody: m.body,
+          ...(m.groupId === undefined ? {} : { MessageGroupId: m.groupId }),
+          ...(m.dedupeId === undefined ? {} : { MessageDeduplicationId: m.dedupeId }),
+        })),
+      }));
+      if ((out.Failed ?? []).length > 0) throw new StackStartError(`the journaled messages could not be sent again to ${messages[i]!.queue}: ${out.Failed!.map((f) => f.Message).join("; ")}`);
+      sent += batch.length;
+    }
+    i = j;
+  }
+  journal.recoveryDone();
+  return sent;
 }
 
 /** A queue of the stack with its DLQ and the receives before redrive. */

@@ -5,7 +5,7 @@ import { canonicalize } from "../core/crew/index.ts";
 import { assertLedgerEntry, clearReviewPending, emptyLedgerEntry, LedgerInvariantError, markReviewPending, OrderDataError, parseAuditEvent, reserveRefund, validateOrder } from "../core/integrity/index.ts";
 import type { AuditEvent, ContextSnapshot, LedgerEntry, Order } from "../core/integrity/index.ts";
 import type { AuditLog, ContextStore, RefundLedger, ReviewRepository, ClaimRepository, CreateClaimResult, EventPublisher, SessionRepository, StoredSession, StoredVerdict, VerdictRepository, WorkQueues } from "./ports.ts";
-import { VersionConflictError } from "./ports.ts";
+import { checkClaimQuery, claimListKey, matchesClaimQuery, VersionConflictError } from "./ports.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
@@ -40,12 +40,11 @@ export function createInMemoryClaimRepository(): ClaimRepository & { all(): Clai
       claims.set(id, next);
       return { record: clone(next), changed: true };
     },
-    async findStalledClaims(updatedBefore, limit) {
-      return [...claims.values()]
-        .filter((c) => (c.status === "RECEIVED" || c.status === "RUNNING") && c.updated_at < updatedBefore)
-        .sort((a, b) => a.updated_at.localeCompare(b.updated_at))
-        .slice(0, limit)
-        .map(clone);
+    async listClaims(query) {
+      checkClaimQuery(query);
+      const matching = [...claims.values()].filter((c) => matchesClaimQuery(c, query)).sort((a, b) => (claimListKey(a) < claimListKey(b) ? 1 : -1));
+      const items = matching.slice(0, query.limit).map(clone);
+      return { items, ...(matching.length > query.limit ? { nextCursor: claimListKey(items.at(-1)!) } : {}) };
     },
     all: () => [...claims.values()].map(clone),
   };

@@ -37,7 +37,11 @@ export interface InputIssue {
 export type SubmitResult =
   | { ok: true; claimId: string; status: ClaimRecord["status"]; created: boolean }
   | { ok: false; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
-  | { ok: false; code: "IDEMPOTENCY_CONFLICT"; message: string; claimId: string };
+  | { ok: false; code: "IDEMPOTENCY_CONFLICT"; message: string; claimId: string }
+  | { ok: false; code: "OVERLOADED"; message: string; retryAfterS: number };
+
+/** Whether one more claim may be opened now (back-pressure: the local stack bounds its open claims, SPEC §7.2). */
+export type Admission = { ok: true } | { ok: false; open: number; bound: number; retryAfterS: number };
 
 /** Turns zod issues into `{ path, message }` pairs. */
 export function toInputIssues(error: z.ZodError): InputIssue[] {
@@ -52,16 +56,23 @@ export function dfidOf(claimId: string): string {
 /**
  * Validates and stores a claim, then starts it (extraction for free text, the crew otherwise).
  * Invalid input stores nothing. A repeated Idempotency-Key with the same body returns the first claim
- * (and restarts it if a crash stopped it before it started); with another body it is a conflict.
+ * (and restarts it if a crash stopped it before it started); with another body it is a conflict. With
+ * `admit`, a valid submission that the stack cannot take now is refused (`OVERLOADED`) and stores nothing.
  */
 export async function submitClaim(
   body: unknown,
-  opts: { idempotencyKey?: string; claimId?: string; parentClaimId?: string },
+  opts: { idempotencyKey?: string; claimId?: string; parentClaimId?: string; admit?: () => Promise<Admission> },
   deps: Pick<PipelineDeps, "claims" | "clock" | "ids" | "queues" | "audit" | "publisher" | "reviews" | "ledger">,
 ): Promise<SubmitResult> {
   const parsed = SubmissionSchema.safeParse(body);
   if (!parsed.success) return { ok: false, code: "INVALID_INPUT", message: "the claim is invalid", issues: toInputIssues(parsed.error) };
   const sub = parsed.data;
+  if (opts.admit) {
+    const admission = await opts.admit();
+    if (!admission.ok) {
+      return { ok: false, code: "OVERLOADED", message: `${admission.open} claims are open, the bound is ${admission.bound}: try again in ${admission.retryAfterS} s`, retryAfterS: admission.retryAfterS };
+    }
+  }
   const now = deps.clock.now();
   const claimId = opts.claimId ?? deps.ids.next("clm");
   const iso = new Date(now).toISOString();

@@ -21,6 +21,49 @@ export type CreateClaimResult =
   | { created: true; record: ClaimRecord }
   | { created: false; record: ClaimRecord; sameRequest: boolean };
 
+/** Which claims to list, newest receipt first: every filter is optional; `cursor` continues a previous page. */
+export type ClaimQuery = {
+  readonly statuses?: readonly ClaimStatus[];
+  readonly verdict?: NonNullable<ClaimRecord["verdict"]>;
+  /** Received at or after this instant (ISO, as `received_at` is written). */
+  readonly since?: string;
+  /** Received before this instant (ISO, exclusive). */
+  readonly before?: string;
+  readonly limit: number;
+  readonly cursor?: string;
+};
+
+/** A page of claims and the cursor of the next one, if there is one. */
+export type ClaimPage = { items: ClaimRecord[]; nextCursor?: string };
+
+/** A query the repositories cannot run (a bug of the caller: the API validates its parameters first). */
+export class ClaimQueryError extends ClaimsError<"INVALID_CLAIM_QUERY"> {
+  constructor(message: string) {
+    super("INVALID_CLAIM_QUERY", message);
+  }
+}
+
+/** The position of a claim in the listing: `<received_at>#<claim_id>` (newest first = descending); a page's cursor is its last item's. */
+export function claimListKey(record: Pick<ClaimRecord, "received_at" | "claim_id">): string {
+  return `${record.received_at}#${record.claim_id}`;
+}
+
+/** Throws ClaimQueryError for a limit that is not an integer from 1 to 1000. */
+export function checkClaimQuery(query: ClaimQuery): void {
+  if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > 1000) throw new ClaimQueryError(`listClaims: limit must be an integer from 1 to 1000, got ${String(query.limit)}`);
+  if (query.statuses !== undefined && query.statuses.length === 0) throw new ClaimQueryError("listClaims: statuses, when given, names at least one status");
+}
+
+/** Whether a stored claim answers the query (each repository applies it to what it read). */
+export function matchesClaimQuery(record: ClaimRecord, query: ClaimQuery): boolean {
+  const key = claimListKey(record);
+  return (query.statuses === undefined || query.statuses.includes(record.status))
+    && (query.verdict === undefined || record.verdict === query.verdict)
+    && (query.since === undefined || record.received_at >= query.since)
+    && (query.before === undefined || record.received_at < query.before)
+    && (query.cursor === undefined || key < query.cursor);
+}
+
 /** Where claims live. */
 export interface ClaimRepository {
   /** Stores a new claim; with an idempotency key a repeated request returns the first claim (`sameRequest`: same body hash). */
@@ -29,8 +72,8 @@ export interface ClaimRepository {
   getClaim(claimId: string): Promise<ClaimRecord | undefined>;
   /** Applies `patch` unless the claim is final (DECIDED / NEEDS_REVIEW) or its status is not in `onlyFrom`. */
   updateClaim(claimId: string, patch: Partial<ClaimRecord>, onlyFrom?: readonly ClaimStatus[]): Promise<{ record: ClaimRecord | undefined; changed: boolean }>;
-  /** Claims still RECEIVED or RUNNING whose `updated_at` is before `updatedBefore` (ISO), oldest first, at most `limit`. */
-  findStalledClaims(updatedBefore: string, limit: number): Promise<ClaimRecord[]>;
+  /** Claims that answer `query`, newest receipt first, `limit` at a time (the sweep pages through open ones, the API lists them). */
+  listClaims(query: ClaimQuery): Promise<ClaimPage>;
 }
 
 /** A crew session as stored: snapshot, version and the effects not yet confirmed performed (outbox). */

@@ -3,11 +3,12 @@ import { describe, expect, it } from "vitest";
 import { createInMemoryAuditLog } from "./in-memory.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { createInMemoryClaimRepository, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
-import { handleTimer, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
+import { handleTimer, redriveOpenClaims, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/llm/index.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
+import { handleAgentStep } from "./worker.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
@@ -51,9 +52,20 @@ describe("handleTimer", () => {
   });
 });
 
+const CONFIG = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+
+/** A pipeline over in-memory ports whose clock the test moves. */
+function pipeline() {
+  let now = NOW;
+  const p = createInProcessPipeline({ agent: CONFIG.agent, orders: CONFIG.orders, llm: createRulesModel({ contract: CONFIG.agent.contract, responsibility: CONFIG.agent.responsibility }), clock: { now: () => now } });
+  return { p, at: (ms: number) => (now = ms) };
+}
+
+const SWEEP = { stalledAfterMs: 300_000, pageSize: 50, maxTicks: 3 };
+
 describe("sweepStalledClaims", () => {
   it("restarts stalled received claims, ticks stalled running ones, and leaves fresh and final ones alone", async () => {
-    const p = ports();
+    const { p } = pipeline();
     for (const c of [
       claim("text-stuck", "RECEIVED", 600_000, false),
       claim("start-stuck", "RECEIVED", 600_000),
@@ -61,30 +73,101 @@ describe("sweepStalledClaims", () => {
       claim("running-fresh", "RUNNING", 10_000),
       claim("done", "DECIDED", 600_000),
       claim("review", "NEEDS_REVIEW", 600_000),
-    ]) await p.claims.createClaim(c);
-    const result = await sweepStalledClaims(p, { stalledAfterMs: 300_000, limit: 50 });
+    ]) await p.deps.claims.createClaim(c);
+    const result = await sweepStalledClaims(p.deps, SWEEP);
     expect(result.examined).toBe(3);
     expect(result.restarted.sort()).toEqual(["start-stuck", "text-stuck"]);
     expect(result.ticked).toEqual(["running-stuck"]);
+    expect(result.stalled).toEqual([]);
     const sent = [p.queues.take(), p.queues.take(), p.queues.take()];
+    expect(p.queues.take()).toBeUndefined();
     expect(sent).toEqual(expect.arrayContaining([
       { queue: "extraction", claimId: "text-stuck" },
       { queue: "crew-events", claimId: "start-stuck", message: { type: "claim.start", crewId: "start-stuck" } },
       { queue: "crew-events", claimId: "running-stuck", message: { type: "crew.tick", crewId: "running-stuck", nowMs: NOW } },
     ]));
   });
-  it("honours the limit, oldest first", async () => {
-    const p = ports();
-    await p.claims.createClaim(claim("newer", "RUNNING", 400_000));
-    await p.claims.createClaim(claim("older", "RUNNING", 900_000));
-    const result = await sweepStalledClaims(p, { stalledAfterMs: 300_000, limit: 1 });
-    expect(result.ticked).toEqual(["older"]);
+
+  it("reads every page: with more stalled claims than the page size, each is nudged in one sweep", async () => {
+    const { p } = pipeline();
+    const ids = Array.from({ length: 23 }, (_, i) => `stuck-${String(i).padStart(2, "0")}`);
+    for (const [i, id] of ids.entries()) await p.deps.claims.createClaim(claim(id, "RUNNING", 600_000 + i * 1000));
+    await p.deps.claims.createClaim(claim("fresh", "RUNNING", 1000));
+    const result = await sweepStalledClaims(p.deps, { ...SWEEP, pageSize: 4 });
+    expect(result.examined).toBe(23);
+    expect(result.ticked.sort()).toEqual(ids);
+    expect(p.queues.size()).toBe(23);
+  });
+
+  it("moves a claim that nudges never move to NEEDS_REVIEW STALLED with a review after maxTicks sweeps, without starving the others", async () => {
+    const { p, at } = pipeline();
+    // More stuck claims than a page, oldest first in the index, and one that moves on between sweeps.
+    const stuck = Array.from({ length: 7 }, (_, i) => `stuck-${i}`);
+    for (const [i, id] of stuck.entries()) await p.deps.claims.createClaim(claim(id, "RUNNING", 900_000 + i * 1000));
+    await p.deps.claims.createClaim(claim("moving", "RUNNING", 600_000));
+    const sweeps = [];
+    for (let round = 1; round <= 4; round++) {
+      at(NOW + round * 300_000);
+      sweeps.push(await sweepStalledClaims(p.deps, { ...SWEEP, pageSize: 3 }));
+      while (p.queues.take()); // the nudges are lost: nothing about the stuck claims changes
+      // "moving" makes progress after every sweep (its updated_at changes), so its count starts again.
+      await p.deps.claims.updateClaim("moving", { updated_at: new Date(NOW + round * 300_000 - 300_001).toISOString() });
+    }
+    for (const sweep of sweeps.slice(0, 3)) expect(sweep.ticked.sort()).toEqual([...stuck, "moving"].sort());
+    expect(sweeps[3]!.stalled.sort()).toEqual(stuck);
+    expect(sweeps[3]!.ticked).toEqual(["moving"]);
+    for (const id of stuck) {
+      expect(await p.deps.claims.getClaim(id)).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "STALLED", reason: expect.stringContaining("no progress through 3 sweeps") });
+      expect(await p.deps.reviews.getReview(id)).toMatchObject({ origin: "NEEDS_REVIEW", status: "PENDING", reason_code: "STALLED", order_id: "ord_1" });
+    }
+    expect((await p.deps.claims.getClaim("moving"))?.status).toBe("RUNNING");
+    expect(p.publisher.published.filter((e) => e.detailType === "ClaimNeedsReview").map((e) => e.detail.claim_id).sort()).toEqual(stuck);
+    // A fifth sweep finds only the claim that is still moving.
+    at(NOW + 5 * 300_000);
+    expect((await sweepStalledClaims(p.deps, SWEEP)).examined).toBe(1);
+  });
+
+  it("counts a crew that moved on (a new session version) as progress, even when the claim record did not change", async () => {
+    const { p, at } = pipeline();
+    await p.submit({ claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_slow" });
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    await handleCrewMessage(start.message, p.deps);
+    const step = p.queues.take(); // the analyst's step, answered late
+    if (step?.queue !== "agent-steps") throw new Error("expected the analyst's step");
+    for (let round = 1; round <= 3; round++) {
+      at(NOW + round * 300_000 + 1);
+      expect((await sweepStalledClaims(p.deps, SWEEP)).ticked).toEqual(["clm_slow"]);
+      while (p.queues.take());
+    }
+    // The step's answer arrives: the session moves on, and the count starts again.
+    await handleAgentStep(step.message, p.deps);
+    const answer = p.queues.take();
+    if (answer?.queue !== "crew-events") throw new Error("expected the step's answer");
+    await handleCrewMessage(answer.message, p.deps);
+    while (p.queues.take());
+    at(NOW + 4 * 300_000 + 1);
+    const fourth = await sweepStalledClaims(p.deps, SWEEP);
+    expect(fourth.stalled).toEqual([]);
+    expect(fourth.ticked).toEqual(["clm_slow"]);
+    expect((await p.deps.claims.getClaim("clm_slow"))?.sweep?.nudges).toBe(1);
+  });
+
+  it("completes a review decision that was claimed but never carried out", async () => {
+    const { p } = pipeline();
+    const escalated = await p.decide({ claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop broken" } }, { claimId: "clm_escalated" });
+    expect(escalated.record).toMatchObject({ status: "DECIDED", verdict: "ESCALATE" });
+    const review = (await p.deps.reviews.getReview("clm_escalated"))!;
+    // A reviewer's DENY was claimed on the review, then the process died.
+    await p.deps.reviews.updateReview({ ...review, intent: { decision: "DENY", note: "not covered", reviewer: "rita" }, version: review.version + 1 });
+    const result = await sweepStalledClaims(p.deps, SWEEP);
+    expect(result.reviewsRepaired).toBe(1);
+    expect(await p.deps.reviews.getReview("clm_escalated")).toMatchObject({ status: "DENIED", decision: "DENY", reviewer: "rita" });
+    expect((await sweepStalledClaims(p.deps, SWEEP)).reviewsRepaired).toBe(0);
   });
 
   it("finds a claim whose worker died, and its tick hands the lost step to the fixer so the claim is decided", async () => {
-    const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
-    let now = NOW;
-    const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), clock: { now: () => now } });
+    const { p, at } = pipeline();
     await p.submit({ claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_stalled" });
     const start = p.queues.take();
     if (start?.queue !== "crew-events") throw new Error("expected the crew start");
@@ -92,12 +175,24 @@ describe("sweepStalledClaims", () => {
     expect(p.queues.take()?.queue).toBe("agent-steps"); // the analyst's step, lost with its worker
     expect(p.queues.size()).toBe(0);
 
-    now = NOW + 299_000;
-    expect(await sweepStalledClaims(p.deps, { stalledAfterMs: 300_000, limit: 10 })).toEqual({ examined: 0, restarted: [], ticked: [] });
-    now = NOW + 300_001;
-    expect(await sweepStalledClaims(p.deps, { stalledAfterMs: 300_000, limit: 10 })).toEqual({ examined: 1, restarted: [], ticked: ["clm_stalled"] });
+    at(NOW + 299_000);
+    expect(await sweepStalledClaims(p.deps, SWEEP)).toEqual({ examined: 0, restarted: [], ticked: [], stalled: [], reviewsRepaired: 0 });
+    at(NOW + 300_001);
+    expect(await sweepStalledClaims(p.deps, SWEEP)).toEqual({ examined: 1, restarted: [], ticked: ["clm_stalled"], stalled: [], reviewsRepaired: 0 });
     await p.drain();
     expect(await p.claims.getClaim("clm_stalled")).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
     expect(p.auditEvents().filter((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer).map((e) => (e.details.fixer as { reason: string }).reason)).toEqual(["stall"]);
+  });
+});
+
+describe("redriveOpenClaims", () => {
+  it("nudges every open claim however recent, page by page, and leaves final ones alone", async () => {
+    const { p } = pipeline();
+    for (let i = 0; i < 9; i++) await p.deps.claims.createClaim(claim(`open-${i}`, i % 3 === 0 ? "RECEIVED" : "RUNNING", i * 10));
+    await p.deps.claims.createClaim(claim("done", "DECIDED", 10));
+    expect(await redriveOpenClaims(p.deps, { pageSize: 2 })).toEqual({ restarted: 3, ticked: 6 });
+    expect(p.queues.size()).toBe(9);
+    // Not counted towards STALLED.
+    expect((await p.deps.claims.getClaim("open-1"))?.sweep).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
 // Timers and the sweep: a claim never waits forever on a worker that died (SPEC §2).
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
+import { needsReview } from "./intake.ts";
 import type { TimerMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
+import { repairReviews } from "./review.ts";
 
 /** SQS delays a message at most 15 minutes. */
 export const MAX_TIMER_DELAY_S = 900;
@@ -24,35 +27,100 @@ export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps
 
 /** What a sweep did. */
 export interface SweepResult {
+  /** Stalled claims found (open, not updated since the cutoff), over every page. */
   examined: number;
   restarted: string[];
   ticked: string[];
+  /** Claims moved to NEEDS_REVIEW `STALLED` after `maxTicks` nudges that changed nothing. */
+  stalled: string[];
+  /** Review decisions that had been claimed but not finished, completed now. */
+  reviewsRepaired: number;
+}
+
+/** Settings of a sweep. */
+export interface SweepOptions {
+  /** A claim not updated for this long is nudged. */
+  stalledAfterMs: number;
+  /** Claims read per page; the sweep reads every page, so no claim can keep it from the others. */
+  pageSize: number;
+  /** Nudges in a row that find the claim unchanged before it is moved to NEEDS_REVIEW `STALLED`. */
+  maxTicks: number;
+}
+
+/** What the sweep runs with (repairing a review decision may reserve a refund, publish and audit). */
+export type SweepDeps = Pick<PipelineDeps, "claims" | "sessions" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
+
+const OPEN_STATUSES = ["RECEIVED", "RUNNING"] as const;
+
+/** Every open claim received before `before` (ISO), page by page, newest first. */
+async function* openClaims(deps: Pick<PipelineDeps, "claims">, pageSize: number, before?: string): AsyncGenerator<ClaimRecord> {
+  let cursor: string | undefined;
+  do {
+    const page = await deps.claims.listClaims({ statuses: OPEN_STATUSES, limit: pageSize, ...(before ? { before } : {}), ...(cursor ? { cursor } : {}) });
+    yield* page.items;
+    cursor = page.nextCursor;
+  } while (cursor);
+}
+
+/** Sends the message that moves a claim on: extraction again, the crew's start again, or a `crew.tick`. Idempotent. */
+async function nudge(claim: ClaimRecord, now: number, deps: Pick<PipelineDeps, "queues">): Promise<"restarted" | "ticked"> {
+  if (claim.status === "RECEIVED" && !claim.claim) {
+    await deps.queues.requestExtraction(claim.claim_id);
+    return "restarted";
+  }
+  if (claim.status === "RECEIVED") {
+    await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "claim.start", crewId: claim.claim_id }]);
+    return "restarted";
+  }
+  await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "crew.tick", crewId: claim.claim_id, nowMs: now }]);
+  return "ticked";
 }
 
 /**
  * Finds claims that have not moved for `stalledAfterMs` and nudges them: a RECEIVED text claim is
  * queued for extraction again, a RECEIVED structured claim is started again, a RUNNING claim gets a
  * `crew.tick` (the crew times out steps past their deadline and routes them to the fixer). Every
- * nudge is idempotent, so a sweep that overlaps a live claim changes nothing.
+ * nudge is idempotent, so a sweep that overlaps a live claim changes nothing. A claim that `maxTicks`
+ * nudges in a row found unchanged (same status, `updated_at` and crew session version) cannot progress:
+ * it ends in NEEDS_REVIEW `STALLED` and a person gets its review. The sweep reads every page of open
+ * claims, and finally completes review decisions a crash interrupted (`repairReviews`).
  */
-export async function sweepStalledClaims(
-  deps: Pick<PipelineDeps, "claims" | "queues" | "clock" | "audit" | "publisher" | "reviews" | "ledger">,
-  opts: { stalledAfterMs: number; limit: number },
-): Promise<SweepResult> {
+export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): Promise<SweepResult> {
   const now = deps.clock.now();
-  const stalled = await deps.claims.findStalledClaims(new Date(now - opts.stalledAfterMs).toISOString(), opts.limit);
-  const result: SweepResult = { examined: stalled.length, restarted: [], ticked: [] };
-  for (const claim of stalled) {
-    if (claim.status === "RECEIVED" && !claim.claim) {
-      await deps.queues.requestExtraction(claim.claim_id);
-      result.restarted.push(claim.claim_id);
-    } else if (claim.status === "RECEIVED") {
-      await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "claim.start", crewId: claim.claim_id }]);
-      result.restarted.push(claim.claim_id);
-    } else {
-      await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "crew.tick", crewId: claim.claim_id, nowMs: now }]);
-      result.ticked.push(claim.claim_id);
+  const cutoff = new Date(now - opts.stalledAfterMs).toISOString();
+  const result: SweepResult = { examined: 0, restarted: [], ticked: [], stalled: [], reviewsRepaired: 0 };
+  // Claims received after the cutoff were updated after it too (updated_at ≥ received_at).
+  for await (const claim of openClaims(deps, opts.pageSize, cutoff)) {
+    if (claim.updated_at >= cutoff) continue;
+    result.examined++;
+    const session = claim.status === "RUNNING" ? await deps.sessions.loadSession(claim.claim_id) : undefined;
+    const seen = `${claim.status}|${claim.updated_at}|${session?.version ?? 0}`;
+    const nudges = claim.sweep?.seen === seen ? claim.sweep.nudges + 1 : 1;
+    if (nudges > opts.maxTicks) {
+      const minutes = Math.round((now - Date.parse(claim.updated_at)) / 60_000);
+      const reason = `The claim made no progress through ${opts.maxTicks} sweeps (${claim.status} since ${claim.updated_at}, ${minutes} min): a person has to look at it`;
+      // The claim first, conditionally: one that moved on since it was read keeps its course and gets no review.
+      const updated = await deps.claims.updateClaim(claim.claim_id, { status: "NEEDS_REVIEW", reason_code: "STALLED", reason, updated_at: new Date(now).toISOString() }, [claim.status]);
+      if (!updated.changed) continue;
+      const effects = needsReview(claim, now, "STALLED", reason, { nudges: opts.maxTicks, status_before: claim.status });
+      await performEffects(effects.filter((e) => e.kind !== "claim_update"), deps);
+      result.stalled.push(claim.claim_id);
+      continue;
     }
+    await deps.claims.updateClaim(claim.claim_id, { sweep: { nudges, seen } }, [claim.status]);
+    result[await nudge(claim, now, deps) === "restarted" ? "restarted" : "ticked"].push(claim.claim_id);
   }
+  result.reviewsRepaired = await repairReviews(deps, opts.pageSize);
   return result;
+}
+
+/**
+ * Nudges every open claim once, however recent, without counting towards STALLED: what the local stack
+ * does on start, so that a claim whose message was lost with a stopped process moves on at once.
+ */
+export async function redriveOpenClaims(deps: Pick<PipelineDeps, "claims" | "queues" | "clock">, opts: { pageSize: number }): Promise<{ restarted: number; ticked: number }> {
+  const now = deps.clock.now();
+  const counts = { restarted: 0, ticked: 0 };
+  for await (const claim of openClaims(deps, opts.pageSize)) counts[await nudge(claim, now, deps)]++;
+  return counts;
 }

@@ -12,7 +12,7 @@ import type { AuditEvent } from "../../core/integrity/audit.ts";
 import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
 import type { ReserveMode } from "../../core/integrity/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
-import { VersionConflictError } from "../../pipeline/ports.ts";
+import { claimListKey, VersionConflictError } from "../../pipeline/ports.ts";
 import type { ClaimRepository, ReviewRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 
 /** Makes a fresh, empty port. */
@@ -181,41 +181,100 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
       expect(await repo.getClaim("clm_none")).toBeUndefined();
     });
 
-    it("finds RECEIVED and RUNNING claims not updated since a time, oldest first, at most limit", async () => {
-      const repo = await factory();
-      const at = (m: number) => `2025-03-01T10:${String(m).padStart(2, "0")}:00.000Z`;
-      const rows: [string, ClaimRecord["status"], number][] = [
-        ["clm_a", "RUNNING", 5],
-        ["clm_b", "RECEIVED", 1],
-        ["clm_c", "DECIDED", 0],
-        ["clm_d", "NEEDS_REVIEW", 2],
-        ["clm_e", "RUNNING", 3],
-        ["clm_f", "RUNNING", 30],
-        ["clm_g", "RECEIVED", 20],
+    const at = (m: number) => `2025-03-01T10:${String(m).padStart(2, "0")}:00.000Z`;
+    /** Seven claims received a minute apart (clm_a first), in every status. */
+    const seed = async (repo: ClaimRepository) => {
+      const rows: [string, ClaimRecord["status"], ClaimRecord["verdict"]][] = [
+        ["clm_a", "DECIDED", "ACCEPT"],
+        ["clm_b", "RUNNING", undefined],
+        ["clm_c", "NEEDS_REVIEW", undefined],
+        ["clm_d", "DECIDED", "REJECT"],
+        ["clm_e", "RECEIVED", undefined],
+        ["clm_f", "DECIDED", "ACCEPT"],
+        ["clm_g", "RUNNING", undefined],
       ];
-      for (const [id, status, m] of rows) await repo.createClaim(claimFixture(id, { status, updated_at: at(m) }));
-      const ids = async (before: string, limit: number) => (await repo.findStalledClaims(before, limit)).map((c) => c.claim_id);
-      expect(await ids(at(20), 10)).toEqual(["clm_b", "clm_e", "clm_a"]);
-      expect(await ids(at(21), 10)).toEqual(["clm_b", "clm_e", "clm_a", "clm_g"]);
-      expect(await ids(at(59), 2)).toEqual(["clm_b", "clm_e"]);
-      expect(await ids(at(0), 10)).toEqual([]);
-      expect((await repo.findStalledClaims(at(20), 1))[0]).toEqual(claimFixture("clm_b", { status: "RECEIVED", updated_at: at(1) }));
+      for (const [i, [id, status, verdict]] of rows.entries()) await repo.createClaim(claimFixture(id, { status, ...(verdict ? { verdict } : {}), received_at: at(i), updated_at: at(i + 10) }));
+    };
+    const ids = (page: { items: ClaimRecord[] }) => page.items.map((c) => c.claim_id);
+
+    it("lists every claim newest receipt first, page by page, each cursor continuing where its page ended", async () => {
+      const repo = await factory();
+      await seed(repo);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await repo.listClaims({ limit: 3, ...(cursor ? { cursor } : {}) });
+        seen.push(...ids(page));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor && pages < 10);
+      expect(seen).toEqual(["clm_g", "clm_f", "clm_e", "clm_d", "clm_c", "clm_b", "clm_a"]);
+      expect(pages).toBe(3);
+      const all = await repo.listClaims({ limit: 7 });
+      expect(ids(all)).toEqual(seen);
+      expect(all.nextCursor).toBeUndefined();
+      expect(all.items[0]).toEqual(claimFixture("clm_g", { status: "RUNNING", received_at: at(6), updated_at: at(16) }));
     });
 
-    it("follows status changes in the stalled-claims listing", async () => {
+    it.each([
+      { query: { statuses: ["RUNNING"] as ClaimRecord["status"][] }, expected: ["clm_g", "clm_b"] },
+      { query: { statuses: ["RECEIVED", "RUNNING"] as ClaimRecord["status"][] }, expected: ["clm_g", "clm_e", "clm_b"] },
+      { query: { statuses: ["DECIDED"] as ClaimRecord["status"][] }, expected: ["clm_f", "clm_d", "clm_a"] },
+      { query: { verdict: "ACCEPT" as const }, expected: ["clm_f", "clm_a"] },
+      { query: { statuses: ["DECIDED"] as ClaimRecord["status"][], verdict: "REJECT" as const }, expected: ["clm_d"] },
+      { query: { since: at(3) }, expected: ["clm_g", "clm_f", "clm_e", "clm_d"] },
+      { query: { since: at(2), statuses: ["NEEDS_REVIEW", "RUNNING"] as ClaimRecord["status"][] }, expected: ["clm_g", "clm_c"] },
+      { query: { before: at(2) }, expected: ["clm_b", "clm_a"] },
+      { query: { since: at(1), before: at(5), verdict: "ACCEPT" as const }, expected: [] },
+    ])("filters the listing: $query", async ({ query, expected }) => {
       const repo = await factory();
-      const at = (m: number) => `2025-03-01T10:${String(m).padStart(2, "0")}:00.000Z`;
-      await repo.createClaim(claimFixture("clm_a", { updated_at: at(1) }));
-      await repo.createClaim(claimFixture("clm_b", { updated_at: at(2) }));
+      await seed(repo);
+      expect(ids(await repo.listClaims({ limit: 10, ...query }))).toEqual(expected);
+      // The same answer one claim at a time, through the cursor.
+      const paged: string[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 10; i++) {
+        const page = await repo.listClaims({ limit: 1, ...query, ...(cursor ? { cursor } : {}) });
+        paged.push(...ids(page));
+        cursor = page.nextCursor;
+        if (!cursor) break;
+      }
+      expect(paged).toEqual(expected);
+    });
+
+    it("answers an empty page when the cursor lies before since", async () => {
+      const repo = await factory();
+      await seed(repo);
+      const page = await repo.listClaims({ limit: 2, since: at(5) });
+      expect(ids(page)).toEqual(["clm_g", "clm_f"]);
+      expect(page.nextCursor).toBeUndefined();
+      expect(await repo.listClaims({ limit: 2, since: at(5), cursor: claimListKey({ received_at: at(1), claim_id: "clm_b" }) })).toEqual({ items: [] });
+    });
+
+    it("follows status changes in the listing", async () => {
+      const repo = await factory();
+      await repo.createClaim(claimFixture("clm_a", { received_at: at(1), updated_at: at(1) }));
+      await repo.createClaim(claimFixture("clm_b", { received_at: at(2), updated_at: at(2) }));
       await repo.updateClaim("clm_a", { status: "RUNNING", updated_at: at(10) });
-      await repo.updateClaim("clm_b", { status: "DECIDED", updated_at: at(3) });
-      expect((await repo.findStalledClaims(at(5), 10)).map((c) => c.claim_id)).toEqual([]);
-      expect((await repo.findStalledClaims(at(11), 10)).map((c) => [c.claim_id, c.status])).toEqual([["clm_a", "RUNNING"]]);
-      // A status change alone (updated_at unchanged) moves the claim too.
-      await repo.updateClaim("clm_a", { status: "RECEIVED" });
-      expect((await repo.findStalledClaims(at(11), 10)).map((c) => [c.claim_id, c.status])).toEqual([["clm_a", "RECEIVED"]]);
+      await repo.updateClaim("clm_b", { status: "DECIDED", verdict: "ESCALATE", updated_at: at(3) });
+      const list = async (statuses: ClaimRecord["status"][]) => ids(await repo.listClaims({ statuses, limit: 10 }));
+      expect(await list(["RECEIVED"])).toEqual([]);
+      expect(await list(["RUNNING"])).toEqual(["clm_a"]);
+      expect(await list(["DECIDED"])).toEqual(["clm_b"]);
+      expect(ids(await repo.listClaims({ verdict: "ESCALATE", limit: 10 }))).toEqual(["clm_b"]);
+      // A status change alone (updated_at unchanged) moves the claim too, and a patch may reopen a final one.
       await repo.updateClaim("clm_a", { status: "NEEDS_REVIEW" });
-      expect(await repo.findStalledClaims(at(59), 10)).toEqual([]);
+      await repo.updateClaim("clm_b", { status: "RUNNING" }, ["DECIDED"]);
+      expect(await list(["RUNNING"])).toEqual(["clm_b"]);
+      expect(await list(["NEEDS_REVIEW", "DECIDED"])).toEqual(["clm_a"]);
+      expect(ids(await repo.listClaims({ limit: 10 }))).toEqual(["clm_b", "clm_a"]);
+    });
+
+    it("refuses a limit out of range", async () => {
+      const repo = await factory();
+      await expect(repo.listClaims({ limit: 0 })).rejects.toMatchObject({ code: "INVALID_CLAIM_QUERY" });
+      await expect(repo.listClaims({ limit: 1.5 })).rejects.toMatchObject({ code: "INVALID_CLAIM_QUERY" });
     });
   });
 }

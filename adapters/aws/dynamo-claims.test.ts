@@ -1,11 +1,11 @@
 // Claims on dynalite beyond the shared contract: idempotency keys expire (filtered on read, no TTL in
-// dynalite), a crash between the key and the claim is repaired, the open-claims index entry stays put
-// while a claim is open, claims listed by the previous layout are still found, and findStalledClaims
-// pages through the index and stops early.
+// dynalite), a crash between the key and the claim is repaired, the listing entry stays put while a claim
+// is open and moves once when it is final, claims listed by the first layout are still found, listClaims
+// reads no more of the index than a page needs, and the open claims are counted.
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { claimFixture } from "./contract.test-kit.ts";
-import { claimIndexShard } from "./dynamo-claims.ts";
+import { claimIndexShard, countOpenClaims } from "./dynamo-claims.ts";
 import { createDynamoPorts } from "./dynamo-ports.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { countRequests, createRequestCounter } from "./request-counter.ts";
@@ -54,16 +54,15 @@ describe("DynamoDB claims", () => {
   });
 
   it.each([
-    { status: "RECEIVED" as const, listed: true },
-    { status: "RUNNING" as const, listed: true },
-    { status: "DECIDED" as const, listed: false },
-    { status: "NEEDS_REVIEW" as const, listed: false },
-  ])("lists a $status claim in the open-claims index: $listed", async ({ status, listed }) => {
+    { status: "RECEIVED" as const, partition: "OPEN" },
+    { status: "RUNNING" as const, partition: "OPEN" },
+    { status: "DECIDED" as const, partition: "DONE" },
+    { status: "NEEDS_REVIEW" as const, partition: "DONE" },
+  ])("lists a $status claim under $partition by its receipt", async ({ status, partition }) => {
     const { claims, raw } = await setup();
     await claims.createClaim(claimFixture("clm_1", { status, updated_at: "2025-03-01T10:09:00.000Z" }));
     const item = await raw(keys.claim("clm_1"));
-    const index = listed ? { gsi1pk: `OPEN#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" } : { gsi1pk: undefined, gsi1sk: undefined };
-    expect({ gsi1pk: item?.gsi1pk, gsi1sk: item?.gsi1sk }).toEqual(index);
+    expect({ gsi1pk: item?.gsi1pk, gsi1sk: item?.gsi1sk }).toEqual({ gsi1pk: `${partition}#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" });
   });
 
   it("spreads claims over every open-claims partition", () => {
@@ -71,7 +70,7 @@ describe("DynamoDB claims", () => {
     expect([...shards].sort()).toEqual(Array.from({ length: OPEN_CLAIM_SHARDS }, (_, i) => i));
   });
 
-  it("keeps an open claim's index entry where it is through every update, and drops it on a final status", async () => {
+  it("keeps an open claim's index entry where it is through every update, and moves it to the final listing in the update that ends it", async () => {
     const { claims, raw } = await setup();
     await claims.createClaim(claimFixture("clm_1"));
     const listed = { gsi1pk: `OPEN#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" };
@@ -88,9 +87,7 @@ describe("DynamoDB claims", () => {
     } finally {
       remove();
     }
-    const item = await raw(keys.claim("clm_1"));
-    expect(item?.gsi1pk).toBeUndefined();
-    expect(item?.gsi1sk).toBeUndefined();
+    expect(await raw(keys.claim("clm_1"))).toMatchObject({ gsi1pk: `DONE#${claimIndexShard("clm_1")}`, gsi1sk: listed.gsi1sk });
   });
 
   it("lists a claim again when a patch reopens it", async () => {
@@ -98,10 +95,10 @@ describe("DynamoDB claims", () => {
     await claims.createClaim(claimFixture("clm_1", { status: "NEEDS_REVIEW" }));
     await claims.updateClaim("clm_1", { status: "RUNNING", updated_at: "2025-03-01T10:05:00.000Z" }, ["NEEDS_REVIEW"]);
     expect(await raw(keys.claim("clm_1"))).toMatchObject({ gsi1pk: `OPEN#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" });
-    expect((await claims.findStalledClaims("2025-03-01T10:06:00.000Z", 10)).map((c) => c.claim_id)).toEqual(["clm_1"]);
+    expect((await claims.listClaims({ statuses: ["RUNNING"], limit: 10 })).items.map((c) => c.claim_id)).toEqual(["clm_1"]);
   });
 
-  it("still finds claims the previous layout listed by status and updated_at, whatever they were updated to since", async () => {
+  it("still lists claims the first layout listed by status and updated_at, and moves them to the new listing when they change", async () => {
     const { tableName, claims } = await setup();
     const old = (id: string, status: "RECEIVED" | "RUNNING", listedAt: string, updatedAt: string) =>
       aws.doc.send(new PutCommand({
@@ -110,14 +107,18 @@ describe("DynamoDB claims", () => {
       }));
     await old("clm_old_a", "RECEIVED", "2025-03-01T10:01:00.000Z", "2025-03-01T10:01:00.000Z");
     await old("clm_old_b", "RUNNING", "2025-03-01T10:02:00.000Z", "2025-03-01T10:02:00.000Z");
-    await claims.createClaim(claimFixture("clm_new", { updated_at: "2025-03-01T10:03:00.000Z" }));
-    // Updated by this version: the entry stays under the old status and time.
+    await claims.createClaim(claimFixture("clm_new", { received_at: "2025-03-01T10:03:00.000Z", updated_at: "2025-03-01T10:03:00.000Z" }));
+    const ids = async (query: Omit<Parameters<typeof claims.listClaims>[0], "limit"> = {}) => (await claims.listClaims({ limit: 10, ...query })).items.map((c) => c.claim_id);
+    // The fixtures were all received at 10:00: the new claim, received later, comes first.
+    expect(await ids()).toEqual(["clm_new", "clm_old_b", "clm_old_a"]);
+    expect(await ids({ statuses: ["RECEIVED"] })).toEqual(["clm_new", "clm_old_a"]);
+    expect(await ids({ before: "2025-03-01T10:01:00.000Z" })).toEqual(["clm_old_b", "clm_old_a"]);
+    expect(await countOpenClaims({ client: aws.doc, tableName })).toBe(3);
     await claims.updateClaim("clm_old_a", { status: "RUNNING", updated_at: "2025-03-01T10:30:00.000Z" });
-    const ids = async (before: string) => (await claims.findStalledClaims(before, 10)).map((c) => c.claim_id);
-    expect(await ids("2025-03-01T10:10:00.000Z")).toEqual(["clm_old_b", "clm_new"]);
-    expect(await ids("2025-03-01T10:31:00.000Z")).toEqual(["clm_old_b", "clm_new", "clm_old_a"]);
     await claims.updateClaim("clm_old_b", { status: "DECIDED" });
-    expect(await ids("2025-03-01T10:31:00.000Z")).toEqual(["clm_new", "clm_old_a"]);
+    expect(await ids({ statuses: ["RUNNING"] })).toEqual(["clm_old_a"]);
+    expect(await ids({ statuses: ["DECIDED"] })).toEqual(["clm_old_b"]);
+    expect(await countOpenClaims({ client: aws.doc, tableName })).toBe(2);
   });
 
   it("refuses a patch that names a table attribute", async () => {
@@ -126,23 +127,27 @@ describe("DynamoDB claims", () => {
     await expect(claims.updateClaim("clm_1", { pk: "X" } as never)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/pk/) });
   });
 
-  it("pages through the index for stalled claims, and stops reading once nothing older can follow", async () => {
-    const { claims } = await setup({ pageSize: 2 });
-    const at = (m: number) => `2025-03-01T10:${String(m).padStart(2, "0")}:00.000Z`;
-    for (let i = 0; i < 40; i++) await claims.createClaim(claimFixture(`clm_${String(i).padStart(2, "0")}`, { status: i % 2 ? "RUNNING" : "RECEIVED", received_at: at(i), updated_at: at(i) }));
+  it("pages through the index with small query pages, and reads no more of it than a page needs", async () => {
+    const { tableName, claims } = await setup({ pageSize: 2 });
+    const at = (m: number) => `2025-03-01T${String(10 + Math.floor(m / 60))}:${String(m % 60).padStart(2, "0")}:00.000Z`;
+    const id = (i: number) => `clm_${String(i).padStart(2, "0")}`;
+    for (let i = 0; i < 80; i++) await claims.createClaim(claimFixture(id(i), { status: i % 2 ? "RUNNING" : "DECIDED", received_at: at(i), updated_at: at(i) }));
     const counter = createRequestCounter();
     const remove = countRequests(aws.doc, counter);
     try {
-      const all = await claims.findStalledClaims(at(59), 100);
-      expect(all.map((c) => c.claim_id)).toEqual(Array.from({ length: 40 }, (_, i) => `clm_${String(i).padStart(2, "0")}`));
+      const all = await claims.listClaims({ limit: 100 });
+      expect(all.items.map((c) => c.claim_id)).toEqual(Array.from({ length: 80 }, (_, i) => id(79 - i)));
       const everything = counter.snapshot().byService.DynamoDB?.Query ?? 0;
-      expect(everything).toBeGreaterThanOrEqual(20);
+      expect(everything).toBeGreaterThanOrEqual(40);
       counter.reset();
-      expect((await claims.findStalledClaims(at(59), 3)).map((c) => c.claim_id)).toEqual(["clm_00", "clm_01", "clm_02"]);
+      const first = await claims.listClaims({ limit: 3 });
+      expect(first.items.map((c) => c.claim_id)).toEqual([id(79), id(78), id(77)]);
       expect(counter.snapshot().byService.DynamoDB?.Query).toBeLessThan(everything / 2);
+      expect((await claims.listClaims({ limit: 3, cursor: first.nextCursor! })).items.map((c) => c.claim_id)).toEqual([id(76), id(75), id(74)]);
     } finally {
       remove();
     }
+    expect(await countOpenClaims({ client: aws.doc, tableName })).toBe(40);
   });
 
   it("creates a claim with one request and updates it with one", async () => {

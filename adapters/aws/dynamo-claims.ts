@@ -1,14 +1,18 @@
 // ClaimRepository on DynamoDB: one item per claim (`CLAIM#<id>`/`META`), an idempotency item per key
-// (`IDEM#<key>`/`IDEM`, with a TTL), and the gsi1 listing of claims not yet final. The listing's keys
-// (`OPEN#<shard>`, `<received_at>#<claim_id>`) never change while a claim is open, so an update rewrites
-// the index entry in place (one index write) instead of moving it (a delete and a put); the sweep reads
-// claims received before its cutoff and keeps those whose `updated_at` is (updated_at ≥ received_at).
+// (`IDEM#<key>`/`IDEM`, with a TTL), and the gsi1 listing of every claim by receipt: open claims under
+// `OPEN#<shard>`, final ones under `DONE#<shard>`, sort key `<received_at>#<claim_id>`. The keys never
+// change while a claim is open, so an update rewrites the index entry in place (one index write) instead
+// of moving it; the final update moves it once. `listClaims` merges the partitions it needs newest first,
+// its cursor being the last sort key returned. Claims the first layout listed (`STATUS#<status>`, by
+// updated_at) are still read, as open claims, until none is left.
 import { createHash } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import type { ClaimRecord, ClaimStatus } from "../../core/claims/claim-record.ts";
-import type { ClaimRepository, CreateClaimResult } from "../../pipeline/ports.ts";
-import { dynamoCall } from "./dynamo-context.ts";
+import type { ClaimPage, ClaimRepository, CreateClaimResult } from "../../pipeline/ports.ts";
+import { claimListKey, checkClaimQuery, matchesClaimQuery } from "../../pipeline/ports.ts";
+import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError } from "./errors.ts";
 import { epochSeconds, GSI1, gsi1, isExpired, keys, OPEN_CLAIM_SHARDS, stripUndefined, TABLE_ONLY_ATTRIBUTES, withoutTableAttributes } from "./table.ts";
@@ -27,15 +31,33 @@ export function claimIndexShard(claimId: string): number {
   return createHash("sha256").update(claimId).digest()[0]! % OPEN_CLAIM_SHARDS;
 }
 
-/** gsi1 attributes a claim in this state carries: only RECEIVED and RUNNING claims are listed. */
-export function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "received_at" | "claim_id">): { gsi1pk: string; gsi1sk: string } | undefined {
-  return OPEN.includes(record.status) ? { gsi1pk: gsi1.open(claimIndexShard(record.claim_id)), gsi1sk: gsi1.openSort(record.received_at, record.claim_id) } : undefined;
+/** gsi1 attributes a claim in this state carries: `OPEN#<shard>` while RECEIVED or RUNNING, `DONE#<shard>` once final. */
+export function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "received_at" | "claim_id">): { gsi1pk: string; gsi1sk: string } {
+  const shard = claimIndexShard(record.claim_id);
+  return { gsi1pk: OPEN.includes(record.status) ? gsi1.open(shard) : gsi1.done(shard), gsi1sk: gsi1.openSort(record.received_at, record.claim_id) };
 }
 
-/** The time in a listing sort key `<time>#<claim_id>` (received_at now; a past updated_at in the previous layout). */
-const sortTime = (sk: unknown) => (typeof sk === "string" ? sk.slice(0, sk.indexOf("#")) : "");
+const shards = (partition: (shard: number) => string) => Array.from({ length: OPEN_CLAIM_SHARDS }, (_, i) => partition(i));
 
-const byUpdate = (a: ClaimRecord, b: ClaimRecord) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : a.claim_id < b.claim_id ? -1 : a.claim_id > b.claim_id ? 1 : 0);
+/** Counts the open claims (RECEIVED, RUNNING) in the listing: the local stack's back-pressure reads it. */
+export async function countOpenClaims(ctx: Pick<DynamoContext, "client" | "tableName">): Promise<number> {
+  const counts = await Promise.all([...shards(gsi1.open), ...OPEN.map((s) => gsi1.status(s))].map(async (partition) => {
+    let count = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamoCall(`Query count of ${partition}`, () =>
+        ctx.client.send(new QueryCommand({
+          TableName: ctx.tableName, IndexName: GSI1, Select: "COUNT", KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": partition },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        })),
+      );
+      count += page.Count ?? 0;
+      start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
+    } while (start);
+    return count;
+  }));
+  return counts.reduce((a, b) => a + b, 0);
+}
 
 function claimItem(record: ClaimRecord): Record<string, unknown> {
   return { ...stripUndefined(record), ...keys.claim(record.claim_id), entity: "claim", ...claimIndexAttributes(record) };
@@ -149,8 +171,12 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
           sets.push(`#f${i} = :f${i}`);
         }
       });
-      // A final claim leaves the listing; an open one keeps its entry where it is (a rare reopening is fixed below).
-      if (patch.status !== undefined && FINAL.includes(patch.status)) removes.push("gsi1pk", "gsi1sk");
+      // A final claim moves to the final listing; an open one keeps its entry where it is (a rare reopening is fixed below).
+      if (patch.status !== undefined && FINAL.includes(patch.status)) {
+        names["#gpk"] = "gsi1pk";
+        values[":gpk"] = gsi1.done(claimIndexShard(claimId));
+        sets.push("#gpk = :gpk");
+      }
       const allowed = onlyFrom ?? OPEN;
       allowed.forEach((s, i) => (values[`:s${i}`] = s));
       const condition = `attribute_exists(pk) AND #status IN (${allowed.map((_, i) => `:s${i}`).join(", ")})`;
@@ -178,57 +204,80 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
       return { record, changed: true };
     },
 
-    async findStalledClaims(updatedBefore, limit) {
-      if (!Number.isInteger(limit) || limit < 0) throw new InvalidArgumentError(`findStalledClaims: limit must be a non-negative integer, got ${String(limit)}`);
-      if (limit === 0) return [];
-      // Every partition lists claims by a time ≤ their updated_at (received_at; in the previous layout a
-      // past updated_at), so `< updatedBefore` finds them all, and a partition read up to a time past the
-      // limit-th oldest update found so far holds nothing older.
-      const partitions = [...Array.from({ length: OPEN_CLAIM_SHARDS }, (_, i) => gsi1.open(i)), ...OPEN.map((s) => gsi1.status(s))];
-      const found = new Map<string, ClaimRecord>();
-      let oldest: ClaimRecord[] = [];
-      for (const partition of partitions) {
+    async listClaims(query) {
+      checkClaimQuery(query);
+      const statuses = query.statuses ?? [...OPEN, ...FINAL];
+      const open = statuses.some((st) => OPEN.includes(st)) && query.verdict === undefined;
+      const final = statuses.some((st) => FINAL.includes(st));
+      // Sort keys are `<received_at>#<claim_id>`: `since` is a lower bound, the cursor and `before` upper bounds (exclusive).
+      const upper = [query.cursor, query.before].filter((u): u is string => u !== undefined).sort()[0];
+      // Nothing lies between a lower bound above the upper one (and BETWEEN would refuse the bounds).
+      if (query.since !== undefined && upper !== undefined && query.since >= upper) return { items: [] };
+      const range = query.since !== undefined && upper !== undefined ? { expr: "gsi1sk BETWEEN :lo AND :hi", values: { ":lo": query.since, ":hi": upper } }
+        : query.since !== undefined ? { expr: "gsi1sk >= :lo", values: { ":lo": query.since } }
+        : upper !== undefined ? { expr: "gsi1sk < :hi", values: { ":hi": upper } }
+        : undefined;
+      const filter = {
+        expr: [`#status IN (${statuses.map((_, i) => `:s${i}`).join(", ")})`, ...(query.verdict ? ["verdict = :v"] : [])].join(" AND "),
+        names: { "#status": "status" },
+        values: { ...Object.fromEntries(statuses.map((st, i) => [`:s${i}`, st])), ...(query.verdict ? { ":v": query.verdict } : {}) },
+      };
+      const want = query.limit + 1;
+      const keep = (item: Record<string, unknown>) => {
+        const record = toRecord(item)!;
+        // The index is eventually consistent on AWS: trust only what the item says.
+        return matchesClaimQuery(record, query) ? record : undefined;
+      };
+      const partitionPage = async (partition: string): Promise<ClaimRecord[]> => {
+        const found: ClaimRecord[] = [];
         let start: Record<string, unknown> | undefined;
         do {
-          const page = await dynamoCall(`Query stalled claims in ${partition}`, () =>
-            client.send(new QueryCommand({
-              TableName: tableName,
-              IndexName: GSI1,
-              KeyConditionExpression: "gsi1pk = :p AND gsi1sk < :before",
-              ExpressionAttributeValues: { ":p": partition, ":before": updatedBefore },
-              Limit: ctx.pageSize ?? Math.max(limit, 25),
-              ...(start ? { ExclusiveStartKey: start } : {}),
-            })),
-          );
-          const items = (page.Items ?? []) as Record<string, unknown>[];
-          for (const item of items) {
-            const record = toRecord(item)!;
-            // The index is eventually consistent on AWS: trust only what the item itself says.
-            if (OPEN.includes(record.status) && record.updated_at < updatedBefore) found.set(record.claim_id, record);
+          const input: QueryCommandInput = {
+            TableName: tableName, IndexName: GSI1, ScanIndexForward: false,
+            KeyConditionExpression: range ? `gsi1pk = :p AND ${range.expr}` : "gsi1pk = :p",
+            FilterExpression: filter.expr, ExpressionAttributeNames: filter.names,
+            ExpressionAttributeValues: { ":p": partition, ...range?.values, ...filter.values },
+            Limit: ctx.pageSize ?? Math.max(want, 25),
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          };
+          const page = await dynamoCall(`Query claims in ${partition}`, () => client.send(new QueryCommand(input)));
+          for (const item of (page.Items ?? []) as Record<string, unknown>[]) {
+            const record = keep(item);
+            if (record) found.push(record);
           }
-          oldest = [...found.values()].sort(byUpdate).slice(0, limit);
-          const last = items.at(-1);
-          const full = oldest.length === limit && last !== undefined && sortTime(last.gsi1sk) > oldest[limit - 1]!.updated_at;
-          start = full ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
+          start = found.length >= want ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
         } while (start);
-      }
-      return oldest;
+        return found;
+      };
+      // The first layout's partitions sort by updated_at: read them whole and filter here (they only shrink).
+      const legacy = async (status: ClaimStatus) =>
+        (await queryAll(ctx, `Query claims in ${gsi1.status(status)}`, {
+          IndexName: GSI1, KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": gsi1.status(status) },
+        })).map(keep).filter((r): r is ClaimRecord => r !== undefined);
+      const pages = await Promise.all([
+        ...(open ? shards(gsi1.open).map(partitionPage) : []),
+        ...(final ? shards(gsi1.done).map(partitionPage) : []),
+        ...(open ? OPEN.filter((st) => statuses.includes(st)).map(legacy) : []),
+      ]);
+      const merged = [...new Map(pages.flat().map((r) => [r.claim_id, r])).values()].sort((a, b) => (claimListKey(a) < claimListKey(b) ? 1 : -1));
+      const items = merged.slice(0, query.limit);
+      return { items, ...(merged.length > query.limit ? { nextCursor: claimListKey(items.at(-1)!) } : {}) } satisfies ClaimPage;
     },
   };
 
-  /** Lists a claim that is open but not listed (reopened by a patch), or unlists a final one. An open claim's entry is never moved. */
+  /** Moves the listing entry of a claim a patch reopened, or one the first layout listed; an entry already in place is never rewritten. */
   async function syncIndex(item: Record<string, unknown>, record: ClaimRecord): Promise<void> {
     const want = claimIndexAttributes(record);
-    if ((want === undefined) === (item.gsi1pk === undefined)) return;
+    if (item.gsi1pk === want.gsi1pk && item.gsi1sk === want.gsi1sk) return;
     try {
       await dynamoCall(`UpdateItem claim ${record.claim_id} index`, () =>
         client.send(new UpdateCommand({
           TableName: tableName,
           Key: keys.claim(record.claim_id),
-          UpdateExpression: want ? "SET gsi1pk = :gpk, gsi1sk = :gsk" : "REMOVE gsi1pk, gsi1sk",
+          UpdateExpression: "SET gsi1pk = :gpk, gsi1sk = :gsk",
           ConditionExpression: "#status = :s AND updated_at = :u",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":s": record.status, ":u": record.updated_at, ...(want ? { ":gpk": want.gsi1pk, ":gsk": want.gsi1sk } : {}) },
+          ExpressionAttributeValues: { ":s": record.status, ":u": record.updated_at, ":gpk": want.gsi1pk, ":gsk": want.gsi1sk },
         })),
       );
     } catch (error) {

@@ -53,6 +53,8 @@ export const gsi1 = {
   /** Claims not yet final, in `OPEN_CLAIM_SHARDS` partitions by a hash of the id; sort key `<received_at>#<claim_id>` (never changes while open). */
   open: (shard: number) => `OPEN#${shard}`,
   openSort: (receivedAt: string, claimId: string) => `${receivedAt}#${claimId}`,
+  /** Final claims (DECIDED, NEEDS_REVIEW), sharded like the open ones, same sort key: with `open` they list every claim by receipt. */
+  done: (shard: number) => `DONE#${shard}`,
   /** Written before: claims not yet final by status, sort key `<updated_at>#<claim_id>`; still read until none is left. */
   status: (status: string) => `STATUS#${status}`,
   /** Audit events of a simulation; sort key `<instant>#<hash>`. */

@@ -35,6 +35,8 @@ export const ClaimRecordSchema = z.object({
   executed: z.boolean().optional(),
   /** The claim a reviewer's RESUBMIT corrected (SPEC §4.6). */
   parent_claim_id: z.string().optional(),
+  /** What the sweep saw when it last nudged the claim (`seen`) and how many nudges in a row found it so (SPEC §8: STALLED). */
+  sweep: z.object({ nudges: z.number().int().min(1), seen: z.string() }).optional(),
 });
 
 /** A stored claim. */

@@ -1,8 +1,12 @@
 // The routes of the intake HTTP API (SPEC §7.2), each mapping one request to one core call and
 // its outcome to a status code. Customer text never reaches a log line from here.
-import { claimView } from "../../core/claims/claim-record.ts";
+import { ClaimStatusSchema, claimView, VerdictValueSchema } from "../../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import { parseIsoMs } from "../../core/integrity/time.ts";
 import { submitClaim } from "../../pipeline/intake.ts";
+import type { Admission } from "../../pipeline/intake.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
+import type { ClaimQuery } from "../../pipeline/ports.ts";
 import { htmlSecurityHeaders } from "../../report/csp.ts";
 import { REPORT_CSP } from "../../report/render.ts";
 import { renderAuditReport, renderServedReport } from "../../report/served.ts";
@@ -13,19 +17,70 @@ import type { ApiRequest, ApiResponse } from "./http.ts";
 export const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
 export const SIMULATION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+/** A `GET /claims` cursor: the last listed claim's `<received_at>#<claim_id>`. */
+export const LIST_CURSOR = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z#[A-Za-z0-9_-]{1,128}$/;
+const LIST_PARAMETERS = ["status", "verdict", "since", "limit", "cursor"];
 
-/** `POST /claims`: 202 `{ claim_id, status }`; 400 invalid input (nothing stored); 409 Idempotency-Key reused with another body; 413 body over 16 KB. */
-export async function postClaim(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+/**
+ * `POST /claims`: 202 `{ claim_id, status }`; 400 invalid input (nothing stored); 409 Idempotency-Key reused with another
+ * body; 413 body over 16 KB; 429 with Retry-After when `admit` (the local stack's bound of open claims) refuses it.
+ */
+export async function postClaim(request: ApiRequest, deps: PipelineDeps, admit?: () => Promise<Admission>): Promise<ApiResponse> {
   const bytes = bodyBytes(request);
   if (bytes.length > MAX_BODY_BYTES) return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
   const key = request.headers["idempotency-key"];
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) return apiError(400, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1-128 visible ASCII characters");
   const body = parseJsonBody(bytes);
   if (!body.ok) return apiError(400, "INVALID_JSON", "the body is not a JSON object", body.issues);
-  const result = await submitClaim(body.value, key === undefined ? {} : { idempotencyKey: key }, deps);
+  const result = await submitClaim(body.value, { ...(key === undefined ? {} : { idempotencyKey: key }), ...(admit ? { admit } : {}) }, deps);
   if (result.ok) return json(202, { claim_id: result.claimId, status: result.status }, { location: `/claims/${result.claimId}` });
   if (result.code === "INVALID_INPUT") return apiError(400, result.code, result.message, result.issues);
+  if (result.code === "OVERLOADED") {
+    const refused = apiError(429, result.code, result.message);
+    return { ...refused, headers: { ...refused.headers, "retry-after": String(result.retryAfterS) } };
+  }
   return apiError(409, result.code, result.message);
+}
+
+/** Reads the query of `GET /claims`; a bad parameter is named in the 400. */
+function parseClaimListQuery(q: Readonly<Record<string, string | undefined>>): { ok: true; query: ClaimQuery } | { ok: false; response: ApiResponse } {
+  const bad = (parameter: string, message: string) => ({ ok: false as const, response: apiError(400, "INVALID_QUERY", `${parameter}: ${message}`, [{ path: parameter, message }]) });
+  const unknown = Object.keys(q).find((k) => !LIST_PARAMETERS.includes(k));
+  if (unknown !== undefined) return bad(unknown, `unknown parameter; GET /claims takes ${LIST_PARAMETERS.join(", ")}`);
+  let statuses: ClaimRecord["status"][] | undefined;
+  if (q.status !== undefined) {
+    const parsed = q.status.split(",").map((s) => ClaimStatusSchema.safeParse(s.trim().toUpperCase()));
+    if (parsed.some((p) => !p.success)) return bad("status", `must be one of ${ClaimStatusSchema.options.join(", ")} (or several, comma-separated), got '${q.status}'`);
+    statuses = parsed.map((p) => p.data!);
+  }
+  const verdict = q.verdict === undefined ? undefined : VerdictValueSchema.safeParse(q.verdict.toUpperCase());
+  if (verdict && !verdict.success) return bad("verdict", `must be one of ${VerdictValueSchema.options.join(", ")}, got '${q.verdict}'`);
+  const sinceMs = q.since === undefined ? undefined : parseIsoMs(q.since);
+  if (q.since !== undefined && sinceMs === undefined) return bad("since", `must be an ISO date or timestamp such as 2026-06-01T12:00:00Z, got '${q.since}'`);
+  const limit = q.limit === undefined ? 50 : Number(q.limit);
+  if (!/^\d+$/.test(q.limit ?? "50") || limit < 1 || limit > 200) return bad("limit", `must be an integer from 1 to 200, got '${q.limit}'`);
+  if (q.cursor !== undefined && !LIST_CURSOR.test(q.cursor)) return bad("cursor", "must be the next_cursor of a previous page");
+  return {
+    ok: true,
+    query: {
+      limit,
+      ...(statuses ? { statuses } : {}),
+      ...(verdict?.success ? { verdict: verdict.data } : {}),
+      ...(sinceMs === undefined ? {} : { since: new Date(sinceMs).toISOString() }),
+      ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
+    },
+  };
+}
+
+/** `GET /claims?status=&verdict=&since=&limit=&cursor=`: claim views, newest receipt first, `{ items, next_cursor? }`. */
+export async function listClaims(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+  const parsed = parseClaimListQuery(request.queryStringParameters ?? {});
+  if (!parsed.ok) return parsed.response;
+  const page = await deps.claims.listClaims(parsed.query);
+  // Only an escalated claim or one that needs review has a review to show.
+  const items = await Promise.all(page.items.map(async (record) =>
+    claimView(record, record.verdict === "ESCALATE" || record.status === "NEEDS_REVIEW" ? await deps.reviews.getReview(record.claim_id) : undefined)));
+  return json(200, { items, ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) });
 }
 
 /** `GET /claims/{id}`: the claim's public view, or 404. */

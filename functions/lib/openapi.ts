@@ -12,7 +12,7 @@ import { ROUTES } from "../../infra/facts.ts";
 import type { RouteAuth, RouteKey } from "../../infra/facts.ts";
 import { SubmissionSchema } from "../../pipeline/intake.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
-import { CLAIM_ID, IDEMPOTENCY_KEY, SERVED_REPORT_LIMITS, SIMULATION_ID } from "./intake-routes.ts";
+import { CLAIM_ID, IDEMPOTENCY_KEY, LIST_CURSOR, SERVED_REPORT_LIMITS, SIMULATION_ID } from "./intake-routes.ts";
 import { CURSOR } from "./review-routes.ts";
 import { ClaimsError } from "../../core/errors.ts";
 
@@ -148,6 +148,27 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       },
       409: { description: "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body.", schema: ApiErrorSchema },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
+      429: {
+        description: "OVERLOADED (local stack only): more claims are open than `claims serve --max-open` allows; nothing was stored. Send it again after Retry-After.",
+        schema: ApiErrorSchema,
+        headers: { "Retry-After": { description: "Seconds to wait before trying again.", schema: z.string() } },
+      },
+    },
+  },
+  "GET /claims": {
+    tag: "claims",
+    summary: "List claims",
+    description: "Claim views, newest receipt first, a page at a time; each filter is optional. A bad parameter is a 400 naming it.",
+    query: {
+      status: { description: "RECEIVED, RUNNING, DECIDED or NEEDS_REVIEW (several comma-separated).", schema: z.string() },
+      verdict: { description: "ACCEPT, ESCALATE or REJECT.", schema: VerdictValueSchema },
+      since: { description: "Received at or after this instant (ISO 8601).", schema: z.string() },
+      limit: { description: "Page size, 1–200 (default 50).", schema: z.number().int().min(1).max(200).default(50) },
+      cursor: { description: "The next_cursor of the previous page.", schema: pattern(LIST_CURSOR) },
+    },
+    responses: {
+      200: { description: "A page of claims.", schema: z.object({ items: z.array(ClaimViewSchema), next_cursor: z.string().optional() }) },
+      400: { description: "INVALID_QUERY: the message and the issue name the parameter.", schema: ApiErrorSchema },
     },
   },
   "GET /claims/{id}": {

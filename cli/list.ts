@@ -1,0 +1,126 @@
+// `claims list`: the claims `GET /claims` lists (SPEC §7.2), newest first, from the terminal — against
+// `claims serve` (its URL is found in the data directory) or a deployed API, with the intake token.
+// Refusals (400/401/403) print the API's error and exit 1; an API that cannot be reached, or a bad
+// argument, exits 2.
+import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
+import { join } from "node:path";
+import { ClaimStatusSchema, VerdictValueSchema } from "../core/claims/claim-record.ts";
+import { ClaimsError } from "../core/errors.ts";
+import { parseIsoMs } from "../core/integrity/time.ts";
+import { stateHolder } from "../local/state-lock.ts";
+import { dataDirFrom } from "./run-store.ts";
+
+/** A usage or connection problem of `claims list` (exit 2). */
+class ListCliError extends ClaimsError<"LIST_CLI"> {
+  constructor(message: string) {
+    super("LIST_CLI", message);
+  }
+}
+
+type View = { claim_id: string; status: string; verdict?: string; reason_code?: string; proposal?: { order_id?: string; amount_eur?: number }; extracted?: { order_id?: string | null; amount_eur?: number | null }; simulation_id?: string; review?: { status?: string } };
+
+/** One line per claim: id, status, verdict and reason, order and amount when known, the review's status. */
+function formatClaimLine(v: View): string {
+  const order = v.proposal?.order_id ?? v.extracted?.order_id ?? undefined;
+  const amount = v.proposal?.amount_eur ?? v.extracted?.amount_eur ?? undefined;
+  return [
+    v.claim_id,
+    v.status.padEnd(12),
+    (v.verdict ?? "").padEnd(8),
+    (v.reason_code ?? "").padEnd(26),
+    order ? `${order}${typeof amount === "number" ? ` ${amount.toFixed(2)} EUR` : ""}` : "",
+    v.review?.status ? `review ${v.review.status}` : "",
+    v.simulation_id ? `(${v.simulation_id})` : "",
+  ].join(" ").replace(/\s+$/, "");
+}
+
+/** The API to ask: --url, CLAIMS_URL, the `claims serve` holding the data directory, else the local default. */
+function listUrl(o: { url?: string; dataDir?: string }, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const served = o.url ?? env.CLAIMS_URL ? undefined : stateHolder(join(dataDirFrom(o.dataDir, env as NodeJS.ProcessEnv), "store"))?.url;
+  const url = (o.url ?? env.CLAIMS_URL ?? served ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
+  if (!/^https?:\/\/\S+$/.test(url)) throw new ListCliError(`--url must be an http(s) URL, got ${url}`);
+  return url;
+}
+
+function parseStatuses(value: string): string {
+  const parts = value.split(",").map((s) => s.trim().toUpperCase());
+  for (const p of parts) if (!ClaimStatusSchema.safeParse(p).success) throw new InvalidArgumentError(`one or more of ${ClaimStatusSchema.options.join(", ")}, comma-separated`);
+  return parts.join(",");
+}
+
+function parseVerdict(value: string): string {
+  const v = value.toUpperCase();
+  if (!VerdictValueSchema.safeParse(v).success) throw new InvalidArgumentError(`one of ${VerdictValueSchema.options.join(", ")}`);
+  return v;
+}
+
+function parseSince(value: string): string {
+  const ms = parseIsoMs(value);
+  if (ms === undefined) throw new InvalidArgumentError("an ISO date or timestamp, e.g. 2026-06-01 or 2026-06-01T12:00:00Z (UTC unless it has an offset)");
+  return new Date(ms).toISOString();
+}
+
+function parseLimit(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 10_000) throw new InvalidArgumentError("a number of claims from 1 to 10000");
+  return n;
+}
+
+type ListOptions = { status?: string; verdict?: string; since?: string; limit: number; url?: string; token?: string; json?: boolean; dataDir?: string };
+
+/** Registers `claims list` on the program. */
+export function registerListCommand(program: Command): void {
+  program
+    .command("list")
+    .description("list claims newest first through the API (GET /claims), with the intake token (--token or CLAIMS_API_TOKEN)")
+    .option("--status <status>", "RECEIVED, RUNNING, DECIDED or NEEDS_REVIEW (several comma-separated)", parseStatuses)
+    .option("--verdict <verdict>", "ACCEPT, ESCALATE or REJECT", parseVerdict)
+    .option("--since <iso>", "received at or after this instant", parseSince)
+    .option("--limit <n>", "how many claims at most", parseLimit, 50)
+    .option("--url <url>", "the API (default $CLAIMS_URL, the claims serve of the data directory, or http://127.0.0.1:3000)")
+    .option("--token <token>", "the intake token (default $CLAIMS_API_TOKEN)")
+    .option("--data-dir <path>", "where claims serve keeps its state, to find its URL (default $CLAIMS_DATA_DIR or .claims)")
+    .option("--json", "print { items } as JSON")
+    .action(async (o: ListOptions) => {
+      const url = listUrl(o);
+      const token = o.token ?? process.env.CLAIMS_API_TOKEN?.trim();
+      if (!token) throw new ListCliError("no intake token: pass --token or set CLAIMS_API_TOKEN (claims serve prints the one it generated)");
+      const items: View[] = [];
+      let cursor: string | undefined;
+      do {
+        const query = new URLSearchParams({
+          limit: String(Math.min(200, o.limit - items.length)),
+          ...(o.status ? { status: o.status } : {}),
+          ...(o.verdict ? { verdict: o.verdict } : {}),
+          ...(o.since ? { since: o.since } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+        let response: Response;
+        try {
+          response = await fetch(`${url}/claims?${query}`, { headers: { authorization: `Bearer ${token}` } });
+        } catch (cause) {
+          throw new ListCliError(`cannot reach ${url}: ${((cause as Error).cause as Error | undefined)?.message ?? (cause as Error).message} (is claims serve running? --url / CLAIMS_URL)`);
+        }
+        const text = await response.text();
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+        if (response.status !== 200) {
+          const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+          if (o.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+          process.stderr.write(`claims list: ${response.status} ${error?.code ?? ""}: ${error?.message ?? String(body)}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        const page = body as { items: View[]; next_cursor?: string };
+        items.push(...page.items);
+        cursor = page.next_cursor;
+      } while (cursor && items.length < o.limit);
+      if (o.json) process.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
+      else process.stdout.write(items.length === 0 ? "no claims\n" : `${items.map(formatClaimLine).join("\n")}\n`);
+    });
+}
