@@ -71,9 +71,11 @@ describe("startEmulators", () => {
   });
 
   it("gives clients static local credentials and the local region", () => {
-    expect(localClientConfig("http://127.0.0.1:1")).toEqual({
+    const config = localClientConfig("http://127.0.0.1:1");
+    expect(config).toMatchObject({
       endpoint: "http://127.0.0.1:1", region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" },
     });
+    expect(config.httpAuthSchemes.map((s) => s.schemeId)).toEqual(["aws.auth#sigv4"]);
     expect(process.env.AWS_EC2_METADATA_DISABLED).toBe("true");
   });
 });
