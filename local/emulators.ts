@@ -10,6 +10,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import { createDynaliteChannel } from "./dynalite-channel.ts";
+import type { DynaliteChannel } from "./dynalite-channel.ts";
 import { EmulatorStartError, LocalStackError } from "./emulators-errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
 import type { LocalBus, LocalBusOptions } from "./eventbridge/server.ts";
@@ -29,7 +31,12 @@ export type LocalClientConfig = {
   readonly region: string;
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly httpAuthSchemes: HttpAuthSchemes;
+  /** For a dynalite this process started: its in-process channel instead of HTTP. */
+  readonly requestHandler?: DynaliteChannel["requestHandler"];
 };
+
+/** The in-process channels of the dynalites this process runs, by endpoint. */
+const channels = new Map<string, DynaliteChannel>();
 
 /** A SigV4-shaped Authorization header with a fixed signature: the emulators read no signature, so computing one is waste. */
 const LOCAL_SIGNER: HttpAuthSchemes[number]["signer"] = {
@@ -64,13 +71,14 @@ export type Emulators = {
   stop(): Promise<void>;
 };
 
-/** SDK client config for a local endpoint: `new SQSClient(localClientConfig(emulators.sqsEndpoint))`. */
+/** SDK client config for a local endpoint: `new SQSClient(localClientConfig(emulators.sqsEndpoint))`; a dynalite of this process is reached over its in-process channel. */
 export function localClientConfig(endpoint: string): LocalClientConfig {
   return {
     endpoint,
     region: LOCAL_REGION,
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
     httpAuthSchemes: [{ schemeId: "aws.auth#sigv4", identityProvider: (config) => config.getIdentityProvider("aws.auth#sigv4"), signer: LOCAL_SIGNER }],
+    ...(channels.has(endpoint) ? { requestHandler: channels.get(endpoint)!.requestHandler } : {}),
   };
 }
 
@@ -114,7 +122,7 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
   const dynamoServer = dynamo.value;
   let stopped: Promise<void> | undefined;
   return {
-    dynamodbEndpoint: `http://127.0.0.1:${dynamoServer.port}`,
+    dynamodbEndpoint: dynamoServer.endpoint,
     sqsEndpoint: sqs.value.endpoint,
     eventsEndpoint: bus.value.endpoint,
     bus: bus.value,
@@ -136,17 +144,22 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
 export async function startTableEmulator(stateDir: string): Promise<{ endpoint: string; stop(): Promise<void> }> {
   process.env.AWS_EC2_METADATA_DISABLED = "true";
   const server = await startDynalite(join(stateDir, "dynamodb"));
-  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.close() };
+  return { endpoint: server.endpoint, stop: () => server.close() };
 }
 
-/** A running dynalite: its port and how to stop it (closing its database). */
-type DynaliteServer = { port: number; close(): Promise<void> };
+/** A running dynalite: its endpoint and how to stop it (closing its database). */
+type DynaliteServer = { endpoint: string; close(): Promise<void> };
 
 /** Starts dynalite in a worker thread (in memory, or LevelDB under `path`) on a random port of 127.0.0.1. */
 async function startDynalite(path: string | undefined): Promise<DynaliteServer> {
   // The worker is plain JavaScript: of the parent's node flags it takes only the profiler's (`--input-type`, `--import tsx`… do not apply to it).
   const execArgv = process.execArgv.filter((flag) => flag.startsWith("--cpu-prof"));
-  const worker = new Worker(new URL("./dynalite-worker.mjs", import.meta.url), { workerData: path === undefined ? {} : { path }, execArgv });
+  const channel = createDynaliteChannel();
+  const worker = new Worker(new URL("./dynalite-worker.mjs", import.meta.url), {
+    workerData: { ...(path === undefined ? {} : { path }), port: channel.workerPort },
+    transferList: [channel.workerPort],
+    execArgv,
+  });
   const answer = () =>
     new Promise<{ port?: number; error?: string } | "stopped">((resolve, reject) => {
       const onError = (error: Error) => reject(error);
@@ -157,21 +170,30 @@ async function startDynalite(path: string | undefined): Promise<DynaliteServer> 
       });
     });
   const started = await answer().catch(async (error: unknown) => {
+    channel.close("it did not start");
     await worker.terminate();
     throw error;
   });
   if (started === "stopped" || started.port === undefined) {
+    channel.close("it did not start");
     await worker.terminate();
     throw new EmulatorStartError(started === "stopped" ? "dynalite stopped at once" : (started.error ?? "dynalite did not listen"));
   }
+  const endpoint = `http://127.0.0.1:${started.port}`;
+  channels.set(endpoint, channel);
+  worker.once("exit", () => channel.close("its worker exited"));
   let closed: Promise<void> | undefined;
   return {
-    port: started.port,
+    endpoint,
     close() {
       closed ??= (async () => {
+        channels.delete(endpoint);
         const done = answer();
         worker.postMessage("stop");
-        const stopped = await done.finally(() => worker.terminate());
+        const stopped = await done.finally(() => {
+          channel.close("stopped");
+          return worker.terminate();
+        });
         if (stopped !== "stopped") throw new LocalStackError("EMULATOR_STOP", stopped.error ?? "dynalite did not stop");
       })();
       return closed;
