@@ -34,7 +34,7 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         patterns: [
           { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
-          folders(["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench"], "core/ depends on nothing outside core/: the shell depends on core, never the reverse."),
+          folders(["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"], "core/ depends on nothing outside core/: the shell depends on core, never the reverse."),
         ],
       }],
       "no-restricted-properties": ["error",
@@ -59,7 +59,7 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         patterns: [
           { group: impureModules, message: "pipeline/ works through its ports: no AWS SDK, sst, openai or node I/O (adapters/ implement the ports)." },
-          folders(["adapters", "functions", "infra", "report", "cli", "local", "bench"], "pipeline/ depends only on core/: adapters, handlers and the local stack depend on it."),
+          folders(["adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"], "pipeline/ depends only on core/: adapters, handlers and the local stack depend on it."),
         ],
       }],
       "no-restricted-properties": ["error",
@@ -77,7 +77,7 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         patterns: [
           { group: impureModules, message: "report/ is pure rendering: no I/O (the CLI writes files, the API serves them)." },
-          folders(["pipeline", "adapters", "functions", "infra", "cli", "local", "bench"], "report/ renders from core/ data only: the API and the CLI use it, not the reverse."),
+          folders(["pipeline", "adapters", "functions", "infra", "cli", "local", "bench", "chaos"], "report/ renders from core/ data only: the API and the CLI use it, not the reverse."),
         ],
       }],
     },
@@ -86,7 +86,7 @@ export default tseslint.config(
     ...production("functions"),
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [folders(["local", "cli", "bench"], "functions/ is deployed: it never imports the local stack, the CLI or the benches.")],
+        patterns: [folders(["local", "cli", "bench", "chaos"], "functions/ is deployed: it never imports the local stack, the CLI, the benches or the chaos runs.")],
       }],
     },
   },
@@ -94,7 +94,7 @@ export default tseslint.config(
     ...production("adapters"),
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [folders(["local", "cli", "bench", "infra", "functions"], "adapters/ implement ports with injected clients: they never import infra/, functions/, the local stack, the CLI or the benches.")],
+        patterns: [folders(["local", "cli", "bench", "chaos", "infra", "functions"], "adapters/ implement ports with injected clients: they never import infra/, functions/, the local stack, the CLI, the benches or the chaos runs.")],
       }],
     },
   },
@@ -104,7 +104,7 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         patterns: [
           { group: impureModules, message: "infra/facts.ts runs in Lambda and locally: plain data only." },
-          folders(["pipeline", "adapters", "functions", "report", "cli", "local", "bench"], "infra/facts.ts depends only on core/."),
+          folders(["pipeline", "adapters", "functions", "report", "cli", "local", "bench", "chaos"], "infra/facts.ts depends only on core/."),
         ],
       }],
       "no-restricted-globals": ["error",
@@ -116,10 +116,20 @@ export default tseslint.config(
     },
   },
   {
+    // chaos/ drives the whole shell (functions/ in process, local/ with --emulators) from the outside, like a
+    // client: nothing imports it, and it does not lean on the CLI or the benches.
+    ...production("chaos"),
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [folders(["cli", "bench"], "chaos/ drives the service from the outside: it uses functions/, pipeline/ and local/, never the CLI or the benches.")],
+      }],
+    },
+  },
+  {
     ...production("local"),
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [folders(["cli", "bench"], "local/ is the embedded stack: the CLI drives it, not the reverse.")],
+        patterns: [folders(["cli", "bench", "chaos"], "local/ is the embedded stack: the CLI and the chaos runs drive it, not the reverse.")],
       }],
     },
   },

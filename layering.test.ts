@@ -52,6 +52,11 @@ describe("the shell's layering rules", () => {
     ["report/render.ts", "../pipeline/in-process.ts", /report\/ renders from core/],
     ["infra/facts.ts", "../functions/lib/resources.ts", /infra\/facts.ts depends only on core/],
     ["local/stack.ts", "../cli/batch.ts", /local\/ is the embedded stack/],
+    ["local/stack.ts", "../chaos/flow.ts", /local\/ is the embedded stack/],
+    ["functions/kernel.ts", "../chaos/flow.ts", /functions\/ is deployed/],
+    ["pipeline/intake.ts", "../chaos/flow.ts", /pipeline\/ depends only on core/],
+    ["chaos/flow.ts", "../cli/main.ts", /chaos\/ drives the service from the outside/],
+    ["chaos/flow.ts", "../bench/run.ts", /chaos\/ drives the service from the outside/],
   ])("rejects %s importing %s", async (file, spec, expected) => {
     expect((await lintAs(file, importOf(spec))).join("\n")).toMatch(expected);
   });
@@ -71,6 +76,8 @@ describe("the shell's layering rules", () => {
     ["cli/main.ts", "../local/stack.ts"],
     ["pipeline/intake.ts", "../core/claims/claim.ts"],
     ["functions/kernel.test.ts", "../local/stack-fixture.ts"],
+    ["chaos/flow.ts", "../functions/kernel.ts"],
+    ["chaos/emulators.ts", "../local/stack.ts"],
   ])("allows %s to import %s", async (file, spec) => {
     expect(await lintAs(file, importOf(spec))).toEqual([]);
   });

@@ -4,6 +4,8 @@
 // decisions (core: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
 // Each run also reports the review backlog (PendingReviews, OldestPendingReviewAge), which the backlog alarms watch.
 import * as z from "zod";
+import { QUEUES, visibilityTimeoutSeconds } from "../infra/facts.ts";
+import type { QueueRole } from "../infra/facts.ts";
 import type { PipelineSettings } from "../pipeline/deps.ts";
 import { sweepStalledClaims } from "../pipeline/timers.ts";
 import { productionDeps } from "./lib/compose.ts";
@@ -25,12 +27,21 @@ export const SweepSettingsSchema = z.object({
 });
 
 /**
- * The nudges without progress before a claim is STALLED: the configured number, but never so few that a step
- * still within its timeout could be taken for stuck (a tick past its deadline always moves the crew on).
+ * The longest a claim can legitimately sit unchanged while a queue retries its work: a message's receives
+ * before its DLQ, each waiting out the visibility timeout of a consumer that died or hung (the extraction
+ * queue's 3 × 720 s is the longest).
  */
-function effectiveMaxTicks(configured: number, stalledAfterMs: number, timeouts: PipelineSettings["timeouts"]): number {
-  const longestStepMs = Math.max(timeouts.analystMs, timeouts.decisionMs, timeouts.fixerMs);
-  return Math.max(configured, Math.ceil(longestStepMs / stalledAfterMs) + 1);
+const LONGEST_REDELIVERY_MS = Math.max(...Object.entries(QUEUES).map(([role, q]) => q.maxReceives * visibilityTimeoutSeconds(role as QueueRole) * 1000));
+
+/**
+ * The nudges without progress before a claim is STALLED: the configured number, but never so few that a step
+ * still within its timeout, or a message its queue is still redelivering, could be taken for stuck (found by
+ * npm run chaos: with 3 ticks, free-text claims whose model hung past the function timeout were ended STALLED
+ * while their extraction was still being retried).
+ */
+export function effectiveMaxTicks(configured: number, stalledAfterMs: number, timeouts: PipelineSettings["timeouts"]): number {
+  const longestSilenceMs = Math.max(timeouts.analystMs, timeouts.decisionMs, timeouts.fixerMs, LONGEST_REDELIVERY_MS);
+  return Math.max(configured, Math.ceil(longestSilenceMs / stalledAfterMs) + 1);
 }
 
 /** The sweep over `getDeps`; the scheduler's event carries nothing it needs. */

@@ -151,7 +151,7 @@ export const FUNCTIONS = {
     timeoutSeconds: 60,
     description: "Every 5 minutes: ticks RUNNING claims past their deadline, ends stalled ones in review, repairs review decisions",
     // ExtractionQueue: a stalled free-text claim is restarted through extraction. Bus: a STALLED claim's review
-    // events, and a repaired review decision's.
+    // events, and a review decision it finishes (repairReviews) announces ReviewDecided / RefundExecuted.
     links: [LINKS.table, Q.crewEvents, Q.extraction, LINKS.bus],
   },
   batch: {

@@ -149,6 +149,24 @@ describe("the HTTP front", () => {
     expect(events).toHaveLength(0);
   });
 
+  it.each([
+    ["//", 404],
+    ["//claims", 404],
+    ["//claims/clm_1", 404],
+  ])("takes the path %s as sent (not as a host): %d, never a 500 (found by the chaos fuzz)", async (path, status) => {
+    events.length = 0;
+    const res = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: front.port, method: "GET", path, headers: auth }, (r) => {
+        r.resume();
+        r.on("end", () => resolve(r.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(res).toBe(status);
+    expect(events).toHaveLength(0);
+  });
+
   it("passes a body of exactly 16 KB", async () => {
     events.length = 0;
     const res = await exchange("POST", "/claims", auth, Buffer.alloc(16 * 1024, 0x61));

@@ -174,11 +174,25 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResultV2): Sent
   return send(res, result.statusCode ?? 200, headers, body);
 }
 
+/**
+ * The request target as a URL, its path taken as sent (as API Gateway does: `//claims` is the path `//claims`,
+ * not a host), or undefined when it cannot be read (then the answer is 400, never a 500).
+ */
+export function requestUrl(target: string | undefined): URL | undefined {
+  const raw = target ?? "/";
+  try {
+    return raw.startsWith("/") ? new URL(`http://localhost${raw}`) : new URL(raw, "http://localhost");
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts the HTTP front; rejects with HttpFrontError when the port cannot be bound. */
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
   const host = options.host ?? "127.0.0.1";
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Sent> => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = requestUrl(req.url);
+    if (!url) return sendError(res, 400, "BAD_REQUEST", "the request target could not be read", true);
     const route = matchRoute(req.method ?? "GET", url.pathname);
     if (!route) return sendError(res, 404, "NOT_FOUND", `no route for ${req.method} ${url.pathname}`);
     if (route.auth !== "none") {
@@ -204,7 +218,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       .then((sent) => {
         // A refused body is not read to its end: close the connection rather than drain it.
         if (res.getHeader("connection") === "close") res.once("finish", () => req.socket.destroySoon?.());
-        options.onRequest?.({ method: req.method ?? "?", path: new URL(req.url ?? "/", "http://localhost").pathname, status: sent.status, ms: performance.now() - t0 });
+        options.onRequest?.({ method: req.method ?? "?", path: requestUrl(req.url)?.pathname ?? String(req.url), status: sent.status, ms: performance.now() - t0 });
       });
   });
   await new Promise<void>((resolve, reject) => {

@@ -103,8 +103,12 @@ export async function submitClaim(
   return { ok: true, claimId, status: record.status, created: true };
 }
 
-/** The received audit event carries the receipt time, so a repeat is identical and the audit log drops it. */
-function startEffects(record: ClaimRecord): Effect[] {
+/**
+ * What starts a stored claim: its CLAIM_RECEIVED audit event, then extraction (free text) or the crew. The event
+ * carries the receipt time, so a repeat — a client's retry, the sweep restarting a claim whose intake died before
+ * its audit — is identical and the audit log drops it.
+ */
+export function startEffects(record: ClaimRecord): Effect[] {
   const received: Effect[] = [
     { kind: "audit", event: claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), { input_kind: "claim" in record.input ? "claim" : "claim_text", input: record.input, label: record.label, received_at: record.received_at }) },
   ];
@@ -128,6 +132,8 @@ export async function extractClaim(
 ): Promise<ExtractOutcome> {
   const record = await deps.claims.getClaim(claimId);
   if (!record) return "SKIPPED";
+  // An outcome stored by an earlier delivery that died before performing it: perform it now.
+  if (await performClaimOutbox(record, deps)) return "SKIPPED";
   if (record.status !== "RECEIVED" || !("claim_text" in record.input)) {
     if (record.claim && record.status === "RUNNING") {
       await performEffects([{ kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } }], deps);
@@ -138,28 +144,54 @@ export async function extractClaim(
   const result = await deps.llm.complete(extractionMessages(text, { receivedAt: record.received_at }));
   const now = deps.clock.now();
   const llmDetails = { model: result.model, attempts: result.attempts, usage: result.usage, task: "extract_claim" };
+  const updatedAt = new Date(now).toISOString();
   if (!result.ok) {
     if (result.retryable && !opts.finalAttempt) return "RETRY";
     // A model that cannot be used at all is named as such (LLM_UNREACHABLE, LLM_AUTH_FAILED), not as a failed extraction.
     const reasonCode = extractionFailureReasonCode(result.code);
-    await performEffects(needsReview(record, now, reasonCode, `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } }), deps);
-    return "NEEDS_REVIEW";
+    const effects = needsReview(record, now, reasonCode, `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } });
+    return (await settleExtraction(record, { updated_at: updatedAt }, effects, deps)) ? "NEEDS_REVIEW" : "SKIPPED";
   }
   const claim = claimFromExtraction(result.value, { text, now: record.received_at });
   if (!claim.ok) {
-    await performEffects(needsReview(record, now, claim.code, `Could not read a claim from the text: ${claim.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, extracted: result.value } }), deps);
-    return "NEEDS_REVIEW";
+    const effects = needsReview(record, now, claim.code, `Could not read a claim from the text: ${claim.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, extracted: result.value } });
+    return (await settleExtraction(record, { updated_at: updatedAt }, effects, deps)) ? "NEEDS_REVIEW" : "SKIPPED";
   }
-  // The audit goes first: once the claim is RUNNING a redelivery only restarts the crew, so an audit after the update could be lost.
-  await performEffects(
-    [
-      { kind: "audit", event: claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, { ...llmDetails, extracted: result.value, claim: claim.claim, warnings: [...result.warnings, ...claim.warnings] }) },
-      { kind: "claim_update", claimId, patch: { claim: claim.claim, extracted: result.value, status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
-      { kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } },
-    ],
-    deps,
-  );
-  return "EXTRACTED";
+  const effects: Effect[] = [
+    { kind: "audit", event: claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, { ...llmDetails, extracted: result.value, claim: claim.claim, warnings: [...result.warnings, ...claim.warnings] }) },
+    { kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } },
+  ];
+  return (await settleExtraction(record, { claim: claim.claim, extracted: result.value, updated_at: updatedAt }, effects, deps)) ? "EXTRACTED" : "SKIPPED";
+}
+
+/** Every status: clearing an outbox is allowed whatever became of the claim meanwhile. */
+const ANY_STATUS: ClaimRecord["status"][] = ["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"];
+
+/**
+ * Keeps ONE extraction outcome however many deliveries race or repeat after a crash (the model may answer each
+ * differently, and each at another instant): the outcome's effects are stored with the claim's move from RECEIVED
+ * to RUNNING in one conditional update, then performed, then cleared. The delivery that loses the update performs
+ * the winner's stored effects instead (they are idempotent); a failed extraction moves on to NEEDS_REVIEW as the
+ * last of its effects, so a claim whose outbox was never performed is still open and the sweep finds it.
+ * Returns whether this delivery's outcome is the one kept.
+ */
+async function settleExtraction(record: ClaimRecord, patch: Partial<ClaimRecord>, effects: Effect[], deps: Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" | "reviews" | "ledger">): Promise<boolean> {
+  const won = await deps.claims.updateClaim(record.claim_id, { ...patch, status: "RUNNING", outbox: effects }, ["RECEIVED"]);
+  if (!won.changed) {
+    if (won.record) await performClaimOutbox(won.record, deps);
+    return false;
+  }
+  await performEffects(effects, deps);
+  await deps.claims.updateClaim(record.claim_id, { outbox: undefined }, ANY_STATUS);
+  return true;
+}
+
+/** Performs the claim's stored outbox, if it has one, then clears it; returns whether there was one. */
+export async function performClaimOutbox(record: ClaimRecord, deps: Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" | "reviews" | "ledger">): Promise<boolean> {
+  if (!record.outbox || record.outbox.length === 0) return false;
+  await performEffects(record.outbox as Effect[], deps);
+  await deps.claims.updateClaim(record.claim_id, { outbox: undefined }, ANY_STATUS);
+  return true;
 }
 
 /**

@@ -109,6 +109,11 @@ export async function handleProposal(message: ProposalMessage, deps: KernelDeps)
   }
   if (stored.execution !== "REFUSED") {
     await performEffects([{ kind: "claim_update", claimId: record.claim_id, patch: decidedPatch(stored.record, stored.execution, deps.clock.now()), onlyFrom: ["RECEIVED", "RUNNING"] }], deps);
+    // A reviewer may have approved the escalation before the claim was recorded DECIDED (its `executed` update found
+    // the claim still RUNNING): the approval recorded by now is the claim's refund.
+    if (stored.review && (await deps.reviews.getReview(record.claim_id))?.status === "APPROVED") {
+      await performEffects([{ kind: "claim_update", claimId: record.claim_id, patch: { executed: true }, onlyFrom: ["DECIDED"] }], deps);
+    }
   }
   return { outcome: "DECIDED", verdict: stored };
 }

@@ -1,7 +1,9 @@
 // The money invariants of SPEC §9, checked over what the bus carried (at-least-once: repeats of one event are
 // allowed, two different events with one id are not): every ClaimVerdict ACCEPT has exactly one RefundExecuted
 // with its verdict_id and every RefundExecuted an ACCEPT or a reviewer's approval; nothing refunds more than its
-// order; no claim refunds twice; automatic refunds on one order stay within the escalation limit in total.
+// order; no claim refunds twice; automatic refunds on one order stay within the escalation limit in total. Given
+// the ledgers as stored, also: every reservation was announced by one RefundExecuted of the same amount, and
+// every RefundExecuted has its reservation (money the ledger holds that no event announced is a refund nobody pays).
 // Used by the property tests, the fault suites, the end-to-end tests and `npm run chaos`.
 import { canonicalize } from "../core/crew/index.ts";
 import { parseCents } from "../core/integrity/index.ts";
@@ -9,10 +11,18 @@ import { parseCents } from "../core/integrity/index.ts";
 /** A bus event as the publisher sent it or the local bus journaled it. */
 export type PublishedEvent = { detailType: string; detail: Record<string, unknown> };
 
-/** What the checks need beyond the events: each order's amount and the escalation limit (EUR). */
+/** One order's ledger as stored: cents reserved per claim; `scope` is a simulation's ledger (absent: real refunds). */
+export interface LedgerFact {
+  orderId: string;
+  scope?: string | undefined;
+  claims: Readonly<Record<string, number>>;
+}
+
+/** What the checks need beyond the events: each order's amount and the escalation limit (EUR); the ledgers when the caller can read them. */
 export interface MoneyFacts {
   orderAmountEur: (orderId: string) => number | undefined;
   limitEur: number;
+  ledgers?: readonly LedgerFact[];
 }
 
 /** The totals the checks saw, for a report. */
@@ -89,7 +99,37 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
     else if (t.total > cents(amount)) violations.push(`order ${key} refunded ${t.total} cents, more than its ${cents(amount)}`);
     if (t.automatic > limit) violations.push(`order ${key} refunded ${t.automatic} cents automatically, more than the ${limit}-cent limit`);
   }
+  if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers));
   return { accepts: accepts.length, refunds: refunds.length, approvedRefunds: refunds.filter((r) => r.detail.approved_by !== undefined).length, refundedCents, violations };
+}
+
+/** Reservations and RefundExecuted events must match one to one: same claim, order, ledger scope and cents. */
+function ledgerViolations(refunds: readonly PublishedEvent[], ledgers: readonly LedgerFact[]): string[] {
+  const violations: string[] = [];
+  const place = (orderId: string, scope: string | undefined) => `${scope ? `${scope}|` : ""}${orderId}`;
+  const reserved = new Map<string, { where: string; cents: number }>();
+  for (const l of ledgers) {
+    for (const [claimId, c] of Object.entries(l.claims)) {
+      const where = place(l.orderId, l.scope);
+      const seen = reserved.get(claimId);
+      if (seen) violations.push(`claim ${claimId} holds reservations on ${seen.where} and ${where}`);
+      else reserved.set(claimId, { where, cents: c });
+    }
+  }
+  const announced = new Map<string, PublishedEvent>();
+  for (const r of refunds) announced.set(String(r.detail.claim_id), r);
+  for (const [claimId, r] of reserved) {
+    const event = announced.get(claimId);
+    if (!event) violations.push(`claim ${claimId} holds ${r.cents} cents on ${r.where} but no RefundExecuted announces it`);
+    else if (cents(event.detail.amount_eur) !== r.cents) violations.push(`claim ${claimId}: RefundExecuted says ${String(event.detail.amount_eur)} EUR, the ledger of ${r.where} holds ${r.cents} cents`);
+  }
+  for (const [claimId, event] of announced) {
+    const where = place(String(event.detail.order_id), event.detail.simulation_id === undefined ? undefined : String(event.detail.simulation_id));
+    const r = reserved.get(claimId);
+    if (!r) violations.push(`RefundExecuted ${String(event.detail.execution_id)} of claim ${claimId} has no reservation on any ledger`);
+    else if (r.where !== where) violations.push(`RefundExecuted ${String(event.detail.execution_id)} of claim ${claimId} names ${where}, the reservation is on ${r.where}`);
+  }
+  return violations;
 }
 
 /** Turns events.jsonl lines (`detail-type`, `detail`) into published events. */

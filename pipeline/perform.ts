@@ -44,11 +44,16 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
       case "publish":
         await ports.publisher.publish(effect.entries);
         break;
-      case "review_open":
-        // The ledger mark goes first: once the review exists a repeat may find nothing left to do.
-        if (effect.review.order_id) await ports.ledger.markReviewPending(effect.review.order_id, effect.review.claim_id, effect.review.simulation_id);
-        await ports.reviews.openReview(effect.review);
+      case "review_open": {
+        // The ledger mark goes first: once the review exists a repeat may find nothing left to do. A repeat after
+        // the review was decided (a late redelivery) takes its mark back, or it would block the order for good; a
+        // decision records itself before it clears the mark a last time, so one of the two always clears it.
+        const orderId = effect.review.order_id;
+        if (orderId) await ports.ledger.markReviewPending(orderId, effect.review.claim_id, effect.review.simulation_id);
+        const stored = await ports.reviews.openReview(effect.review);
+        if (orderId && stored.status !== "PENDING") await ports.ledger.clearReviewPending(orderId, effect.review.claim_id, effect.review.simulation_id);
         break;
+      }
       case "review_closed":
         await ports.ledger.clearReviewPending(effect.orderId, effect.claimId, effect.scope);
         break;

@@ -106,7 +106,7 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
     // Claim the decision on the review (or go on with this same decision already claimed).
     let claimed = review;
     if (!review.intent) {
-      const intent = normaliseDecision(parsed.data, review);
+      const intent = { ...normaliseDecision(parsed.data, review), decided_at: new Date(deps.clock.now()).toISOString() };
       const update = await deps.reviews.updateReview({ ...review, intent, version: review.version + 1 });
       if (!update.changed) continue; // another decision got there first: look again
       claimed = update.review;
@@ -118,9 +118,9 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
 
 /** Carries out the decision claimed on the review, then records it as decided. */
 async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewDeps): Promise<ReviewResult> {
-  const intent = review.intent!;
-  const now = deps.clock.now();
-  const decidedAt = new Date(now).toISOString();
+  const { decided_at: claimedAt, ...intent } = review.intent!;
+  // The instant the decision was claimed (an intent from before it carried one: now): a repair announces the same events.
+  const decidedAt = claimedAt ?? new Date(deps.clock.now()).toISOString();
   const base = { ...review, intent: undefined, decision: intent.decision, decided_at: decidedAt, ...(intent.reviewer ? { reviewer: intent.reviewer } : {}), ...(intent.note !== undefined ? { note: intent.note } : {}), version: review.version + 1 };
   let next: ReviewRecord;
   if (intent.decision === "APPROVE") {
@@ -147,6 +147,13 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
   // Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again.
   await performEffects(decidedEffects(record, next), deps);
   const stored = await deps.reviews.updateReview(stripUndefined(next));
+  // Once recorded, two effects are repeated for the kernel's sake: the review's ledger mark cleared (a review_open
+  // repeated meanwhile may have set it again), and an approval's `executed` (the kernel may have recorded the claim
+  // DECIDED only now; it sets `executed` itself when it sees the approval recorded, so one of the two always does).
+  await performEffects([
+    ...(next.order_id ? [{ kind: "review_closed" as const, orderId: next.order_id, claimId: next.claim_id, ...(next.simulation_id ? { scope: next.simulation_id } : {}) }] : []),
+    ...(next.status === "APPROVED" ? [{ kind: "claim_update" as const, claimId: record.claim_id, patch: { executed: true }, onlyFrom: ["DECIDED" as const] }] : []),
+  ], deps);
   return respond(record, stored.review ?? next);
 }
 
@@ -202,7 +209,9 @@ function decidedEffects(record: ClaimRecord, review: ReviewRecord): Effect[] {
     effects.push({ kind: "audit", event: claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", at, { ...refund, ...(cents.ok ? { amount_cents: cents.cents } : {}) }) });
     events.push(busEntry("RefundExecuted", refund));
   }
-  effects.push({ kind: "audit", event: claimAudit(record, "REVIEW_DECIDED", record.status, at, decided) });
+  // The state is the claim's final one, known from the origin: the claim's record may still be on its way there
+  // (read while the kernel or the extraction had not yet recorded it), and a repeat must audit the same event.
+  effects.push({ kind: "audit", event: claimAudit(record, "REVIEW_DECIDED", review.origin === "ESCALATE" ? "DECIDED" : "NEEDS_REVIEW", at, decided) });
   events.push(busEntry("ReviewDecided", decided));
   if (review.order_id) effects.push({ kind: "review_closed", orderId: review.order_id, claimId: review.claim_id, ...(review.simulation_id ? { scope: review.simulation_id } : {}) });
   effects.push({ kind: "publish", entries: events });

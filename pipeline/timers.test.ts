@@ -166,6 +166,16 @@ describe("sweepStalledClaims", () => {
     expect((await sweepStalledClaims(p.deps, SWEEP)).reviewsRepaired).toBe(0);
   });
 
+  it("audits the receipt of a claim it restarts when intake died before auditing it, so the claim replays (found by npm run chaos)", async () => {
+    const { p } = pipeline();
+    await p.deps.claims.createClaim(claim("no-receipt", "RECEIVED", 600_000));
+    await sweepStalledClaims(p.deps, SWEEP);
+    expect((await p.deps.audit.byDfid("dfid_no-receipt")).map((e) => e.event_type)).toEqual(["CLAIM_RECEIVED"]);
+    // Restarted again later: the same receipt, so the audit keeps it once.
+    await sweepStalledClaims(p.deps, SWEEP);
+    expect((await p.deps.audit.byDfid("dfid_no-receipt")).map((e) => e.event_type)).toEqual(["CLAIM_RECEIVED"]);
+  });
+
   it("finds a claim whose worker died, and its tick hands the lost step to the fixer so the claim is decided", async () => {
     const { p, at } = pipeline();
     await p.submit({ claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_stalled" });

@@ -1,8 +1,8 @@
 // Timers and the sweep: a claim never waits forever on a worker that died (SPEC §2).
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
-import { needsReview } from "./intake.ts";
 import type { TimerMessage } from "./messages.ts";
+import { needsReview, performClaimOutbox, startEffects } from "./intake.ts";
 import { performEffects } from "./perform.ts";
 import { repairReviews } from "./review.ts";
 
@@ -62,14 +62,18 @@ async function* openClaims(deps: Pick<PipelineDeps, "claims">, pageSize: number,
   } while (cursor);
 }
 
-/** Sends the message that moves a claim on: extraction again, the crew's start again, or a `crew.tick`. Idempotent. */
-async function nudge(claim: ClaimRecord, now: number, deps: Pick<PipelineDeps, "queues">): Promise<"restarted" | "ticked"> {
-  if (claim.status === "RECEIVED" && !claim.claim) {
-    await deps.queues.requestExtraction(claim.claim_id);
-    return "restarted";
-  }
+/** What nudging a claim may do: perform its stored outbox, audit its receipt and start it, or tick its crew. */
+type NudgeDeps = Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" | "reviews" | "ledger">;
+
+/**
+ * Moves a claim on: performs an extraction outcome stored but never performed, starts a RECEIVED claim as
+ * intake starts it (its receipt audited again — identical, so dropped unless intake died before it — then
+ * extraction or the crew), or sends a RUNNING claim a `crew.tick`. Idempotent.
+ */
+async function nudge(claim: ClaimRecord, now: number, deps: NudgeDeps): Promise<"restarted" | "ticked"> {
+  if (await performClaimOutbox(claim, deps)) return "restarted";
   if (claim.status === "RECEIVED") {
-    await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "claim.start", crewId: claim.claim_id }]);
+    await performEffects(startEffects(claim), deps);
     return "restarted";
   }
   await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "crew.tick", crewId: claim.claim_id, nowMs: now }]);
@@ -77,8 +81,9 @@ async function nudge(claim: ClaimRecord, now: number, deps: Pick<PipelineDeps, "
 }
 
 /**
- * Finds claims that have not moved for `stalledAfterMs` and nudges them: a RECEIVED text claim is
- * queued for extraction again, a RECEIVED structured claim is started again, a RUNNING claim gets a
+ * Finds claims that have not moved for `stalledAfterMs` and nudges them: a RECEIVED claim is started again
+ * as intake starts it (its receipt audited, then extraction or the crew), a claim with an extraction outcome
+ * stored but never performed has it performed, a RUNNING claim gets a
  * `crew.tick` (the crew times out steps past their deadline and routes them to the fixer). Every
  * nudge is idempotent, so a sweep that overlaps a live claim changes nothing. A claim that `maxTicks`
  * nudges in a row found unchanged (same status, `updated_at` and crew session version) cannot progress:
@@ -118,7 +123,7 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
  * Nudges every open claim once, however recent, without counting towards STALLED: what the local stack
  * does on start, so that a claim whose message was lost with a stopped process moves on at once.
  */
-export async function redriveOpenClaims(deps: Pick<PipelineDeps, "claims" | "queues" | "clock">, opts: { pageSize: number }): Promise<{ restarted: number; ticked: number }> {
+export async function redriveOpenClaims(deps: NudgeDeps & Pick<PipelineDeps, "clock">, opts: { pageSize: number }): Promise<{ restarted: number; ticked: number }> {
   const now = deps.clock.now();
   const counts = { restarted: 0, ticked: 0 };
   for await (const claim of openClaims(deps, opts.pageSize)) counts[await nudge(claim, now, deps)]++;

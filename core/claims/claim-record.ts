@@ -37,6 +37,12 @@ export const ClaimRecordSchema = z.object({
   parent_claim_id: z.string().optional(),
   /** What the sweep saw when it last nudged the claim (`seen`) and how many nudges in a row found it so (SPEC §8: STALLED). */
   sweep: z.object({ nudges: z.number().int().min(1), seen: z.string() }).optional(),
+  /**
+   * Effects decided together with a status change and not yet confirmed performed (the pipeline's effect list):
+   * an extraction's outcome is stored with the claim's move out of RECEIVED, so exactly one outcome is kept however
+   * many deliveries race, and a redelivery or the sweep performs it after a crash. Never shown to API callers.
+   */
+  outbox: z.array(z.unknown()).optional(),
 });
 
 /** A stored claim. */

@@ -436,11 +436,16 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
     note(out);
   }
 
-  // LLM calls whose answer never counted (lost, late or redelivered) still belong to a requested step.
+  // LLM calls whose answer never counted (lost, late or redelivered) still belong to a requested step; so does the
+  // self-check repair round such a call made (each checked like the counted step's).
   for (const call of unused(ctx, "LLM_CALL")) {
     const c = call.parsed as ReplayDetails<"LLM_CALL"> | undefined;
     const request = c ? requested.get(c.correlation_id) : undefined;
     if (c && request && c.role === request.role && c.agent_id === request.agentId) ctx.used.add(call.n);
+  }
+  for (const x of unused(ctx, "CLAIMS_SELF_CHECK_FAILED").filter((r) => r.event.state === "RUNNING" && typeof r.event.details.correlation_id === "string")) {
+    const request = requested.get(String(x.event.details.correlation_id));
+    if (request) checkRepairEvent(ctx, s, `the step ${request.correlationId} (its answer did not count)`, x, request, claim, flow);
   }
 
   const fixerRecords = ctx.mine.filter((x) => x.event.event_type === "AGENT_STEP_FAILED" && "fixer" in x.event.details);
@@ -484,33 +489,50 @@ function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbou
 
 /**
  * A Decision Maker whose first proposal failed the self-check got one repair round in its own step
- * (SPEC §4.5): its LLM_CALL says `calls: 2`, and one CLAIMS_SELF_CHECK_FAILED recorded while the claim
+ * (SPEC §4.5): its LLM_CALL says `calls: 2`, and a CLAIMS_SELF_CHECK_FAILED recorded while the claim
  * was RUNNING holds the first proposal, which must fail the self-check again with the recorded failures.
+ * A step delivered more than once (a redelivery, two workers racing) may have made a repair round in more
+ * than one delivery, and a delivery that died between its two records left its repair event without its
+ * LLM_CALL: every repair event recorded is checked, and a repair round an LLM_CALL records must have one.
  */
 function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: string, correlationId: string, request: AgentStepRequestedEvent | undefined, claim: Claim, flow: Flow): void {
   const repairs = ctx.mine.filter((x) => x.event.event_type === "CLAIMS_SELF_CHECK_FAILED" && x.event.state === "RUNNING" && x.event.details.correlation_id === correlationId);
   const calls = ctx.mine.filter((x) => x.event.event_type === "LLM_CALL" && (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId);
   const repaired = calls.some((x) => (x.parsed as ReplayDetails<"LLM_CALL">).calls === 2);
   if (repaired && repairs.length === 0) s.incomplete(`CLAIMS_SELF_CHECK_FAILED is missing: ${what}'s LLM_CALL records a self-check repair round`);
-  else s.expect(repairs.length === (repaired ? 1 : 0), `${what}: its LLM_CALL ${repaired ? "records a self-check repair round" : "records one call"}, but ${repairs.length} self-check repair events (CLAIMS_SELF_CHECK_FAILED while RUNNING) are recorded`);
-  for (const x of repairs) {
-    ctx.used.add(x.n);
-    if (x.error !== undefined) {
-      ctx.reported.add(x.n);
-      s.incomplete(`${label(x)} cannot be read: ${x.error}`);
-      continue;
+  else {
+    // A delivery records its repair round and its LLM_CALL at one instant, the repair first: an LLM_CALL saying
+    // `calls: 2` has its repair event beside it.
+    for (const c of calls) {
+      if ((c.parsed as ReplayDetails<"LLM_CALL">).calls === 2 && !repairs.some((x) => x.event.created_at === c.event.created_at)) s.incomplete(`${label(c)} records a self-check repair round, but no CLAIMS_SELF_CHECK_FAILED was recorded with it`);
     }
-    const d = x.parsed as ReplayDetails<"CLAIMS_SELF_CHECK_FAILED">;
-    s.expect(request !== undefined && x.event.details.role === request.role && request.role === CLAIMS_ROLES.decision, `${label(x)}: a self-check repair round belongs to the Decision Maker's step, not to ${String(x.event.details.role)}`);
-    s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(x)} reason_code is ${d.reason_code}`);
-    // Without a responsibility contract the self-check step reports it; nothing more to recompute here.
-    const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
-    if (!responsibility) continue;
-    const check = selfCheck(d.output, responsibility, claim);
-    if (!s.expect(!check.ok, `${what}: ${label(x)} records a self-check failure, but its proposal passes`) || check.ok) continue;
-    s.compare(`${label(x)} failures (the step's first proposal)`, d.failures, check.failures);
-    s.compare(`${label(x)} reason`, d.reason, selfCheckRepairReason(check.failures));
   }
+  for (const x of repairs) checkRepairEvent(ctx, s, what, x, request, claim, flow);
+}
+
+/**
+ * One recorded self-check repair round: the Decision Maker's, its first proposal failing the self-check as recorded,
+ * and the LLM_CALL recorded with it (same instant), if its delivery got that far, says `calls: 2`.
+ */
+function checkRepairEvent(ctx: Ctx, s: ReturnType<typeof scope>, what: string, x: Recorded, request: AgentStepRequestedEvent | undefined, claim: Claim, flow: Flow): void {
+  ctx.used.add(x.n);
+  if (x.error !== undefined) {
+    ctx.reported.add(x.n);
+    s.incomplete(`${label(x)} cannot be read: ${x.error}`);
+    return;
+  }
+  const beside = ctx.mine.filter((c) => c.event.event_type === "LLM_CALL" && c.event.created_at === x.event.created_at && (c.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === x.event.details.correlation_id);
+  s.expect(beside.length === 0 || beside.some((c) => (c.parsed as ReplayDetails<"LLM_CALL">).calls === 2), `${label(x)} records a self-check repair round, but the LLM_CALL recorded with it (${beside.map(label).join(", ")}) says the step made one call`);
+  const d = x.parsed as ReplayDetails<"CLAIMS_SELF_CHECK_FAILED">;
+  s.expect(request !== undefined && x.event.details.role === request.role && request.role === CLAIMS_ROLES.decision, `${label(x)}: a self-check repair round belongs to the Decision Maker's step, not to ${String(x.event.details.role)}`);
+  s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(x)} reason_code is ${d.reason_code}`);
+  // Without a responsibility contract the self-check step reports it; nothing more to recompute here.
+  const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
+  if (!responsibility) return;
+  const check = selfCheck(d.output, responsibility, claim);
+  if (!s.expect(!check.ok, `${what}: ${label(x)} records a self-check failure, but its proposal passes`) || check.ok) return;
+  s.compare(`${label(x)} failures (the step's first proposal)`, d.failures, check.failures);
+  s.compare(`${label(x)} reason`, d.reason, selfCheckRepairReason(check.failures));
 }
 
 function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: Claim, flow: Flow): void {

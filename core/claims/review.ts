@@ -69,7 +69,8 @@ export const ReviewRecordSchema = z
     /** Version for conditional updates; 1 when opened. */
     version: z.number().int().positive(),
     /** A decision in progress: claimed before the refund is reserved, so a crash can be repaired and a different decision refused. */
-    intent: z.object({ decision: ReviewDecisionKindSchema, amount_eur: z.number().optional(), reviewer: z.string().optional(), note: z.string().optional(), claim: ClaimSchema.optional() }).strict().optional(),
+    // `decided_at` is fixed when the decision is claimed, so a repair announces exactly what the first attempt did.
+    intent: z.object({ decision: ReviewDecisionKindSchema, amount_eur: z.number().optional(), reviewer: z.string().optional(), note: z.string().optional(), claim: ClaimSchema.optional(), decided_at: z.string().optional() }).strict().optional(),
     decided_at: z.string().optional(),
     decision: ReviewDecisionKindSchema.optional(),
     reviewer: z.string().optional(),
@@ -181,7 +182,7 @@ export function sameDecision(d: ReviewDecision, review: ReviewRecord): boolean {
   const taken = review.intent ?? (review.decision ? { decision: review.decision, note: review.note, reviewer: review.reviewer, amount_eur: review.approved_amount_eur } : undefined);
   if (!taken) return false;
   const wanted = normaliseDecision(d, review);
-  const strip = (x: Record<string, unknown>) => Object.fromEntries(Object.entries(x).filter(([k, v]) => v !== undefined && k !== "claim"));
+  const strip = (x: Record<string, unknown>) => Object.fromEntries(Object.entries(x).filter(([k, v]) => v !== undefined && k !== "claim" && k !== "decided_at"));
   return canonicalize(strip(wanted)) === canonicalize(strip(taken)) && (d.decision !== "RESUBMIT" || review.intent === undefined || canonicalize(d.claim) === canonicalize(review.intent.claim));
 }
 

@@ -1,0 +1,455 @@
+// `npm run chaos -- --emulators`: chaos flows on the local stack (dynalite, fauxqs, the local bus; the production
+// handlers and adapters through the real AWS SDK, driven by the event-source pollers). The same plans as in
+// process (each flow's ids under its own prefix, so flows run side by side on one stack), with faults where the
+// stack lets them in: a crash right after a side-effecting call of any handler (local/fault-injection.ts, one per
+// claim, so several per flow), sends duplicated, delayed or lost (timers) on the SQS client, a second consumer
+// racing the poller, the model slow, hung, failing or garbled, reviewers deciding (some at once), the sweep every
+// few seconds. Interleavings come from real concurrency, so a flow's plan is reproduced, its timing is not.
+// After every flow is final, the invariants of chaos/invariants.ts are checked on the stores and events.jsonl.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
+import type { SendMessageBatchRequestEntry } from "@aws-sdk/client-sqs";
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import { isFinal } from "../core/claims/claim-record.ts";
+import type { Claim } from "../core/claims/claim.ts";
+import type { ReviewRecord } from "../core/claims/review.ts";
+import { createRulesModel } from "../core/llm/index.ts";
+import type { AuditEvent, LedgerEntry } from "../core/integrity/index.ts";
+import { seedOrders } from "../adapters/aws/index.ts";
+import { QUEUES } from "../infra/facts.ts";
+import type { QueueRole } from "../infra/facts.ts";
+import { createFaultInjector, InjectedCrashError as StackCrashError, readJournal } from "../local/fault-injection.ts";
+import type { CrashPoint } from "../local/fault-injection.ts";
+import { LOCAL_TABLE_NAME, startLocalStack } from "../local/stack.ts";
+import type { LocalStack } from "../local/stack.ts";
+import type { StoredVerdict } from "../pipeline/ports.ts";
+import { createChaosLlm } from "./chaos-llm.ts";
+import type { LlmCounts } from "./chaos-llm.ts";
+import { chaosEnv } from "./flow.ts";
+import type { FlowCounts } from "./flow.ts";
+import { checkFlowInvariants } from "./invariants.ts";
+import { apiRequest, LAMBDA_CONTEXT, sqsBatch } from "./lambda-events.ts";
+import { planFlow } from "./plan.ts";
+import type { FlowPlan, LlmProfile } from "./plan.ts";
+import { createRng, flowSeed } from "./rng.ts";
+import type { Rng } from "./rng.ts";
+import { reproduction } from "./run.ts";
+import type { ChaosOptions } from "./run.ts";
+import { addToTally, createTally, formatTally } from "./tally.ts";
+
+/** Flows worked on at once (they share the stack, so the pollers have work from several). */
+const CONCURRENT_FLOWS = 8;
+/** How long a flow's claims may take to become final on the stack before they count as stuck. */
+const SETTLE_TIMEOUT_MS = 120_000;
+/** Fast visibility timeouts: a crashed or failed delivery comes back within seconds. */
+const FAST = { visibilityTimeoutS: 2 };
+/** Where a claim's crash can be planned: right after these calls of these functions. */
+const CRASH_POINTS: readonly CrashPoint[] = [
+  { fn: "orchestrator", op: "sessions.saveSession", occurrence: 1 },
+  { fn: "orchestrator", op: "sessions.saveSession", occurrence: 2 },
+  { fn: "orchestrator", op: "queues.sendAgentSteps", occurrence: 1 },
+  { fn: "orchestrator", op: "queues.sendProposal", occurrence: 1 },
+  { fn: "orchestrator", op: "sessions.clearOutbox", occurrence: 2 },
+  { fn: "orchestrator", op: "audit.append", occurrence: 3 },
+  { fn: "worker", op: "audit.append", occurrence: 1 },
+  { fn: "worker", op: "queues.sendCrewEvents", occurrence: 1 },
+  { fn: "worker", op: "queues.sendCrewEvents", occurrence: 2 },
+  { fn: "kernel", op: "verdicts.putVerdictOnce", occurrence: 1 },
+  { fn: "kernel", op: "ledger.reserve", occurrence: 1 },
+  { fn: "kernel", op: "verdicts.recordExecution", occurrence: 1 },
+  { fn: "kernel", op: "audit.append", occurrence: 2 },
+  { fn: "kernel", op: "publisher.publish", occurrence: 1 },
+  { fn: "kernel", op: "verdicts.markPublished", occurrence: 1 },
+  { fn: "kernel", op: "claims.updateClaim", occurrence: 1 },
+  { fn: "intakeExtract", op: "claims.updateClaim", occurrence: 1 },
+  { fn: "intakeExtract", op: "audit.append", occurrence: 1 },
+  { fn: "intakeExtract", op: "queues.sendCrewEvents", occurrence: 1 },
+  { fn: "reviewApi", op: "ledger.reserve", occurrence: 1 },
+  { fn: "reviewApi", op: "publisher.publish", occurrence: 1 },
+  { fn: "reviewApi", op: "audit.append", occurrence: 1 },
+  { fn: "timer", op: "queues.sendCrewEvents", occurrence: 1 },
+];
+
+/** What one flow did on the stack. */
+interface StackFlow {
+  plan: FlowPlan;
+  rng: Rng;
+  prefix: string;
+  ids: number;
+  /** Every claim id the flow's requests created or a review resubmitted. */
+  claims: Set<string>;
+  violations: string[];
+  counts: FlowCounts;
+}
+
+const FLOW_OF_CLAIM = /^clm_f(\d+)_/;
+const FLOW_OF_ORDER = /ord_f(\d+)_/;
+
+const emptyCounts = (): FlowCounts => ({
+  faults: { duplicate: 0, delay: 0, crash: 0, race: 0, lostTimer: 0, restart: 0 },
+  llm: { calls: 0, slow: 0, hang: 0, fail: 0, garble: 0 },
+  deadLetters: 0, clientRetries: 0, reviewDecisions: 0, deliveries: 0, sweeps: 0, claims: 0, decided: 0, needsReview: 0, refunds: 0,
+});
+
+/** Runs the flows of `opts` on one local stack; returns the number of violations. */
+export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => void, configPath: string): Promise<{ violations: number; flows: number }> {
+  const env = chaosEnv(readFileSync(configPath, "utf8"), configPath);
+  const agent = env.config.agent;
+  const started = performance.now();
+  const dataDir = mkdtempSync(join(tmpdir(), "claims-chaos-"));
+  const numbers = opts.flow !== undefined ? [opts.flow] : Array.from({ length: opts.flows }, (_, i) => i);
+  const flows = new Map<number, StackFlow>();
+  for (const k of numbers) {
+    const rng = createRng(flowSeed(opts.seed, k));
+    const prefix = `f${k}_`;
+    flows.set(k, { plan: planFlow(rng, opts.seed, k, { prefix, startMs: Date.now() }), rng, prefix, ids: 0, claims: new Set(), violations: [], counts: emptyCounts() });
+  }
+  const flowOf = (id: unknown, re: RegExp) => {
+    const m = typeof id === "string" ? re.exec(id) : null;
+    return m ? flows.get(Number(m[1])) : undefined;
+  };
+
+  // The stack's clock is the wall clock, moved ahead while a slow model "thinks".
+  let offset = 0;
+  const clock = { now: () => Date.now() + offset };
+  const global = createRng(opts.seed);
+  const current = new AsyncLocalStorage<StackFlow>();
+  let unattributed = 0;
+  const ids = { next: (p: string) => {
+    const f = current.getStore();
+    return f ? `${p}_${f.prefix}${++f.ids}` : `${p}_chaos${++unattributed}`;
+  } };
+
+  // The model: each call behaves as the flow of its order says (the order id is in the claim or its text).
+  const rules = createRulesModel({ contract: agent.contract, responsibility: agent.responsibility });
+  const llmCounts: LlmCounts = { calls: 0, slow: 0, hang: 0, fail: 0, garble: 0 };
+  const models = new Map<StackFlow | undefined, ReturnType<typeof createChaosLlm>>();
+  const modelOf = (f: StackFlow | undefined) => {
+    let m = models.get(f);
+    if (!m) {
+      const profile: LlmProfile = f?.plan.llm ?? { name: "healthy", slow: 0, hang: 0, fail: 0, garble: 0 };
+      // A slow answer moves the clock a little (the sweep then ticks the claim); a hung one kills the invocation.
+      m = createChaosLlm(rules, { rng: global, profile, advance: (ms) => (offset += Math.min(ms, 30_000)), counts: f?.counts.llm ?? llmCounts, functionTimeoutMs: 1_000 });
+      models.set(f, m);
+    }
+    return m;
+  };
+  const llm = {
+    provider: rules.provider,
+    model: rules.model,
+    complete: ((request) => {
+      const facts = request.facts as { claim?: Claim; claim_text?: string } | undefined;
+      return modelOf(flowOf(facts?.claim?.order_id ?? facts?.claim_text ?? "", FLOW_OF_ORDER)).complete(request);
+    }) as ReturnType<typeof createChaosLlm>["complete"],
+  };
+
+  process.env.CLAIMS_SWEEP_STALLED_AFTER_MS ??= "3000";
+  const injector = createFaultInjector();
+  let stack: LocalStack;
+  try {
+    stack = await startLocalStack({
+      configPath,
+      clock,
+      llm,
+      ids,
+      dataDir,
+      logLevel: "SILENT",
+      orders: [...flows.values()].flatMap((f) => f.plan.orders),
+      queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: FAST, timers: FAST },
+      pollerConcurrency: 3,
+      sweepEveryMs: 3_000,
+      wrapDeps: injector.wrapDeps,
+      wrapHandler: injector.wrapHandler,
+      onPollerError: () => undefined,
+    });
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const racing: Promise<unknown>[] = [];
+  installSendFaults(stack, flowOf, racing);
+
+  let violations = 0;
+  const tally = createTally();
+  try {
+    const queue = [...flows.values()];
+    const work = async () => {
+      for (let f = queue.shift(); f; f = queue.shift()) await current.run(f, () => runStackFlow(stack, f!, injector));
+    };
+    await Promise.all(Array.from({ length: CONCURRENT_FLOWS }, work));
+    await Promise.allSettled(racing);
+    await stack.drained(SETTLE_TIMEOUT_MS).catch(() => undefined);
+    await settle(stack, [...flows.values()], SETTLE_TIMEOUT_MS);
+    await stack.drained(SETTLE_TIMEOUT_MS).catch((e: Error) => out(`chaos: the stack did not drain: ${e.message}`));
+
+    // The invariants, on what the stores and the bus journal hold.
+    const journal = await readJournal(stack);
+    const verdicts = await scanVerdicts(stack);
+    for (const f of flows.values()) {
+      for (const [claimId, point] of injector.fired) if (f.claims.has(claimId) && point) f.counts.faults.crash++;
+      const observed = await observe(stack, f, journal, verdicts);
+      const result = checkFlowInvariants({ ...observed, orders: f.plan.orders, limitEur: agent.contract.max_refund_without_escalation, responsibility: agent.responsibility });
+      f.violations.push(...result.violations);
+      f.counts.claims = observed.claims.length;
+      f.counts.decided = observed.claims.filter((c) => c.status === "DECIDED").length;
+      f.counts.needsReview = observed.claims.filter((c) => c.status === "NEEDS_REVIEW").length;
+      f.counts.refunds = result.money.refunds;
+      addToTally(tally, f);
+      if (f.violations.length > 0) {
+        violations += f.violations.length;
+        out(`✗ flow ${f.plan.flow} (seed ${opts.seed}, on the stack): ${f.violations.length} violation(s)`);
+        for (const v of f.violations.slice(0, opts.verbose ? 100 : 5)) out(`    ${v}`);
+        out(`    reproduce: ${reproduction(opts.seed, f.plan.flow, true)}`);
+      }
+    }
+    tally.llm.calls += llmCounts.calls;
+    tally.sweeps = -1; // the stack's own timer runs them, every 3 s
+    tally.deadLetters = await deadLetters(stack);
+    tally.deliveries = (Object.keys(stack.pollers) as QueueRole[]).reduce((n, role) => n + stack.pollers[role].stats.received, 0);
+  } finally {
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  out(formatTally(tally, (performance.now() - started) / 1000));
+  return { violations, flows: flows.size };
+}
+
+/** One flow: its claims submitted (some twice, some at once), every claim final, reviews decided, final again. */
+async function runStackFlow(stack: LocalStack, f: StackFlow, injector: ReturnType<typeof createFaultInjector>): Promise<void> {
+  await seedOrders(stack.clients.dynamo, LOCAL_TABLE_NAME, f.plan.orders);
+  const crashesLeft = { n: f.plan.faults.crashAfterCalls.length };
+  const keyToClaim = new Map<string, string>();
+  const submit = async (c: FlowPlan["claims"][number]) => {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const res = await injector.invoke(() => stack.handlers.intakeApi(apiRequest("POST /claims", "/claims", { body: JSON.stringify(c.body), headers: { "content-type": "application/json", "idempotency-key": c.idempotencyKey } })));
+      const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
+      const body = typeof res === "string" ? res : (res.body ?? "");
+      if (status !== 202) {
+        f.violations.push(`POST /claims (claim ${c.index}, attempt ${attempt}) answered ${status}: ${body.slice(0, 200)}`);
+        return;
+      }
+      const claimId = String((JSON.parse(body) as { claim_id: string }).claim_id);
+      const known = keyToClaim.get(c.idempotencyKey);
+      if (known && known !== claimId) f.violations.push(`Idempotency-Key ${c.idempotencyKey} answered ${known}, then ${claimId}`);
+      keyToClaim.set(c.idempotencyKey, claimId);
+      if (!f.claims.has(claimId) && crashesLeft.n > 0 && f.rng.chance(0.7)) {
+        crashesLeft.n--;
+        injector.planCrash(claimId, f.rng.pick(CRASH_POINTS));
+      }
+      f.claims.add(claimId);
+      return;
+    }
+  };
+  await Promise.all(f.plan.claims.map(async (c) => {
+    await sleep(Math.min(c.submitAtMs / 100, 2_000));
+    if (c.resend === "concurrent") await Promise.all([submit(c), submit(c)]);
+    else await submit(c);
+    if (c.resend === "later") {
+      await sleep(f.rng.int(100, 2_000));
+      await submit(c);
+    }
+  }));
+
+  // Reviewers decide what the flow's claims left to a person, then the resubmitted claims run; twice at most.
+  for (let round = 0; round < 3; round++) {
+    await settle(stack, [f], SETTLE_TIMEOUT_MS);
+    const pending: ReviewRecord[] = [];
+    for (const claimId of f.claims) {
+      const r = await stack.deps.reviews.getReview(claimId);
+      if (r?.status === "PENDING" && !r.intent) pending.push(r);
+    }
+    if (round === 2 || pending.length === 0) break;
+    await Promise.all(pending.map(async (r) => {
+      if (!f.rng.chance(f.plan.reviewer.decide)) return;
+      const first = decisionFor(f, r, "alice");
+      const together = f.rng.chance(f.plan.reviewer.concurrent) ? [decide(stack, f, r, f.rng.chance(0.5) ? first : decisionFor(f, r, "bob"))] : [];
+      await Promise.all([decide(stack, f, r, first), ...together]);
+      if (f.rng.chance(f.plan.reviewer.repeat)) await decide(stack, f, r, first);
+    }));
+    for (const claimId of [...f.claims]) {
+      const r = await stack.deps.reviews.getReview(claimId);
+      if (r?.resubmitted_claim_id) f.claims.add(r.resubmitted_claim_id);
+    }
+  }
+}
+
+/** A reviewer's decision through the review API; a crash (no answer) is tried again as the policy says. */
+async function decide(stack: LocalStack, f: StackFlow, r: ReviewRecord, body: Record<string, unknown>): Promise<void> {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    f.counts.reviewDecisions++;
+    const path = `/claims/${r.claim_id}/review`;
+    let res;
+    try {
+      res = await stack.handlers.reviewApi(apiRequest("POST /claims/{id}/review", path, { body: JSON.stringify(body), headers: { "content-type": "application/json" }, pathParameters: { id: r.claim_id } }));
+    } catch (error) {
+      if (!(error instanceof StackCrashError)) throw error;
+      res = { statusCode: 599 };
+    }
+    const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
+    // The review API answers 500 for a process that died under it (an injected crash): the client tries again, or gives up.
+    if (status === 500 || status === 599) {
+      if (!f.rng.chance(f.plan.reviewer.retryAfterCrash)) return;
+      f.counts.clientRetries++;
+      continue;
+    }
+    if (status > 500 || status === 404) f.violations.push(`POST ${path} ${JSON.stringify(body).slice(0, 120)} answered ${status}`);
+    return;
+  }
+}
+
+function decisionFor(f: StackFlow, r: ReviewRecord, reviewer: string): Record<string, unknown> {
+  const rng = f.rng;
+  if (r.origin === "ESCALATE") {
+    const kind = rng.weighted({ approve: 45, lower: 15, deny: 35, resubmit: 5 });
+    const amount = r.amount_eur ?? 0;
+    if (kind === "approve") return { decision: "APPROVE", reviewer };
+    if (kind === "lower") return { decision: "APPROVE", reviewer, amount_eur: amount > 0.02 ? Math.max(0.01, Math.round(amount * rng.int(10, 90)) / 100) : amount };
+    if (kind === "resubmit") return { decision: "RESUBMIT", reviewer, claim: corrected(f, r) };
+    return { decision: "DENY", reviewer, note: "checked" };
+  }
+  // A resubmitted claim's own review is denied: one resubmission per claim of the plan.
+  return rng.chance(0.5) && FLOW_OF_CLAIM.test(r.claim_id) ? { decision: "RESUBMIT", reviewer, claim: corrected(f, r) } : { decision: "DENY", reviewer };
+}
+
+function corrected(f: StackFlow, r: ReviewRecord): Claim {
+  const planned = f.plan.claims.map((c) => c.claim).find((c) => c.order_id === r.order_id) ?? f.plan.claims[0]!.claim;
+  const order = f.rng.pick(f.plan.orders);
+  return { ...planned, order_id: planned.order_id.startsWith("ord_f") ? planned.order_id : order.order_id, amount_eur: Math.max(0.01, Math.min(Math.abs(planned.amount_eur) || 1, order.amount)) };
+}
+
+/** Waits until every claim of `flows` is final and no review is half decided (the sweep repairs those), or the time is up. */
+async function settle(stack: LocalStack, flows: readonly StackFlow[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let open = 0;
+    for (const f of flows) {
+      for (const id of f.claims) {
+        const c = await stack.deps.claims.getClaim(id);
+        const r = await stack.deps.reviews.getReview(id);
+        if (!c || !isFinal(c.status) || r?.intent) open++;
+        if (r?.resubmitted_claim_id && !f.claims.has(r.resubmitted_claim_id)) f.claims.add(r.resubmitted_claim_id);
+      }
+    }
+    if (open === 0 || Date.now() > deadline) return;
+    await sleep(250);
+  }
+}
+
+/** Duplicates, delays, loses (timers) and races the flows' sends on the stack's SQS client, as each flow's faults say. */
+function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) => StackFlow | undefined, racing: Promise<unknown>[]): void {
+  const roleOf = new Map((Object.keys(stack.queues) as QueueRole[]).map((role) => [stack.queues[role].url, role]));
+  const claimOf = (body: string | undefined): string | undefined => {
+    try {
+      const m = JSON.parse(body ?? "null") as { claim_id?: string; crewId?: string } | null;
+      return m?.claim_id ?? (m?.crewId ? m.crewId.split("/")[0] : undefined);
+    } catch {
+      return undefined;
+    }
+  };
+  let dupes = 0;
+  stack.clients.sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { QueueUrl?: string; MessageBody?: string; MessageGroupId?: string; MessageDeduplicationId?: string; DelaySeconds?: number; Entries?: SendMessageBatchRequestEntry[] };
+      const role = input.QueueUrl ? roleOf.get(input.QueueUrl) : undefined;
+      const batch = context.commandName === "SendMessageBatchCommand";
+      if (!role || (context.commandName !== "SendMessageCommand" && !batch)) return next(args);
+      const entries: SendMessageBatchRequestEntry[] = batch ? [...(input.Entries ?? [])] : [{ Id: "one", MessageBody: input.MessageBody, ...(input.MessageGroupId ? { MessageGroupId: input.MessageGroupId } : {}), ...(input.MessageDeduplicationId ? { MessageDeduplicationId: input.MessageDeduplicationId } : {}), ...(input.DelaySeconds !== undefined ? { DelaySeconds: input.DelaySeconds } : {}) }];
+      const kept: SendMessageBatchRequestEntry[] = [];
+      const copies: SendMessageBatchRequestEntry[] = [];
+      for (const e of entries) {
+        const f = flowOf(claimOf(e.MessageBody), FLOW_OF_CLAIM);
+        const faults = f?.plan.faults;
+        if (f && faults && role === "timers" && faults.lostTimer > 0 && f.rng.chance(faults.lostTimer)) {
+          f.counts.faults.lostTimer++;
+          continue;
+        }
+        const entry = { ...e };
+        if (f && faults && !QUEUES[role].fifo && faults.delay > 0 && f.rng.chance(faults.delay)) {
+          f.counts.faults.delay++;
+          entry.DelaySeconds = Math.max(entry.DelaySeconds ?? 0, f.rng.int(1, 3));
+        }
+        kept.push(entry);
+        if (f && faults && faults.duplicate > 0 && f.rng.chance(faults.duplicate)) {
+          f.counts.faults.duplicate++;
+          copies.push({ ...entry, Id: `${entry.Id}-dup`, ...(entry.MessageDeduplicationId ? { MessageDeduplicationId: `${entry.MessageDeduplicationId.slice(0, 100)}#dup${++dupes}` } : {}) });
+        }
+        // A racing consumer: the same message handed to a second invocation of the queue's handler right away.
+        if (f && faults && faults.race > 0 && role !== "timers" && f.rng.chance(faults.race)) {
+          f.counts.faults.race++;
+          const event = sqsBatch([{ id: `race-${++dupes}`, body: entry.MessageBody ?? "", receives: 1, group: entry.MessageGroupId }], `arn:aws:sqs:us-east-1:000000000000:${role}`);
+          racing.push(Promise.resolve().then(() => stack.handlers[role](event, LAMBDA_CONTEXT)).catch(() => undefined));
+        }
+      }
+      const send = (list: SendMessageBatchRequestEntry[]) => {
+        if (batch) return next({ ...args, input: { ...input, Entries: list } as typeof args.input });
+        const [e] = list;
+        return next({ ...args, input: { QueueUrl: input.QueueUrl, MessageBody: e!.MessageBody, ...(e!.MessageGroupId ? { MessageGroupId: e!.MessageGroupId } : {}), ...(e!.MessageDeduplicationId ? { MessageDeduplicationId: e!.MessageDeduplicationId } : {}), ...(e!.DelaySeconds !== undefined ? { DelaySeconds: e!.DelaySeconds } : {}) } as typeof args.input });
+      };
+      // Everything dropped (lost timers): answer as SQS would have, with nothing sent.
+      const result = kept.length > 0 ? await send(kept) : { output: { $metadata: {}, ...(batch ? { Successful: [], Failed: [] } : { MessageId: "lost" }) }, response: {} };
+      for (const copy of copies) await send([copy]);
+      return result as Awaited<ReturnType<typeof next>>;
+    },
+    { step: "initialize", name: "chaosSendFaults" },
+  );
+}
+
+/** Every stored verdict, by claim id (a scan: the table keeps them by idempotency key). */
+async function scanVerdicts(stack: LocalStack): Promise<Map<string, StoredVerdict[]>> {
+  const out = new Map<string, StoredVerdict[]>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await stack.clients.dynamo.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME, ConsistentRead: true, FilterExpression: "sk = :v", ExpressionAttributeValues: { ":v": "VERDICT" }, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    for (const i of page.Items ?? []) {
+      const v: StoredVerdict = { idempotency_key: String(i.pk), claim_id: String(i.claim_id), record: JSON.parse(String(i.record)) as StoredVerdict["record"], layer: Number(i.layer), checks: [], execution: i.execution as StoredVerdict["execution"], events: [], published: i.published === true };
+      out.set(v.claim_id, [...(out.get(v.claim_id) ?? []), v]);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** What the stack holds for one flow: its claims, their verdicts, reviews, ledgers, events and audit. */
+async function observe(stack: LocalStack, f: StackFlow, journal: Awaited<ReturnType<typeof readJournal>>, verdicts: Map<string, StoredVerdict[]>) {
+  const claims: ClaimRecord[] = [];
+  const reviews: ReviewRecord[] = [];
+  const audit: AuditEvent[] = [];
+  for (const id of f.claims) {
+    const c = await stack.deps.claims.getClaim(id);
+    if (!c) continue;
+    claims.push(c);
+    const r = await stack.deps.reviews.getReview(id);
+    if (r) reviews.push(r);
+    audit.push(...(await stack.deps.audit.byDfid(c.dfid)));
+  }
+  const events = journal.filter((e) => f.claims.has(String(e.detail.claim_id))).map((e) => ({ detailType: e["detail-type"], detail: e.detail }));
+  const orderIds = new Set([...f.plan.orders.map((o) => o.order_id), ...claims.flatMap((c) => (c.claim ? [c.claim.order_id] : [])), ...reviews.flatMap((r) => (r.order_id ? [r.order_id] : [])), ...events.map((e) => String(e.detail.order_id ?? ""))]);
+  const scopes = new Set<string | undefined>([undefined, ...claims.map((c) => c.simulation_id)]);
+  const ledgers: { scope?: string; entry: LedgerEntry }[] = [];
+  for (const orderId of orderIds) {
+    if (!orderId) continue;
+    for (const scope of scopes) {
+      const entry = await stack.deps.ledger.get(orderId, scope);
+      // An order another flow shares (an unknown order id a garbled proposal named) holds other flows' claims too.
+      if (entry) ledgers.push({ ...(scope ? { scope } : {}), entry: { ...entry, claims: Object.fromEntries(Object.entries(entry.claims).filter(([c]) => f.claims.has(c))), pending_reviews: (entry.pending_reviews ?? []).filter((c) => f.claims.has(c)) } });
+    }
+  }
+  return { claims, verdicts: [...f.claims].flatMap((id) => verdicts.get(id) ?? []), reviews, ledgers, events, audit };
+}
+
+/** Messages in the DLQs of the work queues. */
+async function deadLetters(stack: LocalStack): Promise<number> {
+  let n = 0;
+  for (const role of Object.keys(stack.queues) as QueueRole[]) {
+    const dlq = stack.queues[role].dlq;
+    if (!dlq) continue;
+    const out = await stack.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
+    n += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  }
+  return n;
+}

@@ -1,0 +1,64 @@
+// The chaos flows: reproduced exactly from their seed, and able to see a real bug — each planted bug (a ledger
+// that lets refunds pass the order, an audit that loses refunds, a sweep that finds nothing, a kernel that
+// publishes an ACCEPT without reserving) makes flows fail with the violation it causes.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { PipelineDeps } from "../pipeline/deps.ts";
+import { chaosEnv, runChaosFlow } from "./flow.ts";
+import type { FlowOptions } from "./flow.ts";
+
+const CONFIG = new URL("../scenarios/config.yaml", import.meta.url);
+const env = chaosEnv(readFileSync(CONFIG, "utf8"), "config.yaml");
+
+/** Violations of flows 0..n-1 of `seed` with a planted bug, up to the first flow whose violations match `wanted`. */
+async function violations(seed: number, n: number, mutate: FlowOptions["mutate"], wanted: RegExp): Promise<string> {
+  const out: string[] = [];
+  for (let k = 0; k < n && !wanted.test(out.join("\n")); k++) out.push(...(await runChaosFlow(env, seed, k, { mutate })).violations);
+  return out.join("\n");
+}
+
+describe("a chaos flow", () => {
+  it("is reproduced exactly from its seed and number", async () => {
+    for (const k of [0, 1, 2, 3]) {
+      const a = await runChaosFlow(env, 42, k, { keep: true });
+      const b = await runChaosFlow(env, 42, k, { keep: true });
+      expect(b.counts).toEqual(a.counts);
+      expect(b.simulatedMs).toBe(a.simulatedMs);
+      expect(b.observation?.audit).toEqual(a.observation?.audit);
+      expect(b.observation?.claims).toEqual(a.observation?.claims);
+    }
+  });
+
+  it("differs from flow to flow", async () => {
+    const plans = await Promise.all([0, 1, 2, 3, 4].map(async (k) => JSON.stringify((await runChaosFlow(env, 42, k)).plan.claims)));
+    expect(new Set(plans).size).toBe(5);
+  });
+});
+
+describe("a planted bug is found", () => {
+  it("a ledger that forgets the order's amount: refunds above the order", async () => {
+    const found = await violations(3, 60, (d: PipelineDeps) => ({ ...d, ledger: { ...d.ledger, reserve: (r) => d.ledger.reserve({ ...r, orderCents: 10 ** 12 }) } }), /more than its/);
+    expect(found).toMatch(/more than its/);
+  });
+
+  it("an audit that loses the refunds: replay is not IDENTICAL", async () => {
+    const wanted = /claims replay clm_\w+ is INCOMPLETE/;
+    expect(await violations(1, 30, (d: PipelineDeps) => ({ ...d, audit: { ...d.audit, append: async (e) => (e.event_type === "CLAIM_REFUND_EXECUTED" ? undefined : d.audit.append(e)) } }), wanted)).toMatch(wanted);
+  });
+
+  it("an orchestrator whose proposals go missing: claims the sweep's nudges never move, ended STALLED", async () => {
+    let n = 0;
+    const wanted = /is stuck: the sweep ended it STALLED/;
+    expect(await violations(1, 20, (d: PipelineDeps) => ({ ...d, queues: { ...d.queues, sendProposal: async (m) => (++n % 3 === 0 ? undefined : d.queues.sendProposal(m)) } }), wanted)).toMatch(wanted);
+  });
+
+  it("a sweep that finds no stalled claim: claims stuck after a lost timer or a crash", async () => {
+    const wanted = /is stuck in (RECEIVED|RUNNING)/;
+    expect(await violations(2, 80, (d: PipelineDeps) => ({ ...d, claims: { ...d.claims, listClaims: async () => ({ items: [] }) } }), wanted)).toMatch(wanted);
+  });
+
+  it("a publisher that drops RefundExecuted: ACCEPTs without their refund, reservations nobody announced", async () => {
+    const wanted = /has 0 RefundExecuted[^]*no RefundExecuted announces it|no RefundExecuted announces it[^]*has 0 RefundExecuted/;
+    expect(await violations(1, 30, (d: PipelineDeps) => ({ ...d, publisher: { publish: (entries) => d.publisher.publish(entries.filter((e) => e.detailType !== "RefundExecuted")) } }), wanted)).toMatch(wanted);
+  });
+});

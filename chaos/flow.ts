@@ -1,0 +1,508 @@
+// One chaos flow in process: the production handlers of functions/ (and so the pipeline services they call)
+// over the in-memory stores, driven by a seeded scheduler instead of Lambda's event sources. Work is delivered
+// from simulated SQS queues in a random order, several deliveries at once (their port calls interleave at
+// random), with the flow's faults: duplicates, delays, crashes right after side-effecting calls, racing
+// consumers, lost timers, a whole-stack restart, and a model that is slow, failing or garbled. Customers submit
+// through the intake API (retrying after a crash with the same Idempotency-Key), reviewers decide through the
+// review API (some at once), the sweep runs every five simulated minutes. When nothing is left to do, the
+// invariants are checked. Time is simulated, so a flow takes milliseconds.
+import { parseConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claims/config.ts";
+import type { Claim } from "../core/claims/claim.ts";
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import { isFinal } from "../core/claims/claim-record.ts";
+import type { ReviewRecord } from "../core/claims/review.ts";
+import { createAgentRegistry } from "../core/integrity/index.ts";
+import { createRulesModel } from "../core/llm/index.ts";
+import type { LedgerEntry } from "../core/integrity/index.ts";
+import { createIntakeApiHandler } from "../functions/intake-api.ts";
+import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
+import { createKernelHandler } from "../functions/kernel.ts";
+import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
+import { createOrchestratorHandler } from "../functions/orchestrator.ts";
+import { createReviewApiHandler } from "../functions/review-api.ts";
+import { createSweepHandler } from "../functions/sweep.ts";
+import { createTimerHandler } from "../functions/timer.ts";
+import { createWorkerHandler } from "../functions/worker.ts";
+import type { QueueRole } from "../infra/facts.ts";
+import { FUNCTIONS, QUEUES } from "../infra/facts.ts";
+import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
+import type { PipelineDeps } from "../pipeline/deps.ts";
+import { createInMemoryAuditLog, createInMemoryClaimRepository, createInMemoryContextStore, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemorySessionRepository, createInMemoryVerdictRepository, createRecordingPublisher } from "../pipeline/in-memory.ts";
+import { sequentialIds } from "../pipeline/in-process.ts";
+import type { HandlerLogger } from "../functions/lib/logger.ts";
+import { createChaosLlm } from "./chaos-llm.ts";
+import type { LlmCounts } from "./chaos-llm.ts";
+import { InjectedCrashError } from "./errors.ts";
+import { checkFlowInvariants } from "./invariants.ts";
+import type { FlowObservation, InvariantResult } from "./invariants.ts";
+import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
+import { planFlow } from "./plan.ts";
+import type { FaultKind, FlowPlan, PlannedClaim } from "./plan.ts";
+import { createRng, flowSeed } from "./rng.ts";
+import type { Rng } from "./rng.ts";
+import { createSimQueues } from "./sim-queues.ts";
+import type { SimMessage } from "./sim-queues.ts";
+
+/** What the chaos runs decide with: the bundled agent and its contract. */
+export interface ChaosEnv {
+  config: ClaimsConfig;
+}
+
+/** Reads the agent of `configPath` (scenarios/config.yaml); its orders are not used, each flow draws its own. */
+export function chaosEnv(configText: string, file: string): ChaosEnv {
+  return { config: parseConfig(configText, file, Date.parse("2026-06-01T12:00:00Z")) };
+}
+
+/** Everything a flow counted: faults by kind, what the model and the clients did, what came out. */
+export interface FlowCounts {
+  faults: Record<FaultKind, number>;
+  llm: LlmCounts;
+  deadLetters: number;
+  clientRetries: number;
+  reviewDecisions: number;
+  deliveries: number;
+  sweeps: number;
+  claims: number;
+  decided: number;
+  needsReview: number;
+  refunds: number;
+}
+
+/** The outcome of one flow. */
+export interface FlowResult {
+  plan: FlowPlan;
+  violations: string[];
+  counts: FlowCounts;
+  simulatedMs: number;
+  invariants?: InvariantResult;
+  /** What the flow left behind (with `keep`: for a reproduction's details). */
+  observation?: FlowObservation;
+}
+
+/** The side-effecting methods of each port: a crash is injected right after one of them succeeded. */
+const SIDE_EFFECTS: Readonly<Partial<Record<keyof PipelineDeps, readonly string[]>>> = {
+  claims: ["createClaim", "updateClaim"],
+  sessions: ["saveSession", "clearOutbox"],
+  verdicts: ["putVerdictOnce", "recordExecution", "markPublished"],
+  ledger: ["reserve", "markReviewPending", "clearReviewPending"],
+  audit: ["append"],
+  queues: ["sendAgentSteps", "sendProposal", "sendCrewEvents", "scheduleTimer", "requestExtraction"],
+  publisher: ["publish"],
+  reviews: ["openReview", "updateReview"],
+};
+const WRAPPED: readonly (keyof PipelineDeps)[] = ["claims", "sessions", "verdicts", "ledger", "audit", "queues", "publisher", "reviews", "orders", "llm"];
+
+const SWEEP_EVERY_MS = 300_000;
+/** Sweeps run on an idle flow before its unfinished claims count as stuck (an hour). */
+const IDLE_SWEEPS = 12;
+const MAX_STEPS = 20_000;
+const MAX_SIMULATED_MS = 24 * 3_600_000;
+
+/** One handler invocation: a process that may die. */
+interface Invocation {
+  dead: boolean;
+  label: string;
+}
+
+type Job =
+  | { kind: "queue"; role: QueueRole; messages: SimMessage[] }
+  | { kind: "submit"; claim: PlannedClaim; attempt: number }
+  | { kind: "review"; claimId: string; body: Record<string, unknown>; attempt: number }
+  | { kind: "sweep" };
+
+type Planned = { at: number; job: Job; together?: string };
+
+const emptyCounts = (): FlowCounts => ({
+  faults: { duplicate: 0, delay: 0, crash: 0, race: 0, lostTimer: 0, restart: 0 },
+  llm: { calls: 0, slow: 0, hang: 0, fail: 0, garble: 0 },
+  deadLetters: 0,
+  clientRetries: 0,
+  reviewDecisions: 0,
+  deliveries: 0,
+  sweeps: 0,
+  claims: 0,
+  decided: 0,
+  needsReview: 0,
+  refunds: 0,
+});
+
+/** Options of a flow: `keep` returns what it left behind; `mutate` replaces ports (tests plant bugs to see them found). */
+export interface FlowOptions {
+  keep?: boolean;
+  mutate?: (deps: PipelineDeps) => PipelineDeps;
+}
+
+/** Runs flow `flow` of the run seeded `seed`. */
+export async function runChaosFlow(env: ChaosEnv, seed: number, flow: number, opts: FlowOptions = {}): Promise<FlowResult> {
+  const rng = createRng(flowSeed(seed, flow));
+  const plan = planFlow(rng, seed, flow);
+  return runPlannedFlow(env, plan, rng, opts);
+}
+
+/** Runs a drawn plan, taking every later random choice from `rng`. */
+async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: FlowOptions = {}): Promise<FlowResult> {
+  const counts = emptyCounts();
+  const violations: string[] = [];
+  const agent = env.config.agent;
+  let now = plan.startMs;
+  // Every reading moves the clock by a millisecond, so no two deliveries — racing ones included — share an instant
+  // (as on a real machine, and as local/fault-injection.ts's tickingClock does).
+  const clock = { now: () => ++now };
+  const advance = (ms: number) => {
+    now += ms;
+  };
+
+  // The stores (they survive any crash or restart: they are the database).
+  const claims = createInMemoryClaimRepository();
+  const verdicts = createInMemoryVerdictRepository();
+  const reviews = createInMemoryReviewRepository();
+  // Reviews as they open, for the reviewers (cheaper than listing every review after every delivery).
+  const opened: string[] = [];
+  const reviewsPort: typeof reviews = {
+    ...reviews,
+    async openReview(review) {
+      const stored = await reviews.openReview(review);
+      opened.push(stored.claim_id);
+      return stored;
+    },
+  };
+  const audit = createInMemoryAuditLog();
+  const publisher = createRecordingPublisher();
+  const ledger = createInMemoryRefundLedger();
+  const queues = createSimQueues({ clock, rng, faults: plan.faults });
+  const registry = createAgentRegistry({ acceptedMajor: 1 });
+  registry.handshake({ agent_id: agent.agentId, version: agent.version, contract: agent.responsibility });
+  const llm = createChaosLlm(createRulesModel({ contract: agent.contract, responsibility: agent.responsibility }), { rng, profile: plan.llm, advance, counts: counts.llm, functionTimeoutMs: FUNCTIONS.worker.timeoutSeconds * 1000 });
+  const unmutated: PipelineDeps = {
+    claims,
+    sessions: createInMemorySessionRepository(),
+    verdicts,
+    queues: queues.port,
+    publisher,
+    audit,
+    ledger,
+    reviews: reviewsPort,
+    orders: createInMemoryContextStore(plan.orders),
+    llm,
+    clock,
+    ids: sequentialIds(),
+    agent,
+    registry,
+    settings: DEFAULT_PIPELINE_SETTINGS,
+  };
+  const base = opts.mutate ? opts.mutate(unmutated) : unmutated;
+
+  // Faults at the ports: a crash right after the n-th side-effecting call of the flow, a restart that kills every
+  // running invocation, and random switches between concurrent invocations at every port call.
+  const crashAt = new Set(plan.faults.crashAfterCalls);
+  const live = new Set<Invocation>();
+  let calls = 0;
+  const interleave = async () => {
+    for (let n = rng.int(0, 2); n > 0; n--) await null;
+  };
+  const wrapPort = <T extends object>(inv: Invocation, name: keyof PipelineDeps, port: T): T => {
+    const effects = SIDE_EFFECTS[name] ?? [];
+    return new Proxy(port, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop);
+        if (typeof value !== "function" || typeof prop !== "string") return value;
+        const method = value as (...a: unknown[]) => Promise<unknown>;
+        return async (...args: unknown[]) => {
+          if (inv.dead) throw new InjectedCrashError(`${inv.label}: ${name}.${prop} after the process died`);
+          await interleave();
+          if (inv.dead) throw new InjectedCrashError(`${inv.label}: ${name}.${prop} after the process died`);
+          const result = await method.apply(target, args);
+          if (!effects.includes(prop)) return result;
+          calls++;
+          if (crashAt.has(calls)) {
+            counts.faults.crash++;
+            inv.dead = true;
+            throw new InjectedCrashError(`${inv.label} crashed right after ${name}.${prop} (side-effecting call ${calls})`);
+          }
+          if (plan.faults.restartAfterCall === calls) {
+            counts.faults.restart++;
+            for (const l of live) l.dead = true;
+            throw new InjectedCrashError(`the stack restarted right after ${name}.${prop} (side-effecting call ${calls})`);
+          }
+          return result;
+        };
+      },
+    });
+  };
+  const depsFor = (inv: Invocation): PipelineDeps => {
+    const wrapped = { ...base };
+    for (const name of WRAPPED) (wrapped as unknown as Record<string, object>)[name] = wrapPort(inv, name, base[name] as object);
+    return wrapped;
+  };
+  const loggerFor = (inv: Invocation): HandlerLogger =>
+    watchingLogger((line) => {
+      if (!inv.dead) violations.push(`${inv.label} logged an error no fault explains: ${line}`);
+    });
+  const consumer = (role: QueueRole, deps: PipelineDeps, logger: HandlerLogger): SqsHandler => {
+    const o = { logger };
+    switch (role) {
+      case "crewEvents":
+        return createOrchestratorHandler(() => deps, o);
+      case "agentSteps":
+        return createWorkerHandler(() => deps, o);
+      case "proposals":
+        return createKernelHandler(() => deps, o);
+      case "extraction":
+        return createIntakeExtractHandler(() => deps, { ...o, maxReceives: QUEUES.extraction.maxReceives });
+      case "timers":
+        return createTimerHandler(() => deps, o);
+    }
+  };
+
+  // The agenda: client requests and reviewer decisions at their instants; the sweep every five minutes.
+  const agenda: Planned[] = plan.claims.flatMap((c): Planned[] => {
+    const first: Planned = { at: plan.startMs + c.submitAtMs, job: { kind: "submit", claim: c, attempt: 1 }, ...(c.resend === "concurrent" ? { together: `submit-${c.index}` } : {}) };
+    if (!c.resend) return [first];
+    const again: Planned = { ...first, at: c.resend === "later" ? first.at + rng.int(1_000, 900_000) : first.at };
+    return [first, again];
+  });
+  let nextSweep = plan.startMs + SWEEP_EVERY_MS;
+
+  // What the clients saw: the claim each Idempotency-Key answered, the decisions reviewers were told succeeded.
+  const keyToClaim = new Map<string, string>();
+  const plannedOf = new Map<string, Claim>();
+  const decidedOk = new Map<string, string[]>();
+  const reviewSeen = new Set<string>();
+  let label = 0;
+
+  const submit = async (job: Extract<Job, { kind: "submit" }>, inv: Invocation) => {
+    const handler = createIntakeApiHandler(() => depsFor(inv), { logger: loggerFor(inv) });
+    const res = await handler(apiRequest("POST /claims", "/claims", { body: JSON.stringify(job.claim.body), headers: { "content-type": "application/json", "idempotency-key": job.claim.idempotencyKey } }));
+    if (inv.dead) {
+      if (rng.chance(job.claim.retryAfterCrash)) {
+        counts.clientRetries++;
+        agenda.push({ at: now + rng.int(1_000, 60_000), job: { ...job, attempt: job.attempt + 1 } });
+      }
+      return;
+    }
+    const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
+    const body = typeof res === "string" ? res : (res.body ?? "");
+    if (status !== 202) {
+      violations.push(`POST /claims (claim ${job.claim.index}, attempt ${job.attempt}) answered ${status}: ${body.slice(0, 200)}`);
+      return;
+    }
+    const claimId = String((JSON.parse(body) as { claim_id: string }).claim_id);
+    const known = keyToClaim.get(job.claim.idempotencyKey);
+    if (known && known !== claimId) violations.push(`Idempotency-Key ${job.claim.idempotencyKey} answered ${known}, then ${claimId}`);
+    keyToClaim.set(job.claim.idempotencyKey, claimId);
+    plannedOf.set(claimId, job.claim.claim);
+  };
+
+  const review = async (job: Extract<Job, { kind: "review" }>, inv: Invocation) => {
+    const handler = createReviewApiHandler(() => depsFor(inv), { logger: loggerFor(inv) });
+    const path = `/claims/${job.claimId}/review`;
+    const res = await handler(apiRequest("POST /claims/{id}/review", path, { body: JSON.stringify(job.body), headers: { "content-type": "application/json" }, pathParameters: { id: job.claimId } }));
+    counts.reviewDecisions++;
+    if (inv.dead) {
+      if (rng.chance(plan.reviewer.retryAfterCrash)) {
+        counts.clientRetries++;
+        agenda.push({ at: now + rng.int(1_000, 120_000), job: { ...job, attempt: job.attempt + 1 } });
+      }
+      return;
+    }
+    const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
+    const body = typeof res === "string" ? res : (res.body ?? "");
+    if (status >= 500 || status === 404) violations.push(`POST ${path} ${JSON.stringify(job.body).slice(0, 120)} answered ${status}: ${body.slice(0, 200)}`);
+    if (status === 200) decidedOk.set(job.claimId, [...(decidedOk.get(job.claimId) ?? []), String(job.body.decision)]);
+  };
+
+  // Reviewers: each review that opens is decided (or left pending) as the flow's policy says.
+  const planReviews = async () => {
+    while (opened.length > 0) {
+      const r = await reviews.getReview(opened.shift()!);
+      if (!r || r.status !== "PENDING" || reviewSeen.has(r.claim_id)) continue;
+      reviewSeen.add(r.claim_id);
+      if (!rng.chance(plan.reviewer.decide)) continue;
+      const at = now + rng.int(1_000, 20 * 60_000);
+      const first = decisionFor(r, "alice");
+      const together = rng.chance(plan.reviewer.concurrent) ? `review-${r.claim_id}` : undefined;
+      agenda.push({ at, job: { kind: "review", claimId: r.claim_id, body: first, attempt: 1 }, ...(together ? { together } : {}) });
+      if (together) agenda.push({ at, job: { kind: "review", claimId: r.claim_id, body: rng.chance(0.5) ? first : decisionFor(r, "bob"), attempt: 1 }, together });
+      if (rng.chance(plan.reviewer.repeat)) agenda.push({ at: at + rng.int(1_000, 600_000), job: { kind: "review", claimId: r.claim_id, body: first, attempt: 1 } });
+    }
+  };
+  const decisionFor = (r: ReviewRecord, reviewer: string): Record<string, unknown> => {
+    const note = rng.chance(0.3) ? { note: rng.pick(["checked with the customer", "photo attached 📷", ""]) } : {};
+    if (r.origin === "ESCALATE") {
+      const kind = rng.weighted({ approve: 45, lower: 15, tooMuch: 5, deny: 30, resubmit: 5 });
+      const amount = r.amount_eur ?? 0;
+      if (kind === "approve") return { decision: "APPROVE", reviewer, ...note };
+      if (kind === "lower") return { decision: "APPROVE", reviewer, amount_eur: amount > 0.02 ? Math.max(0.01, Math.round(amount * rng.int(10, 90)) / 100) : amount, ...note };
+      if (kind === "tooMuch") return { decision: "APPROVE", reviewer, amount_eur: Math.round((amount + 10) * 100) / 100 };
+      if (kind === "resubmit") return { decision: "RESUBMIT", reviewer, claim: correctedClaim(r) };
+      return { decision: "DENY", reviewer, ...note };
+    }
+    const kind = rng.weighted({ resubmit: 50, deny: 40, approve: 10 });
+    if (kind === "approve") return { decision: "APPROVE", reviewer };
+    if (kind === "resubmit" && depth(r.claim_id) < 2) return { decision: "RESUBMIT", reviewer, claim: correctedClaim(r), ...note };
+    return { decision: "DENY", reviewer, ...note };
+  };
+  const depth = (claimId: string): number => {
+    let d = 0;
+    for (let id: string | undefined = claimId; id; d++) id = claimsById(id)?.parent_claim_id;
+    return d - 1;
+  };
+  const claimsById = (id: string): ClaimRecord | undefined => claims.all().find((c) => c.claim_id === id);
+  const correctedClaim = (r: ReviewRecord): Claim => {
+    const planned = plannedOf.get(r.claim_id) ?? claimsById(r.claim_id)?.claim;
+    const order = rng.pick(plan.orders);
+    const claim: Claim = planned ? { ...planned } : { order_id: order.order_id, amount_eur: Math.min(order.amount, 100), category: order.category, reason: "corrected by a reviewer" };
+    if (rng.chance(0.4)) claim.amount_eur = Math.max(0.01, Math.min(claim.amount_eur, Math.round(order.amount * 50) / 100));
+    return claim;
+  };
+
+  const runJob = async (job: Job): Promise<Map<SimMessage, boolean>> => {
+    const inv: Invocation = { dead: false, label: job.kind === "queue" ? `${QUEUES[job.role].consumer}#${++label}` : `${job.kind}#${++label}` };
+    live.add(inv);
+    const results = new Map<SimMessage, boolean>();
+    try {
+      switch (job.kind) {
+        case "queue": {
+          counts.deliveries++;
+          const handler = consumer(job.role, depsFor(inv), loggerFor(inv));
+          let failed: Set<string>;
+          try {
+            const answer = await handler(sqsBatch(job.messages.map((m) => ({ id: String(m.id), body: m.body, receives: m.receives, group: m.group })), `arn:aws:sqs:us-east-1:000000000000:${job.role}`), LAMBDA_CONTEXT);
+            failed = new Set(answer.batchItemFailures.map((f) => f.itemIdentifier));
+          } catch (error) {
+            if (!(error instanceof InjectedCrashError) && !inv.dead) violations.push(`${inv.label} threw: ${(error as Error).message}`);
+            failed = new Set(job.messages.map((m) => String(m.id)));
+          }
+          // A process that died loses its batch response: every message of the batch comes back.
+          for (const m of job.messages) results.set(m, !inv.dead && !failed.has(String(m.id)));
+          break;
+        }
+        case "submit":
+          await submit(job, inv);
+          break;
+        case "review":
+          await review(job, inv);
+          break;
+        case "sweep": {
+          counts.sweeps++;
+          try {
+            await createSweepHandler(() => depsFor(inv), { logger: loggerFor(inv), env: {} })();
+          } catch (error) {
+            if (!(error instanceof InjectedCrashError) && !inv.dead) violations.push(`the sweep threw: ${(error as Error).message}`);
+          }
+          break;
+        }
+      }
+    } finally {
+      live.delete(inv);
+    }
+    return results;
+  };
+
+  const settled = () => claims.all().every((c) => isFinal(c.status)) && reviews.all().every((r) => !r.intent);
+  let idle = 0;
+  for (let step = 0; ; step++) {
+    if (step >= MAX_STEPS || now - plan.startMs > MAX_SIMULATED_MS) {
+      violations.push(`the flow did not settle within ${MAX_STEPS} deliveries / ${MAX_SIMULATED_MS / 3_600_000} simulated hours (${queues.pending()} message(s) queued)`);
+      break;
+    }
+    await planReviews();
+    const due = agenda.filter((p) => p.at <= now);
+    const batches = queues.available(now);
+    const sweepDue = now >= nextSweep;
+    if (due.length === 0 && batches.length === 0 && !sweepDue) {
+      const nextQueued = queues.nextVisibleAt();
+      const nextPlanned = agenda.length > 0 ? Math.min(...agenda.map((p) => p.at)) : undefined;
+      if (nextQueued === undefined && nextPlanned === undefined) {
+        if (settled()) break;
+        if (++idle > IDLE_SWEEPS) break;
+      }
+      now = Math.max(now + 1, Math.min(nextQueued ?? Infinity, nextPlanned ?? Infinity, nextSweep));
+      continue;
+    }
+    if (queues.pending() > 0 || agenda.length > 0) idle = 0;
+
+    type Candidate = { planned?: Planned; batch?: SimMessage[]; sweep?: true };
+    const candidates: Candidate[] = [...due.map((p) => ({ planned: p })), ...batches.map((b) => ({ batch: b })), ...(sweepDue ? [{ sweep: true as const }] : [])];
+    const chosen = rng.shuffle(candidates).slice(0, plan.concurrency);
+    const jobs: Job[] = [];
+    const take = (p: Planned) => {
+      const at = agenda.indexOf(p);
+      if (at === -1) return;
+      agenda.splice(at, 1);
+      jobs.push(p.job);
+    };
+    for (const c of chosen) {
+      if (c.planned) {
+        take(c.planned);
+        // Requests planned together (a double submit, two reviewers at once) go out together.
+        if (c.planned.together) for (const p of agenda.filter((q) => q.together === c.planned!.together && q.at <= now)) take(p);
+      } else if (c.batch) {
+        queues.receive(c.batch);
+        jobs.push({ kind: "queue", role: c.batch[0]!.role, messages: c.batch });
+        // A racing consumer: the visibility timeout ran out while the first still worked, so a second got the same messages.
+        if (plan.faults.race > 0 && rng.chance(plan.faults.race)) {
+          counts.faults.race++;
+          queues.receive(c.batch);
+          jobs.push({ kind: "queue", role: c.batch[0]!.role, messages: c.batch });
+        }
+      } else {
+        nextSweep = now + SWEEP_EVERY_MS;
+        jobs.push({ kind: "sweep" });
+      }
+    }
+    const outcomes = await Promise.all(jobs.map(runJob));
+    const merged = new Map<SimMessage, boolean>();
+    for (const o of outcomes) for (const [m, ok] of o) merged.set(m, (merged.get(m) ?? false) || ok);
+    queues.settle(merged, now);
+    now += rng.int(1, 2_000);
+  }
+
+  counts.faults.duplicate = queues.counts.duplicate;
+  counts.faults.delay = queues.counts.delay;
+  counts.faults.lostTimer = queues.counts.lostTimer;
+  counts.deadLetters = queues.deadLetters.length;
+
+  // What the clients were told must match what is stored.
+  const stored = new Map(reviews.all().map((r) => [r.claim_id, r]));
+  for (const [claimId, decisions] of decidedOk) {
+    const r = stored.get(claimId);
+    const distinct = [...new Set(decisions)];
+    if (distinct.length > 1) violations.push(`review of ${claimId}: reviewers were told ${distinct.join(" and ")} both succeeded`);
+    if (!r?.decision || r.decision !== distinct[0]) violations.push(`review of ${claimId}: a reviewer was told ${distinct[0]} succeeded, the review records ${r?.decision ?? r?.status ?? "nothing"}`);
+  }
+
+  const observed: FlowObservation = {
+    claims: claims.all(),
+    verdicts: verdicts.all(),
+    reviews: reviews.all(),
+    ledgers: await ledgersOf(ledger, [...plan.orders.map((o) => o.order_id), ...claims.all().flatMap((c) => (c.claim ? [c.claim.order_id] : [])), ...reviews.all().flatMap((r) => (r.order_id ? [r.order_id] : [])), ...publisher.published.map((e) => String((e.detail as { order_id?: unknown }).order_id ?? ""))], claims.all()),
+    events: publisher.published.map((e) => ({ detailType: e.detailType, detail: e.detail as Record<string, unknown> })),
+    audit: audit.all(),
+    orders: plan.orders,
+    limitEur: agent.contract.max_refund_without_escalation,
+    responsibility: agent.responsibility,
+  };
+  const invariants = checkFlowInvariants(observed);
+  violations.push(...invariants.violations);
+  counts.claims = observed.claims.length;
+  counts.decided = observed.claims.filter((c) => c.status === "DECIDED").length;
+  counts.needsReview = observed.claims.filter((c) => c.status === "NEEDS_REVIEW").length;
+  counts.refunds = invariants.money.refunds;
+  return { plan, violations, counts, simulatedMs: now - plan.startMs, invariants, ...(opts.keep ? { observation: observed } : {}) };
+}
+
+/** Every ledger entry the flow can have touched (its orders, and any order a claim, review or event named), real and simulation scopes. */
+async function ledgersOf(ledger: PipelineDeps["ledger"], orderIds: readonly string[], claims: readonly ClaimRecord[]): Promise<{ scope?: string; entry: LedgerEntry }[]> {
+  const scopes = new Set<string | undefined>([undefined, ...claims.map((c) => c.simulation_id)]);
+  const out: { scope?: string; entry: LedgerEntry }[] = [];
+  for (const orderId of new Set(orderIds)) {
+    if (orderId === "") continue;
+    for (const scope of scopes) {
+      const entry = await ledger.get(orderId, scope);
+      if (entry) out.push({ ...(scope ? { scope } : {}), entry });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,32 @@
+// The chaos command line: options read strictly, a seed drawn when none is given, the reproduction line.
+import { describe, expect, it } from "vitest";
+import { parseChaosArgs, reproduction } from "./run.ts";
+
+describe("parseChaosArgs", () => {
+  it("reads --flows, --seed, --flow, --emulators and --verbose", () => {
+    expect(parseChaosArgs(["--flows", "10000", "--seed", "42", "--emulators"])).toEqual({ flows: 10000, seed: 42, emulators: true, verbose: false });
+    expect(parseChaosArgs(["--seed", "7", "--flow", "3"])).toEqual({ flows: 1, seed: 7, flow: 3, emulators: false, verbose: false });
+  });
+
+  it("draws a seed when none is given", () => {
+    expect(parseChaosArgs(["--flows", "5"], () => 99)).toMatchObject({ flows: 5, seed: 99 });
+  });
+
+  it.each([
+    [["--flows", "0"], /--flows must be an integer ≥ 1/],
+    [["--flows", "ten"], /--flows must be an integer/],
+    [["--seed=-1"], /--seed must be an integer ≥ 0/],
+    [["--seed", "4294967296"], /--seed must be below 2\^32/],
+    [["--flows"], /argument missing|usage/i],
+    [["--fast"], /Unknown option '--fast'/],
+  ])("refuses %j naming the option", (argv, message) => {
+    expect(() => parseChaosArgs(argv)).toThrow(message);
+  });
+});
+
+describe("reproduction", () => {
+  it("is the one line that runs the failing flow again", () => {
+    expect(reproduction(42, 17, false)).toBe("npm run chaos -- --flows 1 --seed 42 --flow 17");
+    expect(reproduction(42, 17, true)).toBe("npm run chaos -- --flows 1 --seed 42 --flow 17 --emulators");
+  });
+});

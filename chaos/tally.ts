@@ -1,0 +1,63 @@
+// Totals over a chaos run: faults injected by kind, what the model and the clients did, how the claims ended.
+import { FAULT_KINDS } from "./plan.ts";
+import type { FaultKind } from "./plan.ts";
+
+/** The counts of one flow that add up over a run (see FlowCounts). */
+export interface FlowTotals {
+  faults: Record<FaultKind, number>;
+  llm: { calls: number; slow: number; hang: number; fail: number; garble: number };
+  deadLetters: number;
+  clientRetries: number;
+  reviewDecisions: number;
+  deliveries: number;
+  sweeps: number;
+  claims: number;
+  decided: number;
+  needsReview: number;
+  refunds: number;
+}
+
+/** Totals over a run. */
+export interface Tally extends FlowTotals {
+  flows: number;
+  failedFlows: number;
+  violations: number;
+  /** Flows that suffered each fault at least once. */
+  flowsWith: Record<FaultKind, number>;
+}
+
+/** An empty tally. */
+export function createTally(): Tally {
+  const zero = () => Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+  return {
+    flows: 0, failedFlows: 0, violations: 0, flowsWith: zero(), faults: zero(),
+    llm: { calls: 0, slow: 0, hang: 0, fail: 0, garble: 0 },
+    deadLetters: 0, clientRetries: 0, reviewDecisions: 0, deliveries: 0, sweeps: 0, claims: 0, decided: 0, needsReview: 0, refunds: 0,
+  };
+}
+
+/** Adds one flow's counts and violations. */
+export function addToTally(t: Tally, flow: { counts: FlowTotals; violations: readonly string[] }): void {
+  const c = flow.counts;
+  t.flows++;
+  if (flow.violations.length > 0) t.failedFlows++;
+  t.violations += flow.violations.length;
+  for (const k of FAULT_KINDS) {
+    t.faults[k] += c.faults[k];
+    if (c.faults[k] > 0) t.flowsWith[k]++;
+  }
+  for (const k of ["calls", "slow", "hang", "fail", "garble"] as const) t.llm[k] += c.llm[k];
+  for (const k of ["deadLetters", "clientRetries", "reviewDecisions", "deliveries", "sweeps", "claims", "decided", "needsReview", "refunds"] as const) t[k] += c[k];
+}
+
+/** The run's summary, a few lines. */
+export function formatTally(t: Tally, seconds: number): string {
+  const faults = FAULT_KINDS.map((k) => `${k} ${t.faults[k]} (${t.flowsWith[k]} flows)`).join(", ");
+  return [
+    `faults injected: ${faults}`,
+    `model: ${t.llm.calls} calls, ${t.llm.slow} slow, ${t.llm.hang} hung past the function timeout, ${t.llm.fail} failed, ${t.llm.garble} garbled`,
+    `claims: ${t.claims} (${t.decided} decided, ${t.needsReview} in review), ${t.refunds} refunds; ${t.reviewDecisions} review requests, ${t.clientRetries} client retries after a crash`,
+    `deliveries: ${t.deliveries}${t.sweeps >= 0 ? `, sweeps ${t.sweeps}` : ""}, messages to a DLQ ${t.deadLetters}`,
+    `time: ${seconds.toFixed(1)} s (${t.flows > 0 ? ((seconds * 1000) / t.flows).toFixed(1) : "0"} ms per flow); ${t.failedFlows} failing flow(s)`,
+  ].join("\n");
+}
