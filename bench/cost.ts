@@ -535,7 +535,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
   const v = (pick: (x: CostSummary) => number) => s.map(pick);
   const svc = (name: Service) => v((x) => x.services[name] ?? 0);
   const p = PRICE_SOURCES;
-  const timerNote = columns.every((c) => c.file.timerPath) ? "measured: the timer fired 120 s after the step and was handled (timer function, FIFO send, orchestrator tick)" : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
+  const timerNote = columns.every((c) => c.file.timerPath) ? "measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed)" : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
     { line: "API Gateway: POST /claims", values: svc("API Gateway"), basis: "measured: 1 request per claim; the authorizer's answer is cached 5 min per token (~0 per claim)", price: p.apiGateway },
     { line: "Lambda: invocations + duration", values: svc("Lambda"), basis: `measured invocations under load (event-source batch fill as measured); duration = AWS estimate: the handler's own CPU time measured one claim at a time (process CPU while none of its SDK calls is in flight) × (1769 MB ÷ memory) + an assumed in-region latency per SDK call (DynamoDB 6 ms, Query 8, BatchWriteItem 10, SQS 12, EventBridge 20); memory from infra/lambda.ts`, price: p.lambda },
