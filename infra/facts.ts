@@ -141,8 +141,9 @@ export const FUNCTIONS = {
     memory: "128 MB",
     timeoutSeconds: 10,
     description: "Forwards delayed step-deadline ticks into the crew-events queue",
-    // TimersQueue: a deadline beyond SQS's 15-minute delay is re-armed on the timers queue.
-    links: [Q.crewEvents, Q.timers],
+    // TimersQueue: a deadline beyond SQS's 15-minute delay is re-armed on the timers queue. Table: a due timer
+    // of a claim already settled (final, nothing left in its session) is dropped instead of forwarded.
+    links: [LINKS.table, Q.crewEvents, Q.timers],
   },
   sweep: {
     handler: "functions/sweep.handler",

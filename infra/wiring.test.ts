@@ -48,7 +48,7 @@ const EXPECTED_FUNCTIONS = {
   "functions/orchestrator.handler": { trigger: "queue CrewEventsQueue", llm: false, links: ["Table", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"] },
   "functions/worker.handler": { trigger: "queue AgentStepsQueue", llm: true, links: ["Table", "CrewEventsQueue", "LlmApiKey"] },
   "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
-  "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["CrewEventsQueue", "TimersQueue"] },
+  "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["Table", "CrewEventsQueue", "TimersQueue"] },
   "functions/sweep.handler": { trigger: "schedule Sweep", llm: false, links: ["Table", "CrewEventsQueue", "ExtractionQueue", "Bus"] },
   "functions/batch.handler": { trigger: "schedule Batch", llm: false, links: ["Table", "ExtractionQueue", "CrewEventsQueue"] },
   "functions/authorizer.handler": { trigger: "authorizer IntakeToken", llm: false, links: ["ApiToken"] },
