@@ -1,5 +1,4 @@
 // ISO-8601 timestamps to epoch milliseconds, deterministic across machine time zones.
-import { TimestampError } from "./errors.ts";
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
@@ -23,13 +22,6 @@ export function parseIsoMs(value: string): number | undefined {
   // Date.parse rolls 2026-02-30 over to March; refuse dates that do not exist.
   const check = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
   if (check.getUTCFullYear() !== Number(y) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d)) return undefined;
-  return ms;
-}
-
-/** Like `parseIsoMs` but throws a `TimestampError` naming `what` when the value is not an ISO timestamp. */
-export function isoToMs(value: string, what: string): number {
-  const ms = typeof value === "string" ? parseIsoMs(value) : undefined;
-  if (ms === undefined) throw new TimestampError(`${what} must be an ISO-8601 date or timestamp (e.g. 2026-03-01T10:00:00Z), got ${JSON.stringify(value)}`);
   return ms;
 }
 
