@@ -7,7 +7,7 @@ import { performEffects } from "./perform.ts";
 import { repairReviews } from "./review.ts";
 
 /** SQS delays a message at most 15 minutes. */
-export const MAX_TIMER_DELAY_S = 900;
+const MAX_TIMER_DELAY_S = 900;
 
 /** Seconds to delay a timer message due at `dueMs` (0 when due, capped at 15 minutes). */
 export function timerDelaySeconds(dueMs: number, nowMs: number): number {
@@ -37,7 +37,7 @@ export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps
 }
 
 /** What a sweep did. */
-export interface SweepResult {
+interface SweepResult {
   /** Stalled claims found (open, not updated since the cutoff), over every page. */
   examined: number;
   restarted: string[];
@@ -49,7 +49,7 @@ export interface SweepResult {
 }
 
 /** Settings of a sweep. */
-export interface SweepOptions {
+interface SweepOptions {
   /** A claim not updated for this long is nudged. */
   stalledAfterMs: number;
   /** Claims read per page; the sweep reads every page, so no claim can keep it from the others. */
@@ -59,7 +59,7 @@ export interface SweepOptions {
 }
 
 /** What the sweep runs with (repairing a review decision may reserve a refund, publish and audit). */
-export type SweepDeps = Pick<PipelineDeps, "claims" | "sessions" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
+type SweepDeps = Pick<PipelineDeps, "claims" | "sessions" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
 
 const OPEN_STATUSES = ["RECEIVED", "RUNNING"] as const;
 const FINAL_STATUSES: readonly string[] = ["DECIDED", "NEEDS_REVIEW"];

@@ -3,8 +3,7 @@
 export * from "./dynamo-ports.ts";
 export * from "./compact.ts";
 export { createDynamoAuditLog } from "./dynamo-audit.ts";
-export { claimIndexAttributes, claimIndexShard, countOpenClaims, createDynamoClaimRepository } from "./dynamo-claims.ts";
-export type { DynamoClaimOptions } from "./dynamo-claims.ts";
+export { claimIndexShard, countOpenClaims, createDynamoClaimRepository } from "./dynamo-claims.ts";
 export type { DynamoContext } from "./dynamo-context.ts";
 export { createDynamoRefundLedger } from "./dynamo-ledger.ts";
 export { createDynamoContextStore } from "./dynamo-orders.ts";

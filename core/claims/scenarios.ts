@@ -117,10 +117,10 @@ const ScenarioRowSchema = z
   });
 
 /** What a review step may expect: the review's status after the decision, or REFUSED with the API's code. */
-export const ReviewStepOutcomeSchema = z.enum(["APPROVED", "DENIED", "RESUBMITTED", "REFUSED"]);
+const ReviewStepOutcomeSchema = z.enum(["APPROVED", "DENIED", "RESUBMITTED", "REFUSED"]);
 
 /** A review step's expected outcome. */
-export type ReviewStepOutcome = z.infer<typeof ReviewStepOutcomeSchema>;
+type ReviewStepOutcome = z.infer<typeof ReviewStepOutcomeSchema>;
 
 const ReviewStepSchema = z
   .object({
@@ -148,10 +148,10 @@ const ReviewStepSchema = z
  * Schema of `scenarios/scenarios.yaml` (SPEC §6), including DIR sample 35's rows (no `id`, `notes`), and the
  * review steps a person takes once every scenario has run (`reviews`, optional).
  */
-export const ScenarioFileSchema = z.object({ scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios"), reviews: z.array(ReviewStepSchema).optional() }).strict();
+const ScenarioFileSchema = z.object({ scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios"), reviews: z.array(ReviewStepSchema).optional() }).strict();
 
 /** A person's decision on the review of an earlier scenario's claim, run after every scenario. */
-export interface ReviewStep {
+interface ReviewStep {
   id: string;
   label: string;
   /** The scenario whose claim is under review. */

@@ -1,5 +1,4 @@
 // ISO-8601 timestamps to epoch milliseconds, deterministic across machine time zones.
-import { TimestampError } from "./errors.ts";
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
@@ -58,13 +57,6 @@ function parseCanonicalIso(s: string): number | undefined {
 }
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** Like `parseIsoMs` but throws a `TimestampError` naming `what` when the value is not an ISO timestamp. */
-export function isoToMs(value: string, what: string): number {
-  const ms = typeof value === "string" ? parseIsoMs(value) : undefined;
-  if (ms === undefined) throw new TimestampError(`${what} must be an ISO-8601 date or timestamp (e.g. 2026-03-01T10:00:00Z), got ${JSON.stringify(value)}`);
-  return ms;
-}
 
 /** A short human text for a non-negative duration, e.g. `74 days`, `14 days 1 s`, `3 h 20 min`. */
 export function formatDuration(ms: number): string {
