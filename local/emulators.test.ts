@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { ConditionalCheckFailedException, CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,6 +39,8 @@ describe("startEmulators", () => {
       AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
       KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
     }));
+    // As on AWS, a table is CREATING for a moment (dynalite: until its next timer turn) and refuses items.
+    await waitUntilTableExists({ client: ddb, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName: "claims" });
     const put = () => ddb.send(new PutItemCommand({ TableName: "claims", Item: { pk: { S: "clm_1" }, v: { N: "1" } }, ConditionExpression: "attribute_not_exists(pk)" }));
     await put();
     await expect(put()).rejects.toBeInstanceOf(ConditionalCheckFailedException);
@@ -71,9 +73,11 @@ describe("startEmulators", () => {
   });
 
   it("gives clients static local credentials and the local region", () => {
-    expect(localClientConfig("http://127.0.0.1:1")).toEqual({
+    const config = localClientConfig("http://127.0.0.1:1");
+    expect(config).toMatchObject({
       endpoint: "http://127.0.0.1:1", region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" },
     });
+    expect(config.httpAuthSchemes.map((s) => s.schemeId)).toEqual(["aws.auth#sigv4"]);
     expect(process.env.AWS_EC2_METADATA_DISABLED).toBe("true");
   });
 });

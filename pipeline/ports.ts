@@ -205,6 +205,11 @@ export type ContextStore = {
 export type AuditLog = {
   /** Appends one event (validated against the audit schema). */
   append(event: AuditEvent): Promise<void>;
+  /**
+   * Appends the events of one handler step together, in order (all validated first; none stored if one
+   * is invalid). On DynamoDB they are one item: a step's audit is one write, not one per event.
+   */
+  appendAll(events: readonly AuditEvent[]): Promise<void>;
   /** Events of a decision flow in append order: those whose `dfid` or `root_dfid` is `dfid`. */
   byDfid(dfid: string): Promise<AuditEvent[]>;
   /** Events whose `details.simulation_id` is `simulationId`, in append order. */

@@ -14,12 +14,23 @@ export function timerDelaySeconds(dueMs: number, nowMs: number): number {
   return Math.max(0, Math.min(MAX_TIMER_DELAY_S, Math.ceil((dueMs - nowMs) / 1000)));
 }
 
-/** A due timer becomes a `crew.tick` on the claim's FIFO group; an early one (long deadline) is re-armed. */
-export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "publisher" | "reviews" | "ledger">): Promise<"TICKED" | "REARMED"> {
+/**
+ * A due timer becomes a `crew.tick` on the claim's FIFO group; an early one (long deadline) is re-armed.
+ * A due timer of a claim that is already final, whose session has no outbox left to perform, is
+ * dropped ("SETTLED"): a tick could move nothing there (no step is waited for, nothing to repair), and
+ * it would cost a FIFO message and an orchestrator invocation per claim — the usual end of a claim's
+ * one timer, which fires long after the verdict.
+ */
+export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "sessions" | "publisher" | "reviews" | "ledger">): Promise<"TICKED" | "REARMED" | "SETTLED"> {
   const now = deps.clock.now();
   if (message.due_ms > now) {
     await deps.queues.scheduleTimer(message.claim_id, message.due_ms);
     return "REARMED";
+  }
+  const record = await deps.claims.getClaim(message.claim_id);
+  if (record && FINAL_STATUSES.includes(record.status)) {
+    const session = await deps.sessions.loadSession(message.claim_id);
+    if (!session || session.outbox.length === 0) return "SETTLED";
   }
   await performEffects([{ kind: "crew_event", claimId: message.claim_id, message: { type: "crew.tick", crewId: message.claim_id, nowMs: now } }], deps);
   return "TICKED";
@@ -51,6 +62,7 @@ interface SweepOptions {
 type SweepDeps = Pick<PipelineDeps, "claims" | "sessions" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
 
 const OPEN_STATUSES = ["RECEIVED", "RUNNING"] as const;
+const FINAL_STATUSES: readonly string[] = ["DECIDED", "NEEDS_REVIEW"];
 
 /** Every open claim received before `before` (ISO), page by page, newest first. */
 async function* openClaims(deps: Pick<PipelineDeps, "claims">, pageSize: number, before?: string): AsyncGenerator<ClaimRecord> {

@@ -3,7 +3,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { ROUTES, RouteFact, RouteKey } from "../../infra/facts.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
-import { errorFields } from "./logger.ts";
+import { errorFields, logSuccess } from "./logger.ts";
 import type { HandlerLogger } from "./logger.ts";
 import * as z from "zod";
 
@@ -91,7 +91,7 @@ export function createApiHandler(handlers: Partial<Record<RouteKey, RouteHandler
     if (!route) return apiError(404, "NOT_FOUND", `no route for ${request.requestContext.http.method} ${request.rawPath}`);
     try {
       const response = await route(request, await getDeps());
-      logger.info("request handled", { ...log, status: response.statusCode });
+      logSuccess(logger, "request handled", { ...log, status: response.statusCode });
       return response;
     } catch (error) {
       logger.error("request failed", { ...log, error: errorFields(error) });
