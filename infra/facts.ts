@@ -50,7 +50,7 @@ export type QueueRole = keyof typeof LINKS.queues;
 export type LinkName = typeof LINKS.table | typeof LINKS.bus | typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken | (typeof LINKS.queues)[QueueRole];
 
 /** One function of the app: handler, memory, timeout, console description and exactly the links its handler reads. */
-export interface FunctionFact {
+interface FunctionFact {
   readonly handler: string;
   readonly memory: `${number} MB`;
   readonly timeoutSeconds: number;
@@ -176,10 +176,10 @@ export type FunctionKey = keyof typeof FUNCTIONS;
 export const POLICY_FUNCTIONS = ["intakeExtract", "orchestrator", "worker", "kernel", "reviewApi", "batch", "sweep"] as const satisfies readonly FunctionKey[];
 
 /** AWS guidance for SQS event sources: the queue's visibility timeout is at least 6x the function timeout. */
-export const VISIBILITY_FACTOR = 6;
+const VISIBILITY_FACTOR = 6;
 
 /** One consumed queue: its link, the function that consumes it, FIFO-ness, batch size and receives before its DLQ. */
-export interface QueueFact {
+interface QueueFact {
   readonly link: LinkName;
   readonly consumer: FunctionKey;
   readonly fifo: boolean;

@@ -29,7 +29,7 @@ import type { ExecutionState, StoredVerdict } from "./ports.ts";
 import { reviewFor, reviewRequested } from "./review.ts";
 
 /** What the kernel did with a proposal message. */
-export type KernelOutcome =
+type KernelOutcome =
   | { outcome: "DECIDED"; verdict: StoredVerdict }
   | { outcome: "NEEDS_REVIEW"; reasonCode: string }
   /** Not acted on: an unknown claim, another decision flow, or a claim not awaiting a decision. Nothing was written. */

@@ -16,7 +16,7 @@ import type { CrewQueueMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
 
 /** What one crew-queue message did. */
-export type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED";
+type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED";
 
 /** Frozen clock for one delivery: every deadline computed while handling a message uses the same instant. */
 function instant(now: number) {
@@ -30,7 +30,7 @@ export async function handleCrewMessage(message: CrewQueueMessage, deps: Orchest
 }
 
 /** What the orchestrator runs with. */
-export type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings" | "reviews" | "ledger" | "sha256">;
+type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings" | "reviews" | "ledger" | "sha256">;
 
 /**
  * Handles consecutive crew-queue messages of ONE claim (a FIFO batch may hold several of a group):
@@ -124,7 +124,7 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
  * `cause` is the step failure being delivered: when the crew fails because the model could not be used
  * at all (LLM_UNREACHABLE, LLM_AUTH_FAILED), the review names that code and the endpoint's message.
  */
-export function routeCrewEvents(
+function routeCrewEvents(
   events: readonly OutboundCrewEvent[],
   record: ClaimRecord,
   now: number,

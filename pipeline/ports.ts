@@ -116,7 +116,7 @@ export interface StoredVerdict {
 }
 
 /** How a PENDING verdict is settled: its execution, the events to publish and audit, and a replacing decision if the kernel decided again. */
-export type VerdictOutcome = {
+type VerdictOutcome = {
   execution: ExecutionState;
   events: BusEntry[];
   review?: ReviewRecord;
@@ -219,7 +219,7 @@ export type AuditLog = {
 };
 
 /** The result of a conditional review update: the review as stored after the call, and whether this call changed it. */
-export type ReviewUpdate = { changed: true; review: ReviewRecord } | { changed: false; review: ReviewRecord | undefined };
+type ReviewUpdate = { changed: true; review: ReviewRecord } | { changed: false; review: ReviewRecord | undefined };
 
 /** A page of reviews. */
 export type ReviewPage = { items: ReviewRecord[]; nextCursor?: string };

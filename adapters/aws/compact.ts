@@ -39,10 +39,10 @@ const inflateWithDictionary = async (data: Uint8Array, dictionary: Buffer) =>
   data.byteLength <= SYNC_UP_TO_BYTES / 8 ? inflateRawSync(data, { dictionary }) : inflateRawAsync(data, { dictionary });
 
 /** Bytes of one write unit. */
-export const WRITE_UNIT_BYTES = 1024;
+const WRITE_UNIT_BYTES = 1024;
 
 /** How `packText` chooses. */
-export const PACK_DEFAULTS = {
+const PACK_DEFAULTS = {
   /** Texts up to this size stay plain unless compressing saves a write unit; larger ones are always compressed (storage). */
   compressOverBytes: 1024,
   /** Texts shorter than this are never compressed. */

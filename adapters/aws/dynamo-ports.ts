@@ -13,7 +13,7 @@ import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
 import { InvalidArgumentError } from "./errors.ts";
 
 /** What the DynamoDB ports need. */
-export type DynamoPortsOptions = {
+type DynamoPortsOptions = {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
   /** Wall clock for TTLs (idempotency keys) and expiry filtering; default `Date.now`. */

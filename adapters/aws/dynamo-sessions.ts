@@ -28,7 +28,7 @@ const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
 
 /** Size limits of the session layout (DynamoDB items stop at 400 KB; the margin covers keys and names). */
-export const SESSION_LIMITS = {
+const SESSION_LIMITS = {
   /** A body (snapshot + outbox JSON) larger than this is always compressed; a smaller one when that saves a write unit. */
   compressOverBytes: 1024,
   /** A head item larger than this moves its snapshot to chunk items. */
@@ -55,7 +55,7 @@ type HeadItem = Record<string, unknown> & {
 };
 
 /** How a saved session was laid out (for tests and diagnostics). */
-export type SessionLayout = { body: "json" | "dict" | "chunks"; chunks: number; headBytes: number };
+type SessionLayout = { body: "json" | "dict" | "chunks"; chunks: number; headBytes: number };
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 

@@ -7,8 +7,7 @@ export { claimIndexShard, countOpenClaims, createDynamoClaimRepository } from ".
 export type { DynamoContext } from "./dynamo-context.ts";
 export { createDynamoRefundLedger } from "./dynamo-ledger.ts";
 export { createDynamoContextStore } from "./dynamo-orders.ts";
-export { createDynamoSessionRepository, SESSION_LIMITS } from "./dynamo-sessions.ts";
-export type { SessionLayout } from "./dynamo-sessions.ts";
+export { createDynamoSessionRepository } from "./dynamo-sessions.ts";
 export { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
 export * from "./errors.ts";
 export * from "./eventbridge-publisher.ts";

@@ -22,7 +22,7 @@ export function executionIdFor(verdictId: string): string {
 }
 
 /** What a verdict record is built from. */
-export type VerdictRecordInput = {
+type VerdictRecordInput = {
   verdict: ClaimVerdict;
   proposal: unknown;
   claimId: string;
@@ -65,7 +65,7 @@ export function buildVerdictRecord(input: VerdictRecordInput): ClaimVerdictDetai
 }
 
 /** A side effect a verdict calls for, as plain data; only the kernel service performs it. */
-export type ExecutionEffect =
+type ExecutionEffect =
   | { type: "refund.reserve"; claim_id: string; order_id: string; amount_cents: number; amount_eur: number }
   | { type: "review.create"; claim_id: string; reason_code: string; reason: string };
 

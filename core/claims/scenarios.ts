@@ -12,12 +12,6 @@ import type { Claim } from "./claim.ts";
 import { ExpectedOutcomeSchema } from "./expected-outcome.ts";
 import type { ExpectedOutcome } from "./expected-outcome.ts";
 
-/** Outcomes a scenario can expect (defined in expected-outcome.ts, which needs no YAML parser). */
-export { ExpectedOutcomeSchema };
-
-/** An expected outcome. */
-export type { ExpectedOutcome };
-
 const EXTRACTION_CODES = [
   "EMPTY_TEXT",
   "NO_ORDER_ID",

@@ -10,7 +10,7 @@ import { ProposalInputError } from "./errors.ts";
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** The refund parameters a proposal carries. */
-export const ProposalParamsSchema = z
+const ProposalParamsSchema = z
   .object({
     order_id: z.string().min(1),
     amount_eur: z.number(),
@@ -63,11 +63,8 @@ export const ProposalEnvelopeSchema = z
   })
   .strict();
 
-/** A proposal whose envelope parsed; its kind and params are still unjudged. */
-export type ProposalEnvelope = z.infer<typeof ProposalEnvelopeSchema>;
-
 /** The fields the idempotency key covers: everything but `proposal_id`, `created_at` and the key itself. */
-export type ProposalKeyMaterial = {
+type ProposalKeyMaterial = {
   dfid: string;
   agent_id: string;
   policy_kind?: unknown;
@@ -101,7 +98,7 @@ export function proposalIdFor(idempotencyKey: string): string {
 /** The envelope without the derived fields, built once (zod schema construction is not free). */
 const ProposalMaterialSchema = ProposalEnvelopeSchema.omit({ proposal_id: true, idempotency_key: true });
 
-export type BuildProposalInput = {
+type BuildProposalInput = {
   dfid: string;
   agentId: string;
   output: RefundProposalOutput;

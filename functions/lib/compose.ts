@@ -37,7 +37,7 @@ export interface AwsClients {
 }
 
 /** Per-service client settings (endpoint, region, credentials); empty on AWS, where the Lambda environment supplies them. */
-export interface AwsClientSettings {
+interface AwsClientSettings {
   readonly dynamodb?: DynamoDBClientConfig;
   readonly sqs?: ConstructorParameters<typeof SQSClient>[0];
   readonly events?: ConstructorParameters<typeof EventBridgeClient>[0];
@@ -53,7 +53,7 @@ export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
 }
 
 /** Random, unique ids: `<prefix>_<32 hex>`. */
-export function randomIds(): IdSource {
+function randomIds(): IdSource {
   return { next: (prefix) => `${prefix}_${randomUUID().replace(/-/g, "")}` };
 }
 
@@ -63,7 +63,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const nodeSha256 = (input: string): string => createHash("sha256").update(input).digest("hex");
 
 /** Days sessions are kept after their last save unless CLAIMS_SESSION_RETENTION_DAYS says otherwise (every claim ends long before: the sweep). */
-export const DEFAULT_SESSION_RETENTION_DAYS = 30;
+const DEFAULT_SESSION_RETENTION_DAYS = 30;
 
 /**
  * The retention policy from the environment: CLAIMS_SESSION_RETENTION_DAYS (default 30) and
@@ -85,7 +85,7 @@ export function retentionFrom(env: Env): { sessionsMs?: number; auditMs?: number
 }
 
 /** Registers the configured agent; throws AgentRefusedError when the handshake fails (then nothing may run). */
-export function registerAgent(agent: AgentSettings): AgentRegistry {
+function registerAgent(agent: AgentSettings): AgentRegistry {
   const registry = createAgentRegistry({ acceptedMajor: 1 });
   const answer = registry.handshake({ agent_id: agent.agentId, version: agent.version, contract: agent.responsibility });
   if (!answer.ok) throw new AgentRefusedError(`agent ${agent.agentId} v${agent.version} was refused by the registry: ${answer.message}`);
@@ -93,7 +93,7 @@ export function registerAgent(agent: AgentSettings): AgentRegistry {
 }
 
 /** Builds the LLM port of a function that calls a model (see `functions/lib/llm.ts`). */
-export type LlmFactory = (policy: PolicySettings, env: Env, resources: LinkedResources) => LlmPort;
+type LlmFactory = (policy: PolicySettings, env: Env, resources: LinkedResources) => LlmPort;
 
 /** The LLM of a function that never calls a model: using it is a wiring bug, said plainly. */
 const noLlm: LlmFactory = () => {
@@ -111,7 +111,7 @@ const ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "e
  * resolves its own queue's URL first (a clear ResourceLinkError when it is not linked); the URLs of
  * unlinked queues are placeholders the method never uses.
  */
-export function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedResources): WorkQueues {
+function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedResources): WorkQueues {
   const optional = (role: QueueRole) => {
     try {
       return resources.queueUrl(role);

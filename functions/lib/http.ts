@@ -11,7 +11,7 @@ import * as z from "zod";
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** The fields of an API Gateway v2 event the intake handler reads. */
-export const ApiEventSchema = z.object({
+const ApiEventSchema = z.object({
   version: z.literal("2.0"),
   routeKey: z.string().min(1),
   rawPath: z.string(),
@@ -27,7 +27,7 @@ export const ApiEventSchema = z.object({
 export type ApiRequest = z.infer<typeof ApiEventSchema>;
 
 /** One problem with the input, for the 400 body. */
-export interface ApiIssue {
+interface ApiIssue {
   path: string;
   message: string;
 }

@@ -14,7 +14,7 @@ export type HandlerLogger = Pick<Logger, "debug" | "info" | "warn" | "error">;
 export type LogLevelName = "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT";
 
 /** The environment variable with the share (0–1) of success lines written; unset: every one. */
-export const SUCCESS_LOG_SAMPLE_RATE_ENV = "CLAIMS_SUCCESS_LOG_SAMPLE_RATE";
+const SUCCESS_LOG_SAMPLE_RATE_ENV = "CLAIMS_SUCCESS_LOG_SAMPLE_RATE";
 
 /** Thrown when the success sample rate is not a number from 0 to 1. */
 export class LogSettingError extends ClaimsError {
@@ -33,7 +33,7 @@ export function successSampleRateFrom(env: Readonly<Record<string, string | unde
 }
 
 /** A Powertools Logger with sampled success lines. */
-export class ClaimsLogger extends Logger {
+class ClaimsLogger extends Logger {
   readonly #rate: number;
   readonly #random: () => number;
 
@@ -50,7 +50,7 @@ export class ClaimsLogger extends Logger {
 }
 
 /** Options of `createLogger` beyond the level. */
-export type LoggerOptions = {
+type LoggerOptions = {
   /** Share of success lines written (default: CLAIMS_SUCCESS_LOG_SAMPLE_RATE, else 1). */
   successSampleRate?: number;
   /** Source of the sampling decisions (tests), default Math.random. */

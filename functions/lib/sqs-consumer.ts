@@ -13,7 +13,7 @@ import type { HandlerLogger } from "./logger.ts";
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** What a consumer does with one parsed message; the returned outcome is logged. */
-export interface ConsumerSpec<M> {
+interface ConsumerSpec<M> {
   readonly schema: z.ZodType<M>;
   readonly handle: (message: M, record: SQSRecord) => Promise<unknown>;
 }
@@ -55,7 +55,7 @@ export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): Sq
 }
 
 /** What a FIFO consumer does with the consecutive messages of one message group. */
-export interface GroupConsumerSpec<M> {
+interface GroupConsumerSpec<M> {
   readonly schema: z.ZodType<M>;
   readonly handleGroup: (messages: M[], records: SQSRecord[]) => Promise<unknown>;
 }
