@@ -14,7 +14,7 @@ import type { RequestCounts } from "../adapters/aws/index.ts";
 import { benchOrders } from "./lib/claims.ts";
 import { formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
-import { AWS_REQUESTS_FILE, withOwnCpu } from "./lib/profile.ts";
+import { AWS_REQUESTS_FILE, DEPLOYED_LOGGING, withOwnCpu } from "./lib/profile.ts";
 import type { AwsRequestsFile, ClaimKind, ClaimProfile, FunctionKey, InvocationUsage, LogSample, StoredUsage } from "./lib/profile.ts";
 import { checkPhase, runPhase, startBenchStack } from "./lib/stack.ts";
 import type { BenchStack } from "./lib/stack.ts";
@@ -70,10 +70,14 @@ async function storedPerClaim(b: BenchStack, claims: number): Promise<Record<str
     for (const item of page.Items ?? []) {
       const entity = entityOf(item.pk, item.sk);
       if (entity === "order") continue;
-      const u = (out[entity] ??= { items: 0, bytes: 0, indexItems: 0, indexBytes: 0 });
+      const u = (out[entity] ??= { items: 0, bytes: 0, indexItems: 0, indexBytes: 0, expiringItems: 0, expiringBytes: 0 });
       const size = itemSize(item);
       u.items += 1 / claims;
       u.bytes += size / claims;
+      if (typeof item.expires_at === "number") {
+        u.expiringItems = (u.expiringItems ?? 0) + 1 / claims;
+        u.expiringBytes = (u.expiringBytes ?? 0) + size / claims;
+      }
       if (item.gsi1pk !== undefined) {
         u.indexItems += 1 / claims;
         u.indexBytes += size / claims;
@@ -110,7 +114,13 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
     { kind: "free_text", mode: "concurrent", n: options.concurrent, inFlight: options.inFlight, offset: options.sequential },
   ];
   const ordersOf = (p: (typeof plan)[number]) => benchOrders(p.kind, p.n, now, p.offset);
-  const b = await startBenchStack(plan.flatMap(ordersOf), { record: true, logLevel: AWS_LOG_LEVEL });
+  // Metrics on, as on Lambda: their EMF lines are log lines too (functions/lib/metrics.ts writes them locally only when asked).
+  const metricsFlag = process.env.POWERTOOLS_METRICS_DISABLED;
+  process.env.POWERTOOLS_METRICS_DISABLED = "false";
+  const b = await startBenchStack(plan.flatMap(ordersOf), { record: true, logLevel: AWS_LOG_LEVEL }).finally(() => {
+    if (metricsFlag === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+    else process.env.POWERTOOLS_METRICS_DISABLED = metricsFlag;
+  });
   const recorder = b.recorder as UsageRecorder;
   const restoreLogs = recorder.captureLogs();
   const counter = createRequestCounter();
@@ -180,6 +190,7 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
       poll,
       stored,
       logs,
+      logging: DEPLOYED_LOGGING,
     };
     await mkdir(dirname(outFile), { recursive: true });
     await writeFile(outFile, `${JSON.stringify(file, null, 2)}\n`, "utf8");
@@ -220,8 +231,9 @@ export function report(run: AwsRequestsRun): string {
     "handler ms/claim (local wall)": r1(u.handlerMs),
     "of which SDK ms": r1(u.sdkMs),
     "own CPU ms/claim": r2(u.cpuMs),
-    "log lines/claim": r2(u.logLines),
+    "log lines/claim (success lines)": `${r2(u.logLines)} (${r2(u.successLines ?? 0)})`,
     "log bytes/claim": Math.round(u.logBytes),
+    "EMF metric lines / bytes per claim": `${r2(u.metricLines ?? 0)} / ${Math.round(u.metricBytes ?? 0)}`,
   });
   for (const kind of ["structured", "free_text"] as const) {
     for (const [fn, u] of Object.entries(file.sequential[kind].invocations) as [FunctionKey, InvocationUsage][]) byFunctionRows.push(fnRow(kind, fn, u, file.concurrent[kind].invocations[fn]));
@@ -236,7 +248,7 @@ export function report(run: AwsRequestsRun): string {
     }
   }
   const storedRows: TableRow[] = Object.entries(file.stored).sort(([, a], [, b]) => b.bytes - a.bytes).map(([entity, u]) => ({
-    entity, "items/claim": r2(u.items), "bytes/claim": Math.round(u.bytes), "gsi1 entries/claim": r2(u.indexItems), "gsi1 bytes/claim": Math.round(u.indexBytes),
+    entity, "items/claim": r2(u.items), "bytes/claim": Math.round(u.bytes), "gsi1 entries/claim": r2(u.indexItems), "gsi1 bytes/claim": Math.round(u.indexBytes), "of which with a TTL (items / bytes)": `${r2(u.expiringItems ?? 0)} / ${Math.round(u.expiringBytes ?? 0)}`,
   }));
   const crossRows: TableRow[] = run.phases.map((ph) => ({
     phase: `${ph.kind} ${ph.mode}`,
@@ -252,7 +264,7 @@ export function report(run: AwsRequestsRun): string {
     `${file.note} Recorded ${file.recordedAt} at ${file.commit} on ${file.machine}; written to \`bench/out/aws-requests.json\` for bench/cost.ts.`,
     "",
     "- Counted by an `initialize`-step SDK middleware on the stack's three clients that attributes each request to the handler invocation it ran in (AsyncLocalStorage) and reads DynamoDB consumed capacity (`ReturnConsumedCapacity: INDEXES`); `countRequests` (adapters/aws) counts the same clients as a cross-check. The pollers' ReceiveMessage/DeleteMessageBatch (Lambda's event source mapping on AWS, priced per invocation in cost.ts) and the harness's drain checks are outside any handler and listed apart.",
-    "- **Timer path**: the step-deadline timer of each claim fires 120 s after its step was requested, goes through the timer function into crew-events, and the orchestrator finds the step done. **One GET**: `GET /claims/{id}` on a decided claim through the intake-api handler, as a polling client causes it (per GET).",
+    "- **Timer path**: the step-deadline timer of each claim fires 120 s after its step was requested, reaches the timer function, which finds the claim final with nothing left in its session and drops it (before issue 13: a crew.tick through crew-events, and the orchestrator found the step done). **One GET**: `GET /claims/{id}` on a decided claim through the intake-api handler, as a polling client causes it (per GET).",
     `- **Log lines**: what the handlers' Powertools loggers wrote at ${file.logs.level}, captured from stdout/stderr and attributed to the invocation that wrote them (${file.logs.lines} lines, ${file.logs.bytes} bytes, ${file.logs.gzipBytes} gzipped; ${file.logs.outsideLines} outside any invocation).`,
     "",
     "### Requests per claim, one at a time",

@@ -3,7 +3,7 @@
 // order; counted on the local stack here when the file is missing), beside the committed profile
 // measured before the cost levers (bench/cost-baseline.json).
 import { existsSync } from "node:fs";
-import { GOAL_PER_MILLION, costLines, costTable, DEFAULT_COST_OPTIONS, money, stepFunctionsStates, withTimerPath } from "./cost.ts";
+import { GOAL_PER_MILLION, costLines, costTable, money, optionsFor, stepFunctionsStates, withTimerPath } from "./cost.ts";
 import { formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
 import { AWS_REQUESTS_FILE, BASELINE_FILE, readAwsRequests } from "./lib/profile.ts";
@@ -30,7 +30,7 @@ export function report(now: AwsRequestsFile, before?: AwsRequestsFile): string {
     return row;
   });
   const lineRows = (kind: ClaimKind): TableRow[] =>
-    [...costLines(withTimerPath(now, now.concurrent[kind]), DEFAULT_COST_OPTIONS)].sort((a, b) => b.perClaim - a.perClaim).map((l) => ({
+    [...costLines(withTimerPath(now, now.concurrent[kind]), optionsFor(now))].sort((a, b) => b.perClaim - a.perClaim).map((l) => ({
       service: l.service,
       item: l.item,
       category: l.category,

@@ -129,6 +129,19 @@ describe("costLines", () => {
     expect(units("orchestrator platform.start + platform.report")).toBe(4 * LOG_BYTES.platformPerInvocation);
   });
 
+  it("bills success lines at the deployed sample rate and no platform lines at system level WARN", () => {
+    const profile = sample();
+    profile.invocations.orchestrator = { ...profile.invocations.orchestrator!, logLines: 4, logBytes: 1000, successLines: 3, successBytes: 600 };
+    const lines = costLines(profile, { ...DEFAULT_COST_OPTIONS, logging: { systemLogLevel: "WARN", successSampleRate: 0.01 } });
+    const handler = lines.find((l) => l.item.startsWith("orchestrator handler lines"))!;
+    // 1 line of 400 B always, 3 success lines of 600 B in all at 1 %, the trace id on each line written
+    close(handler.units, 400 + 6 + (1 + 0.03) * LOG_BYTES.lambdaFieldsPerLine);
+    expect(lines.some((l) => l.item.includes("platform."))).toBe(false);
+    const info = costLines(profile, { ...DEFAULT_COST_OPTIONS, logging: { systemLogLevel: "INFO", successSampleRate: 1 } });
+    close(info.find((l) => l.item.startsWith("orchestrator handler lines"))!.units, 1000 + 4 * LOG_BYTES.lambdaFieldsPerLine);
+    expect(info.find((l) => l.item.includes("platform."))!.units).toBe(2 * LOG_BYTES.platformPerInvocation);
+  });
+
   it("estimates the duration from the handler's own CPU time and its SDK calls", () => {
     const profile = sample();
     profile.invocations.orchestrator = { ...profile.invocations.orchestrator!, handlerMs: 40, sdkMs: 30, cpuMs: 10, calls: { "SQS.SendMessage": 1 } };
@@ -217,6 +230,12 @@ describe("storagePerMonth", () => {
     expect(s.indexBytes).toBe(1100);
     close(s.dynamo, (13_200 * 0.25 + 12_100 * 0.2) / GB);
     close(s.logs, (1000 * 0.03) / GB);
+  });
+
+  it("leaves out the items with a TTL once the retention horizon has passed", () => {
+    const stored = { session: { items: 2, bytes: 1000, indexItems: 0, indexBytes: 0, expiringItems: 2, expiringBytes: 1000 }, audit: { items: 7, bytes: 3000, indexItems: 0, indexBytes: 0 } };
+    expect(storagePerMonth(stored, 0, 0).tableBytes).toBe(4900);
+    expect(storagePerMonth(stored, 0, 0, true).tableBytes).toBe(3700);
   });
 });
 

@@ -4,8 +4,8 @@
 // EventBridge, CloudWatch Logs (the handlers' lines, Lambda's platform lines, the API access log), the
 // step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
 // the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
-import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS } from "./lib/profile.ts";
-import type { AwsRequestsFile, ClaimKind, ClaimProfile, DynamoUsage, FunctionKey, InvocationUsage, QueueRole, QueueUsage, StoredUsage } from "./lib/profile.ts";
+import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, UNRECORDED_LOGGING } from "./lib/profile.ts";
+import type { AwsRequestsFile, ClaimKind, ClaimProfile, DynamoUsage, FunctionKey, InvocationUsage, LoggingConfig, QueueRole, QueueUsage, StoredUsage } from "./lib/profile.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Prices
@@ -190,10 +190,23 @@ export type CostOptions = {
   llmWaitS: number;
   /** Which access-log line the API requests of the profile write. */
   apiRoute: "POST" | "GET";
+  /** How the deployment logs: Lambda's platform lines are written below WARN only; success lines at their sample rate. */
+  logging: LoggingConfig;
 };
 
-/** The default options: measured batch fill, no LLM wait (rules model), POST /claims. */
-export const DEFAULT_COST_OPTIONS: CostOptions = { batchFill: "measured", llmWaitS: 0, apiRoute: "POST" };
+/** The default options: measured batch fill, no LLM wait (rules model), POST /claims, every log line written (Lambda's defaults). */
+export const DEFAULT_COST_OPTIONS: CostOptions = { batchFill: "measured", llmWaitS: 0, apiRoute: "POST", logging: UNRECORDED_LOGGING };
+
+/** True when Lambda writes its INFO platform lines (platform.start, platform.report) at this system log level. */
+export const writesPlatformLines = (systemLogLevel: string): boolean => ["TRACE", "DEBUG", "INFO"].includes(systemLogLevel.toUpperCase());
+
+/** Handler log lines and bytes billed per claim: success lines at the sample rate, the others all, + Lambda's per-line fields. */
+export function billedHandlerLog(usage: Pick<InvocationUsage, "logLines" | "logBytes" | "successLines" | "successBytes">, successSampleRate: number): { lines: number; bytes: number } {
+  const successLines = usage.successLines ?? 0;
+  const successBytes = usage.successBytes ?? 0;
+  const lines = usage.logLines - successLines + successLines * successSampleRate;
+  return { lines, bytes: usage.logBytes - successBytes + successBytes * successSampleRate + lines * LOG_BYTES.lambdaFieldsPerLine };
+}
 
 const sumRecord = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) => {
   const out: Record<string, number> = { ...x };
@@ -222,6 +235,8 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
       ? {
           invocations: p.invocations + u.invocations, records: p.records + u.records, handlerMs: p.handlerMs + u.handlerMs, sdkMs: p.sdkMs + u.sdkMs, cpuMs: p.cpuMs + u.cpuMs,
           calls: sumRecord(p.calls, u.calls), llmCalls: p.llmCalls + u.llmCalls, logLines: p.logLines + u.logLines, logBytes: p.logBytes + u.logBytes,
+          successLines: (p.successLines ?? 0) + (u.successLines ?? 0), successBytes: (p.successBytes ?? 0) + (u.successBytes ?? 0),
+          metricLines: (p.metricLines ?? 0) + (u.metricLines ?? 0), metricBytes: (p.metricBytes ?? 0) + (u.metricBytes ?? 0),
         }
       : { ...u, calls: { ...u.calls } };
   }
@@ -295,9 +310,12 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
     if (options.llmWaitS > 0 && usage.llmCalls > 0) {
       push({ service: "Lambda", item: `${fn} waiting on the LLM (${n3(usage.llmCalls)} calls × ${options.llmWaitS} s)`, category: "work", units: (usage.llmCalls * options.llmWaitS * memory) / 1024, unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
     }
-    const lineBytes = usage.logBytes + usage.logLines * LOG_BYTES.lambdaFieldsPerLine;
-    push({ service: "CloudWatch Logs", item: `${fn} handler lines (${n3(usage.logLines)} lines, ${Math.round(lineBytes)} B)`, category, units: lineBytes, unit: "bytes", price: logPrice });
-    push({ service: "CloudWatch Logs", item: `${fn} platform.start + platform.report (${n3(invocations)} × ${LOG_BYTES.platformPerInvocation} B)`, category, units: invocations * LOG_BYTES.platformPerInvocation, unit: "bytes", price: logPrice });
+    const billed = billedHandlerLog(usage, options.logging.successSampleRate);
+    push({ service: "CloudWatch Logs", item: `${fn} handler lines (${n3(billed.lines)} lines, ${Math.round(billed.bytes)} B)`, category, units: billed.bytes, unit: "bytes", price: logPrice });
+    push({ service: "CloudWatch Logs", item: `${fn} EMF metric lines (${n3(usage.metricLines ?? 0)} lines)`, category, units: usage.metricBytes ?? 0, unit: "bytes", price: logPrice });
+    if (writesPlatformLines(options.logging.systemLogLevel)) {
+      push({ service: "CloudWatch Logs", item: `${fn} platform.start + platform.report (${n3(invocations)} × ${LOG_BYTES.platformPerInvocation} B)`, category, units: invocations * LOG_BYTES.platformPerInvocation, unit: "bytes", price: logPrice });
+    }
   }
 
   for (const [role, send] of Object.entries(profile.sqsSends) as [QueueRole, QueueUsage][]) {
@@ -346,12 +364,18 @@ export function topDrivers(lines: readonly CostLine[], n: number): CostLine[] {
 // Storage, per month kept
 // ---------------------------------------------------------------------------------------------
 
-/** $ per month per claim kept: DynamoDB (items + 100 B each, gsi1 entries likewise, PITR on the table) and CloudWatch Logs (compressed). */
-export function storagePerMonth(stored: Readonly<Record<string, StoredUsage>>, logBytesPerClaim: number, gzipRatio: number): { dynamo: number; logs: number; tableBytes: number; indexBytes: number; logGzipBytes: number } {
+/**
+ * $ per month per claim kept: DynamoDB (items + 100 B each, gsi1 entries likewise, PITR on the table) and
+ * CloudWatch Logs (compressed). `afterHorizon`: only the items without a TTL (`expires_at`), which is what
+ * stays once the retention horizon (sessions 30 days, idempotency keys 24 h) has passed.
+ */
+export function storagePerMonth(stored: Readonly<Record<string, StoredUsage>>, logBytesPerClaim: number, gzipRatio: number, afterHorizon = false): { dynamo: number; logs: number; tableBytes: number; indexBytes: number; logGzipBytes: number } {
   let tableBytes = 0;
   let indexBytes = 0;
   for (const u of Object.values(stored)) {
-    tableBytes += u.bytes + u.items * PRICES.dynamodb.itemOverheadBytes;
+    const items = u.items - (afterHorizon ? (u.expiringItems ?? 0) : 0);
+    const bytes = u.bytes - (afterHorizon ? (u.expiringBytes ?? 0) : 0);
+    tableBytes += bytes + items * PRICES.dynamodb.itemOverheadBytes;
     indexBytes += u.indexBytes + u.indexItems * PRICES.dynamodb.itemOverheadBytes;
   }
   const logGzipBytes = logBytesPerClaim * gzipRatio;
@@ -435,13 +459,15 @@ export function expressPerClaim(profile: ClaimProfile, kind: ClaimKind, llmWaitS
 export type CostSummary = {
   services: Partial<Record<Service, number>>;
   /** The handlers' lines, Lambda's platform lines, the API access log (all CloudWatch Logs ingestion). */
-  logs: { handler: number; platform: number; access: number };
+  logs: { handler: number; metrics: number; platform: number; access: number };
   timerPath: number | undefined;
   allIn: number;
   llmWait: Record<1 | 3, number>;
   perGet: number;
   lowTraffic: number;
   storage: ReturnType<typeof storagePerMonth>;
+  /** Storage per month kept once the retention horizon has passed (items with a TTL gone). */
+  storageAfterHorizon: ReturnType<typeof storagePerMonth>;
   orchestration: number;
   standard: { transitions: number; orchestration: number; total: number };
   express: Record<0 | 1 | 3, { orchestration: number; total: number; durationMs: number }>;
@@ -450,21 +476,25 @@ export type CostSummary = {
 /** A claim's profile with its step-timer path added (when measured). */
 export const withTimerPath = (file: AwsRequestsFile, p: ClaimProfile): ClaimProfile => (file.timerPath ? addProfiles(p, file.timerPath) : p);
 
+/** The default cost options with the logging a profile was recorded for (Lambda's defaults for profiles from before). */
+export const optionsFor = (file: Pick<AwsRequestsFile, "logging">): CostOptions => ({ ...DEFAULT_COST_OPTIONS, logging: file.logging ?? UNRECORDED_LOGGING });
+
 /** Prices one kind of claim from a profile file. */
 export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary {
   const claim = file.concurrent[kind];
-  const claimLines = costLines(claim);
-  const timerLines = file.timerPath ? costLines(file.timerPath) : undefined;
+  const base = optionsFor(file);
+  const claimLines = costLines(claim, base);
+  const timerLines = file.timerPath ? costLines(file.timerPath, base) : undefined;
   const allLines = [...claimLines, ...(timerLines ?? [])];
   const allIn = perMillion(allLines);
   const isLog = (l: CostLine) => l.service === "CloudWatch Logs";
   const services: Partial<Record<Service, number>> = byService(claimLines.filter((l) => !isLog(l)));
   const logOf = (pick: (l: CostLine) => boolean) => perMillion(claimLines.filter((l) => isLog(l) && pick(l)));
-  const getLines = costLines(file.poll, { ...DEFAULT_COST_OPTIONS, apiRoute: "GET" });
+  const getLines = costLines(file.poll, { ...base, apiRoute: "GET" });
   const orchestration = perMillion(allLines.filter((l) => l.category === "orchestration"));
   const states = stepFunctionsStates(kind);
   const standardOrchestration = transitions(states) * PRICES.stepFunctions.standardTransition * 1e6;
-  const llmWait = (s: number) => perMillion([...costLines(claim, { ...DEFAULT_COST_OPTIONS, llmWaitS: s }), ...(timerLines ?? [])]) - allIn;
+  const llmWait = (s: number) => perMillion([...costLines(claim, { ...base, llmWaitS: s }), ...(timerLines ?? [])]) - allIn;
   const express = (s: 0 | 1 | 3) => {
     const e = expressPerClaim(claim, kind, s);
     const orchestrationNow = e.perClaim * 1e6;
@@ -473,13 +503,14 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
   const gzipRatio = file.logs.bytes > 0 ? file.logs.gzipBytes / file.logs.bytes : 0;
   return {
     services,
-    logs: { handler: logOf((l) => l.item.includes("handler lines")), platform: logOf((l) => l.item.includes("platform.")), access: logOf((l) => l.item.startsWith("API access log")) },
+    logs: { handler: logOf((l) => l.item.includes("handler lines")), metrics: logOf((l) => l.item.includes("EMF metric lines")), platform: logOf((l) => l.item.includes("platform.")), access: logOf((l) => l.item.startsWith("API access log")) },
     timerPath: timerLines ? perMillion(timerLines) : undefined,
     allIn,
     llmWait: { 1: llmWait(1), 3: llmWait(3) },
     perGet: perMillion(getLines),
-    lowTraffic: perMillion([...costLines(file.sequential[kind], { ...DEFAULT_COST_OPTIONS, batchFill: 1 }), ...(timerLines ?? [])]),
+    lowTraffic: perMillion([...costLines(file.sequential[kind], { ...base, batchFill: 1 }), ...(timerLines ?? [])]),
     storage: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio),
+    storageAfterHorizon: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio, true),
     orchestration,
     standard: { transitions: transitions(states), orchestration: standardOrchestration, total: allIn - orchestration + standardOrchestration },
     express: { 0: express(0), 1: express(1), 3: express(3) },
@@ -504,15 +535,16 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
   const v = (pick: (x: CostSummary) => number) => s.map(pick);
   const svc = (name: Service) => v((x) => x.services[name] ?? 0);
   const p = PRICE_SOURCES;
-  const timerNote = columns.every((c) => c.file.timerPath) ? "measured: the timer fired 120 s after the step and was handled (timer function, FIFO send, orchestrator tick)" : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
+  const timerNote = columns.every((c) => c.file.timerPath) ? "measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed)" : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
     { line: "API Gateway: POST /claims", values: svc("API Gateway"), basis: "measured: 1 request per claim; the authorizer's answer is cached 5 min per token (~0 per claim)", price: p.apiGateway },
     { line: "Lambda: invocations + duration", values: svc("Lambda"), basis: `measured invocations under load (event-source batch fill as measured); duration = AWS estimate: the handler's own CPU time measured one claim at a time (process CPU while none of its SDK calls is in flight) × (1769 MB ÷ memory) + an assumed in-region latency per SDK call (DynamoDB 6 ms, Query 8, BatchWriteItem 10, SQS 12, EventBridge 20); memory from infra/lambda.ts`, price: p.lambda },
     { line: "SQS: sends, event-source receive + delete, bus deliveries", values: svc("SQS"), basis: "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS", price: p.sqs },
     { line: "DynamoDB: reads and writes (table + gsi1)", values: svc("DynamoDB"), basis: "measured consumed capacity (dynalite, ReturnConsumedCapacity); gsi1 writes estimated from the written item (projection ALL); a failed conditional write counted as 1 WRU", price: p.dynamodb },
     { line: "EventBridge: PutEvents", values: svc("EventBridge"), basis: "measured entries (64 KiB chunks)", price: p.eventBridge },
-    { line: `CloudWatch Logs: handler lines at ${f.logs.level}`, values: v((x) => x.logs.handler), basis: `measured: the Powertools lines the handlers wrote at ${f.logs.level} (Lambda's default application level with the JSON format) + ${LOG_BYTES.lambdaFieldsPerLine} B per line for the X-Ray trace id Powertools adds on Lambda`, price: p.cloudWatchLogs },
-    { line: "CloudWatch Logs: Lambda platform.start + platform.report", values: v((x) => x.logs.platform), basis: `measured invocations × ${LOG_BYTES.platformPerInvocation} B (JSON format, system level INFO; example lines in bench/cost.ts)`, price: p.cloudWatchLogs },
+    { line: `CloudWatch Logs: handler lines at ${f.logs.level}`, values: v((x) => x.logs.handler), basis: `measured: the Powertools lines the handlers wrote at ${f.logs.level} (Lambda's default application level with the JSON format), success lines ("message handled", "request handled") × the deployed sample rate (${columns.map((c) => optionsFor(c.file).logging.successSampleRate).join("/")}), + ${LOG_BYTES.lambdaFieldsPerLine} B per line for the X-Ray trace id Powertools adds on Lambda`, price: p.cloudWatchLogs },
+    { line: "CloudWatch Logs: EMF metric lines", values: v((x) => x.logs.metrics), basis: "measured: the CloudWatch Embedded Metric Format lines Powertools Metrics wrote (functions/lib/metrics.ts; enabled in the bench as on Lambda); ingested as logs, the metrics themselves are a fixed ~$0.30 per metric and dimension set a month, not per claim", price: p.cloudWatchLogs },
+    { line: "CloudWatch Logs: Lambda platform.start + platform.report", values: v((x) => x.logs.platform), basis: `measured invocations × ${LOG_BYTES.platformPerInvocation} B at system log level INFO (JSON format; example lines in bench/cost.ts); none at WARN (system levels: ${columns.map((c) => optionsFor(c.file).logging.systemLogLevel).join("/")}; infra/facts.ts LOGGING)`, price: p.cloudWatchLogs },
     { line: "CloudWatch Logs: API access log", values: v((x) => x.logs.access), basis: `1 line per request × ${LOG_BYTES.accessLogPost} B (SST's access-log format, example in bench/cost.ts)`, price: p.cloudWatchLogs },
     { line: "Step-timer path (its requests, invocations and logs)", values: v((x) => x.timerPath ?? 0), basis: timerNote, price: "as above" },
     { line: `**All-in per claim** (rules model, logs and timers; goal ≤ $${GOAL_PER_MILLION})`, values: v((x) => x.allIn), basis: "sum of the rows above; LLM tokens excluded", price: "" },
@@ -520,7 +552,8 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
     { line: "+ LLM wait in Lambda, 3 s per call", values: v((x) => x.llmWait[3]), basis: "parameter, as above", price: p.lambda },
     { line: "+ each client GET /claims/{id}", values: v((x) => x.perGet), basis: "measured per GET: API request, intake-api invocation + duration, DynamoDB read, its log lines, platform lines and access log; a client polling once a second pays one per second until DECIDED", price: "as above" },
     { line: "All-in at low traffic (every message its own invocation)", values: v((x) => x.lowTraffic), basis: "measured one claim at a time, batch fill 1", price: "as above" },
-    { line: "Storage per month kept: DynamoDB (+ PITR)", values: v((x) => x.storage.dynamo * 1e6), basis: `measured items and bytes left per claim after the run (+ 100 B per item and per gsi1 entry); PITR on the table's size; nothing expires today (no TTL)`, price: p.dynamodb },
+    { line: "Storage per month kept: DynamoDB (+ PITR)", values: v((x) => x.storage.dynamo * 1e6), basis: `measured items and bytes left per claim after the run (+ 100 B per item and per gsi1 entry); PITR on the table's size`, price: p.dynamodb },
+    { line: "Storage per month kept after the retention horizon: DynamoDB (+ PITR)", values: v((x) => x.storageAfterHorizon.dynamo * 1e6), basis: "as above, without the items that carry a TTL (expires_at: sessions 30 days after their last save, idempotency keys after 24 h; the audit is kept unless CLAIMS_AUDIT_RETENTION_DAYS is set)", price: p.dynamodb },
     { line: "Storage per month kept: CloudWatch Logs", values: v((x) => x.storage.logs * 1e6), basis: `all-in log bytes × the measured gzip ratio of the handlers' lines (${f.logs.bytes > 0 ? ((100 * f.logs.gzipBytes) / f.logs.bytes).toFixed(0) : "?"} %); retention 1 month (dev) / 1 year (production), infra/settings.ts`, price: p.cloudWatchLogs },
     { line: "Our orchestration (included in the all-in)", values: v((x) => x.orchestration), basis: "crew-events FIFO, agent-steps, proposals and timers queues, the orchestrator and timer functions and their logs, the session items, the timer path", price: "as above" },
     { line: "All-in with Step Functions Standard instead", values: v((x) => x.standard.total), basis: `our orchestration replaced by ${s.map((x) => x.standard.transitions).join("/")} state transitions per claim (happy path; each retry or fixer detour adds some)`, price: p.stepFunctions },

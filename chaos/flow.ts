@@ -86,7 +86,7 @@ const SIDE_EFFECTS: Readonly<Partial<Record<keyof PipelineDeps, readonly string[
   sessions: ["saveSession", "clearOutbox"],
   verdicts: ["putVerdictOnce", "recordExecution", "markPublished"],
   ledger: ["reserve", "markReviewPending", "clearReviewPending"],
-  audit: ["append"],
+  audit: ["append", "appendAll"],
   queues: ["sendAgentSteps", "sendProposal", "sendCrewEvents", "scheduleTimer", "requestExtraction"],
   publisher: ["publish"],
   reviews: ["openReview", "updateReview"],

@@ -42,7 +42,7 @@ const paint = (code: string, s: string) => (useColor() ? `\u001b[${code}m${s}\u0
 const VERDICT_COLOR: Record<string, string> = { ACCEPT: "32", ESCALATE: "33", REJECT: "31", NEEDS_REVIEW: "35" };
 
 /** Colours a verdict for a terminal. */
-export function paintVerdict(verdict: string): string {
+function paintVerdict(verdict: string): string {
   return paint(VERDICT_COLOR[verdict] ?? "0", verdict);
 }
 
@@ -103,7 +103,7 @@ export function formatSummary(rows: BatchRow[], extra: { report?: string; ms: nu
 }
 
 /** A call as the progress and figures need it. */
-export interface CallFigure {
+interface CallFigure {
   readonly task: string;
   readonly ok: boolean;
   readonly code?: string | undefined;

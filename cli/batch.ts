@@ -34,7 +34,7 @@ export interface BatchLlm {
 }
 
 /** Options of one batch run. */
-export interface BatchOptions {
+interface BatchOptions {
   scenariosPath: string;
   configPath: string;
   clock: Clock;
@@ -50,7 +50,7 @@ export interface BatchOptions {
 }
 
 /** What a batch run produced. */
-export interface BatchOutcome {
+interface BatchOutcome {
   simulationId: string;
   rows: BatchRow[];
   allMatch: boolean;

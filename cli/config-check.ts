@@ -12,7 +12,7 @@ import type { HandshakeResult } from "../core/integrity/registry.ts";
 export type CheckKind = "config" | "scenarios";
 
 /** What `config check` read from a file. */
-export type CheckedFile =
+type CheckedFile =
   | { kind: "config"; file: string; config: ClaimsConfig; handshake: HandshakeResult }
   | { kind: "scenarios"; file: string; scenarios: ScenarioFile };
 

@@ -8,26 +8,26 @@ import { readFileSync } from "node:fs";
 import { ClaimsError } from "../core/errors.ts";
 
 /** Where and as whom the review commands talk to the API. */
-export interface ReviewTarget {
+interface ReviewTarget {
   url: string;
   token: string;
 }
 
 /** The outcome of one API call: the status and the parsed JSON body. */
-export interface ApiAnswer {
+interface ApiAnswer {
   status: number;
   body: unknown;
 }
 
 /** Raised for a usage or connection problem (exit 2), never for an API refusal. */
-export class ReviewCliError extends ClaimsError<"REVIEW_CLI"> {
+class ReviewCliError extends ClaimsError<"REVIEW_CLI"> {
   constructor(message: string) {
     super("REVIEW_CLI", message);
   }
 }
 
 /** The target from the options and the environment; refuses to run without a token. */
-export function reviewTarget(o: { url?: string; token?: string }, env: Readonly<Record<string, string | undefined>> = process.env): ReviewTarget {
+function reviewTarget(o: { url?: string; token?: string }, env: Readonly<Record<string, string | undefined>> = process.env): ReviewTarget {
   const url = (o.url ?? env.CLAIMS_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   if (!/^https?:\/\/\S+$/.test(url)) throw new ReviewCliError(`--url must be an http(s) URL, got ${url}`);
   const token = o.token ?? env.CLAIMS_REVIEWER_TOKEN?.trim();
@@ -36,7 +36,7 @@ export function reviewTarget(o: { url?: string; token?: string }, env: Readonly<
 }
 
 /** One call to the API with the reviewer token. */
-export async function callApi(target: ReviewTarget, method: "GET" | "POST", path: string, body?: unknown): Promise<ApiAnswer> {
+async function callApi(target: ReviewTarget, method: "GET" | "POST", path: string, body?: unknown): Promise<ApiAnswer> {
   let response: Response;
   try {
     response = await fetch(`${target.url}${path}`, {
@@ -60,7 +60,7 @@ export async function callApi(target: ReviewTarget, method: "GET" | "POST", path
 type Review = { review_id: string; claim_id: string; origin: string; status: string; reason_code: string; reason: string; order_id?: string; amount_eur?: number; requested_at: string };
 
 /** A one-line summary of a listed review. */
-export function formatReviewLine(r: Review): string {
+function formatReviewLine(r: Review): string {
   const money = r.amount_eur === undefined ? "" : ` ${r.amount_eur.toFixed(2)} EUR`;
   return `${r.claim_id}  ${r.status.padEnd(11)} ${r.origin.padEnd(12)} ${r.reason_code}${r.order_id ? ` on ${r.order_id}` : ""}${money}  (requested ${r.requested_at})\n    ${r.reason}`;
 }

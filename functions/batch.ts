@@ -24,7 +24,7 @@ import { loadPolicyFile, policyPathFrom } from "./lib/policy.ts";
 import { loadScenarios, scenariosPathFrom } from "./lib/scenario-batch.ts";
 
 /** What one batch run submitted: a simulation under its simulation_id, or (live) real claims. */
-export interface BatchRunResult {
+interface BatchRunResult {
   mode: "simulation" | "live";
   /** The run's simulation id (simulation runs only: live claims carry none). */
   simulation_id?: string;
@@ -35,7 +35,7 @@ export interface BatchRunResult {
 type Env = Record<string, string | undefined>;
 
 /** How the batch runs: CLAIMS_BATCH_MODE `simulation` (default) or `live`; anything else stops the run. */
-export function batchModeFrom(env: Env): BatchRunResult["mode"] {
+function batchModeFrom(env: Env): BatchRunResult["mode"] {
   const mode = env.CLAIMS_BATCH_MODE?.trim() || "simulation";
   if (mode !== "simulation" && mode !== "live") throw new ConfigLoadError(`CLAIMS_BATCH_MODE=${JSON.stringify(mode)} is invalid: expected simulation or live`);
   return mode;

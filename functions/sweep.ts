@@ -20,7 +20,7 @@ import type { HandlerMetrics } from "./lib/metrics.ts";
  * (claims read per page, default 100; every page is read), CLAIMS_SWEEP_MAX_TICKS (nudges without progress
  * before STALLED, default 3).
  */
-export const SweepSettingsSchema = z.object({
+const SweepSettingsSchema = z.object({
   CLAIMS_SWEEP_STALLED_AFTER_MS: z.coerce.number().int().min(1_000).default(300_000),
   CLAIMS_SWEEP_LIMIT: z.coerce.number().int().min(1).max(1_000).default(100),
   CLAIMS_SWEEP_MAX_TICKS: z.coerce.number().int().min(1).max(1_000).default(3),

@@ -50,7 +50,7 @@ export type QueueRole = keyof typeof LINKS.queues;
 export type LinkName = typeof LINKS.table | typeof LINKS.bus | typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken | (typeof LINKS.queues)[QueueRole];
 
 /** One function of the app: handler, memory, timeout, console description and exactly the links its handler reads. */
-export interface FunctionFact {
+interface FunctionFact {
   readonly handler: string;
   readonly memory: `${number} MB`;
   readonly timeoutSeconds: number;
@@ -141,8 +141,9 @@ export const FUNCTIONS = {
     memory: "128 MB",
     timeoutSeconds: 10,
     description: "Forwards delayed step-deadline ticks into the crew-events queue",
-    // TimersQueue: a deadline beyond SQS's 15-minute delay is re-armed on the timers queue.
-    links: [Q.crewEvents, Q.timers],
+    // TimersQueue: a deadline beyond SQS's 15-minute delay is re-armed on the timers queue. Table: a due timer
+    // of a claim already settled (final, nothing left in its session) is dropped instead of forwarded.
+    links: [LINKS.table, Q.crewEvents, Q.timers],
   },
   sweep: {
     handler: "functions/sweep.handler",
@@ -175,10 +176,10 @@ export type FunctionKey = keyof typeof FUNCTIONS;
 export const POLICY_FUNCTIONS = ["intakeExtract", "orchestrator", "worker", "kernel", "reviewApi", "batch", "sweep"] as const satisfies readonly FunctionKey[];
 
 /** AWS guidance for SQS event sources: the queue's visibility timeout is at least 6x the function timeout. */
-export const VISIBILITY_FACTOR = 6;
+const VISIBILITY_FACTOR = 6;
 
 /** One consumed queue: its link, the function that consumes it, FIFO-ness, batch size and receives before its DLQ. */
-export interface QueueFact {
+interface QueueFact {
   readonly link: LinkName;
   readonly consumer: FunctionKey;
   readonly fifo: boolean;
@@ -211,6 +212,15 @@ export const QUEUES = {
   // forwarder; a tick that still goes missing is caught by the 5-minute sweep.
   timers: { link: Q.timers, consumer: "timer", fifo: false, batchSize: 10, maxReceives: 5, llm: false },
 } as const satisfies Record<QueueRole, QueueFact>;
+
+/**
+ * Logging of every function on AWS (JSON format). Lambda's own INFO lines (platform.start, platform.report:
+ * ~375 bytes per invocation, the same figures as the Duration and Invocations metrics) are kept off: system
+ * level WARN still writes timeouts and crashes. The handlers' success lines ("message handled", "request
+ * handled") are sampled (functions/lib/logger.ts); warnings and errors are always written. bench/cost.ts
+ * prices the logs from these.
+ */
+export const LOGGING = { systemLogLevel: "WARN", successSampleRate: 0.01 } as const;
 
 /** Receives before the DLQ on the queues that rules feed for systems outside this app: a generous default they can tighten. */
 export const DOWNSTREAM_MAX_RECEIVES = 5;

@@ -1,7 +1,7 @@
 // The one helper that turns a function of infra/facts.ts (handler, memory, timeout, links) into SST
 // FunctionArgs (name, runtime, architecture, logging, metrics namespace, the linked resources, the policy).
 import { metricsNamespace } from "../functions/lib/metrics-catalog.ts";
-import { FUNCTIONS, POLICY_FUNCTIONS } from "./facts.ts";
+import { FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
 import { linksOf } from "./links.ts";
 import { policyCopyFile } from "./policy.ts";
@@ -30,6 +30,8 @@ export interface LambdaArgs {
   memory: `${number} MB`;
   timeout: `${number} seconds`;
   logging: { retention: LogRetention; format: "json" };
+  /** Adds Lambda's system log level to the log config SST builds (its `logging` has no such field). */
+  transform: { function: (args: { loggingConfig?: unknown }) => undefined };
   link: unknown[];
   environment: Record<string, string>;
   retries?: number;
@@ -53,10 +55,22 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
     timeout: `${spec.timeoutSeconds} seconds`,
     // JSON log format: Lambda's own START/REPORT lines and Powertools' lines are all queryable in Logs Insights.
     logging: { retention: settings.logRetention, format: "json" },
+    // Lambda's START/REPORT lines off (LOGGING in facts.ts); SST builds loggingConfig as a plain object here.
+    transform: {
+      function: (args) => {
+        args.loggingConfig = { ...(args.loggingConfig as Record<string, unknown> | undefined), systemLogLevel: LOGGING.systemLogLevel };
+        return undefined;
+      },
+    },
     // Exactly the resources the handler reads (facts.ts): SST grants IAM access and `Resource.*` for each.
     link: linksOf(key),
-    // Logs name the function; metrics (EMF, functions/lib/metrics.ts) go to the stage's own namespace.
-    environment: { POWERTOOLS_SERVICE_NAME: `claims-${key}`, POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage), ...options.environment },
+    // Logs name the function, success lines are sampled (LOGGING); metrics (EMF, functions/lib/metrics.ts) go to the stage's own namespace.
+    environment: {
+      POWERTOOLS_SERVICE_NAME: `claims-${key}`,
+      CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate),
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage),
+      ...options.environment,
+    },
     ...(options.retries === undefined ? {} : { retries: options.retries }),
     // The pre-parsed policy for the functions that read it (infra/policy.ts), then what the caller adds.
     ...(copyFiles.length === 0 ? {} : { copyFiles: copyFiles.map((f) => ({ ...f })) }),

@@ -48,7 +48,7 @@ const EXPECTED_FUNCTIONS = {
   "functions/orchestrator.handler": { trigger: "queue CrewEventsQueue", llm: false, links: ["Table", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"] },
   "functions/worker.handler": { trigger: "queue AgentStepsQueue", llm: true, links: ["Table", "CrewEventsQueue", "LlmApiKey"] },
   "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
-  "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["CrewEventsQueue", "TimersQueue"] },
+  "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["Table", "CrewEventsQueue", "TimersQueue"] },
   "functions/sweep.handler": { trigger: "schedule Sweep", llm: false, links: ["Table", "CrewEventsQueue", "ExtractionQueue", "Bus"] },
   "functions/batch.handler": { trigger: "schedule Batch", llm: false, links: ["Table", "ExtractionQueue", "CrewEventsQueue"] },
   "functions/authorizer.handler": { trigger: "authorizer IntakeToken", llm: false, links: ["ApiToken"] },
@@ -171,6 +171,15 @@ describe("sst.config.ts wiring (stage test)", () => {
       expect(seconds(args.timeout)).toBeGreaterThan(0);
       expect(seconds(args.timeout)).toBeLessThanOrEqual(900);
       expect(args.logging).toMatchObject({ retention: "1 month" });
+    });
+
+    it.each(Object.keys(EXPECTED_FUNCTIONS))("%s samples its success log lines and keeps Lambda's START/REPORT lines off", (handler) => {
+      const { args } = functionFor(r, handler as Handler);
+      expect((args.environment as Record<string, string>).CLAIMS_SUCCESS_LOG_SAMPLE_RATE).toBe("0.01");
+      // SST's function transform receives the log config SST built; ours adds the system level and keeps the rest.
+      const fnArgs = { loggingConfig: { logFormat: "JSON", logGroup: "/aws/lambda/x" } };
+      (args.transform as { function: (a: typeof fnArgs) => void }).function(fnArgs);
+      expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", logGroup: "/aws/lambda/x", systemLogLevel: "WARN" });
     });
 
     it.each(Object.entries(EXPECTED_FUNCTIONS))("%s gets the LLM settings only if it calls the LLM (or records them, like the batch)", (handler, expected) => {

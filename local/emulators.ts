@@ -2,13 +2,17 @@
 // in-process on random ports of 127.0.0.1 only. Production handlers and SDK clients run unchanged
 // against these endpoints; only `endpoint` and dummy credentials differ. In memory by default; with
 // `stateDir` the table lives in LevelDB under `<stateDir>/dynamodb` and the queues' messages in the
-// journal `<stateDir>/queues.jsonl`, so both survive a restart, `kill -9` included.
+// journal `<stateDir>/queues.jsonl`, so both survive a restart, `kill -9` included. dynalite runs in a
+// worker thread (dynalite-worker.mjs): with LevelDB on disk it is the largest share of the stack's CPU,
+// and on its own thread it no longer queues behind the handlers. Local clients sign with a fixed
+// signature (the emulators check none): SigV4's hashing was a tenth of the handlers' CPU.
 import { mkdirSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { join } from "node:path";
-import dynalite from "dynalite";
-import { EmulatorStartError } from "./emulators-errors.ts";
+import { Worker } from "node:worker_threads";
+import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import { createDynaliteChannel } from "./dynalite-channel.ts";
+import type { DynaliteChannel } from "./dynalite-channel.ts";
+import { EmulatorStartError, LocalStackError } from "./emulators-errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
 import type { LocalBus, LocalBusOptions } from "./eventbridge/server.ts";
 import { openQueueJournal } from "./queue-journal.ts";
@@ -18,11 +22,30 @@ import { startSqsEmulator } from "./sqs-emulator.ts";
 /** Region every local client and emulator uses. */
 export const LOCAL_REGION = "us-east-1";
 
-/** The AWS SDK client settings for a local endpoint: static dummy credentials, fixed region. */
+/** The SDK's auth schemes setting (the same type in every v3 client). */
+type HttpAuthSchemes = NonNullable<DynamoDBClientConfig["httpAuthSchemes"]>;
+
+/** The AWS SDK client settings for a local endpoint: static dummy credentials, fixed region, a signer that only stamps. */
 export type LocalClientConfig = {
   readonly endpoint: string;
   readonly region: string;
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly httpAuthSchemes: HttpAuthSchemes;
+  /** For a dynalite this process started: its in-process channel instead of HTTP. */
+  readonly requestHandler?: DynaliteChannel["requestHandler"];
+};
+
+/** The in-process channels of the dynalites this process runs, by endpoint. */
+const channels = new Map<string, DynaliteChannel>();
+
+/** A SigV4-shaped Authorization header with a fixed signature: the emulators read no signature, so computing one is waste. */
+const LOCAL_SIGNER: HttpAuthSchemes[number]["signer"] = {
+  async sign(request) {
+    const { headers } = request as unknown as { headers: Record<string, string> };
+    headers.authorization = "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/local/aws4_request, SignedHeaders=host, Signature=local";
+    headers["x-amz-date"] = "20260101T000000Z";
+    return request;
+  },
 };
 
 /** Options of `startEmulators`. */
@@ -48,9 +71,15 @@ export type Emulators = {
   stop(): Promise<void>;
 };
 
-/** SDK client config for a local endpoint: `new SQSClient(localClientConfig(emulators.sqsEndpoint))`. */
+/** SDK client config for a local endpoint: `new SQSClient(localClientConfig(emulators.sqsEndpoint))`; a dynalite of this process is reached over its in-process channel. */
 export function localClientConfig(endpoint: string): LocalClientConfig {
-  return { endpoint, region: LOCAL_REGION, credentials: { accessKeyId: "local", secretAccessKey: "local" } };
+  return {
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    httpAuthSchemes: [{ schemeId: "aws.auth#sigv4", identityProvider: (config) => config.getIdentityProvider("aws.auth#sigv4"), signer: LOCAL_SIGNER }],
+    ...(channels.has(endpoint) ? { requestHandler: channels.get(endpoint)!.requestHandler } : {}),
+  };
 }
 
 /** Starts dynalite, fauxqs and the local bus on 127.0.0.1, random ports (in memory unless `stateDir` is given). */
@@ -77,7 +106,7 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
   if (dynamo.status === "rejected" || sqs.status === "rejected" || bus.status === "rejected") {
     if (sqs.status === "rejected") queueJournal?.close();
     await Promise.allSettled([
-      dynamo.status === "fulfilled" ? closeServer(dynamo.value) : undefined,
+      dynamo.status === "fulfilled" ? dynamo.value.close() : undefined,
       sqs.status === "fulfilled" ? sqs.value.stop() : undefined,
       bus.status === "fulfilled" ? bus.value.stop() : undefined,
     ]);
@@ -91,11 +120,9 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
   }
 
   const dynamoServer = dynamo.value;
-  const dynamoIdle = trackRequests(dynamoServer);
-  const { port } = dynamoServer.address() as AddressInfo;
   let stopped: Promise<void> | undefined;
   return {
-    dynamodbEndpoint: `http://127.0.0.1:${port}`,
+    dynamodbEndpoint: dynamoServer.endpoint,
     sqsEndpoint: sqs.value.endpoint,
     eventsEndpoint: bus.value.endpoint,
     bus: bus.value,
@@ -103,7 +130,7 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
     stop() {
       stopped ??= (async () => {
         await bus.value.stop();
-        await Promise.all([sqs.value.stop(), closeServer(dynamoServer, dynamoIdle)]);
+        await Promise.all([sqs.value.stop(), dynamoServer.close()]);
       })();
       return stopped;
     },
@@ -117,44 +144,59 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
 export async function startTableEmulator(stateDir: string): Promise<{ endpoint: string; stop(): Promise<void> }> {
   process.env.AWS_EC2_METADATA_DISABLED = "true";
   const server = await startDynalite(join(stateDir, "dynamodb"));
-  const idle = trackRequests(server);
-  const { port } = server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => closeServer(server, idle) };
+  return { endpoint: server.endpoint, stop: () => server.close() };
 }
 
-async function startDynalite(path: string | undefined): Promise<Server> {
-  // LevelDB appends every write to its log before dynalite answers, so an acknowledged write survives `kill -9`.
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path === undefined ? {} : { path }) });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+/** A running dynalite: its endpoint and how to stop it (closing its database). */
+type DynaliteServer = { endpoint: string; close(): Promise<void> };
+
+/** Starts dynalite in a worker thread (in memory, or LevelDB under `path`) on a random port of 127.0.0.1. */
+async function startDynalite(path: string | undefined): Promise<DynaliteServer> {
+  // The worker is plain JavaScript: of the parent's node flags it takes only the profiler's (`--input-type`, `--import tsx`… do not apply to it).
+  const execArgv = process.execArgv.filter((flag) => flag.startsWith("--cpu-prof"));
+  const channel = createDynaliteChannel();
+  const worker = new Worker(new URL("./dynalite-worker.mjs", import.meta.url), {
+    workerData: { ...(path === undefined ? {} : { path }), port: channel.workerPort },
+    transferList: [channel.workerPort],
+    execArgv,
   });
-  return server;
-}
-
-/**
- * Resolves when `server` has no request in progress. dynalite closes its database once its connections are
- * gone, but a Query or Scan still reading keeps running after its socket was destroyed, and reading a closed
- * LevelDB throws an uncaught exception that ends the process: so requests are let finish first.
- */
-export function trackRequests(server: Server): () => Promise<void> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  server.on("request", (_req, res) => {
-    active++;
-    res.once("close", () => {
-      if (--active === 0) for (const resolve of waiting.splice(0)) resolve();
+  const answer = () =>
+    new Promise<{ port?: number; error?: string } | "stopped">((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      worker.once("error", onError);
+      worker.once("message", (m: { port?: number; error?: string } | "stopped") => {
+        worker.off("error", onError);
+        resolve(m);
+      });
     });
+  const started = await answer().catch(async (error: unknown) => {
+    channel.close("it did not start");
+    await worker.terminate();
+    throw error;
   });
-  return () => (active === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
-}
-
-/** Closes `server`: no new connection, the requests in progress (with `idle`, see trackRequests) answered, then every socket closed. */
-export async function closeServer(server: Server, idle?: () => Promise<void>): Promise<void> {
-  const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-  // No new connection from here on; the requests in progress get their answers, then keep-alive sockets of SDK clients
-  // (which would hold close() open) are closed.
-  await idle?.();
-  server.closeAllConnections();
-  await closed;
+  if (started === "stopped" || started.port === undefined) {
+    channel.close("it did not start");
+    await worker.terminate();
+    throw new EmulatorStartError(started === "stopped" ? "dynalite stopped at once" : (started.error ?? "dynalite did not listen"));
+  }
+  const endpoint = `http://127.0.0.1:${started.port}`;
+  channels.set(endpoint, channel);
+  worker.once("exit", () => channel.close("its worker exited"));
+  let closed: Promise<void> | undefined;
+  return {
+    endpoint,
+    close() {
+      closed ??= (async () => {
+        channels.delete(endpoint);
+        const done = answer();
+        worker.postMessage("stop");
+        const stopped = await done.finally(() => {
+          channel.close("stopped");
+          return worker.terminate();
+        });
+        if (stopped !== "stopped") throw new LocalStackError("EMULATOR_STOP", stopped.error ?? "dynalite did not stop");
+      })();
+      return closed;
+    },
+  };
 }

@@ -27,7 +27,7 @@ export const SIDE_EFFECTS = {
   sessions: ["saveSession", "clearOutbox"],
   verdicts: ["putVerdictOnce", "recordExecution", "markPublished"],
   ledger: ["reserve"],
-  audit: ["append"],
+  audit: ["append", "appendAll"],
   queues: ["sendAgentSteps", "sendProposal", "sendCrewEvents", "scheduleTimer", "requestExtraction"],
   publisher: ["publish"],
 } as const;
@@ -163,6 +163,10 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
         return String(args[1]);
       case "audit.append":
         return String(field(field(a, "details"), "claim_id") ?? String(field(a, "dfid")).replace(/^dfid_/, ""));
+      case "audit.appendAll": {
+        const first = (a as unknown[])[0];
+        return String(field(field(first, "details"), "claim_id") ?? String(field(first, "dfid")).replace(/^dfid_/, ""));
+      }
       case "queues.sendAgentSteps":
         return String(field((a as unknown[])[0], "claim_id"));
       case "queues.sendProposal":

@@ -19,7 +19,7 @@ type ApiFn = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>
 type AuthorizerFn = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerResult>;
 
 /** Options of `startHttpFront`. */
-export interface HttpFrontOptions {
+interface HttpFrontOptions {
   /** The function behind each route (RouteFact.fn). */
   readonly functions: Readonly<Record<RouteFact["fn"], ApiFn>>;
   /** The authorizer of each kind of token (RouteFact.auth). */
@@ -74,7 +74,7 @@ function safeDecode(s: string): string {
  * Authorization included (Node keeps only the first of some duplicates in `req.headers`, so the raw
  * headers are read): two Authorization headers reach the authorizer as one joined value, as on AWS.
  */
-export function headerMap(req: IncomingMessage): Record<string, string> {
+function headerMap(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, values] of Object.entries(req.headersDistinct)) {
     if (values === undefined) continue;
@@ -86,7 +86,7 @@ export function headerMap(req: IncomingMessage): Record<string, string> {
 const TEXT = /^(application\/(json|[\w.+-]*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
 /** Builds the API Gateway v2 event of a request. */
-export function toApiEvent(req: IncomingMessage, url: URL, route: { routeKey: string; pathParameters: Record<string, string> }, body: Buffer, now = new Date()): APIGatewayProxyEventV2 {
+function toApiEvent(req: IncomingMessage, url: URL, route: { routeKey: string; pathParameters: Record<string, string> }, body: Buffer, now = new Date()): APIGatewayProxyEventV2 {
   const headers = headerMap(req);
   const method = req.method ?? "GET";
   const text = body.length === 0 || TEXT.test(headers["content-type"] ?? "application/json");
@@ -118,7 +118,7 @@ export function toApiEvent(req: IncomingMessage, url: URL, route: { routeKey: st
 }
 
 /** The authorizer event API Gateway builds for a request (identity source: the Authorization header). */
-export function toAuthorizerEvent(event: APIGatewayProxyEventV2): APIGatewayRequestAuthorizerEventV2 {
+function toAuthorizerEvent(event: APIGatewayProxyEventV2): APIGatewayRequestAuthorizerEventV2 {
   return {
     version: "2.0",
     type: "REQUEST",
@@ -178,7 +178,7 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResultV2): Sent
  * The request target as a URL, its path taken as sent (as API Gateway does: `//claims` is the path `//claims`,
  * not a host), or undefined when it cannot be read (then the answer is 400, never a 500).
  */
-export function requestUrl(target: string | undefined): URL | undefined {
+function requestUrl(target: string | undefined): URL | undefined {
   const raw = target ?? "/";
   try {
     return raw.startsWith("/") ? new URL(`http://localhost${raw}`) : new URL(raw, "http://localhost");

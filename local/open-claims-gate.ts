@@ -5,7 +5,7 @@
 import type { Admission } from "../pipeline/intake.ts";
 
 /** Options of `createOpenClaimsGate`. */
-export type OpenClaimsGateOptions = {
+type OpenClaimsGateOptions = {
   readonly maxOpen: number;
   /** Counts the open claims in the store. */
   readonly countOpen: () => Promise<number>;
@@ -17,7 +17,7 @@ export type OpenClaimsGateOptions = {
 };
 
 /** The gate intake asks before it opens a claim. */
-export type OpenClaimsGate = {
+type OpenClaimsGate = {
   admit(): Promise<Admission>;
   /** Open claims as last counted plus those admitted since. */
   estimate(): number;

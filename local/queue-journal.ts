@@ -9,7 +9,7 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 
 /** A message as journaled: the queue's name (URLs change with the port), its body and FIFO parameters (the pipeline sends no message attributes). */
-export type JournaledMessage = {
+type JournaledMessage = {
   readonly id: string;
   readonly queue: string;
   readonly body: string;
@@ -20,7 +20,7 @@ export type JournaledMessage = {
 type Line = ({ op: "send" } & JournaledMessage) | { op: "del"; id: string };
 
 /** What one answered SQS request was: its action, the parsed request, the status and the answer's body. */
-export type ObservedRequest = { readonly action: string; readonly request: unknown; readonly status: number; readonly response: string };
+type ObservedRequest = { readonly action: string; readonly request: unknown; readonly status: number; readonly response: string };
 
 /** A journal of the SQS emulator's messages. */
 export interface QueueJournal {
@@ -37,7 +37,7 @@ export interface QueueJournal {
 }
 
 /** Options of `openQueueJournal`. */
-export type QueueJournalOptions = {
+type QueueJournalOptions = {
   /** Rewrite the file when it holds more than this many lines beyond twice the live messages (default 20 000). */
   readonly compactSlack?: number;
 };

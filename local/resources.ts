@@ -21,7 +21,7 @@ export type LocalQueueDef = {
 };
 
 /** A created queue. */
-export type LocalQueueRef = { readonly name: string; readonly url: string; readonly arn: string };
+type LocalQueueRef = { readonly name: string; readonly url: string; readonly arn: string };
 
 /** A created queue and its dead-letter queue. */
 export type LocalQueue = LocalQueueRef & { readonly fifo: boolean; readonly dlq: LocalQueueRef | undefined };
@@ -105,7 +105,7 @@ async function createQueue(sqs: SQSClient, name: string, attributes: Record<stri
 }
 
 /** The SST link properties a handler reads as `Resource.<Name>` (e.g. `{ url }` for a queue, `{ name }` for a table). */
-export type SstResourceMap = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+type SstResourceMap = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 type SstGlobals = { __SST_RESOURCE_RAW__?: Record<string, unknown>; __SST_RESOURCE_ENVIRONMENT__?: Record<string, string> };
 

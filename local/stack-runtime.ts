@@ -15,7 +15,7 @@ import { SettleTimeoutError } from "./stack-errors.ts";
 const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
 
 /** What the runtime needs from the stack. */
-export interface StackRuntimeInput {
+interface StackRuntimeInput {
   readonly deps: PipelineDeps;
   /** The intake function's dependencies (its links only); submissions go through them. */
   readonly intake?: PipelineDeps;

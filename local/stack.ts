@@ -54,7 +54,7 @@ import type { ClaimsRuntime } from "./runtime.ts";
 export const LOCAL_TABLE_NAME = "claims-local";
 
 /** Local queue names by role (the DLQ of each is `<name>-dlq`). */
-export const LOCAL_QUEUE_NAMES: Readonly<Record<QueueRole, string>> = {
+const LOCAL_QUEUE_NAMES: Readonly<Record<QueueRole, string>> = {
   crewEvents: "claims-crew-events",
   agentSteps: "claims-agent-steps",
   proposals: "claims-proposals",
@@ -115,7 +115,7 @@ export interface LocalStackOptions {
 }
 
 /** The handlers as wired locally (the same factories as the deployed `handler` exports). */
-export type LocalHandlers = {
+type LocalHandlers = {
   readonly intakeApi: ReturnType<typeof createIntakeApiHandler>;
   readonly reviewApi: ReturnType<typeof createReviewApiHandler>;
   readonly authorizer: ReturnType<typeof createAuthorizerHandler>;
@@ -329,7 +329,7 @@ async function resendJournaled(sqs: SQSClient, journal: QueueJournal, queues: Re
 }
 
 /** A queue of the stack with its DLQ and the receives before redrive. */
-export type StackQueue = LocalQueue & { readonly maxReceives: number };
+type StackQueue = LocalQueue & { readonly maxReceives: number };
 
 async function createQueues(sqs: SQSClient, overrides: NonNullable<LocalStackOptions["queues"]>): Promise<Record<QueueRole, StackQueue>> {
   const defs = ROLES.map((role) => {

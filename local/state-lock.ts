@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { LocalStackError } from "./emulators-errors.ts";
 
 /** What the holder of a state directory tells others. */
-export type StateHolder = {
+type StateHolder = {
   readonly pid: number;
   /** When the process started (Linux: clock ticks since boot), so that a pid reused after a `kill -9` is not taken for the holder. */
   readonly pid_started?: number;

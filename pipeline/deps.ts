@@ -6,6 +6,7 @@ import type { ContextStore } from "./ports.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { ClaimRepository, Clock, EventPublisher, IdSource, ReviewRepository, SessionRepository, VerdictRepository, WorkQueues } from "./ports.ts";
 import type { ClaimsCrewTimeouts } from "../core/claims/crew.ts";
+import type { Sha256Hex } from "../core/crew/hash.ts";
 
 /** The proposing agent as configured and registered. */
 export interface AgentSettings {
@@ -88,6 +89,8 @@ export interface PipelineDeps {
   agent: AgentSettings;
   registry: RegistryView;
   settings: PipelineSettings;
+  /** The SHA-256 for proposal keys (the shell injects node:crypto's; default the pure one of core). */
+  sha256?: Sha256Hex;
 }
 
 /** The ports effects are performed through. */

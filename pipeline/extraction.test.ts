@@ -77,6 +77,13 @@ describe("extraction races and repeats", () => {
         }
         return inner.append(event);
       },
+      async appendAll(events) {
+        if (dead && events.some((e) => e.event_type === "CLAIM_EXTRACTED")) {
+          dead = false;
+          throw new Error("injected crash");
+        }
+        return inner.appendAll(events);
+      },
     };
     const { p, later } = setup({ failing: [2], audit });
     await p.submit({ claim_text: TEXT }, { claimId: "clm_t" });
@@ -101,6 +108,13 @@ describe("extraction races and repeats", () => {
           throw new Error("injected crash");
         }
         return inner.append(event);
+      },
+      async appendAll(events) {
+        if (dead && events.some((e) => e.event_type === "CLAIM_EXTRACTION_FAILED")) {
+          dead = false;
+          throw new Error("injected crash");
+        }
+        return inner.appendAll(events);
       },
     };
     const { p, later } = setup({ failing: [1], audit });

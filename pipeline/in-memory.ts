@@ -179,14 +179,19 @@ export function createInMemoryWorkQueues(): WorkQueues & { take(): InMemoryWork 
 export function createInMemoryAuditLog(): AuditLog & { all(): AuditEvent[] } {
   const events: AuditEvent[] = [];
   const seen = new Set<string>();
+  const add = (parsed: AuditEvent) => {
+    const key = canonicalize(parsed);
+    if (seen.has(key)) return;
+    seen.add(key);
+    events.push(structuredClone(parsed));
+  };
   return {
     /** Appends the event; an identical event (a redelivery) is dropped, like the DynamoDB log does. */
     async append(event) {
-      const parsed = parseAuditEvent(event);
-      const key = canonicalize(parsed);
-      if (seen.has(key)) return;
-      seen.add(key);
-      events.push(structuredClone(parsed));
+      add(parseAuditEvent(event));
+    },
+    async appendAll(batch) {
+      for (const parsed of batch.map((e) => parseAuditEvent(e))) add(parsed);
     },
     async byDfid(dfid) {
       return events.filter((e) => e.dfid === dfid || e.root_dfid === dfid).map((e) => structuredClone(e));

@@ -22,7 +22,7 @@ export function sequentialIds(seed = ""): IdSource {
 }
 
 /** Options of the in-process pipeline. */
-export interface InProcessOptions {
+interface InProcessOptions {
   agent: AgentSettings;
   orders: readonly Order[];
   llm: LlmPort;

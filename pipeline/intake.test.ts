@@ -71,6 +71,12 @@ describe("extractClaim after a crash", () => {
         crashed = true;
         throw new Error(`crash after ${type}`);
       }
+    }, appendAll: async (events: Parameters<typeof p.deps.audit.appendAll>[0]) => {
+      await p.deps.audit.appendAll(events);
+      if (!crashed && events.some((e) => e.event_type === type)) {
+        crashed = true;
+        throw new Error(`crash after ${type}`);
+      }
     } };
     return { p, deps: { ...p.deps, audit }, later: () => void (now += 60_000), calls: () => calls };
   }

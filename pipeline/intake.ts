@@ -24,9 +24,6 @@ export const SubmissionSchema = z
   .strict()
   .refine((b) => (b.claim === undefined) !== (b.claim_text === undefined), { message: "give exactly one of claim (structured) or claim_text (free text)", path: [] });
 
-/** A validated submission. */
-export type Submission = z.infer<typeof SubmissionSchema>;
-
 /** One problem with a submission, for the 400 body. */
 export interface InputIssue {
   path: string;
@@ -119,7 +116,7 @@ export function startEffects(record: ClaimRecord): Effect[] {
 }
 
 /** The outcome of an extraction attempt. */
-export type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY";
+type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY";
 
 /**
  * Extracts a free-text claim with the LLM. A retryable LLM failure returns `RETRY` (the queue tries

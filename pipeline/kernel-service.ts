@@ -29,7 +29,7 @@ import type { ExecutionState, StoredVerdict } from "./ports.ts";
 import { reviewFor, reviewRequested } from "./review.ts";
 
 /** What the kernel did with a proposal message. */
-export type KernelOutcome =
+type KernelOutcome =
   | { outcome: "DECIDED"; verdict: StoredVerdict }
   | { outcome: "NEEDS_REVIEW"; reasonCode: string }
   /** Not acted on: an unknown claim, another decision flow, or a claim not awaiting a decision. Nothing was written. */
@@ -45,7 +45,7 @@ export class KernelRetryError extends ClaimsError<"KERNEL_RETRY"> {
   }
 }
 
-type KernelDeps = Pick<PipelineDeps, "verdicts" | "orders" | "ledger" | "claims" | "audit" | "publisher" | "queues" | "clock" | "agent" | "registry" | "reviews">;
+type KernelDeps = Pick<PipelineDeps, "verdicts" | "orders" | "ledger" | "claims" | "audit" | "publisher" | "queues" | "clock" | "agent" | "registry" | "reviews" | "sha256">;
 
 /** Reads the proposal's order id without trusting its shape. */
 function proposedOrderId(proposal: unknown): string | undefined {
@@ -57,7 +57,7 @@ function proposedOrderId(proposal: unknown): string | undefined {
 export async function handleProposal(message: ProposalMessage, deps: KernelDeps): Promise<KernelOutcome> {
   const record = await deps.claims.getClaim(message.claim_id);
   if (!record || record.dfid !== message.dfid) return { outcome: "REFUSED", reason: `no claim ${message.claim_id} in decision flow ${message.dfid}` };
-  const key = idempotencyKeyOf(message.proposal, record.dfid);
+  const key = idempotencyKeyOf(message.proposal, record.dfid, deps.sha256);
   let stored = await deps.verdicts.getVerdict(key);
   if (stored && stored.claim_id !== record.claim_id) return { outcome: "REFUSED", reason: `proposal ${key.slice(0, 16)}… belongs to claim ${stored.claim_id}` };
 
@@ -128,7 +128,7 @@ type Decision = { verdict: ClaimVerdict; record: ClaimVerdictDetail; events: Bus
 type ReviewRecord = NonNullable<StoredVerdict["review"]>;
 
 /** Decides on the stored claim against the given order and ledger entry, at `decidedAt`. */
-function decide(record: ClaimRecord, proposal: unknown, at: { order: Order | undefined; ledgerEntry: LedgerEntry | undefined; decidedAt: string; now: number; lostRaces?: number }, deps: Pick<KernelDeps, "agent" | "registry">): Decision {
+function decide(record: ClaimRecord, proposal: unknown, at: { order: Order | undefined; ledgerEntry: LedgerEntry | undefined; decidedAt: string; now: number; lostRaces?: number }, deps: Pick<KernelDeps, "agent" | "registry" | "sha256">): Decision {
   const inputs = {
     proposal,
     claim: record.claim!,
@@ -142,8 +142,9 @@ function decide(record: ClaimRecord, proposal: unknown, at: { order: Order | und
     claimId: record.claim_id,
     dfid: record.dfid,
   };
-  const verdict = decideClaim(inputs);
-  const verdictRecord = buildVerdictRecord({ verdict, proposal, claimId: record.claim_id, dfid: record.dfid, decidedAt: at.decidedAt, ...(record.simulation_id ? { simulationId: record.simulation_id } : {}) });
+  // The hash is how to compute, not what is decided: it stays out of the recorded kernel inputs.
+  const verdict = decideClaim(deps.sha256 ? { ...inputs, sha256: deps.sha256 } : inputs);
+  const verdictRecord = buildVerdictRecord({ verdict, proposal, claimId: record.claim_id, dfid: record.dfid, decidedAt: at.decidedAt, ...(record.simulation_id ? { simulationId: record.simulation_id } : {}), ...(deps.sha256 ? { sha256: deps.sha256 } : {}) });
   const audit = [
     // lost_races: how many reservation races this decision follows (each noted as CLAIM_REFUND_NOT_EXECUTED), so replay can count them.
     claimAudit(record, "PROPOSAL_SUBMITTED", "RUNNING", at.now, { kernel_inputs: JSON.parse(canonicalize({ ...inputs, order: at.order ?? null, ledgerEntry: at.ledgerEntry ?? null })), ...(at.lostRaces ? { lost_races: at.lostRaces } : {}) }),

@@ -3,7 +3,7 @@ import * as z from "zod";
 import { AgentStepCompletedEventSchema, AgentStepFailedEventSchema, AgentStepRequestedEventSchema, CrewTickEventSchema } from "../core/crew/index.ts";
 
 /** Starts the crew of a claim whose structured claim is known (sent by intake). */
-export const ClaimStartMessageSchema = z.object({ type: z.literal("claim.start"), crewId: z.string().min(1) }).strict();
+const ClaimStartMessageSchema = z.object({ type: z.literal("claim.start"), crewId: z.string().min(1) }).strict();
 
 /** Everything the orchestrator's FIFO queue carries: a start, a step result, or a timer tick. */
 export const CrewQueueMessageSchema = z.discriminatedUnion("type", [
@@ -41,9 +41,6 @@ export type ProposalMessage = z.infer<typeof ProposalMessageSchema>;
 
 /** Asks intake to extract a free-text claim. */
 export const ExtractionMessageSchema = z.object({ claim_id: z.string().min(1) }).strict();
-
-/** A message on the extraction queue. */
-export type ExtractionMessage = z.infer<typeof ExtractionMessageSchema>;
 
 /** A delayed timer that becomes a `crew.tick` for the claim when it is due. */
 export const TimerMessageSchema = z.object({ claim_id: z.string().min(1), due_ms: z.number().int() }).strict();

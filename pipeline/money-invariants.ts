@@ -19,7 +19,7 @@ export interface LedgerFact {
 }
 
 /** What the checks need beyond the events: each order's amount and the escalation limit (EUR); the ledgers when the caller can read them. */
-export interface MoneyFacts {
+interface MoneyFacts {
   orderAmountEur: (orderId: string) => number | undefined;
   limitEur: number;
   ledgers?: readonly LedgerFact[];

@@ -16,7 +16,7 @@ import type { CrewQueueMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
 
 /** What one crew-queue message did. */
-export type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED";
+type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED";
 
 /** Frozen clock for one delivery: every deadline computed while handling a message uses the same instant. */
 function instant(now: number) {
@@ -30,7 +30,7 @@ export async function handleCrewMessage(message: CrewQueueMessage, deps: Orchest
 }
 
 /** What the orchestrator runs with. */
-export type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings" | "reviews" | "ledger">;
+type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings" | "reviews" | "ledger" | "sha256">;
 
 /**
  * Handles consecutive crew-queue messages of ONE claim (a FIFO batch may hold several of a group):
@@ -124,11 +124,11 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
  * `cause` is the step failure being delivered: when the crew fails because the model could not be used
  * at all (LLM_UNREACHABLE, LLM_AUTH_FAILED), the review names that code and the endpoint's message.
  */
-export function routeCrewEvents(
+function routeCrewEvents(
   events: readonly OutboundCrewEvent[],
   record: ClaimRecord,
   now: number,
-  deps: Pick<PipelineDeps, "agent" | "settings">,
+  deps: Pick<PipelineDeps, "agent" | "settings" | "sha256">,
   cause?: { readonly code?: string | undefined; readonly message: string },
 ): Effect[] {
   const effects: Effect[] = [];
@@ -164,7 +164,7 @@ export function routeCrewEvents(
   return effects;
 }
 
-function completionEffects(output: unknown, record: ClaimRecord, now: number, deps: Pick<PipelineDeps, "agent" | "settings">): Effect[] {
+function completionEffects(output: unknown, record: ClaimRecord, now: number, deps: Pick<PipelineDeps, "agent" | "settings" | "sha256">): Effect[] {
   const parsed = RefundProposalOutputSchema.safeParse(output);
   if (!parsed.success) {
     return needsReview(record, now, "CREW_OUTPUT_INVALID", "The crew's final output is not a valid refund proposal", {}, { type: "CREW_FAILED", details: { output } });
@@ -178,7 +178,7 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, de
     ];
   }
   const createdAt = new Date(now).toISOString();
-  const proposal = buildProposal({ dfid: record.dfid, agentId: deps.agent.agentId, output: parsed.data, createdAt, validForMs: deps.settings.proposalValidityMs });
+  const proposal = buildProposal({ dfid: record.dfid, agentId: deps.agent.agentId, output: parsed.data, createdAt, validForMs: deps.settings.proposalValidityMs, ...(deps.sha256 ? { sha256: deps.sha256 } : {}) });
   return [
     { kind: "claim_update", claimId: record.claim_id, patch: { proposal: parsed.data, updated_at: createdAt }, onlyFrom: ["RUNNING"] },
     { kind: "audit", event: claimAudit(record, "AGENT_DECISION", "RUNNING", now, { output: parsed.data, proposal, self_check: "passed" }) },

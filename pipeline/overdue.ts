@@ -7,7 +7,7 @@ import { needsReview } from "./intake.ts";
 import { performEffects } from "./perform.ts";
 
 /** The reason code of a claim that did not reach a decision in time. */
-export const CLAIM_TIMED_OUT = "CLAIM_TIMED_OUT";
+const CLAIM_TIMED_OUT = "CLAIM_TIMED_OUT";
 
 /** Ends a claim still RECEIVED or RUNNING in NEEDS_REVIEW (`CLAIM_TIMED_OUT`) with an audit and a `ClaimNeedsReview` event; returns the claim as it is now. */
 export async function endOverdueClaim(

@@ -1,10 +1,15 @@
-// Performs effects through the ports, in order; consecutive agent steps go out as one batch.
+// Performs effects through the ports, in order; consecutive agent steps go out as one batch, and the
+// audit events of a list are appended together where the first of them stands (one stored item).
 import type { EffectPorts } from "./deps.ts";
 import type { Effect } from "./effects.ts";
 import type { AgentStepMessage } from "./messages.ts";
 
 /** Performs `effects` in order. Every effect is idempotent, so performing a list twice is safe. */
 export async function performEffects(effects: readonly Effect[], ports: EffectPorts): Promise<void> {
+  // Every audit event of the list goes with the first one: earlier than its place in the list, never
+  // later, so each is still appended before anything that follows it (a publish, a queue message).
+  const audit = effects.flatMap((e) => (e.kind === "audit" ? [e.event] : []));
+  let audited = false;
   let steps: AgentStepMessage[] = [];
   const flushSteps = async () => {
     if (steps.length > 0) await ports.queues.sendAgentSteps(steps);
@@ -30,7 +35,8 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
         await ports.queues.requestExtraction(effect.claimId);
         break;
       case "audit":
-        await ports.audit.append(effect.event);
+        if (!audited) await (audit.length === 1 ? ports.audit.append(audit[0]!) : ports.audit.appendAll(audit));
+        audited = true;
         break;
       case "claim_update":
         await ports.claims.updateClaim(effect.claimId, effect.patch, effect.onlyFrom);

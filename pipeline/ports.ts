@@ -116,7 +116,7 @@ export interface StoredVerdict {
 }
 
 /** How a PENDING verdict is settled: its execution, the events to publish and audit, and a replacing decision if the kernel decided again. */
-export type VerdictOutcome = {
+type VerdictOutcome = {
   execution: ExecutionState;
   events: BusEntry[];
   review?: ReviewRecord;
@@ -205,6 +205,11 @@ export type ContextStore = {
 export type AuditLog = {
   /** Appends one event (validated against the audit schema). */
   append(event: AuditEvent): Promise<void>;
+  /**
+   * Appends the events of one handler step together, in order (all validated first; none stored if one
+   * is invalid). On DynamoDB they are one item: a step's audit is one write, not one per event.
+   */
+  appendAll(events: readonly AuditEvent[]): Promise<void>;
   /** Events of a decision flow in append order: those whose `dfid` or `root_dfid` is `dfid`. */
   byDfid(dfid: string): Promise<AuditEvent[]>;
   /** Events whose `details.simulation_id` is `simulationId`, in append order. */
@@ -214,7 +219,7 @@ export type AuditLog = {
 };
 
 /** The result of a conditional review update: the review as stored after the call, and whether this call changed it. */
-export type ReviewUpdate = { changed: true; review: ReviewRecord } | { changed: false; review: ReviewRecord | undefined };
+type ReviewUpdate = { changed: true; review: ReviewRecord } | { changed: false; review: ReviewRecord | undefined };
 
 /** A page of reviews. */
 export type ReviewPage = { items: ReviewRecord[]; nextCursor?: string };

@@ -21,7 +21,7 @@ import { performEffects } from "./perform.ts";
 import type { ReviewPage } from "./ports.ts";
 
 /** What opening a review needs to know beyond the claim. */
-export interface ReviewOpening {
+interface ReviewOpening {
   origin: ReviewOrigin;
   reasonCode: string;
   reason: string;
@@ -284,7 +284,7 @@ function stripUndefined<T extends object>(value: T): T {
 }
 
 /** One listed review with what a reviewer decides on: the claim's stored record and the kernel's stored verdict. */
-export type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
+type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
 
 /**
  * Lists reviews with `status` (PENDING by default), oldest first, each with its context: the claim as stored

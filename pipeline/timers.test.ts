@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createInMemoryAuditLog } from "./in-memory.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { createInMemoryClaimRepository, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
+import { createInMemoryClaimRepository, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemorySessionRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
 import { handleTimer, redriveOpenClaims, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/llm/index.ts";
@@ -14,7 +14,7 @@ const NOW = Date.parse("2026-06-01T12:00:00Z");
 
 function ports(now = NOW) {
   const queues = createInMemoryWorkQueues();
-  return { queues, claims: createInMemoryClaimRepository(), audit: createInMemoryAuditLog(), publisher: createRecordingPublisher(), reviews: createInMemoryReviewRepository(), ledger: createInMemoryRefundLedger(), clock: { now: () => now } };
+  return { queues, claims: createInMemoryClaimRepository(), sessions: createInMemorySessionRepository(), audit: createInMemoryAuditLog(), publisher: createRecordingPublisher(), reviews: createInMemoryReviewRepository(), ledger: createInMemoryRefundLedger(), clock: { now: () => now } };
 }
 
 function claim(id: string, status: ClaimRecord["status"], updatedMsAgo: number, structured = true): ClaimRecord {
@@ -43,6 +43,24 @@ describe("handleTimer", () => {
     const p = ports();
     expect(await handleTimer({ claim_id: "c1", due_ms: NOW - 1 }, p)).toBe("TICKED");
     expect(p.queues.take()).toEqual({ queue: "crew-events", claimId: "c1", message: { type: "crew.tick", crewId: "c1", nowMs: NOW } });
+  });
+  it("drops a due timer of a final claim whose session has nothing left to perform", async () => {
+    const p = ports();
+    for (const [id, status] of [["d1", "DECIDED"], ["r1", "NEEDS_REVIEW"]] as const) {
+      await p.claims.createClaim(claim(id, status, 1000));
+      await p.sessions.saveSession({ claimId: id, version: 1, snapshot: { done: true }, outbox: [] });
+      expect(await handleTimer({ claim_id: id, due_ms: NOW - 1 }, p)).toBe("SETTLED");
+    }
+    expect(p.queues.size()).toBe(0);
+  });
+  it("still ticks a final claim whose session holds an outbox not yet performed (the tick repairs it), and an open claim", async () => {
+    const p = ports();
+    await p.claims.createClaim(claim("d1", "DECIDED", 1000));
+    await p.sessions.saveSession({ claimId: "d1", version: 1, snapshot: { done: true }, outbox: [{ kind: "timer", claimId: "d1", dueMs: NOW }] });
+    await p.claims.createClaim(claim("o1", "RUNNING", 1000));
+    expect(await handleTimer({ claim_id: "d1", due_ms: NOW - 1 }, p)).toBe("TICKED");
+    expect(await handleTimer({ claim_id: "o1", due_ms: NOW - 1 }, p)).toBe("TICKED");
+    expect([p.queues.take(), p.queues.take()]).toEqual(["d1", "o1"].map((id) => ({ queue: "crew-events", claimId: id, message: { type: "crew.tick", crewId: id, nowMs: NOW } })));
   });
   it("re-arms a timer that is not due yet instead of ticking early", async () => {
     const p = ports();

@@ -7,26 +7,37 @@ import { performEffects } from "./perform.ts";
 import { repairReviews } from "./review.ts";
 
 /** SQS delays a message at most 15 minutes. */
-export const MAX_TIMER_DELAY_S = 900;
+const MAX_TIMER_DELAY_S = 900;
 
 /** Seconds to delay a timer message due at `dueMs` (0 when due, capped at 15 minutes). */
 export function timerDelaySeconds(dueMs: number, nowMs: number): number {
   return Math.max(0, Math.min(MAX_TIMER_DELAY_S, Math.ceil((dueMs - nowMs) / 1000)));
 }
 
-/** A due timer becomes a `crew.tick` on the claim's FIFO group; an early one (long deadline) is re-armed. */
-export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "publisher" | "reviews" | "ledger">): Promise<"TICKED" | "REARMED"> {
+/**
+ * A due timer becomes a `crew.tick` on the claim's FIFO group; an early one (long deadline) is re-armed.
+ * A due timer of a claim that is already final, whose session has no outbox left to perform, is
+ * dropped ("SETTLED"): a tick could move nothing there (no step is waited for, nothing to repair), and
+ * it would cost a FIFO message and an orchestrator invocation per claim — the usual end of a claim's
+ * one timer, which fires long after the verdict.
+ */
+export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "sessions" | "publisher" | "reviews" | "ledger">): Promise<"TICKED" | "REARMED" | "SETTLED"> {
   const now = deps.clock.now();
   if (message.due_ms > now) {
     await deps.queues.scheduleTimer(message.claim_id, message.due_ms);
     return "REARMED";
+  }
+  const record = await deps.claims.getClaim(message.claim_id);
+  if (record && FINAL_STATUSES.includes(record.status)) {
+    const session = await deps.sessions.loadSession(message.claim_id);
+    if (!session || session.outbox.length === 0) return "SETTLED";
   }
   await performEffects([{ kind: "crew_event", claimId: message.claim_id, message: { type: "crew.tick", crewId: message.claim_id, nowMs: now } }], deps);
   return "TICKED";
 }
 
 /** What a sweep did. */
-export interface SweepResult {
+interface SweepResult {
   /** Stalled claims found (open, not updated since the cutoff), over every page. */
   examined: number;
   restarted: string[];
@@ -38,7 +49,7 @@ export interface SweepResult {
 }
 
 /** Settings of a sweep. */
-export interface SweepOptions {
+interface SweepOptions {
   /** A claim not updated for this long is nudged. */
   stalledAfterMs: number;
   /** Claims read per page; the sweep reads every page, so no claim can keep it from the others. */
@@ -48,9 +59,10 @@ export interface SweepOptions {
 }
 
 /** What the sweep runs with (repairing a review decision may reserve a refund, publish and audit). */
-export type SweepDeps = Pick<PipelineDeps, "claims" | "sessions" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
+type SweepDeps = Pick<PipelineDeps, "claims" | "sessions" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
 
 const OPEN_STATUSES = ["RECEIVED", "RUNNING"] as const;
+const FINAL_STATUSES: readonly string[] = ["DECIDED", "NEEDS_REVIEW"];
 
 /** Every open claim received before `before` (ISO), page by page, newest first. */
 async function* openClaims(deps: Pick<PipelineDeps, "claims">, pageSize: number, before?: string): AsyncGenerator<ClaimRecord> {

@@ -79,6 +79,11 @@ describe("a Decision Maker step whose delivery died between its repair event and
         }
         return inner.append(event);
       },
+      // A log that stores a step's events one by one (as every log did before a step's audit became one
+      // item): the repair event can be stored without its LLM_CALL, and the replay must cope with that.
+      async appendAll(events: Parameters<typeof inner.appendAll>[0]) {
+        for (const event of events) await audit.append(event);
+      },
     };
     const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: inflating(() => garble), clock: { now: () => now }, overrides: { audit } });
     await p.submit({ claim: { order_id: "ord_001", amount_eur: 120, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_r" });

@@ -8,7 +8,7 @@ import { OUTCOMES, OUTCOME_LABEL, duration, eur } from "./parts.ts";
 const f1 = (v: number): string => String(Math.round(v * 10) / 10);
 
 /** A donut of the outcomes with a legend of counts and shares. */
-export function verdictMixChart(claims: readonly ClaimTrace[], id: string): SafeHtml {
+function verdictMixChart(claims: readonly ClaimTrace[], id: string): SafeHtml {
   const ran = claims.filter((t) => t.outcome !== "NOT_RUN");
   const total = ran.length;
   const parts = OUTCOMES.map((o) => ({ o, n: ran.filter((t) => t.outcome === o).length })).filter((p) => p.n > 0);
@@ -47,7 +47,7 @@ const MONEY_ROWS: readonly MoneyRow[] = [
 ];
 
 /** Horizontal bars: the EUR at stake per outcome — refunded (automatically or after review), escalated, rejected, in review. */
-export function moneyChart(money: MoneyByOutcome, id: string): SafeHtml {
+function moneyChart(money: MoneyByOutcome, id: string): SafeHtml {
   const max = Math.max(...MONEY_ROWS.map((r) => money[r.key]), 0);
   const x0 = 160;
   const width = 120;
@@ -80,7 +80,7 @@ export function median(values: readonly number[]): number | undefined {
 }
 
 /** Vertical bars: each claim's time from receipt to its outcome, in the order received, coloured by outcome, with the median. */
-export function decisionTimeChart(claims: readonly ClaimTrace[], id: string): SafeHtml {
+function decisionTimeChart(claims: readonly ClaimTrace[], id: string): SafeHtml {
   const ran = claims.filter((t) => t.outcome !== "NOT_RUN");
   const times = ran.map((t) => t.decisionMs).filter((v): v is number => v !== undefined);
   const top = niceCeil(Math.max(...times, 0));

@@ -6,7 +6,7 @@ import type { ClaimTrace, Outcome } from "./model.ts";
 import { OUTCOMES, OUTCOME_LABEL, amount, anchorOf, badge, breakable, duration, reviewText } from "./parts.ts";
 
 /** Which flavour of table: the run report's (scenario, expected, match) or the served view's (received, review, time). */
-export type TableKind = "run" | "served";
+type TableKind = "run" | "served";
 
 function inputKind(t: ClaimTrace): string {
   return t.inputKind === "claim_text" ? "free text" : t.inputKind === "claim" ? "structured" : "";

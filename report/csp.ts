@@ -18,7 +18,7 @@ function hexToBase64(hex: string): string {
 }
 
 /** A CSP hash source (`'sha256-…'`) for an inline script or style with exactly this text. */
-export function cspHash(text: string): string {
+function cspHash(text: string): string {
   return `'sha256-${hexToBase64(hashHex(text))}'`;
 }
 

@@ -19,7 +19,7 @@ export interface Usage {
 }
 
 /** One LLM call of a claim (extraction included, as role `extractor`). */
-export interface LlmCall {
+interface LlmCall {
   role: string;
   model: string | undefined;
   attempts: number | undefined;
@@ -30,7 +30,7 @@ export interface LlmCall {
 }
 
 /** One kernel check as recorded in KERNEL_VERDICT. */
-export interface KernelCheck {
+interface KernelCheck {
   layer: number;
   name: string;
   passed: boolean;
@@ -38,7 +38,7 @@ export interface KernelCheck {
 }
 
 /** What the kernel decided, from KERNEL_VERDICT. */
-export interface KernelVerdict {
+interface KernelVerdict {
   verdict: string;
   reasonCode: string | undefined;
   reason: string | undefined;
@@ -52,7 +52,7 @@ export interface KernelVerdict {
 }
 
 /** A scenario of the run with what it expects. */
-export interface ScenarioInfo {
+interface ScenarioInfo {
   id: string;
   label: string;
   expected: { verdict: string; reasonCode: string | undefined };
@@ -110,7 +110,7 @@ export interface ClaimTrace {
 }
 
 /** A review opened by an ESCALATE verdict or a NEEDS_REVIEW claim, from REVIEW_REQUESTED. */
-export interface ReviewRequest {
+interface ReviewRequest {
   reviewId: string | undefined;
   origin: string | undefined;
   reasonCode: string | undefined;
@@ -120,7 +120,7 @@ export interface ReviewRequest {
 }
 
 /** A reviewer's decision, from REVIEW_DECIDED. */
-export interface ReviewDecision {
+interface ReviewDecision {
   decision: string;
   reviewer: string | undefined;
   note: string | undefined;

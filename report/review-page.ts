@@ -7,7 +7,7 @@
 import { cspFor } from "./csp.ts";
 
 /** The page's stylesheet: the report's dark palette. */
-export const REVIEW_PAGE_CSS = `
+const REVIEW_PAGE_CSS = `
 :root { color-scheme: dark; --bg: #0f1419; --panel: #171d25; --panel-2: #1e2631; --line: #2c3642; --text: #e6edf3; --muted: #9fb0c0; --link: #7cc4ff;
   --ok: #3fb950; --warn: #e3b341; --bad: #ff7b72; --review: #d2a8ff; --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; }
 * { box-sizing: border-box; }
@@ -41,7 +41,7 @@ fieldset legend { color: var(--muted); font-size: 13px; }
 `;
 
 /** The page's script (a constant; the data it shows comes from the API at run time and goes in as text). */
-export const REVIEW_PAGE_SCRIPT = `(function () {
+const REVIEW_PAGE_SCRIPT = `(function () {
 "use strict";
 var KEY = "claims-reviewer-token", NAME = "claims-reviewer-name";
 var $ = function (id) { return document.getElementById(id); };

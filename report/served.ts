@@ -17,13 +17,13 @@ import type { RenderOptions } from "./render.ts";
 import { REPORT_CSS } from "./styles.ts";
 
 /** Options of `renderServedReport`; nothing time-dependent is added unless given. */
-export interface ServedRenderOptions extends RenderOptions {
+interface ServedRenderOptions extends RenderOptions {
   /** What the events cover, for the header (e.g. "the 200 most recent claims"); the caller knows, the events do not. */
   scope?: string;
 }
 
 /** The group of claims sent without a `simulation_id`. */
-export const SERVED_GROUP = "served";
+const SERVED_GROUP = "served";
 
 type Group = { key: string; simulationId: string | undefined; model: ReportModel };
 

@@ -1,46 +1,60 @@
 // Stored text in its cheapest form. DynamoDB bills a write per started KB of the whole item (a put or
-// an update: the larger of the old and the new item), so a JSON text is stored plain, gzipped or
-// brotli-compressed — whichever makes the item the fewest write units; among equals, plain while it
-// is small (readable in the console), else the smallest. Brotli (quality 11, ~2 ms for 3 KB) is only
-// tried when gzip leaves the item just above a KB boundary that brotli's ~20 % better ratio can cross.
-// Readers accept all three forms under `<name>`, `<name>_gz`, `<name>_br`.
+// an update: the larger of the old and the new item), so a JSON text is stored plain or deflated with a
+// preset dictionary of typical stored JSON (compact-dictionary-v1.ts: 3-4 times smaller than gzip on
+// the small items this app writes, where gzip has no history to refer to) — whichever makes the item
+// the fewest write units; among equals, plain while it is small (readable in the console), else the
+// smallest. Readers accept every form written so far: `<name>`, `<name>_z1` (dictionary v1), `<name>_z1c`
+// (v1 followed by a text stored beside it), `<name>_gz` and `<name>_br` (gzip and brotli, before).
 import { promisify } from "node:util";
-import { brotliCompress as brotliCompressCb, brotliCompressSync, brotliDecompress as brotliDecompressCb, brotliDecompressSync, constants, gunzip as gunzipCb, gunzipSync, gzip as gzipCb, gzipSync } from "node:zlib";
-import type { BrotliOptions } from "node:zlib";
+import { brotliDecompress as brotliDecompressCb, brotliDecompressSync, deflateRaw as deflateRawCb, deflateRawSync, gunzip as gunzipCb, gunzipSync, inflateRaw as inflateRawCb, inflateRawSync } from "node:zlib";
+import type { ZlibOptions } from "node:zlib";
+import { COMPACT_DICTIONARY_V1 } from "./compact-dictionary-v1.ts";
 
 // Small inputs (the usual case) are (de)compressed synchronously: a few µs of work do not pay for the
 // thread pool's round trip; large ones go to the thread pool so the event loop keeps turning.
 const SYNC_UP_TO_BYTES = 64 * 1024;
-const gzipAsync = promisify(gzipCb);
 const gunzipAsync = promisify(gunzipCb);
-const brotliCompressAsync = promisify(brotliCompressCb);
 const brotliDecompressAsync = promisify(brotliDecompressCb);
-const gzip = async (text: string) => (text.length <= SYNC_UP_TO_BYTES ? gzipSync(text) : gzipAsync(text));
+const deflateRawAsync = promisify(deflateRawCb) as (data: string, options: ZlibOptions) => Promise<Buffer>;
+const inflateRawAsync = promisify(inflateRawCb) as (data: Uint8Array, options: ZlibOptions) => Promise<Buffer>;
 const gunzip = async (data: Uint8Array) => (data.byteLength <= SYNC_UP_TO_BYTES / 8 ? gunzipSync(data) : gunzipAsync(data));
-const brotliCompress = async (text: string, options: BrotliOptions) => (text.length <= SYNC_UP_TO_BYTES ? brotliCompressSync(text, options) : brotliCompressAsync(text, options));
 const brotliDecompress = async (data: Uint8Array) => (data.byteLength <= SYNC_UP_TO_BYTES / 8 ? brotliDecompressSync(data) : brotliDecompressAsync(data));
 
+/** The preset dictionaries by version: a stored `_z<version>` value needs its dictionary forever. */
+const DICTIONARIES: Readonly<Record<string, Buffer>> = { z1: Buffer.from(COMPACT_DICTIONARY_V1, "utf8") };
+/** The dictionary new items are written with. */
+const CURRENT_DICTIONARY = "z1";
+/**
+ * The dictionary of a value: the version's, followed by the item's own `context` text when given
+ * (`_z1c`: e.g. a verdict body refers to the verdict record stored beside it in plain text).
+ */
+const dictionaryOf = (version: string, context: string | undefined): Buffer => {
+  const base = DICTIONARIES[version];
+  if (!base) throw new Error(`no compression dictionary ${version}`);
+  return context === undefined ? base : Buffer.concat([base, Buffer.from(context, "utf8")]);
+};
+const deflateWithDictionary = async (text: string, dictionary: Buffer) =>
+  text.length <= SYNC_UP_TO_BYTES ? deflateRawSync(text, { dictionary, level: 9, memLevel: 9 }) : deflateRawAsync(text, { dictionary, level: 9, memLevel: 9 });
+const inflateWithDictionary = async (data: Uint8Array, dictionary: Buffer) =>
+  data.byteLength <= SYNC_UP_TO_BYTES / 8 ? inflateRawSync(data, { dictionary }) : inflateRawAsync(data, { dictionary });
+
 /** Bytes of one write unit. */
-export const WRITE_UNIT_BYTES = 1024;
+const WRITE_UNIT_BYTES = 1024;
 
 /** How `packText` chooses. */
-export const PACK_DEFAULTS = {
+const PACK_DEFAULTS = {
   /** Texts up to this size stay plain unless compressing saves a write unit; larger ones are always compressed (storage). */
   compressOverBytes: 1024,
-  /** Texts shorter than this are never compressed (gzip's header alone is 18 bytes). */
-  minCompressBytes: 128,
-  /** Brotli is tried only on texts up to this size (its best quality is slow on large input). */
-  brotliUpToBytes: 32 * 1024,
-  /** Brotli's expected size as a share of gzip's, to decide whether trying it can cross a KB boundary. */
-  brotliRatio: 0.85,
+  /** Texts shorter than this are never compressed. */
+  minCompressBytes: 64,
 } as const;
 
 /** One text attribute as it will be stored. */
 export type PackedText = {
-  /** `<name>`, `<name>_gz` or `<name>_br`. */
+  /** `<name>` or `<name>_z1`. */
   readonly attribute: string;
   readonly value: string | Uint8Array;
-  readonly codec: "json" | "gzip" | "br";
+  readonly codec: "json" | "dict";
   /** DynamoDB size of the attribute (name + value). */
   readonly bytes: number;
 };
@@ -78,7 +92,12 @@ export function itemBytes(item: Readonly<Record<string, unknown>>): number {
   return n;
 }
 
-type Options = { readonly compressOverBytes?: number; readonly minCompressBytes?: number; readonly brotliUpToBytes?: number };
+type Options = {
+  readonly compressOverBytes?: number;
+  readonly minCompressBytes?: number;
+  /** Text the reader will have beside the value (another attribute of the item, written with it): compressed against it too. */
+  readonly context?: string;
+};
 
 /**
  * The cheapest stored form of `text` as attribute `name` of an item whose other attributes take
@@ -90,31 +109,30 @@ export async function packText(name: string, text: string, restBytes: number, op
   const plainBytes = utf8(text);
   if (plainBytes < o.minCompressBytes) return plain;
   const units = (p: PackedText) => writeUnits(restBytes + p.bytes);
-  const gz = new Uint8Array(await gzip(text));
-  let best: PackedText = { attribute: `${name}_gz`, value: gz, codec: "gzip", bytes: utf8(name) + 3 + gz.byteLength };
-  const gzUnits = units(best);
-  const reachable = (gzUnits - 1) * WRITE_UNIT_BYTES;
-  if (gzUnits > 1 && plainBytes <= o.brotliUpToBytes && restBytes + utf8(name) + 3 + PACK_DEFAULTS.brotliRatio * gz.byteLength <= reachable) {
-    const br = new Uint8Array(
-      await brotliCompress(text, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: plainBytes },
-      }),
-    );
-    const candidate: PackedText = { attribute: `${name}_br`, value: br, codec: "br", bytes: utf8(name) + 3 + br.byteLength };
-    if (units(candidate) < gzUnits) best = candidate;
+  const attribute = `${name}_${CURRENT_DICTIONARY}${o.context === undefined ? "" : "c"}`;
+  const z = new Uint8Array(await deflateWithDictionary(text, dictionaryOf(CURRENT_DICTIONARY, o.context)));
+  const packed: PackedText = { attribute, value: z, codec: "dict", bytes: utf8(attribute) + z.byteLength };
+  if (units(plain) < units(packed)) return plain;
+  if (units(plain) === units(packed) && (plainBytes <= o.compressOverBytes || packed.bytes >= plain.bytes)) return plain;
+  return packed;
+}
+
+/** The attribute names `packText` may have used for `name`, now or before (to REMOVE the others in an update). */
+export function packedNames(name: string): readonly string[] {
+  return [name, ...Object.keys(DICTIONARIES).flatMap((v) => [`${name}_${v}`, `${name}_${v}c`]), `${name}_gz`, `${name}_br`];
+}
+
+/** The text stored under `name` in any of its forms, or undefined when the item has none; `context` as given to `packText`. */
+export async function unpackText(item: Readonly<Record<string, unknown>>, name: string, context?: string): Promise<string | undefined> {
+  for (const version of Object.keys(DICTIONARIES)) {
+    const z = item[`${name}_${version}`];
+    if (z instanceof Uint8Array) return (await inflateWithDictionary(z, dictionaryOf(version, undefined))).toString("utf8");
+    const zc = item[`${name}_${version}c`];
+    if (zc instanceof Uint8Array) {
+      if (context === undefined) throw new Error(`${name}_${version}c needs the text it was compressed against`);
+      return (await inflateWithDictionary(zc, dictionaryOf(version, context))).toString("utf8");
+    }
   }
-  if (units(plain) < units(best)) return plain;
-  if (units(plain) === units(best) && (plainBytes <= o.compressOverBytes || best.bytes >= plain.bytes)) return plain;
-  return best;
-}
-
-/** The attribute names `packText` may have used for `name` (to REMOVE the others in an update). */
-export function packedNames(name: string): readonly [string, string, string] {
-  return [name, `${name}_gz`, `${name}_br`];
-}
-
-/** The text stored under `name` in any of its forms, or undefined when the item has none. */
-export async function unpackText(item: Readonly<Record<string, unknown>>, name: string): Promise<string | undefined> {
   const br = item[`${name}_br`];
   if (br instanceof Uint8Array) return (await brotliDecompress(br)).toString("utf8");
   const gz = item[`${name}_gz`];

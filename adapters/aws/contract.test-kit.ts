@@ -689,6 +689,32 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
       await expect(log.append(bad)).rejects.toMatchObject({ code: "INVALID_AUDIT_EVENT" });
       expect(await log.byDfid("dfid_clm_1")).toEqual([]);
     });
+
+    it("appends a step's events together: every query sees each one, in order, and a redelivered step once", async () => {
+      const log = await factory();
+      const t = "2025-03-01T10:00:00.000Z";
+      const before = auditFixture("dfid_clm_1", "2025-03-01T09:59:59.000Z", { type: "AGENT_DECISION", rootDfid: "dfid_sim", simulationId: "sim_1" });
+      const step = (["PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"] as const).map((type) => auditFixture("dfid_clm_1", t, { type, rootDfid: "dfid_sim", simulationId: "sim_1" }));
+      const other = auditFixture("dfid_clm_2", t, { type: "CLAIM_RECEIVED", rootDfid: "dfid_sim", simulationId: "sim_1" });
+      await log.append(before);
+      await log.appendAll([...step, other]);
+      await log.appendAll(step);
+      await log.append(step[1]!);
+      expect(await log.byDfid("dfid_clm_1")).toEqual([before, ...step]);
+      expect(await log.byDfid("dfid_clm_2")).toEqual([other]);
+      expect((await log.byDfid("dfid_sim")).map((e) => e.event_type)).toEqual(["AGENT_DECISION", "PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED", "CLAIM_RECEIVED"]);
+      expect(await log.bySimulation("sim_1")).toHaveLength(5);
+      await log.appendAll([]);
+      expect(await log.bySimulation("sim_1")).toHaveLength(5);
+    });
+
+    it("refuses a step's events when one is invalid, and stores none of them", async () => {
+      const log = await factory();
+      const good = auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z");
+      const bad = { ...auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z"), event_type: "NOT_A_TYPE" } as unknown as AuditEvent;
+      await expect(log.appendAll([good, bad])).rejects.toMatchObject({ code: "INVALID_AUDIT_EVENT" });
+      expect(await log.byDfid("dfid_clm_1")).toEqual([]);
+    });
   });
 }
 

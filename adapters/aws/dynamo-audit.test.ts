@@ -87,7 +87,7 @@ describe("DynamoDB audit log", () => {
     await audit.append(small);
     await audit.append(large);
     const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": "DFID#dfid_1" } }))).Items!;
-    expect(items.map((i) => Object.keys(i).filter((k) => k.startsWith("event")))).toEqual([["event"], ["event_gz"]]);
+    expect(items.map((i) => Object.keys(i).filter((k) => k.startsWith("event")))).toEqual([["event"], ["event_z1"]]);
     expect(items.every((i) => i.hash === undefined && i.instant === undefined)).toBe(true);
     expect(await audit.byDfid("dfid_1")).toEqual([small, large]);
   });
@@ -105,7 +105,56 @@ describe("DynamoDB audit log", () => {
   });
 });
 
+describe("retention", () => {
+  it("keeps audit items for the horizon after their append and then reads them as absent, by flow and by simulation", async () => {
+    let now = Date.parse("2026-06-01T00:00:00Z");
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName: await aws.newTable(), clock: { now: () => now }, retention: { auditMs: 365 * 86_400_000 } });
+    const old = auditFixture("dfid_clm_1", "2026-06-01T00:00:00.000Z", { type: "CLAIM_RECEIVED", rootDfid: "dfid_sim", simulationId: "sim_1" });
+    await audit.append(old);
+    now += 200 * 86_400_000;
+    const step = (["PROPOSAL_SUBMITTED", "KERNEL_VERDICT"] as const).map((type) => auditFixture("dfid_clm_1", "2026-12-18T00:00:00.000Z", { type, rootDfid: "dfid_sim", simulationId: "sim_1" }));
+    await audit.appendAll(step);
+    expect(await audit.byDfid("dfid_clm_1")).toEqual([old, ...step]);
+    now += 200 * 86_400_000;
+    expect(await audit.byDfid("dfid_clm_1")).toEqual(step);
+    expect(await audit.byDfid("dfid_sim")).toEqual(step);
+    expect(await audit.bySimulation("sim_1")).toEqual(step);
+  });
+
+  it("refuses a retention that is not a positive duration", () => {
+    expect(() => createDynamoPorts({ client: aws.doc, tableName: "claims", retention: { auditMs: 0 } })).toThrow(/retention.auditMs must be a positive number/);
+  });
+});
+
 describe("what a claim's audit costs", () => {
+  it("stores the kernel step's three events as one item of one write unit", async () => {
+    const tableName = await aws.newTable();
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName });
+    const kernelStep = CLAIM_AUDIT.slice(7);
+    expect(kernelStep.map((e) => e.event_type)).toEqual(["PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"]);
+    const { capacity } = await measureCapacity(aws.doc, () => audit.appendAll(kernelStep));
+    expect(capacity).toMatchObject({ wru: 1, requests: { PutItem: 1 } });
+    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `DFID#${kernelStep[0]!.dfid}` } }))).Items!;
+    expect(items.map((i) => Object.keys(i).filter((k) => k.startsWith("event")))).toEqual([["events_z1"]]);
+    expect(await audit.byDfid(kernelStep[0]!.dfid)).toEqual(kernelStep);
+  });
+
+  it("stores a claim's audit, one item per handler step, for 7 write units", async () => {
+    const tableName = await aws.newTable();
+    const { audit } = createDynamoPorts({ client: aws.doc, tableName });
+    // Steps as the handlers append them: intake, crew start, worker, step, worker, step + decision, kernel.
+    const steps = [[0], [1], [2], [3], [4], [5, 6], [7, 8, 9]].map((ix) => ix.map((i) => CLAIM_AUDIT[i]!));
+    const { capacity } = await measureCapacity(aws.doc, async () => {
+      for (const step of steps) await (step.length === 1 ? audit.append(step[0]!) : audit.appendAll(step));
+    });
+    expect(capacity.wru).toBe(7);
+    expect(await audit.byDfid(CLAIM_AUDIT[0]!.dfid)).toEqual(CLAIM_AUDIT);
+    // A served claim (no simulation_id) is listed in gsi1 by its receipt alone: one index write, not one per item.
+    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `DFID#${CLAIM_AUDIT[0]!.dfid}` } }))).Items!;
+    expect(items.filter((i) => i.gsi1pk !== undefined).map((i) => i.gsi1pk)).toEqual(["SERVED"]);
+    expect(await audit.recentServed(1)).toEqual(CLAIM_AUDIT);
+  });
+
   it("stores the ten audit events of a structured claim for 10 write units instead of 15", async () => {
     const tableName = await aws.newTable();
     const { audit } = createDynamoPorts({ client: aws.doc, tableName });

@@ -1,26 +1,35 @@
 // AuditLog on DynamoDB. Each event is stored under its flow (`DFID#<dfid>`/`AUDIT#<instant>#<hash>`) and,
 // when its root differs, copied under the root flow so that byDfid(root) is one partition query. The
-// primary item carries gsi1 `SIM#<simulation_id>`/`<instant>#<hash>` for bySimulation (`SERVED` for a claim sent
-// without a simulation_id, for recentServed). The hash is the
+// primary item carries gsi1 `SIM#<simulation_id>`/`<instant>#<hash>` for bySimulation; of a claim sent without
+// a simulation_id only the receipt (the item holding its CLAIM_RECEIVED) is listed, under `SERVED`, and
+// recentServed reads the flows of the receipts it finds (an index entry per receipt, not per event:
+// gsi1 projects whole items, so every listed event would be written twice). The hash is the
 // SHA-256 of the canonical event, and every put is conditional on absence: a redelivered identical
 // event is dropped. An append stamp (`seq`) keeps append order among events with the same timestamp.
-// The event is stored in its cheapest form (compact.ts: `event`, `event_gz` or `event_br`); instant and
-// hash are read from the sort key (items written before also carry them as attributes).
+// The event is stored in its cheapest form (compact.ts: `event`, `event_z1`, or `event_gz`/`event_br`
+// before); instant and hash are read from the sort key (items written before also carry them as
+// attributes). `appendAll` stores the events of one handler step as ONE item (`events…`: a JSON array,
+// sort key from the first event's instant and the hash of the whole list): a step's audit is one write.
+// Readers flatten such items and drop any event seen before (by the hash of the event itself), so a
+// redelivered step, or an event stored both alone and in a list, is returned once. With a retention
+// horizon (`retention.auditMs`) every item carries `expires_at` and readers skip expired ones.
 import { createHash } from "node:crypto";
 import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import { parseAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditLog } from "../../pipeline/ports.ts";
-import { itemBytes, packText, unpackText } from "./compact.ts";
+import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { isConditionalCheckFailed, ItemTooLargeError, StoredItemError } from "./errors.ts";
-import { GSI1, gsi1, keys } from "./table.ts";
+import { epochSeconds, GSI1, gsi1, isExpired, keys } from "./table.ts";
 
 const MAX_EVENT_BYTES = 350_000;
 
 type AuditItem = { sk?: unknown; seq?: number; instant?: string; hash?: string };
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** Instant and hash of an item: from its sort key `AUDIT#<instant>#<hash>`, or the attributes of an older item. */
 function identity(item: AuditItem): { instant: string; hash: string } {
@@ -44,31 +53,50 @@ function createStamper(): () => number {
   };
 }
 
+const where = (item: Record<string, unknown>) => `${String(item.pk)}/${String(item.sk)}`;
+
 async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
   try {
     const text = await unpackText(item, "event");
     if (text === undefined) throw new Error("no event body");
     return parseAuditEvent(JSON.parse(text));
   } catch (error) {
-    throw new StoredItemError(`stored audit event ${String(item.pk)}/${String(item.sk)} cannot be read: ${(error as Error).message}`, { cause: error });
+    throw new StoredItemError(`stored audit event ${where(item)} cannot be read: ${(error as Error).message}`, { cause: error });
   }
 }
 
-/** Events in append order: by instant, then append stamp; the same event (hash) once. */
-async function ordered(items: Record<string, unknown>[]): Promise<AuditEvent[]> {
+async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
+  try {
+    const text = await unpackText(item, "events");
+    if (text === undefined) throw new Error("no events body");
+    const list: unknown = JSON.parse(text);
+    if (!Array.isArray(list)) throw new Error("the events body is not a list");
+    return list.map((e) => parseAuditEvent(e));
+  } catch (error) {
+    throw new StoredItemError(`stored audit events ${where(item)} cannot be read: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** True for an item holding a list of events (appendAll). */
+const isList = (item: Record<string, unknown>) => packedNames("events").some((n) => item[n] !== undefined);
+
+/** Events in append order: by instant, then append stamp, then place in their list; the same event (hash) once. */
+async function ordered(items: Record<string, unknown>[], nowMs: number): Promise<AuditEvent[]> {
+  type Entry = { event: AuditEvent; instant: string; hash: string; seq: number; index: number };
+  const entries: Entry[] = [];
+  for (const item of items as (Record<string, unknown> & AuditItem)[]) {
+    if (isExpired(item, nowMs)) continue; // past the retention horizon: as if DynamoDB had deleted it
+    const seq = item.seq ?? 0;
+    if (isList(item)) {
+      (await toEvents(item)).forEach((event, index) => entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }));
+    } else {
+      const { instant, hash } = identity(item);
+      entries.push({ event: await toEvent(item), instant, hash, seq, index: 0 });
+    }
+  }
+  entries.sort((a, b) => (a.instant !== b.instant ? (a.instant < b.instant ? -1 : 1) : a.seq !== b.seq ? a.seq - b.seq : a.index - b.index));
   const seen = new Set<string>();
-  const unique = (items as (Record<string, unknown> & AuditItem)[])
-    .map((item) => ({ item, ...identity(item) }))
-    .filter(({ hash }) => {
-      if (seen.has(hash)) return false;
-      seen.add(hash);
-      return true;
-    });
-  unique.sort((a, b) => {
-    if (a.instant !== b.instant) return a.instant < b.instant ? -1 : 1;
-    return (a.item.seq ?? 0) - (b.item.seq ?? 0);
-  });
-  return Promise.all(unique.map(({ item }) => toEvent(item)));
+  return entries.filter(({ hash }) => !seen.has(hash) && !!seen.add(hash)).map(({ event }) => event);
 }
 
 /** An AuditLog on the single table; `append` of an identical event is a no-op. */
@@ -84,33 +112,61 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
     }
   };
 
+  /** Stores one item (and its copy under the root flow): `body` is `event` for one event, `events` for a list. */
+  const store = async (events: readonly AuditEvent[], body: "event" | "events") => {
+    const first = events[0]!;
+    const text = body === "event" ? JSON.stringify(first) : JSON.stringify(events);
+    const hash = body === "event" ? sha256(canonicalize(first)) : sha256(events.map((e) => sha256(canonicalize(e))).join(","));
+    const instant = instantOf(first.created_at);
+    const simulationId = first.details.simulation_id;
+    const expires = ctx.retention?.auditMs === undefined ? {} : { expires_at: epochSeconds(ctx.clock.now() + ctx.retention.auditMs) };
+    const primary: Record<string, unknown> = {
+      ...keys.audit(first.dfid, instant, hash),
+      entity: "audit",
+      seq: stamp(),
+      ...expires,
+      ...(typeof simulationId === "string" && simulationId !== ""
+        ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` }
+        : events.some((e) => e.event_type === "CLAIM_RECEIVED") ? { gsi1pk: gsi1.served, gsi1sk: `${instant}#${hash}` } : {}),
+    };
+    const packed = await packText(body, text, itemBytes(primary));
+    if (packed.bytes > MAX_EVENT_BYTES) {
+      if (body === "events") {
+        for (const event of events) await store([event], "event");
+        return;
+      }
+      throw new ItemTooLargeError(`audit event ${first.event_type} of ${first.dfid} is ${packed.bytes} bytes compressed, over ${MAX_EVENT_BYTES}`);
+    }
+    await putOnce({ ...primary, [packed.attribute]: packed.value });
+    if (first.root_dfid !== first.dfid) await putOnce({ ...keys.audit(first.root_dfid, instant, hash), entity: "audit", seq: primary.seq, ...expires, [packed.attribute]: packed.value });
+  };
+
+  /** Every item of a flow's partition (its own events and those whose root it is). */
+  const flowItems = (dfid: string) =>
+    queryAll(ctx, `Query audit of ${dfid}`, {
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :audit)",
+      ExpressionAttributeValues: { ":pk": keys.auditPartition(dfid), ":audit": "AUDIT#" },
+      ConsistentRead: true,
+    });
+
   return {
     async append(input) {
-      const event = parseAuditEvent(input);
-      const text = JSON.stringify(event);
-      const hash = createHash("sha256").update(canonicalize(event)).digest("hex");
-      const instant = instantOf(event.created_at);
-      const simulationId = event.details.simulation_id;
-      const primary: Record<string, unknown> = {
-        ...keys.audit(event.dfid, instant, hash),
-        entity: "audit",
-        seq: stamp(),
-        gsi1pk: typeof simulationId === "string" && simulationId !== "" ? gsi1.simulation(simulationId) : gsi1.served,
-        gsi1sk: `${instant}#${hash}`,
-      };
-      const body = await packText("event", text, itemBytes(primary));
-      if (body.bytes > MAX_EVENT_BYTES) throw new ItemTooLargeError(`audit event ${event.event_type} of ${event.dfid} is ${body.bytes} bytes compressed, over ${MAX_EVENT_BYTES}`);
-      await putOnce({ ...primary, [body.attribute]: body.value });
-      if (event.root_dfid !== event.dfid) await putOnce({ ...keys.audit(event.root_dfid, instant, hash), entity: "audit", seq: primary.seq, [body.attribute]: body.value });
+      await store([parseAuditEvent(input)], "event");
+    },
+
+    async appendAll(inputs) {
+      const events = inputs.map((e) => parseAuditEvent(e));
+      // One item per flow (and simulation): an item lives in one partition and one gsi1 listing.
+      const groups = new Map<string, AuditEvent[]>();
+      for (const e of events) {
+        const key = JSON.stringify([e.dfid, e.root_dfid, e.details.simulation_id ?? null]);
+        groups.set(key, [...(groups.get(key) ?? []), e]);
+      }
+      for (const group of groups.values()) await store(group, group.length === 1 ? "event" : "events");
     },
 
     async byDfid(dfid) {
-      const items = await queryAll(ctx, `Query audit of ${dfid}`, {
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :audit)",
-        ExpressionAttributeValues: { ":pk": keys.auditPartition(dfid), ":audit": "AUDIT#" },
-        ConsistentRead: true,
-      });
-      return ordered(items);
+      return ordered(await flowItems(dfid), ctx.clock.now());
     },
 
     async bySimulation(simulationId) {
@@ -119,21 +175,19 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         KeyConditionExpression: "gsi1pk = :pk",
         ExpressionAttributeValues: { ":pk": gsi1.simulation(simulationId) },
       });
-      return ordered(items);
+      return ordered(items, ctx.clock.now());
     },
 
-    // Newest first through the served partition until `limit` receipts were read and the instant of the last of
-    // them is passed: every later event of those claims is at or after its receipt, so it has been read by then.
-    // Receipts at the same instant are told apart by their append stamp (the sort key orders them by hash).
+    // The receipts newest first (by instant, then append stamp) until `limit` of them, then every event of their flows.
     async recentServed(limit) {
       if (!Number.isInteger(limit) || limit <= 0) return [];
-      const items: Record<string, unknown>[] = [];
-      let receipts = 0;
+      const now = ctx.clock.now();
+      type Receipt = { dfid: string; instant: string; seq: number };
+      const receipts: Receipt[] = [];
       let cutoff: string | undefined;
-      let done = false;
       let start: Record<string, unknown> | undefined;
       do {
-        const page = await dynamoCall("Query served audit", () =>
+        const page = await dynamoCall("Query served receipts", () =>
           client.send(new QueryCommand({
             TableName: tableName,
             IndexName: GSI1,
@@ -144,21 +198,25 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
             ...(start ? { ExclusiveStartKey: start } : {}),
           })),
         );
+        let passed = false;
         for (const item of (page.Items ?? []) as (Record<string, unknown> & AuditItem)[]) {
+          if (isExpired(item, now)) continue;
           const { instant } = identity(item);
+          // Past the limit-th receipt's instant nothing newer is left (same-instant receipts are still read: stamps tell them apart).
           if (cutoff !== undefined && instant < cutoff) {
-            done = true;
+            passed = true;
             break;
           }
-          items.push(item);
-          if ((await toEvent(item)).event_type === "CLAIM_RECEIVED" && ++receipts === limit) cutoff = instant;
+          const events = isList(item) ? await toEvents(item) : [await toEvent(item)];
+          for (const e of events) if (e.event_type === "CLAIM_RECEIVED" && e.details.simulation_id === undefined) receipts.push({ dfid: e.dfid, instant: instantOf(e.created_at), seq: item.seq ?? 0 });
+          if (cutoff === undefined && receipts.length >= limit) cutoff = [...receipts].sort((a, b) => (a.instant !== b.instant ? (a.instant < b.instant ? 1 : -1) : b.seq - a.seq))[limit - 1]!.instant;
         }
-        start = done ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
+        start = passed ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
       } while (start);
-      const events = await ordered(items);
-      const recent = new Set<string>();
-      for (let i = events.length - 1; i >= 0 && recent.size < limit; i--) if (events[i]!.event_type === "CLAIM_RECEIVED") recent.add(events[i]!.dfid);
-      return events.filter((e) => recent.has(e.dfid));
+      receipts.sort((a, b) => (a.instant !== b.instant ? (a.instant < b.instant ? 1 : -1) : b.seq - a.seq));
+      const flows = [...new Set(receipts.map((r) => r.dfid))].slice(0, limit);
+      const items = (await Promise.all(flows.map((dfid) => flowItems(dfid)))).flat();
+      return (await ordered(items, now)).filter((e) => flows.includes(e.dfid) && e.details.simulation_id === undefined);
     },
   };
 }

@@ -21,7 +21,7 @@ const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
 const OPEN: readonly ClaimStatus[] = ["RECEIVED", "RUNNING"];
 
 /** Options of the claim repository. */
-export type DynamoClaimOptions = {
+type DynamoClaimOptions = {
   /** How long an Idempotency-Key is remembered (default 24 h). */
   readonly idempotencyTtlMs?: number;
 };
@@ -32,7 +32,7 @@ export function claimIndexShard(claimId: string): number {
 }
 
 /** gsi1 attributes a claim in this state carries: `OPEN#<shard>` while RECEIVED or RUNNING, `DONE#<shard>` once final. */
-export function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "received_at" | "claim_id">): { gsi1pk: string; gsi1sk: string } {
+function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "received_at" | "claim_id">): { gsi1pk: string; gsi1sk: string } {
   const shard = claimIndexShard(record.claim_id);
   return { gsi1pk: OPEN.includes(record.status) ? gsi1.open(shard) : gsi1.done(shard), gsi1sk: gsi1.openSort(record.received_at, record.claim_id) };
 }

@@ -12,7 +12,12 @@ export type DynamoContext = {
   readonly clock: Clock;
   /** `Limit` of each Query page (default: none, DynamoDB's 1 MB pages). Small values exercise paging in tests. */
   readonly pageSize: number | undefined;
+  /** How long items are kept (TTL `expires_at`; readers treat an expired item as absent); undefined: kept. */
+  readonly retention?: Retention;
 };
+
+/** The retention policy: how long after its last write a session, and after its append an audit item, is kept. */
+export type Retention = { readonly sessionsMs?: number; readonly auditMs?: number };
 
 /**
  * Runs one SDK call; a lost condition passes through untouched (callers map it to their domain answer),

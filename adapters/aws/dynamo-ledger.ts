@@ -8,8 +8,11 @@
 //   approved:  ADD refunded_cents :c, approved {cid} SET claims.#cid = :c DELETE pending_reviews {cid}
 //              IF claim absent AND refunded_cents <= order − c
 // A nested SET needs the `claims` map to exist, so the first write on an order creates the empty shape
-// (an update with if_not_exists, safe on an existing item) and tries again.
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+// (an update with if_not_exists, safe on an existing item) and tries again — unless this process read the
+// entry as absent just before (the kernel reads it to decide): then the first reservation is one put of
+// the whole entry, conditional on absence (nothing to check on an absent entry beyond the amounts the
+// pure rule already checked), and only a lost race falls back to the update.
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { LedgerInvariantError } from "../../core/integrity/errors.ts";
 import { assertLedgerEntry, emptyLedgerEntry, reserveRefund } from "../../core/integrity/ledger.ts";
 import type { LedgerEntry, ReserveResult } from "../../core/integrity/ledger.ts";
@@ -53,10 +56,39 @@ function isMissingDocumentPath(error: unknown): boolean {
 export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   const { client, tableName } = ctx;
   const keyOf = (orderId: string, scope: string | undefined) => keys.ledger(orderId, scope);
+  // Entries this process last read as absent (no item at all), bounded; a put-if-absent settles it either way.
+  const absent = new Set<string>();
+  const absentKey = (orderId: string, scope: string | undefined) => JSON.stringify([orderId, scope ?? null]);
 
   const read = async (orderId: string, scope: string | undefined): Promise<LedgerEntry | undefined> => {
     const out = await dynamoCall(`GetItem ledger ${orderId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keyOf(orderId, scope), ConsistentRead: true })));
+    const k = absentKey(orderId, scope);
+    absent.delete(k);
+    if (!out.Item) {
+      absent.add(k);
+      if (absent.size > 500) absent.delete(absent.values().next().value!);
+    }
     return out.Item ? toEntry(orderId, out.Item) : undefined;
+  };
+
+  /** The first reservation on an entry read as absent: the whole entry in one put, if it is still absent. Answers undefined when it is not. */
+  const putFirst = async (r: ReserveRequest): Promise<LedgerEntry | undefined> => {
+    absent.delete(absentKey(r.orderId, r.scope));
+    const item = {
+      ...keyOf(r.orderId, r.scope),
+      entity: "ledger",
+      order_id: r.orderId,
+      refunded_cents: r.cents,
+      claims: { [r.claimId]: r.cents },
+      ...(r.mode.kind === "automatic" ? { automatic_cents: r.cents } : { approved: new Set([r.claimId]) }),
+    };
+    try {
+      await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () => client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" })));
+      return toEntry(r.orderId, item);
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return undefined;
+    }
   };
 
   const update = (r: ReserveRequest) => {
@@ -108,6 +140,10 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       const precheck = reserveRefund(emptyLedgerEntry(orderId), claimId, cents, orderCents, mode);
       // More than the whole order (or the limit): no write can succeed, and on an absent item the condition would not see it.
       if (!precheck.ok) return { ...precheck, entry: (await read(orderId, scope)) ?? emptyLedgerEntry(orderId) };
+      if (absent.has(absentKey(orderId, scope))) {
+        const entry = await putFirst(request);
+        if (entry) return { ok: true, entry };
+      }
       let shaped = false;
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         try {

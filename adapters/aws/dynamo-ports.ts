@@ -4,7 +4,7 @@ import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.
 import type { ClaimRepository, Clock, ReviewRepository, SessionRepository, VerdictRepository } from "../../pipeline/ports.ts";
 import { createDynamoAuditLog } from "./dynamo-audit.ts";
 import { createDynamoClaimRepository } from "./dynamo-claims.ts";
-import type { DynamoContext } from "./dynamo-context.ts";
+import type { DynamoContext, Retention } from "./dynamo-context.ts";
 import { createDynamoRefundLedger } from "./dynamo-ledger.ts";
 import { createDynamoContextStore } from "./dynamo-orders.ts";
 import { createDynamoReviewRepository } from "./dynamo-reviews.ts";
@@ -13,7 +13,7 @@ import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
 import { InvalidArgumentError } from "./errors.ts";
 
 /** What the DynamoDB ports need. */
-export type DynamoPortsOptions = {
+type DynamoPortsOptions = {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
   /** Wall clock for TTLs (idempotency keys) and expiry filtering; default `Date.now`. */
@@ -22,6 +22,8 @@ export type DynamoPortsOptions = {
   readonly pageSize?: number;
   /** How long an Idempotency-Key is remembered (default 24 h). */
   readonly idempotencyTtlMs?: number;
+  /** How long sessions (after their last save) and audit items (after their append) are kept; default: both kept. */
+  readonly retention?: Retention;
 };
 
 /** The ports backed by the single table. */
@@ -41,6 +43,9 @@ export function createDynamoPorts(options: DynamoPortsOptions): DynamoPorts {
   if (typeof options.tableName !== "string" || options.tableName.length < 3) {
     throw new InvalidArgumentError(`createDynamoPorts: tableName must be a DynamoDB table name (3–255 characters), got ${JSON.stringify(options.tableName)}`);
   }
+  for (const [name, ms] of Object.entries(options.retention ?? {})) {
+    if (ms !== undefined && (!Number.isFinite(ms) || ms <= 0)) throw new InvalidArgumentError(`createDynamoPorts: retention.${name} must be a positive number of milliseconds, got ${String(ms)}`);
+  }
   if (options.pageSize !== undefined && (!Number.isInteger(options.pageSize) || options.pageSize < 1)) {
     throw new InvalidArgumentError(`createDynamoPorts: pageSize must be a positive integer, got ${String(options.pageSize)}`);
   }
@@ -49,6 +54,7 @@ export function createDynamoPorts(options: DynamoPortsOptions): DynamoPorts {
     tableName: options.tableName,
     clock: options.clock ?? { now: () => Date.now() },
     pageSize: options.pageSize,
+    ...(options.retention ? { retention: options.retention } : {}),
   };
   return {
     claims: createDynamoClaimRepository(ctx, options.idempotencyTtlMs === undefined ? {} : { idempotencyTtlMs: options.idempotencyTtlMs }),

@@ -1,4 +1,4 @@
-// Session storage on dynalite: the item layout by size (JSON, gzip, brotli, chunks), chunk clean-up,
+// Session storage on dynalite: the item layout by size (JSON, compressed, chunks), chunk clean-up,
 // integrity checks, racing writers of large snapshots, limits, the outbox's done marker, heads written
 // by the previous layout, and what a claim's sessions cost in write units.
 import { readFileSync } from "node:fs";
@@ -39,8 +39,8 @@ const bigAudit = (claimId: string, size: number): Effect => ({
 describe("DynamoDB session layout", () => {
   it.each([
     { label: "a small snapshot as JSON text", snapshot: () => ({ n: 1, text: "small" }), kind: "packed", body: "json", chunks: 0 },
-    { label: "a 2 KB snapshot gzipped", snapshot: () => ({ steps: Array.from({ length: 80 }, (_, i) => ({ step: i, role: "analyst" })) }), kind: "packed", body: "gzip", chunks: 0 },
-    { label: "a 500 KB compressible snapshot gzipped in the head", snapshot: () => ({ text: "abc ".repeat(125_000) }), kind: "packed", body: "gzip", chunks: 0 },
+    { label: "a 2 KB snapshot compressed", snapshot: () => ({ steps: Array.from({ length: 80 }, (_, i) => ({ step: i, role: "analyst" })) }), kind: "packed", body: "dict", chunks: 0 },
+    { label: "a 500 KB compressible snapshot compressed in the head", snapshot: () => ({ text: "abc ".repeat(125_000) }), kind: "packed", body: "dict", chunks: 0 },
     { label: "a 600 KB incompressible snapshot in chunk items", snapshot: () => ({ blob: randomText(600_000) }), kind: "chunks", body: "chunks", chunks: 2 },
     { label: "a 1.2 MB incompressible snapshot in chunk items", snapshot: () => ({ blob: randomText(1_200_000) }), kind: "chunks", body: "chunks", chunks: 4 },
   ])("stores $label and reads it back", async ({ snapshot, kind, body, chunks }) => {
@@ -102,14 +102,14 @@ describe("DynamoDB session layout", () => {
     expect(await chunkItems("clm_1")).toHaveLength(2);
   });
 
-  it("keeps a large outbox (gzipped) in a chunked head and clears it without rewriting the head", async () => {
+  it("keeps a large outbox (compressed) in a chunked head and clears it without rewriting the head", async () => {
     const { repo, head, done } = await setup();
     const outbox = [bigAudit("clm_1", 100_000)];
     const snapshot = { blob: randomText(500_000) };
     await repo.saveSession({ claimId: "clm_1", version: 1, snapshot, outbox });
     const before = await head("clm_1");
     expect(before?.body_kind).toBe("chunks");
-    expect(before?.outbox_gz).toBeInstanceOf(Uint8Array);
+    expect(before?.outbox_z1).toBeInstanceOf(Uint8Array);
     expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot, outbox });
     const { capacity } = await measureCapacity(aws.doc, () => repo.clearOutbox("clm_1", 1));
     expect(capacity).toMatchObject({ wru: 1, requests: { PutItem: 1 } });
@@ -245,12 +245,55 @@ describe("what a claim's sessions cost", () => {
     expect(after.capacity.requests).toEqual({ PutItem: 6 });
   });
 
-  it("uses brotli where gzip would leave the head one write unit over", async () => {
+  it("fits each head in one write unit with the dictionary, where gzip left the second one unit over", async () => {
     const { repo } = await setup();
     await repo.saveSession(v1);
     await repo.saveSession(v2);
-    expect(repo.lastLayout(v2.claimId)).toMatchObject({ body: "br" });
+    expect(repo.lastLayout(v2.claimId)).toMatchObject({ body: "dict" });
+    expect(gzipSync(JSON.stringify({ snapshot: v2.snapshot, outbox: v2.outbox })).byteLength).toBeGreaterThan(900);
     expect(repo.lastLayout(v2.claimId)!.headBytes).toBeLessThanOrEqual(1024);
     expect(await repo.loadSession(v2.claimId)).toEqual(v2);
+  });
+});
+
+describe("retention", () => {
+  const DAY = 86_400_000;
+  const outbox: Effect[] = [{ kind: "timer", claimId: "clm_1", dueMs: 5_000 }];
+
+  async function retained() {
+    const tableName = await aws.newTable();
+    let now = Date.parse("2026-06-01T00:00:00Z");
+    const clock = { now: () => now };
+    const newRepo = () => createDynamoSessionRepository({ client: aws.doc, tableName, clock, pageSize: undefined, retention: { sessionsMs: 30 * DAY } });
+    const read = async (key: { pk: string; sk: string }) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    return { newRepo, repo: newRepo(), read, later: (ms: number) => void (now += ms), nowS: () => Math.floor(now / 1000) };
+  }
+
+  it("keeps head and marker for the horizon after their last write, and reads an expired session as absent", async () => {
+    const { repo, newRepo, read, later, nowS } = await retained();
+    await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox });
+    await repo.clearOutbox("clm_1", 1);
+    later(10 * DAY);
+    await repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox });
+    expect((await read(keys.session("clm_1")))?.expires_at).toBe(nowS() + 30 * 86_400);
+    expect((await read(keys.sessionDone("clm_1")))?.expires_at).toBe(nowS() - 10 * 86_400 + 30 * 86_400);
+    later(29 * DAY);
+    expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox });
+    later(2 * DAY);
+    expect(await newRepo().loadSession("clm_1")).toBeUndefined();
+  });
+
+  it("starts a new session over an expired one, whose outbox marker does not hide the new outbox", async () => {
+    const { repo, newRepo, later } = await retained();
+    for (const version of [1, 2, 3]) await repo.saveSession({ claimId: "clm_1", version, snapshot: { version }, outbox });
+    await repo.clearOutbox("clm_1", 3);
+    later(31 * DAY);
+    const fresh = newRepo();
+    expect(await fresh.loadSession("clm_1")).toBeUndefined();
+    await fresh.saveSession({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox });
+    expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox });
+    await fresh.clearOutbox("clm_1", 1);
+    expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox: [] });
+    await expect(newRepo().saveSession({ claimId: "clm_1", version: 1, snapshot: {}, outbox: [] })).rejects.toBeInstanceOf(VersionConflictError);
   });
 });

@@ -4,7 +4,12 @@
 // moves the snapshot to chunk items written before the head, whose content hash the reader verifies.
 // Clearing the outbox does not rewrite the head: a tiny sibling (`SESSION!DONE`) records the highest
 // version whose outbox was performed, and a head whose version it has reached loads with an empty
-// outbox. No transactions: the head's conditional put is the single commit point.
+// outbox. No transactions: the head's conditional put is the single commit point. With a retention
+// horizon (`retention.sessionsMs`) head, marker and chunks carry `expires_at` (refreshed by every write);
+// an expired head reads as absent and may be replaced by a new version 1. Each head carries its `life`
+// (set at version 1), and a marker counts only for the life it was written in: a marker left from an
+// expired session never hides the outbox of a new one, whatever order TTL deletes them in.
+import { randomUUID } from "node:crypto";
 import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { gunzip as gunzipCb, gzip as gzipCb } from "node:zlib";
@@ -17,13 +22,13 @@ import type { PackedText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, ItemTooLargeError, SessionCorruptError, StoredItemError } from "./errors.ts";
-import { keys } from "./table.ts";
+import { epochSeconds, isExpired, keys } from "./table.ts";
 
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
 
 /** Size limits of the session layout (DynamoDB items stop at 400 KB; the margin covers keys and names). */
-export const SESSION_LIMITS = {
+const SESSION_LIMITS = {
   /** A body (snapshot + outbox JSON) larger than this is always compressed; a smaller one when that saves a write unit. */
   compressOverBytes: 1024,
   /** A head item larger than this moves its snapshot to chunk items. */
@@ -35,12 +40,13 @@ export const SESSION_LIMITS = {
 type ChunkRef = { version: number; prefix: string; count: number };
 
 /**
- * The head. Written now: `body_kind: "packed"` with `body`/`body_gz`/`body_br` = JSON `{ snapshot, outbox }`,
- * or `"chunks"` with the chunk refs and `outbox`/`outbox_gz`/`outbox_br`. Still read (written before):
+ * The head. Written now: `body_kind: "packed"` with `body`/`body_z1` (`body_gz`/`body_br` before) = JSON `{ snapshot, outbox }`,
+ * or `"chunks"` with the chunk refs and `outbox`/`outbox_z1` (`_gz`/`_br` before). Still read (written before):
  * `"json"`/`"gzip"` with `snapshot`/`snapshot_gz` and `outbox`/`outbox_gz`.
  */
 type HeadItem = Record<string, unknown> & {
   version?: unknown;
+  life?: unknown;
   body_kind?: unknown;
   chunk_prefix?: string;
   chunk_count?: number;
@@ -49,7 +55,7 @@ type HeadItem = Record<string, unknown> & {
 };
 
 /** How a saved session was laid out (for tests and diagnostics). */
-export type SessionLayout = { body: "json" | "gzip" | "br" | "chunks"; chunks: number; headBytes: number };
+type SessionLayout = { body: "json" | "dict" | "chunks"; chunks: number; headBytes: number };
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
@@ -70,6 +76,10 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
   // and clears in one invocation, so both are almost always known.
   const chunkRefs = new Map<string, ChunkRef | undefined>();
   const storedVersions = new Map<string, number>();
+  // The life of the head as last loaded or saved here (see the file comment); "" for heads written without one.
+  const lives = new Map<string, string>();
+  const expiry = (): Record<string, number> => (ctx.retention?.sessionsMs === undefined ? {} : { expires_at: epochSeconds(ctx.clock.now() + ctx.retention.sessionsMs) });
+  const lifeOf = (item: HeadItem | undefined): string => (typeof item?.life === "string" ? item.life : "");
   const layouts = new Map<string, SessionLayout>();
   const bounded = <V>(map: Map<string, V>, claimId: string, value: V) => {
     map.delete(claimId);
@@ -113,8 +123,13 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       ExpressionAttributeValues: { ":pk": head.pk, ":head": head.sk, ":done": marker.sk },
       ConsistentRead: true,
     });
-    const doneVersion = items.find((i) => i.sk === marker.sk)?.done_version;
-    return { head: items.find((i) => i.sk === head.sk) as HeadItem | undefined, done: typeof doneVersion === "number" ? doneVersion : 0 };
+    const now = ctx.clock.now();
+    const found = items.find((i) => i.sk === head.sk) as HeadItem | undefined;
+    const current = found && !isExpired(found, now) ? found : undefined;
+    const done = items.find((i) => i.sk === marker.sk);
+    // A marker counts for the life it was written in only (an expired marker still does: it is written after its head).
+    const doneVersion = current && done && lifeOf(done) === lifeOf(current) ? done.done_version : undefined;
+    return { head: current, done: typeof doneVersion === "number" ? doneVersion : 0 };
   };
 
   const readChunks = async (claimId: string, head: HeadItem & { version: number }): Promise<Uint8Array | "CHANGED"> => {
@@ -160,8 +175,10 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
         const { head, done } = await readHeadAndDone(claimId);
         if (!head) {
           remember(claimId, undefined);
+          lives.delete(claimId);
           return undefined;
         }
+        bounded(lives, claimId, lifeOf(head));
         const version = head.version;
         if (typeof version !== "number") throw new StoredItemError(`stored session ${claimId} has no version`);
         let snapshot: unknown;
@@ -192,7 +209,9 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       if (!Number.isSafeInteger(version) || version < 1) throw new InvalidArgumentError(`saveSession ${claimId}: version must be a positive integer, got ${String(version)}`);
       if (!Array.isArray(session.outbox)) throw new InvalidArgumentError(`saveSession ${claimId}: outbox must be an array`);
 
-      const base: Record<string, unknown> = { ...keys.session(claimId), entity: "session", version };
+      let life = version === 1 ? `${ctx.clock.now().toString(36)}-${randomUUID().slice(0, 8)}` : lives.get(claimId);
+      if (life === undefined) life = lifeOf(await readHead(claimId));
+      const base: Record<string, unknown> = { ...keys.session(claimId), entity: "session", version, ...(life ? { life } : {}), ...expiry() };
       const packedHead = { ...base, body_kind: "packed" };
       const body = await packText("body", JSON.stringify({ snapshot: session.snapshot, outbox: session.outbox }), itemBytes(packedHead), { compressOverBytes: SESSION_LIMITS.compressOverBytes });
       let head: Record<string, unknown>;
@@ -219,7 +238,7 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
           `write session chunks of ${claimId}`,
           Array.from({ length: count }, (_, i) => ({
             PutRequest: {
-              Item: { ...keys.sessionChunk(claimId, prefix, i), entity: "session-chunk", data: data.subarray(i * SESSION_LIMITS.chunkBytes, (i + 1) * SESSION_LIMITS.chunkBytes) },
+              Item: { ...keys.sessionChunk(claimId, prefix, i), entity: "session-chunk", ...expiry(), data: data.subarray(i * SESSION_LIMITS.chunkBytes, (i + 1) * SESSION_LIMITS.chunkBytes) },
             },
           })),
         );
@@ -233,7 +252,7 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
             TableName: tableName,
             Item: head,
             ...(version === 1
-              ? { ConditionExpression: "attribute_not_exists(pk)" }
+              ? { ConditionExpression: "attribute_not_exists(pk) OR expires_at <= :now", ExpressionAttributeValues: { ":now": epochSeconds(ctx.clock.now()) } }
               : { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": version - 1 } }),
           })),
         );
@@ -251,7 +270,9 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       if (superseded && superseded.version === version - 1 && superseded.prefix !== chunks?.prefix) {
         await deleteChunks(claimId, superseded).catch(() => undefined);
       }
+      if (version === 1) storedVersions.delete(claimId); // a new life: versions start again
       remember(claimId, chunks, version);
+      bounded(lives, claimId, life);
       layouts.set(claimId, { body: codec, chunks: chunks?.count ?? 0, headBytes: itemBytes(head) });
     },
 
@@ -259,21 +280,24 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       // Only a version that is the stored head is cleared ("not of another"). Known from this
       // repository's own load or save, or read; a newer head keeps its own outbox.
       let stored = storedVersions.get(claimId);
-      if (stored === undefined || stored < version) {
+      let life = lives.get(claimId);
+      if (stored === undefined || stored < version || life === undefined) {
         const head = await readHead(claimId);
-        if (typeof head?.version !== "number") return;
+        if (typeof head?.version !== "number" || isExpired(head, ctx.clock.now())) return;
         stored = head.version;
+        life = lifeOf(head);
         bounded(storedVersions, claimId, stored);
+        bounded(lives, claimId, life);
       }
       if (stored !== version) return;
       try {
         await dynamoCall(`PutItem session ${claimId} outbox done`, () =>
           client.send(new PutCommand({
             TableName: tableName,
-            Item: { ...keys.sessionDone(claimId), entity: "session-done", done_version: version },
-            // Monotonic: a late clear of an older version never hides a newer version's outbox.
-            ConditionExpression: "attribute_not_exists(pk) OR done_version < :v",
-            ExpressionAttributeValues: { ":v": version },
+            Item: { ...keys.sessionDone(claimId), entity: "session-done", done_version: version, ...(life ? { life } : {}), ...expiry() },
+            // Monotonic within a life: a late clear of an older version never hides a newer version's outbox.
+            ConditionExpression: "attribute_not_exists(pk) OR done_version < :v OR life <> :life OR (attribute_not_exists(life) AND :life <> :none)",
+            ExpressionAttributeValues: { ":v": version, ":life": life ?? "", ":none": "" },
           })),
         );
       } catch (error) {

@@ -2,7 +2,8 @@
 // putVerdictOnce is a put with `attribute_not_exists(pk)`; recordExecution an update conditioned on
 // `execution = PENDING` (first writer wins). The item is written up to three times (put, execution,
 // published) and each write is billed by its whole size, so the documents other than `record` —
-// checks, events, review, audit — are one JSON body in its cheapest form (compact.ts). `record` stays
+// checks, events, review, audit — are one JSON body in its cheapest form (compact.ts; compressed against
+// the record beside it, which the ClaimVerdict event repeats, so a settled ACCEPT fits 1 KB). `record` stays
 // JSON text and `execution`/`published` plain attributes, readable in the console (and by the fault
 // tests' table scan). Items written before (every document as its own JSON text attribute) are read
 // too, and a text attribute wins over the body (an older writer's update).
@@ -29,7 +30,7 @@ function itemHead(v: Pick<StoredVerdict, "idempotency_key" | "claim_id" | "recor
 
 async function toVerdict(item: Record<string, unknown>): Promise<StoredVerdict> {
   try {
-    const bodyText = await unpackText(item, "body");
+    const bodyText = await unpackText(item, "body", typeof item.record === "string" ? item.record : undefined);
     const body = (bodyText === undefined ? {} : JSON.parse(bodyText)) as Record<string, unknown>;
     const field = (name: (typeof BODY_FIELDS)[number]): unknown => (typeof item[name] === "string" ? JSON.parse(item[name] as string) : body[name]);
     const [checks, events, review, audit] = BODY_FIELDS.map(field);
@@ -76,7 +77,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
     async putVerdictOnce(verdict) {
       if (typeof verdict?.idempotency_key !== "string" || verdict.idempotency_key === "") throw new InvalidArgumentError("putVerdictOnce: idempotency_key must be a non-empty string");
       const head = itemHead(verdict);
-      const body = await packText("body", json(bodyOf(verdict)), itemBytes(head));
+      const body = await packText("body", json(bodyOf(verdict)), itemBytes(head), { context: head.record as string });
       const item = { ...head, [body.attribute]: body.value };
       try {
         await dynamoCall(`PutItem verdict ${verdict.idempotency_key}`, () =>
@@ -105,7 +106,8 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
         ...(outcome.review === undefined ? {} : { review: outcome.review }),
         ...(outcome.audit === undefined ? {} : { audit: outcome.audit }),
       };
-      const body = await packText("body", json(bodyOf(next)), itemBytes(itemHead(next)));
+      const head = itemHead(next);
+      const body = await packText("body", json(bodyOf(next)), itemBytes(head), { context: head.record as string });
       const stale = [...packedNames("body").filter((n) => n !== body.attribute), ...BODY_FIELDS];
       try {
         const out = await dynamoCall(`UpdateItem verdict ${key} execution`, () =>
@@ -116,7 +118,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
             UpdateExpression: `SET execution = :e, #body = :b, #record = :r, #layer = :l REMOVE ${stale.map((_, i) => `#r${i}`).join(", ")}`,
             ConditionExpression: "execution = :pending",
             ExpressionAttributeNames: { "#body": body.attribute, "#record": "record", "#layer": "layer", ...Object.fromEntries(stale.map((n, i) => [`#r${i}`, n])) },
-            ExpressionAttributeValues: { ":e": outcome.execution, ":b": body.value, ":r": json(next.record), ":l": next.layer, ":pending": "PENDING" },
+            ExpressionAttributeValues: { ":e": outcome.execution, ":b": body.value, ":r": head.record, ":l": next.layer, ":pending": "PENDING" },
             ReturnValues: "ALL_NEW",
           })),
         );

@@ -4,7 +4,7 @@
 import { ClaimsError } from "../../core/errors.ts";
 
 /** Stable codes of the AWS adapters' errors. */
-export type AwsAdapterErrorCode =
+type AwsAdapterErrorCode =
   | "INVALID_ARGUMENT"
   | "DYNAMO_REQUEST_FAILED"
   | "STORED_ITEM_INVALID"
@@ -98,7 +98,7 @@ export class MessageTooLargeError extends AwsAdapterError {
 }
 
 /** One bus entry that could not be published. */
-export type PublishFailure = { readonly detailType: string; readonly errorCode: string; readonly errorMessage: string };
+type PublishFailure = { readonly detailType: string; readonly errorCode: string; readonly errorMessage: string };
 
 /** Bus entries that still failed after the bounded retries, or failed with a non-retryable entry error. */
 export class PublishError extends AwsAdapterError {

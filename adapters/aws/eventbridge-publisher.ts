@@ -11,7 +11,7 @@ import { backoffDelayMs, defaultSleep, retryPolicy } from "./retry.ts";
 import type { RetryPolicy, Sleep } from "./retry.ts";
 
 /** Options of `createEventBridgePublisher`. */
-export type EventBridgePublisherOptions = {
+type EventBridgePublisherOptions = {
   readonly client: EventBridgeClient;
   readonly busName: string;
   /** `Source` of every entry (default `claims.kernel`). */
@@ -24,7 +24,7 @@ export type EventBridgePublisherOptions = {
 };
 
 /** PutEvents limits. */
-export const EVENTBRIDGE_LIMITS = { maxEntries: 10, maxRequestBytes: 256 * 1024 } as const;
+const EVENTBRIDGE_LIMITS = { maxEntries: 10, maxRequestBytes: 256 * 1024 } as const;
 
 /** Entry error codes that a retry cannot fix. */
 const PERMANENT_ENTRY_ERRORS = new Set(["MalformedDetail", "InvalidArgument", "NotFoundException", "AccessDeniedException", "NotAuthorized", "ValidationException"]);

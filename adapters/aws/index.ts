@@ -3,13 +3,11 @@
 export * from "./dynamo-ports.ts";
 export * from "./compact.ts";
 export { createDynamoAuditLog } from "./dynamo-audit.ts";
-export { claimIndexAttributes, claimIndexShard, countOpenClaims, createDynamoClaimRepository } from "./dynamo-claims.ts";
-export type { DynamoClaimOptions } from "./dynamo-claims.ts";
+export { claimIndexShard, countOpenClaims, createDynamoClaimRepository } from "./dynamo-claims.ts";
 export type { DynamoContext } from "./dynamo-context.ts";
 export { createDynamoRefundLedger } from "./dynamo-ledger.ts";
 export { createDynamoContextStore } from "./dynamo-orders.ts";
-export { createDynamoSessionRepository, SESSION_LIMITS } from "./dynamo-sessions.ts";
-export type { SessionLayout } from "./dynamo-sessions.ts";
+export { createDynamoSessionRepository } from "./dynamo-sessions.ts";
 export { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
 export * from "./errors.ts";
 export * from "./eventbridge-publisher.ts";

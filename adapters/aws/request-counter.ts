@@ -9,7 +9,7 @@ export type RequestCounts = {
 };
 
 /** A request counter shared by any number of clients. */
-export type RequestCounter = {
+type RequestCounter = {
   record(service: string, operation: string): void;
   /** A copy of the counts so far (service and operation names sorted). */
   snapshot(): RequestCounts;
@@ -46,7 +46,7 @@ export function createRequestCounter(): RequestCounter {
 const MIDDLEWARE_NAME = "claimsRequestCounter";
 
 /** Any SDK v3 client (a DynamoDBDocumentClient shares its base client's stack, so either works). */
-export type CountableClient = {
+type CountableClient = {
   readonly middlewareStack: {
     addRelativeTo(middleware: never, options: { name: string; relation: "before" | "after"; toMiddleware: string; override?: boolean }): void;
     remove(toRemove: string): boolean;

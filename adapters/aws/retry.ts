@@ -18,7 +18,7 @@ export type RetryPolicy = {
 };
 
 /** The default policy: 4 attempts, 50 ms doubling, at most 2 s between attempts. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 50, maxDelayMs: 2_000 };
+const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 50, maxDelayMs: 2_000 };
 
 /** The policy with overrides applied and checked. */
 export function retryPolicy(overrides: Partial<RetryPolicy> | undefined, what: string): RetryPolicy {

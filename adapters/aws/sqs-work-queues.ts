@@ -31,7 +31,7 @@ export type SqsQueueUrls = {
 };
 
 /** Options of `createSqsWorkQueues`. */
-export type SqsWorkQueuesOptions = {
+type SqsWorkQueuesOptions = {
   readonly client: SQSClient;
   readonly urls: SqsQueueUrls;
   /** Wall clock for timer delays. */
@@ -42,7 +42,7 @@ export type SqsWorkQueuesOptions = {
 };
 
 /** SQS limits the adapter honours. */
-export const SQS_LIMITS = {
+const SQS_LIMITS = {
   maxBatchEntries: 10,
   /** Per message and per batch (sum of bodies). */
   maxBytes: 256 * 1024,
@@ -82,7 +82,7 @@ export function planBatches<T extends { body: string }>(messages: readonly T[], 
  * every SQS accepts — real SQS refuses U+FFFE/U+FFFF and a few others, fauxqs anything outside the Basic
  * Multilingual Plane (emoji) — so any text a customer can send travels (SPEC §8).
  */
-export function asciiJson(value: unknown): string {
+function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

@@ -8,15 +8,6 @@ import { validateOrder } from "../../core/integrity/orders.ts";
 import type { Order } from "../../core/integrity/contracts.ts";
 import { describeError, TableSetupError } from "./errors.ts";
 
-/** Attribute names of the table's keys, its one GSI and its TTL. */
-export const TABLE_ATTRIBUTES = {
-  pk: "pk",
-  sk: "sk",
-  gsi1pk: "gsi1pk",
-  gsi1sk: "gsi1sk",
-  ttl: "expires_at",
-} as const;
-
 /** Name of the table's global secondary index (audit by simulation, claims by status, all orders). */
 export const GSI1 = "gsi1";
 
@@ -24,7 +15,7 @@ export const GSI1 = "gsi1";
 export const TABLE_ONLY_ATTRIBUTES: readonly string[] = ["pk", "sk", "gsi1pk", "gsi1sk", "expires_at", "entity"];
 
 /** A primary key. */
-export type ItemKey = { pk: string; sk: string };
+type ItemKey = { pk: string; sk: string };
 
 /** Key builders: the one place where the single-table layout is spelled out. */
 export const keys = {
@@ -69,7 +60,7 @@ export const gsi1 = {
 } as const;
 
 /** The table definition: `pk`/`sk`, GSI `gsi1` (`gsi1pk`/`gsi1sk`, all attributes), on-demand billing. */
-export function tableDefinition(tableName: string): CreateTableCommandInput {
+function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: "PAY_PER_REQUEST",
@@ -118,7 +109,7 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
 }
 
 /** The stored form of an order: the order's own fields plus its keys and the gsi1 `ORDERS` listing. */
-export function orderItem(order: Order): Record<string, unknown> {
+function orderItem(order: Order): Record<string, unknown> {
   return { ...keys.order(order.order_id), gsi1pk: gsi1.orders, gsi1sk: order.order_id, entity: "order", ...stripUndefined(order) };
 }
 

@@ -3,7 +3,7 @@ import { LLM_DEFAULTS } from "../../core/llm/defaults.ts";
 import { LlmConfigError } from "../../core/llm/errors.ts";
 
 /** Which implementation of the LLM port to use. */
-export type LlmProvider = "rules" | "openai";
+type LlmProvider = "rules" | "openai";
 
 /** LLM configuration after validation; the API key is only ever in `apiKey` and never logged. */
 export type LlmConfig =
@@ -19,7 +19,7 @@ export type LlmConfig =
     };
 
 /** Defaults from `scenarios/config.yaml` (LLM defaults); secrets never come from the config file. */
-export interface LlmDefaults {
+interface LlmDefaults {
   readonly provider?: LlmProvider | undefined;
   readonly baseURL?: string | undefined;
   readonly model?: string | undefined;
@@ -29,7 +29,7 @@ export interface LlmDefaults {
 }
 
 /** Built-in defaults (core/llm/defaults.ts, the one definition the config schema uses too). */
-export const BUILTIN_LLM_DEFAULTS = {
+const BUILTIN_LLM_DEFAULTS = {
   provider: LLM_DEFAULTS.provider,
   baseURL: LLM_DEFAULTS.baseUrl,
   model: LLM_DEFAULTS.model,

@@ -7,7 +7,7 @@ import type { LlmConfig } from "./config.ts";
 import { createOpenAiModel, type Sleep } from "./openai.ts";
 
 /** What building a model may need beside its configuration. */
-export interface CreateLlmDeps {
+interface CreateLlmDeps {
   /** The contract the rules model reasons with (network models read it from the prompts). */
   readonly contract: ClaimsContract;
   readonly responsibility?: ResponsibilityContract | undefined;

@@ -3,7 +3,7 @@
 import type { LlmPort, LlmRequest, LlmResult, LlmTask } from "../../core/llm/port.ts";
 
 /** One finished call. */
-export interface LlmCallRecord {
+interface LlmCallRecord {
   readonly task: LlmTask;
   readonly ok: boolean;
   readonly code?: string | undefined;
@@ -12,7 +12,7 @@ export interface LlmCallRecord {
 }
 
 /** A call still waiting for its answer. */
-export interface LlmCallInFlight {
+interface LlmCallInFlight {
   readonly task: LlmTask;
   readonly elapsedMs: number;
 }

@@ -34,7 +34,7 @@ export interface OpenAiModelOptions {
 }
 
 /** The default sleep: a timer that an abort cancels. */
-export const defaultSleep: Sleep = (ms, signal) =>
+const defaultSleep: Sleep = (ms, signal) =>
   new Promise<void>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -63,7 +63,7 @@ interface Classified {
  * How structured output is asked for: `json_schema` (strict, from the zod schema), `json_object` (any
  * JSON), or `none` (the prompt's format description only). zod validates the answer in every mode.
  */
-export type StructuredOutputMode = "json_schema" | "json_object" | "none";
+type StructuredOutputMode = "json_schema" | "json_object" | "none";
 
 const NEXT_MODE: Record<StructuredOutputMode, StructuredOutputMode | undefined> = { json_schema: "json_object", json_object: "none", none: undefined };
 
@@ -71,7 +71,7 @@ const NEXT_MODE: Record<StructuredOutputMode, StructuredOutputMode | undefined> 
 const REPAIRABLE: ReadonlySet<LlmFailureCode> = new Set<LlmFailureCode>(["LLM_SCHEMA_VIOLATION", "LLM_INVALID_JSON", "LLM_EMPTY_RESPONSE"]);
 
 /** The user message of a repair round: what was wrong, and the format again (model output only, never customer text). */
-export function repairMessage(problem: string): string {
+function repairMessage(problem: string): string {
   return [
     "Your previous answer could not be used:",
     problem,

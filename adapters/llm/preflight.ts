@@ -6,7 +6,7 @@ import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/port.ts";
 import type { LlmConfig } from "./config.ts";
 
 /** How long the check may take at most (capped by the configured LLM timeout). */
-export const PREFLIGHT_TIMEOUT_MS = 3_000;
+const PREFLIGHT_TIMEOUT_MS = 3_000;
 
 /** How long a failed check stands before the next call checks again. */
 export const PREFLIGHT_RECHECK_MS = 30_000;
@@ -17,7 +17,7 @@ export type PreflightResult =
   | { readonly ok: false; readonly code: "LLM_UNREACHABLE" | "LLM_AUTH_FAILED"; readonly url: string; readonly model: string; readonly ms: number; readonly message: string };
 
 /** What the check may be given besides the configuration. */
-export interface PreflightOptions {
+interface PreflightOptions {
   readonly timeoutMs?: number | undefined;
   readonly fetch?: typeof fetch | undefined;
 }
@@ -68,7 +68,7 @@ export function describePreflight(result: PreflightResult): string {
 }
 
 /** An LlmPort behind a preflight check, and the check itself. */
-export interface GuardedLlm {
+interface GuardedLlm {
   readonly port: LlmPort;
   /** Runs the check now (concurrent callers share one run) and remembers the result. */
   check(): Promise<PreflightResult>;

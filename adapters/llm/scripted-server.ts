@@ -37,7 +37,7 @@ export interface ScriptedLlmServer {
 }
 
 /** Usage figures a scripted completion reports. */
-export interface ScriptedUsage {
+interface ScriptedUsage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
   readonly total_tokens: number;
@@ -82,7 +82,7 @@ export function answerBySchema(answers: Readonly<Record<string, string | ((reque
 }
 
 /** What `GET /v1/models` answers: the listed model ids (default `["scripted"]`), or an error status. */
-export interface ScriptedServerOptions {
+interface ScriptedServerOptions {
   readonly models?: readonly string[] | { readonly status: number };
 }
 

@@ -53,6 +53,20 @@ describe("interleave", () => {
     expect(b!.cpuNsPerUnit).toEqual([30, 30]);
   });
 
+  it("times a contender with its own meter when it has one (work done in another process)", async () => {
+    const here = simulatedMeter();
+    const there = simulatedMeter();
+    const [local, remote] = await interleave(
+      [
+        { name: "local", opsPerSample: 1, op: () => here.spend(10) },
+        { name: "remote", opsPerSample: 1, meter: there.meter, op: () => (here.spend(1), there.spend(500)) },
+      ],
+      { rounds: 2, warmupRounds: 0, meter: here.meter },
+    );
+    expect(local!.cpuNsPerUnit).toEqual([10, 10]);
+    expect(remote!.cpuNsPerUnit).toEqual([500, 500]);
+  });
+
   it("reports per unit, quotes the lowest round and keeps the median and highest", async () => {
     const { meter, spend } = simulatedMeter();
     const costs = [120, 100, 200, 110];

@@ -36,6 +36,8 @@ export type Contender = {
   before?: () => unknown;
   /** Untimed, after each sample (e.g. checking what the op did, dropping a finished thread). */
   after?: () => unknown;
+  /** The clocks of this contender's samples when its work runs elsewhere (another process); default the interleave's. */
+  meter?: Meter;
 };
 
 /** Options of {@link interleave}. */
@@ -100,9 +102,10 @@ export async function interleave(contenders: readonly Contender[], options: Inte
   const sample = async (i: number): Promise<Reading> => {
     const c = contenders[i]!;
     await settle(c.before?.());
-    const start = meter();
+    const m = c.meter ?? meter;
+    const start = m();
     for (let k = 0; k < ops[i]!; k++) await settle(c.op());
-    const end = meter();
+    const end = m();
     await settle(c.after?.());
     return { cpuNs: end.cpuNs - start.cpuNs, wallNs: end.wallNs - start.wallNs };
   };

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FUNCTIONS, QUEUES } from "../../infra/facts.ts";
+import { FUNCTIONS, LOGGING, QUEUES } from "../../infra/facts.ts";
 import type { FunctionKey as FactFunctionKey, QueueRole as FactQueueRole } from "../../infra/facts.ts";
 
 /** A Lambda function of the app (infra/facts.ts `FUNCTIONS`). */
@@ -68,6 +68,12 @@ export type InvocationUsage = {
   logLines: number;
   /** UTF-8 bytes of those lines (without newlines) per claim. */
   logBytes: number;
+  /** Of those, the success lines (they carry `sample_rate`; written for a sampled share on AWS): lines and bytes. Absent in older profiles: none. */
+  successLines?: number;
+  successBytes?: number;
+  /** CloudWatch Embedded Metric Format lines (Powertools Metrics, written on AWS) and their bytes. Absent in older profiles: none. */
+  metricLines?: number;
+  metricBytes?: number;
 };
 
 /** `loaded` with each function's `cpuMs` replaced by the CPU per record of `alone` (measured one claim at a time) × its records. */
@@ -107,7 +113,19 @@ export type StoredUsage = {
   /** gsi1 entries (projection ALL: the whole item again) and their bytes. */
   indexItems: number;
   indexBytes: number;
+  /** Of the items, those with a TTL (`expires_at`: gone after the retention horizon) and their bytes. Absent in older profiles: none. */
+  expiringItems?: number;
+  expiringBytes?: number;
 };
+
+/** How the deployment logs: Lambda's system log level and the share of success lines written (infra/facts.ts LOGGING). */
+export type LoggingConfig = { systemLogLevel: string; successSampleRate: number };
+
+/** The deployment's logging now (infra/facts.ts), recorded with each profile. */
+export const DEPLOYED_LOGGING: LoggingConfig = { systemLogLevel: LOGGING.systemLogLevel, successSampleRate: LOGGING.successSampleRate };
+
+/** The logging of profiles recorded before it was recorded with them: Lambda's defaults, every line written. */
+export const UNRECORDED_LOGGING: LoggingConfig = { systemLogLevel: "INFO", successSampleRate: 1 };
 
 /** What the handlers' logs weighed over the whole run, at the level they ran at. */
 export type LogSample = { level: string; lines: number; bytes: number; gzipBytes: number; outsideLines: number };
@@ -130,6 +148,8 @@ export type AwsRequestsFile = {
   /** Stored per claim by entity after the run (orders, reference data, left out). */
   stored: Record<string, StoredUsage>;
   logs: LogSample;
+  /** The deployment's logging the profile is priced with; absent in profiles recorded before (UNRECORDED_LOGGING). */
+  logging?: LoggingConfig;
 };
 
 const libDir = dirname(fileURLToPath(import.meta.url));

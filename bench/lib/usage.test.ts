@@ -127,10 +127,10 @@ describe("summarise", () => {
     { caller: "intakeApi", tag: "poll", service: "DynamoDB", operation: "GetItem", entity: "claim", rru: 0.5 },
   ];
   const invocations: InvocationRecord[] = [
-    { fn: "orchestrator", records: 3, ms: 30, sdkMs: 20, cpuMs: 8, calls: { "DynamoDB.GetItem": 1, "DynamoDB.PutItem": 1 }, logLines: 3, logBytes: 600 },
-    { fn: "worker", records: 1, ms: 10, sdkMs: 10, cpuMs: 0, calls: { "SQS.SendMessage": 1 }, logLines: 1, logBytes: 250 },
-    { fn: "timer", tag: "tick", records: 2, ms: 5, sdkMs: 4, cpuMs: 1, calls: { "SQS.SendMessageBatch": 1 }, logLines: 2, logBytes: 400 },
-    { fn: "intakeApi", tag: "poll", records: 1, ms: 4, sdkMs: 3, cpuMs: 1, calls: { "DynamoDB.GetItem": 1 }, logLines: 1, logBytes: 200 },
+    { fn: "orchestrator", records: 3, ms: 30, sdkMs: 20, cpuMs: 8, calls: { "DynamoDB.GetItem": 1, "DynamoDB.PutItem": 1 }, logLines: 3, logBytes: 600, successLines: 2, successBytes: 420, metricLines: 2, metricBytes: 800 },
+    { fn: "worker", records: 1, ms: 10, sdkMs: 10, cpuMs: 0, calls: { "SQS.SendMessage": 1 }, logLines: 1, logBytes: 250, successLines: 1, successBytes: 250, metricLines: 0, metricBytes: 0 },
+    { fn: "timer", tag: "tick", records: 2, ms: 5, sdkMs: 4, cpuMs: 1, calls: { "SQS.SendMessageBatch": 1 }, logLines: 2, logBytes: 400, successLines: 0, successBytes: 0, metricLines: 0, metricBytes: 0 },
+    { fn: "intakeApi", tag: "poll", records: 1, ms: 4, sdkMs: 3, cpuMs: 1, calls: { "DynamoDB.GetItem": 1 }, logLines: 1, logBytes: 200, successLines: 1, successBytes: 200, metricLines: 0, metricBytes: 0 },
   ];
   const data = { calls, invocations, busDeliveries: { verdicts: 2 }, apiRequests: 2 };
 
@@ -145,7 +145,7 @@ describe("summarise", () => {
     expect(p.busDeliveries).toEqual({ verdicts: 1 });
     expect(p.apiRequests).toBe(1);
     expect(Object.keys(p.invocations).sort()).toEqual(["orchestrator", "worker"]);
-    expect(p.invocations.orchestrator).toEqual({ invocations: 0.5, records: 1.5, handlerMs: 15, sdkMs: 10, cpuMs: 4, calls: { "DynamoDB.GetItem": 0.5, "DynamoDB.PutItem": 0.5 }, llmCalls: 0, logLines: 1.5, logBytes: 300 });
+    expect(p.invocations.orchestrator).toEqual({ invocations: 0.5, records: 1.5, handlerMs: 15, sdkMs: 10, cpuMs: 4, calls: { "DynamoDB.GetItem": 0.5, "DynamoDB.PutItem": 0.5 }, llmCalls: 0, logLines: 1.5, logBytes: 300, successLines: 1, successBytes: 210, metricLines: 1, metricBytes: 400 });
     expect(p.invocations.worker?.llmCalls).toBe(0.5);
   });
 

@@ -168,9 +168,25 @@ export type InvocationRecord = {
   /** Powertools log lines written during the invocation, and their UTF-8 bytes without newlines. */
   logLines: number;
   logBytes: number;
+  /** Of those, success lines (with `sample_rate`: sampled on AWS). */
+  successLines: number;
+  successBytes: number;
+  /** CloudWatch Embedded Metric Format lines (Powertools Metrics) written during the invocation, and their bytes. */
+  metricLines: number;
+  metricBytes: number;
 };
 
-type Ctx = { caller: Caller; tag?: Tag; inflight: number; busySince: number; sdkMs: number; cpuMark: number; cpuUs: number; calls: Record<string, number>; logLines: number; logBytes: number };
+type Ctx = { caller: Caller; tag?: Tag; inflight: number; busySince: number; sdkMs: number; cpuMark: number; cpuUs: number; calls: Record<string, number>; logLines: number; logBytes: number; successLines: number; successBytes: number; metricLines: number; metricBytes: number };
+
+/** True for an Embedded Metric Format line (Powertools Metrics: JSON with the `_aws` metadata CloudWatch turns into metrics). */
+export function isMetricLogLine(line: string): boolean {
+  return line.startsWith("{") && line.includes('"_aws":');
+}
+
+/** True for a success line (functions/lib/logger.ts writes `sample_rate` on each). */
+export function isSuccessLogLine(line: string): boolean {
+  return line.includes('"sample_rate":');
+}
 
 const cpuNowUs = () => {
   const u = process.cpuUsage();
@@ -230,8 +246,17 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
       outsideLogLines++;
       return;
     }
+    if (isMetricLogLine(line)) {
+      ctx.metricLines++;
+      ctx.metricBytes += utf8(line);
+      return;
+    }
     ctx.logLines++;
     ctx.logBytes += utf8(line);
+    if (isSuccessLogLine(line)) {
+      ctx.successLines++;
+      ctx.successBytes += utf8(line);
+    }
   }
 
   const middleware: Middleware = (next, context) => async (args) => {
@@ -292,13 +317,13 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
 
   /** Runs `f` as an invocation of `fn` (requests inside are attributed to it) and records its duration. */
   async function runAs<T>(fn: FunctionKey, records: number, f: () => Promise<T>, tag?: Tag): Promise<T> {
-    const ctx: Ctx = { caller: fn, ...(tag ? { tag } : {}), inflight: 0, busySince: 0, sdkMs: 0, cpuMark: cpuNowUs(), cpuUs: 0, calls: {}, logLines: 0, logBytes: 0 };
+    const ctx: Ctx = { caller: fn, ...(tag ? { tag } : {}), inflight: 0, busySince: 0, sdkMs: 0, cpuMark: cpuNowUs(), cpuUs: 0, calls: {}, logLines: 0, logBytes: 0, successLines: 0, successBytes: 0, metricLines: 0, metricBytes: 0 };
     const start = performance.now();
     try {
       return await als.run(ctx, f);
     } finally {
       if (ctx.inflight === 0) ctx.cpuUs += cpuNowUs() - ctx.cpuMark;
-      invocations.push({ fn, ...(tag ? { tag } : {}), records, ms: performance.now() - start, sdkMs: ctx.sdkMs, cpuMs: ctx.cpuUs / 1000, calls: ctx.calls, logLines: ctx.logLines, logBytes: ctx.logBytes });
+      invocations.push({ fn, ...(tag ? { tag } : {}), records, ms: performance.now() - start, sdkMs: ctx.sdkMs, cpuMs: ctx.cpuUs / 1000, calls: ctx.calls, logLines: ctx.logLines, logBytes: ctx.logBytes, successLines: ctx.successLines, successBytes: ctx.successBytes, metricLines: ctx.metricLines, metricBytes: ctx.metricBytes });
     }
   }
 
@@ -315,7 +340,7 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
       stream.write = ((chunk: unknown, ...rest: unknown[]) => {
         const text = typeof chunk === "string" ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString("utf8") : undefined;
         const lines = text?.split("\n").filter((l) => l.length > 0) ?? [];
-        if (lines.length > 0 && lines.every(isHandlerLogLine)) {
+        if (lines.length > 0 && lines.every((l) => isHandlerLogLine(l) || isMetricLogLine(l))) {
           for (const line of lines) noteLog(line);
           const done = rest.find((r): r is () => void => typeof r === "function");
           done?.();
@@ -422,7 +447,7 @@ export function summarise(
   const invocations: Partial<Record<FunctionKey, InvocationUsage>> = {};
   for (const inv of data.invocations) {
     if (!mine(inv.tag)) continue;
-    const u = (invocations[inv.fn] ??= { invocations: 0, records: 0, handlerMs: 0, sdkMs: 0, cpuMs: 0, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0 });
+    const u = (invocations[inv.fn] ??= { invocations: 0, records: 0, handlerMs: 0, sdkMs: 0, cpuMs: 0, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0, successLines: 0, successBytes: 0, metricLines: 0, metricBytes: 0 });
     u.invocations += per(1);
     u.records += per(inv.records);
     u.handlerMs += per(inv.ms);
@@ -432,6 +457,10 @@ export function summarise(
     if (LLM_FUNCTIONS.includes(inv.fn)) u.llmCalls += per(inv.records);
     u.logLines += per(inv.logLines);
     u.logBytes += per(inv.logBytes);
+    u.successLines = (u.successLines ?? 0) + per(inv.successLines ?? 0);
+    u.successBytes = (u.successBytes ?? 0) + per(inv.successBytes ?? 0);
+    u.metricLines = (u.metricLines ?? 0) + per(inv.metricLines ?? 0);
+    u.metricBytes = (u.metricBytes ?? 0) + per(inv.metricBytes ?? 0);
   }
   const busDeliveries = tag === undefined ? Object.fromEntries(Object.entries(data.busDeliveries).map(([k, v]) => [k, per(v)])) : {};
   return { kind, claims, requests, dynamo, sqsSends, events, busDeliveries, apiRequests: tag === "tick" ? 0 : per(data.apiRequests), invocations };

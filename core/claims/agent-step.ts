@@ -10,14 +10,14 @@ import { analystMessages, decisionMakerMessages, fixerMessages, selfCheckRepairM
 import { selfCheck, type SelfCheckFailure } from "./self-check.ts";
 
 /** What the worker needs besides the request. */
-export interface AgentStepDeps {
+interface AgentStepDeps {
   llm: LlmPort;
   contract: ClaimsContract;
   responsibility: ResponsibilityContract;
 }
 
 /** The inbound crew event a step produced, plus what the call cost (for the audit and the report). */
-export interface AgentStepResult {
+interface AgentStepResult {
   event:
     | { type: "agent.step.completed"; crewId: string; correlationId: string; output: unknown }
     | { type: "agent.step.failed"; crewId: string; correlationId: string; error: { message: string; code?: string } };

@@ -7,14 +7,14 @@ export const IsoDateSchema = z.string().refine((s) => parseIsoMs(s) !== undefine
 });
 
 /** The largest amount a claim may state, in EUR either way (SPEC §4.1): beyond it the claim is refused at intake. */
-export const MAX_CLAIM_AMOUNT_EUR = 1_000_000;
+const MAX_CLAIM_AMOUNT_EUR = 1_000_000;
 
 /**
  * Text that every queue can carry once encoded (SPEC §4.1, §8): well-formed Unicode (no lone surrogate) and no
  * control characters but tab, line feed and carriage return. Everything else — emoji, any plane, U+FFFE/U+FFFF —
  * travels, because message bodies escape non-ASCII characters (adapters/aws/sqs-work-queues.ts).
  */
-export function queueSafeText(value: string): string | undefined {
+function queueSafeText(value: string): string | undefined {
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) return "holds a lone surrogate (text that is not valid Unicode)";
   for (const c of value) {
     const code = c.charCodeAt(0);
@@ -34,7 +34,7 @@ const text = () => z.string().superRefine((value, ctx) => {
  * A claim's amount: a finite number with at most 2 decimals and at most 1,000,000 EUR either way. A zero or
  * negative amount is accepted here and rejected by the kernel (INVALID_AMOUNT), as in the seed.
  */
-export const ClaimAmountSchema = z
+const ClaimAmountSchema = z
   .number()
   .refine(Number.isFinite, "amount_eur must be a finite number")
   .refine((n) => Math.abs(n) <= MAX_CLAIM_AMOUNT_EUR, `amount_eur must be between -${MAX_CLAIM_AMOUNT_EUR} and ${MAX_CLAIM_AMOUNT_EUR} EUR`)
@@ -66,5 +66,3 @@ export const ClaimInputSchema = z.union([
   z.object({ claim_text: ClaimTextSchema }).strict(),
 ]);
 
-/** Either a structured claim or free text. */
-export type ClaimInput = z.infer<typeof ClaimInputSchema>;

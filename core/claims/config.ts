@@ -156,7 +156,7 @@ const OrderEntrySchema = z
   .strict();
 
 /** Schema of `scenarios/config.yaml` (SPEC §6), including DIR sample 35's keys (used, or accepted and ignored). */
-export const ConfigFileSchema = z
+const ConfigFileSchema = z
   .object({
     database: ignored("the DIR sample's SQLite/PostgreSQL store; Claims Crew keeps claims, verdicts and audit in DynamoDB"),
     llm_defaults: LlmDefaultsSchema.default(LlmDefaultsSchema.parse({})),
@@ -172,10 +172,10 @@ export const ConfigFileSchema = z
   .strict();
 
 /** The LLM defaults of the config file. */
-export type LlmDefaults = z.infer<typeof LlmDefaultsSchema>;
+type LlmDefaults = z.infer<typeof LlmDefaultsSchema>;
 
 /** How the file was read: its contract format, the defaults and mappings applied, and the keys accepted but ignored. */
-export interface ConfigReading {
+interface ConfigReading {
   format: ContractFormat;
   /** One line per default or mapping applied, e.g. `agents[0].version missing: 1.0.0 assumed`. */
   mappings: string[];

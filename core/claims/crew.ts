@@ -21,22 +21,19 @@ export interface ClaimsCrewTimeouts {
 }
 
 /** Default step timeouts: a local model answers in seconds, a cold one in tens of seconds. */
-export const DEFAULT_CLAIMS_CREW_TIMEOUTS: ClaimsCrewTimeouts = { analystMs: 120_000, decisionMs: 120_000, fixerMs: 120_000 };
+const DEFAULT_CLAIMS_CREW_TIMEOUTS: ClaimsCrewTimeouts = { analystMs: 120_000, decisionMs: 120_000, fixerMs: 120_000 };
 
 /** What the crew starts with: the structured claim and when it was received. */
 export const ClaimsCrewInputSchema = z.object({ claim: ClaimSchema, received_at: z.string() }).strict();
 
 /** The root input of the claims crew. */
-export type ClaimsCrewInput = z.infer<typeof ClaimsCrewInputSchema>;
+type ClaimsCrewInput = z.infer<typeof ClaimsCrewInputSchema>;
 
 /** What the analyst phase hands to the decision maker: its assessment plus the claim it assessed. */
 export const AnalystOutputSchema = z.object({ analysis: z.string(), claim: ClaimSchema, received_at: z.string() }).strict();
 
-/** The analyst phase's output. */
-export type AnalystOutput = z.infer<typeof AnalystOutputSchema>;
-
 /** The crew shape and counts as plain JSON (system prompts are composed by the worker from the contract). */
-export function claimsCrewShape(timeouts: ClaimsCrewTimeouts = DEFAULT_CLAIMS_CREW_TIMEOUTS) {
+function claimsCrewShape(timeouts: ClaimsCrewTimeouts = DEFAULT_CLAIMS_CREW_TIMEOUTS) {
   const noInvite = { invite: [] as string[] };
   const shape = {
     schema_version: "1.0",

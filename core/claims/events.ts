@@ -50,7 +50,7 @@ export const RefundExecutedDetailSchema = z
 export type RefundExecutedDetail = z.infer<typeof RefundExecutedDetailSchema>;
 
 /** `ClaimNeedsReview` event detail (SPEC §7.3); `reason_code` may be a kernel, ledger or crew code. */
-export const ClaimNeedsReviewDetailSchema = z
+const ClaimNeedsReviewDetailSchema = z
   .object({
     claim_id: z.string().min(1),
     dfid: z.string().min(1),
@@ -103,7 +103,7 @@ export const ReviewDecidedDetailSchema = z
 export type ReviewDecidedDetail = z.infer<typeof ReviewDecidedDetailSchema>;
 
 /** Every bus event by detail-type: the one definition producers, the publisher and consumers share. */
-export const BUS_EVENTS = {
+const BUS_EVENTS = {
   ClaimVerdict: ClaimVerdictDetailSchema,
   RefundExecuted: RefundExecutedDetailSchema,
   ClaimNeedsReview: ClaimNeedsReviewDetailSchema,
@@ -112,7 +112,7 @@ export const BUS_EVENTS = {
 } as const;
 
 /** A detail-type of the `claims` bus. */
-export type BusEventType = keyof typeof BUS_EVENTS;
+type BusEventType = keyof typeof BUS_EVENTS;
 
 /** The detail-types by role, for rule patterns. */
 export const DETAIL_TYPES = {
@@ -132,7 +132,7 @@ export function busEntry<T extends BusEventType>(detailType: T, detail: z.infer<
 }
 
 /** The result of checking an entry against its schema. */
-export type BusEntryCheck = { ok: true; entry: BusEntry } | { ok: false; message: string };
+type BusEntryCheck = { ok: true; entry: BusEntry } | { ok: false; message: string };
 
 /** Checks that `value` is an entry of a known detail-type whose detail satisfies that type's schema. */
 export function parseBusEntry(value: unknown): BusEntryCheck {

@@ -2,6 +2,7 @@
 // detail, core/claims/events.ts) and the plan of what it calls for (a refund to reserve, a review to open).
 import * as z from "zod";
 import { hashHex } from "../crew/hash.ts";
+import type { Sha256Hex } from "../crew/hash.ts";
 import { KernelInputError } from "../integrity/errors.ts";
 import { centsToEur, parseCents } from "../integrity/money.ts";
 import { idempotencyKeyOf } from "../integrity/proposal.ts";
@@ -21,7 +22,7 @@ export function executionIdFor(verdictId: string): string {
 }
 
 /** What a verdict record is built from. */
-export type VerdictRecordInput = {
+type VerdictRecordInput = {
   verdict: ClaimVerdict;
   proposal: unknown;
   claimId: string;
@@ -29,6 +30,8 @@ export type VerdictRecordInput = {
   dfid: string;
   decidedAt: string;
   simulationId?: string;
+  /** The SHA-256 for the idempotency key (any implementation gives the same key); default the pure one. */
+  sha256?: Sha256Hex;
 };
 
 /**
@@ -36,7 +39,7 @@ export type VerdictRecordInput = {
  * content (see `idempotencyKeyOf`), the verdict id from the key; throws `KernelInputError` for bad ids/times.
  */
 export function buildVerdictRecord(input: VerdictRecordInput): ClaimVerdictDetail {
-  const idempotency_key = idempotencyKeyOf(input.proposal, input.dfid);
+  const idempotency_key = idempotencyKeyOf(input.proposal, input.dfid, input.sha256);
   const raw = asRecord(input.proposal);
   const params = asRecord(raw?.params);
   const orderId = params?.order_id;
@@ -62,7 +65,7 @@ export function buildVerdictRecord(input: VerdictRecordInput): ClaimVerdictDetai
 }
 
 /** A side effect a verdict calls for, as plain data; only the kernel service performs it. */
-export type ExecutionEffect =
+type ExecutionEffect =
   | { type: "refund.reserve"; claim_id: string; order_id: string; amount_cents: number; amount_eur: number }
   | { type: "review.create"; claim_id: string; reason_code: string; reason: string };
 

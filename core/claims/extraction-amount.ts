@@ -16,7 +16,7 @@ const PURCHASE_CUE = /\b(?:for|paid|pay|cost|costs|costing|price|priced|priced a
 const REFUND_CUE = /\b(?:refund|refunded|reimburse|reimbursed|reimbursement|back|return|compensation|credit)\s*(?:me|of|for|the)?\s*(?:only|just)?\s*$/i;
 
 /** An amount found in text, with its ISO currency and the words just before it. */
-export interface FoundAmount {
+interface FoundAmount {
   readonly value: number;
   readonly currency: string;
   readonly index: number;
@@ -188,7 +188,7 @@ export function findWordAmounts(text: string): { amounts: FoundAmount[]; unreada
 }
 
 /** Numbers without a currency right after a price word (`for 1200`, `paid 45`), used only when no amount has a currency. */
-export function findBareAmounts(text: string): FoundAmount[] {
+function findBareAmounts(text: string): FoundAmount[] {
   const out: FoundAmount[] = [];
   for (const m of text.matchAll(BARE_RE)) {
     const value = parseAmountNumber(m[1] ?? "");

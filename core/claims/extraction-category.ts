@@ -1,7 +1,7 @@
 // Product categories in customer text: an explicit `category: X`, the category names, or product keywords.
 
 /** Product keywords per category; plural forms (`-s`, `-es`) match too. */
-export const CATEGORY_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
+const CATEGORY_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
   electronics: [
     "electronics", "electronic", "laptop", "notebook computer", "computer", "pc", "phone", "smartphone", "iphone",
     "mobile phone", "tablet", "ipad", "screen", "monitor", "display", "headphone", "headset", "earbud", "earphone",

@@ -12,7 +12,7 @@ const DAY_MONTH_RE = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${M
 const MONTH_DAY_RE = new RegExp(`\\b${MONTH}\\b\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b(?:,?\\s+(\\d{4})\\b)?`, "gi");
 
 /** A date found in text: its ISO form (`YYYY-MM-DD`) and where it was. */
-export interface FoundDate {
+interface FoundDate {
   readonly iso: string;
   readonly index: number;
   readonly length: number;

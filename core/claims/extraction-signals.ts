@@ -6,7 +6,7 @@
 // "ig\u200Bnore previous instructions" and "іgnore" (Cyrillic і) are caught too.
 
 /** What was found, by kind; `found` is true when any signal fired. */
-export interface InstructionScan {
+interface InstructionScan {
   readonly found: boolean;
   /** Short names of the signals, e.g. `instruction phrasing`, `chat template token`, `base64-encoded instructions`. */
   readonly signals: readonly string[];

@@ -9,7 +9,7 @@ import { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-sign
 import { isModelUnavailable } from "../llm/errors.ts";
 
 export { findAmounts, findWordAmounts, parseAmountNumber, parseNumberWords, chooseClaimAmount, type ChosenAmount } from "./extraction-amount.ts";
-export { findCategory, CATEGORY_KEYWORDS } from "./extraction-category.ts";
+export { findCategory } from "./extraction-category.ts";
 export { findDates, normalizeDate } from "./extraction-date.ts";
 export { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
 
@@ -17,14 +17,14 @@ export { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-sign
 export type TextExtractionFailureCode = "EMPTY_TEXT" | "NO_ORDER_ID" | "AMBIGUOUS_ORDER_ID" | "NO_AMOUNT" | "AMBIGUOUS_AMOUNT" | "UNSUPPORTED_CURRENCY";
 
 /** The pattern extractor's result; a failure still carries what it did find (`partial`, nulls elsewhere). */
-export type TextExtraction =
+type TextExtraction =
   | { ok: true; claim: ClaimExtractionOutput; warnings: string[] }
   | { ok: false; code: TextExtractionFailureCode; message: string; partial: ClaimExtractionOutput; warnings: string[] };
 
 const ORDER_ID_RE = /(?<![\w-])ord_[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?(?![\w-])/gi;
 
 /** Normalises an order id's prefix (`ORD_001` → `ord_001`); the rest is kept as written. */
-export function normalizeOrderId(id: string): string {
+function normalizeOrderId(id: string): string {
   const t = id.trim();
   return /^ord_/i.test(t) ? `ord_${t.slice(4)}` : t;
 }
@@ -72,7 +72,7 @@ function withoutIdsAndDates(text: string, now?: string | number): { masked: stri
 }
 
 /** The claimed amount as the text states it (digits or English words), or why the text does not say clearly. */
-export function readClaimAmount(text: string, now?: string | number): ChosenAmount {
+function readClaimAmount(text: string, now?: string | number): ChosenAmount {
   return chooseClaimAmount(withoutIdsAndDates(text, now).masked);
 }
 
@@ -131,7 +131,7 @@ export type ClaimFromExtractionFailureCode =
   | "INVALID_CLAIM";
 
 /** A claim built from an extraction, or the reason it cannot be built. */
-export type ClaimFromExtraction =
+type ClaimFromExtraction =
   | { ok: true; claim: Claim; warnings: string[] }
   | { ok: false; code: ClaimFromExtractionFailureCode; message: string };
 

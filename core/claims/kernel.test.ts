@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ResponsibilityContractSchema, type ClaimsContract, type Order, type ResponsibilityContract } from "../integrity/contracts.ts";
 import { KernelInputError } from "../integrity/errors.ts";
 import { emptyLedgerEntry, type LedgerEntry } from "../integrity/ledger.ts";
+import { hashHex } from "../crew/hash.ts";
 import { buildProposal, computeIdempotencyKey, proposalIdFor, type PolicyProposal } from "../integrity/proposal.ts";
 import { createAgentRegistry, type RegistryView } from "../integrity/registry.ts";
 import { DAY_MS } from "../integrity/time.ts";
@@ -409,3 +410,19 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+describe("the injected SHA-256", () => {
+  it("decides every case as the pure one does, and is the one the idempotency check uses", () => {
+    const calls: string[] = [];
+    const counting = (text: string) => {
+      calls.push(text);
+      return hashHex(text);
+    };
+    for (const over of [{}, { proposal: withAmount(1e9) }, { order: undefined }, { decidedAt: iso(RECEIVED_MS + VALID_FOR_MS + 61_000) }]) {
+      calls.length = 0;
+      expect(decideClaim(input({ ...over, sha256: counting }))).toEqual(decideClaim(input(over)));
+      expect(calls).toHaveLength(1);
+    }
+    expect(decideClaim(input({ sha256: () => "0".repeat(64) }))).toMatchObject({ verdict: "REJECT", reason_code: "IDEMPOTENCY_KEY_MISMATCH" });
+  });
+});

@@ -1,5 +1,6 @@
 // The claims kernel: a pure function from (proposal, claim, contracts, registry, order, ledger, times) to a verdict.
-import { canonicalize } from "../crew/canonical.ts";
+import { canonicalizeStable } from "../crew/canonical.ts";
+import type { Sha256Hex } from "../crew/hash.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 import { KernelInputError } from "../integrity/errors.ts";
 import { assertLedgerEntry, automaticRefundedCents, otherPendingReviews, reservedForClaim, type LedgerEntry } from "../integrity/ledger.ts";
@@ -44,6 +45,8 @@ export type DecideClaimInput = {
    * reject checks run again against the ledger as it stands.
    */
   approval?: { amountEur?: number };
+  /** How to compute the SHA-256 the idempotency key check needs (any implementation decides the same); default the pure one of core/crew/hash.ts. */
+  sha256?: Sha256Hex;
 };
 
 /**
@@ -82,7 +85,7 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   const createdMs = parseIsoMs(p.created_at);
   if (createdMs === undefined) return fail("proposal_schema", "SCHEMA_INVALID", `Proposal does not parse: created_at: ${show(p.created_at)} is not a real date`);
   pass("proposal_schema", "SCHEMA_INVALID");
-  if (computeIdempotencyKey(p) !== p.idempotency_key) {
+  if (computeIdempotencyKey(p, input.sha256) !== p.idempotency_key) {
     return fail("idempotency_key", "IDEMPOTENCY_KEY_MISMATCH", "Proposal idempotency_key does not match its content (SHA-256 of the DFID and the canonical proposal)");
   }
   pass("idempotency_key", "IDEMPOTENCY_KEY_MISMATCH");
@@ -108,7 +111,7 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   const unauthorised =
     agent.status !== "ACTIVE" ? "its registration was revoked"
     : p.agent_id !== responsibility.agent_id ? `the kernel enforces the contract of agent ${responsibility.agent_id}`
-    : canonicalize(agent.contract) !== canonicalize(responsibility) ? "its registered contract differs from the contract the kernel enforces"
+    : canonicalizeStable(agent.contract) !== canonicalizeStable(responsibility) ? "its registered contract differs from the contract the kernel enforces"
     : undefined;
   if (unauthorised) return fail("agent_authorised", "AGENT_NOT_AUTHORISED", `Agent ${show(p.agent_id)} is not authorised: ${unauthorised}`);
   pass("agent_authorised", "AGENT_NOT_AUTHORISED");

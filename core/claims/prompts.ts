@@ -8,10 +8,10 @@ import type { FixableTask, LlmOutputSchema, LlmStructuredRequest, LlmTextRequest
 import type { SelfCheckClaim, SelfCheckFailure } from "./self-check.ts";
 
 /** The Decision Maker's (and a fixer's) structured output, as sent to structured-output endpoints. */
-export const REFUND_PROPOSAL_SCHEMA: LlmOutputSchema<RefundProposalOutput> = { name: "refund_proposal", zod: RefundProposalOutputSchema };
+const REFUND_PROPOSAL_SCHEMA: LlmOutputSchema<RefundProposalOutput> = { name: "refund_proposal", zod: RefundProposalOutputSchema };
 
 /** The extractor's structured output, as sent to structured-output endpoints. */
-export const CLAIM_EXTRACTION_SCHEMA: LlmOutputSchema<ClaimExtractionOutput> = { name: "claim_extraction", zod: ClaimExtractionOutputSchema };
+const CLAIM_EXTRACTION_SCHEMA: LlmOutputSchema<ClaimExtractionOutput> = { name: "claim_extraction", zod: ClaimExtractionOutputSchema };
 
 /** The tag around customer-supplied data in user messages. */
 export const CUSTOMER_TAG = "customer_claim";
@@ -20,10 +20,10 @@ export const CUSTOMER_TAG = "customer_claim";
 export const ANALYSIS_TAG = "analyst_assessment";
 
 /** The tag around a failed step's error details in the fixer's user message. */
-export const ERROR_TAG = "step_error";
+const ERROR_TAG = "step_error";
 
 /** Trusted context a prompt may state: when the claim was received, and the agent's own contract. */
-export interface PromptContext {
+interface PromptContext {
   /** ISO timestamp of the claim's receipt; the analyst judges the return window against it. */
   readonly receivedAt?: string | undefined;
   readonly responsibility?: ResponsibilityContract | undefined;
@@ -168,7 +168,7 @@ export function decisionMakerMessages(
 }
 
 /** What the fixer is told about the step it stands in for. */
-export interface FixerInput {
+interface FixerInput {
   readonly failedTask: FixableTask;
   readonly claim: Claim;
   readonly contract: ClaimsContract;

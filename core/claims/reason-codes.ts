@@ -28,7 +28,7 @@ export const KERNEL_LAYERS = {
 export const EVALUATION_ORDER = [1, 8, 2, 3, 4, 5, 6, 7, 8.5, 9, 9.5, 10, 10.5, 11, 12] as const;
 
 /** A kernel layer number, 1–11 (with 8.5, 9.5, 10.5), and 12 for "all passed". */
-export type KernelLayer = keyof typeof KERNEL_LAYERS;
+type KernelLayer = keyof typeof KERNEL_LAYERS;
 
 /** Each reason code with the layer that emits it and the verdict it carries; every REJECT check runs before any ESCALATE check but alignment (8). */
 export const REASON_CODES = {
@@ -70,7 +70,7 @@ export const ClaimReasonCodeSchema = z.enum(Object.keys(REASON_CODES) as [ClaimR
  * What a customer may be told about a final claim, by reason code: the rule, never an order fact (no amounts,
  * dates or balances). Codes of the crew, intake and ledger that end a claim in review are here too.
  */
-export const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
+const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   VALIDATION_PASSED: "Your refund has been approved.",
   SCHEMA_INVALID: "We could not process this claim automatically; it has been closed. Please contact support.",
   IDEMPOTENCY_KEY_MISMATCH: "We could not process this claim automatically; it has been closed. Please contact support.",

@@ -4,11 +4,6 @@ import { parseIsoMs } from "../integrity/time.ts";
 const RELATIVE = /^([+-])(\d+(?:\.\d+)?)(d|h|m)$/;
 const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
 
-/** True when `value` is an offset such as `-3d`, `-36h`, `+2d` or `-90m`. */
-export function isRelativeDate(value: string): boolean {
-  return RELATIVE.test(value.trim());
-}
-
 /**
  * Resolves an ISO date or an offset like `-3d` / `-36h` against `nowMs` to an ISO timestamp; undefined when neither.
  * A date or date-time without an offset (`2026-05-06`, `2026-05-06 12:00:00`) is UTC, never the machine's local time.

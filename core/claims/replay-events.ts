@@ -92,7 +92,7 @@ const ReviewCause = { reason_code: z.string().min(1), reason: z.string() };
 const StepRecord = { now_ms: z.number(), caused: z.array(z.string()) };
 
 /** The kernel's inputs as PROPOSAL_SUBMITTED records them (the proposal is replayed, so any value). */
-export const RecordedKernelInputsSchema = z.looseObject({
+const RecordedKernelInputsSchema = z.looseObject({
   proposal: z.unknown(),
   claim: ClaimSchema,
   contract: ClaimsContractSchema,

@@ -27,13 +27,13 @@ import { selfCheck, selfCheckRepairReason } from "./self-check.ts";
 import { SimulationStartDetailsSchema } from "./simulation.ts";
 
 /** IDENTICAL: every step reproduces; DIFFERENT: a step gives another result; INCOMPLETE: something could not be replayed or is missing. */
-export type ReplayStatus = "IDENTICAL" | "DIFFERENT" | "INCOMPLETE";
+type ReplayStatus = "IDENTICAL" | "DIFFERENT" | "INCOMPLETE";
 
 /** The steps a replay reports on. */
-export type ReplayStepName = "intake" | "extraction" | "crew" | "self_check" | "proposal" | "kernel" | "execution" | "review" | "audit";
+type ReplayStepName = "intake" | "extraction" | "crew" | "self_check" | "proposal" | "kernel" | "execution" | "review" | "audit";
 
 /** One reported step of a replay; a step with several problems is reported once per problem. */
-export interface ReplayStep {
+interface ReplayStep {
   step: ReplayStepName;
   status: ReplayStatus;
   detail: string;
@@ -55,7 +55,7 @@ export interface ReplayResult {
 }
 
 /** Replay options: the responsibility contract to self-check with (default: the one the claim's audit records). */
-export interface ReplayOptions {
+interface ReplayOptions {
   responsibility?: ResponsibilityContract;
   /**
    * The claim's review as stored, when the caller has it. The audit alone cannot show that a person's final

@@ -23,9 +23,6 @@ export type ReviewStatus = z.infer<typeof ReviewStatusSchema>;
 /** A reviewer's decision. */
 export const ReviewDecisionKindSchema = z.enum(["APPROVE", "DENY", "RESUBMIT"]);
 
-/** A reviewer's decision kind. */
-export type ReviewDecisionKind = z.infer<typeof ReviewDecisionKindSchema>;
-
 /** The body of `POST /claims/{id}/review` (SPEC §7.2). */
 export const ReviewDecisionSchema = z
   .object({
@@ -43,7 +40,7 @@ export const ReviewDecisionSchema = z
   });
 
 /** A reviewer's decision as submitted. */
-export type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;
+type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;
 
 /** A review as stored: one per claim, decided once. */
 export const ReviewRecordSchema = z
@@ -178,7 +175,7 @@ export function normaliseDecision(d: ReviewDecision, review: ReviewRecord): Revi
 }
 
 /** Whether `d` repeats the decision the review already took (or is taking). */
-export function sameDecision(d: ReviewDecision, review: ReviewRecord): boolean {
+function sameDecision(d: ReviewDecision, review: ReviewRecord): boolean {
   const taken = review.intent ?? (review.decision ? { decision: review.decision, note: review.note, reviewer: review.reviewer, amount_eur: review.approved_amount_eur } : undefined);
   if (!taken) return false;
   const wanted = normaliseDecision(d, review);

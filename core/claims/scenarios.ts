@@ -12,12 +12,6 @@ import type { Claim } from "./claim.ts";
 import { ExpectedOutcomeSchema } from "./expected-outcome.ts";
 import type { ExpectedOutcome } from "./expected-outcome.ts";
 
-/** Outcomes a scenario can expect (defined in expected-outcome.ts, which needs no YAML parser). */
-export { ExpectedOutcomeSchema };
-
-/** An expected outcome. */
-export type { ExpectedOutcome };
-
 const EXTRACTION_CODES = [
   "EMPTY_TEXT",
   "NO_ORDER_ID",
@@ -117,10 +111,10 @@ const ScenarioRowSchema = z
   });
 
 /** What a review step may expect: the review's status after the decision, or REFUSED with the API's code. */
-export const ReviewStepOutcomeSchema = z.enum(["APPROVED", "DENIED", "RESUBMITTED", "REFUSED"]);
+const ReviewStepOutcomeSchema = z.enum(["APPROVED", "DENIED", "RESUBMITTED", "REFUSED"]);
 
 /** A review step's expected outcome. */
-export type ReviewStepOutcome = z.infer<typeof ReviewStepOutcomeSchema>;
+type ReviewStepOutcome = z.infer<typeof ReviewStepOutcomeSchema>;
 
 const ReviewStepSchema = z
   .object({
@@ -148,10 +142,10 @@ const ReviewStepSchema = z
  * Schema of `scenarios/scenarios.yaml` (SPEC §6), including DIR sample 35's rows (no `id`, `notes`), and the
  * review steps a person takes once every scenario has run (`reviews`, optional).
  */
-export const ScenarioFileSchema = z.object({ scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios"), reviews: z.array(ReviewStepSchema).optional() }).strict();
+const ScenarioFileSchema = z.object({ scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios"), reviews: z.array(ReviewStepSchema).optional() }).strict();
 
 /** A person's decision on the review of an earlier scenario's claim, run after every scenario. */
-export interface ReviewStep {
+interface ReviewStep {
   id: string;
   label: string;
   /** The scenario whose claim is under review. */

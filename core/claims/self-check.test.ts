@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AuditEventSchema } from "../integrity/audit.ts";
 import { ResponsibilityContractSchema } from "../integrity/contracts.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
-import { selfCheck, selfCheckFailedEvent } from "./self-check.ts";
+import { selfCheck } from "./self-check.ts";
 
 const responsibility = ResponsibilityContractSchema.parse({ agent_id: "a1", role: "EXECUTOR", allowed_policy_types: ["REFUND", "ESCALATE"], escalate_on_uncertainty: 0.7 });
 const output: RefundProposalOutput = { action: "REFUND", order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "dead", confidence: 0.9 };
@@ -54,12 +53,5 @@ describe("selfCheck", () => {
   it("names the numbers in the failure message", () => {
     const result = selfCheck({ ...output, confidence: 0.69 }, responsibility, claim);
     expect(result.ok ? [] : result.failures.map((f) => f.message)).toEqual(["Confidence 0.69 below escalate_on_uncertainty (0.7)"]);
-  });
-
-  it("audits a failure as CLAIMS_SELF_CHECK_FAILED with the claim in NEEDS_REVIEW", () => {
-    const result = selfCheck({ ...output, action: "REPLACE" }, responsibility, claim);
-    if (result.ok) throw new Error("expected a failure");
-    const event = selfCheckFailedEvent({ dfid: "d1", claimId: "c1", agentId: "a1", output, failures: result.failures, at: "2026-03-16T10:00:00Z", simulationId: "sim" });
-    expect(AuditEventSchema.parse(event)).toMatchObject({ event_type: "CLAIMS_SELF_CHECK_FAILED", severity: "WARN", state: "NEEDS_REVIEW", root_dfid: "d1", details: { claim_id: "c1", simulation_id: "sim", failures: result.failures } });
   });
 });

@@ -1,5 +1,4 @@
 // The agent-side self-check (SPEC §4.5): before a proposal crosses the wall, the agent checks its own contract.
-import { createAuditEvent, type AuditEvent } from "../integrity/audit.ts";
 import type { ResponsibilityContract } from "../integrity/contracts.ts";
 import { parseCents } from "../integrity/money.ts";
 import type { Claim } from "./claim.ts";
@@ -9,7 +8,7 @@ import type { RefundProposalOutput } from "./proposal-output.ts";
 export type SelfCheckFailure = { check: "policy_kind" | "confidence" | "order_id" | "amount"; message: string };
 
 /** The self-check result: pass, or `CLAIMS_SELF_CHECK_FAILED` with every failure (not just the first). */
-export type SelfCheckResult = { ok: true } | { ok: false; code: "CLAIMS_SELF_CHECK_FAILED"; failures: SelfCheckFailure[] };
+type SelfCheckResult = { ok: true } | { ok: false; code: "CLAIMS_SELF_CHECK_FAILED"; failures: SelfCheckFailure[] };
 
 /** The parts of the claim a proposal must answer. */
 export type SelfCheckClaim = Pick<Claim, "order_id" | "amount_eur">;
@@ -58,25 +57,3 @@ export function selfCheckRepairReason(failures: readonly SelfCheckFailure[]): st
   return `Self-check failed: ${failures.map((f) => f.message).join("; ")}; the Decision Maker got one repair round`;
 }
 
-/** The audit event of a failed self-check (`CLAIMS_SELF_CHECK_FAILED`, claim state `NEEDS_REVIEW`). */
-export function selfCheckFailedEvent(input: {
-  dfid: string;
-  rootDfid?: string;
-  claimId: string;
-  agentId: string;
-  output: RefundProposalOutput;
-  failures: SelfCheckFailure[];
-  at: string;
-  simulationId?: string;
-}): AuditEvent {
-  return createAuditEvent({
-    dfid: input.dfid,
-    ...(input.rootDfid === undefined ? {} : { rootDfid: input.rootDfid }),
-    type: "CLAIMS_SELF_CHECK_FAILED",
-    severity: "WARN",
-    state: "NEEDS_REVIEW",
-    details: { claim_id: input.claimId, agent_id: input.agentId, output: input.output, failures: input.failures },
-    at: input.at,
-    ...(input.simulationId === undefined ? {} : { simulationId: input.simulationId }),
-  });
-}

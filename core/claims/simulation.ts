@@ -25,7 +25,7 @@ export const SimulationStartDetailsSchema = z.object({
 export type SimulationStartDetails = z.infer<typeof SimulationStartDetailsSchema>;
 
 /** One scenario's result as recorded in SIMULATION_END. */
-export const ScenarioResultSchema = z.object({
+const ScenarioResultSchema = z.object({
   id: z.string(),
   label: z.string(),
   claim_id: z.string(),

@@ -24,14 +24,14 @@ export class SourceFileError extends ClaimsError<"INVALID_SOURCE_FILE"> {
 }
 
 /** Formats one issue as `file:line row 'X' field: message`. */
-export function formatIssue(issue: SourceIssue): string {
+function formatIssue(issue: SourceIssue): string {
   const where = `${issue.file}${issue.line ? `:${issue.line}` : ""}`;
   const row = issue.row ? ` row '${issue.row}'` : "";
   return `  ${where}${row} ${issue.field || "(top level)"}: ${issue.message}`;
 }
 
 /** A parsed YAML document that can locate a path in the source text. */
-export interface YamlSource {
+interface YamlSource {
   file: string;
   value: unknown;
   /** The line of the deepest existing part of `path`: a key's own line for a mapping entry, the item's line for a list entry. */
@@ -120,7 +120,7 @@ function sourceText(text: string, node: Node): string {
 }
 
 /** Formats a zod path as `a.b[2].c`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join("");
 }
 
@@ -170,12 +170,12 @@ function schemasAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType[]
 }
 
 /** The keys a schema allows in the mapping at `path` (for "did you mean"). */
-export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   return [...new Set(schemasAt(schema, path).flatMap((s) => (defOf(s).type === "object" ? Object.keys(defOf(s).shape ?? {}) : [])))];
 }
 
 /** Metadata marking a field that is accepted and ignored (it only means something to another runtime). */
-export interface IgnoredFieldMeta {
+interface IgnoredFieldMeta {
   ignored: string;
 }
 

@@ -9,6 +9,24 @@ export function canonicalize(value: unknown): string {
   return write(value, []);
 }
 
+// Canonical JSON of values the caller promises never to change, by identity (a warm process decides many
+// claims against the same contract objects). Weak: a value no longer referenced is forgotten.
+const stable = new WeakMap<object, string>();
+
+/**
+ * `canonicalize` for a value that is never mutated after this call (contracts, configuration): computed
+ * once per object, then remembered by identity. Primitives are canonicalized every time.
+ */
+export function canonicalizeStable(value: unknown): string {
+  if (value === null || typeof value !== "object") return canonicalize(value);
+  let text = stable.get(value);
+  if (text === undefined) {
+    text = canonicalize(value);
+    stable.set(value, text);
+  }
+  return text;
+}
+
 // `open` holds the objects and arrays being written (the path from the root): meeting one again is a cycle.
 function write(value: unknown, open: object[]): string {
   if (value === null) return "null";
@@ -36,8 +54,14 @@ function write(value: unknown, open: object[]): string {
         const obj = value as Record<string, unknown>;
         if (typeof (obj as { toJSON?: unknown }).toJSON === "function") out = write((obj as { toJSON(): unknown }).toJSON(), open);
         else {
-          const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-          out = `{${keys.map((k) => `${JSON.stringify(k)}:${write(obj[k], open)}`).join(",")}}`;
+          const keys = Object.keys(obj).sort();
+          out = "{";
+          for (const k of keys) {
+            const v = obj[k];
+            if (v === undefined) continue;
+            out += `${out.length === 1 ? "" : ","}${JSON.stringify(k)}:${write(v, open)}`;
+          }
+          out += "}";
         }
       }
       open.pop();

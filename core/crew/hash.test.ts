@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ClaimsError } from "../errors.ts";
-import { canonicalize } from "./canonical.ts";
+import { canonicalize, canonicalizeStable } from "./canonical.ts";
 import { CanonicalJsonError } from "./errors.ts";
 import { hashHex } from "./hash.ts";
 
@@ -61,5 +61,18 @@ describe("canonicalize", () => {
   it("accepts the same object twice when it is shared, not circular", () => {
     const shared = { k: 1 };
     expect(canonicalize({ a: shared, b: [shared, shared] })).toBe('{"a":{"k":1},"b":[{"k":1},{"k":1}]}');
+  });
+});
+
+describe("canonicalizeStable", () => {
+  it("gives canonicalize's string for each value, remembered per object", () => {
+    fc.assert(fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+      const [x, y] = [{ v: a }, { v: b }];
+      expect(canonicalizeStable(x)).toBe(canonicalize(x));
+      expect(canonicalizeStable(y)).toBe(canonicalize(y));
+      expect(canonicalizeStable(x)).toBe(canonicalize(x));
+    }), { numRuns: 200 });
+    expect(canonicalizeStable("s")).toBe('"s"');
+    expect(canonicalizeStable(null)).toBe("null");
   });
 });

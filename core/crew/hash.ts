@@ -1,4 +1,10 @@
-// SHA-256 in plain TypeScript (FIPS 180-4), so core/ needs no node:crypto.
+// SHA-256 in plain TypeScript (FIPS 180-4), so core/ needs no node:crypto. The functions of core that hash
+// content on a hot path (the proposal's idempotency key, which the kernel recomputes on every decision)
+// take a `Sha256Hex` port defaulting to this one; the shell injects node:crypto's, several times faster
+// and, being SHA-256 too, the same bytes out (core/crew/hash.test.ts checks both on the same inputs).
+
+/** A SHA-256 of the UTF-8 bytes of a string as 64 lowercase hex characters: the port faster implementations plug into. */
+export type Sha256Hex = (input: string) => string;
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

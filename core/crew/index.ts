@@ -2,6 +2,7 @@
 
 export { canonicalize } from "./canonical.ts";
 export { hashHex } from "./hash.ts";
+export type { Sha256Hex } from "./hash.ts";
 export { correlationId, fixerStepAgentId, innerCrewId, CORRELATION_ID_LENGTH } from "./ids.ts";
 export { systemClock, frozenClock } from "./clock.ts";
 export type { Clock, FrozenClock } from "./clock.ts";

@@ -30,13 +30,13 @@ export const AUDIT_EVENT_TYPES = [
 ] as const;
 
 /** The audit event type schema. */
-export const AuditEventTypeSchema = z.enum(AUDIT_EVENT_TYPES);
+const AuditEventTypeSchema = z.enum(AUDIT_EVENT_TYPES);
 
 /** An audit event type. */
 export type AuditEventType = z.infer<typeof AuditEventTypeSchema>;
 
 /** Audit severities, lowest first. */
-export const AuditSeveritySchema = z.enum(["DEBUG", "INFO", "WARN", "ERROR"]);
+const AuditSeveritySchema = z.enum(["DEBUG", "INFO", "WARN", "ERROR"]);
 
 /** An audit severity. */
 export type AuditSeverity = z.infer<typeof AuditSeveritySchema>;
@@ -62,7 +62,7 @@ export const AuditEventSchema = z
 export type AuditEvent = z.infer<typeof AuditEventSchema>;
 
 /** What `createAuditEvent` needs; `rootDfid` defaults to `dfid`, `simulationId` goes into `details.simulation_id`. */
-export type AuditEventInput = {
+type AuditEventInput = {
   dfid: string;
   rootDfid?: string;
   type: AuditEventType;

@@ -2,19 +2,12 @@
 import { ClaimsError } from "../errors.ts";
 
 /** Stable codes of the errors this module throws. */
-export type DirErrorCode = "INVALID_MONEY" | "INVALID_TIMESTAMP" | "INVALID_PROPOSAL_INPUT" | "INVALID_KERNEL_INPUT" | "LEDGER_INVARIANT" | "INVALID_ORDER" | "INVALID_AUDIT_EVENT";
+type DirErrorCode = "INVALID_MONEY" | "INVALID_PROPOSAL_INPUT" | "INVALID_KERNEL_INPUT" | "LEDGER_INVARIANT" | "INVALID_ORDER" | "INVALID_AUDIT_EVENT";
 
 /** A money value that cannot be represented exactly in integer cents. */
 export class MoneyError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_MONEY", message, options);
-  }
-}
-
-/** A timestamp that is not an ISO-8601 date or date-time. */
-export class TimestampError extends ClaimsError<DirErrorCode> {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("INVALID_TIMESTAMP", message, options);
   }
 }
 

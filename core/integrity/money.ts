@@ -5,10 +5,10 @@ import { MoneyError } from "./errors.ts";
 export const MAX_CENTS = 1_000_000_000_000;
 
 /** Why a value is not an exact cent amount. */
-export type CentsProblem = "MISSING" | "NOT_A_NUMBER" | "NOT_FINITE" | "SUB_CENT" | "TOO_LARGE";
+type CentsProblem = "MISSING" | "NOT_A_NUMBER" | "NOT_FINITE" | "SUB_CENT" | "TOO_LARGE";
 
 /** The result of reading an unknown value as euros: integer cents, or the reason it is not money. */
-export type CentsParse = { ok: true; cents: number } | { ok: false; problem: CentsProblem; message: string };
+type CentsParse = { ok: true; cents: number } | { ok: false; problem: CentsProblem; message: string };
 
 /**
  * Reads an unknown value as a euro amount with at most two decimals and returns integer cents.

@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { RefundProposalOutput } from "../claims/proposal-output.ts";
 import { ProposalInputError } from "./errors.ts";
-import { buildProposal, computeIdempotencyKey, idempotencyKeyOf, PolicyProposalSchema, ProposalEnvelopeSchema, proposalIdFor } from "./proposal.ts";
+import { canonicalize } from "../crew/canonical.ts";
+import { buildProposal, canonicalHashable, computeIdempotencyKey, hashable, idempotencyKeyOf, PolicyProposalSchema, ProposalEnvelopeSchema, proposalIdFor } from "./proposal.ts";
 
 const output: RefundProposalOutput = { action: "REFUND", order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "screen dead", confidence: 0.9 };
 const base = { dfid: "dfid_1", agentId: "claims_agent_v1", output, createdAt: "2026-03-16T10:00:00.000Z", validForMs: 600_000 };
@@ -69,5 +70,32 @@ describe("ProposalEnvelopeSchema", () => {
     const p = buildProposal(base);
     expect(ProposalEnvelopeSchema.safeParse({ ...p, policy_kind: 7, params: { amount_eur: "299.99" } }).success).toBe(true);
     expect(ProposalEnvelopeSchema.safeParse({ ...p, params: { amount_eur: 1, iban: "x" } }).success).toBe(false);
+  });
+});
+
+describe("canonicalHashable", () => {
+  it("writes what canonicalize(hashable(value)) writes, for any value", () => {
+    const anything = fc.anything({ withBigInt: true, withBoxedValues: true, withDate: true, withMap: true, withSet: true, withNullPrototype: true, withObjectString: true, withSparseArray: true, withTypedArray: true, withUnicodeString: true, maxDepth: 6 });
+    const outcome = (f: () => string) => {
+      try {
+        return f();
+      } catch (error) {
+        return `threw ${(error as Error).name}: ${(error as Error).message}`;
+      }
+    };
+    fc.assert(fc.property(anything, (v) => {
+      expect(outcome(() => canonicalHashable(v))).toBe(outcome(() => canonicalize(hashable(v))));
+    }), { numRuns: 1000 });
+    expect(outcome(() => canonicalHashable(undefined))).toMatch(/^threw CanonicalJsonError/);
+  });
+
+  it("tags what JSON cannot carry and what is nested too deep, as hashable does", () => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 40; i++) deep = { d: deep, u: undefined };
+    const sparse = [1, undefined, 2, 3];
+    delete sparse[2];
+    for (const v of [NaN, -Infinity, 10n, () => 1, Symbol("s"), sparse, { a: undefined, b: -0, __proto__: null }, deep]) {
+      expect(canonicalHashable(v)).toBe(canonicalize(hashable(v)));
+    }
   });
 });

@@ -2,13 +2,15 @@
 import * as z from "zod";
 import { PolicyKindSchema, type PolicyKind, type RefundProposalOutput } from "../claims/proposal-output.ts";
 import { canonicalize } from "../crew/canonical.ts";
+import { CanonicalJsonError } from "../crew/errors.ts";
 import { hashHex } from "../crew/hash.ts";
+import type { Sha256Hex } from "../crew/hash.ts";
 import { ProposalInputError } from "./errors.ts";
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** The refund parameters a proposal carries. */
-export const ProposalParamsSchema = z
+const ProposalParamsSchema = z
   .object({
     order_id: z.string().min(1),
     amount_eur: z.number(),
@@ -61,11 +63,8 @@ export const ProposalEnvelopeSchema = z
   })
   .strict();
 
-/** A proposal whose envelope parsed; its kind and params are still unjudged. */
-export type ProposalEnvelope = z.infer<typeof ProposalEnvelopeSchema>;
-
 /** The fields the idempotency key covers: everything but `proposal_id`, `created_at` and the key itself. */
-export type ProposalKeyMaterial = {
+type ProposalKeyMaterial = {
   dfid: string;
   agent_id: string;
   policy_kind?: unknown;
@@ -79,15 +78,15 @@ export type ProposalKeyMaterial = {
  * later for the same flow with the same content gets the same key. Values JSON cannot carry
  * (NaN, Infinity) are hashed under a tagged form instead of failing.
  */
-export function computeIdempotencyKey(material: ProposalKeyMaterial): string {
-  return hashHex(canonicalize(hashable({
+export function computeIdempotencyKey(material: ProposalKeyMaterial, sha256: Sha256Hex = hashHex): string {
+  return sha256(canonicalHashable({
     dfid: material.dfid,
     agent_id: material.agent_id,
     policy_kind: material.policy_kind,
     params: material.params,
     confidence: material.confidence,
     valid_for_ms: material.valid_for_ms,
-  })));
+  }));
 }
 
 /** The proposal id derived from an idempotency key (`prop_` + its first 24 hex characters). */
@@ -99,12 +98,14 @@ export function proposalIdFor(idempotencyKey: string): string {
 /** The envelope without the derived fields, built once (zod schema construction is not free). */
 const ProposalMaterialSchema = ProposalEnvelopeSchema.omit({ proposal_id: true, idempotency_key: true });
 
-export type BuildProposalInput = {
+type BuildProposalInput = {
   dfid: string;
   agentId: string;
   output: RefundProposalOutput;
   createdAt: string;
   validForMs: number;
+  /** The SHA-256 to key it with (any implementation gives the same key); default the pure one. */
+  sha256?: Sha256Hex;
 };
 
 /** Builds the policy proposal for a Decision Maker output; throws `ProposalInputError` naming any bad input. */
@@ -117,7 +118,7 @@ export function buildProposal(input: BuildProposalInput): PolicyProposal {
   if (!shape.success) throw new ProposalInputError(`buildProposal: ${z.prettifyError(shape.error)}`, { cause: shape.error });
   let idempotency_key: string;
   try {
-    idempotency_key = computeIdempotencyKey(material);
+    idempotency_key = computeIdempotencyKey(material, input.sha256);
   } catch (cause) {
     throw new ProposalInputError("buildProposal: the proposal content cannot be canonicalized", { cause });
   }
@@ -132,14 +133,74 @@ export function buildProposal(input: BuildProposalInput): PolicyProposal {
  * the content-derived key of a parsed envelope (never the key the proposal merely claims), or a hash of
  * the raw input under `fallbackDfid` for an input that is not a proposal at all.
  */
-export function idempotencyKeyOf(proposal: unknown, fallbackDfid: string): string {
+export function idempotencyKeyOf(proposal: unknown, fallbackDfid: string, sha256: Sha256Hex = hashHex): string {
   const envelope = ProposalEnvelopeSchema.safeParse(proposal);
-  if (envelope.success) return computeIdempotencyKey(envelope.data);
-  return hashHex(`unparsed-proposal|${canonicalize(hashable({ dfid: fallbackDfid, raw: proposal }))}`);
+  if (envelope.success) return computeIdempotencyKey(envelope.data, sha256);
+  return sha256(`unparsed-proposal|${canonicalize(hashable({ dfid: fallbackDfid, raw: proposal }))}`);
+}
+
+/**
+ * `canonicalize(hashable(value))` in one pass, without building the intermediate copy (the kernel keys every
+ * proposal it decides): the same string for every value, which core/integrity/proposal.test.ts checks on
+ * arbitrary values against the two-step form.
+ */
+export function canonicalHashable(value: unknown): string {
+  const text = writeHashable(value, 0);
+  if (text === undefined) throw new CanonicalJsonError("canonicalize: cannot encode a undefined");
+  return text;
+}
+
+// A string JSON.stringify would write as is between quotes: no quote, backslash, control character or surrogate.
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what JSON escapes
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+const jsonString = (s: string) => (PLAIN_STRING.test(s) ? `"${s}"` : JSON.stringify(s));
+
+function writeHashable(value: unknown, depth: number): string | undefined {
+  if (depth > 32) return '{"$unhashable":"depth"}';
+  switch (typeof value) {
+    case "string":
+      return jsonString(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "undefined":
+      return undefined;
+    case "number":
+      // String() writes a finite number exactly as JSON.stringify does (both are Number::toString).
+      return Number.isFinite(value) ? String(value) : `{"$number":${JSON.stringify(String(value))}}`;
+    case "bigint":
+      return `{"$bigint":${JSON.stringify(value.toString())}}`;
+    case "object":
+      break;
+    default:
+      return `{"$unhashable":${JSON.stringify(typeof value)}}`;
+  }
+  if (value === null) return "null";
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (i > 0) out += ",";
+      out += v === undefined ? "null" : writeHashable(v, depth + 1)!;
+    }
+    return out + "]";
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  if (keys.length > 1) keys.sort();
+  let out = "{";
+  let first = true;
+  for (const key of keys) {
+    const text = writeHashable(obj[key], depth + 1);
+    if (text === undefined) continue;
+    if (!first) out += ",";
+    first = false;
+    out += `${jsonString(key)}:${text}`;
+  }
+  return out + "}";
 }
 
 /** Maps a value to plain JSON data for hashing: non-finite numbers and non-JSON values become tagged objects. */
-function hashable(value: unknown, depth = 0): unknown {
+export function hashable(value: unknown, depth = 0): unknown {
   if (depth > 32) return { $unhashable: "depth" };
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (value === undefined) return undefined;

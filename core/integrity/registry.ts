@@ -7,7 +7,7 @@ import { ResponsibilityContractSchema, type ResponsibilityContract } from "./con
 export type HandshakeErrorCode = "INCOMPATIBLE_VERSION" | "INVALID_VERSION" | "INVALID_CONTRACT" | "DUPLICATE_AGENT";
 
 /** A registered agent: its id, the version it announced, the contract it registered with, and whether it may still act. */
-export type RegisteredAgent = {
+type RegisteredAgent = {
   agent_id: string;
   version: string;
   contract: ResponsibilityContract;
@@ -18,16 +18,16 @@ export type RegisteredAgent = {
 export type RegistryView = { readonly agents: Readonly<Record<string, RegisteredAgent>> };
 
 /** The whole registry as plain data. */
-export type RegistrySnapshot = { accepted_major: number; agents: Record<string, RegisteredAgent> };
+type RegistrySnapshot = { accepted_major: number; agents: Record<string, RegisteredAgent> };
 
 /** An agent's handshake: its id, its semver version and its responsibility contract (validated here). */
-export type HandshakeRequest = { agent_id: string; version: string; contract: unknown };
+type HandshakeRequest = { agent_id: string; version: string; contract: unknown };
 
 /** The handshake answer: registered, or refused with a stable code and a message naming the problem. */
 export type HandshakeResult = { ok: true; agent: RegisteredAgent } | { ok: false; code: HandshakeErrorCode; message: string };
 
 /** A parsed semantic version (semver 2.0.0); build metadata is kept but never affects compatibility. */
-export type Semver = { major: number; minor: number; patch: number; prerelease: string[]; build: string[] };
+type Semver = { major: number; minor: number; patch: number; prerelease: string[]; build: string[] };
 
 // The regular expression of semver.org, anchored; numeric parts without leading zeros.
 const SEMVER =
@@ -49,7 +49,7 @@ export function parseSemver(version: string): Semver | undefined {
  * refused because it precedes the first release of the major (`1.0.0-rc.1` < `1.0.0`); build metadata
  * is ignored (`1.2.3+sha.abc` is `1.2.3`).
  */
-export function isCompatibleVersion(v: Semver, acceptedMajor: number): boolean {
+function isCompatibleVersion(v: Semver, acceptedMajor: number): boolean {
   if (v.major !== acceptedMajor) return false;
   return !(v.prerelease.length > 0 && v.minor === 0 && v.patch === 0);
 }
@@ -100,7 +100,7 @@ export function handshakeAgent(snapshot: RegistrySnapshot, request: HandshakeReq
 }
 
 /** Pure revocation: the agent stays known (so its id cannot be re-registered) but is no longer authorised. */
-export function revokeAgent(snapshot: RegistrySnapshot, agentId: string): RegistrySnapshot {
+function revokeAgent(snapshot: RegistrySnapshot, agentId: string): RegistrySnapshot {
   const existing = findRegisteredAgent(snapshot, agentId);
   if (!existing || existing.status === "REVOKED") return snapshot;
   return { accepted_major: snapshot.accepted_major, agents: withMember(snapshot.agents, agentId, { ...existing, status: "REVOKED" }) };

@@ -11,7 +11,7 @@ export type VerdictKind = z.infer<typeof VerdictKindSchema>;
 export const PASS_LAYER = 12;
 
 /** One check the kernel ran: its layer, its name, whether it passed, and the code when it failed. */
-export const VerdictCheckSchema = z
+const VerdictCheckSchema = z
   .object({
     layer: z.number().min(1).max(PASS_LAYER),
     name: z.string().min(1),
@@ -43,13 +43,3 @@ export type Verdict<Code extends string = string> = {
   checks: VerdictCheck<Code>[];
 };
 
-/** One line for humans, e.g. `REJECT [OUTSIDE_RETURN_WINDOW, layer 5]: Order ord_005 outside return window (…)`. */
-export function formatVerdict(verdict: Verdict): string {
-  const where = verdict.layer === PASS_LAYER ? "all layers passed" : `layer ${verdict.layer}`;
-  return `${verdict.verdict} [${verdict.reason_code}, ${where}]: ${verdict.reason}`;
-}
-
-/** The checks as human lines, e.g. `✓ L5 return_window` / `✗ L6 amount_valid (INVALID_AMOUNT)`. */
-export function formatChecks(verdict: Verdict): string[] {
-  return verdict.checks.map((c) => `${c.passed ? "✓" : "✗"} L${c.layer} ${c.name}${c.reason_code ? ` (${c.reason_code})` : ""}`);
-}

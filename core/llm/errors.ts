@@ -21,7 +21,7 @@ export const LLM_FAILURE_CODES = [
 export type LlmFailureCode = (typeof LLM_FAILURE_CODES)[number];
 
 /** Failure codes worth trying again later (a redelivery, the intake queue), as opposed to a bad request or a bad answer. */
-export const RETRYABLE_LLM_FAILURES: ReadonlySet<LlmFailureCode> = new Set<LlmFailureCode>([
+const RETRYABLE_LLM_FAILURES: ReadonlySet<LlmFailureCode> = new Set<LlmFailureCode>([
   "LLM_TIMEOUT",
   "LLM_UNREACHABLE",
   "LLM_RATE_LIMITED",
@@ -34,7 +34,7 @@ export function isRetryableLlmFailure(code: LlmFailureCode): boolean {
 }
 
 /** Failure codes that say the model could not be used at all (down, or refusing the credentials), not that it answered badly. */
-export const MODEL_UNAVAILABLE_FAILURES: ReadonlySet<string> = new Set<LlmFailureCode>(["LLM_UNREACHABLE", "LLM_AUTH_FAILED"]);
+const MODEL_UNAVAILABLE_FAILURES: ReadonlySet<string> = new Set<LlmFailureCode>(["LLM_UNREACHABLE", "LLM_AUTH_FAILED"]);
 
 /** Whether a (step or call) failure code says the model could not be used at all; such a claim ends in NEEDS_REVIEW under that code. */
 export function isModelUnavailable(code: string | undefined): code is "LLM_UNREACHABLE" | "LLM_AUTH_FAILED" {
@@ -42,7 +42,7 @@ export function isModelUnavailable(code: string | undefined): code is "LLM_UNREA
 }
 
 /** Codes of the errors this module throws (broken configuration or invariants, never a model's answer). */
-export type LlmErrorCode = "LLM_CONFIG_INVALID" | "LLM_SCHEMA_NOT_STRICT";
+type LlmErrorCode = "LLM_CONFIG_INVALID" | "LLM_SCHEMA_NOT_STRICT";
 
 /** Configuration for the LLM (environment or config file) is missing or malformed; the message names the setting. */
 export class LlmConfigError extends ClaimsError<LlmErrorCode> {

@@ -80,7 +80,7 @@ export interface LlmUsage {
 }
 
 /** A successful call: the validated value, the raw text it came from, and what it cost. */
-export interface LlmSuccess<T> {
+interface LlmSuccess<T> {
   readonly ok: true;
   readonly value: T;
   readonly text: string;

@@ -7,7 +7,7 @@ import { findCategory } from "../claims/extraction-category.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "../claims/extraction-signals.ts";
 
 /** Something the analyst noticed about a claim. */
-export type AssessmentFlagCode =
+type AssessmentFlagCode =
   | "AMOUNT_NOT_POSITIVE"
   | "AMOUNT_ABOVE_LIMIT"
   | "CATEGORY_NOT_ALLOWED"
@@ -27,10 +27,10 @@ export type AssessmentFlagCode =
  * enforces it on the order data); `unknown` — a fact is missing or contradictory (lowers confidence);
  * `human` — something a person should look at (the proposal escalates).
  */
-export type FlagWeight = "boundary" | "unknown" | "human";
+type FlagWeight = "boundary" | "unknown" | "human";
 
 /** One observation with the words the analyst writes for it. */
-export interface AssessmentFlag {
+interface AssessmentFlag {
   readonly code: AssessmentFlagCode;
   readonly weight: FlagWeight;
   readonly detail: string;

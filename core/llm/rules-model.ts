@@ -11,10 +11,10 @@ import { assessClaim, confidenceFrom, formatAssessment, type ClaimAssessment } f
 import { estimateUsage } from "./usage.ts";
 
 /** The model name the rules model reports. */
-export const RULES_MODEL_NAME = "rules-v1";
+const RULES_MODEL_NAME = "rules-v1";
 
 /** What the rules model knows: the contract boundaries and the agent's responsibility, nothing else. */
-export interface RulesModelOptions {
+interface RulesModelOptions {
   readonly contract: ClaimsContract;
   readonly responsibility?: ResponsibilityContract | undefined;
 }

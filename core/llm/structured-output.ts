@@ -3,10 +3,10 @@
 import type { ZodType } from "zod";
 
 /** Where in the text the JSON was found. */
-export type JsonSource = "whole" | "fenced" | "embedded";
+type JsonSource = "whole" | "fenced" | "embedded";
 
 /** JSON found in a model's text, or why none was. */
-export type JsonFromText = { ok: true; value: unknown; source: JsonSource } | { ok: false; message: string };
+type JsonFromText = { ok: true; value: unknown; source: JsonSource } | { ok: false; message: string };
 
 /** Finds JSON in a model's text: the whole text, else a fenced ```json block, else the first balanced `{…}` that parses. */
 export function parseJsonFromText(text: string): JsonFromText {
@@ -26,7 +26,7 @@ export function parseJsonFromText(text: string): JsonFromText {
 }
 
 /** A validated structured answer, or the failure code and a message naming the offending fields. */
-export type StructuredOutput<T> =
+type StructuredOutput<T> =
   | { ok: true; value: T; source: JsonSource }
   | { ok: false; code: "LLM_INVALID_JSON" | "LLM_SCHEMA_VIOLATION" | "LLM_EMPTY_RESPONSE"; message: string };
 

@@ -2,7 +2,7 @@
 import type { LlmMessage, LlmUsage } from "./port.ts";
 
 /** A rough token count (one token per four characters), for implementations that get no figures from an endpoint. */
-export function estimateTokens(text: string): number {
+function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 

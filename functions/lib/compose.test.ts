@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frozenClock } from "../../core/crew/index.ts";
 import { CONFIG_PATH, TEST_NOW, apiEvent, startTestStack } from "../../local/stack-fixture.ts";
 import { pipelineWaitsFor } from "../../pipeline/deps.ts";
-import { composeDeps } from "./compose.ts";
+import { composeDeps, retentionFrom } from "./compose.ts";
 import { loadConfig } from "./config-file.ts";
 import { ConfigLoadError } from "./errors.ts";
 import { loadPolicyFile, policyFromConfig, policyPathFrom } from "./policy.ts";
@@ -134,5 +134,19 @@ describe("the deployed policy (pre-parsed JSON)", () => {
   ])("refuses %s at cold start with a message naming the problem", (_case, path, message) => {
     expect(() => loadPolicyFile(path())).toThrow(ConfigLoadError);
     expect(() => loadPolicyFile(path())).toThrow(message);
+  });
+});
+
+describe("retentionFrom", () => {
+  it.each([
+    [{}, { sessionsMs: 30 * 86_400_000 }],
+    [{ CLAIMS_SESSION_RETENTION_DAYS: "7", CLAIMS_AUDIT_RETENTION_DAYS: "400" }, { sessionsMs: 7 * 86_400_000, auditMs: 400 * 86_400_000 }],
+    [{ CLAIMS_SESSION_RETENTION_DAYS: "never", CLAIMS_AUDIT_RETENTION_DAYS: "" }, {}],
+  ])("reads %j as %j", (env, expected) => {
+    expect(retentionFrom(env)).toEqual(expected);
+  });
+
+  it.each(["0", "-3", "a week"])("refuses %j, naming the variable", (value) => {
+    expect(() => retentionFrom({ CLAIMS_AUDIT_RETENTION_DAYS: value })).toThrow(/CLAIMS_AUDIT_RETENTION_DAYS must be a positive number of days or "never"/);
   });
 });

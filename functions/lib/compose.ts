@@ -2,7 +2,7 @@
 // (`Resource.*`), the LLM settings in the environment and the deployed refund policy (pre-parsed JSON,
 // functions/lib/policy.ts), over the AWS adapters, a system clock and random ids. Every port is
 // built on first use, so a function reads only the links it uses (see infra/README.md).
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
@@ -17,7 +17,7 @@ import { createAgentRegistry } from "../../core/integrity/index.ts";
 import type { AgentRegistry } from "../../core/integrity/index.ts";
 import type { LlmPort } from "../../core/llm/index.ts";
 import type { Clock, IdSource, WorkQueues } from "../../pipeline/ports.ts";
-import { AgentRefusedError } from "./errors.ts";
+import { AgentRefusedError, ConfigLoadError } from "./errors.ts";
 import { lazyPort, once } from "./lazy.ts";
 import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../infra/facts.ts";
@@ -37,7 +37,7 @@ export interface AwsClients {
 }
 
 /** Per-service client settings (endpoint, region, credentials); empty on AWS, where the Lambda environment supplies them. */
-export interface AwsClientSettings {
+interface AwsClientSettings {
   readonly dynamodb?: DynamoDBClientConfig;
   readonly sqs?: ConstructorParameters<typeof SQSClient>[0];
   readonly events?: ConstructorParameters<typeof EventBridgeClient>[0];
@@ -53,14 +53,39 @@ export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
 }
 
 /** Random, unique ids: `<prefix>_<32 hex>`. */
-export function randomIds(): IdSource {
+function randomIds(): IdSource {
   return { next: (prefix) => `${prefix}_${randomUUID().replace(/-/g, "")}` };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** node:crypto's SHA-256, injected into the pipeline for proposal keys (core's pure one gives the same bytes, several times slower). */
+export const nodeSha256 = (input: string): string => createHash("sha256").update(input).digest("hex");
+
+/** Days sessions are kept after their last save unless CLAIMS_SESSION_RETENTION_DAYS says otherwise (every claim ends long before: the sweep). */
+const DEFAULT_SESSION_RETENTION_DAYS = 30;
+
+/**
+ * The retention policy from the environment: CLAIMS_SESSION_RETENTION_DAYS (default 30) and
+ * CLAIMS_AUDIT_RETENTION_DAYS (default: the audit is kept); "never" keeps that kind for good.
+ * ConfigLoadError names a variable that is not a positive number of days.
+ */
+export function retentionFrom(env: Env): { sessionsMs?: number; auditMs?: number } {
+  const days = (name: string, fallback: number | undefined): number | undefined => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === "") return fallback;
+    if (raw === "never") return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new ConfigLoadError(`${name} must be a positive number of days or "never", got "${raw}"`);
+    return n;
+  };
+  const sessions = days("CLAIMS_SESSION_RETENTION_DAYS", DEFAULT_SESSION_RETENTION_DAYS);
+  const audit = days("CLAIMS_AUDIT_RETENTION_DAYS", undefined);
+  return { ...(sessions === undefined ? {} : { sessionsMs: sessions * 86_400_000 }), ...(audit === undefined ? {} : { auditMs: audit * 86_400_000 }) };
+}
+
 /** Registers the configured agent; throws AgentRefusedError when the handshake fails (then nothing may run). */
-export function registerAgent(agent: AgentSettings): AgentRegistry {
+function registerAgent(agent: AgentSettings): AgentRegistry {
   const registry = createAgentRegistry({ acceptedMajor: 1 });
   const answer = registry.handshake({ agent_id: agent.agentId, version: agent.version, contract: agent.responsibility });
   if (!answer.ok) throw new AgentRefusedError(`agent ${agent.agentId} v${agent.version} was refused by the registry: ${answer.message}`);
@@ -68,7 +93,7 @@ export function registerAgent(agent: AgentSettings): AgentRegistry {
 }
 
 /** Builds the LLM port of a function that calls a model (see `functions/lib/llm.ts`). */
-export type LlmFactory = (policy: PolicySettings, env: Env, resources: LinkedResources) => LlmPort;
+type LlmFactory = (policy: PolicySettings, env: Env, resources: LinkedResources) => LlmPort;
 
 /** The LLM of a function that never calls a model: using it is a wiring bug, said plainly. */
 const noLlm: LlmFactory = () => {
@@ -86,7 +111,7 @@ const ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "e
  * resolves its own queue's URL first (a clear ResourceLinkError when it is not linked); the URLs of
  * unlinked queues are placeholders the method never uses.
  */
-export function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedResources): WorkQueues {
+function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedResources): WorkQueues {
   const optional = (role: QueueRole) => {
     try {
       return resources.queueUrl(role);
@@ -135,7 +160,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     const agent = policy().agent;
     return { agent, registry: registerAgent(agent) };
   });
-  const dynamo = once(() => createDynamoPorts({ client: clients().dynamo, tableName: resources.tableName(), clock }));
+  const dynamo = once(() => createDynamoPorts({ client: clients().dynamo, tableName: resources.tableName(), clock, retention: retentionFrom(env) }));
   return {
     claims: lazyPort(() => dynamo().claims),
     sessions: lazyPort(() => dynamo().sessions),
@@ -153,6 +178,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     registry: lazyPort(() => registered().registry),
     // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
     settings: options.settings ?? lazyPort(() => pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms))),
+    sha256: nodeSha256,
   };
 }
 

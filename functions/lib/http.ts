@@ -3,7 +3,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { ROUTES, RouteFact, RouteKey } from "../../infra/facts.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
-import { errorFields } from "./logger.ts";
+import { errorFields, logSuccess } from "./logger.ts";
 import type { HandlerLogger } from "./logger.ts";
 import * as z from "zod";
 
@@ -11,7 +11,7 @@ import * as z from "zod";
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** The fields of an API Gateway v2 event the intake handler reads. */
-export const ApiEventSchema = z.object({
+const ApiEventSchema = z.object({
   version: z.literal("2.0"),
   routeKey: z.string().min(1),
   rawPath: z.string(),
@@ -27,7 +27,7 @@ export const ApiEventSchema = z.object({
 export type ApiRequest = z.infer<typeof ApiEventSchema>;
 
 /** One problem with the input, for the 400 body. */
-export interface ApiIssue {
+interface ApiIssue {
   path: string;
   message: string;
 }
@@ -91,7 +91,7 @@ export function createApiHandler(handlers: Partial<Record<RouteKey, RouteHandler
     if (!route) return apiError(404, "NOT_FOUND", `no route for ${request.requestContext.http.method} ${request.rawPath}`);
     try {
       const response = await route(request, await getDeps());
-      logger.info("request handled", { ...log, status: response.statusCode });
+      logSuccess(logger, "request handled", { ...log, status: response.statusCode });
       return response;
     } catch (error) {
       logger.error("request failed", { ...log, error: errorFields(error) });

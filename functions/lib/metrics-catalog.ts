@@ -19,7 +19,7 @@ export const LOCAL_METRICS_NAMESPACE = metricsNamespace("local");
 export type MetricUnitName = "Count" | "Milliseconds" | "Seconds" | "None";
 
 /** One metric: its unit, the dimension sets it is published under (besides `service`), who emits it and when. */
-export interface MetricFact {
+interface MetricFact {
   readonly unit: MetricUnitName;
   readonly dimensions: readonly (readonly string[])[];
   readonly emittedBy: readonly FunctionKey[];

@@ -20,7 +20,7 @@ const UNITS = { Count: MetricUnit.Count, Milliseconds: MetricUnit.Milliseconds, 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** One EMF record: metrics and the dimension sets they are published under (besides `service`). */
-export interface MetricRecord {
+interface MetricRecord {
   readonly metrics: Partial<Record<MetricName, number>>;
   readonly dimensions: readonly Readonly<Record<string, string>>[];
   /** Searchable in Logs Insights, not a dimension (e.g. the claim id). */
@@ -41,7 +41,7 @@ export const NO_METRICS: HandlerMetrics = { emit: () => undefined, coldStart: ()
  * Whether metrics are written: in Lambda unless POWERTOOLS_METRICS_DISABLED is true; elsewhere only when it
  * is explicitly false (a local run's stdout is the CLI's output, so EMF lines there are opt-in).
  */
-export function metricsEnabled(env: Env): boolean {
+function metricsEnabled(env: Env): boolean {
   const flag = env.POWERTOOLS_METRICS_DISABLED?.trim().toLowerCase();
   if (flag === "true" || flag === "1") return false;
   if (flag === "false" || flag === "0") return true;
@@ -88,7 +88,7 @@ export function createHandlerMetrics(fn: FunctionKey, env: Env = process.env): H
 const flowOf = (simulationId: string | undefined) => (simulationId ? "simulation" : "live");
 
 /** The records of a claim that just became final: its outcome, the review it opened, the latency from receipt. */
-export function finalClaimRecords(record: ClaimRecord): MetricRecord[] {
+function finalClaimRecords(record: ClaimRecord): MetricRecord[] {
   const Flow = flowOf(record.simulation_id);
   const metadata = { claim_id: record.claim_id };
   const ReasonCode = record.reason_code ?? "UNKNOWN";
@@ -110,7 +110,7 @@ export function finalClaimRecords(record: ClaimRecord): MetricRecord[] {
 }
 
 /** The records of one LLM call. */
-export function llmCallRecords(task: string, result: Pick<LlmResult<unknown>, "ok" | "usage"> & { code?: string }, latencyMs: number): MetricRecord[] {
+function llmCallRecords(task: string, result: Pick<LlmResult<unknown>, "ok" | "usage"> & { code?: string }, latencyMs: number): MetricRecord[] {
   const usage = result.usage;
   const call: MetricRecord = {
     metrics: {
@@ -138,7 +138,7 @@ function override<T extends object>(target: () => T, overrides: Partial<T>): T {
 }
 
 /** `deps` whose ports emit the metrics of what they do; the ports themselves are only touched when used. */
-export function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => number = Date.now): PipelineDeps {
+function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => number = Date.now): PipelineDeps {
   const emitAll = (records: readonly MetricRecord[]) => records.forEach((r) => metrics.emit(r));
   const claims = override(() => deps.claims, {
     async createClaim(record, idempotency) {

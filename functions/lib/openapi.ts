@@ -33,7 +33,7 @@ interface ResponseDoc {
 }
 
 /** How one route is described: what it is for, what it takes and what it answers (errors common to all routes are added). */
-export interface RouteDoc {
+interface RouteDoc {
   readonly summary: string;
   readonly description: string;
   readonly tag: "claims" | "reviews" | "operations";
@@ -57,7 +57,7 @@ export const ApiErrorSchema = z.object({
 });
 
 /** A review as GET /claims/{id} shows it (core/claims/review.ts `reviewView`). */
-export const ReviewViewSchema = z.object({
+const ReviewViewSchema = z.object({
   review_id: z.string(),
   origin: ReviewOriginSchema,
   status: ReviewStatusSchema,
@@ -73,7 +73,7 @@ export const ReviewViewSchema = z.object({
 }).strict();
 
 /** The public view of a claim (core/claims/claim-record.ts `claimView`). */
-export const ClaimViewSchema = z.object({
+const ClaimViewSchema = z.object({
   claim_id: z.string(),
   status: ClaimStatusSchema,
   verdict: VerdictValueSchema.optional().describe("Once DECIDED."),
@@ -90,7 +90,7 @@ export const ClaimViewSchema = z.object({
 }).strict();
 
 /** One item of GET /reviews (core/claims/review.ts `reviewListItem`). */
-export const ReviewListItemSchema = z.object({
+const ReviewListItemSchema = z.object({
   review_id: z.string(),
   claim_id: z.string(),
   dfid: z.string(),
@@ -119,7 +119,7 @@ export const ReviewListItemSchema = z.object({
 }).strict();
 
 /** The answer of POST /claims/{id}/review (pipeline/review.ts). */
-export const ReviewResultSchema = z.object({
+const ReviewResultSchema = z.object({
   claim_id: z.string(),
   review: ReviewViewSchema,
   executed: z.boolean(),

@@ -16,7 +16,7 @@ import { ConfigLoadError } from "./errors.ts";
 export const POLICY_FILE_NAME = "claims-policy.json";
 
 /** The version of the JSON shape below; a function refuses any other. */
-export const POLICY_FORMAT = "claims-crew.policy/v1";
+const POLICY_FORMAT = "claims-crew.policy/v1";
 
 /** The LLM defaults of a policy (the deployed LLM_* variables override provider, base URL and model). */
 const LlmDefaultsSchema = z

@@ -7,7 +7,7 @@ import type { FunctionKey, QueueRole } from "../../infra/facts.ts";
 import { ResourceLinkError } from "./errors.ts";
 
 /** Reads the raw link properties of `Resource.<name>` (throws when the link is absent). */
-export type ResourceReader = (name: string) => unknown;
+type ResourceReader = (name: string) => unknown;
 
 /** The SST reader: `Resource.<name>` from the `sst` package (SST_RESOURCE_* variables locally). */
 export const sstResources: ResourceReader = (name) => (Resource as unknown as Record<string, unknown>)[name];

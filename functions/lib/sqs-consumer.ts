@@ -6,14 +6,14 @@ import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import type { z } from "zod";
 import { InvalidMessageError, RetryLaterError } from "./errors.ts";
-import { errorFields } from "./logger.ts";
+import { errorFields, logSuccess } from "./logger.ts";
 import type { HandlerLogger } from "./logger.ts";
 
 /** An SQS handler as Lambda (or the local poller) calls it. */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** What a consumer does with one parsed message; the returned outcome is logged. */
-export interface ConsumerSpec<M> {
+interface ConsumerSpec<M> {
   readonly schema: z.ZodType<M>;
   readonly handle: (message: M, record: SQSRecord) => Promise<unknown>;
 }
@@ -40,7 +40,7 @@ export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): Sq
     const ids = { messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount };
     try {
       const outcome = await spec.handle(parseMessage(record.body, spec.schema), record);
-      logger.info("message handled", { ...ids, outcome: typeof outcome === "string" ? outcome : "done" });
+      logSuccess(logger, "message handled", { ...ids, outcome: typeof outcome === "string" ? outcome : "done" });
     } catch (error) {
       if (error instanceof InvalidMessageError) logger.error("invalid message: it will reach the DLQ after its retries", { ...ids, issues: error.issues, error: errorFields(error) });
       else if (error instanceof RetryLaterError) logger.warn("message will be retried", { ...ids, reason: error.message });
@@ -55,7 +55,7 @@ export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): Sq
 }
 
 /** What a FIFO consumer does with the consecutive messages of one message group. */
-export interface GroupConsumerSpec<M> {
+interface GroupConsumerSpec<M> {
   readonly schema: z.ZodType<M>;
   readonly handleGroup: (messages: M[], records: SQSRecord[]) => Promise<unknown>;
 }
@@ -90,7 +90,7 @@ export function sqsFifoGroupConsumer<M>(spec: GroupConsumerSpec<M>, logger: Hand
       try {
         if (messages.length > 0) {
           const outcome = await spec.handleGroup(messages, records.slice(0, invalidAt));
-          logger.info("message group handled", { groupId, messages: messages.length, outcome: Array.isArray(outcome) ? outcome.join(",") : "done" });
+          logSuccess(logger, "message group handled", { groupId, messages: messages.length, outcome: Array.isArray(outcome) ? outcome.join(",") : "done" });
         }
         failed.push(...records.slice(invalidAt).map((r) => r.messageId));
       } catch (error) {

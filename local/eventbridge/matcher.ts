@@ -12,7 +12,7 @@ import { InvalidEventPatternError } from "./errors.ts";
 export type EventPattern = Readonly<Record<string, unknown>>;
 
 /** The result of validating a pattern. */
-export type PatternValidation = { readonly ok: true } | { readonly ok: false; readonly message: string };
+type PatternValidation = { readonly ok: true } | { readonly ok: false; readonly message: string };
 
 type Leaf = string | number | boolean | null;
 type LeafTest = (value: Leaf) => boolean;
@@ -26,7 +26,7 @@ type ObjectNode = {
 };
 
 /** Operators the local matcher implements. */
-export const SUPPORTED_OPERATORS = [
+const SUPPORTED_OPERATORS = [
   "prefix", "suffix", "equals-ignore-case", "wildcard", "anything-but", "numeric", "exists",
 ] as const;
 

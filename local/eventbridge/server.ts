@@ -19,10 +19,10 @@ import type { EventPattern } from "./matcher.ts";
 export type BusEvent = EventBridgeEvent<string, Record<string, unknown>>;
 
 /** An in-process rule target (plays a Lambda or queue target); a throw counts as a failed delivery. */
-export type BusTarget = (event: BusEvent) => Promise<void> | void;
+type BusTarget = (event: BusEvent) => Promise<void> | void;
 
 /** One PutEvents request entry as it arrives on the wire (AWS JSON 1.1 field names). */
-export type PutEventsEntryInput = {
+type PutEventsEntryInput = {
   readonly Source?: unknown;
   readonly DetailType?: unknown;
   readonly Detail?: unknown;
@@ -33,13 +33,13 @@ export type PutEventsEntryInput = {
 };
 
 /** A per-entry failure, as in the PutEvents response. */
-export type EntryFailure = { readonly errorCode: string; readonly errorMessage: string };
+type EntryFailure = { readonly errorCode: string; readonly errorMessage: string };
 
 /** Test hook: return a failure to make a valid entry fail (e.g. `InternalFailure`), undefined to accept it. */
-export type EntryFailureHook = (entry: PutEventsEntryInput, index: number) => EntryFailure | undefined;
+type EntryFailureHook = (entry: PutEventsEntryInput, index: number) => EntryFailure | undefined;
 
 /** A delivery that failed every attempt. */
-export type DeadLetter = {
+type DeadLetter = {
   readonly ruleName: string;
   readonly targetId: string;
   readonly event: BusEvent;
@@ -49,10 +49,10 @@ export type DeadLetter = {
 };
 
 /** A rule on a bus: a name, the bus it listens on and its pattern. */
-export type BusRule = { readonly name: string; readonly eventBusName: string; readonly pattern: EventPattern };
+type BusRule = { readonly name: string; readonly eventBusName: string; readonly pattern: EventPattern };
 
 /** Counters of the bus since it started. */
-export type BusStats = {
+type BusStats = {
   readonly accepted: number;
   readonly failedEntries: number;
   readonly deliveries: number;

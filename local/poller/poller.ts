@@ -22,7 +22,7 @@ import type { PollerError } from "./errors.ts";
 import { accountOfArn, lambdaContext, toSqsRecord } from "./sqs-event.ts";
 
 /** An SQS-triggered Lambda handler (partial batch responses allowed). */
-export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
 /** Options of `startPoller`; the names follow the event source mapping settings. */
 export type PollerOptions = {
@@ -50,7 +50,7 @@ export type PollerOptions = {
 };
 
 /** Counters of a poller since it started. */
-export type PollerStats = {
+type PollerStats = {
   readonly receiveCalls: number;
   readonly received: number;
   readonly batches: number;
@@ -64,10 +64,10 @@ export type PollerStats = {
 };
 
 /** What `drainedAll` needs to know about a poller at one instant. */
-export type PollerActivity = { readonly busy: boolean; readonly epoch: number; readonly stopped: boolean };
+type PollerActivity = { readonly busy: boolean; readonly epoch: number; readonly stopped: boolean };
 
 /** Options of `drained` / `drainedAll`. */
-export type DrainOptions = { readonly timeoutMs?: number; readonly intervalMs?: number };
+type DrainOptions = { readonly timeoutMs?: number; readonly intervalMs?: number };
 
 /** A running poller. */
 export type Poller = {

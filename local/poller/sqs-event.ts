@@ -4,7 +4,7 @@ import type { Message, MessageAttributeValue } from "@aws-sdk/client-sqs";
 import type { Context, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from "aws-lambda";
 
 /** Where the records come from (the event source mapping's queue). */
-export type EventSource = { readonly queueArn: string; readonly region: string };
+type EventSource = { readonly queueArn: string; readonly region: string };
 
 /** Converts one received SQS message into the record Lambda delivers. */
 export function toSqsRecord(message: Message, source: EventSource): SQSRecord {
@@ -69,7 +69,7 @@ function toBase64(value: unknown): string | undefined {
 }
 
 /** Options of `lambdaContext`. */
-export type ContextOptions = {
+type ContextOptions = {
   readonly functionName: string;
   readonly region: string;
   readonly account: string;

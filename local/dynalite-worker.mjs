@@ -1,0 +1,64 @@
+// dynalite (the local DynamoDB) in a worker thread, so its request handling and LevelDB work run beside
+// the handlers' event loop instead of on it (local/emulators.ts). Plain JavaScript: a worker does not
+// inherit the main thread's TypeScript loader. Messages: in { path?, port } via workerData; out { port }
+// or { error }; "stop" closes the server and its database, then answers "stopped".
+//
+// Two ways in: the HTTP endpoint (any client), and `workerData.port`, a MessagePort on which this
+// process's own SDK clients send { id, method, path, headers, body } and get { id, status, headers, body }
+// back. Both reach the same dynalite request handler; the port skips HTTP on both sides.
+import { Buffer } from "node:buffer";
+import { EventEmitter } from "node:events";
+import { parentPort, workerData } from "node:worker_threads";
+import dynalite from "dynalite";
+
+const path = workerData?.path;
+// LevelDB appends every write to its log before dynalite answers, so an acknowledged write survives `kill -9`.
+const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path === undefined ? {} : { path }) });
+const handle = server.listeners("request")[0];
+server.once("error", (error) => parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }));
+server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
+// Requests in progress (HTTP and port). dynalite closes its database once its sockets are gone, but a Query or
+// Scan still reading keeps running, and reading a closed LevelDB throws uncaught (found by the chaos runs'
+// restarts): so "stop" lets the requests in progress be answered before it closes the sockets.
+let inFlight = 0;
+let idle;
+const started = () => inFlight++;
+const ended = () => {
+  if (--inFlight === 0 && idle) idle();
+};
+server.on("request", (_req, res) => {
+  started();
+  res.once("close", ended);
+});
+parentPort.on("message", (message) => {
+  if (message !== "stop") return;
+  const close = () => {
+    idle = undefined;
+    server.close((error) => parentPort.postMessage(error ? { error: error.message } : "stopped"));
+    // Keep-alive sockets of SDK clients would hold close() open.
+    server.closeAllConnections();
+  };
+  if (inFlight === 0) close();
+  else idle = close;
+});
+
+// The request and response dynalite's handler uses: headers, method and url; data/end events; statusCode, setHeader, end.
+const channel = workerData?.port;
+channel?.on("message", ({ id, method, path: url, headers, body }) => {
+  const req = Object.assign(new EventEmitter(), { method, url, headers });
+  const out = {};
+  const res = {
+    statusCode: 200,
+    setHeader(name, value) {
+      out[name.toLowerCase()] = String(value);
+    },
+    end(text) {
+      channel.postMessage({ id, status: res.statusCode, headers: out, body: text === undefined ? "" : String(text) });
+      ended();
+    },
+  };
+  started();
+  handle(req, res);
+  if (body) req.emit("data", Buffer.from(body, "utf8"));
+  req.emit("end");
+});
