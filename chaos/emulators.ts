@@ -5,6 +5,15 @@
 // claim, so several per flow), sends duplicated, delayed or lost (timers) on the SQS client, a second consumer
 // racing the poller, the model slow, hung, failing or garbled, reviewers deciding (some at once), the sweep every
 // few seconds. Interleavings come from real concurrency, so a flow's plan is reproduced, its timing is not.
+// The stack is the durable one of `claims serve` (the table in LevelDB, the queues' journal, under a state
+// directory), and a flow's planned whole-stack restart happens right after its n-th side-effecting call: every
+// invocation dies at once (each later port call fails, answers in flight and batch responses are lost), the stack
+// is stopped and started again on the same directories, which sends the journaled messages again and re-drives
+// every open claim, as `claims serve` does after a kill -9. It is an in-process abrupt stop, not a kill -9 of a
+// child process: nothing is flushed that a kill would not have written (the table's LevelDB log and the queue
+// journal are written before each answer; closing them only releases their files), and the only work that still
+// ends after the kill is requests already on the wire, which a kill an instant later would have let through too.
+// A restart hits every flow running at the time; clients whose request got no answer send it again.
 // After every flow is final, the invariants of chaos/invariants.ts are checked on the stores and events.jsonl.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -19,7 +28,7 @@ import { isFinal } from "../core/claims/claim-record.ts";
 import type { Claim } from "../core/claims/claim.ts";
 import type { ReviewRecord } from "../core/claims/review.ts";
 import { createRulesModel } from "../core/llm/index.ts";
-import type { AuditEvent, LedgerEntry } from "../core/integrity/index.ts";
+import type { AuditEvent, LedgerEntry, Order } from "../core/integrity/index.ts";
 import { seedOrders } from "../adapters/aws/index.ts";
 import { QUEUES } from "../infra/facts.ts";
 import type { QueueRole } from "../infra/facts.ts";
@@ -41,6 +50,7 @@ import type { Rng } from "./rng.ts";
 import { reproduction } from "./run.ts";
 import type { ChaosOptions } from "./run.ts";
 import { addToTally, createTally, formatTally } from "./tally.ts";
+import type { Tally } from "./tally.ts";
 
 /** Flows worked on at once (they share the stack, so the pollers have work from several). */
 const CONCURRENT_FLOWS = 8;
@@ -85,6 +95,34 @@ interface StackFlow {
   claims: Set<string>;
   violations: string[];
   counts: FlowCounts;
+  /** The flow's side-effecting calls so far (its planned restart comes right after the n-th). */
+  effects: number;
+}
+
+/** The stack the flows share, restarted now and then. */
+interface SharedStack {
+  /** The running stack, once any restart in progress is over. */
+  ready(): Promise<LocalStack>;
+  /** Runs a read on the running stack; one a restart cut off is made again on the new stack. */
+  use<T>(work: (stack: LocalStack) => Promise<T>): Promise<T>;
+  readonly injector: ReturnType<typeof createFaultInjector>;
+}
+
+/** What tests change in an emulator run: the plans (to place a restart), or a restart that loses the state (a planted bug). */
+export interface EmulatorRunHooks {
+  adjustPlan?: (plan: FlowPlan) => FlowPlan;
+  /** The planted bug: the stack restarts on an empty state directory, as if it kept nothing on disk. */
+  loseStateOnRestart?: boolean;
+  /** How long to wait for a flow's claims to become final (default two minutes; a claim that was lost never does). */
+  settleTimeoutMs?: number;
+}
+
+/** The outcome of an emulator run: the totals, and what each restart recovered. */
+export interface EmulatorRunResult {
+  violations: number;
+  flows: number;
+  tally: Tally;
+  restarts: LocalStack["recovered"][];
 }
 
 const FLOW_OF_CLAIM = /^clm_f(\d+)_/;
@@ -96,18 +134,20 @@ const emptyCounts = (): FlowCounts => ({
   deadLetters: 0, clientRetries: 0, reviewDecisions: 0, deliveries: 0, sweeps: 0, claims: 0, decided: 0, needsReview: 0, refunds: 0,
 });
 
-/** Runs the flows of `opts` on one local stack; returns the number of violations. */
-export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => void, configPath: string): Promise<{ violations: number; flows: number }> {
+/** Runs the flows of `opts` on one local stack (restarted where a flow plans it); returns the violations and totals. */
+export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => void, configPath: string, hooks: EmulatorRunHooks = {}): Promise<EmulatorRunResult> {
   const env = chaosEnv(readFileSync(configPath, "utf8"), configPath);
   const agent = env.config.agent;
   const started = performance.now();
+  const settleMs = hooks.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
   const dataDir = mkdtempSync(join(tmpdir(), "claims-chaos-"));
   const numbers = opts.flow !== undefined ? [opts.flow] : Array.from({ length: opts.flows }, (_, i) => i);
   const flows = new Map<number, StackFlow>();
   for (const k of numbers) {
     const rng = createRng(flowSeed(opts.seed, k));
     const prefix = `f${k}_`;
-    flows.set(k, { plan: planFlow(rng, opts.seed, k, { prefix, startMs: Date.now() }), rng, prefix, ids: 0, claims: new Set(), violations: [], counts: emptyCounts() });
+    const plan = planFlow(rng, opts.seed, k, { prefix, startMs: Date.now() });
+    flows.set(k, { plan: hooks.adjustPlan ? hooks.adjustPlan(plan) : plan, rng, prefix, ids: 0, claims: new Set(), violations: [], counts: emptyCounts(), effects: 0 });
   }
   const flowOf = (id: unknown, re: RegExp) => {
     const m = typeof id === "string" ? re.exec(id) : null;
@@ -149,42 +189,114 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
   };
 
   process.env.CLAIMS_SWEEP_STALLED_AFTER_MS ??= "3000";
-  const injector = createFaultInjector();
+  // The flows in runStackFlow: the ones a restart hits.
+  const active = new Set<StackFlow>();
+  let restart: (reason: string) => void = () => undefined;
+  const injector = createFaultInjector({
+    onEffect: (call) => {
+      const f = flowOf(call.claimId, FLOW_OF_CLAIM);
+      if (!f) return;
+      f.effects++;
+      if (f.plan.faults.restartAfterCall === f.effects && active.has(f)) restart(`flow ${f.plan.flow} restarts the stack after its side-effecting call ${f.effects}, ${call.fn} ${call.op}`);
+    },
+  });
+  const allOrders = [...flows.values()].flatMap((f) => f.plan.orders);
+  let generation = 0;
+  const start = (orders: readonly Order[]) => startLocalStack({
+    configPath,
+    clock,
+    llm,
+    ids,
+    dataDir,
+    stateDir: join(dataDir, hooks.loseStateOnRestart ? `store-${generation}` : "store"),
+    logLevel: "SILENT",
+    orders,
+    queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: FAST, timers: FAST },
+    pollerConcurrency: 3,
+    sweepEveryMs: 3_000,
+    wrapDeps: injector.wrapDeps,
+    wrapHandler: injector.wrapHandler,
+    onPollerError: () => undefined,
+  });
   let stack: LocalStack;
   try {
-    stack = await startLocalStack({
-      configPath,
-      clock,
-      llm,
-      ids,
-      dataDir,
-      logLevel: "SILENT",
-      orders: [...flows.values()].flatMap((f) => f.plan.orders),
-      queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: FAST, timers: FAST },
-      pollerConcurrency: 3,
-      sweepEveryMs: 3_000,
-      wrapDeps: injector.wrapDeps,
-      wrapHandler: injector.wrapHandler,
-      onPollerError: () => undefined,
-    });
+    stack = await start(allOrders);
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
   const racing: Promise<unknown>[] = [];
-  installSendFaults(stack, flowOf, racing);
+  installSendFaults(stack, flowOf, racing, injector);
+
+  // A whole-stack restart: everything running dies now; the stack stops and starts again on the same state.
+  const received = (s: LocalStack) => (Object.keys(s.pollers) as QueueRole[]).reduce((n, role) => n + s.pollers[role].stats.received, 0);
+  let deliveredBefore = 0;
+  let restarting: Promise<void> | undefined;
+  let closing = false;
+  const restarts: LocalStack["recovered"][] = [];
+  // Reads of the harness on the stack in flight: a restart lets them end before it stops the emulators.
+  let reads = 0;
+  let readsDone: (() => void) | undefined;
+  restart = (reason) => {
+    if (restarting || closing) return;
+    const onTheWire = injector.killAll(reason);
+    for (const f of active) f.counts.faults.restart++;
+    const old = stack;
+    // The new stack (its pollers, its sweep timer) belongs to no invocation and no flow.
+    restarting = current.exit(() => injector.outside(async () => {
+      // Requests already sent end (their answers are lost); then the stack stops under none (dynalite's reads fail badly when closed under them).
+      await onTheWire;
+      if (reads > 0) await new Promise<void>((resolve) => (readsDone = resolve));
+      deliveredBefore += received(old);
+      await old.stop();
+      generation++;
+      // The durable table keeps the orders; an emptied one (the planted bug) gets them again.
+      stack = await start(hooks.loseStateOnRestart ? allOrders : []);
+      installSendFaults(stack, flowOf, racing, injector);
+      restarts.push(stack.recovered);
+      restarting = undefined;
+    }));
+    restarting.catch(() => undefined); // awaited by every user of the stack; a failed restart fails the run there
+  };
+  const ready = async () => {
+    while (restarting) await restarting;
+    return stack;
+  };
+  const shared: SharedStack = {
+    ready,
+    injector,
+    async use(work) {
+      for (;;) {
+        const s = await ready();
+        const kills = injector.kills;
+        reads++;
+        try {
+          return await work(s);
+        } catch (error) {
+          if (injector.kills === kills) throw error;
+        } finally {
+          if (--reads === 0) readsDone?.();
+        }
+      }
+    },
+  };
 
   let violations = 0;
   const tally = createTally();
   try {
     const queue = [...flows.values()];
     const work = async () => {
-      for (let f = queue.shift(); f; f = queue.shift()) await current.run(f, () => runStackFlow(stack, f!, injector));
+      for (let f = queue.shift(); f; f = queue.shift()) {
+        active.add(f);
+        await current.run(f, () => runStackFlow(shared, f!, settleMs)).finally(() => active.delete(f!));
+      }
     };
     await Promise.all(Array.from({ length: CONCURRENT_FLOWS }, work));
+    closing = true;
+    await ready();
     await Promise.allSettled(racing);
     await stack.drained(SETTLE_TIMEOUT_MS).catch(() => undefined);
-    await settle(stack, [...flows.values()], SETTLE_TIMEOUT_MS);
+    await settle(shared, [...flows.values()], settleMs);
     await stack.drained(SETTLE_TIMEOUT_MS).catch((e: Error) => out(`chaos: the stack did not drain: ${e.message}`));
 
     // The invariants, on what the stores and the bus journal hold.
@@ -193,6 +305,8 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     for (const f of flows.values()) {
       for (const [claimId, point] of injector.fired) if (f.claims.has(claimId) && point) f.counts.faults.crash++;
       const observed = await observe(stack, f, journal, verdicts);
+      // No claim lost: every claim a client was answered 202 for (or a review resubmitted) is stored.
+      for (const id of f.claims) if (!observed.claims.some((c) => c.claim_id === id)) f.violations.push(`claim ${id} was accepted but is not stored: lost`);
       const result = checkFlowInvariants({ ...observed, orders: f.plan.orders, limitEur: agent.contract.max_refund_without_escalation, responsibility: agent.responsibility });
       f.violations.push(...result.violations);
       f.counts.claims = observed.claims.length;
@@ -210,23 +324,34 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     tally.llm.calls += llmCounts.calls;
     tally.sweeps = -1; // the stack's own timer runs them, every 3 s
     tally.deadLetters = await deadLetters(stack);
-    tally.deliveries = (Object.keys(stack.pollers) as QueueRole[]).reduce((n, role) => n + stack.pollers[role].stats.received, 0);
+    tally.deliveries = deliveredBefore + received(stack);
   } finally {
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  const sum = (k: "messages" | "restarted") => restarts.reduce((n, r) => n + r[k], 0);
+  out(`whole-stack restarts: ${restarts.length} (journaled messages sent again ${sum("messages")}, open claims re-driven ${sum("restarted")})`);
   out(formatTally(tally, (performance.now() - started) / 1000));
-  return { violations, flows: flows.size };
+  return { violations, flows: flows.size, tally, restarts };
 }
 
 /** One flow: its claims submitted (some twice, some at once), every claim final, reviews decided, final again. */
-async function runStackFlow(stack: LocalStack, f: StackFlow, injector: ReturnType<typeof createFaultInjector>): Promise<void> {
-  await seedOrders(stack.clients.dynamo, LOCAL_TABLE_NAME, f.plan.orders);
+async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number): Promise<void> {
+  const injector = shared.injector;
+  await shared.use((stack) => seedOrders(stack.clients.dynamo, LOCAL_TABLE_NAME, f.plan.orders));
   const crashesLeft = { n: f.plan.faults.crashAfterCalls.length };
   const keyToClaim = new Map<string, string>();
   const submit = async (c: FlowPlan["claims"][number]) => {
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      const res = await injector.invoke(() => stack.handlers.intakeApi(apiRequest("POST /claims", "/claims", { body: JSON.stringify(c.body), headers: { "content-type": "application/json", "idempotency-key": c.idempotencyKey } })));
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const stack = await shared.ready();
+      const kills = injector.kills;
+      const res = await injector.invoke(() => stack.handlers.intakeApi(apiRequest("POST /claims", "/claims", { body: JSON.stringify(c.body), headers: { "content-type": "application/json", "idempotency-key": c.idempotencyKey } })))
+        .catch((error: unknown) => (injector.kills !== kills ? undefined : Promise.reject(error)));
+      if (res === undefined || injector.kills !== kills) {
+        // The stack died under the request: no answer. The client sends it again, with its Idempotency-Key.
+        f.counts.clientRetries++;
+        continue;
+      }
       const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
       const body = typeof res === "string" ? res : (res.body ?? "");
       if (status !== 202) {
@@ -257,39 +382,43 @@ async function runStackFlow(stack: LocalStack, f: StackFlow, injector: ReturnTyp
 
   // Reviewers decide what the flow's claims left to a person, then the resubmitted claims run; twice at most.
   for (let round = 0; round < 3; round++) {
-    await settle(stack, [f], SETTLE_TIMEOUT_MS);
+    await settle(shared, [f], settleMs);
     const pending: ReviewRecord[] = [];
     for (const claimId of f.claims) {
-      const r = await stack.deps.reviews.getReview(claimId);
+      const r = await shared.use((stack) => stack.deps.reviews.getReview(claimId));
       if (r?.status === "PENDING" && !r.intent) pending.push(r);
     }
     if (round === 2 || pending.length === 0) break;
     await Promise.all(pending.map(async (r) => {
       if (!f.rng.chance(f.plan.reviewer.decide)) return;
       const first = decisionFor(f, r, "alice");
-      const together = f.rng.chance(f.plan.reviewer.concurrent) ? [decide(stack, f, r, f.rng.chance(0.5) ? first : decisionFor(f, r, "bob"))] : [];
-      await Promise.all([decide(stack, f, r, first), ...together]);
-      if (f.rng.chance(f.plan.reviewer.repeat)) await decide(stack, f, r, first);
+      const together = f.rng.chance(f.plan.reviewer.concurrent) ? [decide(shared, f, r, f.rng.chance(0.5) ? first : decisionFor(f, r, "bob"))] : [];
+      await Promise.all([decide(shared, f, r, first), ...together]);
+      if (f.rng.chance(f.plan.reviewer.repeat)) await decide(shared, f, r, first);
     }));
     for (const claimId of [...f.claims]) {
-      const r = await stack.deps.reviews.getReview(claimId);
+      const r = await shared.use((stack) => stack.deps.reviews.getReview(claimId));
       if (r?.resubmitted_claim_id) f.claims.add(r.resubmitted_claim_id);
     }
   }
 }
 
 /** A reviewer's decision through the review API; a crash (no answer) is tried again as the policy says. */
-async function decide(stack: LocalStack, f: StackFlow, r: ReviewRecord, body: Record<string, unknown>): Promise<void> {
+async function decide(shared: SharedStack, f: StackFlow, r: ReviewRecord, body: Record<string, unknown>): Promise<void> {
   for (let attempt = 1; attempt <= 3; attempt++) {
     f.counts.reviewDecisions++;
     const path = `/claims/${r.claim_id}/review`;
+    const stack = await shared.ready();
+    const kills = shared.injector.kills;
     let res;
     try {
-      res = await stack.handlers.reviewApi(apiRequest("POST /claims/{id}/review", path, { body: JSON.stringify(body), headers: { "content-type": "application/json" }, pathParameters: { id: r.claim_id } }));
+      res = await shared.injector.invoke(() => stack.handlers.reviewApi(apiRequest("POST /claims/{id}/review", path, { body: JSON.stringify(body), headers: { "content-type": "application/json" }, pathParameters: { id: r.claim_id } })));
     } catch (error) {
-      if (!(error instanceof StackCrashError)) throw error;
+      if (!(error instanceof StackCrashError) && shared.injector.kills === kills) throw error;
       res = { statusCode: 599 };
     }
+    // The stack died under the request (a restart): no answer, as after a crash.
+    if (shared.injector.kills !== kills) res = { statusCode: 599 };
     const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
     // The review API answers 500 for a process that died under it (an injected crash): the client tries again, or gives up.
     if (status === 500 || status === 599) {
@@ -323,14 +452,13 @@ function corrected(f: StackFlow, r: ReviewRecord): Claim {
 }
 
 /** Waits until every claim of `flows` is final and no review is half decided (the sweep repairs those), or the time is up. */
-async function settle(stack: LocalStack, flows: readonly StackFlow[], timeoutMs: number): Promise<void> {
+async function settle(shared: SharedStack, flows: readonly StackFlow[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let open = 0;
     for (const f of flows) {
       for (const id of f.claims) {
-        const c = await stack.deps.claims.getClaim(id);
-        const r = await stack.deps.reviews.getReview(id);
+        const [c, r] = await shared.use((stack) => Promise.all([stack.deps.claims.getClaim(id), stack.deps.reviews.getReview(id)]));
         if (!c || !isFinal(c.status) || r?.intent) open++;
         if (r?.resubmitted_claim_id && !f.claims.has(r.resubmitted_claim_id)) f.claims.add(r.resubmitted_claim_id);
       }
@@ -341,7 +469,7 @@ async function settle(stack: LocalStack, flows: readonly StackFlow[], timeoutMs:
 }
 
 /** Duplicates, delays, loses (timers) and races the flows' sends on the stack's SQS client, as each flow's faults say. */
-function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) => StackFlow | undefined, racing: Promise<unknown>[]): void {
+function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) => StackFlow | undefined, racing: Promise<unknown>[], injector: ReturnType<typeof createFaultInjector>): void {
   const roleOf = new Map((Object.keys(stack.queues) as QueueRole[]).map((role) => [stack.queues[role].url, role]));
   const claimOf = (body: string | undefined): string | undefined => {
     try {
@@ -382,7 +510,8 @@ function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) 
         if (f && faults && faults.race > 0 && role !== "timers" && f.rng.chance(faults.race)) {
           f.counts.faults.race++;
           const event = sqsBatch([{ id: `race-${++dupes}`, body: entry.MessageBody ?? "", receives: 1, group: entry.MessageGroupId }], `arn:aws:sqs:us-east-1:000000000000:${role}`);
-          racing.push(Promise.resolve().then(() => stack.handlers[role](event, LAMBDA_CONTEXT)).catch(() => undefined));
+          // An invocation of its own: a crash of the racer is not the sender's.
+          racing.push(Promise.resolve().then(() => injector.invoke(() => stack.handlers[role](event, LAMBDA_CONTEXT))).catch(() => undefined));
         }
       }
       const send = (list: SendMessageBatchRequestEntry[]) => {

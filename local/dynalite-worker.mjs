@@ -17,11 +17,29 @@ const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, 
 const handle = server.listeners("request")[0];
 server.once("error", (error) => parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }));
 server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
+// Requests in progress (HTTP and port). dynalite closes its database once its sockets are gone, but a Query or
+// Scan still reading keeps running, and reading a closed LevelDB throws uncaught (found by the chaos runs'
+// restarts): so "stop" lets the requests in progress be answered before it closes the sockets.
+let inFlight = 0;
+let idle;
+const started = () => inFlight++;
+const ended = () => {
+  if (--inFlight === 0 && idle) idle();
+};
+server.on("request", (_req, res) => {
+  started();
+  res.once("close", ended);
+});
 parentPort.on("message", (message) => {
   if (message !== "stop") return;
-  server.close((error) => parentPort.postMessage(error ? { error: error.message } : "stopped"));
-  // Keep-alive sockets of SDK clients would hold close() open.
-  server.closeAllConnections();
+  const close = () => {
+    idle = undefined;
+    server.close((error) => parentPort.postMessage(error ? { error: error.message } : "stopped"));
+    // Keep-alive sockets of SDK clients would hold close() open.
+    server.closeAllConnections();
+  };
+  if (inFlight === 0) close();
+  else idle = close;
 });
 
 // The request and response dynalite's handler uses: headers, method and url; data/end events; statusCode, setHeader, end.
@@ -36,8 +54,10 @@ channel?.on("message", ({ id, method, path: url, headers, body }) => {
     },
     end(text) {
       channel.postMessage({ id, status: res.statusCode, headers: out, body: text === undefined ? "" : String(text) });
+      ended();
     },
   };
+  started();
   handle(req, res);
   if (body) req.emit("data", Buffer.from(body, "utf8"));
   req.emit("end");

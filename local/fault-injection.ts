@@ -1,8 +1,9 @@
 // Fault injection for the local stack's tests: ports that crash right after the N-th side-effecting
 // call of a claim succeeded (the work is done, the process dies), handler invocations that die with
-// them (every later port call of the invocation fails and its response is lost), every SQS send
-// duplicated on the wire, a clock that moves, and the invariants every fault must leave intact:
-// no claim lost, one verdict per proposal, no refund executed twice, no ledger above its order.
+// them (every later port call of the invocation fails and its response is lost), a whole-stack crash
+// (`killAll`: every invocation so far dies at once), every SQS send duplicated on the wire, a clock that
+// moves, and the invariants every fault must leave intact: no claim lost, one verdict per proposal, no
+// refund executed twice, no ledger above its order.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readFile } from "node:fs/promises";
 import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
@@ -65,12 +66,18 @@ export class InvariantViolationError extends LocalStackError {
 }
 
 /** Ports a wrapper sees (every method of these is refused once the invocation died). */
-const WRAPPED_PORTS = ["claims", "sessions", "verdicts", "ledger", "audit", "queues", "publisher", "orders", "llm"] as const;
+const WRAPPED_PORTS = ["claims", "sessions", "verdicts", "ledger", "audit", "queues", "publisher", "reviews", "orders", "llm"] as const;
 
 /** One handler invocation (one "process"): dead after a crash. */
 interface Invocation {
   dead: boolean;
   crash?: string;
+}
+
+/** The stack's "process": its port calls on the wire, and who waits for them to end once it died. */
+interface Generation extends Invocation {
+  inFlight: number;
+  idle?: () => void;
 }
 
 /** A FaultInjector: hooks for the local stack, crash plans per claim, and what happened. */
@@ -87,6 +94,22 @@ export interface FaultInjector {
   readonly calls: readonly EffectCall[];
   /** The crashes that fired, by claim. */
   readonly fired: ReadonlyMap<string, CrashPoint>;
+  /**
+   * A whole-stack crash: every invocation of the handlers wrapped so far dies at once (each later port call fails,
+   * a call in flight loses its answer, a batch response is lost). Handlers wrapped afterwards (a restarted stack) live.
+   * Resolves once the calls already on the wire have ended (so the emulators can be stopped under no request).
+   */
+  killAll(reason: string): Promise<void>;
+  /** Runs `work` outside every invocation (what it starts, e.g. a restarted stack's timers, belongs to none). */
+  outside<T>(work: () => T): T;
+  /** How many times `killAll` ran: a request that spans a change got no answer. */
+  readonly kills: number;
+}
+
+/** Options of `createFaultInjector`. */
+export interface FaultInjectorOptions {
+  /** Sees every side-effecting call right after it succeeded (before a planned crash); it may `killAll`. */
+  readonly onEffect?: (call: EffectCall) => void;
 }
 
 /** The crash points of one traced claim: every occurrence of every side-effecting call, in first-seen order. */
@@ -109,8 +132,11 @@ export function describePoint(point: CrashPoint): string {
 }
 
 /** Creates an injector; without plans it only records the calls (a trace run). */
-export function createFaultInjector(): FaultInjector {
+export function createFaultInjector(options: FaultInjectorOptions = {}): FaultInjector {
   const als = new AsyncLocalStorage<Invocation>();
+  // The stack's "process": what wrapDeps / wrapHandler wrapped belongs to the generation of the moment, and dies with it.
+  let generation: Generation = { dead: false, inFlight: 0 };
+  let kills = 0;
   const calls: EffectCall[] = [];
   const plans = new Map<string, CrashPoint>();
   const fired = new Map<string, CrashPoint>();
@@ -152,7 +178,7 @@ export function createFaultInjector(): FaultInjector {
     }
   };
 
-  const wrapPort = <T extends object>(fn: FunctionKey, name: (typeof WRAPPED_PORTS)[number], port: T): T => {
+  const wrapPort = <T extends object>(fn: FunctionKey, name: (typeof WRAPPED_PORTS)[number], port: T, gen: Generation): T => {
     const effects: readonly string[] = name in SIDE_EFFECTS ? SIDE_EFFECTS[name as EffectPort] : [];
     return new Proxy(port, {
       get(target, prop) {
@@ -162,11 +188,21 @@ export function createFaultInjector(): FaultInjector {
         return async (...args: unknown[]) => {
           const invocation = als.getStore();
           if (invocation?.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} after the process died (${invocation.crash})`);
-          const result = await method.apply(target, args);
+          if (gen.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} after the stack died (${gen.crash})`);
+          gen.inFlight++;
+          let result: unknown;
+          try {
+            result = await method.apply(target, args);
+          } finally {
+            if (--gen.inFlight === 0) gen.idle?.();
+          }
+          if (gen.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} lost its answer: the stack died (${gen.crash})`);
           if (!effects.includes(prop)) return result;
           const op = `${name}.${prop}` as SideEffect;
           const claimId = claimOf(op, args);
           calls.push({ fn, op, claimId });
+          options.onEffect?.({ fn, op, claimId });
+          if (gen.dead) throw new InjectedCrashError(`the stack died right after ${fn} ${op} of ${claimId} (${gen.crash})`);
           const key = `${claimId}|${fn}|${op}`;
           const occurrence = (counts.get(key) ?? 0) + 1;
           counts.set(key, occurrence);
@@ -186,13 +222,15 @@ export function createFaultInjector(): FaultInjector {
   return {
     wrapDeps(fn, deps) {
       const wrapped: PipelineDeps = { ...deps };
-      for (const name of WRAPPED_PORTS) (wrapped as unknown as Record<string, object>)[name] = wrapPort(fn, name, deps[name]);
+      for (const name of WRAPPED_PORTS) (wrapped as unknown as Record<string, object>)[name] = wrapPort(fn, name, deps[name], generation);
       return wrapped;
     },
     wrapHandler(role, handler) {
+      const gen = generation;
       return async (event, context) => {
         const invocation: Invocation = { dead: false };
         const result = await als.run(invocation, () => handler(event, context));
+        if (gen.dead) throw new InjectedCrashError(`the ${role} consumer died with the stack (${gen.crash}); its batch response is lost`);
         if (invocation.dead) throw new InjectedCrashError(`the ${role} consumer died (${invocation.crash}); its batch response is lost`);
         return result;
       };
@@ -203,6 +241,17 @@ export function createFaultInjector(): FaultInjector {
     },
     calls,
     fired,
+    killAll(reason) {
+      const killed = generation;
+      Object.assign(killed, { dead: true, crash: reason });
+      generation = { dead: false, inFlight: 0 };
+      kills++;
+      return killed.inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (killed.idle = resolve));
+    },
+    outside: (work) => als.exit(work),
+    get kills() {
+      return kills;
+    },
   };
 }
 
