@@ -285,10 +285,13 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
   const tally = createTally();
   try {
     const queue = [...flows.values()];
+    let finished = 0;
     const work = async () => {
       for (let f = queue.shift(); f; f = queue.shift()) {
         active.add(f);
         await current.run(f, () => runStackFlow(shared, f!, settleMs)).finally(() => active.delete(f!));
+        // Progress on stderr every 50 flows: a 500-flow run takes a quarter of an hour.
+        if (++finished % 50 === 0) process.stderr.write(`chaos: ${finished} flows run in ${((performance.now() - started) / 1000).toFixed(1)} s (checked once the stack drains)\n`);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENT_FLOWS }, work));
