@@ -321,6 +321,14 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
         violations += f.violations.length;
         out(`✗ flow ${f.plan.flow} (seed ${opts.seed}, on the stack): ${f.violations.length} violation(s)`);
         for (const v of f.violations.slice(0, opts.verbose ? 100 : 5)) out(`    ${v}`);
+        if (opts.verbose) {
+          // What a stuck claim's record, crew session and audit say: where it stopped.
+          for (const c of observed.claims.filter((x) => x.status === "RECEIVED" || x.status === "RUNNING")) {
+            const session = await stack.deps.sessions.loadSession(c.claim_id);
+            out(`    ${c.claim_id}: ${c.status} since ${c.updated_at}; session v${session?.version ?? "-"}, outbox ${session?.outbox.length ?? "-"} ${JSON.stringify(session?.snapshot ? { status: (session.snapshot as { status?: unknown }).status, phase: (session.snapshot as { phase?: unknown }).phase } : null)}`);
+            for (const e of observed.audit.filter((a) => a.details.claim_id === c.claim_id)) out(`      ${e.created_at} ${e.event_type}`);
+          }
+        }
         out(`    reproduce: ${reproduction(opts.seed, f.plan.flow, true)}`);
       }
     }
