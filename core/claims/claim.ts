@@ -34,8 +34,8 @@ const text = () => z.string().superRefine((value, ctx) => {
  * A claim's amount: a finite number with at most 2 decimals and at most 1,000,000 EUR either way. A zero or
  * negative amount is accepted here and rejected by the kernel (INVALID_AMOUNT), as in the seed.
  */
-const ClaimAmountSchema = z
-  .number()
+export const ClaimAmountSchema = z
+  .number("amount_eur must be a number")
   .refine(Number.isFinite, "amount_eur must be a finite number")
   .refine((n) => Math.abs(n) <= MAX_CLAIM_AMOUNT_EUR, `amount_eur must be between -${MAX_CLAIM_AMOUNT_EUR} and ${MAX_CLAIM_AMOUNT_EUR} EUR`)
   // The number as JSON writes it: at most 2 decimals, no exponent (5e-324 is not a cent amount).

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { ClaimAmountSchema } from "./claim.ts";
 
 /** Policy kinds an agent may propose. */
 export const PolicyKindSchema = z.enum(["REFUND", "REPLACE", "ESCALATE"]);
@@ -10,14 +11,17 @@ export type PolicyKind = z.infer<typeof PolicyKindSchema>;
  * What the Decision Maker must return: a structured refund proposal (a claim, not a fact).
  * Every field is required (nullable where unknown) so the same schema serves OpenAI structured output.
  * Backend grammars (llama.cpp, Ollama) ignore ranges and lengths, so zod enforces them after parsing:
- * a non-blank order id, a finite amount and a confidence from 0 to 1. The sign of the amount is the
- * self-check's business (a claim that is itself negative is proposed as claimed and the kernel rejects it).
+ * a non-blank order id, an amount a claim could carry (finite, at most 2 decimals, within ±1,000,000 EUR:
+ * 5e-324 or 1e21 never reach storage, where DynamoDB refuses numbers below 1e-130 — found by npm run chaos on
+ * the emulators, where such a proposal failed every save of its claim) and a confidence from 0 to 1. The sign
+ * of the amount is the self-check's business (a claim that is itself negative is proposed as claimed and the
+ * kernel rejects it).
  */
 export const RefundProposalOutputSchema = z
   .object({
     action: PolicyKindSchema,
     order_id: z.string().min(1, "order_id must not be empty").max(128, "order_id is longer than 128 characters").refine((s) => s.trim() !== "", "order_id must not be blank"),
-    amount_eur: z.number("amount_eur must be a number").refine(Number.isFinite, "amount_eur must be a finite number"),
+    amount_eur: ClaimAmountSchema,
     category: z.string(),
     reason: z.string(),
     confidence: z.number("confidence must be a number").min(0, "confidence must be from 0 to 1").max(1, "confidence must be from 0 to 1"),

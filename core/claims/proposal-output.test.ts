@@ -1,0 +1,34 @@
+// The Decision Maker's proposal schema: what a backend's grammar lets through (it ignores ranges) is refused
+// here, so a garbled answer gets its repair round or ends in NEEDS_REVIEW instead of reaching storage.
+import { describe, expect, it } from "vitest";
+import { RefundProposalOutputSchema } from "./proposal-output.ts";
+
+const proposal = { action: "REFUND", order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead", confidence: 0.9 };
+const problems = (patch: Record<string, unknown>) => {
+  const parsed = RefundProposalOutputSchema.safeParse({ ...proposal, ...patch });
+  return parsed.success ? [] : parsed.error.issues.map((i) => i.message);
+};
+
+describe("RefundProposalOutputSchema", () => {
+  it("accepts a proposal a claim could carry, negative amounts included (the kernel judges those)", () => {
+    expect(problems({})).toEqual([]);
+    expect(problems({ amount_eur: -50 })).toEqual([]);
+    expect(problems({ amount_eur: 0 })).toEqual([]);
+  });
+
+  it.each([
+    [5e-324, /more than 2 decimals/],
+    [123.456, /more than 2 decimals/],
+    [1e21, /between -1000000 and 1000000/],
+    [9_007_199_254_740_992, /between -1000000 and 1000000/],
+    [Number.NaN, /number/],
+  ])("refuses the amount %s, which no claim can carry (found by npm run chaos: DynamoDB refuses 5e-324)", (amount, message) => {
+    expect(problems({ amount_eur: amount }).join("; ")).toMatch(message);
+  });
+
+  it("refuses an amount that is not a number, a blank order id and a confidence outside 0..1", () => {
+    expect(problems({ amount_eur: "450" })).toEqual(["amount_eur must be a number"]);
+    expect(problems({ order_id: " " })).toEqual(["order_id must not be blank"]);
+    expect(problems({ confidence: 1.5 })).toEqual(["confidence must be from 0 to 1"]);
+  });
+});
