@@ -74,7 +74,11 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "claims-pages-e2e-"));
   shotDir = process.env.CLAIMS_SCREENSHOT_DIR ?? join(dataDir, "screenshots");
   serve = await startServe({ dataDir });
-  for (const [name, claim] of Object.entries(CLAIMS)) await submit(name, { claim, label: `pages e2e: ${name}` });
+  for (const [name, claim] of Object.entries(CLAIMS)) {
+    await submit(name, { claim, label: `pages e2e: ${name}` });
+    // balanceSecond must meet balanceFirst's open review on ord_003, whatever the machine's speed: decided in turn.
+    if (name === "balanceFirst") await finalClaim(serve, ids[name]!);
+  }
   await submit("text", { claim_text: FREE_TEXT });
   await submit("simAccept", { claim: { order_id: "ord_009", amount_eur: 500, category: "electronics", reason: "Broken hinge" }, simulation_id: SIMULATION, label: "demo accept" });
   await submit("simReject", { claim: { order_id: "ord_007", amount_eur: 120, category: "clothing", reason: "Too small" }, simulation_id: SIMULATION, label: "demo reject" });
