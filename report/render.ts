@@ -139,11 +139,12 @@ ${rows.length === 0 ? html`<p class="muted">No LLM calls were recorded.</p>` : h
 </section>`;
 }
 
-/** Renders one simulation's audit events as a self-contained HTML page (pure; same events → same bytes). */
-export function renderReport(events: readonly AuditEvent[], opts: RenderOptions = {}): string {
-  const m = buildReportModel(events);
-  const title = opts.title ?? `Claims Crew audit report — ${m.simulationId ?? "unknown simulation"}`;
-  const page = html`<!doctype html>
+/**
+ * The page every report shares: head with the report's CSS, a header (title and a subtitle), the body, a
+ * footer naming what the page is with the verdict colours, and the report's script.
+ */
+export function reportPage(title: string, sub: SafeHtml, body: SafeHtml, what: SafeHtml): SafeHtml {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -156,18 +157,27 @@ export function renderReport(events: readonly AuditEvent[], opts: RenderOptions 
 <main>
 <header>
 <h1>${title}</h1>
-<p class="sub">Built only from the audit trail (${m.eventCount} events)${opts.generatedAt ? html` · generated ${opts.generatedAt}` : ""}. The LLM proposes, the kernel disposes.</p>
+<p class="sub">${sub}</p>
 </header>
-${renderSummary(m)}
-${renderTrace(m)}
-${renderCycles(m.claims)}
-${renderOrders(m)}
-${renderTokens(m)}
-<footer>Claims Crew · audit report for simulation <span class="mono">${m.simulationId ?? "unknown"}</span>. Verdict colours: ${badge("ACCEPT")} ${badge("ESCALATE")} ${badge("REJECT")} ${badge("NEEDS_REVIEW")}</footer>
+${body}
+<footer>Claims Crew · ${what}. Verdict colours: ${badge("ACCEPT")} ${badge("ESCALATE")} ${badge("REJECT")} ${badge("NEEDS_REVIEW")}</footer>
 </main>
 <script>${trusted(REPORT_SCRIPT)}</script>
 </body>
 </html>
 `;
+}
+
+/** Renders one simulation's audit events as a self-contained HTML page (pure; same events → same bytes). */
+export function renderReport(events: readonly AuditEvent[], opts: RenderOptions = {}): string {
+  const m = buildReportModel(events);
+  const title = opts.title ?? `Claims Crew audit report — ${m.simulationId ?? "unknown simulation"}`;
+  const sub = html`Built only from the audit trail (${m.eventCount} events)${opts.generatedAt ? html` · generated ${opts.generatedAt}` : ""}. The LLM proposes, the kernel disposes.`;
+  const body = html`${renderSummary(m)}
+${renderTrace(m)}
+${renderCycles(m.claims)}
+${renderOrders(m)}
+${renderTokens(m)}`;
+  const page = reportPage(title, sub, body, html`audit report for simulation <span class="mono">${m.simulationId ?? "unknown"}</span>`);
   return page.value;
 }

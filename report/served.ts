@@ -8,13 +8,12 @@ import { median, renderCharts } from "./charts.ts";
 import { renderClaimTable } from "./claim-table.ts";
 import { renderCycles } from "./cycle.ts";
 import type { SafeHtml} from "./html.ts";
-import { html, trusted } from "./html.ts";
+import { html } from "./html.ts";
 import { buildReportModel } from "./model.ts";
 import type { ReportModel } from "./model.ts";
 import { OUTCOMES, badge, duration, est, eur, int } from "./parts.ts";
-import { REPORT_SCRIPT, renderReport } from "./render.ts";
+import { renderReport, reportPage } from "./render.ts";
 import type { RenderOptions } from "./render.ts";
-import { REPORT_CSS } from "./styles.ts";
 
 /** Options of `renderServedReport`; nothing time-dependent is added unless given. */
 interface ServedRenderOptions extends RenderOptions {
@@ -105,29 +104,10 @@ export function renderServedReport(events: readonly AuditEvent[], opts: ServedRe
     return section;
   });
   const empty = groups.length === 0 ? html`<section class="group" data-group="${SERVED_GROUP}"><h2>Served claims</h2><p class="muted" data-empty="true">No claims yet: send one with <span class="mono">POST /claims</span> and reload this page.</p></section>` : "";
-  const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="dark">
-<title>${title}</title>
-<style>${trusted(REPORT_CSS)}</style>
-</head>
-<body>
-<main>
-<header>
-<h1>${title}</h1>
-<p class="sub">Live view of ${opts.scope ?? `${claims.length} claims`} sent to the API, built only from their audit trail (${events.length} events)${opts.generatedAt ? html` · generated ${opts.generatedAt}` : ""}. Reload for the latest. The LLM proposes, the kernel disposes.</p>
-</header>
-${empty}${sections}
-${claims.length > 0 ? renderCycles(claims) : ""}
-<footer>Claims Crew · served claims. Verdict colours: ${badge("ACCEPT")} ${badge("ESCALATE")} ${badge("REJECT")} ${badge("NEEDS_REVIEW")}</footer>
-</main>
-<script>${trusted(REPORT_SCRIPT)}</script>
-</body>
-</html>
-`;
+  const sub = html`Live view of ${opts.scope ?? `${claims.length} claims`} sent to the API, built only from their audit trail (${events.length} events)${opts.generatedAt ? html` · generated ${opts.generatedAt}` : ""}. Reload for the latest. The LLM proposes, the kernel disposes.`;
+  const body = html`${empty}${sections}
+${claims.length > 0 ? renderCycles(claims) : ""}`;
+  const page = reportPage(title, sub, body, html`served claims`);
   return page.value;
 }
 
