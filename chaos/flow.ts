@@ -32,17 +32,17 @@ import { createInMemoryAuditLog, createInMemoryClaimRepository, createInMemoryCo
 import { sequentialIds } from "../pipeline/in-process.ts";
 import type { HandlerLogger } from "../functions/lib/logger.ts";
 import { createChaosLlm } from "./chaos-llm.ts";
-import type { LlmCounts } from "./chaos-llm.ts";
 import { InjectedCrashError } from "./errors.ts";
 import { checkFlowInvariants } from "./invariants.ts";
 import type { FlowObservation, InvariantResult } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
 import { planFlow } from "./plan.ts";
-import type { FaultKind, FlowPlan, PlannedClaim } from "./plan.ts";
+import type { FlowPlan, PlannedClaim } from "./plan.ts";
 import { createRng, flowSeed } from "./rng.ts";
 import type { Rng } from "./rng.ts";
 import { createSimQueues } from "./sim-queues.ts";
 import type { SimMessage } from "./sim-queues.ts";
+import type { FlowTotals } from "./tally.ts";
 
 /** What the chaos runs decide with: the bundled agent and its contract. */
 export interface ChaosEnv {
@@ -55,19 +55,7 @@ export function chaosEnv(configText: string, file: string): ChaosEnv {
 }
 
 /** Everything a flow counted: faults by kind, what the model and the clients did, what came out. */
-export interface FlowCounts {
-  faults: Record<FaultKind, number>;
-  llm: LlmCounts;
-  deadLetters: number;
-  clientRetries: number;
-  reviewDecisions: number;
-  deliveries: number;
-  sweeps: number;
-  claims: number;
-  decided: number;
-  needsReview: number;
-  refunds: number;
-}
+export type FlowCounts = FlowTotals;
 
 /** The outcome of one flow. */
 export interface FlowResult {

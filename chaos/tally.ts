@@ -1,11 +1,12 @@
 // Totals over a chaos run: faults injected by kind, what the model and the clients did, how the claims ended.
 import { FAULT_KINDS } from "./plan.ts";
 import type { FaultKind } from "./plan.ts";
+import type { LlmCounts } from "./chaos-llm.ts";
 
-/** The counts of one flow that add up over a run (see FlowCounts). */
+/** The counts of one flow, which add up over a run. */
 export interface FlowTotals {
   faults: Record<FaultKind, number>;
-  llm: { calls: number; slow: number; hang: number; fail: number; garble: number };
+  llm: LlmCounts;
   deadLetters: number;
   clientRetries: number;
   reviewDecisions: number;
