@@ -3,12 +3,10 @@
 // models each end a claim in a decision or in NEEDS_REVIEW naming why; never in a customer-facing
 // verdict caused by garbage. Waits are short budgets, never real 30 s waits.
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAiModel } from "../adapters/llm/openai.ts";
 import { guardWithPreflight, preflightLlm } from "../adapters/llm/preflight.ts";
-import { chatCompletion, errorReply, startScriptedLlmServer, type RecordedRequest, type ScriptedLlmServer, type ScriptedReply } from "../adapters/llm/scripted-server.ts";
+import { chatCompletion, closedPort, errorReply, startScriptedLlmServer, type RecordedRequest, type ScriptedLlmServer, type ScriptedReply } from "../adapters/llm/scripted-server.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInProcessPipeline } from "./in-process.ts";
@@ -63,13 +61,6 @@ async function decide(llm: LlmPort, body: object = { claim: CLAIM }) {
   return { p, record, published };
 }
 
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe("a model that cannot be reached", () => {
   it("ends structured and free-text claims in NEEDS_REVIEW LLM_UNREACHABLE naming the endpoint, without a single request (the endpoint check)", async () => {

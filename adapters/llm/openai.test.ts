@@ -1,12 +1,10 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Claim } from "../../core/claims/claim.ts";
 import type { ClaimsContract } from "../../core/integrity/contracts.ts";
 import { analystMessages, decisionMakerMessages, extractionMessages } from "../../core/claims/prompts.ts";
 import type { LlmResult } from "../../core/llm/port.ts";
 import { createOpenAiModel, type OpenAiModelOptions } from "./openai.ts";
-import { answerBySchema, chatCompletion, errorReply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from "./scripted-server.ts";
+import { answerBySchema, chatCompletion, closedPort, errorReply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from "./scripted-server.ts";
 
 const contract: ClaimsContract = { allowed_refund_categories: ["electronics", "clothing", "home"], max_refund_without_escalation: 500, return_window_days: 14 };
 const claim: Claim = { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "screen is dead", purchase_date: "2026-02-20" };
@@ -282,13 +280,6 @@ describe("createOpenAiModel retries and failures", () => {
     expect(!r.ok && r.message).toMatch(/did not answer within 150 ms/);
   });
 
-  async function closedPort(): Promise<number> {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    return port;
-  }
 
   it("fails an endpoint that stalls mid-answer (a 30 s stall against a 150 ms budget) with LLM_TIMEOUT, without retrying", async () => {
     const llm = await model([{ kind: "stall" }, chatCompletion("too late")]);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/port.ts";
 import type { LlmConfig } from "./config.ts";
 import { guardWithPreflight, preflightLlm, type PreflightResult } from "./preflight.ts";
-import { startScriptedLlmServer, type ScriptedLlmServer } from "./scripted-server.ts";
+import { closedPort, startScriptedLlmServer, type ScriptedLlmServer } from "./scripted-server.ts";
 
 const config = (baseURL: string, over: Partial<Extract<LlmConfig, { provider: "openai" }>> = {}): LlmConfig => ({
   provider: "openai",
@@ -29,13 +29,6 @@ afterEach(async () => {
   raw = undefined;
 });
 
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** A server that accepts connections and never answers. */
 async function silentServer(): Promise<string> {

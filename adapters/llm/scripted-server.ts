@@ -153,3 +153,12 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
       }),
   };
 }
+
+/** A loopback port nothing listens on (bound, then closed): an endpoint that refuses connections. */
+export async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
