@@ -96,9 +96,14 @@ export function resubmittedClaimIdFor(reviewId: string): string {
   return `clm_${hashHex(`resubmit|${reviewId}`).slice(0, 20)}`;
 }
 
+/** A decided review's decision (who, what, when, why); nothing while it is PENDING, even with a decision in progress. */
+function decisionFields(r: ReviewRecord): Record<string, unknown> {
+  if (r.status === "PENDING" || !r.decision) return {};
+  return { decision: r.decision, ...(r.decided_at ? { decided_at: r.decided_at } : {}), ...(r.reviewer ? { reviewer: r.reviewer } : {}), ...(r.note ? { note: r.note } : {}) };
+}
+
 /** A review as `GET /claims/{id}` shows it (SPEC §7.2): an in-progress decision still reads PENDING. */
 export function reviewView(r: ReviewRecord): Record<string, unknown> {
-  const decided = r.status !== "PENDING";
   return {
     review_id: r.review_id,
     origin: r.origin,
@@ -106,10 +111,7 @@ export function reviewView(r: ReviewRecord): Record<string, unknown> {
     reason_code: r.reason_code,
     reason: r.reason,
     requested_at: r.requested_at,
-    ...(decided && r.decided_at ? { decided_at: r.decided_at } : {}),
-    ...(decided && r.decision ? { decision: r.decision } : {}),
-    ...(decided && r.reviewer ? { reviewer: r.reviewer } : {}),
-    ...(decided && r.note ? { note: r.note } : {}),
+    ...decisionFields(r),
     ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined ? { amount_eur: r.approved_amount_eur } : r.amount_eur !== undefined ? { amount_eur: r.amount_eur } : {}),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
   };
@@ -133,7 +135,6 @@ export interface ReviewContext {
  * (the claim, the proposal, the kernel's verdict id, deciding layer and checks) when the context has them.
  */
 export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Record<string, unknown> {
-  const decided = r.status !== "PENDING";
   return {
     review_id: r.review_id,
     claim_id: r.claim_id,
@@ -152,7 +153,7 @@ export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Re
     ...(context.claimText !== undefined ? { claim_text: context.claimText } : {}),
     ...(context.proposal !== undefined ? { proposal: context.proposal } : {}),
     ...(context.verdict ? { verdict: context.verdict.verdict, layer: context.verdict.layer, checks: context.verdict.checks } : {}),
-    ...(decided && r.decision ? { decision: r.decision, decided_at: r.decided_at, ...(r.reviewer ? { reviewer: r.reviewer } : {}), ...(r.note ? { note: r.note } : {}) } : {}),
+    ...decisionFields(r),
     ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined ? { approved_amount_eur: r.approved_amount_eur } : {}),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
   };
