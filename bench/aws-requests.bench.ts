@@ -12,7 +12,7 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { countRequests, createRequestCounter } from "../adapters/aws/index.ts";
 import type { RequestCounts } from "../adapters/aws/index.ts";
 import { benchOrders } from "./lib/claims.ts";
-import { formatTable } from "./lib/harness.ts";
+import { envIntReader, formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
 import { AWS_REQUESTS_FILE, DEPLOYED_LOGGING, withOwnCpu } from "./lib/profile.ts";
 import type { AwsRequestsFile, ClaimKind, ClaimProfile, FunctionKey, InvocationUsage, LogSample, StoredUsage } from "./lib/profile.ts";
@@ -26,13 +26,7 @@ export type AwsRequestsOptions = { sequential: number; concurrent: number; inFli
 
 /** Defaults: 20 claims one at a time and 60 with 10 in flight per kind, 20 GETs, timers waited for; AWS_REQUESTS_* override them. */
 export function awsRequestsOptions(env: Readonly<Record<string, string | undefined>> = process.env): AwsRequestsOptions {
-  const num = (name: string, fallback: number, min: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new RangeError(`aws-requests bench: ${name} must be an integer ≥ ${min}, got "${raw}"`);
-    return n;
-  };
+  const num = envIntReader("aws-requests", env);
   const options = {
     sequential: num("AWS_REQUESTS_SEQUENTIAL", 20, 1),
     concurrent: num("AWS_REQUESTS_CONCURRENT", 60, 1),

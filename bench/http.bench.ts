@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Order } from "../core/integrity/index.ts";
 import { benchOrders, claimBody } from "./lib/claims.ts";
-import { compare, formatTable, interleave, processMeter, quantileOf, ratioText } from "./lib/harness.ts";
+import { compare, envIntReader, formatTable, interleave, processMeter, quantileOf, ratioText } from "./lib/harness.ts";
 import type { Contender, ContenderResult, TableRow } from "./lib/harness.ts";
 import { startServe, writeServeConfig } from "./lib/serve.ts";
 import type { ServeProcess } from "./lib/serve.ts";
@@ -25,13 +25,7 @@ export type HttpBenchOptions = { rounds: number; claims: number; inFlight: numbe
 
 /** Defaults: 3 timed rounds (after one warm-up round) of 60 claims with 10 in flight and 10 one at a time; HTTP_BENCH_* override them. */
 export function httpBenchOptions(env: Readonly<Record<string, string | undefined>> = process.env): HttpBenchOptions {
-  const num = (name: string, fallback: number, min: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new RangeError(`http bench: ${name} must be an integer ≥ ${min}, got "${raw}"`);
-    return n;
-  };
+  const num = envIntReader("http", env);
   return {
     rounds: num("HTTP_BENCH_ROUNDS", 3, 1),
     claims: num("HTTP_BENCH_CLAIMS", 60, 1),

@@ -11,7 +11,7 @@ import { createInMemoryClaimRepository } from "../pipeline/in-memory.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import type { ClaimRepository } from "../pipeline/ports.ts";
 import { benchOrders, claimBody } from "./lib/claims.ts";
-import { compare, formatTable, interleave, quantileOf, ratioText } from "./lib/harness.ts";
+import { compare, envIntReader, formatTable, interleave, quantileOf, ratioText } from "./lib/harness.ts";
 import type { Contender, ContenderResult, TableRow } from "./lib/harness.ts";
 import type { ClaimKind } from "./lib/profile.ts";
 import { checkPhase, runPhase, startBenchStack } from "./lib/stack.ts";
@@ -22,13 +22,7 @@ export type PipelineBenchOptions = { rounds: number; claims: number; inFlight: n
 
 /** Defaults: 3 timed rounds (after one warm-up round) of 50 claims with 10 in flight and 10 one at a time, per kind; PIPELINE_BENCH_* override them. */
 export function pipelineBenchOptions(env: Readonly<Record<string, string | undefined>> = process.env): PipelineBenchOptions {
-  const num = (name: string, fallback: number, min: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new RangeError(`pipeline bench: ${name} must be an integer ≥ ${min}, got "${raw}"`);
-    return n;
-  };
+  const num = envIntReader("pipeline", env);
   return {
     rounds: num("PIPELINE_BENCH_ROUNDS", 3, 1),
     claims: num("PIPELINE_BENCH_CLAIMS", 50, 1),

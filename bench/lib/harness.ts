@@ -214,3 +214,17 @@ export const us = (ns: number): number => {
   const v = ns / 1000;
   return Number(v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2));
 };
+
+/**
+ * Reads a bench's size settings from the environment: `num(NAME, fallback, min)` is the integer in NAME, the
+ * fallback when unset or empty, and a RangeError naming the bench and the setting otherwise.
+ */
+export function envIntReader(bench: string, env: Readonly<Record<string, string | undefined>>): (name: string, fallback: number, min: number) => number {
+  return (name, fallback, min) => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new RangeError(`${bench} bench: ${name} must be an integer ≥ ${min}, got "${raw}"`);
+    return n;
+  };
+}
