@@ -10,6 +10,7 @@ import { createRulesModel } from "../core/llm/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInMemoryAuditLog } from "./in-memory.ts";
 import type { AuditLog } from "./ports.ts";
+import type { AuditEvent } from "../core/integrity/audit.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { extractClaim } from "./intake.ts";
 import { sweepStalledClaims } from "./timers.ts";
@@ -42,6 +43,29 @@ function setup(opts: { failing?: number[]; audit?: AuditLog } = {}) {
 
 const kinds = (p: ReturnType<typeof setup>["p"]) => p.auditEvents().filter((e) => e.event_type.startsWith("CLAIM_EXTRACT") || e.event_type === "CLAIM_NEEDS_REVIEW").map((e) => e.event_type);
 
+
+/** An audit log whose first write of an event of `type` throws, as a delivery that died right there. */
+function crashOnceOn(type: AuditEvent["event_type"]): ReturnType<typeof createInMemoryAuditLog> {
+  const inner = createInMemoryAuditLog();
+  let dead = true;
+  const crash = (types: readonly string[]) => {
+    if (!dead || !types.includes(type)) return;
+    dead = false;
+    throw new Error("injected crash");
+  };
+  return {
+    ...inner,
+    async append(event) {
+      crash([event.event_type]);
+      return inner.append(event);
+    },
+    async appendAll(events) {
+      crash(events.map((e) => e.event_type));
+      return inner.appendAll(events);
+    },
+  };
+}
+
 describe("extraction races and repeats", () => {
   it.each([
     ["both answer", []],
@@ -66,25 +90,7 @@ describe("extraction races and repeats", () => {
   });
 
   it("a delivery that died after storing its outcome is finished by the redelivery, which asks the model nothing", async () => {
-    const inner = createInMemoryAuditLog();
-    let dead = true;
-    const audit: AuditLog = {
-      ...inner,
-      async append(event) {
-        if (dead && event.event_type === "CLAIM_EXTRACTED") {
-          dead = false;
-          throw new Error("injected crash");
-        }
-        return inner.append(event);
-      },
-      async appendAll(events) {
-        if (dead && events.some((e) => e.event_type === "CLAIM_EXTRACTED")) {
-          dead = false;
-          throw new Error("injected crash");
-        }
-        return inner.appendAll(events);
-      },
-    };
+    const audit = crashOnceOn("CLAIM_EXTRACTED");
     const { p, later } = setup({ failing: [2], audit });
     await p.submit({ claim_text: TEXT }, { claimId: "clm_t" });
     p.queues.take();
@@ -93,30 +99,12 @@ describe("extraction races and repeats", () => {
     expect(await extractClaim("clm_t", { finalAttempt: true }, p.deps)).toBe("SKIPPED");
     await p.drain();
     expect((await p.claims.getClaim("clm_t"))?.status).toBe("DECIDED");
-    expect(inner.all().filter((e) => e.event_type === "CLAIM_EXTRACTED")).toHaveLength(1);
-    expect(replayClaim("clm_t", inner.all()).status).toBe("IDENTICAL");
+    expect(audit.all().filter((e) => e.event_type === "CLAIM_EXTRACTED")).toHaveLength(1);
+    expect(replayClaim("clm_t", audit.all()).status).toBe("IDENTICAL");
   });
 
   it("an outcome whose delivery died and never came back is performed by the sweep", async () => {
-    const inner = createInMemoryAuditLog();
-    let dead = true;
-    const audit: AuditLog = {
-      ...inner,
-      async append(event) {
-        if (dead && event.event_type === "CLAIM_EXTRACTION_FAILED") {
-          dead = false;
-          throw new Error("injected crash");
-        }
-        return inner.append(event);
-      },
-      async appendAll(events) {
-        if (dead && events.some((e) => e.event_type === "CLAIM_EXTRACTION_FAILED")) {
-          dead = false;
-          throw new Error("injected crash");
-        }
-        return inner.appendAll(events);
-      },
-    };
+    const audit = crashOnceOn("CLAIM_EXTRACTION_FAILED");
     const { p, later } = setup({ failing: [1], audit });
     await p.submit({ claim_text: TEXT }, { claimId: "clm_t" });
     p.queues.take();
@@ -128,6 +116,6 @@ describe("extraction races and repeats", () => {
     expect({ status: record?.status, outbox: record?.outbox }).toEqual({ status: "NEEDS_REVIEW", outbox: undefined });
     const review = await p.deps.reviews.getReview("clm_t");
     expect(review?.status).toBe("PENDING");
-    expect(replayClaim("clm_t", inner.all(), { review: review! }).status).toBe("IDENTICAL");
+    expect(replayClaim("clm_t", audit.all(), { review: review! }).status).toBe("IDENTICAL");
   });
 });
