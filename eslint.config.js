@@ -5,18 +5,46 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const impureModules = [
-  "@aws-sdk/*", "@aws-lambda-powertools/*", "sst", "sst/*", "openai", "openai/*",
-  "node:fs", "node:fs/*", "node:http", "node:https", "node:net", "node:child_process",
-  "node:process", "node:os", "node:dgram", "node:dns", "node:worker_threads", "node:crypto",
-  "fs", "fs/*", "http", "https", "net", "child_process", "os", "crypto", "process",
-  "dynalite", "fauxqs", "playwright-core",
+  "@aws-sdk/*",
+  "@aws-lambda-powertools/*",
+  "sst",
+  "sst/*",
+  "openai",
+  "openai/*",
+  "node:fs",
+  "node:fs/*",
+  "node:http",
+  "node:https",
+  "node:net",
+  "node:child_process",
+  "node:process",
+  "node:os",
+  "node:dgram",
+  "node:dns",
+  "node:worker_threads",
+  "node:crypto",
+  "fs",
+  "fs/*",
+  "http",
+  "https",
+  "net",
+  "child_process",
+  "os",
+  "crypto",
+  "process",
+  "dynalite",
+  "fauxqs",
+  "playwright-core",
 ];
 
 /** A no-restricted-imports entry: importing any of `folders` (relative paths) is refused with `message`. */
 const folders = (names, message) => ({ group: names.map((n) => `**/${n}/**`), message });
 
 /** Files a rule guards: production code of `dir` (tests may use fixtures from anywhere). */
-const production = (dir) => ({ files: [`${dir}/**/*.ts`], ignores: [`${dir}/**/*.test.ts`, `${dir}/**/*.test-kit.ts`] });
+const production = (dir) => ({
+  files: [`${dir}/**/*.ts`],
+  ignores: [`${dir}/**/*.test.ts`, `${dir}/**/*.test-kit.ts`],
+});
 
 export default tseslint.config(
   { ignores: ["node_modules/**", ".sst/**", ".claims/**", "dist/**", "bench/out/**"] },
@@ -31,22 +59,37 @@ export default tseslint.config(
   {
     ...production("core"),
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [
-          { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
-          folders(["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"], "core/ depends on nothing outside core/: the shell depends on core, never the reverse."),
-        ],
-      }],
-      "no-restricted-properties": ["error",
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
+            folders(
+              ["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
+              "core/ depends on nothing outside core/: the shell depends on core, never the reverse.",
+            ),
+          ],
+        },
+      ],
+      "no-restricted-properties": [
+        "error",
         { object: "Date", property: "now", message: "core/ takes time from an injected clock." },
         { object: "Math", property: "random", message: "core/ takes ids from an injected source." },
         { object: "crypto", property: "randomUUID", message: "core/ takes ids from an injected source." },
       ],
-      "no-restricted-syntax": ["error",
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "core/ takes time from an injected clock: no new Date()." },
-        { selector: "MemberExpression[object.name='process']", message: "core/ reads no environment: configuration comes in as plain values." },
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "core/ takes time from an injected clock: no new Date().",
+        },
+        {
+          selector: "MemberExpression[object.name='process']",
+          message: "core/ reads no environment: configuration comes in as plain values.",
+        },
       ],
-      "no-restricted-globals": ["error",
+      "no-restricted-globals": [
+        "error",
         { name: "fetch", message: "core/ does no I/O." },
         { name: "setTimeout", message: "core/ does not schedule: time comes from tick()." },
         { name: "setInterval", message: "core/ does not schedule: time comes from tick()." },
@@ -56,58 +99,105 @@ export default tseslint.config(
   {
     ...production("pipeline"),
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [
-          { group: impureModules, message: "pipeline/ works through its ports: no AWS SDK, sst, openai or node I/O (adapters/ implement the ports)." },
-          folders(["adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"], "pipeline/ depends only on core/: adapters, handlers and the local stack depend on it."),
-        ],
-      }],
-      "no-restricted-properties": ["error",
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: impureModules,
+              message:
+                "pipeline/ works through its ports: no AWS SDK, sst, openai or node I/O (adapters/ implement the ports).",
+            },
+            folders(
+              ["adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
+              "pipeline/ depends only on core/: adapters, handlers and the local stack depend on it.",
+            ),
+          ],
+        },
+      ],
+      "no-restricted-properties": [
+        "error",
         { object: "Date", property: "now", message: "pipeline/ takes time from the injected Clock port." },
         { object: "Math", property: "random", message: "pipeline/ takes ids from the injected IdSource port." },
       ],
-      "no-restricted-syntax": ["error",
-        { selector: "MemberExpression[object.name='process']", message: "pipeline/ reads no environment: settings come in through PipelineDeps." },
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='process']",
+          message: "pipeline/ reads no environment: settings come in through PipelineDeps.",
+        },
       ],
     },
   },
   {
     ...production("report"),
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [
-          { group: impureModules, message: "report/ is pure rendering: no I/O (the CLI writes files, the API serves them)." },
-          folders(["pipeline", "adapters", "functions", "infra", "cli", "local", "bench", "chaos"], "report/ renders from core/ data only: the API and the CLI use it, not the reverse."),
-        ],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: impureModules,
+              message: "report/ is pure rendering: no I/O (the CLI writes files, the API serves them).",
+            },
+            folders(
+              ["pipeline", "adapters", "functions", "infra", "cli", "local", "bench", "chaos"],
+              "report/ renders from core/ data only: the API and the CLI use it, not the reverse.",
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     ...production("functions"),
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [folders(["local", "cli", "bench", "chaos"], "functions/ is deployed: it never imports the local stack, the CLI, the benches or the chaos runs.")],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            folders(
+              ["local", "cli", "bench", "chaos"],
+              "functions/ is deployed: it never imports the local stack, the CLI, the benches or the chaos runs.",
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     ...production("adapters"),
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [folders(["local", "cli", "bench", "chaos", "infra", "functions"], "adapters/ implement ports with injected clients: they never import infra/, functions/, the local stack, the CLI, the benches or the chaos runs.")],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            folders(
+              ["local", "cli", "bench", "chaos", "infra", "functions"],
+              "adapters/ implement ports with injected clients: they never import infra/, functions/, the local stack, the CLI, the benches or the chaos runs.",
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     files: ["infra/facts.ts"],
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [
-          { group: impureModules, message: "infra/facts.ts runs in Lambda and locally: plain data only." },
-          folders(["pipeline", "adapters", "functions", "report", "cli", "local", "bench", "chaos"], "infra/facts.ts depends only on core/."),
-        ],
-      }],
-      "no-restricted-globals": ["error",
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: impureModules, message: "infra/facts.ts runs in Lambda and locally: plain data only." },
+            folders(
+              ["pipeline", "adapters", "functions", "report", "cli", "local", "bench", "chaos"],
+              "infra/facts.ts depends only on core/.",
+            ),
+          ],
+        },
+      ],
+      "no-restricted-globals": [
+        "error",
         { name: "sst", message: "infra/facts.ts is SST-free: it is imported by functions/ and local/." },
         { name: "$app", message: "infra/facts.ts is SST-free: stage settings belong in infra/settings.ts." },
         { name: "$config", message: "infra/facts.ts is SST-free." },
@@ -120,17 +210,33 @@ export default tseslint.config(
     // client: nothing imports it, and it does not lean on the CLI or the benches.
     ...production("chaos"),
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [folders(["cli", "bench"], "chaos/ drives the service from the outside: it uses functions/, pipeline/ and local/, never the CLI or the benches.")],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            folders(
+              ["cli", "bench"],
+              "chaos/ drives the service from the outside: it uses functions/, pipeline/ and local/, never the CLI or the benches.",
+            ),
+          ],
+        },
+      ],
     },
   },
   {
     ...production("local"),
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [folders(["cli", "bench", "chaos"], "local/ is the embedded stack: the CLI and the chaos runs drive it, not the reverse.")],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            folders(
+              ["cli", "bench", "chaos"],
+              "local/ is the embedded stack: the CLI and the chaos runs drive it, not the reverse.",
+            ),
+          ],
+        },
+      ],
     },
   },
 );

@@ -14,7 +14,11 @@ const importOf = (spec: string) => `import { x } from "${spec}";\nexport const y
 
 describe("the core/ purity rule", () => {
   it.each([
-    ["an AWS SDK import", 'import { DynamoDBClient } from "@aws-sdk/client-dynamodb";\nexport const c = DynamoDBClient;', /no-restricted-imports.*core\/ stays pure/],
+    [
+      "an AWS SDK import",
+      'import { DynamoDBClient } from "@aws-sdk/client-dynamodb";\nexport const c = DynamoDBClient;',
+      /no-restricted-imports.*core\/ stays pure/,
+    ],
     ["an sst import", 'import { Resource } from "sst";\nexport const r = Resource;', /no-restricted-imports/],
     ["an openai import", 'import OpenAI from "openai";\nexport const o = OpenAI;', /no-restricted-imports/],
     ["node:fs", 'import { readFileSync } from "node:fs";\nexport const f = readFileSync;', /no-restricted-imports/],
@@ -30,8 +34,18 @@ describe("the core/ purity rule", () => {
   });
 
   it("accepts pure code inside core/, and the same impure code outside it", async () => {
-    expect(await lintAs("core/claims/example.ts", "/** doubled */\nexport const double = (n: number) => new Date(n * 2).toISOString();")).toEqual([]);
-    expect(await lintAs("local/example.ts", 'import { readFileSync } from "node:fs";\nexport const f = () => [readFileSync, Date.now()];')).toEqual([]);
+    expect(
+      await lintAs(
+        "core/claims/example.ts",
+        "/** doubled */\nexport const double = (n: number) => new Date(n * 2).toISOString();",
+      ),
+    ).toEqual([]);
+    expect(
+      await lintAs(
+        "local/example.ts",
+        'import { readFileSync } from "node:fs";\nexport const f = () => [readFileSync, Date.now()];',
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -62,8 +76,12 @@ describe("the shell's layering rules", () => {
   });
 
   it("keeps infra/facts.ts free of SST globals", async () => {
-    expect((await lintAs("infra/facts.ts", "export const stage = $app.stage;")).join("\n")).toMatch(/no-restricted-globals.*SST-free/);
-    expect((await lintAs("infra/facts.ts", 'export const q = new sst.aws.Queue("Q");')).join("\n")).toMatch(/no-restricted-globals.*SST-free/);
+    expect((await lintAs("infra/facts.ts", "export const stage = $app.stage;")).join("\n")).toMatch(
+      /no-restricted-globals.*SST-free/,
+    );
+    expect((await lintAs("infra/facts.ts", 'export const q = new sst.aws.Queue("Q");')).join("\n")).toMatch(
+      /no-restricted-globals.*SST-free/,
+    );
   });
 
   it.each([

@@ -12,9 +12,16 @@ import type { FunctionKey } from "./lib/profile.ts";
 describe("awsRequestsOptions", () => {
   it("reads its sizes from the environment and names a bad one", () => {
     expect(awsRequestsOptions({})).toEqual({ sequential: 20, concurrent: 60, inFlight: 10, polls: 20, timers: true });
-    expect(awsRequestsOptions({ AWS_REQUESTS_CONCURRENT: "30", AWS_REQUESTS_TIMERS: "0" })).toMatchObject({ concurrent: 30, timers: false });
-    expect(() => awsRequestsOptions({ AWS_REQUESTS_IN_FLIGHT: "1" })).toThrow(/AWS_REQUESTS_IN_FLIGHT must be an integer ≥ 2/);
-    expect(() => awsRequestsOptions({ AWS_REQUESTS_CONCURRENT: "5" })).toThrow(/AWS_REQUESTS_POLLS \(20\) must not exceed/);
+    expect(awsRequestsOptions({ AWS_REQUESTS_CONCURRENT: "30", AWS_REQUESTS_TIMERS: "0" })).toMatchObject({
+      concurrent: 30,
+      timers: false,
+    });
+    expect(() => awsRequestsOptions({ AWS_REQUESTS_IN_FLIGHT: "1" })).toThrow(
+      /AWS_REQUESTS_IN_FLIGHT must be an integer ≥ 2/,
+    );
+    expect(() => awsRequestsOptions({ AWS_REQUESTS_CONCURRENT: "5" })).toThrow(
+      /AWS_REQUESTS_POLLS \(20\) must not exceed/,
+    );
   });
 });
 
@@ -23,12 +30,17 @@ describe("countAwsRequests on the local stack", () => {
   let run: AwsRequestsRun;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "aws-requests-"));
-    run = await countAwsRequests({ sequential: 2, concurrent: 3, inFlight: 2, polls: 2, timers: false }, join(dir, "aws-requests.json"));
+    run = await countAwsRequests(
+      { sequential: 2, concurrent: 3, inFlight: 2, polls: 2, timers: false },
+      join(dir, "aws-requests.json"),
+    );
   }, 60_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it("writes the profile it returns", async () => {
-    expect(JSON.parse(await readFile(join(dir, "aws-requests.json"), "utf8"))).toEqual(JSON.parse(JSON.stringify(run.file)));
+    expect(JSON.parse(await readFile(join(dir, "aws-requests.json"), "utf8"))).toEqual(
+      JSON.parse(JSON.stringify(run.file)),
+    );
   });
 
   it("counts each claim's requests and invocations, free text through the extraction function", () => {
@@ -47,7 +59,10 @@ describe("countAwsRequests on the local stack", () => {
     const { logs } = run.file;
     expect(logs).toMatchObject({ level: "INFO", outsideLines: 0 });
     expect(logs.gzipBytes).toBeLessThan(logs.bytes);
-    for (const [fn, u] of Object.entries(run.file.sequential.free_text.invocations) as [FunctionKey, { logLines: number; logBytes: number }][]) {
+    for (const [fn, u] of Object.entries(run.file.sequential.free_text.invocations) as [
+      FunctionKey,
+      { logLines: number; logBytes: number },
+    ][]) {
       expect({ fn, lines: u.logLines > 0 }).toEqual({ fn, lines: true });
       expect(u.logBytes / u.logLines).toBeGreaterThan(100); // a Powertools JSON line, not a fragment
     }
@@ -68,7 +83,10 @@ describe("countAwsRequests on the local stack", () => {
   });
 
   it("gives the cost model and the report what they need", () => {
-    const rows = costTable([{ file: run.file, kind: "structured" }, { file: run.file, kind: "free_text" }]);
+    const rows = costTable([
+      { file: run.file, kind: "structured" },
+      { file: run.file, kind: "free_text" },
+    ]);
     expect(rows.every((r) => r.values.every(Number.isFinite))).toBe(true);
     expect(report(run)).toContain("## AWS requests per claim");
   });

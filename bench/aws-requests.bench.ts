@@ -15,17 +15,33 @@ import { benchOrders } from "./lib/claims.ts";
 import { envIntReader, formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
 import { AWS_REQUESTS_FILE, DEPLOYED_LOGGING, withOwnCpu } from "./lib/profile.ts";
-import type { AwsRequestsFile, ClaimKind, ClaimProfile, FunctionKey, InvocationUsage, LogSample, StoredUsage } from "./lib/profile.ts";
+import type {
+  AwsRequestsFile,
+  ClaimKind,
+  ClaimProfile,
+  FunctionKey,
+  InvocationUsage,
+  LogSample,
+  StoredUsage,
+} from "./lib/profile.ts";
 import { checkPhase, runPhase, startBenchStack } from "./lib/stack.ts";
 import type { BenchStack } from "./lib/stack.ts";
 import { entityOf, itemSize, summarise } from "./lib/usage.ts";
 import type { CallRecord, InvocationRecord, UsageRecorder } from "./lib/usage.ts";
 
 /** Sizes of one run. */
-export type AwsRequestsOptions = { sequential: number; concurrent: number; inFlight: number; polls: number; timers: boolean };
+export type AwsRequestsOptions = {
+  sequential: number;
+  concurrent: number;
+  inFlight: number;
+  polls: number;
+  timers: boolean;
+};
 
 /** Defaults: 20 claims one at a time and 60 with 10 in flight per kind, 20 GETs, timers waited for; AWS_REQUESTS_* override them. */
-export function awsRequestsOptions(env: Readonly<Record<string, string | undefined>> = process.env): AwsRequestsOptions {
+export function awsRequestsOptions(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AwsRequestsOptions {
   const num = envIntReader("aws-requests", env);
   const options = {
     sequential: num("AWS_REQUESTS_SEQUENTIAL", 20, 1),
@@ -34,7 +50,10 @@ export function awsRequestsOptions(env: Readonly<Record<string, string | undefin
     polls: num("AWS_REQUESTS_POLLS", 20, 1),
     timers: env.AWS_REQUESTS_TIMERS !== "0",
   };
-  if (options.polls > options.concurrent) throw new RangeError(`aws-requests bench: AWS_REQUESTS_POLLS (${options.polls}) must not exceed AWS_REQUESTS_CONCURRENT (${options.concurrent})`);
+  if (options.polls > options.concurrent)
+    throw new RangeError(
+      `aws-requests bench: AWS_REQUESTS_POLLS (${options.polls}) must not exceed AWS_REQUESTS_CONCURRENT (${options.concurrent})`,
+    );
   return options;
 }
 
@@ -47,11 +66,20 @@ const TIMER_WAIT_MS = 200_000;
 type Taken = { calls: CallRecord[]; invocations: InvocationRecord[] };
 
 /** One measured phase. */
-type PhaseResult = { kind: ClaimKind; mode: "warm-up" | "sequential" | "concurrent"; claims: number; claimIds: string[]; profile: ClaimProfile; outside: Record<string, number>; counted: RequestCounts };
+type PhaseResult = {
+  kind: ClaimKind;
+  mode: "warm-up" | "sequential" | "concurrent";
+  claims: number;
+  claimIds: string[];
+  profile: ClaimProfile;
+  outside: Record<string, number>;
+  counted: RequestCounts;
+};
 
 const opsOf = (calls: readonly CallRecord[], pick: (c: CallRecord) => boolean) => {
   const out: Record<string, number> = {};
-  for (const c of calls) if (pick(c)) out[`${c.service}.${c.operation}`] = (out[`${c.service}.${c.operation}`] ?? 0) + 1;
+  for (const c of calls)
+    if (pick(c)) out[`${c.service}.${c.operation}`] = (out[`${c.service}.${c.operation}`] ?? 0) + 1;
   return out;
 };
 
@@ -60,11 +88,20 @@ async function storedPerClaim(b: BenchStack, claims: number): Promise<Record<str
   const out: Record<string, StoredUsage> = {};
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await b.stack.clients.dynamo.send(new ScanCommand({ TableName: "claims-local", ...(start ? { ExclusiveStartKey: start } : {}) }));
+    const page = await b.stack.clients.dynamo.send(
+      new ScanCommand({ TableName: "claims-local", ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
     for (const item of page.Items ?? []) {
       const entity = entityOf(item.pk, item.sk);
       if (entity === "order") continue;
-      const u = (out[entity] ??= { items: 0, bytes: 0, indexItems: 0, indexBytes: 0, expiringItems: 0, expiringBytes: 0 });
+      const u = (out[entity] ??= {
+        items: 0,
+        bytes: 0,
+        indexItems: 0,
+        indexBytes: 0,
+        expiringItems: 0,
+        expiringBytes: 0,
+      });
       const size = itemSize(item);
       u.items += 1 / claims;
       u.bytes += size / claims;
@@ -89,13 +126,22 @@ function gitCommit(): string {
   return `${head.stdout.trim()}${dirty ? "+dirty" : ""}`;
 }
 
-const machine = () => `node ${process.version}, ${cpus()[0]?.model ?? "cpu"} × ${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GB`;
+const machine = () =>
+  `node ${process.version}, ${cpus()[0]?.model ?? "cpu"} × ${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GB`;
 
 /** What one run measured, beside the file it wrote. */
-export type AwsRequestsRun = { file: AwsRequestsFile; phases: PhaseResult[]; timersFired: number; timersWaitedMs: number };
+export type AwsRequestsRun = {
+  file: AwsRequestsFile;
+  phases: PhaseResult[];
+  timersFired: number;
+  timersWaitedMs: number;
+};
 
 /** Runs the four phases, the GETs and the timers on one recording stack, and writes the profile to `outFile` (default bench/out/aws-requests.json). */
-export async function countAwsRequests(options: AwsRequestsOptions = awsRequestsOptions(), outFile: string = AWS_REQUESTS_FILE): Promise<AwsRequestsRun> {
+export async function countAwsRequests(
+  options: AwsRequestsOptions = awsRequestsOptions(),
+  outFile: string = AWS_REQUESTS_FILE,
+): Promise<AwsRequestsRun> {
   const now = Date.now();
   // A few claims of each kind first warm the JIT up (their requests are left out; their timers are not).
   const warmUp = 5;
@@ -104,8 +150,20 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
     { kind: "free_text", mode: "warm-up", n: warmUp, inFlight: 1, offset: options.sequential + options.concurrent },
     { kind: "structured", mode: "sequential", n: options.sequential, inFlight: 1, offset: 0 },
     { kind: "free_text", mode: "sequential", n: options.sequential, inFlight: 1, offset: 0 },
-    { kind: "structured", mode: "concurrent", n: options.concurrent, inFlight: options.inFlight, offset: options.sequential },
-    { kind: "free_text", mode: "concurrent", n: options.concurrent, inFlight: options.inFlight, offset: options.sequential },
+    {
+      kind: "structured",
+      mode: "concurrent",
+      n: options.concurrent,
+      inFlight: options.inFlight,
+      offset: options.sequential,
+    },
+    {
+      kind: "free_text",
+      mode: "concurrent",
+      n: options.concurrent,
+      inFlight: options.inFlight,
+      offset: options.sequential,
+    },
   ];
   const ordersOf = (p: (typeof plan)[number]) => benchOrders(p.kind, p.n, now, p.offset);
   // Metrics on, as on Lambda: their EMF lines are log lines too (functions/lib/metrics.ts writes them locally only when asked).
@@ -118,7 +176,9 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
   const recorder = b.recorder as UsageRecorder;
   const restoreLogs = recorder.captureLogs();
   const counter = createRequestCounter();
-  const uncount = [b.stack.clients.dynamo, b.stack.clients.sqs, b.stack.clients.events].map((client) => countRequests(client as never, counter));
+  const uncount = [b.stack.clients.dynamo, b.stack.clients.sqs, b.stack.clients.events].map((client) =>
+    countRequests(client as never, counter),
+  );
   // Timers of earlier phases fire during later ones: their records are set aside for the timer path.
   const ticks: Taken = { calls: [], invocations: [] };
   const take = (): Taken => {
@@ -138,48 +198,88 @@ export async function countAwsRequests(options: AwsRequestsOptions = awsRequests
       const { calls, invocations } = take();
       await checkPhase(b, phase);
       const apiRequests = invocations.filter((i) => i.tag === undefined && i.fn === "intakeApi").length;
-      const profile = summarise(p.kind, phase.claimIds.length, { calls, invocations, busDeliveries: { ...b.bus }, apiRequests });
-      phases.push({ kind: p.kind, mode: p.mode, claims: phase.claimIds.length, claimIds: phase.claimIds, profile, outside: opsOf(calls, (c) => c.caller === "outside"), counted: counter.snapshot() });
+      const profile = summarise(p.kind, phase.claimIds.length, {
+        calls,
+        invocations,
+        busDeliveries: { ...b.bus },
+        apiRequests,
+      });
+      phases.push({
+        kind: p.kind,
+        mode: p.mode,
+        claims: phase.claimIds.length,
+        claimIds: phase.claimIds,
+        profile,
+        outside: opsOf(calls, (c) => c.caller === "outside"),
+        counted: counter.snapshot(),
+      });
     }
 
     const measured = phases.filter((p) => p.mode !== "warm-up");
 
     // A client's GET on a decided claim, priced per GET.
     take();
-    const decided = phases.find((p) => p.kind === "structured" && p.mode === "concurrent")!.claimIds.slice(0, options.polls);
+    const decided = phases
+      .find((p) => p.kind === "structured" && p.mode === "concurrent")!
+      .claimIds.slice(0, options.polls);
     for (const id of decided) {
       const status = await b.poll(id);
-      if (status !== "DECIDED") throw new Error(`aws-requests bench: GET /claims/${id} answered ${status}, expected DECIDED`);
+      if (status !== "DECIDED")
+        throw new Error(`aws-requests bench: GET /claims/${id} answered ${status}, expected DECIDED`);
     }
     const polled = take();
-    const poll = summarise("structured", decided.length, { ...polled, busDeliveries: {}, apiRequests: decided.length }, "poll");
+    const poll = summarise(
+      "structured",
+      decided.length,
+      { ...polled, busDeliveries: {}, apiRequests: decided.length },
+      "poll",
+    );
 
     // The step timers: wait until every one sent has fired and its tick was handled.
     const claims = phases.reduce((n, p) => n + p.claims, 0);
     const expected = Math.round(phases.reduce((n, p) => n + (p.profile.sqsSends.timers?.messages ?? 0) * p.claims, 0));
     const started = performance.now();
-    const fired = () => [...ticks.invocations, ...recorder.peekInvocations()].filter((i) => i.fn === "timer").reduce((n, i) => n + i.records, 0);
+    const fired = () =>
+      [...ticks.invocations, ...recorder.peekInvocations()]
+        .filter((i) => i.fn === "timer")
+        .reduce((n, i) => n + i.records, 0);
     if (options.timers) {
-      while (fired() < expected && performance.now() - started < TIMER_WAIT_MS) await new Promise((r) => setTimeout(r, 1000));
+      while (fired() < expected && performance.now() - started < TIMER_WAIT_MS)
+        await new Promise((r) => setTimeout(r, 1000));
       await b.stack.drained();
       take();
-      if (fired() < expected) throw new Error(`aws-requests bench: only ${fired()} of ${expected} step timers fired within ${TIMER_WAIT_MS / 1000} s`);
+      if (fired() < expected)
+        throw new Error(
+          `aws-requests bench: only ${fired()} of ${expected} step timers fired within ${TIMER_WAIT_MS / 1000} s`,
+        );
     }
     const timersWaitedMs = performance.now() - started;
-    const timerPath = options.timers ? summarise("structured", claims, { ...ticks, busDeliveries: {}, apiRequests: 0 }, "tick") : undefined;
+    const timerPath = options.timers
+      ? summarise("structured", claims, { ...ticks, busDeliveries: {}, apiRequests: 0 }, "tick")
+      : undefined;
 
     const stored = await storedPerClaim(b, claims);
     const { text, outsideLines } = recorder.logs();
     const joined = text.join("\n");
-    const logs: LogSample = { level: AWS_LOG_LEVEL, lines: text.length, bytes: Buffer.byteLength(joined) - Math.max(0, text.length - 1), gzipBytes: gzipSync(joined).length, outsideLines };
-    const find = (kind: ClaimKind, mode: PhaseResult["mode"]) => measured.find((p) => p.kind === kind && p.mode === mode)!.profile;
+    const logs: LogSample = {
+      level: AWS_LOG_LEVEL,
+      lines: text.length,
+      bytes: Buffer.byteLength(joined) - Math.max(0, text.length - 1),
+      gzipBytes: gzipSync(joined).length,
+      outsideLines,
+    };
+    const find = (kind: ClaimKind, mode: PhaseResult["mode"]) =>
+      measured.find((p) => p.kind === kind && p.mode === mode)!.profile;
     const file: AwsRequestsFile = {
       recordedAt: new Date().toISOString(),
       commit: gitCommit(),
       machine: machine(),
       note: `Local stack (dynalite, fauxqs, local EventBridge; production handlers logging at ${AWS_LOG_LEVEL}), rules model, system clock; ${warmUp} warm-up claims per kind first. Sequential: ${options.sequential} claims per kind, one at a time. Concurrent: ${options.concurrent} claims per kind, ${options.inFlight} in flight. ${decided.length} GETs on decided claims.${options.timers ? ` Timer path: ${fired()} step timers of ${claims} claims, waited ${Math.round(timersWaitedMs / 1000)} s.` : " Timer path not measured (AWS_REQUESTS_TIMERS=0)."}`,
       sequential: { structured: find("structured", "sequential"), free_text: find("free_text", "sequential") },
-      concurrent: { structured: withOwnCpu(find("structured", "concurrent"), find("structured", "sequential")), free_text: withOwnCpu(find("free_text", "concurrent"), find("free_text", "sequential")) },
+      concurrent: {
+        structured: withOwnCpu(find("structured", "concurrent"), find("structured", "sequential")),
+        free_text: withOwnCpu(find("free_text", "concurrent"), find("free_text", "sequential")),
+      },
       ...(timerPath ? { timerPath } : {}),
       poll,
       stored,
@@ -200,7 +300,8 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const flat = (p: ClaimProfile | undefined) => {
   const out: Record<string, number> = {};
-  for (const [service, ops] of Object.entries(p?.requests ?? {})) for (const [op, n] of Object.entries(ops)) out[`${service} ${op}`] = n;
+  for (const [service, ops] of Object.entries(p?.requests ?? {}))
+    for (const [op, n] of Object.entries(ops)) out[`${service} ${op}`] = n;
   return out;
 };
 const total = (o: Record<string, number>) => r2(Object.values(o).reduce((a, b) => a + b, 0));
@@ -209,10 +310,21 @@ const total = (o: Record<string, number>) => r2(Object.values(o).reduce((a, b) =
 export function report(run: AwsRequestsRun): string {
   const { file } = run;
   const requestRows = (mode: "sequential" | "concurrent"): TableRow[] => {
-    const cols = { structured: flat(file[mode].structured), "free text": flat(file[mode].free_text), "+ timer path": flat(file.timerPath), "one GET": flat(file.poll) };
+    const cols = {
+      structured: flat(file[mode].structured),
+      "free text": flat(file[mode].free_text),
+      "+ timer path": flat(file.timerPath),
+      "one GET": flat(file.poll),
+    };
     const keys = [...new Set(Object.values(cols).flatMap((c) => Object.keys(c)))].sort();
-    const rows: TableRow[] = keys.map((k) => ({ "service operation": k, ...Object.fromEntries(Object.entries(cols).map(([name, c]) => [name, r2(c[k] ?? 0)])) }));
-    rows.push({ "service operation": "**total**", ...Object.fromEntries(Object.entries(cols).map(([name, c]) => [name, total(c)])) });
+    const rows: TableRow[] = keys.map((k) => ({
+      "service operation": k,
+      ...Object.fromEntries(Object.entries(cols).map(([name, c]) => [name, r2(c[k] ?? 0)])),
+    }));
+    rows.push({
+      "service operation": "**total**",
+      ...Object.fromEntries(Object.entries(cols).map(([name, c]) => [name, total(c)])),
+    });
     return rows;
   };
   const byFunctionRows: TableRow[] = [];
@@ -230,26 +342,47 @@ export function report(run: AwsRequestsRun): string {
     "EMF metric lines / bytes per claim": `${r2(u.metricLines ?? 0)} / ${Math.round(u.metricBytes ?? 0)}`,
   });
   for (const kind of ["structured", "free_text"] as const) {
-    for (const [fn, u] of Object.entries(file.sequential[kind].invocations) as [FunctionKey, InvocationUsage][]) byFunctionRows.push(fnRow(kind, fn, u, file.concurrent[kind].invocations[fn]));
+    for (const [fn, u] of Object.entries(file.sequential[kind].invocations) as [FunctionKey, InvocationUsage][])
+      byFunctionRows.push(fnRow(kind, fn, u, file.concurrent[kind].invocations[fn]));
   }
-  for (const [fn, u] of Object.entries(file.timerPath?.invocations ?? {}) as [FunctionKey, InvocationUsage][]) byFunctionRows.push(fnRow("timer path", fn, u, u));
-  for (const [fn, u] of Object.entries(file.poll.invocations) as [FunctionKey, InvocationUsage][]) byFunctionRows.push(fnRow("one GET", fn, u));
+  for (const [fn, u] of Object.entries(file.timerPath?.invocations ?? {}) as [FunctionKey, InvocationUsage][])
+    byFunctionRows.push(fnRow("timer path", fn, u, u));
+  for (const [fn, u] of Object.entries(file.poll.invocations) as [FunctionKey, InvocationUsage][])
+    byFunctionRows.push(fnRow("one GET", fn, u));
 
   const dynamoRows: TableRow[] = [];
   for (const kind of ["structured", "free_text"] as const) {
     for (const [entity, u] of Object.entries(file.concurrent[kind].dynamo).sort(([a], [b]) => a.localeCompare(b))) {
-      dynamoRows.push({ claim: kind, entity, "reads/claim": r2(u.reads), "RRU/claim": r2(u.rru), "writes/claim": r2(u.writes), "WRU/claim": r2(u.wru), "gsi1 WRU/claim": r2(u.gsiWru), "failed conditions/claim": r2(u.conditionalFailures) });
+      dynamoRows.push({
+        claim: kind,
+        entity,
+        "reads/claim": r2(u.reads),
+        "RRU/claim": r2(u.rru),
+        "writes/claim": r2(u.writes),
+        "WRU/claim": r2(u.wru),
+        "gsi1 WRU/claim": r2(u.gsiWru),
+        "failed conditions/claim": r2(u.conditionalFailures),
+      });
     }
   }
-  const storedRows: TableRow[] = Object.entries(file.stored).sort(([, a], [, b]) => b.bytes - a.bytes).map(([entity, u]) => ({
-    entity, "items/claim": r2(u.items), "bytes/claim": Math.round(u.bytes), "gsi1 entries/claim": r2(u.indexItems), "gsi1 bytes/claim": Math.round(u.indexBytes), "of which with a TTL (items / bytes)": `${r2(u.expiringItems ?? 0)} / ${Math.round(u.expiringBytes ?? 0)}`,
-  }));
+  const storedRows: TableRow[] = Object.entries(file.stored)
+    .sort(([, a], [, b]) => b.bytes - a.bytes)
+    .map(([entity, u]) => ({
+      entity,
+      "items/claim": r2(u.items),
+      "bytes/claim": Math.round(u.bytes),
+      "gsi1 entries/claim": r2(u.indexItems),
+      "gsi1 bytes/claim": Math.round(u.indexBytes),
+      "of which with a TTL (items / bytes)": `${r2(u.expiringItems ?? 0)} / ${Math.round(u.expiringBytes ?? 0)}`,
+    }));
   const crossRows: TableRow[] = run.phases.map((ph) => ({
     phase: `${ph.kind} ${ph.mode}`,
     claims: ph.claims,
     "all requests counted (countRequests)": ph.counted.total,
     "by handlers / claim": total(flat(ph.profile)),
-    "outside handlers (pollers, drain checks)": Object.entries(ph.outside).map(([k, v]) => `${k} ${v}`).join(", "),
+    "outside handlers (pollers, drain checks)": Object.entries(ph.outside)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", "),
   }));
 
   return [

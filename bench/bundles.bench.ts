@@ -123,13 +123,18 @@ export type Contributor = { name: string; bytes: number };
 /** Bytes in `output` per package, largest first (ties by name); a package's files are summed. */
 export function contributors(metafile: Metafile, output: string): Contributor[] {
   const out = metafile.outputs[output];
-  if (out === undefined) throw new Error(`bundles: the metafile has no output ${output} (outputs: ${Object.keys(metafile.outputs).join(", ")})`);
+  if (out === undefined)
+    throw new Error(
+      `bundles: the metafile has no output ${output} (outputs: ${Object.keys(metafile.outputs).join(", ")})`,
+    );
   const by = new Map<string, number>();
   for (const [path, input] of Object.entries(out.inputs)) {
     const name = packageOf(path);
     by.set(name, (by.get(name) ?? 0) + input.bytesInOutput);
   }
-  return [...by.entries()].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
+  return [...by.entries()]
+    .map(([name, bytes]) => ({ name, bytes }))
+    .sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
 }
 
 /** Bytes in `output` from files whose input path contains `fragment` (e.g. `zod/v4/locales/`). */
@@ -198,7 +203,10 @@ export function placeholderResourceEnv(): Record<string, string> {
   return {
     SST_RESOURCE_App: JSON.stringify({ name: "claims-crew", stage: "bench" }),
     SST_RESOURCE_Table: JSON.stringify({ name: "claims-bench" }),
-    SST_RESOURCE_Bus: JSON.stringify({ name: "claims-bench", arn: "arn:aws:events:us-east-1:000000000000:event-bus/claims-bench" }),
+    SST_RESOURCE_Bus: JSON.stringify({
+      name: "claims-bench",
+      arn: "arn:aws:events:us-east-1:000000000000:event-bus/claims-bench",
+    }),
     SST_RESOURCE_ApiToken: JSON.stringify({ value: "bench-token" }),
     SST_RESOURCE_LlmApiKey: JSON.stringify({ value: "bench-key" }),
     SST_RESOURCE_CrewEventsQueue: url("crew-events.fifo"),
@@ -223,7 +231,10 @@ const BARE_DRIVER = "const u = process.cpuUsage(); process.stdout.write(JSON.str
 function nodeChild(args: readonly string[], env: NodeJS.ProcessEnv): Record<string, unknown> {
   const child = spawnSync(process.execPath, args, { env, encoding: "utf8" });
   if (child.error) throw child.error;
-  if (child.status !== 0) throw new Error(`bundles: node ${args.join(" ").slice(0, 80)} exited ${String(child.status)}: ${child.stderr.slice(0, 500)}`);
+  if (child.status !== 0)
+    throw new Error(
+      `bundles: node ${args.join(" ").slice(0, 80)} exited ${String(child.status)}: ${child.stderr.slice(0, 500)}`,
+    );
   return JSON.parse(child.stdout) as Record<string, unknown>;
 }
 
@@ -235,8 +246,12 @@ export type ImportTiming = { cpuLowMs: number; cpuMedianMs: number; importMs: nu
  * bundles) and `runs` bare ones. Each child reports its own CPU time (`process.cpuUsage`, start-up
  * included) after the import; a bundle's import CPU = the child's − the median bare child's.
  */
-export function coldImports(files: readonly string[], runs: number): { bareCpuMs: number; timings: Map<string, ImportTiming> } {
-  if (!Number.isInteger(runs) || runs < 5) throw new RangeError(`bundles: at least 5 runs per bundle, got ${String(runs)}`);
+export function coldImports(
+  files: readonly string[],
+  runs: number,
+): { bareCpuMs: number; timings: Map<string, ImportTiming> } {
+  if (!Number.isInteger(runs) || runs < 5)
+    throw new RangeError(`bundles: at least 5 runs per bundle, got ${String(runs)}`);
   const env = { ...process.env, ...placeholderResourceEnv(), NODE_OPTIONS: "" };
   const bareSamples: number[] = [];
   const cpu = new Map<string, number[]>(files.map((f) => [f, []]));
@@ -245,24 +260,42 @@ export function coldImports(files: readonly string[], runs: number): { bareCpuMs
   for (let i = 0; i < runs; i++) {
     bareSamples.push(Number(nodeChild(["-e", BARE_DRIVER], env).cpuUs) / 1000);
     for (const file of files) {
-      const reported = nodeChild(["--input-type=module", "-e", IMPORT_DRIVER, pathToFileURL(file).href], env) as { ms: number; handler: string; cpuUs: number };
-      if (reported.handler !== "function") throw new Error(`bundles: ${file} does not export a handler function (got ${reported.handler})`);
+      const reported = nodeChild(["--input-type=module", "-e", IMPORT_DRIVER, pathToFileURL(file).href], env) as {
+        ms: number;
+        handler: string;
+        cpuUs: number;
+      };
+      if (reported.handler !== "function")
+        throw new Error(`bundles: ${file} does not export a handler function (got ${reported.handler})`);
       cpu.get(file)!.push(reported.cpuUs / 1000);
       inProcess.get(file)!.push(reported.ms);
     }
   }
-  const med = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+  const med = (xs: number[]) =>
+    quantile(
+      [...xs].sort((a, b) => a - b),
+      0.5,
+    );
   const bareCpuMs = med(bareSamples);
   const timings = new Map<string, ImportTiming>();
   for (const file of files) {
     const c = cpu.get(file)!;
-    timings.set(file, { cpuLowMs: Math.min(...c) - bareCpuMs, cpuMedianMs: med(c) - bareCpuMs, importMs: med(inProcess.get(file)!), runs });
+    timings.set(file, {
+      cpuLowMs: Math.min(...c) - bareCpuMs,
+      cpuMedianMs: med(c) - bareCpuMs,
+      importMs: med(inProcess.get(file)!),
+      runs,
+    });
   }
   return { bareCpuMs, timings };
 }
 
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
-const topText = (cs: readonly Contributor[], n: number) => cs.slice(0, n).map((c) => `${c.name} ${kb(c.bytes).toFixed(0)}`).join(", ");
+const topText = (cs: readonly Contributor[], n: number) =>
+  cs
+    .slice(0, n)
+    .map((c) => `${c.name} ${kb(c.bytes).toFixed(0)}`)
+    .join(", ");
 
 /** Builds every variant, times cold imports, and returns the markdown section. */
 export async function run(): Promise<string> {
@@ -270,7 +303,10 @@ export async function run(): Promise<string> {
   const built = new Map<BundleVariant, BundleResult[]>();
   for (const variant of VARIANTS) built.set(variant, await buildBundles(variant));
   const all = [...built.values()].flat();
-  const { bareCpuMs, timings } = coldImports(all.map((b) => b.file), runs);
+  const { bareCpuMs, timings } = coldImports(
+    all.map((b) => b.file),
+    runs,
+  );
   const t = (b: BundleResult) => timings.get(b.file)!;
   const sst = built.get("sst")!;
   const byFn = (variant: BundleVariant, fn: string) => built.get(variant)!.find((b) => b.fn === fn)!;
@@ -287,7 +323,10 @@ export async function run(): Promise<string> {
     "largest contributors, KB": topText(b.contributors, 5),
   }));
   const whatIfRows = sst.map((b) => {
-    const row: Record<string, string | number> = { function: b.fn, "zod locales in the SST build, KB": kb(b.zodLocaleBytes) };
+    const row: Record<string, string | number> = {
+      function: b.fn,
+      "zod locales in the SST build, KB": kb(b.zodLocaleBytes),
+    };
     for (const variant of VARIANTS) {
       const v = byFn(variant, b.fn);
       row[`${variant}: raw / gzip KB`] = `${kb(v.rawBytes).toFixed(0)} / ${kb(v.gzipBytes).toFixed(0)}`;
@@ -301,7 +340,9 @@ export async function run(): Promise<string> {
     "KB in the kernel bundle": kb(sample.contributors.find((c) => c.name === p)?.bytes ?? 0),
     "imported by (project files)": sample.importers[p]?.join(", ") || "(none)",
   }));
-  const leanTop = built.get("lean")!.map((b) => ({ function: b.fn, "lean build: largest contributors, KB": topText(b.contributors, 7) }));
+  const leanTop = built
+    .get("lean")!
+    .map((b) => ({ function: b.fn, "lean build: largest contributors, KB": topText(b.contributors, 7) }));
 
   return [
     "## Lambda bundles and cold imports (bench/bundles.bench.ts)",

@@ -21,14 +21,27 @@ import {
 
 describe("handlerEntries", () => {
   it("keeps handler sources and drops tests and declarations, sorted", () => {
-    expect(handlerEntries(["worker.ts", "kernel.ts", "kernel.test.ts", "lib", "README.md", "types.d.ts"])).toEqual(["kernel.ts", "worker.ts"]);
+    expect(handlerEntries(["worker.ts", "kernel.ts", "kernel.test.ts", "lib", "README.md", "types.d.ts"])).toEqual([
+      "kernel.ts",
+      "worker.ts",
+    ]);
   });
 });
 
 describe("sstBuildOptions", () => {
   it("builds as sst deploy does: esm, esnext, minified, keepNames, SDK bundled, SST's banner", () => {
     const o = sstBuildOptions("functions/kernel.ts", "out/kernel.mjs");
-    expect(o).toMatchObject({ bundle: true, platform: "node", format: "esm", target: "esnext", minify: true, keepNames: true, mainFields: ["module", "main"], sourcemap: false, external: ["sharp", "pg-native"] });
+    expect(o).toMatchObject({
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "esnext",
+      minify: true,
+      keepNames: true,
+      mainFields: ["module", "main"],
+      sourcemap: false,
+      external: ["sharp", "pg-native"],
+    });
     expect(o.banner?.js).toBe(SST_ESM_BANNER);
     expect(SST_ESM_BANNER).toContain("const require = topLevelCreateRequire(import.meta.url);");
     expect(o.plugins).toEqual([]);
@@ -36,7 +49,12 @@ describe("sstBuildOptions", () => {
 
   it("leaves the AWS SDK to the runtime only in the what-if build", () => {
     expect(sstBuildOptions("a.ts", "a.mjs", "lean").external).toEqual(["sharp", "pg-native"]);
-    expect(sstBuildOptions("a.ts", "a.mjs", "lean+sdk-external").external).toEqual(["sharp", "pg-native", "@aws-sdk/*", "@smithy/*"]);
+    expect(sstBuildOptions("a.ts", "a.mjs", "lean+sdk-external").external).toEqual([
+      "sharp",
+      "pg-native",
+      "@aws-sdk/*",
+      "@smithy/*",
+    ]);
   });
 });
 
@@ -55,8 +73,14 @@ describe("metafile analysis", () => {
   const metafile = {
     inputs: {
       "core/a.ts": { bytes: 1, imports: [{ path: "node_modules/zod/index.js", kind: "import-statement" }] },
-      "adapters/llm/openai.ts": { bytes: 1, imports: [{ path: "node_modules/openai/index.mjs", kind: "import-statement" }] },
-      "node_modules/openai/index.mjs": { bytes: 1, imports: [{ path: "node_modules/zod/index.js", kind: "import-statement" }] },
+      "adapters/llm/openai.ts": {
+        bytes: 1,
+        imports: [{ path: "node_modules/openai/index.mjs", kind: "import-statement" }],
+      },
+      "node_modules/openai/index.mjs": {
+        bytes: 1,
+        imports: [{ path: "node_modules/zod/index.js", kind: "import-statement" }],
+      },
     },
     outputs: {
       "out/k.mjs": {
@@ -117,7 +141,10 @@ describe("a real build", () => {
     try {
       const root = fileURLToPath(new URL("..", import.meta.url));
       const out = join(dir, "authorizer.mjs");
-      const result = await build({ ...sstBuildOptions(join(root, "functions", "authorizer.ts"), out), absWorkingDir: root });
+      const result = await build({
+        ...sstBuildOptions(join(root, "functions", "authorizer.ts"), out),
+        absWorkingDir: root,
+      });
       const text = await readFile(out, "utf8");
       expect(text.startsWith(SST_ESM_BANNER)).toBe(true);
       expect(Object.keys(result.metafile?.outputs ?? {})).toHaveLength(1);
@@ -137,7 +164,10 @@ describe("a real build", () => {
     try {
       const root = fileURLToPath(new URL("..", import.meta.url));
       const out = join(dir, "kernel.mjs");
-      const result = await build({ ...sstBuildOptions(join(root, "functions", "kernel.ts"), out, "lean"), absWorkingDir: root });
+      const result = await build({
+        ...sstBuildOptions(join(root, "functions", "kernel.ts"), out, "lean"),
+        absWorkingDir: root,
+      });
       const names = contributors(result.metafile!, relative(root, out)).map((c) => c.name);
       expect(names).toContain("zod");
       expect(names).toContain("@smithy/core");

@@ -4,14 +4,26 @@ import { report } from "./cost.bench.ts";
 import type { AwsRequestsFile, ClaimProfile } from "./lib/profile.ts";
 
 const profile = (kind: ClaimProfile["kind"], wru: number): ClaimProfile => ({
-  kind, claims: 1, requests: {}, dynamo: { audit: { reads: 0, writes: 1, rru: 0, wru, gsiWru: 0, conditionalFailures: 0 } }, sqsSends: {},
-  events: { requests: 0, entries: 0, chunks: 0 }, busDeliveries: {}, apiRequests: 1, invocations: {},
+  kind,
+  claims: 1,
+  requests: {},
+  dynamo: { audit: { reads: 0, writes: 1, rru: 0, wru, gsiWru: 0, conditionalFailures: 0 } },
+  sqsSends: {},
+  events: { requests: 0, entries: 0, chunks: 0 },
+  busDeliveries: {},
+  apiRequests: 1,
+  invocations: {},
 });
 const file = (recordedAt: string, wru: number): AwsRequestsFile => ({
-  recordedAt, commit: "abc1234", machine: "test", note: "hand-made",
+  recordedAt,
+  commit: "abc1234",
+  machine: "test",
+  note: "hand-made",
   sequential: { structured: profile("structured", wru), free_text: profile("free_text", wru) },
   concurrent: { structured: profile("structured", wru), free_text: profile("free_text", wru) },
-  poll: profile("structured", 0), stored: {}, logs: { level: "INFO", lines: 0, bytes: 0, gzipBytes: 0, outsideLines: 0 },
+  poll: profile("structured", 0),
+  stored: {},
+  logs: { level: "INFO", lines: 0, bytes: 0, gzipBytes: 0, outsideLines: 0 },
 });
 
 describe("cost report", () => {

@@ -3,7 +3,15 @@
 // order; counted on the local stack here when the file is missing), beside the committed profile
 // measured before the cost levers (bench/cost-baseline.json).
 import { existsSync } from "node:fs";
-import { GOAL_PER_MILLION, costLines, costTable, money, optionsFor, stepFunctionsStates, withTimerPath } from "./cost.ts";
+import {
+  GOAL_PER_MILLION,
+  costLines,
+  costTable,
+  money,
+  optionsFor,
+  stepFunctionsStates,
+  withTimerPath,
+} from "./cost.ts";
 import { formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
 import { AWS_REQUESTS_FILE, BASELINE_FILE, readAwsRequests } from "./lib/profile.ts";
@@ -15,7 +23,14 @@ const kindLabel = (k: ClaimKind) => (k === "structured" ? "structured" : "free t
 /** The cost section: the one table (before and now when a baseline exists), then every line of the current bill. */
 export function report(now: AwsRequestsFile, before?: AwsRequestsFile): string {
   const same = before !== undefined && before.recordedAt === now.recordedAt && before.commit === now.commit;
-  const files = !before ? [{ name: "now", file: now }] : same ? [{ name: "before (= now)", file: now }] : [{ name: "before", file: before }, { name: "now", file: now }];
+  const files = !before
+    ? [{ name: "now", file: now }]
+    : same
+      ? [{ name: "before (= now)", file: now }]
+      : [
+          { name: "before", file: before },
+          { name: "now", file: now },
+        ];
   const columns = KINDS.flatMap((kind) => files.map((f) => ({ ...f, kind })));
   const rows = costTable(columns);
   const tableRows: TableRow[] = rows.map((r) => {
@@ -30,16 +45,24 @@ export function report(now: AwsRequestsFile, before?: AwsRequestsFile): string {
     return row;
   });
   const lineRows = (kind: ClaimKind): TableRow[] =>
-    [...costLines(withTimerPath(now, now.concurrent[kind]), optionsFor(now))].sort((a, b) => b.perClaim - a.perClaim).map((l) => ({
-      service: l.service,
-      item: l.item,
-      category: l.category,
-      "units/claim": Number(l.units.toPrecision(4)),
-      unit: l.unit,
-      "$/M claims": money(l.perClaim * 1e6),
-    }));
-  const stateRows: TableRow[] = stepFunctionsStates("free_text").map((s) => ({ state: s.state, type: s.type, transitions: s.transitions, does: s.does }));
-  const describe = (name: string, f: AwsRequestsFile) => `**${name}**: recorded ${f.recordedAt} at ${f.commit} on ${f.machine}. ${f.note}`;
+    [...costLines(withTimerPath(now, now.concurrent[kind]), optionsFor(now))]
+      .sort((a, b) => b.perClaim - a.perClaim)
+      .map((l) => ({
+        service: l.service,
+        item: l.item,
+        category: l.category,
+        "units/claim": Number(l.units.toPrecision(4)),
+        unit: l.unit,
+        "$/M claims": money(l.perClaim * 1e6),
+      }));
+  const stateRows: TableRow[] = stepFunctionsStates("free_text").map((s) => ({
+    state: s.state,
+    type: s.type,
+    transitions: s.transitions,
+    does: s.does,
+  }));
+  const describe = (name: string, f: AwsRequestsFile) =>
+    `**${name}**: recorded ${f.recordedAt} at ${f.commit} on ${f.machine}. ${f.note}`;
   return [
     "## What a claim costs on AWS (bench/cost.ts)",
     "",

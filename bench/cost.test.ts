@@ -38,7 +38,17 @@ function sample(): ClaimProfile {
     busDeliveries: { verdicts: 1 },
     apiRequests: 1,
     invocations: {
-      orchestrator: { invocations: 2, records: 4, handlerMs: 100, sdkMs: 100, cpuMs: 0, calls: { "DynamoDB.GetItem": 10, "EventBridge.PutEvents": 2 }, llmCalls: 0, logLines: 4, logBytes: 1000 },
+      orchestrator: {
+        invocations: 2,
+        records: 4,
+        handlerMs: 100,
+        sdkMs: 100,
+        cpuMs: 0,
+        calls: { "DynamoDB.GetItem": 10, "EventBridge.PutEvents": 2 },
+        llmCalls: 0,
+        logLines: 4,
+        logBytes: 1000,
+      },
     },
   };
 }
@@ -46,7 +56,10 @@ function sample(): ClaimProfile {
 /** $ per million of `bytes` of log ingestion per claim. */
 const logM = (bytes: number) => (bytes / GB) * 0.5 * 1e6;
 /** What the sample's logs cost per million: handler lines (+ the trace id per line), 2 invocations' platform lines, one access-log line. */
-const sampleLogsM = logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine) + logM(2 * LOG_BYTES.platformPerInvocation) + logM(LOG_BYTES.accessLogPost);
+const sampleLogsM =
+  logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine) +
+  logM(2 * LOG_BYTES.platformPerInvocation) +
+  logM(LOG_BYTES.accessLogPost);
 
 const close = (actual: number, expected: number) => expect(actual).toBeCloseTo(expected, 9);
 
@@ -85,8 +98,11 @@ describe("invocationsFor", () => {
 
 describe("log sizes", () => {
   it("sizes AWS's own log events from their example lines, each one JSON", () => {
-    for (const line of Object.values(LOG_EXAMPLES).filter((l) => l.startsWith("{"))) expect(() => JSON.parse(line) as unknown).not.toThrow();
-    expect(LOG_BYTES.platformPerInvocation).toBe(Buffer.byteLength(LOG_EXAMPLES.platformStart) + Buffer.byteLength(LOG_EXAMPLES.platformReport));
+    for (const line of Object.values(LOG_EXAMPLES).filter((l) => l.startsWith("{")))
+      expect(() => JSON.parse(line) as unknown).not.toThrow();
+    expect(LOG_BYTES.platformPerInvocation).toBe(
+      Buffer.byteLength(LOG_EXAMPLES.platformStart) + Buffer.byteLength(LOG_EXAMPLES.platformReport),
+    );
     expect(JSON.parse(`{"a":1${LOG_EXAMPLES.lambdaFieldsPerLine}}`)).toHaveProperty("xray_trace_id");
   });
 });
@@ -131,20 +147,41 @@ describe("costLines", () => {
 
   it("bills success lines at the deployed sample rate and no platform lines at system level WARN", () => {
     const profile = sample();
-    profile.invocations.orchestrator = { ...profile.invocations.orchestrator!, logLines: 4, logBytes: 1000, successLines: 3, successBytes: 600 };
-    const lines = costLines(profile, { ...DEFAULT_COST_OPTIONS, logging: { systemLogLevel: "WARN", successSampleRate: 0.01 } });
+    profile.invocations.orchestrator = {
+      ...profile.invocations.orchestrator!,
+      logLines: 4,
+      logBytes: 1000,
+      successLines: 3,
+      successBytes: 600,
+    };
+    const lines = costLines(profile, {
+      ...DEFAULT_COST_OPTIONS,
+      logging: { systemLogLevel: "WARN", successSampleRate: 0.01 },
+    });
     const handler = lines.find((l) => l.item.startsWith("orchestrator handler lines"))!;
     // 1 line of 400 B always, 3 success lines of 600 B in all at 1 %, the trace id on each line written
     close(handler.units, 400 + 6 + (1 + 0.03) * LOG_BYTES.lambdaFieldsPerLine);
     expect(lines.some((l) => l.item.includes("platform."))).toBe(false);
-    const info = costLines(profile, { ...DEFAULT_COST_OPTIONS, logging: { systemLogLevel: "INFO", successSampleRate: 1 } });
-    close(info.find((l) => l.item.startsWith("orchestrator handler lines"))!.units, 1000 + 4 * LOG_BYTES.lambdaFieldsPerLine);
+    const info = costLines(profile, {
+      ...DEFAULT_COST_OPTIONS,
+      logging: { systemLogLevel: "INFO", successSampleRate: 1 },
+    });
+    close(
+      info.find((l) => l.item.startsWith("orchestrator handler lines"))!.units,
+      1000 + 4 * LOG_BYTES.lambdaFieldsPerLine,
+    );
     expect(info.find((l) => l.item.includes("platform."))!.units).toBe(2 * LOG_BYTES.platformPerInvocation);
   });
 
   it("estimates the duration from the handler's own CPU time and its SDK calls", () => {
     const profile = sample();
-    profile.invocations.orchestrator = { ...profile.invocations.orchestrator!, handlerMs: 40, sdkMs: 30, cpuMs: 10, calls: { "SQS.SendMessage": 1 } };
+    profile.invocations.orchestrator = {
+      ...profile.invocations.orchestrator!,
+      handlerMs: 40,
+      sdkMs: 30,
+      cpuMs: 10,
+      calls: { "SQS.SendMessage": 1 },
+    };
     const gbs = costLines(profile).find((l) => l.item.startsWith("orchestrator duration"))!.units;
     // 10 ms × 1769 / 256 + 12 ms = 81.1 ms → 2 invocations × 41 ms × 0.25 GB (wall time plays no part)
     close(gbs, (2 * 41 * 0.25) / 1000);
@@ -152,8 +189,20 @@ describe("costLines", () => {
 
   it("adds the GB-seconds a worker spends waiting on the LLM", () => {
     const profile = sample();
-    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 10, sdkMs: 10, cpuMs: 0, calls: {}, llmCalls: 2, logLines: 0, logBytes: 0 };
-    const wait = costLines(profile, { ...DEFAULT_COST_OPTIONS, llmWaitS: 2 }).find((l) => l.item.startsWith("worker waiting on the LLM"));
+    profile.invocations.worker = {
+      invocations: 2,
+      records: 2,
+      handlerMs: 10,
+      sdkMs: 10,
+      cpuMs: 0,
+      calls: {},
+      llmCalls: 2,
+      logLines: 0,
+      logBytes: 0,
+    };
+    const wait = costLines(profile, { ...DEFAULT_COST_OPTIONS, llmWaitS: 2 }).find((l) =>
+      l.item.startsWith("worker waiting on the LLM"),
+    );
     close(wait!.units, 2 * 2 * 0.25); // 2 calls × 2 s × 256 MB
     close(wait!.perClaim * 1e6, 13.3334);
     expect(costLines(profile).some((l) => l.item.includes("waiting on the LLM"))).toBe(false);
@@ -161,7 +210,10 @@ describe("costLines", () => {
 
   it("prices FIFO and standard queues apart", () => {
     const profile = sample();
-    profile.sqsSends = { crewEvents: { requests: 1, chunks: 1, messages: 1 }, agentSteps: { requests: 1, chunks: 1, messages: 1 } };
+    profile.sqsSends = {
+      crewEvents: { requests: 1, chunks: 1, messages: 1 },
+      agentSteps: { requests: 1, chunks: 1, messages: 1 },
+    };
     const lines = costLines(profile);
     expect(lines.find((l) => l.item.startsWith("crewEvents (FIFO) sends"))!.price).toBe(PRICES.sqs.fifoRequest);
     expect(lines.find((l) => l.item.startsWith("agentSteps sends"))!.price).toBe(PRICES.sqs.standardRequest);
@@ -170,8 +222,16 @@ describe("costLines", () => {
   it("sorts lines into orchestration and work, the orchestrator's logs with the orchestration", () => {
     const lines = costLines(sample());
     const orchestratorLogs = logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine) + logM(2 * LOG_BYTES.platformPerInvocation);
-    close(perMillion(lines.filter((l) => l.category === "orchestration")), 0.4 + 0.333335 + 1.5 + 1 + 1 + 2.5 + 0.125 + orchestratorLogs);
-    expect([...new Set(lines.filter((l) => l.category === "work").map((l) => l.service))].sort()).toEqual(["API Gateway", "CloudWatch Logs", "EventBridge", "SQS"]);
+    close(
+      perMillion(lines.filter((l) => l.category === "orchestration")),
+      0.4 + 0.333335 + 1.5 + 1 + 1 + 2.5 + 0.125 + orchestratorLogs,
+    );
+    expect([...new Set(lines.filter((l) => l.category === "work").map((l) => l.service))].sort()).toEqual([
+      "API Gateway",
+      "CloudWatch Logs",
+      "EventBridge",
+      "SQS",
+    ]);
   });
 
   it("adds up by service and ranks the drivers", () => {
@@ -180,7 +240,10 @@ describe("costLines", () => {
     close(services.DynamoDB!, 2.625);
     close(services.SQS!, 3.9);
     close(services["CloudWatch Logs"]!, sampleLogsM);
-    expect(topDrivers(lines, 2).map((l) => l.item)).toEqual(["session: 2 writes", "PutEvents entries (2 events in 1 requests)"]);
+    expect(topDrivers(lines, 2).map((l) => l.item)).toEqual([
+      "session: 2 writes",
+      "PutEvents entries (2 events in 1 requests)",
+    ]);
   });
 });
 
@@ -191,13 +254,38 @@ describe("addProfiles", () => {
     expect(sum.requests.DynamoDB).toEqual({ PutItem: 4, GetItem: 2 });
     expect(sum.dynamo.session).toEqual({ reads: 2, writes: 4, rru: 2, wru: 8, gsiWru: 0, conditionalFailures: 0 });
     expect(sum.sqsSends.crewEvents).toEqual({ requests: 6, chunks: 6, messages: 8 });
-    expect(sum.invocations.orchestrator).toMatchObject({ records: 8, calls: { "DynamoDB.GetItem": 20, "EventBridge.PutEvents": 4 }, logLines: 8, logBytes: 2000 });
+    expect(sum.invocations.orchestrator).toMatchObject({
+      records: 8,
+      calls: { "DynamoDB.GetItem": 20, "EventBridge.PutEvents": 4 },
+      logLines: 8,
+      logBytes: 2000,
+    });
     expect(sum.busDeliveries).toEqual({ verdicts: 2 });
     close(perMillion(costLines(sum)), 2 * perMillion(costLines(sample())));
   });
 
   it("keeps entries only one side has, without sharing them", () => {
-    const timer: ClaimProfile = { ...sample(), requests: { SQS: { SendMessageBatch: 2 } }, dynamo: {}, sqsSends: { timers: { requests: 2, chunks: 2, messages: 2 } }, busDeliveries: {}, apiRequests: 0, invocations: { timer: { invocations: 1, records: 2, handlerMs: 5, sdkMs: 4, cpuMs: 1, calls: { "SQS.SendMessageBatch": 1 }, llmCalls: 0, logLines: 2, logBytes: 300 } } };
+    const timer: ClaimProfile = {
+      ...sample(),
+      requests: { SQS: { SendMessageBatch: 2 } },
+      dynamo: {},
+      sqsSends: { timers: { requests: 2, chunks: 2, messages: 2 } },
+      busDeliveries: {},
+      apiRequests: 0,
+      invocations: {
+        timer: {
+          invocations: 1,
+          records: 2,
+          handlerMs: 5,
+          sdkMs: 4,
+          cpuMs: 1,
+          calls: { "SQS.SendMessageBatch": 1 },
+          llmCalls: 0,
+          logLines: 2,
+          logBytes: 300,
+        },
+      },
+    };
     const sum = addProfiles(sample(), timer);
     expect(sum.requests).toEqual({ DynamoDB: { PutItem: 2, GetItem: 1 }, SQS: { SendMessageBatch: 2 } });
     expect(Object.keys(sum.invocations).sort()).toEqual(["orchestrator", "timer"]);
@@ -224,7 +312,10 @@ describe("estimateAwsMs", () => {
 
 describe("storagePerMonth", () => {
   it("counts 100 bytes per item and per index entry, PITR on the table only, logs compressed", () => {
-    const stored = { audit: { items: 10, bytes: 10_000, indexItems: 0, indexBytes: 0 }, claim: { items: 1, bytes: 1000, indexItems: 1, indexBytes: 1000 } };
+    const stored = {
+      audit: { items: 10, bytes: 10_000, indexItems: 0, indexBytes: 0 },
+      claim: { items: 1, bytes: 1000, indexItems: 1, indexBytes: 1000 },
+    };
     const s = storagePerMonth(stored, 4000, 0.25);
     expect(s.tableBytes).toBe(12_100);
     expect(s.indexBytes).toBe(1100);
@@ -233,7 +324,10 @@ describe("storagePerMonth", () => {
   });
 
   it("leaves out the items with a TTL once the retention horizon has passed", () => {
-    const stored = { session: { items: 2, bytes: 1000, indexItems: 0, indexBytes: 0, expiringItems: 2, expiringBytes: 1000 }, audit: { items: 7, bytes: 3000, indexItems: 0, indexBytes: 0 } };
+    const stored = {
+      session: { items: 2, bytes: 1000, indexItems: 0, indexBytes: 0, expiringItems: 2, expiringBytes: 1000 },
+      audit: { items: 7, bytes: 3000, indexItems: 0, indexBytes: 0 },
+    };
     expect(storagePerMonth(stored, 0, 0).tableBytes).toBe(4900);
     expect(storagePerMonth(stored, 0, 0, true).tableBytes).toBe(3700);
   });
@@ -243,7 +337,11 @@ describe("Step Functions", () => {
   it("counts 6 transitions for a structured claim and 8 with extraction", () => {
     expect(transitions(stepFunctionsStates("structured"))).toBe(6);
     expect(transitions(stepFunctionsStates("free_text"))).toBe(8);
-    expect(stepFunctionsStates("free_text").slice(0, 2).map((s) => s.state)).toEqual(["Extract", "Extracted?"]);
+    expect(
+      stepFunctionsStates("free_text")
+        .slice(0, 2)
+        .map((s) => s.state),
+    ).toEqual(["Extract", "Extracted?"]);
   });
 
   it("costs $150 per million structured claims on Standard at $0.025 per 1,000 transitions", () => {
@@ -253,7 +351,17 @@ describe("Step Functions", () => {
   it("bills an Express execution per request and per 100 ms at 64 MB, LLM waits included", () => {
     const profile = sample();
     // worker: all SDK time, 2 PutEvents × 20 ms = 40 ms of AWS estimate; 2 LLM calls
-    profile.invocations.worker = { invocations: 2, records: 2, handlerMs: 5, sdkMs: 5, cpuMs: 0, calls: { "EventBridge.PutEvents": 2 }, llmCalls: 2, logLines: 0, logBytes: 0 };
+    profile.invocations.worker = {
+      invocations: 2,
+      records: 2,
+      handlerMs: 5,
+      sdkMs: 5,
+      cpuMs: 0,
+      calls: { "EventBridge.PutEvents": 2 },
+      llmCalls: 2,
+      logLines: 0,
+      logBytes: 0,
+    };
     const noWait = expressPerClaim(profile, "structured", 0);
     close(noWait.durationMs, 6 * 20 + 40); // 6 states × 20 ms + the worker
     close(noWait.perClaim, 1e-6 + 0.2 * (64 / 1024) * (0.06 / 3600)); // 160 ms → 200 ms billed
@@ -273,7 +381,14 @@ function sampleFile(overrides: Partial<AwsRequestsFile> = {}): AwsRequestsFile {
     note: "hand-made",
     sequential: { structured: p, free_text: { ...p, kind: "free_text" } },
     concurrent: { structured: p, free_text: { ...p, kind: "free_text" } },
-    poll: { ...sample(), sqsSends: {}, dynamo: { claim: { reads: 1, writes: 0, rru: 0.5, wru: 0, gsiWru: 0, conditionalFailures: 0 } }, events: { requests: 0, entries: 0, chunks: 0 }, busDeliveries: {}, invocations: {} },
+    poll: {
+      ...sample(),
+      sqsSends: {},
+      dynamo: { claim: { reads: 1, writes: 0, rru: 0.5, wru: 0, gsiWru: 0, conditionalFailures: 0 } },
+      events: { requests: 0, entries: 0, chunks: 0 },
+      busDeliveries: {},
+      invocations: {},
+    },
     stored: { audit: { items: 10, bytes: 10_000, indexItems: 0, indexBytes: 0 } },
     logs: { level: "INFO", lines: 100, bytes: 20_000, gzipBytes: 5000, outsideLines: 0 },
     ...overrides,
@@ -289,11 +404,25 @@ describe("costSummary", () => {
     expect(s.timerPath).toBeUndefined();
     close(s.llmWait[1], 0); // the sample calls no LLM
     close(s.perGet, 1 + 0.0625 + logM(LOG_BYTES.accessLogGet));
-    close(s.orchestration, 0.4 + 0.333335 + 1.5 + 1 + 1 + 2.5 + 0.125 + logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine) + logM(2 * LOG_BYTES.platformPerInvocation));
+    close(
+      s.orchestration,
+      0.4 +
+        0.333335 +
+        1.5 +
+        1 +
+        1 +
+        2.5 +
+        0.125 +
+        logM(1000 + 4 * LOG_BYTES.lambdaFieldsPerLine) +
+        logM(2 * LOG_BYTES.platformPerInvocation),
+    );
     close(s.standard.total, allIn - s.orchestration + 150);
     close(s.express[0].total, allIn - s.orchestration + s.express[0].orchestration);
     close(s.logs.handler + s.logs.platform + s.logs.access, sampleLogsM);
-    close(s.storage.logGzipBytes, 0.25 * (1000 + 4 * LOG_BYTES.lambdaFieldsPerLine + 2 * LOG_BYTES.platformPerInvocation + LOG_BYTES.accessLogPost));
+    close(
+      s.storage.logGzipBytes,
+      0.25 * (1000 + 4 * LOG_BYTES.lambdaFieldsPerLine + 2 * LOG_BYTES.platformPerInvocation + LOG_BYTES.accessLogPost),
+    );
   });
 
   it("adds the timer path to the all-in figure when it was measured", () => {
@@ -305,12 +434,23 @@ describe("costSummary", () => {
 
 describe("costTable", () => {
   it("has a column per file and kind and says what each row assumes and which price it uses", () => {
-    const rows = costTable([{ file: sampleFile(), kind: "structured" }, { file: sampleFile({ timerPath: sample() }), kind: "structured" }]);
+    const rows = costTable([
+      { file: sampleFile(), kind: "structured" },
+      { file: sampleFile({ timerPath: sample() }), kind: "structured" },
+    ]);
     const row = (start: string) => rows.find((r) => r.line.startsWith(start))!;
     expect(rows.every((r) => r.values.length === 2 && r.basis.length > 0)).toBe(true);
     close(row("**All-in per claim**").values[1]!, 2 * row("**All-in per claim**").values[0]!);
     expect(row("Step-timer path").basis).toMatch(/NOT measured/);
     expect(row("Lambda").price).toMatch(/lambda\/pricing/);
-    expect(rows.map((r) => r.line)).toEqual(expect.arrayContaining(["+ LLM wait in Lambda, 1 s per call", "+ LLM wait in Lambda, 3 s per call", "+ each client GET /claims/{id}", "All-in with Step Functions Standard instead", "All-in with Step Functions Express instead, LLM wait 3 s"]));
+    expect(rows.map((r) => r.line)).toEqual(
+      expect.arrayContaining([
+        "+ LLM wait in Lambda, 1 s per call",
+        "+ LLM wait in Lambda, 3 s per call",
+        "+ each client GET /claims/{id}",
+        "All-in with Step Functions Standard instead",
+        "All-in with Step Functions Express instead, LLM wait 3 s",
+      ]),
+    );
   });
 });

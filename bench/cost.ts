@@ -5,7 +5,18 @@
 // step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
 // the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
 import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, UNRECORDED_LOGGING } from "./lib/profile.ts";
-import type { AwsRequestsFile, ClaimKind, ClaimProfile, DynamoUsage, FunctionKey, InvocationUsage, LoggingConfig, QueueRole, QueueUsage, StoredUsage } from "./lib/profile.ts";
+import type {
+  AwsRequestsFile,
+  ClaimKind,
+  ClaimProfile,
+  DynamoUsage,
+  FunctionKey,
+  InvocationUsage,
+  LoggingConfig,
+  QueueRole,
+  QueueUsage,
+  StoredUsage,
+} from "./lib/profile.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Prices
@@ -74,14 +85,19 @@ export const PRICES = {
 } as const;
 
 /** Where each price was checked (bench/RESULTS.md cites these). */
-export const PRICE_SOURCES: Readonly<Record<"lambda" | "sqs" | "dynamodb" | "eventBridge" | "apiGateway" | "cloudWatchLogs" | "stepFunctions", string>> = {
+export const PRICE_SOURCES: Readonly<
+  Record<"lambda" | "sqs" | "dynamodb" | "eventBridge" | "apiGateway" | "cloudWatchLogs" | "stepFunctions", string>
+> = {
   lambda: "aws.amazon.com/lambda/pricing (arm64 $0.20/M requests, $0.0000133334/GB-s, 1 ms billing)",
   sqs: "aws.amazon.com/sqs/pricing (standard $0.40/M, FIFO $0.50/M; every 64 KB chunk is a request)",
-  dynamodb: "aws.amazon.com/dynamodb/pricing/on-demand ($0.625/M WRU, $0.125/M RRU, $0.25/GB-month + 100 B per item, PITR $0.20/GB-month)",
+  dynamodb:
+    "aws.amazon.com/dynamodb/pricing/on-demand ($0.625/M WRU, $0.125/M RRU, $0.25/GB-month + 100 B per item, PITR $0.20/GB-month)",
   eventBridge: "aws.amazon.com/eventbridge/pricing ($1.00/M custom events, 64 KB chunks)",
   apiGateway: "aws.amazon.com/api-gateway/pricing (HTTP API $1.00/M, first 300 M)",
-  cloudWatchLogs: "aws.amazon.com/cloudwatch/pricing (vended logs $0.50/GB ingested for the first 10 TB, Lambda tiered pricing since 2025-05-01; $0.03/GB-month archived)",
-  stepFunctions: "aws.amazon.com/step-functions/pricing (Standard $0.025/1,000 transitions; Express $1.00/M requests + $0.06/GB-hour, 100 ms and 64 MB increments)",
+  cloudWatchLogs:
+    "aws.amazon.com/cloudwatch/pricing (vended logs $0.50/GB ingested for the first 10 TB, Lambda tiered pricing since 2025-05-01; $0.03/GB-month archived)",
+  stepFunctions:
+    "aws.amazon.com/step-functions/pricing (Standard $0.025/1,000 transitions; Express $1.00/M requests + $0.06/GB-hour, 100 ms and 64 MB increments)",
 };
 
 /** The goal of issue 13: at most this many dollars per million structured claims, all in (rules model, logs and timers). */
@@ -111,7 +127,12 @@ export const AWS_LATENCY_MS: Readonly<Record<string, number>> = {
  * share of `memoryMb` (1769 MB = one vCPU; a conservative upper bound, since short bursts are not
  * throttled that hard), plus a typical in-region latency per SDK call.
  */
-export function estimateAwsMs(cpuMs: number, memoryMb: number, calls: Readonly<Record<string, number>>, latency: Readonly<Record<string, number>> = AWS_LATENCY_MS): number {
+export function estimateAwsMs(
+  cpuMs: number,
+  memoryMb: number,
+  calls: Readonly<Record<string, number>>,
+  latency: Readonly<Record<string, number>> = AWS_LATENCY_MS,
+): number {
   const cpu = cpuMs * Math.max(1, ONE_VCPU_MB / memoryMb);
   let io = 0;
   for (const [key, n] of Object.entries(calls)) {
@@ -124,7 +145,8 @@ export function estimateAwsMs(cpuMs: number, memoryMb: number, calls: Readonly<R
 }
 
 /** The AWS duration estimate of one function's measured work per claim: its own CPU time and its SDK calls. */
-const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number => estimateAwsMs(u.cpuMs, FUNCTION_MEMORY_MB[fn], u.calls);
+const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number =>
+  estimateAwsMs(u.cpuMs, FUNCTION_MEMORY_MB[fn], u.calls);
 
 // ---------------------------------------------------------------------------------------------
 // Logs: what Lambda and API Gateway add to the handlers' own lines
@@ -138,7 +160,8 @@ const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number => estimateAwsMs(u
  * Lambda, Powertools adds the invocation's X-Ray trace id (`_X_AMZN_TRACE_ID`) to every line.
  */
 export const LOG_EXAMPLES = {
-  platformStart: '{"time":"2026-11-22T01:39:00.123Z","type":"platform.start","record":{"requestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","version":"$LATEST"}}',
+  platformStart:
+    '{"time":"2026-11-22T01:39:00.123Z","type":"platform.start","record":{"requestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","version":"$LATEST"}}',
   platformReport:
     '{"time":"2026-11-22T01:39:00.168Z","type":"platform.report","record":{"requestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","metrics":{"durationMs":44.51,"billedDurationMs":45,"memorySizeMB":256,"maxMemoryUsedMB":98},"status":"success"}}',
   accessLogPost:
@@ -195,17 +218,29 @@ export type CostOptions = {
 };
 
 /** The default options: measured batch fill, no LLM wait (rules model), POST /claims, every log line written (Lambda's defaults). */
-export const DEFAULT_COST_OPTIONS: CostOptions = { batchFill: "measured", llmWaitS: 0, apiRoute: "POST", logging: UNRECORDED_LOGGING };
+export const DEFAULT_COST_OPTIONS: CostOptions = {
+  batchFill: "measured",
+  llmWaitS: 0,
+  apiRoute: "POST",
+  logging: UNRECORDED_LOGGING,
+};
 
 /** True when Lambda writes its INFO platform lines (platform.start, platform.report) at this system log level. */
-export const writesPlatformLines = (systemLogLevel: string): boolean => ["TRACE", "DEBUG", "INFO"].includes(systemLogLevel.toUpperCase());
+export const writesPlatformLines = (systemLogLevel: string): boolean =>
+  ["TRACE", "DEBUG", "INFO"].includes(systemLogLevel.toUpperCase());
 
 /** Handler log lines and bytes billed per claim: success lines at the sample rate, the others all, + Lambda's per-line fields. */
-export function billedHandlerLog(usage: Pick<InvocationUsage, "logLines" | "logBytes" | "successLines" | "successBytes">, successSampleRate: number): { lines: number; bytes: number } {
+export function billedHandlerLog(
+  usage: Pick<InvocationUsage, "logLines" | "logBytes" | "successLines" | "successBytes">,
+  successSampleRate: number,
+): { lines: number; bytes: number } {
   const successLines = usage.successLines ?? 0;
   const successBytes = usage.successBytes ?? 0;
   const lines = usage.logLines - successLines + successLines * successSampleRate;
-  return { lines, bytes: usage.logBytes - successBytes + successBytes * successSampleRate + lines * LOG_BYTES.lambdaFieldsPerLine };
+  return {
+    lines,
+    bytes: usage.logBytes - successBytes + successBytes * successSampleRate + lines * LOG_BYTES.lambdaFieldsPerLine,
+  };
 }
 
 const sumRecord = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) => {
@@ -233,10 +268,19 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
     const p = invocations[fn];
     invocations[fn] = p
       ? {
-          invocations: p.invocations + u.invocations, records: p.records + u.records, handlerMs: p.handlerMs + u.handlerMs, sdkMs: p.sdkMs + u.sdkMs, cpuMs: p.cpuMs + u.cpuMs,
-          calls: sumRecord(p.calls, u.calls), llmCalls: p.llmCalls + u.llmCalls, logLines: p.logLines + u.logLines, logBytes: p.logBytes + u.logBytes,
-          successLines: (p.successLines ?? 0) + (u.successLines ?? 0), successBytes: (p.successBytes ?? 0) + (u.successBytes ?? 0),
-          metricLines: (p.metricLines ?? 0) + (u.metricLines ?? 0), metricBytes: (p.metricBytes ?? 0) + (u.metricBytes ?? 0),
+          invocations: p.invocations + u.invocations,
+          records: p.records + u.records,
+          handlerMs: p.handlerMs + u.handlerMs,
+          sdkMs: p.sdkMs + u.sdkMs,
+          cpuMs: p.cpuMs + u.cpuMs,
+          calls: sumRecord(p.calls, u.calls),
+          llmCalls: p.llmCalls + u.llmCalls,
+          logLines: p.logLines + u.logLines,
+          logBytes: p.logBytes + u.logBytes,
+          successLines: (p.successLines ?? 0) + (u.successLines ?? 0),
+          successBytes: (p.successBytes ?? 0) + (u.successBytes ?? 0),
+          metricLines: (p.metricLines ?? 0) + (u.metricLines ?? 0),
+          metricBytes: (p.metricBytes ?? 0) + (u.metricBytes ?? 0),
         }
       : { ...u, calls: { ...u.calls } };
   }
@@ -246,7 +290,11 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
     requests,
     dynamo,
     sqsSends,
-    events: { requests: a.events.requests + b.events.requests, entries: a.events.entries + b.events.entries, chunks: a.events.chunks + b.events.chunks },
+    events: {
+      requests: a.events.requests + b.events.requests,
+      entries: a.events.entries + b.events.entries,
+      chunks: a.events.chunks + b.events.chunks,
+    },
     busDeliveries: sumRecord(a.busDeliveries, b.busDeliveries),
     apiRequests: a.apiRequests + b.apiRequests,
     invocations,
@@ -255,16 +303,21 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
 
 /** Billed GB-seconds of `invocations` invocations that together ran `totalMs` at `memoryMb` (each rounded up to 1 ms). */
 export function billedGbSeconds(invocations: number, totalMs: number, memoryMb: number): number {
-  if (invocations < 0 || totalMs < 0 || memoryMb <= 0) throw new RangeError(`billedGbSeconds: invalid input (${invocations}, ${totalMs}, ${memoryMb})`);
+  if (invocations < 0 || totalMs < 0 || memoryMb <= 0)
+    throw new RangeError(`billedGbSeconds: invalid input (${invocations}, ${totalMs}, ${memoryMb})`);
   if (invocations === 0) return 0;
   const perInvocation = Math.ceil(totalMs / invocations / PRICES.lambda.granularityMs) * PRICES.lambda.granularityMs;
   return (invocations * perInvocation * memoryMb) / 1024 / 1000;
 }
 
 /** Invocations per claim of a queue consumer for a batch fill: measured, or records ÷ fill. */
-export function invocationsFor(usage: Pick<InvocationUsage, "invocations" | "records">, fill: CostOptions["batchFill"]): number {
+export function invocationsFor(
+  usage: Pick<InvocationUsage, "invocations" | "records">,
+  fill: CostOptions["batchFill"],
+): number {
   if (fill === "measured") return usage.invocations;
-  if (!(fill >= 1)) throw new RangeError(`invocationsFor: a batch fill is at least 1 record per invocation, got ${String(fill)}`);
+  if (!(fill >= 1))
+    throw new RangeError(`invocationsFor: a batch fill is at least 1 record per invocation, got ${String(fill)}`);
   return usage.records / fill;
 }
 
@@ -295,8 +348,22 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
   };
   const logPrice = PRICES.cloudWatchLogs.ingestGb / GB;
   const route = options.apiRoute === "GET" ? "GET /claims/{id}" : "POST /claims";
-  push({ service: "API Gateway", item: `HTTP API request (${route})`, category: "work", units: profile.apiRequests, unit: "requests", price: PRICES.apiGateway.httpRequest });
-  push({ service: "CloudWatch Logs", item: `API access log (${n3(profile.apiRequests)} lines × ${options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost} B)`, category: "work", units: profile.apiRequests * (options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost), unit: "bytes", price: logPrice });
+  push({
+    service: "API Gateway",
+    item: `HTTP API request (${route})`,
+    category: "work",
+    units: profile.apiRequests,
+    unit: "requests",
+    price: PRICES.apiGateway.httpRequest,
+  });
+  push({
+    service: "CloudWatch Logs",
+    item: `API access log (${n3(profile.apiRequests)} lines × ${options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost} B)`,
+    category: "work",
+    units: profile.apiRequests * (options.apiRoute === "GET" ? LOG_BYTES.accessLogGet : LOG_BYTES.accessLogPost),
+    unit: "bytes",
+    price: logPrice,
+  });
 
   const invocationsOf: Partial<Record<FunctionKey, number>> = {};
   for (const [fn, usage] of Object.entries(profile.invocations) as [FunctionKey, InvocationUsage][]) {
@@ -305,16 +372,58 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
     invocationsOf[fn] = invocations;
     const category: CostCategory = ORCHESTRATION_FUNCTIONS.includes(fn) ? "orchestration" : "work";
     const memory = FUNCTION_MEMORY_MB[fn];
-    push({ service: "Lambda", item: `${fn} invocations`, category, units: invocations, unit: "requests", price: PRICES.lambda.request });
-    push({ service: "Lambda", item: `${fn} duration (${memory} MB)`, category, units: billedGbSeconds(invocations, awsMsOf(fn, usage), memory), unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
+    push({
+      service: "Lambda",
+      item: `${fn} invocations`,
+      category,
+      units: invocations,
+      unit: "requests",
+      price: PRICES.lambda.request,
+    });
+    push({
+      service: "Lambda",
+      item: `${fn} duration (${memory} MB)`,
+      category,
+      units: billedGbSeconds(invocations, awsMsOf(fn, usage), memory),
+      unit: "GB-s",
+      price: PRICES.lambda.gbSecondArm64,
+    });
     if (options.llmWaitS > 0 && usage.llmCalls > 0) {
-      push({ service: "Lambda", item: `${fn} waiting on the LLM (${n3(usage.llmCalls)} calls × ${options.llmWaitS} s)`, category: "work", units: (usage.llmCalls * options.llmWaitS * memory) / 1024, unit: "GB-s", price: PRICES.lambda.gbSecondArm64 });
+      push({
+        service: "Lambda",
+        item: `${fn} waiting on the LLM (${n3(usage.llmCalls)} calls × ${options.llmWaitS} s)`,
+        category: "work",
+        units: (usage.llmCalls * options.llmWaitS * memory) / 1024,
+        unit: "GB-s",
+        price: PRICES.lambda.gbSecondArm64,
+      });
     }
     const billed = billedHandlerLog(usage, options.logging.successSampleRate);
-    push({ service: "CloudWatch Logs", item: `${fn} handler lines (${n3(billed.lines)} lines, ${Math.round(billed.bytes)} B)`, category, units: billed.bytes, unit: "bytes", price: logPrice });
-    push({ service: "CloudWatch Logs", item: `${fn} EMF metric lines (${n3(usage.metricLines ?? 0)} lines)`, category, units: usage.metricBytes ?? 0, unit: "bytes", price: logPrice });
+    push({
+      service: "CloudWatch Logs",
+      item: `${fn} handler lines (${n3(billed.lines)} lines, ${Math.round(billed.bytes)} B)`,
+      category,
+      units: billed.bytes,
+      unit: "bytes",
+      price: logPrice,
+    });
+    push({
+      service: "CloudWatch Logs",
+      item: `${fn} EMF metric lines (${n3(usage.metricLines ?? 0)} lines)`,
+      category,
+      units: usage.metricBytes ?? 0,
+      unit: "bytes",
+      price: logPrice,
+    });
     if (writesPlatformLines(options.logging.systemLogLevel)) {
-      push({ service: "CloudWatch Logs", item: `${fn} platform.start + platform.report (${n3(invocations)} × ${LOG_BYTES.platformPerInvocation} B)`, category, units: invocations * LOG_BYTES.platformPerInvocation, unit: "bytes", price: logPrice });
+      push({
+        service: "CloudWatch Logs",
+        item: `${fn} platform.start + platform.report (${n3(invocations)} × ${LOG_BYTES.platformPerInvocation} B)`,
+        category,
+        units: invocations * LOG_BYTES.platformPerInvocation,
+        unit: "bytes",
+        price: logPrice,
+      });
     }
   }
 
@@ -323,23 +432,79 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
     const price = fifo ? PRICES.sqs.fifoRequest : PRICES.sqs.standardRequest;
     const category: CostCategory = ORCHESTRATION_QUEUES.includes(role) ? "orchestration" : "work";
     const label = `${role}${fifo ? " (FIFO)" : ""}`;
-    push({ service: "SQS", item: `${label} sends (${n3(send.messages)} messages in ${n3(send.requests)} requests)`, category, units: send.chunks, unit: "requests", price });
+    push({
+      service: "SQS",
+      item: `${label} sends (${n3(send.messages)} messages in ${n3(send.requests)} requests)`,
+      category,
+      units: send.chunks,
+      unit: "requests",
+      price,
+    });
     const invocations = invocationsOf[fn] ?? 0;
-    push({ service: "SQS", item: `${label} ReceiveMessage by the event source mapping`, category, units: invocations, unit: "requests", price });
-    push({ service: "SQS", item: `${label} DeleteMessageBatch by the event source mapping`, category, units: invocations, unit: "requests", price });
+    push({
+      service: "SQS",
+      item: `${label} ReceiveMessage by the event source mapping`,
+      category,
+      units: invocations,
+      unit: "requests",
+      price,
+    });
+    push({
+      service: "SQS",
+      item: `${label} DeleteMessageBatch by the event source mapping`,
+      category,
+      units: invocations,
+      unit: "requests",
+      price,
+    });
   }
   for (const [rule, deliveries] of Object.entries(profile.busDeliveries)) {
-    push({ service: "SQS", item: `bus rule "${rule}" → its target queue (SendMessage by EventBridge)`, category: "work", units: deliveries, unit: "requests", price: PRICES.sqs.standardRequest });
+    push({
+      service: "SQS",
+      item: `bus rule "${rule}" → its target queue (SendMessage by EventBridge)`,
+      category: "work",
+      units: deliveries,
+      unit: "requests",
+      price: PRICES.sqs.standardRequest,
+    });
   }
 
   for (const [entity, u] of Object.entries(profile.dynamo).sort(([a], [b]) => a.localeCompare(b))) {
     const category: CostCategory = ORCHESTRATION_ENTITIES.includes(entity) ? "orchestration" : "work";
-    push({ service: "DynamoDB", item: `${entity}: ${n3(u.writes)} writes${u.conditionalFailures > 0 ? ` (${n3(u.conditionalFailures)} failed conditions)` : ""}`, category, units: u.wru, unit: "WRU", price: PRICES.dynamodb.wru });
-    push({ service: "DynamoDB", item: `${entity}: gsi1 maintenance`, category, units: u.gsiWru, unit: "WRU", price: PRICES.dynamodb.wru });
-    push({ service: "DynamoDB", item: `${entity}: ${n3(u.reads)} reads`, category, units: u.rru, unit: "RRU", price: PRICES.dynamodb.rru });
+    push({
+      service: "DynamoDB",
+      item: `${entity}: ${n3(u.writes)} writes${u.conditionalFailures > 0 ? ` (${n3(u.conditionalFailures)} failed conditions)` : ""}`,
+      category,
+      units: u.wru,
+      unit: "WRU",
+      price: PRICES.dynamodb.wru,
+    });
+    push({
+      service: "DynamoDB",
+      item: `${entity}: gsi1 maintenance`,
+      category,
+      units: u.gsiWru,
+      unit: "WRU",
+      price: PRICES.dynamodb.wru,
+    });
+    push({
+      service: "DynamoDB",
+      item: `${entity}: ${n3(u.reads)} reads`,
+      category,
+      units: u.rru,
+      unit: "RRU",
+      price: PRICES.dynamodb.rru,
+    });
   }
 
-  push({ service: "EventBridge", item: `PutEvents entries (${n3(profile.events.entries)} events in ${n3(profile.events.requests)} requests)`, category: "work", units: profile.events.chunks, unit: "events", price: PRICES.eventBridge.customEvent });
+  push({
+    service: "EventBridge",
+    item: `PutEvents entries (${n3(profile.events.entries)} events in ${n3(profile.events.requests)} requests)`,
+    category: "work",
+    units: profile.events.chunks,
+    unit: "events",
+    price: PRICES.eventBridge.customEvent,
+  });
   return lines;
 }
 
@@ -369,7 +534,12 @@ export function topDrivers(lines: readonly CostLine[], n: number): CostLine[] {
  * CloudWatch Logs (compressed). `afterHorizon`: only the items without a TTL (`expires_at`), which is what
  * stays once the retention horizon (sessions 30 days, idempotency keys 24 h) has passed.
  */
-export function storagePerMonth(stored: Readonly<Record<string, StoredUsage>>, logBytesPerClaim: number, gzipRatio: number, afterHorizon = false): { dynamo: number; logs: number; tableBytes: number; indexBytes: number; logGzipBytes: number } {
+export function storagePerMonth(
+  stored: Readonly<Record<string, StoredUsage>>,
+  logBytesPerClaim: number,
+  gzipRatio: number,
+  afterHorizon = false,
+): { dynamo: number; logs: number; tableBytes: number; indexBytes: number; logGzipBytes: number } {
   let tableBytes = 0;
   let indexBytes = 0;
   for (const u of Object.values(stored)) {
@@ -380,7 +550,8 @@ export function storagePerMonth(stored: Readonly<Record<string, StoredUsage>>, l
   }
   const logGzipBytes = logBytesPerClaim * gzipRatio;
   return {
-    dynamo: ((tableBytes + indexBytes) * PRICES.dynamodb.storageGbMonth + tableBytes * PRICES.dynamodb.pitrGbMonth) / GB,
+    dynamo:
+      ((tableBytes + indexBytes) * PRICES.dynamodb.storageGbMonth + tableBytes * PRICES.dynamodb.pitrGbMonth) / GB,
     logs: (logGzipBytes * PRICES.cloudWatchLogs.storageGbMonth) / GB,
     tableBytes,
     indexBytes,
@@ -389,7 +560,8 @@ export function storagePerMonth(stored: Readonly<Record<string, StoredUsage>>, l
 }
 
 /** Log bytes ingested per claim by a set of lines. */
-const logBytesOf = (lines: readonly CostLine[]): number => lines.filter((l) => l.service === "CloudWatch Logs").reduce((n, l) => n + l.units, 0);
+const logBytesOf = (lines: readonly CostLine[]): number =>
+  lines.filter((l) => l.service === "CloudWatch Logs").reduce((n, l) => n + l.units, 0);
 
 // ---------------------------------------------------------------------------------------------
 // Step Functions, for comparison
@@ -406,19 +578,50 @@ export type SfnState = { state: string; type: "Task" | "Choice" | "Succeed"; doe
  * and the kernel stay Lambda functions; intake still stores the claim and calls StartExecution.
  */
 export function stepFunctionsStates(kind: ClaimKind): SfnState[] {
-  const extraction: SfnState[] = kind === "free_text"
-    ? [
-        { state: "Extract", type: "Task", does: "Lambda intake-extract: one LLM call, stores the structured claim", transitions: 1 },
-        { state: "Extracted?", type: "Choice", does: "extraction failed → NeedsReview, else on", transitions: 1 },
-      ]
-    : [];
+  const extraction: SfnState[] =
+    kind === "free_text"
+      ? [
+          {
+            state: "Extract",
+            type: "Task",
+            does: "Lambda intake-extract: one LLM call, stores the structured claim",
+            transitions: 1,
+          },
+          { state: "Extracted?", type: "Choice", does: "extraction failed → NeedsReview, else on", transitions: 1 },
+        ]
+      : [];
   return [
     ...extraction,
-    { state: "StartCrew", type: "Task", does: "DynamoDB UpdateItem (direct service integration): the claim becomes RUNNING", transitions: 1 },
-    { state: "Analyst", type: "Task", does: "Lambda worker: analyst step (LLM), audits it; TimeoutSeconds 120, Retry, Catch → Fixer", transitions: 1 },
-    { state: "DecisionMaker", type: "Task", does: "Lambda worker: decision maker step (LLM), audits it; same timeout/retry/catch", transitions: 1 },
-    { state: "SelfCheck", type: "Choice", does: "proposal valid and confident enough → Kernel, else → NeedsReview", transitions: 1 },
-    { state: "Kernel", type: "Task", does: "Lambda kernel: verdict, ledger, audit, publish (unchanged)", transitions: 1 },
+    {
+      state: "StartCrew",
+      type: "Task",
+      does: "DynamoDB UpdateItem (direct service integration): the claim becomes RUNNING",
+      transitions: 1,
+    },
+    {
+      state: "Analyst",
+      type: "Task",
+      does: "Lambda worker: analyst step (LLM), audits it; TimeoutSeconds 120, Retry, Catch → Fixer",
+      transitions: 1,
+    },
+    {
+      state: "DecisionMaker",
+      type: "Task",
+      does: "Lambda worker: decision maker step (LLM), audits it; same timeout/retry/catch",
+      transitions: 1,
+    },
+    {
+      state: "SelfCheck",
+      type: "Choice",
+      does: "proposal valid and confident enough → Kernel, else → NeedsReview",
+      transitions: 1,
+    },
+    {
+      state: "Kernel",
+      type: "Task",
+      does: "Lambda kernel: verdict, ledger, audit, publish (unchanged)",
+      transitions: 1,
+    },
     { state: "Done", type: "Succeed", does: "end of the execution", transitions: 1 },
   ];
 }
@@ -439,7 +642,11 @@ const EXPRESS_TASK_FUNCTIONS: readonly FunctionKey[] = ["intakeExtract", "worker
  * functions' work, the LLM wait of their calls and {@link EXPRESS_STATE_OVERHEAD_MS} per state —
  * rounded up to 100 ms, at 64 MB (50 MB + definition + a few KB of payload fits the first 64 MB chunk).
  */
-export function expressPerClaim(profile: ClaimProfile, kind: ClaimKind, llmWaitS: number): { perClaim: number; durationMs: number } {
+export function expressPerClaim(
+  profile: ClaimProfile,
+  kind: ClaimKind,
+  llmWaitS: number,
+): { perClaim: number; durationMs: number } {
   let ms = transitions(stepFunctionsStates(kind)) * EXPRESS_STATE_OVERHEAD_MS;
   for (const fn of EXPRESS_TASK_FUNCTIONS) {
     const u = profile.invocations[fn];
@@ -474,10 +681,14 @@ export type CostSummary = {
 };
 
 /** A claim's profile with its step-timer path added (when measured). */
-export const withTimerPath = (file: AwsRequestsFile, p: ClaimProfile): ClaimProfile => (file.timerPath ? addProfiles(p, file.timerPath) : p);
+export const withTimerPath = (file: AwsRequestsFile, p: ClaimProfile): ClaimProfile =>
+  file.timerPath ? addProfiles(p, file.timerPath) : p;
 
 /** The default cost options with the logging a profile was recorded for (Lambda's defaults for profiles from before). */
-export const optionsFor = (file: Pick<AwsRequestsFile, "logging">): CostOptions => ({ ...DEFAULT_COST_OPTIONS, logging: file.logging ?? UNRECORDED_LOGGING });
+export const optionsFor = (file: Pick<AwsRequestsFile, "logging">): CostOptions => ({
+  ...DEFAULT_COST_OPTIONS,
+  logging: file.logging ?? UNRECORDED_LOGGING,
+});
 
 /** Prices one kind of claim from a profile file. */
 export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary {
@@ -494,16 +705,26 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
   const orchestration = perMillion(allLines.filter((l) => l.category === "orchestration"));
   const states = stepFunctionsStates(kind);
   const standardOrchestration = transitions(states) * PRICES.stepFunctions.standardTransition * 1e6;
-  const llmWait = (s: number) => perMillion([...costLines(claim, { ...base, llmWaitS: s }), ...(timerLines ?? [])]) - allIn;
+  const llmWait = (s: number) =>
+    perMillion([...costLines(claim, { ...base, llmWaitS: s }), ...(timerLines ?? [])]) - allIn;
   const express = (s: 0 | 1 | 3) => {
     const e = expressPerClaim(claim, kind, s);
     const orchestrationNow = e.perClaim * 1e6;
-    return { orchestration: orchestrationNow, total: allIn - orchestration + llmWait(s) + orchestrationNow, durationMs: e.durationMs };
+    return {
+      orchestration: orchestrationNow,
+      total: allIn - orchestration + llmWait(s) + orchestrationNow,
+      durationMs: e.durationMs,
+    };
   };
   const gzipRatio = file.logs.bytes > 0 ? file.logs.gzipBytes / file.logs.bytes : 0;
   return {
     services,
-    logs: { handler: logOf((l) => l.item.includes("handler lines")), metrics: logOf((l) => l.item.includes("EMF metric lines")), platform: logOf((l) => l.item.includes("platform.")), access: logOf((l) => l.item.startsWith("API access log")) },
+    logs: {
+      handler: logOf((l) => l.item.includes("handler lines")),
+      metrics: logOf((l) => l.item.includes("EMF metric lines")),
+      platform: logOf((l) => l.item.includes("platform.")),
+      access: logOf((l) => l.item.startsWith("API access log")),
+    },
     timerPath: timerLines ? perMillion(timerLines) : undefined,
     allIn,
     llmWait: { 1: llmWait(1), 3: llmWait(3) },
@@ -512,7 +733,11 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
     storage: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio),
     storageAfterHorizon: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio, true),
     orchestration,
-    standard: { transitions: transitions(states), orchestration: standardOrchestration, total: allIn - orchestration + standardOrchestration },
+    standard: {
+      transitions: transitions(states),
+      orchestration: standardOrchestration,
+      total: allIn - orchestration + standardOrchestration,
+    },
     express: { 0: express(0), 1: express(1), 3: express(3) },
   };
 }
@@ -521,7 +746,8 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
 export type CostTableRow = { line: string; values: number[]; basis: string; price: string };
 
 /** Money for a table: cents from $10 up, more digits below. */
-export const money = (x: number): string => (Math.abs(x) >= 10 ? x.toFixed(2) : Math.abs(x) >= 0.1 ? x.toFixed(3) : x.toFixed(4));
+export const money = (x: number): string =>
+  Math.abs(x) >= 10 ? x.toFixed(2) : Math.abs(x) >= 0.1 ? x.toFixed(3) : x.toFixed(4);
 
 /**
  * The cost table: one column per (file, kind) — e.g. before and now, for structured and free-text
@@ -535,28 +761,137 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
   const v = (pick: (x: CostSummary) => number) => s.map(pick);
   const svc = (name: Service) => v((x) => x.services[name] ?? 0);
   const p = PRICE_SOURCES;
-  const timerNote = columns.every((c) => c.file.timerPath) ? "measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed)" : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
+  const timerNote = columns.every((c) => c.file.timerPath)
+    ? "measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed)"
+    : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
-    { line: "API Gateway: POST /claims", values: svc("API Gateway"), basis: "measured: 1 request per claim; the authorizer's answer is cached 5 min per token (~0 per claim)", price: p.apiGateway },
-    { line: "Lambda: invocations + duration", values: svc("Lambda"), basis: `measured invocations under load (event-source batch fill as measured); duration = AWS estimate: the handler's own CPU time measured one claim at a time (process CPU while none of its SDK calls is in flight) × (1769 MB ÷ memory) + an assumed in-region latency per SDK call (DynamoDB 6 ms, Query 8, BatchWriteItem 10, SQS 12, EventBridge 20); memory from infra/lambda.ts`, price: p.lambda },
-    { line: "SQS: sends, event-source receive + delete, bus deliveries", values: svc("SQS"), basis: "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS", price: p.sqs },
-    { line: "DynamoDB: reads and writes (table + gsi1)", values: svc("DynamoDB"), basis: "measured consumed capacity (dynalite, ReturnConsumedCapacity); gsi1 writes estimated from the written item (projection ALL); a failed conditional write counted as 1 WRU", price: p.dynamodb },
-    { line: "EventBridge: PutEvents", values: svc("EventBridge"), basis: "measured entries (64 KiB chunks)", price: p.eventBridge },
-    { line: `CloudWatch Logs: handler lines at ${f.logs.level}`, values: v((x) => x.logs.handler), basis: `measured: the Powertools lines the handlers wrote at ${f.logs.level} (Lambda's default application level with the JSON format), success lines ("message handled", "request handled") × the deployed sample rate (${columns.map((c) => optionsFor(c.file).logging.successSampleRate).join("/")}), + ${LOG_BYTES.lambdaFieldsPerLine} B per line for the X-Ray trace id Powertools adds on Lambda`, price: p.cloudWatchLogs },
-    { line: "CloudWatch Logs: EMF metric lines", values: v((x) => x.logs.metrics), basis: "measured: the CloudWatch Embedded Metric Format lines Powertools Metrics wrote (functions/lib/metrics.ts; enabled in the bench as on Lambda); ingested as logs, the metrics themselves are a fixed ~$0.30 per metric and dimension set a month, not per claim", price: p.cloudWatchLogs },
-    { line: "CloudWatch Logs: Lambda platform.start + platform.report", values: v((x) => x.logs.platform), basis: `measured invocations × ${LOG_BYTES.platformPerInvocation} B at system log level INFO (JSON format; example lines in bench/cost.ts); none at WARN (system levels: ${columns.map((c) => optionsFor(c.file).logging.systemLogLevel).join("/")}; infra/facts.ts LOGGING)`, price: p.cloudWatchLogs },
-    { line: "CloudWatch Logs: API access log", values: v((x) => x.logs.access), basis: `1 line per request × ${LOG_BYTES.accessLogPost} B (SST's access-log format, example in bench/cost.ts)`, price: p.cloudWatchLogs },
-    { line: "Step-timer path (its requests, invocations and logs)", values: v((x) => x.timerPath ?? 0), basis: timerNote, price: "as above" },
-    { line: `**All-in per claim** (rules model, logs and timers; goal ≤ $${GOAL_PER_MILLION})`, values: v((x) => x.allIn), basis: "sum of the rows above; LLM tokens excluded", price: "" },
-    { line: "+ LLM wait in Lambda, 1 s per call", values: v((x) => x.llmWait[1]), basis: "parameter: the calling function's GB-seconds while it waits (worker 2 calls, intake-extract 1 for free text, 256 MB each)", price: p.lambda },
-    { line: "+ LLM wait in Lambda, 3 s per call", values: v((x) => x.llmWait[3]), basis: "parameter, as above", price: p.lambda },
-    { line: "+ each client GET /claims/{id}", values: v((x) => x.perGet), basis: "measured per GET: API request, intake-api invocation + duration, DynamoDB read, its log lines, platform lines and access log; a client polling once a second pays one per second until DECIDED", price: "as above" },
-    { line: "All-in at low traffic (every message its own invocation)", values: v((x) => x.lowTraffic), basis: "measured one claim at a time, batch fill 1", price: "as above" },
-    { line: "Storage per month kept: DynamoDB (+ PITR)", values: v((x) => x.storage.dynamo * 1e6), basis: `measured items and bytes left per claim after the run (+ 100 B per item and per gsi1 entry); PITR on the table's size`, price: p.dynamodb },
-    { line: "Storage per month kept after the retention horizon: DynamoDB (+ PITR)", values: v((x) => x.storageAfterHorizon.dynamo * 1e6), basis: "as above, without the items that carry a TTL (expires_at: sessions 30 days after their last save, idempotency keys after 24 h; the audit is kept unless CLAIMS_AUDIT_RETENTION_DAYS is set)", price: p.dynamodb },
-    { line: "Storage per month kept: CloudWatch Logs", values: v((x) => x.storage.logs * 1e6), basis: `all-in log bytes × the measured gzip ratio of the handlers' lines (${f.logs.bytes > 0 ? ((100 * f.logs.gzipBytes) / f.logs.bytes).toFixed(0) : "?"} %); retention 1 month (dev) / 1 year (production), infra/settings.ts`, price: p.cloudWatchLogs },
-    { line: "Our orchestration (included in the all-in)", values: v((x) => x.orchestration), basis: "crew-events FIFO, agent-steps, proposals and timers queues, the orchestrator and timer functions and their logs, the session items, the timer path", price: "as above" },
-    { line: "All-in with Step Functions Standard instead", values: v((x) => x.standard.total), basis: `our orchestration replaced by ${s.map((x) => x.standard.transitions).join("/")} state transitions per claim (happy path; each retry or fixer detour adds some)`, price: p.stepFunctions },
+    {
+      line: "API Gateway: POST /claims",
+      values: svc("API Gateway"),
+      basis: "measured: 1 request per claim; the authorizer's answer is cached 5 min per token (~0 per claim)",
+      price: p.apiGateway,
+    },
+    {
+      line: "Lambda: invocations + duration",
+      values: svc("Lambda"),
+      basis: `measured invocations under load (event-source batch fill as measured); duration = AWS estimate: the handler's own CPU time measured one claim at a time (process CPU while none of its SDK calls is in flight) × (1769 MB ÷ memory) + an assumed in-region latency per SDK call (DynamoDB 6 ms, Query 8, BatchWriteItem 10, SQS 12, EventBridge 20); memory from infra/lambda.ts`,
+      price: p.lambda,
+    },
+    {
+      line: "SQS: sends, event-source receive + delete, bus deliveries",
+      values: svc("SQS"),
+      basis:
+        "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS",
+      price: p.sqs,
+    },
+    {
+      line: "DynamoDB: reads and writes (table + gsi1)",
+      values: svc("DynamoDB"),
+      basis:
+        "measured consumed capacity (dynalite, ReturnConsumedCapacity); gsi1 writes estimated from the written item (projection ALL); a failed conditional write counted as 1 WRU",
+      price: p.dynamodb,
+    },
+    {
+      line: "EventBridge: PutEvents",
+      values: svc("EventBridge"),
+      basis: "measured entries (64 KiB chunks)",
+      price: p.eventBridge,
+    },
+    {
+      line: `CloudWatch Logs: handler lines at ${f.logs.level}`,
+      values: v((x) => x.logs.handler),
+      basis: `measured: the Powertools lines the handlers wrote at ${f.logs.level} (Lambda's default application level with the JSON format), success lines ("message handled", "request handled") × the deployed sample rate (${columns.map((c) => optionsFor(c.file).logging.successSampleRate).join("/")}), + ${LOG_BYTES.lambdaFieldsPerLine} B per line for the X-Ray trace id Powertools adds on Lambda`,
+      price: p.cloudWatchLogs,
+    },
+    {
+      line: "CloudWatch Logs: EMF metric lines",
+      values: v((x) => x.logs.metrics),
+      basis:
+        "measured: the CloudWatch Embedded Metric Format lines Powertools Metrics wrote (functions/lib/metrics.ts; enabled in the bench as on Lambda); ingested as logs, the metrics themselves are a fixed ~$0.30 per metric and dimension set a month, not per claim",
+      price: p.cloudWatchLogs,
+    },
+    {
+      line: "CloudWatch Logs: Lambda platform.start + platform.report",
+      values: v((x) => x.logs.platform),
+      basis: `measured invocations × ${LOG_BYTES.platformPerInvocation} B at system log level INFO (JSON format; example lines in bench/cost.ts); none at WARN (system levels: ${columns.map((c) => optionsFor(c.file).logging.systemLogLevel).join("/")}; infra/facts.ts LOGGING)`,
+      price: p.cloudWatchLogs,
+    },
+    {
+      line: "CloudWatch Logs: API access log",
+      values: v((x) => x.logs.access),
+      basis: `1 line per request × ${LOG_BYTES.accessLogPost} B (SST's access-log format, example in bench/cost.ts)`,
+      price: p.cloudWatchLogs,
+    },
+    {
+      line: "Step-timer path (its requests, invocations and logs)",
+      values: v((x) => x.timerPath ?? 0),
+      basis: timerNote,
+      price: "as above",
+    },
+    {
+      line: `**All-in per claim** (rules model, logs and timers; goal ≤ $${GOAL_PER_MILLION})`,
+      values: v((x) => x.allIn),
+      basis: "sum of the rows above; LLM tokens excluded",
+      price: "",
+    },
+    {
+      line: "+ LLM wait in Lambda, 1 s per call",
+      values: v((x) => x.llmWait[1]),
+      basis:
+        "parameter: the calling function's GB-seconds while it waits (worker 2 calls, intake-extract 1 for free text, 256 MB each)",
+      price: p.lambda,
+    },
+    {
+      line: "+ LLM wait in Lambda, 3 s per call",
+      values: v((x) => x.llmWait[3]),
+      basis: "parameter, as above",
+      price: p.lambda,
+    },
+    {
+      line: "+ each client GET /claims/{id}",
+      values: v((x) => x.perGet),
+      basis:
+        "measured per GET: API request, intake-api invocation + duration, DynamoDB read, its log lines, platform lines and access log; a client polling once a second pays one per second until DECIDED",
+      price: "as above",
+    },
+    {
+      line: "All-in at low traffic (every message its own invocation)",
+      values: v((x) => x.lowTraffic),
+      basis: "measured one claim at a time, batch fill 1",
+      price: "as above",
+    },
+    {
+      line: "Storage per month kept: DynamoDB (+ PITR)",
+      values: v((x) => x.storage.dynamo * 1e6),
+      basis: `measured items and bytes left per claim after the run (+ 100 B per item and per gsi1 entry); PITR on the table's size`,
+      price: p.dynamodb,
+    },
+    {
+      line: "Storage per month kept after the retention horizon: DynamoDB (+ PITR)",
+      values: v((x) => x.storageAfterHorizon.dynamo * 1e6),
+      basis:
+        "as above, without the items that carry a TTL (expires_at: sessions 30 days after their last save, idempotency keys after 24 h; the audit is kept unless CLAIMS_AUDIT_RETENTION_DAYS is set)",
+      price: p.dynamodb,
+    },
+    {
+      line: "Storage per month kept: CloudWatch Logs",
+      values: v((x) => x.storage.logs * 1e6),
+      basis: `all-in log bytes × the measured gzip ratio of the handlers' lines (${f.logs.bytes > 0 ? ((100 * f.logs.gzipBytes) / f.logs.bytes).toFixed(0) : "?"} %); retention 1 month (dev) / 1 year (production), infra/settings.ts`,
+      price: p.cloudWatchLogs,
+    },
+    {
+      line: "Our orchestration (included in the all-in)",
+      values: v((x) => x.orchestration),
+      basis:
+        "crew-events FIFO, agent-steps, proposals and timers queues, the orchestrator and timer functions and their logs, the session items, the timer path",
+      price: "as above",
+    },
+    {
+      line: "All-in with Step Functions Standard instead",
+      values: v((x) => x.standard.total),
+      basis: `our orchestration replaced by ${s.map((x) => x.standard.transitions).join("/")} state transitions per claim (happy path; each retry or fixer detour adds some)`,
+      price: p.stepFunctions,
+    },
     ...([0, 1, 3] as const).map((w) => ({
       line: `All-in with Step Functions Express instead, LLM wait ${w} s`,
       values: v((x) => x.express[w].total),

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { MAJORITY64_AGENTS, MAJORITY_OUTPUT, MINORITY_OUTPUT } from "./langgraph-baseline.ts";
-import { checkRun, crewBenchScenarios, crewContender, MAJORITY64_SNAPSHOT_BUDGET_BYTES, runCrew, snapshotStats } from "./crew.bench.ts";
+import {
+  checkRun,
+  crewBenchScenarios,
+  crewContender,
+  MAJORITY64_SNAPSHOT_BUDGET_BYTES,
+  runCrew,
+  snapshotStats,
+} from "./crew.bench.ts";
 import type { CrewBenchKey, CrewBenchScenario } from "./crew.bench.ts";
 
 const scenarios = crewBenchScenarios();
@@ -28,17 +35,27 @@ describe("crew bench scenarios", () => {
     },
   );
 
-  it.each([1, 3, 10, 64])("majority64 completes with the majority output when each round trip takes %i answers", (batch) => {
-    const s = scenario("majority64");
-    expect(runCrew(s, "roundtrip", { batch })).toMatchObject({ status: "completed", output: MAJORITY_OUTPUT, steps: MAJORITY64_AGENTS });
-  });
+  it.each([1, 3, 10, 64])(
+    "majority64 completes with the majority output when each round trip takes %i answers",
+    (batch) => {
+      const s = scenario("majority64");
+      expect(runCrew(s, "roundtrip", { batch })).toMatchObject({
+        status: "completed",
+        output: MAJORITY_OUTPUT,
+        steps: MAJORITY64_AGENTS,
+      });
+    },
+  );
 
-  it.each(scenarios.map((s) => [s.key, s] as const))("%s: a resumed run's snapshots have the in-memory run's sizes, step by step", (_key, s) => {
-    const deliver = runCrew(s, "deliver", { recordSizes: true });
-    const roundtrip = runCrew(s, "roundtrip", { recordSizes: true });
-    expect(deliver.snapshotBytes).toHaveLength(s.steps + 1);
-    expect(roundtrip.snapshotBytes).toEqual(deliver.snapshotBytes);
-  });
+  it.each(scenarios.map((s) => [s.key, s] as const))(
+    "%s: a resumed run's snapshots have the in-memory run's sizes, step by step",
+    (_key, s) => {
+      const deliver = runCrew(s, "deliver", { recordSizes: true });
+      const roundtrip = runCrew(s, "roundtrip", { recordSizes: true });
+      expect(deliver.snapshotBytes).toHaveLength(s.steps + 1);
+      expect(roundtrip.snapshotBytes).toEqual(deliver.snapshotBytes);
+    },
+  );
 
   it("keeps the 64-agent snapshot within 16 KB while it still holds every answer received", () => {
     const s = scenario("majority64");
@@ -53,7 +70,15 @@ describe("crew bench scenarios", () => {
 
   it("reports a run that ends with another output as wrong", () => {
     const s = scenario("majority64");
-    const dissent: CrewBenchScenario = { ...s, answer: (req) => ({ type: "agent.step.completed", crewId: req.crewId, correlationId: req.correlationId, output: MINORITY_OUTPUT }) };
+    const dissent: CrewBenchScenario = {
+      ...s,
+      answer: (req) => ({
+        type: "agent.step.completed",
+        crewId: req.crewId,
+        correlationId: req.correlationId,
+        output: MINORITY_OUTPUT,
+      }),
+    };
     const result = runCrew(dissent, "deliver");
     expect(result.output).toBe(MINORITY_OUTPUT);
     expect(() => checkRun(s, "deliver", result)).toThrow(/not the expected one/);
@@ -61,7 +86,15 @@ describe("crew bench scenarios", () => {
 
   it("reports a run that does not complete as wrong", () => {
     const s = scenario("claims");
-    const failing: CrewBenchScenario = { ...s, answer: (req) => ({ type: "agent.step.failed", crewId: req.crewId, correlationId: req.correlationId, error: { message: "down" } }) };
+    const failing: CrewBenchScenario = {
+      ...s,
+      answer: (req) => ({
+        type: "agent.step.failed",
+        crewId: req.crewId,
+        correlationId: req.correlationId,
+        error: { message: "down" },
+      }),
+    };
     const result = runCrew(failing, "roundtrip");
     expect(result.status).toBe("failed");
     expect(() => checkRun(s, "roundtrip", result)).toThrow(/status failed/);
@@ -86,7 +119,15 @@ describe("crew bench scenarios", () => {
 
   it("fails a sample whose runs go wrong", () => {
     const s = scenario("claims");
-    const failing: CrewBenchScenario = { ...s, answer: (req) => ({ type: "agent.step.failed", crewId: req.crewId, correlationId: req.correlationId, error: { message: "down" } }) };
+    const failing: CrewBenchScenario = {
+      ...s,
+      answer: (req) => ({
+        type: "agent.step.failed",
+        crewId: req.crewId,
+        correlationId: req.correlationId,
+        error: { message: "down" },
+      }),
+    };
     const c = crewContender(failing, "roundtrip");
     c.op();
     expect(() => c.after?.()).toThrow(/status failed/);

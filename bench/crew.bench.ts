@@ -64,7 +64,11 @@ const VOTER_ROLE = "voter";
 /** Padded ~200-byte text of a nested-crew agent (canned, depends only on the role). */
 const nestedOutput = (role: string): string => `${role}: ${"finding ".repeat(24)}`.slice(0, 200);
 
-const completedFor = (req: AgentStepRequestedEvent, output: JsonValue, extra: Partial<Extract<InboundCrewEvent, { type: "agent.step.completed" }>> = {}): InboundCrewEvent => ({
+const completedFor = (
+  req: AgentStepRequestedEvent,
+  output: JsonValue,
+  extra: Partial<Extract<InboundCrewEvent, { type: "agent.step.completed" }>> = {},
+): InboundCrewEvent => ({
   type: "agent.step.completed",
   crewId: req.crewId,
   correlationId: req.correlationId,
@@ -88,7 +92,12 @@ function claimsScenario(): CrewBenchScenario {
   };
 }
 
-const perm = { talk_to: [] as string[], delegate_to: [] as string[], escalate_to: [] as string[], invite: [] as string[] };
+const perm = {
+  talk_to: [] as string[],
+  delegate_to: [] as string[],
+  escalate_to: [] as string[],
+  invite: [] as string[],
+};
 
 /** (b) One phase of 64 agents voting by strict majority; 40 give MAJORITY_OUTPUT, 24 MINORITY_OUTPUT (~200 bytes each). */
 function majorityScenario(): CrewBenchScenario {
@@ -130,33 +139,70 @@ function majorityScenario(): CrewBenchScenario {
  * Steps: 1 + 2 × (1 + 2 × (2 + 1)) + 1 = 16.
  */
 function nestedScenario(): CrewBenchScenario {
-  const role = (name: string, extra: Record<string, unknown> = {}) => ({ role: name, capabilities: { thinking_allowed: true }, permissions: perm, ...extra });
+  const role = (name: string, extra: Record<string, unknown> = {}) => ({
+    role: name,
+    capabilities: { thinking_allowed: true },
+    permissions: perm,
+    ...extra,
+  });
   const squad = {
     schema_version: "1.0",
     name: "SQUAD",
-    roles: [role("researcher", { first_input: true, voting: "unanimous", timeout_ms: 60_000 }), role("writer", { final_output: true, timeout_ms: 60_000 })],
+    roles: [
+      role("researcher", { first_input: true, voting: "unanimous", timeout_ms: 60_000 }),
+      role("writer", { final_output: true, timeout_ms: 60_000 }),
+    ],
   };
-  const squadCounts = { schema_version: "1.0", name: "SQUAD", agents: [{ role: "researcher", amount: 2 }, { role: "writer", amount: 1 }] };
+  const squadCounts = {
+    schema_version: "1.0",
+    name: "SQUAD",
+    agents: [
+      { role: "researcher", amount: 2 },
+      { role: "writer", amount: 1 },
+    ],
+  };
   const team = {
     schema_version: "1.0",
     name: "TEAM",
     roles: [
       role("planner", { first_input: true, timeout_ms: 60_000 }),
-      role("squad", { final_output: true, nested_crew: { shape: squad, agents: squadCounts, memory_isolation: "hard" } }),
+      role("squad", {
+        final_output: true,
+        nested_crew: { shape: squad, agents: squadCounts, memory_isolation: "hard" },
+      }),
     ],
   };
-  const teamCounts = { schema_version: "1.0", name: "TEAM", agents: [{ role: "planner", amount: 1 }, { role: "squad", amount: 2 }] };
+  const teamCounts = {
+    schema_version: "1.0",
+    name: "TEAM",
+    agents: [
+      { role: "planner", amount: 1 },
+      { role: "squad", amount: 2 },
+    ],
+  };
   const graph = buildCrewGraph(
     {
       schema_version: "1.0",
       name: "CASE",
       roles: [
-        role("intake", { first_input: true, system_prompt: "Split the claim into questions for the teams.", timeout_ms: 60_000 }),
+        role("intake", {
+          first_input: true,
+          system_prompt: "Split the claim into questions for the teams.",
+          timeout_ms: 60_000,
+        }),
         role("team", { nested_crew: { shape: team, agents: teamCounts, memory_isolation: "soft" } }),
         role("decider", { final_output: true, system_prompt: "Decide from the teams' findings.", timeout_ms: 60_000 }),
       ],
     },
-    { schema_version: "1.0", name: "CASE", agents: [{ role: "intake", amount: 1 }, { role: "team", amount: 2 }, { role: "decider", amount: 1 }] },
+    {
+      schema_version: "1.0",
+      name: "CASE",
+      agents: [
+        { role: "intake", amount: 1 },
+        { role: "team", amount: 2 },
+        { role: "decider", amount: 1 },
+      ],
+    },
   );
   return {
     key: "nested3",
@@ -166,7 +212,9 @@ function nestedScenario(): CrewBenchScenario {
     answer: (req) => {
       if (req.role === "decider") return completedFor(req, DECISION_OUTPUT);
       if (req.role === "planner") {
-        return completedFor(req, nestedOutput(req.role), { memoryCommands: [{ op: "set", key: `plan:${req.crewId}`, value: "split by evidence" }] });
+        return completedFor(req, nestedOutput(req.role), {
+          memoryCommands: [{ op: "set", key: `plan:${req.crewId}`, value: "split by evidence" }],
+        });
       }
       return completedFor(req, nestedOutput(req.role));
     },
@@ -202,13 +250,24 @@ const CLOCK_START_MS = 1_760_000_000_000;
  *   With `batch` > 1 (informative only) each resume takes up to that many answers already requested,
  *   as a consumer of an SQS batch grouped by crew could.
  */
-export function runCrew(scenario: CrewBenchScenario, mode: CrewBenchMode, opts: { recordSizes?: boolean; clock?: FrozenClock; batch?: number } = {}): CrewRunResult {
+export function runCrew(
+  scenario: CrewBenchScenario,
+  mode: CrewBenchMode,
+  opts: { recordSizes?: boolean; clock?: FrozenClock; batch?: number } = {},
+): CrewRunResult {
   const batch = opts.batch ?? 1;
-  if (!Number.isInteger(batch) || batch < 1) throw new RangeError(`runCrew: batch must be an integer >= 1, got ${String(opts.batch)}`);
-  if (batch > 1 && opts.recordSizes) throw new RangeError("runCrew: snapshot sizes are recorded per step, so not with batch > 1");
+  if (!Number.isInteger(batch) || batch < 1)
+    throw new RangeError(`runCrew: batch must be an integer >= 1, got ${String(opts.batch)}`);
+  if (batch > 1 && opts.recordSizes)
+    throw new RangeError("runCrew: snapshot sizes are recorded per step, so not with batch > 1");
   const clock = opts.clock ?? frozenClock(CLOCK_START_MS);
   const memory = scenario.memory?.();
-  let session = createCrewSession({ crewId: "crew-bench", graph: scenario.graph, clock, ...(memory === undefined ? {} : { memory }) });
+  let session = createCrewSession({
+    crewId: "crew-bench",
+    graph: scenario.graph,
+    clock,
+    ...(memory === undefined ? {} : { memory }),
+  });
   const queue: AgentStepRequestedEvent[] = [];
   let output: JsonValue | undefined;
   const collect = (events: readonly OutboundCrewEvent[]) => {
@@ -220,7 +279,8 @@ export function runCrew(scenario: CrewBenchScenario, mode: CrewBenchMode, opts: 
   const sizes: number[] = [];
   collect(session.start(scenario.input));
   let stored = mode === "roundtrip" ? JSON.stringify(session.snapshot()) : "";
-  if (opts.recordSizes) sizes.push(Buffer.byteLength(mode === "roundtrip" ? stored : JSON.stringify(session.snapshot())));
+  if (opts.recordSizes)
+    sizes.push(Buffer.byteLength(mode === "roundtrip" ? stored : JSON.stringify(session.snapshot())));
   let steps = 0;
   for (let head = 0; head < queue.length; ) {
     if (mode === "deliver") {
@@ -231,12 +291,17 @@ export function runCrew(scenario: CrewBenchScenario, mode: CrewBenchMode, opts: 
       while (answers.length < batch && head < queue.length) answers.push(scenario.answer(queue[head++]!));
       steps += answers.length;
       const mem = scenario.memory?.();
-      const resumed = resumeCrewSession(JSON.parse(stored), answers, { graph: scenario.graph, clock, ...(mem === undefined ? {} : { memory: mem }) });
+      const resumed = resumeCrewSession(JSON.parse(stored), answers, {
+        graph: scenario.graph,
+        clock,
+        ...(mem === undefined ? {} : { memory: mem }),
+      });
       session = resumed.session;
       collect(resumed.events);
       stored = JSON.stringify(session.snapshot());
     }
-    if (opts.recordSizes) sizes.push(Buffer.byteLength(mode === "roundtrip" ? stored : JSON.stringify(session.snapshot())));
+    if (opts.recordSizes)
+      sizes.push(Buffer.byteLength(mode === "roundtrip" ? stored : JSON.stringify(session.snapshot())));
   }
   return { status: session.status, output, steps, snapshotBytes: sizes };
 }
@@ -245,13 +310,20 @@ export function runCrew(scenario: CrewBenchScenario, mode: CrewBenchMode, opts: 
 export function checkRun(scenario: CrewBenchScenario, mode: CrewBenchMode, result: CrewRunResult): void {
   const problems: string[] = [];
   if (result.status !== "completed") problems.push(`status ${result.status}, expected completed`);
-  if (result.output !== scenario.expectedOutput) problems.push(`output ${JSON.stringify(result.output)?.slice(0, 80)} is not the expected one`);
+  if (result.output !== scenario.expectedOutput)
+    problems.push(`output ${JSON.stringify(result.output)?.slice(0, 80)} is not the expected one`);
   if (result.steps !== scenario.steps) problems.push(`${result.steps} steps delivered, expected ${scenario.steps}`);
   if (problems.length > 0) throw new Error(`crew bench ${scenario.key} (${mode}): ${problems.join("; ")}`);
 }
 
 /** Snapshot sizes of one run: after start, median and peak over the steps while running, and the final (terminal) one. */
-export function snapshotStats(bytes: readonly number[]): { afterStart: number; medianRunning: number; peak: number; final: number; writtenPerRun: number } {
+export function snapshotStats(bytes: readonly number[]): {
+  afterStart: number;
+  medianRunning: number;
+  peak: number;
+  final: number;
+  writtenPerRun: number;
+} {
   if (bytes.length < 2) throw new RangeError("snapshotStats: need the size after start and after at least one step");
   const running = bytes.slice(0, -1);
   const sorted = [...running].sort((x, y) => x - y);
@@ -298,13 +370,23 @@ export function crewContender(scenario: CrewBenchScenario, mode: TimedMode): Con
 const ROUNDS = 21;
 
 /** Where a round-trip step goes: medians over every step of `runs` runs of JSON.parse, resume + deliver + snapshot(), JSON.stringify (simple timers). */
-function roundTripBreakdown(scenario: CrewBenchScenario, runs: number): { stringify: number; parse: number; resume: number } {
+function roundTripBreakdown(
+  scenario: CrewBenchScenario,
+  runs: number,
+): { stringify: number; parse: number; resume: number } {
   const clock = frozenClock(CLOCK_START_MS);
   const t = { stringify: [] as number[], parse: [] as number[], resume: [] as number[] };
   for (let r = 0; r < runs; r++) {
     const memory = scenario.memory?.();
-    const first = createCrewSession({ crewId: "crew-bench", graph: scenario.graph, clock, ...(memory === undefined ? {} : { memory }) });
-    const queue = first.start(scenario.input).filter((e): e is AgentStepRequestedEvent => e.type === "agent.step.requested");
+    const first = createCrewSession({
+      crewId: "crew-bench",
+      graph: scenario.graph,
+      clock,
+      ...(memory === undefined ? {} : { memory }),
+    });
+    const queue = first
+      .start(scenario.input)
+      .filter((e): e is AgentStepRequestedEvent => e.type === "agent.step.requested");
     let stored = JSON.stringify(first.snapshot());
     for (let head = 0; head < queue.length; head++) {
       const answer = scenario.answer(queue[head]!);
@@ -312,7 +394,11 @@ function roundTripBreakdown(scenario: CrewBenchScenario, runs: number): { string
       const parsed: unknown = JSON.parse(stored);
       const t1 = process.hrtime.bigint();
       const mem = scenario.memory?.();
-      const resumed = resumeCrewSession(parsed, [answer], { graph: scenario.graph, clock, ...(mem === undefined ? {} : { memory: mem }) });
+      const resumed = resumeCrewSession(parsed, [answer], {
+        graph: scenario.graph,
+        clock,
+        ...(mem === undefined ? {} : { memory: mem }),
+      });
       const snap = resumed.session.snapshot();
       const t2 = process.hrtime.bigint();
       stored = JSON.stringify(snap);
@@ -341,13 +427,19 @@ export async function run(): Promise<string> {
     const roundtrip = runCrew(s, "roundtrip", { recordSizes: true });
     checkRun(s, "roundtrip", roundtrip);
     if (roundtrip.snapshotBytes.join() !== deliver.snapshotBytes.join()) {
-      throw new Error(`crew bench ${s.key}: snapshots differ between an in-memory and a resumed run (${deliver.snapshotBytes.join()} vs ${roundtrip.snapshotBytes.join()})`);
+      throw new Error(
+        `crew bench ${s.key}: snapshots differ between an in-memory and a resumed run (${deliver.snapshotBytes.join()} vs ${roundtrip.snapshotBytes.join()})`,
+      );
     }
     sizes.set(s.key, snapshotStats(roundtrip.snapshotBytes));
   }
 
   // Timing: per crew, our modes and (when there is one) LangGraph.js take turns round by round, in CPU time.
-  type Timed = { scenario: CrewBenchScenario; results: Map<TimedMode | "langgraph", ContenderResult>; langGraph?: LangGraphBench };
+  type Timed = {
+    scenario: CrewBenchScenario;
+    results: Map<TimedMode | "langgraph", ContenderResult>;
+    langGraph?: LangGraphBench;
+  };
   const timed: Timed[] = [];
   for (const s of scenarios) {
     const modes: TimedMode[] = s.key === "majority64" ? ["deliver", "roundtrip", "batched"] : ["deliver", "roundtrip"];
@@ -395,17 +487,19 @@ export async function run(): Promise<string> {
   const lgRows: TableRow[] = timed.flatMap(({ results, langGraph }) => {
     const lg = results.get("langgraph");
     if (!lg || !langGraph) return [];
-    return [{
-      topology: langGraph.topology,
-      "CPU µs/run (low)": fmtUs(lg.lowCpuNs * langGraph.nodeExecutionsPerRun),
-      "CPU µs/run (median)": fmtUs(lg.medianCpuNs * langGraph.nodeExecutionsPerRun),
-      "node executions/run": langGraph.nodeExecutionsPerRun,
-      "CPU µs/node (low)": fmtUs(lg.lowCpuNs),
-      "latest checkpoint bytes": langGraph.sizes.checkpointBytes,
-      "checkpoint metadata bytes": langGraph.sizes.checkpointMetadataBytes,
-      "checkpoints/run": langGraph.sizes.checkpoints,
-      "all stored bytes/thread": langGraph.sizes.threadStoredBytes,
-    }];
+    return [
+      {
+        topology: langGraph.topology,
+        "CPU µs/run (low)": fmtUs(lg.lowCpuNs * langGraph.nodeExecutionsPerRun),
+        "CPU µs/run (median)": fmtUs(lg.medianCpuNs * langGraph.nodeExecutionsPerRun),
+        "node executions/run": langGraph.nodeExecutionsPerRun,
+        "CPU µs/node (low)": fmtUs(lg.lowCpuNs),
+        "latest checkpoint bytes": langGraph.sizes.checkpointBytes,
+        "checkpoint metadata bytes": langGraph.sizes.checkpointMetadataBytes,
+        "checkpoints/run": langGraph.sizes.checkpoints,
+        "all stored bytes/thread": langGraph.sizes.threadStoredBytes,
+      },
+    ];
   });
 
   const sizeRows: TableRow[] = scenarios.map((s) => {

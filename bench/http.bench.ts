@@ -41,7 +41,12 @@ export const POLL_DELAYS_MS = { first: 50, max: 250 } as const;
 export type HttpPhase = { claimIds: string[]; latenciesMs: number[]; wallMs: number; gets: number };
 
 /** Submits one claim per order, `inFlight` at a time (a slot submits its next claim once its last one is final), polling each until final. */
-export async function httpPhase(serve: ServeProcess, orders: readonly Order[], inFlight: number, key: string): Promise<HttpPhase> {
+export async function httpPhase(
+  serve: ServeProcess,
+  orders: readonly Order[],
+  inFlight: number,
+  key: string,
+): Promise<HttpPhase> {
   const claimIds: string[] = [];
   const latenciesMs: number[] = [];
   let gets = 0;
@@ -53,9 +58,14 @@ export async function httpPhase(serve: ServeProcess, orders: readonly Order[], i
       const i = next++;
       const order = orders[i]!;
       const at = performance.now();
-      const posted = await serve.api("POST", "/claims", claimBody("structured", order.order_id), { "idempotency-key": `${key}-${order.order_id}` });
+      const posted = await serve.api("POST", "/claims", claimBody("structured", order.order_id), {
+        "idempotency-key": `${key}-${order.order_id}`,
+      });
       const claimId = posted.body.claim_id;
-      if (posted.status !== 202 || typeof claimId !== "string") throw new Error(`http bench: POST /claims answered ${posted.status} ${JSON.stringify(posted.body).slice(0, 300)}`);
+      if (posted.status !== 202 || typeof claimId !== "string")
+        throw new Error(
+          `http bench: POST /claims answered ${posted.status} ${JSON.stringify(posted.body).slice(0, 300)}`,
+        );
       claimIds.push(claimId);
       for (let wait: number = POLL_DELAYS_MS.first; ; wait = Math.min(POLL_DELAYS_MS.max, wait * 2)) {
         await sleep(wait);
@@ -63,13 +73,17 @@ export async function httpPhase(serve: ServeProcess, orders: readonly Order[], i
         gets++;
         if (got.status !== 200) throw new Error(`http bench: GET /claims/${claimId} answered ${got.status}`);
         if (got.body.status === "DECIDED" || got.body.status === "NEEDS_REVIEW") {
-          if (got.body.verdict !== "ACCEPT") throw new Error(`http bench: claim ${claimId} ended ${String(got.body.status)} ${String(got.body.verdict)} ${String(got.body.reason_code)}, expected DECIDED ACCEPT`);
+          if (got.body.verdict !== "ACCEPT")
+            throw new Error(
+              `http bench: claim ${claimId} ended ${String(got.body.status)} ${String(got.body.verdict)} ${String(got.body.reason_code)}, expected DECIDED ACCEPT`,
+            );
           const now = performance.now();
           latenciesMs.push(now - at);
           lastFinal = Math.max(lastFinal, now);
           break;
         }
-        if (performance.now() - at > 120_000) throw new Error(`http bench: claim ${claimId} was not final within 120 s`);
+        if (performance.now() - at > 120_000)
+          throw new Error(`http bench: claim ${claimId} was not final within 120 s`);
       }
     }
   };
@@ -80,7 +94,14 @@ export async function httpPhase(serve: ServeProcess, orders: readonly Order[], i
 type Phases = { http: HttpPhase[]; clientCpuNs: number[]; inProcess: InProcessResult[] };
 
 /** The server over HTTP as a contender: its process tree's CPU is what a sample costs; this process (the client) is measured apart. */
-function httpContender(serve: ServeProcess, nextOrders: () => Order[], inFlight: number, n: number, kept: Phases, label: string): Contender {
+function httpContender(
+  serve: ServeProcess,
+  nextOrders: () => Order[],
+  inFlight: number,
+  n: number,
+  kept: Phases,
+  label: string,
+): Contender {
   let clientStart = 0;
   return {
     name: `claims serve over HTTP, ${label}`,
@@ -128,9 +149,23 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
     };
     measured = await interleave(
       [
-        httpContender(serve, block(10, options.claims), options.inFlight, options.claims, load, `${options.inFlight} in flight`),
+        httpContender(
+          serve,
+          block(10, options.claims),
+          options.inFlight,
+          options.claims,
+          load,
+          `${options.inFlight} in flight`,
+        ),
         inProcessContender(options.claims, "batch", load),
-        httpContender(serve, block(10 + rounds * options.claims, options.sequential), 1, options.sequential, seq, "one at a time"),
+        httpContender(
+          serve,
+          block(10 + rounds * options.claims, options.sequential),
+          1,
+          options.sequential,
+          seq,
+          "one at a time",
+        ),
         inProcessContender(options.sequential, "sequential", seq),
       ],
       { rounds: options.rounds, warmupRounds: 1 },
@@ -145,7 +180,12 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
     p.clientCpuNs.shift();
     p.inProcess.shift();
   }
-  const [httpLoad, inLoad, httpSeq, inSeq] = measured as [ContenderResult, ContenderResult, ContenderResult, ContenderResult];
+  const [httpLoad, inLoad, httpSeq, inSeq] = measured as [
+    ContenderResult,
+    ContenderResult,
+    ContenderResult,
+    ContenderResult,
+  ];
   const cps = (phases: readonly HttpPhase[]) => phases.map((p) => (p.claimIds.length / p.wallMs) * 1000);
   const lat = (phases: readonly HttpPhase[]) => phases.flatMap((p) => p.latenciesMs);
   const best = Math.max(...cps(load.http));
@@ -156,13 +196,27 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
     status: best >= HTTP_GOAL.claimsPerSecond && p95 < HTTP_GOAL.p95Ms ? "met" : "MISSED",
   };
   const rows: TableRow[] = [
-    { mode: `${options.claims} claims, ${options.inFlight} in flight`, phases: load.http, client: load.clientCpuNs, http: httpLoad, inProcess: inLoad },
-    { mode: `${options.sequential} claims one at a time`, phases: seq.http, client: seq.clientCpuNs, http: httpSeq, inProcess: inSeq },
+    {
+      mode: `${options.claims} claims, ${options.inFlight} in flight`,
+      phases: load.http,
+      client: load.clientCpuNs,
+      http: httpLoad,
+      inProcess: inLoad,
+    },
+    {
+      mode: `${options.sequential} claims one at a time`,
+      phases: seq.http,
+      client: seq.clientCpuNs,
+      http: httpSeq,
+      inProcess: inSeq,
+    },
   ].map((r) => ({
     mode: r.mode,
     "claims/s (rounds)": `${r1(Math.min(...cps(r.phases)))}–${r1(Math.max(...cps(r.phases)))}`,
     "p50 / p95 ms (polled)": `${Math.round(quantileOf(lat(r.phases), 0.5))} / ${Math.round(quantileOf(lat(r.phases), 0.95))}`,
-    "GETs per claim": r1(r.phases.reduce((n, p) => n + p.gets, 0) / r.phases.reduce((n, p) => n + p.claimIds.length, 0)),
+    "GETs per claim": r1(
+      r.phases.reduce((n, p) => n + p.gets, 0) / r.phases.reduce((n, p) => n + p.claimIds.length, 0),
+    ),
     "server CPU ms/claim (low)": ms(r.http.lowCpuNs),
     "client CPU ms/claim (low)": ms(Math.min(...r.client)),
     "in-process CPU ms/claim (low)": ms(r.inProcess.lowCpuNs),

@@ -1,14 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { decideClaim } from "../core/claims/kernel.ts";
-import { auditPerClaim, benchOrders, checkRound, KERNEL_CASES, kernelContender, kernelInput, loadBenchConfig, pipelineContender, runPipelineRound } from "./kernel.bench.ts";
+import {
+  auditPerClaim,
+  benchOrders,
+  checkRound,
+  KERNEL_CASES,
+  kernelContender,
+  kernelInput,
+  loadBenchConfig,
+  pipelineContender,
+  runPipelineRound,
+} from "./kernel.bench.ts";
 
 const config = loadBenchConfig();
 
 describe("kernel bench inputs", () => {
-  it.each(KERNEL_CASES.map((c) => [c.case, c] as const))("the %s input gets its verdict and reason code from the kernel", (_name, spec) => {
-    const verdict = decideClaim(kernelInput(config, spec));
-    expect({ verdict: verdict.verdict, reason_code: verdict.reason_code }).toEqual({ verdict: spec.verdict, reason_code: spec.reasonCode });
-  });
+  it.each(KERNEL_CASES.map((c) => [c.case, c] as const))(
+    "the %s input gets its verdict and reason code from the kernel",
+    (_name, spec) => {
+      const verdict = decideClaim(kernelInput(config, spec));
+      expect({ verdict: verdict.verdict, reason_code: verdict.reason_code }).toEqual({
+        verdict: spec.verdict,
+        reason_code: spec.reasonCode,
+      });
+    },
+  );
 
   it("gives every claim of a round its own order, copied from the template", () => {
     const orders = benchOrders(config, KERNEL_CASES[0]!, 3);
@@ -19,16 +35,19 @@ describe("kernel bench inputs", () => {
 });
 
 describe("kernel bench pipeline rounds", () => {
-  it.each(KERNEL_CASES.map((c) => [c.case, c] as const))("a round of %s claims is decided as expected and audited per claim", async (_name, spec) => {
-    const round = await runPipelineRound(config, spec, 4);
-    expect(round.outcomes).toHaveLength(4);
-    expect(() => checkRound(spec, round)).not.toThrow();
-    const audit = auditPerClaim(round.audit);
-    expect(audit.claims).toBe(4);
-    expect(audit.byType.get("KERNEL_VERDICT")).toBeGreaterThan(0);
-    expect(audit.byType.has("CLAIM_REFUND_EXECUTED")).toBe(spec.verdict === "ACCEPT");
-    expect(audit.bytesPerClaim).toBeGreaterThan(1000);
-  });
+  it.each(KERNEL_CASES.map((c) => [c.case, c] as const))(
+    "a round of %s claims is decided as expected and audited per claim",
+    async (_name, spec) => {
+      const round = await runPipelineRound(config, spec, 4);
+      expect(round.outcomes).toHaveLength(4);
+      expect(() => checkRound(spec, round)).not.toThrow();
+      const audit = auditPerClaim(round.audit);
+      expect(audit.claims).toBe(4);
+      expect(audit.byType.get("KERNEL_VERDICT")).toBeGreaterThan(0);
+      expect(audit.byType.has("CLAIM_REFUND_EXECUTED")).toBe(spec.verdict === "ACCEPT");
+      expect(audit.bytesPerClaim).toBeGreaterThan(1000);
+    },
+  );
 
   it("reports a round whose claims end with another verdict", async () => {
     const [accept, reject] = KERNEL_CASES;

@@ -71,7 +71,11 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export function kernelInput(config: ClaimsConfig, spec: KernelCaseSpec): DecideClaimInput {
   const registry = createAgentRegistry({ acceptedMajor: 1 });
-  const handshake = registry.handshake({ agent_id: config.agent.agentId, version: config.agent.version, contract: config.agent.responsibility });
+  const handshake = registry.handshake({
+    agent_id: config.agent.agentId,
+    version: config.agent.version,
+    contract: config.agent.responsibility,
+  });
   if (!handshake.ok) throw new Error(`kernel bench: the config's agent does not register: ${handshake.message}`);
   const order = config.orders.find((o) => o.order_id === spec.templateOrderId);
   if (order === undefined) throw new Error(`kernel bench: scenarios/config.yaml has no order ${spec.templateOrderId}`);
@@ -79,7 +83,14 @@ export function kernelInput(config: ClaimsConfig, spec: KernelCaseSpec): DecideC
   const proposal = buildProposal({
     dfid,
     agentId: config.agent.agentId,
-    output: { action: "REFUND", order_id: spec.claim.order_id, amount_eur: spec.claim.amount_eur, category: spec.claim.category, reason: spec.claim.reason, confidence: 0.9 },
+    output: {
+      action: "REFUND",
+      order_id: spec.claim.order_id,
+      amount_eur: spec.claim.amount_eur,
+      category: spec.claim.category,
+      reason: spec.claim.reason,
+      confidence: 0.9,
+    },
     createdAt: iso(KERNEL_BENCH_NOW_MS + 2_000),
     validForMs: 600_000,
   });
@@ -103,14 +114,23 @@ export function kernelInput(config: ClaimsConfig, spec: KernelCaseSpec): DecideC
 /** `count` copies of the case's template order under fresh ids `ord_<case>_000001…`, so the ledger never sees two claims on one order. */
 export function benchOrders(config: ClaimsConfig, spec: KernelCaseSpec, count: number): Order[] {
   const template = config.orders.find((o) => o.order_id === spec.templateOrderId);
-  if (template === undefined) throw new Error(`kernel bench: scenarios/config.yaml has no order ${spec.templateOrderId}`);
-  return Array.from({ length: count }, (_, i) => ({ ...template, order_id: `ord_${spec.case}_${String(i + 1).padStart(6, "0")}` }));
+  if (template === undefined)
+    throw new Error(`kernel bench: scenarios/config.yaml has no order ${spec.templateOrderId}`);
+  return Array.from({ length: count }, (_, i) => ({
+    ...template,
+    order_id: `ord_${spec.case}_${String(i + 1).padStart(6, "0")}`,
+  }));
 }
 
 /** What one pipeline round did: claims in, their final statuses and verdicts, and the audit it wrote. */
 export type PipelineRound = {
   claims: number;
-  outcomes: { claimId: string; status: string | undefined; verdict: string | undefined; reasonCode: string | undefined }[];
+  outcomes: {
+    claimId: string;
+    status: string | undefined;
+    verdict: string | undefined;
+    reasonCode: string | undefined;
+  }[];
   audit: AuditEvent[];
   messagesHandled: number;
 };
@@ -120,10 +140,20 @@ export type PipelineRound = {
  * claims: `run()` submits them (structured `{ claim }` bodies, one per fresh order) and drains every
  * queue — the part that is timed; `result()` then reads back the claims and the audit. Call each once.
  */
-export function pipelineRound(config: ClaimsConfig, spec: KernelCaseSpec, count: number): { run: () => Promise<void>; result: () => Promise<PipelineRound> } {
+export function pipelineRound(
+  config: ClaimsConfig,
+  spec: KernelCaseSpec,
+  count: number,
+): { run: () => Promise<void>; result: () => Promise<PipelineRound> } {
   const orders = benchOrders(config, spec, count);
   const llm = createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
-  const p = createInProcessPipeline({ agent: config.agent, orders, llm, clock: { now: () => KERNEL_BENCH_NOW_MS }, overrides: { sha256: nodeSha256 } });
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders,
+    llm,
+    clock: { now: () => KERNEL_BENCH_NOW_MS },
+    overrides: { sha256: nodeSha256 },
+  });
   const bodies = orders.map((o) => ({ claim: { ...spec.claim, order_id: o.order_id } }));
   const ids: string[] = [];
   let messagesHandled = 0;
@@ -148,7 +178,11 @@ export function pipelineRound(config: ClaimsConfig, spec: KernelCaseSpec, count:
 }
 
 /** Runs a fresh round of `count` claims and reads back what it did. */
-export async function runPipelineRound(config: ClaimsConfig, spec: KernelCaseSpec, count: number): Promise<PipelineRound> {
+export async function runPipelineRound(
+  config: ClaimsConfig,
+  spec: KernelCaseSpec,
+  count: number,
+): Promise<PipelineRound> {
   const round = pipelineRound(config, spec, count);
   await round.run();
   return round.result();
@@ -156,15 +190,24 @@ export async function runPipelineRound(config: ClaimsConfig, spec: KernelCaseSpe
 
 /** Throws unless every claim of the round was decided with the case's verdict and reason code. */
 export function checkRound(spec: KernelCaseSpec, round: PipelineRound): void {
-  const wrong = round.outcomes.filter((o) => o.status !== "DECIDED" || o.verdict !== spec.verdict || o.reasonCode !== spec.reasonCode);
+  const wrong = round.outcomes.filter(
+    (o) => o.status !== "DECIDED" || o.verdict !== spec.verdict || o.reasonCode !== spec.reasonCode,
+  );
   if (wrong.length > 0) {
     const o = wrong[0]!;
-    throw new Error(`kernel bench ${spec.case}: ${wrong.length} of ${round.claims} claims ended wrong, e.g. ${o.claimId}: ${o.status} ${o.verdict} ${o.reasonCode} (expected DECIDED ${spec.verdict} ${spec.reasonCode})`);
+    throw new Error(
+      `kernel bench ${spec.case}: ${wrong.length} of ${round.claims} claims ended wrong, e.g. ${o.claimId}: ${o.status} ${o.verdict} ${o.reasonCode} (expected DECIDED ${spec.verdict} ${spec.reasonCode})`,
+    );
   }
 }
 
 /** Audit written per claim: events and UTF-8 bytes of `JSON.stringify(event)`, grouped by `details.claim_id`. */
-export function auditPerClaim(audit: readonly AuditEvent[]): { claims: number; eventsPerClaim: number; bytesPerClaim: number; byType: Map<string, number> } {
+export function auditPerClaim(audit: readonly AuditEvent[]): {
+  claims: number;
+  eventsPerClaim: number;
+  bytesPerClaim: number;
+  byType: Map<string, number>;
+} {
   const perClaim = new Map<string, { events: number; bytes: number }>();
   const byType = new Map<string, number>();
   for (const e of audit) {
@@ -199,7 +242,8 @@ export function kernelContender(spec: KernelCaseSpec, input: DecideClaimInput, v
     name: `kernel ${spec.case}${variant ? ` (${variant})` : ""}`,
     op: () => (last = decideClaim(input)),
     after: () => {
-      if (last?.verdict !== spec.verdict || last.reason_code !== spec.reasonCode) throw new Error(`kernel bench ${spec.case}: the timed calls decided ${last?.verdict} ${last?.reason_code}`);
+      if (last?.verdict !== spec.verdict || last.reason_code !== spec.reasonCode)
+        throw new Error(`kernel bench ${spec.case}: the timed calls decided ${last?.verdict} ${last?.reason_code}`);
     },
   };
 }
@@ -229,7 +273,9 @@ export async function run(): Promise<string> {
     const input = kernelInput(config, spec);
     const verdict = decideClaim(input);
     if (verdict.verdict !== spec.verdict || verdict.reason_code !== spec.reasonCode) {
-      throw new Error(`kernel bench ${spec.case}: the kernel said ${verdict.verdict} ${verdict.reason_code}, expected ${spec.verdict} ${spec.reasonCode}`);
+      throw new Error(
+        `kernel bench ${spec.case}: the kernel said ${verdict.verdict} ${verdict.reason_code}, expected ${spec.verdict} ${spec.reasonCode}`,
+      );
     }
     const probe = await runPipelineRound(config, spec, CLAIMS_PER_ROUND);
     checkRound(spec, probe);
@@ -242,7 +288,11 @@ export async function run(): Promise<string> {
     });
     typeBytes.set(spec.case, audit.byType);
     const { sha256: _injected, ...pure } = input;
-    contenders.push(kernelContender(spec, input), pipelineContender(config, spec, CLAIMS_PER_ROUND), kernelContender(spec, pure, "core's pure SHA-256"));
+    contenders.push(
+      kernelContender(spec, input),
+      pipelineContender(config, spec, CLAIMS_PER_ROUND),
+      kernelContender(spec, pure, "core's pure SHA-256"),
+    );
   }
 
   // Both decisions, kernel and pipeline, take turns round by round, in CPU time.
@@ -258,7 +308,8 @@ export async function run(): Promise<string> {
       "with core's pure SHA-256: µs (low)": us(pure.lowCpuNs),
       "kernel CPU µs (median)": us(kernel.medianCpuNs),
       "kernel decisions/s (low end)": perSecond(kernel.lowCpuNs),
-      [`kernel ≥ ${KERNEL_GOAL_PER_SECOND / 1000}k/s`]: perSecond(kernel.lowCpuNs) >= KERNEL_GOAL_PER_SECOND ? "met" : "MISSED",
+      [`kernel ≥ ${KERNEL_GOAL_PER_SECOND / 1000}k/s`]:
+        perSecond(kernel.lowCpuNs) >= KERNEL_GOAL_PER_SECOND ? "met" : "MISSED",
       "pipeline CPU µs/claim (low)": us(pipeline.lowCpuNs),
       "pipeline CPU µs/claim (median)": us(pipeline.medianCpuNs),
       "pipeline claims/s": perSecond(pipeline.lowCpuNs),
@@ -270,7 +321,8 @@ export async function run(): Promise<string> {
   const types = [...new Set([...typeBytes.values()].flatMap((m) => [...m.keys()]))];
   const typeRows: TableRow[] = types.map((t) => {
     const row: TableRow = { "event type": t };
-    for (const spec of KERNEL_CASES) row[`${spec.case} bytes/claim`] = Math.round(typeBytes.get(spec.case)?.get(t) ?? 0);
+    for (const spec of KERNEL_CASES)
+      row[`${spec.case} bytes/claim`] = Math.round(typeBytes.get(spec.case)?.get(t) ?? 0);
     return row;
   });
 

@@ -25,12 +25,16 @@ async function nodeUpdates(
   threadId: string,
 ): Promise<Array<[string, unknown]>> {
   const updates: Array<[string, unknown]> = [];
-  const stream = await graph.stream({ claim: CLAIM_INPUT }, { configurable: { thread_id: threadId }, streamMode: "updates" });
+  const stream = await graph.stream(
+    { claim: CLAIM_INPUT },
+    { configurable: { thread_id: threadId }, streamMode: "updates" },
+  );
   for await (const chunk of stream) for (const entry of Object.entries(chunk)) updates.push(entry);
   return updates;
 }
 
-const votes = (outputs: readonly string[]): AgentVote[] => outputs.map((output, agentIndex) => ({ agentIndex, output }));
+const votes = (outputs: readonly string[]): AgentVote[] =>
+  outputs.map((output, agentIndex) => ({ agentIndex, output }));
 
 describe("canned payloads", () => {
   it.each([
@@ -141,18 +145,23 @@ describe("prepareLangGraph", () => {
   it.each([
     ["claims", 2],
     ["majority64", 65],
-  ] as const)("gives %s a contender that runs the graph on fresh threads and cleans them up", async (topology, nodes) => {
-    const bench = await prepareLangGraph(topology);
-    expect(bench.nodeExecutionsPerRun).toBe(nodes);
-    expect(bench.contender.unitsPerOp).toBe(nodes);
-    expect(bench.sizes.checkpointBytes).toBeGreaterThan(0);
-    expect(bench.sizes.checkpoints).toBeGreaterThanOrEqual(3);
-    const outputs = [await bench.contender.op(), await bench.contender.op()];
-    expect(outputs).toEqual(Array(2).fill(topology === "claims" ? DECISION_OUTPUT : MAJORITY_OUTPUT));
-    expect(Object.keys(bench.checkpointer.storage)).toHaveLength(2);
-    await bench.contender.after?.();
-    expect(Object.values(bench.checkpointer.storage).flatMap((ns) => Object.values(ns).flatMap((c) => Object.keys(c)))).toEqual([]);
-  });
+  ] as const)(
+    "gives %s a contender that runs the graph on fresh threads and cleans them up",
+    async (topology, nodes) => {
+      const bench = await prepareLangGraph(topology);
+      expect(bench.nodeExecutionsPerRun).toBe(nodes);
+      expect(bench.contender.unitsPerOp).toBe(nodes);
+      expect(bench.sizes.checkpointBytes).toBeGreaterThan(0);
+      expect(bench.sizes.checkpoints).toBeGreaterThanOrEqual(3);
+      const outputs = [await bench.contender.op(), await bench.contender.op()];
+      expect(outputs).toEqual(Array(2).fill(topology === "claims" ? DECISION_OUTPUT : MAJORITY_OUTPUT));
+      expect(Object.keys(bench.checkpointer.storage)).toHaveLength(2);
+      await bench.contender.after?.();
+      expect(
+        Object.values(bench.checkpointer.storage).flatMap((ns) => Object.values(ns).flatMap((c) => Object.keys(c))),
+      ).toEqual([]);
+    },
+  );
 
   it("rejects an unknown topology by name", async () => {
     await expect(prepareLangGraph("ring" as never)).rejects.toThrow(/unknown topology "ring"/);

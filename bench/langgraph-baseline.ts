@@ -16,7 +16,8 @@ export type MajorityResult = { output: string | null; count: number; total: numb
 
 const pad = (text: string, bytes: number): string => {
   const missing = bytes - Buffer.byteLength(text);
-  if (missing < 0) throw new Error(`canned text is already ${String(Buffer.byteLength(text))} bytes, over ${String(bytes)}`);
+  if (missing < 0)
+    throw new Error(`canned text is already ${String(Buffer.byteLength(text))} bytes, over ${String(bytes)}`);
   return text + " ".repeat(missing);
 };
 
@@ -29,7 +30,8 @@ export const CLAIM_INPUT = {
   category: "electronics",
   purchase_date: "2025-03-01T10:00:00.000Z",
   customer_id: "cus_0042",
-  reason: "The screen stopped working two days after delivery; it stays black when powered on. Asking for a full refund.",
+  reason:
+    "The screen stopped working two days after delivery; it stays black when powered on. Asking for a full refund.",
 } as const;
 
 /** Canned ~500-byte analyst assessment. */
@@ -64,12 +66,24 @@ export const MAJORITY64_MINORITY_VOTES = 24;
 
 /** Canned ~200-byte output most agents give. */
 export const MAJORITY_OUTPUT = pad(
-  JSON.stringify({ action: "REFUND", order_id: "ord_001", amount_eur: 299.99, confidence: 0.9, note: "defect within window" }),
+  JSON.stringify({
+    action: "REFUND",
+    order_id: "ord_001",
+    amount_eur: 299.99,
+    confidence: 0.9,
+    note: "defect within window",
+  }),
   200,
 );
 /** Canned ~200-byte output the minority gives. */
 export const MINORITY_OUTPUT = pad(
-  JSON.stringify({ action: "ESCALATE", order_id: "ord_001", amount_eur: 299.99, confidence: 0.6, note: "needs photo proof" }),
+  JSON.stringify({
+    action: "ESCALATE",
+    order_id: "ord_001",
+    amount_eur: 299.99,
+    confidence: 0.6,
+    note: "needs photo proof",
+  }),
   200,
 );
 
@@ -169,7 +183,10 @@ export function buildLangGraphMajority64(checkpointer: MemorySaver = new MemoryS
     .addConditionalEdges(
       START,
       (state) =>
-        Array.from({ length: MAJORITY64_AGENTS }, (_, agentIndex) => new Send("agent", { agentIndex, claim: state.claim })),
+        Array.from(
+          { length: MAJORITY64_AGENTS },
+          (_, agentIndex) => new Send("agent", { agentIndex, claim: state.claim }),
+        ),
       ["agent"],
     )
     .addEdge("agent", "vote")
@@ -256,13 +273,16 @@ export type LangGraphBench = {
  */
 export async function prepareLangGraph(topology: LangGraphTopology): Promise<LangGraphBench> {
   const build = builders[topology];
-  if (build === undefined) throw new Error(`prepareLangGraph: unknown topology "${String(topology)}" (claims | majority64)`);
+  if (build === undefined)
+    throw new Error(`prepareLangGraph: unknown topology "${String(topology)}" (claims | majority64)`);
   const baseline = build();
   const saver = baseline.checkpointer;
   const probeThread = `probe-${topology}`;
   const probeOutput = await baseline.run(probeThread);
   if (probeOutput !== expectedOutputs[topology]) {
-    throw new Error(`prepareLangGraph: ${topology} run produced an unexpected output: ${String(probeOutput).slice(0, 80)}`);
+    throw new Error(
+      `prepareLangGraph: ${topology} run produced an unexpected output: ${String(probeOutput).slice(0, 80)}`,
+    );
   }
   const sizes = await threadStorageSizes(saver, probeThread);
   await saver.deleteThread(probeThread);
@@ -282,7 +302,8 @@ export async function prepareLangGraph(topology: LangGraphTopology): Promise<Lan
     },
     after: async () => {
       const got = await Promise.all(outputs);
-      if (got.some((o) => o !== expectedOutputs[topology])) throw new Error(`prepareLangGraph: a timed ${topology} run ended with another output`);
+      if (got.some((o) => o !== expectedOutputs[topology]))
+        throw new Error(`prepareLangGraph: a timed ${topology} run ended with another output`);
       for (const t of threads) await saver.deleteThread(t);
       threads = [];
       outputs = [];

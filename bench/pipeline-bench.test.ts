@@ -17,14 +17,21 @@ describe("inProcessRound", () => {
   });
 
   it("refuses to report a round that was not run", async () => {
-    await expect(inProcessRound("structured", 2, "batch").result()).rejects.toThrow(/0 of 2 in-process claims were submitted/);
+    await expect(inProcessRound("structured", 2, "batch").result()).rejects.toThrow(
+      /0 of 2 in-process claims were submitted/,
+    );
   });
 });
 
 describe("pipelineBenchOptions", () => {
   it("reads its sizes from the environment and names a bad one", () => {
     expect(pipelineBenchOptions({})).toEqual({ rounds: 3, claims: 50, inFlight: 10, sequential: 10 });
-    expect(pipelineBenchOptions({ PIPELINE_BENCH_CLAIMS: "20", PIPELINE_BENCH_ROUNDS: "1" })).toMatchObject({ claims: 20, rounds: 1 });
-    expect(() => pipelineBenchOptions({ PIPELINE_BENCH_IN_FLIGHT: "1" })).toThrow(/PIPELINE_BENCH_IN_FLIGHT must be an integer ≥ 2/);
+    expect(pipelineBenchOptions({ PIPELINE_BENCH_CLAIMS: "20", PIPELINE_BENCH_ROUNDS: "1" })).toMatchObject({
+      claims: 20,
+      rounds: 1,
+    });
+    expect(() => pipelineBenchOptions({ PIPELINE_BENCH_IN_FLIGHT: "1" })).toThrow(
+      /PIPELINE_BENCH_IN_FLIGHT must be an integer ≥ 2/,
+    );
   });
 });

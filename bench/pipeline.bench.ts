@@ -21,7 +21,9 @@ import type { BenchStack, Phase } from "./lib/stack.ts";
 export type PipelineBenchOptions = { rounds: number; claims: number; inFlight: number; sequential: number };
 
 /** Defaults: 3 timed rounds (after one warm-up round) of 50 claims with 10 in flight and 10 one at a time, per kind; PIPELINE_BENCH_* override them. */
-export function pipelineBenchOptions(env: Readonly<Record<string, string | undefined>> = process.env): PipelineBenchOptions {
+export function pipelineBenchOptions(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): PipelineBenchOptions {
   const num = envIntReader("pipeline", env);
   return {
     rounds: num("PIPELINE_BENCH_ROUNDS", 3, 1),
@@ -41,7 +43,8 @@ function timedClaims(): { repo: ClaimRepository; finalAt: Map<string, number> } 
     listClaims: (query) => inner.listClaims(query),
     async updateClaim(id, patch, onlyFrom) {
       const result = await inner.updateClaim(id, patch, onlyFrom);
-      if (result.changed && (patch.status === "DECIDED" || patch.status === "NEEDS_REVIEW")) finalAt.set(id, performance.now());
+      if (result.changed && (patch.status === "DECIDED" || patch.status === "NEEDS_REVIEW"))
+        finalAt.set(id, performance.now());
       return result;
     },
   };
@@ -49,14 +52,24 @@ function timedClaims(): { repo: ClaimRepository; finalAt: Map<string, number> } 
 }
 
 /** One in-process round: `n` claims of `kind` submitted and drained one at a time ("sequential") or all submitted then drained ("batch"). */
-export type InProcessResult = { kind: ClaimKind; mode: "sequential" | "batch"; claims: number; wallMs: number; latenciesMs: number[] };
+export type InProcessResult = {
+  kind: ClaimKind;
+  mode: "sequential" | "batch";
+  claims: number;
+  wallMs: number;
+  latenciesMs: number[];
+};
 
 /**
  * A fresh in-process pipeline (in-memory ports, the same services, the rules model) with an order per
  * claim: `run()` submits and drains (the part that is timed), `result()` then checks every claim ended
  * DECIDED ACCEPT and gives each one's latency. Call each once.
  */
-export function inProcessRound(kind: ClaimKind, n: number, mode: InProcessResult["mode"]): { run: () => Promise<void>; result: () => Promise<InProcessResult> } {
+export function inProcessRound(
+  kind: ClaimKind,
+  n: number,
+  mode: InProcessResult["mode"],
+): { run: () => Promise<void>; result: () => Promise<InProcessResult> } {
   const clock = systemClock();
   const config = loadConfig(CONFIG_PATH, clock.now());
   const orders = benchOrders(kind, n, clock.now());
@@ -84,18 +97,26 @@ export function inProcessRound(kind: ClaimKind, n: number, mode: InProcessResult
         const record = await repo.getClaim(s.id);
         const at = finalAt.get(s.id);
         if (record?.status !== "DECIDED" || record.verdict !== "ACCEPT" || at === undefined) {
-          throw new Error(`pipeline bench: in-process claim ${s.id} (${kind}) ended ${record?.status ?? "missing"} ${record?.verdict ?? ""}, expected DECIDED ACCEPT`);
+          throw new Error(
+            `pipeline bench: in-process claim ${s.id} (${kind}) ended ${record?.status ?? "missing"} ${record?.verdict ?? ""}, expected DECIDED ACCEPT`,
+          );
         }
         latenciesMs.push(at - s.at);
       }
-      if (latenciesMs.length !== n) throw new Error(`pipeline bench: ${latenciesMs.length} of ${n} in-process claims were submitted`);
+      if (latenciesMs.length !== n)
+        throw new Error(`pipeline bench: ${latenciesMs.length} of ${n} in-process claims were submitted`);
       return { kind, mode, claims: n, wallMs, latenciesMs };
     },
   };
 }
 
 /** A contender running in-process rounds (built before each sample, checked after it); every round's result is kept. */
-function inProcessContender(kind: ClaimKind, n: number, mode: InProcessResult["mode"], results: InProcessResult[]): Contender {
+function inProcessContender(
+  kind: ClaimKind,
+  n: number,
+  mode: InProcessResult["mode"],
+  results: InProcessResult[],
+): Contender {
   let round: ReturnType<typeof inProcessRound> | undefined;
   return {
     name: `in-process ${kind} ${mode}`,
@@ -108,7 +129,14 @@ function inProcessContender(kind: ClaimKind, n: number, mode: InProcessResult["m
 }
 
 /** A contender running stack phases on fresh orders (checked after each sample); every phase is kept. */
-function stackContender(b: BenchStack, kind: ClaimKind, inFlight: number, nextOrders: () => ReturnType<typeof benchOrders>, phases: Phase[], n: number): Contender {
+function stackContender(
+  b: BenchStack,
+  kind: ClaimKind,
+  inFlight: number,
+  nextOrders: () => ReturnType<typeof benchOrders>,
+  phases: Phase[],
+  n: number,
+): Contender {
   let last: Phase | undefined;
   return {
     name: `stack ${kind} ${inFlight === 1 ? "one at a time" : `${inFlight} in flight`}`,
@@ -124,7 +152,12 @@ function stackContender(b: BenchStack, kind: ClaimKind, inFlight: number, nextOr
 
 type KindResult = {
   kind: ClaimKind;
-  measured: { stackLoad: ContenderResult; inProcessBatch: ContenderResult; stackSeq: ContenderResult; inProcessSeq: ContenderResult };
+  measured: {
+    stackLoad: ContenderResult;
+    inProcessBatch: ContenderResult;
+    stackSeq: ContenderResult;
+    inProcessSeq: ContenderResult;
+  };
   stackLoad: Phase[];
   stackSeq: Phase[];
   inProcessBatch: InProcessResult[];
@@ -140,7 +173,9 @@ export async function run(options: PipelineBenchOptions = pipelineBenchOptions()
   const now = Date.now();
   const rounds = options.rounds + 1; // one warm-up round
   // One order per claim: for each kind, `rounds` blocks for the in-flight phases, then `rounds` for the one-at-a-time ones.
-  const orders = Object.fromEntries(kinds.map((kind) => [kind, benchOrders(kind, rounds * (options.claims + options.sequential), now)]));
+  const orders = Object.fromEntries(
+    kinds.map((kind) => [kind, benchOrders(kind, rounds * (options.claims + options.sequential), now)]),
+  );
   const b = await startBenchStack(kinds.flatMap((kind) => orders[kind]!));
   const results: KindResult[] = [];
   try {
@@ -152,7 +187,13 @@ export async function run(options: PipelineBenchOptions = pipelineBenchOptions()
       };
       const loadOrders = block(0, options.claims);
       const seqOrders = block(rounds * options.claims, options.sequential);
-      const r: Omit<KindResult, "measured"> = { kind, stackLoad: [], stackSeq: [], inProcessBatch: [], inProcessSeq: [] };
+      const r: Omit<KindResult, "measured"> = {
+        kind,
+        stackLoad: [],
+        stackSeq: [],
+        inProcessBatch: [],
+        inProcessSeq: [],
+      };
       const measured = await interleave(
         [
           stackContender(b, kind, options.inFlight, loadOrders, r.stackLoad, options.claims),
@@ -162,9 +203,21 @@ export async function run(options: PipelineBenchOptions = pipelineBenchOptions()
         ],
         { rounds: options.rounds, warmupRounds: 1 },
       );
-      const [stackLoad, inProcessBatch, stackSeq, inProcessSeq] = measured as [ContenderResult, ContenderResult, ContenderResult, ContenderResult];
+      const [stackLoad, inProcessBatch, stackSeq, inProcessSeq] = measured as [
+        ContenderResult,
+        ContenderResult,
+        ContenderResult,
+        ContenderResult,
+      ];
       // The warm-up round's phases are not part of the figures.
-      results.push({ ...r, stackLoad: r.stackLoad.slice(1), stackSeq: r.stackSeq.slice(1), inProcessBatch: r.inProcessBatch.slice(1), inProcessSeq: r.inProcessSeq.slice(1), measured: { stackLoad, inProcessBatch, stackSeq, inProcessSeq } });
+      results.push({
+        ...r,
+        stackLoad: r.stackLoad.slice(1),
+        stackSeq: r.stackSeq.slice(1),
+        inProcessBatch: r.inProcessBatch.slice(1),
+        inProcessSeq: r.inProcessSeq.slice(1),
+        measured: { stackLoad, inProcessBatch, stackSeq, inProcessSeq },
+      });
     }
   } finally {
     await b.stop();
@@ -187,7 +240,8 @@ export async function run(options: PipelineBenchOptions = pipelineBenchOptions()
     },
   ]);
   const callerRows: TableRow[] = results.flatMap((k): TableRow[] => {
-    const cps = (phases: readonly { claimIds?: string[]; claims?: number; wallMs: number }[]) => phases.map((p) => ((p.claimIds?.length ?? p.claims ?? 0) / p.wallMs) * 1000);
+    const cps = (phases: readonly { claimIds?: string[]; claims?: number; wallMs: number }[]) =>
+      phases.map((p) => ((p.claimIds?.length ?? p.claims ?? 0) / p.wallMs) * 1000);
     const lat = (phases: readonly { latenciesMs: number[] }[]) => phases.flatMap((p) => p.latenciesMs);
     const range = (xs: number[]) => `${r1(Math.min(...xs))}–${r1(Math.max(...xs))}`;
     const pq = (xs: number[], q: number) => r1(quantileOf(xs, q));

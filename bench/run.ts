@@ -64,7 +64,8 @@ async function main(): Promise<number> {
       const mod = (await import(pathToFileURL(join(benchDir, file)).href)) as { run?: unknown };
       if (typeof mod.run !== "function") throw new Error(`${file} does not export run(): Promise<string>`);
       const out: unknown = await (mod.run as () => unknown)();
-      if (typeof out !== "string") throw new Error(`${file}: run() resolved to ${typeof out}, expected a markdown string`);
+      if (typeof out !== "string")
+        throw new Error(`${file}: run() resolved to ${typeof out}, expected a markdown string`);
       section = out.trim();
     } catch (error) {
       failures++;

@@ -21,12 +21,16 @@ describe("npm run chaos, short", () => {
     for (let k = 0; k < FLOWS; k++) {
       const result = await runChaosFlow(env, SEED, k);
       addToTally(tally, result);
-      if (result.violations.length > 0) failures.push(`flow ${k}: ${result.violations.slice(0, 3).join("; ")}\n  reproduce: ${reproduction(SEED, k, false)}`);
+      if (result.violations.length > 0)
+        failures.push(
+          `flow ${k}: ${result.violations.slice(0, 3).join("; ")}\n  reproduce: ${reproduction(SEED, k, false)}`,
+        );
     }
     console.log(formatTally(tally, (performance.now() - started) / 1000));
     expect(failures, `seed ${SEED}`).toEqual([]);
     // The run exercised what it claims to: every kind of fault, and reviews, refunds and free text.
-    for (const kind of Object.keys(tally.faults) as (keyof typeof tally.faults)[]) expect({ kind, injected: tally.faults[kind] > 0 }).toEqual({ kind, injected: true });
+    for (const kind of Object.keys(tally.faults) as (keyof typeof tally.faults)[])
+      expect({ kind, injected: tally.faults[kind] > 0 }).toEqual({ kind, injected: true });
     expect(tally.refunds).toBeGreaterThan(0);
     expect(tally.reviewDecisions).toBeGreaterThan(0);
   }, 600_000);

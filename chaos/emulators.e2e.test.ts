@@ -27,7 +27,11 @@ describe("chaos on the emulators, whole-stack restart", () => {
 
   it("finds a restart that keeps nothing on disk: the claims accepted before it are lost", async () => {
     const lines: string[] = [];
-    const result = await runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, { adjustPlan: restartAt12, loseStateOnRestart: true, settleTimeoutMs: 5_000 });
+    const result = await runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, {
+      adjustPlan: restartAt12,
+      loseStateOnRestart: true,
+      settleTimeoutMs: 5_000,
+    });
     expect(result.restarts.length).toBeGreaterThanOrEqual(1);
     expect(result.violations).toBeGreaterThan(0);
     expect(lines.join("\n")).toMatch(/claim clm_f[01]_\w+ was accepted but is not stored: lost/);

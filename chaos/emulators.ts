@@ -131,11 +131,24 @@ const FLOW_OF_ORDER = /ord_f(\d+)_/;
 const emptyCounts = (): FlowCounts => ({
   faults: { duplicate: 0, delay: 0, crash: 0, race: 0, lostTimer: 0, restart: 0 },
   llm: { calls: 0, slow: 0, hang: 0, fail: 0, garble: 0 },
-  deadLetters: 0, clientRetries: 0, reviewDecisions: 0, deliveries: 0, sweeps: 0, claims: 0, decided: 0, needsReview: 0, refunds: 0,
+  deadLetters: 0,
+  clientRetries: 0,
+  reviewDecisions: 0,
+  deliveries: 0,
+  sweeps: 0,
+  claims: 0,
+  decided: 0,
+  needsReview: 0,
+  refunds: 0,
 });
 
 /** Runs the flows of `opts` on one local stack (restarted where a flow plans it); returns the violations and totals. */
-export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => void, configPath: string, hooks: EmulatorRunHooks = {}): Promise<EmulatorRunResult> {
+export async function runOnEmulators(
+  opts: ChaosOptions,
+  out: (line: string) => void,
+  configPath: string,
+  hooks: EmulatorRunHooks = {},
+): Promise<EmulatorRunResult> {
   const env = chaosEnv(readFileSync(configPath, "utf8"), configPath);
   const agent = env.config.agent;
   const started = performance.now();
@@ -147,7 +160,16 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     const rng = createRng(flowSeed(opts.seed, k));
     const prefix = `f${k}_`;
     const plan = planFlow(rng, opts.seed, k, { prefix, startMs: Date.now() });
-    flows.set(k, { plan: hooks.adjustPlan ? hooks.adjustPlan(plan) : plan, rng, prefix, ids: 0, claims: new Set(), violations: [], counts: emptyCounts(), effects: 0 });
+    flows.set(k, {
+      plan: hooks.adjustPlan ? hooks.adjustPlan(plan) : plan,
+      rng,
+      prefix,
+      ids: 0,
+      claims: new Set(),
+      violations: [],
+      counts: emptyCounts(),
+      effects: 0,
+    });
   }
   const flowOf = (id: unknown, re: RegExp) => {
     const m = typeof id === "string" ? re.exec(id) : null;
@@ -160,10 +182,12 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
   const global = createRng(opts.seed);
   const current = new AsyncLocalStorage<StackFlow>();
   let unattributed = 0;
-  const ids = { next: (p: string) => {
-    const f = current.getStore();
-    return f ? `${p}_${f.prefix}${++f.ids}` : `${p}_chaos${++unattributed}`;
-  } };
+  const ids = {
+    next: (p: string) => {
+      const f = current.getStore();
+      return f ? `${p}_${f.prefix}${++f.ids}` : `${p}_chaos${++unattributed}`;
+    },
+  };
 
   // The model: each call behaves as the flow of its order says (the order id is in the claim or its text).
   const rules = createRulesModel({ contract: agent.contract, responsibility: agent.responsibility });
@@ -174,7 +198,13 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     if (!m) {
       const profile: LlmProfile = f?.plan.llm ?? { name: "healthy", slow: 0, hang: 0, fail: 0, garble: 0 };
       // A slow answer moves the clock a little (the sweep then ticks the claim); a hung one kills the invocation.
-      m = createChaosLlm(rules, { rng: global, profile, advance: (ms) => (offset += Math.min(ms, 30_000)), counts: f?.counts.llm ?? llmCounts, functionTimeoutMs: 1_000 });
+      m = createChaosLlm(rules, {
+        rng: global,
+        profile,
+        advance: (ms) => (offset += Math.min(ms, 30_000)),
+        counts: f?.counts.llm ?? llmCounts,
+        functionTimeoutMs: 1_000,
+      });
       models.set(f, m);
     }
     return m;
@@ -197,27 +227,31 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
       const f = flowOf(call.claimId, FLOW_OF_CLAIM);
       if (!f) return;
       f.effects++;
-      if (f.plan.faults.restartAfterCall === f.effects && active.has(f)) restart(`flow ${f.plan.flow} restarts the stack after its side-effecting call ${f.effects}, ${call.fn} ${call.op}`);
+      if (f.plan.faults.restartAfterCall === f.effects && active.has(f))
+        restart(
+          `flow ${f.plan.flow} restarts the stack after its side-effecting call ${f.effects}, ${call.fn} ${call.op}`,
+        );
     },
   });
   const allOrders = [...flows.values()].flatMap((f) => f.plan.orders);
   let generation = 0;
-  const start = (orders: readonly Order[]) => startLocalStack({
-    configPath,
-    clock,
-    llm,
-    ids,
-    dataDir,
-    stateDir: join(dataDir, hooks.loseStateOnRestart ? `store-${generation}` : "store"),
-    logLevel: "SILENT",
-    orders,
-    queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: FAST, timers: FAST },
-    pollerConcurrency: 3,
-    sweepEveryMs: 3_000,
-    wrapDeps: injector.wrapDeps,
-    wrapHandler: injector.wrapHandler,
-    onPollerError: () => undefined,
-  });
+  const start = (orders: readonly Order[]) =>
+    startLocalStack({
+      configPath,
+      clock,
+      llm,
+      ids,
+      dataDir,
+      stateDir: join(dataDir, hooks.loseStateOnRestart ? `store-${generation}` : "store"),
+      logLevel: "SILENT",
+      orders,
+      queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: FAST, timers: FAST },
+      pollerConcurrency: 3,
+      sweepEveryMs: 3_000,
+      wrapDeps: injector.wrapDeps,
+      wrapHandler: injector.wrapHandler,
+      onPollerError: () => undefined,
+    });
   let stack: LocalStack;
   try {
     stack = await start(allOrders);
@@ -229,7 +263,8 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
   installSendFaults(stack, flowOf, racing, injector);
 
   // A whole-stack restart: everything running dies now; the stack stops and starts again on the same state.
-  const received = (s: LocalStack) => (Object.keys(s.pollers) as QueueRole[]).reduce((n, role) => n + s.pollers[role].stats.received, 0);
+  const received = (s: LocalStack) =>
+    (Object.keys(s.pollers) as QueueRole[]).reduce((n, role) => n + s.pollers[role].stats.received, 0);
   let deliveredBefore = 0;
   let restarting: Promise<void> | undefined;
   let closing = false;
@@ -243,19 +278,21 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     for (const f of active) f.counts.faults.restart++;
     const old = stack;
     // The new stack (its pollers, its sweep timer) belongs to no invocation and no flow.
-    restarting = current.exit(() => injector.outside(async () => {
-      // Requests already sent end (their answers are lost); then the stack stops under none (dynalite's reads fail badly when closed under them).
-      await onTheWire;
-      if (reads > 0) await new Promise<void>((resolve) => (readsDone = resolve));
-      deliveredBefore += received(old);
-      await old.stop();
-      generation++;
-      // The durable table keeps the orders; an emptied one (the planted bug) gets them again.
-      stack = await start(hooks.loseStateOnRestart ? allOrders : []);
-      installSendFaults(stack, flowOf, racing, injector);
-      restarts.push(stack.recovered);
-      restarting = undefined;
-    }));
+    restarting = current.exit(() =>
+      injector.outside(async () => {
+        // Requests already sent end (their answers are lost); then the stack stops under none (dynalite's reads fail badly when closed under them).
+        await onTheWire;
+        if (reads > 0) await new Promise<void>((resolve) => (readsDone = resolve));
+        deliveredBefore += received(old);
+        await old.stop();
+        generation++;
+        // The durable table keeps the orders; an emptied one (the planted bug) gets them again.
+        stack = await start(hooks.loseStateOnRestart ? allOrders : []);
+        installSendFaults(stack, flowOf, racing, injector);
+        restarts.push(stack.recovered);
+        restarting = undefined;
+      }),
+    );
     restarting.catch(() => undefined); // awaited by every user of the stack; a failed restart fails the run there
   };
   const ready = async () => {
@@ -291,7 +328,10 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
         active.add(f);
         await current.run(f, () => runStackFlow(shared, f!, settleMs)).finally(() => active.delete(f!));
         // Progress on stderr every 50 flows: a 500-flow run takes a quarter of an hour.
-        if (++finished % 50 === 0) process.stderr.write(`chaos: ${finished} flows run in ${((performance.now() - started) / 1000).toFixed(1)} s (checked once the stack drains)\n`);
+        if (++finished % 50 === 0)
+          process.stderr.write(
+            `chaos: ${finished} flows run in ${((performance.now() - started) / 1000).toFixed(1)} s (checked once the stack drains)\n`,
+          );
       }
     };
     await Promise.all(Array.from({ length: CONCURRENT_FLOWS }, work));
@@ -309,8 +349,15 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
       for (const [claimId, point] of injector.fired) if (f.claims.has(claimId) && point) f.counts.faults.crash++;
       const observed = await observe(stack, f, journal, verdicts);
       // No claim lost: every claim a client was answered 202 for (or a review resubmitted) is stored.
-      for (const id of f.claims) if (!observed.claims.some((c) => c.claim_id === id)) f.violations.push(`claim ${id} was accepted but is not stored: lost`);
-      const result = checkFlowInvariants({ ...observed, orders: f.plan.orders, limitEur: agent.contract.max_refund_without_escalation, responsibility: agent.responsibility });
+      for (const id of f.claims)
+        if (!observed.claims.some((c) => c.claim_id === id))
+          f.violations.push(`claim ${id} was accepted but is not stored: lost`);
+      const result = checkFlowInvariants({
+        ...observed,
+        orders: f.plan.orders,
+        limitEur: agent.contract.max_refund_without_escalation,
+        responsibility: agent.responsibility,
+      });
       f.violations.push(...result.violations);
       f.counts.claims = observed.claims.length;
       f.counts.decided = observed.claims.filter((c) => c.status === "DECIDED").length;
@@ -325,8 +372,11 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
           // What a stuck claim's record, crew session and audit say: where it stopped.
           for (const c of observed.claims.filter((x) => x.status === "RECEIVED" || x.status === "RUNNING")) {
             const session = await stack.deps.sessions.loadSession(c.claim_id);
-            out(`    ${c.claim_id}: ${c.status} since ${c.updated_at}; session v${session?.version ?? "-"}, outbox ${session?.outbox.length ?? "-"} ${JSON.stringify(session?.snapshot ? { status: (session.snapshot as { status?: unknown }).status, phase: (session.snapshot as { phase?: unknown }).phase } : null)}`);
-            for (const e of observed.audit.filter((a) => a.details.claim_id === c.claim_id)) out(`      ${e.created_at} ${e.event_type}`);
+            out(
+              `    ${c.claim_id}: ${c.status} since ${c.updated_at}; session v${session?.version ?? "-"}, outbox ${session?.outbox.length ?? "-"} ${JSON.stringify(session?.snapshot ? { status: (session.snapshot as { status?: unknown }).status, phase: (session.snapshot as { phase?: unknown }).phase } : null)}`,
+            );
+            for (const e of observed.audit.filter((a) => a.details.claim_id === c.claim_id))
+              out(`      ${e.created_at} ${e.event_type}`);
           }
         }
         out(`    reproduce: ${reproduction(opts.seed, f.plan.flow, true)}`);
@@ -341,7 +391,9 @@ export async function runOnEmulators(opts: ChaosOptions, out: (line: string) => 
     rmSync(dataDir, { recursive: true, force: true });
   }
   const sum = (k: "messages" | "restarted") => restarts.reduce((n, r) => n + r[k], 0);
-  out(`whole-stack restarts: ${restarts.length} (journaled messages sent again ${sum("messages")}, open claims re-driven ${sum("restarted")})`);
+  out(
+    `whole-stack restarts: ${restarts.length} (journaled messages sent again ${sum("messages")}, open claims re-driven ${sum("restarted")})`,
+  );
   out(formatTally(tally, (performance.now() - started) / 1000));
   return { violations, flows: flows.size, tally, restarts };
 }
@@ -356,7 +408,15 @@ async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number)
     for (let attempt = 1; attempt <= 10; attempt++) {
       const stack = await shared.ready();
       const kills = injector.kills;
-      const res = await injector.invoke(() => stack.handlers.intakeApi(apiRequest("POST /claims", "/claims", { body: JSON.stringify(c.body), headers: { "content-type": "application/json", "idempotency-key": c.idempotencyKey } })))
+      const res = await injector
+        .invoke(() =>
+          stack.handlers.intakeApi(
+            apiRequest("POST /claims", "/claims", {
+              body: JSON.stringify(c.body),
+              headers: { "content-type": "application/json", "idempotency-key": c.idempotencyKey },
+            }),
+          ),
+        )
         .catch((error: unknown) => (injector.kills !== kills ? undefined : Promise.reject(error)));
       if (res === undefined || injector.kills !== kills) {
         // The stack died under the request: no answer. The client sends it again, with its Idempotency-Key.
@@ -366,12 +426,15 @@ async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number)
       const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
       const body = typeof res === "string" ? res : (res.body ?? "");
       if (status !== 202) {
-        f.violations.push(`POST /claims (claim ${c.index}, attempt ${attempt}) answered ${status}: ${body.slice(0, 200)}`);
+        f.violations.push(
+          `POST /claims (claim ${c.index}, attempt ${attempt}) answered ${status}: ${body.slice(0, 200)}`,
+        );
         return;
       }
       const claimId = String((JSON.parse(body) as { claim_id: string }).claim_id);
       const known = keyToClaim.get(c.idempotencyKey);
-      if (known && known !== claimId) f.violations.push(`Idempotency-Key ${c.idempotencyKey} answered ${known}, then ${claimId}`);
+      if (known && known !== claimId)
+        f.violations.push(`Idempotency-Key ${c.idempotencyKey} answered ${known}, then ${claimId}`);
       keyToClaim.set(c.idempotencyKey, claimId);
       if (!f.claims.has(claimId) && crashesLeft.n > 0 && f.rng.chance(0.7)) {
         crashesLeft.n--;
@@ -381,15 +444,17 @@ async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number)
       return;
     }
   };
-  await Promise.all(f.plan.claims.map(async (c) => {
-    await sleep(Math.min(c.submitAtMs / 100, 2_000));
-    if (c.resend === "concurrent") await Promise.all([submit(c), submit(c)]);
-    else await submit(c);
-    if (c.resend === "later") {
-      await sleep(f.rng.int(100, 2_000));
-      await submit(c);
-    }
-  }));
+  await Promise.all(
+    f.plan.claims.map(async (c) => {
+      await sleep(Math.min(c.submitAtMs / 100, 2_000));
+      if (c.resend === "concurrent") await Promise.all([submit(c), submit(c)]);
+      else await submit(c);
+      if (c.resend === "later") {
+        await sleep(f.rng.int(100, 2_000));
+        await submit(c);
+      }
+    }),
+  );
 
   // Reviewers decide what the flow's claims left to a person, then the resubmitted claims run; twice at most.
   for (let round = 0; round < 3; round++) {
@@ -400,13 +465,17 @@ async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number)
       if (r?.status === "PENDING" && !r.intent) pending.push(r);
     }
     if (round === 2 || pending.length === 0) break;
-    await Promise.all(pending.map(async (r) => {
-      if (!f.rng.chance(f.plan.reviewer.decide)) return;
-      const first = decisionFor(f, r, "alice");
-      const together = f.rng.chance(f.plan.reviewer.concurrent) ? [decide(shared, f, r, f.rng.chance(0.5) ? first : decisionFor(f, r, "bob"))] : [];
-      await Promise.all([decide(shared, f, r, first), ...together]);
-      if (f.rng.chance(f.plan.reviewer.repeat)) await decide(shared, f, r, first);
-    }));
+    await Promise.all(
+      pending.map(async (r) => {
+        if (!f.rng.chance(f.plan.reviewer.decide)) return;
+        const first = decisionFor(f, r, "alice");
+        const together = f.rng.chance(f.plan.reviewer.concurrent)
+          ? [decide(shared, f, r, f.rng.chance(0.5) ? first : decisionFor(f, r, "bob"))]
+          : [];
+        await Promise.all([decide(shared, f, r, first), ...together]);
+        if (f.rng.chance(f.plan.reviewer.repeat)) await decide(shared, f, r, first);
+      }),
+    );
     for (const claimId of [...f.claims]) {
       const r = await shared.use((stack) => stack.deps.reviews.getReview(claimId));
       if (r?.resubmitted_claim_id) f.claims.add(r.resubmitted_claim_id);
@@ -415,7 +484,12 @@ async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number)
 }
 
 /** A reviewer's decision through the review API; a crash (no answer) is tried again as the policy says. */
-async function decide(shared: SharedStack, f: StackFlow, r: ReviewRecord, body: Record<string, unknown>): Promise<void> {
+async function decide(
+  shared: SharedStack,
+  f: StackFlow,
+  r: ReviewRecord,
+  body: Record<string, unknown>,
+): Promise<void> {
   for (let attempt = 1; attempt <= 3; attempt++) {
     f.counts.reviewDecisions++;
     const path = `/claims/${r.claim_id}/review`;
@@ -423,7 +497,15 @@ async function decide(shared: SharedStack, f: StackFlow, r: ReviewRecord, body: 
     const kills = shared.injector.kills;
     let res;
     try {
-      res = await shared.injector.invoke(() => stack.handlers.reviewApi(apiRequest("POST /claims/{id}/review", path, { body: JSON.stringify(body), headers: { "content-type": "application/json" }, pathParameters: { id: r.claim_id } })));
+      res = await shared.injector.invoke(() =>
+        stack.handlers.reviewApi(
+          apiRequest("POST /claims/{id}/review", path, {
+            body: JSON.stringify(body),
+            headers: { "content-type": "application/json" },
+            pathParameters: { id: r.claim_id },
+          }),
+        ),
+      );
     } catch (error) {
       if (!(error instanceof StackCrashError) && shared.injector.kills === kills) throw error;
       res = { statusCode: 599 };
@@ -437,7 +519,8 @@ async function decide(shared: SharedStack, f: StackFlow, r: ReviewRecord, body: 
       f.counts.clientRetries++;
       continue;
     }
-    if (status > 500 || status === 404) f.violations.push(`POST ${path} ${JSON.stringify(body).slice(0, 120)} answered ${status}`);
+    if (status > 500 || status === 404)
+      f.violations.push(`POST ${path} ${JSON.stringify(body).slice(0, 120)} answered ${status}`);
     return;
   }
 }
@@ -448,18 +531,29 @@ function decisionFor(f: StackFlow, r: ReviewRecord, reviewer: string): Record<st
     const kind = rng.weighted({ approve: 45, lower: 15, deny: 35, resubmit: 5 });
     const amount = r.amount_eur ?? 0;
     if (kind === "approve") return { decision: "APPROVE", reviewer };
-    if (kind === "lower") return { decision: "APPROVE", reviewer, amount_eur: amount > 0.02 ? Math.max(0.01, Math.round(amount * rng.int(10, 90)) / 100) : amount };
+    if (kind === "lower")
+      return {
+        decision: "APPROVE",
+        reviewer,
+        amount_eur: amount > 0.02 ? Math.max(0.01, Math.round(amount * rng.int(10, 90)) / 100) : amount,
+      };
     if (kind === "resubmit") return { decision: "RESUBMIT", reviewer, claim: corrected(f, r) };
     return { decision: "DENY", reviewer, note: "checked" };
   }
   // A resubmitted claim's own review is denied: one resubmission per claim of the plan.
-  return rng.chance(0.5) && FLOW_OF_CLAIM.test(r.claim_id) ? { decision: "RESUBMIT", reviewer, claim: corrected(f, r) } : { decision: "DENY", reviewer };
+  return rng.chance(0.5) && FLOW_OF_CLAIM.test(r.claim_id)
+    ? { decision: "RESUBMIT", reviewer, claim: corrected(f, r) }
+    : { decision: "DENY", reviewer };
 }
 
 function corrected(f: StackFlow, r: ReviewRecord): Claim {
   const planned = f.plan.claims.map((c) => c.claim).find((c) => c.order_id === r.order_id) ?? f.plan.claims[0]!.claim;
   const order = f.rng.pick(f.plan.orders);
-  return { ...planned, order_id: planned.order_id.startsWith("ord_f") ? planned.order_id : order.order_id, amount_eur: Math.max(0.01, Math.min(Math.abs(planned.amount_eur) || 1, order.amount)) };
+  return {
+    ...planned,
+    order_id: planned.order_id.startsWith("ord_f") ? planned.order_id : order.order_id,
+    amount_eur: Math.max(0.01, Math.min(Math.abs(planned.amount_eur) || 1, order.amount)),
+  };
 }
 
 /** Waits until every claim of `flows` is final and no review is half decided (the sweep repairs those), or the time is up. */
@@ -469,7 +563,9 @@ async function settle(shared: SharedStack, flows: readonly StackFlow[], timeoutM
     let open = 0;
     for (const f of flows) {
       for (const id of f.claims) {
-        const [c, r] = await shared.use((stack) => Promise.all([stack.deps.claims.getClaim(id), stack.deps.reviews.getReview(id)]));
+        const [c, r] = await shared.use((stack) =>
+          Promise.all([stack.deps.claims.getClaim(id), stack.deps.reviews.getReview(id)]),
+        );
         if (!c || !isFinal(c.status) || r?.intent) open++;
         if (r?.resubmitted_claim_id && !f.claims.has(r.resubmitted_claim_id)) f.claims.add(r.resubmitted_claim_id);
       }
@@ -480,7 +576,12 @@ async function settle(shared: SharedStack, flows: readonly StackFlow[], timeoutM
 }
 
 /** Duplicates, delays, loses (timers) and races the flows' sends on the stack's SQS client, as each flow's faults say. */
-function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) => StackFlow | undefined, racing: Promise<unknown>[], injector: ReturnType<typeof createFaultInjector>): void {
+function installSendFaults(
+  stack: LocalStack,
+  flowOf: (id: unknown, re: RegExp) => StackFlow | undefined,
+  racing: Promise<unknown>[],
+  injector: ReturnType<typeof createFaultInjector>,
+): void {
   const roleOf = new Map((Object.keys(stack.queues) as QueueRole[]).map((role) => [stack.queues[role].url, role]));
   const claimOf = (body: string | undefined): string | undefined => {
     try {
@@ -493,11 +594,28 @@ function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) 
   let dupes = 0;
   stack.clients.sqs.middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { QueueUrl?: string; MessageBody?: string; MessageGroupId?: string; MessageDeduplicationId?: string; DelaySeconds?: number; Entries?: SendMessageBatchRequestEntry[] };
+      const input = args.input as {
+        QueueUrl?: string;
+        MessageBody?: string;
+        MessageGroupId?: string;
+        MessageDeduplicationId?: string;
+        DelaySeconds?: number;
+        Entries?: SendMessageBatchRequestEntry[];
+      };
       const role = input.QueueUrl ? roleOf.get(input.QueueUrl) : undefined;
       const batch = context.commandName === "SendMessageBatchCommand";
       if (!role || (context.commandName !== "SendMessageCommand" && !batch)) return next(args);
-      const entries: SendMessageBatchRequestEntry[] = batch ? [...(input.Entries ?? [])] : [{ Id: "one", MessageBody: input.MessageBody, ...(input.MessageGroupId ? { MessageGroupId: input.MessageGroupId } : {}), ...(input.MessageDeduplicationId ? { MessageDeduplicationId: input.MessageDeduplicationId } : {}), ...(input.DelaySeconds !== undefined ? { DelaySeconds: input.DelaySeconds } : {}) }];
+      const entries: SendMessageBatchRequestEntry[] = batch
+        ? [...(input.Entries ?? [])]
+        : [
+            {
+              Id: "one",
+              MessageBody: input.MessageBody,
+              ...(input.MessageGroupId ? { MessageGroupId: input.MessageGroupId } : {}),
+              ...(input.MessageDeduplicationId ? { MessageDeduplicationId: input.MessageDeduplicationId } : {}),
+              ...(input.DelaySeconds !== undefined ? { DelaySeconds: input.DelaySeconds } : {}),
+            },
+          ];
       const kept: SendMessageBatchRequestEntry[] = [];
       const copies: SendMessageBatchRequestEntry[] = [];
       for (const e of entries) {
@@ -515,23 +633,51 @@ function installSendFaults(stack: LocalStack, flowOf: (id: unknown, re: RegExp) 
         kept.push(entry);
         if (f && faults && faults.duplicate > 0 && f.rng.chance(faults.duplicate)) {
           f.counts.faults.duplicate++;
-          copies.push({ ...entry, Id: `${entry.Id}-dup`, ...(entry.MessageDeduplicationId ? { MessageDeduplicationId: `${entry.MessageDeduplicationId.slice(0, 100)}#dup${++dupes}` } : {}) });
+          copies.push({
+            ...entry,
+            Id: `${entry.Id}-dup`,
+            ...(entry.MessageDeduplicationId
+              ? { MessageDeduplicationId: `${entry.MessageDeduplicationId.slice(0, 100)}#dup${++dupes}` }
+              : {}),
+          });
         }
         // A racing consumer: the same message handed to a second invocation of the queue's handler right away.
         if (f && faults && faults.race > 0 && role !== "timers" && f.rng.chance(faults.race)) {
           f.counts.faults.race++;
-          const event = sqsBatch([{ id: `race-${++dupes}`, body: entry.MessageBody ?? "", receives: 1, group: entry.MessageGroupId }], `arn:aws:sqs:us-east-1:000000000000:${role}`);
+          const event = sqsBatch(
+            [{ id: `race-${++dupes}`, body: entry.MessageBody ?? "", receives: 1, group: entry.MessageGroupId }],
+            `arn:aws:sqs:us-east-1:000000000000:${role}`,
+          );
           // An invocation of its own: a crash of the racer is not the sender's.
-          racing.push(Promise.resolve().then(() => injector.invoke(() => stack.handlers[role](event, LAMBDA_CONTEXT))).catch(() => undefined));
+          racing.push(
+            Promise.resolve()
+              .then(() => injector.invoke(() => stack.handlers[role](event, LAMBDA_CONTEXT)))
+              .catch(() => undefined),
+          );
         }
       }
       const send = (list: SendMessageBatchRequestEntry[]) => {
         if (batch) return next({ ...args, input: { ...input, Entries: list } as typeof args.input });
         const [e] = list;
-        return next({ ...args, input: { QueueUrl: input.QueueUrl, MessageBody: e!.MessageBody, ...(e!.MessageGroupId ? { MessageGroupId: e!.MessageGroupId } : {}), ...(e!.MessageDeduplicationId ? { MessageDeduplicationId: e!.MessageDeduplicationId } : {}), ...(e!.DelaySeconds !== undefined ? { DelaySeconds: e!.DelaySeconds } : {}) } as typeof args.input });
+        return next({
+          ...args,
+          input: {
+            QueueUrl: input.QueueUrl,
+            MessageBody: e!.MessageBody,
+            ...(e!.MessageGroupId ? { MessageGroupId: e!.MessageGroupId } : {}),
+            ...(e!.MessageDeduplicationId ? { MessageDeduplicationId: e!.MessageDeduplicationId } : {}),
+            ...(e!.DelaySeconds !== undefined ? { DelaySeconds: e!.DelaySeconds } : {}),
+          } as typeof args.input,
+        });
       };
       // Everything dropped (lost timers): answer as SQS would have, with nothing sent.
-      const result = kept.length > 0 ? await send(kept) : { output: { $metadata: {}, ...(batch ? { Successful: [], Failed: [] } : { MessageId: "lost" }) }, response: {} };
+      const result =
+        kept.length > 0
+          ? await send(kept)
+          : {
+              output: { $metadata: {}, ...(batch ? { Successful: [], Failed: [] } : { MessageId: "lost" }) },
+              response: {},
+            };
       for (const copy of copies) await send([copy]);
       return result as Awaited<ReturnType<typeof next>>;
     },
@@ -544,9 +690,26 @@ async function scanVerdicts(stack: LocalStack): Promise<Map<string, StoredVerdic
   const out = new Map<string, StoredVerdict[]>();
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await stack.clients.dynamo.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME, ConsistentRead: true, FilterExpression: "sk = :v", ExpressionAttributeValues: { ":v": "VERDICT" }, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    const page = await stack.clients.dynamo.send(
+      new ScanCommand({
+        TableName: LOCAL_TABLE_NAME,
+        ConsistentRead: true,
+        FilterExpression: "sk = :v",
+        ExpressionAttributeValues: { ":v": "VERDICT" },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
     for (const i of page.Items ?? []) {
-      const v: StoredVerdict = { idempotency_key: String(i.pk), claim_id: String(i.claim_id), record: JSON.parse(String(i.record)) as StoredVerdict["record"], layer: Number(i.layer), checks: [], execution: i.execution as StoredVerdict["execution"], events: [], published: i.published === true };
+      const v: StoredVerdict = {
+        idempotency_key: String(i.pk),
+        claim_id: String(i.claim_id),
+        record: JSON.parse(String(i.record)) as StoredVerdict["record"],
+        layer: Number(i.layer),
+        checks: [],
+        execution: i.execution as StoredVerdict["execution"],
+        events: [],
+        published: i.published === true,
+      };
       out.set(v.claim_id, [...(out.get(v.claim_id) ?? []), v]);
     }
     start = page.LastEvaluatedKey;
@@ -555,7 +718,12 @@ async function scanVerdicts(stack: LocalStack): Promise<Map<string, StoredVerdic
 }
 
 /** What the stack holds for one flow: its claims, their verdicts, reviews, ledgers, events and audit. */
-async function observe(stack: LocalStack, f: StackFlow, journal: Awaited<ReturnType<typeof readJournal>>, verdicts: Map<string, StoredVerdict[]>) {
+async function observe(
+  stack: LocalStack,
+  f: StackFlow,
+  journal: Awaited<ReturnType<typeof readJournal>>,
+  verdicts: Map<string, StoredVerdict[]>,
+) {
   const claims: ClaimRecord[] = [];
   const reviews: ReviewRecord[] = [];
   const audit: AuditEvent[] = [];
@@ -567,8 +735,15 @@ async function observe(stack: LocalStack, f: StackFlow, journal: Awaited<ReturnT
     if (r) reviews.push(r);
     audit.push(...(await stack.deps.audit.byDfid(c.dfid)));
   }
-  const events = journal.filter((e) => f.claims.has(String(e.detail.claim_id))).map((e) => ({ detailType: e["detail-type"], detail: e.detail }));
-  const orderIds = new Set([...f.plan.orders.map((o) => o.order_id), ...claims.flatMap((c) => (c.claim ? [c.claim.order_id] : [])), ...reviews.flatMap((r) => (r.order_id ? [r.order_id] : [])), ...events.map((e) => String(e.detail.order_id ?? ""))]);
+  const events = journal
+    .filter((e) => f.claims.has(String(e.detail.claim_id)))
+    .map((e) => ({ detailType: e["detail-type"], detail: e.detail }));
+  const orderIds = new Set([
+    ...f.plan.orders.map((o) => o.order_id),
+    ...claims.flatMap((c) => (c.claim ? [c.claim.order_id] : [])),
+    ...reviews.flatMap((r) => (r.order_id ? [r.order_id] : [])),
+    ...events.map((e) => String(e.detail.order_id ?? "")),
+  ]);
   const scopes = new Set<string | undefined>([undefined, ...claims.map((c) => c.simulation_id)]);
   const ledgers: { scope?: string; entry: LedgerEntry }[] = [];
   for (const orderId of orderIds) {
@@ -576,7 +751,15 @@ async function observe(stack: LocalStack, f: StackFlow, journal: Awaited<ReturnT
     for (const scope of scopes) {
       const entry = await stack.deps.ledger.get(orderId, scope);
       // An order another flow shares (an unknown order id a garbled proposal named) holds other flows' claims too.
-      if (entry) ledgers.push({ ...(scope ? { scope } : {}), entry: { ...entry, claims: Object.fromEntries(Object.entries(entry.claims).filter(([c]) => f.claims.has(c))), pending_reviews: (entry.pending_reviews ?? []).filter((c) => f.claims.has(c)) } });
+      if (entry)
+        ledgers.push({
+          ...(scope ? { scope } : {}),
+          entry: {
+            ...entry,
+            claims: Object.fromEntries(Object.entries(entry.claims).filter(([c]) => f.claims.has(c))),
+            pending_reviews: (entry.pending_reviews ?? []).filter((c) => f.claims.has(c)),
+          },
+        });
     }
   }
   return { claims, verdicts: [...f.claims].flatMap((id) => verdicts.get(id) ?? []), reviews, ledgers, events, audit };
@@ -588,8 +771,15 @@ async function deadLetters(stack: LocalStack): Promise<number> {
   for (const role of Object.keys(stack.queues) as QueueRole[]) {
     const dlq = stack.queues[role].dlq;
     if (!dlq) continue;
-    const out = await stack.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
-    n += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    const out = await stack.clients.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: dlq.url,
+        AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+      }),
+    );
+    n +=
+      Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) +
+      Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
   }
   return n;
 }

@@ -13,7 +13,8 @@ const env = chaosEnv(readFileSync(CONFIG, "utf8"), "config.yaml");
 /** Violations of flows 0..n-1 of `seed` with a planted bug, up to the first flow whose violations match `wanted`. */
 async function violations(seed: number, n: number, mutate: FlowOptions["mutate"], wanted: RegExp): Promise<string> {
   const out: string[] = [];
-  for (let k = 0; k < n && !wanted.test(out.join("\n")); k++) out.push(...(await runChaosFlow(env, seed, k, { mutate })).violations);
+  for (let k = 0; k < n && !wanted.test(out.join("\n")); k++)
+    out.push(...(await runChaosFlow(env, seed, k, { mutate })).violations);
   return out.join("\n");
 }
 
@@ -30,7 +31,9 @@ describe("a chaos flow", () => {
   });
 
   it("differs from flow to flow", async () => {
-    const plans = await Promise.all([0, 1, 2, 3, 4].map(async (k) => JSON.stringify((await runChaosFlow(env, 42, k)).plan.claims)));
+    const plans = await Promise.all(
+      [0, 1, 2, 3, 4].map(async (k) => JSON.stringify((await runChaosFlow(env, 42, k)).plan.claims)),
+    );
     expect(new Set(plans).size).toBe(5);
   });
 });
@@ -38,7 +41,15 @@ describe("a chaos flow", () => {
 describe("a planted bug is found", () => {
   it("a ledger that forgets the order's amount: refunds above the order", async () => {
     // Seed 7: the flows drawn from a seed changed when a step's audit became one appendAll (one crash point, not one per event).
-    const found = await violations(7, 60, (d: PipelineDeps) => ({ ...d, ledger: { ...d.ledger, reserve: (r) => d.ledger.reserve({ ...r, orderCents: 10 ** 12 }) } }), /more than its/);
+    const found = await violations(
+      7,
+      60,
+      (d: PipelineDeps) => ({
+        ...d,
+        ledger: { ...d.ledger, reserve: (r) => d.ledger.reserve({ ...r, orderCents: 10 ** 12 }) },
+      }),
+      /more than its/,
+    );
     expect(found).toMatch(/more than its/);
   });
 
@@ -58,16 +69,46 @@ describe("a planted bug is found", () => {
   it("an orchestrator whose proposals go missing: claims the sweep's nudges never move, ended STALLED", async () => {
     let n = 0;
     const wanted = /is stuck: the sweep ended it STALLED/;
-    expect(await violations(1, 20, (d: PipelineDeps) => ({ ...d, queues: { ...d.queues, sendProposal: async (m) => (++n % 3 === 0 ? undefined : d.queues.sendProposal(m)) } }), wanted)).toMatch(wanted);
+    expect(
+      await violations(
+        1,
+        20,
+        (d: PipelineDeps) => ({
+          ...d,
+          queues: { ...d.queues, sendProposal: async (m) => (++n % 3 === 0 ? undefined : d.queues.sendProposal(m)) },
+        }),
+        wanted,
+      ),
+    ).toMatch(wanted);
   });
 
   it("a sweep that finds no stalled claim: claims stuck after a lost timer or a crash", async () => {
     const wanted = /is stuck in (RECEIVED|RUNNING)/;
-    expect(await violations(2, 80, (d: PipelineDeps) => ({ ...d, claims: { ...d.claims, listClaims: async () => ({ items: [] }) } }), wanted)).toMatch(wanted);
+    expect(
+      await violations(
+        2,
+        80,
+        (d: PipelineDeps) => ({ ...d, claims: { ...d.claims, listClaims: async () => ({ items: [] }) } }),
+        wanted,
+      ),
+    ).toMatch(wanted);
   });
 
   it("a publisher that drops RefundExecuted: ACCEPTs without their refund, reservations nobody announced", async () => {
-    const wanted = /has 0 RefundExecuted[^]*no RefundExecuted announces it|no RefundExecuted announces it[^]*has 0 RefundExecuted/;
-    expect(await violations(1, 30, (d: PipelineDeps) => ({ ...d, publisher: { publish: (entries) => d.publisher.publish(entries.filter((e) => e.detailType !== "RefundExecuted")) } }), wanted)).toMatch(wanted);
+    const wanted =
+      /has 0 RefundExecuted[^]*no RefundExecuted announces it|no RefundExecuted announces it[^]*has 0 RefundExecuted/;
+    expect(
+      await violations(
+        1,
+        30,
+        (d: PipelineDeps) => ({
+          ...d,
+          publisher: {
+            publish: (entries) => d.publisher.publish(entries.filter((e) => e.detailType !== "RefundExecuted")),
+          },
+        }),
+        wanted,
+      ),
+    ).toMatch(wanted);
   });
 });

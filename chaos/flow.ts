@@ -28,7 +28,16 @@ import type { QueueRole } from "../infra/facts.ts";
 import { FUNCTIONS, QUEUES } from "../infra/facts.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
-import { createInMemoryAuditLog, createInMemoryClaimRepository, createInMemoryContextStore, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemorySessionRepository, createInMemoryVerdictRepository, createRecordingPublisher } from "../pipeline/in-memory.ts";
+import {
+  createInMemoryAuditLog,
+  createInMemoryClaimRepository,
+  createInMemoryContextStore,
+  createInMemoryRefundLedger,
+  createInMemoryReviewRepository,
+  createInMemorySessionRepository,
+  createInMemoryVerdictRepository,
+  createRecordingPublisher,
+} from "../pipeline/in-memory.ts";
 import { sequentialIds } from "../pipeline/in-process.ts";
 import type { HandlerLogger } from "../functions/lib/logger.ts";
 import { createChaosLlm } from "./chaos-llm.ts";
@@ -79,7 +88,18 @@ const SIDE_EFFECTS: Readonly<Partial<Record<keyof PipelineDeps, readonly string[
   publisher: ["publish"],
   reviews: ["openReview", "updateReview"],
 };
-const WRAPPED: readonly (keyof PipelineDeps)[] = ["claims", "sessions", "verdicts", "ledger", "audit", "queues", "publisher", "reviews", "orders", "llm"];
+const WRAPPED: readonly (keyof PipelineDeps)[] = [
+  "claims",
+  "sessions",
+  "verdicts",
+  "ledger",
+  "audit",
+  "queues",
+  "publisher",
+  "reviews",
+  "orders",
+  "llm",
+];
 
 const SWEEP_EVERY_MS = 300_000;
 /** Sweeps run on an idle flow before its unfinished claims count as stuck (an hour). */
@@ -122,7 +142,12 @@ export interface FlowOptions {
 }
 
 /** Runs flow `flow` of the run seeded `seed`. */
-export async function runChaosFlow(env: ChaosEnv, seed: number, flow: number, opts: FlowOptions = {}): Promise<FlowResult> {
+export async function runChaosFlow(
+  env: ChaosEnv,
+  seed: number,
+  flow: number,
+  opts: FlowOptions = {},
+): Promise<FlowResult> {
   const rng = createRng(flowSeed(seed, flow));
   const plan = planFlow(rng, seed, flow);
   return runPlannedFlow(env, plan, rng, opts);
@@ -161,7 +186,13 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   const queues = createSimQueues({ clock, rng, faults: plan.faults });
   const registry = createAgentRegistry({ acceptedMajor: 1 });
   registry.handshake({ agent_id: agent.agentId, version: agent.version, contract: agent.responsibility });
-  const llm = createChaosLlm(createRulesModel({ contract: agent.contract, responsibility: agent.responsibility }), { rng, profile: plan.llm, advance, counts: counts.llm, functionTimeoutMs: FUNCTIONS.worker.timeoutSeconds * 1000 });
+  const llm = createChaosLlm(createRulesModel({ contract: agent.contract, responsibility: agent.responsibility }), {
+    rng,
+    profile: plan.llm,
+    advance,
+    counts: counts.llm,
+    functionTimeoutMs: FUNCTIONS.worker.timeoutSeconds * 1000,
+  });
   const unmutated: PipelineDeps = {
     claims,
     sessions: createInMemorySessionRepository(),
@@ -206,12 +237,16 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
           if (crashAt.has(calls)) {
             counts.faults.crash++;
             inv.dead = true;
-            throw new InjectedCrashError(`${inv.label} crashed right after ${name}.${prop} (side-effecting call ${calls})`);
+            throw new InjectedCrashError(
+              `${inv.label} crashed right after ${name}.${prop} (side-effecting call ${calls})`,
+            );
           }
           if (plan.faults.restartAfterCall === calls) {
             counts.faults.restart++;
             for (const l of live) l.dead = true;
-            throw new InjectedCrashError(`the stack restarted right after ${name}.${prop} (side-effecting call ${calls})`);
+            throw new InjectedCrashError(
+              `the stack restarted right after ${name}.${prop} (side-effecting call ${calls})`,
+            );
           }
           return result;
         };
@@ -220,7 +255,8 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   };
   const depsFor = (inv: Invocation): PipelineDeps => {
     const wrapped = { ...base };
-    for (const name of WRAPPED) (wrapped as unknown as Record<string, object>)[name] = wrapPort(inv, name, base[name] as object);
+    for (const name of WRAPPED)
+      (wrapped as unknown as Record<string, object>)[name] = wrapPort(inv, name, base[name] as object);
     return wrapped;
   };
   const loggerFor = (inv: Invocation): HandlerLogger =>
@@ -245,7 +281,11 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
 
   // The agenda: client requests and reviewer decisions at their instants; the sweep every five minutes.
   const agenda: Planned[] = plan.claims.flatMap((c): Planned[] => {
-    const first: Planned = { at: plan.startMs + c.submitAtMs, job: { kind: "submit", claim: c, attempt: 1 }, ...(c.resend === "concurrent" ? { together: `submit-${c.index}` } : {}) };
+    const first: Planned = {
+      at: plan.startMs + c.submitAtMs,
+      job: { kind: "submit", claim: c, attempt: 1 },
+      ...(c.resend === "concurrent" ? { together: `submit-${c.index}` } : {}),
+    };
     if (!c.resend) return [first];
     const again: Planned = { ...first, at: c.resend === "later" ? first.at + rng.int(1_000, 900_000) : first.at };
     return [first, again];
@@ -261,7 +301,12 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
 
   const submit = async (job: Extract<Job, { kind: "submit" }>, inv: Invocation) => {
     const handler = createIntakeApiHandler(() => depsFor(inv), { logger: loggerFor(inv) });
-    const res = await handler(apiRequest("POST /claims", "/claims", { body: JSON.stringify(job.claim.body), headers: { "content-type": "application/json", "idempotency-key": job.claim.idempotencyKey } }));
+    const res = await handler(
+      apiRequest("POST /claims", "/claims", {
+        body: JSON.stringify(job.claim.body),
+        headers: { "content-type": "application/json", "idempotency-key": job.claim.idempotencyKey },
+      }),
+    );
     if (inv.dead) {
       if (rng.chance(job.claim.retryAfterCrash)) {
         counts.clientRetries++;
@@ -272,12 +317,15 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
     const body = typeof res === "string" ? res : (res.body ?? "");
     if (status !== 202) {
-      violations.push(`POST /claims (claim ${job.claim.index}, attempt ${job.attempt}) answered ${status}: ${body.slice(0, 200)}`);
+      violations.push(
+        `POST /claims (claim ${job.claim.index}, attempt ${job.attempt}) answered ${status}: ${body.slice(0, 200)}`,
+      );
       return;
     }
     const claimId = String((JSON.parse(body) as { claim_id: string }).claim_id);
     const known = keyToClaim.get(job.claim.idempotencyKey);
-    if (known && known !== claimId) violations.push(`Idempotency-Key ${job.claim.idempotencyKey} answered ${known}, then ${claimId}`);
+    if (known && known !== claimId)
+      violations.push(`Idempotency-Key ${job.claim.idempotencyKey} answered ${known}, then ${claimId}`);
     keyToClaim.set(job.claim.idempotencyKey, claimId);
     plannedOf.set(claimId, job.claim.claim);
   };
@@ -285,7 +333,13 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   const review = async (job: Extract<Job, { kind: "review" }>, inv: Invocation) => {
     const handler = createReviewApiHandler(() => depsFor(inv), { logger: loggerFor(inv) });
     const path = `/claims/${job.claimId}/review`;
-    const res = await handler(apiRequest("POST /claims/{id}/review", path, { body: JSON.stringify(job.body), headers: { "content-type": "application/json" }, pathParameters: { id: job.claimId } }));
+    const res = await handler(
+      apiRequest("POST /claims/{id}/review", path, {
+        body: JSON.stringify(job.body),
+        headers: { "content-type": "application/json" },
+        pathParameters: { id: job.claimId },
+      }),
+    );
     counts.reviewDecisions++;
     if (inv.dead) {
       if (rng.chance(plan.reviewer.retryAfterCrash)) {
@@ -296,7 +350,10 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     }
     const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
     const body = typeof res === "string" ? res : (res.body ?? "");
-    if (status >= 500 || status === 404) violations.push(`POST ${path} ${JSON.stringify(job.body).slice(0, 120)} answered ${status}: ${body.slice(0, 200)}`);
+    if (status >= 500 || status === 404)
+      violations.push(
+        `POST ${path} ${JSON.stringify(job.body).slice(0, 120)} answered ${status}: ${body.slice(0, 200)}`,
+      );
     if (status === 200) decidedOk.set(job.claimId, [...(decidedOk.get(job.claimId) ?? []), String(job.body.decision)]);
   };
 
@@ -310,9 +367,27 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       const at = now + rng.int(1_000, 20 * 60_000);
       const first = decisionFor(r, "alice");
       const together = rng.chance(plan.reviewer.concurrent) ? `review-${r.claim_id}` : undefined;
-      agenda.push({ at, job: { kind: "review", claimId: r.claim_id, body: first, attempt: 1 }, ...(together ? { together } : {}) });
-      if (together) agenda.push({ at, job: { kind: "review", claimId: r.claim_id, body: rng.chance(0.5) ? first : decisionFor(r, "bob"), attempt: 1 }, together });
-      if (rng.chance(plan.reviewer.repeat)) agenda.push({ at: at + rng.int(1_000, 600_000), job: { kind: "review", claimId: r.claim_id, body: first, attempt: 1 } });
+      agenda.push({
+        at,
+        job: { kind: "review", claimId: r.claim_id, body: first, attempt: 1 },
+        ...(together ? { together } : {}),
+      });
+      if (together)
+        agenda.push({
+          at,
+          job: {
+            kind: "review",
+            claimId: r.claim_id,
+            body: rng.chance(0.5) ? first : decisionFor(r, "bob"),
+            attempt: 1,
+          },
+          together,
+        });
+      if (rng.chance(plan.reviewer.repeat))
+        agenda.push({
+          at: at + rng.int(1_000, 600_000),
+          job: { kind: "review", claimId: r.claim_id, body: first, attempt: 1 },
+        });
     }
   };
   const decisionFor = (r: ReviewRecord, reviewer: string): Record<string, unknown> => {
@@ -321,14 +396,22 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       const kind = rng.weighted({ approve: 45, lower: 15, tooMuch: 5, deny: 30, resubmit: 5 });
       const amount = r.amount_eur ?? 0;
       if (kind === "approve") return { decision: "APPROVE", reviewer, ...note };
-      if (kind === "lower") return { decision: "APPROVE", reviewer, amount_eur: amount > 0.02 ? Math.max(0.01, Math.round(amount * rng.int(10, 90)) / 100) : amount, ...note };
-      if (kind === "tooMuch") return { decision: "APPROVE", reviewer, amount_eur: Math.round((amount + 10) * 100) / 100 };
+      if (kind === "lower")
+        return {
+          decision: "APPROVE",
+          reviewer,
+          amount_eur: amount > 0.02 ? Math.max(0.01, Math.round(amount * rng.int(10, 90)) / 100) : amount,
+          ...note,
+        };
+      if (kind === "tooMuch")
+        return { decision: "APPROVE", reviewer, amount_eur: Math.round((amount + 10) * 100) / 100 };
       if (kind === "resubmit") return { decision: "RESUBMIT", reviewer, claim: correctedClaim(r) };
       return { decision: "DENY", reviewer, ...note };
     }
     const kind = rng.weighted({ resubmit: 50, deny: 40, approve: 10 });
     if (kind === "approve") return { decision: "APPROVE", reviewer };
-    if (kind === "resubmit" && depth(r.claim_id) < 2) return { decision: "RESUBMIT", reviewer, claim: correctedClaim(r), ...note };
+    if (kind === "resubmit" && depth(r.claim_id) < 2)
+      return { decision: "RESUBMIT", reviewer, claim: correctedClaim(r), ...note };
     return { decision: "DENY", reviewer, ...note };
   };
   const depth = (claimId: string): number => {
@@ -340,13 +423,24 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   const correctedClaim = (r: ReviewRecord): Claim => {
     const planned = plannedOf.get(r.claim_id) ?? claimsById(r.claim_id)?.claim;
     const order = rng.pick(plan.orders);
-    const claim: Claim = planned ? { ...planned } : { order_id: order.order_id, amount_eur: Math.min(order.amount, 100), category: order.category, reason: "corrected by a reviewer" };
-    if (rng.chance(0.4)) claim.amount_eur = Math.max(0.01, Math.min(claim.amount_eur, Math.round(order.amount * 50) / 100));
+    const claim: Claim = planned
+      ? { ...planned }
+      : {
+          order_id: order.order_id,
+          amount_eur: Math.min(order.amount, 100),
+          category: order.category,
+          reason: "corrected by a reviewer",
+        };
+    if (rng.chance(0.4))
+      claim.amount_eur = Math.max(0.01, Math.min(claim.amount_eur, Math.round(order.amount * 50) / 100));
     return claim;
   };
 
   const runJob = async (job: Job): Promise<Map<SimMessage, boolean>> => {
-    const inv: Invocation = { dead: false, label: job.kind === "queue" ? `${QUEUES[job.role].consumer}#${++label}` : `${job.kind}#${++label}` };
+    const inv: Invocation = {
+      dead: false,
+      label: job.kind === "queue" ? `${QUEUES[job.role].consumer}#${++label}` : `${job.kind}#${++label}`,
+    };
     live.add(inv);
     const results = new Map<SimMessage, boolean>();
     try {
@@ -356,10 +450,17 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
           const handler = consumer(job.role, depsFor(inv), loggerFor(inv));
           let failed: Set<string>;
           try {
-            const answer = await handler(sqsBatch(job.messages.map((m) => ({ id: String(m.id), body: m.body, receives: m.receives, group: m.group })), `arn:aws:sqs:us-east-1:000000000000:${job.role}`), LAMBDA_CONTEXT);
+            const answer = await handler(
+              sqsBatch(
+                job.messages.map((m) => ({ id: String(m.id), body: m.body, receives: m.receives, group: m.group })),
+                `arn:aws:sqs:us-east-1:000000000000:${job.role}`,
+              ),
+              LAMBDA_CONTEXT,
+            );
             failed = new Set(answer.batchItemFailures.map((f) => f.itemIdentifier));
           } catch (error) {
-            if (!(error instanceof InjectedCrashError) && !inv.dead) violations.push(`${inv.label} threw: ${(error as Error).message}`);
+            if (!(error instanceof InjectedCrashError) && !inv.dead)
+              violations.push(`${inv.label} threw: ${(error as Error).message}`);
             failed = new Set(job.messages.map((m) => String(m.id)));
           }
           // A process that died loses its batch response: every message of the batch comes back.
@@ -377,7 +478,8 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
           try {
             await createSweepHandler(() => depsFor(inv), { logger: loggerFor(inv), env: {} })();
           } catch (error) {
-            if (!(error instanceof InjectedCrashError) && !inv.dead) violations.push(`the sweep threw: ${(error as Error).message}`);
+            if (!(error instanceof InjectedCrashError) && !inv.dead)
+              violations.push(`the sweep threw: ${(error as Error).message}`);
           }
           break;
         }
@@ -392,7 +494,9 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   let idle = 0;
   for (let step = 0; ; step++) {
     if (step >= MAX_STEPS || now - plan.startMs > MAX_SIMULATED_MS) {
-      violations.push(`the flow did not settle within ${MAX_STEPS} deliveries / ${MAX_SIMULATED_MS / 3_600_000} simulated hours (${queues.pending()} message(s) queued)`);
+      violations.push(
+        `the flow did not settle within ${MAX_STEPS} deliveries / ${MAX_SIMULATED_MS / 3_600_000} simulated hours (${queues.pending()} message(s) queued)`,
+      );
       break;
     }
     await planReviews();
@@ -412,7 +516,11 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     if (queues.pending() > 0 || agenda.length > 0) idle = 0;
 
     type Candidate = { planned?: Planned; batch?: SimMessage[]; sweep?: true };
-    const candidates: Candidate[] = [...due.map((p) => ({ planned: p })), ...batches.map((b) => ({ batch: b })), ...(sweepDue ? [{ sweep: true as const }] : [])];
+    const candidates: Candidate[] = [
+      ...due.map((p) => ({ planned: p })),
+      ...batches.map((b) => ({ batch: b })),
+      ...(sweepDue ? [{ sweep: true as const }] : []),
+    ];
     const chosen = rng.shuffle(candidates).slice(0, plan.concurrency);
     const jobs: Job[] = [];
     const take = (p: Planned) => {
@@ -425,7 +533,8 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       if (c.planned) {
         take(c.planned);
         // Requests planned together (a double submit, two reviewers at once) go out together.
-        if (c.planned.together) for (const p of agenda.filter((q) => q.together === c.planned!.together && q.at <= now)) take(p);
+        if (c.planned.together)
+          for (const p of agenda.filter((q) => q.together === c.planned!.together && q.at <= now)) take(p);
       } else if (c.batch) {
         queues.receive(c.batch);
         jobs.push({ kind: "queue", role: c.batch[0]!.role, messages: c.batch });
@@ -457,15 +566,28 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   for (const [claimId, decisions] of decidedOk) {
     const r = stored.get(claimId);
     const distinct = [...new Set(decisions)];
-    if (distinct.length > 1) violations.push(`review of ${claimId}: reviewers were told ${distinct.join(" and ")} both succeeded`);
-    if (!r?.decision || r.decision !== distinct[0]) violations.push(`review of ${claimId}: a reviewer was told ${distinct[0]} succeeded, the review records ${r?.decision ?? r?.status ?? "nothing"}`);
+    if (distinct.length > 1)
+      violations.push(`review of ${claimId}: reviewers were told ${distinct.join(" and ")} both succeeded`);
+    if (!r?.decision || r.decision !== distinct[0])
+      violations.push(
+        `review of ${claimId}: a reviewer was told ${distinct[0]} succeeded, the review records ${r?.decision ?? r?.status ?? "nothing"}`,
+      );
   }
 
   const observed: FlowObservation = {
     claims: claims.all(),
     verdicts: verdicts.all(),
     reviews: reviews.all(),
-    ledgers: await ledgersOf(ledger, [...plan.orders.map((o) => o.order_id), ...claims.all().flatMap((c) => (c.claim ? [c.claim.order_id] : [])), ...reviews.all().flatMap((r) => (r.order_id ? [r.order_id] : [])), ...publisher.published.map((e) => String((e.detail as { order_id?: unknown }).order_id ?? ""))], claims.all()),
+    ledgers: await ledgersOf(
+      ledger,
+      [
+        ...plan.orders.map((o) => o.order_id),
+        ...claims.all().flatMap((c) => (c.claim ? [c.claim.order_id] : [])),
+        ...reviews.all().flatMap((r) => (r.order_id ? [r.order_id] : [])),
+        ...publisher.published.map((e) => String((e.detail as { order_id?: unknown }).order_id ?? "")),
+      ],
+      claims.all(),
+    ),
     events: publisher.published.map((e) => ({ detailType: e.detailType, detail: e.detail as Record<string, unknown> })),
     audit: audit.all(),
     orders: plan.orders,
@@ -478,11 +600,22 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   counts.decided = observed.claims.filter((c) => c.status === "DECIDED").length;
   counts.needsReview = observed.claims.filter((c) => c.status === "NEEDS_REVIEW").length;
   counts.refunds = invariants.money.refunds;
-  return { plan, violations, counts, simulatedMs: now - plan.startMs, invariants, ...(opts.keep ? { observation: observed } : {}) };
+  return {
+    plan,
+    violations,
+    counts,
+    simulatedMs: now - plan.startMs,
+    invariants,
+    ...(opts.keep ? { observation: observed } : {}),
+  };
 }
 
 /** Every ledger entry the flow can have touched (its orders, and any order a claim, review or event named), real and simulation scopes. */
-async function ledgersOf(ledger: PipelineDeps["ledger"], orderIds: readonly string[], claims: readonly ClaimRecord[]): Promise<{ scope?: string; entry: LedgerEntry }[]> {
+async function ledgersOf(
+  ledger: PipelineDeps["ledger"],
+  orderIds: readonly string[],
+  claims: readonly ClaimRecord[],
+): Promise<{ scope?: string; entry: LedgerEntry }[]> {
   const scopes = new Set<string | undefined>([undefined, ...claims.map((c) => c.simulation_id)]);
   const out: { scope?: string; entry: LedgerEntry }[] = [];
   for (const orderId of new Set(orderIds)) {

@@ -16,7 +16,8 @@ beforeAll(async () => {
     const r = await runChaosFlow(env, 3, k, { keep: true });
     const o = r.observation!;
     const accepted = o.claims.some((c) => c.verdict === "ACCEPT" && c.executed);
-    const inReview = o.claims.some((c) => c.status === "NEEDS_REVIEW") && o.reviews.some((x) => x.status === "PENDING" && x.order_id);
+    const inReview =
+      o.claims.some((c) => c.status === "NEEDS_REVIEW") && o.reviews.some((x) => x.status === "PENDING" && x.order_id);
     if (r.violations.length === 0 && accepted && inReview) {
       clean = o;
       return;
@@ -43,7 +44,11 @@ describe("checkFlowInvariants", () => {
 
   it("names a claim the sweep had to end STALLED", () => {
     const o = copy();
-    Object.assign(o.claims[0]!, { status: "NEEDS_REVIEW", reason_code: "STALLED", reason: "no progress through 3 sweeps" });
+    Object.assign(o.claims[0]!, {
+      status: "NEEDS_REVIEW",
+      reason_code: "STALLED",
+      reason: "no progress through 3 sweeps",
+    });
     expect(violations(o)).toMatch(new RegExp(`claim ${o.claims[0]!.claim_id} is stuck: the sweep ended it STALLED`));
   });
 
@@ -58,7 +63,9 @@ describe("checkFlowInvariants", () => {
     const pending = o.reviews.find((r) => r.status === "PENDING" && r.order_id)!;
     pending.status = "DENIED";
     pending.decision = "DENY";
-    expect(violations(o)).toMatch(new RegExp(`still marks claim ${pending.claim_id} as awaiting review, but its review is DENIED`));
+    expect(violations(o)).toMatch(
+      new RegExp(`still marks claim ${pending.claim_id} as awaiting review, but its review is DENIED`),
+    );
   });
 
   it("names a pending review the ledger does not mark", () => {
@@ -72,10 +79,15 @@ describe("checkFlowInvariants", () => {
     const decided = o.claims.find((c) => c.status === "DECIDED")!;
     decided.verdict_id = "ver_other";
     const inReview = o.claims.find((c) => c.status === "NEEDS_REVIEW")!;
-    o.events = [...o.events, { detailType: "ClaimVerdict", detail: { verdict_id: "ver_x", claim_id: inReview.claim_id, verdict: "REJECT" } }];
+    o.events = [
+      ...o.events,
+      { detailType: "ClaimVerdict", detail: { verdict_id: "ver_x", claim_id: inReview.claim_id, verdict: "REJECT" } },
+    ];
     const found = violations(o);
     expect(found).toMatch(new RegExp(`claim ${decided.claim_id} \\(DECIDED \\w+ ver_other\\) has ClaimVerdict ids`));
-    expect(found).toMatch(new RegExp(`claim ${inReview.claim_id} is NEEDS_REVIEW but the bus carries ClaimVerdict ver_x`));
+    expect(found).toMatch(
+      new RegExp(`claim ${inReview.claim_id} is NEEDS_REVIEW but the bus carries ClaimVerdict ver_x`),
+    );
   });
 
   it("names a reservation no RefundExecuted announces", () => {

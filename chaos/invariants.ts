@@ -45,7 +45,10 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   const violations: string[] = [];
   const reviews = new Map(o.reviews.map((r) => [r.claim_id, r]));
   const events = o.events.filter((e) => typeof e.detail.claim_id === "string");
-  const verdictIds = group(events.filter((e) => e.detailType === "ClaimVerdict"), (e) => String(e.detail.claim_id));
+  const verdictIds = group(
+    events.filter((e) => e.detailType === "ClaimVerdict"),
+    (e) => String(e.detail.claim_id),
+  );
   const stored = group(o.verdicts, (v) => v.claim_id);
   const claimIds = new Set(o.claims.map((c) => c.claim_id));
 
@@ -53,22 +56,33 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   for (const c of o.claims) {
     if (!isFinal(c.status)) violations.push(`claim ${c.claim_id} is stuck in ${c.status}`);
     // The sweep's last resort (SPEC §8): in a flow whose faults all pass, no nudge should ever fail to move a claim.
-    if (c.status === "NEEDS_REVIEW" && c.reason_code === "STALLED") violations.push(`claim ${c.claim_id} is stuck: the sweep ended it STALLED (${c.reason ?? ""})`);
+    if (c.status === "NEEDS_REVIEW" && c.reason_code === "STALLED")
+      violations.push(`claim ${c.claim_id} is stuck: the sweep ended it STALLED (${c.reason ?? ""})`);
   }
-  for (const e of events) if (!claimIds.has(String(e.detail.claim_id))) violations.push(`the bus carries ${e.detailType} for ${String(e.detail.claim_id)}, which is not stored`);
+  for (const e of events)
+    if (!claimIds.has(String(e.detail.claim_id)))
+      violations.push(`the bus carries ${e.detailType} for ${String(e.detail.claim_id)}, which is not stored`);
 
   // One verdict per proposal, and the published one is the claim's.
   for (const c of o.claims) {
     const ids = [...new Set((verdictIds.get(c.claim_id) ?? []).map((e) => String(e.detail.verdict_id)))];
     const mine = stored.get(c.claim_id) ?? [];
     for (const v of mine) {
-      if (v.execution === "PENDING") violations.push(`claim ${c.claim_id}: stored verdict ${v.record.verdict_id} is still PENDING execution`);
-      if (!v.published && isFinal(c.status)) violations.push(`claim ${c.claim_id}: stored verdict ${v.record.verdict_id} was never published`);
+      if (v.execution === "PENDING")
+        violations.push(`claim ${c.claim_id}: stored verdict ${v.record.verdict_id} is still PENDING execution`);
+      if (!v.published && isFinal(c.status))
+        violations.push(`claim ${c.claim_id}: stored verdict ${v.record.verdict_id} was never published`);
     }
     if (c.status === "DECIDED") {
-      if (ids.length !== 1 || ids[0] !== c.verdict_id) violations.push(`claim ${c.claim_id} (DECIDED ${c.verdict ?? "?"} ${c.verdict_id ?? "no id"}) has ClaimVerdict ids [${ids.join(", ")}] on the bus`);
+      if (ids.length !== 1 || ids[0] !== c.verdict_id)
+        violations.push(
+          `claim ${c.claim_id} (DECIDED ${c.verdict ?? "?"} ${c.verdict_id ?? "no id"}) has ClaimVerdict ids [${ids.join(", ")}] on the bus`,
+        );
       const live = mine.filter((v) => v.execution !== "REFUSED");
-      if (live.length !== 1 || live[0]!.record.verdict_id !== c.verdict_id) violations.push(`claim ${c.claim_id}: ${live.length} stored verdict(s) not superseded (${live.map((v) => v.record.verdict_id).join(", ")}), the claim records ${c.verdict_id ?? "none"}`);
+      if (live.length !== 1 || live[0]!.record.verdict_id !== c.verdict_id)
+        violations.push(
+          `claim ${c.claim_id}: ${live.length} stored verdict(s) not superseded (${live.map((v) => v.record.verdict_id).join(", ")}), the claim records ${c.verdict_id ?? "none"}`,
+        );
     } else if (c.status === "NEEDS_REVIEW" && ids.length > 0) {
       violations.push(`claim ${c.claim_id} is NEEDS_REVIEW but the bus carries ClaimVerdict ${ids.join(", ")}`);
     }
@@ -78,19 +92,32 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   for (const c of o.claims) {
     const review = reviews.get(c.claim_id);
     const needsOne = c.status === "NEEDS_REVIEW" || (c.status === "DECIDED" && c.verdict === "ESCALATE");
-    if (needsOne && !review) violations.push(`claim ${c.claim_id} (${c.status}${c.verdict ? ` ${c.verdict}` : ""}) has no review`);
-    if (review?.intent) violations.push(`review of claim ${c.claim_id} is stuck with an unfinished ${review.intent.decision} (the decision was claimed, never carried out)`);
-    if (review && review.status === "APPROVED" && c.executed !== true) violations.push(`claim ${c.claim_id}: its review is APPROVED but the claim says executed=${String(c.executed)}`);
+    if (needsOne && !review)
+      violations.push(`claim ${c.claim_id} (${c.status}${c.verdict ? ` ${c.verdict}` : ""}) has no review`);
+    if (review?.intent)
+      violations.push(
+        `review of claim ${c.claim_id} is stuck with an unfinished ${review.intent.decision} (the decision was claimed, never carried out)`,
+      );
+    if (review && review.status === "APPROVED" && c.executed !== true)
+      violations.push(`claim ${c.claim_id}: its review is APPROVED but the claim says executed=${String(c.executed)}`);
   }
   const marked = new Map<string, string>();
-  for (const { scope, entry } of o.ledgers) for (const claimId of entry.pending_reviews ?? []) marked.set(claimId, `${scope ? `${scope}|` : ""}${entry.order_id}`);
+  for (const { scope, entry } of o.ledgers)
+    for (const claimId of entry.pending_reviews ?? [])
+      marked.set(claimId, `${scope ? `${scope}|` : ""}${entry.order_id}`);
   for (const [claimId, where] of marked) {
     const review = reviews.get(claimId);
-    if (review?.status !== "PENDING") violations.push(`the ledger of ${where} still marks claim ${claimId} as awaiting review, but its review is ${review?.status ?? "absent"}: automatic refunds on the order are blocked for good`);
+    if (review?.status !== "PENDING")
+      violations.push(
+        `the ledger of ${where} still marks claim ${claimId} as awaiting review, but its review is ${review?.status ?? "absent"}: automatic refunds on the order are blocked for good`,
+      );
   }
   const holds = new Set(o.ledgers.flatMap(({ entry }) => Object.keys(entry.claims)));
   for (const r of o.reviews) {
-    if (r.status === "PENDING" && r.order_id && !marked.has(r.claim_id) && !holds.has(r.claim_id)) violations.push(`claim ${r.claim_id}'s review is PENDING but the ledger of ${r.order_id} does not mark it: automatic refunds on the order would go on`);
+    if (r.status === "PENDING" && r.order_id && !marked.has(r.claim_id) && !holds.has(r.claim_id))
+      violations.push(
+        `claim ${r.claim_id}'s review is PENDING but the ledger of ${r.order_id} does not mark it: automatic refunds on the order would go on`,
+      );
   }
 
   // Money, over the bus and the ledgers.
@@ -102,7 +129,10 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   });
   violations.push(...money.violations);
   for (const c of o.claims) {
-    if (holds.has(c.claim_id) !== (c.executed === true)) violations.push(`claim ${c.claim_id} says executed=${String(c.executed)} but the ledger ${holds.has(c.claim_id) ? "holds" : "does not hold"} its refund`);
+    if (holds.has(c.claim_id) !== (c.executed === true))
+      violations.push(
+        `claim ${c.claim_id} says executed=${String(c.executed)} but the ledger ${holds.has(c.claim_id) ? "holds" : "does not hold"} its refund`,
+      );
   }
 
   // The audit is complete: every final claim replays IDENTICAL, to the outcome its record shows.
@@ -110,7 +140,10 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   for (const c of o.claims) {
     if (!isFinal(c.status)) continue;
     const review = reviews.get(c.claim_id);
-    const result = replayClaim(c.claim_id, o.audit, { responsibility: o.responsibility, ...(review ? { review } : {}) });
+    const result = replayClaim(c.claim_id, o.audit, {
+      responsibility: o.responsibility,
+      ...(review ? { review } : {}),
+    });
     replayed++;
     const expected = c.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : c.verdict;
     if (result.status !== "IDENTICAL") {

@@ -7,7 +7,14 @@ import type { HandlerLogger } from "../functions/lib/logger.ts";
 export function apiRequest(
   routeKey: string,
   rawPath: string,
-  init: { body?: string; headers?: Record<string, string>; pathParameters?: Record<string, string>; query?: Record<string, string>; isBase64Encoded?: boolean; requestId?: string } = {},
+  init: {
+    body?: string;
+    headers?: Record<string, string>;
+    pathParameters?: Record<string, string>;
+    query?: Record<string, string>;
+    isBase64Encoded?: boolean;
+    requestId?: string;
+  } = {},
 ): APIGatewayProxyEventV2 {
   const method = routeKey.split(" ")[0] ?? "GET";
   return {
@@ -19,9 +26,16 @@ export function apiRequest(
     ...(init.query && Object.keys(init.query).length > 0 ? { queryStringParameters: init.query } : {}),
     ...(init.pathParameters ? { pathParameters: init.pathParameters } : {}),
     requestContext: {
-      accountId: "000000000000", apiId: "chaos", domainName: "localhost", domainPrefix: "localhost",
+      accountId: "000000000000",
+      apiId: "chaos",
+      domainName: "localhost",
+      domainPrefix: "localhost",
       http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "chaos" },
-      requestId: init.requestId ?? "chaos", routeKey, stage: "$default", time: "", timeEpoch: 0,
+      requestId: init.requestId ?? "chaos",
+      routeKey,
+      stage: "$default",
+      time: "",
+      timeEpoch: 0,
     },
     ...(init.body === undefined ? {} : { body: init.body }),
     isBase64Encoded: init.isBase64Encoded ?? false,
@@ -29,7 +43,10 @@ export function apiRequest(
 }
 
 /** An SQS batch: one record per message, with its id, receive count and (FIFO) message group. */
-export function sqsBatch(messages: readonly { id: string; body: string; receives: number; group?: string | undefined }[], queueArn: string): SQSEvent {
+export function sqsBatch(
+  messages: readonly { id: string; body: string; receives: number; group?: string | undefined }[],
+  queueArn: string,
+): SQSEvent {
   return {
     Records: messages.map((m) => ({
       messageId: m.id,
@@ -80,7 +97,9 @@ export function watchingLogger(unexpected: (line: string) => void): HandlerLogge
     error: (message: unknown, ...fields: unknown[]) => {
       const error = (fields[0] as { error?: { name?: string; code?: string; message?: string } } | undefined)?.error;
       if (error?.code !== undefined && EXPECTED_ERRORS.has(error.code)) return;
-      unexpected(`${String(message)}: ${error ? `${error.name ?? "Error"}${error.code ? ` ${error.code}` : ""}: ${error.message ?? ""}` : JSON.stringify(fields)}`);
+      unexpected(
+        `${String(message)}: ${error ? `${error.name ?? "Error"}${error.code ? ` ${error.code}` : ""}: ${error.message ?? ""}` : JSON.stringify(fields)}`,
+      );
     },
   } as unknown as HandlerLogger;
 }

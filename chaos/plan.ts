@@ -111,14 +111,19 @@ const cents = (eur: number) => Math.round(eur * 100);
 const eur = (c: number) => c / 100;
 
 function drawOrder(rng: Rng, id: string, startMs: number): Order {
-  const amount = rng.chance(0.5) ? rng.pick([45, 80, 100, 120, 178, 299.99, 500, 650, 1200]) : eur(rng.int(1_000, 150_000));
+  const amount = rng.chance(0.5)
+    ? rng.pick([45, 80, 100, 120, 178, 299.99, 500, 650, 1200])
+    : eur(rng.int(1_000, 150_000));
   const category = rng.weighted({ electronics: 40, clothing: 20, home: 25, prohibited_category: 8, gift_cards: 7 });
   const days = rng.weighted({ recent: 80, boundary: 6, outside: 8, future: 6 });
   const purchaseMs =
-    days === "recent" ? startMs - rng.int(1, 13) * DAY - rng.int(0, 23) * 3_600_000
-    : days === "boundary" ? startMs - 14 * DAY
-    : days === "outside" ? startMs - rng.int(15, 60) * DAY
-    : startMs + rng.int(1, 3) * DAY;
+    days === "recent"
+      ? startMs - rng.int(1, 13) * DAY - rng.int(0, 23) * 3_600_000
+      : days === "boundary"
+        ? startMs - 14 * DAY
+        : days === "outside"
+          ? startMs - rng.int(15, 60) * DAY
+          : startMs + rng.int(1, 3) * DAY;
   return {
     order_id: id,
     purchase_date: new Date(purchaseMs).toISOString(),
@@ -131,7 +136,17 @@ function drawOrder(rng: Rng, id: string, startMs: number): Order {
 
 function drawAmount(rng: Rng, order: Order | undefined): number {
   const orderCents = order ? cents(order.amount) : rng.int(1_000, 90_000);
-  const kind = rng.weighted({ whole: 30, part: 30, split: 12, above_order: 8, above_limit: 8, at_limit: 4, tiny: 3, zero_or_negative: 3, odd: 2 });
+  const kind = rng.weighted({
+    whole: 30,
+    part: 30,
+    split: 12,
+    above_order: 8,
+    above_limit: 8,
+    at_limit: 4,
+    tiny: 3,
+    zero_or_negative: 3,
+    odd: 2,
+  });
   switch (kind) {
     case "whole":
       return eur(orderCents);
@@ -158,9 +173,16 @@ function drawClaim(rng: Rng, orders: readonly Order[], orderPrefix: string): Cla
   const unknown = rng.chance(0.05);
   const order = unknown ? undefined : rng.pick(orders);
   const orderId = order?.order_id ?? `${orderPrefix}missing`;
-  const category = order && rng.chance(0.9) ? order.category : rng.pick(["electronics", "home", "clothing", "gift_cards"]);
+  const category =
+    order && rng.chance(0.9) ? order.category : rng.pick(["electronics", "home", "clothing", "gift_cards"]);
   let customer: string | undefined;
-  if (order?.customer_id) customer = rng.weighted({ same: 70, none: 15, other: 15 }) === "same" ? order.customer_id : rng.chance(0.5) ? undefined : "cus_intruder";
+  if (order?.customer_id)
+    customer =
+      rng.weighted({ same: 70, none: 15, other: 15 }) === "same"
+        ? order.customer_id
+        : rng.chance(0.5)
+          ? undefined
+          : "cus_intruder";
   else if (rng.chance(0.15)) customer = `cus_${rng.int(1, 99)}`;
   return {
     order_id: orderId,
@@ -182,19 +204,29 @@ function claimText(claim: Claim, order: Order | undefined, startMs: number, with
 }
 
 /** Draws flow `flow`'s plan. `prefix` keeps ids apart when flows share one stack (the emulator runs). */
-export function planFlow(rng: Rng, seed: number, flow: number, opts: { prefix?: string; startMs?: number } = {}): FlowPlan {
+export function planFlow(
+  rng: Rng,
+  seed: number,
+  flow: number,
+  opts: { prefix?: string; startMs?: number } = {},
+): FlowPlan {
   const prefix = opts.prefix ?? "";
   const startMs = opts.startMs ?? FLOW_START_MS;
   // Now and then a burst: many claims on one order at once, racing for its balance and its automatic limit.
   const burst = rng.chance(0.1);
-  const orders = Array.from({ length: burst ? 1 : rng.int(1, 3) }, (_, i) => drawOrder(rng, `ord_${prefix}${i + 1}`, startMs));
+  const orders = Array.from({ length: burst ? 1 : rng.int(1, 3) }, (_, i) =>
+    drawOrder(rng, `ord_${prefix}${i + 1}`, startMs),
+  );
   const byId = new Map(orders.map((o) => [o.order_id, o]));
   // Some flows are a simulation's claims: their refunds go to a ledger of their own (SPEC §7.3).
   const simulationId = rng.chance(0.1) ? `sim_chaos_${seed}_${flow}` : undefined;
   const claims: PlannedClaim[] = Array.from({ length: burst ? rng.int(8, 12) : rng.int(1, 6) }, (_, index) => {
     const claim = drawClaim(rng, orders, `ord_${prefix}`);
     const form = rng.weighted<ClaimForm>({ structured: 65, text: 30, text_without_order: 5 });
-    const input = form === "structured" ? { claim } : { claim_text: claimText(claim, byId.get(claim.order_id), startMs, form === "text") };
+    const input =
+      form === "structured"
+        ? { claim }
+        : { claim_text: claimText(claim, byId.get(claim.order_id), startMs, form === "text") };
     const body = { ...input, ...(simulationId ? { simulation_id: simulationId } : {}) };
     const resend = rng.weighted({ none: 80, concurrent: 10, later: 10 });
     return {
@@ -219,7 +251,9 @@ export function planFlow(rng: Rng, seed: number, flow: number, opts: { prefix?: 
     if (rng.chance(0.6)) {
       // Several crashes, spread over the calls a flow of this size makes (about 40 per claim).
       const calls = claims.length * 40;
-      faults.crashAfterCalls = [...new Set(Array.from({ length: rng.int(1, 6) }, () => rng.int(1, calls)))].sort((a, b) => a - b);
+      faults.crashAfterCalls = [...new Set(Array.from({ length: rng.int(1, 6) }, () => rng.int(1, calls)))].sort(
+        (a, b) => a - b,
+      );
     }
     if (rng.chance(0.3)) faults.race = rng.pick([0.1, 0.25, 0.5]);
     if (rng.chance(0.25)) faults.lostTimer = rng.pick([0.3, 1]);
@@ -234,7 +268,12 @@ export function planFlow(rng: Rng, seed: number, flow: number, opts: { prefix?: 
     claims,
     faults,
     llm: { name, ...LLM_PROFILES[name] },
-    reviewer: { decide: rng.pick([0.6, 0.85, 1]), concurrent: rng.pick([0, 0.2, 0.5]), repeat: rng.pick([0, 0.2]), retryAfterCrash: 0.75 },
+    reviewer: {
+      decide: rng.pick([0.6, 0.85, 1]),
+      concurrent: rng.pick([0, 0.2, 0.5]),
+      repeat: rng.pick([0, 0.2]),
+      retryAfterCrash: 0.75,
+    },
     concurrency: rng.int(1, 4),
   };
 }

@@ -4,8 +4,19 @@ import { parseChaosArgs, reproduction } from "./run.ts";
 
 describe("parseChaosArgs", () => {
   it("reads --flows, --seed, --flow, --emulators and --verbose", () => {
-    expect(parseChaosArgs(["--flows", "10000", "--seed", "42", "--emulators"])).toEqual({ flows: 10000, seed: 42, emulators: true, verbose: false });
-    expect(parseChaosArgs(["--seed", "7", "--flow", "3"])).toEqual({ flows: 1, seed: 7, flow: 3, emulators: false, verbose: false });
+    expect(parseChaosArgs(["--flows", "10000", "--seed", "42", "--emulators"])).toEqual({
+      flows: 10000,
+      seed: 42,
+      emulators: true,
+      verbose: false,
+    });
+    expect(parseChaosArgs(["--seed", "7", "--flow", "3"])).toEqual({
+      flows: 1,
+      seed: 7,
+      flow: 3,
+      emulators: false,
+      verbose: false,
+    });
   });
 
   it("draws a seed when none is given", () => {

@@ -63,12 +63,20 @@ describe("the simulated queues", () => {
     await q.port.scheduleTimer("c2", now() + 3_600_000);
     expect(q.available(now())).toEqual([]);
     expect(q.nextVisibleAt()).toBe(now() + 120_000);
-    expect(q.available(now() + 900_000).flat().map((m) => (JSON.parse(m.body) as { claim_id: string }).claim_id).sort()).toEqual(["c1", "c2"]);
+    expect(
+      q
+        .available(now() + 900_000)
+        .flat()
+        .map((m) => (JSON.parse(m.body) as { claim_id: string }).claim_id)
+        .sort(),
+    ).toEqual(["c1", "c2"]);
   });
 
   it("refuse a message that does not match its schema, as the SQS adapter does", async () => {
     const { q } = queues();
-    await expect(q.port.sendProposal({ claim_id: "", dfid: "d", proposal: {} })).rejects.toThrow(/does not match its schema/);
+    await expect(q.port.sendProposal({ claim_id: "", dfid: "d", proposal: {} })).rejects.toThrow(
+      /does not match its schema/,
+    );
   });
 
   it("duplicate, delay and lose messages as the flow's faults say", async () => {

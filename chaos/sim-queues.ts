@@ -3,7 +3,14 @@
 // per claim (one batch of a group in flight at a time, a five-minute deduplication window), a failed or
 // crashed delivery visible again after its visibility timeout, and a message moved to its DLQ after
 // maxReceiveCount receives. On top of that the flow's faults: duplicated, delayed and lost messages.
-import { AgentStepMessageSchema, CrewQueueMessageSchema, crewMessageDedupeId, ExtractionMessageSchema, ProposalMessageSchema, TimerMessageSchema } from "../pipeline/messages.ts";
+import {
+  AgentStepMessageSchema,
+  CrewQueueMessageSchema,
+  crewMessageDedupeId,
+  ExtractionMessageSchema,
+  ProposalMessageSchema,
+  TimerMessageSchema,
+} from "../pipeline/messages.ts";
 import type { WorkQueues } from "../pipeline/ports.ts";
 import { timerDelaySeconds } from "../pipeline/timers.ts";
 import { QUEUES, visibilityTimeoutSeconds } from "../infra/facts.ts";
@@ -75,7 +82,11 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
   const send = (role: QueueRole, message: unknown, o: { group?: string; dedupeId?: string; delayMs?: number } = {}) => {
     // As the SQS adapter: a message is checked against its schema before it leaves.
     const parsed = SCHEMAS[role].safeParse(message);
-    if (!parsed.success) throw new ChaosError("INVALID_MESSAGE_SENT", `a ${role} message does not match its schema: ${parsed.error.message}`);
+    if (!parsed.success)
+      throw new ChaosError(
+        "INVALID_MESSAGE_SENT",
+        `a ${role} message does not match its schema: ${parsed.error.message}`,
+      );
     const now = clock.now();
     if (o.dedupeId !== undefined) {
       const seen = dedupe.get(o.dedupeId);
@@ -93,7 +104,15 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
     }
     const body = JSON.stringify(message);
     const push = (extraDelay: number) =>
-      messages.push({ id: nextId++, role, body, ...(o.group !== undefined ? { group: o.group } : {}), visibleAt: now + delay + extraDelay, receives: 0, inFlight: false });
+      messages.push({
+        id: nextId++,
+        role,
+        body,
+        ...(o.group !== undefined ? { group: o.group } : {}),
+        visibleAt: now + delay + extraDelay,
+        receives: 0,
+        inFlight: false,
+      });
     push(0);
     // A duplicate: the producer retried after its answer was lost, or SQS delivered twice (FIFO: under another deduplication id).
     if (faults.duplicate > 0 && rng.chance(faults.duplicate)) {
@@ -176,7 +195,9 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
       // A FIFO group moves when its head is visible; a standard message when it is.
       const heads = new Map<string, SimMessage>();
       for (const m of messages) if (m.role === "crewEvents" && !heads.has(m.group!)) heads.set(m.group!, m);
-      const waiting = messages.filter((m) => !m.inFlight && (m.role !== "crewEvents" || heads.get(m.group!) === m)).map((m) => m.visibleAt);
+      const waiting = messages
+        .filter((m) => !m.inFlight && (m.role !== "crewEvents" || heads.get(m.group!) === m))
+        .map((m) => m.visibleAt);
       return waiting.length === 0 ? undefined : Math.min(...waiting);
     },
     pending: () => messages.length,

@@ -31,9 +31,21 @@ export interface Tally extends FlowTotals {
 export function createTally(): Tally {
   const zero = () => Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
   return {
-    flows: 0, failedFlows: 0, violations: 0, flowsWith: zero(), faults: zero(),
+    flows: 0,
+    failedFlows: 0,
+    violations: 0,
+    flowsWith: zero(),
+    faults: zero(),
     llm: { calls: 0, slow: 0, hang: 0, fail: 0, garble: 0 },
-    deadLetters: 0, clientRetries: 0, reviewDecisions: 0, deliveries: 0, sweeps: 0, claims: 0, decided: 0, needsReview: 0, refunds: 0,
+    deadLetters: 0,
+    clientRetries: 0,
+    reviewDecisions: 0,
+    deliveries: 0,
+    sweeps: 0,
+    claims: 0,
+    decided: 0,
+    needsReview: 0,
+    refunds: 0,
   };
 }
 
@@ -48,7 +60,18 @@ export function addToTally(t: Tally, flow: { counts: FlowTotals; violations: rea
     if (c.faults[k] > 0) t.flowsWith[k]++;
   }
   for (const k of ["calls", "slow", "hang", "fail", "garble"] as const) t.llm[k] += c.llm[k];
-  for (const k of ["deadLetters", "clientRetries", "reviewDecisions", "deliveries", "sweeps", "claims", "decided", "needsReview", "refunds"] as const) t[k] += c[k];
+  for (const k of [
+    "deadLetters",
+    "clientRetries",
+    "reviewDecisions",
+    "deliveries",
+    "sweeps",
+    "claims",
+    "decided",
+    "needsReview",
+    "refunds",
+  ] as const)
+    t[k] += c[k];
 }
 
 /** The run's summary, a few lines. */

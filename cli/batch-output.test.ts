@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { formatCalls, formatLlmFigures, formatProgress, formatScenario, formatSummary, refundedBeforeNote } from "./batch-output.ts";
+import {
+  formatCalls,
+  formatLlmFigures,
+  formatProgress,
+  formatScenario,
+  formatSummary,
+  refundedBeforeNote,
+} from "./batch-output.ts";
 import type { BatchRow } from "./batch-output.ts";
 
 const row = (over: Partial<BatchRow>): BatchRow => ({
@@ -19,13 +26,24 @@ const row = (over: Partial<BatchRow>): BatchRow => ({
 });
 
 describe("batch output", () => {
-  const rejected = row({ id: "E", verdict: "REJECT", reason_code: "EXCEEDS_REFUNDABLE_BALANCE", executed: false, matches: false, expected_reason_code: "VALIDATION_PASSED" });
+  const rejected = row({
+    id: "E",
+    verdict: "REJECT",
+    reason_code: "EXCEEDS_REFUNDABLE_BALANCE",
+    executed: false,
+    matches: false,
+    expected_reason_code: "VALIDATION_PASSED",
+  });
 
   it("shows expected and actual reason codes on a ✗, in the scenario block and the summary", () => {
     const block = formatScenario(5, 6, rejected, { input: "free text", ms: 12 });
     expect(block).toContain("Verdict  : REJECT (EXCEEDS_REFUNDABLE_BALANCE)  expected ACCEPT (VALIDATION_PASSED)  ✗");
-    expect(formatSummary([row({}), rejected], { ms: 1000 })).toMatch(/✗ REJECT +E +a claim {2}\(expected ACCEPT VALIDATION_PASSED, got REJECT EXCEEDS_REFUNDABLE_BALANCE\)/);
-    expect(formatSummary([row({ matches: false, verdict: "NEEDS_REVIEW", reason_code: null })], { ms: 1 })).toContain("(expected ACCEPT, got NEEDS_REVIEW)");
+    expect(formatSummary([row({}), rejected], { ms: 1000 })).toMatch(
+      /✗ REJECT +E +a claim {2}\(expected ACCEPT VALIDATION_PASSED, got REJECT EXCEEDS_REFUNDABLE_BALANCE\)/,
+    );
+    expect(formatSummary([row({ matches: false, verdict: "NEEDS_REVIEW", reason_code: null })], { ms: 1 })).toContain(
+      "(expected ACCEPT, got NEEDS_REVIEW)",
+    );
   });
 
   it("explains a balance rejection caused by an earlier row of the run refunding the same order", () => {
@@ -50,10 +68,19 @@ describe("batch output", () => {
 
 describe("progress while a claim is waited for", () => {
   it("says how long, the claim's status and the model calls in flight", () => {
-    expect(formatProgress({ id: "E", claimId: "clm_1", status: "RUNNING", elapsedMs: 42_400, inFlight: [{ task: "decide_refund", elapsedMs: 12_600 }], done: 3 })).toBe(
-      "  … E clm_1: RUNNING for 42 s; 1 model call in flight (decide_refund 13 s); 3 calls done in this run",
+    expect(
+      formatProgress({
+        id: "E",
+        claimId: "clm_1",
+        status: "RUNNING",
+        elapsedMs: 42_400,
+        inFlight: [{ task: "decide_refund", elapsedMs: 12_600 }],
+        done: 3,
+      }),
+    ).toBe("  … E clm_1: RUNNING for 42 s; 1 model call in flight (decide_refund 13 s); 3 calls done in this run");
+    expect(formatProgress({ id: "E", claimId: "clm_1", status: "RECEIVED", elapsedMs: 10_000, inFlight: [] })).toBe(
+      "  … E clm_1: RECEIVED for 10 s; no model call in flight",
     );
-    expect(formatProgress({ id: "E", claimId: "clm_1", status: "RECEIVED", elapsedMs: 10_000, inFlight: [] })).toBe("  … E clm_1: RECEIVED for 10 s; no model call in flight");
   });
 });
 

@@ -34,7 +34,9 @@ export function refundedBeforeNote(row: BatchRow, earlier: readonly BatchRow[]):
   const before = earlier.filter((r) => r.executed && r.order_id === row.order_id);
   if (before.length === 0) return {};
   const refunded = before.map((r) => `${r.amount_eur?.toFixed(2)} EUR by ${r.id}`).join(", ");
-  return { note: `${row.order_id} was already refunded in this run (${refunded}) and the refund ledger never pays an order twice; DIR sample 35 refunds the same order again because its runtime keeps no ledger` };
+  return {
+    note: `${row.order_id} was already refunded in this run (${refunded}) and the refund ledger never pays an order twice; DIR sample 35 refunds the same order again because its runtime keeps no ledger`,
+  };
 }
 
 const useColor = () => process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -47,7 +49,18 @@ function paintVerdict(verdict: string): string {
 }
 
 /** The header printed before a batch. */
-export function formatHeader(info: { config: string; scenarios: string; count: number; llm: string; llmCheck?: string; waits?: string; agent: string; now: string; simulationId: string; stack: string }): string {
+export function formatHeader(info: {
+  config: string;
+  scenarios: string;
+  count: number;
+  llm: string;
+  llmCheck?: string;
+  waits?: string;
+  agent: string;
+  now: string;
+  simulationId: string;
+  stack: string;
+}): string {
   const rule = "=".repeat(78);
   return [
     rule,
@@ -56,8 +69,12 @@ export function formatHeader(info: { config: string; scenarios: string; count: n
     `  Config    : ${info.config}`,
     `  Scenarios : ${info.scenarios} (${info.count})`,
     `  LLM       : ${info.llm}`,
-    ...(info.llmCheck === undefined ? [] : [`  LLM check : ${info.llmCheck.startsWith("FAILED") ? paint("31", info.llmCheck) : info.llmCheck}`]),
-    ...(info.waits === undefined ? [] : [`  Waits     : ${info.waits} (from LLM_TIMEOUT_MS; claims batch --claim-timeout overrides the last)`]),
+    ...(info.llmCheck === undefined
+      ? []
+      : [`  LLM check : ${info.llmCheck.startsWith("FAILED") ? paint("31", info.llmCheck) : info.llmCheck}`]),
+    ...(info.waits === undefined
+      ? []
+      : [`  Waits     : ${info.waits} (from LLM_TIMEOUT_MS; claims batch --claim-timeout overrides the last)`]),
     `  Agent     : ${info.agent}`,
     `  Crew      : Claims Analyst → Decision Maker (fixer on fault)`,
     `  Kernel    : 11 layers (schema, validity, order, category, window, amount, balance, alignment, confidence, date, limit)`,
@@ -69,7 +86,12 @@ export function formatHeader(info: { config: string; scenarios: string; count: n
 }
 
 /** The block printed for one decided scenario. */
-export function formatScenario(index: number, total: number, row: BatchRow, detail: { input: string; extracted?: string; proposal?: string; llm?: string; ms: number }): string {
+export function formatScenario(
+  index: number,
+  total: number,
+  row: BatchRow,
+  detail: { input: string; extracted?: string; proposal?: string; llm?: string; ms: number },
+): string {
   const mark = row.matches ? paint("32", "✓") : paint("31", "✗");
   const lines = [
     `[${index}/${total}] ${row.id} — ${row.label}`,
@@ -87,16 +109,24 @@ export function formatScenario(index: number, total: number, row: BatchRow, deta
 }
 
 /** The summary printed after a batch. */
-export function formatSummary(rows: BatchRow[], extra: { report?: string; ms: number; notes?: readonly string[] }): string {
+export function formatSummary(
+  rows: BatchRow[],
+  extra: { report?: string; ms: number; notes?: readonly string[] },
+): string {
   const rule = "=".repeat(78);
   const passed = rows.filter((r) => r.matches).length;
   const lines = [rule, "Summary", rule];
   for (const r of rows) {
     const mark = r.matches ? paint("32", "✓") : paint("31", "✗");
-    lines.push(`  ${mark} ${paintVerdict(r.verdict.padEnd(12))} ${r.id.padEnd(4)} ${r.label}${r.matches ? "" : `  (expected ${[r.expected, r.expected_reason_code].filter(Boolean).join(" ")}, got ${[r.verdict, r.reason_code].filter(Boolean).join(" ")})`}`);
+    lines.push(
+      `  ${mark} ${paintVerdict(r.verdict.padEnd(12))} ${r.id.padEnd(4)} ${r.label}${r.matches ? "" : `  (expected ${[r.expected, r.expected_reason_code].filter(Boolean).join(" ")}, got ${[r.verdict, r.reason_code].filter(Boolean).join(" ")})`}`,
+    );
     if (!r.matches && r.note) lines.push(`      why: ${r.note}`);
   }
-  lines.push("", `  ${passed}/${rows.length} scenarios match their expected verdict in ${(extra.ms / 1000).toFixed(1)} s.`);
+  lines.push(
+    "",
+    `  ${passed}/${rows.length} scenarios match their expected verdict in ${(extra.ms / 1000).toFixed(1)} s.`,
+  );
   for (const note of extra.notes ?? []) lines.push(`  ${note}`);
   if (extra.report) lines.push(`  Report: ${extra.report}`);
   return `${lines.join("\n")}\n`;
@@ -113,7 +143,14 @@ interface CallFigure {
 }
 
 /** The line printed while a claim is waited for: elapsed time, its status, and the model calls in flight. */
-export function formatProgress(p: { id: string; claimId: string; status: string; elapsedMs: number; inFlight: ReadonlyArray<{ task: string; elapsedMs: number }>; done?: number | undefined }): string {
+export function formatProgress(p: {
+  id: string;
+  claimId: string;
+  status: string;
+  elapsedMs: number;
+  inFlight: ReadonlyArray<{ task: string; elapsedMs: number }>;
+  done?: number | undefined;
+}): string {
   const calls =
     p.inFlight.length === 0
       ? "no model call in flight"
@@ -137,7 +174,9 @@ export function formatLlmFigures(calls: readonly CallFigure[], claimMs: readonly
   const s = (v: number) => `${(v / 1000).toFixed(1)} s`;
   const mean = (v: readonly number[]) => v.reduce((n, x) => n + x, 0) / Math.max(1, v.length);
   const failed = calls.filter((c) => !c.ok);
-  const byTask = [...new Set(calls.map((c) => c.task))].map((t) => `${t} ${calls.filter((c) => c.task === t).length}`).join(", ");
+  const byTask = [...new Set(calls.map((c) => c.task))]
+    .map((t) => `${t} ${calls.filter((c) => c.task === t).length}`)
+    .join(", ");
   return [
     `LLM: ${calls.length} calls (${byTask}); per call mean ${s(mean(ms))}, median ${s(ms[Math.floor(ms.length / 2)]!)}, max ${s(ms.at(-1)!)}; ${failed.length === 0 ? "none failed" : `${failed.length} failed: ${countCodes(failed)}`}.`,
     `Per claim: mean ${s(mean(claimMs))}, max ${s(Math.max(0, ...claimMs))}.`,

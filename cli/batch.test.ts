@@ -23,17 +23,21 @@ async function batch(scenariosYaml: string) {
     configPath: CONFIG,
     clock: frozenClock(Date.parse("2026-06-01T12:00:00Z")),
     dataDir,
-    llm: (config) => ({ port: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), description: "rules" }),
+    llm: (config) => ({
+      port: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+      description: "rules",
+    }),
     runtime: async (opts) => createInProcessRuntime(opts),
     log: (text) => void log.push(text),
   });
   return { outcome, log: log.join("\n"), dataDir };
 }
 
-const row = (id: string, claim: string, expected: string) => `  - id: ${id}\n    label: "${id}"\n    context:\n      claim: ${claim}\n    expected: ${expected}\n`;
-const ACCEPTED = "{ order_id: ord_001, amount_eur: 299.99, category: electronics, reason: \"Screen is dead\" }";
-const ESCALATED_TOO = "{ order_id: ord_011, amount_eur: 500.01, category: electronics, reason: \"Cracked\" }";
-const ESCALATED = "{ order_id: ord_002, amount_eur: 1200.0, category: electronics, reason: \"Does not boot\" }";
+const row = (id: string, claim: string, expected: string) =>
+  `  - id: ${id}\n    label: "${id}"\n    context:\n      claim: ${claim}\n    expected: ${expected}\n`;
+const ACCEPTED = '{ order_id: ord_001, amount_eur: 299.99, category: electronics, reason: "Screen is dead" }';
+const ESCALATED_TOO = '{ order_id: ord_011, amount_eur: 500.01, category: electronics, reason: "Cracked" }';
+const ESCALATED = '{ order_id: ord_002, amount_eur: 1200.0, category: electronics, reason: "Does not boot" }';
 
 describe("runBatch", () => {
   it("reports a mismatch when the verdict matches but the reason code does not", async () => {
@@ -43,7 +47,9 @@ describe("runBatch", () => {
         row("wrong_reason", ESCALATED_TOO, "{ verdict: ESCALATE, reason_code: LOW_CONFIDENCE }") +
         row("verdict_only", ESCALATED, "ESCALATE"),
     );
-    expect(outcome.rows.map((r) => ({ id: r.id, verdict: r.verdict, reason_code: r.reason_code, matches: r.matches }))).toEqual([
+    expect(
+      outcome.rows.map((r) => ({ id: r.id, verdict: r.verdict, reason_code: r.reason_code, matches: r.matches })),
+    ).toEqual([
       { id: "right", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", matches: true },
       { id: "wrong_reason", verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: false },
       { id: "verdict_only", verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: true },
@@ -52,11 +58,22 @@ describe("runBatch", () => {
     const end = loadRunAudit(dataDir, outcome.simulationId).find((e) => e.event_type === "SIMULATION_END")!;
     const details = SimulationEndDetailsSchema.parse(end.details);
     expect(details).toMatchObject({ total: 3, matched: 2 });
-    expect(details.results[1]).toMatchObject({ id: "wrong_reason", verdict: "ESCALATE", expected: "ESCALATE", expected_reason_code: "LOW_CONFIDENCE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: false });
+    expect(details.results[1]).toMatchObject({
+      id: "wrong_reason",
+      verdict: "ESCALATE",
+      expected: "ESCALATE",
+      expected_reason_code: "LOW_CONFIDENCE",
+      reason_code: "AMOUNT_ABOVE_LIMIT",
+      matches: false,
+    });
   });
 
   it("reports all matched when every verdict and every given reason code match", async () => {
-    const { outcome } = await batch("scenarios:\n" + row("right", ACCEPTED, "{ verdict: ACCEPT, reason_code: VALIDATION_PASSED }") + row("verdict_only", ESCALATED, "ESCALATE"));
+    const { outcome } = await batch(
+      "scenarios:\n" +
+        row("right", ACCEPTED, "{ verdict: ACCEPT, reason_code: VALIDATION_PASSED }") +
+        row("verdict_only", ESCALATED, "ESCALATE"),
+    );
     expect(outcome.rows.map((r) => r.matches)).toEqual([true, true]);
     expect(outcome.allMatch).toBe(true);
   });

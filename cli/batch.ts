@@ -15,7 +15,15 @@ import { describePreflight } from "../adapters/llm/preflight.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";
 import { AgentRefusedError } from "../functions/lib/errors.ts";
-import { formatCalls, formatHeader, formatLlmFigures, formatProgress, formatScenario, formatSummary, refundedBeforeNote } from "./batch-output.ts";
+import {
+  formatCalls,
+  formatHeader,
+  formatLlmFigures,
+  formatProgress,
+  formatScenario,
+  formatSummary,
+  refundedBeforeNote,
+} from "./batch-output.ts";
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
@@ -75,43 +83,60 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   const notes: string[] = [];
   // The endpoint check comes first: a model that is down is said at once, naming URL, model and error.
   const check = llm.preflight ? await llm.preflight() : undefined;
-  const runtime = await opts.runtime({ agent: config.agent, orders: config.orders, llm: llm.port, clock: opts.clock, ...(llm.waits ? { waits: llm.waits } : {}) });
+  const runtime = await opts.runtime({
+    agent: config.agent,
+    orders: config.orders,
+    llm: llm.port,
+    clock: opts.clock,
+    ...(llm.waits ? { waits: llm.waits } : {}),
+  });
   const rows: BatchRow[] = [];
   const results: ScenarioResult[] = [];
   const metered = llm.meter !== undefined && llm.port.provider !== "rules" ? llm.meter : undefined;
   const claimMs: number[] = [];
   try {
-    opts.log(formatHeader({
-      config: displayPath(opts.configPath),
-      scenarios: displayPath(opts.scenariosPath),
-      count: scenarios.length,
-      llm: llm.description,
-      ...(check === undefined ? {} : { llmCheck: describePreflight(check) }),
-      agent: `${config.agent.agentId} v${config.agent.version}`,
-      now: new Date(started).toISOString(),
-      simulationId,
-      stack: runtime.description,
-      ...(llm.waits && llm.port.provider !== "rules" ? { waits: `a call ${seconds(llm.waits.callMs)}, a step up to ${seconds(llm.waits.timeouts.decisionMs)}, a claim up to ${seconds(llm.waits.claimMs)}` } : {}),
-    }));
+    opts.log(
+      formatHeader({
+        config: displayPath(opts.configPath),
+        scenarios: displayPath(opts.scenariosPath),
+        count: scenarios.length,
+        llm: llm.description,
+        ...(check === undefined ? {} : { llmCheck: describePreflight(check) }),
+        agent: `${config.agent.agentId} v${config.agent.version}`,
+        now: new Date(started).toISOString(),
+        simulationId,
+        stack: runtime.description,
+        ...(llm.waits && llm.port.provider !== "rules"
+          ? {
+              waits: `a call ${seconds(llm.waits.callMs)}, a step up to ${seconds(llm.waits.timeouts.decisionMs)}, a claim up to ${seconds(llm.waits.claimMs)}`,
+            }
+          : {}),
+      }),
+    );
     if (check !== undefined && !check.ok) {
-      notes.push(`The LLM endpoint check failed: ${check.message}. Claims that needed the model ended NEEDS_REVIEW (${check.code}); start the model server and run again.`);
+      notes.push(
+        `The LLM endpoint check failed: ${check.message}. Claims that needed the model ended NEEDS_REVIEW (${check.code}); start the model server and run again.`,
+      );
     }
     // What was read differently from the file's face value, and what was ignored: said once per run.
     const ignored = [...config.reading.ignored, ...scenarioFile.ignored];
     for (const m of config.reading.mappings) opts.log(`  Read as   : ${m}`);
-    if (scenarioFile.idsFromLabels.length > 0) opts.log(`  Read as   : scenario ids from their labels: ${scenarioFile.idsFromLabels.join(", ")}`);
+    if (scenarioFile.idsFromLabels.length > 0)
+      opts.log(`  Read as   : scenario ids from their labels: ${scenarioFile.idsFromLabels.join(", ")}`);
     if (ignored.length > 0) opts.log(`  Ignored   : ${ignoredSummary(ignored)}`);
     if (ignored.length > 0 || config.reading.mappings.length > 0 || scenarioFile.idsFromLabels.length > 0) opts.log("");
     const rootDfid = simulationDfid(simulationId);
-    await runtime.appendAudit(simulationStartEvent({
-      simulationId,
-      nowMs: started,
-      config,
-      scenarios,
-      files: { config: displayPath(opts.configPath), scenarios: displayPath(opts.scenariosPath) },
-      stack: runtime.description,
-      llm: { provider: llm.port.provider, model: llm.port.model },
-    }));
+    await runtime.appendAudit(
+      simulationStartEvent({
+        simulationId,
+        nowMs: started,
+        config,
+        scenarios,
+        files: { config: displayPath(opts.configPath), scenarios: displayPath(opts.scenariosPath) },
+        stack: runtime.description,
+        llm: { provider: llm.port.provider, model: llm.port.model },
+      }),
+    );
 
     for (const [i, s] of scenarios.entries()) {
       const t0 = performance.now();
@@ -126,14 +151,23 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           failure = `refused by intake: ${submitted.message}${"issues" in submitted ? ` (${submitted.issues.map((x) => `${x.path}: ${x.message}`).join("; ")})` : ""}`;
         } else {
           claimId = submitted.claimId;
-          record = await withProgress(opts, () => runtime.settle(submitted.claimId), (elapsedMs) => progressLine(s.id, submitted.claimId, elapsedMs, runtime, metered));
+          record = await withProgress(
+            opts,
+            () => runtime.settle(submitted.claimId),
+            (elapsedMs) => progressLine(s.id, submitted.claimId, elapsedMs, runtime, metered),
+          );
         }
       } catch (error) {
         failure = `the run could not finish this claim: ${(error as Error).message}`;
       }
       const ms = performance.now() - t0;
       claimMs.push(ms);
-      const outcome = failure !== undefined ? "ERROR" : record?.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : (record?.verdict ?? record?.status ?? "MISSING");
+      const outcome =
+        failure !== undefined
+          ? "ERROR"
+          : record?.status === "NEEDS_REVIEW"
+            ? "NEEDS_REVIEW"
+            : (record?.verdict ?? record?.status ?? "MISSING");
       const reasonMatches = s.expected.reason_code === undefined || s.expected.reason_code === record?.reason_code;
       const row: BatchRow = {
         id: s.id,
@@ -152,15 +186,33 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       if (!row.matches) Object.assign(row, refundedBeforeNote(row, rows));
       rows.push(row);
       const { note: _note, ...result } = row;
-      results.push({ ...result, matches: row.matches === true, expected_reason_code: s.expected.reason_code ?? null, duration_ms: Math.round(ms) });
+      results.push({
+        ...result,
+        matches: row.matches === true,
+        expected_reason_code: s.expected.reason_code ?? null,
+        duration_ms: Math.round(ms),
+      });
       const calls = metered?.calls().slice(callsBefore);
-      opts.log(formatScenario(i + 1, scenarios.length, row, {
-        input: "claim" in s.input ? `order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} EUR category=${s.input.claim.category}` : `free text (${String(body.claim_text).length} chars)`,
-        ...(record?.extracted ? { extracted: `order=${record.extracted.order_id} amount=${record.extracted.amount_eur} category=${record.extracted.category}` } : {}),
-        ...(record?.proposal ? { proposal: `${record.proposal.action} ${record.proposal.order_id} ${record.proposal.amount_eur} EUR (confidence ${record.proposal.confidence})` } : {}),
-        ...(calls === undefined ? {} : { llm: formatCalls(calls) }),
-        ms,
-      }));
+      opts.log(
+        formatScenario(i + 1, scenarios.length, row, {
+          input:
+            "claim" in s.input
+              ? `order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} EUR category=${s.input.claim.category}`
+              : `free text (${String(body.claim_text).length} chars)`,
+          ...(record?.extracted
+            ? {
+                extracted: `order=${record.extracted.order_id} amount=${record.extracted.amount_eur} category=${record.extracted.category}`,
+              }
+            : {}),
+          ...(record?.proposal
+            ? {
+                proposal: `${record.proposal.action} ${record.proposal.order_id} ${record.proposal.amount_eur} EUR (confidence ${record.proposal.confidence})`,
+              }
+            : {}),
+          ...(calls === undefined ? {} : { llm: formatCalls(calls) }),
+          ms,
+        }),
+      );
     }
 
     // A person's decisions on earlier claims' reviews, once every scenario has run (`reviews:` in the file).
@@ -169,7 +221,11 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     for (const [i, step] of scenarioFile.reviews.entries()) {
       const t0 = performance.now();
       const claimId = claimOf.get(step.of) ?? "";
-      const result = await runtime.decideReview(claimId, step.body).catch((error: unknown) => ({ ok: false as const, code: "ERROR", message: `the review step could not run: ${(error as Error).message}` }));
+      const result = await runtime.decideReview(claimId, step.body).catch((error: unknown) => ({
+        ok: false as const,
+        code: "ERROR",
+        message: `the review step could not run: ${(error as Error).message}`,
+      }));
       const outcome = result.ok ? String(result.body.review.status) : "REFUSED";
       const code = result.ok ? null : result.code;
       const record = claimId === "" ? undefined : await runtime.settle(claimId).catch(() => undefined);
@@ -184,12 +240,20 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
         amount_eur: result.ok ? ((result.body.review.amount_eur as number | undefined) ?? null) : null,
         executed: result.ok && result.body.executed && result.body.review.status === "APPROVED",
-        matches: outcome === step.expected.outcome && (step.expected.reason_code === undefined || step.expected.reason_code === code),
+        matches:
+          outcome === step.expected.outcome &&
+          (step.expected.reason_code === undefined || step.expected.reason_code === code),
         expected_reason_code: step.expected.reason_code ?? null,
       };
-      if (result.ok && result.body.resubmitted_claim_id) await runtime.settle(result.body.resubmitted_claim_id).catch(() => undefined);
+      if (result.ok && result.body.resubmitted_claim_id)
+        await runtime.settle(result.body.resubmitted_claim_id).catch(() => undefined);
       reviewRows.push(row);
-      opts.log(formatScenario(i + 1, scenarioFile.reviews.length, row, { input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`, ms: performance.now() - t0 }));
+      opts.log(
+        formatScenario(i + 1, scenarioFile.reviews.length, row, {
+          input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`,
+          ms: performance.now() - t0,
+        }),
+      );
     }
     if (metered !== undefined) notes.push(...formatLlmFigures(metered.calls(), claimMs));
 
@@ -206,12 +270,23 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     let auditPath: string | undefined;
     let reportPath: string | undefined;
     try {
-      await runtime.appendAudit(createAuditEvent({ dfid: rootDfid, type: "SIMULATION_END", state: "DONE", details: endDetails, at: new Date(ended).toISOString(), simulationId }));
+      await runtime.appendAudit(
+        createAuditEvent({
+          dfid: rootDfid,
+          type: "SIMULATION_END",
+          state: "DONE",
+          details: endDetails,
+          at: new Date(ended).toISOString(),
+          simulationId,
+        }),
+      );
       const events = await runtime.auditBySimulation(simulationId);
       auditPath = saveRunAudit(opts.dataDir, simulationId, events);
       reportPath = opts.writeReport ? await opts.writeReport(simulationId) : undefined;
     } catch (error) {
-      notes.push(`The ${auditPath === undefined ? "audit" : "report"} could not be written: ${(error as Error).message}`);
+      notes.push(
+        `The ${auditPath === undefined ? "audit" : "report"} could not be written: ${(error as Error).message}`,
+      );
     }
     const all = [...rows, ...reviewRows];
     return {
@@ -229,7 +304,11 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
 }
 
 /** Runs `wait`, logging `line(elapsed)` every `progressEveryMs` until it settles. */
-async function withProgress<T>(opts: Pick<BatchOptions, "log" | "progressEveryMs">, wait: () => Promise<T>, line: (elapsedMs: number) => Promise<string>): Promise<T> {
+async function withProgress<T>(
+  opts: Pick<BatchOptions, "log" | "progressEveryMs">,
+  wait: () => Promise<T>,
+  line: (elapsedMs: number) => Promise<string>,
+): Promise<T> {
   const every = opts.progressEveryMs ?? 10_000;
   if (every <= 0) return wait();
   const t0 = performance.now();
@@ -243,9 +322,22 @@ async function withProgress<T>(opts: Pick<BatchOptions, "log" | "progressEveryMs
   }
 }
 
-async function progressLine(id: string, claimId: string, elapsedMs: number, runtime: ClaimsRuntime, meter: BatchLlm["meter"] | undefined): Promise<string> {
+async function progressLine(
+  id: string,
+  claimId: string,
+  elapsedMs: number,
+  runtime: ClaimsRuntime,
+  meter: BatchLlm["meter"] | undefined,
+): Promise<string> {
   const record = await runtime.getClaim(claimId).catch(() => undefined);
-  return formatProgress({ id, claimId, status: record?.status ?? "not stored", elapsedMs, inFlight: meter?.inFlight() ?? [], done: meter?.calls().length });
+  return formatProgress({
+    id,
+    claimId,
+    status: record?.status ?? "not stored",
+    elapsedMs,
+    inFlight: meter?.inFlight() ?? [],
+    done: meter?.calls().length,
+  });
 }
 
 function seconds(ms: number): string {
@@ -255,12 +347,19 @@ function seconds(ms: number): string {
 /** Refuses to run an agent the registry would refuse (the pipeline performs the same handshake), before anything starts. */
 export function assertAgentAccepted(config: ClaimsConfig): void {
   const answer = agentHandshake(config);
-  if (!answer.ok) throw new AgentRefusedError(`agent ${config.agent.agentId} v${config.agent.version} was refused by the registry: ${answer.message}`);
+  if (!answer.ok)
+    throw new AgentRefusedError(
+      `agent ${config.agent.agentId} v${config.agent.version} was refused by the registry: ${answer.message}`,
+    );
 }
 
 /** The summary block for a finished batch. */
 export function summarize(outcome: BatchOutcome, ms: number): string {
-  return formatSummary(outcome.rows, { ms, notes: outcome.notes, ...(outcome.reportPath ? { report: displayPath(outcome.reportPath) } : {}) });
+  return formatSummary(outcome.rows, {
+    ms,
+    notes: outcome.notes,
+    ...(outcome.reportPath ? { report: displayPath(outcome.reportPath) } : {}),
+  });
 }
 
 function displayPath(p: string): string {

@@ -18,7 +18,11 @@ const bin = join(root, "bin/claims.mjs");
 
 async function claims(args: string[], dataDir?: string, env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args, ...(dataDir ? ["--data-dir", dataDir] : [])], { cwd: root, env: { ...process.env, NO_COLOR: "1", LLM_PROVIDER: "rules", ...env }, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [bin, ...args, ...(dataDir ? ["--data-dir", dataDir] : [])],
+      { cwd: root, env: { ...process.env, NO_COLOR: "1", LLM_PROVIDER: "rules", ...env }, maxBuffer: 16 * 1024 * 1024 },
+    );
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -29,15 +33,34 @@ async function claims(args: string[], dataDir?: string, env: Record<string, stri
 describe("claims batch --json (in-process)", () => {
   it("prints the verdict contract on stdout, matches every scenario, writes the audit and report, and replays a claim", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
-    const { code, stdout, stderr } = await claims(["batch", "--json", "--now", "2026-06-01T12:00:00Z", "--in-process"], dataDir);
+    const { code, stdout, stderr } = await claims(
+      ["batch", "--json", "--now", "2026-06-01T12:00:00Z", "--in-process"],
+      dataDir,
+    );
     expect(code, stderr).toBe(0);
     const rows = JSON.parse(stdout) as Record<string, unknown>[];
     expect(rows.length).toBeGreaterThanOrEqual(19);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(["amount_eur", "claim_id", "executed", "expected", "id", "label", "order_id", "reason", "reason_code", "verdict"]);
+      expect(Object.keys(row).sort()).toEqual([
+        "amount_eur",
+        "claim_id",
+        "executed",
+        "expected",
+        "id",
+        "label",
+        "order_id",
+        "reason",
+        "reason_code",
+        "verdict",
+      ]);
       expect(row.verdict).toBe(row.expected);
     }
-    expect(rows.find((r) => r.id === "A")).toMatchObject({ verdict: "ACCEPT", executed: true, order_id: "ord_001", amount_eur: 299.99 });
+    expect(rows.find((r) => r.id === "A")).toMatchObject({
+      verdict: "ACCEPT",
+      executed: true,
+      order_id: "ord_001",
+      amount_eur: 299.99,
+    });
     expect(stderr).toContain("scenarios match");
     const run = "claims_batch_001_20260601T120000Z";
     expect(readFileSync(join(dataDir, "runs", run, "report.html"), "utf8")).toContain(String(rows[0]!.claim_id));
@@ -49,8 +72,14 @@ describe("claims batch --json (in-process)", () => {
   it("exits 1 when a verdict does not match the expected one", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
     const scenarios = join(dataDir, "s.yaml");
-    writeFileSync(scenarios, 'scenarios:\n  - id: X\n    label: "wrong on purpose"\n    context:\n      claim: { order_id: ord_001, amount_eur: 10, category: electronics, reason: "x" }\n    expected: REJECT\n');
-    const { code, stdout } = await claims(["batch", scenarios, "--json", "--now", "2026-06-01T12:00:00Z", "--in-process"], dataDir);
+    writeFileSync(
+      scenarios,
+      'scenarios:\n  - id: X\n    label: "wrong on purpose"\n    context:\n      claim: { order_id: ord_001, amount_eur: 10, category: electronics, reason: "x" }\n    expected: REJECT\n',
+    );
+    const { code, stdout } = await claims(
+      ["batch", scenarios, "--json", "--now", "2026-06-01T12:00:00Z", "--in-process"],
+      dataDir,
+    );
     expect(code).toBe(1);
     expect(JSON.parse(stdout)[0]).toMatchObject({ id: "X", verdict: "ACCEPT", expected: "REJECT" });
   });
@@ -58,8 +87,14 @@ describe("claims batch --json (in-process)", () => {
   it("refuses a scenario file with a mistake, naming file, row and field, before running anything", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
     const scenarios = join(dataDir, "bad.yaml");
-    writeFileSync(scenarios, 'scenarios:\n  - id: X\n    label: "bad"\n    context:\n      claim: { order_id: ord_001, amount_eur: "ten", category: electronics }\n    expected: ACCEPT\n');
-    const { code, stderr, stdout } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--in-process"], dataDir);
+    writeFileSync(
+      scenarios,
+      'scenarios:\n  - id: X\n    label: "bad"\n    context:\n      claim: { order_id: ord_001, amount_eur: "ten", category: electronics }\n    expected: ACCEPT\n',
+    );
+    const { code, stderr, stdout } = await claims(
+      ["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--in-process"],
+      dataDir,
+    );
     expect(code).toBe(2);
     expect(stderr).toMatch(/bad\.yaml:5 row 'X' scenarios\[0\]\.context/);
     expect(stdout).toBe("");
@@ -74,29 +109,37 @@ describe("claims batch against a model that is down", () => {
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const scenarios = join(dataDir, "s.yaml");
-    writeFileSync(scenarios, [
-      "scenarios:",
-      "  - id: S",
-      '    label: "structured"',
-      "    context:",
-      '      claim: { order_id: ord_001, amount_eur: 299.99, category: electronics, reason: "dead" }',
-      "    expected: ACCEPT",
-      "  - id: T",
-      '    label: "free text"',
-      "    context:",
-      '      claim_text: "I bought order ord_006 for 299.99 EUR, the screen is dead"',
-      "    expected: ACCEPT",
-      "",
-    ].join("\n"));
+    writeFileSync(
+      scenarios,
+      [
+        "scenarios:",
+        "  - id: S",
+        '    label: "structured"',
+        "    context:",
+        '      claim: { order_id: ord_001, amount_eur: 299.99, category: electronics, reason: "dead" }',
+        "    expected: ACCEPT",
+        "  - id: T",
+        '    label: "free text"',
+        "    context:",
+        '      claim_text: "I bought order ord_006 for 299.99 EUR, the screen is dead"',
+        "    expected: ACCEPT",
+        "",
+      ].join("\n"),
+    );
     // The seed's Ollama URL without /v1, as a new user sets it.
-    const { code, stdout, stderr } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z"], dataDir, { LLM_PROVIDER: "openai", OLLAMA_BASE_URL: `http://127.0.0.1:${port}` });
+    const { code, stdout, stderr } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z"], dataDir, {
+      LLM_PROVIDER: "openai",
+      OLLAMA_BASE_URL: `http://127.0.0.1:${port}`,
+    });
     const url = `http://127.0.0.1:${port}/v1`;
     expect(code, stderr).toBe(1);
     expect(stdout).toContain(`LLM check : FAILED: LLM endpoint ${url} (model gemma3:4b) is unreachable: ECONNREFUSED`);
     expect(stdout.match(/Verdict {2}: NEEDS_REVIEW \(LLM_UNREACHABLE\)/g)).toHaveLength(2);
     expect(stdout).toMatch(/0\/2 scenarios match/);
     expect(stdout).toMatch(/The LLM endpoint check failed: .*start the model server and run again/);
-    expect(readFileSync(join(dataDir, "runs", "claims_batch_001_20260601T120000Z", "report.html"), "utf8")).toContain("LLM_UNREACHABLE");
+    expect(readFileSync(join(dataDir, "runs", "claims_batch_001_20260601T120000Z", "report.html"), "utf8")).toContain(
+      "LLM_UNREACHABLE",
+    );
     expect(`${stdout}${stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+/);
     expect(stderr).toBe("");
   });
@@ -109,37 +152,90 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
     ["roa-dir-v1", "2026-07-10T12:00:00Z"],
   ] as const;
 
-  it.each(pairs)("runs the %s files unchanged: every verdict as expected, mappings and ignored keys said once", async (name, now) => {
-    const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
-    const { code, stdout, stderr } = await claims(["batch", join(fixtures, `${name}.scenarios.yaml`), "--config", join(fixtures, `${name}.config.yaml`), "--now", now, "--json", "--in-process"], dataDir);
-    expect(code, stderr).toBe(0);
-    const rows = JSON.parse(stdout) as { id: string; verdict: string; expected: string }[];
-    expect(rows.length).toBeGreaterThanOrEqual(6);
-    for (const row of rows) expect(row.verdict, row.id).toBe(row.expected);
-    expect(stderr.match(/^ {2}Ignored {3}: /gm)).toHaveLength(1);
-    expect(stderr).toMatch(/Ignored {3}: database, simulation\.seeds, agents\[\]\.priority, agents\[\]\.crew, .*scenarios\[\]\.notes/);
-    expect(stderr).toMatch(/Read as {3}: agents\[0\]\.version missing: 1\.0\.0 assumed/);
-    expect(stderr).toMatch(/Read as {3}: scenario ids from their labels: /);
-  });
+  it.each(pairs)(
+    "runs the %s files unchanged: every verdict as expected, mappings and ignored keys said once",
+    async (name, now) => {
+      const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
+      const { code, stdout, stderr } = await claims(
+        [
+          "batch",
+          join(fixtures, `${name}.scenarios.yaml`),
+          "--config",
+          join(fixtures, `${name}.config.yaml`),
+          "--now",
+          now,
+          "--json",
+          "--in-process",
+        ],
+        dataDir,
+      );
+      expect(code, stderr).toBe(0);
+      const rows = JSON.parse(stdout) as { id: string; verdict: string; expected: string }[];
+      expect(rows.length).toBeGreaterThanOrEqual(6);
+      for (const row of rows) expect(row.verdict, row.id).toBe(row.expected);
+      expect(stderr.match(/^ {2}Ignored {3}: /gm)).toHaveLength(1);
+      expect(stderr).toMatch(
+        /Ignored {3}: database, simulation\.seeds, agents\[\]\.priority, agents\[\]\.crew, .*scenarios\[\]\.notes/,
+      );
+      expect(stderr).toMatch(/Read as {3}: agents\[0\]\.version missing: 1\.0\.0 assumed/);
+      expect(stderr).toMatch(/Read as {3}: scenario ids from their labels: /);
+    },
+  );
 
   it("explains a ✗ with expected and actual reason codes, and why a second refund of an order differs from the seed", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
     const scenarios = join(dataDir, "s.yaml");
     // As the sample's E: a second refund of the order the first row refunded, expected ACCEPT.
-    writeFileSync(scenarios, readFileSync(join(fixtures, "roa-dir-v1.scenarios.yaml"), "utf8").replace("    expected: REJECT\n    notes: \"Second refund", "    expected: { verdict: ACCEPT, reason_code: VALIDATION_PASSED }\n    notes: \"Second refund"));
-    const { code, stdout } = await claims(["batch", scenarios, "--config", join(fixtures, "roa-dir-v1.config.yaml"), "--now", "2026-07-10T12:00:00Z", "--in-process"], dataDir);
+    writeFileSync(
+      scenarios,
+      readFileSync(join(fixtures, "roa-dir-v1.scenarios.yaml"), "utf8").replace(
+        '    expected: REJECT\n    notes: "Second refund',
+        '    expected: { verdict: ACCEPT, reason_code: VALIDATION_PASSED }\n    notes: "Second refund',
+      ),
+    );
+    const { code, stdout } = await claims(
+      [
+        "batch",
+        scenarios,
+        "--config",
+        join(fixtures, "roa-dir-v1.config.yaml"),
+        "--now",
+        "2026-07-10T12:00:00Z",
+        "--in-process",
+      ],
+      dataDir,
+    );
     expect(code).toBe(1);
-    expect(stdout).toMatch(/Verdict {2}: REJECT \(EXCEEDS_REFUNDABLE_BALANCE\) {2}expected ACCEPT \(VALIDATION_PASSED\) {2}✗/);
-    expect(stdout).toMatch(/✗ REJECT +R5 .*\(expected ACCEPT VALIDATION_PASSED, got REJECT EXCEEDS_REFUNDABLE_BALANCE\)/);
+    expect(stdout).toMatch(
+      /Verdict {2}: REJECT \(EXCEEDS_REFUNDABLE_BALANCE\) {2}expected ACCEPT \(VALIDATION_PASSED\) {2}✗/,
+    );
+    expect(stdout).toMatch(
+      /✗ REJECT +R5 .*\(expected ACCEPT VALIDATION_PASSED, got REJECT EXCEEDS_REFUNDABLE_BALANCE\)/,
+    );
     expect(stdout).toMatch(/Why {6}: ord_201 was already refunded in this run \(89\.90 EUR by R1\)/);
   });
 
   it.each([
-    ["dir-seed-era.config.yaml", /a configuration — valid[\s\S]*Format {4}: DIR sample 35, seed-era[\s\S]*refundable: garden, toys, books[\s\S]*Ignored {3}: database \(/],
-    ["roa-dir-v1.config.yaml", /Format {4}: DIR sample 35, roa\.dir\/v1[\s\S]*kitchen_agent_v2 v1\.0\.0, accepted by the registry[\s\S]*escalate below confidence 0\.8/],
-    ["dir-seed-era.scenarios.yaml", /a scenario file with 7 scenarios — valid[\s\S]*W7 +expects ACCEPT[\s\S]*from the labels .*G1, T2/],
+    [
+      "dir-seed-era.config.yaml",
+      /a configuration — valid[\s\S]*Format {4}: DIR sample 35, seed-era[\s\S]*refundable: garden, toys, books[\s\S]*Ignored {3}: database \(/,
+    ],
+    [
+      "roa-dir-v1.config.yaml",
+      /Format {4}: DIR sample 35, roa\.dir\/v1[\s\S]*kitchen_agent_v2 v1\.0\.0, accepted by the registry[\s\S]*escalate below confidence 0\.8/,
+    ],
+    [
+      "dir-seed-era.scenarios.yaml",
+      /a scenario file with 7 scenarios — valid[\s\S]*W7 +expects ACCEPT[\s\S]*from the labels .*G1, T2/,
+    ],
   ])("config check %s says what it understood", async (file, expected) => {
-    const { code, stdout, stderr } = await claims(["config", "check", join(fixtures, file), "--now", "2026-03-20T09:00:00Z"]);
+    const { code, stdout, stderr } = await claims([
+      "config",
+      "check",
+      join(fixtures, file),
+      "--now",
+      "2026-03-20T09:00:00Z",
+    ]);
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(expected);
   });
@@ -147,22 +243,47 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
   it("config check exits 2 with the errors, at the key's line, for a broken file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "claims-cli-"));
     const file = join(dir, "c.yaml");
-    writeFileSync(file, readFileSync(join(fixtures, "roa-dir-v1.config.yaml"), "utf8").replace("max_refund_without_escalation:", "max_refund_without_escallation:"));
-    const line = readFileSync(file, "utf8").split("\n").findIndex((l) => l.includes("escallation")) + 1;
+    writeFileSync(
+      file,
+      readFileSync(join(fixtures, "roa-dir-v1.config.yaml"), "utf8").replace(
+        "max_refund_without_escalation:",
+        "max_refund_without_escallation:",
+      ),
+    );
+    const line =
+      readFileSync(file, "utf8")
+        .split("\n")
+        .findIndex((l) => l.includes("escallation")) + 1;
     const { code, stdout, stderr } = await claims(["config", "check", file]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toContain(`c.yaml:${line} row 'kitchen_agent_v2' agents[0].claims_bounds.max_refund_without_escallation: unknown key "max_refund_without_escallation" — did you mean "max_refund_without_escalation"?`);
+    expect(stderr).toContain(
+      `c.yaml:${line} row 'kitchen_agent_v2' agents[0].claims_bounds.max_refund_without_escallation: unknown key "max_refund_without_escallation" — did you mean "max_refund_without_escalation"?`,
+    );
   });
 
   it("refuses an agent version the registry refuses before running: a clean message, and an error object with --json", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
     const config = join(dataDir, "c.yaml");
-    writeFileSync(config, readFileSync(join(fixtures, "dir-seed-era.config.yaml"), "utf8").replace('  - agent_id: "returns_agent_v1"\n', '  - agent_id: "returns_agent_v1"\n    version: "2.0.0"\n'));
+    writeFileSync(
+      config,
+      readFileSync(join(fixtures, "dir-seed-era.config.yaml"), "utf8").replace(
+        '  - agent_id: "returns_agent_v1"\n',
+        '  - agent_id: "returns_agent_v1"\n    version: "2.0.0"\n',
+      ),
+    );
     const scenarios = join(fixtures, "dir-seed-era.scenarios.yaml");
-    const json = await claims(["batch", scenarios, "--config", config, "--now", "2026-03-20T09:00:00Z", "--json"], dataDir);
+    const json = await claims(
+      ["batch", scenarios, "--config", config, "--now", "2026-03-20T09:00:00Z", "--json"],
+      dataDir,
+    );
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: "AGENT_REFUSED", message: expect.stringMatching(/returns_agent_v1 v2\.0\.0 was refused by the registry: .*1\.x/) } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: {
+        code: "AGENT_REFUSED",
+        message: expect.stringMatching(/returns_agent_v1 v2\.0\.0 was refused by the registry: .*1\.x/),
+      },
+    });
     expect(json.stderr).toMatch(/^claims: agent returns_agent_v1 v2\.0\.0 was refused/m);
     expect(json.stderr).not.toMatch(/\n\s+at /);
     const check = await claims(["config", "check", config]);
@@ -178,15 +299,44 @@ describe("claims load-orders", () => {
     const client = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
     try {
       await createTable(client, "claims-orders-test");
-      const unnamed = await claims(["load-orders", "--table", "claims-orders-test", "--endpoint", emulators.dynamodbEndpoint]);
+      const unnamed = await claims([
+        "load-orders",
+        "--table",
+        "claims-orders-test",
+        "--endpoint",
+        emulators.dynamodbEndpoint,
+      ]);
       expect(unnamed.code).toBe(2);
       expect(unnamed.stderr).toMatch(/required option '--config <path>' not specified/);
-      const ok = await claims(["load-orders", "--table", "claims-orders-test", "--config", "scenarios/config.yaml", "--endpoint", emulators.dynamodbEndpoint]);
+      const ok = await claims([
+        "load-orders",
+        "--table",
+        "claims-orders-test",
+        "--config",
+        "scenarios/config.yaml",
+        "--endpoint",
+        emulators.dynamodbEndpoint,
+      ]);
       expect(ok.code, ok.stderr).toBe(0);
       expect(ok.stdout).toMatch(/Loaded \d+ orders/);
-      const { orders } = createDynamoPorts({ client: DynamoDBDocumentClient.from(client), tableName: "claims-orders-test" });
-      expect(await orders.getOrder("ord_002")).toMatchObject({ order_id: "ord_002", amount: 1200, category: "electronics" });
-      const missing = await claims(["load-orders", "--table", "no-such-table", "--config", "scenarios/config.yaml", "--endpoint", emulators.dynamodbEndpoint]);
+      const { orders } = createDynamoPorts({
+        client: DynamoDBDocumentClient.from(client),
+        tableName: "claims-orders-test",
+      });
+      expect(await orders.getOrder("ord_002")).toMatchObject({
+        order_id: "ord_002",
+        amount: 1200,
+        category: "electronics",
+      });
+      const missing = await claims([
+        "load-orders",
+        "--table",
+        "no-such-table",
+        "--config",
+        "scenarios/config.yaml",
+        "--endpoint",
+        emulators.dynamodbEndpoint,
+      ]);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/table no-such-table not found/);
     } finally {
@@ -199,25 +349,50 @@ describe("claims load-orders", () => {
 describe("claims list", () => {
   it("asks GET /claims with the filters and the token, pages on, prints one line per claim; refusals exit 1, usage and connection 2", async () => {
     const seen: string[] = [];
-    const view = (i: number) => ({ claim_id: `clm_${i}`, status: "DECIDED", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", proposal: { order_id: "ord_001", amount_eur: 10 + i }, dfid: `dfid_clm_${i}` });
+    const view = (i: number) => ({
+      claim_id: `clm_${i}`,
+      status: "DECIDED",
+      verdict: "ACCEPT",
+      reason_code: "VALIDATION_PASSED",
+      proposal: { order_id: "ord_001", amount_eur: 10 + i },
+      dfid: `dfid_clm_${i}`,
+    });
     const api = createServer((req, res) => {
       seen.push(`${req.headers.authorization} ${req.url}`);
       const url = new URL(req.url ?? "/", "http://x");
       res.setHeader("content-type", "application/json");
-      if (req.headers.authorization !== "Bearer list-token") return res.writeHead(403).end(JSON.stringify({ error: { code: "FORBIDDEN", message: "this route needs the intake token" } }));
-      const page = url.searchParams.get("cursor") ? { items: [view(3)] } : { items: [view(1), view(2)], next_cursor: "2026-06-01T12:00:00.000Z#clm_2" };
+      if (req.headers.authorization !== "Bearer list-token")
+        return res
+          .writeHead(403)
+          .end(JSON.stringify({ error: { code: "FORBIDDEN", message: "this route needs the intake token" } }));
+      const page = url.searchParams.get("cursor")
+        ? { items: [view(3)] }
+        : { items: [view(1), view(2)], next_cursor: "2026-06-01T12:00:00.000Z#clm_2" };
       res.end(JSON.stringify(page));
     });
     await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
     try {
-      const ok = await claims(["list", "--url", url, "--status", "decided", "--verdict", "accept", "--since", "2026-06-01", "--limit", "10"], undefined, { CLAIMS_API_TOKEN: "list-token" });
+      const ok = await claims(
+        ["list", "--url", url, "--status", "decided", "--verdict", "accept", "--since", "2026-06-01", "--limit", "10"],
+        undefined,
+        { CLAIMS_API_TOKEN: "list-token" },
+      );
       expect(ok.code, ok.stderr).toBe(0);
-      expect(ok.stdout.trim().split("\n").map((l) => l.split(/\s+/)[0])).toEqual(["clm_1", "clm_2", "clm_3"]);
+      expect(
+        ok.stdout
+          .trim()
+          .split("\n")
+          .map((l) => l.split(/\s+/)[0]),
+      ).toEqual(["clm_1", "clm_2", "clm_3"]);
       expect(ok.stdout).toMatch(/^clm_1 +DECIDED +ACCEPT +VALIDATION_PASSED +ord_001 11\.00 EUR$/m);
-      expect(seen[0]).toBe("Bearer list-token /claims?limit=10&status=DECIDED&verdict=ACCEPT&since=2026-06-01T00%3A00%3A00.000Z");
+      expect(seen[0]).toBe(
+        "Bearer list-token /claims?limit=10&status=DECIDED&verdict=ACCEPT&since=2026-06-01T00%3A00%3A00.000Z",
+      );
       expect(seen[1]).toMatch(/limit=8&.*cursor=2026-06-01T12%3A00%3A00.000Z%23clm_2$/);
-      const json = await claims(["list", "--url", url, "--json", "--limit", "2"], undefined, { CLAIMS_API_TOKEN: "list-token" });
+      const json = await claims(["list", "--url", url, "--json", "--limit", "2"], undefined, {
+        CLAIMS_API_TOKEN: "list-token",
+      });
       expect((JSON.parse(json.stdout) as { items: unknown[] }).items).toHaveLength(2);
       const refused = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "wrong" });
       expect(refused.code).toBe(1);

@@ -24,11 +24,23 @@ function detectKind(text: string, file: string): CheckKind {
   const keys = value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value) : [];
   if (keys.includes("scenarios")) return "scenarios";
   if (keys.some((k) => CONFIG_KEYS.includes(k))) return "config";
-  throw new SourceFileError(file, [{ file, line: 1, field: "", message: `neither a configuration (top-level ${CONFIG_KEYS.join(", ")}) nor a scenario file (top-level scenarios); pass --kind config or --kind scenarios` }]);
+  throw new SourceFileError(file, [
+    {
+      file,
+      line: 1,
+      field: "",
+      message: `neither a configuration (top-level ${CONFIG_KEYS.join(", ")}) nor a scenario file (top-level scenarios); pass --kind config or --kind scenarios`,
+    },
+  ]);
 }
 
 /** Reads `text` as `kind` (detected from the content when not given); throws `SourceFileError` when it is invalid. */
-export function checkFile(text: string, file: string, nowMs: number, kind: CheckKind = detectKind(text, file)): CheckedFile {
+export function checkFile(
+  text: string,
+  file: string,
+  nowMs: number,
+  kind: CheckKind = detectKind(text, file),
+): CheckedFile {
   if (kind === "scenarios") return { kind, file, scenarios: parseScenarioFile(text, file) };
   const config = parseConfig(text, file, nowMs);
   return { kind, file, config, handshake: agentHandshake(config) };
@@ -45,7 +57,12 @@ const eur = (n: number) => `${n.toFixed(2)} EUR`;
 /** Rows of cells as aligned columns. */
 function table(rows: readonly string[][]): string[] {
   const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 function block(title: string, lines: readonly string[]): string[] {
@@ -55,7 +72,12 @@ function block(title: string, lines: readonly string[]): string[] {
 
 /** The lines listing ignored keys once each, with why (empty when none). */
 function formatIgnored(ignored: readonly IgnoredField[], title = "Ignored   "): string[] {
-  return ignored.length === 0 ? [] : block(title, ignored.map((f) => `${f.path} (${f.why})`));
+  return ignored.length === 0
+    ? []
+    : block(
+        title,
+        ignored.map((f) => `${f.path} (${f.why})`),
+      );
 }
 
 /** One line naming the ignored keys, for the header of a run (`claims config check` says why for each). */
@@ -72,11 +94,33 @@ function describeConfig(config: ClaimsConfig, handshake: HandshakeResult): strin
   return [
     ...block("Format    ", [FORMAT[reading.format]]),
     ...block("Agent     ", [`${agent.agentId} v${agent.version}, ${registry}`, `role ${r.role}: ${r.mission}`]),
-    ...block("Policies  ", [`${r.allowed_policy_types.join(", ")}; escalate below confidence ${r.escalate_on_uncertainty}`]),
-    ...block("Categories", [r.authorized_categories.length > 0 ? `the agent's: ${r.authorized_categories.join(", ")}` : "the agent's: any (none listed)", `refundable: ${c.allowed_refund_categories.join(", ")}`]),
-    ...block("Bounds    ", [`up to ${eur(c.max_refund_without_escalation)} without escalation; return window ${c.return_window_days} days (× 24 h from the claim's receipt)`]),
-    ...block("Orders    ", [`${config.orders.length} (authoritative, never shown to the crew)`, ...table(config.orders.map((o) => [o.order_id, o.category, eur(o.amount), `purchased ${o.purchase_date}`, o.customer_id ? `customer ${o.customer_id}` : ""]))]),
-    ...block("LLM       ", [`${config.llm.model} @ ${config.llm.base_url} (provider ${config.llm.provider}; LLM_* environment variables override these)`]),
+    ...block("Policies  ", [
+      `${r.allowed_policy_types.join(", ")}; escalate below confidence ${r.escalate_on_uncertainty}`,
+    ]),
+    ...block("Categories", [
+      r.authorized_categories.length > 0
+        ? `the agent's: ${r.authorized_categories.join(", ")}`
+        : "the agent's: any (none listed)",
+      `refundable: ${c.allowed_refund_categories.join(", ")}`,
+    ]),
+    ...block("Bounds    ", [
+      `up to ${eur(c.max_refund_without_escalation)} without escalation; return window ${c.return_window_days} days (× 24 h from the claim's receipt)`,
+    ]),
+    ...block("Orders    ", [
+      `${config.orders.length} (authoritative, never shown to the crew)`,
+      ...table(
+        config.orders.map((o) => [
+          o.order_id,
+          o.category,
+          eur(o.amount),
+          `purchased ${o.purchase_date}`,
+          o.customer_id ? `customer ${o.customer_id}` : "",
+        ]),
+      ),
+    ]),
+    ...block("LLM       ", [
+      `${config.llm.model} @ ${config.llm.base_url} (provider ${config.llm.provider}; LLM_* environment variables override these)`,
+    ]),
     ...block("Run id    ", [config.simulationId]),
     ...(reading.mappings.length > 0 ? block("Read as   ", reading.mappings) : []),
     ...formatIgnored(reading.ignored),
@@ -85,15 +129,21 @@ function describeConfig(config: ClaimsConfig, handshake: HandshakeResult): strin
 
 /** What was understood from a scenario file, for a person. */
 function describeScenarios(file: ScenarioFile): string[] {
-  const rows = table(file.scenarios.map((s) => [
-    s.id,
-    `expects ${s.expected.verdict}${s.expected.reason_code ? ` ${s.expected.reason_code}` : ""}`,
-    "claim" in s.input ? `claim ${s.input.claim.order_id} ${s.input.claim.amount_eur} EUR ${s.input.claim.category}` : `free text (${s.input.claim_text.length} chars)`,
-    s.label,
-  ]));
+  const rows = table(
+    file.scenarios.map((s) => [
+      s.id,
+      `expects ${s.expected.verdict}${s.expected.reason_code ? ` ${s.expected.reason_code}` : ""}`,
+      "claim" in s.input
+        ? `claim ${s.input.claim.order_id} ${s.input.claim.amount_eur} EUR ${s.input.claim.category}`
+        : `free text (${s.input.claim_text.length} chars)`,
+      s.label,
+    ]),
+  );
   return [
     ...block("Rows      ", rows),
-    ...(file.idsFromLabels.length > 0 ? block("Ids       ", [`from the labels ('SCENARIO A - …' → A): ${file.idsFromLabels.join(", ")}`]) : []),
+    ...(file.idsFromLabels.length > 0
+      ? block("Ids       ", [`from the labels ('SCENARIO A - …' → A): ${file.idsFromLabels.join(", ")}`])
+      : []),
     ...formatIgnored(file.ignored),
   ];
 }
@@ -102,17 +152,37 @@ function describeScenarios(file: ScenarioFile): string[] {
 export function formatCheck(checked: CheckedFile): string {
   if (checked.kind === "config") {
     const ok = checked.handshake.ok;
-    return [`${checked.file}: a configuration — ${ok ? "valid" : "INVALID"}`, ...describeConfig(checked.config, checked.handshake), ""].join("\n");
+    return [
+      `${checked.file}: a configuration — ${ok ? "valid" : "INVALID"}`,
+      ...describeConfig(checked.config, checked.handshake),
+      "",
+    ].join("\n");
   }
   const n = checked.scenarios.scenarios.length;
-  return [`${checked.file}: a scenario file with ${n} scenario${n === 1 ? "" : "s"} — valid`, ...describeScenarios(checked.scenarios), ""].join("\n");
+  return [
+    `${checked.file}: a scenario file with ${n} scenario${n === 1 ? "" : "s"} — valid`,
+    ...describeScenarios(checked.scenarios),
+    "",
+  ].join("\n");
 }
 
 /** The `--json` form of `config check`. */
 export function checkJson(checked: CheckedFile): Record<string, unknown> {
   if (checked.kind === "scenarios") {
     const { scenarios, idsFromLabels, ignored } = checked.scenarios;
-    return { kind: "scenarios", file: checked.file, valid: true, scenarios: scenarios.map((s) => ({ id: s.id, label: s.label, input: "claim" in s.input ? "claim" : "claim_text", expected: s.expected })), ids_from_labels: idsFromLabels, ignored };
+    return {
+      kind: "scenarios",
+      file: checked.file,
+      valid: true,
+      scenarios: scenarios.map((s) => ({
+        id: s.id,
+        label: s.label,
+        input: "claim" in s.input ? "claim" : "claim_text",
+        expected: s.expected,
+      })),
+      ids_from_labels: idsFromLabels,
+      ignored,
+    };
   }
   const { config, handshake } = checked;
   return {
@@ -120,7 +190,12 @@ export function checkJson(checked: CheckedFile): Record<string, unknown> {
     file: checked.file,
     valid: handshake.ok,
     format: config.reading.format,
-    agent: { agent_id: config.agent.agentId, version: config.agent.version, registry: handshake.ok ? "ACCEPTED" : { code: handshake.code, message: handshake.message }, responsibility: config.agent.responsibility },
+    agent: {
+      agent_id: config.agent.agentId,
+      version: config.agent.version,
+      registry: handshake.ok ? "ACCEPTED" : { code: handshake.code, message: handshake.message },
+      responsibility: config.agent.responsibility,
+    },
     contract: config.agent.contract,
     orders: config.orders,
     llm: config.llm,

@@ -18,7 +18,16 @@ class ListCliError extends ClaimsError<"LIST_CLI"> {
   }
 }
 
-type View = { claim_id: string; status: string; verdict?: string; reason_code?: string; proposal?: { order_id?: string; amount_eur?: number }; extracted?: { order_id?: string | null; amount_eur?: number | null }; simulation_id?: string; review?: { status?: string } };
+type View = {
+  claim_id: string;
+  status: string;
+  verdict?: string;
+  reason_code?: string;
+  proposal?: { order_id?: string; amount_eur?: number };
+  extracted?: { order_id?: string | null; amount_eur?: number | null };
+  simulation_id?: string;
+  review?: { status?: string };
+};
 
 /** One line per claim: id, status, verdict and reason, order and amount when known, the review's status. */
 function formatClaimLine(v: View): string {
@@ -32,12 +41,20 @@ function formatClaimLine(v: View): string {
     order ? `${order}${typeof amount === "number" ? ` ${amount.toFixed(2)} EUR` : ""}` : "",
     v.review?.status ? `review ${v.review.status}` : "",
     v.simulation_id ? `(${v.simulation_id})` : "",
-  ].join(" ").replace(/\s+$/, "");
+  ]
+    .join(" ")
+    .replace(/\s+$/, "");
 }
 
 /** The API to ask: --url, CLAIMS_URL, the `claims serve` holding the data directory, else the local default. */
-function listUrl(o: { url?: string; dataDir?: string }, env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const served = o.url ?? env.CLAIMS_URL ? undefined : stateHolder(join(dataDirFrom(o.dataDir, env as NodeJS.ProcessEnv), "store"))?.url;
+function listUrl(
+  o: { url?: string; dataDir?: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  const served =
+    (o.url ?? env.CLAIMS_URL)
+      ? undefined
+      : stateHolder(join(dataDirFrom(o.dataDir, env as NodeJS.ProcessEnv), "store"))?.url;
   const url = (o.url ?? env.CLAIMS_URL ?? served ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   if (!/^https?:\/\/\S+$/.test(url)) throw new ListCliError(`--url must be an http(s) URL, got ${url}`);
   return url;
@@ -45,19 +62,25 @@ function listUrl(o: { url?: string; dataDir?: string }, env: Readonly<Record<str
 
 function parseStatuses(value: string): string {
   const parts = value.split(",").map((s) => s.trim().toUpperCase());
-  for (const p of parts) if (!ClaimStatusSchema.safeParse(p).success) throw new InvalidArgumentError(`one or more of ${ClaimStatusSchema.options.join(", ")}, comma-separated`);
+  for (const p of parts)
+    if (!ClaimStatusSchema.safeParse(p).success)
+      throw new InvalidArgumentError(`one or more of ${ClaimStatusSchema.options.join(", ")}, comma-separated`);
   return parts.join(",");
 }
 
 function parseVerdict(value: string): string {
   const v = value.toUpperCase();
-  if (!VerdictValueSchema.safeParse(v).success) throw new InvalidArgumentError(`one of ${VerdictValueSchema.options.join(", ")}`);
+  if (!VerdictValueSchema.safeParse(v).success)
+    throw new InvalidArgumentError(`one of ${VerdictValueSchema.options.join(", ")}`);
   return v;
 }
 
 function parseSince(value: string): string {
   const ms = parseIsoMs(value);
-  if (ms === undefined) throw new InvalidArgumentError("an ISO date or timestamp, e.g. 2026-06-01 or 2026-06-01T12:00:00Z (UTC unless it has an offset)");
+  if (ms === undefined)
+    throw new InvalidArgumentError(
+      "an ISO date or timestamp, e.g. 2026-06-01 or 2026-06-01T12:00:00Z (UTC unless it has an offset)",
+    );
   return new Date(ms).toISOString();
 }
 
@@ -67,25 +90,45 @@ function parseLimit(value: string): number {
   return n;
 }
 
-type ListOptions = { status?: string; verdict?: string; since?: string; limit: number; url?: string; token?: string; json?: boolean; dataDir?: string };
+type ListOptions = {
+  status?: string;
+  verdict?: string;
+  since?: string;
+  limit: number;
+  url?: string;
+  token?: string;
+  json?: boolean;
+  dataDir?: string;
+};
 
 /** Registers `claims list` on the program. */
 export function registerListCommand(program: Command): void {
   program
     .command("list")
-    .description("list claims newest first through the API (GET /claims), with the intake token (--token or CLAIMS_API_TOKEN)")
+    .description(
+      "list claims newest first through the API (GET /claims), with the intake token (--token or CLAIMS_API_TOKEN)",
+    )
     .option("--status <status>", "RECEIVED, RUNNING, DECIDED or NEEDS_REVIEW (several comma-separated)", parseStatuses)
     .option("--verdict <verdict>", "ACCEPT, ESCALATE or REJECT", parseVerdict)
     .option("--since <iso>", "received at or after this instant", parseSince)
     .option("--limit <n>", "how many claims at most", parseLimit, 50)
-    .option("--url <url>", "the API (default $CLAIMS_URL, the claims serve of the data directory, or http://127.0.0.1:3000)")
+    .option(
+      "--url <url>",
+      "the API (default $CLAIMS_URL, the claims serve of the data directory, or http://127.0.0.1:3000)",
+    )
     .option("--token <token>", "the intake token (default $CLAIMS_API_TOKEN)")
-    .option("--data-dir <path>", "where claims serve keeps its state, to find its URL (default $CLAIMS_DATA_DIR or .claims)")
+    .option(
+      "--data-dir <path>",
+      "where claims serve keeps its state, to find its URL (default $CLAIMS_DATA_DIR or .claims)",
+    )
     .option("--json", "print { items } as JSON")
     .action(async (o: ListOptions) => {
       const url = listUrl(o);
       const token = o.token ?? process.env.CLAIMS_API_TOKEN?.trim();
-      if (!token) throw new ListCliError("no intake token: pass --token or set CLAIMS_API_TOKEN (claims serve prints the one it generated)");
+      if (!token)
+        throw new ListCliError(
+          "no intake token: pass --token or set CLAIMS_API_TOKEN (claims serve prints the one it generated)",
+        );
       const items: View[] = [];
       let cursor: string | undefined;
       do {
@@ -100,7 +143,9 @@ export function registerListCommand(program: Command): void {
         try {
           response = await fetch(`${url}/claims?${query}`, { headers: { authorization: `Bearer ${token}` } });
         } catch (cause) {
-          throw new ListCliError(`cannot reach ${url}: ${((cause as Error).cause as Error | undefined)?.message ?? (cause as Error).message} (is claims serve running? --url / CLAIMS_URL)`);
+          throw new ListCliError(
+            `cannot reach ${url}: ${((cause as Error).cause as Error | undefined)?.message ?? (cause as Error).message} (is claims serve running? --url / CLAIMS_URL)`,
+          );
         }
         const text = await response.text();
         let body: unknown;
@@ -112,7 +157,9 @@ export function registerListCommand(program: Command): void {
         if (response.status !== 200) {
           const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
           if (o.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-          process.stderr.write(`claims list: ${response.status} ${error?.code ?? ""}: ${error?.message ?? String(body)}\n`);
+          process.stderr.write(
+            `claims list: ${response.status} ${error?.code ?? ""}: ${error?.message ?? String(body)}\n`,
+          );
           process.exitCode = 1;
           return;
         }

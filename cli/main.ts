@@ -5,7 +5,16 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import { createLlm, describeLlmConfig, describePreflight, guardWithPreflight, llmConfigFromEnv, meterLlm, preflightLlm, PREFLIGHT_RECHECK_MS } from "../adapters/llm/index.ts";
+import {
+  createLlm,
+  describeLlmConfig,
+  describePreflight,
+  guardWithPreflight,
+  llmConfigFromEnv,
+  meterLlm,
+  preflightLlm,
+  PREFLIGHT_RECHECK_MS,
+} from "../adapters/llm/index.ts";
 import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
@@ -37,12 +46,16 @@ const DEFAULT_CONFIG = "scenarios/config.yaml";
 function parseNow(value: string): number {
   // Without an offset the instant is UTC, as everywhere else: a run never depends on the machine's time zone.
   const ms = parseIsoMs(value);
-  if (ms === undefined) throw new InvalidArgumentError(`--now must be an ISO timestamp such as 2026-06-01T12:00:00Z (UTC unless it has an offset), got '${value}'`);
+  if (ms === undefined)
+    throw new InvalidArgumentError(
+      `--now must be an ISO timestamp such as 2026-06-01T12:00:00Z (UTC unless it has an offset), got '${value}'`,
+    );
   return ms;
 }
 
 function parseKind(value: string): CheckKind {
-  if (value !== "config" && value !== "scenarios") throw new InvalidArgumentError(`--kind must be config or scenarios, got '${value}'`);
+  if (value !== "config" && value !== "scenarios")
+    throw new InvalidArgumentError(`--kind must be config or scenarios, got '${value}'`);
   return value;
 }
 
@@ -60,7 +73,8 @@ class CliError extends ClaimsError<"CLI_USAGE"> {
 
 function parseMaxOpen(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 1_000_000) throw new InvalidArgumentError(`--max-open must be a number of claims (0 = no bound), got '${value}'`);
+  if (!/^\d+$/.test(value) || n > 1_000_000)
+    throw new InvalidArgumentError(`--max-open must be a number of claims (0 = no bound), got '${value}'`);
   return n;
 }
 
@@ -71,7 +85,8 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidArgumentError(`--port must be a number from 0 to 65535 (0 = any free port), got '${value}'`);
+  if (!/^\d+$/.test(value) || port > 65_535)
+    throw new InvalidArgumentError(`--port must be a number from 0 to 65535 (0 = any free port), got '${value}'`);
   return port;
 }
 
@@ -80,16 +95,30 @@ function parsePort(value: string): number {
  * network model), metered, with a loggable description and the waits derived from its time budget.
  */
 function llmFor(config: ClaimsConfig): BatchLlm {
-  const llmConfig = llmConfigFromEnv(process.env, { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature });
+  const llmConfig = llmConfigFromEnv(process.env, {
+    provider: config.llm.provider,
+    model: config.llm.model,
+    baseURL: config.llm.base_url,
+    timeoutMs: config.llm.timeout_ms,
+    maxRetries: config.llm.max_retries,
+    temperature: config.llm.temperature,
+  });
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
   const meter = meterLlm(guarded?.port ?? model);
-  return { port: meter.port, description: describeLlmConfig(llmConfig), meter, waits: pipelineWaitsFor(llmConfig.timeoutMs), ...(guarded ? { preflight: guarded.check } : {}) };
+  return {
+    port: meter.port,
+    description: describeLlmConfig(llmConfig),
+    meter,
+    waits: pipelineWaitsFor(llmConfig.timeoutMs),
+    ...(guarded ? { preflight: guarded.check } : {}),
+  };
 }
 
 function parseSeconds(value: string): number {
   const s = Number(value);
-  if (!/^\d+$/.test(value) || s < 1 || s > 86_400) throw new InvalidArgumentError(`--claim-timeout must be a whole number of seconds from 1 to 86400, got '${value}'`);
+  if (!/^\d+$/.test(value) || s < 1 || s > 86_400)
+    throw new InvalidArgumentError(`--claim-timeout must be a whole number of seconds from 1 to 86400, got '${value}'`);
   return s;
 }
 
@@ -104,7 +133,12 @@ function busProgress(write: (line: string) => void) {
     seen.add(event.id);
     if (seen.size > 1000) seen.delete(seen.values().next().value!);
     const d = event.detail as Record<string, unknown>;
-    const what = event["detail-type"] === "ClaimVerdict" ? `${String(d.verdict)} ${String(d.reason_code)}` : event["detail-type"] === "RefundExecuted" ? `${String(d.amount_eur)} EUR on ${String(d.order_id)}` : String(d.reason_code);
+    const what =
+      event["detail-type"] === "ClaimVerdict"
+        ? `${String(d.verdict)} ${String(d.reason_code)}`
+        : event["detail-type"] === "RefundExecuted"
+          ? `${String(d.amount_eur)} EUR on ${String(d.order_id)}`
+          : String(d.reason_code);
     write(`  [bus]  ${event["detail-type"].padEnd(16)} ${String(d.claim_id)}  ${what}`);
   };
 }
@@ -116,7 +150,8 @@ async function writeReportFor(dataDir: string, simulationId: string, out?: strin
 }
 
 /** The package's version, as `claims --version` prints it. */
-const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
+  .version;
 
 const program = new Command()
   .name("claims")
@@ -130,127 +165,212 @@ program
   .description("run the scenarios through the full pipeline and compare every verdict with the expected one")
   .argument("[scenarios]", "scenario file", DEFAULT_SCENARIOS)
   .option("--config <path>", "configuration file", DEFAULT_CONFIG)
-  .option("--now <iso>", "the instant the whole run is decided at (ISO timestamp; default: when the run starts)", parseNow)
+  .option(
+    "--now <iso>",
+    "the instant the whole run is decided at (ISO timestamp; default: when the run starts)",
+    parseNow,
+  )
   .option("--json", "print one JSON array of verdicts on stdout (logs go to stderr)")
   .option("--data-dir <path>", "where runs, audit and reports are kept (default $CLAIMS_DATA_DIR or .claims)")
   .option("--in-process", "run the pipeline in this process over in-memory ports instead of the local stack")
-  .option("--claim-timeout <seconds>", "how long to wait for one claim before it goes to NEEDS_REVIEW (default: derived from LLM_TIMEOUT_MS)", parseSeconds)
-  .action(async (scenarios: string, o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean; claimTimeout?: number }) => {
-    const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
-    // A batch is decided as of one instant: every claim is received when the run starts (or at --now),
-    // so relative order dates and boundaries such as "exactly 14 days" mean what they say.
-    const clock = frozenClock(o.now ?? systemClock().now());
-    const dataDir = dataDirFrom(o.dataDir);
-    const t0 = performance.now();
-    const outcome = await runBatch({
-      scenariosPath: mustExist(scenarios, "scenario file"),
-      configPath: mustExist(o.config, "config file"),
-      clock,
-      dataDir,
-      log,
-      llm: llmFor,
-      // The local stack by default: the production handlers on dynalite, fauxqs and the local bus.
-      runtime: async (opts) =>
-        o.inProcess
-          ? createInProcessRuntime(opts)
-          : (
-              await startLocalStack({
-                configPath: resolve(o.config), clock, llm: opts.llm, orders: opts.orders, dataDir, sweepEveryMs: 0, ...quietHandlers(),
-                ...(opts.waits ? { waits: opts.waits } : {}),
-                ...(o.claimTimeout === undefined ? {} : { settleTimeoutMs: o.claimTimeout * 1000 }),
-              })
-            ).runtime,
-      writeReport: (simulationId) => writeReportFor(dataDir, simulationId),
-    });
-    log(summarize(outcome, performance.now() - t0));
-    if (o.json) {
-      const rows = outcome.rows.map(({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }) => ({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }));
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    }
-    process.exitCode = outcome.allMatch && outcome.llmReady ? 0 : 1;
-  });
+  .option(
+    "--claim-timeout <seconds>",
+    "how long to wait for one claim before it goes to NEEDS_REVIEW (default: derived from LLM_TIMEOUT_MS)",
+    parseSeconds,
+  )
+  .action(
+    async (
+      scenarios: string,
+      o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean; claimTimeout?: number },
+    ) => {
+      const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
+      // A batch is decided as of one instant: every claim is received when the run starts (or at --now),
+      // so relative order dates and boundaries such as "exactly 14 days" mean what they say.
+      const clock = frozenClock(o.now ?? systemClock().now());
+      const dataDir = dataDirFrom(o.dataDir);
+      const t0 = performance.now();
+      const outcome = await runBatch({
+        scenariosPath: mustExist(scenarios, "scenario file"),
+        configPath: mustExist(o.config, "config file"),
+        clock,
+        dataDir,
+        log,
+        llm: llmFor,
+        // The local stack by default: the production handlers on dynalite, fauxqs and the local bus.
+        runtime: async (opts) =>
+          o.inProcess
+            ? createInProcessRuntime(opts)
+            : (
+                await startLocalStack({
+                  configPath: resolve(o.config),
+                  clock,
+                  llm: opts.llm,
+                  orders: opts.orders,
+                  dataDir,
+                  sweepEveryMs: 0,
+                  ...quietHandlers(),
+                  ...(opts.waits ? { waits: opts.waits } : {}),
+                  ...(o.claimTimeout === undefined ? {} : { settleTimeoutMs: o.claimTimeout * 1000 }),
+                })
+              ).runtime,
+        writeReport: (simulationId) => writeReportFor(dataDir, simulationId),
+      });
+      log(summarize(outcome, performance.now() - t0));
+      if (o.json) {
+        const rows = outcome.rows.map(
+          ({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }) => ({
+            id,
+            label,
+            claim_id,
+            verdict,
+            expected,
+            reason_code,
+            reason,
+            order_id,
+            amount_eur,
+            executed,
+          }),
+        );
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      }
+      process.exitCode = outcome.allMatch && outcome.llmReady ? 0 : 1;
+    },
+  );
 
 program
   .command("serve")
-  .description("start the local stack and the HTTP API (claims, reviews, reports, health) until interrupted; tokens from CLAIMS_API_TOKEN and CLAIMS_REVIEWER_TOKEN, or generated and printed")
+  .description(
+    "start the local stack and the HTTP API (claims, reviews, reports, health) until interrupted; tokens from CLAIMS_API_TOKEN and CLAIMS_REVIEWER_TOKEN, or generated and printed",
+  )
   .option("--port <port>", "port to listen on (0 = any free port)", parsePort, 3000)
   .option("--host <host>", "address to listen on (anything but loopback exposes the API to the network)", "127.0.0.1")
   .option("--config <path>", "configuration file", DEFAULT_CONFIG)
-  .option("--data-dir <path>", "where the claims, ledger, reviews and audit (store/) and events.jsonl are kept across restarts (default $CLAIMS_DATA_DIR or .claims)")
-  .option("--max-open <n>", "answer 429 with Retry-After while this many claims are open (default $CLAIMS_MAX_OPEN or 200; 0 = no bound)", parseMaxOpen)
+  .option(
+    "--data-dir <path>",
+    "where the claims, ledger, reviews and audit (store/) and events.jsonl are kept across restarts (default $CLAIMS_DATA_DIR or .claims)",
+  )
+  .option(
+    "--max-open <n>",
+    "answer 429 with Retry-After while this many claims are open (default $CLAIMS_MAX_OPEN or 200; 0 = no bound)",
+    parseMaxOpen,
+  )
   .option("--now <iso>", "freeze the clock (ISO timestamp); step timeouts never come due on a frozen clock", parseNow)
-  .action(async (o: { port: number; host: string; config: string; dataDir?: string; maxOpen?: number; now?: number }) => {
-    const out = (text: string) => process.stdout.write(`${text}\n`);
-    const t0 = performance.now();
-    const configPath = mustExist(o.config, "config file");
-    const dataDir = dataDirFrom(o.dataDir);
-    const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
-    const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
-    assertAgentAccepted(config);
-    const llm = llmFor(config);
-    const check = llm.preflight ? await llm.preflight() : undefined;
-    const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
-    const apiToken = fromEnv || randomBytes(24).toString("base64url");
-    const reviewerFromEnv = process.env.CLAIMS_REVIEWER_TOKEN?.trim();
-    const reviewerToken = reviewerFromEnv || randomBytes(24).toString("base64url");
-    if (reviewerToken === apiToken) throw new CliError("CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials");
-    const maxOpen = o.maxOpen ?? (process.env.CLAIMS_MAX_OPEN === undefined ? 200 : parseMaxOpen(process.env.CLAIMS_MAX_OPEN.trim()));
-    const stateDir = stateDirOf(dataDir);
-    const stack = await startLocalStack({
-      configPath, clock, llm: llm.port, dataDir, stateDir, apiToken, reviewerToken, onBusEvent: busProgress(out), recordBusEvents: false,
-      ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
-      ...(llm.waits ? { waits: llm.waits } : {}),
-    });
-    const front = await startHttpFront({
-      functions: { intakeApi: stack.handlers.intakeApi, reviewApi: stack.handlers.reviewApi },
-      authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
-      port: o.port,
-      host: o.host,
-      onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
-    }).catch(async (e: unknown) => {
+  .action(
+    async (o: { port: number; host: string; config: string; dataDir?: string; maxOpen?: number; now?: number }) => {
+      const out = (text: string) => process.stdout.write(`${text}\n`);
+      const t0 = performance.now();
+      const configPath = mustExist(o.config, "config file");
+      const dataDir = dataDirFrom(o.dataDir);
+      const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
+      const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
+      assertAgentAccepted(config);
+      const llm = llmFor(config);
+      const check = llm.preflight ? await llm.preflight() : undefined;
+      const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
+      const apiToken = fromEnv || randomBytes(24).toString("base64url");
+      const reviewerFromEnv = process.env.CLAIMS_REVIEWER_TOKEN?.trim();
+      const reviewerToken = reviewerFromEnv || randomBytes(24).toString("base64url");
+      if (reviewerToken === apiToken)
+        throw new CliError(
+          "CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials",
+        );
+      const maxOpen =
+        o.maxOpen ??
+        (process.env.CLAIMS_MAX_OPEN === undefined ? 200 : parseMaxOpen(process.env.CLAIMS_MAX_OPEN.trim()));
+      const stateDir = stateDirOf(dataDir);
+      const stack = await startLocalStack({
+        configPath,
+        clock,
+        llm: llm.port,
+        dataDir,
+        stateDir,
+        apiToken,
+        reviewerToken,
+        onBusEvent: busProgress(out),
+        recordBusEvents: false,
+        ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
+        ...(llm.waits ? { waits: llm.waits } : {}),
+      });
+      const front = await startHttpFront({
+        functions: { intakeApi: stack.handlers.intakeApi, reviewApi: stack.handlers.reviewApi },
+        authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
+        port: o.port,
+        host: o.host,
+        onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
+      }).catch(async (e: unknown) => {
+        await stack.stop();
+        throw new CliError((e as Error).message);
+      });
+      stack.stateLock?.update({ url: front.url });
+      out(`Claims Crew local stack: ${stack.runtime.description}`);
+      out(`  listening on ${front.url}`);
+      if (!LOOPBACK.test(o.host)) {
+        process.stderr.write(
+          `\n  WARNING: --host ${o.host} makes the HTTP API reachable from other machines (bearer tokens travel in clear HTTP).\n  The emulators behind it stay on 127.0.0.1. Use --host 127.0.0.1 unless you mean it.\n\n`,
+        );
+        out(`  WARNING  listening on ${o.host}, not loopback: the API is reachable from the network`);
+      }
+      out(
+        `  routes   ${Object.entries(ROUTES)
+          .map(([key, r]) => `${key}${r.auth === "none" ? " (open)" : r.auth === "reviewer" ? " (reviewer)" : ""}`)
+          .join(" · ")}`,
+      );
+      out(
+        fromEnv
+          ? "  token    from CLAIMS_API_TOKEN"
+          : `  token    generated for this run: ${apiToken}  (set CLAIMS_API_TOKEN to choose one)`,
+      );
+      out(
+        reviewerFromEnv
+          ? "  reviewer from CLAIMS_REVIEWER_TOKEN"
+          : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one)`,
+      );
+      out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
+      out(
+        `  state    ${stateDir}: claims, idempotency keys, ledger, reviews, audit and queued messages survive a restart (kill -9 too)`,
+      );
+      if (stack.recovered.messages + stack.recovered.restarted + stack.recovered.ticked > 0) {
+        out(
+          `  recovered ${stack.recovered.messages} queued message(s); re-drove ${stack.recovered.restarted + stack.recovered.ticked} open claim(s)`,
+        );
+      }
+      out(
+        `  bound    ${maxOpen > 0 ? `intake answers 429 (Retry-After) while ${maxOpen} claims are open (--max-open)` : "none: intake never answers 429 (--max-open 0)"}`,
+      );
+      out(
+        `  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`,
+      );
+      if (check !== undefined) {
+        out(`  llm      ${describePreflight(check)}`);
+        if (!check.ok)
+          out(
+            `           claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`,
+          );
+      }
+      for (const m of config.reading.mappings) out(`  read as  ${m}`);
+      if (config.reading.ignored.length > 0) out(`  ignored  ${ignoredSummary(config.reading.ignored)}`);
+      out(
+        `  try      curl -s -X POST ${front.url}/claims -H "Authorization: Bearer $CLAIMS_API_TOKEN" -H 'content-type: application/json' -d '{"claim_text":"I bought order ord_001 for 299.99 EUR, the screen is dead"}'`,
+      );
+      out(`Ready in ${(performance.now() - t0).toFixed(0)} ms. Ctrl-C stops.`);
+      const signal = await new Promise<string>((done) => {
+        process.once("SIGINT", () => done("SIGINT"));
+        process.once("SIGTERM", () => done("SIGTERM"));
+      });
+      out(`${signal}: stopping the HTTP API, the pollers, the bus and the emulators…`);
+      await front.stop();
       await stack.stop();
-      throw new CliError((e as Error).message);
-    });
-    stack.stateLock?.update({ url: front.url });
-    out(`Claims Crew local stack: ${stack.runtime.description}`);
-    out(`  listening on ${front.url}`);
-    if (!LOOPBACK.test(o.host)) {
-      process.stderr.write(`\n  WARNING: --host ${o.host} makes the HTTP API reachable from other machines (bearer tokens travel in clear HTTP).\n  The emulators behind it stay on 127.0.0.1. Use --host 127.0.0.1 unless you mean it.\n\n`);
-      out(`  WARNING  listening on ${o.host}, not loopback: the API is reachable from the network`);
-    }
-    out(`  routes   ${Object.entries(ROUTES).map(([key, r]) => `${key}${r.auth === "none" ? " (open)" : r.auth === "reviewer" ? " (reviewer)" : ""}`).join(" · ")}`);
-    out(fromEnv ? "  token    from CLAIMS_API_TOKEN" : `  token    generated for this run: ${apiToken}  (set CLAIMS_API_TOKEN to choose one)`);
-    out(reviewerFromEnv ? "  reviewer from CLAIMS_REVIEWER_TOKEN" : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one)`);
-    out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
-    out(`  state    ${stateDir}: claims, idempotency keys, ledger, reviews, audit and queued messages survive a restart (kill -9 too)`);
-    if (stack.recovered.messages + stack.recovered.restarted + stack.recovered.ticked > 0) {
-      out(`  recovered ${stack.recovered.messages} queued message(s); re-drove ${stack.recovered.restarted + stack.recovered.ticked} open claim(s)`);
-    }
-    out(`  bound    ${maxOpen > 0 ? `intake answers 429 (Retry-After) while ${maxOpen} claims are open (--max-open)` : "none: intake never answers 429 (--max-open 0)"}`);
-    out(`  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`);
-    if (check !== undefined) {
-      out(`  llm      ${describePreflight(check)}`);
-      if (!check.ok) out(`           claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`);
-    }
-    for (const m of config.reading.mappings) out(`  read as  ${m}`);
-    if (config.reading.ignored.length > 0) out(`  ignored  ${ignoredSummary(config.reading.ignored)}`);
-    out(`  try      curl -s -X POST ${front.url}/claims -H "Authorization: Bearer $CLAIMS_API_TOKEN" -H 'content-type: application/json' -d '{"claim_text":"I bought order ord_001 for 299.99 EUR, the screen is dead"}'`);
-    out(`Ready in ${(performance.now() - t0).toFixed(0)} ms. Ctrl-C stops.`);
-    const signal = await new Promise<string>((done) => {
-      process.once("SIGINT", () => done("SIGINT"));
-      process.once("SIGTERM", () => done("SIGTERM"));
-    });
-    out(`${signal}: stopping the HTTP API, the pollers, the bus and the emulators…`);
-    await front.stop();
-    await stack.stop();
-    out("Stopped.");
-    process.exitCode = 0;
-  });
+      out("Stopped.");
+      process.exitCode = 0;
+    },
+  );
 
 const configCommand = program.command("config").description("configuration and scenario files");
 configCommand
   .command("check")
-  .description("read a configuration or scenario file as batch and serve do, and say what was understood (exit 2 with the errors when it is invalid)")
+  .description(
+    "read a configuration or scenario file as batch and serve do, and say what was understood (exit 2 with the errors when it is invalid)",
+  )
   .argument("<file>", "a config.yaml or scenarios.yaml (ours or DIR sample 35's)")
   .option("--kind <kind>", "config or scenarios (default: told from the content)", parseKind)
   .option("--now <iso>", "the instant relative purchase dates (-3d) resolve against (default: now)", parseNow)
@@ -260,16 +380,23 @@ configCommand
     const checked = checkFile(readFileSync(path, "utf8"), file, o.now ?? systemClock().now(), o.kind);
     process.stdout.write(o.json ? `${JSON.stringify(checkJson(checked), null, 2)}\n` : formatCheck(checked));
     if (checked.kind === "config" && !checked.handshake.ok) {
-      throw new AgentRefusedError(`agent ${checked.config.agent.agentId} v${checked.config.agent.version} was refused by the registry: ${checked.handshake.message}`);
+      throw new AgentRefusedError(
+        `agent ${checked.config.agent.agentId} v${checked.config.agent.version} was refused by the registry: ${checked.handshake.message}`,
+      );
     }
   });
 
 program
   .command("load-orders")
-  .description("write the orders of a file you name into a deployed table (the kernel's context store); uses your AWS credentials")
+  .description(
+    "write the orders of a file you name into a deployed table (the kernel's context store); uses your AWS credentials",
+  )
   .requiredOption("--table <name>", "the DynamoDB table (the `table` output of sst deploy)")
   // No default: the bundled scenarios/config.yaml holds the demo's orders, which must never land in a real table by accident.
-  .requiredOption("--config <path>", "the file whose context_store.orders to load (config format; for the demo's orders: scenarios/config.yaml)")
+  .requiredOption(
+    "--config <path>",
+    "the file whose context_store.orders to load (config format; for the demo's orders: scenarios/config.yaml)",
+  )
   .option("--region <region>", "AWS region (default: your AWS configuration)")
   .option("--endpoint <url>", "a DynamoDB endpoint (e.g. a local emulator)")
   .action(async (o: { table: string; config: string; region?: string; endpoint?: string }) => {
@@ -280,20 +407,34 @@ program
     const { seedOrders } = await import("../adapters/aws/index.ts");
     const client = new DynamoDBClient({
       ...(o.region ? { region: o.region } : {}),
-      ...(o.endpoint ? { endpoint: o.endpoint, region: o.region ?? "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
+      ...(o.endpoint
+        ? {
+            endpoint: o.endpoint,
+            region: o.region ?? "us-east-1",
+            credentials: { accessKeyId: "local", secretAccessKey: "local" },
+          }
+        : {}),
     });
     try {
       await seedOrders(DynamoDBDocumentClient.from(client), o.table, config.orders);
     } catch (e) {
       const name = (e as { name?: string }).name ?? "";
       const cause = (e as { cause?: { name?: string } }).cause?.name ?? "";
-      if ([name, cause].includes("ResourceNotFoundException")) throw new CliError(`table ${o.table} not found${o.endpoint ? ` at ${o.endpoint}` : ""}: use the Table name printed by sst deploy, and the right --region`);
-      if ([name, cause].includes("CredentialsProviderError")) throw new CliError("no AWS credentials found: configure them (aws configure, AWS_PROFILE) or pass --endpoint for a local table");
+      if ([name, cause].includes("ResourceNotFoundException"))
+        throw new CliError(
+          `table ${o.table} not found${o.endpoint ? ` at ${o.endpoint}` : ""}: use the Table name printed by sst deploy, and the right --region`,
+        );
+      if ([name, cause].includes("CredentialsProviderError"))
+        throw new CliError(
+          "no AWS credentials found: configure them (aws configure, AWS_PROFILE) or pass --endpoint for a local table",
+        );
       throw new CliError(`could not load the orders into ${o.table}: ${(e as Error).message}`);
     } finally {
       client.destroy();
     }
-    process.stdout.write(`Loaded ${config.orders.length} orders from ${o.config} into ${o.table} (relative purchase dates resolved against now).\n`);
+    process.stdout.write(
+      `Loaded ${config.orders.length} orders from ${o.config} into ${o.table} (relative purchase dates resolved against now).\n`,
+    );
   });
 
 /** Runs `use` on the store `claims serve` keeps in the data directory (running or not); undefined when there is none. */
@@ -324,7 +465,10 @@ program
   .description("regenerate the HTML audit report of a recorded run, or of the claims sent to claims serve")
   .option("--simulation-id <id>", "the run or the served simulation (default: the latest run)")
   .option("--served", "the claims sent to claims serve without a simulation_id")
-  .option("--out <path>", "where to write the report (default: the run's folder; served claims: <data-dir>/served/report.html)")
+  .option(
+    "--out <path>",
+    "where to write the report (default: the run's folder; served claims: <data-dir>/served/report.html)",
+  )
   .option("--data-dir <path>", "where runs and the served store are kept (default $CLAIMS_DATA_DIR or .claims)")
   .action(async (o: { simulationId?: string; served?: boolean; out?: string; dataDir?: string }) => {
     const dataDir = dataDirFrom(o.dataDir);
@@ -341,32 +485,64 @@ program
     const { renderAuditReport } = await import("../report/served.ts");
     const written = await withStateStore(dataDir, async (store) => {
       const events = simulationId ? await store.ports.audit.bySimulation(simulationId) : await servedClaimsAudit(store);
-      if (events.length === 0) throw new CliError(simulationId ? `no run or served claims of simulation ${simulationId} in ${dataDir}` : `no served claims in ${dataDir} yet`);
+      if (events.length === 0)
+        throw new CliError(
+          simulationId
+            ? `no run or served claims of simulation ${simulationId} in ${dataDir}`
+            : `no served claims in ${dataDir} yet`,
+        );
       const title = simulationId ? `Claims Crew — ${simulationId} (served)` : "Claims Crew — served claims";
-      const path = out ?? (simulationId ? resolve(runDir(dataDir, simulationId), "report.html") : join(dataDir, "served", "report.html"));
-      return { path: writeReport(events, path, { title, scope: simulationId ? `the claims served under ${simulationId}` : "every claim served without a simulation_id" }, renderAuditReport), source: store.source };
+      const path =
+        out ??
+        (simulationId ? resolve(runDir(dataDir, simulationId), "report.html") : join(dataDir, "served", "report.html"));
+      return {
+        path: writeReport(
+          events,
+          path,
+          {
+            title,
+            scope: simulationId
+              ? `the claims served under ${simulationId}`
+              : "every claim served without a simulation_id",
+          },
+          renderAuditReport,
+        ),
+        source: store.source,
+      };
     });
     if (!written) {
-      throw new CliError(simulationId ? `no recorded run '${simulationId}' and no claims serve store in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})` : `no recorded runs and no claims serve store in ${dataDir}: run 'claims batch' or 'claims serve' first`);
+      throw new CliError(
+        simulationId
+          ? `no recorded run '${simulationId}' and no claims serve store in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`
+          : `no recorded runs and no claims serve store in ${dataDir}: run 'claims batch' or 'claims serve' first`,
+      );
     }
     process.stdout.write(`Report for ${simulationId ?? "served claims"} (from ${written.source}): ${written.path}\n`);
   });
 
 program
   .command("replay")
-  .description("re-run a recorded decision from its audit events (no model calls) and check it reproduces byte for byte; exit 0 IDENTICAL, 1 DIFFERENT, 3 INCOMPLETE")
+  .description(
+    "re-run a recorded decision from its audit events (no model calls) and check it reproduces byte for byte; exit 0 IDENTICAL, 1 DIFFERENT, 3 INCOMPLETE",
+  )
   .argument("<claim-id>", "the claim to replay")
   .option("--data-dir <path>", "where runs are kept (default $CLAIMS_DATA_DIR or .claims)")
   .option("--json", "print the replay result as JSON")
   .action(async (claimId: string, o: { dataDir?: string; json?: boolean }) => {
     const dataDir = dataDirFrom(o.dataDir);
     // A batch run's file, else the store of claims serve (a served claim's own events).
-    const found = findClaimRun(dataDir, claimId)
-      ?? (await withStateStore(dataDir, async (store) => {
+    const found =
+      findClaimRun(dataDir, claimId) ??
+      (await withStateStore(dataDir, async (store) => {
         const events = await store.ports.audit.byDfid(dfidOf(claimId));
-        return events.some((e) => e.details.claim_id === claimId) ? { simulationId: `served, from ${store.source}`, events } : undefined;
+        return events.some((e) => e.details.claim_id === claimId)
+          ? { simulationId: `served, from ${store.source}`, events }
+          : undefined;
       }));
-    if (!found) throw new CliError(`claim ${claimId} is not in any recorded run nor among the served claims in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`);
+    if (!found)
+      throw new CliError(
+        `claim ${claimId} is not in any recorded run nor among the served claims in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`,
+      );
     const result = replayClaim(claimId, found.events);
     if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else process.stdout.write(formatReplay(result, found.simulationId));
@@ -379,10 +555,15 @@ const REPLAY_EXIT_CODES: Record<ReplayResult["status"], number> = { IDENTICAL: 0
 function formatReplay(result: ReplayResult, simulationId: string): string {
   const marks = { IDENTICAL: "✓", DIFFERENT: "✗", INCOMPLETE: "?" } as const;
   const lines = [`Replay of ${result.claimId} (run ${simulationId}), from recorded events, no model calls:`];
-  for (const s of result.steps) lines.push(`  ${marks[s.status]} ${s.step.padEnd(10)} ${s.detail}${s.status === "IDENTICAL" ? "" : ` (${s.status})`}`);
+  for (const s of result.steps)
+    lines.push(
+      `  ${marks[s.status]} ${s.step.padEnd(10)} ${s.detail}${s.status === "IDENTICAL" ? "" : ` (${s.status})`}`,
+    );
   const first = result.steps.find((s) => s.status === result.status);
-  if (result.status === "IDENTICAL") lines.push(`Identical: ${result.outcome ?? "same outcome"} ${result.reasonCode ?? ""}`.trimEnd());
-  else if (result.status === "DIFFERENT") lines.push(`DIFFERENT: the recorded decision does not reproduce (${first?.step}: ${first?.detail})`);
+  if (result.status === "IDENTICAL")
+    lines.push(`Identical: ${result.outcome ?? "same outcome"} ${result.reasonCode ?? ""}`.trimEnd());
+  else if (result.status === "DIFFERENT")
+    lines.push(`DIFFERENT: the recorded decision does not reproduce (${first?.step}: ${first?.detail})`);
   else lines.push(`INCOMPLETE: the recorded decision cannot be replayed in full (${first?.step}: ${first?.detail})`);
   return `${lines.join("\n")}\n`;
 }
@@ -392,7 +573,8 @@ registerListCommand(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {
-  if (process.argv.slice(2).includes("--json")) process.stdout.write(`${JSON.stringify({ error: { code, message, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
+  if (process.argv.slice(2).includes("--json"))
+    process.stdout.write(`${JSON.stringify({ error: { code, message, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
 }
 
 try {
@@ -414,7 +596,9 @@ try {
   } else {
     // Not expected: still no stack trace unless asked for.
     const error = e instanceof Error ? e : new Error(String(e));
-    process.stderr.write(`claims: ${error.message}${process.env.CLAIMS_DEBUG ? `\n${error.stack ?? ""}` : "\n  (set CLAIMS_DEBUG=1 to see where it happened)"}\n`);
+    process.stderr.write(
+      `claims: ${error.message}${process.env.CLAIMS_DEBUG ? `\n${error.stack ?? ""}` : "\n  (set CLAIMS_DEBUG=1 to see where it happened)"}\n`,
+    );
     printJsonError("INTERNAL", error.message);
   }
 }

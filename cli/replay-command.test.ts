@@ -21,7 +21,10 @@ const SIM = "sim_replay_cli";
 
 async function claims(args: string[]) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(root, "bin/claims.mjs"), ...args], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
+    const { stdout, stderr } = await run(process.execPath, [join(root, "bin/claims.mjs"), ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -32,14 +35,36 @@ async function claims(args: string[]) {
 /** Scenarios A, B and C recorded in one run; B loses its KERNEL_VERDICT and C's verdict is changed. */
 async function recordRun(): Promise<string> {
   const config = parseConfig(readFileSync(join(root, "scenarios/config.yaml"), "utf8"), "config.yaml", NOW);
-  const scenarios = parseScenarios(readFileSync(join(root, "scenarios/scenarios.yaml"), "utf8"), "scenarios.yaml").filter((s) => ["A", "B", "C"].includes(s.id));
-  const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), clock: { now: () => NOW } });
-  await p.audit.append(simulationStartEvent({ simulationId: SIM, nowMs: NOW, config, scenarios, files: { config: "config.yaml", scenarios: "scenarios.yaml" }, stack: "in-process", llm: { provider: "rules", model: "rules-v1" } }));
+  const scenarios = parseScenarios(
+    readFileSync(join(root, "scenarios/scenarios.yaml"), "utf8"),
+    "scenarios.yaml",
+  ).filter((s) => ["A", "B", "C"].includes(s.id));
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+    clock: { now: () => NOW },
+  });
+  await p.audit.append(
+    simulationStartEvent({
+      simulationId: SIM,
+      nowMs: NOW,
+      config,
+      scenarios,
+      files: { config: "config.yaml", scenarios: "scenarios.yaml" },
+      stack: "in-process",
+      llm: { provider: "rules", model: "rules-v1" },
+    }),
+  );
   for (const s of scenarios) await p.decide(scenarioBody(s, SIM, NOW), { claimId: `clm_cli_${s.id}` });
   const events = p
     .auditEvents()
     .filter((e) => !(e.details.claim_id === "clm_cli_B" && e.event_type === "KERNEL_VERDICT"))
-    .map((e) => (e.details.claim_id === "clm_cli_C" && e.event_type === "KERNEL_VERDICT" ? { ...e, details: { ...e.details, verdict: "ACCEPT" } } : e));
+    .map((e) =>
+      e.details.claim_id === "clm_cli_C" && e.event_type === "KERNEL_VERDICT"
+        ? { ...e, details: { ...e.details, verdict: "ACCEPT" } }
+        : e,
+    );
   const dataDir = mkdtempSync(join(tmpdir(), "claims-replay-"));
   saveRunAudit(dataDir, SIM, events);
   return dataDir;
@@ -56,11 +81,21 @@ describe("claims replay", () => {
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/Identical: ACCEPT VALIDATION_PASSED\n$/);
     expect(missing.code, missing.stdout + missing.stderr).toBe(3);
-    expect(missing.stdout).toMatch(/\? kernel +KERNEL_VERDICT is missing: the 'decided' stage records it \(INCOMPLETE\)/);
-    expect(missing.stdout).toMatch(/INCOMPLETE: the recorded decision cannot be replayed in full \(kernel: KERNEL_VERDICT is missing/);
+    expect(missing.stdout).toMatch(
+      /\? kernel +KERNEL_VERDICT is missing: the 'decided' stage records it \(INCOMPLETE\)/,
+    );
+    expect(missing.stdout).toMatch(
+      /INCOMPLETE: the recorded decision cannot be replayed in full \(kernel: KERNEL_VERDICT is missing/,
+    );
     expect(changed.code, changed.stdout + changed.stderr).toBe(1);
-    const result = JSON.parse(changed.stdout) as { status: string; claimId: string; steps: { step: string; status: string; detail: string }[] };
+    const result = JSON.parse(changed.stdout) as {
+      status: string;
+      claimId: string;
+      steps: { step: string; status: string; detail: string }[];
+    };
     expect(result).toMatchObject({ claimId: "clm_cli_C", status: "DIFFERENT" });
-    expect(result.steps.filter((s) => s.status !== "IDENTICAL").map((s) => `${s.step}: ${s.detail}`)).toEqual([expect.stringMatching(/^kernel: KERNEL_VERDICT #\d+: the recorded value differs from the replayed one$/)]);
+    expect(result.steps.filter((s) => s.status !== "IDENTICAL").map((s) => `${s.step}: ${s.detail}`)).toEqual([
+      expect.stringMatching(/^kernel: KERNEL_VERDICT #\d+: the recorded value differs from the replayed one$/),
+    ]);
   });
 });

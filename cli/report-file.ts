@@ -7,7 +7,12 @@ import { renderReport } from "../report/render.ts";
 import type { RenderOptions } from "../report/render.ts";
 
 /** Renders `events` (with `render`, default the run report) and writes the report to `outPath` (parent folders created); returns the absolute path. */
-export function writeReport<O extends RenderOptions>(events: readonly AuditEvent[], outPath: string, opts: O = {} as O, render: (events: readonly AuditEvent[], opts: O) => string = renderReport): string {
+export function writeReport<O extends RenderOptions>(
+  events: readonly AuditEvent[],
+  outPath: string,
+  opts: O = {} as O,
+  render: (events: readonly AuditEvent[], opts: O) => string = renderReport,
+): string {
   const path = resolve(outPath);
   const page = render(events, opts);
   try {

@@ -27,11 +27,17 @@ class ReviewCliError extends ClaimsError<"REVIEW_CLI"> {
 }
 
 /** The target from the options and the environment; refuses to run without a token. */
-function reviewTarget(o: { url?: string; token?: string }, env: Readonly<Record<string, string | undefined>> = process.env): ReviewTarget {
+function reviewTarget(
+  o: { url?: string; token?: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ReviewTarget {
   const url = (o.url ?? env.CLAIMS_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   if (!/^https?:\/\/\S+$/.test(url)) throw new ReviewCliError(`--url must be an http(s) URL, got ${url}`);
   const token = o.token ?? env.CLAIMS_REVIEWER_TOKEN?.trim();
-  if (!token) throw new ReviewCliError("no reviewer token: pass --token or set CLAIMS_REVIEWER_TOKEN (claims serve prints the one it generated)");
+  if (!token)
+    throw new ReviewCliError(
+      "no reviewer token: pass --token or set CLAIMS_REVIEWER_TOKEN (claims serve prints the one it generated)",
+    );
   return { url, token };
 }
 
@@ -41,11 +47,16 @@ async function callApi(target: ReviewTarget, method: "GET" | "POST", path: strin
   try {
     response = await fetch(`${target.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${target.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${target.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (cause) {
-    throw new ReviewCliError(`cannot reach ${target.url}: ${((cause as Error).cause as Error | undefined)?.message ?? (cause as Error).message} (is claims serve running? --url / CLAIMS_URL)`);
+    throw new ReviewCliError(
+      `cannot reach ${target.url}: ${((cause as Error).cause as Error | undefined)?.message ?? (cause as Error).message} (is claims serve running? --url / CLAIMS_URL)`,
+    );
   }
   const text = await response.text();
   let parsed: unknown = text;
@@ -57,7 +68,17 @@ async function callApi(target: ReviewTarget, method: "GET" | "POST", path: strin
   return { status: response.status, body: parsed };
 }
 
-type Review = { review_id: string; claim_id: string; origin: string; status: string; reason_code: string; reason: string; order_id?: string; amount_eur?: number; requested_at: string };
+type Review = {
+  review_id: string;
+  claim_id: string;
+  origin: string;
+  status: string;
+  reason_code: string;
+  reason: string;
+  order_id?: string;
+  amount_eur?: number;
+  requested_at: string;
+};
 
 /** A one-line summary of a listed review. */
 function formatReviewLine(r: Review): string {
@@ -69,7 +90,11 @@ function formatReviewLine(r: Review): string {
 async function* allReviews(target: ReviewTarget, status: string): AsyncGenerator<Review> {
   let cursor: string | undefined;
   do {
-    const answer = await callApi(target, "GET", `/reviews?status=${status}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const answer = await callApi(
+      target,
+      "GET",
+      `/reviews?status=${status}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     if (answer.status !== 200) throw Object.assign(new Error("refused"), { answer });
     const page = answer.body as { items: Review[]; next_cursor?: string };
     yield* page.items;
@@ -111,22 +136,36 @@ function report(answer: ApiAnswer, json: boolean | undefined, ok: (body: unknown
     if (!json) out(ok(answer.body));
     return 0;
   }
-  const error = (answer.body as { error?: { code?: string; message?: string; issues?: { path: string; message: string }[] } } | undefined)?.error;
+  const error = (
+    answer.body as
+      | { error?: { code?: string; message?: string; issues?: { path: string; message: string }[] } }
+      | undefined
+  )?.error;
   if (!json) {
-    process.stderr.write(`claims review: ${answer.status} ${error?.code ?? ""}: ${error?.message ?? String(answer.body)}\n`);
+    process.stderr.write(
+      `claims review: ${answer.status} ${error?.code ?? ""}: ${error?.message ?? String(answer.body)}\n`,
+    );
     for (const i of error?.issues ?? []) process.stderr.write(`  ${i.path}: ${i.message}\n`);
   }
   return 1;
 }
 
 function decided(body: unknown): string {
-  const b = body as { claim_id: string; review: { status: string; amount_eur?: number }; executed: boolean; execution_id?: string; resubmitted_claim_id?: string };
+  const b = body as {
+    claim_id: string;
+    review: { status: string; amount_eur?: number };
+    executed: boolean;
+    execution_id?: string;
+    resubmitted_claim_id?: string;
+  };
   return `${b.claim_id}: review ${b.review.status}${b.executed ? `, refund executed (${b.execution_id ?? "?"})` : ""}${b.resubmitted_claim_id ? `, resubmitted as ${b.resubmitted_claim_id}` : ""}`;
 }
 
 /** Registers `claims review list|show|approve|deny|resubmit` on the program. */
 export function registerReviewCommands(program: Command): void {
-  const review = program.command("review").description("list and decide human reviews through the API (reviewer token: --token or CLAIMS_REVIEWER_TOKEN)");
+  const review = program
+    .command("review")
+    .description("list and decide human reviews through the API (reviewer token: --token or CLAIMS_REVIEWER_TOKEN)");
   const common = (c: Command) =>
     c
       .option("--url <url>", "the API (default $CLAIMS_URL or http://127.0.0.1:3000)")
@@ -141,15 +180,22 @@ export function registerReviewCommands(program: Command): void {
       try {
         for await (const r of allReviews(target, o.status)) items.push(r);
       } catch (e) {
-        process.exitCode = report((e as { answer?: ApiAnswer }).answer ?? { status: 0, body: String(e) }, o.json, () => "");
+        process.exitCode = report(
+          (e as { answer?: ApiAnswer }).answer ?? { status: 0, body: String(e) },
+          o.json,
+          () => "",
+        );
         return;
       }
       if (o.json) process.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
-      else process.stdout.write(`${items.length === 0 ? `no ${o.status} reviews` : items.map(formatReviewLine).join("\n")}\n`);
+      else
+        process.stdout.write(
+          `${items.length === 0 ? `no ${o.status} reviews` : items.map(formatReviewLine).join("\n")}\n`,
+        );
     });
 
-  common(review.command("show <claimId>").description("show the review of one claim"))
-    .action(async (claimId: string, o: Common) => {
+  common(review.command("show <claimId>").description("show the review of one claim")).action(
+    async (claimId: string, o: Common) => {
       const target = reviewTarget(o);
       for (const status of STATUSES) {
         for await (const r of allReviews(target, status)) {
@@ -160,15 +206,29 @@ export function registerReviewCommands(program: Command): void {
       }
       process.stderr.write(`claims review: claim ${claimId} has no review\n`);
       process.exitCode = 1;
-    });
+    },
+  );
 
-  common(review.command("approve <claimId>").description("approve an escalated claim: the reject checks run again, then the refund is reserved once"))
+  common(
+    review
+      .command("approve <claimId>")
+      .description("approve an escalated claim: the reject checks run again, then the refund is reserved once"),
+  )
     .option("--amount <eur>", "approve less than proposed (default: the proposed amount)", parseAmount)
     .option("--note <text>", "a note for the record")
     .option("--reviewer <name>", "who approves (recorded and published as approved_by)")
     .action(async (claimId: string, o: Common & { amount?: number; note?: string; reviewer?: string }) => {
-      const body = { decision: "APPROVE", ...(o.amount === undefined ? {} : { amount_eur: o.amount }), ...(o.note ? { note: o.note } : {}), ...(o.reviewer ? { reviewer: o.reviewer } : {}) };
-      process.exitCode = report(await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body), o.json, decided);
+      const body = {
+        decision: "APPROVE",
+        ...(o.amount === undefined ? {} : { amount_eur: o.amount }),
+        ...(o.note ? { note: o.note } : {}),
+        ...(o.reviewer ? { reviewer: o.reviewer } : {}),
+      };
+      process.exitCode = report(
+        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
+        o.json,
+        decided,
+      );
     });
 
   common(review.command("deny <claimId>").description("deny a claim under review: it closes without a refund"))
@@ -176,15 +236,32 @@ export function registerReviewCommands(program: Command): void {
     .option("--reviewer <name>", "who denies")
     .action(async (claimId: string, o: Common & { note: string; reviewer?: string }) => {
       const body = { decision: "DENY", note: o.note, ...(o.reviewer ? { reviewer: o.reviewer } : {}) };
-      process.exitCode = report(await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body), o.json, decided);
+      process.exitCode = report(
+        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
+        o.json,
+        decided,
+      );
     });
 
-  common(review.command("resubmit <claimId>").description("resubmit a claim that needs review with a corrected structured claim"))
+  common(
+    review
+      .command("resubmit <claimId>")
+      .description("resubmit a claim that needs review with a corrected structured claim"),
+  )
     .requiredOption("--claim <json>", "the corrected claim as JSON, or @file", readClaim)
     .option("--note <text>", "a note for the record")
     .option("--reviewer <name>", "who resubmits")
     .action(async (claimId: string, o: Common & { claim: unknown; note?: string; reviewer?: string }) => {
-      const body = { decision: "RESUBMIT", claim: o.claim, ...(o.note ? { note: o.note } : {}), ...(o.reviewer ? { reviewer: o.reviewer } : {}) };
-      process.exitCode = report(await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body), o.json, decided);
+      const body = {
+        decision: "RESUBMIT",
+        claim: o.claim,
+        ...(o.note ? { note: o.note } : {}),
+        ...(o.reviewer ? { reviewer: o.reviewer } : {}),
+      };
+      process.exitCode = report(
+        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
+        o.json,
+        decided,
+      );
     });
 }

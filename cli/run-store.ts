@@ -27,7 +27,10 @@ export function saveRunAudit(dataDir: string, simulationId: string, events: read
 /** Reads a run's audit events; throws a clear error when the run or the file is missing or corrupt. */
 export function loadRunAudit(dataDir: string, simulationId: string): AuditEvent[] {
   const path = join(runDir(dataDir, simulationId), "audit.jsonl");
-  if (!existsSync(path)) throw new Error(`no recorded run '${simulationId}' in ${dataDir} (looked for ${path}); runs: ${listRuns(dataDir).join(", ") || "none — run claims batch first"}`);
+  if (!existsSync(path))
+    throw new Error(
+      `no recorded run '${simulationId}' in ${dataDir} (looked for ${path}); runs: ${listRuns(dataDir).join(", ") || "none — run claims batch first"}`,
+    );
   return readFileSync(path, "utf8")
     .split("\n")
     .filter((l) => l.trim() !== "")
@@ -60,7 +63,10 @@ export function latestRun(dataDir: string): string | undefined {
 }
 
 /** Finds the run that holds a claim's events, newest first. */
-export function findClaimRun(dataDir: string, claimId: string): { simulationId: string; events: AuditEvent[] } | undefined {
+export function findClaimRun(
+  dataDir: string,
+  claimId: string,
+): { simulationId: string; events: AuditEvent[] } | undefined {
   for (const simulationId of listRuns(dataDir)) {
     const text = readFileSync(join(runDir(dataDir, simulationId), "audit.jsonl"), "utf8");
     if (!text.includes(`"${claimId}"`)) continue;

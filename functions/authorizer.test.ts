@@ -8,8 +8,15 @@ const TOKEN = "s3cret-token-value";
 
 function event(headers: Record<string, string>): APIGatewayRequestAuthorizerEventV2 {
   return {
-    version: "2.0", type: "REQUEST", routeArn: "arn:test", routeKey: "POST /claims", rawPath: "/claims", rawQueryString: "", cookies: [],
-    identitySource: headers.authorization ? [headers.authorization] : [], headers,
+    version: "2.0",
+    type: "REQUEST",
+    routeArn: "arn:test",
+    routeKey: "POST /claims",
+    rawPath: "/claims",
+    rawQueryString: "",
+    cookies: [],
+    identitySource: headers.authorization ? [headers.authorization] : [],
+    headers,
     requestContext: {} as APIGatewayRequestAuthorizerEventV2["requestContext"],
   };
 }
@@ -55,6 +62,8 @@ describe("the authorizer", () => {
 
   it("denies an event it cannot read", async () => {
     const handler = createAuthorizerHandler(() => TOKEN, { logger: recordingLogger().logger });
-    expect(await handler({ headers: "nope" } as unknown as APIGatewayRequestAuthorizerEventV2)).toEqual({ isAuthorized: false });
+    expect(await handler({ headers: "nope" } as unknown as APIGatewayRequestAuthorizerEventV2)).toEqual({
+      isAuthorized: false,
+    });
   });
 });

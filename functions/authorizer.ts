@@ -29,7 +29,10 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** The authorizer over `getToken` (production: Resource.ApiToken.value; locally: CLAIMS_API_TOKEN). */
-export function createAuthorizerHandler(getToken: () => string | Promise<string>, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
+export function createAuthorizerHandler(
+  getToken: () => string | Promise<string>,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+) {
   const logger = options.logger ?? createLogger("claims-authorizer");
   return withColdStart(async (event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerResult> => {
     const parsed = AuthorizerEventSchema.safeParse(event);
@@ -48,4 +51,7 @@ export function createAuthorizerHandler(getToken: () => string | Promise<string>
 export const handler = createAuthorizerHandler(() => linkedResources().secret(LINKS.apiToken));
 
 /** The deployed authorizer of the review routes (infra/api.ts: ReviewerToken): Resource.ReviewerToken. */
-export const reviewerHandler = createAuthorizerHandler(() => linkedResources().secret(LINKS.reviewerToken), { logger: createLogger("claims-reviewer-authorizer"), metrics: createHandlerMetrics("reviewerAuthorizer") });
+export const reviewerHandler = createAuthorizerHandler(() => linkedResources().secret(LINKS.reviewerToken), {
+  logger: createLogger("claims-reviewer-authorizer"),
+  metrics: createHandlerMetrics("reviewerAuthorizer"),
+});

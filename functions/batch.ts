@@ -37,7 +37,8 @@ type Env = Record<string, string | undefined>;
 /** How the batch runs: CLAIMS_BATCH_MODE `simulation` (default) or `live`; anything else stops the run. */
 function batchModeFrom(env: Env): BatchRunResult["mode"] {
   const mode = env.CLAIMS_BATCH_MODE?.trim() || "simulation";
-  if (mode !== "simulation" && mode !== "live") throw new ConfigLoadError(`CLAIMS_BATCH_MODE=${JSON.stringify(mode)} is invalid: expected simulation or live`);
+  if (mode !== "simulation" && mode !== "live")
+    throw new ConfigLoadError(`CLAIMS_BATCH_MODE=${JSON.stringify(mode)} is invalid: expected simulation or live`);
   return mode;
 }
 
@@ -45,16 +46,26 @@ function batchModeFrom(env: Env): BatchRunResult["mode"] {
  * The policy the run records in SIMULATION_START: a YAML config when CLAIMS_CONFIG_PATH is set (local runs),
  * else the deployed policy, whose orders are the context store's (the ones the scenarios name).
  */
-async function runConfig(env: Env, nowMs: number, scenarios: readonly Scenario[], deps: PipelineDeps): Promise<{ config: ClaimsConfig; file: string }> {
+async function runConfig(
+  env: Env,
+  nowMs: number,
+  scenarios: readonly Scenario[],
+  deps: PipelineDeps,
+): Promise<{ config: ClaimsConfig; file: string }> {
   if (env.CLAIMS_CONFIG_PATH) {
     const file = configPathFrom(env);
     return { config: loadConfig(file, nowMs), file };
   }
   const policy = loadPolicyFile(policyPathFrom(env));
   const ids = [...new Set(scenarios.flatMap((s) => ("claim" in s.input ? [s.input.claim.order_id] : [])))];
-  const orders = (await Promise.all(ids.map((id) => deps.orders.getOrder(id)))).filter((o): o is Order => o !== undefined);
+  const orders = (await Promise.all(ids.map((id) => deps.orders.getOrder(id)))).filter(
+    (o): o is Order => o !== undefined,
+  );
   const reading = { format: policy.contract_format, mappings: [], ignored: [] };
-  return { config: { file: policy.source, llm: policy.llm, simulationId: policy.run_id, agent: policy.agent, orders, reading }, file: policy.source };
+  return {
+    config: { file: policy.source, llm: policy.llm, simulationId: policy.run_id, agent: policy.agent, orders, reading },
+    file: policy.source,
+  };
 }
 
 /** A live claim's id and Idempotency-Key: from the file's content and the row, so a re-run of the same file submits nothing twice. */
@@ -64,7 +75,10 @@ function liveKeys(fileSha: string, rowId: string): { claimId: string; idempotenc
 }
 
 /** The batch over `getDeps`; the batch file from CLAIMS_SCENARIOS_PATH or the bundled copy, the mode from CLAIMS_BATCH_MODE. */
-export function createBatchHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics; env?: Env; stack?: string } = {}) {
+export function createBatchHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics; env?: Env; stack?: string } = {},
+) {
   const logger = options.logger ?? createLogger("claims-batch");
   const env = options.env ?? process.env;
   return measured("batch", getDeps, options.metrics, (deps) => async (): Promise<BatchRunResult> => {
@@ -74,7 +88,11 @@ export function createBatchHandler(getDeps: DepsSource, options: { logger?: Hand
     const scenariosFile = scenariosPathFrom(env);
     const scenarios = loadScenarios(scenariosFile);
     const result: BatchRunResult = { mode, submitted: [], refused: [] };
-    const submit = async (s: Scenario, body: Record<string, unknown>, keys: { claimId: string; idempotencyKey: string }) => {
+    const submit = async (
+      s: Scenario,
+      body: Record<string, unknown>,
+      keys: { claimId: string; idempotencyKey: string },
+    ) => {
       const submitted = await submitClaim(body, keys, d);
       if (submitted.ok) result.submitted.push(submitted.claimId);
       else result.refused.push({ id: s.id, code: submitted.code });
@@ -82,22 +100,41 @@ export function createBatchHandler(getDeps: DepsSource, options: { logger?: Hand
     if (mode === "live") {
       const fileSha = createHash("sha256").update(JSON.stringify(scenarios), "utf8").digest("hex");
       for (const s of scenarios) {
-        const input = "claim" in s.input ? { claim: s.input.claim } : { claim_text: renderClaimText(s.input.claim_text, now) };
+        const input =
+          "claim" in s.input ? { claim: s.input.claim } : { claim_text: renderClaimText(s.input.claim_text, now) };
         await submit(s, { ...input, label: `${s.id} — ${s.label}` }, liveKeys(fileSha, s.id));
       }
-      logger.info("live batch submitted", { file: scenariosFile, submitted: result.submitted.length, refused: result.refused });
+      logger.info("live batch submitted", {
+        file: scenariosFile,
+        submitted: result.submitted.length,
+        refused: result.refused,
+      });
       return result;
     }
     const { config, file } = await runConfig(env, now, scenarios, d);
     const simulationId = simulationIdFor(config.simulationId, now);
     const llm = { provider: env.LLM_PROVIDER ?? config.llm.provider, model: env.LLM_MODEL ?? config.llm.model };
-    await d.audit.append(simulationStartEvent({ simulationId, nowMs: now, config, scenarios, files: { config: file, scenarios: scenariosFile }, stack: options.stack ?? "aws", llm }));
+    await d.audit.append(
+      simulationStartEvent({
+        simulationId,
+        nowMs: now,
+        config,
+        scenarios,
+        files: { config: file, scenarios: scenariosFile },
+        stack: options.stack ?? "aws",
+        llm,
+      }),
+    );
     result.simulation_id = simulationId;
     for (const s of scenarios) {
       const body = scenarioBody(s, simulationId, now);
       await submit(s, body, scenarioKeys(simulationId, s.id, body));
     }
-    logger.info("simulation batch submitted", { simulationId, submitted: result.submitted.length, refused: result.refused });
+    logger.info("simulation batch submitted", {
+      simulationId,
+      submitted: result.submitted.length,
+      refused: result.refused,
+    });
     return result;
   });
 }

@@ -6,11 +6,24 @@ import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 const dir = new URL(".", import.meta.url).pathname;
-const handlers = readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).map((f) => f.replace(/\.ts$/, ""));
+const handlers = readdirSync(dir)
+  .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+  .map((f) => f.replace(/\.ts$/, ""));
 
 async function packagesOf(handler: string): Promise<Set<string>> {
-  const result = await build({ entryPoints: [`${dir}${handler}.ts`], bundle: true, platform: "node", format: "esm", write: false, metafile: true, logLevel: "silent", outfile: "out.mjs" });
-  return new Set(Object.keys(result.metafile.inputs).flatMap((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1] ?? []));
+  const result = await build({
+    entryPoints: [`${dir}${handler}.ts`],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+    outfile: "out.mjs",
+  });
+  return new Set(
+    Object.keys(result.metafile.inputs).flatMap((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1] ?? []),
+  );
 }
 
 describe("Lambda bundles", () => {

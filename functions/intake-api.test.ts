@@ -24,10 +24,16 @@ afterAll(() => stack?.stop());
 
 async function call(method: string, path: string, init: Parameters<typeof apiEvent>[2] = {}) {
   const result = await handler(apiEvent(method, path, init));
-  return { status: result.statusCode, headers: result.headers ?? {}, body: result.body ?? "", json: () => JSON.parse(result.body ?? "null") as Json };
+  return {
+    status: result.statusCode,
+    headers: result.headers ?? {},
+    body: result.body ?? "",
+    json: () => JSON.parse(result.body ?? "null") as Json,
+  };
 }
 
-const post = (body: unknown, headers: Record<string, string> = {}) => call("POST", "/claims", { body: typeof body === "string" ? body : JSON.stringify(body), headers });
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  call("POST", "/claims", { body: typeof body === "string" ? body : JSON.stringify(body), headers });
 
 /** Items in the table (claims, idempotency keys, audit, sessions…) once the pipeline is idle, to show refused requests store nothing. */
 async function itemCount(): Promise<number> {
@@ -50,7 +56,12 @@ describe("POST /claims", () => {
     ["not JSON", "{not json", "INVALID_JSON", "(body)"],
     ["an empty body", "", "INVALID_JSON", "(body)"],
     ["a wrong type", JSON.stringify({ claim: { ...CLAIM, amount_eur: "a lot" } }), "INVALID_INPUT", "claim.amount_eur"],
-    ["both claim and claim_text", JSON.stringify({ claim: CLAIM, claim_text: "I bought order ord_001" }), "INVALID_INPUT", "(body)"],
+    [
+      "both claim and claim_text",
+      JSON.stringify({ claim: CLAIM, claim_text: "I bought order ord_001" }),
+      "INVALID_INPUT",
+      "(body)",
+    ],
     ["an unknown field", JSON.stringify({ claim: CLAIM, refund_now: true }), "INVALID_INPUT", "(body)"],
   ])("answers 400 with issues for %s and stores nothing", async (_case, body, code, path) => {
     const before = await itemCount();
@@ -110,7 +121,12 @@ describe("GET /claims/{id}", () => {
     const res = await call("GET", `/claims/${claim_id}`);
     expect(res.status).toBe(200);
     const view = res.json();
-    expect(view).toMatchObject({ claim_id, status: "DECIDED", dfid: `dfid_${claim_id}`, simulation_id: "sim_api_view" });
+    expect(view).toMatchObject({
+      claim_id,
+      status: "DECIDED",
+      dfid: `dfid_${claim_id}`,
+      simulation_id: "sim_api_view",
+    });
     expect(["ACCEPT", "ESCALATE", "REJECT"]).toContain(view.verdict);
     expect(view.input).toBeUndefined();
   });
@@ -142,7 +158,12 @@ describe("GET /reports/{simulation_id}", () => {
 /** GET /reports with query parameters (apiEvent builds events without a query string). */
 async function served(query: Record<string, string>) {
   const result = await handler({ ...apiEvent("GET", "/reports"), queryStringParameters: query });
-  return { status: result.statusCode, headers: result.headers ?? {}, body: result.body ?? "", json: () => JSON.parse(result.body ?? "null") as Json };
+  return {
+    status: result.statusCode,
+    headers: result.headers ?? {},
+    body: result.body ?? "",
+    json: () => JSON.parse(result.body ?? "null") as Json,
+  };
 }
 
 describe("GET /reports", () => {
@@ -172,9 +193,12 @@ describe("GET /reports", () => {
 
 describe("routing and failures", () => {
   it("answers /health without touching any dependency", async () => {
-    const isolated = createIntakeApiHandler(() => {
-      throw new Error("no dependencies here");
-    }, { logger: recordingLogger().logger });
+    const isolated = createIntakeApiHandler(
+      () => {
+        throw new Error("no dependencies here");
+      },
+      { logger: recordingLogger().logger },
+    );
     const res = await isolated(apiEvent("GET", "/health"));
     expect(res.statusCode).toBe(200);
   });
@@ -192,9 +216,12 @@ describe("routing and failures", () => {
 
   it("answers 500 without internals when a dependency fails, and logs the cause", async () => {
     const log = recordingLogger();
-    const broken = createIntakeApiHandler(() => {
-      throw new Error("DynamoDB table arn:aws:dynamodb:secret-table unreachable");
-    }, { logger: log.logger });
+    const broken = createIntakeApiHandler(
+      () => {
+        throw new Error("DynamoDB table arn:aws:dynamodb:secret-table unreachable");
+      },
+      { logger: log.logger },
+    );
     const res = await broken(apiEvent("POST", "/claims", { body: JSON.stringify({ claim: CLAIM }) }));
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain("secret-table");
@@ -205,7 +232,11 @@ describe("routing and failures", () => {
   it("never logs the claim text at info level", async () => {
     const log = recordingLogger();
     const logged = createIntakeApiHandler(() => stack.deps, { logger: log.logger });
-    const res = await logged(apiEvent("POST", "/claims", { body: JSON.stringify({ claim_text: "my secret kettle story about order ord_008" }) }));
+    const res = await logged(
+      apiEvent("POST", "/claims", {
+        body: JSON.stringify({ claim_text: "my secret kettle story about order ord_008" }),
+      }),
+    );
     expect(res.statusCode).toBe(202);
     expect(log.lines.some((l) => l.level === "info")).toBe(true);
     expect(log.text()).not.toContain("kettle");
@@ -243,18 +274,22 @@ describe("GET /claims", () => {
     expect(second.json().items.map((v: Json) => v.claim_id)).toEqual([submitted[0]]);
     expect(second.json().next_cursor).toBeUndefined();
     // The same views GET /claims/{id} gives, the escalated one with its review.
-    for (const view of [...first.json().items, ...second.json().items]) expect(view).toEqual((await call("GET", `/claims/${view.claim_id}`)).json());
+    for (const view of [...first.json().items, ...second.json().items])
+      expect(view).toEqual((await call("GET", `/claims/${view.claim_id}`)).json());
     expect(first.json().items[1]).toMatchObject({ verdict: "ESCALATE", review: { status: "PENDING" } });
   });
 
   it("filters by status, verdict and since", async () => {
-    const ids = async (query: string) => (await call("GET", `/claims?since=${iso(later)}&${query}`)).json().items.map((v: Json) => v.claim_id);
+    const ids = async (query: string) =>
+      (await call("GET", `/claims?since=${iso(later)}&${query}`)).json().items.map((v: Json) => v.claim_id);
     expect(await ids("verdict=ACCEPT")).toEqual([submitted[0]]);
     expect(await ids("verdict=escalate")).toEqual([submitted[1]]);
     expect(await ids("status=DECIDED&verdict=REJECT")).toEqual([submitted[2]]);
     expect(await ids("status=RECEIVED,RUNNING")).toEqual([]);
     expect(await ids(`limit=10`)).toEqual([...submitted].reverse());
-    expect((await call("GET", `/claims?since=${iso(later + 61_000)}`)).json().items.map((v: Json) => v.claim_id)).toEqual([submitted[2]]);
+    expect(
+      (await call("GET", `/claims?since=${iso(later + 61_000)}`)).json().items.map((v: Json) => v.claim_id),
+    ).toEqual([submitted[2]]);
     // Without since: the newest are the three above, then the claims of the other tests.
     const all = (await call("GET", "/claims?limit=200")).json().items.map((v: Json) => v.claim_id);
     expect(all.slice(0, 3)).toEqual([...submitted].reverse());
@@ -273,18 +308,30 @@ describe("GET /claims", () => {
   ])("answers 400 naming the parameter for ?%s", async (query, parameter) => {
     const res = await call("GET", `/claims?${query}`);
     expect(res.status).toBe(400);
-    expect(res.json().error).toMatchObject({ code: "INVALID_QUERY", message: expect.stringMatching(new RegExp(`^${parameter}: `)), issues: [{ path: parameter }] });
+    expect(res.json().error).toMatchObject({
+      code: "INVALID_QUERY",
+      message: expect.stringMatching(new RegExp(`^${parameter}: `)),
+      issues: [{ path: parameter }],
+    });
   });
 });
 
 describe("back-pressure", () => {
   it("answers 429 with Retry-After when the gate refuses, after validating the body, and stores nothing", async () => {
-    const refusing = createIntakeApiHandler(() => stack.deps, { logger: recordingLogger().logger, admit: async () => ({ ok: false, open: 7, bound: 7, retryAfterS: 3 }) });
+    const refusing = createIntakeApiHandler(() => stack.deps, {
+      logger: recordingLogger().logger,
+      admit: async () => ({ ok: false, open: 7, bound: 7, retryAfterS: 3 }),
+    });
     const before = await itemCount();
-    const res = await refusing(apiEvent("POST", "/claims", { body: JSON.stringify({ claim: CLAIM }), headers: { "idempotency-key": "busy-1" } }));
+    const res = await refusing(
+      apiEvent("POST", "/claims", { body: JSON.stringify({ claim: CLAIM }), headers: { "idempotency-key": "busy-1" } }),
+    );
     expect(res.statusCode).toBe(429);
     expect(res.headers?.["retry-after"]).toBe("3");
-    expect(JSON.parse(res.body ?? "{}").error).toMatchObject({ code: "OVERLOADED", message: expect.stringContaining("7 claims are open") });
+    expect(JSON.parse(res.body ?? "{}").error).toMatchObject({
+      code: "OVERLOADED",
+      message: expect.stringContaining("7 claims are open"),
+    });
     expect((await refusing(apiEvent("POST", "/claims", { body: "{oops" }))).statusCode).toBe(400);
     expect(await itemCount()).toBe(before);
   });
@@ -294,7 +341,10 @@ describe("back-pressure", () => {
     try {
       // Nothing starts the crews: every accepted claim stays open.
       await bounded.pollers.crewEvents.stop();
-      const send = (i: number) => bounded.handlers.intakeApi(apiEvent("POST", "/claims", { body: JSON.stringify({ claim: { ...CLAIM, reason: `claim ${i}` } }) }));
+      const send = (i: number) =>
+        bounded.handlers.intakeApi(
+          apiEvent("POST", "/claims", { body: JSON.stringify({ claim: { ...CLAIM, reason: `claim ${i}` } }) }),
+        );
       const answers = [];
       for (let i = 0; i < 4; i++) answers.push((await send(i)).statusCode);
       expect(answers).toEqual([202, 202, 429, 429]);

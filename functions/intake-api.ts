@@ -27,8 +27,13 @@ function handlers(admit: (() => Promise<Admission>) | undefined): Record<RoutesO
 }
 
 /** The intake handler over `getDeps` (production: SST links; locally: the emulators, with `admit` bounding the open claims). */
-export function createIntakeApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics; admit?: () => Promise<Admission> } = {}) {
-  return measured("intakeApi", getDeps, options.metrics, (deps) => createApiHandler(handlers(options.admit), deps, options.logger ?? createLogger("claims-intake-api")));
+export function createIntakeApiHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics; admit?: () => Promise<Admission> } = {},
+) {
+  return measured("intakeApi", getDeps, options.metrics, (deps) =>
+    createApiHandler(handlers(options.admit), deps, options.logger ?? createLogger("claims-intake-api")),
+  );
 }
 
 /** The deployed handler (infra/api.ts: IntakeApi). */

@@ -15,20 +15,28 @@ import { measured } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The extraction consumer over `getDeps`; `maxReceives` is the queue's maxReceiveCount (infra/queues.ts). */
-export function createIntakeExtractHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics; maxReceives?: number } = {}) {
+export function createIntakeExtractHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics; maxReceives?: number } = {},
+) {
   const maxReceives = options.maxReceives ?? QUEUES.extraction.maxReceives;
-  return measured("intakeExtract", getDeps, options.metrics, (deps) => sqsConsumer(
-    {
-      schema: ExtractionMessageSchema,
-      handle: async (message, record) => {
-        const finalAttempt = Number(record.attributes.ApproximateReceiveCount) >= maxReceives;
-        const outcome = await extractClaim(message.claim_id, { finalAttempt }, await deps());
-        if (outcome === "RETRY") throw new RetryLaterError(`extraction of ${message.claim_id} failed retryably (receive ${record.attributes.ApproximateReceiveCount} of ${maxReceives})`);
-        return outcome;
+  return measured("intakeExtract", getDeps, options.metrics, (deps) =>
+    sqsConsumer(
+      {
+        schema: ExtractionMessageSchema,
+        handle: async (message, record) => {
+          const finalAttempt = Number(record.attributes.ApproximateReceiveCount) >= maxReceives;
+          const outcome = await extractClaim(message.claim_id, { finalAttempt }, await deps());
+          if (outcome === "RETRY")
+            throw new RetryLaterError(
+              `extraction of ${message.claim_id} failed retryably (receive ${record.attributes.ApproximateReceiveCount} of ${maxReceives})`,
+            );
+          return outcome;
+        },
       },
-    },
-    options.logger ?? createLogger("claims-intake-extract"),
-  ));
+      options.logger ?? createLogger("claims-intake-extract"),
+    ),
+  );
 }
 
 /** The deployed handler (infra/functions.ts: intakeExtract on ExtractionQueue). */

@@ -12,7 +12,10 @@ type Stack = Awaited<ReturnType<typeof startTestStack>>;
 
 /** One EMF record as CloudWatch reads it: `_aws` metadata, then dimensions, metadata and values at the root. */
 interface Emf {
-  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
   [key: string]: unknown;
 }
 
@@ -55,7 +58,11 @@ function readEmf(line: string): Point[] {
     const fact = METRICS[m.Name as MetricName];
     expect(m.Unit).toBe(fact.unit);
     const sets = directive!.Dimensions.map((set) => set.filter((k) => k !== "service"));
-    for (const set of sets) expect(fact.dimensions.map((d) => d.join(",")), `${m.Name} is published under a catalogued dimension set`).toContain(set.join(","));
+    for (const set of sets)
+      expect(
+        fact.dimensions.map((d) => d.join(",")),
+        `${m.Name} is published under a catalogued dimension set`,
+      ).toContain(set.join(","));
     const value = emf[m.Name];
     expect(typeof value, `${m.Name} has a number at the root`).toBe("number");
     const fn = typeof emf.function === "string" ? emf.function : String(emf.function_name);
@@ -67,8 +74,15 @@ const of = (fn: string, name: MetricName) => points.filter((p) => p.fn === fn &&
 
 function authorizerEvent(token: string): APIGatewayRequestAuthorizerEventV2 {
   return {
-    version: "2.0", type: "REQUEST", routeArn: "arn:test", routeKey: "POST /claims", rawPath: "/claims", rawQueryString: "", cookies: [],
-    identitySource: [`Bearer ${token}`], headers: { authorization: `Bearer ${token}` },
+    version: "2.0",
+    type: "REQUEST",
+    routeArn: "arn:test",
+    routeKey: "POST /claims",
+    rawPath: "/claims",
+    rawQueryString: "",
+    cookies: [],
+    identitySource: [`Bearer ${token}`],
+    headers: { authorization: `Bearer ${token}` },
     requestContext: {} as APIGatewayRequestAuthorizerEventV2["requestContext"],
   };
 }
@@ -89,7 +103,9 @@ beforeAll(async () => {
   restore.push(() => write.mockRestore());
   stack = await startTestStack();
   const h = stack.handlers;
-  const post = async (body: unknown) => JSON.parse((await h.intakeApi(apiEvent("POST", "/claims", { body: JSON.stringify(body) }))).body ?? "{}").claim_id as string;
+  const post = async (body: unknown) =>
+    JSON.parse((await h.intakeApi(apiEvent("POST", "/claims", { body: JSON.stringify(body) }))).body ?? "{}")
+      .claim_id as string;
 
   expect(await h.authorizer(authorizerEvent(stack.apiToken))).toEqual({ isAuthorized: true });
   expect(await h.reviewerAuthorizer(authorizerEvent(stack.reviewerToken))).toEqual({ isAuthorized: true });
@@ -97,19 +113,32 @@ beforeAll(async () => {
     accept: await post({ claim: CLAIM }),
     text: await post({ claim_text: "I bought order ord_006 for 299.99 EUR, the screen is dead" }),
     escalate: await post({ claim: ESCALATED }),
-    review: await post({ claim_text: "Hi, the sofa I bought last month is falling apart, I paid 300 EUR. Please help." }),
+    review: await post({
+      claim_text: "Hi, the sofa I bought last month is falling apart, I paid 300 EUR. Please help.",
+    }),
   };
   for (const id of Object.values(claims)) await stack.runtime.settle(id);
   await h.sweep();
-  const approved = await h.reviewApi(apiEvent("POST", `/claims/${claims.escalate}/review`, { body: JSON.stringify({ decision: "APPROVE", reviewer: "ops@example.com" }) }));
+  const approved = await h.reviewApi(
+    apiEvent("POST", `/claims/${claims.escalate}/review`, {
+      body: JSON.stringify({ decision: "APPROVE", reviewer: "ops@example.com" }),
+    }),
+  );
   expect(approved.statusCode, approved.body).toBe(200);
-  await h.timers(sqsEvent([{ body: JSON.stringify({ claim_id: claims.accept, due_ms: stack.clock.now() }) }]), {} as never);
+  await h.timers(
+    sqsEvent([{ body: JSON.stringify({ claim_id: claims.accept, due_ms: stack.clock.now() }) }]),
+    {} as never,
+  );
   const run = await h.batch();
   expect(run.mode).toBe("simulation");
   await stack.drained();
   await stack.stop();
   for (const undo of restore.splice(0).reverse()) undo();
-  points = stdout.join("").split("\n").filter((l) => l.includes('"_aws"')).flatMap(readEmf);
+  points = stdout
+    .join("")
+    .split("\n")
+    .filter((l) => l.includes('"_aws"'))
+    .flatMap(readEmf);
 }, 120_000);
 
 afterAll(async () => {
@@ -120,8 +149,22 @@ afterAll(async () => {
 describe("EMF records of each handler", () => {
   it("every function records its cold start once", () => {
     const cold = points.filter((p) => p.name === "ColdStart");
-    for (const fn of ["intakeApi", "authorizer", "reviewApi", "intakeExtract", "orchestrator", "worker", "kernel", "timer", "sweep", "batch"]) {
-      expect(cold.filter((p) => p.dims.function_name === fn), fn).toHaveLength(fn === "authorizer" ? 2 : 1);
+    for (const fn of [
+      "intakeApi",
+      "authorizer",
+      "reviewApi",
+      "intakeExtract",
+      "orchestrator",
+      "worker",
+      "kernel",
+      "timer",
+      "sweep",
+      "batch",
+    ]) {
+      expect(
+        cold.filter((p) => p.dims.function_name === fn),
+        fn,
+      ).toHaveLength(fn === "authorizer" ? 2 : 1);
     }
   });
 
@@ -141,7 +184,11 @@ describe("EMF records of each handler", () => {
     for (const fn of ["intakeExtract", "worker"]) {
       expect(of(fn, "LlmCallLatency").every((p) => p.value >= 0)).toBe(true);
       expect(of(fn, "LlmPromptTokens").some((p) => p.value > 0)).toBe(true);
-      expect(of(fn, "LlmCallFailures").filter((p) => p.sets.length === 1 && p.sets[0]!.join() === "Task").every((p) => p.value === 0 || p.value === 1)).toBe(true);
+      expect(
+        of(fn, "LlmCallFailures")
+          .filter((p) => p.sets.length === 1 && p.sets[0]!.join() === "Task")
+          .every((p) => p.value === 0 || p.value === 1),
+      ).toBe(true);
     }
   });
 
@@ -156,24 +203,51 @@ describe("EMF records of each handler", () => {
 
   it("the kernel counts each live decision by verdict and reason, the refund it reserves, the review it opens and the latency", () => {
     const decided = of("kernel", "ClaimsDecided").filter((p) => p.dims.Flow === "live");
-    expect(decided.map((p) => `${p.dims.Verdict} ${p.dims.ReasonCode}`).sort()).toEqual(["ACCEPT VALIDATION_PASSED", "ACCEPT VALIDATION_PASSED", "ESCALATE AMOUNT_ABOVE_LIMIT"]);
-    expect(decided[0]!.sets).toEqual([["Flow", "Verdict"], ["Flow", "Verdict", "ReasonCode"]]);
+    expect(decided.map((p) => `${p.dims.Verdict} ${p.dims.ReasonCode}`).sort()).toEqual([
+      "ACCEPT VALIDATION_PASSED",
+      "ACCEPT VALIDATION_PASSED",
+      "ESCALATE AMOUNT_ABOVE_LIMIT",
+    ]);
+    expect(decided[0]!.sets).toEqual([
+      ["Flow", "Verdict"],
+      ["Flow", "Verdict", "ReasonCode"],
+    ]);
     const refunds = of("kernel", "RefundedAmountEur").filter((p) => p.dims.Flow === "live");
     expect(refunds.map((p) => p.value)).toEqual([299.99, 299.99]);
     expect(refunds.every((p) => p.dims.AuthorisedBy === "kernel")).toBe(true);
-    expect(of("kernel", "RefundsExecuted").filter((p) => p.dims.Flow === "live").map((p) => p.value)).toEqual([1, 1]);
-    expect(of("kernel", "ReviewsOpened").filter((p) => p.dims.Flow === "live").map((p) => p.dims.Origin)).toEqual(["ESCALATE"]);
-    expect(of("kernel", "DecisionLatency").filter((p) => p.dims.Flow === "live").map((p) => p.dims.Outcome).sort()).toEqual(["ACCEPT", "ACCEPT", "ESCALATE"]);
+    expect(
+      of("kernel", "RefundsExecuted")
+        .filter((p) => p.dims.Flow === "live")
+        .map((p) => p.value),
+    ).toEqual([1, 1]);
+    expect(
+      of("kernel", "ReviewsOpened")
+        .filter((p) => p.dims.Flow === "live")
+        .map((p) => p.dims.Origin),
+    ).toEqual(["ESCALATE"]);
+    expect(
+      of("kernel", "DecisionLatency")
+        .filter((p) => p.dims.Flow === "live")
+        .map((p) => p.dims.Outcome)
+        .sort(),
+    ).toEqual(["ACCEPT", "ACCEPT", "ESCALATE"]);
   });
 
   it("the review API counts the decision and the refund the reviewer authorised", () => {
-    expect(of("reviewApi", "ReviewsDecided").map((p) => p.dims)).toEqual([expect.objectContaining({ Flow: "live", Decision: "APPROVED" })]);
-    expect(of("reviewApi", "RefundedAmountEur").map((p) => [p.value, p.dims.AuthorisedBy])).toEqual([[1200, "reviewer"]]);
+    expect(of("reviewApi", "ReviewsDecided").map((p) => p.dims)).toEqual([
+      expect.objectContaining({ Flow: "live", Decision: "APPROVED" }),
+    ]);
+    expect(of("reviewApi", "RefundedAmountEur").map((p) => [p.value, p.dims.AuthorisedBy])).toEqual([
+      [1200, "reviewer"],
+    ]);
   });
 
   it("the sweep reports the review backlog per flow", () => {
     const pending = of("sweep", "PendingReviews");
-    expect(pending.map((p) => [p.dims.Flow, p.value])).toEqual([["live", 2], ["simulation", 0]]);
+    expect(pending.map((p) => [p.dims.Flow, p.value])).toEqual([
+      ["live", 2],
+      ["simulation", 0],
+    ]);
     expect(of("sweep", "OldestPendingReviewAge").every((p) => p.value >= 0)).toBe(true);
   });
 
@@ -186,6 +260,8 @@ describe("EMF records of each handler", () => {
 
   it("the timer and the orchestrator only record their cold start here (they end no claim on this path)", () => {
     expect(points.filter((p) => p.fn === "timer" && p.name !== "ColdStart")).toEqual([]);
-    expect(points.filter((p) => p.fn === "orchestrator" && p.name !== "ColdStart" && p.dims.Flow === "live")).toEqual([]);
+    expect(points.filter((p) => p.fn === "orchestrator" && p.name !== "ColdStart" && p.dims.Flow === "live")).toEqual(
+      [],
+    );
   });
 });

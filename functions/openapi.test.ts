@@ -34,7 +34,9 @@ describe("the OpenAPI document", () => {
 
   it("describes every route of infra/facts.ts with its method, path parameters and token", () => {
     expect(generated.openapi).toBe("3.1.0");
-    const documented = Object.entries(generated.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(generated.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(Object.keys(ROUTES).sort());
     for (const [key, route] of Object.entries(ROUTES)) {
       const op = generated.paths[route.path]![route.method.toLowerCase()]!;
@@ -53,16 +55,32 @@ describe("the OpenAPI document", () => {
   });
 
   it("resolves every $ref to a component", () => {
-    const refs = [...JSON.stringify(generated).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    const refs = [...JSON.stringify(generated).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map(
+      (m) => m[1]!,
+    );
     expect(refs.length).toBeGreaterThan(10);
     for (const ref of refs) expect(Object.keys(generated.components.schemas), ref).toContain(ref);
   });
 
   it("documents the request bodies from the schemas intake and review parse with", () => {
-    const schemas = generated.components.schemas as Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
-    expect(Object.keys(schemas.ClaimSubmission!.properties!)).toEqual(["claim", "claim_text", "simulation_id", "label"]);
+    const schemas = generated.components.schemas as Record<
+      string,
+      { properties?: Record<string, unknown>; required?: string[] }
+    >;
+    expect(Object.keys(schemas.ClaimSubmission!.properties!)).toEqual([
+      "claim",
+      "claim_text",
+      "simulation_id",
+      "label",
+    ]);
     expect(schemas.Claim!.required).toEqual(["order_id", "amount_eur", "category"]);
-    expect(Object.keys(schemas.ReviewDecision!.properties!)).toEqual(["decision", "note", "reviewer", "amount_eur", "claim"]);
+    expect(Object.keys(schemas.ReviewDecision!.properties!)).toEqual([
+      "decision",
+      "note",
+      "reviewer",
+      "amount_eur",
+      "claim",
+    ]);
   });
 
   it("is an open route (no authorizer), locally as on AWS", () => {
@@ -80,12 +98,15 @@ describe("the handlers answer what the document says", () => {
 
   /** The schema ROUTE_DOCS gives `key`'s `status` answer (strict where the schema is); 400 and 500 are the common error body. */
   const documented = (key: RouteKey, status: number) => {
-    const schema = ROUTE_DOCS[key]?.responses[status]?.schema ?? (status === 400 || status === 500 ? ApiErrorSchema : undefined);
+    const schema =
+      ROUTE_DOCS[key]?.responses[status]?.schema ?? (status === 400 || status === 500 ? ApiErrorSchema : undefined);
     expect(schema, `${key} documents ${status}`).toBeDefined();
     return schema as z.ZodType;
   };
   const call = async (fn: "intakeApi" | "reviewApi", method: string, path: string, body?: unknown) => {
-    const res = await stack.handlers[fn](apiEvent(method, path, body === undefined ? {} : { body: JSON.stringify(body) }));
+    const res = await stack.handlers[fn](
+      apiEvent(method, path, body === undefined ? {} : { body: JSON.stringify(body) }),
+    );
     return { status: res.statusCode ?? 0, json: JSON.parse(res.body ?? "null") as unknown, raw: res.body ?? "" };
   };
 
@@ -96,10 +117,14 @@ describe("the handlers answer what the document says", () => {
   });
 
   it("matches the documented bodies for a claim's life: submitted, decided, escalated, reviewed, and errors", async () => {
-    const accepted = await call("intakeApi", "POST", "/claims", { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } });
+    const accepted = await call("intakeApi", "POST", "/claims", {
+      claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" },
+    });
     expect(accepted.status).toBe(202);
     documented("POST /claims", 202).parse(accepted.json);
-    const escalated = await call("intakeApi", "POST", "/claims", { claim_text: "I bought order ord_002 for 1200 EUR, it arrived broken" });
+    const escalated = await call("intakeApi", "POST", "/claims", {
+      claim_text: "I bought order ord_002 for 1200 EUR, it arrived broken",
+    });
     const ids = [accepted.json, escalated.json].map((j) => (j as { claim_id: string }).claim_id);
     for (const id of ids) await stack.runtime.settle(id);
 
@@ -112,12 +137,19 @@ describe("the handlers answer what the document says", () => {
     expect(reviews.status).toBe(200);
     documented("GET /reviews", 200).parse(reviews.json);
     expect((reviews.json as { items: unknown[] }).items).toHaveLength(1);
-    const decided = await call("reviewApi", "POST", `/claims/${ids[1]}/review`, { decision: "APPROVE", amount_eur: 1000, reviewer: "ops" });
+    const decided = await call("reviewApi", "POST", `/claims/${ids[1]}/review`, {
+      decision: "APPROVE",
+      amount_eur: 1000,
+      reviewer: "ops",
+    });
     expect(decided.status, decided.raw).toBe(200);
     documented("POST /claims/{id}/review", 200).parse(decided.json);
     documented("GET /claims/{id}", 200).parse((await call("intakeApi", "GET", `/claims/${ids[1]}`)).json);
 
-    const again = await call("reviewApi", "POST", `/claims/${ids[1]}/review`, { decision: "DENY", note: "changed my mind" });
+    const again = await call("reviewApi", "POST", `/claims/${ids[1]}/review`, {
+      decision: "DENY",
+      note: "changed my mind",
+    });
     expect(again.status).toBe(409);
     documented("POST /claims/{id}/review", 409).parse(again.json);
     const invalid = await call("intakeApi", "POST", "/claims", { claim: { order_id: "ord_001" } });

@@ -12,11 +12,16 @@ import { measured } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The orchestrator over `getDeps`. */
-export function createOrchestratorHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
-  return measured("orchestrator", getDeps, options.metrics, (deps) => sqsFifoGroupConsumer(
-    { schema: CrewQueueMessageSchema, handleGroup: async (messages) => handleCrewMessages(messages, await deps()) },
-    options.logger ?? createLogger("claims-orchestrator"),
-  ));
+export function createOrchestratorHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+) {
+  return measured("orchestrator", getDeps, options.metrics, (deps) =>
+    sqsFifoGroupConsumer(
+      { schema: CrewQueueMessageSchema, handleGroup: async (messages) => handleCrewMessages(messages, await deps()) },
+      options.logger ?? createLogger("claims-orchestrator"),
+    ),
+  );
 }
 
 /** The deployed handler (infra/functions.ts: orchestrator on CrewEventsQueue). */

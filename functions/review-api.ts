@@ -20,8 +20,13 @@ const HANDLERS: Record<RoutesOf<"reviewApi">, RouteHandler> = {
 };
 
 /** The reviewer handler over `getDeps`. */
-export function createReviewApiHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
-  return measured("reviewApi", getDeps, options.metrics, (deps) => createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-review-api")));
+export function createReviewApiHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+) {
+  return measured("reviewApi", getDeps, options.metrics, (deps) =>
+    createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-review-api")),
+  );
 }
 
 /** The deployed handler (infra/api.ts: ReviewApi). */

@@ -10,25 +10,49 @@ import { recordingLogger } from "../local/stack-fixture.ts";
 import { createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
 
 describe("the sweep", () => {
   it("finishes an approval that was claimed but never carried out: the refund is reserved and announced once", async () => {
     let now = NOW;
-    const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: createRulesModel({ contract: config.agent.contract }), clock: { now: () => now } });
-    const { record } = await p.decide({ claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } }, { claimId: "clm_esc" });
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: createRulesModel({ contract: config.agent.contract }),
+      clock: { now: () => now },
+    });
+    const { record } = await p.decide(
+      { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } },
+      { claimId: "clm_esc" },
+    );
     expect(record?.verdict).toBe("ESCALATE");
     // The reviewer's request died right after claiming the decision (nothing else happened).
     const review = (await p.deps.reviews.getReview("clm_esc"))!;
-    await p.deps.reviews.updateReview({ ...review, intent: { decision: "APPROVE", amount_eur: 1000, reviewer: "alice", decided_at: new Date(now).toISOString() }, version: review.version + 1 });
+    await p.deps.reviews.updateReview({
+      ...review,
+      intent: { decision: "APPROVE", amount_eur: 1000, reviewer: "alice", decided_at: new Date(now).toISOString() },
+      version: review.version + 1,
+    });
 
     now += 10 * 60_000;
     const log = recordingLogger();
     await createSweepHandler(() => p.deps, { logger: log.logger, env: {} })();
-    expect((await p.deps.reviews.getReview("clm_esc"))).toMatchObject({ status: "APPROVED", approved_amount_eur: 1000, reviewer: "alice" });
-    expect(p.publisher.published.filter((e) => e.detailType === "RefundExecuted").map((e) => e.detail)).toEqual([expect.objectContaining({ claim_id: "clm_esc", amount_eur: 1000, approved_by: "alice" })]);
+    expect(await p.deps.reviews.getReview("clm_esc")).toMatchObject({
+      status: "APPROVED",
+      approved_amount_eur: 1000,
+      reviewer: "alice",
+    });
+    expect(p.publisher.published.filter((e) => e.detailType === "RefundExecuted").map((e) => e.detail)).toEqual([
+      expect.objectContaining({ claim_id: "clm_esc", amount_eur: 1000, approved_by: "alice" }),
+    ]);
     expect((await p.deps.ledger.get("ord_002"))?.claims).toEqual({ clm_esc: 100_000 });
-    expect(log.lines.find((l) => l.message === "sweep done")?.fields).toEqual([expect.objectContaining({ reviewsRepaired: 1 })]);
+    expect(log.lines.find((l) => l.message === "sweep done")?.fields).toEqual([
+      expect.objectContaining({ reviewsRepaired: 1 }),
+    ]);
 
     // A second sweep finds nothing left to finish.
     await createSweepHandler(() => p.deps, { logger: log.logger, env: {} })();

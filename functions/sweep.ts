@@ -31,7 +31,9 @@ const SweepSettingsSchema = z.object({
  * before its DLQ, each waiting out the visibility timeout of a consumer that died or hung (the extraction
  * queue's 3 × 720 s is the longest).
  */
-const LONGEST_REDELIVERY_MS = Math.max(...Object.entries(QUEUES).map(([role, q]) => q.maxReceives * visibilityTimeoutSeconds(role as QueueRole) * 1000));
+const LONGEST_REDELIVERY_MS = Math.max(
+  ...Object.entries(QUEUES).map(([role, q]) => q.maxReceives * visibilityTimeoutSeconds(role as QueueRole) * 1000),
+);
 
 /**
  * The nudges without progress before a claim is STALLED: the configured number, but never so few that a step
@@ -39,29 +41,59 @@ const LONGEST_REDELIVERY_MS = Math.max(...Object.entries(QUEUES).map(([role, q])
  * npm run chaos: with 3 ticks, free-text claims whose model hung past the function timeout were ended STALLED
  * while their extraction was still being retried).
  */
-export function effectiveMaxTicks(configured: number, stalledAfterMs: number, timeouts: PipelineSettings["timeouts"]): number {
+export function effectiveMaxTicks(
+  configured: number,
+  stalledAfterMs: number,
+  timeouts: PipelineSettings["timeouts"],
+): number {
   const longestSilenceMs = Math.max(timeouts.analystMs, timeouts.decisionMs, timeouts.fixerMs, LONGEST_REDELIVERY_MS);
   return Math.max(configured, Math.ceil(longestSilenceMs / stalledAfterMs) + 1);
 }
 
 /** The sweep over `getDeps`; the scheduler's event carries nothing it needs. */
-export function createSweepHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics; env?: Record<string, string | undefined> } = {}) {
+export function createSweepHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics; env?: Record<string, string | undefined> } = {},
+) {
   const logger = options.logger ?? createLogger("claims-sweep");
   const settings = SweepSettingsSchema.parse(options.env ?? process.env);
-  return measured("sweep", getDeps, options.metrics, (deps, metrics) => async (): Promise<{ examined: number; restarted: number; ticked: number; stalled: number; reviewsRepaired: number }> => {
-    const d = await deps();
-    const stalledAfterMs = settings.CLAIMS_SWEEP_STALLED_AFTER_MS;
-    const result = await sweepStalledClaims(d, {
-      stalledAfterMs,
-      pageSize: settings.CLAIMS_SWEEP_LIMIT,
-      maxTicks: effectiveMaxTicks(settings.CLAIMS_SWEEP_MAX_TICKS, stalledAfterMs, d.settings.timeouts),
-    });
-    const counts = { examined: result.examined, restarted: result.restarted.length, ticked: result.ticked.length, stalled: result.stalled.length, reviewsRepaired: result.reviewsRepaired };
-    logger.info("sweep done", { ...counts, claims: [...result.restarted, ...result.ticked], stalled: result.stalled });
-    if (result.stalled.length > 0) logger.warn("claims stalled: moved to NEEDS_REVIEW", { stalled: result.stalled });
-    for (const record of await reviewBacklogRecords(d.reviews, d.clock.now())) metrics.emit(record);
-    return counts;
-  });
+  return measured(
+    "sweep",
+    getDeps,
+    options.metrics,
+    (deps, metrics) =>
+      async (): Promise<{
+        examined: number;
+        restarted: number;
+        ticked: number;
+        stalled: number;
+        reviewsRepaired: number;
+      }> => {
+        const d = await deps();
+        const stalledAfterMs = settings.CLAIMS_SWEEP_STALLED_AFTER_MS;
+        const result = await sweepStalledClaims(d, {
+          stalledAfterMs,
+          pageSize: settings.CLAIMS_SWEEP_LIMIT,
+          maxTicks: effectiveMaxTicks(settings.CLAIMS_SWEEP_MAX_TICKS, stalledAfterMs, d.settings.timeouts),
+        });
+        const counts = {
+          examined: result.examined,
+          restarted: result.restarted.length,
+          ticked: result.ticked.length,
+          stalled: result.stalled.length,
+          reviewsRepaired: result.reviewsRepaired,
+        };
+        logger.info("sweep done", {
+          ...counts,
+          claims: [...result.restarted, ...result.ticked],
+          stalled: result.stalled,
+        });
+        if (result.stalled.length > 0)
+          logger.warn("claims stalled: moved to NEEDS_REVIEW", { stalled: result.stalled });
+        for (const record of await reviewBacklogRecords(d.reviews, d.clock.now())) metrics.emit(record);
+        return counts;
+      },
+  );
 }
 
 /** The deployed handler (infra/schedules.ts: Sweep). */

@@ -12,11 +12,16 @@ import { measured } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The timer consumer over `getDeps`. */
-export function createTimerHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
-  return measured("timer", getDeps, options.metrics, (deps) => sqsConsumer(
-    { schema: TimerMessageSchema, handle: async (message) => handleTimer(message, await deps()) },
-    options.logger ?? createLogger("claims-timer"),
-  ));
+export function createTimerHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+) {
+  return measured("timer", getDeps, options.metrics, (deps) =>
+    sqsConsumer(
+      { schema: TimerMessageSchema, handle: async (message) => handleTimer(message, await deps()) },
+      options.logger ?? createLogger("claims-timer"),
+    ),
+  );
 }
 
 /** The deployed handler (infra/functions.ts: timer on TimersQueue). */

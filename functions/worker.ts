@@ -12,11 +12,16 @@ import { measured } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 
 /** The worker over `getDeps`. */
-export function createWorkerHandler(getDeps: DepsSource, options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {}) {
-  return measured("worker", getDeps, options.metrics, (deps) => sqsConsumer(
-    { schema: AgentStepMessageSchema, handle: async (message) => handleAgentStep(message, await deps()) },
-    options.logger ?? createLogger("claims-worker"),
-  ));
+export function createWorkerHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+) {
+  return measured("worker", getDeps, options.metrics, (deps) =>
+    sqsConsumer(
+      { schema: AgentStepMessageSchema, handle: async (message) => handleAgentStep(message, await deps()) },
+      options.logger ?? createLogger("claims-worker"),
+    ),
+  );
 }
 
 /** The deployed handler (infra/functions.ts: worker on AgentStepsQueue). */

@@ -37,14 +37,26 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
 const authorizers = {
   intake: api.addAuthorizer({
     name: "IntakeToken",
-    lambda: { function: functionArgs(AUTHORIZERS.intake), response: "simple", identitySources: ["$request.header.Authorization"], ttl: "300 seconds" },
+    lambda: {
+      function: functionArgs(AUTHORIZERS.intake),
+      response: "simple",
+      identitySources: ["$request.header.Authorization"],
+      ttl: "300 seconds",
+    },
   }),
   reviewer: api.addAuthorizer({
     name: "ReviewerToken",
-    lambda: { function: functionArgs(AUTHORIZERS.reviewer), response: "simple", identitySources: ["$request.header.Authorization"], ttl: "300 seconds" },
+    lambda: {
+      function: functionArgs(AUTHORIZERS.reviewer),
+      response: "simple",
+      identitySources: ["$request.header.Authorization"],
+      ttl: "300 seconds",
+    },
   }),
 } satisfies Record<Exclude<RouteAuth, "none">, unknown>;
 
 for (const [key, route] of Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][]) {
-  api.route(key, HANDLERS[route.fn].arn, { auth: route.auth === "none" ? false : { lambda: authorizers[route.auth].id } });
+  api.route(key, HANDLERS[route.fn].arn, {
+    auth: route.auth === "none" ? false : { lambda: authorizers[route.auth].id },
+  });
 }

@@ -47,7 +47,13 @@ export const LINKS = {
 export type QueueRole = keyof typeof LINKS.queues;
 
 /** A link name. */
-export type LinkName = typeof LINKS.table | typeof LINKS.bus | typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken | (typeof LINKS.queues)[QueueRole];
+export type LinkName =
+  | typeof LINKS.table
+  | typeof LINKS.bus
+  | typeof LINKS.llmApiKey
+  | typeof LINKS.apiToken
+  | typeof LINKS.reviewerToken
+  | (typeof LINKS.queues)[QueueRole];
 
 /** One function of the app: handler, memory, timeout, console description and exactly the links its handler reads. */
 interface FunctionFact {
@@ -150,7 +156,8 @@ export const FUNCTIONS = {
     // Pages through the open claims on gsi1 and ticks the overdue ones; must finish long before the next run (5 min).
     memory: "256 MB",
     timeoutSeconds: 60,
-    description: "Every 5 minutes: ticks RUNNING claims past their deadline, ends stalled ones in review, repairs review decisions",
+    description:
+      "Every 5 minutes: ticks RUNNING claims past their deadline, ends stalled ones in review, repairs review decisions",
     // ExtractionQueue: a stalled free-text claim is restarted through extraction. Bus: a STALLED claim's review
     // events, and a review decision it finishes (repairReviews) announces ReviewDecided / RefundExecuted.
     links: [LINKS.table, Q.crewEvents, Q.extraction, LINKS.bus],
@@ -173,7 +180,15 @@ export type FunctionKey = keyof typeof FUNCTIONS;
  * deploy ships the pre-parsed policy (claims-policy.json, infra/policy.ts) with exactly these.
  */
 // sweep: it completes interrupted review decisions, and an approval runs the reject checks again with the agent's contract.
-export const POLICY_FUNCTIONS = ["intakeExtract", "orchestrator", "worker", "kernel", "reviewApi", "batch", "sweep"] as const satisfies readonly FunctionKey[];
+export const POLICY_FUNCTIONS = [
+  "intakeExtract",
+  "orchestrator",
+  "worker",
+  "kernel",
+  "reviewApi",
+  "batch",
+  "sweep",
+] as const satisfies readonly FunctionKey[];
 
 /** AWS guidance for SQS event sources: the queue's visibility timeout is at least 6x the function timeout. */
 const VISIBILITY_FACTOR = 6;
@@ -237,7 +252,10 @@ export function visibilityTimeoutSeconds(role: QueueRole): number {
 export type RouteAuth = "intake" | "reviewer" | "none";
 
 /** The authorizer function that checks each kind of token. */
-export const AUTHORIZERS = { intake: "authorizer", reviewer: "reviewerAuthorizer" } as const satisfies Record<Exclude<RouteAuth, "none">, FunctionKey>;
+export const AUTHORIZERS = { intake: "authorizer", reviewer: "reviewerAuthorizer" } as const satisfies Record<
+  Exclude<RouteAuth, "none">,
+  FunctionKey
+>;
 
 /** One HTTP route of SPEC §7.2, the function that serves it and who may call it. */
 export interface RouteFact {

@@ -19,7 +19,9 @@ function consume(role: QueueRole, queue: typeof crewEventsQueue) {
     functionArgs(fact.consumer, fact.llm ? { environment: llmEnvironment() } : {}),
     {
       batch: { size: fact.batchSize, partialResponses: true },
-      ...(fact.llm ? { transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: settings.llm.maxConcurrency } } } } : {}),
+      ...(fact.llm
+        ? { transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: settings.llm.maxConcurrency } } } }
+        : {}),
     },
   );
 }

@@ -58,7 +58,10 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
     // Lambda's START/REPORT lines off (LOGGING in facts.ts); SST builds loggingConfig as a plain object here.
     transform: {
       function: (args) => {
-        args.loggingConfig = { ...(args.loggingConfig as Record<string, unknown> | undefined), systemLogLevel: LOGGING.systemLogLevel };
+        args.loggingConfig = {
+          ...(args.loggingConfig as Record<string, unknown> | undefined),
+          systemLogLevel: LOGGING.systemLogLevel,
+        };
         return undefined;
       },
     },

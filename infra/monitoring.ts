@@ -9,7 +9,15 @@ import { ruleQueues } from "./bus.ts";
 import { FUNCTIONS } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
 import { functionName } from "./lambda.ts";
-import { agentStepsDlq, crewEventsDlq, crewEventsQueue, extractionDlq, proposalsDlq, proposalsQueue, timersDlq } from "./queues.ts";
+import {
+  agentStepsDlq,
+  crewEventsDlq,
+  crewEventsQueue,
+  extractionDlq,
+  proposalsDlq,
+  proposalsQueue,
+  timersDlq,
+} from "./queues.ts";
 import { settings } from "./settings.ts";
 
 /** The topic every alarm notifies, in ALARM and back to OK. */
@@ -17,7 +25,11 @@ export const alarmTopic = new sst.aws.SnsTopic("Alarms");
 
 /** Its subscriber, when CLAIMS_ALARM_ENDPOINT is set (required in production). An email subscriber must confirm the first message. */
 export const alarmSubscription = settings.alarms.notify
-  ? new aws.sns.TopicSubscription("AlarmsSubscription", { topic: alarmTopic.arn, protocol: settings.alarms.notify.protocol, endpoint: settings.alarms.notify.endpoint })
+  ? new aws.sns.TopicSubscription("AlarmsSubscription", {
+      topic: alarmTopic.arn,
+      protocol: settings.alarms.notify.protocol,
+      endpoint: settings.alarms.notify.endpoint,
+    })
   : undefined;
 
 const NAMESPACE = metricsNamespace($app.stage);
@@ -28,16 +40,19 @@ type Queue = typeof crewEventsQueue;
 const queueName = (queue: Queue) => queue.arn.apply((arn: string) => arn.split(":").pop() ?? arn);
 
 /** One alarm: ≥ `threshold` of `statistic` over `periods` consecutive periods, notifying the topic; no data is not a breach. */
-function alarm(id: string, args: {
-  description: string;
-  namespace: string;
-  metricName: string;
-  dimensions: Record<string, string | ReturnType<typeof queueName>>;
-  statistic: "Sum" | "Maximum";
-  periodSeconds: number;
-  periods: number;
-  threshold: number;
-}) {
+function alarm(
+  id: string,
+  args: {
+    description: string;
+    namespace: string;
+    metricName: string;
+    dimensions: Record<string, string | ReturnType<typeof queueName>>;
+    statistic: "Sum" | "Maximum";
+    periodSeconds: number;
+    periods: number;
+    threshold: number;
+  },
+) {
   return new aws.cloudwatch.MetricAlarm(id, {
     name: `${$app.name}-${$app.stage}-${id}`,
     alarmDescription: args.description,
@@ -87,7 +102,12 @@ const dlqAlarms = Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) =>
  * is failing, throttled or disabled.
  */
 const OLDEST_MESSAGE_SECONDS = 600;
-const ageAlarms = ([["CrewEvents", crewEventsQueue], ["Proposals", proposalsQueue]] as const).map(([name, queue]) =>
+const ageAlarms = (
+  [
+    ["CrewEvents", crewEventsQueue],
+    ["Proposals", proposalsQueue],
+  ] as const
+).map(([name, queue]) =>
   alarm(`${name}OldestMessage`, {
     description: `The oldest message on ${name}Queue has waited ${OLDEST_MESSAGE_SECONDS / 60} minutes or more for 10 minutes: claims are not progressing. Check the consumer's errors and throttles.`,
     namespace: "AWS/SQS",
@@ -160,16 +180,32 @@ const region = aws.getRegionOutput().apply((r: { region: string }) => r.region);
 
 /** A metric of ours, live flow unless `dims` says otherwise: [namespace, name, dim, value, …, options]. */
 const ours = (name: MetricName, dims: Record<string, string>, options: Record<string, unknown> = {}) => [
-  NAMESPACE, name, "service", METRICS_SERVICE, ...Object.entries(dims).flat(), options,
+  NAMESPACE,
+  name,
+  "service",
+  METRICS_SERVICE,
+  ...Object.entries(dims).flat(),
+  options,
 ];
 
 /** A CloudWatch SEARCH over one of our metrics' dimension sets (dashboards only: alarms cannot search). */
 const search = (id: string, name: MetricName, dims: readonly string[], filter: string, stat: string) => [
-  { id, expression: `SEARCH('{${NAMESPACE},service,${dims.join(",")}} MetricName="${name}" ${filter}', '${stat}', ${FIVE_MINUTES})`, label: "" },
+  {
+    id,
+    expression: `SEARCH('{${NAMESPACE},service,${dims.join(",")}} MetricName="${name}" ${filter}', '${stat}', ${FIVE_MINUTES})`,
+    label: "",
+  },
 ];
 
 function widget(title: string, x: number, y: number, metrics: unknown[], options: Record<string, unknown> = {}) {
-  return { type: "metric", x, y, width: 8, height: 6, properties: { title, region, view: "timeSeries", stat: "Sum", period: FIVE_MINUTES, metrics, ...options } };
+  return {
+    type: "metric",
+    x,
+    y,
+    width: 8,
+    height: 6,
+    properties: { title, region, view: "timeSeries", stat: "Sum", period: FIVE_MINUTES, metrics, ...options },
+  };
 }
 
 const VERDICTS = ["ACCEPT", "ESCALATE", "REJECT"] as const;
@@ -184,39 +220,100 @@ const widgets = [
   widget("Refunds authorised (live): EUR, and how many (right)", 8, 0, [
     ours("RefundedAmountEur", { Flow: "live", AuthorisedBy: "kernel" }, { label: "EUR by the kernel" }),
     ours("RefundedAmountEur", { Flow: "live", AuthorisedBy: "reviewer" }, { label: "EUR by reviewers" }),
-    ours("RefundsExecuted", { Flow: "live", AuthorisedBy: "kernel" }, { label: "refunds by the kernel", yAxis: "right" }),
-    ours("RefundsExecuted", { Flow: "live", AuthorisedBy: "reviewer" }, { label: "refunds by reviewers", yAxis: "right" }),
+    ours(
+      "RefundsExecuted",
+      { Flow: "live", AuthorisedBy: "kernel" },
+      { label: "refunds by the kernel", yAxis: "right" },
+    ),
+    ours(
+      "RefundsExecuted",
+      { Flow: "live", AuthorisedBy: "reviewer" },
+      { label: "refunds by reviewers", yAxis: "right" },
+    ),
   ]),
-  widget("Decision latency (live, received → final)", 16, 0, ["p50", "p90", "p99"].map((stat) => ours("DecisionLatency", { Flow: "live" }, { stat, label: stat })), { stat: "p50" }),
-  widget("Verdicts by reason code (live)", 0, 6, [search("decided", "ClaimsDecided", ["Flow", "Verdict", "ReasonCode"], 'Flow="live"', "Sum")]),
-  widget("NEEDS_REVIEW by reason code (live)", 8, 6, [search("needs", "ClaimsNeedsReview", ["Flow", "ReasonCode"], 'Flow="live"', "Sum")]),
+  widget(
+    "Decision latency (live, received → final)",
+    16,
+    0,
+    ["p50", "p90", "p99"].map((stat) => ours("DecisionLatency", { Flow: "live" }, { stat, label: stat })),
+    { stat: "p50" },
+  ),
+  widget("Verdicts by reason code (live)", 0, 6, [
+    search("decided", "ClaimsDecided", ["Flow", "Verdict", "ReasonCode"], 'Flow="live"', "Sum"),
+  ]),
+  widget("NEEDS_REVIEW by reason code (live)", 8, 6, [
+    search("needs", "ClaimsNeedsReview", ["Flow", "ReasonCode"], 'Flow="live"', "Sum"),
+  ]),
   widget("Reviews (live): opened, decided, pending", 16, 6, [
     ours("ReviewsOpened", { Flow: "live", Origin: "ESCALATE" }, { label: "opened: ESCALATE" }),
     ours("ReviewsOpened", { Flow: "live", Origin: "NEEDS_REVIEW" }, { label: "opened: NEEDS_REVIEW" }),
-    ...["APPROVED", "DENIED", "RESUBMITTED"].map((Decision) => ours("ReviewsDecided", { Flow: "live", Decision }, { label: `decided: ${Decision}` })),
+    ...["APPROVED", "DENIED", "RESUBMITTED"].map((Decision) =>
+      ours("ReviewsDecided", { Flow: "live", Decision }, { label: `decided: ${Decision}` }),
+    ),
     ours("PendingReviews", { Flow: "live" }, { stat: "Maximum", label: "pending" }),
     ours("OldestPendingReviewAge", { Flow: "live" }, { stat: "Maximum", label: "oldest pending (s)", yAxis: "right" }),
   ]),
-  widget("LLM call latency p90 (ms)", 0, 12, LLM_TASKS.map((Task) => ours("LlmCallLatency", { Task }, { stat: "p90", label: Task })), { stat: "p90" }),
-  widget("LLM tokens", 8, 12, LLM_TASKS.flatMap((Task) => [
-    ours("LlmPromptTokens", { Task }, { label: `${Task} prompt` }),
-    ours("LlmCompletionTokens", { Task }, { label: `${Task} completion` }),
-  ])),
+  widget(
+    "LLM call latency p90 (ms)",
+    0,
+    12,
+    LLM_TASKS.map((Task) => ours("LlmCallLatency", { Task }, { stat: "p90", label: Task })),
+    { stat: "p90" },
+  ),
+  widget(
+    "LLM tokens",
+    8,
+    12,
+    LLM_TASKS.flatMap((Task) => [
+      ours("LlmPromptTokens", { Task }, { label: `${Task} prompt` }),
+      ours("LlmCompletionTokens", { Task }, { label: `${Task} completion` }),
+    ]),
+  ),
   widget("LLM calls and failures", 16, 12, [
     ...LLM_TASKS.map((Task) => ours("LlmCalls", { Task }, { label: `${Task} calls` })),
     search("llmfail", "LlmCallFailures", ["Task", "Code"], "", "Sum"),
   ]),
-  widget("Dead-letter queues (messages)", 0, 18, Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) => ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", queueName(dlq), { label: name }]), { stat: "Maximum" }),
-  widget("Oldest message (s)", 8, 18, [
-    ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", queueName(crewEventsQueue), { label: "crew-events" }],
-    ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", queueName(proposalsQueue), { label: "proposals" }],
-  ], { stat: "Maximum" }),
-  widget("Functions: errors, throttles, cold starts", 16, 18, (Object.keys(FUNCTIONS) as FunctionKey[]).flatMap((key) => [
-    ["AWS/Lambda", "Errors", "FunctionName", functionName(key), { label: `${key} errors` }],
-    ["AWS/Lambda", "Throttles", "FunctionName", functionName(key), { label: `${key} throttles` }],
-    ours("ColdStart", { function_name: functionName(key) }, { label: `${key} cold starts` }),
-  ])),
-  { type: "alarm", x: 0, y: 24, width: 24, height: 6, properties: { title: "Alarms", alarms: alarms.map((a) => a.arn) } },
+  widget(
+    "Dead-letter queues (messages)",
+    0,
+    18,
+    Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) => [
+      "AWS/SQS",
+      "ApproximateNumberOfMessagesVisible",
+      "QueueName",
+      queueName(dlq),
+      { label: name },
+    ]),
+    { stat: "Maximum" },
+  ),
+  widget(
+    "Oldest message (s)",
+    8,
+    18,
+    [
+      ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", queueName(crewEventsQueue), { label: "crew-events" }],
+      ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", queueName(proposalsQueue), { label: "proposals" }],
+    ],
+    { stat: "Maximum" },
+  ),
+  widget(
+    "Functions: errors, throttles, cold starts",
+    16,
+    18,
+    (Object.keys(FUNCTIONS) as FunctionKey[]).flatMap((key) => [
+      ["AWS/Lambda", "Errors", "FunctionName", functionName(key), { label: `${key} errors` }],
+      ["AWS/Lambda", "Throttles", "FunctionName", functionName(key), { label: `${key} throttles` }],
+      ours("ColdStart", { function_name: functionName(key) }, { label: `${key} cold starts` }),
+    ]),
+  ),
+  {
+    type: "alarm",
+    x: 0,
+    y: 24,
+    width: 24,
+    height: 6,
+    properties: { title: "Alarms", alarms: alarms.map((a) => a.arn) },
+  },
 ];
 
 /** The dashboard `claims-crew-<stage>`. */

@@ -17,7 +17,12 @@ import { settings } from "./settings.ts";
 export const POLICY_OUT_DIR = join(".sst", "claims-policy");
 
 function readText(variable: string, file: string): string {
-  if (!existsSync(file)) throw new InfraFileError(variable, file, "the file does not exist (paths are relative to the directory of sst.config.ts)");
+  if (!existsSync(file))
+    throw new InfraFileError(
+      variable,
+      file,
+      "the file does not exist (paths are relative to the directory of sst.config.ts)",
+    );
   return readFileSync(file, "utf8");
 }
 
@@ -32,7 +37,8 @@ function deployedPolicy(): ClaimsPolicy {
     throw new InfraFileError("CLAIMS_POLICY_FILE", file, (error as Error).message);
   }
   const handshake = agentHandshake(config);
-  if (!handshake.ok) throw new InfraFileError("CLAIMS_POLICY_FILE", file, `the agent registry refuses its agent: ${handshake.message}`);
+  if (!handshake.ok)
+    throw new InfraFileError("CLAIMS_POLICY_FILE", file, `the agent registry refuses its agent: ${handshake.message}`);
   return policyFromConfig(config, text, { source: file, demo });
 }
 

@@ -28,7 +28,11 @@ export const batch = new sst.aws.CronV2("Batch", {
   retries: 2,
   function: functionArgs("batch", {
     // Not to call a model (the worker does): to record which model the run used in SIMULATION_START.
-    environment: { ...llmEnvironment(), CLAIMS_SCENARIOS_PATH: BATCH_FILE_NAME, CLAIMS_BATCH_MODE: settings.batch.live ? "live" : "simulation" },
+    environment: {
+      ...llmEnvironment(),
+      CLAIMS_SCENARIOS_PATH: BATCH_FILE_NAME,
+      CLAIMS_BATCH_MODE: settings.batch.live ? "live" : "simulation",
+    },
     retries: 0,
     copyFiles: [batchCopyFile],
   }),

@@ -40,7 +40,11 @@ function readProvider(): LlmProvider {
 function readSchedule(): `cron(${string})` | `rate(${string})` {
   const raw = read("CLAIMS_BATCH_SCHEDULE", "cron(0 6 * * ? *)");
   if (/^cron\(.+\)$/.test(raw) || /^rate\(.+\)$/.test(raw)) return raw as `cron(${string})` | `rate(${string})`;
-  throw new InfraSettingError("CLAIMS_BATCH_SCHEDULE", "an EventBridge Scheduler expression cron(...) or rate(...)", raw);
+  throw new InfraSettingError(
+    "CLAIMS_BATCH_SCHEDULE",
+    "an EventBridge Scheduler expression cron(...) or rate(...)",
+    raw,
+  );
 }
 
 const isProduction = $app.stage === "production";
@@ -62,11 +66,18 @@ function readPolicyFile(): { file: string; demo: boolean } {
   const isDemoStage = $app.stage === DEMO_STAGE;
   if (file === "") {
     if (isDemoStage) return { file: DEMO_POLICY_FILE, demo: true };
-    throw new InfraSettingMissingError("CLAIMS_POLICY_FILE", `stage ${$app.stage} needs your refund policy file (start from infra/policy.example.yaml); the demo's ${DEMO_POLICY_FILE} deploys only to the stage "${DEMO_STAGE}"`);
+    throw new InfraSettingMissingError(
+      "CLAIMS_POLICY_FILE",
+      `stage ${$app.stage} needs your refund policy file (start from infra/policy.example.yaml); the demo's ${DEMO_POLICY_FILE} deploys only to the stage "${DEMO_STAGE}"`,
+    );
   }
   const demo = sameFile(file, DEMO_POLICY_FILE);
   if (demo && !isDemoStage) {
-    throw new InfraFileError("CLAIMS_POLICY_FILE", file, `it is the demo's policy, which deploys only to the stage "${DEMO_STAGE}" (npx sst deploy --stage ${DEMO_STAGE}); stage ${$app.stage} needs your own policy file (start from infra/policy.example.yaml)`);
+    throw new InfraFileError(
+      "CLAIMS_POLICY_FILE",
+      file,
+      `it is the demo's policy, which deploys only to the stage "${DEMO_STAGE}" (npx sst deploy --stage ${DEMO_STAGE}); stage ${$app.stage} needs your own policy file (start from infra/policy.example.yaml)`,
+    );
   }
   return { file, demo };
 }
@@ -80,7 +91,11 @@ function readBatchFile(): { file: string; live: boolean } {
   const file = read("CLAIMS_BATCH_FILE", DEMO_BATCH_FILE);
   const live = readBool("CLAIMS_BATCH_LIVE", false);
   if (live && sameFile(file, DEMO_BATCH_FILE)) {
-    throw new InfraFileError("CLAIMS_BATCH_FILE", file, "the demo scenarios only ever run as a simulation; CLAIMS_BATCH_LIVE=true needs CLAIMS_BATCH_FILE to name a claims file of your own");
+    throw new InfraFileError(
+      "CLAIMS_BATCH_FILE",
+      file,
+      "the demo scenarios only ever run as a simulation; CLAIMS_BATCH_LIVE=true needs CLAIMS_BATCH_FILE to name a claims file of your own",
+    );
   }
   return { file, live };
 }
@@ -90,7 +105,10 @@ function readAlarmEndpoint(): { protocol: "email" | "https"; endpoint: string } 
   const endpoint = read("CLAIMS_ALARM_ENDPOINT", "");
   if (endpoint === "") {
     if (!isProduction) return undefined;
-    throw new InfraSettingMissingError("CLAIMS_ALARM_ENDPOINT", "the production stage must notify someone of its alarms: give an email address or an https:// URL");
+    throw new InfraSettingMissingError(
+      "CLAIMS_ALARM_ENDPOINT",
+      "the production stage must notify someone of its alarms: give an email address or an https:// URL",
+    );
   }
   if (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(endpoint)) return { protocol: "email", endpoint };
   if (/^https:\/\/[^\s]+$/.test(endpoint)) return { protocol: "https", endpoint };
@@ -100,7 +118,11 @@ function readAlarmEndpoint(): { protocol: "email" | "https"; endpoint: string } 
 /** Lambda names are `claims-crew-<stage>-<function>`, at most 64 characters: the longest function key leaves 33 for the stage. */
 const MAX_STAGE_LENGTH = 33;
 if ($app.stage.length > MAX_STAGE_LENGTH) {
-  throw new InfraSettingError("--stage", `at most ${MAX_STAGE_LENGTH} characters (functions are named claims-crew-<stage>-<function>, 64 at most)`, $app.stage);
+  throw new InfraSettingError(
+    "--stage",
+    `at most ${MAX_STAGE_LENGTH} characters (functions are named claims-crew-<stage>-<function>, 64 at most)`,
+    $app.stage,
+  );
 }
 /** Function and API access logs: a month is enough to debug a dev stage; production keeps a year for audits. */
 const logRetention: LogRetention = isProduction ? "1 year" : "1 month";

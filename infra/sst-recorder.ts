@@ -204,7 +204,12 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
 
   class MetricAlarm extends Component {
     constructor(name: string, args: { name?: unknown }) {
-      super("aws.cloudwatch.MetricAlarm", name, args, `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:${String(unwrap(args.name ?? name))}`);
+      super(
+        "aws.cloudwatch.MetricAlarm",
+        name,
+        args,
+        `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:${String(unwrap(args.name ?? name))}`,
+      );
     }
     get arn() {
       return new FakeOutput(this.recorded.arn);
@@ -250,7 +255,9 @@ function bundleConfig(): Promise<string> {
 const GLOBALS = ["$config", "$app", "$dev", "sst", "aws", "$jsonStringify", "$interpolate", "$resolve"] as const;
 
 function interpolate(strings: TemplateStringsArray, ...values: unknown[]): FakeOutput<string> {
-  return new FakeOutput(strings.reduce((out, s, i) => out + s + (i < values.length ? String(unwrap(values[i])) : ""), ""));
+  return new FakeOutput(
+    strings.reduce((out, s, i) => out + s + (i < values.length ? String(unwrap(values[i])) : ""), ""),
+  );
 }
 
 /**

@@ -43,16 +43,48 @@ function evaluate(stage: string, env: Record<string, string | undefined> = {}): 
 
 /** The least-privilege table: what each handler is linked to, what triggers it, whether it calls the LLM. */
 const EXPECTED_FUNCTIONS = {
-  "functions/intake-api.handler": { trigger: "function IntakeApi", llm: false, links: ["Table", "ExtractionQueue", "CrewEventsQueue"] },
-  "functions/intake-extract.handler": { trigger: "queue ExtractionQueue", llm: true, links: ["Table", "CrewEventsQueue", "LlmApiKey", "Bus"] },
-  "functions/orchestrator.handler": { trigger: "queue CrewEventsQueue", llm: false, links: ["Table", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"] },
-  "functions/worker.handler": { trigger: "queue AgentStepsQueue", llm: true, links: ["Table", "CrewEventsQueue", "LlmApiKey"] },
+  "functions/intake-api.handler": {
+    trigger: "function IntakeApi",
+    llm: false,
+    links: ["Table", "ExtractionQueue", "CrewEventsQueue"],
+  },
+  "functions/intake-extract.handler": {
+    trigger: "queue ExtractionQueue",
+    llm: true,
+    links: ["Table", "CrewEventsQueue", "LlmApiKey", "Bus"],
+  },
+  "functions/orchestrator.handler": {
+    trigger: "queue CrewEventsQueue",
+    llm: false,
+    links: ["Table", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"],
+  },
+  "functions/worker.handler": {
+    trigger: "queue AgentStepsQueue",
+    llm: true,
+    links: ["Table", "CrewEventsQueue", "LlmApiKey"],
+  },
   "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
-  "functions/timer.handler": { trigger: "queue TimersQueue", llm: false, links: ["Table", "CrewEventsQueue", "TimersQueue"] },
-  "functions/sweep.handler": { trigger: "schedule Sweep", llm: false, links: ["Table", "CrewEventsQueue", "ExtractionQueue", "Bus"] },
-  "functions/batch.handler": { trigger: "schedule Batch", llm: false, links: ["Table", "ExtractionQueue", "CrewEventsQueue"] },
+  "functions/timer.handler": {
+    trigger: "queue TimersQueue",
+    llm: false,
+    links: ["Table", "CrewEventsQueue", "TimersQueue"],
+  },
+  "functions/sweep.handler": {
+    trigger: "schedule Sweep",
+    llm: false,
+    links: ["Table", "CrewEventsQueue", "ExtractionQueue", "Bus"],
+  },
+  "functions/batch.handler": {
+    trigger: "schedule Batch",
+    llm: false,
+    links: ["Table", "ExtractionQueue", "CrewEventsQueue"],
+  },
   "functions/authorizer.handler": { trigger: "authorizer IntakeToken", llm: false, links: ["ApiToken"] },
-  "functions/review-api.handler": { trigger: "function ReviewApi", llm: false, links: ["Table", "Bus", "ExtractionQueue", "CrewEventsQueue"] },
+  "functions/review-api.handler": {
+    trigger: "function ReviewApi",
+    llm: false,
+    links: ["Table", "Bus", "ExtractionQueue", "CrewEventsQueue"],
+  },
   "functions/authorizer.reviewerHandler": { trigger: "authorizer ReviewerToken", llm: false, links: ["ReviewerToken"] },
 } as const;
 type Handler = keyof typeof EXPECTED_FUNCTIONS;
@@ -70,13 +102,13 @@ interface DeployedFunction {
   readonly owner: Recorded;
 }
 
-const asArgs = (value: unknown): Args =>
-  typeof value === "string" ? { handler: value } : ((value ?? {}) as Args);
+const asArgs = (value: unknown): Args => (typeof value === "string" ? { handler: value } : ((value ?? {}) as Args));
 
 /** Every function definition the config hands to SST, wherever it is declared. */
 function deployedFunctions(r: Recording): DeployedFunction[] {
   const found: DeployedFunction[] = [];
-  for (const fn of r.ofType("sst.aws.Function")) found.push({ trigger: `function ${fn.name}`, args: fn.args, owner: fn });
+  for (const fn of r.ofType("sst.aws.Function"))
+    found.push({ trigger: `function ${fn.name}`, args: fn.args, owner: fn });
   for (const queue of r.ofType("sst.aws.Queue")) {
     for (const call of queue.calls.filter((c) => c.method === "subscribe")) {
       found.push({ trigger: `queue ${queue.name}`, args: asArgs(call.args[0]), owner: queue });
@@ -136,8 +168,9 @@ function subscriptionsOf(queue: Recorded) {
 }
 
 function busRules(r: Recording) {
-  return r.get("sst.aws.Bus", "Bus").calls
-    .filter((c) => c.method === "subscribeQueue")
+  return r
+    .get("sst.aws.Bus", "Bus")
+    .calls.filter((c) => c.method === "subscribeQueue")
     .map((c) => {
       const [name, queue, args] = c.args as [string, unknown, { transform?: { rule?: Args; target?: Args } }];
       return { name, queue: r.resolve(queue), rule: args.transform?.rule ?? {}, target: args.transform?.target ?? {} };
@@ -152,42 +185,58 @@ describe("sst.config.ts wiring (stage test)", () => {
 
   describe("functions", () => {
     it("deploys exactly the expected handlers", () => {
-      const handlers = deployedFunctions(r).map((f) => f.args.handler).sort();
+      const handlers = deployedFunctions(r)
+        .map((f) => f.args.handler)
+        .sort();
       expect(handlers).toEqual(Object.keys(EXPECTED_FUNCTIONS).sort());
     });
 
-    it.each(Object.entries(EXPECTED_FUNCTIONS))("%s has its trigger and links exactly what it uses", (handler, expected) => {
-      const fn = functionFor(r, handler as Handler);
-      expect(fn.trigger).toBe(expected.trigger);
-      const links = ((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name);
-      expect(links.sort()).toEqual([...expected.links].sort());
-    });
+    it.each(Object.entries(EXPECTED_FUNCTIONS))(
+      "%s has its trigger and links exactly what it uses",
+      (handler, expected) => {
+        const fn = functionFor(r, handler as Handler);
+        expect(fn.trigger).toBe(expected.trigger);
+        const links = ((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name);
+        expect(links.sort()).toEqual([...expected.links].sort());
+      },
+    );
 
-    it.each(Object.keys(EXPECTED_FUNCTIONS))("%s runs Node 22 on arm64 with memory, timeout and log retention set", (handler) => {
-      const { args } = functionFor(r, handler as Handler);
-      expect(args.runtime).toBe("nodejs22.x");
-      expect(args.architecture).toBe("arm64");
-      expect(String(args.memory)).toMatch(/^\d+ MB$/);
-      expect(seconds(args.timeout)).toBeGreaterThan(0);
-      expect(seconds(args.timeout)).toBeLessThanOrEqual(900);
-      expect(args.logging).toMatchObject({ retention: "1 month" });
-    });
+    it.each(Object.keys(EXPECTED_FUNCTIONS))(
+      "%s runs Node 22 on arm64 with memory, timeout and log retention set",
+      (handler) => {
+        const { args } = functionFor(r, handler as Handler);
+        expect(args.runtime).toBe("nodejs22.x");
+        expect(args.architecture).toBe("arm64");
+        expect(String(args.memory)).toMatch(/^\d+ MB$/);
+        expect(seconds(args.timeout)).toBeGreaterThan(0);
+        expect(seconds(args.timeout)).toBeLessThanOrEqual(900);
+        expect(args.logging).toMatchObject({ retention: "1 month" });
+      },
+    );
 
-    it.each(Object.keys(EXPECTED_FUNCTIONS))("%s samples its success log lines and keeps Lambda's START/REPORT lines off", (handler) => {
-      const { args } = functionFor(r, handler as Handler);
-      expect((args.environment as Record<string, string>).CLAIMS_SUCCESS_LOG_SAMPLE_RATE).toBe("0.01");
-      // SST's function transform receives the log config SST built; ours adds the system level and keeps the rest.
-      const fnArgs = { loggingConfig: { logFormat: "JSON", logGroup: "/aws/lambda/x" } };
-      (args.transform as { function: (a: typeof fnArgs) => void }).function(fnArgs);
-      expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", logGroup: "/aws/lambda/x", systemLogLevel: "WARN" });
-    });
+    it.each(Object.keys(EXPECTED_FUNCTIONS))(
+      "%s samples its success log lines and keeps Lambda's START/REPORT lines off",
+      (handler) => {
+        const { args } = functionFor(r, handler as Handler);
+        expect((args.environment as Record<string, string>).CLAIMS_SUCCESS_LOG_SAMPLE_RATE).toBe("0.01");
+        // SST's function transform receives the log config SST built; ours adds the system level and keeps the rest.
+        const fnArgs = { loggingConfig: { logFormat: "JSON", logGroup: "/aws/lambda/x" } };
+        (args.transform as { function: (a: typeof fnArgs) => void }).function(fnArgs);
+        expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", logGroup: "/aws/lambda/x", systemLogLevel: "WARN" });
+      },
+    );
 
-    it.each(Object.entries(EXPECTED_FUNCTIONS))("%s gets the LLM settings only if it calls the LLM (or records them, like the batch)", (handler, expected) => {
-      const env = (functionFor(r, handler as Handler).args.environment ?? {}) as Record<string, string>;
-      const llmKeys = Object.keys(env).filter((k) => k.startsWith("LLM_")).sort();
-      const needs = expected.llm || handler === "functions/batch.handler";
-      expect(llmKeys).toEqual(needs ? ["LLM_BASE_URL", "LLM_MODEL", "LLM_PROVIDER"] : []);
-    });
+    it.each(Object.entries(EXPECTED_FUNCTIONS))(
+      "%s gets the LLM settings only if it calls the LLM (or records them, like the batch)",
+      (handler, expected) => {
+        const env = (functionFor(r, handler as Handler).args.environment ?? {}) as Record<string, string>;
+        const llmKeys = Object.keys(env)
+          .filter((k) => k.startsWith("LLM_"))
+          .sort();
+        const needs = expected.llm || handler === "functions/batch.handler";
+        expect(llmKeys).toEqual(needs ? ["LLM_BASE_URL", "LLM_MODEL", "LLM_PROVIDER"] : []);
+      },
+    );
 
     it("gives the LLM functions working defaults for an OpenAI-compatible endpoint", () => {
       expect(functionFor(r, "functions/worker.handler").args.environment).toMatchObject({
@@ -199,7 +248,9 @@ describe("sst.config.ts wiring (stage test)", () => {
 
     it("serves the claim routes from IntakeApi and the review routes from ReviewApi, never from a per-route copy", () => {
       const api = r.get("sst.aws.ApiGatewayV2", "Api");
-      const targets = Object.fromEntries(api.calls.filter((c) => c.method === "route").map((c) => [String(c.args[0]), r.resolve(c.args[1]).name]));
+      const targets = Object.fromEntries(
+        api.calls.filter((c) => c.method === "route").map((c) => [String(c.args[0]), r.resolve(c.args[1]).name]),
+      );
       expect(targets).toEqual({
         "POST /claims": "IntakeApi",
         "GET /claims/{id}": "IntakeApi",
@@ -276,7 +327,9 @@ describe("sst.config.ts wiring (stage test)", () => {
     it("caps the event-source concurrency of the LLM consumers only", () => {
       for (const name of CONSUMED_QUEUES) {
         const options = subscriptionsOf(r.get("sst.aws.Queue", name))[0]?.args[1] as Args;
-        const cap = unwrap(options.transform) as { eventSourceMapping?: { scalingConfig?: { maximumConcurrency?: number } } } | undefined;
+        const cap = unwrap(options.transform) as
+          | { eventSourceMapping?: { scalingConfig?: { maximumConcurrency?: number } } }
+          | undefined;
         const llm = name === "ExtractionQueue" || name === "AgentStepsQueue";
         expect(cap?.eventSourceMapping?.scalingConfig?.maximumConcurrency, name).toBe(llm ? 10 : undefined);
       }
@@ -295,7 +348,9 @@ describe("sst.config.ts wiring (stage test)", () => {
     });
 
     it.each(Object.entries(RULE_PATTERNS))("delivers %s to its own queue", (name, pattern) => {
-      const rules = busRules(r).filter((rule) => JSON.stringify(JSON.parse(String(rule.rule.eventPattern))) === JSON.stringify(pattern));
+      const rules = busRules(r).filter(
+        (rule) => JSON.stringify(JSON.parse(String(rule.rule.eventPattern))) === JSON.stringify(pattern),
+      );
       expect(rules).toHaveLength(1);
       const expectedQueue = { verdicts: "VerdictsQueue", escalations: "ReviewQueue", refunds: "RefundsQueue" }[name];
       expect(rules[0]?.queue.name).toBe(expectedQueue);
@@ -306,7 +361,9 @@ describe("sst.config.ts wiring (stage test)", () => {
         const deadLetter = unwrap(rule.target.deadLetterConfig) as { arn?: string } | undefined;
         const dlq = r.resolve(deadLetter?.arn);
         expect(deadLetterQueues(r).has(dlq.name), `${rule.name}'s target DLQ is a dead-letter queue`).toBe(true);
-        const policies = r.ofType("aws.sqs.QueuePolicy").filter((p) => String(unwrap(p.args.queueUrl)).endsWith(`/${dlq.name}`));
+        const policies = r
+          .ofType("aws.sqs.QueuePolicy")
+          .filter((p) => String(unwrap(p.args.queueUrl)).endsWith(`/${dlq.name}`));
         expect(policies, `${dlq.name} has one queue policy`).toHaveLength(1);
         const statement = (JSON.parse(String(unwrap(policies[0]?.args.policy))) as { Statement: Args[] }).Statement[0];
         expect(statement).toEqual({
@@ -350,8 +407,13 @@ describe("sst.config.ts wiring (stage test)", () => {
         api.calls
           .filter((c) => c.method === "route")
           .map((c) => {
-            const auth = unwrap((c.args[2] as { auth?: unknown } | undefined)?.auth) as false | { lambda?: string } | undefined;
-            const authorizer = auth ? (authorizerIds.get(String(auth.lambda)) ?? `unknown ${String(auth.lambda)}`) : null;
+            const auth = unwrap((c.args[2] as { auth?: unknown } | undefined)?.auth) as
+              | false
+              | { lambda?: string }
+              | undefined;
+            const authorizer = auth
+              ? (authorizerIds.get(String(auth.lambda)) ?? `unknown ${String(auth.lambda)}`)
+              : null;
             return [String(c.args[0]), authorizer] as const;
           }),
       );
@@ -362,7 +424,9 @@ describe("sst.config.ts wiring (stage test)", () => {
       const calls = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "addAuthorizer");
       expect(calls.map((c) => (c.args[0] as { name: string }).name)).toEqual(["IntakeToken", "ReviewerToken"]);
       for (const call of calls) {
-        expect(call.args[0]).toMatchObject({ lambda: { response: "simple", identitySources: ["$request.header.Authorization"] } });
+        expect(call.args[0]).toMatchObject({
+          lambda: { response: "simple", identitySources: ["$request.header.Authorization"] },
+        });
       }
     });
 
@@ -393,7 +457,11 @@ describe("sst.config.ts wiring (stage test)", () => {
     it("sweeps every 5 minutes and leaves the scenario batch disabled by default", () => {
       expect(r.get("sst.aws.CronV2", "Sweep").args).toMatchObject({ schedule: "rate(5 minutes)" });
       expect(r.get("sst.aws.CronV2", "Sweep").args.enabled ?? true).toBe(true);
-      expect(r.get("sst.aws.CronV2", "Batch").args).toMatchObject({ enabled: false, schedule: "cron(0 6 * * ? *)", timezone: "UTC" });
+      expect(r.get("sst.aws.CronV2", "Batch").args).toMatchObject({
+        enabled: false,
+        schedule: "cron(0 6 * * ? *)",
+        timezone: "UTC",
+      });
     });
 
     it("never re-runs a scheduled function after an error (a retried batch would submit twice)", () => {
@@ -408,15 +476,25 @@ describe("sst.config.ts wiring (stage test)", () => {
         { from: ".sst/claims-policy/test.json", to: POLICY_FILE_NAME },
         { from: "scenarios/scenarios.yaml", to: "claims-batch.yaml" },
       ]);
-      expect(batch.environment).toMatchObject({ CLAIMS_SCENARIOS_PATH: "claims-batch.yaml", CLAIMS_BATCH_MODE: "simulation" });
+      expect(batch.environment).toMatchObject({
+        CLAIMS_SCENARIOS_PATH: "claims-batch.yaml",
+        CLAIMS_BATCH_MODE: "simulation",
+      });
     });
 
     it("ships the pre-parsed policy with exactly the functions that read it, and no YAML config with any", () => {
       for (const [key, fact] of Object.entries(FUNCTIONS) as [FunctionKey, (typeof FUNCTIONS)[FunctionKey]][]) {
         const files = (functionFor(r, fact.handler as Handler).args.copyFiles ?? []) as { from: string; to?: string }[];
         const policy = files.filter((f) => f.to === POLICY_FILE_NAME);
-        expect(policy, key).toEqual((POLICY_FUNCTIONS as readonly string[]).includes(key) ? [{ from: ".sst/claims-policy/test.json", to: POLICY_FILE_NAME }] : []);
-        expect(files.some((f) => f.from.endsWith("config.yaml")), key).toBe(false);
+        expect(policy, key).toEqual(
+          (POLICY_FUNCTIONS as readonly string[]).includes(key)
+            ? [{ from: ".sst/claims-policy/test.json", to: POLICY_FILE_NAME }]
+            : [],
+        );
+        expect(
+          files.some((f) => f.from.endsWith("config.yaml")),
+          key,
+        ).toBe(false);
       }
     });
 
@@ -437,7 +515,8 @@ describe("sst.config.ts wiring (stage test)", () => {
         reviewQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/ReviewQueue",
         refundsQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/RefundsQueue",
         alarmTopic: "arn:aws:sns:eu-west-1:111122223333:Alarms",
-        dashboard: "https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#dashboards/dashboard/claims-crew-test",
+        dashboard:
+          "https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#dashboards/dashboard/claims-crew-test",
         policy: expect.stringMatching(/^infra\/policy\.example\.yaml \(sha256 [0-9a-f]{12}\)$/),
       });
     });
@@ -459,7 +538,8 @@ describe("sst.config.ts wiring (stage production)", () => {
   });
 
   it("keeps function and access logs a year", () => {
-    for (const fn of deployedFunctions(r)) expect(fn.args.logging, String(fn.args.handler)).toMatchObject({ retention: "1 year" });
+    for (const fn of deployedFunctions(r))
+      expect(fn.args.logging, String(fn.args.handler)).toMatchObject({ retention: "1 year" });
     expect(r.get("sst.aws.ApiGatewayV2", "Api").args.accessLog).toEqual({ retention: "1 year" });
   });
 
@@ -471,12 +551,21 @@ describe("sst.config.ts wiring (stage production)", () => {
 
 describe("deploy-time settings", () => {
   it("points the LLM functions at another endpoint and model from the deploy environment", async () => {
-    const r = await evaluate("test", { LLM_BASE_URL: "http://ollama.internal:11434/v1", LLM_MODEL: "gemma3:4b", LLM_MAX_CONCURRENCY: "4" });
+    const r = await evaluate("test", {
+      LLM_BASE_URL: "http://ollama.internal:11434/v1",
+      LLM_MODEL: "gemma3:4b",
+      LLM_MAX_CONCURRENCY: "4",
+    });
     for (const handler of ["functions/worker.handler", "functions/intake-extract.handler"] as const) {
-      expect(functionFor(r, handler).args.environment).toMatchObject({ LLM_BASE_URL: "http://ollama.internal:11434/v1", LLM_MODEL: "gemma3:4b" });
+      expect(functionFor(r, handler).args.environment).toMatchObject({
+        LLM_BASE_URL: "http://ollama.internal:11434/v1",
+        LLM_MODEL: "gemma3:4b",
+      });
     }
     const options = subscriptionsOf(r.get("sst.aws.Queue", "AgentStepsQueue"))[0]?.args[1];
-    expect(unwrap(options)).toMatchObject({ transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: 4 } } } });
+    expect(unwrap(options)).toMatchObject({
+      transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: 4 } } },
+    });
   });
 
   it("enables the batch and its schedule from the deploy environment", async () => {
@@ -501,51 +590,84 @@ describe("infra/facts.ts is what deploys (the one source functions/ and local/ r
     r = await evaluate("test");
   });
 
-  it.each(Object.entries(QUEUES))("queue %s has the consumer, FIFO-ness, batch size, visibility and receives of facts.ts", (role, fact) => {
-    const queue = r.get("sst.aws.Queue", fact.link);
-    expect(isFifo(queue)).toBe(fact.fifo);
-    expect(seconds(queue.args.visibilityTimeout)).toBe(visibilityTimeoutSeconds(role as keyof typeof QUEUES));
-    expect(dlqOf(queue)?.retry).toBe(fact.maxReceives);
-    const [subscription] = subscriptionsOf(queue);
-    expect(asArgs(subscription?.args[0]).handler).toBe(FUNCTIONS[fact.consumer].handler);
-    expect((subscription?.args[1] as { batch?: { size?: number } }).batch?.size).toBe(fact.batchSize);
-  });
+  it.each(Object.entries(QUEUES))(
+    "queue %s has the consumer, FIFO-ness, batch size, visibility and receives of facts.ts",
+    (role, fact) => {
+      const queue = r.get("sst.aws.Queue", fact.link);
+      expect(isFifo(queue)).toBe(fact.fifo);
+      expect(seconds(queue.args.visibilityTimeout)).toBe(visibilityTimeoutSeconds(role as keyof typeof QUEUES));
+      expect(dlqOf(queue)?.retry).toBe(fact.maxReceives);
+      const [subscription] = subscriptionsOf(queue);
+      expect(asArgs(subscription?.args[0]).handler).toBe(FUNCTIONS[fact.consumer].handler);
+      expect((subscription?.args[1] as { batch?: { size?: number } }).batch?.size).toBe(fact.batchSize);
+    },
+  );
 
-  it.each(Object.entries(FUNCTIONS))("function %s has the memory, timeout and exactly the links of facts.ts", (_key, fact) => {
-    const fn = functionFor(r, fact.handler as Handler);
-    expect(fn.args.memory).toBe(fact.memory);
-    expect(seconds(fn.args.timeout)).toBe(fact.timeoutSeconds);
-    expect(((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name).sort()).toEqual([...fact.links].sort());
-  });
+  it.each(Object.entries(FUNCTIONS))(
+    "function %s has the memory, timeout and exactly the links of facts.ts",
+    (_key, fact) => {
+      const fn = functionFor(r, fact.handler as Handler);
+      expect(fn.args.memory).toBe(fact.memory);
+      expect(seconds(fn.args.timeout)).toBe(fact.timeoutSeconds);
+      expect(((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name).sort()).toEqual([...fact.links].sort());
+    },
+  );
 
   it("routes exactly the route keys of facts.ts", () => {
-    const routes = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "route").map((c) => String(c.args[0])).sort();
+    const routes = r
+      .get("sst.aws.ApiGatewayV2", "Api")
+      .calls.filter((c) => c.method === "route")
+      .map((c) => String(c.args[0]))
+      .sort();
     expect(routes).toEqual(Object.keys(ROUTES).sort());
   });
 });
 
 describe("the refund policy: a deploy-time input the operator owns, shipped pre-parsed", () => {
-  const written = (stage: string) => ClaimsPolicySchema.parse(JSON.parse(readFileSync(`.sst/claims-policy/${stage}.json`, "utf8")));
+  const written = (stage: string) =>
+    ClaimsPolicySchema.parse(JSON.parse(readFileSync(`.sst/claims-policy/${stage}.json`, "utf8")));
 
   it("deploys the operator's CLAIMS_POLICY_FILE as JSON: its contract, agent and LLM defaults, with the file's name and hash", async () => {
     await evaluate("test");
     const policy = written("test");
     const config = loadConfig(POLICY_FILE, Date.now());
-    expect(policy).toMatchObject({ source: POLICY_FILE, demo: false, run_id: config.simulationId, agent: config.agent, llm: config.llm });
+    expect(policy).toMatchObject({
+      source: POLICY_FILE,
+      demo: false,
+      run_id: config.simulationId,
+      agent: config.agent,
+      llm: config.llm,
+    });
     expect(policy.source_sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it("deploys the demo's scenarios/config.yaml to the demo stage only, where it is the default", async () => {
     await evaluate("demo");
     expect(written("demo")).toMatchObject({ source: "scenarios/config.yaml", demo: true });
-    await expect(evaluate("test", { CLAIMS_POLICY_FILE: undefined })).rejects.toThrow(/CLAIMS_POLICY_FILE is not set: stage test needs your refund policy file/);
-    await expect(evaluate("production", { CLAIMS_POLICY_FILE: "scenarios/config.yaml" })).rejects.toThrow(/CLAIMS_POLICY_FILE=scenarios\/config.yaml cannot be deployed: it is the demo's policy, which deploys only to the stage "demo"/);
+    await expect(evaluate("test", { CLAIMS_POLICY_FILE: undefined })).rejects.toThrow(
+      /CLAIMS_POLICY_FILE is not set: stage test needs your refund policy file/,
+    );
+    await expect(evaluate("production", { CLAIMS_POLICY_FILE: "scenarios/config.yaml" })).rejects.toThrow(
+      /CLAIMS_POLICY_FILE=scenarios\/config.yaml cannot be deployed: it is the demo's policy, which deploys only to the stage "demo"/,
+    );
   });
 
   it.each([
-    ["a file that does not exist", "policy/nope.yaml", /CLAIMS_POLICY_FILE=policy\/nope.yaml cannot be deployed: the file does not exist/],
-    ["a file with a mistake (named at its line)", "infra/fixtures/policy-bad-limit.yaml", /cannot be deployed: .*policy-bad-limit\.yaml:\d+ .*max_refund_without_escalation/s],
-    ["an agent the registry refuses", "infra/fixtures/policy-agent-v2.yaml", /cannot be deployed: the agent registry refuses its agent/],
+    [
+      "a file that does not exist",
+      "policy/nope.yaml",
+      /CLAIMS_POLICY_FILE=policy\/nope.yaml cannot be deployed: the file does not exist/,
+    ],
+    [
+      "a file with a mistake (named at its line)",
+      "infra/fixtures/policy-bad-limit.yaml",
+      /cannot be deployed: .*policy-bad-limit\.yaml:\d+ .*max_refund_without_escalation/s,
+    ],
+    [
+      "an agent the registry refuses",
+      "infra/fixtures/policy-agent-v2.yaml",
+      /cannot be deployed: the agent registry refuses its agent/,
+    ],
   ])("stops the deploy for %s", async (_case, file, message) => {
     await expect(evaluate("test", { CLAIMS_POLICY_FILE: file })).rejects.toThrow(message);
   });
@@ -553,17 +675,29 @@ describe("the refund policy: a deploy-time input the operator owns, shipped pre-
 
 describe("the scheduled batch: a simulation unless the operator says otherwise", () => {
   it("runs an operator's claims file as real claims only with CLAIMS_BATCH_LIVE=true", async () => {
-    const r = await evaluate("test", { CLAIMS_BATCH_FILE: "scenarios/fixtures/roa-dir-v1.scenarios.yaml", CLAIMS_BATCH_LIVE: "true" });
+    const r = await evaluate("test", {
+      CLAIMS_BATCH_FILE: "scenarios/fixtures/roa-dir-v1.scenarios.yaml",
+      CLAIMS_BATCH_LIVE: "true",
+    });
     const batch = functionFor(r, "functions/batch.handler").args;
     expect(batch.environment).toMatchObject({ CLAIMS_BATCH_MODE: "live" });
-    expect(batch.copyFiles).toContainEqual({ from: "scenarios/fixtures/roa-dir-v1.scenarios.yaml", to: "claims-batch.yaml" });
+    expect(batch.copyFiles).toContainEqual({
+      from: "scenarios/fixtures/roa-dir-v1.scenarios.yaml",
+      to: "claims-batch.yaml",
+    });
     const simulated = await evaluate("test", { CLAIMS_BATCH_FILE: "scenarios/fixtures/roa-dir-v1.scenarios.yaml" });
-    expect(functionFor(simulated, "functions/batch.handler").args.environment).toMatchObject({ CLAIMS_BATCH_MODE: "simulation" });
+    expect(functionFor(simulated, "functions/batch.handler").args.environment).toMatchObject({
+      CLAIMS_BATCH_MODE: "simulation",
+    });
   });
 
   it("refuses to run the demo scenarios as real claims, and a claims file with a mistake", async () => {
-    await expect(evaluate("test", { CLAIMS_BATCH_LIVE: "true" })).rejects.toThrow(/CLAIMS_BATCH_FILE=scenarios\/scenarios.yaml cannot be deployed: the demo scenarios only ever run as a simulation/);
-    await expect(evaluate("test", { CLAIMS_BATCH_FILE: POLICY_FILE })).rejects.toThrow(/CLAIMS_BATCH_FILE=infra\/policy.example.yaml cannot be deployed: .*scenarios/s);
+    await expect(evaluate("test", { CLAIMS_BATCH_LIVE: "true" })).rejects.toThrow(
+      /CLAIMS_BATCH_FILE=scenarios\/scenarios.yaml cannot be deployed: the demo scenarios only ever run as a simulation/,
+    );
+    await expect(evaluate("test", { CLAIMS_BATCH_FILE: POLICY_FILE })).rejects.toThrow(
+      /CLAIMS_BATCH_FILE=infra\/policy.example.yaml cannot be deployed: .*scenarios/s,
+    );
   });
 });
 
@@ -573,14 +707,25 @@ describe("alarms, their topic and the dashboard", () => {
     r = await evaluate("test", { CLAIMS_ALARM_ENDPOINT: "https://hooks.example.com/claims" });
   });
 
-  const alarms = () => r.ofType("aws.cloudwatch.MetricAlarm").map((a) => ({ id: a.name, ...(unwrap(a.args) as Args) }) as Args & { id: string });
+  const alarms = () =>
+    r
+      .ofType("aws.cloudwatch.MetricAlarm")
+      .map((a) => ({ id: a.name, ...(unwrap(a.args) as Args) }) as Args & { id: string });
   const alarmOn = (metricName: string, dimension: string, value: string) =>
-    alarms().filter((a) => a.metricName === metricName && (a.dimensions as Record<string, string>)[dimension] === value);
+    alarms().filter(
+      (a) => a.metricName === metricName && (a.dimensions as Record<string, string>)[dimension] === value,
+    );
 
   it("notifies one SNS topic, subscribed to the deploy parameter CLAIMS_ALARM_ENDPOINT, on ALARM and back to OK", () => {
     expect(r.ofType("sst.aws.SnsTopic").map((t) => t.name)).toEqual(["Alarms"]);
     const subscriptions = r.ofType("aws.sns.TopicSubscription").map((s) => unwrap(s.args));
-    expect(subscriptions).toEqual([{ topic: "arn:aws:sns:eu-west-1:111122223333:Alarms", protocol: "https", endpoint: "https://hooks.example.com/claims" }]);
+    expect(subscriptions).toEqual([
+      {
+        topic: "arn:aws:sns:eu-west-1:111122223333:Alarms",
+        protocol: "https",
+        endpoint: "https://hooks.example.com/claims",
+      },
+    ]);
     expect(alarms().length).toBeGreaterThan(0);
     for (const alarm of alarms()) {
       expect(alarm.alarmActions, alarm.id).toEqual(["arn:aws:sns:eu-west-1:111122223333:Alarms"]);
@@ -597,7 +742,13 @@ describe("alarms, their topic and the dashboard", () => {
     expect(dlqs).toHaveLength(8);
     for (const dlq of dlqs) {
       expect(alarmOn("ApproximateNumberOfMessagesVisible", "QueueName", dlq), dlq).toEqual([
-        expect.objectContaining({ namespace: "AWS/SQS", statistic: "Maximum", threshold: 1, period: 300, evaluationPeriods: 1 }),
+        expect.objectContaining({
+          namespace: "AWS/SQS",
+          statistic: "Maximum",
+          threshold: 1,
+          period: 300,
+          evaluationPeriods: 1,
+        }),
       ]);
     }
   });
@@ -605,7 +756,13 @@ describe("alarms, their topic and the dashboard", () => {
   it("alarms when the oldest message on crew-events or proposals has waited 10 minutes for 10 minutes", () => {
     for (const queue of ["CrewEventsQueue", "ProposalsQueue"]) {
       expect(alarmOn("ApproximateAgeOfOldestMessage", "QueueName", queue), queue).toEqual([
-        expect.objectContaining({ namespace: "AWS/SQS", statistic: "Maximum", threshold: 600, period: 300, evaluationPeriods: 2 }),
+        expect.objectContaining({
+          namespace: "AWS/SQS",
+          statistic: "Maximum",
+          threshold: 600,
+          period: 300,
+          evaluationPeriods: 2,
+        }),
       ]);
     }
     expect(alarms().filter((a) => a.metricName === "ApproximateAgeOfOldestMessage")).toHaveLength(2);
@@ -617,17 +774,43 @@ describe("alarms, their topic and the dashboard", () => {
       expect(functionFor(r, fact.handler as Handler).args.name).toBe(name);
       for (const metric of ["Errors", "Throttles"]) {
         expect(alarmOn(metric, "FunctionName", name), `${key} ${metric}`).toEqual([
-          expect.objectContaining({ namespace: "AWS/Lambda", statistic: "Sum", threshold: 1, period: 300, evaluationPeriods: 1 }),
+          expect.objectContaining({
+            namespace: "AWS/Lambda",
+            statistic: "Sum",
+            threshold: 1,
+            period: 300,
+            evaluationPeriods: 1,
+          }),
         ]);
       }
     }
   });
 
   it("alarms on the live review backlog (count for 15 minutes, oldest wait), thresholds from the deploy environment", async () => {
-    const backlog = (rec: Recording) => rec.ofType("aws.cloudwatch.MetricAlarm").map((a) => unwrap(a.args) as Args).filter((a) => String(a.metricName).includes("Review"));
+    const backlog = (rec: Recording) =>
+      rec
+        .ofType("aws.cloudwatch.MetricAlarm")
+        .map((a) => unwrap(a.args) as Args)
+        .filter((a) => String(a.metricName).includes("Review"));
     const expected = (count: number, seconds: number) => [
-      expect.objectContaining({ namespace: "ClaimsCrew/test", metricName: "PendingReviews", dimensions: { service: METRICS_SERVICE, Flow: "live" }, statistic: "Maximum", threshold: count, period: 300, evaluationPeriods: 3 }),
-      expect.objectContaining({ namespace: "ClaimsCrew/test", metricName: "OldestPendingReviewAge", dimensions: { service: METRICS_SERVICE, Flow: "live" }, statistic: "Maximum", threshold: seconds, period: 300, evaluationPeriods: 1 }),
+      expect.objectContaining({
+        namespace: "ClaimsCrew/test",
+        metricName: "PendingReviews",
+        dimensions: { service: METRICS_SERVICE, Flow: "live" },
+        statistic: "Maximum",
+        threshold: count,
+        period: 300,
+        evaluationPeriods: 3,
+      }),
+      expect.objectContaining({
+        namespace: "ClaimsCrew/test",
+        metricName: "OldestPendingReviewAge",
+        dimensions: { service: METRICS_SERVICE, Flow: "live" },
+        statistic: "Maximum",
+        threshold: seconds,
+        period: 300,
+        evaluationPeriods: 1,
+      }),
     ];
     expect(backlog(r)).toEqual(expected(20, 24 * 3600));
     const tuned = await evaluate("test", { CLAIMS_ALARM_REVIEW_BACKLOG: "5", CLAIMS_ALARM_REVIEW_AGE_HOURS: "4" });
@@ -640,7 +823,9 @@ describe("alarms, their topic and the dashboard", () => {
 
   it("sends every function's metrics to the stage's namespace", () => {
     for (const fact of Object.values(FUNCTIONS)) {
-      expect(functionFor(r, fact.handler as Handler).args.environment).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: "ClaimsCrew/test" });
+      expect(functionFor(r, fact.handler as Handler).args.environment).toMatchObject({
+        POWERTOOLS_METRICS_NAMESPACE: "ClaimsCrew/test",
+      });
     }
   });
 
@@ -648,20 +833,33 @@ describe("alarms, their topic and the dashboard", () => {
     const dashboards = r.ofType("aws.cloudwatch.Dashboard");
     expect(dashboards.map((d) => unwrap(d.args.dashboardName))).toEqual(["claims-crew-test"]);
     const body = String(unwrap(dashboards[0]?.args.dashboardBody));
-    const parsed = JSON.parse(body) as { widgets: { type: string; properties: { region?: string; alarms?: string[] } }[] };
-    for (const name of Object.keys(METRICS)) expect(body.includes(`"ClaimsCrew/test","${name}"`) || body.includes(`MetricName=\\"${name}\\"`), name).toBe(true);
+    const parsed = JSON.parse(body) as {
+      widgets: { type: string; properties: { region?: string; alarms?: string[] } }[];
+    };
+    for (const name of Object.keys(METRICS))
+      expect(body.includes(`"ClaimsCrew/test","${name}"`) || body.includes(`MetricName=\\"${name}\\"`), name).toBe(
+        true,
+      );
     for (const dlq of deadLetterQueues(r)) expect(body, dlq).toContain(`"QueueName","${dlq}"`);
     for (const key of Object.keys(FUNCTIONS)) expect(body, key).toContain(`"FunctionName","claims-crew-test-${key}"`);
-    expect(parsed.widgets.filter((w) => w.type === "metric").every((w) => w.properties.region === "eu-west-1")).toBe(true);
+    expect(parsed.widgets.filter((w) => w.type === "metric").every((w) => w.properties.region === "eu-west-1")).toBe(
+      true,
+    );
     expect(parsed.widgets.find((w) => w.type === "alarm")?.properties.alarms).toHaveLength(alarms().length);
   });
 
   it("subscribes an email address by the email protocol, refuses anything else, and demands an endpoint in production", async () => {
     const email = await evaluate("test", { CLAIMS_ALARM_ENDPOINT: "oncall@example.com" });
-    expect(email.ofType("aws.sns.TopicSubscription").map((s) => unwrap(s.args))).toEqual([expect.objectContaining({ protocol: "email", endpoint: "oncall@example.com" })]);
+    expect(email.ofType("aws.sns.TopicSubscription").map((s) => unwrap(s.args))).toEqual([
+      expect.objectContaining({ protocol: "email", endpoint: "oncall@example.com" }),
+    ]);
     const none = await evaluate("test");
     expect(none.ofType("aws.sns.TopicSubscription")).toEqual([]);
-    await expect(evaluate("test", { CLAIMS_ALARM_ENDPOINT: "http://insecure.example.com" })).rejects.toThrow(/CLAIMS_ALARM_ENDPOINT="http:\/\/insecure.example.com" is invalid: expected an email address or an https:\/\/ URL/);
-    await expect(evaluate("production", { CLAIMS_ALARM_ENDPOINT: undefined })).rejects.toThrow(/CLAIMS_ALARM_ENDPOINT is not set: the production stage must notify someone/);
+    await expect(evaluate("test", { CLAIMS_ALARM_ENDPOINT: "http://insecure.example.com" })).rejects.toThrow(
+      /CLAIMS_ALARM_ENDPOINT="http:\/\/insecure.example.com" is invalid: expected an email address or an https:\/\/ URL/,
+    );
+    await expect(evaluate("production", { CLAIMS_ALARM_ENDPOINT: undefined })).rejects.toThrow(
+      /CLAIMS_ALARM_ENDPOINT is not set: the production stage must notify someone/,
+    );
   });
 });

@@ -10,7 +10,13 @@ import { LocalStackError } from "./emulators-errors.ts";
 type ChannelAnswer = { id: number; status: number; headers: Record<string, string>; body: string };
 
 /** The request fields the handler reads (the SDK's HttpRequest). */
-type ChannelRequest = { method: string; path: string; query?: Record<string, unknown>; headers: Record<string, string>; body?: unknown };
+type ChannelRequest = {
+  method: string;
+  path: string;
+  query?: Record<string, unknown>;
+  headers: Record<string, string>;
+  body?: unknown;
+};
 
 /** An SDK request handler over a MessagePort to the dynalite worker. */
 export type DynaliteChannel = {
@@ -19,7 +25,9 @@ export type DynaliteChannel = {
   /** The SDK `requestHandler`: `handle(request)` resolves with `{ response }`. */
   readonly requestHandler: {
     readonly metadata: { handlerProtocol: string };
-    handle(request: ChannelRequest): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
+    handle(
+      request: ChannelRequest,
+    ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
     updateHttpClientConfig(): void;
     httpHandlerConfigs(): Record<string, never>;
   };
@@ -44,7 +52,13 @@ export function createDynaliteChannel(): DynaliteChannel {
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
   const bodyText = (body: unknown): string =>
-    body === undefined || body === null ? "" : typeof body === "string" ? body : body instanceof Uint8Array ? decoder.decode(body) : String(body);
+    body === undefined || body === null
+      ? ""
+      : typeof body === "string"
+        ? body
+        : body instanceof Uint8Array
+          ? decoder.decode(body)
+          : String(body);
   return {
     workerPort,
     requestHandler: {
@@ -55,7 +69,13 @@ export function createDynaliteChannel(): DynaliteChannel {
         const answer = await new Promise<ChannelAnswer>((resolve, reject) => {
           if (waiting.size === 0) port.ref();
           waiting.set(id, { resolve, reject });
-          port.postMessage({ id, method: request.method, path: request.path, headers: request.headers, body: bodyText(request.body) });
+          port.postMessage({
+            id,
+            method: request.method,
+            path: request.path,
+            headers: request.headers,
+            body: bodyText(request.body),
+          });
         });
         return { response: { statusCode: answer.status, headers: answer.headers, body: encoder.encode(answer.body) } };
       },
@@ -65,7 +85,8 @@ export function createDynaliteChannel(): DynaliteChannel {
     close(reason) {
       if (closed !== undefined) return;
       closed = reason;
-      for (const w of waiting.values()) w.reject(new LocalStackError("EMULATOR_STOPPED", `dynalite stopped before it answered (${reason})`));
+      for (const w of waiting.values())
+        w.reject(new LocalStackError("EMULATOR_STOPPED", `dynalite stopped before it answered (${reason})`));
       waiting.clear();
       port.close();
     },

@@ -13,9 +13,16 @@ import dynalite from "dynalite";
 
 const path = workerData?.path;
 // LevelDB appends every write to its log before dynalite answers, so an acknowledged write survives `kill -9`.
-const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path === undefined ? {} : { path }) });
+const server = dynalite({
+  createTableMs: 0,
+  deleteTableMs: 0,
+  updateTableMs: 0,
+  ...(path === undefined ? {} : { path }),
+});
 const handle = server.listeners("request")[0];
-server.once("error", (error) => parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }));
+server.once("error", (error) =>
+  parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }),
+);
 server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
 // Requests in progress (HTTP and port). dynalite closes its database once its sockets are gone, but a Query or
 // Scan still reading keeps running, and reading a closed LevelDB throws uncaught (found by the chaos runs'

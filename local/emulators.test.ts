@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { ConditionalCheckFailedException, CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
+import {
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  ScanCommand,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,14 +42,27 @@ describe("startEmulators", () => {
 
   it("serves DynamoDB with conditional writes through the real SDK", async () => {
     const ddb = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
-    await ddb.send(new CreateTableCommand({
-      TableName: "claims", BillingMode: "PAY_PER_REQUEST",
-      AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
-      KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
-    }));
+    await ddb.send(
+      new CreateTableCommand({
+        TableName: "claims",
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+        KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
+      }),
+    );
     // As on AWS, a table is CREATING for a moment (dynalite: until its next timer turn) and refuses items.
-    await waitUntilTableExists({ client: ddb, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 }, { TableName: "claims" });
-    const put = () => ddb.send(new PutItemCommand({ TableName: "claims", Item: { pk: { S: "clm_1" }, v: { N: "1" } }, ConditionExpression: "attribute_not_exists(pk)" }));
+    await waitUntilTableExists(
+      { client: ddb, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 },
+      { TableName: "claims" },
+    );
+    const put = () =>
+      ddb.send(
+        new PutItemCommand({
+          TableName: "claims",
+          Item: { pk: { S: "clm_1" }, v: { N: "1" } },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
     await put();
     await expect(put()).rejects.toBeInstanceOf(ConditionalCheckFailedException);
     const got = await ddb.send(new GetItemCommand({ TableName: "claims", Key: { pk: { S: "clm_1" } } }));
@@ -60,11 +81,22 @@ describe("startEmulators", () => {
 
   it("serves the bus: delivers to rule targets and journals to <dataDir>/events.jsonl", async () => {
     const seen: BusEvent[] = [];
-    emulators.bus.addTarget("refunds", (e) => { seen.push(e); });
+    emulators.bus.addTarget("refunds", (e) => {
+      seen.push(e);
+    });
     const eb = new EventBridgeClient(localClientConfig(emulators.eventsEndpoint));
-    const out = await eb.send(new PutEventsCommand({ Entries: [{
-      EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: DETAIL_TYPES.refund, Detail: JSON.stringify({ execution_id: "exe_9" }),
-    }] }));
+    const out = await eb.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            EventBusName: BUS_NAME,
+            Source: KERNEL_SOURCE,
+            DetailType: DETAIL_TYPES.refund,
+            Detail: JSON.stringify({ execution_id: "exe_9" }),
+          },
+        ],
+      }),
+    );
     await emulators.bus.settled();
     expect(seen.map((e) => e.detail.execution_id)).toEqual(["exe_9"]);
     const lines = (await readFile(join(dataDir, "events.jsonl"), "utf8")).trim().split("\n");
@@ -75,7 +107,9 @@ describe("startEmulators", () => {
   it("gives clients static local credentials and the local region", () => {
     const config = localClientConfig("http://127.0.0.1:1");
     expect(config).toMatchObject({
-      endpoint: "http://127.0.0.1:1", region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" },
+      endpoint: "http://127.0.0.1:1",
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
     });
     expect(config.httpAuthSchemes.map((s) => s.schemeId)).toEqual(["aws.auth#sigv4"]);
     expect(process.env.AWS_EC2_METADATA_DISABLED).toBe("true");
@@ -90,12 +124,29 @@ describe("stopping the emulators", () => {
     const emu = await startEmulators({ stateDir });
     const client = new DynamoDBClient(localClientConfig(emu.dynamodbEndpoint));
     try {
-      await client.send(new CreateTableCommand({ TableName: "scan-me", KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }], AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }], BillingMode: "PAY_PER_REQUEST" }));
-      await Promise.all(Array.from({ length: 200 }, (_, i) => client.send(new PutItemCommand({ TableName: "scan-me", Item: { pk: { S: `k${i}` }, v: { S: "x".repeat(200) } } }))));
+      await client.send(
+        new CreateTableCommand({
+          TableName: "scan-me",
+          KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
+          AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+          BillingMode: "PAY_PER_REQUEST",
+        }),
+      );
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          client.send(
+            new PutItemCommand({ TableName: "scan-me", Item: { pk: { S: `k${i}` }, v: { S: "x".repeat(200) } } }),
+          ),
+        ),
+      );
       const scans = Array.from({ length: 10 }, () => client.send(new ScanCommand({ TableName: "scan-me" })));
       await emu.stop();
       const answered = await Promise.allSettled(scans);
-      expect(answered.filter((a) => a.status === "fulfilled").map((a) => (a as PromiseFulfilledResult<{ Count?: number }>).value.Count)).toEqual(Array(10).fill(200));
+      expect(
+        answered
+          .filter((a) => a.status === "fulfilled")
+          .map((a) => (a as PromiseFulfilledResult<{ Count?: number }>).value.Count),
+      ).toEqual(Array(10).fill(200));
     } finally {
       client.destroy();
       await emu.stop();
@@ -127,7 +178,8 @@ describe("stopping the emulators", () => {
     `;
     // A leaked socket, timer or server would keep the child alive until the timeout kills it.
     const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
-      cwd: fileURLToPath(new URL("..", import.meta.url)), timeout: 20_000,
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      timeout: 20_000,
     });
     expect(stdout.trim()).toBe("stopped");
   });

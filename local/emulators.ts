@@ -42,7 +42,8 @@ const channels = new Map<string, DynaliteChannel>();
 const LOCAL_SIGNER: HttpAuthSchemes[number]["signer"] = {
   async sign(request) {
     const { headers } = request as unknown as { headers: Record<string, string> };
-    headers.authorization = "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/local/aws4_request, SignedHeaders=host, Signature=local";
+    headers.authorization =
+      "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/local/aws4_request, SignedHeaders=host, Signature=local";
     headers["x-amz-date"] = "20260101T000000Z";
     return request;
   },
@@ -77,7 +78,13 @@ export function localClientConfig(endpoint: string): LocalClientConfig {
     endpoint,
     region: LOCAL_REGION,
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    httpAuthSchemes: [{ schemeId: "aws.auth#sigv4", identityProvider: (config) => config.getIdentityProvider("aws.auth#sigv4"), signer: LOCAL_SIGNER }],
+    httpAuthSchemes: [
+      {
+        schemeId: "aws.auth#sigv4",
+        identityProvider: (config) => config.getIdentityProvider("aws.auth#sigv4"),
+        signer: LOCAL_SIGNER,
+      },
+    ],
     ...(channels.has(endpoint) ? { requestHandler: channels.get(endpoint)!.requestHandler } : {}),
   };
 }
@@ -94,14 +101,21 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
       mkdirSync(tablePath, { recursive: true });
       queueJournal = openQueueJournal(join(options.stateDir, "queues.jsonl"));
     } catch (error) {
-      throw new EmulatorStartError(`the local stack cannot keep its state in ${options.stateDir}: ${(error as Error).message}`, error);
+      throw new EmulatorStartError(
+        `the local stack cannot keep its state in ${options.stateDir}: ${(error as Error).message}`,
+        error,
+      );
     }
   }
 
   const [dynamo, sqs, bus] = await Promise.allSettled([
     startDynalite(tablePath),
     startSqsEmulator({ region: LOCAL_REGION, ...(queueJournal ? { journal: queueJournal } : {}) }),
-    startLocalBus({ region: LOCAL_REGION, ...options.bus, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) }),
+    startLocalBus({
+      region: LOCAL_REGION,
+      ...options.bus,
+      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    }),
   ]);
   if (dynamo.status === "rejected" || sqs.status === "rejected" || bus.status === "rejected") {
     if (sqs.status === "rejected") queueJournal?.close();
@@ -115,7 +129,9 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
       sqs.status === "rejected" ? ["fauxqs", sqs.reason] : undefined,
       bus.status === "rejected" ? ["local EventBridge", bus.reason] : undefined,
     ].filter((f): f is [string, unknown] => f !== undefined);
-    const detail = failed.map(([name, reason]) => `${name}: ${reason instanceof Error ? reason.message : String(reason)}`).join("; ");
+    const detail = failed
+      .map(([name, reason]) => `${name}: ${reason instanceof Error ? reason.message : String(reason)}`)
+      .join("; ");
     throw new EmulatorStartError(`the local stack did not start (${detail})`, failed[0]?.[1]);
   }
 
@@ -177,7 +193,9 @@ async function startDynalite(path: string | undefined): Promise<DynaliteServer> 
   if (started === "stopped" || started.port === undefined) {
     channel.close("it did not start");
     await worker.terminate();
-    throw new EmulatorStartError(started === "stopped" ? "dynalite stopped at once" : (started.error ?? "dynalite did not listen"));
+    throw new EmulatorStartError(
+      started === "stopped" ? "dynalite stopped at once" : (started.error ?? "dynalite did not listen"),
+    );
   }
   const endpoint = `http://127.0.0.1:${started.port}`;
   channels.set(endpoint, channel);

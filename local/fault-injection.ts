@@ -66,7 +66,18 @@ export class InvariantViolationError extends LocalStackError {
 }
 
 /** Ports a wrapper sees (every method of these is refused once the invocation died). */
-const WRAPPED_PORTS = ["claims", "sessions", "verdicts", "ledger", "audit", "queues", "publisher", "reviews", "orders", "llm"] as const;
+const WRAPPED_PORTS = [
+  "claims",
+  "sessions",
+  "verdicts",
+  "ledger",
+  "audit",
+  "queues",
+  "publisher",
+  "reviews",
+  "orders",
+  "llm",
+] as const;
 
 /** One handler invocation (one "process"): dead after a crash. */
 interface Invocation {
@@ -145,7 +156,8 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
 
   const claimOf = (op: SideEffect, args: readonly unknown[]): string => {
     const [a] = args as [unknown];
-    const field = (v: unknown, k: string) => (typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined);
+    const field = (v: unknown, k: string) =>
+      typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined;
     switch (op) {
       case "claims.createClaim":
         return String(field(a, "claim_id"));
@@ -178,7 +190,12 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
     }
   };
 
-  const wrapPort = <T extends object>(fn: FunctionKey, name: (typeof WRAPPED_PORTS)[number], port: T, gen: Generation): T => {
+  const wrapPort = <T extends object>(
+    fn: FunctionKey,
+    name: (typeof WRAPPED_PORTS)[number],
+    port: T,
+    gen: Generation,
+  ): T => {
     const effects: readonly string[] = name in SIDE_EFFECTS ? SIDE_EFFECTS[name as EffectPort] : [];
     return new Proxy(port, {
       get(target, prop) {
@@ -187,7 +204,8 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
         const method = value as (...a: unknown[]) => unknown;
         return async (...args: unknown[]) => {
           const invocation = als.getStore();
-          if (invocation?.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} after the process died (${invocation.crash})`);
+          if (invocation?.dead)
+            throw new InjectedCrashError(`${fn}: ${name}.${prop} after the process died (${invocation.crash})`);
           if (gen.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} after the stack died (${gen.crash})`);
           gen.inFlight++;
           let result: unknown;
@@ -196,13 +214,15 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
           } finally {
             if (--gen.inFlight === 0) gen.idle?.();
           }
-          if (gen.dead) throw new InjectedCrashError(`${fn}: ${name}.${prop} lost its answer: the stack died (${gen.crash})`);
+          if (gen.dead)
+            throw new InjectedCrashError(`${fn}: ${name}.${prop} lost its answer: the stack died (${gen.crash})`);
           if (!effects.includes(prop)) return result;
           const op = `${name}.${prop}` as SideEffect;
           const claimId = claimOf(op, args);
           calls.push({ fn, op, claimId });
           options.onEffect?.({ fn, op, claimId });
-          if (gen.dead) throw new InjectedCrashError(`the stack died right after ${fn} ${op} of ${claimId} (${gen.crash})`);
+          if (gen.dead)
+            throw new InjectedCrashError(`the stack died right after ${fn} ${op} of ${claimId} (${gen.crash})`);
           const key = `${claimId}|${fn}|${op}`;
           const occurrence = (counts.get(key) ?? 0) + 1;
           counts.set(key, occurrence);
@@ -222,7 +242,8 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
   return {
     wrapDeps(fn, deps) {
       const wrapped: PipelineDeps = { ...deps };
-      for (const name of WRAPPED_PORTS) (wrapped as unknown as Record<string, object>)[name] = wrapPort(fn, name, deps[name], generation);
+      for (const name of WRAPPED_PORTS)
+        (wrapped as unknown as Record<string, object>)[name] = wrapPort(fn, name, deps[name], generation);
       return wrapped;
     },
     wrapHandler(role, handler) {
@@ -230,8 +251,12 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
       return async (event, context) => {
         const invocation: Invocation = { dead: false };
         const result = await als.run(invocation, () => handler(event, context));
-        if (gen.dead) throw new InjectedCrashError(`the ${role} consumer died with the stack (${gen.crash}); its batch response is lost`);
-        if (invocation.dead) throw new InjectedCrashError(`the ${role} consumer died (${invocation.crash}); its batch response is lost`);
+        if (gen.dead)
+          throw new InjectedCrashError(
+            `the ${role} consumer died with the stack (${gen.crash}); its batch response is lost`,
+          );
+        if (invocation.dead)
+          throw new InjectedCrashError(`the ${role} consumer died (${invocation.crash}); its batch response is lost`);
         return result;
       };
     },
@@ -293,22 +318,42 @@ export function recordSends(sqs: SQSClient, options: { duplicate: boolean }): Re
   let resends = 0;
   const dup = (id: string | undefined) => (id === undefined ? undefined : `${id.slice(0, 120)}#dup`);
   const record = (url: string, e: { MessageBody?: string; MessageGroupId?: string; MessageDeduplicationId?: string }) =>
-    sent.push({ queueUrl: url, body: e.MessageBody ?? "", ...(e.MessageGroupId ? { groupId: e.MessageGroupId } : {}), ...(e.MessageDeduplicationId ? { dedupeId: e.MessageDeduplicationId } : {}) });
+    sent.push({
+      queueUrl: url,
+      body: e.MessageBody ?? "",
+      ...(e.MessageGroupId ? { groupId: e.MessageGroupId } : {}),
+      ...(e.MessageDeduplicationId ? { dedupeId: e.MessageDeduplicationId } : {}),
+    });
   sqs.middlewareStack.add(
     (next, context) => async (args) => {
       const result = await next(args);
-      const input = args.input as { QueueUrl?: string; MessageBody?: string; MessageGroupId?: string; MessageDeduplicationId?: string; Entries?: SendMessageBatchRequestEntry[] };
+      const input = args.input as {
+        QueueUrl?: string;
+        MessageBody?: string;
+        MessageGroupId?: string;
+        MessageDeduplicationId?: string;
+        Entries?: SendMessageBatchRequestEntry[];
+      };
       if (input.QueueUrl === undefined || resent.has(args.input as object)) return result;
       const url = input.QueueUrl;
       if (context.commandName === "SendMessageCommand" && input.MessageBody !== undefined) {
         record(url, input);
         if (!options.duplicate) return result;
-        await next({ ...args, input: { ...input, MessageDeduplicationId: dup(input.MessageDeduplicationId) } as typeof args.input });
+        await next({
+          ...args,
+          input: { ...input, MessageDeduplicationId: dup(input.MessageDeduplicationId) } as typeof args.input,
+        });
         copies.set(url, (copies.get(url) ?? 0) + 1);
       } else if (context.commandName === "SendMessageBatchCommand" && input.Entries) {
         for (const e of input.Entries) record(url, e);
         if (!options.duplicate) return result;
-        await next({ ...args, input: { ...input, Entries: input.Entries.map((e) => ({ ...e, MessageDeduplicationId: dup(e.MessageDeduplicationId) })) } as typeof args.input });
+        await next({
+          ...args,
+          input: {
+            ...input,
+            Entries: input.Entries.map((e) => ({ ...e, MessageDeduplicationId: dup(e.MessageDeduplicationId) })),
+          } as typeof args.input,
+        });
         copies.set(url, (copies.get(url) ?? 0) + input.Entries.length);
       }
       return result;
@@ -320,7 +365,9 @@ export function recordSends(sqs: SQSClient, options: { duplicate: boolean }): Re
     copies,
     deliverable(queueUrl) {
       const mine = sent.filter((m) => m.queueUrl === queueUrl);
-      const distinct = mine.some((m) => m.dedupeId !== undefined) ? new Set(mine.map((m) => m.dedupeId)).size : mine.length;
+      const distinct = mine.some((m) => m.dedupeId !== undefined)
+        ? new Set(mine.map((m) => m.dedupeId)).size
+        : mine.length;
       return distinct * (options.duplicate ? 2 : 1);
     },
     async resendAll() {
@@ -365,16 +412,28 @@ type JournalEvent = { "detail-type": string; source: string; detail: Record<stri
 /** Every event the local bus accepted, from `events.jsonl` (the stack must have a data directory). */
 export async function readJournal(stack: LocalStack): Promise<JournalEvent[]> {
   const path = stack.bus.local.journalPath;
-  if (path === undefined) throw new LocalStackError("NO_JOURNAL", "the stack has no data directory, so the bus keeps no events.jsonl");
-  const text = await readFile(path, "utf8").catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? "" : Promise.reject(e)));
-  return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as JournalEvent);
+  if (path === undefined)
+    throw new LocalStackError("NO_JOURNAL", "the stack has no data directory, so the bus keeps no events.jsonl");
+  const text = await readFile(path, "utf8").catch((e: NodeJS.ErrnoException) =>
+    e.code === "ENOENT" ? "" : Promise.reject(e),
+  );
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as JournalEvent);
 }
 
 async function scanTable(stack: LocalStack): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await stack.clients.dynamo.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    const out = await stack.clients.dynamo.send(
+      new ScanCommand({
+        TableName: LOCAL_TABLE_NAME,
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
@@ -382,9 +441,22 @@ async function scanTable(stack: LocalStack): Promise<Record<string, unknown>[]> 
 }
 
 async function queueDepth(sqs: SQSClient, url: string): Promise<number> {
-  const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"] }));
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: [
+        "ApproximateNumberOfMessages",
+        "ApproximateNumberOfMessagesNotVisible",
+        "ApproximateNumberOfMessagesDelayed",
+      ],
+    }),
+  );
   const a = out.Attributes ?? {};
-  return Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
+  return (
+    Number(a.ApproximateNumberOfMessages ?? 0) +
+    Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+    Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+  );
 }
 
 const group = <T>(items: readonly T[], key: (t: T) => string) => {
@@ -405,7 +477,11 @@ const group = <T>(items: readonly T[], key: (t: T) => string) => {
  * `deadLetters` says. Throws
  * InvariantViolationError listing every violation.
  */
-export async function assertInvariants(stack: LocalStack, submittedClaims: readonly string[], options: InvariantOptions = {}): Promise<InvariantReport> {
+export async function assertInvariants(
+  stack: LocalStack,
+  submittedClaims: readonly string[],
+  options: InvariantOptions = {},
+): Promise<InvariantReport> {
   await stack.drained();
   const violations: string[] = [];
   const submitted = new Set(submittedClaims);
@@ -413,7 +489,8 @@ export async function assertInvariants(stack: LocalStack, submittedClaims: reado
   for (const id of submitted) {
     const record = await stack.deps.claims.getClaim(id);
     if (!record) violations.push(`claim ${id} was submitted but is not stored`);
-    else if (record.status !== "DECIDED" && record.status !== "NEEDS_REVIEW") violations.push(`claim ${id} is lost in ${record.status}`);
+    else if (record.status !== "DECIDED" && record.status !== "NEEDS_REVIEW")
+      violations.push(`claim ${id} is lost in ${record.status}`);
     if (record) records.set(id, record);
   }
 
@@ -421,11 +498,22 @@ export async function assertInvariants(stack: LocalStack, submittedClaims: reado
   const verdictEvents = journal.filter((e) => e["detail-type"] === DETAIL_TYPES.verdict);
   const refundEvents = journal.filter((e) => e["detail-type"] === DETAIL_TYPES.refund);
   const items = await scanTable(stack);
-  const verdicts = items.filter((i) => i.sk === "VERDICT").map((i) => ({ claim_id: String(i.claim_id), execution: i.execution as StoredVerdict["execution"], published: i.published === true, verdict_id: (JSON.parse(String(i.record)) as { verdict_id: string }).verdict_id }));
+  const verdicts = items
+    .filter((i) => i.sk === "VERDICT")
+    .map((i) => ({
+      claim_id: String(i.claim_id),
+      execution: i.execution as StoredVerdict["execution"],
+      published: i.published === true,
+      verdict_id: (JSON.parse(String(i.record)) as { verdict_id: string }).verdict_id,
+    }));
   // Every ledger (real refunds under LEDGER, a simulation's under LEDGER#SIM#…) that holds a refund.
   const ledgers = items
     .filter((i) => String(i.sk).startsWith("LEDGER"))
-    .map((i) => ({ order_id: String(i.pk).replace(/^ORDER#/, ""), refunded_cents: Number(i.refunded_cents ?? 0), claims: (i.claims ?? {}) as Record<string, number> }))
+    .map((i) => ({
+      order_id: String(i.pk).replace(/^ORDER#/, ""),
+      refunded_cents: Number(i.refunded_cents ?? 0),
+      claims: (i.claims ?? {}) as Record<string, number>,
+    }))
     .filter((l) => Object.keys(l.claims).length > 0);
 
   for (const [claimId] of group(journal, (e) => String(e.detail.claim_id))) {
@@ -435,35 +523,67 @@ export async function assertInvariants(stack: LocalStack, submittedClaims: reado
   const storedByClaim = group(verdicts, (v) => v.claim_id);
   const refundsByClaim = group(refundEvents, (e) => String(e.detail.claim_id));
   const onLedger = new Map<string, { order_id: string; cents: number }>();
-  for (const entry of ledgers) for (const [claimId, cents] of Object.entries(entry.claims)) {
-    if (onLedger.has(claimId)) violations.push(`claim ${claimId} is on the ledgers of ${onLedger.get(claimId)!.order_id} and ${entry.order_id}`);
-    onLedger.set(claimId, { order_id: entry.order_id, cents });
-  }
+  for (const entry of ledgers)
+    for (const [claimId, cents] of Object.entries(entry.claims)) {
+      if (onLedger.has(claimId))
+        violations.push(
+          `claim ${claimId} is on the ledgers of ${onLedger.get(claimId)!.order_id} and ${entry.order_id}`,
+        );
+      onLedger.set(claimId, { order_id: entry.order_id, cents });
+    }
 
   for (const [claimId, record] of records) {
     const ids = [...new Set((verdictsByClaim.get(claimId) ?? []).map((e) => String(e.detail.verdict_id)))];
     const stored = storedByClaim.get(claimId) ?? [];
     if (record.status === "DECIDED") {
-      if (ids.length !== 1) violations.push(`claim ${claimId} (DECIDED) has ${ids.length} distinct ClaimVerdict verdict_ids on the bus: ${ids.join(", ") || "none"}`);
-      else if (ids[0] !== record.verdict_id) violations.push(`claim ${claimId} records verdict ${record.verdict_id ?? "none"} but the bus published ${ids[0]}`);
+      if (ids.length !== 1)
+        violations.push(
+          `claim ${claimId} (DECIDED) has ${ids.length} distinct ClaimVerdict verdict_ids on the bus: ${ids.join(", ") || "none"}`,
+        );
+      else if (ids[0] !== record.verdict_id)
+        violations.push(
+          `claim ${claimId} records verdict ${record.verdict_id ?? "none"} but the bus published ${ids[0]}`,
+        );
       if (stored.length !== 1) violations.push(`claim ${claimId} (DECIDED) has ${stored.length} stored verdicts`);
       for (const v of stored) {
-        if (v.execution === "PENDING") violations.push(`claim ${claimId}: stored verdict ${v.verdict_id} is still PENDING execution`);
+        if (v.execution === "PENDING")
+          violations.push(`claim ${claimId}: stored verdict ${v.verdict_id} is still PENDING execution`);
         if (!v.published) violations.push(`claim ${claimId}: stored verdict ${v.verdict_id} is not marked published`);
       }
     } else if (ids.length > 0 || stored.length > 0) {
-      violations.push(`claim ${claimId} is ${record.status} but has ${stored.length} stored verdict(s) and ClaimVerdict ids ${ids.join(", ")}`);
+      violations.push(
+        `claim ${claimId} is ${record.status} but has ${stored.length} stored verdict(s) and ClaimVerdict ids ${ids.join(", ")}`,
+      );
     }
     const executions = [...new Set((refundsByClaim.get(claimId) ?? []).map((e) => String(e.detail.execution_id)))];
     const reserved = onLedger.get(claimId);
-    if (executions.length > 1) violations.push(`claim ${claimId} was refunded under ${executions.length} execution_ids: ${executions.join(", ")}`);
-    if (executions.length > 0 && !reserved) violations.push(`claim ${claimId} has a RefundExecuted event but no ledger reservation`);
-    if (reserved && executions.length === 0) violations.push(`claim ${claimId} holds ${reserved.cents} cents on ${reserved.order_id} but no RefundExecuted event was published`);
-    if (reserved && record.claim && reserved.order_id !== record.claim.order_id) violations.push(`claim ${claimId} is reserved on ${reserved.order_id}, not on its order ${record.claim.order_id}`);
-    if ((record.executed === true) !== (reserved !== undefined)) violations.push(`claim ${claimId} says executed=${String(record.executed)} but the ledger ${reserved ? "holds" : "does not hold"} it`);
+    if (executions.length > 1)
+      violations.push(
+        `claim ${claimId} was refunded under ${executions.length} execution_ids: ${executions.join(", ")}`,
+      );
+    if (executions.length > 0 && !reserved)
+      violations.push(`claim ${claimId} has a RefundExecuted event but no ledger reservation`);
+    if (reserved && executions.length === 0)
+      violations.push(
+        `claim ${claimId} holds ${reserved.cents} cents on ${reserved.order_id} but no RefundExecuted event was published`,
+      );
+    if (reserved && record.claim && reserved.order_id !== record.claim.order_id)
+      violations.push(
+        `claim ${claimId} is reserved on ${reserved.order_id}, not on its order ${record.claim.order_id}`,
+      );
+    if ((record.executed === true) !== (reserved !== undefined))
+      violations.push(
+        `claim ${claimId} says executed=${String(record.executed)} but the ledger ${reserved ? "holds" : "does not hold"} it`,
+      );
     for (const e of refundsByClaim.get(claimId) ?? []) {
-      if (reserved && Math.round(Number(e.detail.amount_eur) * 100) !== reserved.cents) violations.push(`claim ${claimId}: RefundExecuted says ${String(e.detail.amount_eur)} EUR, the ledger ${reserved.cents} cents`);
-      if (e.detail.verdict_id !== record.verdict_id) violations.push(`claim ${claimId}: RefundExecuted names verdict ${String(e.detail.verdict_id)}, the claim ${record.verdict_id ?? "none"}`);
+      if (reserved && Math.round(Number(e.detail.amount_eur) * 100) !== reserved.cents)
+        violations.push(
+          `claim ${claimId}: RefundExecuted says ${String(e.detail.amount_eur)} EUR, the ledger ${reserved.cents} cents`,
+        );
+      if (e.detail.verdict_id !== record.verdict_id)
+        violations.push(
+          `claim ${claimId}: RefundExecuted names verdict ${String(e.detail.verdict_id)}, the claim ${record.verdict_id ?? "none"}`,
+        );
     }
   }
 
@@ -474,15 +594,20 @@ export async function assertInvariants(stack: LocalStack, submittedClaims: reado
     const of = (type: string) => audit.filter((e) => e.event_type === type);
     const need = (type: string, count: number, what = "") => {
       const n = of(type).length;
-      if (n !== count) violations.push(`claim ${claimId}: the audit holds ${n} ${type} event(s)${what}, expected ${count}`);
+      if (n !== count)
+        violations.push(`claim ${claimId}: the audit holds ${n} ${type} event(s)${what}, expected ${count}`);
     };
     if (of("CLAIM_RECEIVED").length === 0) violations.push(`claim ${claimId}: the audit holds no CLAIM_RECEIVED`);
-    if ("claim_text" in record.input && record.claim && of("CLAIM_EXTRACTED").length === 0) violations.push(`claim ${claimId}: the audit holds no CLAIM_EXTRACTED`);
+    if ("claim_text" in record.input && record.claim && of("CLAIM_EXTRACTED").length === 0)
+      violations.push(`claim ${claimId}: the audit holds no CLAIM_EXTRACTED`);
     if (record.status === "DECIDED") {
       need("PROPOSAL_SUBMITTED", 1);
       need("KERNEL_VERDICT", 1);
       const ids = of("KERNEL_VERDICT").map((e) => e.details.verdict_id);
-      if (ids.some((id) => id !== record.verdict_id)) violations.push(`claim ${claimId}: the audit's KERNEL_VERDICT names ${ids.join(", ")}, the claim ${record.verdict_id ?? "none"}`);
+      if (ids.some((id) => id !== record.verdict_id))
+        violations.push(
+          `claim ${claimId}: the audit's KERNEL_VERDICT names ${ids.join(", ")}, the claim ${record.verdict_id ?? "none"}`,
+        );
       need("CLAIM_REFUND_EXECUTED", record.executed === true ? 1 : 0);
     } else if (of("CLAIM_NEEDS_REVIEW").length === 0) {
       violations.push(`claim ${claimId}: NEEDS_REVIEW but the audit holds no CLAIM_NEEDS_REVIEW`);
@@ -491,12 +616,18 @@ export async function assertInvariants(stack: LocalStack, submittedClaims: reado
 
   for (const entry of ledgers) {
     const sum = Object.values(entry.claims).reduce((a, b) => a + b, 0);
-    if (sum !== entry.refunded_cents) violations.push(`ledger ${entry.order_id}: refunded_cents ${entry.refunded_cents} ≠ the sum of its claims ${sum}`);
+    if (sum !== entry.refunded_cents)
+      violations.push(
+        `ledger ${entry.order_id}: refunded_cents ${entry.refunded_cents} ≠ the sum of its claims ${sum}`,
+      );
     const order = await stack.deps.orders.getOrder(entry.order_id);
     const cents = order ? parseCents(order.amount) : undefined;
     if (!cents?.ok) violations.push(`ledger ${entry.order_id} has no readable order`);
-    else if (entry.refunded_cents > cents.cents) violations.push(`ledger ${entry.order_id} refunded ${entry.refunded_cents} cents of an order of ${cents.cents}`);
-    for (const claimId of Object.keys(entry.claims)) if (!submitted.has(claimId)) violations.push(`ledger ${entry.order_id} holds ${claimId}, which was not submitted`);
+    else if (entry.refunded_cents > cents.cents)
+      violations.push(`ledger ${entry.order_id} refunded ${entry.refunded_cents} cents of an order of ${cents.cents}`);
+    for (const claimId of Object.keys(entry.claims))
+      if (!submitted.has(claimId))
+        violations.push(`ledger ${entry.order_id} holds ${claimId}, which was not submitted`);
   }
 
   for (const role of Object.keys(stack.queues) as QueueRole[]) {

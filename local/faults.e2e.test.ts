@@ -24,7 +24,16 @@ import { linkedResources, restrictedReader, sstResources } from "../functions/li
 import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
-import { InjectedCrashError, assertInvariants, crashPointsOf, createFaultInjector, describePoint, readJournal, recordSends, tickingClock } from "./fault-injection.ts";
+import {
+  InjectedCrashError,
+  assertInvariants,
+  crashPointsOf,
+  createFaultInjector,
+  describePoint,
+  readJournal,
+  recordSends,
+  tickingClock,
+} from "./fault-injection.ts";
 import type { CrashPoint, FaultInjector, InvariantReport } from "./fault-injection.ts";
 import { CONFIG_PATH, TEST_NOW, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
@@ -38,34 +47,48 @@ const KINDS = {
   // A partial refund (120 of 299.99 EUR): reserving it twice would still fit the order, so only the ledger's per-claim condition stops it.
   accept: {
     template: "ord_001",
-    body: (order: string) => ({ claim: { order_id: order, amount_eur: 120, category: "electronics", reason: "Screen is dead" } }),
+    body: (order: string) => ({
+      claim: { order_id: order, amount_eur: 120, category: "electronics", reason: "Screen is dead" },
+    }),
     expected: { status: "DECIDED", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", executed: true },
   },
   acceptWhole: {
     template: "ord_001",
-    body: (order: string) => ({ claim: { order_id: order, amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } }),
+    body: (order: string) => ({
+      claim: { order_id: order, amount_eur: 299.99, category: "electronics", reason: "Screen is dead" },
+    }),
     expected: { status: "DECIDED", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", executed: true },
   },
   text: {
     template: "ord_006",
-    body: (order: string) => ({ claim_text: `I bought electronics order ${order} for 299.99 EUR on 29 May 2026, the screen is dead.` }),
+    body: (order: string) => ({
+      claim_text: `I bought electronics order ${order} for 299.99 EUR on 29 May 2026, the screen is dead.`,
+    }),
     expected: { status: "DECIDED", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", executed: true },
   },
   reject: {
     template: "ord_005",
-    body: (order: string) => ({ claim: { order_id: order, amount_eur: 500, category: "electronics", reason: "Changed my mind" } }),
+    body: (order: string) => ({
+      claim: { order_id: order, amount_eur: 500, category: "electronics", reason: "Changed my mind" },
+    }),
     expected: { status: "DECIDED", verdict: "REJECT", reason_code: "OUTSIDE_RETURN_WINDOW", executed: false },
   },
   escalate: {
     template: "ord_002",
-    body: (order: string) => ({ claim: { order_id: order, amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } }),
+    body: (order: string) => ({
+      claim: { order_id: order, amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" },
+    }),
     expected: { status: "DECIDED", verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", executed: false },
   },
 } as const;
 type Kind = keyof typeof KINDS;
 type TestClaim = { readonly id: string; readonly kind: Kind; readonly order: string };
 
-const claimOf = (kind: Kind, tag: string, order = `${KINDS[kind].template}_${tag}`): TestClaim => ({ id: `clm_${kind}_${tag}`, kind, order });
+const claimOf = (kind: Kind, tag: string, order = `${KINDS[kind].template}_${tag}`): TestClaim => ({
+  id: `clm_${kind}_${tag}`,
+  kind,
+  order,
+});
 
 /** Copies of the template orders under the claims' order ids. */
 function ordersFor(claims: readonly TestClaim[]): Order[] {
@@ -78,12 +101,27 @@ function ordersFor(claims: readonly TestClaim[]): Order[] {
 /** One claim of each kind, plus two claims for a whole order competing for it (only one may be refunded). */
 function mixedClaims(tag: string): TestClaim[] {
   const shared = `ord_001_${tag}_shared`;
-  return [claimOf("accept", tag), claimOf("text", tag), claimOf("reject", tag), claimOf("escalate", tag), claimOf("acceptWhole", `${tag}_a`, shared), claimOf("acceptWhole", `${tag}_b`, shared)];
+  return [
+    claimOf("accept", tag),
+    claimOf("text", tag),
+    claimOf("reject", tag),
+    claimOf("escalate", tag),
+    claimOf("acceptWhole", `${tag}_a`, shared),
+    claimOf("acceptWhole", `${tag}_b`, shared),
+  ];
 }
 
-const outcome = (r: ClaimRecord | undefined) => ({ status: r?.status, verdict: r?.verdict, reason_code: r?.reason_code, executed: r?.executed });
+const outcome = (r: ClaimRecord | undefined) => ({
+  status: r?.status,
+  verdict: r?.verdict,
+  reason_code: r?.reason_code,
+  executed: r?.executed,
+});
 
-type FaultStack = LocalStack & { readonly tick: ReturnType<typeof tickingClock>; readonly pollerErrors: Record<QueueRole, number> };
+type FaultStack = LocalStack & {
+  readonly tick: ReturnType<typeof tickingClock>;
+  readonly pollerErrors: Record<QueueRole, number>;
+};
 let current: FaultStack | undefined;
 let dataDir: string | undefined;
 afterEach(async () => {
@@ -96,10 +134,18 @@ afterEach(async () => {
 const FAST = { visibilityTimeoutS: 1, maxReceives: 10 };
 
 /** A test stack with a moving clock, a data directory (events.jsonl), 1-second visibility timeouts and quiet pollers. */
-async function startFaultStack(opts: { claims?: readonly TestClaim[]; injector?: FaultInjector } & Partial<LocalStackOptions> = {}): Promise<FaultStack> {
+async function startFaultStack(
+  opts: { claims?: readonly TestClaim[]; injector?: FaultInjector } & Partial<LocalStackOptions> = {},
+): Promise<FaultStack> {
   dataDir = mkdtempSync(join(tmpdir(), "claims-faults-"));
   const tick = tickingClock(TEST_NOW);
-  const pollerErrors: Record<QueueRole, number> = { crewEvents: 0, agentSteps: 0, proposals: 0, extraction: 0, timers: 0 };
+  const pollerErrors: Record<QueueRole, number> = {
+    crewEvents: 0,
+    agentSteps: 0,
+    proposals: 0,
+    extraction: 0,
+    timers: 0,
+  };
   const { claims = [], injector, ...overrides } = opts;
   const stack = await startTestStack({
     clock: tick,
@@ -118,7 +164,11 @@ async function startFaultStack(opts: { claims?: readonly TestClaim[]; injector?:
 
 /** Submits through intake like a client: a crashed request is sent again with the same Idempotency-Key. */
 async function submit(stack: LocalStack, claim: TestClaim, injector?: FaultInjector): Promise<void> {
-  const send = () => stack.runtime.submit(KINDS[claim.kind].body(claim.order), { claimId: claim.id, idempotencyKey: `idem-${claim.id}` });
+  const send = () =>
+    stack.runtime.submit(KINDS[claim.kind].body(claim.order), {
+      claimId: claim.id,
+      idempotencyKey: `idem-${claim.id}`,
+    });
   for (let attempt = 1; ; attempt++) {
     try {
       const result = injector ? await injector.invoke(send) : await send();
@@ -131,18 +181,28 @@ async function submit(stack: LocalStack, claim: TestClaim, injector?: FaultInjec
 }
 
 /** Polls the claim records until every one is final; fails naming the ones that are not. */
-async function waitFinal(stack: LocalStack, ids: readonly string[], timeoutMs = 60_000): Promise<Map<string, ClaimRecord>> {
+async function waitFinal(
+  stack: LocalStack,
+  ids: readonly string[],
+  timeoutMs = 60_000,
+): Promise<Map<string, ClaimRecord>> {
   const deadline = Date.now() + timeoutMs;
   const records = new Map<string, ClaimRecord>();
   for (;;) {
     const pending = ids.filter((id) => !records.has(id));
-    await Promise.all(pending.map(async (id) => {
-      const r = await stack.deps.claims.getClaim(id);
-      if (r && (r.status === "DECIDED" || r.status === "NEEDS_REVIEW")) records.set(id, r);
-    }));
+    await Promise.all(
+      pending.map(async (id) => {
+        const r = await stack.deps.claims.getClaim(id);
+        if (r && (r.status === "DECIDED" || r.status === "NEEDS_REVIEW")) records.set(id, r);
+      }),
+    );
     if (records.size === ids.length) return records;
     if (Date.now() > deadline) {
-      const left = await Promise.all(ids.filter((id) => !records.has(id)).map(async (id) => `${id}: ${(await stack.deps.claims.getClaim(id))?.status ?? "not stored"}`));
+      const left = await Promise.all(
+        ids
+          .filter((id) => !records.has(id))
+          .map(async (id) => `${id}: ${(await stack.deps.claims.getClaim(id))?.status ?? "not stored"}`),
+      );
       throw new Error(`claims not final after ${timeoutMs} ms: ${left.join(", ")}`);
     }
     await sleep(50);
@@ -151,7 +211,10 @@ async function waitFinal(stack: LocalStack, ids: readonly string[], timeoutMs = 
 
 async function decideAll(stack: LocalStack, claims: readonly TestClaim[], injector?: FaultInjector) {
   await Promise.all(claims.map((c) => submit(stack, c, injector)));
-  return waitFinal(stack, claims.map((c) => c.id));
+  return waitFinal(
+    stack,
+    claims.map((c) => c.id),
+  );
 }
 
 /** The expected outcome of each claim; of two claims competing for one order exactly one is refunded. */
@@ -160,7 +223,10 @@ function expectOutcomes(claims: readonly TestClaim[], records: ReadonlyMap<strin
   for (const c of claims) byOrder.set(c.order, [...(byOrder.get(c.order) ?? []), c]);
   for (const [, group] of byOrder) {
     if (group.length === 1) {
-      expect({ claim: group[0]!.id, ...outcome(records.get(group[0]!.id)) }).toEqual({ claim: group[0]!.id, ...KINDS[group[0]!.kind].expected });
+      expect({ claim: group[0]!.id, ...outcome(records.get(group[0]!.id)) }).toEqual({
+        claim: group[0]!.id,
+        ...KINDS[group[0]!.kind].expected,
+      });
     } else {
       expect(group.filter((c) => records.get(c.id)?.executed === true)).toHaveLength(1);
       for (const c of group) expect(records.get(c.id)?.status).toBe("DECIDED");
@@ -179,17 +245,30 @@ describe("every message redelivered", () => {
     const dup = recordSends(s.clients.sqs, { duplicate: true });
     const records = await decideAll(s, claims);
     expectOutcomes(claims, records);
-    const report = await assertInvariants(s, claims.map((c) => c.id));
+    const report = await assertInvariants(
+      s,
+      claims.map((c) => c.id),
+    );
     for (const role of ["crewEvents", "agentSteps", "proposals", "extraction", "timers"] as const) {
       expect({ role, copied: (dup.copies.get(s.queues[role].url) ?? 0) > 0 }).toEqual({ role, copied: true });
     }
-    const crewTypes = new Set(dup.sent.filter((m) => m.queueUrl === s.queues.crewEvents.url).map((m) => (JSON.parse(m.body) as { type: string }).type));
+    const crewTypes = new Set(
+      dup.sent
+        .filter((m) => m.queueUrl === s.queues.crewEvents.url)
+        .map((m) => (JSON.parse(m.body) as { type: string }).type),
+    );
     expect([...crewTypes].sort()).toEqual(["agent.step.completed", "claim.start"]);
     // Every copy reached a consumer (FIFO: each deduplication id twice, as SQS drops repeats of one id).
     for (const role of ["crewEvents", "agentSteps", "proposals", "extraction"] as const) {
-      expect({ role, received: s.pollers[role].stats.received >= dup.deliverable(s.queues[role].url) }).toEqual({ role, received: true });
+      expect({ role, received: s.pollers[role].stats.received >= dup.deliverable(s.queues[role].url) }).toEqual({
+        role,
+        received: true,
+      });
     }
-    log("duplicated sends", { ...report, copies: Object.fromEntries([...dup.copies].map(([u, n]) => [u.split("/").at(-1), n])) });
+    log("duplicated sends", {
+      ...report,
+      copies: Object.fromEntries([...dup.copies].map(([u, n]) => [u.split("/").at(-1), n])),
+    });
   }, 60_000);
 
   it("every recorded message sent again after the claims are decided (timers past due, dropped as the claims are settled), and each claim's crew events again as one FIFO batch with a tick, changes nothing", async () => {
@@ -197,7 +276,10 @@ describe("every message redelivered", () => {
     const s = await startFaultStack({ claims });
     const dup = recordSends(s.clients.sqs, { duplicate: true });
     const records = await decideAll(s, claims);
-    const before = await assertInvariants(s, claims.map((c) => c.id));
+    const before = await assertInvariants(
+      s,
+      claims.map((c) => c.id),
+    );
     const ledgersBefore = await Promise.all(claims.map((c) => s.deps.ledger.get(c.order)));
 
     s.tick.advance(30 * 60_000); // every step deadline and timer is due now
@@ -205,22 +287,35 @@ describe("every message redelivered", () => {
     expect(await dup.resendAll()).toBe(originals);
     await s.drained();
     // A due timer of a decided claim whose session has nothing left to perform is dropped by the timer function.
-    const ticks = dup.sent.filter((m) => m.queueUrl === s.queues.crewEvents.url && (JSON.parse(m.body) as { type: string }).type === "crew.tick");
+    const ticks = dup.sent.filter(
+      (m) => m.queueUrl === s.queues.crewEvents.url && (JSON.parse(m.body) as { type: string }).type === "crew.tick",
+    );
     expect(ticks).toEqual([]);
     // fauxqs hands out one message per FIFO group per receive; AWS gives up to ten of a group in order. So each
     // claim's crew-events history also goes to the orchestrator handler as batches of one group, as on AWS.
     for (const c of claims) {
-      const bodies = dup.sent.filter((m) => m.queueUrl === s.queues.crewEvents.url && m.groupId === c.id).map((m) => m.body);
+      const bodies = dup.sent
+        .filter((m) => m.queueUrl === s.queues.crewEvents.url && m.groupId === c.id)
+        .map((m) => m.body);
       expect(bodies.length).toBeGreaterThan(2);
       bodies.push(JSON.stringify({ type: "crew.tick", crewId: c.id, nowMs: s.tick.now() })); // what a timer that raced the verdict would forward
       for (let i = 0; i < bodies.length; i += 10) {
-        const answer = await s.handlers.crewEvents(sqsEvent(bodies.slice(i, i + 10).map((body) => ({ body, groupId: c.id }))), {} as never);
+        const answer = await s.handlers.crewEvents(
+          sqsEvent(bodies.slice(i, i + 10).map((body) => ({ body, groupId: c.id }))),
+          {} as never,
+        );
         expect(answer.batchItemFailures).toEqual([]);
       }
     }
-    const after = await assertInvariants(s, claims.map((c) => c.id));
+    const after = await assertInvariants(
+      s,
+      claims.map((c) => c.id),
+    );
     for (const c of claims) expect(outcome(await s.deps.claims.getClaim(c.id))).toEqual(outcome(records.get(c.id)));
-    expect({ verdicts: after.verdictEvents - after.duplicateVerdictEvents, refunds: after.refundEvents - after.duplicateRefundEvents }).toEqual({
+    expect({
+      verdicts: after.verdictEvents - after.duplicateVerdictEvents,
+      refunds: after.refundEvents - after.duplicateRefundEvents,
+    }).toEqual({
       verdicts: before.verdictEvents - before.duplicateVerdictEvents,
       refunds: before.refundEvents - before.duplicateRefundEvents,
     });
@@ -231,27 +326,46 @@ describe("every message redelivered", () => {
 
 describe("a crash right after each side-effecting call", () => {
   // One traced claim gives the calls; then one claim per call crashes right after it (all at once on one stack).
-  it.each(["accept", "text", "reject"] as const)("%s claim: every crash point is redelivered and repaired, with the traced outcome", async (kind) => {
-    const injector = createFaultInjector();
-    const trace = claimOf(kind, "trace");
-    const s = await startFaultStack({ claims: [trace], injector });
-    const traced = await decideAll(s, [trace], injector);
-    expect(outcome(traced.get(trace.id))).toEqual(KINDS[kind].expected);
-    const points = crashPointsOf(injector.calls, trace.id);
-    expect(points.length).toBeGreaterThan(10);
+  it.each(["accept", "text", "reject"] as const)(
+    "%s claim: every crash point is redelivered and repaired, with the traced outcome",
+    async (kind) => {
+      const injector = createFaultInjector();
+      const trace = claimOf(kind, "trace");
+      const s = await startFaultStack({ claims: [trace], injector });
+      const traced = await decideAll(s, [trace], injector);
+      expect(outcome(traced.get(trace.id))).toEqual(KINDS[kind].expected);
+      const points = crashPointsOf(injector.calls, trace.id);
+      expect(points.length).toBeGreaterThan(10);
 
-    const faulty = points.map((point, i) => ({ claim: claimOf(kind, `n${String(i + 1).padStart(2, "0")}`), point }));
-    await seedOrders(s.clients.dynamo, LOCAL_TABLE_NAME, ordersFor(faulty.map((f) => f.claim)));
-    for (const f of faulty) injector.planCrash(f.claim.id, f.point);
-    const records = await decideAll(s, faulty.map((f) => f.claim), injector);
+      const faulty = points.map((point, i) => ({ claim: claimOf(kind, `n${String(i + 1).padStart(2, "0")}`), point }));
+      await seedOrders(s.clients.dynamo, LOCAL_TABLE_NAME, ordersFor(faulty.map((f) => f.claim)));
+      for (const f of faulty) injector.planCrash(f.claim.id, f.point);
+      const records = await decideAll(
+        s,
+        faulty.map((f) => f.claim),
+        injector,
+      );
 
-    expect(faulty.filter((f) => injector.fired.get(f.claim.id) !== f.point).map((f) => describePoint(f.point))).toEqual([]);
-    const wrong = faulty.filter((f) => JSON.stringify(outcome(records.get(f.claim.id))) !== JSON.stringify(KINDS[kind].expected));
-    expect(wrong.map((f) => `${describePoint(f.point)} → ${JSON.stringify(outcome(records.get(f.claim.id)))}`)).toEqual([]);
-    const report = await assertInvariants(s, [trace.id, ...faulty.map((f) => f.claim.id)]);
-    expect(report.decided).toBe(points.length + 1);
-    log(`crash points (${kind})`, { points: points.length, byHandler: countBy(points), handlerFailures: s.pollerErrors, ...report });
-  }, 90_000);
+      expect(
+        faulty.filter((f) => injector.fired.get(f.claim.id) !== f.point).map((f) => describePoint(f.point)),
+      ).toEqual([]);
+      const wrong = faulty.filter(
+        (f) => JSON.stringify(outcome(records.get(f.claim.id))) !== JSON.stringify(KINDS[kind].expected),
+      );
+      expect(
+        wrong.map((f) => `${describePoint(f.point)} → ${JSON.stringify(outcome(records.get(f.claim.id)))}`),
+      ).toEqual([]);
+      const report = await assertInvariants(s, [trace.id, ...faulty.map((f) => f.claim.id)]);
+      expect(report.decided).toBe(points.length + 1);
+      log(`crash points (${kind})`, {
+        points: points.length,
+        byHandler: countBy(points),
+        handlerFailures: s.pollerErrors,
+        ...report,
+      });
+    },
+    90_000,
+  );
 
   it("the timer handler crashing right after it forwarded a tick is redelivered, and the ticks change nothing", async () => {
     const injector = createFaultInjector();
@@ -262,16 +376,29 @@ describe("a crash right after each side-effecting call", () => {
       // The timer read the claim just before its verdict landed (a race): it forwards its tick instead of dropping it.
       wrapDeps: (fn: FunctionKey, deps: PipelineDeps) => {
         const d = injector.wrapDeps(fn, deps);
-        return fn !== "timer" ? d : { ...d, claims: { ...d.claims, getClaim: async (id: string) => {
-          const record = await d.claims.getClaim(id);
-          return record && { ...record, status: "RUNNING" as const };
-        } } };
+        return fn !== "timer"
+          ? d
+          : {
+              ...d,
+              claims: {
+                ...d.claims,
+                getClaim: async (id: string) => {
+                  const record = await d.claims.getClaim(id);
+                  return record && { ...record, status: "RUNNING" as const };
+                },
+              },
+            };
       },
       wrapHandler: (role, handler) =>
-        injector.wrapHandler(role, role !== "crewEvents" ? handler : async (event, context) => {
-          ticks.push(...event.Records.map((r) => r.body).filter((b) => b.includes('"crew.tick"')));
-          return handler(event, context);
-        }),
+        injector.wrapHandler(
+          role,
+          role !== "crewEvents"
+            ? handler
+            : async (event, context) => {
+                ticks.push(...event.Records.map((r) => r.body).filter((b) => b.includes('"crew.tick"')));
+                return handler(event, context);
+              },
+        ),
     });
     const sends = recordSends(s.clients.sqs, { duplicate: false });
     await decideAll(s, [claim], injector);
@@ -280,9 +407,15 @@ describe("a crash right after each side-effecting call", () => {
     injector.planCrash(claim.id, { fn: "timer", op: "queues.sendCrewEvents", occurrence: 1 });
     s.tick.advance(30 * 60_000); // the timer is due
     await s.clients.sqs.send(new SendMessageCommand({ QueueUrl: s.queues.timers.url, MessageBody: timer!.body }));
-    await eventually("the crashed timer was redelivered and both its ticks reached the orchestrator", async () => injector.fired.has(claim.id) && ticks.length === 2);
+    await eventually(
+      "the crashed timer was redelivered and both its ticks reached the orchestrator",
+      async () => injector.fired.has(claim.id) && ticks.length === 2,
+    );
     await s.drained();
-    expect(injector.calls.filter((c) => c.fn === "timer").map((c) => c.op)).toEqual(["queues.sendCrewEvents", "queues.sendCrewEvents"]);
+    expect(injector.calls.filter((c) => c.fn === "timer").map((c) => c.op)).toEqual([
+      "queues.sendCrewEvents",
+      "queues.sendCrewEvents",
+    ]);
     const report = await assertInvariants(s, [claim.id]);
     expect(report).toMatchObject({ decided: 1, verdictEvents: 1, refundEvents: 1 });
     expect(outcome(await s.deps.claims.getClaim(claim.id))).toEqual(KINDS.accept.expected);
@@ -291,7 +424,13 @@ describe("a crash right after each side-effecting call", () => {
 
 describe("two orchestrators racing on one claim", () => {
   const orchestratorDeps = (s: LocalStack): PipelineDeps =>
-    composeDeps({ clients: s.clients, clock: (current as FaultStack).tick, llm: rulesModel(), policy: s.config, resources: linkedResources(restrictedReader(sstResources, "orchestrator")) });
+    composeDeps({
+      clients: s.clients,
+      clock: (current as FaultStack).tick,
+      llm: rulesModel(),
+      policy: s.config,
+      resources: linkedResources(restrictedReader(sstResources, "orchestrator")),
+    });
 
   /** Sessions whose lost races are counted. */
   const counting = (sessions: SessionRepository, conflicts: { n: number }): SessionRepository => ({
@@ -313,7 +452,8 @@ describe("two orchestrators racing on one claim", () => {
     const twin: { handler?: SqsHandler } = {};
     const s = await startFaultStack({
       claims,
-      wrapDeps: (fn: FunctionKey, deps: PipelineDeps) => (fn === "orchestrator" ? { ...deps, sessions: counting(deps.sessions, conflicts) } : deps),
+      wrapDeps: (fn: FunctionKey, deps: PipelineDeps) =>
+        fn === "orchestrator" ? { ...deps, sessions: counting(deps.sessions, conflicts) } : deps,
       wrapHandler: (role: QueueRole, handler: SqsHandler): SqsHandler =>
         role !== "crewEvents"
           ? handler
@@ -324,10 +464,16 @@ describe("two orchestrators racing on one claim", () => {
             },
     });
     const twinDeps = orchestratorDeps(s);
-    twin.handler = createOrchestratorHandler(() => ({ ...twinDeps, sessions: counting(twinDeps.sessions, conflicts) }), { logger: recordingLogger().logger });
+    twin.handler = createOrchestratorHandler(
+      () => ({ ...twinDeps, sessions: counting(twinDeps.sessions, conflicts) }),
+      { logger: recordingLogger().logger },
+    );
     const records = await decideAll(s, claims);
     expectOutcomes(claims, records);
-    const report = await assertInvariants(s, claims.map((c) => c.id));
+    const report = await assertInvariants(
+      s,
+      claims.map((c) => c.id),
+    );
     log("concurrent orchestrators", { conflicts: conflicts.n, ...report });
   }, 60_000);
 
@@ -344,7 +490,12 @@ describe("two orchestrators racing on one claim", () => {
         const inv = invocation.getStore();
         const mine = inv?.event.Records.filter((r) => r.attributes.MessageGroupId === claimId) ?? [];
         // The other instance handles this claim's messages completely, after the load and before the save.
-        if (inv && mine.length > 0 && mine.every((r) => r.attributes.ApproximateReceiveCount === "1") && !inv.raced.has(claimId)) {
+        if (
+          inv &&
+          mine.length > 0 &&
+          mine.every((r) => r.attributes.ApproximateReceiveCount === "1") &&
+          !inv.raced.has(claimId)
+        ) {
           inv.raced.add(claimId);
           races++;
           await twin.handler!({ Records: mine }, {} as never);
@@ -354,14 +505,20 @@ describe("two orchestrators racing on one claim", () => {
     });
     const s = await startFaultStack({
       claims,
-      wrapDeps: (fn: FunctionKey, deps: PipelineDeps) => (fn === "orchestrator" ? { ...deps, sessions: racing(deps.sessions) } : deps),
+      wrapDeps: (fn: FunctionKey, deps: PipelineDeps) =>
+        fn === "orchestrator" ? { ...deps, sessions: racing(deps.sessions) } : deps,
       wrapHandler: (role: QueueRole, handler: SqsHandler): SqsHandler =>
-        role !== "crewEvents" ? handler : (event, context) => invocation.run({ event, raced: new Set() }, () => handler(event, context)),
+        role !== "crewEvents"
+          ? handler
+          : (event, context) => invocation.run({ event, raced: new Set() }, () => handler(event, context)),
     });
     twin.handler = createOrchestratorHandler(() => orchestratorDeps(s), { logger: recordingLogger().logger });
     const records = await decideAll(s, claims);
     expectOutcomes(claims, records);
-    const report = await assertInvariants(s, claims.map((c) => c.id));
+    const report = await assertInvariants(
+      s,
+      claims.map((c) => c.id),
+    );
     // Every race ends in a conflict: each raced message was new, so the stale instance had something to save.
     expect(races).toBeGreaterThanOrEqual(claims.length * 3);
     expect(conflicts.n).toBe(races);
@@ -372,25 +529,46 @@ describe("two orchestrators racing on one claim", () => {
 describe("poison messages", () => {
   it("poison messages in their own crew-events FIFO groups reach the DLQ and block no other claim", async () => {
     const claims = mixedClaims("poison");
-    const s = await startFaultStack({ claims, queues: { crewEvents: { visibilityTimeoutS: 1, maxReceives: 2 }, agentSteps: FAST, proposals: FAST, extraction: FAST } });
+    const s = await startFaultStack({
+      claims,
+      queues: {
+        crewEvents: { visibilityTimeoutS: 1, maxReceives: 2 },
+        agentSteps: FAST,
+        proposals: FAST,
+        extraction: FAST,
+      },
+    });
     const poison = [
       { group: "clm_poison_schema", body: '{"type":"claim.start"}' },
       { group: "clm_poison_json", body: "{not json" },
     ];
     for (const [i, p] of poison.entries()) {
-      await s.clients.sqs.send(new SendMessageCommand({ QueueUrl: s.queues.crewEvents.url, MessageBody: p.body, MessageGroupId: p.group, MessageDeduplicationId: `poison-${i}` }));
+      await s.clients.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: s.queues.crewEvents.url,
+          MessageBody: p.body,
+          MessageGroupId: p.group,
+          MessageDeduplicationId: `poison-${i}`,
+        }),
+      );
     }
     const records = await decideAll(s, claims);
     expectOutcomes(claims, records);
     const dlq = s.queues.crewEvents.dlq!.url;
     const dead: string[] = [];
     await eventually("both poison messages are in the crew-events DLQ", async () => {
-      const out = await s.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+      const out = await s.clients.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+      );
       dead.splice(0, dead.length, ...(out.Messages ?? []).map((m) => m.Body ?? ""));
       return dead.length === 2;
     });
     expect(dead.sort()).toEqual(poison.map((p) => p.body).sort());
-    await assertInvariants(s, claims.map((c) => c.id), { deadLetters: { crewEvents: 2 } });
+    await assertInvariants(
+      s,
+      claims.map((c) => c.id),
+      { deadLetters: { crewEvents: 2 } },
+    );
   }, 60_000);
 });
 
@@ -402,36 +580,74 @@ describe("a failing LLM", () => {
       model: rules.model,
       async complete(request) {
         if (!fails(request as LlmRequest<unknown>)) return rules.complete(request);
-        return { ok: false, code: "LLM_SERVER_ERROR", message: "the model answered 500", attempts: 3, model: "test", retryable: true };
+        return {
+          ok: false,
+          code: "LLM_SERVER_ERROR",
+          message: "the model answered 500",
+          attempts: 3,
+          model: "test",
+          retryable: true,
+        };
       },
     };
   };
-  const fixingDecision = (r: LlmRequest<unknown>) => r.facts?.task === "fix_step" && r.facts.failed_task === "decide_refund";
+  const fixingDecision = (r: LlmRequest<unknown>) =>
+    r.facts?.task === "fix_step" && r.facts.failed_task === "decide_refund";
 
   it.each([
     ["that always fails", () => true, { structured: "CREW_FAILED", text: "EXTRACTION_FAILED" }],
-    ["that fails on the decision step and on the fixer standing in for it", (r: LlmRequest<unknown>) => r.task === "decide_refund" || fixingDecision(r), { structured: "CREW_FAILED", text: "CREW_FAILED" }],
-  ] as const)("an LLM %s ends every claim in NEEDS_REVIEW through the stack, with the review on the bus", async (_name, fails, codes) => {
-    const claims = [claimOf("accept", "llm"), claimOf("text", "llm"), claimOf("reject", "llm")];
-    const s = await startFaultStack({ claims, llm: failing(fails), queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: { visibilityTimeoutS: 1, maxReceives: 2 } } });
-    const records = await decideAll(s, claims);
-    for (const c of claims) {
-      expect({ claim: c.id, status: records.get(c.id)?.status, reason_code: records.get(c.id)?.reason_code }).toEqual({ claim: c.id, status: "NEEDS_REVIEW", reason_code: c.kind === "text" ? codes.text : codes.structured });
-    }
-    const report = await assertInvariants(s, claims.map((c) => c.id));
-    expect(report).toMatchObject({ needsReview: 3, verdictEvents: 0, refundEvents: 0, ledgers: 0 });
-    const reviews = (await readJournal(s)).filter((e) => e["detail-type"] === "ClaimNeedsReview").map((e) => e.detail.claim_id);
-    expect([...new Set(reviews)].sort()).toEqual(claims.map((c) => c.id).sort());
-  }, 60_000);
+    [
+      "that fails on the decision step and on the fixer standing in for it",
+      (r: LlmRequest<unknown>) => r.task === "decide_refund" || fixingDecision(r),
+      { structured: "CREW_FAILED", text: "CREW_FAILED" },
+    ],
+  ] as const)(
+    "an LLM %s ends every claim in NEEDS_REVIEW through the stack, with the review on the bus",
+    async (_name, fails, codes) => {
+      const claims = [claimOf("accept", "llm"), claimOf("text", "llm"), claimOf("reject", "llm")];
+      const s = await startFaultStack({
+        claims,
+        llm: failing(fails),
+        queues: {
+          crewEvents: FAST,
+          agentSteps: FAST,
+          proposals: FAST,
+          extraction: { visibilityTimeoutS: 1, maxReceives: 2 },
+        },
+      });
+      const records = await decideAll(s, claims);
+      for (const c of claims) {
+        expect({ claim: c.id, status: records.get(c.id)?.status, reason_code: records.get(c.id)?.reason_code }).toEqual(
+          { claim: c.id, status: "NEEDS_REVIEW", reason_code: c.kind === "text" ? codes.text : codes.structured },
+        );
+      }
+      const report = await assertInvariants(
+        s,
+        claims.map((c) => c.id),
+      );
+      expect(report).toMatchObject({ needsReview: 3, verdictEvents: 0, refundEvents: 0, ledgers: 0 });
+      const reviews = (await readJournal(s))
+        .filter((e) => e["detail-type"] === "ClaimNeedsReview")
+        .map((e) => e.detail.claim_id);
+      expect([...new Set(reviews)].sort()).toEqual(claims.map((c) => c.id).sort());
+    },
+    60_000,
+  );
 
   it("an LLM that fails only on the decision step is stood in for by the fixer, and every claim is decided once", async () => {
     const claims = mixedClaims("fixer");
     const s = await startFaultStack({ claims, llm: failing((r) => r.task === "decide_refund") });
     const records = await decideAll(s, claims);
     expectOutcomes(claims, records);
-    const report = await assertInvariants(s, claims.map((c) => c.id));
+    const report = await assertInvariants(
+      s,
+      claims.map((c) => c.id),
+    );
     expect(report.decided).toBe(claims.length);
-    log("decision step failing", { outcomes: Object.fromEntries([...records].map(([id, r]) => [id, outcome(r)])), ...report });
+    log("decision step failing", {
+      outcomes: Object.fromEntries([...records].map(([id, r]) => [id, outcome(r)])),
+      ...report,
+    });
   }, 60_000);
 });
 

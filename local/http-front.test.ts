@@ -11,7 +11,10 @@ import type { HttpFront } from "./http-front.ts";
 describe("routes", () => {
   it("match every route infra/api.ts declares, protected exactly where API Gateway runs the authorizer", async () => {
     const r = await evaluateSstConfig({ stage: "dev", env: { CLAIMS_POLICY_FILE: "infra/policy.example.yaml" } });
-    const declared = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "route").map((c) => ({ routeKey: String(c.args[0]), auth: (c.args[2] as { auth?: unknown }).auth !== false }));
+    const declared = r
+      .get("sst.aws.ApiGatewayV2", "Api")
+      .calls.filter((c) => c.method === "route")
+      .map((c) => ({ routeKey: String(c.args[0]), auth: (c.args[2] as { auth?: unknown }).auth !== false }));
     expect(declared.length).toBeGreaterThan(0);
     for (const route of declared) {
       const [method, template] = route.routeKey.split(" ") as [string, string];
@@ -50,7 +53,11 @@ const authorizations: APIGatewayRequestAuthorizerEventV2[] = [];
 beforeAll(async () => {
   const fn = (name: string) => async (event: APIGatewayProxyEventV2) => {
     events.push(event);
-    return { statusCode: 202, headers: { "content-type": "application/json", "x-route": event.routeKey, "x-fn": name }, body: JSON.stringify({ ok: true }) };
+    return {
+      statusCode: 202,
+      headers: { "content-type": "application/json", "x-route": event.routeKey, "x-fn": name },
+      body: JSON.stringify({ ok: true }),
+    };
   };
   const authorizer = (token: string) => async (event: APIGatewayRequestAuthorizerEventV2) => {
     authorizations.push(event);
@@ -65,12 +72,19 @@ beforeAll(async () => {
 afterAll(() => front?.stop());
 
 /** One raw HTTP exchange (node:http, so the body can be streamed without a length). */
-function exchange(method: string, path: string, headers: Record<string, string>, body?: Buffer | Buffer[]): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function exchange(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer | Buffer[],
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${front.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+      );
     });
     req.on("error", reject);
     for (const chunk of Array.isArray(body) ? body : body ? [body] : []) req.write(chunk);
@@ -83,42 +97,101 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 describe("the HTTP front", () => {
   it("maps a request to an API Gateway v2 event", async () => {
     events.length = 0;
-    const res = await exchange("POST", "/claims?x=1", { ...auth, "Content-Type": "application/json", "Idempotency-Key": "k1" }, Buffer.from('{"claim_text":"hi"}'));
+    const res = await exchange(
+      "POST",
+      "/claims?x=1",
+      { ...auth, "Content-Type": "application/json", "Idempotency-Key": "k1" },
+      Buffer.from('{"claim_text":"hi"}'),
+    );
     expect(res.status).toBe(202);
     expect(res.headers["x-route"]).toBe("POST /claims");
     const e = events[0]!;
-    expect(e).toMatchObject({ version: "2.0", routeKey: "POST /claims", rawPath: "/claims", rawQueryString: "x=1", body: '{"claim_text":"hi"}', isBase64Encoded: false, queryStringParameters: { x: "1" } });
+    expect(e).toMatchObject({
+      version: "2.0",
+      routeKey: "POST /claims",
+      rawPath: "/claims",
+      rawQueryString: "x=1",
+      body: '{"claim_text":"hi"}',
+      isBase64Encoded: false,
+      queryStringParameters: { x: "1" },
+    });
     expect(e.headers["idempotency-key"]).toBe("k1");
-    expect(e.requestContext).toMatchObject({ http: { method: "POST", path: "/claims" }, routeKey: "POST /claims", stage: "$default" });
+    expect(e.requestContext).toMatchObject({
+      http: { method: "POST", path: "/claims" },
+      routeKey: "POST /claims",
+      stage: "$default",
+    });
     expect(e.requestContext.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("passes path parameters and base64-encodes a binary body", async () => {
     events.length = 0;
     await exchange("GET", "/claims/clm_42", auth);
-    await exchange("POST", "/claims", { ...auth, "content-type": "application/octet-stream" }, Buffer.from([0xff, 0x00, 0x01]));
+    await exchange(
+      "POST",
+      "/claims",
+      { ...auth, "content-type": "application/octet-stream" },
+      Buffer.from([0xff, 0x00, 0x01]),
+    );
     expect(events[0]?.pathParameters).toEqual({ id: "clm_42" });
-    expect(events[1]).toMatchObject({ isBase64Encoded: true, body: Buffer.from([0xff, 0x00, 0x01]).toString("base64") });
+    expect(events[1]).toMatchObject({
+      isBase64Encoded: true,
+      body: Buffer.from([0xff, 0x00, 0x01]).toString("base64"),
+    });
   });
 
   it.each([
     ["no Authorization header", "POST", "/claims", {}, 401, "UNAUTHORIZED"],
     ["a wrong token", "POST", "/claims", { authorization: "Bearer nope" }, 403, "FORBIDDEN"],
-    ["the reviewer token on an intake route", "POST", "/claims", { authorization: `Bearer ${REVIEWER}` }, 403, "FORBIDDEN"],
-    ["the intake token on a review route", "POST", "/claims/clm_1/review", { authorization: `Bearer ${TOKEN}` }, 403, "FORBIDDEN"],
+    [
+      "the reviewer token on an intake route",
+      "POST",
+      "/claims",
+      { authorization: `Bearer ${REVIEWER}` },
+      403,
+      "FORBIDDEN",
+    ],
+    [
+      "the intake token on a review route",
+      "POST",
+      "/claims/clm_1/review",
+      { authorization: `Bearer ${TOKEN}` },
+      403,
+      "FORBIDDEN",
+    ],
     ["the intake token on the review list", "GET", "/reviews", { authorization: `Bearer ${TOKEN}` }, 403, "FORBIDDEN"],
     // API Gateway joins repeated headers with a comma, so a valid token followed by another is refused, as on AWS.
-    ["a valid token followed by a second Authorization header", "POST", "/claims", { authorization: [`Bearer ${TOKEN}`, "Bearer nope"] }, 403, "FORBIDDEN"],
-  ] as const)("answers like API Gateway for %s, and no function runs", async (_c, method, path, headers, status, code) => {
-    events.length = 0;
-    const res = await exchange(method, path, headers as unknown as Record<string, string>, method === "POST" ? Buffer.from("{}") : undefined);
-    expect(res.status).toBe(status);
-    expect(JSON.parse(res.body).error.code).toBe(code);
-    expect(events).toHaveLength(0);
-  });
+    [
+      "a valid token followed by a second Authorization header",
+      "POST",
+      "/claims",
+      { authorization: [`Bearer ${TOKEN}`, "Bearer nope"] },
+      403,
+      "FORBIDDEN",
+    ],
+  ] as const)(
+    "answers like API Gateway for %s, and no function runs",
+    async (_c, method, path, headers, status, code) => {
+      events.length = 0;
+      const res = await exchange(
+        method,
+        path,
+        headers as unknown as Record<string, string>,
+        method === "POST" ? Buffer.from("{}") : undefined,
+      );
+      expect(res.status).toBe(status);
+      expect(JSON.parse(res.body).error.code).toBe(code);
+      expect(events).toHaveLength(0);
+    },
+  );
 
   it("sends each route to its function behind its own token", async () => {
-    const review = await exchange("POST", "/claims/clm_1/review", { authorization: `Bearer ${REVIEWER}` }, Buffer.from("{}"));
+    const review = await exchange(
+      "POST",
+      "/claims/clm_1/review",
+      { authorization: `Bearer ${REVIEWER}` },
+      Buffer.from("{}"),
+    );
     expect(review.headers["x-fn"]).toBe("review");
     expect((await exchange("GET", "/reviews", { authorization: `Bearer ${REVIEWER}` })).headers["x-fn"]).toBe("review");
     expect((await exchange("GET", "/claims/clm_1", auth)).headers["x-fn"]).toBe("intake");
@@ -127,7 +200,11 @@ describe("the HTTP front", () => {
   it("gives the authorizer the Authorization header as identity source", async () => {
     authorizations.length = 0;
     await exchange("GET", "/claims/clm_1", auth);
-    expect(authorizations[0]).toMatchObject({ type: "REQUEST", routeKey: "GET /claims/{id}", identitySource: [`Bearer ${TOKEN}`] });
+    expect(authorizations[0]).toMatchObject({
+      type: "REQUEST",
+      routeKey: "GET /claims/{id}",
+      identitySource: [`Bearer ${TOKEN}`],
+    });
   });
 
   it("serves /health without a token and answers 404 for an unknown route", async () => {
@@ -139,7 +216,13 @@ describe("the HTTP front", () => {
 
   it.each([
     ["a declared length", (big: Buffer) => ({ headers: { ...auth, "content-length": String(big.length) }, body: big })],
-    ["a streamed body without a length", (big: Buffer) => ({ headers: { ...auth, "transfer-encoding": "chunked" }, body: [big.subarray(0, 10_000), big.subarray(10_000)] })],
+    [
+      "a streamed body without a length",
+      (big: Buffer) => ({
+        headers: { ...auth, "transfer-encoding": "chunked" },
+        body: [big.subarray(0, 10_000), big.subarray(10_000)],
+      }),
+    ],
   ])("answers 413 for a body over 16 KB with %s, and the intake handler never runs", async (_c, make) => {
     events.length = 0;
     const { headers, body } = make(Buffer.alloc(16 * 1024 + 1, 0x61));

@@ -6,7 +6,12 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+  APIGatewaySimpleAuthorizerResult,
+} from "aws-lambda";
 import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
 import { ROUTES } from "../infra/facts.ts";
 import type { RouteAuth, RouteFact } from "../infra/facts.ts";
@@ -40,7 +45,10 @@ export interface HttpFront {
 }
 
 /** Matches `method path` against the routes of infra/facts.ts; returns the route and its path parameters. */
-export function matchRoute(method: string, path: string): { routeKey: string; auth: RouteAuth; fn: RouteFact["fn"]; pathParameters: Record<string, string> } | undefined {
+export function matchRoute(
+  method: string,
+  path: string,
+): { routeKey: string; auth: RouteAuth; fn: RouteFact["fn"]; pathParameters: Record<string, string> } | undefined {
   const segments = path.split("/").slice(1);
   for (const route of API_ROUTES) {
     const [routeMethod, template] = route.routeKey.split(" ") as [string, string];
@@ -86,7 +94,13 @@ function headerMap(req: IncomingMessage): Record<string, string> {
 const TEXT = /^(application\/(json|[\w.+-]*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
 /** Builds the API Gateway v2 event of a request. */
-function toApiEvent(req: IncomingMessage, url: URL, route: { routeKey: string; pathParameters: Record<string, string> }, body: Buffer, now = new Date()): APIGatewayProxyEventV2 {
+function toApiEvent(
+  req: IncomingMessage,
+  url: URL,
+  route: { routeKey: string; pathParameters: Record<string, string> },
+  body: Buffer,
+  now = new Date(),
+): APIGatewayProxyEventV2 {
   const headers = headerMap(req);
   const method = req.method ?? "GET";
   const text = body.length === 0 || TEXT.test(headers["content-type"] ?? "application/json");
@@ -105,7 +119,13 @@ function toApiEvent(req: IncomingMessage, url: URL, route: { routeKey: string; p
       apiId: "local",
       domainName: headers.host ?? "localhost",
       domainPrefix: (headers.host ?? "localhost").split(".")[0] ?? "localhost",
-      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? "127.0.0.1", userAgent: headers["user-agent"] ?? "" },
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
+        userAgent: headers["user-agent"] ?? "",
+      },
       requestId: randomUUID(),
       routeKey: route.routeKey,
       stage: "$default",
@@ -143,7 +163,12 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 }
 
 function sendError(res: ServerResponse, status: number, code: string, message: string, close = false): Sent {
-  return send(res, status, { "content-type": "application/json; charset=utf-8", ...(close ? { connection: "close" } : {}) }, JSON.stringify({ error: { code, message } }));
+  return send(
+    res,
+    status,
+    { "content-type": "application/json; charset=utf-8", ...(close ? { connection: "close" } : {}) },
+    JSON.stringify({ error: { code, message } }),
+  );
 }
 
 /** Reads the body up to `limit` bytes; undefined when it is longer (then nothing more is read). */
@@ -170,7 +195,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
 function writeResult(res: ServerResponse, result: APIGatewayProxyResultV2): Sent {
   if (typeof result === "string") return send(res, 200, { "content-type": "application/json" }, result);
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
-  const body = result.body === undefined ? "" : result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body;
+  const body =
+    result.body === undefined ? "" : result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body;
   return send(res, result.statusCode ?? 200, headers, body);
 }
 
@@ -199,13 +225,16 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       // As API Gateway: no Authorization header is 401 before any authorizer runs; a token the route's authorizer refuses is 403.
       const probe = toApiEvent(req, url, route, Buffer.alloc(0));
       const variable = route.auth === "reviewer" ? "CLAIMS_REVIEWER_TOKEN" : "CLAIMS_API_TOKEN";
-      if (!probe.headers.authorization) return sendError(res, 401, "UNAUTHORIZED", `send Authorization: Bearer <token> (${variable})`, true);
+      if (!probe.headers.authorization)
+        return sendError(res, 401, "UNAUTHORIZED", `send Authorization: Bearer <token> (${variable})`, true);
       const answer = await options.authorizers[route.auth](toAuthorizerEvent(probe));
-      if (!answer.isAuthorized) return sendError(res, 403, "FORBIDDEN", `this route needs the ${route.auth} token (${variable})`, true);
+      if (!answer.isAuthorized)
+        return sendError(res, 403, "FORBIDDEN", `this route needs the ${route.auth} token (${variable})`, true);
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     const body = declared > MAX_BODY_BYTES ? undefined : await readBody(req, MAX_BODY_BYTES);
-    if (body === undefined) return sendError(res, 413, "PAYLOAD_TOO_LARGE", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, true);
+    if (body === undefined)
+      return sendError(res, 413, "PAYLOAD_TOO_LARGE", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, true);
     return writeResult(res, await options.functions[route.fn](toApiEvent(req, url, route, body)));
   };
   const server = createServer((req, res) => {
@@ -218,11 +247,18 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       .then((sent) => {
         // A refused body is not read to its end: close the connection rather than drain it.
         if (res.getHeader("connection") === "close") res.once("finish", () => req.socket.destroySoon?.());
-        options.onRequest?.({ method: req.method ?? "?", path: requestUrl(req.url)?.pathname ?? String(req.url), status: sent.status, ms: performance.now() - t0 });
+        options.onRequest?.({
+          method: req.method ?? "?",
+          path: requestUrl(req.url)?.pathname ?? String(req.url),
+          status: sent.status,
+          ms: performance.now() - t0,
+        });
       });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (e) => reject(new HttpFrontError(`cannot listen on ${host}:${options.port ?? 3000}: ${e.message}`, e)));
+    server.once("error", (e) =>
+      reject(new HttpFrontError(`cannot listen on ${host}:${options.port ?? 3000}: ${e.message}`, e)),
+    );
     server.listen(options.port ?? 3000, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

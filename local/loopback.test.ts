@@ -14,8 +14,12 @@ import { startHttpFront } from "./http-front.ts";
 import type { HttpFront } from "./http-front.ts";
 
 /** This machine's IPv4 addresses that are not loopback. */
-const external = Object.values(networkInterfaces()).flat().filter((a) => a !== undefined && a.family === "IPv4" && !a.internal).map((a) => a!.address);
-if (external.length === 0) console.warn("loopback.test.ts: this machine has no non-loopback IPv4 address; the refusal tests are skipped");
+const external = Object.values(networkInterfaces())
+  .flat()
+  .filter((a) => a !== undefined && a.family === "IPv4" && !a.internal)
+  .map((a) => a!.address);
+if (external.length === 0)
+  console.warn("loopback.test.ts: this machine has no non-loopback IPv4 address; the refusal tests are skipped");
 
 /** "connected" or the error code of a TCP connection to host:port. */
 function tryConnect(host: string, port: number): Promise<string> {
@@ -44,7 +48,11 @@ beforeAll(async () => {
   // The persistent flavour, as claims serve runs it (dynalite on LevelDB, fauxqs with its journal).
   emulators = await startEmulators({ dataDir, stateDir: join(dataDir, "store") });
   const ok = async () => ({ statusCode: 200, body: "{}" });
-  front = await startHttpFront({ functions: { intakeApi: ok, reviewApi: ok }, authorizers: { intake: async () => ({ isAuthorized: true }), reviewer: async () => ({ isAuthorized: true }) }, port: 0 });
+  front = await startHttpFront({
+    functions: { intakeApi: ok, reviewApi: ok },
+    authorizers: { intake: async () => ({ isAuthorized: true }), reviewer: async () => ({ isAuthorized: true }) },
+    port: 0,
+  });
 });
 
 afterAll(async () => {

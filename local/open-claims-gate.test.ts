@@ -6,7 +6,13 @@ import { createOpenClaimsGate } from "./open-claims-gate.ts";
 function gate(open: number[], maxOpen = 3) {
   let now = 0;
   let counts = 0;
-  const g = createOpenClaimsGate({ maxOpen, refreshMs: 1000, retryAfterS: 2, now: () => now, countOpen: async () => open[Math.min(counts++, open.length - 1)]! });
+  const g = createOpenClaimsGate({
+    maxOpen,
+    refreshMs: 1000,
+    retryAfterS: 2,
+    now: () => now,
+    countOpen: async () => open[Math.min(counts++, open.length - 1)]!,
+  });
   return { g, advance: (ms: number) => (now += ms), counts: () => counts };
 }
 

@@ -35,7 +35,14 @@ describe("claims serve under overload", () => {
     const acceptedPerWave: number[] = [];
     let retryAfterMissing = 0;
     let maxOpenSeen = 0;
-    const body = (i: number) => ({ claim: { order_id: `ord_0${String((i % 17) + 1).padStart(2, "0")}`, amount_eur: (i % 9) + 1, category: "electronics", reason: `burst claim ${i}` } });
+    const body = (i: number) => ({
+      claim: {
+        order_id: `ord_0${String((i % 17) + 1).padStart(2, "0")}`,
+        amount_eur: (i % 9) + 1,
+        category: "electronics",
+        reason: `burst claim ${i}`,
+      },
+    });
     /** One wave: REQUESTS claims, CONCURRENCY at a time, the open claims watched meanwhile; then its accepted claims worked off. */
     const wave = async (w: number) => {
       const before = accepted.length;
@@ -43,7 +50,15 @@ describe("claims serve under overload", () => {
       const clients = Array.from({ length: CONCURRENCY }, async () => {
         while (next < (w + 1) * REQUESTS) {
           const i = next++;
-          const res = await fetch(`${s.url}/claims`, { method: "POST", headers: { authorization: `Bearer ${s.apiToken}`, "content-type": "application/json", "idempotency-key": `burst-${i}` }, body: JSON.stringify(body(i)) });
+          const res = await fetch(`${s.url}/claims`, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${s.apiToken}`,
+              "content-type": "application/json",
+              "idempotency-key": `burst-${i}`,
+            },
+            body: JSON.stringify(body(i)),
+          });
           const answer = (await res.json()) as { claim_id?: string };
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status === 202) accepted.push(answer.claim_id!);
@@ -90,7 +105,9 @@ describe("claims serve under overload", () => {
 
     const end = s.memoryMb();
     if (end) expect(end.peak).toBeLessThan(PEAK_RSS_CEILING_MB);
-    console.log(`[overload figures] ${WAVES} waves of ${REQUESTS} requests, ${CONCURRENCY} at a time, bound ${BOUND}: ${statuses.get(202)} accepted (202; ${acceptedPerWave.join(" + ")}), ${statuses.get(429)} refused (429), 0 5xx; ` +
-      `at most ${maxOpenSeen} open claims seen; RSS idle ${idle?.rss.toFixed(0)} MB, after the waves ${afterBurst?.rss.toFixed(0)} MB, peak ${end?.peak.toFixed(0)} MB (ceiling ${PEAK_RSS_CEILING_MB} MB)`);
+    console.log(
+      `[overload figures] ${WAVES} waves of ${REQUESTS} requests, ${CONCURRENCY} at a time, bound ${BOUND}: ${statuses.get(202)} accepted (202; ${acceptedPerWave.join(" + ")}), ${statuses.get(429)} refused (429), 0 5xx; ` +
+        `at most ${maxOpenSeen} open claims seen; RSS idle ${idle?.rss.toFixed(0)} MB, after the waves ${afterBurst?.rss.toFixed(0)} MB, peak ${end?.peak.toFixed(0)} MB (ceiling ${PEAK_RSS_CEILING_MB} MB)`,
+    );
   }, 600_000);
 });

@@ -20,7 +20,12 @@ type JournaledMessage = {
 type Line = ({ op: "send" } & JournaledMessage) | { op: "del"; id: string };
 
 /** What one answered SQS request was: its action, the parsed request, the status and the answer's body. */
-type ObservedRequest = { readonly action: string; readonly request: unknown; readonly status: number; readonly response: string };
+type ObservedRequest = {
+  readonly action: string;
+  readonly request: unknown;
+  readonly status: number;
+  readonly response: string;
+};
 
 /** A journal of the SQS emulator's messages. */
 export interface QueueJournal {
@@ -125,7 +130,9 @@ export function openQueueJournal(path: string, options: QueueJournalOptions = {}
   const message = (queue: string, entry: Record<string, unknown>, id: unknown): JournaledMessage | undefined => {
     if (typeof id !== "string" || typeof entry.MessageBody !== "string") return undefined;
     return {
-      id, queue, body: entry.MessageBody,
+      id,
+      queue,
+      body: entry.MessageBody,
       ...(typeof entry.MessageGroupId === "string" ? { groupId: entry.MessageGroupId } : {}),
       ...(typeof entry.MessageDeduplicationId === "string" ? { dedupeId: entry.MessageDeduplicationId } : {}),
     };
@@ -143,7 +150,10 @@ export function openQueueJournal(path: string, options: QueueJournalOptions = {}
       if (status !== 200 || !request || typeof request !== "object") return;
       const req = request as Record<string, unknown>;
       const queue = queueName(req.QueueUrl);
-      if (!["SendMessage", "SendMessageBatch", "ReceiveMessage", "DeleteMessage", "DeleteMessageBatch"].includes(action)) return;
+      if (
+        !["SendMessage", "SendMessageBatch", "ReceiveMessage", "DeleteMessage", "DeleteMessageBatch"].includes(action)
+      )
+        return;
       let res: Record<string, unknown>;
       try {
         res = JSON.parse(response) as Record<string, unknown>;
@@ -178,7 +188,9 @@ export function openQueueJournal(path: string, options: QueueJournalOptions = {}
           deleted(req.ReceiptHandle);
           break;
         case "DeleteMessageBatch": {
-          const entries = new Map(((req.Entries ?? []) as Record<string, unknown>[]).map((e) => [e.Id, e.ReceiptHandle]));
+          const entries = new Map(
+            ((req.Entries ?? []) as Record<string, unknown>[]).map((e) => [e.Id, e.ReceiptHandle]),
+          );
           for (const ok of (res.Successful ?? []) as Record<string, unknown>[]) deleted(entries.get(ok.Id));
           break;
         }

@@ -24,15 +24,21 @@ const attributesOf = async (url: string) =>
 
 describe("createLocalQueues", () => {
   it("creates a standard queue with a DLQ wired through its RedrivePolicy", async () => {
-    const { steps } = await createLocalQueues(sqs, [{ name: "steps", visibilityTimeoutS: 5, maxReceiveCount: 4 }], { prefix: "t1-" });
+    const { steps } = await createLocalQueues(sqs, [{ name: "steps", visibilityTimeoutS: 5, maxReceiveCount: 4 }], {
+      prefix: "t1-",
+    });
     expect(steps).toMatchObject({
-      name: "t1-steps", fifo: false,
+      name: "t1-steps",
+      fifo: false,
       arn: "arn:aws:sqs:us-east-1:000000000000:t1-steps",
       dlq: { name: "t1-steps-dlq", arn: "arn:aws:sqs:us-east-1:000000000000:t1-steps-dlq" },
     });
     const attrs = await attributesOf(steps?.url ?? "");
     expect(attrs.VisibilityTimeout).toBe("5");
-    expect(JSON.parse(attrs.RedrivePolicy ?? "{}")).toEqual({ deadLetterTargetArn: steps?.dlq?.arn, maxReceiveCount: 4 });
+    expect(JSON.parse(attrs.RedrivePolicy ?? "{}")).toEqual({
+      deadLetterTargetArn: steps?.dlq?.arn,
+      maxReceiveCount: 4,
+    });
     expect((await attributesOf(steps?.dlq?.url ?? "")).MessageRetentionPeriod).toBe(String(14 * 24 * 3600));
   });
 
@@ -43,7 +49,9 @@ describe("createLocalQueues", () => {
     const attrs = await attributesOf(events?.url ?? "");
     expect(attrs).toMatchObject({ FifoQueue: "true", ContentBasedDeduplication: "false", VisibilityTimeout: "30" });
     expect(JSON.parse(attrs.RedrivePolicy ?? "{}")).toMatchObject({ maxReceiveCount: 3 });
-    await expect(sqs.send(new SendMessageCommand({ QueueUrl: events?.url, MessageBody: "x", MessageGroupId: "g" }))).rejects.toThrow();
+    await expect(
+      sqs.send(new SendMessageCommand({ QueueUrl: events?.url, MessageBody: "x", MessageGroupId: "g" })),
+    ).rejects.toThrow();
   });
 
   it("creates a queue without a DLQ when asked", async () => {
@@ -64,7 +72,9 @@ describe("createLocalQueues", () => {
   ];
 
   it.each(bad)("rejects %s", async (_name, defs, message) => {
-    await expect(createLocalQueues(sqs, defs)).rejects.toSatisfy((e: unknown) => e instanceof QueueDefinitionError && e.message.includes(message));
+    await expect(createLocalQueues(sqs, defs)).rejects.toSatisfy(
+      (e: unknown) => e instanceof QueueDefinitionError && e.message.includes(message),
+    );
   });
 });
 

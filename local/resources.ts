@@ -51,14 +51,21 @@ export async function createLocalQueues(
       : {};
     let dlq: LocalQueueRef | undefined;
     if (def.dlq ?? true) {
-      dlq = await createQueue(sqs, queueName(`${base}-dlq`, fifo), { ...fifoAttrs, MessageRetentionPeriod: String(DLQ_RETENTION_S) });
+      dlq = await createQueue(sqs, queueName(`${base}-dlq`, fifo), {
+        ...fifoAttrs,
+        MessageRetentionPeriod: String(DLQ_RETENTION_S),
+      });
     }
     const attributes: Record<string, string> = {
       ...fifoAttrs,
       VisibilityTimeout: String(def.visibilityTimeoutS ?? 30),
       DelaySeconds: String(def.delaySeconds ?? 0),
     };
-    if (dlq) attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: def.maxReceiveCount ?? 3 });
+    if (dlq)
+      attributes.RedrivePolicy = JSON.stringify({
+        deadLetterTargetArn: dlq.arn,
+        maxReceiveCount: def.maxReceiveCount ?? 3,
+      });
     const queue = await createQueue(sqs, queueName(base, fifo), attributes);
     out[def.name] = { ...queue, fifo, dlq };
   }
@@ -72,11 +79,15 @@ function queueName(base: string, fifo: boolean): string {
 function checkDef(def: LocalQueueDef, prefix: string): void {
   const full = `${prefix}${def.name}`;
   if (!NAME.test(full)) {
-    throw new QueueDefinitionError(`queue name "${full}" must be 1–75 letters, digits, "-" or "_" (no ".fifo"; set fifo: true)`);
+    throw new QueueDefinitionError(
+      `queue name "${full}" must be 1–75 letters, digits, "-" or "_" (no ".fifo"; set fifo: true)`,
+    );
   }
   const int = (field: string, value: number | undefined, min: number, max: number) => {
     if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
-      throw new QueueDefinitionError(`queue "${def.name}": ${field} must be an integer from ${min} to ${max}, got ${value}`);
+      throw new QueueDefinitionError(
+        `queue "${def.name}": ${field} must be an integer from ${min} to ${max}, got ${value}`,
+      );
     }
   };
   int("visibilityTimeoutS", def.visibilityTimeoutS, 0, 43_200);
@@ -100,14 +111,20 @@ async function createQueue(sqs: SQSClient, name: string, attributes: Record<stri
     if (!arn) throw new Error("GetQueueAttributes returned no QueueArn");
     return { name, url, arn };
   } catch (error) {
-    throw new QueueCreationError(`cannot create queue ${name}: ${error instanceof Error ? error.message : String(error)}`, error);
+    throw new QueueCreationError(
+      `cannot create queue ${name}: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    );
   }
 }
 
 /** The SST link properties a handler reads as `Resource.<Name>` (e.g. `{ url }` for a queue, `{ name }` for a table). */
 type SstResourceMap = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
-type SstGlobals = { __SST_RESOURCE_RAW__?: Record<string, unknown>; __SST_RESOURCE_ENVIRONMENT__?: Record<string, string> };
+type SstGlobals = {
+  __SST_RESOURCE_RAW__?: Record<string, unknown>;
+  __SST_RESOURCE_ENVIRONMENT__?: Record<string, string>;
+};
 
 const RESOURCE_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
 
@@ -119,9 +136,11 @@ const RESOURCE_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
  */
 export function setSstResourceEnv(map: SstResourceMap, env: NodeJS.ProcessEnv = process.env): void {
   const values: Record<string, unknown> = { ...map };
-  if (values.App === undefined && env.SST_RESOURCE_App === undefined) values.App = { name: "claims-crew", stage: "local" };
+  if (values.App === undefined && env.SST_RESOURCE_App === undefined)
+    values.App = { name: "claims-crew", stage: "local" };
   for (const [name, value] of Object.entries(values)) {
-    if (!RESOURCE_NAME.test(name)) throw new SstResourceError(`SST resource name "${name}" must be alphanumeric and start with a letter`);
+    if (!RESOURCE_NAME.test(name))
+      throw new SstResourceError(`SST resource name "${name}" must be alphanumeric and start with a letter`);
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       throw new SstResourceError(`SST resource "${name}" must be an object of link properties`);
     }

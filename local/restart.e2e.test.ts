@@ -13,16 +13,29 @@ import { finalClaim, runClaims, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
 import { CONFIG_PATH } from "./stack-fixture.ts";
 
-const ORDERS = new Map(parseConfig(readFileSync(CONFIG_PATH, "utf8"), "config.yaml", Date.now()).orders.map((o) => [o.order_id, o.amount]));
+const ORDERS = new Map(
+  parseConfig(readFileSync(CONFIG_PATH, "utf8"), "config.yaml", Date.now()).orders.map((o) => [o.order_id, o.amount]),
+);
 const CLAIMS = 60;
 /** Answers received before the kill. */
 const KILL_AFTER = 40;
 
 /** Claim i: ten 100 EUR claims on ord_016 (1200 EUR; the limit lets 5 through), small ones elsewhere, free text now and then. */
 function body(i: number): unknown {
-  if (i % 6 === 0) return { claim: { order_id: "ord_016", amount_eur: 100, category: "electronics", reason: `part ${i} broke` } };
-  if (i % 6 === 3) return { claim_text: `I bought order ord_00${(i % 9) + 1} for ${i % 40 + 1} EUR and it stopped working (claim ${i})` };
-  return { claim: { order_id: `ord_0${String((i % 17) + 1).padStart(2, "0")}`, amount_eur: (i % 7) + 5, category: "electronics", reason: `claim ${i}` } };
+  if (i % 6 === 0)
+    return { claim: { order_id: "ord_016", amount_eur: 100, category: "electronics", reason: `part ${i} broke` } };
+  if (i % 6 === 3)
+    return {
+      claim_text: `I bought order ord_00${(i % 9) + 1} for ${(i % 40) + 1} EUR and it stopped working (claim ${i})`,
+    };
+  return {
+    claim: {
+      order_id: `ord_0${String((i % 17) + 1).padStart(2, "0")}`,
+      amount_eur: (i % 7) + 5,
+      category: "electronics",
+      reason: `claim ${i}`,
+    },
+  };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "claims-restart-e2e-"));
@@ -53,20 +66,22 @@ describe("claims serve after kill -9", () => {
     let killed: Promise<void> | undefined;
     // Eight clients submit; once KILL_AFTER claims were answered 202 the server is killed under them.
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < CLAIMS && !killed) {
-        const i = next++;
-        const answer = await submit(first, i);
-        if (answer?.claimId) answered.set(i, answer.claimId);
-        if (answered.size >= KILL_AFTER && !killed) {
-          killed = (async () => {
-            const open = await first.api("GET", "/claims?status=RECEIVED,RUNNING&limit=200");
-            inFlightAtKill = (open.body.items as { claim_id: string }[]).map((v) => v.claim_id);
-            await first.kill();
-          })();
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < CLAIMS && !killed) {
+          const i = next++;
+          const answer = await submit(first, i);
+          if (answer?.claimId) answered.set(i, answer.claimId);
+          if (answered.size >= KILL_AFTER && !killed) {
+            killed = (async () => {
+              const open = await first.api("GET", "/claims?status=RECEIVED,RUNNING&limit=200");
+              inFlightAtKill = (open.body.items as { claim_id: string }[]).map((v) => v.claim_id);
+              await first.kill();
+            })();
+          }
         }
-      }
-    }));
+      }),
+    );
     await killed;
     expect(answered.size).toBeGreaterThanOrEqual(KILL_AFTER);
     expect(inFlightAtKill.length).toBeGreaterThan(0);
@@ -97,19 +112,26 @@ describe("claims serve after kill -9", () => {
     const escalated = views.filter((v) => v.verdict === "ESCALATE");
     expect(escalated.length).toBeGreaterThan(0);
     expect(escalated.every((v) => (v.review as { status?: string } | undefined)?.status === "PENDING")).toBe(true);
-    const money = checkMoneyInvariants(fromJournal(second.events()), { orderAmountEur: (id) => ORDERS.get(id), limitEur: 500 });
+    const money = checkMoneyInvariants(fromJournal(second.events()), {
+      orderAmountEur: (id) => ORDERS.get(id),
+      limitEur: 500,
+    });
     expect(money.violations).toEqual([]);
     expect(money.refunds).toBe(views.filter((v) => v.verdict === "ACCEPT").length);
     expect(views.filter((v) => v.verdict === "ACCEPT" && v.executed === true)).toHaveLength(money.accepts);
 
     // Decisions that were in flight at the kill replay identically, through the running server's store.
-    const replayed = inFlightAtKill.filter((id) => views.find((v) => v.claim_id === id)?.status === "DECIDED").slice(0, 3);
+    const replayed = inFlightAtKill
+      .filter((id) => views.find((v) => v.claim_id === id)?.status === "DECIDED")
+      .slice(0, 3);
     for (const id of replayed) {
       const replay = await runClaims(["replay", id, "--data-dir", dataDir]);
       expect(replay.stdout, `${id}: ${replay.stderr}`).toContain("Identical");
       expect(replay.code).toBe(0);
     }
-    const list = await runClaims(["list", "--data-dir", dataDir, "--limit", "200", "--json"], { CLAIMS_API_TOKEN: tokens.apiToken });
+    const list = await runClaims(["list", "--data-dir", dataDir, "--limit", "200", "--json"], {
+      CLAIMS_API_TOKEN: tokens.apiToken,
+    });
     expect(list.code, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as { items: { claim_id: string }[] }).items).toHaveLength(CLAIMS);
 
@@ -124,8 +146,10 @@ describe("claims serve after kill -9", () => {
     expect(report.code, report.stderr).toBe(0);
     expect(readFileSync(join(dataDir, "served", "report.html"), "utf8")).toContain(ids[0]!);
 
-    console.log(`[restart figures] ${answered.size} claims answered 202 before the kill, ${inFlightAtKill.length} claims open (RECEIVED or RUNNING) at the kill; ` +
-      `after the restart all ${CLAIMS} claims final (${views.filter((v) => v.status === "DECIDED").length} DECIDED, ${views.filter((v) => v.status === "NEEDS_REVIEW").length} NEEDS_REVIEW); ` +
-      `ready ${(readyMs / 1000).toFixed(1)} s after the restart, every claim final ${(recoveredMs / 1000).toFixed(1)} s after it; ${money.refunds} refunds, none twice`);
+    console.log(
+      `[restart figures] ${answered.size} claims answered 202 before the kill, ${inFlightAtKill.length} claims open (RECEIVED or RUNNING) at the kill; ` +
+        `after the restart all ${CLAIMS} claims final (${views.filter((v) => v.status === "DECIDED").length} DECIDED, ${views.filter((v) => v.status === "NEEDS_REVIEW").length} NEEDS_REVIEW); ` +
+        `ready ${(readyMs / 1000).toFixed(1)} s after the restart, every claim final ${(recoveredMs / 1000).toFixed(1)} s after it; ${money.refunds} refunds, none twice`,
+    );
   }, 600_000);
 });

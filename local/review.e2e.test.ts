@@ -33,8 +33,16 @@ describe("reviews over HTTP", () => {
   const ids: string[] = [];
 
   it(`decides ${CLAIMS} claims submitted at once on one order without ever passing the automatic limit`, async () => {
-    const submitted = await Promise.all(Array.from({ length: CLAIMS }, (_, i) =>
-      serve.api("POST", "/claims", { claim: { order_id: ORDER.id, amount_eur: AMOUNT, category: "electronics", reason: `part ${i} broke` } }, { headers: { "idempotency-key": `e2e-review-${i}` } })));
+    const submitted = await Promise.all(
+      Array.from({ length: CLAIMS }, (_, i) =>
+        serve.api(
+          "POST",
+          "/claims",
+          { claim: { order_id: ORDER.id, amount_eur: AMOUNT, category: "electronics", reason: `part ${i} broke` } },
+          { headers: { "idempotency-key": `e2e-review-${i}` } },
+        ),
+      ),
+    );
     for (const s of submitted) {
       expect(s.status).toBe(202);
       ids.push(s.body.claim_id);
@@ -45,9 +53,20 @@ describe("reviews over HTTP", () => {
     expect(accepted.length + escalated.length).toBe(CLAIMS);
     // 5 × 100 EUR reach the 500 EUR limit exactly; everything else waits for a person.
     expect(accepted.length).toBeLessThanOrEqual(500 / AMOUNT);
-    expect(accepted.every((v) => v.executed === true && v.customer_message === "Your refund has been approved.")).toBe(true);
-    expect(escalated.every((v) => ["AMOUNT_ABOVE_LIMIT", "REVIEW_PENDING_ON_ORDER"].includes(String(v.reason_code)) && (v.review as { status: string }).status === "PENDING")).toBe(true);
-    const money = checkMoneyInvariants(fromJournal(serve.events()), { orderAmountEur: (id) => (id === ORDER.id ? ORDER.eur : undefined), limitEur: 500 });
+    expect(accepted.every((v) => v.executed === true && v.customer_message === "Your refund has been approved.")).toBe(
+      true,
+    );
+    expect(
+      escalated.every(
+        (v) =>
+          ["AMOUNT_ABOVE_LIMIT", "REVIEW_PENDING_ON_ORDER"].includes(String(v.reason_code)) &&
+          (v.review as { status: string }).status === "PENDING",
+      ),
+    ).toBe(true);
+    const money = checkMoneyInvariants(fromJournal(serve.events()), {
+      orderAmountEur: (id) => (id === ORDER.id ? ORDER.eur : undefined),
+      limitEur: 500,
+    });
     expect(money.violations).toEqual([]);
     expect(money.accepts).toBe(accepted.length);
     expect(money.refunds).toBe(accepted.length);
@@ -59,12 +78,19 @@ describe("reviews over HTTP", () => {
     const pages: { review_id: string; claim_id: string; requested_at: string; status: string }[] = [];
     let cursor: string | undefined;
     do {
-      const page = await serve.api("GET", `/reviews?limit=30${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, undefined, { as: "reviewer" });
+      const page = await serve.api(
+        "GET",
+        `/reviews?limit=30${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        undefined,
+        { as: "reviewer" },
+      );
       expect(page.status).toBe(200);
       pages.push(...page.body.items);
       cursor = page.body.next_cursor;
     } while (cursor);
-    const escalated = (await Promise.all(ids.map((id) => serve.api("GET", `/claims/${id}`)))).filter((r) => r.body.verdict === "ESCALATE");
+    const escalated = (await Promise.all(ids.map((id) => serve.api("GET", `/claims/${id}`)))).filter(
+      (r) => r.body.verdict === "ESCALATE",
+    );
     expect(pages.map((r) => r.claim_id).sort()).toEqual(escalated.map((r) => r.body.claim_id).sort());
     expect(pages.every((r) => r.status === "PENDING")).toBe(true);
     const times = pages.map((r) => r.requested_at);
@@ -72,19 +98,30 @@ describe("reviews over HTTP", () => {
   });
 
   it("decides every review exactly once when two reviewer desks act at once, and approves only what the order can still refund", async () => {
-    const pending = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as { claim_id: string }[];
-    const decide = (claim: string, body: Record<string, unknown>, desk: string) => serve.api("POST", `/claims/${claim}/review`, body, { as: "reviewer" }).then((a) => ({ desk, claim, ...a }));
+    const pending = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as {
+      claim_id: string;
+    }[];
+    const decide = (claim: string, body: Record<string, unknown>, desk: string) =>
+      serve.api("POST", `/claims/${claim}/review`, body, { as: "reviewer" }).then((a) => ({ desk, claim, ...a }));
     // Round 1: two desks approve every review at once with the same decision (a duplicated request, as a retry sends it).
     const approveAll = { decision: "APPROVE", reviewer: "desk" };
-    const round1 = await Promise.all(pending.flatMap((r) => [decide(r.claim_id, approveAll, "d1"), decide(r.claim_id, approveAll, "d2")]));
+    const round1 = await Promise.all(
+      pending.flatMap((r) => [decide(r.claim_id, approveAll, "d1"), decide(r.claim_id, approveAll, "d2")]),
+    );
     expect(round1.every((a) => [200, 409].includes(a.status))).toBe(true);
     // 500 EUR were refunded automatically; the 700 EUR left pay exactly 7 approvals of 100 EUR, the rest are refused.
     const approved = new Set(round1.filter((a) => a.status === 200).map((a) => a.claim));
     expect(approved.size).toBe((ORDER.eur - 500) / AMOUNT);
-    for (const a of round1.filter((x) => x.status === 409)) expect(a.body.error.code).toBe("EXCEEDS_REFUNDABLE_BALANCE");
+    for (const a of round1.filter((x) => x.status === 409))
+      expect(a.body.error.code).toBe("EXCEEDS_REFUNDABLE_BALANCE");
     // Round 2: one desk denies what is left while the other tries to approve it again; each review is decided once.
     const left = pending.filter((r) => !approved.has(r.claim_id));
-    const round2 = await Promise.all(left.flatMap((r) => [decide(r.claim_id, { decision: "DENY", reviewer: "alice", note: "duplicate part claims" }, "alice"), decide(r.claim_id, { decision: "APPROVE", reviewer: "bob" }, "bob")]));
+    const round2 = await Promise.all(
+      left.flatMap((r) => [
+        decide(r.claim_id, { decision: "DENY", reviewer: "alice", note: "duplicate part claims" }, "alice"),
+        decide(r.claim_id, { decision: "APPROVE", reviewer: "bob" }, "bob"),
+      ]),
+    );
     for (const r of left) {
       const answers = round2.filter((a) => a.claim === r.claim_id);
       expect(answers.find((a) => a.desk === "alice")?.status, r.claim_id).toBe(200);
@@ -93,31 +130,69 @@ describe("reviews over HTTP", () => {
     const views = await Promise.all(pending.map((r) => serve.api("GET", `/claims/${r.claim_id}`)));
     expect(views.filter((v) => v.body.review.status === "APPROVED").length).toBe(approved.size);
     expect(views.filter((v) => v.body.review.status === "DENIED").length).toBe(left.length);
-    expect(views.filter((v) => v.body.review.status === "APPROVED").every((v) => v.body.executed === true && v.body.customer_message === "Your refund has been approved.")).toBe(true);
-    const money = checkMoneyInvariants(fromJournal(serve.events()), { orderAmountEur: (id) => (id === ORDER.id ? ORDER.eur : undefined), limitEur: 500 });
+    expect(
+      views
+        .filter((v) => v.body.review.status === "APPROVED")
+        .every((v) => v.body.executed === true && v.body.customer_message === "Your refund has been approved."),
+    ).toBe(true);
+    const money = checkMoneyInvariants(fromJournal(serve.events()), {
+      orderAmountEur: (id) => (id === ORDER.id ? ORDER.eur : undefined),
+      limitEur: 500,
+    });
     expect(money.violations).toEqual([]);
     expect(money.approvedRefunds).toBe(approved.size);
     expect(money.refundedCents).toBe(ORDER.eur * 100);
     // Each review announced one decision (repeats of a request are at-least-once copies of the same event).
     const decided = serve.events().filter((e) => e["detail-type"] === "ReviewDecided");
     const perReview = new Map<string, Set<string>>();
-    for (const e of decided) perReview.set(String(e.detail.review_id), new Set([...(perReview.get(String(e.detail.review_id)) ?? []), String(e.detail.decision)]));
+    for (const e of decided)
+      perReview.set(
+        String(e.detail.review_id),
+        new Set([...(perReview.get(String(e.detail.review_id)) ?? []), String(e.detail.decision)]),
+      );
     expect(perReview.size).toBe(pending.length);
     expect([...perReview.values()].every((s) => s.size === 1)).toBe(true);
   }, 600_000);
 
   it("repeats a decision idempotently and refuses a different one with 409 naming the stored decision, storing nothing", async () => {
-    const decidedOne = (await serve.api("GET", "/reviews?status=DENIED&limit=1", undefined, { as: "reviewer" })).body.items[0] as { claim_id: string } | undefined;
+    const decidedOne = (await serve.api("GET", "/reviews?status=DENIED&limit=1", undefined, { as: "reviewer" })).body
+      .items[0] as { claim_id: string } | undefined;
     expect(decidedOne).toBeDefined();
-    const again = await serve.api("POST", `/claims/${decidedOne!.claim_id}/review`, { decision: "DENY", reviewer: "alice", note: "duplicate part claims" }, { as: "reviewer" });
+    const again = await serve.api(
+      "POST",
+      `/claims/${decidedOne!.claim_id}/review`,
+      { decision: "DENY", reviewer: "alice", note: "duplicate part claims" },
+      { as: "reviewer" },
+    );
     expect(again.status).toBe(200);
     expect(again.body.review.status).toBe("DENIED");
-    const other = await serve.api("POST", `/claims/${decidedOne!.claim_id}/review`, { decision: "APPROVE", reviewer: "bob" }, { as: "reviewer" });
+    const other = await serve.api(
+      "POST",
+      `/claims/${decidedOne!.claim_id}/review`,
+      { decision: "APPROVE", reviewer: "bob" },
+      { as: "reviewer" },
+    );
     expect(other.status).toBe(409);
-    expect(other.body.error).toMatchObject({ code: "REVIEW_ALREADY_DECIDED", message: expect.stringContaining("DENY") });
-    expect((await serve.api("POST", "/claims/clm_nope/review", { decision: "DENY" }, { as: "reviewer" })).status).toBe(404);
-    expect((await serve.api("POST", `/claims/${decidedOne!.claim_id}/review`, { decision: "APPROVE", amount_eur: -5 }, { as: "reviewer" })).status).toBe(409);
-    expect((await serve.api("POST", `/claims/${ids[0]}/review`, { decision: "MAYBE" }, { as: "reviewer" })).status).toBe(400);
+    expect(other.body.error).toMatchObject({
+      code: "REVIEW_ALREADY_DECIDED",
+      message: expect.stringContaining("DENY"),
+    });
+    expect((await serve.api("POST", "/claims/clm_nope/review", { decision: "DENY" }, { as: "reviewer" })).status).toBe(
+      404,
+    );
+    expect(
+      (
+        await serve.api(
+          "POST",
+          `/claims/${decidedOne!.claim_id}/review`,
+          { decision: "APPROVE", amount_eur: -5 },
+          { as: "reviewer" },
+        )
+      ).status,
+    ).toBe(409);
+    expect(
+      (await serve.api("POST", `/claims/${ids[0]}/review`, { decision: "MAYBE" }, { as: "reviewer" })).status,
+    ).toBe(400);
     expect((await serve.api("POST", `/claims/${ids[0]}/review`, { decision: "DENY" })).status).toBe(403);
   });
 });

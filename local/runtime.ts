@@ -38,7 +38,8 @@ export interface RuntimeOptions {
 /** The whole pipeline in this process over in-memory ports (no emulators). */
 export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
   const pipeline = createInProcessPipeline(opts);
-  if (!pipeline.handshake.ok) throw new Error(`agent ${opts.agent.agentId} was refused by the registry: ${pipeline.handshake.message}`);
+  if (!pipeline.handshake.ok)
+    throw new Error(`agent ${opts.agent.agentId} was refused by the registry: ${pipeline.handshake.message}`);
   return {
     description: "in-process (in-memory ports)",
     submit: (body, o = {}) => pipeline.submit(body, o),

@@ -23,7 +23,12 @@ export interface ServeChild {
   readonly dataDir: string;
   stdout(): string;
   /** One HTTP call with the intake token (or the reviewer token for `as: "reviewer"`). */
-  api(method: string, path: string, body?: unknown, opts?: { as?: "intake" | "reviewer"; headers?: Record<string, string> }): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { as?: "intake" | "reviewer"; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** The bus's journal: every accepted event, in order. */
   events(): BusLine[];
   /** SIGTERM and wait for the exit; resolves to the exit code. */
@@ -35,19 +40,40 @@ export interface ServeChild {
 }
 
 /** Starts `claims serve --port 0` on `dataDir` and waits until it says it is ready; rejects with its output when it is not within the limit. */
-export async function startServe(options: { dataDir: string; args?: readonly string[]; env?: Record<string, string>; apiToken?: string; reviewerToken?: string; startLimitMs?: number }): Promise<ServeChild> {
+export async function startServe(options: {
+  dataDir: string;
+  args?: readonly string[];
+  env?: Record<string, string>;
+  apiToken?: string;
+  reviewerToken?: string;
+  startLimitMs?: number;
+}): Promise<ServeChild> {
   const apiToken = options.apiToken ?? randomBytes(16).toString("hex");
   const reviewerToken = options.reviewerToken ?? randomBytes(16).toString("hex");
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ["bin/claims.mjs", "serve", "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])], {
-    cwd: ROOT,
-    env: { ...process.env, CLAIMS_API_TOKEN: apiToken, CLAIMS_REVIEWER_TOKEN: reviewerToken, LLM_PROVIDER: "rules", CLAIMS_LOG_LEVEL: "ERROR", ...options.env },
-  });
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    ["bin/claims.mjs", "serve", "--port", "0", "--data-dir", options.dataDir, ...(options.args ?? [])],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        CLAIMS_API_TOKEN: apiToken,
+        CLAIMS_REVIEWER_TOKEN: reviewerToken,
+        LLM_PROVIDER: "rules",
+        CLAIMS_LOG_LEVEL: "ERROR",
+        ...options.env,
+      },
+    },
+  );
   let out = "";
   let exit: number | null | undefined;
   const exited = new Promise<void>((resolve) => child.once("exit", (code) => ((exit = code), resolve())));
   child.stderr.on("data", (d: Buffer) => process.stderr.write(d));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`claims serve printed no URL:\n${out}`)), options.startLimitMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`claims serve printed no URL:\n${out}`)),
+      options.startLimitMs ?? 60_000,
+    );
     child.stdout.on("data", (d: Buffer) => {
       out += d.toString("utf8");
       const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -85,7 +111,10 @@ export async function startServe(options: { dataDir: string; args?: readonly str
     events() {
       const path = join(options.dataDir, "events.jsonl");
       if (!existsSync(path)) return [];
-      return readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as BusLine);
+      return readFileSync(path, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as BusLine);
     },
     async stop() {
       if (exit === undefined) child.kill("SIGTERM");
@@ -109,22 +138,33 @@ export async function startServe(options: { dataDir: string; args?: readonly str
 }
 
 /** Polls `GET /claims/{id}` until the claim is final; the limit is generous (a loaded machine), not a speed check. */
-export async function finalClaim(serve: ServeChild, claimId: string, limitMs = 240_000): Promise<Record<string, unknown>> {
+export async function finalClaim(
+  serve: ServeChild,
+  claimId: string,
+  limitMs = 240_000,
+): Promise<Record<string, unknown>> {
   const until = Date.now() + limitMs;
   let last: unknown;
   for (let wait = 20; Date.now() < until; wait = Math.min(500, wait * 2)) {
     const res = await serve.api("GET", `/claims/${claimId}`);
     last = res.body;
-    if (res.status === 200 && ["DECIDED", "NEEDS_REVIEW"].includes(String(res.body.status))) return res.body as Record<string, unknown>;
+    if (res.status === 200 && ["DECIDED", "NEEDS_REVIEW"].includes(String(res.body.status)))
+      return res.body as Record<string, unknown>;
     await sleep(wait);
   }
   throw new Error(`claim ${claimId} never became final; last answer: ${JSON.stringify(last)}`);
 }
 
 /** Runs `claims …args` to its end (cwd: the repository); never throws for a non-zero exit. */
-export function runClaims(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runClaims(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["bin/claims.mjs", ...args], { cwd: ROOT, env: { ...process.env, LLM_PROVIDER: "rules", ...env } });
+    const child = spawn(process.execPath, ["bin/claims.mjs", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, LLM_PROVIDER: "rules", ...env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));

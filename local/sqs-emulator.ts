@@ -12,7 +12,12 @@ export type SqsEmulator = {
 };
 
 /** Starts fauxqs on 127.0.0.1 (random port unless given), journaling its messages when `journal` is given. */
-export async function startSqsEmulator(options: { region: string; host?: string; port?: number; journal?: QueueJournal }): Promise<SqsEmulator> {
+export async function startSqsEmulator(options: {
+  region: string;
+  host?: string;
+  port?: number;
+  journal?: QueueJournal;
+}): Promise<SqsEmulator> {
   const host = options.host ?? "127.0.0.1";
   const app = buildApp({ logger: false, host, defaultRegion: options.region });
   const journal = options.journal;
@@ -20,7 +25,12 @@ export async function startSqsEmulator(options: { region: string; host?: string;
     app.addHook("onSend", async (request, reply, payload) => {
       const target = request.headers["x-amz-target"];
       if (typeof target === "string" && target.startsWith("AmazonSQS.") && typeof payload === "string") {
-        journal.observe({ action: target.slice("AmazonSQS.".length), request: request.body, status: reply.statusCode, response: payload });
+        journal.observe({
+          action: target.slice("AmazonSQS.".length),
+          request: request.body,
+          status: reply.statusCode,
+          response: payload,
+        });
       }
       return payload;
     });

@@ -3,7 +3,11 @@ import { LocalStackError } from "./emulators-errors.ts";
 
 /** A claim did not reach DECIDED or NEEDS_REVIEW in time; the message names the claim, its last status and the queues. */
 export class SettleTimeoutError extends LocalStackError {
-  constructor(message: string, readonly claimId: string, readonly lastStatus: string) {
+  constructor(
+    message: string,
+    readonly claimId: string,
+    readonly lastStatus: string,
+  ) {
     super("SETTLE_TIMEOUT", message);
   }
 }

@@ -26,14 +26,28 @@ export function rulesModel(nowMs = TEST_NOW): LlmPort {
 }
 
 /** A local stack on a frozen clock with the rules model and quiet handler logs (override anything). */
-export async function startTestStack(overrides: Partial<LocalStackOptions> = {}): Promise<LocalStack & { clock: FrozenClock }> {
+export async function startTestStack(
+  overrides: Partial<LocalStackOptions> = {},
+): Promise<LocalStack & { clock: FrozenClock }> {
   const clock = frozenClock(TEST_NOW);
-  const stack = await startLocalStack({ configPath: CONFIG_PATH, clock, llm: rulesModel(), logLevel: "SILENT", sweepEveryMs: 0, settleTimeoutMs: 20_000, ...overrides });
+  const stack = await startLocalStack({
+    configPath: CONFIG_PATH,
+    clock,
+    llm: rulesModel(),
+    logLevel: "SILENT",
+    sweepEveryMs: 0,
+    settleTimeoutMs: 20_000,
+    ...overrides,
+  });
   return { ...stack, clock };
 }
 
 /** An API Gateway v2 event for `METHOD /path?query`, routed like infra/api.ts (routeKey `$default` when no route matches). */
-export function apiEvent(method: string, pathAndQuery: string, init: { body?: string; headers?: Record<string, string>; isBase64Encoded?: boolean } = {}): APIGatewayProxyEventV2 {
+export function apiEvent(
+  method: string,
+  pathAndQuery: string,
+  init: { body?: string; headers?: Record<string, string>; isBase64Encoded?: boolean } = {},
+): APIGatewayProxyEventV2 {
   const [path = "", rawQuery = ""] = pathAndQuery.split("?", 2);
   const query = Object.fromEntries(new URLSearchParams(rawQuery));
   const route = matchRoute(method, path);
@@ -46,9 +60,16 @@ export function apiEvent(method: string, pathAndQuery: string, init: { body?: st
     headers: Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     ...(route && Object.keys(route.pathParameters).length > 0 ? { pathParameters: route.pathParameters } : {}),
     requestContext: {
-      accountId: "000000000000", apiId: "test", domainName: "localhost", domainPrefix: "localhost",
+      accountId: "000000000000",
+      apiId: "test",
+      domainName: "localhost",
+      domainPrefix: "localhost",
       http: { method, path, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "test" },
-      requestId: `req-${method}-${path}`, routeKey: route?.routeKey ?? "$default", stage: "$default", time: "", timeEpoch: 0,
+      requestId: `req-${method}-${path}`,
+      routeKey: route?.routeKey ?? "$default",
+      stage: "$default",
+      time: "",
+      timeEpoch: 0,
     },
     ...(init.body === undefined ? {} : { body: init.body }),
     isBase64Encoded: init.isBase64Encoded ?? false,
@@ -88,9 +109,16 @@ export interface LogLine {
 /** A logger that keeps every line (and everything logged, serialised, for "never logged" checks). */
 export function recordingLogger(): { logger: HandlerLogger; lines: LogLine[]; text(): string } {
   const lines: LogLine[] = [];
-  const at = (level: LogLine["level"]) => (message: unknown, ...fields: unknown[]) => {
-    lines.push({ level, message: String(message), fields });
-  };
-  const logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") } as unknown as HandlerLogger;
+  const at =
+    (level: LogLine["level"]) =>
+    (message: unknown, ...fields: unknown[]) => {
+      lines.push({ level, message: String(message), fields });
+    };
+  const logger = {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+  } as unknown as HandlerLogger;
   return { logger, lines, text: () => JSON.stringify(lines) };
 }

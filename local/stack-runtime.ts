@@ -45,8 +45,15 @@ export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
         }
         if (Date.now() >= deadline) {
           const status = record?.status ?? "not stored";
-          const queues = input.diagnose ? await input.diagnose().catch((e: unknown) => `queues unreadable: ${(e as Error).message}`) : "";
-          if (!record) throw new SettleTimeoutError(`claim ${claimId} did not reach DECIDED or NEEDS_REVIEW within ${input.settleTimeoutMs / 1000} s (last status: ${status})${queues ? `; ${queues}` : ""}`, claimId, status);
+          const queues = input.diagnose
+            ? await input.diagnose().catch((e: unknown) => `queues unreadable: ${(e as Error).message}`)
+            : "";
+          if (!record)
+            throw new SettleTimeoutError(
+              `claim ${claimId} did not reach DECIDED or NEEDS_REVIEW within ${input.settleTimeoutMs / 1000} s (last status: ${status})${queues ? `; ${queues}` : ""}`,
+              claimId,
+              status,
+            );
           return endOverdueClaim(claimId, { waitedMs: input.settleTimeoutMs, detail: queues }, deps);
         }
         await sleep(wait);

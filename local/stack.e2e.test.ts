@@ -21,7 +21,16 @@ const TOKEN = randomBytes(16).toString("hex");
 const SIMULATION_ID = `e2e_${randomBytes(4).toString("hex")}`;
 const FINAL = ["DECIDED", "NEEDS_REVIEW"];
 
-type View = { claim_id: string; status: string; verdict?: string; reason_code?: string; executed?: boolean; proposal?: unknown; dfid: string; simulation_id?: string };
+type View = {
+  claim_id: string;
+  status: string;
+  verdict?: string;
+  reason_code?: string;
+  executed?: boolean;
+  proposal?: unknown;
+  dfid: string;
+  simulation_id?: string;
+};
 type Row = { scenario: Scenario; view: View };
 type BusLine = { "detail-type": string; source: string; detail: Record<string, unknown> };
 
@@ -29,7 +38,11 @@ let dataDir: string;
 let child: ChildProcessWithoutNullStreams;
 let url = "";
 let stdout = "";
-const exited = { code: null as number | null, signal: null as string | null, done: undefined as Promise<void> | undefined };
+const exited = {
+  code: null as number | null,
+  signal: null as string | null,
+  done: undefined as Promise<void> | undefined,
+};
 const rows: Row[] = [];
 
 async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -56,15 +69,21 @@ async function finalView(claimId: string): Promise<View> {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "claims-e2e-"));
-  child = spawn(process.execPath, ["bin/claims.mjs", "serve", "--port", "0", "--data-dir", dataDir, "--now", new Date(TEST_NOW).toISOString()], {
-    cwd: ROOT,
-    env: { ...process.env, CLAIMS_API_TOKEN: TOKEN, LLM_PROVIDER: "rules", CLAIMS_LOG_LEVEL: "ERROR" },
-  });
-  exited.done = new Promise((resolve) => child.once("exit", (code, signal) => {
-    exited.code = code;
-    exited.signal = signal;
-    resolve();
-  }));
+  child = spawn(
+    process.execPath,
+    ["bin/claims.mjs", "serve", "--port", "0", "--data-dir", dataDir, "--now", new Date(TEST_NOW).toISOString()],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CLAIMS_API_TOKEN: TOKEN, LLM_PROVIDER: "rules", CLAIMS_LOG_LEVEL: "ERROR" },
+    },
+  );
+  exited.done = new Promise((resolve) =>
+    child.once("exit", (code, signal) => {
+      exited.code = code;
+      exited.signal = signal;
+      resolve();
+    }),
+  );
   child.stderr.on("data", (d: Buffer) => process.stderr.write(d));
   url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`claims serve printed no URL within 30 s:\n${stdout}`)), 30_000);
@@ -82,7 +101,9 @@ beforeAll(async () => {
   // In file order: later scenarios depend on the refunds of earlier ones (the same ledger).
   const scenarios = parseScenarios(readFileSync(SCENARIOS_PATH, "utf8"), SCENARIOS_PATH);
   for (const scenario of scenarios) {
-    const res = await api("POST", "/claims", scenarioBody(scenario, SIMULATION_ID, TEST_NOW), { "idempotency-key": `${SIMULATION_ID}:${scenario.id}` });
+    const res = await api("POST", "/claims", scenarioBody(scenario, SIMULATION_ID, TEST_NOW), {
+      "idempotency-key": `${SIMULATION_ID}:${scenario.id}`,
+    });
     if (res.status !== 202) throw new Error(`scenario ${scenario.id} was answered ${res.status}: ${res.text}`);
     const { claim_id } = JSON.parse(res.text) as { claim_id: string };
     rows.push({ scenario, view: await finalView(claim_id) });
@@ -97,13 +118,25 @@ afterAll(async () => {
 /** The bus journal's lines for this run's claims (read after the server stopped, so it is complete). */
 function busLines(): BusLine[] {
   const ids = new Set(rows.map((r) => r.view.claim_id));
-  return readFileSync(join(dataDir, "events.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as BusLine).filter((e) => ids.has(String(e.detail.claim_id)));
+  return readFileSync(join(dataDir, "events.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as BusLine)
+    .filter((e) => ids.has(String(e.detail.claim_id)));
 }
 
 describe("claims serve, end to end over HTTP", () => {
   it("decides every bundled scenario as expected", () => {
-    const actual = rows.map(({ scenario, view }) => ({ id: scenario.id, outcome: view.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : view.verdict, ...(scenario.expected.reason_code ? { reason_code: view.reason_code } : {}) }));
-    const expected = rows.map(({ scenario }) => ({ id: scenario.id, outcome: scenario.expected.verdict, ...(scenario.expected.reason_code ? { reason_code: scenario.expected.reason_code } : {}) }));
+    const actual = rows.map(({ scenario, view }) => ({
+      id: scenario.id,
+      outcome: view.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : view.verdict,
+      ...(scenario.expected.reason_code ? { reason_code: view.reason_code } : {}),
+    }));
+    const expected = rows.map(({ scenario }) => ({
+      id: scenario.id,
+      outcome: scenario.expected.verdict,
+      ...(scenario.expected.reason_code ? { reason_code: scenario.expected.reason_code } : {}),
+    }));
     expect(actual).toEqual(expected);
   });
 
@@ -119,7 +152,9 @@ describe("claims serve, end to end over HTTP", () => {
 
   it("answers a repeated submission with its Idempotency-Key with the same claim", async () => {
     const first = rows[0]!;
-    const res = await api("POST", "/claims", scenarioBody(first.scenario, SIMULATION_ID, TEST_NOW), { "idempotency-key": `${SIMULATION_ID}:${first.scenario.id}` });
+    const res = await api("POST", "/claims", scenarioBody(first.scenario, SIMULATION_ID, TEST_NOW), {
+      "idempotency-key": `${SIMULATION_ID}:${first.scenario.id}`,
+    });
     expect(res.status).toBe(202);
     expect(JSON.parse(res.text).claim_id).toBe(first.view.claim_id);
   });
@@ -148,16 +183,25 @@ describe("claims serve, end to end over HTTP", () => {
     expect(new Set(verdicts.map((e) => e.detail.verdict_id)).size).toBe(verdicts.length);
     for (const r of decided) {
       const v = verdicts.find((e) => e.detail.claim_id === r.view.claim_id)!;
-      expect({ verdict: v.detail.verdict, reason_code: v.detail.reason_code, simulation_id: v.detail.simulation_id }).toEqual({ verdict: r.view.verdict, reason_code: r.view.reason_code, simulation_id: SIMULATION_ID });
+      expect({
+        verdict: v.detail.verdict,
+        reason_code: v.detail.reason_code,
+        simulation_id: v.detail.simulation_id,
+      }).toEqual({ verdict: r.view.verdict, reason_code: r.view.reason_code, simulation_id: SIMULATION_ID });
     }
 
     const accepted = decided.filter((r) => r.view.verdict === "ACCEPT");
     const refunds = of("RefundExecuted");
     expect(refunds.map((e) => e.detail.claim_id).sort()).toEqual(accepted.map((r) => r.view.claim_id).sort());
-    for (const e of refunds) expect(e.detail.verdict_id).toBe(verdicts.find((v) => v.detail.claim_id === e.detail.claim_id)?.detail.verdict_id);
+    for (const e of refunds)
+      expect(e.detail.verdict_id).toBe(
+        verdicts.find((v) => v.detail.claim_id === e.detail.claim_id)?.detail.verdict_id,
+      );
 
     const review = rows.filter((r) => r.view.status === "NEEDS_REVIEW");
     const reviews = of("ClaimNeedsReview");
-    expect(reviews.map((e) => [e.detail.claim_id, e.detail.reason_code]).sort()).toEqual(review.map((r) => [r.view.claim_id, r.view.reason_code]).sort());
+    expect(reviews.map((e) => [e.detail.claim_id, e.detail.reason_code]).sort()).toEqual(
+      review.map((r) => [r.view.claim_id, r.view.reason_code]).sort(),
+    );
   });
 });

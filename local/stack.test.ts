@@ -23,9 +23,15 @@ afterEach(async () => {
   stack = undefined;
 });
 
-const ACCEPT_CLAIM = { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } };
-const ESCALATE_CLAIM = { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } };
-const TEXT_CLAIM = { claim_text: "I bought electronics order ord_006 for 299.99 EUR on 29 May 2026, the screen is dead." };
+const ACCEPT_CLAIM = {
+  claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" },
+};
+const ESCALATE_CLAIM = {
+  claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" },
+};
+const TEXT_CLAIM = {
+  claim_text: "I bought electronics order ord_006 for 299.99 EUR on 29 May 2026, the screen is dead.",
+};
 
 async function decide(s: LocalStack, body: unknown): Promise<ClaimRecord> {
   const submitted = await s.runtime.submit(body);
@@ -36,8 +42,16 @@ async function decide(s: LocalStack, body: unknown): Promise<ClaimRecord> {
 }
 
 async function depth(s: LocalStack, url: string): Promise<number> {
-  const out = await s.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
-  return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  const out = await s.clients.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    }),
+  );
+  return (
+    Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) +
+    Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+  );
 }
 
 /** Polls until `check` holds (the emulators move messages in real time); fails with `what` after 15 s. */
@@ -50,7 +64,9 @@ async function eventually(what: string, check: () => Promise<boolean>): Promise<
 }
 
 async function delayed(s: LocalStack, url: string): Promise<number> {
-  const out = await s.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessagesDelayed"] }));
+  const out = await s.clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessagesDelayed"] }),
+  );
   return Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
 }
 
@@ -85,7 +101,9 @@ describe("poison messages", () => {
   it("a message that is not a proposal reaches the proposals DLQ after its receives, and other claims are decided meanwhile", async () => {
     stack = await startTestStack({ queues: { proposals: { visibilityTimeoutS: 1, maxReceives: 2 } } });
     const proposals = stack.queues.proposals;
-    await stack.clients.sqs.send(new SendMessageCommand({ QueueUrl: proposals.url, MessageBody: '{"claim_id":"clm_poison"}' }));
+    await stack.clients.sqs.send(
+      new SendMessageCommand({ QueueUrl: proposals.url, MessageBody: '{"claim_id":"clm_poison"}' }),
+    );
     expect((await decide(stack, ACCEPT_CLAIM)).status).toBe("DECIDED");
     const dlqUrl = proposals.dlq!.url;
     await eventually("the poison message is in the DLQ", async () => (await depth(stack!, dlqUrl)) === 1);
@@ -105,7 +123,14 @@ describe("a failing LLM", () => {
       async complete(request) {
         if (request.task !== "extract_claim") return rules.complete(request);
         extractions++;
-        return { ok: false, code: "LLM_TIMEOUT", message: "the model did not answer in time", attempts: 1, model: "test", retryable: true };
+        return {
+          ok: false,
+          code: "LLM_TIMEOUT",
+          message: "the model did not answer in time",
+          attempts: 1,
+          model: "test",
+          retryable: true,
+        };
       },
     };
     stack = await startTestStack({ llm, queues: { extraction: { visibilityTimeoutS: 1, maxReceives: 2 } } });
@@ -120,11 +145,19 @@ describe("a failing LLM", () => {
 describe("bus rules", () => {
   it.each([
     ["an ACCEPT", ACCEPT_CLAIM, { verdicts: ["ClaimVerdict"], escalations: [], refunds: ["RefundExecuted"] }],
-    ["an ESCALATE", ESCALATE_CLAIM, { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict", "ReviewRequested"], refunds: [] }],
+    [
+      "an ESCALATE",
+      ESCALATE_CLAIM,
+      { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict", "ReviewRequested"], refunds: [] },
+    ],
   ])("deliver %s to the rules infra/ declares", async (_c, body, expected) => {
     stack = await startTestStack();
     const record = await decide(stack, body);
-    expect({ verdicts: detailTypes(stack, record.claim_id, "verdicts"), escalations: detailTypes(stack, record.claim_id, "escalations"), refunds: detailTypes(stack, record.claim_id, "refunds") }).toEqual(expected);
+    expect({
+      verdicts: detailTypes(stack, record.claim_id, "verdicts"),
+      escalations: detailTypes(stack, record.claim_id, "escalations"),
+      refunds: detailTypes(stack, record.claim_id, "refunds"),
+    }).toEqual(expected);
   });
 });
 
@@ -151,17 +184,36 @@ describe("the scheduled batch", () => {
 describe("links", () => {
   /** A handler's dependencies with exactly the links infra/ gives `fn`. */
   const strictDeps = (s: Stack, fn: FunctionKey) =>
-    composeDeps({ clients: s.clients, clock: s.clock, llm: rulesModel(), policy: s.config, resources: linkedResources(restrictedReader(sstResources, fn)) });
+    composeDeps({
+      clients: s.clients,
+      clock: s.clock,
+      llm: rulesModel(),
+      policy: s.config,
+      resources: linkedResources(restrictedReader(sstResources, fn)),
+    });
 
   it("the links infra/ gives are enough where a handler reaches beyond the obvious (review event, re-armed timer, restarted extraction)", async () => {
     stack = await startTestStack();
     const s = stack;
     const now = new Date(TEST_NOW - 3600_000).toISOString();
-    const textClaim = (id: string): ClaimRecord => ({ claim_id: id, dfid: `dfid_${id}`, root_dfid: `dfid_${id}`, status: "RECEIVED", input: { claim_text: "My kettle leaks, I paid 45 EUR." }, received_at: now, updated_at: now });
+    const textClaim = (id: string): ClaimRecord => ({
+      claim_id: id,
+      dfid: `dfid_${id}`,
+      root_dfid: `dfid_${id}`,
+      status: "RECEIVED",
+      input: { claim_text: "My kettle leaks, I paid 45 EUR." },
+      received_at: now,
+      updated_at: now,
+    });
 
     await s.deps.claims.createClaim(textClaim("clm_link_extract"));
-    const extract = createIntakeExtractHandler(() => strictDeps(s, "intakeExtract"), { logger: recordingLogger().logger, maxReceives: 1 });
-    expect((await extract(sqsEvent([{ body: '{"claim_id":"clm_link_extract"}' }]), {} as never)).batchItemFailures).toEqual([]);
+    const extract = createIntakeExtractHandler(() => strictDeps(s, "intakeExtract"), {
+      logger: recordingLogger().logger,
+      maxReceives: 1,
+    });
+    expect(
+      (await extract(sqsEvent([{ body: '{"claim_id":"clm_link_extract"}' }]), {} as never)).batchItemFailures,
+    ).toEqual([]);
     expect((await s.deps.claims.getClaim("clm_link_extract"))?.status).toBe("NEEDS_REVIEW");
 
     const timer = createTimerHandler(() => strictDeps(s, "timer"), { logger: recordingLogger().logger });
@@ -173,9 +225,14 @@ describe("links", () => {
     const sweepLog = recordingLogger();
     const sweep = createSweepHandler(() => strictDeps(s, "sweep"), { logger: sweepLog.logger, env: {} });
     expect(await sweep()).toEqual({ examined: 1, restarted: 1, ticked: 0, stalled: 0, reviewsRepaired: 0 });
-    expect(sweepLog.lines.find((l) => l.message === "sweep done")?.fields).toEqual([expect.objectContaining({ claims: ["clm_link_sweep"] })]);
+    expect(sweepLog.lines.find((l) => l.message === "sweep done")?.fields).toEqual([
+      expect.objectContaining({ claims: ["clm_link_sweep"] }),
+    ]);
     // The restarted extraction runs on the stack: the text names no order, so the claim moves on to review.
-    expect(await s.runtime.settle("clm_link_sweep")).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "NO_ORDER_ID" });
+    expect(await s.runtime.settle("clm_link_sweep")).toMatchObject({
+      status: "NEEDS_REVIEW",
+      reason_code: "NO_ORDER_ID",
+    });
     await s.drained();
     // The extract handler reached the bus with its own links: the review event of its claim was delivered.
     expect(detailTypes(s, "clm_link_extract", "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
@@ -185,14 +242,18 @@ describe("links", () => {
     stack = await startTestStack();
     const s = stack;
     const kernelDeps = strictDeps(s, "kernel");
-    await expect(Promise.resolve().then(() => kernelDeps.queues.requestExtraction("clm_x"))).rejects.toThrow(/"ExtractionQueue" is not linked to functions\/kernel.handler/);
+    await expect(Promise.resolve().then(() => kernelDeps.queues.requestExtraction("clm_x"))).rejects.toThrow(
+      /"ExtractionQueue" is not linked to functions\/kernel.handler/,
+    );
   });
 });
 
 describe("settle and stop", () => {
   it("settle gives up on a claim that was never stored, naming it, its last status and the queues", async () => {
     stack = await startTestStack({ settleTimeoutMs: 300 });
-    await expect(stack.runtime.settle("clm_never_submitted")).rejects.toThrow(/claim clm_never_submitted did not reach DECIDED or NEEDS_REVIEW within 0.3 s \(last status: not stored\); queues: crewEvents 0 queued/);
+    await expect(stack.runtime.settle("clm_never_submitted")).rejects.toThrow(
+      /claim clm_never_submitted did not reach DECIDED or NEEDS_REVIEW within 0.3 s \(last status: not stored\); queues: crewEvents 0 queued/,
+    );
   });
 
   it("a claim still waiting on the model when the settle limit runs out ends in NEEDS_REVIEW, and a late answer does not change that", async () => {
@@ -217,7 +278,10 @@ describe("settle and stop", () => {
       expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
       release();
       await stack.drained(20_000);
-      expect(await stack.deps.claims.getClaim(record.claim_id)).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
+      expect(await stack.deps.claims.getClaim(record.claim_id)).toMatchObject({
+        status: "NEEDS_REVIEW",
+        reason_code: "CLAIM_TIMED_OUT",
+      });
       expect(detailTypes(stack, record.claim_id, "verdicts")).toEqual([]);
       expect(detailTypes(stack, record.claim_id, "refunds")).toEqual([]);
     } finally {

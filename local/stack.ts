@@ -149,7 +149,10 @@ export interface LocalStack {
 
 /** Starts the emulators, the table with the config's orders, the five queues with DLQs, the bus rules and the pollers. */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const received = Object.fromEntries(Object.keys(RULE_PATTERNS).map((r) => [r, [] as BusEvent[]])) as Record<RuleName, BusEvent[]>;
+  const received = Object.fromEntries(Object.keys(RULE_PATTERNS).map((r) => [r, [] as BusEvent[]])) as Record<
+    RuleName,
+    BusEvent[]
+  >;
   // Local runs are on Node 20 by design (SPEC §8; Lambda runs 22): the SDK's Node 22 notice is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   let stateLock: StateLock | undefined;
@@ -157,11 +160,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     mkdirSync(options.stateDir, { recursive: true });
     stateLock = lockStateDir(options.stateDir, "claims serve");
   }
-  const emulators = await startEmulators({ ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) })
-    .catch((error: unknown) => {
-      stateLock?.release();
-      throw error;
-    });
+  const emulators = await startEmulators({
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+  }).catch((error: unknown) => {
+    stateLock?.release();
+    throw error;
+  });
   stateLock?.update({ dynamodb: emulators.dynamodbEndpoint });
   const clients = createAwsClients({
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),
@@ -182,7 +187,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   try {
     const config = loadConfig(options.configPath, options.clock.now());
-    const waits = options.waits ?? pipelineWaitsFor(config.llm.timeout_ms, options.queues?.extraction?.maxReceives ?? QUEUES.extraction.maxReceives);
+    const waits =
+      options.waits ??
+      pipelineWaitsFor(config.llm.timeout_ms, options.queues?.extraction?.maxReceives ?? QUEUES.extraction.maxReceives);
     const raw = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
     await createTable(raw, LOCAL_TABLE_NAME);
     raw.destroy();
@@ -208,7 +215,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // exactly the links infra/ gives them; `deps` sees every link, for the runtime's reads and tests.
     const depsFor = (fn?: FunctionKey) =>
       composeDeps({
-        clients, clock: options.clock, llm: options.llm, policy: config, settings: { ...DEFAULT_PIPELINE_SETTINGS, timeouts: waits.timeouts },
+        clients,
+        clock: options.clock,
+        llm: options.llm,
+        policy: config,
+        settings: { ...DEFAULT_PIPELINE_SETTINGS, timeouts: waits.timeouts },
         ...(options.ids ? { ids: options.ids } : {}),
         ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn)) } : {}),
       });
@@ -216,7 +227,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The registry handshake must succeed before anything runs.
     void deps.registry.agents;
 
-    const level = options.logLevel ?? (process.env.CLAIMS_LOG_LEVEL?.toUpperCase() as LogLevelName | undefined) ?? "WARN";
+    const level =
+      options.logLevel ?? (process.env.CLAIMS_LOG_LEVEL?.toUpperCase() as LogLevelName | undefined) ?? "WARN";
     const log = (name: string) => ({ logger: createLogger(`claims-${name}`, level) });
     const of = (fn: FunctionKey) => {
       const fnDeps = options.wrapDeps ? options.wrapDeps(fn, depsFor(fn)) : depsFor(fn);
@@ -226,35 +238,55 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       crewEvents: createOrchestratorHandler(of("orchestrator"), log("orchestrator")),
       agentSteps: createWorkerHandler(of("worker"), log("worker")),
       proposals: createKernelHandler(of("kernel"), log("kernel")),
-      extraction: createIntakeExtractHandler(of("intakeExtract"), { ...log("intakeExtract"), maxReceives: queues.extraction.maxReceives }),
+      extraction: createIntakeExtractHandler(of("intakeExtract"), {
+        ...log("intakeExtract"),
+        maxReceives: queues.extraction.maxReceives,
+      }),
       timers: createTimerHandler(of("timer"), log("timer")),
     };
     const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
     const reviewerAuthorizerLinks = linkedResources(restrictedReader(sstResources, "reviewerAuthorizer"));
     const intakeDeps = of("intakeApi");
-    const gate = options.maxOpenClaims === undefined ? undefined : createOpenClaimsGate({
-      maxOpen: options.maxOpenClaims,
-      countOpen: () => countOpenClaims({ client: clients.dynamo, tableName: LOCAL_TABLE_NAME }),
-      now: () => Date.now(),
-    });
+    const gate =
+      options.maxOpenClaims === undefined
+        ? undefined
+        : createOpenClaimsGate({
+            maxOpen: options.maxOpenClaims,
+            countOpen: () => countOpenClaims({ client: clients.dynamo, tableName: LOCAL_TABLE_NAME }),
+            now: () => Date.now(),
+          });
     const handlers: LocalHandlers = {
       ...consumers,
       intakeApi: createIntakeApiHandler(intakeDeps, { ...log("intakeApi"), ...(gate ? { admit: gate.admit } : {}) }),
       authorizer: createAuthorizerHandler(() => authorizerLinks.secret(LINKS.apiToken), log("authorizer")),
       reviewApi: createReviewApiHandler(of("reviewApi"), log("reviewApi")),
-      reviewerAuthorizer: createAuthorizerHandler(() => reviewerAuthorizerLinks.secret(LINKS.reviewerToken), log("reviewerAuthorizer")),
+      reviewerAuthorizer: createAuthorizerHandler(
+        () => reviewerAuthorizerLinks.secret(LINKS.reviewerToken),
+        log("reviewerAuthorizer"),
+      ),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
-      batch: createBatchHandler(of("batch"), { ...log("batch"), stack: "local", env: { ...process.env, CLAIMS_CONFIG_PATH: options.configPath } }),
+      batch: createBatchHandler(of("batch"), {
+        ...log("batch"),
+        stack: "local",
+        env: { ...process.env, CLAIMS_CONFIG_PATH: options.configPath },
+      }),
     };
 
     for (const rule of Object.keys(RULE_PATTERNS) as RuleName[]) {
-      emulators.bus.addTarget(rule, (event) => {
-        if (options.recordBusEvents ?? true) received[rule].push(event);
-        options.onBusEvent?.(rule, event);
-      }, { id: `local-${rule}` });
+      emulators.bus.addTarget(
+        rule,
+        (event) => {
+          if (options.recordBusEvents ?? true) received[rule].push(event);
+          options.onBusEvent?.(rule, event);
+        },
+        { id: `local-${rule}` },
+      );
     }
     // An invocation may run as long as its model calls need (the poller, like Lambda, allows at most 15 minutes).
-    const invocationMs: Partial<Record<QueueRole, number>> = { agentSteps: waits.workerMs, extraction: waits.extractionMs };
+    const invocationMs: Partial<Record<QueueRole, number>> = {
+      agentSteps: waits.workerMs,
+      extraction: waits.extractionMs,
+    };
     for (const role of ROLES) {
       const s = QUEUES[role];
       const timeoutMs = invocationMs[role] ?? FUNCTIONS[s.consumer].timeoutSeconds * 1000;
@@ -272,20 +304,50 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
     const started = pollers as Record<QueueRole, Poller>;
     // A restart: every claim that is not final is nudged once, whatever the journal held (the sweep's job, done now).
-    const redriven = options.stateDir === undefined ? { restarted: 0, ticked: 0 } : await redriveOpenClaims(deps, { pageSize: 100 });
+    const redriven =
+      options.stateDir === undefined ? { restarted: 0, ticked: 0 } : await redriveOpenClaims(deps, { pageSize: 100 });
     const sweepEveryMs = options.sweepEveryMs ?? 300_000;
     if (sweepEveryMs > 0) {
-      sweepTimer = setInterval(() => void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`)), sweepEveryMs);
+      sweepTimer = setInterval(
+        () => void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`)),
+        sweepEveryMs,
+      );
       sweepTimer.unref();
     }
     const drained = async (timeoutMs = 60_000) => {
-      await drainedAll(ROLES.filter((r) => r !== "timers").map((r) => started[r]), { timeoutMs });
+      await drainedAll(
+        ROLES.filter((r) => r !== "timers").map((r) => started[r]),
+        { timeoutMs },
+      );
       await emulators.bus.settled();
     };
     const diagnose = () => describeQueues(clients.sqs, queues, started);
-    const runtime = createStackRuntime({ deps, intake: intakeDeps(), drained, stop, diagnose, settleTimeoutMs: options.settleTimeoutMs ?? waits.claimMs });
+    const runtime = createStackRuntime({
+      deps,
+      intake: intakeDeps(),
+      drained,
+      stop,
+      diagnose,
+      settleTimeoutMs: options.settleTimeoutMs ?? waits.claimMs,
+    });
     const recovered = { messages: resent, ...redriven };
-    return { runtime, deps, config, handlers, pollers: started, queues, bus: { local: emulators.bus, received }, emulators, clients, apiToken, reviewerToken, stateLock, recovered, drained, stop };
+    return {
+      runtime,
+      deps,
+      config,
+      handlers,
+      pollers: started,
+      queues,
+      bus: { local: emulators.bus, received },
+      emulators,
+      clients,
+      apiToken,
+      reviewerToken,
+      stateLock,
+      recovered,
+      drained,
+      stop,
+    };
   } catch (error) {
     await stop().catch(() => undefined);
     throw new StackStartError(`the local stack did not start: ${(error as Error).message}`, error);
@@ -296,7 +358,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
  * Sends the messages the journal recovered into the fresh queues, in the order they were first sent (FIFO groups
  * keep their order), then lets the journal drop its previous file. Returns how many were sent.
  */
-async function resendJournaled(sqs: SQSClient, journal: QueueJournal, queues: Record<QueueRole, StackQueue>): Promise<number> {
+async function resendJournaled(
+  sqs: SQSClient,
+  journal: QueueJournal,
+  queues: Record<QueueRole, StackQueue>,
+): Promise<number> {
   const urls = new Map<string, string>();
   for (const q of Object.values(queues)) {
     urls.set(q.url.slice(q.url.lastIndexOf("/") + 1), q.url);
@@ -311,15 +377,21 @@ async function resendJournaled(sqs: SQSClient, journal: QueueJournal, queues: Re
     while (j < messages.length && j - i < 10 && messages[j]!.queue === messages[i]!.queue) j++;
     if (url !== undefined) {
       const batch = messages.slice(i, j);
-      const out = await sqs.send(new SendMessageBatchCommand({
-        QueueUrl: url,
-        Entries: batch.map((m, k) => ({
-          Id: String(k), MessageBody: m.body,
-          ...(m.groupId === undefined ? {} : { MessageGroupId: m.groupId }),
-          ...(m.dedupeId === undefined ? {} : { MessageDeduplicationId: m.dedupeId }),
-        })),
-      }));
-      if ((out.Failed ?? []).length > 0) throw new StackStartError(`the journaled messages could not be sent again to ${messages[i]!.queue}: ${out.Failed!.map((f) => f.Message).join("; ")}`);
+      const out = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: batch.map((m, k) => ({
+            Id: String(k),
+            MessageBody: m.body,
+            ...(m.groupId === undefined ? {} : { MessageGroupId: m.groupId }),
+            ...(m.dedupeId === undefined ? {} : { MessageDeduplicationId: m.dedupeId }),
+          })),
+        }),
+      );
+      if ((out.Failed ?? []).length > 0)
+        throw new StackStartError(
+          `the journaled messages could not be sent again to ${messages[i]!.queue}: ${out.Failed!.map((f) => f.Message).join("; ")}`,
+        );
       sent += batch.length;
     }
     i = j;
@@ -331,27 +403,62 @@ async function resendJournaled(sqs: SQSClient, journal: QueueJournal, queues: Re
 /** A queue of the stack with its DLQ and the receives before redrive. */
 type StackQueue = LocalQueue & { readonly maxReceives: number };
 
-async function createQueues(sqs: SQSClient, overrides: NonNullable<LocalStackOptions["queues"]>): Promise<Record<QueueRole, StackQueue>> {
+async function createQueues(
+  sqs: SQSClient,
+  overrides: NonNullable<LocalStackOptions["queues"]>,
+): Promise<Record<QueueRole, StackQueue>> {
   const defs = ROLES.map((role) => {
     const s = QUEUES[role];
     const o = overrides[role] ?? {};
-    return { role, def: { name: LOCAL_QUEUE_NAMES[role], fifo: s.fifo, visibilityTimeoutS: o.visibilityTimeoutS ?? visibilityTimeoutSeconds(role), maxReceiveCount: o.maxReceives ?? s.maxReceives } };
+    return {
+      role,
+      def: {
+        name: LOCAL_QUEUE_NAMES[role],
+        fifo: s.fifo,
+        visibilityTimeoutS: o.visibilityTimeoutS ?? visibilityTimeoutSeconds(role),
+        maxReceiveCount: o.maxReceives ?? s.maxReceives,
+      },
+    };
   });
-  const created = await createLocalQueues(sqs, defs.map((d) => d.def));
-  return Object.fromEntries(defs.map(({ role, def }) => [role, { ...created[def.name]!, maxReceives: def.maxReceiveCount }])) as Record<QueueRole, StackQueue>;
+  const created = await createLocalQueues(
+    sqs,
+    defs.map((d) => d.def),
+  );
+  return Object.fromEntries(
+    defs.map(({ role, def }) => [role, { ...created[def.name]!, maxReceives: def.maxReceiveCount }]),
+  ) as Record<QueueRole, StackQueue>;
 }
 
 /** "crewEvents 0 (dlq 1), agentSteps 2 in flight, …": depths of every queue and DLQ, for error messages. */
-async function describeQueues(sqs: SQSClient, queues: Record<QueueRole, StackQueue>, pollers: Record<QueueRole, Poller>): Promise<string> {
+async function describeQueues(
+  sqs: SQSClient,
+  queues: Record<QueueRole, StackQueue>,
+  pollers: Record<QueueRole, Poller>,
+): Promise<string> {
   const depth = async (url: string) => {
-    const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"] }));
+    const out = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: [
+          "ApproximateNumberOfMessages",
+          "ApproximateNumberOfMessagesNotVisible",
+          "ApproximateNumberOfMessagesDelayed",
+        ],
+      }),
+    );
     const a = out.Attributes ?? {};
-    return Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
+    return (
+      Number(a.ApproximateNumberOfMessages ?? 0) +
+      Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+      Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+    );
   };
-  const parts = await Promise.all(ROLES.map(async (role) => {
-    const q = queues[role];
-    const dlq = q.dlq ? await depth(q.dlq.url) : 0;
-    return `${role} ${await depth(q.url)} queued, ${pollers[role].stats.inFlightBatches} batch(es) running${dlq > 0 ? `, ${dlq} in its DLQ` : ""}`;
-  }));
+  const parts = await Promise.all(
+    ROLES.map(async (role) => {
+      const q = queues[role];
+      const dlq = q.dlq ? await depth(q.dlq.url) : 0;
+      return `${role} ${await depth(q.url)} queued, ${pollers[role].stats.inFlightBatches} batch(es) running${dlq > 0 ? `, ${dlq} in its DLQ` : ""}`;
+    }),
+  );
   return `queues: ${parts.join("; ")}`;
 }

@@ -11,7 +11,11 @@ import { lockStateDir, processStarted, StateDirBusyError, stateHolder } from "./
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const holderFile = (holder: Record<string, unknown>) => writeFileSync(join(dir, "serve.json"), JSON.stringify({ command: "claims serve", started_at: "2026-01-01T00:00:00Z", ...holder }));
+const holderFile = (holder: Record<string, unknown>) =>
+  writeFileSync(
+    join(dir, "serve.json"),
+    JSON.stringify({ command: "claims serve", started_at: "2026-01-01T00:00:00Z", ...holder }),
+  );
 
 describe("state directory lock", () => {
   it("refuses while another live process holds the directory, naming it, and takes over once it is gone", async () => {
@@ -20,14 +24,21 @@ describe("state directory lock", () => {
     try {
       holderFile({ pid: other.pid, pid_started: processStarted(other.pid!), url: "http://127.0.0.1:3999" });
       expect(() => lockStateDir(dir, "claims serve")).toThrow(StateDirBusyError);
-      expect(() => lockStateDir(dir, "claims serve")).toThrow(`is in use by claims serve (pid ${other.pid}, http://127.0.0.1:3999): stop it first`);
+      expect(() => lockStateDir(dir, "claims serve")).toThrow(
+        `is in use by claims serve (pid ${other.pid}, http://127.0.0.1:3999): stop it first`,
+      );
     } finally {
       other.kill("SIGKILL");
       await new Promise((resolve) => other.once("exit", resolve));
     }
     const lock = lockStateDir(dir, "claims serve");
     lock.update({ url: "http://127.0.0.1:3000", dynamodb: "http://127.0.0.1:4000" });
-    expect(stateHolder(dir)).toMatchObject({ pid: process.pid, command: "claims serve", url: "http://127.0.0.1:3000", dynamodb: "http://127.0.0.1:4000" });
+    expect(stateHolder(dir)).toMatchObject({
+      pid: process.pid,
+      command: "claims serve",
+      url: "http://127.0.0.1:3000",
+      dynamodb: "http://127.0.0.1:4000",
+    });
     lock.release();
     expect(existsSync(join(dir, "serve.json"))).toBe(false);
     expect(stateHolder(dir)).toBeUndefined();

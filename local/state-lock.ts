@@ -22,7 +22,10 @@ type StateHolder = {
 
 /** The state directory is held by another running process. */
 export class StateDirBusyError extends LocalStackError {
-  constructor(message: string, readonly holder: StateHolder) {
+  constructor(
+    message: string,
+    readonly holder: StateHolder,
+  ) {
     super("STATE_DIR_BUSY", message);
   }
 }
@@ -75,7 +78,12 @@ export function stateHolder(dir: string): StateHolder | undefined {
 export function lockStateDir(dir: string, command: string): StateLock {
   const path = lockPath(dir);
   const started = processStarted(process.pid);
-  let info: StateHolder = { pid: process.pid, ...(started === undefined ? {} : { pid_started: started }), command, started_at: new Date().toISOString() };
+  let info: StateHolder = {
+    pid: process.pid,
+    ...(started === undefined ? {} : { pid_started: started }),
+    command,
+    started_at: new Date().toISOString(),
+  };
   const write = (flag: "wx" | "w") => writeFileSync(path, `${JSON.stringify(info)}\n`, { flag });
   for (let attempt = 0; ; attempt++) {
     try {
@@ -85,7 +93,10 @@ export function lockStateDir(dir: string, command: string): StateLock {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw error;
       const holder = stateHolder(dir);
       if (holder && holder.pid !== process.pid) {
-        throw new StateDirBusyError(`${dir} is in use by ${holder.command} (pid ${holder.pid}${holder.url ? `, ${holder.url}` : ""}): stop it first, or use another --data-dir`, holder);
+        throw new StateDirBusyError(
+          `${dir} is in use by ${holder.command} (pid ${holder.pid}${holder.url ? `, ${holder.url}` : ""}): stop it first, or use another --data-dir`,
+          holder,
+        );
       }
       // Left behind by a process that is gone: take it over.
       unlinkSync(path);

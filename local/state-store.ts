@@ -32,7 +32,11 @@ export async function openStateStore(stateDir: string): Promise<StateStore | und
   let stop = async () => {};
   let source: string;
   if (holder) {
-    if (!holder.dynamodb) throw new LocalStackError("STATE_DIR_BUSY", `${stateDir} is held by ${holder.command} (pid ${holder.pid}), which is still starting: try again in a moment`);
+    if (!holder.dynamodb)
+      throw new LocalStackError(
+        "STATE_DIR_BUSY",
+        `${stateDir} is held by ${holder.command} (pid ${holder.pid}), which is still starting: try again in a moment`,
+      );
     endpoint = holder.dynamodb;
     source = `the running ${holder.command} (pid ${holder.pid})`;
   } else {

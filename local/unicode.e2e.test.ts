@@ -30,19 +30,25 @@ async function post(body: unknown): Promise<string> {
 
 describe("claims with any Unicode in their text", () => {
   it.each(Object.entries(TEXTS))("a structured claim with %s in its reason ends DECIDED", async (_name, text) => {
-    const id = await post({ claim: { order_id: "ord_016", amount_eur: 20, category: "electronics", reason: text }, label: `label ${text}` });
+    const id = await post({
+      claim: { order_id: "ord_016", amount_eur: 20, category: "electronics", reason: text },
+      label: `label ${text}`,
+    });
     const record = await stack.runtime.settle(id);
     expect(record).toMatchObject({ status: "DECIDED", claim: { reason: text }, label: `label ${text}` });
   });
 
-  it.each(Object.entries(TEXTS))("a free-text claim with %s ends final, its text extracted as sent", async (_name, text) => {
-    const claimText = `I bought order ord_006 for 12 EUR. ${text}`;
-    const id = await post({ claim_text: claimText });
-    const record = await stack.runtime.settle(id);
-    expect(record?.status).toBe("DECIDED");
-    expect(record?.input).toEqual({ claim_text: claimText });
-    expect(record?.claim?.order_id).toBe("ord_006");
-  });
+  it.each(Object.entries(TEXTS))(
+    "a free-text claim with %s ends final, its text extracted as sent",
+    async (_name, text) => {
+      const claimText = `I bought order ord_006 for 12 EUR. ${text}`;
+      const id = await post({ claim_text: claimText });
+      const record = await stack.runtime.settle(id);
+      expect(record?.status).toBe("DECIDED");
+      expect(record?.input).toEqual({ claim_text: claimText });
+      expect(record?.claim?.order_id).toBe("ord_006");
+    },
+  );
 
   it("leaves nothing for the sweep, and nothing in a dead-letter queue", async () => {
     await stack.drained();
@@ -52,7 +58,9 @@ describe("claims with any Unicode in their text", () => {
     expect(open.items).toEqual([]);
     for (const [role, poller] of Object.entries(stack.pollers)) expect(poller.stats.handlerErrors, role).toBe(0);
     for (const queue of Object.values(stack.queues)) {
-      const dlq = await stack.clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.dlq!.url, AttributeNames: ["ApproximateNumberOfMessages"] }));
+      const dlq = await stack.clients.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: queue.dlq!.url, AttributeNames: ["ApproximateNumberOfMessages"] }),
+      );
       expect(dlq.Attributes?.ApproximateNumberOfMessages, queue.dlq!.name).toBe("0");
     }
   });

@@ -4,7 +4,16 @@ import type { RefundLedger } from "./ports.ts";
 import type { AuditLog } from "./ports.ts";
 import type { ContextStore } from "./ports.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import type { ClaimRepository, Clock, EventPublisher, IdSource, ReviewRepository, SessionRepository, VerdictRepository, WorkQueues } from "./ports.ts";
+import type {
+  ClaimRepository,
+  Clock,
+  EventPublisher,
+  IdSource,
+  ReviewRepository,
+  SessionRepository,
+  VerdictRepository,
+  WorkQueues,
+} from "./ports.ts";
 import type { ClaimsCrewTimeouts } from "../core/claims/crew.ts";
 import type { Sha256Hex } from "../core/crew/hash.ts";
 
@@ -63,7 +72,12 @@ export function pipelineWaitsFor(llmTimeoutMs: number, extractionReceives = 3): 
     extractionVisibilityMs,
     workerMs,
     workerVisibilityMs: workerMs + slackMs,
-    claimMs: extractionReceives * extractionVisibilityMs + timeouts.analystMs + timeouts.decisionMs + 2 * timeouts.fixerMs + slackMs,
+    claimMs:
+      extractionReceives * extractionVisibilityMs +
+      timeouts.analystMs +
+      timeouts.decisionMs +
+      2 * timeouts.fixerMs +
+      slackMs,
   };
 }
 

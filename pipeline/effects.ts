@@ -6,7 +6,6 @@ import type { AuditEvent } from "../core/integrity/index.ts";
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
-
 /** One effect. */
 export type Effect =
   | { kind: "agent_step"; message: AgentStepMessage }

@@ -16,7 +16,11 @@ import { extractClaim } from "./intake.ts";
 import { sweepStalledClaims } from "./timers.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
 const TEXT = "I bought electronics order ord_001 for 120.00 EUR on 29 May 2026, the screen is dead.";
 
 /** The rules model, except that the extraction calls listed in `failing` (1-based) fail, after a few ticks. */
@@ -29,7 +33,8 @@ function model(failing: number[] = []): LlmPort {
     async complete(request) {
       await null;
       await null;
-      if (request.task === "extract_claim" && failing.includes(++extractions)) return { ok: false, code: "LLM_REFUSED", message: "refused", attempts: 1, model: "m", retryable: false };
+      if (request.task === "extract_claim" && failing.includes(++extractions))
+        return { ok: false, code: "LLM_REFUSED", message: "refused", attempts: 1, model: "m", retryable: false };
       return rules.complete(request);
     },
   };
@@ -37,12 +42,21 @@ function model(failing: number[] = []): LlmPort {
 
 function setup(opts: { failing?: number[]; audit?: AuditLog } = {}) {
   let now = NOW;
-  const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: model(opts.failing), clock: { now: () => now }, ...(opts.audit ? { overrides: { audit: opts.audit } } : {}) });
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: model(opts.failing),
+    clock: { now: () => now },
+    ...(opts.audit ? { overrides: { audit: opts.audit } } : {}),
+  });
   return { p, later: (ms: number) => (now += ms) };
 }
 
-const kinds = (p: ReturnType<typeof setup>["p"]) => p.auditEvents().filter((e) => e.event_type.startsWith("CLAIM_EXTRACT") || e.event_type === "CLAIM_NEEDS_REVIEW").map((e) => e.event_type);
-
+const kinds = (p: ReturnType<typeof setup>["p"]) =>
+  p
+    .auditEvents()
+    .filter((e) => e.event_type.startsWith("CLAIM_EXTRACT") || e.event_type === "CLAIM_NEEDS_REVIEW")
+    .map((e) => e.event_type);
 
 /** An audit log whose first write of an event of `type` throws, as a delivery that died right there. */
 function crashOnceOn(type: AuditEvent["event_type"]): ReturnType<typeof createInMemoryAuditLog> {
@@ -75,7 +89,10 @@ describe("extraction races and repeats", () => {
     const { p } = setup({ failing });
     await p.submit({ claim_text: TEXT }, { claimId: "clm_t" });
     expect(p.queues.take()).toEqual({ queue: "extraction", claimId: "clm_t" });
-    const outcomes = await Promise.all([extractClaim("clm_t", { finalAttempt: true }, p.deps), extractClaim("clm_t", { finalAttempt: true }, p.deps)]);
+    const outcomes = await Promise.all([
+      extractClaim("clm_t", { finalAttempt: true }, p.deps),
+      extractClaim("clm_t", { finalAttempt: true }, p.deps),
+    ]);
     await p.drain();
     const record = await p.claims.getClaim("clm_t");
     const decided = record?.status === "DECIDED";
@@ -83,8 +100,14 @@ describe("extraction races and repeats", () => {
     expect(record?.outbox).toBeUndefined();
     expect(kinds(p)).toEqual(decided ? ["CLAIM_EXTRACTED"] : ["CLAIM_EXTRACTION_FAILED", "CLAIM_NEEDS_REVIEW"]);
     // At least once on the bus (the losing delivery may announce the winner's outcome again), never both outcomes.
-    const announced = new Set(p.publisher.published.filter((e) => e.detailType === "ClaimVerdict" || e.detailType === "ClaimNeedsReview").map((e) => JSON.stringify(e)));
-    expect([...announced].map((e) => (JSON.parse(e) as { detailType: string }).detailType)).toEqual([decided ? "ClaimVerdict" : "ClaimNeedsReview"]);
+    const announced = new Set(
+      p.publisher.published
+        .filter((e) => e.detailType === "ClaimVerdict" || e.detailType === "ClaimNeedsReview")
+        .map((e) => JSON.stringify(e)),
+    );
+    expect([...announced].map((e) => (JSON.parse(e) as { detailType: string }).detailType)).toEqual([
+      decided ? "ClaimVerdict" : "ClaimNeedsReview",
+    ]);
     const review = await p.deps.reviews.getReview("clm_t");
     expect(replayClaim("clm_t", p.auditEvents(), { ...(review ? { review } : {}) }).status).toBe("IDENTICAL");
   });
@@ -111,7 +134,9 @@ describe("extraction races and repeats", () => {
     await expect(extractClaim("clm_t", { finalAttempt: true }, p.deps)).rejects.toThrow(/injected crash/);
     expect((await p.claims.getClaim("clm_t"))?.status).toBe("RUNNING");
     later(600_000);
-    expect(await sweepStalledClaims(p.deps, { stalledAfterMs: 300_000, pageSize: 10, maxTicks: 3 })).toMatchObject({ restarted: ["clm_t"] });
+    expect(await sweepStalledClaims(p.deps, { stalledAfterMs: 300_000, pageSize: 10, maxTicks: 3 })).toMatchObject({
+      restarted: ["clm_t"],
+    });
     const record = await p.claims.getClaim("clm_t");
     expect({ status: record?.status, outbox: record?.outbox }).toEqual({ status: "NEEDS_REVIEW", outbox: undefined });
     const review = await p.deps.reviews.getReview("clm_t");

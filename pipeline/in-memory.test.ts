@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertLedgerEntry, AuditEventError, createAuditEvent, emptyLedgerEntry, LedgerInvariantError, OrderDataError } from "../core/integrity/index.ts";
+import {
+  assertLedgerEntry,
+  AuditEventError,
+  createAuditEvent,
+  emptyLedgerEntry,
+  LedgerInvariantError,
+  OrderDataError,
+} from "../core/integrity/index.ts";
 import { createInMemoryAuditLog, createInMemoryContextStore, createInMemoryRefundLedger } from "./in-memory.ts";
 
 const at = "2026-03-16T10:00:00.000Z";
@@ -28,41 +35,65 @@ describe("in-memory context store", () => {
 });
 
 describe("in-memory refund ledger", () => {
-  const ops = fc.array(fc.record({
-    claim: fc.constantFrom("c1", "c2", "c3", "c4", "c5"),
-    cents: fc.integer({ min: 1, max: 40_000 }),
-    kind: fc.constantFrom("automatic", "approved", "mark", "clear"),
-  }), { maxLength: 40 });
+  const ops = fc.array(
+    fc.record({
+      claim: fc.constantFrom("c1", "c2", "c3", "c4", "c5"),
+      cents: fc.integer({ min: 1, max: 40_000 }),
+      kind: fc.constantFrom("automatic", "approved", "mark", "clear"),
+    }),
+    { maxLength: 40 },
+  );
 
   it("never refunds more than the order, automatically more than the limit, or the same claim twice, over any sequence", async () => {
-    await fc.assert(fc.asyncProperty(ops, fc.integer({ min: 1, max: 60_000 }), fc.integer({ min: 1, max: 60_000 }), async (sequence, orderCents, limitCents) => {
-      const ledger = createInMemoryRefundLedger();
-      const granted = new Map<string, { cents: number; automatic: boolean }>();
-      // Everything races: all operations are issued before any is awaited.
-      const results = await Promise.all(sequence.map((op) =>
-        op.kind === "mark" ? ledger.markReviewPending("ord", op.claim).then(() => undefined)
-        : op.kind === "clear" ? ledger.clearReviewPending("ord", op.claim).then(() => undefined)
-        : ledger.reserve({ orderId: "ord", claimId: op.claim, cents: op.cents, orderCents, mode: op.kind === "automatic" ? { kind: "automatic", limitCents } : { kind: "approved" } })));
-      results.forEach((r, i) => {
-        const op = sequence[i]!;
-        if (r?.ok) {
-          expect(granted.has(op.claim)).toBe(false);
-          granted.set(op.claim, { cents: op.cents, automatic: op.kind === "automatic" });
-        }
-      });
-      const total = [...granted.values()].reduce((a, b) => a + b.cents, 0);
-      const automatic = [...granted.values()].filter((g) => g.automatic).reduce((a, b) => a + b.cents, 0);
-      expect(total).toBeLessThanOrEqual(orderCents);
-      expect(automatic).toBeLessThanOrEqual(limitCents);
-      const entry = await ledger.get("ord");
-      expect(entry?.refunded_cents ?? 0).toBe(total);
-      expect(entry?.automatic_cents ?? 0).toBe(automatic);
-      if (entry) assertLedgerEntry(entry);
-    }), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(
+        ops,
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.integer({ min: 1, max: 60_000 }),
+        async (sequence, orderCents, limitCents) => {
+          const ledger = createInMemoryRefundLedger();
+          const granted = new Map<string, { cents: number; automatic: boolean }>();
+          // Everything races: all operations are issued before any is awaited.
+          const results = await Promise.all(
+            sequence.map((op) =>
+              op.kind === "mark"
+                ? ledger.markReviewPending("ord", op.claim).then(() => undefined)
+                : op.kind === "clear"
+                  ? ledger.clearReviewPending("ord", op.claim).then(() => undefined)
+                  : ledger.reserve({
+                      orderId: "ord",
+                      claimId: op.claim,
+                      cents: op.cents,
+                      orderCents,
+                      mode: op.kind === "automatic" ? { kind: "automatic", limitCents } : { kind: "approved" },
+                    }),
+            ),
+          );
+          results.forEach((r, i) => {
+            const op = sequence[i]!;
+            if (r?.ok) {
+              expect(granted.has(op.claim)).toBe(false);
+              granted.set(op.claim, { cents: op.cents, automatic: op.kind === "automatic" });
+            }
+          });
+          const total = [...granted.values()].reduce((a, b) => a + b.cents, 0);
+          const automatic = [...granted.values()].filter((g) => g.automatic).reduce((a, b) => a + b.cents, 0);
+          expect(total).toBeLessThanOrEqual(orderCents);
+          expect(automatic).toBeLessThanOrEqual(limitCents);
+          const entry = await ledger.get("ord");
+          expect(entry?.refunded_cents ?? 0).toBe(total);
+          expect(entry?.automatic_cents ?? 0).toBe(automatic);
+          if (entry) assertLedgerEntry(entry);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("hands out copies: mutating a returned entry changes nothing", async () => {
-    const ledger = createInMemoryRefundLedger([{ order_id: "o", refunded_cents: 5, claims: { a: 5 }, automatic_cents: 5 }]);
+    const ledger = createInMemoryRefundLedger([
+      { order_id: "o", refunded_cents: 5, claims: { a: 5 }, automatic_cents: 5 },
+    ]);
     const got = await ledger.get("o");
     got!.refunded_cents = 0;
     expect((await ledger.get("o"))?.refunded_cents).toBe(5);
@@ -70,7 +101,9 @@ describe("in-memory refund ledger", () => {
   });
 
   it("refuses inconsistent or duplicate initial entries", () => {
-    expect(() => createInMemoryRefundLedger([{ order_id: "o", refunded_cents: 1, claims: {} }])).toThrow(LedgerInvariantError);
+    expect(() => createInMemoryRefundLedger([{ order_id: "o", refunded_cents: 1, claims: {} }])).toThrow(
+      LedgerInvariantError,
+    );
     expect(() => createInMemoryRefundLedger([emptyLedgerEntry("o"), emptyLedgerEntry("o")])).toThrow(/duplicate/);
   });
 });
@@ -78,10 +111,30 @@ describe("in-memory refund ledger", () => {
 describe("in-memory audit log", () => {
   it("answers by DFID (own or root) and by simulation, in append order, with copies", async () => {
     const log = createInMemoryAuditLog();
-    await log.append(createAuditEvent({ dfid: "sim_root", type: "SIMULATION_START", state: "RUNNING", at, simulationId: "sim_1" }));
-    await log.append(createAuditEvent({ dfid: "d1", rootDfid: "sim_root", type: "CLAIM_RECEIVED", state: "RECEIVED", at, simulationId: "sim_1" }));
+    await log.append(
+      createAuditEvent({ dfid: "sim_root", type: "SIMULATION_START", state: "RUNNING", at, simulationId: "sim_1" }),
+    );
+    await log.append(
+      createAuditEvent({
+        dfid: "d1",
+        rootDfid: "sim_root",
+        type: "CLAIM_RECEIVED",
+        state: "RECEIVED",
+        at,
+        simulationId: "sim_1",
+      }),
+    );
     await log.append(createAuditEvent({ dfid: "d2", type: "CLAIM_RECEIVED", state: "RECEIVED", at }));
-    await log.append(createAuditEvent({ dfid: "d1", rootDfid: "sim_root", type: "KERNEL_VERDICT", state: "DECIDED", at, simulationId: "sim_1" }));
+    await log.append(
+      createAuditEvent({
+        dfid: "d1",
+        rootDfid: "sim_root",
+        type: "KERNEL_VERDICT",
+        state: "DECIDED",
+        at,
+        simulationId: "sim_1",
+      }),
+    );
     expect((await log.byDfid("d1")).map((e) => e.event_type)).toEqual(["CLAIM_RECEIVED", "KERNEL_VERDICT"]);
     expect((await log.byDfid("sim_root")).map((e) => e.dfid)).toEqual(["sim_root", "d1", "d1"]);
     expect((await log.bySimulation("sim_1")).length).toBe(3);

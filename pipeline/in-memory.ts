@@ -2,9 +2,32 @@
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { ReviewRecord } from "../core/claims/review.ts";
 import { canonicalize } from "../core/crew/index.ts";
-import { assertLedgerEntry, clearReviewPending, emptyLedgerEntry, LedgerInvariantError, markReviewPending, OrderDataError, parseAuditEvent, reserveRefund, validateOrder } from "../core/integrity/index.ts";
+import {
+  assertLedgerEntry,
+  clearReviewPending,
+  emptyLedgerEntry,
+  LedgerInvariantError,
+  markReviewPending,
+  OrderDataError,
+  parseAuditEvent,
+  reserveRefund,
+  validateOrder,
+} from "../core/integrity/index.ts";
 import type { AuditEvent, ContextSnapshot, LedgerEntry, Order } from "../core/integrity/index.ts";
-import type { AuditLog, ContextStore, RefundLedger, ReviewRepository, ClaimRepository, CreateClaimResult, EventPublisher, SessionRepository, StoredSession, StoredVerdict, VerdictRepository, WorkQueues } from "./ports.ts";
+import type {
+  AuditLog,
+  ContextStore,
+  RefundLedger,
+  ReviewRepository,
+  ClaimRepository,
+  CreateClaimResult,
+  EventPublisher,
+  SessionRepository,
+  StoredSession,
+  StoredVerdict,
+  VerdictRepository,
+  WorkQueues,
+} from "./ports.ts";
 import { checkClaimQuery, claimListKey, matchesClaimQuery, VersionConflictError } from "./ports.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
@@ -20,9 +43,15 @@ export function createInMemoryClaimRepository(): ClaimRepository & { all(): Clai
     async createClaim(record, idempotency): Promise<CreateClaimResult> {
       if (idempotency) {
         const seen = keys.get(idempotency.key);
-        if (seen) return { created: false, record: clone(claims.get(seen.claimId)!), sameRequest: seen.requestHash === idempotency.requestHash };
+        if (seen)
+          return {
+            created: false,
+            record: clone(claims.get(seen.claimId)!),
+            sameRequest: seen.requestHash === idempotency.requestHash,
+          };
       }
-      if (claims.has(record.claim_id)) return { created: false, record: clone(claims.get(record.claim_id)!), sameRequest: false };
+      if (claims.has(record.claim_id))
+        return { created: false, record: clone(claims.get(record.claim_id)!), sameRequest: false };
       claims.set(record.claim_id, clone(record));
       if (idempotency) keys.set(idempotency.key, { claimId: record.claim_id, requestHash: idempotency.requestHash });
       return { created: true, record: clone(record) };
@@ -42,7 +71,9 @@ export function createInMemoryClaimRepository(): ClaimRepository & { all(): Clai
     },
     async listClaims(query) {
       checkClaimQuery(query);
-      const matching = [...claims.values()].filter((c) => matchesClaimQuery(c, query)).sort((a, b) => (claimListKey(a) < claimListKey(b) ? 1 : -1));
+      const matching = [...claims.values()]
+        .filter((c) => matchesClaimQuery(c, query))
+        .sort((a, b) => (claimListKey(a) < claimListKey(b) ? 1 : -1));
       const items = matching.slice(0, query.limit).map(clone);
       return { items, ...(matching.length > query.limit ? { nextCursor: claimListKey(items.at(-1)!) } : {}) };
     },
@@ -60,7 +91,8 @@ export function createInMemorySessionRepository(): SessionRepository {
     },
     async saveSession(session) {
       const current = sessions.get(session.claimId)?.version ?? 0;
-      if (current !== session.version - 1) throw new VersionConflictError("session", session.claimId, session.version - 1);
+      if (current !== session.version - 1)
+        throw new VersionConflictError("session", session.claimId, session.version - 1);
       sessions.set(session.claimId, clone(session));
     },
     async clearOutbox(id, version) {
@@ -110,7 +142,8 @@ export function createInMemoryReviewRepository(): ReviewRepository & { all(): Re
     },
     async updateReview(next) {
       const stored = reviews.get(next.claim_id);
-      if (!stored || stored.version !== next.version - 1) return { changed: false, review: stored ? clone(stored) : undefined };
+      if (!stored || stored.version !== next.version - 1)
+        return { changed: false, review: stored ? clone(stored) : undefined };
       reviews.set(next.claim_id, clone(next));
       return { changed: true, review: clone(next) };
     },
@@ -147,7 +180,12 @@ export type InMemoryWork =
   | { queue: "timers"; claimId: string; dueMs: number };
 
 /** Work queues as one in-memory FIFO list (round-trips every message through JSON like a real queue). */
-export function createInMemoryWorkQueues(): WorkQueues & { take(): InMemoryWork | undefined; takeAt(index: number): InMemoryWork | undefined; size(): number; timers: InMemoryWork[] } {
+export function createInMemoryWorkQueues(): WorkQueues & {
+  take(): InMemoryWork | undefined;
+  takeAt(index: number): InMemoryWork | undefined;
+  size(): number;
+  timers: InMemoryWork[];
+} {
   const items: InMemoryWork[] = [];
   const timers: InMemoryWork[] = [];
   const push = (w: InMemoryWork) => items.push(JSON.parse(JSON.stringify(w)) as InMemoryWork);
@@ -170,7 +208,8 @@ export function createInMemoryWorkQueues(): WorkQueues & { take(): InMemoryWork 
     },
     take: () => items.shift(),
     /** Takes the item at `index` (modulo the queue's length): a scheduler that delivers out of order. */
-    takeAt: (index: number) => (items.length === 0 ? undefined : items.splice(((index % items.length) + items.length) % items.length, 1)[0]),
+    takeAt: (index: number) =>
+      items.length === 0 ? undefined : items.splice(((index % items.length) + items.length) % items.length, 1)[0],
     size: () => items.length,
   };
 }
@@ -217,15 +256,19 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
   const keyOf = (orderId: string, scope: string | undefined) => `${scope ?? ""}\u0000${orderId}`;
   for (const entry of initial) {
     assertLedgerEntry(entry);
-    if (entries.has(keyOf(entry.order_id, undefined))) throw new LedgerInvariantError(`duplicate ledger entry for order ${entry.order_id}`);
+    if (entries.has(keyOf(entry.order_id, undefined)))
+      throw new LedgerInvariantError(`duplicate ledger entry for order ${entry.order_id}`);
     entries.set(keyOf(entry.order_id, undefined), structuredClone(entry));
   }
-  const current = (orderId: string, scope: string | undefined) => entries.get(keyOf(orderId, scope)) ?? emptyLedgerEntry(orderId);
+  const current = (orderId: string, scope: string | undefined) =>
+    entries.get(keyOf(orderId, scope)) ?? emptyLedgerEntry(orderId);
   return {
     async get(orderId, scope) {
       const entry = entries.get(keyOf(orderId, scope));
       // An entry that holds nothing (its last pending review closed) is the same as no entry.
-      return entry && (Object.keys(entry.claims).length > 0 || (entry.pending_reviews ?? []).length > 0) ? structuredClone(entry) : undefined;
+      return entry && (Object.keys(entry.claims).length > 0 || (entry.pending_reviews ?? []).length > 0)
+        ? structuredClone(entry)
+        : undefined;
     },
     async reserve({ orderId, claimId, cents, orderCents, mode, scope }) {
       const result = reserveRefund(current(orderId, scope), claimId, cents, orderCents, mode);
@@ -236,7 +279,8 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
       entries.set(keyOf(orderId, scope), markReviewPending(current(orderId, scope), claimId));
     },
     async clearReviewPending(orderId, claimId, scope) {
-      if (entries.has(keyOf(orderId, scope))) entries.set(keyOf(orderId, scope), clearReviewPending(current(orderId, scope), claimId));
+      if (entries.has(keyOf(orderId, scope)))
+        entries.set(keyOf(orderId, scope), clearReviewPending(current(orderId, scope), claimId));
     },
   };
 }
@@ -257,7 +301,12 @@ export function createInMemoryContextStore(orders: readonly unknown[]): ContextS
     async snapshot(): Promise<ContextSnapshot> {
       const out: Record<string, Order> = {};
       for (const [id, order] of [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-        Object.defineProperty(out, id, { value: structuredClone(order), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, id, {
+          value: structuredClone(order),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return { orders: out };
     },

@@ -8,7 +8,17 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "./deps.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
 import type { InMemoryWork } from "./in-memory.ts";
-import { createInMemoryAuditLog, createInMemoryClaimRepository, createInMemoryReviewRepository, createInMemoryContextStore, createInMemoryRefundLedger, createInMemorySessionRepository, createInMemoryVerdictRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
+import {
+  createInMemoryAuditLog,
+  createInMemoryClaimRepository,
+  createInMemoryReviewRepository,
+  createInMemoryContextStore,
+  createInMemoryRefundLedger,
+  createInMemorySessionRepository,
+  createInMemoryVerdictRepository,
+  createInMemoryWorkQueues,
+  createRecordingPublisher,
+} from "./in-memory.ts";
 import { extractClaim, submitClaim } from "./intake.ts";
 import type { SubmitResult } from "./intake.ts";
 import { handleProposal } from "./kernel-service.ts";
@@ -36,7 +46,11 @@ interface InProcessOptions {
 /** The in-process pipeline: submit claims, drain the queues, read claims and the audit. */
 export function createInProcessPipeline(opts: InProcessOptions) {
   const registry = createAgentRegistry({ acceptedMajor: 1 });
-  const handshake = registry.handshake({ agent_id: opts.agent.agentId, version: opts.agent.version, contract: opts.agent.responsibility });
+  const handshake = registry.handshake({
+    agent_id: opts.agent.agentId,
+    version: opts.agent.version,
+    contract: opts.agent.responsibility,
+  });
   const queues = createInMemoryWorkQueues();
   const claims = createInMemoryClaimRepository();
   const audit = createInMemoryAuditLog();
@@ -85,7 +99,10 @@ export function createInProcessPipeline(opts: InProcessOptions) {
     },
     drain,
     /** Submits one claim and drains the queues; returns the claim as it ends. */
-    async decide(body: unknown, options: { idempotencyKey?: string; claimId?: string } = {}): Promise<{ submit: SubmitResult; record?: ClaimRecord }> {
+    async decide(
+      body: unknown,
+      options: { idempotencyKey?: string; claimId?: string } = {},
+    ): Promise<{ submit: SubmitResult; record?: ClaimRecord }> {
       const submit = await submitClaim(body, options, deps);
       await drain();
       return { submit, ...(submit.ok ? { record: await claims.getClaim(submit.claimId) } : {}) };

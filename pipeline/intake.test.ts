@@ -10,9 +10,21 @@ import { extractClaim } from "./intake.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
-const pipeline = () => createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), clock: { now: () => NOW } });
-const claim = (over: Record<string, unknown>) => ({ claim: { order_id: "ord_001", amount_eur: 10, category: "electronics", reason: "broken", ...over } });
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
+const pipeline = () =>
+  createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+    clock: { now: () => NOW },
+  });
+const claim = (over: Record<string, unknown>) => ({
+  claim: { order_id: "ord_001", amount_eur: 10, category: "electronics", reason: "broken", ...over },
+});
 
 describe("submitClaim bounds", () => {
   it.each([
@@ -62,42 +74,56 @@ describe("extractClaim after a crash", () => {
     let now = NOW;
     const rules = createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
     let calls = 0;
-    const llm = { ...rules, complete: ((req: Parameters<typeof rules.complete>[0]) => (req.task === "extract_claim" && calls++, rules.complete(req))) as typeof rules.complete };
+    const llm = {
+      ...rules,
+      complete: ((req: Parameters<typeof rules.complete>[0]) => (
+        req.task === "extract_claim" && calls++, rules.complete(req)
+      )) as typeof rules.complete,
+    };
     const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm, clock: { now: () => now } });
     let crashed = false;
-    const audit = { ...p.deps.audit, append: async (e: Parameters<typeof p.deps.audit.append>[0]) => {
-      await p.deps.audit.append(e);
-      if (!crashed && e.event_type === type) {
-        crashed = true;
-        throw new Error(`crash after ${type}`);
-      }
-    }, appendAll: async (events: Parameters<typeof p.deps.audit.appendAll>[0]) => {
-      await p.deps.audit.appendAll(events);
-      if (!crashed && events.some((e) => e.event_type === type)) {
-        crashed = true;
-        throw new Error(`crash after ${type}`);
-      }
-    } };
+    const audit = {
+      ...p.deps.audit,
+      append: async (e: Parameters<typeof p.deps.audit.append>[0]) => {
+        await p.deps.audit.append(e);
+        if (!crashed && e.event_type === type) {
+          crashed = true;
+          throw new Error(`crash after ${type}`);
+        }
+      },
+      appendAll: async (events: Parameters<typeof p.deps.audit.appendAll>[0]) => {
+        await p.deps.audit.appendAll(events);
+        if (!crashed && events.some((e) => e.event_type === type)) {
+          crashed = true;
+          throw new Error(`crash after ${type}`);
+        }
+      },
+    };
     return { p, deps: { ...p.deps, audit }, later: () => void (now += 60_000), calls: () => calls };
   }
 
   it.each([
     ["CLAIM_EXTRACTED", "I bought order ord_001 for 299.99 EUR, the screen is dead", "DECIDED"],
     ["CLAIM_EXTRACTION_FAILED", "Hi, the sofa I bought last month is falling apart, I paid 300 EUR.", "NEEDS_REVIEW"],
-  ])("finishes the recorded %s on the redelivery: one extraction in the audit, one model call, replay identical", async (type, text, status) => {
-    const { p, deps, later, calls } = crashingAfter(type);
-    const submitted = await p.submit({ claim_text: text }, { claimId: "clm_crash" });
-    expect(submitted.ok).toBe(true);
-    const work = p.queues.take();
-    expect(work?.queue).toBe("extraction");
-    await expect(extractClaim("clm_crash", { finalAttempt: true }, deps)).rejects.toThrow(`crash after ${type}`);
-    later(); // the redelivery comes a minute later: an extraction made now would carry another instant
-    await extractClaim("clm_crash", { finalAttempt: true }, deps);
-    await p.drain();
-    expect(calls()).toBe(1);
-    expect(p.auditEvents().filter((e) => e.event_type === type)).toHaveLength(1);
-    expect((await p.claims.getClaim("clm_crash"))?.status).toBe(status);
-    const review = await p.deps.reviews.getReview("clm_crash");
-    expect(replayClaim("clm_crash", p.auditEvents(), review ? { review: { status: review.status } } : {}).status).toBe("IDENTICAL");
-  });
+  ])(
+    "finishes the recorded %s on the redelivery: one extraction in the audit, one model call, replay identical",
+    async (type, text, status) => {
+      const { p, deps, later, calls } = crashingAfter(type);
+      const submitted = await p.submit({ claim_text: text }, { claimId: "clm_crash" });
+      expect(submitted.ok).toBe(true);
+      const work = p.queues.take();
+      expect(work?.queue).toBe("extraction");
+      await expect(extractClaim("clm_crash", { finalAttempt: true }, deps)).rejects.toThrow(`crash after ${type}`);
+      later(); // the redelivery comes a minute later: an extraction made now would carry another instant
+      await extractClaim("clm_crash", { finalAttempt: true }, deps);
+      await p.drain();
+      expect(calls()).toBe(1);
+      expect(p.auditEvents().filter((e) => e.event_type === type)).toHaveLength(1);
+      expect((await p.claims.getClaim("clm_crash"))?.status).toBe(status);
+      const review = await p.deps.reviews.getReview("clm_crash");
+      expect(
+        replayClaim("clm_crash", p.auditEvents(), review ? { review: { status: review.status } } : {}).status,
+      ).toBe("IDENTICAL");
+    },
+  );
 });

@@ -18,11 +18,19 @@ export const SubmissionSchema = z
   .object({
     claim: ClaimSchema.optional(),
     claim_text: ClaimTextSchema.optional(),
-    simulation_id: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, "simulation_id may hold letters, digits and _ . : -").optional(),
+    simulation_id: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9_.:-]+$/, "simulation_id may hold letters, digits and _ . : -")
+      .optional(),
     label: z.string().max(200).optional(),
   })
   .strict()
-  .refine((b) => (b.claim === undefined) !== (b.claim_text === undefined), { message: "give exactly one of claim (structured) or claim_text (free text)", path: [] });
+  .refine((b) => (b.claim === undefined) !== (b.claim_text === undefined), {
+    message: "give exactly one of claim (structured) or claim_text (free text)",
+    path: [],
+  });
 
 /** One problem with a submission, for the 400 body. */
 export interface InputIssue {
@@ -62,12 +70,18 @@ export async function submitClaim(
   deps: Pick<PipelineDeps, "claims" | "clock" | "ids" | "queues" | "audit" | "publisher" | "reviews" | "ledger">,
 ): Promise<SubmitResult> {
   const parsed = SubmissionSchema.safeParse(body);
-  if (!parsed.success) return { ok: false, code: "INVALID_INPUT", message: "the claim is invalid", issues: toInputIssues(parsed.error) };
+  if (!parsed.success)
+    return { ok: false, code: "INVALID_INPUT", message: "the claim is invalid", issues: toInputIssues(parsed.error) };
   const sub = parsed.data;
   if (opts.admit) {
     const admission = await opts.admit();
     if (!admission.ok) {
-      return { ok: false, code: "OVERLOADED", message: `${admission.open} claims are open, the bound is ${admission.bound}: try again in ${admission.retryAfterS} s`, retryAfterS: admission.retryAfterS };
+      return {
+        ok: false,
+        code: "OVERLOADED",
+        message: `${admission.open} claims are open, the bound is ${admission.bound}: try again in ${admission.retryAfterS} s`,
+        retryAfterS: admission.retryAfterS,
+      };
     }
   }
   const now = deps.clock.now();
@@ -90,7 +104,12 @@ export async function submitClaim(
   const created = await deps.claims.createClaim(record, idem);
   if (!created.created) {
     if (!created.sameRequest) {
-      return { ok: false, code: "IDEMPOTENCY_CONFLICT", message: "this Idempotency-Key was used with a different body", claimId: created.record.claim_id };
+      return {
+        ok: false,
+        code: "IDEMPOTENCY_CONFLICT",
+        message: "this Idempotency-Key was used with a different body",
+        claimId: created.record.claim_id,
+      };
     }
     // A crash after storing may have stopped the claim before it started: start it again (idempotent).
     if (created.record.status === "RECEIVED") await performEffects(startEffects(created.record), deps);
@@ -107,10 +126,21 @@ export async function submitClaim(
  */
 export function startEffects(record: ClaimRecord): Effect[] {
   const received: Effect[] = [
-    { kind: "audit", event: claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), { input_kind: "claim" in record.input ? "claim" : "claim_text", input: record.input, label: record.label, received_at: record.received_at }) },
+    {
+      kind: "audit",
+      event: claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), {
+        input_kind: "claim" in record.input ? "claim" : "claim_text",
+        input: record.input,
+        label: record.label,
+        received_at: record.received_at,
+      }),
+    },
   ];
   if (record.claim) {
-    return [...received, { kind: "crew_event", claimId: record.claim_id, message: { type: "claim.start", crewId: record.claim_id } }];
+    return [
+      ...received,
+      { kind: "crew_event", claimId: record.claim_id, message: { type: "claim.start", crewId: record.claim_id } },
+    ];
   }
   return [...received, { kind: "extraction", claimId: record.claim_id }];
 }
@@ -146,19 +176,48 @@ export async function extractClaim(
     if (result.retryable && !opts.finalAttempt) return "RETRY";
     // A model that cannot be used at all is named as such (LLM_UNREACHABLE, LLM_AUTH_FAILED), not as a failed extraction.
     const reasonCode = extractionFailureReasonCode(result.code);
-    const effects = needsReview(record, now, reasonCode, `Extraction failed: ${result.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } });
+    const effects = needsReview(
+      record,
+      now,
+      reasonCode,
+      `Extraction failed: ${result.message}`,
+      {},
+      { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, code: result.code } },
+    );
     return (await settleExtraction(record, { updated_at: updatedAt }, effects, deps)) ? "NEEDS_REVIEW" : "SKIPPED";
   }
   const claim = claimFromExtraction(result.value, { text, now: record.received_at });
   if (!claim.ok) {
-    const effects = needsReview(record, now, claim.code, `Could not read a claim from the text: ${claim.message}`, {}, { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, extracted: result.value } });
+    const effects = needsReview(
+      record,
+      now,
+      claim.code,
+      `Could not read a claim from the text: ${claim.message}`,
+      {},
+      { type: "CLAIM_EXTRACTION_FAILED", details: { ...llmDetails, extracted: result.value } },
+    );
     return (await settleExtraction(record, { updated_at: updatedAt }, effects, deps)) ? "NEEDS_REVIEW" : "SKIPPED";
   }
   const effects: Effect[] = [
-    { kind: "audit", event: claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, { ...llmDetails, extracted: result.value, claim: claim.claim, warnings: [...result.warnings, ...claim.warnings] }) },
+    {
+      kind: "audit",
+      event: claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, {
+        ...llmDetails,
+        extracted: result.value,
+        claim: claim.claim,
+        warnings: [...result.warnings, ...claim.warnings],
+      }),
+    },
     { kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } },
   ];
-  return (await settleExtraction(record, { claim: claim.claim, extracted: result.value, updated_at: updatedAt }, effects, deps)) ? "EXTRACTED" : "SKIPPED";
+  return (await settleExtraction(
+    record,
+    { claim: claim.claim, extracted: result.value, updated_at: updatedAt },
+    effects,
+    deps,
+  ))
+    ? "EXTRACTED"
+    : "SKIPPED";
 }
 
 /** Every status: clearing an outbox is allowed whatever became of the claim meanwhile. */
@@ -172,8 +231,15 @@ const ANY_STATUS: ClaimRecord["status"][] = ["RECEIVED", "RUNNING", "DECIDED", "
  * last of its effects, so a claim whose outbox was never performed is still open and the sweep finds it.
  * Returns whether this delivery's outcome is the one kept.
  */
-async function settleExtraction(record: ClaimRecord, patch: Partial<ClaimRecord>, effects: Effect[], deps: Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" | "reviews" | "ledger">): Promise<boolean> {
-  const won = await deps.claims.updateClaim(record.claim_id, { ...patch, status: "RUNNING", outbox: effects }, ["RECEIVED"]);
+async function settleExtraction(
+  record: ClaimRecord,
+  patch: Partial<ClaimRecord>,
+  effects: Effect[],
+  deps: Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" | "reviews" | "ledger">,
+): Promise<boolean> {
+  const won = await deps.claims.updateClaim(record.claim_id, { ...patch, status: "RUNNING", outbox: effects }, [
+    "RECEIVED",
+  ]);
   if (!won.changed) {
     if (won.record) await performClaimOutbox(won.record, deps);
     return false;
@@ -184,7 +250,10 @@ async function settleExtraction(record: ClaimRecord, patch: Partial<ClaimRecord>
 }
 
 /** Performs the claim's stored outbox, if it has one, then clears it; returns whether there was one. */
-export async function performClaimOutbox(record: ClaimRecord, deps: Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" | "reviews" | "ledger">): Promise<boolean> {
+export async function performClaimOutbox(
+  record: ClaimRecord,
+  deps: Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" | "reviews" | "ledger">,
+): Promise<boolean> {
   if (!record.outbox || record.outbox.length === 0) return false;
   await performEffects(record.outbox as Effect[], deps);
   await deps.claims.updateClaim(record.claim_id, { outbox: undefined }, ANY_STATUS);
@@ -205,15 +274,56 @@ export function needsReview(
   details: Record<string, unknown> = {},
   cause?: { type: AuditEventType; details?: Record<string, unknown> },
 ): Effect[] {
-  const review = reviewFor(record, { origin: "NEEDS_REVIEW", reasonCode, reason, now, orderId: record.claim?.order_id, amountEur: record.claim?.amount_eur });
+  const review = reviewFor(record, {
+    origin: "NEEDS_REVIEW",
+    reasonCode,
+    reason,
+    now,
+    orderId: record.claim?.order_id,
+    amountEur: record.claim?.amount_eur,
+  });
   const requested = reviewRequested(record, review);
-  const entry = busEntry("ClaimNeedsReview", { claim_id: record.claim_id, dfid: record.dfid, reason_code: reasonCode, reason, review_id: review.review_id });
+  const entry = busEntry("ClaimNeedsReview", {
+    claim_id: record.claim_id,
+    dfid: record.dfid,
+    reason_code: reasonCode,
+    reason,
+    review_id: review.review_id,
+  });
   return [
-    ...(cause ? [{ kind: "audit" as const, event: claimAudit(record, cause.type, "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, ...cause.details }, "WARN") }] : []),
-    { kind: "audit", event: claimAudit(record, "CLAIM_NEEDS_REVIEW", "NEEDS_REVIEW", now, { reason_code: reasonCode, reason, review_id: review.review_id, ...details }, "WARN") },
+    ...(cause
+      ? [
+          {
+            kind: "audit" as const,
+            event: claimAudit(
+              record,
+              cause.type,
+              "NEEDS_REVIEW",
+              now,
+              { reason_code: reasonCode, reason, ...cause.details },
+              "WARN",
+            ),
+          },
+        ]
+      : []),
+    {
+      kind: "audit",
+      event: claimAudit(
+        record,
+        "CLAIM_NEEDS_REVIEW",
+        "NEEDS_REVIEW",
+        now,
+        { reason_code: reasonCode, reason, review_id: review.review_id, ...details },
+        "WARN",
+      ),
+    },
     { kind: "audit", event: requested.audit },
     { kind: "review_open", review },
     { kind: "publish", entries: [entry, requested.event] },
-    { kind: "claim_update", claimId: record.claim_id, patch: { status: "NEEDS_REVIEW", reason_code: reasonCode, reason, updated_at: new Date(now).toISOString() } },
+    {
+      kind: "claim_update",
+      claimId: record.claim_id,
+      patch: { status: "NEEDS_REVIEW", reason_code: reasonCode, reason, updated_at: new Date(now).toISOString() },
+    },
   ];
 }

@@ -13,14 +13,27 @@ import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
-const ACCEPT = { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" } };
-const ESCALATE = { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } };
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
+const ACCEPT = {
+  claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" },
+};
+const ESCALATE = {
+  claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" },
+};
 
 /** A pipeline whose claim has run up to its proposal: the proposal message, not yet handled. */
 async function atProposal(body: unknown) {
   let now = NOW;
-  const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), clock: { now: () => now } });
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+    clock: { now: () => now },
+  });
   const submitted = await p.submit(body, { claimId: "clm_k" });
   if (!submitted.ok) throw new Error(submitted.message);
   for (let work = p.queues.take(); work; work = p.queues.take()) {
@@ -37,7 +50,11 @@ function counting(deps: PipelineDeps) {
   const wrapped: PipelineDeps = {
     ...deps,
     orders: { ...deps.orders, getOrder: (id) => (calls.getOrder++, deps.orders.getOrder(id)) },
-    ledger: { ...deps.ledger, get: (...a) => (calls.ledgerGet++, deps.ledger.get(...a)), reserve: (...a) => (calls.reserve++, deps.ledger.reserve(...a)) },
+    ledger: {
+      ...deps.ledger,
+      get: (...a) => (calls.ledgerGet++, deps.ledger.get(...a)),
+      reserve: (...a) => (calls.reserve++, deps.ledger.reserve(...a)),
+    },
     verdicts: { ...deps.verdicts, putVerdictOnce: (v) => (calls.putVerdictOnce++, deps.verdicts.putVerdictOnce(v)) },
   };
   return { calls, deps: wrapped };
@@ -67,7 +84,8 @@ async function decided(message: Parameters<typeof handleProposal>[0], deps: Para
 }
 
 const verdictIdOf = (e: BusEntry) => ("verdict_id" in e.detail ? e.detail.verdict_id : undefined);
-const published = (p: Awaited<ReturnType<typeof atProposal>>["p"]) => p.publisher.published.map((e) => ({ type: e.detailType, verdict_id: verdictIdOf(e) }));
+const published = (p: Awaited<ReturnType<typeof atProposal>>["p"]) =>
+  p.publisher.published.map((e) => ({ type: e.detailType, verdict_id: verdictIdOf(e) }));
 
 describe("handleProposal redelivery", () => {
   it("returns the stored verdict to a second delivery, and decides, reserves and publishes nothing again", async () => {
@@ -77,7 +95,10 @@ describe("handleProposal redelivery", () => {
     expect(first).toMatchObject({ execution: "EXECUTED", published: true, record: { verdict: "ACCEPT" } });
     expect(calls).toEqual({ getOrder: 2, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 }); // decide (order, ledger), execute (order, reserve)
     const verdictId = first.record.verdict_id;
-    expect(published(p)).toEqual([{ type: "ClaimVerdict", verdict_id: verdictId }, { type: "RefundExecuted", verdict_id: verdictId }]);
+    expect(published(p)).toEqual([
+      { type: "ClaimVerdict", verdict_id: verdictId },
+      { type: "RefundExecuted", verdict_id: verdictId },
+    ]);
 
     later(60_000); // a decision made now would carry another decided_at
     const second = await decided(structuredClone(message), deps);
@@ -86,12 +107,20 @@ describe("handleProposal redelivery", () => {
     expect(published(p)).toHaveLength(2);
     expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
     expect(p.verdicts.all()).toHaveLength(1);
-    expect(await p.claims.getClaim("clm_k")).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", verdict_id: verdictId, executed: true });
+    expect(await p.claims.getClaim("clm_k")).toMatchObject({
+      status: "DECIDED",
+      verdict: "ACCEPT",
+      verdict_id: verdictId,
+      executed: true,
+    });
   });
 
   it("repairs a crash between reserving the refund and recording it: the redelivery finds its own reservation and executes once", async () => {
     const { p, message } = await atProposal(ACCEPT);
-    const crashing = { ...p.deps, verdicts: { ...p.deps.verdicts, recordExecution: failOnce(p.deps.verdicts.recordExecution, "recordExecution") } };
+    const crashing = {
+      ...p.deps,
+      verdicts: { ...p.deps.verdicts, recordExecution: failOnce(p.deps.verdicts.recordExecution, "recordExecution") },
+    };
     await expect(handleProposal(message, crashing)).rejects.toThrow("injected crash in recordExecution");
     expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } }); // reserved, not recorded
     expect(p.verdicts.all()[0]).toMatchObject({ execution: "PENDING", published: false });
@@ -110,9 +139,20 @@ describe("handleProposal redelivery", () => {
     const first = await decided(message, p.deps);
     const second = await decided(message, p.deps);
     expect(second).toEqual(first);
-    expect(first).toMatchObject({ execution: "NOT_APPLICABLE", record: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" } });
-    expect(p.publisher.published.map((e) => [e.detailType, verdictIdOf(e)])).toEqual([["ClaimVerdict", first.record.verdict_id], ["ReviewRequested", undefined]]);
-    expect(await p.deps.reviews.getReview("clm_k")).toMatchObject({ origin: "ESCALATE", status: "PENDING", reason_code: "AMOUNT_ABOVE_LIMIT", verdict_id: first.record.verdict_id });
+    expect(first).toMatchObject({
+      execution: "NOT_APPLICABLE",
+      record: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" },
+    });
+    expect(p.publisher.published.map((e) => [e.detailType, verdictIdOf(e)])).toEqual([
+      ["ClaimVerdict", first.record.verdict_id],
+      ["ReviewRequested", undefined],
+    ]);
+    expect(await p.deps.reviews.getReview("clm_k")).toMatchObject({
+      origin: "ESCALATE",
+      status: "PENDING",
+      reason_code: "AMOUNT_ABOVE_LIMIT",
+      verdict_id: first.record.verdict_id,
+    });
     expect((await p.deps.ledger.get("ord_002"))?.claims ?? {}).toEqual({}); // nothing reserved
   });
 });
@@ -120,7 +160,15 @@ describe("handleProposal redelivery", () => {
 describe("handleProposal publish repair", () => {
   it("stores the verdict unpublished when publishing fails, and the redelivery publishes it with the same verdict_id and marks it published", async () => {
     const { p, message, later } = await atProposal(ACCEPT);
-    const flaky = { ...p.deps, publisher: { publish: failOnce((entries: Parameters<typeof p.publisher.publish>[0]) => p.publisher.publish(entries), "publish") } };
+    const flaky = {
+      ...p.deps,
+      publisher: {
+        publish: failOnce(
+          (entries: Parameters<typeof p.publisher.publish>[0]) => p.publisher.publish(entries),
+          "publish",
+        ),
+      },
+    };
     await expect(handleProposal(message, flaky)).rejects.toThrow("injected crash in publish");
     const stored = p.verdicts.all();
     expect(stored).toHaveLength(1);
@@ -136,7 +184,11 @@ describe("handleProposal publish repair", () => {
     expect(p.publisher.published).toEqual(stored[0]!.events);
     expect(new Set(p.publisher.published.map(verdictIdOf))).toEqual(new Set([stored[0]!.record.verdict_id]));
     expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
-    expect(await p.claims.getClaim("clm_k")).toMatchObject({ status: "DECIDED", verdict_id: stored[0]!.record.verdict_id, executed: true });
+    expect(await p.claims.getClaim("clm_k")).toMatchObject({
+      status: "DECIDED",
+      verdict_id: stored[0]!.record.verdict_id,
+      executed: true,
+    });
 
     await handleProposal(message, flaky);
     expect(p.publisher.published).toHaveLength(2);
@@ -144,7 +196,10 @@ describe("handleProposal publish repair", () => {
 
   it("publishes the same entries again, never new ones, when it crashes after publishing but before marking them published", async () => {
     const { p, message } = await atProposal(ACCEPT);
-    const crashing = { ...p.deps, verdicts: { ...p.deps.verdicts, markPublished: failOnce(p.deps.verdicts.markPublished, "markPublished") } };
+    const crashing = {
+      ...p.deps,
+      verdicts: { ...p.deps.verdicts, markPublished: failOnce(p.deps.verdicts.markPublished, "markPublished") },
+    };
     await expect(handleProposal(message, crashing)).rejects.toThrow("injected crash in markPublished");
     const once = structuredClone(p.publisher.published);
     await handleProposal(message, crashing);

@@ -1,6 +1,11 @@
 // Queue messages between the pipeline's stages, each defined once as a zod schema used by producer and consumer.
 import * as z from "zod";
-import { AgentStepCompletedEventSchema, AgentStepFailedEventSchema, AgentStepRequestedEventSchema, CrewTickEventSchema } from "../core/crew/index.ts";
+import {
+  AgentStepCompletedEventSchema,
+  AgentStepFailedEventSchema,
+  AgentStepRequestedEventSchema,
+  CrewTickEventSchema,
+} from "../core/crew/index.ts";
 
 /** Starts the crew of a claim whose structured claim is known (sent by intake). */
 const ClaimStartMessageSchema = z.object({ type: z.literal("claim.start"), crewId: z.string().min(1) }).strict();

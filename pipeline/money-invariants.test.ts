@@ -5,38 +5,106 @@ import { checkMoneyInvariants } from "./money-invariants.ts";
 import type { LedgerFact, PublishedEvent } from "./money-invariants.ts";
 
 const ORDERS: Record<string, number> = { ord_a: 300, ord_b: 1200 };
-const facts = (ledgers?: LedgerFact[]) => ({ orderAmountEur: (id: string) => ORDERS[id], limitEur: 500, ...(ledgers ? { ledgers } : {}) });
+const facts = (ledgers?: LedgerFact[]) => ({
+  orderAmountEur: (id: string) => ORDERS[id],
+  limitEur: 500,
+  ...(ledgers ? { ledgers } : {}),
+});
 
-const verdict = (claim: string, v: "ACCEPT" | "REJECT" | "ESCALATE", id = `ver_${claim}`): PublishedEvent => ({ detailType: "ClaimVerdict", detail: { verdict_id: id, claim_id: claim, verdict: v } });
+const verdict = (claim: string, v: "ACCEPT" | "REJECT" | "ESCALATE", id = `ver_${claim}`): PublishedEvent => ({
+  detailType: "ClaimVerdict",
+  detail: { verdict_id: id, claim_id: claim, verdict: v },
+});
 const refund = (claim: string, order: string, eur: number, extra: Record<string, unknown> = {}): PublishedEvent => ({
   detailType: "RefundExecuted",
-  detail: { execution_id: `exe_${claim}`, claim_id: claim, order_id: order, amount_eur: eur, verdict_id: `ver_${claim}`, ...extra },
+  detail: {
+    execution_id: `exe_${claim}`,
+    claim_id: claim,
+    order_id: order,
+    amount_eur: eur,
+    verdict_id: `ver_${claim}`,
+    ...extra,
+  },
 });
-const approval = (claim: string, eur: number): PublishedEvent => ({ detailType: "ReviewDecided", detail: { review_id: `rev_${claim}`, claim_id: claim, decision: "APPROVE", amount_eur: eur, execution_id: `exe_${claim}` } });
+const approval = (claim: string, eur: number): PublishedEvent => ({
+  detailType: "ReviewDecided",
+  detail: {
+    review_id: `rev_${claim}`,
+    claim_id: claim,
+    decision: "APPROVE",
+    amount_eur: eur,
+    execution_id: `exe_${claim}`,
+  },
+});
 
 describe("checkMoneyInvariants", () => {
   it("passes an ACCEPT with its refund, a REJECT, and an approved escalation, each published twice", () => {
-    const events = [verdict("c1", "ACCEPT"), refund("c1", "ord_a", 100), verdict("c2", "REJECT"), verdict("c3", "ESCALATE"), approval("c3", 700), refund("c3", "ord_b", 700, { approved_by: "alice" })];
+    const events = [
+      verdict("c1", "ACCEPT"),
+      refund("c1", "ord_a", 100),
+      verdict("c2", "REJECT"),
+      verdict("c3", "ESCALATE"),
+      approval("c3", 700),
+      refund("c3", "ord_b", 700, { approved_by: "alice" }),
+    ];
     const summary = checkMoneyInvariants([...events, ...events], facts());
     expect(summary.violations).toEqual([]);
-    expect({ accepts: summary.accepts, refunds: summary.refunds, approved: summary.approvedRefunds, cents: summary.refundedCents }).toEqual({ accepts: 1, refunds: 2, approved: 1, cents: 80_000 });
+    expect({
+      accepts: summary.accepts,
+      refunds: summary.refunds,
+      approved: summary.approvedRefunds,
+      cents: summary.refundedCents,
+    }).toEqual({ accepts: 1, refunds: 2, approved: 1, cents: 80_000 });
   });
 
   it.each([
     ["an ACCEPT without its refund", [verdict("c1", "ACCEPT")], /ACCEPT ver_c1 of claim c1 has 0 RefundExecuted/],
     ["a refund without an ACCEPT", [refund("c1", "ord_a", 10)], /has no ClaimVerdict ACCEPT/],
-    ["two verdicts for one claim", [verdict("c1", "REJECT", "v1"), verdict("c1", "ESCALATE", "v2")], /claim c1 has 2 different verdicts/],
-    ["one verdict id with two details", [verdict("c1", "REJECT"), { detailType: "ClaimVerdict", detail: { verdict_id: "ver_c1", claim_id: "c1", verdict: "ACCEPT" } }], /published twice with different details/],
-    ["more than the order", [verdict("c1", "ACCEPT"), refund("c1", "ord_a", 200), verdict("c2", "ACCEPT"), refund("c2", "ord_a", 200)], /order \|ord_a refunded 40000 cents, more than its 30000/],
-    ["automatic refunds above the limit", [verdict("c1", "ACCEPT"), refund("c1", "ord_b", 400), verdict("c2", "ACCEPT"), refund("c2", "ord_b", 400)], /automatically, more than the 50000-cent limit/],
-    ["an approver nobody approved", [refund("c1", "ord_b", 700, { approved_by: "mallory" })], /names approver mallory but no approved review carries it/],
-    ["an approval refunding more than granted", [approval("c1", 100), refund("c1", "ord_b", 700, { approved_by: "alice" })], /granted 100 EUR but 700 EUR was refunded/],
+    [
+      "two verdicts for one claim",
+      [verdict("c1", "REJECT", "v1"), verdict("c1", "ESCALATE", "v2")],
+      /claim c1 has 2 different verdicts/,
+    ],
+    [
+      "one verdict id with two details",
+      [
+        verdict("c1", "REJECT"),
+        { detailType: "ClaimVerdict", detail: { verdict_id: "ver_c1", claim_id: "c1", verdict: "ACCEPT" } },
+      ],
+      /published twice with different details/,
+    ],
+    [
+      "more than the order",
+      [verdict("c1", "ACCEPT"), refund("c1", "ord_a", 200), verdict("c2", "ACCEPT"), refund("c2", "ord_a", 200)],
+      /order \|ord_a refunded 40000 cents, more than its 30000/,
+    ],
+    [
+      "automatic refunds above the limit",
+      [verdict("c1", "ACCEPT"), refund("c1", "ord_b", 400), verdict("c2", "ACCEPT"), refund("c2", "ord_b", 400)],
+      /automatically, more than the 50000-cent limit/,
+    ],
+    [
+      "an approver nobody approved",
+      [refund("c1", "ord_b", 700, { approved_by: "mallory" })],
+      /names approver mallory but no approved review carries it/,
+    ],
+    [
+      "an approval refunding more than granted",
+      [approval("c1", 100), refund("c1", "ord_b", 700, { approved_by: "alice" })],
+      /granted 100 EUR but 700 EUR was refunded/,
+    ],
   ])("finds %s", (_name, events, expected) => {
     expect(checkMoneyInvariants(events, facts()).violations.join("\n")).toMatch(expected);
   });
 
   it("counts approved refunds apart from the automatic limit", () => {
-    const events = [verdict("c1", "ACCEPT"), refund("c1", "ord_b", 500), verdict("c2", "ESCALATE"), approval("c2", 700), refund("c2", "ord_b", 700, { approved_by: "alice" })];
+    const events = [
+      verdict("c1", "ACCEPT"),
+      refund("c1", "ord_b", 500),
+      verdict("c2", "ESCALATE"),
+      approval("c2", 700),
+      refund("c2", "ord_b", 700, { approved_by: "alice" }),
+    ];
     expect(checkMoneyInvariants(events, facts()).violations).toEqual([]);
   });
 
@@ -44,23 +112,40 @@ describe("checkMoneyInvariants", () => {
     const events = [verdict("c1", "ACCEPT"), refund("c1", "ord_a", 100)];
 
     it("passes when every reservation is announced with its amount", () => {
-      expect(checkMoneyInvariants(events, facts([{ orderId: "ord_a", claims: { c1: 10_000 } }])).violations).toEqual([]);
+      expect(checkMoneyInvariants(events, facts([{ orderId: "ord_a", claims: { c1: 10_000 } }])).violations).toEqual(
+        [],
+      );
     });
 
     it("finds a reservation no RefundExecuted announces (an approval that crashed after reserving)", () => {
-      const v = checkMoneyInvariants(events, facts([{ orderId: "ord_a", claims: { c1: 10_000 } }, { orderId: "ord_b", claims: { c9: 70_000 } }])).violations;
+      const v = checkMoneyInvariants(
+        events,
+        facts([
+          { orderId: "ord_a", claims: { c1: 10_000 } },
+          { orderId: "ord_b", claims: { c9: 70_000 } },
+        ]),
+      ).violations;
       expect(v).toEqual(["claim c9 holds 70000 cents on ord_b but no RefundExecuted announces it"]);
     });
 
     it("finds a RefundExecuted without a reservation, and one whose amount differs from the ledger", () => {
-      expect(checkMoneyInvariants(events, facts([])).violations).toEqual(["RefundExecuted exe_c1 of claim c1 has no reservation on any ledger"]);
-      expect(checkMoneyInvariants(events, facts([{ orderId: "ord_a", claims: { c1: 9_999 } }])).violations).toEqual(["claim c1: RefundExecuted says 100 EUR, the ledger of ord_a holds 9999 cents"]);
+      expect(checkMoneyInvariants(events, facts([])).violations).toEqual([
+        "RefundExecuted exe_c1 of claim c1 has no reservation on any ledger",
+      ]);
+      expect(checkMoneyInvariants(events, facts([{ orderId: "ord_a", claims: { c1: 9_999 } }])).violations).toEqual([
+        "claim c1: RefundExecuted says 100 EUR, the ledger of ord_a holds 9999 cents",
+      ]);
     });
 
     it("tells a simulation's ledger from the real one", () => {
       const simulated = [verdict("c1", "ACCEPT"), refund("c1", "ord_a", 100, { simulation_id: "sim_1" })];
-      expect(checkMoneyInvariants(simulated, facts([{ orderId: "ord_a", scope: "sim_1", claims: { c1: 10_000 } }])).violations).toEqual([]);
-      expect(checkMoneyInvariants(simulated, facts([{ orderId: "ord_a", claims: { c1: 10_000 } }])).violations).toEqual(["RefundExecuted exe_c1 of claim c1 names sim_1|ord_a, the reservation is on ord_a"]);
+      expect(
+        checkMoneyInvariants(simulated, facts([{ orderId: "ord_a", scope: "sim_1", claims: { c1: 10_000 } }]))
+          .violations,
+      ).toEqual([]);
+      expect(checkMoneyInvariants(simulated, facts([{ orderId: "ord_a", claims: { c1: 10_000 } }])).violations).toEqual(
+        ["RefundExecuted exe_c1 of claim c1 names sim_1|ord_a, the reservation is on ord_a"],
+      );
     });
   });
 });

@@ -44,41 +44,75 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
   const violations: string[] = [];
   const distinct = new Map<string, PublishedEvent>();
   for (const e of events) {
-    const id = e.detailType === "ClaimVerdict" ? e.detail.verdict_id : e.detailType === "RefundExecuted" ? e.detail.execution_id : e.detailType === "ReviewDecided" ? e.detail.review_id : undefined;
+    const id =
+      e.detailType === "ClaimVerdict"
+        ? e.detail.verdict_id
+        : e.detailType === "RefundExecuted"
+          ? e.detail.execution_id
+          : e.detailType === "ReviewDecided"
+            ? e.detail.review_id
+            : undefined;
     if (typeof id !== "string") continue;
     const key = `${e.detailType}|${id}`;
     const seen = distinct.get(key);
-    if (seen && canonicalize(seen.detail) !== canonicalize(e.detail)) violations.push(`${e.detailType} ${id} was published twice with different details`);
+    if (seen && canonicalize(seen.detail) !== canonicalize(e.detail))
+      violations.push(`${e.detailType} ${id} was published twice with different details`);
     if (!seen) distinct.set(key, e);
   }
   const all = [...distinct.values()];
   const verdicts = all.filter((e) => e.detailType === "ClaimVerdict");
   const refunds = all.filter((e) => e.detailType === "RefundExecuted");
-  const approvals = new Map(all.filter((e) => e.detailType === "ReviewDecided" && e.detail.decision === "APPROVE").map((e) => [String(e.detail.claim_id), e]));
+  const approvals = new Map(
+    all
+      .filter((e) => e.detailType === "ReviewDecided" && e.detail.decision === "APPROVE")
+      .map((e) => [String(e.detail.claim_id), e]),
+  );
 
   const verdictsByClaim = new Map<string, PublishedEvent[]>();
-  for (const v of verdicts) verdictsByClaim.set(String(v.detail.claim_id), [...(verdictsByClaim.get(String(v.detail.claim_id)) ?? []), v]);
-  for (const [claimId, list] of verdictsByClaim) if (list.length > 1) violations.push(`claim ${claimId} has ${list.length} different verdicts (${list.map((v) => v.detail.verdict_id).join(", ")})`);
+  for (const v of verdicts)
+    verdictsByClaim.set(String(v.detail.claim_id), [...(verdictsByClaim.get(String(v.detail.claim_id)) ?? []), v]);
+  for (const [claimId, list] of verdictsByClaim)
+    if (list.length > 1)
+      violations.push(
+        `claim ${claimId} has ${list.length} different verdicts (${list.map((v) => v.detail.verdict_id).join(", ")})`,
+      );
 
   const accepts = verdicts.filter((v) => v.detail.verdict === "ACCEPT");
   for (const a of accepts) {
-    const mine = refunds.filter((r) => r.detail.verdict_id === a.detail.verdict_id && r.detail.approved_by === undefined);
-    if (mine.length !== 1) violations.push(`ACCEPT ${String(a.detail.verdict_id)} of claim ${String(a.detail.claim_id)} has ${mine.length} RefundExecuted`);
+    const mine = refunds.filter(
+      (r) => r.detail.verdict_id === a.detail.verdict_id && r.detail.approved_by === undefined,
+    );
+    if (mine.length !== 1)
+      violations.push(
+        `ACCEPT ${String(a.detail.verdict_id)} of claim ${String(a.detail.claim_id)} has ${mine.length} RefundExecuted`,
+      );
   }
   const refundsByClaim = new Map<string, PublishedEvent[]>();
   for (const r of refunds) {
     const claimId = String(r.detail.claim_id);
     refundsByClaim.set(claimId, [...(refundsByClaim.get(claimId) ?? []), r]);
     if (r.detail.approved_by === undefined) {
-      const accept = accepts.find((a) => a.detail.verdict_id === r.detail.verdict_id && a.detail.claim_id === r.detail.claim_id);
-      if (!accept) violations.push(`RefundExecuted ${String(r.detail.execution_id)} of claim ${claimId} has no ClaimVerdict ACCEPT ${String(r.detail.verdict_id)}`);
+      const accept = accepts.find(
+        (a) => a.detail.verdict_id === r.detail.verdict_id && a.detail.claim_id === r.detail.claim_id,
+      );
+      if (!accept)
+        violations.push(
+          `RefundExecuted ${String(r.detail.execution_id)} of claim ${claimId} has no ClaimVerdict ACCEPT ${String(r.detail.verdict_id)}`,
+        );
     } else {
       const approval = approvals.get(claimId);
-      if (!approval || approval.detail.execution_id !== r.detail.execution_id) violations.push(`RefundExecuted ${String(r.detail.execution_id)} of claim ${claimId} names approver ${String(r.detail.approved_by)} but no approved review carries it`);
-      else if (cents(approval.detail.amount_eur) !== cents(r.detail.amount_eur)) violations.push(`claim ${claimId}: the approval granted ${String(approval.detail.amount_eur)} EUR but ${String(r.detail.amount_eur)} EUR was refunded`);
+      if (!approval || approval.detail.execution_id !== r.detail.execution_id)
+        violations.push(
+          `RefundExecuted ${String(r.detail.execution_id)} of claim ${claimId} names approver ${String(r.detail.approved_by)} but no approved review carries it`,
+        );
+      else if (cents(approval.detail.amount_eur) !== cents(r.detail.amount_eur))
+        violations.push(
+          `claim ${claimId}: the approval granted ${String(approval.detail.amount_eur)} EUR but ${String(r.detail.amount_eur)} EUR was refunded`,
+        );
     }
   }
-  for (const [claimId, list] of refundsByClaim) if (list.length > 1) violations.push(`claim ${claimId} was refunded ${list.length} times`);
+  for (const [claimId, list] of refundsByClaim)
+    if (list.length > 1) violations.push(`claim ${claimId} was refunded ${list.length} times`);
 
   const byOrder = new Map<string, { total: number; automatic: number; orderId: string }>();
   for (const r of refunds) {
@@ -96,11 +130,19 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
     refundedCents += t.total;
     const amount = facts.orderAmountEur(t.orderId);
     if (amount === undefined) violations.push(`refunds on ${key} for an order that does not exist`);
-    else if (t.total > cents(amount)) violations.push(`order ${key} refunded ${t.total} cents, more than its ${cents(amount)}`);
-    if (t.automatic > limit) violations.push(`order ${key} refunded ${t.automatic} cents automatically, more than the ${limit}-cent limit`);
+    else if (t.total > cents(amount))
+      violations.push(`order ${key} refunded ${t.total} cents, more than its ${cents(amount)}`);
+    if (t.automatic > limit)
+      violations.push(`order ${key} refunded ${t.automatic} cents automatically, more than the ${limit}-cent limit`);
   }
   if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers));
-  return { accepts: accepts.length, refunds: refunds.length, approvedRefunds: refunds.filter((r) => r.detail.approved_by !== undefined).length, refundedCents, violations };
+  return {
+    accepts: accepts.length,
+    refunds: refunds.length,
+    approvedRefunds: refunds.filter((r) => r.detail.approved_by !== undefined).length,
+    refundedCents,
+    violations,
+  };
 }
 
 /** Reservations and RefundExecuted events must match one to one: same claim, order, ledger scope and cents. */
@@ -120,19 +162,34 @@ function ledgerViolations(refunds: readonly PublishedEvent[], ledgers: readonly 
   for (const r of refunds) announced.set(String(r.detail.claim_id), r);
   for (const [claimId, r] of reserved) {
     const event = announced.get(claimId);
-    if (!event) violations.push(`claim ${claimId} holds ${r.cents} cents on ${r.where} but no RefundExecuted announces it`);
-    else if (cents(event.detail.amount_eur) !== r.cents) violations.push(`claim ${claimId}: RefundExecuted says ${String(event.detail.amount_eur)} EUR, the ledger of ${r.where} holds ${r.cents} cents`);
+    if (!event)
+      violations.push(`claim ${claimId} holds ${r.cents} cents on ${r.where} but no RefundExecuted announces it`);
+    else if (cents(event.detail.amount_eur) !== r.cents)
+      violations.push(
+        `claim ${claimId}: RefundExecuted says ${String(event.detail.amount_eur)} EUR, the ledger of ${r.where} holds ${r.cents} cents`,
+      );
   }
   for (const [claimId, event] of announced) {
-    const where = place(String(event.detail.order_id), event.detail.simulation_id === undefined ? undefined : String(event.detail.simulation_id));
+    const where = place(
+      String(event.detail.order_id),
+      event.detail.simulation_id === undefined ? undefined : String(event.detail.simulation_id),
+    );
     const r = reserved.get(claimId);
-    if (!r) violations.push(`RefundExecuted ${String(event.detail.execution_id)} of claim ${claimId} has no reservation on any ledger`);
-    else if (r.where !== where) violations.push(`RefundExecuted ${String(event.detail.execution_id)} of claim ${claimId} names ${where}, the reservation is on ${r.where}`);
+    if (!r)
+      violations.push(
+        `RefundExecuted ${String(event.detail.execution_id)} of claim ${claimId} has no reservation on any ledger`,
+      );
+    else if (r.where !== where)
+      violations.push(
+        `RefundExecuted ${String(event.detail.execution_id)} of claim ${claimId} names ${where}, the reservation is on ${r.where}`,
+      );
   }
   return violations;
 }
 
 /** Turns events.jsonl lines (`detail-type`, `detail`) into published events. */
-export function fromJournal(lines: readonly { "detail-type": string; detail: Record<string, unknown> }[]): PublishedEvent[] {
+export function fromJournal(
+  lines: readonly { "detail-type": string; detail: Record<string, unknown> }[],
+): PublishedEvent[] {
   return lines.map((l) => ({ detailType: l["detail-type"], detail: l.detail }));
 }

@@ -24,13 +24,29 @@ function instant(now: number) {
 }
 
 /** Handles one crew-queue message for a claim. Throws `VersionConflictError` when another consumer won a race (retry). */
-export async function handleCrewMessage(message: CrewQueueMessage, deps: OrchestratorDeps): Promise<OrchestratorOutcome> {
+export async function handleCrewMessage(
+  message: CrewQueueMessage,
+  deps: OrchestratorDeps,
+): Promise<OrchestratorOutcome> {
   const [outcome] = await handleCrewMessages([message], deps);
   return outcome!;
 }
 
 /** What the orchestrator runs with. */
-type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "audit" | "publisher" | "clock" | "agent" | "settings" | "reviews" | "ledger" | "sha256">;
+type OrchestratorDeps = Pick<
+  PipelineDeps,
+  | "claims"
+  | "sessions"
+  | "queues"
+  | "audit"
+  | "publisher"
+  | "clock"
+  | "agent"
+  | "settings"
+  | "reviews"
+  | "ledger"
+  | "sha256"
+>;
 
 /**
  * Handles consecutive crew-queue messages of ONE claim (a FIFO batch may hold several of a group):
@@ -38,10 +54,14 @@ type OrchestratorDeps = Pick<PipelineDeps, "claims" | "sessions" | "queues" | "a
  * outbox is performed. Returns one outcome per message. Throws `VersionConflictError` on a lost race:
  * the whole group is retried, and the engine ignores what it already applied.
  */
-export async function handleCrewMessages(messages: readonly CrewQueueMessage[], deps: OrchestratorDeps): Promise<OrchestratorOutcome[]> {
+export async function handleCrewMessages(
+  messages: readonly CrewQueueMessage[],
+  deps: OrchestratorDeps,
+): Promise<OrchestratorOutcome[]> {
   if (messages.length === 0) return [];
   const claimId = claimIdOfCrew(messages[0]!.crewId);
-  if (messages.some((m) => claimIdOfCrew(m.crewId) !== claimId)) throw new Error("handleCrewMessages: every message must belong to the same claim");
+  if (messages.some((m) => claimIdOfCrew(m.crewId) !== claimId))
+    throw new Error("handleCrewMessages: every message must belong to the same claim");
   let stored = await deps.sessions.loadSession(claimId);
   let repaired = false;
   if (stored && stored.outbox.length > 0) {
@@ -72,8 +92,22 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
       const rootInput = claimsCrewInput(record.claim, record.received_at);
       events = session.start(rootInput, { description: `Decide refund claim ${claimId}` });
       effects.push(
-        { kind: "claim_update", claimId, patch: { status: "RUNNING", updated_at: new Date(now).toISOString() }, onlyFrom: ["RECEIVED"] },
-        { kind: "audit", event: claimAudit(record, "CREW_STARTED", "RUNNING", now, { crew_id: claimId, root_input: rootInput, now_ms: now, crew: graph.name, timeouts: deps.settings.timeouts }) },
+        {
+          kind: "claim_update",
+          claimId,
+          patch: { status: "RUNNING", updated_at: new Date(now).toISOString() },
+          onlyFrom: ["RECEIVED"],
+        },
+        {
+          kind: "audit",
+          event: claimAudit(record, "CREW_STARTED", "RUNNING", now, {
+            crew_id: claimId,
+            root_input: rootInput,
+            now_ms: now,
+            crew: graph.name,
+            timeouts: deps.settings.timeouts,
+          }),
+        },
       );
       outcomes.push("STARTED");
     } else {
@@ -92,13 +126,27 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
         outcomes.push(quiet);
         continue;
       }
-      const ignored = events.length > 0 && events.every((e) => e.type === "crew.diagnostic" && (e.code === "DUPLICATE_DELIVERY" || e.code === "LATE_DELIVERY"));
+      const ignored =
+        events.length > 0 &&
+        events.every(
+          (e) => e.type === "crew.diagnostic" && (e.code === "DUPLICATE_DELIVERY" || e.code === "LATE_DELIVERY"),
+        );
       if (ignored) {
         outcomes.push(repaired ? "REPAIRED" : "DUPLICATE");
         continue;
       }
       const type = message.type === "agent.step.completed" ? "AGENT_STEP" : "AGENT_STEP_FAILED";
-      effects.push({ kind: "audit", event: claimAudit(record, type, "RUNNING", now, { inbound: message, now_ms: now, caused: events.map((e) => e.type) }, type === "AGENT_STEP" ? "INFO" : "WARN") });
+      effects.push({
+        kind: "audit",
+        event: claimAudit(
+          record,
+          type,
+          "RUNNING",
+          now,
+          { inbound: message, now_ms: now, caused: events.map((e) => e.type) },
+          type === "AGENT_STEP" ? "INFO" : "WARN",
+        ),
+      });
       outcomes.push("ADVANCED");
     }
     const cause = message.type === "agent.step.failed" ? message.error : undefined;
@@ -107,9 +155,11 @@ export async function handleCrewMessages(messages: readonly CrewQueueMessage[], 
     // each tick while steps are still in flight (later deadlines are never earlier than the armed one).
     // The 5-minute sweep catches a timer that went missing.
     const nextDeadline = session.nextDeadlineMs();
-    if (nextDeadline !== undefined && (message.type === "claim.start" || message.type === "crew.tick")) effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
+    if (nextDeadline !== undefined && (message.type === "claim.start" || message.type === "crew.tick"))
+      effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
   }
-  if (rearm !== undefined && !effects.some((e) => e.kind === "timer")) await performEffects([{ kind: "timer", claimId, dueMs: rearm }], deps);
+  if (rearm !== undefined && !effects.some((e) => e.kind === "timer"))
+    await performEffects([{ kind: "timer", claimId, dueMs: rearm }], deps);
   if (!session || effects.length === 0) return outcomes;
 
   const version = (stored?.version ?? 0) + 1;
@@ -137,7 +187,20 @@ function routeCrewEvents(
   if (record.status === "DECIDED" || record.status === "NEEDS_REVIEW") {
     const late = events.find((e) => e.type === "crew.completed");
     if (late !== undefined) {
-      effects.push({ kind: "audit", event: claimAudit(record, "CREW_COMPLETED", record.status, now, { discarded: `the claim is already ${record.status}; the late proposal was not sent to the kernel`, output: late.output }, "WARN") });
+      effects.push({
+        kind: "audit",
+        event: claimAudit(
+          record,
+          "CREW_COMPLETED",
+          record.status,
+          now,
+          {
+            discarded: `the claim is already ${record.status}; the late proposal was not sent to the kernel`,
+            output: late.output,
+          },
+          "WARN",
+        ),
+      });
     }
     return effects;
   }
@@ -147,14 +210,26 @@ function routeCrewEvents(
         effects.push({ kind: "agent_step", message: { claim_id: record.claim_id, dfid: record.dfid, request: event } });
         break;
       case "fixer.invoked":
-        effects.push({ kind: "audit", event: claimAudit(record, "AGENT_STEP_FAILED", "RUNNING", now, { fixer: event }, "WARN") });
+        effects.push({
+          kind: "audit",
+          event: claimAudit(record, "AGENT_STEP_FAILED", "RUNNING", now, { fixer: event }, "WARN"),
+        });
         break;
       case "crew.completed":
         effects.push(...completionEffects(event.output, record, now, deps));
         break;
       case "crew.failed": {
         const review = crewFailureReview(event.reason, cause);
-        effects.push(...needsReview(record, now, review.reason_code, review.reason, {}, { type: "CREW_FAILED", details: { code: event.code, role: event.role } }));
+        effects.push(
+          ...needsReview(
+            record,
+            now,
+            review.reason_code,
+            review.reason,
+            {},
+            { type: "CREW_FAILED", details: { code: event.code, role: event.role } },
+          ),
+        );
         break;
       }
       default:
@@ -164,24 +239,62 @@ function routeCrewEvents(
   return effects;
 }
 
-function completionEffects(output: unknown, record: ClaimRecord, now: number, deps: Pick<PipelineDeps, "agent" | "settings" | "sha256">): Effect[] {
+function completionEffects(
+  output: unknown,
+  record: ClaimRecord,
+  now: number,
+  deps: Pick<PipelineDeps, "agent" | "settings" | "sha256">,
+): Effect[] {
   const parsed = RefundProposalOutputSchema.safeParse(output);
   if (!parsed.success) {
-    return needsReview(record, now, "CREW_OUTPUT_INVALID", "The crew's final output is not a valid refund proposal", {}, { type: "CREW_FAILED", details: { output } });
+    return needsReview(
+      record,
+      now,
+      "CREW_OUTPUT_INVALID",
+      "The crew's final output is not a valid refund proposal",
+      {},
+      { type: "CREW_FAILED", details: { output } },
+    );
   }
   const check = selfCheck(parsed.data, deps.agent.responsibility, record.claim!);
   if (!check.ok) {
     const reason = `Self-check failed: ${check.failures.map((f) => f.message).join("; ")}`;
     return [
       { kind: "claim_update", claimId: record.claim_id, patch: { proposal: parsed.data } },
-      ...needsReview(record, now, "CLAIMS_SELF_CHECK_FAILED", reason, {}, { type: "CLAIMS_SELF_CHECK_FAILED", details: { output: parsed.data, failures: check.failures } }),
+      ...needsReview(
+        record,
+        now,
+        "CLAIMS_SELF_CHECK_FAILED",
+        reason,
+        {},
+        { type: "CLAIMS_SELF_CHECK_FAILED", details: { output: parsed.data, failures: check.failures } },
+      ),
     ];
   }
   const createdAt = new Date(now).toISOString();
-  const proposal = buildProposal({ dfid: record.dfid, agentId: deps.agent.agentId, output: parsed.data, createdAt, validForMs: deps.settings.proposalValidityMs, ...(deps.sha256 ? { sha256: deps.sha256 } : {}) });
+  const proposal = buildProposal({
+    dfid: record.dfid,
+    agentId: deps.agent.agentId,
+    output: parsed.data,
+    createdAt,
+    validForMs: deps.settings.proposalValidityMs,
+    ...(deps.sha256 ? { sha256: deps.sha256 } : {}),
+  });
   return [
-    { kind: "claim_update", claimId: record.claim_id, patch: { proposal: parsed.data, updated_at: createdAt }, onlyFrom: ["RUNNING"] },
-    { kind: "audit", event: claimAudit(record, "AGENT_DECISION", "RUNNING", now, { output: parsed.data, proposal, self_check: "passed" }) },
+    {
+      kind: "claim_update",
+      claimId: record.claim_id,
+      patch: { proposal: parsed.data, updated_at: createdAt },
+      onlyFrom: ["RUNNING"],
+    },
+    {
+      kind: "audit",
+      event: claimAudit(record, "AGENT_DECISION", "RUNNING", now, {
+        output: parsed.data,
+        proposal,
+        self_check: "passed",
+      }),
+    },
     {
       kind: "proposal",
       message: { claim_id: record.claim_id, dfid: record.dfid, proposal },

@@ -19,9 +19,20 @@ export async function endOverdueClaim(
   if (!record || (record.status !== "RECEIVED" && record.status !== "RUNNING")) return record;
   const now = deps.clock.now();
   const reason = `No decision within ${Math.round(info.waitedMs / 1000)} s (the claim was ${record.status}); a person decides. The model may be slower than the configured limits allow (LLM_TIMEOUT_MS, claims batch --claim-timeout).`;
-  const updated = await deps.claims.updateClaim(claimId, { status: "NEEDS_REVIEW", reason_code: CLAIM_TIMED_OUT, reason, updated_at: new Date(now).toISOString() }, ["RECEIVED", "RUNNING"]);
+  const updated = await deps.claims.updateClaim(
+    claimId,
+    { status: "NEEDS_REVIEW", reason_code: CLAIM_TIMED_OUT, reason, updated_at: new Date(now).toISOString() },
+    ["RECEIVED", "RUNNING"],
+  );
   if (!updated.changed) return updated.record;
-  const effects = needsReview(record, now, CLAIM_TIMED_OUT, reason, { waited_ms: info.waitedMs, last_status: record.status, ...(info.detail ? { detail: info.detail } : {}) });
-  await performEffects(effects.filter((e) => e.kind !== "claim_update"), deps);
+  const effects = needsReview(record, now, CLAIM_TIMED_OUT, reason, {
+    waited_ms: info.waitedMs,
+    last_status: record.status,
+    ...(info.detail ? { detail: info.detail } : {}),
+  });
+  await performEffects(
+    effects.filter((e) => e.kind !== "claim_update"),
+    deps,
+  );
   return updated.record;
 }

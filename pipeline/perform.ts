@@ -51,7 +51,8 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
         const orderId = effect.review.order_id;
         if (orderId) await ports.ledger.markReviewPending(orderId, effect.review.claim_id, effect.review.simulation_id);
         const stored = await ports.reviews.openReview(effect.review);
-        if (orderId && stored.status !== "PENDING") await ports.ledger.clearReviewPending(orderId, effect.review.claim_id, effect.review.simulation_id);
+        if (orderId && stored.status !== "PENDING")
+          await ports.ledger.clearReviewPending(orderId, effect.review.claim_id, effect.review.simulation_id);
         break;
       }
       case "review_closed":

@@ -10,8 +10,15 @@ import { handleCrewMessage, handleCrewMessages } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
-const scenarios = parseScenarios(readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"), "scenarios.yaml");
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
+const scenarios = parseScenarios(
+  readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"),
+  "scenarios.yaml",
+);
 const rules = () => createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
 
 function pipeline(llm: LlmPort = rules()) {
@@ -19,7 +26,9 @@ function pipeline(llm: LlmPort = rules()) {
 }
 
 function bodyOf(s: (typeof scenarios)[number]) {
-  return "claim" in s.input ? { claim: s.input.claim } : { claim_text: s.input.claim_text.replace(/\{\{date:[^}]+\}\}/g, "29 May 2026") };
+  return "claim" in s.input
+    ? { claim: s.input.claim }
+    : { claim_text: s.input.claim_text.replace(/\{\{date:[^}]+\}\}/g, "29 May 2026") };
 }
 
 async function runAll(p = pipeline()) {
@@ -36,7 +45,11 @@ describe("the in-process pipeline with the rules model", () => {
     const { results } = await runAll();
     for (const { s, record } of results) {
       const outcome = record?.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : record?.verdict;
-      expect({ id: s.id, outcome, reason: s.expected.reason_code ? record?.reason_code : undefined }).toEqual({ id: s.id, outcome: s.expected.verdict, reason: s.expected.reason_code });
+      expect({ id: s.id, outcome, reason: s.expected.reason_code ? record?.reason_code : undefined }).toEqual({
+        id: s.id,
+        outcome: s.expected.verdict,
+        reason: s.expected.reason_code,
+      });
     }
   });
 
@@ -46,8 +59,13 @@ describe("the in-process pipeline with the rules model", () => {
     const accepted = results.filter((r) => r.record?.verdict === "ACCEPT");
     expect(refunds.map((r) => r.detail.claim_id).sort()).toEqual(accepted.map((r) => r.record!.claim_id).sort());
     const byOrder = new Map<string, number>();
-    for (const r of refunds) byOrder.set(String(r.detail.order_id), (byOrder.get(String(r.detail.order_id)) ?? 0) + Number(r.detail.amount_eur));
-    for (const [orderId, total] of byOrder) expect(total).toBeLessThanOrEqual(config.orders.find((o) => o.order_id === orderId)!.amount);
+    for (const r of refunds)
+      byOrder.set(
+        String(r.detail.order_id),
+        (byOrder.get(String(r.detail.order_id)) ?? 0) + Number(r.detail.amount_eur),
+      );
+    for (const [orderId, total] of byOrder)
+      expect(total).toBeLessThanOrEqual(config.orders.find((o) => o.order_id === orderId)!.amount);
   });
 
   it("publishes one ClaimVerdict per decided claim with a stable verdict_id, and ClaimNeedsReview for the rest", async () => {
@@ -56,8 +74,13 @@ describe("the in-process pipeline with the rules model", () => {
     const decided = results.filter((r) => r.record?.status === "DECIDED");
     expect(verdicts).toHaveLength(decided.length);
     expect(new Set(verdicts.map((v) => v.detail.verdict_id)).size).toBe(verdicts.length);
-    for (const r of decided) expect(verdicts.find((v) => v.detail.claim_id === r.record!.claim_id)?.detail.verdict_id).toBe(r.record!.verdict_id);
-    const reviews = p.publisher.published.filter((e) => e.detailType === "ClaimNeedsReview").map((e) => e.detail.claim_id);
+    for (const r of decided)
+      expect(verdicts.find((v) => v.detail.claim_id === r.record!.claim_id)?.detail.verdict_id).toBe(
+        r.record!.verdict_id,
+      );
+    const reviews = p.publisher.published
+      .filter((e) => e.detailType === "ClaimNeedsReview")
+      .map((e) => e.detail.claim_id);
     expect(reviews).toEqual(results.filter((r) => r.record?.status === "NEEDS_REVIEW").map((r) => r.record!.claim_id));
   });
 
@@ -77,7 +100,12 @@ describe("the in-process pipeline with the rules model", () => {
     const a = results.find((r) => r.s.id === "A")!.record!;
     const events = p.auditEvents().map((e) => {
       const inbound = e.details.inbound as { output?: { amount_eur?: number } } | undefined;
-      if (e.details.claim_id === a.claim_id && e.event_type === "AGENT_STEP" && inbound?.output?.amount_eur !== undefined) inbound.output.amount_eur = 10;
+      if (
+        e.details.claim_id === a.claim_id &&
+        e.event_type === "AGENT_STEP" &&
+        inbound?.output?.amount_eur !== undefined
+      )
+        inbound.output.amount_eur = 10;
       return e;
     });
     const replay = replayClaim(a.claim_id, events);
@@ -85,8 +113,18 @@ describe("the in-process pipeline with the rules model", () => {
   });
 
   it("gives the same verdicts on a second run with the same clock", async () => {
-    const first = (await runAll()).results.map((r) => [r.record?.claim_id, r.record?.verdict, r.record?.verdict_id, r.record?.reason]);
-    const second = (await runAll()).results.map((r) => [r.record?.claim_id, r.record?.verdict, r.record?.verdict_id, r.record?.reason]);
+    const first = (await runAll()).results.map((r) => [
+      r.record?.claim_id,
+      r.record?.verdict,
+      r.record?.verdict_id,
+      r.record?.reason,
+    ]);
+    const second = (await runAll()).results.map((r) => [
+      r.record?.claim_id,
+      r.record?.verdict,
+      r.record?.verdict_id,
+      r.record?.reason,
+    ]);
     expect(second).toEqual(first);
   });
 
@@ -94,7 +132,9 @@ describe("the in-process pipeline with the rules model", () => {
     const p = pipeline();
     const bad = await p.submit({ claim: { order_id: "", amount_eur: "12", category: "home" } });
     expect(bad.ok).toBe(false);
-    expect(!bad.ok && bad.code === "INVALID_INPUT" && bad.issues.map((i) => i.path)).toEqual(expect.arrayContaining(["claim.order_id", "claim.amount_eur"]));
+    expect(!bad.ok && bad.code === "INVALID_INPUT" && bad.issues.map((i) => i.path)).toEqual(
+      expect.arrayContaining(["claim.order_id", "claim.amount_eur"]),
+    );
     const both = await p.submit({ claim: scenarios[0]!.input, claim_text: "x" });
     expect(both.ok).toBe(false);
     expect(p.claims.all()).toHaveLength(0);
@@ -106,14 +146,28 @@ describe("the in-process pipeline with the rules model", () => {
     const body = bodyOf(scenarios[0]!);
     const first = await p.decide(body, { idempotencyKey: "k1" });
     const again = await p.decide(body, { idempotencyKey: "k1" });
-    const other = await p.submit({ claim: { ...(body as { claim: object }).claim, amount_eur: 1 } }, { idempotencyKey: "k1" });
+    const other = await p.submit(
+      { claim: { ...(body as { claim: object }).claim, amount_eur: 1 } },
+      { idempotencyKey: "k1" },
+    );
     expect(again.submit.ok && first.submit.ok && again.submit.claimId).toBe(first.submit.ok && first.submit.claimId);
     expect(other.ok ? "ok" : other.code).toBe("IDEMPOTENCY_CONFLICT");
     expect(p.publisher.published.filter((e) => e.detailType === "RefundExecuted")).toHaveLength(1);
   });
 
   it("ends a claim in NEEDS_REVIEW when the model cannot produce a proposal (analyst, decision maker and fixer all fail)", async () => {
-    const failing: LlmPort = { provider: "openai", model: "down", complete: async () => ({ ok: false, code: "LLM_SERVER_ERROR", message: "the model answered 500", attempts: 3, model: "down", retryable: true }) };
+    const failing: LlmPort = {
+      provider: "openai",
+      model: "down",
+      complete: async () => ({
+        ok: false,
+        code: "LLM_SERVER_ERROR",
+        message: "the model answered 500",
+        attempts: 3,
+        model: "down",
+        retryable: true,
+      }),
+    };
     const p = pipeline(failing);
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("NEEDS_REVIEW");
@@ -123,7 +177,18 @@ describe("the in-process pipeline with the rules model", () => {
   });
 
   it("names an unreachable model as the reason, not the crew", async () => {
-    const down: LlmPort = { provider: "openai", model: "down", complete: async () => ({ ok: false, code: "LLM_UNREACHABLE", message: "LLM endpoint http://localhost:11434/v1 is unreachable: ECONNREFUSED", attempts: 3, model: "down", retryable: true }) };
+    const down: LlmPort = {
+      provider: "openai",
+      model: "down",
+      complete: async () => ({
+        ok: false,
+        code: "LLM_UNREACHABLE",
+        message: "LLM endpoint http://localhost:11434/v1 is unreachable: ECONNREFUSED",
+        attempts: 3,
+        model: "down",
+        retryable: true,
+      }),
+    };
     const p = pipeline(down);
     const structured = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     const text = await p.decide({ claim_text: "I bought ord_001 for 299.99 EUR, the screen is dead" });
@@ -135,19 +200,37 @@ describe("the in-process pipeline with the rules model", () => {
 
   it("lets the fixer stand in when only the decision maker fails", async () => {
     const model = rules();
-    const flaky: LlmPort = { ...model, complete: (req) => (req.task === "decide_refund" ? Promise.resolve({ ok: false, code: "LLM_INVALID_JSON", message: "not JSON", attempts: 1, model: "x", retryable: false }) : model.complete(req)) as never };
+    const flaky: LlmPort = {
+      ...model,
+      complete: (req) =>
+        (req.task === "decide_refund"
+          ? Promise.resolve({
+              ok: false,
+              code: "LLM_INVALID_JSON",
+              message: "not JSON",
+              attempts: 1,
+              model: "x",
+              retryable: false,
+            })
+          : model.complete(req)) as never,
+    };
     const p = pipeline(flaky);
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("DECIDED");
-    expect(p.auditEvents().some((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer !== undefined)).toBe(true);
+    expect(p.auditEvents().some((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer !== undefined)).toBe(
+      true,
+    );
   });
 
   it("sends a self-check failure to NEEDS_REVIEW before the kernel sees it", async () => {
     const model = rules();
-    const unsure: LlmPort = { ...model, complete: async (req) => {
-      const r = await model.complete(req);
-      return req.task === "decide_refund" && r.ok ? { ...r, value: { ...(r.value as object), confidence: 0.4 } } : r;
-    } } as LlmPort;
+    const unsure: LlmPort = {
+      ...model,
+      complete: async (req) => {
+        const r = await model.complete(req);
+        return req.task === "decide_refund" && r.ok ? { ...r, value: { ...(r.value as object), confidence: 0.4 } } : r;
+      },
+    } as LlmPort;
     const p = pipeline(unsure);
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("NEEDS_REVIEW");
@@ -168,12 +251,23 @@ describe("the in-process pipeline with the rules model", () => {
     expect(p.queues.timers.at(-1)).toMatchObject({ claimId, dueMs: NOW + p.deps.settings.timeouts.analystMs });
     await p.drain();
     expect((await p.claims.getClaim(claimId))?.status).toBe("RUNNING");
-    await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: NOW + p.deps.settings.timeouts.analystMs + 1 }, p.deps);
+    await handleCrewMessage(
+      { type: "crew.tick", crewId: claimId, nowMs: NOW + p.deps.settings.timeouts.analystMs + 1 },
+      p.deps,
+    );
     await p.drain();
     const record = await p.claims.getClaim(claimId);
     expect(record?.status).toBe("DECIDED");
     expect(record?.verdict).toBe("ACCEPT");
-    expect(p.auditEvents().some((e) => e.event_type === "AGENT_STEP_FAILED" && (e.details.fixer as { reason?: string } | undefined)?.reason === "stall")).toBe(true);
+    expect(
+      p
+        .auditEvents()
+        .some(
+          (e) =>
+            e.event_type === "AGENT_STEP_FAILED" &&
+            (e.details.fixer as { reason?: string } | undefined)?.reason === "stall",
+        ),
+    ).toBe(true);
   });
 
   it("repairs an outbox left by a crash between saving the snapshot and sending its messages", async () => {
@@ -182,7 +276,15 @@ describe("the in-process pipeline with the rules model", () => {
     const claimId = submitted.ok ? submitted.claimId : "";
     const start = p.queues.take();
     if (start?.queue !== "crew-events") throw new Error("expected the crew start");
-    const crashing = { ...p.deps, queues: { ...p.deps.queues, sendAgentSteps: async () => { throw new Error("crash after save"); } } };
+    const crashing = {
+      ...p.deps,
+      queues: {
+        ...p.deps.queues,
+        sendAgentSteps: async () => {
+          throw new Error("crash after save");
+        },
+      },
+    };
     await expect(handleCrewMessage(start.message, crashing)).rejects.toThrow("crash after save");
     expect((await p.deps.sessions.loadSession(claimId))?.outbox.length).toBeGreaterThan(0);
     expect(p.queues.size()).toBe(0);
@@ -214,7 +316,12 @@ describe("the in-process pipeline with the rules model", () => {
 
   it("arms one timer per claim and re-arms it from a tick while a step is still in flight", async () => {
     let now = NOW;
-    const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: rules(), clock: { now: () => now } });
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: rules(),
+      clock: { now: () => now },
+    });
     const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
     const claimId = submitted.ok ? submitted.claimId : "";
     const start = p.queues.take();
@@ -239,4 +346,3 @@ describe("the in-process pipeline with the rules model", () => {
     expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT"); // the fixer stood in
   });
 });
-

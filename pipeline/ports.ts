@@ -3,7 +3,14 @@
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import { ClaimsError } from "../core/errors.ts";
 import type { ReviewRecord, ReviewStatus } from "../core/claims/review.ts";
-import type { AuditEvent, ContextSnapshot, LedgerEntry, Order, ReserveMode, ReserveResult } from "../core/integrity/index.ts";
+import type {
+  AuditEvent,
+  ContextSnapshot,
+  LedgerEntry,
+  Order,
+  ReserveMode,
+  ReserveResult,
+} from "../core/integrity/index.ts";
 import type { ClaimVerdictDetail } from "../core/claims/events.ts";
 import type { Effect } from "./effects.ts";
 import type { BusEntry } from "../core/claims/events.ts";
@@ -11,7 +18,12 @@ import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./mess
 
 /** Thrown by a repository when a conditional write lost a race; the message is retried and reloads. */
 export class VersionConflictError extends ClaimsError<"VERSION_CONFLICT"> {
-  constructor(readonly entity: string, readonly key: string, readonly expectedVersion: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly entity: string,
+    readonly key: string,
+    readonly expectedVersion: number,
+    options?: { cause?: unknown },
+  ) {
     super("VERSION_CONFLICT", `${entity} ${key} changed concurrently (expected version ${expectedVersion})`, options);
   }
 }
@@ -50,18 +62,22 @@ export function claimListKey(record: Pick<ClaimRecord, "received_at" | "claim_id
 
 /** Throws ClaimQueryError for a limit that is not an integer from 1 to 1000. */
 export function checkClaimQuery(query: ClaimQuery): void {
-  if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > 1000) throw new ClaimQueryError(`listClaims: limit must be an integer from 1 to 1000, got ${String(query.limit)}`);
-  if (query.statuses !== undefined && query.statuses.length === 0) throw new ClaimQueryError("listClaims: statuses, when given, names at least one status");
+  if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > 1000)
+    throw new ClaimQueryError(`listClaims: limit must be an integer from 1 to 1000, got ${String(query.limit)}`);
+  if (query.statuses !== undefined && query.statuses.length === 0)
+    throw new ClaimQueryError("listClaims: statuses, when given, names at least one status");
 }
 
 /** Whether a stored claim answers the query (each repository applies it to what it read). */
 export function matchesClaimQuery(record: ClaimRecord, query: ClaimQuery): boolean {
   const key = claimListKey(record);
-  return (query.statuses === undefined || query.statuses.includes(record.status))
-    && (query.verdict === undefined || record.verdict === query.verdict)
-    && (query.since === undefined || record.received_at >= query.since)
-    && (query.before === undefined || record.received_at < query.before)
-    && (query.cursor === undefined || key < query.cursor);
+  return (
+    (query.statuses === undefined || query.statuses.includes(record.status)) &&
+    (query.verdict === undefined || record.verdict === query.verdict) &&
+    (query.since === undefined || record.received_at >= query.since) &&
+    (query.before === undefined || record.received_at < query.before) &&
+    (query.cursor === undefined || key < query.cursor)
+  );
 }
 
 /** Where claims live. */
@@ -71,7 +87,11 @@ export interface ClaimRepository {
   /** The claim, or undefined. */
   getClaim(claimId: string): Promise<ClaimRecord | undefined>;
   /** Applies `patch` unless the claim is final (DECIDED / NEEDS_REVIEW) or its status is not in `onlyFrom`. */
-  updateClaim(claimId: string, patch: Partial<ClaimRecord>, onlyFrom?: readonly ClaimStatus[]): Promise<{ record: ClaimRecord | undefined; changed: boolean }>;
+  updateClaim(
+    claimId: string,
+    patch: Partial<ClaimRecord>,
+    onlyFrom?: readonly ClaimStatus[],
+  ): Promise<{ record: ClaimRecord | undefined; changed: boolean }>;
   /** Claims that answer `query`, newest receipt first, `limit` at a time (the sweep pages through open ones, the API lists them). */
   listClaims(query: ClaimQuery): Promise<ClaimPage>;
 }

@@ -14,7 +14,11 @@ import { checkMoneyInvariants } from "./money-invariants.ts";
 import { decideReview, repairReviews } from "./review.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
 
 /** The side-effecting calls a review decision can make, by port. */
 const EFFECTS: Record<string, readonly string[]> = {
@@ -45,26 +49,48 @@ function crashing(deps: PipelineDeps, crashAfter: number): { deps: PipelineDeps;
       },
     });
   const wrapped = { ...deps } as Record<string, unknown>;
-  for (const [port, names] of Object.entries(EFFECTS)) wrapped[port] = wrap(deps[port as keyof PipelineDeps] as object, names);
+  for (const [port, names] of Object.entries(EFFECTS))
+    wrapped[port] = wrap(deps[port as keyof PipelineDeps] as object, names);
   return { deps: wrapped as unknown as PipelineDeps, calls: () => calls };
 }
 
 type Flow = { name: string; claim: unknown; decision: Record<string, unknown>; status: string; refund: boolean };
 
 const FLOWS: Flow[] = [
-  { name: "ESCALATE → APPROVE for less", claim: { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "dead" } }, decision: { decision: "APPROVE", amount_eur: 900, reviewer: "rita" }, status: "APPROVED", refund: true },
-  { name: "ESCALATE → DENY", claim: { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "dead" } }, decision: { decision: "DENY", note: "no", reviewer: "rita" }, status: "DENIED", refund: false },
+  {
+    name: "ESCALATE → APPROVE for less",
+    claim: { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "dead" } },
+    decision: { decision: "APPROVE", amount_eur: 900, reviewer: "rita" },
+    status: "APPROVED",
+    refund: true,
+  },
+  {
+    name: "ESCALATE → DENY",
+    claim: { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "dead" } },
+    decision: { decision: "DENY", note: "no", reviewer: "rita" },
+    status: "DENIED",
+    refund: false,
+  },
   {
     name: "NEEDS_REVIEW → RESUBMIT",
     claim: { claim_text: "Hi, the sofa I bought last month is falling apart, I paid 300 EUR. Please help." },
-    decision: { decision: "RESUBMIT", claim: { order_id: "ord_001", amount_eur: 100, category: "electronics", reason: "screen dead" }, reviewer: "rita" },
+    decision: {
+      decision: "RESUBMIT",
+      claim: { order_id: "ord_001", amount_eur: 100, category: "electronics", reason: "screen dead" },
+      reviewer: "rita",
+    },
     status: "RESUBMITTED",
     refund: false,
   },
 ];
 
 async function escalatedPipeline(flow: Flow) {
-  const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }), clock: { now: () => NOW } });
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+    clock: { now: () => NOW },
+  });
   const { submit } = await p.decide(flow.claim, { claimId: "clm_rev" });
   if (!submit.ok) throw new Error(submit.message);
   return p;
@@ -84,13 +110,26 @@ async function check(p: Awaited<ReturnType<typeof escalatedPipeline>>, flow: Flo
   const review = await p.deps.reviews.getReview("clm_rev");
   expect(review?.status, where).toBe(flow.status);
   expect(review?.intent, where).toBeUndefined();
-  const money = checkMoneyInvariants(p.publisher.published, { orderAmountEur: (id) => config.orders.find((o) => o.order_id === id)?.amount, limitEur: config.agent.contract.max_refund_without_escalation });
+  const money = checkMoneyInvariants(p.publisher.published, {
+    orderAmountEur: (id) => config.orders.find((o) => o.order_id === id)?.amount,
+    limitEur: config.agent.contract.max_refund_without_escalation,
+  });
   expect(money.violations, where).toEqual([]);
   expect(money.approvedRefunds, where).toBe(flow.refund ? 1 : 0);
-  const decided = new Set(p.publisher.published.filter((e) => e.detailType === "ReviewDecided").map((e) => JSON.stringify(e.detail)));
+  const decided = new Set(
+    p.publisher.published.filter((e) => e.detailType === "ReviewDecided").map((e) => JSON.stringify(e.detail)),
+  );
   expect(decided.size, where).toBe(1);
-  const replay = replayClaim("clm_rev", p.auditEvents(), { review: { status: review!.status, decision: review!.decision, reviewer: review!.reviewer, note: review!.note } });
-  expect(replay.status, `${where}: ${replay.steps.filter((s) => s.status !== "IDENTICAL").map((s) => s.detail).join(" | ")}`).toBe("IDENTICAL");
+  const replay = replayClaim("clm_rev", p.auditEvents(), {
+    review: { status: review!.status, decision: review!.decision, reviewer: review!.reviewer, note: review!.note },
+  });
+  expect(
+    replay.status,
+    `${where}: ${replay.steps
+      .filter((s) => s.status !== "IDENTICAL")
+      .map((s) => s.detail)
+      .join(" | ")}`,
+  ).toBe("IDENTICAL");
   if (flow.status === "RESUBMITTED") {
     const child = await p.claims.getClaim(review!.resubmitted_claim_id!);
     expect(child, where).toMatchObject({ parent_claim_id: "clm_rev", status: "DECIDED", verdict: "ACCEPT" });
@@ -105,7 +144,9 @@ describe.each(FLOWS)("the review decision $name", (flow) => {
       for (const recovery of ["repeat", "sweep"] as const) {
         const p = await escalatedPipeline(flow);
         const c = crashing(p.deps, n);
-        await expect(decideReview("clm_rev", flow.decision, c.deps), `crash after call ${n}`).rejects.toThrow(InjectedCrash);
+        await expect(decideReview("clm_rev", flow.decision, c.deps), `crash after call ${n}`).rejects.toThrow(
+          InjectedCrash,
+        );
         if (recovery === "repeat") {
           const again = await decideReview("clm_rev", flow.decision, p.deps);
           expect(again.ok, `crash after call ${n}, repeated: ${again.ok ? "" : again.message}`).toBe(true);
@@ -113,7 +154,8 @@ describe.each(FLOWS)("the review decision $name", (flow) => {
           await repairReviews(p.deps);
           // A decision that crashed before it was claimed leaves the review PENDING: the reviewer decides it then.
           const review = await p.deps.reviews.getReview("clm_rev");
-          if (review?.status === "PENDING") expect((await decideReview("clm_rev", flow.decision, p.deps)).ok).toBe(true);
+          if (review?.status === "PENDING")
+            expect((await decideReview("clm_rev", flow.decision, p.deps)).ok).toBe(true);
         }
         await check(p, flow, `${flow.name}, crash after call ${n}, ${recovery}`);
       }

@@ -16,7 +16,11 @@ import { decideReview, repairReviews } from "./review.ts";
 import type { ClaimRepository, ReviewRepository } from "./ports.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
 
 /** A review repository whose process "dies" the first time a decision is recorded (the update that ends PENDING). */
 function crashingOnRecord(): ReviewRepository & { crashed: number } {
@@ -47,7 +51,10 @@ async function escalated() {
     clock: { now: () => now },
     overrides: { reviews },
   });
-  const { record } = await p.decide({ claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } }, { claimId: "clm_esc" });
+  const { record } = await p.decide(
+    { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } },
+    { claimId: "clm_esc" },
+  );
   expect(record?.verdict).toBe("ESCALATE");
   return { p, reviews, later: (ms: number) => (now += ms) };
 }
@@ -76,7 +83,9 @@ describe("a review decision that crashed after announcing it", () => {
 
   it("is finished by repairReviews with the same events, when nobody repeats it", async () => {
     const { p, reviews, later } = await escalated();
-    await expect(decideReview("clm_esc", { decision: "APPROVE", reviewer: "alice" }, p.deps)).rejects.toThrow(/injected crash/);
+    await expect(decideReview("clm_esc", { decision: "APPROVE", reviewer: "alice" }, p.deps)).rejects.toThrow(
+      /injected crash/,
+    );
     const first = decidedEvents(p);
     later(10 * 60_000);
     expect(await repairReviews(p.deps)).toBe(1);
@@ -90,19 +99,25 @@ describe("the ledger's review mark", () => {
   it.each([
     ["APPROVE", { decision: "APPROVE", reviewer: "alice", amount_eur: 100 }],
     ["DENY", { decision: "DENY", reviewer: "alice" }],
-  ])("is not set again for good by the review's opening repeated after a %s (a late redelivery of the kernel's verdict)", async (_name, body) => {
-    const { p, reviews } = await escalated();
-    const opened = (await reviews.getReview("clm_esc"))!;
-    expect((await p.deps.ledger.get("ord_002"))?.pending_reviews).toEqual(["clm_esc"]);
-    await decideReview("clm_esc", body, p.deps).catch(() => undefined);
-    await decideReview("clm_esc", body, p.deps);
-    expect((await p.deps.ledger.get("ord_002"))?.pending_reviews ?? []).toEqual([]);
-    await performEffects([{ kind: "review_open", review: opened }], p.deps);
-    expect((await p.deps.ledger.get("ord_002"))?.pending_reviews ?? []).toEqual([]);
-    // Automatic refunds on the order go on: a small claim on it is accepted.
-    const { record } = await p.decide({ claim: { order_id: "ord_002", amount_eur: 50, category: "electronics", reason: "Charger missing" } }, { claimId: "clm_small" });
-    expect(record?.verdict).toBe("ACCEPT");
-  });
+  ])(
+    "is not set again for good by the review's opening repeated after a %s (a late redelivery of the kernel's verdict)",
+    async (_name, body) => {
+      const { p, reviews } = await escalated();
+      const opened = (await reviews.getReview("clm_esc"))!;
+      expect((await p.deps.ledger.get("ord_002"))?.pending_reviews).toEqual(["clm_esc"]);
+      await decideReview("clm_esc", body, p.deps).catch(() => undefined);
+      await decideReview("clm_esc", body, p.deps);
+      expect((await p.deps.ledger.get("ord_002"))?.pending_reviews ?? []).toEqual([]);
+      await performEffects([{ kind: "review_open", review: opened }], p.deps);
+      expect((await p.deps.ledger.get("ord_002"))?.pending_reviews ?? []).toEqual([]);
+      // Automatic refunds on the order go on: a small claim on it is accepted.
+      const { record } = await p.decide(
+        { claim: { order_id: "ord_002", amount_eur: 50, category: "electronics", reason: "Charger missing" } },
+        { claimId: "clm_small" },
+      );
+      expect(record?.verdict).toBe("ACCEPT");
+    },
+  );
 });
 
 /** An escalation whose kernel died right after opening the review and announcing it, before recording the claim DECIDED. */
@@ -112,7 +127,8 @@ async function escalatedNotYetRecorded() {
   const dying: ClaimRepository = {
     ...claims,
     async updateClaim(id, patch, onlyFrom) {
-      if (patch.status === "DECIDED" && crashes-- > 0) throw new Error("injected crash before the claim is recorded DECIDED");
+      if (patch.status === "DECIDED" && crashes-- > 0)
+        throw new Error("injected crash before the claim is recorded DECIDED");
       return claims.updateClaim(id, patch, onlyFrom);
     },
   };
@@ -124,7 +140,10 @@ async function escalatedNotYetRecorded() {
     clock: { now: () => NOW },
     overrides: { claims: dying, reviews },
   });
-  await p.submit({ claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } }, { claimId: "clm_esc" });
+  await p.submit(
+    { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } },
+    { claimId: "clm_esc" },
+  );
   let proposal: ProposalMessage | undefined;
   for (let work = p.queues.take(); work; work = p.queues.take()) {
     if (work.queue === "proposals") proposal = work.message;
@@ -148,9 +167,16 @@ describe("a review decided before the kernel recorded its escalation (the kernel
 
   it("audits the decision once, though the claim was RUNNING when it was first announced and DECIDED when repeated", async () => {
     const { p, redeliver } = await escalatedNotYetRecorded();
-    await expect(decideReview("clm_esc", { decision: "DENY", reviewer: "alice" }, p.deps)).rejects.toThrow(/injected crash/);
+    await expect(decideReview("clm_esc", { decision: "DENY", reviewer: "alice" }, p.deps)).rejects.toThrow(
+      /injected crash/,
+    );
     await redeliver();
     expect((await decideReview("clm_esc", { decision: "DENY", reviewer: "alice" }, p.deps)).ok).toBe(true);
-    expect(p.auditEvents().filter((e) => e.event_type === "REVIEW_DECIDED").map((e) => e.state)).toEqual(["DECIDED"]);
+    expect(
+      p
+        .auditEvents()
+        .filter((e) => e.event_type === "REVIEW_DECIDED")
+        .map((e) => e.state),
+    ).toEqual(["DECIDED"]);
   });
 });

@@ -8,7 +8,15 @@ import type { BusEntry } from "../core/claims/events.ts";
 import { decideClaim } from "../core/claims/kernel.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
-import { approvalExecutionIdFor, checkDecision, normaliseDecision, resubmittedClaimIdFor, ReviewDecisionSchema, reviewIdFor, reviewView } from "../core/claims/review.ts";
+import {
+  approvalExecutionIdFor,
+  checkDecision,
+  normaliseDecision,
+  resubmittedClaimIdFor,
+  ReviewDecisionSchema,
+  reviewIdFor,
+  reviewView,
+} from "../core/claims/review.ts";
 import type { ReviewContext, ReviewOrigin, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
 import { centsToEur, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
@@ -76,23 +84,59 @@ export function reviewRequested(record: ClaimRecord, review: ReviewRecord): { au
 
 /** The outcome of a review decision, as `POST /claims/{id}/review` answers it. */
 export type ReviewResult =
-  | { ok: true; body: { claim_id: string; review: Record<string, unknown>; executed: boolean; execution_id?: string; resubmitted_claim_id?: string } }
+  | {
+      ok: true;
+      body: {
+        claim_id: string;
+        review: Record<string, unknown>;
+        executed: boolean;
+        execution_id?: string;
+        resubmitted_claim_id?: string;
+      };
+    }
   | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
   | { ok: false; status: 404; code: "NOT_FOUND"; message: string }
   | ({ ok: false } & ReviewRefusal)
   | { ok: false; status: 409; code: string; message: string };
 
-type ReviewDeps = Pick<PipelineDeps, "claims" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
+type ReviewDeps = Pick<
+  PipelineDeps,
+  | "claims"
+  | "reviews"
+  | "verdicts"
+  | "orders"
+  | "ledger"
+  | "audit"
+  | "publisher"
+  | "queues"
+  | "clock"
+  | "ids"
+  | "agent"
+  | "registry"
+>;
 
 /** Decides the claim's review as a reviewer asked (SPEC §4.6); idempotent, and nothing is written for a refused request. */
 export async function decideReview(claimId: string, body: unknown, deps: ReviewDeps): Promise<ReviewResult> {
   const parsed = ReviewDecisionSchema.safeParse(body);
-  if (!parsed.success) return { ok: false, status: 400, code: "INVALID_INPUT", message: "the review decision is invalid", issues: toInputIssues(parsed.error) };
+  if (!parsed.success)
+    return {
+      ok: false,
+      status: 400,
+      code: "INVALID_INPUT",
+      message: "the review decision is invalid",
+      issues: toInputIssues(parsed.error),
+    };
   const record = await deps.claims.getClaim(claimId);
   if (!record) return { ok: false, status: 404, code: "NOT_FOUND", message: `claim ${claimId} not found` };
   for (let attempt = 0; attempt < 3; attempt++) {
     const review = await deps.reviews.getReview(claimId);
-    if (!review) return { ok: false, status: 409, code: "NO_PENDING_REVIEW", message: `claim ${claimId} has no review${isFinal(record.status) ? "" : " (it is not final yet)"}` };
+    if (!review)
+      return {
+        ok: false,
+        status: 409,
+        code: "NO_PENDING_REVIEW",
+        message: `claim ${claimId} has no review${isFinal(record.status) ? "" : " (it is not final yet)"}`,
+      };
     const check = checkDecision(parsed.data, review);
     if (check !== undefined && check !== "REPEAT") return { ok: false, ...check };
     if (check === "REPEAT" && review.status !== "PENDING") return finish(record, review, deps);
@@ -106,14 +150,22 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
     // Claim the decision on the review (or go on with this same decision already claimed).
     let claimed = review;
     if (!review.intent) {
-      const intent = { ...normaliseDecision(parsed.data, review), decided_at: new Date(deps.clock.now()).toISOString() };
+      const intent = {
+        ...normaliseDecision(parsed.data, review),
+        decided_at: new Date(deps.clock.now()).toISOString(),
+      };
       const update = await deps.reviews.updateReview({ ...review, intent, version: review.version + 1 });
       if (!update.changed) continue; // another decision got there first: look again
       claimed = update.review;
     }
     return carryOut(record, claimed, deps);
   }
-  return { ok: false, status: 409, code: "REVIEW_ALREADY_DECIDED", message: `review of claim ${claimId} is changing concurrently; try again` };
+  return {
+    ok: false,
+    status: 409,
+    code: "REVIEW_ALREADY_DECIDED",
+    message: `review of claim ${claimId} is changing concurrently; try again`,
+  };
 }
 
 /** Carries out the decision claimed on the review, then records it as decided. */
@@ -121,7 +173,15 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
   const { decided_at: claimedAt, ...intent } = review.intent!;
   // The instant the decision was claimed (an intent from before it carried one: now): a repair announces the same events.
   const decidedAt = claimedAt ?? new Date(deps.clock.now()).toISOString();
-  const base = { ...review, intent: undefined, decision: intent.decision, decided_at: decidedAt, ...(intent.reviewer ? { reviewer: intent.reviewer } : {}), ...(intent.note !== undefined ? { note: intent.note } : {}), version: review.version + 1 };
+  const base = {
+    ...review,
+    intent: undefined,
+    decision: intent.decision,
+    decided_at: decidedAt,
+    ...(intent.reviewer ? { reviewer: intent.reviewer } : {}),
+    ...(intent.note !== undefined ? { note: intent.note } : {}),
+    version: review.version + 1,
+  };
   let next: ReviewRecord;
   if (intent.decision === "APPROVE") {
     const approved = await approve(record, review, intent.amount_eur!, deps);
@@ -130,14 +190,37 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
       await deps.reviews.updateReview({ ...review, intent: undefined, version: review.version + 1 });
       return { ok: false, status: 409, code: approved.code, message: approved.message };
     }
-    next = { ...base, status: "APPROVED", approved_amount_eur: intent.amount_eur!, execution_id: approvalExecutionIdFor(review.review_id) };
+    next = {
+      ...base,
+      status: "APPROVED",
+      approved_amount_eur: intent.amount_eur!,
+      execution_id: approvalExecutionIdFor(review.review_id),
+    };
   } else if (intent.decision === "RESUBMIT") {
-    const body = { claim: intent.claim, ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}), ...(record.label ? { label: `${record.label} (resubmitted)` } : {}) };
-    const submitted = await submitClaim(body, { claimId: resubmittedClaimIdFor(review.review_id), idempotencyKey: `resubmit:${review.review_id}`, parentClaimId: record.claim_id }, deps);
+    const body = {
+      claim: intent.claim,
+      ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
+      ...(record.label ? { label: `${record.label} (resubmitted)` } : {}),
+    };
+    const submitted = await submitClaim(
+      body,
+      {
+        claimId: resubmittedClaimIdFor(review.review_id),
+        idempotencyKey: `resubmit:${review.review_id}`,
+        parentClaimId: record.claim_id,
+      },
+      deps,
+    );
     if (!submitted.ok) {
       await deps.reviews.updateReview({ ...review, intent: undefined, version: review.version + 1 });
       return submitted.code === "INVALID_INPUT"
-        ? { ok: false, status: 400, code: "INVALID_INPUT", message: submitted.message, issues: submitted.issues.map((i) => ({ ...i, path: `claim.${i.path}` })) }
+        ? {
+            ok: false,
+            status: 400,
+            code: "INVALID_INPUT",
+            message: submitted.message,
+            issues: submitted.issues.map((i) => ({ ...i, path: `claim.${i.path}` })),
+          }
         : { ok: false, status: 409, code: submitted.code, message: submitted.message };
     }
     next = { ...base, status: "RESUBMITTED", resubmitted_claim_id: submitted.claimId };
@@ -150,10 +233,31 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
   // Once recorded, two effects are repeated for the kernel's sake: the review's ledger mark cleared (a review_open
   // repeated meanwhile may have set it again), and an approval's `executed` (the kernel may have recorded the claim
   // DECIDED only now; it sets `executed` itself when it sees the approval recorded, so one of the two always does).
-  await performEffects([
-    ...(next.order_id ? [{ kind: "review_closed" as const, orderId: next.order_id, claimId: next.claim_id, ...(next.simulation_id ? { scope: next.simulation_id } : {}) }] : []),
-    ...(next.status === "APPROVED" ? [{ kind: "claim_update" as const, claimId: record.claim_id, patch: { executed: true }, onlyFrom: ["DECIDED" as const] }] : []),
-  ], deps);
+  await performEffects(
+    [
+      ...(next.order_id
+        ? [
+            {
+              kind: "review_closed" as const,
+              orderId: next.order_id,
+              claimId: next.claim_id,
+              ...(next.simulation_id ? { scope: next.simulation_id } : {}),
+            },
+          ]
+        : []),
+      ...(next.status === "APPROVED"
+        ? [
+            {
+              kind: "claim_update" as const,
+              claimId: record.claim_id,
+              patch: { executed: true },
+              onlyFrom: ["DECIDED" as const],
+            },
+          ]
+        : []),
+    ],
+    deps,
+  );
   return respond(record, stored.review ?? next);
 }
 
@@ -206,16 +310,37 @@ function decidedEffects(record: ClaimRecord, review: ReviewRecord): Effect[] {
       ...(review.simulation_id ? { simulation_id: review.simulation_id } : {}),
     };
     const cents = parseCents(refund.amount_eur);
-    effects.push({ kind: "audit", event: claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", at, { ...refund, ...(cents.ok ? { amount_cents: cents.cents } : {}) }) });
+    effects.push({
+      kind: "audit",
+      event: claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", at, {
+        ...refund,
+        ...(cents.ok ? { amount_cents: cents.cents } : {}),
+      }),
+    });
     events.push(busEntry("RefundExecuted", refund));
   }
   // The state is the claim's final one, known from the origin: the claim's record may still be on its way there
   // (read while the kernel or the extraction had not yet recorded it), and a repeat must audit the same event.
-  effects.push({ kind: "audit", event: claimAudit(record, "REVIEW_DECIDED", review.origin === "ESCALATE" ? "DECIDED" : "NEEDS_REVIEW", at, decided) });
+  effects.push({
+    kind: "audit",
+    event: claimAudit(record, "REVIEW_DECIDED", review.origin === "ESCALATE" ? "DECIDED" : "NEEDS_REVIEW", at, decided),
+  });
   events.push(busEntry("ReviewDecided", decided));
-  if (review.order_id) effects.push({ kind: "review_closed", orderId: review.order_id, claimId: review.claim_id, ...(review.simulation_id ? { scope: review.simulation_id } : {}) });
+  if (review.order_id)
+    effects.push({
+      kind: "review_closed",
+      orderId: review.order_id,
+      claimId: review.claim_id,
+      ...(review.simulation_id ? { scope: review.simulation_id } : {}),
+    });
   effects.push({ kind: "publish", entries: events });
-  if (review.status === "APPROVED") effects.push({ kind: "claim_update", claimId: record.claim_id, patch: { executed: true, updated_at: review.decided_at! }, onlyFrom: ["DECIDED"] });
+  if (review.status === "APPROVED")
+    effects.push({
+      kind: "claim_update",
+      claimId: record.claim_id,
+      patch: { executed: true, updated_at: review.decided_at! },
+      onlyFrom: ["DECIDED"],
+    });
   return effects;
 }
 
@@ -226,21 +351,46 @@ type Approval = { ok: true } | { ok: false; code: string; message: string };
  * with the escalation checks lifted; then the approved amount is reserved with the same single conditional
  * update as an ACCEPT — exactly once per claim, never above the order.
  */
-async function approve(record: ClaimRecord, review: ReviewRecord, amountEur: number, deps: ReviewDeps): Promise<Approval> {
+async function approve(
+  record: ClaimRecord,
+  review: ReviewRecord,
+  amountEur: number,
+  deps: ReviewDeps,
+): Promise<Approval> {
   const checked = await approvalChecks(record, review, amountEur, deps);
   if (!checked.ok) return checked;
   const { order, cents, orderCents } = checked;
-  const result = await deps.ledger.reserve({ orderId: order.order_id, claimId: record.claim_id, cents, orderCents, mode: { kind: "approved" }, scope: record.simulation_id });
+  const result = await deps.ledger.reserve({
+    orderId: order.order_id,
+    claimId: record.claim_id,
+    cents,
+    orderCents,
+    mode: { kind: "approved" },
+    scope: record.simulation_id,
+  });
   if (result.ok) return { ok: true };
-  if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && result.entry.claims[record.claim_id] === cents) return { ok: true }; // our own reservation (a repeat)
-  return { ok: false, code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code, message: result.message };
+  if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && result.entry.claims[record.claim_id] === cents)
+    return { ok: true }; // our own reservation (a repeat)
+  return {
+    ok: false,
+    code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code,
+    message: result.message,
+  };
 }
 
-type Checked = { ok: true; order: Order; cents: number; orderCents: number } | { ok: false; code: string; message: string };
+type Checked =
+  | { ok: true; order: Order; cents: number; orderCents: number }
+  | { ok: false; code: string; message: string };
 
 /** The reject checks (layers 1–8b) on the escalated proposal for `amountEur`, against the ledger as it stands now. */
-async function approvalChecks(record: ClaimRecord, review: ReviewRecord, amountEur: number, deps: ReviewDeps): Promise<Checked> {
-  if (!record.claim || review.proposal === undefined || !review.order_id) return { ok: false, code: "DECISION_NOT_ALLOWED", message: "this review carries no proposal to approve" };
+async function approvalChecks(
+  record: ClaimRecord,
+  review: ReviewRecord,
+  amountEur: number,
+  deps: ReviewDeps,
+): Promise<Checked> {
+  if (!record.claim || review.proposal === undefined || !review.order_id)
+    return { ok: false, code: "DECISION_NOT_ALLOWED", message: "this review carries no proposal to approve" };
   const scope = record.simulation_id;
   let order;
   try {
@@ -250,7 +400,8 @@ async function approvalChecks(record: ClaimRecord, review: ReviewRecord, amountE
     throw error;
   }
   const cents = parseCents(amountEur);
-  if (!order || !cents.ok) return { ok: false, code: "ORDER_NOT_FOUND", message: `order ${review.order_id} is not in the context store` };
+  if (!order || !cents.ok)
+    return { ok: false, code: "ORDER_NOT_FOUND", message: `order ${review.order_id} is not in the context store` };
   const ledgerEntry = await deps.ledger.get(order.order_id, scope);
   let verdict;
   try {
@@ -275,7 +426,8 @@ async function approvalChecks(record: ClaimRecord, review: ReviewRecord, amountE
   }
   if (verdict.verdict !== "ACCEPT") return { ok: false, code: verdict.reason_code, message: verdict.reason };
   const orderCents = parseCents(order.amount);
-  if (!orderCents.ok) return { ok: false, code: "ORDER_DATA_INVALID", message: `order ${order.order_id}: ${orderCents.message}` };
+  if (!orderCents.ok)
+    return { ok: false, code: "ORDER_DATA_INVALID", message: `order ${order.order_id}: ${orderCents.message}` };
   return { ok: true, order, cents: cents.cents, orderCents: orderCents.cents };
 }
 
@@ -295,25 +447,39 @@ export async function listReviews(
   query: { status?: ReviewStatus; limit?: number; cursor?: string },
   deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts">,
 ): Promise<{ items: ReviewListEntry[]; nextCursor?: string }> {
-  const page: ReviewPage = await deps.reviews.listReviews({ status: query.status ?? "PENDING", limit: query.limit ?? 50, ...(query.cursor ? { cursor: query.cursor } : {}) });
-  const items = await Promise.all(page.items.map(async (review): Promise<ReviewListEntry> => {
-    const key = proposalKey(review.proposal);
-    const [record, verdict] = await Promise.all([deps.claims.getClaim(review.claim_id), key ? deps.verdicts.getVerdict(key) : undefined]);
-    const context: ReviewContext = {
-      ...(record?.claim ? { claim: record.claim } : {}),
-      ...(record && "claim_text" in record.input ? { claimText: record.input.claim_text } : {}),
-      ...(record?.label ? { label: record.label } : {}),
-      ...(record?.proposal ? { proposal: record.proposal } : {}),
-      ...(verdict && verdict.claim_id === review.claim_id ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } } : {}),
-    };
-    return { review, context };
-  }));
+  const page: ReviewPage = await deps.reviews.listReviews({
+    status: query.status ?? "PENDING",
+    limit: query.limit ?? 50,
+    ...(query.cursor ? { cursor: query.cursor } : {}),
+  });
+  const items = await Promise.all(
+    page.items.map(async (review): Promise<ReviewListEntry> => {
+      const key = proposalKey(review.proposal);
+      const [record, verdict] = await Promise.all([
+        deps.claims.getClaim(review.claim_id),
+        key ? deps.verdicts.getVerdict(key) : undefined,
+      ]);
+      const context: ReviewContext = {
+        ...(record?.claim ? { claim: record.claim } : {}),
+        ...(record && "claim_text" in record.input ? { claimText: record.input.claim_text } : {}),
+        ...(record?.label ? { label: record.label } : {}),
+        ...(record?.proposal ? { proposal: record.proposal } : {}),
+        ...(verdict && verdict.claim_id === review.claim_id
+          ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } }
+          : {}),
+      };
+      return { review, context };
+    }),
+  );
   return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
 }
 
 /** The idempotency key of a stored proposal (the key its verdict is stored under), if it has one. */
 function proposalKey(proposal: unknown): string | undefined {
-  const key = typeof proposal === "object" && proposal !== null ? (proposal as { idempotency_key?: unknown }).idempotency_key : undefined;
+  const key =
+    typeof proposal === "object" && proposal !== null
+      ? (proposal as { idempotency_key?: unknown }).idempotency_key
+      : undefined;
   return typeof key === "string" && key !== "" ? key : undefined;
 }
 

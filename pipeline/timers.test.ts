@@ -2,7 +2,14 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createInMemoryAuditLog } from "./in-memory.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { createInMemoryClaimRepository, createInMemoryRefundLedger, createInMemoryReviewRepository, createInMemorySessionRepository, createInMemoryWorkQueues, createRecordingPublisher } from "./in-memory.ts";
+import {
+  createInMemoryClaimRepository,
+  createInMemoryRefundLedger,
+  createInMemoryReviewRepository,
+  createInMemorySessionRepository,
+  createInMemoryWorkQueues,
+  createRecordingPublisher,
+} from "./in-memory.ts";
 import { handleTimer, redriveOpenClaims, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/llm/index.ts";
@@ -14,14 +21,30 @@ const NOW = Date.parse("2026-06-01T12:00:00Z");
 
 function ports(now = NOW) {
   const queues = createInMemoryWorkQueues();
-  return { queues, claims: createInMemoryClaimRepository(), sessions: createInMemorySessionRepository(), audit: createInMemoryAuditLog(), publisher: createRecordingPublisher(), reviews: createInMemoryReviewRepository(), ledger: createInMemoryRefundLedger(), clock: { now: () => now } };
+  return {
+    queues,
+    claims: createInMemoryClaimRepository(),
+    sessions: createInMemorySessionRepository(),
+    audit: createInMemoryAuditLog(),
+    publisher: createRecordingPublisher(),
+    reviews: createInMemoryReviewRepository(),
+    ledger: createInMemoryRefundLedger(),
+    clock: { now: () => now },
+  };
 }
 
 function claim(id: string, status: ClaimRecord["status"], updatedMsAgo: number, structured = true): ClaimRecord {
   const at = new Date(NOW - updatedMsAgo).toISOString();
   return {
-    claim_id: id, dfid: `dfid_${id}`, root_dfid: `dfid_${id}`, status, received_at: at, updated_at: at,
-    input: structured ? { claim: { order_id: "ord_1", amount_eur: 10, category: "home", reason: "" } } : { claim_text: "ord_1 10 EUR" },
+    claim_id: id,
+    dfid: `dfid_${id}`,
+    root_dfid: `dfid_${id}`,
+    status,
+    received_at: at,
+    updated_at: at,
+    input: structured
+      ? { claim: { order_id: "ord_1", amount_eur: 10, category: "home", reason: "" } }
+      : { claim_text: "ord_1 10 EUR" },
     ...(structured ? { claim: { order_id: "ord_1", amount_eur: 10, category: "home", reason: "" } } : {}),
   };
 }
@@ -42,11 +65,18 @@ describe("handleTimer", () => {
   it("turns a due timer into a crew.tick at the current time on the claim's group", async () => {
     const p = ports();
     expect(await handleTimer({ claim_id: "c1", due_ms: NOW - 1 }, p)).toBe("TICKED");
-    expect(p.queues.take()).toEqual({ queue: "crew-events", claimId: "c1", message: { type: "crew.tick", crewId: "c1", nowMs: NOW } });
+    expect(p.queues.take()).toEqual({
+      queue: "crew-events",
+      claimId: "c1",
+      message: { type: "crew.tick", crewId: "c1", nowMs: NOW },
+    });
   });
   it("drops a due timer of a final claim whose session has nothing left to perform", async () => {
     const p = ports();
-    for (const [id, status] of [["d1", "DECIDED"], ["r1", "NEEDS_REVIEW"]] as const) {
+    for (const [id, status] of [
+      ["d1", "DECIDED"],
+      ["r1", "NEEDS_REVIEW"],
+    ] as const) {
       await p.claims.createClaim(claim(id, status, 1000));
       await p.sessions.saveSession({ claimId: id, version: 1, snapshot: { done: true }, outbox: [] });
       expect(await handleTimer({ claim_id: id, due_ms: NOW - 1 }, p)).toBe("SETTLED");
@@ -56,11 +86,22 @@ describe("handleTimer", () => {
   it("still ticks a final claim whose session holds an outbox not yet performed (the tick repairs it), and an open claim", async () => {
     const p = ports();
     await p.claims.createClaim(claim("d1", "DECIDED", 1000));
-    await p.sessions.saveSession({ claimId: "d1", version: 1, snapshot: { done: true }, outbox: [{ kind: "timer", claimId: "d1", dueMs: NOW }] });
+    await p.sessions.saveSession({
+      claimId: "d1",
+      version: 1,
+      snapshot: { done: true },
+      outbox: [{ kind: "timer", claimId: "d1", dueMs: NOW }],
+    });
     await p.claims.createClaim(claim("o1", "RUNNING", 1000));
     expect(await handleTimer({ claim_id: "d1", due_ms: NOW - 1 }, p)).toBe("TICKED");
     expect(await handleTimer({ claim_id: "o1", due_ms: NOW - 1 }, p)).toBe("TICKED");
-    expect([p.queues.take(), p.queues.take()]).toEqual(["d1", "o1"].map((id) => ({ queue: "crew-events", claimId: id, message: { type: "crew.tick", crewId: id, nowMs: NOW } })));
+    expect([p.queues.take(), p.queues.take()]).toEqual(
+      ["d1", "o1"].map((id) => ({
+        queue: "crew-events",
+        claimId: id,
+        message: { type: "crew.tick", crewId: id, nowMs: NOW },
+      })),
+    );
   });
   it("re-arms a timer that is not due yet instead of ticking early", async () => {
     const p = ports();
@@ -70,12 +111,21 @@ describe("handleTimer", () => {
   });
 });
 
-const CONFIG = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const CONFIG = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
 
 /** A pipeline over in-memory ports whose clock the test moves. */
 function pipeline() {
   let now = NOW;
-  const p = createInProcessPipeline({ agent: CONFIG.agent, orders: CONFIG.orders, llm: createRulesModel({ contract: CONFIG.agent.contract, responsibility: CONFIG.agent.responsibility }), clock: { now: () => now } });
+  const p = createInProcessPipeline({
+    agent: CONFIG.agent,
+    orders: CONFIG.orders,
+    llm: createRulesModel({ contract: CONFIG.agent.contract, responsibility: CONFIG.agent.responsibility }),
+    clock: { now: () => now },
+  });
   return { p, at: (ms: number) => (now = ms) };
 }
 
@@ -91,7 +141,8 @@ describe("sweepStalledClaims", () => {
       claim("running-fresh", "RUNNING", 10_000),
       claim("done", "DECIDED", 600_000),
       claim("review", "NEEDS_REVIEW", 600_000),
-    ]) await p.deps.claims.createClaim(c);
+    ])
+      await p.deps.claims.createClaim(c);
     const result = await sweepStalledClaims(p.deps, SWEEP);
     expect(result.examined).toBe(3);
     expect(result.restarted.sort()).toEqual(["start-stuck", "text-stuck"]);
@@ -99,11 +150,17 @@ describe("sweepStalledClaims", () => {
     expect(result.stalled).toEqual([]);
     const sent = [p.queues.take(), p.queues.take(), p.queues.take()];
     expect(p.queues.take()).toBeUndefined();
-    expect(sent).toEqual(expect.arrayContaining([
-      { queue: "extraction", claimId: "text-stuck" },
-      { queue: "crew-events", claimId: "start-stuck", message: { type: "claim.start", crewId: "start-stuck" } },
-      { queue: "crew-events", claimId: "running-stuck", message: { type: "crew.tick", crewId: "running-stuck", nowMs: NOW } },
-    ]));
+    expect(sent).toEqual(
+      expect.arrayContaining([
+        { queue: "extraction", claimId: "text-stuck" },
+        { queue: "crew-events", claimId: "start-stuck", message: { type: "claim.start", crewId: "start-stuck" } },
+        {
+          queue: "crew-events",
+          claimId: "running-stuck",
+          message: { type: "crew.tick", crewId: "running-stuck", nowMs: NOW },
+        },
+      ]),
+    );
   });
 
   it("reads every page: with more stalled claims than the page size, each is nudged in one sweep", async () => {
@@ -129,17 +186,33 @@ describe("sweepStalledClaims", () => {
       sweeps.push(await sweepStalledClaims(p.deps, { ...SWEEP, pageSize: 3 }));
       while (p.queues.take()); // the nudges are lost: nothing about the stuck claims changes
       // "moving" makes progress after every sweep (its updated_at changes), so its count starts again.
-      await p.deps.claims.updateClaim("moving", { updated_at: new Date(NOW + round * 300_000 - 300_001).toISOString() });
+      await p.deps.claims.updateClaim("moving", {
+        updated_at: new Date(NOW + round * 300_000 - 300_001).toISOString(),
+      });
     }
     for (const sweep of sweeps.slice(0, 3)) expect(sweep.ticked.sort()).toEqual([...stuck, "moving"].sort());
     expect(sweeps[3]!.stalled.sort()).toEqual(stuck);
     expect(sweeps[3]!.ticked).toEqual(["moving"]);
     for (const id of stuck) {
-      expect(await p.deps.claims.getClaim(id)).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "STALLED", reason: expect.stringContaining("no progress through 3 sweeps") });
-      expect(await p.deps.reviews.getReview(id)).toMatchObject({ origin: "NEEDS_REVIEW", status: "PENDING", reason_code: "STALLED", order_id: "ord_1" });
+      expect(await p.deps.claims.getClaim(id)).toMatchObject({
+        status: "NEEDS_REVIEW",
+        reason_code: "STALLED",
+        reason: expect.stringContaining("no progress through 3 sweeps"),
+      });
+      expect(await p.deps.reviews.getReview(id)).toMatchObject({
+        origin: "NEEDS_REVIEW",
+        status: "PENDING",
+        reason_code: "STALLED",
+        order_id: "ord_1",
+      });
     }
     expect((await p.deps.claims.getClaim("moving"))?.status).toBe("RUNNING");
-    expect(p.publisher.published.filter((e) => e.detailType === "ClaimNeedsReview").map((e) => e.detail.claim_id).sort()).toEqual(stuck);
+    expect(
+      p.publisher.published
+        .filter((e) => e.detailType === "ClaimNeedsReview")
+        .map((e) => e.detail.claim_id)
+        .sort(),
+    ).toEqual(stuck);
     // A fifth sweep finds only the claim that is still moving.
     at(NOW + 5 * 300_000);
     expect((await sweepStalledClaims(p.deps, SWEEP)).examined).toBe(1);
@@ -147,7 +220,10 @@ describe("sweepStalledClaims", () => {
 
   it("counts a crew that moved on (a new session version) as progress, even when the claim record did not change", async () => {
     const { p, at } = pipeline();
-    await p.submit({ claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_slow" });
+    await p.submit(
+      { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } },
+      { claimId: "clm_slow" },
+    );
     const start = p.queues.take();
     if (start?.queue !== "crew-events") throw new Error("expected the crew start");
     await handleCrewMessage(start.message, p.deps);
@@ -173,14 +249,25 @@ describe("sweepStalledClaims", () => {
 
   it("completes a review decision that was claimed but never carried out", async () => {
     const { p } = pipeline();
-    const escalated = await p.decide({ claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop broken" } }, { claimId: "clm_escalated" });
+    const escalated = await p.decide(
+      { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop broken" } },
+      { claimId: "clm_escalated" },
+    );
     expect(escalated.record).toMatchObject({ status: "DECIDED", verdict: "ESCALATE" });
     const review = (await p.deps.reviews.getReview("clm_escalated"))!;
     // A reviewer's DENY was claimed on the review, then the process died.
-    await p.deps.reviews.updateReview({ ...review, intent: { decision: "DENY", note: "not covered", reviewer: "rita" }, version: review.version + 1 });
+    await p.deps.reviews.updateReview({
+      ...review,
+      intent: { decision: "DENY", note: "not covered", reviewer: "rita" },
+      version: review.version + 1,
+    });
     const result = await sweepStalledClaims(p.deps, SWEEP);
     expect(result.reviewsRepaired).toBe(1);
-    expect(await p.deps.reviews.getReview("clm_escalated")).toMatchObject({ status: "DENIED", decision: "DENY", reviewer: "rita" });
+    expect(await p.deps.reviews.getReview("clm_escalated")).toMatchObject({
+      status: "DENIED",
+      decision: "DENY",
+      reviewer: "rita",
+    });
     expect((await sweepStalledClaims(p.deps, SWEEP)).reviewsRepaired).toBe(0);
   });
 
@@ -196,7 +283,10 @@ describe("sweepStalledClaims", () => {
 
   it("finds a claim whose worker died, and its tick hands the lost step to the fixer so the claim is decided", async () => {
     const { p, at } = pipeline();
-    await p.submit({ claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_stalled" });
+    await p.submit(
+      { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } },
+      { claimId: "clm_stalled" },
+    );
     const start = p.queues.take();
     if (start?.queue !== "crew-events") throw new Error("expected the crew start");
     await handleCrewMessage(start.message, p.deps);
@@ -204,19 +294,41 @@ describe("sweepStalledClaims", () => {
     expect(p.queues.size()).toBe(0);
 
     at(NOW + 299_000);
-    expect(await sweepStalledClaims(p.deps, SWEEP)).toEqual({ examined: 0, restarted: [], ticked: [], stalled: [], reviewsRepaired: 0 });
+    expect(await sweepStalledClaims(p.deps, SWEEP)).toEqual({
+      examined: 0,
+      restarted: [],
+      ticked: [],
+      stalled: [],
+      reviewsRepaired: 0,
+    });
     at(NOW + 300_001);
-    expect(await sweepStalledClaims(p.deps, SWEEP)).toEqual({ examined: 1, restarted: [], ticked: ["clm_stalled"], stalled: [], reviewsRepaired: 0 });
+    expect(await sweepStalledClaims(p.deps, SWEEP)).toEqual({
+      examined: 1,
+      restarted: [],
+      ticked: ["clm_stalled"],
+      stalled: [],
+      reviewsRepaired: 0,
+    });
     await p.drain();
-    expect(await p.claims.getClaim("clm_stalled")).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
-    expect(p.auditEvents().filter((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer).map((e) => (e.details.fixer as { reason: string }).reason)).toEqual(["stall"]);
+    expect(await p.claims.getClaim("clm_stalled")).toMatchObject({
+      status: "DECIDED",
+      verdict: "ACCEPT",
+      executed: true,
+    });
+    expect(
+      p
+        .auditEvents()
+        .filter((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer)
+        .map((e) => (e.details.fixer as { reason: string }).reason),
+    ).toEqual(["stall"]);
   });
 });
 
 describe("redriveOpenClaims", () => {
   it("nudges every open claim however recent, page by page, and leaves final ones alone", async () => {
     const { p } = pipeline();
-    for (let i = 0; i < 9; i++) await p.deps.claims.createClaim(claim(`open-${i}`, i % 3 === 0 ? "RECEIVED" : "RUNNING", i * 10));
+    for (let i = 0; i < 9; i++)
+      await p.deps.claims.createClaim(claim(`open-${i}`, i % 3 === 0 ? "RECEIVED" : "RUNNING", i * 10));
     await p.deps.claims.createClaim(claim("done", "DECIDED", 10));
     expect(await redriveOpenClaims(p.deps, { pageSize: 2 })).toEqual({ restarted: 3, ticked: 6 });
     expect(p.queues.size()).toBe(9);

@@ -21,7 +21,10 @@ export function timerDelaySeconds(dueMs: number, nowMs: number): number {
  * it would cost a FIFO message and an orchestrator invocation per claim — the usual end of a claim's
  * one timer, which fires long after the verdict.
  */
-export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "sessions" | "publisher" | "reviews" | "ledger">): Promise<"TICKED" | "REARMED" | "SETTLED"> {
+export async function handleTimer(
+  message: TimerMessage,
+  deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "sessions" | "publisher" | "reviews" | "ledger">,
+): Promise<"TICKED" | "REARMED" | "SETTLED"> {
   const now = deps.clock.now();
   if (message.due_ms > now) {
     await deps.queues.scheduleTimer(message.claim_id, message.due_ms);
@@ -32,7 +35,16 @@ export async function handleTimer(message: TimerMessage, deps: Pick<PipelineDeps
     const session = await deps.sessions.loadSession(message.claim_id);
     if (!session || session.outbox.length === 0) return "SETTLED";
   }
-  await performEffects([{ kind: "crew_event", claimId: message.claim_id, message: { type: "crew.tick", crewId: message.claim_id, nowMs: now } }], deps);
+  await performEffects(
+    [
+      {
+        kind: "crew_event",
+        claimId: message.claim_id,
+        message: { type: "crew.tick", crewId: message.claim_id, nowMs: now },
+      },
+    ],
+    deps,
+  );
   return "TICKED";
 }
 
@@ -59,16 +71,40 @@ interface SweepOptions {
 }
 
 /** What the sweep runs with (repairing a review decision may reserve a refund, publish and audit). */
-type SweepDeps = Pick<PipelineDeps, "claims" | "sessions" | "reviews" | "verdicts" | "orders" | "ledger" | "audit" | "publisher" | "queues" | "clock" | "ids" | "agent" | "registry">;
+type SweepDeps = Pick<
+  PipelineDeps,
+  | "claims"
+  | "sessions"
+  | "reviews"
+  | "verdicts"
+  | "orders"
+  | "ledger"
+  | "audit"
+  | "publisher"
+  | "queues"
+  | "clock"
+  | "ids"
+  | "agent"
+  | "registry"
+>;
 
 const OPEN_STATUSES = ["RECEIVED", "RUNNING"] as const;
 const FINAL_STATUSES: readonly string[] = ["DECIDED", "NEEDS_REVIEW"];
 
 /** Every open claim received before `before` (ISO), page by page, newest first. */
-async function* openClaims(deps: Pick<PipelineDeps, "claims">, pageSize: number, before?: string): AsyncGenerator<ClaimRecord> {
+async function* openClaims(
+  deps: Pick<PipelineDeps, "claims">,
+  pageSize: number,
+  before?: string,
+): AsyncGenerator<ClaimRecord> {
   let cursor: string | undefined;
   do {
-    const page = await deps.claims.listClaims({ statuses: OPEN_STATUSES, limit: pageSize, ...(before ? { before } : {}), ...(cursor ? { cursor } : {}) });
+    const page = await deps.claims.listClaims({
+      statuses: OPEN_STATUSES,
+      limit: pageSize,
+      ...(before ? { before } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
     yield* page.items;
     cursor = page.nextCursor;
   } while (cursor);
@@ -117,15 +153,25 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
       const minutes = Math.round((now - Date.parse(claim.updated_at)) / 60_000);
       const reason = `The claim made no progress through ${opts.maxTicks} sweeps (${claim.status} since ${claim.updated_at}, ${minutes} min): a person has to look at it`;
       // The claim first, conditionally: one that moved on since it was read keeps its course and gets no review.
-      const updated = await deps.claims.updateClaim(claim.claim_id, { status: "NEEDS_REVIEW", reason_code: "STALLED", reason, updated_at: new Date(now).toISOString() }, [claim.status]);
+      const updated = await deps.claims.updateClaim(
+        claim.claim_id,
+        { status: "NEEDS_REVIEW", reason_code: "STALLED", reason, updated_at: new Date(now).toISOString() },
+        [claim.status],
+      );
       if (!updated.changed) continue;
-      const effects = needsReview(claim, now, "STALLED", reason, { nudges: opts.maxTicks, status_before: claim.status });
-      await performEffects(effects.filter((e) => e.kind !== "claim_update"), deps);
+      const effects = needsReview(claim, now, "STALLED", reason, {
+        nudges: opts.maxTicks,
+        status_before: claim.status,
+      });
+      await performEffects(
+        effects.filter((e) => e.kind !== "claim_update"),
+        deps,
+      );
       result.stalled.push(claim.claim_id);
       continue;
     }
     await deps.claims.updateClaim(claim.claim_id, { sweep: { nudges, seen } }, [claim.status]);
-    result[await nudge(claim, now, deps) === "restarted" ? "restarted" : "ticked"].push(claim.claim_id);
+    result[(await nudge(claim, now, deps)) === "restarted" ? "restarted" : "ticked"].push(claim.claim_id);
   }
   result.reviewsRepaired = await repairReviews(deps, opts.pageSize);
   return result;
@@ -135,7 +181,10 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
  * Nudges every open claim once, however recent, without counting towards STALLED: what the local stack
  * does on start, so that a claim whose message was lost with a stopped process moves on at once.
  */
-export async function redriveOpenClaims(deps: NudgeDeps & Pick<PipelineDeps, "clock">, opts: { pageSize: number }): Promise<{ restarted: number; ticked: number }> {
+export async function redriveOpenClaims(
+  deps: NudgeDeps & Pick<PipelineDeps, "clock">,
+  opts: { pageSize: number },
+): Promise<{ restarted: number; ticked: number }> {
   const now = deps.clock.now();
   const counts = { restarted: 0, ticked: 0 };
   for await (const claim of openClaims(deps, opts.pageSize)) counts[await nudge(claim, now, deps)]++;

@@ -15,7 +15,11 @@ import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
 
 /** The rules model, except that every first Decision Maker answer of a step proposes more than was claimed (the self-check repair round fixes it), while `on()`. */
 function inflating(on: () => boolean = () => true): LlmPort {
@@ -36,8 +40,16 @@ function inflating(on: () => boolean = () => true): LlmPort {
 describe("a Decision Maker step delivered twice, each with a self-check repair round", () => {
   it.each([["one after the other"], ["late, after the claim was decided"]])("replays IDENTICAL (%s)", async (when) => {
     let now = NOW;
-    const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: inflating(), clock: { now: () => now } });
-    await p.submit({ claim: { order_id: "ord_001", amount_eur: 120, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_r" });
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: inflating(),
+      clock: { now: () => now },
+    });
+    await p.submit(
+      { claim: { order_id: "ord_001", amount_eur: 120, category: "electronics", reason: "Screen is dead" } },
+      { claimId: "clm_r" },
+    );
     let decisionStep: AgentStepMessage | undefined;
     for (let work = p.queues.take(); work; work = p.queues.take()) {
       now += 1_000;
@@ -60,7 +72,10 @@ describe("a Decision Maker step delivered twice, each with a self-check repair r
     expect((await p.claims.getClaim("clm_r"))?.verdict).toBe("ACCEPT");
     expect(p.auditEvents().filter((e) => e.event_type === "CLAIMS_SELF_CHECK_FAILED")).toHaveLength(2);
     const replay = replayClaim("clm_r", p.auditEvents());
-    expect({ status: replay.status, problems: replay.steps.filter((s) => s.status !== "IDENTICAL").map((s) => s.detail) }).toEqual({ status: "IDENTICAL", problems: [] });
+    expect({
+      status: replay.status,
+      problems: replay.steps.filter((s) => s.status !== "IDENTICAL").map((s) => s.detail),
+    }).toEqual({ status: "IDENTICAL", problems: [] });
   });
 });
 
@@ -85,8 +100,17 @@ describe("a Decision Maker step whose delivery died between its repair event and
         for (const event of events) await audit.append(event);
       },
     };
-    const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: inflating(() => garble), clock: { now: () => now }, overrides: { audit } });
-    await p.submit({ claim: { order_id: "ord_001", amount_eur: 120, category: "electronics", reason: "Screen is dead" } }, { claimId: "clm_r" });
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: inflating(() => garble),
+      clock: { now: () => now },
+      overrides: { audit },
+    });
+    await p.submit(
+      { claim: { order_id: "ord_001", amount_eur: 120, category: "electronics", reason: "Screen is dead" } },
+      { claimId: "clm_r" },
+    );
     for (let work = p.queues.take(); work; work = p.queues.take()) {
       now += 1_000;
       if (work.queue === "crew-events") await handleCrewMessage(work.message, p.deps);
@@ -103,9 +127,19 @@ describe("a Decision Maker step whose delivery died between its repair event and
       }
     }
     expect((await p.claims.getClaim("clm_r"))?.verdict).toBe("ACCEPT");
-    const kinds = inner.all().filter((e) => e.event_type === "CLAIMS_SELF_CHECK_FAILED" || (e.event_type === "LLM_CALL" && e.details.role === "decision_maker")).map((e) => `${e.event_type}${e.details.calls ? `×${String(e.details.calls)}` : ""}`);
+    const kinds = inner
+      .all()
+      .filter(
+        (e) =>
+          e.event_type === "CLAIMS_SELF_CHECK_FAILED" ||
+          (e.event_type === "LLM_CALL" && e.details.role === "decision_maker"),
+      )
+      .map((e) => `${e.event_type}${e.details.calls ? `×${String(e.details.calls)}` : ""}`);
     expect(kinds).toEqual(["CLAIMS_SELF_CHECK_FAILED", "LLM_CALL"]);
     const replay = replayClaim("clm_r", inner.all());
-    expect({ status: replay.status, problems: replay.steps.filter((s) => s.status !== "IDENTICAL").map((s) => s.detail) }).toEqual({ status: "IDENTICAL", problems: [] });
+    expect({
+      status: replay.status,
+      problems: replay.steps.filter((s) => s.status !== "IDENTICAL").map((s) => s.detail),
+    }).toEqual({ status: "IDENTICAL", problems: [] });
   });
 });

@@ -9,12 +9,24 @@ import { performEffects } from "./perform.ts";
 /** Runs the step and sends `agent.step.completed` / `agent.step.failed`; a model failure is an answer, not an error. */
 export async function handleAgentStep(
   message: AgentStepMessage,
-  deps: Pick<PipelineDeps, "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock" | "reviews" | "ledger">,
+  deps: Pick<
+    PipelineDeps,
+    "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock" | "reviews" | "ledger"
+  >,
 ): Promise<"COMPLETED" | "FAILED"> {
   const started = deps.clock.now();
-  const result = await runClaimsAgentStep(message.request, { llm: deps.llm, contract: deps.agent.contract, responsibility: deps.agent.responsibility });
+  const result = await runClaimsAgentStep(message.request, {
+    llm: deps.llm,
+    contract: deps.agent.contract,
+    responsibility: deps.agent.responsibility,
+  });
   const now = deps.clock.now();
-  const record = { claim_id: message.claim_id, dfid: message.dfid, root_dfid: message.dfid, simulation_id: undefined as string | undefined };
+  const record = {
+    claim_id: message.claim_id,
+    dfid: message.dfid,
+    root_dfid: message.dfid,
+    simulation_id: undefined as string | undefined,
+  };
   const claim = await deps.claims.getClaim(message.claim_id);
   if (claim) Object.assign(record, { root_dfid: claim.root_dfid, simulation_id: claim.simulation_id });
   const ok = result.event.type === "agent.step.completed";
@@ -24,31 +36,47 @@ export async function handleAgentStep(
       // The Decision Maker's first proposal failed the self-check and got one repair round (SPEC §4.5).
       ...(repair === undefined
         ? []
-        : [{
-            kind: "audit" as const,
-            event: claimAudit(record, "CLAIMS_SELF_CHECK_FAILED", "RUNNING", now, {
-              role: message.request.role,
-              correlation_id: message.request.correlationId,
-              reason_code: "CLAIMS_SELF_CHECK_FAILED",
-              reason: selfCheckRepairReason(repair.failures),
-              output: repair.output,
-              failures: repair.failures,
-            }, "WARN"),
-          }]),
+        : [
+            {
+              kind: "audit" as const,
+              event: claimAudit(
+                record,
+                "CLAIMS_SELF_CHECK_FAILED",
+                "RUNNING",
+                now,
+                {
+                  role: message.request.role,
+                  correlation_id: message.request.correlationId,
+                  reason_code: "CLAIMS_SELF_CHECK_FAILED",
+                  reason: selfCheckRepairReason(repair.failures),
+                  output: repair.output,
+                  failures: repair.failures,
+                },
+                "WARN",
+              ),
+            },
+          ]),
       {
         kind: "audit",
-        event: claimAudit(record, "LLM_CALL", "RUNNING", now, {
-          role: message.request.role,
-          agent_id: message.request.agentId,
-          correlation_id: message.request.correlationId,
-          ok,
-          ...(ok ? {} : { error: (result.event as { error: unknown }).error }),
-          model: result.model,
-          attempts: result.attempts,
-          ...(result.calls === undefined ? {} : { calls: result.calls }),
-          usage: result.usage,
-          duration_ms: now - started,
-        }, ok ? "INFO" : "WARN"),
+        event: claimAudit(
+          record,
+          "LLM_CALL",
+          "RUNNING",
+          now,
+          {
+            role: message.request.role,
+            agent_id: message.request.agentId,
+            correlation_id: message.request.correlationId,
+            ok,
+            ...(ok ? {} : { error: (result.event as { error: unknown }).error }),
+            model: result.model,
+            attempts: result.attempts,
+            ...(result.calls === undefined ? {} : { calls: result.calls }),
+            usage: result.usage,
+            duration_ms: now - started,
+          },
+          ok ? "INFO" : "WARN",
+        ),
       },
       { kind: "crew_event", claimId: message.claim_id, message: result.event as never },
     ],

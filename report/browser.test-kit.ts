@@ -8,7 +8,16 @@ import { describe } from "vitest";
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
 /** Headless flags: no sandbox (root), no GPU, and no background connections (the network is closed here). */
-export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** `describe` when Chromium is there; otherwise a skip with a one-line notice, or a failing suite when CI=true. */
 export function describeWithBrowser(name: string, body: () => void): void {

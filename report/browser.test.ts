@@ -11,12 +11,25 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, describeWithBrowser } from "./browser.tes
 import { buildFixtureEvents } from "./fixture.test-kit.ts";
 import { writeReport } from "../cli/report-file.ts";
 
-const BADGE_TEXT: Record<string, string> = { ACCEPT: "ACCEPT", ESCALATE: "ESCALATE", REJECT: "REJECT", NEEDS_REVIEW: "NEEDS REVIEW" };
+const BADGE_TEXT: Record<string, string> = {
+  ACCEPT: "ACCEPT",
+  ESCALATE: "ESCALATE",
+  REJECT: "REJECT",
+  NEEDS_REVIEW: "NEEDS REVIEW",
+};
 // The badge colours of the dark theme (styles.ts): green, amber, red, purple.
-const BADGE_COLOUR: Record<string, string> = { ACCEPT: "rgb(63, 185, 80)", ESCALATE: "rgb(227, 179, 65)", REJECT: "rgb(255, 123, 114)", NEEDS_REVIEW: "rgb(210, 168, 255)" };
+const BADGE_COLOUR: Record<string, string> = {
+  ACCEPT: "rgb(63, 185, 80)",
+  ESCALATE: "rgb(227, 179, 65)",
+  REJECT: "rgb(255, 123, 114)",
+  NEEDS_REVIEW: "rgb(210, 168, 255)",
+};
 
 // The project compiles without the DOM lib; these minimal shapes type the code that runs inside the page.
-type PageWindow = { getComputedStyle(el: unknown): { color: string }; document: { getElementById(id: string): { open?: boolean } | null } };
+type PageWindow = {
+  getComputedStyle(el: unknown): { color: string };
+  document: { getElementById(id: string): { open?: boolean } | null };
+};
 type Details = { open: boolean };
 
 let dir: string;
@@ -32,9 +45,14 @@ function expectations(): Map<string, { verdict: string; expected: string; scenar
   const end = events.find((e) => e.event_type === "SIMULATION_END")!;
   const out = new Map<string, { verdict: string; expected: string; scenario: string }>();
   for (const r of end.details.results as { id: string; claim_id: string; expected: string }[]) {
-    const verdict = events.find((e) => e.event_type === "KERNEL_VERDICT" && e.details.claim_id === r.claim_id)?.details.verdict;
+    const verdict = events.find((e) => e.event_type === "KERNEL_VERDICT" && e.details.claim_id === r.claim_id)?.details
+      .verdict;
     const review = events.some((e) => e.event_type === "CLAIM_NEEDS_REVIEW" && e.details.claim_id === r.claim_id);
-    out.set(r.claim_id, { verdict: typeof verdict === "string" ? verdict : review ? "NEEDS_REVIEW" : "PENDING", expected: r.expected, scenario: r.id });
+    out.set(r.claim_id, {
+      verdict: typeof verdict === "string" ? verdict : review ? "NEEDS_REVIEW" : "PENDING",
+      expected: r.expected,
+      scenario: r.id,
+    });
   }
   return out;
 }
@@ -89,7 +107,9 @@ describeWithBrowser("the report in Chromium", () => {
     expect(await page.textContent('[data-summary="total"]')).toBe(String(end.details.total));
     const verdicts = await page.$$eval("#trace tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-verdict")));
     for (const outcome of ["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW"]) {
-      expect(await page.textContent(`[data-count="${outcome}"] strong`), outcome).toBe(String(verdicts.filter((v) => v === outcome).length));
+      expect(await page.textContent(`[data-count="${outcome}"] strong`), outcome).toBe(
+        String(verdicts.filter((v) => v === outcome).length),
+      );
     }
   });
 
@@ -107,7 +127,10 @@ describeWithBrowser("the report in Chromium", () => {
     const link = page.locator("#trace tbody tr").nth(5).locator("a");
     const target = (await link.getAttribute("href"))!.slice(1);
     await link.click();
-    await page.waitForFunction((id) => (globalThis as unknown as PageWindow).document.getElementById(id)?.open === true, target);
+    await page.waitForFunction(
+      (id) => (globalThis as unknown as PageWindow).document.getElementById(id)?.open === true,
+      target,
+    );
     expect(await page.locator(`[id="${target}"] ol.steps`).isVisible()).toBe(true);
   });
 

@@ -1,6 +1,6 @@
 // Inline SVG charts (no library, no CDN): the verdict mix, the money per outcome and the decision time per
 // claim. Colours come from the stylesheet's classes (one per outcome), so the SVG carries no style attribute.
-import type { SafeHtml} from "./html.ts";
+import type { SafeHtml } from "./html.ts";
 import { html } from "./html.ts";
 import type { ClaimTrace, MoneyByOutcome, Outcome, ReportModel } from "./model.ts";
 import { OUTCOMES, OUTCOME_LABEL, duration, eur } from "./parts.ts";

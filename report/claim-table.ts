@@ -26,8 +26,10 @@ function refundCell(t: ClaimTrace): SafeHtml {
   if (t.execution) {
     return html`<td class="num money" data-refund="${t.execution.amountEur ?? ""}"><span class="pass">${amount(t.execution.amountEur)}</span>${t.execution.approvedBy ? html`<span class="sub-line">approved by ${t.execution.approvedBy}</span>` : ""}</td>`;
   }
-  if (t.notExecuted) return html`<td class="num money"><span class="fail">not executed</span><span class="sub-line mono">${t.notExecuted.code ?? ""}</span></td>`;
-  if (t.reviewRequest && !t.reviewDecision) return html`<td class="num money"><span class="muted">awaiting review</span></td>`;
+  if (t.notExecuted)
+    return html`<td class="num money"><span class="fail">not executed</span><span class="sub-line mono">${t.notExecuted.code ?? ""}</span></td>`;
+  if (t.reviewRequest && !t.reviewDecision)
+    return html`<td class="num money"><span class="muted">awaiting review</span></td>`;
   return html`<td class="num money"><span class="muted">—</span></td>`;
 }
 
@@ -45,7 +47,9 @@ function expectedCell(t: ClaimTrace): SafeHtml {
 
 function matchMark(t: ClaimTrace): SafeHtml {
   if (t.matches === undefined) return html`<span class="muted">—</span>`;
-  return t.matches ? html`<span class="match yes" title="matches the expected outcome">✓</span>` : html`<span class="match no" title="differs from the expected outcome">✗</span>`;
+  return t.matches
+    ? html`<span class="match yes" title="matches the expected outcome">✓</span>`
+    : html`<span class="match no" title="differs from the expected outcome">✗</span>`;
 }
 
 /** The time of day (UTC) of an ISO timestamp, with the date beneath. */
@@ -60,7 +64,7 @@ function receivedCell(at: string | undefined): SafeHtml {
 function runRow(t: ClaimTrace, i: number, offset: number): SafeHtml {
   return html`<tr data-claim-id="${t.claimId}" data-verdict="${t.outcome}" data-expected="${t.scenario?.expected.verdict ?? ""}" data-scenario="${t.scenario?.id ?? ""}" data-match="${t.matches === undefined ? "" : String(t.matches)}">
 <td class="num">${i + 1}</td>
-<td class="scenario"><span class="mono">${t.scenario?.id ?? "—"}</span>${t.scenario?.label ?? t.label ? html`<span class="sub-line clamp" title="${t.scenario?.label ?? t.label ?? ""}">${t.scenario?.label ?? t.label ?? ""}</span>` : ""}</td>
+<td class="scenario"><span class="mono">${t.scenario?.id ?? "—"}</span>${(t.scenario?.label ?? t.label) ? html`<span class="sub-line clamp" title="${t.scenario?.label ?? t.label ?? ""}">${t.scenario?.label ?? t.label ?? ""}</span>` : ""}</td>
 ${claimCell(t, offset + i)}
 <td class="mono">${t.orderId ?? "—"}</td>
 ${amountCell(t)}
@@ -102,7 +106,10 @@ ${option("all", "all", claims.length, true)}${shown.map((o) => option(o, OUTCOME
  * The claim table with its verdict filter. `name` keeps several tables on one page apart; `offset` is the
  * index of the first claim in the page's list of decision cycles (their anchors).
  */
-export function renderClaimTable(claims: readonly ClaimTrace[], opts: { kind: TableKind; name: string; offset?: number }): SafeHtml {
+export function renderClaimTable(
+  claims: readonly ClaimTrace[],
+  opts: { kind: TableKind; name: string; offset?: number },
+): SafeHtml {
   const offset = opts.offset ?? 0;
   if (opts.kind === "run") {
     return html`${renderFilter(opts.name, claims)}

@@ -12,7 +12,11 @@ function hexToBase64(hex: string): string {
   for (let i = 0; i < bytes.length; i += 3) {
     const [a, b, c] = [bytes[i]!, bytes[i + 1], bytes[i + 2]];
     const n = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-    out += B64[(n >> 18) & 63]! + B64[(n >> 12) & 63]! + (b === undefined ? "=" : B64[(n >> 6) & 63]!) + (c === undefined ? "=" : B64[n & 63]!);
+    out +=
+      B64[(n >> 18) & 63]! +
+      B64[(n >> 12) & 63]! +
+      (b === undefined ? "=" : B64[(n >> 6) & 63]!) +
+      (c === undefined ? "=" : B64[n & 63]!);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // The decision cycle of one claim (SPEC §7.4): input → analysis → proposal → self-check → kernel layers →
 // execution → human review, built from the claim's trace; shared by the run report and the served view.
 import { EVALUATION_ORDER, KERNEL_LAYERS } from "../core/claims/reason-codes.ts";
-import type { SafeHtml} from "./html.ts";
+import type { SafeHtml } from "./html.ts";
 import { html, prettyJson, trusted } from "./html.ts";
 import type { ClaimTrace } from "./model.ts";
 import { anchorOf, badge, duration, est, eur, int, kv, layerName, roleLabel } from "./parts.ts";
@@ -19,11 +19,15 @@ function renderInput(t: ClaimTrace): SafeHtml {
     : x.ok
       ? html`<p>Extracted claim:</p><pre>${prettyJson(x.claim ?? x.extracted)}</pre>${x.warnings.length > 0 ? html`<ul>${x.warnings.map((w) => html`<li class="muted">${w}</li>`)}</ul>` : ""}`
       : html`<p class="fail">Extraction failed: <span class="mono">${x.reasonCode ?? "?"}</span> — ${x.reason ?? ""}</p>${x.extracted !== undefined ? html`<p class="muted">Partial extraction:</p><pre>${prettyJson(x.extracted)}</pre>` : ""}`;
-  return html`<li><h3>Claim received</h3>${kv([["Received", t.receivedAt], ["Label", t.label]])}${input}${extraction}</li>`;
+  return html`<li><h3>Claim received</h3>${kv([
+    ["Received", t.receivedAt],
+    ["Label", t.label],
+  ])}${input}${extraction}</li>`;
 }
 
 function renderAnalysis(t: ClaimTrace): SafeHtml {
-  const failures = t.stepFailures.length > 0 ? html`<ul>${t.stepFailures.map((f) => html`<li class="fail">${f}</li>`)}</ul>` : "";
+  const failures =
+    t.stepFailures.length > 0 ? html`<ul>${t.stepFailures.map((f) => html`<li class="fail">${f}</li>`)}</ul>` : "";
   return html`<li><h3>Claims Analyst</h3>${t.analysis !== undefined ? html`<pre>${t.analysis}</pre>` : html`<p class="muted">${t.crewStarted ? "No analysis recorded." : "No analysis: the crew did not run for this claim."}</p>`}${failures}</li>`;
 }
 
@@ -43,7 +47,9 @@ function renderProposal(t: ClaimTrace): SafeHtml {
         ["Valid for", typeof p?.valid_for_ms === "number" ? `${p.valid_for_ms} ms` : undefined],
       ])
     : html`<p class="muted">${t.crewStarted ? "No proposal: the crew did not produce one." : "No proposal: the crew did not run for this claim."}</p>`;
-  const crew = t.crewFailure ? html`<p class="fail">Crew failed: <span class="mono">${t.crewFailure.reasonCode ?? "?"}</span> — ${t.crewFailure.reason ?? ""}</p>` : "";
+  const crew = t.crewFailure
+    ? html`<p class="fail">Crew failed: <span class="mono">${t.crewFailure.reasonCode ?? "?"}</span> — ${t.crewFailure.reason ?? ""}</p>`
+    : "";
   return html`<li><h3>Decision Maker proposal</h3>${body}${crew}</li>`;
 }
 
@@ -60,22 +66,21 @@ function renderSelfCheck(t: ClaimTrace): SafeHtml {
 
 function renderKernel(t: ClaimTrace): SafeHtml {
   const v = t.verdict;
-  if (!v) return html`<li><h3>Kernel</h3><p class="skip">No kernel verdict${t.outcome === "NEEDS_REVIEW" ? " (the claim went to human review before the kernel)" : ""}.</p></li>`;
+  if (!v)
+    return html`<li><h3>Kernel</h3><p class="skip">No kernel verdict${t.outcome === "NEEDS_REVIEW" ? " (the claim went to human review before the kernel)" : ""}.</p></li>`;
   const deciding = v.layer;
   // In the order the layers run: alignment (8) right after the schema (1), then the table's order.
-  const layers = EVALUATION_ORDER
-    .map((n) => ({ n, name: KERNEL_LAYERS[n] }))
-    .map(({ n, name }) => {
-      const checks = v.checks.filter((c) => c.layer === n);
-      const failed = checks.some((c) => !c.passed);
-      const isDeciding = n === deciding;
-      const state = n === 12 ? (isDeciding ? "pass" : "skip") : checks.length === 0 ? "skip" : failed ? "fail" : "pass";
-      const mark = state === "pass" ? "✓" : state === "fail" ? "✗" : "·";
-      return html`<li class="${isDeciding ? "deciding" : ""}${state === "skip" && !isDeciding ? " skipped" : ""}" data-layer="${n}" data-state="${state}"${isDeciding ? trusted(' data-deciding="true"') : ""}>
+  const layers = EVALUATION_ORDER.map((n) => ({ n, name: KERNEL_LAYERS[n] })).map(({ n, name }) => {
+    const checks = v.checks.filter((c) => c.layer === n);
+    const failed = checks.some((c) => !c.passed);
+    const isDeciding = n === deciding;
+    const state = n === 12 ? (isDeciding ? "pass" : "skip") : checks.length === 0 ? "skip" : failed ? "fail" : "pass";
+    const mark = state === "pass" ? "✓" : state === "fail" ? "✗" : "·";
+    return html`<li class="${isDeciding ? "deciding" : ""}${state === "skip" && !isDeciding ? " skipped" : ""}" data-layer="${n}" data-state="${state}"${isDeciding ? trusted(' data-deciding="true"') : ""}>
 <span class="${state}">${mark}</span> <strong>${n === 12 ? "all layers passed" : `${layerName(n)} ${name}`}</strong>${isDeciding ? html`<span class="tag">deciding layer</span>` : ""}${state === "skip" && n !== 12 ? html` <span class="muted">not reached</span>` : ""}
 ${checks.length > 0 ? html`<ul class="checks">${checks.map((c) => html`<li><span class="${c.passed ? "pass" : "fail"}">${c.passed ? "✓" : "✗"}</span> ${c.name}${c.reasonCode ? html` → ${c.reasonCode}` : ""}</li>`)}</ul>` : ""}
 </li>`;
-    });
+  });
   const k = t.kernelInputs;
   const inputs = k
     ? html`<p class="muted">Authoritative inputs the kernel saw (claim received ${k.receivedAt ?? "?"}, decided ${k.decidedAt ?? "?"}):</p>
@@ -84,7 +89,13 @@ ${checks.length > 0 ? html`<ul class="checks">${checks.map((c) => html`<li><span
     : "";
   return html`<li><h3>Kernel</h3>
 <p>${badge(v.verdict)} <span class="mono">${v.reasonCode ?? ""}</span> — ${v.reason ?? ""}</p>
-${kv([["Verdict id", v.verdictId], ["Policy kind", v.policyKind], ["Order", v.orderId], ["Amount", v.amountEur === undefined ? undefined : eur(v.amountEur)], ["Decided", v.decidedAt]])}
+${kv([
+  ["Verdict id", v.verdictId],
+  ["Policy kind", v.policyKind],
+  ["Order", v.orderId],
+  ["Amount", v.amountEur === undefined ? undefined : eur(v.amountEur)],
+  ["Decided", v.decidedAt],
+])}
 <ul class="layers">${layers}</ul>${inputs}</li>`;
 }
 
@@ -92,7 +103,12 @@ function renderExecution(t: ClaimTrace): SafeHtml {
   let body: SafeHtml;
   if (t.execution) {
     const x = t.execution;
-    body = html`<p class="pass">✓ refund executed: ${eur(x.amountEur)} on <span class="mono">${x.orderId ?? "?"}</span>${x.approvedBy ? html` <span class="tag">approved by ${x.approvedBy}</span>` : ""}</p>${kv([["Execution id", x.executionId], ["Refunded on the order after", x.refundedAfterEur === undefined ? undefined : eur(x.refundedAfterEur)]])}`;
+    body = html`<p class="pass">✓ refund executed: ${eur(x.amountEur)} on <span class="mono">${x.orderId ?? "?"}</span>${x.approvedBy ? html` <span class="tag">approved by ${x.approvedBy}</span>` : ""}</p>${kv(
+      [
+        ["Execution id", x.executionId],
+        ["Refunded on the order after", x.refundedAfterEur === undefined ? undefined : eur(x.refundedAfterEur)],
+      ],
+    )}`;
   } else if (t.notExecuted) {
     body = html`<p class="fail">✗ not executed: <span class="mono">${t.notExecuted.code ?? "?"}</span> — ${t.notExecuted.reason ?? ""}</p>`;
   } else if (t.verdict) {
@@ -100,20 +116,33 @@ function renderExecution(t: ClaimTrace): SafeHtml {
   } else {
     body = html`<p class="muted">No execution.</p>`;
   }
-  const review = t.review ? html`<p>${badge("NEEDS_REVIEW")} <span class="mono">${t.review.reasonCode ?? ""}</span> — ${t.review.reason ?? ""}</p>` : "";
+  const review = t.review
+    ? html`<p>${badge("NEEDS_REVIEW")} <span class="mono">${t.review.reasonCode ?? ""}</span> — ${t.review.reason ?? ""}</p>`
+    : "";
   return html`<li><h3>Execution</h3>${body}${review}</li>`;
 }
 
 function renderReview(t: ClaimTrace): SafeHtml {
   const r = t.reviewRequest;
   const d = t.reviewDecision;
-  if (!r && !d) return html`<li data-step="review"><h3>Human review</h3><p class="skip">${t.outcome === "ESCALATE" || t.outcome === "NEEDS_REVIEW" ? "No review was recorded." : "Not needed: the kernel decided."}</p></li>`;
+  if (!r && !d)
+    return html`<li data-step="review"><h3>Human review</h3><p class="skip">${t.outcome === "ESCALATE" || t.outcome === "NEEDS_REVIEW" ? "No review was recorded." : "Not needed: the kernel decided."}</p></li>`;
   const requested = r
-    ? html`<p data-review="requested">Review <span class="mono">${r.reviewId ?? "?"}</span> requested (${r.origin ?? "?"}): <span class="mono">${r.reasonCode ?? ""}</span> — ${r.reason ?? ""}</p>${kv([["Requested", r.requestedAt], ["Amount under review", r.amountEur === undefined ? undefined : eur(r.amountEur)]])}`
+    ? html`<p data-review="requested">Review <span class="mono">${r.reviewId ?? "?"}</span> requested (${r.origin ?? "?"}): <span class="mono">${r.reasonCode ?? ""}</span> — ${r.reason ?? ""}</p>${kv(
+        [
+          ["Requested", r.requestedAt],
+          ["Amount under review", r.amountEur === undefined ? undefined : eur(r.amountEur)],
+        ],
+      )}`
     : "";
   const decided = d
     ? html`<p data-review="decided" data-decision="${d.decision}"><span class="${d.decision === "APPROVE" ? "pass" : d.decision === "DENY" ? "fail" : "skip"}">${d.decision === "APPROVE" ? "✓" : d.decision === "DENY" ? "✗" : "↻"}</span> <strong>${d.decision}</strong>${d.reviewer ? html` by ${d.reviewer}` : ""}${d.decidedAt ? html` <span class="muted">at ${d.decidedAt}</span>` : ""}</p>
-${kv([["Approved amount", d.amountEur === undefined ? undefined : eur(d.amountEur)], ["Note", d.note], ["Execution id", d.executionId], ["Corrected claim", d.resubmittedClaimId]])}`
+${kv([
+  ["Approved amount", d.amountEur === undefined ? undefined : eur(d.amountEur)],
+  ["Note", d.note],
+  ["Execution id", d.executionId],
+  ["Corrected claim", d.resubmittedClaimId],
+])}`
     : html`<p class="muted" data-review="pending">Waiting for a reviewer.</p>`;
   return html`<li data-step="review"><h3>Human review</h3>${requested}${decided}</li>`;
 }

@@ -20,7 +20,20 @@ export const FIXTURE_NOW = "2026-03-10T09:00:00.000Z";
 export const FIXTURE_SIMULATION_ID = "sim_report_fixture";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** Replaces `{{date:-3d}}` placeholders by a prose date (`7 March 2026`) relative to `nowMs`. */
 export function fillDatePlaceholders(text: string, nowMs: number): string {
@@ -71,7 +84,12 @@ export async function buildFixtureEvents(options: FixtureOptions = {}): Promise<
       scenarios_file: scenariosFile,
       stack: "in-process (fixture)",
       llm: { provider: "rules", model: "rules" },
-      agent: { agent_id: config.agent.agentId, version: config.agent.version, responsibility: config.agent.responsibility, contract: config.agent.contract },
+      agent: {
+        agent_id: config.agent.agentId,
+        version: config.agent.version,
+        responsibility: config.agent.responsibility,
+        contract: config.agent.contract,
+      },
       orders: config.orders,
       scenarios: scenarios.map((s) => ({ id: s.id, label: s.label, expected: s.expected })),
     }),
@@ -112,12 +130,14 @@ async function runScenario(
   sim: string,
   nowMs: number,
 ): Promise<ScenarioResult> {
-  const input = "claim" in s.input ? { claim: s.input.claim } : { claim_text: fillDatePlaceholders(s.input.claim_text, nowMs) };
+  const input =
+    "claim" in s.input ? { claim: s.input.claim } : { claim_text: fillDatePlaceholders(s.input.claim_text, nowMs) };
   const { submit, record } = await pipeline.decide({ ...input, simulation_id: sim, label: s.label });
   if (!submit.ok) throw new Error(`fixture: scenario ${s.id} was refused at intake: ${JSON.stringify(submit)}`);
   const verdict = record?.verdict ?? record?.status ?? "UNKNOWN";
   const reasonCode = record?.reason_code ?? null;
-  const matches = verdict === s.expected.verdict && (s.expected.reason_code === undefined || s.expected.reason_code === reasonCode);
+  const matches =
+    verdict === s.expected.verdict && (s.expected.reason_code === undefined || s.expected.reason_code === reasonCode);
   return {
     id: s.id,
     label: s.label,

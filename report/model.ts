@@ -69,16 +69,35 @@ export interface ClaimTrace {
   receivedAt: string | undefined;
   /** A CREW_STARTED event exists: the crew ran (or is running) for this claim. */
   crewStarted: boolean;
-  extraction: { ok: boolean; extracted: unknown; claim: unknown; reasonCode: string | undefined; reason: string | undefined; warnings: string[] } | undefined;
+  extraction:
+    | {
+        ok: boolean;
+        extracted: unknown;
+        claim: unknown;
+        reasonCode: string | undefined;
+        reason: string | undefined;
+        warnings: string[];
+      }
+    | undefined;
   analysis: string | undefined;
   stepFailures: string[];
   decisionOutput: Record<string, unknown> | undefined;
   proposal: Record<string, unknown> | undefined;
   selfCheck: { status: "passed" | "failed" | "not reached"; failures: string[] };
   crewFailure: { reasonCode: string | undefined; reason: string | undefined } | undefined;
-  kernelInputs: { order: unknown; ledgerEntry: unknown; receivedAt: string | undefined; decidedAt: string | undefined } | undefined;
+  kernelInputs:
+    | { order: unknown; ledgerEntry: unknown; receivedAt: string | undefined; decidedAt: string | undefined }
+    | undefined;
   verdict: KernelVerdict | undefined;
-  execution: { executionId: string | undefined; amountEur: number | undefined; orderId: string | undefined; refundedAfterEur: number | undefined; approvedBy: string | undefined } | undefined;
+  execution:
+    | {
+        executionId: string | undefined;
+        amountEur: number | undefined;
+        orderId: string | undefined;
+        refundedAfterEur: number | undefined;
+        approvedBy: string | undefined;
+      }
+    | undefined;
   notExecuted: { code: string | undefined; reason: string | undefined } | undefined;
   review: { reasonCode: string | undefined; reason: string | undefined } | undefined;
   /** The human review the claim opened (REVIEW_REQUESTED), if any. */
@@ -193,7 +212,13 @@ function readUsage(v: unknown): Usage | undefined {
   if (!u) return undefined;
   const prompt = num(u.prompt_tokens) ?? 0;
   const completion = num(u.completion_tokens) ?? 0;
-  return { calls: 1, prompt, completion, total: num(u.total_tokens) ?? prompt + completion, estimated: u.estimated === true };
+  return {
+    calls: 1,
+    prompt,
+    completion,
+    total: num(u.total_tokens) ?? prompt + completion,
+    estimated: u.estimated === true,
+  };
 }
 
 function errorText(v: unknown): string | undefined {
@@ -260,7 +285,12 @@ function readVerdict(d: Dict): KernelVerdict {
     reasonCode: str(d.reason_code),
     reason: str(d.reason),
     layer: num(d.layer),
-    checks: checks.map((c) => ({ layer: num(c.layer) ?? 0, name: str(c.name) ?? "?", passed: c.passed === true, reasonCode: str(c.reason_code) })),
+    checks: checks.map((c) => ({
+      layer: num(c.layer) ?? 0,
+      name: str(c.name) ?? "?",
+      passed: c.passed === true,
+      reasonCode: str(c.reason_code),
+    })),
     verdictId: str(d.verdict_id),
     orderId: str(d.order_id),
     amountEur: num(d.amount_eur),
@@ -293,7 +323,14 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
     case "CLAIM_EXTRACTION_FAILED": {
       const ok = e.event_type === "CLAIM_EXTRACTED";
       const warnings = Array.isArray(d.warnings) ? d.warnings.filter((w): w is string => typeof w === "string") : [];
-      t.extraction = { ok, extracted: d.extracted, claim: d.claim, reasonCode: str(d.reason_code), reason: str(d.reason), warnings };
+      t.extraction = {
+        ok,
+        extracted: d.extracted,
+        claim: d.claim,
+        reasonCode: str(d.reason_code),
+        reason: str(d.reason),
+        warnings,
+      };
       t.llmCalls.push({
         role: "extractor",
         model: str(d.model),
@@ -329,7 +366,10 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
       const inbound = dict(d.inbound);
       const fixer = dict(d.fixer);
       if (inbound) t.stepFailures.push(`step failed: ${errorText(inbound.error) ?? "no error recorded"}`);
-      else if (fixer) t.stepFailures.push(`fixer ${str(fixer.fixerRole) ?? "?"} invoked for ${str(fixer.failedRole) ?? "?"} (${str(fixer.reason) ?? "?"})`);
+      else if (fixer)
+        t.stepFailures.push(
+          `fixer ${str(fixer.fixerRole) ?? "?"} invoked for ${str(fixer.failedRole) ?? "?"} (${str(fixer.reason) ?? "?"})`,
+        );
       else t.stepFailures.push("step failed");
       break;
     }
@@ -341,8 +381,13 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
     }
     case "CLAIMS_SELF_CHECK_FAILED": {
       t.decisionOutput = dict(d.output) ?? t.decisionOutput;
-      const failures = Array.isArray(d.failures) ? d.failures.map((f) => str(dict(f)?.message) ?? JSON.stringify(f)) : [];
-      t.selfCheck = { status: "failed", failures: failures.length > 0 ? failures : [str(d.reason) ?? "self-check failed"] };
+      const failures = Array.isArray(d.failures)
+        ? d.failures.map((f) => str(dict(f)?.message) ?? JSON.stringify(f))
+        : [];
+      t.selfCheck = {
+        status: "failed",
+        failures: failures.length > 0 ? failures : [str(d.reason) ?? "self-check failed"],
+      };
       break;
     }
     case "CREW_FAILED":
@@ -350,7 +395,13 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
       break;
     case "PROPOSAL_SUBMITTED": {
       const k = dict(d.kernel_inputs);
-      if (k) t.kernelInputs = { order: k.order, ledgerEntry: k.ledgerEntry, receivedAt: str(k.receivedAt), decidedAt: str(k.decidedAt) };
+      if (k)
+        t.kernelInputs = {
+          order: k.order,
+          ledgerEntry: k.ledgerEntry,
+          receivedAt: str(k.receivedAt),
+          decidedAt: str(k.decidedAt),
+        };
       break;
     }
     case "KERNEL_VERDICT":
@@ -360,7 +411,13 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
     case "CLAIM_REFUND_EXECUTED": {
       const ledger = dict(d.ledger_after);
       const cents = num(ledger?.refunded_cents);
-      t.execution = { executionId: str(d.execution_id), amountEur: num(d.amount_eur), orderId: str(d.order_id), refundedAfterEur: cents === undefined ? undefined : cents / 100, approvedBy: str(d.approved_by) };
+      t.execution = {
+        executionId: str(d.execution_id),
+        amountEur: num(d.amount_eur),
+        orderId: str(d.order_id),
+        refundedAfterEur: cents === undefined ? undefined : cents / 100,
+        approvedBy: str(d.approved_by),
+      };
       break;
     }
     case "CLAIM_REFUND_NOT_EXECUTED":
@@ -371,7 +428,14 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
       t.finalAt ??= e.created_at;
       break;
     case "REVIEW_REQUESTED":
-      t.reviewRequest = { reviewId: str(d.review_id), origin: str(d.origin), reasonCode: str(d.reason_code), reason: str(d.reason), amountEur: num(d.amount_eur), requestedAt: str(d.requested_at) ?? e.created_at };
+      t.reviewRequest = {
+        reviewId: str(d.review_id),
+        origin: str(d.origin),
+        reasonCode: str(d.reason_code),
+        reason: str(d.reason),
+        amountEur: num(d.amount_eur),
+        requestedAt: str(d.requested_at) ?? e.created_at,
+      };
       break;
     case "REVIEW_DECIDED":
       t.reviewDecision = {
@@ -401,7 +465,8 @@ function finish(t: ClaimTrace): void {
   }
   const claim = t.inputKind === "claim" ? dict(t.input) : dict(t.extraction?.claim);
   t.claimedEur = num(claim?.amount_eur);
-  t.orderId = t.verdict?.orderId ?? str(t.proposal?.order_id) ?? str(t.decisionOutput?.order_id) ?? str(claim?.order_id);
+  t.orderId =
+    t.verdict?.orderId ?? str(t.proposal?.order_id) ?? str(t.decisionOutput?.order_id) ?? str(claim?.order_id);
   t.amountEur = t.verdict?.amountEur ?? t.reviewRequest?.amountEur ?? t.claimedEur;
   if (t.outcome === "PENDING" || t.outcome === "NOT_RUN") t.finalAt = undefined;
   const from = t.receivedAt === undefined ? NaN : Date.parse(t.receivedAt);
@@ -409,7 +474,8 @@ function finish(t: ClaimTrace): void {
   t.decisionMs = Number.isNaN(from) || Number.isNaN(to) ? undefined : Math.max(0, to - from);
   const expected = t.scenario?.expected;
   if (expected && t.outcome !== "PENDING" && t.outcome !== "NOT_RUN") {
-    t.matches = t.outcome === expected.verdict && (expected.reasonCode === undefined || expected.reasonCode === t.reasonCode);
+    t.matches =
+      t.outcome === expected.verdict && (expected.reasonCode === undefined || expected.reasonCode === t.reasonCode);
   } else if (expected) {
     t.matches = false;
   }
@@ -422,30 +488,60 @@ function sumEur(values: readonly (number | undefined)[]): number {
 
 /** Money at stake per outcome: what was refunded (automatically or after review), escalated, denied, rejected or handed to review. */
 function moneyByOutcome(claims: readonly ClaimTrace[]): MoneyByOutcome {
-  const pick = (keep: (t: ClaimTrace) => boolean, amount: (t: ClaimTrace) => number | undefined) => sumEur(claims.filter(keep).map(amount));
-  const approvedBy = (t: ClaimTrace) => t.execution?.approvedBy !== undefined || t.reviewDecision?.decision === "APPROVE";
+  const pick = (keep: (t: ClaimTrace) => boolean, amount: (t: ClaimTrace) => number | undefined) =>
+    sumEur(claims.filter(keep).map(amount));
+  const approvedBy = (t: ClaimTrace) =>
+    t.execution?.approvedBy !== undefined || t.reviewDecision?.decision === "APPROVE";
   const escalated = (t: ClaimTrace) => t.outcome === "ESCALATE";
   return {
-    refundedAuto: pick((t) => t.outcome === "ACCEPT" && t.execution !== undefined, (t) => t.execution?.amountEur),
-    refundedApproved: pick((t) => escalated(t) && approvedBy(t), (t) => t.execution?.amountEur ?? t.reviewDecision?.amountEur),
-    escalatedPending: pick((t) => escalated(t) && t.reviewDecision === undefined, (t) => t.amountEur),
+    refundedAuto: pick(
+      (t) => t.outcome === "ACCEPT" && t.execution !== undefined,
+      (t) => t.execution?.amountEur,
+    ),
+    refundedApproved: pick(
+      (t) => escalated(t) && approvedBy(t),
+      (t) => t.execution?.amountEur ?? t.reviewDecision?.amountEur,
+    ),
+    escalatedPending: pick(
+      (t) => escalated(t) && t.reviewDecision === undefined,
+      (t) => t.amountEur,
+    ),
     // What a reviewer did not grant: a denial's whole amount, or the part of an approval below the proposal.
-    escalatedDenied: pick((t) => escalated(t) && t.reviewDecision !== undefined, (t) => {
-      if (!approvedBy(t)) return t.amountEur;
-      const granted = t.execution?.amountEur ?? t.reviewDecision?.amountEur ?? 0;
-      return t.amountEur === undefined ? 0 : Math.max(0, Math.round((t.amountEur - granted) * 100) / 100);
-    }),
-    rejected: pick((t) => t.outcome === "REJECT", (t) => t.amountEur),
-    needsReview: pick((t) => t.outcome === "NEEDS_REVIEW", (t) => t.amountEur),
+    escalatedDenied: pick(
+      (t) => escalated(t) && t.reviewDecision !== undefined,
+      (t) => {
+        if (!approvedBy(t)) return t.amountEur;
+        const granted = t.execution?.amountEur ?? t.reviewDecision?.amountEur ?? 0;
+        return t.amountEur === undefined ? 0 : Math.max(0, Math.round((t.amountEur - granted) * 100) / 100);
+      },
+    ),
+    rejected: pick(
+      (t) => t.outcome === "REJECT",
+      (t) => t.amountEur,
+    ),
+    needsReview: pick(
+      (t) => t.outcome === "NEEDS_REVIEW",
+      (t) => t.amountEur,
+    ),
   };
 }
 
-function parseBoundary<T>(event: AuditEvent | undefined, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }): { value: T | undefined; problem: string | undefined } {
+function parseBoundary<T>(
+  event: AuditEvent | undefined,
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+): { value: T | undefined; problem: string | undefined } {
   if (!event) return { value: undefined, problem: undefined };
   const parsed = schema.safeParse(event.details);
   if (parsed.success) return { value: parsed.data, problem: undefined };
   const first = parsed.error.issues[0];
-  return { value: undefined, problem: `${event.event_type} details do not follow the schema${first ? ` (${first.path.map(String).join(".") || "(root)"}: ${first.message})` : ""}` };
+  return {
+    value: undefined,
+    problem: `${event.event_type} details do not follow the schema${first ? ` (${first.path.map(String).join(".") || "(root)"}: ${first.message})` : ""}`,
+  };
 }
 
 /** Builds the report model from one simulation's audit events; throws `ReportInputError` when they mix simulations. */
@@ -456,14 +552,34 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
     .map((x) => x.e);
   const startEvents = sorted.filter((e) => e.event_type === "SIMULATION_START");
   const endEvents = sorted.filter((e) => e.event_type === "SIMULATION_END");
-  const simIds = [...new Set([...startEvents, ...endEvents].map((e) => str(e.details.simulation_id)).filter((s): s is string => s !== undefined))];
-  if (simIds.length > 1) throw new ReportInputError(`the events belong to ${simIds.length} simulations (${simIds.join(", ")}); the report covers one`);
-  const claimSims = new Set(sorted.map((e) => str(e.details.simulation_id)).filter((s): s is string => s !== undefined));
-  if (simIds.length === 0 && claimSims.size > 1) throw new ReportInputError(`the events belong to ${claimSims.size} simulations (${[...claimSims].sort().join(", ")}); the report covers one`);
+  const simIds = [
+    ...new Set(
+      [...startEvents, ...endEvents]
+        .map((e) => str(e.details.simulation_id))
+        .filter((s): s is string => s !== undefined),
+    ),
+  ];
+  if (simIds.length > 1)
+    throw new ReportInputError(
+      `the events belong to ${simIds.length} simulations (${simIds.join(", ")}); the report covers one`,
+    );
+  const claimSims = new Set(
+    sorted.map((e) => str(e.details.simulation_id)).filter((s): s is string => s !== undefined),
+  );
+  if (simIds.length === 0 && claimSims.size > 1)
+    throw new ReportInputError(
+      `the events belong to ${claimSims.size} simulations (${[...claimSims].sort().join(", ")}); the report covers one`,
+    );
   const simulationId = simIds[0] ?? [...claimSims][0];
 
-  const { value: start, problem: startProblem } = parseBoundary<SimulationStartDetails>(startEvents[startEvents.length - 1], SimulationStartDetailsSchema);
-  const { value: end, problem: endProblem } = parseBoundary<SimulationEndDetails>(endEvents[endEvents.length - 1], SimulationEndDetailsSchema);
+  const { value: start, problem: startProblem } = parseBoundary<SimulationStartDetails>(
+    startEvents[startEvents.length - 1],
+    SimulationStartDetailsSchema,
+  );
+  const { value: end, problem: endProblem } = parseBoundary<SimulationEndDetails>(
+    endEvents[endEvents.length - 1],
+    SimulationEndDetailsSchema,
+  );
 
   const traces = new Map<string, ClaimTrace>();
   for (const e of sorted) {
@@ -480,10 +596,19 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
   }
 
   // Scenarios: SIMULATION_START lists them with expectations; SIMULATION_END ties each to its claim.
-  const scenarios: ScenarioInfo[] = (start?.scenarios ?? []).map((s) => ({ id: s.id, label: s.label, expected: { verdict: s.expected.verdict, reasonCode: s.expected.reason_code } }));
+  const scenarios: ScenarioInfo[] = (start?.scenarios ?? []).map((s) => ({
+    id: s.id,
+    label: s.label,
+    expected: { verdict: s.expected.verdict, reasonCode: s.expected.reason_code },
+  }));
   const results: ScenarioResult[] = end?.results ?? [];
   for (const r of results) {
-    if (!scenarios.some((s) => s.id === r.id)) scenarios.push({ id: r.id, label: r.label, expected: { verdict: r.expected, reasonCode: r.expected_reason_code ?? undefined } });
+    if (!scenarios.some((s) => s.id === r.id))
+      scenarios.push({
+        id: r.id,
+        label: r.label,
+        expected: { verdict: r.expected, reasonCode: r.expected_reason_code ?? undefined },
+      });
   }
   const claimed = new Set<string>();
   for (const r of results) {
@@ -515,7 +640,14 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
   }
   claims.forEach(finish);
 
-  const counts: Record<Outcome, number> = { ACCEPT: 0, ESCALATE: 0, REJECT: 0, NEEDS_REVIEW: 0, PENDING: 0, NOT_RUN: 0 };
+  const counts: Record<Outcome, number> = {
+    ACCEPT: 0,
+    ESCALATE: 0,
+    REJECT: 0,
+    NEEDS_REVIEW: 0,
+    PENDING: 0,
+    NOT_RUN: 0,
+  };
   for (const t of claims) counts[t.outcome]++;
   const byRole = new Map<string, Usage>();
   let totalUsage = NO_USAGE;
@@ -549,7 +681,10 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
     totalUsage,
     refunds: { count: executed.length, totalEur: sumEur(executed.map((t) => t.execution?.amountEur)) },
     money: moneyByOutcome(claims),
-    reviews: { requested: claims.filter((t) => t.reviewRequest).length, decided: claims.filter((t) => t.reviewDecision).length },
+    reviews: {
+      requested: claims.filter((t) => t.reviewRequest).length,
+      decided: claims.filter((t) => t.reviewDecision).length,
+    },
     eventCount: events.length,
   };
 }

@@ -14,7 +14,12 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, describeWithBrowser } from "./browser.tes
 // Orders of scenarios/config.yaml (purchase dates relative to the server's clock): ord_016, ord_002 and ord_003
 // are 1200 EUR electronics orders; the escalation limit is 500 EUR.
 const CLAIMS = {
-  approve: { order_id: "ord_016", amount_eur: 600, category: "electronics", reason: "Two of the three speakers arrived broken" },
+  approve: {
+    order_id: "ord_016",
+    amount_eur: 600,
+    category: "electronics",
+    reason: "Two of the three speakers arrived broken",
+  },
   deny: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop never arrived" },
   balanceFirst: { order_id: "ord_003", amount_eur: 1200, category: "electronics", reason: "Screen cracked on arrival" },
   balanceSecond: { order_id: "ord_003", amount_eur: 300, category: "electronics", reason: "The charger is missing" },
@@ -26,7 +31,13 @@ const FREE_TEXT = "I want my money back for the kettle, 45 EUR, it leaks."; // n
 const SIMULATION = "sim_served_demo";
 
 // The project compiles without the DOM lib; these minimal shapes type what runs inside the page.
-type El = { getBoundingClientRect(): { left: number; right: number; width: number }; scrollWidth: number; clientWidth: number; textContent: string | null; getAttribute(n: string): string | null };
+type El = {
+  getBoundingClientRect(): { left: number; right: number; width: number };
+  scrollWidth: number;
+  clientWidth: number;
+  textContent: string | null;
+  getAttribute(n: string): string | null;
+};
 type Doc = { documentElement: El; querySelector(s: string): El | null; querySelectorAll(s: string): ArrayLike<El> };
 // Functions passed to the page run there: they cannot call helpers of this file, so each reads `document` itself.
 
@@ -80,8 +91,16 @@ beforeAll(async () => {
     if (name === "balanceFirst") await finalClaim(serve, ids[name]!);
   }
   await submit("text", { claim_text: FREE_TEXT });
-  await submit("simAccept", { claim: { order_id: "ord_009", amount_eur: 500, category: "electronics", reason: "Broken hinge" }, simulation_id: SIMULATION, label: "demo accept" });
-  await submit("simReject", { claim: { order_id: "ord_007", amount_eur: 120, category: "clothing", reason: "Too small" }, simulation_id: SIMULATION, label: "demo reject" });
+  await submit("simAccept", {
+    claim: { order_id: "ord_009", amount_eur: 500, category: "electronics", reason: "Broken hinge" },
+    simulation_id: SIMULATION,
+    label: "demo accept",
+  });
+  await submit("simReject", {
+    claim: { order_id: "ord_007", amount_eur: 120, category: "clothing", reason: "Too small" },
+    simulation_id: SIMULATION,
+    label: "demo reject",
+  });
   await Promise.all(Object.values(ids).map((id) => finalClaim(serve, id)));
 }, 300_000);
 
@@ -118,8 +137,15 @@ describeWithBrowser("the review page against claims serve", () => {
   it("lists every pending review with the claim, the verdict's reason and the kernel's checks, keeping the token for this tab only", async () => {
     await page.fill("#token", serve.reviewerToken);
     await page.click("#login button[type=submit]");
-    await page.waitForFunction(() => /shown\.$/.test((globalThis as unknown as { document: Doc }).document.querySelector("#list-msg")?.textContent ?? ""));
-    const pending = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as { claim_id: string; reason: string }[];
+    await page.waitForFunction(() =>
+      /shown\.$/.test(
+        (globalThis as unknown as { document: Doc }).document.querySelector("#list-msg")?.textContent ?? "",
+      ),
+    );
+    const pending = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as {
+      claim_id: string;
+      reason: string;
+    }[];
     const shown = await page.$$eval("article", (as) => as.map((a) => a.getAttribute("data-claim-id")));
     expect(shown.sort()).toEqual(pending.map((r) => r.claim_id).sort());
     for (const name of ["approve", "deny", "balanceFirst", "balanceSecond", "text"]) expect(shown).toContain(ids[name]);
@@ -127,9 +153,15 @@ describeWithBrowser("the review page against claims serve", () => {
     const approve = card("approve");
     expect(await approve.getAttribute("data-origin")).toBe("ESCALATE");
     expect(await approve.locator("h2").textContent()).toBe("AMOUNT_ABOVE_LIMIT");
-    expect(await approve.locator("p.reason").textContent()).toBe(pending.find((r) => r.claim_id === ids.approve)!.reason);
-    expect(await approve.locator("dd").allTextContents()).toEqual(expect.arrayContaining(["ord_016", "600.00 EUR", "Two of the three speakers arrived broken"]));
-    expect(await approve.locator('ul.checks li[data-layer="11"]').textContent()).toBe("✗ 11 amount_limit → AMOUNT_ABOVE_LIMIT");
+    expect(await approve.locator("p.reason").textContent()).toBe(
+      pending.find((r) => r.claim_id === ids.approve)!.reason,
+    );
+    expect(await approve.locator("dd").allTextContents()).toEqual(
+      expect.arrayContaining(["ord_016", "600.00 EUR", "Two of the three speakers arrived broken"]),
+    );
+    expect(await approve.locator('ul.checks li[data-layer="11"]').textContent()).toBe(
+      "✗ 11 amount_limit → AMOUNT_ABOVE_LIMIT",
+    );
     expect(await approve.locator("ul.checks .pass").count()).toBeGreaterThan(5);
     // The free-text claim went to review before the kernel: its words are shown, and no checks.
     expect(await card("text").locator("blockquote").textContent()).toBe(FREE_TEXT);
@@ -142,7 +174,9 @@ describeWithBrowser("the review page against claims serve", () => {
     const other = await context.newPage();
     await other.goto(`${serve.url}/review`);
     expect(await other.isVisible("#login")).toBe(true);
-    expect(await other.evaluate(() => (globalThis as unknown as { localStorage: { length: number } }).localStorage.length)).toBe(0);
+    expect(
+      await other.evaluate(() => (globalThis as unknown as { localStorage: { length: number } }).localStorage.length),
+    ).toBe(0);
     await other.close();
   });
 
@@ -153,13 +187,17 @@ describeWithBrowser("the review page against claims serve", () => {
     await approve.locator('input[name="amount"]').fill("450");
     await approve.locator('button[data-action="approve"]').click();
     await approve.locator(".msg.ok").waitFor();
-    expect(await approve.locator(".msg").textContent()).toMatch(/^APPROVED by alice: 450\.00 EUR refunded \(exe_[0-9a-f]+\)$/);
+    expect(await approve.locator(".msg").textContent()).toMatch(
+      /^APPROVED by alice: 450\.00 EUR refunded \(exe_[0-9a-f]+\)$/,
+    );
     expect(await approve.locator("form").count()).toBe(0);
 
     const view = (await serve.api("GET", `/claims/${ids.approve}`)).body;
     expect(view.review).toMatchObject({ status: "APPROVED", decision: "APPROVE", reviewer: "alice", amount_eur: 450 });
     expect(view.executed).toBe(true);
-    const refunds = serve.events().filter((e) => e["detail-type"] === "RefundExecuted" && e.detail.claim_id === ids.approve);
+    const refunds = serve
+      .events()
+      .filter((e) => e["detail-type"] === "RefundExecuted" && e.detail.claim_id === ids.approve);
     expect(refunds.map((e) => [e.detail.amount_eur, e.detail.approved_by])).toEqual([[450, "alice"]]);
   });
 
@@ -174,13 +212,23 @@ describeWithBrowser("the review page against claims serve", () => {
     await deny.locator(".msg.ok").waitFor();
     expect(await deny.locator(".msg").textContent()).toBe("DENIED by alice");
     const view = (await serve.api("GET", `/claims/${ids.deny}`)).body;
-    expect(view.review).toMatchObject({ status: "DENIED", decision: "DENY", reviewer: "alice", note: "Carrier confirms delivery with signature" });
+    expect(view.review).toMatchObject({
+      status: "DENIED",
+      decision: "DENY",
+      reviewer: "alice",
+      note: "Carrier confirms delivery with signature",
+    });
     expect(view.executed).not.toBe(true);
   });
 
   it("shows the API's 409 when the order's balance is gone, and the review stays pending", async () => {
     // Another reviewer approves the second claim on ord_003 first: 300 of its 1200 EUR are refunded.
-    const other = await serve.api("POST", `/claims/${ids.balanceSecond}/review`, { decision: "APPROVE", reviewer: "bob" }, { as: "reviewer" });
+    const other = await serve.api(
+      "POST",
+      `/claims/${ids.balanceSecond}/review`,
+      { decision: "APPROVE", reviewer: "bob" },
+      { as: "reviewer" },
+    );
     expect(other.status).toBe(200);
     await page.click("#refresh");
     await card("balanceSecond").waitFor({ state: "detached" });
@@ -193,7 +241,9 @@ describeWithBrowser("the review page against claims serve", () => {
     const view = (await serve.api("GET", `/claims/${ids.balanceFirst}`)).body;
     expect(view.review.status).toBe("PENDING");
     expect(view.executed).not.toBe(true);
-    expect(serve.events().filter((e) => e["detail-type"] === "RefundExecuted" && e.detail.claim_id === ids.balanceFirst)).toEqual([]);
+    expect(
+      serve.events().filter((e) => e["detail-type"] === "RefundExecuted" && e.detail.claim_id === ids.balanceFirst),
+    ).toEqual([]);
   });
 
   it("resubmits a corrected claim from the form, which then runs through the pipeline", async () => {
@@ -209,7 +259,10 @@ describeWithBrowser("the review page against claims serve", () => {
     ids.corrected = child!;
     const view = await finalClaim(serve, child!);
     expect(view).toMatchObject({ parent_claim_id: ids.text, status: "DECIDED", verdict: "ACCEPT" });
-    expect((await serve.api("GET", `/claims/${ids.text}`)).body.review).toMatchObject({ status: "RESUBMITTED", resubmitted_claim_id: child });
+    expect((await serve.api("GET", `/claims/${ids.text}`)).body.review).toMatchObject({
+      status: "RESUBMITTED",
+      resubmitted_claim_id: child,
+    });
   });
 
   it("loads nothing from anywhere else and runs without page errors or policy violations", async () => {
@@ -225,27 +278,50 @@ describeWithBrowser("the served-claims report against claims serve", () => {
   let page: Page;
   let problems: string[];
   let requests: string[];
-  const served = () => Object.entries(ids).filter(([name]) => !name.startsWith("sim")).map(([, id]) => id);
+  const served = () =>
+    Object.entries(ids)
+      .filter(([name]) => !name.startsWith("sim"))
+      .map(([, id]) => id);
 
   beforeAll(async () => {
     browser ??= await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${serve.apiToken}` } });
     ({ page, problems, requests } = await openPage(context));
-    if (!ids.corrected) ids.corrected = (await serve.api("POST", `/claims/${ids.text}/review`, { decision: "RESUBMIT", claim: { order_id: "ord_008", amount_eur: 45, category: "home", reason: "The kettle leaks" } }, { as: "reviewer" })).body.resubmitted_claim_id;
+    if (!ids.corrected)
+      ids.corrected = (
+        await serve.api(
+          "POST",
+          `/claims/${ids.text}/review`,
+          {
+            decision: "RESUBMIT",
+            claim: { order_id: "ord_008", amount_eur: 45, category: "home", reason: "The kettle leaks" },
+          },
+          { as: "reviewer" },
+        )
+      ).body.resubmitted_claim_id;
     await finalClaim(serve, ids.corrected!);
     expectSecurityHeaders(await page.goto(`${serve.url}/reports`), "'none'");
   });
   afterAll(() => context?.close());
 
   it("lists every claim sent without a simulation_id, with the verdicts the API gives, and no batch-run banners", async () => {
-    const rows = await page.$$eval('section[data-group="served"] table.claims tbody tr', (trs) => trs.map((tr) => [tr.getAttribute("data-claim-id"), tr.getAttribute("data-verdict")]));
+    const rows = await page.$$eval('section[data-group="served"] table.claims tbody tr', (trs) =>
+      trs.map((tr) => [tr.getAttribute("data-claim-id"), tr.getAttribute("data-verdict")]),
+    );
     expect(rows.map(([id]) => id).sort()).toEqual(served().sort());
     for (const [id, verdict] of rows) {
       const view = (await serve.api("GET", `/claims/${id}`)).body;
       expect(verdict, id!).toBe(view.verdict ?? view.status);
     }
     const text = (await page.textContent("main")) ?? "";
-    for (const wrong of ["Run incomplete", "may have crashed", "No run configuration", "Agent unknown", "unknown simulation"]) expect(text).not.toContain(wrong);
+    for (const wrong of [
+      "Run incomplete",
+      "may have crashed",
+      "No run configuration",
+      "Agent unknown",
+      "unknown simulation",
+    ])
+      expect(text).not.toContain(wrong);
     expect(await page.locator(".big.bad").count()).toBe(0);
     expect(await page.textContent('[data-summary="agents"]')).toBe("claims_agent_v1");
   });
@@ -255,12 +331,16 @@ describeWithBrowser("the served-claims report against claims serve", () => {
     expect(await row.getAttribute("data-review")).toBe("APPROVE");
     expect(await row.locator("td.review").textContent()).toBe("APPROVED by alice · 450.00 EUR");
     expect(await row.locator("td.money").nth(1).textContent()).toBe("450.00approved by alice");
-    expect(await page.locator(`tr[data-claim-id="${ids.deny}"] td.review`).textContent()).toBe("DENIED by aliceCarrier confirms delivery with signature");
+    expect(await page.locator(`tr[data-claim-id="${ids.deny}"] td.review`).textContent()).toBe(
+      "DENIED by aliceCarrier confirms delivery with signature",
+    );
     expect(await page.locator(`tr[data-claim-id="${ids.balanceFirst}"]`).getAttribute("data-review")).toBe("PENDING");
     const cycle = page.locator(`details.cycle[data-claim-id="${ids.approve}"]`);
     await cycle.locator("summary").click();
     expect(await cycle.locator('[data-review="decided"]').getAttribute("data-decision")).toBe("APPROVE");
-    expect(await cycle.locator('[data-step="review"]').textContent()).toMatch(/APPROVE by alice.*Approved amount450\.00 EUR/s);
+    expect(await cycle.locator('[data-step="review"]').textContent()).toMatch(
+      /APPROVE by alice.*Approved amount450\.00 EUR/s,
+    );
     expect(await cycle.textContent()).toContain("approved by alice");
   });
 
@@ -269,14 +349,32 @@ describeWithBrowser("the served-claims report against claims serve", () => {
       const d = (globalThis as unknown as { document: Doc }).document;
       const table = d.querySelector("table.claims")!;
       const wrap = d.querySelector(".table-wrap")!;
-      const heads = Array.from(d.querySelectorAll("table.claims thead th")).map((th) => [th.textContent, th.getBoundingClientRect().right] as const);
-      return { right: table.getBoundingClientRect().right, viewport: d.documentElement.clientWidth, page: d.documentElement.scrollWidth, wrapScroll: wrap.scrollWidth - wrap.clientWidth, heads };
+      const heads = Array.from(d.querySelectorAll("table.claims thead th")).map(
+        (th) => [th.textContent, th.getBoundingClientRect().right] as const,
+      );
+      return {
+        right: table.getBoundingClientRect().right,
+        viewport: d.documentElement.clientWidth,
+        page: d.documentElement.scrollWidth,
+        wrapScroll: wrap.scrollWidth - wrap.clientWidth,
+        heads,
+      };
     });
     expect(fit.viewport).toBe(1280);
     expect(fit.right).toBeLessThanOrEqual(1280);
     expect(fit.page).toBeLessThanOrEqual(1280);
     expect(fit.wrapScroll).toBe(0);
-    expect(fit.heads.map(([t]) => t)).toEqual(["#", "Received (UTC)", "Claim", "Order", "Amount (EUR)", "Verdict · reason", "Review", "Refund (EUR)", "Decided in"]);
+    expect(fit.heads.map(([t]) => t)).toEqual([
+      "#",
+      "Received (UTC)",
+      "Claim",
+      "Order",
+      "Amount (EUR)",
+      "Verdict · reason",
+      "Review",
+      "Refund (EUR)",
+      "Decided in",
+    ]);
     for (const [t, right] of fit.heads) expect(right, t!).toBeLessThanOrEqual(1280);
   });
 
@@ -287,7 +385,9 @@ describeWithBrowser("the served-claims report against claims serve", () => {
     for (const verdict of ["REJECT", "ESCALATE", "ACCEPT"]) {
       await group.locator(`label[data-filter="${verdict}"]`).click();
       const shown = await visible().evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-verdict")));
-      expect(shown.length, verdict).toBe(Number(await group.locator(`label[data-filter="${verdict}"] strong`).textContent()));
+      expect(shown.length, verdict).toBe(
+        Number(await group.locator(`label[data-filter="${verdict}"] strong`).textContent()),
+      );
       expect(new Set(shown)).toEqual(new Set([verdict]));
     }
     await group.locator('label[data-filter="all"]').click();
@@ -296,12 +396,17 @@ describeWithBrowser("the served-claims report against claims serve", () => {
 
   it("draws the verdict mix, the money per outcome and the decision times from the same claims", async () => {
     const group = page.locator('section[data-group="served"]');
-    const rows = await group.locator("table.claims tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-verdict")));
+    const rows = await group
+      .locator("table.claims tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-verdict")));
     for (const verdict of ["ACCEPT", "ESCALATE", "REJECT"]) {
-      const legend = await group.locator(`[data-chart="verdict-mix"] [data-legend="${verdict}"] text.value`).textContent();
+      const legend = await group
+        .locator(`[data-chart="verdict-mix"] [data-legend="${verdict}"] text.value`)
+        .textContent();
       expect(legend, verdict).toMatch(new RegExp(`^${rows.filter((v) => v === verdict).length} · `));
     }
-    const money = async (key: string) => Number(await group.locator(`[data-chart="money"] [data-money="${key}"]`).getAttribute("data-value"));
+    const money = async (key: string) =>
+      Number(await group.locator(`[data-chart="money"] [data-money="${key}"]`).getAttribute("data-value"));
     expect(await money("refundedApproved")).toBe(450 + 300); // alice's 450 and bob's 300
     expect(await money("refundedAuto")).toBeCloseTo(344.99, 2); // the ACCEPT (299.99) and the corrected kettle claim (45)
     expect(await money("escalatedDenied")).toBe(1200 + 150); // the denial and what alice did not grant
@@ -330,15 +435,29 @@ describeWithBrowser("the served-claims report against claims serve", () => {
 
 describe("the review list the page reads", () => {
   it("keeps every field of SPEC §7.2 and adds the claim, the proposal and the kernel's verdict id, layer and checks", async () => {
-    const items = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as Record<string, unknown>[];
+    const items = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as Record<
+      string,
+      unknown
+    >[];
     const item = items.find((i) => i.claim_id === ids.balanceFirst)!;
     const view = (await serve.api("GET", `/claims/${ids.balanceFirst}`)).body;
-    expect(item).toMatchObject({ claim_id: ids.balanceFirst, dfid: view.dfid, origin: "ESCALATE", status: "PENDING", reason_code: "AMOUNT_ABOVE_LIMIT", reason: view.reason, order_id: "ord_003", amount_eur: 1200 });
+    expect(item).toMatchObject({
+      claim_id: ids.balanceFirst,
+      dfid: view.dfid,
+      origin: "ESCALATE",
+      status: "PENDING",
+      reason_code: "AMOUNT_ABOVE_LIMIT",
+      reason: view.reason,
+      order_id: "ord_003",
+      amount_eur: 1200,
+    });
     expect(item.review_id).toMatch(/^rev_[0-9a-f]{24}$/);
     expect(typeof item.requested_at).toBe("string");
     expect(item.claim).toEqual(CLAIMS.balanceFirst);
     expect(item.proposal).toEqual(view.proposal);
-    const verdict = serve.events().find((e) => e["detail-type"] === "ClaimVerdict" && e.detail.claim_id === ids.balanceFirst)!;
+    const verdict = serve
+      .events()
+      .find((e) => e["detail-type"] === "ClaimVerdict" && e.detail.claim_id === ids.balanceFirst)!;
     expect(item).toMatchObject({ verdict: "ESCALATE", layer: 11, verdict_id: verdict.detail.verdict_id });
     const checks = item.checks as { layer: number; passed: boolean; reason_code?: string }[];
     expect(checks.at(-1)).toMatchObject({ layer: 11, passed: false, reason_code: "AMOUNT_ABOVE_LIMIT" });

@@ -15,7 +15,11 @@ export const OUTCOME_LABEL: Record<Outcome, string> = {
 /** The outcomes in the order every list, chart and filter shows them. */
 export const OUTCOMES: readonly Outcome[] = ["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW", "PENDING", "NOT_RUN"];
 
-const ROLE_LABEL: Record<string, string> = { extractor: "Extractor", claims_analyst: "Claims Analyst", decision_maker: "Decision Maker" };
+const ROLE_LABEL: Record<string, string> = {
+  extractor: "Extractor",
+  claims_analyst: "Claims Analyst",
+  decision_maker: "Decision Maker",
+};
 
 /** An amount in EUR with two decimals, or a dash. */
 export const eur = (v: number | undefined): string => (v === undefined ? "—" : `${v.toFixed(2)} EUR`);
@@ -40,7 +44,12 @@ export const layerName = (n: number): string => (Number.isInteger(n) ? String(n)
 /** A code such as EXCEEDS_REFUNDABLE_BALANCE that may wrap after its underscores (never inside a word). */
 export function breakable(code: string | undefined): SafeHtml {
   if (!code) return html``;
-  return new SafeHtml(code.split("_").map((part) => html`${part}`.value).join("_<wbr>"));
+  return new SafeHtml(
+    code
+      .split("_")
+      .map((part) => html`${part}`.value)
+      .join("_<wbr>"),
+  );
 }
 
 /** An amount as a plain number with two decimals (the column says EUR), or a dash. */
@@ -60,7 +69,9 @@ export function anchorOf(t: ClaimTrace, index: number): string {
 
 /** The "est." mark of estimated token counts. */
 export function est(u: Usage | undefined): SafeHtml {
-  return u?.estimated ? html`<span class="est" title="estimated: the endpoint reported no token counts">est.</span>` : html``;
+  return u?.estimated
+    ? html`<span class="est" title="estimated: the endpoint reported no token counts">est.</span>`
+    : html``;
 }
 
 /** A definition list of the rows that have a value. */

@@ -12,22 +12,39 @@ import { parseScenarios } from "../core/claims/scenarios.ts";
 import { EVALUATION_ORDER } from "../core/claims/reason-codes.ts";
 
 /** The bundled scenarios the fixture runs: the counts below follow the file. */
-const SCENARIOS = parseScenarios(readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"), "scenarios.yaml");
+const SCENARIOS = parseScenarios(
+  readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"),
+  "scenarios.yaml",
+);
 const TOTAL = SCENARIOS.length;
 const ACCEPTED = SCENARIOS.filter((s) => s.expected.verdict === "ACCEPT").length;
 
 type Row = { claimId: string; verdict: string; expected: string; scenario: string; match: string };
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 /** The trace rows, read from their data-* hooks. */
 function traceRows(page: string): Row[] {
-  const re = /<tr data-claim-id="([^"]*)" data-verdict="([^"]*)" data-expected="([^"]*)" data-scenario="([^"]*)" data-match="([^"]*)">/g;
-  return [...page.matchAll(re)].map((m) => ({ claimId: unescape(m[1]!), verdict: m[2]!, expected: m[3]!, scenario: unescape(m[4]!), match: m[5]! }));
+  const re =
+    /<tr data-claim-id="([^"]*)" data-verdict="([^"]*)" data-expected="([^"]*)" data-scenario="([^"]*)" data-match="([^"]*)">/g;
+  return [...page.matchAll(re)].map((m) => ({
+    claimId: unescape(m[1]!),
+    verdict: m[2]!,
+    expected: m[3]!,
+    scenario: unescape(m[4]!),
+    match: m[5]!,
+  }));
 }
 
 const summaryValue = (page: string, key: string) => new RegExp(`data-summary="${key}"[^>]*>([^<]*)<`).exec(page)?.[1];
-const countValue = (page: string, outcome: string) => new RegExp(`data-count="${outcome}" data-value="(\\d+)"`).exec(page)?.[1];
+const countValue = (page: string, outcome: string) =>
+  new RegExp(`data-count="${outcome}" data-value="(\\d+)"`).exec(page)?.[1];
 
 /** Each claim's outcome as the raw events tell it: the kernel verdict, else NEEDS_REVIEW. */
 function outcomesFromEvents(events: AuditEvent[]): Map<string, string> {
@@ -36,7 +53,8 @@ function outcomesFromEvents(events: AuditEvent[]): Map<string, string> {
     const id = e.details.claim_id;
     if (typeof id !== "string") continue;
     if (e.event_type === "KERNEL_VERDICT") out.set(id, String(e.details.verdict));
-    else if (e.event_type === "CLAIM_NEEDS_REVIEW" && [undefined, "PENDING"].includes(out.get(id))) out.set(id, "NEEDS_REVIEW");
+    else if (e.event_type === "CLAIM_NEEDS_REVIEW" && [undefined, "PENDING"].includes(out.get(id)))
+      out.set(id, "NEEDS_REVIEW");
     else if (!out.has(id)) out.set(id, "PENDING");
   }
   return out;
@@ -82,7 +100,12 @@ describe("renderReport on a full run", () => {
   });
 
   it("badges each verdict with its own colour class", () => {
-    for (const [verdict, label] of [["ACCEPT", "ACCEPT"], ["ESCALATE", "ESCALATE"], ["REJECT", "REJECT"], ["NEEDS_REVIEW", "NEEDS REVIEW"]] as const) {
+    for (const [verdict, label] of [
+      ["ACCEPT", "ACCEPT"],
+      ["ESCALATE", "ESCALATE"],
+      ["REJECT", "REJECT"],
+      ["NEEDS_REVIEW", "NEEDS REVIEW"],
+    ] as const) {
       expect(page).toContain(`<span class="badge ${verdict}">${label}</span>`);
     }
   });
@@ -139,7 +162,8 @@ describe("renderReport on a full run", () => {
     expect(cycle).toMatch(/<li class="deciding" data-layer="5" data-state="fail" data-deciding="true">/);
     // Alignment (8) runs right after the schema (1), so it passed before the window failed; every later layer was not reached.
     expect(cycle).toContain('data-layer="8" data-state="pass"');
-    for (const layer of [6, 7, 8.5, 9, 9.5, 10, 10.5, 11]) expect(cycle).toContain(`data-layer="${layer}" data-state="skip"`);
+    for (const layer of [6, 7, 8.5, 9, 9.5, 10, 10.5, 11])
+      expect(cycle).toContain(`data-layer="${layer}" data-state="skip"`);
     // The layers are listed in the order they run.
     const order = [...cycle.matchAll(/data-layer="([\d.]+)"/g)].map((m) => Number(m[1]));
     expect(order).toEqual([...EVALUATION_ORDER]);
@@ -203,7 +227,8 @@ describe("renderReport escaping", () => {
       d.claim_id = `${target}${evil}`;
     }
     const end = tampered.find((e) => e.event_type === "SIMULATION_END")!;
-    for (const r of end.details.results as Record<string, unknown>[]) if (r.claim_id === target) r.claim_id = `${target}${evil}`;
+    for (const r of end.details.results as Record<string, unknown>[])
+      if (r.claim_id === target) r.claim_id = `${target}${evil}`;
     const out = renderReport(tampered);
     expect(out).not.toContain("<script>alert");
     expect(out).not.toContain("<img");
@@ -215,7 +240,9 @@ describe("renderReport escaping", () => {
   it("never lets any text from an event open a tag or break an attribute (property)", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), (text, reason) => {
-        const tampered = clone(events.filter((e) => e.details.claim_id === claimIdOf(events, "E") || e.event_type.startsWith("SIMULATION")));
+        const tampered = clone(
+          events.filter((e) => e.details.claim_id === claimIdOf(events, "E") || e.event_type.startsWith("SIMULATION")),
+        );
         for (const e of tampered) {
           const d = e.details as Record<string, unknown>;
           if (e.event_type === "CLAIM_RECEIVED") d.input = { claim_text: `<b>${text}` };
@@ -244,9 +271,15 @@ describe("renderReport with missing pieces", () => {
 
   it("shows a claim without a verdict as NO VERDICT that does not match", () => {
     const id = claimIdOf(events, "A");
-    const cut = events.filter((e) => !(e.details.claim_id === id && ["KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"].includes(e.event_type)));
+    const cut = events.filter(
+      (e) => !(e.details.claim_id === id && ["KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"].includes(e.event_type)),
+    );
     const out = renderReport(cut);
-    expect(traceRows(out).find((r) => r.claimId === id)).toMatchObject({ verdict: "PENDING", expected: "ACCEPT", match: "false" });
+    expect(traceRows(out).find((r) => r.claimId === id)).toMatchObject({
+      verdict: "PENDING",
+      expected: "ACCEPT",
+      match: "false",
+    });
     expect(out).toContain('<span class="badge PENDING">NO VERDICT</span>');
     expect(out).toContain('data-banner="mismatch"');
   });
@@ -256,14 +289,22 @@ describe("renderReport with missing pieces", () => {
     const row = page.slice(page.indexOf(`<tr data-claim-id="${id}"`));
     expect(row.slice(0, row.indexOf("</tr>"))).toContain("NO_ORDER_ID");
     const cycle = page.slice(page.indexOf(`<details class="cycle" id="cycle-19-${id}"`));
-    expect(cycle.slice(0, cycle.indexOf("</details>"))).toContain("No kernel verdict (the claim went to human review before the kernel)");
+    expect(cycle.slice(0, cycle.indexOf("</details>"))).toContain(
+      "No kernel verdict (the claim went to human review before the kernel)",
+    );
   });
 
   it("lists a scenario that never ran as NOT RUN when the run stopped early", async () => {
     const partial = await buildFixtureEvents({ withoutEnd: true });
     const lastId = claimIdOf(events, "R");
     const out = renderReport(partial.filter((e) => e.details.claim_id !== lastId));
-    expect(traceRows(out).find((r) => r.scenario === "R")).toEqual({ claimId: "", verdict: "NOT_RUN", expected: "NEEDS_REVIEW", scenario: "R", match: "false" });
+    expect(traceRows(out).find((r) => r.scenario === "R")).toEqual({
+      claimId: "",
+      verdict: "NOT_RUN",
+      expected: "NEEDS_REVIEW",
+      scenario: "R",
+      match: "false",
+    });
     expect(summaryValue(out, "matched")).toBe(String(TOTAL - 1));
     expect(summaryValue(out, "total")).toBe(String(TOTAL));
   });
@@ -285,7 +326,9 @@ describe("renderReport with missing pieces", () => {
   it("flags a SIMULATION_END whose recorded totals disagree with the claim events", () => {
     const tampered = clone(events);
     tampered[tampered.length - 1]!.details.matched = 3;
-    expect(renderReport(tampered)).toContain(`SIMULATION_END records 3 matched, but the claim events show ${TOTAL} of ${TOTAL}.`);
+    expect(renderReport(tampered)).toContain(
+      `SIMULATION_END records 3 matched, but the claim events show ${TOTAL} of ${TOTAL}.`,
+    );
   });
 
   it("renders an empty audit as an incomplete run with no rows", () => {
@@ -318,7 +361,9 @@ describe("writeReport", () => {
 
   it("throws a ReportWriteError naming the path when it cannot write", () => {
     const path = writeReport(events, join(dir, "file.html"));
-    expect(() => writeReport(events, join(path, "inside.html"))).toThrow(/could not write the report to .*file\.html\/inside\.html/);
+    expect(() => writeReport(events, join(path, "inside.html"))).toThrow(
+      /could not write the report to .*file\.html\/inside\.html/,
+    );
   });
 });
 
@@ -339,7 +384,10 @@ describe("renderReport with human reviews", () => {
   beforeAll(async () => {
     reviewed = await buildFixtureEvents({
       reviews: [
-        { scenario: "B", decision: { decision: "APPROVE", amount_eur: 800, reviewer: "alice", note: "Partial refund agreed" } },
+        {
+          scenario: "B",
+          decision: { decision: "APPROVE", amount_eur: 800, reviewer: "alice", note: "Partial refund agreed" },
+        },
         { scenario: "F", decision: { decision: "DENY", reviewer: "bob", note: "Delivery confirmed" } },
         { scenario: "R", decision: { decision: "RESUBMIT", reviewer: "alice", claim: CORRECTED } },
       ],
@@ -350,12 +398,18 @@ describe("renderReport with human reviews", () => {
   it("shows an approval in the claim's row: the refund, who approved it, and the review's status in its cycle", () => {
     const b = claimIdOf(reviewed, "B");
     expect(rowOf(b)).toContain('data-verdict="ESCALATE"');
-    expect(rowOf(b)).toMatch(/data-refund="800"><span class="pass">800\.00<\/span><span class="sub-line">approved by alice<\/span>/);
+    expect(rowOf(b)).toMatch(
+      /data-refund="800"><span class="pass">800\.00<\/span><span class="sub-line">approved by alice<\/span>/,
+    );
     const cycle = cycleOf(b);
-    expect(cycle).toMatch(/<p data-review="requested">Review <span class="mono">rev_[0-9a-f]{24}<\/span> requested \(ESCALATE\): <span class="mono">AMOUNT_ABOVE_LIMIT<\/span>/);
+    expect(cycle).toMatch(
+      /<p data-review="requested">Review <span class="mono">rev_[0-9a-f]{24}<\/span> requested \(ESCALATE\): <span class="mono">AMOUNT_ABOVE_LIMIT<\/span>/,
+    );
     expect(cycle).toMatch(/<p data-review="decided" data-decision="APPROVE">.*<strong>APPROVE<\/strong> by alice/);
     expect(cycle).toContain("<dt>Approved amount</dt><dd>800.00 EUR</dd><dt>Note</dt><dd>Partial refund agreed</dd>");
-    expect(cycle).toMatch(/✓ refund executed: 800\.00 EUR on <span class="mono">ord_002<\/span> <span class="tag">approved by alice<\/span>/);
+    expect(cycle).toMatch(
+      /✓ refund executed: 800\.00 EUR on <span class="mono">ord_002<\/span> <span class="tag">approved by alice<\/span>/,
+    );
   });
 
   it("shows a denial with its note and no refund, and a pending review as waiting", () => {
@@ -363,13 +417,16 @@ describe("renderReport with human reviews", () => {
     expect(f).toMatch(/data-decision="DENY">.*<strong>DENY<\/strong> by bob/);
     expect(f).toContain("<dt>Note</dt><dd>Delivery confirmed</dd>");
     expect(f).not.toContain("refund executed");
-    expect(cycleOf(claimIdOf(reviewed, "K"))).toContain('<p class="muted" data-review="pending">Waiting for a reviewer.</p>');
+    expect(cycleOf(claimIdOf(reviewed, "K"))).toContain(
+      '<p class="muted" data-review="pending">Waiting for a reviewer.</p>',
+    );
     expect(cycleOf(claimIdOf(reviewed, "A"))).toContain("Not needed: the kernel decided.");
   });
 
   it("links a resubmitted claim to the corrected one, which runs as a claim of its own", () => {
     const r = claimIdOf(reviewed, "R");
-    const child = reviewed.find((e) => e.event_type === "REVIEW_DECIDED" && e.details.claim_id === r)!.details.resubmitted_claim_id as string;
+    const child = reviewed.find((e) => e.event_type === "REVIEW_DECIDED" && e.details.claim_id === r)!.details
+      .resubmitted_claim_id as string;
     expect(cycleOf(r)).toContain(`<dt>Corrected claim</dt><dd>${child}</dd>`);
     expect(rowOf(child)).toContain('data-verdict="ACCEPT"');
     expect(rowOf(child)).toContain("structured · resubmitted");
@@ -382,13 +439,19 @@ describe("renderReport with human reviews", () => {
     expect(moneyValue("refundedApproved")).toBe(800);
     // F's 1200 denied, and the 400 of B's 1200 that alice did not grant.
     expect(moneyValue("escalatedDenied")).toBe(1600);
-    const accepted = reviewed.filter((e) => e.event_type === "CLAIM_REFUND_EXECUTED" && e.details.approved_by === undefined);
-    expect(moneyValue("refundedAuto")).toBeCloseTo(accepted.reduce((s, e) => s + Number(e.details.amount_eur), 0), 2);
+    const accepted = reviewed.filter(
+      (e) => e.event_type === "CLAIM_REFUND_EXECUTED" && e.details.approved_by === undefined,
+    );
+    expect(moneyValue("refundedAuto")).toBeCloseTo(
+      accepted.reduce((s, e) => s + Number(e.details.amount_eur), 0),
+      2,
+    );
   });
 
   it("names the kernel's later layers as SPEC §4.2 does (8b, 9b, 10b)", () => {
     const cycle = cycleOf(claimIdOf(reviewed, "T3"));
-    for (const name of ["8b customer", "9b customer_unverified", "10b open_review"]) expect(cycle).toContain(`<strong>${name}</strong>`);
+    for (const name of ["8b customer", "9b customer_unverified", "10b open_review"])
+      expect(cycle).toContain(`<strong>${name}</strong>`);
     expect(cycle).toMatch(/data-layer="9\.5" data-state="fail" data-deciding="true">/);
   });
 });

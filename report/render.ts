@@ -4,7 +4,7 @@ import type { AuditEvent } from "../core/integrity/audit.ts";
 import { renderCharts } from "./charts.ts";
 import { renderClaimTable } from "./claim-table.ts";
 import { renderCycles } from "./cycle.ts";
-import type { SafeHtml} from "./html.ts";
+import type { SafeHtml } from "./html.ts";
 import { html, trusted } from "./html.ts";
 import { NO_USAGE, addUsage, buildReportModel, compareRoles } from "./model.ts";
 import type { ReportModel, Usage } from "./model.ts";
@@ -28,17 +28,30 @@ export const REPORT_CSP = cspFor({ script: REPORT_SCRIPT, style: REPORT_CSS });
 function renderSummary(m: ReportModel): SafeHtml {
   const s = m.start;
   const banners: SafeHtml[] = [];
-  if (!m.end) banners.push(html`<div class="banner" data-banner="incomplete"><strong>Run incomplete:</strong> the audit has no SIMULATION_END event${m.endProblem ? html` that can be read (${m.endProblem})` : ""}; the batch may have crashed or still be running. Totals below are computed from the claim events.</div>`);
-  if (!s) banners.push(html`<div class="banner" data-banner="no-start"><strong>No run configuration:</strong> ${m.startProblem ?? "the audit has no SIMULATION_START event"}; agent, orders and expectations are unknown.</div>`);
-  const recorded = m.end ? { matched: m.end.matched, total: m.end.total } : { matched: m.matched, total: m.withExpectation };
+  if (!m.end)
+    banners.push(
+      html`<div class="banner" data-banner="incomplete"><strong>Run incomplete:</strong> the audit has no SIMULATION_END event${m.endProblem ? html` that can be read (${m.endProblem})` : ""}; the batch may have crashed or still be running. Totals below are computed from the claim events.</div>`,
+    );
+  if (!s)
+    banners.push(
+      html`<div class="banner" data-banner="no-start"><strong>No run configuration:</strong> ${m.startProblem ?? "the audit has no SIMULATION_START event"}; agent, orders and expectations are unknown.</div>`,
+    );
+  const recorded = m.end
+    ? { matched: m.end.matched, total: m.end.total }
+    : { matched: m.matched, total: m.withExpectation };
   if (m.end && m.end.matched !== m.matched) {
-    banners.push(html`<div class="banner bad" data-banner="mismatch">SIMULATION_END records ${m.end.matched} matched, but the claim events show ${m.matched} of ${m.withExpectation}.</div>`);
+    banners.push(
+      html`<div class="banner bad" data-banner="mismatch">SIMULATION_END records ${m.end.matched} matched, but the claim events show ${m.matched} of ${m.withExpectation}.</div>`,
+    );
   }
   const allMatched = recorded.total > 0 && recorded.matched === recorded.total;
   const llm = s ? `${s.llm.provider} · ${s.llm.model}` : "unknown";
   const chips = (["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW", "PENDING", "NOT_RUN"] as const)
     .filter((o) => m.counts[o] > 0 || ["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW"].includes(o))
-    .map((o) => html`<span data-count="${o}" data-value="${m.counts[o]}">${badge(o)} <strong>${m.counts[o]}</strong></span>`);
+    .map(
+      (o) =>
+        html`<span data-count="${o}" data-value="${m.counts[o]}">${badge(o)} <strong>${m.counts[o]}</strong></span>`,
+    );
   return html`<section id="summary" aria-labelledby="summary-h">
 <h2 id="summary-h">Run summary</h2>
 ${banners}
@@ -56,12 +69,16 @@ ${s ? html`<dt>Run id</dt><dd class="mono">${s.run_id}</dd>` : ""}
 </dl></div>
 <div class="card"><dl>
 <dt>Agent</dt><dd data-summary="agent">${s ? `${s.agent.agent_id} v${s.agent.version}` : "unknown"}</dd>
-${s ? html`<dt>Role</dt><dd>${s.agent.responsibility.role}</dd>
+${
+  s
+    ? html`<dt>Role</dt><dd>${s.agent.responsibility.role}</dd>
 <dt>Policies</dt><dd>${s.agent.responsibility.allowed_policy_types.join(", ")}</dd>
 <dt>Limit</dt><dd>${eur(s.agent.contract.max_refund_without_escalation)} without escalation</dd>
 <dt>Window</dt><dd>${s.agent.contract.return_window_days} days</dd>
 <dt>Categories</dt><dd>${s.agent.contract.allowed_refund_categories.join(", ")}</dd>
-<dt>Escalate below</dt><dd>confidence ${s.agent.responsibility.escalate_on_uncertainty}</dd>` : ""}
+<dt>Escalate below</dt><dd>confidence ${s.agent.responsibility.escalate_on_uncertainty}</dd>`
+    : ""
+}
 </dl></div>
 <div class="card"><dl>
 <dt>Claims</dt><dd data-summary="claims">${m.claims.filter((t) => t.outcome !== "NOT_RUN").length}</dd>
@@ -85,11 +102,17 @@ ${renderClaimTable(m.claims, { kind: "run", name: "trace" })}
 
 function renderOrders(m: ReportModel): SafeHtml {
   const s = m.start;
-  if (!s) return html`<section id="orders" aria-labelledby="orders-h"><h2 id="orders-h">Authoritative orders</h2><p class="muted">Unknown: the audit has no readable SIMULATION_START.</p></section>`;
+  if (!s)
+    return html`<section id="orders" aria-labelledby="orders-h"><h2 id="orders-h">Authoritative orders</h2><p class="muted">Unknown: the audit has no readable SIMULATION_START.</p></section>`;
   const allowed = new Set(s.agent.contract.allowed_refund_categories);
   const rows = s.orders.map((o) => {
-    const refunded = m.claims.filter((t) => t.execution?.orderId === o.order_id).reduce((sum, t) => sum + Math.round((t.execution?.amountEur ?? 0) * 100), 0) / 100;
-    const claims = m.claims.filter((t) => (t.verdict?.orderId ?? (t.decisionOutput?.order_id as string | undefined)) === o.order_id);
+    const refunded =
+      m.claims
+        .filter((t) => t.execution?.orderId === o.order_id)
+        .reduce((sum, t) => sum + Math.round((t.execution?.amountEur ?? 0) * 100), 0) / 100;
+    const claims = m.claims.filter(
+      (t) => (t.verdict?.orderId ?? (t.decisionOutput?.order_id as string | undefined)) === o.order_id,
+    );
     return html`<tr data-order-id="${o.order_id}"><td class="mono">${o.order_id}</td><td>${o.purchase_date}</td><td>${o.category}${allowed.has(o.category) ? "" : html` <span class="fail">(not refundable)</span>`}</td><td class="num">${o.amount.toFixed(2)}</td><td>${o.currency}</td><td>${o.customer_id ?? "—"}</td><td class="num">${refunded > 0 ? refunded.toFixed(2) : "—"}</td><td class="mono">${claims.map((t) => t.scenario?.id ?? t.claimId).join(", ") || "—"}</td></tr>`;
   });
   return html`<section id="orders" aria-labelledby="orders-h">
@@ -104,7 +127,10 @@ function renderOrders(m: ReportModel): SafeHtml {
 
 function renderTokens(m: ReportModel): SafeHtml {
   const roles = m.usageByRole.map((r) => r.role).sort(compareRoles);
-  const cell = (u: Usage | undefined) => (u ? html`<td class="num" title="prompt ${u.prompt} · completion ${u.completion}">${int(u.total)}${est(u)}</td>` : html`<td class="num muted">—</td>`);
+  const cell = (u: Usage | undefined) =>
+    u
+      ? html`<td class="num" title="prompt ${u.prompt} · completion ${u.completion}">${int(u.total)}${est(u)}</td>`
+      : html`<td class="num muted">—</td>`;
   const rows = m.claims
     .filter((t) => t.llmCalls.length > 0)
     .map((t) => {
@@ -118,13 +144,17 @@ function renderTokens(m: ReportModel): SafeHtml {
       return html`<tr data-claim-id="${t.claimId}"><td class="mono">${t.scenario?.id ?? "—"}</td><td class="mono">${t.claimId}</td>${roles.map((r) => cell(per.get(r)))}<td class="num">${total.calls}</td><td class="num">${int(total.prompt)}</td><td class="num">${int(total.completion)}</td>${cell(total)}</tr>`;
     });
   const byRole = m.usageByRole.map(
-    (r) => html`<tr data-role="${r.role}"><td>${roleLabel(r.role)}</td><td class="num">${r.usage.calls}</td><td class="num">${int(r.usage.prompt)}</td><td class="num">${int(r.usage.completion)}</td>${cell(r.usage)}</tr>`,
+    (r) =>
+      html`<tr data-role="${r.role}"><td>${roleLabel(r.role)}</td><td class="num">${r.usage.calls}</td><td class="num">${int(r.usage.prompt)}</td><td class="num">${int(r.usage.completion)}</td>${cell(r.usage)}</tr>`,
   );
   const t = m.totalUsage;
   return html`<section id="tokens" aria-labelledby="tokens-h">
 <h2 id="tokens-h">Token usage</h2>
 ${t.estimated ? html`<p class="muted">Counts marked <span class="est">est.</span> are estimates: the model reported no token usage.</p>` : ""}
-${rows.length === 0 ? html`<p class="muted">No LLM calls were recorded.</p>` : html`
+${
+  rows.length === 0
+    ? html`<p class="muted">No LLM calls were recorded.</p>`
+    : html`
 <h3>Per role</h3>
 <div class="table-wrap"><table>
 <thead><tr><th>Role</th><th class="num">Calls</th><th class="num">Prompt</th><th class="num">Completion</th><th class="num">Total</th></tr></thead>
@@ -135,7 +165,8 @@ ${rows.length === 0 ? html`<p class="muted">No LLM calls were recorded.</p>` : h
 <div class="table-wrap"><table>
 <thead><tr><th>Scenario</th><th>Claim</th>${roles.map((r) => html`<th class="num">${roleLabel(r)}</th>`)}<th class="num">Calls</th><th class="num">Prompt</th><th class="num">Completion</th><th class="num">Total</th></tr></thead>
 <tbody>${rows}</tbody>
-</table></div>`}
+</table></div>`
+}
 </section>`;
 }
 
@@ -178,6 +209,11 @@ ${renderTrace(m)}
 ${renderCycles(m.claims)}
 ${renderOrders(m)}
 ${renderTokens(m)}`;
-  const page = reportPage(title, sub, body, html`audit report for simulation <span class="mono">${m.simulationId ?? "unknown"}</span>`);
+  const page = reportPage(
+    title,
+    sub,
+    body,
+    html`audit report for simulation <span class="mono">${m.simulationId ?? "unknown"}</span>`,
+  );
   return page.value;
 }

@@ -19,16 +19,26 @@ function asServed(events: readonly AuditEvent[], simulationId?: (e: AuditEvent) 
     });
 }
 
-const rowsOf = (page: string) => [...page.matchAll(/<tr data-claim-id="([^"]*)" data-verdict="([^"]*)" data-review="([^"]*)"/g)].map((m) => ({ claimId: m[1]!, verdict: m[2]!, review: m[3]! }));
-const groupsOf = (page: string) => [...page.matchAll(/<section class="group" id="[^"]+" data-group="([^"]+)"/g)].map((m) => m[1]);
-const claimIds = (events: readonly AuditEvent[]) => [...new Set(events.filter((e) => e.event_type === "CLAIM_RECEIVED").map((e) => e.details.claim_id as string))];
+const rowsOf = (page: string) =>
+  [...page.matchAll(/<tr data-claim-id="([^"]*)" data-verdict="([^"]*)" data-review="([^"]*)"/g)].map((m) => ({
+    claimId: m[1]!,
+    verdict: m[2]!,
+    review: m[3]!,
+  }));
+const groupsOf = (page: string) =>
+  [...page.matchAll(/<section class="group" id="[^"]+" data-group="([^"]+)"/g)].map((m) => m[1]);
+const claimIds = (events: readonly AuditEvent[]) => [
+  ...new Set(events.filter((e) => e.event_type === "CLAIM_RECEIVED").map((e) => e.details.claim_id as string)),
+];
 
 let events: AuditEvent[];
 let served: AuditEvent[];
 let page: string;
 
 beforeAll(async () => {
-  events = await buildFixtureEvents({ reviews: [{ scenario: "B", decision: { decision: "APPROVE", amount_eur: 700, reviewer: "alice" } }] });
+  events = await buildFixtureEvents({
+    reviews: [{ scenario: "B", decision: { decision: "APPROVE", amount_eur: 700, reviewer: "alice" } }],
+  });
   served = asServed(events);
   page = renderServedReport(served);
 });
@@ -38,11 +48,15 @@ describe("renderServedReport", () => {
     expect(groupsOf(page)).toEqual(["served"]);
     const rows = rowsOf(page);
     expect(rows.map((r) => r.claimId)).toEqual(claimIds(served));
-    const verdicts = new Map(served.filter((e) => e.event_type === "KERNEL_VERDICT").map((e) => [e.details.claim_id, e.details.verdict]));
+    const verdicts = new Map(
+      served.filter((e) => e.event_type === "KERNEL_VERDICT").map((e) => [e.details.claim_id, e.details.verdict]),
+    );
     for (const r of rows) expect(r.verdict, r.claimId).toBe(verdicts.get(r.claimId) ?? "NEEDS_REVIEW");
     const approved = served.find((e) => e.event_type === "REVIEW_DECIDED")!.details.claim_id;
     expect(rows.find((r) => r.claimId === approved)?.review).toBe("APPROVE");
-    expect(rows.filter((r) => r.review === "PENDING").length).toBe(served.filter((e) => e.event_type === "REVIEW_REQUESTED").length - 1);
+    expect(rows.filter((r) => r.review === "PENDING").length).toBe(
+      served.filter((e) => e.event_type === "REVIEW_REQUESTED").length - 1,
+    );
   });
 
   it("never reads like a crashed batch: no run banners, no 0 / 0, no unknown agent", () => {
@@ -55,7 +69,9 @@ describe("renderServedReport", () => {
   });
 
   it("links each row to its decision cycle, with unique anchors across groups", () => {
-    const mixed = asServed(events, (e) => (["clm_000001", "clm_000002", "clm_000003"].includes(String(e.details.claim_id)) ? undefined : "sim_demo"));
+    const mixed = asServed(events, (e) =>
+      ["clm_000001", "clm_000002", "clm_000003"].includes(String(e.details.claim_id)) ? undefined : "sim_demo",
+    );
     const out = renderServedReport(mixed);
     expect(groupsOf(out)).toEqual(["served", "sim_demo"]);
     const links = [...out.matchAll(/<td class="claim"><a class="mono" href="#([^"]+)">/g)].map((m) => m[1]);
@@ -74,7 +90,11 @@ describe("renderServedReport", () => {
 
   it("measures the decision time from receipt to verdict, and shows the median", () => {
     const target = "clm_000001";
-    const shifted = served.map((e) => (e.event_type === "KERNEL_VERDICT" && e.details.claim_id === target ? { ...e, details: { ...e.details, decided_at: "2026-03-10T09:00:02.500Z" } } : e));
+    const shifted = served.map((e) =>
+      e.event_type === "KERNEL_VERDICT" && e.details.claim_id === target
+        ? { ...e, details: { ...e.details, decided_at: "2026-03-10T09:00:02.500Z" } }
+        : e,
+    );
     const out = renderServedReport(shifted);
     expect(out).toContain(`data-claim-id="${target}" data-ms="2500"`);
     expect(out).toMatch(/<td class="num">2\.5 s<\/td>/);
@@ -84,7 +104,9 @@ describe("renderServedReport", () => {
 
   it("escapes what customers and callers wrote in the table too", () => {
     const evil = `<img src=x onerror=alert(1)>"`;
-    const tampered = served.map((e) => (e.event_type === "KERNEL_VERDICT" ? { ...e, details: { ...e.details, reason: evil, order_id: evil } } : e));
+    const tampered = served.map((e) =>
+      e.event_type === "KERNEL_VERDICT" ? { ...e, details: { ...e.details, reason: evil, order_id: evil } } : e,
+    );
     const out = renderServedReport(tampered);
     expect(out).not.toContain("<img");
     expect(out).toContain("&lt;img src=x onerror=alert(1)&gt;&quot;");
@@ -92,7 +114,9 @@ describe("renderServedReport", () => {
 
   it("is deterministic: the same events give the same bytes", () => {
     expect(renderServedReport(served)).toBe(page);
-    expect(renderServedReport(served, { generatedAt: "2026-03-10T10:00:00Z" })).toContain("generated 2026-03-10T10:00:00Z");
+    expect(renderServedReport(served, { generatedAt: "2026-03-10T10:00:00Z" })).toContain(
+      "generated 2026-03-10T10:00:00Z",
+    );
   });
 });
 

@@ -7,7 +7,7 @@ import type { AuditEvent } from "../core/integrity/audit.ts";
 import { median, renderCharts } from "./charts.ts";
 import { renderClaimTable } from "./claim-table.ts";
 import { renderCycles } from "./cycle.ts";
-import type { SafeHtml} from "./html.ts";
+import type { SafeHtml } from "./html.ts";
 import { html } from "./html.ts";
 import { buildReportModel } from "./model.ts";
 import type { ReportModel } from "./model.ts";
@@ -30,14 +30,21 @@ type Group = { key: string; simulationId: string | undefined; model: ReportModel
 function groupEvents(events: readonly AuditEvent[]): Group[] {
   const byKey = new Map<string, AuditEvent[]>();
   for (const e of events) {
-    const sim = typeof e.details.simulation_id === "string" && e.details.simulation_id !== "" ? e.details.simulation_id : undefined;
+    const sim =
+      typeof e.details.simulation_id === "string" && e.details.simulation_id !== ""
+        ? e.details.simulation_id
+        : undefined;
     const key = sim === undefined ? SERVED_GROUP : `sim:${sim}`;
     const list = byKey.get(key);
     if (list) list.push(e);
     else byKey.set(key, [e]);
   }
   const keys = [...byKey.keys()].sort((a, b) => (a === SERVED_GROUP ? -1 : b === SERVED_GROUP ? 1 : 0));
-  return keys.map((key) => ({ key, simulationId: key === SERVED_GROUP ? undefined : key.slice(4), model: buildReportModel(byKey.get(key)!) }));
+  return keys.map((key) => ({
+    key,
+    simulationId: key === SERVED_GROUP ? undefined : key.slice(4),
+    model: buildReportModel(byKey.get(key)!),
+  }));
 }
 
 function slug(key: string): string {
@@ -46,11 +53,15 @@ function slug(key: string): string {
 
 function renderGroupSummary(m: ReportModel): SafeHtml {
   const ran = m.claims.filter((t) => t.outcome !== "NOT_RUN");
-  const chips = OUTCOMES.filter((o) => m.counts[o] > 0 || ["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW"].includes(o)).map(
+  const chips = OUTCOMES.filter(
+    (o) => m.counts[o] > 0 || ["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW"].includes(o),
+  ).map(
     (o) => html`<span data-count="${o}" data-value="${m.counts[o]}">${badge(o)} <strong>${m.counts[o]}</strong></span>`,
   );
   const times = ran.map((t) => t.decisionMs).filter((v): v is number => v !== undefined);
-  const agents = [...new Set(ran.map((t) => t.proposal?.agent_id).filter((a): a is string => typeof a === "string"))].sort();
+  const agents = [
+    ...new Set(ran.map((t) => t.proposal?.agent_id).filter((a): a is string => typeof a === "string")),
+  ].sort();
   const pendingReviews = m.reviews.requested - m.reviews.decided;
   return html`<div class="grid">
 <div class="card"><div class="muted">Claims</div><div class="big" data-summary="claims">${ran.length}</div>
@@ -80,9 +91,10 @@ function renderGroupSummary(m: ReportModel): SafeHtml {
 
 function renderGroup(g: Group, offset: number): SafeHtml {
   const id = slug(g.key);
-  const heading = g.simulationId === undefined
-    ? html`<h2 id="group-${id}-h">Served claims <span class="muted">sent without a simulation_id</span></h2>`
-    : html`<h2 id="group-${id}-h">Simulation <span class="mono">${g.simulationId}</span> <span class="muted">claims sent with this simulation_id</span></h2>`;
+  const heading =
+    g.simulationId === undefined
+      ? html`<h2 id="group-${id}-h">Served claims <span class="muted">sent without a simulation_id</span></h2>`
+      : html`<h2 id="group-${id}-h">Simulation <span class="mono">${g.simulationId}</span> <span class="muted">claims sent with this simulation_id</span></h2>`;
   return html`<section class="group" id="group-${id}" data-group="${g.simulationId ?? SERVED_GROUP}" aria-labelledby="group-${id}-h">
 ${heading}
 ${renderGroupSummary(g.model)}
@@ -95,7 +107,11 @@ ${renderClaimTable(g.model.claims, { kind: "served", name: `f-${id}`, offset })}
 /** Renders the audit events of served claims as one self-contained HTML page (pure; same events → same bytes). */
 export function renderServedReport(events: readonly AuditEvent[], opts: ServedRenderOptions = {}): string {
   const groups = groupEvents(events);
-  const title = opts.title ?? (groups.length === 1 && groups[0]!.simulationId !== undefined ? `Claims Crew — served claims of ${groups[0]!.simulationId}` : "Claims Crew — served claims");
+  const title =
+    opts.title ??
+    (groups.length === 1 && groups[0]!.simulationId !== undefined
+      ? `Claims Crew — served claims of ${groups[0]!.simulationId}`
+      : "Claims Crew — served claims");
   const claims = groups.flatMap((g) => g.model.claims);
   let offset = 0;
   const sections = groups.map((g) => {
@@ -103,7 +119,10 @@ export function renderServedReport(events: readonly AuditEvent[], opts: ServedRe
     offset += g.model.claims.length;
     return section;
   });
-  const empty = groups.length === 0 ? html`<section class="group" data-group="${SERVED_GROUP}"><h2>Served claims</h2><p class="muted" data-empty="true">No claims yet: send one with <span class="mono">POST /claims</span> and reload this page.</p></section>` : "";
+  const empty =
+    groups.length === 0
+      ? html`<section class="group" data-group="${SERVED_GROUP}"><h2>Served claims</h2><p class="muted" data-empty="true">No claims yet: send one with <span class="mono">POST /claims</span> and reload this page.</p></section>`
+      : "";
   const sub = html`Live view of ${opts.scope ?? `${claims.length} claims`} sent to the API, built only from their audit trail (${events.length} events)${opts.generatedAt ? html` · generated ${opts.generatedAt}` : ""}. Reload for the latest. The LLM proposes, the kernel disposes.`;
   const body = html`${empty}${sections}
 ${claims.length > 0 ? renderCycles(claims) : ""}`;

@@ -25,7 +25,10 @@ if (!Number.isInteger(version) || version < 1) throw new Error("usage: build-com
 const MAX_BYTES = 16 * 1024;
 const now = Date.parse("2026-06-01T12:00:00.000Z");
 const config = parseConfig(readFileSync(resolve(root, "scenarios/config.yaml"), "utf8"), "scenarios/config.yaml", now);
-const { scenarios } = parseScenarioFile(readFileSync(resolve(root, "scenarios/scenarios.yaml"), "utf8"), "scenarios/scenarios.yaml");
+const { scenarios } = parseScenarioFile(
+  readFileSync(resolve(root, "scenarios/scenarios.yaml"), "utf8"),
+  "scenarios/scenarios.yaml",
+);
 
 /** Sample texts by kind, in the order first seen. */
 const samples = new Map<string, { text: string; count: number }>();
@@ -37,11 +40,15 @@ const note = (kind: string, text: string) => {
 
 const sessions = createInMemorySessionRepository();
 const verdicts = createInMemoryVerdictRepository();
-const verdictBody = (v: Pick<StoredVerdict, "checks" | "events" | "review" | "audit">) => JSON.stringify({ checks: v.checks, events: v.events, review: v.review, audit: v.audit });
+const verdictBody = (v: Pick<StoredVerdict, "checks" | "events" | "review" | "audit">) =>
+  JSON.stringify({ checks: v.checks, events: v.events, review: v.review, audit: v.audit });
 const recordingSessions: SessionRepository = {
   ...sessions,
   async saveSession(s) {
-    note(`session v${s.version} ${s.outbox.map((e) => e.kind).join(",")}`, JSON.stringify({ snapshot: s.snapshot, outbox: s.outbox }));
+    note(
+      `session v${s.version} ${s.outbox.map((e) => e.kind).join(",")}`,
+      JSON.stringify({ snapshot: s.snapshot, outbox: s.outbox }),
+    );
     return sessions.saveSession(s);
   },
 };

@@ -36,14 +36,21 @@ for (const f of files) {
       if (!from) continue;
       const clause = st.importClause;
       if (!clause) fi.imports.push({ from, names: [] });
-      else if (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings)) fi.imports.push({ from, names: "*" });
+      else if (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings))
+        fi.imports.push({ from, names: "*" });
       else {
-        const names = clause.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements.map((e) => (e.propertyName ?? e.name).text) : [];
+        const names =
+          clause.namedBindings && ts.isNamedImports(clause.namedBindings)
+            ? clause.namedBindings.elements.map((e) => (e.propertyName ?? e.name).text)
+            : [];
         if (clause.name) names.push("default");
         fi.imports.push({ from, names });
       }
     } else if (ts.isExportDeclaration(st)) {
-      const from = st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier) ? resolveSpec(f, st.moduleSpecifier.text) : undefined;
+      const from =
+        st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)
+          ? resolveSpec(f, st.moduleSpecifier.text)
+          : undefined;
       if (!st.exportClause) {
         if (from) fi.starFrom.push(from);
       } else if (ts.isNamedExports(st.exportClause)) {
@@ -56,9 +63,17 @@ for (const f of files) {
       if (ts.isVariableStatement(st)) {
         for (const d of st.declarationList.declarations) {
           if (ts.isIdentifier(d.name)) fi.exports.add(d.name.text);
-          else if (ts.isObjectBindingPattern(d.name)) for (const el of d.name.elements) if (ts.isIdentifier(el.name)) fi.exports.add(el.name.text);
+          else if (ts.isObjectBindingPattern(d.name))
+            for (const el of d.name.elements) if (ts.isIdentifier(el.name)) fi.exports.add(el.name.text);
         }
-      } else if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) && st.name) {
+      } else if (
+        (ts.isFunctionDeclaration(st) ||
+          ts.isClassDeclaration(st) ||
+          ts.isInterfaceDeclaration(st) ||
+          ts.isTypeAliasDeclaration(st) ||
+          ts.isEnumDeclaration(st)) &&
+        st.name
+      ) {
         fi.exports.add(mods?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword) ? "default" : st.name.text);
       }
     }
@@ -122,5 +137,7 @@ if (process.argv.includes("--json")) {
 } else {
   for (const u of unused) process.stdout.write(`unused      ${u}\n`);
   for (const u of testsOnly) process.stdout.write(`tests only  ${u}\n`);
-  process.stdout.write(`${total} production exports: ${unused.length} imported by no file, ${testsOnly.length} imported only by tests\n`);
+  process.stdout.write(
+    `${total} production exports: ${unused.length} imported by no file, ${testsOnly.length} imported only by tests\n`,
+  );
 }

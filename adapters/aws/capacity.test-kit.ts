@@ -6,7 +6,12 @@
 export type Capacity = { wru: number; rru: number; requests: Record<string, number>; wruByKey: Record<string, number> };
 
 type Loose = Record<string, unknown>;
-type Stack = { middlewareStack: { add(mw: never, options: { step: "initialize"; name: string; override?: boolean }): void; remove(name: string): boolean } };
+type Stack = {
+  middlewareStack: {
+    add(mw: never, options: { step: "initialize"; name: string; override?: boolean }): void;
+    remove(name: string): boolean;
+  };
+};
 
 const READS = new Set(["GetItem", "Query", "Scan", "BatchGetItem"]);
 
@@ -17,32 +22,37 @@ const units = (output: Loose): number => {
 };
 
 /** Runs `f` with every request of `client` measured; returns its result and the capacity consumed. */
-export async function measureCapacity<T>(client: Stack, f: () => Promise<T>): Promise<{ result: T; capacity: Capacity }> {
+export async function measureCapacity<T>(
+  client: Stack,
+  f: () => Promise<T>,
+): Promise<{ result: T; capacity: Capacity }> {
   const capacity: Capacity = { wru: 0, rru: 0, requests: {}, wruByKey: {} };
   const name = "testCapacityMeter";
-  const middleware = (next: (args: { input: Loose }) => Promise<{ output: Loose }>, context: { commandName?: string }) => async (args: { input: Loose }) => {
-    const operation = (context.commandName ?? "unknown").replace(/Command$/, "");
-    capacity.requests[operation] = (capacity.requests[operation] ?? 0) + 1;
-    const input: Loose = { ...args.input, ReturnConsumedCapacity: "TOTAL" };
-    const key = (input.Key ?? input.Item) as Loose | undefined;
-    const label = key ? `${operation} ${String(key.sk)}` : operation;
-    try {
-      const out = await next({ ...args, input });
-      const n = units(out.output ?? {});
-      if (READS.has(operation)) capacity.rru += n;
-      else {
-        capacity.wru += n;
-        capacity.wruByKey[label] = (capacity.wruByKey[label] ?? 0) + n;
+  const middleware =
+    (next: (args: { input: Loose }) => Promise<{ output: Loose }>, context: { commandName?: string }) =>
+    async (args: { input: Loose }) => {
+      const operation = (context.commandName ?? "unknown").replace(/Command$/, "");
+      capacity.requests[operation] = (capacity.requests[operation] ?? 0) + 1;
+      const input: Loose = { ...args.input, ReturnConsumedCapacity: "TOTAL" };
+      const key = (input.Key ?? input.Item) as Loose | undefined;
+      const label = key ? `${operation} ${String(key.sk)}` : operation;
+      try {
+        const out = await next({ ...args, input });
+        const n = units(out.output ?? {});
+        if (READS.has(operation)) capacity.rru += n;
+        else {
+          capacity.wru += n;
+          capacity.wruByKey[label] = (capacity.wruByKey[label] ?? 0) + n;
+        }
+        return out;
+      } catch (error) {
+        if ((error as { name?: string }).name === "ConditionalCheckFailedException") {
+          capacity.wru += 1;
+          capacity.wruByKey[label] = (capacity.wruByKey[label] ?? 0) + 1;
+        }
+        throw error;
       }
-      return out;
-    } catch (error) {
-      if ((error as { name?: string }).name === "ConditionalCheckFailedException") {
-        capacity.wru += 1;
-        capacity.wruByKey[label] = (capacity.wruByKey[label] ?? 0) + 1;
-      }
-      throw error;
-    }
-  };
+    };
   client.middlewareStack.add(middleware as never, { step: "initialize", name, override: true });
   try {
     return { result: await f(), capacity };

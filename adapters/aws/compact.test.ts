@@ -14,16 +14,33 @@ import { useEmulatedAws } from "./emulators.test-kit.ts";
 
 const aws = useEmulatedAws();
 
-const CLAIM = JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as { sessions: { snapshot: unknown; outbox: unknown }[] };
+const CLAIM = JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as {
+  sessions: { snapshot: unknown; outbox: unknown }[];
+};
 /** The second session body of a real claim: 3.1 KB of JSON, gzip ≈ 1 000 bytes, brotli ≈ 800, the dictionary ≈ 250. */
 const SESSION_V2 = JSON.stringify({ snapshot: CLAIM.sessions[1]!.snapshot, outbox: CLAIM.sessions[1]!.outbox });
 
 describe("packText", () => {
   it.each([
     { label: "a short text stays plain", text: '{"n":1}', rest: 100, codec: "json" },
-    { label: "a 900-byte text whose item fits one unit stays plain", text: JSON.stringify({ s: "word ".repeat(175) }), rest: 60, codec: "json" },
-    { label: "a 900-byte text is compressed when that saves a unit", text: JSON.stringify({ s: "word ".repeat(175) }), rest: 300, codec: "dict" },
-    { label: "a text over 1 KB is compressed even within one unit (storage)", text: JSON.stringify({ s: "ab".repeat(600) }), rest: 0, codec: "dict" },
+    {
+      label: "a 900-byte text whose item fits one unit stays plain",
+      text: JSON.stringify({ s: "word ".repeat(175) }),
+      rest: 60,
+      codec: "json",
+    },
+    {
+      label: "a 900-byte text is compressed when that saves a unit",
+      text: JSON.stringify({ s: "word ".repeat(175) }),
+      rest: 300,
+      codec: "dict",
+    },
+    {
+      label: "a text over 1 KB is compressed even within one unit (storage)",
+      text: JSON.stringify({ s: "ab".repeat(600) }),
+      rest: 0,
+      codec: "dict",
+    },
     { label: "base64 over 1 KB is compressed (a quarter smaller)", text: randomText(3000), rest: 100, codec: "dict" },
     { label: "a real session body is compressed", text: SESSION_V2, rest: 600, codec: "dict" },
   ])("$label", async ({ text, rest, codec }) => {
@@ -42,11 +59,18 @@ describe("packText", () => {
   });
 
   it("keeps a text plain when compressing would only make it larger", async () => {
-    expect((await packText("body", randomText(40), 0, { compressOverBytes: 0, minCompressBytes: 0 })).codec).toBe("json");
+    expect((await packText("body", randomText(40), 0, { compressOverBytes: 0, minCompressBytes: 0 })).codec).toBe(
+      "json",
+    );
   });
 
   it("never picks a form that costs more write units than plain text", async () => {
-    for (const [text, rest] of [[SESSION_V2, 0], [SESSION_V2, 900], [randomText(5000), 10], ["x".repeat(2000), 1000]] as const) {
+    for (const [text, rest] of [
+      [SESSION_V2, 0],
+      [SESSION_V2, 900],
+      [randomText(5000), 10],
+      ["x".repeat(2000), 1000],
+    ] as const) {
       const packed = await packText("body", text, rest);
       expect(writeUnits(rest + packed.bytes)).toBeLessThanOrEqual(writeUnits(rest + itemBytes({ body: text })));
     }
@@ -64,7 +88,9 @@ describe("unpackText", () => {
   });
 
   it("still reads a value stored with dictionary v1, whose text is frozen (stored items need it byte for byte)", async () => {
-    expect(createHash("sha256").update(COMPACT_DICTIONARY_V1).digest("hex")).toBe("72cabdfafc73873e4afc2343523cc92bd90a851a9a077aba2b6a03a9365020af");
+    expect(createHash("sha256").update(COMPACT_DICTIONARY_V1).digest("hex")).toBe(
+      "72cabdfafc73873e4afc2343523cc92bd90a851a9a077aba2b6a03a9365020af",
+    );
     const stored = new Uint8Array(Buffer.from("qya5Z447dxdk5uWBPUJG97i2FgA=", "base64"));
     expect(await unpackText({ body_z1: stored }, "body")).toBe(
       '{"event_type":"KERNEL_VERDICT","severity":"INFO","details":{"claim_id":"clm_pinned","verdict":"ACCEPT","reason_code":"VALIDATION_PASSED"}}',
@@ -73,12 +99,17 @@ describe("unpackText", () => {
 });
 
 describe("itemBytes", () => {
-  it.each([1024, 1025, 2048, 2049])("agrees with the write units the emulator bills for a %i-byte item", async (size) => {
-    const tableName = await aws.newTable();
-    const base = { pk: "P#1", sk: "S", n: 12345, flag: true, list: ["a", 1] };
-    const item = { ...base, pad: "x".repeat(size - itemBytes({ ...base, pad: "" })) };
-    expect(itemBytes(item)).toBe(size);
-    const { capacity } = await measureCapacity(aws.doc, () => aws.doc.send(new PutCommand({ TableName: tableName, Item: item })));
-    expect(capacity.wru).toBe(writeUnits(size));
-  });
+  it.each([1024, 1025, 2048, 2049])(
+    "agrees with the write units the emulator bills for a %i-byte item",
+    async (size) => {
+      const tableName = await aws.newTable();
+      const base = { pk: "P#1", sk: "S", n: 12345, flag: true, list: ["a", 1] };
+      const item = { ...base, pad: "x".repeat(size - itemBytes({ ...base, pad: "" })) };
+      expect(itemBytes(item)).toBe(size);
+      const { capacity } = await measureCapacity(aws.doc, () =>
+        aws.doc.send(new PutCommand({ TableName: tableName, Item: item })),
+      );
+      expect(capacity.wru).toBe(writeUnits(size));
+    },
+  );
 });

@@ -6,7 +6,16 @@
 // smallest. Readers accept every form written so far: `<name>`, `<name>_z1` (dictionary v1), `<name>_z1c`
 // (v1 followed by a text stored beside it), `<name>_gz` and `<name>_br` (gzip and brotli, before).
 import { promisify } from "node:util";
-import { brotliDecompress as brotliDecompressCb, brotliDecompressSync, deflateRaw as deflateRawCb, deflateRawSync, gunzip as gunzipCb, gunzipSync, inflateRaw as inflateRawCb, inflateRawSync } from "node:zlib";
+import {
+  brotliDecompress as brotliDecompressCb,
+  brotliDecompressSync,
+  deflateRaw as deflateRawCb,
+  deflateRawSync,
+  gunzip as gunzipCb,
+  gunzipSync,
+  inflateRaw as inflateRawCb,
+  inflateRawSync,
+} from "node:zlib";
 import type { ZlibOptions } from "node:zlib";
 import { COMPACT_DICTIONARY_V1 } from "./compact-dictionary-v1.ts";
 
@@ -17,8 +26,10 @@ const gunzipAsync = promisify(gunzipCb);
 const brotliDecompressAsync = promisify(brotliDecompressCb);
 const deflateRawAsync = promisify(deflateRawCb) as (data: string, options: ZlibOptions) => Promise<Buffer>;
 const inflateRawAsync = promisify(inflateRawCb) as (data: Uint8Array, options: ZlibOptions) => Promise<Buffer>;
-const gunzip = async (data: Uint8Array) => (data.byteLength <= SYNC_UP_TO_BYTES / 8 ? gunzipSync(data) : gunzipAsync(data));
-const brotliDecompress = async (data: Uint8Array) => (data.byteLength <= SYNC_UP_TO_BYTES / 8 ? brotliDecompressSync(data) : brotliDecompressAsync(data));
+const gunzip = async (data: Uint8Array) =>
+  data.byteLength <= SYNC_UP_TO_BYTES / 8 ? gunzipSync(data) : gunzipAsync(data);
+const brotliDecompress = async (data: Uint8Array) =>
+  data.byteLength <= SYNC_UP_TO_BYTES / 8 ? brotliDecompressSync(data) : brotliDecompressAsync(data);
 
 /** The preset dictionaries by version: a stored `_z<version>` value needs its dictionary forever. */
 const DICTIONARIES: Readonly<Record<string, Buffer>> = { z1: Buffer.from(COMPACT_DICTIONARY_V1, "utf8") };
@@ -34,9 +45,13 @@ const dictionaryOf = (version: string, context: string | undefined): Buffer => {
   return context === undefined ? base : Buffer.concat([base, Buffer.from(context, "utf8")]);
 };
 const deflateWithDictionary = async (text: string, dictionary: Buffer) =>
-  text.length <= SYNC_UP_TO_BYTES ? deflateRawSync(text, { dictionary, level: 9, memLevel: 9 }) : deflateRawAsync(text, { dictionary, level: 9, memLevel: 9 });
+  text.length <= SYNC_UP_TO_BYTES
+    ? deflateRawSync(text, { dictionary, level: 9, memLevel: 9 })
+    : deflateRawAsync(text, { dictionary, level: 9, memLevel: 9 });
 const inflateWithDictionary = async (data: Uint8Array, dictionary: Buffer) =>
-  data.byteLength <= SYNC_UP_TO_BYTES / 8 ? inflateRawSync(data, { dictionary }) : inflateRawAsync(data, { dictionary });
+  data.byteLength <= SYNC_UP_TO_BYTES / 8
+    ? inflateRawSync(data, { dictionary })
+    : inflateRawAsync(data, { dictionary });
 
 /** Bytes of one write unit. */
 const WRITE_UNIT_BYTES = 1024;
@@ -71,7 +86,12 @@ export function valueBytes(value: unknown): number {
   if (value === null || typeof value === "boolean") return 1;
   if (typeof value === "string") return utf8(value);
   if (typeof value === "number" || typeof value === "bigint") {
-    const digits = String(value).replace(/^-/, "").replace(/e.*$/i, "").replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
+    const digits = String(value)
+      .replace(/^-/, "")
+      .replace(/e.*$/i, "")
+      .replace(".", "")
+      .replace(/^0+/, "")
+      .replace(/0+$/, "");
     return Math.ceil(Math.max(1, digits.length) / 2) + 1;
   }
   if (value instanceof Uint8Array) return value.byteLength;
@@ -79,7 +99,8 @@ export function valueBytes(value: unknown): number {
   if (Array.isArray(value)) return 3 + value.reduce<number>((n, v) => n + (v === undefined ? 0 : 1 + valueBytes(v)), 0);
   if (typeof value === "object") {
     let n = 3;
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) n += 1 + utf8(k) + valueBytes(v);
+    for (const [k, v] of Object.entries(value as Record<string, unknown>))
+      if (v !== undefined) n += 1 + utf8(k) + valueBytes(v);
     return n;
   }
   return 0;
@@ -103,7 +124,12 @@ type Options = {
  * The cheapest stored form of `text` as attribute `name` of an item whose other attributes take
  * `restBytes` (see the file comment for the rule).
  */
-export async function packText(name: string, text: string, restBytes: number, options: Options = {}): Promise<PackedText> {
+export async function packText(
+  name: string,
+  text: string,
+  restBytes: number,
+  options: Options = {},
+): Promise<PackedText> {
   const o = { ...PACK_DEFAULTS, ...options };
   const plain: PackedText = { attribute: name, value: text, codec: "json", bytes: utf8(name) + utf8(text) };
   const plainBytes = utf8(text);
@@ -113,20 +139,31 @@ export async function packText(name: string, text: string, restBytes: number, op
   const z = new Uint8Array(await deflateWithDictionary(text, dictionaryOf(CURRENT_DICTIONARY, o.context)));
   const packed: PackedText = { attribute, value: z, codec: "dict", bytes: utf8(attribute) + z.byteLength };
   if (units(plain) < units(packed)) return plain;
-  if (units(plain) === units(packed) && (plainBytes <= o.compressOverBytes || packed.bytes >= plain.bytes)) return plain;
+  if (units(plain) === units(packed) && (plainBytes <= o.compressOverBytes || packed.bytes >= plain.bytes))
+    return plain;
   return packed;
 }
 
 /** The attribute names `packText` may have used for `name`, now or before (to REMOVE the others in an update). */
 export function packedNames(name: string): readonly string[] {
-  return [name, ...Object.keys(DICTIONARIES).flatMap((v) => [`${name}_${v}`, `${name}_${v}c`]), `${name}_gz`, `${name}_br`];
+  return [
+    name,
+    ...Object.keys(DICTIONARIES).flatMap((v) => [`${name}_${v}`, `${name}_${v}c`]),
+    `${name}_gz`,
+    `${name}_br`,
+  ];
 }
 
 /** The text stored under `name` in any of its forms, or undefined when the item has none; `context` as given to `packText`. */
-export async function unpackText(item: Readonly<Record<string, unknown>>, name: string, context?: string): Promise<string | undefined> {
+export async function unpackText(
+  item: Readonly<Record<string, unknown>>,
+  name: string,
+  context?: string,
+): Promise<string | undefined> {
   for (const version of Object.keys(DICTIONARIES)) {
     const z = item[`${name}_${version}`];
-    if (z instanceof Uint8Array) return (await inflateWithDictionary(z, dictionaryOf(version, undefined))).toString("utf8");
+    if (z instanceof Uint8Array)
+      return (await inflateWithDictionary(z, dictionaryOf(version, undefined))).toString("utf8");
     const zc = item[`${name}_${version}c`];
     if (zc instanceof Uint8Array) {
       if (context === undefined) throw new Error(`${name}_${version}c needs the text it was compressed against`);

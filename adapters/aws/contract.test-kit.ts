@@ -13,7 +13,13 @@ import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
 import type { ReserveMode } from "../../core/integrity/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
 import { claimListKey, VersionConflictError } from "../../pipeline/ports.ts";
-import type { ClaimRepository, ReviewRepository, SessionRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
+import type {
+  ClaimRepository,
+  ReviewRepository,
+  SessionRepository,
+  StoredVerdict,
+  VerdictRepository,
+} from "../../pipeline/ports.ts";
 
 /** Makes a fresh, empty port. */
 export type PortFactory<T> = () => Promise<T>;
@@ -70,14 +76,32 @@ const key64 = (n: number) => n.toString(16).padStart(64, "0");
 /** A pending review of clm_1. */
 export function reviewFixture(overrides: Partial<ReviewRecord> = {}): ReviewRecord {
   return {
-    review_id: "rev_1", claim_id: "clm_1", dfid: "dfid_clm_1", origin: "ESCALATE", status: "PENDING",
-    reason_code: "AMOUNT_ABOVE_LIMIT", reason: "above the limit", order_id: "ord_1", amount_eur: 700,
-    requested_at: "2025-03-01T10:00:05.000Z", version: 1, ...overrides,
+    review_id: "rev_1",
+    claim_id: "clm_1",
+    dfid: "dfid_clm_1",
+    origin: "ESCALATE",
+    status: "PENDING",
+    reason_code: "AMOUNT_ABOVE_LIMIT",
+    reason: "above the limit",
+    order_id: "ord_1",
+    amount_eur: 700,
+    requested_at: "2025-03-01T10:00:05.000Z",
+    version: 1,
+    ...overrides,
   };
 }
 
 /** An audit event of flow `dfid` at `at`. */
-export function auditFixture(dfid: string, at: string, extra: { type?: AuditEvent["event_type"]; rootDfid?: string; simulationId?: string; details?: Record<string, unknown> } = {}): AuditEvent {
+export function auditFixture(
+  dfid: string,
+  at: string,
+  extra: {
+    type?: AuditEvent["event_type"];
+    rootDfid?: string;
+    simulationId?: string;
+    details?: Record<string, unknown>;
+  } = {},
+): AuditEvent {
   return createAuditEvent({
     dfid,
     type: extra.type ?? "AGENT_STEP",
@@ -91,7 +115,14 @@ export function auditFixture(dfid: string, at: string, extra: { type?: AuditEven
 
 /** Authoritative orders for the context store contract (unsorted on purpose). */
 export const ORDER_FIXTURES = [
-  { order_id: "ord_b", purchase_date: "2025-02-20", category: "electronics", amount: 129.99, currency: "EUR", customer_id: "cus_1" },
+  {
+    order_id: "ord_b",
+    purchase_date: "2025-02-20",
+    category: "electronics",
+    amount: 129.99,
+    currency: "EUR",
+    customer_id: "cus_1",
+  },
   { order_id: "ord_a", purchase_date: "2025-02-01T09:30:00Z", category: "books", amount: 15 },
   { order_id: "ord_c", purchase_date: "2025-01-15", category: "garden", amount: 1000.5, currency: "EUR" },
 ] as const;
@@ -129,8 +160,16 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
       const repo = await factory();
       const first = claimFixture("clm_1");
       expect((await repo.createClaim(first, { key: "idem-1", requestHash: "h1" })).created).toBe(true);
-      expect(await repo.createClaim(claimFixture("clm_2"), { key: "idem-1", requestHash: "h1" })).toEqual({ created: false, record: first, sameRequest: true });
-      expect(await repo.createClaim(claimFixture("clm_3"), { key: "idem-1", requestHash: "h2" })).toEqual({ created: false, record: first, sameRequest: false });
+      expect(await repo.createClaim(claimFixture("clm_2"), { key: "idem-1", requestHash: "h1" })).toEqual({
+        created: false,
+        record: first,
+        sameRequest: true,
+      });
+      expect(await repo.createClaim(claimFixture("clm_3"), { key: "idem-1", requestHash: "h2" })).toEqual({
+        created: false,
+        record: first,
+        sameRequest: false,
+      });
       expect(await repo.getClaim("clm_2")).toBeUndefined();
       expect(await repo.getClaim("clm_3")).toBeUndefined();
       expect((await repo.createClaim(claimFixture("clm_4"), { key: "idem-2", requestHash: "h1" })).created).toBe(true);
@@ -138,7 +177,11 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
 
     it("creates one claim when the same idempotency key races", async () => {
       const repo = await factory();
-      const { ok } = await settle(Array.from({ length: 5 }, (_, i) => repo.createClaim(claimFixture(`clm_${i}`), { key: "idem-race", requestHash: "h" })));
+      const { ok } = await settle(
+        Array.from({ length: 5 }, (_, i) =>
+          repo.createClaim(claimFixture(`clm_${i}`), { key: "idem-race", requestHash: "h" }),
+        ),
+      );
       expect(ok.filter((r) => r.created)).toHaveLength(1);
       const winner = ok.find((r) => r.created)!.record.claim_id;
       expect(ok.every((r) => r.record.claim_id === winner)).toBe(true);
@@ -168,7 +211,11 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
       const repo = await factory();
       const record = claimFixture("clm_1", { status });
       await repo.createClaim(record);
-      const out = await repo.updateClaim("clm_1", { reason: "patched", updated_at: "2025-03-01T11:00:00.000Z" }, onlyFrom);
+      const out = await repo.updateClaim(
+        "clm_1",
+        { reason: "patched", updated_at: "2025-03-01T11:00:00.000Z" },
+        onlyFrom,
+      );
       expect(out.changed).toBe(changed);
       const expected = changed ? { ...record, reason: "patched", updated_at: "2025-03-01T11:00:00.000Z" } : record;
       expect(out.record).toEqual(expected);
@@ -193,7 +240,10 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
         ["clm_f", "DECIDED", "ACCEPT"],
         ["clm_g", "RUNNING", undefined],
       ];
-      for (const [i, [id, status, verdict]] of rows.entries()) await repo.createClaim(claimFixture(id, { status, ...(verdict ? { verdict } : {}), received_at: at(i), updated_at: at(i + 10) }));
+      for (const [i, [id, status, verdict]] of rows.entries())
+        await repo.createClaim(
+          claimFixture(id, { status, ...(verdict ? { verdict } : {}), received_at: at(i), updated_at: at(i + 10) }),
+        );
     };
     const ids = (page: { items: ClaimRecord[] }) => page.items.map((c) => c.claim_id);
 
@@ -214,17 +264,25 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
       const all = await repo.listClaims({ limit: 7 });
       expect(ids(all)).toEqual(seen);
       expect(all.nextCursor).toBeUndefined();
-      expect(all.items[0]).toEqual(claimFixture("clm_g", { status: "RUNNING", received_at: at(6), updated_at: at(16) }));
+      expect(all.items[0]).toEqual(
+        claimFixture("clm_g", { status: "RUNNING", received_at: at(6), updated_at: at(16) }),
+      );
     });
 
     it.each([
       { query: { statuses: ["RUNNING"] as ClaimRecord["status"][] }, expected: ["clm_g", "clm_b"] },
-      { query: { statuses: ["RECEIVED", "RUNNING"] as ClaimRecord["status"][] }, expected: ["clm_g", "clm_e", "clm_b"] },
+      {
+        query: { statuses: ["RECEIVED", "RUNNING"] as ClaimRecord["status"][] },
+        expected: ["clm_g", "clm_e", "clm_b"],
+      },
       { query: { statuses: ["DECIDED"] as ClaimRecord["status"][] }, expected: ["clm_f", "clm_d", "clm_a"] },
       { query: { verdict: "ACCEPT" as const }, expected: ["clm_f", "clm_a"] },
       { query: { statuses: ["DECIDED"] as ClaimRecord["status"][], verdict: "REJECT" as const }, expected: ["clm_d"] },
       { query: { since: at(3) }, expected: ["clm_g", "clm_f", "clm_e", "clm_d"] },
-      { query: { since: at(2), statuses: ["NEEDS_REVIEW", "RUNNING"] as ClaimRecord["status"][] }, expected: ["clm_g", "clm_c"] },
+      {
+        query: { since: at(2), statuses: ["NEEDS_REVIEW", "RUNNING"] as ClaimRecord["status"][] },
+        expected: ["clm_g", "clm_c"],
+      },
       { query: { before: at(2) }, expected: ["clm_b", "clm_a"] },
       { query: { since: at(1), before: at(5), verdict: "ACCEPT" as const }, expected: [] },
     ])("filters the listing: $query", async ({ query, expected }) => {
@@ -249,7 +307,13 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
       const page = await repo.listClaims({ limit: 2, since: at(5) });
       expect(ids(page)).toEqual(["clm_g", "clm_f"]);
       expect(page.nextCursor).toBeUndefined();
-      expect(await repo.listClaims({ limit: 2, since: at(5), cursor: claimListKey({ received_at: at(1), claim_id: "clm_b" }) })).toEqual({ items: [] });
+      expect(
+        await repo.listClaims({
+          limit: 2,
+          since: at(5),
+          cursor: claimListKey({ received_at: at(1), claim_id: "clm_b" }),
+        }),
+      ).toEqual({ items: [] });
     });
 
     it("follows status changes in the listing", async () => {
@@ -292,7 +356,12 @@ export function describeSessionRepositoryContract(name: string, factory: PortFac
     it("saves version 1 of a new session and loads it back", async () => {
       const repo = await factory();
       expect(await repo.loadSession("clm_1")).toBeUndefined();
-      const session = { claimId: "clm_1", version: 1, snapshot: { status: "running", steps: [1, 2, { nested: null }], note: "" }, outbox: outboxFixture("clm_1") };
+      const session = {
+        claimId: "clm_1",
+        version: 1,
+        snapshot: { status: "running", steps: [1, 2, { nested: null }], note: "" },
+        outbox: outboxFixture("clm_1"),
+      };
       await repo.saveSession(session);
       expect(await repo.loadSession("clm_1")).toEqual(session);
     });
@@ -302,17 +371,28 @@ export function describeSessionRepositoryContract(name: string, factory: PortFac
       await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox: [] });
       const conflict = repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: "again" }, outbox: [] });
       await expect(conflict).rejects.toBeInstanceOf(VersionConflictError);
-      await expect(conflict).rejects.toMatchObject({ code: "VERSION_CONFLICT", entity: "session", key: "clm_1", expectedVersion: 0 });
-      await expect(repo.saveSession({ claimId: "clm_1", version: 3, snapshot: { n: 3 }, outbox: [] })).rejects.toMatchObject({ expectedVersion: 2 });
+      await expect(conflict).rejects.toMatchObject({
+        code: "VERSION_CONFLICT",
+        entity: "session",
+        key: "clm_1",
+        expectedVersion: 0,
+      });
+      await expect(
+        repo.saveSession({ claimId: "clm_1", version: 3, snapshot: { n: 3 }, outbox: [] }),
+      ).rejects.toMatchObject({ expectedVersion: 2 });
       await repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox: [] });
       expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox: [] });
-      await expect(repo.saveSession({ claimId: "clm_2", version: 2, snapshot: {}, outbox: [] })).rejects.toBeInstanceOf(VersionConflictError);
+      await expect(repo.saveSession({ claimId: "clm_2", version: 2, snapshot: {}, outbox: [] })).rejects.toBeInstanceOf(
+        VersionConflictError,
+      );
     });
 
     it("lets exactly one of two racing writers of the same version win", async () => {
       const repo = await factory();
       await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox: [] });
-      const { ok, errors } = await settle(["A", "B"].map((w) => repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { writer: w }, outbox: [] })));
+      const { ok, errors } = await settle(
+        ["A", "B"].map((w) => repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { writer: w }, outbox: [] })),
+      );
       expect(ok).toHaveLength(1);
       expect(errors).toHaveLength(1);
       expect(errors[0]).toBeInstanceOf(VersionConflictError);
@@ -334,20 +414,47 @@ export function describeSessionRepositoryContract(name: string, factory: PortFac
 
     it("round-trips a snapshot over 400 KB (compressible and incompressible) and its next versions", async () => {
       const repo = await factory();
-      const compressible = { log: Array.from({ length: 8000 }, (_, i) => ({ step: i, text: "the analyst looked at the claim again" })) };
+      const compressible = {
+        log: Array.from({ length: 8000 }, (_, i) => ({ step: i, text: "the analyst looked at the claim again" })),
+      };
       const incompressible = { blob: randomText(600_000) };
       expect(JSON.stringify(compressible).length).toBeGreaterThan(400_000);
-      await repo.saveSession({ claimId: "clm_big", version: 1, snapshot: compressible, outbox: outboxFixture("clm_big") });
-      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 1, snapshot: compressible, outbox: outboxFixture("clm_big") });
+      await repo.saveSession({
+        claimId: "clm_big",
+        version: 1,
+        snapshot: compressible,
+        outbox: outboxFixture("clm_big"),
+      });
+      expect(await repo.loadSession("clm_big")).toEqual({
+        claimId: "clm_big",
+        version: 1,
+        snapshot: compressible,
+        outbox: outboxFixture("clm_big"),
+      });
       await repo.saveSession({ claimId: "clm_big", version: 2, snapshot: incompressible, outbox: [] });
-      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 2, snapshot: incompressible, outbox: [] });
+      expect(await repo.loadSession("clm_big")).toEqual({
+        claimId: "clm_big",
+        version: 2,
+        snapshot: incompressible,
+        outbox: [],
+      });
       const next = { blob: randomText(500_000) };
       await repo.saveSession({ claimId: "clm_big", version: 3, snapshot: next, outbox: outboxFixture("clm_big") });
-      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 3, snapshot: next, outbox: outboxFixture("clm_big") });
+      expect(await repo.loadSession("clm_big")).toEqual({
+        claimId: "clm_big",
+        version: 3,
+        snapshot: next,
+        outbox: outboxFixture("clm_big"),
+      });
       await repo.clearOutbox("clm_big", 3);
       expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 3, snapshot: next, outbox: [] });
       await repo.saveSession({ claimId: "clm_big", version: 4, snapshot: { small: true }, outbox: [] });
-      expect(await repo.loadSession("clm_big")).toEqual({ claimId: "clm_big", version: 4, snapshot: { small: true }, outbox: [] });
+      expect(await repo.loadSession("clm_big")).toEqual({
+        claimId: "clm_big",
+        version: 4,
+        snapshot: { small: true },
+        outbox: [],
+      });
     });
   });
 }
@@ -397,7 +504,14 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const key = key64(3);
       const stored = verdictFixture(key);
       await repo.putVerdictOnce(stored);
-      const refund = busEntry("RefundExecuted", { execution_id: "exe_1", claim_id: "clm_1", dfid: "dfid_clm_1", order_id: "ord_1", amount_eur: 10, verdict_id: "vrd_1" });
+      const refund = busEntry("RefundExecuted", {
+        execution_id: "exe_1",
+        claim_id: "clm_1",
+        dfid: "dfid_clm_1",
+        order_id: "ord_1",
+        amount_eur: 10,
+        verdict_id: "vrd_1",
+      });
       const executed = await repo.recordExecution(key, { execution: "EXECUTED", events: [...stored.events, refund] });
       expect(executed).toEqual({ ...stored, execution: "EXECUTED", events: [...stored.events, refund] });
       const again = await repo.recordExecution(key, { execution: "REFUSED", events: [], review: reviewFixture() });
@@ -410,10 +524,30 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const key = key64(4);
       const first = verdictFixture(key);
       await repo.putVerdictOnce(first);
-      const record = { ...first.record, verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", reason: "decided again" } as ClaimVerdictDetail;
+      const record = {
+        ...first.record,
+        verdict: "ESCALATE",
+        reason_code: "AMOUNT_ABOVE_LIMIT",
+        reason: "decided again",
+      } as ClaimVerdictDetail;
       const review = reviewFixture();
-      const out = await repo.recordExecution(key, { execution: "NOT_APPLICABLE", events: [busEntry("ClaimVerdict", record)], review, record, layer: 11, checks: [{ layer: 11 }] });
-      expect(out).toEqual({ ...first, execution: "NOT_APPLICABLE", record, layer: 11, checks: [{ layer: 11 }], events: [busEntry("ClaimVerdict", record)], review });
+      const out = await repo.recordExecution(key, {
+        execution: "NOT_APPLICABLE",
+        events: [busEntry("ClaimVerdict", record)],
+        review,
+        record,
+        layer: 11,
+        checks: [{ layer: 11 }],
+      });
+      expect(out).toEqual({
+        ...first,
+        execution: "NOT_APPLICABLE",
+        record,
+        layer: 11,
+        checks: [{ layer: 11 }],
+        events: [busEntry("ClaimVerdict", record)],
+        review,
+      });
       expect(await repo.getVerdict(key)).toEqual(out);
     });
 
@@ -422,7 +556,20 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const key = key64(5);
       await repo.putVerdictOnce(verdictFixture(key));
       const outcomes = await Promise.all(
-        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) => repo.recordExecution(key, { execution, events: [busEntry("ClaimNeedsReview", { claim_id: "clm_1", dfid: "dfid_clm_1", reason_code: "WRITER", reason: `writer ${i}`, review_id: "rev_1" })] })),
+        (["EXECUTED", "REFUSED", "EXECUTED", "REFUSED"] as const).map((execution, i) =>
+          repo.recordExecution(key, {
+            execution,
+            events: [
+              busEntry("ClaimNeedsReview", {
+                claim_id: "clm_1",
+                dfid: "dfid_clm_1",
+                reason_code: "WRITER",
+                reason: `writer ${i}`,
+                review_id: "rev_1",
+              }),
+            ],
+          }),
+        ),
       );
       const stored = await repo.getVerdict(key);
       expect(stored?.execution).not.toBe("PENDING");
@@ -431,7 +578,9 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
 
     it("refuses to record an execution for a key without a verdict", async () => {
       const repo = await factory();
-      await expect(repo.recordExecution(key64(6), { execution: "EXECUTED", events: [] })).rejects.toThrow(/no verdict stored/);
+      await expect(repo.recordExecution(key64(6), { execution: "EXECUTED", events: [] })).rejects.toThrow(
+        /no verdict stored/,
+      );
     });
 
     it("marks a verdict published, and ignores an unknown key", async () => {
@@ -463,18 +612,31 @@ export function describeReviewRepositoryContract(name: string, factory: PortFact
     it("updates on the version it read, so exactly one of racing decisions wins", async () => {
       const repo = await factory();
       await repo.openReview(reviewFixture());
-      const attempts = await Promise.all((["APPROVE", "DENY", "APPROVE", "DENY"] as const).map((decision) => repo.updateReview({ ...reviewFixture(), intent: { decision }, version: 2 })));
+      const attempts = await Promise.all(
+        (["APPROVE", "DENY", "APPROVE", "DENY"] as const).map((decision) =>
+          repo.updateReview({ ...reviewFixture(), intent: { decision }, version: 2 }),
+        ),
+      );
       expect(attempts.filter((a) => a.changed)).toHaveLength(1);
       const stored = await repo.getReview("clm_1");
       expect(stored?.version).toBe(2);
       for (const a of attempts.filter((x) => !x.changed)) expect(a.review).toEqual(stored);
-      expect(await repo.updateReview({ ...reviewFixture(), status: "DENIED", version: 5 })).toEqual({ changed: false, review: stored });
-      expect(await repo.updateReview({ ...reviewFixture({ claim_id: "clm_none" }), version: 2 })).toEqual({ changed: false, review: undefined });
+      expect(await repo.updateReview({ ...reviewFixture(), status: "DENIED", version: 5 })).toEqual({
+        changed: false,
+        review: stored,
+      });
+      expect(await repo.updateReview({ ...reviewFixture({ claim_id: "clm_none" }), version: 2 })).toEqual({
+        changed: false,
+        review: undefined,
+      });
     });
 
     it("lists by status, oldest request first, in pages, and moves a decided review out of PENDING", async () => {
       const repo = await factory();
-      for (const [i, id] of ["c", "a", "b", "d"].entries()) await repo.openReview(reviewFixture({ claim_id: `clm_${id}`, review_id: `rev_${id}`, requested_at: `2025-03-01T10:00:0${i}.000Z` }));
+      for (const [i, id] of ["c", "a", "b", "d"].entries())
+        await repo.openReview(
+          reviewFixture({ claim_id: `clm_${id}`, review_id: `rev_${id}`, requested_at: `2025-03-01T10:00:0${i}.000Z` }),
+        );
       const first = await repo.listReviews({ status: "PENDING", limit: 3 });
       expect(first.items.map((r) => r.claim_id)).toEqual(["clm_c", "clm_a", "clm_b"]);
       expect(first.nextCursor).toBeDefined();
@@ -483,7 +645,11 @@ export function describeReviewRepositoryContract(name: string, factory: PortFact
       expect(second.nextCursor).toBeUndefined();
       const a = (await repo.getReview("clm_a"))!;
       await repo.updateReview({ ...a, status: "DENIED", decision: "DENY", version: a.version + 1 });
-      expect((await repo.listReviews({ status: "PENDING", limit: 10 })).items.map((r) => r.claim_id)).toEqual(["clm_c", "clm_b", "clm_d"]);
+      expect((await repo.listReviews({ status: "PENDING", limit: 10 })).items.map((r) => r.claim_id)).toEqual([
+        "clm_c",
+        "clm_b",
+        "clm_d",
+      ]);
       expect((await repo.listReviews({ status: "DENIED", limit: 10 })).items.map((r) => r.claim_id)).toEqual(["clm_a"]);
     });
   });
@@ -496,8 +662,15 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
   /** Automatic refunds with a limit far above every amount here, unless a test is about the limit. */
   const AUTO: ReserveMode = { kind: "automatic", limitCents: 1_000_000 };
   const APPROVED: ReserveMode = { kind: "approved" };
-  const reserve = (ledger: RefundLedger, orderId: string, claimId: string, cents: number, orderCents: number, mode: ReserveMode = AUTO, scope?: string) =>
-    ledger.reserve({ orderId, claimId, cents, orderCents, mode, ...(scope === undefined ? {} : { scope }) });
+  const reserve = (
+    ledger: RefundLedger,
+    orderId: string,
+    claimId: string,
+    cents: number,
+    orderCents: number,
+    mode: ReserveMode = AUTO,
+    scope?: string,
+  ) => ledger.reserve({ orderId, claimId, cents, orderCents, mode, ...(scope === undefined ? {} : { scope }) });
 
   describe(`RefundLedger contract: ${name}`, () => {
     it("has no entry for an order nothing was refunded on", async () => {
@@ -507,14 +680,30 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("reserves for several claims up to exactly the order amount", async () => {
       const ledger = await factory();
-      expect(await reserve(ledger, "ord_1", "clm_a", 600, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 }, automatic_cents: 600 } });
-      expect(await reserve(ledger, "ord_1", "clm_b", 400, 1000)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 }, automatic_cents: 1000 } });
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 }, automatic_cents: 1000 });
+      expect(await reserve(ledger, "ord_1", "clm_a", 600, 1000)).toEqual({
+        ok: true,
+        entry: { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 }, automatic_cents: 600 },
+      });
+      expect(await reserve(ledger, "ord_1", "clm_b", 400, 1000)).toEqual({
+        ok: true,
+        entry: { order_id: "ord_1", refunded_cents: 1000, claims: { clm_a: 600, clm_b: 400 }, automatic_cents: 1000 },
+      });
+      expect(await ledger.get("ord_1")).toEqual({
+        order_id: "ord_1",
+        refunded_cents: 1000,
+        claims: { clm_a: 600, clm_b: 400 },
+        automatic_cents: 1000,
+      });
     });
 
     it.each([
       { label: "the same claim again", claim: "clm_a", cents: 100, code: "ALREADY_REFUNDED_FOR_CLAIM" },
-      { label: "the same claim again, for an amount over the rest", claim: "clm_a", cents: 900, code: "ALREADY_REFUNDED_FOR_CLAIM" },
+      {
+        label: "the same claim again, for an amount over the rest",
+        claim: "clm_a",
+        cents: 900,
+        code: "ALREADY_REFUNDED_FOR_CLAIM",
+      },
       { label: "another claim over the rest", claim: "clm_b", cents: 401, code: "EXCEEDS_ORDER_AMOUNT" },
       { label: "another claim over the whole order", claim: "clm_b", cents: 5000, code: "EXCEEDS_ORDER_AMOUNT" },
     ])("refuses $label with $code and the entry as it stands", async ({ claim, cents, code }) => {
@@ -523,14 +712,20 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       const entry = { order_id: "ord_1", refunded_cents: 600, claims: { clm_a: 600 }, automatic_cents: 600 };
       const out = await reserve(ledger, "ord_1", claim, cents, 1000);
       expect(out).toMatchObject({ ok: false, code, entry });
-      expect(out.ok ? "" : out.message).toMatch(code === "EXCEEDS_ORDER_AMOUNT" ? /exceeds the order amount/ : /already refunded/);
+      expect(out.ok ? "" : out.message).toMatch(
+        code === "EXCEEDS_ORDER_AMOUNT" ? /exceeds the order amount/ : /already refunded/,
+      );
       expect(await ledger.get("ord_1")).toEqual(entry);
     });
 
     it("refuses a first reservation over the order amount and stores nothing", async () => {
       const ledger = await factory();
       const out = await reserve(ledger, "ord_1", "clm_a", 1001, 1000);
-      expect(out).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT", entry: { order_id: "ord_1", refunded_cents: 0, claims: {} } });
+      expect(out).toMatchObject({
+        ok: false,
+        code: "EXCEEDS_ORDER_AMOUNT",
+        entry: { order_id: "ord_1", refunded_cents: 0, claims: {} },
+      });
       expect(await ledger.get("ord_1")).toBeUndefined();
     });
 
@@ -542,13 +737,17 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       ["a zero order amount", "clm_a", 100, 0],
     ])("throws for %s", async (_label, claim, cents, orderCents) => {
       const ledger = await factory();
-      await expect(reserve(ledger, "ord_1", claim, cents, orderCents)).rejects.toMatchObject({ code: "LEDGER_INVARIANT" });
+      await expect(reserve(ledger, "ord_1", claim, cents, orderCents)).rejects.toMatchObject({
+        code: "LEDGER_INVARIANT",
+      });
       expect(await ledger.get("ord_1")).toBeUndefined();
     });
 
     it("never exceeds the order when 50 claims reserve at once", async () => {
       const ledger = await factory();
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => reserve(ledger, "ord_hot", `clm_${i}`, 300, 10_000)));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => reserve(ledger, "ord_hot", `clm_${i}`, 300, 10_000)),
+      );
       const granted = results.filter((r) => r.ok);
       expect(granted).toHaveLength(33);
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_ORDER_AMOUNT")).toBe(true);
@@ -560,10 +759,17 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("reserves the same claim once when it races with itself", async () => {
       const ledger = await factory();
-      const results = await Promise.all(Array.from({ length: 10 }, () => reserve(ledger, "ord_1", "clm_same", 250, 10_000)));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => reserve(ledger, "ord_1", "clm_same", 250, 10_000)),
+      );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.code === "ALREADY_REFUNDED_FOR_CLAIM")).toHaveLength(9);
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 250, claims: { clm_same: 250 }, automatic_cents: 250 });
+      expect(await ledger.get("ord_1")).toEqual({
+        order_id: "ord_1",
+        refunded_cents: 250,
+        claims: { clm_same: 250 },
+        automatic_cents: 250,
+      });
     });
 
     it("keeps orders and ledger scopes apart and accepts claim ids with dots, slashes and spaces", async () => {
@@ -571,9 +777,24 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       await reserve(ledger, "ord_1", "clm.a/b c", 100, 1000);
       await reserve(ledger, "ord_2", "clm.a/b c", 200, 1000);
       await reserve(ledger, "ord_1", "clm.a/b c", 300, 1000, AUTO, "sim_1");
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 100, claims: { "clm.a/b c": 100 }, automatic_cents: 100 });
-      expect(await ledger.get("ord_2")).toEqual({ order_id: "ord_2", refunded_cents: 200, claims: { "clm.a/b c": 200 }, automatic_cents: 200 });
-      expect(await ledger.get("ord_1", "sim_1")).toEqual({ order_id: "ord_1", refunded_cents: 300, claims: { "clm.a/b c": 300 }, automatic_cents: 300 });
+      expect(await ledger.get("ord_1")).toEqual({
+        order_id: "ord_1",
+        refunded_cents: 100,
+        claims: { "clm.a/b c": 100 },
+        automatic_cents: 100,
+      });
+      expect(await ledger.get("ord_2")).toEqual({
+        order_id: "ord_2",
+        refunded_cents: 200,
+        claims: { "clm.a/b c": 200 },
+        automatic_cents: 200,
+      });
+      expect(await ledger.get("ord_1", "sim_1")).toEqual({
+        order_id: "ord_1",
+        refunded_cents: 300,
+        claims: { "clm.a/b c": 300 },
+        automatic_cents: 300,
+      });
       expect(await ledger.get("ord_2", "sim_1")).toBeUndefined();
     });
 
@@ -581,16 +802,27 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       const ledger = await factory();
       const limited: ReserveMode = { kind: "automatic", limitCents: 50_000 };
       expect(await reserve(ledger, "ord_1", "clm_a", 50_000, 120_000, limited)).toMatchObject({ ok: true });
-      expect(await reserve(ledger, "ord_1", "clm_b", 1, 120_000, limited)).toMatchObject({ ok: false, code: "EXCEEDS_AUTOMATIC_LIMIT" });
+      expect(await reserve(ledger, "ord_1", "clm_b", 1, 120_000, limited)).toMatchObject({
+        ok: false,
+        code: "EXCEEDS_AUTOMATIC_LIMIT",
+      });
       // A reviewer's approval is not automatic: it lifts the limit, never the order amount.
-      expect(await reserve(ledger, "ord_1", "clm_c", 70_000, 120_000, APPROVED)).toMatchObject({ ok: true, entry: { refunded_cents: 120_000, automatic_cents: 50_000, approved: ["clm_c"] } });
-      expect(await reserve(ledger, "ord_1", "clm_d", 1, 120_000, APPROVED)).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT" });
+      expect(await reserve(ledger, "ord_1", "clm_c", 70_000, 120_000, APPROVED)).toMatchObject({
+        ok: true,
+        entry: { refunded_cents: 120_000, automatic_cents: 50_000, approved: ["clm_c"] },
+      });
+      expect(await reserve(ledger, "ord_1", "clm_d", 1, 120_000, APPROVED)).toMatchObject({
+        ok: false,
+        code: "EXCEEDS_ORDER_AMOUNT",
+      });
     });
 
     it("lets exactly limit / amount automatic refunds through when 30 race on one order", async () => {
       const ledger = await factory();
       const limited: ReserveMode = { kind: "automatic", limitCents: 500 };
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => reserve(ledger, "ord_hot", `clm_${i}`, 100, 100_000, limited)));
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => reserve(ledger, "ord_hot", `clm_${i}`, 100, 100_000, limited)),
+      );
       expect(results.filter((r) => r.ok)).toHaveLength(5);
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_AUTOMATIC_LIMIT")).toBe(true);
       expect(await ledger.get("ord_hot")).toMatchObject({ refunded_cents: 500, automatic_cents: 500 });
@@ -600,10 +832,24 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       const ledger = await factory();
       await ledger.markReviewPending("ord_1", "clm_escalated");
       await ledger.markReviewPending("ord_1", "clm_escalated");
-      expect(await ledger.get("ord_1")).toEqual({ order_id: "ord_1", refunded_cents: 0, claims: {}, pending_reviews: ["clm_escalated"] });
-      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({ ok: false, code: "REVIEW_PENDING_ON_ORDER" });
-      expect(await reserve(ledger, "ord_1", "clm_escalated", 700, 1000, APPROVED)).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 700, claims: { clm_escalated: 700 }, approved: ["clm_escalated"] } });
-      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({ ok: true, entry: { refunded_cents: 800, automatic_cents: 100 } });
+      expect(await ledger.get("ord_1")).toEqual({
+        order_id: "ord_1",
+        refunded_cents: 0,
+        claims: {},
+        pending_reviews: ["clm_escalated"],
+      });
+      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({
+        ok: false,
+        code: "REVIEW_PENDING_ON_ORDER",
+      });
+      expect(await reserve(ledger, "ord_1", "clm_escalated", 700, 1000, APPROVED)).toEqual({
+        ok: true,
+        entry: { order_id: "ord_1", refunded_cents: 700, claims: { clm_escalated: 700 }, approved: ["clm_escalated"] },
+      });
+      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({
+        ok: true,
+        entry: { refunded_cents: 800, automatic_cents: 100 },
+      });
       // A claim that holds a refund never goes back to awaiting a review.
       await ledger.markReviewPending("ord_1", "clm_next");
       expect((await ledger.get("ord_1"))?.pending_reviews).toBeUndefined();
@@ -634,8 +880,17 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
       const log = await factory();
       const t = "2025-03-01T10:00:00.000Z";
       const e1 = auditFixture("dfid_sim", t, { type: "SIMULATION_START", simulationId: "sim_1" });
-      const e2 = auditFixture("dfid_clm_1", "2025-03-01T10:00:01.000Z", { type: "CLAIM_RECEIVED", rootDfid: "dfid_sim", simulationId: "sim_1" });
-      const e3 = auditFixture("dfid_clm_1", "2025-03-01T10:00:02.000Z", { type: "CREW_STARTED", rootDfid: "dfid_sim", simulationId: "sim_1", details: { nested: { a: [1, "x", null] } } });
+      const e2 = auditFixture("dfid_clm_1", "2025-03-01T10:00:01.000Z", {
+        type: "CLAIM_RECEIVED",
+        rootDfid: "dfid_sim",
+        simulationId: "sim_1",
+      });
+      const e3 = auditFixture("dfid_clm_1", "2025-03-01T10:00:02.000Z", {
+        type: "CREW_STARTED",
+        rootDfid: "dfid_sim",
+        simulationId: "sim_1",
+        details: { nested: { a: [1, "x", null] } },
+      });
       const e4 = auditFixture("dfid_clm_2", "2025-03-01T10:00:01.500Z", { type: "CLAIM_RECEIVED" });
       for (const e of [e1, e2, e4, e3]) await log.append(e);
       expect(await log.byDfid("dfid_clm_1")).toEqual([e2, e3]);
@@ -647,7 +902,13 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
     it("keeps append order among events with the same timestamp", async () => {
       const log = await factory();
       const t = "2025-03-01T10:00:00.000Z";
-      const types = ["PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED", "AGENT_DECISION", "CLAIM_NEEDS_REVIEW"] as const;
+      const types = [
+        "PROPOSAL_SUBMITTED",
+        "KERNEL_VERDICT",
+        "CLAIM_REFUND_EXECUTED",
+        "AGENT_DECISION",
+        "CLAIM_NEEDS_REVIEW",
+      ] as const;
       const events = types.map((type) => auditFixture("dfid_clm_1", t, { type }));
       for (const e of events) await log.append(e);
       expect((await log.byDfid("dfid_clm_1")).map((e) => e.event_type)).toEqual([...types]);
@@ -656,7 +917,11 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
     it("answers a simulation's events across flows in append order", async () => {
       const log = await factory();
       const events = Array.from({ length: 6 }, (_, i) =>
-        auditFixture(`dfid_clm_${i % 3}`, `2025-03-01T10:00:0${i}.000Z`, { rootDfid: "dfid_sim", simulationId: i < 5 ? "sim_1" : "sim_2", details: { i } }),
+        auditFixture(`dfid_clm_${i % 3}`, `2025-03-01T10:00:0${i}.000Z`, {
+          rootDfid: "dfid_sim",
+          simulationId: i < 5 ? "sim_1" : "sim_2",
+          details: { i },
+        }),
       );
       for (const e of events) await log.append(e);
       expect(await log.bySimulation("sim_1")).toEqual(events.slice(0, 5));
@@ -668,8 +933,12 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
       const log = await factory();
       const at = (s: number) => `2025-03-01T10:00:${String(s).padStart(2, "0")}.000Z`;
       // Four served claims (received at 1, 2, 3, 3 s), one simulation claim; claim 1's review is decided last.
-      const served = [1, 2, 3, 4].map((n) => auditFixture(`dfid_srv_${n}`, at(Math.min(n, 3)), { type: "CLAIM_RECEIVED" }));
-      const steps = [1, 2, 3, 4].map((n) => auditFixture(`dfid_srv_${n}`, at(Math.min(n, 3)), { type: "CREW_STARTED", details: { n } }));
+      const served = [1, 2, 3, 4].map((n) =>
+        auditFixture(`dfid_srv_${n}`, at(Math.min(n, 3)), { type: "CLAIM_RECEIVED" }),
+      );
+      const steps = [1, 2, 3, 4].map((n) =>
+        auditFixture(`dfid_srv_${n}`, at(Math.min(n, 3)), { type: "CREW_STARTED", details: { n } }),
+      );
       const late = auditFixture("dfid_srv_1", at(9), { type: "REVIEW_DECIDED" });
       const sim = auditFixture("dfid_sim_claim", at(5), { type: "CLAIM_RECEIVED", simulationId: "sim_1" });
       for (const e of [...served, ...steps, sim, late]) await log.append(e);
@@ -685,7 +954,10 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
 
     it("refuses an invalid event and stores nothing", async () => {
       const log = await factory();
-      const bad = { ...auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z"), event_type: "NOT_A_TYPE" } as unknown as AuditEvent;
+      const bad = {
+        ...auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z"),
+        event_type: "NOT_A_TYPE",
+      } as unknown as AuditEvent;
       await expect(log.append(bad)).rejects.toMatchObject({ code: "INVALID_AUDIT_EVENT" });
       expect(await log.byDfid("dfid_clm_1")).toEqual([]);
     });
@@ -693,16 +965,32 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
     it("appends a step's events together: every query sees each one, in order, and a redelivered step once", async () => {
       const log = await factory();
       const t = "2025-03-01T10:00:00.000Z";
-      const before = auditFixture("dfid_clm_1", "2025-03-01T09:59:59.000Z", { type: "AGENT_DECISION", rootDfid: "dfid_sim", simulationId: "sim_1" });
-      const step = (["PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"] as const).map((type) => auditFixture("dfid_clm_1", t, { type, rootDfid: "dfid_sim", simulationId: "sim_1" }));
-      const other = auditFixture("dfid_clm_2", t, { type: "CLAIM_RECEIVED", rootDfid: "dfid_sim", simulationId: "sim_1" });
+      const before = auditFixture("dfid_clm_1", "2025-03-01T09:59:59.000Z", {
+        type: "AGENT_DECISION",
+        rootDfid: "dfid_sim",
+        simulationId: "sim_1",
+      });
+      const step = (["PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"] as const).map((type) =>
+        auditFixture("dfid_clm_1", t, { type, rootDfid: "dfid_sim", simulationId: "sim_1" }),
+      );
+      const other = auditFixture("dfid_clm_2", t, {
+        type: "CLAIM_RECEIVED",
+        rootDfid: "dfid_sim",
+        simulationId: "sim_1",
+      });
       await log.append(before);
       await log.appendAll([...step, other]);
       await log.appendAll(step);
       await log.append(step[1]!);
       expect(await log.byDfid("dfid_clm_1")).toEqual([before, ...step]);
       expect(await log.byDfid("dfid_clm_2")).toEqual([other]);
-      expect((await log.byDfid("dfid_sim")).map((e) => e.event_type)).toEqual(["AGENT_DECISION", "PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED", "CLAIM_RECEIVED"]);
+      expect((await log.byDfid("dfid_sim")).map((e) => e.event_type)).toEqual([
+        "AGENT_DECISION",
+        "PROPOSAL_SUBMITTED",
+        "KERNEL_VERDICT",
+        "CLAIM_REFUND_EXECUTED",
+        "CLAIM_RECEIVED",
+      ]);
       expect(await log.bySimulation("sim_1")).toHaveLength(5);
       await log.appendAll([]);
       expect(await log.bySimulation("sim_1")).toHaveLength(5);
@@ -711,7 +999,10 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
     it("refuses a step's events when one is invalid, and stores none of them", async () => {
       const log = await factory();
       const good = auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z");
-      const bad = { ...auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z"), event_type: "NOT_A_TYPE" } as unknown as AuditEvent;
+      const bad = {
+        ...auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z"),
+        event_type: "NOT_A_TYPE",
+      } as unknown as AuditEvent;
       await expect(log.appendAll([good, bad])).rejects.toMatchObject({ code: "INVALID_AUDIT_EVENT" });
       expect(await log.byDfid("dfid_clm_1")).toEqual([]);
     });
@@ -721,7 +1012,10 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
 // ── ContextStore ─────────────────────────────────────────────────────────────────────────────
 
 /** The ContextStore contract; `factory` receives the orders the store must hold. */
-export function describeContextStoreContract(name: string, factory: (orders: readonly unknown[]) => Promise<ContextStore>): void {
+export function describeContextStoreContract(
+  name: string,
+  factory: (orders: readonly unknown[]) => Promise<ContextStore>,
+): void {
   describe(`ContextStore contract: ${name}`, () => {
     it("reads an order by id (currency defaulted to EUR) and nothing for an unknown id", async () => {
       const store = await factory(ORDER_FIXTURES);

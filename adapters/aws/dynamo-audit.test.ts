@@ -16,14 +16,25 @@ import { countRequests, createRequestCounter } from "./request-counter.ts";
 import { keys } from "./table.ts";
 
 /** The ten audit events of a real structured claim (captured from the in-process pipeline, rules model). */
-const CLAIM_AUDIT = (JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as { audit: AuditEvent[] }).audit;
+const CLAIM_AUDIT = (
+  JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as {
+    audit: AuditEvent[];
+  }
+).audit;
 
 /** An item as the previous layout wrote it: plain `event` text (gzip over 64 KiB), with `instant` and `hash`. */
 function previousItem(event: AuditEvent, seq: number, gz = false): Record<string, unknown> {
   const hash = createHash("sha256").update(canonicalize(event)).digest("hex");
   const instant = new Date(Date.parse(event.created_at)).toISOString();
   const text = JSON.stringify(event);
-  return { ...keys.audit(event.dfid, instant, hash), entity: "audit", instant, hash, seq, ...(gz ? { event_gz: new Uint8Array(gzipSync(text)) } : { event: text }) };
+  return {
+    ...keys.audit(event.dfid, instant, hash),
+    entity: "audit",
+    instant,
+    hash,
+    seq,
+    ...(gz ? { event_gz: new Uint8Array(gzipSync(text)) } : { event: text }),
+  };
 }
 
 const aws = useEmulatedAws();
@@ -32,8 +43,17 @@ describe("DynamoDB audit log", () => {
   it("stores a redelivered identical event once, in its flow, its root flow and its simulation", async () => {
     const tableName = await aws.newTable();
     const { audit } = createDynamoPorts({ client: aws.doc, tableName });
-    const event = auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z", { type: "KERNEL_VERDICT", rootDfid: "dfid_sim", simulationId: "sim_1" });
-    const changed = auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z", { type: "KERNEL_VERDICT", rootDfid: "dfid_sim", simulationId: "sim_1", details: { other: true } });
+    const event = auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z", {
+      type: "KERNEL_VERDICT",
+      rootDfid: "dfid_sim",
+      simulationId: "sim_1",
+    });
+    const changed = auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z", {
+      type: "KERNEL_VERDICT",
+      rootDfid: "dfid_sim",
+      simulationId: "sim_1",
+      details: { other: true },
+    });
     await audit.append(event);
     await audit.append(structuredClone(event));
     await Promise.all([audit.append(event), audit.append(event)]);
@@ -41,7 +61,15 @@ describe("DynamoDB audit log", () => {
     expect(await audit.byDfid("dfid_clm_1")).toEqual([event, changed]);
     expect(await audit.byDfid("dfid_sim")).toEqual([event, changed]);
     expect(await audit.bySimulation("sim_1")).toEqual([event, changed]);
-    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": "DFID#dfid_clm_1" } }))).Items;
+    const items = (
+      await aws.doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "pk = :pk",
+          ExpressionAttributeValues: { ":pk": "DFID#dfid_clm_1" },
+        }),
+      )
+    ).Items;
     expect(items).toHaveLength(2);
   });
 
@@ -57,7 +85,11 @@ describe("DynamoDB audit log", () => {
   it("pages through a flow and a simulation past LastEvaluatedKey", async () => {
     const { audit } = createDynamoPorts({ client: aws.doc, tableName: await aws.newTable(), pageSize: 4 });
     const events = Array.from({ length: 30 }, (_, i) =>
-      auditFixture(`dfid_clm_${i % 2}`, `2025-03-01T10:00:${String(i).padStart(2, "0")}.000Z`, { rootDfid: "dfid_sim", simulationId: "sim_1", details: { i } }),
+      auditFixture(`dfid_clm_${i % 2}`, `2025-03-01T10:00:${String(i).padStart(2, "0")}.000Z`, {
+        rootDfid: "dfid_sim",
+        simulationId: "sim_1",
+        details: { i },
+      }),
     );
     for (const e of events) await audit.append(e);
     const counter = createRequestCounter();
@@ -74,7 +106,9 @@ describe("DynamoDB audit log", () => {
 
   it("stores an event over 64 KB compressed and reads it back", async () => {
     const { audit } = createDynamoPorts({ client: aws.doc, tableName: await aws.newTable() });
-    const event = auditFixture("dfid_1", "2025-03-01T10:00:00.000Z", { details: { prompt: "lorem ipsum ".repeat(30_000), blob: randomText(100_000) } });
+    const event = auditFixture("dfid_1", "2025-03-01T10:00:00.000Z", {
+      details: { prompt: "lorem ipsum ".repeat(30_000), blob: randomText(100_000) },
+    });
     await audit.append(event);
     expect(await audit.byDfid("dfid_1")).toEqual([event]);
   });
@@ -83,10 +117,20 @@ describe("DynamoDB audit log", () => {
     const tableName = await aws.newTable();
     const { audit } = createDynamoPorts({ client: aws.doc, tableName });
     const small = auditFixture("dfid_1", "2025-03-01T10:00:00.000Z", { details: { note: "short" } });
-    const large = auditFixture("dfid_1", "2025-03-01T10:00:01.000Z", { details: { inputs: Array.from({ length: 30 }, (_, i) => ({ layer: i, ok: true, note: "within policy" })) } });
+    const large = auditFixture("dfid_1", "2025-03-01T10:00:01.000Z", {
+      details: { inputs: Array.from({ length: 30 }, (_, i) => ({ layer: i, ok: true, note: "within policy" })) },
+    });
     await audit.append(small);
     await audit.append(large);
-    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": "DFID#dfid_1" } }))).Items!;
+    const items = (
+      await aws.doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "pk = :pk",
+          ExpressionAttributeValues: { ":pk": "DFID#dfid_1" },
+        }),
+      )
+    ).Items!;
     expect(items.map((i) => Object.keys(i).filter((k) => k.startsWith("event")))).toEqual([["event"], ["event_z1"]]);
     expect(items.every((i) => i.hash === undefined && i.instant === undefined)).toBe(true);
     expect(await audit.byDfid("dfid_1")).toEqual([small, large]);
@@ -108,11 +152,22 @@ describe("DynamoDB audit log", () => {
 describe("retention", () => {
   it("keeps audit items for the horizon after their append and then reads them as absent, by flow and by simulation", async () => {
     let now = Date.parse("2026-06-01T00:00:00Z");
-    const { audit } = createDynamoPorts({ client: aws.doc, tableName: await aws.newTable(), clock: { now: () => now }, retention: { auditMs: 365 * 86_400_000 } });
-    const old = auditFixture("dfid_clm_1", "2026-06-01T00:00:00.000Z", { type: "CLAIM_RECEIVED", rootDfid: "dfid_sim", simulationId: "sim_1" });
+    const { audit } = createDynamoPorts({
+      client: aws.doc,
+      tableName: await aws.newTable(),
+      clock: { now: () => now },
+      retention: { auditMs: 365 * 86_400_000 },
+    });
+    const old = auditFixture("dfid_clm_1", "2026-06-01T00:00:00.000Z", {
+      type: "CLAIM_RECEIVED",
+      rootDfid: "dfid_sim",
+      simulationId: "sim_1",
+    });
     await audit.append(old);
     now += 200 * 86_400_000;
-    const step = (["PROPOSAL_SUBMITTED", "KERNEL_VERDICT"] as const).map((type) => auditFixture("dfid_clm_1", "2026-12-18T00:00:00.000Z", { type, rootDfid: "dfid_sim", simulationId: "sim_1" }));
+    const step = (["PROPOSAL_SUBMITTED", "KERNEL_VERDICT"] as const).map((type) =>
+      auditFixture("dfid_clm_1", "2026-12-18T00:00:00.000Z", { type, rootDfid: "dfid_sim", simulationId: "sim_1" }),
+    );
     await audit.appendAll(step);
     expect(await audit.byDfid("dfid_clm_1")).toEqual([old, ...step]);
     now += 200 * 86_400_000;
@@ -122,7 +177,9 @@ describe("retention", () => {
   });
 
   it("refuses a retention that is not a positive duration", () => {
-    expect(() => createDynamoPorts({ client: aws.doc, tableName: "claims", retention: { auditMs: 0 } })).toThrow(/retention.auditMs must be a positive number/);
+    expect(() => createDynamoPorts({ client: aws.doc, tableName: "claims", retention: { auditMs: 0 } })).toThrow(
+      /retention.auditMs must be a positive number/,
+    );
   });
 });
 
@@ -131,10 +188,22 @@ describe("what a claim's audit costs", () => {
     const tableName = await aws.newTable();
     const { audit } = createDynamoPorts({ client: aws.doc, tableName });
     const kernelStep = CLAIM_AUDIT.slice(7);
-    expect(kernelStep.map((e) => e.event_type)).toEqual(["PROPOSAL_SUBMITTED", "KERNEL_VERDICT", "CLAIM_REFUND_EXECUTED"]);
+    expect(kernelStep.map((e) => e.event_type)).toEqual([
+      "PROPOSAL_SUBMITTED",
+      "KERNEL_VERDICT",
+      "CLAIM_REFUND_EXECUTED",
+    ]);
     const { capacity } = await measureCapacity(aws.doc, () => audit.appendAll(kernelStep));
     expect(capacity).toMatchObject({ wru: 1, requests: { PutItem: 1 } });
-    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `DFID#${kernelStep[0]!.dfid}` } }))).Items!;
+    const items = (
+      await aws.doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "pk = :pk",
+          ExpressionAttributeValues: { ":pk": `DFID#${kernelStep[0]!.dfid}` },
+        }),
+      )
+    ).Items!;
     expect(items.map((i) => Object.keys(i).filter((k) => k.startsWith("event")))).toEqual([["events_z1"]]);
     expect(await audit.byDfid(kernelStep[0]!.dfid)).toEqual(kernelStep);
   });
@@ -150,7 +219,15 @@ describe("what a claim's audit costs", () => {
     expect(capacity.wru).toBe(7);
     expect(await audit.byDfid(CLAIM_AUDIT[0]!.dfid)).toEqual(CLAIM_AUDIT);
     // A served claim (no simulation_id) is listed in gsi1 by its receipt alone: one index write, not one per item.
-    const items = (await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `DFID#${CLAIM_AUDIT[0]!.dfid}` } }))).Items!;
+    const items = (
+      await aws.doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "pk = :pk",
+          ExpressionAttributeValues: { ":pk": `DFID#${CLAIM_AUDIT[0]!.dfid}` },
+        }),
+      )
+    ).Items!;
     expect(items.filter((i) => i.gsi1pk !== undefined).map((i) => i.gsi1pk)).toEqual(["SERVED"]);
     expect(await audit.recentServed(1)).toEqual(CLAIM_AUDIT);
   });
@@ -166,9 +243,9 @@ describe("what a claim's audit costs", () => {
     const previousTable = await aws.newTable();
     const before = await measureCapacity(aws.doc, async () => {
       let seq = 0;
-      for (const event of CLAIM_AUDIT) await aws.doc.send(new PutCommand({ TableName: previousTable, Item: previousItem(event, ++seq) }));
+      for (const event of CLAIM_AUDIT)
+        await aws.doc.send(new PutCommand({ TableName: previousTable, Item: previousItem(event, ++seq) }));
     });
     expect({ before: before.capacity.wru, after: after.capacity.wru }).toEqual({ before: 15, after: 10 });
   });
 });
-

@@ -61,7 +61,9 @@ async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
     if (text === undefined) throw new Error("no event body");
     return parseAuditEvent(JSON.parse(text));
   } catch (error) {
-    throw new StoredItemError(`stored audit event ${where(item)} cannot be read: ${(error as Error).message}`, { cause: error });
+    throw new StoredItemError(`stored audit event ${where(item)} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -73,7 +75,9 @@ async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
     if (!Array.isArray(list)) throw new Error("the events body is not a list");
     return list.map((e) => parseAuditEvent(e));
   } catch (error) {
-    throw new StoredItemError(`stored audit events ${where(item)} cannot be read: ${(error as Error).message}`, { cause: error });
+    throw new StoredItemError(`stored audit events ${where(item)} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -88,13 +92,17 @@ async function ordered(items: Record<string, unknown>[], nowMs: number): Promise
     if (isExpired(item, nowMs)) continue; // past the retention horizon: as if DynamoDB had deleted it
     const seq = item.seq ?? 0;
     if (isList(item)) {
-      (await toEvents(item)).forEach((event, index) => entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }));
+      (await toEvents(item)).forEach((event, index) =>
+        entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
+      );
     } else {
       const { instant, hash } = identity(item);
       entries.push({ event: await toEvent(item), instant, hash, seq, index: 0 });
     }
   }
-  entries.sort((a, b) => (a.instant !== b.instant ? (a.instant < b.instant ? -1 : 1) : a.seq !== b.seq ? a.seq - b.seq : a.index - b.index));
+  entries.sort((a, b) =>
+    a.instant !== b.instant ? (a.instant < b.instant ? -1 : 1) : a.seq !== b.seq ? a.seq - b.seq : a.index - b.index,
+  );
   const seen = new Set<string>();
   return entries.filter(({ hash }) => !seen.has(hash) && !!seen.add(hash)).map(({ event }) => event);
 }
@@ -106,7 +114,11 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
 
   const putOnce = async (item: Record<string, unknown>) => {
     try {
-      await dynamoCall(`PutItem audit ${String(item.pk)}`, () => client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" })));
+      await dynamoCall(`PutItem audit ${String(item.pk)}`, () =>
+        client.send(
+          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
+        ),
+      );
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error; // redelivered: already appended
     }
@@ -116,10 +128,12 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
   const store = async (events: readonly AuditEvent[], body: "event" | "events") => {
     const first = events[0]!;
     const text = body === "event" ? JSON.stringify(first) : JSON.stringify(events);
-    const hash = body === "event" ? sha256(canonicalize(first)) : sha256(events.map((e) => sha256(canonicalize(e))).join(","));
+    const hash =
+      body === "event" ? sha256(canonicalize(first)) : sha256(events.map((e) => sha256(canonicalize(e))).join(","));
     const instant = instantOf(first.created_at);
     const simulationId = first.details.simulation_id;
-    const expires = ctx.retention?.auditMs === undefined ? {} : { expires_at: epochSeconds(ctx.clock.now() + ctx.retention.auditMs) };
+    const expires =
+      ctx.retention?.auditMs === undefined ? {} : { expires_at: epochSeconds(ctx.clock.now() + ctx.retention.auditMs) };
     const primary: Record<string, unknown> = {
       ...keys.audit(first.dfid, instant, hash),
       entity: "audit",
@@ -127,7 +141,9 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
       ...expires,
       ...(typeof simulationId === "string" && simulationId !== ""
         ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` }
-        : events.some((e) => e.event_type === "CLAIM_RECEIVED") ? { gsi1pk: gsi1.served, gsi1sk: `${instant}#${hash}` } : {}),
+        : events.some((e) => e.event_type === "CLAIM_RECEIVED")
+          ? { gsi1pk: gsi1.served, gsi1sk: `${instant}#${hash}` }
+          : {}),
     };
     const packed = await packText(body, text, itemBytes(primary));
     if (packed.bytes > MAX_EVENT_BYTES) {
@@ -135,10 +151,19 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         for (const event of events) await store([event], "event");
         return;
       }
-      throw new ItemTooLargeError(`audit event ${first.event_type} of ${first.dfid} is ${packed.bytes} bytes compressed, over ${MAX_EVENT_BYTES}`);
+      throw new ItemTooLargeError(
+        `audit event ${first.event_type} of ${first.dfid} is ${packed.bytes} bytes compressed, over ${MAX_EVENT_BYTES}`,
+      );
     }
     await putOnce({ ...primary, [packed.attribute]: packed.value });
-    if (first.root_dfid !== first.dfid) await putOnce({ ...keys.audit(first.root_dfid, instant, hash), entity: "audit", seq: primary.seq, ...expires, [packed.attribute]: packed.value });
+    if (first.root_dfid !== first.dfid)
+      await putOnce({
+        ...keys.audit(first.root_dfid, instant, hash),
+        entity: "audit",
+        seq: primary.seq,
+        ...expires,
+        [packed.attribute]: packed.value,
+      });
   };
 
   /** Every item of a flow's partition (its own events and those whose root it is). */
@@ -188,15 +213,17 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
       let start: Record<string, unknown> | undefined;
       do {
         const page = await dynamoCall("Query served receipts", () =>
-          client.send(new QueryCommand({
-            TableName: tableName,
-            IndexName: GSI1,
-            KeyConditionExpression: "gsi1pk = :pk",
-            ExpressionAttributeValues: { ":pk": gsi1.served },
-            ScanIndexForward: false,
-            ...(ctx.pageSize ? { Limit: ctx.pageSize } : {}),
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          })),
+          client.send(
+            new QueryCommand({
+              TableName: tableName,
+              IndexName: GSI1,
+              KeyConditionExpression: "gsi1pk = :pk",
+              ExpressionAttributeValues: { ":pk": gsi1.served },
+              ScanIndexForward: false,
+              ...(ctx.pageSize ? { Limit: ctx.pageSize } : {}),
+              ...(start ? { ExclusiveStartKey: start } : {}),
+            }),
+          ),
         );
         let passed = false;
         for (const item of (page.Items ?? []) as (Record<string, unknown> & AuditItem)[]) {
@@ -208,8 +235,13 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
             break;
           }
           const events = isList(item) ? await toEvents(item) : [await toEvent(item)];
-          for (const e of events) if (e.event_type === "CLAIM_RECEIVED" && e.details.simulation_id === undefined) receipts.push({ dfid: e.dfid, instant: instantOf(e.created_at), seq: item.seq ?? 0 });
-          if (cutoff === undefined && receipts.length >= limit) cutoff = [...receipts].sort((a, b) => (a.instant !== b.instant ? (a.instant < b.instant ? 1 : -1) : b.seq - a.seq))[limit - 1]!.instant;
+          for (const e of events)
+            if (e.event_type === "CLAIM_RECEIVED" && e.details.simulation_id === undefined)
+              receipts.push({ dfid: e.dfid, instant: instantOf(e.created_at), seq: item.seq ?? 0 });
+          if (cutoff === undefined && receipts.length >= limit)
+            cutoff = [...receipts].sort((a, b) =>
+              a.instant !== b.instant ? (a.instant < b.instant ? 1 : -1) : b.seq - a.seq,
+            )[limit - 1]!.instant;
         }
         start = passed ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
       } while (start);

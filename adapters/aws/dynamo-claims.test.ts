@@ -18,7 +18,8 @@ async function setup(options: { pageSize?: number; idempotencyTtlMs?: number } =
   let now = Date.parse("2025-03-01T10:00:00.000Z");
   const clock = { now: () => now };
   const { claims } = createDynamoPorts({ client: aws.doc, tableName, clock, ...options });
-  const raw = async (key: { pk: string; sk: string }) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
+  const raw = async (key: { pk: string; sk: string }) =>
+    (await aws.doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
   return { tableName, claims, raw, advance: (ms: number) => (now += ms) };
 }
 
@@ -27,10 +28,16 @@ describe("DynamoDB claims", () => {
     const { claims, raw, advance } = await setup({ idempotencyTtlMs: 3600_000 });
     await claims.createClaim(claimFixture("clm_1"), { key: "k", requestHash: "h" });
     advance(3599_000);
-    expect(await claims.createClaim(claimFixture("clm_2"), { key: "k", requestHash: "h" })).toMatchObject({ created: false, record: { claim_id: "clm_1" } });
+    expect(await claims.createClaim(claimFixture("clm_2"), { key: "k", requestHash: "h" })).toMatchObject({
+      created: false,
+      record: { claim_id: "clm_1" },
+    });
     advance(2_000);
     expect(await raw(keys.idempotency("k"))).toMatchObject({ claim_id: "clm_1" });
-    expect(await claims.createClaim(claimFixture("clm_3"), { key: "k", requestHash: "h" })).toMatchObject({ created: true, record: { claim_id: "clm_3" } });
+    expect(await claims.createClaim(claimFixture("clm_3"), { key: "k", requestHash: "h" })).toMatchObject({
+      created: true,
+      record: { claim_id: "clm_3" },
+    });
     expect(await raw(keys.idempotency("k"))).toMatchObject({ claim_id: "clm_3" });
   });
 
@@ -40,7 +47,11 @@ describe("DynamoDB claims", () => {
     await claims.createClaim(first, { key: "k", requestHash: "h" });
     await aws.doc.send(new DeleteCommand({ TableName: tableName, Key: keys.claim("clm_1") })); // as if the claim put never happened
     expect(await claims.getClaim("clm_1")).toBeUndefined();
-    expect(await claims.createClaim(claimFixture("clm_2"), { key: "k", requestHash: "h" })).toEqual({ created: false, record: first, sameRequest: true });
+    expect(await claims.createClaim(claimFixture("clm_2"), { key: "k", requestHash: "h" })).toEqual({
+      created: false,
+      record: first,
+      sameRequest: true,
+    });
     expect(await claims.getClaim("clm_1")).toEqual(first);
     expect(await claims.getClaim("clm_2")).toBeUndefined();
   });
@@ -49,7 +60,11 @@ describe("DynamoDB claims", () => {
     const { claims, raw } = await setup();
     const other = claimFixture("clm_1", { received_at: "2025-02-01T00:00:00.000Z" });
     await claims.createClaim(other);
-    expect(await claims.createClaim(claimFixture("clm_1"), { key: "k", requestHash: "h" })).toEqual({ created: false, record: other, sameRequest: false });
+    expect(await claims.createClaim(claimFixture("clm_1"), { key: "k", requestHash: "h" })).toEqual({
+      created: false,
+      record: other,
+      sameRequest: false,
+    });
     expect(await raw(keys.idempotency("k"))).toBeUndefined();
   });
 
@@ -62,7 +77,10 @@ describe("DynamoDB claims", () => {
     const { claims, raw } = await setup();
     await claims.createClaim(claimFixture("clm_1", { status, updated_at: "2025-03-01T10:09:00.000Z" }));
     const item = await raw(keys.claim("clm_1"));
-    expect({ gsi1pk: item?.gsi1pk, gsi1sk: item?.gsi1sk }).toEqual({ gsi1pk: `${partition}#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" });
+    expect({ gsi1pk: item?.gsi1pk, gsi1sk: item?.gsi1sk }).toEqual({
+      gsi1pk: `${partition}#${claimIndexShard("clm_1")}`,
+      gsi1sk: "2025-03-01T10:00:00.000Z#clm_1",
+    });
   });
 
   it("spreads claims over every open-claims partition", () => {
@@ -82,33 +100,56 @@ describe("DynamoDB claims", () => {
       await claims.updateClaim("clm_1", { reason: "proposal", updated_at: "2025-03-01T10:06:00.000Z" }, ["RUNNING"]);
       await claims.updateClaim("clm_1", { status: "RECEIVED" });
       expect(await raw(keys.claim("clm_1"))).toMatchObject(listed);
-      await claims.updateClaim("clm_1", { status: "DECIDED", verdict: "ACCEPT", updated_at: "2025-03-01T10:07:00.000Z" });
+      await claims.updateClaim("clm_1", {
+        status: "DECIDED",
+        verdict: "ACCEPT",
+        updated_at: "2025-03-01T10:07:00.000Z",
+      });
       expect(counter.snapshot().byService.DynamoDB?.UpdateItem).toBe(4); // no second request to move the entry
     } finally {
       remove();
     }
-    expect(await raw(keys.claim("clm_1"))).toMatchObject({ gsi1pk: `DONE#${claimIndexShard("clm_1")}`, gsi1sk: listed.gsi1sk });
+    expect(await raw(keys.claim("clm_1"))).toMatchObject({
+      gsi1pk: `DONE#${claimIndexShard("clm_1")}`,
+      gsi1sk: listed.gsi1sk,
+    });
   });
 
   it("lists a claim again when a patch reopens it", async () => {
     const { claims, raw } = await setup();
     await claims.createClaim(claimFixture("clm_1", { status: "NEEDS_REVIEW" }));
     await claims.updateClaim("clm_1", { status: "RUNNING", updated_at: "2025-03-01T10:05:00.000Z" }, ["NEEDS_REVIEW"]);
-    expect(await raw(keys.claim("clm_1"))).toMatchObject({ gsi1pk: `OPEN#${claimIndexShard("clm_1")}`, gsi1sk: "2025-03-01T10:00:00.000Z#clm_1" });
-    expect((await claims.listClaims({ statuses: ["RUNNING"], limit: 10 })).items.map((c) => c.claim_id)).toEqual(["clm_1"]);
+    expect(await raw(keys.claim("clm_1"))).toMatchObject({
+      gsi1pk: `OPEN#${claimIndexShard("clm_1")}`,
+      gsi1sk: "2025-03-01T10:00:00.000Z#clm_1",
+    });
+    expect((await claims.listClaims({ statuses: ["RUNNING"], limit: 10 })).items.map((c) => c.claim_id)).toEqual([
+      "clm_1",
+    ]);
   });
 
   it("still lists claims the first layout listed by status and updated_at, and moves them to the new listing when they change", async () => {
     const { tableName, claims } = await setup();
     const old = (id: string, status: "RECEIVED" | "RUNNING", listedAt: string, updatedAt: string) =>
-      aws.doc.send(new PutCommand({
-        TableName: tableName,
-        Item: { ...stripUndefined(claimFixture(id, { status, updated_at: updatedAt })), ...keys.claim(id), entity: "claim", gsi1pk: `STATUS#${status}`, gsi1sk: `${listedAt}#${id}` },
-      }));
+      aws.doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...stripUndefined(claimFixture(id, { status, updated_at: updatedAt })),
+            ...keys.claim(id),
+            entity: "claim",
+            gsi1pk: `STATUS#${status}`,
+            gsi1sk: `${listedAt}#${id}`,
+          },
+        }),
+      );
     await old("clm_old_a", "RECEIVED", "2025-03-01T10:01:00.000Z", "2025-03-01T10:01:00.000Z");
     await old("clm_old_b", "RUNNING", "2025-03-01T10:02:00.000Z", "2025-03-01T10:02:00.000Z");
-    await claims.createClaim(claimFixture("clm_new", { received_at: "2025-03-01T10:03:00.000Z", updated_at: "2025-03-01T10:03:00.000Z" }));
-    const ids = async (query: Omit<Parameters<typeof claims.listClaims>[0], "limit"> = {}) => (await claims.listClaims({ limit: 10, ...query })).items.map((c) => c.claim_id);
+    await claims.createClaim(
+      claimFixture("clm_new", { received_at: "2025-03-01T10:03:00.000Z", updated_at: "2025-03-01T10:03:00.000Z" }),
+    );
+    const ids = async (query: Omit<Parameters<typeof claims.listClaims>[0], "limit"> = {}) =>
+      (await claims.listClaims({ limit: 10, ...query })).items.map((c) => c.claim_id);
     // The fixtures were all received at 10:00: the new claim, received later, comes first.
     expect(await ids()).toEqual(["clm_new", "clm_old_b", "clm_old_a"]);
     expect(await ids({ statuses: ["RECEIVED"] })).toEqual(["clm_new", "clm_old_a"]);
@@ -124,14 +165,21 @@ describe("DynamoDB claims", () => {
   it("refuses a patch that names a table attribute", async () => {
     const { claims } = await setup();
     await claims.createClaim(claimFixture("clm_1"));
-    await expect(claims.updateClaim("clm_1", { pk: "X" } as never)).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/pk/) });
+    await expect(claims.updateClaim("clm_1", { pk: "X" } as never)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringMatching(/pk/),
+    });
   });
 
   it("pages through the index with small query pages, and reads no more of it than a page needs", async () => {
     const { tableName, claims } = await setup({ pageSize: 2 });
-    const at = (m: number) => `2025-03-01T${String(10 + Math.floor(m / 60))}:${String(m % 60).padStart(2, "0")}:00.000Z`;
+    const at = (m: number) =>
+      `2025-03-01T${String(10 + Math.floor(m / 60))}:${String(m % 60).padStart(2, "0")}:00.000Z`;
     const id = (i: number) => `clm_${String(i).padStart(2, "0")}`;
-    for (let i = 0; i < 80; i++) await claims.createClaim(claimFixture(id(i), { status: i % 2 ? "RUNNING" : "DECIDED", received_at: at(i), updated_at: at(i) }));
+    for (let i = 0; i < 80; i++)
+      await claims.createClaim(
+        claimFixture(id(i), { status: i % 2 ? "RUNNING" : "DECIDED", received_at: at(i), updated_at: at(i) }),
+      );
     const counter = createRequestCounter();
     const remove = countRequests(aws.doc, counter);
     try {
@@ -143,7 +191,11 @@ describe("DynamoDB claims", () => {
       const first = await claims.listClaims({ limit: 3 });
       expect(first.items.map((c) => c.claim_id)).toEqual([id(79), id(78), id(77)]);
       expect(counter.snapshot().byService.DynamoDB?.Query).toBeLessThan(everything / 2);
-      expect((await claims.listClaims({ limit: 3, cursor: first.nextCursor! })).items.map((c) => c.claim_id)).toEqual([id(76), id(75), id(74)]);
+      expect((await claims.listClaims({ limit: 3, cursor: first.nextCursor! })).items.map((c) => c.claim_id)).toEqual([
+        id(76),
+        id(75),
+        id(74),
+      ]);
     } finally {
       remove();
     }

@@ -15,7 +15,17 @@ import { claimListKey, checkClaimQuery, matchesClaimQuery } from "../../pipeline
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError } from "./errors.ts";
-import { epochSeconds, GSI1, gsi1, isExpired, keys, OPEN_CLAIM_SHARDS, stripUndefined, TABLE_ONLY_ATTRIBUTES, withoutTableAttributes } from "./table.ts";
+import {
+  epochSeconds,
+  GSI1,
+  gsi1,
+  isExpired,
+  keys,
+  OPEN_CLAIM_SHARDS,
+  stripUndefined,
+  TABLE_ONLY_ATTRIBUTES,
+  withoutTableAttributes,
+} from "./table.ts";
 
 const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
 const OPEN: readonly ClaimStatus[] = ["RECEIVED", "RUNNING"];
@@ -32,51 +42,76 @@ export function claimIndexShard(claimId: string): number {
 }
 
 /** gsi1 attributes a claim in this state carries: `OPEN#<shard>` while RECEIVED or RUNNING, `DONE#<shard>` once final. */
-function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "received_at" | "claim_id">): { gsi1pk: string; gsi1sk: string } {
+function claimIndexAttributes(record: Pick<ClaimRecord, "status" | "received_at" | "claim_id">): {
+  gsi1pk: string;
+  gsi1sk: string;
+} {
   const shard = claimIndexShard(record.claim_id);
-  return { gsi1pk: OPEN.includes(record.status) ? gsi1.open(shard) : gsi1.done(shard), gsi1sk: gsi1.openSort(record.received_at, record.claim_id) };
+  return {
+    gsi1pk: OPEN.includes(record.status) ? gsi1.open(shard) : gsi1.done(shard),
+    gsi1sk: gsi1.openSort(record.received_at, record.claim_id),
+  };
 }
 
-const shards = (partition: (shard: number) => string) => Array.from({ length: OPEN_CLAIM_SHARDS }, (_, i) => partition(i));
+const shards = (partition: (shard: number) => string) =>
+  Array.from({ length: OPEN_CLAIM_SHARDS }, (_, i) => partition(i));
 
 /** Counts the open claims (RECEIVED, RUNNING) in the listing: the local stack's back-pressure reads it. */
 export async function countOpenClaims(ctx: Pick<DynamoContext, "client" | "tableName">): Promise<number> {
-  const counts = await Promise.all([...shards(gsi1.open), ...OPEN.map((s) => gsi1.status(s))].map(async (partition) => {
-    let count = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamoCall(`Query count of ${partition}`, () =>
-        ctx.client.send(new QueryCommand({
-          TableName: ctx.tableName, IndexName: GSI1, Select: "COUNT", KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": partition },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        })),
-      );
-      count += page.Count ?? 0;
-      start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
-    } while (start);
-    return count;
-  }));
+  const counts = await Promise.all(
+    [...shards(gsi1.open), ...OPEN.map((s) => gsi1.status(s))].map(async (partition) => {
+      let count = 0;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await dynamoCall(`Query count of ${partition}`, () =>
+          ctx.client.send(
+            new QueryCommand({
+              TableName: ctx.tableName,
+              IndexName: GSI1,
+              Select: "COUNT",
+              KeyConditionExpression: "gsi1pk = :p",
+              ExpressionAttributeValues: { ":p": partition },
+              ...(start ? { ExclusiveStartKey: start } : {}),
+            }),
+          ),
+        );
+        count += page.Count ?? 0;
+        start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
+      } while (start);
+      return count;
+    }),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 
 function claimItem(record: ClaimRecord): Record<string, unknown> {
-  return { ...stripUndefined(record), ...keys.claim(record.claim_id), entity: "claim", ...claimIndexAttributes(record) };
+  return {
+    ...stripUndefined(record),
+    ...keys.claim(record.claim_id),
+    entity: "claim",
+    ...claimIndexAttributes(record),
+  };
 }
 
 function toRecord(item: Record<string, unknown> | undefined): ClaimRecord | undefined {
   if (!item) return undefined;
   const record = withoutTableAttributes(item);
-  if (typeof record.claim_id !== "string" || typeof record.status !== "string") throw new StoredItemError(`stored claim ${String(item.pk)} has no claim_id or status`);
+  if (typeof record.claim_id !== "string" || typeof record.status !== "string")
+    throw new StoredItemError(`stored claim ${String(item.pk)} has no claim_id or status`);
   return record as ClaimRecord;
 }
 
 function sameSubmission(a: ClaimRecord, b: ClaimRecord): boolean {
-  return a.claim_id === b.claim_id && a.received_at === b.received_at && canonicalize(a.input) === canonicalize(b.input);
+  return (
+    a.claim_id === b.claim_id && a.received_at === b.received_at && canonicalize(a.input) === canonicalize(b.input)
+  );
 }
 
 function checkRecord(record: ClaimRecord): void {
-  if (typeof record?.claim_id !== "string" || record.claim_id === "") throw new InvalidArgumentError("createClaim: record.claim_id must be a non-empty string");
-  if (typeof record.status !== "string" || typeof record.updated_at !== "string") throw new InvalidArgumentError(`createClaim ${record.claim_id}: record.status and record.updated_at are required`);
+  if (typeof record?.claim_id !== "string" || record.claim_id === "")
+    throw new InvalidArgumentError("createClaim: record.claim_id must be a non-empty string");
+  if (typeof record.status !== "string" || typeof record.updated_at !== "string")
+    throw new InvalidArgumentError(`createClaim ${record.claim_id}: record.status and record.updated_at are required`);
 }
 
 /** A ClaimRepository on the single table. */
@@ -85,7 +120,9 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
   const { client, tableName } = ctx;
 
   const getClaim = async (claimId: string): Promise<ClaimRecord | undefined> => {
-    const out = await dynamoCall(`GetItem claim ${claimId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keys.claim(claimId), ConsistentRead: true })));
+    const out = await dynamoCall(`GetItem claim ${claimId}`, () =>
+      client.send(new GetCommand({ TableName: tableName, Key: keys.claim(claimId), ConsistentRead: true })),
+    );
     return toRecord(out.Item);
   };
 
@@ -93,13 +130,20 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
   const putClaimOnce = async (record: ClaimRecord): Promise<{ created: boolean; record: ClaimRecord }> => {
     try {
       await dynamoCall(`PutItem claim ${record.claim_id}`, () =>
-        client.send(new PutCommand({ TableName: tableName, Item: claimItem(record), ConditionExpression: "attribute_not_exists(pk)" })),
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: claimItem(record),
+            ConditionExpression: "attribute_not_exists(pk)",
+          }),
+        ),
       );
       return { created: true, record: stripUndefined(record) };
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       const existing = await getClaim(record.claim_id);
-      if (!existing) throw new StoredItemError(`claim ${record.claim_id} exists by condition but cannot be read`, { cause: error });
+      if (!existing)
+        throw new StoredItemError(`claim ${record.claim_id} exists by condition but cannot be read`, { cause: error });
       return { created: false, record: existing };
     }
   };
@@ -109,25 +153,41 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
       checkRecord(record);
       if (!idempotency) {
         const put = await putClaimOnce(record);
-        return put.created ? { created: true, record: put.record } : { created: false, record: put.record, sameRequest: false };
+        return put.created
+          ? { created: true, record: put.record }
+          : { created: false, record: put.record, sameRequest: false };
       }
       const now = ctx.clock.now();
       const idemKey = keys.idempotency(idempotency.key);
       // 1. Claim the key; the item carries the whole first record so that a crash before step 2 is repaired.
       try {
         await dynamoCall(`PutItem idempotency key ${idempotency.key}`, () =>
-          client.send(new PutCommand({
-            TableName: tableName,
-            Item: { ...idemKey, entity: "idempotency", claim_id: record.claim_id, request_hash: idempotency.requestHash, record: stripUndefined(record), expires_at: epochSeconds(now + ttlMs) },
-            ConditionExpression: "attribute_not_exists(pk) OR expires_at <= :now",
-            ExpressionAttributeValues: { ":now": epochSeconds(now) },
-          })),
+          client.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: {
+                ...idemKey,
+                entity: "idempotency",
+                claim_id: record.claim_id,
+                request_hash: idempotency.requestHash,
+                record: stripUndefined(record),
+                expires_at: epochSeconds(now + ttlMs),
+              },
+              ConditionExpression: "attribute_not_exists(pk) OR expires_at <= :now",
+              ExpressionAttributeValues: { ":now": epochSeconds(now) },
+            }),
+          ),
         );
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
-        const out = await dynamoCall(`GetItem idempotency key ${idempotency.key}`, () => client.send(new GetCommand({ TableName: tableName, Key: idemKey, ConsistentRead: true })));
+        const out = await dynamoCall(`GetItem idempotency key ${idempotency.key}`, () =>
+          client.send(new GetCommand({ TableName: tableName, Key: idemKey, ConsistentRead: true })),
+        );
         const seen = out.Item;
-        if (!seen || isExpired(seen, now) || typeof seen.claim_id !== "string") throw new StoredItemError(`idempotency key ${idempotency.key} is taken but its item cannot be read`, { cause: error });
+        if (!seen || isExpired(seen, now) || typeof seen.claim_id !== "string")
+          throw new StoredItemError(`idempotency key ${idempotency.key} is taken but its item cannot be read`, {
+            cause: error,
+          });
         const sameRequest = seen.request_hash === idempotency.requestHash;
         // The first request may have crashed between its two writes: finish it with its own record.
         const first = (await getClaim(seen.claim_id)) ?? (await putClaimOnce(seen.record as ClaimRecord)).record;
@@ -139,7 +199,14 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
       if (put.created || sameSubmission(put.record, record)) return { created: true, record: put.record };
       // An unrelated claim holds this id: release the key again, as if it had never been taken.
       await dynamoCall(`DeleteItem idempotency key ${idempotency.key}`, () =>
-        client.send(new DeleteCommand({ TableName: tableName, Key: idemKey, ConditionExpression: "claim_id = :id AND request_hash = :h", ExpressionAttributeValues: { ":id": record.claim_id, ":h": idempotency.requestHash } })),
+        client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: idemKey,
+            ConditionExpression: "claim_id = :id AND request_hash = :h",
+            ExpressionAttributeValues: { ":id": record.claim_id, ":h": idempotency.requestHash },
+          }),
+        ),
       ).catch((error: unknown) => {
         if (!isConditionalCheckFailed(error)) throw error;
       });
@@ -151,12 +218,14 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
     async updateClaim(claimId, patch, onlyFrom) {
       const entries = Object.entries(patch);
       for (const [name] of entries) {
-        if (TABLE_ONLY_ATTRIBUTES.includes(name)) throw new InvalidArgumentError(`updateClaim ${claimId}: "${name}" is a table attribute, not a claim field`);
+        if (TABLE_ONLY_ATTRIBUTES.includes(name))
+          throw new InvalidArgumentError(`updateClaim ${claimId}: "${name}" is a table attribute, not a claim field`);
       }
       if (entries.length === 0 || (onlyFrom && onlyFrom.length === 0)) {
         // Nothing to write: an empty patch "changes" an allowed claim, an empty onlyFrom allows none.
         const record = await getClaim(claimId);
-        const allowed = record !== undefined && (onlyFrom ? onlyFrom.includes(record.status) : !FINAL.includes(record.status));
+        const allowed =
+          record !== undefined && (onlyFrom ? onlyFrom.includes(record.status) : !FINAL.includes(record.status));
         return { record, changed: allowed };
       }
       const names: Record<string, string> = { "#status": "status" };
@@ -180,19 +249,26 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
       const allowed = onlyFrom ?? OPEN;
       allowed.forEach((s, i) => (values[`:s${i}`] = s));
       const condition = `attribute_exists(pk) AND #status IN (${allowed.map((_, i) => `:s${i}`).join(", ")})`;
-      const expression = [sets.length ? `SET ${sets.join(", ")}` : "", removes.length ? `REMOVE ${removes.join(", ")}` : ""].filter(Boolean).join(" ");
+      const expression = [
+        sets.length ? `SET ${sets.join(", ")}` : "",
+        removes.length ? `REMOVE ${removes.join(", ")}` : "",
+      ]
+        .filter(Boolean)
+        .join(" ");
       let item: Record<string, unknown>;
       try {
         const out = await dynamoCall(`UpdateItem claim ${claimId}`, () =>
-          client.send(new UpdateCommand({
-            TableName: tableName,
-            Key: keys.claim(claimId),
-            UpdateExpression: expression,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: "ALL_NEW",
-          })),
+          client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keys.claim(claimId),
+              UpdateExpression: expression,
+              ConditionExpression: condition,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+              ReturnValues: "ALL_NEW",
+            }),
+          ),
         );
         item = out.Attributes as Record<string, unknown>;
       } catch (error) {
@@ -213,14 +289,24 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
       const upper = [query.cursor, query.before].filter((u): u is string => u !== undefined).sort()[0];
       // Nothing lies between a lower bound above the upper one (and BETWEEN would refuse the bounds).
       if (query.since !== undefined && upper !== undefined && query.since >= upper) return { items: [] };
-      const range = query.since !== undefined && upper !== undefined ? { expr: "gsi1sk BETWEEN :lo AND :hi", values: { ":lo": query.since, ":hi": upper } }
-        : query.since !== undefined ? { expr: "gsi1sk >= :lo", values: { ":lo": query.since } }
-        : upper !== undefined ? { expr: "gsi1sk < :hi", values: { ":hi": upper } }
-        : undefined;
+      const range =
+        query.since !== undefined && upper !== undefined
+          ? { expr: "gsi1sk BETWEEN :lo AND :hi", values: { ":lo": query.since, ":hi": upper } }
+          : query.since !== undefined
+            ? { expr: "gsi1sk >= :lo", values: { ":lo": query.since } }
+            : upper !== undefined
+              ? { expr: "gsi1sk < :hi", values: { ":hi": upper } }
+              : undefined;
       const filter = {
-        expr: [`#status IN (${statuses.map((_, i) => `:s${i}`).join(", ")})`, ...(query.verdict ? ["verdict = :v"] : [])].join(" AND "),
+        expr: [
+          `#status IN (${statuses.map((_, i) => `:s${i}`).join(", ")})`,
+          ...(query.verdict ? ["verdict = :v"] : []),
+        ].join(" AND "),
         names: { "#status": "status" },
-        values: { ...Object.fromEntries(statuses.map((st, i) => [`:s${i}`, st])), ...(query.verdict ? { ":v": query.verdict } : {}) },
+        values: {
+          ...Object.fromEntries(statuses.map((st, i) => [`:s${i}`, st])),
+          ...(query.verdict ? { ":v": query.verdict } : {}),
+        },
       };
       const want = query.limit + 1;
       const keep = (item: Record<string, unknown>) => {
@@ -233,9 +319,12 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
         let start: Record<string, unknown> | undefined;
         do {
           const input: QueryCommandInput = {
-            TableName: tableName, IndexName: GSI1, ScanIndexForward: false,
+            TableName: tableName,
+            IndexName: GSI1,
+            ScanIndexForward: false,
             KeyConditionExpression: range ? `gsi1pk = :p AND ${range.expr}` : "gsi1pk = :p",
-            FilterExpression: filter.expr, ExpressionAttributeNames: filter.names,
+            FilterExpression: filter.expr,
+            ExpressionAttributeNames: filter.names,
             ExpressionAttributeValues: { ":p": partition, ...range?.values, ...filter.values },
             Limit: ctx.pageSize ?? Math.max(want, 25),
             ...(start ? { ExclusiveStartKey: start } : {}),
@@ -251,17 +340,28 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
       };
       // The first layout's partitions sort by updated_at: read them whole and filter here (they only shrink).
       const legacy = async (status: ClaimStatus) =>
-        (await queryAll(ctx, `Query claims in ${gsi1.status(status)}`, {
-          IndexName: GSI1, KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": gsi1.status(status) },
-        })).map(keep).filter((r): r is ClaimRecord => r !== undefined);
+        (
+          await queryAll(ctx, `Query claims in ${gsi1.status(status)}`, {
+            IndexName: GSI1,
+            KeyConditionExpression: "gsi1pk = :p",
+            ExpressionAttributeValues: { ":p": gsi1.status(status) },
+          })
+        )
+          .map(keep)
+          .filter((r): r is ClaimRecord => r !== undefined);
       const pages = await Promise.all([
         ...(open ? shards(gsi1.open).map(partitionPage) : []),
         ...(final ? shards(gsi1.done).map(partitionPage) : []),
         ...(open ? OPEN.filter((st) => statuses.includes(st)).map(legacy) : []),
       ]);
-      const merged = [...new Map(pages.flat().map((r) => [r.claim_id, r])).values()].sort((a, b) => (claimListKey(a) < claimListKey(b) ? 1 : -1));
+      const merged = [...new Map(pages.flat().map((r) => [r.claim_id, r])).values()].sort((a, b) =>
+        claimListKey(a) < claimListKey(b) ? 1 : -1,
+      );
       const items = merged.slice(0, query.limit);
-      return { items, ...(merged.length > query.limit ? { nextCursor: claimListKey(items.at(-1)!) } : {}) } satisfies ClaimPage;
+      return {
+        items,
+        ...(merged.length > query.limit ? { nextCursor: claimListKey(items.at(-1)!) } : {}),
+      } satisfies ClaimPage;
     },
   };
 
@@ -271,14 +371,21 @@ export function createDynamoClaimRepository(ctx: DynamoContext, options: DynamoC
     if (item.gsi1pk === want.gsi1pk && item.gsi1sk === want.gsi1sk) return;
     try {
       await dynamoCall(`UpdateItem claim ${record.claim_id} index`, () =>
-        client.send(new UpdateCommand({
-          TableName: tableName,
-          Key: keys.claim(record.claim_id),
-          UpdateExpression: "SET gsi1pk = :gpk, gsi1sk = :gsk",
-          ConditionExpression: "#status = :s AND updated_at = :u",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":s": record.status, ":u": record.updated_at, ":gpk": want.gsi1pk, ":gsk": want.gsi1sk },
-        })),
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.claim(record.claim_id),
+            UpdateExpression: "SET gsi1pk = :gpk, gsi1sk = :gsk",
+            ConditionExpression: "#status = :s AND updated_at = :u",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: {
+              ":s": record.status,
+              ":u": record.updated_at,
+              ":gpk": want.gsi1pk,
+              ":gsk": want.gsi1sk,
+            },
+          }),
+        ),
       );
     } catch (error) {
       // A later update changed status or updated_at and keeps the index itself.

@@ -3,7 +3,13 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Clock } from "../../pipeline/ports.ts";
-import { AwsAdapterError, describeError, DynamoRequestError, isConditionalCheckFailed, isRetryableSdkError } from "./errors.ts";
+import {
+  AwsAdapterError,
+  describeError,
+  DynamoRequestError,
+  isConditionalCheckFailed,
+  isRetryableSdkError,
+} from "./errors.ts";
 
 /** Settings shared by the DynamoDB repositories. */
 export type DynamoContext = {
@@ -28,17 +34,31 @@ export async function dynamoCall<T>(what: string, call: () => Promise<T>): Promi
     return await call();
   } catch (error) {
     if (isConditionalCheckFailed(error) || error instanceof AwsAdapterError) throw error;
-    throw new DynamoRequestError(`${what} failed: ${describeError(error)}`, { cause: error, retryable: isRetryableSdkError(error) });
+    throw new DynamoRequestError(`${what} failed: ${describeError(error)}`, {
+      cause: error,
+      retryable: isRetryableSdkError(error),
+    });
   }
 }
 
 /** Every item of a query, following `LastEvaluatedKey` page by page. */
-export async function queryAll(ctx: DynamoContext, what: string, input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey" | "Limit">): Promise<Record<string, unknown>[]> {
+export async function queryAll(
+  ctx: DynamoContext,
+  what: string,
+  input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey" | "Limit">,
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await dynamoCall(what, () =>
-      ctx.client.send(new QueryCommand({ ...input, TableName: ctx.tableName, ...(ctx.pageSize ? { Limit: ctx.pageSize } : {}), ...(start ? { ExclusiveStartKey: start } : {}) })),
+      ctx.client.send(
+        new QueryCommand({
+          ...input,
+          TableName: ctx.tableName,
+          ...(ctx.pageSize ? { Limit: ctx.pageSize } : {}),
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      ),
     );
     items.push(...((page.Items ?? []) as Record<string, unknown>[]));
     start = page.LastEvaluatedKey as Record<string, unknown> | undefined;

@@ -22,7 +22,13 @@ describe("DynamoDB refund ledger", () => {
       await ledger.reserve({ orderId: "ord_1", claimId: "clm_b", cents: 100, orderCents: 1000, mode: AUTO });
       expect(counter.snapshot().byService.DynamoDB).toEqual({ UpdateItem: 1 });
       counter.reset();
-      const refused = await ledger.reserve({ orderId: "ord_1", claimId: "clm_b", cents: 100, orderCents: 1000, mode: AUTO });
+      const refused = await ledger.reserve({
+        orderId: "ord_1",
+        claimId: "clm_b",
+        cents: 100,
+        orderCents: 1000,
+        mode: AUTO,
+      });
       expect(refused).toMatchObject({ ok: false, code: "ALREADY_REFUNDED_FOR_CLAIM" });
       expect(counter.snapshot().byService.DynamoDB).toEqual({ UpdateItem: 1, GetItem: 1 });
     } finally {
@@ -37,13 +43,32 @@ describe("DynamoDB refund ledger", () => {
     try {
       expect(await ledger.get("ord_1")).toBeUndefined();
       counter.reset();
-      const out = await ledger.reserve({ orderId: "ord_1", claimId: "clm_a", cents: 100, orderCents: 1000, mode: AUTO });
-      expect(out).toEqual({ ok: true, entry: { order_id: "ord_1", refunded_cents: 100, claims: { clm_a: 100 }, automatic_cents: 100 } });
+      const out = await ledger.reserve({
+        orderId: "ord_1",
+        claimId: "clm_a",
+        cents: 100,
+        orderCents: 1000,
+        mode: AUTO,
+      });
+      expect(out).toEqual({
+        ok: true,
+        entry: { order_id: "ord_1", refunded_cents: 100, claims: { clm_a: 100 }, automatic_cents: 100 },
+      });
       expect(counter.snapshot().byService.DynamoDB).toEqual({ PutItem: 1 });
       expect(await ledger.get("ord_1")).toEqual(out.ok ? out.entry : undefined);
       expect(await ledger.get("ord_2", "sim_1")).toBeUndefined();
-      const approved = await ledger.reserve({ orderId: "ord_2", claimId: "clm_b", cents: 300, orderCents: 1000, mode: { kind: "approved" }, scope: "sim_1" });
-      expect(approved).toEqual({ ok: true, entry: { order_id: "ord_2", refunded_cents: 300, claims: { clm_b: 300 }, approved: ["clm_b"] } });
+      const approved = await ledger.reserve({
+        orderId: "ord_2",
+        claimId: "clm_b",
+        cents: 300,
+        orderCents: 1000,
+        mode: { kind: "approved" },
+        scope: "sim_1",
+      });
+      expect(approved).toEqual({
+        ok: true,
+        entry: { order_id: "ord_2", refunded_cents: 300, claims: { clm_b: 300 }, approved: ["clm_b"] },
+      });
       expect(await ledger.get("ord_2")).toBeUndefined();
     } finally {
       remove();
@@ -56,13 +81,19 @@ describe("DynamoDB refund ledger", () => {
     const other = createDynamoPorts({ client: aws.doc, tableName }).ledger;
     expect(await reader.get("ord_1")).toBeUndefined();
     await other.reserve({ orderId: "ord_1", claimId: "clm_b", cents: 900, orderCents: 1000, mode: AUTO });
-    expect(await reader.reserve({ orderId: "ord_1", claimId: "clm_a", cents: 200, orderCents: 1000, mode: AUTO })).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT" });
+    expect(
+      await reader.reserve({ orderId: "ord_1", claimId: "clm_a", cents: 200, orderCents: 1000, mode: AUTO }),
+    ).toMatchObject({ ok: false, code: "EXCEEDS_ORDER_AMOUNT" });
     expect(await reader.get("ord_2")).toBeUndefined();
     await other.markReviewPending("ord_2", "clm_r");
-    expect(await reader.reserve({ orderId: "ord_2", claimId: "clm_a", cents: 100, orderCents: 1000, mode: AUTO })).toMatchObject({ ok: false, code: "REVIEW_PENDING_ON_ORDER" });
+    expect(
+      await reader.reserve({ orderId: "ord_2", claimId: "clm_a", cents: 100, orderCents: 1000, mode: AUTO }),
+    ).toMatchObject({ ok: false, code: "REVIEW_PENDING_ON_ORDER" });
     expect(await reader.get("ord_3")).toBeUndefined();
     await other.reserve({ orderId: "ord_3", claimId: "clm_b", cents: 100, orderCents: 1000, mode: AUTO });
-    expect(await reader.reserve({ orderId: "ord_3", claimId: "clm_a", cents: 100, orderCents: 1000, mode: AUTO })).toEqual({
+    expect(
+      await reader.reserve({ orderId: "ord_3", claimId: "clm_a", cents: 100, orderCents: 1000, mode: AUTO }),
+    ).toEqual({
       ok: true,
       entry: { order_id: "ord_3", refunded_cents: 200, claims: { clm_a: 100, clm_b: 100 }, automatic_cents: 200 },
     });
@@ -72,7 +103,11 @@ describe("DynamoDB refund ledger", () => {
     const tableName = await aws.newTable();
     const processes = Array.from({ length: 30 }, () => createDynamoPorts({ client: aws.doc, tableName }).ledger);
     for (const p of processes) expect(await p.get("ord_1")).toBeUndefined();
-    const results = await Promise.all(processes.map((p, i) => p.reserve({ orderId: "ord_1", claimId: `clm_${i}`, cents: 300, orderCents: 1000, mode: AUTO })));
+    const results = await Promise.all(
+      processes.map((p, i) =>
+        p.reserve({ orderId: "ord_1", claimId: `clm_${i}`, cents: 300, orderCents: 1000, mode: AUTO }),
+      ),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(3);
     const entry = (await processes[0]!.get("ord_1"))!;
     assertLedgerEntry(entry);
@@ -86,7 +121,13 @@ describe("DynamoDB refund ledger", () => {
     const attempts = Array.from({ length: 120 }, (_, i) => {
       const claim = i % 60;
       const order = ids[claim % 3]!;
-      return ledger.reserve({ orderId: order, claimId: `clm_${claim}`, cents: 100 + (claim % 4) * 50, orderCents: orders[order], mode: AUTO });
+      return ledger.reserve({
+        orderId: order,
+        claimId: `clm_${claim}`,
+        cents: 100 + (claim % 4) * 50,
+        orderCents: orders[order],
+        mode: AUTO,
+      });
     });
     const results = await Promise.all(attempts);
     for (const order of ids) {
@@ -95,7 +136,10 @@ describe("DynamoDB refund ledger", () => {
       expect(entry.refunded_cents).toBeLessThanOrEqual(orders[order]);
     }
     const granted = results.filter((r) => r.ok).length;
-    const total = (await Promise.all(ids.map((o) => ledger.get(o)))).reduce((n, e) => n + Object.keys(e!.claims).length, 0);
+    const total = (await Promise.all(ids.map((o) => ledger.get(o)))).reduce(
+      (n, e) => n + Object.keys(e!.claims).length,
+      0,
+    );
     expect(granted).toBe(total);
   });
 });

@@ -25,7 +25,8 @@ import { keys } from "./table.ts";
 /** Conditional writes that lose a race against a changing entry (a review closing, another refund) are tried this often. */
 const MAX_ATTEMPTS = 5;
 
-const sortedSet = (value: unknown): string[] | undefined => (value instanceof Set ? [...(value as Set<string>)].sort() : undefined);
+const sortedSet = (value: unknown): string[] | undefined =>
+  value instanceof Set ? [...(value as Set<string>)].sort() : undefined;
 
 function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
   const approved = sortedSet(item.approved);
@@ -42,7 +43,9 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
   try {
     assertLedgerEntry(entry);
   } catch (error) {
-    throw new StoredItemError(`stored ledger entry of order ${orderId} is invalid: ${(error as Error).message}`, { cause: error });
+    throw new StoredItemError(`stored ledger entry of order ${orderId} is invalid: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return entry;
 }
@@ -61,7 +64,9 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   const absentKey = (orderId: string, scope: string | undefined) => JSON.stringify([orderId, scope ?? null]);
 
   const read = async (orderId: string, scope: string | undefined): Promise<LedgerEntry | undefined> => {
-    const out = await dynamoCall(`GetItem ledger ${orderId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keyOf(orderId, scope), ConsistentRead: true })));
+    const out = await dynamoCall(`GetItem ledger ${orderId}`, () =>
+      client.send(new GetCommand({ TableName: tableName, Key: keyOf(orderId, scope), ConsistentRead: true })),
+    );
     const k = absentKey(orderId, scope);
     absent.delete(k);
     if (!out.Item) {
@@ -83,7 +88,11 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       ...(r.mode.kind === "automatic" ? { automatic_cents: r.cents } : { approved: new Set([r.claimId]) }),
     };
     try {
-      await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () => client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" })));
+      await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () =>
+        client.send(
+          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
+        ),
+      );
       return toEntry(r.orderId, item);
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
@@ -94,48 +103,58 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   const update = (r: ReserveRequest) => {
     const names = { "#cid": r.claimId };
     const base = { ":c": r.cents, ":max": r.orderCents - r.cents };
-    const input = r.mode.kind === "automatic"
-      ? {
-          UpdateExpression: "ADD refunded_cents :c, automatic_cents :c SET claims.#cid = :c",
-          ConditionExpression:
-            "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)" +
-            " AND (attribute_not_exists(automatic_cents) OR automatic_cents <= :amax)" +
-            " AND (attribute_not_exists(pending_reviews) OR (size(pending_reviews) = :one AND contains(pending_reviews, :cidv)))",
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...base, ":amax": r.mode.limitCents - r.cents, ":one": 1, ":cidv": r.claimId },
-        }
-      : {
-          UpdateExpression: "ADD refunded_cents :c, approved :cids SET claims.#cid = :c DELETE pending_reviews :cids",
-          ConditionExpression: "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)",
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...base, ":cids": new Set([r.claimId]) },
-        };
+    const input =
+      r.mode.kind === "automatic"
+        ? {
+            UpdateExpression: "ADD refunded_cents :c, automatic_cents :c SET claims.#cid = :c",
+            ConditionExpression:
+              "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)" +
+              " AND (attribute_not_exists(automatic_cents) OR automatic_cents <= :amax)" +
+              " AND (attribute_not_exists(pending_reviews) OR (size(pending_reviews) = :one AND contains(pending_reviews, :cidv)))",
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...base, ":amax": r.mode.limitCents - r.cents, ":one": 1, ":cidv": r.claimId },
+          }
+        : {
+            UpdateExpression: "ADD refunded_cents :c, approved :cids SET claims.#cid = :c DELETE pending_reviews :cids",
+            ConditionExpression:
+              "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)",
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...base, ":cids": new Set([r.claimId]) },
+          };
     return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
-      client.send(new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" })),
+      client.send(
+        new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" }),
+      ),
     );
   };
 
   /** Gives an order's item the empty shape (claims map, zero totals) without touching what it already holds. */
   const ensureShape = (orderId: string, scope: string | undefined) =>
     dynamoCall(`UpdateItem ledger ${orderId} (shape)`, () =>
-      client.send(new UpdateCommand({
-        TableName: tableName,
-        Key: keyOf(orderId, scope),
-        UpdateExpression: "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)",
-        ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0 },
-      })),
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keyOf(orderId, scope),
+          UpdateExpression:
+            "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)",
+          ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0 },
+        }),
+      ),
     );
 
   return {
     async get(orderId, scope) {
       const entry = await read(orderId, scope);
       // An entry created for a write that never landed (crash) holds nothing: same as no entry.
-      return entry && (Object.keys(entry.claims).length > 0 || (entry.pending_reviews ?? []).length > 0) ? entry : undefined;
+      return entry && (Object.keys(entry.claims).length > 0 || (entry.pending_reviews ?? []).length > 0)
+        ? entry
+        : undefined;
     },
 
     async reserve(request) {
       const { orderId, claimId, cents, orderCents, mode, scope } = request;
-      if (typeof orderId !== "string" || orderId === "") throw new LedgerInvariantError("reserve: orderId must be a non-empty string");
+      if (typeof orderId !== "string" || orderId === "")
+        throw new LedgerInvariantError("reserve: orderId must be a non-empty string");
       // The pure rule validates the arguments exactly like the in-memory ledger (throws LedgerInvariantError).
       const precheck = reserveRefund(emptyLedgerEntry(orderId), claimId, cents, orderCents, mode);
       // More than the whole order (or the limit): no write can succeed, and on an absent item the condition would not see it.
@@ -163,21 +182,32 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
           shaped = true;
         }
       }
-      throw new LedgerInvariantError(`ledger ${orderId}: the reservation for ${claimId} kept losing races (${MAX_ATTEMPTS} attempts); the message is retried`);
+      throw new LedgerInvariantError(
+        `ledger ${orderId}: the reservation for ${claimId} kept losing races (${MAX_ATTEMPTS} attempts); the message is retried`,
+      );
     },
 
     async markReviewPending(orderId, claimId, scope) {
       try {
         await dynamoCall(`UpdateItem ledger ${orderId} (review pending ${claimId})`, () =>
-          client.send(new UpdateCommand({
-            TableName: tableName,
-            Key: keyOf(orderId, scope),
-            UpdateExpression: "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero) ADD pending_reviews :cids",
-            // A claim that holds a refund has no review left to wait for.
-            ConditionExpression: "attribute_not_exists(claims.#cid)",
-            ExpressionAttributeNames: { "#cid": claimId },
-            ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0, ":cids": new Set([claimId]) },
-          })),
+          client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keyOf(orderId, scope),
+              UpdateExpression:
+                "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero) ADD pending_reviews :cids",
+              // A claim that holds a refund has no review left to wait for.
+              ConditionExpression: "attribute_not_exists(claims.#cid)",
+              ExpressionAttributeNames: { "#cid": claimId },
+              ExpressionAttributeValues: {
+                ":e": "ledger",
+                ":o": orderId,
+                ":empty": {},
+                ":zero": 0,
+                ":cids": new Set([claimId]),
+              },
+            }),
+          ),
         );
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
@@ -187,13 +217,15 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
     async clearReviewPending(orderId, claimId, scope) {
       try {
         await dynamoCall(`UpdateItem ledger ${orderId} (review closed ${claimId})`, () =>
-          client.send(new UpdateCommand({
-            TableName: tableName,
-            Key: keyOf(orderId, scope),
-            UpdateExpression: "DELETE pending_reviews :cids",
-            ConditionExpression: "attribute_exists(pk)",
-            ExpressionAttributeValues: { ":cids": new Set([claimId]) },
-          })),
+          client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keyOf(orderId, scope),
+              UpdateExpression: "DELETE pending_reviews :cids",
+              ConditionExpression: "attribute_exists(pk)",
+              ExpressionAttributeValues: { ":cids": new Set([claimId]) },
+            }),
+          ),
         );
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;

@@ -15,7 +15,9 @@ function toOrder(item: Record<string, unknown>): Order {
     return validateOrder(withoutTableAttributes(item));
   } catch (error) {
     // A corrupt order is a data problem for a person (the claim goes to review), not a broken adapter.
-    throw new OrderDataError(`stored order ${String(item.pk)} is invalid: ${(error as Error).message}`, { cause: error });
+    throw new OrderDataError(`stored order ${String(item.pk)} is invalid: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -24,7 +26,9 @@ export function createDynamoContextStore(ctx: DynamoContext): ContextStore {
   const { client, tableName } = ctx;
   return {
     async getOrder(orderId) {
-      const out = await dynamoCall(`GetItem order ${orderId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keys.order(orderId) })));
+      const out = await dynamoCall(`GetItem order ${orderId}`, () =>
+        client.send(new GetCommand({ TableName: tableName, Key: keys.order(orderId) })),
+      );
       return out.Item ? toOrder(out.Item) : undefined;
     },
     async snapshot(): Promise<ContextSnapshot> {
@@ -33,9 +37,17 @@ export function createDynamoContextStore(ctx: DynamoContext): ContextStore {
         KeyConditionExpression: "gsi1pk = :pk",
         ExpressionAttributeValues: { ":pk": gsi1.orders },
       });
-      const orders = items.map(toOrder).sort((a, b) => (a.order_id < b.order_id ? -1 : a.order_id > b.order_id ? 1 : 0));
+      const orders = items
+        .map(toOrder)
+        .sort((a, b) => (a.order_id < b.order_id ? -1 : a.order_id > b.order_id ? 1 : 0));
       const out: Record<string, Order> = {};
-      for (const order of orders) Object.defineProperty(out, order.order_id, { value: order, enumerable: true, writable: true, configurable: true });
+      for (const order of orders)
+        Object.defineProperty(out, order.order_id, {
+          value: order,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       return { orders: out };
     },
   };

@@ -1,7 +1,13 @@
 // The DynamoDB ports of the pipeline over one table and one injected DocumentClient.
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
-import type { ClaimRepository, Clock, ReviewRepository, SessionRepository, VerdictRepository } from "../../pipeline/ports.ts";
+import type {
+  ClaimRepository,
+  Clock,
+  ReviewRepository,
+  SessionRepository,
+  VerdictRepository,
+} from "../../pipeline/ports.ts";
 import { createDynamoAuditLog } from "./dynamo-audit.ts";
 import { createDynamoClaimRepository } from "./dynamo-claims.ts";
 import type { DynamoContext, Retention } from "./dynamo-context.ts";
@@ -39,15 +45,23 @@ export type DynamoPorts = {
 
 /** Builds every DynamoDB port on `tableName` through the injected DocumentClient. */
 export function createDynamoPorts(options: DynamoPortsOptions): DynamoPorts {
-  if (!options.client) throw new InvalidArgumentError("createDynamoPorts: client (a DynamoDBDocumentClient) is required");
+  if (!options.client)
+    throw new InvalidArgumentError("createDynamoPorts: client (a DynamoDBDocumentClient) is required");
   if (typeof options.tableName !== "string" || options.tableName.length < 3) {
-    throw new InvalidArgumentError(`createDynamoPorts: tableName must be a DynamoDB table name (3–255 characters), got ${JSON.stringify(options.tableName)}`);
+    throw new InvalidArgumentError(
+      `createDynamoPorts: tableName must be a DynamoDB table name (3–255 characters), got ${JSON.stringify(options.tableName)}`,
+    );
   }
   for (const [name, ms] of Object.entries(options.retention ?? {})) {
-    if (ms !== undefined && (!Number.isFinite(ms) || ms <= 0)) throw new InvalidArgumentError(`createDynamoPorts: retention.${name} must be a positive number of milliseconds, got ${String(ms)}`);
+    if (ms !== undefined && (!Number.isFinite(ms) || ms <= 0))
+      throw new InvalidArgumentError(
+        `createDynamoPorts: retention.${name} must be a positive number of milliseconds, got ${String(ms)}`,
+      );
   }
   if (options.pageSize !== undefined && (!Number.isInteger(options.pageSize) || options.pageSize < 1)) {
-    throw new InvalidArgumentError(`createDynamoPorts: pageSize must be a positive integer, got ${String(options.pageSize)}`);
+    throw new InvalidArgumentError(
+      `createDynamoPorts: pageSize must be a positive integer, got ${String(options.pageSize)}`,
+    );
   }
   const ctx: DynamoContext = {
     client: options.client,
@@ -57,7 +71,10 @@ export function createDynamoPorts(options: DynamoPortsOptions): DynamoPorts {
     ...(options.retention ? { retention: options.retention } : {}),
   };
   return {
-    claims: createDynamoClaimRepository(ctx, options.idempotencyTtlMs === undefined ? {} : { idempotencyTtlMs: options.idempotencyTtlMs }),
+    claims: createDynamoClaimRepository(
+      ctx,
+      options.idempotencyTtlMs === undefined ? {} : { idempotencyTtlMs: options.idempotencyTtlMs },
+    ),
     sessions: createDynamoSessionRepository(ctx),
     verdicts: createDynamoVerdictRepository(ctx),
     audit: createDynamoAuditLog(ctx),

@@ -26,7 +26,10 @@ function toItem(review: ReviewRecord): Record<string, unknown> {
 
 function toReview(item: Record<string, unknown>): ReviewRecord {
   const parsed = ReviewRecordSchema.safeParse(typeof item.review === "string" ? JSON.parse(item.review) : undefined);
-  if (!parsed.success) throw new StoredItemError(`stored review ${String(item.pk)} cannot be read: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  if (!parsed.success)
+    throw new StoredItemError(
+      `stored review ${String(item.pk)} cannot be read: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+    );
   return parsed.data;
 }
 
@@ -35,35 +38,50 @@ export function createDynamoReviewRepository(ctx: DynamoContext): ReviewReposito
   const { client, tableName } = ctx;
 
   const getReview = async (claimId: string): Promise<ReviewRecord | undefined> => {
-    const out = await dynamoCall(`GetItem review ${claimId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keys.review(claimId), ConsistentRead: true })));
+    const out = await dynamoCall(`GetItem review ${claimId}`, () =>
+      client.send(new GetCommand({ TableName: tableName, Key: keys.review(claimId), ConsistentRead: true })),
+    );
     return out.Item ? toReview(out.Item) : undefined;
   };
 
-  const put = (review: ReviewRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }) =>
-    dynamoCall(`PutItem review ${review.claim_id}`, () => client.send(new PutCommand({ TableName: tableName, Item: toItem(review), ...condition })));
+  const put = (
+    review: ReviewRecord,
+    condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> },
+  ) =>
+    dynamoCall(`PutItem review ${review.claim_id}`, () =>
+      client.send(new PutCommand({ TableName: tableName, Item: toItem(review), ...condition })),
+    );
 
   return {
     getReview,
 
     async openReview(review) {
       const parsed = ReviewRecordSchema.safeParse(review);
-      if (!parsed.success) throw new InvalidArgumentError(`openReview: the review is invalid: ${parsed.error.issues[0]?.message ?? ""}`);
+      if (!parsed.success)
+        throw new InvalidArgumentError(`openReview: the review is invalid: ${parsed.error.issues[0]?.message ?? ""}`);
       try {
         await put(parsed.data, { ConditionExpression: "attribute_not_exists(pk)" });
         return parsed.data;
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
         const stored = await getReview(review.claim_id);
-        if (!stored) throw new StoredItemError(`review of ${review.claim_id} exists by condition but cannot be read`, { cause: error });
+        if (!stored)
+          throw new StoredItemError(`review of ${review.claim_id} exists by condition but cannot be read`, {
+            cause: error,
+          });
         return stored;
       }
     },
 
     async updateReview(next) {
       const parsed = ReviewRecordSchema.safeParse(next);
-      if (!parsed.success) throw new InvalidArgumentError(`updateReview: the review is invalid: ${parsed.error.issues[0]?.message ?? ""}`);
+      if (!parsed.success)
+        throw new InvalidArgumentError(`updateReview: the review is invalid: ${parsed.error.issues[0]?.message ?? ""}`);
       try {
-        await put(parsed.data, { ConditionExpression: "version = :v", ExpressionAttributeValues: { ":v": next.version - 1 } });
+        await put(parsed.data, {
+          ConditionExpression: "version = :v",
+          ExpressionAttributeValues: { ":v": next.version - 1 },
+        });
         return { changed: true, review: parsed.data };
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
@@ -72,20 +90,28 @@ export function createDynamoReviewRepository(ctx: DynamoContext): ReviewReposito
     },
 
     async listReviews({ status, limit, cursor }) {
-      if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError(`listReviews: limit must be a positive integer, got ${String(limit)}`);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new InvalidArgumentError(`listReviews: limit must be a positive integer, got ${String(limit)}`);
       const out = await dynamoCall(`Query reviews ${status}`, () =>
-        client.send(new QueryCommand({
-          TableName: tableName,
-          IndexName: GSI1,
-          KeyConditionExpression: cursor ? "gsi1pk = :p AND gsi1sk > :c" : "gsi1pk = :p",
-          ExpressionAttributeValues: { ":p": gsi1.reviews(status), ...(cursor ? { ":c": cursor } : {}) },
-          Limit: limit + 1,
-          ScanIndexForward: true,
-        })),
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: GSI1,
+            KeyConditionExpression: cursor ? "gsi1pk = :p AND gsi1sk > :c" : "gsi1pk = :p",
+            ExpressionAttributeValues: { ":p": gsi1.reviews(status), ...(cursor ? { ":c": cursor } : {}) },
+            Limit: limit + 1,
+            ScanIndexForward: true,
+          }),
+        ),
       );
       const items = (out.Items ?? []).map(toReview).filter((r) => r.status === status);
       const page = items.slice(0, limit);
-      return { items: page, ...(items.length > limit ? { nextCursor: gsi1.reviewSort(page.at(-1)!.requested_at, page.at(-1)!.claim_id) } : {}) };
+      return {
+        items: page,
+        ...(items.length > limit
+          ? { nextCursor: gsi1.reviewSort(page.at(-1)!.requested_at, page.at(-1)!.claim_id) }
+          : {}),
+      };
     },
   };
 }

@@ -15,34 +15,87 @@ import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { keys } from "./table.ts";
 
 /** The three sessions one structured claim saves (captured from the in-process pipeline, rules model). */
-const CLAIM = JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as { sessions: StoredSession[] };
+const CLAIM = JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as {
+  sessions: StoredSession[];
+};
 
 const aws = useEmulatedAws();
 
 async function setup() {
   const tableName = await aws.newTable();
-  const newRepo = () => createDynamoSessionRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
+  const newRepo = () =>
+    createDynamoSessionRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
   const repo = newRepo();
   const items = async (claimId: string) =>
-    ((await aws.doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.session(claimId).pk } }))).Items ?? []) as Record<string, unknown>[];
-  const chunkItems = async (claimId: string) => (await items(claimId)).filter((i) => String(i.sk).startsWith("SESSION#CHUNK#"));
-  const head = async (claimId: string) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.session(claimId) }))).Item;
-  const done = async (claimId: string) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.sessionDone(claimId), ConsistentRead: true }))).Item;
+    ((
+      await aws.doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "pk = :pk",
+          ExpressionAttributeValues: { ":pk": keys.session(claimId).pk },
+        }),
+      )
+    ).Items ?? []) as Record<string, unknown>[];
+  const chunkItems = async (claimId: string) =>
+    (await items(claimId)).filter((i) => String(i.sk).startsWith("SESSION#CHUNK#"));
+  const head = async (claimId: string) =>
+    (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.session(claimId) }))).Item;
+  const done = async (claimId: string) =>
+    (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.sessionDone(claimId), ConsistentRead: true })))
+      .Item;
   return { tableName, repo, newRepo, items, chunkItems, head, done };
 }
 
 const bigAudit = (claimId: string, size: number): Effect => ({
   kind: "audit",
-  event: { dfid: `dfid_${claimId}`, root_dfid: `dfid_${claimId}`, event_type: "AGENT_STEP", severity: "INFO", state: "RUNNING", details: { blob: randomText(size, 7) }, created_at: "2025-03-01T10:00:00.000Z" },
+  event: {
+    dfid: `dfid_${claimId}`,
+    root_dfid: `dfid_${claimId}`,
+    event_type: "AGENT_STEP",
+    severity: "INFO",
+    state: "RUNNING",
+    details: { blob: randomText(size, 7) },
+    created_at: "2025-03-01T10:00:00.000Z",
+  },
 });
 
 describe("DynamoDB session layout", () => {
   it.each([
-    { label: "a small snapshot as JSON text", snapshot: () => ({ n: 1, text: "small" }), kind: "packed", body: "json", chunks: 0 },
-    { label: "a 2 KB snapshot compressed", snapshot: () => ({ steps: Array.from({ length: 80 }, (_, i) => ({ step: i, role: "analyst" })) }), kind: "packed", body: "dict", chunks: 0 },
-    { label: "a 500 KB compressible snapshot compressed in the head", snapshot: () => ({ text: "abc ".repeat(125_000) }), kind: "packed", body: "dict", chunks: 0 },
-    { label: "a 600 KB incompressible snapshot in chunk items", snapshot: () => ({ blob: randomText(600_000) }), kind: "chunks", body: "chunks", chunks: 2 },
-    { label: "a 1.2 MB incompressible snapshot in chunk items", snapshot: () => ({ blob: randomText(1_200_000) }), kind: "chunks", body: "chunks", chunks: 4 },
+    {
+      label: "a small snapshot as JSON text",
+      snapshot: () => ({ n: 1, text: "small" }),
+      kind: "packed",
+      body: "json",
+      chunks: 0,
+    },
+    {
+      label: "a 2 KB snapshot compressed",
+      snapshot: () => ({ steps: Array.from({ length: 80 }, (_, i) => ({ step: i, role: "analyst" })) }),
+      kind: "packed",
+      body: "dict",
+      chunks: 0,
+    },
+    {
+      label: "a 500 KB compressible snapshot compressed in the head",
+      snapshot: () => ({ text: "abc ".repeat(125_000) }),
+      kind: "packed",
+      body: "dict",
+      chunks: 0,
+    },
+    {
+      label: "a 600 KB incompressible snapshot in chunk items",
+      snapshot: () => ({ blob: randomText(600_000) }),
+      kind: "chunks",
+      body: "chunks",
+      chunks: 2,
+    },
+    {
+      label: "a 1.2 MB incompressible snapshot in chunk items",
+      snapshot: () => ({ blob: randomText(1_200_000) }),
+      kind: "chunks",
+      body: "chunks",
+      chunks: 4,
+    },
   ])("stores $label and reads it back", async ({ snapshot, kind, body, chunks }) => {
     const { repo, chunkItems, head } = await setup();
     const session = { claimId: "clm_1", version: 1, snapshot: snapshot(), outbox: [] };
@@ -71,9 +124,19 @@ describe("DynamoDB session layout", () => {
 
   it("cleans up after a session loaded (not saved) by this repository", async () => {
     const { tableName, chunkItems } = await setup();
-    const writer = createDynamoSessionRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
+    const writer = createDynamoSessionRepository({
+      client: aws.doc,
+      tableName,
+      clock: { now: () => 0 },
+      pageSize: undefined,
+    });
     await writer.saveSession({ claimId: "clm_1", version: 1, snapshot: { blob: randomText(600_000) }, outbox: [] });
-    const other = createDynamoSessionRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
+    const other = createDynamoSessionRepository({
+      client: aws.doc,
+      tableName,
+      clock: { now: () => 0 },
+      pageSize: undefined,
+    });
     const loaded = (await other.loadSession("clm_1"))!;
     await other.saveSession({ ...loaded, version: 2, snapshot: { done: true } });
     expect(await chunkItems("clm_1")).toEqual([]);
@@ -86,14 +149,19 @@ describe("DynamoDB session layout", () => {
     const data = Uint8Array.from(first!.data as Uint8Array);
     data[100] = data[100]! ^ 0xff;
     await aws.doc.send(new PutCommand({ TableName: tableName, Item: { ...first, data } }));
-    await expect(repo.loadSession("clm_1")).rejects.toMatchObject({ name: "SessionCorruptError", code: "SESSION_CORRUPT" });
+    await expect(repo.loadSession("clm_1")).rejects.toMatchObject({
+      name: "SessionCorruptError",
+      code: "SESSION_CORRUPT",
+    });
   });
 
   it("lets one of two writers racing with large snapshots win, and removes the loser's chunks", async () => {
     const { repo, chunkItems } = await setup();
     await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox: [] });
     const snapshots = [{ blob: randomText(600_000, 11) }, { blob: randomText(600_000, 12) }];
-    const results = await Promise.allSettled(snapshots.map((snapshot) => repo.saveSession({ claimId: "clm_1", version: 2, snapshot, outbox: [] })));
+    const results = await Promise.allSettled(
+      snapshots.map((snapshot) => repo.saveSession({ claimId: "clm_1", version: 2, snapshot, outbox: [] })),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect(lost.reason).toBeInstanceOf(VersionConflictError);
@@ -128,13 +196,17 @@ describe("DynamoDB session layout", () => {
 
   it.each([0, -1, 1.5, Number.NaN])("refuses version %s with a clear error", async (version) => {
     const { repo } = await setup();
-    await expect(repo.saveSession({ claimId: "clm_1", version, snapshot: {}, outbox: [] })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/version/) });
+    await expect(repo.saveSession({ claimId: "clm_1", version, snapshot: {}, outbox: [] })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringMatching(/version/),
+    });
   });
 });
 
 describe("the outbox's done marker", () => {
   const outbox = (n: number): Effect[] => [{ kind: "timer", claimId: "clm_1", dueMs: 1_000 * n }];
-  const save = (repo: ReturnType<typeof createDynamoSessionRepository>, version: number) => repo.saveSession({ claimId: "clm_1", version, snapshot: { v: version }, outbox: outbox(version) });
+  const save = (repo: ReturnType<typeof createDynamoSessionRepository>, version: number) =>
+    repo.saveSession({ claimId: "clm_1", version, snapshot: { v: version }, outbox: outbox(version) });
 
   it("never hides the outbox of a version saved after a clear of it was refused (no such version yet)", async () => {
     const { repo, newRepo, done } = await setup();
@@ -199,20 +271,32 @@ describe("heads written by the previous layout", () => {
   const snapshot = { status: "running", steps: ["analyst"] };
   const legacyHeads = {
     json: { body_kind: "json", snapshot: JSON.stringify(snapshot), outbox: JSON.stringify(outbox) },
-    gzip: { body_kind: "gzip", snapshot_gz: new Uint8Array(gzipSync(JSON.stringify(snapshot))), outbox_gz: new Uint8Array(gzipSync(JSON.stringify(outbox))) },
+    gzip: {
+      body_kind: "gzip",
+      snapshot_gz: new Uint8Array(gzipSync(JSON.stringify(snapshot))),
+      outbox_gz: new Uint8Array(gzipSync(JSON.stringify(outbox))),
+    },
     "json, outbox cleared in place": { body_kind: "json", snapshot: JSON.stringify(snapshot), outbox: "[]" },
   } as const;
 
-  it.each(Object.entries(legacyHeads))("loads a %s head, clears its outbox, and saves the next version over it", async (label, attributes) => {
-    const { tableName, repo, newRepo } = await setup();
-    await aws.doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.session(claimId), entity: "session", claim_id: claimId, version: 3, ...attributes } }));
-    const pending = label.includes("cleared") ? [] : outbox;
-    expect(await repo.loadSession(claimId)).toEqual({ claimId, version: 3, snapshot, outbox: pending });
-    await repo.clearOutbox(claimId, 3);
-    expect(await newRepo().loadSession(claimId)).toEqual({ claimId, version: 3, snapshot, outbox: [] });
-    await repo.saveSession({ claimId, version: 4, snapshot: { next: true }, outbox });
-    expect(await newRepo().loadSession(claimId)).toEqual({ claimId, version: 4, snapshot: { next: true }, outbox });
-  });
+  it.each(Object.entries(legacyHeads))(
+    "loads a %s head, clears its outbox, and saves the next version over it",
+    async (label, attributes) => {
+      const { tableName, repo, newRepo } = await setup();
+      await aws.doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.session(claimId), entity: "session", claim_id: claimId, version: 3, ...attributes },
+        }),
+      );
+      const pending = label.includes("cleared") ? [] : outbox;
+      expect(await repo.loadSession(claimId)).toEqual({ claimId, version: 3, snapshot, outbox: pending });
+      await repo.clearOutbox(claimId, 3);
+      expect(await newRepo().loadSession(claimId)).toEqual({ claimId, version: 3, snapshot, outbox: [] });
+      await repo.saveSession({ claimId, version: 4, snapshot: { next: true }, outbox });
+      expect(await newRepo().loadSession(claimId)).toEqual({ claimId, version: 4, snapshot: { next: true }, outbox });
+    },
+  );
 });
 
 describe("what a claim's sessions cost", () => {
@@ -221,11 +305,28 @@ describe("what a claim's sessions cost", () => {
   /** The previous layout: JSON text up to 64 KiB, the outbox cleared by rewriting the head. */
   async function previousLayout(tableName: string, session: StoredSession): Promise<void> {
     const Key = keys.session(session.claimId);
-    await aws.doc.send(new PutCommand({
-      TableName: tableName,
-      Item: { ...Key, entity: "session", claim_id: session.claimId, version: session.version, body_kind: "json", snapshot: JSON.stringify(session.snapshot), outbox: JSON.stringify(session.outbox) },
-    }));
-    await aws.doc.send(new UpdateCommand({ TableName: tableName, Key, UpdateExpression: "SET outbox = :empty REMOVE outbox_gz", ExpressionAttributeValues: { ":empty": "[]" } }));
+    await aws.doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...Key,
+          entity: "session",
+          claim_id: session.claimId,
+          version: session.version,
+          body_kind: "json",
+          snapshot: JSON.stringify(session.snapshot),
+          outbox: JSON.stringify(session.outbox),
+        },
+      }),
+    );
+    await aws.doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key,
+        UpdateExpression: "SET outbox = :empty REMOVE outbox_gz",
+        ExpressionAttributeValues: { ":empty": "[]" },
+      }),
+    );
   }
 
   it("saves and clears the three sessions of a structured claim for 6 write units instead of 22", async () => {
@@ -264,9 +365,23 @@ describe("retention", () => {
     const tableName = await aws.newTable();
     let now = Date.parse("2026-06-01T00:00:00Z");
     const clock = { now: () => now };
-    const newRepo = () => createDynamoSessionRepository({ client: aws.doc, tableName, clock, pageSize: undefined, retention: { sessionsMs: 30 * DAY } });
-    const read = async (key: { pk: string; sk: string }) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-    return { newRepo, repo: newRepo(), read, later: (ms: number) => void (now += ms), nowS: () => Math.floor(now / 1000) };
+    const newRepo = () =>
+      createDynamoSessionRepository({
+        client: aws.doc,
+        tableName,
+        clock,
+        pageSize: undefined,
+        retention: { sessionsMs: 30 * DAY },
+      });
+    const read = async (key: { pk: string; sk: string }) =>
+      (await aws.doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    return {
+      newRepo,
+      repo: newRepo(),
+      read,
+      later: (ms: number) => void (now += ms),
+      nowS: () => Math.floor(now / 1000),
+    };
   }
 
   it("keeps head and marker for the horizon after their last write, and reads an expired session as absent", async () => {
@@ -285,15 +400,28 @@ describe("retention", () => {
 
   it("starts a new session over an expired one, whose outbox marker does not hide the new outbox", async () => {
     const { repo, newRepo, later } = await retained();
-    for (const version of [1, 2, 3]) await repo.saveSession({ claimId: "clm_1", version, snapshot: { version }, outbox });
+    for (const version of [1, 2, 3])
+      await repo.saveSession({ claimId: "clm_1", version, snapshot: { version }, outbox });
     await repo.clearOutbox("clm_1", 3);
     later(31 * DAY);
     const fresh = newRepo();
     expect(await fresh.loadSession("clm_1")).toBeUndefined();
     await fresh.saveSession({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox });
-    expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox });
+    expect(await newRepo().loadSession("clm_1")).toEqual({
+      claimId: "clm_1",
+      version: 1,
+      snapshot: { again: true },
+      outbox,
+    });
     await fresh.clearOutbox("clm_1", 1);
-    expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot: { again: true }, outbox: [] });
-    await expect(newRepo().saveSession({ claimId: "clm_1", version: 1, snapshot: {}, outbox: [] })).rejects.toBeInstanceOf(VersionConflictError);
+    expect(await newRepo().loadSession("clm_1")).toEqual({
+      claimId: "clm_1",
+      version: 1,
+      snapshot: { again: true },
+      outbox: [],
+    });
+    await expect(
+      newRepo().saveSession({ claimId: "clm_1", version: 1, snapshot: {}, outbox: [] }),
+    ).rejects.toBeInstanceOf(VersionConflictError);
   });
 });

@@ -21,7 +21,13 @@ import { itemBytes, packText, unpackText } from "./compact.ts";
 import type { PackedText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
-import { InvalidArgumentError, isConditionalCheckFailed, ItemTooLargeError, SessionCorruptError, StoredItemError } from "./errors.ts";
+import {
+  InvalidArgumentError,
+  isConditionalCheckFailed,
+  ItemTooLargeError,
+  SessionCorruptError,
+  StoredItemError,
+} from "./errors.ts";
 import { epochSeconds, isExpired, keys } from "./table.ts";
 
 const gzip = promisify(gzipCb);
@@ -68,7 +74,9 @@ const parseJson = (what: string, text: string): unknown => {
 };
 
 /** A SessionRepository on the single table; also returns the layout of the last save per claim (for tests). */
-export function createDynamoSessionRepository(ctx: DynamoContext): SessionRepository & { lastLayout(claimId: string): SessionLayout | undefined } {
+export function createDynamoSessionRepository(
+  ctx: DynamoContext,
+): SessionRepository & { lastLayout(claimId: string): SessionLayout | undefined } {
   const { client, tableName } = ctx;
   // Per claim, as last loaded or saved here: the chunks the head refers to (superseded, hence deleted,
   // by the next save) and the highest version known to have been stored (versions are stored in order
@@ -78,7 +86,10 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
   const storedVersions = new Map<string, number>();
   // The life of the head as last loaded or saved here (see the file comment); "" for heads written without one.
   const lives = new Map<string, string>();
-  const expiry = (): Record<string, number> => (ctx.retention?.sessionsMs === undefined ? {} : { expires_at: epochSeconds(ctx.clock.now() + ctx.retention.sessionsMs) });
+  const expiry = (): Record<string, number> =>
+    ctx.retention?.sessionsMs === undefined
+      ? {}
+      : { expires_at: epochSeconds(ctx.clock.now() + ctx.retention.sessionsMs) };
   const lifeOf = (item: HeadItem | undefined): string => (typeof item?.life === "string" ? item.life : "");
   const layouts = new Map<string, SessionLayout>();
   const bounded = <V>(map: Map<string, V>, claimId: string, value: V) => {
@@ -88,17 +99,22 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
   };
   const remember = (claimId: string, ref: ChunkRef | undefined, version?: number) => {
     bounded(chunkRefs, claimId, ref);
-    if (version !== undefined && version > (storedVersions.get(claimId) ?? 0)) bounded(storedVersions, claimId, version);
+    if (version !== undefined && version > (storedVersions.get(claimId) ?? 0))
+      bounded(storedVersions, claimId, version);
   };
 
-  const chunkKeys = (claimId: string, ref: ChunkRef) => Array.from({ length: ref.count }, (_, i) => keys.sessionChunk(claimId, ref.prefix, i));
+  const chunkKeys = (claimId: string, ref: ChunkRef) =>
+    Array.from({ length: ref.count }, (_, i) => keys.sessionChunk(claimId, ref.prefix, i));
 
   const batchWrite = async (what: string, requests: Record<string, unknown>[]) => {
     for (let i = 0; i < requests.length; i += 25) {
       let pending = requests.slice(i, i + 25);
       for (let attempt = 1; pending.length > 0; attempt++) {
-        if (attempt > 8) throw new StoredItemError(`${what}: ${pending.length} writes still unprocessed after 8 attempts`);
-        const out = await dynamoCall(what, () => client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } })));
+        if (attempt > 8)
+          throw new StoredItemError(`${what}: ${pending.length} writes still unprocessed after 8 attempts`);
+        const out = await dynamoCall(what, () =>
+          client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } })),
+        );
         pending = (out.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
         if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
       }
@@ -106,11 +122,16 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
   };
 
   const deleteChunks = async (claimId: string, ref: ChunkRef) => {
-    await batchWrite(`delete session chunks of ${claimId}`, chunkKeys(claimId, ref).map((Key) => ({ DeleteRequest: { Key } })));
+    await batchWrite(
+      `delete session chunks of ${claimId}`,
+      chunkKeys(claimId, ref).map((Key) => ({ DeleteRequest: { Key } })),
+    );
   };
 
   const readHead = async (claimId: string): Promise<HeadItem | undefined> => {
-    const out = await dynamoCall(`GetItem session ${claimId}`, () => client.send(new GetCommand({ TableName: tableName, Key: keys.session(claimId), ConsistentRead: true })));
+    const out = await dynamoCall(`GetItem session ${claimId}`, () =>
+      client.send(new GetCommand({ TableName: tableName, Key: keys.session(claimId), ConsistentRead: true })),
+    );
     return out.Item as HeadItem | undefined;
   };
 
@@ -140,7 +161,8 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
     });
     const parts = items.map((i) => i.data).filter((d): d is Uint8Array => d instanceof Uint8Array);
     const data = Buffer.concat(parts);
-    if (parts.length === head.chunk_count && data.byteLength === head.chunk_bytes && sha256(data) === head.chunk_hash) return data;
+    if (parts.length === head.chunk_count && data.byteLength === head.chunk_bytes && sha256(data) === head.chunk_hash)
+      return data;
     // A writer may have committed the next version and removed these chunks meanwhile.
     const now = await readHead(claimId);
     if (now && now.version !== head.version) return "CHANGED";
@@ -162,7 +184,10 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       const outboxText = await unpackText(head, "outbox");
       if (outboxText === undefined) throw new StoredItemError(`the outbox is missing from the stored ${what}`);
       const snapshotText = await unpackText(head, "snapshot");
-      return { snapshot: snapshotText === undefined ? undefined : parseJson(`the snapshot of ${what}`, snapshotText), outbox: parseJson(`the outbox of ${what}`, outboxText) };
+      return {
+        snapshot: snapshotText === undefined ? undefined : parseJson(`the snapshot of ${what}`, snapshotText),
+        outbox: parseJson(`the outbox of ${what}`, outboxText),
+      };
     } catch (error) {
       if (error instanceof StoredItemError) throw error;
       throw new StoredItemError(`${what} cannot be decompressed: ${(error as Error).message}`, { cause: error });
@@ -189,31 +214,54 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
           if (data === "CHANGED") continue;
           snapshot = parseJson(`the snapshot of session ${claimId} v${version}`, (await gunzip(data)).toString("utf8"));
           const outboxText = await unpackText(head, "outbox");
-          if (outboxText === undefined) throw new StoredItemError(`the outbox is missing from the stored session ${claimId} v${version}`);
+          if (outboxText === undefined)
+            throw new StoredItemError(`the outbox is missing from the stored session ${claimId} v${version}`);
           outbox = parseJson(`the outbox of session ${claimId} v${version}`, outboxText);
           ref = { version, prefix: head.chunk_prefix!, count: head.chunk_count! };
         } else {
           ({ snapshot, outbox } = await readBody(claimId, head));
         }
-        if (!Array.isArray(outbox)) throw new StoredItemError(`the outbox of session ${claimId} v${version} is not a list`);
+        if (!Array.isArray(outbox))
+          throw new StoredItemError(`the outbox of session ${claimId} v${version} is not a list`);
         remember(claimId, ref, version);
         // The outbox of this version was performed (clearOutbox): nothing is pending.
-        return { claimId, version, snapshot, outbox: done >= version ? [] : (outbox as Effect[]) } satisfies StoredSession;
+        return {
+          claimId,
+          version,
+          snapshot,
+          outbox: done >= version ? [] : (outbox as Effect[]),
+        } satisfies StoredSession;
       }
       throw new SessionCorruptError(`session ${claimId} kept changing while it was read (5 attempts)`);
     },
 
     async saveSession(session) {
       const { claimId, version } = session;
-      if (typeof claimId !== "string" || claimId === "") throw new InvalidArgumentError("saveSession: claimId must be a non-empty string");
-      if (!Number.isSafeInteger(version) || version < 1) throw new InvalidArgumentError(`saveSession ${claimId}: version must be a positive integer, got ${String(version)}`);
-      if (!Array.isArray(session.outbox)) throw new InvalidArgumentError(`saveSession ${claimId}: outbox must be an array`);
+      if (typeof claimId !== "string" || claimId === "")
+        throw new InvalidArgumentError("saveSession: claimId must be a non-empty string");
+      if (!Number.isSafeInteger(version) || version < 1)
+        throw new InvalidArgumentError(
+          `saveSession ${claimId}: version must be a positive integer, got ${String(version)}`,
+        );
+      if (!Array.isArray(session.outbox))
+        throw new InvalidArgumentError(`saveSession ${claimId}: outbox must be an array`);
 
       let life = version === 1 ? `${ctx.clock.now().toString(36)}-${randomUUID().slice(0, 8)}` : lives.get(claimId);
       if (life === undefined) life = lifeOf(await readHead(claimId));
-      const base: Record<string, unknown> = { ...keys.session(claimId), entity: "session", version, ...(life ? { life } : {}), ...expiry() };
+      const base: Record<string, unknown> = {
+        ...keys.session(claimId),
+        entity: "session",
+        version,
+        ...(life ? { life } : {}),
+        ...expiry(),
+      };
       const packedHead = { ...base, body_kind: "packed" };
-      const body = await packText("body", JSON.stringify({ snapshot: session.snapshot, outbox: session.outbox }), itemBytes(packedHead), { compressOverBytes: SESSION_LIMITS.compressOverBytes });
+      const body = await packText(
+        "body",
+        JSON.stringify({ snapshot: session.snapshot, outbox: session.outbox }),
+        itemBytes(packedHead),
+        { compressOverBytes: SESSION_LIMITS.compressOverBytes },
+      );
       let head: Record<string, unknown>;
       let chunks: ChunkRef | undefined;
       let codec: SessionLayout["body"];
@@ -223,22 +271,41 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       } else {
         // Too large for one item: the snapshot goes to chunk items first, then the head that commits them.
         const snapshotText = JSON.stringify(session.snapshot) as string | undefined;
-        if (snapshotText === undefined) throw new ItemTooLargeError(`session ${claimId} v${version}: the outbox alone is ${body.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`);
+        if (snapshotText === undefined)
+          throw new ItemTooLargeError(
+            `session ${claimId} v${version}: the outbox alone is ${body.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`,
+          );
         const data = new Uint8Array(await gzip(snapshotText));
         const hash = sha256(data);
         const prefix = keys.sessionChunkPrefix(version, hash);
         const count = Math.ceil(data.byteLength / SESSION_LIMITS.chunkBytes);
-        const chunked = { ...base, body_kind: "chunks", chunk_prefix: prefix, chunk_count: count, chunk_hash: hash, chunk_bytes: data.byteLength };
-        const outbox: PackedText = await packText("outbox", JSON.stringify(session.outbox), itemBytes(chunked), { compressOverBytes: SESSION_LIMITS.compressOverBytes });
+        const chunked = {
+          ...base,
+          body_kind: "chunks",
+          chunk_prefix: prefix,
+          chunk_count: count,
+          chunk_hash: hash,
+          chunk_bytes: data.byteLength,
+        };
+        const outbox: PackedText = await packText("outbox", JSON.stringify(session.outbox), itemBytes(chunked), {
+          compressOverBytes: SESSION_LIMITS.compressOverBytes,
+        });
         if (itemBytes(chunked) + outbox.bytes > SESSION_LIMITS.headMaxBytes) {
-          throw new ItemTooLargeError(`session ${claimId} v${version}: the outbox alone is ${outbox.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`);
+          throw new ItemTooLargeError(
+            `session ${claimId} v${version}: the outbox alone is ${outbox.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`,
+          );
         }
         chunks = { version, prefix, count };
         await batchWrite(
           `write session chunks of ${claimId}`,
           Array.from({ length: count }, (_, i) => ({
             PutRequest: {
-              Item: { ...keys.sessionChunk(claimId, prefix, i), entity: "session-chunk", ...expiry(), data: data.subarray(i * SESSION_LIMITS.chunkBytes, (i + 1) * SESSION_LIMITS.chunkBytes) },
+              Item: {
+                ...keys.sessionChunk(claimId, prefix, i),
+                entity: "session-chunk",
+                ...expiry(),
+                data: data.subarray(i * SESSION_LIMITS.chunkBytes, (i + 1) * SESSION_LIMITS.chunkBytes),
+              },
             },
           })),
         );
@@ -248,13 +315,21 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
 
       try {
         await dynamoCall(`PutItem session ${claimId} v${version}`, () =>
-          client.send(new PutCommand({
-            TableName: tableName,
-            Item: head,
-            ...(version === 1
-              ? { ConditionExpression: "attribute_not_exists(pk) OR expires_at <= :now", ExpressionAttributeValues: { ":now": epochSeconds(ctx.clock.now()) } }
-              : { ConditionExpression: "version = :expected", ExpressionAttributeValues: { ":expected": version - 1 } }),
-          })),
+          client.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: head,
+              ...(version === 1
+                ? {
+                    ConditionExpression: "attribute_not_exists(pk) OR expires_at <= :now",
+                    ExpressionAttributeValues: { ":now": epochSeconds(ctx.clock.now()) },
+                  }
+                : {
+                    ConditionExpression: "version = :expected",
+                    ExpressionAttributeValues: { ":expected": version - 1 },
+                  }),
+            }),
+          ),
         );
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
@@ -292,13 +367,22 @@ export function createDynamoSessionRepository(ctx: DynamoContext): SessionReposi
       if (stored !== version) return;
       try {
         await dynamoCall(`PutItem session ${claimId} outbox done`, () =>
-          client.send(new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.sessionDone(claimId), entity: "session-done", done_version: version, ...(life ? { life } : {}), ...expiry() },
-            // Monotonic within a life: a late clear of an older version never hides a newer version's outbox.
-            ConditionExpression: "attribute_not_exists(pk) OR done_version < :v OR life <> :life OR (attribute_not_exists(life) AND :life <> :none)",
-            ExpressionAttributeValues: { ":v": version, ":life": life ?? "", ":none": "" },
-          })),
+          client.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: {
+                ...keys.sessionDone(claimId),
+                entity: "session-done",
+                done_version: version,
+                ...(life ? { life } : {}),
+                ...expiry(),
+              },
+              // Monotonic within a life: a late clear of an older version never hides a newer version's outbox.
+              ConditionExpression:
+                "attribute_not_exists(pk) OR done_version < :v OR life <> :life OR (attribute_not_exists(life) AND :life <> :none)",
+              ExpressionAttributeValues: { ":v": version, ":life": life ?? "", ":none": "" },
+            }),
+          ),
         );
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;

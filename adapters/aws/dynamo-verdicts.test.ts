@@ -24,8 +24,10 @@ const aws = useEmulatedAws();
 
 async function setup() {
   const tableName = await aws.newTable();
-  const newRepo = () => createDynamoVerdictRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
-  const item = async (k = key) => (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.verdict(k), ConsistentRead: true }))).Item;
+  const newRepo = () =>
+    createDynamoVerdictRepository({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
+  const item = async (k = key) =>
+    (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.verdict(k), ConsistentRead: true }))).Item;
   return { tableName, repo: newRepo(), newRepo, item };
 }
 
@@ -71,12 +73,18 @@ describe("DynamoDB verdict item", () => {
   it("prefers a document an older writer updated as text over the body", async () => {
     const { tableName, repo, newRepo } = await setup();
     await repo.putVerdictOnce(verdict);
-    await aws.doc.send(new UpdateCommand({
-      TableName: tableName,
-      Key: keys.verdict(key),
-      UpdateExpression: "SET execution = :e, events = :ev, audit = :a",
-      ExpressionAttributeValues: { ":e": "EXECUTED", ":ev": JSON.stringify(execution.events), ":a": JSON.stringify(execution.audit) },
-    }));
+    await aws.doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.verdict(key),
+        UpdateExpression: "SET execution = :e, events = :ev, audit = :a",
+        ExpressionAttributeValues: {
+          ":e": "EXECUTED",
+          ":ev": JSON.stringify(execution.events),
+          ":a": JSON.stringify(execution.audit),
+        },
+      }),
+    );
     expect(await newRepo().getVerdict(key)).toEqual(settled);
   });
 
@@ -89,7 +97,9 @@ describe("DynamoDB verdict item", () => {
     expect(result).toEqual({ ...settled, review });
     expect(capacity.requests).toEqual({ GetItem: 1, UpdateItem: 1 });
     // Settled for good: a redelivery reads, and writes nothing.
-    const again = await measureCapacity(aws.doc, () => other.recordExecution(key, { execution: "REFUSED", events: [] }));
+    const again = await measureCapacity(aws.doc, () =>
+      other.recordExecution(key, { execution: "REFUSED", events: [] }),
+    );
     expect(again.result).toEqual({ ...settled, review });
     expect(again.capacity.requests).toEqual({ GetItem: 1 });
   });
@@ -108,13 +118,26 @@ describe("what a claim's verdict costs", () => {
     const previous = { ...verdict, idempotency_key: previousKey };
     const before = await measureCapacity(aws.doc, async () => {
       await aws.doc.send(new PutCommand({ TableName: tableName, Item: previousItem(previous) }));
-      await aws.doc.send(new UpdateCommand({
-        TableName: tableName,
-        Key: keys.verdict(previousKey),
-        UpdateExpression: "SET execution = :e, events = :ev, audit = :a",
-        ExpressionAttributeValues: { ":e": "EXECUTED", ":ev": JSON.stringify(execution.events), ":a": JSON.stringify(execution.audit) },
-      }));
-      await aws.doc.send(new UpdateCommand({ TableName: tableName, Key: keys.verdict(previousKey), UpdateExpression: "SET published = :t", ExpressionAttributeValues: { ":t": true } }));
+      await aws.doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.verdict(previousKey),
+          UpdateExpression: "SET execution = :e, events = :ev, audit = :a",
+          ExpressionAttributeValues: {
+            ":e": "EXECUTED",
+            ":ev": JSON.stringify(execution.events),
+            ":a": JSON.stringify(execution.audit),
+          },
+        }),
+      );
+      await aws.doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.verdict(previousKey),
+          UpdateExpression: "SET published = :t",
+          ExpressionAttributeValues: { ":t": true },
+        }),
+      );
     });
     expect({ before: before.capacity.wru, after: after.capacity.wru }).toEqual({ before: 21, after: 3 });
   });

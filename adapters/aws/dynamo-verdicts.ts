@@ -21,18 +21,34 @@ const json = (value: unknown) => JSON.stringify(value);
 const BODY_FIELDS = ["checks", "events", "review", "audit"] as const;
 type Body = Partial<Pick<StoredVerdict, (typeof BODY_FIELDS)[number]>>;
 
-const bodyOf = (v: Pick<StoredVerdict, "checks" | "events" | "review" | "audit">): Body => ({ checks: v.checks, events: v.events, review: v.review, audit: v.audit });
+const bodyOf = (v: Pick<StoredVerdict, "checks" | "events" | "review" | "audit">): Body => ({
+  checks: v.checks,
+  events: v.events,
+  review: v.review,
+  audit: v.audit,
+});
 
 /** The item without its body (what the body's size is added to). */
-function itemHead(v: Pick<StoredVerdict, "idempotency_key" | "claim_id" | "record" | "layer" | "execution" | "published">): Record<string, unknown> {
-  return { ...keys.verdict(v.idempotency_key), entity: "verdict", claim_id: v.claim_id, record: json(v.record), layer: v.layer, execution: v.execution, published: v.published };
+function itemHead(
+  v: Pick<StoredVerdict, "idempotency_key" | "claim_id" | "record" | "layer" | "execution" | "published">,
+): Record<string, unknown> {
+  return {
+    ...keys.verdict(v.idempotency_key),
+    entity: "verdict",
+    claim_id: v.claim_id,
+    record: json(v.record),
+    layer: v.layer,
+    execution: v.execution,
+    published: v.published,
+  };
 }
 
 async function toVerdict(item: Record<string, unknown>): Promise<StoredVerdict> {
   try {
     const bodyText = await unpackText(item, "body", typeof item.record === "string" ? item.record : undefined);
     const body = (bodyText === undefined ? {} : JSON.parse(bodyText)) as Record<string, unknown>;
-    const field = (name: (typeof BODY_FIELDS)[number]): unknown => (typeof item[name] === "string" ? JSON.parse(item[name] as string) : body[name]);
+    const field = (name: (typeof BODY_FIELDS)[number]): unknown =>
+      typeof item[name] === "string" ? JSON.parse(item[name] as string) : body[name];
     const [checks, events, review, audit] = BODY_FIELDS.map(field);
     if (!Array.isArray(checks) || !Array.isArray(events)) throw new Error("checks or events are missing");
     const pk = String(item.pk);
@@ -49,7 +65,9 @@ async function toVerdict(item: Record<string, unknown>): Promise<StoredVerdict> 
       published: item.published === true,
     };
   } catch (error) {
-    throw new StoredItemError(`stored verdict ${String(item.pk)} cannot be read: ${(error as Error).message}`, { cause: error });
+    throw new StoredItemError(`stored verdict ${String(item.pk)} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -67,7 +85,9 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
   };
 
   const getVerdict = async (key: string): Promise<StoredVerdict | undefined> => {
-    const out = await dynamoCall(`GetItem verdict ${key}`, () => client.send(new GetCommand({ TableName: tableName, Key: keys.verdict(key), ConsistentRead: true })));
+    const out = await dynamoCall(`GetItem verdict ${key}`, () =>
+      client.send(new GetCommand({ TableName: tableName, Key: keys.verdict(key), ConsistentRead: true })),
+    );
     return out.Item ? see(await toVerdict(out.Item)) : undefined;
   };
 
@@ -75,19 +95,25 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
     getVerdict,
 
     async putVerdictOnce(verdict) {
-      if (typeof verdict?.idempotency_key !== "string" || verdict.idempotency_key === "") throw new InvalidArgumentError("putVerdictOnce: idempotency_key must be a non-empty string");
+      if (typeof verdict?.idempotency_key !== "string" || verdict.idempotency_key === "")
+        throw new InvalidArgumentError("putVerdictOnce: idempotency_key must be a non-empty string");
       const head = itemHead(verdict);
       const body = await packText("body", json(bodyOf(verdict)), itemBytes(head), { context: head.record as string });
       const item = { ...head, [body.attribute]: body.value };
       try {
         await dynamoCall(`PutItem verdict ${verdict.idempotency_key}`, () =>
-          client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" })),
+          client.send(
+            new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
+          ),
         );
         return see(await toVerdict(item));
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
         const stored = await getVerdict(verdict.idempotency_key);
-        if (!stored) throw new StoredItemError(`verdict ${verdict.idempotency_key} exists by condition but cannot be read`, { cause: error });
+        if (!stored)
+          throw new StoredItemError(`verdict ${verdict.idempotency_key} exists by condition but cannot be read`, {
+            cause: error,
+          });
         return stored;
       }
     },
@@ -111,16 +137,29 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
       const stale = [...packedNames("body").filter((n) => n !== body.attribute), ...BODY_FIELDS];
       try {
         const out = await dynamoCall(`UpdateItem verdict ${key} execution`, () =>
-          client.send(new UpdateCommand({
-            TableName: tableName,
-            Key: keys.verdict(key),
-            // A decision the kernel made again (lost reservation race) replaces the record: it was never published.
-            UpdateExpression: `SET execution = :e, #body = :b, #record = :r, #layer = :l REMOVE ${stale.map((_, i) => `#r${i}`).join(", ")}`,
-            ConditionExpression: "execution = :pending",
-            ExpressionAttributeNames: { "#body": body.attribute, "#record": "record", "#layer": "layer", ...Object.fromEntries(stale.map((n, i) => [`#r${i}`, n])) },
-            ExpressionAttributeValues: { ":e": outcome.execution, ":b": body.value, ":r": head.record, ":l": next.layer, ":pending": "PENDING" },
-            ReturnValues: "ALL_NEW",
-          })),
+          client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keys.verdict(key),
+              // A decision the kernel made again (lost reservation race) replaces the record: it was never published.
+              UpdateExpression: `SET execution = :e, #body = :b, #record = :r, #layer = :l REMOVE ${stale.map((_, i) => `#r${i}`).join(", ")}`,
+              ConditionExpression: "execution = :pending",
+              ExpressionAttributeNames: {
+                "#body": body.attribute,
+                "#record": "record",
+                "#layer": "layer",
+                ...Object.fromEntries(stale.map((n, i) => [`#r${i}`, n])),
+              },
+              ExpressionAttributeValues: {
+                ":e": outcome.execution,
+                ":b": body.value,
+                ":r": head.record,
+                ":l": next.layer,
+                ":pending": "PENDING",
+              },
+              ReturnValues: "ALL_NEW",
+            }),
+          ),
         );
         return see(await toVerdict(out.Attributes as Record<string, unknown>));
       } catch (error) {
@@ -135,13 +174,15 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
     async markPublished(key) {
       try {
         await dynamoCall(`UpdateItem verdict ${key} published`, () =>
-          client.send(new UpdateCommand({
-            TableName: tableName,
-            Key: keys.verdict(key),
-            UpdateExpression: "SET published = :t",
-            ConditionExpression: "attribute_exists(pk)",
-            ExpressionAttributeValues: { ":t": true },
-          })),
+          client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keys.verdict(key),
+              UpdateExpression: "SET published = :t",
+              ConditionExpression: "attribute_exists(pk)",
+              ExpressionAttributeValues: { ":t": true },
+            }),
+          ),
         );
         const known = seen.get(key);
         if (known) see({ ...known, published: true });

@@ -78,14 +78,22 @@ export class TableSetupError extends AwsAdapterError {
 
 /** Messages that could not be sent to a queue after the bounded retries (or were refused as the sender's fault). */
 export class QueueSendError extends AwsAdapterError {
-  constructor(readonly queue: string, message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+  constructor(
+    readonly queue: string,
+    message: string,
+    options: { cause?: unknown; retryable?: boolean } = {},
+  ) {
     super("QUEUE_SEND_FAILED", message, options);
   }
 }
 
 /** A message that does not match its queue's zod schema (a producer bug). */
 export class QueueMessageError extends AwsAdapterError {
-  constructor(readonly queue: string, message: string, options: { cause?: unknown } = {}) {
+  constructor(
+    readonly queue: string,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
     super("QUEUE_MESSAGE_INVALID", message, options);
   }
 }
@@ -103,7 +111,10 @@ type PublishFailure = { readonly detailType: string; readonly errorCode: string;
 /** Bus entries that still failed after the bounded retries, or failed with a non-retryable entry error. */
 export class PublishError extends AwsAdapterError {
   readonly failures: readonly PublishFailure[];
-  constructor(message: string, options: { cause?: unknown; retryable?: boolean; failures?: readonly PublishFailure[] } = {}) {
+  constructor(
+    message: string,
+    options: { cause?: unknown; retryable?: boolean; failures?: readonly PublishFailure[] } = {},
+  ) {
     super("PUBLISH_FAILED", message, options);
     this.failures = options.failures ?? [];
   }
@@ -141,7 +152,12 @@ const RETRYABLE_NAMES = new Set([
 /** Whether an SDK error is worth retrying later (throttling, 5xx, network), judged from the SDK's own metadata. */
 export function isRetryableSdkError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const meta = error as Error & { $retryable?: unknown; $fault?: unknown; $metadata?: { httpStatusCode?: number }; code?: unknown };
+  const meta = error as Error & {
+    $retryable?: unknown;
+    $fault?: unknown;
+    $metadata?: { httpStatusCode?: number };
+    code?: unknown;
+  };
   if (meta.$retryable) return true;
   if (RETRYABLE_NAMES.has(error.name)) return true;
   const status = meta.$metadata?.httpStatusCode;

@@ -25,8 +25,16 @@ function setup(options: { busName?: string; limits?: { maxRequestBytes?: number 
   const counter = createRequestCounter();
   countRequests(client, counter);
   const seen: BusEvent[] = [];
-  removals.push(aws.emulators.bus.addTarget("verdicts", (e) => void seen.push(e)), () => client.destroy());
-  const publisher = createEventBridgePublisher({ client, busName: options.busName ?? BUS_NAME, sleep: async () => undefined, ...(options.limits ? { limits: options.limits } : {}) });
+  removals.push(
+    aws.emulators.bus.addTarget("verdicts", (e) => void seen.push(e)),
+    () => client.destroy(),
+  );
+  const publisher = createEventBridgePublisher({
+    client,
+    busName: options.busName ?? BUS_NAME,
+    sleep: async () => undefined,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
   const delivered = async () => {
     await aws.emulators.bus.settled();
     return seen.map((e) => e.detail);
@@ -36,15 +44,28 @@ function setup(options: { busName?: string; limits?: { maxRequestBytes?: number 
 
 /** `n` valid ClaimVerdict entries; `pad` lengthens each reason to reach a size. */
 const verdicts = (n: number, pad = 0): Extract<BusEntry, { detailType: "ClaimVerdict" }>[] =>
-  Array.from({ length: n }, (_, i) => busEntry("ClaimVerdict", {
-    verdict_id: `vrd_${i}`, claim_id: `clm_${i}`, dfid: `dfid_clm_${i}`, verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", reason: `ok${"p".repeat(pad)}`,
-    order_id: "ord_001", amount_eur: 10, policy_kind: "REFUND", idempotency_key: "a".repeat(64), decided_at: "2026-06-01T12:00:00.000Z",
-  }));
+  Array.from({ length: n }, (_, i) =>
+    busEntry("ClaimVerdict", {
+      verdict_id: `vrd_${i}`,
+      claim_id: `clm_${i}`,
+      dfid: `dfid_clm_${i}`,
+      verdict: "ACCEPT",
+      reason_code: "VALIDATION_PASSED",
+      reason: `ok${"p".repeat(pad)}`,
+      order_id: "ord_001",
+      amount_eur: 10,
+      policy_kind: "REFUND",
+      idempotency_key: "a".repeat(64),
+      decided_at: "2026-06-01T12:00:00.000Z",
+    }),
+  );
 
 describe("putEventsEntrySize", () => {
   it("counts UTF-8 bytes of Source, DetailType, Detail and Resources, and 14 for Time", () => {
     expect(putEventsEntrySize({ Source: "ab", DetailType: "c", Detail: '{"€":1}' })).toBe(2 + 1 + 9);
-    expect(putEventsEntrySize({ Source: "a", DetailType: "b", Detail: "{}", Resources: ["rr"], Time: new Date(0) })).toBe(1 + 1 + 2 + 2 + 14);
+    expect(
+      putEventsEntrySize({ Source: "a", DetailType: "b", Detail: "{}", Resources: ["rr"], Time: new Date(0) }),
+    ).toBe(1 + 1 + 2 + 2 + 14);
   });
 });
 
@@ -55,7 +76,9 @@ describe("EventBridge publisher", () => {
     await publisher.publish(entries);
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 3 });
     expect(await delivered()).toEqual(entries.map((e) => e.detail));
-    expect(new Set(seen.map((e) => `${e.source}|${e["detail-type"]}`))).toEqual(new Set([`${KERNEL_SOURCE}|${DETAIL_TYPES.verdict}`]));
+    expect(new Set(seen.map((e) => `${e.source}|${e["detail-type"]}`))).toEqual(
+      new Set([`${KERNEL_SOURCE}|${DETAIL_TYPES.verdict}`]),
+    );
   });
 
   it("splits requests by size: three 100 KB entries take two calls", async () => {
@@ -67,7 +90,9 @@ describe("EventBridge publisher", () => {
 
   it("refuses an entry over 256 KiB before sending anything", async () => {
     const { publisher, counter } = setup();
-    await expect(publisher.publish([...verdicts(1), ...verdicts(1, 300_000)])).rejects.toMatchObject({ code: "MESSAGE_TOO_LARGE" });
+    await expect(publisher.publish([...verdicts(1), ...verdicts(1, 300_000)])).rejects.toMatchObject({
+      code: "MESSAGE_TOO_LARGE",
+    });
     expect(counter.snapshot().total).toBe(0);
   });
 
@@ -86,14 +111,24 @@ describe("EventBridge publisher", () => {
     await publisher.publish(entries);
     expect(failedOnce.size).toBe(5);
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 2 });
-    expect(((await delivered()) as { verdict_id: string }[]).map((d) => d.verdict_id).sort()).toEqual(entries.map((e) => e.detail.verdict_id).sort());
+    expect(((await delivered()) as { verdict_id: string }[]).map((d) => d.verdict_id).sort()).toEqual(
+      entries.map((e) => e.detail.verdict_id).sort(),
+    );
   });
 
   it("gives up on an entry that keeps failing after the bounded attempts, naming bus and error", async () => {
     const { publisher, counter, delivered } = setup();
-    aws.emulators.bus.setFailureHook((entry) => (String(entry.Detail).includes('"vrd_1"') ? { errorCode: "ThrottlingException", errorMessage: "slow down" } : undefined));
+    aws.emulators.bus.setFailureHook((entry) =>
+      String(entry.Detail).includes('"vrd_1"')
+        ? { errorCode: "ThrottlingException", errorMessage: "slow down" }
+        : undefined,
+    );
     const publish = publisher.publish(verdicts(3));
-    await expect(publish).rejects.toMatchObject({ code: "PUBLISH_FAILED", retryable: true, failures: [{ detailType: "ClaimVerdict", errorCode: "ThrottlingException", errorMessage: "slow down" }] });
+    await expect(publish).rejects.toMatchObject({
+      code: "PUBLISH_FAILED",
+      retryable: true,
+      failures: [{ detailType: "ClaimVerdict", errorCode: "ThrottlingException", errorMessage: "slow down" }],
+    });
     await expect(publish).rejects.toThrow(/1 of 3 events not published to claims/);
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 4 });
     expect(((await delivered()) as { verdict_id: string }[]).map((d) => d.verdict_id)).toEqual(["vrd_0", "vrd_2"]);
@@ -101,14 +136,21 @@ describe("EventBridge publisher", () => {
 
   it("does not retry an entry error that cannot heal (a bus that does not exist)", async () => {
     const { publisher, counter } = setup({ busName: "no-such-bus" });
-    await expect(publisher.publish(verdicts(2))).rejects.toMatchObject({ code: "PUBLISH_FAILED", retryable: false, message: expect.stringContaining("NotFoundException") });
+    await expect(publisher.publish(verdicts(2))).rejects.toMatchObject({
+      code: "PUBLISH_FAILED",
+      retryable: false,
+      message: expect.stringContaining("NotFoundException"),
+    });
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 1 });
   });
 
   it("does not retry a request the service refuses (ValidationException)", async () => {
     // Limits raised past the real ones so that the bus, not the publisher, refuses the request.
     const { publisher, counter } = setup({ limits: { maxRequestBytes: 1_000_000 } });
-    await expect(publisher.publish(verdicts(2, 200_000))).rejects.toMatchObject({ code: "PUBLISH_REJECTED", message: expect.stringContaining("ValidationException") });
+    await expect(publisher.publish(verdicts(2, 200_000))).rejects.toMatchObject({
+      code: "PUBLISH_REJECTED",
+      message: expect.stringContaining("ValidationException"),
+    });
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 1 });
   });
 
@@ -123,7 +165,10 @@ describe("EventBridge publisher", () => {
       { detailType: "Unheard", detail: {} },
     ];
     for (const entry of bad) {
-      await expect(publisher.publish([good!, entry as unknown as BusEntry])).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/entry 2/) });
+      await expect(publisher.publish([good!, entry as unknown as BusEntry])).rejects.toMatchObject({
+        code: "INVALID_ARGUMENT",
+        message: expect.stringMatching(/entry 2/),
+      });
     }
     expect(counter.snapshot().total).toBe(0);
   });

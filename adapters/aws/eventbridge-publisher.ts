@@ -6,7 +6,15 @@ import type { EventBridgeClient, PutEventsRequestEntry } from "@aws-sdk/client-e
 import type { EventPublisher } from "../../pipeline/ports.ts";
 import { KERNEL_SOURCE, parseBusEntry } from "../../core/claims/events.ts";
 import type { BusEntry } from "../../core/claims/events.ts";
-import { describeError, errorName, InvalidArgumentError, isRetryableSdkError, MessageTooLargeError, PublishError, PublishRejectedError } from "./errors.ts";
+import {
+  describeError,
+  errorName,
+  InvalidArgumentError,
+  isRetryableSdkError,
+  MessageTooLargeError,
+  PublishError,
+  PublishRejectedError,
+} from "./errors.ts";
 import { backoffDelayMs, defaultSleep, retryPolicy } from "./retry.ts";
 import type { RetryPolicy, Sleep } from "./retry.ts";
 
@@ -27,10 +35,23 @@ type EventBridgePublisherOptions = {
 const EVENTBRIDGE_LIMITS = { maxEntries: 10, maxRequestBytes: 256 * 1024 } as const;
 
 /** Entry error codes that a retry cannot fix. */
-const PERMANENT_ENTRY_ERRORS = new Set(["MalformedDetail", "InvalidArgument", "NotFoundException", "AccessDeniedException", "NotAuthorized", "ValidationException"]);
+const PERMANENT_ENTRY_ERRORS = new Set([
+  "MalformedDetail",
+  "InvalidArgument",
+  "NotFoundException",
+  "AccessDeniedException",
+  "NotAuthorized",
+  "ValidationException",
+]);
 
 /** Request-level errors that a retry of the same request cannot fix. */
-const REJECTED_REQUEST_ERRORS = new Set(["ValidationException", "ResourceNotFoundException", "AccessDeniedException", "UnrecognizedClientException", "SerializationException"]);
+const REJECTED_REQUEST_ERRORS = new Set([
+  "ValidationException",
+  "ResourceNotFoundException",
+  "AccessDeniedException",
+  "UnrecognizedClientException",
+  "SerializationException",
+]);
 
 /** An entry's size as AWS counts it: UTF-8 bytes of Source, DetailType, Detail and Resources, plus 14 for Time. */
 export function putEventsEntrySize(entry: PutEventsRequestEntry): number {
@@ -47,7 +68,8 @@ type Failure = { detailType: string; errorCode: string; errorMessage: string };
 /** An EventPublisher on one EventBridge bus through the injected client. */
 export function createEventBridgePublisher(options: EventBridgePublisherOptions): EventPublisher {
   const { client, busName } = options;
-  if (typeof busName !== "string" || busName === "") throw new InvalidArgumentError("createEventBridgePublisher: busName is required");
+  if (typeof busName !== "string" || busName === "")
+    throw new InvalidArgumentError("createEventBridgePublisher: busName is required");
   const source = options.source ?? KERNEL_SOURCE;
   const policy = retryPolicy(options.retry, "createEventBridgePublisher");
   const sleep = options.sleep ?? defaultSleep;
@@ -79,7 +101,10 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
       const waiting: Pending[] = busEntries.map((e, index) => {
         const entry = toEntry(e, index);
         const size = putEventsEntrySize(entry);
-        if (size > maxBytes) throw new MessageTooLargeError(`publish: ${e.detailType} entry ${index + 1} is ${size} bytes, over EventBridge's ${maxBytes} per request`);
+        if (size > maxBytes)
+          throw new MessageTooLargeError(
+            `publish: ${e.detailType} entry ${index + 1} is ${size} bytes, over EventBridge's ${maxBytes} per request`,
+          );
         return { index, entry, size, attempts: 0 };
       });
       const failed: Failure[] = [];
@@ -96,14 +121,24 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
           } catch (error) {
             const name = errorName(error) ?? "";
             if (REJECTED_REQUEST_ERRORS.has(name)) {
-              throw new PublishRejectedError(`PutEvents to ${busName} was refused (${describeError(error)}); ${request.length} entries not published`, { cause: error });
+              throw new PublishRejectedError(
+                `PutEvents to ${busName} was refused (${describeError(error)}); ${request.length} entries not published`,
+                { cause: error },
+              );
             }
-            throw new PublishError(`PutEvents to ${busName} failed: ${describeError(error)}`, { cause: error, retryable: isRetryableSdkError(error) });
+            throw new PublishError(`PutEvents to ${busName} failed: ${describeError(error)}`, {
+              cause: error,
+              retryable: isRetryableSdkError(error),
+            });
           }
           request.forEach((p, i) => {
             const r = results[i];
             if (r?.EventId && !r.ErrorCode) return;
-            const failure = { detailType: p.entry.DetailType!, errorCode: r?.ErrorCode ?? "MissingResult", errorMessage: r?.ErrorMessage ?? "no result for this entry" };
+            const failure = {
+              detailType: p.entry.DetailType!,
+              errorCode: r?.ErrorCode ?? "MissingResult",
+              errorMessage: r?.ErrorMessage ?? "no result for this entry",
+            };
             if (PERMANENT_ENTRY_ERRORS.has(failure.errorCode) || p.attempts >= policy.maxAttempts) failed.push(failure);
             else retries.push(p);
           });
@@ -116,7 +151,10 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
       if (failed.length > 0) {
         const detail = failed.map((f) => `${f.detailType}: ${f.errorCode} ${f.errorMessage}`).join("; ");
         const permanent = failed.some((f) => PERMANENT_ENTRY_ERRORS.has(f.errorCode));
-        throw new PublishError(`${failed.length} of ${busEntries.length} events not published to ${busName}: ${detail}`, { retryable: !permanent, failures: failed });
+        throw new PublishError(
+          `${failed.length} of ${busEntries.length} events not published to ${busName}: ${detail}`,
+          { retryable: !permanent, failures: failed },
+        );
       }
     },
   };

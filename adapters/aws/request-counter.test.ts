@@ -23,7 +23,10 @@ describe("request counter", () => {
       await aws.doc.send(new PutCommand({ TableName: tableName, Item: { pk: "a", sk: "c" } }));
       await aws.doc.send(new GetCommand({ TableName: tableName, Key: { pk: "a", sk: "b" } }));
       await aws.sqs.send(new GetQueueUrlCommand({ QueueName: "nope" })).catch(() => undefined);
-      expect(counter.snapshot()).toEqual({ total: 4, byService: { DynamoDB: { GetItem: 1, PutItem: 2 }, SQS: { GetQueueUrl: 1 } } });
+      expect(counter.snapshot()).toEqual({
+        total: 4,
+        byService: { DynamoDB: { GetItem: 1, PutItem: 2 }, SQS: { GetQueueUrl: 1 } },
+      });
       counter.reset();
       expect(counter.snapshot()).toEqual({ total: 0, byService: {} });
     } finally {
@@ -41,7 +44,10 @@ describe("request counter", () => {
       req.on("end", () => {
         calls++;
         if (calls < 3) {
-          res.writeHead(500, { "content-type": "application/x-amz-json-1.0", "x-amzn-errortype": "InternalServerError" });
+          res.writeHead(500, {
+            "content-type": "application/x-amz-json-1.0",
+            "x-amzn-errortype": "InternalServerError",
+          });
           res.end(JSON.stringify({ __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: "flaky" }));
         } else {
           res.writeHead(200, { "content-type": "application/x-amz-json-1.0" });
@@ -50,7 +56,10 @@ describe("request counter", () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const client = new DynamoDBClient({ ...localClientConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), maxAttempts: 3 });
+    const client = new DynamoDBClient({
+      ...localClientConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+      maxAttempts: 3,
+    });
     const counter = createRequestCounter();
     countRequests(client, counter);
     try {

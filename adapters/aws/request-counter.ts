@@ -48,7 +48,10 @@ const MIDDLEWARE_NAME = "claimsRequestCounter";
 /** Any SDK v3 client (a DynamoDBDocumentClient shares its base client's stack, so either works). */
 type CountableClient = {
   readonly middlewareStack: {
-    addRelativeTo(middleware: never, options: { name: string; relation: "before" | "after"; toMiddleware: string; override?: boolean }): void;
+    addRelativeTo(
+      middleware: never,
+      options: { name: string; relation: "before" | "after"; toMiddleware: string; override?: boolean },
+    ): void;
     remove(toRemove: string): boolean;
   };
 };
@@ -68,14 +71,18 @@ function operationOf(commandName: unknown): string {
  * Returns a function that removes it.
  */
 export function countRequests(client: CountableClient, counter: RequestCounter): () => void {
-  const middleware = (next: (args: unknown) => Promise<unknown>, context: { clientName?: unknown; commandName?: unknown }) => async (args: unknown) => {
-    counter.record(serviceOf(context.clientName), operationOf(context.commandName));
-    return next(args);
-  };
-  client.middlewareStack.addRelativeTo(
-    middleware as never,
-    { name: MIDDLEWARE_NAME, relation: "after", toMiddleware: "retryMiddleware", override: true },
-  );
+  const middleware =
+    (next: (args: unknown) => Promise<unknown>, context: { clientName?: unknown; commandName?: unknown }) =>
+    async (args: unknown) => {
+      counter.record(serviceOf(context.clientName), operationOf(context.commandName));
+      return next(args);
+    };
+  client.middlewareStack.addRelativeTo(middleware as never, {
+    name: MIDDLEWARE_NAME,
+    relation: "after",
+    toMiddleware: "retryMiddleware",
+    override: true,
+  });
   return () => {
     client.middlewareStack.remove(MIDDLEWARE_NAME);
   };

@@ -5,7 +5,8 @@ import { InvalidArgumentError } from "./errors.ts";
 export type Sleep = (ms: number) => Promise<void>;
 
 /** The default sleep: a timer. */
-export const defaultSleep: Sleep = (ms) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+export const defaultSleep: Sleep = (ms) =>
+  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 /** How often and how patiently failed entries are sent again. */
 export type RetryPolicy = {
@@ -23,8 +24,10 @@ const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 50, max
 /** The policy with overrides applied and checked. */
 export function retryPolicy(overrides: Partial<RetryPolicy> | undefined, what: string): RetryPolicy {
   const policy = { ...DEFAULT_RETRY_POLICY, ...overrides };
-  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new InvalidArgumentError(`${what}: retry.maxAttempts must be a positive integer, got ${policy.maxAttempts}`);
-  if (!(policy.baseDelayMs >= 0) || !(policy.maxDelayMs >= 0)) throw new InvalidArgumentError(`${what}: retry delays must be non-negative`);
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1)
+    throw new InvalidArgumentError(`${what}: retry.maxAttempts must be a positive integer, got ${policy.maxAttempts}`);
+  if (!(policy.baseDelayMs >= 0) || !(policy.maxDelayMs >= 0))
+    throw new InvalidArgumentError(`${what}: retry delays must be non-negative`);
   return policy;
 }
 

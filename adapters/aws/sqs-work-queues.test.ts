@@ -1,7 +1,11 @@
 // The SQS work queues on fauxqs through the real SDK: batch limits, FIFO group and deduplication ids,
 // timer delays, message validation, and per-entry failures (injected with an SDK middleware).
 import { GetQueueAttributesCommand, ReceiveMessageCommand, DeleteMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import type { BatchResultErrorEntry, SendMessageBatchCommandInput, SendMessageBatchCommandOutput } from "@aws-sdk/client-sqs";
+import type {
+  BatchResultErrorEntry,
+  SendMessageBatchCommandInput,
+  SendMessageBatchCommandOutput,
+} from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "../../pipeline/messages.ts";
 import { localClientConfig } from "../../local/emulators.ts";
@@ -18,7 +22,13 @@ const NOW = Date.parse("2025-03-01T10:00:00.000Z");
 async function setup(client: SQSClient = aws.sqs) {
   const queues = await createLocalQueues(
     aws.sqs,
-    [{ name: "crew-events", fifo: true }, { name: "agent-steps" }, { name: "proposals" }, { name: "extraction" }, { name: "timers" }].map((d) => ({ ...d, dlq: false })),
+    [
+      { name: "crew-events", fifo: true },
+      { name: "agent-steps" },
+      { name: "proposals" },
+      { name: "extraction" },
+      { name: "timers" },
+    ].map((d) => ({ ...d, dlq: false })),
     { prefix: `wq${++prefixes}-` },
   );
   const urls: SqsQueueUrls = {
@@ -40,7 +50,14 @@ type Received = { body: unknown; attributes: Record<string, string> };
 async function drain(url: string): Promise<Received[]> {
   const out: Received[] = [];
   for (let empty = 0; empty < 2; ) {
-    const res = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageSystemAttributeNames: ["All"] }));
+    const res = await aws.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ["All"],
+      }),
+    );
     const messages = res.Messages ?? [];
     if (messages.length === 0) empty++;
     for (const m of messages) {
@@ -63,7 +80,11 @@ function agentStep(i: number, inputText = "check the claim"): AgentStepMessage {
       role: "analyst",
       agentId: "analyst-1",
       attempt: 1,
-      roleSnapshot: { role: "analyst", capabilities: { thinking_allowed: false }, permissions: { talk_to: [], delegate_to: [], escalate_to: [], invite: [] } },
+      roleSnapshot: {
+        role: "analyst",
+        capabilities: { thinking_allowed: false },
+        permissions: { talk_to: [], delegate_to: [], escalate_to: [], invite: [] },
+      },
       input: { text: inputText },
       deadlineMs: NOW + 120_000,
     },
@@ -71,20 +92,38 @@ function agentStep(i: number, inputText = "check the claim"): AgentStepMessage {
 }
 
 /** Makes the first SendMessageBatch calls fail chosen entries (they are not sent), like SQS's per-entry failures. */
-function injectBatchFailures(client: SQSClient, plan: (call: number, ids: string[]) => { ids: string[]; senderFault?: boolean }): () => number {
+function injectBatchFailures(
+  client: SQSClient,
+  plan: (call: number, ids: string[]) => { ids: string[]; senderFault?: boolean },
+): () => number {
   let call = 0;
   client.middlewareStack.add(
-    ((next: (args: { input: unknown }) => Promise<{ output: SendMessageBatchCommandOutput }>, context: { commandName?: string }) => async (args: { input: unknown }) => {
-      if (context.commandName !== "SendMessageBatchCommand") return next(args);
-      const input = args.input as SendMessageBatchCommandInput;
-      const entries = input.Entries ?? [];
-      const { ids, senderFault = false } = plan(++call, entries.map((e) => e.Id!));
-      const failed: BatchResultErrorEntry[] = ids.map((Id) => ({ Id, SenderFault: senderFault, Code: senderFault ? "InvalidParameterValue" : "InternalError", Message: "injected" }));
-      const kept = entries.filter((e) => !ids.includes(e.Id!));
-      const result = kept.length > 0 ? await next({ ...args, input: { ...input, Entries: kept } }) : { output: { Successful: [], Failed: [], $metadata: {} } as SendMessageBatchCommandOutput };
-      result.output.Failed = [...(result.output.Failed ?? []), ...failed];
-      return result;
-    }) as never,
+    ((
+      next: (args: { input: unknown }) => Promise<{ output: SendMessageBatchCommandOutput }>,
+      context: { commandName?: string },
+    ) =>
+      async (args: { input: unknown }) => {
+        if (context.commandName !== "SendMessageBatchCommand") return next(args);
+        const input = args.input as SendMessageBatchCommandInput;
+        const entries = input.Entries ?? [];
+        const { ids, senderFault = false } = plan(
+          ++call,
+          entries.map((e) => e.Id!),
+        );
+        const failed: BatchResultErrorEntry[] = ids.map((Id) => ({
+          Id,
+          SenderFault: senderFault,
+          Code: senderFault ? "InvalidParameterValue" : "InternalError",
+          Message: "injected",
+        }));
+        const kept = entries.filter((e) => !ids.includes(e.Id!));
+        const result =
+          kept.length > 0
+            ? await next({ ...args, input: { ...input, Entries: kept } })
+            : { output: { Successful: [], Failed: [], $metadata: {} } as SendMessageBatchCommandOutput };
+        result.output.Failed = [...(result.output.Failed ?? []), ...failed];
+        return result;
+      }) as never,
     { step: "initialize", name: "injectBatchFailures" },
   );
   return () => call;
@@ -118,9 +157,11 @@ describe("SQS work queues", () => {
     await work.sendAgentSteps(steps);
     expect(counter.snapshot().byService.SQS).toEqual({ SendMessageBatch: 3 });
     const received = await drain(urls.agentSteps);
-    expect(received.map((r) => r.body).sort((a, b) => (a as AgentStepMessage).claim_id.localeCompare((b as AgentStepMessage).claim_id))).toEqual(
-      [...steps].sort((a, b) => a.claim_id.localeCompare(b.claim_id)),
-    );
+    expect(
+      received
+        .map((r) => r.body)
+        .sort((a, b) => (a as AgentStepMessage).claim_id.localeCompare((b as AgentStepMessage).claim_id)),
+    ).toEqual([...steps].sort((a, b) => a.claim_id.localeCompare(b.claim_id)));
   });
 
   it("splits batches by size: four 100 KB steps go in two batches", async () => {
@@ -132,7 +173,10 @@ describe("SQS work queues", () => {
 
   it("refuses a step over 256 KiB before sending anything", async () => {
     const { urls, counter, work } = await setup();
-    await expect(work.sendAgentSteps([agentStep(1), agentStep(2, "z".repeat(270_000))])).rejects.toMatchObject({ code: "MESSAGE_TOO_LARGE", message: expect.stringContaining("agent-steps") });
+    await expect(work.sendAgentSteps([agentStep(1), agentStep(2, "z".repeat(270_000))])).rejects.toMatchObject({
+      code: "MESSAGE_TOO_LARGE",
+      message: expect.stringContaining("agent-steps"),
+    });
     expect(counter.snapshot().total).toBe(0);
     expect(await drain(urls.agentSteps)).toEqual([]);
   });
@@ -140,8 +184,14 @@ describe("SQS work queues", () => {
   it("refuses a message that does not match its schema, naming the queue", async () => {
     const { counter, work } = await setup();
     const bad = { ...agentStep(1), dfid: "" };
-    await expect(work.sendAgentSteps([bad])).rejects.toMatchObject({ code: "QUEUE_MESSAGE_INVALID", queue: "agent-steps", message: expect.stringContaining("dfid") });
-    await expect(work.sendCrewEvents("clm_1", [{ type: "crew.tick", crewId: "clm_1" } as unknown as CrewQueueMessage])).rejects.toMatchObject({ code: "QUEUE_MESSAGE_INVALID", queue: "crew-events" });
+    await expect(work.sendAgentSteps([bad])).rejects.toMatchObject({
+      code: "QUEUE_MESSAGE_INVALID",
+      queue: "agent-steps",
+      message: expect.stringContaining("dfid"),
+    });
+    await expect(
+      work.sendCrewEvents("clm_1", [{ type: "crew.tick", crewId: "clm_1" } as unknown as CrewQueueMessage]),
+    ).rejects.toMatchObject({ code: "QUEUE_MESSAGE_INVALID", queue: "crew-events" });
     expect(counter.snapshot().total).toBe(0);
   });
 
@@ -158,7 +208,11 @@ describe("SQS work queues", () => {
     const received = await drain(urls.crewEvents);
     const group = (id: string) => received.filter((r) => r.attributes.MessageGroupId === id);
     expect(received).toHaveLength(4);
-    expect(group("clm_1").map((r) => r.attributes.MessageDeduplicationId)).toEqual(["start:clm_1", "step:clm_1:p0:s0:a1", `tick:clm_1:${NOW}`]);
+    expect(group("clm_1").map((r) => r.attributes.MessageDeduplicationId)).toEqual([
+      "start:clm_1",
+      "step:clm_1:p0:s0:a1",
+      `tick:clm_1:${NOW}`,
+    ]);
     expect(group("clm_1").map((r) => r.body)).toEqual(messages);
     expect(group("clm_2").map((r) => r.attributes.MessageDeduplicationId)).toEqual(["start:clm_2"]);
   });
@@ -167,7 +221,9 @@ describe("SQS work queues", () => {
     const { urls, work } = await setup();
     await work.scheduleTimer("clm_1", NOW + 300_000);
     await work.scheduleTimer("clm_2", NOW - 5_000);
-    const attrs = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: urls.timers, AttributeNames: ["ApproximateNumberOfMessagesDelayed"] }));
+    const attrs = await aws.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: urls.timers, AttributeNames: ["ApproximateNumberOfMessagesDelayed"] }),
+    );
     expect(attrs.Attributes?.ApproximateNumberOfMessagesDelayed).toBe("1");
     expect((await drain(urls.timers)).map((r) => r.body)).toEqual([{ claim_id: "clm_2", due_ms: NOW - 5_000 }]);
   });
@@ -187,11 +243,15 @@ describe("SQS work queues", () => {
 
   it("sends again the entries a batch could not take, each message arriving once", async () => {
     const client = new SQSClient(localClientConfig(aws.emulators.sqsEndpoint));
-    injectBatchFailures(client, (call, ids) => ({ ids: call === 1 ? ids.filter((_, i) => i % 3 === 0) : call === 2 ? ids.slice(0, 1) : [] }));
+    injectBatchFailures(client, (call, ids) => ({
+      ids: call === 1 ? ids.filter((_, i) => i % 3 === 0) : call === 2 ? ids.slice(0, 1) : [],
+    }));
     const { urls, counter, work } = await setup(client);
     await work.sendAgentSteps(Array.from({ length: 7 }, (_, i) => agentStep(i)));
     expect(counter.snapshot().byService.SQS).toEqual({ SendMessageBatch: 3 });
-    expect((await drain(urls.agentSteps)).map((r) => (r.body as AgentStepMessage).claim_id).sort()).toEqual(Array.from({ length: 7 }, (_, i) => `clm_${i}`));
+    expect((await drain(urls.agentSteps)).map((r) => (r.body as AgentStepMessage).claim_id).sort()).toEqual(
+      Array.from({ length: 7 }, (_, i) => `clm_${i}`),
+    );
     client.destroy();
   });
 
@@ -200,7 +260,12 @@ describe("SQS work queues", () => {
     const attempts = injectBatchFailures(client, (_call, ids) => ({ ids: ids.slice(0, 1) }));
     const { urls, work } = await setup(client);
     const send = work.sendAgentSteps([agentStep(1), agentStep(2)]);
-    await expect(send).rejects.toMatchObject({ code: "QUEUE_SEND_FAILED", queue: "agent-steps", retryable: true, message: expect.stringMatching(/agent-steps.*after 4 attempts.*InternalError/) });
+    await expect(send).rejects.toMatchObject({
+      code: "QUEUE_SEND_FAILED",
+      queue: "agent-steps",
+      retryable: true,
+      message: expect.stringMatching(/agent-steps.*after 4 attempts.*InternalError/),
+    });
     expect(attempts()).toBe(4);
     expect((await drain(urls.agentSteps)).map((r) => (r.body as AgentStepMessage).claim_id)).toEqual(["clm_2"]);
     client.destroy();
@@ -210,17 +275,26 @@ describe("SQS work queues", () => {
     const client = new SQSClient(localClientConfig(aws.emulators.sqsEndpoint));
     const attempts = injectBatchFailures(client, (_call, ids) => ({ ids: ids.slice(1, 2), senderFault: true }));
     const { work } = await setup(client);
-    await expect(work.sendAgentSteps([agentStep(1), agentStep(2)])).rejects.toMatchObject({ code: "QUEUE_SEND_FAILED", retryable: false, message: expect.stringContaining("sender fault") });
+    await expect(work.sendAgentSteps([agentStep(1), agentStep(2)])).rejects.toMatchObject({
+      code: "QUEUE_SEND_FAILED",
+      retryable: false,
+      message: expect.stringContaining("sender fault"),
+    });
     expect(attempts()).toBe(1);
     client.destroy();
   });
 
   it("reports a queue that does not exist with the queue's role in the error", async () => {
     const { urls } = await setup();
-    const work = createSqsWorkQueues({ client: aws.sqs, urls: { ...urls, proposals: `${urls.proposals}-missing` }, clock: { now: () => NOW } });
+    const work = createSqsWorkQueues({
+      client: aws.sqs,
+      urls: { ...urls, proposals: `${urls.proposals}-missing` },
+      clock: { now: () => NOW },
+    });
     await expect(work.requestExtraction("clm_1")).resolves.toBeUndefined();
-    await expect(
-      work.sendProposal({ claim_id: "c", dfid: "d", proposal: {} }),
-    ).rejects.toMatchObject({ code: "QUEUE_SEND_FAILED", queue: "proposals" });
+    await expect(work.sendProposal({ claim_id: "c", dfid: "d", proposal: {} })).rejects.toMatchObject({
+      code: "QUEUE_SEND_FAILED",
+      queue: "proposals",
+    });
   });
 });

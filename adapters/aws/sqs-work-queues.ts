@@ -17,7 +17,14 @@ import {
 } from "../../pipeline/messages.ts";
 import { timerDelaySeconds } from "../../pipeline/timers.ts";
 import type { Clock, WorkQueues } from "../../pipeline/ports.ts";
-import { describeError, InvalidArgumentError, isRetryableSdkError, MessageTooLargeError, QueueMessageError, QueueSendError } from "./errors.ts";
+import {
+  describeError,
+  InvalidArgumentError,
+  isRetryableSdkError,
+  MessageTooLargeError,
+  QueueMessageError,
+  QueueSendError,
+} from "./errors.ts";
 import { backoffDelayMs, defaultSleep, retryPolicy } from "./retry.ts";
 import type { RetryPolicy, Sleep } from "./retry.ts";
 
@@ -59,7 +66,10 @@ export function sqsSafeId(id: string): string {
 }
 
 /** Splits messages into batches of at most 10 entries and 256 KiB of bodies, in order. */
-export function planBatches<T extends { body: string }>(messages: readonly T[], limits: { maxBatchEntries: number; maxBytes: number } = SQS_LIMITS): T[][] {
+export function planBatches<T extends { body: string }>(
+  messages: readonly T[],
+  limits: { maxBatchEntries: number; maxBytes: number } = SQS_LIMITS,
+): T[][] {
   const batches: T[][] = [];
   let current: T[] = [];
   let bytes = 0;
@@ -83,14 +93,18 @@ export function planBatches<T extends { body: string }>(messages: readonly T[], 
  * Multilingual Plane (emoji) — so any text a customer can send travels (SPEC §8).
  */
 function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** WorkQueues on five SQS queues through the injected client. */
 export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
   const { client, urls, clock } = options;
   for (const role of ["crewEvents", "agentSteps", "proposals", "extraction", "timers"] as const) {
-    if (typeof urls?.[role] !== "string" || urls[role] === "") throw new InvalidArgumentError(`createSqsWorkQueues: urls.${role} (a queue URL) is required`);
+    if (typeof urls?.[role] !== "string" || urls[role] === "")
+      throw new InvalidArgumentError(`createSqsWorkQueues: urls.${role} (a queue URL) is required`);
   }
   const policy = retryPolicy(options.retry, "createSqsWorkQueues");
   const sleep = options.sleep ?? defaultSleep;
@@ -98,24 +112,37 @@ export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
   const encode = <S extends z.ZodType>(queue: string, schema: S, messages: readonly unknown[]): string[] =>
     messages.map((message, i) => {
       const parsed = schema.safeParse(message);
-      if (!parsed.success) throw new QueueMessageError(queue, `message ${i + 1} of ${messages.length} for ${queue} is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+      if (!parsed.success)
+        throw new QueueMessageError(
+          queue,
+          `message ${i + 1} of ${messages.length} for ${queue} is invalid: ${z.prettifyError(parsed.error)}`,
+          { cause: parsed.error },
+        );
       const body = asciiJson(message);
       const bytes = Buffer.byteLength(body, "utf8");
-      if (bytes > SQS_LIMITS.maxBytes) throw new MessageTooLargeError(`message ${i + 1} for ${queue} is ${bytes} bytes, over SQS's ${SQS_LIMITS.maxBytes}`);
+      if (bytes > SQS_LIMITS.maxBytes)
+        throw new MessageTooLargeError(
+          `message ${i + 1} for ${queue} is ${bytes} bytes, over SQS's ${SQS_LIMITS.maxBytes}`,
+        );
       return body;
     });
 
   const sendOne = async (queue: string, url: string, message: Outgoing) => {
     try {
-      await client.send(new SendMessageCommand({
-        QueueUrl: url,
-        MessageBody: message.body,
-        ...(message.groupId === undefined ? {} : { MessageGroupId: message.groupId }),
-        ...(message.dedupeId === undefined ? {} : { MessageDeduplicationId: message.dedupeId }),
-        ...(message.delaySeconds === undefined ? {} : { DelaySeconds: message.delaySeconds }),
-      }));
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: message.body,
+          ...(message.groupId === undefined ? {} : { MessageGroupId: message.groupId }),
+          ...(message.dedupeId === undefined ? {} : { MessageDeduplicationId: message.dedupeId }),
+          ...(message.delaySeconds === undefined ? {} : { DelaySeconds: message.delaySeconds }),
+        }),
+      );
     } catch (error) {
-      throw new QueueSendError(queue, `sending to ${queue} failed: ${describeError(error)}`, { cause: error, retryable: isRetryableSdkError(error) });
+      throw new QueueSendError(queue, `sending to ${queue} failed: ${describeError(error)}`, {
+        cause: error,
+        retryable: isRetryableSdkError(error),
+      });
     }
   };
 
@@ -133,14 +160,26 @@ export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
       try {
         failed = (await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }))).Failed ?? [];
       } catch (error) {
-        throw new QueueSendError(queue, `SendMessageBatch to ${queue} failed: ${describeError(error)}`, { cause: error, retryable: isRetryableSdkError(error) });
+        throw new QueueSendError(queue, `SendMessageBatch to ${queue} failed: ${describeError(error)}`, {
+          cause: error,
+          retryable: isRetryableSdkError(error),
+        });
       }
       if (failed.length === 0) return;
-      const describe = () => failed.map((f) => `${f.Code ?? "?"}${f.SenderFault ? " (sender fault)" : ""}: ${f.Message ?? ""}`).join("; ");
+      const describe = () =>
+        failed.map((f) => `${f.Code ?? "?"}${f.SenderFault ? " (sender fault)" : ""}: ${f.Message ?? ""}`).join("; ");
       // A sender fault (invalid entry) fails again whatever we do.
-      if (failed.some((f) => f.SenderFault)) throw new QueueSendError(queue, `${failed.length} of ${entries.length} messages refused by ${queue}: ${describe()}`);
+      if (failed.some((f) => f.SenderFault))
+        throw new QueueSendError(
+          queue,
+          `${failed.length} of ${entries.length} messages refused by ${queue}: ${describe()}`,
+        );
       if (attempt >= policy.maxAttempts) {
-        throw new QueueSendError(queue, `${failed.length} of ${entries.length} messages still failed on ${queue} after ${attempt} attempts: ${describe()}`, { retryable: true });
+        throw new QueueSendError(
+          queue,
+          `${failed.length} of ${entries.length} messages still failed on ${queue} after ${attempt} attempts: ${describe()}`,
+          { retryable: true },
+        );
       }
       const again = new Set(failed.map((f) => f.Id));
       pending = pending.filter((p) => again.has(p.id));
@@ -156,7 +195,11 @@ export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
   return {
     async sendAgentSteps(messages) {
       if (messages.length === 0) return;
-      await send("agent-steps", urls.agentSteps, encode("agent-steps", AgentStepMessageSchema, messages).map((body) => ({ body })));
+      await send(
+        "agent-steps",
+        urls.agentSteps,
+        encode("agent-steps", AgentStepMessageSchema, messages).map((body) => ({ body })),
+      );
     },
 
     async sendProposal(message) {
@@ -165,11 +208,16 @@ export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
     },
 
     async sendCrewEvents(claimId, messages) {
-      if (typeof claimId !== "string" || claimId === "") throw new QueueMessageError("crew-events", "sendCrewEvents: claimId must be a non-empty string");
+      if (typeof claimId !== "string" || claimId === "")
+        throw new QueueMessageError("crew-events", "sendCrewEvents: claimId must be a non-empty string");
       if (messages.length === 0) return;
       const bodies = encode("crew-events", CrewQueueMessageSchema, messages);
       const groupId = sqsSafeId(claimId);
-      await send("crew-events", urls.crewEvents, messages.map((m, i) => ({ body: bodies[i]!, groupId, dedupeId: sqsSafeId(crewMessageDedupeId(m)) })));
+      await send(
+        "crew-events",
+        urls.crewEvents,
+        messages.map((m, i) => ({ body: bodies[i]!, groupId, dedupeId: sqsSafeId(crewMessageDedupeId(m)) })),
+      );
     },
 
     async scheduleTimer(claimId, dueMs) {

@@ -26,12 +26,21 @@ export const keys = {
   sessionDone: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SESSION!DONE" }),
   /** Prefix of one saved version's chunks: the content hash keeps two racing writers' chunks apart. */
   sessionChunkPrefix: (version: number, contentHash: string) => `SESSION#CHUNK#${version}#${contentHash.slice(0, 16)}#`,
-  sessionChunk: (claimId: string, prefix: string, index: number): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: `${prefix}${String(index).padStart(4, "0")}` }),
+  sessionChunk: (claimId: string, prefix: string, index: number): ItemKey => ({
+    pk: `CLAIM#${claimId}`,
+    sk: `${prefix}${String(index).padStart(4, "0")}`,
+  }),
   verdict: (idempotencyKey: string): ItemKey => ({ pk: `VERDICT#${idempotencyKey}`, sk: "VERDICT" }),
   auditPartition: (dfid: string) => `DFID#${dfid}`,
-  audit: (dfid: string, instant: string, hash: string): ItemKey => ({ pk: `DFID#${dfid}`, sk: `AUDIT#${instant}#${hash}` }),
+  audit: (dfid: string, instant: string, hash: string): ItemKey => ({
+    pk: `DFID#${dfid}`,
+    sk: `AUDIT#${instant}#${hash}`,
+  }),
   /** The order's ledger: real refunds under `LEDGER`, a simulation's own under `LEDGER#SIM#<id>` (SPEC §7.3). */
-  ledger: (orderId: string, scope?: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: scope === undefined ? "LEDGER" : `LEDGER#SIM#${scope}` }),
+  ledger: (orderId: string, scope?: string): ItemKey => ({
+    pk: `ORDER#${orderId}`,
+    sk: scope === undefined ? "LEDGER" : `LEDGER#SIM#${scope}`,
+  }),
   order: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
   review: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "REVIEW" }),
 } as const;
@@ -101,7 +110,9 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
   }
   for (let attempt = 0; attempt < 100; attempt++) {
     const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const indexesActive = (out.Table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === undefined || i.IndexStatus === "ACTIVE");
+    const indexesActive = (out.Table?.GlobalSecondaryIndexes ?? []).every(
+      (i) => i.IndexStatus === undefined || i.IndexStatus === "ACTIVE",
+    );
     if (out.Table?.TableStatus === "ACTIVE" && indexesActive) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -110,14 +121,24 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
 
 /** The stored form of an order: the order's own fields plus its keys and the gsi1 `ORDERS` listing. */
 function orderItem(order: Order): Record<string, unknown> {
-  return { ...keys.order(order.order_id), gsi1pk: gsi1.orders, gsi1sk: order.order_id, entity: "order", ...stripUndefined(order) };
+  return {
+    ...keys.order(order.order_id),
+    gsi1pk: gsi1.orders,
+    gsi1sk: order.order_id,
+    entity: "order",
+    ...stripUndefined(order),
+  };
 }
 
 /**
  * Writes the authoritative orders (validated like the in-memory context store; a duplicate id or an
  * invalid order throws `OrderDataError` before anything is written). Existing orders are overwritten.
  */
-export async function seedOrders(client: DynamoDBDocumentClient, tableName: string, orders: readonly unknown[]): Promise<void> {
+export async function seedOrders(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  orders: readonly unknown[],
+): Promise<void> {
   const seen = new Set<string>();
   const items = orders.map((input) => {
     const order = validateOrder(input);
@@ -128,7 +149,10 @@ export async function seedOrders(client: DynamoDBDocumentClient, tableName: stri
   for (let i = 0; i < items.length; i += 25) {
     let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 1; requests.length > 0; attempt++) {
-      if (attempt > 8) throw new TableSetupError(`seeding orders into ${tableName}: ${requests.length} writes still unprocessed after 8 attempts`);
+      if (attempt > 8)
+        throw new TableSetupError(
+          `seeding orders into ${tableName}: ${requests.length} writes still unprocessed after 8 attempts`,
+        );
       const out = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
       requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
       if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));

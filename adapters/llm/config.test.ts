@@ -10,18 +10,54 @@ describe("llmConfigFromEnv", () => {
 
   it("reads an OpenAI-compatible configuration", () => {
     expect(
-      llmConfigFromEnv({ LLM_PROVIDER: "OpenAI", LLM_BASE_URL: "https://api.openai.com/v1/", LLM_MODEL: "gpt-4o-mini", LLM_API_KEY: "sk-x", LLM_TIMEOUT_MS: "2500", LLM_MAX_RETRIES: "0", LLM_TEMPERATURE: "0.2" }),
-    ).toEqual({ provider: "openai", baseURL: "https://api.openai.com/v1", model: "gpt-4o-mini", apiKey: "sk-x", timeoutMs: 2500, maxRetries: 0, temperature: 0.2 });
+      llmConfigFromEnv({
+        LLM_PROVIDER: "OpenAI",
+        LLM_BASE_URL: "https://api.openai.com/v1/",
+        LLM_MODEL: "gpt-4o-mini",
+        LLM_API_KEY: "sk-x",
+        LLM_TIMEOUT_MS: "2500",
+        LLM_MAX_RETRIES: "0",
+        LLM_TEMPERATURE: "0.2",
+      }),
+    ).toEqual({
+      provider: "openai",
+      baseURL: "https://api.openai.com/v1",
+      model: "gpt-4o-mini",
+      apiKey: "sk-x",
+      timeoutMs: 2500,
+      maxRetries: 0,
+      temperature: 0.2,
+    });
   });
 
   const fallbacks: Array<[string, Record<string, string>, { baseURL: string; model: string }]> = [
-    ["Ollama variables", { OLLAMA_BASE_URL: "http://ollama:11434/", OLLAMA_MODEL: "llama3.2" }, { baseURL: "http://ollama:11434/v1", model: "llama3.2" }],
-    ["an Ollama URL that already ends in /v1", { OLLAMA_BASE_URL: "http://ollama:11434/v1" }, { baseURL: "http://ollama:11434/v1", model: "gemma3:4b" }],
-    ["LLM_* over OLLAMA_*", { LLM_BASE_URL: "http://vllm:8000/v1", OLLAMA_BASE_URL: "http://ollama:11434", LLM_MODEL: "m", OLLAMA_MODEL: "o" }, { baseURL: "http://vllm:8000/v1", model: "m" }],
+    [
+      "Ollama variables",
+      { OLLAMA_BASE_URL: "http://ollama:11434/", OLLAMA_MODEL: "llama3.2" },
+      { baseURL: "http://ollama:11434/v1", model: "llama3.2" },
+    ],
+    [
+      "an Ollama URL that already ends in /v1",
+      { OLLAMA_BASE_URL: "http://ollama:11434/v1" },
+      { baseURL: "http://ollama:11434/v1", model: "gemma3:4b" },
+    ],
+    [
+      "LLM_* over OLLAMA_*",
+      {
+        LLM_BASE_URL: "http://vllm:8000/v1",
+        OLLAMA_BASE_URL: "http://ollama:11434",
+        LLM_MODEL: "m",
+        OLLAMA_MODEL: "o",
+      },
+      { baseURL: "http://vllm:8000/v1", model: "m" },
+    ],
     ["built-in defaults", {}, { baseURL: "http://localhost:11434/v1", model: "gemma3:4b" }],
   ];
   it.each(fallbacks)("falls back to %s", (_name, env, expected) => {
-    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai", ...env })).toMatchObject({ ...expected, apiKey: LOCAL_PLACEHOLDER_KEY });
+    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai", ...env })).toMatchObject({
+      ...expected,
+      apiKey: LOCAL_PLACEHOLDER_KEY,
+    });
   });
 
   const pathless: Array<[string, Record<string, string>, { baseURL?: string } | undefined, string]> = [
@@ -35,19 +71,45 @@ describe("llmConfigFromEnv", () => {
   });
 
   it("keeps a base URL that has a path as written", () => {
-    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai", LLM_BASE_URL: "https://gateway.example/openai/v1/", LLM_API_KEY: "k" })).toMatchObject({ baseURL: "https://gateway.example/openai/v1" });
-    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai" }, { baseURL: "http://gpu:8000/serving" })).toMatchObject({ baseURL: "http://gpu:8000/serving" });
+    expect(
+      llmConfigFromEnv({
+        LLM_PROVIDER: "openai",
+        LLM_BASE_URL: "https://gateway.example/openai/v1/",
+        LLM_API_KEY: "k",
+      }),
+    ).toMatchObject({ baseURL: "https://gateway.example/openai/v1" });
+    expect(llmConfigFromEnv({ LLM_PROVIDER: "openai" }, { baseURL: "http://gpu:8000/serving" })).toMatchObject({
+      baseURL: "http://gpu:8000/serving",
+    });
   });
 
   it("reads the time budget alone for functions that only derive their waits from it", () => {
     expect(llmTimeoutMsFromEnv({}, 30_000)).toBe(30_000);
-    expect(llmTimeoutMsFromEnv({ LLM_TIMEOUT_MS: "90000", LLM_PROVIDER: "openai", LLM_BASE_URL: "https://api.openai.com/v1" }, 30_000)).toBe(90_000);
+    expect(
+      llmTimeoutMsFromEnv(
+        { LLM_TIMEOUT_MS: "90000", LLM_PROVIDER: "openai", LLM_BASE_URL: "https://api.openai.com/v1" },
+        30_000,
+      ),
+    ).toBe(90_000);
     expect(() => llmTimeoutMsFromEnv({ LLM_TIMEOUT_MS: "soon" })).toThrow(/LLM_TIMEOUT_MS must be an integer/);
   });
 
   it("takes defaults from the config file under the environment", () => {
-    const defaults = { provider: "openai" as const, baseURL: "http://gpu:8000/v1", model: "qwen", timeoutMs: 30_000, maxRetries: 1, temperature: 0.1 };
-    expect(llmConfigFromEnv({}, defaults)).toMatchObject({ provider: "openai", baseURL: "http://gpu:8000/v1", model: "qwen", timeoutMs: 30_000, maxRetries: 1 });
+    const defaults = {
+      provider: "openai" as const,
+      baseURL: "http://gpu:8000/v1",
+      model: "qwen",
+      timeoutMs: 30_000,
+      maxRetries: 1,
+      temperature: 0.1,
+    };
+    expect(llmConfigFromEnv({}, defaults)).toMatchObject({
+      provider: "openai",
+      baseURL: "http://gpu:8000/v1",
+      model: "qwen",
+      timeoutMs: 30_000,
+      maxRetries: 1,
+    });
     expect(llmConfigFromEnv({ LLM_PROVIDER: "rules" }, defaults)).toEqual({ provider: "rules", timeoutMs: 30_000 });
   });
 
@@ -57,7 +119,11 @@ describe("llmConfigFromEnv", () => {
     [{ LLM_TIMEOUT_MS: "0" }, "LLM_TIMEOUT_MS", /got '0'/],
     [{ LLM_MAX_RETRIES: "-1" }, "LLM_MAX_RETRIES", /LLM_MAX_RETRIES/],
     [{ LLM_TEMPERATURE: "hot" }, "LLM_TEMPERATURE", /LLM_TEMPERATURE/],
-    [{ LLM_PROVIDER: "openai", LLM_BASE_URL: "localhost:11434" }, "LLM_BASE_URL", /LLM_BASE_URL must be an http\(s\) URL/],
+    [
+      { LLM_PROVIDER: "openai", LLM_BASE_URL: "localhost:11434" },
+      "LLM_BASE_URL",
+      /LLM_BASE_URL must be an http\(s\) URL/,
+    ],
     [{ LLM_PROVIDER: "openai", LLM_BASE_URL: "not a url" }, "LLM_BASE_URL", /LLM_BASE_URL must be an http\(s\) URL/],
     [{ LLM_PROVIDER: "openai", LLM_BASE_URL: "https://api.openai.com/v1" }, "LLM_API_KEY", /LLM_API_KEY is required/],
   ];

@@ -62,7 +62,9 @@ function url(name: string, raw: string): string {
   try {
     parsed = new URL(raw);
   } catch (cause) {
-    throw new LlmConfigError(name, `${name} must be an http(s) URL such as http://localhost:11434/v1, got '${raw}'`, { cause });
+    throw new LlmConfigError(name, `${name} must be an http(s) URL such as http://localhost:11434/v1, got '${raw}'`, {
+      cause,
+    });
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new LlmConfigError(name, `${name} must be an http(s) URL, got '${raw}'`);
@@ -90,7 +92,10 @@ export function llmConfigFromEnv(env: Env, defaults: LlmDefaults = {}): LlmConfi
   if (temperatureRaw !== undefined) {
     temperature = Number(temperatureRaw);
     if (!/^\d+(\.\d+)?$/.test(temperatureRaw) || temperature > 2) {
-      throw new LlmConfigError("LLM_TEMPERATURE", `LLM_TEMPERATURE must be a number from 0 to 2, got '${temperatureRaw}'`);
+      throw new LlmConfigError(
+        "LLM_TEMPERATURE",
+        `LLM_TEMPERATURE must be a number from 0 to 2, got '${temperatureRaw}'`,
+      );
     }
   }
   if (providerRaw === "rules") return { provider: "rules", timeoutMs };
@@ -105,7 +110,8 @@ export function llmConfigFromEnv(env: Env, defaults: LlmDefaults = {}): LlmConfi
         ? ollamaV1(url("OLLAMA_BASE_URL", ollama))
         : url("llm_defaults.base_url", d.baseURL);
   const model = setting(env, "LLM_MODEL") ?? setting(env, "OLLAMA_MODEL") ?? d.model;
-  if (model.trim() === "") throw new LlmConfigError("LLM_MODEL", "LLM_MODEL is empty; set LLM_MODEL (or OLLAMA_MODEL), e.g. gemma3:4b");
+  if (model.trim() === "")
+    throw new LlmConfigError("LLM_MODEL", "LLM_MODEL is empty; set LLM_MODEL (or OLLAMA_MODEL), e.g. gemma3:4b");
   let apiKey = setting(env, "LLM_API_KEY");
   if (apiKey === undefined) {
     if (new URL(baseURL).hostname === "api.openai.com") {

@@ -5,8 +5,15 @@ import { llmConfigFromEnv } from "./config.ts";
 import { createLlm } from "./create.ts";
 import { chatCompletion, startScriptedLlmServer } from "./scripted-server.ts";
 
-const contract: ClaimsContract = { allowed_refund_categories: ["electronics"], max_refund_without_escalation: 500, return_window_days: 14 };
-const request = analystMessages({ order_id: "ord_1", amount_eur: 10, category: "electronics", reason: "broken" }, contract);
+const contract: ClaimsContract = {
+  allowed_refund_categories: ["electronics"],
+  max_refund_without_escalation: 500,
+  return_window_days: 14,
+};
+const request = analystMessages(
+  { order_id: "ord_1", amount_eur: 10, category: "electronics", reason: "broken" },
+  contract,
+);
 
 describe("createLlm", () => {
   it("builds the rules model for provider=rules", async () => {
@@ -18,7 +25,10 @@ describe("createLlm", () => {
   it("builds the OpenAI-compatible model for provider=openai and talks to the configured endpoint", async () => {
     const server = await startScriptedLlmServer([chatCompletion("looks fine")]);
     try {
-      const llm = createLlm(llmConfigFromEnv({ LLM_PROVIDER: "openai", LLM_BASE_URL: server.baseURL, LLM_MODEL: "scripted-model" }), { contract });
+      const llm = createLlm(
+        llmConfigFromEnv({ LLM_PROVIDER: "openai", LLM_BASE_URL: server.baseURL, LLM_MODEL: "scripted-model" }),
+        { contract },
+      );
       expect(await llm.complete(request)).toMatchObject({ ok: true, value: "looks fine", model: "scripted-model" });
       expect(server.requests).toHaveLength(1);
     } finally {
@@ -27,7 +37,10 @@ describe("createLlm", () => {
   });
 
   it("reports an unreachable configured endpoint instead of falling back to rules", async () => {
-    const llm = createLlm(llmConfigFromEnv({ LLM_PROVIDER: "openai", LLM_BASE_URL: "http://127.0.0.1:1/v1", LLM_MAX_RETRIES: "0" }), { contract });
+    const llm = createLlm(
+      llmConfigFromEnv({ LLM_PROVIDER: "openai", LLM_BASE_URL: "http://127.0.0.1:1/v1", LLM_MAX_RETRIES: "0" }),
+      { contract },
+    );
     expect(await llm.complete(request)).toMatchObject({ ok: false, code: "LLM_UNREACHABLE" });
   });
 });

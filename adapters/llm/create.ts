@@ -17,7 +17,8 @@ interface CreateLlmDeps {
 
 /** Builds the configured LlmPort; an openai configuration never silently falls back to rules. */
 export function createLlm(config: LlmConfig, deps: CreateLlmDeps): LlmPort {
-  if (config.provider === "rules") return createRulesModel({ contract: deps.contract, responsibility: deps.responsibility });
+  if (config.provider === "rules")
+    return createRulesModel({ contract: deps.contract, responsibility: deps.responsibility });
   return createOpenAiModel({
     baseURL: config.baseURL,
     apiKey: config.apiKey,

@@ -1,7 +1,19 @@
 // The LLM adapters: the OpenAI-compatible model, configuration, and the scripted test server.
 export { createOpenAiModel, type OpenAiModelOptions, type Sleep } from "./openai.ts";
 export { toStrictJsonSchema } from "./strict-schema.ts";
-export { llmConfigFromEnv, llmTimeoutMsFromEnv, describeLlmConfig, LOCAL_PLACEHOLDER_KEY, type LlmConfig } from "./config.ts";
+export {
+  llmConfigFromEnv,
+  llmTimeoutMsFromEnv,
+  describeLlmConfig,
+  LOCAL_PLACEHOLDER_KEY,
+  type LlmConfig,
+} from "./config.ts";
 export { createLlm } from "./create.ts";
-export { preflightLlm, describePreflight, guardWithPreflight, PREFLIGHT_RECHECK_MS, type PreflightResult } from "./preflight.ts";
+export {
+  preflightLlm,
+  describePreflight,
+  guardWithPreflight,
+  PREFLIGHT_RECHECK_MS,
+  type PreflightResult,
+} from "./preflight.ts";
 export { meterLlm, type LlmMeter } from "./meter.ts";

@@ -42,7 +42,13 @@ export function meterLlm(port: LlmPort, now: () => number = () => performance.no
         open.set(id, { task: request.task, started });
         try {
           const result = await port.complete(request);
-          done.push({ task: request.task, ok: result.ok, ...(result.ok ? {} : { code: result.code }), attempts: result.attempts, ms: now() - started });
+          done.push({
+            task: request.task,
+            ok: result.ok,
+            ...(result.ok ? {} : { code: result.code }),
+            attempts: result.attempts,
+            ms: now() - started,
+          });
           return result;
         } finally {
           open.delete(id);

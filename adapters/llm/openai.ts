@@ -4,7 +4,11 @@
 // round for an unusable answer, a time budget per call, bounded retries with exponential backoff on
 // 429/5xx/connection errors, and stable failure codes.
 import OpenAI from "openai";
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
 import { isRetryableLlmFailure, type LlmFailureCode } from "../../core/llm/errors.ts";
 import type { LlmMessage, LlmPort, LlmRequest, LlmResult, LlmUsage } from "../../core/llm/port.ts";
 import { readStructuredOutput } from "../../core/llm/structured-output.ts";
@@ -65,10 +69,18 @@ interface Classified {
  */
 type StructuredOutputMode = "json_schema" | "json_object" | "none";
 
-const NEXT_MODE: Record<StructuredOutputMode, StructuredOutputMode | undefined> = { json_schema: "json_object", json_object: "none", none: undefined };
+const NEXT_MODE: Record<StructuredOutputMode, StructuredOutputMode | undefined> = {
+  json_schema: "json_object",
+  json_object: "none",
+  none: undefined,
+};
 
 /** Failures of a structured answer that one repair round (the errors sent back to the model) may fix. */
-const REPAIRABLE: ReadonlySet<LlmFailureCode> = new Set<LlmFailureCode>(["LLM_SCHEMA_VIOLATION", "LLM_INVALID_JSON", "LLM_EMPTY_RESPONSE"]);
+const REPAIRABLE: ReadonlySet<LlmFailureCode> = new Set<LlmFailureCode>([
+  "LLM_SCHEMA_VIOLATION",
+  "LLM_INVALID_JSON",
+  "LLM_EMPTY_RESPONSE",
+]);
 
 /** The user message of a repair round: what was wrong, and the format again (model output only, never customer text). */
 function repairMessage(problem: string): string {
@@ -86,7 +98,9 @@ export function createOpenAiModel(options: OpenAiModelOptions): LlmPort {
   const sleep = options.sleep ?? defaultSleep;
   const backoff = options.backoff ?? { baseMs: 500, maxMs: 8_000 };
   const endpoint = options.baseURL.replace(/\/+$/, "");
-  const client = options.client ?? new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: timeoutMs });
+  const client =
+    options.client ??
+    new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: timeoutMs });
   const scrub = (text: string): string => (options.apiKey.length >= 4 ? text.split(options.apiKey).join("***") : text);
   // Learned per model: once the endpoint refused a mode (400/422) and the next one worked, later calls start there.
   let structuredMode: StructuredOutputMode = options.structuredOutput ?? "json_schema";
@@ -103,17 +117,50 @@ export function createOpenAiModel(options: OpenAiModelOptions): LlmPort {
     if (err instanceof OpenAI.APIError && typeof err.status === "number") {
       const detail = scrub(err.message);
       const status = err.status;
-      if (status === 429) return { code: "LLM_RATE_LIMITED", message: `LLM endpoint ${endpoint} is rate limiting (429): ${detail}`, retryAfterMs: retryAfter(err.headers), status };
-      if (status >= 500) return { code: "LLM_SERVER_ERROR", message: `LLM endpoint ${endpoint} failed with ${status}: ${detail}`, retryAfterMs: retryAfter(err.headers), status };
-      if (status === 401 || status === 403) return { code: "LLM_AUTH_FAILED", message: `LLM endpoint ${endpoint} refused the credentials (${status}): ${detail}`, status };
-      if (status === 404) return { code: "LLM_BAD_REQUEST", message: `LLM endpoint ${endpoint} has no model '${options.model}' or no chat completions (404): ${detail}`, status };
-      return { code: "LLM_BAD_REQUEST", message: `LLM endpoint ${endpoint} rejected the request (${status}): ${detail}`, status };
+      if (status === 429)
+        return {
+          code: "LLM_RATE_LIMITED",
+          message: `LLM endpoint ${endpoint} is rate limiting (429): ${detail}`,
+          retryAfterMs: retryAfter(err.headers),
+          status,
+        };
+      if (status >= 500)
+        return {
+          code: "LLM_SERVER_ERROR",
+          message: `LLM endpoint ${endpoint} failed with ${status}: ${detail}`,
+          retryAfterMs: retryAfter(err.headers),
+          status,
+        };
+      if (status === 401 || status === 403)
+        return {
+          code: "LLM_AUTH_FAILED",
+          message: `LLM endpoint ${endpoint} refused the credentials (${status}): ${detail}`,
+          status,
+        };
+      if (status === 404)
+        return {
+          code: "LLM_BAD_REQUEST",
+          message: `LLM endpoint ${endpoint} has no model '${options.model}' or no chat completions (404): ${detail}`,
+          status,
+        };
+      return {
+        code: "LLM_BAD_REQUEST",
+        message: `LLM endpoint ${endpoint} rejected the request (${status}): ${detail}`,
+        status,
+      };
     }
     const text = err instanceof Error ? err.message : String(err);
-    return { code: "LLM_SERVER_ERROR", message: `LLM endpoint ${endpoint} gave an unreadable response: ${scrub(text)}` };
+    return {
+      code: "LLM_SERVER_ERROR",
+      message: `LLM endpoint ${endpoint} gave an unreadable response: ${scrub(text)}`,
+    };
   }
 
-  function failure<T>(c: Classified, attempts: number, extra: { usage?: LlmUsage | undefined; text?: string; retryable?: boolean } = {}): LlmResult<T> {
+  function failure<T>(
+    c: Classified,
+    attempts: number,
+    extra: { usage?: LlmUsage | undefined; text?: string; retryable?: boolean } = {},
+  ): LlmResult<T> {
     return {
       ok: false,
       code: c.code,
@@ -140,13 +187,19 @@ export function createOpenAiModel(options: OpenAiModelOptions): LlmPort {
       const warnings: string[] = [];
       const spent = (): LlmUsage | undefined => (usages.length === 0 ? undefined : sumUsage(usages));
 
-      function body(messages: readonly LlmMessage[], mode: StructuredOutputMode): ChatCompletionCreateParamsNonStreaming {
+      function body(
+        messages: readonly LlmMessage[],
+        mode: StructuredOutputMode,
+      ): ChatCompletionCreateParamsNonStreaming {
         const responseFormat =
           schema === undefined || mode === "none"
             ? undefined
             : mode === "json_object"
               ? ({ type: "json_object" } as const)
-              : ({ type: "json_schema", json_schema: { name: schema.name, schema: toStrictJsonSchema(schema.name, schema.zod), strict: true } } as const);
+              : ({
+                  type: "json_schema",
+                  json_schema: { name: schema.name, schema: toStrictJsonSchema(schema.name, schema.zod), strict: true },
+                } as const);
         return {
           model: options.model,
           messages: [
@@ -159,21 +212,37 @@ export function createOpenAiModel(options: OpenAiModelOptions): LlmPort {
       }
 
       /** One request with bounded retries on 429/5xx/connection errors. */
-      async function send(params: ChatCompletionCreateParamsNonStreaming): Promise<{ ok: true; completion: ChatCompletion } | { ok: false; c: Classified }> {
+      async function send(
+        params: ChatCompletionCreateParamsNonStreaming,
+      ): Promise<{ ok: true; completion: ChatCompletion } | { ok: false; c: Classified }> {
         for (let tries = 1; ; tries++) {
           attempts++;
           try {
             const remaining = Math.max(1, budget - (Date.now() - started));
-            return { ok: true, completion: await raceAbort(client.chat.completions.create(params, { signal, timeout: remaining, maxRetries: 0 }), signal) };
+            return {
+              ok: true,
+              completion: await raceAbort(
+                client.chat.completions.create(params, { signal, timeout: remaining, maxRetries: 0 }),
+                signal,
+              ),
+            };
           } catch (err) {
             const c = classify(err, timeoutSignal.aborted, request.signal?.aborted === true, budget);
-            if (!isRetryableLlmFailure(c.code) || c.code === "LLM_TIMEOUT" || tries > maxRetries) return { ok: false, c };
+            if (!isRetryableLlmFailure(c.code) || c.code === "LLM_TIMEOUT" || tries > maxRetries)
+              return { ok: false, c };
             const delay = Math.min(backoff.maxMs, c.retryAfterMs ?? backoff.baseMs * 2 ** (tries - 1));
-            if (Date.now() - started + delay >= budget) return { ok: false, c: { ...c, message: `${c.message} (no time left in the ${budget} ms budget to retry)` } };
+            if (Date.now() - started + delay >= budget)
+              return {
+                ok: false,
+                c: { ...c, message: `${c.message} (no time left in the ${budget} ms budget to retry)` },
+              };
             try {
               await sleep(delay, signal);
             } catch (sleepErr) {
-              return { ok: false, c: classify(sleepErr, timeoutSignal.aborted, request.signal?.aborted === true, budget) };
+              return {
+                ok: false,
+                c: classify(sleepErr, timeoutSignal.aborted, request.signal?.aborted === true, budget),
+              };
             }
           }
         }
@@ -192,7 +261,9 @@ export function createOpenAiModel(options: OpenAiModelOptions): LlmPort {
           }
           const next = NEXT_MODE[mode];
           if (schema !== undefined && next !== undefined && (sent.c.status === 400 || sent.c.status === 422)) {
-            warnings.push(`the endpoint refused response_format ${mode} (${sent.c.message}); asked for ${next === "none" ? "JSON in the prompt only" : next} instead`);
+            warnings.push(
+              `the endpoint refused response_format ${mode} (${sent.c.message}); asked for ${next === "none" ? "JSON in the prompt only" : next} instead`,
+            );
             mode = next;
             continue;
           }
@@ -213,20 +284,46 @@ export function createOpenAiModel(options: OpenAiModelOptions): LlmPort {
               },
         );
         const usage = sumUsage(usages);
-        if (choice === undefined) return failure({ code: "LLM_EMPTY_RESPONSE", message: `LLM endpoint ${endpoint} returned no choices` }, attempts, { usage });
+        if (choice === undefined)
+          return failure(
+            { code: "LLM_EMPTY_RESPONSE", message: `LLM endpoint ${endpoint} returned no choices` },
+            attempts,
+            { usage },
+          );
         const refusal = choice.message.refusal;
-        if ((refusal !== undefined && refusal !== null && refusal !== "") || choice.finish_reason === "content_filter") {
-          return failure({ code: "LLM_REFUSED", message: `the model refused: ${refusal ?? "content filter"}` }, attempts, { usage, text: content });
+        if (
+          (refusal !== undefined && refusal !== null && refusal !== "") ||
+          choice.finish_reason === "content_filter"
+        ) {
+          return failure(
+            { code: "LLM_REFUSED", message: `the model refused: ${refusal ?? "content filter"}` },
+            attempts,
+            { usage, text: content },
+          );
         }
         const cutOff = choice.finish_reason === "length" ? " (the answer was cut off: finish_reason=length)" : "";
         if (schema === undefined) {
           const text = content.trim();
-          if (text === "") return failure({ code: "LLM_EMPTY_RESPONSE", message: `the model returned no text${cutOff}` }, attempts, { usage });
-          return { ok: true, value: text as T, text: content, usage, attempts, model: options.model, warnings: cutOff === "" ? warnings : [...warnings, cutOff.trim()] };
+          if (text === "")
+            return failure({ code: "LLM_EMPTY_RESPONSE", message: `the model returned no text${cutOff}` }, attempts, {
+              usage,
+            });
+          return {
+            ok: true,
+            value: text as T,
+            text: content,
+            usage,
+            attempts,
+            model: options.model,
+            warnings: cutOff === "" ? warnings : [...warnings, cutOff.trim()],
+          };
         }
         const read = readStructuredOutput(content, schema);
         if (read.ok) {
-          if (read.source !== "whole") warnings.push(`the endpoint did not enforce structured output; JSON was parsed from ${read.source === "fenced" ? "a fenced code block" : "text around it"}`);
+          if (read.source !== "whole")
+            warnings.push(
+              `the endpoint did not enforce structured output; JSON was parsed from ${read.source === "fenced" ? "a fenced code block" : "text around it"}`,
+            );
           return { ok: true, value: read.value, text: content, usage, attempts, model: options.model, warnings };
         }
         const problem = `${read.message}${cutOff}`;
@@ -234,7 +331,11 @@ export function createOpenAiModel(options: OpenAiModelOptions): LlmPort {
         // One repair round with the errors (grammars ignore ranges and lengths; small models cut off or ramble).
         if (round === 0 && REPAIRABLE.has(read.code) && remaining >= Math.min(1_000, budget / 10)) {
           warnings.push(`the first answer was not usable (${read.code}: ${problem}); asked the model to repair it`);
-          messages = [...messages, { role: "assistant", content: content.trim() === "" ? "(no answer)" : content }, { role: "user", content: repairMessage(problem) }];
+          messages = [
+            ...messages,
+            { role: "assistant", content: content.trim() === "" ? "(no answer)" : content },
+            { role: "user", content: repairMessage(problem) },
+          ];
           continue;
         }
         const after = round > 0 ? " (after one repair round)" : "";

@@ -29,7 +29,6 @@ afterEach(async () => {
   raw = undefined;
 });
 
-
 /** A server that accepts connections and never answers. */
 async function silentServer(): Promise<string> {
   raw = createServer(() => undefined);
@@ -41,13 +40,21 @@ describe("preflightLlm", () => {
   it("names URL, model and errno when nothing listens", async () => {
     const port = await closedPort();
     const r = await preflightLlm(config(`http://127.0.0.1:${port}/v1`));
-    expect(r).toMatchObject({ ok: false, code: "LLM_UNREACHABLE", message: `LLM endpoint http://127.0.0.1:${port}/v1 (model gemma3:4b) is unreachable: ECONNREFUSED` });
+    expect(r).toMatchObject({
+      ok: false,
+      code: "LLM_UNREACHABLE",
+      message: `LLM endpoint http://127.0.0.1:${port}/v1 (model gemma3:4b) is unreachable: ECONNREFUSED`,
+    });
   });
 
   it("gives up on an endpoint that does not answer within its budget", async () => {
     const url = await silentServer();
     const r = await preflightLlm(config(url), { timeoutMs: 100 });
-    expect(r).toMatchObject({ ok: false, code: "LLM_UNREACHABLE", message: `LLM endpoint ${url} (model gemma3:4b) did not answer within 100 ms` });
+    expect(r).toMatchObject({
+      ok: false,
+      code: "LLM_UNREACHABLE",
+      message: `LLM endpoint ${url} (model gemma3:4b) did not answer within 100 ms`,
+    });
   });
 
   it("never waits longer than the configured LLM timeout", async () => {
@@ -67,7 +74,13 @@ describe("preflightLlm", () => {
 
   it.each([
     ["lists the model", ["gemma3:4b", "llama3.2"], []],
-    ["does not list the model (llama.cpp serves any name, so only a warning)", ["qwen2.5"], [/model gemma3:4b is not among the models it lists \(qwen2\.5\); calls may fail \(for Ollama: ollama pull gemma3:4b\)/]],
+    [
+      "does not list the model (llama.cpp serves any name, so only a warning)",
+      ["qwen2.5"],
+      [
+        /model gemma3:4b is not among the models it lists \(qwen2\.5\); calls may fail \(for Ollama: ollama pull gemma3:4b\)/,
+      ],
+    ],
     ["has no model list", { status: 404 }, [/could not list the models \(404\)/]],
   ] as const)("passes an endpoint that %s", async (_name, models, warnings) => {
     scripted = await startScriptedLlmServer([], { models: models as never });
@@ -84,11 +97,33 @@ describe("preflightLlm", () => {
 });
 
 describe("guardWithPreflight", () => {
-  const request: LlmRequest<string> = { task: "analyze_claim", system: "s", messages: [{ role: "user", content: "u" }] };
-  const down: PreflightResult = { ok: false, code: "LLM_UNREACHABLE", url: "http://x/v1", model: "m", ms: 1, message: "LLM endpoint http://x/v1 (model m) is unreachable: ECONNREFUSED" };
+  const request: LlmRequest<string> = {
+    task: "analyze_claim",
+    system: "s",
+    messages: [{ role: "user", content: "u" }],
+  };
+  const down: PreflightResult = {
+    ok: false,
+    code: "LLM_UNREACHABLE",
+    url: "http://x/v1",
+    model: "m",
+    ms: 1,
+    message: "LLM endpoint http://x/v1 (model m) is unreachable: ECONNREFUSED",
+  };
   const up: PreflightResult = { ok: true, url: "http://x/v1", model: "m", ms: 1, detail: "answered", warnings: [] };
 
-  function fixture(results: PreflightResult[], answer: () => LlmResult<string> = () => ({ ok: true, value: "fine", text: "fine", usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, estimated: true }, attempts: 1, model: "m", warnings: [] })) {
+  function fixture(
+    results: PreflightResult[],
+    answer: () => LlmResult<string> = () => ({
+      ok: true,
+      value: "fine",
+      text: "fine",
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, estimated: true },
+      attempts: 1,
+      model: "m",
+      warnings: [],
+    }),
+  ) {
     let now = 0;
     let probes = 0;
     let calls = 0;
@@ -100,7 +135,10 @@ describe("guardWithPreflight", () => {
         return answer() as LlmResult<T>;
       },
     };
-    const guard = guardWithPreflight(model, async () => results[Math.min(probes++, results.length - 1)]!, { recheckMs: 30_000, now: () => now });
+    const guard = guardWithPreflight(model, async () => results[Math.min(probes++, results.length - 1)]!, {
+      recheckMs: 30_000,
+      now: () => now,
+    });
     return { guard, advance: (ms: number) => (now += ms), probes: () => probes, calls: () => calls };
   }
 
@@ -108,7 +146,15 @@ describe("guardWithPreflight", () => {
     const f = fixture([down]);
     const first = await f.guard.port.complete(request);
     const second = await f.guard.port.complete(request);
-    for (const r of [first, second]) expect(r).toEqual({ ok: false, code: "LLM_UNREACHABLE", message: down.message, attempts: 0, model: "m", retryable: false });
+    for (const r of [first, second])
+      expect(r).toEqual({
+        ok: false,
+        code: "LLM_UNREACHABLE",
+        message: down.message,
+        attempts: 0,
+        model: "m",
+        retryable: false,
+      });
     expect({ probes: f.probes(), calls: f.calls() }).toEqual({ probes: 1, calls: 0 });
   });
 
@@ -130,15 +176,34 @@ describe("guardWithPreflight", () => {
   });
 
   it("marks the endpoint down when a call finds it unreachable", async () => {
-    const f = fixture([up], () => ({ ok: false, code: "LLM_UNREACHABLE", message: "LLM endpoint http://x/v1 is unreachable: ECONNRESET", attempts: 3, model: "m", retryable: true }));
+    const f = fixture([up], () => ({
+      ok: false,
+      code: "LLM_UNREACHABLE",
+      message: "LLM endpoint http://x/v1 is unreachable: ECONNRESET",
+      attempts: 3,
+      model: "m",
+      retryable: true,
+    }));
     expect(await f.guard.port.complete(request)).toMatchObject({ ok: false, attempts: 3, retryable: true });
-    expect(await f.guard.port.complete(request)).toMatchObject({ ok: false, code: "LLM_UNREACHABLE", attempts: 0, message: "LLM endpoint http://x/v1 is unreachable: ECONNRESET" });
+    expect(await f.guard.port.complete(request)).toMatchObject({
+      ok: false,
+      code: "LLM_UNREACHABLE",
+      attempts: 0,
+      message: "LLM endpoint http://x/v1 is unreachable: ECONNRESET",
+    });
     expect(f.calls()).toBe(1);
     expect(f.guard.last()).toMatchObject({ ok: false, url: "http://x/v1" });
   });
 
   it("lets a bad answer through without marking the endpoint down", async () => {
-    const f = fixture([up], () => ({ ok: false, code: "LLM_INVALID_JSON", message: "not JSON", attempts: 1, model: "m", retryable: false }));
+    const f = fixture([up], () => ({
+      ok: false,
+      code: "LLM_INVALID_JSON",
+      message: "not JSON",
+      attempts: 1,
+      model: "m",
+      retryable: false,
+    }));
     await f.guard.port.complete(request);
     await f.guard.port.complete(request);
     expect(f.calls()).toBe(2);

@@ -13,8 +13,22 @@ export const PREFLIGHT_RECHECK_MS = 30_000;
 
 /** What the check found: usable (with notes), or down with the failure code every call then reports. */
 export type PreflightResult =
-  | { readonly ok: true; readonly url: string; readonly model: string; readonly ms: number; readonly detail: string; readonly warnings: readonly string[] }
-  | { readonly ok: false; readonly code: "LLM_UNREACHABLE" | "LLM_AUTH_FAILED"; readonly url: string; readonly model: string; readonly ms: number; readonly message: string };
+  | {
+      readonly ok: true;
+      readonly url: string;
+      readonly model: string;
+      readonly ms: number;
+      readonly detail: string;
+      readonly warnings: readonly string[];
+    }
+  | {
+      readonly ok: false;
+      readonly code: "LLM_UNREACHABLE" | "LLM_AUTH_FAILED";
+      readonly url: string;
+      readonly model: string;
+      readonly ms: number;
+      readonly message: string;
+    };
 
 /** What the check may be given besides the configuration. */
 interface PreflightOptions {
@@ -30,7 +44,15 @@ interface PreflightOptions {
 export async function preflightLlm(config: LlmConfig, options: PreflightOptions = {}): Promise<PreflightResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
-  if (config.provider === "rules") return { ok: true, url: "(none)", model: "rules-v1", ms: 0, detail: "the rules model needs no endpoint", warnings: [] };
+  if (config.provider === "rules")
+    return {
+      ok: true,
+      url: "(none)",
+      model: "rules-v1",
+      ms: 0,
+      detail: "the rules model needs no endpoint",
+      warnings: [],
+    };
   const url = config.baseURL;
   const model = config.model;
   const budget = Math.max(1, Math.min(options.timeoutMs ?? PREFLIGHT_TIMEOUT_MS, config.timeoutMs));
@@ -44,21 +66,53 @@ export async function preflightLlm(config: LlmConfig, options: PreflightOptions 
   });
   let response: Response;
   try {
-    response = await (options.fetch ?? fetch)(`${url}/models`, { headers: { authorization: `Bearer ${config.apiKey}` }, signal: AbortSignal.timeout(budget) });
+    response = await (options.fetch ?? fetch)(`${url}/models`, {
+      headers: { authorization: `Bearer ${config.apiKey}` },
+      signal: AbortSignal.timeout(budget),
+    });
   } catch (error) {
-    if ((error as { name?: string }).name === "TimeoutError") return down("LLM_UNREACHABLE", `did not answer within ${budget} ms`);
+    if ((error as { name?: string }).name === "TimeoutError")
+      return down("LLM_UNREACHABLE", `did not answer within ${budget} ms`);
     return down("LLM_UNREACHABLE", `is unreachable: ${errnoOf(error)}`);
   }
-  if (response.status === 401 || response.status === 403) return down("LLM_AUTH_FAILED", `refused the credentials (${response.status}): check LLM_API_KEY`);
+  if (response.status === 401 || response.status === 403)
+    return down("LLM_AUTH_FAILED", `refused the credentials (${response.status}): check LLM_API_KEY`);
   const text = await response.text().catch(() => "");
   if (!response.ok) {
-    return { ok: true, url, model, ms: ms(), detail: `answered ${response.status} to GET /models`, warnings: [`could not list the models (${response.status}); the first call will show whether model ${model} is served`] };
+    return {
+      ok: true,
+      url,
+      model,
+      ms: ms(),
+      detail: `answered ${response.status} to GET /models`,
+      warnings: [
+        `could not list the models (${response.status}); the first call will show whether model ${model} is served`,
+      ],
+    };
   }
   const ids = modelIds(text);
-  if (ids === undefined) return { ok: true, url, model, ms: ms(), detail: "answered", warnings: [`GET ${url}/models did not return a model list; is ${url} an OpenAI-compatible API root?`] };
-  if (ids.includes(model)) return { ok: true, url, model, ms: ms(), detail: `answered in ${ms()} ms; model ${model} is listed`, warnings: [] };
+  if (ids === undefined)
+    return {
+      ok: true,
+      url,
+      model,
+      ms: ms(),
+      detail: "answered",
+      warnings: [`GET ${url}/models did not return a model list; is ${url} an OpenAI-compatible API root?`],
+    };
+  if (ids.includes(model))
+    return { ok: true, url, model, ms: ms(), detail: `answered in ${ms()} ms; model ${model} is listed`, warnings: [] };
   const listed = ids.length === 0 ? "none" : `${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", …" : ""}`;
-  return { ok: true, url, model, ms: ms(), detail: `answered in ${ms()} ms`, warnings: [`model ${model} is not among the models it lists (${listed}); calls may fail (for Ollama: ollama pull ${model})`] };
+  return {
+    ok: true,
+    url,
+    model,
+    ms: ms(),
+    detail: `answered in ${ms()} ms`,
+    warnings: [
+      `model ${model} is not among the models it lists (${listed}); calls may fail (for Ollama: ollama pull ${model})`,
+    ],
+  };
 }
 
 /** A one-line account of a check for a console. */
@@ -81,7 +135,11 @@ interface GuardedLlm {
  * down every call fails at once (not retryable) with the check's message, and after `recheckMs` the
  * next call checks again. A call that finds the model unavailable marks it down the same way.
  */
-export function guardWithPreflight(port: LlmPort, probe: () => Promise<PreflightResult>, options: { recheckMs?: number; now?: () => number } = {}): GuardedLlm {
+export function guardWithPreflight(
+  port: LlmPort,
+  probe: () => Promise<PreflightResult>,
+  options: { recheckMs?: number; now?: () => number } = {},
+): GuardedLlm {
   const recheckMs = options.recheckMs ?? PREFLIGHT_RECHECK_MS;
   const now = options.now ?? (() => performance.now());
   let last: { result: PreflightResult; at: number } | undefined;
@@ -110,12 +168,30 @@ export function guardWithPreflight(port: LlmPort, probe: () => Promise<Preflight
       model: port.model,
       async complete<T = string>(request: LlmRequest<T>): Promise<LlmResult<T>> {
         const state = await current();
-        if (!state.ok) return { ok: false, code: state.code, message: state.message, attempts: 0, model: port.model, retryable: false };
+        if (!state.ok)
+          return {
+            ok: false,
+            code: state.code,
+            message: state.message,
+            attempts: 0,
+            model: port.model,
+            retryable: false,
+          };
         const result = await port.complete(request);
         if (!result.ok && isModelUnavailable(result.code)) {
           const previous = last?.result;
           const url = previous?.url ?? "(endpoint)";
-          last = { result: { ok: false, code: result.code as "LLM_UNREACHABLE" | "LLM_AUTH_FAILED", url, model: port.model, ms: 0, message: result.message }, at: now() };
+          last = {
+            result: {
+              ok: false,
+              code: result.code as "LLM_UNREACHABLE" | "LLM_AUTH_FAILED",
+              url,
+              model: port.model,
+              ms: 0,
+              message: result.message,
+            },
+            at: now(),
+          };
         }
         return result;
       },
@@ -127,7 +203,9 @@ function modelIds(text: string): string[] | undefined {
   try {
     const body = JSON.parse(text) as { data?: unknown };
     if (!Array.isArray(body.data)) return undefined;
-    return body.data.map((m) => (m !== null && typeof m === "object" ? String((m as { id?: unknown }).id ?? "") : "")).filter((id) => id !== "");
+    return body.data
+      .map((m) => (m !== null && typeof m === "object" ? String((m as { id?: unknown }).id ?? "") : ""))
+      .filter((id) => id !== "");
   } catch {
     return undefined;
   }

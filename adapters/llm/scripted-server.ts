@@ -15,8 +15,18 @@ export interface RecordedRequest {
 
 /** What the server does with one request. */
 export type ScriptedReply =
-  | { readonly kind: "json"; readonly status?: number; readonly json: unknown; readonly headers?: Readonly<Record<string, string>> }
-  | { readonly kind: "raw"; readonly status?: number; readonly body: string; readonly headers?: Readonly<Record<string, string>> }
+  | {
+      readonly kind: "json";
+      readonly status?: number;
+      readonly json: unknown;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly kind: "raw";
+      readonly status?: number;
+      readonly body: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
   /** Never answers (until the server closes). */
   | { readonly kind: "hang" }
   /** Sends 200 headers and the start of a body, then stalls. */
@@ -25,7 +35,9 @@ export type ScriptedReply =
   | { readonly kind: "destroy" };
 
 /** Replies in order (a request past the end gets a 500 saying the script is exhausted), or a function of the request. */
-export type Script = readonly ScriptedReply[] | ((request: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
+export type Script =
+  | readonly ScriptedReply[]
+  | ((request: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
 
 /** A running scripted server. */
 export interface ScriptedLlmServer {
@@ -46,9 +58,15 @@ interface ScriptedUsage {
 /** A successful chat completion whose message content is `content`. */
 export function chatCompletion(
   content: string | null,
-  opts: { usage?: ScriptedUsage | null; finishReason?: "stop" | "length" | "content_filter"; refusal?: string | null; model?: string } = {},
+  opts: {
+    usage?: ScriptedUsage | null;
+    finishReason?: "stop" | "length" | "content_filter";
+    refusal?: string | null;
+    model?: string;
+  } = {},
 ): ScriptedReply {
-  const usage = opts.usage === undefined ? { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } : opts.usage;
+  const usage =
+    opts.usage === undefined ? { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } : opts.usage;
   return {
     kind: "json",
     json: {
@@ -56,14 +74,25 @@ export function chatCompletion(
       object: "chat.completion",
       created: 1_767_225_600,
       model: opts.model ?? "scripted",
-      choices: [{ index: 0, message: { role: "assistant", content, refusal: opts.refusal ?? null }, finish_reason: opts.finishReason ?? "stop", logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content, refusal: opts.refusal ?? null },
+          finish_reason: opts.finishReason ?? "stop",
+          logprobs: null,
+        },
+      ],
       ...(usage === null ? {} : { usage }),
     },
   };
 }
 
 /** An error answer in OpenAI's error format. */
-export function errorReply(status: number, message: string, headers: Readonly<Record<string, string>> = {}): ScriptedReply {
+export function errorReply(
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): ScriptedReply {
   return { kind: "json", status, json: { error: { message, type: "scripted_error", code: null } }, headers };
 }
 
@@ -71,7 +100,9 @@ export function errorReply(status: number, message: string, headers: Readonly<Re
  * A script that answers by the requested structured-output schema name (e.g. `refund_proposal`,
  * `claim_extraction`), and with `text` when the request has no response_format.
  */
-export function answerBySchema(answers: Readonly<Record<string, string | ((request: RecordedRequest) => string)>>): Script {
+export function answerBySchema(
+  answers: Readonly<Record<string, string | ((request: RecordedRequest) => string)>>,
+): Script {
   return (request) => {
     const body = request.body as { response_format?: { json_schema?: { name?: string } } } | undefined;
     const key = body?.response_format?.json_schema?.name ?? "text";
@@ -87,7 +118,10 @@ interface ScriptedServerOptions {
 }
 
 /** Starts a scripted server on 127.0.0.1 with an ephemeral port. */
-export async function startScriptedLlmServer(script: Script, options: ScriptedServerOptions = {}): Promise<ScriptedLlmServer> {
+export async function startScriptedLlmServer(
+  script: Script,
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedLlmServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
     void handle(req, res);
@@ -103,15 +137,30 @@ export async function startScriptedLlmServer(script: Script, options: ScriptedSe
     } catch {
       body = undefined;
     }
-    const recorded: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: { ...req.headers }, body, raw };
+    const recorded: RecordedRequest = {
+      method: req.method ?? "",
+      path: req.url ?? "",
+      headers: { ...req.headers },
+      body,
+      raw,
+    };
     const index = requests.filter((r) => r.method === "POST").length;
     requests.push(recorded);
     let reply: ScriptedReply;
     const models = options.models ?? ["scripted"];
     if (recorded.method === "GET" && recorded.path === "/v1/models") {
-      reply = "status" in models ? errorReply(models.status, "scripted server: no model list") : { kind: "json", json: { object: "list", data: models.map((id) => ({ id, object: "model", owned_by: "scripted" })) } };
+      reply =
+        "status" in models
+          ? errorReply(models.status, "scripted server: no model list")
+          : {
+              kind: "json",
+              json: { object: "list", data: models.map((id) => ({ id, object: "model", owned_by: "scripted" })) },
+            };
     } else if (recorded.method !== "POST" || !recorded.path.startsWith("/v1/chat/completions")) {
-      reply = errorReply(404, `scripted server only answers POST /v1/chat/completions and GET /v1/models, not ${recorded.method} ${recorded.path}`);
+      reply = errorReply(
+        404,
+        `scripted server only answers POST /v1/chat/completions and GET /v1/models, not ${recorded.method} ${recorded.path}`,
+      );
     } else if (typeof script === "function") {
       reply = await script(recorded, index);
     } else {

@@ -22,15 +22,38 @@ describe("toStrictJsonSchema", () => {
   });
 
   it("closes nested objects and drops length keywords", () => {
-    const schema = z.object({ outer: z.object({ name: z.string().min(1).max(5) }), list: z.array(z.object({ n: z.number() })) });
+    const schema = z.object({
+      outer: z.object({ name: z.string().min(1).max(5) }),
+      list: z.array(z.object({ n: z.number() })),
+    });
     const json = toStrictJsonSchema("nested", schema) as { properties: Record<string, Record<string, unknown>> };
-    expect(json.properties["outer"]).toEqual({ type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false });
-    expect(json.properties["list"]?.["items"]).toEqual({ type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false });
+    expect(json.properties["outer"]).toEqual({
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+      additionalProperties: false,
+    });
+    expect(json.properties["list"]?.["items"]).toEqual({
+      type: "object",
+      properties: { n: { type: "number" } },
+      required: ["n"],
+      additionalProperties: false,
+    });
   });
 
   const refused: Array<[string, string, z.ZodType, RegExp]> = [
-    ["an optional field", "x", z.object({ a: z.string(), b: z.string().optional() }), /field 'b' is optional.*\.nullable\(\)/],
-    ["a nested optional field", "x", z.object({ o: z.object({ c: z.number().optional() }) }), /field 'o\.c' is optional/],
+    [
+      "an optional field",
+      "x",
+      z.object({ a: z.string(), b: z.string().optional() }),
+      /field 'b' is optional.*\.nullable\(\)/,
+    ],
+    [
+      "a nested optional field",
+      "x",
+      z.object({ o: z.object({ c: z.number().optional() }) }),
+      /field 'o\.c' is optional/,
+    ],
     ["a record", "x", z.object({ r: z.record(z.string(), z.number()) }), /arbitrary extra keys/],
     ["a non-object root", "x", z.string(), /root must be an object/],
     ["a bad name", "has space", z.object({}), /name must be/],

@@ -23,7 +23,10 @@ export function toStrictJsonSchema(name: string, schema: ZodType): JsonObject {
   try {
     json = z.toJSONSchema(schema, { target: "draft-7", io: "output", unrepresentable: "throw" }) as JsonObject;
   } catch (cause) {
-    throw new LlmSchemaNotStrictError(name, `zod cannot represent it as JSON schema (${cause instanceof Error ? cause.message : String(cause)})`);
+    throw new LlmSchemaNotStrictError(
+      name,
+      `zod cannot represent it as JSON schema (${cause instanceof Error ? cause.message : String(cause)})`,
+    );
   }
   const strict = visit(name, json, "(root)") as JsonObject;
   if (strict["type"] !== "object") throw new LlmSchemaNotStrictError(name, "the root must be an object");
@@ -40,7 +43,8 @@ function visit(name: string, node: unknown, path: string): unknown {
     if ((DROPPED_KEYWORDS as readonly string[]).includes(key)) continue;
     if (key === "properties" && value !== null && typeof value === "object") {
       const props: JsonObject = {};
-      for (const [prop, sub] of Object.entries(value as JsonObject)) props[prop] = visit(name, sub, path === "(root)" ? prop : `${path}.${prop}`);
+      for (const [prop, sub] of Object.entries(value as JsonObject))
+        props[prop] = visit(name, sub, path === "(root)" ? prop : `${path}.${prop}`);
       out[key] = props;
     } else {
       out[key] = visit(name, value, path);
@@ -53,11 +57,17 @@ function visit(name: string, node: unknown, path: string): unknown {
     for (const prop of Object.keys(props)) {
       if (!required.has(prop)) {
         const where = path === "(root)" ? prop : `${path}.${prop}`;
-        throw new LlmSchemaNotStrictError(name, `field '${where}' is optional; strict mode needs every field required — use .nullable() instead of .optional()`);
+        throw new LlmSchemaNotStrictError(
+          name,
+          `field '${where}' is optional; strict mode needs every field required — use .nullable() instead of .optional()`,
+        );
       }
     }
     if (out["additionalProperties"] !== undefined && out["additionalProperties"] !== false) {
-      throw new LlmSchemaNotStrictError(name, `'${path}' allows arbitrary extra keys (a record); strict mode needs fixed properties`);
+      throw new LlmSchemaNotStrictError(
+        name,
+        `'${path}' allows arbitrary extra keys (a record); strict mode needs fixed properties`,
+      );
     }
     out["additionalProperties"] = false;
     out["required"] = Object.keys(props);

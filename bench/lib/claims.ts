@@ -23,6 +23,13 @@ export function benchOrders(kind: ClaimKind, count: number, nowMs: number, offse
 /** The request body of a claim on `orderId`: structured JSON, or the free text of SPEC §1. */
 export function claimBody(kind: ClaimKind, orderId: string): Record<string, unknown> {
   return kind === "structured"
-    ? { claim: { order_id: orderId, amount_eur: CLAIM_EUR, category: "electronics", reason: "The screen is dead on arrival" } }
+    ? {
+        claim: {
+          order_id: orderId,
+          amount_eur: CLAIM_EUR,
+          category: "electronics",
+          reason: "The screen is dead on arrival",
+        },
+      }
     : { claim_text: `I bought order ${orderId} for ${CLAIM_EUR} EUR, the screen is dead` };
 }

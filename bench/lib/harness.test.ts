@@ -46,8 +46,22 @@ describe("interleave", () => {
     });
     const [a, b] = await interleave([contender("a", 10), contender("b", 30)], { rounds: 2, warmupRounds: 0, meter });
     expect(log).toEqual([
-      "a.before", "a.op", "a.op", "a.after", "b.before", "b.op", "b.op", "b.after",
-      "b.before", "b.op", "b.op", "b.after", "a.before", "a.op", "a.op", "a.after",
+      "a.before",
+      "a.op",
+      "a.op",
+      "a.after",
+      "b.before",
+      "b.op",
+      "b.op",
+      "b.after",
+      "b.before",
+      "b.op",
+      "b.op",
+      "b.after",
+      "a.before",
+      "a.op",
+      "a.op",
+      "a.after",
     ]);
     expect(a!.cpuNsPerUnit).toEqual([10, 10]);
     expect(b!.cpuNsPerUnit).toEqual([30, 30]);
@@ -72,7 +86,14 @@ describe("interleave", () => {
     const costs = [120, 100, 200, 110];
     let sampleIndex = 0;
     const [r] = await interleave(
-      [{ name: "steps", opsPerSample: 1, unitsPerOp: 4, op: () => spend(costs[sampleIndex++]! * 4, costs[sampleIndex - 1]! * 8) }],
+      [
+        {
+          name: "steps",
+          opsPerSample: 1,
+          unitsPerOp: 4,
+          op: () => spend(costs[sampleIndex++]! * 4, costs[sampleIndex - 1]! * 8),
+        },
+      ],
       { rounds: 4, warmupRounds: 0, meter },
     );
     expect(r!.cpuNsPerUnit).toEqual([120, 100, 200, 110]);
@@ -82,7 +103,12 @@ describe("interleave", () => {
   it("calibrates ops per sample after warm-up so a sample lasts about the target", async () => {
     const { meter, spend } = simulatedMeter();
     let calls = 0;
-    const [r] = await interleave([{ name: "tiny", op: () => void (calls++, spend(1_000)) }], { rounds: 3, warmupRounds: 1, targetSampleMs: 1, meter });
+    const [r] = await interleave([{ name: "tiny", op: () => void (calls++, spend(1_000)) }], {
+      rounds: 3,
+      warmupRounds: 1,
+      targetSampleMs: 1,
+      meter,
+    });
     expect(r!.opsPerSample).toBe(1000); // 1 ms ÷ 1 µs
     expect(calls).toBe(1 + 1 + 3 * 1000); // warm-up, calibration, timed rounds
     expect(r!.cpuNsPerUnit).toEqual([1000, 1000, 1000]);
@@ -91,7 +117,16 @@ describe("interleave", () => {
   it("awaits asynchronous ops inside the timed region", async () => {
     const { meter, spend } = simulatedMeter();
     const [r] = await interleave(
-      [{ name: "async", opsPerSample: 1, op: async () => { await Promise.resolve(); spend(50); } }],
+      [
+        {
+          name: "async",
+          opsPerSample: 1,
+          op: async () => {
+            await Promise.resolve();
+            spend(50);
+          },
+        },
+      ],
       { rounds: 2, warmupRounds: 0, meter },
     );
     expect(r!.cpuNsPerUnit).toEqual([50, 50]);
@@ -99,15 +134,27 @@ describe("interleave", () => {
 
   it("refuses nonsense options by name", async () => {
     await expect(interleave([])).rejects.toThrow(/no contenders/);
-    await expect(interleave([{ name: "x", op: () => 0 }], { rounds: 0 })).rejects.toThrow(/rounds must be an integer >= 1/);
+    await expect(interleave([{ name: "x", op: () => 0 }], { rounds: 0 })).rejects.toThrow(
+      /rounds must be an integer >= 1/,
+    );
     await expect(interleave([{ name: "x", op: () => 0, opsPerSample: 0.5 }])).rejects.toThrow(/x opsPerSample/);
   });
 });
 
 describe("compare", () => {
   const result = (name: string, cpu: number[]) => ({
-    name, opsPerSample: 1, unitsPerOp: 1, cpuNsPerUnit: cpu, wallNsPerUnit: cpu,
-    lowCpuNs: Math.min(...cpu), medianCpuNs: quantile([...cpu].sort((x, y) => x - y), 0.5), highCpuNs: Math.max(...cpu), medianWallNs: 0,
+    name,
+    opsPerSample: 1,
+    unitsPerOp: 1,
+    cpuNsPerUnit: cpu,
+    wallNsPerUnit: cpu,
+    lowCpuNs: Math.min(...cpu),
+    medianCpuNs: quantile(
+      [...cpu].sort((x, y) => x - y),
+      0.5,
+    ),
+    highCpuNs: Math.max(...cpu),
+    medianWallNs: 0,
   });
 
   it("quotes the ratio of the low ends and gives the spread of the per-round ratios", () => {
@@ -143,9 +190,12 @@ describe("tables and ratios", () => {
   });
 
   it("formats an aligned markdown table with right-aligned numeric columns", () => {
-    expect(formatTable([{ name: "a", us: 1.5 }, { name: "longer", us: 1234 }])).toBe(
-      ["| name   |   us |", "| ------ | ---: |", "| a      | 1.50 |", "| longer | 1234 |"].join("\n"),
-    );
+    expect(
+      formatTable([
+        { name: "a", us: 1.5 },
+        { name: "longer", us: 1234 },
+      ]),
+    ).toBe(["| name   |   us |", "| ------ | ---: |", "| a      | 1.50 |", "| longer | 1234 |"].join("\n"));
   });
 
   it.each([

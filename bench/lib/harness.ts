@@ -16,7 +16,10 @@ export const processMeter: Meter = () => {
 };
 
 /** Runs `fn` (awaited when it returns a promise) and reports the CPU and wall time it took. */
-export async function timed<T>(fn: () => T | Promise<T>, meter: Meter = processMeter): Promise<{ value: T; cpuNs: number; wallNs: number }> {
+export async function timed<T>(
+  fn: () => T | Promise<T>,
+  meter: Meter = processMeter,
+): Promise<{ value: T; cpuNs: number; wallNs: number }> {
   const start = meter();
   const value = await fn();
   const end = meter();
@@ -73,7 +76,8 @@ async function settle(value: unknown): Promise<void> {
 }
 
 const positiveInt = (name: string, value: number, min: number): number => {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`interleave: ${name} must be an integer >= ${min}, got ${String(value)}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`interleave: ${name} must be an integer >= ${min}, got ${String(value)}`);
   return value;
 };
 
@@ -88,13 +92,18 @@ export function roundOrder<T>(items: readonly T[], round: number): T[] {
  * where it is not given), every round takes one sample of each contender in {@link roundOrder}, so
  * a change in the machine's load hits all of them alike. Per unit, per round, in CPU and wall time.
  */
-export async function interleave(contenders: readonly Contender[], options: InterleaveOptions = {}): Promise<ContenderResult[]> {
+export async function interleave(
+  contenders: readonly Contender[],
+  options: InterleaveOptions = {},
+): Promise<ContenderResult[]> {
   if (contenders.length === 0) throw new RangeError("interleave: no contenders");
   const rounds = positiveInt("rounds", options.rounds ?? 15, 1);
   const warmupRounds = positiveInt("warmupRounds", options.warmupRounds ?? 2, 0);
   const targetNs = (options.targetSampleMs ?? 25) * 1e6;
   const meter = options.meter ?? processMeter;
-  const ops = contenders.map((c) => (c.opsPerSample === undefined ? 1 : positiveInt(`${c.name} opsPerSample`, c.opsPerSample, 1)));
+  const ops = contenders.map((c) =>
+    c.opsPerSample === undefined ? 1 : positiveInt(`${c.name} opsPerSample`, c.opsPerSample, 1),
+  );
   const units = contenders.map((c) => c.unitsPerOp ?? 1);
   const cpu: number[][] = contenders.map(() => []);
   const wall: number[][] = contenders.map(() => []);
@@ -136,7 +145,10 @@ export async function interleave(contenders: readonly Contender[], options: Inte
       lowCpuNs: sorted[0]!,
       medianCpuNs: quantile(sorted, 0.5),
       highCpuNs: sorted[sorted.length - 1]!,
-      medianWallNs: quantile([...wall[i]!].sort((a, b) => a - b), 0.5),
+      medianWallNs: quantile(
+        [...wall[i]!].sort((a, b) => a - b),
+        0.5,
+      ),
     };
   });
 }
@@ -150,7 +162,12 @@ export function compare(slower: ContenderResult, faster: ContenderResult): Compa
     throw new RangeError(`compare: ${slower.name} and ${faster.name} were not measured in the same rounds`);
   }
   const perRound = slower.cpuNsPerUnit.map((s, r) => ratio(s, faster.cpuNsPerUnit[r]!)).sort((a, b) => a - b);
-  return { quoted: ratio(slower.lowCpuNs, faster.lowCpuNs), low: perRound[0]!, median: quantile(perRound, 0.5), high: perRound[perRound.length - 1]! };
+  return {
+    quoted: ratio(slower.lowCpuNs, faster.lowCpuNs),
+    low: perRound[0]!,
+    median: quantile(perRound, 0.5),
+    high: perRound[perRound.length - 1]!,
+  };
 }
 
 /** A ratio for a table: the quoted value with the per-round range, e.g. `138× (119–152)`. */
@@ -171,7 +188,11 @@ export function quantile(sortedAscending: readonly number[], q: number): number 
 }
 
 /** The quantile of unsorted values. */
-export const quantileOf = (values: readonly number[], q: number): number => quantile([...values].sort((a, b) => a - b), q);
+export const quantileOf = (values: readonly number[], q: number): number =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    q,
+  );
 
 const cellText = (cell: string | number | undefined): string => {
   if (cell === undefined) return "";
@@ -219,12 +240,16 @@ export const us = (ns: number): number => {
  * Reads a bench's size settings from the environment: `num(NAME, fallback, min)` is the integer in NAME, the
  * fallback when unset or empty, and a RangeError naming the bench and the setting otherwise.
  */
-export function envIntReader(bench: string, env: Readonly<Record<string, string | undefined>>): (name: string, fallback: number, min: number) => number {
+export function envIntReader(
+  bench: string,
+  env: Readonly<Record<string, string | undefined>>,
+): (name: string, fallback: number, min: number) => number {
   return (name, fallback, min) => {
     const raw = env[name];
     if (raw === undefined || raw === "") return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new RangeError(`${bench} bench: ${name} must be an integer ≥ ${min}, got "${raw}"`);
+    if (!Number.isInteger(n) || n < min)
+      throw new RangeError(`${bench} bench: ${name} must be an integer ≥ ${min}, got "${raw}"`);
     return n;
   };
 }

@@ -6,8 +6,28 @@ import { describe, expect, it } from "vitest";
 import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, readAwsRequests, withOwnCpu } from "./profile.ts";
 import type { ClaimProfile, InvocationUsage } from "./profile.ts";
 
-const usage = (records: number, invocations: number, cpuMs: number): InvocationUsage => ({ invocations, records, handlerMs: 0, sdkMs: 0, cpuMs, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0 });
-const profile = (invocations: ClaimProfile["invocations"]): ClaimProfile => ({ kind: "structured", claims: 1, requests: {}, dynamo: {}, sqsSends: {}, events: { requests: 0, entries: 0, chunks: 0 }, busDeliveries: {}, apiRequests: 1, invocations });
+const usage = (records: number, invocations: number, cpuMs: number): InvocationUsage => ({
+  invocations,
+  records,
+  handlerMs: 0,
+  sdkMs: 0,
+  cpuMs,
+  calls: {},
+  llmCalls: 0,
+  logLines: 0,
+  logBytes: 0,
+});
+const profile = (invocations: ClaimProfile["invocations"]): ClaimProfile => ({
+  kind: "structured",
+  claims: 1,
+  requests: {},
+  dynamo: {},
+  sqsSends: {},
+  events: { requests: 0, entries: 0, chunks: 0 },
+  busDeliveries: {},
+  apiRequests: 1,
+  invocations,
+});
 
 describe("deployment facts", () => {
   it("reads memory, queue consumers and the LLM callers from infra/facts.ts", () => {
@@ -35,7 +55,9 @@ describe("readAwsRequests", () => {
       const file = join(dir, "old.json");
       await writeFile(file, JSON.stringify({ sequential: {}, concurrent: {}, storedBytesPerClaim: {} }));
       await expect(readAwsRequests(file)).rejects.toThrow(/old\.json has no "poll"/);
-      await expect(readAwsRequests(join(dir, "missing.json"))).rejects.toThrow(/cannot read .*missing\.json \(run `npm run bench -- aws-requests` first\)/);
+      await expect(readAwsRequests(join(dir, "missing.json"))).rejects.toThrow(
+        /cannot read .*missing\.json \(run `npm run bench -- aws-requests` first\)/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -13,7 +13,10 @@ export type FunctionKey = FactFunctionKey;
 
 /** Memory (MB) per function, from infra/facts.ts. */
 export const FUNCTION_MEMORY_MB = Object.fromEntries(
-  (Object.entries(FUNCTIONS) as [FunctionKey, { memory: string }][]).map(([fn, f]) => [fn, Number.parseInt(f.memory, 10)]),
+  (Object.entries(FUNCTIONS) as [FunctionKey, { memory: string }][]).map(([fn, f]) => [
+    fn,
+    Number.parseInt(f.memory, 10),
+  ]),
 ) as Readonly<Record<FunctionKey, number>>;
 
 /** A work queue of the app (infra/facts.ts `QUEUES`). */
@@ -21,11 +24,16 @@ export type QueueRole = FactQueueRole;
 
 /** The consumer of each queue and whether the queue is FIFO, from infra/facts.ts. */
 export const QUEUE_CONSUMERS = Object.fromEntries(
-  (Object.entries(QUEUES) as [QueueRole, { consumer: FunctionKey; fifo: boolean }][]).map(([role, q]) => [role, { fn: q.consumer, fifo: q.fifo }]),
+  (Object.entries(QUEUES) as [QueueRole, { consumer: FunctionKey; fifo: boolean }][]).map(([role, q]) => [
+    role,
+    { fn: q.consumer, fifo: q.fifo },
+  ]),
 ) as Readonly<Record<QueueRole, { fn: FunctionKey; fifo: boolean }>>;
 
 /** The functions that call the LLM, one call per record: the consumers of the LLM queues. */
-export const LLM_FUNCTIONS: readonly FunctionKey[] = Object.values(QUEUES).filter((q) => q.llm).map((q) => q.consumer);
+export const LLM_FUNCTIONS: readonly FunctionKey[] = Object.values(QUEUES)
+  .filter((q) => q.llm)
+  .map((q) => q.consumer);
 
 /** How a claim arrives. */
 export type ClaimKind = "structured" | "free_text";
@@ -122,7 +130,10 @@ export type StoredUsage = {
 export type LoggingConfig = { systemLogLevel: string; successSampleRate: number };
 
 /** The deployment's logging now (infra/facts.ts), recorded with each profile. */
-export const DEPLOYED_LOGGING: LoggingConfig = { systemLogLevel: LOGGING.systemLogLevel, successSampleRate: LOGGING.successSampleRate };
+export const DEPLOYED_LOGGING: LoggingConfig = {
+  systemLogLevel: LOGGING.systemLogLevel,
+  successSampleRate: LOGGING.successSampleRate,
+};
 
 /** The logging of profiles recorded before it was recorded with them: Lambda's defaults, every line written. */
 export const UNRECORDED_LOGGING: LoggingConfig = { systemLogLevel: "INFO", successSampleRate: 1 };
@@ -164,11 +175,16 @@ export async function readAwsRequests(path: string = AWS_REQUESTS_FILE): Promise
   try {
     text = await readFile(path, "utf8");
   } catch (cause) {
-    throw new Error(`cannot read ${path} (run \`npm run bench -- aws-requests\` first): ${(cause as Error).message}`, { cause });
+    throw new Error(`cannot read ${path} (run \`npm run bench -- aws-requests\` first): ${(cause as Error).message}`, {
+      cause,
+    });
   }
   const parsed = JSON.parse(text) as Partial<AwsRequestsFile>;
   for (const key of ["sequential", "concurrent", "poll", "stored", "logs"] as const) {
-    if (parsed[key] === undefined) throw new Error(`${path} has no "${key}" (written by an older bench? run \`npm run bench -- aws-requests\` again)`);
+    if (parsed[key] === undefined)
+      throw new Error(
+        `${path} has no "${key}" (written by an older bench? run \`npm run bench -- aws-requests\` again)`,
+      );
   }
   return parsed as AwsRequestsFile;
 }

@@ -64,8 +64,16 @@ export function writeServeConfig(path: string, orders: readonly Order[]): void {
   const text = readFileSync(join(ROOT, "scenarios", "config.yaml"), "utf8");
   const marker = "context_store:\n  orders:\n";
   const at = text.indexOf(marker);
-  if (at < 0) throw new Error("serve bench: scenarios/config.yaml has no `context_store:\\n  orders:` block to add the bench's orders to");
-  const lines = orders.map((o) => `    ${o.order_id}: { purchase_date: "${o.purchase_date}", category: ${o.category}, amount: ${o.amount} }\n`).join("");
+  if (at < 0)
+    throw new Error(
+      "serve bench: scenarios/config.yaml has no `context_store:\\n  orders:` block to add the bench's orders to",
+    );
+  const lines = orders
+    .map(
+      (o) =>
+        `    ${o.order_id}: { purchase_date: "${o.purchase_date}", category: ${o.category}, amount: ${o.amount} }\n`,
+    )
+    .join("");
   writeFileSync(path, text.slice(0, at + marker.length) + lines + text.slice(at + marker.length), "utf8");
 }
 
@@ -74,27 +82,62 @@ export type ServeProcess = {
   readonly url: string;
   readonly pid: number;
   /** One HTTP call with the intake token; the parsed JSON body. */
-  api(method: "GET" | "POST", path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }>;
+  api(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
   /** CPU nanoseconds the server's process tree has used so far. */
   cpuNs(): number;
   stop(): Promise<void>;
 };
 
 /** Starts `claims serve --port 0` on `configPath` and `dataDir` with the rules model; `env` is added to the child's environment, `nodeArgs` go to node. */
-export async function startServe(options: { configPath: string; dataDir: string; env?: Record<string, string>; nodeArgs?: readonly string[]; startLimitMs?: number }): Promise<ServeProcess> {
+export async function startServe(options: {
+  configPath: string;
+  dataDir: string;
+  env?: Record<string, string>;
+  nodeArgs?: readonly string[];
+  startLimitMs?: number;
+}): Promise<ServeProcess> {
   const token = randomBytes(16).toString("hex");
   // nodeArgs: e.g. --cpu-prof to profile the server (Node refuses it in NODE_OPTIONS).
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...(options.nodeArgs ?? []), "bin/claims.mjs", "serve", "--port", "0", "--config", options.configPath, "--data-dir", options.dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, CLAIMS_API_TOKEN: token, CLAIMS_REVIEWER_TOKEN: `${token}-reviewer`, LLM_PROVIDER: "rules", CLAIMS_LOG_LEVEL: "ERROR", ...options.env },
-  });
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    [
+      ...(options.nodeArgs ?? []),
+      "bin/claims.mjs",
+      "serve",
+      "--port",
+      "0",
+      "--config",
+      options.configPath,
+      "--data-dir",
+      options.dataDir,
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        CLAIMS_API_TOKEN: token,
+        CLAIMS_REVIEWER_TOKEN: `${token}-reviewer`,
+        LLM_PROVIDER: "rules",
+        CLAIMS_LOG_LEVEL: "ERROR",
+        ...options.env,
+      },
+    },
+  );
   let out = "";
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
   child.stderr.on("data", (d: Buffer) => process.stderr.write(d));
   // The server prints a line per request: read them all (a full pipe would stall it), keep only the start-up text.
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`claims serve printed no URL:\n${out}`)), options.startLimitMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`claims serve printed no URL:\n${out}`)),
+      options.startLimitMs ?? 60_000,
+    );
     const onData = (d: Buffer) => {
       out += d.toString("utf8");
       const m = /listening on (http:\/\/\S+)/.exec(out);

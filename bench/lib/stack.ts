@@ -89,7 +89,11 @@ export async function startBenchStack(orders: readonly Order[], options: BenchSt
     },
   });
   urls = Object.fromEntries(QUEUE_ROLES.map((role) => [stack.queues[role].url, role]));
-  const detach = recorder ? [stack.clients.dynamo, stack.clients.sqs, stack.clients.events].map((client) => recorder.attach(client as unknown as StackClient)) : [];
+  const detach = recorder
+    ? [stack.clients.dynamo, stack.clients.sqs, stack.clients.events].map((client) =>
+        recorder.attach(client as unknown as StackClient),
+      )
+    : [];
   recorder?.take();
 
   const asApi = <T>(f: () => Promise<T>, tag?: Tag) => (recorder ? recorder.runAs("intakeApi", 1, f, tag) : f());
@@ -102,15 +106,27 @@ export async function startBenchStack(orders: readonly Order[], options: BenchSt
     },
     async submit(body) {
       const at = performance.now();
-      const response = await asApi(() => stack.handlers.intakeApi(apiEvent("POST", "/claims", { body: JSON.stringify(body), headers: { "content-type": "application/json" } })));
-      const parsed = typeof response === "object" && response.statusCode === 202 && typeof response.body === "string" ? (JSON.parse(response.body) as { claim_id?: string }) : {};
-      if (!parsed.claim_id) throw new Error(`bench stack: POST /claims answered ${JSON.stringify(response).slice(0, 300)}`);
+      const response = await asApi(() =>
+        stack.handlers.intakeApi(
+          apiEvent("POST", "/claims", { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+        ),
+      );
+      const parsed =
+        typeof response === "object" && response.statusCode === 202 && typeof response.body === "string"
+          ? (JSON.parse(response.body) as { claim_id?: string })
+          : {};
+      if (!parsed.claim_id)
+        throw new Error(`bench stack: POST /claims answered ${JSON.stringify(response).slice(0, 300)}`);
       return { claimId: parsed.claim_id, at };
     },
     async poll(claimId) {
       const response = await asApi(() => stack.handlers.intakeApi(apiEvent("GET", `/claims/${claimId}`)), "poll");
-      const parsed = typeof response === "object" && response.statusCode === 200 && typeof response.body === "string" ? (JSON.parse(response.body) as { status?: string }) : {};
-      if (!parsed.status) throw new Error(`bench stack: GET /claims/${claimId} answered ${JSON.stringify(response).slice(0, 300)}`);
+      const parsed =
+        typeof response === "object" && response.statusCode === 200 && typeof response.body === "string"
+          ? (JSON.parse(response.body) as { status?: string })
+          : {};
+      if (!parsed.status)
+        throw new Error(`bench stack: GET /claims/${claimId} answered ${JSON.stringify(response).slice(0, 300)}`);
       return parsed.status;
     },
     waitDecided(claimId) {
@@ -140,7 +156,12 @@ export type Phase = { kind: ClaimKind; inFlight: number; claimIds: string[]; lat
  * Runs one claim per order with `inFlight` claims at a time (each slot submits, waits until the claim
  * is decided, submits the next) and waits until the stack is drained. wallMs = last decided − first submit.
  */
-export async function runPhase(b: BenchStack, kind: ClaimKind, orders: readonly Order[], inFlight: number): Promise<Phase> {
+export async function runPhase(
+  b: BenchStack,
+  kind: ClaimKind,
+  orders: readonly Order[],
+  inFlight: number,
+): Promise<Phase> {
   const bodies = orders.map((o) => claimBody(kind, o.order_id));
   const latenciesMs: number[] = [];
   const claimIds: string[] = [];
@@ -170,7 +191,9 @@ export async function checkPhase(b: BenchStack, phase: Phase): Promise<void> {
   for (const claimId of phase.claimIds) {
     const record = await b.stack.deps.claims.getClaim(claimId);
     if (record?.status !== "DECIDED" || record.verdict !== "ACCEPT") {
-      throw new Error(`bench stack: claim ${claimId} (${phase.kind}) ended ${record?.status ?? "missing"} ${record?.verdict ?? ""} ${record?.reason_code ?? ""}, expected DECIDED ACCEPT`);
+      throw new Error(
+        `bench stack: claim ${claimId} (${phase.kind}) ended ${record?.status ?? "missing"} ${record?.verdict ?? ""} ${record?.reason_code ?? ""}, expected DECIDED ACCEPT`,
+      );
     }
   }
 }

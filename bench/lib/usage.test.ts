@@ -60,10 +60,21 @@ describe("entityOf", () => {
   });
 
   it("finds the entity of queries and batch writes from their values", () => {
-    expect(entityOfRequest("Query", { ExpressionAttributeValues: { ":pk": "CLAIM#c1", ":prefix": "SESSION#CHUNK#3#" } })).toBe("session");
-    expect(entityOfRequest("Query", { IndexName: "gsi1", ExpressionAttributeValues: { ":p": "STATUS#RUNNING", ":before": "2026" } })).toBe("claim");
+    expect(
+      entityOfRequest("Query", { ExpressionAttributeValues: { ":pk": "CLAIM#c1", ":prefix": "SESSION#CHUNK#3#" } }),
+    ).toBe("session");
+    expect(
+      entityOfRequest("Query", {
+        IndexName: "gsi1",
+        ExpressionAttributeValues: { ":p": "STATUS#RUNNING", ":before": "2026" },
+      }),
+    ).toBe("claim");
     expect(entityOfRequest("Query", { ExpressionAttributeValues: { ":pk": "DFID#d" } })).toBe("audit");
-    expect(entityOfRequest("BatchWriteItem", { RequestItems: { t: [{ PutRequest: { Item: { pk: "CLAIM#c", sk: "SESSION#CHUNK#1#a#0000" } } }] } })).toBe("session");
+    expect(
+      entityOfRequest("BatchWriteItem", {
+        RequestItems: { t: [{ PutRequest: { Item: { pk: "CLAIM#c", sk: "SESSION#CHUNK#1#a#0000" } } }] },
+      }),
+    ).toBe("session");
     expect(entityOfRequest("UpdateItem", { Key: { pk: "ORDER#o", sk: "LEDGER" } })).toBe("ledger");
   });
 });
@@ -71,16 +82,50 @@ describe("entityOf", () => {
 describe("gsi1 write units", () => {
   const big = "x".repeat(1500);
   it("splits an update expression into its clauses", () => {
-    expect(updateClauses("SET a = :a, gsi1pk = :g REMOVE gsi1sk ADD n :one")).toEqual({ SET: "a = :a, gsi1pk = :g", REMOVE: "gsi1sk", ADD: "n :one" });
+    expect(updateClauses("SET a = :a, gsi1pk = :g REMOVE gsi1sk ADD n :one")).toEqual({
+      SET: "a = :a, gsi1pk = :g",
+      REMOVE: "gsi1sk",
+      ADD: "n :one",
+    });
   });
 
   it.each([
-    ["a put of an indexed item writes the index once (2 KB item: 2 WRU)", "PutItem", { Item: { pk: "CLAIM#c", gsi1pk: "STATUS#RECEIVED", big } }, {}, 2],
+    [
+      "a put of an indexed item writes the index once (2 KB item: 2 WRU)",
+      "PutItem",
+      { Item: { pk: "CLAIM#c", gsi1pk: "STATUS#RECEIVED", big } },
+      {},
+      2,
+    ],
     ["a put of an item outside the index writes nothing there", "PutItem", { Item: { pk: "DFID#d", big } }, {}, 0],
-    ["an update that moves the index key deletes and puts", "UpdateItem", { UpdateExpression: "SET #s = :s, gsi1pk = :g, gsi1sk = :k" }, { Attributes: { pk: "CLAIM#c", gsi1pk: "STATUS#RUNNING" } }, 2],
-    ["an update that removes the index key deletes once", "UpdateItem", { UpdateExpression: "SET #s = :s REMOVE gsi1pk, gsi1sk" }, { Attributes: { pk: "CLAIM#c" } }, 1],
-    ["an update of an indexed item that keeps its key rewrites the entry", "UpdateItem", { UpdateExpression: "SET proposal = :p" }, { Attributes: { pk: "CLAIM#c", gsi1pk: "STATUS#RUNNING", big } }, 2],
-    ["an update of an unindexed item writes nothing there", "UpdateItem", { UpdateExpression: "SET published = :t" }, {}, 0],
+    [
+      "an update that moves the index key deletes and puts",
+      "UpdateItem",
+      { UpdateExpression: "SET #s = :s, gsi1pk = :g, gsi1sk = :k" },
+      { Attributes: { pk: "CLAIM#c", gsi1pk: "STATUS#RUNNING" } },
+      2,
+    ],
+    [
+      "an update that removes the index key deletes once",
+      "UpdateItem",
+      { UpdateExpression: "SET #s = :s REMOVE gsi1pk, gsi1sk" },
+      { Attributes: { pk: "CLAIM#c" } },
+      1,
+    ],
+    [
+      "an update of an indexed item that keeps its key rewrites the entry",
+      "UpdateItem",
+      { UpdateExpression: "SET proposal = :p" },
+      { Attributes: { pk: "CLAIM#c", gsi1pk: "STATUS#RUNNING", big } },
+      2,
+    ],
+    [
+      "an update of an unindexed item writes nothing there",
+      "UpdateItem",
+      { UpdateExpression: "SET published = :t" },
+      {},
+      0,
+    ],
     ["a delete writes nothing there (no indexed item is deleted)", "DeleteItem", { Key: { pk: "CLAIM#c" } }, {}, 0],
   ])("%s", (_what, op, input, output, expected) => {
     expect(gsiWriteUnits(op, input, output)).toBe(expected);
@@ -95,8 +140,13 @@ describe("gsi1 write units", () => {
 
 describe("SQS and EventBridge billing sizes", () => {
   it("counts bodies and message attributes of a send", () => {
-    expect(sqsPayloadBytes({ MessageBody: "abc", MessageAttributes: { k: { DataType: "String", StringValue: "v" } } })).toEqual({ messages: 1, bytes: 3 + 1 + 6 + 1 });
-    expect(sqsPayloadBytes({ Entries: [{ MessageBody: "ab" }, { MessageBody: "cde" }] })).toEqual({ messages: 2, bytes: 5 });
+    expect(
+      sqsPayloadBytes({ MessageBody: "abc", MessageAttributes: { k: { DataType: "String", StringValue: "v" } } }),
+    ).toEqual({ messages: 1, bytes: 3 + 1 + 6 + 1 });
+    expect(sqsPayloadBytes({ Entries: [{ MessageBody: "ab" }, { MessageBody: "cde" }] })).toEqual({
+      messages: 2,
+      bytes: 5,
+    });
   });
 
   it.each([
@@ -109,7 +159,15 @@ describe("SQS and EventBridge billing sizes", () => {
   });
 
   it("sizes a PutEvents entry from Source, DetailType, Detail, Resources and Time", () => {
-    expect(eventEntryBytes({ Source: "claims.kernel", DetailType: "ClaimVerdict", Detail: '{"a":1}', Resources: ["r1"], Time: new Date(0) })).toBe(13 + 12 + 7 + 2 + 14);
+    expect(
+      eventEntryBytes({
+        Source: "claims.kernel",
+        DetailType: "ClaimVerdict",
+        Detail: '{"a":1}',
+        Resources: ["r1"],
+        Time: new Date(0),
+      }),
+    ).toBe(13 + 12 + 7 + 2 + 14);
     expect(eventEntryBytes({ Source: "s", Detail: "{}" })).toBe(3);
   });
 });
@@ -119,24 +177,106 @@ describe("summarise", () => {
     { caller: "orchestrator", service: "DynamoDB", operation: "GetItem", entity: "session", rru: 1 },
     { caller: "orchestrator", service: "DynamoDB", operation: "PutItem", entity: "session", wru: 4, gsiWru: 0 },
     { caller: "orchestrator", service: "DynamoDB", operation: "UpdateItem", entity: "claim", wru: 1, gsiWru: 2 },
-    { caller: "kernel", service: "DynamoDB", operation: "PutItem", entity: "verdict", wru: 1, conditionalFailure: true, error: "ConditionalCheckFailedException" },
-    { caller: "orchestrator", service: "SQS", operation: "SendMessageBatch", queue: "agentSteps", messages: 2, bytes: 4000, chunks: 1 },
+    {
+      caller: "kernel",
+      service: "DynamoDB",
+      operation: "PutItem",
+      entity: "verdict",
+      wru: 1,
+      conditionalFailure: true,
+      error: "ConditionalCheckFailedException",
+    },
+    {
+      caller: "orchestrator",
+      service: "SQS",
+      operation: "SendMessageBatch",
+      queue: "agentSteps",
+      messages: 2,
+      bytes: 4000,
+      chunks: 1,
+    },
     { caller: "kernel", service: "EventBridge", operation: "PutEvents", entries: 2, chunks: 2 },
     { caller: "outside", service: "SQS", operation: "ReceiveMessage", messages: 1 },
-    { caller: "timer", tag: "tick", service: "SQS", operation: "SendMessageBatch", queue: "crewEvents", messages: 1, chunks: 1 },
+    {
+      caller: "timer",
+      tag: "tick",
+      service: "SQS",
+      operation: "SendMessageBatch",
+      queue: "crewEvents",
+      messages: 1,
+      chunks: 1,
+    },
     { caller: "intakeApi", tag: "poll", service: "DynamoDB", operation: "GetItem", entity: "claim", rru: 0.5 },
   ];
   const invocations: InvocationRecord[] = [
-    { fn: "orchestrator", records: 3, ms: 30, sdkMs: 20, cpuMs: 8, calls: { "DynamoDB.GetItem": 1, "DynamoDB.PutItem": 1 }, logLines: 3, logBytes: 600, successLines: 2, successBytes: 420, metricLines: 2, metricBytes: 800 },
-    { fn: "worker", records: 1, ms: 10, sdkMs: 10, cpuMs: 0, calls: { "SQS.SendMessage": 1 }, logLines: 1, logBytes: 250, successLines: 1, successBytes: 250, metricLines: 0, metricBytes: 0 },
-    { fn: "timer", tag: "tick", records: 2, ms: 5, sdkMs: 4, cpuMs: 1, calls: { "SQS.SendMessageBatch": 1 }, logLines: 2, logBytes: 400, successLines: 0, successBytes: 0, metricLines: 0, metricBytes: 0 },
-    { fn: "intakeApi", tag: "poll", records: 1, ms: 4, sdkMs: 3, cpuMs: 1, calls: { "DynamoDB.GetItem": 1 }, logLines: 1, logBytes: 200, successLines: 1, successBytes: 200, metricLines: 0, metricBytes: 0 },
+    {
+      fn: "orchestrator",
+      records: 3,
+      ms: 30,
+      sdkMs: 20,
+      cpuMs: 8,
+      calls: { "DynamoDB.GetItem": 1, "DynamoDB.PutItem": 1 },
+      logLines: 3,
+      logBytes: 600,
+      successLines: 2,
+      successBytes: 420,
+      metricLines: 2,
+      metricBytes: 800,
+    },
+    {
+      fn: "worker",
+      records: 1,
+      ms: 10,
+      sdkMs: 10,
+      cpuMs: 0,
+      calls: { "SQS.SendMessage": 1 },
+      logLines: 1,
+      logBytes: 250,
+      successLines: 1,
+      successBytes: 250,
+      metricLines: 0,
+      metricBytes: 0,
+    },
+    {
+      fn: "timer",
+      tag: "tick",
+      records: 2,
+      ms: 5,
+      sdkMs: 4,
+      cpuMs: 1,
+      calls: { "SQS.SendMessageBatch": 1 },
+      logLines: 2,
+      logBytes: 400,
+      successLines: 0,
+      successBytes: 0,
+      metricLines: 0,
+      metricBytes: 0,
+    },
+    {
+      fn: "intakeApi",
+      tag: "poll",
+      records: 1,
+      ms: 4,
+      sdkMs: 3,
+      cpuMs: 1,
+      calls: { "DynamoDB.GetItem": 1 },
+      logLines: 1,
+      logBytes: 200,
+      successLines: 1,
+      successBytes: 200,
+      metricLines: 0,
+      metricBytes: 0,
+    },
   ];
   const data = { calls, invocations, busDeliveries: { verdicts: 2 }, apiRequests: 2 };
 
   it("averages the handlers' requests over the claims, leaving out pollers, timer ticks and GETs", () => {
     const p = summarise("structured", 2, data);
-    expect(p.requests).toEqual({ DynamoDB: { GetItem: 0.5, PutItem: 1, UpdateItem: 0.5 }, SQS: { SendMessageBatch: 0.5 }, EventBridge: { PutEvents: 0.5 } });
+    expect(p.requests).toEqual({
+      DynamoDB: { GetItem: 0.5, PutItem: 1, UpdateItem: 0.5 },
+      SQS: { SendMessageBatch: 0.5 },
+      EventBridge: { PutEvents: 0.5 },
+    });
     expect(p.dynamo.session).toEqual({ reads: 0.5, writes: 0.5, rru: 0.5, wru: 2, gsiWru: 0, conditionalFailures: 0 });
     expect(p.dynamo.claim?.gsiWru).toBe(1);
     expect(p.dynamo.verdict?.conditionalFailures).toBe(0.5);
@@ -145,7 +285,21 @@ describe("summarise", () => {
     expect(p.busDeliveries).toEqual({ verdicts: 1 });
     expect(p.apiRequests).toBe(1);
     expect(Object.keys(p.invocations).sort()).toEqual(["orchestrator", "worker"]);
-    expect(p.invocations.orchestrator).toEqual({ invocations: 0.5, records: 1.5, handlerMs: 15, sdkMs: 10, cpuMs: 4, calls: { "DynamoDB.GetItem": 0.5, "DynamoDB.PutItem": 0.5 }, llmCalls: 0, logLines: 1.5, logBytes: 300, successLines: 1, successBytes: 210, metricLines: 1, metricBytes: 400 });
+    expect(p.invocations.orchestrator).toEqual({
+      invocations: 0.5,
+      records: 1.5,
+      handlerMs: 15,
+      sdkMs: 10,
+      cpuMs: 4,
+      calls: { "DynamoDB.GetItem": 0.5, "DynamoDB.PutItem": 0.5 },
+      llmCalls: 0,
+      logLines: 1.5,
+      logBytes: 300,
+      successLines: 1,
+      successBytes: 210,
+      metricLines: 1,
+      metricBytes: 400,
+    });
     expect(p.invocations.worker?.llmCalls).toBe(0.5);
   });
 
@@ -182,10 +336,27 @@ describe("createUsageRecorder on a real client", () => {
       const big = "x".repeat(2500);
       await recorder.runAs("kernel", 1, async () => {
         await aws.doc.send(new PutCommand({ TableName: table, Item: { pk: "VERDICT#k", sk: "VERDICT", big } }));
-        await aws.doc.send(new UpdateCommand({ TableName: table, Key: { pk: "VERDICT#k", sk: "VERDICT" }, UpdateExpression: "SET published = :t", ExpressionAttributeValues: { ":t": true } }));
-        await expect(aws.doc.send(new PutCommand({ TableName: table, Item: { pk: "VERDICT#k", sk: "VERDICT" }, ConditionExpression: "attribute_not_exists(pk)" }))).rejects.toThrow();
+        await aws.doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: "VERDICT#k", sk: "VERDICT" },
+            UpdateExpression: "SET published = :t",
+            ExpressionAttributeValues: { ":t": true },
+          }),
+        );
+        await expect(
+          aws.doc.send(
+            new PutCommand({
+              TableName: table,
+              Item: { pk: "VERDICT#k", sk: "VERDICT" },
+              ConditionExpression: "attribute_not_exists(pk)",
+            }),
+          ),
+        ).rejects.toThrow();
       });
-      const got = await aws.doc.send(new GetCommand({ TableName: table, Key: { pk: "VERDICT#k", sk: "VERDICT" }, ConsistentRead: true }));
+      const got = await aws.doc.send(
+        new GetCommand({ TableName: table, Key: { pk: "VERDICT#k", sk: "VERDICT" }, ConsistentRead: true }),
+      );
       expect(got.Item?.published).toBe(true); // the injected ReturnConsumedCapacity changes nothing else
       const { calls, invocations } = recorder.take();
       expect(calls.map((c) => [c.caller, c.operation, c.entity])).toEqual([
@@ -199,7 +370,11 @@ describe("createUsageRecorder on a real client", () => {
       expect(calls[2]).toMatchObject({ conditionalFailure: true, error: "ConditionalCheckFailedException", wru: 1 });
       expect(calls[3]?.rru).toBe(1);
       expect(invocations).toHaveLength(1);
-      expect(invocations[0]).toMatchObject({ fn: "kernel", records: 1, calls: { "DynamoDB.PutItem": 2, "DynamoDB.UpdateItem": 1 } });
+      expect(invocations[0]).toMatchObject({
+        fn: "kernel",
+        records: 1,
+        calls: { "DynamoDB.PutItem": 2, "DynamoDB.UpdateItem": 1 },
+      });
       expect(invocations[0]!.sdkMs).toBeGreaterThan(0);
       expect(invocations[0]!.sdkMs).toBeLessThanOrEqual(invocations[0]!.ms);
       expect(invocations[0]!.cpuMs).toBeGreaterThanOrEqual(0);
@@ -254,7 +429,9 @@ describe("log capture", () => {
     const logger = createLogger("claims-kernel", "INFO");
     const passedThrough: string[] = [];
     const realWrite = process.stdout.write;
-    process.stdout.write = ((chunk: unknown) => (passedThrough.push(String(chunk)), true)) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: unknown) => (
+      passedThrough.push(String(chunk)), true
+    )) as typeof process.stdout.write;
     const restore = recorder.captureLogs();
     try {
       await recorder.runAs("kernel", 1, async () => {
@@ -273,7 +450,11 @@ describe("log capture", () => {
     const { text, outsideLines } = recorder.logs();
     expect(text).toHaveLength(3);
     expect(text.every((l) => JSON.parse(l).service === "claims-kernel")).toBe(true);
-    expect(invocations[0]).toMatchObject({ fn: "kernel", logLines: 2, logBytes: Buffer.byteLength(text[0]!) + Buffer.byteLength(text[1]!) });
+    expect(invocations[0]).toMatchObject({
+      fn: "kernel",
+      logLines: 2,
+      logBytes: Buffer.byteLength(text[0]!) + Buffer.byteLength(text[1]!),
+    });
     expect(outsideLines).toBe(1);
     expect(passedThrough).toEqual(["not a log line\n"]);
   });

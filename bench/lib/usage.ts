@@ -7,7 +7,15 @@ import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { itemBytes, valueBytes } from "../../adapters/aws/compact.ts";
 import type { SqsHandler } from "../../functions/lib/sqs-consumer.ts";
 import { LLM_FUNCTIONS, QUEUE_CONSUMERS } from "./profile.ts";
-import type { ClaimKind, ClaimProfile, DynamoUsage, FunctionKey, InvocationUsage, QueueRole, QueueUsage } from "./profile.ts";
+import type {
+  ClaimKind,
+  ClaimProfile,
+  DynamoUsage,
+  FunctionKey,
+  InvocationUsage,
+  QueueRole,
+  QueueUsage,
+} from "./profile.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Sizes (pure)
@@ -46,7 +54,9 @@ export function entityOfRequest(operation: string, input: Loose): string {
   const key = asLoose(input.Key ?? input.Item);
   if (key.pk !== undefined) return entityOf(key.pk, key.sk);
   if (operation === "Query" || operation === "Scan") {
-    const values = Object.values(asLoose(input.ExpressionAttributeValues)).filter((v): v is string => typeof v === "string");
+    const values = Object.values(asLoose(input.ExpressionAttributeValues)).filter(
+      (v): v is string => typeof v === "string",
+    );
     const strings = values.map((v) => [v, values.find((w) => w !== v && w.startsWith("SESSION")) ?? ""] as const);
     for (const [v, sk] of strings) {
       const e = entityOf(v, sk);
@@ -57,7 +67,9 @@ export function entityOfRequest(operation: string, input: Loose): string {
   if (operation === "BatchWriteItem" || operation === "BatchGetItem") {
     for (const requests of Object.values(asLoose(input.RequestItems))) {
       const first = asLoose(Array.isArray(requests) ? requests[0] : asLoose(requests).Keys);
-      const inner = asLoose(asLoose(first.PutRequest).Item ?? asLoose(first.DeleteRequest).Key ?? (Array.isArray(first) ? first[0] : first));
+      const inner = asLoose(
+        asLoose(first.PutRequest).Item ?? asLoose(first.DeleteRequest).Key ?? (Array.isArray(first) ? first[0] : first),
+      );
       if (inner.pk !== undefined) return entityOf(inner.pk, inner.sk);
     }
   }
@@ -68,7 +80,11 @@ export function entityOfRequest(operation: string, input: Loose): string {
 export function updateClauses(expression: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /\b(SET|REMOVE|ADD|DELETE)\b/gi;
-  const marks = [...expression.matchAll(re)].map((m) => ({ kw: m[1]!.toUpperCase(), at: m.index ?? 0, len: m[0].length }));
+  const marks = [...expression.matchAll(re)].map((m) => ({
+    kw: m[1]!.toUpperCase(),
+    at: m.index ?? 0,
+    len: m[0].length,
+  }));
   marks.forEach((m, i) => {
     out[m.kw] = `${out[m.kw] ?? ""} ${expression.slice(m.at + m.len, marks[i + 1]?.at ?? expression.length)}`.trim();
   });
@@ -109,7 +125,11 @@ export function sqsPayloadBytes(input: Loose): { messages: number; bytes: number
     bytes += typeof e.MessageBody === "string" ? utf8(e.MessageBody) : 0;
     for (const [name, attr] of Object.entries(asLoose(e.MessageAttributes))) {
       const a = asLoose(attr);
-      bytes += utf8(name) + utf8(String(a.DataType ?? "")) + utf8(String(a.StringValue ?? "")) + (a.BinaryValue instanceof Uint8Array ? a.BinaryValue.byteLength : 0);
+      bytes +=
+        utf8(name) +
+        utf8(String(a.DataType ?? "")) +
+        utf8(String(a.StringValue ?? "")) +
+        (a.BinaryValue instanceof Uint8Array ? a.BinaryValue.byteLength : 0);
     }
   }
   return { messages: entries.length, bytes };
@@ -176,7 +196,22 @@ export type InvocationRecord = {
   metricBytes: number;
 };
 
-type Ctx = { caller: Caller; tag?: Tag; inflight: number; busySince: number; sdkMs: number; cpuMark: number; cpuUs: number; calls: Record<string, number>; logLines: number; logBytes: number; successLines: number; successBytes: number; metricLines: number; metricBytes: number };
+type Ctx = {
+  caller: Caller;
+  tag?: Tag;
+  inflight: number;
+  busySince: number;
+  sdkMs: number;
+  cpuMark: number;
+  cpuUs: number;
+  calls: Record<string, number>;
+  logLines: number;
+  logBytes: number;
+  successLines: number;
+  successBytes: number;
+  metricLines: number;
+  metricBytes: number;
+};
 
 /** True for an Embedded Metric Format line (Powertools Metrics: JSON with the `_aws` metadata CloudWatch turns into metrics). */
 export function isMetricLogLine(line: string): boolean {
@@ -198,17 +233,36 @@ export function isHandlerLogLine(line: string): boolean {
   if (!line.startsWith("{") || !line.includes('"service":"claims-')) return false;
   try {
     const parsed = JSON.parse(line) as { service?: unknown; level?: unknown };
-    return typeof parsed.service === "string" && parsed.service.startsWith("claims-") && typeof parsed.level === "string";
+    return (
+      typeof parsed.service === "string" && parsed.service.startsWith("claims-") && typeof parsed.level === "string"
+    );
   } catch {
     return false;
   }
 }
 
-const CAPACITY_OPS = new Set(["GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem"]);
+const CAPACITY_OPS = new Set([
+  "GetItem",
+  "PutItem",
+  "UpdateItem",
+  "DeleteItem",
+  "Query",
+  "Scan",
+  "BatchGetItem",
+  "BatchWriteItem",
+]);
 const READ_OPS = new Set(["GetItem", "Query", "Scan", "BatchGetItem"]);
 
-type Middleware = (next: (args: { input: Loose }) => Promise<{ output: Loose }>, context: { clientName?: string; commandName?: string }) => (args: { input: Loose }) => Promise<{ output: Loose }>;
-type StackClient = { middlewareStack: { add(mw: never, options: { step: "initialize"; name: string; override?: boolean }): void; remove(name: string): boolean } };
+type Middleware = (
+  next: (args: { input: Loose }) => Promise<{ output: Loose }>,
+  context: { clientName?: string; commandName?: string },
+) => (args: { input: Loose }) => Promise<{ output: Loose }>;
+type StackClient = {
+  middlewareStack: {
+    add(mw: never, options: { step: "initialize"; name: string; override?: boolean }): void;
+    remove(name: string): boolean;
+  };
+};
 
 /**
  * Records every SDK request of the clients it is attached to (who made it, DynamoDB capacity by entity,
@@ -263,8 +317,16 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
     const ctx = als.getStore();
     const service = (context.clientName ?? "unknown").replace(/Client$/, "");
     const operation = (context.commandName ?? "unknown").replace(/Command$/, "");
-    const input = service === "DynamoDB" && CAPACITY_OPS.has(operation) ? { ...args.input, ReturnConsumedCapacity: "INDEXES" } : args.input;
-    const record: CallRecord = { caller: ctx?.caller ?? "outside", ...(ctx?.tag ? { tag: ctx.tag } : {}), service, operation };
+    const input =
+      service === "DynamoDB" && CAPACITY_OPS.has(operation)
+        ? { ...args.input, ReturnConsumedCapacity: "INDEXES" }
+        : args.input;
+    const record: CallRecord = {
+      caller: ctx?.caller ?? "outside",
+      ...(ctx?.tag ? { tag: ctx.tag } : {}),
+      service,
+      operation,
+    };
     if (ctx) ctx.calls[`${service}.${operation}`] = (ctx.calls[`${service}.${operation}`] ?? 0) + 1;
     enter(ctx);
     try {
@@ -317,13 +379,42 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
 
   /** Runs `f` as an invocation of `fn` (requests inside are attributed to it) and records its duration. */
   async function runAs<T>(fn: FunctionKey, records: number, f: () => Promise<T>, tag?: Tag): Promise<T> {
-    const ctx: Ctx = { caller: fn, ...(tag ? { tag } : {}), inflight: 0, busySince: 0, sdkMs: 0, cpuMark: cpuNowUs(), cpuUs: 0, calls: {}, logLines: 0, logBytes: 0, successLines: 0, successBytes: 0, metricLines: 0, metricBytes: 0 };
+    const ctx: Ctx = {
+      caller: fn,
+      ...(tag ? { tag } : {}),
+      inflight: 0,
+      busySince: 0,
+      sdkMs: 0,
+      cpuMark: cpuNowUs(),
+      cpuUs: 0,
+      calls: {},
+      logLines: 0,
+      logBytes: 0,
+      successLines: 0,
+      successBytes: 0,
+      metricLines: 0,
+      metricBytes: 0,
+    };
     const start = performance.now();
     try {
       return await als.run(ctx, f);
     } finally {
       if (ctx.inflight === 0) ctx.cpuUs += cpuNowUs() - ctx.cpuMark;
-      invocations.push({ fn, ...(tag ? { tag } : {}), records, ms: performance.now() - start, sdkMs: ctx.sdkMs, cpuMs: ctx.cpuUs / 1000, calls: ctx.calls, logLines: ctx.logLines, logBytes: ctx.logBytes, successLines: ctx.successLines, successBytes: ctx.successBytes, metricLines: ctx.metricLines, metricBytes: ctx.metricBytes });
+      invocations.push({
+        fn,
+        ...(tag ? { tag } : {}),
+        records,
+        ms: performance.now() - start,
+        sdkMs: ctx.sdkMs,
+        cpuMs: ctx.cpuUs / 1000,
+        calls: ctx.calls,
+        logLines: ctx.logLines,
+        logBytes: ctx.logBytes,
+        successLines: ctx.successLines,
+        successBytes: ctx.successBytes,
+        metricLines: ctx.metricLines,
+        metricBytes: ctx.metricBytes,
+      });
     }
   }
 
@@ -338,7 +429,12 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
     streams.forEach((stream, i) => {
       const original = originals[i]!;
       stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-        const text = typeof chunk === "string" ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString("utf8") : undefined;
+        const text =
+          typeof chunk === "string"
+            ? chunk
+            : chunk instanceof Uint8Array
+              ? Buffer.from(chunk).toString("utf8")
+              : undefined;
         const lines = text?.split("\n").filter((l) => l.length > 0) ?? [];
         if (lines.length > 0 && lines.every((l) => isHandlerLogLine(l) || isMetricLogLine(l))) {
           for (const line of lines) noteLog(line);
@@ -355,7 +451,11 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
   return {
     /** Adds the middleware to an SDK client (a DocumentClient shares its base client's stack). */
     attach(client: StackClient): () => void {
-      client.middlewareStack.add(middleware as never, { step: "initialize", name: "benchUsageRecorder", override: true });
+      client.middlewareStack.add(middleware as never, {
+        step: "initialize",
+        name: "benchUsageRecorder",
+        override: true,
+      });
       return () => void client.middlewareStack.remove("benchUsageRecorder");
     },
     runAs,
@@ -363,11 +463,20 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
     /** Every log line captured so far (for their compressed size) and how many were written outside any invocation. */
     logs: (): { text: readonly string[]; outsideLines: number } => ({ text: logText, outsideLines: outsideLogLines }),
     /** Wraps a queue consumer so every invocation runs as its function (a crew-events batch of ticks only is tagged "tick"). */
-    wrapConsumer(role: QueueRole, handler: SqsHandler, onDone?: (event: SQSEvent, response: SQSBatchResponse) => void): SqsHandler {
+    wrapConsumer(
+      role: QueueRole,
+      handler: SqsHandler,
+      onDone?: (event: SQSEvent, response: SQSBatchResponse) => void,
+    ): SqsHandler {
       const fn = QUEUE_CONSUMERS[role].fn;
       return async (event: SQSEvent, context: Context) => {
         const ticks = role === "timers" || (role === "crewEvents" && event.Records.every((r) => isTick(r.body)));
-        const response = await runAs(fn, event.Records.length, () => handler(event, context), ticks ? "tick" : undefined);
+        const response = await runAs(
+          fn,
+          event.Records.length,
+          () => handler(event, context),
+          ticks ? "tick" : undefined,
+        );
         onDone?.(event, response);
         return response;
       };
@@ -411,7 +520,12 @@ function isTick(body: string): boolean {
 export function summarise(
   kind: ClaimKind,
   claims: number,
-  data: { calls: readonly CallRecord[]; invocations: readonly InvocationRecord[]; busDeliveries: Readonly<Record<string, number>>; apiRequests: number },
+  data: {
+    calls: readonly CallRecord[];
+    invocations: readonly InvocationRecord[];
+    busDeliveries: Readonly<Record<string, number>>;
+    apiRequests: number;
+  },
   tag?: Tag,
 ): ClaimProfile {
   if (!(claims > 0)) throw new RangeError(`summarise: claims must be > 0, got ${String(claims)}`);
@@ -426,14 +540,25 @@ export function summarise(
     const ops = (requests[c.service] ??= {});
     ops[c.operation] = (ops[c.operation] ?? 0) + per(1);
     if (c.service === "DynamoDB") {
-      const u = (dynamo[c.entity ?? "other"] ??= { reads: 0, writes: 0, rru: 0, wru: 0, gsiWru: 0, conditionalFailures: 0 });
+      const u = (dynamo[c.entity ?? "other"] ??= {
+        reads: 0,
+        writes: 0,
+        rru: 0,
+        wru: 0,
+        gsiWru: 0,
+        conditionalFailures: 0,
+      });
       if (READ_OPS.has(c.operation)) u.reads += per(1);
       else u.writes += per(1);
       u.rru += per(c.rru ?? 0);
       u.wru += per(c.wru ?? 0);
       u.gsiWru += per(c.gsiWru ?? 0);
       if (c.conditionalFailure) u.conditionalFailures += per(1);
-    } else if (c.service === "SQS" && c.queue && (c.operation === "SendMessage" || c.operation === "SendMessageBatch")) {
+    } else if (
+      c.service === "SQS" &&
+      c.queue &&
+      (c.operation === "SendMessage" || c.operation === "SendMessageBatch")
+    ) {
       const u = (sqsSends[c.queue] ??= { requests: 0, chunks: 0, messages: 0 });
       u.requests += per(1);
       u.chunks += per(c.chunks ?? 1);
@@ -447,7 +572,21 @@ export function summarise(
   const invocations: Partial<Record<FunctionKey, InvocationUsage>> = {};
   for (const inv of data.invocations) {
     if (!mine(inv.tag)) continue;
-    const u = (invocations[inv.fn] ??= { invocations: 0, records: 0, handlerMs: 0, sdkMs: 0, cpuMs: 0, calls: {}, llmCalls: 0, logLines: 0, logBytes: 0, successLines: 0, successBytes: 0, metricLines: 0, metricBytes: 0 });
+    const u = (invocations[inv.fn] ??= {
+      invocations: 0,
+      records: 0,
+      handlerMs: 0,
+      sdkMs: 0,
+      cpuMs: 0,
+      calls: {},
+      llmCalls: 0,
+      logLines: 0,
+      logBytes: 0,
+      successLines: 0,
+      successBytes: 0,
+      metricLines: 0,
+      metricBytes: 0,
+    });
     u.invocations += per(1);
     u.records += per(inv.records);
     u.handlerMs += per(inv.ms);
@@ -462,7 +601,17 @@ export function summarise(
     u.metricLines = (u.metricLines ?? 0) + per(inv.metricLines ?? 0);
     u.metricBytes = (u.metricBytes ?? 0) + per(inv.metricBytes ?? 0);
   }
-  const busDeliveries = tag === undefined ? Object.fromEntries(Object.entries(data.busDeliveries).map(([k, v]) => [k, per(v)])) : {};
-  return { kind, claims, requests, dynamo, sqsSends, events, busDeliveries, apiRequests: tag === "tick" ? 0 : per(data.apiRequests), invocations };
+  const busDeliveries =
+    tag === undefined ? Object.fromEntries(Object.entries(data.busDeliveries).map(([k, v]) => [k, per(v)])) : {};
+  return {
+    kind,
+    claims,
+    requests,
+    dynamo,
+    sqsSends,
+    events,
+    busDeliveries,
+    apiRequests: tag === "tick" ? 0 : per(data.apiRequests),
+    invocations,
+  };
 }
-

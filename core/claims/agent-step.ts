@@ -31,18 +31,26 @@ interface AgentStepResult {
 }
 
 const FixerInputSchema = z.object({
-  failed: z.object({ agentId: z.string(), role: z.string(), error: z.object({ message: z.string(), code: z.string().optional() }) }),
+  failed: z.object({
+    agentId: z.string(),
+    role: z.string(),
+    error: z.object({ message: z.string(), code: z.string().optional() }),
+  }),
   input: z.unknown(),
 });
 
 /** Runs one step of the claims crew through the LLM port; failures come back as `agent.step.failed`, never thrown. */
-export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps: AgentStepDeps): Promise<AgentStepResult> {
+export async function runClaimsAgentStep(
+  request: AgentStepRequestedEvent,
+  deps: AgentStepDeps,
+): Promise<AgentStepResult> {
   const base = { crewId: request.crewId, correlationId: request.correlationId };
   const fail = (code: string, message: string, extra: Partial<AgentStepResult> = {}): AgentStepResult => ({
     event: { type: "agent.step.failed", ...base, error: { code, message } },
     ...extra,
   });
-  const badInput = (what: string, error: z.ZodError) => fail("INVALID_STEP_INPUT", `${what} input is invalid: ${z.prettifyError(error)}`);
+  const badInput = (what: string, error: z.ZodError) =>
+    fail("INVALID_STEP_INPUT", `${what} input is invalid: ${z.prettifyError(error)}`);
 
   switch (request.role) {
     case CLAIMS_ROLES.analyst: {
@@ -50,9 +58,19 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       if (!input.success) return badInput("analyst", input.error);
       const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
       const result = await deps.llm.complete(analystMessages(input.data.claim, deps.contract, ctx));
-      if (!result.ok) return fail(result.code, result.message, { ...(result.usage ? { usage: result.usage } : {}), model: result.model, attempts: result.attempts });
+      if (!result.ok)
+        return fail(result.code, result.message, {
+          ...(result.usage ? { usage: result.usage } : {}),
+          model: result.model,
+          attempts: result.attempts,
+        });
       const output = { analysis: String(result.value), claim: input.data.claim, received_at: input.data.received_at };
-      return { event: { type: "agent.step.completed", ...base, output }, usage: result.usage, model: result.model, attempts: result.attempts };
+      return {
+        event: { type: "agent.step.completed", ...base, output },
+        usage: result.usage,
+        model: result.model,
+        attempts: result.attempts,
+      };
     }
     case CLAIMS_ROLES.decision: {
       const input = AnalystOutputSchema.safeParse(request.input);
@@ -61,16 +79,31 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
       const claim = input.data.claim;
       const prompt = decisionMakerMessages(input.data.analysis, claim, deps.contract, ctx);
       const result = await deps.llm.complete(prompt);
-      if (!result.ok) return fail(result.code, result.message, { ...(result.usage ? { usage: result.usage } : {}), model: result.model, attempts: result.attempts });
+      if (!result.ok)
+        return fail(result.code, result.message, {
+          ...(result.usage ? { usage: result.usage } : {}),
+          model: result.model,
+          attempts: result.attempts,
+        });
       // The port validated the answer against the schema; a port that did not (a test double) is checked by the orchestrator.
       const proposal = RefundProposalOutputSchema.safeParse(result.value);
       const check = proposal.success ? selfCheck(proposal.data, deps.responsibility, claim) : undefined;
-      if (!proposal.success || check === undefined || check.ok) return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts };
+      if (!proposal.success || check === undefined || check.ok)
+        return {
+          event: { type: "agent.step.completed", ...base, output: result.value },
+          usage: result.usage,
+          model: result.model,
+          attempts: result.attempts,
+        };
       // SPEC §4.5: one repair round with the errors; what it gives (or the first answer, if the call fails)
       // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
       const repair = await deps.llm.complete({
         ...prompt,
-        messages: [...prompt.messages, { role: "assistant", content: result.text }, { role: "user", content: selfCheckRepairMessage(check.failures, claim) }],
+        messages: [
+          ...prompt.messages,
+          { role: "assistant", content: result.text },
+          { role: "user", content: selfCheckRepairMessage(check.failures, claim) },
+        ],
       });
       const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
       const output = repair.ok ? repair.value : result.value;
@@ -91,20 +124,44 @@ export async function runClaimsAgentStep(request: AgentStepRequestedEvent, deps:
         const inner = ClaimsCrewInputSchema.safeParse(input.data.input);
         if (!inner.success) return badInput("fixer (for the analyst)", inner.error);
         const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
-        const result = await deps.llm.complete(fixerMessages({ failedTask: "analyze_claim", claim: inner.data.claim, contract: deps.contract, error: failed.error }, ctx));
+        const result = await deps.llm.complete(
+          fixerMessages(
+            { failedTask: "analyze_claim", claim: inner.data.claim, contract: deps.contract, error: failed.error },
+            ctx,
+          ),
+        );
         if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
         const output = { analysis: String(result.value), claim: inner.data.claim, received_at: inner.data.received_at };
-        return { event: { type: "agent.step.completed", ...base, output }, usage: result.usage, model: result.model, attempts: result.attempts };
+        return {
+          event: { type: "agent.step.completed", ...base, output },
+          usage: result.usage,
+          model: result.model,
+          attempts: result.attempts,
+        };
       }
       if (failed.role === CLAIMS_ROLES.decision) {
         const inner = AnalystOutputSchema.safeParse(input.data.input);
         if (!inner.success) return badInput("fixer (for the decision maker)", inner.error);
         const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
         const result = await deps.llm.complete(
-          fixerMessages({ failedTask: "decide_refund", claim: inner.data.claim, contract: deps.contract, error: failed.error, analysis: inner.data.analysis }, ctx),
+          fixerMessages(
+            {
+              failedTask: "decide_refund",
+              claim: inner.data.claim,
+              contract: deps.contract,
+              error: failed.error,
+              analysis: inner.data.analysis,
+            },
+            ctx,
+          ),
         );
         if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
-        return { event: { type: "agent.step.completed", ...base, output: result.value }, usage: result.usage, model: result.model, attempts: result.attempts };
+        return {
+          event: { type: "agent.step.completed", ...base, output: result.value },
+          usage: result.usage,
+          model: result.model,
+          attempts: result.attempts,
+        };
       }
       return fail("UNKNOWN_ROLE", `the fixer cannot stand in for role '${failed.role}'`);
     }

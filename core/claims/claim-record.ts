@@ -80,6 +80,7 @@ export function claimView(record: ClaimRecord, review?: ReviewRecord): Record<st
 function customerMessage(record: ClaimRecord, review: ReviewRecord | undefined): string {
   if (review?.status === "APPROVED") return "Your refund has been approved.";
   if (review?.status === "DENIED") return "After review, your claim could not be granted.";
-  if (review?.status === "RESUBMITTED") return "Your claim was corrected and submitted again; you will hear about the new claim.";
+  if (review?.status === "RESUBMITTED")
+    return "Your claim was corrected and submitted again; you will hear about the new claim.";
   return customerMessageFor(record.reason_code, record.status === "NEEDS_REVIEW" ? undefined : record.verdict);
 }

@@ -15,7 +15,8 @@ const MAX_CLAIM_AMOUNT_EUR = 1_000_000;
  * travels, because message bodies escape non-ASCII characters (adapters/aws/sqs-work-queues.ts).
  */
 function queueSafeText(value: string): string | undefined {
-  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) return "holds a lone surrogate (text that is not valid Unicode)";
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value))
+    return "holds a lone surrogate (text that is not valid Unicode)";
   for (const c of value) {
     const code = c.charCodeAt(0);
     const control = (code < 0x20 && c !== "\t" && c !== "\n" && c !== "\r") || code === 0x7f;
@@ -25,10 +26,11 @@ function queueSafeText(value: string): string | undefined {
 }
 
 /** A string of queue-safe text (see `queueSafeText`). */
-const text = () => z.string().superRefine((value, ctx) => {
-  const problem = queueSafeText(value);
-  if (problem) ctx.addIssue({ code: "custom", message: `${problem}; it cannot be queued` });
-});
+const text = () =>
+  z.string().superRefine((value, ctx) => {
+    const problem = queueSafeText(value);
+    if (problem) ctx.addIssue({ code: "custom", message: `${problem}; it cannot be queued` });
+  });
 
 /**
  * A claim's amount: a finite number with at most 2 decimals and at most 1,000,000 EUR either way. A zero or
@@ -37,7 +39,10 @@ const text = () => z.string().superRefine((value, ctx) => {
 export const ClaimAmountSchema = z
   .number("amount_eur must be a number")
   .refine(Number.isFinite, "amount_eur must be a finite number")
-  .refine((n) => Math.abs(n) <= MAX_CLAIM_AMOUNT_EUR, `amount_eur must be between -${MAX_CLAIM_AMOUNT_EUR} and ${MAX_CLAIM_AMOUNT_EUR} EUR`)
+  .refine(
+    (n) => Math.abs(n) <= MAX_CLAIM_AMOUNT_EUR,
+    `amount_eur must be between -${MAX_CLAIM_AMOUNT_EUR} and ${MAX_CLAIM_AMOUNT_EUR} EUR`,
+  )
   // The number as JSON writes it: at most 2 decimals, no exponent (5e-324 is not a cent amount).
   .refine((n) => /^-?\d+(\.\d{1,2})?$/.test(String(n)), "amount_eur has more than 2 decimals");
 
@@ -58,11 +63,13 @@ export const ClaimSchema = z
 export type Claim = z.infer<typeof ClaimSchema>;
 
 /** Free-text claims are bounded so that a prompt stays small. */
-export const ClaimTextSchema = text().trim().min(1, "claim_text is empty").max(8000, "claim_text is longer than 8000 characters");
+export const ClaimTextSchema = text()
+  .trim()
+  .min(1, "claim_text is empty")
+  .max(8000, "claim_text is longer than 8000 characters");
 
 /** The input of a claim submission: exactly one of `claim` or `claim_text`. */
 export const ClaimInputSchema = z.union([
   z.object({ claim: ClaimSchema }).strict(),
   z.object({ claim_text: ClaimTextSchema }).strict(),
 ]);
-

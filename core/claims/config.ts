@@ -18,7 +18,8 @@ const DEFAULT_AGENT_VERSION = "1.0.0";
 const REGISTRY_ACCEPTED_MAJOR = 1;
 
 const DateOrOffset = z.string().refine((s) => resolveDate(s, 0) !== undefined, {
-  message: "must be an ISO date/timestamp (2026-05-20, 2026-05-20T10:00:00Z; UTC unless it has an offset) or an offset from the run's clock (-3d, -36h, +2d)",
+  message:
+    "must be an ISO date/timestamp (2026-05-20, 2026-05-20T10:00:00Z; UTC unless it has an offset) or an offset from the run's clock (-3d, -36h, +2d)",
 });
 
 const ignored = (why: string) => ignoredField(why);
@@ -65,7 +66,9 @@ const ContractSchema = z
     max_drawdown_limit: ignored("a trading limit of other DIR samples; refunds are bounded by claims_bounds"),
     wake_up_threshold_pct: ignored("a wake-up threshold of the DIR runtime's scheduler"),
     parent_agent_id: ignored("agent hierarchies of the DIR runtime; one agent decides here"),
-    api_version: z.literal("roa.dir/v1", { message: "the only contract document version understood is roa.dir/v1" }).optional(),
+    api_version: z
+      .literal("roa.dir/v1", { message: "the only contract document version understood is roa.dir/v1" })
+      .optional(),
     kind: z.literal("ResponsibilityContract", { message: "kind must be ResponsibilityContract" }).optional(),
     subject: z
       .object({
@@ -87,7 +90,9 @@ const ContractSchema = z
       .object({
         escalation: z
           .object({
-            mode: z.literal("conditional", { message: "only conditional escalation (below a confidence) is supported" }),
+            mode: z.literal("conditional", {
+              message: "only conditional escalation (below a confidence) is supported",
+            }),
             confidence_below: z.number().min(0).max(1).default(0.7),
           })
           .strict()
@@ -100,18 +105,48 @@ const ContractSchema = z
   .superRefine((c, ctx) => {
     const present = (k: string) => (c as Record<string, unknown>)[k] !== undefined;
     if (ROA_KEYS.some(present)) {
-      if (!c.api_version) ctx.addIssue({ code: "custom", path: ["api_version"], message: "a contract with subject/authority is a roa.dir/v1 document: add api_version: roa.dir/v1" });
-      if (!c.subject) ctx.addIssue({ code: "custom", path: ["subject"], message: "subject is missing (required in a roa.dir/v1 contract: subject.role)" });
-      if (!c.authority) ctx.addIssue({ code: "custom", path: ["authority"], message: "authority is missing (required in a roa.dir/v1 contract: authority.allowed_policy_types)" });
+      if (!c.api_version)
+        ctx.addIssue({
+          code: "custom",
+          path: ["api_version"],
+          message: "a contract with subject/authority is a roa.dir/v1 document: add api_version: roa.dir/v1",
+        });
+      if (!c.subject)
+        ctx.addIssue({
+          code: "custom",
+          path: ["subject"],
+          message: "subject is missing (required in a roa.dir/v1 contract: subject.role)",
+        });
+      if (!c.authority)
+        ctx.addIssue({
+          code: "custom",
+          path: ["authority"],
+          message: "authority is missing (required in a roa.dir/v1 contract: authority.allowed_policy_types)",
+        });
       for (const [flat, roa] of Object.entries(FLAT_TO_ROA)) {
-        if (present(flat)) ctx.addIssue({ code: "custom", path: [flat], message: `${flat} is not a roa.dir/v1 contract key${roa ? `: write it as ${roa}` : ""}` });
+        if (present(flat))
+          ctx.addIssue({
+            code: "custom",
+            path: [flat],
+            message: `${flat} is not a roa.dir/v1 contract key${roa ? `: write it as ${roa}` : ""}`,
+          });
       }
       return;
     }
     if (!c.role) ctx.addIssue({ code: "custom", path: ["role"], message: "role is missing (required: e.g. EXECUTOR)" });
-    if (!c.allowed_policy_types) ctx.addIssue({ code: "custom", path: ["allowed_policy_types"], message: "allowed_policy_types is missing (required: e.g. [REFUND, REPLACE, ESCALATE])" });
+    if (!c.allowed_policy_types)
+      ctx.addIssue({
+        code: "custom",
+        path: ["allowed_policy_types"],
+        message: "allowed_policy_types is missing (required: e.g. [REFUND, REPLACE, ESCALATE])",
+      });
     if (c.authorized_categories && c.authorized_instruments) {
-      ctx.addIssue({ code: "custom", path: ["authorized_instruments"], message: "give the agent's categories once: authorized_categories or (the DIR sample's name) authorized_instruments" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["authorized_instruments"],
+        message:
+          "give the agent's categories once: authorized_categories or (the DIR sample's name) authorized_instruments",
+      });
     }
   });
 
@@ -127,20 +162,27 @@ const AgentSchema = z
     agent_id: z.string().min(1),
     version: z.string().min(1).optional(),
     priority: ignored("scheduling priority of the DIR runtime; one agent decides here"),
-    crew: ignored("CrewAI role names and goals; the crew here is Claims Analyst → Decision Maker with a fixer, its prompts built in"),
+    crew: ignored(
+      "CrewAI role names and goals; the crew here is Claims Analyst → Decision Maker with a fixer, its prompts built in",
+    ),
     contract: ContractSchema,
     claims_bounds: ClaimsBoundsSchema,
   })
   .strict()
   .superRefine((a, ctx) => {
     if (a.contract.subject?.agent_id !== undefined && a.contract.subject.agent_id !== a.agent_id) {
-      ctx.addIssue({ code: "custom", path: ["contract", "subject", "agent_id"], message: `the contract is for ${a.contract.subject.agent_id}, but the agent is ${a.agent_id}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["contract", "subject", "agent_id"],
+        message: `the contract is for ${a.contract.subject.agent_id}, but the agent is ${a.agent_id}`,
+      });
     }
     if (!a.claims_bounds.allowed_refund_categories && !agentCategories(a.contract).categories) {
       ctx.addIssue({
         code: "custom",
         path: ["claims_bounds", "allowed_refund_categories"],
-        message: "allowed_refund_categories is missing: list the refundable categories here, or the agent's categories in its contract (authorized_categories, authorized_instruments or authority.resource_scope.categories)",
+        message:
+          "allowed_refund_categories is missing: list the refundable categories here, or the agent's categories in its contract (authorized_categories, authorized_instruments or authority.resource_scope.categories)",
       });
     }
   });
@@ -158,16 +200,28 @@ const OrderEntrySchema = z
 /** Schema of `scenarios/config.yaml` (SPEC §6), including DIR sample 35's keys (used, or accepted and ignored). */
 const ConfigFileSchema = z
   .object({
-    database: ignored("the DIR sample's SQLite/PostgreSQL store; Claims Crew keeps claims, verdicts and audit in DynamoDB"),
+    database: ignored(
+      "the DIR sample's SQLite/PostgreSQL store; Claims Crew keeps claims, verdicts and audit in DynamoDB",
+    ),
     llm_defaults: LlmDefaultsSchema.default(LlmDefaultsSchema.parse({})),
     simulation: z
       .object({
-        run_id: z.string().min(1).regex(/^[A-Za-z0-9_.:-]+$/, "run_id may hold letters, digits and _ . : -"),
+        run_id: z
+          .string()
+          .min(1)
+          .regex(/^[A-Za-z0-9_.:-]+$/, "run_id may hold letters, digits and _ . : -"),
         seeds: ignored("random seeds of the DIR runtime; every run here is deterministic"),
       })
       .strict(),
     agents: z.array(AgentSchema).min(1, "at least one agent is required"),
-    context_store: z.object({ orders: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "order ids hold letters, digits, _ and -"), OrderEntrySchema) }).strict(),
+    context_store: z
+      .object({
+        orders: z.record(
+          z.string().regex(/^[A-Za-z0-9_-]+$/, "order ids hold letters, digits, _ and -"),
+          OrderEntrySchema,
+        ),
+      })
+      .strict(),
   })
   .strict();
 
@@ -194,15 +248,22 @@ export interface ClaimsConfig {
 }
 
 function agentCategories(c: ContractInput): { categories?: string[]; from?: string } {
-  if (c.authority?.resource_scope?.categories) return { categories: c.authority.resource_scope.categories, from: "contract.authority.resource_scope.categories" };
-  if (c.authorized_instruments) return { categories: c.authorized_instruments, from: "contract.authorized_instruments" };
+  if (c.authority?.resource_scope?.categories)
+    return { categories: c.authority.resource_scope.categories, from: "contract.authority.resource_scope.categories" };
+  if (c.authorized_instruments)
+    return { categories: c.authorized_instruments, from: "contract.authorized_instruments" };
   if (c.authorized_categories) return { categories: c.authorized_categories, from: "contract.authorized_categories" };
   return {};
 }
 
 function contractFormat(c: ContractInput): ContractFormat {
   if (c.api_version) return "roa.dir/v1";
-  const seedOnly: (keyof ContractInput)[] = ["authorized_instruments", "max_drawdown_limit", "wake_up_threshold_pct", "parent_agent_id"];
+  const seedOnly: (keyof ContractInput)[] = [
+    "authorized_instruments",
+    "max_drawdown_limit",
+    "wake_up_threshold_pct",
+    "parent_agent_id",
+  ];
   return seedOnly.some((k) => k in c) ? "dir-seed-era" : "claims-crew";
 }
 
@@ -245,8 +306,12 @@ export function parseConfig(text: string, file: string, nowMs: number): ClaimsCo
   const categories = agentCategories(first.contract);
   const mappings: string[] = [];
   if (first.version === undefined) mappings.push(`agents[0].version missing: ${DEFAULT_AGENT_VERSION} assumed`);
-  if (categories.from && categories.from !== "contract.authorized_categories") mappings.push(`agents[0].${categories.from}: the agent's categories`);
-  if (!first.claims_bounds.allowed_refund_categories) mappings.push(`agents[0].claims_bounds.allowed_refund_categories missing: the agent's categories (${categories.from}) are the refundable ones`);
+  if (categories.from && categories.from !== "contract.authorized_categories")
+    mappings.push(`agents[0].${categories.from}: the agent's categories`);
+  if (!first.claims_bounds.allowed_refund_categories)
+    mappings.push(
+      `agents[0].claims_bounds.allowed_refund_categories missing: the agent's categories (${categories.from}) are the refundable ones`,
+    );
   if (raw.agents.length > 1) mappings.push(`${raw.agents.length} agents: only the first (${first.agent_id}) decides`);
   return {
     file,
@@ -257,13 +322,18 @@ export function parseConfig(text: string, file: string, nowMs: number): ClaimsCo
       version: first.version ?? DEFAULT_AGENT_VERSION,
       responsibility,
       contract: {
-        allowed_refund_categories: first.claims_bounds.allowed_refund_categories ?? responsibility.authorized_categories,
+        allowed_refund_categories:
+          first.claims_bounds.allowed_refund_categories ?? responsibility.authorized_categories,
         max_refund_without_escalation: first.claims_bounds.max_refund_without_escalation,
         return_window_days: first.claims_bounds.return_window_days,
       },
     },
     orders,
-    reading: { format: contractFormat(first.contract), mappings, ignored: ignoredFields(ConfigFileSchema, source.value) },
+    reading: {
+      format: contractFormat(first.contract),
+      mappings,
+      ignored: ignoredFields(ConfigFileSchema, source.value),
+    },
   };
 }
 

@@ -2,7 +2,11 @@
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 
 /** The seed's claims bounds: electronics, clothing, home; 500 EUR; 14 days. */
-export const testContract: ClaimsContract = { allowed_refund_categories: ["electronics", "clothing", "home"], max_refund_without_escalation: 500, return_window_days: 14 };
+export const testContract: ClaimsContract = {
+  allowed_refund_categories: ["electronics", "clothing", "home"],
+  max_refund_without_escalation: 500,
+  return_window_days: 14,
+};
 
 /** A responsibility contract allowed to propose REFUND and ESCALATE, escalating below 0.7 confidence. */
 export const testResponsibility: ResponsibilityContract = {

@@ -30,7 +30,9 @@ export const ClaimsCrewInputSchema = z.object({ claim: ClaimSchema, received_at:
 type ClaimsCrewInput = z.infer<typeof ClaimsCrewInputSchema>;
 
 /** What the analyst phase hands to the decision maker: its assessment plus the claim it assessed. */
-export const AnalystOutputSchema = z.object({ analysis: z.string(), claim: ClaimSchema, received_at: z.string() }).strict();
+export const AnalystOutputSchema = z
+  .object({ analysis: z.string(), claim: ClaimSchema, received_at: z.string() })
+  .strict();
 
 /** The crew shape and counts as plain JSON (system prompts are composed by the worker from the contract). */
 function claimsCrewShape(timeouts: ClaimsCrewTimeouts = DEFAULT_CLAIMS_CREW_TIMEOUTS) {
@@ -42,8 +44,14 @@ function claimsCrewShape(timeouts: ClaimsCrewTimeouts = DEFAULT_CLAIMS_CREW_TIME
       {
         role: CLAIMS_ROLES.analyst,
         capabilities: { thinking_allowed: true },
-        system_prompt: "You are the Claims Analyst of an e-commerce refund team. Assess the claim against the claims contract; you never see order records and never decide.",
-        permissions: { talk_to: [CLAIMS_ROLES.decision], delegate_to: [], escalate_to: [CLAIMS_ROLES.fixer], ...noInvite },
+        system_prompt:
+          "You are the Claims Analyst of an e-commerce refund team. Assess the claim against the claims contract; you never see order records and never decide.",
+        permissions: {
+          talk_to: [CLAIMS_ROLES.decision],
+          delegate_to: [],
+          escalate_to: [CLAIMS_ROLES.fixer],
+          ...noInvite,
+        },
         first_input: true,
         amount: 1,
         max_allowed: 1,
@@ -52,8 +60,14 @@ function claimsCrewShape(timeouts: ClaimsCrewTimeouts = DEFAULT_CLAIMS_CREW_TIME
       {
         role: CLAIMS_ROLES.decision,
         capabilities: { thinking_allowed: true },
-        system_prompt: "You are the Decision Maker of an e-commerce refund team. Turn the analyst's assessment into one structured refund proposal; a deterministic kernel decides.",
-        permissions: { talk_to: [CLAIMS_ROLES.analyst], delegate_to: [], escalate_to: [CLAIMS_ROLES.fixer], ...noInvite },
+        system_prompt:
+          "You are the Decision Maker of an e-commerce refund team. Turn the analyst's assessment into one structured refund proposal; a deterministic kernel decides.",
+        permissions: {
+          talk_to: [CLAIMS_ROLES.analyst],
+          delegate_to: [],
+          escalate_to: [CLAIMS_ROLES.fixer],
+          ...noInvite,
+        },
         final_output: true,
         amount: 1,
         max_allowed: 1,
@@ -62,9 +76,15 @@ function claimsCrewShape(timeouts: ClaimsCrewTimeouts = DEFAULT_CLAIMS_CREW_TIME
       {
         role: CLAIMS_ROLES.fixer,
         capabilities: { thinking_allowed: true },
-        system_prompt: "You are the Fixer of an e-commerce refund team: you stand in, conservatively, for a step that failed or stalled.",
+        system_prompt:
+          "You are the Fixer of an e-commerce refund team: you stand in, conservatively, for a step that failed or stalled.",
         activation: { on_fault: true, on_stall: true },
-        permissions: { talk_to: [CLAIMS_ROLES.analyst, CLAIMS_ROLES.decision], delegate_to: [], escalate_to: [], ...noInvite },
+        permissions: {
+          talk_to: [CLAIMS_ROLES.analyst, CLAIMS_ROLES.decision],
+          delegate_to: [],
+          escalate_to: [],
+          ...noInvite,
+        },
         amount: 1,
         max_allowed: 1,
         timeout_ms: timeouts.fixerMs,
@@ -113,9 +133,14 @@ export interface CrewFailureCause {
  * (`LLM_UNREACHABLE`, `LLM_AUTH_FAILED`, with the endpoint's message); otherwise `CREW_FAILED` with the
  * crew's reason and the last step's error (at most 300 characters of it).
  */
-export function crewFailureReview(crewReason: string, cause?: CrewFailureCause): { reason_code: string; reason: string } {
-  if (cause !== undefined && isModelUnavailable(cause.code)) return { reason_code: cause.code, reason: `The model could not be used: ${cause.message}` };
-  const step = cause === undefined ? "" : `; the last step failed with ${clip(`${cause.code ?? "an error"}: ${cause.message}`)}`;
+export function crewFailureReview(
+  crewReason: string,
+  cause?: CrewFailureCause,
+): { reason_code: string; reason: string } {
+  if (cause !== undefined && isModelUnavailable(cause.code))
+    return { reason_code: cause.code, reason: `The model could not be used: ${cause.message}` };
+  const step =
+    cause === undefined ? "" : `; the last step failed with ${clip(`${cause.code ?? "an error"}: ${cause.message}`)}`;
   return { reason_code: "CREW_FAILED", reason: `The crew could not produce a proposal: ${crewReason}${step}` };
 }
 

@@ -124,10 +124,15 @@ export const DETAIL_TYPES = {
 } as const satisfies Record<string, BusEventType>;
 
 /** One event for the bus: its detail-type and a detail of that type. */
-export type BusEntry = { [T in BusEventType]: { detailType: T; detail: z.infer<(typeof BUS_EVENTS)[T]> } }[BusEventType];
+export type BusEntry = {
+  [T in BusEventType]: { detailType: T; detail: z.infer<(typeof BUS_EVENTS)[T]> };
+}[BusEventType];
 
 /** A typed bus entry. */
-export function busEntry<T extends BusEventType>(detailType: T, detail: z.infer<(typeof BUS_EVENTS)[T]>): Extract<BusEntry, { detailType: T }> {
+export function busEntry<T extends BusEventType>(
+  detailType: T,
+  detail: z.infer<(typeof BUS_EVENTS)[T]>,
+): Extract<BusEntry, { detailType: T }> {
   return { detailType, detail } as Extract<BusEntry, { detailType: T }>;
 }
 
@@ -138,7 +143,11 @@ type BusEntryCheck = { ok: true; entry: BusEntry } | { ok: false; message: strin
 export function parseBusEntry(value: unknown): BusEntryCheck {
   const raw = value as { detailType?: unknown; detail?: unknown } | null;
   const type = raw?.detailType;
-  if (typeof type !== "string" || !Object.hasOwn(BUS_EVENTS, type)) return { ok: false, message: `unknown detail-type ${JSON.stringify(type)} (known: ${Object.keys(BUS_EVENTS).join(", ")})` };
+  if (typeof type !== "string" || !Object.hasOwn(BUS_EVENTS, type))
+    return {
+      ok: false,
+      message: `unknown detail-type ${JSON.stringify(type)} (known: ${Object.keys(BUS_EVENTS).join(", ")})`,
+    };
   const parsed = BUS_EVENTS[type as BusEventType].safeParse(raw?.detail);
   if (!parsed.success) return { ok: false, message: `${type} detail is invalid: ${z.prettifyError(parsed.error)}` };
   return { ok: true, entry: { detailType: type, detail: parsed.data } as BusEntry };

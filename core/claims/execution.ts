@@ -60,7 +60,8 @@ export function buildVerdictRecord(input: VerdictRecordInput): ClaimVerdictDetai
     ...(input.simulationId === undefined ? {} : { simulation_id: input.simulationId }),
   };
   const parsed = ClaimVerdictDetailSchema.safeParse(record);
-  if (!parsed.success) throw new KernelInputError(`verdict record is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  if (!parsed.success)
+    throw new KernelInputError(`verdict record is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
   return parsed.data;
 }
 
@@ -76,16 +77,27 @@ type ExecutionEffect =
  */
 export function planExecution(verdict: ClaimVerdict, proposal: unknown, claimId: string): ExecutionEffect[] {
   if (verdict.verdict === "REJECT") return [];
-  if (verdict.verdict === "ESCALATE") return [{ type: "review.create", claim_id: claimId, reason_code: verdict.reason_code, reason: verdict.reason }];
+  if (verdict.verdict === "ESCALATE")
+    return [{ type: "review.create", claim_id: claimId, reason_code: verdict.reason_code, reason: verdict.reason }];
   const params = asRecord(asRecord(proposal)?.params);
   const orderId = params?.order_id;
   const cents = parseCents(params?.amount_eur);
   if (typeof orderId !== "string" || orderId === "" || !cents.ok || cents.cents <= 0) {
     throw new KernelInputError("planExecution: an ACCEPT verdict for a proposal without a valid order id and amount");
   }
-  return [{ type: "refund.reserve", claim_id: claimId, order_id: orderId, amount_cents: cents.cents, amount_eur: centsToEur(cents.cents) }];
+  return [
+    {
+      type: "refund.reserve",
+      claim_id: claimId,
+      order_id: orderId,
+      amount_cents: cents.cents,
+      amount_eur: centsToEur(cents.cents),
+    },
+  ];
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

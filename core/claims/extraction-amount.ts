@@ -12,8 +12,10 @@ const BARE_RE = new RegExp(
   "gi",
 );
 
-const PURCHASE_CUE = /\b(?:for|paid|pay|cost|costs|costing|price|priced|priced at|worth|total|totalling|spent|bought(?: it)? for)\s*(?:only|just|about|around|me)?\s*$/i;
-const REFUND_CUE = /\b(?:refund|refunded|reimburse|reimbursed|reimbursement|back|return|compensation|credit)\s*(?:me|of|for|the)?\s*(?:only|just)?\s*$/i;
+const PURCHASE_CUE =
+  /\b(?:for|paid|pay|cost|costs|costing|price|priced|priced at|worth|total|totalling|spent|bought(?: it)? for)\s*(?:only|just|about|around|me)?\s*$/i;
+const REFUND_CUE =
+  /\b(?:refund|refunded|reimburse|reimbursed|reimbursement|back|return|compensation|credit)\s*(?:me|of|for|the)?\s*(?:only|just)?\s*$/i;
 
 /** An amount found in text, with its ISO currency and the words just before it. */
 interface FoundAmount {
@@ -70,13 +72,27 @@ export function findAmounts(text: string): FoundAmount[] {
     const value = parseAmountNumber(m[2] ?? "");
     if (value === undefined) continue;
     const index = m.index ?? 0;
-    found.push({ value, currency: currencyCode(m[1] ?? ""), index, length: m[0].length, raw: m[0], cue: cueBefore(text, index) });
+    found.push({
+      value,
+      currency: currencyCode(m[1] ?? ""),
+      index,
+      length: m[0].length,
+      raw: m[0],
+      cue: cueBefore(text, index),
+    });
   }
   for (const m of text.matchAll(NUM_CUR_RE)) {
     const value = parseAmountNumber(m[1] ?? "");
     if (value === undefined) continue;
     const index = m.index ?? 0;
-    found.push({ value, currency: currencyCode(m[2] ?? ""), index, length: m[0].length, raw: m[0], cue: cueBefore(text, index) });
+    found.push({
+      value,
+      currency: currencyCode(m[2] ?? ""),
+      index,
+      length: m[0].length,
+      raw: m[0],
+      cue: cueBefore(text, index),
+    });
   }
   found.sort((a, b) => a.index - b.index || b.length - a.length);
   const kept: FoundAmount[] = [];
@@ -89,18 +105,57 @@ export function findAmounts(text: string): FoundAmount[] {
 }
 
 const UNIT_WORDS: Readonly<Record<string, number>> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
 };
-const TENS_WORDS: Readonly<Record<string, number>> = { twenty: 20, thirty: 30, forty: 40, fourty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
-const NUMBER_VOCABULARY = new Set([...Object.keys(UNIT_WORDS), ...Object.keys(TENS_WORDS), "hundred", "thousand", "and", "a"]);
+const TENS_WORDS: Readonly<Record<string, number>> = {
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fourty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+};
+const NUMBER_VOCABULARY = new Set([
+  ...Object.keys(UNIT_WORDS),
+  ...Object.keys(TENS_WORDS),
+  "hundred",
+  "thousand",
+  "and",
+  "a",
+]);
 /** Words that say "an amount, but not exactly": an amount written with them cannot be read. */
-const VAGUE_QUANTITY = /^(?:few|several|some|couple|hundreds|thousands|dozen|dozens|many|lots?|half|something|odd|ish|umpteen|various|multiple)$|-(?:something|ish|odd)$/;
+const VAGUE_QUANTITY =
+  /^(?:few|several|some|couple|hundreds|thousands|dozen|dozens|many|lots?|half|something|odd|ish|umpteen|various|multiple)$|-(?:something|ish|odd)$/;
 const EUR_WORD_RE = /(?<![\p{L}\p{N}])(euros?|eur)(?![\p{L}\p{N}])/giu;
 
 /** Reads an English number written in words (`forty-five`, `one hundred and twenty`, `twelve hundred`, `a thousand`); undefined when it is not one. */
 export function parseNumberWords(phrase: string): number | undefined {
-  const tokens = phrase.toLowerCase().split(/[\s-]+/).filter((t) => t !== "");
+  const tokens = phrase
+    .toLowerCase()
+    .split(/[\s-]+/)
+    .filter((t) => t !== "");
   let total = 0;
   let current = 0;
   let last: "start" | "a" | "and" | "unit" | "teen" | "tens" | "hundred" | "thousand" = "start";
@@ -114,7 +169,8 @@ export function parseNumberWords(phrase: string): number | undefined {
       if (last !== "start") return undefined;
       last = "a";
     } else if (unit !== undefined) {
-      if (last === "unit" || last === "teen" || last === "a" || (last === "tens" && (unit >= 10 || unit === 0))) return undefined;
+      if (last === "unit" || last === "teen" || last === "a" || (last === "tens" && (unit >= 10 || unit === 0)))
+        return undefined;
       current += unit;
       last = unit < 10 ? "unit" : "teen";
     } else if (tens !== undefined) {
@@ -142,7 +198,10 @@ export function parseNumberWords(phrase: string): number | undefined {
 }
 
 /** Amounts written in words before a euro word, and the ones that cannot be read (`a few hundred euros`, `forty-something euros`). */
-export function findWordAmounts(text: string): { amounts: FoundAmount[]; unreadable: Array<{ raw: string; index: number }> } {
+export function findWordAmounts(text: string): {
+  amounts: FoundAmount[];
+  unreadable: Array<{ raw: string; index: number }>;
+} {
   const amounts: FoundAmount[] = [];
   const unreadable: Array<{ raw: string; index: number }> = [];
   for (const m of text.matchAll(EUR_WORD_RE)) {
@@ -153,10 +212,19 @@ export function findWordAmounts(text: string): { amounts: FoundAmount[]; unreada
     const trailing = before.match(/(?:[\p{L}]+(?:-[\p{L}]+)*[ \t]+)+$/u);
     if (trailing === null) continue;
     const base = offset + (trailing.index ?? 0);
-    const tokens = [...trailing[0].matchAll(/[\p{L}]+(?:-[\p{L}]+)*/gu)].map((t) => ({ word: t[0], index: base + (t.index ?? 0) }));
+    const tokens = [...trailing[0].matchAll(/[\p{L}]+(?:-[\p{L}]+)*/gu)].map((t) => ({
+      word: t[0],
+      index: base + (t.index ?? 0),
+    }));
     // The longest run of number words right before the currency ("and" may not lead it: "bread and twenty euros").
     let first = tokens.length;
-    while (first > 0 && tokens[first - 1]!.word.toLowerCase().split("-").every((p) => NUMBER_VOCABULARY.has(p))) first--;
+    while (
+      first > 0 &&
+      tokens[first - 1]!.word.toLowerCase()
+        .split("-")
+        .every((p) => NUMBER_VOCABULARY.has(p))
+    )
+      first--;
     while (first < tokens.length && tokens[first]!.word.toLowerCase() === "and") first++;
     const run = tokens.slice(first);
     // "a few hundred euros", "a couple of thousand euros": a vague word in front makes the number unreadable.
@@ -167,17 +235,29 @@ export function findWordAmounts(text: string): { amounts: FoundAmount[]; unreada
       const start = run[0]!.index;
       const after = text.slice(at + m[0].length);
       const cents = after.match(/^[ \t]+and[ \t]+(\d{1,2}|(?:[\p{L}]+(?:-[\p{L}]+)*[ \t]+)+?)[ \t]*cents?(?![\p{L}])/u);
-      const centValue = cents === null ? undefined : /^\d/.test(cents[1]!) ? Number(cents[1]) : parseNumberWords(cents[1]!);
+      const centValue =
+        cents === null ? undefined : /^\d/.test(cents[1]!) ? Number(cents[1]) : parseNumberWords(cents[1]!);
       const withCents = cents !== null && centValue !== undefined && centValue < 100;
       const end = at + m[0].length + (withCents ? cents[0].length : 0);
-      amounts.push({ value: withCents ? Math.round(value * 100 + centValue) / 100 : value, currency: "EUR", index: start, length: end - start, raw: text.slice(start, end), cue: cueBefore(text, start) });
+      amounts.push({
+        value: withCents ? Math.round(value * 100 + centValue) / 100 : value,
+        currency: "EUR",
+        index: start,
+        length: end - start,
+        raw: text.slice(start, end),
+        cue: cueBefore(text, start),
+      });
       continue;
     }
     const last = tokens.at(-1)?.word.toLowerCase() === "of" ? tokens.at(-2) : tokens.at(-1);
     const lastWord = last?.word.toLowerCase() ?? "";
-    const vague = last !== undefined && (VAGUE_QUANTITY.test(lastWord) || lastWord.split("-").some((p) => NUMBER_VOCABULARY.has(p) && p !== "a" && p !== "and"));
+    const vague =
+      last !== undefined &&
+      (VAGUE_QUANTITY.test(lastWord) ||
+        lastWord.split("-").some((p) => NUMBER_VOCABULARY.has(p) && p !== "a" && p !== "and"));
     if (vague) {
-      const quantityLike = (w: string) => w === "of" || VAGUE_QUANTITY.test(w) || w.split("-").some((p) => NUMBER_VOCABULARY.has(p));
+      const quantityLike = (w: string) =>
+        w === "of" || VAGUE_QUANTITY.test(w) || w.split("-").some((p) => NUMBER_VOCABULARY.has(p));
       let i = tokens.length - 1;
       while (i > 0 && quantityLike(tokens[i - 1]!.word.toLowerCase())) i--;
       const from = tokens[i]!.index;
@@ -201,7 +281,12 @@ function findBareAmounts(text: string): FoundAmount[] {
 /** The amount chosen as the claim, with notes explaining the choice when the text was not clear-cut. */
 export type ChosenAmount =
   | { ok: true; value: number; currency: "EUR"; warnings: string[] }
-  | { ok: false; code: "NO_AMOUNT" | "UNSUPPORTED_CURRENCY" | "AMBIGUOUS_AMOUNT"; message: string; currency: string | null };
+  | {
+      ok: false;
+      code: "NO_AMOUNT" | "UNSUPPORTED_CURRENCY" | "AMBIGUOUS_AMOUNT";
+      message: string;
+      currency: string | null;
+    };
 
 /**
  * Picks the claimed amount: the only euro amount (digits or English words); else the smaller of the
@@ -216,7 +301,12 @@ export function chooseClaimAmount(text: string): ChosenAmount {
   const vague = words.unreadable.map((u) => `'${u.raw}'`).join(", ");
   if (words.unreadable.length > 0) {
     return eur.length === 0
-      ? { ok: false, code: "NO_AMOUNT", message: `the amount ${vague} is written in words the extractor cannot read as a number`, currency: null }
+      ? {
+          ok: false,
+          code: "NO_AMOUNT",
+          message: `the amount ${vague} is written in words the extractor cannot read as a number`,
+          currency: null,
+        }
       : {
           ok: false,
           code: "AMBIGUOUS_AMOUNT",
@@ -237,30 +327,54 @@ export function chooseClaimAmount(text: string): ChosenAmount {
     const bare = findBareAmounts(text);
     const distinctBare = [...new Set(bare.map((b) => b.value))];
     if (distinctBare.length === 1 && distinctBare[0] !== undefined) {
-      return { ok: true, value: distinctBare[0], currency: "EUR", warnings: [`amount ${distinctBare[0]} has no currency; assumed EUR`] };
+      return {
+        ok: true,
+        value: distinctBare[0],
+        currency: "EUR",
+        warnings: [`amount ${distinctBare[0]} has no currency; assumed EUR`],
+      };
     }
     if (distinctBare.length > 1) {
-      return { ok: false, code: "AMBIGUOUS_AMOUNT", message: `several amounts without a currency (${distinctBare.join(", ")}); cannot tell which is claimed`, currency: null };
+      return {
+        ok: false,
+        code: "AMBIGUOUS_AMOUNT",
+        message: `several amounts without a currency (${distinctBare.join(", ")}); cannot tell which is claimed`,
+        currency: null,
+      };
     }
-    return { ok: false, code: "NO_AMOUNT", message: "no amount with a currency (e.g. 299.99 EUR, €45, forty-five euros) found in the text", currency: null };
+    return {
+      ok: false,
+      code: "NO_AMOUNT",
+      message: "no amount with a currency (e.g. 299.99 EUR, €45, forty-five euros) found in the text",
+      currency: null,
+    };
   }
   const warnings: string[] = [];
   const foreign = all.filter((a) => a.currency !== "EUR");
-  if (foreign.length > 0) warnings.push(`ignored amounts in other currencies: ${foreign.map((f) => f.raw.trim()).join(", ")}`);
+  if (foreign.length > 0)
+    warnings.push(`ignored amounts in other currencies: ${foreign.map((f) => f.raw.trim()).join(", ")}`);
   const distinct = [...new Set(eur.map((a) => a.value))];
-  if (distinct.length === 1 && distinct[0] !== undefined) return { ok: true, value: distinct[0], currency: "EUR", warnings };
+  if (distinct.length === 1 && distinct[0] !== undefined)
+    return { ok: true, value: distinct[0], currency: "EUR", warnings };
   const list = distinct.map((v) => `${v} EUR`).join(", ");
   const paid = [...new Set(eur.filter((a) => a.cue === "purchase").map((a) => a.value))];
   const asked = [...new Set(eur.filter((a) => a.cue === "refund").map((a) => a.value))];
-  const ambiguous = (why: string): ChosenAmount => ({ ok: false, code: "AMBIGUOUS_AMOUNT", message: `several amounts in the text (${list}) ${why}; a person must tell which is claimed`, currency: "EUR" });
-  if (paid.length > 1) return ambiguous(`and more than one is named as the price (${paid.map((v) => `${v} EUR`).join(", ")})`);
+  const ambiguous = (why: string): ChosenAmount => ({
+    ok: false,
+    code: "AMBIGUOUS_AMOUNT",
+    message: `several amounts in the text (${list}) ${why}; a person must tell which is claimed`,
+    currency: "EUR",
+  });
+  if (paid.length > 1)
+    return ambiguous(`and more than one is named as the price (${paid.map((v) => `${v} EUR`).join(", ")})`);
   if (asked.length > 1) return ambiguous(`and more than one is asked for (${asked.map((v) => `${v} EUR`).join(", ")})`);
   const paidValue = paid[0];
   const askedValue = asked[0];
   let value: number;
   if (paidValue !== undefined && askedValue !== undefined) {
     value = Math.min(paidValue, askedValue);
-    if (askedValue > paidValue) warnings.push(`the text asks for ${askedValue} EUR, more than the ${paidValue} EUR paid; using ${paidValue} EUR`);
+    if (askedValue > paidValue)
+      warnings.push(`the text asks for ${askedValue} EUR, more than the ${paidValue} EUR paid; using ${paidValue} EUR`);
   } else if (paidValue !== undefined) value = paidValue;
   else if (askedValue !== undefined) value = askedValue;
   else return ambiguous("and nothing says which is the price or the refund asked for");

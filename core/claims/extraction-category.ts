@@ -3,20 +3,98 @@
 /** Product keywords per category; plural forms (`-s`, `-es`) match too. */
 const CATEGORY_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
   electronics: [
-    "electronics", "electronic", "laptop", "notebook computer", "computer", "pc", "phone", "smartphone", "iphone",
-    "mobile phone", "tablet", "ipad", "screen", "monitor", "display", "headphone", "headset", "earbud", "earphone",
-    "tv", "television", "camera", "console", "charger", "speaker", "keyboard", "mouse", "printer", "router",
-    "smartwatch", "e-reader", "hard drive", "ssd",
+    "electronics",
+    "electronic",
+    "laptop",
+    "notebook computer",
+    "computer",
+    "pc",
+    "phone",
+    "smartphone",
+    "iphone",
+    "mobile phone",
+    "tablet",
+    "ipad",
+    "screen",
+    "monitor",
+    "display",
+    "headphone",
+    "headset",
+    "earbud",
+    "earphone",
+    "tv",
+    "television",
+    "camera",
+    "console",
+    "charger",
+    "speaker",
+    "keyboard",
+    "mouse",
+    "printer",
+    "router",
+    "smartwatch",
+    "e-reader",
+    "hard drive",
+    "ssd",
   ],
   clothing: [
-    "clothing", "clothes", "apparel", "shirt", "t-shirt", "tshirt", "blouse", "jacket", "coat", "shoe", "sneaker",
-    "boots", "sandal", "dress", "jeans", "trouser", "pants", "sweater", "jumper", "hoodie", "sock", "hat", "skirt",
-    "scarf", "glove", "shorts",
+    "clothing",
+    "clothes",
+    "apparel",
+    "shirt",
+    "t-shirt",
+    "tshirt",
+    "blouse",
+    "jacket",
+    "coat",
+    "shoe",
+    "sneaker",
+    "boots",
+    "sandal",
+    "dress",
+    "jeans",
+    "trouser",
+    "pants",
+    "sweater",
+    "jumper",
+    "hoodie",
+    "sock",
+    "hat",
+    "skirt",
+    "scarf",
+    "glove",
+    "shorts",
   ],
   home: [
-    "home goods", "homeware", "household", "home appliance", "furniture", "sofa", "couch", "lamp", "kettle", "chair",
-    "table", "bed", "mattress", "pillow", "blanket", "toaster", "vacuum", "vacuum cleaner", "curtain", "rug",
-    "carpet", "cookware", "frying pan", "saucepan", "blender", "microwave", "cupboard", "wardrobe", "shelf",
+    "home goods",
+    "homeware",
+    "household",
+    "home appliance",
+    "furniture",
+    "sofa",
+    "couch",
+    "lamp",
+    "kettle",
+    "chair",
+    "table",
+    "bed",
+    "mattress",
+    "pillow",
+    "blanket",
+    "toaster",
+    "vacuum",
+    "vacuum cleaner",
+    "curtain",
+    "rug",
+    "carpet",
+    "cookware",
+    "frying pan",
+    "saucepan",
+    "blender",
+    "microwave",
+    "cupboard",
+    "wardrobe",
+    "shelf",
   ],
 };
 
@@ -31,7 +109,8 @@ function escapeRe(s: string): string {
 }
 
 const KEYWORD_RES: ReadonlyArray<{ category: string; re: RegExp }> = Object.entries(CATEGORY_KEYWORDS).flatMap(
-  ([category, words]) => words.map((w) => ({ category, re: new RegExp(`(?<![\\w-])${escapeRe(w)}(?:s|es)?(?![\\w-])`, "gi") })),
+  ([category, words]) =>
+    words.map((w) => ({ category, re: new RegExp(`(?<![\\w-])${escapeRe(w)}(?:s|es)?(?![\\w-])`, "gi") })),
 );
 
 /** The category a text names: explicit `category: X` first, else the first product keyword; null when none. */
@@ -48,6 +127,7 @@ export function findCategory(text: string): { category: string | null; warnings:
   const first = hits[0];
   if (first === undefined) return { category: null, warnings: ["no product category recognised in the text"] };
   const distinct = [...new Set(hits.map((h) => h.category))];
-  const warnings = distinct.length > 1 ? [`several categories mentioned (${distinct.join(", ")}); using ${first.category}`] : [];
+  const warnings =
+    distinct.length > 1 ? [`several categories mentioned (${distinct.join(", ")}); using ${first.category}`] : [];
   return { category: first.category, warnings };
 }

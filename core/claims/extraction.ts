@@ -8,13 +8,26 @@ import { findDates, normalizeDate } from "./extraction-date.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
 import { isModelUnavailable } from "../llm/errors.ts";
 
-export { findAmounts, findWordAmounts, parseAmountNumber, parseNumberWords, chooseClaimAmount, type ChosenAmount } from "./extraction-amount.ts";
+export {
+  findAmounts,
+  findWordAmounts,
+  parseAmountNumber,
+  parseNumberWords,
+  chooseClaimAmount,
+  type ChosenAmount,
+} from "./extraction-amount.ts";
 export { findCategory } from "./extraction-category.ts";
 export { findDates, normalizeDate } from "./extraction-date.ts";
 export { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
 
 /** Why the pattern extractor could not produce a usable claim. */
-export type TextExtractionFailureCode = "EMPTY_TEXT" | "NO_ORDER_ID" | "AMBIGUOUS_ORDER_ID" | "NO_AMOUNT" | "AMBIGUOUS_AMOUNT" | "UNSUPPORTED_CURRENCY";
+export type TextExtractionFailureCode =
+  | "EMPTY_TEXT"
+  | "NO_ORDER_ID"
+  | "AMBIGUOUS_ORDER_ID"
+  | "NO_AMOUNT"
+  | "AMBIGUOUS_AMOUNT"
+  | "UNSUPPORTED_CURRENCY";
 
 /** The pattern extractor's result; a failure still carries what it did find (`partial`, nulls elsewhere). */
 type TextExtraction =
@@ -64,7 +77,10 @@ export function summarizeReason(text: string): string {
 }
 
 /** The text with order ids and dates blanked out, so neither is read as an amount. */
-function withoutIdsAndDates(text: string, now?: string | number): { masked: string; dates: ReturnType<typeof findDates>["dates"]; dateWarnings: string[] } {
+function withoutIdsAndDates(
+  text: string,
+  now?: string | number,
+): { masked: string; dates: ReturnType<typeof findDates>["dates"]; dateWarnings: string[] } {
   const orderMatches = [...text.matchAll(ORDER_ID_RE)].map((m) => ({ index: m.index ?? 0, length: m[0].length }));
   const afterIds = mask(text, orderMatches);
   const { dates, warnings } = findDates(afterIds, now);
@@ -82,8 +98,16 @@ function readClaimAmount(text: string, now?: string | number): ChosenAmount {
  */
 export function extractClaimFromText(text: string, now?: string | number): TextExtraction {
   const warnings: string[] = [];
-  const empty: ClaimExtractionOutput = { order_id: null, amount_eur: null, category: null, reason: "", purchase_date: null, currency: null };
-  if (text.trim() === "") return { ok: false, code: "EMPTY_TEXT", message: "the claim text is empty", partial: empty, warnings };
+  const empty: ClaimExtractionOutput = {
+    order_id: null,
+    amount_eur: null,
+    category: null,
+    reason: "",
+    purchase_date: null,
+    currency: null,
+  };
+  if (text.trim() === "")
+    return { ok: false, code: "EMPTY_TEXT", message: "the claim text is empty", partial: empty, warnings };
 
   const orderIds = findOrderIds(text);
   const { masked: afterDates, dates, dateWarnings } = withoutIdsAndDates(text, now);
@@ -94,9 +118,12 @@ export function extractClaimFromText(text: string, now?: string | number): TextE
   if (amount.ok) warnings.push(...amount.warnings);
   const firstDate = dates[0];
   if (dates.length > 1 && firstDate !== undefined) {
-    warnings.push(`several dates in the text (${dates.map((d) => d.iso).join(", ")}); using ${firstDate.iso} as the purchase date`);
+    warnings.push(
+      `several dates in the text (${dates.map((d) => d.iso).join(", ")}); using ${firstDate.iso} as the purchase date`,
+    );
   }
-  if (containsInstructionLikeText(text)) warnings.push("the text contains instruction-like content; it was treated as data, not instructions");
+  if (containsInstructionLikeText(text))
+    warnings.push("the text contains instruction-like content; it was treated as data, not instructions");
 
   const onlyId = orderIds.length === 1 ? (orderIds[0] ?? null) : null;
   const partial: ClaimExtractionOutput = {
@@ -109,8 +136,13 @@ export function extractClaimFromText(text: string, now?: string | number): TextE
   };
 
   const problems: Array<{ code: TextExtractionFailureCode; message: string }> = [];
-  if (orderIds.length === 0) problems.push({ code: "NO_ORDER_ID", message: "no order id of the form ord_… found in the text" });
-  if (orderIds.length > 1) problems.push({ code: "AMBIGUOUS_ORDER_ID", message: `several order ids in the text (${orderIds.join(", ")}); a claim is about one order` });
+  if (orderIds.length === 0)
+    problems.push({ code: "NO_ORDER_ID", message: "no order id of the form ord_… found in the text" });
+  if (orderIds.length > 1)
+    problems.push({
+      code: "AMBIGUOUS_ORDER_ID",
+      message: `several order ids in the text (${orderIds.join(", ")}); a claim is about one order`,
+    });
   if (!amount.ok) problems.push({ code: amount.code, message: amount.message });
   const first = problems[0];
   if (first !== undefined) {
@@ -143,23 +175,40 @@ type ClaimFromExtraction =
  * tells apart, an amount in words that cannot be read) the claim goes to a person instead of a guess.
  * A missing category becomes `unspecified` (the kernel judges the order's category, not the claim's).
  */
-export function claimFromExtraction(output: ClaimExtractionOutput, opts: { text?: string; now?: string | number } = {}): ClaimFromExtraction {
+export function claimFromExtraction(
+  output: ClaimExtractionOutput,
+  opts: { text?: string; now?: string | number } = {},
+): ClaimFromExtraction {
   const warnings: string[] = [];
   const orderId = output.order_id === null ? "" : normalizeOrderId(output.order_id);
   const text = opts.text;
   if (text !== undefined) {
     const ids = findOrderIds(text);
-    if (ids.length > 1) return { ok: false, code: "AMBIGUOUS_ORDER_ID", message: `the text names several order ids (${ids.join(", ")}); a claim is about one order` };
+    if (ids.length > 1)
+      return {
+        ok: false,
+        code: "AMBIGUOUS_ORDER_ID",
+        message: `the text names several order ids (${ids.join(", ")}); a claim is about one order`,
+      };
     if (orderId !== "") {
       const stated = ids.length === 1 ? ids[0]!.toLowerCase() === orderId.toLowerCase() : isStandaloneId(text, orderId);
-      if (!stated) return { ok: false, code: "ORDER_ID_NOT_IN_TEXT", message: `extracted order id ${JSON.stringify(orderId)} is not ${ids.length === 1 ? `the text's order id ${ids[0]}` : "an order id the claim text contains"}` };
+      if (!stated)
+        return {
+          ok: false,
+          code: "ORDER_ID_NOT_IN_TEXT",
+          message: `extracted order id ${JSON.stringify(orderId)} is not ${ids.length === 1 ? `the text's order id ${ids[0]}` : "an order id the claim text contains"}`,
+        };
     }
   }
   if (orderId === "") return { ok: false, code: "NO_ORDER_ID", message: "the claim names no order id (ord_…)" };
   const stated = text === undefined ? undefined : readClaimAmount(text, opts.now);
   if (output.amount_eur === null || !Number.isFinite(output.amount_eur)) {
     if (stated !== undefined && !stated.ok) return { ok: false, code: stated.code, message: stated.message };
-    return { ok: false, code: "NO_AMOUNT", message: `the claim states no amount in EUR${stated?.ok ? ` (the extractor returned none, although the text reads as ${stated.value} EUR)` : ""}` };
+    return {
+      ok: false,
+      code: "NO_AMOUNT",
+      message: `the claim states no amount in EUR${stated?.ok ? ` (the extractor returned none, although the text reads as ${stated.value} EUR)` : ""}`,
+    };
   }
   if (stated !== undefined && text !== undefined) {
     const checked = amountMatchesText(output.amount_eur, stated, text);
@@ -167,13 +216,19 @@ export function claimFromExtraction(output: ClaimExtractionOutput, opts: { text?
     warnings.push(...checked.warnings);
   }
   const currency = output.currency === null ? "EUR" : normalizeCurrency(output.currency);
-  if (currency !== "EUR") return { ok: false, code: "UNSUPPORTED_CURRENCY", message: `the claim is in ${currency}; claims are handled in EUR` };
+  if (currency !== "EUR")
+    return {
+      ok: false,
+      code: "UNSUPPORTED_CURRENCY",
+      message: `the claim is in ${currency}; claims are handled in EUR`,
+    };
   let purchaseDate: string | undefined;
   if (output.purchase_date !== null && output.purchase_date.trim() !== "") {
     purchaseDate = normalizeDate(output.purchase_date, opts.now);
     if (purchaseDate === undefined) warnings.push(`purchase date '${output.purchase_date}' is not a date; ignored`);
   }
-  const category = output.category === null || output.category.trim() === "" ? "unspecified" : output.category.trim().toLowerCase();
+  const category =
+    output.category === null || output.category.trim() === "" ? "unspecified" : output.category.trim().toLowerCase();
   if (category === "unspecified") warnings.push("no category in the claim; recorded as 'unspecified'");
   const parsed = ClaimSchema.safeParse({
     order_id: orderId,
@@ -184,22 +239,45 @@ export function claimFromExtraction(output: ClaimExtractionOutput, opts: { text?
     ...(purchaseDate === undefined ? {} : { purchase_date: purchaseDate }),
   });
   if (!parsed.success) {
-    return { ok: false, code: "INVALID_CLAIM", message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
+    return {
+      ok: false,
+      code: "INVALID_CLAIM",
+      message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+    };
   }
   return { ok: true, claim: parsed.data, warnings };
 }
 
 /** Whether an extracted amount is the one the text states; a different amount the text also holds means the text is ambiguous. */
-function amountMatchesText(amount: number, stated: ChosenAmount, text: string): { ok: true; warnings: string[] } | { ok: false; code: ClaimFromExtractionFailureCode; message: string } {
+function amountMatchesText(
+  amount: number,
+  stated: ChosenAmount,
+  text: string,
+): { ok: true; warnings: string[] } | { ok: false; code: ClaimFromExtractionFailureCode; message: string } {
   const cents = (v: number) => Math.round(v * 100);
   if (stated.ok) {
     if (cents(stated.value) === cents(amount)) return { ok: true, warnings: stated.warnings };
-    const inText = [...findAmounts(text), ...findWordAmounts(text).amounts].some((a) => cents(a.value) === cents(amount));
+    const inText = [...findAmounts(text), ...findWordAmounts(text).amounts].some(
+      (a) => cents(a.value) === cents(amount),
+    );
     return inText
-      ? { ok: false, code: "AMBIGUOUS_AMOUNT", message: `the extractor chose ${amount} EUR but the text reads as a claim for ${stated.value} EUR; a person must tell which is claimed` }
-      : { ok: false, code: "AMOUNT_NOT_IN_TEXT", message: `extracted amount ${amount} EUR is not an amount the claim text states (it reads as ${stated.value} EUR)` };
+      ? {
+          ok: false,
+          code: "AMBIGUOUS_AMOUNT",
+          message: `the extractor chose ${amount} EUR but the text reads as a claim for ${stated.value} EUR; a person must tell which is claimed`,
+        }
+      : {
+          ok: false,
+          code: "AMOUNT_NOT_IN_TEXT",
+          message: `extracted amount ${amount} EUR is not an amount the claim text states (it reads as ${stated.value} EUR)`,
+        };
   }
-  if (stated.code === "NO_AMOUNT") return { ok: false, code: "AMOUNT_NOT_IN_TEXT", message: `extracted amount ${amount} EUR could not be found in the claim text: ${stated.message}` };
+  if (stated.code === "NO_AMOUNT")
+    return {
+      ok: false,
+      code: "AMOUNT_NOT_IN_TEXT",
+      message: `extracted amount ${amount} EUR could not be found in the claim text: ${stated.message}`,
+    };
   return { ok: false, code: stated.code, message: stated.message };
 }
 

@@ -3,15 +3,26 @@
 // field of a claim — travels only in user messages, escaped inside a delimited block.
 import type { Claim } from "./claim.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
-import { ClaimExtractionOutputSchema, RefundProposalOutputSchema, type ClaimExtractionOutput, type RefundProposalOutput } from "./proposal-output.ts";
+import {
+  ClaimExtractionOutputSchema,
+  RefundProposalOutputSchema,
+  type ClaimExtractionOutput,
+  type RefundProposalOutput,
+} from "./proposal-output.ts";
 import type { FixableTask, LlmOutputSchema, LlmStructuredRequest, LlmTextRequest } from "../llm/port.ts";
 import type { SelfCheckClaim, SelfCheckFailure } from "./self-check.ts";
 
 /** The Decision Maker's (and a fixer's) structured output, as sent to structured-output endpoints. */
-const REFUND_PROPOSAL_SCHEMA: LlmOutputSchema<RefundProposalOutput> = { name: "refund_proposal", zod: RefundProposalOutputSchema };
+const REFUND_PROPOSAL_SCHEMA: LlmOutputSchema<RefundProposalOutput> = {
+  name: "refund_proposal",
+  zod: RefundProposalOutputSchema,
+};
 
 /** The extractor's structured output, as sent to structured-output endpoints. */
-const CLAIM_EXTRACTION_SCHEMA: LlmOutputSchema<ClaimExtractionOutput> = { name: "claim_extraction", zod: ClaimExtractionOutputSchema };
+const CLAIM_EXTRACTION_SCHEMA: LlmOutputSchema<ClaimExtractionOutput> = {
+  name: "claim_extraction",
+  zod: ClaimExtractionOutputSchema,
+};
 
 /** The tag around customer-supplied data in user messages. */
 export const CUSTOMER_TAG = "customer_claim";
@@ -54,7 +65,9 @@ function boundaries(contract: ClaimsContract): string {
 }
 
 function receipt(ctx: PromptContext): string {
-  return ctx.receivedAt === undefined ? "The claim's receipt time is not known." : `The claim was received at ${ctx.receivedAt}.`;
+  return ctx.receivedAt === undefined
+    ? "The claim's receipt time is not known."
+    : `The claim was received at ${ctx.receivedAt}.`;
 }
 
 function responsibilityLines(ctx: PromptContext): string[] {
@@ -63,7 +76,9 @@ function responsibilityLines(ctx: PromptContext): string[] {
   return [
     `Your mission: ${r.mission}`,
     `Policy kinds you may propose: ${r.allowed_policy_types.join(", ")}.`,
-    ...(r.authorized_categories.length > 0 ? [`Categories you are authorised for: ${r.authorized_categories.join(", ")}.`] : []),
+    ...(r.authorized_categories.length > 0
+      ? [`Categories you are authorised for: ${r.authorized_categories.join(", ")}.`]
+      : []),
   ];
 }
 
@@ -96,7 +111,13 @@ export function extractionMessages(text: string, ctx: PromptContext = {}): LlmSt
     "Use null rather than guessing.",
     receipt(ctx),
   ].join("\n");
-  const user = [DATA_NOT_INSTRUCTIONS, "", delimit(CUSTOMER_TAG, text), "", "Extract the claim as the JSON object described in your instructions."].join("\n");
+  const user = [
+    DATA_NOT_INSTRUCTIONS,
+    "",
+    delimit(CUSTOMER_TAG, text),
+    "",
+    "Extract the claim as the JSON object described in your instructions.",
+  ].join("\n");
   return {
     task: "extract_claim",
     system,
@@ -179,10 +200,19 @@ interface FixerInput {
 }
 
 /** The fixer/fallback prompt: stands in for a failed analyst (text) or decision maker (`refund_proposal` JSON). */
-export function fixerMessages(input: FixerInput & { failedTask: "decide_refund" }, ctx?: PromptContext): LlmStructuredRequest<RefundProposalOutput>;
+export function fixerMessages(
+  input: FixerInput & { failedTask: "decide_refund" },
+  ctx?: PromptContext,
+): LlmStructuredRequest<RefundProposalOutput>;
 export function fixerMessages(input: FixerInput & { failedTask: "analyze_claim" }, ctx?: PromptContext): LlmTextRequest;
-export function fixerMessages(input: FixerInput, ctx?: PromptContext): LlmTextRequest | LlmStructuredRequest<RefundProposalOutput>;
-export function fixerMessages(input: FixerInput, ctx: PromptContext = {}): LlmTextRequest | LlmStructuredRequest<RefundProposalOutput> {
+export function fixerMessages(
+  input: FixerInput,
+  ctx?: PromptContext,
+): LlmTextRequest | LlmStructuredRequest<RefundProposalOutput>;
+export function fixerMessages(
+  input: FixerInput,
+  ctx: PromptContext = {},
+): LlmTextRequest | LlmStructuredRequest<RefundProposalOutput> {
   const facts = {
     task: "fix_step" as const,
     failed_task: input.failedTask,
@@ -209,7 +239,9 @@ export function fixerMessages(input: FixerInput, ctx: PromptContext = {}): LlmTe
     return {
       task: "fix_step",
       system,
-      messages: [{ role: "user", content: [...parts, "", "Write the assessment the analyst should have written."].join("\n") }],
+      messages: [
+        { role: "user", content: [...parts, "", "Write the assessment the analyst should have written."].join("\n") },
+      ],
       facts,
     };
   }

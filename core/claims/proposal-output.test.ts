@@ -3,7 +3,14 @@
 import { describe, expect, it } from "vitest";
 import { RefundProposalOutputSchema } from "./proposal-output.ts";
 
-const proposal = { action: "REFUND", order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead", confidence: 0.9 };
+const proposal = {
+  action: "REFUND",
+  order_id: "ord_001",
+  amount_eur: 299.99,
+  category: "electronics",
+  reason: "Screen is dead",
+  confidence: 0.9,
+};
 const problems = (patch: Record<string, unknown>) => {
   const parsed = RefundProposalOutputSchema.safeParse({ ...proposal, ...patch });
   return parsed.success ? [] : parsed.error.issues.map((i) => i.message);
@@ -22,9 +29,12 @@ describe("RefundProposalOutputSchema", () => {
     [1e21, /between -1000000 and 1000000/],
     [9_007_199_254_740_992, /between -1000000 and 1000000/],
     [Number.NaN, /number/],
-  ])("refuses the amount %s, which no claim can carry (found by npm run chaos: DynamoDB refuses 5e-324)", (amount, message) => {
-    expect(problems({ amount_eur: amount }).join("; ")).toMatch(message);
-  });
+  ])(
+    "refuses the amount %s, which no claim can carry (found by npm run chaos: DynamoDB refuses 5e-324)",
+    (amount, message) => {
+      expect(problems({ amount_eur: amount }).join("; ")).toMatch(message);
+    },
+  );
 
   it("refuses an amount that is not a number, a blank order id and a confidence outside 0..1", () => {
     expect(problems({ amount_eur: "450" })).toEqual(["amount_eur must be a number"]);

@@ -20,11 +20,18 @@ export type PolicyKind = z.infer<typeof PolicyKindSchema>;
 export const RefundProposalOutputSchema = z
   .object({
     action: PolicyKindSchema,
-    order_id: z.string().min(1, "order_id must not be empty").max(128, "order_id is longer than 128 characters").refine((s) => s.trim() !== "", "order_id must not be blank"),
+    order_id: z
+      .string()
+      .min(1, "order_id must not be empty")
+      .max(128, "order_id is longer than 128 characters")
+      .refine((s) => s.trim() !== "", "order_id must not be blank"),
     amount_eur: ClaimAmountSchema,
     category: z.string(),
     reason: z.string(),
-    confidence: z.number("confidence must be a number").min(0, "confidence must be from 0 to 1").max(1, "confidence must be from 0 to 1"),
+    confidence: z
+      .number("confidence must be a number")
+      .min(0, "confidence must be from 0 to 1")
+      .max(1, "confidence must be from 0 to 1"),
   })
   .strict();
 

@@ -73,11 +73,13 @@ export const ClaimReasonCodeSchema = z.enum(Object.keys(REASON_CODES) as [ClaimR
 const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   VALIDATION_PASSED: "Your refund has been approved.",
   SCHEMA_INVALID: "We could not process this claim automatically; it has been closed. Please contact support.",
-  IDEMPOTENCY_KEY_MISMATCH: "We could not process this claim automatically; it has been closed. Please contact support.",
+  IDEMPOTENCY_KEY_MISMATCH:
+    "We could not process this claim automatically; it has been closed. Please contact support.",
   PROPOSAL_ID_MISMATCH: "We could not process this claim automatically; it has been closed. Please contact support.",
   POLICY_KIND_MISSING: "We could not process this claim automatically; it has been closed. Please contact support.",
   POLICY_KIND_UNKNOWN: "We could not process this claim automatically; it has been closed. Please contact support.",
-  POLICY_KIND_NOT_ALLOWED: "This kind of request cannot be granted automatically; it has been closed. Please contact support.",
+  POLICY_KIND_NOT_ALLOWED:
+    "This kind of request cannot be granted automatically; it has been closed. Please contact support.",
   AGENT_NOT_REGISTERED: "We could not process this claim automatically; it has been closed. Please contact support.",
   AGENT_NOT_AUTHORISED: "We could not process this claim automatically; it has been closed. Please contact support.",
   TTL_EXPIRED: "Your claim took too long to process and has been closed. Please submit it again.",
@@ -93,7 +95,8 @@ const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   AGENT_REQUESTED_ESCALATION: "Your claim needs a closer look; a member of our team will review it.",
   REPLACEMENT_REQUIRES_REVIEW: "Your claim needs a closer look; a member of our team will review it.",
   LOW_CONFIDENCE: "Your claim needs a closer look; a member of our team will review it.",
-  CUSTOMER_UNVERIFIED: "We need to confirm who you are before refunding this order; a member of our team will review it.",
+  CUSTOMER_UNVERIFIED:
+    "We need to confirm who you are before refunding this order; a member of our team will review it.",
   PURCHASE_DATE_IN_FUTURE: "Your claim needs a closer look; a member of our team will review it.",
   REVIEW_PENDING_ON_ORDER: "Another claim on this order is being reviewed; a member of our team will review yours too.",
   AMOUNT_ABOVE_LIMIT: "Refunds of this size are approved by a member of our team; your claim is waiting for review.",
@@ -102,5 +105,7 @@ const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
 /** The customer-facing message for a final claim's reason code (a generic review message for codes not listed). */
 export function customerMessageFor(reasonCode: string | undefined, verdict: string | undefined): string {
   if (reasonCode !== undefined && Object.hasOwn(CUSTOMER_MESSAGES, reasonCode)) return CUSTOMER_MESSAGES[reasonCode]!;
-  return verdict === "REJECT" ? "Your claim could not be granted." : "Your claim needs a closer look; a member of our team will review it.";
+  return verdict === "REJECT"
+    ? "Your claim could not be granted."
+    : "Your claim needs a closer look; a member of our team will review it.";
 }

@@ -2,14 +2,24 @@
 // (a small table: adding an event kind is one entry in STAGE_EVENTS and one schema in REPLAY_DETAILS)
 // and the shape of each kind's details, as far as replay reads them.
 import * as z from "zod";
-import { AgentStepCompletedEventSchema, FixerInvokedEventSchema, InboundCrewEventSchema, StepErrorSchema } from "../crew/index.ts";
+import {
+  AgentStepCompletedEventSchema,
+  FixerInvokedEventSchema,
+  InboundCrewEventSchema,
+  StepErrorSchema,
+} from "../crew/index.ts";
 import { ClaimsContractSchema, OrderSchema, ResponsibilityContractSchema } from "../integrity/contracts.ts";
 import type { AuditEventType } from "../integrity/audit.ts";
 import { LedgerEntrySchema } from "../integrity/ledger.ts";
 import type { ReserveErrorCode } from "../integrity/ledger.ts";
 import { ClaimInputSchema, ClaimSchema } from "./claim.ts";
 import { ClaimsCrewInputSchema } from "./crew.ts";
-import { ClaimVerdictDetailSchema, RefundExecutedDetailSchema, ReviewDecidedDetailSchema, ReviewRequestedDetailSchema } from "./events.ts";
+import {
+  ClaimVerdictDetailSchema,
+  RefundExecutedDetailSchema,
+  ReviewDecidedDetailSchema,
+  ReviewRequestedDetailSchema,
+} from "./events.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "./proposal-output.ts";
 
 /**
@@ -55,8 +65,11 @@ const REVIEW_ENDINGS: Record<string, readonly ReplayStage[]> = {
 };
 
 /** Every ending that hands the claim to a person, with each way its review can end. */
-const withReview = (name: string, stages: readonly ReplayStage[], endings = REVIEW_ENDINGS): [string, readonly ReplayStage[]][] =>
-  Object.entries(endings).map(([r, s]) => [`${name}, ${r}`, [...stages, ...s]]);
+const withReview = (
+  name: string,
+  stages: readonly ReplayStage[],
+  endings = REVIEW_ENDINGS,
+): [string, readonly ReplayStage[]][] => Object.entries(endings).map(([r, s]) => [`${name}, ${r}`, [...stages, ...s]]);
 
 /** Reviews of NEEDS_REVIEW claims cannot be approved (only denied or resubmitted). */
 const { "review approved": _approved, ...NEEDS_REVIEW_ENDINGS } = REVIEW_ENDINGS;
@@ -82,11 +95,18 @@ export const REPLAY_PATHS: Readonly<Record<string, readonly ReplayStage[]>> = {
       [`free text, ${name}`, ["received", "extracted", "crew", ...end]],
     ]),
   ),
-  ...Object.fromEntries(withReview("free text, extraction failed: NEEDS_REVIEW", ["received", "extraction_failed"], NEEDS_REVIEW_ENDINGS)),
+  ...Object.fromEntries(
+    withReview("free text, extraction failed: NEEDS_REVIEW", ["received", "extraction_failed"], NEEDS_REVIEW_ENDINGS),
+  ),
 };
 
 /** Every code a reservation can be refused with (a Record, so a new ledger code must be added here). */
-const RESERVE_ERROR_CODES: Record<ReserveErrorCode, true> = { ALREADY_REFUNDED_FOR_CLAIM: true, EXCEEDS_ORDER_AMOUNT: true, EXCEEDS_AUTOMATIC_LIMIT: true, REVIEW_PENDING_ON_ORDER: true };
+const RESERVE_ERROR_CODES: Record<ReserveErrorCode, true> = {
+  ALREADY_REFUNDED_FOR_CLAIM: true,
+  EXCEEDS_ORDER_AMOUNT: true,
+  EXCEEDS_AUTOMATIC_LIMIT: true,
+  REVIEW_PENDING_ON_ORDER: true,
+};
 
 const ReviewCause = { reason_code: z.string().min(1), reason: z.string() };
 const StepRecord = { now_ms: z.number(), caused: z.array(z.string()) };
@@ -98,7 +118,15 @@ const RecordedKernelInputsSchema = z.looseObject({
   contract: ClaimsContractSchema,
   responsibility: ResponsibilityContractSchema,
   registry: z.object({
-    agents: z.record(z.string(), z.object({ agent_id: z.string(), version: z.string(), contract: ResponsibilityContractSchema, status: z.enum(["ACTIVE", "REVOKED"]) })),
+    agents: z.record(
+      z.string(),
+      z.object({
+        agent_id: z.string(),
+        version: z.string(),
+        contract: ResponsibilityContractSchema,
+        status: z.enum(["ACTIVE", "REVOKED"]),
+      }),
+    ),
   }),
   order: OrderSchema.nullable(),
   ledgerEntry: LedgerEntrySchema.nullable(),
@@ -113,9 +141,21 @@ const RecordedKernelInputsSchema = z.looseObject({
  * cannot be replayed, so a claim that has one is INCOMPLETE until it is added.
  */
 export const REPLAY_DETAILS = {
-  CLAIM_RECEIVED: z.looseObject({ input_kind: z.enum(["claim", "claim_text"]), input: ClaimInputSchema, received_at: z.string() }),
-  CLAIM_EXTRACTED: z.looseObject({ extracted: ClaimExtractionOutputSchema, claim: ClaimSchema, warnings: z.array(z.string()) }),
-  CLAIM_EXTRACTION_FAILED: z.looseObject({ ...ReviewCause, extracted: ClaimExtractionOutputSchema.optional(), code: z.string().optional() }),
+  CLAIM_RECEIVED: z.looseObject({
+    input_kind: z.enum(["claim", "claim_text"]),
+    input: ClaimInputSchema,
+    received_at: z.string(),
+  }),
+  CLAIM_EXTRACTED: z.looseObject({
+    extracted: ClaimExtractionOutputSchema,
+    claim: ClaimSchema,
+    warnings: z.array(z.string()),
+  }),
+  CLAIM_EXTRACTION_FAILED: z.looseObject({
+    ...ReviewCause,
+    extracted: ClaimExtractionOutputSchema.optional(),
+    code: z.string().optional(),
+  }),
   CREW_STARTED: z.looseObject({
     crew_id: z.string(),
     root_input: ClaimsCrewInputSchema,
@@ -124,20 +164,55 @@ export const REPLAY_DETAILS = {
     timeouts: z.object({ analystMs: z.number(), decisionMs: z.number(), fixerMs: z.number() }),
   }),
   AGENT_STEP: z.looseObject({ inbound: AgentStepCompletedEventSchema, ...StepRecord }),
-  AGENT_STEP_FAILED: z.union([z.looseObject({ inbound: InboundCrewEventSchema, ...StepRecord }), z.looseObject({ fixer: FixerInvokedEventSchema })]),
-  LLM_CALL: z.looseObject({ role: z.string(), agent_id: z.string(), correlation_id: z.string(), ok: z.boolean(), error: StepErrorSchema.optional(), calls: z.number().int().positive().optional() }),
+  AGENT_STEP_FAILED: z.union([
+    z.looseObject({ inbound: InboundCrewEventSchema, ...StepRecord }),
+    z.looseObject({ fixer: FixerInvokedEventSchema }),
+  ]),
+  LLM_CALL: z.looseObject({
+    role: z.string(),
+    agent_id: z.string(),
+    correlation_id: z.string(),
+    ok: z.boolean(),
+    error: StepErrorSchema.optional(),
+    calls: z.number().int().positive().optional(),
+  }),
   AGENT_DECISION: z.looseObject({
     output: RefundProposalOutputSchema,
-    proposal: z.looseObject({ dfid: z.string(), agent_id: z.string(), created_at: z.string(), valid_for_ms: z.number() }),
+    proposal: z.looseObject({
+      dfid: z.string(),
+      agent_id: z.string(),
+      created_at: z.string(),
+      valid_for_ms: z.number(),
+    }),
     self_check: z.literal("passed"),
   }),
-  CREW_FAILED: z.looseObject({ ...ReviewCause, code: z.string().optional(), role: z.string().optional(), output: z.unknown().optional() }),
-  CLAIMS_SELF_CHECK_FAILED: z.looseObject({ ...ReviewCause, output: RefundProposalOutputSchema, failures: z.array(z.object({ check: z.string(), message: z.string() })) }),
-  PROPOSAL_SUBMITTED: z.looseObject({ kernel_inputs: RecordedKernelInputsSchema, lost_races: z.number().int().positive().optional() }),
+  CREW_FAILED: z.looseObject({
+    ...ReviewCause,
+    code: z.string().optional(),
+    role: z.string().optional(),
+    output: z.unknown().optional(),
+  }),
+  CLAIMS_SELF_CHECK_FAILED: z.looseObject({
+    ...ReviewCause,
+    output: RefundProposalOutputSchema,
+    failures: z.array(z.object({ check: z.string(), message: z.string() })),
+  }),
+  PROPOSAL_SUBMITTED: z.looseObject({
+    kernel_inputs: RecordedKernelInputsSchema,
+    lost_races: z.number().int().positive().optional(),
+  }),
   KERNEL_VERDICT: z.looseObject({ ...ClaimVerdictDetailSchema.shape, layer: z.number(), checks: z.array(z.unknown()) }),
   // ledger_after: the kernel's ACCEPT records the entry after its reservation; a reviewer's approval does not.
-  CLAIM_REFUND_EXECUTED: z.looseObject({ ...RefundExecutedDetailSchema.shape, amount_cents: z.number().int().positive(), ledger_after: LedgerEntrySchema.optional() }),
-  CLAIM_REFUND_NOT_EXECUTED: z.looseObject({ verdict_id: z.string(), code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]), reason: z.string() }),
+  CLAIM_REFUND_EXECUTED: z.looseObject({
+    ...RefundExecutedDetailSchema.shape,
+    amount_cents: z.number().int().positive(),
+    ledger_after: LedgerEntrySchema.optional(),
+  }),
+  CLAIM_REFUND_NOT_EXECUTED: z.looseObject({
+    verdict_id: z.string(),
+    code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]),
+    reason: z.string(),
+  }),
   CLAIM_NEEDS_REVIEW: z.looseObject(ReviewCause),
   REVIEW_REQUESTED: z.looseObject({ ...ReviewRequestedDetailSchema.shape }),
   REVIEW_DECIDED: z.looseObject({ ...ReviewDecidedDetailSchema.shape }),

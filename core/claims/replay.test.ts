@@ -22,8 +22,15 @@ import { simulationStartEvent } from "./simulation.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const SIM = "sim_replay_test";
-const config = parseConfig(readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml", NOW);
-const scenarios = parseScenarios(readFileSync(new URL("../../scenarios/scenarios.yaml", import.meta.url), "utf8"), "scenarios.yaml");
+const config = parseConfig(
+  readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
+const scenarios = parseScenarios(
+  readFileSync(new URL("../../scenarios/scenarios.yaml", import.meta.url), "utf8"),
+  "scenarios.yaml",
+);
 const rules = () => createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
 
 /** One recorded claim: its own events plus its run's SIMULATION_START (all replay reads). */
@@ -43,11 +50,25 @@ async function storedReview(p: ReturnType<typeof pipeline>, claimId: string): Pr
 }
 
 function pipeline(llm: LlmPort = rules(), overrides: Partial<PipelineDeps> = {}) {
-  return createInProcessPipeline({ agent: config.agent, orders: config.orders, llm, clock: { now: () => NOW }, overrides });
+  return createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm,
+    clock: { now: () => NOW },
+    overrides,
+  });
 }
 
 async function startRun(p: ReturnType<typeof pipeline>) {
-  const start = simulationStartEvent({ simulationId: SIM, nowMs: NOW, config, scenarios, files: { config: "config.yaml", scenarios: "scenarios.yaml" }, stack: "in-process", llm: { provider: "rules", model: "rules-v1" } });
+  const start = simulationStartEvent({
+    simulationId: SIM,
+    nowMs: NOW,
+    config,
+    scenarios,
+    files: { config: "config.yaml", scenarios: "scenarios.yaml" },
+    stack: "in-process",
+    llm: { provider: "rules", model: "rules-v1" },
+  });
   await p.audit.append(start);
 }
 
@@ -68,77 +89,224 @@ async function recordScenarios(): Promise<Recording[]> {
   const all = p.auditEvents();
   const out: Recording[] = [];
   for (const [claimId, s] of ids) {
-    out.push({ name: `scenario ${s.id}`, claimId, events: ownEvents(all, claimId), expected: { outcome: s.expected.verdict, ...(s.expected.reason_code ? { reasonCode: s.expected.reason_code } : {}) }, review: await storedReview(p, claimId) });
+    out.push({
+      name: `scenario ${s.id}`,
+      claimId,
+      events: ownEvents(all, claimId),
+      expected: {
+        outcome: s.expected.verdict,
+        ...(s.expected.reason_code ? { reasonCode: s.expected.reason_code } : {}),
+      },
+      review: await storedReview(p, claimId),
+    });
   }
   return out;
 }
 
 /** A model that answers like the rules model, except where `change` says otherwise for a task. */
-function rulesExcept(change: (task: string, answer: Awaited<ReturnType<LlmPort["complete"]>>) => Awaited<ReturnType<LlmPort["complete"]>>): LlmPort {
+function rulesExcept(
+  change: (task: string, answer: Awaited<ReturnType<LlmPort["complete"]>>) => Awaited<ReturnType<LlmPort["complete"]>>,
+): LlmPort {
   const model = rules();
-  return { ...model, complete: (async (req: Parameters<LlmPort["complete"]>[0]) => change(req.task, await model.complete(req))) as LlmPort["complete"] };
+  return {
+    ...model,
+    complete: (async (req: Parameters<LlmPort["complete"]>[0]) =>
+      change(req.task, await model.complete(req))) as LlmPort["complete"],
+  };
 }
 
-const down: LlmFailure = { ok: false, code: "LLM_SERVER_ERROR", message: "the model answered 500", attempts: 3, model: "down", retryable: true };
-const unreachable: LlmFailure = { ok: false, code: "LLM_UNREACHABLE", message: "LLM endpoint http://localhost:11434/v1 is unreachable: ECONNREFUSED", attempts: 3, model: "down", retryable: true };
-const notJson: LlmFailure = { ok: false, code: "LLM_INVALID_JSON", message: "not JSON", attempts: 1, model: "x", retryable: false };
+const down: LlmFailure = {
+  ok: false,
+  code: "LLM_SERVER_ERROR",
+  message: "the model answered 500",
+  attempts: 3,
+  model: "down",
+  retryable: true,
+};
+const unreachable: LlmFailure = {
+  ok: false,
+  code: "LLM_UNREACHABLE",
+  message: "LLM endpoint http://localhost:11434/v1 is unreachable: ECONNREFUSED",
+  attempts: 3,
+  model: "down",
+  retryable: true,
+};
+const notJson: LlmFailure = {
+  ok: false,
+  code: "LLM_INVALID_JSON",
+  message: "not JSON",
+  attempts: 1,
+  model: "x",
+  retryable: false,
+};
 const CREW_TASKS = new Set(["analyze_claim", "decide_refund", "fix_step"]);
 
 /** A claim that escalates (1200 EUR on a 1200 EUR order, above the 500 EUR limit), structured and as text. */
 const ESCALATING = {
-  structured: { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } },
-  text: { claim_text: "Order ord_002 - laptop for 1200 EUR, bought 27 May 2026. It does not boot at all, I want my money back." },
+  structured: {
+    claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" },
+  },
+  text: {
+    claim_text:
+      "Order ord_002 - laptop for 1200 EUR, bought 27 May 2026. It does not boot at all, I want my money back.",
+  },
 };
 
 /** A context store whose orders the kernel cannot use. */
 function corruptOrders(): PipelineDeps["orders"] {
   const store = createInMemoryContextStore(config.orders);
-  return { ...store, getOrder: async (id) => { throw new OrderDataError(`stored order ${id} is invalid: amount: expected number`); } };
+  return {
+    ...store,
+    getOrder: async (id) => {
+      throw new OrderDataError(`stored order ${id} is invalid: amount: expected number`);
+    },
+  };
 }
 
 /** The paths the bundled scenarios do not take, each recorded for a structured and a free-text claim (and a person's review decision where given). */
-const CASES: { name: string; llm?: () => LlmPort; overrides?: () => Partial<PipelineDeps>; bodies?: { structured: object; text: object }; review?: Record<string, unknown>; outcome: string; reasonCode: string }[] = [
-  { name: "the crew fails (every step's model call fails)", llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)), outcome: "NEEDS_REVIEW", reasonCode: "CREW_FAILED" },
-  { name: "the model cannot be reached (every crew call LLM_UNREACHABLE)", llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? unreachable : a)), outcome: "NEEDS_REVIEW", reasonCode: "LLM_UNREACHABLE" },
+const CASES: {
+  name: string;
+  llm?: () => LlmPort;
+  overrides?: () => Partial<PipelineDeps>;
+  bodies?: { structured: object; text: object };
+  review?: Record<string, unknown>;
+  outcome: string;
+  reasonCode: string;
+}[] = [
+  {
+    name: "the crew fails (every step's model call fails)",
+    llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)),
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "CREW_FAILED",
+  },
+  {
+    name: "the model cannot be reached (every crew call LLM_UNREACHABLE)",
+    llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? unreachable : a)),
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "LLM_UNREACHABLE",
+  },
   {
     name: "the Decision Maker's first proposal fails the self-check and its repair round passes",
     llm: () => {
       let decisions = 0;
-      return rulesExcept((task, a) => (task === "decide_refund" && a.ok && decisions++ === 0 ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a));
+      return rulesExcept((task, a) =>
+        task === "decide_refund" && a.ok && decisions++ === 0
+          ? { ...a, value: { ...(a.value as object), confidence: 0.4 } }
+          : a,
+      );
     },
     outcome: "ACCEPT",
     reasonCode: "VALIDATION_PASSED",
   },
-  { name: "the crew's output is not a proposal", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { verdict: "refund it" } } : a)), outcome: "NEEDS_REVIEW", reasonCode: "CREW_OUTPUT_INVALID" },
-  { name: "the self-check fails (confidence 0.4)", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a)), outcome: "NEEDS_REVIEW", reasonCode: "CLAIMS_SELF_CHECK_FAILED" },
-  { name: "the fixer stands in for a failed decision maker", llm: () => rulesExcept((task, a) => (task === "decide_refund" ? notJson : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
-  { name: "the fixer stands in for a failed analyst", llm: () => rulesExcept((task, a) => (task === "analyze_claim" ? down : a)), outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
+  {
+    name: "the crew's output is not a proposal",
+    llm: () =>
+      rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { verdict: "refund it" } } : a)),
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "CREW_OUTPUT_INVALID",
+  },
+  {
+    name: "the self-check fails (confidence 0.4)",
+    llm: () =>
+      rulesExcept((task, a) =>
+        task === "decide_refund" && a.ok ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a,
+      ),
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "CLAIMS_SELF_CHECK_FAILED",
+  },
+  {
+    name: "the fixer stands in for a failed decision maker",
+    llm: () => rulesExcept((task, a) => (task === "decide_refund" ? notJson : a)),
+    outcome: "ACCEPT",
+    reasonCode: "VALIDATION_PASSED",
+  },
+  {
+    name: "the fixer stands in for a failed analyst",
+    llm: () => rulesExcept((task, a) => (task === "analyze_claim" ? down : a)),
+    outcome: "ACCEPT",
+    reasonCode: "VALIDATION_PASSED",
+  },
   {
     // Between the kernel's decision and its reservation another claim takes the order's whole balance: the
     // reservation loses the race, and the kernel decides again on the ledger it now sees.
     name: "an ACCEPT whose reservation loses the race is decided again (REJECT)",
     overrides: () => {
       const ledger = createInMemoryRefundLedger();
-      return { ledger: { ...ledger, reserve: async (request) => (await ledger.reserve({ ...request, claimId: "clm_other" }), ledger.reserve(request)) } };
+      return {
+        ledger: {
+          ...ledger,
+          reserve: async (request) => (
+            await ledger.reserve({ ...request, claimId: "clm_other" }), ledger.reserve(request)
+          ),
+        },
+      };
     },
     outcome: "REJECT",
     reasonCode: "EXCEEDS_REFUNDABLE_BALANCE",
   },
-  { name: "an ESCALATE a person approves for less", bodies: ESCALATING, review: { decision: "APPROVE", amount_eur: 900, reviewer: "rita" }, outcome: "ESCALATE", reasonCode: "AMOUNT_ABOVE_LIMIT" },
-  { name: "an ESCALATE a person denies", bodies: ESCALATING, review: { decision: "DENY", note: "not ours", reviewer: "rita" }, outcome: "ESCALATE", reasonCode: "AMOUNT_ABOVE_LIMIT" },
-  { name: "the crew fails and a person denies", llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)), review: { decision: "DENY" }, outcome: "NEEDS_REVIEW", reasonCode: "CREW_FAILED" },
-  { name: "the self-check fails and a person resubmits a corrected claim", llm: () => rulesExcept((task, a) => (task === "decide_refund" && a.ok ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a)), review: { decision: "RESUBMIT", claim: { order_id: "ord_006", amount_eur: 100, category: "electronics", reason: "corrected" } }, outcome: "NEEDS_REVIEW", reasonCode: "CLAIMS_SELF_CHECK_FAILED" },
-  { name: "the order's data is corrupt", overrides: () => ({ orders: corruptOrders() }), outcome: "NEEDS_REVIEW", reasonCode: "ORDER_DATA_INVALID" },
-  { name: "the order's data is corrupt and a person denies", overrides: () => ({ orders: corruptOrders() }), review: { decision: "DENY" }, outcome: "NEEDS_REVIEW", reasonCode: "ORDER_DATA_INVALID" },
+  {
+    name: "an ESCALATE a person approves for less",
+    bodies: ESCALATING,
+    review: { decision: "APPROVE", amount_eur: 900, reviewer: "rita" },
+    outcome: "ESCALATE",
+    reasonCode: "AMOUNT_ABOVE_LIMIT",
+  },
+  {
+    name: "an ESCALATE a person denies",
+    bodies: ESCALATING,
+    review: { decision: "DENY", note: "not ours", reviewer: "rita" },
+    outcome: "ESCALATE",
+    reasonCode: "AMOUNT_ABOVE_LIMIT",
+  },
+  {
+    name: "the crew fails and a person denies",
+    llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)),
+    review: { decision: "DENY" },
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "CREW_FAILED",
+  },
+  {
+    name: "the self-check fails and a person resubmits a corrected claim",
+    llm: () =>
+      rulesExcept((task, a) =>
+        task === "decide_refund" && a.ok ? { ...a, value: { ...(a.value as object), confidence: 0.4 } } : a,
+      ),
+    review: {
+      decision: "RESUBMIT",
+      claim: { order_id: "ord_006", amount_eur: 100, category: "electronics", reason: "corrected" },
+    },
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "CLAIMS_SELF_CHECK_FAILED",
+  },
+  {
+    name: "the order's data is corrupt",
+    overrides: () => ({ orders: corruptOrders() }),
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "ORDER_DATA_INVALID",
+  },
+  {
+    name: "the order's data is corrupt and a person denies",
+    overrides: () => ({ orders: corruptOrders() }),
+    review: { decision: "DENY" },
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "ORDER_DATA_INVALID",
+  },
 ];
 
-const STRUCTURED = { claim: { order_id: "ord_006", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" } };
-const TEXT = { claim_text: "I bought electronics order ord_006 for 299.99 EUR on 29 May 2026, the screen is dead. Please refund me." };
+const STRUCTURED = {
+  claim: { order_id: "ord_006", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" },
+};
+const TEXT = {
+  claim_text: "I bought electronics order ord_006 for 299.99 EUR on 29 May 2026, the screen is dead. Please refund me.",
+};
 
 async function recordCases(): Promise<Recording[]> {
   const out: Recording[] = [];
   for (const c of CASES) {
-    for (const [kind, body] of [["structured", c.bodies?.structured ?? STRUCTURED], ["free text", c.bodies?.text ?? TEXT]] as const) {
+    for (const [kind, body] of [
+      ["structured", c.bodies?.structured ?? STRUCTURED],
+      ["free text", c.bodies?.text ?? TEXT],
+    ] as const) {
       const p = pipeline(c.llm?.(), c.overrides?.());
       await startRun(p);
       const { submit } = await p.decide({ ...body, simulation_id: SIM }, { claimId: "clm_case" });
@@ -147,7 +315,13 @@ async function recordCases(): Promise<Recording[]> {
         const decided = await decideReview(submit.claimId, c.review, p.deps);
         if (!decided.ok) throw new Error(`${c.name}: the review decision was refused: ${decided.message}`);
       }
-      out.push({ name: `${kind}: ${c.name}`, claimId: submit.claimId, events: ownEvents(p.auditEvents(), submit.claimId), expected: { outcome: c.outcome, reasonCode: c.reasonCode }, review: await storedReview(p, submit.claimId) });
+      out.push({
+        name: `${kind}: ${c.name}`,
+        claimId: submit.claimId,
+        events: ownEvents(p.auditEvents(), submit.claimId),
+        expected: { outcome: c.outcome, reasonCode: c.reasonCode },
+        review: await storedReview(p, submit.claimId),
+      });
     }
   }
   out.push(await recordStall());
@@ -159,11 +333,23 @@ async function recordCases(): Promise<Recording[]> {
 async function recordExtractionFailureDenied(): Promise<Recording> {
   const p = pipeline();
   await startRun(p);
-  const { submit } = await p.decide({ claim_text: "Hi, the sofa I bought last month is falling apart, I paid 300 EUR. Please help.", simulation_id: SIM }, { claimId: "clm_r" });
+  const { submit } = await p.decide(
+    {
+      claim_text: "Hi, the sofa I bought last month is falling apart, I paid 300 EUR. Please help.",
+      simulation_id: SIM,
+    },
+    { claimId: "clm_r" },
+  );
   if (!submit.ok) throw new Error("refused");
   const decided = await decideReview("clm_r", { decision: "DENY", note: "no order" }, p.deps);
   if (!decided.ok) throw new Error(decided.message);
-  return { name: "free text: extraction fails and a person denies", claimId: "clm_r", events: ownEvents(p.auditEvents(), "clm_r"), expected: { outcome: "NEEDS_REVIEW", reasonCode: "NO_ORDER_ID" }, review: await storedReview(p, "clm_r") };
+  return {
+    name: "free text: extraction fails and a person denies",
+    claimId: "clm_r",
+    events: ownEvents(p.auditEvents(), "clm_r"),
+    expected: { outcome: "NEEDS_REVIEW", reasonCode: "NO_ORDER_ID" },
+    review: await storedReview(p, "clm_r"),
+  };
 }
 
 /** A worker dies with the analyst's step; the timer's tick past its deadline hands the step to the fixer. */
@@ -177,9 +363,17 @@ async function recordStall(): Promise<Recording> {
   await handleCrewMessage(start.message, p.deps);
   p.queues.take(); // the analyst's step, lost with its worker
   await p.drain();
-  await handleCrewMessage({ type: "crew.tick", crewId: "clm_stall", nowMs: NOW + p.deps.settings.timeouts.analystMs + 1 }, p.deps);
+  await handleCrewMessage(
+    { type: "crew.tick", crewId: "clm_stall", nowMs: NOW + p.deps.settings.timeouts.analystMs + 1 },
+    p.deps,
+  );
   await p.drain();
-  return { name: "a stalled analyst step goes to the fixer on a tick", claimId: "clm_stall", events: ownEvents(p.auditEvents(), "clm_stall"), expected: { outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" } };
+  return {
+    name: "a stalled analyst step goes to the fixer on a tick",
+    claimId: "clm_stall",
+    events: ownEvents(p.auditEvents(), "clm_stall"),
+    expected: { outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
+  };
 }
 
 const recordings = [...(await recordScenarios()), ...(await recordCases())];
@@ -188,7 +382,8 @@ const recordings = [...(await recordScenarios()), ...(await recordCases())];
 function* claimEvents() {
   for (const rec of recordings) {
     const mine = rec.events.filter((e) => e.details.claim_id === rec.claimId);
-    for (const [i, event] of mine.entries()) yield { rec, event, label: `${event.event_type} #${i + 1}`, where: `${rec.name}, ${event.event_type} #${i + 1}` };
+    for (const [i, event] of mine.entries())
+      yield { rec, event, label: `${event.event_type} #${i + 1}`, where: `${rec.name}, ${event.event_type} #${i + 1}` };
   }
 }
 
@@ -196,15 +391,20 @@ function replay(rec: Recording, events: AuditEvent[] = rec.events): ReplayResult
   return replayClaim(rec.claimId, events, rec.review ? { review: rec.review } : {});
 }
 
-const withDetails = (rec: Recording, target: AuditEvent, details: Record<string, unknown>) => rec.events.map((e) => (e === target ? { ...e, details } : e));
-const problems = (r: ReplayResult) => r.steps.filter((s) => s.status !== "IDENTICAL").map((s) => `${s.step}: ${s.detail}`);
+const withDetails = (rec: Recording, target: AuditEvent, details: Record<string, unknown>) =>
+  rec.events.map((e) => (e === target ? { ...e, details } : e));
+const problems = (r: ReplayResult) =>
+  r.steps.filter((s) => s.status !== "IDENTICAL").map((s) => `${s.step}: ${s.detail}`);
 
 describe("replay of untouched audits", () => {
   it("replays every bundled scenario IDENTICAL, ending as the scenario expects", () => {
     for (const rec of recordings.filter((r) => r.name.startsWith("scenario"))) {
       const result = replay(rec);
       expect(result.status, `${rec.name}: ${problems(result).join(" | ")}`).toBe("IDENTICAL");
-      expect({ outcome: result.outcome, reasonCode: rec.expected?.reasonCode ? result.reasonCode : undefined }, rec.name).toEqual(rec.expected);
+      expect(
+        { outcome: result.outcome, reasonCode: rec.expected?.reasonCode ? result.reasonCode : undefined },
+        rec.name,
+      ).toEqual(rec.expected);
     }
   });
 
@@ -218,10 +418,16 @@ describe("replay of untouched audits", () => {
 
   it("records every path of REPLAY_PATHS and no other, and every event kind replay reads", () => {
     const paths = recordings.map((rec) => replay(rec).path.join(" → "));
-    const missing = Object.entries(REPLAY_PATHS).filter(([, p]) => !paths.includes(p.join(" → "))).map(([name]) => name);
+    const missing = Object.entries(REPLAY_PATHS)
+      .filter(([, p]) => !paths.includes(p.join(" → ")))
+      .map(([name]) => name);
     expect(missing).toEqual([]);
     expect(new Set(paths)).toEqual(new Set(Object.values(REPLAY_PATHS).map((p) => p.join(" → "))));
-    const kinds = new Set(recordings.flatMap((rec) => rec.events.filter((e) => e.details.claim_id === rec.claimId).map((e) => e.event_type)));
+    const kinds = new Set(
+      recordings.flatMap((rec) =>
+        rec.events.filter((e) => e.details.claim_id === rec.claimId).map((e) => e.event_type),
+      ),
+    );
     expect([...kinds].sort()).toEqual(Object.keys(REPLAY_DETAILS).sort());
   });
 
@@ -231,7 +437,9 @@ describe("replay of untouched audits", () => {
     const result = replay(rec, withoutStart);
     expect(result.status).toBe("INCOMPLETE");
     expect(problems(result)).toEqual([expect.stringMatching(/^self_check: no responsibility contract/)]);
-    expect(replayClaim(rec.claimId, withoutStart, { responsibility: config.agent.responsibility }).status).toBe("IDENTICAL");
+    expect(replayClaim(rec.claimId, withoutStart, { responsibility: config.agent.responsibility }).status).toBe(
+      "IDENTICAL",
+    );
   });
 });
 
@@ -239,7 +447,10 @@ describe("replay fails closed on a missing event", () => {
   it("is never IDENTICAL without any one recorded event, and a stage's event is INCOMPLETE naming it", () => {
     const stageKinds = new Set<string>(Object.values(STAGE_EVENTS).flat());
     for (const { rec, event, where } of claimEvents()) {
-      const result = replay(rec, rec.events.filter((e) => e !== event));
+      const result = replay(
+        rec,
+        rec.events.filter((e) => e !== event),
+      );
       expect(result.status, where).not.toBe("IDENTICAL");
       if (stageKinds.has(event.event_type)) {
         expect(result.status, where).toBe("INCOMPLETE");
@@ -251,12 +462,22 @@ describe("replay fails closed on a missing event", () => {
   it("is never IDENTICAL without every event of one kind", () => {
     for (const rec of recordings) {
       const kinds = new Set(rec.events.filter((e) => e.details.claim_id === rec.claimId).map((e) => e.event_type));
-      for (const kind of kinds) expect(replay(rec, rec.events.filter((e) => e.event_type !== kind || e.details.claim_id !== rec.claimId)).status, `${rec.name} without ${kind}`).not.toBe("IDENTICAL");
+      for (const kind of kinds)
+        expect(
+          replay(
+            rec,
+            rec.events.filter((e) => e.event_type !== kind || e.details.claim_id !== rec.claimId),
+          ).status,
+          `${rec.name} without ${kind}`,
+        ).not.toBe("IDENTICAL");
     }
   });
 
   it("is INCOMPLETE for a claim without events, and for one whose crew has not finished", () => {
-    expect(replayClaim("clm_nothing", recordings[0]!.events)).toMatchObject({ status: "INCOMPLETE", steps: [{ step: "audit", detail: "no audit events for claim clm_nothing" }] });
+    expect(replayClaim("clm_nothing", recordings[0]!.events)).toMatchObject({
+      status: "INCOMPLETE",
+      steps: [{ step: "audit", detail: "no audit events for claim clm_nothing" }],
+    });
     const rec = recordings.find((r) => r.name === "scenario A")!;
     const cut = rec.events.findIndex((e) => e.event_type === "AGENT_DECISION");
     const result = replay(rec, rec.events.slice(0, cut - 1)); // the claim as it was before the decision maker answered
@@ -268,7 +489,10 @@ describe("replay fails closed on a missing event", () => {
 describe("replay fails closed on a corrupted event", () => {
   it("is INCOMPLETE naming any event whose details cannot be read", () => {
     for (const { rec, event, label, where } of claimEvents()) {
-      const unreadable = { claim_id: rec.claimId, ...(event.details.simulation_id ? { simulation_id: event.details.simulation_id } : {}) };
+      const unreadable = {
+        claim_id: rec.claimId,
+        ...(event.details.simulation_id ? { simulation_id: event.details.simulation_id } : {}),
+      };
       const result = replay(rec, withDetails(rec, event, unreadable));
       expect(result.status, where).toBe("INCOMPLETE");
       expect(problems(result).join(" | "), where).toContain(`${label} cannot be read`);
@@ -282,7 +506,10 @@ describe("replay fails closed on a corrupted event", () => {
         if (key === "claim_id" || key === "simulation_id" || unverified[event.event_type]?.includes(key)) continue;
         const { [key]: value, ...rest } = event.details;
         expect(replay(rec, withDetails(rec, event, rest)).status, `${where} without ${key}`).not.toBe("IDENTICAL");
-        expect(replay(rec, withDetails(rec, event, { ...rest, [key]: otherType(value) })).status, `${where} with ${key} = ${JSON.stringify(otherType(value))}`).not.toBe("IDENTICAL");
+        expect(
+          replay(rec, withDetails(rec, event, { ...rest, [key]: otherType(value) })).status,
+          `${where} with ${key} = ${JSON.stringify(otherType(value))}`,
+        ).not.toBe("IDENTICAL");
       }
     }
   });
@@ -303,11 +530,15 @@ describe("replay fails closed on a corrupted event", () => {
 
   it("is DIFFERENT for an event the claim's path does not explain, and INCOMPLETE for a kind it cannot read", () => {
     const b = recordings.find((r) => r.name === "scenario B")!;
-    const refund = recordings.find((r) => r.name === "scenario A")!.events.find((e) => e.event_type === "CLAIM_REFUND_EXECUTED")!;
+    const refund = recordings
+      .find((r) => r.name === "scenario A")!
+      .events.find((e) => e.event_type === "CLAIM_REFUND_EXECUTED")!;
     const stray = { ...refund, dfid: `dfid_${b.claimId}`, details: { ...refund.details, claim_id: b.claimId } };
     const extra = replay(b, [...b.events, stray]);
     expect(extra.status).toBe("DIFFERENT");
-    expect(problems(extra)).toEqual([expect.stringMatching(/^audit: CLAIM_REFUND_EXECUTED #\d+ is not on this claim's path/)]);
+    expect(problems(extra)).toEqual([
+      expect.stringMatching(/^audit: CLAIM_REFUND_EXECUTED #\d+ is not on this claim's path/),
+    ]);
 
     const verdict = b.events.find((e) => e.event_type === "KERNEL_VERDICT")!;
     const twice = replay(b, [...b.events, { ...verdict, details: { ...verdict.details, reason: "another reason" } }]);
@@ -336,7 +567,8 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
   CLAIM_RECEIVED: {
     "another amount": (d) => (d.input.claim ? void (d.input.claim.amount_eur += 1) : false),
     // The text is the model's input: replay re-checks it only through the order id the extracted claim must quote.
-    "a text without the order id": (d) => (d.input.claim_text?.includes("ord_") ? void (d.input.claim_text = "My order did not arrive.") : false),
+    "a text without the order id": (d) =>
+      d.input.claim_text?.includes("ord_") ? void (d.input.claim_text = "My order did not arrive.") : false,
     "another receipt time": (d) => void (d.received_at = "2026-05-01T12:00:00.000Z"),
     "another input kind": (d) => void (d.input_kind = d.input_kind === "claim" ? "claim_text" : "claim"),
   },
@@ -355,14 +587,17 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
   },
   AGENT_STEP: {
     "another correlation": (d) => void (d.inbound.correlationId = "000000000000000000000000"),
-    "another amount in the answer": (d) => void (d.inbound.output.claim ? (d.inbound.output.claim.amount_eur = 10) : (d.inbound.output.amount_eur = 10)),
+    "another amount in the answer": (d) =>
+      void (d.inbound.output.claim ? (d.inbound.output.claim.amount_eur = 10) : (d.inbound.output.amount_eur = 10)),
     "another time": (d) => void (d.now_ms -= 1),
     "other consequences": (d) => void d.caused.pop(),
   },
   AGENT_STEP_FAILED: {
-    "another fixer reason": (d) => (d.fixer ? void (d.fixer.reason = d.fixer.reason === "fault" ? "stall" : "fault") : false),
+    "another fixer reason": (d) =>
+      d.fixer ? void (d.fixer.reason = d.fixer.reason === "fault" ? "stall" : "fault") : false,
     "another failed role": (d) => (d.fixer ? void (d.fixer.failedRole = "claims_analyst_2") : false),
-    "another error": (d) => (d.inbound?.type === "agent.step.failed" ? void (d.inbound.error.message = "something else") : false),
+    "another error": (d) =>
+      d.inbound?.type === "agent.step.failed" ? void (d.inbound.error.message = "something else") : false,
     "an earlier tick": (d) => (d.inbound?.type === "crew.tick" ? void (d.inbound.nowMs -= 60_000) : false),
   },
   LLM_CALL: {
@@ -402,8 +637,12 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
     "another amount": (d) => void (d.amount_cents += 1),
     "another order": (d) => void (d.order_id = "ord_zzz"),
     "another execution id": (d) => void (d.execution_id = "exe_00000000000000000000000000000000"),
-    "a ledger without this claim": (d, claimId) => (d.ledger_after ? void delete d.ledger_after.claims[claimId] : false),
-    "a ledger refunding more than the order": (d, claimId) => (d.ledger_after ? void ((d.ledger_after.claims[claimId] += 1_000_000), (d.ledger_after.refunded_cents += 1_000_000)) : false),
+    "a ledger without this claim": (d, claimId) =>
+      d.ledger_after ? void delete d.ledger_after.claims[claimId] : false,
+    "a ledger refunding more than the order": (d, claimId) =>
+      d.ledger_after
+        ? void ((d.ledger_after.claims[claimId] += 1_000_000), (d.ledger_after.refunded_cents += 1_000_000))
+        : false,
     "another approver": (d) => (d.approved_by ? void (d.approved_by = "mallory") : false),
   },
   CLAIM_REFUND_NOT_EXECUTED: {
@@ -425,6 +664,7 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
     "another decision": (d) => void (d.decision = d.decision === "DENY" ? "APPROVE" : "DENY"),
     "another reviewer": (d) => void (d.reviewer = "mallory"),
     "another approved amount": (d) => (d.amount_eur === undefined ? false : void (d.amount_eur += 1)),
-    "another resubmitted claim": (d) => (d.resubmitted_claim_id === undefined ? false : void (d.resubmitted_claim_id = "clm_other")),
+    "another resubmitted claim": (d) =>
+      d.resubmitted_claim_id === undefined ? false : void (d.resubmitted_claim_id = "clm_other"),
   },
 };

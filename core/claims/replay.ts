@@ -8,11 +8,27 @@
 // prose, token usage) — replay proves the decision follows from the recorded inputs, not that they were true.
 import type * as z from "zod";
 import { canonicalize, createCrewSession, frozenClock } from "../crew/index.ts";
-import type { AgentStepCompletedEvent, AgentStepFailedEvent, AgentStepRequestedEvent, CrewCompletedEvent, CrewFailedEvent, FixerInvokedEvent, InboundCrewEvent, OutboundCrewEvent } from "../crew/index.ts";
+import type {
+  AgentStepCompletedEvent,
+  AgentStepFailedEvent,
+  AgentStepRequestedEvent,
+  CrewCompletedEvent,
+  CrewFailedEvent,
+  FixerInvokedEvent,
+  InboundCrewEvent,
+  OutboundCrewEvent,
+} from "../crew/index.ts";
 import { assertLedgerEntry, buildProposal, formatEur, parseCents } from "../integrity/index.ts";
 import type { AuditEvent, PolicyProposal, ResponsibilityContract } from "../integrity/index.ts";
 import type { Claim } from "./claim.ts";
-import { AnalystOutputSchema, CLAIMS_CREW_NAME, CLAIMS_ROLES, claimsCrewGraph, claimsCrewInput, crewFailureReview } from "./crew.ts";
+import {
+  AnalystOutputSchema,
+  CLAIMS_CREW_NAME,
+  CLAIMS_ROLES,
+  claimsCrewGraph,
+  claimsCrewInput,
+  crewFailureReview,
+} from "./crew.ts";
 import type { CrewFailureCause } from "./crew.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "./execution.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewIdFor } from "./review.ts";
@@ -30,7 +46,16 @@ import { SimulationStartDetailsSchema } from "./simulation.ts";
 type ReplayStatus = "IDENTICAL" | "DIFFERENT" | "INCOMPLETE";
 
 /** The steps a replay reports on. */
-type ReplayStepName = "intake" | "extraction" | "crew" | "self_check" | "proposal" | "kernel" | "execution" | "review" | "audit";
+type ReplayStepName =
+  | "intake"
+  | "extraction"
+  | "crew"
+  | "self_check"
+  | "proposal"
+  | "kernel"
+  | "execution"
+  | "review"
+  | "audit";
 
 /** One reported step of a replay; a step with several problems is reported once per problem. */
 interface ReplayStep {
@@ -107,7 +132,8 @@ interface Ctx {
   crewFailureCause?: CrewFailureCause;
 }
 
-const same = (a: unknown, b: unknown) => (a === undefined || b === undefined ? a === b : canonicalize(a) === canonicalize(b));
+const same = (a: unknown, b: unknown) =>
+  a === undefined || b === undefined ? a === b : canonicalize(a) === canonicalize(b);
 const label = (r: Recorded) => `${r.event.event_type} #${r.n}`;
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -123,11 +149,18 @@ function scope(ctx: Ctx, step: ReplayStepName) {
   let problems = 0;
   const push = (status: ReplayStatus, detail: string, recorded?: unknown, replayed?: unknown) => {
     if (status !== "IDENTICAL") problems++;
-    ctx.steps.push({ step, status, detail, ...(recorded === undefined ? {} : { recorded }), ...(replayed === undefined ? {} : { replayed }) });
+    ctx.steps.push({
+      step,
+      status,
+      detail,
+      ...(recorded === undefined ? {} : { recorded }),
+      ...(replayed === undefined ? {} : { replayed }),
+    });
   };
   return {
     incomplete: (detail: string) => push("INCOMPLETE", detail),
-    different: (detail: string, recorded?: unknown, replayed?: unknown) => push("DIFFERENT", detail, recorded, replayed),
+    different: (detail: string, recorded?: unknown, replayed?: unknown) =>
+      push("DIFFERENT", detail, recorded, replayed),
     /** Reports DIFFERENT unless `recorded` and `replayed` are the same JSON. */
     compare(what: string, recorded: unknown, replayed: unknown): boolean {
       if (same(recorded, replayed)) return true;
@@ -165,8 +198,19 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     const flow = replayFlow(ctx);
     auditCheck(ctx, flow);
   }
-  const status: ReplayStatus = ctx.steps.some((s) => s.status === "INCOMPLETE") ? "INCOMPLETE" : ctx.steps.some((s) => s.status === "DIFFERENT") ? "DIFFERENT" : "IDENTICAL";
-  return { claimId, status, ...(ctx.outcome ? { outcome: ctx.outcome } : {}), ...(ctx.reasonCode ? { reasonCode: ctx.reasonCode } : {}), path: ctx.path, steps: ctx.steps };
+  const status: ReplayStatus = ctx.steps.some((s) => s.status === "INCOMPLETE")
+    ? "INCOMPLETE"
+    : ctx.steps.some((s) => s.status === "DIFFERENT")
+      ? "DIFFERENT"
+      : "IDENTICAL";
+  return {
+    claimId,
+    status,
+    ...(ctx.outcome ? { outcome: ctx.outcome } : {}),
+    ...(ctx.reasonCode ? { reasonCode: ctx.reasonCode } : {}),
+    path: ctx.path,
+    steps: ctx.steps,
+  };
 }
 
 function unused(ctx: Ctx, kind: string): Recorded[] {
@@ -174,7 +218,11 @@ function unused(ctx: Ctx, kind: string): Recorded[] {
 }
 
 /** The step that reads a kind, where it is not the step entering its stage. */
-const KIND_STEP: Partial<Record<ReplayableKind, ReplayStepName>> = { PROPOSAL_SUBMITTED: "kernel", KERNEL_VERDICT: "kernel", CLAIM_NEEDS_REVIEW: "review" };
+const KIND_STEP: Partial<Record<ReplayableKind, ReplayStepName>> = {
+  PROPOSAL_SUBMITTED: "kernel",
+  KERNEL_VERDICT: "kernel",
+  CLAIM_NEEDS_REVIEW: "review",
+};
 
 /**
  * Takes the events of `stage` (each exactly once): reports a missing or unreadable one as INCOMPLETE
@@ -193,7 +241,10 @@ function enter<S extends ReplayStage>(ctx: Ctx, stage: S, step: ReplayStepName):
       complete = false;
       continue;
     }
-    if (records.length > 1) s.different(`${kind} is recorded ${records.length} times (${records.map(label).join(", ")}); the '${stage}' stage records it once`);
+    if (records.length > 1)
+      s.different(
+        `${kind} is recorded ${records.length} times (${records.map(label).join(", ")}); the '${stage}' stage records it once`,
+      );
     if (first.error !== undefined) {
       ctx.reported.add(first.n);
       s.incomplete(`${label(first)} cannot be read: ${first.error}`);
@@ -211,9 +262,18 @@ function enter<S extends ReplayStage>(ctx: Ctx, stage: S, step: ReplayStepName):
  * Before entering `stage`, which replay reached: if its first event is absent but another ending's is
  * recorded, the record took another branch (DIFFERENT) and replay stops there.
  */
-function branch(ctx: Ctx, step: ReplayStepName, stage: ReplayStage, rivals: readonly ReplayStage[], what: string): boolean {
+function branch(
+  ctx: Ctx,
+  step: ReplayStepName,
+  stage: ReplayStage,
+  rivals: readonly ReplayStage[],
+  what: string,
+): boolean {
   if (unused(ctx, STAGE_EVENTS[stage][0]).length > 0) return true;
-  const other = rivals.filter((r) => r !== stage).map((r) => STAGE_EVENTS[r][0]).find((kind) => unused(ctx, kind).length > 0);
+  const other = rivals
+    .filter((r) => r !== stage)
+    .map((r) => STAGE_EVENTS[r][0])
+    .find((kind) => unused(ctx, kind).length > 0);
   if (other === undefined) return true;
   scope(ctx, step).different(`on replay ${what}, but the record has ${other} instead of ${STAGE_EVENTS[stage][0]}`);
   return false;
@@ -232,7 +292,10 @@ function replayFlow(ctx: Ctx): Flow | undefined {
     ...(typeof d.simulation_id === "string" ? { simulationId: d.simulation_id } : {}),
   };
   const intake = scope(ctx, "intake");
-  intake.expect(Date.parse(d.received_at) === Date.parse(r.event.created_at), `${label(r)} received_at ${d.received_at} is not its own time ${r.event.created_at}`);
+  intake.expect(
+    Date.parse(d.received_at) === Date.parse(r.event.created_at),
+    `${label(r)} received_at ${d.received_at} is not its own time ${r.event.created_at}`,
+  );
   let claim: Claim;
   if ("claim" in d.input) {
     intake.expect(d.input_kind === "claim", `${label(r)} says input_kind ${d.input_kind} for a structured claim`);
@@ -273,7 +336,10 @@ function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | undefined
       return undefined;
     }
     s.compare("the claim read from the recorded model answer", raw.claim, again.claim);
-    s.expect(again.warnings.every((w) => d.warnings.includes(w)), `${label(f.CLAIM_EXTRACTED.r)} lacks warnings the extraction gives: ${again.warnings.join("; ")}`);
+    s.expect(
+      again.warnings.every((w) => d.warnings.includes(w)),
+      `${label(f.CLAIM_EXTRACTED.r)} lacks warnings the extraction gives: ${again.warnings.join("; ")}`,
+    );
     s.done("claim re-read from the recorded model answer");
     return again.claim;
   }
@@ -282,14 +348,18 @@ function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | undefined
   const { d } = f.CLAIM_EXTRACTION_FAILED;
   if (d.extracted) {
     const again = claimFromExtraction(d.extracted, { text, now: flow.receivedAt });
-    if (again.ok) s.different("recorded as failed, but the recorded model answer gives a claim", d.reason_code, again.claim);
+    if (again.ok)
+      s.different("recorded as failed, but the recorded model answer gives a claim", d.reason_code, again.claim);
     else {
       s.compare("the extraction failure code", d.reason_code, again.code);
       s.expect(d.reason.includes(again.message), `the recorded reason does not state the failure: ${again.message}`);
     }
     s.done(`the recorded model answer fails again: ${d.reason_code}`);
   } else {
-    s.expect(d.code !== undefined && d.reason_code === extractionFailureReasonCode(d.code), `${label(f.CLAIM_EXTRACTION_FAILED.r)} has neither the model's answer nor its error code, or names another reason than the code gives`);
+    s.expect(
+      d.code !== undefined && d.reason_code === extractionFailureReasonCode(d.code),
+      `${label(f.CLAIM_EXTRACTION_FAILED.r)} has neither the model's answer nor its error code, or names another reason than the code gives`,
+    );
     s.done(`the model call failed (${d.code ?? "?"}): nothing to recompute`);
   }
   review(ctx, flow, d, f.CLAIM_NEEDS_REVIEW);
@@ -297,7 +367,13 @@ function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | undefined
 }
 
 /** The claim ended in NEEDS_REVIEW: CLAIM_NEEDS_REVIEW repeats its cause's code and reason. */
-function review(ctx: Ctx, flow: Flow, cause: { reason_code: string; reason: string }, found: Found<"CLAIM_NEEDS_REVIEW">, claim?: Claim): void {
+function review(
+  ctx: Ctx,
+  flow: Flow,
+  cause: { reason_code: string; reason: string },
+  found: Found<"CLAIM_NEEDS_REVIEW">,
+  claim?: Claim,
+): void {
   const s = scope(ctx, "review");
   s.compare(`${label(found.r)} reason_code`, found.d.reason_code, cause.reason_code);
   s.compare(`${label(found.r)} reason`, found.d.reason, cause.reason);
@@ -305,14 +381,30 @@ function review(ctx: Ctx, flow: Flow, cause: { reason_code: string; reason: stri
   s.done(`NEEDS_REVIEW ${cause.reason_code}`);
   ctx.outcome = "NEEDS_REVIEW";
   ctx.reasonCode = cause.reason_code;
-  humanReview(ctx, flow, "NEEDS_REVIEW", { reason_code: cause.reason_code, reason: cause.reason, orderId: claim?.order_id, amountEur: claim?.amount_eur });
+  humanReview(ctx, flow, "NEEDS_REVIEW", {
+    reason_code: cause.reason_code,
+    reason: cause.reason,
+    orderId: claim?.order_id,
+    amountEur: claim?.amount_eur,
+  });
 }
 
 /**
  * The review a person is asked for (SPEC §4.6): REVIEW_REQUESTED names the claim's review with the cause, and
  * when a person decided, REVIEW_DECIDED (an APPROVE with its refund, reserved once for at most the proposal).
  */
-function humanReview(ctx: Ctx, flow: Flow, origin: "ESCALATE" | "NEEDS_REVIEW", cause: { reason_code: string; reason: string; verdictId?: string; amountEur?: number | null | undefined; orderId?: string | null | undefined }): void {
+function humanReview(
+  ctx: Ctx,
+  flow: Flow,
+  origin: "ESCALATE" | "NEEDS_REVIEW",
+  cause: {
+    reason_code: string;
+    reason: string;
+    verdictId?: string;
+    amountEur?: number | null | undefined;
+    orderId?: string | null | undefined;
+  },
+): void {
   const s = scope(ctx, "review");
   const requested = enter(ctx, "review_requested", "review");
   if (!requested) return;
@@ -326,7 +418,8 @@ function humanReview(ctx: Ctx, flow: Flow, origin: "ESCALATE" | "NEEDS_REVIEW", 
   s.compare(`${label(r)} amount_eur`, d.amount_eur, cause.amountEur ?? undefined);
   s.compare(`${label(r)} simulation_id`, d.simulation_id, flow.simulationId);
   const stored = ctx.opts.review;
-  if (stored && stored.status === "PENDING" && unused(ctx, "REVIEW_DECIDED").length > 0) s.different(`REVIEW_DECIDED is recorded, but the stored review ${reviewId} is still PENDING`);
+  if (stored && stored.status === "PENDING" && unused(ctx, "REVIEW_DECIDED").length > 0)
+    s.different(`REVIEW_DECIDED is recorded, but the stored review ${reviewId} is still PENDING`);
   if (unused(ctx, "REVIEW_DECIDED").length === 0 && (!stored || stored.status === "PENDING")) {
     s.done(`review ${reviewId} requested (${origin}), not decided yet`);
     return;
@@ -341,10 +434,24 @@ function humanReview(ctx: Ctx, flow: Flow, origin: "ESCALATE" | "NEEDS_REVIEW", 
     s.compare(`${at} reviewer (the stored review's)`, dd.reviewer, stored.reviewer);
     s.compare(`${at} note (the stored review's)`, dd.note, stored.note);
   }
-  s.expect(dd.decision !== "APPROVE" || origin === "ESCALATE", `${at} approves a review of origin ${origin}: only escalations can be approved`);
-  s.expect(dd.decision !== "RESUBMIT" || origin === "NEEDS_REVIEW", `${at} resubmits an escalation: only claims that need review can be resubmitted`);
-  s.compare(`${at} resubmitted_claim_id`, dd.resubmitted_claim_id, dd.decision === "RESUBMIT" ? resubmittedClaimIdFor(reviewId) : undefined);
-  s.compare(`${at} execution_id`, dd.execution_id, dd.decision === "APPROVE" ? approvalExecutionIdFor(reviewId) : undefined);
+  s.expect(
+    dd.decision !== "APPROVE" || origin === "ESCALATE",
+    `${at} approves a review of origin ${origin}: only escalations can be approved`,
+  );
+  s.expect(
+    dd.decision !== "RESUBMIT" || origin === "NEEDS_REVIEW",
+    `${at} resubmits an escalation: only claims that need review can be resubmitted`,
+  );
+  s.compare(
+    `${at} resubmitted_claim_id`,
+    dd.resubmitted_claim_id,
+    dd.decision === "RESUBMIT" ? resubmittedClaimIdFor(reviewId) : undefined,
+  );
+  s.compare(
+    `${at} execution_id`,
+    dd.execution_id,
+    dd.decision === "APPROVE" ? approvalExecutionIdFor(reviewId) : undefined,
+  );
   s.compare(`${at} simulation_id`, dd.simulation_id, flow.simulationId);
   if (dd.decision === "APPROVE") {
     const refund = enter(ctx, "refund_executed", "execution");
@@ -361,7 +468,10 @@ function humanReview(ctx: Ctx, flow: Flow, origin: "ESCALATE" | "NEEDS_REVIEW", 
     e.compare(`${label(rr)} claim_id`, raw.claim_id, flow.claimId);
     e.compare(`${label(rr)} dfid`, raw.dfid, flow.dfid);
     e.compare(`${label(rr)} approved_by`, raw.approved_by, dd.reviewer ?? "reviewer");
-    e.expect(granted.ok && proposed.ok && granted.cents > 0 && granted.cents <= proposed.cents, `${at} approves ${String(dd.amount_eur)} EUR: more than 0 and at most the proposed ${String(cause.amountEur)} EUR`);
+    e.expect(
+      granted.ok && proposed.ok && granted.cents > 0 && granted.cents <= proposed.cents,
+      `${at} approves ${String(dd.amount_eur)} EUR: more than 0 and at most the proposed ${String(cause.amountEur)} EUR`,
+    );
     e.expect(typeof raw.approved_by === "string" && raw.approved_by.length > 0, `${label(rr)} names no approver`);
     e.done(`refund of ${String(dd.amount_eur)} EUR executed on a reviewer's approval`);
   }
@@ -376,9 +486,15 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
   const s = scope(ctx, "crew");
   const { d, r, raw } = f.CREW_STARTED;
   const rootInput = claimsCrewInput(claim, flow.receivedAt);
-  s.expect(d.crew_id === ctx.claimId && d.crew === CLAIMS_CREW_NAME, `${label(r)} starts crew ${d.crew_id} (${d.crew}), not ${ctx.claimId} (${CLAIMS_CREW_NAME})`);
+  s.expect(
+    d.crew_id === ctx.claimId && d.crew === CLAIMS_CREW_NAME,
+    `${label(r)} starts crew ${d.crew_id} (${d.crew}), not ${ctx.claimId} (${CLAIMS_CREW_NAME})`,
+  );
   s.compare(`${label(r)} root input (the claim as intake stored it)`, raw.root_input, rootInput);
-  s.expect(d.now_ms === Date.parse(r.event.created_at), `${label(r)} now_ms ${d.now_ms} is not its own time ${r.event.created_at}`);
+  s.expect(
+    d.now_ms === Date.parse(r.event.created_at),
+    `${label(r)} now_ms ${d.now_ms} is not its own time ${r.event.created_at}`,
+  );
 
   const clock = frozenClock(d.now_ms);
   const requested = new Map<string, AgentStepRequestedEvent>();
@@ -400,7 +516,11 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
     return undefined;
   }
 
-  const stepRecords = ctx.mine.filter((x) => x.event.event_type === "AGENT_STEP" || (x.event.event_type === "AGENT_STEP_FAILED" && !("fixer" in x.event.details)));
+  const stepRecords = ctx.mine.filter(
+    (x) =>
+      x.event.event_type === "AGENT_STEP" ||
+      (x.event.event_type === "AGENT_STEP_FAILED" && !("fixer" in x.event.details)),
+  );
   for (const x of stepRecords) {
     ctx.used.add(x.n);
     if (x.error !== undefined) {
@@ -411,8 +531,14 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
     const step = x.parsed as { inbound: InboundCrewEvent; now_ms: number; caused: string[] };
     const inbound = step.inbound;
     const what = `${label(x)} (${inbound.type}${"correlationId" in inbound ? ` ${inbound.correlationId}` : ""})`;
-    s.expect((inbound.type === "agent.step.completed") === (x.event.event_type === "AGENT_STEP"), `${what} is recorded as ${x.event.event_type}`);
-    s.expect(step.now_ms === Date.parse(x.event.created_at), `${what} now_ms ${step.now_ms} is not its own time ${x.event.created_at}`);
+    s.expect(
+      (inbound.type === "agent.step.completed") === (x.event.event_type === "AGENT_STEP"),
+      `${what} is recorded as ${x.event.event_type}`,
+    );
+    s.expect(
+      step.now_ms === Date.parse(x.event.created_at),
+      `${what} now_ms ${step.now_ms} is not its own time ${x.event.created_at}`,
+    );
     clock.set(step.now_ms);
     let out: OutboundCrewEvent[];
     try {
@@ -421,8 +547,13 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
       s.incomplete(`${what} cannot be delivered to the crew: ${message(e)}`);
       return undefined;
     }
-    s.compare(`what ${what} caused`, step.caused, out.map((e) => e.type));
-    if (inbound.type === "agent.step.failed" && out.some((e) => e.type === "crew.failed")) ctx.crewFailureCause = inbound.error;
+    s.compare(
+      `what ${what} caused`,
+      step.caused,
+      out.map((e) => e.type),
+    );
+    if (inbound.type === "agent.step.failed" && out.some((e) => e.type === "crew.failed"))
+      ctx.crewFailureCause = inbound.error;
     if (inbound.type === "agent.step.completed" || inbound.type === "agent.step.failed") {
       const request = requested.get(inbound.correlationId);
       checkLlmCall(ctx, s, what, inbound, request);
@@ -430,7 +561,10 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
       if (inbound.type === "agent.step.completed" && request?.phaseIndex === 0) {
         // The worker copies the claim the analyst assessed into its answer; the decision maker reads it from there.
         const analyst = AnalystOutputSchema.safeParse(inbound.output);
-        s.expect(analyst.success && same({ claim: analyst.data.claim, received_at: analyst.data.received_at }, rootInput), `${what}: the analyst's answer does not carry the claim it was given`);
+        s.expect(
+          analyst.success && same({ claim: analyst.data.claim, received_at: analyst.data.received_at }, rootInput),
+          `${what}: the analyst's answer does not carry the claim it was given`,
+        );
       }
     }
     note(out);
@@ -443,9 +577,12 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
     const request = c ? requested.get(c.correlation_id) : undefined;
     if (c && request && c.role === request.role && c.agent_id === request.agentId) ctx.used.add(call.n);
   }
-  for (const x of unused(ctx, "CLAIMS_SELF_CHECK_FAILED").filter((r) => r.event.state === "RUNNING" && typeof r.event.details.correlation_id === "string")) {
+  for (const x of unused(ctx, "CLAIMS_SELF_CHECK_FAILED").filter(
+    (r) => r.event.state === "RUNNING" && typeof r.event.details.correlation_id === "string",
+  )) {
     const request = requested.get(String(x.event.details.correlation_id));
-    if (request) checkRepairEvent(ctx, s, `the step ${request.correlationId} (its answer did not count)`, x, request, claim, flow);
+    if (request)
+      checkRepairEvent(ctx, s, `the step ${request.correlationId} (its answer did not count)`, x, request, claim, flow);
   }
 
   const fixerRecords = ctx.mine.filter((x) => x.event.event_type === "AGENT_STEP_FAILED" && "fixer" in x.event.details);
@@ -453,16 +590,20 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
     const x = fixerRecords[i];
     const e = fixers[i];
     if (x) ctx.used.add(x.n);
-    if (!x) s.incomplete(`the crew hands ${e!.failedRole} to the fixer (${e!.reason}), but no AGENT_STEP_FAILED records it`);
+    if (!x)
+      s.incomplete(`the crew hands ${e!.failedRole} to the fixer (${e!.reason}), but no AGENT_STEP_FAILED records it`);
     else if (x.error !== undefined) {
       ctx.reported.add(x.n);
       s.incomplete(`${label(x)} cannot be read: ${x.error}`);
-    } else if (!e) s.different(`${label(x)} records a fixer stand-in the replayed crew does not make`, x.event.details.fixer);
+    } else if (!e)
+      s.different(`${label(x)} records a fixer stand-in the replayed crew does not make`, x.event.details.fixer);
     else s.compare(`${label(x)} fixer stand-in`, x.event.details.fixer, e);
   }
 
   if (!end) {
-    s.incomplete(`the crew does not finish from the ${stepRecords.length} recorded steps: the claim is still running, or a step's event is missing`);
+    s.incomplete(
+      `the crew does not finish from the ${stepRecords.length} recorded steps: the claim is still running, or a step's event is missing`,
+    );
     return undefined;
   }
   s.done(`${stepRecords.length} recorded steps replayed: ${end.type}`);
@@ -470,10 +611,20 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
 }
 
 /** An answered step was an LLM call the worker recorded: same correlation, role and agent, whether it succeeded, and its error. */
-function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbound: AgentStepCompletedEvent | AgentStepFailedEvent, request: AgentStepRequestedEvent | undefined): void {
+function checkLlmCall(
+  ctx: Ctx,
+  s: ReturnType<typeof scope>,
+  what: string,
+  inbound: AgentStepCompletedEvent | AgentStepFailedEvent,
+  request: AgentStepRequestedEvent | undefined,
+): void {
   const { correlationId } = inbound;
   const ok = inbound.type === "agent.step.completed";
-  const calls = ctx.mine.filter((x) => x.event.event_type === "LLM_CALL" && (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId);
+  const calls = ctx.mine.filter(
+    (x) =>
+      x.event.event_type === "LLM_CALL" &&
+      (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId,
+  );
   if (calls.length === 0) {
     s.incomplete(`${what} answers a step, but no LLM_CALL records the call`);
     return;
@@ -481,10 +632,17 @@ function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbou
   for (const c of calls) ctx.used.add(c.n);
   const matching = calls.filter((c) => {
     const d = c.parsed as ReplayDetails<"LLM_CALL">;
-    return (request === undefined || (d.role === request.role && d.agent_id === request.agentId)) && d.ok === ok && same(d.error, ok ? undefined : (inbound as AgentStepFailedEvent).error);
+    return (
+      (request === undefined || (d.role === request.role && d.agent_id === request.agentId)) &&
+      d.ok === ok &&
+      same(d.error, ok ? undefined : (inbound as AgentStepFailedEvent).error)
+    );
   });
   s.expect(request !== undefined, `${what} answers a step the replayed crew never requested`);
-  s.expect(matching.length > 0, `${what}: its LLM_CALL (${calls.map(label).join(", ")}) names another role or agent, says ok=${String(!ok)}, or records another error`);
+  s.expect(
+    matching.length > 0,
+    `${what}: its LLM_CALL (${calls.map(label).join(", ")}) names another role or agent, says ok=${String(!ok)}, or records another error`,
+  );
 }
 
 /**
@@ -495,16 +653,40 @@ function checkLlmCall(ctx: Ctx, s: ReturnType<typeof scope>, what: string, inbou
  * than one delivery, and a delivery that died between its two records left its repair event without its
  * LLM_CALL: every repair event recorded is checked, and a repair round an LLM_CALL records must have one.
  */
-function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: string, correlationId: string, request: AgentStepRequestedEvent | undefined, claim: Claim, flow: Flow): void {
-  const repairs = ctx.mine.filter((x) => x.event.event_type === "CLAIMS_SELF_CHECK_FAILED" && x.event.state === "RUNNING" && x.event.details.correlation_id === correlationId);
-  const calls = ctx.mine.filter((x) => x.event.event_type === "LLM_CALL" && (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId);
+function checkSelfCheckRepair(
+  ctx: Ctx,
+  s: ReturnType<typeof scope>,
+  what: string,
+  correlationId: string,
+  request: AgentStepRequestedEvent | undefined,
+  claim: Claim,
+  flow: Flow,
+): void {
+  const repairs = ctx.mine.filter(
+    (x) =>
+      x.event.event_type === "CLAIMS_SELF_CHECK_FAILED" &&
+      x.event.state === "RUNNING" &&
+      x.event.details.correlation_id === correlationId,
+  );
+  const calls = ctx.mine.filter(
+    (x) =>
+      x.event.event_type === "LLM_CALL" &&
+      (x.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === correlationId,
+  );
   const repaired = calls.some((x) => (x.parsed as ReplayDetails<"LLM_CALL">).calls === 2);
-  if (repaired && repairs.length === 0) s.incomplete(`CLAIMS_SELF_CHECK_FAILED is missing: ${what}'s LLM_CALL records a self-check repair round`);
+  if (repaired && repairs.length === 0)
+    s.incomplete(`CLAIMS_SELF_CHECK_FAILED is missing: ${what}'s LLM_CALL records a self-check repair round`);
   else {
     // A delivery records its repair round and its LLM_CALL at one instant, the repair first: an LLM_CALL saying
     // `calls: 2` has its repair event beside it.
     for (const c of calls) {
-      if ((c.parsed as ReplayDetails<"LLM_CALL">).calls === 2 && !repairs.some((x) => x.event.created_at === c.event.created_at)) s.incomplete(`${label(c)} records a self-check repair round, but no CLAIMS_SELF_CHECK_FAILED was recorded with it`);
+      if (
+        (c.parsed as ReplayDetails<"LLM_CALL">).calls === 2 &&
+        !repairs.some((x) => x.event.created_at === c.event.created_at)
+      )
+        s.incomplete(
+          `${label(c)} records a self-check repair round, but no CLAIMS_SELF_CHECK_FAILED was recorded with it`,
+        );
     }
   }
   for (const x of repairs) checkRepairEvent(ctx, s, what, x, request, claim, flow);
@@ -514,23 +696,43 @@ function checkSelfCheckRepair(ctx: Ctx, s: ReturnType<typeof scope>, what: strin
  * One recorded self-check repair round: the Decision Maker's, its first proposal failing the self-check as recorded,
  * and the LLM_CALL recorded with it (same instant), if its delivery got that far, says `calls: 2`.
  */
-function checkRepairEvent(ctx: Ctx, s: ReturnType<typeof scope>, what: string, x: Recorded, request: AgentStepRequestedEvent | undefined, claim: Claim, flow: Flow): void {
+function checkRepairEvent(
+  ctx: Ctx,
+  s: ReturnType<typeof scope>,
+  what: string,
+  x: Recorded,
+  request: AgentStepRequestedEvent | undefined,
+  claim: Claim,
+  flow: Flow,
+): void {
   ctx.used.add(x.n);
   if (x.error !== undefined) {
     ctx.reported.add(x.n);
     s.incomplete(`${label(x)} cannot be read: ${x.error}`);
     return;
   }
-  const beside = ctx.mine.filter((c) => c.event.event_type === "LLM_CALL" && c.event.created_at === x.event.created_at && (c.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === x.event.details.correlation_id);
-  s.expect(beside.length === 0 || beside.some((c) => (c.parsed as ReplayDetails<"LLM_CALL">).calls === 2), `${label(x)} records a self-check repair round, but the LLM_CALL recorded with it (${beside.map(label).join(", ")}) says the step made one call`);
+  const beside = ctx.mine.filter(
+    (c) =>
+      c.event.event_type === "LLM_CALL" &&
+      c.event.created_at === x.event.created_at &&
+      (c.parsed as ReplayDetails<"LLM_CALL"> | undefined)?.correlation_id === x.event.details.correlation_id,
+  );
+  s.expect(
+    beside.length === 0 || beside.some((c) => (c.parsed as ReplayDetails<"LLM_CALL">).calls === 2),
+    `${label(x)} records a self-check repair round, but the LLM_CALL recorded with it (${beside.map(label).join(", ")}) says the step made one call`,
+  );
   const d = x.parsed as ReplayDetails<"CLAIMS_SELF_CHECK_FAILED">;
-  s.expect(request !== undefined && x.event.details.role === request.role && request.role === CLAIMS_ROLES.decision, `${label(x)}: a self-check repair round belongs to the Decision Maker's step, not to ${String(x.event.details.role)}`);
+  s.expect(
+    request !== undefined && x.event.details.role === request.role && request.role === CLAIMS_ROLES.decision,
+    `${label(x)}: a self-check repair round belongs to the Decision Maker's step, not to ${String(x.event.details.role)}`,
+  );
   s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(x)} reason_code is ${d.reason_code}`);
   // Without a responsibility contract the self-check step reports it; nothing more to recompute here.
   const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
   if (!responsibility) return;
   const check = selfCheck(d.output, responsibility, claim);
-  if (!s.expect(!check.ok, `${what}: ${label(x)} records a self-check failure, but its proposal passes`) || check.ok) return;
+  if (!s.expect(!check.ok, `${what}: ${label(x)} records a self-check failure, but its proposal passes`) || check.ok)
+    return;
   s.compare(`${label(x)} failures (the step's first proposal)`, d.failures, check.failures);
   s.compare(`${label(x)} reason`, d.reason, selfCheckRepairReason(check.failures));
 }
@@ -538,17 +740,31 @@ function checkRepairEvent(ctx: Ctx, s: ReturnType<typeof scope>, what: string, x
 function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: Claim, flow: Flow): void {
   if (end.type === "crew.failed") {
     const expected = crewFailureReview(end.reason, ctx.crewFailureCause);
-    crewFailed(ctx, flow, claim, { reason_code: expected.reason_code, states: expected.reason, code: end.code, role: end.role }, "the crew fails");
+    crewFailed(
+      ctx,
+      flow,
+      claim,
+      { reason_code: expected.reason_code, states: expected.reason, code: end.code, role: end.role },
+      "the crew fails",
+    );
     return;
   }
   const output = RefundProposalOutputSchema.safeParse(end.output);
   if (!output.success) {
-    crewFailed(ctx, flow, claim, { reason_code: "CREW_OUTPUT_INVALID", output: end.output }, "the crew's output is not a refund proposal");
+    crewFailed(
+      ctx,
+      flow,
+      claim,
+      { reason_code: "CREW_OUTPUT_INVALID", output: end.output },
+      "the crew's output is not a refund proposal",
+    );
     return;
   }
   const responsibility = ctx.opts.responsibility ?? recordedResponsibility(ctx, flow);
   if (!responsibility) {
-    scope(ctx, "self_check").incomplete("no responsibility contract to self-check with: neither PROPOSAL_SUBMITTED nor the run's SIMULATION_START records one");
+    scope(ctx, "self_check").incomplete(
+      "no responsibility contract to self-check with: neither PROPOSAL_SUBMITTED nor the run's SIMULATION_START records one",
+    );
     return;
   }
   const check = selfCheck(output.data, responsibility, claim);
@@ -561,14 +777,19 @@ function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: C
     s.compare(`${label(r)} output (the crew's)`, raw.output, output.data);
     s.compare(`${label(r)} failures`, raw.failures, check.failures);
     s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(r)} reason_code is ${d.reason_code}`);
-    s.expect(check.failures.every((x) => d.reason.includes(x.message)), `${label(r)} reason does not state every failure`);
+    s.expect(
+      check.failures.every((x) => d.reason.includes(x.message)),
+      `${label(r)} reason does not state every failure`,
+    );
     s.done(`fails again: ${check.failures.map((x) => x.check).join(", ")}`);
     review(ctx, flow, d, f.CLAIM_NEEDS_REVIEW, claim);
     return;
   }
   scope(ctx, "self_check").done("passed");
   // The kernel could not use the order's data: no kernel verdict, the claim went to a person.
-  const dataInvalid = [...unused(ctx, "CLAIM_NEEDS_REVIEW"), ...unused(ctx, "REVIEW_REQUESTED")].find((x) => (x.parsed as { reason_code?: string } | undefined)?.reason_code === "ORDER_DATA_INVALID");
+  const dataInvalid = [...unused(ctx, "CLAIM_NEEDS_REVIEW"), ...unused(ctx, "REVIEW_REQUESTED")].find(
+    (x) => (x.parsed as { reason_code?: string } | undefined)?.reason_code === "ORDER_DATA_INVALID",
+  );
   if (dataInvalid && unused(ctx, "KERNEL_VERDICT").length === 0) {
     const f = enter(ctx, "order_data_invalid", "proposal");
     if (!f) return;
@@ -577,18 +798,26 @@ function afterCrew(ctx: Ctx, end: CrewCompletedEvent | CrewFailedEvent, claim: C
     review(ctx, flow, f.CLAIM_NEEDS_REVIEW.d, f.CLAIM_NEEDS_REVIEW, claim);
     return;
   }
-  if (!branch(ctx, "self_check", "decided", AFTER_CREW, "the self-check passes and the proposal goes to the kernel")) return;
+  if (!branch(ctx, "self_check", "decided", AFTER_CREW, "the self-check passes and the proposal goes to the kernel"))
+    return;
   decided(ctx, output.data, claim, flow);
 }
 
-function crewFailed(ctx: Ctx, flow: Flow, claim: Claim, expected: { reason_code: string; states?: string; code?: string; role?: string | undefined; output?: unknown }, what: string): void {
+function crewFailed(
+  ctx: Ctx,
+  flow: Flow,
+  claim: Claim,
+  expected: { reason_code: string; states?: string; code?: string; role?: string | undefined; output?: unknown },
+  what: string,
+): void {
   if (!branch(ctx, "crew", "crew_failed", AFTER_CREW, what)) return;
   const f = enter(ctx, "crew_failed", "crew");
   if (!f) return;
   const s = scope(ctx, "crew");
   const { d, raw, r } = f.CREW_FAILED;
   s.compare(`${label(r)} reason_code`, d.reason_code, expected.reason_code);
-  if (expected.states !== undefined) s.expect(d.reason.includes(expected.states), `${label(r)} reason does not state the crew's: ${expected.states}`);
+  if (expected.states !== undefined)
+    s.expect(d.reason.includes(expected.states), `${label(r)} reason does not state the crew's: ${expected.states}`);
   if (expected.code !== undefined) s.compare(`${label(r)} code`, raw.code, expected.code);
   if (expected.role !== undefined) s.compare(`${label(r)} role`, raw.role, expected.role);
   if ("output" in expected) s.compare(`${label(r)} output`, raw.output, expected.output);
@@ -609,20 +838,34 @@ function recordedResponsibility(ctx: Ctx, flow: Flow): ResponsibilityContract | 
 }
 
 /** The proposal as it crossed the wall, rebuilt from AGENT_DECISION and the crew's output, checked against the record. */
-function rebuiltProposal(ctx: Ctx, decision: Found<"AGENT_DECISION">, output: RefundProposalOutput, flow: Flow): PolicyProposal | undefined {
+function rebuiltProposal(
+  ctx: Ctx,
+  decision: Found<"AGENT_DECISION">,
+  output: RefundProposalOutput,
+  flow: Flow,
+): PolicyProposal | undefined {
   const p = scope(ctx, "proposal");
   p.compare(`${label(decision.r)} output (the crew's)`, decision.raw.output, output);
   let proposal: PolicyProposal;
   try {
     const rec = decision.d.proposal;
-    proposal = buildProposal({ dfid: rec.dfid, agentId: rec.agent_id, output, createdAt: rec.created_at, validForMs: rec.valid_for_ms });
+    proposal = buildProposal({
+      dfid: rec.dfid,
+      agentId: rec.agent_id,
+      output,
+      createdAt: rec.created_at,
+      validForMs: rec.valid_for_ms,
+    });
   } catch (e) {
     p.incomplete(`the proposal cannot be rebuilt from ${label(decision.r)}: ${message(e)}`);
     return undefined;
   }
   p.compare(`${label(decision.r)} proposal`, decision.raw.proposal, proposal);
   p.expect(proposal.dfid === flow.dfid, `the proposal names flow ${proposal.dfid}, the claim's is ${flow.dfid}`);
-  p.expect(proposal.created_at === decision.r.event.created_at, `the proposal's created_at ${proposal.created_at} is not ${label(decision.r)}'s time`);
+  p.expect(
+    proposal.created_at === decision.r.event.created_at,
+    `the proposal's created_at ${proposal.created_at} is not ${label(decision.r)}'s time`,
+  );
   return proposal;
 }
 
@@ -646,9 +889,21 @@ function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flo
   let verdict: ClaimVerdict;
   let replayed: Record<string, unknown>;
   try {
-    const kernelInput = { ...inputs, proposal, order: inputs.order ?? undefined, ledgerEntry: inputs.ledgerEntry ?? undefined } as unknown as DecideClaimInput;
+    const kernelInput = {
+      ...inputs,
+      proposal,
+      order: inputs.order ?? undefined,
+      ledgerEntry: inputs.ledgerEntry ?? undefined,
+    } as unknown as DecideClaimInput;
     verdict = decideClaim(kernelInput);
-    const record = buildVerdictRecord({ verdict, proposal, claimId: flow.claimId, dfid: flow.dfid, decidedAt: kernelInput.decidedAt, ...(flow.simulationId === undefined ? {} : { simulationId: flow.simulationId }) });
+    const record = buildVerdictRecord({
+      verdict,
+      proposal,
+      claimId: flow.claimId,
+      dfid: flow.dfid,
+      decidedAt: kernelInput.decidedAt,
+      ...(flow.simulationId === undefined ? {} : { simulationId: flow.simulationId }),
+    });
     replayed = { ...record, layer: verdict.layer, checks: verdict.checks };
   } catch (e) {
     k.incomplete(`the kernel cannot run on ${at}'s inputs: ${message(e)}`);
@@ -661,24 +916,45 @@ function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flo
   ctx.reasonCode = verdict.reason_code;
   // A reservation that lost a race was noted before the kernel decided again on the ledger it then saw.
   const notes = unused(ctx, "CLAIM_REFUND_NOT_EXECUTED");
-  k.compare(`${at} lost_races (the CLAIM_REFUND_NOT_EXECUTED notes recorded)`, submitted.d.lost_races ?? 0, notes.length);
+  k.compare(
+    `${at} lost_races (the CLAIM_REFUND_NOT_EXECUTED notes recorded)`,
+    submitted.d.lost_races ?? 0,
+    notes.length,
+  );
   for (const note of notes) {
     ctx.used.add(note.n);
     const d = note.parsed as ReplayDetails<"CLAIM_REFUND_NOT_EXECUTED"> | undefined;
     if (!d) continue;
     k.compare(`${label(note)} verdict_id`, d.verdict_id, verdictRecord.d.verdict_id);
     const proposed = parseCents(proposal.params.amount_eur);
-    k.expect(proposed.ok && d.reason.includes(`Refund of ${formatEur(proposed.cents)} EUR not reserved`), `${label(note)} reason does not name the refund of the proposal`);
+    k.expect(
+      proposed.ok && d.reason.includes(`Refund of ${formatEur(proposed.cents)} EUR not reserved`),
+      `${label(note)} reason does not name the refund of the proposal`,
+    );
     k.expect(d.code !== "ALREADY_REFUNDED_FOR_CLAIM", `${label(note)}: a lost race names ${d.code}`);
   }
-  if (verdict.verdict === "ACCEPT") execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, submitted.d.kernel_inputs.order?.amount, flow);
+  if (verdict.verdict === "ACCEPT")
+    execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, submitted.d.kernel_inputs.order?.amount, flow);
   if (verdict.verdict === "ESCALATE") {
-    humanReview(ctx, flow, "ESCALATE", { reason_code: verdict.reason_code, reason: verdict.reason, verdictId: verdictRecord.d.verdict_id, amountEur: verdictRecord.d.amount_eur, orderId: verdictRecord.d.order_id ?? claim.order_id });
+    humanReview(ctx, flow, "ESCALATE", {
+      reason_code: verdict.reason_code,
+      reason: verdict.reason,
+      verdictId: verdictRecord.d.verdict_id,
+      amountEur: verdictRecord.d.amount_eur,
+      orderId: verdictRecord.d.order_id ?? claim.order_id,
+    });
   }
 }
 
 /** An ACCEPT's refund: the ledger reserved exactly the planned amount, or refused it with a ledger code. */
-function execution(ctx: Ctx, verdict: ClaimVerdict, proposal: PolicyProposal, verdictId: string, orderAmount: number | undefined, flow: Flow): void {
+function execution(
+  ctx: Ctx,
+  verdict: ClaimVerdict,
+  proposal: PolicyProposal,
+  verdictId: string,
+  orderAmount: number | undefined,
+  flow: Flow,
+): void {
   const s = scope(ctx, "execution");
   const plan = planExecution(verdict, proposal, flow.claimId).find((e) => e.type === "refund.reserve");
   if (!plan || plan.type !== "refund.reserve") {
@@ -693,7 +969,15 @@ function execution(ctx: Ctx, verdict: ClaimVerdict, proposal: PolicyProposal, ve
     const f = enter(ctx, "refund_executed", "execution");
     if (!f) return;
     const { d, raw, r } = f.CLAIM_REFUND_EXECUTED;
-    const expected = { execution_id: executionIdFor(verdictId), claim_id: flow.claimId, dfid: flow.dfid, order_id: plan.order_id, amount_eur: plan.amount_eur, amount_cents: plan.amount_cents, verdict_id: verdictId };
+    const expected = {
+      execution_id: executionIdFor(verdictId),
+      claim_id: flow.claimId,
+      dfid: flow.dfid,
+      order_id: plan.order_id,
+      amount_eur: plan.amount_eur,
+      amount_cents: plan.amount_cents,
+      verdict_id: verdictId,
+    };
     const recorded = Object.fromEntries(Object.keys(expected).map((key) => [key, raw[key]]));
     s.compare(`${label(r)}`, recorded, expected);
     const ledger = d.ledger_after;
@@ -709,8 +993,14 @@ function execution(ctx: Ctx, verdict: ClaimVerdict, proposal: PolicyProposal, ve
     }
     const orderCents = orderAmount === undefined ? undefined : parseCents(orderAmount);
     if (consistent) {
-      s.expect(ledger.order_id === plan.order_id && ledger.claims[flow.claimId] === plan.amount_cents, `${label(r)} ledger_after does not hold this claim's ${formatEur(plan.amount_cents)} EUR on ${plan.order_id}`);
-      s.expect(orderCents?.ok === true && ledger.refunded_cents <= orderCents.cents, `${label(r)} ledger_after refunds more than the order`);
+      s.expect(
+        ledger.order_id === plan.order_id && ledger.claims[flow.claimId] === plan.amount_cents,
+        `${label(r)} ledger_after does not hold this claim's ${formatEur(plan.amount_cents)} EUR on ${plan.order_id}`,
+      );
+      s.expect(
+        orderCents?.ok === true && ledger.refunded_cents <= orderCents.cents,
+        `${label(r)} ledger_after refunds more than the order`,
+      );
     }
     s.done(`refund of ${formatEur(plan.amount_cents)} EUR on ${plan.order_id} executed`);
     return;
@@ -722,11 +1012,14 @@ function auditCheck(ctx: Ctx, flow: Flow | undefined): void {
   const s = scope(ctx, "audit");
   const finished = ctx.outcome !== undefined && !ctx.steps.some((x) => x.status === "INCOMPLETE");
   for (const r of ctx.mine) {
-    if (!isReplayableKind(r.event.event_type)) s.incomplete(`${label(r)}: replay cannot read ${r.event.event_type} events`);
+    if (!isReplayableKind(r.event.event_type))
+      s.incomplete(`${label(r)}: replay cannot read ${r.event.event_type} events`);
     else if (r.error !== undefined) {
       if (!ctx.reported.has(r.n)) s.incomplete(`${label(r)} cannot be read: ${r.error}`);
-    } else if (flow && r.event.dfid !== flow.dfid) s.different(`${label(r)} belongs to flow ${r.event.dfid}, the claim's is ${flow.dfid}`);
-    else if (finished && !ctx.used.has(r.n)) s.different(`${label(r)} is not on this claim's path (${ctx.path.join(" → ")})`);
+    } else if (flow && r.event.dfid !== flow.dfid)
+      s.different(`${label(r)} belongs to flow ${r.event.dfid}, the claim's is ${flow.dfid}`);
+    else if (finished && !ctx.used.has(r.n))
+      s.different(`${label(r)} is not on this claim's path (${ctx.path.join(" → ")})`);
   }
   if (finished) s.done(`all ${ctx.mine.length} recorded events accounted for`);
 }

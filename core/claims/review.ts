@@ -34,9 +34,12 @@ export const ReviewDecisionSchema = z
   })
   .strict()
   .superRefine((d, ctx) => {
-    if (d.amount_eur !== undefined && d.decision !== "APPROVE") ctx.addIssue({ code: "custom", path: ["amount_eur"], message: "amount_eur is only for APPROVE" });
-    if (d.claim !== undefined && d.decision !== "RESUBMIT") ctx.addIssue({ code: "custom", path: ["claim"], message: "claim is only for RESUBMIT" });
-    if (d.claim === undefined && d.decision === "RESUBMIT") ctx.addIssue({ code: "custom", path: ["claim"], message: "RESUBMIT needs the corrected claim" });
+    if (d.amount_eur !== undefined && d.decision !== "APPROVE")
+      ctx.addIssue({ code: "custom", path: ["amount_eur"], message: "amount_eur is only for APPROVE" });
+    if (d.claim !== undefined && d.decision !== "RESUBMIT")
+      ctx.addIssue({ code: "custom", path: ["claim"], message: "claim is only for RESUBMIT" });
+    if (d.claim === undefined && d.decision === "RESUBMIT")
+      ctx.addIssue({ code: "custom", path: ["claim"], message: "RESUBMIT needs the corrected claim" });
   });
 
 /** A reviewer's decision as submitted. */
@@ -67,7 +70,17 @@ export const ReviewRecordSchema = z
     version: z.number().int().positive(),
     /** A decision in progress: claimed before the refund is reserved, so a crash can be repaired and a different decision refused. */
     // `decided_at` is fixed when the decision is claimed, so a repair announces exactly what the first attempt did.
-    intent: z.object({ decision: ReviewDecisionKindSchema, amount_eur: z.number().optional(), reviewer: z.string().optional(), note: z.string().optional(), claim: ClaimSchema.optional(), decided_at: z.string().optional() }).strict().optional(),
+    intent: z
+      .object({
+        decision: ReviewDecisionKindSchema,
+        amount_eur: z.number().optional(),
+        reviewer: z.string().optional(),
+        note: z.string().optional(),
+        claim: ClaimSchema.optional(),
+        decided_at: z.string().optional(),
+      })
+      .strict()
+      .optional(),
     decided_at: z.string().optional(),
     decision: ReviewDecisionKindSchema.optional(),
     reviewer: z.string().optional(),
@@ -99,7 +112,12 @@ export function resubmittedClaimIdFor(reviewId: string): string {
 /** A decided review's decision (who, what, when, why); nothing while it is PENDING, even with a decision in progress. */
 function decisionFields(r: ReviewRecord): Record<string, unknown> {
   if (r.status === "PENDING" || !r.decision) return {};
-  return { decision: r.decision, ...(r.decided_at ? { decided_at: r.decided_at } : {}), ...(r.reviewer ? { reviewer: r.reviewer } : {}), ...(r.note ? { note: r.note } : {}) };
+  return {
+    decision: r.decision,
+    ...(r.decided_at ? { decided_at: r.decided_at } : {}),
+    ...(r.reviewer ? { reviewer: r.reviewer } : {}),
+    ...(r.note ? { note: r.note } : {}),
+  };
 }
 
 /** A review as `GET /claims/{id}` shows it (SPEC §7.2): an in-progress decision still reads PENDING. */
@@ -112,7 +130,11 @@ export function reviewView(r: ReviewRecord): Record<string, unknown> {
     reason: r.reason,
     requested_at: r.requested_at,
     ...decisionFields(r),
-    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined ? { amount_eur: r.approved_amount_eur } : r.amount_eur !== undefined ? { amount_eur: r.amount_eur } : {}),
+    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined
+      ? { amount_eur: r.approved_amount_eur }
+      : r.amount_eur !== undefined
+        ? { amount_eur: r.amount_eur }
+        : {}),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
   };
 }
@@ -152,9 +174,13 @@ export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Re
     ...(context.claim ? { claim: context.claim } : {}),
     ...(context.claimText !== undefined ? { claim_text: context.claimText } : {}),
     ...(context.proposal !== undefined ? { proposal: context.proposal } : {}),
-    ...(context.verdict ? { verdict: context.verdict.verdict, layer: context.verdict.layer, checks: context.verdict.checks } : {}),
+    ...(context.verdict
+      ? { verdict: context.verdict.verdict, layer: context.verdict.layer, checks: context.verdict.checks }
+      : {}),
     ...decisionFields(r),
-    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined ? { approved_amount_eur: r.approved_amount_eur } : {}),
+    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined
+      ? { approved_amount_eur: r.approved_amount_eur }
+      : {}),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
   };
 }
@@ -177,11 +203,26 @@ export function normaliseDecision(d: ReviewDecision, review: ReviewRecord): Revi
 
 /** Whether `d` repeats the decision the review already took (or is taking). */
 function sameDecision(d: ReviewDecision, review: ReviewRecord): boolean {
-  const taken = review.intent ?? (review.decision ? { decision: review.decision, note: review.note, reviewer: review.reviewer, amount_eur: review.approved_amount_eur } : undefined);
+  const taken =
+    review.intent ??
+    (review.decision
+      ? {
+          decision: review.decision,
+          note: review.note,
+          reviewer: review.reviewer,
+          amount_eur: review.approved_amount_eur,
+        }
+      : undefined);
   if (!taken) return false;
   const wanted = normaliseDecision(d, review);
-  const strip = (x: Record<string, unknown>) => Object.fromEntries(Object.entries(x).filter(([k, v]) => v !== undefined && k !== "claim" && k !== "decided_at"));
-  return canonicalize(strip(wanted)) === canonicalize(strip(taken)) && (d.decision !== "RESUBMIT" || review.intent === undefined || canonicalize(d.claim) === canonicalize(review.intent.claim));
+  const strip = (x: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(x).filter(([k, v]) => v !== undefined && k !== "claim" && k !== "decided_at"));
+  return (
+    canonicalize(strip(wanted)) === canonicalize(strip(taken)) &&
+    (d.decision !== "RESUBMIT" ||
+      review.intent === undefined ||
+      canonicalize(d.claim) === canonicalize(review.intent.claim))
+  );
 }
 
 /**
@@ -195,22 +236,45 @@ export function checkDecision(d: ReviewDecision, review: ReviewRecord): ReviewRe
     const stored = review.decision ?? review.intent?.decision;
     return review.status === "PENDING" && stored === undefined
       ? { status: 409, code: "NO_PENDING_REVIEW", message: `review ${review.review_id} is not pending` }
-      : { status: 409, code: "REVIEW_ALREADY_DECIDED", message: `review ${review.review_id} was already decided: ${stored}${review.reviewer ? ` by ${review.reviewer}` : ""}` };
+      : {
+          status: 409,
+          code: "REVIEW_ALREADY_DECIDED",
+          message: `review ${review.review_id} was already decided: ${stored}${review.reviewer ? ` by ${review.reviewer}` : ""}`,
+        };
   }
   if (d.decision === "APPROVE" && review.origin !== "ESCALATE") {
-    return { status: 409, code: "DECISION_NOT_ALLOWED", message: "APPROVE is for escalated claims; a claim that needs review can be denied or resubmitted with a corrected claim" };
+    return {
+      status: 409,
+      code: "DECISION_NOT_ALLOWED",
+      message:
+        "APPROVE is for escalated claims; a claim that needs review can be denied or resubmitted with a corrected claim",
+    };
   }
   if (d.decision === "RESUBMIT" && review.origin !== "NEEDS_REVIEW") {
-    return { status: 409, code: "DECISION_NOT_ALLOWED", message: "RESUBMIT is for claims that need review; an escalated claim can be approved or denied" };
+    return {
+      status: 409,
+      code: "DECISION_NOT_ALLOWED",
+      message: "RESUBMIT is for claims that need review; an escalated claim can be approved or denied",
+    };
   }
   if (d.decision === "APPROVE") {
     const proposed = parseCents(review.amount_eur);
-    if (!proposed.ok || proposed.cents <= 0) return { status: 409, code: "DECISION_NOT_ALLOWED", message: "this escalation carries no refundable amount to approve" };
+    if (!proposed.ok || proposed.cents <= 0)
+      return {
+        status: 409,
+        code: "DECISION_NOT_ALLOWED",
+        message: "this escalation carries no refundable amount to approve",
+      };
     if (d.amount_eur !== undefined) {
       const granted = parseCents(d.amount_eur);
       if (!granted.ok) return { status: 400, code: "INVALID_AMOUNT", message: `amount_eur: ${granted.message}` };
       if (granted.cents <= 0) return { status: 400, code: "INVALID_AMOUNT", message: "amount_eur must be more than 0" };
-      if (granted.cents > proposed.cents) return { status: 400, code: "INVALID_AMOUNT", message: `amount_eur may not exceed the proposed ${review.amount_eur} EUR` };
+      if (granted.cents > proposed.cents)
+        return {
+          status: 400,
+          code: "INVALID_AMOUNT",
+          message: `amount_eur may not exceed the proposed ${review.amount_eur} EUR`,
+        };
     }
   }
   return undefined;

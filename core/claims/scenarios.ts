@@ -5,7 +5,14 @@ import { LLM_FAILURE_CODES } from "../llm/errors.ts";
 import type { ClaimFromExtractionFailureCode, TextExtractionFailureCode } from "./extraction.ts";
 import { REASON_CODES } from "./reason-codes.ts";
 import type { ClaimReasonCode } from "./reason-codes.ts";
-import { SourceFileError, closestMatch, ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
+import {
+  SourceFileError,
+  closestMatch,
+  ignoredField,
+  ignoredFields,
+  parseYamlSource,
+  validateYaml,
+} from "./yaml-source.ts";
 import type { IgnoredField } from "./yaml-source.ts";
 import type { Claim } from "./claim.ts";
 
@@ -24,7 +31,11 @@ const EXTRACTION_CODES = [
   "INVALID_CLAIM",
 ] as const satisfies readonly (TextExtractionFailureCode | ClaimFromExtractionFailureCode)[];
 // Every extraction failure code is listed (a new one fails the type check here until it is).
-const _everyExtractionCode: [Exclude<TextExtractionFailureCode | ClaimFromExtractionFailureCode, (typeof EXTRACTION_CODES)[number]>] extends [never] ? true : never = true;
+const _everyExtractionCode: [
+  Exclude<TextExtractionFailureCode | ClaimFromExtractionFailureCode, (typeof EXTRACTION_CODES)[number]>,
+] extends [never]
+  ? true
+  : never = true;
 void _everyExtractionCode;
 
 /** Reason codes a claim can end `NEEDS_REVIEW` with: extraction, LLM, crew, self-check, sweep and order-data failures. */
@@ -54,7 +65,8 @@ const VerdictSchema = z.enum(VERDICTS, {
 function reasonCodeProblem(verdict: ExpectedOutcome, code: string): string | undefined {
   if (verdict === "NEEDS_REVIEW") {
     if (NEEDS_REVIEW_REASON_CODES.includes(code)) return undefined;
-    if (Object.hasOwn(REASON_CODES, code)) return `${code} is a kernel reason code (verdict ${REASON_CODES[code as ClaimReasonCode].verdict}); a claim ends NEEDS_REVIEW with one of ${NEEDS_REVIEW_REASON_CODES.join(", ")}`;
+    if (Object.hasOwn(REASON_CODES, code))
+      return `${code} is a kernel reason code (verdict ${REASON_CODES[code as ClaimReasonCode].verdict}); a claim ends NEEDS_REVIEW with one of ${NEEDS_REVIEW_REASON_CODES.join(", ")}`;
     const close = closestMatch(code, NEEDS_REVIEW_REASON_CODES);
     return `unknown reason code ${JSON.stringify(code)} for NEEDS_REVIEW${close ? ` — did you mean ${close}?` : `: expected one of ${NEEDS_REVIEW_REASON_CODES.join(", ")}`}`;
   }
@@ -62,7 +74,9 @@ function reasonCodeProblem(verdict: ExpectedOutcome, code: string): string | und
     const comes = REASON_CODES[code as ClaimReasonCode].verdict;
     return comes === verdict ? undefined : `reason code ${code} comes with verdict ${comes}, not ${verdict}`;
   }
-  const codes = Object.entries(REASON_CODES).filter(([, v]) => v.verdict === verdict).map(([k]) => k);
+  const codes = Object.entries(REASON_CODES)
+    .filter(([, v]) => v.verdict === verdict)
+    .map(([k]) => k);
   const close = closestMatch(code, codes) ?? closestMatch(code, Object.keys(REASON_CODES));
   return `unknown reason code ${JSON.stringify(code)}${close ? ` — did you mean ${close}?` : `: a ${verdict} comes with one of ${codes.join(", ")}`}`;
 }
@@ -82,11 +96,17 @@ const ContextSchema = z
   .object({ claim: ClaimSchema.optional(), claim_text: ClaimTextSchema.optional() })
   .strict()
   .superRefine((c, ctx) => {
-    if (c.claim !== undefined && c.claim_text !== undefined) ctx.addIssue({ code: "custom", message: "context has both claim and claim_text: give one of them" });
-    if (c.claim === undefined && c.claim_text === undefined) ctx.addIssue({ code: "custom", message: "context needs one of claim (structured) or claim_text (free text)" });
+    if (c.claim !== undefined && c.claim_text !== undefined)
+      ctx.addIssue({ code: "custom", message: "context has both claim and claim_text: give one of them" });
+    if (c.claim === undefined && c.claim_text === undefined)
+      ctx.addIssue({ code: "custom", message: "context needs one of claim (structured) or claim_text (free text)" });
   });
 
-const IdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "ids hold letters, digits, _ and -");
+const IdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "ids hold letters, digits, _ and -");
 
 /** The id DIR sample 35 writes into its labels: `SCENARIO A - Valid…` → `A`. */
 export function idFromLabel(label: unknown): string | undefined {
@@ -106,7 +126,11 @@ const ScenarioRowSchema = z
   .strict()
   .superRefine((row, ctx) => {
     if (row.id === undefined && idFromLabel(row.label) === undefined) {
-      ctx.addIssue({ code: "custom", path: ["id"], message: "id is missing, and the label does not name one (as in 'SCENARIO A - …'): add an id" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["id"],
+        message: "id is missing, and the label does not name one (as in 'SCENARIO A - …'): add an id",
+      });
     }
   });
 
@@ -142,7 +166,12 @@ const ReviewStepSchema = z
  * Schema of `scenarios/scenarios.yaml` (SPEC §6), including DIR sample 35's rows (no `id`, `notes`), and the
  * review steps a person takes once every scenario has run (`reviews`, optional).
  */
-const ScenarioFileSchema = z.object({ scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios"), reviews: z.array(ReviewStepSchema).optional() }).strict();
+const ScenarioFileSchema = z
+  .object({
+    scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios"),
+    reviews: z.array(ReviewStepSchema).optional(),
+  })
+  .strict();
 
 /** A person's decision on the review of an earlier scenario's claim, run after every scenario. */
 interface ReviewStep {
@@ -191,23 +220,50 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
     const previous = seen.get(id);
     if (previous !== undefined) {
       const how = row.id === undefined ? " (taken from the label: add an id to tell them apart)" : "";
-      throw new SourceFileError(file, [{ file, line: source.lineOf(["scenarios", i, row.id === undefined ? "label" : "id"]), row: id, field: `scenarios[${i}].id`, message: `duplicate id (also row #${previous + 1})${how}` }]);
+      throw new SourceFileError(file, [
+        {
+          file,
+          line: source.lineOf(["scenarios", i, row.id === undefined ? "label" : "id"]),
+          row: id,
+          field: `scenarios[${i}].id`,
+          message: `duplicate id (also row #${previous + 1})${how}`,
+        },
+      ]);
     }
     seen.set(id, i);
     return {
       id,
       label: row.label,
       input: row.context.claim !== undefined ? { claim: row.context.claim } : { claim_text: row.context.claim_text! },
-      expected: row.expected.reason_code === undefined ? { verdict: row.expected.verdict } : { verdict: row.expected.verdict, reason_code: row.expected.reason_code },
+      expected:
+        row.expected.reason_code === undefined
+          ? { verdict: row.expected.verdict }
+          : { verdict: row.expected.verdict, reason_code: row.expected.reason_code },
     };
   });
   const reviews = (parsed.reviews ?? []).map((step, i): ReviewStep => {
-    const where = (field: string, message: string) => new SourceFileError(file, [{ file, line: source.lineOf(["reviews", i, field]), row: step.id, field: `reviews[${i}].${field}`, message }]);
+    const where = (field: string, message: string) =>
+      new SourceFileError(file, [
+        { file, line: source.lineOf(["reviews", i, field]), row: step.id, field: `reviews[${i}].${field}`, message },
+      ]);
     if (seen.has(step.id)) throw where("id", "duplicate id (a scenario has it)");
-    if (!seen.has(step.review.of)) throw where("review", `of: no scenario ${JSON.stringify(step.review.of)} runs before this step (known: ${[...seen.keys()].join(", ")})`);
+    if (!seen.has(step.review.of))
+      throw where(
+        "review",
+        `of: no scenario ${JSON.stringify(step.review.of)} runs before this step (known: ${[...seen.keys()].join(", ")})`,
+      );
     seen.set(step.id, -1);
     const { of, ...body } = step.review;
-    return { id: step.id, label: step.label, of, body, expected: step.expected.reason_code === undefined ? { outcome: step.expected.outcome } : { outcome: step.expected.outcome, reason_code: step.expected.reason_code } };
+    return {
+      id: step.id,
+      label: step.label,
+      of,
+      body,
+      expected:
+        step.expected.reason_code === undefined
+          ? { outcome: step.expected.outcome }
+          : { outcome: step.expected.outcome, reason_code: step.expected.reason_code },
+    };
   });
   return { scenarios, idsFromLabels, ignored: ignoredFields(ScenarioFileSchema, source.value), reviews };
 }
@@ -217,7 +273,20 @@ export function parseScenarios(text: string, file: string): Scenario[] {
   return parseScenarioFile(text, file).scenarios;
 }
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** Replaces `{{date:-3d}}` in claim text with a prose date relative to the run's clock. */
 export function renderClaimText(text: string, nowMs: number): string {
@@ -229,16 +298,27 @@ export function renderClaimText(text: string, nowMs: number): string {
 
 /** The submission body of a scenario. */
 export function scenarioBody(s: Scenario, simulationId: string, nowMs: number): Record<string, unknown> {
-  const input = "claim" in s.input ? { claim: s.input.claim } : { claim_text: renderClaimText(s.input.claim_text, nowMs) };
+  const input =
+    "claim" in s.input ? { claim: s.input.claim } : { claim_text: renderClaimText(s.input.claim_text, nowMs) };
   return { ...input, simulation_id: simulationId, label: `${s.id} — ${s.label}` };
 }
 
 /** A run id that sorts by time: `<run_id>_<YYYYMMDDTHHMMSSZ>`. */
 export function simulationIdFor(runId: string, nowMs: number): string {
-  return `${runId}_${new Date(nowMs).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
+  return `${runId}_${new Date(nowMs)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")}`;
 }
 
 /** The claim id and Idempotency-Key of a scenario in a run (the same as `claims batch` uses), so a re-run submission is a replay. */
-export function scenarioKeys(simulationId: string, scenarioId: string, body: unknown): { claimId: string; idempotencyKey: string } {
-  return { claimId: `clm_${hashHex(`${simulationId}:${scenarioId}`).slice(0, 20)}`, idempotencyKey: `${simulationId}:${scenarioId}:${hashHex(canonicalize(body)).slice(0, 16)}` };
+export function scenarioKeys(
+  simulationId: string,
+  scenarioId: string,
+  body: unknown,
+): { claimId: string; idempotencyKey: string } {
+  return {
+    claimId: `clm_${hashHex(`${simulationId}:${scenarioId}`).slice(0, 20)}`,
+    idempotencyKey: `${simulationId}:${scenarioId}:${hashHex(canonicalize(body)).slice(0, 16)}`,
+  };
 }

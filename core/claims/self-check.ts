@@ -21,13 +21,23 @@ export type SelfCheckClaim = Pick<Claim, "order_id" | "amount_eur">;
  * negative may be proposed as claimed: the kernel rejects it as INVALID_AMOUNT, as the seed does).
  * A failure is a model failure, not a customer outcome: one repair round, then NEEDS_REVIEW.
  */
-export function selfCheck(output: RefundProposalOutput, responsibility: ResponsibilityContract, claim: SelfCheckClaim): SelfCheckResult {
+export function selfCheck(
+  output: RefundProposalOutput,
+  responsibility: ResponsibilityContract,
+  claim: SelfCheckClaim,
+): SelfCheckResult {
   const failures: SelfCheckFailure[] = [];
   if (!responsibility.allowed_policy_types.includes(output.action)) {
-    failures.push({ check: "policy_kind", message: `Policy kind '${output.action}' not in allowed_policy_types [${responsibility.allowed_policy_types.join(", ")}]` });
+    failures.push({
+      check: "policy_kind",
+      message: `Policy kind '${output.action}' not in allowed_policy_types [${responsibility.allowed_policy_types.join(", ")}]`,
+    });
   }
   if (!(typeof output.confidence === "number" && output.confidence >= responsibility.escalate_on_uncertainty)) {
-    failures.push({ check: "confidence", message: `Confidence ${String(output.confidence)} below escalate_on_uncertainty (${responsibility.escalate_on_uncertainty})` });
+    failures.push({
+      check: "confidence",
+      message: `Confidence ${String(output.confidence)} below escalate_on_uncertainty (${responsibility.escalate_on_uncertainty})`,
+    });
   }
   failures.push(...alignmentFailures(output, claim));
   return failures.length === 0 ? { ok: true } : { ok: false, code: "CLAIMS_SELF_CHECK_FAILED", failures };
@@ -36,17 +46,29 @@ export function selfCheck(output: RefundProposalOutput, responsibility: Responsi
 function alignmentFailures(output: RefundProposalOutput, claim: SelfCheckClaim): SelfCheckFailure[] {
   const failures: SelfCheckFailure[] = [];
   if (output.order_id.trim() !== claim.order_id.trim()) {
-    failures.push({ check: "order_id", message: `Order id ${JSON.stringify(output.order_id)} is not the claim's order id ${JSON.stringify(claim.order_id)}` });
+    failures.push({
+      check: "order_id",
+      message: `Order id ${JSON.stringify(output.order_id)} is not the claim's order id ${JSON.stringify(claim.order_id)}`,
+    });
   }
   const proposed = parseCents(output.amount_eur);
   const claimed = parseCents(claim.amount_eur);
   if (!proposed.ok) {
-    failures.push({ check: "amount", message: `Amount ${String(output.amount_eur)} is not a euro amount: ${proposed.message}` });
+    failures.push({
+      check: "amount",
+      message: `Amount ${String(output.amount_eur)} is not a euro amount: ${proposed.message}`,
+    });
   } else if (claimed.ok) {
     if (proposed.cents > claimed.cents) {
-      failures.push({ check: "amount", message: `Amount ${output.amount_eur} EUR is more than the ${claim.amount_eur} EUR claimed` });
+      failures.push({
+        check: "amount",
+        message: `Amount ${output.amount_eur} EUR is more than the ${claim.amount_eur} EUR claimed`,
+      });
     } else if (claimed.cents > 0 && proposed.cents <= 0) {
-      failures.push({ check: "amount", message: `Amount ${output.amount_eur} EUR is not positive although the claim is for ${claim.amount_eur} EUR` });
+      failures.push({
+        check: "amount",
+        message: `Amount ${output.amount_eur} EUR is not positive although the claim is for ${claim.amount_eur} EUR`,
+      });
     }
   }
   return failures;
@@ -56,4 +78,3 @@ function alignmentFailures(output: RefundProposalOutput, claim: SelfCheckClaim):
 export function selfCheckRepairReason(failures: readonly SelfCheckFailure[]): string {
   return `Self-check failed: ${failures.map((f) => f.message).join("; ")}; the Decision Maker got one repair round`;
 }
-

@@ -16,9 +16,20 @@ export const SimulationStartDetailsSchema = z.object({
   scenarios_file: z.string(),
   stack: z.string(),
   llm: z.object({ provider: z.string(), model: z.string() }),
-  agent: z.object({ agent_id: z.string(), version: z.string(), responsibility: ResponsibilityContractSchema, contract: ClaimsContractSchema }),
+  agent: z.object({
+    agent_id: z.string(),
+    version: z.string(),
+    responsibility: ResponsibilityContractSchema,
+    contract: ClaimsContractSchema,
+  }),
   orders: z.array(OrderSchema),
-  scenarios: z.array(z.object({ id: z.string(), label: z.string(), expected: z.object({ verdict: ExpectedOutcomeSchema, reason_code: z.string().optional() }) })),
+  scenarios: z.array(
+    z.object({
+      id: z.string(),
+      label: z.string(),
+      expected: z.object({ verdict: ExpectedOutcomeSchema, reason_code: z.string().optional() }),
+    }),
+  ),
 });
 
 /** SIMULATION_START details. */
@@ -63,7 +74,15 @@ export function simulationDfid(simulationId: string): string {
 }
 
 /** The SIMULATION_START audit event of a scheduled run (the report reads expectations and orders from it). */
-export function simulationStartEvent(input: { simulationId: string; nowMs: number; config: ClaimsConfig; scenarios: readonly Scenario[]; files: { config: string; scenarios: string }; stack: string; llm: { provider: string; model: string } }): AuditEvent {
+export function simulationStartEvent(input: {
+  simulationId: string;
+  nowMs: number;
+  config: ClaimsConfig;
+  scenarios: readonly Scenario[];
+  files: { config: string; scenarios: string };
+  stack: string;
+  llm: { provider: string; model: string };
+}): AuditEvent {
   const at = new Date(input.nowMs).toISOString();
   const details: SimulationStartDetails = {
     simulation_id: input.simulationId,
@@ -73,9 +92,21 @@ export function simulationStartEvent(input: { simulationId: string; nowMs: numbe
     scenarios_file: input.files.scenarios,
     stack: input.stack,
     llm: input.llm,
-    agent: { agent_id: input.config.agent.agentId, version: input.config.agent.version, responsibility: input.config.agent.responsibility, contract: input.config.agent.contract },
+    agent: {
+      agent_id: input.config.agent.agentId,
+      version: input.config.agent.version,
+      responsibility: input.config.agent.responsibility,
+      contract: input.config.agent.contract,
+    },
     orders: input.config.orders,
     scenarios: input.scenarios.map((s) => ({ id: s.id, label: s.label, expected: s.expected })),
   };
-  return createAuditEvent({ dfid: simulationDfid(input.simulationId), type: "SIMULATION_START", state: "RUNNING", details, at, simulationId: input.simulationId });
+  return createAuditEvent({
+    dfid: simulationDfid(input.simulationId),
+    type: "SIMULATION_START",
+    state: "RUNNING",
+    details,
+    at,
+    simulationId: input.simulationId,
+  });
 }

@@ -26,7 +26,11 @@ function decisionsTable() {
   const config = parseConfig(fixture("dir-seed-era.config.yaml"), "seed-era.yaml", NOW_MS);
   const scenarios = parseScenarios(fixture("dir-seed-era.scenarios.yaml"), "seed-era.scenarios.yaml");
   const registry = createAgentRegistry({ acceptedMajor: 1 });
-  registry.handshake({ agent_id: config.agent.agentId, version: config.agent.version, contract: config.agent.responsibility });
+  registry.handshake({
+    agent_id: config.agent.agentId,
+    version: config.agent.version,
+    contract: config.agent.responsibility,
+  });
   const orders = new Map(config.orders.map((o) => [o.order_id, o]));
   const verdicts = scenarios.flatMap((s) => {
     if (!("claim" in s.input)) return [];
@@ -34,13 +38,34 @@ function decisionsTable() {
     const proposal = buildProposal({
       dfid: `dfid_${s.id}`,
       agentId: config.agent.agentId,
-      output: { action: "REFUND", order_id: claim.order_id, amount_eur: claim.amount_eur, category: claim.category, reason: claim.reason, confidence: 0.9 },
+      output: {
+        action: "REFUND",
+        order_id: claim.order_id,
+        amount_eur: claim.amount_eur,
+        category: claim.category,
+        reason: claim.reason,
+        confidence: 0.9,
+      },
       createdAt: NOW,
       validForMs: 600_000,
     });
-    const v = decideClaim({ proposal, claim, contract: config.agent.contract, responsibility: config.agent.responsibility, registry: registry.snapshot(), order: orders.get(claim.order_id), ledgerEntry: undefined, receivedAt: NOW, decidedAt: NOW });
+    const v = decideClaim({
+      proposal,
+      claim,
+      contract: config.agent.contract,
+      responsibility: config.agent.responsibility,
+      registry: registry.snapshot(),
+      order: orders.get(claim.order_id),
+      ledgerEntry: undefined,
+      receivedAt: NOW,
+      decidedAt: NOW,
+    });
     // The rules model reads the claim's own purchase date: give it the order's date without an offset.
-    const window = assessClaim({ ...claim, purchase_date: orders.get(claim.order_id)?.purchase_date.replace("T", " ").replace(".000Z", "") }, config.agent.contract, { receivedAt: NOW })
+    const window = assessClaim(
+      { ...claim, purchase_date: orders.get(claim.order_id)?.purchase_date.replace("T", " ").replace(".000Z", "") },
+      config.agent.contract,
+      { receivedAt: NOW },
+    )
       .flags.map((f) => f.code)
       .filter((c) => /WINDOW|FUTURE/.test(c));
     return [[s.id, `${v.verdict} ${v.reason_code}`, window.join(",") || "in window"]];
@@ -48,7 +73,9 @@ function decisionsTable() {
   return {
     purchaseDates: config.orders.map((o) => `${o.order_id} ${o.purchase_date}`),
     verdicts,
-    resolveDate: ["2026-05-06 12:00:00", "2026-05-06T12:00:00", "2026-05-06", "2026-05-06T12:00:00+02:00"].map((d) => resolveDate(d, NOW_MS)),
+    resolveDate: ["2026-05-06 12:00:00", "2026-05-06T12:00:00", "2026-05-06", "2026-05-06T12:00:00+02:00"].map((d) =>
+      resolveDate(d, NOW_MS),
+    ),
     parseIsoMs: ["2026-05-06 12:00:00", "2026-05-06T12:00", "2026-05-06"].map((d) => parseIsoMs(d)),
     claimDate: ["2026-05-06 12:00:00", "2026-02-30"].map((d) => IsoDateSchema.safeParse(d).success),
   };
@@ -69,7 +96,12 @@ describe("decisions do not depend on the machine's time zone", () => {
     expect(table.verdicts).toContainEqual(["W7", "ACCEPT VALIDATION_PASSED", "in window"]);
     expect(table.verdicts).toContainEqual(["G1", "ACCEPT VALIDATION_PASSED", "in window"]);
     expect(table.purchaseDates).toContain("ord_107 2026-02-18T10:00:00.000Z");
-    expect(table.resolveDate).toEqual(["2026-05-06T12:00:00.000Z", "2026-05-06T12:00:00.000Z", "2026-05-06T00:00:00.000Z", "2026-05-06T10:00:00.000Z"]);
+    expect(table.resolveDate).toEqual([
+      "2026-05-06T12:00:00.000Z",
+      "2026-05-06T12:00:00.000Z",
+      "2026-05-06T00:00:00.000Z",
+      "2026-05-06T10:00:00.000Z",
+    ]);
     expect(table.parseIsoMs).toEqual([Date.UTC(2026, 4, 6, 12), Date.UTC(2026, 4, 6, 12), Date.UTC(2026, 4, 6)]);
     expect(table.claimDate).toEqual([true, false]);
   });
@@ -84,13 +116,20 @@ describe("decisions do not depend on the machine's time zone", () => {
 
 /** The environment without this vitest worker's own variables, so the child is a fresh run. */
 function withoutVitestEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS" && k !== "TEST"));
+  return Object.fromEntries(
+    Object.entries(env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS" && k !== "TEST"),
+  );
 }
 
 describe("the kernel's tests under other time zones", () => {
   const run = promisify(execFile);
   const root = new URL("../..", import.meta.url).pathname;
-  const files = ["core/claims/kernel.test.ts", "core/integrity/time.test.ts", "core/claims/config.test.ts", "core/claims/time-zone.test.ts"];
+  const files = [
+    "core/claims/kernel.test.ts",
+    "core/integrity/time.test.ts",
+    "core/claims/config.test.ts",
+    "core/claims/time-zone.test.ts",
+  ];
 
   // A child vitest per zone (the child skips this block, so it does not recurse).
   it.skipIf(process.env.CLAIMS_TZ_CHILD === "1").each(["Asia/Tokyo", "America/Los_Angeles"])(

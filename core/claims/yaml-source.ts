@@ -18,7 +18,10 @@ export interface SourceIssue {
 
 /** Raised when a YAML file does not parse or does not satisfy its schema; every issue names file, row and field. */
 export class SourceFileError extends ClaimsError<"INVALID_SOURCE_FILE"> {
-  constructor(readonly file: string, readonly issues: SourceIssue[]) {
+  constructor(
+    readonly file: string,
+    readonly issues: SourceIssue[],
+  ) {
     super("INVALID_SOURCE_FILE", `${file} is invalid:\n${issues.map(formatIssue).join("\n")}`);
   }
 }
@@ -50,7 +53,12 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   if (doc.errors.length > 0) {
     throw new SourceFileError(
       file,
-      doc.errors.map((e) => ({ file, line: e.linePos?.[0]?.line, field: "", message: e.message.split("\n")[0] ?? e.message })),
+      doc.errors.map((e) => ({
+        file,
+        line: e.linePos?.[0]?.line,
+        field: "",
+        message: e.message.split("\n")[0] ?? e.message,
+      })),
     );
   }
   const lineAt = (offset: number) => lineCounter.linePos(offset).line;
@@ -93,7 +101,9 @@ export function parseYamlSource(text: string, file: string): YamlSource {
 }
 
 function rangeOf(node: unknown): [number, number, number] | undefined {
-  return node && typeof node === "object" && "range" in node ? ((node as { range?: [number, number, number] }).range ?? undefined) : undefined;
+  return node && typeof node === "object" && "range" in node
+    ? ((node as { range?: [number, number, number] }).range ?? undefined)
+    : undefined;
 }
 
 function keyText(key: unknown): string | undefined {
@@ -132,7 +142,8 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
     const c = candidate.toLowerCase();
     const distance = c === w ? 0 : editDistance(w, c);
     const limit = Math.max(1, Math.floor(Math.max(w.length, c.length) / 4));
-    const related = w.length >= 4 && (c.startsWith(w) || w.startsWith(c) || c.replace(/[_-]/g, "") === w.replace(/[_-]/g, ""));
+    const related =
+      w.length >= 4 && (c.startsWith(w) || w.startsWith(c) || c.replace(/[_-]/g, "") === w.replace(/[_-]/g, ""));
     if ((distance <= limit || related) && (!best || distance < best.distance)) best = { candidate, distance };
   }
   return best?.candidate;
@@ -140,19 +151,31 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
 
 /** Edit distance with adjacent transpositions (optimal string alignment). */
 function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   }
   return d[a.length]![b.length]!;
 }
 
-type Def = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; element?: z.ZodType; valueType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; options?: z.ZodType[] };
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  valueType?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  options?: z.ZodType[];
+};
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The schemas that can describe the value at `path` (wrappers unwrapped, both sides of a pipe, every union member). */
@@ -171,7 +194,11 @@ function schemasAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType[]
 
 /** The keys a schema allows in the mapping at `path` (for "did you mean"). */
 function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  return [...new Set(schemasAt(schema, path).flatMap((s) => (defOf(s).type === "object" ? Object.keys(defOf(s).shape ?? {}) : [])))];
+  return [
+    ...new Set(
+      schemasAt(schema, path).flatMap((s) => (defOf(s).type === "object" ? Object.keys(defOf(s).shape ?? {}) : [])),
+    ),
+  ];
 }
 
 /** Metadata marking a field that is accepted and ignored (it only means something to another runtime). */
@@ -227,19 +254,32 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): { found: boolean
 /** A clear message for a number written as text: a decimal comma, thousands separators, quotes. */
 export function numberFormatMessage(written: string): string | undefined {
   const t = written.trim();
-  if (/^-?\d+,\d{1,2}$/.test(t)) return `${JSON.stringify(t)} is not a number: write amounts with a decimal point, e.g. ${t.replace(",", ".")}`;
-  if (/^-?\d{1,3}([,. ]\d{3})+([.,]\d{1,2})?$/.test(t)) return `${JSON.stringify(t)} is not a number: write it without thousands separators and with a decimal point, e.g. 1200.00`;
+  if (/^-?\d+,\d{1,2}$/.test(t))
+    return `${JSON.stringify(t)} is not a number: write amounts with a decimal point, e.g. ${t.replace(",", ".")}`;
+  if (/^-?\d{1,3}([,. ]\d{3})+([.,]\d{1,2})?$/.test(t))
+    return `${JSON.stringify(t)} is not a number: write it without thousands separators and with a decimal point, e.g. 1200.00`;
   if (/^-?\d+(\.\d+)?$/.test(t)) return `${JSON.stringify(t)} is quoted text: write the number without quotes`;
   return undefined;
 }
 
-const WANTED: Record<string, string> = { array: "a list", object: "a mapping of keys", number: "a number", string: "a text", boolean: "true or false" };
+const WANTED: Record<string, string> = {
+  array: "a list",
+  object: "a mapping of keys",
+  number: "a number",
+  string: "a text",
+  boolean: "true or false",
+};
 
 /** A located issue with its path, and the field a misspelt key meant. */
 type ExplainedIssue = SourceIssue & { path: readonly PropertyKey[]; meant?: string };
 
 /** Turns one zod issue into the located issues a person can act on. */
-function explain(source: YamlSource, schema: z.ZodType, issue: z.core.$ZodIssue, rowOf: (path: readonly PropertyKey[]) => string | undefined): ExplainedIssue[] {
+function explain(
+  source: YamlSource,
+  schema: z.ZodType,
+  issue: z.core.$ZodIssue,
+  rowOf: (path: readonly PropertyKey[]) => string | undefined,
+): ExplainedIssue[] {
   const at = (path: readonly PropertyKey[], message: string, meant?: string): ExplainedIssue => ({
     path,
     ...(meant ? { meant } : {}),
@@ -254,11 +294,18 @@ function explain(source: YamlSource, schema: z.ZodType, issue: z.core.$ZodIssue,
     return issue.keys.map((key) => {
       const comma = source.decimalCommaAt(issue.path, key);
       if (comma) {
-        return at([...issue.path, comma.key], `${comma.written} is not a number in YAML (inside { … } a comma separates entries, so it reads as ${comma.written.replace(/,.*/, "")} and a key ${comma.written.replace(/.*,/, "")}): write amounts with a decimal point, e.g. ${comma.written.replace(",", ".")}`);
+        return at(
+          [...issue.path, comma.key],
+          `${comma.written} is not a number in YAML (inside { … } a comma separates entries, so it reads as ${comma.written.replace(/,.*/, "")} and a key ${comma.written.replace(/.*,/, "")}): write amounts with a decimal point, e.g. ${comma.written.replace(",", ".")}`,
+        );
       }
       const suggestion = closestMatch(key, known);
       const allowed = known.length > 0 && known.length <= 12 ? ` (allowed here: ${known.join(", ")})` : "";
-      return at([...issue.path, key], `unknown key ${JSON.stringify(key)}${suggestion ? ` — did you mean ${JSON.stringify(suggestion)}?` : allowed}`, suggestion ? formatPath([...issue.path, suggestion]) : undefined);
+      return at(
+        [...issue.path, key],
+        `unknown key ${JSON.stringify(key)}${suggestion ? ` — did you mean ${JSON.stringify(suggestion)}?` : allowed}`,
+        suggestion ? formatPath([...issue.path, suggestion]) : undefined,
+      );
     });
   }
   if (issue.code === "invalid_type") {
@@ -286,6 +333,14 @@ export function validateYaml<S extends z.ZodType>(
   const explained = result.error.issues.flatMap((issue) => explain(source, schema, issue, rowOf));
   // A misspelt key also leaves the key it meant missing: say it once, at the misspelling.
   const meant = new Set(explained.flatMap((i) => (i.meant ? [i.meant] : [])));
-  const issues = explained.filter((i) => !(meant.has(i.field) && !valueAt(source.value, i.path).found)).map(({ meant: _m, path: _p, ...issue }) => issue);
-  throw new SourceFileError(source.file, issues.map((issue, i) => ({ issue, i })).sort((a, b) => (a.issue.line ?? 0) - (b.issue.line ?? 0) || a.i - b.i).map(({ issue }) => issue));
+  const issues = explained
+    .filter((i) => !(meant.has(i.field) && !valueAt(source.value, i.path).found))
+    .map(({ meant: _m, path: _p, ...issue }) => issue);
+  throw new SourceFileError(
+    source.file,
+    issues
+      .map((issue, i) => ({ issue, i }))
+      .sort((a, b) => (a.issue.line ?? 0) - (b.issue.line ?? 0) || a.i - b.i)
+      .map(({ issue }) => issue),
+  );
 }

@@ -1,7 +1,13 @@
 // Answers: an agent's completed or failed step fills its slot; an answer nobody awaits is
 // classified (duplicate, late, unknown) and reported as a diagnostic, never a state change.
 
-import type { AgentStepCompletedEvent, AgentStepFailedEvent, CrewDiagnosticEvent, OutboundCrewEvent, StepError } from "./events.ts";
+import type {
+  AgentStepCompletedEvent,
+  AgentStepFailedEvent,
+  CrewDiagnosticEvent,
+  OutboundCrewEvent,
+  StepError,
+} from "./events.ts";
 import { correlationId, fixerStepAgentId } from "./ids.ts";
 import type { JsonValue } from "./json.ts";
 import type { CrewState, HistoryEntry } from "./machine.ts";
@@ -11,7 +17,11 @@ import { attemptOf, capStepError, fixerOf, isTimeout, slotKind, withStep } from 
 import type { SlotState } from "./snapshot.ts";
 
 /** Fills the slot awaiting the answer's correlation id and settles the round once nothing is in flight; anything else becomes a diagnostic. */
-export function answer(st: CrewState, out: OutboundCrewEvent[], ev: AgentStepCompletedEvent | AgentStepFailedEvent): void {
+export function answer(
+  st: CrewState,
+  out: OutboundCrewEvent[],
+  ev: AgentStepCompletedEvent | AgentStepFailedEvent,
+): void {
   if (st.status === "idle") throw notStarted(st);
   const slot = st.status === "running" ? lookup(st, ev.correlationId) : undefined;
   if (slot === undefined) {
@@ -63,26 +73,51 @@ function lookup(st: CrewState, cid: string): number | undefined {
 function classify(st: CrewState, cid: string): CrewDiagnosticEvent {
   const entry = historyIndex(st).get(cid);
   if (entry === undefined) {
-    return diagnostic(st, "UNKNOWN_CORRELATION", `crew ${st.crewId} never requested a step with correlationId ${cid}; the answer was ignored`, cid);
+    return diagnostic(
+      st,
+      "UNKNOWN_CORRELATION",
+      `crew ${st.crewId} never requested a step with correlationId ${cid}; the answer was ignored`,
+      cid,
+    );
   }
   const role = phaseRole(st, entry.phase);
   const who = `${role.agents[entry.slot]}${entry.fixer === undefined ? ` attempt ${entry.attempt}` : ` (${entry.fixer} fixer step)`} in phase ${entry.phase} (${role.role})`;
-  if (st.status !== "running") return diagnostic(st, "LATE_DELIVERY", `crew ${st.crewId} is ${st.status}; the answer for ${who} was ignored`, cid);
-  if (entry.phase < st.phase) return diagnostic(st, "LATE_DELIVERY", `phase ${entry.phase} (${role.role}) has already resolved; the answer for ${who} was ignored`, cid);
+  if (st.status !== "running")
+    return diagnostic(st, "LATE_DELIVERY", `crew ${st.crewId} is ${st.status}; the answer for ${who} was ignored`, cid);
+  if (entry.phase < st.phase)
+    return diagnostic(
+      st,
+      "LATE_DELIVERY",
+      `phase ${entry.phase} (${role.role}) has already resolved; the answer for ${who} was ignored`,
+      cid,
+    );
   const s = st.slots[entry.slot]!;
   const kind = slotKind(s);
   const same = fixerOf(s) === entry.fixer && (entry.fixer !== undefined || attemptOf(s) === entry.attempt);
-  if (same && kind === "ok") return diagnostic(st, "DUPLICATE_DELIVERY", `${who} was already answered; the duplicate was ignored`, cid);
+  if (same && kind === "ok")
+    return diagnostic(st, "DUPLICATE_DELIVERY", `${who} was already answered; the duplicate was ignored`, cid);
   if (same && (kind === "failing" || kind === "failed")) {
     const e = kind === "failing" ? (s as { e: StepError }).e : (s as { x: StepError }).x;
-    if (isTimeout(e)) return diagnostic(st, "LATE_DELIVERY", `${who} had already timed out; the answer was ignored`, cid);
+    if (isTimeout(e))
+      return diagnostic(st, "LATE_DELIVERY", `${who} had already timed out; the answer was ignored`, cid);
     return diagnostic(st, "DUPLICATE_DELIVERY", `${who} was already answered (failed); the duplicate was ignored`, cid);
   }
   const fx = fixerOf(s);
   if (entry.fixer === undefined && fx !== undefined && attemptOf(s) === entry.attempt) {
     // the agent step whose failure or timeout sent this slot to a fixer
-    if (fx === "stall") return diagnostic(st, "LATE_DELIVERY", `${who} had already timed out and was handed to a fixer; the answer was ignored`, cid);
-    return diagnostic(st, "DUPLICATE_DELIVERY", `${who} was already answered (failed) and handed to a fixer; the duplicate was ignored`, cid);
+    if (fx === "stall")
+      return diagnostic(
+        st,
+        "LATE_DELIVERY",
+        `${who} had already timed out and was handed to a fixer; the answer was ignored`,
+        cid,
+      );
+    return diagnostic(
+      st,
+      "DUPLICATE_DELIVERY",
+      `${who} was already answered (failed) and handed to a fixer; the duplicate was ignored`,
+      cid,
+    );
   }
   return diagnostic(st, "LATE_DELIVERY", `${who} was superseded by a retry; the answer was ignored`, cid);
 }

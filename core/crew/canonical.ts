@@ -34,12 +34,16 @@ function write(value: unknown, open: object[]): string {
     case "string":
       return JSON.stringify(value);
     case "number":
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(`canonicalize: non-finite number ${value} has no JSON form`);
+      if (!Number.isFinite(value))
+        throw new CanonicalJsonError(`canonicalize: non-finite number ${value} has no JSON form`);
       return JSON.stringify(value);
     case "boolean":
       return value ? "true" : "false";
     case "object": {
-      if (open.includes(value)) throw new CanonicalJsonError(`canonicalize: the value is circular (an object contains itself at depth ${open.length}); canonical JSON needs a tree`);
+      if (open.includes(value))
+        throw new CanonicalJsonError(
+          `canonicalize: the value is circular (an object contains itself at depth ${open.length}); canonical JSON needs a tree`,
+        );
       open.push(value);
       let out: string;
       if (Array.isArray(value)) {
@@ -52,7 +56,8 @@ function write(value: unknown, open: object[]): string {
         out += "]";
       } else {
         const obj = value as Record<string, unknown>;
-        if (typeof (obj as { toJSON?: unknown }).toJSON === "function") out = write((obj as { toJSON(): unknown }).toJSON(), open);
+        if (typeof (obj as { toJSON?: unknown }).toJSON === "function")
+          out = write((obj as { toJSON(): unknown }).toJSON(), open);
         else {
           const keys = Object.keys(obj).sort();
           out = "{";

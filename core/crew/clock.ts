@@ -33,5 +33,6 @@ export function frozenClock(ms = 0): FrozenClock {
 }
 
 function assertTime(ms: number, what: string): void {
-  if (!Number.isFinite(ms)) throw new InvalidClockError(`frozenClock.${what}: expected a finite number of milliseconds, got ${ms}`);
+  if (!Number.isFinite(ms))
+    throw new InvalidClockError(`frozenClock.${what}: expected a finite number of milliseconds, got ${ms}`);
 }

@@ -13,7 +13,13 @@ import type { Task } from "./schema.ts";
 import { attemptOf, fixerOf, slotKind, STEP_TIMEOUT, withStep } from "./slots.ts";
 
 /** Starts an idle crew on `input`: `crew.started` (root only), then its first phase. */
-export function begin(st: CrewState, out: OutboundCrewEvent[], input: JsonValue, task: Task | undefined, now: number): void {
+export function begin(
+  st: CrewState,
+  out: OutboundCrewEvent[],
+  input: JsonValue,
+  task: Task | undefined,
+  now: number,
+): void {
   if (st.status !== "idle") throw new SessionStateError(`crew ${st.crewId} was already started (status ${st.status})`);
   st.status = "running";
   st.task = task;
@@ -81,7 +87,10 @@ function tick(st: CrewState, out: OutboundCrewEvent[], now: number): void {
       attempt: step.fixer === undefined ? attempt : 1,
       deadlineMs,
     });
-    const e: StepError = { message: `${step.agentId} (${step.role.role}) did not answer within ${timeout} ms of its request in phase ${st.phase} (${role.role})`, code: STEP_TIMEOUT };
+    const e: StepError = {
+      message: `${step.agentId} (${step.role.role}) did not answer within ${timeout} ms of its request in phase ${st.phase} (${role.role})`,
+      code: STEP_TIMEOUT,
+    };
     st.slots[i] = withStep({ f: "stall" as const, e }, attempt, fixerOf(s));
     st.byId?.delete(step.correlationId);
     st.inflight--;

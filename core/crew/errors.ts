@@ -31,7 +31,10 @@ export class CrewShapeError extends CrewError {
   readonly issues: readonly CrewLintIssue[];
   constructor(crewName: string, issues: readonly CrewLintIssue[]) {
     const lines = issues.map((i) => `  - [${i.code}] ${i.path || "(root)"}: ${i.message}`).join("\n");
-    super("CREW_SHAPE_INVALID", `crew ${crewName} is not a valid crew (${issues.length} issue${issues.length === 1 ? "" : "s"}):\n${lines}`);
+    super(
+      "CREW_SHAPE_INVALID",
+      `crew ${crewName} is not a valid crew (${issues.length} issue${issues.length === 1 ? "" : "s"}):\n${lines}`,
+    );
     this.issues = issues;
   }
 }
@@ -58,7 +61,10 @@ export class UnknownCrewError extends CrewError {
   readonly crewId: string;
   readonly expectedCrewId: string;
   constructor(crewId: string, expectedCrewId: string) {
-    super("UNKNOWN_CREW", `event for crew ${JSON.stringify(crewId)} was delivered to the session of crew ${JSON.stringify(expectedCrewId)}; load the session of the crew the event names`);
+    super(
+      "UNKNOWN_CREW",
+      `event for crew ${JSON.stringify(crewId)} was delivered to the session of crew ${JSON.stringify(expectedCrewId)}; load the session of the crew the event names`,
+    );
     this.crewId = crewId;
     this.expectedCrewId = expectedCrewId;
   }
@@ -69,7 +75,10 @@ export class SnapshotVersionError extends CrewError {
   readonly found: unknown;
   readonly expected: string;
   constructor(found: unknown, expected: string) {
-    super("SNAPSHOT_VERSION", `snapshot has schema_version ${JSON.stringify(found)}, but this engine reads schema_version ${JSON.stringify(expected)}`);
+    super(
+      "SNAPSHOT_VERSION",
+      `snapshot has schema_version ${JSON.stringify(found)}, but this engine reads schema_version ${JSON.stringify(expected)}`,
+    );
     this.found = found;
     this.expected = expected;
   }
@@ -104,7 +113,10 @@ export class VersionConflictError extends CrewError {
   readonly expectedVersion: number;
   readonly actualVersion: number;
   constructor(crewId: string, expectedVersion: number, actualVersion: number) {
-    super("VERSION_CONFLICT", `checkpoint of crew ${JSON.stringify(crewId)} is at version ${actualVersion}, not the expected ${expectedVersion}; reload and retry`);
+    super(
+      "VERSION_CONFLICT",
+      `checkpoint of crew ${JSON.stringify(crewId)} is at version ${actualVersion}, not the expected ${expectedVersion}; reload and retry`,
+    );
     this.crewId = crewId;
     this.expectedVersion = expectedVersion;
     this.actualVersion = actualVersion;
@@ -129,7 +141,10 @@ export class CanonicalJsonError extends CrewError {
 export class UnknownVotingStrategyError extends CrewError {
   readonly strategy: unknown;
   constructor(strategy: unknown, known: readonly string[]) {
-    super("UNKNOWN_VOTING_STRATEGY", `unknown voting strategy ${JSON.stringify(strategy) ?? String(strategy)}; use one of ${known.join(", ")}`);
+    super(
+      "UNKNOWN_VOTING_STRATEGY",
+      `unknown voting strategy ${JSON.stringify(strategy) ?? String(strategy)}; use one of ${known.join(", ")}`,
+    );
     this.strategy = strategy;
   }
 }

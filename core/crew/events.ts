@@ -303,7 +303,10 @@ export const OutboundCrewEventSchema = z.discriminatedUnion("type", [
 ]);
 
 /** Every crew event, inbound or outbound. */
-export const CrewEventSchema = z.discriminatedUnion("type", [...InboundCrewEventSchema.options, ...OutboundCrewEventSchema.options]);
+export const CrewEventSchema = z.discriminatedUnion("type", [
+  ...InboundCrewEventSchema.options,
+  ...OutboundCrewEventSchema.options,
+]);
 
 /** A worker's successful answer. */
 export type AgentStepCompletedEvent = z.infer<typeof AgentStepCompletedEventSchema>;
@@ -359,9 +362,16 @@ export const INBOUND_EVENT_TYPES = InboundCrewEventSchema.options.map((o) => o.s
 export function parseInboundCrewEvent(raw: unknown): InboundCrewEvent {
   const result = InboundCrewEventSchema.safeParse(raw);
   if (result.success) return result.data;
-  const type = typeof (raw as { type?: unknown } | null)?.type === "string" ? (raw as { type: string }).type : String((raw as { type?: unknown } | null)?.type);
+  const type =
+    typeof (raw as { type?: unknown } | null)?.type === "string"
+      ? (raw as { type: string }).type
+      : String((raw as { type?: unknown } | null)?.type);
   if (!(INBOUND_EVENT_TYPES as string[]).includes(type)) {
-    throw new InvalidCrewEventError(type, [{ path: "type", code: "invalid_union", message: `expected one of ${INBOUND_EVENT_TYPES.join(", ")}` }], { cause: result.error });
+    throw new InvalidCrewEventError(
+      type,
+      [{ path: "type", code: "invalid_union", message: `expected one of ${INBOUND_EVENT_TYPES.join(", ")}` }],
+      { cause: result.error },
+    );
   }
   throw new InvalidCrewEventError(type, schemaIssues(result.error), { cause: result.error });
 }

@@ -27,27 +27,48 @@ describe("buildCrewGraph", () => {
   });
 
   it("puts the entry role first and a separate final role last, whatever their declaration order", () => {
-    const g = buildCrewGraph(shape("C", [role("report", { final_output: true }), role("b"), role("intake", { first_input: true }), role("c")]));
+    const g = buildCrewGraph(
+      shape("C", [role("report", { final_output: true }), role("b"), role("intake", { first_input: true }), role("c")]),
+    );
     expect(g.phases.map((p) => p.role)).toEqual(["intake", "b", "c", "report"]);
   });
 
   it("runs an entry role that is also final once when no other phase runs between", () => {
-    expect(buildCrewGraph(shape("C", [role("judge", { first_input: true, final_output: true })])).phases).toEqual([{ index: 0, role: "judge" }]);
-    expect(buildCrewGraph(shape("C", [role("a", { first_input: true, final_output: true }), role("b")])).phases.map((p) => p.role)).toEqual(["a", "b", "a"]);
+    expect(buildCrewGraph(shape("C", [role("judge", { first_input: true, final_output: true })])).phases).toEqual([
+      { index: 0, role: "judge" },
+    ]);
+    expect(
+      buildCrewGraph(shape("C", [role("a", { first_input: true, final_output: true }), role("b")])).phases.map(
+        (p) => p.role,
+      ),
+    ).toEqual(["a", "b", "a"]);
   });
 
   it("takes counts over the shape's amount, and 1 when neither says", () => {
-    const g = buildCrewGraph(shape("C", [role("a", { first_input: true, amount: 3 }), role("b", { amount: 2 }), role("c", { final_output: true })]), counts("C", { a: 5 }));
+    const g = buildCrewGraph(
+      shape("C", [
+        role("a", { first_input: true, amount: 3 }),
+        role("b", { amount: 2 }),
+        role("c", { final_output: true }),
+      ]),
+      counts("C", { a: 5 }),
+    );
     expect(g.roles.map((r) => r.agents.length)).toEqual([5, 2, 1]);
   });
 
   it("escalates each role to the first fixer in its escalate_to with the right trigger", () => {
-    const g = buildCrewGraph(shape("C", [
-      role("a", { first_input: true, final_output: true, permissions: { escalate_to: ["stallfix", "faultfix", "both"] } }),
-      role("faultfix", { activation: { on_fault: true } }),
-      role("stallfix", { activation: { on_stall: true } }),
-      role("both", { activation: { on_fault: true, on_stall: true } }),
-    ]));
+    const g = buildCrewGraph(
+      shape("C", [
+        role("a", {
+          first_input: true,
+          final_output: true,
+          permissions: { escalate_to: ["stallfix", "faultfix", "both"] },
+        }),
+        role("faultfix", { activation: { on_fault: true } }),
+        role("stallfix", { activation: { on_stall: true } }),
+        role("both", { activation: { on_fault: true, on_stall: true } }),
+      ]),
+    );
     expect(g.roles[0]!.fixers).toEqual({ fault: "faultfix", stall: "stallfix" });
   });
 
@@ -57,7 +78,9 @@ describe("buildCrewGraph", () => {
     expect(roundTrip(g)).toEqual(g);
     expect(canonicalize(buildCrewGraph(researchCrew(3).shape, researchCrew(3).counts))).toBe(canonicalize(g));
     expect(graphFingerprint(roundTrip(g))).toBe(graphFingerprint(g));
-    expect(graphFingerprint(buildCrewGraph(researchCrew(2).shape, researchCrew(2).counts))).not.toBe(graphFingerprint(g));
+    expect(graphFingerprint(buildCrewGraph(researchCrew(2).shape, researchCrew(2).counts))).not.toBe(
+      graphFingerprint(g),
+    );
   });
 
   it("throws CrewShapeError carrying every lint issue", () => {
@@ -78,7 +101,15 @@ describe("buildCrewGraph", () => {
 
   it("materialises nested crews recursively", () => {
     const inner = shape("INNER", [role("x", { first_input: true, final_output: true })]);
-    const g = buildCrewGraph(shape("OUTER", [role("a", { first_input: true, final_output: true, nested_crew: { shape: inner, agents: counts("INNER", { x: 2 }), memory_isolation: "hard" } })]));
+    const g = buildCrewGraph(
+      shape("OUTER", [
+        role("a", {
+          first_input: true,
+          final_output: true,
+          nested_crew: { shape: inner, agents: counts("INNER", { x: 2 }), memory_isolation: "hard" },
+        }),
+      ]),
+    );
     expect(g.roles[0]!.nested?.memory_isolation).toBe("hard");
     expect(g.roles[0]!.nested?.graph.roles[0]!.agents).toEqual(["x#0", "x#1"]);
   });

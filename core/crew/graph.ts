@@ -48,7 +48,8 @@ export type CrewGraph = {
 export function buildCrewGraph(shape: unknown, counts?: unknown): CrewGraph {
   const linted = lintDocuments(shape, counts);
   if (linted.issues.length > 0 || linted.shape === undefined) {
-    const name = typeof (shape as { name?: unknown } | null)?.name === "string" ? (shape as { name: string }).name : "(unnamed)";
+    const name =
+      typeof (shape as { name?: unknown } | null)?.name === "string" ? (shape as { name: string }).name : "(unnamed)";
     throw new CrewShapeError(name, linted.issues);
   }
   return materialise(linted.shape, linted.counts);
@@ -78,7 +79,10 @@ function materialise(shape: CrewShape, counts: CrewAgents | undefined): CrewGrap
       if (stall !== undefined) role.fixers.stall = stall;
     }
     if (r.nested_crew !== undefined) {
-      role.nested = { graph: materialise(r.nested_crew.shape, r.nested_crew.agents), memory_isolation: r.nested_crew.memory_isolation };
+      role.nested = {
+        graph: materialise(r.nested_crew.shape, r.nested_crew.agents),
+        memory_isolation: r.nested_crew.memory_isolation,
+      };
     }
     return role;
   });

@@ -12,22 +12,29 @@ describe("hashHex", () => {
     expect(hashHex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   });
   it("agrees with node:crypto on arbitrary unicode strings of every padding length", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 300 }), (s) => {
-      expect(hashHex(s)).toBe(createHash("sha256").update(s, "utf8").digest("hex"));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), (s) => {
+        expect(hashHex(s)).toBe(createHash("sha256").update(s, "utf8").digest("hex"));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
 describe("canonicalize", () => {
   it("sorts keys at every depth and drops undefined members", () => {
-    expect(canonicalize({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe('{"a":{"d":[1,{"x":1,"y":2}]},"b":1}');
+    expect(canonicalize({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe(
+      '{"a":{"d":[1,{"x":1,"y":2}]},"b":1}',
+    );
   });
   it("gives the same string for objects that differ only in key order", () => {
-    fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (obj) => {
-      const reversed = Object.fromEntries(Object.entries(obj).reverse());
-      expect(canonicalize(reversed)).toBe(canonicalize(obj));
-      expect(JSON.parse(canonicalize(obj))).toEqual(JSON.parse(JSON.stringify(obj)));
-    }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (obj) => {
+        const reversed = Object.fromEntries(Object.entries(obj).reverse());
+        expect(canonicalize(reversed)).toBe(canonicalize(obj));
+        expect(JSON.parse(canonicalize(obj))).toEqual(JSON.parse(JSON.stringify(obj)));
+      }),
+    );
   });
   it("refuses non-finite numbers", () => {
     expect(() => canonicalize({ a: Number.NaN })).toThrow(CanonicalJsonError);
@@ -66,12 +73,15 @@ describe("canonicalize", () => {
 
 describe("canonicalizeStable", () => {
   it("gives canonicalize's string for each value, remembered per object", () => {
-    fc.assert(fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
-      const [x, y] = [{ v: a }, { v: b }];
-      expect(canonicalizeStable(x)).toBe(canonicalize(x));
-      expect(canonicalizeStable(y)).toBe(canonicalize(y));
-      expect(canonicalizeStable(x)).toBe(canonicalize(x));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+        const [x, y] = [{ v: a }, { v: b }];
+        expect(canonicalizeStable(x)).toBe(canonicalize(x));
+        expect(canonicalizeStable(y)).toBe(canonicalize(y));
+        expect(canonicalizeStable(x)).toBe(canonicalize(x));
+      }),
+      { numRuns: 200 },
+    );
     expect(canonicalizeStable("s")).toBe('"s"');
     expect(canonicalizeStable(null)).toBe("null");
   });

@@ -11,7 +11,10 @@ describe("hooks", () => {
     hooks.on("afterStepCompleted", ({ event }) => void seen.push(`answer ${event.correlationId.slice(0, 4)}`));
     hooks.on("onFixerInvoked", ({ event }) => void seen.push(`fixer for ${event.failedAgentId}`));
     hooks.on("afterVoteResolved", ({ event }) => void seen.push(`vote ${event.phaseIndex}`));
-    hooks.on("onCrewCompleted", ({ crewId, event }) => void seen.push(`completed ${crewId} ${JSON.stringify(event.output)}`));
+    hooks.on(
+      "onCrewCompleted",
+      ({ crewId, event }) => void seen.push(`completed ${crewId} ${JSON.stringify(event.output)}`),
+    );
     const s = persistentSession(graphOf(researchCrew(1)), { hooks });
     const caller = requestsIn(s.start("q"))[0]!;
     const merc = requestsIn(s.deliver(completed(caller, "p")))[0]!;
@@ -19,15 +22,26 @@ describe("hooks", () => {
     const closing = requestsIn(s.deliver(completed(fixer, "f")))[0]!;
     s.deliver(completed(closing, "done"));
     expect(seen).toEqual([
-      "request caller#0", `answer ${caller.correlationId.slice(0, 4)}`, "vote 0",
-      "request merc#0", "fixer for merc#0", "request fixer#0", `answer ${fixer.correlationId.slice(0, 4)}`, "vote 1",
-      "request caller#0", `answer ${closing.correlationId.slice(0, 4)}`, "vote 2", 'completed crew-1 "done"',
+      "request caller#0",
+      `answer ${caller.correlationId.slice(0, 4)}`,
+      "vote 0",
+      "request merc#0",
+      "fixer for merc#0",
+      "request fixer#0",
+      `answer ${fixer.correlationId.slice(0, 4)}`,
+      "vote 1",
+      "request caller#0",
+      `answer ${closing.correlationId.slice(0, 4)}`,
+      "vote 2",
+      'completed crew-1 "done"',
     ]);
   });
 
   it("let beforeStepRequested veto a step: the slot fails without a fixer and a STEP_VETOED diagnostic says why", () => {
     const hooks = createHookRegistry();
-    hooks.on("beforeStepRequested", ({ event }) => (event.agentId === "merc#1" ? { veto: true, reason: "budget exhausted" } : undefined));
+    hooks.on("beforeStepRequested", ({ event }) =>
+      event.agentId === "merc#1" ? { veto: true, reason: "budget exhausted" } : undefined,
+    );
     const s = persistentSession(graphOf(researchCrew(2)), { hooks });
     const caller = requestsIn(s.start("q"))[0]!;
     const out = s.deliver(completed(caller, "p"));

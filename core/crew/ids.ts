@@ -11,7 +11,9 @@ const memo = new Map<string, string>();
 /** The deterministic id of one step: the first 24 hex chars of SHA-256 over the canonical JSON of `[crewId, phaseIndex, agentId, attempt]`. */
 export function correlationId(crewId: string, phaseIndex: number, agentId: string, attempt: number): string {
   if (!Number.isFinite(phaseIndex) || !Number.isFinite(attempt)) {
-    throw new TypeError(`correlationId: phaseIndex and attempt must be finite numbers, got ${phaseIndex} and ${attempt}`);
+    throw new TypeError(
+      `correlationId: phaseIndex and attempt must be finite numbers, got ${phaseIndex} and ${attempt}`,
+    );
   }
   // Memo key: one-to-one with the parts (the length prefix fixes where crewId ends; the two numbers
   // after the last separators cannot contain one) and cheaper to build than the JSON that is hashed.

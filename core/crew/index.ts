@@ -20,7 +20,18 @@ export {
   RoleNameSchema,
   TaskSchema,
 } from "./schema.ts";
-export type { CrewShape, CrewShapeInput, CrewAgents, CrewRole, NestedCrew, Permissions, Capabilities, VotingStrategy, MemoryIsolation, Task } from "./schema.ts";
+export type {
+  CrewShape,
+  CrewShapeInput,
+  CrewAgents,
+  CrewRole,
+  NestedCrew,
+  Permissions,
+  Capabilities,
+  VotingStrategy,
+  MemoryIsolation,
+  Task,
+} from "./schema.ts";
 export { lintCrewShape } from "./lint.ts";
 export type { CrewLintCode, CrewLintIssue, CrewLintResult } from "./lint.ts";
 export { buildCrewGraph, graphFingerprint } from "./graph.ts";
@@ -42,7 +53,17 @@ export { resumeCrewSession } from "./resume.ts";
 export { stepCrew, initialCrewSnapshot } from "./step.ts";
 export type { CrewStepEvent, CrewStepEnv, CrewStartEvent, CrewResumeEvent } from "./step.ts";
 export type { ResumeOptions, ResumePolicy } from "./resume.ts";
-export type { CrewSnapshot, CrewStatus, SlotState, FaultKind, RunningCrewSnapshot, IdleCrewSnapshot, CompletedCrewSnapshot, FailedCrewSnapshot, CancelledCrewSnapshot } from "./snapshot.ts";
+export type {
+  CrewSnapshot,
+  CrewStatus,
+  SlotState,
+  FaultKind,
+  RunningCrewSnapshot,
+  IdleCrewSnapshot,
+  CompletedCrewSnapshot,
+  FailedCrewSnapshot,
+  CancelledCrewSnapshot,
+} from "./snapshot.ts";
 export {
   CrewError,
   CrewShapeError,

@@ -54,7 +54,10 @@ export function checkInner(st: CrewState, out: OutboundCrewEvent[], i: number): 
     out.push({ type: "nested.crew.completed", ...base, output: inner.output });
   } else {
     const code = inner.code || "INNER_CREW_FAILED";
-    st.slots[i] = { f: "fault", e: capStepError({ message: `inner crew ${inner.crewId} ${inner.status}: ${inner.reason}`, code }) };
+    st.slots[i] = {
+      f: "fault",
+      e: capStepError({ message: `inner crew ${inner.crewId} ${inner.status}: ${inner.reason}`, code }),
+    };
     out.push({ type: "nested.crew.failed", ...base, reason: inner.reason, code });
     if (role.nested!.memory_isolation === "hard") st.env.memory?.discard(inner.crewId);
   }
@@ -76,7 +79,8 @@ export function routeInner(st: CrewState, out: OutboundCrewEvent[], ev: InboundC
     if (inner !== undefined) {
       deliver(inner, out, ev);
       checkInner(st, out, slot);
-      if (st.status === "running" && st.inflight === 0) settleRound(st, out, ev.type === "crew.tick" ? ev.nowMs : st.env.clock.now());
+      if (st.status === "running" && st.inflight === 0)
+        settleRound(st, out, ev.type === "crew.tick" ? ev.nowMs : st.env.clock.now());
       return;
     }
   }

@@ -35,7 +35,8 @@ export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
 
 /** Zod schema of a plain JSON value (fast: one recursive check, no copy). */
 export const JsonValueSchema = z.custom<JsonValue>((v) => isJsonValue(v), {
-  message: "must be a plain JSON value (finite numbers, plain objects and arrays, no undefined, at most 64 levels deep)",
+  message:
+    "must be a plain JSON value (finite numbers, plain objects and arrays, no undefined, at most 64 levels deep)",
 });
 
 /** A zod issue path as `roles[1].permissions.escalate_to[0]`. */

@@ -12,14 +12,20 @@ describe("schemas", () => {
     expect(parsed.roles.map((r) => r.role)).toEqual(["caller", "merc", "fixer"]);
     expect(parsed.roles[1]!.capabilities.model).toBe("claude-sonnet-4-6");
     expect(CrewAgentsSchema.parse(seed.counts).agents).toHaveLength(3);
-    const minimal = CrewShapeSchema.parse(shape("C", [{ role: "a", capabilities: { thinking_allowed: false }, permissions: {} } as never]));
+    const minimal = CrewShapeSchema.parse(
+      shape("C", [{ role: "a", capabilities: { thinking_allowed: false }, permissions: {} } as never]),
+    );
     expect(minimal.roles[0]!.permissions).toEqual({ talk_to: [], delegate_to: [], escalate_to: [], invite: [] });
   });
 
   it("keep unknown capability keys for the worker but refuse unknown role keys", () => {
-    const ok = CrewShapeSchema.parse(shape("C", [role("a", { first_input: true, capabilities: { thinking_allowed: true, temperature: 0.2 } })]));
+    const ok = CrewShapeSchema.parse(
+      shape("C", [role("a", { first_input: true, capabilities: { thinking_allowed: true, temperature: 0.2 } })]),
+    );
     expect(ok.roles[0]!.capabilities.temperature).toBe(0.2);
-    const typo = CrewShapeSchema.safeParse(shape("C", [{ ...role("a", { first_input: true }), activaton: { on_fault: true } } as never]));
+    const typo = CrewShapeSchema.safeParse(
+      shape("C", [{ ...role("a", { first_input: true }), activaton: { on_fault: true } } as never]),
+    );
     expect(typo.success).toBe(false);
   });
 });
@@ -34,7 +40,11 @@ const mutate = (f: (s: ReturnType<typeof base>["shape"]) => void) => {
 };
 
 const cyclic = shape("OUTER", [role("a", { first_input: true, final_output: true })]);
-(cyclic.roles[0] as { nested_crew?: unknown }).nested_crew = { shape: cyclic, agents: counts("OUTER", { a: 1 }), memory_isolation: "soft" };
+(cyclic.roles[0] as { nested_crew?: unknown }).nested_crew = {
+  shape: cyclic,
+  agents: counts("OUTER", { a: 1 }),
+  memory_isolation: "soft",
+};
 
 const cases: Case[] = [
   {
@@ -42,7 +52,8 @@ const cases: Case[] = [
     shape: mutate((s) => (s.roles[1]!.permissions!.escalate_to = ["fixr"])),
     code: "UNKNOWN_ROLE_REFERENCE",
     path: "roles[1].permissions.escalate_to[0]",
-    message: /^role 'merc' escalates to 'fixr', which is not a role of crew RESEARCH_CREW; roles are: caller, merc, fixer$/,
+    message:
+      /^role 'merc' escalates to 'fixr', which is not a role of crew RESEARCH_CREW; roles are: caller, merc, fixer$/,
   },
   {
     name: "a talk_to target that is not a role",
@@ -51,24 +62,55 @@ const cases: Case[] = [
     path: "roles[0].permissions.talk_to[0]",
     message: /role 'caller' talks to 'boss'/,
   },
-  { name: "no entry role", shape: mutate((s) => delete s.roles[0]!.first_input), code: "NO_ENTRY_ROLE", path: "roles", message: /first_input/ },
-  { name: "two entry roles", shape: mutate((s) => (s.roles[1]!.first_input = true)), code: "MULTIPLE_ENTRY_ROLES", path: "roles[1].first_input", message: /caller, merc/ },
-  { name: "two final roles", shape: mutate((s) => (s.roles[1]!.final_output = true)), code: "MULTIPLE_FINAL_ROLES", path: "roles[1].final_output" },
-  { name: "a duplicated role", shape: mutate((s) => s.roles.push(role("merc"))), code: "DUPLICATE_ROLE", path: "roles[3].role", message: /declared twice/ },
+  {
+    name: "no entry role",
+    shape: mutate((s) => delete s.roles[0]!.first_input),
+    code: "NO_ENTRY_ROLE",
+    path: "roles",
+    message: /first_input/,
+  },
+  {
+    name: "two entry roles",
+    shape: mutate((s) => (s.roles[1]!.first_input = true)),
+    code: "MULTIPLE_ENTRY_ROLES",
+    path: "roles[1].first_input",
+    message: /caller, merc/,
+  },
+  {
+    name: "two final roles",
+    shape: mutate((s) => (s.roles[1]!.final_output = true)),
+    code: "MULTIPLE_FINAL_ROLES",
+    path: "roles[1].final_output",
+  },
+  {
+    name: "a duplicated role",
+    shape: mutate((s) => s.roles.push(role("merc"))),
+    code: "DUPLICATE_ROLE",
+    path: "roles[3].role",
+    message: /declared twice/,
+  },
   {
     name: "a second fixer no role routes to",
     shape: mutate((s) => s.roles.push(role("spare", { activation: { on_fault: true } }))),
     code: "FIXER_UNREACHABLE",
     path: "roles[3]",
-    message: /fixer role 'spare' can never be invoked: no phase role of crew RESEARCH_CREW lists it in permissions.escalate_to \(phase roles: caller, merc\)/,
+    message:
+      /fixer role 'spare' can never be invoked: no phase role of crew RESEARCH_CREW lists it in permissions.escalate_to \(phase roles: caller, merc\)/,
   },
-  { name: "no final role", shape: mutate((s) => delete s.roles[0]!.final_output), code: "NO_FINAL_ROLE", path: "roles", message: /crew RESEARCH_CREW has no final role: mark exactly one phase role with "final_output": true/ },
+  {
+    name: "no final role",
+    shape: mutate((s) => delete s.roles[0]!.final_output),
+    code: "NO_FINAL_ROLE",
+    path: "roles",
+    message: /crew RESEARCH_CREW has no final role: mark exactly one phase role with "final_output": true/,
+  },
   {
     name: "an escalation to a role that is not a fixer",
     shape: mutate((s) => (s.roles[1]!.permissions!.escalate_to = ["caller", "fixer"])),
     code: "ESCALATE_TO_NON_FIXER",
     path: "roles[1].permissions.escalate_to[0]",
-    message: /^role 'merc' escalates to 'caller', which is not a fixer \(it has no "activation"\).*fixers of crew RESEARCH_CREW: fixer\)$/,
+    message:
+      /^role 'merc' escalates to 'caller', which is not a fixer \(it has no "activation"\).*fixers of crew RESEARCH_CREW: fixer\)$/,
   },
   {
     name: "an escalation to itself",
@@ -82,10 +124,21 @@ const cases: Case[] = [
     shape: mutate((s) => (s.roles[2]!.permissions!.talk_to = ["caller"])),
     code: "DELEGATE_WITHOUT_TALK",
     path: "roles[2].permissions.delegate_to[0]",
-    message: /^role 'fixer' delegates to 'merc' but may not talk to it; add 'merc' to its permissions.talk_to \(talk_to: caller\)$/,
+    message:
+      /^role 'fixer' delegates to 'merc' but may not talk to it; add 'merc' to its permissions.talk_to \(talk_to: caller\)$/,
   },
-  { name: "an activation without trigger", shape: mutate((s) => (s.roles[2]!.activation = {})), code: "ACTIVATION_WITHOUT_TRIGGER", path: "roles[2].activation" },
-  { name: "a fixer as entry role", shape: mutate((s) => (s.roles[0]!.activation = { on_fault: true })), code: "FIXER_AS_ENTRY_OR_FINAL", path: "roles[0].activation" },
+  {
+    name: "an activation without trigger",
+    shape: mutate((s) => (s.roles[2]!.activation = {})),
+    code: "ACTIVATION_WITHOUT_TRIGGER",
+    path: "roles[2].activation",
+  },
+  {
+    name: "a fixer as entry role",
+    shape: mutate((s) => (s.roles[0]!.activation = { on_fault: true })),
+    code: "FIXER_AS_ENTRY_OR_FINAL",
+    path: "roles[0].activation",
+  },
   {
     name: "a crew of fixers only",
     shape: shape("F", [role("f", { activation: { on_fault: true } })]),
@@ -100,7 +153,12 @@ const cases: Case[] = [
     path: "counts.agents[2].amount",
     message: /counts give role 'fixer' of crew RESEARCH_CREW 2 agents, but its max_allowed is 1/,
   },
-  { name: "a shape amount above max_allowed", shape: mutate((s) => (s.roles[2]!.amount = 3)), code: "COUNT_EXCEEDS_MAX_ALLOWED", path: "roles[2].amount" },
+  {
+    name: "a shape amount above max_allowed",
+    shape: mutate((s) => (s.roles[2]!.amount = 3)),
+    code: "COUNT_EXCEEDS_MAX_ALLOWED",
+    path: "roles[2].amount",
+  },
   {
     name: "a count for an unknown role",
     shape: base().shape,
@@ -112,42 +170,132 @@ const cases: Case[] = [
   {
     name: "a role counted twice",
     shape: base().shape,
-    counts: { schema_version: "1.0", name: "RESEARCH_CREW", agents: [{ role: "merc", amount: 1 }, { role: "merc", amount: 2 }, { role: "caller", amount: 1 }] },
+    counts: {
+      schema_version: "1.0",
+      name: "RESEARCH_CREW",
+      agents: [
+        { role: "merc", amount: 1 },
+        { role: "merc", amount: 2 },
+        { role: "caller", amount: 1 },
+      ],
+    },
     code: "DUPLICATE_COUNT",
     path: "counts.agents[1].role",
   },
-  { name: "counts of another crew", shape: base().shape, counts: counts("OTHER", { caller: 1 }), code: "CREW_NAME_MISMATCH", path: "counts.name" },
-  { name: "a role with zero agents", shape: base().shape, counts: counts("RESEARCH_CREW", { caller: 1, merc: 0, fixer: 1 }), code: "ZERO_AGENTS", path: "counts.agents[1].amount" },
+  {
+    name: "counts of another crew",
+    shape: base().shape,
+    counts: counts("OTHER", { caller: 1 }),
+    code: "CREW_NAME_MISMATCH",
+    path: "counts.name",
+  },
+  {
+    name: "a role with zero agents",
+    shape: base().shape,
+    counts: counts("RESEARCH_CREW", { caller: 1, merc: 0, fixer: 1 }),
+    code: "ZERO_AGENTS",
+    path: "counts.agents[1].amount",
+  },
   {
     name: "a nested crew that nests its parent by name",
-    shape: shape("A", [role("a", { first_input: true, final_output: true, nested_crew: { shape: shape("B", [role("b", { first_input: true, final_output: true, nested_crew: { shape: shape("A", [role("x", { first_input: true, final_output: true })]), agents: counts("A", { x: 1 }), memory_isolation: "soft" } })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" } })]),
+    shape: shape("A", [
+      role("a", {
+        first_input: true,
+        final_output: true,
+        nested_crew: {
+          shape: shape("B", [
+            role("b", {
+              first_input: true,
+              final_output: true,
+              nested_crew: {
+                shape: shape("A", [role("x", { first_input: true, final_output: true })]),
+                agents: counts("A", { x: 1 }),
+                memory_isolation: "soft",
+              },
+            }),
+          ]),
+          agents: counts("B", { b: 1 }),
+          memory_isolation: "soft",
+        },
+      }),
+    ]),
     code: "NESTED_CREW_CYCLE",
     path: "roles[0].nested_crew.shape.roles[0].nested_crew.shape",
     message: /A → B → A/,
   },
-  { name: "a nested crew that contains itself (object cycle)", shape: cyclic, code: "NESTED_CREW_CYCLE", path: "roles[0].nested_crew.shape" },
+  {
+    name: "a nested crew that contains itself (object cycle)",
+    shape: cyclic,
+    code: "NESTED_CREW_CYCLE",
+    path: "roles[0].nested_crew.shape",
+  },
   {
     name: "a problem inside a nested crew, with its path",
-    shape: shape("A", [role("a", { first_input: true, final_output: true, nested_crew: { shape: shape("B", [role("b", { first_input: true, final_output: true, permissions: { talk_to: ["zz"] } })]), agents: counts("B", { b: 1 }), memory_isolation: "hard" } })]),
+    shape: shape("A", [
+      role("a", {
+        first_input: true,
+        final_output: true,
+        nested_crew: {
+          shape: shape("B", [role("b", { first_input: true, final_output: true, permissions: { talk_to: ["zz"] } })]),
+          agents: counts("B", { b: 1 }),
+          memory_isolation: "hard",
+        },
+      }),
+    ]),
     code: "UNKNOWN_ROLE_REFERENCE",
     path: "roles[0].nested_crew.shape.roles[0].permissions.talk_to[0]",
     message: /crew B; roles are: b$/,
   },
   {
     name: "a timeout on a nested-crew role",
-    shape: shape("A", [role("a", { first_input: true, final_output: true, timeout_ms: 5, nested_crew: { shape: shape("B", [role("b", { first_input: true, final_output: true })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" } })]),
+    shape: shape("A", [
+      role("a", {
+        first_input: true,
+        final_output: true,
+        timeout_ms: 5,
+        nested_crew: {
+          shape: shape("B", [role("b", { first_input: true, final_output: true })]),
+          agents: counts("B", { b: 1 }),
+          memory_isolation: "soft",
+        },
+      }),
+    ]),
     code: "TIMEOUT_ON_NESTED_ROLE",
     path: "roles[0].timeout_ms",
   },
   {
     name: "a fixer that runs a nested crew",
-    shape: mutate((s) => (s.roles[2]!.nested_crew = { shape: shape("B", [role("b", { first_input: true, final_output: true })]), agents: counts("B", { b: 1 }), memory_isolation: "soft" })),
+    shape: mutate(
+      (s) =>
+        (s.roles[2]!.nested_crew = {
+          shape: shape("B", [role("b", { first_input: true, final_output: true })]),
+          agents: counts("B", { b: 1 }),
+          memory_isolation: "soft",
+        }),
+    ),
     code: "FIXER_WITH_NESTED_CREW",
     path: "roles[2].nested_crew",
   },
-  { name: "a role name with a slash", shape: mutate((s) => (s.roles[1]!.role = "me/rc")), code: "SCHEMA_INVALID", path: "roles[1].role", message: /may not contain/ },
-  { name: "another schema version", shape: { ...base().shape, schema_version: "2.0" }, code: "SCHEMA_INVALID", path: "schema_version" },
-  { name: "a negative count", shape: base().shape, counts: counts("RESEARCH_CREW", { merc: -1 }), code: "SCHEMA_INVALID", path: "counts.agents[0].amount" },
+  {
+    name: "a role name with a slash",
+    shape: mutate((s) => (s.roles[1]!.role = "me/rc")),
+    code: "SCHEMA_INVALID",
+    path: "roles[1].role",
+    message: /may not contain/,
+  },
+  {
+    name: "another schema version",
+    shape: { ...base().shape, schema_version: "2.0" },
+    code: "SCHEMA_INVALID",
+    path: "schema_version",
+  },
+  {
+    name: "a negative count",
+    shape: base().shape,
+    counts: counts("RESEARCH_CREW", { merc: -1 }),
+    code: "SCHEMA_INVALID",
+    path: "counts.agents[0].amount",
+  },
 ];
 
 describe("lintCrewShape", () => {

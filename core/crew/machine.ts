@@ -46,10 +46,20 @@ type RootEnvOptions = {
 
 /** The env of a root crew, with its options checked (shared by create, resume and the pure step). */
 export function rootEnv(opts: RootEnvOptions): MachineEnv {
-  if (typeof opts.crewId !== "string" || opts.crewId === "") throw new InvalidCrewInputError("crewId must be a non-empty string");
+  if (typeof opts.crewId !== "string" || opts.crewId === "")
+    throw new InvalidCrewInputError("crewId must be a non-empty string");
   const maxAttempts = opts.maxAttempts ?? 1;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new InvalidCrewInputError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
-  return { graph: opts.graph, clock: opts.clock, hooks: opts.hooks, memory: opts.memory, maxAttempts, scope: opts.crewId, root: true };
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new InvalidCrewInputError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
+  return {
+    graph: opts.graph,
+    clock: opts.clock,
+    hooks: opts.hooks,
+    memory: opts.memory,
+    maxAttempts,
+    scope: opts.crewId,
+    root: true,
+  };
 }
 
 /** What to do on resume with steps that were in flight when the snapshot was taken. */
@@ -148,22 +158,45 @@ export function stepRole(st: CrewState, i: number, s: SlotState): GraphRole {
 }
 
 /** The step a slot is awaiting (or that produced its result): role, agent, correlation id. */
-export function stepOf(st: CrewState, i: number, s: SlotState): { role: GraphRole; agentId: string; correlationId: string; fixer: FaultKind | undefined } {
+export function stepOf(
+  st: CrewState,
+  i: number,
+  s: SlotState,
+): { role: GraphRole; agentId: string; correlationId: string; fixer: FaultKind | undefined } {
   const role = phaseRole(st);
   const agentId = role.agents[i]!;
   const fx = fixerOf(s);
-  if (fx === undefined) return { role, agentId, correlationId: correlationId(st.crewId, st.phase, agentId, attemptOf(s)), fixer: undefined };
+  if (fx === undefined)
+    return {
+      role,
+      agentId,
+      correlationId: correlationId(st.crewId, st.phase, agentId, attemptOf(s)),
+      fixer: undefined,
+    };
   const fixer = st.ix.roles.get(role.fixers[fx]!)!;
   const fixerAgentId = fixer.agents[i % fixer.agents.length]!;
-  return { role: fixer, agentId: fixerAgentId, correlationId: correlationId(st.crewId, st.phase, fixerStepAgentId(fixerAgentId, agentId), 1), fixer: fx };
+  return {
+    role: fixer,
+    agentId: fixerAgentId,
+    correlationId: correlationId(st.crewId, st.phase, fixerStepAgentId(fixerAgentId, agentId), 1),
+    fixer: fx,
+  };
 }
 
 /** A `crew.diagnostic` event of this crew. */
 export function diagnostic(st: CrewState, code: DiagnosticCode, message: string, cid?: string): CrewDiagnosticEvent {
-  return { type: "crew.diagnostic", crewId: st.crewId, code, message, ...(cid === undefined ? {} : { correlationId: cid }) };
+  return {
+    type: "crew.diagnostic",
+    crewId: st.crewId,
+    code,
+    message,
+    ...(cid === undefined ? {} : { correlationId: cid }),
+  };
 }
 
 /** The error for an event delivered before `start`. */
 export function notStarted(st: CrewState): SessionStateError {
-  return new SessionStateError(`crew ${st.crewId} has not been started: call start(rootInput) before delivering events`);
+  return new SessionStateError(
+    `crew ${st.crewId} has not been started: call start(rootInput) before delivering events`,
+  );
 }

@@ -3,7 +3,9 @@ import { buildCrewGraph } from "./graph.ts";
 import { createInMemoryMemory } from "./memory.ts";
 import { completed, persistentSession, requestsIn, role, roundTrip, shape } from "./test-kit.ts";
 
-const graph = buildCrewGraph(shape("MEM", [role("scout", { first_input: true, amount: 2 }), role("writer", { final_output: true })]));
+const graph = buildCrewGraph(
+  shape("MEM", [role("scout", { first_input: true, amount: 2 }), role("writer", { final_output: true })]),
+);
 
 describe("memory in a session", () => {
   it("gives steps the scope's context and applies commands when the phase settles, in slot order", () => {
@@ -11,14 +13,35 @@ describe("memory in a session", () => {
     const scouts = requestsIn(s.start("q"));
     expect(scouts[0]!.memoryContext).toBeUndefined();
     // slot 1 answers first, but slot 0's commands are applied first, so slot 1's value wins
-    s.deliver(completed(scouts[1]!, "b", { memoryCommands: [{ op: "set", key: "lead", value: "from slot 1" }, { op: "set", key: "tmp", value: 1 }] }));
-    const out = s.deliver(completed(scouts[0]!, "a", { memoryCommands: [{ op: "set", key: "lead", value: "from slot 0" }, { op: "set", key: "seen", value: ["x"] }] }));
+    s.deliver(
+      completed(scouts[1]!, "b", {
+        memoryCommands: [
+          { op: "set", key: "lead", value: "from slot 1" },
+          { op: "set", key: "tmp", value: 1 },
+        ],
+      }),
+    );
+    const out = s.deliver(
+      completed(scouts[0]!, "a", {
+        memoryCommands: [
+          { op: "set", key: "lead", value: "from slot 0" },
+          { op: "set", key: "seen", value: ["x"] },
+        ],
+      }),
+    );
     const writer = requestsIn(out)[0]!;
     expect(writer.memoryContext).toEqual({ lead: "from slot 1", seen: ["x"], tmp: 1 });
     const end = s.deliver(completed(writer, "report", { memoryCommands: [{ op: "delete", key: "tmp" }] }));
     expect(end.at(-1)).toMatchObject({ type: "crew.completed" });
     // the memory lives in the snapshot and comes back on resume
-    expect(s.snapshot().memory).toEqual({ "crew-1": { entries: [["lead", "from slot 1"], ["seen", ["x"]]] } });
+    expect(s.snapshot().memory).toEqual({
+      "crew-1": {
+        entries: [
+          ["lead", "from slot 1"],
+          ["seen", ["x"]],
+        ],
+      },
+    });
   });
 
   it("drops memory commands with MEMORY_UNAVAILABLE when the session has no memory adapter", () => {
@@ -26,16 +49,27 @@ describe("memory in a session", () => {
     const scouts = requestsIn(s.start("q"));
     s.deliver(completed(scouts[0]!, "a", { memoryCommands: [{ op: "set", key: "k", value: 1 }] }));
     const out = s.deliver(completed(scouts[1]!, "b"));
-    expect(out[0]).toMatchObject({ type: "crew.diagnostic", code: "MEMORY_UNAVAILABLE", message: expect.stringMatching(/scout#0 \(scout\) sent 1 memory command/) });
+    expect(out[0]).toMatchObject({
+      type: "crew.diagnostic",
+      code: "MEMORY_UNAVAILABLE",
+      message: expect.stringMatching(/scout#0 \(scout\) sent 1 memory command/),
+    });
   });
 });
 
 describe("createInMemoryMemory", () => {
   it("forks a child scope, keeps the parent untouched until merge, and replays the child's changes on merge", () => {
     const m = createInMemoryMemory();
-    m.apply("root", [{ op: "set", key: "a", value: 1 }, { op: "set", key: "b", value: 2 }]);
+    m.apply("root", [
+      { op: "set", key: "a", value: 1 },
+      { op: "set", key: "b", value: 2 },
+    ]);
     m.fork("root", "root/x#0");
-    m.apply("root/x#0", [{ op: "set", key: "a", value: 10 }, { op: "delete", key: "b" }, { op: "set", key: "c", value: 3 }]);
+    m.apply("root/x#0", [
+      { op: "set", key: "a", value: 10 },
+      { op: "delete", key: "b" },
+      { op: "set", key: "c", value: 3 },
+    ]);
     expect(m.context("root", "r", "r#0")).toEqual({ a: 1, b: 2 });
     expect(m.context("root/x#0", "r", "r#0")).toEqual({ a: 10, c: 3 });
     m.merge("root/x#0", "root");

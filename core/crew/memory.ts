@@ -25,7 +25,11 @@ export interface CrewMemoryAdapter {
   import(scope: string, data: JsonValue | undefined): void;
 }
 
-type ScopeState = { entries: Map<string, JsonValue>; log: MemoryCommand[] | undefined; view: { [key: string]: JsonValue } | undefined };
+type ScopeState = {
+  entries: Map<string, JsonValue>;
+  log: MemoryCommand[] | undefined;
+  view: { [key: string]: JsonValue } | undefined;
+};
 
 type ExportedScope = { entries: [string, JsonValue][]; log?: MemoryCommand[] };
 
@@ -90,7 +94,11 @@ export function createInMemoryMemory(): CrewMemoryAdapter & { entries(scope: str
       if (data === undefined) return;
       for (const name of under(scope)) scopes.delete(name);
       for (const [name, raw] of Object.entries(data as { [name: string]: ExportedScope })) {
-        scopes.set(name, { entries: new Map(raw.entries), log: raw.log === undefined ? undefined : [...raw.log], view: undefined });
+        scopes.set(name, {
+          entries: new Map(raw.entries),
+          log: raw.log === undefined ? undefined : [...raw.log],
+          view: undefined,
+        });
       }
     },
     entries(scope) {

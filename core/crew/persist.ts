@@ -18,7 +18,12 @@ import { attemptOf, fixerOf, slotKind, withStep } from "./slots.ts";
 import type { CrewSnapshot } from "./snapshot.ts";
 
 /** What a root crew is loaded with (the snapshot gives its crew id and maxAttempts). */
-type LoadOptions = { graph: CrewGraph; clock: Clock; hooks?: HookRegistry | undefined; memory?: CrewMemoryAdapter | undefined };
+type LoadOptions = {
+  graph: CrewGraph;
+  clock: Clock;
+  hooks?: HookRegistry | undefined;
+  memory?: CrewMemoryAdapter | undefined;
+};
 
 /**
  * The root crew state of a stored snapshot: checks its version and graph fingerprint, imports
@@ -26,7 +31,14 @@ type LoadOptions = { graph: CrewGraph; clock: Clock; hooks?: HookRegistry | unde
  */
 export function openSnapshot(snapshot: unknown, opts: LoadOptions): CrewState {
   const snap = checkSnapshot(snapshot, opts.graph);
-  const env = rootEnv({ crewId: snap.crewId, graph: opts.graph, clock: opts.clock, hooks: opts.hooks, memory: opts.memory, maxAttempts: snap.maxAttempts ?? 1 });
+  const env = rootEnv({
+    crewId: snap.crewId,
+    graph: opts.graph,
+    clock: opts.clock,
+    hooks: opts.hooks,
+    memory: opts.memory,
+    maxAttempts: snap.maxAttempts ?? 1,
+  });
   if (opts.memory !== undefined && snap.memory !== undefined) opts.memory.import(snap.crewId, snap.memory);
   return loadState(snap, snap.crewId, env);
 }
@@ -34,14 +46,18 @@ export function openSnapshot(snapshot: unknown, opts: LoadOptions): CrewState {
 /** A root snapshot whose envelope fits `graph`: a JSON object of this schema version, taken on this graph. */
 function checkSnapshot(snapshot: unknown, graph: CrewGraph): CrewSnapshot {
   if (typeof snapshot !== "object" || snapshot === null || Array.isArray(snapshot)) {
-    throw new SnapshotMismatchError(`a crew snapshot is a JSON object, got ${snapshot === null ? "null" : Array.isArray(snapshot) ? "an array" : typeof snapshot}`);
+    throw new SnapshotMismatchError(
+      `a crew snapshot is a JSON object, got ${snapshot === null ? "null" : Array.isArray(snapshot) ? "an array" : typeof snapshot}`,
+    );
   }
   const s = snapshot as Partial<CrewSnapshot> & { schema_version?: unknown };
   if (s.schema_version !== CREW_SCHEMA_VERSION) throw new SnapshotVersionError(s.schema_version, CREW_SCHEMA_VERSION);
   if (typeof s.crewId !== "string" || s.crewId === "") throw new SnapshotMismatchError("the snapshot has no crewId");
   const fp = graphFingerprint(graph);
   if (s.graph !== fp) {
-    throw new SnapshotMismatchError(`snapshot of crew ${s.crewId} was taken on another graph (fingerprint ${JSON.stringify(s.graph)}, this graph of crew ${graph.name} is ${fp}); resume it with the graph it was started on`);
+    throw new SnapshotMismatchError(
+      `snapshot of crew ${s.crewId} was taken on another graph (fingerprint ${JSON.stringify(s.graph)}, this graph of crew ${graph.name} is ${fp}); resume it with the graph it was started on`,
+    );
   }
   if (s.maxAttempts !== undefined && (!Number.isInteger(s.maxAttempts) || s.maxAttempts < 1)) {
     throw new SnapshotMismatchError(`snapshot of crew ${s.crewId} has maxAttempts ${JSON.stringify(s.maxAttempts)}`);
@@ -107,7 +123,8 @@ function loadState(snap: CrewSnapshot, crewId: string, env: MachineEnv): CrewSta
     case "completed":
     case "failed":
     case "cancelled":
-      if (!isPhaseOf(env.graph, snap.phase)) throw misfit(crewId, env, `phase ${JSON.stringify(snap.phase)} is not a phase of the graph`);
+      if (!isPhaseOf(env.graph, snap.phase))
+        throw misfit(crewId, env, `phase ${JSON.stringify(snap.phase)} is not a phase of the graph`);
       st.status = snap.status;
       st.phase = snap.phase;
       if (snap.status === "completed") st.output = snap.output;
@@ -117,29 +134,38 @@ function loadState(snap: CrewSnapshot, crewId: string, env: MachineEnv): CrewSta
       }
       return st;
     case "running": {
-      if (!isPhaseOf(env.graph, snap.phase)) throw misfit(crewId, env, `phase ${JSON.stringify(snap.phase)} is not a phase of the graph`);
+      if (!isPhaseOf(env.graph, snap.phase))
+        throw misfit(crewId, env, `phase ${JSON.stringify(snap.phase)} is not a phase of the graph`);
       st.status = "running";
       st.phase = snap.phase;
       st.input = snap.input;
       st.roundMs = snap.roundMs;
       const role = phaseRole(st);
       if (!Array.isArray(snap.slots) || snap.slots.length !== role.agents.length) {
-        throw misfit(crewId, env, `phase ${snap.phase} (${role.role}) has ${role.agents.length} agents but the snapshot has ${Array.isArray(snap.slots) ? snap.slots.length : "no"} slots`);
+        throw misfit(
+          crewId,
+          env,
+          `phase ${snap.phase} (${role.role}) has ${role.agents.length} agents but the snapshot has ${Array.isArray(snap.slots) ? snap.slots.length : "no"} slots`,
+        );
       }
       st.slots = snap.slots.slice();
       st.inners = role.nested === undefined ? [] : new Array<CrewState | undefined>(role.agents.length);
       for (let i = 0; i < st.slots.length; i++) {
         const s = st.slots[i]!;
         const kind = slotKind(s);
-        if (kind === undefined) throw misfit(crewId, env, `slot ${i} holds ${JSON.stringify(s)}, which is not a slot state`);
-        if (kind === "nested" && role.nested === undefined) throw misfit(crewId, env, `slot ${i} runs an inner crew but role ${role.role} has no nested_crew`);
+        if (kind === undefined)
+          throw misfit(crewId, env, `slot ${i} holds ${JSON.stringify(s)}, which is not a slot state`);
+        if (kind === "nested" && role.nested === undefined)
+          throw misfit(crewId, env, `slot ${i} runs an inner crew but role ${role.role} has no nested_crew`);
         const fx = fixerOf(s);
-        if (fx !== undefined && role.fixers[fx] === undefined) throw misfit(crewId, env, `slot ${i} went to a ${fx} fixer but role ${role.role} has none`);
+        if (fx !== undefined && role.fixers[fx] === undefined)
+          throw misfit(crewId, env, `slot ${i} went to a ${fx} fixer but role ${role.role} has none`);
         if (kind === "agent" || kind === "fixer" || kind === "nested") st.inflight++;
         if (kind === "nested") {
           const icid = innerCrewId(crewId, role.agents[i]!);
           const inner = loadState((s as { n: CrewSnapshot }).n, icid, innerEnv(st, role, icid, false));
-          if (inner.status !== "running") throw misfit(crewId, env, `slot ${i} holds an inner crew that is ${inner.status}`);
+          if (inner.status !== "running")
+            throw misfit(crewId, env, `slot ${i} holds an inner crew that is ${inner.status}`);
           st.inners[i] = inner;
           st.slots[i] = NESTED_PLACEHOLDER;
         }
@@ -165,7 +191,10 @@ export function applyPolicy(st: CrewState, out: OutboundCrewEvent[], policy: Res
       if (policy === "reissue") {
         request(st, out, i, s, true);
       } else {
-        const e: StepError = { message: `the step was in flight when crew ${st.crewId} was resumed with policy "fail"`, code: "RESUMED_IN_FLIGHT" };
+        const e: StepError = {
+          message: `the step was in flight when crew ${st.crewId} was resumed with policy "fail"`,
+          code: "RESUMED_IN_FLIGHT",
+        };
         st.slots[i] = withStep({ f: "fault" as const, e }, attemptOf(s), fixerOf(s));
         st.byId = undefined;
         st.inflight--;

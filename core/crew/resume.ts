@@ -27,7 +27,11 @@ export type ResumeOptions = {
 };
 
 /** Rebuilds a session from a snapshot and delivers `laterEvents`; returns the session and every event caused. */
-export function resumeCrewSession(snapshot: unknown, laterEvents: readonly unknown[], opts: ResumeOptions): { session: CrewSession; events: OutboundCrewEvent[] } {
+export function resumeCrewSession(
+  snapshot: unknown,
+  laterEvents: readonly unknown[],
+  opts: ResumeOptions,
+): { session: CrewSession; events: OutboundCrewEvent[] } {
   const policy = checkResumePolicy(opts.policy ?? "await");
   const st = openSnapshot(snapshot, opts);
   const events: OutboundCrewEvent[] = [];

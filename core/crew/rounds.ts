@@ -2,7 +2,13 @@
 // failed slot, in slot order), settle a phase (relay held messages, apply memory, vote) and end
 // the crew.
 
-import type { AgentStepRequestedEvent, FixerInvokedEvent, OutboundCrewEvent, StepError, VoteResolvedEvent } from "./events.ts";
+import type {
+  AgentStepRequestedEvent,
+  FixerInvokedEvent,
+  OutboundCrewEvent,
+  StepError,
+  VoteResolvedEvent,
+} from "./events.ts";
 import { innerCrewId } from "./ids.ts";
 import { startInner } from "./inner.ts";
 import type { JsonValue } from "./json.ts";
@@ -13,7 +19,13 @@ import type { FaultKind, SlotState } from "./snapshot.ts";
 import { resolveVotes } from "./voting.ts";
 
 /** Starts phase `phase` on `input`: one request (or inner crew) per agent of its role. */
-export function startPhase(st: CrewState, out: OutboundCrewEvent[], phase: number, input: JsonValue, now: number): void {
+export function startPhase(
+  st: CrewState,
+  out: OutboundCrewEvent[],
+  phase: number,
+  input: JsonValue,
+  now: number,
+): void {
   const role = phaseRole(st, phase);
   const n = role.agents.length;
   st.phase = phase;
@@ -67,7 +79,14 @@ export function request(st: CrewState, out: OutboundCrewEvent[], i: number, s: S
     if (veto !== undefined) {
       st.slots[i] = withStep({ x: { message: veto.reason, code: "STEP_VETOED" } }, attemptOf(s), step.fixer);
       st.inflight--;
-      out.push(diagnostic(st, "STEP_VETOED", `the request for ${step.agentId} (${step.role.role}) in phase ${st.phase} was vetoed by a hook: ${veto.reason}`, step.correlationId));
+      out.push(
+        diagnostic(
+          st,
+          "STEP_VETOED",
+          `the request for ${step.agentId} (${step.role.role}) in phase ${st.phase} was vetoed by a hook: ${veto.reason}`,
+          step.correlationId,
+        ),
+      );
       return;
     }
   }
@@ -122,29 +141,68 @@ function settlePhase(st: CrewState, out: OutboundCrewEvent[], now: number): void
   const ballots = st.slots.map((s, i) => {
     if (slotKind(s) !== "ok") return { ok: false as const };
     const done = s as Extract<SlotState, { ok: JsonValue }>;
-    const from = done.fx === undefined ? { role, agentId: role.agents[i]! } : (() => {
-      const step = stepOf(st, i, done);
-      return { role: step.role, agentId: step.agentId };
-    })();
+    const from =
+      done.fx === undefined
+        ? { role, agentId: role.agents[i]! }
+        : (() => {
+            const step = stepOf(st, i, done);
+            return { role: step.role, agentId: step.agentId };
+          })();
     for (const msg of done.msg ?? []) {
       if (from.role.permissions.talk_to.includes(msg.to)) {
-        out.push({ type: "agent.message.relayed", crewId: st.crewId, phaseIndex: st.phase, fromRole: from.role.role, fromAgentId: from.agentId, to: msg.to, body: msg.body });
+        out.push({
+          type: "agent.message.relayed",
+          crewId: st.crewId,
+          phaseIndex: st.phase,
+          fromRole: from.role.role,
+          fromAgentId: from.agentId,
+          to: msg.to,
+          body: msg.body,
+        });
       } else {
-        out.push(diagnostic(st, "ACL_DENIED", `${from.agentId} (${from.role.role}) may not talk to '${msg.to}' (talk_to: ${from.role.permissions.talk_to.join(", ") || "(none)"}); the message was dropped`));
+        out.push(
+          diagnostic(
+            st,
+            "ACL_DENIED",
+            `${from.agentId} (${from.role.role}) may not talk to '${msg.to}' (talk_to: ${from.role.permissions.talk_to.join(", ") || "(none)"}); the message was dropped`,
+          ),
+        );
       }
     }
     for (const d of done.d ?? []) {
       if (from.role.permissions.delegate_to.includes(d.to)) {
-        out.push({ type: "agent.delegation.relayed", crewId: st.crewId, phaseIndex: st.phase, fromRole: from.role.role, fromAgentId: from.agentId, to: d.to, task: d.task });
+        out.push({
+          type: "agent.delegation.relayed",
+          crewId: st.crewId,
+          phaseIndex: st.phase,
+          fromRole: from.role.role,
+          fromAgentId: from.agentId,
+          to: d.to,
+          task: d.task,
+        });
       } else {
-        out.push(diagnostic(st, "ACL_DENIED", `${from.agentId} (${from.role.role}) may not delegate to '${d.to}' (delegate_to: ${from.role.permissions.delegate_to.join(", ") || "(none)"}); the delegation was dropped`));
+        out.push(
+          diagnostic(
+            st,
+            "ACL_DENIED",
+            `${from.agentId} (${from.role.role}) may not delegate to '${d.to}' (delegate_to: ${from.role.permissions.delegate_to.join(", ") || "(none)"}); the delegation was dropped`,
+          ),
+        );
       }
     }
     if (done.m !== undefined && done.m.length > 0) {
       if (memory !== undefined) memory.apply(st.env.scope, done.m);
-      else out.push(diagnostic(st, "MEMORY_UNAVAILABLE", `${from.agentId} (${from.role.role}) sent ${done.m.length} memory command(s) but crew ${st.crewId} has no memory adapter; they were dropped`));
+      else
+        out.push(
+          diagnostic(
+            st,
+            "MEMORY_UNAVAILABLE",
+            `${from.agentId} (${from.role.role}) sent ${done.m.length} memory command(s) but crew ${st.crewId} has no memory adapter; they were dropped`,
+          ),
+        );
     }
-    if (hard && done.fx === undefined && memory !== undefined) memory.merge(innerCrewId(st.crewId, role.agents[i]!), st.env.scope);
+    if (hard && done.fx === undefined && memory !== undefined)
+      memory.merge(innerCrewId(st.crewId, role.agents[i]!), st.env.scope);
     return { ok: true as const, output: done.ok };
   });
   st.inners = [];
@@ -196,7 +254,15 @@ function finish(
     st.code = result.code!;
     if (st.env.root) {
       const role = phaseRole(st);
-      const event = { type: "crew.failed" as const, crewId: st.crewId, reason: st.reason, code: st.code, phaseIndex: st.phase, role: role.role, ...(result.tally ? { tally: result.tally } : {}) };
+      const event = {
+        type: "crew.failed" as const,
+        crewId: st.crewId,
+        reason: st.reason,
+        code: st.code,
+        phaseIndex: st.phase,
+        role: role.role,
+        ...(result.tally ? { tally: result.tally } : {}),
+      };
       out.push(event);
       st.env.hooks?.run("onCrewFailed", { crewId: st.crewId, event });
     }

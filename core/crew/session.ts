@@ -64,18 +64,25 @@ export function sessionOver(st: CrewState): CrewSession {
       return st.status;
     },
     start(rootInput, task) {
-      if (st.status !== "idle") throw new SessionStateError(`crew ${st.crewId} was already started (status ${st.status})`);
+      if (st.status !== "idle")
+        throw new SessionStateError(`crew ${st.crewId} was already started (status ${st.status})`);
       return run(st, startEvent(st.crewId, rootInput, task));
     },
     deliver(event) {
       return run(st, parseInboundCrewEvent(event));
     },
     tick(nowMs) {
-      if (!Number.isFinite(nowMs)) throw new InvalidCrewInputError(`tick needs a finite time in milliseconds, got ${nowMs}`);
+      if (!Number.isFinite(nowMs))
+        throw new InvalidCrewInputError(`tick needs a finite time in milliseconds, got ${nowMs}`);
       return run(st, { type: "crew.tick", crewId: st.crewId, nowMs });
     },
     cancel(reason) {
-      return run(st, reason === undefined ? { type: "crew.cancel", crewId: st.crewId } : { type: "crew.cancel", crewId: st.crewId, reason });
+      return run(
+        st,
+        reason === undefined
+          ? { type: "crew.cancel", crewId: st.crewId }
+          : { type: "crew.cancel", crewId: st.crewId, reason },
+      );
     },
     snapshot() {
       return saveState(st);

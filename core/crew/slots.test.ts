@@ -28,10 +28,12 @@ describe("capStepError", () => {
   });
 
   it("never leaves half of a surrogate pair, whatever the length", () => {
-    fc.assert(fc.property(fc.nat({ max: 40 }), fc.nat({ max: 3_000 }), (pad, emoji) => {
-      const capped = capStepError({ message: "a".repeat(pad) + "😀".repeat(emoji) });
-      expect(capped.message.length).toBeLessThanOrEqual(MAX_STEP_ERROR_CHARS);
-      expect(capped.message).not.toMatch(LONE_SURROGATE);
-    }));
+    fc.assert(
+      fc.property(fc.nat({ max: 40 }), fc.nat({ max: 3_000 }), (pad, emoji) => {
+        const capped = capStepError({ message: "a".repeat(pad) + "😀".repeat(emoji) });
+        expect(capped.message.length).toBeLessThanOrEqual(MAX_STEP_ERROR_CHARS);
+        expect(capped.message).not.toMatch(LONE_SURROGATE);
+      }),
+    );
   });
 });

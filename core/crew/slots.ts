@@ -33,7 +33,11 @@ export function fixerOf(s: SlotState): FaultKind | undefined {
  * Adds `a` (only when the attempt is not 1) and then `fx` (only when set) to a fresh slot state and
  * returns it: keeps slot states small, by assignment rather than object spreads (a hot path).
  */
-export function withStep<T extends object>(state: T, attempt: number, fx?: FaultKind): T & { a?: number; fx?: FaultKind } {
+export function withStep<T extends object>(
+  state: T,
+  attempt: number,
+  fx?: FaultKind,
+): T & { a?: number; fx?: FaultKind } {
   const s = state as T & { a?: number; fx?: FaultKind };
   if (attempt !== 1) s.a = attempt;
   if (fx !== undefined) s.fx = fx;

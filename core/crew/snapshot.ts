@@ -68,7 +68,12 @@ export type FailedCrewSnapshot = SnapshotBase & { status: "failed"; phase: numbe
 export type CancelledCrewSnapshot = SnapshotBase & { status: "cancelled"; phase: number; reason: string };
 
 /** A serialisable session state; round-trips through `JSON.parse(JSON.stringify(…))`. */
-export type CrewSnapshot = IdleCrewSnapshot | RunningCrewSnapshot | CompletedCrewSnapshot | FailedCrewSnapshot | CancelledCrewSnapshot;
+export type CrewSnapshot =
+  | IdleCrewSnapshot
+  | RunningCrewSnapshot
+  | CompletedCrewSnapshot
+  | FailedCrewSnapshot
+  | CancelledCrewSnapshot;
 
 /** A session's status. */
 export type CrewStatus = CrewSnapshot["status"];

@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalize } from "./canonical.ts";
 import { frozenClock } from "./clock.ts";
-import { InvalidCrewEventError, InvalidCrewInputError, SessionStateError, SnapshotMismatchError, UnknownCrewError } from "./errors.ts";
+import {
+  InvalidCrewEventError,
+  InvalidCrewInputError,
+  SessionStateError,
+  SnapshotMismatchError,
+  UnknownCrewError,
+} from "./errors.ts";
 import type { OutboundCrewEvent } from "./events.ts";
 import type { JsonValue } from "./json.ts";
 import { createInMemoryMemory } from "./memory.ts";
@@ -10,7 +16,20 @@ import { resumeCrewSession } from "./resume.ts";
 import { createCrewSession } from "./session.ts";
 import type { CrewSnapshot } from "./snapshot.ts";
 import { initialCrewSnapshot, stepCrew } from "./index.ts";
-import { completed, configuredCrew, crewConfigs, drive, failed, graphOf, requestsIn, researchCrew, roundTrip, seededOrder, seededWorker, typesOf } from "./test-kit.ts";
+import {
+  completed,
+  configuredCrew,
+  crewConfigs,
+  drive,
+  failed,
+  graphOf,
+  requestsIn,
+  researchCrew,
+  roundTrip,
+  seededOrder,
+  seededWorker,
+  typesOf,
+} from "./test-kit.ts";
 import type { CrewConfig } from "./test-kit.ts";
 
 const INPUT: JsonValue = { question: "What sleep patterns do birds have?" };
@@ -28,30 +47,45 @@ const anyConfig: fc.Arbitrary<CrewConfig> = crewConfigs({ maxMercs: 4, nested: [
 
 describe("stepCrew (the pure step)", () => {
   it("fed the session's events one by one, snapshot through JSON between steps, gives the session's outbound log and final snapshot", () => {
-    fc.assert(fc.property(anyConfig, fc.integer(), (c, orderSeed) => {
-      const graph = configuredCrew(c);
-      const session = drive({ graph, input: INPUT, worker: seededWorker(c.seed), maxAttempts: c.maxAttempts, memory: createInMemoryMemory, order: seededOrder(orderSeed), tickAfterMs: 10_000 });
+    fc.assert(
+      fc.property(anyConfig, fc.integer(), (c, orderSeed) => {
+        const graph = configuredCrew(c);
+        const session = drive({
+          graph,
+          input: INPUT,
+          worker: seededWorker(c.seed),
+          maxAttempts: c.maxAttempts,
+          memory: createInMemoryMemory,
+          order: seededOrder(orderSeed),
+          tickAfterMs: 10_000,
+        });
 
-      let stored = JSON.stringify(initialCrewSnapshot({ crewId: "crew-1", graph, maxAttempts: c.maxAttempts }));
-      const log: OutboundCrewEvent[] = [];
-      const step = (event: unknown, nowMs: number) => {
-        // a fresh adapter every step: memory travels only inside the snapshot
-        const [next, out] = stepCrew(JSON.parse(stored), event, { graph, nowMs, memory: createInMemoryMemory() });
-        log.push(...out);
-        stored = JSON.stringify(next);
-      };
-      step({ type: "crew.start", crewId: "crew-1", input: INPUT }, 1_000);
-      for (const { event, atMs } of session.inputs) step(event, atMs);
+        let stored = JSON.stringify(initialCrewSnapshot({ crewId: "crew-1", graph, maxAttempts: c.maxAttempts }));
+        const log: OutboundCrewEvent[] = [];
+        const step = (event: unknown, nowMs: number) => {
+          // a fresh adapter every step: memory travels only inside the snapshot
+          const [next, out] = stepCrew(JSON.parse(stored), event, { graph, nowMs, memory: createInMemoryMemory() });
+          log.push(...out);
+          stored = JSON.stringify(next);
+        };
+        step({ type: "crew.start", crewId: "crew-1", input: INPUT }, 1_000);
+        for (const { event, atMs } of session.inputs) step(event, atMs);
 
-      expect(canonicalize(log)).toBe(canonicalize(session.log));
-      expect(stored).toBe(JSON.stringify(session.session.snapshot()));
-    }), { numRuns: 120 });
+        expect(canonicalize(log)).toBe(canonicalize(session.log));
+        expect(stored).toBe(JSON.stringify(session.session.snapshot()));
+      }),
+      { numRuns: 120 },
+    );
   });
 
   it("never changes the snapshot it is given and returns a new one", () => {
     const graph = graphOf(researchCrew(2, { timeout_ms: 1_000 }));
     const idle = deepFreeze(initialCrewSnapshot({ crewId: "c", graph }));
-    const [running, started] = stepCrew(idle, { type: "crew.start", crewId: "c", input: "q", task: { description: "birds" } }, { graph, nowMs: 0 });
+    const [running, started] = stepCrew(
+      idle,
+      { type: "crew.start", crewId: "c", input: "q", task: { description: "birds" } },
+      { graph, nowMs: 0 },
+    );
     expect(idle).toEqual({ schema_version: "1.0", status: "idle", crewId: "c", graph: expect.any(String) });
     const caller = requestsIn(started)[0]!;
     const frozen = deepFreeze(running);
@@ -69,8 +103,12 @@ describe("stepCrew (the pure step)", () => {
 
   it("starts from initialCrewSnapshot exactly as a created session snapshots before start", () => {
     const graph = graphOf(researchCrew(2));
-    expect(initialCrewSnapshot({ crewId: "c", graph, maxAttempts: 3 })).toEqual(createCrewSession({ crewId: "c", graph, clock: frozenClock(0), maxAttempts: 3 }).snapshot());
-    expect(initialCrewSnapshot({ crewId: "c", graph })).toEqual(createCrewSession({ crewId: "c", graph, clock: frozenClock(0) }).snapshot());
+    expect(initialCrewSnapshot({ crewId: "c", graph, maxAttempts: 3 })).toEqual(
+      createCrewSession({ crewId: "c", graph, clock: frozenClock(0), maxAttempts: 3 }).snapshot(),
+    );
+    expect(initialCrewSnapshot({ crewId: "c", graph })).toEqual(
+      createCrewSession({ crewId: "c", graph, clock: frozenClock(0) }).snapshot(),
+    );
   });
 
   it("applies a resume policy as a crew.resume event, like resumeCrewSession", () => {
@@ -88,7 +126,11 @@ describe("stepCrew (the pure step)", () => {
       expect(out).toEqual(viaResume.events);
       expect(next).toEqual(viaResume.session.snapshot());
     }
-    const [, reissued] = stepCrew(snap, { type: "crew.resume", crewId: "crew-1", policy: "reissue" }, { graph, nowMs: 5_000 });
+    const [, reissued] = stepCrew(
+      snap,
+      { type: "crew.resume", crewId: "crew-1", policy: "reissue" },
+      { graph, nowMs: 5_000 },
+    );
     expect(typesOf(reissued)).toEqual(["agent.step.requested", "agent.step.requested"]);
   });
 
@@ -98,14 +140,32 @@ describe("stepCrew (the pure step)", () => {
     const env = { graph, nowMs: 0 };
     const [running] = stepCrew(idle, { type: "crew.start", crewId: "c", input: "q" }, env);
     expect(() => stepCrew(running, { type: "crew.start", crewId: "c", input: "q" }, env)).toThrow(SessionStateError);
-    expect(() => stepCrew(idle, { type: "agent.step.completed", crewId: "c", correlationId: "x", output: 1 }, env)).toThrow(SessionStateError);
+    expect(() =>
+      stepCrew(idle, { type: "agent.step.completed", crewId: "c", correlationId: "x", output: 1 }, env),
+    ).toThrow(SessionStateError);
     expect(() => stepCrew(idle, { type: "crew.start", crewId: "other", input: "q" }, env)).toThrow(UnknownCrewError);
-    expect(() => stepCrew(idle, { type: "crew.start", crewId: "c", input: () => 1 }, env)).toThrow(InvalidCrewInputError);
-    expect(() => stepCrew(idle, { type: "crew.start", crewId: "c", input: "q", task: { title: "no description" } }, env)).toThrow(/task of crew c/);
-    expect(() => stepCrew(running, { type: "crew.resume", crewId: "c", policy: "retry" }, env)).toThrow(/resume policy/);
+    expect(() => stepCrew(idle, { type: "crew.start", crewId: "c", input: () => 1 }, env)).toThrow(
+      InvalidCrewInputError,
+    );
+    expect(() =>
+      stepCrew(idle, { type: "crew.start", crewId: "c", input: "q", task: { title: "no description" } }, env),
+    ).toThrow(/task of crew c/);
+    expect(() => stepCrew(running, { type: "crew.resume", crewId: "c", policy: "retry" }, env)).toThrow(
+      /resume policy/,
+    );
     expect(() => stepCrew(running, { type: "agent.step.completed", crewId: "c" }, env)).toThrow(InvalidCrewEventError);
-    expect(() => stepCrew(running, { type: "crew.tick", crewId: "c", nowMs: 1 }, { graph, nowMs: Number.NaN })).toThrow(InvalidCrewInputError);
-    expect(() => stepCrew(running, { type: "crew.tick", crewId: "c", nowMs: 1 }, { graph: graphOf(researchCrew(3)), nowMs: 0 })).toThrow(SnapshotMismatchError);
-    expect(() => stepCrew({ ...(running as CrewSnapshot), schema_version: "0.9" }, { type: "crew.tick", crewId: "c", nowMs: 1 }, env)).toThrow(/schema_version "0.9"/);
+    expect(() => stepCrew(running, { type: "crew.tick", crewId: "c", nowMs: 1 }, { graph, nowMs: Number.NaN })).toThrow(
+      InvalidCrewInputError,
+    );
+    expect(() =>
+      stepCrew(running, { type: "crew.tick", crewId: "c", nowMs: 1 }, { graph: graphOf(researchCrew(3)), nowMs: 0 }),
+    ).toThrow(SnapshotMismatchError);
+    expect(() =>
+      stepCrew(
+        { ...(running as CrewSnapshot), schema_version: "0.9" },
+        { type: "crew.tick", crewId: "c", nowMs: 1 },
+        env,
+      ),
+    ).toThrow(/schema_version "0.9"/);
   });
 });

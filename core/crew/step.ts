@@ -41,9 +41,23 @@ export type CrewStepEnv = {
 };
 
 /** The idle snapshot a crew starts from (what `createCrewSession(…).snapshot()` returns before `start`). */
-export function initialCrewSnapshot(opts: { crewId: string; graph: CrewGraph; maxAttempts?: number }): IdleCrewSnapshot {
-  const env = rootEnv({ crewId: opts.crewId, graph: opts.graph, clock: { now: () => 0 }, maxAttempts: opts.maxAttempts });
-  const snap: IdleCrewSnapshot = { schema_version: CREW_SCHEMA_VERSION, status: "idle", crewId: opts.crewId, graph: graphFingerprint(opts.graph) };
+export function initialCrewSnapshot(opts: {
+  crewId: string;
+  graph: CrewGraph;
+  maxAttempts?: number;
+}): IdleCrewSnapshot {
+  const env = rootEnv({
+    crewId: opts.crewId,
+    graph: opts.graph,
+    clock: { now: () => 0 },
+    maxAttempts: opts.maxAttempts,
+  });
+  const snap: IdleCrewSnapshot = {
+    schema_version: CREW_SCHEMA_VERSION,
+    status: "idle",
+    crewId: opts.crewId,
+    graph: graphFingerprint(opts.graph),
+  };
   if (env.maxAttempts !== 1) snap.maxAttempts = env.maxAttempts;
   return snap;
 }
@@ -55,7 +69,8 @@ export function initialCrewSnapshot(opts: { crewId: string; graph: CrewGraph; ma
  * session fed the same events.
  */
 export function stepCrew(snapshot: unknown, event: unknown, env: CrewStepEnv): [CrewSnapshot, OutboundCrewEvent[]] {
-  if (!Number.isFinite(env.nowMs)) throw new InvalidCrewInputError(`a crew step needs a finite time in milliseconds (env.nowMs), got ${env.nowMs}`);
+  if (!Number.isFinite(env.nowMs))
+    throw new InvalidCrewInputError(`a crew step needs a finite time in milliseconds (env.nowMs), got ${env.nowMs}`);
   const ev = parseStepEvent(event);
   const nowMs = env.nowMs;
   const clock: Clock = { now: () => nowMs };
@@ -83,11 +98,15 @@ export function advance(st: CrewState, out: OutboundCrewEvent[], ev: CrewStepEve
 
 /** A start event for crew `crewId`, with the root input and task checked. */
 export function startEvent(crewId: string, input: unknown, task: unknown): CrewStartEvent {
-  if (!isJsonValue(input)) throw new InvalidCrewInputError(`the root input of crew ${crewId} must be a plain JSON value`);
+  if (!isJsonValue(input))
+    throw new InvalidCrewInputError(`the root input of crew ${crewId} must be a plain JSON value`);
   const ev: CrewStartEvent = { type: "crew.start", crewId, input };
   if (task !== undefined) {
     const t = TaskSchema.safeParse(task);
-    if (!t.success) throw new InvalidCrewInputError(`the task of crew ${crewId} must be { description: string, … } with JSON values: ${t.error.issues.map((i) => i.message).join("; ")}`);
+    if (!t.success)
+      throw new InvalidCrewInputError(
+        `the task of crew ${crewId} must be { description: string, … } with JSON values: ${t.error.issues.map((i) => i.message).join("; ")}`,
+      );
     ev.task = t.data;
   }
   return ev;
@@ -96,7 +115,9 @@ export function startEvent(crewId: string, input: unknown, task: unknown): CrewS
 /** `policy` if it is a resume policy; a clear error otherwise. */
 export function checkResumePolicy(policy: unknown): ResumePolicy {
   if (policy !== "await" && policy !== "reissue" && policy !== "fail") {
-    throw new InvalidCrewInputError(`resume policy must be "await", "reissue" or "fail", got ${JSON.stringify(policy)}`);
+    throw new InvalidCrewInputError(
+      `resume policy must be "await", "reissue" or "fail", got ${JSON.stringify(policy)}`,
+    );
   }
   return policy;
 }
@@ -105,7 +126,8 @@ function parseStepEvent(raw: unknown): CrewStepEvent {
   const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
   if (type !== "crew.start" && type !== "crew.resume") return parseInboundCrewEvent(raw);
   const ev = raw as { crewId?: unknown; input?: unknown; task?: unknown; policy?: unknown };
-  if (typeof ev.crewId !== "string" || ev.crewId === "") throw new InvalidCrewInputError(`a ${type} event needs a non-empty crewId`);
+  if (typeof ev.crewId !== "string" || ev.crewId === "")
+    throw new InvalidCrewInputError(`a ${type} event needs a non-empty crewId`);
   if (type === "crew.resume") return { type, crewId: ev.crewId, policy: checkResumePolicy(ev.policy) };
   return startEvent(ev.crewId, ev.input, ev.task);
 }

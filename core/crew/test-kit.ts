@@ -38,14 +38,22 @@ export function shape(name: string, roles: CrewShapeInput["roles"]): CrewShapeIn
 }
 
 /** A counts document. */
-export function counts(name: string, agents: Record<string, number>): { schema_version: "1.0"; name: string; agents: { role: string; amount: number }[] } {
+export function counts(
+  name: string,
+  agents: Record<string, number>,
+): { schema_version: "1.0"; name: string; agents: { role: string; amount: number }[] } {
   return { schema_version: "1.0", name, agents: Object.entries(agents).map(([r, amount]) => ({ role: r, amount })) };
 }
 
 /** The seed README's research crew: caller → merc ×n → caller, with a fixer on fault and stall. */
 export function researchCrew(mercs = 4, extra: { voting?: CrewRole["voting"]; timeout_ms?: number } = {}) {
   const s = shape("RESEARCH_CREW", [
-    role("caller", { capabilities: { thinking_allowed: false }, permissions: { talk_to: ["fixer"] }, first_input: true, final_output: true }),
+    role("caller", {
+      capabilities: { thinking_allowed: false },
+      permissions: { talk_to: ["fixer"] },
+      first_input: true,
+      final_output: true,
+    }),
     role("merc", {
       capabilities: { thinking_allowed: true, model: "claude-sonnet-4-6" },
       system_prompt: "You are a research operative. Gather facts efficiently.",
@@ -66,14 +74,23 @@ export function researchCrew(mercs = 4, extra: { voting?: CrewRole["voting"]; ti
 export function completed(
   req: AgentStepRequestedEvent,
   output: JsonValue,
-  extra: { messages?: { to: string; body: JsonValue }[]; delegations?: { to: string; task: JsonValue }[]; memoryCommands?: MemoryCommand[] } = {},
+  extra: {
+    messages?: { to: string; body: JsonValue }[];
+    delegations?: { to: string; task: JsonValue }[];
+    memoryCommands?: MemoryCommand[];
+  } = {},
 ): InboundCrewEvent {
   return { type: "agent.step.completed", crewId: req.crewId, correlationId: req.correlationId, output, ...extra };
 }
 
 /** A failed answer to a request. */
 export function failed(req: AgentStepRequestedEvent, message = "boom", code?: string): InboundCrewEvent {
-  return { type: "agent.step.failed", crewId: req.crewId, correlationId: req.correlationId, error: { message, ...(code === undefined ? {} : { code }) } };
+  return {
+    type: "agent.step.failed",
+    crewId: req.crewId,
+    correlationId: req.correlationId,
+    error: { message, ...(code === undefined ? {} : { code }) },
+  };
 }
 
 /** The step requests among events. */
@@ -93,7 +110,12 @@ export function roundTrip<T>(value: T): T {
 
 /** What the scripted worker does with a request: answer, fail, or stay silent (the step will time out). */
 export type Answer =
-  | { output: JsonValue; messages?: { to: string; body: JsonValue }[]; delegations?: { to: string; task: JsonValue }[]; memoryCommands?: MemoryCommand[] }
+  | {
+      output: JsonValue;
+      messages?: { to: string; body: JsonValue }[];
+      delegations?: { to: string; task: JsonValue }[];
+      memoryCommands?: MemoryCommand[];
+    }
   | { error: string; code?: string }
   | "silent";
 
@@ -120,11 +142,23 @@ export type DriveOptions = {
 };
 
 /** Plays worker for a session until it ends: answers each round in `order`, ticks when only silent steps remain. */
-export function drive(opts: DriveOptions): { log: OutboundCrewEvent[]; session: CrewSession; inputs: DriverInput[]; clock: FrozenClock } {
+export function drive(opts: DriveOptions): {
+  log: OutboundCrewEvent[];
+  session: CrewSession;
+  inputs: DriverInput[];
+  clock: FrozenClock;
+} {
   const clock = frozenClock(1_000);
   let memory = opts.memory?.();
   const crewId = opts.crewId ?? "crew-1";
-  let session = createCrewSession({ crewId, graph: opts.graph, clock, ...(memory ? { memory } : {}), ...(opts.hooks ? { hooks: opts.hooks } : {}), ...(opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}) });
+  let session = createCrewSession({
+    crewId,
+    graph: opts.graph,
+    clock,
+    ...(memory ? { memory } : {}),
+    ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    ...(opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}),
+  });
   const log: OutboundCrewEvent[] = [...session.start(opts.input ?? { question: "What sleep patterns do birds have?" })];
   const inputs: DriverInput[] = [];
   let pending = requestsIn(log);
@@ -134,7 +168,12 @@ export function drive(opts: DriveOptions): { log: OutboundCrewEvent[]; session: 
     if (opts.resumeEveryStep) {
       const snap = roundTrip(session.snapshot());
       memory = opts.memory?.();
-      const resumed = resumeCrewSession(snap, [event], { graph: opts.graph, clock, ...(memory ? { memory } : {}), ...(opts.hooks ? { hooks: opts.hooks } : {}) });
+      const resumed = resumeCrewSession(snap, [event], {
+        graph: opts.graph,
+        clock,
+        ...(memory ? { memory } : {}),
+        ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      });
       session = resumed.session;
       return resumed.events;
     }
@@ -179,13 +218,25 @@ export function graphOf(c: { shape: unknown; counts?: unknown }): CrewGraph {
 /** A session that goes through `snapshot → JSON → resumeCrewSession` before every call, as a serverless shell would. */
 export function persistentSession(
   graph: CrewGraph,
-  opts: { crewId?: string; clock?: FrozenClock; memory?: () => CrewMemoryAdapter; hooks?: HookRegistry; maxAttempts?: number } = {},
+  opts: {
+    crewId?: string;
+    clock?: FrozenClock;
+    memory?: () => CrewMemoryAdapter;
+    hooks?: HookRegistry;
+    maxAttempts?: number;
+  } = {},
 ) {
   const clock = opts.clock ?? frozenClock(1_000);
   const crewId = opts.crewId ?? "crew-1";
   let memory = opts.memory?.();
   const extras = () => ({ ...(memory ? { memory } : {}), ...(opts.hooks ? { hooks: opts.hooks } : {}) });
-  let session = createCrewSession({ crewId, graph, clock, ...extras(), ...(opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}) });
+  let session = createCrewSession({
+    crewId,
+    graph,
+    clock,
+    ...extras(),
+    ...(opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}),
+  });
   const reload = () => {
     const snap = roundTrip(session.snapshot());
     memory = opts.memory?.();
@@ -223,7 +274,10 @@ export type CrewConfig = {
 
 /** A caller → merc ×n → caller crew built from a config (optionally with the mercs inside a nested crew). */
 /** Random crew configurations for property tests: up to `maxMercs` agents, nested crews as allowed. */
-export function crewConfigs(opts: { maxMercs: number; nested: readonly CrewConfig["nested"][] }): fc.Arbitrary<CrewConfig> {
+export function crewConfigs(opts: {
+  maxMercs: number;
+  nested: readonly CrewConfig["nested"][];
+}): fc.Arbitrary<CrewConfig> {
   return fc.record({
     mercs: fc.integer({ min: 1, max: opts.maxMercs }),
     voting: fc.constantFrom("first_valid", "majority", "unanimous", "weighted_consensus"),
@@ -239,15 +293,50 @@ export function configuredCrew(c: CrewConfig): CrewGraph {
   const timeout = c.timeoutMs === undefined ? {} : { timeout_ms: c.timeoutMs };
   const nested = c.nested !== "none";
   const head = nested ? "planner" : "caller";
-  const merc = role("merc", { voting: c.voting, amount: c.mercs, ...timeout, permissions: { talk_to: [head], escalate_to: c.fixer ? ["fixer"] : [] } });
-  const fixer = role("fixer", { ...timeout, activation: { on_fault: true, on_stall: true }, permissions: { talk_to: [head] } });
+  const merc = role("merc", {
+    voting: c.voting,
+    amount: c.mercs,
+    ...timeout,
+    permissions: { talk_to: [head], escalate_to: c.fixer ? ["fixer"] : [] },
+  });
+  const fixer = role("fixer", {
+    ...timeout,
+    activation: { on_fault: true, on_stall: true },
+    permissions: { talk_to: [head] },
+  });
   if (!nested) {
-    const caller = role("caller", { ...timeout, first_input: true, final_output: true, permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] } });
+    const caller = role("caller", {
+      ...timeout,
+      first_input: true,
+      final_output: true,
+      permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] },
+    });
     return buildCrewGraph(shape("GEN", [caller, merc, ...(c.fixer ? [fixer] : [])]));
   }
-  const inner = shape("GEN_INNER", [role("planner", { ...timeout, first_input: true, permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] } }), { ...merc, final_output: true }, ...(c.fixer ? [fixer] : [])]);
-  const caller = role("caller", { ...timeout, first_input: true, final_output: true, permissions: { talk_to: ["team"] } });
-  const team = role("team", { amount: 2, permissions: { talk_to: ["caller"] }, nested_crew: { shape: inner, agents: counts("GEN_INNER", { planner: 1, merc: c.mercs, ...(c.fixer ? { fixer: 1 } : {}) }), memory_isolation: c.nested as "soft" | "hard" } });
+  const inner = shape("GEN_INNER", [
+    role("planner", {
+      ...timeout,
+      first_input: true,
+      permissions: { talk_to: ["merc"], escalate_to: c.fixer ? ["fixer"] : [] },
+    }),
+    { ...merc, final_output: true },
+    ...(c.fixer ? [fixer] : []),
+  ]);
+  const caller = role("caller", {
+    ...timeout,
+    first_input: true,
+    final_output: true,
+    permissions: { talk_to: ["team"] },
+  });
+  const team = role("team", {
+    amount: 2,
+    permissions: { talk_to: ["caller"] },
+    nested_crew: {
+      shape: inner,
+      agents: counts("GEN_INNER", { planner: 1, merc: c.mercs, ...(c.fixer ? { fixer: 1 } : {}) }),
+      memory_isolation: c.nested as "soft" | "hard",
+    },
+  });
   return buildCrewGraph(shape("GEN", [caller, team]));
 }
 
@@ -267,7 +356,9 @@ export function seededWorker(seed: number): (req: AgentStepRequestedEvent) => An
     const output = ["a", "b", { v: "a" }][h % 3]!;
     return {
       output,
-      ...((h >> 4) % 3 === 0 ? { memoryCommands: [{ op: "set" as const, key: `k${(h >> 6) % 3}`, value: req.agentId }] } : {}),
+      ...((h >> 4) % 3 === 0
+        ? { memoryCommands: [{ op: "set" as const, key: `k${(h >> 6) % 3}`, value: req.agentId }] }
+        : {}),
       ...((h >> 8) % 4 === 0 ? { messages: [{ to: (h >> 10) % 2 ? "caller" : "merc", body: req.agentId }] } : {}),
     };
   };

@@ -28,18 +28,21 @@ const table: Row[] = [
 ];
 
 describe("resolveVotes", () => {
-  it.each(table)("$strategy over $ballots.length ballots → $output$code", ({ strategy, ballots, output, code, winnerVotes }) => {
-    const r = resolveVotes(strategy, ballots);
-    if (code !== undefined) {
-      expect(r.ok).toBe(false);
-      if (!r.ok) expect(r.code).toBe(code);
-    } else {
-      expect(r).toMatchObject({ ok: true, output });
-      if (winnerVotes !== undefined) expect(r.tally.winnerVotes).toBe(winnerVotes);
-    }
-    expect(r.tally.total).toBe(ballots.length);
-    expect(r.tally.valid + r.tally.failed).toBe(ballots.length);
-  });
+  it.each(table)(
+    "$strategy over $ballots.length ballots → $output$code",
+    ({ strategy, ballots, output, code, winnerVotes }) => {
+      const r = resolveVotes(strategy, ballots);
+      if (code !== undefined) {
+        expect(r.ok).toBe(false);
+        if (!r.ok) expect(r.code).toBe(code);
+      } else {
+        expect(r).toMatchObject({ ok: true, output });
+        if (winnerVotes !== undefined) expect(r.tally.winnerVotes).toBe(winnerVotes);
+      }
+      expect(r.tally.total).toBe(ballots.length);
+      expect(r.tally.valid + r.tally.failed).toBe(ballots.length);
+    },
+  );
 
   it("returns the earliest slot's value among equal outputs (key order of later slots never leaks)", () => {
     const r = resolveVotes("majority", [ok({ b: 1, a: 2 }), ok({ a: 2, b: 1 }), ok("z")]);
@@ -57,17 +60,24 @@ describe("resolveVotes", () => {
   });
 
   it("majority wins exactly when more than half of all slots agree", () => {
-    fc.assert(fc.property(fc.array(fc.option(fc.constantFrom("a", "b", "c"), { nil: undefined }), { minLength: 1, maxLength: 12 }), (votes) => {
-      const ballots = votes.map((v) => (v === undefined ? no : ok(v)));
-      const best = Math.max(0, ...["a", "b", "c"].map((x) => votes.filter((v) => v === x).length));
-      expect(resolveVotes("majority", ballots).ok).toBe(best * 2 > votes.length);
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.constantFrom("a", "b", "c"), { nil: undefined }), { minLength: 1, maxLength: 12 }),
+        (votes) => {
+          const ballots = votes.map((v) => (v === undefined ? no : ok(v)));
+          const best = Math.max(0, ...["a", "b", "c"].map((x) => votes.filter((v) => v === x).length));
+          expect(resolveVotes("majority", ballots).ok).toBe(best * 2 > votes.length);
+        },
+      ),
+    );
   });
 
   it("throws UnknownVotingStrategyError naming the known strategies for a strategy it does not know, never returning undefined", () => {
     for (const ballots of [[ok("a")], [no], []]) {
       expect(() => resolveVotes("best_of_n" as VotingStrategy, ballots)).toThrow(UnknownVotingStrategyError);
     }
-    expect(() => resolveVotes("best_of_n" as VotingStrategy, [ok("a")])).toThrow('unknown voting strategy "best_of_n"; use one of first_valid, majority, unanimous, weighted_consensus');
+    expect(() => resolveVotes("best_of_n" as VotingStrategy, [ok("a")])).toThrow(
+      'unknown voting strategy "best_of_n"; use one of first_valid, majority, unanimous, weighted_consensus',
+    );
   });
 });

@@ -63,7 +63,12 @@ export function resolveVotes(strategy: VotingStrategy, ballots: readonly Ballot[
   const distinct = groups.length;
 
   if (valid === 0 || winner === undefined) {
-    return { ok: false, code: "NO_VALID_OUTPUT", reason: `none of the ${total} slot${total === 1 ? "" : "s"} produced an output`, tally: { total, valid, failed, winnerVotes: 0, distinct } };
+    return {
+      ok: false,
+      code: "NO_VALID_OUTPUT",
+      reason: `none of the ${total} slot${total === 1 ? "" : "s"} produced an output`,
+      tally: { total, valid, failed, winnerVotes: 0, distinct },
+    };
   }
   switch (strategy) {
     case "first_valid": {
@@ -71,7 +76,12 @@ export function resolveVotes(strategy: VotingStrategy, ballots: readonly Ballot[
       return { ok: true, output: first.output, tally: { total, valid, failed, winnerVotes: first.votes, distinct } };
     }
     case "majority":
-      if (winner.votes * 2 > total) return { ok: true, output: winner.output, tally: { total, valid, failed, winnerVotes: winner.votes, distinct } };
+      if (winner.votes * 2 > total)
+        return {
+          ok: true,
+          output: winner.output,
+          tally: { total, valid, failed, winnerVotes: winner.votes, distinct },
+        };
       return {
         ok: false,
         code: "NO_MAJORITY",
@@ -79,11 +89,19 @@ export function resolveVotes(strategy: VotingStrategy, ballots: readonly Ballot[
         tally: { total, valid, failed, winnerVotes: winner.votes, distinct },
       };
     case "unanimous":
-      if (failed === 0 && groups.length === 1) return { ok: true, output: winner.output, tally: { total, valid, failed, winnerVotes: winner.votes, distinct } };
+      if (failed === 0 && groups.length === 1)
+        return {
+          ok: true,
+          output: winner.output,
+          tally: { total, valid, failed, winnerVotes: winner.votes, distinct },
+        };
       return {
         ok: false,
         code: "NOT_UNANIMOUS",
-        reason: failed > 0 ? `${failed} of ${total} slots failed, so the vote cannot be unanimous` : `the ${total} slots gave ${groups.length} different outputs`,
+        reason:
+          failed > 0
+            ? `${failed} of ${total} slots failed, so the vote cannot be unanimous`
+            : `the ${total} slots gave ${groups.length} different outputs`,
         tally: { total, valid, failed, winnerVotes: winner.votes, distinct },
       };
     case "weighted_consensus":

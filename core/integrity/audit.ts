@@ -91,7 +91,8 @@ export function createAuditEvent(input: AuditEventInput): AuditEvent {
 /** Validates an unknown value as an audit event (e.g. read back from storage); throws `AuditEventError`. */
 export function parseAuditEvent(value: unknown): AuditEvent {
   const parsed = AuditEventSchema.safeParse(value);
-  if (!parsed.success) throw new AuditEventError(`audit event is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  if (!parsed.success)
+    throw new AuditEventError(`audit event is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
   return parsed.data;
 }
 

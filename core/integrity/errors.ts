@@ -2,7 +2,13 @@
 import { ClaimsError } from "../errors.ts";
 
 /** Stable codes of the errors this module throws. */
-type DirErrorCode = "INVALID_MONEY" | "INVALID_PROPOSAL_INPUT" | "INVALID_KERNEL_INPUT" | "LEDGER_INVARIANT" | "INVALID_ORDER" | "INVALID_AUDIT_EVENT";
+type DirErrorCode =
+  | "INVALID_MONEY"
+  | "INVALID_PROPOSAL_INPUT"
+  | "INVALID_KERNEL_INPUT"
+  | "LEDGER_INVARIANT"
+  | "INVALID_ORDER"
+  | "INVALID_AUDIT_EVENT";
 
 /** A money value that cannot be represented exactly in integer cents. */
 export class MoneyError extends ClaimsError<DirErrorCode> {

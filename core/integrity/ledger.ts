@@ -27,7 +27,11 @@ export const LedgerEntrySchema = z
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 
 /** Why a reservation was refused. */
-export type ReserveErrorCode = "ALREADY_REFUNDED_FOR_CLAIM" | "EXCEEDS_ORDER_AMOUNT" | "EXCEEDS_AUTOMATIC_LIMIT" | "REVIEW_PENDING_ON_ORDER";
+export type ReserveErrorCode =
+  | "ALREADY_REFUNDED_FOR_CLAIM"
+  | "EXCEEDS_ORDER_AMOUNT"
+  | "EXCEEDS_AUTOMATIC_LIMIT"
+  | "REVIEW_PENDING_ON_ORDER";
 
 /** The result of a reservation: the entry after it, or the refusal with the entry as it stands. */
 export type ReserveResult =
@@ -54,7 +58,10 @@ export function reservedForClaim(entry: LedgerEntry | undefined, claimId: string
 /** What the kernel refunded on the order without a human, leaving out `exceptClaimId`'s own automatic reservation. */
 export function automaticRefundedCents(entry: LedgerEntry | undefined, exceptClaimId?: string): number {
   if (!entry) return 0;
-  const own = exceptClaimId !== undefined && !(entry.approved ?? []).includes(exceptClaimId) ? (reservedForClaim(entry, exceptClaimId) ?? 0) : 0;
+  const own =
+    exceptClaimId !== undefined && !(entry.approved ?? []).includes(exceptClaimId)
+      ? (reservedForClaim(entry, exceptClaimId) ?? 0)
+      : 0;
   return (entry.automatic_cents ?? 0) - own;
 }
 
@@ -69,18 +76,30 @@ export function otherPendingReviews(entry: LedgerEntry | undefined, exceptClaimI
  */
 export function assertLedgerEntry(entry: LedgerEntry): void {
   const parsed = LedgerEntrySchema.safeParse(entry);
-  if (!parsed.success) throw new LedgerInvariantError(`ledger entry is malformed: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  if (!parsed.success)
+    throw new LedgerInvariantError(`ledger entry is malformed: ${z.prettifyError(parsed.error)}`, {
+      cause: parsed.error,
+    });
   const sum = Object.values(entry.claims).reduce((a, b) => a + b, 0);
   if (sum !== entry.refunded_cents) {
-    throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: refunded_cents ${entry.refunded_cents} ≠ sum of claims ${sum}`);
+    throw new LedgerInvariantError(
+      `ledger entry for ${entry.order_id}: refunded_cents ${entry.refunded_cents} ≠ sum of claims ${sum}`,
+    );
   }
   const approved = entry.approved ?? [];
   for (const claimId of approved) {
-    if (reservedForClaim(entry, claimId) === undefined) throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: approved claim ${claimId} holds no reservation`);
+    if (reservedForClaim(entry, claimId) === undefined)
+      throw new LedgerInvariantError(
+        `ledger entry for ${entry.order_id}: approved claim ${claimId} holds no reservation`,
+      );
   }
-  const automatic = Object.entries(entry.claims).filter(([c]) => !approved.includes(c)).reduce((a, [, cents]) => a + cents, 0);
+  const automatic = Object.entries(entry.claims)
+    .filter(([c]) => !approved.includes(c))
+    .reduce((a, [, cents]) => a + cents, 0);
   if (automatic !== (entry.automatic_cents ?? 0)) {
-    throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: automatic_cents ${entry.automatic_cents ?? 0} ≠ sum of unapproved claims ${automatic}`);
+    throw new LedgerInvariantError(
+      `ledger entry for ${entry.order_id}: automatic_cents ${entry.automatic_cents ?? 0} ≠ sum of unapproved claims ${automatic}`,
+    );
   }
 }
 
@@ -105,27 +124,52 @@ function normalised(entry: LedgerEntry): LedgerEntry {
  * awaits a review. An approved reservation closes the claim's own pending review. The input entry is never
  * mutated. Non-positive or non-integer cents are a caller bug and throw.
  */
-export function reserveRefund(entry: LedgerEntry, claimId: string, cents: number, orderCents: number, mode: ReserveMode): ReserveResult {
+export function reserveRefund(
+  entry: LedgerEntry,
+  claimId: string,
+  cents: number,
+  orderCents: number,
+  mode: ReserveMode,
+): ReserveResult {
   assertLedgerEntry(entry);
-  if (typeof claimId !== "string" || claimId === "") throw new LedgerInvariantError("reserveRefund: claimId must be a non-empty string");
-  if (!Number.isSafeInteger(cents) || cents <= 0) throw new LedgerInvariantError(`reserveRefund: cents must be a positive integer, got ${String(cents)}`);
-  if (!Number.isSafeInteger(orderCents) || orderCents <= 0) throw new LedgerInvariantError(`reserveRefund: orderCents must be a positive integer, got ${String(orderCents)}`);
+  if (typeof claimId !== "string" || claimId === "")
+    throw new LedgerInvariantError("reserveRefund: claimId must be a non-empty string");
+  if (!Number.isSafeInteger(cents) || cents <= 0)
+    throw new LedgerInvariantError(`reserveRefund: cents must be a positive integer, got ${String(cents)}`);
+  if (!Number.isSafeInteger(orderCents) || orderCents <= 0)
+    throw new LedgerInvariantError(`reserveRefund: orderCents must be a positive integer, got ${String(orderCents)}`);
   if (mode.kind === "automatic" && (!Number.isSafeInteger(mode.limitCents) || mode.limitCents <= 0)) {
-    throw new LedgerInvariantError(`reserveRefund: limitCents must be a positive integer, got ${String(mode.limitCents)}`);
+    throw new LedgerInvariantError(
+      `reserveRefund: limitCents must be a positive integer, got ${String(mode.limitCents)}`,
+    );
   }
   const refuse = (code: ReserveErrorCode, message: string): ReserveResult => ({ ok: false, code, message, entry });
   const existing = reservedForClaim(entry, claimId);
-  if (existing !== undefined) return refuse("ALREADY_REFUNDED_FOR_CLAIM", `Claim ${claimId} already refunded ${formatEur(existing)} EUR on order ${entry.order_id}`);
+  if (existing !== undefined)
+    return refuse(
+      "ALREADY_REFUNDED_FOR_CLAIM",
+      `Claim ${claimId} already refunded ${formatEur(existing)} EUR on order ${entry.order_id}`,
+    );
   if (entry.refunded_cents + cents > orderCents) {
-    return refuse("EXCEEDS_ORDER_AMOUNT", `Refund of ${formatEur(cents)} EUR on order ${entry.order_id} exceeds the order amount ${formatEur(orderCents)} EUR (already refunded ${formatEur(entry.refunded_cents)} EUR)`);
+    return refuse(
+      "EXCEEDS_ORDER_AMOUNT",
+      `Refund of ${formatEur(cents)} EUR on order ${entry.order_id} exceeds the order amount ${formatEur(orderCents)} EUR (already refunded ${formatEur(entry.refunded_cents)} EUR)`,
+    );
   }
   const automatic = entry.automatic_cents ?? 0;
   if (mode.kind === "automatic") {
     if (automatic + cents > mode.limitCents) {
-      return refuse("EXCEEDS_AUTOMATIC_LIMIT", `Automatic refunds on order ${entry.order_id} would reach ${formatEur(automatic + cents)} EUR, above the ${formatEur(mode.limitCents)} EUR a refund may reach without a human`);
+      return refuse(
+        "EXCEEDS_AUTOMATIC_LIMIT",
+        `Automatic refunds on order ${entry.order_id} would reach ${formatEur(automatic + cents)} EUR, above the ${formatEur(mode.limitCents)} EUR a refund may reach without a human`,
+      );
     }
     const pending = otherPendingReviews(entry, claimId);
-    if (pending.length > 0) return refuse("REVIEW_PENDING_ON_ORDER", `Order ${entry.order_id} has a claim awaiting human review (${pending.join(", ")})`);
+    if (pending.length > 0)
+      return refuse(
+        "REVIEW_PENDING_ON_ORDER",
+        `Order ${entry.order_id} has a claim awaiting human review (${pending.join(", ")})`,
+      );
   }
   const claims = { ...entry.claims };
   Object.defineProperty(claims, claimId, { value: cents, enumerable: true, writable: true, configurable: true });

@@ -17,13 +17,21 @@ type CentsParse = { ok: true; cents: number } | { ok: false; problem: CentsProbl
  */
 export function parseCents(value: unknown): CentsParse {
   if (value === undefined || value === null) return { ok: false, problem: "MISSING", message: "amount is missing" };
-  if (typeof value !== "number") return { ok: false, problem: "NOT_A_NUMBER", message: `amount must be a number, got ${describe(value)}` };
-  if (!Number.isFinite(value)) return { ok: false, problem: "NOT_FINITE", message: `amount must be a finite number, got ${String(value)}` };
+  if (typeof value !== "number")
+    return { ok: false, problem: "NOT_A_NUMBER", message: `amount must be a number, got ${describe(value)}` };
+  if (!Number.isFinite(value))
+    return { ok: false, problem: "NOT_FINITE", message: `amount must be a finite number, got ${String(value)}` };
   const scaled = value * 100;
   const cents = Math.round(scaled);
-  if (Math.abs(cents) > MAX_CENTS) return { ok: false, problem: "TOO_LARGE", message: `amount ${value} exceeds the supported maximum of ${formatEur(MAX_CENTS)} EUR` };
+  if (Math.abs(cents) > MAX_CENTS)
+    return {
+      ok: false,
+      problem: "TOO_LARGE",
+      message: `amount ${value} exceeds the supported maximum of ${formatEur(MAX_CENTS)} EUR`,
+    };
   const tolerance = Math.max(1e-6, Math.abs(scaled) * 4 * Number.EPSILON);
-  if (Math.abs(scaled - cents) > tolerance) return { ok: false, problem: "SUB_CENT", message: `amount ${value} has more than two decimals` };
+  if (Math.abs(scaled - cents) > tolerance)
+    return { ok: false, problem: "SUB_CENT", message: `amount ${value} has more than two decimals` };
   return { ok: true, cents: cents === 0 ? 0 : cents };
 }
 
@@ -59,7 +67,8 @@ function assertCents(cents: number, fn: string): void {
 }
 
 function describe(value: unknown): string {
-  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === "string")
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

@@ -11,10 +11,13 @@ import { parseIsoMs } from "./time.ts";
  */
 export function validateOrder(input: unknown): Order {
   const parsed = OrderSchema.safeParse(input);
-  if (!parsed.success) throw new OrderDataError(`order is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  if (!parsed.success)
+    throw new OrderDataError(`order is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
   const order = parsed.data;
   if (parseIsoMs(order.purchase_date) === undefined) {
-    throw new OrderDataError(`order ${order.order_id}: purchase_date ${JSON.stringify(order.purchase_date)} is not an ISO-8601 date or timestamp`);
+    throw new OrderDataError(
+      `order ${order.order_id}: purchase_date ${JSON.stringify(order.purchase_date)} is not an ISO-8601 date or timestamp`,
+    );
   }
   const cents = parseCents(order.amount);
   if (!cents.ok) throw new OrderDataError(`order ${order.order_id}: ${cents.message}`);

@@ -3,16 +3,45 @@ import { describe, expect, it } from "vitest";
 import type { RefundProposalOutput } from "../claims/proposal-output.ts";
 import { ProposalInputError } from "./errors.ts";
 import { canonicalize } from "../crew/canonical.ts";
-import { buildProposal, canonicalHashable, computeIdempotencyKey, hashable, idempotencyKeyOf, PolicyProposalSchema, ProposalEnvelopeSchema, proposalIdFor } from "./proposal.ts";
+import {
+  buildProposal,
+  canonicalHashable,
+  computeIdempotencyKey,
+  hashable,
+  idempotencyKeyOf,
+  PolicyProposalSchema,
+  ProposalEnvelopeSchema,
+  proposalIdFor,
+} from "./proposal.ts";
 
-const output: RefundProposalOutput = { action: "REFUND", order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "screen dead", confidence: 0.9 };
-const base = { dfid: "dfid_1", agentId: "claims_agent_v1", output, createdAt: "2026-03-16T10:00:00.000Z", validForMs: 600_000 };
+const output: RefundProposalOutput = {
+  action: "REFUND",
+  order_id: "ord_001",
+  amount_eur: 299.99,
+  category: "electronics",
+  reason: "screen dead",
+  confidence: 0.9,
+};
+const base = {
+  dfid: "dfid_1",
+  agentId: "claims_agent_v1",
+  output,
+  createdAt: "2026-03-16T10:00:00.000Z",
+  validForMs: 600_000,
+};
 
 describe("buildProposal", () => {
   it("builds a proposal that parses, with the id derived from the key", () => {
     const p = buildProposal(base);
     expect(PolicyProposalSchema.parse(p)).toEqual(p);
-    expect(p).toMatchObject({ dfid: "dfid_1", agent_id: "claims_agent_v1", policy_kind: "REFUND", params: { order_id: "ord_001", amount_eur: 299.99 }, confidence: 0.9, valid_for_ms: 600_000 });
+    expect(p).toMatchObject({
+      dfid: "dfid_1",
+      agent_id: "claims_agent_v1",
+      policy_kind: "REFUND",
+      params: { order_id: "ord_001", amount_eur: 299.99 },
+      confidence: 0.9,
+      valid_for_ms: 600_000,
+    });
     expect(p.idempotency_key).toMatch(/^[0-9a-f]{64}$/);
     expect(p.proposal_id).toBe(proposalIdFor(p.idempotency_key));
     expect(computeIdempotencyKey(p)).toBe(p.idempotency_key);
@@ -34,11 +63,13 @@ describe("buildProposal", () => {
   });
 
   it("the key does not depend on key order, and survives JSON", () => {
-    fc.assert(fc.property(fc.double({ min: 0.01, max: 10_000, noNaN: true }), fc.string(), (amount, reason) => {
-      const p = buildProposal({ ...base, output: { ...output, amount_eur: amount, reason } });
-      const reordered = Object.fromEntries(Object.entries(JSON.parse(JSON.stringify(p))).reverse());
-      expect(computeIdempotencyKey(reordered as never)).toBe(p.idempotency_key);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0.01, max: 10_000, noNaN: true }), fc.string(), (amount, reason) => {
+        const p = buildProposal({ ...base, output: { ...output, amount_eur: amount, reason } });
+        const reordered = Object.fromEntries(Object.entries(JSON.parse(JSON.stringify(p))).reverse());
+        expect(computeIdempotencyKey(reordered as never)).toBe(p.idempotency_key);
+      }),
+    );
   });
 
   it.each([
@@ -68,14 +99,28 @@ describe("idempotencyKeyOf", () => {
 describe("ProposalEnvelopeSchema", () => {
   it("leaves the kind and params values to the kernel layers", () => {
     const p = buildProposal(base);
-    expect(ProposalEnvelopeSchema.safeParse({ ...p, policy_kind: 7, params: { amount_eur: "299.99" } }).success).toBe(true);
+    expect(ProposalEnvelopeSchema.safeParse({ ...p, policy_kind: 7, params: { amount_eur: "299.99" } }).success).toBe(
+      true,
+    );
     expect(ProposalEnvelopeSchema.safeParse({ ...p, params: { amount_eur: 1, iban: "x" } }).success).toBe(false);
   });
 });
 
 describe("canonicalHashable", () => {
   it("writes what canonicalize(hashable(value)) writes, for any value", () => {
-    const anything = fc.anything({ withBigInt: true, withBoxedValues: true, withDate: true, withMap: true, withSet: true, withNullPrototype: true, withObjectString: true, withSparseArray: true, withTypedArray: true, withUnicodeString: true, maxDepth: 6 });
+    const anything = fc.anything({
+      withBigInt: true,
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+      withTypedArray: true,
+      withUnicodeString: true,
+      maxDepth: 6,
+    });
     const outcome = (f: () => string) => {
       try {
         return f();
@@ -83,9 +128,12 @@ describe("canonicalHashable", () => {
         return `threw ${(error as Error).name}: ${(error as Error).message}`;
       }
     };
-    fc.assert(fc.property(anything, (v) => {
-      expect(outcome(() => canonicalHashable(v))).toBe(outcome(() => canonicalize(hashable(v))));
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(anything, (v) => {
+        expect(outcome(() => canonicalHashable(v))).toBe(outcome(() => canonicalize(hashable(v))));
+      }),
+      { numRuns: 1000 },
+    );
     expect(outcome(() => canonicalHashable(undefined))).toMatch(/^threw CanonicalJsonError/);
   });
 
@@ -94,7 +142,16 @@ describe("canonicalHashable", () => {
     for (let i = 0; i < 40; i++) deep = { d: deep, u: undefined };
     const sparse = [1, undefined, 2, 3];
     delete sparse[2];
-    for (const v of [NaN, -Infinity, 10n, () => 1, Symbol("s"), sparse, { a: undefined, b: -0, __proto__: null }, deep]) {
+    for (const v of [
+      NaN,
+      -Infinity,
+      10n,
+      () => 1,
+      Symbol("s"),
+      sparse,
+      { a: undefined, b: -0, __proto__: null },
+      deep,
+    ]) {
       expect(canonicalHashable(v)).toBe(canonicalize(hashable(v)));
     }
   });

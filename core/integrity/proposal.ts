@@ -79,14 +79,16 @@ type ProposalKeyMaterial = {
  * (NaN, Infinity) are hashed under a tagged form instead of failing.
  */
 export function computeIdempotencyKey(material: ProposalKeyMaterial, sha256: Sha256Hex = hashHex): string {
-  return sha256(canonicalHashable({
-    dfid: material.dfid,
-    agent_id: material.agent_id,
-    policy_kind: material.policy_kind,
-    params: material.params,
-    confidence: material.confidence,
-    valid_for_ms: material.valid_for_ms,
-  }));
+  return sha256(
+    canonicalHashable({
+      dfid: material.dfid,
+      agent_id: material.agent_id,
+      policy_kind: material.policy_kind,
+      params: material.params,
+      confidence: material.confidence,
+      valid_for_ms: material.valid_for_ms,
+    }),
+  );
 }
 
 /** The proposal id derived from an idempotency key (`prop_` + its first 24 hex characters). */
@@ -112,10 +114,23 @@ type BuildProposalInput = {
 export function buildProposal(input: BuildProposalInput): PolicyProposal {
   const { dfid, agentId, output, createdAt, validForMs } = input;
   const policy_kind: PolicyKind = output.action;
-  const params = { order_id: output.order_id, amount_eur: output.amount_eur, category: output.category, reason: output.reason };
-  const material = { dfid, agent_id: agentId, policy_kind, params, confidence: output.confidence, valid_for_ms: validForMs };
+  const params = {
+    order_id: output.order_id,
+    amount_eur: output.amount_eur,
+    category: output.category,
+    reason: output.reason,
+  };
+  const material = {
+    dfid,
+    agent_id: agentId,
+    policy_kind,
+    params,
+    confidence: output.confidence,
+    valid_for_ms: validForMs,
+  };
   const shape = ProposalMaterialSchema.safeParse({ ...material, created_at: createdAt });
-  if (!shape.success) throw new ProposalInputError(`buildProposal: ${z.prettifyError(shape.error)}`, { cause: shape.error });
+  if (!shape.success)
+    throw new ProposalInputError(`buildProposal: ${z.prettifyError(shape.error)}`, { cause: shape.error });
   let idempotency_key: string;
   try {
     idempotency_key = computeIdempotencyKey(material, input.sha256);
@@ -124,7 +139,8 @@ export function buildProposal(input: BuildProposalInput): PolicyProposal {
   }
   const proposal = { proposal_id: proposalIdFor(idempotency_key), ...material, created_at: createdAt, idempotency_key };
   const parsed = PolicyProposalSchema.safeParse(proposal);
-  if (!parsed.success) throw new ProposalInputError(`buildProposal: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  if (!parsed.success)
+    throw new ProposalInputError(`buildProposal: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
   return parsed.data;
 }
 
@@ -211,7 +227,12 @@ export function hashable(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     // defineProperty, not assignment: a key named "__proto__" must stay an ordinary member.
-    Object.defineProperty(out, key, { value: hashable((value as Record<string, unknown>)[key], depth + 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, {
+      value: hashable((value as Record<string, unknown>)[key], depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

@@ -24,7 +24,9 @@ type RegistrySnapshot = { accepted_major: number; agents: Record<string, Registe
 type HandshakeRequest = { agent_id: string; version: string; contract: unknown };
 
 /** The handshake answer: registered, or refused with a stable code and a message naming the problem. */
-export type HandshakeResult = { ok: true; agent: RegisteredAgent } | { ok: false; code: HandshakeErrorCode; message: string };
+export type HandshakeResult =
+  | { ok: true; agent: RegisteredAgent }
+  | { ok: false; code: HandshakeErrorCode; message: string };
 
 /** A parsed semantic version (semver 2.0.0); build metadata is kept but never affects compatibility. */
 type Semver = { major: number; minor: number; patch: number; prerelease: string[]; build: string[] };
@@ -56,7 +58,8 @@ function isCompatibleVersion(v: Semver, acceptedMajor: number): boolean {
 
 /** An empty registry snapshot accepting agents of contract major `acceptedMajor`. */
 export function emptyRegistry(acceptedMajor: number): RegistrySnapshot {
-  if (!Number.isSafeInteger(acceptedMajor) || acceptedMajor < 0) throw new RangeError(`acceptedMajor must be a non-negative integer, got ${String(acceptedMajor)}`);
+  if (!Number.isSafeInteger(acceptedMajor) || acceptedMajor < 0)
+    throw new RangeError(`acceptedMajor must be a non-negative integer, got ${String(acceptedMajor)}`);
   return { accepted_major: acceptedMajor, agents: {} };
 }
 
@@ -72,38 +75,69 @@ export function findRegisteredAgent(view: RegistryView, agentId: string): Regist
  * an active agent succeeds and changes nothing (cold starts re-register); any other handshake for a known
  * id — another version, another contract, or a revoked agent — is `DUPLICATE_AGENT`.
  */
-export function handshakeAgent(snapshot: RegistrySnapshot, request: HandshakeRequest): { result: HandshakeResult; snapshot: RegistrySnapshot } {
-  const refuse = (code: HandshakeErrorCode, message: string) => ({ result: { ok: false as const, code, message }, snapshot });
+export function handshakeAgent(
+  snapshot: RegistrySnapshot,
+  request: HandshakeRequest,
+): { result: HandshakeResult; snapshot: RegistrySnapshot } {
+  const refuse = (code: HandshakeErrorCode, message: string) => ({
+    result: { ok: false as const, code, message },
+    snapshot,
+  });
   const agentId = request?.agent_id;
-  if (typeof agentId !== "string" || agentId.trim() === "") return refuse("INVALID_CONTRACT", "agent_id must be a non-empty string");
+  if (typeof agentId !== "string" || agentId.trim() === "")
+    return refuse("INVALID_CONTRACT", "agent_id must be a non-empty string");
   const version = parseSemver(request.version);
   if (!version) {
-    return refuse("INVALID_VERSION", `agent ${agentId}: version ${JSON.stringify(request.version)} is not a semantic version MAJOR.MINOR.PATCH (e.g. 1.0.0)`);
+    return refuse(
+      "INVALID_VERSION",
+      `agent ${agentId}: version ${JSON.stringify(request.version)} is not a semantic version MAJOR.MINOR.PATCH (e.g. 1.0.0)`,
+    );
   }
   if (!isCompatibleVersion(version, snapshot.accepted_major)) {
-    return refuse("INCOMPATIBLE_VERSION", `agent ${agentId}: version ${request.version} is incompatible; this registry accepts ${snapshot.accepted_major}.x.y releases (${snapshot.accepted_major}.0.0 or later)`);
+    return refuse(
+      "INCOMPATIBLE_VERSION",
+      `agent ${agentId}: version ${request.version} is incompatible; this registry accepts ${snapshot.accepted_major}.x.y releases (${snapshot.accepted_major}.0.0 or later)`,
+    );
   }
   const contract = ResponsibilityContractSchema.safeParse(request.contract);
-  if (!contract.success) return refuse("INVALID_CONTRACT", `agent ${agentId}: contract is invalid: ${z.prettifyError(contract.error)}`);
+  if (!contract.success)
+    return refuse("INVALID_CONTRACT", `agent ${agentId}: contract is invalid: ${z.prettifyError(contract.error)}`);
   if (contract.data.agent_id !== agentId) {
-    return refuse("INVALID_CONTRACT", `agent ${agentId}: contract.agent_id is ${JSON.stringify(contract.data.agent_id)}; it must name the registering agent`);
+    return refuse(
+      "INVALID_CONTRACT",
+      `agent ${agentId}: contract.agent_id is ${JSON.stringify(contract.data.agent_id)}; it must name the registering agent`,
+    );
   }
   const existing = findRegisteredAgent(snapshot, agentId);
   if (existing) {
-    const same = existing.status === "ACTIVE" && existing.version === request.version && canonicalize(existing.contract) === canonicalize(contract.data);
+    const same =
+      existing.status === "ACTIVE" &&
+      existing.version === request.version &&
+      canonicalize(existing.contract) === canonicalize(contract.data);
     if (same) return { result: { ok: true, agent: existing }, snapshot };
     const why = existing.status === "REVOKED" ? "was revoked" : `is already registered (version ${existing.version})`;
     return refuse("DUPLICATE_AGENT", `agent ${agentId} ${why}; a different registration under the same id is refused`);
   }
-  const agent: RegisteredAgent = { agent_id: agentId, version: request.version, contract: contract.data, status: "ACTIVE" };
-  return { result: { ok: true, agent }, snapshot: { accepted_major: snapshot.accepted_major, agents: withMember(snapshot.agents, agentId, agent) } };
+  const agent: RegisteredAgent = {
+    agent_id: agentId,
+    version: request.version,
+    contract: contract.data,
+    status: "ACTIVE",
+  };
+  return {
+    result: { ok: true, agent },
+    snapshot: { accepted_major: snapshot.accepted_major, agents: withMember(snapshot.agents, agentId, agent) },
+  };
 }
 
 /** Pure revocation: the agent stays known (so its id cannot be re-registered) but is no longer authorised. */
 function revokeAgent(snapshot: RegistrySnapshot, agentId: string): RegistrySnapshot {
   const existing = findRegisteredAgent(snapshot, agentId);
   if (!existing || existing.status === "REVOKED") return snapshot;
-  return { accepted_major: snapshot.accepted_major, agents: withMember(snapshot.agents, agentId, { ...existing, status: "REVOKED" }) };
+  return {
+    accepted_major: snapshot.accepted_major,
+    agents: withMember(snapshot.agents, agentId, { ...existing, status: "REVOKED" }),
+  };
 }
 
 /** A registry holding its snapshot; it is itself a `RegistryView`, so it can be handed to the kernel directly. */
@@ -115,7 +149,9 @@ export type AgentRegistry = RegistryView & {
 
 /** Creates a registry accepting contract major `acceptedMajor`, optionally starting from a stored snapshot. */
 export function createAgentRegistry(options: { acceptedMajor: number; snapshot?: RegistrySnapshot }): AgentRegistry {
-  let state: RegistrySnapshot = options.snapshot ? structuredClone(options.snapshot) : emptyRegistry(options.acceptedMajor);
+  let state: RegistrySnapshot = options.snapshot
+    ? structuredClone(options.snapshot)
+    : emptyRegistry(options.acceptedMajor);
   if (state.accepted_major !== options.acceptedMajor) {
     throw new RangeError(`registry snapshot accepts major ${state.accepted_major}, not ${options.acceptedMajor}`);
   }

@@ -18,12 +18,22 @@ export function parseIsoMs(value: string): number | undefined {
   const [, y, mo, d, h, mi, s, frac, zone] = m;
   let text = `${y}-${mo}-${d}T${h ?? "00"}:${mi ?? "00"}:${s ?? "00"}`;
   if (frac !== undefined) text += `.${frac.slice(0, 3).padEnd(3, "0")}`;
-  text += zone === undefined || zone.toUpperCase() === "Z" ? "Z" : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  text +=
+    zone === undefined || zone.toUpperCase() === "Z"
+      ? "Z"
+      : zone.length === 5
+        ? `${zone.slice(0, 3)}:${zone.slice(3)}`
+        : zone;
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) return undefined;
   // Date.parse rolls 2026-02-30 over to March; refuse dates that do not exist.
   const check = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  if (check.getUTCFullYear() !== Number(y) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d)) return undefined;
+  if (
+    check.getUTCFullYear() !== Number(y) ||
+    check.getUTCMonth() !== Number(mo) - 1 ||
+    check.getUTCDate() !== Number(d)
+  )
+    return undefined;
   return ms;
 }
 
@@ -40,7 +50,17 @@ function digit(s: string, i: number): number {
  * for these strings.
  */
 function parseCanonicalIso(s: string): number | undefined {
-  if (s.length !== 24 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90) return undefined;
+  if (
+    s.length !== 24 ||
+    s.charCodeAt(4) !== 45 ||
+    s.charCodeAt(7) !== 45 ||
+    s.charCodeAt(10) !== 84 ||
+    s.charCodeAt(13) !== 58 ||
+    s.charCodeAt(16) !== 58 ||
+    s.charCodeAt(19) !== 46 ||
+    s.charCodeAt(23) !== 90
+  )
+    return undefined;
   const y = digit(s, 0) * 1000 + digit(s, 1) * 100 + digit(s, 2) * 10 + digit(s, 3);
   const mo = digit(s, 5) * 10 + digit(s, 6);
   const d = digit(s, 8) * 10 + digit(s, 9);
@@ -49,7 +69,8 @@ function parseCanonicalIso(s: string): number | undefined {
   const sec = digit(s, 17) * 10 + digit(s, 18);
   const ms = digit(s, 20) * 100 + digit(s, 21) * 10 + digit(s, 22);
   // NaN fails every comparison: a non-digit anywhere lands in the general path.
-  if (!(y >= 1000 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && sec <= 59 && ms >= 0)) return undefined;
+  if (!(y >= 1000 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && sec <= 59 && ms >= 0))
+    return undefined;
   // A day the month does not have (2026-02-30) is refused by the general path: leave it to it.
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   if (d > (mo === 2 ? (leap ? 29 : 28) : MONTH_DAYS[mo - 1]!)) return undefined;

@@ -21,7 +21,12 @@ const VerdictCheckSchema = z
   .strict();
 
 /** A check the kernel ran. */
-export type VerdictCheck<Code extends string = string> = { layer: number; name: string; passed: boolean; reason_code?: Code };
+export type VerdictCheck<Code extends string = string> = {
+  layer: number;
+  name: string;
+  passed: boolean;
+  reason_code?: Code;
+};
 
 /** A kernel verdict: outcome, stable code, human reason, deciding layer, and the checks run up to the decision. */
 export const VerdictSchema = z
@@ -42,4 +47,3 @@ export type Verdict<Code extends string = string> = {
   layer: number;
   checks: VerdictCheck<Code>[];
 };
-

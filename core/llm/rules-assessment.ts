@@ -62,24 +62,40 @@ export function assessClaim(
   if (allowed.includes(category)) {
     lines.push(`- Category: '${category}' is a refundable category.`);
   } else {
-    const f = flag("CATEGORY_NOT_ALLOWED", "boundary", `'${category}' is not among the refundable categories (${allowed.join(", ")})`);
+    const f = flag(
+      "CATEGORY_NOT_ALLOWED",
+      "boundary",
+      `'${category}' is not among the refundable categories (${allowed.join(", ")})`,
+    );
     flags.push(f);
     lines.push(`- Category: ${f.detail}.`);
   }
   const authorised = opts.responsibility?.authorized_categories.map((c) => c.toLowerCase()) ?? [];
   if (authorised.length > 0 && !authorised.includes(category)) {
-    const f = flag("CATEGORY_NOT_AUTHORISED", "boundary", `this agent is not authorised for '${category}' (only ${authorised.join(", ")})`);
+    const f = flag(
+      "CATEGORY_NOT_AUTHORISED",
+      "boundary",
+      `this agent is not authorised for '${category}' (only ${authorised.join(", ")})`,
+    );
     flags.push(f);
     lines.push(`- Authority: ${f.detail}.`);
   }
 
   const limit = contract.max_refund_without_escalation;
   if (!Number.isFinite(claim.amount_eur) || claim.amount_eur <= 0) {
-    const f = flag("AMOUNT_NOT_POSITIVE", "boundary", `the claimed amount ${claim.amount_eur} EUR is not a positive amount`);
+    const f = flag(
+      "AMOUNT_NOT_POSITIVE",
+      "boundary",
+      `the claimed amount ${claim.amount_eur} EUR is not a positive amount`,
+    );
     flags.push(f);
     lines.push(`- Amount: ${f.detail}; nothing can be refunded as stated.`);
   } else if (claim.amount_eur > limit) {
-    const f = flag("AMOUNT_ABOVE_LIMIT", "boundary", `${claim.amount_eur} EUR is above the ${limit} EUR limit for refunds without escalation`);
+    const f = flag(
+      "AMOUNT_ABOVE_LIMIT",
+      "boundary",
+      `${claim.amount_eur} EUR is above the ${limit} EUR limit for refunds without escalation`,
+    );
     flags.push(f);
     lines.push(`- Amount: ${f.detail}; human approval is required.`);
   } else {
@@ -100,48 +116,91 @@ export function assessClaim(
     lines.push(`- Reason: ${f.detail}.`);
   } else {
     const named = findCategory(reason);
-    if (named.category !== null && allowed.includes(named.category) && named.category !== category && /^[a-z]+$/.test(category)) {
-      const f = flag("CATEGORY_CONTRADICTS_REASON", "unknown", `the reason describes a ${named.category} item but the claim says '${category}'`);
+    if (
+      named.category !== null &&
+      allowed.includes(named.category) &&
+      named.category !== category &&
+      /^[a-z]+$/.test(category)
+    ) {
+      const f = flag(
+        "CATEGORY_CONTRADICTS_REASON",
+        "unknown",
+        `the reason describes a ${named.category} item but the claim says '${category}'`,
+      );
       flags.push(f);
       lines.push(`- Consistency: ${f.detail}.`);
     }
   }
-  if (containsInstructionLikeText(reason) || reason.includes(INSTRUCTION_NOTE) || containsInstructionLikeText(claim.order_id) || containsInstructionLikeText(claim.category)) {
-    const f = flag("INSTRUCTIONS_IN_TEXT", "human", "the customer's text contains instructions addressed to the system; they were treated as data");
+  if (
+    containsInstructionLikeText(reason) ||
+    reason.includes(INSTRUCTION_NOTE) ||
+    containsInstructionLikeText(claim.order_id) ||
+    containsInstructionLikeText(claim.category)
+  ) {
+    const f = flag(
+      "INSTRUCTIONS_IN_TEXT",
+      "human",
+      "the customer's text contains instructions addressed to the system; they were treated as data",
+    );
     flags.push(f);
     lines.push(`- Caution: ${f.detail}.`);
   }
   return { flags, lines };
 }
 
-function windowLine(claim: Claim, contract: ClaimsContract, receivedAt: string | undefined, flags: AssessmentFlag[]): string {
+function windowLine(
+  claim: Claim,
+  contract: ClaimsContract,
+  receivedAt: string | undefined,
+  flags: AssessmentFlag[],
+): string {
   const days = contract.return_window_days;
   if (claim.purchase_date === undefined) {
-    const f = flag("NO_PURCHASE_DATE", "unknown", `the claim states no purchase date, so the ${days}-day return window cannot be judged from the claim`);
+    const f = flag(
+      "NO_PURCHASE_DATE",
+      "unknown",
+      `the claim states no purchase date, so the ${days}-day return window cannot be judged from the claim`,
+    );
     flags.push(f);
     return `- Return window: ${f.detail}.`;
   }
   const purchased = parseIsoMs(claim.purchase_date);
   if (purchased === undefined) {
-    const f = flag("INVALID_PURCHASE_DATE", "unknown", `the stated purchase date '${claim.purchase_date}' is not a date`);
+    const f = flag(
+      "INVALID_PURCHASE_DATE",
+      "unknown",
+      `the stated purchase date '${claim.purchase_date}' is not a date`,
+    );
     flags.push(f);
     return `- Return window: ${f.detail}.`;
   }
   const received = receivedAt === undefined ? undefined : parseIsoMs(receivedAt);
   if (received === undefined) {
-    const f = flag("NO_RECEIPT_TIME", "unknown", "the claim's receipt time is unknown, so the return window cannot be judged");
+    const f = flag(
+      "NO_RECEIPT_TIME",
+      "unknown",
+      "the claim's receipt time is unknown, so the return window cannot be judged",
+    );
     flags.push(f);
     return `- Return window: ${f.detail}.`;
   }
   if (purchased > received) {
-    const f = flag("PURCHASE_DATE_IN_FUTURE", "human", `the stated purchase date ${claim.purchase_date} is after the claim's receipt`);
+    const f = flag(
+      "PURCHASE_DATE_IN_FUTURE",
+      "human",
+      `the stated purchase date ${claim.purchase_date} is after the claim's receipt`,
+    );
     flags.push(f);
     return `- Return window: ${f.detail}.`;
   }
   const ageDays = (received - purchased) / DAY_MS;
   const shown = Math.floor(ageDays);
   if (received - purchased > days * DAY_MS) {
-    const f = flag("OUTSIDE_RETURN_WINDOW", "boundary", `purchased ${claim.purchase_date}, ${shown} days before receipt, outside the ${days}-day return window`);
+    const f = flag(
+      "OUTSIDE_RETURN_WINDOW",
+      "boundary",
+      `purchased ${claim.purchase_date}, ${shown} days before receipt, outside the ${days}-day return window`,
+    );
     flags.push(f);
     return `- Return window: ${f.detail}.`;
   }
@@ -151,12 +210,11 @@ function windowLine(claim: Claim, contract: ClaimsContract, receivedAt: string |
 /** The analyst's plain-text assessment, as a careful model would write it. */
 export function formatAssessment(claim: Claim, assessment: ClaimAssessment): string {
   const concerns = assessment.flags.filter((f) => f.weight !== "unknown" || f.code === "CATEGORY_CONTRADICTS_REASON");
-  const recommendation =
-    assessment.flags.some((f) => f.weight === "human")
-      ? "Recommendation: a human should look at this claim before any refund."
-      : assessment.flags.some((f) => f.weight === "boundary")
-        ? "Recommendation: as stated, the claim is outside the contract's boundaries noted above; the order data decides."
-        : "Recommendation: as stated, the claim is within the contract's boundaries; the order data must confirm it.";
+  const recommendation = assessment.flags.some((f) => f.weight === "human")
+    ? "Recommendation: a human should look at this claim before any refund."
+    : assessment.flags.some((f) => f.weight === "boundary")
+      ? "Recommendation: as stated, the claim is outside the contract's boundaries noted above; the order data decides."
+      : "Recommendation: as stated, the claim is within the contract's boundaries; the order data must confirm it.";
   return [
     `Assessment of the claim for order ${claim.order_id} (${claim.category}, ${claim.amount_eur} EUR).`,
     ...assessment.lines,

@@ -46,7 +46,10 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
         const assessment = assessClaim(facts.claim, contract, { responsibility, receivedAt: facts.received_at });
         const failure = facts.error.code ?? "error";
         if (facts.failed_task === "analyze_claim") {
-          return { text: `Fallback assessment (the analyst step failed: ${failure}).\n${formatAssessment(facts.claim, assessment)}`, warnings: [] };
+          return {
+            text: `Fallback assessment (the analyst step failed: ${failure}).\n${formatAssessment(facts.claim, assessment)}`,
+            warnings: [],
+          };
         }
         const proposal = propose(facts.claim, assessment, {
           analysisMissing: facts.analysis === undefined || facts.analysis.trim() === "",
@@ -57,7 +60,11 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
     }
   }
 
-  function propose(claim: Claim, assessment: ClaimAssessment, opts: { analysisMissing: boolean; fallbackAfter?: string }): RefundProposalOutput {
+  function propose(
+    claim: Claim,
+    assessment: ClaimAssessment,
+    opts: { analysisMissing: boolean; fallbackAfter?: string },
+  ): RefundProposalOutput {
     const allowedKinds = responsibility?.allowed_policy_types ?? ["REFUND", "REPLACE", "ESCALATE"];
     const wantsHuman = assessment.flags.some((f) => f.weight === "human");
     let confidence = confidenceFrom(assessment, { analysisMissing: opts.analysisMissing });
@@ -73,8 +80,12 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
       action === "ESCALATE"
         ? `Escalate the claim on order ${claim.order_id} (${claim.amount_eur} EUR) to a human`
         : `Refund ${claim.amount_eur} EUR for order ${claim.order_id} (${claim.category})`;
-    const tail = concerns.length === 0 ? "the claim is within the contract's boundaries as stated" : concerns.join("; ");
-    const prefix = opts.fallbackAfter === undefined ? "" : `Fallback proposal after the decision step failed (${opts.fallbackAfter}). `;
+    const tail =
+      concerns.length === 0 ? "the claim is within the contract's boundaries as stated" : concerns.join("; ");
+    const prefix =
+      opts.fallbackAfter === undefined
+        ? ""
+        : `Fallback proposal after the decision step failed (${opts.fallbackAfter}). `;
     const reason = `${prefix}${head}: ${tail}.`;
     return {
       action,
@@ -98,7 +109,10 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
       if (request.signal?.aborted === true) return fail("LLM_ABORTED", "the call was cancelled before it started");
       const facts = request.facts;
       if (facts === undefined) {
-        return fail("LLM_BAD_REQUEST", `the rules model needs the request's structured facts for '${request.task}' (build requests with core/claims/prompts.ts)`);
+        return fail(
+          "LLM_BAD_REQUEST",
+          `the rules model needs the request's structured facts for '${request.task}' (build requests with core/claims/prompts.ts)`,
+        );
       }
       if (facts.task !== request.task) {
         return fail("LLM_BAD_REQUEST", `request task '${request.task}' does not match its facts' task '${facts.task}'`);
@@ -106,17 +120,36 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
       const produced = produce(facts);
       const usage = estimateUsage(request.system, request.messages, produced.text);
       if (request.schema === undefined) {
-        return { ok: true, value: produced.text as T, text: produced.text, usage, attempts: 1, model: RULES_MODEL_NAME, warnings: produced.warnings };
+        return {
+          ok: true,
+          value: produced.text as T,
+          text: produced.text,
+          usage,
+          attempts: 1,
+          model: RULES_MODEL_NAME,
+          warnings: produced.warnings,
+        };
       }
       const parsed = request.schema.zod.safeParse(produced.structured ?? produced.text);
       if (!parsed.success) {
         return {
-          ...fail<T>("LLM_SCHEMA_VIOLATION", `rules output for '${request.task}' does not match '${request.schema.name}': ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`),
+          ...fail<T>(
+            "LLM_SCHEMA_VIOLATION",
+            `rules output for '${request.task}' does not match '${request.schema.name}': ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+          ),
           usage,
           text: produced.text,
         };
       }
-      return { ok: true, value: parsed.data, text: produced.text, usage, attempts: 1, model: RULES_MODEL_NAME, warnings: produced.warnings };
+      return {
+        ok: true,
+        value: parsed.data,
+        text: produced.text,
+        usage,
+        attempts: 1,
+        model: RULES_MODEL_NAME,
+        warnings: produced.warnings,
+      };
     },
   };
 }

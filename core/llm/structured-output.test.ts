@@ -26,7 +26,11 @@ describe("readStructuredOutput", () => {
   const schema = { name: "thing", zod: z.object({ n: z.number(), s: z.string() }).strict() };
 
   it("validates the parsed value", () => {
-    expect(readStructuredOutput('{"n": 1, "s": "x"}', schema)).toEqual({ ok: true, value: { n: 1, s: "x" }, source: "whole" });
+    expect(readStructuredOutput('{"n": 1, "s": "x"}', schema)).toEqual({
+      ok: true,
+      value: { n: 1, s: "x" },
+      source: "whole",
+    });
   });
 
   it("names every offending field of a schema violation", () => {

@@ -22,7 +22,10 @@ export function parseJsonFromText(text: string): JsonFromText {
     const parsed = tryParse(candidate);
     if (parsed.ok) return { ok: true, value: parsed.value, source: "embedded" };
   }
-  return { ok: false, message: `no JSON object found in the answer (starts with ${JSON.stringify(trimmed.slice(0, 60))})` };
+  return {
+    ok: false,
+    message: `no JSON object found in the answer (starts with ${JSON.stringify(trimmed.slice(0, 60))})`,
+  };
 }
 
 /** A validated structured answer, or the failure code and a message naming the offending fields. */
@@ -32,9 +35,11 @@ type StructuredOutput<T> =
 
 /** Parses and validates a model's answer against a schema. */
 export function readStructuredOutput<T>(text: string, schema: { name: string; zod: ZodType<T> }): StructuredOutput<T> {
-  if (text.trim() === "") return { ok: false, code: "LLM_EMPTY_RESPONSE", message: `the model returned no content for '${schema.name}'` };
+  if (text.trim() === "")
+    return { ok: false, code: "LLM_EMPTY_RESPONSE", message: `the model returned no content for '${schema.name}'` };
   const json = parseJsonFromText(text);
-  if (!json.ok) return { ok: false, code: "LLM_INVALID_JSON", message: `answer for '${schema.name}' is not JSON: ${json.message}` };
+  if (!json.ok)
+    return { ok: false, code: "LLM_INVALID_JSON", message: `answer for '${schema.name}' is not JSON: ${json.message}` };
   const parsed = schema.zod.safeParse(json.value);
   if (!parsed.success) {
     const issues = parsed.error.issues

@@ -20,7 +20,10 @@ import { AgentRefusedError, ResourceLinkError } from "./errors.ts";
 
 /** Writes the deployed policy of scenarios/config.yaml (as infra/policy.ts does), changed by `edit`, and returns its path. */
 function writePolicy(edit: (policy: ClaimsPolicy) => unknown = (p) => p): string {
-  const policy = policyFromConfig(loadConfig(CONFIG_PATH, TEST_NOW), readFileSync(CONFIG_PATH, "utf8"), { source: "scenarios/config.yaml", demo: true });
+  const policy = policyFromConfig(loadConfig(CONFIG_PATH, TEST_NOW), readFileSync(CONFIG_PATH, "utf8"), {
+    source: "scenarios/config.yaml",
+    demo: true,
+  });
   const path = join(mkdtempSync(join(tmpdir(), "policy-")), "claims-policy.json");
   writeFileSync(path, JSON.stringify(edit(policy)));
   return path;
@@ -48,7 +51,9 @@ describe("productionDeps", () => {
       LLM_PROVIDER: "rules",
     });
     const { handler } = await import("../intake-api.ts");
-    const body = JSON.stringify({ claim: { order_id: "ord_004", amount_eur: 50, category: "prohibited_category", reason: "Not as described" } });
+    const body = JSON.stringify({
+      claim: { order_id: "ord_004", amount_eur: 50, category: "prohibited_category", reason: "Not as described" },
+    });
     const posted = await handler(apiEvent("POST", "/claims", { body }));
     expect(posted.statusCode).toBe(202);
     const { claim_id } = JSON.parse(posted.body ?? "{}") as { claim_id: string };
@@ -64,28 +69,59 @@ describe("composeDeps", () => {
   });
 
   it("reads no link while composing, and names the link a port needs when it is used", async () => {
-    const deps = composeDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), policy: stack.config });
+    const deps = composeDeps({
+      resources: noLinks,
+      clients: stack.clients,
+      clock: frozenClock(TEST_NOW),
+      policy: stack.config,
+    });
     await expect(async () => deps.claims.getClaim("clm_x")).rejects.toThrow(ResourceLinkError);
     await expect(async () => deps.claims.getClaim("clm_x")).rejects.toThrow(/Resource\.Table is not available/);
-    await expect(async () => deps.queues.requestExtraction("clm_x")).rejects.toThrow(/Resource\.ExtractionQueue is not available/);
+    await expect(async () => deps.queues.requestExtraction("clm_x")).rejects.toThrow(
+      /Resource\.ExtractionQueue is not available/,
+    );
     await expect(async () => deps.publisher.publish([])).rejects.toThrow(/Resource\.Bus is not available/);
   });
 
   it("reads the deployed policy from CLAIMS_POLICY_PATH, and refuses an agent the registry refuses when the agent is first needed", () => {
     const path = writePolicy((p) => ({ ...p, agent: { ...p.agent, version: "2.0.0" } }));
-    const deps = composeDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), env: { CLAIMS_POLICY_PATH: path } });
+    const deps = composeDeps({
+      resources: noLinks,
+      clients: stack.clients,
+      clock: frozenClock(TEST_NOW),
+      env: { CLAIMS_POLICY_PATH: path },
+    });
     expect(() => deps.agent.agentId).toThrow(AgentRefusedError);
     expect(() => deps.registry.agents).toThrow(/refused by the registry/);
   });
 
   it("gives a model only to the functions composed with functions/lib/llm.ts; the others refuse, naming them", async () => {
     const env = { LLM_PROVIDER: "rules" };
-    const plain = composeDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), policy: stack.config, env });
+    const plain = composeDeps({
+      resources: noLinks,
+      clients: stack.clients,
+      clock: frozenClock(TEST_NOW),
+      policy: stack.config,
+      env,
+    });
     expect(() => plain.llm.provider).toThrow(/only worker and intake-extract call a model/);
-    await expect(plain.llm.complete({ task: "extract_claim", system: "s", messages: [] })).rejects.toThrow(/only worker and intake-extract/);
-    const withLlm = composeLlmDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), policy: stack.config, env });
+    await expect(plain.llm.complete({ task: "extract_claim", system: "s", messages: [] })).rejects.toThrow(
+      /only worker and intake-extract/,
+    );
+    const withLlm = composeLlmDeps({
+      resources: noLinks,
+      clients: stack.clients,
+      clock: frozenClock(TEST_NOW),
+      policy: stack.config,
+      env,
+    });
     expect(withLlm.llm.provider).toBe("rules");
-    const extracted = await withLlm.llm.complete({ task: "extract_claim", system: "s", messages: [], facts: { task: "extract_claim", claim_text: "Order ord_001, 45 EUR, the kettle leaks" } });
+    const extracted = await withLlm.llm.complete({
+      task: "extract_claim",
+      system: "s",
+      messages: [],
+      facts: { task: "extract_claim", claim_text: "Order ord_001, 45 EUR, the kettle leaks" },
+    });
     expect(extracted.ok).toBe(true);
   });
 
@@ -94,14 +130,42 @@ describe("composeDeps", () => {
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const env = { LLM_PROVIDER: "openai", LLM_BASE_URL: `http://127.0.0.1:${port}`, LLM_MODEL: "gemma3:4b", LLM_API_KEY: "k" };
-    const deps = composeLlmDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), policy: stack.config, env });
-    const result = await deps.llm.complete({ task: "analyze_claim", system: "s", messages: [{ role: "user", content: "u" }] });
-    expect(result).toMatchObject({ ok: false, code: "LLM_UNREACHABLE", attempts: 0, retryable: false, message: `LLM endpoint http://127.0.0.1:${port}/v1 (model gemma3:4b) is unreachable: ECONNREFUSED` });
+    const env = {
+      LLM_PROVIDER: "openai",
+      LLM_BASE_URL: `http://127.0.0.1:${port}`,
+      LLM_MODEL: "gemma3:4b",
+      LLM_API_KEY: "k",
+    };
+    const deps = composeLlmDeps({
+      resources: noLinks,
+      clients: stack.clients,
+      clock: frozenClock(TEST_NOW),
+      policy: stack.config,
+      env,
+    });
+    const result = await deps.llm.complete({
+      task: "analyze_claim",
+      system: "s",
+      messages: [{ role: "user", content: "u" }],
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      code: "LLM_UNREACHABLE",
+      attempts: 0,
+      retryable: false,
+      message: `LLM endpoint http://127.0.0.1:${port}/v1 (model gemma3:4b) is unreachable: ECONNREFUSED`,
+    });
   });
 
   it("derives the crew's step deadlines from the LLM budget (LLM_TIMEOUT_MS over the config's timeout_ms)", () => {
-    const from = (env: Record<string, string>) => composeDeps({ resources: noLinks, clients: stack.clients, clock: frozenClock(TEST_NOW), policy: stack.config, env }).settings.timeouts;
+    const from = (env: Record<string, string>) =>
+      composeDeps({
+        resources: noLinks,
+        clients: stack.clients,
+        clock: frozenClock(TEST_NOW),
+        policy: stack.config,
+        env,
+      }).settings.timeouts;
     expect(from({})).toEqual(pipelineWaitsFor(30_000).timeouts);
     expect(from({ LLM_TIMEOUT_MS: "90000" })).toEqual(pipelineWaitsFor(90_000).timeouts);
   });
@@ -110,7 +174,9 @@ describe("composeDeps", () => {
 describe("the deployed policy (pre-parsed JSON)", () => {
   it("is found under LAMBDA_TASK_ROOT, or at CLAIMS_POLICY_PATH (relative paths under the function's root)", () => {
     expect(policyPathFrom({ LAMBDA_TASK_ROOT: "/var/task" })).toBe("/var/task/claims-policy.json");
-    expect(policyPathFrom({ LAMBDA_TASK_ROOT: "/var/task", CLAIMS_POLICY_PATH: "p/x.json" })).toBe("/var/task/p/x.json");
+    expect(policyPathFrom({ LAMBDA_TASK_ROOT: "/var/task", CLAIMS_POLICY_PATH: "p/x.json" })).toBe(
+      "/var/task/p/x.json",
+    );
     expect(policyPathFrom({ CLAIMS_POLICY_PATH: "/etc/x.json" })).toBe("/etc/x.json");
   });
 
@@ -119,17 +185,38 @@ describe("the deployed policy (pre-parsed JSON)", () => {
     const policy = loadPolicyFile(writePolicy());
     expect(policy.agent).toEqual(config.agent);
     expect(policy.llm).toEqual(config.llm);
-    expect(policy).toMatchObject({ run_id: config.simulationId, demo: true, source: "scenarios/config.yaml", contract_format: "claims-crew" });
+    expect(policy).toMatchObject({
+      run_id: config.simulationId,
+      demo: true,
+      source: "scenarios/config.yaml",
+      contract_format: "claims-crew",
+    });
   });
 
   it.each([
-    ["a missing file", () => "/nonexistent/claims-policy.json", /policy file not found: \/nonexistent\/claims-policy.json/],
-    ["a file that is not JSON", () => {
-      const path = writePolicy();
-      writeFileSync(path, "agents: [yaml]");
-      return path;
-    }, /is not JSON/],
-    ["a limit that is not a number", () => writePolicy((p) => ({ ...p, agent: { ...p.agent, contract: { ...p.agent.contract, max_refund_without_escalation: "500" } } })), /agent\.contract\.max_refund_without_escalation: /],
+    [
+      "a missing file",
+      () => "/nonexistent/claims-policy.json",
+      /policy file not found: \/nonexistent\/claims-policy.json/,
+    ],
+    [
+      "a file that is not JSON",
+      () => {
+        const path = writePolicy();
+        writeFileSync(path, "agents: [yaml]");
+        return path;
+      },
+      /is not JSON/,
+    ],
+    [
+      "a limit that is not a number",
+      () =>
+        writePolicy((p) => ({
+          ...p,
+          agent: { ...p.agent, contract: { ...p.agent.contract, max_refund_without_escalation: "500" } },
+        })),
+      /agent\.contract\.max_refund_without_escalation: /,
+    ],
     ["another format", () => writePolicy((p) => ({ ...p, format: "claims-crew.policy/v0" })), /format: /],
   ])("refuses %s at cold start with a message naming the problem", (_case, path, message) => {
     expect(() => loadPolicyFile(path())).toThrow(ConfigLoadError);
@@ -140,13 +227,18 @@ describe("the deployed policy (pre-parsed JSON)", () => {
 describe("retentionFrom", () => {
   it.each([
     [{}, { sessionsMs: 30 * 86_400_000 }],
-    [{ CLAIMS_SESSION_RETENTION_DAYS: "7", CLAIMS_AUDIT_RETENTION_DAYS: "400" }, { sessionsMs: 7 * 86_400_000, auditMs: 400 * 86_400_000 }],
+    [
+      { CLAIMS_SESSION_RETENTION_DAYS: "7", CLAIMS_AUDIT_RETENTION_DAYS: "400" },
+      { sessionsMs: 7 * 86_400_000, auditMs: 400 * 86_400_000 },
+    ],
     [{ CLAIMS_SESSION_RETENTION_DAYS: "never", CLAIMS_AUDIT_RETENTION_DAYS: "" }, {}],
   ])("reads %j as %j", (env, expected) => {
     expect(retentionFrom(env)).toEqual(expected);
   });
 
   it.each(["0", "-3", "a week"])("refuses %j, naming the variable", (value) => {
-    expect(() => retentionFrom({ CLAIMS_AUDIT_RETENTION_DAYS: value })).toThrow(/CLAIMS_AUDIT_RETENTION_DAYS must be a positive number of days or "never"/);
+    expect(() => retentionFrom({ CLAIMS_AUDIT_RETENTION_DAYS: value })).toThrow(
+      /CLAIMS_AUDIT_RETENTION_DAYS must be a positive number of days or "never"/,
+    );
   });
 });

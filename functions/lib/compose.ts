@@ -46,7 +46,9 @@ interface AwsClientSettings {
 /** Builds the three SDK clients; marshalling drops undefined attributes (optional fields of records). */
 export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
   return {
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb ?? {}), { marshallOptions: { removeUndefinedValues: true } }),
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb ?? {}), {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
     sqs: new SQSClient(settings.sqs ?? {}),
     events: new EventBridgeClient(settings.events ?? {}),
   };
@@ -76,19 +78,30 @@ export function retentionFrom(env: Env): { sessionsMs?: number; auditMs?: number
     if (raw === undefined || raw === "") return fallback;
     if (raw === "never") return undefined;
     const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) throw new ConfigLoadError(`${name} must be a positive number of days or "never", got "${raw}"`);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new ConfigLoadError(`${name} must be a positive number of days or "never", got "${raw}"`);
     return n;
   };
   const sessions = days("CLAIMS_SESSION_RETENTION_DAYS", DEFAULT_SESSION_RETENTION_DAYS);
   const audit = days("CLAIMS_AUDIT_RETENTION_DAYS", undefined);
-  return { ...(sessions === undefined ? {} : { sessionsMs: sessions * 86_400_000 }), ...(audit === undefined ? {} : { auditMs: audit * 86_400_000 }) };
+  return {
+    ...(sessions === undefined ? {} : { sessionsMs: sessions * 86_400_000 }),
+    ...(audit === undefined ? {} : { auditMs: audit * 86_400_000 }),
+  };
 }
 
 /** Registers the configured agent; throws AgentRefusedError when the handshake fails (then nothing may run). */
 function registerAgent(agent: AgentSettings): AgentRegistry {
   const registry = createAgentRegistry({ acceptedMajor: 1 });
-  const answer = registry.handshake({ agent_id: agent.agentId, version: agent.version, contract: agent.responsibility });
-  if (!answer.ok) throw new AgentRefusedError(`agent ${agent.agentId} v${agent.version} was refused by the registry: ${answer.message}`);
+  const answer = registry.handshake({
+    agent_id: agent.agentId,
+    version: agent.version,
+    contract: agent.responsibility,
+  });
+  if (!answer.ok)
+    throw new AgentRefusedError(
+      `agent ${agent.agentId} v${agent.version} was refused by the registry: ${answer.message}`,
+    );
   return registry;
 }
 
@@ -98,9 +111,19 @@ type LlmFactory = (policy: PolicySettings, env: Env, resources: LinkedResources)
 /** The LLM of a function that never calls a model: using it is a wiring bug, said plainly. */
 const noLlm: LlmFactory = () => {
   const refuse = (): never => {
-    throw new Error("this function has no LLM: only worker and intake-extract call a model (compose them with functions/lib/llm.ts)");
+    throw new Error(
+      "this function has no LLM: only worker and intake-extract call a model (compose them with functions/lib/llm.ts)",
+    );
   };
-  return { get provider() { return refuse(); }, get model() { return refuse(); }, complete: async () => refuse() } as LlmPort;
+  return {
+    get provider() {
+      return refuse();
+    },
+    get model() {
+      return refuse();
+    },
+    complete: async () => refuse(),
+  } as LlmPort;
 };
 
 const ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];
@@ -119,7 +142,13 @@ function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedR
       return `https://sqs.unlinked.invalid/${LINKS.queues[role]}`;
     }
   };
-  const adapter = once(() => createSqsWorkQueues({ client: sqs(), clock, urls: Object.fromEntries(ROLES.map((r) => [r, optional(r)])) as Record<QueueRole, string> }));
+  const adapter = once(() =>
+    createSqsWorkQueues({
+      client: sqs(),
+      clock,
+      urls: Object.fromEntries(ROLES.map((r) => [r, optional(r)])) as Record<QueueRole, string>,
+    }),
+  );
   const via = (role: QueueRole) => {
     resources.queueUrl(role);
     return adapter();
@@ -155,12 +184,22 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
   const resources = options.resources ?? linkedResources();
   const clients = once(() => options.clients ?? createAwsClients());
   const given = options.policy;
-  const policy = once((): PolicySettings => (given === undefined ? loadPolicyFile(policyPathFrom(env)) : typeof given === "function" ? given() : given));
+  const policy = once(
+    (): PolicySettings =>
+      given === undefined ? loadPolicyFile(policyPathFrom(env)) : typeof given === "function" ? given() : given,
+  );
   const registered = once((): { agent: AgentSettings; registry: AgentRegistry } => {
     const agent = policy().agent;
     return { agent, registry: registerAgent(agent) };
   });
-  const dynamo = once(() => createDynamoPorts({ client: clients().dynamo, tableName: resources.tableName(), clock, retention: retentionFrom(env) }));
+  const dynamo = once(() =>
+    createDynamoPorts({
+      client: clients().dynamo,
+      tableName: resources.tableName(),
+      clock,
+      retention: retentionFrom(env),
+    }),
+  );
   return {
     claims: lazyPort(() => dynamo().claims),
     sessions: lazyPort(() => dynamo().sessions),
@@ -177,7 +216,8 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     agent: lazyPort(() => registered().agent),
     registry: lazyPort(() => registered().registry),
     // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
-    settings: options.settings ?? lazyPort(() => pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms))),
+    settings:
+      options.settings ?? lazyPort(() => pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms))),
     sha256: nodeSha256,
   };
 }

@@ -24,7 +24,10 @@ export class AgentRefusedError extends ClaimsError {
 
 /** A queue message that is not JSON or does not match its schema: reported as a batch item failure (it ends in the DLQ). */
 export class InvalidMessageError extends ClaimsError {
-  constructor(message: string, readonly issues: readonly { path: string; message: string }[] = []) {
+  constructor(
+    message: string,
+    readonly issues: readonly { path: string; message: string }[] = [],
+  ) {
     super("INVALID_MESSAGE", message);
   }
 }

@@ -37,7 +37,11 @@ export type ApiResponse = APIGatewayProxyStructuredResultV2;
 
 /** A JSON response. */
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
-  return { statusCode, headers: { "content-type": "application/json; charset=utf-8", ...headers }, body: JSON.stringify(body) };
+  return {
+    statusCode,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 /** An error response `{ error: { code, message, issues? } }`. */
@@ -58,7 +62,8 @@ export function bodyBytes(request: ApiRequest): Buffer {
 
 /** Parses a JSON body, or explains why it is not JSON (as an issue on `(body)`). */
 export function parseJsonBody(bytes: Buffer): { ok: true; value: unknown } | { ok: false; issues: ApiIssue[] } {
-  if (bytes.length === 0) return { ok: false, issues: [{ path: "(body)", message: "the body is empty; send a JSON object" }] };
+  if (bytes.length === 0)
+    return { ok: false, issues: [{ path: "(body)", message: "the body is empty; send a JSON object" }] };
   try {
     return { ok: true, value: JSON.parse(bytes.toString("utf8")) as unknown };
   } catch (e) {
@@ -70,14 +75,21 @@ export function parseJsonBody(bytes: Buffer): { ok: true; value: unknown } | { o
 export type RouteHandler = (request: ApiRequest, deps: PipelineDeps) => Promise<ApiResponse>;
 
 /** The route keys of infra/facts.ts a function serves (health is answered by the shared shell). */
-export type RoutesOf<F extends RouteFact["fn"]> = Exclude<{ [K in RouteKey]: (typeof ROUTES)[K]["fn"] extends F ? K : never }[RouteKey], "GET /health">;
+export type RoutesOf<F extends RouteFact["fn"]> = Exclude<
+  { [K in RouteKey]: (typeof ROUTES)[K]["fn"] extends F ? K : never }[RouteKey],
+  "GET /health"
+>;
 
 /**
  * The shell every HTTP function shares: parse the API Gateway event, answer /health, dispatch to the route's
  * handler (404 for a route this function does not serve), log the outcome, and turn anything thrown into a
  * 500 that carries the request id and no internals.
  */
-export function createApiHandler(handlers: Partial<Record<RouteKey, RouteHandler>>, getDeps: () => PipelineDeps | Promise<PipelineDeps>, logger: HandlerLogger) {
+export function createApiHandler(
+  handlers: Partial<Record<RouteKey, RouteHandler>>,
+  getDeps: () => PipelineDeps | Promise<PipelineDeps>,
+  logger: HandlerLogger,
+) {
   return async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
     const parsed = ApiEventSchema.safeParse(event);
     if (!parsed.success) {
@@ -88,7 +100,8 @@ export function createApiHandler(handlers: Partial<Record<RouteKey, RouteHandler
     const log = { requestId: request.requestContext.requestId, routeKey: request.routeKey };
     if (request.routeKey === "GET /health") return json(200, { status: "ok" });
     const route = Object.hasOwn(handlers, request.routeKey) ? handlers[request.routeKey as RouteKey] : undefined;
-    if (!route) return apiError(404, "NOT_FOUND", `no route for ${request.requestContext.http.method} ${request.rawPath}`);
+    if (!route)
+      return apiError(404, "NOT_FOUND", `no route for ${request.requestContext.http.method} ${request.rawPath}`);
     try {
       const response = await route(request, await getDeps());
       logSuccess(logger, "request handled", { ...log, status: response.statusCode });

@@ -25,15 +25,26 @@ const LIST_PARAMETERS = ["status", "verdict", "since", "limit", "cursor"];
  * `POST /claims`: 202 `{ claim_id, status }`; 400 invalid input (nothing stored); 409 Idempotency-Key reused with another
  * body; 413 body over 16 KB; 429 with Retry-After when `admit` (the local stack's bound of open claims) refuses it.
  */
-export async function postClaim(request: ApiRequest, deps: PipelineDeps, admit?: () => Promise<Admission>): Promise<ApiResponse> {
+export async function postClaim(
+  request: ApiRequest,
+  deps: PipelineDeps,
+  admit?: () => Promise<Admission>,
+): Promise<ApiResponse> {
   const bytes = bodyBytes(request);
-  if (bytes.length > MAX_BODY_BYTES) return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
+  if (bytes.length > MAX_BODY_BYTES)
+    return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
   const key = request.headers["idempotency-key"];
-  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) return apiError(400, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1-128 visible ASCII characters");
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+    return apiError(400, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1-128 visible ASCII characters");
   const body = parseJsonBody(bytes);
   if (!body.ok) return apiError(400, "INVALID_JSON", "the body is not a JSON object", body.issues);
-  const result = await submitClaim(body.value, { ...(key === undefined ? {} : { idempotencyKey: key }), ...(admit ? { admit } : {}) }, deps);
-  if (result.ok) return json(202, { claim_id: result.claimId, status: result.status }, { location: `/claims/${result.claimId}` });
+  const result = await submitClaim(
+    body.value,
+    { ...(key === undefined ? {} : { idempotencyKey: key }), ...(admit ? { admit } : {}) },
+    deps,
+  );
+  if (result.ok)
+    return json(202, { claim_id: result.claimId, status: result.status }, { location: `/claims/${result.claimId}` });
   if (result.code === "INVALID_INPUT") return apiError(400, result.code, result.message, result.issues);
   if (result.code === "OVERLOADED") {
     const refused = apiError(429, result.code, result.message);
@@ -43,23 +54,36 @@ export async function postClaim(request: ApiRequest, deps: PipelineDeps, admit?:
 }
 
 /** Reads the query of `GET /claims`; a bad parameter is named in the 400. */
-function parseClaimListQuery(q: Readonly<Record<string, string | undefined>>): { ok: true; query: ClaimQuery } | { ok: false; response: ApiResponse } {
-  const bad = (parameter: string, message: string) => ({ ok: false as const, response: apiError(400, "INVALID_QUERY", `${parameter}: ${message}`, [{ path: parameter, message }]) });
+function parseClaimListQuery(
+  q: Readonly<Record<string, string | undefined>>,
+): { ok: true; query: ClaimQuery } | { ok: false; response: ApiResponse } {
+  const bad = (parameter: string, message: string) => ({
+    ok: false as const,
+    response: apiError(400, "INVALID_QUERY", `${parameter}: ${message}`, [{ path: parameter, message }]),
+  });
   const unknown = Object.keys(q).find((k) => !LIST_PARAMETERS.includes(k));
   if (unknown !== undefined) return bad(unknown, `unknown parameter; GET /claims takes ${LIST_PARAMETERS.join(", ")}`);
   let statuses: ClaimRecord["status"][] | undefined;
   if (q.status !== undefined) {
     const parsed = q.status.split(",").map((s) => ClaimStatusSchema.safeParse(s.trim().toUpperCase()));
-    if (parsed.some((p) => !p.success)) return bad("status", `must be one of ${ClaimStatusSchema.options.join(", ")} (or several, comma-separated), got '${q.status}'`);
+    if (parsed.some((p) => !p.success))
+      return bad(
+        "status",
+        `must be one of ${ClaimStatusSchema.options.join(", ")} (or several, comma-separated), got '${q.status}'`,
+      );
     statuses = parsed.map((p) => p.data!);
   }
   const verdict = q.verdict === undefined ? undefined : VerdictValueSchema.safeParse(q.verdict.toUpperCase());
-  if (verdict && !verdict.success) return bad("verdict", `must be one of ${VerdictValueSchema.options.join(", ")}, got '${q.verdict}'`);
+  if (verdict && !verdict.success)
+    return bad("verdict", `must be one of ${VerdictValueSchema.options.join(", ")}, got '${q.verdict}'`);
   const sinceMs = q.since === undefined ? undefined : parseIsoMs(q.since);
-  if (q.since !== undefined && sinceMs === undefined) return bad("since", `must be an ISO date or timestamp such as 2026-06-01T12:00:00Z, got '${q.since}'`);
+  if (q.since !== undefined && sinceMs === undefined)
+    return bad("since", `must be an ISO date or timestamp such as 2026-06-01T12:00:00Z, got '${q.since}'`);
   const limit = q.limit === undefined ? 50 : Number(q.limit);
-  if (!/^\d+$/.test(q.limit ?? "50") || limit < 1 || limit > 200) return bad("limit", `must be an integer from 1 to 200, got '${q.limit}'`);
-  if (q.cursor !== undefined && !LIST_CURSOR.test(q.cursor)) return bad("cursor", "must be the next_cursor of a previous page");
+  if (!/^\d+$/.test(q.limit ?? "50") || limit < 1 || limit > 200)
+    return bad("limit", `must be an integer from 1 to 200, got '${q.limit}'`);
+  if (q.cursor !== undefined && !LIST_CURSOR.test(q.cursor))
+    return bad("cursor", "must be the next_cursor of a previous page");
   return {
     ok: true,
     query: {
@@ -78,8 +102,16 @@ export async function listClaims(request: ApiRequest, deps: PipelineDeps): Promi
   if (!parsed.ok) return parsed.response;
   const page = await deps.claims.listClaims(parsed.query);
   // Only an escalated claim or one that needs review has a review to show.
-  const items = await Promise.all(page.items.map(async (record) =>
-    claimView(record, record.verdict === "ESCALATE" || record.status === "NEEDS_REVIEW" ? await deps.reviews.getReview(record.claim_id) : undefined)));
+  const items = await Promise.all(
+    page.items.map(async (record) =>
+      claimView(
+        record,
+        record.verdict === "ESCALATE" || record.status === "NEEDS_REVIEW"
+          ? await deps.reviews.getReview(record.claim_id)
+          : undefined,
+      ),
+    ),
+  );
   return json(200, { items, ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) });
 }
 
@@ -98,10 +130,14 @@ export async function getClaim(request: ApiRequest, deps: PipelineDeps): Promise
  */
 export async function getReport(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
   const id = request.pathParameters?.simulation_id ?? "";
-  if (!SIMULATION_ID.test(id)) return apiError(400, "INVALID_SIMULATION_ID", "simulation ids hold 1-128 letters, digits and _ . : -");
+  if (!SIMULATION_ID.test(id))
+    return apiError(400, "INVALID_SIMULATION_ID", "simulation ids hold 1-128 letters, digits and _ . : -");
   const events = await deps.audit.bySimulation(id);
   if (events.length === 0) return apiError(404, "NOT_FOUND", `no audit recorded for simulation ${id}`);
-  return htmlResponse(renderAuditReport(events, { title: `Claims Crew — ${id}`, generatedAt: new Date(deps.clock.now()).toISOString() }), htmlSecurityHeaders(REPORT_CSP));
+  return htmlResponse(
+    renderAuditReport(events, { title: `Claims Crew — ${id}`, generatedAt: new Date(deps.clock.now()).toISOString() }),
+    htmlSecurityHeaders(REPORT_CSP),
+  );
 }
 
 /**
@@ -116,9 +152,14 @@ export async function getServedReport(request: ApiRequest, deps: PipelineDeps): 
   const raw = request.queryStringParameters?.limit;
   const limit = raw === undefined ? SERVED_REPORT_LIMITS.default : Number(raw);
   if (!Number.isInteger(limit) || limit < 1 || limit > SERVED_REPORT_LIMITS.max) {
-    return apiError(400, "INVALID_QUERY", `limit must be an integer from 1 to ${SERVED_REPORT_LIMITS.max}`, [{ path: "limit", message: "out of range" }]);
+    return apiError(400, "INVALID_QUERY", `limit must be an integer from 1 to ${SERVED_REPORT_LIMITS.max}`, [
+      { path: "limit", message: "out of range" },
+    ]);
   }
   const events = await deps.audit.recentServed(limit);
-  const page = renderServedReport(events, { scope: `the ${limit} most recent claims (at most)`, generatedAt: new Date(deps.clock.now()).toISOString() });
+  const page = renderServedReport(events, {
+    scope: `the ${limit} most recent claims (at most)`,
+    generatedAt: new Date(deps.clock.now()).toISOString(),
+  });
   return htmlResponse(page, htmlSecurityHeaders(REPORT_CSP));
 }

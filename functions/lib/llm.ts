@@ -14,10 +14,22 @@ import type { LinkedResources } from "./resources.ts";
 import type { PolicySettings } from "./policy.ts";
 
 /** The LLM named by the environment over the policy's defaults; the API key is read (from LlmApiKey) only for openai. */
-function llmFromEnv(config: PolicySettings, env: Record<string, string | undefined>, resources: LinkedResources): LlmPort {
-  const defaults = { provider: config.llm.provider, model: config.llm.model, baseURL: config.llm.base_url, timeoutMs: config.llm.timeout_ms, maxRetries: config.llm.max_retries, temperature: config.llm.temperature };
+function llmFromEnv(
+  config: PolicySettings,
+  env: Record<string, string | undefined>,
+  resources: LinkedResources,
+): LlmPort {
+  const defaults = {
+    provider: config.llm.provider,
+    model: config.llm.model,
+    baseURL: config.llm.base_url,
+    timeoutMs: config.llm.timeout_ms,
+    maxRetries: config.llm.max_retries,
+    temperature: config.llm.temperature,
+  };
   const provider = env.LLM_PROVIDER?.trim().toLowerCase() || config.llm.provider;
-  const keyed = provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;
+  const keyed =
+    provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;
   const llmConfig = llmConfigFromEnv(keyed, defaults);
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   return llmConfig.provider === "rules" ? model : guardWithPreflight(model, () => preflightLlm(llmConfig)).port;

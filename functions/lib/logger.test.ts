@@ -6,16 +6,22 @@ import { createLogger, logSuccess, successSampleRateFrom } from "./logger.ts";
 /** The JSON lines Powertools wrote while `f` ran (through a Console on stdout, warnings and errors on stderr). */
 function captured(f: () => void): Record<string, unknown>[] {
   const lines: string[] = [];
-  const spies = [process.stdout, process.stderr].map((stream) => vi.spyOn(stream, "write").mockImplementation((chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  }));
+  const spies = [process.stdout, process.stderr].map((stream) =>
+    vi.spyOn(stream, "write").mockImplementation((chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    }),
+  );
   try {
     f();
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
-  return lines.join("").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return lines
+    .join("")
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 afterEach(() => vi.restoreAllMocks());
@@ -37,15 +43,27 @@ describe("success lines", () => {
 
   it("writes every success line at rate 1, and through a stand-in logger as a plain info line", () => {
     const logger = createLogger("claims-test", "INFO", { successSampleRate: 1, random: () => 0.99 });
-    expect(captured(() => logSuccess(logger, "request handled", { status: 202 }))).toMatchObject([{ message: "request handled", status: 202, sample_rate: 1 }]);
+    expect(captured(() => logSuccess(logger, "request handled", { status: 202 }))).toMatchObject([
+      { message: "request handled", status: 202, sample_rate: 1 },
+    ]);
     const info = vi.fn();
     logSuccess({ info, debug: vi.fn(), warn: vi.fn(), error: vi.fn() }, "request handled", { status: 200 });
     expect(info).toHaveBeenCalledWith("request handled", { status: 200 });
   });
 
   it("writes none at rate 0, and none below the logger's level", () => {
-    expect(captured(() => logSuccess(createLogger("claims-test", "INFO", { successSampleRate: 0, random: () => 0 }), "message handled", {}))).toEqual([]);
-    expect(captured(() => logSuccess(createLogger("claims-test", "WARN", { successSampleRate: 1 }), "message handled", {}))).toEqual([]);
+    expect(
+      captured(() =>
+        logSuccess(
+          createLogger("claims-test", "INFO", { successSampleRate: 0, random: () => 0 }),
+          "message handled",
+          {},
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      captured(() => logSuccess(createLogger("claims-test", "WARN", { successSampleRate: 1 }), "message handled", {})),
+    ).toEqual([]);
   });
 });
 
@@ -61,6 +79,8 @@ describe("successSampleRateFrom", () => {
   });
 
   it.each(["1.5", "-0.1", "one percent", "NaN"])("refuses %j, naming the variable", (value) => {
-    expect(() => successSampleRateFrom({ CLAIMS_SUCCESS_LOG_SAMPLE_RATE: value })).toThrow(/CLAIMS_SUCCESS_LOG_SAMPLE_RATE must be a number from 0 to 1/);
+    expect(() => successSampleRateFrom({ CLAIMS_SUCCESS_LOG_SAMPLE_RATE: value })).toThrow(
+      /CLAIMS_SUCCESS_LOG_SAMPLE_RATE must be a number from 0 to 1/,
+    );
   });
 });

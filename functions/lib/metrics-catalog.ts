@@ -44,7 +44,10 @@ export const METRICS = {
   },
   ClaimsDecided: {
     unit: "Count",
-    dimensions: [["Flow", "Verdict"], ["Flow", "Verdict", "ReasonCode"]],
+    dimensions: [
+      ["Flow", "Verdict"],
+      ["Flow", "Verdict", "ReasonCode"],
+    ],
     emittedBy: ["kernel"],
     description: "claims the kernel decided (ACCEPT | ESCALATE | REJECT) with the reason code of the final verdict",
   },
@@ -52,7 +55,8 @@ export const METRICS = {
     unit: "Count",
     dimensions: [["Flow"], ["Flow", "ReasonCode"]],
     emittedBy: FINALISERS,
-    description: "claims that ended NEEDS_REVIEW (crew failed, self-check, extraction, order data, stalled), by reason code",
+    description:
+      "claims that ended NEEDS_REVIEW (crew failed, self-check, extraction, order data, stalled), by reason code",
   },
   DecisionLatency: {
     unit: "Milliseconds",
@@ -64,7 +68,8 @@ export const METRICS = {
     unit: "Count",
     dimensions: [["Flow", "Origin"]],
     emittedBy: FINALISERS,
-    description: "human reviews opened (Origin: ESCALATE | NEEDS_REVIEW), counted when the claim that opens one becomes final",
+    description:
+      "human reviews opened (Origin: ESCALATE | NEEDS_REVIEW), counted when the claim that opens one becomes final",
   },
   ReviewsDecided: {
     unit: "Count",
@@ -100,13 +105,15 @@ export const METRICS = {
     unit: "Count",
     dimensions: [["Task"]],
     emittedBy: ["worker", "intakeExtract"],
-    description: "LLM calls (Task: extract_claim | analyze_claim | decide_refund | fix_step), retries inside a call included",
+    description:
+      "LLM calls (Task: extract_claim | analyze_claim | decide_refund | fix_step), retries inside a call included",
   },
   LlmCallFailures: {
     unit: "Count",
     dimensions: [["Task"], ["Task", "Code"]],
     emittedBy: ["worker", "intakeExtract"],
-    description: "LLM calls that failed (0 or 1 per call under [Task], so Average is the failure rate; by LLM_* code under [Task, Code])",
+    description:
+      "LLM calls that failed (0 or 1 per call under [Task], so Average is the failure rate; by LLM_* code under [Task, Code])",
   },
   LlmCallLatency: {
     unit: "Milliseconds",
@@ -129,8 +136,21 @@ export const METRICS = {
   ColdStart: {
     unit: "Count",
     dimensions: [["function_name"]],
-    emittedBy: ["intakeApi", "authorizer", "reviewApi", "reviewerAuthorizer", "intakeExtract", "orchestrator", "worker", "kernel", "timer", "sweep", "batch"],
-    description: "a new Lambda instance served its first invocation (Powertools; function_name is the Lambda function's name)",
+    emittedBy: [
+      "intakeApi",
+      "authorizer",
+      "reviewApi",
+      "reviewerAuthorizer",
+      "intakeExtract",
+      "orchestrator",
+      "worker",
+      "kernel",
+      "timer",
+      "sweep",
+      "batch",
+    ],
+    description:
+      "a new Lambda instance served its first invocation (Powertools; function_name is the Lambda function's name)",
   },
 } as const satisfies Record<string, MetricFact>;
 

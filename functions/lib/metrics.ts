@@ -15,7 +15,12 @@ import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "./metrics-cat
 import type { MetricName, MetricUnitName } from "./metrics-catalog.ts";
 
 /** The catalogue's units as Powertools spells them. */
-const UNITS = { Count: MetricUnit.Count, Milliseconds: MetricUnit.Milliseconds, Seconds: MetricUnit.Seconds, None: MetricUnit.NoUnit } as const satisfies Record<MetricUnitName, string>;
+const UNITS = {
+  Count: MetricUnit.Count,
+  Milliseconds: MetricUnit.Milliseconds,
+  Seconds: MetricUnit.Seconds,
+  None: MetricUnit.NoUnit,
+} as const satisfies Record<MetricUnitName, string>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -98,19 +103,32 @@ function finalClaimRecords(record: ClaimRecord): MetricRecord[] {
   if (record.status === "DECIDED") {
     const Verdict = record.verdict ?? "UNKNOWN";
     Outcome = Verdict;
-    out.push({ metrics: { ClaimsDecided: 1 }, dimensions: [{ Flow, Verdict }, { Flow, Verdict, ReasonCode }], metadata });
-    if (Verdict === "ESCALATE") out.push({ metrics: { ReviewsOpened: 1 }, dimensions: [{ Flow, Origin: "ESCALATE" }], metadata });
+    out.push({
+      metrics: { ClaimsDecided: 1 },
+      dimensions: [
+        { Flow, Verdict },
+        { Flow, Verdict, ReasonCode },
+      ],
+      metadata,
+    });
+    if (Verdict === "ESCALATE")
+      out.push({ metrics: { ReviewsOpened: 1 }, dimensions: [{ Flow, Origin: "ESCALATE" }], metadata });
   } else {
     Outcome = "NEEDS_REVIEW";
     out.push({ metrics: { ClaimsNeedsReview: 1 }, dimensions: [{ Flow }, { Flow, ReasonCode }], metadata });
     out.push({ metrics: { ReviewsOpened: 1 }, dimensions: [{ Flow, Origin: "NEEDS_REVIEW" }], metadata });
   }
-  if (Number.isFinite(latency) && latency >= 0) out.push({ metrics: { DecisionLatency: latency }, dimensions: [{ Flow }, { Flow, Outcome }], metadata });
+  if (Number.isFinite(latency) && latency >= 0)
+    out.push({ metrics: { DecisionLatency: latency }, dimensions: [{ Flow }, { Flow, Outcome }], metadata });
   return out;
 }
 
 /** The records of one LLM call. */
-function llmCallRecords(task: string, result: Pick<LlmResult<unknown>, "ok" | "usage"> & { code?: string }, latencyMs: number): MetricRecord[] {
+function llmCallRecords(
+  task: string,
+  result: Pick<LlmResult<unknown>, "ok" | "usage"> & { code?: string },
+  latencyMs: number,
+): MetricRecord[] {
   const usage = result.usage;
   const call: MetricRecord = {
     metrics: {
@@ -122,7 +140,9 @@ function llmCallRecords(task: string, result: Pick<LlmResult<unknown>, "ok" | "u
     },
     dimensions: [{ Task: task }],
   };
-  return result.ok ? [call] : [call, { metrics: { LlmCallFailures: 1 }, dimensions: [{ Task: task, Code: result.code ?? "UNKNOWN" }] }];
+  return result.ok
+    ? [call]
+    : [call, { metrics: { LlmCallFailures: 1 }, dimensions: [{ Task: task, Code: result.code ?? "UNKNOWN" }] }];
 }
 
 /** A stand-in for `target()` whose `overrides` replace some members; every other member is the real one's (ports may grow). */
@@ -145,7 +165,11 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
       const result = await deps.claims.createClaim(record, idempotency);
       if (result.created) {
         const Flow = flowOf(record.simulation_id);
-        metrics.emit({ metrics: { ClaimsReceived: 1 }, dimensions: [{ Flow }, { Flow, Input: "claim" in record.input ? "claim" : "claim_text" }], metadata: { claim_id: record.claim_id } });
+        metrics.emit({
+          metrics: { ClaimsReceived: 1 },
+          dimensions: [{ Flow }, { Flow, Input: "claim" in record.input ? "claim" : "claim_text" }],
+          metadata: { claim_id: record.claim_id },
+        });
       }
       return result;
     },
@@ -160,8 +184,15 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
     async reserve(request) {
       const result = await deps.ledger.reserve(request);
       if (result.ok) {
-        const dims = { Flow: flowOf(request.scope), AuthorisedBy: request.mode.kind === "automatic" ? "kernel" : "reviewer" };
-        metrics.emit({ metrics: { RefundsExecuted: 1, RefundedAmountEur: request.cents / 100 }, dimensions: [dims], metadata: { claim_id: request.claimId } });
+        const dims = {
+          Flow: flowOf(request.scope),
+          AuthorisedBy: request.mode.kind === "automatic" ? "kernel" : "reviewer",
+        };
+        metrics.emit({
+          metrics: { RefundsExecuted: 1, RefundedAmountEur: request.cents / 100 },
+          dimensions: [dims],
+          metadata: { claim_id: request.claimId },
+        });
       }
       return result;
     },
@@ -170,7 +201,11 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
     async updateReview(next) {
       const result = await deps.reviews.updateReview(next);
       if (result.changed && next.status !== "PENDING") {
-        metrics.emit({ metrics: { ReviewsDecided: 1 }, dimensions: [{ Flow: flowOf(next.simulation_id), Decision: next.status }], metadata: { claim_id: next.claim_id } });
+        metrics.emit({
+          metrics: { ReviewsDecided: 1 },
+          dimensions: [{ Flow: flowOf(next.simulation_id), Decision: next.status }],
+          metadata: { claim_id: next.claim_id },
+        });
       }
       return result;
     },
@@ -180,7 +215,13 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
       const started = now();
       try {
         const result = await deps.llm.complete(request);
-        emitAll(llmCallRecords(request.task, { ok: result.ok, usage: result.usage, ...(result.ok ? {} : { code: result.code }) }, now() - started));
+        emitAll(
+          llmCallRecords(
+            request.task,
+            { ok: result.ok, usage: result.usage, ...(result.ok ? {} : { code: result.code }) },
+            now() - started,
+          ),
+        );
         return result;
       } catch (error) {
         emitAll(llmCallRecords(request.task, { ok: false, usage: undefined, code: "EXCEPTION" }, now() - started));
@@ -192,7 +233,11 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
 }
 
 /** A handler's metrics: the pending reviews, per flow, the sweep reports every run. */
-export async function reviewBacklogRecords(reviews: Pick<ReviewRepository, "listReviews">, nowMs: number, cap = 1_000): Promise<MetricRecord[]> {
+export async function reviewBacklogRecords(
+  reviews: Pick<ReviewRepository, "listReviews">,
+  nowMs: number,
+  cap = 1_000,
+): Promise<MetricRecord[]> {
   const backlog = { live: { count: 0, oldest: nowMs }, simulation: { count: 0, oldest: nowMs } };
   let seen = 0;
   let cursor: string | undefined;
@@ -207,7 +252,10 @@ export async function reviewBacklogRecords(reviews: Pick<ReviewRepository, "list
     cursor = page.nextCursor;
   } while (cursor && seen < cap);
   return (["live", "simulation"] as const).map((Flow) => ({
-    metrics: { PendingReviews: Math.min(backlog[Flow].count, cap), OldestPendingReviewAge: Math.max(0, Math.round((nowMs - backlog[Flow].oldest) / 1000)) },
+    metrics: {
+      PendingReviews: Math.min(backlog[Flow].count, cap),
+      OldestPendingReviewAge: Math.max(0, Math.round((nowMs - backlog[Flow].oldest) / 1000)),
+    },
     dimensions: [{ Flow }],
   }));
 }
@@ -237,7 +285,10 @@ export function measured<H extends (...args: never[]) => Promise<unknown>>(
 }
 
 /** `handler`, recording a cold start on its first invocation (for handlers without pipeline dependencies, like the authorizers). */
-export function withColdStart<H extends (...args: never[]) => Promise<unknown>>(handler: H, metrics: HandlerMetrics): H {
+export function withColdStart<H extends (...args: never[]) => Promise<unknown>>(
+  handler: H,
+  metrics: HandlerMetrics,
+): H {
   return (async (...args: Parameters<H>) => {
     metrics.coldStart();
     return handler(...args);

@@ -7,7 +7,12 @@ import * as z from "zod";
 import { ClaimStatusSchema, VerdictValueSchema } from "../../core/claims/claim-record.ts";
 import { ClaimSchema } from "../../core/claims/claim.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../../core/claims/proposal-output.ts";
-import { ReviewDecisionKindSchema, ReviewDecisionSchema, ReviewOriginSchema, ReviewStatusSchema } from "../../core/claims/review.ts";
+import {
+  ReviewDecisionKindSchema,
+  ReviewDecisionSchema,
+  ReviewOriginSchema,
+  ReviewStatusSchema,
+} from "../../core/claims/review.ts";
 import { ROUTES } from "../../infra/facts.ts";
 import type { RouteAuth, RouteKey } from "../../infra/facts.ts";
 import { SubmissionSchema } from "../../pipeline/intake.ts";
@@ -50,82 +55,100 @@ const ClaimIdParam = { description: "The claim's id (`clm_…`, as POST /claims 
 /** `4xx`/`5xx` bodies (SPEC §7.2). */
 export const ApiErrorSchema = z.object({
   error: z.object({
-    code: z.string().describe("A stable code, e.g. INVALID_INPUT, NOT_FOUND, IDEMPOTENCY_CONFLICT, REVIEW_ALREADY_DECIDED."),
+    code: z
+      .string()
+      .describe("A stable code, e.g. INVALID_INPUT, NOT_FOUND, IDEMPOTENCY_CONFLICT, REVIEW_ALREADY_DECIDED."),
     message: z.string(),
-    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe("What is wrong with the input, field by field (400)."),
+    issues: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe("What is wrong with the input, field by field (400)."),
   }),
 });
 
 /** A review as GET /claims/{id} shows it (core/claims/review.ts `reviewView`). */
-const ReviewViewSchema = z.object({
-  review_id: z.string(),
-  origin: ReviewOriginSchema,
-  status: ReviewStatusSchema,
-  reason_code: z.string(),
-  reason: z.string(),
-  requested_at: z.string(),
-  decided_at: z.string().optional(),
-  decision: ReviewDecisionKindSchema.optional(),
-  reviewer: z.string().optional(),
-  note: z.string().optional(),
-  amount_eur: z.number().optional().describe("The amount under review; once APPROVED, the amount approved."),
-  resubmitted_claim_id: z.string().optional(),
-}).strict();
+const ReviewViewSchema = z
+  .object({
+    review_id: z.string(),
+    origin: ReviewOriginSchema,
+    status: ReviewStatusSchema,
+    reason_code: z.string(),
+    reason: z.string(),
+    requested_at: z.string(),
+    decided_at: z.string().optional(),
+    decision: ReviewDecisionKindSchema.optional(),
+    reviewer: z.string().optional(),
+    note: z.string().optional(),
+    amount_eur: z.number().optional().describe("The amount under review; once APPROVED, the amount approved."),
+    resubmitted_claim_id: z.string().optional(),
+  })
+  .strict();
 
 /** The public view of a claim (core/claims/claim-record.ts `claimView`). */
-const ClaimViewSchema = z.object({
-  claim_id: z.string(),
-  status: ClaimStatusSchema,
-  verdict: VerdictValueSchema.optional().describe("Once DECIDED."),
-  reason_code: z.string().optional(),
-  reason: z.string().optional(),
-  extracted: ClaimExtractionOutputSchema.optional().describe("What the LLM read from claim_text (free-text claims)."),
-  proposal: RefundProposalOutputSchema.optional().describe("The crew's proposal: a claim, not a fact; the verdict is the kernel's."),
-  executed: z.boolean().optional().describe("Whether a refund was reserved (RefundExecuted announced it)."),
-  dfid: z.string().describe("The decision-flow id every audit event of the claim carries."),
-  simulation_id: z.string().optional(),
-  parent_claim_id: z.string().optional().describe("The claim a reviewer's RESUBMIT corrected."),
-  review: ReviewViewSchema.optional(),
-  customer_message: z.string().optional().describe("What the customer may be told, once the claim is final: the rule, never order facts."),
-}).strict();
+const ClaimViewSchema = z
+  .object({
+    claim_id: z.string(),
+    status: ClaimStatusSchema,
+    verdict: VerdictValueSchema.optional().describe("Once DECIDED."),
+    reason_code: z.string().optional(),
+    reason: z.string().optional(),
+    extracted: ClaimExtractionOutputSchema.optional().describe("What the LLM read from claim_text (free-text claims)."),
+    proposal: RefundProposalOutputSchema.optional().describe(
+      "The crew's proposal: a claim, not a fact; the verdict is the kernel's.",
+    ),
+    executed: z.boolean().optional().describe("Whether a refund was reserved (RefundExecuted announced it)."),
+    dfid: z.string().describe("The decision-flow id every audit event of the claim carries."),
+    simulation_id: z.string().optional(),
+    parent_claim_id: z.string().optional().describe("The claim a reviewer's RESUBMIT corrected."),
+    review: ReviewViewSchema.optional(),
+    customer_message: z
+      .string()
+      .optional()
+      .describe("What the customer may be told, once the claim is final: the rule, never order facts."),
+  })
+  .strict();
 
 /** One item of GET /reviews (core/claims/review.ts `reviewListItem`). */
-const ReviewListItemSchema = z.object({
-  review_id: z.string(),
-  claim_id: z.string(),
-  dfid: z.string(),
-  origin: ReviewOriginSchema,
-  status: ReviewStatusSchema,
-  reason_code: z.string(),
-  reason: z.string(),
-  order_id: z.string().optional(),
-  amount_eur: z.number().optional(),
-  requested_at: z.string(),
-  simulation_id: z.string().optional(),
-  verdict_id: z.string().optional().describe("The kernel's verdict that escalated (ESCALATE reviews)."),
-  label: z.string().optional(),
-  claim: ClaimSchema.optional().describe("The structured claim (as submitted, or as extracted from free text)."),
-  claim_text: z.string().optional().describe("The customer's own words, for a free-text claim."),
-  proposal: z.unknown().optional().describe("The Decision Maker's proposal the kernel judged."),
-  verdict: VerdictValueSchema.optional(),
-  layer: z.number().int().optional().describe("The kernel layer that decided."),
-  checks: z.array(z.unknown()).optional().describe("The kernel's checks up to that layer."),
-  decision: ReviewDecisionKindSchema.optional(),
-  decided_at: z.string().optional(),
-  reviewer: z.string().optional(),
-  note: z.string().optional(),
-  approved_amount_eur: z.number().optional(),
-  resubmitted_claim_id: z.string().optional(),
-}).strict();
+const ReviewListItemSchema = z
+  .object({
+    review_id: z.string(),
+    claim_id: z.string(),
+    dfid: z.string(),
+    origin: ReviewOriginSchema,
+    status: ReviewStatusSchema,
+    reason_code: z.string(),
+    reason: z.string(),
+    order_id: z.string().optional(),
+    amount_eur: z.number().optional(),
+    requested_at: z.string(),
+    simulation_id: z.string().optional(),
+    verdict_id: z.string().optional().describe("The kernel's verdict that escalated (ESCALATE reviews)."),
+    label: z.string().optional(),
+    claim: ClaimSchema.optional().describe("The structured claim (as submitted, or as extracted from free text)."),
+    claim_text: z.string().optional().describe("The customer's own words, for a free-text claim."),
+    proposal: z.unknown().optional().describe("The Decision Maker's proposal the kernel judged."),
+    verdict: VerdictValueSchema.optional(),
+    layer: z.number().int().optional().describe("The kernel layer that decided."),
+    checks: z.array(z.unknown()).optional().describe("The kernel's checks up to that layer."),
+    decision: ReviewDecisionKindSchema.optional(),
+    decided_at: z.string().optional(),
+    reviewer: z.string().optional(),
+    note: z.string().optional(),
+    approved_amount_eur: z.number().optional(),
+    resubmitted_claim_id: z.string().optional(),
+  })
+  .strict();
 
 /** The answer of POST /claims/{id}/review (pipeline/review.ts). */
-const ReviewResultSchema = z.object({
-  claim_id: z.string(),
-  review: ReviewViewSchema,
-  executed: z.boolean(),
-  execution_id: z.string().optional().describe("The refund's execution id (APPROVE): RefundExecuted carries it."),
-  resubmitted_claim_id: z.string().optional().describe("The corrected claim (RESUBMIT)."),
-}).strict();
+const ReviewResultSchema = z
+  .object({
+    claim_id: z.string(),
+    review: ReviewViewSchema,
+    executed: z.boolean(),
+    execution_id: z.string().optional().describe("The refund's execution id (APPROVE): RefundExecuted carries it."),
+    resubmitted_claim_id: z.string().optional().describe("The corrected claim (RESUBMIT)."),
+  })
+  .strict();
 
 const NotFound = { description: "No such claim (or report).", schema: ApiErrorSchema };
 
@@ -138,7 +161,12 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       "Stores the claim and answers at once; the crew and the kernel decide it asynchronously (poll GET /claims/{id} or consume the bus events). " +
       "Give exactly one of `claim` (structured) or `claim_text` (free text, extracted by one LLM call). Invalid input stores nothing. " +
       "A zero or negative amount is accepted here and rejected by the kernel (INVALID_AMOUNT).",
-    headers: { "Idempotency-Key": { description: "Same key and same body: the same claim_id again; same key, another body: 409.", schema: pattern(IDEMPOTENCY_KEY) } },
+    headers: {
+      "Idempotency-Key": {
+        description: "Same key and same body: the same claim_id again; same key, another body: 409.",
+        schema: pattern(IDEMPOTENCY_KEY),
+      },
+    },
     body: { description: `The claim (at most ${MAX_BODY_BYTES} bytes).`, schema: SubmissionSchema },
     responses: {
       202: {
@@ -146,10 +174,14 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
         schema: z.object({ claim_id: z.string(), status: ClaimStatusSchema }),
         headers: { Location: { description: "/claims/{claim_id}", schema: z.string() } },
       },
-      409: { description: "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body.", schema: ApiErrorSchema },
+      409: {
+        description: "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used with another body.",
+        schema: ApiErrorSchema,
+      },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
       429: {
-        description: "OVERLOADED (local stack only): more claims are open than `claims serve --max-open` allows; nothing was stored. Send it again after Retry-After.",
+        description:
+          "OVERLOADED (local stack only): more claims are open than `claims serve --max-open` allows; nothing was stored. Send it again after Retry-After.",
         schema: ApiErrorSchema,
         headers: { "Retry-After": { description: "Seconds to wait before trying again.", schema: z.string() } },
       },
@@ -158,23 +190,31 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
   "GET /claims": {
     tag: "claims",
     summary: "List claims",
-    description: "Claim views, newest receipt first, a page at a time; each filter is optional. A bad parameter is a 400 naming it.",
+    description:
+      "Claim views, newest receipt first, a page at a time; each filter is optional. A bad parameter is a 400 naming it.",
     query: {
-      status: { description: "RECEIVED, RUNNING, DECIDED or NEEDS_REVIEW (several comma-separated).", schema: z.string() },
+      status: {
+        description: "RECEIVED, RUNNING, DECIDED or NEEDS_REVIEW (several comma-separated).",
+        schema: z.string(),
+      },
       verdict: { description: "ACCEPT, ESCALATE or REJECT.", schema: VerdictValueSchema },
       since: { description: "Received at or after this instant (ISO 8601).", schema: z.string() },
       limit: { description: "Page size, 1–200 (default 50).", schema: z.number().int().min(1).max(200).default(50) },
       cursor: { description: "The next_cursor of the previous page.", schema: pattern(LIST_CURSOR) },
     },
     responses: {
-      200: { description: "A page of claims.", schema: z.object({ items: z.array(ClaimViewSchema), next_cursor: z.string().optional() }) },
+      200: {
+        description: "A page of claims.",
+        schema: z.object({ items: z.array(ClaimViewSchema), next_cursor: z.string().optional() }),
+      },
       400: { description: "INVALID_QUERY: the message and the issue name the parameter.", schema: ApiErrorSchema },
     },
   },
   "GET /claims/{id}": {
     tag: "claims",
     summary: "Read a claim",
-    description: "The claim's status (RECEIVED → RUNNING → DECIDED | NEEDS_REVIEW), its verdict and reason once decided, its review once one exists.",
+    description:
+      "The claim's status (RECEIVED → RUNNING → DECIDED | NEEDS_REVIEW), its verdict and reason once decided, its review once one exists.",
     pathParams: { id: ClaimIdParam },
     responses: { 200: { description: "The claim.", schema: ClaimViewSchema }, 404: NotFound },
   },
@@ -184,20 +224,35 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     description:
       "A self-contained HTML page built from the audit: for a batch run, every claim's decision cycle with expected against actual; " +
       "for claims sent to the API with this `simulation_id`, the served view of them.",
-    pathParams: { simulation_id: { description: "The run's simulation id (the batch's `simulation_id`).", schema: pattern(SIMULATION_ID) } },
-    responses: { 200: { description: "The report.", contentType: "text/html", schema: z.string() }, 404: { description: "No audit recorded for this simulation.", schema: ApiErrorSchema } },
+    pathParams: {
+      simulation_id: {
+        description: "The run's simulation id (the batch's `simulation_id`).",
+        schema: pattern(SIMULATION_ID),
+      },
+    },
+    responses: {
+      200: { description: "The report.", contentType: "text/html", schema: z.string() },
+      404: { description: "No audit recorded for this simulation.", schema: ApiErrorSchema },
+    },
   },
   "GET /reports": {
     tag: "claims",
     summary: "The live view of recent claims",
-    description: "A self-contained HTML page of the most recent claims sent without a simulation_id, each with its decision cycle (200 also when there are none).",
-    query: { limit: { description: `How many claims, 1–${SERVED_REPORT_LIMITS.max} (default ${SERVED_REPORT_LIMITS.default}).`, schema: z.number().int().min(1).max(SERVED_REPORT_LIMITS.max).default(SERVED_REPORT_LIMITS.default) } },
+    description:
+      "A self-contained HTML page of the most recent claims sent without a simulation_id, each with its decision cycle (200 also when there are none).",
+    query: {
+      limit: {
+        description: `How many claims, 1–${SERVED_REPORT_LIMITS.max} (default ${SERVED_REPORT_LIMITS.default}).`,
+        schema: z.number().int().min(1).max(SERVED_REPORT_LIMITS.max).default(SERVED_REPORT_LIMITS.default),
+      },
+    },
     responses: { 200: { description: "The page.", contentType: "text/html", schema: z.string() } },
   },
   "GET /review": {
     tag: "reviews",
     summary: "The reviewers' page",
-    description: "A self-contained HTML page for reviewers: pending reviews with the claim and the kernel's checks; approve, deny or resubmit. It holds no secret: it asks for the reviewer token and calls GET /reviews and POST /claims/{id}/review with it.",
+    description:
+      "A self-contained HTML page for reviewers: pending reviews with the claim and the kernel's checks; approve, deny or resubmit. It holds no secret: it asks for the reviewer token and calls GET /reviews and POST /claims/{id}/review with it.",
     responses: { 200: { description: "The page.", contentType: "text/html", schema: z.string() } },
   },
   "GET /reviews": {
@@ -205,11 +260,19 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     summary: "List reviews",
     description: "Reviews with a status (PENDING by default), oldest request first, a page at a time. Reviewer token.",
     query: {
-      status: { description: "PENDING (default), APPROVED, DENIED or RESUBMITTED.", schema: ReviewStatusSchema.default("PENDING") },
+      status: {
+        description: "PENDING (default), APPROVED, DENIED or RESUBMITTED.",
+        schema: ReviewStatusSchema.default("PENDING"),
+      },
       limit: { description: "Page size, 1–200 (default 50).", schema: z.number().int().min(1).max(200).default(50) },
       cursor: { description: "The next_cursor of the previous page.", schema: pattern(CURSOR) },
     },
-    responses: { 200: { description: "A page of reviews.", schema: z.object({ items: z.array(ReviewListItemSchema), next_cursor: z.string().optional() }) } },
+    responses: {
+      200: {
+        description: "A page of reviews.",
+        schema: z.object({ items: z.array(ReviewListItemSchema), next_cursor: z.string().optional() }),
+      },
+    },
   },
   "POST /claims/{id}/review": {
     tag: "reviews",
@@ -223,7 +286,11 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     responses: {
       200: { description: "The decided review.", schema: ReviewResultSchema },
       404: NotFound,
-      409: { description: "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).", schema: ApiErrorSchema },
+      409: {
+        description:
+          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
+        schema: ApiErrorSchema,
+      },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
     },
   },
@@ -237,20 +304,37 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     tag: "operations",
     summary: "This description",
     description: "The OpenAPI 3.1 description of every route, generated from the schemas the handlers parse with.",
-    responses: { 200: { description: "The OpenAPI document.", schema: z.object({ openapi: z.literal("3.1.0") }).loose() } },
+    responses: {
+      200: { description: "The OpenAPI document.", schema: z.object({ openapi: z.literal("3.1.0") }).loose() },
+    },
   },
 };
 
 /** JSON Schema 2020-12 of a small zod schema (parameters), inlined where it is used. */
 function inlineSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
 /** Schemas shared by several operations, under their component names (requests: what a client sends; responses: what it gets). */
 const SHARED = {
-  input: [[ClaimSchema, "Claim"], [SubmissionSchema, "ClaimSubmission"], [ReviewDecisionSchema, "ReviewDecision"]],
-  output: [[ApiErrorSchema, "Error"], [ClaimViewSchema, "ClaimView"], [ReviewViewSchema, "ReviewView"], [ReviewListItemSchema, "ReviewListItem"], [ReviewResultSchema, "ReviewResult"], [RefundProposalOutputSchema, "RefundProposal"], [ClaimExtractionOutputSchema, "ClaimExtraction"]],
+  input: [
+    [ClaimSchema, "Claim"],
+    [SubmissionSchema, "ClaimSubmission"],
+    [ReviewDecisionSchema, "ReviewDecision"],
+  ],
+  output: [
+    [ApiErrorSchema, "Error"],
+    [ClaimViewSchema, "ClaimView"],
+    [ReviewViewSchema, "ReviewView"],
+    [ReviewListItemSchema, "ReviewListItem"],
+    [ReviewResultSchema, "ReviewResult"],
+    [RefundProposalOutputSchema, "RefundProposal"],
+    [ClaimExtractionOutputSchema, "ClaimExtraction"],
+  ],
 } as const satisfies Record<"input" | "output", readonly (readonly [z.ZodType, string])[]>;
 
 /**
@@ -260,7 +344,8 @@ const SHARED = {
  */
 function componentRegistries() {
   const registries = { input: z.registry<{ id: string }>(), output: z.registry<{ id: string }>() };
-  for (const io of ["input", "output"] as const) for (const [schema, id] of SHARED[io]) registries[io].add(schema, { id });
+  for (const io of ["input", "output"] as const)
+    for (const [schema, id] of SHARED[io]) registries[io].add(schema, { id });
   return {
     /** A $ref to `schema` as a component (registered under `id` unless it is a shared one). */
     ref(schema: z.ZodType, io: "input" | "output", id: string) {
@@ -271,7 +356,11 @@ function componentRegistries() {
     schemas(): Record<string, unknown> {
       const all: Record<string, unknown> = {};
       for (const io of ["input", "output"] as const) {
-        const { schemas } = z.toJSONSchema(registries[io], { io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
+        const { schemas } = z.toJSONSchema(registries[io], {
+          io,
+          unrepresentable: "any",
+          uri: (id) => `#/components/schemas/${id}`,
+        });
         for (const [id, schema] of Object.entries(schemas)) {
           const { $schema: _dialect, $id: _id, ...rest } = schema as Record<string, unknown>;
           all[id] = rest;
@@ -292,32 +381,83 @@ function operationIdOf(key: RouteKey): string {
 const SECURITY: Record<Exclude<RouteAuth, "none">, string> = { intake: "intakeToken", reviewer: "reviewerToken" };
 
 /** The OpenAPI 3.1 document of every route of ROUTES; throws OpenApiError for a route ROUTE_DOCS does not describe. */
-export function openApiDocument(version: string, docs: Partial<Record<RouteKey, RouteDoc>> = ROUTE_DOCS): Record<string, unknown> {
+export function openApiDocument(
+  version: string,
+  docs: Partial<Record<RouteKey, RouteDoc>> = ROUTE_DOCS,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const components = componentRegistries();
   for (const [key, route] of Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][]) {
     const doc = docs[key];
-    if (!doc) throw new OpenApiError(`route ${key} (infra/facts.ts ROUTES) has no description: add it to ROUTE_DOCS in functions/lib/openapi.ts`);
+    if (!doc)
+      throw new OpenApiError(
+        `route ${key} (infra/facts.ts ROUTES) has no description: add it to ROUTE_DOCS in functions/lib/openapi.ts`,
+      );
     const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
     const parameters: unknown[] = names.map((name) => {
       const param = doc.pathParams?.[name];
       if (!param) throw new OpenApiError(`route ${key}: path parameter {${name}} has no description in ROUTE_DOCS`);
       return { name, in: "path", required: true, description: param.description, schema: inlineSchema(param.schema) };
     });
-    for (const [name, q] of Object.entries(doc.query ?? {})) parameters.push({ name, in: "query", required: false, description: q.description, schema: inlineSchema(q.schema) });
-    for (const [name, h] of Object.entries(doc.headers ?? {})) parameters.push({ name, in: "header", required: false, description: h.description, schema: inlineSchema(h.schema) });
+    for (const [name, q] of Object.entries(doc.query ?? {}))
+      parameters.push({
+        name,
+        in: "query",
+        required: false,
+        description: q.description,
+        schema: inlineSchema(q.schema),
+      });
+    for (const [name, h] of Object.entries(doc.headers ?? {}))
+      parameters.push({
+        name,
+        in: "header",
+        required: false,
+        description: h.description,
+        schema: inlineSchema(h.schema),
+      });
     const operationId = operationIdOf(key);
-    const common: Record<number, ResponseDoc> = { 500: { description: "An internal error; the body carries the request id and no internals.", schema: ApiErrorSchema } };
-    if (doc.body || parameters.length > 0) common[400] = { description: "Invalid input: nothing was stored; `issues` names each field.", schema: ApiErrorSchema };
+    const common: Record<number, ResponseDoc> = {
+      500: {
+        description: "An internal error; the body carries the request id and no internals.",
+        schema: ApiErrorSchema,
+      },
+    };
+    if (doc.body || parameters.length > 0)
+      common[400] = {
+        description: "Invalid input: nothing was stored; `issues` names each field.",
+        schema: ApiErrorSchema,
+      };
     if (route.auth !== "none") {
       common[401] = { description: "No Authorization header (API Gateway answers before any function runs)." };
       common[403] = { description: `The bearer token is not the ${route.auth} token.` };
     }
     const componentId = operationId.charAt(0).toUpperCase() + operationId.slice(1);
     const responses: Record<string, unknown> = {};
-    for (const [status, r] of Object.entries({ ...doc.responses, ...common } as Record<string, ResponseDoc>).sort(([a], [b]) => Number(a) - Number(b))) {
-      const content = r.schema ? { content: { [r.contentType ?? "application/json"]: { schema: r.contentType === "text/html" ? { type: "string" } : components.ref(r.schema, "output", `${componentId}${status}`) } } } : {};
-      const headers = r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([n, h]) => [n, { description: h.description, schema: inlineSchema(h.schema) }])) } : {};
+    for (const [status, r] of Object.entries({ ...doc.responses, ...common } as Record<string, ResponseDoc>).sort(
+      ([a], [b]) => Number(a) - Number(b),
+    )) {
+      const content = r.schema
+        ? {
+            content: {
+              [r.contentType ?? "application/json"]: {
+                schema:
+                  r.contentType === "text/html"
+                    ? { type: "string" }
+                    : components.ref(r.schema, "output", `${componentId}${status}`),
+              },
+            },
+          }
+        : {};
+      const headers = r.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(r.headers).map(([n, h]) => [
+                n,
+                { description: h.description, schema: inlineSchema(h.schema) },
+              ]),
+            ),
+          }
+        : {};
       responses[status] = { description: r.description, ...headers, ...content };
     }
     paths[route.path] ??= {};
@@ -328,7 +468,17 @@ export function openApiDocument(version: string, docs: Partial<Record<RouteKey, 
       description: doc.description,
       security: route.auth === "none" ? [] : [{ [SECURITY[route.auth]]: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(doc.body ? { requestBody: { required: true, description: doc.body.description, content: { "application/json": { schema: components.ref(doc.body.schema, "input", `${componentId}Request`) } } } } : {}),
+      ...(doc.body
+        ? {
+            requestBody: {
+              required: true,
+              description: doc.body.description,
+              content: {
+                "application/json": { schema: components.ref(doc.body.schema, "input", `${componentId}Request`) },
+              },
+            },
+          }
+        : {}),
       responses,
     };
   }
@@ -337,7 +487,8 @@ export function openApiDocument(version: string, docs: Partial<Record<RouteKey, 
     info: {
       title: "Claims Crew HTTP API",
       version,
-      description: "Refund claims decided by an LLM crew and a deterministic kernel (SPEC §7.2). The same paths locally (`claims serve`) and on AWS (the `api` output of `sst deploy`).",
+      description:
+        "Refund claims decided by an LLM crew and a deterministic kernel (SPEC §7.2). The same paths locally (`claims serve`) and on AWS (the `api` output of `sst deploy`).",
     },
     tags: [
       { name: "claims", description: "Submit and read claims (intake token)." },
@@ -347,8 +498,16 @@ export function openApiDocument(version: string, docs: Partial<Record<RouteKey, 
     components: {
       schemas: components.schemas(),
       securitySchemes: {
-        intakeToken: { type: "http", scheme: "bearer", description: "CLAIMS_API_TOKEN locally; the ApiToken secret on AWS." },
-        reviewerToken: { type: "http", scheme: "bearer", description: "CLAIMS_REVIEWER_TOKEN locally; the ReviewerToken secret on AWS." },
+        intakeToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "CLAIMS_API_TOKEN locally; the ApiToken secret on AWS.",
+        },
+        reviewerToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "CLAIMS_REVIEWER_TOKEN locally; the ReviewerToken secret on AWS.",
+        },
       },
     },
     paths,

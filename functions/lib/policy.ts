@@ -61,7 +61,11 @@ export type ClaimsPolicy = z.infer<typeof ClaimsPolicySchema>;
 export type PolicySettings = Pick<ClaimsConfig, "llm" | "agent">;
 
 /** The deployed policy of a parsed config file (`text` is the file's text, for its hash). */
-export function policyFromConfig(config: ClaimsConfig, text: string, options: { source: string; demo: boolean }): ClaimsPolicy {
+export function policyFromConfig(
+  config: ClaimsConfig,
+  text: string,
+  options: { source: string; demo: boolean },
+): ClaimsPolicy {
   return ClaimsPolicySchema.parse({
     format: POLICY_FORMAT,
     source: options.source,
@@ -86,7 +90,9 @@ export function policyPathFrom(env: Env): string {
 /** Reads and validates a deployed policy; ConfigLoadError names the file and every problem. */
 export function loadPolicyFile(path: string): ClaimsPolicy {
   if (!existsSync(path)) {
-    throw new ConfigLoadError(`policy file not found: ${path} (infra/policy.ts ships ${POLICY_FILE_NAME} with every function that decides; locally set CLAIMS_POLICY_PATH)`);
+    throw new ConfigLoadError(
+      `policy file not found: ${path} (infra/policy.ts ships ${POLICY_FILE_NAME} with every function that decides; locally set CLAIMS_POLICY_PATH)`,
+    );
   }
   let json: unknown;
   try {

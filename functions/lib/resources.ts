@@ -21,10 +21,16 @@ function read<T>(reader: ResourceReader, name: string, schema: z.ZodType<T>, wha
   try {
     raw = reader(name);
   } catch (cause) {
-    throw new ResourceLinkError(`Resource.${name} is not available to this function (link it in infra/): ${(cause as Error).message}`, { cause });
+    throw new ResourceLinkError(
+      `Resource.${name} is not available to this function (link it in infra/): ${(cause as Error).message}`,
+      { cause },
+    );
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new ResourceLinkError(`Resource.${name} must carry ${what}, got ${raw === undefined ? "nothing" : "other properties"}`);
+  if (!parsed.success)
+    throw new ResourceLinkError(
+      `Resource.${name} must carry ${what}, got ${raw === undefined ? "nothing" : "other properties"}`,
+    );
   return parsed.data;
 }
 
@@ -34,7 +40,8 @@ export function linkedResources(reader: ResourceReader = sstResources) {
     tableName: () => read(reader, LINKS.table, Named, "{ name }").name,
     busName: () => read(reader, LINKS.bus, Named, "{ name }").name,
     queueUrl: (role: QueueRole) => read(reader, LINKS.queues[role], Queue, "{ url }").url,
-    secret: (name: typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken) => read(reader, name, Secret, "{ value }").value,
+    secret: (name: typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken) =>
+      read(reader, name, Secret, "{ value }").value,
   };
 }
 
@@ -45,7 +52,8 @@ export type LinkedResources = ReturnType<typeof linkedResources>;
 export function restrictedReader(base: ResourceReader, fn: FunctionKey): ResourceReader {
   const allowed: readonly string[] = FUNCTIONS[fn].links;
   return (name) => {
-    if (!allowed.includes(name)) throw new Error(`"${name}" is not linked to ${FUNCTIONS[fn].handler} (its links: ${allowed.join(", ")})`);
+    if (!allowed.includes(name))
+      throw new Error(`"${name}" is not linked to ${FUNCTIONS[fn].handler} (its links: ${allowed.join(", ")})`);
     return base(name);
   };
 }

@@ -16,12 +16,24 @@ export const CURSOR = /^[\x21-\x7e]{1,300}$/;
 export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
   const q = request.queryStringParameters ?? {};
   const status = ReviewStatusSchema.safeParse(q.status ?? "PENDING");
-  if (!status.success) return apiError(400, "INVALID_QUERY", `status must be one of ${ReviewStatusSchema.options.join(", ")}`, [{ path: "status", message: "unknown status" }]);
+  if (!status.success)
+    return apiError(400, "INVALID_QUERY", `status must be one of ${ReviewStatusSchema.options.join(", ")}`, [
+      { path: "status", message: "unknown status" },
+    ]);
   const limit = q.limit === undefined ? 50 : Number(q.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) return apiError(400, "INVALID_QUERY", "limit must be an integer from 1 to 200", [{ path: "limit", message: "out of range" }]);
-  if (q.cursor !== undefined && !CURSOR.test(q.cursor)) return apiError(400, "INVALID_QUERY", "cursor must be the next_cursor of a previous page", [{ path: "cursor", message: "not a cursor" }]);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+    return apiError(400, "INVALID_QUERY", "limit must be an integer from 1 to 200", [
+      { path: "limit", message: "out of range" },
+    ]);
+  if (q.cursor !== undefined && !CURSOR.test(q.cursor))
+    return apiError(400, "INVALID_QUERY", "cursor must be the next_cursor of a previous page", [
+      { path: "cursor", message: "not a cursor" },
+    ]);
   const page = await listReviews({ status: status.data, limit, ...(q.cursor ? { cursor: q.cursor } : {}) }, deps);
-  return json(200, { items: page.items.map((i) => reviewListItem(i.review, i.context)), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) });
+  return json(200, {
+    items: page.items.map((i) => reviewListItem(i.review, i.context)),
+    ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+  });
 }
 
 /** `POST /claims/{id}/review`: 200 with the decided review; 400 invalid; 404 unknown claim; 409 not pending, already decided, not allowed, or a reject rule that now fails. */
@@ -29,7 +41,8 @@ export async function postReview(request: ApiRequest, deps: PipelineDeps): Promi
   const id = request.pathParameters?.id ?? "";
   if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
   const bytes = bodyBytes(request);
-  if (bytes.length > MAX_BODY_BYTES) return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
+  if (bytes.length > MAX_BODY_BYTES)
+    return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
   const body = parseJsonBody(bytes);
   if (!body.ok) return apiError(400, "INVALID_JSON", "the body is not a JSON object", body.issues);
   const result = await decideReview(id, body.value, deps);

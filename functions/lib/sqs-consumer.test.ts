@@ -13,14 +13,21 @@ const context = {} as Context;
 function consumer(handle: (n: number) => Promise<unknown>) {
   const log = recordingLogger();
   const seen: number[] = [];
-  const h = sqsConsumer({ schema: Schema, handle: async (m) => {
-    seen.push(m.n);
-    return handle(m.n);
-  } }, log.logger);
+  const h = sqsConsumer(
+    {
+      schema: Schema,
+      handle: async (m) => {
+        seen.push(m.n);
+        return handle(m.n);
+      },
+    },
+    log.logger,
+  );
   return { h, seen, log };
 }
 
-const failed = (r: { batchItemFailures: { itemIdentifier: string }[] }) => r.batchItemFailures.map((f) => f.itemIdentifier);
+const failed = (r: { batchItemFailures: { itemIdentifier: string }[] }) =>
+  r.batchItemFailures.map((f) => f.itemIdentifier);
 
 describe("parseMessage", () => {
   it.each([
@@ -35,12 +42,18 @@ describe("parseMessage", () => {
 describe("sqsConsumer", () => {
   it("fails only the bad records of a batch and handles the rest", async () => {
     const { h, seen, log } = consumer(async () => "OK");
-    const out = await h(sqsEvent([{ body: '{"n":1}' }, { body: "garbage" }, { body: '{"n":"x"}' }, { body: '{"n":4}' }]), context);
+    const out = await h(
+      sqsEvent([{ body: '{"n":1}' }, { body: "garbage" }, { body: '{"n":"x"}' }, { body: '{"n":4}' }]),
+      context,
+    );
     expect(failed(out)).toEqual(["m1", "m2"]);
     expect(seen).toEqual([1, 4]);
     const errors = log.lines.filter((l) => l.level === "error");
     expect(errors).toHaveLength(2);
-    expect(errors.map((e) => e.message)).toEqual(["invalid message: it will reach the DLQ after its retries", "invalid message: it will reach the DLQ after its retries"]);
+    expect(errors.map((e) => e.message)).toEqual([
+      "invalid message: it will reach the DLQ after its retries",
+      "invalid message: it will reach the DLQ after its retries",
+    ]);
     expect(JSON.stringify(errors[1]?.fields)).toContain('"path":"n"');
   });
 
@@ -66,16 +79,29 @@ describe("sqsFifoGroupConsumer", () => {
   function groupConsumer(handleGroup: (ns: number[]) => Promise<unknown>) {
     const log = recordingLogger();
     const calls: number[][] = [];
-    const h = sqsFifoGroupConsumer({ schema: Schema, handleGroup: async (messages) => {
-      calls.push(messages.map((m) => m.n));
-      return handleGroup(messages.map((m) => m.n));
-    } }, log.logger);
+    const h = sqsFifoGroupConsumer(
+      {
+        schema: Schema,
+        handleGroup: async (messages) => {
+          calls.push(messages.map((m) => m.n));
+          return handleGroup(messages.map((m) => m.n));
+        },
+      },
+      log.logger,
+    );
     return { h, calls, log };
   }
 
   it("hands each group's messages to one call, in order", async () => {
     const { h, calls } = groupConsumer(async () => ["ADVANCED"]);
-    const out = await h(sqsEvent([{ body: '{"n":1}', groupId: "a" }, { body: '{"n":2}', groupId: "b" }, { body: '{"n":3}', groupId: "a" }]), context);
+    const out = await h(
+      sqsEvent([
+        { body: '{"n":1}', groupId: "a" },
+        { body: '{"n":2}', groupId: "b" },
+        { body: '{"n":3}', groupId: "a" },
+      ]),
+      context,
+    );
     expect(failed(out)).toEqual([]);
     expect(calls).toEqual([[1, 3], [2]]);
   });
@@ -85,14 +111,30 @@ describe("sqsFifoGroupConsumer", () => {
       if (ns.includes(2)) throw new Error("version conflict");
       return "ok";
     });
-    const out = await h(sqsEvent([{ body: '{"n":1}', groupId: "a" }, { body: '{"n":2}', groupId: "b" }, { body: '{"n":3}', groupId: "b" }, { body: '{"n":4}', groupId: "a" }]), context);
+    const out = await h(
+      sqsEvent([
+        { body: '{"n":1}', groupId: "a" },
+        { body: '{"n":2}', groupId: "b" },
+        { body: '{"n":3}', groupId: "b" },
+        { body: '{"n":4}', groupId: "a" },
+      ]),
+      context,
+    );
     expect(failed(out)).toEqual(["m1", "m2"]);
     expect(log.text()).toContain("message group failed");
   });
 
   it("handles the messages before an invalid one and fails it with everything after it in its group", async () => {
     const { h, calls } = groupConsumer(async () => "ok");
-    const out = await h(sqsEvent([{ body: '{"n":1}', groupId: "a" }, { body: "garbage", groupId: "a" }, { body: '{"n":3}', groupId: "a" }, { body: '{"n":4}', groupId: "b" }]), context);
+    const out = await h(
+      sqsEvent([
+        { body: '{"n":1}', groupId: "a" },
+        { body: "garbage", groupId: "a" },
+        { body: '{"n":3}', groupId: "a" },
+        { body: '{"n":4}', groupId: "b" },
+      ]),
+      context,
+    );
     expect(calls).toEqual([[1], [4]]);
     expect(failed(out)).toEqual(["m1", "m2"]);
   });

@@ -28,8 +28,14 @@ export function parseMessage<M>(body: string, schema: z.ZodType<M>): M {
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(message)", message: i.message }));
-    throw new InvalidMessageError(`message does not match its schema: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
+    const issues = parsed.error.issues.map((i) => ({
+      path: i.path.map(String).join(".") || "(message)",
+      message: i.message,
+    }));
+    throw new InvalidMessageError(
+      `message does not match its schema: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      issues,
+    );
   }
   return parsed.data;
 }
@@ -42,15 +48,24 @@ export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): Sq
       const outcome = await spec.handle(parseMessage(record.body, spec.schema), record);
       logSuccess(logger, "message handled", { ...ids, outcome: typeof outcome === "string" ? outcome : "done" });
     } catch (error) {
-      if (error instanceof InvalidMessageError) logger.error("invalid message: it will reach the DLQ after its retries", { ...ids, issues: error.issues, error: errorFields(error) });
-      else if (error instanceof RetryLaterError) logger.warn("message will be retried", { ...ids, reason: error.message });
+      if (error instanceof InvalidMessageError)
+        logger.error("invalid message: it will reach the DLQ after its retries", {
+          ...ids,
+          issues: error.issues,
+          error: errorFields(error),
+        });
+      else if (error instanceof RetryLaterError)
+        logger.warn("message will be retried", { ...ids, reason: error.message });
       else logger.error("message failed", { ...ids, error: errorFields(error) });
       throw error;
     }
   };
   return async (event, context) => {
     // A processor per invocation: it holds the batch's state, and the local poller may invoke concurrently.
-    return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+    return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), {
+      context,
+      throwOnFullBatchFailure: false,
+    });
   };
 }
 
@@ -82,7 +97,12 @@ export function sqsFifoGroupConsumer<M>(spec: GroupConsumerSpec<M>, logger: Hand
           messages.push(parseMessage(record.body, spec.schema));
         } catch (error) {
           const issues = error instanceof InvalidMessageError ? error.issues : [];
-          logger.error("invalid message: it will reach the DLQ after its retries", { messageId: record.messageId, groupId, issues, error: errorFields(error) });
+          logger.error("invalid message: it will reach the DLQ after its retries", {
+            messageId: record.messageId,
+            groupId,
+            issues,
+            error: errorFields(error),
+          });
           invalidAt = i;
           break;
         }
@@ -90,11 +110,16 @@ export function sqsFifoGroupConsumer<M>(spec: GroupConsumerSpec<M>, logger: Hand
       try {
         if (messages.length > 0) {
           const outcome = await spec.handleGroup(messages, records.slice(0, invalidAt));
-          logSuccess(logger, "message group handled", { groupId, messages: messages.length, outcome: Array.isArray(outcome) ? outcome.join(",") : "done" });
+          logSuccess(logger, "message group handled", {
+            groupId,
+            messages: messages.length,
+            outcome: Array.isArray(outcome) ? outcome.join(",") : "done",
+          });
         }
         failed.push(...records.slice(invalidAt).map((r) => r.messageId));
       } catch (error) {
-        if (error instanceof RetryLaterError) logger.warn("message group will be retried", { groupId, reason: error.message });
+        if (error instanceof RetryLaterError)
+          logger.warn("message group will be retried", { groupId, reason: error.message });
         else logger.error("message group failed", { groupId, messages: records.length, error: errorFields(error) });
         failed.push(...records.map((r) => r.messageId));
       }

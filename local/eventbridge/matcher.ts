@@ -16,7 +16,9 @@ type PatternValidation = { readonly ok: true } | { readonly ok: false; readonly 
 
 type Leaf = string | number | boolean | null;
 type LeafTest = (value: Leaf) => boolean;
-type LeafMatcher = { readonly kind: "test"; readonly test: LeafTest } | { readonly kind: "exists"; readonly exists: boolean };
+type LeafMatcher =
+  | { readonly kind: "test"; readonly test: LeafTest }
+  | { readonly kind: "exists"; readonly exists: boolean };
 type FieldNode =
   | { readonly kind: "object"; readonly node: ObjectNode }
   | { readonly kind: "leaf"; readonly matchers: readonly LeafMatcher[] };
@@ -27,7 +29,13 @@ type ObjectNode = {
 
 /** Operators the local matcher implements. */
 const SUPPORTED_OPERATORS = [
-  "prefix", "suffix", "equals-ignore-case", "wildcard", "anything-but", "numeric", "exists",
+  "prefix",
+  "suffix",
+  "equals-ignore-case",
+  "wildcard",
+  "anything-but",
+  "numeric",
+  "exists",
 ] as const;
 
 const KNOWN_UNSUPPORTED = new Set(["cidr"]);
@@ -97,14 +105,19 @@ function compileObject(obj: Record<string, unknown>, path: string): ObjectNode {
     const value = obj[key];
     const here = join(path, key);
     if (key === "$or") {
-      if (!Array.isArray(value) || value.length < 2) fail(here, "\"$or\" needs an array of at least two pattern objects");
-      ors.push(value.map((alt: unknown, i) => {
-        if (!isPlainObject(alt)) fail(`${here}[${i}]`, "each \"$or\" alternative must be a pattern object");
-        return compileObject(alt, `${here}[${i}]`);
-      }));
+      if (!Array.isArray(value) || value.length < 2) fail(here, '"$or" needs an array of at least two pattern objects');
+      ors.push(
+        value.map((alt: unknown, i) => {
+          if (!isPlainObject(alt)) fail(`${here}[${i}]`, 'each "$or" alternative must be a pattern object');
+          return compileObject(alt, `${here}[${i}]`);
+        }),
+      );
     } else if (Array.isArray(value)) {
       if (value.length === 0) fail(here, "a match array must not be empty");
-      fields.push({ key, node: { kind: "leaf", matchers: value.map((m: unknown, i) => compileMatcher(m, `${here}[${i}]`)) } });
+      fields.push({
+        key,
+        node: { kind: "leaf", matchers: value.map((m: unknown, i) => compileMatcher(m, `${here}[${i}]`)) },
+      });
     } else if (isPlainObject(value)) {
       fields.push({ key, node: { kind: "object", node: compileObject(value, here) } });
     } else {
@@ -125,7 +138,11 @@ function compileMatcher(m: unknown, path: string): LeafMatcher {
   if (Array.isArray(m)) fail(path, "nested arrays are not allowed in a match array");
   if (!isPlainObject(m)) fail(path, `unsupported match value ${String(m)}`);
   const keys = Object.keys(m);
-  if (keys.length !== 1) fail(path, `an operator object must have exactly one key, got ${keys.length ? keys.map((k) => `"${k}"`).join(", ") : "none"}`);
+  if (keys.length !== 1)
+    fail(
+      path,
+      `an operator object must have exactly one key, got ${keys.length ? keys.map((k) => `"${k}"`).join(", ") : "none"}`,
+    );
   const op = keys[0] as string;
   const arg = m[op];
   const here = `${path}.${op}`;
@@ -145,7 +162,7 @@ function compileMatcher(m: unknown, path: string): LeafMatcher {
     case "numeric":
       return { kind: "test", test: numericTest(arg, here) };
     case "exists":
-      if (typeof arg !== "boolean") fail(here, "\"exists\" takes true or false");
+      if (typeof arg !== "boolean") fail(here, '"exists" takes true or false');
       return { kind: "exists", exists: arg };
     case "anything-but": {
       const excluded = anythingButTest(arg, here);
@@ -153,7 +170,10 @@ function compileMatcher(m: unknown, path: string): LeafMatcher {
     }
     default:
       if (KNOWN_UNSUPPORTED.has(op)) {
-        fail(path, `operator "${op}" is not supported by the local matcher (supported: ${SUPPORTED_OPERATORS.join(", ")})`);
+        fail(
+          path,
+          `operator "${op}" is not supported by the local matcher (supported: ${SUPPORTED_OPERATORS.join(", ")})`,
+        );
       }
       fail(path, `unknown operator "${op}" (supported: ${SUPPORTED_OPERATORS.join(", ")})`);
   }
@@ -165,9 +185,7 @@ function requireString(arg: unknown, path: string): string {
 }
 
 function stringAffixTest(arg: unknown, path: string, kind: "prefix" | "suffix"): LeafTest {
-  const has = kind === "prefix"
-    ? (v: string, s: string) => v.startsWith(s)
-    : (v: string, s: string) => v.endsWith(s);
+  const has = kind === "prefix" ? (v: string, s: string) => v.startsWith(s) : (v: string, s: string) => v.endsWith(s);
   if (typeof arg === "string") return (v) => typeof v === "string" && has(v, arg);
   if (isPlainObject(arg)) {
     const keys = Object.keys(arg);
@@ -191,7 +209,7 @@ function wildcardRegExp(pattern: string, path: string): RegExp {
     const c = pattern[i] as string;
     if (c === "\\") {
       const next = pattern[i + 1];
-      if (next !== "*" && next !== "\\") fail(path, "in a wildcard, a backslash may only escape \"*\" or \"\\\"");
+      if (next !== "*" && next !== "\\") fail(path, 'in a wildcard, a backslash may only escape "*" or "\\"');
       source += escapeRegExp(next);
       i++;
       previousWasStar = false;
@@ -216,7 +234,7 @@ const UPPER_OPS = new Set(["<", "<="]);
 
 function numericTest(arg: unknown, path: string): LeafTest {
   if (!Array.isArray(arg) || (arg.length !== 2 && arg.length !== 4)) {
-    fail(path, "\"numeric\" takes [op, number] or [op, number, op, number]");
+    fail(path, '"numeric" takes [op, number] or [op, number, op, number]');
   }
   const pairs: Array<[string, number]> = [];
   for (let i = 0; i < arg.length; i += 2) {
@@ -230,7 +248,7 @@ function numericTest(arg: unknown, path: string): LeafTest {
   }
   if (pairs.length === 2) {
     const ops = pairs.map(([op]) => op);
-    if (ops.includes("=")) fail(path, "\"=\" cannot be combined with another numeric operator");
+    if (ops.includes("=")) fail(path, '"=" cannot be combined with another numeric operator');
     const lower = pairs.find(([op]) => LOWER_OPS.has(op));
     const upper = pairs.find(([op]) => UPPER_OPS.has(op));
     if (!lower || !upper) fail(path, "a numeric range needs one lower bound (>, >=) and one upper bound (<, <=)");
@@ -241,11 +259,16 @@ function numericTest(arg: unknown, path: string): LeafTest {
 
 function compare(op: string, v: number, n: number): boolean {
   switch (op) {
-    case "=": return v === n;
-    case ">": return v > n;
-    case ">=": return v >= n;
-    case "<": return v < n;
-    default: return v <= n;
+    case "=":
+      return v === n;
+    case ">":
+      return v > n;
+    case ">=":
+      return v >= n;
+    case "<":
+      return v < n;
+    default:
+      return v <= n;
   }
 }
 
@@ -256,16 +279,17 @@ function anythingButTest(arg: unknown, path: string): LeafTest {
     return (v) => v === arg;
   }
   if (Array.isArray(arg)) {
-    if (arg.length === 0) fail(path, "\"anything-but\" needs a non-empty list");
+    if (arg.length === 0) fail(path, '"anything-but" needs a non-empty list');
     const allStrings = arg.every((x) => typeof x === "string");
     const allNumbers = arg.every((x) => typeof x === "number" && Number.isFinite(x));
-    if (!allStrings && !allNumbers) fail(path, "an \"anything-but\" list must hold only strings or only numbers");
+    if (!allStrings && !allNumbers) fail(path, 'an "anything-but" list must hold only strings or only numbers');
     const set = new Set<unknown>(arg);
     return (v) => set.has(v);
   }
   if (isPlainObject(arg)) {
     const keys = Object.keys(arg);
-    if (keys.length !== 1) fail(path, "\"anything-but\" takes one nested operator: prefix, suffix, equals-ignore-case or wildcard");
+    if (keys.length !== 1)
+      fail(path, '"anything-but" takes one nested operator: prefix, suffix, equals-ignore-case or wildcard');
     const op = keys[0] as string;
     const inner = arg[op];
     const here = `${path}.${op}`;
@@ -287,7 +311,10 @@ function anythingButTest(arg: unknown, path: string): LeafTest {
         return (v) => typeof v === "string" && res.some((re) => re.test(v));
       }
       default:
-        fail(here, `operator "${op}" is not allowed inside "anything-but" (use prefix, suffix, equals-ignore-case or wildcard)`);
+        fail(
+          here,
+          `operator "${op}" is not allowed inside "anything-but" (use prefix, suffix, equals-ignore-case or wildcard)`,
+        );
     }
   }
   fail(path, `"anything-but" takes a string, a number, a list, or a nested operator, got ${JSON.stringify(arg)}`);
@@ -329,7 +356,7 @@ function matchFields(node: ObjectNode, obj: Record<string, unknown> | undefined)
 function matchLeaf(matchers: readonly LeafMatcher[], value: unknown): boolean {
   const values: Leaf[] = [];
   collectLeaves(value, values);
-  return matchers.some((m) => (m.kind === "exists" ? (values.length > 0) === m.exists : values.some(m.test)));
+  return matchers.some((m) => (m.kind === "exists" ? values.length > 0 === m.exists : values.some(m.test)));
 }
 
 function collectLeaves(value: unknown, out: Leaf[]): void {

@@ -15,12 +15,29 @@ import type { BusEvent, LocalBus } from "./server.ts";
 process.env.AWS_EC2_METADATA_DISABLED = "true";
 
 const verdictDetail = (verdict: string, n = 1) => ({
-  verdict_id: `vrd_${n}`, claim_id: `clm_${n}`, dfid: `dfid_${n}`, verdict, reason_code: "OK", reason: "r",
-  order_id: "ord_001", amount_eur: 10, policy_kind: "defect", idempotency_key: `k${n}`, decided_at: "2026-01-01T00:00:00Z",
+  verdict_id: `vrd_${n}`,
+  claim_id: `clm_${n}`,
+  dfid: `dfid_${n}`,
+  verdict,
+  reason_code: "OK",
+  reason: "r",
+  order_id: "ord_001",
+  amount_eur: 10,
+  policy_kind: "defect",
+  idempotency_key: `k${n}`,
+  decided_at: "2026-01-01T00:00:00Z",
 });
 
-const entry = (detailType: string, detail: unknown, extra: Partial<PutEventsRequestEntry> = {}): PutEventsRequestEntry => ({
-  EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: detailType, Detail: JSON.stringify(detail), ...extra,
+const entry = (
+  detailType: string,
+  detail: unknown,
+  extra: Partial<PutEventsRequestEntry> = {},
+): PutEventsRequestEntry => ({
+  EventBusName: BUS_NAME,
+  Source: KERNEL_SOURCE,
+  DetailType: detailType,
+  Detail: JSON.stringify(detail),
+  ...extra,
 });
 
 describe("local PutEvents endpoint", () => {
@@ -38,9 +55,15 @@ describe("local PutEvents endpoint", () => {
       now: () => new Date("2026-03-04T05:06:07.890Z"),
       retryDelayMs: () => 0,
     });
-    bus.addTarget("verdicts", (e) => { received.verdicts?.push(e); });
-    bus.addTarget("escalations", (e) => { received.escalations?.push(e); });
-    bus.addTarget("refunds", (e) => { received.refunds?.push(e); });
+    bus.addTarget("verdicts", (e) => {
+      received.verdicts?.push(e);
+    });
+    bus.addTarget("escalations", (e) => {
+      received.escalations?.push(e);
+    });
+    bus.addTarget("refunds", (e) => {
+      received.refunds?.push(e);
+    });
     client = new EventBridgeClient({ ...localClientConfig(bus.endpoint), maxAttempts: 1 });
   });
 
@@ -56,25 +79,42 @@ describe("local PutEvents endpoint", () => {
   });
 
   it("delivers a matching event to its rule target once, with the full envelope", async () => {
-    const out = await client.send(new PutEventsCommand({ Entries: [entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT"), { Resources: ["arn:claims:clm_1"] })] }));
+    const out = await client.send(
+      new PutEventsCommand({
+        Entries: [entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT"), { Resources: ["arn:claims:clm_1"] })],
+      }),
+    );
     await bus.settled();
     expect(out.FailedEntryCount).toBe(0);
     const id = out.Entries?.[0]?.EventId;
     expect(id).toMatch(/^evt-\d+$/);
-    expect(received.verdicts).toEqual([{
-      version: "0", id, "detail-type": "ClaimVerdict", source: "claims.kernel", account: "000000000000",
-      time: "2026-03-04T05:06:07Z", region: "us-east-1", resources: ["arn:claims:clm_1"], detail: verdictDetail("ACCEPT"),
-    }]);
+    expect(received.verdicts).toEqual([
+      {
+        version: "0",
+        id,
+        "detail-type": "ClaimVerdict",
+        source: "claims.kernel",
+        account: "000000000000",
+        time: "2026-03-04T05:06:07Z",
+        region: "us-east-1",
+        resources: ["arn:claims:clm_1"],
+        detail: verdictDetail("ACCEPT"),
+      },
+    ]);
     expect(received.escalations).toEqual([]);
     expect(received.refunds).toEqual([]);
   });
 
   it("routes an ESCALATE verdict to both verdicts and escalations, and skips events no rule matches", async () => {
-    const out = await client.send(new PutEventsCommand({ Entries: [
-      entry(DETAIL_TYPES.verdict, verdictDetail("ESCALATE", 2)),
-      entry("SomethingElse", { x: 1 }),
-      entry(DETAIL_TYPES.review, { claim_id: "clm_3", dfid: "d", reason_code: "R", reason: "r" }),
-    ] }));
+    const out = await client.send(
+      new PutEventsCommand({
+        Entries: [
+          entry(DETAIL_TYPES.verdict, verdictDetail("ESCALATE", 2)),
+          entry("SomethingElse", { x: 1 }),
+          entry(DETAIL_TYPES.review, { claim_id: "clm_3", dfid: "d", reason_code: "R", reason: "r" }),
+        ],
+      }),
+    );
     await bus.settled();
     expect(out.FailedEntryCount).toBe(0);
     expect(received.verdicts?.map((e) => e.detail.verdict_id)).toEqual(["vrd_2"]);
@@ -83,27 +123,44 @@ describe("local PutEvents endpoint", () => {
   });
 
   it("uses the entry Time when one is given", async () => {
-    await client.send(new PutEventsCommand({ Entries: [entry(DETAIL_TYPES.refund, { execution_id: "e" }, { Time: new Date("2025-12-31T23:59:58Z") })] }));
+    await client.send(
+      new PutEventsCommand({
+        Entries: [entry(DETAIL_TYPES.refund, { execution_id: "e" }, { Time: new Date("2025-12-31T23:59:58Z") })],
+      }),
+    );
     await bus.settled();
     expect(received.refunds?.map((e) => e.time)).toEqual(["2025-12-31T23:59:58Z"]);
   });
 
   it("fails bad entries one by one, keeps the order, and accepts the rest", async () => {
-    bus.setFailureHook((_e, index) => (index === 5 ? { errorCode: "InternalFailure", errorMessage: "injected" } : undefined));
-    const out = await client.send(new PutEventsCommand({ Entries: [
-      entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT", 10)),
-      { EventBusName: BUS_NAME, DetailType: "ClaimVerdict", Detail: "{}" },
-      { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: "ClaimVerdict" },
-      { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: "ClaimVerdict", Detail: "{not json" },
-      { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: "ClaimVerdict", Detail: "[1,2]" },
-      entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT", 11)),
-      entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT", 12), { EventBusName: "nope" }),
-      { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, Detail: "{}" },
-    ] }));
+    bus.setFailureHook((_e, index) =>
+      index === 5 ? { errorCode: "InternalFailure", errorMessage: "injected" } : undefined,
+    );
+    const out = await client.send(
+      new PutEventsCommand({
+        Entries: [
+          entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT", 10)),
+          { EventBusName: BUS_NAME, DetailType: "ClaimVerdict", Detail: "{}" },
+          { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: "ClaimVerdict" },
+          { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: "ClaimVerdict", Detail: "{not json" },
+          { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: "ClaimVerdict", Detail: "[1,2]" },
+          entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT", 11)),
+          entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT", 12), { EventBusName: "nope" }),
+          { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, Detail: "{}" },
+        ],
+      }),
+    );
     await bus.settled();
     expect(out.FailedEntryCount).toBe(7);
     expect(out.Entries?.map((e) => e.ErrorCode ?? "ok")).toEqual([
-      "ok", "InvalidArgument", "InvalidArgument", "MalformedDetail", "MalformedDetail", "InternalFailure", "NotFoundException", "InvalidArgument",
+      "ok",
+      "InvalidArgument",
+      "InvalidArgument",
+      "MalformedDetail",
+      "MalformedDetail",
+      "InternalFailure",
+      "NotFoundException",
+      "InvalidArgument",
     ]);
     expect(out.Entries?.[1]?.ErrorMessage).toContain("Source");
     expect(out.Entries?.[2]?.ErrorMessage).toContain("Detail");
@@ -115,15 +172,20 @@ describe("local PutEvents endpoint", () => {
 
   it("rejects more than 10 entries with a ValidationException", async () => {
     const entries = Array.from({ length: 11 }, (_, i) => entry(DETAIL_TYPES.verdict, verdictDetail("ACCEPT", 100 + i)));
-    await expect(client.send(new PutEventsCommand({ Entries: entries }))).rejects.toMatchObject({ name: "ValidationException" });
+    await expect(client.send(new PutEventsCommand({ Entries: entries }))).rejects.toMatchObject({
+      name: "ValidationException",
+    });
     await bus.settled();
     expect(received.verdicts).toEqual([]);
   });
 
   it("rejects entries over 256 KB in total with a ValidationException", async () => {
     const big = { blob: "x".repeat(256 * 1024) };
-    await expect(client.send(new PutEventsCommand({ Entries: [entry(DETAIL_TYPES.verdict, big)] }))).rejects.toMatchObject({
-      name: "ValidationException", message: expect.stringContaining("over the limit"),
+    await expect(
+      client.send(new PutEventsCommand({ Entries: [entry(DETAIL_TYPES.verdict, big)] })),
+    ).rejects.toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("over the limit"),
     });
   });
 
@@ -135,7 +197,10 @@ describe("local PutEvents endpoint", () => {
     });
     expect(res.status).toBe(400);
     expect(res.headers.get("x-amzn-errortype")).toBe("UnknownOperationException");
-    expect(await res.json()).toMatchObject({ __type: "UnknownOperationException", message: expect.stringContaining("ListRules") });
+    expect(await res.json()).toMatchObject({
+      __type: "UnknownOperationException",
+      message: expect.stringContaining("ListRules"),
+    });
   });
 
   it("answers a body that is not JSON with a SerializationException", async () => {
@@ -150,15 +215,27 @@ describe("local PutEvents endpoint", () => {
 
   it("appends one JSON line per accepted entry to events.jsonl", async () => {
     const before = await readLines(join(dataDir, "events.jsonl"));
-    const out = await client.send(new PutEventsCommand({ Entries: [
-      entry(DETAIL_TYPES.verdict, verdictDetail("REJECT", 20)),
-      { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: "ClaimVerdict" },
-      entry(DETAIL_TYPES.refund, { execution_id: "exe_21", claim_id: "clm_21" }),
-    ] }));
+    const out = await client.send(
+      new PutEventsCommand({
+        Entries: [
+          entry(DETAIL_TYPES.verdict, verdictDetail("REJECT", 20)),
+          { EventBusName: BUS_NAME, Source: KERNEL_SOURCE, DetailType: "ClaimVerdict" },
+          entry(DETAIL_TYPES.refund, { execution_id: "exe_21", claim_id: "clm_21" }),
+        ],
+      }),
+    );
     const after = await readLines(join(dataDir, "events.jsonl"));
     const added = after.slice(before.length).map((line) => JSON.parse(line) as BusEvent);
     expect(added.map((e) => e.id)).toEqual([out.Entries?.[0]?.EventId, out.Entries?.[2]?.EventId]);
-    expect(added[0]).toMatchObject({ version: "0", source: "claims.kernel", "detail-type": "ClaimVerdict", account: "000000000000", region: "us-east-1", resources: [], detail: { verdict_id: "vrd_20" } });
+    expect(added[0]).toMatchObject({
+      version: "0",
+      source: "claims.kernel",
+      "detail-type": "ClaimVerdict",
+      account: "000000000000",
+      region: "us-east-1",
+      resources: [],
+      detail: { verdict_id: "vrd_20" },
+    });
     expect(added[1]).toMatchObject({ "detail-type": "RefundExecuted", detail: { execution_id: "exe_21" } });
   });
 });
@@ -172,21 +249,34 @@ describe("local bus target delivery", () => {
     await bus?.stop();
   });
 
-  const put = (c: EventBridgeClient) => c.send(new PutEventsCommand({ Entries: [entry(DETAIL_TYPES.refund, { execution_id: "exe_1" })] }));
+  const put = (c: EventBridgeClient) =>
+    c.send(new PutEventsCommand({ Entries: [entry(DETAIL_TYPES.refund, { execution_id: "exe_1" })] }));
 
   it("retries a failing target and records a dead letter without failing PutEvents", async () => {
     bus = await startLocalBus({ maxAttempts: 3, retryDelayMs: () => 0 });
     client = new EventBridgeClient({ ...localClientConfig(bus.endpoint), maxAttempts: 1 });
     let calls = 0;
-    bus.addTarget("refunds", () => { calls++; throw new Error("executor down"); }, { id: "executor" });
+    bus.addTarget(
+      "refunds",
+      () => {
+        calls++;
+        throw new Error("executor down");
+      },
+      { id: "executor" },
+    );
     const out = await put(client);
     await bus.settled();
     expect(out.FailedEntryCount).toBe(0);
     expect(calls).toBe(3);
-    expect(bus.deadLetters()).toEqual([expect.objectContaining({
-      ruleName: "refunds", targetId: "executor", attempts: 3, error: "Error: executor down",
-      event: expect.objectContaining({ id: out.Entries?.[0]?.EventId }),
-    })]);
+    expect(bus.deadLetters()).toEqual([
+      expect.objectContaining({
+        ruleName: "refunds",
+        targetId: "executor",
+        attempts: 3,
+        error: "Error: executor down",
+        event: expect.objectContaining({ id: out.Entries?.[0]?.EventId }),
+      }),
+    ]);
     expect(bus.stats()).toMatchObject({ accepted: 1, deliveries: 0, failedAttempts: 3, deadLettered: 1 });
   });
 
@@ -210,8 +300,20 @@ describe("local bus target delivery", () => {
     bus = await startLocalBus({ retryDelayMs: () => 0 });
     client = new EventBridgeClient({ ...localClientConfig(bus.endpoint), maxAttempts: 1 });
     const seen: unknown[] = [];
-    bus.addTarget("refunds", (e) => { e.detail.execution_id = "mutated"; }, { id: "a" });
-    bus.addTarget("refunds", (e) => { seen.push(e.detail.execution_id); }, { id: "b" });
+    bus.addTarget(
+      "refunds",
+      (e) => {
+        e.detail.execution_id = "mutated";
+      },
+      { id: "a" },
+    );
+    bus.addTarget(
+      "refunds",
+      (e) => {
+        seen.push(e.detail.execution_id);
+      },
+      { id: "b" },
+    );
     await put(client);
     await bus.settled();
     expect(seen).toEqual(["exe_1"]);

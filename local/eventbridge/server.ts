@@ -65,7 +65,9 @@ export type LocalBusOptions = {
   /** Directory for `events.jsonl`; without it nothing is written to disk. */
   readonly dataDir?: string;
   /** Rules by name; defaults to RULE_PATTERNS on the `claims` bus. */
-  readonly rules?: Readonly<Record<string, EventPattern | { readonly pattern: EventPattern; readonly eventBusName?: string }>>;
+  readonly rules?: Readonly<
+    Record<string, EventPattern | { readonly pattern: EventPattern; readonly eventBusName?: string }>
+  >;
   /** Buses that exist; defaults to `claims` and `default`. */
   readonly busNames?: readonly string[];
   readonly account?: string;
@@ -110,7 +112,11 @@ const JSON_11 = "application/x-amz-json-1.1";
 type Rule = BusRule & { readonly targets: Map<string, BusTarget> };
 
 class RequestError extends ClaimsError<"BAD_REQUEST"> {
-  constructor(readonly status: number, readonly type: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
     super("BAD_REQUEST", message);
   }
 }
@@ -122,7 +128,8 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
   const now = options.now ?? (() => new Date());
   const newId = options.newId ?? randomUUID;
   const maxAttempts = options.maxAttempts ?? 3;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new BusConfigError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new BusConfigError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
   const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => 20 * 2 ** (attempt - 1));
   const busNames = new Set(options.busNames ?? [BUS_NAME, "default"]);
   let failureHook = options.failureHook;
@@ -140,7 +147,10 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
   const putRule = (name: string, pattern: EventPattern, eventBusName: string = BUS_NAME) => {
     const check = validatePattern(pattern);
     if (!check.ok) throw new InvalidEventPatternError(`rule "${name}": ${check.message}`);
-    if (!busNames.has(eventBusName)) throw new BusConfigError(`rule "${name}" names the event bus "${eventBusName}", which does not exist (buses: ${[...busNames].join(", ")})`);
+    if (!busNames.has(eventBusName))
+      throw new BusConfigError(
+        `rule "${name}" names the event bus "${eventBusName}", which does not exist (buses: ${[...busNames].join(", ")})`,
+      );
     const existing = rules.get(name);
     rules.set(name, { name, eventBusName, pattern, targets: existing?.targets ?? new Map() });
   };
@@ -177,7 +187,11 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
       }
     }
     const letter: DeadLetter = {
-      ruleName: rule.name, targetId, event, attempts: maxAttempts, failedAt: now().toISOString(),
+      ruleName: rule.name,
+      targetId,
+      event,
+      attempts: maxAttempts,
+      failedAt: now().toISOString(),
       error: lastError instanceof Error ? `${lastError.name}: ${lastError.message}` : String(lastError),
     };
     dead.push(letter);
@@ -198,12 +212,20 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
 
   const putEvents = async (body: unknown): Promise<unknown> => {
     if (!isObject(body) || !Array.isArray(body.Entries)) {
-      throw new RequestError(400, "ValidationException", "1 validation error detected: Value null at 'entries' failed to satisfy constraint: Member must not be null");
+      throw new RequestError(
+        400,
+        "ValidationException",
+        "1 validation error detected: Value null at 'entries' failed to satisfy constraint: Member must not be null",
+      );
     }
     const entries: unknown[] = body.Entries;
     if (entries.length < 1 || entries.length > MAX_ENTRIES) {
       const bound = entries.length < 1 ? "greater than or equal to 1" : `less than or equal to ${MAX_ENTRIES}`;
-      throw new RequestError(400, "ValidationException", `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length ${bound}`);
+      throw new RequestError(
+        400,
+        "ValidationException",
+        `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length ${bound}`,
+      );
     }
     const inputs = entries.map((e) => (isObject(e) ? (e as PutEventsEntryInput) : {}));
     const total = inputs.reduce((sum, e) => sum + entrySize(e), 0);
@@ -227,7 +249,11 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     try {
       await appendJournal(accepted.map(({ event }) => `${JSON.stringify(event)}\n`).join(""));
     } catch (error) {
-      throw new RequestError(500, "InternalException", `the local bus could not write its journal: ${error instanceof Error ? error.message : String(error)}`);
+      throw new RequestError(
+        500,
+        "InternalException",
+        `the local bus could not write its journal: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     stats.accepted += accepted.length;
     const failedCount = results.length - accepted.length;
@@ -245,11 +271,19 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
       const target = headerValue(req.headers["x-amz-target"]);
       const raw = await readBody(req);
       if (req.method !== "POST" || target === undefined || !target.startsWith(TARGET_PREFIX)) {
-        throw new RequestError(400, "UnknownOperationException", `unknown operation: expected POST with X-Amz-Target ${TARGET_PREFIX}PutEvents, got ${req.method} ${target ?? "(no X-Amz-Target)"}`);
+        throw new RequestError(
+          400,
+          "UnknownOperationException",
+          `unknown operation: expected POST with X-Amz-Target ${TARGET_PREFIX}PutEvents, got ${req.method} ${target ?? "(no X-Amz-Target)"}`,
+        );
       }
       const operation = target.slice(TARGET_PREFIX.length);
       if (operation !== "PutEvents") {
-        throw new RequestError(400, "UnknownOperationException", `the local bus implements only PutEvents, not ${operation}`);
+        throw new RequestError(
+          400,
+          "UnknownOperationException",
+          `the local bus implements only PutEvents, not ${operation}`,
+        );
       }
       let body: unknown;
       try {
@@ -259,7 +293,10 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
       }
       send(res, 200, await putEvents(body));
     } catch (error) {
-      const e = error instanceof RequestError ? error : new RequestError(500, "InternalException", error instanceof Error ? error.message : String(error));
+      const e =
+        error instanceof RequestError
+          ? error
+          : new RequestError(500, "InternalException", error instanceof Error ? error.message : String(error));
       send(res, e.status, { __type: e.type, message: e.message }, e.type);
     }
   };
@@ -280,7 +317,8 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     putRule,
     addTarget(ruleName, target, targetOptions) {
       const rule = rules.get(ruleName);
-      if (!rule) throw new BusConfigError(`no rule named "${ruleName}" (rules: ${[...rules.keys()].join(", ") || "none"})`);
+      if (!rule)
+        throw new BusConfigError(`no rule named "${ruleName}" (rules: ${[...rules.keys()].join(", ") || "none"})`);
       const id = targetOptions?.id ?? `target-${rule.targets.size + 1}`;
       if (rule.targets.has(id)) throw new BusConfigError(`rule "${ruleName}" already has a target with id "${id}"`);
       rule.targets.set(id, target);
@@ -307,7 +345,9 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
 }
 
 function isRuleDef(def: unknown): def is { readonly pattern: EventPattern; readonly eventBusName?: string } {
-  return isObject(def) && isObject(def.pattern) && Object.keys(def).every((k) => k === "pattern" || k === "eventBusName");
+  return (
+    isObject(def) && isObject(def.pattern) && Object.keys(def).every((k) => k === "pattern" || k === "eventBusName")
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -326,23 +366,29 @@ function invalidArgument(name: string, reason: string): EntryFailure {
   return { errorCode: "InvalidArgument", errorMessage: `Parameter ${name} is not valid. Reason: ${reason}` };
 }
 
-type Built = { readonly ok: true; readonly busName: string; readonly event: BusEvent } | { readonly ok: false; readonly failure: EntryFailure };
+type Built =
+  | { readonly ok: true; readonly busName: string; readonly event: BusEvent }
+  | { readonly ok: false; readonly failure: EntryFailure };
 
 function rejected(failure: EntryFailure): Built {
   return { ok: false, failure };
 }
 
 function buildEvent(input: PutEventsEntryInput, ctx: BuildContext): Built {
-  if (typeof input.Source !== "string" || input.Source === "") return rejected(invalidArgument("Source", "Source is a required argument."));
-  if (typeof input.DetailType !== "string" || input.DetailType === "") return rejected(invalidArgument("DetailType", "DetailType is a required argument."));
-  if (typeof input.Detail !== "string" || input.Detail === "") return rejected(invalidArgument("Detail", "Detail is a required argument."));
+  if (typeof input.Source !== "string" || input.Source === "")
+    return rejected(invalidArgument("Source", "Source is a required argument."));
+  if (typeof input.DetailType !== "string" || input.DetailType === "")
+    return rejected(invalidArgument("DetailType", "DetailType is a required argument."));
+  if (typeof input.Detail !== "string" || input.Detail === "")
+    return rejected(invalidArgument("Detail", "Detail is a required argument."));
   let detail: unknown;
   try {
     detail = JSON.parse(input.Detail);
   } catch {
     return rejected({ errorCode: "MalformedDetail", errorMessage: "Detail is malformed." });
   }
-  if (!isObject(detail)) return rejected({ errorCode: "MalformedDetail", errorMessage: "Detail is malformed: it must be a JSON object." });
+  if (!isObject(detail))
+    return rejected({ errorCode: "MalformedDetail", errorMessage: "Detail is malformed: it must be a JSON object." });
   let resources: string[] = [];
   if (input.Resources !== undefined && input.Resources !== null) {
     if (!Array.isArray(input.Resources) || !input.Resources.every((r) => typeof r === "string")) {
@@ -352,12 +398,18 @@ function buildEvent(input: PutEventsEntryInput, ctx: BuildContext): Built {
   }
   let time = ctx.now();
   if (input.Time !== undefined && input.Time !== null) {
-    const parsed = typeof input.Time === "number" ? new Date(input.Time * 1000) : typeof input.Time === "string" ? new Date(input.Time) : new Date(Number.NaN);
+    const parsed =
+      typeof input.Time === "number"
+        ? new Date(input.Time * 1000)
+        : typeof input.Time === "string"
+          ? new Date(input.Time)
+          : new Date(Number.NaN);
     if (Number.isNaN(parsed.getTime())) return rejected(invalidArgument("Time", "Time must be a timestamp."));
     time = parsed;
   }
   const busName = busNameOf(input.EventBusName);
-  if (!ctx.busNames.has(busName)) return rejected({ errorCode: "NotFoundException", errorMessage: `Event bus ${busName} does not exist.` });
+  if (!ctx.busNames.has(busName))
+    return rejected({ errorCode: "NotFoundException", errorMessage: `Event bus ${busName} does not exist.` });
   const event: BusEvent = {
     version: "0",
     id: ctx.newId(),
@@ -397,7 +449,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   for await (const chunk of req) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > MAX_BODY_BYTES) throw new RequestError(413, "ValidationException", `the request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES)
+      throw new RequestError(413, "ValidationException", `the request body is larger than ${MAX_BODY_BYTES} bytes`);
     chunks.push(buffer);
   }
   return Buffer.concat(chunks).toString("utf8");

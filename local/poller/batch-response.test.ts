@@ -12,7 +12,11 @@ const cases: ReadonlyArray<readonly [name: string, result: unknown, failed: read
   ["an empty object is a full success", {}, []],
   ["a null batchItemFailures is a full success", { batchItemFailures: null }, []],
   ["an empty batchItemFailures is a full success", { batchItemFailures: [] }, []],
-  ["listed ids are the failures", { batchItemFailures: [{ itemIdentifier: "m2" }, { itemIdentifier: "m3" }] }, ["m2", "m3"]],
+  [
+    "listed ids are the failures",
+    { batchItemFailures: [{ itemIdentifier: "m2" }, { itemIdentifier: "m3" }] },
+    ["m2", "m3"],
+  ],
   ["an id outside the batch fails the batch", { batchItemFailures: [{ itemIdentifier: "m9" }] }, "invalid"],
   ["an empty id fails the batch", { batchItemFailures: [{ itemIdentifier: "" }] }, "invalid"],
   ["a null id fails the batch", { batchItemFailures: [{ itemIdentifier: null }] }, "invalid"],

@@ -38,15 +38,17 @@ type Outgoing = { body: string; group?: string; attributes?: Record<string, Mess
 
 async function send(url: string, messages: readonly Outgoing[]): Promise<void> {
   for (let i = 0; i < messages.length; i += 10) {
-    const out = await sqs.send(new SendMessageBatchCommand({
-      QueueUrl: url,
-      Entries: messages.slice(i, i + 10).map((m, j) => ({
-        Id: `e${j}`,
-        MessageBody: m.body,
-        ...(m.group === undefined ? {} : { MessageGroupId: m.group, MessageDeduplicationId: m.body }),
-        ...(m.attributes === undefined ? {} : { MessageAttributes: m.attributes }),
-      })),
-    }));
+    const out = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: messages.slice(i, i + 10).map((m, j) => ({
+          Id: `e${j}`,
+          MessageBody: m.body,
+          ...(m.group === undefined ? {} : { MessageGroupId: m.group, MessageDeduplicationId: m.body }),
+          ...(m.attributes === undefined ? {} : { MessageAttributes: m.attributes }),
+        })),
+      }),
+    );
     expect(out.Failed ?? []).toEqual([]);
   }
 }
@@ -72,16 +74,28 @@ describe("SQS event-source poller", () => {
   it("hands the handler a faithful SQSEvent and deletes the records it processed", async () => {
     const q = await queue();
     await send(q.url, [
-      { body: "one", attributes: { k: { DataType: "String", StringValue: "v" }, n: { DataType: "Number", StringValue: "42" }, b: { DataType: "Binary", BinaryValue: new Uint8Array([1, 2, 3]) } } },
+      {
+        body: "one",
+        attributes: {
+          k: { DataType: "String", StringValue: "v" },
+          n: { DataType: "Number", StringValue: "42" },
+          b: { DataType: "Binary", BinaryValue: new Uint8Array([1, 2, 3]) },
+        },
+      },
       { body: "two" },
       { body: "three" },
     ]);
     const records: SQSRecord[] = [];
     const contexts: Context[] = [];
-    const poller = await start({ queueUrl: q.url, concurrency: 1, functionName: "worker", handler: async (event, context) => {
-      records.push(...event.Records);
-      contexts.push(context);
-    } });
+    const poller = await start({
+      queueUrl: q.url,
+      concurrency: 1,
+      functionName: "worker",
+      handler: async (event, context) => {
+        records.push(...event.Records);
+        contexts.push(context);
+      },
+    });
     await poller.drained({ timeoutMs: 10_000 });
 
     expect(records.map((r) => r.body).sort()).toEqual(["one", "three", "two"]);
@@ -91,7 +105,12 @@ describe("SQS event-source poller", () => {
       eventSourceARN: q.arn,
       awsRegion: "us-east-1",
       md5OfBody: md5("one"),
-      attributes: { ApproximateReceiveCount: "1", SenderId: expect.any(String), SentTimestamp: expect.stringMatching(/^\d+$/), ApproximateFirstReceiveTimestamp: expect.stringMatching(/^\d+$/) },
+      attributes: {
+        ApproximateReceiveCount: "1",
+        SenderId: expect.any(String),
+        SentTimestamp: expect.stringMatching(/^\d+$/),
+        ApproximateFirstReceiveTimestamp: expect.stringMatching(/^\d+$/),
+      },
       messageAttributes: {
         k: { stringValue: "v", stringListValues: [], binaryListValues: [], dataType: "String" },
         n: { stringValue: "42", stringListValues: [], binaryListValues: [], dataType: "Number" },
@@ -101,7 +120,11 @@ describe("SQS event-source poller", () => {
     expect(one?.messageId).toMatch(/\S/);
     expect(one?.receiptHandle).toMatch(/\S/);
     expect(one?.attributes.MessageGroupId).toBeUndefined();
-    expect(contexts[0]).toMatchObject({ functionName: "worker", functionVersion: "$LATEST", invokedFunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:worker" });
+    expect(contexts[0]).toMatchObject({
+      functionName: "worker",
+      functionVersion: "$LATEST",
+      invokedFunctionArn: "arn:aws:lambda:us-east-1:000000000000:function:worker",
+    });
     expect(contexts[0]?.getRemainingTimeInMillis()).toBeGreaterThan(0);
     expect(await poller.queueDepth()).toBe(0);
     expect(poller.stats).toMatchObject({ received: 3, succeeded: 3, failed: 0, handlerErrors: 0, inFlightBatches: 0 });
@@ -109,37 +132,61 @@ describe("SQS event-source poller", () => {
 
   it("returns reported failures to the queue and processes them after the visibility timeout", async () => {
     const q = await queue();
-    await send(q.url, ["m0", "m1", "m2", "m3"].map((body) => ({ body })));
+    await send(
+      q.url,
+      ["m0", "m1", "m2", "m3"].map((body) => ({ body })),
+    );
     const succeeded: Array<[string, string]> = [];
-    const poller = await start({ queueUrl: q.url, handler: async (event): Promise<SQSBatchResponse> => {
-      const batchItemFailures = [];
-      for (const r of event.Records) {
-        if ((r.body === "m1" || r.body === "m3") && r.attributes.ApproximateReceiveCount === "1") batchItemFailures.push({ itemIdentifier: r.messageId });
-        else succeeded.push([r.body, r.attributes.ApproximateReceiveCount]);
-      }
-      return { batchItemFailures };
-    } });
+    const poller = await start({
+      queueUrl: q.url,
+      handler: async (event): Promise<SQSBatchResponse> => {
+        const batchItemFailures = [];
+        for (const r of event.Records) {
+          if ((r.body === "m1" || r.body === "m3") && r.attributes.ApproximateReceiveCount === "1")
+            batchItemFailures.push({ itemIdentifier: r.messageId });
+          else succeeded.push([r.body, r.attributes.ApproximateReceiveCount]);
+        }
+        return { batchItemFailures };
+      },
+    });
     await poller.drained({ timeoutMs: 10_000 });
 
-    expect(succeeded.sort()).toEqual([["m0", "1"], ["m1", "2"], ["m2", "1"], ["m3", "2"]]);
+    expect(succeeded.sort()).toEqual([
+      ["m0", "1"],
+      ["m1", "2"],
+      ["m2", "1"],
+      ["m3", "2"],
+    ]);
     expect(await receiveAll(q.dlq?.url ?? "")).toEqual([]);
     expect(poller.stats).toMatchObject({ succeeded: 4, failed: 2 });
   });
 
   it("returns the whole batch when the handler throws", async () => {
     const q = await queue();
-    await send(q.url, ["a", "b", "c"].map((body) => ({ body })));
+    await send(
+      q.url,
+      ["a", "b", "c"].map((body) => ({ body })),
+    );
     const errors: PollerError[] = [];
     const succeeded: Array<[string, string]> = [];
     let calls = 0;
-    const poller = await start({ queueUrl: q.url, concurrency: 1, onError: (e) => errors.push(e), handler: async (event) => {
-      calls++;
-      if (calls === 1) throw new Error("database unavailable");
-      for (const r of event.Records) succeeded.push([r.body, r.attributes.ApproximateReceiveCount]);
-    } });
+    const poller = await start({
+      queueUrl: q.url,
+      concurrency: 1,
+      onError: (e) => errors.push(e),
+      handler: async (event) => {
+        calls++;
+        if (calls === 1) throw new Error("database unavailable");
+        for (const r of event.Records) succeeded.push([r.body, r.attributes.ApproximateReceiveCount]);
+      },
+    });
     await poller.drained({ timeoutMs: 10_000 });
 
-    expect(succeeded.sort()).toEqual([["a", "2"], ["b", "2"], ["c", "2"]]);
+    expect(succeeded.sort()).toEqual([
+      ["a", "2"],
+      ["b", "2"],
+      ["c", "2"],
+    ]);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(HandlerFailedError);
     expect(errors[0]?.message).toContain("database unavailable");
@@ -151,12 +198,17 @@ describe("SQS event-source poller", () => {
     const errors: PollerError[] = [];
     const succeeded: string[] = [];
     let calls = 0;
-    const poller = await start({ queueUrl: q.url, concurrency: 1, onError: (e) => errors.push(e), handler: async (event) => {
-      calls++;
-      if (calls === 1) return { batchItemFailures: [{ itemIdentifier: "not-in-this-batch" }] };
-      for (const r of event.Records) succeeded.push(r.body);
-      return { batchItemFailures: [] };
-    } });
+    const poller = await start({
+      queueUrl: q.url,
+      concurrency: 1,
+      onError: (e) => errors.push(e),
+      handler: async (event) => {
+        calls++;
+        if (calls === 1) return { batchItemFailures: [{ itemIdentifier: "not-in-this-batch" }] };
+        for (const r of event.Records) succeeded.push(r.body);
+        return { batchItemFailures: [] };
+      },
+    });
     await poller.drained({ timeoutMs: 10_000 });
 
     expect(succeeded.sort()).toEqual(["x", "y"]);
@@ -168,21 +220,27 @@ describe("SQS event-source poller", () => {
     await send(q.url, [{ body: "ok1" }, { body: "poison" }, { body: "ok2" }]);
     const poisonCounts: string[] = [];
     const succeeded: Array<[string, string]> = [];
-    const poller = await start({ queueUrl: q.url, handler: async (event) => {
-      const batchItemFailures = [];
-      for (const r of event.Records) {
-        if (r.body === "poison") {
-          poisonCounts.push(r.attributes.ApproximateReceiveCount);
-          batchItemFailures.push({ itemIdentifier: r.messageId });
-        } else {
-          succeeded.push([r.body, r.attributes.ApproximateReceiveCount]);
+    const poller = await start({
+      queueUrl: q.url,
+      handler: async (event) => {
+        const batchItemFailures = [];
+        for (const r of event.Records) {
+          if (r.body === "poison") {
+            poisonCounts.push(r.attributes.ApproximateReceiveCount);
+            batchItemFailures.push({ itemIdentifier: r.messageId });
+          } else {
+            succeeded.push([r.body, r.attributes.ApproximateReceiveCount]);
+          }
         }
-      }
-      return { batchItemFailures };
-    } });
+        return { batchItemFailures };
+      },
+    });
     await poller.drained({ timeoutMs: 15_000 });
 
-    expect(succeeded.sort()).toEqual([["ok1", "1"], ["ok2", "1"]]);
+    expect(succeeded.sort()).toEqual([
+      ["ok1", "1"],
+      ["ok2", "1"],
+    ]);
     expect(poisonCounts).toEqual(["1", "2"]);
     expect(await receiveAll(q.dlq?.url ?? "")).toEqual(["poison"]);
   });
@@ -195,29 +253,33 @@ describe("SQS event-source poller", () => {
     const log: string[] = [];
     const inFlight = new Set<string>();
     const overlaps: string[] = [];
-    const poller = await start({ queueUrl: q.url, concurrency: 3, handler: async (event: SQSEvent): Promise<SQSBatchResponse> => {
-      const groups = [...new Set(event.Records.map((r) => r.attributes.MessageGroupId ?? "?"))];
-      for (const g of groups) {
-        if (inFlight.has(g)) overlaps.push(g);
-        inFlight.add(g);
-      }
-      await new Promise((r) => setTimeout(r, 2));
-      const failedGroups = new Set<string>();
-      const batchItemFailures = [];
-      for (const r of event.Records) {
-        const g = r.attributes.MessageGroupId ?? "?";
-        expect(r.attributes.SequenceNumber).toMatch(/^\d+$/);
-        expect(r.attributes.MessageDeduplicationId).toBe(r.body);
-        if (failedGroups.has(g) || (r.body === "a2" && r.attributes.ApproximateReceiveCount === "1")) {
-          failedGroups.add(g);
-          batchItemFailures.push({ itemIdentifier: r.messageId });
-        } else {
-          log.push(r.body);
+    const poller = await start({
+      queueUrl: q.url,
+      concurrency: 3,
+      handler: async (event: SQSEvent): Promise<SQSBatchResponse> => {
+        const groups = [...new Set(event.Records.map((r) => r.attributes.MessageGroupId ?? "?"))];
+        for (const g of groups) {
+          if (inFlight.has(g)) overlaps.push(g);
+          inFlight.add(g);
         }
-      }
-      for (const g of groups) inFlight.delete(g);
-      return { batchItemFailures };
-    } });
+        await new Promise((r) => setTimeout(r, 2));
+        const failedGroups = new Set<string>();
+        const batchItemFailures = [];
+        for (const r of event.Records) {
+          const g = r.attributes.MessageGroupId ?? "?";
+          expect(r.attributes.SequenceNumber).toMatch(/^\d+$/);
+          expect(r.attributes.MessageDeduplicationId).toBe(r.body);
+          if (failedGroups.has(g) || (r.body === "a2" && r.attributes.ApproximateReceiveCount === "1")) {
+            failedGroups.add(g);
+            batchItemFailures.push({ itemIdentifier: r.messageId });
+          } else {
+            log.push(r.body);
+          }
+        }
+        for (const g of groups) inFlight.delete(g);
+        return { batchItemFailures };
+      },
+    });
     await poller.drained({ timeoutMs: 15_000 });
 
     expect(overlaps).toEqual([]);
@@ -232,9 +294,15 @@ describe("SQS event-source poller", () => {
     const q = await queue();
     await send(q.url, [{ body: "first" }]);
     const batches: string[][] = [];
-    const poller = await start({ queueUrl: q.url, concurrency: 1, batchSize: 3, maxBatchingWindowMs: 3_000, handler: async (event) => {
-      batches.push(event.Records.map((r) => r.body));
-    } });
+    const poller = await start({
+      queueUrl: q.url,
+      concurrency: 1,
+      batchSize: 3,
+      maxBatchingWindowMs: 3_000,
+      handler: async (event) => {
+        batches.push(event.Records.map((r) => r.body));
+      },
+    });
     await until(() => poller.stats.receiveCalls >= 2); // the first receive returned; the window is open
     await send(q.url, [{ body: "second" }, { body: "third" }]);
     await poller.drained({ timeoutMs: 10_000 });
@@ -245,9 +313,14 @@ describe("SQS event-source poller", () => {
   it("stops promptly during a long poll and receives nothing afterwards", async () => {
     const q = await queue();
     const seen: string[] = [];
-    const poller = await start({ queueUrl: q.url, waitTimeSeconds: 20, concurrency: 2, handler: async (event) => {
-      seen.push(...event.Records.map((r) => r.body));
-    } });
+    const poller = await start({
+      queueUrl: q.url,
+      waitTimeSeconds: 20,
+      concurrency: 2,
+      handler: async (event) => {
+        seen.push(...event.Records.map((r) => r.body));
+      },
+    });
     await until(() => poller.stats.receiveCalls >= 2);
     const outcome = await Promise.race([
       poller.stop().then(() => "stopped"),
@@ -270,10 +343,14 @@ describe("SQS event-source poller", () => {
       release = r;
     });
     let started = false;
-    const poller = await start({ queueUrl: q.url, concurrency: 1, handler: async () => {
-      started = true;
-      await gate;
-    } });
+    const poller = await start({
+      queueUrl: q.url,
+      concurrency: 1,
+      handler: async () => {
+        started = true;
+        await gate;
+      },
+    });
     await until(() => started);
     let stopped = false;
     const stopping = poller.stop().then(() => {
@@ -290,14 +367,26 @@ describe("SQS event-source poller", () => {
     const first = await queue();
     const second = await queue();
     const arrived: string[] = [];
-    const forwarder = await start({ queueUrl: first.url, handler: async (event) => {
-      await new Promise((r) => setTimeout(r, 20));
-      await send(second.url, event.Records.map((r) => ({ body: `${r.body}!` })));
-    } });
-    const sink = await start({ queueUrl: second.url, handler: async (event) => {
-      arrived.push(...event.Records.map((r) => r.body));
-    } });
-    await send(first.url, ["p", "q", "r"].map((body) => ({ body })));
+    const forwarder = await start({
+      queueUrl: first.url,
+      handler: async (event) => {
+        await new Promise((r) => setTimeout(r, 20));
+        await send(
+          second.url,
+          event.Records.map((r) => ({ body: `${r.body}!` })),
+        );
+      },
+    });
+    const sink = await start({
+      queueUrl: second.url,
+      handler: async (event) => {
+        arrived.push(...event.Records.map((r) => r.body));
+      },
+    });
+    await send(
+      first.url,
+      ["p", "q", "r"].map((body) => ({ body })),
+    );
     await drainedAll([forwarder, sink], { timeoutMs: 10_000 });
 
     expect(arrived.sort()).toEqual(["p!", "q!", "r!"]);
@@ -306,9 +395,13 @@ describe("SQS event-source poller", () => {
   it("rejects drained() with DrainTimeoutError when a message keeps failing", async () => {
     const q = await queue({ dlq: false });
     await send(q.url, [{ body: "stuck" }]);
-    const poller = await start({ queueUrl: q.url, onError: () => undefined, handler: async () => {
-      throw new Error("always");
-    } });
+    const poller = await start({
+      queueUrl: q.url,
+      onError: () => undefined,
+      handler: async () => {
+        throw new Error("always");
+      },
+    });
     await expect(poller.drained({ timeoutMs: 300 })).rejects.toBeInstanceOf(DrainTimeoutError);
     await poller.stop();
   });
@@ -316,7 +409,11 @@ describe("SQS event-source poller", () => {
   it("fails fast on a batch size above 10 and on an unknown queue", async () => {
     const q = await queue();
     const handler = async () => undefined;
-    await expect(startPoller({ sqs, queueUrl: q.url, handler, batchSize: 11 })).rejects.toBeInstanceOf(PollerConfigError);
-    await expect(startPoller({ sqs, queueUrl: `${q.url}-missing`, handler })).rejects.toThrow(/cannot read the attributes/);
+    await expect(startPoller({ sqs, queueUrl: q.url, handler, batchSize: 11 })).rejects.toBeInstanceOf(
+      PollerConfigError,
+    );
+    await expect(startPoller({ sqs, queueUrl: `${q.url}-missing`, handler })).rejects.toThrow(
+      /cannot read the attributes/,
+    );
   });
 });

@@ -3,11 +3,7 @@
 // records that succeeded, and leaves batchItemFailures (or the whole batch when the handler
 // throws) to the visibility timeout. Redrive to a DLQ is the queue's own RedrivePolicy.
 import { randomUUID } from "node:crypto";
-import {
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-} from "@aws-sdk/client-sqs";
+import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import type { Message, SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import {
@@ -103,7 +99,9 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const { sqs, queueUrl, handler } = options;
   let queueAttributes: Record<string, string>;
   try {
-    const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn", "FifoQueue"] }));
+    const out = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn", "FifoQueue"] }),
+    );
     queueAttributes = out.Attributes ?? {};
   } catch (error) {
     throw new PollerConfigError(`cannot read the attributes of queue ${queueUrl}: ${errorText(error)}`, error);
@@ -113,8 +111,15 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const fifo = options.fifo ?? queueAttributes.FifoQueue === "true";
   const region = await sqs.config.region();
   const account = accountOfArn(queueArn);
-  const functionName = options.functionName ?? queueArn.split(":").at(-1)?.replace(/\.fifo$/, "") ?? "local";
-  const onError = options.onError ?? ((error: PollerError) => console.error(`[poller ${functionName}] ${error.message}`));
+  const functionName =
+    options.functionName ??
+    queueArn
+      .split(":")
+      .at(-1)
+      ?.replace(/\.fifo$/, "") ??
+    "local";
+  const onError =
+    options.onError ?? ((error: PollerError) => console.error(`[poller ${functionName}] ${error.message}`));
 
   const stats = { receiveCalls: 0, received: 0, batches: 0, succeeded: 0, failed: 0, handlerErrors: 0, sqsErrors: 0 };
   const stopController = new AbortController();
@@ -133,14 +138,17 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
 
   const receive = async (max: number, wait: number, signal?: AbortSignal): Promise<Message[]> => {
     stats.receiveCalls++;
-    const out = await sqs.send(new ReceiveMessageCommand({
-      QueueUrl: queueUrl,
-      MaxNumberOfMessages: max,
-      WaitTimeSeconds: wait,
-      ...(options.visibilityTimeoutS === undefined ? {} : { VisibilityTimeout: options.visibilityTimeoutS }),
-      MessageSystemAttributeNames: ["All"],
-      MessageAttributeNames: ["All"],
-    }), signal ? { abortSignal: signal } : {});
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: max,
+        WaitTimeSeconds: wait,
+        ...(options.visibilityTimeoutS === undefined ? {} : { VisibilityTimeout: options.visibilityTimeoutS }),
+        MessageSystemAttributeNames: ["All"],
+        MessageAttributeNames: ["All"],
+      }),
+      signal ? { abortSignal: signal } : {},
+    );
     return out.Messages ?? [];
   };
 
@@ -159,7 +167,10 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
         else await sleep(Math.min(25, deadline - Date.now()), stopController.signal);
       } catch (error) {
         stats.sqsErrors++;
-        report(new SqsCallError(`ReceiveMessage on ${queueUrl} failed while filling a batch: ${errorText(error)}`, error), []);
+        report(
+          new SqsCallError(`ReceiveMessage on ${queueUrl} failed while filling a batch: ${errorText(error)}`, error),
+          [],
+        );
         break;
       }
     }
@@ -171,7 +182,10 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
     const all = new Set(records.map((r) => r.messageId));
     const requestId = randomUUID();
     const context = lambdaContext({
-      functionName, region, account, requestId,
+      functionName,
+      region,
+      account,
+      requestId,
       deadlineMs: Date.now() + (options.timeoutMs ?? 900_000),
       nowMs: () => Date.now(),
     });
@@ -181,7 +195,13 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
       result = options.timeoutMs === undefined ? await call : await withTimeout(call, options.timeoutMs, functionName);
     } catch (error) {
       stats.handlerErrors++;
-      report(new HandlerFailedError(`handler ${functionName} failed on a batch of ${records.length}: ${errorText(error)}`, error), records);
+      report(
+        new HandlerFailedError(
+          `handler ${functionName} failed on a batch of ${records.length}: ${errorText(error)}`,
+          error,
+        ),
+        records,
+      );
       return all;
     }
     const parsed = parseBatchResponse(result, all);
@@ -198,14 +218,19 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
     for (let i = 0; i < done.length; i += 10) {
       const chunk = done.slice(i, i + 10);
       try {
-        const out = await sqs.send(new DeleteMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: chunk.map((r, j) => ({ Id: `m${j}`, ReceiptHandle: r.receiptHandle })),
-        }));
+        const out = await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: chunk.map((r, j) => ({ Id: `m${j}`, ReceiptHandle: r.receiptHandle })),
+          }),
+        );
         if (out.Failed && out.Failed.length > 0) {
           stats.sqsErrors++;
           const ids = out.Failed.map((f) => `${f.Id}: ${f.Code ?? "?"} ${f.Message ?? ""}`).join("; ");
-          report(new SqsCallError(`DeleteMessageBatch on ${queueUrl} failed for ${out.Failed.length} record(s): ${ids}`), chunk);
+          report(
+            new SqsCallError(`DeleteMessageBatch on ${queueUrl} failed for ${out.Failed.length} record(s): ${ids}`),
+            chunk,
+          );
         }
       } catch (error) {
         stats.sqsErrors++;
@@ -284,12 +309,22 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
     drained: (drainOptions) => drainedAll([poller], drainOptions),
     activity: () => ({ busy: busy > 0, epoch, stopped: stopping }),
     async queueDepth() {
-      const out = await sqs.send(new GetQueueAttributesCommand({
-        QueueUrl: queueUrl,
-        AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"],
-      }));
+      const out = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: queueUrl,
+          AttributeNames: [
+            "ApproximateNumberOfMessages",
+            "ApproximateNumberOfMessagesNotVisible",
+            "ApproximateNumberOfMessagesDelayed",
+          ],
+        }),
+      );
       const a = out.Attributes ?? {};
-      return Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
+      return (
+        Number(a.ApproximateNumberOfMessages ?? 0) +
+        Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+        Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+      );
     },
   };
   return poller;
@@ -306,20 +341,26 @@ export async function drainedAll(pollers: readonly Poller[], options: DrainOptio
   for (;;) {
     const before = pollers.map((p) => p.activity());
     const stoppedOne = pollers.find((_p, i) => before[i]?.stopped);
-    if (stoppedOne) throw new PollerStoppedError(`the poller of ${stoppedOne.queueUrl} is stopped; its queue cannot drain`);
+    if (stoppedOne)
+      throw new PollerStoppedError(`the poller of ${stoppedOne.queueUrl} is stopped; its queue cannot drain`);
     let depths: number[] = [];
     if (before.every((a) => !a.busy)) {
       try {
         depths = await Promise.all(pollers.map((p) => p.queueDepth()));
       } catch (error) {
-        throw new SqsCallError(`GetQueueAttributes failed while waiting for queues to drain: ${errorText(error)}`, error);
+        throw new SqsCallError(
+          `GetQueueAttributes failed while waiting for queues to drain: ${errorText(error)}`,
+          error,
+        );
       }
       const after = pollers.map((p) => p.activity());
       const quiet = after.every((a, i) => !a.busy && a.epoch === before[i]?.epoch);
       if (quiet && depths.every((d) => d === 0)) return;
     }
     if (Date.now() >= deadline) {
-      const state = pollers.map((p, i) => `${p.queueUrl}: depth ${depths[i] ?? "?"}, ${p.stats.inFlightBatches} batch(es) in flight`).join("; ");
+      const state = pollers
+        .map((p, i) => `${p.queueUrl}: depth ${depths[i] ?? "?"}, ${p.stats.inFlightBatches} batch(es) in flight`)
+        .join("; ");
       throw new DrainTimeoutError(`queues did not drain within ${timeoutMs} ms (${state})`);
     }
     await sleep(intervalMs);
@@ -327,7 +368,10 @@ export async function drainedAll(pollers: readonly Poller[], options: DrainOptio
 }
 
 /** Lambda's rules for a partial batch response: returns the failed ids, or why the response is invalid. */
-export function parseBatchResponse(result: unknown, ids: ReadonlySet<string>): ReadonlySet<string> | InvalidBatchResponseError {
+export function parseBatchResponse(
+  result: unknown,
+  ids: ReadonlySet<string>,
+): ReadonlySet<string> | InvalidBatchResponseError {
   if (result === undefined || result === null) return new Set();
   if (typeof result !== "object" || Array.isArray(result)) {
     return new InvalidBatchResponseError(`the handler returned ${JSON.stringify(result)}, not a batch response object`);
@@ -337,9 +381,12 @@ export function parseBatchResponse(result: unknown, ids: ReadonlySet<string>): R
   if (!Array.isArray(failures)) return new InvalidBatchResponseError("batchItemFailures must be an array");
   const failed = new Set<string>();
   for (const item of failures) {
-    const id: unknown = typeof item === "object" && item !== null ? (item as { itemIdentifier?: unknown }).itemIdentifier : undefined;
+    const id: unknown =
+      typeof item === "object" && item !== null ? (item as { itemIdentifier?: unknown }).itemIdentifier : undefined;
     if (typeof id !== "string" || id === "") {
-      return new InvalidBatchResponseError(`batchItemFailures holds an entry without an itemIdentifier: ${JSON.stringify(item)}`);
+      return new InvalidBatchResponseError(
+        `batchItemFailures holds an entry without an itemIdentifier: ${JSON.stringify(item)}`,
+      );
     }
     if (!ids.has(id)) return new InvalidBatchResponseError(`batchItemFailures names ${id}, which is not in the batch`);
     failed.add(id);

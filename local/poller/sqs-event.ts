@@ -15,7 +15,13 @@ export function toSqsRecord(message: Message, source: EventSource): SQSRecord {
     SenderId: attrs.SenderId ?? "",
     ApproximateFirstReceiveTimestamp: attrs.ApproximateFirstReceiveTimestamp ?? attrs.SentTimestamp ?? "0",
   };
-  for (const key of ["AWSTraceHeader", "SequenceNumber", "MessageGroupId", "MessageDeduplicationId", "DeadLetterQueueSourceArn"] as const) {
+  for (const key of [
+    "AWSTraceHeader",
+    "SequenceNumber",
+    "MessageGroupId",
+    "MessageDeduplicationId",
+    "DeadLetterQueueSourceArn",
+  ] as const) {
     const value = attrs[key];
     if (value !== undefined) attributes[key] = value;
   }
