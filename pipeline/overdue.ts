@@ -3,7 +3,7 @@
 // the meantime keeps its outcome; a late answer afterwards finds the claim no longer awaiting one.
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
-import { needsReview } from "./intake.ts";
+import { reviewOpenedFor } from "./decide/needs-review.ts";
 import { performEffects } from "./perform.ts";
 
 /** The reason code of a claim that did not reach a decision in time. */
@@ -25,13 +25,12 @@ export async function endOverdueClaim(
     ["RECEIVED", "RUNNING"],
   );
   if (!updated.changed) return updated.record;
-  const effects = needsReview(record, now, CLAIM_TIMED_OUT, reason, {
-    waited_ms: info.waitedMs,
-    last_status: record.status,
-    ...(info.detail ? { detail: info.detail } : {}),
-  });
   await performEffects(
-    effects.filter((e) => e.kind !== "claim_update"),
+    reviewOpenedFor(record, now, CLAIM_TIMED_OUT, reason, {
+      waited_ms: info.waitedMs,
+      last_status: record.status,
+      ...(info.detail ? { detail: info.detail } : {}),
+    }),
     deps,
   );
   return updated.record;

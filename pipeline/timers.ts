@@ -2,8 +2,9 @@
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { TimerMessage } from "./messages.ts";
-import { needsReview, performClaimOutbox, startEffects } from "./intake.ts";
-import { performEffects } from "./perform.ts";
+import { startEffects } from "./decide/intake.ts";
+import { reviewOpenedFor } from "./decide/needs-review.ts";
+import { performClaimOutbox, performEffects } from "./perform.ts";
 import { repairReviews } from "./review.ts";
 
 /** SQS delays a message at most 15 minutes. */
@@ -159,12 +160,8 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
         [claim.status],
       );
       if (!updated.changed) continue;
-      const effects = needsReview(claim, now, "STALLED", reason, {
-        nudges: opts.maxTicks,
-        status_before: claim.status,
-      });
       await performEffects(
-        effects.filter((e) => e.kind !== "claim_update"),
+        reviewOpenedFor(claim, now, "STALLED", reason, { nudges: opts.maxTicks, status_before: claim.status }),
         deps,
       );
       result.stalled.push(claim.claim_id);
