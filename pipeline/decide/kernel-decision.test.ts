@@ -22,7 +22,12 @@ const DECIDED_AT = new Date(NOW).toISOString();
 /** The proposal the crew completion sends to the kernel for `claim`. */
 function proposalFor(record: ClaimRecord): unknown {
   const output = { action: "REFUND", ...record.claim!, confidence: 0.9 };
-  const [, , sent] = crewEffects([{ type: "crew.completed", output } as OutboundCrewEvent], record, NOW, policy);
+  const [, , sent] = crewEffects(
+    [{ type: "crew.completed", crewId: record.claim_id, output } as OutboundCrewEvent],
+    record,
+    NOW,
+    policy,
+  );
   if (sent?.kind !== "proposal") throw new Error("no proposal");
   return sent.message.proposal;
 }
