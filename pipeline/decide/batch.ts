@@ -13,7 +13,7 @@ import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** How a batch runs. */
-export type BatchMode = "simulation" | "live";
+type BatchMode = "simulation" | "live";
 
 /** The mode from CLAIMS_BATCH_MODE: `simulation` (the default) or `live`; anything else is refused, named. */
 export function batchModeFrom(env: Env): { ok: true; mode: BatchMode } | { ok: false; message: string } {
@@ -27,7 +27,7 @@ export function batchModeFrom(env: Env): { ok: true; mode: BatchMode } | { ok: f
 }
 
 /** One claim a run submits: the batch row it comes from, the body, and the claim id and Idempotency-Key. */
-export interface BatchSubmission {
+interface BatchSubmission {
   id: string;
   body: Record<string, unknown>;
   keys: { claimId: string; idempotencyKey: string };
@@ -39,7 +39,7 @@ type SimulationRun = { mode: "simulation"; simulationId: string; start: AuditEve
 type LiveRun = { mode: "live"; submissions: BatchSubmission[] };
 
 /** A live claim's id and Idempotency-Key: from the file's content and the row, so a re-run of the same file submits nothing twice. */
-export function liveKeys(fileSha: string, rowId: string): { claimId: string; idempotencyKey: string } {
+function liveKeys(fileSha: string, rowId: string): { claimId: string; idempotencyKey: string } {
   const digest = hashHex(`live:${fileSha}:${rowId}`);
   return { claimId: `clm_${digest.slice(0, 20)}`, idempotencyKey: `live:${fileSha.slice(0, 16)}:${rowId}` };
 }

@@ -12,7 +12,7 @@ import type { Effect } from "../effects.ts";
 import { needsReview } from "./needs-review.ts";
 
 /** What the decision reads beyond the claim: the proposing agent, the proposal's validity, the hash to key it with. */
-export type CrewPolicy = Pick<PipelineDeps, "agent" | "settings" | "sha256">;
+type CrewPolicy = Pick<PipelineDeps, "agent" | "settings" | "sha256">;
 
 /**
  * Turns the crew's outbound events into pipeline effects: step requests, the proposal, or human review.

@@ -33,7 +33,7 @@ export const SubmissionSchema = z
   });
 
 /** A valid submission. */
-export type Submission = z.infer<typeof SubmissionSchema>;
+type Submission = z.infer<typeof SubmissionSchema>;
 
 /** One problem with a submission, for the 400 body. */
 export interface InputIssue {
@@ -113,7 +113,7 @@ export function extractionAwaited(
 }
 
 /** What an extraction's answer decides: try again later, or the claim's patch and the effects stored with it. */
-export type ExtractionDecision =
+type ExtractionDecision =
   | { outcome: "RETRY" }
   | { outcome: "EXTRACTED" | "NEEDS_REVIEW"; patch: Partial<ClaimRecord>; effects: Effect[] };
 

@@ -18,7 +18,7 @@ import type { StoredVerdict, VerdictOutcome } from "../ports.ts";
 import { needsReview, reviewFor, reviewRequested } from "./needs-review.ts";
 
 /** What the kernel decides with beyond the claim: the agent's contracts, the registry, the hash to key with. */
-export type KernelPolicy = Pick<PipelineDeps, "agent" | "registry" | "sha256">;
+type KernelPolicy = Pick<PipelineDeps, "agent" | "registry" | "sha256">;
 
 /** A decision of the kernel with everything stored beside it: the record, the events, the audit, the review it opens. */
 export type Decision = {
@@ -30,7 +30,7 @@ export type Decision = {
 };
 
 /** The instant and the authoritative data a decision is made against. */
-export interface DecisionInputs {
+interface DecisionInputs {
   order: Order | undefined;
   ledgerEntry: LedgerEntry | undefined;
   decidedAt: string;
@@ -150,7 +150,7 @@ export function plannedRefund(
 }
 
 /** Where an execution stands after one reservation: settled (what to record), or decided again and still an ACCEPT. */
-export type ReservationStep = { settled: VerdictOutcome } | { again: StoredVerdict; raced: AuditEvent[] };
+type ReservationStep = { settled: VerdictOutcome } | { again: StoredVerdict; raced: AuditEvent[] };
 
 /**
  * What the ledger's answer to a reservation settles. Reserved (or found reserved by this claim for the same

@@ -10,7 +10,7 @@ import { claimAudit } from "../audit-events.ts";
 import type { Effect } from "../effects.ts";
 
 /** What opening a review needs to know beyond the claim. */
-export interface ReviewOpening {
+interface ReviewOpening {
   origin: ReviewOrigin;
   reasonCode: string;
   reason: string;

@@ -14,7 +14,7 @@ import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 
 /** What an approval's checks read beyond the claim and the review: the agent's contracts and the registry. */
-export type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
+type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
 
 /** A decision claimed on a review, with the instant it was claimed. */
 type Intent = NonNullable<ReviewRecord["intent"]>;

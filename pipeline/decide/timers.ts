@@ -21,7 +21,7 @@ export function nudgeEffects(claim: ClaimRecord, now: number): { nudge: "restart
 }
 
 /** A claim moved to NEEDS_REVIEW by a conditional update of its own: the update, then the review's effects. */
-export interface ClaimToReview {
+interface ClaimToReview {
   patch: Partial<ClaimRecord>;
   onlyFrom: ClaimRecord["status"][];
   effects: Effect[];
