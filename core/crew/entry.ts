@@ -108,12 +108,14 @@ function cancel(st: CrewState, out: OutboundCrewEvent[], reason: string | undefi
 /** The earliest deadline of any step in flight, in this crew or its inner crews. */
 export function nextDeadlineMs(st: CrewState): number | undefined {
   if (st.status !== "running") return undefined;
+  // Runs after every event of a batch step: the phase role is looked up once, not per slot.
+  const role = phaseRole(st);
   let min: number | undefined;
-  for (let i = 0; i < st.slots.length; i++) {
-    const s = st.slots[i]!;
+  for (const s of st.slots) {
     let d: number | undefined;
     if (s.kind === "nested") d = nextDeadlineMs(s.inner);
-    else if (isAwaiting(s)) {
+    else if (s.kind === "agent") d = role.timeout_ms === undefined ? undefined : st.roundMs + role.timeout_ms;
+    else if (s.kind === "fixer") {
       const t = stepRole(st, s).timeout_ms;
       d = t === undefined ? undefined : st.roundMs + t;
     }
