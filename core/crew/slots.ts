@@ -45,7 +45,7 @@ export type Slot = AgentSlot | FixerSlot | NestedSlot | FailingSlot | DoneSlot |
 export type SlotKind = Slot["kind"];
 
 /** The slot awaiting an agent's first attempt (shared: slot states are replaced, never changed). */
-export const FIRST_ATTEMPT: AgentSlot = Object.freeze({ kind: "agent", attempt: 1 }) as AgentSlot;
+export const FIRST_ATTEMPT: AgentSlot = Object.freeze<AgentSlot>({ kind: "agent", attempt: 1 });
 
 /** A slot awaiting the agent's attempt `attempt`. */
 export function awaitingAgent(attempt: number): AgentSlot {
