@@ -94,6 +94,7 @@ describe("readSlot and compactSlot (the snapshot boundary)", () => {
     [{ f: "fault" }, "error that is not"],
     [{ x: "boom" }, "error that is not"],
     [{ fx: "fault", e: { message: 1 } }, "error that is not"],
+    [{ n: null }, "inner crew with no snapshot"],
   ] as const)("says what is wrong with %j", (stored, problem) => {
     const read = readSlot(stored);
     expect("problem" in read && read.problem).toContain(problem);

@@ -123,7 +123,12 @@ export function readSlot(c: unknown): ReadSlot {
   if (typeof c !== "object" || c === null || Array.isArray(c)) return { problem: "is not a slot state" };
   const o = c as Record<string, unknown>;
   const done = "ok" in o;
-  if (!done && !("x" in o) && !("f" in o) && "n" in o) return { inner: o.n };
+  if (!done && !("x" in o) && !("f" in o) && "n" in o) {
+    const n = o.n;
+    return typeof n === "object" && n !== null && !Array.isArray(n)
+      ? { inner: n }
+      : { problem: "runs an inner crew with no snapshot" };
+  }
   const a = o.a === undefined ? 1 : o.a;
   if (typeof a !== "number" || !Number.isInteger(a) || a < 1)
     return { problem: "has an attempt that is not an integer ≥ 1" };
