@@ -73,12 +73,8 @@ export function initialCrewSnapshot(opts: {
  * session fed the same events.
  */
 export function stepCrew(snapshot: unknown, event: unknown, env: CrewStepEnv): [CrewSnapshot, OutboundCrewEvent[]] {
-  const clock = clockAt(env.nowMs);
-  const ev = parseStepEvent(event);
-  const st = open(snapshot, env, clock);
-  const out: OutboundCrewEvent[] = [];
-  advance(st, out, ev);
-  return [saveState(st), out];
+  const { snapshot: next, results } = stepCrewMany(snapshot, [event], env);
+  return [next, results[0]!.events];
 }
 
 /** What one event of a batch did: its label, the outbound events it caused, and when the shell should tick next after it. */
@@ -104,9 +100,12 @@ export type CrewBatchResult = {
  * `not-due`…). Gives the outbound log, and the snapshot, of `stepCrew` called event by event.
  */
 export function stepCrewMany(snapshot: unknown, events: readonly unknown[], env: CrewStepEnv): CrewBatchResult {
-  const clock = clockAt(env.nowMs);
+  if (!Number.isFinite(env.nowMs))
+    throw new InvalidCrewInputError(`a crew step needs a finite time in milliseconds (env.nowMs), got ${env.nowMs}`);
+  const nowMs = env.nowMs;
+  const clock: Clock = { now: () => nowMs };
   const evs = events.map(parseStepEvent);
-  const st = open(snapshot, env, clock);
+  const st = openSnapshot(snapshot, { graph: env.graph, clock, hooks: env.hooks, memory: env.memory });
   const results: CrewStepResult[] = [];
   for (const ev of evs) {
     const out: OutboundCrewEvent[] = [];
@@ -115,18 +114,6 @@ export function stepCrewMany(snapshot: unknown, events: readonly unknown[], env:
   }
   const last = results.length === 0 ? nextDeadlineMs(st) : results[results.length - 1]!.nextDeadlineMs;
   return { snapshot: saveState(st), results, nextDeadlineMs: last };
-}
-
-/** The clock of a step: always `nowMs`, which must be finite. */
-function clockAt(nowMs: number): Clock {
-  if (!Number.isFinite(nowMs))
-    throw new InvalidCrewInputError(`a crew step needs a finite time in milliseconds (env.nowMs), got ${nowMs}`);
-  return { now: () => nowMs };
-}
-
-/** The crew state of a snapshot, with the step's ports. */
-function open(snapshot: unknown, env: CrewStepEnv, clock: Clock): CrewState {
-  return openSnapshot(snapshot, { graph: env.graph, clock, hooks: env.hooks, memory: env.memory });
 }
 
 /** Applies one validated step event to a crew state in place, appending what it causes to `out`; says what it did. */
