@@ -11,7 +11,7 @@ import { correlationId, fixerStepAgentId } from "./ids.ts";
 import type { CrewState, HistoryEntry, StepLabel } from "./machine.ts";
 import { diagnostic, notStarted, phaseRole, stepOf } from "./machine.ts";
 import { settleRound } from "./rounds.ts";
-import { attemptOf, capStepError, fixerOf, isAwaiting, isTimeout } from "./slots.ts";
+import { attemptOf, capStepError, doneSlot, fixerOf, isAwaiting, isTimeout } from "./slots.ts";
 
 /**
  * Fills the slot awaiting the answer's correlation id and settles the round once nothing is in
@@ -33,15 +33,7 @@ export function answer(
   const attempt = attemptOf(s);
   const fixer = fixerOf(s);
   if (ev.type === "agent.step.completed") {
-    st.slots[slot] = {
-      kind: "ok",
-      attempt,
-      fixer,
-      output: ev.output,
-      memory: ev.memoryCommands !== undefined && ev.memoryCommands.length > 0 ? ev.memoryCommands : undefined,
-      messages: ev.messages !== undefined && ev.messages.length > 0 ? ev.messages : undefined,
-      delegations: ev.delegations !== undefined && ev.delegations.length > 0 ? ev.delegations : undefined,
-    };
+    st.slots[slot] = doneSlot(ev.output, attempt, fixer, ev);
   } else {
     st.slots[slot] = { kind: "failing", attempt, fixer, how: "fault", error: capStepError(ev.error) };
   }

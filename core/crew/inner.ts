@@ -9,7 +9,7 @@ import { innerCrewId } from "./ids.ts";
 import type { CrewState, MachineEnv, StepLabel } from "./machine.ts";
 import { newCrewState, notStarted, phaseRole } from "./machine.ts";
 import { begin, deliver } from "./entry.ts";
-import { capStepError } from "./slots.ts";
+import { capStepError, doneSlot } from "./slots.ts";
 import { settleRound } from "./rounds.ts";
 
 /** The env of the inner crew `icid` of a nested-crew role; with hard isolation, `fork` forks its memory scope. */
@@ -50,15 +50,7 @@ export function checkInner(st: CrewState, out: OutboundCrewEvent[], i: number): 
   const agentId = role.agents[i]!;
   const base = { crewId: st.crewId, phaseIndex: st.phase, role: role.role, agentId, innerCrewId: inner.crewId };
   if (inner.status === "completed") {
-    st.slots[i] = {
-      kind: "ok",
-      attempt: 1,
-      fixer: undefined,
-      output: inner.output,
-      memory: undefined,
-      messages: undefined,
-      delegations: undefined,
-    };
+    st.slots[i] = doneSlot(inner.output, 1, undefined);
     out.push({ type: "nested.crew.completed", ...base, output: inner.output });
   } else {
     const code = inner.code || "INNER_CREW_FAILED";

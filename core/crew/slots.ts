@@ -68,6 +68,25 @@ export function fixerOf(s: Slot): FaultKind | undefined {
   }
 }
 
+/** A done slot with `output`, holding what the answer sent for the phase's settle (empty lists dropped). */
+export function doneSlot(
+  output: JsonValue,
+  attempt: number,
+  fixer: FaultKind | undefined,
+  held: { memoryCommands?: MemoryCommand[]; messages?: HeldMessage[]; delegations?: HeldDelegation[] } = {},
+): DoneSlot {
+  const { memoryCommands: m, messages: msg, delegations: d } = held;
+  return {
+    kind: "ok",
+    attempt,
+    fixer,
+    output,
+    memory: m !== undefined && m.length > 0 ? m : undefined,
+    messages: msg !== undefined && msg.length > 0 ? msg : undefined,
+    delegations: d !== undefined && d.length > 0 ? d : undefined,
+  };
+}
+
 /** Whether the slot awaits the answer to a step it requested (its agent's or a fixer's). */
 export function isAwaiting(s: Slot): s is AgentSlot | FixerSlot {
   return s.kind === "agent" || s.kind === "fixer";
