@@ -4,11 +4,13 @@
 // permissions, concurrency, retention and replacement; each is also run on infra/fixtures/unhardened.config.ts,
 // SST's defaults without that hardening, where it must find its fault.
 import { readFileSync } from "node:fs";
+import { build } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
 import { METRICS, METRICS_SERVICE } from "./metrics-catalog.ts";
 import { ClaimsPolicySchema, POLICY_FILE_NAME } from "./policy-format.ts";
 import {
+  ACTIONS,
   FUNCTIONS,
   LLM_CALL_BUDGET_SECONDS,
   POLICY_FUNCTIONS,
@@ -1233,5 +1235,49 @@ describe("AWS hardening", () => {
     await expect(evaluate("test", { CLAIMS_POLICY_FILE: "infra/fixtures/policy-slow-llm.yaml" })).rejects.toThrow(
       /policy-slow-llm\.yaml cannot be deployed: llm_defaults\.timeout_ms is 60000, but one LLM call may take at most 30000 ms/,
     );
+  });
+});
+
+/** The IAM action each AWS SDK command the handlers send needs (SendMessageBatch is authorised as SendMessage). */
+const COMMAND_ACTIONS: Record<string, string> = {
+  GetCommand: "dynamodb:GetItem",
+  PutCommand: "dynamodb:PutItem",
+  UpdateCommand: "dynamodb:UpdateItem",
+  DeleteCommand: "dynamodb:DeleteItem",
+  QueryCommand: "dynamodb:Query",
+  BatchWriteCommand: "dynamodb:BatchWriteItem",
+  SendMessageCommand: "sqs:SendMessage",
+  SendMessageBatchCommand: "sqs:SendMessage",
+  PutEventsCommand: "events:PutEvents",
+};
+
+/** Commands in the bundles that no handler sends: adapters/aws/table.ts creates the table for the local stack and the CLI. */
+const NOT_SENT_BY_HANDLERS = new Set(["CreateTableCommand", "DescribeTableCommand"]);
+
+describe("the grants cover what the handlers send", () => {
+  it("every AWS SDK command in a deployed handler's bundle needs an action some function is granted", async () => {
+    const granted = new Set(Object.values(ACTIONS).flat());
+    // All handlers in one build (as sst deploy bundles each; the inputs are the union).
+    const result = await build({
+      entryPoints: [...new Set(Object.values(FUNCTIONS).map((f) => `${f.handler.replace(/\.[^.]+$/, "")}.ts`))],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+      outdir: "out",
+    });
+    const sources = Object.keys(result.metafile.inputs).filter((input) => !input.includes("node_modules"));
+    const commands = new Set(
+      sources.flatMap((file) => [...readFileSync(file, "utf8").matchAll(/new (\w+Command)\(/g)].map((m) => m[1]!)),
+    );
+    // The adapters' calls are in the bundles (a bundle that lost them would pass vacuously).
+    expect([...commands]).toEqual(expect.arrayContaining(["PutCommand", "SendMessageCommand", "PutEventsCommand"]));
+    for (const command of [...commands].filter((c) => !NOT_SENT_BY_HANDLERS.has(c))) {
+      const action = COMMAND_ACTIONS[command];
+      expect(action, `${command} has an IAM action in COMMAND_ACTIONS`).toBeDefined();
+      expect(granted.has(action as never), `${action} (${command}) is granted by facts.ts ACTIONS`).toBe(true);
+    }
   });
 });
