@@ -66,7 +66,7 @@ interface SweepResult {
 interface SweepOptions {
   /** A claim not updated for this long is nudged. */
   stalledAfterMs: number;
-  /** Claims read per page; the sweep reads every page, so no claim can keep it from the others. */
+  /** Claims read per page; the sweep reads every page while `hasTime` allows, so no claim can keep it from the others. */
   pageSize: number;
   /** Nudges in a row that find the claim unchanged before it is moved to NEEDS_REVIEW `STALLED`. */
   maxTicks: number;
