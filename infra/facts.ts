@@ -1,8 +1,9 @@
 // Deploy facts, defined once and free of SST: the bus and its rule patterns, the resource links, every
 // function with its sizing, its links and the exact IAM actions it may use on each, every queue with its
-// consumer and event-source settings, and the HTTP routes with their throttles. infra/ builds the SST components from these; functions/ reads its links by these names;
-// local/ builds the embedded stack (queues, pollers, rules, HTTP front) from the same values. Nothing
-// here may touch `sst`, `$app` or `aws` (lint-guarded): it runs in Lambda and locally too.
+// consumer and event-source settings, and the HTTP routes. infra/ builds the SST components from these;
+// functions/ reads its links by these names; local/ builds the embedded stack (queues, pollers, rules, HTTP
+// front) from the same values. Nothing here may touch `sst`, `$app` or `aws` (lint-guarded): it runs in
+// Lambda and locally too.
 import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/events.ts";
 
 /** The bus name in production (other stages get a suffix, infra/settings.ts). */
