@@ -1,4 +1,4 @@
-/* global process, console, setTimeout */
+/* global process, console */
 // check:infra, step 5: runs sst.config.ts through SST's OWN component code (the .sst/platform that `sst install`
 // unpacked) under Pulumi's mocks — no engine, no AWS — and checks what SST really generates: the functions'
 // IAM roles, the event-source mappings, the queue policies, the API stage's throttles. The SST CLI's RPC
@@ -115,7 +115,8 @@ const file = join(out, "sst.config.mjs");
 writeFileSync(file, bundle.outputFiles[0].text);
 const config = (await import(pathToFileURL(file).href)).default;
 await config.run();
-await new Promise((r) => setTimeout(r, Number(process.env.SST_OFFLINE_WAIT_MS ?? 10000)));
+// Every registration, including those SST makes inside outputs' callbacks, has reached the mocks.
+await pulumi.runtime.disconnect();
 if (process.env.SST_OFFLINE_TYPES) {
   const t = {};
   for (const c of created) t[c.type] = (t[c.type] ?? 0) + 1;
@@ -171,6 +172,14 @@ const summary = {
   reservedConcurrency: reserved,
 };
 console.log(JSON.stringify(summary));
+// The app itself: the checks above must have had something to check (11 functions, 5 consumers, 3 rules).
+if (configPath === resolve(root, "sst.config.ts")) {
+  const expected = { roles: 13, queuePolicies: 6, eventSourceMappings: 5 };
+  for (const [key, count] of Object.entries(expected))
+    if (summary[key] !== count) problems.push(`${key}: ${summary[key]}, expected ${count}`);
+  for (const fn of ["authorizer", "reviewerAuthorizer", "intakeApi"])
+    if (!reserved.includes(`claims-crew-${stage}-${fn}`)) problems.push(`function ${fn}: no reserved concurrency`);
+}
 if (problems.length > 0) {
   console.error(problems.join("\n"));
   process.exit(1);
