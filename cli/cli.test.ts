@@ -296,27 +296,33 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
 describe("claims load-orders", () => {
   it("writes the orders of the file it is given (never a default) into a table the kernel reads, and names a missing table", async () => {
     const emulators = await startEmulators();
+    const keys = {
+      AWS_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
+    };
     const client = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
     try {
       await createTable(client, "claims-orders-test");
-      const unnamed = await claims([
-        "load-orders",
-        "--table",
-        "claims-orders-test",
-        "--endpoint",
-        emulators.dynamodbEndpoint,
-      ]);
+      const unnamed = await claims(
+        ["load-orders", "--table", "claims-orders-test", "--endpoint", emulators.dynamodbEndpoint],
+        undefined,
+        keys,
+      );
       expect(unnamed.code).toBe(2);
       expect(unnamed.stderr).toMatch(/required option '--config <path>' not specified/);
-      const ok = await claims([
-        "load-orders",
-        "--table",
-        "claims-orders-test",
-        "--config",
-        "scenarios/config.yaml",
-        "--endpoint",
-        emulators.dynamodbEndpoint,
-      ]);
+      const ok = await claims(
+        [
+          "load-orders",
+          "--table",
+          "claims-orders-test",
+          "--config",
+          "scenarios/config.yaml",
+          "--endpoint",
+          emulators.dynamodbEndpoint,
+        ],
+        undefined,
+        keys,
+      );
       expect(ok.code, ok.stderr).toBe(0);
       expect(ok.stdout).toMatch(/Loaded \d+ orders/);
       const { orders } = createDynamoPorts({
@@ -328,15 +334,19 @@ describe("claims load-orders", () => {
         amount: 1200,
         category: "electronics",
       });
-      const missing = await claims([
-        "load-orders",
-        "--table",
-        "no-such-table",
-        "--config",
-        "scenarios/config.yaml",
-        "--endpoint",
-        emulators.dynamodbEndpoint,
-      ]);
+      const missing = await claims(
+        [
+          "load-orders",
+          "--table",
+          "no-such-table",
+          "--config",
+          "scenarios/config.yaml",
+          "--endpoint",
+          emulators.dynamodbEndpoint,
+        ],
+        undefined,
+        keys,
+      );
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/table no-such-table not found/);
     } finally {

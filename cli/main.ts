@@ -32,6 +32,7 @@ import { startHttpFront } from "../local/http-front.ts";
 import { registerReviewCommands } from "./review.ts";
 import { registerListCommand } from "./list.ts";
 import { openStateStore } from "../local/state-store.ts";
+import { readLocalCredentials } from "../local/credentials.ts";
 import type { StateStore } from "../local/state-store.ts";
 import { dfidOf } from "../pipeline/intake.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
@@ -407,11 +408,19 @@ program
     const { seedOrders } = await import("../adapters/aws/index.ts");
     const client = new DynamoDBClient({
       ...(o.region ? { region: o.region } : {}),
+      // A local endpoint takes the credentials of the environment (AWS_ACCESS_KEY_ID…), else those `claims serve` wrote.
       ...(o.endpoint
         ? {
             endpoint: o.endpoint,
             region: o.region ?? "us-east-1",
-            credentials: { accessKeyId: "local", secretAccessKey: "local" },
+            ...(process.env.AWS_ACCESS_KEY_ID
+              ? {}
+              : {
+                  credentials: readLocalCredentials(dataDirFrom(undefined)) ?? {
+                    accessKeyId: "none",
+                    secretAccessKey: "none",
+                  },
+                }),
           }
         : {}),
     });
@@ -439,7 +448,7 @@ program
 
 /** Runs `use` on the store `claims serve` keeps in the data directory (running or not); undefined when there is none. */
 async function withStateStore<T>(dataDir: string, use: (store: StateStore) => Promise<T>): Promise<T | undefined> {
-  const store = await openStateStore(stateDirOf(dataDir));
+  const store = await openStateStore(stateDirOf(dataDir), readLocalCredentials(dataDir));
   if (!store) return undefined;
   try {
     return await use(store);
