@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -410,16 +410,83 @@ describe("claims list", () => {
     } finally {
       api.close();
     }
-    const badStatus = await claims(["list", "--url", url, "--status", "DONE", "--token", "t"]);
+    const badStatus = await claims(["list", "--url", url, "--status", "DONE"], undefined, { CLAIMS_API_TOKEN: "t" });
     expect(badStatus.code).toBe(2);
     expect(badStatus.stderr).toMatch(/--status/);
     const noToken = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "" });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/no intake token/);
-    const down = await claims(["list", "--url", url, "--token", "t"]);
+    const down = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "t" });
     expect(down.code).toBe(2);
     expect(down.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+: .*is claims serve running/);
-  });
+  }, 120_000);
+
+  it("takes the token from a file or the environment, never from the command line", async () => {
+    const seen: string[] = [];
+    const api = createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ items: [] }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), "claims-token-file-"));
+    try {
+      const file = join(dir, "token");
+      writeFileSync(file, "from-the-file-0123456789\n", { mode: 0o600 });
+      const fromFile = await claims(["list", "--url", url, "--token-file", file], undefined, { CLAIMS_API_TOKEN: "" });
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      expect(seen).toEqual(["Bearer from-the-file-0123456789"]);
+      const onCommandLine = await claims(["list", "--url", url, "--token", "secret-on-the-command-line"]);
+      expect(onCommandLine.code).toBe(2);
+      expect(onCommandLine.stderr).toMatch(/unknown option '--token'/);
+      const review = await claims(["review", "list", "--url", url, "--token", "secret-on-the-command-line"]);
+      expect(review.code).toBe(2);
+      expect(review.stderr).toMatch(/unknown option '--token'/);
+      const missing = await claims(["list", "--url", url, "--token-file", join(dir, "nope")]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/--token-file .*nope cannot be read/);
+      expect(seen).toHaveLength(1);
+    } finally {
+      api.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("claims report", () => {
+  it("refuses a simulation id that would write outside runs/ with exit 2, and writes nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-report-path-"));
+    try {
+      const out = await claims(["report", "--simulation-id", ".."], join(dir, "data"));
+      expect(out.code).toBe(2);
+      expect(out.stderr).toMatch(/simulation id "\.\." cannot name a run/);
+      expect(existsSync(join(dir, "data", "report.html"))).toBe(false);
+      expect(existsSync(join(dir, "report.html"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("claims serve tokens", () => {
+  it("refuses a token shorter than 16 characters with exit 2, before starting anything", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-short-token-"));
+    try {
+      const short = await claims(["serve", "--port", "0"], dir, { CLAIMS_API_TOKEN: "short" });
+      expect(short.code).toBe(2);
+      expect(short.stderr).toMatch(/CLAIMS_API_TOKEN is 5 characters long; .* at least 16/);
+      const reviewer = await claims(["serve", "--port", "0"], dir, {
+        CLAIMS_API_TOKEN: "a-long-enough-intake-token",
+        CLAIMS_REVIEWER_TOKEN: "  fifteen-chars  ",
+      });
+      expect(reviewer.code).toBe(2);
+      expect(reviewer.stderr).toMatch(/CLAIMS_REVIEWER_TOKEN is 13 characters long/);
+      expect(existsSync(join(dir, "store"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe("claims --version and --help", () => {

@@ -33,6 +33,8 @@ import { registerReviewCommands } from "./review.ts";
 import { registerListCommand } from "./list.ts";
 import { openStateStore } from "../local/state-store.ts";
 import { readLocalCredentials } from "../local/credentials.ts";
+import { serverToken } from "./tokens.ts";
+import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
 import type { StateStore } from "../local/state-store.ts";
 import { dfidOf } from "../pipeline/intake.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
@@ -189,6 +191,7 @@ program
       // so relative order dates and boundaries such as "exactly 14 days" mean what they say.
       const clock = frozenClock(o.now ?? systemClock().now());
       const dataDir = dataDirFrom(o.dataDir);
+      ensureOwnerOnlyDir(dataDir);
       const t0 = performance.now();
       const outcome = await runBatch({
         scenariosPath: mustExist(scenarios, "scenario file"),
@@ -262,15 +265,15 @@ program
       const t0 = performance.now();
       const configPath = mustExist(o.config, "config file");
       const dataDir = dataDirFrom(o.dataDir);
+      const fromEnv = serverToken("CLAIMS_API_TOKEN");
+      const apiToken = fromEnv ?? randomBytes(24).toString("base64url");
+      const reviewerFromEnv = serverToken("CLAIMS_REVIEWER_TOKEN");
+      const reviewerToken = reviewerFromEnv ?? randomBytes(24).toString("base64url");
       const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
       const llm = llmFor(config);
       const check = llm.preflight ? await llm.preflight() : undefined;
-      const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
-      const apiToken = fromEnv || randomBytes(24).toString("base64url");
-      const reviewerFromEnv = process.env.CLAIMS_REVIEWER_TOKEN?.trim();
-      const reviewerToken = reviewerFromEnv || randomBytes(24).toString("base64url");
       if (reviewerToken === apiToken)
         throw new CliError(
           "CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials",
@@ -586,6 +589,8 @@ function printJsonError(code: string, message: string, issues?: unknown[]) {
     process.stdout.write(`${JSON.stringify({ error: { code, message, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
 }
 
+// Everything the CLI writes (the data directory's runs, store, journals, credentials, reports) is owner-only.
+process.umask(0o077);
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
