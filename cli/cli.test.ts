@@ -102,7 +102,8 @@ describe("claims batch --json (in-process)", () => {
 });
 
 describe("claims batch against a model that is down", () => {
-  it("says so before the first claim, ends every claim in NEEDS_REVIEW LLM_UNREACHABLE, prints the summary, writes the report and exits 1, without a stack trace", async () => {
+  /** A scenario file of a structured and a free-text claim, and the URL of a port nobody listens on. */
+  async function downModel() {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
@@ -127,10 +128,32 @@ describe("claims batch against a model that is down", () => {
       ].join("\n"),
     );
     // The seed's Ollama URL without /v1, as a new user sets it.
-    const { code, stdout, stderr } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z"], dataDir, {
-      LLM_PROVIDER: "openai",
-      OLLAMA_BASE_URL: `http://127.0.0.1:${port}`,
-    });
+    return { dataDir, scenarios, port, env: { LLM_PROVIDER: "openai", OLLAMA_BASE_URL: `http://127.0.0.1:${port}` } };
+  }
+
+  it("says so before the first claim and stops there: the summary of what ran, the report, the --json rows so far, exit 1", async () => {
+    const { dataDir, scenarios, port, env } = await downModel();
+    const { code, stdout, stderr } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z"], dataDir, env);
+    expect(code, stderr).toBe(1);
+    expect(stdout).toContain(
+      `LLM check : FAILED: LLM endpoint http://127.0.0.1:${port}/v1 (model gemma3:4b) is unreachable`,
+    );
+    expect(stdout).not.toMatch(/Verdict {2}:/);
+    expect(stdout).toMatch(/The run stopped before its first claim \(2 not run\).*--keep-going/);
+    expect(existsSync(join(dataDir, "runs", "claims_batch_001_20260601T120000Z", "report.html"))).toBe(true);
+    const json = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--json"], dataDir, env);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual([]);
+    expect(`${stdout}${stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }, 180_000);
+
+  it("with --keep-going ends every claim in NEEDS_REVIEW LLM_UNREACHABLE, prints the summary, writes the report and exits 1, without a stack trace", async () => {
+    const { dataDir, scenarios, port, env } = await downModel();
+    const { code, stdout, stderr } = await claims(
+      ["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--keep-going"],
+      dataDir,
+      env,
+    );
     const url = `http://127.0.0.1:${port}/v1`;
     expect(code, stderr).toBe(1);
     expect(stdout).toContain(`LLM check : FAILED: LLM endpoint ${url} (model gemma3:4b) is unreachable: ECONNREFUSED`);
@@ -142,7 +165,7 @@ describe("claims batch against a model that is down", () => {
     );
     expect(`${stdout}${stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+/);
     expect(stderr).toBe("");
-  });
+  }, 180_000);
 });
 
 describe("DIR sample 35's formats through the CLI (fixtures of our own in scenarios/fixtures/)", () => {

@@ -109,12 +109,23 @@ function llmFor(config: ClaimsConfig): BatchLlm {
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
   const meter = meterLlm(guarded?.port ?? model);
+  let rechecked = performance.now();
+  const unreachable = () => {
+    const last = guarded?.last();
+    if (last === undefined || last.ok) return false;
+    // /health is asked often: a failed check older than the recheck interval is run again, not awaited.
+    if (performance.now() - rechecked >= PREFLIGHT_RECHECK_MS) {
+      rechecked = performance.now();
+      void guarded?.check().catch(() => undefined);
+    }
+    return true;
+  };
   return {
     port: meter.port,
     description: describeLlmConfig(llmConfig),
     meter,
     waits: pipelineWaitsFor(llmConfig.timeoutMs),
-    ...(guarded ? { preflight: guarded.check } : {}),
+    ...(guarded ? { preflight: guarded.check, unreachable } : {}),
   };
 }
 
@@ -181,10 +192,22 @@ program
     "how long to wait for one claim before it goes to NEEDS_REVIEW (default: derived from LLM_TIMEOUT_MS)",
     parseSeconds,
   )
+  .option(
+    "--keep-going",
+    "when the model's endpoint check fails, run every row anyway (they end NEEDS_REVIEW LLM_UNREACHABLE) instead of stopping",
+  )
   .action(
     async (
       scenarios: string,
-      o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean; claimTimeout?: number },
+      o: {
+        config: string;
+        now?: number;
+        json?: boolean;
+        dataDir?: string;
+        inProcess?: boolean;
+        claimTimeout?: number;
+        keepGoing?: boolean;
+      },
     ) => {
       const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
       // A batch is decided as of one instant: every claim is received when the run starts (or at --now),
@@ -199,6 +222,7 @@ program
         clock,
         dataDir,
         log,
+        ...(o.keepGoing ? { keepGoing: true } : {}),
         llm: llmFor,
         // The local stack by default: the production handlers on dynalite, fauxqs and the local bus.
         runtime: async (opts) =>
@@ -300,6 +324,7 @@ program
         authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
         port: o.port,
         host: o.host,
+        health: () => (llm.unreachable?.() ? { status: "degraded", llm: "unreachable" } : { status: "ok" }),
         onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
       }).catch(async (e: unknown) => {
         await stack.stop();
@@ -348,7 +373,7 @@ program
         out(`  llm      ${describePreflight(check)}`);
         if (!check.ok)
           out(
-            `           claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`,
+            `           serving degraded (GET /health says so): claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`,
           );
       }
       for (const m of config.reading.mappings) out(`  read as  ${m}`);
