@@ -36,7 +36,7 @@ import { readLocalCredentials } from "../local/credentials.ts";
 import { serverToken } from "./tokens.ts";
 import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
 import type { StateStore } from "../local/state-store.ts";
-import { dfidOf } from "../pipeline/intake.ts";
+import { dfidOf } from "../core/claims/claim-record.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import { ROUTES } from "../infra/facts.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
