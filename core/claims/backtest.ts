@@ -44,7 +44,12 @@ export type BacktestInput = {
   untilMs?: number;
   /** The SHA-256 the kernel checks idempotency keys with (the shell injects node:crypto's). */
   sha256?: Sha256Hex;
+  /** Called after every `PROGRESS_EVERY` re-decided claims with how many were re-decided so far. */
+  onProgress?: (decided: number) => void;
 };
+
+/** How many re-decided claims `onProgress` is called after. */
+export const PROGRESS_EVERY = 10_000;
 
 /** A verdict and its reason code. */
 export type Outcome = { verdict: VerdictKind; reason_code: string };
@@ -319,6 +324,7 @@ function decisionStep(
   }
 
   acc.evaluated++;
+  if (env.onProgress && acc.evaluated % PROGRESS_EVERY === 0) env.onProgress(acc.evaluated);
   const recordedCents = recorded.verdict === "ACCEPT" ? (step.refundedCents ?? 0) : 0;
   count(acc.before, recorded.verdict, recorded.reason_code, recordedCents);
   count(acc.after, candidate.verdict, candidate.reason_code, candidateCents);
