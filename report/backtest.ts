@@ -24,16 +24,18 @@ function pairChart(
   format: (v: number) => string,
 ): SafeHtml {
   const max = Math.max(...rows.flatMap((r) => [r.before, r.after]), 0);
-  const x0 = 170;
-  const width = 150;
-  const height = Math.max(60, 14 + rows.length * 40);
+  // Each row: its label on a line of its own, then the before and after bars.
+  const x0 = 50;
+  const width = 270;
+  const rowHeight = 54;
+  const height = Math.max(60, 8 + rows.length * rowHeight);
   const bar = (v: number, y: number, cls: string, what: string) => {
     const w = max > 0 ? Math.max(v > 0 ? 2 : 0, (v / max) * width) : 0;
     return html`<rect class="bar-bg" x="${x0}" y="${y}" width="${width}" height="14" rx="3"></rect><rect class="bar ${cls}" x="${x0}" y="${y}" width="${f1(w)}" height="14" rx="3"><title>${what}: ${format(v)}</title></rect><text class="value" x="380" y="${y + 11}" text-anchor="end">${format(v)}</text>`;
   };
   const body = rows.map((r, i) => {
-    const y = 10 + i * 40;
-    return html`<g data-${name}="${r.label}" data-before="${r.before}" data-after="${r.after}"><text x="0" y="${y + 11}">${r.label}</text><text x="${x0 - 6}" y="${y + 11}" text-anchor="end">before</text>${bar(r.before, y, "PENDING", `${r.label} before`)}<text x="${x0 - 6}" y="${y + 29}" text-anchor="end">after</text>${bar(r.after, y + 18, r.cls, `${r.label} after`)}</g>`;
+    const y = 4 + i * rowHeight;
+    return html`<g data-${name}="${r.label}" data-before="${r.before}" data-after="${r.after}"><text x="0" y="${y + 11}">${r.label}</text><text x="${x0 - 6}" y="${y + 27}" text-anchor="end">before</text>${bar(r.before, y + 16, "PENDING", `${r.label} before`)}<text x="${x0 - 6}" y="${y + 45}" text-anchor="end">after</text>${bar(r.after, y + 34, r.cls, `${r.label} after`)}</g>`;
   });
   return html`<figure class="chart" data-chart="${name}">
 <figcaption>${caption}</figcaption>
