@@ -6,6 +6,7 @@ import { parseIsoMs } from "../integrity/time.ts";
 import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import type { Order } from "../integrity/contracts.ts";
+import * as z from "zod";
 import { REPLAY_DETAILS } from "./replay-events.ts";
 
 /** The audit event kinds a backtest reads. */
@@ -16,23 +17,41 @@ type BacktestKind =
   | "REVIEW_REQUESTED"
   | "REVIEW_DECIDED";
 
-/** Only what a backtest uses of the kernel's recorded inputs: the candidate brings contracts and registry, the ledger is simulated. */
-const KernelFactsSchema = REPLAY_DETAILS.PROPOSAL_SUBMITTED.shape.kernel_inputs.pick({
-  proposal: true,
-  claim: true,
-  order: true,
-  receivedAt: true,
-  decidedAt: true,
-  claimId: true,
-  dfid: true,
-});
+/** The fields `keys` of a recorded details schema, other fields left unread (replay verifies those). */
+function fieldsOf<S extends z.ZodRawShape, K extends keyof S & string>(shape: S, keys: readonly K[]) {
+  return z.object(Object.fromEntries(keys.map((k) => [k, shape[k]])) as Pick<S, K>);
+}
 
+// Of each kind's details, only what a backtest uses: the candidate brings contracts and registry, the ledger is simulated.
 const SCHEMAS = {
-  PROPOSAL_SUBMITTED: KernelFactsSchema,
-  KERNEL_VERDICT: REPLAY_DETAILS.KERNEL_VERDICT,
-  CLAIM_REFUND_EXECUTED: REPLAY_DETAILS.CLAIM_REFUND_EXECUTED,
-  REVIEW_REQUESTED: REPLAY_DETAILS.REVIEW_REQUESTED,
-  REVIEW_DECIDED: REPLAY_DETAILS.REVIEW_DECIDED,
+  PROPOSAL_SUBMITTED: fieldsOf(REPLAY_DETAILS.PROPOSAL_SUBMITTED.shape.kernel_inputs.shape, [
+    "proposal",
+    "claim",
+    "order",
+    "receivedAt",
+    "decidedAt",
+    "claimId",
+    "dfid",
+  ]),
+  KERNEL_VERDICT: fieldsOf(REPLAY_DETAILS.KERNEL_VERDICT.shape, [
+    "claim_id",
+    "verdict",
+    "reason_code",
+    "reason",
+    "layer",
+    "checks",
+    "order_id",
+    "amount_eur",
+    "decided_at",
+  ]),
+  CLAIM_REFUND_EXECUTED: fieldsOf(REPLAY_DETAILS.CLAIM_REFUND_EXECUTED.shape, [
+    "claim_id",
+    "order_id",
+    "amount_cents",
+    "approved_by",
+  ]),
+  REVIEW_REQUESTED: fieldsOf(REPLAY_DETAILS.REVIEW_REQUESTED.shape, ["claim_id", "origin", "order_id"]),
+  REVIEW_DECIDED: fieldsOf(REPLAY_DETAILS.REVIEW_DECIDED.shape, ["claim_id", "decision", "reviewer", "note"]),
 };
 
 /** The kernel facts a decision was taken on, as recorded. */
@@ -159,6 +178,8 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
         break;
       }
       case "REVIEW_REQUESTED": {
+        // A review the kernel's ESCALATE opened is the candidate's to open or not: only the others are read.
+        if (event.details.origin === "ESCALATE") break;
         const r = recordedDetails("REVIEW_REQUESTED", event);
         if (r.ok)
           of(claimId).requested = {
@@ -216,33 +237,40 @@ function decisionOf(
   refundedCents: number | undefined,
   personDecision: string | undefined,
 ): RecordedDecision {
-  const seq = (verdictEvent ?? proposal)!.seq;
-  const base = { kind: "decision" as const, claimId, seq, ...(personDecision ? { personDecision } : {}) };
-  const atOf = (e: AuditEvent) => instant(e.created_at);
-  if (!verdictEvent)
-    return { ...base, at: atOf(proposal!.event), unreadable: "the kernel's verdict (KERNEL_VERDICT) is not recorded" };
-  const v = recordedDetails("KERNEL_VERDICT", verdictEvent.event);
-  if (!v.ok)
-    return { ...base, at: atOf(verdictEvent.event), unreadable: `the recorded verdict does not parse (${v.error})` };
-  const verdict: RecordedVerdict = {
-    verdict: v.details.verdict,
-    reason_code: v.details.reason_code,
-    reason: v.details.reason,
-    layer: v.details.layer,
-    checks: v.details.checks as VerdictCheck[],
-    order_id: v.details.order_id,
-    amount_eur: v.details.amount_eur,
-    decided_at: v.details.decided_at,
+  // One object, filled in as far as the recorded events can be read (the shape stays the same: no spreads).
+  const d: RecordedDecision = {
+    kind: "decision",
+    claimId,
+    seq: (verdictEvent ?? proposal)!.seq,
+    at: 0,
+    facts: undefined,
+    verdict: undefined,
+    refundedCents,
+    unreadable: undefined,
+    personDecision,
   };
-  const at = instant(verdict.decided_at);
-  const recorded = { ...base, at, verdict, ...(refundedCents === undefined ? {} : { refundedCents }) };
-  if (!proposal) return { ...recorded, unreadable: "the kernel's recorded inputs (PROPOSAL_SUBMITTED) are missing" };
+  if (!verdictEvent) {
+    d.at = instant(proposal!.event.created_at);
+    d.unreadable = "the kernel's verdict (KERNEL_VERDICT) is not recorded";
+    return d;
+  }
+  const v = recordedDetails("KERNEL_VERDICT", verdictEvent.event);
+  if (!v.ok) {
+    d.at = instant(verdictEvent.event.created_at);
+    d.unreadable = `the recorded verdict does not parse (${v.error})`;
+    return d;
+  }
+  d.verdict = v.details;
+  d.at = instant(v.details.decided_at);
+  if (!proposal) {
+    d.unreadable = "the kernel's recorded inputs (PROPOSAL_SUBMITTED) are missing";
+    return d;
+  }
   const p = recordedDetails("PROPOSAL_SUBMITTED", proposal.event);
-  if (!p.ok) return { ...recorded, unreadable: `the kernel's recorded inputs do not parse (${p.error})` };
-  const facts = p.details.kernel_inputs;
-  if (parseIsoMs(facts.decidedAt) === undefined || parseIsoMs(facts.receivedAt) === undefined)
-    return { ...recorded, unreadable: "the kernel's recorded times are not ISO timestamps" };
-  return { ...recorded, facts };
+  // Times the kernel cannot read make it throw KernelInputError: the claim is then listed as not evaluable.
+  if (p.ok) d.facts = p.details.kernel_inputs;
+  else d.unreadable = `the kernel's recorded inputs do not parse (${p.error})`;
+  return d;
 }
 
 /** An event's instant in ms (0 for an unreadable one, which the audit schema never lets through). */
