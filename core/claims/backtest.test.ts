@@ -121,9 +121,28 @@ describe("backtest of the bundled run", () => {
     expect(r.human_decisions.map((p) => [p.claim_id, p.decision, p.candidate, p.candidate_sends_to_person])).toEqual(
       people.map(([s, decision, candidate]) => [idOf(s), decision, candidate, candidate.verdict === "ESCALATE"]),
     );
+    expect(new Set(r.human_decisions.map((p) => p.reviewer))).toEqual(new Set(["demo-reviewer"]));
     // A person's decision is never a flip.
     const flipped = new Set(r.flips.map((f) => f.claim_id));
     expect(people.filter(([s]) => flipped.has(idOf(s)))).toEqual([]);
+  });
+
+  it("lets a later claim on an order through once a person decided the review that held it", () => {
+    // T2 (89 EUR on ord_017, refunded automatically) moved after T3's review was denied: the order is free again.
+    const t2 = run.claimOf("T2");
+    const [moved, rest] = [
+      run.events.filter((e) => e.details.claim_id === t2),
+      run.events.filter((e) => e.details.claim_id !== t2),
+    ];
+    const r = report(500, [...rest, ...moved]);
+    expect(r.flips).toEqual([]);
+    expect(r.evaluated).toBe(25);
+    // Before the denial, T3's pending review holds the order: T2 moved right after T3's verdict waits for a person.
+    const t3Verdict = rest.findIndex(
+      (e) => e.details.claim_id === run.claimOf("T3") && e.event_type === "KERNEL_VERDICT",
+    );
+    const early = report(500, [...rest.slice(0, t3Verdict + 1), ...moved, ...rest.slice(t3Verdict + 1)]);
+    expect(early.flips).toEqual([{ claim_id: t2, from: ACCEPTED, to: PENDING }]);
   });
 
   it("prints exactly the named JSON shape (extras beside it), the drill-down holding each side's checks", () => {

@@ -159,6 +159,8 @@ type Accumulator = {
   people: PersonDecision[];
   /** The person decisions of the history being simulated, by claim id, awaiting the person's step. */
   awaitingPerson: Map<string, PersonDecision>;
+  /** The order each decided claim of the history being simulated holds a review or refund on. */
+  orderOfClaim: Map<string, string>;
   before: Side;
   after: Side;
 };
@@ -175,6 +177,7 @@ const newAccumulator = (): Accumulator => ({
   flips: [],
   people: [],
   awaitingPerson: new Map(),
+  orderOfClaim: new Map(),
   before: newSide(),
   after: newSide(),
 });
@@ -227,6 +230,8 @@ class SimulatedLedger {
 
 function simulateHistory(history: RecordedHistory, env: SimulationEnv, acc: Accumulator): void {
   const ledger = new SimulatedLedger();
+  acc.awaitingPerson.clear();
+  acc.orderOfClaim.clear();
   /** Outcome and order of each claim decided in this history (for the people's steps that follow). */
   const orderCentsOf = new Map<string, number>();
   for (const step of recordedTimeline(history.events)) {
@@ -252,6 +257,7 @@ function decisionStep(
 ): void {
   const { facts, verdict: recorded } = step;
   const orderId = facts ? orderIdOf(facts.proposal, facts.claim.order_id) : (recorded?.order_id ?? undefined);
+  if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
   if (facts?.order) {
     const cents = parseCents(facts.order.amount);
     if (cents.ok) orderCentsOf.set(step.claimId, cents.cents);
@@ -380,15 +386,15 @@ function personStep(
   orderCentsOf: Map<string, number>,
   acc: Accumulator,
 ): void {
-  if (!step.orderId) return;
-  const orderId = step.orderId;
   if (step.kind === "review_opened") {
-    ledger.update(orderId, (e) => markReviewPending(e, step.claimId));
+    ledger.update(step.orderId, (e) => markReviewPending(e, step.claimId));
     return;
   }
   const person = acc.awaitingPerson.get(step.claimId);
   acc.awaitingPerson.delete(step.claimId);
   if (person && step.reviewer) person.reviewer = step.reviewer;
+  const orderId = step.orderId ?? acc.orderOfClaim.get(step.claimId);
+  if (!orderId) return;
   if (step.decision === "APPROVE" && step.approvedCents !== undefined) {
     const refused = ledger.reserve(
       orderId,
