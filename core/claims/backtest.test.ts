@@ -3,7 +3,7 @@
 // sees the candidate's own ledger; a person's decision stays; what cannot be re-decided is listed with why.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AuditEvent } from "../integrity/audit.ts";
-import { backtest } from "./backtest.ts";
+import { backtest, readHistories } from "./backtest.ts";
 import type { BacktestReport, Outcome } from "./backtest.ts";
 import { configWithLimit, policyOf, recordBundledRun } from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
@@ -200,6 +200,14 @@ describe("backtest of the bundled run", () => {
     expect(report(100, run.events, { untilMs: decidedMs - 1 })).toMatchObject({ evaluated: 0, flips: [] });
     expect(report(100, run.events, { sinceMs: decidedMs + 1 })).toMatchObject({ evaluated: 0, flips: [] });
     expect(report(100, run.events, { sinceMs: decidedMs, untilMs: decidedMs }).flips).toHaveLength(6);
+  });
+
+  it("decides the same from a history read once, for one policy after another", () => {
+    const read = readHistories([{ id: run.simulationId, events: run.events }]);
+    for (const limit of [100, 500, 1000]) {
+      const policy = policyOf(configWithLimit(limit));
+      expect(backtest({ histories: read, policy })).toEqual(report(limit));
+    }
   });
 
   it("simulates each history on a ledger of its own", () => {

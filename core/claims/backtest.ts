@@ -19,7 +19,12 @@ import {
 import { centsToEur, MAX_CENTS, parseCents } from "../integrity/money.ts";
 import type { RegistryView } from "../integrity/registry.ts";
 import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
-import { recordedTimeline, type RecordedDecision, type RecordedPersonStep } from "./backtest-events.ts";
+import {
+  recordedTimeline,
+  type RecordedDecision,
+  type RecordedPersonStep,
+  type TimelineStep,
+} from "./backtest-events.ts";
 import { planExecution } from "./execution.ts";
 import { decideClaim, type ClaimVerdict } from "./kernel.ts";
 
@@ -34,9 +39,18 @@ export type CandidatePolicy = {
 /** One recorded history, simulated on a ledger of its own: a batch run (by simulation id) or the served claims. */
 export type RecordedHistory = { id: string; events: readonly AuditEvent[] };
 
+/** A history read once into its timeline: backtesting several policies on it reads the audit only once. */
+export type ReadHistory = { id: string; timeline: readonly TimelineStep[] };
+
+/** Reads each history's audit into its timeline (the part of a backtest that does not depend on the policy). */
+export function readHistories(histories: readonly RecordedHistory[]): ReadHistory[] {
+  return histories.map((h) => ({ id: h.id, timeline: recordedTimeline(h.events) }));
+}
+
 /** What to backtest and how. */
 export type BacktestInput = {
-  histories: readonly RecordedHistory[];
+  /** The recorded histories, as audit events or already read. */
+  histories: readonly (RecordedHistory | ReadHistory)[];
   policy: CandidatePolicy;
   /** Only decisions taken at or after this instant (ms) are re-decided; earlier ones enter the ledger as recorded. */
   sinceMs?: number;
@@ -228,13 +242,14 @@ class SimulatedLedger {
   }
 }
 
-function simulateHistory(history: RecordedHistory, env: SimulationEnv, acc: Accumulator): void {
+function simulateHistory(history: RecordedHistory | ReadHistory, env: SimulationEnv, acc: Accumulator): void {
   const ledger = new SimulatedLedger();
   acc.awaitingPerson.clear();
   acc.orderOfClaim.clear();
   /** Outcome and order of each claim decided in this history (for the people's steps that follow). */
   const orderCentsOf = new Map<string, number>();
-  for (const step of recordedTimeline(history.events)) {
+  const timeline = "timeline" in history ? history.timeline : recordedTimeline(history.events);
+  for (const step of timeline) {
     if (env.untilMs !== undefined && step.at > env.untilMs) break;
     if (step.kind === "decision") decisionStep(step, history.id, env, ledger, orderCentsOf, acc);
     else personStep(step, ledger, orderCentsOf, acc);
