@@ -65,6 +65,9 @@ describe("the shell's layering rules", () => {
     ["report/render.ts", "node:fs", /report\/ is pure rendering/],
     ["report/render.ts", "../pipeline/in-process.ts", /report\/ renders from core/],
     ["infra/facts.ts", "../functions/lib/resources.ts", /infra\/facts.ts depends only on core/],
+    ["infra/policy.ts", "../functions/lib/policy.ts", /infra\/ depends only on core\/: functions\/ and local\/ import/],
+    ["infra/lambda.ts", "../local/stack.ts", /infra\/ depends only on core\/: functions\/ and local\/ import/],
+    ["infra/metrics-catalog.ts", "../functions/lib/metrics.ts", /infra\/facts.ts depends only on core/],
     ["local/stack.ts", "../cli/batch.ts", /local\/ is the embedded stack/],
     ["local/stack.ts", "../chaos/flow.ts", /local\/ is the embedded stack/],
     ["functions/kernel.ts", "../chaos/flow.ts", /functions\/ is deployed/],
@@ -91,6 +94,8 @@ describe("the shell's layering rules", () => {
     ["adapters/aws/dynamo-claims.ts", "../../pipeline/ports.ts"],
     ["local/stack.ts", "../functions/kernel.ts"],
     ["local/stack.ts", "../infra/facts.ts"],
+    ["functions/lib/policy.ts", "../../infra/policy-format.ts"],
+    ["infra/policy.ts", "../core/claims/config.ts"],
     ["cli/main.ts", "../local/stack.ts"],
     ["pipeline/intake.ts", "../core/claims/claim.ts"],
     ["functions/kernel.test.ts", "../local/stack-fixture.ts"],
@@ -98,5 +103,43 @@ describe("the shell's layering rules", () => {
     ["chaos/emulators.ts", "../local/stack.ts"],
   ])("allows %s to import %s", async (file, spec) => {
     expect(await lintAs(file, importOf(spec))).toEqual([]);
+  });
+});
+
+describe("the deciders' purity rule", () => {
+  it.each([
+    ["pipeline/decide/intake.ts", "../perform.ts"],
+    ["pipeline/decide/kernel-decision.ts", "../ports.ts"],
+    ["pipeline/decide/review-decision.ts", "../deps.ts"],
+    ["pipeline/decide/crew-completion.ts", "../intake.ts"],
+    ["pipeline/decide/needs-review.ts", "../in-memory.ts"],
+  ])("rejects %s importing %s at run time", async (file, spec) => {
+    expect((await lintAs(file, importOf(spec))).join("\n")).toMatch(
+      /no-restricted-imports.*pipeline\/decide\/ is pure/,
+    );
+  });
+
+  it("rejects a decider reading the clock itself", async () => {
+    expect(
+      (await lintAs("pipeline/decide/intake.ts", "/** now */\nexport const now = () => new Date();")).join("\n"),
+    ).toMatch(/no-restricted-syntax.*takes the time as an argument/);
+  });
+
+  it.each([
+    [
+      "pipeline/decide/kernel-decision.ts",
+      'import type { StoredVerdict } from "../ports.ts";\nexport type S = StoredVerdict;',
+    ],
+    [
+      "pipeline/decide/kernel-decision.ts",
+      'import type { PipelineDeps } from "../deps.ts";\nexport type D = PipelineDeps;',
+    ],
+    ["pipeline/decide/needs-review.ts", importOf("../audit-events.ts")],
+    ["pipeline/decide/review-decision.ts", importOf("./needs-review.ts")],
+    ["pipeline/decide/intake.ts", importOf("../../core/claims/claim.ts")],
+    ["pipeline/kernel-service.ts", importOf("./perform.ts")],
+    ["pipeline/decide/intake.test.ts", importOf("../in-memory.ts")],
+  ])("allows %s: %s", async (file, code) => {
+    expect(await lintAs(file, code)).toEqual([]);
   });
 });

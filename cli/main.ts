@@ -33,7 +33,7 @@ import { registerReviewCommands } from "./review.ts";
 import { registerListCommand } from "./list.ts";
 import { registerBacktestCommand } from "./backtest.ts";
 import { servedClaimsAudit, stateDirOf, withStateStore } from "./served-store.ts";
-import { dfidOf } from "../pipeline/intake.ts";
+import { dfidOf } from "../core/claims/claim-record.ts";
 import { ROUTES } from "../infra/facts.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";

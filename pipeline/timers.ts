@@ -2,8 +2,8 @@
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { TimerMessage } from "./messages.ts";
-import { needsReview, performClaimOutbox, startEffects } from "./intake.ts";
-import { performEffects } from "./perform.ts";
+import { nudgeEffects, sweepDecision, tickEffects } from "./decide/timers.ts";
+import { performClaimOutbox, performEffects } from "./perform.ts";
 import { repairReviews } from "./review.ts";
 
 /** SQS delays a message at most 15 minutes. */
@@ -35,16 +35,7 @@ export async function handleTimer(
     const session = await deps.sessions.loadSession(message.claim_id);
     if (!session || session.outbox.length === 0) return "SETTLED";
   }
-  await performEffects(
-    [
-      {
-        kind: "crew_event",
-        claimId: message.claim_id,
-        message: { type: "crew.tick", crewId: message.claim_id, nowMs: now },
-      },
-    ],
-    deps,
-  );
+  await performEffects(tickEffects(message.claim_id, now), deps);
   return "TICKED";
 }
 
@@ -58,16 +49,20 @@ interface SweepResult {
   stalled: string[];
   /** Review decisions that had been claimed but not finished, completed now. */
   reviewsRepaired: number;
+  /** Set when the run ran out of time (`hasTime`) and left the claims it had not reached to the next run. */
+  stoppedEarly?: true;
 }
 
 /** Settings of a sweep. */
 interface SweepOptions {
   /** A claim not updated for this long is nudged. */
   stalledAfterMs: number;
-  /** Claims read per page; the sweep reads every page, so no claim can keep it from the others. */
+  /** Claims read per page; the sweep reads every page while `hasTime` allows, so no claim can keep it from the others. */
   pageSize: number;
   /** Nudges in a row that find the claim unchanged before it is moved to NEEDS_REVIEW `STALLED`. */
   maxTicks: number;
+  /** Asked before each claim and before the review repair: false stops the run, leaving the rest to the next one. */
+  hasTime?: () => boolean;
 }
 
 /** What the sweep runs with (repairing a review decision may reserve a refund, publish and audit). */
@@ -120,12 +115,9 @@ type NudgeDeps = Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" 
  */
 async function nudge(claim: ClaimRecord, now: number, deps: NudgeDeps): Promise<"restarted" | "ticked"> {
   if (await performClaimOutbox(claim, deps)) return "restarted";
-  if (claim.status === "RECEIVED") {
-    await performEffects(startEffects(claim), deps);
-    return "restarted";
-  }
-  await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "crew.tick", crewId: claim.claim_id, nowMs: now }]);
-  return "ticked";
+  const { nudge: done, effects } = nudgeEffects(claim, now);
+  await performEffects(effects, deps);
+  return done;
 }
 
 /**
@@ -142,37 +134,26 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   const now = deps.clock.now();
   const cutoff = new Date(now - opts.stalledAfterMs).toISOString();
   const result: SweepResult = { examined: 0, restarted: [], ticked: [], stalled: [], reviewsRepaired: 0 };
+  const hasTime = opts.hasTime ?? (() => true);
   // Claims received after the cutoff were updated after it too (updated_at ≥ received_at).
   for await (const claim of openClaims(deps, opts.pageSize, cutoff)) {
     if (claim.updated_at >= cutoff) continue;
+    if (!hasTime()) return { ...result, stoppedEarly: true };
     result.examined++;
     const session = claim.status === "RUNNING" ? await deps.sessions.loadSession(claim.claim_id) : undefined;
-    const seen = `${claim.status}|${claim.updated_at}|${session?.version ?? 0}`;
-    const nudges = claim.sweep?.seen === seen ? claim.sweep.nudges + 1 : 1;
-    if (nudges > opts.maxTicks) {
-      const minutes = Math.round((now - Date.parse(claim.updated_at)) / 60_000);
-      const reason = `The claim made no progress through ${opts.maxTicks} sweeps (${claim.status} since ${claim.updated_at}, ${minutes} min): a person has to look at it`;
+    const decision = sweepDecision(claim, session?.version ?? 0, now, opts.maxTicks);
+    if ("stalled" in decision) {
+      const { patch, onlyFrom, effects } = decision.stalled;
       // The claim first, conditionally: one that moved on since it was read keeps its course and gets no review.
-      const updated = await deps.claims.updateClaim(
-        claim.claim_id,
-        { status: "NEEDS_REVIEW", reason_code: "STALLED", reason, updated_at: new Date(now).toISOString() },
-        [claim.status],
-      );
-      if (!updated.changed) continue;
-      const effects = needsReview(claim, now, "STALLED", reason, {
-        nudges: opts.maxTicks,
-        status_before: claim.status,
-      });
-      await performEffects(
-        effects.filter((e) => e.kind !== "claim_update"),
-        deps,
-      );
+      if (!(await deps.claims.updateClaim(claim.claim_id, patch, onlyFrom)).changed) continue;
+      await performEffects(effects, deps);
       result.stalled.push(claim.claim_id);
       continue;
     }
-    await deps.claims.updateClaim(claim.claim_id, { sweep: { nudges, seen } }, [claim.status]);
+    await deps.claims.updateClaim(claim.claim_id, { sweep: decision.nudged }, [claim.status]);
     result[(await nudge(claim, now, deps)) === "restarted" ? "restarted" : "ticked"].push(claim.claim_id);
   }
+  if (!hasTime()) return { ...result, stoppedEarly: true };
   result.reviewsRepaired = await repairReviews(deps, opts.pageSize);
   return result;
 }
