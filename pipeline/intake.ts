@@ -3,11 +3,11 @@ import * as z from "zod";
 import { canonicalize, hashHex } from "../core/crew/index.ts";
 import { busEntry } from "../core/claims/events.ts";
 import { ClaimSchema, ClaimTextSchema } from "../core/claims/claim.ts";
-import type { AuditEventType } from "../core/integrity/index.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { claimFromExtraction, extractionFailureReasonCode } from "../core/claims/extraction.ts";
 import { extractionMessages } from "../core/claims/prompts.ts";
 import { claimAudit } from "./audit-events.ts";
+import type { NeedsReviewDetails, ReviewCauseEvent } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Effect } from "./effects.ts";
 import { performEffects } from "./perform.ts";
@@ -271,8 +271,8 @@ export function needsReview(
   now: number,
   reasonCode: string,
   reason: string,
-  details: Record<string, unknown> = {},
-  cause?: { type: AuditEventType; details?: Record<string, unknown> },
+  details: NeedsReviewDetails = {},
+  cause?: ReviewCauseEvent,
 ): Effect[] {
   const review = reviewFor(record, {
     origin: "NEEDS_REVIEW",

@@ -18,7 +18,7 @@ import {
   reviewView,
 } from "../core/claims/review.ts";
 import type { ReviewContext, ReviewOrigin, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
-import { centsToEur, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
+import { centsToEur, KernelInputError, OrderDataError, parseCents, toCents } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -309,12 +309,12 @@ function decidedEffects(record: ClaimRecord, review: ReviewRecord): Effect[] {
       approved_by: review.reviewer ?? "reviewer",
       ...(review.simulation_id ? { simulation_id: review.simulation_id } : {}),
     };
-    const cents = parseCents(refund.amount_eur);
+    // The approved amount was checked in cents when the review was decided.
     effects.push({
       kind: "audit",
       event: claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", at, {
         ...refund,
-        ...(cents.ok ? { amount_cents: cents.cents } : {}),
+        amount_cents: toCents(refund.amount_eur),
       }),
     });
     events.push(busEntry("RefundExecuted", refund));

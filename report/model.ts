@@ -1,8 +1,8 @@
 // Turns one simulation's audit events into the report's model. Reads every detail defensively: the
 // audit is the only input, and a partial or older run must still give a readable report.
 import type { AuditEvent } from "../core/integrity/audit.ts";
-import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/simulation.ts";
-import type { ScenarioResult, SimulationEndDetails, SimulationStartDetails } from "../core/claims/simulation.ts";
+import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/audit-events.ts";
+import type { ScenarioResult, SimulationEndDetails, SimulationStartDetails } from "../core/claims/audit-events.ts";
 import { ReportInputError } from "./errors.ts";
 
 /** A claim's final outcome as the audit shows it. */

@@ -40,7 +40,7 @@ import type { RefundProposalOutput } from "./proposal-output.ts";
 import { isReplayableKind, REPLAY_DETAILS, STAGE_EVENTS } from "./replay-events.ts";
 import type { ReplayDetails, ReplayStage, ReplayableKind } from "./replay-events.ts";
 import { selfCheck, selfCheckRepairReason } from "./self-check.ts";
-import { SimulationStartDetailsSchema } from "./simulation.ts";
+import { SimulationStartDetailsSchema } from "./audit-events.ts";
 
 /** IDENTICAL: every step reproduces; DIFFERENT: a step gives another result; INCOMPLETE: something could not be replayed or is missing. */
 type ReplayStatus = "IDENTICAL" | "DIFFERENT" | "INCOMPLETE";
