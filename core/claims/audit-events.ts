@@ -308,13 +308,12 @@ export type ClaimAuditDetails<T extends ClaimAuditEventType> = T extends unknown
 /** A parsed audit event's type and details, narrowed together by `type`. */
 export type ParsedAuditDetails = { [T in AuditEventType]: { type: T; details: AuditDetails<T> } }[AuditEventType];
 
-/** Why an event's details could not be read: the event type and the first issues, by path. */
-function detailsProblem(type: string, error: z.ZodError): string {
-  const issues = error.issues
+/** The first issues of details that do not parse, by path (`(details)` for the whole). */
+export function auditDetailsIssues(error: z.ZodError): string {
+  return error.issues
     .slice(0, 3)
     .map((i) => `${i.path.length ? i.path.join(".") : "(details)"}: ${i.message}`)
     .join("; ");
-  return `${type} details do not follow the schema (${issues})`;
 }
 
 /** Parses `event`'s details with its type's schema: the details narrowed by type, or what is wrong with them. */
@@ -323,7 +322,11 @@ export function parseAuditDetails(
 ): { ok: true; parsed: ParsedAuditDetails } | { ok: false; problem: string; error: z.ZodError } {
   const result = (AUDIT_EVENTS[event.event_type] as z.ZodType).safeParse(event.details);
   if (!result.success)
-    return { ok: false, problem: detailsProblem(event.event_type, result.error), error: result.error };
+    return {
+      ok: false,
+      problem: `${event.event_type} details do not follow the schema (${auditDetailsIssues(result.error)})`,
+      error: result.error,
+    };
   return { ok: true, parsed: { type: event.event_type, details: result.data } as ParsedAuditDetails };
 }
 
