@@ -20,6 +20,7 @@ export function claimAudit<T extends ClaimAuditEventType>(
     type,
     severity,
     state,
+    // The details plus the record's claim id are the type's details (tsc cannot see it through the generic).
     details: { claim_id: record.claim_id, ...details } as AuditDetailsInput<T>,
     at: new Date(at).toISOString(),
     ...(record.simulation_id ? { simulationId: record.simulation_id } : {}),
