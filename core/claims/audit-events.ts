@@ -319,13 +319,12 @@ export function auditDetailsIssues(error: z.ZodError): string {
 /** Parses `event`'s details with its type's schema: the details narrowed by type, or what is wrong with them. */
 export function parseAuditDetails(
   event: Pick<AuditEvent, "event_type" | "details">,
-): { ok: true; parsed: ParsedAuditDetails } | { ok: false; problem: string; error: z.ZodError } {
+): { ok: true; parsed: ParsedAuditDetails } | { ok: false; problem: string } {
   const result = (AUDIT_EVENTS[event.event_type] as z.ZodType).safeParse(event.details);
   if (!result.success)
     return {
       ok: false,
       problem: `${event.event_type} details do not follow the schema (${auditDetailsIssues(result.error)})`,
-      error: result.error,
     };
   return { ok: true, parsed: { type: event.event_type, details: result.data } as ParsedAuditDetails };
 }
