@@ -100,3 +100,41 @@ describe("the shell's layering rules", () => {
     expect(await lintAs(file, importOf(spec))).toEqual([]);
   });
 });
+
+describe("the deciders' purity rule", () => {
+  it.each([
+    ["pipeline/decide/intake.ts", "../perform.ts"],
+    ["pipeline/decide/kernel-decision.ts", "../ports.ts"],
+    ["pipeline/decide/review-decision.ts", "../deps.ts"],
+    ["pipeline/decide/crew-completion.ts", "../intake.ts"],
+    ["pipeline/decide/needs-review.ts", "../in-memory.ts"],
+  ])("rejects %s importing %s at run time", async (file, spec) => {
+    expect((await lintAs(file, importOf(spec))).join("\n")).toMatch(
+      /no-restricted-imports.*pipeline\/decide\/ is pure/,
+    );
+  });
+
+  it("rejects a decider reading the clock itself", async () => {
+    expect(
+      (await lintAs("pipeline/decide/intake.ts", "/** now */\nexport const now = () => new Date();")).join("\n"),
+    ).toMatch(/no-restricted-syntax.*takes the time as an argument/);
+  });
+
+  it.each([
+    [
+      "pipeline/decide/kernel-decision.ts",
+      'import type { StoredVerdict } from "../ports.ts";\nexport type S = StoredVerdict;',
+    ],
+    [
+      "pipeline/decide/kernel-decision.ts",
+      'import type { PipelineDeps } from "../deps.ts";\nexport type D = PipelineDeps;',
+    ],
+    ["pipeline/decide/needs-review.ts", importOf("../audit-events.ts")],
+    ["pipeline/decide/review-decision.ts", importOf("./needs-review.ts")],
+    ["pipeline/decide/intake.ts", importOf("../../core/claims/claim.ts")],
+    ["pipeline/kernel-service.ts", importOf("./perform.ts")],
+    ["pipeline/decide/intake.test.ts", importOf("../in-memory.ts")],
+  ])("allows %s: %s", async (file, code) => {
+    expect(await lintAs(file, code)).toEqual([]);
+  });
+});
