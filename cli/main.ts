@@ -19,6 +19,7 @@ import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { SourceFileError } from "../core/claims/yaml-source.ts";
+import { auditClaimId } from "../core/claims/audit-events.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import type { ReplayResult } from "../core/claims/replay.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
@@ -545,7 +546,7 @@ program
       findClaimRun(dataDir, claimId) ??
       (await withStateStore(dataDir, async (store) => {
         const events = await store.ports.audit.byDfid(dfidOf(claimId));
-        return events.some((e) => e.details.claim_id === claimId)
+        return events.some((e) => auditClaimId(e) === claimId)
           ? { simulationId: `served, from ${store.source}`, events }
           : undefined;
       }));
