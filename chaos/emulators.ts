@@ -27,7 +27,7 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import type { Claim } from "../core/claims/claim.ts";
 import type { ReviewRecord } from "../core/claims/review.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { AuditEvent, LedgerEntry, Order } from "../core/integrity/index.ts";
 import { seedOrders } from "../adapters/aws/index.ts";
 import { QUEUES } from "../infra/facts.ts";

@@ -13,7 +13,7 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import type { ReviewRecord } from "../core/claims/review.ts";
 import { createAgentRegistry } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LedgerEntry } from "../core/integrity/index.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";

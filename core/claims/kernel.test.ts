@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   ResponsibilityContractSchema,
   type ClaimsContract,
+  type PolicyKind,
   type Order,
   type ResponsibilityContract,
 } from "../integrity/contracts.ts";
@@ -15,7 +16,6 @@ import { DAY_MS } from "../integrity/time.ts";
 import { PASS_LAYER } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import { decideClaim, EVALUATION_ORDER, KERNEL_TABLE, type DecideClaimInput } from "./kernel.ts";
-import type { PolicyKind } from "./proposal-output.ts";
 import { KERNEL_LAYERS, REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";
 
 // ---- fixtures: a frozen clock, the seed's contracts and orders --------------------------------------------

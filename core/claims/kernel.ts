@@ -3,7 +3,13 @@
 import type * as z from "zod";
 import { canonicalizeStable } from "../crew/canonical.ts";
 import type { Sha256Hex } from "../crew/hash.ts";
-import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
+import {
+  PolicyKindSchema,
+  type ClaimsContract,
+  type Order,
+  type PolicyKind,
+  type ResponsibilityContract,
+} from "../integrity/contracts.ts";
 import { KernelInputError } from "../integrity/errors.ts";
 import {
   assertLedgerEntry,
@@ -18,7 +24,6 @@ import { findRegisteredAgent, type RegistryView } from "../integrity/registry.ts
 import { DAY_MS, formatDuration, parseIsoMs } from "../integrity/time.ts";
 import { PASS_LAYER, type Verdict, type VerdictCheck } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
-import { PolicyKindSchema, type PolicyKind } from "./proposal-output.ts";
 import { REASON_CODES, type ClaimReasonCode, type KERNEL_LAYERS, type KernelLayerId } from "./reason-codes.ts";
 
 /** A verdict of the claims kernel. */
