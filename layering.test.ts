@@ -1,5 +1,7 @@
 // The layering lint rules (eslint.config.js) are what keep the tree's architecture true; these cases prove
 // each rule fires where STYLE.md says it must, and stays quiet where the import is allowed.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, posix, relative } from "node:path";
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
@@ -98,5 +100,121 @@ describe("the shell's layering rules", () => {
     ["chaos/emulators.ts", "../local/stack.ts"],
   ])("allows %s to import %s", async (file, spec) => {
     expect(await lintAs(file, importOf(spec))).toEqual([]);
+  });
+});
+
+describe("the folders of core/", () => {
+  it.each([
+    ["core/crew/graph.ts", "../integrity/ledger.ts", /core\/crew is the bottom of core/],
+    ["core/crew/graph.ts", "../claims/claim.ts", /core\/crew is the bottom of core/],
+    ["core/crew/graph.ts", "../llm/port.ts", /core\/crew is the bottom of core/],
+    ["core/integrity/proposal.ts", "../claims/proposal-output.ts", /core\/integrity imports only core\/crew/],
+    ["core/integrity/proposal.ts", "../llm/port.ts", /core\/integrity imports only core\/crew/],
+    ["core/llm/port.ts", "../claims/claim.ts", /core\/llm is the model port/],
+    ["core/llm/port.ts", "../integrity/time.ts", /core\/llm is the model port/],
+    ["core/llm/port.ts", "../crew/hash.ts", /core\/llm is the model port/],
+    // The folder rules keep core's own: purity and no shell.
+    ["core/crew/graph.ts", "node:fs", /core\/ stays pure/],
+    ["core/integrity/ledger.ts", "../../pipeline/ports.ts", /core\/ depends on nothing outside core/],
+    ["core/llm/port.ts", "../../adapters/llm/openai.ts", /core\/ depends on nothing outside core/],
+  ])("rejects %s importing %s", async (file, spec, expected) => {
+    expect((await lintAs(file, importOf(spec))).join("\n")).toMatch(expected);
+  });
+
+  it.each([
+    ["core/crew/graph.ts", "../errors.ts"],
+    ["core/integrity/proposal.ts", "../crew/hash.ts"],
+    ["core/llm/port.ts", "../errors.ts"],
+    ["core/claims/kernel.ts", "../integrity/ledger.ts"],
+    ["core/claims/agent-step.ts", "../llm/port.ts"],
+    ["core/claims/crew.ts", "../crew/index.ts"],
+    ["core/integrity/proposal.test.ts", "../claims/proposal-output.ts"],
+  ])("allows %s to import %s", async (file, spec) => {
+    expect(await lintAs(file, importOf(spec))).toEqual([]);
+  });
+});
+
+// ---- no folder imports itself back: the folder graph of the production sources has no cycle ---------------------
+
+/** Folder -> the folders it imports, from the relative `.ts` imports of `files` (path -> source). */
+function folderGraph(files: ReadonlyMap<string, string>): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const [file, source] of files) {
+    for (const m of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.{1,2}\/[^"]+\.ts)"/g)) {
+      const from = posix.dirname(file);
+      const to = posix.dirname(posix.join(from, m[1]!));
+      if (from === to) continue;
+      graph.set(from, (graph.get(from) ?? new Set()).add(to));
+    }
+  }
+  return graph;
+}
+
+/** The cycles of `graph` as its strongly connected components of more than one folder, each sorted. */
+function folderCycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) component.push(w);
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+const ROOT = dirname(new URL(import.meta.url).pathname);
+const IGNORED_DIRS = new Set(["node_modules", "dist", "out"]);
+
+/** Every production `.ts` file of the repository (no tests, no test kits), by its path from the root. */
+function productionSources(dir = ROOT, found = new Map<string, string>()): Map<string, string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".") || IGNORED_DIRS.has(entry.name)) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) productionSources(path, found);
+    else if (entry.name.endsWith(".ts") && !/\.test(-kit)?\.ts$/.test(entry.name))
+      found.set(relative(ROOT, path).split("\\").join("/"), readFileSync(path, "utf8"));
+  }
+  return found;
+}
+
+/** Imports that close a known cycle, removed by the branch that owns them: infra/ must not import functions/lib. */
+const KNOWN_CYCLE_EDGES: readonly (readonly [string, string])[] = [["infra", "functions/lib"]];
+
+describe("the folder graph", () => {
+  it("finds a cycle through any number of folders, and none in a graph that only goes down", () => {
+    const files = (entries: [string, string][]) => new Map(entries);
+    const down = files([
+      ["a/x.ts", 'import { y } from "../b/y.ts";'],
+      ["b/y.ts", 'export { z } from "../c/z.ts";'],
+      ["c/z.ts", 'import type { w } from "./w.ts";'],
+    ]);
+    expect(folderCycles(folderGraph(down))).toEqual([]);
+    const around = files([...down, ["c/w.ts", 'import {\n  x,\n} from "../a/x.ts";']]);
+    expect(folderCycles(folderGraph(around))).toEqual([["a", "b", "c"]]);
+    const pair = files([
+      ["core/llm/p.ts", 'import type { Claim } from "../claims/claim.ts";'],
+      ["core/claims/q.ts", 'import { p } from "../llm/p.ts";'],
+    ]);
+    expect(folderCycles(folderGraph(pair))).toEqual([["core/claims", "core/llm"]]);
+  });
+
+  it("has no cycle between the folders of the production code", () => {
+    const graph = folderGraph(productionSources());
+    expect(graph.get("core/claims")).toContain("core/integrity"); // the graph is read from the real tree
+    for (const [from, to] of KNOWN_CYCLE_EDGES) graph.get(from)?.delete(to);
+    expect(folderCycles(graph)).toEqual([]);
   });
 });
