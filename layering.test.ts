@@ -218,3 +218,65 @@ describe("the folder graph", () => {
     expect(folderCycles(graph)).toEqual([]);
   });
 });
+
+// ---- every thrown error of the app: one class per name, in its folder's errors.ts, under ClaimsError ----------------
+
+/** The error classes of `files`: every class extending Error, ClaimsError or (transitively) one of those. */
+function errorClasses(files: ReadonlyMap<string, string>): { name: string; base: string; file: string }[] {
+  const classes: { name: string; base: string; file: string }[] = [];
+  for (const [file, source] of files)
+    for (const m of source.matchAll(/^\s*(?:export\s+)?(?:abstract\s+)?class\s+(\w+)(?:<[^>{]*>)?\s+extends\s+(\w+)/gm))
+      classes.push({ name: m[1]!, base: m[2]!, file });
+  const errors = new Set(["Error"]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const c of classes) {
+      if (!errors.has(c.base) || errors.has(c.name)) continue;
+      errors.add(c.name);
+      grew = true;
+    }
+  }
+  return classes.filter((c) => errors.has(c.base));
+}
+
+/** What is wrong with the error classes of `files`: one outside an errors.ts, one not under ClaimsError, a name defined twice. */
+function errorClassProblems(files: ReadonlyMap<string, string>): string[] {
+  const classes = errorClasses(files);
+  const problems: string[] = [];
+  for (const c of classes) {
+    if (posix.basename(c.file) !== "errors.ts") problems.push(`${c.name} is defined in ${c.file}, not an errors.ts`);
+    if (c.base === "Error" && c.name !== "ClaimsError")
+      problems.push(`${c.name} (${c.file}) extends Error, not ClaimsError`);
+  }
+  for (const name of new Set(classes.map((c) => c.name))) {
+    const where = classes.filter((c) => c.name === name).map((c) => c.file);
+    if (where.length > 1) problems.push(`${name} is defined ${where.length} times: ${where.join(", ")}`);
+  }
+  return problems;
+}
+
+describe("the error classes", () => {
+  it("finds a class outside an errors.ts, one beside ClaimsError, and a name defined twice", () => {
+    const files = new Map([
+      ["core/errors.ts", "export class ClaimsError<C extends string = string> extends Error {}"],
+      ["pipeline/errors.ts", 'export class KernelRetryError extends ClaimsError<"KERNEL_RETRY"> {}'],
+      ["local/errors.ts", "export class LocalStackError extends ClaimsError {}\nclass A extends LocalStackError {}"],
+    ]);
+    expect(errorClassProblems(files)).toEqual([]);
+    files.set("pipeline/ports.ts", "export class VersionConflictError extends KernelRetryError {}");
+    files.set("local/stack.ts", "  class Rogue extends Error {}\nclass Shape extends Component {}");
+    files.set("adapters/aws/errors.ts", "export class KernelRetryError extends ClaimsError {}");
+    expect(errorClassProblems(files)).toEqual([
+      "VersionConflictError is defined in pipeline/ports.ts, not an errors.ts",
+      "Rogue is defined in local/stack.ts, not an errors.ts",
+      "Rogue (local/stack.ts) extends Error, not ClaimsError",
+      "KernelRetryError is defined 2 times: pipeline/errors.ts, adapters/aws/errors.ts",
+    ]);
+  });
+
+  it("are each defined once, in their folder's errors.ts, under the one ClaimsError of core/errors.ts", () => {
+    const sources = productionSources();
+    expect(errorClasses(sources).map((c) => c.name)).toContain("VersionConflictError"); // read from the real tree
+    expect(errorClassProblems(sources)).toEqual([]);
+  });
+});

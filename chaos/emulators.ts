@@ -32,7 +32,8 @@ import type { AuditEvent, LedgerEntry, Order } from "../core/integrity/index.ts"
 import { seedOrders } from "../adapters/aws/index.ts";
 import { QUEUES } from "../infra/facts.ts";
 import type { QueueRole } from "../infra/facts.ts";
-import { createFaultInjector, InjectedCrashError as StackCrashError, readJournal } from "../local/fault-injection.ts";
+import { createFaultInjector, readJournal } from "../local/fault-injection.ts";
+import { InjectedCrashError as StackCrashError } from "../local/errors.ts";
 import type { CrashPoint } from "../local/fault-injection.ts";
 import { LOCAL_TABLE_NAME, startLocalStack } from "../local/stack.ts";
 import type { LocalStack } from "../local/stack.ts";

@@ -6,17 +6,10 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { join } from "node:path";
 import { ClaimStatusSchema, VerdictValueSchema } from "../core/claims/claim-record.ts";
-import { ClaimsError } from "../core/errors.ts";
+import { ListCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { stateHolder } from "../local/state-lock.ts";
 import { dataDirFrom } from "./run-store.ts";
-
-/** A usage or connection problem of `claims list` (exit 2). */
-class ListCliError extends ClaimsError<"LIST_CLI"> {
-  constructor(message: string) {
-    super("LIST_CLI", message);
-  }
-}
 
 type View = {
   claim_id: string;

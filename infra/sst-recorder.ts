@@ -1,6 +1,6 @@
 // A recording stand-in for SST's globals: bundles sst.config.ts with esbuild, evaluates it without Pulumi
 // or AWS, and keeps every component's constructor args and method calls (for infra/wiring.test.ts).
-import { ClaimsError } from "../core/errors.ts";
+import { RecordingError } from "./errors.ts";
 import { build } from "esbuild";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -56,12 +56,6 @@ export interface Recording {
   get(type: string, name: string): Recorded;
   /** The component a link entry, an ARN or an Output of an ARN refers to; throws if none. */
   resolve(ref: unknown): Recorded;
-}
-
-class RecordingError extends ClaimsError<"SST_RECORDING"> {
-  constructor(message: string) {
-    super("SST_RECORDING", message);
-  }
 }
 
 function createStandIns(components: Recorded[], handles: WeakMap<object, Recorded>) {

@@ -12,7 +12,7 @@ import { Worker } from "node:worker_threads";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { createDynaliteChannel } from "./dynalite-channel.ts";
 import type { DynaliteChannel } from "./dynalite-channel.ts";
-import { EmulatorStartError, LocalStackError } from "./emulators-errors.ts";
+import { EmulatorStartError, LocalStackError } from "./errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
 import type { LocalBus, LocalBusOptions } from "./eventbridge/server.ts";
 import { openQueueJournal } from "./queue-journal.ts";

@@ -7,7 +7,7 @@ import { createDynamoPorts } from "../adapters/aws/index.ts";
 import type { DynamoPorts } from "../adapters/aws/index.ts";
 import { createAwsClients } from "../functions/lib/compose.ts";
 import { localClientConfig, startTableEmulator } from "./emulators.ts";
-import { LocalStackError } from "./emulators-errors.ts";
+import { LocalStackError } from "./errors.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
 import { lockStateDir, stateHolder } from "./state-lock.ts";
 

@@ -10,7 +10,7 @@
 //      published, the claim is updated. Every step is repaired by a redelivery; no step needs a transaction.
 // Corrupt order data ends the claim in NEEDS_REVIEW ORDER_DATA_INVALID instead of a kernel that throws forever.
 import { canonicalize } from "../core/crew/index.ts";
-import { ClaimsError } from "../core/errors.ts";
+import { KernelRetryError } from "./errors.ts";
 import { busEntry } from "../core/claims/events.ts";
 import type { BusEntry, ClaimVerdictDetail } from "../core/claims/events.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
@@ -44,13 +44,6 @@ type KernelOutcome =
 
 /** How often a lost reservation race is decided again before the message is retried instead. */
 const MAX_DECISIONS = 5;
-
-/** The refund kept losing reservation races, or the stored verdict contradicts itself: the message is retried. */
-export class KernelRetryError extends ClaimsError<"KERNEL_RETRY"> {
-  constructor(message: string) {
-    super("KERNEL_RETRY", message);
-  }
-}
 
 type KernelDeps = Pick<
   PipelineDeps,

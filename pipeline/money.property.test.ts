@@ -11,7 +11,7 @@ import { assertLedgerEntry } from "../core/integrity/index.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import { checkMoneyInvariants } from "./money-invariants.ts";
-import { VersionConflictError } from "./ports.ts";
+import { VersionConflictError } from "../core/errors.ts";
 import { decideReview } from "./review.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");

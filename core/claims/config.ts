@@ -7,7 +7,8 @@ import { emptyRegistry, handshakeAgent } from "../integrity/registry.ts";
 import type { HandshakeResult } from "../integrity/registry.ts";
 import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { resolveDate } from "./relative-date.ts";
-import { SourceFileError, ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
+import { SourceFileError } from "./errors.ts";
+import { ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
 import type { IgnoredField } from "./yaml-source.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 

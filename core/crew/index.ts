@@ -74,7 +74,6 @@ export {
   SnapshotMismatchError,
   SessionStateError,
   HookError,
-  VersionConflictError,
   InvalidClockError,
   CanonicalJsonError,
   UnknownVotingStrategyError,
