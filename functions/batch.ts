@@ -1,5 +1,5 @@
 // Scheduled batch (EventBridge Scheduler, daily, off by default): submits the claims of its batch file
-// through the intake path (core: submitClaim) and returns at once; the claims run through the queues like
+// through the intake path (pipeline: submitClaim) and returns at once; the claims run through the queues like
 // any other. By default the run is a SIMULATION: every claim carries the run's simulation_id, so its refunds
 // go to a ledger of their own and consumers can filter them out (SPEC §7.3); SIMULATION_START records the
 // run and GET /reports/{simulation_id} shows it. Only when the operator deployed a claims file of their own

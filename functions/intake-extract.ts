@@ -1,5 +1,5 @@
 // Intake extraction (SQS extraction, one message per invocation): turns a free-text claim into a
-// structured one with the LLM and starts the crew (core: extractClaim). A retryable LLM failure is
+// structured one with the LLM and starts the crew (pipeline: extractClaim). A retryable LLM failure is
 // retried through the queue; on the queue's last receive it ends the claim in NEEDS_REVIEW instead,
 // so a claim never dies silently in the DLQ.
 import { ExtractionMessageSchema } from "../pipeline/messages.ts";

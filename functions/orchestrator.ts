@@ -1,5 +1,5 @@
 // Crew orchestrator (SQS FIFO crew-events, message group = claim id): hands each claim's messages of
-// the batch to core in one call (handleCrewMessages: one session load, one conditional save). A lost
+// the batch to the pipeline in one call (handleCrewMessages: one session load, one conditional save). A lost
 // version race throws, so the group fails and SQS redelivers it in order; other claims are unaffected.
 import { CrewQueueMessageSchema } from "../pipeline/messages.ts";
 import { handleCrewMessages } from "../pipeline/orchestrator.ts";

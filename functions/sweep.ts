@@ -1,7 +1,7 @@
 // Sweep (EventBridge Scheduler, every 5 minutes): nudges claims that have not moved for a while —
 // a RUNNING claim gets a crew.tick (its overdue steps time out), a RECEIVED one is started again —,
 // moves a claim that nudges no longer move to NEEDS_REVIEW STALLED, and completes interrupted review
-// decisions (core: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
+// decisions (pipeline: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
 // Each run also reports the review backlog (PendingReviews, OldestPendingReviewAge), which the backlog alarms watch.
 import * as z from "zod";
 import { QUEUES, visibilityTimeoutSeconds } from "../infra/facts.ts";

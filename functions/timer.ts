@@ -1,6 +1,6 @@
 // Timer (SQS timers, standard queue with per-message delays): a due timer becomes a crew.tick on
 // the claim's FIFO group; one that is not due yet (deadlines past SQS's 15-minute delay) is re-armed
-// (core: handleTimer).
+// (pipeline: handleTimer).
 import { TimerMessageSchema } from "../pipeline/messages.ts";
 import { handleTimer } from "../pipeline/timers.ts";
 import { productionDeps } from "./lib/compose.ts";

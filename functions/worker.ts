@@ -1,5 +1,5 @@
 // Worker (SQS agent-steps, one message per invocation): runs one agent step through the LLM and
-// sends agent.step.completed / agent.step.failed back to the claim's crew (core: handleAgentStep).
+// sends agent.step.completed / agent.step.failed back to the claim's crew (pipeline: handleAgentStep).
 // A model failure is an answer for the crew, not a failed message.
 import { AgentStepMessageSchema } from "../pipeline/messages.ts";
 import { handleAgentStep } from "../pipeline/worker.ts";
