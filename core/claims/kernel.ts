@@ -104,7 +104,7 @@ type KernelCheck = {
 };
 
 /** One row of the table: a layer (its id and name), the checks it runs in order, and whether an approval lifts it. */
-export type KernelLayer = {
+type KernelLayer = {
   readonly layer: KernelLayerId;
   readonly name: string;
   readonly liftedByApproval: boolean;
