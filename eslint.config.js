@@ -152,6 +152,37 @@ export default tseslint.config(
     },
   },
   {
+    // The deciders return effects as plain data: they import core/ and, from the rest of pipeline/, types only
+    // (the audit events' builder excepted, itself pure); the services load, perform and save around them.
+    ...production("pipeline/decide"),
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./(?!audit-events\\.ts$)[^/]+$",
+              allowTypeImports: true,
+              message:
+                "pipeline/decide/ is pure: a decider imports core/ and only types from pipeline/ (no ports, perform or deps at run time); the services load -> decide -> perform.",
+            },
+          ],
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='process']",
+          message: "pipeline/ reads no environment: settings come in through PipelineDeps.",
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "a decider takes the time as an argument: no new Date().",
+        },
+      ],
+    },
+  },
+  {
     ...production("report"),
     rules: {
       "no-restricted-imports": [

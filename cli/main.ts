@@ -33,7 +33,7 @@ import { registerReviewCommands } from "./review.ts";
 import { registerListCommand } from "./list.ts";
 import { openStateStore } from "../local/state-store.ts";
 import type { StateStore } from "../local/state-store.ts";
-import { dfidOf } from "../pipeline/intake.ts";
+import { dfidOf } from "../core/claims/claim-record.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import { ROUTES } from "../infra/facts.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";

@@ -2,15 +2,11 @@
 // version condition, then perform the outbox. A redelivery finding an unperformed outbox performs it.
 import { createCrewSession, resumeCrewSession } from "../core/crew/index.ts";
 import type { CrewSession, OutboundCrewEvent } from "../core/crew/index.ts";
-import { buildProposal } from "../core/integrity/index.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { claimsCrewGraph, claimsCrewInput, crewFailureReview } from "../core/claims/crew.ts";
-import { RefundProposalOutputSchema } from "../core/claims/proposal-output.ts";
-import { selfCheck } from "../core/claims/self-check.ts";
+import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Effect } from "./effects.ts";
-import { needsReview } from "./intake.ts";
+import { crewEffects } from "./decide/crew-completion.ts";
 import { claimIdOfCrew } from "./messages.ts";
 import type { CrewQueueMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
@@ -150,7 +146,7 @@ export async function handleCrewMessages(
       outcomes.push("ADVANCED");
     }
     const cause = message.type === "agent.step.failed" ? message.error : undefined;
-    effects.push(...routeCrewEvents(events, record, now, deps, cause));
+    effects.push(...crewEffects(events, record, now, deps, cause));
     // One timer per claim, not per step: armed at the start for the first deadline, and re-armed by
     // each tick while steps are still in flight (later deadlines are never earlier than the armed one).
     // The 5-minute sweep catches a timer that went missing.
@@ -167,137 +163,4 @@ export async function handleCrewMessages(
   await performEffects(effects, deps);
   await deps.sessions.clearOutbox(claimId, version);
   return outcomes;
-}
-
-/**
- * Turns the crew's outbound events into pipeline effects: step requests, the proposal, or human review.
- * `cause` is the step failure being delivered: when the crew fails because the model could not be used
- * at all (LLM_UNREACHABLE, LLM_AUTH_FAILED), the review names that code and the endpoint's message.
- */
-function routeCrewEvents(
-  events: readonly OutboundCrewEvent[],
-  record: ClaimRecord,
-  now: number,
-  deps: Pick<PipelineDeps, "agent" | "settings" | "sha256">,
-  cause?: { readonly code?: string | undefined; readonly message: string },
-): Effect[] {
-  const effects: Effect[] = [];
-  // A claim that is already final (e.g. it ran out of time and went to review) spends no more model
-  // calls, and a late proposal never crosses the wall: a person decides it now.
-  if (record.status === "DECIDED" || record.status === "NEEDS_REVIEW") {
-    const late = events.find((e) => e.type === "crew.completed");
-    if (late !== undefined) {
-      effects.push({
-        kind: "audit",
-        event: claimAudit(
-          record,
-          "CREW_COMPLETED",
-          record.status,
-          now,
-          {
-            discarded: `the claim is already ${record.status}; the late proposal was not sent to the kernel`,
-            output: late.output,
-          },
-          "WARN",
-        ),
-      });
-    }
-    return effects;
-  }
-  for (const event of events) {
-    switch (event.type) {
-      case "agent.step.requested":
-        effects.push({ kind: "agent_step", message: { claim_id: record.claim_id, dfid: record.dfid, request: event } });
-        break;
-      case "fixer.invoked":
-        effects.push({
-          kind: "audit",
-          event: claimAudit(record, "AGENT_STEP_FAILED", "RUNNING", now, { fixer: event }, "WARN"),
-        });
-        break;
-      case "crew.completed":
-        effects.push(...completionEffects(event.output, record, now, deps));
-        break;
-      case "crew.failed": {
-        const review = crewFailureReview(event.reason, cause);
-        effects.push(
-          ...needsReview(
-            record,
-            now,
-            review.reason_code,
-            review.reason,
-            {},
-            { type: "CREW_FAILED", details: { code: event.code, role: event.role } },
-          ),
-        );
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return effects;
-}
-
-function completionEffects(
-  output: unknown,
-  record: ClaimRecord,
-  now: number,
-  deps: Pick<PipelineDeps, "agent" | "settings" | "sha256">,
-): Effect[] {
-  const parsed = RefundProposalOutputSchema.safeParse(output);
-  if (!parsed.success) {
-    return needsReview(
-      record,
-      now,
-      "CREW_OUTPUT_INVALID",
-      "The crew's final output is not a valid refund proposal",
-      {},
-      { type: "CREW_FAILED", details: { output } },
-    );
-  }
-  const check = selfCheck(parsed.data, deps.agent.responsibility, record.claim!);
-  if (!check.ok) {
-    const reason = `Self-check failed: ${check.failures.map((f) => f.message).join("; ")}`;
-    return [
-      { kind: "claim_update", claimId: record.claim_id, patch: { proposal: parsed.data } },
-      ...needsReview(
-        record,
-        now,
-        "CLAIMS_SELF_CHECK_FAILED",
-        reason,
-        {},
-        { type: "CLAIMS_SELF_CHECK_FAILED", details: { output: parsed.data, failures: check.failures } },
-      ),
-    ];
-  }
-  const createdAt = new Date(now).toISOString();
-  const proposal = buildProposal({
-    dfid: record.dfid,
-    agentId: deps.agent.agentId,
-    output: parsed.data,
-    createdAt,
-    validForMs: deps.settings.proposalValidityMs,
-    ...(deps.sha256 ? { sha256: deps.sha256 } : {}),
-  });
-  return [
-    {
-      kind: "claim_update",
-      claimId: record.claim_id,
-      patch: { proposal: parsed.data, updated_at: createdAt },
-      onlyFrom: ["RUNNING"],
-    },
-    {
-      kind: "audit",
-      event: claimAudit(record, "AGENT_DECISION", "RUNNING", now, {
-        output: parsed.data,
-        proposal,
-        self_check: "passed",
-      }),
-    },
-    {
-      kind: "proposal",
-      message: { claim_id: record.claim_id, dfid: record.dfid, proposal },
-    },
-  ];
 }

@@ -1,6 +1,7 @@
 // Performs effects through the ports, in order; consecutive agent steps go out as one batch, and the
 // audit events of a list are appended together where the first of them stands (one stored item).
 import type { EffectPorts } from "./deps.ts";
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { Effect } from "./effects.ts";
 import type { AgentStepMessage } from "./messages.ts";
 
@@ -61,4 +62,15 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
     }
   }
   await flushSteps();
+}
+
+/** Every status: clearing an outbox is allowed whatever became of the claim meanwhile. */
+export const ANY_STATUS: ClaimRecord["status"][] = ["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"];
+
+/** Performs the claim's stored outbox (an extraction's outcome), if it has one, then clears it; returns whether there was one. */
+export async function performClaimOutbox(record: ClaimRecord, ports: EffectPorts): Promise<boolean> {
+  if (!record.outbox || record.outbox.length === 0) return false;
+  await performEffects(record.outbox as Effect[], ports);
+  await ports.claims.updateClaim(record.claim_id, { outbox: undefined }, ANY_STATUS);
+  return true;
 }

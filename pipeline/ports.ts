@@ -117,7 +117,7 @@ export interface StoredVerdict {
 }
 
 /** How a PENDING verdict is settled: its execution, the events to publish and audit, and a replacing decision if the kernel decided again. */
-type VerdictOutcome = {
+export type VerdictOutcome = {
   execution: ExecutionState;
   events: BusEntry[];
   review?: ReviewRecord;

@@ -2,8 +2,8 @@
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { TimerMessage } from "./messages.ts";
-import { needsReview, performClaimOutbox, startEffects } from "./intake.ts";
-import { performEffects } from "./perform.ts";
+import { nudgeEffects, sweepDecision, tickEffects } from "./decide/timers.ts";
+import { performClaimOutbox, performEffects } from "./perform.ts";
 import { repairReviews } from "./review.ts";
 
 /** SQS delays a message at most 15 minutes. */
@@ -35,16 +35,7 @@ export async function handleTimer(
     const session = await deps.sessions.loadSession(message.claim_id);
     if (!session || session.outbox.length === 0) return "SETTLED";
   }
-  await performEffects(
-    [
-      {
-        kind: "crew_event",
-        claimId: message.claim_id,
-        message: { type: "crew.tick", crewId: message.claim_id, nowMs: now },
-      },
-    ],
-    deps,
-  );
+  await performEffects(tickEffects(message.claim_id, now), deps);
   return "TICKED";
 }
 
@@ -120,12 +111,9 @@ type NudgeDeps = Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" 
  */
 async function nudge(claim: ClaimRecord, now: number, deps: NudgeDeps): Promise<"restarted" | "ticked"> {
   if (await performClaimOutbox(claim, deps)) return "restarted";
-  if (claim.status === "RECEIVED") {
-    await performEffects(startEffects(claim), deps);
-    return "restarted";
-  }
-  await deps.queues.sendCrewEvents(claim.claim_id, [{ type: "crew.tick", crewId: claim.claim_id, nowMs: now }]);
-  return "ticked";
+  const { nudge: done, effects } = nudgeEffects(claim, now);
+  await performEffects(effects, deps);
+  return done;
 }
 
 /**
@@ -147,30 +135,16 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
     if (claim.updated_at >= cutoff) continue;
     result.examined++;
     const session = claim.status === "RUNNING" ? await deps.sessions.loadSession(claim.claim_id) : undefined;
-    const seen = `${claim.status}|${claim.updated_at}|${session?.version ?? 0}`;
-    const nudges = claim.sweep?.seen === seen ? claim.sweep.nudges + 1 : 1;
-    if (nudges > opts.maxTicks) {
-      const minutes = Math.round((now - Date.parse(claim.updated_at)) / 60_000);
-      const reason = `The claim made no progress through ${opts.maxTicks} sweeps (${claim.status} since ${claim.updated_at}, ${minutes} min): a person has to look at it`;
+    const decision = sweepDecision(claim, session?.version ?? 0, now, opts.maxTicks);
+    if ("stalled" in decision) {
+      const { patch, onlyFrom, effects } = decision.stalled;
       // The claim first, conditionally: one that moved on since it was read keeps its course and gets no review.
-      const updated = await deps.claims.updateClaim(
-        claim.claim_id,
-        { status: "NEEDS_REVIEW", reason_code: "STALLED", reason, updated_at: new Date(now).toISOString() },
-        [claim.status],
-      );
-      if (!updated.changed) continue;
-      const effects = needsReview(claim, now, "STALLED", reason, {
-        nudges: opts.maxTicks,
-        status_before: claim.status,
-      });
-      await performEffects(
-        effects.filter((e) => e.kind !== "claim_update"),
-        deps,
-      );
+      if (!(await deps.claims.updateClaim(claim.claim_id, patch, onlyFrom)).changed) continue;
+      await performEffects(effects, deps);
       result.stalled.push(claim.claim_id);
       continue;
     }
-    await deps.claims.updateClaim(claim.claim_id, { sweep: { nudges, seen } }, [claim.status]);
+    await deps.claims.updateClaim(claim.claim_id, { sweep: decision.nudged }, [claim.status]);
     result[(await nudge(claim, now, deps)) === "restarted" ? "restarted" : "ticked"].push(claim.claim_id);
   }
   result.reviewsRepaired = await repairReviews(deps, opts.pageSize);

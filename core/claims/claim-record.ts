@@ -11,6 +11,11 @@ export const ClaimStatusSchema = z.enum(["RECEIVED", "RUNNING", "DECIDED", "NEED
 /** A claim's status. */
 export type ClaimStatus = z.infer<typeof ClaimStatusSchema>;
 
+/** The dfid of a claim: one decision flow per claim. */
+export function dfidOf(claimId: string): string {
+  return `dfid_${claimId}`;
+}
+
 /** Verdict values the kernel returns. */
 export const VerdictValueSchema = z.enum(["ACCEPT", "ESCALATE", "REJECT"]);
 

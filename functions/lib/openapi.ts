@@ -15,7 +15,7 @@ import {
 } from "../../core/claims/review.ts";
 import { ROUTES } from "../../infra/facts.ts";
 import type { RouteAuth, RouteKey } from "../../infra/facts.ts";
-import { SubmissionSchema } from "../../pipeline/intake.ts";
+import { SubmissionSchema } from "../../pipeline/decide/intake.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
 import { CLAIM_ID, IDEMPOTENCY_KEY, LIST_CURSOR, SERVED_REPORT_LIMITS, SIMULATION_ID } from "./intake-routes.ts";
 import { CURSOR } from "./review-routes.ts";

@@ -1,0 +1,214 @@
+// The kernel's decision, without ports: the verdict with its events, audit and review from the stored claim,
+// the proposal, the order and the ledger at an instant; what a reservation's answer settles; and the effects
+// that publish a stored verdict and record the claim.
+import { describe, expect, it } from "vitest";
+import type { OutboundCrewEvent } from "../../core/crew/index.ts";
+import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { LedgerEntry, ReserveResult } from "../../core/integrity/index.ts";
+import { crewEffects } from "./crew-completion.ts";
+import { ACCEPTABLE, claimRecord, ESCALATED, NOW, order, policy, shape } from "./decide.test-kit.ts";
+import {
+  afterReservation,
+  decidedEffects,
+  decideProposal,
+  plannedRefund,
+  proposedOrderId,
+  publishEffects,
+  verdictToStore,
+} from "./kernel-decision.ts";
+
+const DECIDED_AT = new Date(NOW).toISOString();
+
+/** The proposal the crew completion sends to the kernel for `claim`. */
+function proposalFor(record: ClaimRecord): unknown {
+  const output = { action: "REFUND", ...record.claim!, confidence: 0.9 };
+  const [, , sent] = crewEffects(
+    [{ type: "crew.completed", crewId: record.claim_id, output } as OutboundCrewEvent],
+    record,
+    NOW,
+    policy,
+  );
+  if (sent?.kind !== "proposal") throw new Error("no proposal");
+  return sent.message.proposal;
+}
+
+function decided(claim: typeof ACCEPTABLE, ledgerEntry?: LedgerEntry) {
+  const record = claimRecord(claim);
+  const proposal = proposalFor(record);
+  const at = { order: order(claim.order_id), ledgerEntry, decidedAt: DECIDED_AT, now: NOW };
+  return { record, proposal, decision: decideProposal(record, proposal, at, policy) };
+}
+
+describe("decideProposal", () => {
+  it("accepts a refund within the policy: the verdict, its audit with the kernel's inputs, no review", () => {
+    const { decision } = decided(ACCEPTABLE);
+    expect(decision.verdict.verdict).toBe("ACCEPT");
+    expect(decision.events.map((e) => e.detailType)).toEqual(["ClaimVerdict"]);
+    expect(decision.audit.map((e) => e.event_type)).toEqual(["PROPOSAL_SUBMITTED", "KERNEL_VERDICT"]);
+    expect(decision.audit[0]?.details.kernel_inputs).toMatchObject({ order: order("ord_001"), ledgerEntry: null });
+    expect(decision.review).toBeUndefined();
+    expect(verdictToStore("key", "clm_1", decision)).toMatchObject({ execution: "PENDING", published: false });
+  });
+
+  it("escalates above the automatic limit and opens the review with the verdict and the proposal", () => {
+    const { decision, proposal } = decided(ESCALATED);
+    expect(decision.verdict.verdict).toBe("ESCALATE");
+    expect(decision.events.map((e) => e.detailType)).toEqual(["ClaimVerdict", "ReviewRequested"]);
+    expect(decision.audit.map((e) => e.event_type)).toEqual([
+      "PROPOSAL_SUBMITTED",
+      "KERNEL_VERDICT",
+      "REVIEW_REQUESTED",
+    ]);
+    expect(decision.review).toMatchObject({
+      origin: "ESCALATE",
+      order_id: "ord_002",
+      amount_eur: 1200,
+      verdict_id: decision.record.verdict_id,
+      verdict_decided_at: DECIDED_AT,
+      proposal,
+    });
+    expect(verdictToStore("key", "clm_1", decision)).toMatchObject({
+      execution: "NOT_APPLICABLE",
+      review: decision.review,
+    });
+  });
+
+  it("decides the same when repeated at the same instant", () => {
+    expect(decided(ACCEPTABLE).decision).toEqual(decided(ACCEPTABLE).decision);
+  });
+
+  it("reads the proposal's order id without trusting its shape", () => {
+    expect(proposedOrderId(proposalFor(claimRecord(ACCEPTABLE)))).toBe("ord_001");
+    expect([null, {}, { params: { order_id: 7 } }, { params: { order_id: "" } }].map(proposedOrderId)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+});
+
+describe("afterReservation", () => {
+  const { record, proposal, decision } = decided(ACCEPTABLE);
+  const stored = verdictToStore("key", "clm_1", decision);
+  const refund = plannedRefund(stored, proposal, "clm_1")!;
+  const entry = (claims: Record<string, number>, extra: Partial<LedgerEntry> = {}): LedgerEntry => ({
+    order_id: "ord_001",
+    refunded_cents: Object.values(claims).reduce((a, b) => a + b, 0),
+    claims,
+    ...extra,
+  });
+  const step = (result: ReserveResult) =>
+    afterReservation(
+      { current: stored, raced: [], record, proposal, refund, order: order("ord_001"), result, now: NOW },
+      policy,
+    );
+
+  it("plans the proposal's refund", () => {
+    expect(refund).toMatchObject({ order_id: "ord_001", amount_cents: 29999, amount_eur: 299.99 });
+  });
+
+  it.each([
+    ["reserved", { ok: true, entry: entry({ clm_1: 29999 }) } as const],
+    [
+      "found reserved by this claim for the same amount (a repeat)",
+      { ok: false, code: "ALREADY_REFUNDED_FOR_CLAIM", message: "m", entry: entry({ clm_1: 29999 }) } as const,
+    ],
+  ])("settles EXECUTED with its RefundExecuted when %s", (_name, result) => {
+    const settled = step(result);
+    expect(settled).toMatchObject({ settled: { execution: "EXECUTED", record: stored.record } });
+    if (!("settled" in settled)) throw new Error("not settled");
+    expect(settled.settled.events.map((e) => e.detailType)).toEqual(["ClaimVerdict", "RefundExecuted"]);
+    expect(settled.settled.audit?.map((e) => e.event_type)).toEqual([
+      "PROPOSAL_SUBMITTED",
+      "KERNEL_VERDICT",
+      "CLAIM_REFUND_EXECUTED",
+    ]);
+  });
+
+  it("refuses, announcing nothing, a proposal whose claim holds another refund", () => {
+    const result = {
+      ok: false,
+      code: "ALREADY_REFUNDED_FOR_CLAIM",
+      message: "m",
+      entry: entry({ clm_1: 100 }),
+    } as const;
+    expect(step(result)).toMatchObject({
+      settled: {
+        execution: "REFUSED",
+        events: [],
+        audit: [{ event_type: "CLAIM_REFUND_NOT_EXECUTED", state: "DECIDED" }],
+      },
+    });
+  });
+
+  it("decides again on a lost race: the new decision replaces the ACCEPT, the race noted first", () => {
+    const result = {
+      ok: false,
+      code: "EXCEEDS_ORDER_AMOUNT",
+      message: "m",
+      entry: entry({ clm_2: 29999 }, { automatic_cents: 29999 }),
+    } as const;
+    const settled = step(result);
+    if (!("settled" in settled)) throw new Error("not settled");
+    expect(settled.settled.execution).toBe("NOT_APPLICABLE");
+    expect(settled.settled.record?.verdict).not.toBe("ACCEPT");
+    expect(settled.settled.record?.decided_at).toBe(DECIDED_AT);
+    expect(settled.settled.audit?.map((e) => e.event_type).slice(0, 3)).toEqual([
+      "CLAIM_REFUND_NOT_EXECUTED",
+      "PROPOSAL_SUBMITTED",
+      "KERNEL_VERDICT",
+    ]);
+    expect(settled.settled.audit?.[1]?.details.lost_races).toBe(1);
+  });
+
+  it("tries again when the new decision is still an ACCEPT, counting the races", () => {
+    const result = { ok: false, code: "EXCEEDS_AUTOMATIC_LIMIT", message: "m", entry: entry({}) } as const;
+    const again = step(result);
+    if (!("again" in again)) throw new Error("settled");
+    expect(again.raced.map((e) => e.event_type)).toEqual(["CLAIM_REFUND_NOT_EXECUTED"]);
+    expect(again.again).toMatchObject({ execution: "PENDING", record: { verdict: "ACCEPT", decided_at: DECIDED_AT } });
+    expect(again.again.audit?.[0]?.details.lost_races).toBe(1);
+  });
+});
+
+describe("publishing and recording a verdict", () => {
+  it("appends the audit, opens the review, then publishes", () => {
+    const stored = verdictToStore("key", "clm_1", decided(ESCALATED).decision);
+    expect(shape(publishEffects(stored))).toEqual([
+      "audit PROPOSAL_SUBMITTED",
+      "audit KERNEL_VERDICT",
+      "audit REVIEW_REQUESTED",
+      "review_open",
+      "publish ClaimVerdict,ReviewRequested",
+    ]);
+    expect(shape(publishEffects({ ...stored, review: undefined, events: [] }))).toEqual([
+      "audit PROPOSAL_SUBMITTED",
+      "audit KERNEL_VERDICT",
+      "audit REVIEW_REQUESTED",
+    ]);
+  });
+
+  it.each([
+    ["EXECUTED", true],
+    ["NOT_APPLICABLE", false],
+  ] as const)("records the claim DECIDED from an open status, executed when %s", (execution, executed) => {
+    const stored = { ...verdictToStore("key", "clm_1", decided(ACCEPTABLE).decision), execution };
+    expect(decidedEffects(stored, NOW)).toEqual([
+      {
+        kind: "claim_update",
+        claimId: "clm_1",
+        patch: {
+          status: "DECIDED",
+          verdict: "ACCEPT",
+          verdict_id: stored.record.verdict_id,
+          reason_code: stored.record.reason_code,
+          reason: stored.record.reason,
+          executed,
+          updated_at: DECIDED_AT,
+        },
+        onlyFrom: ["RECEIVED", "RUNNING"],
+      },
+    ]);
+  });
+});

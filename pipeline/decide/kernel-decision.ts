@@ -1,0 +1,309 @@
+// The kernel's decision, apart from its I/O: from the stored claim, the proposal, the order and its ledger entry
+// at an instant to the verdict record, its events, its audit and the review an ESCALATE opens; what a refund
+// reservation's answer settles; and the effects that publish a stored verdict and record the claim DECIDED.
+import { canonicalize } from "../../core/crew/index.ts";
+import { busEntry } from "../../core/claims/events.ts";
+import type { BusEntry, ClaimVerdictDetail } from "../../core/claims/events.ts";
+import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/claims/execution.ts";
+import { decideClaim } from "../../core/claims/kernel.ts";
+import type { ClaimVerdict } from "../../core/claims/kernel.ts";
+import type { ReviewRecord } from "../../core/claims/review.ts";
+import { formatEur, severityForVerdict } from "../../core/integrity/index.ts";
+import type { AuditEvent, LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
+import { claimAudit } from "../audit-events.ts";
+import type { PipelineDeps } from "../deps.ts";
+import type { Effect } from "../effects.ts";
+import type { StoredVerdict, VerdictOutcome } from "../ports.ts";
+import { needsReview, reviewFor, reviewRequested } from "./needs-review.ts";
+
+/** What the kernel decides with beyond the claim: the agent's contracts, the registry, the hash to key with. */
+type KernelPolicy = Pick<PipelineDeps, "agent" | "registry" | "sha256">;
+
+/** A decision of the kernel with everything stored beside it: the record, the events, the audit, the review it opens. */
+export type Decision = {
+  verdict: ClaimVerdict;
+  record: ClaimVerdictDetail;
+  events: BusEntry[];
+  audit: AuditEvent[];
+  review?: ReviewRecord;
+};
+
+/** The instant and the authoritative data a decision is made against. */
+interface DecisionInputs {
+  order: Order | undefined;
+  ledgerEntry: LedgerEntry | undefined;
+  decidedAt: string;
+  now: number;
+  /** How many reservation races this decision follows. */
+  lostRaces?: number;
+}
+
+/** Reads the proposal's order id without trusting its shape. */
+export function proposedOrderId(proposal: unknown): string | undefined {
+  const params = (proposal as { params?: { order_id?: unknown } } | null)?.params;
+  return typeof params?.order_id === "string" && params.order_id.length > 0 ? params.order_id : undefined;
+}
+
+/** Decides on the stored claim against the given order and ledger entry, at `decidedAt`. */
+export function decideProposal(
+  record: ClaimRecord,
+  proposal: unknown,
+  at: DecisionInputs,
+  policy: KernelPolicy,
+): Decision {
+  const inputs = {
+    proposal,
+    claim: record.claim!,
+    contract: policy.agent.contract,
+    responsibility: policy.agent.responsibility,
+    registry: { agents: policy.registry.agents },
+    order: at.order,
+    ledgerEntry: at.ledgerEntry,
+    receivedAt: record.received_at,
+    decidedAt: at.decidedAt,
+    claimId: record.claim_id,
+    dfid: record.dfid,
+  };
+  // The hash is how to compute, not what is decided: it stays out of the recorded kernel inputs.
+  const verdict = decideClaim(policy.sha256 ? { ...inputs, sha256: policy.sha256 } : inputs);
+  const verdictRecord = buildVerdictRecord({
+    verdict,
+    proposal,
+    claimId: record.claim_id,
+    dfid: record.dfid,
+    decidedAt: at.decidedAt,
+    ...(record.simulation_id ? { simulationId: record.simulation_id } : {}),
+    ...(policy.sha256 ? { sha256: policy.sha256 } : {}),
+  });
+  const audit = [
+    // lost_races: how many reservation races this decision follows (each noted as CLAIM_REFUND_NOT_EXECUTED), so replay can count them.
+    claimAudit(record, "PROPOSAL_SUBMITTED", "RUNNING", at.now, {
+      kernel_inputs: JSON.parse(
+        canonicalize({ ...inputs, order: at.order ?? null, ledgerEntry: at.ledgerEntry ?? null }),
+      ),
+      ...(at.lostRaces ? { lost_races: at.lostRaces } : {}),
+    }),
+    claimAudit(
+      record,
+      "KERNEL_VERDICT",
+      "DECIDED",
+      at.now,
+      { ...verdictRecord, layer: verdict.layer, checks: verdict.checks },
+      severityForVerdict(verdict.verdict),
+    ),
+  ];
+  const events: BusEntry[] = [busEntry("ClaimVerdict", verdictRecord)];
+  if (verdict.verdict !== "ESCALATE") return { verdict, record: verdictRecord, events, audit };
+  const review = reviewFor(record, {
+    origin: "ESCALATE",
+    reasonCode: verdict.reason_code,
+    reason: verdict.reason,
+    now: at.now,
+    orderId: verdictRecord.order_id ?? record.claim?.order_id,
+    amountEur: verdictRecord.amount_eur ?? undefined,
+    verdictId: verdictRecord.verdict_id,
+    verdictDecidedAt: at.decidedAt,
+    proposal,
+  });
+  const requested = reviewRequested(record, review);
+  return {
+    verdict,
+    record: verdictRecord,
+    events: [...events, requested.event],
+    audit: [...audit, requested.audit],
+    review,
+  };
+}
+
+/** The decision as stored once under the proposal's idempotency key: not yet executed (an ACCEPT) nor published. */
+export function verdictToStore(key: string, claimId: string, decision: Decision): StoredVerdict {
+  return {
+    idempotency_key: key,
+    claim_id: claimId,
+    record: decision.record,
+    layer: decision.verdict.layer,
+    checks: decision.verdict.checks,
+    execution: decision.verdict.verdict === "ACCEPT" ? "PENDING" : "NOT_APPLICABLE",
+    ...(decision.review ? { review: decision.review } : {}),
+    events: decision.events,
+    audit: decision.audit,
+    published: false,
+  };
+}
+
+/** The refund a PENDING verdict reserves, or `undefined` when it plans none (a verdict contradicting itself). */
+export function plannedRefund(
+  current: StoredVerdict,
+  proposal: unknown,
+  claimId: string,
+): { order_id: string; amount_cents: number; amount_eur: number } | undefined {
+  const verdictView = {
+    verdict: current.record.verdict,
+    reason_code: current.record.reason_code,
+    reason: current.record.reason,
+    layer: current.layer,
+    checks: current.checks,
+  } as ClaimVerdict;
+  const [effect] = planExecution(verdictView, proposal, claimId).filter((e) => e.type === "refund.reserve");
+  return effect && effect.type === "refund.reserve" ? effect : undefined;
+}
+
+/** Where an execution stands after one reservation: settled (what to record), or decided again and still an ACCEPT. */
+type ReservationStep = { settled: VerdictOutcome } | { again: StoredVerdict; raced: AuditEvent[] };
+
+/**
+ * What the ledger's answer to a reservation settles. Reserved (or found reserved by this claim for the same
+ * amount: a repeat): EXECUTED with its RefundExecuted. Held by another proposal of the claim: REFUSED,
+ * announcing nothing. Lost a race for the balance, the automatic limit or against a review opened on the
+ * order: the kernel decides again (same decision instant) against the entry the ledger returned; a decision
+ * other than ACCEPT replaces the unpublished one, an ACCEPT tries to reserve again.
+ */
+export function afterReservation(
+  s: {
+    current: StoredVerdict;
+    raced: readonly AuditEvent[];
+    record: ClaimRecord;
+    proposal: unknown;
+    refund: { order_id: string; amount_cents: number; amount_eur: number };
+    order: Order;
+    result: ReserveResult;
+    now: number;
+  },
+  policy: KernelPolicy,
+): ReservationStep {
+  const { current, record, refund, result, now } = s;
+  const scope = record.simulation_id;
+  const mine =
+    !result.ok &&
+    result.code === "ALREADY_REFUNDED_FOR_CLAIM" &&
+    result.entry.claims[record.claim_id] === refund.amount_cents;
+  if (result.ok || mine) {
+    const detail = {
+      execution_id: executionIdFor(current.record.verdict_id),
+      claim_id: record.claim_id,
+      dfid: record.dfid,
+      order_id: refund.order_id,
+      amount_eur: refund.amount_eur,
+      verdict_id: current.record.verdict_id,
+      ...(scope ? { simulation_id: scope } : {}),
+    };
+    const audit = [
+      ...(current.audit ?? []),
+      ...s.raced,
+      claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", now, {
+        ...detail,
+        amount_cents: refund.amount_cents,
+        ledger_after: result.entry,
+      }),
+    ];
+    return {
+      settled: {
+        execution: "EXECUTED",
+        events: [...current.events, busEntry("RefundExecuted", detail)],
+        audit,
+        record: current.record,
+        layer: current.layer,
+        checks: current.checks,
+      },
+    };
+  }
+  if (result.code === "ALREADY_REFUNDED_FOR_CLAIM") {
+    // Another proposal of this claim holds its refund: this one is superseded and announces nothing.
+    const note = claimAudit(
+      record,
+      "CLAIM_REFUND_NOT_EXECUTED",
+      "DECIDED",
+      now,
+      { verdict_id: current.record.verdict_id, code: result.code, reason: result.message },
+      "WARN",
+    );
+    return { settled: { execution: "REFUSED", events: [], audit: [note] } };
+  }
+  const raced = [
+    ...s.raced,
+    claimAudit(
+      record,
+      "CLAIM_REFUND_NOT_EXECUTED",
+      "RUNNING",
+      now,
+      {
+        verdict_id: current.record.verdict_id,
+        code: result.code,
+        reason: `Refund of ${formatEur(refund.amount_cents)} EUR not reserved: ${result.message}; decided again against the ledger as it stands`,
+      },
+      "WARN",
+    ),
+  ];
+  const decision = decideProposal(
+    record,
+    s.proposal,
+    { order: s.order, ledgerEntry: result.entry, decidedAt: current.record.decided_at, now, lostRaces: raced.length },
+    policy,
+  );
+  if (decision.verdict.verdict !== "ACCEPT") {
+    return {
+      settled: {
+        execution: "NOT_APPLICABLE",
+        record: decision.record,
+        layer: decision.verdict.layer,
+        checks: decision.verdict.checks,
+        events: decision.events,
+        audit: [...raced, ...decision.audit],
+        ...(decision.review ? { review: decision.review } : {}),
+      },
+    };
+  }
+  return {
+    again: {
+      ...current,
+      record: decision.record,
+      layer: decision.verdict.layer,
+      checks: decision.verdict.checks,
+      events: decision.events,
+      audit: decision.audit,
+      ...(decision.review ? { review: decision.review } : {}),
+    },
+    raced,
+  };
+}
+
+/** What publishing a stored verdict does: its audit appended, the review an ESCALATE opens, its events published. */
+export function publishEffects(stored: StoredVerdict): Effect[] {
+  return [
+    ...(stored.audit ?? []).map((event): Effect => ({ kind: "audit", event })),
+    ...(stored.review ? [{ kind: "review_open" as const, review: stored.review }] : []),
+    ...(stored.events.length > 0 ? [{ kind: "publish" as const, entries: stored.events }] : []),
+  ];
+}
+
+/** The claim recorded DECIDED with the stored verdict (only from an open status: a repeat changes nothing). */
+export function decidedEffects(stored: StoredVerdict, now: number): Effect[] {
+  const { record } = stored;
+  return [
+    {
+      kind: "claim_update",
+      claimId: stored.claim_id,
+      patch: {
+        status: "DECIDED",
+        verdict: record.verdict,
+        verdict_id: record.verdict_id,
+        reason_code: record.reason_code,
+        reason: record.reason,
+        executed: stored.execution === "EXECUTED",
+        updated_at: new Date(now).toISOString(),
+      },
+      onlyFrom: ["RECEIVED", "RUNNING"],
+    },
+  ];
+}
+
+/** An escalation a reviewer approved before the claim was recorded DECIDED: the approval is the claim's refund. */
+export function approvedEscalationEffects(claimId: string): Effect[] {
+  return [{ kind: "claim_update", claimId, patch: { executed: true }, onlyFrom: ["DECIDED"] }];
+}
+
+/** Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW and a review opens. */
+export function orderDataInvalid(record: ClaimRecord, message: string, now: number): Effect[] {
+  return needsReview(record, now, "ORDER_DATA_INVALID", `The order data could not be used: ${message}`);
+}

@@ -1,0 +1,267 @@
+// A reviewer's decision, apart from its I/O: the intent claimed on the review, whether an approval passes the
+// reject checks against the order and the ledger as they stand, the review as recorded once decided, what a
+// decided review announces and what is repeated once it is recorded, and the answer the API gives.
+import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import { busEntry } from "../../core/claims/events.ts";
+import type { BusEntry } from "../../core/claims/events.ts";
+import { decideClaim } from "../../core/claims/kernel.ts";
+import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../../core/claims/review.ts";
+import type { normaliseDecision, ReviewRecord } from "../../core/claims/review.ts";
+import { centsToEur, KernelInputError, parseCents } from "../../core/integrity/index.ts";
+import type { LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
+import { claimAudit } from "../audit-events.ts";
+import type { PipelineDeps } from "../deps.ts";
+import type { Effect } from "../effects.ts";
+
+/** What an approval's checks read beyond the claim and the review: the agent's contracts and the registry. */
+type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
+
+/** A decision claimed on a review, with the instant it was claimed. */
+type Intent = NonNullable<ReviewRecord["intent"]>;
+
+/** The decision claimed on the review at `now` (normalised, so a repeat compares equal). */
+export function intentFor(decision: ReturnType<typeof normaliseDecision>, now: number): Intent {
+  return { ...decision, decided_at: new Date(now).toISOString() };
+}
+
+/** The review with its intent withdrawn: a decision that could not be carried out leaves it PENDING. */
+export function withdrawn(review: ReviewRecord): ReviewRecord {
+  return { ...review, intent: undefined, version: review.version + 1 };
+}
+
+/** A refusal of an approval, as the API answers it (409 with the code). */
+export type ApprovalRefusal = { ok: false; code: string; message: string };
+
+/** Why the review cannot be approved whatever the order says, or `undefined`: the order to check is `review.order_id`. */
+export function notApprovable(record: ClaimRecord, review: ReviewRecord): ApprovalRefusal | undefined {
+  if (!record.claim || review.proposal === undefined || !review.order_id)
+    return { ok: false, code: "DECISION_NOT_ALLOWED", message: "this review carries no proposal to approve" };
+  return undefined;
+}
+
+/** An approval that passed its checks: the refund to reserve on the order. */
+export type ApprovalChecked = { ok: true; order: Order; cents: number; orderCents: number } | ApprovalRefusal;
+
+/**
+ * The reject checks (layers 1–8b) run again on the escalated proposal for `amountEur` against the order and its
+ * ledger entry as they stand now, with the escalation checks lifted; validity (layer 2) as the kernel saw the
+ * proposal: a person taking time to decide does not expire it.
+ */
+export function approvalChecks(
+  a: {
+    record: ClaimRecord;
+    review: ReviewRecord;
+    amountEur: number;
+    order: Order | undefined;
+    ledgerEntry: LedgerEntry | undefined;
+  },
+  policy: ApprovalPolicy,
+): ApprovalChecked {
+  const { record, review, order } = a;
+  const refused = notApprovable(record, review);
+  if (refused) return refused;
+  const cents = parseCents(a.amountEur);
+  if (!order || !cents.ok)
+    return { ok: false, code: "ORDER_NOT_FOUND", message: `order ${review.order_id} is not in the context store` };
+  let verdict;
+  try {
+    verdict = decideClaim({
+      proposal: review.proposal,
+      claim: record.claim!,
+      contract: policy.agent.contract,
+      responsibility: policy.agent.responsibility,
+      registry: { agents: policy.registry.agents },
+      order,
+      ledgerEntry: a.ledgerEntry,
+      receivedAt: record.received_at,
+      decidedAt: review.verdict_decided_at ?? record.received_at,
+      claimId: record.claim_id,
+      dfid: record.dfid,
+      approval: { amountEur: centsToEur(cents.cents) },
+    });
+  } catch (error) {
+    if (error instanceof KernelInputError) return { ok: false, code: "ORDER_DATA_INVALID", message: error.message };
+    throw error;
+  }
+  if (verdict.verdict !== "ACCEPT") return { ok: false, code: verdict.reason_code, message: verdict.reason };
+  const orderCents = parseCents(order.amount);
+  if (!orderCents.ok)
+    return { ok: false, code: "ORDER_DATA_INVALID", message: `order ${order.order_id}: ${orderCents.message}` };
+  return { ok: true, order, cents: cents.cents, orderCents: orderCents.cents };
+}
+
+/** What the ledger's answer to an approval's reservation means: reserved (or this claim's own, a repeat) or refused. */
+export function approvalReserved(
+  result: ReserveResult,
+  claimId: string,
+  cents: number,
+): { ok: true } | ApprovalRefusal {
+  if (result.ok) return { ok: true };
+  if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && result.entry.claims[claimId] === cents) return { ok: true };
+  return {
+    ok: false,
+    code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code,
+    message: result.message,
+  };
+}
+
+/** The corrected claim a RESUBMIT submits, under ids derived from the review so a repeat submits it once. */
+export function resubmission(
+  record: ClaimRecord,
+  review: ReviewRecord,
+): { body: Record<string, unknown>; opts: { claimId: string; idempotencyKey: string; parentClaimId: string } } {
+  return {
+    body: {
+      claim: review.intent?.claim,
+      ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
+      ...(record.label ? { label: `${record.label} (resubmitted)` } : {}),
+    },
+    opts: {
+      claimId: resubmittedClaimIdFor(review.review_id),
+      idempotencyKey: `resubmit:${review.review_id}`,
+      parentClaimId: record.claim_id,
+    },
+  };
+}
+
+/**
+ * The review as recorded once its claimed decision is carried out, decided at the instant it was claimed (an
+ * intent from before it carried one: `now`), so a repair announces the same events. `resubmittedClaimId` is
+ * the corrected claim of a RESUBMIT.
+ */
+export function decidedReview(review: ReviewRecord, now: number, resubmittedClaimId?: string): ReviewRecord {
+  const { decided_at: claimedAt, ...intent } = review.intent!;
+  const base = {
+    ...review,
+    intent: undefined,
+    decision: intent.decision,
+    decided_at: claimedAt ?? new Date(now).toISOString(),
+    ...(intent.reviewer ? { reviewer: intent.reviewer } : {}),
+    ...(intent.note !== undefined ? { note: intent.note } : {}),
+    version: review.version + 1,
+  };
+  if (intent.decision === "APPROVE")
+    return {
+      ...base,
+      status: "APPROVED",
+      approved_amount_eur: intent.amount_eur!,
+      execution_id: approvalExecutionIdFor(review.review_id),
+    };
+  if (intent.decision === "RESUBMIT")
+    return { ...base, status: "RESUBMITTED", resubmitted_claim_id: resubmittedClaimId };
+  return { ...base, status: "DENIED" };
+}
+
+/** What a decided review announces: the audit, ReviewDecided (and RefundExecuted for an approval), the ledger's review mark cleared, the claim's record. */
+export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord): Effect[] {
+  const at = Date.parse(review.decided_at!);
+  const decided = {
+    review_id: review.review_id,
+    claim_id: review.claim_id,
+    dfid: review.dfid,
+    decision: review.decision!,
+    ...(review.reviewer ? { reviewer: review.reviewer } : {}),
+    ...(review.note !== undefined ? { note: review.note } : {}),
+    ...(review.approved_amount_eur !== undefined ? { amount_eur: review.approved_amount_eur } : {}),
+    ...(review.execution_id ? { execution_id: review.execution_id } : {}),
+    ...(review.resubmitted_claim_id ? { resubmitted_claim_id: review.resubmitted_claim_id } : {}),
+    decided_at: review.decided_at!,
+    ...(review.simulation_id ? { simulation_id: review.simulation_id } : {}),
+  };
+  const effects: Effect[] = [];
+  const events: BusEntry[] = [];
+  if (review.status === "APPROVED") {
+    const refund = {
+      execution_id: review.execution_id!,
+      claim_id: review.claim_id,
+      dfid: review.dfid,
+      order_id: review.order_id!,
+      amount_eur: review.approved_amount_eur!,
+      verdict_id: review.verdict_id!,
+      approved_by: review.reviewer ?? "reviewer",
+      ...(review.simulation_id ? { simulation_id: review.simulation_id } : {}),
+    };
+    const cents = parseCents(refund.amount_eur);
+    effects.push({
+      kind: "audit",
+      event: claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", at, {
+        ...refund,
+        ...(cents.ok ? { amount_cents: cents.cents } : {}),
+      }),
+    });
+    events.push(busEntry("RefundExecuted", refund));
+  }
+  // The state is the claim's final one, known from the origin: the claim's record may still be on its way there
+  // (read while the kernel or the extraction had not yet recorded it), and a repeat must audit the same event.
+  effects.push({
+    kind: "audit",
+    event: claimAudit(record, "REVIEW_DECIDED", review.origin === "ESCALATE" ? "DECIDED" : "NEEDS_REVIEW", at, decided),
+  });
+  events.push(busEntry("ReviewDecided", decided));
+  if (review.order_id) effects.push(reviewClosed(review, review.order_id));
+  effects.push({ kind: "publish", entries: events });
+  if (review.status === "APPROVED")
+    effects.push({
+      kind: "claim_update",
+      claimId: record.claim_id,
+      patch: { executed: true, updated_at: review.decided_at! },
+      onlyFrom: ["DECIDED"],
+    });
+  return effects;
+}
+
+/**
+ * Once the decided review is recorded, two effects are repeated for the kernel's sake: the review's ledger mark
+ * cleared (a review_open repeated meanwhile may have set it again), and an approval's `executed` (the kernel may
+ * have recorded the claim DECIDED only now; it sets `executed` itself when it sees the approval recorded, so one
+ * of the two always does).
+ */
+export function recordedReviewEffects(record: ClaimRecord, review: ReviewRecord): Effect[] {
+  return [
+    ...(review.order_id ? [reviewClosed(review, review.order_id)] : []),
+    ...(review.status === "APPROVED"
+      ? [
+          {
+            kind: "claim_update" as const,
+            claimId: record.claim_id,
+            patch: { executed: true },
+            onlyFrom: ["DECIDED" as const],
+          },
+        ]
+      : []),
+  ];
+}
+
+function reviewClosed(review: ReviewRecord, orderId: string): Effect {
+  return {
+    kind: "review_closed",
+    orderId,
+    claimId: review.claim_id,
+    ...(review.simulation_id ? { scope: review.simulation_id } : {}),
+  };
+}
+
+/** The answer to a review decision: the review as decided, and whether the claim's refund was made. */
+export interface ReviewAnswer {
+  claim_id: string;
+  review: Record<string, unknown>;
+  executed: boolean;
+  execution_id?: string;
+  resubmitted_claim_id?: string;
+}
+
+/** The answer for the claim's decided review. */
+export function reviewAnswer(record: ClaimRecord, review: ReviewRecord): ReviewAnswer {
+  return {
+    claim_id: record.claim_id,
+    review: reviewView(review),
+    executed: review.status === "APPROVED" || record.executed === true,
+    ...(review.execution_id ? { execution_id: review.execution_id } : {}),
+    ...(review.resubmitted_claim_id ? { resubmitted_claim_id: review.resubmitted_claim_id } : {}),
+  };
+}
+
+/** The record without its undefined fields (what the repository stores). */
+export function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
