@@ -235,7 +235,24 @@ export default tseslint.config(
     },
   },
   {
-    files: ["infra/facts.ts"],
+    // infra/ sits below functions/ and local/ (they read its SST-free facts): it never imports them back.
+    ...production("infra"),
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            folders(
+              ["functions", "local", "pipeline", "adapters", "report", "cli", "bench", "chaos"],
+              "infra/ depends only on core/: functions/ and local/ import infra's facts, never the reverse.",
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["infra/facts.ts", "infra/metrics-catalog.ts"],
     rules: {
       "no-restricted-imports": [
         "error",

@@ -1,4 +1,4 @@
-// SST app for the claims crew on AWS (SPEC §2). One file per concern under infra/, each exporting what
+// SST app for the claims crew on AWS. One file per concern under infra/, each exporting what
 // the others link. `npm run check:infra` type-checks this against SST's real component types (offline);
 // infra/wiring.test.ts evaluates it with recording stand-ins and checks the wiring. See infra/README.md.
 

@@ -48,7 +48,7 @@ describe("crew bench scenarios", () => {
   );
 
   it.each(scenarios.map((s) => [s.key, s] as const))(
-    "%s: a resumed run's snapshots have the in-memory run's sizes, step by step",
+    "%s: a stepped run's snapshots (stepCrewMany through JSON) have the in-memory run's sizes, step by step",
     (_key, s) => {
       const deliver = runCrew(s, "deliver", { recordSizes: true });
       const roundtrip = runCrew(s, "roundtrip", { recordSizes: true });

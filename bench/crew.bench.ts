@@ -1,7 +1,7 @@
 // Crew engine benchmark (issue 2): per delivered step, what the engine costs and how big its
 // snapshot is, for (a) the two-phase claims crew, (b) one 64-agent phase with majority voting and
 // (c) a 3-level nested crew; each run once with an in-memory session (`deliver` alone) and once
-// the way the serverless orchestrator runs it (a JSON snapshot round trip around every step).
+// the way the serverless orchestrator runs it (`stepCrewMany` with a JSON snapshot round trip around every step).
 // (a) and (b) are also run with LangGraph.js in the same process, taking turns with ours in CPU time.
 import { claimsCrewGraph } from "../core/claims/crew.ts";
 import {
@@ -9,13 +9,14 @@ import {
   createCrewSession,
   createInMemoryMemory,
   frozenClock,
-  resumeCrewSession,
+  initialCrewSnapshot,
+  stepCrewMany,
 } from "../core/crew/index.ts";
 import type {
   AgentStepRequestedEvent,
   CrewGraph,
   CrewMemoryAdapter,
-  CrewSession,
+  CrewStatus,
   FrozenClock,
   InboundCrewEvent,
   JsonValue,
@@ -52,7 +53,7 @@ export type CrewBenchScenario = {
   steps: number;
   /** The output `crew.completed` must carry. */
   expectedOutput: JsonValue;
-  /** A fresh memory adapter per session (and per resume), when the crew uses memory. */
+  /** A fresh memory adapter per session (and per step of the pure step), when the crew uses memory. */
   memory?: () => CrewMemoryAdapter;
   /** The LangGraph.js topology built the same way, if there is one. */
   langGraph?: LangGraphTopology;
@@ -231,7 +232,7 @@ export function crewBenchScenarios(): CrewBenchScenario[] {
 
 /** What one run did: its final status and output, steps delivered, and (when asked) snapshot sizes. */
 export type CrewRunResult = {
-  status: CrewSession["status"];
+  status: CrewStatus;
   output: JsonValue | undefined;
   steps: number;
   /** UTF-8 bytes of `JSON.stringify(snapshot)` after start and after every step (only with `recordSizes`). */
@@ -241,14 +242,14 @@ export type CrewRunResult = {
 const CLOCK_START_MS = 1_760_000_000_000;
 
 /**
- * One whole run of a crew. Both modes create the session, `start` it on the root input and answer
+ * One whole run of a crew. Both modes start the crew on the root input and answer
  * every `agent.step.requested` first-in first-out until the crew ends:
  * - `deliver`: `session.deliver(answer)` on the one in-memory session;
- * - `roundtrip`: after `start`, `stored = JSON.stringify(session.snapshot())`; per answer
- *   `resumeCrewSession(JSON.parse(stored), [answer], { graph, clock, memory })` and
- *   `stored = JSON.stringify(resumed.session.snapshot())` — load, apply, save, as the orchestrator does.
- *   With `batch` > 1 (informative only) each resume takes up to that many answers already requested,
- *   as a consumer of an SQS batch grouped by crew could.
+ * - `roundtrip`: the pure batch step the orchestrator runs, from `initialCrewSnapshot` and a
+ *   `crew.start`; per answer `stepCrewMany(JSON.parse(stored), [answer], { graph, nowMs, memory })` and
+ *   `stored = JSON.stringify(next.snapshot)` — load, apply, save, as the orchestrator does.
+ *   With `batch` > 1 (informative only) each step takes up to that many answers already requested,
+ *   as the orchestrator does with an SQS batch grouped by crew.
  */
 export function runCrew(
   scenario: CrewBenchScenario,
@@ -261,13 +262,6 @@ export function runCrew(
   if (batch > 1 && opts.recordSizes)
     throw new RangeError("runCrew: snapshot sizes are recorded per step, so not with batch > 1");
   const clock = opts.clock ?? frozenClock(CLOCK_START_MS);
-  const memory = scenario.memory?.();
-  let session = createCrewSession({
-    crewId: "crew-bench",
-    graph: scenario.graph,
-    clock,
-    ...(memory === undefined ? {} : { memory }),
-  });
   const queue: AgentStepRequestedEvent[] = [];
   let output: JsonValue | undefined;
   const collect = (events: readonly OutboundCrewEvent[]) => {
@@ -277,33 +271,45 @@ export function runCrew(
     }
   };
   const sizes: number[] = [];
-  collect(session.start(scenario.input));
-  let stored = mode === "roundtrip" ? JSON.stringify(session.snapshot()) : "";
-  if (opts.recordSizes)
-    sizes.push(Buffer.byteLength(mode === "roundtrip" ? stored : JSON.stringify(session.snapshot())));
   let steps = 0;
-  for (let head = 0; head < queue.length; ) {
-    if (mode === "deliver") {
+  if (mode === "deliver") {
+    const memory = scenario.memory?.();
+    const session = createCrewSession({
+      crewId: "crew-bench",
+      graph: scenario.graph,
+      clock,
+      ...(memory === undefined ? {} : { memory }),
+    });
+    collect(session.start(scenario.input));
+    if (opts.recordSizes) sizes.push(Buffer.byteLength(JSON.stringify(session.snapshot())));
+    for (let head = 0; head < queue.length; ) {
       steps++;
       collect(session.deliver(scenario.answer(queue[head++]!)));
-    } else {
-      const answers: InboundCrewEvent[] = [];
-      while (answers.length < batch && head < queue.length) answers.push(scenario.answer(queue[head++]!));
-      steps += answers.length;
-      const mem = scenario.memory?.();
-      const resumed = resumeCrewSession(JSON.parse(stored), answers, {
-        graph: scenario.graph,
-        clock,
-        ...(mem === undefined ? {} : { memory: mem }),
-      });
-      session = resumed.session;
-      collect(resumed.events);
-      stored = JSON.stringify(session.snapshot());
+      if (opts.recordSizes) sizes.push(Buffer.byteLength(JSON.stringify(session.snapshot())));
     }
-    if (opts.recordSizes)
-      sizes.push(Buffer.byteLength(mode === "roundtrip" ? stored : JSON.stringify(session.snapshot())));
+    return { status: session.status, output, steps, snapshotBytes: sizes };
   }
-  return { status: session.status, output, steps, snapshotBytes: sizes };
+  const env = () => {
+    const memory = scenario.memory?.(); // a fresh adapter per step: memory travels inside the snapshot
+    return { graph: scenario.graph, nowMs: clock.now(), ...(memory === undefined ? {} : { memory }) };
+  };
+  const start = { type: "crew.start", crewId: "crew-bench", input: scenario.input };
+  const started = stepCrewMany(initialCrewSnapshot({ crewId: "crew-bench", graph: scenario.graph }), [start], env());
+  for (const r of started.results) collect(r.events);
+  let status = started.snapshot.status;
+  let stored = JSON.stringify(started.snapshot);
+  if (opts.recordSizes) sizes.push(Buffer.byteLength(stored));
+  for (let head = 0; head < queue.length; ) {
+    const answers: InboundCrewEvent[] = [];
+    while (answers.length < batch && head < queue.length) answers.push(scenario.answer(queue[head++]!));
+    steps += answers.length;
+    const next = stepCrewMany(JSON.parse(stored), answers, env());
+    for (const r of next.results) collect(r.events);
+    status = next.snapshot.status;
+    stored = JSON.stringify(next.snapshot);
+    if (opts.recordSizes) sizes.push(Buffer.byteLength(stored));
+  }
+  return { status, output, steps, snapshotBytes: sizes };
 }
 
 /** Throws unless a run completed with the scenario's output after exactly its number of steps. */
@@ -341,7 +347,7 @@ export const MAJORITY64_SNAPSHOT_BUDGET_BYTES = 16 * 1024;
 /** The per-step goal from the issue: at least this many times cheaper than LangGraph.js. */
 export const GOAL_RATIO = 50;
 
-/** Answers per resume in the batched round trip of (b): an SQS FIFO batch holds at most 10 messages of a claim's group. */
+/** Answers per step in the batched round trip of (b): an SQS FIFO batch holds at most 10 messages of a claim's group. */
 const BATCH = 10;
 
 /** How a crew is driven in a timed run: one answer per step in memory, a JSON round trip per answer, or per batch of answers. */
@@ -350,7 +356,7 @@ type TimedMode = "deliver" | "roundtrip" | "batched";
 const MODE_LABEL: Record<TimedMode, string> = {
   deliver: "deliver alone",
   roundtrip: "deliver + JSON snapshot round trip per answer",
-  batched: `JSON round trip per ${BATCH} answers (one resume with ${BATCH} events)`,
+  batched: `JSON round trip per ${BATCH} answers (one stepCrewMany with ${BATCH} events)`,
 };
 
 /** A contender whose op is one whole run of `scenario` (one unit = one delivered step), checked after each sample. */
@@ -369,7 +375,7 @@ export function crewContender(scenario: CrewBenchScenario, mode: TimedMode): Con
 /** Rounds of every interleaved comparison of this bench. */
 const ROUNDS = 21;
 
-/** Where a round-trip step goes: medians over every step of `runs` runs of JSON.parse, resume + deliver + snapshot(), JSON.stringify (simple timers). */
+/** Where a round-trip step goes: medians over every step of `runs` runs of JSON.parse, stepCrewMany (load, apply, save), JSON.stringify (simple timers). */
 function roundTripBreakdown(
   scenario: CrewBenchScenario,
   runs: number,
@@ -377,36 +383,30 @@ function roundTripBreakdown(
   const clock = frozenClock(CLOCK_START_MS);
   const t = { stringify: [] as number[], parse: [] as number[], resume: [] as number[] };
   for (let r = 0; r < runs; r++) {
-    const memory = scenario.memory?.();
-    const first = createCrewSession({
-      crewId: "crew-bench",
-      graph: scenario.graph,
-      clock,
-      ...(memory === undefined ? {} : { memory }),
-    });
-    const queue = first
-      .start(scenario.input)
-      .filter((e): e is AgentStepRequestedEvent => e.type === "agent.step.requested");
-    let stored = JSON.stringify(first.snapshot());
+    const env = () => {
+      const memory = scenario.memory?.();
+      return { graph: scenario.graph, nowMs: clock.now(), ...(memory === undefined ? {} : { memory }) };
+    };
+    const start = { type: "crew.start", crewId: "crew-bench", input: scenario.input };
+    const first = stepCrewMany(initialCrewSnapshot({ crewId: "crew-bench", graph: scenario.graph }), [start], env());
+    const queue = first.results[0]!.events.filter(
+      (e): e is AgentStepRequestedEvent => e.type === "agent.step.requested",
+    );
+    let stored = JSON.stringify(first.snapshot);
     for (let head = 0; head < queue.length; head++) {
       const answer = scenario.answer(queue[head]!);
       const t0 = process.hrtime.bigint();
       const parsed: unknown = JSON.parse(stored);
       const t1 = process.hrtime.bigint();
-      const mem = scenario.memory?.();
-      const resumed = resumeCrewSession(parsed, [answer], {
-        graph: scenario.graph,
-        clock,
-        ...(mem === undefined ? {} : { memory: mem }),
-      });
-      const snap = resumed.session.snapshot();
+      const next = stepCrewMany(parsed, [answer], env());
+      const snap = next.snapshot;
       const t2 = process.hrtime.bigint();
       stored = JSON.stringify(snap);
       const t3 = process.hrtime.bigint();
       t.parse.push(Number(t1 - t0) / 1000);
       t.resume.push(Number(t2 - t1) / 1000);
       t.stringify.push(Number(t3 - t2) / 1000);
-      for (const e of resumed.events) if (e.type === "agent.step.requested") queue.push(e);
+      for (const e of next.results[0]!.events) if (e.type === "agent.step.requested") queue.push(e);
     }
   }
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -428,7 +428,7 @@ export async function run(): Promise<string> {
     checkRun(s, "roundtrip", roundtrip);
     if (roundtrip.snapshotBytes.join() !== deliver.snapshotBytes.join()) {
       throw new Error(
-        `crew bench ${s.key}: snapshots differ between an in-memory and a resumed run (${deliver.snapshotBytes.join()} vs ${roundtrip.snapshotBytes.join()})`,
+        `crew bench ${s.key}: snapshots differ between an in-memory and a stepped run (${deliver.snapshotBytes.join()} vs ${roundtrip.snapshotBytes.join()})`,
       );
     }
     sizes.set(s.key, snapshotStats(roundtrip.snapshotBytes));
@@ -528,7 +528,7 @@ export async function run(): Promise<string> {
   const breakdownRows: TableRow[] = breakdown.map(({ s, b: br }) => ({
     crew: s.label,
     "JSON.parse µs/step": Number(br.parse.toFixed(2)),
-    "resume + deliver + snapshot() µs/step": Number(br.resume.toFixed(2)),
+    "stepCrewMany (load, apply, save) µs/step": Number(br.resume.toFixed(2)),
     "JSON.stringify µs/step": Number(br.stringify.toFixed(2)),
   }));
 
@@ -536,13 +536,13 @@ export async function run(): Promise<string> {
     "## Crew engine vs LangGraph.js (bench/crew.bench.ts)",
     "",
     "Definitions:",
-    "- **step** = one `agent.step.completed` delivered to the crew. A run creates a session, `start`s it on the ~300-byte claim and answers every `agent.step.requested` (canned outputs) first-in first-out until `crew.completed`; (a) 2 steps, (b) 64, (c) 16.",
+    "- **step** = one `agent.step.completed` delivered to the crew. A run starts the crew on the ~300-byte claim and answers every `agent.step.requested` (canned outputs) first-in first-out until `crew.completed`; (a) 2 steps, (b) 64, (c) 16.",
     "- **deliver alone**: one in-memory session, `session.deliver(answer)` per step (the event is validated by its zod schema on the way in).",
-    "- **JSON snapshot round trip per answer**: after `start`, `stored = JSON.stringify(session.snapshot())`; per step `resumeCrewSession(JSON.parse(stored), [answer], { graph, clock, memory })` then `stored = JSON.stringify(session.snapshot())` — what the serverless orchestrator pays when answers arrive one at a time (without the DynamoDB I/O). **Per 10 answers**: the same with up to 10 answers per resume — what it pays when a FIFO batch holds 10 answers of a claim.",
+    "- **JSON snapshot round trip per answer**: the pure batch step the orchestrator runs: from `initialCrewSnapshot` and a `crew.start`, per step `stepCrewMany(JSON.parse(stored), [answer], { graph, nowMs, memory })` then `stored = JSON.stringify(next.snapshot)` — what the serverless orchestrator pays when answers arrive one at a time (without the DynamoDB I/O). **Per 10 answers**: the same with up to 10 answers per step — what it pays when a FIFO batch holds 10 answers of a claim.",
     `- **Timing**: our modes and LangGraph.js (\`graph.invoke\` on a fresh thread with \`MemorySaver\`, canned nodes) take turns, ${ROUNDS} rounds after 3 warm-up rounds, the order rotating each round; each sample is a batch of whole runs (~30 ms) timed in **CPU time** of the process (\`process.cpuUsage\`, user + system, GC included). Per step = per run ÷ steps; LangGraph per node = per run ÷ node executions (2 for (a), 64 agents + 1 vote for (b)). **low** = the lowest round (the quoted figure), median beside it.`,
     "- **ratio** = LangGraph CPU per node execution ÷ our CPU per step, quoted from the two low ends; in brackets the lowest and highest of the per-round ratios. Goal ≥ 50× on both topologies, both per-answer modes.",
     "- **snapshot bytes** = UTF-8 bytes of `JSON.stringify(session.snapshot())`; LangGraph's = bytes MemorySaver stores for the latest checkpoint (serialized, as stored).",
-    "- Correctness is checked before and after every sample: every run completes with the expected output ((a) the decision maker's, (b) the 40-vote majority's, (c) the decider's) after exactly its number of steps, and a resumed run's snapshots are byte-for-byte the sizes of the in-memory run's.",
+    "- Correctness is checked before and after every sample: every run completes with the expected output ((a) the decision maker's, (b) the 40-vote majority's, (c) the decider's) after exactly its number of steps, and a stepped run's snapshots are byte-for-byte the sizes of the in-memory run's.",
     "",
     "### Ratios",
     "",

@@ -10,7 +10,7 @@ import { CONFIG_PATH, TEST_NOW, recordingLogger, startTestStack } from "../local
 import { createBatchHandler } from "./batch.ts";
 import { loadConfig } from "./lib/config-file.ts";
 import { NO_METRICS } from "./lib/metrics.ts";
-import { policyFromConfig } from "./lib/policy.ts";
+import { policyFromConfig } from "../infra/policy-format.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;

@@ -5,8 +5,8 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiEvent, sqsEvent, startTestStack } from "../local/stack-fixture.ts";
-import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "./lib/metrics-catalog.ts";
-import type { MetricName } from "./lib/metrics-catalog.ts";
+import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../infra/metrics-catalog.ts";
+import type { MetricName } from "../infra/metrics-catalog.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 

@@ -7,7 +7,9 @@ import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { recordingLogger } from "../local/stack-fixture.ts";
-import { createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import { SWEEP_RESERVE_SECONDS } from "../infra/facts.ts";
+import { SWEEP_BUDGET_MS, createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = parseConfig(
@@ -60,12 +62,67 @@ describe("the sweep", () => {
   });
 });
 
+/** A RUNNING structured claim last updated `agoMs` before NOW. */
+function runningClaim(id: string, agoMs: number): ClaimRecord {
+  const at = new Date(NOW - agoMs).toISOString();
+  const claim = { order_id: "ord_001", amount_eur: 10, category: "home", reason: "" };
+  return {
+    claim_id: id,
+    dfid: `dfid_${id}`,
+    root_dfid: `dfid_${id}`,
+    status: "RUNNING",
+    received_at: at,
+    updated_at: at,
+    input: { claim },
+    claim,
+  };
+}
+
+describe("the sweep's time budget", () => {
+  it("pages until SWEEP_RESERVE_SECONDS before the function's timeout", () => {
+    expect(SWEEP_BUDGET_MS).toBe(60_000 - SWEEP_RESERVE_SECONDS * 1000);
+  });
+
+  it("stops before a claim once its budget is spent, and the next run nudges the claims it left", async () => {
+    // A clock that moves 1 s each time it is read during a run: the run's budget (2.5 s) runs out part way.
+    let now = NOW;
+    let step = 1_000;
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: createRulesModel({ contract: config.agent.contract }),
+      clock: { now: () => (now += step) },
+    });
+    const ids = Array.from({ length: 6 }, (_, i) => `clm_stuck${i}`);
+    for (const [i, id] of ids.entries()) await p.deps.claims.createClaim(runningClaim(id, 3_600_000 + i));
+    const log = recordingLogger();
+    const env = { CLAIMS_SWEEP_BUDGET_MS: "2500", CLAIMS_SWEEP_LIMIT: "2" };
+    await createSweepHandler(() => p.deps, { logger: log.logger, env })();
+    const first = log.lines.find((l) => l.message === "sweep done")?.fields[0] as { claims: string[] };
+    expect(first.claims.length).toBeGreaterThan(0);
+    expect(first.claims.length).toBeLessThan(ids.length);
+    expect(log.lines.map((l) => l.message)).toContain(
+      "sweep out of time: the claims not reached are left to the next run",
+    );
+
+    // The next run, with time to spare, reaches every claim.
+    step = 0;
+    const next = recordingLogger();
+    await createSweepHandler(() => p.deps, { logger: next.logger, env })();
+    const second = next.lines.find((l) => l.message === "sweep done")?.fields[0] as { claims: string[] };
+    expect([...new Set([...first.claims, ...second.claims])].sort()).toEqual(ids);
+    expect(next.lines.map((l) => l.message)).not.toContain(
+      "sweep out of time: the claims not reached are left to the next run",
+    );
+  });
+});
+
 describe("effectiveMaxTicks", () => {
   const timeouts = { analystMs: 120_000, decisionMs: 240_000, fixerMs: 120_000 };
-  it("waits out the longest queue redelivery (extraction: 3 receives × 720 s) before a claim counts as STALLED", () => {
-    // 36 minutes of redelivery at one nudge per 5 minutes: 8 nudges cover it, one more finds it truly stuck.
-    expect(effectiveMaxTicks(3, 300_000, timeouts)).toBe(9);
-    expect(9 * 300_000).toBeGreaterThan(3 * 720_000);
+  it("waits out the longest queue redelivery (the LLM queues: 5 receives × 270 s) before a claim counts as STALLED", () => {
+    // 22.5 minutes of redelivery at one nudge per 5 minutes: 5 nudges cover it, one more finds it truly stuck.
+    expect(effectiveMaxTicks(3, 300_000, timeouts)).toBe(6);
+    expect(6 * 300_000).toBeGreaterThan(5 * 270_000);
   });
 
   it("keeps a configured number above that", () => {

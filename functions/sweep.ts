@@ -3,8 +3,9 @@
 // moves a claim that nudges no longer move to NEEDS_REVIEW STALLED, and completes interrupted review
 // decisions (pipeline: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
 // Each run also reports the review backlog (PendingReviews, OldestPendingReviewAge), which the backlog alarms watch.
+// A run stops paging SWEEP_RESERVE_SECONDS before its Lambda timeout and leaves the rest to the next run.
 import * as z from "zod";
-import { QUEUES, visibilityTimeoutSeconds } from "../infra/facts.ts";
+import { FUNCTIONS, QUEUES, SWEEP_RESERVE_SECONDS, visibilityTimeoutSeconds } from "../infra/facts.ts";
 import type { QueueRole } from "../infra/facts.ts";
 import type { PipelineSettings } from "../pipeline/deps.ts";
 import { sweepStalledClaims } from "../pipeline/timers.ts";
@@ -15,15 +16,19 @@ import type { HandlerLogger } from "./lib/logger.ts";
 import { measured, reviewBacklogRecords } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 
+/** How long a run may page: the function's timeout less what finishing and reporting need. */
+export const SWEEP_BUDGET_MS = (FUNCTIONS.sweep.timeoutSeconds - SWEEP_RESERVE_SECONDS) * 1000;
+
 /**
  * Sweep settings from the environment: CLAIMS_SWEEP_STALLED_AFTER_MS (default 5 min), CLAIMS_SWEEP_LIMIT
- * (claims read per page, default 100; every page is read), CLAIMS_SWEEP_MAX_TICKS (nudges without progress
- * before STALLED, default 3).
+ * (claims read per page, default 100; pages are read while time is left), CLAIMS_SWEEP_MAX_TICKS (nudges without
+ * progress before STALLED, default 3), CLAIMS_SWEEP_BUDGET_MS (how long a run may page, default SWEEP_BUDGET_MS).
  */
 const SweepSettingsSchema = z.object({
   CLAIMS_SWEEP_STALLED_AFTER_MS: z.coerce.number().int().min(1_000).default(300_000),
   CLAIMS_SWEEP_LIMIT: z.coerce.number().int().min(1).max(1_000).default(100),
   CLAIMS_SWEEP_MAX_TICKS: z.coerce.number().int().min(1).max(1_000).default(3),
+  CLAIMS_SWEEP_BUDGET_MS: z.coerce.number().int().min(0).max(SWEEP_BUDGET_MS).default(SWEEP_BUDGET_MS),
 });
 
 /**
@@ -71,10 +76,12 @@ export function createSweepHandler(
       }> => {
         const d = await deps();
         const stalledAfterMs = settings.CLAIMS_SWEEP_STALLED_AFTER_MS;
+        const deadline = d.clock.now() + settings.CLAIMS_SWEEP_BUDGET_MS;
         const result = await sweepStalledClaims(d, {
           stalledAfterMs,
           pageSize: settings.CLAIMS_SWEEP_LIMIT,
           maxTicks: effectiveMaxTicks(settings.CLAIMS_SWEEP_MAX_TICKS, stalledAfterMs, d.settings.timeouts),
+          hasTime: () => d.clock.now() < deadline,
         });
         const counts = {
           examined: result.examined,
@@ -90,6 +97,11 @@ export function createSweepHandler(
         });
         if (result.stalled.length > 0)
           logger.warn("claims stalled: moved to NEEDS_REVIEW", { stalled: result.stalled });
+        if (result.stoppedEarly)
+          logger.warn("sweep out of time: the claims not reached are left to the next run", {
+            examined: result.examined,
+            budgetMs: settings.CLAIMS_SWEEP_BUDGET_MS,
+          });
         for (const record of await reviewBacklogRecords(d.reviews, d.clock.now())) metrics.emit(record);
         return counts;
       },

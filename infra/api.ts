@@ -1,7 +1,8 @@
-// The HTTP API of SPEC §7.2 on API Gateway v2: every route of infra/facts.ts, served by its function
-// (IntakeApi for claims and reports, ReviewApi for reviews), each behind the authorizer of its token
-// (intake or reviewer; /health is open), and the stage throttled.
-import { AUTHORIZERS, ROUTES } from "./facts.ts";
+// The HTTP API on API Gateway v2: every route of infra/facts.ts, served by its function (IntakeApi for claims
+// and reports, ReviewApi for reviews), each behind the authorizer of its token (intake or reviewer; /health
+// is open), every route throttled and POST /claims tighter. IntakeApi and both authorizers keep reserved
+// concurrency (facts.ts), so queue consumers can never take it from them.
+import { AUTHORIZERS, ROUTES, SUBMIT_ROUTE } from "./facts.ts";
 import type { RouteAuth, RouteKey } from "./facts.ts";
 import { functionArgs } from "./lambda.ts";
 import { settings } from "./settings.ts";
@@ -14,17 +15,40 @@ export const reviewApi = new sst.aws.Function("ReviewApi", functionArgs("reviewA
 
 const HANDLERS = { intakeApi, reviewApi } as const;
 
+/** Resolved with the routes once they are declared: the stage's route settings name POST /claims, which must exist first. */
+let routesDeclared: (routes: unknown[]) => void = () => undefined;
+const declaredRoutes = new Promise<unknown[]>((resolve) => {
+  routesDeclared = resolve;
+});
+
+/**
+ * The stage's throttles. HTTP APIs throttle per route: `defaultRouteSettings` is each route's limit (the stage
+ * as a whole can take up to routes x that, within the account's 10,000 rps); `routeSettings` gives POST /claims
+ * its own, tighter one.
+ */
+const THROTTLE = {
+  defaultRouteSettings: {
+    throttlingRateLimit: settings.api.rateLimit,
+    throttlingBurstLimit: settings.api.burstLimit,
+  },
+  routeSettings: [
+    {
+      routeKey: SUBMIT_ROUTE,
+      throttlingRateLimit: settings.api.submitRateLimit,
+      throttlingBurstLimit: settings.api.submitBurstLimit,
+    },
+  ],
+};
+
 /** The HTTP API. No CORS: it is called by servers and operators' tools; the review page is served from the API itself. */
 export const api = new sst.aws.ApiGatewayV2("Api", {
   cors: false,
   accessLog: { retention: settings.logRetention },
   transform: {
-    // Caps the whole stage well below the account's 10,000 rps, so a runaway client cannot run up LLM spend.
-    stage: {
-      defaultRouteSettings: {
-        throttlingRateLimit: settings.api.rateLimit,
-        throttlingBurstLimit: settings.api.burstLimit,
-      },
+    stage: (args: { defaultRouteSettings?: unknown; routeSettings?: unknown }, opts: { dependsOn?: unknown }) => {
+      Object.assign(args, THROTTLE);
+      opts.dependsOn = declaredRoutes;
+      return undefined;
     },
   },
 });
@@ -55,8 +79,10 @@ const authorizers = {
   }),
 } satisfies Record<Exclude<RouteAuth, "none">, unknown>;
 
-for (const [key, route] of Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][]) {
-  api.route(key, HANDLERS[route.fn].arn, {
-    auth: route.auth === "none" ? false : { lambda: authorizers[route.auth].id },
-  });
-}
+routesDeclared(
+  (Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][]).map(([key, route]) =>
+    api.route(key, HANDLERS[route.fn].arn, {
+      auth: route.auth === "none" ? false : { lambda: authorizers[route.auth].id },
+    }),
+  ),
+);

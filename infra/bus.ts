@@ -1,17 +1,50 @@
-// The EventBridge bus `claims` (SPEC §7.3) and its three rules. The patterns come verbatim from
-// infra/facts.ts, the module the local bus uses too. Each rule delivers to an SQS queue that a
-// downstream system reads, and each target has a dead-letter queue for events EventBridge cannot deliver.
-import { DOWNSTREAM_MAX_RECEIVES, RULE_PATTERNS, type RuleName } from "./facts.ts";
+// The EventBridge bus `claims` and its three rules. The patterns come verbatim from infra/facts.ts, the
+// module the local bus uses too. Each rule delivers to an SQS queue that a downstream system reads, and each
+// target has a dead-letter queue for events EventBridge cannot deliver.
+//
+// The rules, targets and queue policies are declared here rather than by SST's `bus.subscribeQueue`: that
+// attaches a policy letting the events, sns and s3 services send to the queue with no condition, so another
+// account's rule or S3 notification could write a forged RefundExecuted into the refunds queue. Here each
+// queue, and its DLQ, accepts SendMessage from exactly one principal: its own rule (aws:SourceArn).
+import { DOWNSTREAM_MAX_RECEIVES, RETENTION_SECONDS, RULE_PATTERNS, type RuleName } from "./facts.ts";
 import { deadLetterQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
 
-/** The bus the kernel publishes ClaimVerdict, ClaimNeedsReview and RefundExecuted to. */
+/** The bus the kernel publishes ClaimVerdict, ClaimNeedsReview and RefundExecuted to. Its name is fixed: replaced delete-first. */
 export const bus = new sst.aws.Bus("Bus", {
-  transform: { bus: { name: settings.busName } },
+  transform: {
+    bus: (args: { name?: unknown }, opts: { deleteBeforeReplace?: boolean }) => {
+      args.name = settings.busName;
+      opts.deleteBeforeReplace = true;
+      return undefined;
+    },
+  },
 });
 
-/** ARN pattern of every rule on this bus (`…:rule/<bus>/<rule>`), the only senders allowed into the target DLQs. */
-const rulesOnBus = bus.arn.apply((arn: string) => `${arn.replace(":event-bus/", ":rule/")}/*`);
+/** EventBridge keeps retrying a delivery for 24 hours (185 attempts, its maximum) before the target's DLQ. */
+const DELIVERY_RETRY = { maximumEventAgeInSeconds: 24 * 3600, maximumRetryAttempts: 185 };
+
+type QueueComponent = ReturnType<typeof deadLetterQueue>;
+
+/** The only statement of a queue's policy: the events service may send to it on behalf of `ruleArn` only. */
+function onlyFromRule(name: string, queue: QueueComponent, ruleArn: unknown) {
+  return new aws.sqs.QueuePolicy(name, {
+    queueUrl: queue.url,
+    policy: $jsonStringify({
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Sid: "OnlyItsBusRule",
+          Effect: "Allow",
+          Principal: { Service: "events.amazonaws.com" },
+          Action: "sqs:SendMessage",
+          Resource: queue.arn,
+          Condition: { ArnEquals: { "aws:SourceArn": ruleArn } },
+        },
+      ],
+    }),
+  });
+}
 
 /** A downstream queue fed by one rule; its DLQ takes both its consumers' failures and undeliverable events. */
 function deliverRule(rule: RuleName, name: string) {
@@ -20,36 +53,34 @@ function deliverRule(rule: RuleName, name: string) {
     // Read by systems outside this app: 5 minutes fits any consumer whose timeout is at most 50 s.
     visibilityTimeout: "5 minutes",
     dlq: { queue: dlq.arn, retry: DOWNSTREAM_MAX_RECEIVES },
+    // A consumer down for a week must not lose a RefundExecuted: 14 days, as the DLQ.
+    transform: { queue: { messageRetentionSeconds: RETENTION_SECONDS } },
   });
 
-  // EventBridge needs the DLQ's permission to drop events there; only rules of this bus get it.
-  new aws.sqs.QueuePolicy(`${name}DlqPolicy`, {
-    queueUrl: dlq.url,
-    policy: $jsonStringify({
-      Version: "2012-10-17",
-      Statement: [
-        {
-          Sid: "BusRulesDeadLetters",
-          Effect: "Allow",
-          Principal: { Service: "events.amazonaws.com" },
-          Action: "sqs:SendMessage",
-          Resource: dlq.arn,
-          Condition: { ArnLike: { "aws:SourceArn": rulesOnBus } },
-        },
-      ],
-    }),
+  const ruleName = `${rule.charAt(0).toUpperCase()}${rule.slice(1)}`;
+  // The pattern is EventBridge JSON straight from the shared module (it uses `$or`).
+  const eventRule = new aws.cloudwatch.EventRule(`${ruleName}Rule`, {
+    eventBusName: bus.name,
+    eventPattern: JSON.stringify(RULE_PATTERNS[rule]),
   });
-
-  // SST's `pattern` argument cannot express `$or`, so the rule's pattern is set as EventBridge JSON,
-  // straight from the shared module. EventBridge retries delivery for 24 h (185 attempts) before the DLQ.
-  bus.subscribeQueue(`${rule.charAt(0).toUpperCase()}${rule.slice(1)}`, queue, {
-    transform: {
-      rule: { eventPattern: JSON.stringify(RULE_PATTERNS[rule]) },
-      target: { deadLetterConfig: { arn: dlq.arn } },
+  const policies = [
+    onlyFromRule(`${name}QueuePolicy`, queue, eventRule.arn),
+    onlyFromRule(`${name}DlqPolicy`, dlq, eventRule.arn),
+  ];
+  // After the policies: a target that delivered before its queue accepted it would send its first events to the DLQ.
+  const target = new aws.cloudwatch.EventTarget(
+    `${ruleName}Target`,
+    {
+      rule: eventRule.name,
+      eventBusName: bus.name,
+      arn: queue.arn,
+      deadLetterConfig: { arn: dlq.arn },
+      retryPolicy: DELIVERY_RETRY,
     },
-  });
+    { dependsOn: policies },
+  );
 
-  return { queue, dlq };
+  return { queue, dlq, rule: eventRule, target };
 }
 
 /** Rule name → the queue a downstream system reads (each with its DLQ); exactly the rules of RULE_PATTERNS. */

@@ -1,8 +1,9 @@
 // Deploy facts, defined once and free of SST: the bus and its rule patterns, the resource links, every
-// function with its sizing and links, every queue with its consumer and event-source settings, and the
-// HTTP routes. infra/ builds the SST components from these; functions/ reads its links by these names;
-// local/ builds the embedded stack (queues, pollers, rules, HTTP front) from the same values. Nothing
-// here may touch `sst`, `$app` or `aws` (lint-guarded): it runs in Lambda and locally too.
+// function with its sizing, its links and the exact IAM actions it may use on each, every queue with its
+// consumer and event-source settings, and the HTTP routes. infra/ builds the SST components from these;
+// functions/ reads its links by these names; local/ builds the embedded stack (queues, pollers, rules, HTTP
+// front) from the same values. Nothing here may touch `sst`, `$app` or `aws` (lint-guarded): it runs in
+// Lambda and locally too.
 import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/events.ts";
 
 /** The bus name in production (other stages get a suffix, infra/settings.ts). */
@@ -55,16 +56,61 @@ export type LinkName =
   | typeof LINKS.reviewerToken
   | (typeof LINKS.queues)[QueueRole];
 
-/** One function of the app: handler, memory, timeout, console description and exactly the links its handler reads. */
+/**
+ * The IAM actions a function may use on a linked resource: never a wildcard. A secret needs none (its value
+ * travels in the function's encrypted package). `Table` covers the table and its index `gsi1`, where only
+ * `Query` is ever granted.
+ */
+export const ACTIONS = {
+  /** Reads of the table (and Query on gsi1). */
+  tableRead: ["dynamodb:GetItem", "dynamodb:Query"],
+  /** What the adapters write with: conditional puts and updates, the idempotency key's release, session chunks. */
+  tableWrite: [
+    "dynamodb:GetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+  ],
+  /** SendMessage covers SendMessageBatch. Receiving is the event-source mapping's, granted with the subscription. */
+  queueSend: ["sqs:SendMessage"],
+  busPublish: ["events:PutEvents"],
+  secret: [],
+  /** Every function: writing its own log group (infra/lambda.ts), never creating one. */
+  ownLogs: ["logs:CreateLogStream", "logs:PutLogEvents"],
+} as const;
+
+/** An IAM action of the app. */
+export type IamAction = (typeof ACTIONS)[keyof typeof ACTIONS][number];
+
+/** One function of the app: handler, memory, timeout, console description and its links with their IAM actions. */
 interface FunctionFact {
   readonly handler: string;
   readonly memory: `${number} MB`;
   readonly timeoutSeconds: number;
   readonly description: string;
-  readonly links: readonly LinkName[];
+  /** Exactly the links its handler reads (`Resource.<Name>`), each with the IAM actions it may use on it. */
+  readonly access: Readonly<Partial<Record<LinkName, readonly IamAction[]>>>;
+  /**
+   * Concurrency reserved for it (and capped at that): only the functions on a user's request path, so a queue
+   * backlog or a redrive can never take the account's concurrency from them.
+   */
+  readonly reservedConcurrency?: number;
 }
 
 const Q = LINKS.queues;
+const { tableRead, tableWrite, queueSend, busPublish, secret } = ACTIONS;
+
+/**
+ * The longest LLM call a deployed function allows, retries and backoff included (the policy's
+ * `llm_defaults.timeout_ms` bounds one whole call; the deploy refuses a policy whose call would not fit).
+ */
+export const LLM_CALL_BUDGET_SECONDS = 30;
+/** What an LLM-calling handler does besides its one call (loading the claim, saving, sending): seconds to spare. */
+const LLM_HANDLER_MARGIN_SECONDS = 15;
+/** The timeout of a function that makes one LLM call per invocation. */
+export const LLM_FUNCTION_TIMEOUT_SECONDS = LLM_CALL_BUDGET_SECONDS + LLM_HANDLER_MARGIN_SECONDS;
 
 /**
  * Every Lambda function of the app. Prices behind the memory choices (arm64, on-demand): Lambda bills
@@ -80,7 +126,9 @@ export const FUNCTIONS = {
     // It answers 202 at once; only GET /reports reads the audit. Well inside the HTTP API's 30 s integration limit.
     timeoutSeconds: 15,
     description: "HTTP API: submit claims, read claims and reports",
-    links: [LINKS.table, Q.extraction, Q.crewEvents],
+    access: { [LINKS.table]: tableWrite, [Q.extraction]: queueSend, [Q.crewEvents]: queueSend },
+    // Internet-facing: its own share of the account, which a backlog elsewhere cannot take.
+    reservedConcurrency: 20,
   },
   authorizer: {
     handler: "functions/authorizer.handler",
@@ -88,7 +136,9 @@ export const FUNCTIONS = {
     memory: "256 MB",
     timeoutSeconds: 5,
     description: "HTTP API authorizer: bearer token against the ApiToken secret (intake routes)",
-    links: [LINKS.apiToken],
+    access: { [LINKS.apiToken]: secret },
+    // Every uncached request waits on it: a few instances always available (answers are cached 5 minutes).
+    reservedConcurrency: 5,
   },
   reviewApi: {
     handler: "functions/review-api.handler",
@@ -97,24 +147,35 @@ export const FUNCTIONS = {
     timeoutSeconds: 15,
     description: "HTTP API for reviewers: list and decide human reviews",
     // Bus: ReviewDecided and RefundExecuted; the queues: a RESUBMIT starts the corrected claim.
-    links: [LINKS.table, LINKS.bus, Q.extraction, Q.crewEvents],
+    access: {
+      [LINKS.table]: tableWrite,
+      [LINKS.bus]: busPublish,
+      [Q.extraction]: queueSend,
+      [Q.crewEvents]: queueSend,
+    },
   },
   reviewerAuthorizer: {
     handler: "functions/authorizer.reviewerHandler",
     memory: "256 MB",
     timeoutSeconds: 5,
     description: "HTTP API authorizer: bearer token against the ReviewerToken secret (review routes)",
-    links: [LINKS.reviewerToken],
+    access: { [LINKS.reviewerToken]: secret },
+    reservedConcurrency: 2,
   },
   intakeExtract: {
     handler: "functions/intake-extract.handler",
     // Waits on one LLM call: memory does not shorten the wait, it only multiplies the GB-seconds billed for it.
     memory: "256 MB",
-    // One LLM call with the SDK's own retries: 30 s timeout x up to 3 attempts + backoff (scenarios/config.yaml).
-    timeoutSeconds: 120,
+    // One LLM call (its retries inside its budget) and the writes around it.
+    timeoutSeconds: LLM_FUNCTION_TIMEOUT_SECONDS,
     description: "Extracts a structured claim from free text with the LLM",
     // Bus: a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview.
-    links: [LINKS.table, Q.crewEvents, LINKS.llmApiKey, LINKS.bus],
+    access: {
+      [LINKS.table]: tableWrite,
+      [Q.crewEvents]: queueSend,
+      [LINKS.llmApiKey]: secret,
+      [LINKS.bus]: busPublish,
+    },
   },
   orchestrator: {
     handler: "functions/orchestrator.handler",
@@ -123,15 +184,21 @@ export const FUNCTIONS = {
     // Up to 10 events per batch, each a load + step + conditional save + publish: well under a second each.
     timeoutSeconds: 30,
     description: "Crew orchestrator: delivers crew events and ticks to the session snapshot",
-    links: [LINKS.table, Q.agentSteps, Q.proposals, Q.timers, LINKS.bus],
+    access: {
+      [LINKS.table]: tableWrite,
+      [Q.agentSteps]: queueSend,
+      [Q.proposals]: queueSend,
+      [Q.timers]: queueSend,
+      [LINKS.bus]: busPublish,
+    },
   },
   worker: {
     handler: "functions/worker.handler",
     // Same reasoning as intakeExtract: one agent step is one LLM call.
     memory: "256 MB",
-    timeoutSeconds: 120,
+    timeoutSeconds: LLM_FUNCTION_TIMEOUT_SECONDS,
     description: "Runs one agent step through the LLM",
-    links: [LINKS.table, Q.crewEvents, LINKS.llmApiKey],
+    access: { [LINKS.table]: tableWrite, [Q.crewEvents]: queueSend, [LINKS.llmApiKey]: secret },
   },
   kernel: {
     handler: "functions/kernel.handler",
@@ -139,7 +206,7 @@ export const FUNCTIONS = {
     memory: "256 MB",
     timeoutSeconds: 30,
     description: "Decision kernel: validates proposals, records verdicts, executes refunds once",
-    links: [LINKS.table, LINKS.bus],
+    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish },
   },
   timer: {
     handler: "functions/timer.handler",
@@ -148,19 +215,25 @@ export const FUNCTIONS = {
     timeoutSeconds: 10,
     description: "Forwards delayed step-deadline ticks into the crew-events queue",
     // TimersQueue: a deadline beyond SQS's 15-minute delay is re-armed on the timers queue. Table: a due timer
-    // of a claim already settled (final, nothing left in its session) is dropped instead of forwarded.
-    links: [LINKS.table, Q.crewEvents, Q.timers],
+    // of a claim already settled (final, nothing left in its session) is dropped instead of forwarded: it only reads.
+    access: { [LINKS.table]: tableRead, [Q.crewEvents]: queueSend, [Q.timers]: queueSend },
   },
   sweep: {
     handler: "functions/sweep.handler",
-    // Pages through the open claims on gsi1 and ticks the overdue ones; must finish long before the next run (5 min).
+    // Pages through the open claims on gsi1 and ticks the overdue ones; it stops paging SWEEP_RESERVE_SECONDS before
+    // this timeout and leaves the rest to the next run (5 minutes later).
     memory: "256 MB",
     timeoutSeconds: 60,
     description:
       "Every 5 minutes: ticks RUNNING claims past their deadline, ends stalled ones in review, repairs review decisions",
     // ExtractionQueue: a stalled free-text claim is restarted through extraction. Bus: a STALLED claim's review
     // events, and a review decision it finishes (repairReviews) announces ReviewDecided / RefundExecuted.
-    links: [LINKS.table, Q.crewEvents, Q.extraction, LINKS.bus],
+    access: {
+      [LINKS.table]: tableWrite,
+      [Q.crewEvents]: queueSend,
+      [Q.extraction]: queueSend,
+      [LINKS.bus]: busPublish,
+    },
   },
   batch: {
     handler: "functions/batch.handler",
@@ -168,12 +241,20 @@ export const FUNCTIONS = {
     memory: "512 MB",
     timeoutSeconds: 300,
     description: "Scheduled scenario batch under one simulation_id",
-    links: [LINKS.table, Q.extraction, Q.crewEvents],
+    access: { [LINKS.table]: tableWrite, [Q.extraction]: queueSend, [Q.crewEvents]: queueSend },
   },
 } as const satisfies Record<string, FunctionFact>;
 
 /** A function of the app by its key. */
 export type FunctionKey = keyof typeof FUNCTIONS;
+
+/** The links of `key`: the `Resource.<Name>` its handler may read. */
+export function linksOf(key: FunctionKey): LinkName[] {
+  return Object.keys(FUNCTIONS[key].access) as LinkName[];
+}
+
+/** How long before its timeout the sweep stops paging: time to finish the claim at hand and report. */
+export const SWEEP_RESERVE_SECONDS = 15;
 
 /**
  * The functions that read the refund policy (the agent's contract, the claims bounds, the LLM defaults): the
@@ -204,41 +285,94 @@ interface QueueFact {
    * ends in a reported batch-item failure or a crash counts; successful siblings in a batch do not.
    */
   readonly maxReceives: number;
-  /** LLM consumers cap their event-source concurrency (the provider's rate limit is the bottleneck). */
+  /** LLM consumers cap their event-source concurrency at LLM_MAX_CONCURRENCY (the provider's rate limit). */
   readonly llm: boolean;
+  /**
+   * The event-source mapping's maximum concurrency (2–1000) for the others: how many batches may run at once,
+   * so a backlog or a redrive cannot take the account's concurrency from the API and its authorizers.
+   */
+  readonly maxConcurrency: number;
 }
 
-/** The work queues of SPEC §2, each with its consumer and event-source settings. */
+/** The work queues, each with its consumer and event-source settings. */
 export const QUEUES = {
   // Crew events and ticks for the orchestrator: FIFO with the claim id as message group, so one claim's events
   // are serial. Racing orchestrators lose a version-conditioned save and retry by redelivery, so allow a few
   // receives; but a poison event blocks its claim's group until it leaves, so not many. FIFO batches are at most 10.
-  crewEvents: { link: Q.crewEvents, consumer: "orchestrator", fifo: true, batchSize: 10, maxReceives: 5, llm: false },
+  crewEvents: {
+    link: Q.crewEvents,
+    consumer: "orchestrator",
+    fifo: true,
+    batchSize: 10,
+    maxReceives: 5,
+    llm: false,
+    maxConcurrency: 20,
+  },
   // agent.step.requested for the worker. Every receive is a paid LLM call, and the crew engine already turns
-  // failed steps into events; SQS retries only cover crashes and throttling. One message per invocation, so
-  // the timeout bounds exactly one LLM call.
-  agentSteps: { link: Q.agentSteps, consumer: "worker", fifo: false, batchSize: 1, maxReceives: 3, llm: true },
+  // failed steps into events; SQS retries cover crashes and throttling, and a throttled receive counts too, so
+  // 5 receives (AWS's advice for Lambda consumers) keep a burst of throttling from dead-lettering work. One
+  // message per invocation, so the timeout bounds exactly one LLM call.
+  agentSteps: {
+    link: Q.agentSteps,
+    consumer: "worker",
+    fifo: false,
+    batchSize: 1,
+    maxReceives: 5,
+    llm: true,
+    maxConcurrency: 10,
+  },
   // Refund proposals for the kernel: deterministic and idempotent (conditional writes), so retries are cheap
   // and safe; full batches of 10 and no batching window (latency).
-  proposals: { link: Q.proposals, consumer: "kernel", fifo: false, batchSize: 10, maxReceives: 5, llm: false },
-  // Free-text claims waiting for LLM extraction: one LLM call per receive, and the SDK retries 429/5xx inside it.
-  extraction: { link: Q.extraction, consumer: "intakeExtract", fifo: false, batchSize: 1, maxReceives: 3, llm: true },
+  proposals: {
+    link: Q.proposals,
+    consumer: "kernel",
+    fifo: false,
+    batchSize: 10,
+    maxReceives: 5,
+    llm: false,
+    maxConcurrency: 10,
+  },
+  // Free-text claims waiting for LLM extraction: one LLM call per receive (429/5xx retried inside it); 5 receives
+  // as for the agent steps.
+  extraction: {
+    link: Q.extraction,
+    consumer: "intakeExtract",
+    fifo: false,
+    batchSize: 1,
+    maxReceives: 5,
+    llm: true,
+    maxConcurrency: 10,
+  },
   // Step-deadline ticks: a standard queue because FIFO queues ignore per-message DelaySeconds. A cheap
   // forwarder; a tick that still goes missing is caught by the 5-minute sweep.
-  timers: { link: Q.timers, consumer: "timer", fifo: false, batchSize: 10, maxReceives: 5, llm: false },
+  timers: {
+    link: Q.timers,
+    consumer: "timer",
+    fifo: false,
+    batchSize: 10,
+    maxReceives: 5,
+    llm: false,
+    maxConcurrency: 5,
+  },
 } as const satisfies Record<QueueRole, QueueFact>;
 
 /**
- * Logging of every function on AWS (JSON format). Lambda's own INFO lines (platform.start, platform.report:
- * ~375 bytes per invocation, the same figures as the Duration and Invocations metrics) are kept off: system
- * level WARN still writes timeouts and crashes. The handlers' success lines ("message handled", "request
- * handled") are sampled (functions/lib/logger.ts); warnings and errors are always written. bench/cost.ts
- * prices the logs from these.
+ * Logging of every function on AWS (JSON format). Lambda's own INFO lines are kept: `platform.report` is the only
+ * record of Init Duration and Max Memory Used, which memory sizing needs (~375 bytes per invocation; the
+ * handlers' own lines cost more). The handlers' success lines ("message handled", "request handled") are
+ * sampled (functions/lib/logger.ts); warnings and errors are always written. bench/cost.ts prices the logs
+ * from these.
  */
-export const LOGGING = { systemLogLevel: "WARN", successSampleRate: 0.01 } as const;
+export const LOGGING = { systemLogLevel: "INFO", successSampleRate: 0.01 } as const;
 
 /** Receives before the DLQ on the queues that rules feed for systems outside this app: a generous default they can tighten. */
 export const DOWNSTREAM_MAX_RECEIVES = 5;
+
+/**
+ * How long every queue keeps a message (the SQS maximum, 14 days; the default is 4): a downstream consumer that
+ * is down for a week loses no RefundExecuted, and a dead letter waits for a person.
+ */
+export const RETENTION_SECONDS = 14 * 24 * 60 * 60;
 
 /** The visibility timeout of a queue in seconds: VISIBILITY_FACTOR × its consumer's timeout. */
 export function visibilityTimeoutSeconds(role: QueueRole): number {
@@ -257,13 +391,19 @@ export const AUTHORIZERS = { intake: "authorizer", reviewer: "reviewerAuthorizer
   FunctionKey
 >;
 
-/** One HTTP route of SPEC §7.2, the function that serves it and who may call it. */
+/** One HTTP route, the function that serves it and who may call it. */
 export interface RouteFact {
   readonly method: "GET" | "POST";
   readonly path: `/${string}`;
   readonly auth: RouteAuth;
   readonly fn: "intakeApi" | "reviewApi";
 }
+
+/**
+ * The route with a throttle of its own, below the per-route default: each accepted claim starts LLM calls and
+ * writes, so submissions get the tightest limit (CLAIMS_API_SUBMIT_RATE_LIMIT).
+ */
+export const SUBMIT_ROUTE = "POST /claims" as const;
 
 /** The HTTP API's routes, keyed by API Gateway route key. */
 export const ROUTES = {

@@ -1,16 +1,22 @@
-// The queue consumers of SPEC §2: one Lambda per work queue of infra/facts.ts, each linked to exactly the
-// resources facts.ts lists for it. Every subscription reports partial batch failures
-// (`ReportBatchItemFailures`), so one failing message never makes its successful neighbours run again.
+// The queue consumers: one Lambda per work queue of infra/facts.ts, each linked to exactly the resources and
+// actions facts.ts lists for it. Every subscription reports partial batch failures (`ReportBatchItemFailures`),
+// so one failing message never makes its successful neighbours run again, and caps its concurrency, so a
+// backlog or a redrive cannot take the account's concurrency from the API and its authorizers.
 import { QUEUES } from "./facts.ts";
 import type { QueueRole } from "./facts.ts";
 import { functionArgs, llmEnvironment } from "./lambda.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
 
+/** The event-source mapping's maximum concurrency of a queue: LLM_MAX_CONCURRENCY for the LLM consumers. */
+export function maximumConcurrency(role: QueueRole): number {
+  const fact = QUEUES[role];
+  return fact.llm ? settings.llm.maxConcurrency : fact.maxConcurrency;
+}
+
 /**
- * Subscribes the queue's consumer with its batch size. LLM consumers take one message per invocation (the
- * timeout then bounds exactly one LLM call) and cap their concurrency at the event source, which protects the
- * provider's rate limit without reserving account concurrency.
+ * Subscribes the queue's consumer with its batch size and concurrency cap. LLM consumers take one message per
+ * invocation (the timeout then bounds exactly one LLM call).
  */
 function consume(role: QueueRole, queue: typeof crewEventsQueue) {
   const fact = QUEUES[role];
@@ -19,9 +25,7 @@ function consume(role: QueueRole, queue: typeof crewEventsQueue) {
     functionArgs(fact.consumer, fact.llm ? { environment: llmEnvironment() } : {}),
     {
       batch: { size: fact.batchSize, partialResponses: true },
-      ...(fact.llm
-        ? { transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: settings.llm.maxConcurrency } } } }
-        : {}),
+      transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: maximumConcurrency(role) } } },
     },
   );
 }

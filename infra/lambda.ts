@@ -1,9 +1,10 @@
-// The one helper that turns a function of infra/facts.ts (handler, memory, timeout, links) into SST
-// FunctionArgs (name, runtime, architecture, logging, metrics namespace, the linked resources, the policy).
-import { metricsNamespace } from "../functions/lib/metrics-catalog.ts";
-import { FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "./facts.ts";
+// The one helper that turns a function of infra/facts.ts (handler, memory, timeout, access) into SST
+// FunctionArgs (name, runtime, architecture, logging, metrics namespace, the linked resources and their exact
+// permissions, reserved concurrency, the policy).
+import { ACTIONS, FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
-import { linksOf } from "./links.ts";
+import { linksOf, permissionsOf, type Permission } from "./links.ts";
+import { metricsNamespace } from "./metrics-catalog.ts";
 import { policyCopyFile } from "./policy.ts";
 import { settings, type LogRetention } from "./settings.ts";
 
@@ -20,6 +21,11 @@ interface FunctionOptions {
   readonly copyFiles?: readonly { readonly from: string; readonly to?: string }[];
 }
 
+/** The resource options a transform may set (a structural subset of Pulumi's CustomResourceOptions). */
+interface ReplaceOptions {
+  deleteBeforeReplace?: boolean;
+}
+
 /** The SST FunctionArgs this app passes for every function (a structural subset, checked by check:infra). */
 export interface LambdaArgs {
   name: string;
@@ -30,21 +36,53 @@ export interface LambdaArgs {
   memory: `${number} MB`;
   timeout: `${number} seconds`;
   logging: { retention: LogRetention; format: "json" };
-  /** Adds Lambda's system log level to the log config SST builds (its `logging` has no such field). */
-  transform: { function: (args: { loggingConfig?: unknown }) => undefined };
+  transform: {
+    /** Adds Lambda's system log level to the log config SST builds (its `logging` has no such field). */
+    function: (args: { loggingConfig?: unknown }, opts: ReplaceOptions) => undefined;
+    logGroup: (args: object, opts: ReplaceOptions) => undefined;
+    /** Drops AWSLambdaBasicExecutionRole (logs on every log group, and CreateLogGroup): `permissions` has its own group. */
+    role: (args: { managedPolicyArns?: unknown }) => undefined;
+  };
   link: unknown[];
+  permissions: Permission[];
+  concurrency?: { reserved: number };
   environment: Record<string, string>;
   retries?: number;
   copyFiles?: { from: string; to?: string }[];
 }
 
+/**
+ * A function's fixed name, and its log group's, would collide if Pulumi created the replacement before deleting
+ * the old one: replace them delete-first.
+ */
+const deleteFirst = (_args: object, opts: ReplaceOptions) => {
+  opts.deleteBeforeReplace = true;
+  return undefined;
+};
+
+const partition = aws.getPartitionOutput().apply((p: { partition: string }) => p.partition);
+const region = aws.getRegionOutput().apply((r: { region: string }) => r.region);
+const account = aws.getCallerIdentityOutput().apply((c: { accountId: string }) => c.accountId);
+
+/**
+ * Writing its own log group and nothing else. Without logs:CreateLogGroup, an invocation that runs while
+ * `sst remove` deletes the stage cannot recreate the group, so the next deploy cannot collide with it.
+ */
+function logPermission(key: FunctionKey): Permission {
+  return {
+    actions: [...ACTIONS.ownLogs],
+    resources: [$interpolate`arn:${partition}:logs:${region}:${account}:log-group:/aws/lambda/${functionName(key)}:*`],
+  };
+}
+
 /** FunctionArgs for `key`: Node 22 on Graviton (arm64: ~20% cheaper per GB-second, as fast for this I/O-bound code). */
 export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): LambdaArgs {
-  const spec = FUNCTIONS[key];
+  const spec: (typeof FUNCTIONS)[FunctionKey] = FUNCTIONS[key];
   const copyFiles = [
     ...((POLICY_FUNCTIONS as readonly FunctionKey[]).includes(key) ? [policyCopyFile] : []),
     ...(options.copyFiles ?? []),
   ];
+  const reserved = "reservedConcurrency" in spec ? spec.reservedConcurrency : undefined;
   return {
     name: functionName(key),
     handler: spec.handler,
@@ -55,18 +93,25 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
     timeout: `${spec.timeoutSeconds} seconds`,
     // JSON log format: Lambda's own START/REPORT lines and Powertools' lines are all queryable in Logs Insights.
     logging: { retention: settings.logRetention, format: "json" },
-    // Lambda's START/REPORT lines off (LOGGING in facts.ts); SST builds loggingConfig as a plain object here.
     transform: {
-      function: (args) => {
+      // Lambda's platform lines at LOGGING.systemLogLevel (facts.ts); SST builds loggingConfig as a plain object here.
+      function: (args, opts) => {
         args.loggingConfig = {
           ...(args.loggingConfig as Record<string, unknown> | undefined),
           systemLogLevel: LOGGING.systemLogLevel,
         };
+        return deleteFirst(args, opts);
+      },
+      logGroup: deleteFirst,
+      role: (args) => {
+        args.managedPolicyArns = [];
         return undefined;
       },
     },
-    // Exactly the resources the handler reads (facts.ts): SST grants IAM access and `Resource.*` for each.
+    // The resources the handler reads (facts.ts): `Resource.*` for each; the links themselves grant nothing (links.ts).
     link: linksOf(key),
+    permissions: [...permissionsOf(key), logPermission(key)],
+    ...(reserved === undefined ? {} : { concurrency: { reserved } }),
     // Logs name the function, success lines are sampled (LOGGING); metrics (EMF, functions/lib/metrics.ts) go to the stage's own namespace.
     environment: {
       POWERTOOLS_SERVICE_NAME: `claims-${key}`,

@@ -1,13 +1,22 @@
-// The SST component behind each link name of infra/facts.ts, so every function links exactly the
-// resources facts.ts lists for it (least privilege, stated once).
+// What each function may touch: the SST component behind each link name of infra/facts.ts, and the exact IAM
+// actions facts.ts grants each function on it. SST's own links grant whole services (`sqs:*`, `dynamodb:*`,
+// `events:*`), so the table, the queues and the bus are re-wrapped to link their properties only
+// (`Resource.<Name>` stays as SST builds it) and every permission is a statement of facts.ts `FUNCTIONS[…].access`.
 import { bus } from "./bus.ts";
-import { FUNCTIONS, LINKS } from "./facts.ts";
-import type { FunctionKey, LinkName } from "./facts.ts";
+import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "./facts.ts";
+import type { FunctionKey, IamAction, LinkName } from "./facts.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
 import { apiToken, llmApiKey, reviewerToken } from "./secrets.ts";
 import { table } from "./storage.ts";
 
-const RESOURCES: Record<LinkName, unknown> = {
+// The properties SST's own links carry (queue: url; table: name; bus: name and arn), without their permissions.
+sst.Linkable.wrap(sst.aws.Queue, (queue: { url: unknown }) => ({ properties: { url: queue.url } }));
+sst.Linkable.wrap(sst.aws.Dynamo, (dynamo: { name: unknown }) => ({ properties: { name: dynamo.name } }));
+sst.Linkable.wrap(sst.aws.Bus, (eventBus: { name: unknown; arn: unknown }) => ({
+  properties: { name: eventBus.name, arn: eventBus.arn },
+}));
+
+const RESOURCES = {
   [LINKS.table]: table,
   [LINKS.bus]: bus,
   [LINKS.llmApiKey]: llmApiKey,
@@ -18,9 +27,38 @@ const RESOURCES: Record<LinkName, unknown> = {
   [LINKS.queues.proposals]: proposalsQueue,
   [LINKS.queues.extraction]: extractionQueue,
   [LINKS.queues.timers]: timersQueue,
-};
+} as const satisfies Record<LinkName, unknown>;
 
 /** The SST components `key`'s handler is linked to. */
-export function linksOf(key: FunctionKey): unknown[] {
-  return FUNCTIONS[key].links.map((name) => RESOURCES[name]);
+export function linksOf(key: FunctionKey) {
+  return linkNamesOf(key).map((name) => RESOURCES[name]);
+}
+
+/** An ARN as the components hand them out (a Pulumi Output<string> under SST's real types). */
+type Arn = ReturnType<typeof $interpolate>;
+
+/** One IAM statement of a function's role (SST's FunctionPermissionArgs). */
+export interface Permission {
+  actions: IamAction[];
+  resources: Arn[];
+}
+
+/** The ARNs an action on `name` applies to: the table's index takes only Query. */
+function statementsFor(name: LinkName, actions: readonly IamAction[]): Permission[] {
+  if (actions.length === 0) return [];
+  if (name === LINKS.table) {
+    const onIndex = actions.filter((a) => a === "dynamodb:Query");
+    return [
+      { actions: [...actions], resources: [table.arn] },
+      ...(onIndex.length === 0 ? [] : [{ actions: onIndex, resources: [$interpolate`${table.arn}/index/*`] }]),
+    ];
+  }
+  const resource = RESOURCES[name] as { arn: Arn };
+  return [{ actions: [...actions], resources: [resource.arn] }];
+}
+
+/** The IAM statements `key` gets: exactly the actions of facts.ts on exactly its linked resources. */
+export function permissionsOf(key: FunctionKey): Permission[] {
+  const access = FUNCTIONS[key].access as Partial<Record<LinkName, readonly IamAction[]>>;
+  return Object.entries(access).flatMap(([name, actions]) => statementsFor(name as LinkName, actions ?? []));
 }

@@ -1,10 +1,10 @@
-// What an operator watches (SPEC §1: an operator runs this): CloudWatch alarms on every dead-letter queue, on
+// What an operator watches: CloudWatch alarms on every dead-letter queue, on
 // the age of the oldest message of the two queues a claim cannot progress without, on every function's errors
 // and throttles and on the human-review backlog — all notifying one SNS topic whose subscriber (an email
 // address or an https endpoint) is the deploy parameter CLAIMS_ALARM_ENDPOINT — and one dashboard of the
-// custom metrics the functions emit (functions/lib/metrics-catalog.ts) beside the AWS ones.
-import { METRICS_SERVICE, metricsNamespace } from "../functions/lib/metrics-catalog.ts";
-import type { MetricName } from "../functions/lib/metrics-catalog.ts";
+// custom metrics the functions emit (infra/metrics-catalog.ts) beside the AWS ones.
+import { METRICS_SERVICE, metricsNamespace } from "./metrics-catalog.ts";
+import type { MetricName } from "./metrics-catalog.ts";
 import { ruleQueues } from "./bus.ts";
 import { FUNCTIONS } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
@@ -18,6 +18,7 @@ import {
   proposalsQueue,
   timersDlq,
 } from "./queues.ts";
+import { schedulesDlq } from "./schedules.ts";
 import { settings } from "./settings.ts";
 
 /** The topic every alarm notifies, in ALARM and back to OK. */
@@ -53,24 +54,29 @@ function alarm(
     threshold: number;
   },
 ) {
-  return new aws.cloudwatch.MetricAlarm(id, {
-    name: `${$app.name}-${$app.stage}-${id}`,
-    alarmDescription: args.description,
-    namespace: args.namespace,
-    metricName: args.metricName,
-    dimensions: args.dimensions,
-    statistic: args.statistic,
-    period: args.periodSeconds,
-    evaluationPeriods: args.periods,
-    threshold: args.threshold,
-    comparisonOperator: "GreaterThanOrEqualToThreshold",
-    treatMissingData: "notBreaching",
-    alarmActions: [alarmTopic.arn],
-    okActions: [alarmTopic.arn],
-  });
+  // Fixed names: a replaced alarm is deleted before its replacement is created.
+  return new aws.cloudwatch.MetricAlarm(
+    id,
+    {
+      name: `${$app.name}-${$app.stage}-${id}`,
+      alarmDescription: args.description,
+      namespace: args.namespace,
+      metricName: args.metricName,
+      dimensions: args.dimensions,
+      statistic: args.statistic,
+      period: args.periodSeconds,
+      evaluationPeriods: args.periods,
+      threshold: args.threshold,
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
+      treatMissingData: "notBreaching",
+      alarmActions: [alarmTopic.arn],
+      okActions: [alarmTopic.arn],
+    },
+    { deleteBeforeReplace: true },
+  );
 }
 
-/** Every dead-letter queue: the five work queues' and the three bus-rule targets'. */
+/** Every dead-letter queue: the five work queues', the three bus-rule targets' and the schedules'. */
 const DEAD_LETTER_QUEUES: Record<string, Queue> = {
   CrewEventsDlq: crewEventsDlq,
   AgentStepsDlq: agentStepsDlq,
@@ -80,6 +86,7 @@ const DEAD_LETTER_QUEUES: Record<string, Queue> = {
   VerdictsDlq: ruleQueues.verdicts.dlq,
   ReviewDlq: ruleQueues.escalations.dlq,
   RefundsDlq: ruleQueues.refunds.dlq,
+  SchedulesDlq: schedulesDlq,
 };
 
 /** A message in any DLQ is a claim, a step or an event that needs a person: any message alarms. */
@@ -317,10 +324,14 @@ const widgets = [
 ];
 
 /** The dashboard `claims-crew-<stage>`. */
-export const dashboard = new aws.cloudwatch.Dashboard("Dashboard", {
-  dashboardName: `${$app.name}-${$app.stage}`,
-  dashboardBody: $jsonStringify({ widgets }),
-});
+export const dashboard = new aws.cloudwatch.Dashboard(
+  "Dashboard",
+  {
+    dashboardName: `${$app.name}-${$app.stage}`,
+    dashboardBody: $jsonStringify({ widgets }),
+  },
+  { deleteBeforeReplace: true },
+);
 
 /** The dashboard in the CloudWatch console. */
 export const dashboardUrl = $interpolate`https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards/dashboard/${$app.name}-${$app.stage}`;

@@ -1,4 +1,4 @@
-// The refund policy as a deploy-time input (SPEC §4.1's ClaimsContract and the agent's responsibility contract):
+// The refund policy as a deploy-time input (the claims contract and the agent's responsibility contract):
 // `sst deploy` reads the operator's policy file (CLAIMS_POLICY_FILE; the demo's scenarios/config.yaml on the
 // `demo` stage only), validates it as `claims config check` does — a mistake stops the deploy with the file,
 // line and field — and ships it PRE-PARSED as JSON to every function that decides, prompts or proposes
@@ -8,9 +8,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentHandshake, parseConfig } from "../core/claims/config.ts";
 import { parseScenarios } from "../core/claims/scenarios.ts";
-import { POLICY_FILE_NAME, policyFromConfig } from "../functions/lib/policy.ts";
-import type { ClaimsPolicy } from "../functions/lib/policy.ts";
+import { POLICY_FILE_NAME, policyFromConfig } from "./policy-format.ts";
+import type { ClaimsPolicy } from "./policy-format.ts";
 import { InfraFileError } from "./errors.ts";
+import { LLM_CALL_BUDGET_SECONDS, LLM_FUNCTION_TIMEOUT_SECONDS } from "./facts.ts";
 import { settings } from "./settings.ts";
 
 /** Where the deploy writes the pre-parsed policy of a stage (under .sst/, which git ignores). */
@@ -39,6 +40,13 @@ function deployedPolicy(): ClaimsPolicy {
   const handshake = agentHandshake(config);
   if (!handshake.ok)
     throw new InfraFileError("CLAIMS_POLICY_FILE", file, `the agent registry refuses its agent: ${handshake.message}`);
+  const budgetMs = LLM_CALL_BUDGET_SECONDS * 1000;
+  if (config.llm.timeout_ms > budgetMs)
+    throw new InfraFileError(
+      "CLAIMS_POLICY_FILE",
+      file,
+      `llm_defaults.timeout_ms is ${config.llm.timeout_ms}, but one LLM call may take at most ${budgetMs} ms: the LLM functions time out after ${LLM_FUNCTION_TIMEOUT_SECONDS} s (infra/facts.ts LLM_CALL_BUDGET_SECONDS); lower timeout_ms to ${budgetMs} or less`,
+    );
   return policyFromConfig(config, text, { source: file, demo });
 }
 

@@ -1,19 +1,27 @@
-// The SQS queues of SPEC §2, each with its own dead-letter queue, built from infra/facts.ts (consumer,
-// FIFO-ness, receives before the DLQ, visibility timeout = 6x the consumer's timeout); the consumers
-// subscribe in infra/functions.ts.
-import { QUEUES, visibilityTimeoutSeconds } from "./facts.ts";
+// The SQS queues, each with its own dead-letter queue, built from infra/facts.ts (consumer, FIFO-ness, receives
+// before the DLQ, visibility timeout = 6x the consumer's timeout); the consumers subscribe in infra/functions.ts.
+// No queue has a queue policy but the bus's targets (infra/bus.ts): our functions reach the work queues
+// through their roles.
+import { QUEUES, RETENTION_SECONDS, visibilityTimeoutSeconds } from "./facts.ts";
 import type { QueueRole } from "./facts.ts";
 
-/** Dead letters are kept 14 days (the SQS maximum; the default is 4) so there is time to inspect and redrive them. */
-const DLQ_RETENTION_SECONDS = 14 * 24 * 60 * 60;
-
-/** A dead-letter queue (FIFO when its source queue is FIFO, as SQS requires). */
+/**
+ * A dead-letter queue (FIFO when its source queue is FIFO, as SQS requires). It keeps messages 14 days, as its
+ * source does: a standard queue's message keeps its first enqueue time in the DLQ, so a shorter retention here
+ * would drop it early.
+ */
 export function deadLetterQueue(name: string, fifo = false) {
   return new sst.aws.Queue(name, {
     fifo,
-    transform: { queue: { messageRetentionSeconds: DLQ_RETENTION_SECONDS } },
+    transform: { queue: { messageRetentionSeconds: RETENTION_SECONDS } },
   });
 }
+
+/**
+ * FIFO high-throughput mode: deduplication and the throughput limit per message group (a claim), so the
+ * queue is not held to 300 operations per second (AWS's documented settings for high throughput).
+ */
+const HIGH_THROUGHPUT_FIFO = { deduplicationScope: "messageGroup", fifoThroughputLimit: "perMessageGroupId" } as const;
 
 /** A work queue with its own DLQ, a visibility timeout fitted to its consumer and its maxReceiveCount. */
 function workQueue(name: string, role: QueueRole) {
@@ -24,6 +32,9 @@ function workQueue(name: string, role: QueueRole) {
     ...(fact.fifo ? { fifo: { contentBasedDeduplication: false } } : {}),
     visibilityTimeout: `${visibilityTimeoutSeconds(role)} seconds`,
     dlq: { queue: dlq.arn, retry: fact.maxReceives },
+    transform: {
+      queue: { messageRetentionSeconds: RETENTION_SECONDS, ...(fact.fifo ? HIGH_THROUGHPUT_FIFO : {}) },
+    },
   });
   return { queue, dlq };
 }

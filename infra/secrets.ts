@@ -3,8 +3,8 @@
 /** The API key of the OpenAI-compatible LLM endpoint (any non-empty value for servers without auth, e.g. Ollama). */
 export const llmApiKey = new sst.Secret("LlmApiKey");
 
-/** The bearer token the HTTP API's authorizer accepts (SPEC §7.2; locally CLAIMS_API_TOKEN). */
+/** The bearer token the HTTP API's authorizer accepts (locally CLAIMS_API_TOKEN). */
 export const apiToken = new sst.Secret("ApiToken");
 
-/** The bearer token reviewers use on the review routes (SPEC §4.6; locally CLAIMS_REVIEWER_TOKEN); the intake token cannot decide reviews. */
+/** The bearer token reviewers use on the review routes (locally CLAIMS_REVIEWER_TOKEN); the intake token cannot decide reviews. */
 export const reviewerToken = new sst.Secret("ReviewerToken");

@@ -115,6 +115,19 @@ function readAlarmEndpoint(): { protocol: "email" | "https"; endpoint: string } 
   throw new InfraSettingError("CLAIMS_ALARM_ENDPOINT", "an email address or an https:// URL", endpoint);
 }
 
+/**
+ * The HTTP API's throttles. API Gateway HTTP APIs throttle per route: the stage's default applies to each route
+ * on its own, and `POST /claims` (each submission starts LLM calls) gets a tighter limit of its own, which may
+ * not exceed the default.
+ */
+function readApiThrottle() {
+  const rateLimit = readInt("CLAIMS_API_RATE_LIMIT", 50, 1, 10_000);
+  const burstLimit = readInt("CLAIMS_API_BURST_LIMIT", 100, 1, 5_000);
+  const submitRateLimit = readInt("CLAIMS_API_SUBMIT_RATE_LIMIT", Math.min(10, rateLimit), 1, rateLimit);
+  const submitBurstLimit = readInt("CLAIMS_API_SUBMIT_BURST_LIMIT", Math.min(20, burstLimit), 1, burstLimit);
+  return { rateLimit, burstLimit, submitRateLimit, submitBurstLimit };
+}
+
 /** Lambda names are `claims-crew-<stage>-<function>`, at most 64 characters: the longest function key leaves 33 for the stage. */
 const MAX_STAGE_LENGTH = 33;
 if ($app.stage.length > MAX_STAGE_LENGTH) {
@@ -132,7 +145,7 @@ export const settings = {
   stage: $app.stage,
   isProduction,
   logRetention,
-  /** The bus is `claims` in production (SPEC §7.3); other stages get a suffix so stages can share an account. */
+  /** The bus is `claims` in production; other stages get a suffix so stages can share an account. */
   busName: isProduction ? "claims" : `claims-${$app.stage}`,
   llm: {
     provider: readProvider(),
@@ -141,11 +154,7 @@ export const settings = {
     /** Cap on concurrent LLM-calling invocations per queue (the provider's rate limit, not Lambda, is the bottleneck). */
     maxConcurrency: readInt("LLM_MAX_CONCURRENCY", 10, 2, 1000),
   },
-  api: {
-    /** Steady-state requests per second and burst for the whole HTTP API stage. */
-    rateLimit: readInt("CLAIMS_API_RATE_LIMIT", 50, 1, 10_000),
-    burstLimit: readInt("CLAIMS_API_BURST_LIMIT", 100, 1, 5_000),
-  },
+  api: readApiThrottle(),
   batch: {
     /** The daily scenario batch costs LLM calls, so it is off unless a stage turns it on. */
     enabled: readBool("CLAIMS_BATCH_ENABLED", false),

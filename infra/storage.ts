@@ -6,7 +6,7 @@ export const table = new sst.aws.Dynamo("Table", {
   fields: { pk: "string", sk: "string", gsi1pk: "string", gsi1sk: "string" },
   primaryIndex: { hashKey: "pk", rangeKey: "sk" },
   globalIndexes: { gsi1: { hashKey: "gsi1pk", rangeKey: "gsi1sk" } },
-  // Epoch seconds; DynamoDB deletes expired items within days, so readers still filter on it (as locally, SPEC §8).
+  // Epoch seconds; DynamoDB deletes expired items within days, so readers still filter on it (as the local stack does).
   ttl: "expires_at",
   deletionProtection: settings.isProduction,
   transform: {

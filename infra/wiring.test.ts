@@ -1,14 +1,27 @@
-// Evaluates sst.config.ts with recording stand-ins for SST (no Pulumi, no AWS) and checks the wiring of
-// SPEC §2: queues, DLQs, subscriptions, bus rules, routes, links, runtimes, logs and stages; the policy and
-// batch inputs; the alarms, their SNS topic and its subscriber; the dashboard.
+// Evaluates sst.config.ts with recording stand-ins for SST (no Pulumi, no AWS) and checks the wiring: queues,
+// DLQs, subscriptions, bus rules, routes, links, runtimes, logs and stages; the policy and batch inputs; the
+// alarms, their SNS topic and its subscriber; the dashboard. "AWS hardening" holds the rules on policies,
+// permissions, concurrency, retention and replacement; each is also run on infra/fixtures/unhardened.config.ts,
+// SST's defaults without that hardening, where it must find its fault.
 import { readFileSync } from "node:fs";
+import { build } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
-import { METRICS, METRICS_SERVICE } from "../functions/lib/metrics-catalog.ts";
-import { ClaimsPolicySchema, POLICY_FILE_NAME } from "../functions/lib/policy.ts";
-import { loadConfig } from "../functions/lib/config-file.ts";
-import { FUNCTIONS, POLICY_FUNCTIONS, QUEUES, ROUTES, RULE_PATTERNS, visibilityTimeoutSeconds } from "./facts.ts";
+import { parseConfig } from "../core/claims/config.ts";
+import { METRICS, METRICS_SERVICE } from "./metrics-catalog.ts";
+import { ClaimsPolicySchema, POLICY_FILE_NAME } from "./policy-format.ts";
+import {
+  ACTIONS,
+  FUNCTIONS,
+  LLM_CALL_BUDGET_SECONDS,
+  POLICY_FUNCTIONS,
+  QUEUES,
+  ROUTES,
+  RULE_PATTERNS,
+  linksOf,
+  visibilityTimeoutSeconds,
+} from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
-import { evaluateSstConfig, unwrap, type Recorded, type Recording } from "./sst-recorder.ts";
+import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./sst-recorder.ts";
 
 /** Every deploy-time variable infra/settings.ts reads, unset so the developer's shell cannot leak in. */
 const CLEAN_ENV = {
@@ -18,6 +31,8 @@ const CLEAN_ENV = {
   LLM_MAX_CONCURRENCY: undefined,
   CLAIMS_API_RATE_LIMIT: undefined,
   CLAIMS_API_BURST_LIMIT: undefined,
+  CLAIMS_API_SUBMIT_RATE_LIMIT: undefined,
+  CLAIMS_API_SUBMIT_BURST_LIMIT: undefined,
   CLAIMS_BATCH_ENABLED: undefined,
   CLAIMS_BATCH_SCHEDULE: undefined,
   CLAIMS_BATCH_FILE: undefined,
@@ -153,13 +168,15 @@ interface Dlq {
 const dlqOf = (queue: Recorded) => queue.args.dlq as Dlq | undefined;
 const isFifo = (queue: Recorded) => Boolean(unwrap(queue.args.fifo));
 
-/** Queues some other queue (or bus target) names as its dead-letter queue. */
+/** Queues some other queue, bus target or schedule names as its dead-letter queue. */
 function deadLetterQueues(r: Recording): Set<string> {
   const names = new Set<string>();
   for (const queue of r.ofType("sst.aws.Queue")) {
     const dlq = dlqOf(queue);
     if (dlq !== undefined) names.add(r.resolve(dlq.queue).name);
   }
+  for (const cron of r.ofType("sst.aws.CronV2"))
+    if (cron.args.dlq !== undefined) names.add(r.resolve(cron.args.dlq).name);
   return names;
 }
 
@@ -167,14 +184,41 @@ function subscriptionsOf(queue: Recorded) {
   return queue.calls.filter((c) => c.method === "subscribe");
 }
 
+/** Every rule on a bus with its target: the rule's args and ARN, the target's args and options, the target queue. */
 function busRules(r: Recording) {
+  return r.ofType("aws.cloudwatch.EventTarget").map((target) => {
+    const rule = r.ofType("aws.cloudwatch.EventRule").find((c) => c.name === unwrap(target.args.rule));
+    if (rule === undefined) throw new Error(`target ${target.name} names no rule`);
+    return {
+      name: rule.name,
+      arn: rule.arn,
+      queue: r.resolve(target.args.arn),
+      rule: rule.args,
+      target: target.args,
+      targetOpts: target.opts,
+    };
+  });
+}
+
+/** What a function transform (or an object transform) of `component` does to empty args and options. */
+function transformed(args: Args, key: string): { args: Args; opts: Args } {
+  const transform = (args.transform as Record<string, unknown> | undefined)?.[key];
+  const out = { args: {} as Args, opts: {} as Args };
+  if (typeof transform === "function") transform(out.args, out.opts, key);
+  else Object.assign(out.args, transform);
+  return out;
+}
+
+interface PolicyDocument {
+  Statement: Args[];
+}
+
+/** The queue policies attached to the queue `name`, parsed. */
+function policiesOf(r: Recording, name: string): PolicyDocument[] {
   return r
-    .get("sst.aws.Bus", "Bus")
-    .calls.filter((c) => c.method === "subscribeQueue")
-    .map((c) => {
-      const [name, queue, args] = c.args as [string, unknown, { transform?: { rule?: Args; target?: Args } }];
-      return { name, queue: r.resolve(queue), rule: args.transform?.rule ?? {}, target: args.transform?.target ?? {} };
-    });
+    .ofType("aws.sqs.QueuePolicy")
+    .filter((p) => String(unwrap(p.args.queueUrl)).endsWith(`/${name}`))
+    .map((p) => JSON.parse(String(unwrap(p.args.policy))) as PolicyDocument);
 }
 
 describe("sst.config.ts wiring (stage test)", () => {
@@ -215,14 +259,14 @@ describe("sst.config.ts wiring (stage test)", () => {
     );
 
     it.each(Object.keys(EXPECTED_FUNCTIONS))(
-      "%s samples its success log lines and keeps Lambda's START/REPORT lines off",
+      "%s samples its success log lines and keeps Lambda's platform lines (platform.report: memory and init)",
       (handler) => {
         const { args } = functionFor(r, handler as Handler);
         expect((args.environment as Record<string, string>).CLAIMS_SUCCESS_LOG_SAMPLE_RATE).toBe("0.01");
         // SST's function transform receives the log config SST built; ours adds the system level and keeps the rest.
         const fnArgs = { loggingConfig: { logFormat: "JSON", logGroup: "/aws/lambda/x" } };
-        (args.transform as { function: (a: typeof fnArgs) => void }).function(fnArgs);
-        expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", logGroup: "/aws/lambda/x", systemLogLevel: "WARN" });
+        (args.transform as { function: (a: typeof fnArgs, o: object) => void }).function(fnArgs, {});
+        expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", logGroup: "/aws/lambda/x", systemLogLevel: "INFO" });
       },
     );
 
@@ -278,7 +322,6 @@ describe("sst.config.ts wiring (stage test)", () => {
         expect(target.type).toBe("sst.aws.Queue");
         expect(target.name).not.toBe(queue.name);
         expect(isFifo(target), `${queue.name}'s DLQ matches its FIFO-ness`).toBe(isFifo(queue));
-        expect(dlq?.retry).toBeGreaterThanOrEqual(2);
         expect(dlq?.retry).toBeLessThanOrEqual(10);
       }
     });
@@ -318,62 +361,86 @@ describe("sst.config.ts wiring (stage test)", () => {
     });
 
     it("makes crew-events FIFO with content-based deduplication off, and keeps timers standard for DelaySeconds", () => {
-      expect(r.get("sst.aws.Queue", "CrewEventsQueue").args.fifo).toEqual({ contentBasedDeduplication: false });
+      const crewEvents = r.get("sst.aws.Queue", "CrewEventsQueue");
+      expect(crewEvents.args.fifo).toEqual({ contentBasedDeduplication: false });
+      expect(crewEvents.args.transform).toMatchObject({
+        queue: { deduplicationScope: "messageGroup", fifoThroughputLimit: "perMessageGroupId" },
+      });
       for (const name of ["AgentStepsQueue", "ProposalsQueue", "ExtractionQueue", "TimersQueue"]) {
         expect(isFifo(r.get("sst.aws.Queue", name)), name).toBe(false);
       }
     });
 
-    it("caps the event-source concurrency of the LLM consumers only", () => {
-      for (const name of CONSUMED_QUEUES) {
-        const options = subscriptionsOf(r.get("sst.aws.Queue", name))[0]?.args[1] as Args;
-        const cap = unwrap(options.transform) as
-          | { eventSourceMapping?: { scalingConfig?: { maximumConcurrency?: number } } }
-          | undefined;
-        const llm = name === "ExtractionQueue" || name === "AgentStepsQueue";
-        expect(cap?.eventSourceMapping?.scalingConfig?.maximumConcurrency, name).toBe(llm ? 10 : undefined);
-      }
+    it("caps the LLM consumers at LLM_MAX_CONCURRENCY and every other consumer at its facts.ts cap", () => {
+      const caps = Object.fromEntries(
+        r
+          .ofType("aws.lambda.EventSourceMapping")
+          .map((m) => [r.resolve(m.args.eventSourceArn).name, unwrap(m.args.scalingConfig)]),
+      );
+      expect(caps).toEqual({
+        ExtractionQueue: { maximumConcurrency: 10 },
+        AgentStepsQueue: { maximumConcurrency: 10 },
+        CrewEventsQueue: { maximumConcurrency: QUEUES.crewEvents.maxConcurrency },
+        ProposalsQueue: { maximumConcurrency: QUEUES.proposals.maxConcurrency },
+        TimersQueue: { maximumConcurrency: QUEUES.timers.maxConcurrency },
+      });
     });
   });
 
   describe("bus", () => {
-    it("names the bus per stage (claims in production)", () => {
-      expect(r.get("sst.aws.Bus", "Bus").args).toMatchObject({ transform: { bus: { name: "claims-test" } } });
+    it("names the bus per stage (claims in production), replaced delete-first", () => {
+      expect(transformed(r.get("sst.aws.Bus", "Bus").args, "bus")).toEqual({
+        args: { name: "claims-test" },
+        opts: { deleteBeforeReplace: true },
+      });
     });
 
-    it("has exactly one rule per shared pattern, each equal to RULE_PATTERNS", () => {
+    it("has exactly one rule per shared pattern, each equal to RULE_PATTERNS, and none made by SST's subscribeQueue", () => {
+      expect(r.get("sst.aws.Bus", "Bus").calls).toEqual([]);
       const patterns = busRules(r).map((rule) => JSON.parse(String(rule.rule.eventPattern)) as unknown);
       expect(patterns).toHaveLength(Object.keys(RULE_PATTERNS).length);
       expect(patterns).toEqual(expect.arrayContaining(Object.values(RULE_PATTERNS)));
     });
 
-    it.each(Object.entries(RULE_PATTERNS))("delivers %s to its own queue", (name, pattern) => {
+    it.each(Object.entries(RULE_PATTERNS))("delivers %s to its own queue, on the bus", (name, pattern) => {
       const rules = busRules(r).filter(
         (rule) => JSON.stringify(JSON.parse(String(rule.rule.eventPattern))) === JSON.stringify(pattern),
       );
       expect(rules).toHaveLength(1);
       const expectedQueue = { verdicts: "VerdictsQueue", escalations: "ReviewQueue", refunds: "RefundsQueue" }[name];
       expect(rules[0]?.queue.name).toBe(expectedQueue);
+      expect(unwrap(rules[0]?.rule.eventBusName)).toBe("Bus");
+      expect(unwrap(rules[0]?.target.eventBusName)).toBe("Bus");
     });
 
-    it("gives every rule target a DLQ that only this bus's rules may send to", () => {
+    it("gives every rule target a DLQ, 24 hours of retries, and queue policies that admit only its own rule", () => {
       for (const rule of busRules(r)) {
         const deadLetter = unwrap(rule.target.deadLetterConfig) as { arn?: string } | undefined;
         const dlq = r.resolve(deadLetter?.arn);
         expect(deadLetterQueues(r).has(dlq.name), `${rule.name}'s target DLQ is a dead-letter queue`).toBe(true);
-        const policies = r
-          .ofType("aws.sqs.QueuePolicy")
-          .filter((p) => String(unwrap(p.args.queueUrl)).endsWith(`/${dlq.name}`));
-        expect(policies, `${dlq.name} has one queue policy`).toHaveLength(1);
-        const statement = (JSON.parse(String(unwrap(policies[0]?.args.policy))) as { Statement: Args[] }).Statement[0];
-        expect(statement).toEqual({
-          Sid: "BusRulesDeadLetters",
-          Effect: "Allow",
-          Principal: { Service: "events.amazonaws.com" },
-          Action: "sqs:SendMessage",
-          Resource: dlq.arn,
-          Condition: { ArnLike: { "aws:SourceArn": "arn:aws:events:eu-west-1:111122223333:rule/Bus/*" } },
+        expect(unwrap(rule.target.retryPolicy)).toEqual({
+          maximumEventAgeInSeconds: 86_400,
+          maximumRetryAttempts: 185,
         });
+        for (const queue of [rule.queue, dlq]) {
+          const policies = policiesOf(r, queue.name);
+          expect(policies, `${queue.name} has one queue policy`).toHaveLength(1);
+          expect(policies[0]?.Statement).toEqual([
+            {
+              Sid: "OnlyItsBusRule",
+              Effect: "Allow",
+              Principal: { Service: "events.amazonaws.com" },
+              Action: "sqs:SendMessage",
+              Resource: queue.arn,
+              Condition: { ArnEquals: { "aws:SourceArn": rule.arn } },
+            },
+          ]);
+        }
+        // The target is created after the policies, so its first deliveries are not refused.
+        expect((rule.targetOpts.dependsOn as unknown[]).map((p) => r.resolve(p).type)).toEqual([
+          "aws.sqs.QueuePolicy",
+          "aws.sqs.QueuePolicy",
+        ]);
       }
     });
   });
@@ -394,7 +461,7 @@ describe("sst.config.ts wiring (stage test)", () => {
       "GET /openapi.json": null,
     } as const;
 
-    it("declares exactly the routes of SPEC §7.2, each with its authorizer (health open)", () => {
+    it("declares exactly the routes of the HTTP API, each with its authorizer (health open)", () => {
       const api = r.get("sst.aws.ApiGatewayV2", "Api");
       // The stand-in hands out `authorizer/<name>` as each authorizer's id.
       const authorizerIds = new Map<string, string>(
@@ -430,13 +497,18 @@ describe("sst.config.ts wiring (stage test)", () => {
       }
     });
 
-    it("turns CORS off, throttles the stage and keeps access logs", () => {
+    it("turns CORS off, throttles every route and POST /claims tighter, and keeps access logs", async () => {
       const args = r.get("sst.aws.ApiGatewayV2", "Api").args;
       expect(args.cors).toBe(false);
       expect(args.accessLog).toEqual({ retention: "1 month" });
-      expect(args.transform).toMatchObject({
-        stage: { defaultRouteSettings: { throttlingRateLimit: 50, throttlingBurstLimit: 100 } },
+      const stage = transformed(args, "stage");
+      expect(stage.args).toEqual({
+        defaultRouteSettings: { throttlingRateLimit: 50, throttlingBurstLimit: 100 },
+        routeSettings: [{ routeKey: "POST /claims", throttlingRateLimit: 10, throttlingBurstLimit: 20 }],
       });
+      // The route settings name POST /claims: the stage waits for every route (API Gateway refuses an unknown key).
+      const routes = (await stage.opts.dependsOn) as { route: string }[];
+      expect(routes.map((x) => x.route).sort()).toEqual(Object.keys(ROUTES).sort());
     });
   });
 
@@ -545,7 +617,7 @@ describe("sst.config.ts wiring (stage production)", () => {
 
   it("protects the table from deletion and names the bus claims", () => {
     expect(r.get("sst.aws.Dynamo", "Table").args.deletionProtection).toBe(true);
-    expect(r.get("sst.aws.Bus", "Bus").args).toMatchObject({ transform: { bus: { name: "claims" } } });
+    expect(transformed(r.get("sst.aws.Bus", "Bus").args, "bus").args).toEqual({ name: "claims" });
   });
 });
 
@@ -562,10 +634,10 @@ describe("deploy-time settings", () => {
         LLM_MODEL: "gemma3:4b",
       });
     }
-    const options = subscriptionsOf(r.get("sst.aws.Queue", "AgentStepsQueue"))[0]?.args[1];
-    expect(unwrap(options)).toMatchObject({
-      transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: 4 } } },
-    });
+    const mapping = r
+      .ofType("aws.lambda.EventSourceMapping")
+      .find((m) => r.resolve(m.args.eventSourceArn).name === "AgentStepsQueue");
+    expect(unwrap(mapping?.args.scalingConfig)).toEqual({ maximumConcurrency: 4 });
   });
 
   it("enables the batch and its schedule from the deploy environment", async () => {
@@ -579,6 +651,11 @@ describe("deploy-time settings", () => {
     ["CLAIMS_BATCH_ENABLED", "yes", /CLAIMS_BATCH_ENABLED="yes" is invalid/],
     ["CLAIMS_BATCH_SCHEDULE", "daily", /CLAIMS_BATCH_SCHEDULE="daily" is invalid/],
     ["CLAIMS_API_RATE_LIMIT", "fast", /CLAIMS_API_RATE_LIMIT="fast" is invalid/],
+    [
+      "CLAIMS_API_SUBMIT_RATE_LIMIT",
+      "60",
+      /CLAIMS_API_SUBMIT_RATE_LIMIT="60" is invalid: expected an integer from 1 to 50/,
+    ],
   ])("rejects %s=%s with a message naming the variable", async (variable, value, message) => {
     await expect(evaluate("test", { [variable]: value })).rejects.toThrow(message);
   });
@@ -609,7 +686,9 @@ describe("infra/facts.ts is what deploys (the one source functions/ and local/ r
       const fn = functionFor(r, fact.handler as Handler);
       expect(fn.args.memory).toBe(fact.memory);
       expect(seconds(fn.args.timeout)).toBe(fact.timeoutSeconds);
-      expect(((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name).sort()).toEqual([...fact.links].sort());
+      expect(((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name).sort()).toEqual(
+        linksOf(_key as FunctionKey).sort(),
+      );
     },
   );
 
@@ -630,7 +709,7 @@ describe("the refund policy: a deploy-time input the operator owns, shipped pre-
   it("deploys the operator's CLAIMS_POLICY_FILE as JSON: its contract, agent and LLM defaults, with the file's name and hash", async () => {
     await evaluate("test");
     const policy = written("test");
-    const config = loadConfig(POLICY_FILE, Date.now());
+    const config = parseConfig(readFileSync(POLICY_FILE, "utf8"), POLICY_FILE, Date.now());
     expect(policy).toMatchObject({
       source: POLICY_FILE,
       demo: false,
@@ -737,9 +816,9 @@ describe("alarms, their topic and the dashboard", () => {
     }
   });
 
-  it("alarms on any message in every dead-letter queue", () => {
+  it("alarms on any message in every dead-letter queue, the schedules' included", () => {
     const dlqs = [...deadLetterQueues(r)].sort();
-    expect(dlqs).toHaveLength(8);
+    expect(dlqs).toHaveLength(9);
     for (const dlq of dlqs) {
       expect(alarmOn("ApproximateNumberOfMessagesVisible", "QueueName", dlq), dlq).toEqual([
         expect.objectContaining({
@@ -817,8 +896,8 @@ describe("alarms, their topic and the dashboard", () => {
     expect(backlog(tuned)).toEqual(expected(5, 4 * 3600));
   });
 
-  it("has exactly these alarms: 8 DLQs, 2 queue ages, errors and throttles of 11 functions, 2 on reviews", () => {
-    expect(alarms()).toHaveLength(8 + 2 + 2 * Object.keys(FUNCTIONS).length + 2);
+  it("has exactly these alarms: 9 DLQs, 2 queue ages, errors and throttles of 11 functions, 2 on reviews", () => {
+    expect(alarms()).toHaveLength(9 + 2 + 2 * Object.keys(FUNCTIONS).length + 2);
   });
 
   it("sends every function's metrics to the stage's namespace", () => {
@@ -861,5 +940,344 @@ describe("alarms, their topic and the dashboard", () => {
     await expect(evaluate("production", { CLAIMS_ALARM_ENDPOINT: undefined })).rejects.toThrow(
       /CLAIMS_ALARM_ENDPOINT is not set: the production stage must notify someone/,
     );
+  });
+});
+
+// --- AWS hardening: each rule is a checker that lists its violations, run on the app and on a counter-example ---
+
+/** Every Allow statement of a queue policy must name its sender: no statement without an aws:SourceArn condition. */
+function queuePoliciesWithoutSourceArn(r: Recording): string[] {
+  return r.ofType("aws.sqs.QueuePolicy").flatMap((p) => {
+    const doc = JSON.parse(String(unwrap(p.args.policy))) as PolicyDocument;
+    return doc.Statement.filter((s) => {
+      const condition = (s.Condition ?? {}) as Record<string, Record<string, unknown>>;
+      return !Object.values(condition).some((c) => typeof c?.["aws:SourceArn"] === "string");
+    }).map(() => `${p.name}: a statement without an aws:SourceArn condition`);
+  });
+}
+
+/** The queue a function consumes, if any (its event-source mapping). */
+function consumedQueueArn(r: Recording, fn: DeployedFunction): string | undefined {
+  return fn.trigger.startsWith("queue ") ? r.get("sst.aws.Queue", fn.trigger.slice(6)).arn : undefined;
+}
+
+/** A statement's resource by name: a component's name, `<table>/index`, or `own log group`. */
+function resourceName(r: Recording, arn: unknown): string {
+  const text = String(unwrap(arn));
+  if (/^arn:aws:logs:.*:log-group:\/aws\/lambda\/[^*]+:\*$/.test(text)) return "own log group";
+  if (text.endsWith("/index/*")) return `${r.resolve(text.slice(0, -"/index/*".length)).name}/index`;
+  return r.resolve(text).name;
+}
+
+/** No role with a wildcard action or resource, and none with a managed policy (the basic role writes every log group). */
+function wildcardGrants(r: Recording): string[] {
+  return deployedFunctions(r).flatMap((fn) => {
+    const role = roleOf(fn.args, consumedQueueArn(r, fn));
+    const handler = String(fn.args.handler);
+    return [
+      ...role.statements.flatMap((s) => [
+        ...s.actions.filter((a) => a.includes("*")).map((a) => `${handler}: action ${a}`),
+        ...s.resources.filter((x) => String(x) === "*").map(() => `${handler}: resource *`),
+      ]),
+      ...role.managedPolicyArns.map((arn) => `${handler}: managed policy ${arn}`),
+    ];
+  });
+}
+
+/** A function's rights as resource name → sorted actions. */
+function grantsOf(r: Recording, fn: DeployedFunction): Record<string, string[]> {
+  const grants: Record<string, Set<string>> = {};
+  for (const s of roleOf(fn.args, consumedQueueArn(r, fn)).statements)
+    for (const resource of s.resources) {
+      const name = resourceName(r, resource);
+      grants[name] ??= new Set();
+      for (const action of s.actions) grants[name].add(action);
+    }
+  return Object.fromEntries(Object.entries(grants).map(([k, v]) => [k, [...v].sort()]));
+}
+
+/** Every event-source mapping has a maximum concurrency of 2 to 1000 (AWS's range). */
+function uncappedEventSources(r: Recording): string[] {
+  return r
+    .ofType("aws.lambda.EventSourceMapping")
+    .filter((m) => {
+      const cap = (unwrap(m.args.scalingConfig) as { maximumConcurrency?: number } | undefined)?.maximumConcurrency;
+      return cap === undefined || cap < 2 || cap > 1000;
+    })
+    .map((m) => `${m.name}: no maximumConcurrency`);
+}
+
+/** The authorizers and the intake API keep reserved concurrency. */
+function unreservedRequestPath(r: Recording): string[] {
+  return ["functions/authorizer.handler", "functions/authorizer.reviewerHandler", "functions/intake-api.handler"]
+    .filter((handler) => {
+      const fn = deployedFunctions(r).find((f) => f.args.handler === handler);
+      const reserved = (fn?.args.concurrency as { reserved?: number } | undefined)?.reserved;
+      return reserved === undefined || reserved < 1;
+    })
+    .map((handler) => `${handler}: no reserved concurrency`);
+}
+
+/** Every queue keeps messages 14 days; every DLQ redrive allows at least 5 receives (throttling is not a failure). */
+function shortRetentionOrRedrive(r: Recording): string[] {
+  return r.ofType("sst.aws.Queue").flatMap((q) => {
+    const retention = (q.args.transform as { queue?: { messageRetentionSeconds?: number } } | undefined)?.queue
+      ?.messageRetentionSeconds;
+    const retry = dlqOf(q)?.retry;
+    return [
+      ...(retention === 14 * 24 * 3600 ? [] : [`${q.name}: retention ${retention ?? "4 days (default)"}`]),
+      ...(retry !== undefined && retry < 5 ? [`${q.name}: ${retry} receives before its DLQ`] : []),
+    ];
+  });
+}
+
+/** A FIFO queue runs in high-throughput mode. */
+function lowThroughputFifo(r: Recording): string[] {
+  return r
+    .ofType("sst.aws.Queue")
+    .filter((q) => isFifo(q) && dlqOf(q) !== undefined)
+    .filter((q) => {
+      const queue = (q.args.transform as { queue?: Args } | undefined)?.queue ?? {};
+      return queue.deduplicationScope !== "messageGroup" || queue.fifoThroughputLimit !== "perMessageGroupId";
+    })
+    .map((q) => `${q.name}: not in high-throughput mode`);
+}
+
+/** Fixed physical names (functions and their log groups, the bus, alarms, the dashboard) are replaced delete-first. */
+function createFirstFixedNames(r: Recording): string[] {
+  const functions = deployedFunctions(r)
+    .filter((fn) => fn.args.name !== undefined)
+    .flatMap((fn) =>
+      ["function", "logGroup"]
+        .filter((key) => transformed(fn.args, key).opts.deleteBeforeReplace !== true)
+        .map((key) => `${String(fn.args.handler)}: ${key} named ${String(fn.args.name)} replaced create-first`),
+    );
+  const bus = r
+    .ofType("sst.aws.Bus")
+    .filter((b) => transformed(b.args, "bus").opts.deleteBeforeReplace !== true)
+    .map((b) => `${b.name}: replaced create-first`);
+  const named = [...r.ofType("aws.cloudwatch.MetricAlarm"), ...r.ofType("aws.cloudwatch.Dashboard")]
+    .filter((c) => c.opts.deleteBeforeReplace !== true)
+    .map((c) => `${c.name}: replaced create-first`);
+  return [...functions, ...bus, ...named];
+}
+
+/** Every schedule has a dead-letter queue. */
+function schedulesWithoutDlq(r: Recording): string[] {
+  return r
+    .ofType("sst.aws.CronV2")
+    .filter((c) => c.args.dlq === undefined)
+    .map((c) => `${c.name}: no DLQ`);
+}
+
+/** POST /claims has a throttle of its own, below every route's default. */
+function submitRouteUnthrottled(r: Recording): string[] {
+  return r.ofType("sst.aws.ApiGatewayV2").flatMap((api) => {
+    const stage = transformed(api.args, "stage").args as {
+      defaultRouteSettings?: { throttlingRateLimit?: number };
+      routeSettings?: { routeKey: string; throttlingRateLimit?: number }[];
+    };
+    const submit = stage.routeSettings?.find((s) => s.routeKey === "POST /claims");
+    const fallback = stage.defaultRouteSettings?.throttlingRateLimit ?? Number.POSITIVE_INFINITY;
+    return submit?.throttlingRateLimit !== undefined && submit.throttlingRateLimit < fallback
+      ? []
+      : [`${api.name}: POST /claims has no throttle below the default`];
+  });
+}
+
+const HARDENING_RULES = {
+  "no queue policy lacks an aws:SourceArn condition": queuePoliciesWithoutSourceArn,
+  "no role has a wildcard action or resource, or a managed policy": wildcardGrants,
+  "every event-source mapping has a maximum concurrency": uncappedEventSources,
+  "the authorizers and the intake API keep reserved concurrency": unreservedRequestPath,
+  "every queue keeps messages 14 days and redrives after 5 receives or more": shortRetentionOrRedrive,
+  "FIFO queues run in high-throughput mode": lowThroughputFifo,
+  "fixed names are replaced delete-first": createFirstFixedNames,
+  "every schedule has a DLQ": schedulesWithoutDlq,
+  "POST /claims is throttled below the other routes": submitRouteUnthrottled,
+} as const satisfies Record<string, (r: Recording) => string[]>;
+
+/** Exactly the actions each function may use, by resource (the consumed queue's receive rights come from SST). */
+const READ = ["dynamodb:GetItem", "dynamodb:Query"];
+const WRITE = [
+  ...READ,
+  "dynamodb:BatchWriteItem",
+  "dynamodb:DeleteItem",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+].sort();
+const INDEX = ["dynamodb:Query"];
+const SEND = ["sqs:SendMessage"];
+const PUBLISH = ["events:PutEvents"];
+const RECEIVE = [
+  "sqs:ChangeMessageVisibility",
+  "sqs:DeleteMessage",
+  "sqs:GetQueueAttributes",
+  "sqs:GetQueueUrl",
+  "sqs:ReceiveMessage",
+];
+const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
+const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
+  "functions/intake-api.handler": { Table: WRITE, "Table/index": INDEX, ExtractionQueue: SEND, CrewEventsQueue: SEND },
+  "functions/authorizer.handler": {},
+  "functions/review-api.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    Bus: PUBLISH,
+    ExtractionQueue: SEND,
+    CrewEventsQueue: SEND,
+  },
+  "functions/authorizer.reviewerHandler": {},
+  "functions/intake-extract.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    CrewEventsQueue: SEND,
+    Bus: PUBLISH,
+    ExtractionQueue: RECEIVE,
+  },
+  "functions/orchestrator.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    AgentStepsQueue: SEND,
+    ProposalsQueue: SEND,
+    TimersQueue: SEND,
+    Bus: PUBLISH,
+    CrewEventsQueue: RECEIVE,
+  },
+  "functions/worker.handler": { Table: WRITE, "Table/index": INDEX, CrewEventsQueue: SEND, AgentStepsQueue: RECEIVE },
+  "functions/kernel.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH, ProposalsQueue: RECEIVE },
+  "functions/timer.handler": {
+    Table: READ,
+    "Table/index": INDEX,
+    CrewEventsQueue: SEND,
+    TimersQueue: [...RECEIVE, ...SEND].sort(),
+  },
+  "functions/sweep.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    CrewEventsQueue: SEND,
+    ExtractionQueue: SEND,
+    Bus: PUBLISH,
+  },
+  "functions/batch.handler": { Table: WRITE, "Table/index": INDEX, ExtractionQueue: SEND, CrewEventsQueue: SEND },
+};
+
+describe("AWS hardening", () => {
+  let app: Recording;
+  let unhardened: Recording;
+  beforeAll(async () => {
+    app = await evaluate("production");
+    unhardened = await evaluateSstConfig({
+      stage: "test",
+      configPath: new URL("./fixtures/unhardened.config.ts", import.meta.url).pathname,
+    });
+  });
+
+  it.each(Object.entries(HARDENING_RULES))("%s", (_rule, check) => {
+    expect(check(app)).toEqual([]);
+    // The same rule on SST's defaults without the hardening: it must find the fault.
+    expect(check(unhardened).length).toBeGreaterThan(0);
+  });
+
+  it("finds SST's open policy of bus.subscribeQueue, SST's own whole-service links and uncapped subscriptions", () => {
+    expect(queuePoliciesWithoutSourceArn(unhardened)).toEqual([
+      "BusSubscriberRefundsPolicy: a statement without an aws:SourceArn condition",
+    ]);
+    expect(wildcardGrants(unhardened)).toEqual(
+      expect.arrayContaining([
+        "functions/worker.handler: action dynamodb:*",
+        "functions/worker.handler: action sqs:*",
+        "functions/worker.handler: action events:*",
+        `functions/worker.handler: managed policy arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole`,
+      ]),
+    );
+    expect(uncappedEventSources(unhardened)).toHaveLength(2);
+  });
+
+  it.each(Object.entries(EXPECTED_GRANTS))("%s may use exactly these actions", (handler, expected) => {
+    const fn = functionFor(app, handler as Handler);
+    expect(grantsOf(app, fn)).toEqual({ ...expected, "own log group": LOGS });
+    // Its own log group only: claims-crew-<stage>-<key>.
+    const logs = roleOf(fn.args).statements.find((s) => s.actions.includes("logs:PutLogEvents"));
+    expect(logs?.resources.map(String)).toEqual([
+      `arn:aws:logs:eu-west-1:111122223333:log-group:/aws/lambda/${String(fn.args.name)}:*`,
+    ]);
+  });
+
+  it("links the table, the queues and the bus for their properties only, as SST's own links name them", () => {
+    expect([...app.wrappedLinks].sort()).toEqual(["Bus", "Dynamo", "Queue"]);
+    const worker = functionFor(app, "functions/worker.handler");
+    const properties = ((worker.args.link ?? []) as { getSSTLink(): { properties: Args; include?: unknown[] } }[]).map(
+      (l) => {
+        const link = l.getSSTLink();
+        return [Object.keys(link.properties).sort(), link.include ?? []];
+      },
+    );
+    expect(properties).toEqual([
+      [["name"], []],
+      [["url"], []],
+      [["value"], []],
+    ]);
+  });
+
+  it("sends the schedules' undeliverable invocations to their DLQ", () => {
+    for (const name of ["Sweep", "Batch"]) {
+      expect(app.resolve(app.get("sst.aws.CronV2", name).args.dlq).name).toBe("SchedulesDlq");
+    }
+  });
+
+  it("gives the LLM functions one LLM call's budget plus margin, and refuses a policy whose call would not fit", async () => {
+    for (const handler of ["functions/worker.handler", "functions/intake-extract.handler"] as const) {
+      const timeout = seconds(functionFor(app, handler).args.timeout);
+      expect(timeout).toBeGreaterThan(LLM_CALL_BUDGET_SECONDS);
+      expect(timeout).toBeLessThanOrEqual(LLM_CALL_BUDGET_SECONDS + 30);
+    }
+    await expect(evaluate("test", { CLAIMS_POLICY_FILE: "infra/fixtures/policy-slow-llm.yaml" })).rejects.toThrow(
+      /policy-slow-llm\.yaml cannot be deployed: llm_defaults\.timeout_ms is 60000, but one LLM call may take at most 30000 ms/,
+    );
+  });
+});
+
+/** The IAM action each AWS SDK command the handlers send needs (SendMessageBatch is authorised as SendMessage). */
+const COMMAND_ACTIONS: Record<string, string> = {
+  GetCommand: "dynamodb:GetItem",
+  PutCommand: "dynamodb:PutItem",
+  UpdateCommand: "dynamodb:UpdateItem",
+  DeleteCommand: "dynamodb:DeleteItem",
+  QueryCommand: "dynamodb:Query",
+  BatchWriteCommand: "dynamodb:BatchWriteItem",
+  SendMessageCommand: "sqs:SendMessage",
+  SendMessageBatchCommand: "sqs:SendMessage",
+  PutEventsCommand: "events:PutEvents",
+};
+
+/** Commands in the bundles that no handler sends: adapters/aws/table.ts creates the table for the local stack and the CLI. */
+const NOT_SENT_BY_HANDLERS = new Set(["CreateTableCommand", "DescribeTableCommand"]);
+
+describe("the grants cover what the handlers send", () => {
+  it("every AWS SDK command in a deployed handler's bundle needs an action some function is granted", async () => {
+    const granted = new Set(Object.values(ACTIONS).flat());
+    // All handlers in one build (as sst deploy bundles each; the inputs are the union).
+    const result = await build({
+      entryPoints: [...new Set(Object.values(FUNCTIONS).map((f) => `${f.handler.replace(/\.[^.]+$/, "")}.ts`))],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+      outdir: "out",
+    });
+    const sources = Object.keys(result.metafile.inputs).filter((input) => !input.includes("node_modules"));
+    const commands = new Set(
+      sources.flatMap((file) => [...readFileSync(file, "utf8").matchAll(/new (\w+Command)\(/g)].map((m) => m[1]!)),
+    );
+    // The adapters' calls are in the bundles (a bundle that lost them would pass vacuously).
+    expect([...commands]).toEqual(expect.arrayContaining(["PutCommand", "SendMessageCommand", "PutEventsCommand"]));
+    for (const command of [...commands].filter((c) => !NOT_SENT_BY_HANDLERS.has(c))) {
+      const action = COMMAND_ACTIONS[command];
+      expect(action, `${command} has an IAM action in COMMAND_ACTIONS`).toBeDefined();
+      expect(granted.has(action as never), `${action} (${command}) is granted by facts.ts ACTIONS`).toBe(true);
+    }
   });
 });

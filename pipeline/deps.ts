@@ -56,8 +56,8 @@ export interface PipelineWaits {
   readonly claimMs: number;
 }
 
-/** The pipeline's waits for an LLM whose calls take at most `llmTimeoutMs` each; `extractionReceives` is the extraction queue's maxReceives (infra/facts.ts, 3). */
-export function pipelineWaitsFor(llmTimeoutMs: number, extractionReceives = 3): PipelineWaits {
+/** The pipeline's waits for an LLM whose calls take at most `llmTimeoutMs` each; `extractionReceives` is the extraction queue's maxReceives (infra/facts.ts, 5). */
+export function pipelineWaitsFor(llmTimeoutMs: number, extractionReceives = 5): PipelineWaits {
   const callMs = llmTimeoutMs;
   const slackMs = Math.max(10_000, Math.round(callMs / 10));
   const timeouts = { analystMs: callMs + slackMs, decisionMs: 2 * callMs + slackMs, fixerMs: callMs + slackMs };

@@ -1,7 +1,7 @@
-// Orchestrator: load the claim's crew snapshot, deliver one event, save snapshot + outbox with a
-// version condition, then perform the outbox. A redelivery finding an unperformed outbox performs it.
-import { createCrewSession, resumeCrewSession } from "../core/crew/index.ts";
-import type { CrewSession, OutboundCrewEvent } from "../core/crew/index.ts";
+// Orchestrator: load the claim's crew snapshot, step the crew (stepCrewMany), save snapshot + outbox
+// with a version condition, then perform the outbox. A redelivery finding an unperformed outbox performs it.
+import { initialCrewSnapshot, stepCrewMany } from "../core/crew/index.ts";
+import type { CrewBatchResult, JsonValue, OutboundCrewEvent } from "../core/crew/index.ts";
 import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -13,11 +13,6 @@ import { performEffects } from "./perform.ts";
 
 /** What one crew-queue message did. */
 type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED";
-
-/** Frozen clock for one delivery: every deadline computed while handling a message uses the same instant. */
-function instant(now: number) {
-  return { now: () => now };
-}
 
 /** Handles one crew-queue message for a claim. Throws `VersionConflictError` when another consumer won a race (retry). */
 export async function handleCrewMessage(
@@ -46,9 +41,10 @@ type OrchestratorDeps = Pick<
 
 /**
  * Handles consecutive crew-queue messages of ONE claim (a FIFO batch may hold several of a group):
- * one load, every message delivered in order, one conditional save of snapshot + outbox, then the
- * outbox is performed. Returns one outcome per message. Throws `VersionConflictError` on a lost race:
- * the whole group is retried, and the engine ignores what it already applied.
+ * one load, one pure batch step of the crew over every message that reaches it (all at one instant),
+ * one conditional save of snapshot + outbox, then the outbox is performed. Returns one outcome per
+ * message. Throws `VersionConflictError` on a lost race: the whole group is retried, and the engine
+ * ignores what it already applied.
  */
 export async function handleCrewMessages(
   messages: readonly CrewQueueMessage[],
@@ -69,24 +65,45 @@ export async function handleCrewMessages(
   const quiet: OrchestratorOutcome = repaired ? "REPAIRED" : "IGNORED";
   const record = await deps.claims.getClaim(claimId);
   if (!record || !record.claim) return messages.map(() => quiet);
+  const claim = record.claim;
   const now = deps.clock.now();
   const graph = claimsCrewGraph(deps.settings.timeouts);
-  const clock = instant(now);
-  let session: CrewSession | undefined;
+  // A start reaches the crew only when it has none yet; anything else only once it has one.
+  let rootInput: JsonValue | undefined;
+  let exists = stored !== undefined;
+  const inbound: unknown[] = [];
+  const reaches = messages.map((message) => {
+    if (message.type !== "claim.start") {
+      if (exists) inbound.push(message);
+      return exists;
+    }
+    if (exists) return false;
+    exists = true;
+    rootInput = claimsCrewInput(claim, record.received_at);
+    const task = { description: `Decide refund claim ${claimId}` };
+    inbound.push({ type: "crew.start", crewId: claimId, input: rootInput, task });
+    return true;
+  });
+  const step: CrewBatchResult | undefined =
+    inbound.length === 0
+      ? undefined
+      : stepCrewMany(stored?.snapshot ?? initialCrewSnapshot({ crewId: claimId, graph }), inbound, {
+          graph,
+          nowMs: now,
+        });
   const effects: Effect[] = [];
   const outcomes: OrchestratorOutcome[] = [];
   let rearm: number | undefined;
+  let next = 0;
 
-  for (const message of messages) {
-    let events: OutboundCrewEvent[];
+  for (const [i, message] of messages.entries()) {
+    if (!reaches[i]) {
+      outcomes.push(message.type !== "claim.start" ? quiet : repaired ? "REPAIRED" : "DUPLICATE");
+      continue;
+    }
+    const result = step!.results[next++]!;
+    const events: OutboundCrewEvent[] = result.events;
     if (message.type === "claim.start") {
-      if (stored || session) {
-        outcomes.push(repaired ? "REPAIRED" : "DUPLICATE");
-        continue;
-      }
-      session = createCrewSession({ crewId: claimId, graph, clock });
-      const rootInput = claimsCrewInput(record.claim, record.received_at);
-      events = session.start(rootInput, { description: `Decide refund claim ${claimId}` });
       effects.push(
         {
           kind: "claim_update",
@@ -107,27 +124,13 @@ export async function handleCrewMessages(
       );
       outcomes.push("STARTED");
     } else {
-      if (!session) {
-        if (!stored) {
-          outcomes.push(quiet);
-          continue;
-        }
-        session = resumeCrewSession(stored.snapshot, [], { graph, clock }).session;
-      }
-      events = session.deliver(message);
-      if (events.length === 0 && message.type === "crew.tick") {
+      if (result.label === "not-due") {
         // Nothing was due yet: re-arm for the earliest deadline still in flight (no save needed).
-        const due = session.nextDeadlineMs();
-        if (due !== undefined) rearm = due;
+        if (result.nextDeadlineMs !== undefined) rearm = result.nextDeadlineMs;
         outcomes.push(quiet);
         continue;
       }
-      const ignored =
-        events.length > 0 &&
-        events.every(
-          (e) => e.type === "crew.diagnostic" && (e.code === "DUPLICATE_DELIVERY" || e.code === "LATE_DELIVERY"),
-        );
-      if (ignored) {
+      if (result.label === "duplicate" || result.label === "late") {
         outcomes.push(repaired ? "REPAIRED" : "DUPLICATE");
         continue;
       }
@@ -150,16 +153,16 @@ export async function handleCrewMessages(
     // One timer per claim, not per step: armed at the start for the first deadline, and re-armed by
     // each tick while steps are still in flight (later deadlines are never earlier than the armed one).
     // The 5-minute sweep catches a timer that went missing.
-    const nextDeadline = session.nextDeadlineMs();
+    const nextDeadline = result.nextDeadlineMs;
     if (nextDeadline !== undefined && (message.type === "claim.start" || message.type === "crew.tick"))
       effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
   }
   if (rearm !== undefined && !effects.some((e) => e.kind === "timer"))
     await performEffects([{ kind: "timer", claimId, dueMs: rearm }], deps);
-  if (!session || effects.length === 0) return outcomes;
+  if (!step || effects.length === 0) return outcomes;
 
   const version = (stored?.version ?? 0) + 1;
-  await deps.sessions.saveSession({ claimId, version, snapshot: session.snapshot(), outbox: effects });
+  await deps.sessions.saveSession({ claimId, version, snapshot: step.snapshot, outbox: effects });
   await performEffects(effects, deps);
   await deps.sessions.clearOutbox(claimId, version);
   return outcomes;

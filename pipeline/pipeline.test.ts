@@ -314,6 +314,25 @@ describe("the in-process pipeline with the rules model", () => {
     expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
   });
 
+  it("steps only what reaches the crew in a batch: nothing before its start, one start, a tick with nothing due", async () => {
+    const p = pipeline();
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    const start = p.queues.take();
+    if (start?.queue !== "crew-events") throw new Error("expected the crew start");
+    const tick = { type: "crew.tick" as const, crewId: claimId, nowMs: NOW + 1_000 };
+    expect(await handleCrewMessages([tick, start.message, start.message, tick], p.deps)).toEqual([
+      "IGNORED",
+      "STARTED",
+      "DUPLICATE",
+      "IGNORED",
+    ]);
+    expect((await p.deps.sessions.loadSession(claimId))?.version).toBe(1);
+    expect(p.queues.timers).toEqual([{ queue: "timers", claimId, dueMs: NOW + 120_000 }]);
+    expect(p.queues.take()?.queue).toBe("agent-steps");
+    expect(p.queues.size()).toBe(0);
+  });
+
   it("arms one timer per claim and re-arms it from a tick while a step is still in flight", async () => {
     let now = NOW;
     const p = createInProcessPipeline({

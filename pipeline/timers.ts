@@ -49,16 +49,20 @@ interface SweepResult {
   stalled: string[];
   /** Review decisions that had been claimed but not finished, completed now. */
   reviewsRepaired: number;
+  /** Set when the run ran out of time (`hasTime`) and left the claims it had not reached to the next run. */
+  stoppedEarly?: true;
 }
 
 /** Settings of a sweep. */
 interface SweepOptions {
   /** A claim not updated for this long is nudged. */
   stalledAfterMs: number;
-  /** Claims read per page; the sweep reads every page, so no claim can keep it from the others. */
+  /** Claims read per page; the sweep reads every page while `hasTime` allows, so no claim can keep it from the others. */
   pageSize: number;
   /** Nudges in a row that find the claim unchanged before it is moved to NEEDS_REVIEW `STALLED`. */
   maxTicks: number;
+  /** Asked before each claim and before the review repair: false stops the run, leaving the rest to the next one. */
+  hasTime?: () => boolean;
 }
 
 /** What the sweep runs with (repairing a review decision may reserve a refund, publish and audit). */
@@ -130,9 +134,11 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   const now = deps.clock.now();
   const cutoff = new Date(now - opts.stalledAfterMs).toISOString();
   const result: SweepResult = { examined: 0, restarted: [], ticked: [], stalled: [], reviewsRepaired: 0 };
+  const hasTime = opts.hasTime ?? (() => true);
   // Claims received after the cutoff were updated after it too (updated_at ≥ received_at).
   for await (const claim of openClaims(deps, opts.pageSize, cutoff)) {
     if (claim.updated_at >= cutoff) continue;
+    if (!hasTime()) return { ...result, stoppedEarly: true };
     result.examined++;
     const session = claim.status === "RUNNING" ? await deps.sessions.loadSession(claim.claim_id) : undefined;
     const decision = sweepDecision(claim, session?.version ?? 0, now, opts.maxTicks);
@@ -147,6 +153,7 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
     await deps.claims.updateClaim(claim.claim_id, { sweep: decision.nudged }, [claim.status]);
     result[(await nudge(claim, now, deps)) === "restarted" ? "restarted" : "ticked"].push(claim.claim_id);
   }
+  if (!hasTime()) return { ...result, stoppedEarly: true };
   result.reviewsRepaired = await repairReviews(deps, opts.pageSize);
   return result;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# check:infra — type-checks sst.config.ts and infra/ against SST's real component types, without AWS and
-# without the Pulumi download every sst command starts with. Needs only `npm ci` and the npm registry.
+# check:infra — type-checks sst.config.ts and infra/ against SST's real component types, then runs the config
+# through SST's own component code under Pulumi's mocks, without AWS and without the Pulumi download every sst
+# command starts with. Needs only `npm ci` and the npm registry.
 #
 # How: SST looks for Pulumi in $XDG_CONFIG_HOME/sst/bin and only asks it `pulumi version` before
 # `sst install`. We point XDG_CONFIG_HOME at .sst-offline/ (gitignored), put a stub there that prints the
@@ -78,4 +79,15 @@ fi
 say "tsc -p infra/tsconfig.check.json (sst.config.ts + infra/ against .sst/platform/config.d.ts)"
 step=$(date +%s)
 node node_modules/typescript/bin/tsc -p infra/tsconfig.check.json || fail "type errors in sst.config.ts or infra/ (see above)."
-say "types OK in $(elapsed "$step"); total $(elapsed "$started")"
+say "types OK in $(elapsed "$step")"
+
+# 5. SST's own component code, offline: sst.config.ts through .sst/platform under Pulumi's mocks
+#    (scripts/sst-offline-run.mjs): the roles, event-source mappings, queue policies and API stage SST really
+#    generates must hold the hardening rules; the unhardened counter-example must break them.
+say "running sst.config.ts through SST's own components under Pulumi mocks (scripts/sst-offline-run.mjs)"
+step=$(date +%s)
+node --import tsx scripts/sst-offline-run.mjs . || fail "SST's generated resources break a hardening rule (see above)."
+if node --import tsx scripts/sst-offline-run.mjs . infra/fixtures/unhardened.config.ts >/dev/null 2>&1; then
+  fail "the offline SST run found nothing wrong with infra/fixtures/unhardened.config.ts: its checks have stopped working."
+fi
+say "SST's own components OK (and the unhardened counter-example refused) in $(elapsed "$step"); total $(elapsed "$started")"

@@ -7,13 +7,14 @@
 // What it cannot check: inputs that decide nothing (an order field the kernel ignores, the analyst's
 // prose, token usage) — replay proves the decision follows from the recorded inputs, not that they were true.
 import type * as z from "zod";
-import { canonicalize, createCrewSession, frozenClock } from "../crew/index.ts";
+import { canonicalize, initialCrewSnapshot, stepCrewMany } from "../crew/index.ts";
 import type {
   AgentStepCompletedEvent,
   AgentStepFailedEvent,
   AgentStepRequestedEvent,
   CrewCompletedEvent,
   CrewFailedEvent,
+  CrewSnapshot,
   FixerInvokedEvent,
   InboundCrewEvent,
   OutboundCrewEvent,
@@ -496,7 +497,7 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
     `${label(r)} now_ms ${d.now_ms} is not its own time ${r.event.created_at}`,
   );
 
-  const clock = frozenClock(d.now_ms);
+  const graph = claimsCrewGraph(d.timeouts);
   const requested = new Map<string, AgentStepRequestedEvent>();
   const fixers: FixerInvokedEvent[] = [];
   let end: CrewCompletedEvent | CrewFailedEvent | undefined;
@@ -507,10 +508,21 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
       else if (e.type === "crew.completed" || e.type === "crew.failed") end = e;
     }
   };
-  let session;
+  // The crew steps as the orchestrator steps it: snapshot in, events at the recorded instant, snapshot out.
+  let snapshot: CrewSnapshot;
   try {
-    session = createCrewSession({ crewId: ctx.claimId, graph: claimsCrewGraph(d.timeouts), clock });
-    note(session.start(rootInput as never, { description: `Decide refund claim ${ctx.claimId}` }));
+    const start = {
+      type: "crew.start",
+      crewId: ctx.claimId,
+      input: rootInput,
+      task: { description: `Decide refund claim ${ctx.claimId}` },
+    };
+    const started = stepCrewMany(initialCrewSnapshot({ crewId: ctx.claimId, graph }), [start], {
+      graph,
+      nowMs: d.now_ms,
+    });
+    snapshot = started.snapshot;
+    note(started.results[0]!.events);
   } catch (e) {
     s.incomplete(`the crew cannot start from ${label(r)}: ${message(e)}`);
     return undefined;
@@ -539,10 +551,11 @@ function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | Cr
       step.now_ms === Date.parse(x.event.created_at),
       `${what} now_ms ${step.now_ms} is not its own time ${x.event.created_at}`,
     );
-    clock.set(step.now_ms);
     let out: OutboundCrewEvent[];
     try {
-      out = session.deliver(inbound);
+      const stepped = stepCrewMany(snapshot, [inbound], { graph, nowMs: step.now_ms });
+      snapshot = stepped.snapshot;
+      out = stepped.results[0]!.events;
     } catch (e) {
       s.incomplete(`${what} cannot be delivered to the crew: ${message(e)}`);
       return undefined;

@@ -6,44 +6,42 @@ import type {
   AgentStepFailedEvent,
   CrewDiagnosticEvent,
   OutboundCrewEvent,
-  StepError,
 } from "./events.ts";
 import { correlationId, fixerStepAgentId } from "./ids.ts";
-import type { JsonValue } from "./json.ts";
-import type { CrewState, HistoryEntry } from "./machine.ts";
+import type { CrewState, HistoryEntry, StepLabel } from "./machine.ts";
 import { diagnostic, notStarted, phaseRole, stepOf } from "./machine.ts";
 import { settleRound } from "./rounds.ts";
-import { attemptOf, capStepError, fixerOf, isTimeout, slotKind, withStep } from "./slots.ts";
-import type { SlotState } from "./snapshot.ts";
+import { attemptOf, capStepError, doneSlot, fixerOf, isAwaiting, isTimeout } from "./slots.ts";
 
-/** Fills the slot awaiting the answer's correlation id and settles the round once nothing is in flight; anything else becomes a diagnostic. */
+/**
+ * Fills the slot awaiting the answer's correlation id and settles the round once nothing is in
+ * flight (`advanced`); an answer nobody awaits becomes a diagnostic and is labelled by it.
+ */
 export function answer(
   st: CrewState,
   out: OutboundCrewEvent[],
   ev: AgentStepCompletedEvent | AgentStepFailedEvent,
-): void {
+): StepLabel {
   if (st.status === "idle") throw notStarted(st);
   const slot = st.status === "running" ? lookup(st, ev.correlationId) : undefined;
   if (slot === undefined) {
-    out.push(classify(st, ev.correlationId));
-    return;
+    const d = classify(st, ev.correlationId);
+    out.push(d);
+    return d.code === "DUPLICATE_DELIVERY" ? "duplicate" : d.code === "LATE_DELIVERY" ? "late" : "unknown";
   }
   const s = st.slots[slot]!;
   const attempt = attemptOf(s);
-  const fx = fixerOf(s);
+  const fixer = fixerOf(s);
   if (ev.type === "agent.step.completed") {
-    const done: Extract<SlotState, { ok: JsonValue }> = withStep({ ok: ev.output }, attempt, fx);
-    if (ev.memoryCommands !== undefined && ev.memoryCommands.length > 0) done.m = ev.memoryCommands;
-    if (ev.messages !== undefined && ev.messages.length > 0) done.msg = ev.messages;
-    if (ev.delegations !== undefined && ev.delegations.length > 0) done.d = ev.delegations;
-    st.slots[slot] = done;
+    st.slots[slot] = doneSlot(ev.output, attempt, fixer, ev);
   } else {
-    st.slots[slot] = withStep({ f: "fault" as const, e: capStepError(ev.error) }, attempt, fx);
+    st.slots[slot] = { kind: "failing", attempt, fixer, how: "fault", error: capStepError(ev.error) };
   }
   st.byId!.delete(ev.correlationId);
   st.inflight--;
   if (ev.type === "agent.step.completed") st.env.hooks?.run("afterStepCompleted", { crewId: st.crewId, event: ev });
   if (st.inflight === 0) settleRound(st, out, st.env.clock.now());
+  return "advanced";
 }
 
 /**
@@ -60,8 +58,7 @@ function lookup(st: CrewState, cid: string): number | undefined {
   while (st.scanned < st.slots.length) {
     const i = st.scanned++;
     const s = st.slots[i]!;
-    const kind = slotKind(s);
-    if (kind !== "agent" && kind !== "fixer") continue;
+    if (!isAwaiting(s)) continue;
     const id = stepOf(st, i, s).correlationId;
     st.byId.set(id, i);
     if (id === cid) return i;
@@ -92,13 +89,11 @@ function classify(st: CrewState, cid: string): CrewDiagnosticEvent {
       cid,
     );
   const s = st.slots[entry.slot]!;
-  const kind = slotKind(s);
   const same = fixerOf(s) === entry.fixer && (entry.fixer !== undefined || attemptOf(s) === entry.attempt);
-  if (same && kind === "ok")
+  if (same && s.kind === "ok")
     return diagnostic(st, "DUPLICATE_DELIVERY", `${who} was already answered; the duplicate was ignored`, cid);
-  if (same && (kind === "failing" || kind === "failed")) {
-    const e = kind === "failing" ? (s as { e: StepError }).e : (s as { x: StepError }).x;
-    if (isTimeout(e))
+  if (same && (s.kind === "failing" || s.kind === "failed")) {
+    if (isTimeout(s.error))
       return diagnostic(st, "LATE_DELIVERY", `${who} had already timed out; the answer was ignored`, cid);
     return diagnostic(st, "DUPLICATE_DELIVERY", `${who} was already answered (failed); the duplicate was ignored`, cid);
   }

@@ -50,8 +50,16 @@ export type { CheckpointStore, StoredCheckpoint } from "./checkpoint.ts";
 export { createCrewSession } from "./session.ts";
 export type { CrewSession, CrewSessionOptions } from "./session.ts";
 export { resumeCrewSession } from "./resume.ts";
-export { stepCrew, initialCrewSnapshot } from "./step.ts";
-export type { CrewStepEvent, CrewStepEnv, CrewStartEvent, CrewResumeEvent } from "./step.ts";
+export { stepCrew, stepCrewMany, initialCrewSnapshot } from "./step.ts";
+export type {
+  CrewStepEvent,
+  CrewStepEnv,
+  CrewStartEvent,
+  CrewResumeEvent,
+  CrewStepResult,
+  CrewBatchResult,
+  StepLabel,
+} from "./step.ts";
 export type { ResumeOptions, ResumePolicy } from "./resume.ts";
 export type {
   CrewSnapshot,

@@ -6,10 +6,10 @@ import { UnknownCrewError } from "./errors.ts";
 import type { InboundCrewEvent, OutboundCrewEvent } from "./events.ts";
 import type { CrewGraph, GraphRole } from "./graph.ts";
 import { innerCrewId } from "./ids.ts";
-import type { CrewState, MachineEnv } from "./machine.ts";
-import { NESTED_PLACEHOLDER, newCrewState, notStarted, phaseRole } from "./machine.ts";
+import type { CrewState, MachineEnv, StepLabel } from "./machine.ts";
+import { newCrewState, notStarted, phaseRole } from "./machine.ts";
 import { begin, deliver } from "./entry.ts";
-import { capStepError } from "./slots.ts";
+import { capStepError, doneSlot } from "./slots.ts";
 import { settleRound } from "./rounds.ts";
 
 /** The env of the inner crew `icid` of a nested-crew role; with hard isolation, `fork` forks its memory scope. */
@@ -26,8 +26,7 @@ export function startInner(st: CrewState, out: OutboundCrewEvent[], role: GraphR
   const agentId = role.agents[i]!;
   const icid = innerCrewId(st.crewId, agentId);
   const inner = newCrewState(icid, innerEnv(st, role, icid, true));
-  st.inners[i] = inner;
-  st.slots[i] = NESTED_PLACEHOLDER;
+  st.slots[i] = { kind: "nested", inner };
   st.inflight++;
   out.push({
     type: "nested.crew.started",
@@ -44,29 +43,33 @@ export function startInner(st: CrewState, out: OutboundCrewEvent[], role: GraphR
 
 /** After an inner crew moved: if it ended, fill (or fail) its slot. Does not settle the round. */
 export function checkInner(st: CrewState, out: OutboundCrewEvent[], i: number): void {
-  const inner = st.inners[i];
-  if (inner === undefined || inner.status === "running") return;
+  const s = st.slots[i]!;
+  if (s.kind !== "nested" || s.inner.status === "running") return;
+  const inner = s.inner;
   const role = phaseRole(st);
   const agentId = role.agents[i]!;
   const base = { crewId: st.crewId, phaseIndex: st.phase, role: role.role, agentId, innerCrewId: inner.crewId };
   if (inner.status === "completed") {
-    st.slots[i] = { ok: inner.output };
+    st.slots[i] = doneSlot(inner.output, 1, undefined);
     out.push({ type: "nested.crew.completed", ...base, output: inner.output });
   } else {
     const code = inner.code || "INNER_CREW_FAILED";
+    const message = `inner crew ${inner.crewId} ${inner.status}: ${inner.reason}`;
     st.slots[i] = {
-      f: "fault",
-      e: capStepError({ message: `inner crew ${inner.crewId} ${inner.status}: ${inner.reason}`, code }),
+      kind: "failing",
+      attempt: 1,
+      fixer: undefined,
+      how: "fault",
+      error: capStepError({ message, code }),
     };
     out.push({ type: "nested.crew.failed", ...base, reason: inner.reason, code });
     if (role.nested!.memory_isolation === "hard") st.env.memory?.discard(inner.crewId);
   }
-  st.inners[i] = undefined;
   st.inflight--;
 }
 
-/** Delivers an event addressed below this crew to the inner crew it names (a late answer for an ended one is a diagnostic). */
-export function routeInner(st: CrewState, out: OutboundCrewEvent[], ev: InboundCrewEvent): void {
+/** Delivers an event addressed below this crew to the inner crew it names (a late answer for an ended one is a diagnostic); says what it did. */
+export function routeInner(st: CrewState, out: OutboundCrewEvent[], ev: InboundCrewEvent): StepLabel {
   const prefix = `${st.crewId}/`;
   if (!ev.crewId.startsWith(prefix)) throw new UnknownCrewError(ev.crewId, st.crewId);
   if (st.status === "idle") throw notStarted(st);
@@ -75,13 +78,13 @@ export function routeInner(st: CrewState, out: OutboundCrewEvent[], ev: InboundC
   if (st.status === "running") {
     const role = phaseRole(st);
     const slot = role.nested === undefined ? -1 : role.agents.indexOf(agentId);
-    const inner = slot < 0 ? undefined : st.inners[slot];
-    if (inner !== undefined) {
-      deliver(inner, out, ev);
+    const s = slot < 0 ? undefined : st.slots[slot];
+    if (s?.kind === "nested") {
+      const label = deliver(s.inner, out, ev);
       checkInner(st, out, slot);
       if (st.status === "running" && st.inflight === 0)
         settleRound(st, out, ev.type === "crew.tick" ? ev.nowMs : st.env.clock.now());
-      return;
+      return label;
     }
   }
   if (!isInnerPath(st.env.graph, rest)) throw new UnknownCrewError(ev.crewId, st.crewId);
@@ -93,7 +96,9 @@ export function routeInner(st: CrewState, out: OutboundCrewEvent[], ev: InboundC
       message: `inner crew ${ev.crewId} is no longer running; the answer was ignored`,
       correlationId: ev.correlationId,
     });
+    return "late";
   }
+  return ev.type === "crew.tick" ? "not-due" : "ignored";
 }
 
 /** Whether `path` (`agentId/agentId/…` below a crew) names an inner crew the graph can run. */

@@ -18,10 +18,10 @@ import type { HookRegistry } from "./hooks.ts";
 import { correlationId, fixerStepAgentId } from "./ids.ts";
 import type { JsonValue } from "./json.ts";
 import type { CrewMemoryAdapter } from "./memory.ts";
-import { CREW_SCHEMA_VERSION } from "./schema.ts";
 import type { Task } from "./schema.ts";
 import { attemptOf, fixerOf } from "./slots.ts";
-import type { CrewStatus, FaultKind, SlotState } from "./snapshot.ts";
+import type { Slot } from "./slots.ts";
+import type { CrewStatus, FaultKind } from "./snapshot.ts";
 
 /** What a crew runs with; inner crews share everything but the graph, scope and root flag. */
 export type MachineEnv = {
@@ -62,6 +62,14 @@ export function rootEnv(opts: RootEnvOptions): MachineEnv {
   };
 }
 
+/**
+ * What one event did to a crew: `started` it, `resumed` it, `advanced` it (an answer filled its
+ * slot, a tick timed steps out, a cancel cancelled), or changed nothing: a `duplicate` or `late`
+ * answer, an answer to an `unknown` correlation id (each reported by a diagnostic), a tick with
+ * nothing due (`not-due`), or an `ignored` event (a stream chunk, a cancel of an ended crew).
+ */
+export type StepLabel = "started" | "resumed" | "advanced" | "duplicate" | "late" | "unknown" | "not-due" | "ignored";
+
 /** What to do on resume with steps that were in flight when the snapshot was taken. */
 export type ResumePolicy = "await" | "reissue" | "fail";
 
@@ -73,8 +81,8 @@ export type HistoryEntry = { phase: number; slot: number; fixer: FaultKind | und
 
 /**
  * The working state of one crew: what its snapshot holds, in a form the transitions change in
- * place, plus caches that are never stored (`byId`, `scanned`, `history`) and inner crews as
- * states of their own. Only the transition modules change it.
+ * place (slots tagged by kind, an inner crew as a state of its own inside its slot), plus caches
+ * that are never stored (`byId`, `scanned`, `history`). Only the transition modules change it.
  */
 export type CrewState = {
   readonly crewId: string;
@@ -85,9 +93,7 @@ export type CrewState = {
   phase: number;
   input: JsonValue;
   roundMs: number;
-  slots: SlotState[];
-  /** The running inner crew of each slot of a nested-crew phase (its slot holds a placeholder). */
-  inners: (CrewState | undefined)[];
+  slots: Slot[];
   /** How many slots await an answer or run an inner crew. */
   inflight: number;
   output: JsonValue;
@@ -119,9 +125,6 @@ function indexGraph(graph: CrewGraph): GraphIndex {
   return ix;
 }
 
-/** The slot state of a slot whose inner crew is running (the inner state lives in `inners`). */
-export const NESTED_PLACEHOLDER: SlotState = { n: { schema_version: CREW_SCHEMA_VERSION, status: "idle", crewId: "" } };
-
 /** A fresh, idle crew state. */
 export function newCrewState(crewId: string, env: MachineEnv): CrewState {
   return {
@@ -134,7 +137,6 @@ export function newCrewState(crewId: string, env: MachineEnv): CrewState {
     input: null,
     roundMs: 0,
     slots: [],
-    inners: [],
     inflight: 0,
     output: null,
     reason: "",
@@ -151,7 +153,7 @@ export function phaseRole(st: CrewState, phase = st.phase): GraphRole {
 }
 
 /** The role whose step slot `i` awaits: the phase role, or the fixer the slot went to. */
-export function stepRole(st: CrewState, i: number, s: SlotState): GraphRole {
+export function stepRole(st: CrewState, s: Slot): GraphRole {
   const fx = fixerOf(s);
   const role = phaseRole(st);
   return fx === undefined ? role : st.ix.roles.get(role.fixers[fx]!)!;
@@ -161,7 +163,7 @@ export function stepRole(st: CrewState, i: number, s: SlotState): GraphRole {
 export function stepOf(
   st: CrewState,
   i: number,
-  s: SlotState,
+  s: Slot,
 ): { role: GraphRole; agentId: string; correlationId: string; fixer: FaultKind | undefined } {
   const role = phaseRole(st);
   const agentId = role.agents[i]!;

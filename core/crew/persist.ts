@@ -9,13 +9,13 @@ import { graphFingerprint } from "./graph.ts";
 import { innerCrewId } from "./ids.ts";
 import type { HookRegistry } from "./hooks.ts";
 import type { CrewState, MachineEnv, ResumePolicy } from "./machine.ts";
-import { NESTED_PLACEHOLDER, newCrewState, phaseRole, rootEnv } from "./machine.ts";
+import { newCrewState, phaseRole, rootEnv } from "./machine.ts";
 import type { CrewMemoryAdapter } from "./memory.ts";
 import { checkInner, innerEnv } from "./inner.ts";
 import { request, settleRound } from "./rounds.ts";
 import { CREW_SCHEMA_VERSION } from "./schema.ts";
-import { attemptOf, fixerOf, slotKind, withStep } from "./slots.ts";
-import type { CrewSnapshot } from "./snapshot.ts";
+import { compactSlot, isAwaiting, readSlot } from "./slots.ts";
+import type { CrewSnapshot, SlotState } from "./snapshot.ts";
 
 /** What a root crew is loaded with (the snapshot gives its crew id and maxAttempts). */
 type LoadOptions = {
@@ -77,10 +77,11 @@ export function saveState(st: CrewState): CrewSnapshot {
     case "idle":
       break;
     case "running": {
-      const slots = st.slots.slice();
-      for (let i = 0; i < st.inners.length; i++) {
-        const inner = st.inners[i];
-        if (inner !== undefined) slots[i] = { n: saveState(inner) };
+      // tagged slot states in memory, the compact form in the snapshot
+      const slots = new Array<SlotState>(st.slots.length);
+      for (let i = 0; i < slots.length; i++) {
+        const s = st.slots[i]!;
+        slots[i] = s.kind === "nested" ? { n: saveState(s.inner) } : compactSlot(s);
       }
       snap.phase = st.phase;
       snap.input = st.input;
@@ -110,8 +111,8 @@ export function saveState(st: CrewState): CrewSnapshot {
 }
 
 /**
- * Rebuilds a crew state from a snapshot (already version-checked); inner crews are rebuilt
- * recursively. Never changes `snap`: the slots are copied and inner snapshots only read.
+ * Rebuilds a crew state from a snapshot (already version-checked): compact slot states become
+ * tagged ones, inner crews are rebuilt recursively. Never changes `snap` (only reads it).
  */
 function loadState(snap: CrewSnapshot, crewId: string, env: MachineEnv): CrewState {
   const st = newCrewState(crewId, env);
@@ -148,27 +149,27 @@ function loadState(snap: CrewSnapshot, crewId: string, env: MachineEnv): CrewSta
           `phase ${snap.phase} (${role.role}) has ${role.agents.length} agents but the snapshot has ${Array.isArray(snap.slots) ? snap.slots.length : "no"} slots`,
         );
       }
-      st.slots = snap.slots.slice();
-      st.inners = role.nested === undefined ? [] : new Array<CrewState | undefined>(role.agents.length);
-      for (let i = 0; i < st.slots.length; i++) {
-        const s = st.slots[i]!;
-        const kind = slotKind(s);
-        if (kind === undefined)
-          throw misfit(crewId, env, `slot ${i} holds ${JSON.stringify(s)}, which is not a slot state`);
-        if (kind === "nested" && role.nested === undefined)
-          throw misfit(crewId, env, `slot ${i} runs an inner crew but role ${role.role} has no nested_crew`);
-        const fx = fixerOf(s);
-        if (fx !== undefined && role.fixers[fx] === undefined)
-          throw misfit(crewId, env, `slot ${i} went to a ${fx} fixer but role ${role.role} has none`);
-        if (kind === "agent" || kind === "fixer" || kind === "nested") st.inflight++;
-        if (kind === "nested") {
+      st.slots = new Array(snap.slots.length);
+      for (let i = 0; i < snap.slots.length; i++) {
+        const c = snap.slots[i];
+        const read = readSlot(c);
+        if ("problem" in read) throw misfit(crewId, env, `slot ${i} holds ${JSON.stringify(c)}, which ${read.problem}`);
+        if ("inner" in read) {
+          if (role.nested === undefined)
+            throw misfit(crewId, env, `slot ${i} runs an inner crew but role ${role.role} has no nested_crew`);
           const icid = innerCrewId(crewId, role.agents[i]!);
-          const inner = loadState((s as { n: CrewSnapshot }).n, icid, innerEnv(st, role, icid, false));
+          const inner = loadState(read.inner as CrewSnapshot, icid, innerEnv(st, role, icid, false));
           if (inner.status !== "running")
             throw misfit(crewId, env, `slot ${i} holds an inner crew that is ${inner.status}`);
-          st.inners[i] = inner;
-          st.slots[i] = NESTED_PLACEHOLDER;
+          st.slots[i] = { kind: "nested", inner };
+          st.inflight++;
+          continue;
         }
+        const s = read.slot;
+        if (s.kind !== "agent" && s.fixer !== undefined && role.fixers[s.fixer] === undefined)
+          throw misfit(crewId, env, `slot ${i} went to a ${s.fixer} fixer but role ${role.role} has none`);
+        if (isAwaiting(s)) st.inflight++;
+        st.slots[i] = s;
       }
       return st;
     }
@@ -183,19 +184,19 @@ export function applyPolicy(st: CrewState, out: OutboundCrewEvent[], policy: Res
   if (policy === "reissue") st.roundMs = now;
   for (let i = 0; i < st.slots.length; i++) {
     const s = st.slots[i]!;
-    const kind = slotKind(s);
-    if (kind === "nested") {
-      applyPolicy(st.inners[i]!, out, policy, now);
+    if (s.kind === "nested") {
+      applyPolicy(s.inner, out, policy, now);
       checkInner(st, out, i);
-    } else if (kind === "agent" || kind === "fixer") {
+    } else if (isAwaiting(s)) {
       if (policy === "reissue") {
         request(st, out, i, s, true);
       } else {
-        const e: StepError = {
+        const error: StepError = {
           message: `the step was in flight when crew ${st.crewId} was resumed with policy "fail"`,
           code: "RESUMED_IN_FLIGHT",
         };
-        st.slots[i] = withStep({ f: "fault" as const, e }, attemptOf(s), fixerOf(s));
+        const fixer = s.kind === "fixer" ? s.fixer : undefined;
+        st.slots[i] = { kind: "failing", attempt: s.attempt, fixer, how: "fault", error };
         st.byId = undefined;
         st.inflight--;
       }

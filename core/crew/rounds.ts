@@ -2,20 +2,14 @@
 // failed slot, in slot order), settle a phase (relay held messages, apply memory, vote) and end
 // the crew.
 
-import type {
-  AgentStepRequestedEvent,
-  FixerInvokedEvent,
-  OutboundCrewEvent,
-  StepError,
-  VoteResolvedEvent,
-} from "./events.ts";
+import type { AgentStepRequestedEvent, FixerInvokedEvent, OutboundCrewEvent, VoteResolvedEvent } from "./events.ts";
 import { innerCrewId } from "./ids.ts";
 import { startInner } from "./inner.ts";
 import type { JsonValue } from "./json.ts";
 import type { CrewState } from "./machine.ts";
 import { diagnostic, phaseRole, stepOf } from "./machine.ts";
-import { attemptOf, slotKind, withStep } from "./slots.ts";
-import type { FaultKind, SlotState } from "./snapshot.ts";
+import { awaitingAgent } from "./slots.ts";
+import type { AgentSlot, FixerSlot, Slot } from "./slots.ts";
 import { resolveVotes } from "./voting.ts";
 
 /** Starts phase `phase` on `input`: one request (or inner crew) per agent of its role. */
@@ -31,8 +25,7 @@ export function startPhase(
   st.phase = phase;
   st.input = input;
   st.roundMs = now;
-  st.slots = new Array<SlotState>(n);
-  st.inners = role.nested === undefined ? [] : new Array<CrewState | undefined>(n);
+  st.slots = new Array<Slot>(n);
   st.inflight = 0;
   st.byId = new Map();
   st.scanned = n;
@@ -40,26 +33,32 @@ export function startPhase(
   out.push({ type: "phase.started", crewId: st.crewId, phaseIndex: phase, role: role.role, agentCount: n });
   for (let i = 0; i < n; i++) {
     if (role.nested !== undefined) startInner(st, out, role, i, now);
-    else awaitStep(st, out, i, 0);
+    else awaitStep(st, out, i, awaitingAgent(1));
   }
   if (st.inflight === 0) settleRound(st, out, now);
 }
 
 /** Puts slot `i` into an awaiting state and emits its request (the hook may veto it). */
-function awaitStep(st: CrewState, out: OutboundCrewEvent[], i: number, state: SlotState): void {
+function awaitStep(st: CrewState, out: OutboundCrewEvent[], i: number, state: AgentSlot | FixerSlot): void {
   st.slots[i] = state;
   st.inflight++;
   request(st, out, i, state, false);
 }
 
 /** Emits the request slot `i` awaits; `reissue` (on resume) skips the `beforeStepRequested` hook. */
-export function request(st: CrewState, out: OutboundCrewEvent[], i: number, s: SlotState, reissue: boolean): void {
+export function request(
+  st: CrewState,
+  out: OutboundCrewEvent[],
+  i: number,
+  s: AgentSlot | FixerSlot,
+  reissue: boolean,
+): void {
   const step = stepOf(st, i, s);
   const role = phaseRole(st);
   const input: JsonValue =
-    step.fixer === undefined
+    s.kind === "agent"
       ? st.input
-      : { failed: { agentId: role.agents[i]!, role: role.role, error: (s as { e: StepError }).e }, input: st.input };
+      : { failed: { agentId: role.agents[i]!, role: role.role, error: s.error }, input: st.input };
   const event: AgentStepRequestedEvent = {
     type: "agent.step.requested",
     crewId: st.crewId,
@@ -67,7 +66,7 @@ export function request(st: CrewState, out: OutboundCrewEvent[], i: number, s: S
     phaseIndex: st.phase,
     role: step.role.role,
     agentId: step.agentId,
-    attempt: step.fixer === undefined ? attemptOf(s) : 1,
+    attempt: s.kind === "agent" ? s.attempt : 1,
     roleSnapshot: st.ix.snapshots.get(step.role.role)!,
     input,
   };
@@ -77,7 +76,8 @@ export function request(st: CrewState, out: OutboundCrewEvent[], i: number, s: S
   if (!reissue && st.env.hooks !== undefined) {
     const veto = st.env.hooks.run("beforeStepRequested", { crewId: st.crewId, event });
     if (veto !== undefined) {
-      st.slots[i] = withStep({ x: { message: veto.reason, code: "STEP_VETOED" } }, attemptOf(s), step.fixer);
+      const error = { message: veto.reason, code: "STEP_VETOED" };
+      st.slots[i] = { kind: "failed", attempt: s.attempt, fixer: step.fixer, error };
       st.inflight--;
       out.push(
         diagnostic(
@@ -100,35 +100,34 @@ export function settleRound(st: CrewState, out: OutboundCrewEvent[], now: number
   const role = phaseRole(st);
   for (let i = 0; i < st.slots.length; i++) {
     const s = st.slots[i]!;
-    if (slotKind(s) !== "failing") continue;
-    const { f, e, fx } = s as { f: FaultKind; e: StepError; fx?: FaultKind };
-    const attempt = attemptOf(s);
-    if (fx === undefined && role.nested === undefined && attempt < st.env.maxAttempts) {
-      awaitStep(st, out, i, { a: attempt + 1 });
+    if (s.kind !== "failing") continue;
+    const { how, error, fixer, attempt } = s;
+    if (fixer === undefined && role.nested === undefined && attempt < st.env.maxAttempts) {
+      awaitStep(st, out, i, awaitingAgent(attempt + 1));
       continue;
     }
-    const fixerRole = fx === undefined ? role.fixers[f] : undefined;
+    const fixerRole = fixer === undefined ? role.fixers[how] : undefined;
     if (fixerRole !== undefined) {
-      const state: SlotState = withStep({ fx: f, e }, attempt);
+      const state: FixerSlot = { kind: "fixer", attempt, fixer: how, error };
       const step = stepOf(st, i, state);
       const invoked: FixerInvokedEvent = {
         type: "fixer.invoked",
         crewId: st.crewId,
         phaseIndex: st.phase,
-        reason: f,
+        reason: how,
         failedRole: role.role,
         failedAgentId: role.agents[i]!,
         fixerRole,
         fixerAgentId: step.agentId,
         correlationId: step.correlationId,
-        error: e,
+        error,
       };
       out.push(invoked);
       st.env.hooks?.run("onFixerInvoked", { crewId: st.crewId, event: invoked });
       awaitStep(st, out, i, state);
       continue;
     }
-    st.slots[i] = withStep({ x: e }, attempt, fx);
+    st.slots[i] = { kind: "failed", attempt, fixer, error };
   }
   if (st.inflight === 0) settlePhase(st, out, now);
 }
@@ -138,17 +137,16 @@ function settlePhase(st: CrewState, out: OutboundCrewEvent[], now: number): void
   const role = phaseRole(st);
   const memory = st.env.memory;
   const hard = role.nested?.memory_isolation === "hard";
-  const ballots = st.slots.map((s, i) => {
-    if (slotKind(s) !== "ok") return { ok: false as const };
-    const done = s as Extract<SlotState, { ok: JsonValue }>;
+  const ballots = st.slots.map((done, i) => {
+    if (done.kind !== "ok") return { ok: false as const };
     const from =
-      done.fx === undefined
+      done.fixer === undefined
         ? { role, agentId: role.agents[i]! }
         : (() => {
             const step = stepOf(st, i, done);
             return { role: step.role, agentId: step.agentId };
           })();
-    for (const msg of done.msg ?? []) {
+    for (const msg of done.messages ?? []) {
       if (from.role.permissions.talk_to.includes(msg.to)) {
         out.push({
           type: "agent.message.relayed",
@@ -169,7 +167,7 @@ function settlePhase(st: CrewState, out: OutboundCrewEvent[], now: number): void
         );
       }
     }
-    for (const d of done.d ?? []) {
+    for (const d of done.delegations ?? []) {
       if (from.role.permissions.delegate_to.includes(d.to)) {
         out.push({
           type: "agent.delegation.relayed",
@@ -190,22 +188,21 @@ function settlePhase(st: CrewState, out: OutboundCrewEvent[], now: number): void
         );
       }
     }
-    if (done.m !== undefined && done.m.length > 0) {
-      if (memory !== undefined) memory.apply(st.env.scope, done.m);
+    if (done.memory !== undefined && done.memory.length > 0) {
+      if (memory !== undefined) memory.apply(st.env.scope, done.memory);
       else
         out.push(
           diagnostic(
             st,
             "MEMORY_UNAVAILABLE",
-            `${from.agentId} (${from.role.role}) sent ${done.m.length} memory command(s) but crew ${st.crewId} has no memory adapter; they were dropped`,
+            `${from.agentId} (${from.role.role}) sent ${done.memory.length} memory command(s) but crew ${st.crewId} has no memory adapter; they were dropped`,
           ),
         );
     }
-    if (hard && done.fx === undefined && memory !== undefined)
+    if (hard && done.fixer === undefined && memory !== undefined)
       memory.merge(innerCrewId(st.crewId, role.agents[i]!), st.env.scope);
-    return { ok: true as const, output: done.ok };
+    return { ok: true as const, output: done.output };
   });
-  st.inners = [];
   const vote = resolveVotes(role.voting, ballots);
   if (!vote.ok) {
     finish(st, out, "failed", {
@@ -239,7 +236,6 @@ function finish(
 ): void {
   st.status = status;
   st.slots = [];
-  st.inners = [];
   st.byId = undefined;
   st.history = undefined;
   if (status === "completed") {
@@ -271,17 +267,15 @@ function finish(
 
 /** Stops this crew and its inner crews without events (the caller reports the cancel). */
 export function abort(st: CrewState, reason: string): void {
-  for (let i = 0; i < st.inners.length; i++) {
-    const inner = st.inners[i];
-    if (inner === undefined) continue;
-    abort(inner, reason);
-    if (phaseRole(st).nested?.memory_isolation === "hard") st.env.memory?.discard(inner.crewId);
+  for (const s of st.slots) {
+    if (s.kind !== "nested") continue;
+    abort(s.inner, reason);
+    if (phaseRole(st).nested?.memory_isolation === "hard") st.env.memory?.discard(s.inner.crewId);
   }
   st.status = "cancelled";
   st.reason = reason;
   st.code = "CANCELLED";
   st.slots = [];
-  st.inners = [];
   st.byId = undefined;
   st.history = undefined;
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { capStepError, MAX_STEP_ERROR_CHARS, MAX_STEP_ERROR_CODE_CHARS } from "./slots.ts";
+import { capStepError, compactSlot, MAX_STEP_ERROR_CHARS, MAX_STEP_ERROR_CODE_CHARS, readSlot } from "./slots.ts";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -35,5 +35,68 @@ describe("capStepError", () => {
         expect(capped.message).not.toMatch(LONE_SURROGATE);
       }),
     );
+  });
+});
+
+describe("readSlot and compactSlot (the snapshot boundary)", () => {
+  it.each([
+    [0, { kind: "agent", attempt: 1 }],
+    [{ a: 3 }, { kind: "agent", attempt: 3 }],
+    [
+      { fx: "stall", e: { message: "slow" }, a: 2 },
+      { kind: "fixer", attempt: 2, fixer: "stall", error: { message: "slow" } },
+    ],
+    [
+      { f: "fault", e: { message: "boom", code: "C" } },
+      { kind: "failing", attempt: 1, fixer: undefined, how: "fault", error: { message: "boom", code: "C" } },
+    ],
+    [
+      { ok: { v: 1 }, a: 2, fx: "fault", m: [{ op: "delete", key: "k" }] },
+      {
+        kind: "ok",
+        attempt: 2,
+        fixer: "fault",
+        output: { v: 1 },
+        memory: [{ op: "delete", key: "k" }],
+        messages: undefined,
+        delegations: undefined,
+      },
+    ],
+    [
+      { x: { message: "no" }, fx: "stall" },
+      { kind: "failed", attempt: 1, fixer: "stall", error: { message: "no" } },
+    ],
+  ] as const)("reads %j as a tagged slot and writes it back as it was", (stored, slot) => {
+    const read = readSlot(stored);
+    expect(read).toEqual({ slot });
+    expect(JSON.stringify(compactSlot((read as { slot: Parameters<typeof compactSlot>[0] }).slot))).toBe(
+      JSON.stringify(stored),
+    );
+  });
+
+  it("reads the first key present of ok, x, f, n, fx, a, as snapshots always were", () => {
+    expect(readSlot({ a: 2, ok: 1 })).toMatchObject({ slot: { kind: "ok", attempt: 2 } });
+    expect(readSlot({ f: "stall", e: { message: "m" }, x: { message: "x" } })).toMatchObject({
+      slot: { kind: "failed" },
+    });
+    expect(readSlot({ n: { status: "running" } })).toEqual({ inner: { status: "running" } });
+    expect(readSlot({ n: {}, f: "fault", e: { message: "m" } })).toMatchObject({ slot: { kind: "failing" } });
+  });
+
+  it.each([
+    [{}, "is not a slot state"],
+    [[0], "is not a slot state"],
+    [1, "is not a slot state"],
+    [{ a: 0 }, "attempt"],
+    [{ a: "2" }, "attempt"],
+    [{ fx: "boom", e: { message: "m" } }, "fixer trigger"],
+    [{ f: "crash", e: { message: "m" } }, "unknown way"],
+    [{ f: "fault" }, "error that is not"],
+    [{ x: "boom" }, "error that is not"],
+    [{ fx: "fault", e: { message: 1 } }, "error that is not"],
+    [{ n: null }, "inner crew with no snapshot"],
+  ] as const)("says what is wrong with %j", (stored, problem) => {
+    const read = readSlot(stored);
+    expect("problem" in read && read.problem).toContain(problem);
   });
 });

@@ -15,7 +15,8 @@ export type HeldMessage = { to: string; body: JsonValue };
 export type HeldDelegation = { to: string; task: JsonValue };
 
 /**
- * One agent slot of the current phase, in compact form (`a` = attempt, omitted when 1;
+ * One agent slot of the current phase as a snapshot stores it (in memory it is a tagged `Slot`,
+ * see `slots.ts`), in compact form (`a` = attempt, omitted when 1;
  * `fx` = the slot went to a fixer, and why):
  * - `0`: awaiting the agent's first attempt;
  * - `{ a }`: awaiting the agent's attempt `a` (a retry);

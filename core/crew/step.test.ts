@@ -15,7 +15,8 @@ import { createInMemoryMemory } from "./memory.ts";
 import { resumeCrewSession } from "./resume.ts";
 import { createCrewSession } from "./session.ts";
 import type { CrewSnapshot } from "./snapshot.ts";
-import { initialCrewSnapshot, stepCrew } from "./index.ts";
+import { initialCrewSnapshot, stepCrew, stepCrewMany } from "./index.ts";
+import type { CrewStepResult, InboundCrewEvent } from "./index.ts";
 import {
   completed,
   configuredCrew,
@@ -167,5 +168,167 @@ describe("stepCrew (the pure step)", () => {
         env,
       ),
     ).toThrow(/schema_version "0.9"/);
+  });
+});
+
+/** What a label says about the events its event caused, checked against them. */
+function labelAgrees(event: InboundCrewEvent, r: CrewStepResult): boolean {
+  const only = r.events.length === 1 && r.events[0]!.type === "crew.diagnostic" ? r.events[0]! : undefined;
+  const diag = (code: string) =>
+    only?.type === "crew.diagnostic" &&
+    only.code === code &&
+    "correlationId" in event &&
+    only.correlationId === event.correlationId;
+  switch (r.label) {
+    case "duplicate":
+      return diag("DUPLICATE_DELIVERY");
+    case "late":
+      return diag("LATE_DELIVERY");
+    case "unknown":
+      return diag("UNKNOWN_CORRELATION");
+    case "not-due":
+      return event.type === "crew.tick" && r.events.length === 0;
+    case "advanced":
+      return event.type === "crew.tick"
+        ? r.events.some((e) => e.type === "agent.step.timed_out")
+        : !diag("DUPLICATE_DELIVERY") && !diag("LATE_DELIVERY") && !diag("UNKNOWN_CORRELATION");
+    default:
+      return false;
+  }
+}
+
+describe("stepCrewMany (the batch step shells run)", () => {
+  it("fed a session's events in batches, snapshot through JSON between batches, gives the session's log, snapshots and deadlines, each event labelled by what it did", () => {
+    fc.assert(
+      fc.property(
+        anyConfig,
+        fc.integer(),
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 8 }),
+        (c, orderSeed, duplicate, sizes) => {
+          const graph = configuredCrew(c);
+          // the events of a scripted run (answers, duplicates, ticks), then fed again to a fresh session and to the batch step
+          const { inputs } = drive({
+            graph,
+            input: INPUT,
+            worker: seededWorker(c.seed),
+            maxAttempts: c.maxAttempts,
+            memory: createInMemoryMemory,
+            order: seededOrder(orderSeed),
+            duplicate,
+            tickAfterMs: 10_000,
+          });
+          const clock = frozenClock(1_000);
+          const session = createCrewSession({
+            crewId: "crew-1",
+            graph,
+            clock,
+            memory: createInMemoryMemory(),
+            maxAttempts: c.maxAttempts,
+          });
+          const sessionLog: OutboundCrewEvent[] = [...session.start(INPUT)];
+
+          const first = stepCrewMany(
+            initialCrewSnapshot({ crewId: "crew-1", graph, maxAttempts: c.maxAttempts }),
+            [{ type: "crew.start", crewId: "crew-1", input: INPUT }],
+            { graph, nowMs: 1_000, memory: createInMemoryMemory() },
+          );
+          expect(first.results.map((r) => r.label)).toEqual(["started"]);
+          const log: OutboundCrewEvent[] = [...first.results[0]!.events];
+          let stored = JSON.stringify(first.snapshot);
+          expect(stored).toBe(JSON.stringify(session.snapshot()));
+
+          for (let at = 0, b = 0; at < inputs.length; b++) {
+            const batch = inputs.slice(at, at + sizes[b % sizes.length]!);
+            at += batch.length;
+            const nowMs = batch[batch.length - 1]!.atMs;
+            const events = batch.map((x) => x.event);
+            const stepped = stepCrewMany(JSON.parse(stored), events, { graph, nowMs, memory: createInMemoryMemory() });
+            expect(stepped.results).toHaveLength(events.length);
+            clock.set(nowMs);
+            events.forEach((event, k) => {
+              const out = session.deliver(event);
+              const r = stepped.results[k]!;
+              expect(r.events).toEqual(out);
+              expect(r.nextDeadlineMs).toBe(session.nextDeadlineMs());
+              expect(labelAgrees(event, r), `${r.label} for ${event.type} causing ${typesOf(r.events).join()}`).toBe(
+                true,
+              );
+              sessionLog.push(...out);
+              log.push(...r.events);
+            });
+            expect(stepped.nextDeadlineMs).toBe(session.nextDeadlineMs());
+            stored = JSON.stringify(stepped.snapshot);
+            expect(stored).toBe(JSON.stringify(session.snapshot()));
+          }
+          expect(canonicalize(log)).toBe(canonicalize(sessionLog));
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it("labels a start, an answer, its duplicate, a late answer, an unknown id, ticks, a chunk and cancels", () => {
+    const graph = graphOf(researchCrew(2, { timeout_ms: 1_000 }));
+    const idle = initialCrewSnapshot({ crewId: "c", graph });
+    const started = stepCrewMany(idle, [{ type: "crew.start", crewId: "c", input: "q" }], { graph, nowMs: 0 });
+    const caller = requestsIn(started.results[0]!.events)[0]!;
+    expect(started.results[0]).toMatchObject({ label: "started", nextDeadlineMs: undefined }); // the caller has no timeout
+    const asked = stepCrewMany(started.snapshot, [completed(caller, "plan")], { graph, nowMs: 100 });
+    const mercs = requestsIn(asked.results[0]!.events);
+    expect(mercs).toHaveLength(2);
+    expect(asked.results[0]).toMatchObject({ label: "advanced", nextDeadlineMs: 1_100 });
+    const answered = stepCrewMany(
+      asked.snapshot,
+      [
+        completed(mercs[0]!, "A"),
+        completed(mercs[0]!, "A"),
+        completed(caller, "plan"),
+        { type: "agent.step.completed", crewId: "c", correlationId: "0123456789abcdef01234567", output: 1 },
+        { type: "crew.tick", crewId: "c", nowMs: 500 },
+        { type: "agent.stream.chunk", crewId: "c", correlationId: mercs[1]!.correlationId, chunk: "x" },
+      ],
+      { graph, nowMs: 200 },
+    );
+    expect(answered.results.map((r) => r.label)).toEqual([
+      "advanced",
+      "duplicate",
+      "late",
+      "unknown",
+      "not-due",
+      "ignored",
+    ]);
+    expect(answered.nextDeadlineMs).toBe(1_100);
+    const timedOut = stepCrewMany(
+      answered.snapshot,
+      [{ type: "crew.tick", crewId: "c", nowMs: 1_100 }, completed(mercs[1]!, "B")],
+      { graph, nowMs: 1_100 },
+    );
+    expect(timedOut.results.map((r) => r.label)).toEqual(["advanced", "late"]);
+    expect(typesOf(timedOut.results[0]!.events)[0]).toBe("agent.step.timed_out");
+    const cancelled = stepCrewMany(
+      timedOut.snapshot,
+      [
+        { type: "crew.cancel", crewId: "c" },
+        { type: "crew.cancel", crewId: "c" },
+      ],
+      { graph, nowMs: 1_200 },
+    );
+    expect(cancelled.results.map((r) => r.label)).toEqual(["advanced", "ignored"]);
+    expect(cancelled.nextDeadlineMs).toBeUndefined();
+    expect(cancelled.snapshot.status).toBe("cancelled");
+  });
+
+  it("checks every event before it applies any, and changes nothing it is given", () => {
+    const graph = graphOf(researchCrew(2));
+    const idle = deepFreeze(initialCrewSnapshot({ crewId: "c", graph }));
+    const events = deepFreeze([
+      { type: "crew.start", crewId: "c", input: "q" },
+      { type: "agent.step.completed", crewId: "c" },
+    ]);
+    expect(() => stepCrewMany(idle, events, { graph, nowMs: 0 })).toThrow(InvalidCrewEventError);
+    const none = stepCrewMany(idle, [], { graph, nowMs: 0 });
+    expect(none).toEqual({ snapshot: idle, results: [], nextDeadlineMs: undefined });
+    expect(none.snapshot).not.toBe(idle);
   });
 });

@@ -1,7 +1,9 @@
 // The pure step of a crew, in the spirit of XState v5's `transition`: (snapshot, event, env) →
-// [next snapshot, outbound events]. It runs nothing and does no I/O: time is a number in `env`,
-// and the only code it calls is what `env` hands it (sync hooks, a memory adapter). The session
-// runs the same transition (`advance`) on a state it keeps loaded instead of a snapshot.
+// [next snapshot, outbound events], and its batch form (snapshot, events, env) → next snapshot
+// and one labelled result per event, which is what shells run: load → step → save. It runs
+// nothing and does no I/O: time is a number in `env`, and the only code it calls is what `env`
+// hands it (sync hooks, a memory adapter). The session runs the same transition (`advance`) on a
+// state it keeps loaded instead of a snapshot.
 
 import type { Clock } from "./clock.ts";
 import { InvalidCrewInputError, UnknownCrewError } from "./errors.ts";
@@ -12,14 +14,16 @@ import { graphFingerprint } from "./graph.ts";
 import type { HookRegistry } from "./hooks.ts";
 import { isJsonValue } from "./json.ts";
 import type { JsonValue } from "./json.ts";
-import type { CrewState, ResumePolicy } from "./machine.ts";
+import type { CrewState, ResumePolicy, StepLabel } from "./machine.ts";
 import { rootEnv } from "./machine.ts";
 import type { CrewMemoryAdapter } from "./memory.ts";
-import { begin, deliver } from "./entry.ts";
+import { begin, deliver, nextDeadlineMs } from "./entry.ts";
 import { applyPolicy, openSnapshot, saveState } from "./persist.ts";
 import { CREW_SCHEMA_VERSION, TaskSchema } from "./schema.ts";
 import type { Task } from "./schema.ts";
 import type { CrewSnapshot, IdleCrewSnapshot } from "./snapshot.ts";
+
+export type { StepLabel } from "./machine.ts";
 
 /** Starts an idle crew: the entry role gets `input`; `task` rides on `crew.started` and in snapshots only. */
 export type CrewStartEvent = { type: "crew.start"; crewId: string; input: JsonValue; task?: Task };
@@ -69,30 +73,62 @@ export function initialCrewSnapshot(opts: {
  * session fed the same events.
  */
 export function stepCrew(snapshot: unknown, event: unknown, env: CrewStepEnv): [CrewSnapshot, OutboundCrewEvent[]] {
-  if (!Number.isFinite(env.nowMs))
-    throw new InvalidCrewInputError(`a crew step needs a finite time in milliseconds (env.nowMs), got ${env.nowMs}`);
-  const ev = parseStepEvent(event);
-  const nowMs = env.nowMs;
-  const clock: Clock = { now: () => nowMs };
-  const st = openSnapshot(snapshot, { graph: env.graph, clock, hooks: env.hooks, memory: env.memory });
-  const out: OutboundCrewEvent[] = [];
-  advance(st, out, ev);
-  return [saveState(st), out];
+  const { snapshot: next, results } = stepCrewMany(snapshot, [event], env);
+  return [next, results[0]!.events];
 }
 
-/** Applies one validated step event to a crew state in place, appending what it causes to `out`. */
-export function advance(st: CrewState, out: OutboundCrewEvent[], ev: CrewStepEvent): void {
+/** What one event of a batch did: its label, the outbound events it caused, and when the shell should tick next after it. */
+export type CrewStepResult = {
+  label: StepLabel;
+  events: OutboundCrewEvent[];
+  /** The earliest deadline of a step in flight once this event was applied (undefined: none). */
+  nextDeadlineMs: number | undefined;
+};
+
+/** The next snapshot of a batch step, one result per event (in order), and when the shell should tick next. */
+export type CrewBatchResult = {
+  snapshot: CrewSnapshot;
+  results: CrewStepResult[];
+  /** The earliest deadline of a step in flight after the last event (undefined: none). */
+  nextDeadlineMs: number | undefined;
+};
+
+/**
+ * Several steps of a crew in one: validates every event first, rebuilds the crew from `snapshot`
+ * once (never changing it), applies the events in order at `env.nowMs` and saves once. Each
+ * result is labelled with what its event did (`started`, `advanced`, `duplicate`, `late`,
+ * `not-due`…). Gives the outbound log, and the snapshot, of `stepCrew` called event by event.
+ */
+export function stepCrewMany(snapshot: unknown, events: readonly unknown[], env: CrewStepEnv): CrewBatchResult {
+  if (!Number.isFinite(env.nowMs))
+    throw new InvalidCrewInputError(`a crew step needs a finite time in milliseconds (env.nowMs), got ${env.nowMs}`);
+  const nowMs = env.nowMs;
+  const clock: Clock = { now: () => nowMs };
+  const evs = events.map(parseStepEvent);
+  const st = openSnapshot(snapshot, { graph: env.graph, clock, hooks: env.hooks, memory: env.memory });
+  const results: CrewStepResult[] = [];
+  for (const ev of evs) {
+    const out: OutboundCrewEvent[] = [];
+    const label = advance(st, out, ev);
+    results.push({ label, events: out, nextDeadlineMs: nextDeadlineMs(st) });
+  }
+  const last = results.length === 0 ? nextDeadlineMs(st) : results[results.length - 1]!.nextDeadlineMs;
+  return { snapshot: saveState(st), results, nextDeadlineMs: last };
+}
+
+/** Applies one validated step event to a crew state in place, appending what it causes to `out`; says what it did. */
+export function advance(st: CrewState, out: OutboundCrewEvent[], ev: CrewStepEvent): StepLabel {
   switch (ev.type) {
     case "crew.start":
       if (ev.crewId !== st.crewId) throw new UnknownCrewError(ev.crewId, st.crewId);
       begin(st, out, ev.input, ev.task, st.env.clock.now());
-      return;
+      return "started";
     case "crew.resume":
       if (ev.crewId !== st.crewId) throw new UnknownCrewError(ev.crewId, st.crewId);
       applyPolicy(st, out, ev.policy, st.env.clock.now());
-      return;
+      return "resumed";
     default:
-      deliver(st, out, ev);
+      return deliver(st, out, ev);
   }
 }
 

@@ -13,8 +13,9 @@ import { pipelineWaitsFor } from "../../pipeline/deps.ts";
 import { composeDeps, retentionFrom } from "./compose.ts";
 import { loadConfig } from "./config-file.ts";
 import { ConfigLoadError } from "./errors.ts";
-import { loadPolicyFile, policyFromConfig, policyPathFrom } from "./policy.ts";
-import type { ClaimsPolicy } from "./policy.ts";
+import { policyFromConfig } from "../../infra/policy-format.ts";
+import type { ClaimsPolicy } from "../../infra/policy-format.ts";
+import { loadPolicyFile, policyPathFrom } from "./policy.ts";
 import { composeLlmDeps } from "./llm.ts";
 import { AgentRefusedError, ResourceLinkError } from "./errors.ts";
 

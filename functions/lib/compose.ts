@@ -23,7 +23,7 @@ import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../infra/facts.ts";
 import type { LinkedResources } from "./resources.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
-import type { PolicySettings } from "./policy.ts";
+import type { PolicySettings } from "../../infra/policy-format.ts";
 import type { QueueRole } from "../../infra/facts.ts";
 
 /** Where a handler gets its dependencies (built once, then reused by every invocation). */

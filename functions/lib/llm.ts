@@ -11,7 +11,7 @@ import type { ComposeOptions } from "./compose.ts";
 import { once } from "./lazy.ts";
 import { LINKS } from "../../infra/facts.ts";
 import type { LinkedResources } from "./resources.ts";
-import type { PolicySettings } from "./policy.ts";
+import type { PolicySettings } from "../../infra/policy-format.ts";
 
 /** The LLM named by the environment over the policy's defaults; the API key is read (from LlmApiKey) only for openai. */
 function llmFromEnv(

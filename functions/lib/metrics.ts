@@ -3,7 +3,7 @@
 // metrics — no API call, no latency. The measurements are taken here, in the shell, by wrapping the ports a
 // handler already calls (a claim stored or made final, a refund reserved, a review decided, an LLM call), so
 // core/ and pipeline/ stay free of metrics and each handler only names its function. What each metric means:
-// metrics-catalog.ts.
+// infra/metrics-catalog.ts.
 import { MetricUnit, Metrics } from "@aws-lambda-powertools/metrics";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/index.ts";
@@ -11,8 +11,8 @@ import type { FunctionKey } from "../../infra/facts.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import type { ReviewRepository } from "../../pipeline/ports.ts";
 import type { DepsSource } from "./compose.ts";
-import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "./metrics-catalog.ts";
-import type { MetricName, MetricUnitName } from "./metrics-catalog.ts";
+import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../../infra/metrics-catalog.ts";
+import type { MetricName, MetricUnitName } from "../../infra/metrics-catalog.ts";
 
 /** The catalogue's units as Powertools spells them. */
 const UNITS = {

@@ -2,7 +2,7 @@
 // Each read happens when a port first needs it, so a function only touches the links it was given.
 import { Resource } from "sst";
 import * as z from "zod";
-import { FUNCTIONS, LINKS } from "../../infra/facts.ts";
+import { FUNCTIONS, LINKS, linksOf } from "../../infra/facts.ts";
 import type { FunctionKey, QueueRole } from "../../infra/facts.ts";
 import { ResourceLinkError } from "./errors.ts";
 
@@ -50,7 +50,7 @@ export type LinkedResources = ReturnType<typeof linkedResources>;
 
 /** A reader that refuses names a function is not linked to, as `Resource` does on AWS. */
 export function restrictedReader(base: ResourceReader, fn: FunctionKey): ResourceReader {
-  const allowed: readonly string[] = FUNCTIONS[fn].links;
+  const allowed: readonly string[] = linksOf(fn);
   return (name) => {
     if (!allowed.includes(name))
       throw new Error(`"${name}" is not linked to ${FUNCTIONS[fn].handler} (its links: ${allowed.join(", ")})`);

@@ -1,0 +1,186 @@
+/* global process, console */
+// check:infra, step 5: runs sst.config.ts through SST's OWN component code (the .sst/platform that `sst install`
+// unpacked) under Pulumi's mocks — no engine, no AWS — and checks what SST really generates: the functions'
+// IAM roles, the event-source mappings, the queue policies, the API stage's throttles. The SST CLI's RPC
+// (function builds, the asset bucket) is answered by a stub server; the functions' code is a placeholder.
+// Run: node --import tsx scripts/sst-offline-run.mjs <repo root> [config] (after `sst install`). Exits 1 listing
+// every fault; scripts/check-infra.sh also runs it on infra/fixtures/unhardened.config.ts, where it must fail.
+import { createServer } from "node:http";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+const root = resolve(process.argv[2] ?? ".");
+const configPath = resolve(root, process.argv[3] ?? "sst.config.ts");
+const platform = join(root, ".sst", "platform");
+const out = mkdtempSync(join(tmpdir(), "sst-offline-"));
+writeFileSync(join(out, "index.mjs"), "export const handler = async () => ({});\n");
+
+// The SST CLI's RPC, as far as a deploy of this app asks it.
+const server = createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    const { method } = JSON.parse(body);
+    const answers = {
+      "Provider.Aws.Bootstrap": { asset: "sst-asset-offline", assetEcrRegistryId: "", assetEcrUrl: "", state: "" },
+      "Runtime.Build": { handler: "index.handler", out, sourcemaps: [], errors: [] },
+      "Runtime.AddTarget": {},
+      "Provider.Aws.Appsync": {},
+    };
+    const result = answers[method];
+    res.end(JSON.stringify(result === undefined ? { error: `rpc: can't find ${method}` } : { result }));
+  });
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+process.env.SST_SERVER = `http://127.0.0.1:${server.address().port}`;
+
+const pulumi = await import(pathToFileURL(join(platform, "node_modules/@pulumi/pulumi/index.js")).href);
+const created = [];
+pulumi.runtime.setMocks(
+  {
+    newResource(args) {
+      created.push({ type: args.type, name: args.name, inputs: args.inputs });
+      const arnOf = {
+        "aws:sqs/queue:Queue": `arn:aws:sqs:eu-west-1:111122223333:${args.name}`,
+        "aws:cloudwatch/eventRule:EventRule": `arn:aws:events:eu-west-1:111122223333:rule/${args.name}`,
+        "aws:cloudwatch/eventBus:EventBus": `arn:aws:events:eu-west-1:111122223333:event-bus/${args.name}`,
+        "aws:dynamodb/table:Table": `arn:aws:dynamodb:eu-west-1:111122223333:table/${args.name}`,
+      };
+      return {
+        id: `${args.name}-id`,
+        state: {
+          ...args.inputs,
+          arn: arnOf[args.type] ?? `arn:aws:mock:eu-west-1:111122223333:${args.name}`,
+          url: `https://sqs.eu-west-1.amazonaws.com/111122223333/${args.name}`,
+          name: args.inputs.name ?? args.name,
+          executionArn: `arn:aws:execute-api:eu-west-1:111122223333:${args.name}`,
+          apiEndpoint: `https://${args.name}.execute-api.eu-west-1.amazonaws.com`,
+        },
+      };
+    },
+    call(args) {
+      if (args.token === "aws:iam/getPolicyDocument:getPolicyDocument")
+        return { json: JSON.stringify(args.inputs), statements: args.inputs.statements };
+      return {
+        accountId: "111122223333",
+        region: "eu-west-1",
+        name: "eu-west-1",
+        partition: "aws",
+        dnsSuffix: "amazonaws.com",
+        id: "x",
+      };
+    },
+  },
+  "claims-crew",
+  "production",
+  false,
+);
+
+// The production stage, with the settings it requires: the strictest configuration.
+const stage = "production";
+process.env.CLAIMS_POLICY_FILE ??= "infra/policy.example.yaml";
+process.env.CLAIMS_ALARM_ENDPOINT ??= "ops@example.com";
+for (const name of ["LlmApiKey", "ApiToken", "ReviewerToken"])
+  process.env[`SST_SECRET_${name}`] = "offline-placeholder";
+Object.assign(globalThis, {
+  $app: { name: "claims-crew", stage, removal: "retain", protect: true, providers: {} },
+  $dev: false,
+  $util: pulumi,
+  $cli: { paths: { root, platform, work: join(root, ".sst") }, state: { version: {} }, command: "deploy" },
+  $jsonStringify: pulumi.jsonStringify,
+  $interpolate: pulumi.interpolate,
+  $resolve: pulumi.all,
+  $config: (c) => c,
+});
+// SST's modules read the globals above when they load.
+globalThis.sst = await import(pathToFileURL(join(platform, "src/components/index.ts")).href);
+globalThis.aws = await import(pathToFileURL(join(platform, "node_modules/@pulumi/aws/index.js")).href);
+
+const bundle = await build({
+  entryPoints: [configPath],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  write: false,
+  logLevel: "silent",
+  // As SST bundles it: CommonJS dependencies (yaml) may require node built-ins.
+  banner: {
+    js: 'import { createRequire as __sstCreateRequire } from "node:module"; const require = __sstCreateRequire(import.meta.url);',
+  },
+});
+const file = join(out, "sst.config.mjs");
+writeFileSync(file, bundle.outputFiles[0].text);
+const config = (await import(pathToFileURL(file).href)).default;
+await config.run();
+// Every registration, including those SST makes inside outputs' callbacks, has reached the mocks.
+await pulumi.runtime.disconnect();
+if (process.env.SST_OFFLINE_TYPES) {
+  const t = {};
+  for (const c of created) t[c.type] = (t[c.type] ?? 0) + 1;
+  console.log(t);
+}
+server.close();
+
+const of = (type) => created.filter((c) => c.type === type);
+const problems = [];
+const roles = of("aws:iam/role:Role");
+if (process.env.SST_OFFLINE_ROLES) for (const r of roles) console.log(r.name, JSON.stringify(r.inputs.inlinePolicies));
+for (const role of roles) {
+  for (const p of role.inputs.inlinePolicies ?? []) {
+    const doc = JSON.parse(p.policy);
+    for (const s of doc.statements ?? [])
+      for (const a of s.actions ?? []) if (a.includes("*")) problems.push(`role ${role.name}: action ${a}`);
+  }
+  for (const arn of role.inputs.managedPolicyArns ?? []) problems.push(`role ${role.name}: managed policy ${arn}`);
+}
+for (const p of of("aws:sqs/queuePolicy:QueuePolicy")) {
+  const doc = JSON.parse(p.inputs.policy);
+  for (const s of doc.Statement ?? doc.statements ?? [])
+    if (!JSON.stringify(s.Condition ?? s.conditions ?? {}).includes("aws:SourceArn"))
+      problems.push(`queue policy ${p.name}: no aws:SourceArn condition`);
+}
+for (const m of of("aws:lambda/eventSourceMapping:EventSourceMapping"))
+  if (!(m.inputs.scalingConfig?.maximumConcurrency >= 2))
+    problems.push(`event source ${m.name}: no maximumConcurrency`);
+const reserved = of("aws:lambda/function:Function")
+  .filter((f) => f.inputs.reservedConcurrentExecutions > 0)
+  .map((f) => f.inputs.name);
+const stages = of("aws:apigatewayv2/stage:Stage");
+const routeKeys = (stages[0]?.inputs.routeSettings ?? []).map((r) => r.routeKey);
+if (!routeKeys.includes("POST /claims")) problems.push("stage: no route settings for POST /claims");
+// The stage names POST /claims in its route settings, so it must be created after every route.
+const order = (type) => created.flatMap((c, i) => (c.type === type ? [i] : []));
+if (
+  stages.length > 0 &&
+  Math.max(...order("aws:apigatewayv2/route:Route")) > Math.min(...order("aws:apigatewayv2/stage:Stage"))
+)
+  problems.push("stage: created before a route");
+for (const q of of("aws:sqs/queue:Queue").filter((q) => q.inputs.fifoQueue && q.inputs.redrivePolicy))
+  if (q.inputs.deduplicationScope !== "messageGroup" || q.inputs.fifoThroughputLimit !== "perMessageGroupId")
+    problems.push(`queue ${q.name}: FIFO without high throughput`);
+for (const f of of("aws:lambda/function:Function"))
+  if (f.inputs.loggingConfig?.systemLogLevel !== "INFO")
+    problems.push(`function ${f.name}: platform.report not logged`);
+const summary = {
+  resources: created.length,
+  roles: roles.length,
+  queuePolicies: of("aws:sqs/queuePolicy:QueuePolicy").length,
+  eventSourceMappings: of("aws:lambda/eventSourceMapping:EventSourceMapping").length,
+  reservedConcurrency: reserved,
+};
+console.log(JSON.stringify(summary));
+// The app itself: the checks above must have had something to check (11 functions, 5 consumers, 3 rules).
+if (configPath === resolve(root, "sst.config.ts")) {
+  const expected = { roles: 13, queuePolicies: 6, eventSourceMappings: 5 };
+  for (const [key, count] of Object.entries(expected))
+    if (summary[key] !== count) problems.push(`${key}: ${summary[key]}, expected ${count}`);
+  for (const fn of ["authorizer", "reviewerAuthorizer", "intakeApi"])
+    if (!reserved.includes(`claims-crew-${stage}-${fn}`)) problems.push(`function ${fn}: no reserved concurrency`);
+}
+if (problems.length > 0) {
+  console.error(problems.join("\n"));
+  process.exit(1);
+}
