@@ -204,9 +204,13 @@ function productionSources(dir = ROOT, found = new Map<string, string>()): Map<s
 
 /**
  * Imports that close a known cycle, each to be removed by the work that owns it: pipeline/decide/ reads
- * claimAudit from pipeline/audit-events.ts until the audit events are defined in core/.
+ * claimAudit from pipeline/audit-events.ts until the audit events are defined in core/; local/eventbridge/ signs
+ * with local/credentials.ts and local/sigv4.ts until they move into a folder of their own below both.
  */
-const KNOWN_CYCLE_EDGES: readonly (readonly [string, string])[] = [["pipeline/decide", "pipeline"]];
+const KNOWN_CYCLE_EDGES: readonly (readonly [string, string])[] = [
+  ["pipeline/decide", "pipeline"],
+  ["local/eventbridge", "local"],
+];
 
 describe("the folder graph", () => {
   it("finds a cycle through any number of folders, and none in a graph that only goes down", () => {

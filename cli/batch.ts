@@ -39,6 +39,8 @@ export interface BatchLlm {
   meter?: Pick<LlmMeter, "inFlight" | "calls">;
   /** Waits derived from the LLM settings, for the runtime. */
   waits?: PipelineWaits;
+  /** Whether the model was found unreachable (last check or call); an old failure is checked again in the background. */
+  unreachable?: () => boolean;
 }
 
 /** Options of one batch run. */
@@ -55,6 +57,8 @@ interface BatchOptions {
   writeReport?: (simulationId: string) => Promise<string | undefined>;
   /** A progress line every this many ms while a claim is waited for (default 10 000; 0 = none). */
   progressEveryMs?: number;
+  /** After a failed endpoint check, run every row anyway (they end NEEDS_REVIEW at once) instead of stopping. */
+  keepGoing?: boolean;
 }
 
 /** What a batch run produced. */
@@ -113,9 +117,13 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           : {}),
       }),
     );
+    // A model that is down stops the run before its first claim (every claim goes through the crew), unless --keep-going.
+    const stopped = check !== undefined && !check.ok && opts.keepGoing !== true;
     if (check !== undefined && !check.ok) {
       notes.push(
-        `The LLM endpoint check failed: ${check.message}. Claims that needed the model ended NEEDS_REVIEW (${check.code}); start the model server and run again.`,
+        stopped
+          ? `The LLM endpoint check failed: ${check.message}. The run stopped before its first claim (${scenarios.length} not run); start the model server and run again, or pass --keep-going to run every row (they end NEEDS_REVIEW ${check.code}).`
+          : `The LLM endpoint check failed: ${check.message}. Claims that needed the model ended NEEDS_REVIEW (${check.code}); start the model server and run again.`,
       );
     }
     // What was read differently from the file's face value, and what was ignored: said once per run.
@@ -139,6 +147,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     );
 
     for (const [i, s] of scenarios.entries()) {
+      if (stopped) break;
       const t0 = performance.now();
       const callsBefore = metered?.calls().length ?? 0;
       const body = scenarioBody(s, simulationId, started);
@@ -219,6 +228,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     const claimOf = new Map(rows.map((r) => [r.id, r.claim_id]));
     const reviewRows: BatchRow[] = [];
     for (const [i, step] of scenarioFile.reviews.entries()) {
+      if (stopped) break;
       const t0 = performance.now();
       const claimId = claimOf.get(step.of) ?? "";
       const result = await runtime.decideReview(claimId, step.body).catch((error: unknown) => ({

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -102,7 +102,8 @@ describe("claims batch --json (in-process)", () => {
 });
 
 describe("claims batch against a model that is down", () => {
-  it("says so before the first claim, ends every claim in NEEDS_REVIEW LLM_UNREACHABLE, prints the summary, writes the report and exits 1, without a stack trace", async () => {
+  /** A scenario file of a structured and a free-text claim, and the URL of a port nobody listens on. */
+  async function downModel() {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
@@ -127,10 +128,32 @@ describe("claims batch against a model that is down", () => {
       ].join("\n"),
     );
     // The seed's Ollama URL without /v1, as a new user sets it.
-    const { code, stdout, stderr } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z"], dataDir, {
-      LLM_PROVIDER: "openai",
-      OLLAMA_BASE_URL: `http://127.0.0.1:${port}`,
-    });
+    return { dataDir, scenarios, port, env: { LLM_PROVIDER: "openai", OLLAMA_BASE_URL: `http://127.0.0.1:${port}` } };
+  }
+
+  it("says so before the first claim and stops there: the summary of what ran, the report, the --json rows so far, exit 1", async () => {
+    const { dataDir, scenarios, port, env } = await downModel();
+    const { code, stdout, stderr } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z"], dataDir, env);
+    expect(code, stderr).toBe(1);
+    expect(stdout).toContain(
+      `LLM check : FAILED: LLM endpoint http://127.0.0.1:${port}/v1 (model gemma3:4b) is unreachable`,
+    );
+    expect(stdout).not.toMatch(/Verdict {2}:/);
+    expect(stdout).toMatch(/The run stopped before its first claim \(2 not run\).*--keep-going/);
+    expect(existsSync(join(dataDir, "runs", "claims_batch_001_20260601T120000Z", "report.html"))).toBe(true);
+    const json = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--json"], dataDir, env);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual([]);
+    expect(`${stdout}${stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }, 180_000);
+
+  it("with --keep-going ends every claim in NEEDS_REVIEW LLM_UNREACHABLE, prints the summary, writes the report and exits 1, without a stack trace", async () => {
+    const { dataDir, scenarios, port, env } = await downModel();
+    const { code, stdout, stderr } = await claims(
+      ["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--keep-going"],
+      dataDir,
+      env,
+    );
     const url = `http://127.0.0.1:${port}/v1`;
     expect(code, stderr).toBe(1);
     expect(stdout).toContain(`LLM check : FAILED: LLM endpoint ${url} (model gemma3:4b) is unreachable: ECONNREFUSED`);
@@ -142,7 +165,7 @@ describe("claims batch against a model that is down", () => {
     );
     expect(`${stdout}${stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+/);
     expect(stderr).toBe("");
-  });
+  }, 180_000);
 });
 
 describe("DIR sample 35's formats through the CLI (fixtures of our own in scenarios/fixtures/)", () => {
@@ -296,27 +319,33 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
 describe("claims load-orders", () => {
   it("writes the orders of the file it is given (never a default) into a table the kernel reads, and names a missing table", async () => {
     const emulators = await startEmulators();
+    const keys = {
+      AWS_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
+    };
     const client = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
     try {
       await createTable(client, "claims-orders-test");
-      const unnamed = await claims([
-        "load-orders",
-        "--table",
-        "claims-orders-test",
-        "--endpoint",
-        emulators.dynamodbEndpoint,
-      ]);
+      const unnamed = await claims(
+        ["load-orders", "--table", "claims-orders-test", "--endpoint", emulators.dynamodbEndpoint],
+        undefined,
+        keys,
+      );
       expect(unnamed.code).toBe(2);
       expect(unnamed.stderr).toMatch(/required option '--config <path>' not specified/);
-      const ok = await claims([
-        "load-orders",
-        "--table",
-        "claims-orders-test",
-        "--config",
-        "scenarios/config.yaml",
-        "--endpoint",
-        emulators.dynamodbEndpoint,
-      ]);
+      const ok = await claims(
+        [
+          "load-orders",
+          "--table",
+          "claims-orders-test",
+          "--config",
+          "scenarios/config.yaml",
+          "--endpoint",
+          emulators.dynamodbEndpoint,
+        ],
+        undefined,
+        keys,
+      );
       expect(ok.code, ok.stderr).toBe(0);
       expect(ok.stdout).toMatch(/Loaded \d+ orders/);
       const { orders } = createDynamoPorts({
@@ -328,15 +357,19 @@ describe("claims load-orders", () => {
         amount: 1200,
         category: "electronics",
       });
-      const missing = await claims([
-        "load-orders",
-        "--table",
-        "no-such-table",
-        "--config",
-        "scenarios/config.yaml",
-        "--endpoint",
-        emulators.dynamodbEndpoint,
-      ]);
+      const missing = await claims(
+        [
+          "load-orders",
+          "--table",
+          "no-such-table",
+          "--config",
+          "scenarios/config.yaml",
+          "--endpoint",
+          emulators.dynamodbEndpoint,
+        ],
+        undefined,
+        keys,
+      );
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/table no-such-table not found/);
     } finally {
@@ -400,16 +433,83 @@ describe("claims list", () => {
     } finally {
       api.close();
     }
-    const badStatus = await claims(["list", "--url", url, "--status", "DONE", "--token", "t"]);
+    const badStatus = await claims(["list", "--url", url, "--status", "DONE"], undefined, { CLAIMS_API_TOKEN: "t" });
     expect(badStatus.code).toBe(2);
     expect(badStatus.stderr).toMatch(/--status/);
     const noToken = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "" });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/no intake token/);
-    const down = await claims(["list", "--url", url, "--token", "t"]);
+    const down = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "t" });
     expect(down.code).toBe(2);
     expect(down.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+: .*is claims serve running/);
-  });
+  }, 120_000);
+
+  it("takes the token from a file or the environment, never from the command line", async () => {
+    const seen: string[] = [];
+    const api = createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ items: [] }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), "claims-token-file-"));
+    try {
+      const file = join(dir, "token");
+      writeFileSync(file, "from-the-file-0123456789\n", { mode: 0o600 });
+      const fromFile = await claims(["list", "--url", url, "--token-file", file], undefined, { CLAIMS_API_TOKEN: "" });
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      expect(seen).toEqual(["Bearer from-the-file-0123456789"]);
+      const onCommandLine = await claims(["list", "--url", url, "--token", "secret-on-the-command-line"]);
+      expect(onCommandLine.code).toBe(2);
+      expect(onCommandLine.stderr).toMatch(/unknown option '--token'/);
+      const review = await claims(["review", "list", "--url", url, "--token", "secret-on-the-command-line"]);
+      expect(review.code).toBe(2);
+      expect(review.stderr).toMatch(/unknown option '--token'/);
+      const missing = await claims(["list", "--url", url, "--token-file", join(dir, "nope")]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/--token-file .*nope cannot be read/);
+      expect(seen).toHaveLength(1);
+    } finally {
+      api.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("claims report", () => {
+  it("refuses a simulation id that would write outside runs/ with exit 2, and writes nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-report-path-"));
+    try {
+      const out = await claims(["report", "--simulation-id", ".."], join(dir, "data"));
+      expect(out.code).toBe(2);
+      expect(out.stderr).toMatch(/simulation id "\.\." cannot name a run/);
+      expect(existsSync(join(dir, "data", "report.html"))).toBe(false);
+      expect(existsSync(join(dir, "report.html"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("claims serve tokens", () => {
+  it("refuses a token shorter than 16 characters with exit 2, before starting anything", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-short-token-"));
+    try {
+      const short = await claims(["serve", "--port", "0"], dir, { CLAIMS_API_TOKEN: "short" });
+      expect(short.code).toBe(2);
+      expect(short.stderr).toMatch(/CLAIMS_API_TOKEN is 5 characters long; .* at least 16/);
+      const reviewer = await claims(["serve", "--port", "0"], dir, {
+        CLAIMS_API_TOKEN: "a-long-enough-intake-token",
+        CLAIMS_REVIEWER_TOKEN: "  fifteen-chars  ",
+      });
+      expect(reviewer.code).toBe(2);
+      expect(reviewer.stderr).toMatch(/CLAIMS_REVIEWER_TOKEN is 13 characters long/);
+      expect(existsSync(join(dir, "store"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe("claims --version and --help", () => {

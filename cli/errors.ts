@@ -21,3 +21,21 @@ export class ReviewCliError extends ClaimsError<"REVIEW_CLI"> {
     super("REVIEW_CLI", message);
   }
 }
+
+/** A simulation id that cannot name a folder of `runs/` (a path, `..`, a control character). */
+export class RunIdError extends ClaimsError<"RUN_ID"> {
+  constructor(simulationId: string) {
+    super(
+      "RUN_ID",
+      `simulation id ${JSON.stringify(simulationId)} cannot name a run: use letters, digits and _ . : - (not . or ..)`,
+    );
+  }
+}
+
+/** A token that cannot be used (too short, an unreadable file): a configuration error, exit 2. */
+export class TokenConfigError extends ClaimsError<"TOKEN_CONFIG"> {
+  readonly exitCode = 2;
+  constructor(message: string) {
+    super("TOKEN_CONFIG", message);
+  }
+}

@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { join } from "node:path";
 import { ClaimStatusSchema, VerdictValueSchema } from "../core/claims/claim-record.ts";
+import { clientToken } from "./tokens.ts";
 import { ListCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { stateHolder } from "../local/state-lock.ts";
@@ -89,7 +90,7 @@ type ListOptions = {
   since?: string;
   limit: number;
   url?: string;
-  token?: string;
+  tokenFile?: string;
   json?: boolean;
   dataDir?: string;
 };
@@ -99,7 +100,7 @@ export function registerListCommand(program: Command): void {
   program
     .command("list")
     .description(
-      "list claims newest first through the API (GET /claims), with the intake token (--token or CLAIMS_API_TOKEN)",
+      "list claims newest first through the API (GET /claims), with the intake token (CLAIMS_API_TOKEN or --token-file)",
     )
     .option("--status <status>", "RECEIVED, RUNNING, DECIDED or NEEDS_REVIEW (several comma-separated)", parseStatuses)
     .option("--verdict <verdict>", "ACCEPT, ESCALATE or REJECT", parseVerdict)
@@ -109,7 +110,7 @@ export function registerListCommand(program: Command): void {
       "--url <url>",
       "the API (default $CLAIMS_URL, the claims serve of the data directory, or http://127.0.0.1:3000)",
     )
-    .option("--token <token>", "the intake token (default $CLAIMS_API_TOKEN)")
+    .option("--token-file <file>", "a file whose first line is the intake token (default: $CLAIMS_API_TOKEN)")
     .option(
       "--data-dir <path>",
       "where claims serve keeps its state, to find its URL (default $CLAIMS_DATA_DIR or .claims)",
@@ -117,10 +118,10 @@ export function registerListCommand(program: Command): void {
     .option("--json", "print { items } as JSON")
     .action(async (o: ListOptions) => {
       const url = listUrl(o);
-      const token = o.token ?? process.env.CLAIMS_API_TOKEN?.trim();
+      const token = clientToken(o.tokenFile, "CLAIMS_API_TOKEN");
       if (!token)
         throw new ListCliError(
-          "no intake token: pass --token or set CLAIMS_API_TOKEN (claims serve prints the one it generated)",
+          "no intake token: set CLAIMS_API_TOKEN or pass --token-file FILE (claims serve prints the one it generated)",
         );
       const items: View[] = [];
       let cursor: string | undefined;

@@ -32,6 +32,9 @@ import { startHttpFront } from "../local/http-front.ts";
 import { registerReviewCommands } from "./review.ts";
 import { registerListCommand } from "./list.ts";
 import { openStateStore } from "../local/state-store.ts";
+import { readLocalCredentials } from "../local/credentials.ts";
+import { serverToken } from "./tokens.ts";
+import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
 import type { StateStore } from "../local/state-store.ts";
 import { dfidOf } from "../core/claims/claim-record.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
@@ -101,12 +104,23 @@ function llmFor(config: ClaimsConfig): BatchLlm {
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
   const meter = meterLlm(guarded?.port ?? model);
+  let rechecked = performance.now();
+  const unreachable = () => {
+    const last = guarded?.last();
+    if (last === undefined || last.ok) return false;
+    // /health is asked often: a failed check older than the recheck interval is run again, not awaited.
+    if (performance.now() - rechecked >= PREFLIGHT_RECHECK_MS) {
+      rechecked = performance.now();
+      void guarded?.check().catch(() => undefined);
+    }
+    return true;
+  };
   return {
     port: meter.port,
     description: describeLlmConfig(llmConfig),
     meter,
     waits: pipelineWaitsFor(llmConfig.timeoutMs),
-    ...(guarded ? { preflight: guarded.check } : {}),
+    ...(guarded ? { preflight: guarded.check, unreachable } : {}),
   };
 }
 
@@ -173,16 +187,29 @@ program
     "how long to wait for one claim before it goes to NEEDS_REVIEW (default: derived from LLM_TIMEOUT_MS)",
     parseSeconds,
   )
+  .option(
+    "--keep-going",
+    "when the model's endpoint check fails, run every row anyway (they end NEEDS_REVIEW LLM_UNREACHABLE) instead of stopping",
+  )
   .action(
     async (
       scenarios: string,
-      o: { config: string; now?: number; json?: boolean; dataDir?: string; inProcess?: boolean; claimTimeout?: number },
+      o: {
+        config: string;
+        now?: number;
+        json?: boolean;
+        dataDir?: string;
+        inProcess?: boolean;
+        claimTimeout?: number;
+        keepGoing?: boolean;
+      },
     ) => {
       const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
       // A batch is decided as of one instant: every claim is received when the run starts (or at --now),
       // so relative order dates and boundaries such as "exactly 14 days" mean what they say.
       const clock = frozenClock(o.now ?? systemClock().now());
       const dataDir = dataDirFrom(o.dataDir);
+      ensureOwnerOnlyDir(dataDir);
       const t0 = performance.now();
       const outcome = await runBatch({
         scenariosPath: mustExist(scenarios, "scenario file"),
@@ -190,6 +217,7 @@ program
         clock,
         dataDir,
         log,
+        ...(o.keepGoing ? { keepGoing: true } : {}),
         llm: llmFor,
         // The local stack by default: the production handlers on dynalite, fauxqs and the local bus.
         runtime: async (opts) =>
@@ -256,15 +284,15 @@ program
       const t0 = performance.now();
       const configPath = mustExist(o.config, "config file");
       const dataDir = dataDirFrom(o.dataDir);
+      const fromEnv = serverToken("CLAIMS_API_TOKEN");
+      const apiToken = fromEnv ?? randomBytes(24).toString("base64url");
+      const reviewerFromEnv = serverToken("CLAIMS_REVIEWER_TOKEN");
+      const reviewerToken = reviewerFromEnv ?? randomBytes(24).toString("base64url");
       const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
       const llm = llmFor(config);
       const check = llm.preflight ? await llm.preflight() : undefined;
-      const fromEnv = process.env.CLAIMS_API_TOKEN?.trim();
-      const apiToken = fromEnv || randomBytes(24).toString("base64url");
-      const reviewerFromEnv = process.env.CLAIMS_REVIEWER_TOKEN?.trim();
-      const reviewerToken = reviewerFromEnv || randomBytes(24).toString("base64url");
       if (reviewerToken === apiToken)
         throw new CliError(
           "CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials",
@@ -291,6 +319,7 @@ program
         authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
         port: o.port,
         host: o.host,
+        health: () => (llm.unreachable?.() ? { status: "degraded", llm: "unreachable" } : { status: "ok" }),
         onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
       }).catch(async (e: unknown) => {
         await stack.stop();
@@ -339,7 +368,7 @@ program
         out(`  llm      ${describePreflight(check)}`);
         if (!check.ok)
           out(
-            `           claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`,
+            `           serving degraded (GET /health says so): claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`,
           );
       }
       for (const m of config.reading.mappings) out(`  read as  ${m}`);
@@ -402,11 +431,19 @@ program
     const { seedOrders } = await import("../adapters/aws/index.ts");
     const client = new DynamoDBClient({
       ...(o.region ? { region: o.region } : {}),
+      // A local endpoint takes the credentials of the environment (AWS_ACCESS_KEY_ID…), else those `claims serve` wrote.
       ...(o.endpoint
         ? {
             endpoint: o.endpoint,
             region: o.region ?? "us-east-1",
-            credentials: { accessKeyId: "local", secretAccessKey: "local" },
+            ...(process.env.AWS_ACCESS_KEY_ID
+              ? {}
+              : {
+                  credentials: readLocalCredentials(dataDirFrom(undefined)) ?? {
+                    accessKeyId: "none",
+                    secretAccessKey: "none",
+                  },
+                }),
           }
         : {}),
     });
@@ -434,7 +471,7 @@ program
 
 /** Runs `use` on the store `claims serve` keeps in the data directory (running or not); undefined when there is none. */
 async function withStateStore<T>(dataDir: string, use: (store: StateStore) => Promise<T>): Promise<T | undefined> {
-  const store = await openStateStore(stateDirOf(dataDir));
+  const store = await openStateStore(stateDirOf(dataDir), readLocalCredentials(dataDir));
   if (!store) return undefined;
   try {
     return await use(store);
@@ -572,6 +609,8 @@ function printJsonError(code: string, message: string, issues?: unknown[]) {
     process.stdout.write(`${JSON.stringify({ error: { code, message, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
 }
 
+// Everything the CLI writes (the data directory's runs, store, journals, credentials, reports) is owner-only.
+process.umask(0o077);
 try {
   await program.parseAsync(process.argv);
 } catch (e) {

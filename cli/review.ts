@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { readFileSync } from "node:fs";
+import { clientToken } from "./tokens.ts";
 import { ReviewCliError } from "./errors.ts";
 
 /** Where and as whom the review commands talk to the API. */
@@ -21,15 +22,15 @@ interface ApiAnswer {
 
 /** The target from the options and the environment; refuses to run without a token. */
 function reviewTarget(
-  o: { url?: string; token?: string },
+  o: { url?: string; tokenFile?: string },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ReviewTarget {
   const url = (o.url ?? env.CLAIMS_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   if (!/^https?:\/\/\S+$/.test(url)) throw new ReviewCliError(`--url must be an http(s) URL, got ${url}`);
-  const token = o.token ?? env.CLAIMS_REVIEWER_TOKEN?.trim();
+  const token = clientToken(o.tokenFile, "CLAIMS_REVIEWER_TOKEN", env);
   if (!token)
     throw new ReviewCliError(
-      "no reviewer token: pass --token or set CLAIMS_REVIEWER_TOKEN (claims serve prints the one it generated)",
+      "no reviewer token: set CLAIMS_REVIEWER_TOKEN or pass --token-file FILE (claims serve prints the one it generated)",
     );
   return { url, token };
 }
@@ -119,7 +120,7 @@ function readClaim(value: string): unknown {
   }
 }
 
-type Common = { url?: string; token?: string; json?: boolean };
+type Common = { url?: string; tokenFile?: string; json?: boolean };
 
 /** Prints an answer: JSON with --json, else a line; returns the exit code (0 success, 1 refused). */
 function report(answer: ApiAnswer, json: boolean | undefined, ok: (body: unknown) => string): number {
@@ -158,11 +159,13 @@ function decided(body: unknown): string {
 export function registerReviewCommands(program: Command): void {
   const review = program
     .command("review")
-    .description("list and decide human reviews through the API (reviewer token: --token or CLAIMS_REVIEWER_TOKEN)");
+    .description(
+      "list and decide human reviews through the API (reviewer token: CLAIMS_REVIEWER_TOKEN or --token-file)",
+    );
   const common = (c: Command) =>
     c
       .option("--url <url>", "the API (default $CLAIMS_URL or http://127.0.0.1:3000)")
-      .option("--token <token>", "the reviewer token (default $CLAIMS_REVIEWER_TOKEN)")
+      .option("--token-file <file>", "a file whose first line is the reviewer token (default: $CLAIMS_REVIEWER_TOKEN)")
       .option("--json", "print the API's JSON answer on stdout");
 
   common(review.command("list").description("list reviews, oldest request first"))

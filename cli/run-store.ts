@@ -1,6 +1,7 @@
 // Where local runs keep their audit and report: <dataDir>/runs/<simulation_id>/{audit.jsonl,report.html}.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
+import { RunIdError } from "./errors.ts";
 import { parseAuditEvent } from "../core/integrity/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 
@@ -9,9 +10,26 @@ export function dataDirFrom(option: string | undefined, env: NodeJS.ProcessEnv =
   return resolve(option ?? env.CLAIMS_DATA_DIR ?? ".claims");
 }
 
-/** The folder of one run. */
+/** The folder of one run, always inside `<dataDir>/runs/`. */
 export function runDir(dataDir: string, simulationId: string): string {
-  return join(dataDir, "runs", simulationId);
+  const runs = resolve(dataDir, "runs");
+  const dir = resolve(runs, simulationId);
+  if (
+    !/^[A-Za-z0-9_.:-]{1,128}$/.test(simulationId) ||
+    simulationId === "." ||
+    simulationId === ".." ||
+    !dir.startsWith(runs + sep)
+  )
+    throw new RunIdError(simulationId);
+  return dir;
+}
+
+function runDirOrUndefined(dataDir: string, simulationId: string): string | undefined {
+  try {
+    return runDir(dataDir, simulationId);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes a run's audit events as JSON lines (replacing an earlier run with the same id). */
@@ -57,7 +75,8 @@ export function latestRun(dataDir: string): string | undefined {
   const pointer = join(dataDir, "runs", "LATEST");
   if (existsSync(pointer)) {
     const id = readFileSync(pointer, "utf8").trim();
-    if (id && existsSync(join(runDir(dataDir, id), "audit.jsonl"))) return id;
+    if (id && !(runDirOrUndefined(dataDir, id) === undefined) && existsSync(join(runDir(dataDir, id), "audit.jsonl")))
+      return id;
   }
   return listRuns(dataDir)[0];
 }

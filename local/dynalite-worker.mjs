@@ -1,11 +1,12 @@
 // dynalite (the local DynamoDB) in a worker thread, so its request handling and LevelDB work run beside
 // the handlers' event loop instead of on it (local/emulators.ts). Plain JavaScript: a worker does not
-// inherit the main thread's TypeScript loader. Messages: in { path?, port } via workerData; out { port }
-// or { error }; "stop" closes the server and its database, then answers "stopped".
+// inherit the main thread's TypeScript loader. Messages: in { path?, port } via workerData; out { ready }
+// or { error }; "stop" closes its database, then answers "stopped".
 //
-// Two ways in: the HTTP endpoint (any client), and `workerData.port`, a MessagePort on which this
-// process's own SDK clients send { id, method, path, headers, body } and get { id, status, headers, body }
-// back. Both reach the same dynalite request handler; the port skips HTTP on both sides.
+// dynalite listens on no port (it checks no signature and answers CORS preflights for any origin): the only
+// way in is `workerData.port`, a MessagePort on which this process's own SDK clients and the signed front
+// (local/signed-front.ts, which checks this run's credentials) send { id, method, path, headers, body } and get
+// { id, status, headers, body } back.
 import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
 import { parentPort, workerData } from "node:worker_threads";
@@ -23,27 +24,31 @@ const handle = server.listeners("request")[0];
 server.once("error", (error) =>
   parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }),
 );
-server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
-// Requests in progress (HTTP and port). dynalite closes its database once its sockets are gone, but a Query or
-// Scan still reading keeps running, and reading a closed LevelDB throws uncaught (found by the chaos runs'
-// restarts): so "stop" lets the requests in progress be answered before it closes the sockets.
+parentPort.postMessage({ ready: true });
+// Requests in progress. A Query or Scan still reading when the database closes would read a closed LevelDB,
+// which throws uncaught (found by the chaos runs' restarts): so "stop" lets the requests in progress be
+// answered before it closes the database.
 let inFlight = 0;
 let idle;
 const started = () => inFlight++;
 const ended = () => {
   if (--inFlight === 0 && idle) idle();
 };
-server.on("request", (_req, res) => {
-  started();
-  res.once("close", ended);
-});
 parentPort.on("message", (message) => {
   if (message !== "stop") return;
   const close = () => {
     idle = undefined;
-    server.close((error) => parentPort.postMessage(error ? { error: error.message } : "stopped"));
-    // Keep-alive sockets of SDK clients would hold close() open.
-    server.closeAllConnections();
+    // dynalite closes its database only in server.close(), which needs a listening server: it listens for that
+    // moment with every request refused.
+    server.removeAllListeners("request");
+    server.on("request", (_req, res) => {
+      res.statusCode = 403;
+      res.end();
+    });
+    server.listen(0, "127.0.0.1", () => {
+      server.close((error) => parentPort.postMessage(error ? { error: error.message } : "stopped"));
+      server.closeAllConnections();
+    });
   };
   if (inFlight === 0) close();
   else idle = close;

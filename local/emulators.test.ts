@@ -104,14 +104,25 @@ describe("startEmulators", () => {
     eb.destroy();
   });
 
-  it("gives clients static local credentials and the local region", () => {
-    const config = localClientConfig("http://127.0.0.1:1");
-    expect(config).toMatchObject({
+  it("gives clients this run's credentials for its endpoints, the given keys for others, and the local region", () => {
+    expect(localClientConfig(emulators.sqsEndpoint)).toMatchObject({
+      endpoint: emulators.sqsEndpoint,
+      region: "us-east-1",
+      credentials: {
+        accessKeyId: emulators.credentials.accessKeyId,
+        secretAccessKey: emulators.credentials.secretAccessKey,
+      },
+    });
+    // This process's own dynalite is reached over the worker channel (no port), which stamps instead of signing.
+    const table = localClientConfig(emulators.dynamodbEndpoint);
+    expect(table.requestHandler).toBeDefined();
+    expect(table.httpAuthSchemes?.map((s) => s.schemeId)).toEqual(["aws.auth#sigv4"]);
+    const keys = { accessKeyId: "LOCLOTHER", secretAccessKey: "other-secret" };
+    expect(localClientConfig("http://127.0.0.1:1", keys)).toEqual({
       endpoint: "http://127.0.0.1:1",
       region: "us-east-1",
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+      credentials: keys,
     });
-    expect(config.httpAuthSchemes.map((s) => s.schemeId)).toEqual(["aws.auth#sigv4"]);
     expect(process.env.AWS_EC2_METADATA_DISABLED).toBe("true");
   });
 });

@@ -4,14 +4,23 @@
 // `stateDir` the table lives in LevelDB under `<stateDir>/dynamodb` and the queues' messages in the
 // journal `<stateDir>/queues.jsonl`, so both survive a restart, `kill -9` included. dynalite runs in a
 // worker thread (dynalite-worker.mjs): with LevelDB on disk it is the largest share of the stack's CPU,
-// and on its own thread it no longer queues behind the handlers. Local clients sign with a fixed
-// signature (the emulators check none): SigV4's hashing was a tenth of the handlers' CPU.
+// and on its own thread it no longer queues behind the handlers.
+//
+// Loopback is not a boundary (any local program and any web page can reach it): every port requires a
+// SigV4 signature made with this run's random keys (local/credentials.ts), checked, and answers no CORS.
+// dynalite and fauxqs listen on no port of their own: a signed front (signed-front.ts) is their door. With
+// `stateDir` the keys and endpoints are written owner-only to `<dataDir>/local-credentials.json`. This
+// process's clients of its own dynalite use the worker channel, which is no port, and stamp instead of sign.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { createDynaliteChannel } from "./dynalite-channel.ts";
 import type { DynaliteChannel } from "./dynalite-channel.ts";
+import { endpointKeys, newSigningKeys, writeLocalCredentials } from "./credentials.ts";
+import type { LocalCredentials } from "./credentials.ts";
+import { startSignedFront } from "./signed-front.ts";
+import type { SigningKeys } from "./sigv4.ts";
 import { EmulatorStartError, LocalStackError } from "./errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
 import type { LocalBus, LocalBusOptions } from "./eventbridge/server.ts";
@@ -25,12 +34,12 @@ export const LOCAL_REGION = "us-east-1";
 /** The SDK's auth schemes setting (the same type in every v3 client). */
 type HttpAuthSchemes = NonNullable<DynamoDBClientConfig["httpAuthSchemes"]>;
 
-/** The AWS SDK client settings for a local endpoint: static dummy credentials, fixed region, a signer that only stamps. */
+/** The AWS SDK client settings for a local endpoint: this run's credentials, fixed region (and, in-process, a signer that only stamps). */
 export type LocalClientConfig = {
   readonly endpoint: string;
   readonly region: string;
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
-  readonly httpAuthSchemes: HttpAuthSchemes;
+  readonly httpAuthSchemes?: HttpAuthSchemes;
   /** For a dynalite this process started: its in-process channel instead of HTTP. */
   readonly requestHandler?: DynaliteChannel["requestHandler"];
 };
@@ -38,7 +47,7 @@ export type LocalClientConfig = {
 /** The in-process channels of the dynalites this process runs, by endpoint. */
 const channels = new Map<string, DynaliteChannel>();
 
-/** A SigV4-shaped Authorization header with a fixed signature: the emulators read no signature, so computing one is waste. */
+/** A SigV4-shaped Authorization header with a fixed signature, for the in-process channel only (no port, no check): SigV4's hashing was a tenth of the handlers' CPU. */
 const LOCAL_SIGNER: HttpAuthSchemes[number]["signer"] = {
   async sign(request) {
     const { headers } = request as unknown as { headers: Record<string, string> };
@@ -56,11 +65,13 @@ export type StartEmulatorsOptions = {
   /** Where the table and the queue journal are kept; without it both are in memory and gone at the stop. */
   readonly stateDir?: string;
   /** Rules, clock, ids, retries and test hooks of the local bus. */
-  readonly bus?: Omit<LocalBusOptions, "dataDir">;
+  readonly bus?: Omit<LocalBusOptions, "dataDir" | "keys">;
 };
 
 /** The running emulators. */
 export type Emulators = {
+  /** This run's credentials and endpoints (what `<dataDir>/local-credentials.json` holds with `stateDir`). */
+  readonly credentials: LocalCredentials;
   readonly dynamodbEndpoint: string;
   readonly sqsEndpoint: string;
   readonly eventsEndpoint: string;
@@ -72,12 +83,19 @@ export type Emulators = {
   stop(): Promise<void>;
 };
 
-/** SDK client config for a local endpoint: `new SQSClient(localClientConfig(emulators.sqsEndpoint))`; a dynalite of this process is reached over its in-process channel. */
-export function localClientConfig(endpoint: string): LocalClientConfig {
+/**
+ * SDK client config for a local endpoint: `new SQSClient(localClientConfig(emulators.sqsEndpoint))`. It signs
+ * with the keys of an emulator this process started at that endpoint, else with `keys` (another process's
+ * run, from its credentials file); a dynalite of this process is reached over its in-process channel.
+ */
+export function localClientConfig(endpoint: string, keys?: SigningKeys): LocalClientConfig {
+  const channel = channels.get(endpoint);
+  const { accessKeyId, secretAccessKey } = endpointKeys(endpoint) ??
+    keys ?? { accessKeyId: "local", secretAccessKey: "local" };
+  const base = { endpoint, region: LOCAL_REGION, credentials: { accessKeyId, secretAccessKey } };
+  if (channel === undefined) return base;
   return {
-    endpoint,
-    region: LOCAL_REGION,
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    ...base,
     httpAuthSchemes: [
       {
         schemeId: "aws.auth#sigv4",
@@ -85,7 +103,7 @@ export function localClientConfig(endpoint: string): LocalClientConfig {
         signer: LOCAL_SIGNER,
       },
     ],
-    ...(channels.has(endpoint) ? { requestHandler: channels.get(endpoint)!.requestHandler } : {}),
+    requestHandler: channel.requestHandler,
   };
 }
 
@@ -108,12 +126,14 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
     }
   }
 
+  const keys = newSigningKeys();
   const [dynamo, sqs, bus] = await Promise.allSettled([
-    startDynalite(tablePath),
-    startSqsEmulator({ region: LOCAL_REGION, ...(queueJournal ? { journal: queueJournal } : {}) }),
+    startDynalite(tablePath, keys),
+    startSqsEmulator({ region: LOCAL_REGION, keys, ...(queueJournal ? { journal: queueJournal } : {}) }),
     startLocalBus({
       region: LOCAL_REGION,
       ...options.bus,
+      keys,
       ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     }),
   ]);
@@ -136,8 +156,25 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
   }
 
   const dynamoServer = dynamo.value;
+  const credentials: LocalCredentials = {
+    region: LOCAL_REGION,
+    ...keys,
+    endpoints: { dynamodb: dynamoServer.endpoint, sqs: sqs.value.endpoint, events: bus.value.endpoint },
+  };
+  if (options.stateDir !== undefined && options.dataDir !== undefined) {
+    try {
+      writeLocalCredentials(options.dataDir, credentials);
+    } catch (error) {
+      await Promise.allSettled([dynamoServer.close(), sqs.value.stop(), bus.value.stop()]);
+      throw new EmulatorStartError(
+        `the local stack cannot write its credentials in ${options.dataDir}: ${(error as Error).message}`,
+        error,
+      );
+    }
+  }
   let stopped: Promise<void> | undefined;
   return {
+    credentials,
     dynamodbEndpoint: dynamoServer.endpoint,
     sqsEndpoint: sqs.value.endpoint,
     eventsEndpoint: bus.value.endpoint,
@@ -159,15 +196,15 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
  */
 export async function startTableEmulator(stateDir: string): Promise<{ endpoint: string; stop(): Promise<void> }> {
   process.env.AWS_EC2_METADATA_DISABLED = "true";
-  const server = await startDynalite(join(stateDir, "dynamodb"));
+  const server = await startDynalite(join(stateDir, "dynamodb"), newSigningKeys());
   return { endpoint: server.endpoint, stop: () => server.close() };
 }
 
 /** A running dynalite: its endpoint and how to stop it (closing its database). */
 type DynaliteServer = { endpoint: string; close(): Promise<void> };
 
-/** Starts dynalite in a worker thread (in memory, or LevelDB under `path`) on a random port of 127.0.0.1. */
-async function startDynalite(path: string | undefined): Promise<DynaliteServer> {
+/** Starts dynalite in a worker thread (in memory, or LevelDB under `path`) behind a signed front on a random port of 127.0.0.1. */
+async function startDynalite(path: string | undefined, keys: SigningKeys): Promise<DynaliteServer> {
   // The worker is plain JavaScript: of the parent's node flags it takes only the profiler's (`--input-type`, `--import tsx`… do not apply to it).
   const execArgv = process.execArgv.filter((flag) => flag.startsWith("--cpu-prof"));
   const channel = createDynaliteChannel();
@@ -177,10 +214,10 @@ async function startDynalite(path: string | undefined): Promise<DynaliteServer> 
     execArgv,
   });
   const answer = () =>
-    new Promise<{ port?: number; error?: string } | "stopped">((resolve, reject) => {
+    new Promise<{ ready?: true; error?: string } | "stopped">((resolve, reject) => {
       const onError = (error: Error) => reject(error);
       worker.once("error", onError);
-      worker.once("message", (m: { port?: number; error?: string } | "stopped") => {
+      worker.once("message", (m: { ready?: true; error?: string } | "stopped") => {
         worker.off("error", onError);
         resolve(m);
       });
@@ -190,14 +227,31 @@ async function startDynalite(path: string | undefined): Promise<DynaliteServer> 
     await worker.terminate();
     throw error;
   });
-  if (started === "stopped" || started.port === undefined) {
+  if (started === "stopped" || started.ready !== true) {
     channel.close("it did not start");
     await worker.terminate();
     throw new EmulatorStartError(
-      started === "stopped" ? "dynalite stopped at once" : (started.error ?? "dynalite did not listen"),
+      started === "stopped" ? "dynalite stopped at once" : (started.error ?? "dynalite did not start"),
     );
   }
-  const endpoint = `http://127.0.0.1:${started.port}`;
+  const front = await startSignedFront({
+    name: "dynalite",
+    keys,
+    async forward(request) {
+      const { response } = await channel.requestHandler.handle({
+        method: request.method,
+        path: request.url,
+        headers: request.headers,
+        body: request.body.toString("utf8"),
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    },
+  }).catch(async (error: unknown) => {
+    channel.close("its front did not start");
+    await worker.terminate();
+    throw error;
+  });
+  const endpoint = front.endpoint;
   channels.set(endpoint, channel);
   worker.once("exit", () => channel.close("its worker exited"));
   let closed: Promise<void> | undefined;
@@ -206,6 +260,7 @@ async function startDynalite(path: string | undefined): Promise<DynaliteServer> 
     close() {
       closed ??= (async () => {
         channels.delete(endpoint);
+        await front.stop();
         const done = answer();
         worker.postMessage("stop");
         const stopped = await done.finally(() => {

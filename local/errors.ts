@@ -82,3 +82,11 @@ export class StateDirBusyError extends LocalStackError {
     super("STATE_DIR_BUSY", message);
   }
 }
+
+/** The data directory is open to other users and cannot be tightened. */
+export class DataDirModeError extends LocalStackError {
+  readonly exitCode = 2;
+  constructor(message: string, cause?: unknown) {
+    super("DATA_DIR_MODE", message, { cause });
+  }
+}

@@ -207,6 +207,16 @@ describe("the HTTP front", () => {
     });
   });
 
+  it("answers HEAD /health like GET (the same status and headers, no body), and HEAD elsewhere 404", async () => {
+    const get = await exchange("GET", "/health", {});
+    const head = await exchange("HEAD", "/health", {});
+    expect(head.status).toBe(get.status);
+    expect(head.headers["x-route"]).toBe("GET /health");
+    expect(head.headers["content-length"]).toBe(get.headers["content-length"]);
+    expect(head.body).toBe("");
+    expect((await exchange("HEAD", "/claims", auth)).status).toBe(404);
+  });
+
   it("serves /health without a token and answers 404 for an unknown route", async () => {
     expect((await exchange("GET", "/health", {})).status).toBe(202);
     const res = await exchange("GET", "/nope", auth);
@@ -255,5 +265,34 @@ describe("the HTTP front", () => {
     const res = await exchange("POST", "/claims", auth, Buffer.alloc(16 * 1024, 0x61));
     expect(res.status).toBe(202);
     expect(events[0]?.body).toHaveLength(16 * 1024);
+  });
+});
+
+describe("/health with the model's state", () => {
+  it("says degraded while the model is unreachable and ok once it answers, for GET and HEAD", async () => {
+    let down = true;
+    const never = async () => {
+      throw new Error("the function is not called for /health");
+    };
+    const withHealth = await startHttpFront({
+      functions: { intakeApi: never, reviewApi: never },
+      authorizers: { intake: async () => ({ isAuthorized: false }), reviewer: async () => ({ isAuthorized: false }) },
+      port: 0,
+      health: () => (down ? { status: "degraded", llm: "unreachable" } : { status: "ok" }),
+    });
+    try {
+      const degraded = await fetch(`${withHealth.url}/health`);
+      expect(degraded.status).toBe(200);
+      expect(await degraded.json()).toEqual({ status: "degraded", llm: "unreachable" });
+      const head = await fetch(`${withHealth.url}/health`, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-length")).toBe(
+        String(JSON.stringify({ status: "degraded", llm: "unreachable" }).length),
+      );
+      down = false;
+      expect(await (await fetch(`${withHealth.url}/health`)).json()).toEqual({ status: "ok" });
+    } finally {
+      await withHealth.stop();
+    }
   });
 });

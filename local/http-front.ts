@@ -35,7 +35,12 @@ interface HttpFrontOptions {
   readonly host?: string;
   /** One line per request (method, path, status, ms). */
   readonly onRequest?: (line: { method: string; path: string; status: number; ms: number }) => void;
+  /** What `GET /health` answers (default: the function's `{ "status": "ok" }`); `claims serve` says whether the model answers. */
+  readonly health?: () => HealthAnswer;
 }
+
+/** The body of `GET /health`: ok, or degraded while the configured model is unreachable. */
+export type HealthAnswer = { readonly status: "ok" } | { readonly status: "degraded"; readonly llm: "unreachable" };
 
 /** A running HTTP front. */
 export interface HttpFront {
@@ -219,8 +224,12 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Sent> => {
     const url = requestUrl(req.url);
     if (!url) return sendError(res, 400, "BAD_REQUEST", "the request target could not be read", true);
-    const route = matchRoute(req.method ?? "GET", url.pathname);
+    // HEAD /health answers like GET (uptime probes use HEAD); Node sends no body for a HEAD request.
+    const method = req.method === "HEAD" && url.pathname === "/health" ? "GET" : (req.method ?? "GET");
+    const route = matchRoute(method, url.pathname);
     if (!route) return sendError(res, 404, "NOT_FOUND", `no route for ${req.method} ${url.pathname}`);
+    if (route.routeKey === "GET /health" && options.health)
+      return send(res, 200, { "content-type": "application/json" }, JSON.stringify(options.health()));
     if (route.auth !== "none") {
       // As API Gateway: no Authorization header is 401 before any authorizer runs; a token the route's authorizer refuses is 403.
       const probe = toApiEvent(req, url, route, Buffer.alloc(0));

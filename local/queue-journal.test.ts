@@ -18,6 +18,7 @@ import { localClientConfig, LOCAL_REGION } from "./emulators.ts";
 import { openQueueJournal, readJournal } from "./queue-journal.ts";
 import type { QueueJournal } from "./queue-journal.ts";
 import { startSqsEmulator } from "./sqs-emulator.ts";
+import { newSigningKeys } from "./credentials.ts";
 import type { SqsEmulator } from "./sqs-emulator.ts";
 
 let dir: string;
@@ -35,7 +36,7 @@ async function start(
   options: { compactSlack?: number } = {},
 ): Promise<{ journal: QueueJournal; client: SQSClient; std: string; fifo: string }> {
   const journal = openQueueJournal(join(dir, "queues.jsonl"), options);
-  const sqs = await startSqsEmulator({ region: LOCAL_REGION, journal });
+  const sqs = await startSqsEmulator({ region: LOCAL_REGION, keys: newSigningKeys(), journal });
   const client = new SQSClient(localClientConfig(sqs.endpoint));
   running = { sqs, client };
   const std = (await client.send(new CreateQueueCommand({ QueueName: "std", Attributes: { VisibilityTimeout: "0" } })))

@@ -3,7 +3,6 @@
 // AWS: the handlers read `Resource.*` (set here as SST_RESOURCE_* variables), talk through the real
 // SDK clients, and are driven by one event-source poller per queue, like Lambda's mappings.
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
@@ -44,6 +43,7 @@ import { createOpenClaimsGate } from "./open-claims-gate.ts";
 import type { QueueJournal } from "./queue-journal.ts";
 import { createLocalQueues, setSstResourceEnv } from "./resources.ts";
 import { lockStateDir } from "./state-lock.ts";
+import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
 import type { LocalQueue } from "./resources.ts";
 import { StackStartError } from "./errors.ts";
@@ -157,7 +157,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   let stateLock: StateLock | undefined;
   if (options.stateDir !== undefined) {
-    mkdirSync(options.stateDir, { recursive: true });
+    // The kept store and the run's credentials are owner-only (an existing directory is tightened).
+    if (options.dataDir !== undefined) ensureOwnerOnlyDir(options.dataDir);
+    ensureOwnerOnlyDir(options.stateDir);
     stateLock = lockStateDir(options.stateDir, "claims serve");
   }
   const emulators = await startEmulators({

@@ -1,10 +1,11 @@
 // Reading what `claims serve` keeps in its state directory: through the running server's table endpoint
-// when one holds the directory, else by opening the LevelDB files in this process (holding the lock
+// (signed with the credentials it wrote, `keys`) when one holds the directory, else by opening the LevelDB files in this process (holding the lock
 // meanwhile, so a `claims serve` started at the same time waits for nothing and fails clearly instead).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createDynamoPorts } from "../adapters/aws/index.ts";
 import type { DynamoPorts } from "../adapters/aws/index.ts";
+import type { SigningKeys } from "./sigv4.ts";
 import { createAwsClients } from "../functions/lib/compose.ts";
 import { localClientConfig, startTableEmulator } from "./emulators.ts";
 import { LocalStackError } from "./errors.ts";
@@ -25,7 +26,7 @@ function hasStateStore(stateDir: string): boolean {
 }
 
 /** Opens the store of `stateDir` (see above); undefined when the directory holds none. */
-export async function openStateStore(stateDir: string): Promise<StateStore | undefined> {
+export async function openStateStore(stateDir: string, keys?: SigningKeys): Promise<StateStore | undefined> {
   if (!hasStateStore(stateDir)) return undefined;
   const holder = stateHolder(stateDir);
   let endpoint: string;
@@ -54,7 +55,7 @@ export async function openStateStore(stateDir: string): Promise<StateStore | und
     }
     source = `the files in ${stateDir}`;
   }
-  const clients = createAwsClients({ dynamodb: localClientConfig(endpoint) });
+  const clients = createAwsClients({ dynamodb: localClientConfig(endpoint, keys) });
   const ports = createDynamoPorts({ client: clients.dynamo, tableName: LOCAL_TABLE_NAME });
   return {
     ports,

@@ -38,6 +38,14 @@ describe("submitClaim bounds", () => {
     ["a lone surrogate in the reason", { reason: "broken \ud800 screen" }, "claim.reason"],
     ["a NUL in the order id", { order_id: "ord_\u0000001" }, "claim.order_id"],
     ["a control character in the category", { category: "electronics\u0007" }, "claim.category"],
+    [
+      "CR/LF in the order id (a forged line of claims list)",
+      { order_id: "ord_001\r\nclm_x DECIDED" },
+      "claim.order_id",
+    ],
+    ["a tab in the customer id", { customer_id: "cus\t1" }, "claim.customer_id"],
+    ["U+2028 in the order id", { order_id: "ord_001\u2028x" }, "claim.order_id"],
+    ["a C1 control in the category", { category: "electronics\u009b" }, "claim.category"],
   ])("refuses %s with 400 naming the field, and stores nothing", async (_name, over, path) => {
     const p = pipeline();
     const result = await p.submit(claim(over), { claimId: "clm_x" });
@@ -45,6 +53,16 @@ describe("submitClaim bounds", () => {
     expect(result.ok ? [] : "issues" in result ? result.issues.map((i) => i.path) : []).toContain(path);
     expect(await p.claims.getClaim("clm_x")).toBeUndefined();
     expect(p.auditEvents()).toEqual([]);
+  });
+
+  it.each([
+    ["label", { label: "row 1\nrow 2" }],
+    ["simulation_id", { simulation_id: "sim\r1" }],
+  ])("refuses a control character in the %s with 400, and stores nothing", async (field, extra) => {
+    const p = pipeline();
+    const result = await p.submit({ ...claim({}), ...extra }, { claimId: "clm_l" });
+    expect(result).toMatchObject({ ok: false, code: "INVALID_INPUT", issues: [{ path: field }] });
+    expect(await p.claims.getClaim("clm_l")).toBeUndefined();
   });
 
   it("refuses free text with a lone surrogate or a control character, and stores nothing", async () => {

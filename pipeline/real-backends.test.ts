@@ -232,7 +232,7 @@ describe("a model that answers badly", () => {
       messages: Array<{ role: string; content: string }>;
     };
     expect(repair.messages.at(-1)?.content).toMatch(
-      /failed the agent's self-check:\n(- .*\n)+.*uses order_id "ord_001", an amount_eur of at most 299\.99 and above 0/,
+      /failed the agent's self-check[^]*<step_error>\n(- .*\n)+<\/step_error>[^]*<customer_claim>\n\{"order_id":"ord_001","amount_eur":299\.99\}\n<\/customer_claim>[^]*an amount_eur of at most 299\.99 and above 0/,
     );
   });
 

@@ -144,6 +144,22 @@ describe("EventBridge publisher", () => {
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 1 });
   });
 
+  it.each([
+    "NotAuthorizedForSourceException",
+    "NotAuthorizedForDetailTypeException",
+    "InvalidAccountIdException",
+    "RedactionFailure",
+  ])("does not retry an entry that fails with %s (not transient, as AWS documents it)", async (errorCode) => {
+    const { publisher, counter } = setup();
+    aws.emulators.bus.setFailureHook(() => ({ errorCode, errorMessage: "refused" }));
+    await expect(publisher.publish(verdicts(2))).rejects.toMatchObject({
+      code: "PUBLISH_FAILED",
+      retryable: false,
+      failures: [{ errorCode }, { errorCode }],
+    });
+    expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 1 });
+  });
+
   it("does not retry a request the service refuses (ValidationException)", async () => {
     // Limits raised past the real ones so that the bus, not the publisher, refuses the request.
     const { publisher, counter } = setup({ limits: { maxRequestBytes: 1_000_000 } });

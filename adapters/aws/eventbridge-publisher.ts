@@ -34,13 +34,21 @@ type EventBridgePublisherOptions = {
 /** PutEvents limits. */
 const EVENTBRIDGE_LIMITS = { maxEntries: 10, maxRequestBytes: 256 * 1024 } as const;
 
-/** Entry error codes that a retry cannot fix. */
+/**
+ * Entry error codes that a retry cannot fix: AWS documents InternalException and ThrottlingException as the
+ * transient ones; permissions (NotAuthorizedFor…, AccessDenied), the account, the entry itself and its
+ * redaction fail the same way every time.
+ */
 const PERMANENT_ENTRY_ERRORS = new Set([
   "MalformedDetail",
   "InvalidArgument",
   "NotFoundException",
   "AccessDeniedException",
   "NotAuthorized",
+  "NotAuthorizedForSourceException",
+  "NotAuthorizedForDetailTypeException",
+  "InvalidAccountIdException",
+  "RedactionFailure",
   "ValidationException",
 ]);
 

@@ -25,6 +25,27 @@ function queueSafeText(value: string): string | undefined {
   return undefined;
 }
 
+/** A control character (C0 including tab and line breaks, DEL, C1, U+2028/U+2029) in `value`, as "U+000D"; undefined when none. */
+export function controlCharacterIn(value: string): string | undefined {
+  for (const c of value) {
+    const code = c.charCodeAt(0);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029)
+      return `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  }
+  return undefined;
+}
+
+/**
+ * A one-line string that is printed or stored as an identifier (ids, labels, names, notes): queue-safe and
+ * without any control character, so that it cannot forge a line of `claims list` or a log.
+ */
+export const oneLineText = () =>
+  text().superRefine((value, ctx) => {
+    const control = controlCharacterIn(value);
+    if (control)
+      ctx.addIssue({ code: "custom", message: `holds the control character ${control}; it must be one line of text` });
+  });
+
 /** A string of queue-safe text (see `queueSafeText`). */
 const text = () =>
   z.string().superRefine((value, ctx) => {
@@ -49,13 +70,13 @@ export const ClaimAmountSchema = z
 /** A structured refund claim as a customer or intake channel submits it; the kernel, not this schema, judges the amount. */
 export const ClaimSchema = z
   .object({
-    order_id: text().trim().min(1, "order_id is required").max(128),
+    order_id: oneLineText().trim().min(1, "order_id is required").max(128),
     amount_eur: ClaimAmountSchema,
-    category: text().trim().min(1).max(64),
+    category: oneLineText().trim().min(1).max(64),
     reason: text().max(4000).default(""),
     purchase_date: IsoDateSchema.optional(),
-    currency: text().trim().length(3).optional(),
-    customer_id: text().max(128).optional(),
+    currency: oneLineText().trim().length(3).optional(),
+    customer_id: oneLineText().max(128).optional(),
   })
   .strict();
 

@@ -6,7 +6,7 @@ import * as z from "zod";
 import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
 import { parseCents } from "../integrity/money.ts";
-import { ClaimSchema } from "./claim.ts";
+import { ClaimSchema, oneLineText } from "./claim.ts";
 
 /** What opened a review: an ESCALATE verdict, or a claim that ended in NEEDS_REVIEW. */
 export const ReviewOriginSchema = z.enum(["ESCALATE", "NEEDS_REVIEW"]);
@@ -27,8 +27,8 @@ export const ReviewDecisionKindSchema = z.enum(["APPROVE", "DENY", "RESUBMIT"]);
 export const ReviewDecisionSchema = z
   .object({
     decision: ReviewDecisionKindSchema,
-    note: z.string().max(2000).optional(),
-    reviewer: z.string().trim().min(1).max(128).optional(),
+    note: oneLineText().max(2000).optional(),
+    reviewer: oneLineText().trim().min(1).max(128).optional(),
     amount_eur: z.number().refine(Number.isFinite, "amount_eur must be a finite number").optional(),
     claim: ClaimSchema.optional(),
   })

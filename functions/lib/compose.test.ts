@@ -43,8 +43,9 @@ describe("productionDeps", () => {
   it("lets the deployed intake handler store and read a claim through Resource and the AWS_ENDPOINT_URL_* settings", async () => {
     Object.assign(process.env, {
       AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "local",
-      AWS_SECRET_ACCESS_KEY: "local",
+      // The run's credentials, as an operator's tool reads them from local-credentials.json.
+      AWS_ACCESS_KEY_ID: stack.emulators.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: stack.emulators.credentials.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: stack.emulators.dynamodbEndpoint,
       AWS_ENDPOINT_URL_SQS: stack.emulators.sqsEndpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: stack.emulators.eventsEndpoint,

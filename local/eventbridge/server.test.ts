@@ -189,28 +189,57 @@ describe("local PutEvents endpoint", () => {
     });
   });
 
+  /** What the bus answers a signed request whose target or body is rewritten before signing. */
+  async function signedRaw(
+    target: string,
+    body: string,
+  ): Promise<{ name?: string; message?: string; status?: number }> {
+    const raw = new EventBridgeClient({ ...localClientConfig(bus.endpoint), maxAttempts: 1 });
+    raw.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { headers: Record<string, string>; body: string };
+        request.headers["x-amz-target"] = target;
+        request.headers["content-length"] = String(Buffer.byteLength(body));
+        request.body = body;
+        return next(args);
+      },
+      { step: "build" },
+    );
+    try {
+      await raw.send(new PutEventsCommand({ Entries: [entry("X", {})] }));
+      return {};
+    } catch (error) {
+      const e = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+      return { name: e.name, message: e.message, status: e.$metadata?.httpStatusCode };
+    } finally {
+      raw.destroy();
+    }
+  }
+
   it("answers an unknown operation with a JSON UnknownOperationException", async () => {
-    const res = await fetch(bus.endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/x-amz-json-1.1", "x-amz-target": "AWSEvents.ListRules" },
-      body: "{}",
-    });
-    expect(res.status).toBe(400);
-    expect(res.headers.get("x-amzn-errortype")).toBe("UnknownOperationException");
-    expect(await res.json()).toMatchObject({
-      __type: "UnknownOperationException",
+    expect(await signedRaw("AWSEvents.ListRules", "{}")).toMatchObject({
+      status: 400,
+      name: "UnknownOperationException",
       message: expect.stringContaining("ListRules"),
     });
   });
 
   it("answers a body that is not JSON with a SerializationException", async () => {
+    expect(await signedRaw("AWSEvents.PutEvents", "{nope")).toMatchObject({
+      status: 400,
+      name: "SerializationException",
+    });
+  });
+
+  it("refuses a request that is not signed with its keys, before reading the operation", async () => {
     const res = await fetch(bus.endpoint, {
       method: "POST",
       headers: { "content-type": "application/x-amz-json-1.1", "x-amz-target": "AWSEvents.PutEvents" },
-      body: "{nope",
+      body: JSON.stringify({ Entries: [entry(DETAIL_TYPES.refund, { execution_id: "exe_forged" })] }),
     });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ __type: "SerializationException" });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ __type: "MissingAuthenticationTokenException" });
+    expect(await readLines(join(dataDir, "events.jsonl"))).not.toContainEqual(expect.stringContaining("exe_forged"));
   });
 
   it("appends one JSON line per accepted entry to events.jsonl", async () => {

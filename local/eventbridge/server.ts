@@ -1,7 +1,8 @@
 // A local EventBridge PutEvents endpoint (AWS JSON 1.1) that the real @aws-sdk/client-eventbridge
 // can call: validates like AWS, builds the event envelope, journals every accepted entry to
 // `<dataDir>/events.jsonl`, and delivers matching events to in-process rule targets with retries
-// and an in-memory dead-letter list.
+// and an in-memory dead-letter list. Every request must carry a valid SigV4 signature of the bus's keys
+// (loopback is not a boundary); it sends no CORS headers, so no web page can call it.
 import { randomUUID } from "node:crypto";
 import { appendFile, mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -12,6 +13,9 @@ import type { EventBridgeEvent } from "aws-lambda";
 import { BUS_NAME, RULE_PATTERNS } from "../../infra/facts.ts";
 import { BusConfigError, BusIoError, InvalidEventPatternError, RequestError } from "./errors.ts";
 import { matchesPattern, validatePattern } from "./matcher.ts";
+import { newSigningKeys, registerEndpointKeys } from "../credentials.ts";
+import { createSignatureCheck } from "../sigv4.ts";
+import type { SigningKeys } from "../sigv4.ts";
 import type { EventPattern } from "./matcher.ts";
 
 /** The event a rule target receives: the full EventBridge envelope. */
@@ -80,6 +84,8 @@ export type LocalBusOptions = {
   readonly failureHook?: EntryFailureHook;
   /** Called when a delivery is dead-lettered (e.g. to log it). */
   readonly onDeadLetter?: (dead: DeadLetter) => void;
+  /** The keys requests must be signed with (default: random; `localClientConfig(bus.endpoint)` signs with them). */
+  readonly keys?: SigningKeys;
 };
 
 /** A running local bus. */
@@ -251,6 +257,8 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     return { FailedEntryCount: failedCount, Entries: results };
   };
 
+  const keys = options.keys ?? newSigningKeys();
+  const checkSignature = createSignatureCheck(keys);
   const server = createServer((req, res) => {
     void handle(req, res);
   });
@@ -258,7 +266,15 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     try {
       if (stopping) throw new RequestError(503, "ServiceUnavailableException", "the local bus is stopping");
       const target = headerValue(req.headers["x-amz-target"]);
-      const raw = await readBody(req);
+      const bytes = await readBody(req);
+      const refusal = checkSignature({
+        method: req.method ?? "GET",
+        url: req.url ?? "/",
+        headers: req.headers,
+        body: bytes,
+      });
+      if (refusal) throw new RequestError(403, refusal.type, refusal.message);
+      const raw = bytes.toString("utf8");
       if (req.method !== "POST" || target === undefined || !target.startsWith(TARGET_PREFIX)) {
         throw new RequestError(
           400,
@@ -295,6 +311,7 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  const unregister = registerEndpointKeys(`http://127.0.0.1:${port}`, keys);
 
   const settled = async () => {
     while (pending.size > 0) await Promise.allSettled([...pending]);
@@ -324,6 +341,7 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     settled,
     async stop() {
       stopping = true;
+      unregister();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
@@ -432,7 +450,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -442,7 +460,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
       throw new RequestError(413, "ValidationException", `the request body is larger than ${MAX_BODY_BYTES} bytes`);
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 function send(res: ServerResponse, status: number, body: unknown, errorType?: string): void {

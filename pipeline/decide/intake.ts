@@ -2,7 +2,7 @@
 // extraction's answer becomes the claim's next state and its effects. Pure: the shell loads, stores, performs.
 import * as z from "zod";
 import { canonicalize, hashHex } from "../../core/crew/index.ts";
-import { ClaimSchema, ClaimTextSchema } from "../../core/claims/claim.ts";
+import { ClaimSchema, ClaimTextSchema, oneLineText } from "../../core/claims/claim.ts";
 import { dfidOf } from "../../core/claims/claim-record.ts";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import { claimFromExtraction, extractionFailureReasonCode } from "../../core/claims/extraction.ts";
@@ -24,7 +24,7 @@ export const SubmissionSchema = z
       .max(128)
       .regex(/^[A-Za-z0-9_.:-]+$/, "simulation_id may hold letters, digits and _ . : -")
       .optional(),
-    label: z.string().max(200).optional(),
+    label: oneLineText().max(200).optional(),
   })
   .strict()
   .refine((b) => (b.claim === undefined) !== (b.claim_text === undefined), {

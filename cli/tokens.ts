@@ -1,0 +1,43 @@
+// Where the CLI takes tokens from: the environment or a file, never the command line (`ps` shows every
+// argument to every local user). A token the server accepts (CLAIMS_API_TOKEN, CLAIMS_REVIEWER_TOKEN for
+// `claims serve`) has at least 16 characters; an empty variable counts as unset.
+import { readFileSync, statSync } from "node:fs";
+import { TokenConfigError } from "./errors.ts";
+
+/** The shortest token `claims serve` accepts. */
+export const MIN_SERVER_TOKEN_LENGTH = 16;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The variable's value, trimmed; undefined when it is unset or empty. */
+export function tokenFromEnv(name: string, env: Env = process.env): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** A token `claims serve` accepts from `name`: undefined when unset (serve generates one), TokenConfigError when too short. */
+export function serverToken(name: string, env: Env = process.env): string | undefined {
+  const token = tokenFromEnv(name, env);
+  if (token !== undefined && token.length < MIN_SERVER_TOKEN_LENGTH)
+    throw new TokenConfigError(
+      `${name} is ${token.length} characters long; a token the server accepts needs at least ${MIN_SERVER_TOKEN_LENGTH} (unset it and claims serve generates one)`,
+    );
+  if (token !== undefined && [...token].some((c) => c.charCodeAt(0) <= 0x20 || c.charCodeAt(0) === 0x7f))
+    throw new TokenConfigError(`${name} holds a space or a control character; a token is one word`);
+  return token;
+}
+
+/** The token of a client command: the file's first line when `--token-file` is given, else the variable. */
+export function clientToken(tokenFile: string | undefined, name: string, env: Env = process.env): string | undefined {
+  if (tokenFile === undefined) return tokenFromEnv(name, env);
+  let text: string;
+  try {
+    if (!statSync(tokenFile).isFile()) throw new Error("not a file");
+    text = readFileSync(tokenFile, "utf8");
+  } catch (error) {
+    throw new TokenConfigError(`--token-file ${tokenFile} cannot be read: ${(error as Error).message}`);
+  }
+  const token = text.split(/\r?\n/)[0]?.trim() ?? "";
+  if (token === "") throw new TokenConfigError(`--token-file ${tokenFile} is empty`);
+  return token;
+}
