@@ -2,6 +2,7 @@
 // ACCEPT and REJECT input, beside the whole in-process pipeline with the rules model (intake → crew →
 // worker → kernel → execution → audit), taking turns in CPU time; plus the audit written per claim.
 import { readFileSync } from "node:fs";
+import { auditClaimId } from "../core/claims/audit-events.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { decideClaim } from "../core/claims/kernel.ts";
@@ -211,8 +212,8 @@ export function auditPerClaim(audit: readonly AuditEvent[]): {
   const perClaim = new Map<string, { events: number; bytes: number }>();
   const byType = new Map<string, number>();
   for (const e of audit) {
-    const claimId = (e.details as { claim_id?: unknown }).claim_id;
-    if (typeof claimId !== "string") continue;
+    const claimId = auditClaimId(e);
+    if (claimId === undefined) continue;
     const bytes = Buffer.byteLength(JSON.stringify(e));
     const c = perClaim.get(claimId) ?? { events: 0, bytes: 0 };
     c.events++;

@@ -23,6 +23,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { SendMessageBatchRequestEntry } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { auditClaimId } from "../core/claims/audit-events.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import type { Claim } from "../core/claims/claim.ts";
@@ -376,7 +377,7 @@ export async function runOnEmulators(
             out(
               `    ${c.claim_id}: ${c.status} since ${c.updated_at}; session v${session?.version ?? "-"}, outbox ${session?.outbox.length ?? "-"} ${JSON.stringify(session?.snapshot ? { status: (session.snapshot as { status?: unknown }).status, phase: (session.snapshot as { phase?: unknown }).phase } : null)}`,
             );
-            for (const e of observed.audit.filter((a) => a.details.claim_id === c.claim_id))
+            for (const e of observed.audit.filter((a) => auditClaimId(a) === c.claim_id))
               out(`      ${e.created_at} ${e.event_type}`);
           }
         }

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SimulationEndDetailsSchema } from "../core/claims/simulation.ts";
+import { SimulationEndDetailsSchema } from "../core/claims/audit-events.ts";
 import { frozenClock } from "../core/crew/index.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";

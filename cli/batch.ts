@@ -6,8 +6,8 @@ import { agentHandshake, parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "../core/claims/scenarios.ts";
 import { simulationDfid, simulationStartEvent } from "../core/claims/simulation.ts";
-import type { ScenarioResult, SimulationEndDetails } from "../core/claims/simulation.ts";
-import { createAuditEvent } from "../core/integrity/index.ts";
+import { auditEvent } from "../core/claims/audit-events.ts";
+import type { ScenarioResult, SimulationEndDetails } from "../core/claims/audit-events.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock } from "../pipeline/ports.ts";
 import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
@@ -281,7 +281,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     let reportPath: string | undefined;
     try {
       await runtime.appendAudit(
-        createAuditEvent({
+        auditEvent({
           dfid: rootDfid,
           type: "SIMULATION_END",
           state: "DONE",

@@ -39,3 +39,10 @@ export class TokenConfigError extends ClaimsError<"TOKEN_CONFIG"> {
     super("TOKEN_CONFIG", message);
   }
 }
+
+/** A usage or configuration problem of `claims backtest` (exit 2). */
+export class BacktestCliError extends ClaimsError<"CLI_USAGE"> {
+  constructor(message: string) {
+    super("CLI_USAGE", message);
+  }
+}

@@ -19,6 +19,7 @@ import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { SourceFileError } from "../core/claims/errors.ts";
+import { auditClaimId } from "../core/claims/audit-events.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import type { ReplayResult } from "../core/claims/replay.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
@@ -31,13 +32,12 @@ import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } 
 import { startHttpFront } from "../local/http-front.ts";
 import { registerReviewCommands } from "./review.ts";
 import { registerListCommand } from "./list.ts";
-import { openStateStore } from "../local/state-store.ts";
 import { readLocalCredentials } from "../local/credentials.ts";
 import { serverToken } from "./tokens.ts";
 import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
-import type { StateStore } from "../local/state-store.ts";
+import { registerBacktestCommand } from "./backtest.ts";
+import { servedClaimsAudit, stateDirOf, withStateStore } from "./served-store.ts";
 import { dfidOf } from "../core/claims/claim-record.ts";
-import type { AuditEvent } from "../core/integrity/index.ts";
 import { ROUTES } from "../infra/facts.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";
@@ -75,9 +75,6 @@ function parseMaxOpen(value: string): number {
     throw new InvalidArgumentError(`--max-open must be a number of claims (0 = no bound), got '${value}'`);
   return n;
 }
-
-/** Where `claims serve` keeps its table and queue journal inside the data directory. */
-const stateDirOf = (dataDir: string) => join(dataDir, "store");
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 
@@ -469,29 +466,6 @@ program
     );
   });
 
-/** Runs `use` on the store `claims serve` keeps in the data directory (running or not); undefined when there is none. */
-async function withStateStore<T>(dataDir: string, use: (store: StateStore) => Promise<T>): Promise<T | undefined> {
-  const store = await openStateStore(stateDirOf(dataDir), readLocalCredentials(dataDir));
-  if (!store) return undefined;
-  try {
-    return await use(store);
-  } finally {
-    await store.close();
-  }
-}
-
-/** The audit of every served claim sent without a simulation_id, claim by claim, oldest claim first (each claim's in append order). */
-async function servedClaimsAudit(store: StateStore): Promise<AuditEvent[]> {
-  const perClaim: AuditEvent[][] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.ports.claims.listClaims({ limit: 200, ...(cursor ? { cursor } : {}) });
-    for (const claim of page.items) if (!claim.simulation_id) perClaim.push(await store.ports.audit.byDfid(claim.dfid));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return perClaim.reverse().flat();
-}
-
 program
   .command("report")
   .description("regenerate the HTML audit report of a recorded run, or of the claims sent to claims serve")
@@ -567,7 +541,7 @@ program
       findClaimRun(dataDir, claimId) ??
       (await withStateStore(dataDir, async (store) => {
         const events = await store.ports.audit.byDfid(dfidOf(claimId));
-        return events.some((e) => e.details.claim_id === claimId)
+        return events.some((e) => auditClaimId(e) === claimId)
           ? { simulationId: `served, from ${store.source}`, events }
           : undefined;
       }));
@@ -602,6 +576,7 @@ function formatReplay(result: ReplayResult, simulationId: string): string {
 
 registerReviewCommands(program);
 registerListCommand(program);
+registerBacktestCommand(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {

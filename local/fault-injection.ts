@@ -16,6 +16,7 @@ import { parseCents } from "../core/integrity/index.ts";
 import type { Clock, StoredVerdict } from "../pipeline/ports.ts";
 import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
+import { parseAuditDetails } from "../core/claims/audit-events.ts";
 import { DETAIL_TYPES } from "../core/claims/events.ts";
 import { InjectedCrashError, InvariantViolationError, LocalStackError } from "./errors.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
@@ -589,7 +590,10 @@ export async function assertInvariants(
     if (record.status === "DECIDED") {
       need("PROPOSAL_SUBMITTED", 1);
       need("KERNEL_VERDICT", 1);
-      const ids = of("KERNEL_VERDICT").map((e) => e.details.verdict_id);
+      const ids = of("KERNEL_VERDICT").map((e) => {
+        const read = parseAuditDetails(e);
+        return read.ok && read.parsed.type === "KERNEL_VERDICT" ? read.parsed.details.verdict_id : "(unreadable)";
+      });
       if (ids.some((id) => id !== record.verdict_id))
         violations.push(
           `claim ${claimId}: the audit's KERNEL_VERDICT names ${ids.join(", ")}, the claim ${record.verdict_id ?? "none"}`,

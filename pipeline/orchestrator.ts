@@ -115,7 +115,7 @@ export async function handleCrewMessages(
           kind: "audit",
           event: claimAudit(record, "CREW_STARTED", "RUNNING", now, {
             crew_id: claimId,
-            root_input: rootInput,
+            root_input: claimsCrewInput(claim, record.received_at),
             now_ms: now,
             crew: graph.name,
             timeouts: deps.settings.timeouts,

@@ -68,7 +68,7 @@ export async function handleAgentStep(
             agent_id: message.request.agentId,
             correlation_id: message.request.correlationId,
             ok,
-            ...(ok ? {} : { error: (result.event as { error: unknown }).error }),
+            ...(result.event.type === "agent.step.failed" ? { error: result.event.error } : {}),
             model: result.model,
             attempts: result.attempts,
             ...(result.calls === undefined ? {} : { calls: result.calls }),

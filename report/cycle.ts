@@ -155,6 +155,12 @@ ${t.llmCalls.map((c) => html`<tr><td>${roleLabel(c.role)}</td><td class="mono">$
 </tbody></table></div>`;
 }
 
+/** The claim's events the report could not read (their details do not follow their schema). */
+function renderUnreadable(t: ClaimTrace): SafeHtml | "" {
+  if (t.unreadable.length === 0) return "";
+  return html`<ul>${t.unreadable.map((u) => html`<li class="fail">Not read: ${u}</li>`)}</ul>`;
+}
+
 /** The decision cycle of every claim that ran, closed, with its anchor. */
 export function renderCycles(claims: readonly ClaimTrace[]): SafeHtml {
   const blocks = claims.map((t, i) =>
@@ -164,7 +170,7 @@ export function renderCycles(claims: readonly ClaimTrace[]): SafeHtml {
 <summary><span class="mono">${t.scenario?.id ?? "—"}</span> ${badge(t.outcome)} <span class="mono">${t.claimId}</span> <span>${t.scenario?.label ?? t.label ?? ""}</span> <span class="muted mono">${t.reasonCode ?? ""}</span></summary>
 <div class="cycle-body">
 <ol class="steps">${renderInput(t)}${renderAnalysis(t)}${renderProposal(t)}${renderSelfCheck(t)}${renderKernel(t)}${renderExecution(t)}${renderReview(t)}</ol>
-${renderCalls(t)}
+${renderCalls(t)}${renderUnreadable(t)}
 <p class="muted">DFID <span class="mono">${t.dfid}</span> · ${t.eventCount} audit events${t.decisionMs !== undefined ? html` · decided ${duration(t.decisionMs)} after receipt` : ""}${t.parentClaimId ? html` · corrects <span class="mono">${t.parentClaimId}</span>` : ""}</p>
 </div>
 </details>`,

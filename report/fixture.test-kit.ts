@@ -8,8 +8,8 @@ import { parseConfig } from "../core/claims/config.ts";
 import { parseScenarios } from "../core/claims/scenarios.ts";
 import type { Scenario } from "../core/claims/scenarios.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/simulation.ts";
-import type { ScenarioResult } from "../core/claims/simulation.ts";
+import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/audit-events.ts";
+import type { ScenarioResult } from "../core/claims/audit-events.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { decideReview } from "../pipeline/review.ts";
 

@@ -1,8 +1,16 @@
-// Turns one simulation's audit events into the report's model. Reads every detail defensively: the
-// audit is the only input, and a partial or older run must still give a readable report.
+// Turns one simulation's audit events into the report's model. Every event's details are parsed with its
+// type's schema (core/claims/audit-events.ts), the one replay reads with: the audit is the only input, and an
+// event that does not follow its schema is named on its claim instead of read, so the rest stays readable.
+import { auditClaimId, auditSimulationId, parseAuditDetails } from "../core/claims/audit-events.ts";
+import type {
+  AuditDetails,
+  ScenarioResult,
+  SimulationEndDetails,
+  SimulationStartDetails,
+} from "../core/claims/audit-events.ts";
+import type { Claim } from "../core/claims/claim.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
-import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/simulation.ts";
-import type { ScenarioResult, SimulationEndDetails, SimulationStartDetails } from "../core/claims/simulation.ts";
+import type { StepError } from "../core/crew/index.ts";
 import { ReportInputError } from "./errors.ts";
 
 /** A claim's final outcome as the audit shows it. */
@@ -65,7 +73,8 @@ export interface ClaimTrace {
   scenario: ScenarioInfo | undefined;
   label: string | undefined;
   inputKind: "claim" | "claim_text" | "unknown";
-  input: unknown;
+  /** The structured claim, or the customer's text. */
+  input: Claim | string | undefined;
   receivedAt: string | undefined;
   /** A CREW_STARTED event exists: the crew ran (or is running) for this claim. */
   crewStarted: boolean;
@@ -73,7 +82,7 @@ export interface ClaimTrace {
     | {
         ok: boolean;
         extracted: unknown;
-        claim: unknown;
+        claim: Claim | undefined;
         reasonCode: string | undefined;
         reason: string | undefined;
         warnings: string[];
@@ -126,6 +135,8 @@ export interface ClaimTrace {
   /** Whether the outcome is what the scenario expected (undefined without an expectation). */
   matches: boolean | undefined;
   eventCount: number;
+  /** Events of the claim whose details do not follow their schema (not read), each with what is wrong. */
+  unreadable: string[];
 }
 
 /** A review opened by an ESCALATE verdict or a NEEDS_REVIEW claim, from REVIEW_REQUESTED. */
@@ -186,12 +197,9 @@ export interface ReportModel {
   eventCount: number;
 }
 
-type Dict = Record<string, unknown>;
-
-const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const dict = (v: unknown): Dict | undefined => (isDict(v) ? v : undefined);
+/** A JSON object of a model's answer (any JSON value), or nothing. */
+const jsonObject = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /** Adds two usages. */
 export function addUsage(a: Usage, b: Usage): Usage {
@@ -207,26 +215,20 @@ export function addUsage(a: Usage, b: Usage): Usage {
 /** The zero usage. */
 export const NO_USAGE: Usage = { calls: 0, prompt: 0, completion: 0, total: 0, estimated: false };
 
-function readUsage(v: unknown): Usage | undefined {
-  const u = dict(v);
+function readUsage(u: AuditDetails<"LLM_CALL">["usage"]): Usage | undefined {
   if (!u) return undefined;
-  const prompt = num(u.prompt_tokens) ?? 0;
-  const completion = num(u.completion_tokens) ?? 0;
   return {
     calls: 1,
-    prompt,
-    completion,
-    total: num(u.total_tokens) ?? prompt + completion,
-    estimated: u.estimated === true,
+    prompt: u.prompt_tokens,
+    completion: u.completion_tokens,
+    total: u.total_tokens,
+    estimated: u.estimated,
   };
 }
 
-function errorText(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === "string") return v;
-  const d = dict(v);
-  if (d && typeof d.message === "string") return typeof d.code === "string" ? `${d.code}: ${d.message}` : d.message;
-  return JSON.stringify(v);
+function errorText(e: StepError | undefined): string | undefined {
+  if (e === undefined) return undefined;
+  return e.code !== undefined ? `${e.code}: ${e.message}` : e.message;
 }
 
 /** Orders roles the way the crew runs them; unknown roles follow alphabetically. */
@@ -275,69 +277,67 @@ function emptyTrace(claimId: string, dfid: string): ClaimTrace {
     reason: undefined,
     matches: undefined,
     eventCount: 0,
+    unreadable: [],
   };
 }
 
-function readVerdict(d: Dict): KernelVerdict {
-  const checks = Array.isArray(d.checks) ? d.checks.filter(isDict) : [];
+function readVerdict(d: AuditDetails<"KERNEL_VERDICT">): KernelVerdict {
   return {
-    verdict: str(d.verdict) ?? "UNKNOWN",
-    reasonCode: str(d.reason_code),
-    reason: str(d.reason),
-    layer: num(d.layer),
-    checks: checks.map((c) => ({
-      layer: num(c.layer) ?? 0,
-      name: str(c.name) ?? "?",
-      passed: c.passed === true,
-      reasonCode: str(c.reason_code),
-    })),
-    verdictId: str(d.verdict_id),
-    orderId: str(d.order_id),
-    amountEur: num(d.amount_eur),
-    policyKind: str(d.policy_kind),
-    decidedAt: str(d.decided_at),
+    verdict: d.verdict,
+    reasonCode: d.reason_code,
+    reason: d.reason,
+    layer: d.layer,
+    checks: d.checks.map((c) => ({ layer: c.layer, name: c.name, passed: c.passed, reasonCode: c.reason_code })),
+    verdictId: d.verdict_id,
+    orderId: d.order_id ?? undefined,
+    amountEur: d.amount_eur ?? undefined,
+    policyKind: d.policy_kind ?? undefined,
+    decidedAt: d.decided_at,
   };
 }
 
 function applyEvent(t: ClaimTrace, e: AuditEvent): void {
-  const d = e.details;
   t.eventCount++;
-  t.simulationId ??= str(d.simulation_id);
-  switch (e.event_type) {
+  t.simulationId ??= auditSimulationId(e);
+  const read = parseAuditDetails(e);
+  if (!read.ok) {
+    t.unreadable.push(read.problem);
+    return;
+  }
+  const { parsed } = read;
+  switch (parsed.type) {
     case "CLAIM_RECEIVED": {
-      const input = dict(d.input);
-      if (input && "claim_text" in input) {
+      const { input } = parsed.details;
+      if ("claim_text" in input) {
         t.inputKind = "claim_text";
         t.input = input.claim_text;
-      } else if (input && "claim" in input) {
+      } else {
         t.inputKind = "claim";
         t.input = input.claim;
-      } else if (input) {
-        t.input = input;
       }
-      t.label = str(d.label) ?? t.label;
-      t.receivedAt = str(d.received_at) ?? e.created_at;
+      t.label = parsed.details.label ?? t.label;
+      t.receivedAt = parsed.details.received_at;
       break;
     }
     case "CLAIM_EXTRACTED":
     case "CLAIM_EXTRACTION_FAILED": {
-      const ok = e.event_type === "CLAIM_EXTRACTED";
-      const warnings = Array.isArray(d.warnings) ? d.warnings.filter((w): w is string => typeof w === "string") : [];
+      const d = parsed.details;
+      const ok = parsed.type === "CLAIM_EXTRACTED";
       t.extraction = {
         ok,
         extracted: d.extracted,
-        claim: d.claim,
-        reasonCode: str(d.reason_code),
-        reason: str(d.reason),
-        warnings,
+        claim: parsed.type === "CLAIM_EXTRACTED" ? parsed.details.claim : undefined,
+        reasonCode: parsed.type === "CLAIM_EXTRACTION_FAILED" ? parsed.details.reason_code : undefined,
+        reason: parsed.type === "CLAIM_EXTRACTION_FAILED" ? parsed.details.reason : undefined,
+        warnings: parsed.type === "CLAIM_EXTRACTED" ? parsed.details.warnings : [],
       };
       t.llmCalls.push({
         role: "extractor",
-        model: str(d.model),
-        attempts: num(d.attempts),
+        model: d.model,
+        attempts: d.attempts,
         ok: ok || d.usage !== undefined,
-        error: ok ? undefined : errorText(d.error),
-        durationMs: num(d.duration_ms),
+        error: undefined,
+        durationMs: undefined,
         usage: readUsage(d.usage),
       });
       break;
@@ -345,109 +345,103 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
     case "CREW_STARTED":
       t.crewStarted = true;
       break;
-    case "LLM_CALL":
+    case "LLM_CALL": {
+      const d = parsed.details;
       t.llmCalls.push({
-        role: str(d.role) ?? "unknown",
-        model: str(d.model),
-        attempts: num(d.attempts),
-        ok: d.ok === true,
+        role: d.role,
+        model: d.model,
+        attempts: d.attempts,
+        ok: d.ok,
         error: errorText(d.error),
-        durationMs: num(d.duration_ms),
+        durationMs: d.duration_ms,
         usage: readUsage(d.usage),
       });
       break;
+    }
     case "AGENT_STEP": {
-      const output = dict(dict(d.inbound)?.output);
+      // The agent's answer is any JSON value: the analyst's carries its analysis, the decision maker's an action.
+      const output = jsonObject(parsed.details.inbound.output);
       if (output && typeof output.analysis === "string") t.analysis = output.analysis;
       else if (output && "action" in output) t.decisionOutput = output;
       break;
     }
     case "AGENT_STEP_FAILED": {
-      const inbound = dict(d.inbound);
-      const fixer = dict(d.fixer);
-      if (inbound) t.stepFailures.push(`step failed: ${errorText(inbound.error) ?? "no error recorded"}`);
-      else if (fixer)
+      const d = parsed.details;
+      if ("inbound" in d)
         t.stepFailures.push(
-          `fixer ${str(fixer.fixerRole) ?? "?"} invoked for ${str(fixer.failedRole) ?? "?"} (${str(fixer.reason) ?? "?"})`,
+          `step failed: ${("error" in d.inbound ? errorText(d.inbound.error) : undefined) ?? "no error recorded"}`,
         );
-      else t.stepFailures.push("step failed");
+      else t.stepFailures.push(`fixer ${d.fixer.fixerRole} invoked for ${d.fixer.failedRole} (${d.fixer.reason})`);
       break;
     }
-    case "AGENT_DECISION": {
-      t.decisionOutput = dict(d.output) ?? t.decisionOutput;
-      t.proposal = dict(d.proposal);
-      t.selfCheck = { status: d.self_check === "passed" ? "passed" : "failed", failures: [] };
+    case "AGENT_DECISION":
+      t.decisionOutput = parsed.details.output;
+      t.proposal = parsed.details.proposal;
+      t.selfCheck = { status: "passed", failures: [] };
       break;
-    }
     case "CLAIMS_SELF_CHECK_FAILED": {
-      t.decisionOutput = dict(d.output) ?? t.decisionOutput;
-      const failures = Array.isArray(d.failures)
-        ? d.failures.map((f) => str(dict(f)?.message) ?? JSON.stringify(f))
-        : [];
-      t.selfCheck = {
-        status: "failed",
-        failures: failures.length > 0 ? failures : [str(d.reason) ?? "self-check failed"],
-      };
+      const d = parsed.details;
+      t.decisionOutput = d.output;
+      const failures = d.failures.map((f) => f.message);
+      t.selfCheck = { status: "failed", failures: failures.length > 0 ? failures : [d.reason] };
       break;
     }
     case "CREW_FAILED":
-      t.crewFailure = { reasonCode: str(d.reason_code) ?? str(d.code), reason: str(d.reason) };
+      t.crewFailure = { reasonCode: parsed.details.reason_code, reason: parsed.details.reason };
       break;
     case "PROPOSAL_SUBMITTED": {
-      const k = dict(d.kernel_inputs);
-      if (k)
-        t.kernelInputs = {
-          order: k.order,
-          ledgerEntry: k.ledgerEntry,
-          receivedAt: str(k.receivedAt),
-          decidedAt: str(k.decidedAt),
-        };
+      // Validated above; the order and ledger entry are shown as recorded (canonical key order).
+      const k = e.details.kernel_inputs as typeof parsed.details.kernel_inputs;
+      t.kernelInputs = { order: k.order, ledgerEntry: k.ledgerEntry, receivedAt: k.receivedAt, decidedAt: k.decidedAt };
       break;
     }
     case "KERNEL_VERDICT":
-      t.verdict = readVerdict(d);
+      t.verdict = readVerdict(parsed.details);
       t.finalAt = t.verdict.decidedAt ?? e.created_at;
       break;
     case "CLAIM_REFUND_EXECUTED": {
-      const ledger = dict(d.ledger_after);
-      const cents = num(ledger?.refunded_cents);
+      const d = parsed.details;
       t.execution = {
-        executionId: str(d.execution_id),
-        amountEur: num(d.amount_eur),
-        orderId: str(d.order_id),
-        refundedAfterEur: cents === undefined ? undefined : cents / 100,
-        approvedBy: str(d.approved_by),
+        executionId: d.execution_id,
+        amountEur: d.amount_eur,
+        orderId: d.order_id,
+        refundedAfterEur: d.ledger_after === undefined ? undefined : d.ledger_after.refunded_cents / 100,
+        approvedBy: d.approved_by,
       };
       break;
     }
     case "CLAIM_REFUND_NOT_EXECUTED":
-      t.notExecuted = { code: str(d.code), reason: str(d.reason) };
+      t.notExecuted = { code: parsed.details.code, reason: parsed.details.reason };
       break;
     case "CLAIM_NEEDS_REVIEW":
-      t.review = { reasonCode: str(d.reason_code), reason: str(d.reason) };
+      t.review = { reasonCode: parsed.details.reason_code, reason: parsed.details.reason };
       t.finalAt ??= e.created_at;
       break;
-    case "REVIEW_REQUESTED":
+    case "REVIEW_REQUESTED": {
+      const d = parsed.details;
       t.reviewRequest = {
-        reviewId: str(d.review_id),
-        origin: str(d.origin),
-        reasonCode: str(d.reason_code),
-        reason: str(d.reason),
-        amountEur: num(d.amount_eur),
-        requestedAt: str(d.requested_at) ?? e.created_at,
+        reviewId: d.review_id,
+        origin: d.origin,
+        reasonCode: d.reason_code,
+        reason: d.reason,
+        amountEur: d.amount_eur,
+        requestedAt: d.requested_at,
       };
       break;
-    case "REVIEW_DECIDED":
+    }
+    case "REVIEW_DECIDED": {
+      const d = parsed.details;
       t.reviewDecision = {
-        decision: str(d.decision) ?? "UNKNOWN",
-        reviewer: str(d.reviewer),
-        note: str(d.note),
-        amountEur: num(d.amount_eur),
-        executionId: str(d.execution_id),
-        resubmittedClaimId: str(d.resubmitted_claim_id),
-        decidedAt: str(d.decided_at) ?? e.created_at,
+        decision: d.decision,
+        reviewer: d.reviewer,
+        note: d.note,
+        amountEur: d.amount_eur,
+        executionId: d.execution_id,
+        resubmittedClaimId: d.resubmitted_claim_id,
+        decidedAt: d.decided_at,
       };
       break;
+    }
     default:
       break;
   }
@@ -463,10 +457,10 @@ function finish(t: ClaimTrace): void {
     t.reasonCode = t.review.reasonCode;
     t.reason = t.review.reason;
   }
-  const claim = t.inputKind === "claim" ? dict(t.input) : dict(t.extraction?.claim);
-  t.claimedEur = num(claim?.amount_eur);
-  t.orderId =
-    t.verdict?.orderId ?? str(t.proposal?.order_id) ?? str(t.decisionOutput?.order_id) ?? str(claim?.order_id);
+  const claim = typeof t.input === "object" ? t.input : t.extraction?.claim;
+  t.claimedEur = claim?.amount_eur;
+  const proposed = t.decisionOutput?.order_id;
+  t.orderId = t.verdict?.orderId ?? (typeof proposed === "string" ? proposed : undefined) ?? claim?.order_id;
   t.amountEur = t.verdict?.amountEur ?? t.reviewRequest?.amountEur ?? t.claimedEur;
   if (t.outcome === "PENDING" || t.outcome === "NOT_RUN") t.finalAt = undefined;
   const from = t.receivedAt === undefined ? NaN : Date.parse(t.receivedAt);
@@ -526,21 +520,17 @@ function moneyByOutcome(claims: readonly ClaimTrace[]): MoneyByOutcome {
   };
 }
 
-function parseBoundary<T>(
+/** The run's SIMULATION_START or SIMULATION_END details, or what is wrong with them. */
+function parseBoundary<T extends "SIMULATION_START" | "SIMULATION_END">(
+  type: T,
   event: AuditEvent | undefined,
-  schema: {
-    safeParse(
-      v: unknown,
-    ): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
-  },
-): { value: T | undefined; problem: string | undefined } {
+): { value: AuditDetails<T> | undefined; problem: string | undefined } {
   if (!event) return { value: undefined, problem: undefined };
-  const parsed = schema.safeParse(event.details);
-  if (parsed.success) return { value: parsed.data, problem: undefined };
-  const first = parsed.error.issues[0];
+  const read = parseAuditDetails(event);
+  if (!read.ok) return { value: undefined, problem: read.problem };
   return {
-    value: undefined,
-    problem: `${event.event_type} details do not follow the schema${first ? ` (${first.path.map(String).join(".") || "(root)"}: ${first.message})` : ""}`,
+    value: read.parsed.type === type ? (read.parsed.details as AuditDetails<T>) : undefined,
+    problem: undefined,
   };
 }
 
@@ -553,40 +543,31 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
   const startEvents = sorted.filter((e) => e.event_type === "SIMULATION_START");
   const endEvents = sorted.filter((e) => e.event_type === "SIMULATION_END");
   const simIds = [
-    ...new Set(
-      [...startEvents, ...endEvents]
-        .map((e) => str(e.details.simulation_id))
-        .filter((s): s is string => s !== undefined),
-    ),
+    ...new Set([...startEvents, ...endEvents].map(auditSimulationId).filter((s): s is string => s !== undefined)),
   ];
   if (simIds.length > 1)
     throw new ReportInputError(
       `the events belong to ${simIds.length} simulations (${simIds.join(", ")}); the report covers one`,
     );
-  const claimSims = new Set(
-    sorted.map((e) => str(e.details.simulation_id)).filter((s): s is string => s !== undefined),
-  );
+  const claimSims = new Set(sorted.map(auditSimulationId).filter((s): s is string => s !== undefined));
   if (simIds.length === 0 && claimSims.size > 1)
     throw new ReportInputError(
       `the events belong to ${claimSims.size} simulations (${[...claimSims].sort().join(", ")}); the report covers one`,
     );
   const simulationId = simIds[0] ?? [...claimSims][0];
 
-  const { value: start, problem: startProblem } = parseBoundary<SimulationStartDetails>(
+  const { value: start, problem: startProblem } = parseBoundary(
+    "SIMULATION_START",
     startEvents[startEvents.length - 1],
-    SimulationStartDetailsSchema,
   );
-  const { value: end, problem: endProblem } = parseBoundary<SimulationEndDetails>(
-    endEvents[endEvents.length - 1],
-    SimulationEndDetailsSchema,
-  );
+  const { value: end, problem: endProblem } = parseBoundary("SIMULATION_END", endEvents[endEvents.length - 1]);
 
   const traces = new Map<string, ClaimTrace>();
   for (const e of sorted) {
     if (e.event_type === "SIMULATION_START" || e.event_type === "SIMULATION_END") continue;
-    const sim = str(e.details.simulation_id);
+    const sim = auditSimulationId(e);
     if (simulationId !== undefined && sim !== undefined && sim !== simulationId) continue;
-    const claimId = str(e.details.claim_id) ?? (e.dfid.startsWith("dfid_") ? e.dfid.slice(5) : e.dfid);
+    const claimId = auditClaimId(e) ?? (e.dfid.startsWith("dfid_") ? e.dfid.slice(5) : e.dfid);
     let t = traces.get(claimId);
     if (!t) {
       t = emptyTrace(claimId, e.dfid);

@@ -323,6 +323,16 @@ describe("renderReport with missing pieces", () => {
     expect(out).toMatch(/SIMULATION_START details do not follow the schema \(agent: /);
   });
 
+  it("names a claim's event whose details do not follow its schema, and does not read it", () => {
+    const broken = clone(events);
+    const verdict = broken.find((e) => e.event_type === "KERNEL_VERDICT")!;
+    verdict.details.verdict = "MAYBE";
+    const out = renderReport(broken);
+    expect(out).toMatch(/Not read: KERNEL_VERDICT details do not follow the schema \(verdict: /);
+    const row = traceRows(out).find((r) => r.claimId === verdict.details.claim_id);
+    expect(row?.verdict).not.toBe("MAYBE");
+  });
+
   it("flags a SIMULATION_END whose recorded totals disagree with the claim events", () => {
     const tampered = clone(events);
     tampered[tampered.length - 1]!.details.matched = 3;

@@ -1,26 +1,9 @@
 // What replay expects to find in a claim's audit: the events each stage of a decision flow records
-// (a small table: adding an event kind is one entry in STAGE_EVENTS and one schema in REPLAY_DETAILS)
-// and the shape of each kind's details, as far as replay reads them.
-import * as z from "zod";
-import {
-  AgentStepCompletedEventSchema,
-  FixerInvokedEventSchema,
-  InboundCrewEventSchema,
-  StepErrorSchema,
-} from "../crew/index.ts";
-import { ClaimsContractSchema, OrderSchema, ResponsibilityContractSchema } from "../integrity/contracts.ts";
+// (a small table: adding an event kind is one entry in STAGE_EVENTS and one in REPLAY_DETAILS), and the
+// kinds it reads, each parsed with its one schema from audit-events.ts.
 import type { AuditEventType } from "../integrity/audit.ts";
-import { LedgerEntrySchema } from "../integrity/ledger.ts";
-import type { ReserveErrorCode } from "../integrity/ledger.ts";
-import { ClaimInputSchema, ClaimSchema } from "./claim.ts";
-import { ClaimsCrewInputSchema } from "./crew.ts";
-import {
-  ClaimVerdictDetailSchema,
-  RefundExecutedDetailSchema,
-  ReviewDecidedDetailSchema,
-  ReviewRequestedDetailSchema,
-} from "./events.ts";
-import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "./proposal-output.ts";
+import { AUDIT_EVENTS } from "./audit-events.ts";
+import type { AuditDetails } from "./audit-events.ts";
 
 /**
  * The audit events each stage of a claim's decision flow records exactly once. A claim's path is a
@@ -100,129 +83,33 @@ export const REPLAY_PATHS: Readonly<Record<string, readonly ReplayStage[]>> = {
   ),
 };
 
-/** Every code a reservation can be refused with (a Record, so a new ledger code must be added here). */
-const RESERVE_ERROR_CODES: Record<ReserveErrorCode, true> = {
-  ALREADY_REFUNDED_FOR_CLAIM: true,
-  EXCEEDS_ORDER_AMOUNT: true,
-  EXCEEDS_AUTOMATIC_LIMIT: true,
-  REVIEW_PENDING_ON_ORDER: true,
-};
-
-const ReviewCause = { reason_code: z.string().min(1), reason: z.string() };
-const StepRecord = { now_ms: z.number(), caused: z.array(z.string()) };
-
-/** The kernel's inputs as PROPOSAL_SUBMITTED records them (the proposal is replayed, so any value). */
-const RecordedKernelInputsSchema = z.looseObject({
-  proposal: z.unknown(),
-  claim: ClaimSchema,
-  contract: ClaimsContractSchema,
-  responsibility: ResponsibilityContractSchema,
-  registry: z.object({
-    agents: z.record(
-      z.string(),
-      z.object({
-        agent_id: z.string(),
-        version: z.string(),
-        contract: ResponsibilityContractSchema,
-        status: z.enum(["ACTIVE", "REVOKED"]),
-      }),
-    ),
-  }),
-  order: OrderSchema.nullable(),
-  ledgerEntry: LedgerEntrySchema.nullable(),
-  receivedAt: z.string(),
-  decidedAt: z.string(),
-  claimId: z.string(),
-  dfid: z.string(),
-});
-
-/**
- * The details each audit event kind of a claim must carry for replay to read it. A kind missing here
- * cannot be replayed, so a claim that has one is INCOMPLETE until it is added.
- */
+/** The audit event kinds replay reads, each with its one schema (AUDIT_EVENTS). A kind missing here cannot be
+ * replayed, so a claim that has one is INCOMPLETE until it is added. */
 export const REPLAY_DETAILS = {
-  CLAIM_RECEIVED: z.looseObject({
-    input_kind: z.enum(["claim", "claim_text"]),
-    input: ClaimInputSchema,
-    received_at: z.string(),
-  }),
-  CLAIM_EXTRACTED: z.looseObject({
-    extracted: ClaimExtractionOutputSchema,
-    claim: ClaimSchema,
-    warnings: z.array(z.string()),
-  }),
-  CLAIM_EXTRACTION_FAILED: z.looseObject({
-    ...ReviewCause,
-    extracted: ClaimExtractionOutputSchema.optional(),
-    code: z.string().optional(),
-  }),
-  CREW_STARTED: z.looseObject({
-    crew_id: z.string(),
-    root_input: ClaimsCrewInputSchema,
-    crew: z.string(),
-    now_ms: z.number(),
-    timeouts: z.object({ analystMs: z.number(), decisionMs: z.number(), fixerMs: z.number() }),
-  }),
-  AGENT_STEP: z.looseObject({ inbound: AgentStepCompletedEventSchema, ...StepRecord }),
-  AGENT_STEP_FAILED: z.union([
-    z.looseObject({ inbound: InboundCrewEventSchema, ...StepRecord }),
-    z.looseObject({ fixer: FixerInvokedEventSchema }),
-  ]),
-  LLM_CALL: z.looseObject({
-    role: z.string(),
-    agent_id: z.string(),
-    correlation_id: z.string(),
-    ok: z.boolean(),
-    error: StepErrorSchema.optional(),
-    calls: z.number().int().positive().optional(),
-  }),
-  AGENT_DECISION: z.looseObject({
-    output: RefundProposalOutputSchema,
-    proposal: z.looseObject({
-      dfid: z.string(),
-      agent_id: z.string(),
-      created_at: z.string(),
-      valid_for_ms: z.number(),
-    }),
-    self_check: z.literal("passed"),
-  }),
-  CREW_FAILED: z.looseObject({
-    ...ReviewCause,
-    code: z.string().optional(),
-    role: z.string().optional(),
-    output: z.unknown().optional(),
-  }),
-  CLAIMS_SELF_CHECK_FAILED: z.looseObject({
-    ...ReviewCause,
-    output: RefundProposalOutputSchema,
-    failures: z.array(z.object({ check: z.string(), message: z.string() })),
-  }),
-  PROPOSAL_SUBMITTED: z.looseObject({
-    kernel_inputs: RecordedKernelInputsSchema,
-    lost_races: z.number().int().positive().optional(),
-  }),
-  KERNEL_VERDICT: z.looseObject({ ...ClaimVerdictDetailSchema.shape, layer: z.number(), checks: z.array(z.unknown()) }),
-  // ledger_after: the kernel's ACCEPT records the entry after its reservation; a reviewer's approval does not.
-  CLAIM_REFUND_EXECUTED: z.looseObject({
-    ...RefundExecutedDetailSchema.shape,
-    amount_cents: z.number().int().positive(),
-    ledger_after: LedgerEntrySchema.optional(),
-  }),
-  CLAIM_REFUND_NOT_EXECUTED: z.looseObject({
-    verdict_id: z.string(),
-    code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]),
-    reason: z.string(),
-  }),
-  CLAIM_NEEDS_REVIEW: z.looseObject(ReviewCause),
-  REVIEW_REQUESTED: z.looseObject({ ...ReviewRequestedDetailSchema.shape }),
-  REVIEW_DECIDED: z.looseObject({ ...ReviewDecidedDetailSchema.shape }),
-} as const satisfies Partial<Record<AuditEventType, z.ZodType>>;
+  CLAIM_RECEIVED: AUDIT_EVENTS.CLAIM_RECEIVED,
+  CLAIM_EXTRACTED: AUDIT_EVENTS.CLAIM_EXTRACTED,
+  CLAIM_EXTRACTION_FAILED: AUDIT_EVENTS.CLAIM_EXTRACTION_FAILED,
+  CREW_STARTED: AUDIT_EVENTS.CREW_STARTED,
+  AGENT_STEP: AUDIT_EVENTS.AGENT_STEP,
+  AGENT_STEP_FAILED: AUDIT_EVENTS.AGENT_STEP_FAILED,
+  LLM_CALL: AUDIT_EVENTS.LLM_CALL,
+  AGENT_DECISION: AUDIT_EVENTS.AGENT_DECISION,
+  CREW_FAILED: AUDIT_EVENTS.CREW_FAILED,
+  CLAIMS_SELF_CHECK_FAILED: AUDIT_EVENTS.CLAIMS_SELF_CHECK_FAILED,
+  PROPOSAL_SUBMITTED: AUDIT_EVENTS.PROPOSAL_SUBMITTED,
+  KERNEL_VERDICT: AUDIT_EVENTS.KERNEL_VERDICT,
+  CLAIM_REFUND_EXECUTED: AUDIT_EVENTS.CLAIM_REFUND_EXECUTED,
+  CLAIM_REFUND_NOT_EXECUTED: AUDIT_EVENTS.CLAIM_REFUND_NOT_EXECUTED,
+  CLAIM_NEEDS_REVIEW: AUDIT_EVENTS.CLAIM_NEEDS_REVIEW,
+  REVIEW_REQUESTED: AUDIT_EVENTS.REVIEW_REQUESTED,
+  REVIEW_DECIDED: AUDIT_EVENTS.REVIEW_DECIDED,
+} as const satisfies Partial<typeof AUDIT_EVENTS>;
 
 /** An audit event kind replay can read. */
 export type ReplayableKind = keyof typeof REPLAY_DETAILS;
 
 /** The parsed details of one replayable kind. */
-export type ReplayDetails<K extends ReplayableKind> = z.infer<(typeof REPLAY_DETAILS)[K]>;
+export type ReplayDetails<K extends ReplayableKind> = AuditDetails<K>;
 
 /** Whether replay knows how to read events of `kind`. */
 export function isReplayableKind(kind: string): kind is ReplayableKind {

@@ -13,6 +13,7 @@ import { createInProcessPipeline } from "../../pipeline/in-process.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
 import { decideReview } from "../../pipeline/review.ts";
+import { parseAuditDetails } from "./audit-events.ts";
 import { parseConfig } from "./config.ts";
 import { replayClaim } from "./replay.ts";
 import type { ReplayResult } from "./replay.ts";
@@ -429,6 +430,15 @@ describe("replay of untouched audits", () => {
       ),
     );
     expect([...kinds].sort()).toEqual(Object.keys(REPLAY_DETAILS).sort());
+  });
+
+  it("records on every path details that parse with their type's schema, which names every field", () => {
+    for (const rec of recordings)
+      for (const event of rec.events) {
+        const read = parseAuditDetails(event);
+        expect(read.ok ? undefined : read.problem, `${rec.name}: ${event.event_type}`).toBeUndefined();
+        if (read.ok) expect(read.parsed.details, `${rec.name}: ${event.event_type}`).toEqual(event.details);
+      }
   });
 
   it("uses the run's SIMULATION_START for the self-check when no proposal was submitted, and is INCOMPLETE without it", () => {

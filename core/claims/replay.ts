@@ -6,7 +6,6 @@
 // value that differs from the recorded one, or an event the path does not explain, makes it DIFFERENT.
 // What it cannot check: inputs that decide nothing (an order field the kernel ignores, the analyst's
 // prose, token usage) — replay proves the decision follows from the recorded inputs, not that they were true.
-import type * as z from "zod";
 import { canonicalize, initialCrewSnapshot, stepCrewMany } from "../crew/index.ts";
 import type {
   AgentStepCompletedEvent,
@@ -41,7 +40,7 @@ import type { RefundProposalOutput } from "./proposal-output.ts";
 import { isReplayableKind, REPLAY_DETAILS, STAGE_EVENTS } from "./replay-events.ts";
 import type { ReplayDetails, ReplayStage, ReplayableKind } from "./replay-events.ts";
 import { selfCheck, selfCheckRepairReason } from "./self-check.ts";
-import { SimulationStartDetailsSchema } from "./simulation.ts";
+import { auditDetailsIssues, SimulationStartDetailsSchema } from "./audit-events.ts";
 
 /** IDENTICAL: every step reproduces; DIFFERENT: a step gives another result; INCOMPLETE: something could not be replayed or is missing. */
 type ReplayStatus = "IDENTICAL" | "DIFFERENT" | "INCOMPLETE";
@@ -138,13 +137,6 @@ const same = (a: unknown, b: unknown) =>
 const label = (r: Recorded) => `${r.event.event_type} #${r.n}`;
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-function issues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.length ? i.path.join(".") : "(details)"}: ${i.message}`)
-    .join("; ");
-}
-
 /** Collects one step's problems; `done` reports the step IDENTICAL only if it had none. */
 function scope(ctx: Ctx, step: ReplayStepName) {
   let problems = 0;
@@ -190,7 +182,7 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
       const r: Recorded = { n: i + 1, event };
       if (!isReplayableKind(event.event_type)) return r;
       const parsed = REPLAY_DETAILS[event.event_type].safeParse(event.details);
-      return parsed.success ? { ...r, parsed: parsed.data } : { ...r, error: issues(parsed.error) };
+      return parsed.success ? { ...r, parsed: parsed.data } : { ...r, error: auditDetailsIssues(parsed.error) };
     });
   const ctx: Ctx = { claimId, all: events, mine, used: new Set(), reported: new Set(), steps: [], path: [], opts };
   if (mine.length === 0) {

@@ -43,9 +43,11 @@ describe("needsReview", () => {
 
   it("builds the same effects when repeated, and the sweep's variant leaves only the claim's record out", () => {
     const record = claimRecord(ACCEPTABLE, { simulation_id: "sim_1" });
-    expect(needsReview(record, NOW, "R", "r", { a: 1 })).toEqual(needsReview(record, NOW, "R", "r", { a: 1 }));
-    expect(reviewOpenedFor(record, NOW, "R", "r", { a: 1 })).toEqual(
-      needsReview(record, NOW, "R", "r", { a: 1 }).filter((e) => e.kind !== "claim_update"),
+    expect(needsReview(record, NOW, "R", "r", { nudges: 1 })).toEqual(
+      needsReview(record, NOW, "R", "r", { nudges: 1 }),
+    );
+    expect(reviewOpenedFor(record, NOW, "R", "r", { nudges: 1 })).toEqual(
+      needsReview(record, NOW, "R", "r", { nudges: 1 }).filter((e) => e.kind !== "claim_update"),
     );
   });
 });

@@ -5,8 +5,9 @@ import type { BusEntry } from "../../core/claims/events.ts";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import { reviewIdFor } from "../../core/claims/review.ts";
 import type { ReviewOrigin, ReviewRecord } from "../../core/claims/review.ts";
-import type { AuditEvent, AuditEventType } from "../../core/integrity/index.ts";
+import type { AuditEvent } from "../../core/integrity/index.ts";
 import { claimAudit } from "../audit-events.ts";
+import type { NeedsReviewDetails, ReviewCauseEvent } from "../audit-events.ts";
 import type { Effect } from "../effects.ts";
 
 /** What opening a review needs to know beyond the claim. */
@@ -74,8 +75,8 @@ export function needsReview(
   now: number,
   reasonCode: string,
   reason: string,
-  details: Record<string, unknown> = {},
-  cause?: { type: AuditEventType; details?: Record<string, unknown> },
+  details: NeedsReviewDetails = {},
+  cause?: ReviewCauseEvent,
 ): Effect[] {
   const review = reviewFor(record, {
     origin: "NEEDS_REVIEW",
@@ -140,7 +141,7 @@ export function reviewOpenedFor(
   now: number,
   reasonCode: string,
   reason: string,
-  details: Record<string, unknown>,
+  details: NeedsReviewDetails,
 ): Effect[] {
   return needsReview(record, now, reasonCode, reason, details).filter((e) => e.kind !== "claim_update");
 }

@@ -7,7 +7,7 @@ import type { BusEntry } from "../../core/claims/events.ts";
 import { decideClaim } from "../../core/claims/kernel.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../../core/claims/review.ts";
 import type { normaliseDecision, ReviewRecord } from "../../core/claims/review.ts";
-import { centsToEur, KernelInputError, parseCents } from "../../core/integrity/index.ts";
+import { centsToEur, KernelInputError, parseCents, toCents } from "../../core/integrity/index.ts";
 import type { LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
 import { claimAudit } from "../audit-events.ts";
 import type { PipelineDeps } from "../deps.ts";
@@ -181,12 +181,12 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
       approved_by: review.reviewer ?? "reviewer",
       ...(review.simulation_id ? { simulation_id: review.simulation_id } : {}),
     };
-    const cents = parseCents(refund.amount_eur);
+    // The approved amount was checked in cents when the review was decided.
     effects.push({
       kind: "audit",
       event: claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", at, {
         ...refund,
-        ...(cents.ok ? { amount_cents: cents.cents } : {}),
+        amount_cents: toCents(refund.amount_eur),
       }),
     });
     events.push(busEntry("RefundExecuted", refund));

@@ -1,0 +1,85 @@
+// The human output of `claims backtest`: what flips, the automatically refunded amount and the review load
+// before → after (by reason code), the claims a person decided, and the claims that could not be re-decided.
+import type { BacktestReport, Outcome } from "../core/claims/backtest.ts";
+import { formatEur, toCents } from "../core/integrity/money.ts";
+
+const outcome = (o: Outcome) => `${o.verdict} ${o.reason_code}`;
+const eur = (value: number) => `${formatEur(toCents(value))} EUR`;
+
+function signed(n: number, unit = ""): string {
+  return n === 0 ? "±0" : `${n > 0 ? "+" : "−"}${Math.abs(n)}${unit}`;
+}
+
+/** Rows of cells as aligned columns, indented. */
+function table(rows: readonly string[][], indent = "  "): string[] {
+  const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
+  return rows.map(
+    (row) =>
+      indent +
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+  );
+}
+
+/** The report for a person, in the order an operator reads it. */
+export function formatBacktest(report: BacktestReport, header: { policyFile: string; source: string }): string {
+  const c = report.policy.contract;
+  const { before, after } = report.totals;
+  const refundDelta = toCents(after.auto_refunded_eur) - toCents(before.auto_refunded_eur);
+  const lines = [
+    `Backtest of ${header.policyFile}: agent ${report.policy.agent_id}, up to ${eur(c.max_refund_without_escalation)} without a person, return window ${c.return_window_days} days, escalate below confidence ${report.policy.escalate_on_uncertainty}`,
+    `  from ${header.source}: ${report.histories.map((h) => `${h.id} (${h.evaluated} re-decided)`).join(", ")}`,
+    `  ${report.evaluated} claim(s) re-decided on their recorded proposal, claim, order facts and times; no model or order API called, nothing written`,
+    "",
+    report.flips.length === 0 ? "Flips: none" : `Flips (${report.flips.length}):`,
+    ...table(
+      report.flip_details.map((f) => [
+        f.claim_id,
+        f.order_id ?? "-",
+        f.amount_eur === null ? "-" : eur(f.amount_eur),
+        outcome(f.from),
+        "→",
+        outcome(f.to),
+      ]),
+    ),
+    "",
+    `Refunded automatically: ${eur(before.auto_refunded_eur)} → ${eur(after.auto_refunded_eur)} (${refundDelta === 0 ? "±0" : `${refundDelta > 0 ? "+" : "−"}${formatEur(Math.abs(refundDelta))} EUR`})`,
+    `Reviews (sent to a person): ${before.reviews} → ${after.reviews} (${signed(after.reviews - before.reviews)})`,
+    ...table(
+      [...new Set([...Object.keys(before.by_reason), ...Object.keys(after.by_reason)])].sort().map((code) => {
+        const [b, a] = [before.by_reason[code] ?? 0, after.by_reason[code] ?? 0];
+        return [code, `${b} → ${a}`, a === b ? "" : `(${signed(a - b)})`];
+      }),
+    ),
+  ];
+  if (report.human_decisions.length > 0) {
+    lines.push(
+      "",
+      `Decided by a person (the decision stays as taken; not counted as flips): ${report.human_decisions.length}`,
+    );
+    lines.push(
+      ...table(
+        report.human_decisions.map((p) => [
+          p.claim_id,
+          `${p.decision}${p.reviewer ? ` by ${p.reviewer}` : ""}`,
+          `recorded ${outcome(p.recorded)}`,
+          p.candidate_sends_to_person
+            ? `the candidate sends it to a person too (${outcome(p.candidate)})`
+            : `the candidate would NOT send it to a person (${outcome(p.candidate)})`,
+          p.note ?? "",
+        ]),
+      ),
+    );
+  }
+  lines.push(
+    "",
+    report.not_evaluable.length === 0
+      ? "Not evaluable: none"
+      : `Not evaluable (${report.not_evaluable.length}): left out of the figures above`,
+    ...table(report.not_evaluable.map((n) => [n.claim_id, n.reason])),
+    "",
+  );
+  return lines.join("\n");
+}

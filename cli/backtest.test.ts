@@ -1,0 +1,110 @@
+// `claims backtest` as a user runs it (a child process of bin/claims.mjs) on a recorded bundled run: the
+// --json contract, the human output, the HTML report, a policy with a mistake refused like `claims config
+// check` refuses it (exit 2, the error at its line), and nothing in the data directory written.
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { configWithLimit, recordBundledRun } from "../core/claims/backtest.test-kit.ts";
+import type { BundledRun } from "../core/claims/backtest.test-kit.ts";
+
+const run = promisify(execFile);
+const root = new URL("..", import.meta.url).pathname;
+
+async function claims(args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [join(root, "bin/claims.mjs"), ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+/** Every file under `dir` with its size and modification time. */
+function snapshot(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile())
+    .map((f) => `${f} ${statSync(f).size} ${statSync(f).mtimeMs}`)
+    .sort();
+}
+
+let bundled: BundledRun;
+let policy100: string;
+beforeAll(async () => {
+  bundled = await recordBundledRun();
+  policy100 = join(bundled.dataDir, "..", `policy-100-${process.pid}.yaml`);
+  writeFileSync(policy100, configWithLimit(100));
+}, 60_000);
+
+describe("claims backtest", () => {
+  it("prints the flips, totals and reviews as --json and for a person, writes the HTML report, and writes nothing else", async () => {
+    const before = snapshot(bundled.dataDir);
+    const out = join(bundled.dataDir, "..", `backtest-${process.pid}.html`);
+    const [json, human] = await Promise.all([
+      claims(["backtest", "--policy", policy100, "--data-dir", bundled.dataDir, "--json"]),
+      claims(["backtest", "--policy", policy100, "--data-dir", bundled.dataDir, "--out", out]),
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    const r = JSON.parse(json.stdout) as Record<string, unknown> & {
+      flips: { claim_id: string; from: unknown; to: unknown }[];
+      totals: { before: Record<string, unknown>; after: Record<string, unknown> };
+    };
+    expect(r.evaluated).toBe(25);
+    expect(r.not_evaluable).toEqual([]);
+    expect(r.flips).toContainEqual({
+      claim_id: bundled.claimOf("A"),
+      from: { verdict: "ACCEPT", reason_code: "VALIDATION_PASSED" },
+      to: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" },
+    });
+    expect(r.flips).toHaveLength(6);
+    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 1928.98, reviews: 8 });
+    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 209, reviews: 14 });
+    expect(r.totals.after.by_reason).toMatchObject({ AMOUNT_ABOVE_LIMIT: 8, REVIEW_PENDING_ON_ORDER: 3 });
+
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain("Flips (6):");
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `${bundled.claimOf("G")} +ord_001 +299\\.99 EUR +REJECT EXCEEDS_REFUNDABLE_BALANCE +→ +ESCALATE REVIEW_PENDING_ON_ORDER`,
+      ),
+    );
+    expect(human.stdout).toContain("Refunded automatically: 1928.98 EUR → 209.0 EUR (−1719.98 EUR)");
+    expect(human.stdout).toContain("Reviews (sent to a person): 8 → 14 (+6)");
+    expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +4 → 8 +\(\+4\)/);
+    expect(human.stdout).toContain("Not evaluable: none");
+    expect(readFileSync(out, "utf8")).toContain(`id="flip-${bundled.claimOf("A")}"`);
+    expect(snapshot(bundled.dataDir)).toEqual(before);
+  });
+
+  it("refuses a policy with a mistake as claims config check does: exit 2, the error at its line", async () => {
+    const bad = join(bundled.dataDir, "..", `policy-bad-${process.pid}.yaml`);
+    writeFileSync(
+      bad,
+      configWithLimit(100).replace("return_window_days: 14", "return_window_days: 14\n      max_refund_per_day: 50"),
+    );
+    const refusedVersion = join(bundled.dataDir, "..", `policy-v2-${process.pid}.yaml`);
+    writeFileSync(refusedVersion, configWithLimit(100).replace('version: "1.2.0"', 'version: "2.0.0"'));
+    const [mistake, version, check, nothing] = await Promise.all([
+      claims(["backtest", "--policy", bad, "--data-dir", bundled.dataDir]),
+      claims(["backtest", "--policy", refusedVersion, "--data-dir", bundled.dataDir]),
+      claims(["config", "check", bad]),
+      claims(["backtest", "--policy", policy100, "--data-dir", join(bundled.dataDir, "nothing-here")]),
+    ]);
+    const line = configWithLimit(100).split("\n").indexOf("      return_window_days: 14") + 2;
+    expect(mistake.code).toBe(2);
+    expect(mistake.stderr).toContain(`:${line}`);
+    expect(mistake.stderr).toContain("max_refund_per_day");
+    expect(mistake.stderr).toBe(check.stderr);
+    expect(mistake.stdout).toBe("");
+    expect(version.code).toBe(2);
+    expect(version.stderr).toMatch(/refused by the registry/);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toMatch(/no recorded runs and no claims serve store/);
+  });
+});

@@ -1,0 +1,43 @@
+// The store `claims serve` keeps in the data directory, read by `claims report`, `claims replay` and
+// `claims backtest`: through the running server while it runs, else from its files (read-only use).
+import { join } from "node:path";
+import type { AuditEvent } from "../core/integrity/index.ts";
+import { readLocalCredentials } from "../local/credentials.ts";
+import { openStateStore } from "../local/state-store.ts";
+import type { StateStore } from "../local/state-store.ts";
+
+/** Where `claims serve` keeps its table and queue journal inside the data directory. */
+export const stateDirOf = (dataDir: string) => join(dataDir, "store");
+
+/** Runs `use` on the store `claims serve` keeps in the data directory (running or not); undefined when there is none. */
+export async function withStateStore<T>(
+  dataDir: string,
+  use: (store: StateStore) => Promise<T>,
+): Promise<T | undefined> {
+  const store = await openStateStore(stateDirOf(dataDir), readLocalCredentials(dataDir));
+  if (!store) return undefined;
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The audit of every served claim sent without a simulation_id (with `all`, of every stored claim), claim by
+ * claim, oldest claim first (each claim's in append order). Reads only: it lists claims and queries their flows.
+ */
+export async function servedClaimsAudit(
+  store: { ports: Pick<StateStore["ports"], "claims" | "audit"> },
+  opts: { all?: boolean } = {},
+): Promise<AuditEvent[]> {
+  const perClaim: AuditEvent[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.ports.claims.listClaims({ limit: 200, ...(cursor ? { cursor } : {}) });
+    for (const claim of page.items)
+      if (opts.all || !claim.simulation_id) perClaim.push(await store.ports.audit.byDfid(claim.dfid));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return perClaim.reverse().flat();
+}

@@ -1,0 +1,229 @@
+// The policy backtest on the bundled run (recorded as `claims batch --in-process` records it): the live
+// policy flips nothing; a tighter or looser limit flips what it should, and a later claim on the same order
+// sees the candidate's own ledger; a person's decision stays; what cannot be re-decided is listed with why.
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AuditEvent } from "../integrity/audit.ts";
+import { backtest, readHistories } from "./backtest.ts";
+import type { BacktestReport, Outcome } from "./backtest.ts";
+import { configWithLimit, policyOf, recordBundledRun } from "./backtest.test-kit.ts";
+import type { BundledRun } from "./backtest.test-kit.ts";
+
+let run: BundledRun;
+beforeAll(async () => {
+  run = await recordBundledRun();
+}, 60_000);
+
+const report = (limit: number, events: readonly AuditEvent[] = run.events, extra = {}) =>
+  backtest({ histories: [{ id: run.simulationId, events }], policy: policyOf(configWithLimit(limit)), ...extra });
+
+const o = (verdict: Outcome["verdict"], reason_code: string): Outcome => ({ verdict, reason_code });
+const ACCEPTED = o("ACCEPT", "VALIDATION_PASSED");
+const ABOVE_LIMIT = o("ESCALATE", "AMOUNT_ABOVE_LIMIT");
+const PENDING = o("ESCALATE", "REVIEW_PENDING_ON_ORDER");
+
+/** Scenario ids of the bundled run (R+ is the claim R's reviewer resubmitted) → claim ids. */
+const idOf = (scenario: string) => (scenario === "R+" ? run.resubmittedOf("R") : run.claimOf(scenario));
+
+type Case = {
+  name: string;
+  limit: number;
+  flips: [scenario: string, from: Outcome, to: Outcome][];
+  after: BacktestReport["totals"]["after"];
+  /** Scenarios a person decided, with the candidate's verdict. */
+  people: [scenario: string, decision: string, candidate: Outcome][];
+};
+
+const BEFORE = {
+  auto_refunded_eur: 1928.98,
+  reviews: 8,
+  by_reason: {
+    AGENT_REQUESTED_ESCALATION: 1,
+    AMOUNT_ABOVE_LIMIT: 4,
+    CUSTOMER_UNVERIFIED: 1,
+    PURCHASE_DATE_IN_FUTURE: 1,
+    REVIEW_PENDING_ON_ORDER: 1,
+  },
+};
+
+const CASES: Case[] = [
+  {
+    name: "the live policy itself flips nothing and moves no total",
+    limit: 500,
+    flips: [],
+    after: BEFORE,
+    people: [
+      ["B", "APPROVE", ABOVE_LIMIT],
+      ["S2", "APPROVE", ABOVE_LIMIT],
+      ["S3", "APPROVE", PENDING],
+      ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
+    ],
+  },
+  {
+    name: "a 100 EUR limit sends every automatic refund above 100 to a person, and G (after A on ord_001) waits for A's review instead of being rejected",
+    limit: 100,
+    flips: [
+      ["A", ACCEPTED, ABOVE_LIMIT],
+      ["E", ACCEPTED, ABOVE_LIMIT],
+      ["G", o("REJECT", "EXCEEDS_REFUNDABLE_BALANCE"), PENDING],
+      ["J", ACCEPTED, ABOVE_LIMIT],
+      ["S1", ACCEPTED, ABOVE_LIMIT],
+      ["R+", ACCEPTED, ABOVE_LIMIT],
+    ],
+    after: {
+      auto_refunded_eur: 209, // O 60 + P1 60 + T2 89
+      reviews: 14,
+      by_reason: {
+        AGENT_REQUESTED_ESCALATION: 1,
+        AMOUNT_ABOVE_LIMIT: 8,
+        CUSTOMER_UNVERIFIED: 1,
+        PURCHASE_DATE_IN_FUTURE: 1,
+        REVIEW_PENDING_ON_ORDER: 3,
+      },
+    },
+    people: [
+      ["B", "APPROVE", ABOVE_LIMIT],
+      ["S2", "APPROVE", PENDING], // S1 now waits for a person on ord_016
+      ["S3", "APPROVE", PENDING],
+      ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
+    ],
+  },
+  {
+    name: "a 1000 EUR limit refunds K automatically and would not have sent S2 to a person, whose approval stays",
+    limit: 1000,
+    flips: [["K", ABOVE_LIMIT, ACCEPTED]],
+    after: {
+      auto_refunded_eur: 2428.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
+      reviews: 6,
+      by_reason: {
+        AGENT_REQUESTED_ESCALATION: 1,
+        AMOUNT_ABOVE_LIMIT: 2,
+        CUSTOMER_UNVERIFIED: 1,
+        PURCHASE_DATE_IN_FUTURE: 1,
+        REVIEW_PENDING_ON_ORDER: 1,
+      },
+    },
+    people: [
+      ["B", "APPROVE", ABOVE_LIMIT],
+      ["S2", "APPROVE", ACCEPTED],
+      ["S3", "APPROVE", PENDING], // S2's review still held ord_016 until the person decided it
+      ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
+    ],
+  },
+];
+
+describe("backtest of the bundled run", () => {
+  it.each(CASES)("$name", ({ limit, flips, after, people }) => {
+    const r = report(limit);
+    expect(r.evaluated).toBe(25);
+    expect(r.not_evaluable).toEqual([]);
+    expect(r.flips).toEqual(flips.map(([s, from, to]) => ({ claim_id: idOf(s), from, to })));
+    expect(r.totals).toEqual({ before: BEFORE, after });
+    expect(r.human_decisions.map((p) => [p.claim_id, p.decision, p.candidate, p.candidate_sends_to_person])).toEqual(
+      people.map(([s, decision, candidate]) => [idOf(s), decision, candidate, candidate.verdict === "ESCALATE"]),
+    );
+    expect(new Set(r.human_decisions.map((p) => p.reviewer))).toEqual(new Set(["demo-reviewer"]));
+    // A person's decision is never a flip.
+    const flipped = new Set(r.flips.map((f) => f.claim_id));
+    expect(people.filter(([s]) => flipped.has(idOf(s)))).toEqual([]);
+  });
+
+  it("lets a later claim on an order through once a person decided the review that held it", () => {
+    // T2 (89 EUR on ord_017, refunded automatically) moved after T3's review was denied: the order is free again.
+    const t2 = run.claimOf("T2");
+    const [moved, rest] = [
+      run.events.filter((e) => e.details.claim_id === t2),
+      run.events.filter((e) => e.details.claim_id !== t2),
+    ];
+    const r = report(500, [...rest, ...moved]);
+    expect(r.flips).toEqual([]);
+    expect(r.evaluated).toBe(25);
+    // Before the denial, T3's pending review holds the order: T2 moved right after T3's verdict waits for a person.
+    const t3Verdict = rest.findIndex(
+      (e) => e.details.claim_id === run.claimOf("T3") && e.event_type === "KERNEL_VERDICT",
+    );
+    const early = report(500, [...rest.slice(0, t3Verdict + 1), ...moved, ...rest.slice(t3Verdict + 1)]);
+    expect(early.flips).toEqual([{ claim_id: t2, from: ACCEPTED, to: PENDING }]);
+  });
+
+  it("prints exactly the named JSON shape (extras beside it), the drill-down holding each side's checks", () => {
+    const r = report(100);
+    expect(Object.keys(r.totals.before).sort()).toEqual(["auto_refunded_eur", "by_reason", "reviews"]);
+    for (const f of r.flips) expect(Object.keys(f).sort()).toEqual(["claim_id", "from", "to"]);
+    const a = r.flip_details.find((f) => f.claim_id === run.claimOf("A"))!;
+    expect(a.from.checks.at(-1)).toEqual({ layer: 11, name: "amount_limit", passed: true });
+    expect(a.to.checks.at(-1)).toEqual({
+      layer: 11,
+      name: "amount_limit",
+      passed: false,
+      reason_code: "AMOUNT_ABOVE_LIMIT",
+    });
+    expect(a.to.reason).toBe(
+      "Amount 299.99 EUR exceeds max_refund_without_escalation (100.0 EUR). Human approval required.",
+    );
+    expect(JSON.parse(JSON.stringify(r))).toEqual(r);
+  });
+
+  it("lists a claim whose recorded inputs are missing or unparseable, with the reason, and re-decides the rest", () => {
+    const [a, c] = [run.claimOf("A"), run.claimOf("C")];
+    const events = run.events
+      .filter((e) => !(e.details.claim_id === a && e.event_type === "PROPOSAL_SUBMITTED"))
+      .map((e) =>
+        e.details.claim_id === c && e.event_type === "PROPOSAL_SUBMITTED"
+          ? {
+              ...e,
+              details: { ...e.details, kernel_inputs: { ...(e.details.kernel_inputs as object), claim: "garbled" } },
+            }
+          : e,
+      );
+    const r = report(500, events);
+    expect(r.not_evaluable).toEqual([
+      { claim_id: a, reason: "the kernel's recorded inputs (PROPOSAL_SUBMITTED) are missing" },
+      { claim_id: c, reason: expect.stringMatching(/^the kernel's recorded inputs do not parse \(claim: /) },
+    ]);
+    expect(r.evaluated).toBe(23);
+    // A's recorded refund still holds ord_001 on the simulated ledger: G is still rejected, nothing flips.
+    expect(r.flips).toEqual([]);
+  });
+
+  it("leaves out a policy whose agent did not make the proposals, naming both agents", () => {
+    const other = configWithLimit(500).replace(/claims_agent_v1/g, "other_agent");
+    const r = backtest({ histories: [{ id: "run", events: run.events }], policy: policyOf(other) });
+    expect(r.evaluated).toBe(0);
+    expect(r.not_evaluable).toHaveLength(25);
+    expect(r.not_evaluable[0]!.reason).toContain(
+      "proposed by agent claims_agent_v1, and the policy's agent is other_agent",
+    );
+  });
+
+  it("re-decides only the decisions inside --since/--until", () => {
+    const decidedMs = Date.parse(String(run.events.find((e) => e.event_type === "KERNEL_VERDICT")!.details.decided_at));
+    expect(report(100, run.events, { untilMs: decidedMs - 1 })).toMatchObject({ evaluated: 0, flips: [] });
+    expect(report(100, run.events, { sinceMs: decidedMs + 1 })).toMatchObject({ evaluated: 0, flips: [] });
+    expect(report(100, run.events, { sinceMs: decidedMs, untilMs: decidedMs }).flips).toHaveLength(6);
+  });
+
+  it("decides the same from a history read once, for one policy after another", () => {
+    const read = readHistories([{ id: run.simulationId, events: run.events }]);
+    for (const limit of [100, 500, 1000]) {
+      const policy = policyOf(configWithLimit(limit));
+      expect(backtest({ histories: read, policy })).toEqual(report(limit));
+    }
+  });
+
+  it("simulates each history on a ledger of its own", () => {
+    const policy = policyOf(configWithLimit(100));
+    const one = backtest({ histories: [{ id: "a", events: run.events }], policy });
+    const two = backtest({
+      histories: [
+        { id: "a", events: run.events },
+        { id: "b", events: run.events },
+      ],
+      policy,
+    });
+    expect(two.flips).toEqual([...one.flips, ...one.flips]);
+    expect(two.histories).toEqual([
+      { id: "a", evaluated: 25, flips: 6 },
+      { id: "b", evaluated: 25, flips: 6 },
+    ]);
+  });
+});

@@ -1,0 +1,85 @@
+// The HTML backtest report, rendered from a real backtest of the bundled run under a 100 EUR limit: one row
+// and one drill-down per flip (the deciding layer on each side), the before/after charts carrying the
+// totals, the people's decisions and the claims that could not be re-decided; escaped, deterministic.
+import { beforeAll, describe, expect, it } from "vitest";
+import { backtest } from "../core/claims/backtest.ts";
+import type { BacktestReport } from "../core/claims/backtest.ts";
+import { configWithLimit, policyOf, recordBundledRun } from "../core/claims/backtest.test-kit.ts";
+import type { BundledRun } from "../core/claims/backtest.test-kit.ts";
+import { renderBacktestReport } from "./backtest.ts";
+import { REPORT_SCRIPT } from "./render.ts";
+
+let run: BundledRun;
+let report: BacktestReport;
+let page: string;
+beforeAll(async () => {
+  run = await recordBundledRun();
+  report = backtest({
+    histories: [{ id: run.simulationId, events: run.events }],
+    policy: policyOf(configWithLimit(100)),
+  });
+  page = renderBacktestReport(report);
+}, 60_000);
+
+/** The drill-down of one claim: its `<details>` element. */
+const drillDown = (claimId: string) =>
+  new RegExp(`<details class="cycle" id="flip-${claimId}"[\\s\\S]*?</details>`).exec(page)?.[0] ?? "";
+
+/** The layer a side of a drill-down marks as deciding, and that layer's state. */
+function deciding(details: string, side: "before" | "after") {
+  const part = details.split(`data-side="${side}"`)[1]?.split("data-side=")[0] ?? "";
+  const m = /data-layer="([\d.]+)" data-state="(\w+)" data-deciding="true"/.exec(part);
+  return m ? { layer: Number(m[1]), state: m[2] } : undefined;
+}
+
+describe("the HTML backtest report", () => {
+  it("lists every flip with a link to its drill-down, which shows the layer that decided each way", () => {
+    const rows = [...page.matchAll(/<tr data-flip="([^"]+)">/g)].map((m) => m[1]);
+    expect(rows).toEqual(report.flips.map((f) => f.claim_id));
+    for (const f of report.flips) expect(page).toContain(`href="#flip-${f.claim_id}"`);
+    const a = drillDown(run.claimOf("A"));
+    expect(deciding(a, "before")).toEqual({ layer: 12, state: "pass" });
+    expect(deciding(a, "after")).toEqual({ layer: 11, state: "fail" });
+    expect(a).toContain("Amount 299.99 EUR exceeds max_refund_without_escalation (100.0 EUR)");
+    const g = drillDown(run.claimOf("G"));
+    expect(deciding(g, "before")).toEqual({ layer: 7, state: "fail" });
+    expect(deciding(g, "after")).toEqual({ layer: 10.5, state: "fail" });
+  });
+
+  it("charts and summarises the totals before and after", () => {
+    expect(page).toMatch(/data-refunded="automatic" data-before="1928.98" data-after="209"/);
+    expect(page).toMatch(/data-verdicts="ESCALATE" data-before="8" data-after="14"/);
+    expect(page).toMatch(/data-reviews="AMOUNT_ABOVE_LIMIT" data-before="4" data-after="8"/);
+    expect(/data-summary="reviews">([^<]*)</.exec(page)?.[1]).toBe("8 → 14");
+    expect(/data-summary="flips">([^<]*)</.exec(page)?.[1]).toBe("6");
+    expect([...page.matchAll(/<tr data-person="([^"]+)" data-sends="(\w+)">/g)].map((m) => [m[1], m[2]])).toEqual(
+      report.human_decisions.map((p) => [p.claim_id, String(p.candidate_sends_to_person)]),
+    );
+  });
+
+  it("escapes recorded text, lists the claims it could not re-decide, and is the same bytes for the same result", () => {
+    const hostile: BacktestReport = {
+      ...report,
+      not_evaluable: [
+        { claim_id: "clm_x", reason: 'the kernel\'s recorded inputs do not parse (<script>alert("x")</script>)' },
+      ],
+      flip_details: report.flip_details.map((f, i) =>
+        i === 0 ? { ...f, to: { ...f.to, reason: "<img src=x onerror=alert(1)>" } } : f,
+      ),
+    };
+    const html = renderBacktestReport(hostile);
+    expect(html).not.toContain("<img src=x");
+    expect(html).not.toContain('<script>alert("x")');
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(html).toMatch(/<tr data-not-evaluable="clm_x">/);
+    expect([...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1])).toEqual([REPORT_SCRIPT]);
+    expect(renderBacktestReport(report)).toBe(page);
+  });
+
+  it("says so when nothing flips", () => {
+    const same = backtest({ histories: [{ id: "run", events: run.events }], policy: policyOf(configWithLimit(500)) });
+    const html = renderBacktestReport(same);
+    expect(html).toContain("No recorded decision changes under this policy.");
+    expect(html).not.toContain("<tr data-flip=");
+  });
+});
