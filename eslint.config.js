@@ -46,6 +46,24 @@ const production = (dir) => ({
   ignores: [`${dir}/**/*.test.ts`, `${dir}/**/*.test-kit.ts`],
 });
 
+/** What every file of core/ may not import: I/O modules and the shell. */
+const corePatterns = [
+  { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
+  folders(
+    ["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
+    "core/ depends on nothing outside core/: the shell depends on core, never the reverse.",
+  ),
+];
+
+/**
+ * The folders of core/ import only downwards: crew at the bottom, integrity on crew, llm on neither, claims on
+ * all three (core/errors.ts is everyone's). A later config replaces the core rule for the folder, so it repeats it.
+ */
+const coreFolder = (dir, forbidden, message) => ({
+  ...production(`core/${dir}`),
+  rules: { "no-restricted-imports": ["error", { patterns: [...corePatterns, folders(forbidden, message)] }] },
+});
+
 export default tseslint.config(
   { ignores: ["node_modules/**", ".sst/**", ".claims/**", "dist/**", "bench/out/**"] },
   js.configs.recommended,
@@ -59,18 +77,7 @@ export default tseslint.config(
   {
     ...production("core"),
     rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
-            folders(
-              ["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
-              "core/ depends on nothing outside core/: the shell depends on core, never the reverse.",
-            ),
-          ],
-        },
-      ],
+      "no-restricted-imports": ["error", { patterns: corePatterns }],
       "no-restricted-properties": [
         "error",
         { object: "Date", property: "now", message: "core/ takes time from an injected clock." },
@@ -96,6 +103,21 @@ export default tseslint.config(
       ],
     },
   },
+  coreFolder(
+    "crew",
+    ["integrity", "claims", "llm"],
+    "core/crew is the bottom of core/: it imports no other folder of core/ (only core/errors.ts).",
+  ),
+  coreFolder(
+    "integrity",
+    ["claims", "llm"],
+    "core/integrity imports only core/crew of core/: the claims domain builds on it, not the reverse.",
+  ),
+  coreFolder(
+    "llm",
+    ["claims", "integrity", "crew"],
+    "core/llm is the model port: it imports no other folder of core/ (the claims crew and its rules model use it).",
+  ),
   {
     ...production("pipeline"),
     rules: {

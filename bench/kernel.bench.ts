@@ -11,7 +11,7 @@ import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import type { Claim } from "../core/claims/claim.ts";
 import { buildProposal, createAgentRegistry } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { nodeSha256 } from "../functions/lib/compose.ts";
 import { compare, formatTable, interleave, ratioText, us } from "./lib/harness.ts";
 import type { Contender, TableRow } from "./lib/harness.ts";

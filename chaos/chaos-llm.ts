@@ -8,7 +8,7 @@ import { isRetryableLlmFailure } from "../core/llm/index.ts";
 import type { LlmFailure, LlmFailureCode, LlmPort, LlmRequest, LlmResult } from "../core/llm/index.ts";
 import type { LlmProfile } from "./plan.ts";
 import type { Rng } from "./rng.ts";
-import { InjectedCrashError } from "./errors.ts";
+import { ChaosCrashError } from "./errors.ts";
 
 /** What the model did, counted for the report. */
 export interface LlmCounts {
@@ -91,7 +91,7 @@ export function createChaosLlm(
       if (profile.hang > 0 && rng.chance(profile.hang)) {
         counts.hang++;
         advance(opts.functionTimeoutMs);
-        throw new InjectedCrashError(
+        throw new ChaosCrashError(
           `the model did not answer before the function's ${opts.functionTimeoutMs / 1000} s timeout`,
         );
       }

@@ -5,7 +5,7 @@ import { ClaimsError } from "../core/errors.ts";
 export class ChaosError extends ClaimsError {}
 
 /** The process running a handler died right after a side-effecting call (or with the whole stack). */
-export class InjectedCrashError extends ClaimsError<"INJECTED_CRASH"> {
+export class ChaosCrashError extends ClaimsError<"INJECTED_CRASH"> {
   constructor(message: string) {
     super("INJECTED_CRASH", message);
   }

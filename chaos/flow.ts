@@ -13,7 +13,7 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import type { ReviewRecord } from "../core/claims/review.ts";
 import { createAgentRegistry } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LedgerEntry } from "../core/integrity/index.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
@@ -41,7 +41,7 @@ import {
 import { sequentialIds } from "../pipeline/in-process.ts";
 import type { HandlerLogger } from "../functions/lib/logger.ts";
 import { createChaosLlm } from "./chaos-llm.ts";
-import { InjectedCrashError } from "./errors.ts";
+import { ChaosCrashError } from "./errors.ts";
 import { checkFlowInvariants } from "./invariants.ts";
 import type { FlowObservation, InvariantResult } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
@@ -228,25 +228,23 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
         if (typeof value !== "function" || typeof prop !== "string") return value;
         const method = value as (...a: unknown[]) => Promise<unknown>;
         return async (...args: unknown[]) => {
-          if (inv.dead) throw new InjectedCrashError(`${inv.label}: ${name}.${prop} after the process died`);
+          if (inv.dead) throw new ChaosCrashError(`${inv.label}: ${name}.${prop} after the process died`);
           await interleave();
-          if (inv.dead) throw new InjectedCrashError(`${inv.label}: ${name}.${prop} after the process died`);
+          if (inv.dead) throw new ChaosCrashError(`${inv.label}: ${name}.${prop} after the process died`);
           const result = await method.apply(target, args);
           if (!effects.includes(prop)) return result;
           calls++;
           if (crashAt.has(calls)) {
             counts.faults.crash++;
             inv.dead = true;
-            throw new InjectedCrashError(
+            throw new ChaosCrashError(
               `${inv.label} crashed right after ${name}.${prop} (side-effecting call ${calls})`,
             );
           }
           if (plan.faults.restartAfterCall === calls) {
             counts.faults.restart++;
             for (const l of live) l.dead = true;
-            throw new InjectedCrashError(
-              `the stack restarted right after ${name}.${prop} (side-effecting call ${calls})`,
-            );
+            throw new ChaosCrashError(`the stack restarted right after ${name}.${prop} (side-effecting call ${calls})`);
           }
           return result;
         };
@@ -459,7 +457,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
             );
             failed = new Set(answer.batchItemFailures.map((f) => f.itemIdentifier));
           } catch (error) {
-            if (!(error instanceof InjectedCrashError) && !inv.dead)
+            if (!(error instanceof ChaosCrashError) && !inv.dead)
               violations.push(`${inv.label} threw: ${(error as Error).message}`);
             failed = new Set(job.messages.map((m) => String(m.id)));
           }
@@ -478,7 +476,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
           try {
             await createSweepHandler(() => depsFor(inv), { logger: loggerFor(inv), env: {} })();
           } catch (error) {
-            if (!(error instanceof InjectedCrashError) && !inv.dead)
+            if (!(error instanceof ChaosCrashError) && !inv.dead)
               violations.push(`the sweep threw: ${(error as Error).message}`);
           }
           break;

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createAuthorizerHandler } from "../functions/authorizer.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";

@@ -8,17 +8,10 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import type { BacktestReport, RecordedHistory } from "../core/claims/backtest.ts";
 import { agentHandshake, parseConfig } from "../core/claims/config.ts";
-import { ClaimsError } from "../core/errors.ts";
+import { BacktestCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { AgentRefusedError } from "../functions/lib/errors.ts";
 import { dataDirFrom, listRuns } from "./run-store.ts";
-
-/** A usage or configuration problem of `claims backtest` (exit 2). */
-class BacktestCliError extends ClaimsError<"CLI_USAGE"> {
-  constructor(message: string) {
-    super("CLI_USAGE", message);
-  }
-}
 
 function parseInstant(flag: string) {
   return (value: string): number => {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SimulationEndDetailsSchema } from "../core/claims/audit-events.ts";
 import { frozenClock } from "../core/crew/index.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { runBatch } from "./batch.ts";
 import { loadRunAudit } from "./run-store.ts";

@@ -4,7 +4,8 @@ import { agentHandshake, parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig, ContractFormat } from "../core/claims/config.ts";
 import { parseScenarioFile } from "../core/claims/scenarios.ts";
 import type { ScenarioFile } from "../core/claims/scenarios.ts";
-import { SourceFileError, parseYamlSource } from "../core/claims/yaml-source.ts";
+import { SourceFileError } from "../core/claims/errors.ts";
+import { parseYamlSource } from "../core/claims/yaml-source.ts";
 import type { IgnoredField } from "../core/claims/yaml-source.ts";
 import type { HandshakeResult } from "../core/integrity/registry.ts";
 

@@ -7,17 +7,10 @@ import { InvalidArgumentError } from "commander";
 import { join } from "node:path";
 import { ClaimStatusSchema, VerdictValueSchema } from "../core/claims/claim-record.ts";
 import { clientToken } from "./tokens.ts";
-import { ClaimsError } from "../core/errors.ts";
+import { ListCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { stateHolder } from "../local/state-lock.ts";
 import { dataDirFrom } from "./run-store.ts";
-
-/** A usage or connection problem of `claims list` (exit 2). */
-class ListCliError extends ClaimsError<"LIST_CLI"> {
-  constructor(message: string) {
-    super("LIST_CLI", message);
-  }
-}
 
 type View = {
   claim_id: string;

@@ -18,7 +18,7 @@ import {
 import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
-import { SourceFileError } from "../core/claims/yaml-source.ts";
+import { SourceFileError } from "../core/claims/errors.ts";
 import { auditClaimId } from "../core/claims/audit-events.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import type { ReplayResult } from "../core/claims/replay.ts";
@@ -42,6 +42,7 @@ import { ROUTES } from "../infra/facts.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";
 import type { BusEvent } from "../local/eventbridge/server.ts";
+import { CliError } from "./errors.ts";
 
 const DEFAULT_SCENARIOS = "scenarios/scenarios.yaml";
 const DEFAULT_CONFIG = "scenarios/config.yaml";
@@ -66,12 +67,6 @@ function mustExist(path: string, what: string): string {
   const full = resolve(path);
   if (!existsSync(full)) throw new CliError(`${what} not found: ${path}`);
   return full;
-}
-
-class CliError extends ClaimsError<"CLI_USAGE"> {
-  constructor(message: string) {
-    super("CLI_USAGE", message);
-  }
 }
 
 function parseMaxOpen(value: string): number {

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
 import { parseScenarios, scenarioBody } from "../core/claims/scenarios.ts";
 import { simulationStartEvent } from "../core/claims/simulation.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { saveRunAudit } from "./run-store.ts";
 

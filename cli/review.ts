@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { readFileSync } from "node:fs";
 import { clientToken } from "./tokens.ts";
-import { ClaimsError } from "../core/errors.ts";
+import { ReviewCliError } from "./errors.ts";
 
 /** Where and as whom the review commands talk to the API. */
 interface ReviewTarget {
@@ -18,13 +18,6 @@ interface ReviewTarget {
 interface ApiAnswer {
   status: number;
   body: unknown;
-}
-
-/** Raised for a usage or connection problem (exit 2), never for an API refusal. */
-class ReviewCliError extends ClaimsError<"REVIEW_CLI"> {
-  constructor(message: string) {
-    super("REVIEW_CLI", message);
-  }
 }
 
 /** The target from the options and the environment; refuses to run without a token. */

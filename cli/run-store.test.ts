@@ -1,7 +1,8 @@
 // A run's folder is always inside <data-dir>/runs/: a simulation id that is a path, `..` or holds a control
 // character is refused with a message naming it, so `claims report --simulation-id ..` cannot write elsewhere.
 import { describe, expect, it } from "vitest";
-import { RunIdError, runDir } from "./run-store.ts";
+import { runDir } from "./run-store.ts";
+import { RunIdError } from "./errors.ts";
 
 describe("runDir", () => {
   it("names the run's folder under runs/", () => {

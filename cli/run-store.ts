@@ -1,23 +1,13 @@
 // Where local runs keep their audit and report: <dataDir>/runs/<simulation_id>/{audit.jsonl,report.html}.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
-import { ClaimsError } from "../core/errors.ts";
+import { RunIdError } from "./errors.ts";
 import { parseAuditEvent } from "../core/integrity/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 
 /** The local data directory: `CLAIMS_DATA_DIR`, else `.claims` in the working directory. */
 export function dataDirFrom(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return resolve(option ?? env.CLAIMS_DATA_DIR ?? ".claims");
-}
-
-/** A simulation id that cannot name a folder of `runs/` (a path, `..`, a control character). */
-export class RunIdError extends ClaimsError<"RUN_ID"> {
-  constructor(simulationId: string) {
-    super(
-      "RUN_ID",
-      `simulation id ${JSON.stringify(simulationId)} cannot name a run: use letters, digits and _ . : - (not . or ..)`,
-    );
-  }
 }
 
 /** The folder of one run, always inside `<dataDir>/runs/`. */

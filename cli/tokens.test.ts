@@ -1,7 +1,8 @@
 // Tokens come from the environment or a file; a token the server accepts has at least 16 characters, and an
 // empty variable counts as unset.
 import { describe, expect, it } from "vitest";
-import { serverToken, TokenConfigError, tokenFromEnv } from "./tokens.ts";
+import { serverToken, tokenFromEnv } from "./tokens.ts";
+import { TokenConfigError } from "./errors.ts";
 
 describe("server tokens", () => {
   it("treats an empty or blank variable as unset", () => {

@@ -2,18 +2,10 @@
 // argument to every local user). A token the server accepts (CLAIMS_API_TOKEN, CLAIMS_REVIEWER_TOKEN for
 // `claims serve`) has at least 16 characters; an empty variable counts as unset.
 import { readFileSync, statSync } from "node:fs";
-import { ClaimsError } from "../core/errors.ts";
+import { TokenConfigError } from "./errors.ts";
 
 /** The shortest token `claims serve` accepts. */
 export const MIN_SERVER_TOKEN_LENGTH = 16;
-
-/** A token that cannot be used (too short, an unreadable file): a configuration error, exit 2. */
-export class TokenConfigError extends ClaimsError<"TOKEN_CONFIG"> {
-  readonly exitCode = 2;
-  constructor(message: string) {
-    super("TOKEN_CONFIG", message);
-  }
-}
 
 type Env = Readonly<Record<string, string | undefined>>;
 

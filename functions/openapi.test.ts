@@ -8,7 +8,8 @@ import { ROUTES } from "../infra/facts.ts";
 import type { RouteKey } from "../infra/facts.ts";
 import { matchRoute } from "../local/http-front.ts";
 import { apiEvent, startTestStack } from "../local/stack-fixture.ts";
-import { ApiErrorSchema, OpenApiError, ROUTE_DOCS, openApiDocument } from "./lib/openapi.ts";
+import { ApiErrorSchema, ROUTE_DOCS, openApiDocument } from "./lib/openapi.ts";
+import { OpenApiError } from "./lib/errors.ts";
 
 const root = new URL("..", import.meta.url);
 const version = (JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string }).version;

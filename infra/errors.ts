@@ -21,3 +21,9 @@ export class InfraFileError extends ClaimsError {
     super("INFRA_FILE_INVALID", `${variable}=${file} cannot be deployed: ${problem}`);
   }
 }
+
+export class RecordingError extends ClaimsError<"SST_RECORDING"> {
+  constructor(message: string) {
+    super("SST_RECORDING", message);
+  }
+}

@@ -6,7 +6,7 @@
 // `sst.Linkable.wrap` replacing it), the open queue policy of `Bus.subscribeQueue`, the event-source mapping
 // and receive rights of `Queue.subscribe`, and the role of a function (its `permissions`, its links'
 // permissions, the basic execution policy, and `transform.role`).
-import { ClaimsError } from "../core/errors.ts";
+import { RecordingError } from "./errors.ts";
 import { build } from "esbuild";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -103,12 +103,6 @@ export interface Recording {
   get(type: string, name: string): Recorded;
   /** The component a link entry, an ARN or an Output of an ARN refers to; throws if none. */
   resolve(ref: unknown): Recorded;
-}
-
-class RecordingError extends ClaimsError<"SST_RECORDING"> {
-  constructor(message: string) {
-    super("SST_RECORDING", message);
-  }
 }
 
 function createStandIns(components: Recorded[], handles: WeakMap<object, Recorded>) {

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { LocalStackError } from "./emulators-errors.ts";
+import { LocalStackError } from "./errors.ts";
 import type { SigningKeys } from "./sigv4.ts";
 
 /** The credentials file of a data directory. */

@@ -4,7 +4,7 @@
 // sides was the largest share of a local DynamoDB call's CPU after the SDK itself.
 import { MessageChannel } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
-import { LocalStackError } from "./emulators-errors.ts";
+import { LocalStackError } from "./errors.ts";
 
 /** What the worker answers for one request. */
 type ChannelAnswer = { id: number; status: number; headers: Record<string, string>; body: string };

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUS_NAME } from "../infra/facts.ts";
 import { KERNEL_SOURCE } from "../core/claims/events.ts";
 import { DETAIL_TYPES } from "../core/claims/events.ts";
-import { EmulatorStartError } from "./emulators-errors.ts";
+import { EmulatorStartError } from "./errors.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
 import type { Emulators } from "./emulators.ts";
 import type { BusEvent } from "./eventbridge/server.ts";

@@ -21,7 +21,7 @@ import { endpointKeys, newSigningKeys, writeLocalCredentials } from "./credentia
 import type { LocalCredentials } from "./credentials.ts";
 import { startSignedFront } from "./signed-front.ts";
 import type { SigningKeys } from "./sigv4.ts";
-import { EmulatorStartError, LocalStackError } from "./emulators-errors.ts";
+import { EmulatorStartError, LocalStackError } from "./errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
 import type { LocalBus, LocalBusOptions } from "./eventbridge/server.ts";
 import { openQueueJournal } from "./queue-journal.ts";

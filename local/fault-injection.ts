@@ -18,7 +18,7 @@ import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { parseAuditDetails } from "../core/claims/audit-events.ts";
 import { DETAIL_TYPES } from "../core/claims/events.ts";
-import { LocalStackError } from "./emulators-errors.ts";
+import { InjectedCrashError, InvariantViolationError, LocalStackError } from "./errors.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
 import type { LocalStack } from "./stack.ts";
 
@@ -50,20 +50,6 @@ export interface CrashPoint {
   readonly fn: FunctionKey;
   readonly op: SideEffect;
   readonly occurrence: number;
-}
-
-/** The crash a test injected: the process running the handler died right after a call succeeded. */
-export class InjectedCrashError extends LocalStackError {
-  constructor(message: string) {
-    super("INJECTED_CRASH", message);
-  }
-}
-
-/** The stores and the bus journal broke an invariant; the message lists every violation. */
-export class InvariantViolationError extends LocalStackError {
-  constructor(readonly violations: readonly string[]) {
-    super("INVARIANT_VIOLATED", `${violations.length} invariant violation(s):\n  - ${violations.join("\n  - ")}`);
-  }
 }
 
 /** Ports a wrapper sees (every method of these is refused once the invocation died). */

@@ -16,7 +16,8 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort, LlmRequest } from "../core/llm/index.ts";
-import { VersionConflictError } from "../pipeline/ports.ts";
+import { VersionConflictError } from "../core/errors.ts";
+import { InjectedCrashError } from "./errors.ts";
 import type { SessionRepository } from "../pipeline/ports.ts";
 import { composeDeps } from "../functions/lib/compose.ts";
 import { loadConfig } from "../functions/lib/config-file.ts";
@@ -25,7 +26,6 @@ import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import {
-  InjectedCrashError,
   assertInvariants,
   crashPointsOf,
   createFaultInjector,

@@ -15,7 +15,7 @@ import type {
 import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
 import { ROUTES } from "../infra/facts.ts";
 import type { RouteAuth, RouteFact } from "../infra/facts.ts";
-import { HttpFrontError } from "./stack-errors.ts";
+import { HttpFrontError } from "./errors.ts";
 
 /** The routes of infra/facts.ts: each goes to its function, behind the authorizer of its token (none for auth "none"). */
 const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({ routeKey, auth: route.auth, fn: route.fn }));

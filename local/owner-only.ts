@@ -3,15 +3,7 @@
 // owner-only; a directory this user cannot tighten is refused with the command that fixes it.
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { LocalStackError } from "./emulators-errors.ts";
-
-/** The data directory is open to other users and cannot be tightened. */
-export class DataDirModeError extends LocalStackError {
-  readonly exitCode = 2;
-  constructor(message: string, cause?: unknown) {
-    super("DATA_DIR_MODE", message, { cause });
-  }
-}
+import { DataDirModeError } from "./errors.ts";
 
 const mode = (path: string) => lstatSync(path).mode & 0o777;
 

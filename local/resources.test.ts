@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { QueueDefinitionError, SstResourceError } from "./emulators-errors.ts";
+import { QueueDefinitionError, SstResourceError } from "./errors.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
 import type { Emulators } from "./emulators.ts";
 import { createLocalQueues, setSstResourceEnv } from "./resources.ts";

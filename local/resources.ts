@@ -3,7 +3,7 @@
 // see the local names and URLs.
 import { CreateQueueCommand, GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { QueueCreationError, QueueDefinitionError, SstResourceError } from "./emulators-errors.ts";
+import { QueueCreationError, QueueDefinitionError, SstResourceError } from "./errors.ts";
 
 /** One queue to create; a dead-letter queue `<name>-dlq` with a RedrivePolicy comes with it unless `dlq: false`. */
 export type LocalQueueDef = {

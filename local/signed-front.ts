@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { registerEndpointKeys } from "./credentials.ts";
-import { EmulatorStartError } from "./emulators-errors.ts";
+import { EmulatorStartError } from "./errors.ts";
 import { createSignatureCheck } from "./sigv4.ts";
 import type { SigningKeys } from "./sigv4.ts";
 

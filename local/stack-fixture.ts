@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, SQSEvent } from "aws-lambda";
 import { frozenClock } from "../core/crew/index.ts";
 import type { FrozenClock } from "../core/crew/index.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { loadConfig } from "../functions/lib/config-file.ts";
 import type { HandlerLogger } from "../functions/lib/logger.ts";

@@ -10,7 +10,7 @@ import { submitClaim } from "../pipeline/intake.ts";
 import { endOverdueClaim } from "../pipeline/overdue.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
-import { SettleTimeoutError } from "./stack-errors.ts";
+import { SettleTimeoutError } from "./errors.ts";
 
 const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
 

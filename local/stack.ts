@@ -46,7 +46,7 @@ import { lockStateDir } from "./state-lock.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
 import type { LocalQueue } from "./resources.ts";
-import { StackStartError } from "./stack-errors.ts";
+import { StackStartError } from "./errors.ts";
 import { createStackRuntime } from "./stack-runtime.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 

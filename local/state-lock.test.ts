@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { lockStateDir, processStarted, StateDirBusyError, stateHolder } from "./state-lock.ts";
+import { lockStateDir, processStarted, stateHolder } from "./state-lock.ts";
+import { StateDirBusyError } from "./errors.ts";
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,10 +5,10 @@
 // `kill -9`) is taken over.
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { LocalStackError } from "./emulators-errors.ts";
+import { StateDirBusyError } from "./errors.ts";
 
 /** What the holder of a state directory tells others. */
-type StateHolder = {
+export type StateHolder = {
   readonly pid: number;
   /** When the process started (Linux: clock ticks since boot), so that a pid reused after a `kill -9` is not taken for the holder. */
   readonly pid_started?: number;
@@ -19,16 +19,6 @@ type StateHolder = {
   /** The table's endpoint (dynalite on 127.0.0.1), once it runs. */
   readonly dynamodb?: string;
 };
-
-/** The state directory is held by another running process. */
-export class StateDirBusyError extends LocalStackError {
-  constructor(
-    message: string,
-    readonly holder: StateHolder,
-  ) {
-    super("STATE_DIR_BUSY", message);
-  }
-}
 
 /** A held state directory. */
 export type StateLock = {

@@ -8,7 +8,7 @@ import type { DynamoPorts } from "../adapters/aws/index.ts";
 import type { SigningKeys } from "./sigv4.ts";
 import { createAwsClients } from "../functions/lib/compose.ts";
 import { localClientConfig, startTableEmulator } from "./emulators.ts";
-import { LocalStackError } from "./emulators-errors.ts";
+import { LocalStackError } from "./errors.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
 import { lockStateDir, stateHolder } from "./state-lock.ts";
 

@@ -7,7 +7,7 @@ import { auditEvent, parseAuditDetails } from "../core/claims/audit-events.ts";
 import type { ClaimAuditDetails } from "../core/claims/audit-events.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { claimAudit } from "./audit-events.ts";
 import type { ReviewCauseEvent } from "./audit-events.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";

@@ -28,7 +28,8 @@ import type {
   VerdictRepository,
   WorkQueues,
 } from "./ports.ts";
-import { checkClaimQuery, claimListKey, matchesClaimQuery, VersionConflictError } from "./ports.ts";
+import { checkClaimQuery, claimListKey, matchesClaimQuery } from "./ports.ts";
+import { VersionConflictError } from "../core/errors.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { extractClaim } from "./intake.ts";
 import { replayClaim } from "../core/claims/replay.ts";

@@ -9,7 +9,7 @@
 //   4. the audit is appended, an ESCALATE opens its review, the events are published, the verdict is marked
 //      published, the claim is updated. Every step is repaired by a redelivery; no step needs a transaction.
 // Corrupt order data ends the claim in NEEDS_REVIEW ORDER_DATA_INVALID instead of a kernel that throws forever.
-import { ClaimsError } from "../core/errors.ts";
+import { KernelRetryError } from "./errors.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { idempotencyKeyOf, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
@@ -39,13 +39,6 @@ type KernelOutcome =
 
 /** How often a lost reservation race is decided again before the message is retried instead. */
 const MAX_DECISIONS = 5;
-
-/** The refund kept losing reservation races, or the stored verdict contradicts itself: the message is retried. */
-export class KernelRetryError extends ClaimsError<"KERNEL_RETRY"> {
-  constructor(message: string) {
-    super("KERNEL_RETRY", message);
-  }
-}
 
 type KernelDeps = Pick<
   PipelineDeps,

@@ -8,10 +8,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
 import { assertLedgerEntry } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import { checkMoneyInvariants } from "./money-invariants.ts";
-import { VersionConflictError } from "./ports.ts";
+import { VersionConflictError } from "../core/errors.ts";
 import { decideReview } from "./review.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");

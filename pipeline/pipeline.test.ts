@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";

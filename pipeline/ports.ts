@@ -1,7 +1,7 @@
 // Ports of the pipeline: narrow, named in domain words; in-memory implementations in
 // pipeline/in-memory.ts, AWS ones in adapters/aws.
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
-import { ClaimsError } from "../core/errors.ts";
+import { ClaimQueryError } from "./errors.ts";
 import type { ReviewRecord, ReviewStatus } from "../core/claims/review.ts";
 import type {
   AuditEvent,
@@ -15,18 +15,6 @@ import type { ClaimVerdictDetail } from "../core/claims/events.ts";
 import type { Effect } from "./effects.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
-
-/** Thrown by a repository when a conditional write lost a race; the message is retried and reloads. */
-export class VersionConflictError extends ClaimsError<"VERSION_CONFLICT"> {
-  constructor(
-    readonly entity: string,
-    readonly key: string,
-    readonly expectedVersion: number,
-    options?: { cause?: unknown },
-  ) {
-    super("VERSION_CONFLICT", `${entity} ${key} changed concurrently (expected version ${expectedVersion})`, options);
-  }
-}
 
 /** The result of creating a claim under an optional idempotency key. */
 export type CreateClaimResult =
@@ -47,13 +35,6 @@ export type ClaimQuery = {
 
 /** A page of claims and the cursor of the next one, if there is one. */
 export type ClaimPage = { items: ClaimRecord[]; nextCursor?: string };
-
-/** A query the repositories cannot run (a bug of the caller: the API validates its parameters first). */
-export class ClaimQueryError extends ClaimsError<"INVALID_CLAIM_QUERY"> {
-  constructor(message: string) {
-    super("INVALID_CLAIM_QUERY", message);
-  }
-}
 
 /** The position of a claim in the listing: `<received_at>#<claim_id>` (newest first = descending); a page's cursor is its last item's. */
 export function claimListKey(record: Pick<ClaimRecord, "received_at" | "claim_id">): string {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { checkMoneyInvariants } from "./money-invariants.ts";

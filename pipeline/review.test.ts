@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInMemoryClaimRepository, createInMemoryReviewRepository } from "./in-memory.ts";
 import { handleProposal } from "./kernel-service.ts";
 import type { ProposalMessage } from "./messages.ts";

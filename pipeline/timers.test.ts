@@ -12,7 +12,7 @@ import {
 } from "./in-memory.ts";
 import { handleTimer, redriveOpenClaims, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
 import { parseConfig } from "../core/claims/config.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";

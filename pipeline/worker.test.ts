@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInMemoryAuditLog } from "./in-memory.ts";
 import { createInProcessPipeline } from "./in-process.ts";

@@ -10,7 +10,7 @@ import type { Scenario } from "../core/claims/scenarios.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/audit-events.ts";
 import type { ScenarioResult } from "../core/claims/audit-events.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { decideReview } from "../pipeline/review.ts";
 
 /** The fixed clock of the fixture run. */

@@ -9,7 +9,7 @@ import { FIXTURE_SIMULATION_ID, buildFixtureEvents } from "./fixture.test-kit.ts
 import { renderReport } from "./render.ts";
 import { writeReport } from "../cli/report-file.ts";
 import { parseScenarios } from "../core/claims/scenarios.ts";
-import { EVALUATION_ORDER } from "../core/claims/reason-codes.ts";
+import { EVALUATION_ORDER } from "../core/claims/kernel.ts";
 
 /** The bundled scenarios the fixture runs: the counts below follow the file. */
 const SCENARIOS = parseScenarios(

@@ -12,7 +12,7 @@ import { dirname, resolve } from "node:path";
 import { parseConfig } from "../core/claims/config.ts";
 import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "../core/claims/scenarios.ts";
 import { frozenClock } from "../core/crew/index.ts";
-import { createRulesModel } from "../core/llm/index.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { createInMemorySessionRepository, createInMemoryVerdictRepository } from "../pipeline/in-memory.ts";
 import type { SessionRepository, StoredVerdict, VerdictRepository } from "../pipeline/ports.ts";

@@ -12,7 +12,8 @@ import type { AuditEvent } from "../../core/integrity/audit.ts";
 import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
 import type { ReserveMode } from "../../core/integrity/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
-import { claimListKey, VersionConflictError } from "../../pipeline/ports.ts";
+import { claimListKey } from "../../pipeline/ports.ts";
+import { VersionConflictError } from "../../core/errors.ts";
 import type {
   ClaimRepository,
   ReviewRepository,

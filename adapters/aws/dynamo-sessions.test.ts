@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import type { Effect } from "../../pipeline/effects.ts";
-import { VersionConflictError } from "../../pipeline/ports.ts";
+import { VersionConflictError } from "../../core/errors.ts";
 import type { StoredSession } from "../../pipeline/ports.ts";
 import { measureCapacity } from "./capacity.test-kit.ts";
 import { randomText } from "./contract.test-kit.ts";

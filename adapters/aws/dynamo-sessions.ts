@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import { gunzip as gunzipCb, gzip as gzipCb } from "node:zlib";
 import { BatchWriteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Effect } from "../../pipeline/effects.ts";
-import { VersionConflictError } from "../../pipeline/ports.ts";
+import { VersionConflictError } from "../../core/errors.ts";
 import type { SessionRepository, StoredSession } from "../../pipeline/ports.ts";
 import { itemBytes, packText, unpackText } from "./compact.ts";
 import type { PackedText } from "./compact.ts";

@@ -8,7 +8,7 @@ import { runBatch } from "../../cli/batch.ts";
 import { loadRunAudit } from "../../cli/run-store.ts";
 import { createInProcessRuntime } from "../../local/runtime.ts";
 import type { AuditEvent } from "../integrity/audit.ts";
-import { createRulesModel } from "../llm/index.ts";
+import { createRulesModel } from "./rules-model.ts";
 import type { CandidatePolicy } from "./backtest.ts";
 import { parseConfig } from "./config.ts";
 

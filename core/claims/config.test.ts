@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentHandshake, parseConfig } from "./config.ts";
 import { resolveDate } from "./relative-date.ts";
 import { parseScenarios } from "./scenarios.ts";
-import { SourceFileError } from "./yaml-source.ts";
+import { SourceFileError } from "./errors.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const configText = readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8");

@@ -5,9 +5,10 @@ import { LLM_DEFAULTS } from "../llm/defaults.ts";
 import { ClaimsContractSchema } from "../integrity/contracts.ts";
 import { emptyRegistry, handshakeAgent } from "../integrity/registry.ts";
 import type { HandshakeResult } from "../integrity/registry.ts";
-import { PolicyKindSchema } from "./proposal-output.ts";
+import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { resolveDate } from "./relative-date.ts";
-import { SourceFileError, ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
+import { SourceFileError } from "./errors.ts";
+import { ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
 import type { IgnoredField } from "./yaml-source.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 

@@ -3,7 +3,7 @@
 // `parseBusEntry` before sending, and consumers and tests parse with the same schemas.
 import * as z from "zod";
 import { VerdictKindSchema } from "../integrity/verdict.ts";
-import { PolicyKindSchema } from "./proposal-output.ts";
+import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { ClaimReasonCodeSchema } from "./reason-codes.ts";
 import { ReviewDecisionKindSchema, ReviewOriginSchema } from "./review.ts";
 

@@ -9,7 +9,7 @@ import { idempotencyKeyOf } from "../integrity/proposal.ts";
 import { ClaimVerdictDetailSchema } from "./events.ts";
 import type { ClaimVerdictDetail } from "./events.ts";
 import type { ClaimVerdict } from "./kernel.ts";
-import { PolicyKindSchema } from "./proposal-output.ts";
+import { PolicyKindSchema } from "../integrity/contracts.ts";
 
 /** The verdict id for an idempotency key: `vrd_` + 32 hex; the same proposal always gets the same id. */
 export function verdictIdFor(idempotencyKey: string): string {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   ResponsibilityContractSchema,
   type ClaimsContract,
+  type PolicyKind,
   type Order,
   type ResponsibilityContract,
 } from "../integrity/contracts.ts";
@@ -14,9 +15,8 @@ import { createAgentRegistry, type RegistryView } from "../integrity/registry.ts
 import { DAY_MS } from "../integrity/time.ts";
 import { PASS_LAYER } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
-import { decideClaim, type DecideClaimInput } from "./kernel.ts";
-import type { PolicyKind } from "./proposal-output.ts";
-import { EVALUATION_ORDER, REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";
+import { decideClaim, EVALUATION_ORDER, KERNEL_TABLE, type DecideClaimInput } from "./kernel.ts";
+import { KERNEL_LAYERS, REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";
 
 // ---- fixtures: a frozen clock, the seed's contracts and orders --------------------------------------------
 
@@ -653,6 +653,60 @@ describe("decideClaim — SPEC §4.2 table", () => {
 
   it("covers every reason code of the table", () => {
     expect(new Set(rows.map((r) => r[2]))).toEqual(new Set(Object.keys(REASON_CODES)));
+  });
+});
+
+describe("the kernel table", () => {
+  it("lists the layers in the order they run: alignment (8) right after the schema (1), then by number", () => {
+    expect(EVALUATION_ORDER).toEqual([1, 8, 2, 3, 4, 5, 6, 7, 8.5, 9, 9.5, 10, 10.5, 11, PASS_LAYER]);
+    for (const row of KERNEL_TABLE) expect(row.name).toBe(KERNEL_LAYERS[row.layer]);
+  });
+
+  it("gives each check the reason codes of its own layer, and every code of the kernel to some check", () => {
+    const declared = KERNEL_TABLE.flatMap((row) =>
+      row.checks.flatMap((c) => c.codes.map((code) => [row, code] as const)),
+    );
+    for (const [row, code] of declared) expect(REASON_CODES[code].layer, code).toBe(row.layer);
+    expect(new Set(declared.map(([, code]) => code))).toEqual(
+      new Set(Object.keys(REASON_CODES).filter((code) => code !== "VALIDATION_PASSED")),
+    );
+  });
+
+  it("runs every REJECT layer before the layers an approval lifts, which escalate only", () => {
+    const verdictsOf = (row: (typeof KERNEL_TABLE)[number]) =>
+      new Set(row.checks.flatMap((c) => c.codes.map((code) => REASON_CODES[code].verdict)));
+    const lifted = KERNEL_TABLE.filter((row) => row.liftedByApproval).map((row) => row.layer);
+    expect(lifted).toEqual([9, 9.5, 10, 10.5, 11]);
+    const firstLifted = KERNEL_TABLE.findIndex((row) => row.liftedByApproval);
+    for (const row of KERNEL_TABLE.slice(firstLifted)) expect([...verdictsOf(row)]).toEqual(["ESCALATE"]);
+    for (const row of KERNEL_TABLE.slice(0, firstLifted).filter((r) => r.layer !== 8))
+      expect([...verdictsOf(row)]).toEqual(["REJECT"]);
+  });
+
+  it("traces every check of the table by name, in order, when all pass (the names recorded audits carry)", () => {
+    const v = decideClaim(input({ dfid: DFID }));
+    const names = [
+      ["proposal_schema", "idempotency_key", "proposal_id", "policy_kind", "agent_registered", "agent_authorised"],
+      ["flow_alignment", "order_alignment", "amount_alignment"],
+      ["ttl"],
+      ["order_id_present", "order_exists"],
+      ["category_allowed", "category_authorised"],
+      ["return_window"],
+      ["amount_valid"],
+      ["refundable_balance"],
+      ["customer_match"],
+      ["policy_kind_escalation", "confidence"],
+      ["customer_verified"],
+      ["purchase_date_sanity"],
+      ["open_review"],
+      ["amount_limit"],
+    ];
+    expect(KERNEL_TABLE.map((row) => row.checks.map((c) => c.name))).toEqual(names);
+    expect(v.checks).toEqual(
+      KERNEL_TABLE.flatMap((row) => row.checks.map((c) => ({ layer: row.layer, name: c.name, passed: true }))),
+    );
+    // Without a flow id to hold it against, flow_alignment is not run and not traced.
+    expect(decideClaim(input()).checks.map((c) => c.name)).toEqual(names.flat().filter((n) => n !== "flow_alignment"));
   });
 });
 

@@ -11,6 +11,7 @@ import {
 } from "./proposal-output.ts";
 import type { FixableTask, LlmOutputSchema, LlmStructuredRequest, LlmTextRequest } from "../llm/port.ts";
 import type { SelfCheckClaim, SelfCheckFailure } from "./self-check.ts";
+import type { LlmFacts } from "./llm-facts.ts";
 
 /** The Decision Maker's (and a fixer's) structured output, as sent to structured-output endpoints. */
 const REFUND_PROPOSAL_SCHEMA: LlmOutputSchema<RefundProposalOutput> = {
@@ -123,7 +124,7 @@ export function extractionMessages(text: string, ctx: PromptContext = {}): LlmSt
     system,
     messages: [{ role: "user", content: user }],
     schema: CLAIM_EXTRACTION_SCHEMA,
-    facts: { task: "extract_claim", claim_text: text, received_at: ctx.receivedAt },
+    facts: { task: "extract_claim", claim_text: text, received_at: ctx.receivedAt } satisfies LlmFacts,
   };
 }
 
@@ -147,7 +148,7 @@ export function analystMessages(claim: Claim, contract: ClaimsContract, ctx: Pro
     task: "analyze_claim",
     system: analystSystem(contract, ctx),
     messages: [{ role: "user", content: user }],
-    facts: { task: "analyze_claim", claim, received_at: ctx.receivedAt },
+    facts: { task: "analyze_claim", claim, received_at: ctx.receivedAt } satisfies LlmFacts,
   };
 }
 
@@ -184,7 +185,7 @@ export function decisionMakerMessages(
     system: decisionSystem(contract, ctx),
     messages: [{ role: "user", content: user }],
     schema: REFUND_PROPOSAL_SCHEMA,
-    facts: { task: "decide_refund", claim, analysis, received_at: ctx.receivedAt },
+    facts: { task: "decide_refund", claim, analysis, received_at: ctx.receivedAt } satisfies LlmFacts,
   };
 }
 
@@ -220,7 +221,7 @@ export function fixerMessages(
     analysis: input.analysis,
     error: { code: input.error.code, message: input.error.message },
     received_at: ctx.receivedAt,
-  };
+  } satisfies LlmFacts;
   const errorText = `${input.error.code === undefined ? "" : `${input.error.code}: `}${input.error.message}`;
   const parts = [
     DATA_NOT_INSTRUCTIONS,

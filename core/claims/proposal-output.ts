@@ -1,11 +1,6 @@
 import * as z from "zod";
+import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { ClaimAmountSchema } from "./claim.ts";
-
-/** Policy kinds an agent may propose. */
-export const PolicyKindSchema = z.enum(["REFUND", "REPLACE", "ESCALATE"]);
-
-/** A policy kind. */
-export type PolicyKind = z.infer<typeof PolicyKindSchema>;
 
 /**
  * What the Decision Maker must return: a structured refund proposal (a claim, not a fact).

@@ -3,8 +3,8 @@ import * as z from "zod";
 import type { VerdictKind } from "../integrity/verdict.ts";
 
 /**
- * The kernel layers of SPEC §4.2 by number (8b, 9b and 10b are 8.5, 9.5 and 10.5), plus the pass row. They run
- * in this order, except alignment (8), which runs right after the schema (1): see `decideClaim`.
+ * The kernel layers by number (8b, 9b and 10b are 8.5, 9.5 and 10.5), plus the pass row. The order they run in
+ * is the kernel's table (`KERNEL_TABLE` in kernel.ts): alignment (8) runs right after the schema (1).
  */
 export const KERNEL_LAYERS = {
   1: "schema",
@@ -24,11 +24,11 @@ export const KERNEL_LAYERS = {
   12: "pass",
 } as const;
 
-/** The order the layers run in: alignment (8) right after the schema (1), then the table's order. */
-export const EVALUATION_ORDER = [1, 8, 2, 3, 4, 5, 6, 7, 8.5, 9, 9.5, 10, 10.5, 11, 12] as const;
-
 /** A kernel layer number, 1–11 (with 8.5, 9.5, 10.5), and 12 for "all passed". */
 type KernelLayer = keyof typeof KERNEL_LAYERS;
+
+/** The number of a layer that runs checks: every layer but the pass row. */
+export type KernelLayerId = Exclude<KernelLayer, 12>;
 
 /** Each reason code with the layer that emits it and the verdict it carries; every REJECT check runs before any ESCALATE check but alignment (8). */
 export const REASON_CODES = {

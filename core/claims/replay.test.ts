@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OrderDataError } from "../integrity/index.ts";
 import type { AuditEvent } from "../integrity/index.ts";
-import { createRulesModel } from "../llm/index.ts";
+import { createRulesModel } from "./rules-model.ts";
 import type { LlmFailure, LlmPort } from "../llm/index.ts";
 import { createInMemoryContextStore, createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
 import { createInProcessPipeline } from "../../pipeline/in-process.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { NEEDS_REVIEW_REASON_CODES, idFromLabel, parseScenarioFile } from "./scenarios.ts";
-import { SourceFileError } from "./yaml-source.ts";
+import { SourceFileError } from "./errors.ts";
 import type { SourceIssue } from "./yaml-source.ts";
 
 // DIR sample 35's scenario format, from fixtures of our own (scenarios/fixtures/), and the errors a person gets.

@@ -5,14 +5,8 @@ import { LLM_FAILURE_CODES } from "../llm/errors.ts";
 import type { ClaimFromExtractionFailureCode, TextExtractionFailureCode } from "./extraction.ts";
 import { REASON_CODES } from "./reason-codes.ts";
 import type { ClaimReasonCode } from "./reason-codes.ts";
-import {
-  SourceFileError,
-  closestMatch,
-  ignoredField,
-  ignoredFields,
-  parseYamlSource,
-  validateYaml,
-} from "./yaml-source.ts";
+import { closestMatch, ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
+import { SourceFileError } from "./errors.ts";
 import type { IgnoredField } from "./yaml-source.ts";
 import type { Claim } from "./claim.ts";
 

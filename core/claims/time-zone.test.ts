@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAgentRegistry } from "../integrity/registry.ts";
 import { buildProposal } from "../integrity/proposal.ts";
 import { parseIsoMs } from "../integrity/time.ts";
-import { assessClaim } from "../llm/rules-assessment.ts";
+import { assessClaim } from "./rules-assessment.ts";
 import { IsoDateSchema } from "./claim.ts";
 import { parseConfig } from "./config.ts";
 import { decideClaim } from "./kernel.ts";

@@ -1,6 +1,6 @@
 // YAML configuration and scenario files: parse with line positions, validate with zod, and turn every
 // problem into an issue a person can fix (the key's own line, "did you mean", the real cause).
-import { ClaimsError } from "../errors.ts";
+import { SourceFileError } from "./errors.ts";
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from "yaml";
 import type { Document, Node, Pair } from "yaml";
 import * as z from "zod";
@@ -14,23 +14,6 @@ export interface SourceIssue {
   /** Dotted path of the field, e.g. `scenarios[3].context.claim.amount_eur`. */
   field: string;
   message: string;
-}
-
-/** Raised when a YAML file does not parse or does not satisfy its schema; every issue names file, row and field. */
-export class SourceFileError extends ClaimsError<"INVALID_SOURCE_FILE"> {
-  constructor(
-    readonly file: string,
-    readonly issues: SourceIssue[],
-  ) {
-    super("INVALID_SOURCE_FILE", `${file} is invalid:\n${issues.map(formatIssue).join("\n")}`);
-  }
-}
-
-/** Formats one issue as `file:line row 'X' field: message`. */
-function formatIssue(issue: SourceIssue): string {
-  const where = `${issue.file}${issue.line ? `:${issue.line}` : ""}`;
-  const row = issue.row ? ` row '${issue.row}'` : "";
-  return `  ${where}${row} ${issue.field || "(top level)"}: ${issue.message}`;
 }
 
 /** A parsed YAML document that can locate a path in the source text. */

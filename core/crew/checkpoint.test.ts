@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createInMemoryCheckpointStore } from "./checkpoint.ts";
 import { frozenClock } from "./clock.ts";
-import { VersionConflictError } from "./errors.ts";
+import { VersionConflictError } from "../errors.ts";
 import { resumeCrewSession } from "./resume.ts";
 import { createCrewSession } from "./session.ts";
 import { completed, graphOf, requestsIn, researchCrew } from "./test-kit.ts";
@@ -34,7 +34,7 @@ describe("createInMemoryCheckpointStore", () => {
     b.start("second writer");
     const err = await store.save("c1", b.snapshot(), 0).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(VersionConflictError);
-    expect(err).toMatchObject({ code: "VERSION_CONFLICT", crewId: "c1", expectedVersion: 0, actualVersion: 1 });
+    expect(err).toMatchObject({ code: "VERSION_CONFLICT", key: "c1", expectedVersion: 0, actualVersion: 1 });
     await expect(store.save("c1", b.snapshot(), 5)).rejects.toThrow(/at version 1, not the expected 5/);
     expect((await store.load("c1"))!.snapshot).toMatchObject({ input: "first writer" });
   });

@@ -1,7 +1,7 @@
 // The checkpoint port: where a shell keeps session snapshots between events, with an optimistic
 // version check so that two consumers racing on one crew cannot both win.
 
-import { VersionConflictError } from "./errors.ts";
+import { VersionConflictError } from "../errors.ts";
 import type { CrewSnapshot } from "./snapshot.ts";
 
 /** A stored snapshot and its version (1 for the first save). */
@@ -25,7 +25,8 @@ export function createInMemoryCheckpointStore(): CheckpointStore & { size(): num
     },
     async save(crewId, snapshot, expectedVersion) {
       const actual = rows.get(crewId)?.version ?? 0;
-      if (actual !== expectedVersion) throw new VersionConflictError(crewId, expectedVersion, actual);
+      if (actual !== expectedVersion)
+        throw new VersionConflictError("checkpoint of crew", crewId, expectedVersion, { actualVersion: actual });
       const version = actual + 1;
       rows.set(crewId, { json: JSON.stringify(snapshot), version });
       return { version };

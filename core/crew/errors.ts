@@ -15,7 +15,6 @@ export type CrewErrorCode =
   | "SNAPSHOT_MISMATCH"
   | "SESSION_STATE"
   | "HOOK_FAILED"
-  | "VERSION_CONFLICT"
   | "INVALID_CLOCK"
   | "NOT_CANONICAL_JSON"
   | "UNKNOWN_VOTING_STRATEGY";
@@ -104,22 +103,6 @@ export class HookError extends CrewError {
   constructor(hook: string, cause: unknown) {
     super("HOOK_FAILED", `hook ${hook} threw: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.hook = hook;
-  }
-}
-
-/** A checkpoint save whose expected version is not the stored one (another writer got there first). */
-export class VersionConflictError extends CrewError {
-  readonly crewId: string;
-  readonly expectedVersion: number;
-  readonly actualVersion: number;
-  constructor(crewId: string, expectedVersion: number, actualVersion: number) {
-    super(
-      "VERSION_CONFLICT",
-      `checkpoint of crew ${JSON.stringify(crewId)} is at version ${actualVersion}, not the expected ${expectedVersion}; reload and retry`,
-    );
-    this.crewId = crewId;
-    this.expectedVersion = expectedVersion;
-    this.actualVersion = actualVersion;
   }
 }
 

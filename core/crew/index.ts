@@ -82,7 +82,6 @@ export {
   SnapshotMismatchError,
   SessionStateError,
   HookError,
-  VersionConflictError,
   InvalidClockError,
   CanonicalJsonError,
   UnknownVotingStrategyError,

@@ -1,5 +1,10 @@
 import * as z from "zod";
-import { PolicyKindSchema } from "../claims/proposal-output.ts";
+
+/** Policy kinds an agent may propose. */
+export const PolicyKindSchema = z.enum(["REFUND", "REPLACE", "ESCALATE"]);
+
+/** A policy kind. */
+export type PolicyKind = z.infer<typeof PolicyKindSchema>;
 
 /** Per-agent responsibility contract (ROA): who the agent is and what it may propose. */
 export const ResponsibilityContractSchema = z

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { RefundProposalOutput } from "../claims/proposal-output.ts";
+import type { ProposalOutput } from "./proposal.ts";
 import { ProposalInputError } from "./errors.ts";
 import { canonicalize } from "../crew/canonical.ts";
 import {
@@ -14,7 +14,7 @@ import {
   proposalIdFor,
 } from "./proposal.ts";
 
-const output: RefundProposalOutput = {
+const output: ProposalOutput = {
   action: "REFUND",
   order_id: "ord_001",
   amount_eur: 299.99,

@@ -1,6 +1,6 @@
 // The DIR PolicyProposal: what crosses "the wall" from the crew (user space) to the kernel.
 import * as z from "zod";
-import { PolicyKindSchema, type PolicyKind, type RefundProposalOutput } from "../claims/proposal-output.ts";
+import { PolicyKindSchema, type PolicyKind } from "./contracts.ts";
 import { canonicalize } from "../crew/canonical.ts";
 import { CanonicalJsonError } from "../crew/errors.ts";
 import { hashHex } from "../crew/hash.ts";
@@ -96,14 +96,27 @@ export function proposalIdFor(idempotencyKey: string): string {
   return `prop_${idempotencyKey.slice(0, 24)}`;
 }
 
-/** What `buildProposal` needs: the flow, the agent, the Decision Maker's output, and the injected clock value. */
+/**
+ * What a proposal is built from: the Decision Maker's output (core/claims validates it with
+ * `RefundProposalOutputSchema`, whose output is this type).
+ */
+export type ProposalOutput = {
+  action: PolicyKind;
+  order_id: string;
+  amount_eur: number;
+  category: string;
+  reason: string;
+  confidence: number;
+};
+
 /** The envelope without the derived fields, built once (zod schema construction is not free). */
 const ProposalMaterialSchema = ProposalEnvelopeSchema.omit({ proposal_id: true, idempotency_key: true });
 
+/** What `buildProposal` needs: the flow, the agent, the Decision Maker's output, and the injected clock value. */
 type BuildProposalInput = {
   dfid: string;
   agentId: string;
-  output: RefundProposalOutput;
+  output: ProposalOutput;
   createdAt: string;
   validForMs: number;
   /** The SHA-256 to key it with (any implementation gives the same key); default the pure one. */

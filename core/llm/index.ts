@@ -1,7 +1,7 @@
-// The LLM layer: one port, its failure codes, the deterministic rules model and shared helpers.
+// The LLM layer: one port, its failure codes and shared helpers (the deterministic rules model of the claims crew is core/claims/rules-model.ts).
 export type {
   FixableTask,
-  LlmFacts,
+  LlmPromptFacts,
   LlmFailure,
   LlmMessage,
   LlmOutputSchema,
@@ -21,12 +21,5 @@ export {
   LlmSchemaNotStrictError,
   type LlmFailureCode,
 } from "./errors.ts";
-export { createRulesModel } from "./rules-model.ts";
-export {
-  assessClaim,
-  confidenceFrom,
-  formatAssessment,
-  type ClaimAssessment,
-} from "./rules-assessment.ts";
 export { parseJsonFromText, readStructuredOutput } from "./structured-output.ts";
 export { estimateUsage, sumUsage } from "./usage.ts";

@@ -1,6 +1,5 @@
 // The one narrow port through which every agent step and the free-text extraction reach a model.
 import type { ZodType } from "zod";
-import type { Claim } from "../claims/claim.ts";
 import type { LlmFailureCode } from "./errors.ts";
 
 /** What a call is for; deterministic implementations dispatch on it, network models ignore it. */
@@ -23,26 +22,10 @@ export interface LlmOutputSchema<T> {
 export type FixableTask = "analyze_claim" | "decide_refund";
 
 /**
- * Structured facts behind a prompt, carried beside it so a deterministic model needs no prompt
- * parsing. Built by the same function as the prompt (see `core/claims/prompts.ts`), so both say the same.
+ * Structured facts behind a prompt, tagged with its task and carried beside it so a deterministic model needs
+ * no prompt parsing; core/claims builds them with the prompt (its `LlmFacts`). Network models ignore them.
  */
-export type LlmFacts =
-  | { readonly task: "extract_claim"; readonly claim_text: string; readonly received_at?: string | undefined }
-  | { readonly task: "analyze_claim"; readonly claim: Claim; readonly received_at?: string | undefined }
-  | {
-      readonly task: "decide_refund";
-      readonly claim: Claim;
-      readonly analysis: string;
-      readonly received_at?: string | undefined;
-    }
-  | {
-      readonly task: "fix_step";
-      readonly failed_task: FixableTask;
-      readonly claim: Claim;
-      readonly analysis?: string | undefined;
-      readonly error: { readonly code?: string | undefined; readonly message: string };
-      readonly received_at?: string | undefined;
-    };
+export type LlmPromptFacts = { readonly task: LlmTask; readonly [field: string]: unknown };
 
 /** Fields every request has. */
 interface LlmRequestBase {
@@ -51,7 +34,7 @@ interface LlmRequestBase {
   readonly system: string;
   readonly messages: readonly LlmMessage[];
   /** Structured facts for deterministic implementations; network models ignore them. */
-  readonly facts?: LlmFacts | undefined;
+  readonly facts?: LlmPromptFacts | undefined;
   /** Budget for the whole call including retries and a structured answer's repair round; the implementation's default when absent. */
   readonly timeoutMs?: number | undefined;
   /** Cancels the call; a cancelled call fails with `LLM_ABORTED`. */

@@ -38,3 +38,17 @@ export class RetryLaterError extends ClaimsError {
     super("RETRY_LATER", message);
   }
 }
+
+/** Thrown when the success sample rate is not a number from 0 to 1. */
+export class LogSettingError extends ClaimsError {
+  constructor(variable: string, value: string) {
+    super("LOG_SETTING", `${variable} must be a number from 0 to 1, got "${value}"`);
+  }
+}
+
+/** A route of ROUTES has no entry in ROUTE_DOCS (or a path parameter without a description). */
+export class OpenApiError extends ClaimsError<"OPENAPI_UNDESCRIBED"> {
+  constructor(message: string) {
+    super("OPENAPI_UNDESCRIBED", message);
+  }
+}

@@ -5,7 +5,7 @@
 // can be scaled back; warnings and errors are always written. At a million claims a month the success
 // lines cost ~$1 at INFO and cents sampled.
 import { Logger } from "@aws-lambda-powertools/logger";
-import { ClaimsError } from "../../core/errors.ts";
+import { LogSettingError } from "./errors.ts";
 
 /** What handlers log through (a Powertools Logger, or a stand-in in tests). */
 export type HandlerLogger = Pick<Logger, "debug" | "info" | "warn" | "error">;
@@ -16,19 +16,12 @@ export type LogLevelName = "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT";
 /** The environment variable with the share (0–1) of success lines written; unset: every one. */
 const SUCCESS_LOG_SAMPLE_RATE_ENV = "CLAIMS_SUCCESS_LOG_SAMPLE_RATE";
 
-/** Thrown when the success sample rate is not a number from 0 to 1. */
-export class LogSettingError extends ClaimsError {
-  constructor(value: string) {
-    super("LOG_SETTING", `${SUCCESS_LOG_SAMPLE_RATE_ENV} must be a number from 0 to 1, got "${value}"`);
-  }
-}
-
 /** The success sample rate of `env` (1 when unset); throws LogSettingError for anything but a number in [0, 1]. */
 export function successSampleRateFrom(env: Readonly<Record<string, string | undefined>> = process.env): number {
   const raw = env[SUCCESS_LOG_SAMPLE_RATE_ENV]?.trim();
   if (raw === undefined || raw === "") return 1;
   const rate = Number(raw);
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw new LogSettingError(raw);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw new LogSettingError(SUCCESS_LOG_SAMPLE_RATE_ENV, raw);
   return rate;
 }
 
@@ -60,7 +53,7 @@ type LoggerOptions = {
 /** A Powertools logger for `serviceName` (POWERTOOLS_SERVICE_NAME wins on AWS); level from POWERTOOLS_LOG_LEVEL unless given. */
 export function createLogger(serviceName: string, logLevel?: LogLevelName, options: LoggerOptions = {}): ClaimsLogger {
   const rate = options.successSampleRate ?? successSampleRateFrom();
-  if (!(rate >= 0 && rate <= 1)) throw new LogSettingError(String(rate));
+  if (!(rate >= 0 && rate <= 1)) throw new LogSettingError(SUCCESS_LOG_SAMPLE_RATE_ENV, String(rate));
   return new ClaimsLogger({ serviceName, ...(logLevel ? { logLevel } : {}) }, rate, options.random ?? Math.random);
 }
 

@@ -19,14 +19,7 @@ import { SubmissionSchema } from "../../pipeline/decide/intake.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
 import { CLAIM_ID, IDEMPOTENCY_KEY, LIST_CURSOR, SERVED_REPORT_LIMITS, SIMULATION_ID } from "./intake-routes.ts";
 import { CURSOR } from "./review-routes.ts";
-import { ClaimsError } from "../../core/errors.ts";
-
-/** A route of ROUTES has no entry in ROUTE_DOCS (or a path parameter without a description). */
-export class OpenApiError extends ClaimsError<"OPENAPI_UNDESCRIBED"> {
-  constructor(message: string) {
-    super("OPENAPI_UNDESCRIBED", message);
-  }
-}
+import { OpenApiError } from "./errors.ts";
 
 /** One response of a route. */
 interface ResponseDoc {

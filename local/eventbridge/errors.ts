@@ -21,3 +21,19 @@ export class BusIoError extends ClaimsError {
     super("BUS_IO", message, { cause });
   }
 }
+
+export class PatternSyntaxError extends ClaimsError<"PATTERN_SYNTAX"> {
+  constructor(message: string) {
+    super("PATTERN_SYNTAX", message);
+  }
+}
+
+export class RequestError extends ClaimsError<"BAD_REQUEST"> {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super("BAD_REQUEST", message);
+  }
+}

@@ -5,8 +5,7 @@
 // any element matches, objects inside event arrays are matched element by element (array
 // consistency), `exists` looks at leaf values only, and `anything-but` needs the field present.
 // Operators the local bus does not implement (e.g. `cidr`) are rejected, never silently ignored.
-import { ClaimsError } from "../../core/errors.ts";
-import { InvalidEventPatternError } from "./errors.ts";
+import { InvalidEventPatternError, PatternSyntaxError } from "./errors.ts";
 
 /** An EventBridge event pattern as plain JSON (the shape of `infra/event-patterns.ts`). */
 export type EventPattern = Readonly<Record<string, unknown>>;
@@ -40,12 +39,6 @@ const SUPPORTED_OPERATORS = [
 
 const KNOWN_UNSUPPORTED = new Set(["cidr"]);
 const compiled = new WeakMap<object, ObjectNode>();
-
-class PatternSyntaxError extends ClaimsError<"PATTERN_SYNTAX"> {
-  constructor(message: string) {
-    super("PATTERN_SYNTAX", message);
-  }
-}
 
 /** Checks a pattern without matching anything; the message names the offending operator and path. */
 export function validatePattern(pattern: unknown): PatternValidation {

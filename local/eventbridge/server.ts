@@ -3,7 +3,6 @@
 // `<dataDir>/events.jsonl`, and delivers matching events to in-process rule targets with retries
 // and an in-memory dead-letter list. Every request must carry a valid SigV4 signature of the bus's keys
 // (loopback is not a boundary); it sends no CORS headers, so no web page can call it.
-import { ClaimsError } from "../../core/errors.ts";
 import { randomUUID } from "node:crypto";
 import { appendFile, mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -12,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { EventBridgeEvent } from "aws-lambda";
 import { BUS_NAME, RULE_PATTERNS } from "../../infra/facts.ts";
-import { BusConfigError, BusIoError, InvalidEventPatternError } from "./errors.ts";
+import { BusConfigError, BusIoError, InvalidEventPatternError, RequestError } from "./errors.ts";
 import { matchesPattern, validatePattern } from "./matcher.ts";
 import { newSigningKeys, registerEndpointKeys } from "../credentials.ts";
 import { createSignatureCheck } from "../sigv4.ts";
@@ -116,16 +115,6 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const JSON_11 = "application/x-amz-json-1.1";
 
 type Rule = BusRule & { readonly targets: Map<string, BusTarget> };
-
-class RequestError extends ClaimsError<"BAD_REQUEST"> {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    message: string,
-  ) {
-    super("BAD_REQUEST", message);
-  }
-}
 
 /** Starts the local PutEvents endpoint on 127.0.0.1 (random port). */
 export async function startLocalBus(options: LocalBusOptions = {}): Promise<LocalBus> {

@@ -1,14 +1,15 @@
 // The deterministic rules model: an LlmPort with no network. It reads the structured facts
 // carried beside each prompt, never the context store and never expected verdicts.
-import type { Claim } from "../claims/claim.ts";
+import type { Claim } from "./claim.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
-import type { RefundProposalOutput } from "../claims/proposal-output.ts";
-import { extractClaimFromText } from "../claims/extraction.ts";
-import type { LlmFailureCode } from "./errors.ts";
-import { isRetryableLlmFailure } from "./errors.ts";
-import type { LlmFacts, LlmPort, LlmRequest, LlmResult } from "./port.ts";
+import type { RefundProposalOutput } from "./proposal-output.ts";
+import { extractClaimFromText } from "./extraction.ts";
+import type { LlmFailureCode } from "../llm/errors.ts";
+import { isRetryableLlmFailure } from "../llm/errors.ts";
+import type { LlmPort, LlmRequest, LlmResult } from "../llm/port.ts";
+import type { LlmFacts } from "./llm-facts.ts";
 import { assessClaim, confidenceFrom, formatAssessment, type ClaimAssessment } from "./rules-assessment.ts";
-import { estimateUsage } from "./usage.ts";
+import { estimateUsage } from "../llm/usage.ts";
 
 /** The model name the rules model reports. */
 const RULES_MODEL_NAME = "rules-v1";
@@ -107,7 +108,8 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
     model: RULES_MODEL_NAME,
     async complete<T = string>(request: LlmRequest<T>): Promise<LlmResult<T>> {
       if (request.signal?.aborted === true) return fail("LLM_ABORTED", "the call was cancelled before it started");
-      const facts = request.facts;
+      // Facts come from core/claims/prompts.ts, built with the prompt as `LlmFacts`.
+      const facts = request.facts as LlmFacts | undefined;
       if (facts === undefined) {
         return fail(
           "LLM_BAD_REQUEST",

@@ -1,11 +1,11 @@
 import fc from "fast-check";
-import { testContract, testResponsibility } from "../claims/contract.test-kit.ts";
+import { testContract, testResponsibility } from "./contract.test-kit.ts";
 import { describe, expect, it } from "vitest";
-import type { Claim } from "../claims/claim.ts";
-import { analystMessages, decisionMakerMessages, extractionMessages, fixerMessages } from "../claims/prompts.ts";
+import type { Claim } from "./claim.ts";
+import { analystMessages, decisionMakerMessages, extractionMessages, fixerMessages } from "./prompts.ts";
 import { createRulesModel } from "./rules-model.ts";
-import { claimFromExtraction } from "../claims/extraction.ts";
-import type { LlmResult } from "./port.ts";
+import { claimFromExtraction } from "./extraction.ts";
+import type { LlmResult } from "../llm/port.ts";
 
 const contract = testContract;
 const responsibility = testResponsibility;

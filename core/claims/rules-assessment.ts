@@ -1,10 +1,10 @@
 // What the deterministic analyst sees in a claim: the claim's own statements held against the
 // contract's boundaries. It never sees order records; the kernel checks those.
-import type { Claim } from "../claims/claim.ts";
+import type { Claim } from "./claim.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import { parseIsoMs } from "../integrity/time.ts";
-import { findCategory } from "../claims/extraction-category.ts";
-import { containsInstructionLikeText, INSTRUCTION_NOTE } from "../claims/extraction-signals.ts";
+import { findCategory } from "./extraction-category.ts";
+import { containsInstructionLikeText, INSTRUCTION_NOTE } from "./extraction-signals.ts";
 
 /** Something the analyst noticed about a claim. */
 type AssessmentFlagCode =

@@ -1,0 +1,16 @@
+// Errors of the application layer (pipeline/): a stable `code`, `cause` kept; adapters translate theirs.
+import { ClaimsError } from "../core/errors.ts";
+
+/** The refund kept losing reservation races, or the stored verdict contradicts itself: the message is retried. */
+export class KernelRetryError extends ClaimsError<"KERNEL_RETRY"> {
+  constructor(message: string) {
+    super("KERNEL_RETRY", message);
+  }
+}
+
+/** A query the repositories cannot run (a bug of the caller: the API validates its parameters first). */
+export class ClaimQueryError extends ClaimsError<"INVALID_CLAIM_QUERY"> {
+  constructor(message: string) {
+    super("INVALID_CLAIM_QUERY", message);
+  }
+}
