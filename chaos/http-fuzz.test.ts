@@ -1,4 +1,4 @@
-// A fast-check fuzz of the HTTP API (SPEC §7.2): generated bodies, headers, paths, methods and malformed events
+// A fast-check fuzz of the HTTP API (docs/http-api.md): generated bodies, headers, paths, methods and malformed events
 // against the intake and review handlers over in-memory stores, and through the local API Gateway (the HTTP front
 // with the real authorizers). Never a 5xx, and nothing stored for any 4xx. Seeds are random (fast-check prints the
 // seed and the shrunk request of a failure).

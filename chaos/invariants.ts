@@ -1,4 +1,4 @@
-// The invariants every chaos flow must leave intact (SPEC §9), checked on what the stores hold and the bus
+// The invariants every chaos flow must leave intact (docs/guarantees.md), checked on what the stores hold and the bus
 // carried once the flow has drained, with its sweeps: no claim lost or stuck, one verdict per proposal, the money
 // invariants (pipeline/money-invariants.ts, ledgers included), the review marks on the ledger, and the audit
 // complete — `claims replay` IDENTICAL for every final claim.
@@ -55,7 +55,7 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   // No claim lost or stuck.
   for (const c of o.claims) {
     if (!isFinal(c.status)) violations.push(`claim ${c.claim_id} is stuck in ${c.status}`);
-    // The sweep's last resort (SPEC §8): in a flow whose faults all pass, no nudge should ever fail to move a claim.
+    // The sweep's last resort (docs/local-stack.md): in a flow whose faults all pass, no nudge should ever fail to move a claim.
     if (c.status === "NEEDS_REVIEW" && c.reason_code === "STALLED")
       violations.push(`claim ${c.claim_id} is stuck: the sweep ended it STALLED (${c.reason ?? ""})`);
   }

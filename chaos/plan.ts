@@ -218,7 +218,7 @@ export function planFlow(
     drawOrder(rng, `ord_${prefix}${i + 1}`, startMs),
   );
   const byId = new Map(orders.map((o) => [o.order_id, o]));
-  // Some flows are a simulation's claims: their refunds go to a ledger of their own (SPEC §7.3).
+  // Some flows are a simulation's claims: their refunds go to a ledger of their own (docs/events.md).
   const simulationId = rng.chance(0.1) ? `sim_chaos_${seed}_${flow}` : undefined;
   const claims: PlannedClaim[] = Array.from({ length: burst ? rng.int(8, 12) : rng.int(1, 6) }, (_, index) => {
     const claim = drawClaim(rng, orders, `ord_${prefix}`);

@@ -1,6 +1,6 @@
 // Console output of `claims batch`: one block per scenario as it is decided, then a summary.
 
-/** One row of the `--json` contract of `claims batch` (SPEC §7.1). */
+/** One row of the `--json` contract of `claims batch` (docs/cli.md). */
 export interface BatchRow {
   id: string;
   label: string;
@@ -27,7 +27,7 @@ function outcomeText(verdict: string, code: string | null | undefined): string {
 
 /**
  * Explains a balance rejection that an earlier row of the same run caused by refunding the same order — what
- * happens to DIR sample 35's scenario E, whose seed refunds ord_001 a second time after A (SPEC §6).
+ * happens to DIR sample 35's scenario E, whose seed refunds ord_001 a second time after A (docs/config.md).
  */
 export function refundedBeforeNote(row: BatchRow, earlier: readonly BatchRow[]): { note?: string } {
   if (row.reason_code !== "EXCEEDS_REFUNDABLE_BALANCE" || row.order_id === null) return {};

@@ -1,4 +1,4 @@
-// runBatch's gate (SPEC §6): a scenario matches only when the verdict AND the expected reason code
+// runBatch's gate (docs/config.md): a scenario matches only when the verdict AND the expected reason code
 // (when the scenario gives one) match. Run in process with the rules model and the bundled config.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

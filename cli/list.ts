@@ -1,4 +1,4 @@
-// `claims list`: the claims `GET /claims` lists (SPEC §7.2), newest first, from the terminal — against
+// `claims list`: the claims `GET /claims` lists (docs/http-api.md), newest first, from the terminal — against
 // `claims serve` (its URL is found in the data directory) or a deployed API, with the intake token.
 // Refusals (400/401/403) print the API's error and exit 1; an API that cannot be reached, or a bad
 // argument, exits 2.

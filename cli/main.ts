@@ -1,4 +1,4 @@
-// The `claims` CLI (SPEC §7.1): batch, serve, list, report, replay.
+// The `claims` CLI (docs/cli.md): batch, serve, list, report, replay.
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/lib/errors.ts";
 import { randomBytes } from "node:crypto";

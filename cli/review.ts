@@ -1,4 +1,4 @@
-// `claims review …`: the review API (SPEC §7.2) from the terminal, against `claims serve` or a deployed API.
+// `claims review …`: the review API (docs/http-api.md) from the terminal, against `claims serve` or a deployed API.
 // The reviewer token comes from --token or CLAIMS_REVIEWER_TOKEN; the API from --url, CLAIMS_URL or the
 // local default. Refusals (400/404/409) print the API's error and exit 1; an API that cannot be reached,
 // or a bad argument, exits 2.

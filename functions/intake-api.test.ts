@@ -1,5 +1,5 @@
 // The intake HTTP handler against the real emulators (dynalite, fauxqs, local bus) through the real
-// SDK: request parsing, status codes and error bodies of SPEC §7.2, and that refused input stores nothing.
+// SDK: request parsing, status codes and error bodies of docs/http-api.md, and that refused input stores nothing.
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiEvent, recordingLogger, startTestStack, TEST_NOW } from "../local/stack-fixture.ts";

@@ -1,5 +1,5 @@
 // Reviewer HTTP API (API Gateway HTTP API, payload 2.0): the routes infra/facts.ts gives reviewApi —
-// GET /reviews and POST /claims/{id}/review (SPEC §7.2), behind the reviewer token, and the reviewers' page
+// GET /reviews and POST /claims/{id}/review (docs/http-api.md), behind the reviewer token, and the reviewers' page
 // GET /review (open: it holds no secret, it asks for the token). The decision rules
 // live in the pipeline (decideReview); the routes map requests and outcomes.
 import { productionDeps } from "./lib/compose.ts";

@@ -574,7 +574,7 @@ export async function assertInvariants(
     }
   }
 
-  // The audit (the report is built from it, SPEC §7.4) holds every step once a claim is final: a crash
+  // The audit (the report is built from it, docs/audit.md) holds every step once a claim is final: a crash
   // must not lose the kernel's verdict or refund, nor repeat them under another instant.
   for (const [claimId, record] of records) {
     const audit = await stack.deps.audit.byDfid(record.dfid);

@@ -1,4 +1,4 @@
-// Every emulator and the HTTP front listen on 127.0.0.1 only (SPEC §8): a connection to their ports through
+// Every emulator and the HTTP front listen on 127.0.0.1 only (docs/local-stack.md): a connection to their ports through
 // a non-loopback address of this machine (e.g. eth0's) is refused, while the same port answers on 127.0.0.1,
 // and a control server bound to all addresses is reachable through that address (so the refusal is the
 // emulators' binding, not an unreachable address).

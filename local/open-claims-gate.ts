@@ -1,4 +1,4 @@
-// Back-pressure of the local stack (SPEC §7.2): intake takes a new claim only while fewer than `maxOpen`
+// Back-pressure of the local stack (docs/http-api.md): intake takes a new claim only while fewer than `maxOpen`
 // claims are open (RECEIVED or RUNNING). The count comes from the store's open-claims index, read at most
 // once per `refreshMs`; claims admitted since the last count are added to it, so a burst between two counts
 // cannot run past the bound by more than the requests already in flight. A refusal costs no store access.

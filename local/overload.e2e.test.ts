@@ -1,4 +1,4 @@
-// Back-pressure of `claims serve` under bursts far above what it can work off (SPEC §7.2): with
+// Back-pressure of `claims serve` under bursts far above what it can work off (docs/http-api.md): with
 // `--max-open 20`, two waves of 1,000 claims sent 50 at a time get 202 or 429 with Retry-After — never a
 // 5xx —, the open claims stay near the bound (at most the bound plus the requests in flight), a 429 stores
 // nothing, every accepted claim ends final (and the second wave is admitted again once the first is worked

@@ -1,4 +1,4 @@
-// `claims serve` survives `kill -9` (SPEC §8): claims are submitted with Idempotency-Keys, the process is
+// `claims serve` survives `kill -9` (docs/local-stack.md): claims are submitted with Idempotency-Keys, the process is
 // SIGKILLed while claims are in flight and submissions still arriving, and a new `claims serve` on the same
 // data directory takes over. Every claim that was answered 202 ends final, the client's retries with the same
 // keys get the same claims (and create no others), nothing is refunded twice or beyond its order, and the

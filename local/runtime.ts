@@ -17,7 +17,7 @@ export interface ClaimsRuntime {
   /** Waits until the claim is DECIDED or NEEDS_REVIEW (or nothing is left to do) and returns it. */
   settle(claimId: string): Promise<ClaimRecord | undefined>;
   getClaim(claimId: string): Promise<ClaimRecord | undefined>;
-  /** A reviewer's decision on the claim's review, as `POST /claims/{id}/review` takes it (SPEC §4.6). */
+  /** A reviewer's decision on the claim's review, as `POST /claims/{id}/review` takes it (docs/reviews.md). */
   decideReview(claimId: string, body: unknown): Promise<ReviewResult>;
   appendAudit(event: AuditEvent): Promise<void>;
   auditBySimulation(simulationId: string): Promise<AuditEvent[]>;

@@ -153,7 +153,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     RuleName,
     BusEvent[]
   >;
-  // Local runs are on Node 20 by design (SPEC §8; Lambda runs 22): the SDK's Node 22 notice is noise here.
+  // Local runs are on Node 20 by design (docs/local-stack.md; Lambda runs 22): the SDK's Node 22 notice is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   let stateLock: StateLock | undefined;
   if (options.stateDir !== undefined) {

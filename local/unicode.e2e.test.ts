@@ -1,4 +1,4 @@
-// Any text a customer can send travels through the local stack's queues (SPEC §8): claims whose text holds
+// Any text a customer can send travels through the local stack's queues (docs/local-stack.md): claims whose text holds
 // emoji and other characters outside the Basic Multilingual Plane (fauxqs refuses them raw), U+FFFE and
 // U+FFFF (real SQS refuses them raw) end final, decided from the text as sent — structured and free text,
 // through the HTTP handler, fauxqs, the crew and the kernel — and the sweep finds nothing stalled.

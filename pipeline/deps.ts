@@ -38,7 +38,7 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   timeouts: { analystMs: 120_000, decisionMs: 120_000, fixerMs: 120_000 },
 };
 
-/** Every wait of the pipeline, derived from one LLM call's time budget (SPEC §5: no fixed limit shorter than the LLM needs). */
+/** Every wait of the pipeline, derived from one LLM call's time budget (docs/llm.md: no fixed limit shorter than the LLM needs). */
 export interface PipelineWaits {
   /** One model call including its retries and a structured answer's repair round (LLM_TIMEOUT_MS). */
   readonly callMs: number;

@@ -1,4 +1,4 @@
-// Intake refuses what cannot be decided or queued (SPEC §4.1): amounts that are not finite, have more than 2
+// Intake refuses what cannot be decided or queued (docs/config.md): amounts that are not finite, have more than 2
 // decimals or pass 1,000,000 EUR either way, and text a queue cannot carry — with a 400 naming the field and
 // nothing stored. A zero or negative amount goes on to the kernel, and any other Unicode is accepted.
 import { readFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Intake: validate a submission, store the claim, start extraction or the crew (SPEC §2, §7.2).
+// Intake: validate a submission, store the claim, start extraction or the crew (docs/architecture.md).
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { extractionMessages } from "../core/claims/prompts.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -22,7 +22,7 @@ export type SubmitResult =
   | { ok: false; code: "IDEMPOTENCY_CONFLICT"; message: string; claimId: string }
   | { ok: false; code: "OVERLOADED"; message: string; retryAfterS: number };
 
-/** Whether one more claim may be opened now (back-pressure: the local stack bounds its open claims, SPEC §7.2). */
+/** Whether one more claim may be opened now (back-pressure: the local stack bounds its open claims, docs/http-api.md). */
 export type Admission = { ok: true } | { ok: false; open: number; bound: number; retryAfterS: number };
 
 /**

@@ -1,5 +1,5 @@
 // Kernel service: decide a proposal once per idempotency key, from the STORED claim (never a queue
-// message's copy), and publish only the final verdict (SPEC §4.3):
+// message's copy), and publish only the final verdict (docs/kernel.md):
 //   1. the claim must exist, belong to the message's decision flow and await a decision (RUNNING);
 //   2. the decision is stored once per key (conditional put), not yet published;
 //   3. an ACCEPT reserves its refund with one conditional update (automatic: bounded per order by the

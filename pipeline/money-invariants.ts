@@ -1,4 +1,4 @@
-// The money invariants of SPEC §9, checked over what the bus carried (at-least-once: repeats of one event are
+// The money invariants of docs/guarantees.md, checked over what the bus carried (at-least-once: repeats of one event are
 // allowed, two different events with one id are not): every ClaimVerdict ACCEPT has exactly one RefundExecuted
 // with its verdict_id and every RefundExecuted an ACCEPT or a reviewer's approval; nothing refunds more than its
 // order; no claim refunds twice; automatic refunds on one order stay within the escalation limit in total. Given

@@ -1,4 +1,4 @@
-// Money you can trust, as a property (SPEC §4.2 layer 11, §4.3, §4.6, §9): over random interleavings of claims
+// Money you can trust, as a property (docs/kernel.md, docs/reviews.md, docs/guarantees.md): over random interleavings of claims
 // on shared orders, the queued work of the pipeline delivered in random order and in concurrent bursts, and
 // reviewers approving (some for less) or denying pending reviews at the same time — on the in-memory adapters,
 // through the real services — automatic refunds per order never pass the limit in total, nothing refunds above

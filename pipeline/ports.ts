@@ -174,7 +174,7 @@ export type ReserveRequest = {
   cents: number;
   orderCents: number;
   mode: ReserveMode;
-  /** The ledger the refund goes to: undefined for real refunds, the simulation id for a simulation's claims (SPEC §7.3). */
+  /** The ledger the refund goes to: undefined for real refunds, the simulation id for a simulation's claims (docs/events.md). */
   scope?: string | undefined;
 };
 

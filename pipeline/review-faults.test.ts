@@ -1,4 +1,4 @@
-// The review path under crashes (SPEC §4.6, §9): for ESCALATE → APPROVE (for less), ESCALATE → DENY and
+// The review path under crashes (docs/reviews.md): for ESCALATE → APPROVE (for less), ESCALATE → DENY and
 // NEEDS_REVIEW → RESUBMIT, the decision crashes right after each of its side-effecting calls in turn (the
 // response is lost, the work was done); it is then repaired by the reviewer repeating the request, or by the
 // sweep's repairReviews when nobody does. Every time: the review is decided once, a refund is reserved and

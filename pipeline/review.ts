@@ -1,4 +1,4 @@
-// Human review (SPEC §4.6): listing reviews and deciding one — APPROVE (the reject checks again, then the refund reserved exactly once through the same
+// Human review (docs/reviews.md): listing reviews and deciding one — APPROVE (the reject checks again, then the refund reserved exactly once through the same
 // ledger as an ACCEPT), DENY, RESUBMIT (a corrected claim through the normal pipeline). A decision is
 // claimed on the review first (an intent, conditional on its version), so a crash anywhere is repaired by
 // repeating the same decision (or by the sweep) and a different decision is refused with 409.
@@ -52,7 +52,7 @@ type ReviewDeps = Pick<
   | "registry"
 >;
 
-/** Decides the claim's review as a reviewer asked (SPEC §4.6); idempotent, and nothing is written for a refused request. */
+/** Decides the claim's review as a reviewer asked (docs/reviews.md); idempotent, and nothing is written for a refused request. */
 export async function decideReview(claimId: string, body: unknown, deps: ReviewDeps): Promise<ReviewResult> {
   const parsed = ReviewDecisionSchema.safeParse(body);
   if (!parsed.success)

@@ -1,4 +1,4 @@
-// Timers and the sweep: a claim never waits forever on a worker that died (SPEC §2).
+// Timers and the sweep: a claim never waits forever on a worker that died (docs/architecture.md).
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { TimerMessage } from "./messages.ts";

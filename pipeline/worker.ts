@@ -33,7 +33,7 @@ export async function handleAgentStep(
   const repair = result.selfCheckRepair;
   await performEffects(
     [
-      // The Decision Maker's first proposal failed the self-check and got one repair round (SPEC §4.5).
+      // The Decision Maker's first proposal failed the self-check and got one repair round (docs/kernel.md).
       ...(repair === undefined
         ? []
         : [

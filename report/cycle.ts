@@ -1,4 +1,4 @@
-// The decision cycle of one claim (SPEC §7.4): input → analysis → proposal → self-check → kernel layers →
+// The decision cycle of one claim (docs/audit.md): input → analysis → proposal → self-check → kernel layers →
 // execution → human review, built from the claim's trace; shared by the run report and the served view.
 import { EVALUATION_ORDER } from "../core/claims/kernel.ts";
 import { KERNEL_LAYERS } from "../core/claims/reason-codes.ts";

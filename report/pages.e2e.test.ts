@@ -434,7 +434,7 @@ describeWithBrowser("the served-claims report against claims serve", () => {
 });
 
 describe("the review list the page reads", () => {
-  it("keeps every field of SPEC §7.2 and adds the claim, the proposal and the kernel's verdict id, layer and checks", async () => {
+  it("keeps every field of docs/http-api.md and adds the claim, the proposal and the kernel's verdict id, layer and checks", async () => {
     const items = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as Record<
       string,
       unknown

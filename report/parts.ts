@@ -38,7 +38,7 @@ export function duration(ms: number | undefined): string {
 /** The display name of a crew role. */
 export const roleLabel = (role: string): string => ROLE_LABEL[role] ?? role;
 
-/** A kernel layer's number as SPEC §4.2 writes it (8.5 is 8b). */
+/** A kernel layer's number as docs/kernel.md writes it (8.5 is 8b). */
 export const layerName = (n: number): string => (Number.isInteger(n) ? String(n) : `${Math.floor(n)}b`);
 
 /** A code such as EXCEEDS_REFUNDABLE_BALANCE that may wrap after its underscores (never inside a word). */

@@ -458,7 +458,7 @@ describe("renderReport with human reviews", () => {
     );
   });
 
-  it("names the kernel's later layers as SPEC §4.2 does (8b, 9b, 10b)", () => {
+  it("names the kernel's later layers as docs/kernel.md does (8b, 9b, 10b)", () => {
     const cycle = cycleOf(claimIdOf(reviewed, "T3"));
     for (const name of ["8b customer", "9b customer_unverified", "10b open_review"])
       expect(cycle).toContain(`<strong>${name}</strong>`);

@@ -1,4 +1,4 @@
-// The self-contained HTML audit report (SPEC §7.4), built only from one simulation's audit events.
+// The self-contained HTML audit report (docs/audit.md), built only from one simulation's audit events.
 // Pure and deterministic: the same events (and options) always give the same bytes.
 import type { AuditEvent } from "../core/integrity/audit.ts";
 import { renderCharts } from "./charts.ts";

@@ -1,4 +1,4 @@
-// The reviewers' page, `GET /review` (SPEC §4.6, §7.2): one constant, self-contained HTML page. It holds no
+// The reviewers' page, `GET /review` (docs/reviews.md): one constant, self-contained HTML page. It holds no
 // data and no secret: the reviewer pastes the reviewer token, the page keeps it for the tab only
 // (sessionStorage) and calls the review API on its own origin — GET /reviews to list, POST
 // /claims/{id}/review to approve (optionally less), deny (with a note) or resubmit a corrected claim — and

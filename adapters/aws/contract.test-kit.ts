@@ -598,7 +598,7 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
 
 // ── ReviewRepository ─────────────────────────────────────────────────────────────────────────
 
-/** The ReviewRepository contract (SPEC §4.6): one review per claim, decided once, listed oldest first. */
+/** The ReviewRepository contract (docs/reviews.md): one review per claim, decided once, listed oldest first. */
 export function describeReviewRepositoryContract(name: string, factory: PortFactory<ReviewRepository>): void {
   describe(`ReviewRepository contract: ${name}`, () => {
     it("opens a review once per claim and returns the stored one to a second opener", async () => {
@@ -658,7 +658,7 @@ export function describeReviewRepositoryContract(name: string, factory: PortFact
 
 // ── RefundLedger ─────────────────────────────────────────────────────────────────────────────
 
-/** The RefundLedger contract (SPEC §4.3, §4.2 layer 11, §4.6). */
+/** The RefundLedger contract (docs/kernel.md). */
 export function describeRefundLedgerContract(name: string, factory: PortFactory<RefundLedger>): void {
   /** Automatic refunds with a limit far above every amount here, unless a test is about the limit. */
   const AUTO: ReserveMode = { kind: "automatic", limitCents: 1_000_000 };

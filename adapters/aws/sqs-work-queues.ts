@@ -90,7 +90,7 @@ export function planBatches<T extends { body: string }>(
 /**
  * JSON with every character outside printable ASCII escaped as \uXXXX: still the same JSON value, and a body
  * every SQS accepts — real SQS refuses U+FFFE/U+FFFF and a few others, fauxqs anything outside the Basic
- * Multilingual Plane (emoji) — so any text a customer can send travels (SPEC §8).
+ * Multilingual Plane (emoji) — so any text a customer can send travels (docs/local-stack.md).
  */
 function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(

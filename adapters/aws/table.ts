@@ -36,7 +36,7 @@ export const keys = {
     pk: `DFID#${dfid}`,
     sk: `AUDIT#${instant}#${hash}`,
   }),
-  /** The order's ledger: real refunds under `LEDGER`, a simulation's own under `LEDGER#SIM#<id>` (SPEC §7.3). */
+  /** The order's ledger: real refunds under `LEDGER`, a simulation's own under `LEDGER#SIM#<id>` (docs/events.md). */
   ledger: (orderId: string, scope?: string): ItemKey => ({
     pk: `ORDER#${orderId}`,
     sk: scope === undefined ? "LEDGER" : `LEDGER#SIM#${scope}`,

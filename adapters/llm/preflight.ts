@@ -1,4 +1,4 @@
-// The endpoint check before the first claim (SPEC §5): a few seconds at most, naming the URL, the model
+// The endpoint check before the first claim (docs/llm.md): a few seconds at most, naming the URL, the model
 // and the error, and a guard that makes every call fail at once with that message while the endpoint
 // is known to be down (re-checked now and then), so a dead model never costs a claim its full budget.
 import { isModelUnavailable } from "../../core/llm/errors.ts";

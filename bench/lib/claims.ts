@@ -20,7 +20,7 @@ export function benchOrders(kind: ClaimKind, count: number, nowMs: number, offse
   }));
 }
 
-/** The request body of a claim on `orderId`: structured JSON, or the free text of SPEC §1. */
+/** The request body of a claim on `orderId`: structured JSON, or the free text of docs/architecture.md */
 export function claimBody(kind: ClaimKind, orderId: string): Record<string, unknown> {
   return kind === "structured"
     ? {

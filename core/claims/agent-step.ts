@@ -95,7 +95,7 @@ export async function runClaimsAgentStep(
           model: result.model,
           attempts: result.attempts,
         };
-      // SPEC §4.5: one repair round with the errors; what it gives (or the first answer, if the call fails)
+      // docs/kernel.md: one repair round with the errors; what it gives (or the first answer, if the call fails)
       // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
       const repair = await deps.llm.complete({
         ...prompt,

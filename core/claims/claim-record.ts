@@ -5,7 +5,7 @@ import { customerMessageFor } from "./reason-codes.ts";
 import { reviewView } from "./review.ts";
 import type { ReviewRecord } from "./review.ts";
 
-/** Lifecycle of a claim (SPEC §7.2). */
+/** Lifecycle of a claim (docs/http-api.md). */
 export const ClaimStatusSchema = z.enum(["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"]);
 
 /** A claim's status. */
@@ -38,9 +38,9 @@ export const ClaimRecordSchema = z.object({
   reason_code: z.string().optional(),
   reason: z.string().optional(),
   executed: z.boolean().optional(),
-  /** The claim a reviewer's RESUBMIT corrected (SPEC §4.6). */
+  /** The claim a reviewer's RESUBMIT corrected (docs/reviews.md). */
   parent_claim_id: z.string().optional(),
-  /** What the sweep saw when it last nudged the claim (`seen`) and how many nudges in a row found it so (SPEC §8: STALLED). */
+  /** What the sweep saw when it last nudged the claim (`seen`) and how many nudges in a row found it so (docs/local-stack.md: STALLED). */
   sweep: z.object({ nudges: z.number().int().min(1), seen: z.string() }).optional(),
   /**
    * Effects decided together with a status change and not yet confirmed performed (the pipeline's effect list):
@@ -59,7 +59,7 @@ export function isFinal(status: ClaimStatus): boolean {
 }
 
 /**
- * The public view of a claim returned by `GET /claims/{id}` (SPEC §7.2), with its review once one exists
+ * The public view of a claim returned by `GET /claims/{id}` (docs/http-api.md), with its review once one exists
  * and a customer-facing message once it is final (the rule, never an order fact).
  */
 export function claimView(record: ClaimRecord, review?: ReviewRecord): Record<string, unknown> {

@@ -6,11 +6,11 @@ export const IsoDateSchema = z.string().refine((s) => parseIsoMs(s) !== undefine
   message: "must be an ISO-8601 date or timestamp, e.g. 2026-05-20 or 2026-05-20T10:00:00Z",
 });
 
-/** The largest amount a claim may state, in EUR either way (SPEC §4.1): beyond it the claim is refused at intake. */
+/** The largest amount a claim may state, in EUR either way (docs/config.md): beyond it the claim is refused at intake. */
 const MAX_CLAIM_AMOUNT_EUR = 1_000_000;
 
 /**
- * Text that every queue can carry once encoded (SPEC §4.1, §8): well-formed Unicode (no lone surrogate) and no
+ * Text that every queue can carry once encoded (docs/config.md): well-formed Unicode (no lone surrogate) and no
  * control characters but tab, line feed and carriage return. Everything else — emoji, any plane, U+FFFE/U+FFFF —
  * travels, because message bodies escape non-ASCII characters (adapters/aws/sqs-work-queues.ts).
  */

@@ -1,4 +1,4 @@
-// `scenarios/config.yaml` (SPEC §6): our format, and DIR sample 35's own files in both of its contract
+// `scenarios/config.yaml` (docs/config.md): our format, and DIR sample 35's own files in both of its contract
 // formats (the seed-era flat contract and the roa.dir/v1 contract document), read unchanged.
 import * as z from "zod";
 import { LLM_DEFAULTS } from "../llm/defaults.ts";
@@ -15,7 +15,7 @@ import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity
 /** The agent version assumed when the config names none (DIR sample 35's files do not). */
 const DEFAULT_AGENT_VERSION = "1.0.0";
 
-/** The contract major the agent registry accepts (SPEC §4.1: `1.x`). */
+/** The contract major the agent registry accepts (docs/config.md: `1.x`). */
 const REGISTRY_ACCEPTED_MAJOR = 1;
 
 const DateOrOffset = z.string().refine((s) => resolveDate(s, 0) !== undefined, {
@@ -198,7 +198,7 @@ const OrderEntrySchema = z
   })
   .strict();
 
-/** Schema of `scenarios/config.yaml` (SPEC §6), including DIR sample 35's keys (used, or accepted and ignored). */
+/** Schema of `scenarios/config.yaml` (docs/config.md), including DIR sample 35's keys (used, or accepted and ignored). */
 const ConfigFileSchema = z
   .object({
     database: ignored(

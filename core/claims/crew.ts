@@ -1,4 +1,4 @@
-// The claims crew (SPEC §4.4): Claims Analyst → Decision Maker, with a Fixer on fault or stall,
+// The claims crew (docs/architecture.md): Claims Analyst → Decision Maker, with a Fixer on fault or stall,
 // declared as plain crew-shape JSON and built on core/crew.
 import * as z from "zod";
 import { buildCrewGraph } from "../crew/index.ts";

@@ -1,4 +1,4 @@
-// The events on the `claims` bus (SPEC §7.3), each defined once: its detail-type and the zod schema of its
+// The events on the `claims` bus (docs/events.md), each defined once: its detail-type and the zod schema of its
 // detail. Producers build typed entries with `busEntry`, the publisher validates every entry with
 // `parseBusEntry` before sending, and consumers and tests parse with the same schemas.
 import * as z from "zod";
@@ -10,7 +10,7 @@ import { ReviewDecisionKindSchema, ReviewOriginSchema } from "./review.ts";
 /** Source of every event the app publishes. */
 export const KERNEL_SOURCE = "claims.kernel";
 
-/** `ClaimVerdict` event detail (SPEC §7.3) and the verdict record stored once per idempotency key. */
+/** `ClaimVerdict` event detail (docs/events.md) and the verdict record stored once per idempotency key. */
 export const ClaimVerdictDetailSchema = z
   .object({
     verdict_id: z.string().min(1),
@@ -31,7 +31,7 @@ export const ClaimVerdictDetailSchema = z
 /** The verdict record / `ClaimVerdict` detail; `order_id`, `amount_eur`, `policy_kind` are null when the proposal did not carry a usable value. */
 export type ClaimVerdictDetail = z.infer<typeof ClaimVerdictDetailSchema>;
 
-/** `RefundExecuted` event detail (SPEC §7.3). */
+/** `RefundExecuted` event detail (docs/events.md). */
 export const RefundExecutedDetailSchema = z
   .object({
     execution_id: z.string().min(1),
@@ -49,7 +49,7 @@ export const RefundExecutedDetailSchema = z
 /** A `RefundExecuted` detail: the refund is authorised and reserved on the ledger; paying the customer is the consumer's job. */
 export type RefundExecutedDetail = z.infer<typeof RefundExecutedDetailSchema>;
 
-/** `ClaimNeedsReview` event detail (SPEC §7.3); `reason_code` may be a kernel, ledger or crew code. */
+/** `ClaimNeedsReview` event detail (docs/events.md); `reason_code` may be a kernel, ledger or crew code. */
 const ClaimNeedsReviewDetailSchema = z
   .object({
     claim_id: z.string().min(1),
@@ -63,7 +63,7 @@ const ClaimNeedsReviewDetailSchema = z
 /** A `ClaimNeedsReview` detail. */
 export type ClaimNeedsReviewDetail = z.infer<typeof ClaimNeedsReviewDetailSchema>;
 
-/** `ReviewRequested` event detail (SPEC §7.3): a person must decide this claim. */
+/** `ReviewRequested` event detail (docs/events.md): a person must decide this claim. */
 export const ReviewRequestedDetailSchema = z
   .object({
     review_id: z.string().min(1),
@@ -82,7 +82,7 @@ export const ReviewRequestedDetailSchema = z
 /** A `ReviewRequested` detail. */
 export type ReviewRequestedDetail = z.infer<typeof ReviewRequestedDetailSchema>;
 
-/** `ReviewDecided` event detail (SPEC §7.3): a person decided. */
+/** `ReviewDecided` event detail (docs/events.md): a person decided. */
 export const ReviewDecidedDetailSchema = z
   .object({
     review_id: z.string().min(1),

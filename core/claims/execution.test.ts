@@ -44,7 +44,7 @@ const reject: ClaimVerdict = {
 };
 
 describe("verdict record", () => {
-  it("matches the ClaimVerdict detail of SPEC §7.3 and is deterministic", () => {
+  it("matches the ClaimVerdict detail of docs/events.md and is deterministic", () => {
     const input = {
       verdict: accept,
       proposal: proposalFor("d1"),

@@ -145,7 +145,7 @@ const scenario = (o: Order, amount: number, spec: ProposalSpec = {}): Partial<De
 
 type Row = [name: string, over: () => Partial<DecideClaimInput>, code: ClaimReasonCode];
 
-// ---- the §4.2 table, row by row, with its boundaries ------------------------------------------------------
+// ---- the kernel table (docs/kernel.md), row by row, with its boundaries ------------------------------------------------------
 
 const rows: Row[] = [
   ["seed A: within window and limit", () => ({}), "VALIDATION_PASSED"],
@@ -628,7 +628,7 @@ const rows: Row[] = [
   ],
 ];
 
-describe("decideClaim — SPEC §4.2 table", () => {
+describe("decideClaim — docs/kernel.md table", () => {
   it.each(rows.map(([name, over, code]) => [name, code, over] as const))("%s → %s", (_name, code, over) => {
     const verdict = decideClaim(input(over()));
     expect(verdict.reason_code).toBe(code);

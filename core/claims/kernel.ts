@@ -54,7 +54,7 @@ export type DecideClaimInput = {
   /** The claim's decision flow id: when given, a proposal of another flow is `PROPOSAL_MISMATCH`. */
   dfid?: string;
   /**
-   * A reviewer approves (SPEC §4.6): the escalation checks (layers 9–11) are lifted and nothing else; the
+   * A reviewer approves (docs/reviews.md): the escalation checks (layers 9–11) are lifted and nothing else; the
    * reject checks run again against the ledger as it stands.
    */
   approval?: { amountEur?: number };

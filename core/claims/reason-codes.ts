@@ -1,4 +1,4 @@
-// Every reason code of the claims kernel, with its layer and verdict (SPEC §4.2), defined once.
+// Every reason code of the claims kernel, with its layer and verdict (docs/kernel.md), defined once.
 import * as z from "zod";
 import type { VerdictKind } from "../integrity/verdict.ts";
 

@@ -383,7 +383,7 @@ function review(
 }
 
 /**
- * The review a person is asked for (SPEC §4.6): REVIEW_REQUESTED names the claim's review with the cause, and
+ * The review a person is asked for (docs/reviews.md): REVIEW_REQUESTED names the claim's review with the cause, and
  * when a person decided, REVIEW_DECIDED (an APPROVE with its refund, reserved once for at most the proposal).
  */
 function humanReview(
@@ -652,7 +652,7 @@ function checkLlmCall(
 
 /**
  * A Decision Maker whose first proposal failed the self-check got one repair round in its own step
- * (SPEC §4.5): its LLM_CALL says `calls: 2`, and a CLAIMS_SELF_CHECK_FAILED recorded while the claim
+ * (docs/kernel.md): its LLM_CALL says `calls: 2`, and a CLAIMS_SELF_CHECK_FAILED recorded while the claim
  * was RUNNING holds the first proposal, which must fail the self-check again with the recorded failures.
  * A step delivered more than once (a redelivery, two workers racing) may have made a repair round in more
  * than one delivery, and a delivery that died between its two records left its repair event without its

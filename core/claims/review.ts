@@ -1,4 +1,4 @@
-// Human review (SPEC §4.6): the record a review keeps, its id, its public view, and the pure rules of a
+// Human review (docs/reviews.md): the record a review keeps, its id, its public view, and the pure rules of a
 // decision — which decisions an origin allows, what an APPROVE may grant, when a repeated request is the
 // same decision. The kernel decides what it can; a person decides the rest, through the same ledger,
 // audit and events.
@@ -23,7 +23,7 @@ export type ReviewStatus = z.infer<typeof ReviewStatusSchema>;
 /** A reviewer's decision. */
 export const ReviewDecisionKindSchema = z.enum(["APPROVE", "DENY", "RESUBMIT"]);
 
-/** The body of `POST /claims/{id}/review` (SPEC §7.2). */
+/** The body of `POST /claims/{id}/review` (docs/http-api.md). */
 export const ReviewDecisionSchema = z
   .object({
     decision: ReviewDecisionKindSchema,
@@ -120,7 +120,7 @@ function decisionFields(r: ReviewRecord): Record<string, unknown> {
   };
 }
 
-/** A review as `GET /claims/{id}` shows it (SPEC §7.2): an in-progress decision still reads PENDING. */
+/** A review as `GET /claims/{id}` shows it (docs/http-api.md): an in-progress decision still reads PENDING. */
 export function reviewView(r: ReviewRecord): Record<string, unknown> {
   return {
     review_id: r.review_id,
@@ -153,7 +153,7 @@ export interface ReviewContext {
 }
 
 /**
- * A review as `GET /reviews` lists it: the fields of SPEC §7.2, then what the review page shows beside them
+ * A review as `GET /reviews` lists it: the fields of docs/http-api.md, then what the review page shows beside them
  * (the claim, the proposal, the kernel's verdict id, deciding layer and checks) when the context has them.
  */
 export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Record<string, unknown> {

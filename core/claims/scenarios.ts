@@ -138,7 +138,7 @@ const ReviewStepSchema = z
   .object({
     id: IdSchema,
     label: z.string().min(1),
-    /** A person decides the review of the claim of scenario `of`, as `POST /claims/{id}/review` does (SPEC §4.6). */
+    /** A person decides the review of the claim of scenario `of`, as `POST /claims/{id}/review` does (docs/reviews.md). */
     review: z
       .object({
         of: IdSchema,
@@ -157,7 +157,7 @@ const ReviewStepSchema = z
   .strict();
 
 /**
- * Schema of `scenarios/scenarios.yaml` (SPEC §6), including DIR sample 35's rows (no `id`, `notes`), and the
+ * Schema of `scenarios/scenarios.yaml` (docs/config.md), including DIR sample 35's rows (no `id`, `notes`), and the
  * review steps a person takes once every scenario has run (`reviews`, optional).
  */
 const ScenarioFileSchema = z

@@ -1,4 +1,4 @@
-// The agent-side self-check (SPEC §4.5): before a proposal crosses the wall, the agent checks its own contract.
+// The agent-side self-check (docs/kernel.md): before a proposal crosses the wall, the agent checks its own contract.
 import type { ResponsibilityContract } from "../integrity/contracts.ts";
 import { parseCents } from "../integrity/money.ts";
 import type { Claim } from "./claim.ts";
@@ -15,7 +15,7 @@ export type SelfCheckClaim = Pick<Claim, "order_id" | "amount_eur">;
 
 /**
  * Checks a Decision Maker output against the agent's own contract and against the claim it answers
- * (SPEC §4.5): the policy kind is in `allowed_policy_types`; the confidence is at least
+ * (docs/kernel.md): the policy kind is in `allowed_policy_types`; the confidence is at least
  * `escalate_on_uncertainty` (equal passes); the order id is the claim's; the amount is whole cents,
  * not more than claimed, and positive when the claimed amount is (a claim that is itself zero or
  * negative may be proposed as claimed: the kernel rejects it as INVALID_AMOUNT, as the seed does).

@@ -12,7 +12,7 @@ import { decideClaim } from "./kernel.ts";
 import { resolveDate } from "./relative-date.ts";
 import { parseScenarios } from "./scenarios.ts";
 
-// Verdicts never depend on the machine's time zone (SPEC §6): a timestamp without an offset is UTC.
+// Verdicts never depend on the machine's time zone (docs/config.md): a timestamp without an offset is UTC.
 // The table below is computed under several TZ values in this process (Node re-reads process.env.TZ when it
 // is assigned), and the kernel's own test files are run again in child processes under other time zones.
 

@@ -1,4 +1,4 @@
-// Public surface of the crew engine (SPEC §3). Everything else in this folder is internal.
+// Public surface of the crew engine (core/crew/README.md). Everything else in this folder is internal.
 
 export { canonicalize } from "./canonical.ts";
 export { hashHex } from "./hash.ts";

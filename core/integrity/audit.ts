@@ -1,4 +1,4 @@
-// The audit event model (SPEC §7.4): every step of a decision flow appends one event under its DFID.
+// The audit event model (docs/audit.md): every step of a decision flow appends one event under its DFID.
 import * as z from "zod";
 import { AuditEventError } from "./errors.ts";
 import type { VerdictKind } from "./verdict.ts";

@@ -1,4 +1,4 @@
-// The YAML configuration file (SPEC §6) as local runs, the CLI and the scheduled batch read it. Kept out of
+// The YAML configuration file (docs/config.md) as local runs, the CLI and the scheduled batch read it. Kept out of
 // compose.ts so that the deployed functions, which read the pre-parsed policy (policy.ts), bundle no YAML parser.
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,5 +1,5 @@
 // API Gateway HTTP API (payload 2.0) plumbing for the HTTP functions: the event schema, the body limit,
-// the response shapes of SPEC §7.2 (`4xx { error: { code, message, issues? } }`) and the shared handler shell.
+// the response shapes of docs/http-api.md (`4xx { error: { code, message, issues? } }`) and the shared handler shell.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { ROUTES, RouteFact, RouteKey } from "../../infra/facts.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
@@ -7,7 +7,7 @@ import { errorFields, logSuccess } from "./logger.ts";
 import type { HandlerLogger } from "./logger.ts";
 import * as z from "zod";
 
-/** Largest accepted request body (SPEC §7.2): larger bodies are answered 413. */
+/** Largest accepted request body (docs/http-api.md): larger bodies are answered 413. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** The fields of an API Gateway v2 event the intake handler reads. */

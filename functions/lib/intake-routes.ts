@@ -1,4 +1,4 @@
-// The routes of the intake HTTP API (SPEC §7.2), each mapping one request to one core call and
+// The routes of the intake HTTP API (docs/http-api.md), each mapping one request to one core call and
 // its outcome to a status code. Customer text never reaches a log line from here.
 import { ClaimStatusSchema, claimView, VerdictValueSchema } from "../../core/claims/claim-record.ts";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";

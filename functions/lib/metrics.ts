@@ -1,4 +1,4 @@
-// Metrics of the handlers (SPEC §1's operator needs to see what the system does): Powertools Metrics writes
+// Metrics of the handlers (docs/architecture.md's operator needs to see what the system does): Powertools Metrics writes
 // each measurement as one CloudWatch Embedded Metric Format line on stdout, which CloudWatch Logs turns into
 // metrics — no API call, no latency. The measurements are taken here, in the shell, by wrapping the ports a
 // handler already calls (a claim stored or made final, a refund reserved, a review decided, an LLM call), so

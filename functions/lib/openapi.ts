@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 description of the HTTP API (SPEC §7.2), generated from infra/facts.ts ROUTES and the zod
+// The OpenAPI 3.1 description of the HTTP API (docs/http-api.md), generated from infra/facts.ts ROUTES and the zod
 // schemas the handlers parse with (z.toJSONSchema, JSON Schema 2020-12 as OpenAPI 3.1 uses). Every route of
 // ROUTES must have its entry in ROUTE_DOCS: `openApiDocument()` refuses a route without one, so a new route
 // cannot ship undescribed (functions/openapi.test.ts). The document is checked in as functions/openapi.json
@@ -45,7 +45,7 @@ interface RouteDoc {
 const pattern = (re: RegExp) => z.string().regex(re);
 const ClaimIdParam = { description: "The claim's id (`clm_…`, as POST /claims answered).", schema: pattern(CLAIM_ID) };
 
-/** `4xx`/`5xx` bodies (SPEC §7.2). */
+/** `4xx`/`5xx` bodies (docs/http-api.md). */
 export const ApiErrorSchema = z.object({
   error: z.object({
     code: z
@@ -481,7 +481,7 @@ export function openApiDocument(
       title: "Claims Crew HTTP API",
       version,
       description:
-        "Refund claims decided by an LLM crew and a deterministic kernel (SPEC §7.2). The same paths locally (`claims serve`) and on AWS (the `api` output of `sst deploy`).",
+        "Refund claims decided by an LLM crew and a deterministic kernel (docs/http-api.md). The same paths locally (`claims serve`) and on AWS (the `api` output of `sst deploy`).",
     },
     tags: [
       { name: "claims", description: "Submit and read claims (intake token)." },

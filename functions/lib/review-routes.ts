@@ -1,4 +1,4 @@
-// The routes of the reviewer API (SPEC §7.2): each maps one request to one pipeline call and its outcome
+// The routes of the reviewer API (docs/http-api.md): each maps one request to one pipeline call and its outcome
 // to a status code. Nothing is stored for a refused request (400, 404, 409).
 import { ReviewStatusSchema, reviewListItem } from "../../core/claims/review.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
