@@ -153,7 +153,7 @@ export default tseslint.config(
   },
   {
     // The deciders return effects as plain data: they import core/ and, from the rest of pipeline/, types only
-    // (the audit events' builder excepted, itself pure); the services load, perform and save around them.
+    // (the audit events' builder, itself pure, lives here as decide/audit.ts); the services load, perform and save around them.
     ...production("pipeline/decide"),
     rules: {
       "@typescript-eslint/no-restricted-imports": [
@@ -161,7 +161,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: "^\\.\\./(?!audit-events\\.ts$)[^/]+$",
+              regex: "^\\.\\./[^/]+$",
               allowTypeImports: true,
               message:
                 "pipeline/decide/ is pure: a decider imports core/ and only types from pipeline/ (no ports, perform or deps at run time); the services load -> decide -> perform.",

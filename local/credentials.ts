@@ -2,11 +2,10 @@
 // port requires (local/signed-front.ts, the bus) and which `claims serve` writes owner-only to
 // `<data-dir>/local-credentials.json` for the product's other commands and the operator's tools:
 // `{ region, accessKeyId, secretAccessKey, endpoints: { dynamodb, sqs, events } }`.
-import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { LocalStackError } from "./errors.ts";
-import type { SigningKeys } from "./sigv4.ts";
+import type { SigningKeys } from "./auth/sigv4.ts";
 
 /** The credentials file of a data directory. */
 export const LOCAL_CREDENTIALS_FILE = "local-credentials.json";
@@ -16,27 +15,6 @@ export type LocalCredentials = SigningKeys & {
   readonly region: string;
   readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly events: string };
 };
-
-/** A fresh key pair: an access key id like AWS's (20 upper-case characters) and a 40-character secret. */
-export function newSigningKeys(): SigningKeys {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  const id = [...randomBytes(16)].map((b) => alphabet[b % 32]).join("");
-  return { accessKeyId: `LOCL${id}`, secretAccessKey: randomBytes(30).toString("base64url") };
-}
-
-/** The keys the emulators of this process require, by endpoint (so `localClientConfig(endpoint)` can sign). */
-const keysByEndpoint = new Map<string, SigningKeys>();
-
-export function registerEndpointKeys(endpoint: string, keys: SigningKeys): () => void {
-  keysByEndpoint.set(endpoint, keys);
-  return () => {
-    if (keysByEndpoint.get(endpoint) === keys) keysByEndpoint.delete(endpoint);
-  };
-}
-
-export function endpointKeys(endpoint: string): SigningKeys | undefined {
-  return keysByEndpoint.get(endpoint);
-}
 
 /** Writes the credentials file (0600, replaced atomically so no reader sees half of it); returns its path. */
 export function writeLocalCredentials(dataDir: string, credentials: LocalCredentials): string {

@@ -18,7 +18,7 @@ import { localClientConfig, LOCAL_REGION } from "./emulators.ts";
 import { openQueueJournal, readJournal } from "./queue-journal.ts";
 import type { QueueJournal } from "./queue-journal.ts";
 import { startSqsEmulator } from "./sqs-emulator.ts";
-import { newSigningKeys } from "./credentials.ts";
+import { newSigningKeys } from "./auth/keys.ts";
 import type { SqsEmulator } from "./sqs-emulator.ts";
 
 let dir: string;

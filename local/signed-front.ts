@@ -7,10 +7,10 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { registerEndpointKeys } from "./credentials.ts";
+import { registerEndpointKeys } from "./auth/keys.ts";
 import { EmulatorStartError } from "./errors.ts";
-import { createSignatureCheck } from "./sigv4.ts";
-import type { SigningKeys } from "./sigv4.ts";
+import { createSignatureCheck } from "./auth/sigv4.ts";
+import type { SigningKeys } from "./auth/sigv4.ts";
 
 /** A request that passed the check, as the emulator gets it. */
 export type FrontRequest = {

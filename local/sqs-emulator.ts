@@ -6,7 +6,7 @@
 import { buildApp } from "fauxqs";
 import type { QueueJournal } from "./queue-journal.ts";
 import { startSignedFront } from "./signed-front.ts";
-import type { SigningKeys } from "./sigv4.ts";
+import type { SigningKeys } from "./auth/sigv4.ts";
 
 /** A running SQS emulator. */
 export type SqsEmulator = {

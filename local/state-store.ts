@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createDynamoPorts } from "../adapters/aws/index.ts";
 import type { DynamoPorts } from "../adapters/aws/index.ts";
-import type { SigningKeys } from "./sigv4.ts";
+import type { SigningKeys } from "./auth/sigv4.ts";
 import { createAwsClients } from "../functions/lib/compose.ts";
 import { localClientConfig, startTableEmulator } from "./emulators.ts";
 import { LocalStackError } from "./errors.ts";

@@ -3,7 +3,7 @@
 import { initialCrewSnapshot, stepCrewMany } from "../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue, OutboundCrewEvent } from "../core/crew/index.ts";
 import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
-import { claimAudit } from "./audit-events.ts";
+import { claimAudit } from "./decide/audit.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Effect } from "./effects.ts";
 import { crewEffects } from "./decide/crew-completion.ts";

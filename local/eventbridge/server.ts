@@ -13,9 +13,9 @@ import type { EventBridgeEvent } from "aws-lambda";
 import { BUS_NAME, RULE_PATTERNS } from "../../infra/facts.ts";
 import { BusConfigError, BusIoError, InvalidEventPatternError, RequestError } from "./errors.ts";
 import { matchesPattern, validatePattern } from "./matcher.ts";
-import { newSigningKeys, registerEndpointKeys } from "../credentials.ts";
-import { createSignatureCheck } from "../sigv4.ts";
-import type { SigningKeys } from "../sigv4.ts";
+import { newSigningKeys, registerEndpointKeys } from "../auth/keys.ts";
+import { createSignatureCheck } from "../auth/sigv4.ts";
+import type { SigningKeys } from "../auth/sigv4.ts";
 import type { EventPattern } from "./matcher.ts";
 
 /** The event a rule target receives: the full EventBridge envelope. */

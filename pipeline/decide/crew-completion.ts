@@ -6,7 +6,7 @@ import { crewFailureReview } from "../../core/claims/crew.ts";
 import { RefundProposalOutputSchema } from "../../core/claims/proposal-output.ts";
 import { selfCheck } from "../../core/claims/self-check.ts";
 import { buildProposal } from "../../core/integrity/index.ts";
-import { claimAudit } from "../audit-events.ts";
+import { claimAudit } from "./audit.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import { needsReview } from "./needs-review.ts";

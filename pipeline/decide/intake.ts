@@ -9,7 +9,7 @@ import { claimFromExtraction, extractionFailureReasonCode } from "../../core/cla
 import type { ClaimExtractionOutput } from "../../core/claims/proposal-output.ts";
 import { simulationDfid } from "../../core/claims/simulation.ts";
 import type { LlmResult } from "../../core/llm/index.ts";
-import { claimAudit } from "../audit-events.ts";
+import { claimAudit } from "./audit.ts";
 import type { Effect } from "../effects.ts";
 import { needsReview } from "./needs-review.ts";
 

@@ -11,7 +11,7 @@ import type { ClaimVerdict } from "../../core/claims/kernel.ts";
 import type { ReviewRecord } from "../../core/claims/review.ts";
 import { formatEur, severityForVerdict } from "../../core/integrity/index.ts";
 import type { AuditEvent, LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
-import { claimAudit } from "../audit-events.ts";
+import { claimAudit } from "./audit.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import type { StoredVerdict, VerdictOutcome } from "../ports.ts";

@@ -6,8 +6,8 @@ import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import { reviewIdFor } from "../../core/claims/review.ts";
 import type { ReviewOrigin, ReviewRecord } from "../../core/claims/review.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
-import { claimAudit } from "../audit-events.ts";
-import type { NeedsReviewDetails, ReviewCauseEvent } from "../audit-events.ts";
+import { claimAudit } from "./audit.ts";
+import type { NeedsReviewDetails, ReviewCauseEvent } from "./audit.ts";
 import type { Effect } from "../effects.ts";
 
 /** What opening a review needs to know beyond the claim. */

@@ -9,7 +9,7 @@ import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../..
 import type { normaliseDecision, ReviewRecord } from "../../core/claims/review.ts";
 import { centsToEur, KernelInputError, parseCents, toCents } from "../../core/integrity/index.ts";
 import type { LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
-import { claimAudit } from "../audit-events.ts";
+import { claimAudit } from "./audit.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 

@@ -3,19 +3,19 @@
 import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { auditEvent, parseAuditDetails } from "../core/claims/audit-events.ts";
-import type { ClaimAuditDetails } from "../core/claims/audit-events.ts";
-import { parseConfig } from "../core/claims/config.ts";
-import type { AuditEvent } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import { claimAudit } from "./audit-events.ts";
-import type { ReviewCauseEvent } from "./audit-events.ts";
-import { createInProcessPipeline, handleWork } from "./in-process.ts";
-import { endOverdueClaim } from "./overdue.ts";
+import { auditEvent, parseAuditDetails } from "../../core/claims/audit-events.ts";
+import type { ClaimAuditDetails } from "../../core/claims/audit-events.ts";
+import { parseConfig } from "../../core/claims/config.ts";
+import type { AuditEvent } from "../../core/integrity/index.ts";
+import { createRulesModel } from "../../core/claims/rules-model.ts";
+import { claimAudit } from "./audit.ts";
+import type { ReviewCauseEvent } from "./audit.ts";
+import { createInProcessPipeline, handleWork } from "../in-process.ts";
+import { endOverdueClaim } from "../overdue.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8"),
   "config.yaml",
   NOW,
 );
