@@ -133,7 +133,24 @@ describe("stopping the emulators", () => {
   it("answers the Scans in progress before it closes the kept table", async () => {
     const stateDir = await mkdtemp(join(tmpdir(), "claims-emulators-stop-"));
     const emu = await startEmulators({ stateDir });
-    const client = new DynamoDBClient(localClientConfig(emu.dynamodbEndpoint));
+    // The stop must come once every Scan is on its way to dynalite (not before the SDK has sent it, which a busy
+    // machine can delay): the channel's handler posts a request as it is called, so count the calls.
+    const config = localClientConfig(emu.dynamodbEndpoint);
+    const channel = config.requestHandler!;
+    let sent = 0;
+    let onSent: (() => void) | undefined;
+    const client = new DynamoDBClient({
+      ...config,
+      requestHandler: {
+        ...channel,
+        handle: (request: Parameters<typeof channel.handle>[0]) => {
+          const answer = channel.handle(request);
+          sent++;
+          onSent?.();
+          return answer;
+        },
+      },
+    });
     try {
       await client.send(
         new CreateTableCommand({
@@ -150,7 +167,14 @@ describe("stopping the emulators", () => {
           ),
         ),
       );
+      const before = sent;
+      const allSent = new Promise<void>((resolve) => {
+        onSent = () => {
+          if (sent - before === 10) resolve();
+        };
+      });
       const scans = Array.from({ length: 10 }, () => client.send(new ScanCommand({ TableName: "scan-me" })));
+      await allSent;
       await emu.stop();
       const answered = await Promise.allSettled(scans);
       expect(
