@@ -31,6 +31,8 @@ export type DynaliteChannel = {
     updateHttpClientConfig(): void;
     httpHandlerConfigs(): Record<string, never>;
   };
+  /** Asks the worker to stop once it has answered every request sent before this call (same port, same order). */
+  requestStop(): void;
   /** Fails every request still waiting (the worker is gone) and closes the port. */
   close(reason: string): void;
 };
@@ -81,6 +83,9 @@ export function createDynaliteChannel(): DynaliteChannel {
       },
       updateHttpClientConfig() {},
       httpHandlerConfigs: () => ({}),
+    },
+    requestStop() {
+      if (closed === undefined) port.postMessage("stop");
     },
     close(reason) {
       if (closed !== undefined) return;

@@ -34,8 +34,12 @@ const started = () => inFlight++;
 const ended = () => {
   if (--inFlight === 0 && idle) idle();
 };
-parentPort.on("message", (message) => {
-  if (message !== "stop") return;
+// "stop" comes on the request channel (after every request sent before it: one port keeps its order) or, from an
+// older caller, on parentPort. Requests that arrive after it are refused, so none reads a closed database.
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
   const close = () => {
     idle = undefined;
     // dynalite closes its database only in server.close(), which needs a listening server: it listens for that
@@ -52,11 +56,28 @@ parentPort.on("message", (message) => {
   };
   if (inFlight === 0) close();
   else idle = close;
+};
+parentPort.on("message", (message) => {
+  if (message === "stop") stop();
 });
 
 // The request and response dynalite's handler uses: headers, method and url; data/end events; statusCode, setHeader, end.
 const channel = workerData?.port;
-channel?.on("message", ({ id, method, path: url, headers, body }) => {
+channel?.on("message", (message) => {
+  if (message === "stop") return stop();
+  const { id, method, path: url, headers, body } = message;
+  if (stopping) {
+    channel.postMessage({
+      id,
+      status: 503,
+      headers: { "content-type": "application/x-amz-json-1.0" },
+      body: JSON.stringify({
+        __type: "com.amazonaws.dynamodb.v20120810#ServiceUnavailableException",
+        message: "dynalite is stopping",
+      }),
+    });
+    return;
+  }
   const req = Object.assign(new EventEmitter(), { method, url, headers });
   const out = {};
   const res = {

@@ -263,7 +263,7 @@ async function startDynalite(path: string | undefined, keys: SigningKeys): Promi
         channels.delete(endpoint);
         await front.stop();
         const done = answer();
-        worker.postMessage("stop");
+        channel.requestStop();
         const stopped = await done.finally(() => {
           channel.close("stopped");
           return worker.terminate();
