@@ -1,7 +1,6 @@
 // HTTP API Lambda authorizers (simple responses): the bearer token must equal the route's secret — ApiToken
 // for the intake routes, ReviewerToken for the review routes (two credentials: neither opens the other's routes).
 // The comparison is constant-time; the token is never logged.
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
 import * as z from "zod";
 import { createLogger } from "./lib/logger.ts";
@@ -9,6 +8,9 @@ import type { HandlerLogger } from "./lib/logger.ts";
 import { createHandlerMetrics, withColdStart } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 import { linkedResources } from "./lib/resources.ts";
+import { bearerToken, tokensEqual } from "./lib/bearer.ts";
+
+export { bearerToken, tokensEqual };
 import { LINKS } from "../infra/facts.ts";
 
 const AuthorizerEventSchema = z.object({
@@ -16,17 +18,6 @@ const AuthorizerEventSchema = z.object({
   headers: z.record(z.string(), z.string()).default({}),
   identitySource: z.array(z.string()).nullish(),
 });
-
-/** Compares two tokens in time independent of where they differ (and of their lengths: both are hashed first). */
-export function tokensEqual(presented: string, expected: string): boolean {
-  const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
-  return timingSafeEqual(digest(presented), digest(expected)) && expected.length > 0;
-}
-
-/** The token of an `Authorization: Bearer <token>` header value, or undefined. */
-export function bearerToken(header: string | undefined): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
-}
 
 /** The authorizer over `getToken` (production: Resource.ApiToken.value; locally: CLAIMS_API_TOKEN). */
 export function createAuthorizerHandler(

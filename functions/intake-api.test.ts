@@ -138,11 +138,16 @@ describe("GET /claims/{id}", () => {
   });
 });
 
+/** The intake token, as the report routes check it themselves. */
+const bearer = () => ({ authorization: `Bearer ${stack.apiToken}` });
+const report = (path: string, headers: Record<string, string> = {}) =>
+  call("GET", path, { headers: { ...bearer(), ...headers } });
+
 describe("GET /reports/{simulation_id}", () => {
   it("renders the run's audit as HTML, and 404s an unknown run", async () => {
     const { claim_id } = (await post({ claim: CLAIM, simulation_id: "sim_api_report" })).json();
     await stack.runtime.settle(claim_id);
-    const res = await call("GET", "/reports/sim_api_report");
+    const res = await report("/reports/sim_api_report");
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/html/);
     expect(res.body).toContain(claim_id);
@@ -151,13 +156,13 @@ describe("GET /reports/{simulation_id}", () => {
     expect(res.body).not.toContain("Run incomplete");
     expect(res.headers["content-security-policy"]).toMatch(/^default-src 'none'; script-src 'sha256-/);
     expect(res.headers["x-content-type-options"]).toBe("nosniff");
-    expect((await call("GET", "/reports/sim_never_ran")).status).toBe(404);
+    expect((await report("/reports/sim_never_ran")).status).toBe(404);
   });
 });
 
 /** GET /reports with query parameters (apiEvent builds events without a query string). */
 async function served(query: Record<string, string>) {
-  const result = await handler({ ...apiEvent("GET", "/reports"), queryStringParameters: query });
+  const result = await handler({ ...apiEvent("GET", "/reports", { headers: bearer() }), queryStringParameters: query });
   return {
     status: result.statusCode,
     headers: result.headers ?? {},
@@ -188,6 +193,44 @@ describe("GET /reports", () => {
       expect(res.status, limit).toBe(400);
       expect(res.json().error.issues[0].path).toBe("limit");
     }
+  });
+});
+
+describe("the report routes without a token", () => {
+  const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+  it("answer a browser with the page that asks for the intake token, holding nothing of a claim", async () => {
+    const { claim_id } = (await post({ claim: CLAIM, simulation_id: "sim_token_page" })).json();
+    await stack.runtime.settle(claim_id);
+    for (const path of ["/reports", "/reports/sim_token_page"]) {
+      const res = await call("GET", path, { headers: { accept: BROWSER } });
+      expect(res.status, path).toBe(200);
+      expect(res.headers["content-type"]).toMatch(/^text\/html/);
+      expect(res.body).toContain('id="token"');
+      expect(res.body).toContain("sessionStorage");
+      expect(res.body).not.toContain(claim_id);
+      expect(res.body).not.toContain("sim_token_page");
+      expect(res.body).not.toContain(stack.apiToken);
+      expect(res.headers["content-security-policy"]).toContain("connect-src 'self'");
+      expect(res.headers["cache-control"]).toBe("no-store");
+    }
+  });
+
+  it("answer 401 to any other request, 403 to a wrong token, and the report to the intake token", async () => {
+    for (const accept of [undefined, "application/json", "*/*", "application/json, text/html;q=0.5"]) {
+      const res = await call("GET", "/reports", { headers: accept === undefined ? {} : { accept } });
+      expect(res.status, accept).toBe(401);
+      expect(res.json().error.code).toBe("UNAUTHORIZED");
+    }
+    const wrong = await call("GET", "/reports", {
+      headers: { accept: BROWSER, authorization: "Bearer not-the-token" },
+    });
+    expect(wrong.status).toBe(403);
+    expect(wrong.json().error.code).toBe("FORBIDDEN");
+    const right = await report("/reports", { accept: BROWSER });
+    expect(right.status).toBe(200);
+    expect(right.body).toContain("served");
+    expect(right.body).not.toContain('id="token"');
   });
 });
 

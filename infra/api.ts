@@ -82,7 +82,8 @@ const authorizers = {
 routesDeclared(
   (Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][]).map(([key, route]) =>
     api.route(key, HANDLERS[route.fn].arn, {
-      auth: route.auth === "none" ? false : { lambda: authorizers[route.auth].id },
+      // A tokenPage route checks the token in its function (a browser without one gets the page that asks for it).
+      auth: route.auth === "none" || "tokenPage" in route ? false : { lambda: authorizers[route.auth].id },
     }),
   ),
 );

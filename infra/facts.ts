@@ -126,7 +126,13 @@ export const FUNCTIONS = {
     // It answers 202 at once; only GET /reports reads the audit. Well inside the HTTP API's 30 s integration limit.
     timeoutSeconds: 15,
     description: "HTTP API: submit claims, read claims and reports",
-    access: { [LINKS.table]: tableWrite, [Q.extraction]: queueSend, [Q.crewEvents]: queueSend },
+    // ApiToken: the report routes check the intake token themselves (tokenPage below).
+    access: {
+      [LINKS.table]: tableWrite,
+      [Q.extraction]: queueSend,
+      [Q.crewEvents]: queueSend,
+      [LINKS.apiToken]: secret,
+    },
     // Internet-facing: its own share of the account, which a backlog elsewhere cannot take.
     reservedConcurrency: 20,
   },
@@ -397,6 +403,11 @@ export interface RouteFact {
   readonly path: `/${string}`;
   readonly auth: RouteAuth;
   readonly fn: "intakeApi" | "reviewApi";
+  /**
+   * API Gateway lets the route through and its function checks the token itself (functions/lib/intake-routes.ts
+   * withIntakeToken): a browser without a token gets the page that asks for it; any other request without one, 401.
+   */
+  readonly tokenPage?: true;
 }
 
 /**
@@ -410,9 +421,15 @@ export const ROUTES = {
   "POST /claims": { method: "POST", path: "/claims", auth: "intake", fn: "intakeApi" },
   "GET /claims/{id}": { method: "GET", path: "/claims/{id}", auth: "intake", fn: "intakeApi" },
   "GET /claims": { method: "GET", path: "/claims", auth: "intake", fn: "intakeApi" },
-  "GET /reports/{simulation_id}": { method: "GET", path: "/reports/{simulation_id}", auth: "intake", fn: "intakeApi" },
+  "GET /reports/{simulation_id}": {
+    method: "GET",
+    path: "/reports/{simulation_id}",
+    auth: "intake",
+    fn: "intakeApi",
+    tokenPage: true,
+  },
   // The live view of claims sent without a simulation_id.
-  "GET /reports": { method: "GET", path: "/reports", auth: "intake", fn: "intakeApi" },
+  "GET /reports": { method: "GET", path: "/reports", auth: "intake", fn: "intakeApi", tokenPage: true },
   "GET /reviews": { method: "GET", path: "/reviews", auth: "reviewer", fn: "reviewApi" },
   "POST /claims/{id}/review": { method: "POST", path: "/claims/{id}/review", auth: "reviewer", fn: "reviewApi" },
   // The reviewers' page: constant HTML that holds no secret (it asks for the reviewer token and keeps it in the tab).

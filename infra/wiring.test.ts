@@ -61,7 +61,8 @@ const EXPECTED_FUNCTIONS = {
   "functions/intake-api.handler": {
     trigger: "function IntakeApi",
     llm: false,
-    links: ["Table", "ExtractionQueue", "CrewEventsQueue"],
+    // ApiToken: the report routes check the intake token themselves (a browser without one gets the token page).
+    links: ["Table", "ExtractionQueue", "CrewEventsQueue", "ApiToken"],
   },
   "functions/intake-extract.handler": {
     trigger: "queue ExtractionQueue",
@@ -451,8 +452,9 @@ describe("sst.config.ts wiring (stage test)", () => {
       "POST /claims": "IntakeToken",
       "GET /claims/{id}": "IntakeToken",
       "GET /claims": "IntakeToken",
-      "GET /reports/{simulation_id}": "IntakeToken",
-      "GET /reports": "IntakeToken",
+      // The reports check the intake token in IntakeApi: a browser without one gets the page that asks for it.
+      "GET /reports/{simulation_id}": null,
+      "GET /reports": null,
       "GET /reviews": "ReviewerToken",
       "POST /claims/{id}/review": "ReviewerToken",
       // The reviewers' page holds no secret: it asks for the reviewer token, which its API calls carry.

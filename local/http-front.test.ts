@@ -20,7 +20,7 @@ describe("routes", () => {
       const [method, template] = route.routeKey.split(" ") as [string, string];
       const matched = matchRoute(method, template.replace(/\{[^}]+\}/g, "x"));
       expect(matched, route.routeKey).toMatchObject({ routeKey: route.routeKey });
-      expect(matched?.auth !== "none", route.routeKey).toBe(route.auth);
+      expect(matched?.auth !== "none" && !matched?.tokenPage, route.routeKey).toBe(route.auth);
     }
   });
 });
@@ -195,6 +195,15 @@ describe("the HTTP front", () => {
     expect(review.headers["x-fn"]).toBe("review");
     expect((await exchange("GET", "/reviews", { authorization: `Bearer ${REVIEWER}` })).headers["x-fn"]).toBe("review");
     expect((await exchange("GET", "/claims/clm_1", auth)).headers["x-fn"]).toBe("intake");
+  });
+
+  it("hands the report routes to the intake function without a token and without the authorizer, as API Gateway does", async () => {
+    authorizations.length = 0;
+    for (const path of ["/reports", "/reports/sim_1"]) {
+      const res = await exchange("GET", path, { accept: "text/html" });
+      expect(res.headers["x-fn"], path).toBe("intake");
+    }
+    expect(authorizations).toHaveLength(0);
   });
 
   it("gives the authorizer the Authorization header as identity source", async () => {

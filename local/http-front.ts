@@ -18,7 +18,12 @@ import type { RouteAuth, RouteFact } from "../infra/facts.ts";
 import { HttpFrontError } from "./errors.ts";
 
 /** The routes of infra/facts.ts: each goes to its function, behind the authorizer of its token (none for auth "none"). */
-const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({ routeKey, auth: route.auth, fn: route.fn }));
+const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({
+  routeKey,
+  auth: route.auth,
+  fn: route.fn,
+  tokenPage: "tokenPage" in route,
+}));
 
 type ApiFn = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 type AuthorizerFn = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerResult>;
@@ -53,7 +58,15 @@ export interface HttpFront {
 export function matchRoute(
   method: string,
   path: string,
-): { routeKey: string; auth: RouteAuth; fn: RouteFact["fn"]; pathParameters: Record<string, string> } | undefined {
+):
+  | {
+      routeKey: string;
+      auth: RouteAuth;
+      fn: RouteFact["fn"];
+      tokenPage: boolean;
+      pathParameters: Record<string, string>;
+    }
+  | undefined {
   const segments = path.split("/").slice(1);
   for (const route of API_ROUTES) {
     const [routeMethod, template] = route.routeKey.split(" ") as [string, string];
@@ -69,7 +82,7 @@ export function matchRoute(
       }
       return p === seg;
     });
-    if (ok) return { routeKey: route.routeKey, auth: route.auth, fn: route.fn, pathParameters: params };
+    if (ok) return { ...route, pathParameters: params };
   }
   return undefined;
 }
@@ -230,7 +243,8 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     if (!route) return sendError(res, 404, "NOT_FOUND", `no route for ${req.method} ${url.pathname}`);
     if (route.routeKey === "GET /health" && options.health)
       return send(res, 200, { "content-type": "application/json" }, JSON.stringify(options.health()));
-    if (route.auth !== "none") {
+    // A tokenPage route checks the token in its function, as on AWS (a browser without one gets the token page).
+    if (route.auth !== "none" && !route.tokenPage) {
       // As API Gateway: no Authorization header is 401 before any authorizer runs; a token the route's authorizer refuses is 403.
       const probe = toApiEvent(req, url, route, Buffer.alloc(0));
       const variable = route.auth === "reviewer" ? "CLAIMS_REVIEWER_TOKEN" : "CLAIMS_API_TOKEN";

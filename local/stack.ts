@@ -249,6 +249,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
     const reviewerAuthorizerLinks = linkedResources(restrictedReader(sstResources, "reviewerAuthorizer"));
     const intakeDeps = of("intakeApi");
+    const intakeLinks = linkedResources(restrictedReader(sstResources, "intakeApi"));
     const gate =
       options.maxOpenClaims === undefined
         ? undefined
@@ -259,7 +260,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           });
     const handlers: LocalHandlers = {
       ...consumers,
-      intakeApi: createIntakeApiHandler(intakeDeps, { ...log("intakeApi"), ...(gate ? { admit: gate.admit } : {}) }),
+      intakeApi: createIntakeApiHandler(intakeDeps, {
+        ...log("intakeApi"),
+        ...(gate ? { admit: gate.admit } : {}),
+        intakeToken: () => intakeLinks.secret(LINKS.apiToken),
+      }),
       authorizer: createAuthorizerHandler(() => authorizerLinks.secret(LINKS.apiToken), log("authorizer")),
       reviewApi: createReviewApiHandler(of("reviewApi"), log("reviewApi")),
       reviewerAuthorizer: createAuthorizerHandler(

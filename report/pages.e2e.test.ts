@@ -433,6 +433,53 @@ describeWithBrowser("the served-claims report against claims serve", () => {
   });
 });
 
+describeWithBrowser("the served report opened in a browser without a token", () => {
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    browser ??= await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    context = await browser.newContext();
+  });
+  afterAll(() => context?.close());
+
+  it("asks for the intake token, shows the API's error for a wrong one, and the report for the right one", async () => {
+    const { page, problems, requests } = await openPage(context);
+    const res = await page.goto(`${serve.url}/reports`);
+    expectTokenPageHeaders(res);
+    const first = (await res!.text()) ?? "";
+    for (const id of Object.values(ids)) expect(first).not.toContain(id);
+    await page.fill("#token", "not-the-intake-token");
+    await page.click("button[type=submit]");
+    await expect.poll(() => page.textContent("#msg")).toMatch(/403 FORBIDDEN/);
+    await page.fill("#token", serve.apiToken);
+    await page.click("button[type=submit]");
+    await page.waitForSelector('section[data-group="served"] table.claims');
+    const rows = await page.$$eval('section[data-group="served"] table.claims tbody tr', (trs) =>
+      trs.map((tr) => tr.getAttribute("data-claim-id")),
+    );
+    expect(rows).toContain(ids.accept);
+    // The token stays for the tab: a reload shows the report again without asking.
+    await page.reload();
+    await page.waitForSelector('section[data-group="served"] table.claims');
+    await page.screenshot({ path: join(shotDir, "served-report-token-page.png") });
+    expect(requests.filter((r) => !r.startsWith(serve.url))).toEqual([]);
+    expect(problems.filter((p) => !/status of 403/.test(p))).toEqual([]);
+    await page.close();
+  });
+});
+
+/** The token page: HTML with its own policy, which may call the API on its own origin. */
+function expectTokenPageHeaders(res: Response | null): void {
+  expect(res?.status()).toBe(200);
+  const h = res!.headers();
+  expect(h["content-type"]).toMatch(/^text\/html/);
+  expect(h["x-content-type-options"]).toBe("nosniff");
+  const csp = h["content-security-policy"] ?? "";
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toContain("connect-src 'self'");
+  expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+}
+
 describe("the review list the page reads", () => {
   it("keeps every field of docs/http-api.md and adds the claim, the proposal and the kernel's verdict id, layer and checks", async () => {
     const items = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as Record<

@@ -44,10 +44,10 @@ beforeAll(async () => {
 });
 
 describe("renderServedReport", () => {
-  it("gives every served claim one row with its outcome and review, in one 'served claims' group", () => {
+  it("gives every served claim one row with its outcome and review, newest first, in one 'served claims' group", () => {
     expect(groupsOf(page)).toEqual(["served"]);
     const rows = rowsOf(page);
-    expect(rows.map((r) => r.claimId)).toEqual(claimIds(served));
+    expect(rows.map((r) => r.claimId)).toEqual(claimIds(served).reverse());
     const verdicts = new Map(
       served.filter((e) => e.event_type === "KERNEL_VERDICT").map((e) => [e.details.claim_id, e.details.verdict]),
     );

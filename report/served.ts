@@ -40,11 +40,15 @@ function groupEvents(events: readonly AuditEvent[]): Group[] {
     else byKey.set(key, [e]);
   }
   const keys = [...byKey.keys()].sort((a, b) => (a === SERVED_GROUP ? -1 : b === SERVED_GROUP ? 1 : 0));
-  return keys.map((key) => ({
-    key,
-    simulationId: key === SERVED_GROUP ? undefined : key.slice(4),
-    model: buildReportModel(byKey.get(key)!),
-  }));
+  return keys.map((key) => {
+    const model = buildReportModel(byKey.get(key)!);
+    // A live view reads newest first: the table, its numbers and the decision cycles below it.
+    return {
+      key,
+      simulationId: key === SERVED_GROUP ? undefined : key.slice(4),
+      model: { ...model, claims: [...model.claims].reverse() },
+    };
+  });
 }
 
 function slug(key: string): string {
@@ -99,7 +103,7 @@ function renderGroup(g: Group, offset: number): SafeHtml {
 ${heading}
 ${renderGroupSummary(g.model)}
 ${renderCharts(g.model, `chart-${id}`)}
-<h3>Claims, newest last</h3>
+<h3>Claims, newest first</h3>
 ${renderClaimTable(g.model.claims, { kind: "served", name: `f-${id}`, offset })}
 </section>`;
 }

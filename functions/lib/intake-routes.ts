@@ -10,8 +10,10 @@ import type { ClaimQuery } from "../../pipeline/ports.ts";
 import { htmlSecurityHeaders } from "../../report/csp.ts";
 import { REPORT_CSP } from "../../report/render.ts";
 import { renderAuditReport, renderServedReport } from "../../report/served.ts";
+import { TOKEN_PAGE_CSP, prefersHtml, renderTokenPage } from "../../report/token-page.ts";
+import { bearerToken, tokensEqual } from "./bearer.ts";
 import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
-import type { ApiRequest, ApiResponse } from "./http.ts";
+import type { ApiRequest, ApiResponse, RouteHandler } from "./http.ts";
 
 /** What a claim id, a simulation id and an Idempotency-Key may hold (the OpenAPI description reads these too). */
 export const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -162,4 +164,24 @@ export async function getServedReport(request: ApiRequest, deps: PipelineDeps): 
     generatedAt: new Date(deps.clock.now()).toISOString(),
   });
   return htmlResponse(page, htmlSecurityHeaders(REPORT_CSP));
+}
+
+/**
+ * The report routes check the intake token themselves (API Gateway lets them through, infra/facts.ts
+ * `tokenPage`): without an Authorization header a request that prefers HTML gets the page that asks for the
+ * token (nothing of a claim in it) and any other gets 401; a token that is not `expected` (none configured:
+ * none is) gets 403; the intake token gets the route.
+ */
+export function withIntakeToken(route: RouteHandler, expected: () => string | Promise<string>): RouteHandler {
+  return async (request, deps) => {
+    const header = request.headers.authorization;
+    if (header === undefined || header === "")
+      return prefersHtml(request.headers.accept)
+        ? htmlResponse(renderTokenPage(), htmlSecurityHeaders(TOKEN_PAGE_CSP))
+        : apiError(401, "UNAUTHORIZED", "send Authorization: Bearer <token> (CLAIMS_API_TOKEN)");
+    const token = bearerToken(header);
+    if (token === undefined || !tokensEqual(token, await expected()))
+      return apiError(403, "FORBIDDEN", "this route needs the intake token (CLAIMS_API_TOKEN)");
+    return route(request, deps);
+  };
 }

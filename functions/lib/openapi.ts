@@ -216,7 +216,8 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     summary: "The HTML audit report of a simulation",
     description:
       "A self-contained HTML page built from the audit: for a batch run, every claim's decision cycle with expected against actual; " +
-      "for claims sent to the API with this `simulation_id`, the served view of them.",
+      "for claims sent to the API with this `simulation_id`, the served view of them." +
+      " Without an Authorization header, a request whose Accept prefers text/html gets 200 and a page that asks for the intake token, keeps it for the tab and shows the report (nothing of a claim in it).",
     pathParams: {
       simulation_id: {
         description: "The run's simulation id (the batch's `simulation_id`).",
@@ -232,7 +233,8 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     tag: "claims",
     summary: "The live view of recent claims",
     description:
-      "A self-contained HTML page of the most recent claims sent without a simulation_id, each with its decision cycle (200 also when there are none).",
+      "A self-contained HTML page of the most recent claims sent without a simulation_id, newest first, each with its decision cycle (200 also when there are none)." +
+      " Without an Authorization header, a request whose Accept prefers text/html gets 200 and a page that asks for the intake token, keeps it for the tab and shows the report (nothing of a claim in it).",
     query: {
       limit: {
         description: `How many claims, 1–${SERVED_REPORT_LIMITS.max} (default ${SERVED_REPORT_LIMITS.default}).`,
@@ -421,7 +423,10 @@ export function openApiDocument(
         schema: ApiErrorSchema,
       };
     if (route.auth !== "none") {
-      common[401] = { description: "No Authorization header (API Gateway answers before any function runs)." };
+      common[401] =
+        "tokenPage" in route
+          ? { description: "No Authorization header, and Accept does not prefer text/html." }
+          : { description: "No Authorization header (API Gateway answers before any function runs)." };
       common[403] = { description: `The bearer token is not the ${route.auth} token.` };
     }
     const componentId = operationId.charAt(0).toUpperCase() + operationId.slice(1);
