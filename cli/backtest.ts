@@ -57,20 +57,11 @@ function readPolicy(file: string) {
 
 /** The histories of a deployed table, read through the DynamoDB adapters (queries only). */
 async function tableHistories(o: BacktestOptions): Promise<{ histories: RecordedHistory[]; source: string }> {
-  const { DynamoDBClient } = await import("@aws-sdk/client-dynamodb");
   const { DynamoDBDocumentClient } = await import("@aws-sdk/lib-dynamodb");
   const { createDynamoPorts } = await import("../adapters/aws/index.ts");
   const { storedHistories } = await import("./backtest-source.ts");
-  const client = new DynamoDBClient({
-    ...(o.region ? { region: o.region } : {}),
-    ...(o.endpoint
-      ? {
-          endpoint: o.endpoint,
-          region: o.region ?? "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }
-      : {}),
-  });
+  const { tableClient } = await import("./table-client.ts");
+  const client = tableClient(o);
   try {
     const ports = createDynamoPorts({ client: DynamoDBDocumentClient.from(client), tableName: o.table! });
     return { histories: await storedHistories({ ports }, o.simulationId), source: `table ${o.table}` };

@@ -32,7 +32,6 @@ import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } 
 import { startHttpFront } from "../local/http-front.ts";
 import { registerReviewCommands } from "./review.ts";
 import { registerListCommand } from "./list.ts";
-import { readLocalCredentials } from "../local/credentials.ts";
 import { serverToken } from "./tokens.ts";
 import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
 import { registerBacktestCommand } from "./backtest.ts";
@@ -423,27 +422,10 @@ program
   .action(async (o: { table: string; config: string; region?: string; endpoint?: string }) => {
     const configPath = mustExist(o.config, "config file");
     const config = parseConfig(readFileSync(configPath, "utf8"), o.config, systemClock().now());
-    const { DynamoDBClient } = await import("@aws-sdk/client-dynamodb");
     const { DynamoDBDocumentClient } = await import("@aws-sdk/lib-dynamodb");
     const { seedOrders } = await import("../adapters/aws/index.ts");
-    const client = new DynamoDBClient({
-      ...(o.region ? { region: o.region } : {}),
-      // A local endpoint takes the credentials of the environment (AWS_ACCESS_KEY_ID…), else those `claims serve` wrote.
-      ...(o.endpoint
-        ? {
-            endpoint: o.endpoint,
-            region: o.region ?? "us-east-1",
-            ...(process.env.AWS_ACCESS_KEY_ID
-              ? {}
-              : {
-                  credentials: readLocalCredentials(dataDirFrom(undefined)) ?? {
-                    accessKeyId: "none",
-                    secretAccessKey: "none",
-                  },
-                }),
-          }
-        : {}),
-    });
+    const { tableClient } = await import("./table-client.ts");
+    const client = tableClient(o);
     try {
       await seedOrders(DynamoDBDocumentClient.from(client), o.table, config.orders);
     } catch (e) {
