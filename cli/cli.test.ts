@@ -263,6 +263,31 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
     expect(stdout).toMatch(expected);
   });
 
+  it("config check says the shadow policy it read, and nothing of one when the file has none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-cli-"));
+    const file = join(dir, "c.yaml");
+    const shadow = [
+      "shadow_policy:",
+      "  agents:",
+      '    - agent_id: "claims_agent_v1"',
+      "      contract: { role: EXECUTOR, allowed_policy_types: [REFUND, ESCALATE], authorized_categories: [home] }",
+      "      claims_bounds: { max_refund_without_escalation: 100, return_window_days: 7 }",
+      "",
+    ].join("\n");
+    const bundled = readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8");
+    writeFileSync(file, bundled.replace("context_store:", `${shadow}context_store:`));
+    const { code, stdout, stderr } = await claims(["config", "check", file]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(
+      /Shadow {4}: claims_agent_v1 v1\.0\.0: decided beside[\s\S]*refundable: home; up to 100\.00 EUR/,
+    );
+    const plain = join(dir, "plain.yaml");
+    writeFileSync(plain, bundled);
+    const without = await claims(["config", "check", plain]);
+    expect(without.stdout).toMatch(/a configuration — valid/);
+    expect(without.stdout).not.toContain("Shadow");
+  });
+
   it("config check exits 2 with the errors, at the key's line, for a broken file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "claims-cli-"));
     const file = join(dir, "c.yaml");

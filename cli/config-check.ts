@@ -87,6 +87,16 @@ export function ignoredSummary(ignored: readonly IgnoredField[]): string {
 }
 
 /** What was understood from a configuration, for a person. */
+
+/** The shadow policy's lines: decided beside the agent's on every decision, never acted on. */
+function shadowLines(shadow: NonNullable<ClaimsConfig["agent"]["shadow"]>): string[] {
+  const c = shadow.contract;
+  return [
+    `${shadow.agentId} v${shadow.version}: decided beside the agent's on every decision and recorded, never acted on`,
+    `refundable: ${c.allowed_refund_categories.join(", ")}; up to ${eur(c.max_refund_without_escalation)} without escalation; return window ${c.return_window_days} days`,
+  ];
+}
+
 function describeConfig(config: ClaimsConfig, handshake: HandshakeResult): string[] {
   const { agent, reading } = config;
   const r = agent.responsibility;
@@ -107,6 +117,7 @@ function describeConfig(config: ClaimsConfig, handshake: HandshakeResult): strin
     ...block("Bounds    ", [
       `up to ${eur(c.max_refund_without_escalation)} without escalation; return window ${c.return_window_days} days (× 24 h from the claim's receipt)`,
     ]),
+    ...(agent.shadow ? block("Shadow    ", shadowLines(agent.shadow)) : []),
     ...block("Orders    ", [
       `${config.orders.length} (authoritative, never shown to the crew)`,
       ...table(

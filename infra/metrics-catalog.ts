@@ -51,6 +51,13 @@ export const METRICS = {
     emittedBy: ["kernel"],
     description: "claims the kernel decided (ACCEPT | ESCALATE | REJECT) with the reason code of the final verdict",
   },
+  ShadowDisagreements: {
+    unit: "Count",
+    dimensions: [["Flow"]],
+    emittedBy: ["kernel"],
+    description:
+      "kernel decisions the config's shadow policy decided too: 1 when its verdict or reason code differs from the live one, 0 when it agrees (Sum: disagreements; SampleCount: shadow decisions)",
+  },
   ClaimsNeedsReview: {
     unit: "Count",
     dimensions: [["Flow"], ["Flow", "ReasonCode"]],

@@ -223,6 +223,7 @@ const widgets = [
     ours("ClaimsReceived", { Flow: "live" }, { label: "received" }),
     ...VERDICTS.map((Verdict) => ours("ClaimsDecided", { Flow: "live", Verdict }, { label: Verdict })),
     ours("ClaimsNeedsReview", { Flow: "live" }, { label: "NEEDS_REVIEW" }),
+    ours("ShadowDisagreements", { Flow: "live" }, { label: "shadow policy disagrees" }),
   ]),
   widget("Refunds authorised (live): EUR, and how many (right)", 8, 0, [
     ours("RefundedAmountEur", { Flow: "live", AuthorisedBy: "kernel" }, { label: "EUR by the kernel" }),

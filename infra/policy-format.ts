@@ -25,6 +25,16 @@ const LlmDefaultsSchema = z
   })
   .strict();
 
+/** An agent's policy: its responsibility contract and claims bounds. */
+const AgentPolicySchema = z
+  .object({
+    agentId: z.string().min(1),
+    version: z.string().min(1),
+    responsibility: ResponsibilityContractSchema,
+    contract: ClaimsContractSchema,
+  })
+  .strict();
+
 /** The deployed policy: what the functions read instead of the YAML file it came from. */
 export const ClaimsPolicySchema = z
   .object({
@@ -38,14 +48,10 @@ export const ClaimsPolicySchema = z
     run_id: z.string().min(1),
     contract_format: z.enum(["claims-crew", "dir-seed-era", "roa.dir/v1"]),
     llm: LlmDefaultsSchema,
-    agent: z
-      .object({
-        agentId: z.string().min(1),
-        version: z.string().min(1),
-        responsibility: ResponsibilityContractSchema,
-        contract: ClaimsContractSchema,
-      })
-      .strict(),
+    agent: AgentPolicySchema.extend({
+      /** The config's `shadow_policy`: decided beside the agent's on every decision, never acted on. */
+      shadow: AgentPolicySchema.optional(),
+    }).strict(),
   })
   .strict();
 

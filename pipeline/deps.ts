@@ -23,6 +23,8 @@ export interface AgentSettings {
   version: string;
   responsibility: ResponsibilityContract;
   contract: ClaimsContract;
+  /** A second policy decided beside this one on every decision, recorded and never acted on (docs/backtest.md). */
+  shadow?: Omit<AgentSettings, "shadow">;
 }
 
 /** Tunables of the pipeline. */

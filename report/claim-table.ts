@@ -75,7 +75,17 @@ ${refundCell(t)}
 </tr>`;
 }
 
-function servedRow(t: ClaimTrace, i: number, offset: number): SafeHtml {
+/** What the shadow policy decided for the claim, marked when it differs from the live verdict. */
+function shadowCell(t: ClaimTrace): SafeHtml {
+  const shadow = t.verdict?.shadow;
+  if (!shadow) return html`<td class="shadow"><span class="muted">—</span></td>`;
+  const mark = shadow.agrees
+    ? html`<span class="match yes" title="the shadow policy agrees with the live verdict">✓</span>`
+    : html`<span class="match no" title="the shadow policy decides otherwise">✗</span>`;
+  return html`<td class="shadow" data-shadow="${shadow.verdict}" data-agrees="${String(shadow.agrees)}">${mark} ${badge(shadow.verdict)} <span class="sub-line mono code">${breakable(shadow.reasonCode)}</span></td>`;
+}
+
+function servedRow(t: ClaimTrace, i: number, offset: number, shadowed: boolean): SafeHtml {
   const review = reviewText(t);
   const status = t.reviewDecision?.decision ?? (t.reviewRequest ? "PENDING" : "");
   return html`<tr data-claim-id="${t.claimId}" data-verdict="${t.outcome}" data-review="${status}" data-order="${t.orderId ?? ""}">
@@ -85,6 +95,7 @@ ${claimCell(t, offset + i, true)}
 <td class="mono">${t.orderId ?? "—"}</td>
 ${amountCell(t)}
 ${verdictCell(t)}
+${shadowed ? shadowCell(t) : ""}
 <td class="review">${review ? html`<span class="review-status ${status}">${review}</span>` : html`<span class="muted">—</span>`}${t.reviewDecision?.note ? html`<span class="sub-line clamp" title="${t.reviewDecision.note}">${t.reviewDecision.note}</span>` : ""}</td>
 ${refundCell(t)}
 <td class="num">${duration(t.decisionMs)}</td>
@@ -119,10 +130,12 @@ export function renderClaimTable(
 <tbody>${claims.map((t, i) => runRow(t, i, offset))}</tbody>
 </table></div>`;
   }
+  // The shadow policy's column, when any claim shown was decided beside one (docs/backtest.md).
+  const shadowed = claims.some((t) => t.verdict?.shadow !== undefined);
   return html`${renderFilter(opts.name, claims)}
-<div class="table-wrap"><table class="claims served" data-table="${opts.name}">
-<colgroup><col class="c-n"><col class="c-received"><col class="c-claim"><col class="c-order"><col class="c-amount"><col class="c-verdict"><col class="c-review"><col class="c-refund"><col class="c-time"></colgroup>
-<thead><tr><th class="num">#</th><th>Received (UTC)</th><th>Claim</th><th>Order</th><th class="num">Amount (EUR)</th><th>Verdict · reason</th><th>Review</th><th class="num">Refund (EUR)</th><th class="num">Decided in</th></tr></thead>
-<tbody>${claims.length === 0 ? html`<tr><td colspan="9" class="muted">No claims yet.</td></tr>` : claims.map((t, i) => servedRow(t, i, offset))}</tbody>
+<div class="table-wrap"><table class="claims served${shadowed ? " shadowed" : ""}" data-table="${opts.name}">
+<colgroup><col class="c-n"><col class="c-received"><col class="c-claim"><col class="c-order"><col class="c-amount"><col class="c-verdict">${shadowed ? html`<col class="c-shadow">` : ""}<col class="c-review"><col class="c-refund"><col class="c-time"></colgroup>
+<thead><tr><th class="num">#</th><th>Received (UTC)</th><th>Claim</th><th>Order</th><th class="num">Amount (EUR)</th><th>Verdict · reason</th>${shadowed ? html`<th>Shadow policy</th>` : ""}<th>Review</th><th class="num">Refund (EUR)</th><th class="num">Decided in</th></tr></thead>
+<tbody>${claims.length === 0 ? html`<tr><td colspan="9" class="muted">No claims yet.</td></tr>` : claims.map((t, i) => servedRow(t, i, offset, shadowed))}</tbody>
 </table></div>`;
 }

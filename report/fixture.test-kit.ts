@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createAuditEvent } from "../core/integrity/audit.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
+import type { ClaimsContract } from "../core/integrity/contracts.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import { parseScenarios } from "../core/claims/scenarios.ts";
 import type { Scenario } from "../core/claims/scenarios.ts";
@@ -51,6 +52,8 @@ export interface FixtureOptions {
   withoutEnd?: boolean;
   /** Reviewers' decisions taken after the scenarios ran (before SIMULATION_END), by scenario id. */
   reviews?: readonly { scenario: string; decision: Record<string, unknown> }[];
+  /** A shadow policy's claims bounds, decided beside the bundled agent's (as the config's `shadow_policy`). */
+  shadowContract?: Partial<ClaimsContract>;
 }
 
 /** Runs the bundled scenarios through the in-process pipeline and returns the run's audit events. */
@@ -61,8 +64,12 @@ export async function buildFixtureEvents(options: FixtureOptions = {}): Promise<
   const config = parseConfig(readFileSync(`${ROOT}${configFile}`, "utf8"), configFile, nowMs);
   const all = parseScenarios(readFileSync(`${ROOT}${scenariosFile}`, "utf8"), scenariosFile);
   const scenarios = options.only ? all.filter((s) => options.only!.includes(s.id)) : all;
+  const shadow = options.shadowContract && {
+    ...config.agent,
+    contract: { ...config.agent.contract, ...options.shadowContract },
+  };
   const pipeline = createInProcessPipeline({
-    agent: config.agent,
+    agent: shadow ? { ...config.agent, shadow } : config.agent,
     orders: config.orders,
     llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
     // A fixed clock: the batch runner's `--now` behaves the same, and the 14-day boundary row stays exact.

@@ -57,6 +57,8 @@ interface KernelVerdict {
   amountEur: number | undefined;
   policyKind: string | undefined;
   decidedAt: string | undefined;
+  /** What the config's shadow policy decided on the same inputs, when one was configured. */
+  shadow: { verdict: string; reasonCode: string; agrees: boolean } | undefined;
 }
 
 /** A scenario of the run with what it expects. */
@@ -293,6 +295,9 @@ function readVerdict(d: AuditDetails<"KERNEL_VERDICT">): KernelVerdict {
     amountEur: d.amount_eur ?? undefined,
     policyKind: d.policy_kind ?? undefined,
     decidedAt: d.decided_at,
+    shadow: d.shadow
+      ? { verdict: d.shadow.verdict, reasonCode: d.shadow.reason_code, agrees: d.shadow.agrees }
+      : undefined,
   };
 }
 

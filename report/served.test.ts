@@ -59,6 +59,34 @@ describe("renderServedReport", () => {
     );
   });
 
+  it("shows the shadow policy's verdict per claim when one was recorded, and no such column otherwise", async () => {
+    expect(page).not.toContain("Shadow policy");
+    // A shadow limit of 100 EUR: the live ACCEPTs above it escalate under the shadow policy.
+    const shadowed = asServed(await buildFixtureEvents({ shadowContract: { max_refund_without_escalation: 100 } }));
+    const withShadow = renderServedReport(shadowed);
+    expect(withShadow).toContain("<th>Shadow policy</th>");
+    const cells = [...withShadow.matchAll(/<tr data-claim-id="([^"]*)" data-verdict="([^"]*)"[\s\S]*?<\/tr>/g)].map(
+      (m) => ({
+        claimId: m[1]!,
+        verdict: m[2]!,
+        shadow: /data-shadow="([A-Z]+)" data-agrees="(true|false)"/.exec(m[0]),
+      }),
+    );
+    const recorded = new Map(
+      shadowed
+        .filter((e) => e.event_type === "KERNEL_VERDICT")
+        .map((e) => [e.details.claim_id, e.details.shadow as { verdict: string; agrees: boolean }]),
+    );
+    expect(cells.length).toBe(claimIds(shadowed).length);
+    for (const c of cells) {
+      const s = recorded.get(c.claimId);
+      expect(c.shadow?.slice(1, 3), c.claimId).toEqual(s ? [s.verdict, String(s.agrees)] : undefined);
+    }
+    expect(cells.some((c) => c.shadow?.[1] === "ESCALATE" && c.verdict === "ACCEPT" && c.shadow[2] === "false")).toBe(
+      true,
+    );
+  });
+
   it("never reads like a crashed batch: no run banners, no 0 / 0, no unknown agent", () => {
     for (const wrong of ["Run incomplete", "may have crashed", "No run configuration", "Agent", "unknown"]) {
       if (wrong === "Agent") expect(page).toMatch(/data-summary="agents">claims_agent_v1</);

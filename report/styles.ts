@@ -90,6 +90,8 @@ table.run col.c-expected { width: 13%; } table.run col.c-match { width: 5%; } ta
 table.served col.c-n { width: 4%; } table.served col.c-received { width: 8%; } table.served col.c-claim { width: 19%; }
 table.served col.c-order { width: 8%; } table.served col.c-amount { width: 8%; } table.served col.c-verdict { width: 24%; }
 table.served col.c-review { width: 14%; } table.served col.c-refund { width: 8%; } table.served col.c-time { width: 7%; }
+table.served.shadowed col.c-claim { width: 15%; } table.served.shadowed col.c-verdict { width: 20%; }
+table.served.shadowed col.c-review { width: 12%; } table.served.shadowed col.c-shadow { width: 10%; }
 .review-status { font-weight: 600; font-size: 13px; }
 .review-status.APPROVE { color: var(--ok); } .review-status.DENY { color: var(--bad); }
 .review-status.PENDING { color: var(--warn); } .review-status.RESUBMIT { color: var(--review); }

@@ -253,6 +253,21 @@ export const AUDIT_EVENTS = {
     ...ClaimVerdictDetailSchema.shape,
     layer: VerdictSchema.shape.layer,
     checks: VerdictSchema.shape.checks,
+    /** What the shadow policy decided on the same inputs (only when the config has one; docs/backtest.md). */
+    shadow: z
+      .object({
+        verdict: ClaimVerdictDetailSchema.shape.verdict,
+        reason_code: ClaimVerdictDetailSchema.shape.reason_code,
+        layer: VerdictSchema.shape.layer,
+        agrees: z.boolean(),
+        policy: z.object({
+          agent_id: z.string().min(1),
+          version: z.string().min(1),
+          contract: ClaimsContractSchema,
+          responsibility: ResponsibilityContractSchema,
+        }),
+      })
+      .optional(),
   }),
   /** A refund reserved: the kernel's ACCEPT records the ledger entry after its reservation; a reviewer's approval does not. */
   CLAIM_REFUND_EXECUTED: z.object({

@@ -50,6 +50,28 @@ describe("parseConfig", () => {
     expect(config.llm.provider).toBe("rules");
   });
 
+  it("reads an optional shadow policy in the agents' format, and none when the key is absent", () => {
+    expect(parseConfig(configText, "config.yaml", NOW).agent.shadow).toBeUndefined();
+    const shadow = [
+      "shadow_policy:",
+      "  agents:",
+      '    - agent_id: "claims_agent_v1"',
+      "      contract: { role: EXECUTOR, allowed_policy_types: [REFUND, ESCALATE], authorized_categories: [home] }",
+      "      claims_bounds: { max_refund_without_escalation: 100, return_window_days: 7 }",
+      "",
+    ].join("\n");
+    const config = parseConfig(configText.replace("context_store:", `${shadow}context_store:`), "config.yaml", NOW);
+    expect(config.agent.contract.max_refund_without_escalation).toBe(500);
+    expect(config.agent.shadow).toMatchObject({
+      agentId: "claims_agent_v1",
+      version: "1.0.0",
+      contract: { allowed_refund_categories: ["home"], max_refund_without_escalation: 100, return_window_days: 7 },
+      responsibility: { allowed_policy_types: ["REFUND", "ESCALATE"] },
+    });
+    const bad = configText.replace("context_store:", "shadow_policy:\n  agents: []\ncontext_store:");
+    expect(issuesOf(() => parseConfig(bad, "config.yaml", NOW)).message).toMatch(/shadow_policy\.agents/);
+  });
+
   it("names the file, line, order and field of a bad order", () => {
     const bad = configText.replace(
       'ord_007: { purchase_date: "-4d",  category: clothing,            amount: 80.00 }',

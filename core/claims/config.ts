@@ -215,6 +215,11 @@ const ConfigFileSchema = z
       })
       .strict(),
     agents: z.array(AgentSchema).min(1, "at least one agent is required"),
+    /** A second policy decided beside the live one on every decision, recorded and never acted on (docs/backtest.md). */
+    shadow_policy: z
+      .object({ agents: z.array(AgentSchema).min(1, "the shadow policy needs one agent (its first decides)") })
+      .strict()
+      .optional(),
     context_store: z
       .object({
         orders: z.record(
@@ -238,12 +243,21 @@ interface ConfigReading {
   ignored: IgnoredField[];
 }
 
+/** An agent's policy: its responsibility contract and claims bounds. */
+export interface AgentPolicy {
+  agentId: string;
+  version: string;
+  responsibility: ResponsibilityContract;
+  contract: ClaimsContract;
+}
+
 /** The configuration with every relative date resolved against the run's clock. */
 export interface ClaimsConfig {
   file: string;
   llm: LlmDefaults;
   simulationId: string;
-  agent: { agentId: string; version: string; responsibility: ResponsibilityContract; contract: ClaimsContract };
+  /** The live agent's policy, and the shadow policy decided beside it when the config has `shadow_policy`. */
+  agent: AgentPolicy & { shadow?: AgentPolicy };
   orders: Order[];
   reading: ConfigReading;
 }
@@ -281,6 +295,21 @@ function responsibilityOf(agentId: string, c: ContractInput): ResponsibilityCont
   };
 }
 
+/** An agent entry of the file as the policy it decides with. */
+function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
+  const responsibility = responsibilityOf(agent.agent_id, agent.contract);
+  return {
+    agentId: agent.agent_id,
+    version: agent.version ?? DEFAULT_AGENT_VERSION,
+    responsibility,
+    contract: {
+      allowed_refund_categories: agent.claims_bounds.allowed_refund_categories ?? responsibility.authorized_categories,
+      max_refund_without_escalation: agent.claims_bounds.max_refund_without_escalation,
+      return_window_days: agent.claims_bounds.return_window_days,
+    },
+  };
+}
+
 /** Parses and validates config YAML text; relative purchase dates resolve against `nowMs`. Throws `SourceFileError`. */
 export function parseConfig(text: string, file: string, nowMs: number): ClaimsConfig {
   const source = parseYamlSource(text, file);
@@ -303,7 +332,6 @@ export function parseConfig(text: string, file: string, nowMs: number): ClaimsCo
     currency: o.currency,
     ...(o.customer_id ? { customer_id: o.customer_id } : {}),
   }));
-  const responsibility = responsibilityOf(first.agent_id, first.contract);
   const categories = agentCategories(first.contract);
   const mappings: string[] = [];
   if (first.version === undefined) mappings.push(`agents[0].version missing: ${DEFAULT_AGENT_VERSION} assumed`);
@@ -314,21 +342,12 @@ export function parseConfig(text: string, file: string, nowMs: number): ClaimsCo
       `agents[0].claims_bounds.allowed_refund_categories missing: the agent's categories (${categories.from}) are the refundable ones`,
     );
   if (raw.agents.length > 1) mappings.push(`${raw.agents.length} agents: only the first (${first.agent_id}) decides`);
+  const shadow = raw.shadow_policy?.agents[0];
   return {
     file,
     llm: raw.llm_defaults,
     simulationId: raw.simulation.run_id,
-    agent: {
-      agentId: first.agent_id,
-      version: first.version ?? DEFAULT_AGENT_VERSION,
-      responsibility,
-      contract: {
-        allowed_refund_categories:
-          first.claims_bounds.allowed_refund_categories ?? responsibility.authorized_categories,
-        max_refund_without_escalation: first.claims_bounds.max_refund_without_escalation,
-        return_window_days: first.claims_bounds.return_window_days,
-      },
-    },
+    agent: { ...agentPolicy(first), ...(shadow ? { shadow: agentPolicy(shadow) } : {}) },
     orders,
     reading: {
       format: contractFormat(first.contract),

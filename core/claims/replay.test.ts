@@ -16,6 +16,7 @@ import { decideReview } from "../../pipeline/review.ts";
 import { parseAuditDetails } from "./audit-events.ts";
 import { parseConfig } from "./config.ts";
 import { replayClaim } from "./replay.ts";
+import type { ShadowRecord } from "./shadow.ts";
 import type { ReplayResult } from "./replay.ts";
 import { REPLAY_DETAILS, REPLAY_PATHS, STAGE_EVENTS, UNVERIFIED_DETAILS } from "./replay-events.ts";
 import { parseScenarios, scenarioBody } from "./scenarios.ts";
@@ -50,9 +51,9 @@ async function storedReview(p: ReturnType<typeof pipeline>, claimId: string): Pr
   return r ? { status: r.status, decision: r.decision, reviewer: r.reviewer, note: r.note } : undefined;
 }
 
-function pipeline(llm: LlmPort = rules(), overrides: Partial<PipelineDeps> = {}) {
+function pipeline(llm: LlmPort = rules(), overrides: Partial<PipelineDeps> = {}, agent = config.agent) {
   return createInProcessPipeline({
-    agent: config.agent,
+    agent,
     orders: config.orders,
     llm,
     clock: { now: () => NOW },
@@ -78,8 +79,8 @@ function ownEvents(all: readonly AuditEvent[], claimId: string): AuditEvent[] {
 }
 
 /** Every bundled scenario, in one run against one ledger, as `claims batch` submits them. */
-async function recordScenarios(): Promise<Recording[]> {
-  const p = pipeline();
+async function recordScenarios(agent = config.agent): Promise<Recording[]> {
+  const p = pipeline(rules(), {}, agent);
   await startRun(p);
   const ids: [string, (typeof scenarios)[number]][] = [];
   for (const s of scenarios) {
@@ -450,6 +451,48 @@ describe("replay of untouched audits", () => {
     expect(replayClaim(rec.claimId, withoutStart, { responsibility: config.agent.responsibility }).status).toBe(
       "IDENTICAL",
     );
+  });
+});
+
+describe("replay of claims decided beside a shadow policy", () => {
+  // A shadow policy that refunds no category: it rejects whatever the live policy would refund or escalate.
+  const shadow = { ...config.agent, contract: { ...config.agent.contract, allowed_refund_categories: ["none"] } };
+  const shadowed = recordScenarios({ ...config.agent, shadow });
+  const verdictOf = (rec: Recording) => rec.events.find((e) => e.event_type === "KERNEL_VERDICT");
+  const shadowOf = (details: Record<string, unknown> | undefined) => details?.shadow as ShadowRecord | undefined;
+
+  it("records the shadow verdict and changes no outcome, event or other audit detail", async () => {
+    const plain = recordings.filter((r) => r.name.startsWith("scenario"));
+    const beside = await shadowed;
+    expect(beside.map((r) => r.name)).toEqual(plain.map((r) => r.name));
+    const withoutShadow = (e: AuditEvent) => {
+      const { shadow: _, ...details } = e.details;
+      return { ...e, details };
+    };
+    for (const [i, rec] of beside.entries()) {
+      expect(rec.events.map(withoutShadow), rec.name).toEqual(plain[i]!.events);
+      expect(rec.review, rec.name).toEqual(plain[i]!.review);
+      expect(verdictOf(plain[i]!)?.details.shadow, rec.name).toBeUndefined();
+    }
+    const recorded = beside.map((r) => shadowOf(verdictOf(r)?.details)).filter((s) => s !== undefined);
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(recorded.some((s) => s.agrees === false && s.verdict === "REJECT")).toBe(true);
+  });
+
+  it("replays them IDENTICAL, and not when the recorded shadow verdict or its policy is changed", async () => {
+    for (const rec of await shadowed) {
+      const result = replay(rec);
+      expect(result.status, `${rec.name}: ${problems(result).join(" | ")}`).toBe("IDENTICAL");
+      const event = verdictOf(rec);
+      const recorded = shadowOf(event?.details);
+      if (!event || !recorded) continue;
+      const flipped = { ...event.details, shadow: { ...recorded, agrees: !recorded.agrees } };
+      expect(replay(rec, withDetails(rec, event, flipped)).status, rec.name).not.toBe("IDENTICAL");
+      const policy = { ...recorded.policy, contract: config.agent.contract };
+      const loosened = { ...event.details, shadow: { ...recorded, policy } };
+      if (!recorded.agrees)
+        expect(replay(rec, withDetails(rec, event, loosened)).status, rec.name).not.toBe("IDENTICAL");
+    }
   });
 });
 

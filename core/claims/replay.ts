@@ -37,6 +37,7 @@ import { decideClaim } from "./kernel.ts";
 import type { ClaimVerdict, DecideClaimInput } from "./kernel.ts";
 import { RefundProposalOutputSchema } from "./proposal-output.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
+import { decideShadow } from "./shadow.ts";
 import { isReplayableKind, REPLAY_DETAILS, STAGE_EVENTS } from "./replay-events.ts";
 import type { ReplayDetails, ReplayStage, ReplayableKind } from "./replay-events.ts";
 import { selfCheck, selfCheckRepairReason } from "./self-check.ts";
@@ -909,7 +910,10 @@ function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flo
       decidedAt: kernelInput.decidedAt,
       ...(flow.simulationId === undefined ? {} : { simulationId: flow.simulationId }),
     });
-    replayed = { ...record, layer: verdict.layer, checks: verdict.checks };
+    // A recorded shadow verdict is decided again under the shadow policy recorded beside it.
+    const shadowPolicy = f.KERNEL_VERDICT.d.shadow?.policy;
+    const shadow = shadowPolicy ? decideShadow(kernelInput, verdict, shadowPolicy) : undefined;
+    replayed = { ...record, layer: verdict.layer, checks: verdict.checks, ...(shadow ? { shadow } : {}) };
   } catch (e) {
     k.incomplete(`the kernel cannot run on ${at}'s inputs: ${message(e)}`);
     return;

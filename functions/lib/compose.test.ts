@@ -193,6 +193,8 @@ describe("the deployed policy (pre-parsed JSON)", () => {
       source: "scenarios/config.yaml",
       contract_format: "claims-crew",
     });
+    const shadow = { ...config.agent, contract: { ...config.agent.contract, max_refund_without_escalation: 100 } };
+    expect(loadPolicyFile(writePolicy((p) => ({ ...p, agent: { ...p.agent, shadow } }))).agent.shadow).toEqual(shadow);
   });
 
   it.each([

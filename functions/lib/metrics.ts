@@ -6,6 +6,7 @@
 // infra/metrics-catalog.ts.
 import { MetricUnit, Metrics } from "@aws-lambda-powertools/metrics";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/index.ts";
 import type { FunctionKey } from "../../infra/facts.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
@@ -123,6 +124,20 @@ function finalClaimRecords(record: ClaimRecord): MetricRecord[] {
   return out;
 }
 
+/** A kernel decision the shadow policy decided too: 1 when it disagrees with the live verdict, 0 when it agrees. */
+function shadowDecisionRecords(event: AuditEvent): MetricRecord[] {
+  const shadow = event.event_type === "KERNEL_VERDICT" ? (event.details.shadow as { agrees?: unknown }) : undefined;
+  if (typeof shadow?.agrees !== "boolean") return [];
+  const simulationId = event.details.simulation_id;
+  return [
+    {
+      metrics: { ShadowDisagreements: shadow.agrees ? 0 : 1 },
+      dimensions: [{ Flow: flowOf(typeof simulationId === "string" ? simulationId : undefined) }],
+      metadata: { claim_id: String(event.details.claim_id) },
+    },
+  ];
+}
+
 /** The records of one LLM call. */
 function llmCallRecords(
   task: string,
@@ -229,7 +244,19 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
       }
     },
   });
-  return { ...deps, claims, ledger, reviews, llm };
+  // The shadow policy's verdict is only in the kernel's audit: counted as the KERNEL_VERDICT is appended.
+  const shadowRecords = (events: readonly AuditEvent[]) => emitAll(events.flatMap(shadowDecisionRecords));
+  const audit = override(() => deps.audit, {
+    async append(event) {
+      await deps.audit.append(event);
+      shadowRecords([event]);
+    },
+    async appendAll(events) {
+      await deps.audit.appendAll(events);
+      shadowRecords(events);
+    },
+  });
+  return { ...deps, claims, ledger, reviews, llm, audit };
 }
 
 /** A handler's metrics: the pending reviews, per flow, the sweep reports every run. */

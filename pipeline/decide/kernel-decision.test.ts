@@ -77,6 +77,43 @@ describe("decideProposal", () => {
     expect(decided(ACCEPTABLE).decision).toEqual(decided(ACCEPTABLE).decision);
   });
 
+  it("records what a shadow policy decides beside the live one and changes nothing else", () => {
+    // A shadow policy that refunds no category: it rejects every claim the live policy accepts or escalates.
+    const shadow = { ...policy.agent, contract: { ...policy.agent.contract, allowed_refund_categories: ["none"] } };
+    const shadowed = { ...policy, agent: { ...policy.agent, shadow } };
+    for (const claim of [ACCEPTABLE, ESCALATED]) {
+      const record = claimRecord(claim);
+      const proposal = proposalFor(record);
+      const at = { order: order(claim.order_id), ledgerEntry: undefined, decidedAt: DECIDED_AT, now: NOW };
+      const live = decideProposal(record, proposal, at, policy);
+      const beside = decideProposal(record, proposal, at, shadowed);
+      expect(beside.verdict).toEqual(live.verdict);
+      expect(beside.record).toEqual(live.record);
+      expect(beside.events).toEqual(live.events);
+      expect(beside.review).toEqual(live.review);
+      const verdictAudit = (d: typeof live) => d.audit.find((e) => e.event_type === "KERNEL_VERDICT")!.details;
+      expect(verdictAudit(live).shadow).toBeUndefined();
+      const { shadow: recorded, ...rest } = verdictAudit(beside);
+      expect(rest).toEqual(verdictAudit(live));
+      expect(recorded).toMatchObject({ verdict: "REJECT", agrees: false, policy: { contract: shadow.contract } });
+      expect(beside.audit.filter((e) => e.event_type !== "KERNEL_VERDICT")).toEqual(
+        live.audit.filter((e) => e.event_type !== "KERNEL_VERDICT"),
+      );
+    }
+  });
+
+  it("records a shadow policy that agrees with the live one as agreeing", () => {
+    const shadowed = { ...policy, agent: { ...policy.agent, shadow: policy.agent } };
+    const record = claimRecord(ACCEPTABLE);
+    const at = { order: order("ord_001"), ledgerEntry: undefined, decidedAt: DECIDED_AT, now: NOW };
+    const decision = decideProposal(record, proposalFor(record), at, shadowed);
+    expect(decision.audit[1]?.details.shadow).toMatchObject({
+      verdict: "ACCEPT",
+      reason_code: "VALIDATION_PASSED",
+      agrees: true,
+    });
+  });
+
   it("reads the proposal's order id without trusting its shape", () => {
     expect(proposedOrderId(proposalFor(claimRecord(ACCEPTABLE)))).toBe("ord_001");
     expect([null, {}, { params: { order_id: 7 } }, { params: { order_id: "" } }].map(proposedOrderId)).toEqual([

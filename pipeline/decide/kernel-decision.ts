@@ -8,6 +8,7 @@ import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/claims/execution.ts";
 import { decideClaim } from "../../core/claims/kernel.ts";
 import type { ClaimVerdict } from "../../core/claims/kernel.ts";
+import { decideShadow } from "../../core/claims/shadow.ts";
 import type { ReviewRecord } from "../../core/claims/review.ts";
 import { formatEur, severityForVerdict } from "../../core/integrity/index.ts";
 import type { AuditEvent, LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
@@ -66,7 +67,18 @@ export function decideProposal(
     dfid: record.dfid,
   };
   // The hash is how to compute, not what is decided: it stays out of the recorded kernel inputs.
-  const verdict = decideClaim(policy.sha256 ? { ...inputs, sha256: policy.sha256 } : inputs);
+  const kernelInput = policy.sha256 ? { ...inputs, sha256: policy.sha256 } : inputs;
+  const verdict = decideClaim(kernelInput);
+  // The shadow policy decides the same inputs beside the live one; only the audit records it.
+  const { shadow: shadowPolicy } = policy.agent;
+  const shadow = shadowPolicy
+    ? decideShadow(kernelInput, verdict, {
+        agent_id: shadowPolicy.agentId,
+        version: shadowPolicy.version,
+        contract: shadowPolicy.contract,
+        responsibility: shadowPolicy.responsibility,
+      })
+    : undefined;
   const verdictRecord = buildVerdictRecord({
     verdict,
     proposal,
@@ -89,7 +101,7 @@ export function decideProposal(
       "KERNEL_VERDICT",
       "DECIDED",
       at.now,
-      { ...verdictRecord, layer: verdict.layer, checks: verdict.checks },
+      { ...verdictRecord, layer: verdict.layer, checks: verdict.checks, ...(shadow ? { shadow } : {}) },
       severityForVerdict(verdict.verdict),
     ),
   ];
