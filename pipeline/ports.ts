@@ -194,11 +194,22 @@ export type RefundLedger = {
   clearReviewPending(orderId: string, claimId: string, scope?: string): Promise<void>;
 };
 
-/** The context store: authoritative order data the kernel reads and the crew never sees. */
-export type ContextStore = {
-  /** The order, or `undefined` when the store does not know it. */
+/**
+ * The shop's orders: the authoritative facts the kernel, triage and review read, never shown to the crew. Two
+ * adapters (docs/orders.md): the DynamoDB table (`ORDER_SOURCE=table`) and the shop's order API (`http`).
+ */
+export type OrderSource = {
+  /**
+   * The order, or `undefined` when the shop does not know it (the kernel's `ORDER_NOT_FOUND`). Throws
+   * `OrderSourceUnavailableError` when the source cannot answer now (retry later) and `OrderDataError` when it
+   * holds an order that cannot be used.
+   */
   getOrder(orderId: string): Promise<Order | undefined>;
-  /** All orders as plain data (for the report and for replay). */
+};
+
+/** The table's orders: an `OrderSource` that can also list them all (the table adapter and the in-memory one). */
+export type ContextStore = OrderSource & {
+  /** All orders as plain data. */
   snapshot(): Promise<ContextSnapshot>;
 };
 
