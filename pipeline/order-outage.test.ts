@@ -15,6 +15,7 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { handleProposal } from "./kernel-service.ts";
 import type { ProposalMessage } from "./messages.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
+import { decideReview } from "./review.ts";
 import { handleAgentStep } from "./worker.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -163,6 +164,28 @@ describe("an order API that cannot answer", () => {
       outcome: "DECIDED",
       verdict: { record: { verdict: "REJECT", reason_code: "ORDER_NOT_FOUND" } },
     });
+  });
+});
+
+describe("a reviewer's approval while the order API cannot answer", () => {
+  it("is answered 503 ORDER_SOURCE_UNAVAILABLE and changes nothing; the same approval passes once the API is back", async () => {
+    const escalate = { claim: { ...ACCEPT.claim, order_id: "ord_002", amount_eur: 1200, reason: "Laptop is dead" } };
+    const { p, api, message } = await atProposal(escalate);
+    expect(await handleProposal(message, p.deps)).toMatchObject({
+      verdict: { record: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" } },
+    });
+    const pending = await p.deps.reviews.getReview("clm_o");
+    const ledger = await p.deps.ledger.get("ord_002");
+    api.state = "down";
+    const refused = await decideReview("clm_o", { decision: "APPROVE", reviewer: "rita" }, p.deps);
+    expect(refused).toMatchObject({ ok: false, status: 503, code: "ORDER_SOURCE_UNAVAILABLE" });
+    expect(!refused.ok && refused.message).toMatch(/nothing changed, try again later .*ECONNREFUSED/);
+    expect(await p.deps.reviews.getReview("clm_o")).toEqual(pending);
+    expect(await p.deps.ledger.get("ord_002")).toEqual(ledger);
+    expect(ledger?.refunded_cents ?? 0).toBe(0);
+    api.state = "up";
+    const approved = await decideReview("clm_o", { decision: "APPROVE", reviewer: "rita" }, p.deps);
+    expect(approved).toMatchObject({ ok: true, body: { executed: true, review: { status: "APPROVED" } } });
   });
 });
 
