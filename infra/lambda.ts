@@ -118,8 +118,10 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
       POWERTOOLS_SERVICE_NAME: `claims-${key}`,
       CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate),
       POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage),
-      // The functions that read orders get the order source's settings (the token by link, links.ts).
-      ...((ORDER_READERS as readonly FunctionKey[]).includes(key) ? orderSourceEnvironment(settings.orders) : {}),
+      // With the shop's order API, the functions that read orders get its settings (the token by link, links.ts).
+      ...(settings.orders.source === "http" && (ORDER_READERS as readonly FunctionKey[]).includes(key)
+        ? orderSourceEnvironment(settings.orders)
+        : {}),
       ...options.environment,
     },
     ...(options.retries === undefined ? {} : { retries: options.retries }),
