@@ -3,7 +3,7 @@
 // that read orders (ORDER_READERS) the same variables; the functions and the local stack (`claims serve`,
 // `claims batch`) read them from theirs. The token is never here: on AWS it is the OrderApiToken secret, locally
 // ORDER_API_TOKEN or the file ORDER_API_TOKEN_FILE names.
-import { ClaimsError } from "../core/errors.ts";
+import { OrderSourceSettingError } from "./errors.ts";
 import type { FunctionKey } from "./facts.ts";
 
 /** The order sources: the DynamoDB table (`claims load-orders`) or the shop's order API. */
@@ -41,13 +41,6 @@ export const ORDER_READERS = ["kernel", "reviewApi", "sweep", "batch"] as const 
 export type OrderSourceSettings =
   | { readonly source: "table"; readonly maxWaitMs: number }
   | { readonly source: "http"; readonly url: string; readonly maxWaitMs: number; readonly timeoutMs: number };
-
-/** An order source variable that is set wrongly: the message names it and what it expects. */
-export class OrderSourceSettingError extends ClaimsError<"ORDER_SOURCE_SETTING"> {
-  constructor(message: string) {
-    super("ORDER_SOURCE_SETTING", message);
-  }
-}
 
 type Env = Readonly<Record<string, string | undefined>>;
 

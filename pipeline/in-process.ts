@@ -127,7 +127,8 @@ export async function handleWork(work: InMemoryWork, deps: PipelineDeps): Promis
       await handleAgentStep(work.message, deps);
       break;
     case "proposals":
-      await handleProposal(work.message, deps);
+      // In one process nothing delivers a message again: an order source that cannot answer ends the claim at once.
+      await handleProposal(work.message, deps, { finalAttempt: true });
       break;
     case "timers":
       break;
