@@ -35,7 +35,13 @@ export type CandidatePolicy = {
   version: string;
   responsibility: ResponsibilityContract;
   contract: ClaimsContract;
+  /** The file's own `shadow_policy`, when it has one: not decided (a backtest decides one candidate), only named. */
+  shadow?: { agentId: string; version: string };
 };
+
+/** Why a candidate file's own `shadow_policy` is left out, as the output says it. */
+export const IGNORED_SHADOW_NOTE =
+  "ignored: a backtest decides one candidate policy; to backtest the shadow policy, put it in a policy file of its own";
 
 /** One recorded history, simulated on a ledger of its own: a batch run (by simulation id) or the served claims. */
 export type RecordedHistory = { id: string; events: readonly AuditEvent[] };
@@ -110,7 +116,13 @@ export type BacktestReport = {
   flip_details: FlipDetail[];
   human_decisions: PersonDecision[];
   histories: { id: string; evaluated: number; flips: number }[];
-  policy: { agent_id: string; contract: ClaimsContract; escalate_on_uncertainty: number };
+  policy: {
+    agent_id: string;
+    contract: ClaimsContract;
+    escalate_on_uncertainty: number;
+    /** The candidate file's own shadow policy, left out (`IGNORED_SHADOW_NOTE`). */
+    ignored_shadow_policy?: { agent_id: string; version: string; note: string };
+  };
 };
 
 /** Re-decides every recorded kernel decision of `input.histories` under `input.policy` (see the file comment). */
@@ -157,6 +169,15 @@ export function backtest(input: BacktestInput): BacktestReport {
       agent_id: policy.agentId,
       contract: policy.contract,
       escalate_on_uncertainty: policy.responsibility.escalate_on_uncertainty,
+      ...(policy.shadow
+        ? {
+            ignored_shadow_policy: {
+              agent_id: policy.shadow.agentId,
+              version: policy.shadow.version,
+              note: IGNORED_SHADOW_NOTE,
+            },
+          }
+        : {}),
     },
   };
 }
