@@ -251,6 +251,7 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
   const seen = (stored: StoredVerdict | undefined) => {
     if (!stored) return stored;
     shadowOf.delete(stored.idempotency_key);
+    if (stored.published) return stored; // counted by the call that marked it
     shadowOf.set(stored.idempotency_key, (stored.audit ?? []).flatMap(shadowDecisionRecords));
     if (shadowOf.size > 1_000) shadowOf.delete(shadowOf.keys().next().value!);
     return stored;
