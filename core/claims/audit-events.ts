@@ -22,9 +22,11 @@ import { ClaimsCrewInputSchema } from "./crew.ts";
 import {
   ClaimVerdictDetailSchema,
   RefundExecutedDetailSchema,
+  RefundSettledDetailSchema,
   ReviewDecidedDetailSchema,
   ReviewRequestedDetailSchema,
 } from "./events.ts";
+import { RefundReviewDecisionSchema } from "./settlement.ts";
 import { ExpectedOutcomeSchema } from "./expected-outcome.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "./proposal-output.ts";
 
@@ -298,6 +300,21 @@ export const AUDIT_EVENTS = {
   REVIEW_REQUESTED: z.object({ ...ClaimFields, ...ReviewRequestedDetailSchema.shape }),
   /** A person decided (the ReviewDecided detail). */
   REVIEW_DECIDED: z.object({ ...ClaimFields, ...ReviewDecidedDetailSchema.shape }),
+  /** The payment provider paid the refund (docs/payments.md). */
+  REFUND_SETTLED: z.object({ ...ClaimFields, ...RefundSettledDetailSchema.shape }),
+  /** The payment provider refused the refund: its review (origin REFUND_FAILED) is open. */
+  REFUND_FAILED: z.object({ ...ClaimFields, ...RefundSettledDetailSchema.shape, review_id: z.string().min(1) }),
+  /** A person decided a failed refund: RETRY (a new execution) or CLOSE (reservation released, not refunded). */
+  REFUND_REVIEW_DECIDED: z.object({
+    ...ClaimFields,
+    review_id: z.string().min(1),
+    execution_id: z.string().min(1),
+    decision: RefundReviewDecisionSchema,
+    reviewer: z.string().min(1),
+    note: z.string().optional(),
+    retry_execution_id: z.string().min(1).optional(),
+    amount_eur: z.number().positive(),
+  }),
 } as const satisfies { [T in AuditEventType]: z.ZodType };
 
 /** The details of an audit event of type `T`, as parsed. */

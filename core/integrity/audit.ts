@@ -27,6 +27,9 @@ export const AUDIT_EVENT_TYPES = [
   "CLAIM_NEEDS_REVIEW",
   "REVIEW_REQUESTED",
   "REVIEW_DECIDED",
+  "REFUND_SETTLED",
+  "REFUND_FAILED",
+  "REFUND_REVIEW_DECIDED",
 ] as const;
 
 /** The audit event type schema. */

@@ -42,6 +42,8 @@ export const OrderSchema = z
     amount: z.number().positive(),
     currency: z.literal("EUR").default("EUR"),
     customer_id: z.string().optional(),
+    /** The shop's payment the refund goes back to (Stripe `pi_…` or `ch_…`), for the refund executor. */
+    payment_ref: z.string().min(1).optional(),
   })
   .strict();
 
