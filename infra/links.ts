@@ -6,7 +6,7 @@ import { bus } from "./bus.ts";
 import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "./facts.ts";
 import type { FunctionKey, IamAction, LinkName } from "./facts.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
-import { apiToken, llmApiKey, reviewerToken } from "./secrets.ts";
+import { apiToken, llmApiKey, reviewerToken, stripeApiKey, stripeWebhookSecret } from "./secrets.ts";
 import { table } from "./storage.ts";
 
 // The properties SST's own links carry (queue: url; table: name; bus: name and arn), without their permissions.
@@ -22,6 +22,9 @@ const RESOURCES = {
   [LINKS.llmApiKey]: llmApiKey,
   [LINKS.apiToken]: apiToken,
   [LINKS.reviewerToken]: reviewerToken,
+  // Only with PAYMENT_PROVIDER=stripe (the payment functions are deployed only with PAYMENT_PROVIDER).
+  [LINKS.stripeApiKey]: stripeApiKey,
+  [LINKS.stripeWebhookSecret]: stripeWebhookSecret,
   [LINKS.queues.crewEvents]: crewEventsQueue,
   [LINKS.queues.agentSteps]: agentStepsQueue,
   [LINKS.queues.proposals]: proposalsQueue,
@@ -31,7 +34,9 @@ const RESOURCES = {
 
 /** The SST components `key`'s handler is linked to. */
 export function linksOf(key: FunctionKey) {
-  return linkNamesOf(key).map((name) => RESOURCES[name]);
+  return linkNamesOf(key)
+    .map((name) => RESOURCES[name])
+    .filter((resource) => resource !== undefined);
 }
 
 /** An ARN as the components hand them out (a Pulumi Output<string> under SST's real types). */
@@ -53,7 +58,7 @@ function statementsFor(name: LinkName, actions: readonly IamAction[]): Permissio
       ...(onIndex.length === 0 ? [] : [{ actions: onIndex, resources: [$interpolate`${table.arn}/index/*`] }]),
     ];
   }
-  const resource = RESOURCES[name] as { arn: Arn };
+  const resource = RESOURCES[name] as unknown as { arn: Arn };
   return [{ actions: [...actions], resources: [resource.arn] }];
 }
 

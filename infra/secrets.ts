@@ -1,4 +1,5 @@
 // Secrets, set per stage with `npx sst secret set <Name> <value> --stage <stage>`; a missing one stops the deploy.
+import { settings } from "./settings.ts";
 
 /** The API key of the OpenAI-compatible LLM endpoint (any non-empty value for servers without auth, e.g. Ollama). */
 export const llmApiKey = new sst.Secret("LlmApiKey");
@@ -8,3 +9,10 @@ export const apiToken = new sst.Secret("ApiToken");
 
 /** The bearer token reviewers use on the review routes (locally CLAIMS_REVIEWER_TOKEN); the intake token cannot decide reviews. */
 export const reviewerToken = new sst.Secret("ReviewerToken");
+
+/** Stripe's secret API key (sk_…), for the refund executor: only with PAYMENT_PROVIDER=stripe. */
+export const stripeApiKey = settings.paymentProvider === "stripe" ? new sst.Secret("StripeApiKey") : undefined;
+
+/** The signing secret (whsec_…) of the Stripe webhook endpoint: only with PAYMENT_PROVIDER=stripe. */
+export const stripeWebhookSecret =
+  settings.paymentProvider === "stripe" ? new sst.Secret("StripeWebhookSecret") : undefined;

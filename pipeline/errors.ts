@@ -14,3 +14,10 @@ export class ClaimQueryError extends ClaimsError<"INVALID_CLAIM_QUERY"> {
     super("INVALID_CLAIM_QUERY", message);
   }
 }
+
+/** The payment provider could not be reached or answered a retryable error: the message is retried with the same key. */
+export class PaymentUnavailableError extends ClaimsError<"PAYMENT_UNAVAILABLE"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("PAYMENT_UNAVAILABLE", message, options);
+  }
+}

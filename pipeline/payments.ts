@@ -12,8 +12,10 @@ import type {
   SettlementRecord,
   SettlementStatus,
 } from "../core/claims/settlement.ts";
-import { ClaimsError, VersionConflictError } from "../core/errors.ts";
+import { VersionConflictError } from "../core/errors.ts";
+import { PaymentUnavailableError } from "./errors.ts";
 import { parseCents } from "../core/integrity/money.ts";
+export { PaymentUnavailableError } from "./errors.ts";
 import type { AuditLog, Clock, ContextStore, EventPublisher } from "./ports.ts";
 
 /** One refund to pay: the idempotency key is the execution id, so a repeated call never pays twice. */
@@ -39,13 +41,6 @@ export type ProviderRefundResult = {
 export interface PaymentProvider {
   readonly name: PaymentProviderName;
   refund(request: ProviderRefundRequest): Promise<ProviderRefundResult>;
-}
-
-/** The provider could not be reached or answered a retryable error: the message is retried with the same key. */
-export class PaymentUnavailableError extends ClaimsError<"PAYMENT_UNAVAILABLE"> {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("PAYMENT_UNAVAILABLE", message, options);
-  }
 }
 
 /** Where settlements live: one per claim, changed by conditional writes on `version`. */

@@ -26,7 +26,6 @@ import {
   ReviewDecidedDetailSchema,
   ReviewRequestedDetailSchema,
 } from "./events.ts";
-import { RefundReviewDecisionSchema } from "./settlement.ts";
 import { ExpectedOutcomeSchema } from "./expected-outcome.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "./proposal-output.ts";
 
@@ -304,17 +303,6 @@ export const AUDIT_EVENTS = {
   REFUND_SETTLED: z.object({ ...ClaimFields, ...RefundSettledDetailSchema.shape }),
   /** The payment provider refused the refund: its review (origin REFUND_FAILED) is open. */
   REFUND_FAILED: z.object({ ...ClaimFields, ...RefundSettledDetailSchema.shape, review_id: z.string().min(1) }),
-  /** A person decided a failed refund: RETRY (a new execution) or CLOSE (reservation released, not refunded). */
-  REFUND_REVIEW_DECIDED: z.object({
-    ...ClaimFields,
-    review_id: z.string().min(1),
-    execution_id: z.string().min(1),
-    decision: RefundReviewDecisionSchema,
-    reviewer: z.string().min(1),
-    note: z.string().optional(),
-    retry_execution_id: z.string().min(1).optional(),
-    amount_eur: z.number().positive(),
-  }),
 } as const satisfies { [T in AuditEventType]: z.ZodType };
 
 /** The details of an audit event of type `T`, as parsed. */

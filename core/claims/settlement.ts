@@ -99,6 +99,30 @@ export function refundView(record: SettlementRecord): {
   };
 }
 
+/** The claim view's `refund`: the settlement and, once the refund failed, its own review (origin REFUND_FAILED). */
+export function refundClaimView(record: SettlementRecord): Record<string, unknown> {
+  const review = record.review;
+  return {
+    ...refundView(record),
+    ...(review
+      ? {
+          review: {
+            review_id: review.review_id,
+            origin: review.origin,
+            status: review.status,
+            reason_code: review.reason_code,
+            reason: review.reason,
+            requested_at: review.requested_at,
+            ...(review.decided_at ? { decided_at: review.decided_at } : {}),
+            ...(review.decision ? { decision: review.decision } : {}),
+            ...(review.reviewer ? { reviewer: review.reviewer } : {}),
+            ...(review.note !== undefined ? { note: review.note } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
 /** The id of the review a failed execution opens: `rev_` and a hash of the execution id (stable across redeliveries). */
 export function refundReviewId(executionId: string): string {
   return `rev_${hashHex(`REFUND_FAILED\n${executionId}`).slice(0, 24)}`;

@@ -29,7 +29,6 @@ export const AUDIT_EVENT_TYPES = [
   "REVIEW_DECIDED",
   "REFUND_SETTLED",
   "REFUND_FAILED",
-  "REFUND_REVIEW_DECIDED",
 ] as const;
 
 /** The audit event type schema. */

@@ -23,6 +23,7 @@ import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../infra/facts.ts";
 import type { LinkedResources } from "./resources.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
+import { paymentProviderFrom } from "./payments.ts";
 import type { PolicySettings } from "../../infra/policy-format.ts";
 import type { QueueRole } from "../../infra/facts.ts";
 
@@ -208,6 +209,9 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     ledger: lazyPort(() => dynamo().ledger),
     orders: lazyPort(() => dynamo().orders),
     reviews: lazyPort(() => dynamo().reviews),
+    settlements: lazyPort(() => dynamo().settlements),
+    payments: lazyPort(() => paymentProviderFrom(env, resources)),
+    webhookSecret: () => resources.secret(LINKS.stripeWebhookSecret),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
     publisher: lazyPort(() => createEventBridgePublisher({ client: clients().events, busName: resources.busName() })),
     llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),

@@ -103,7 +103,7 @@ export async function listClaims(request: ApiRequest, deps: PipelineDeps): Promi
   const parsed = parseClaimListQuery(request.queryStringParameters ?? {});
   if (!parsed.ok) return parsed.response;
   const page = await deps.claims.listClaims(parsed.query);
-  // Only an escalated claim or one that needs review has a review to show.
+  // Only an escalated claim or one that needs review has a review to show; only an executed one a settlement.
   const items = await Promise.all(
     page.items.map(async (record) =>
       claimView(
@@ -111,6 +111,7 @@ export async function listClaims(request: ApiRequest, deps: PipelineDeps): Promi
         record.verdict === "ESCALATE" || record.status === "NEEDS_REVIEW"
           ? await deps.reviews.getReview(record.claim_id)
           : undefined,
+        record.executed ? await deps.settlements?.get(record.claim_id) : undefined,
       ),
     ),
   );
@@ -123,7 +124,10 @@ export async function getClaim(request: ApiRequest, deps: PipelineDeps): Promise
   if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
   const record = await deps.claims.getClaim(id);
   if (!record) return apiError(404, "NOT_FOUND", `claim ${id} not found`);
-  return json(200, claimView(record, await deps.reviews.getReview(id)));
+  return json(
+    200,
+    claimView(record, await deps.reviews.getReview(id), record.executed ? await deps.settlements?.get(id) : undefined),
+  );
 }
 
 /**

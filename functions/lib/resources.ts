@@ -40,8 +40,14 @@ export function linkedResources(reader: ResourceReader = sstResources) {
     tableName: () => read(reader, LINKS.table, Named, "{ name }").name,
     busName: () => read(reader, LINKS.bus, Named, "{ name }").name,
     queueUrl: (role: QueueRole) => read(reader, LINKS.queues[role], Queue, "{ url }").url,
-    secret: (name: typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken) =>
-      read(reader, name, Secret, "{ value }").value,
+    secret: (
+      name:
+        | typeof LINKS.llmApiKey
+        | typeof LINKS.apiToken
+        | typeof LINKS.reviewerToken
+        | typeof LINKS.stripeApiKey
+        | typeof LINKS.stripeWebhookSecret,
+    ) => read(reader, name, Secret, "{ value }").value,
   };
 }
 
