@@ -280,3 +280,32 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
     totals: { settled_eur: cents.SETTLED / 100, pending_eur: cents.PENDING / 100, failed_eur: cents.FAILED / 100 },
   };
 }
+
+/** The reconciliation of stored settlements (the served report): each claim's current execution, CLOSED ones left out. */
+export function reconcileSettlements(records: readonly SettlementRecord[]): Reconciliation {
+  return reconcile(
+    records.flatMap((r): SettlementFact[] => [
+      {
+        kind: "executed",
+        execution_id: r.execution_id,
+        claim_id: r.claim_id,
+        amount_eur: r.amount_eur,
+        at: r.requested_at,
+      },
+      ...(r.status === "PENDING"
+        ? []
+        : [
+            {
+              kind: r.status === "SETTLED" ? ("settled" as const) : ("failed" as const),
+              execution_id: r.execution_id,
+              at: r.updated_at,
+              ...(r.provider_ref === undefined ? {} : { provider_ref: r.provider_ref }),
+              ...(r.failure_reason === undefined ? {} : { failure_reason: r.failure_reason }),
+            },
+          ]),
+      ...(r.review?.status === "CLOSED"
+        ? [{ kind: "closed" as const, execution_id: r.execution_id, at: r.updated_at }]
+        : []),
+    ]),
+  );
+}

@@ -2,6 +2,7 @@
 // its outcome to a status code. Customer text never reaches a log line from here.
 import { ClaimStatusSchema, claimView, VerdictValueSchema } from "../../core/claims/claim-record.ts";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import { reconcileSettlements } from "../../core/claims/settlement.ts";
 import { parseIsoMs } from "../../core/integrity/time.ts";
 import { submitClaim } from "../../pipeline/intake.ts";
 import type { Admission } from "../../pipeline/intake.ts";
@@ -163,9 +164,11 @@ export async function getServedReport(request: ApiRequest, deps: PipelineDeps): 
     ]);
   }
   const events = await deps.audit.recentServed(limit);
+  const settlements = deps.settlements ? await deps.settlements.list() : [];
   const page = renderServedReport(events, {
     scope: `the ${limit} most recent claims (at most)`,
     generatedAt: new Date(deps.clock.now()).toISOString(),
+    ...(settlements.length > 0 ? { reconciliation: reconcileSettlements(settlements) } : {}),
   });
   return htmlResponse(page, htmlSecurityHeaders(REPORT_CSP));
 }
