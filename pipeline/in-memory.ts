@@ -143,7 +143,9 @@ export function createInMemoryVerdictRepository(): VerdictRepository & { all(): 
     },
     async markPublished(key) {
       const v = verdicts.get(key);
-      if (v) v.published = true;
+      if (!v || v.published) return false;
+      v.published = true;
+      return true;
     },
     all: () => [...verdicts.values()].map(clone),
   };

@@ -147,8 +147,11 @@ export interface VerdictRepository {
    * `layer`, `checks`), which replaces the unpublished one.
    */
   recordExecution(idempotencyKey: string, outcome: VerdictOutcome): Promise<StoredVerdict>;
-  /** Records that the verdict's events were published. */
-  markPublished(idempotencyKey: string): Promise<void>;
+  /**
+   * Records that the verdict's events were published; true only for the one call that marked it (a redelivery, or
+   * a racing delivery that finds it marked already, gets false, as does an unknown key).
+   */
+  markPublished(idempotencyKey: string): Promise<boolean>;
 }
 
 /** Sends work between the pipeline's stages (SQS on AWS; fauxqs or memory locally). */

@@ -643,10 +643,20 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const repo = await factory();
       const key = key64(7);
       await repo.putVerdictOnce(verdictFixture(key, { execution: "NOT_APPLICABLE" }));
-      await repo.markPublished(key);
+      expect(await repo.markPublished(key)).toBe(true);
       expect(await repo.getVerdict(key)).toEqual(verdictFixture(key, { execution: "NOT_APPLICABLE", published: true }));
-      await repo.markPublished(key64(8));
+      expect(await repo.markPublished(key64(8))).toBe(false);
       expect(await repo.getVerdict(key64(8))).toBeUndefined();
+    });
+
+    it("answers true to exactly one of the calls that mark a verdict published (a redelivery gets false)", async () => {
+      const repo = await factory();
+      const key = key64(9);
+      await repo.putVerdictOnce(verdictFixture(key, { execution: "NOT_APPLICABLE" }));
+      const racing = await Promise.all([repo.markPublished(key), repo.markPublished(key), repo.markPublished(key)]);
+      expect(racing.filter(Boolean)).toHaveLength(1);
+      expect(await repo.markPublished(key)).toBe(false);
+      expect((await repo.getVerdict(key))?.published).toBe(true);
     });
   });
 }
