@@ -21,6 +21,7 @@ export default $config({
     await import("./infra/queues.ts");
     const { bus, ruleQueues } = await import("./infra/bus.ts");
     await import("./infra/functions.ts");
+    const { paymentWebhook } = await import("./infra/payments.ts");
     const { api } = await import("./infra/api.ts");
     await import("./infra/schedules.ts");
     const { alarmTopic, dashboardUrl } = await import("./infra/monitoring.ts");
@@ -33,6 +34,8 @@ export default $config({
       verdictsQueue: ruleQueues.verdicts.queue.url,
       reviewQueue: ruleQueues.escalations.queue.url,
       refundsQueue: ruleQueues.refunds.queue.url,
+      // With PAYMENT_PROVIDER: give Stripe `<api>/webhooks/stripe` (infra/README.md#payments).
+      ...(paymentWebhook ? { stripeWebhook: $interpolate`${api.url}/webhooks/stripe` } : {}),
       alarmTopic: alarmTopic.arn,
       dashboard: dashboardUrl,
       policy: `${policy.source} (sha256 ${policy.source_sha256.slice(0, 12)})`,

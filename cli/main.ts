@@ -1,4 +1,5 @@
 // The `claims` CLI (docs/cli.md): batch, serve, list, report, replay.
+import { registerReconcileCommand } from "./reconcile.ts";
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/lib/errors.ts";
 import { randomBytes } from "node:crypto";
@@ -311,7 +312,11 @@ program
         ...(llm.waits ? { waits: llm.waits } : {}),
       });
       const front = await startHttpFront({
-        functions: { intakeApi: stack.handlers.intakeApi, reviewApi: stack.handlers.reviewApi },
+        functions: {
+          intakeApi: stack.handlers.intakeApi,
+          reviewApi: stack.handlers.reviewApi,
+          ...(stack.handlers.paymentWebhook ? { paymentWebhook: stack.handlers.paymentWebhook } : {}),
+        },
         authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
         port: o.port,
         host: o.host,
@@ -559,6 +564,7 @@ function formatReplay(result: ReplayResult, simulationId: string): string {
 registerReviewCommands(program);
 registerListCommand(program);
 registerBacktestCommand(program);
+registerReconcileCommand(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {

@@ -5,6 +5,7 @@
 import { AUTHORIZERS, ROUTES, SUBMIT_ROUTE } from "./facts.ts";
 import type { RouteAuth, RouteKey } from "./facts.ts";
 import { functionArgs } from "./lambda.ts";
+import { paymentWebhook } from "./payments.ts";
 import { settings } from "./settings.ts";
 
 /** The intake handler behind the claim and report routes (one function: one warm pool, one set of permissions). */
@@ -13,7 +14,8 @@ export const intakeApi = new sst.aws.Function("IntakeApi", functionArgs("intakeA
 /** The reviewer handler behind the review routes: the only HTTP function linked to the bus (approvals publish). */
 export const reviewApi = new sst.aws.Function("ReviewApi", functionArgs("reviewApi"));
 
-const HANDLERS = { intakeApi, reviewApi } as const;
+/** The function of each route; the payment webhook exists only with PAYMENT_PROVIDER (infra/payments.ts), else its route is not declared. */
+const HANDLERS = { intakeApi, reviewApi, paymentWebhook } as const;
 
 /** Resolved with the routes once they are declared: the stage's route settings name POST /claims, which must exist first. */
 let routesDeclared: (routes: unknown[]) => void = () => undefined;
@@ -80,10 +82,12 @@ const authorizers = {
 } satisfies Record<Exclude<RouteAuth, "none">, unknown>;
 
 routesDeclared(
-  (Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][]).map(([key, route]) =>
-    api.route(key, HANDLERS[route.fn].arn, {
-      // A tokenPage route checks the token in its function (a browser without one gets the page that asks for it).
-      auth: route.auth === "none" || "tokenPage" in route ? false : { lambda: authorizers[route.auth].id },
-    }),
-  ),
+  (Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][])
+    .filter(([, route]) => HANDLERS[route.fn] !== undefined)
+    .map(([key, route]) =>
+      api.route(key, HANDLERS[route.fn]!.arn, {
+        // A tokenPage route checks the token in its function (a browser without one gets the page that asks for it).
+        auth: route.auth === "none" || "tokenPage" in route ? false : { lambda: authorizers[route.auth].id },
+      }),
+    ),
 );

@@ -46,12 +46,17 @@ function onlyFromRule(name: string, queue: QueueComponent, ruleArn: unknown) {
   });
 }
 
-/** A downstream queue fed by one rule; its DLQ takes both its consumers' failures and undeliverable events. */
-function deliverRule(rule: RuleName, name: string) {
+/** A queue fed by one rule (a downstream system's, or the refund executor's); its DLQ takes both its consumers' failures and undeliverable events. */
+export function deliverRule(
+  rule: string,
+  name: string,
+  pattern: unknown = RULE_PATTERNS[rule as RuleName],
+  visibilityTimeout: `${number} minutes` | `${number} seconds` = "5 minutes",
+) {
   const dlq = deadLetterQueue(`${name}Dlq`);
   const queue = new sst.aws.Queue(`${name}Queue`, {
     // Read by systems outside this app: 5 minutes fits any consumer whose timeout is at most 50 s.
-    visibilityTimeout: "5 minutes",
+    visibilityTimeout,
     dlq: { queue: dlq.arn, retry: DOWNSTREAM_MAX_RECEIVES },
     // A consumer down for a week must not lose a RefundExecuted: 14 days, as the DLQ.
     transform: { queue: { messageRetentionSeconds: RETENTION_SECONDS } },
@@ -61,7 +66,7 @@ function deliverRule(rule: RuleName, name: string) {
   // The pattern is EventBridge JSON straight from the shared module (it uses `$or`).
   const eventRule = new aws.cloudwatch.EventRule(`${ruleName}Rule`, {
     eventBusName: bus.name,
-    eventPattern: JSON.stringify(RULE_PATTERNS[rule]),
+    eventPattern: JSON.stringify(pattern),
   });
   const policies = [
     onlyFromRule(`${name}QueuePolicy`, queue, eventRule.arn),

@@ -30,6 +30,19 @@ export const RULE_PATTERNS = {
 /** Name of a rule on the bus. */
 export type RuleName = keyof typeof RULE_PATTERNS;
 
+/**
+ * The refund executor's rule (deployed only with PAYMENT_PROVIDER): authorised refunds that are not a
+ * simulation's, which never reach a payment provider.
+ */
+export const PAYMENT_RULE = {
+  name: "payments",
+  pattern: {
+    source: [KERNEL_SOURCE],
+    "detail-type": [DETAIL_TYPES.refund],
+    detail: { simulation_id: [{ exists: false }] },
+  },
+} as const;
+
 /** The SST link names (`Resource.<Name>`) of the app's resources. */
 export const LINKS = {
   table: "Table",
@@ -39,6 +52,10 @@ export const LINKS = {
   reviewerToken: "ReviewerToken",
   /** The shop's order API token: a secret that exists, and is linked to ORDER_READERS, only when ORDER_SOURCE=http. */
   orderApiToken: "OrderApiToken",
+  /** The payment provider's API key (Stripe secret key), for the refund executor. */
+  stripeApiKey: "StripeApiKey",
+  /** The signing secret of the Stripe webhook endpoint (its own credential, neither token opens it). */
+  stripeWebhookSecret: "StripeWebhookSecret",
   queues: {
     crewEvents: "CrewEventsQueue",
     agentSteps: "AgentStepsQueue",
@@ -59,6 +76,8 @@ export type LinkName =
   | typeof LINKS.apiToken
   | typeof LINKS.reviewerToken
   | typeof LINKS.orderApiToken
+  | typeof LINKS.stripeApiKey
+  | typeof LINKS.stripeWebhookSecret
   | (typeof LINKS.queues)[QueueRole];
 
 /**
@@ -254,7 +273,30 @@ export const FUNCTIONS = {
     description: "Scheduled scenario batch under one simulation_id",
     access: { [LINKS.table]: tableWrite, [Q.extraction]: queueSend, [Q.crewEvents]: queueSend },
   },
+  refundExecutor: {
+    handler: "functions/refund-executor.handler",
+    // One provider call per RefundExecuted (a few hundred ms at Stripe) between a few DynamoDB writes.
+    memory: "256 MB",
+    // The SDK's 20 s request timeout and its retries fit; the queue's visibility timeout is 6x this.
+    timeoutSeconds: 30,
+    description: "Pays authorised refunds through the payment provider (PAYMENT_PROVIDER) and records the settlement",
+    // Table: the order's payment_ref and the settlement. Bus: RefundSettled / RefundFailed.
+    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish, [LINKS.stripeApiKey]: secret },
+  },
+  paymentWebhook: {
+    handler: "functions/payment-webhook.handler",
+    memory: "256 MB",
+    timeoutSeconds: 10,
+    description: "POST /webhooks/stripe: verifies Stripe's signature, records refund.updated / refund.failed",
+    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish, [LINKS.stripeWebhookSecret]: secret },
+  },
 } as const satisfies Record<string, FunctionFact>;
+
+/** The functions deployed only when PAYMENT_PROVIDER is set at deploy. */
+export const PAYMENT_FUNCTIONS = ["refundExecutor", "paymentWebhook"] as const satisfies readonly FunctionKey[];
+
+/** The refund executor's queue (fed by PAYMENT_RULE): batches of 10; a provider outage is retried, then the DLQ. */
+export const PAYMENTS_QUEUE = { batchSize: 10, maxReceives: 5, maxConcurrency: 5 } as const;
 
 /** A function of the app by its key. */
 export type FunctionKey = keyof typeof FUNCTIONS;
@@ -412,7 +454,7 @@ export interface RouteFact {
   readonly method: "GET" | "POST";
   readonly path: `/${string}`;
   readonly auth: RouteAuth;
-  readonly fn: "intakeApi" | "reviewApi";
+  readonly fn: "intakeApi" | "reviewApi" | "paymentWebhook";
   /**
    * API Gateway lets the route through and its function checks the token itself (functions/lib/intake-routes.ts
    * withIntakeToken): a browser without a token gets the page that asks for it; any other request without one, 401.
@@ -446,6 +488,8 @@ export const ROUTES = {
   "GET /review": { method: "GET", path: "/review", auth: "none", fn: "reviewApi" },
   // Open, for load balancers and uptime checks; it reveals nothing.
   "GET /health": { method: "GET", path: "/health", auth: "none", fn: "intakeApi" },
+  // Stripe's webhooks: no bearer token; the function verifies Stripe's signature with the StripeWebhookSecret.
+  "POST /webhooks/stripe": { method: "POST", path: "/webhooks/stripe", auth: "none", fn: "paymentWebhook" },
   // Open: the OpenAPI 3.1 description of these routes (functions/openapi.json), generated from the handlers' schemas.
   "GET /openapi.json": { method: "GET", path: "/openapi.json", auth: "none", fn: "intakeApi" },
 } as const satisfies Record<string, RouteFact>;

@@ -6,7 +6,7 @@ import { bus } from "./bus.ts";
 import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "./facts.ts";
 import type { FunctionKey, IamAction, LinkName } from "./facts.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
-import { apiToken, llmApiKey, orderApiToken, reviewerToken } from "./secrets.ts";
+import { apiToken, llmApiKey, orderApiToken, reviewerToken, stripeApiKey, stripeWebhookSecret } from "./secrets.ts";
 import { settings } from "./settings.ts";
 import { table } from "./storage.ts";
 
@@ -25,6 +25,9 @@ const RESOURCES = {
   [LINKS.reviewerToken]: reviewerToken,
   // Only with ORDER_SOURCE=http (undefined otherwise, and then linksOf never names it).
   [LINKS.orderApiToken]: orderApiToken,
+  // Only with PAYMENT_PROVIDER=stripe (the payment functions are deployed only with PAYMENT_PROVIDER).
+  [LINKS.stripeApiKey]: stripeApiKey,
+  [LINKS.stripeWebhookSecret]: stripeWebhookSecret,
   [LINKS.queues.crewEvents]: crewEventsQueue,
   [LINKS.queues.agentSteps]: agentStepsQueue,
   [LINKS.queues.proposals]: proposalsQueue,
@@ -34,7 +37,9 @@ const RESOURCES = {
 
 /** The SST components `key`'s handler is linked to. */
 export function linksOf(key: FunctionKey) {
-  return linkNamesOf(key, settings.orders.source).map((name) => RESOURCES[name]);
+  return linkNamesOf(key, settings.orders.source)
+    .map((name) => RESOURCES[name])
+    .filter((resource) => resource !== undefined);
 }
 
 /** An ARN as the components hand them out (a Pulumi Output<string> under SST's real types). */
@@ -56,7 +61,7 @@ function statementsFor(name: LinkName, actions: readonly IamAction[]): Permissio
       ...(onIndex.length === 0 ? [] : [{ actions: onIndex, resources: [$interpolate`${table.arn}/index/*`] }]),
     ];
   }
-  const resource = RESOURCES[name] as { arn: Arn };
+  const resource = RESOURCES[name] as unknown as { arn: Arn };
   return [{ actions: [...actions], resources: [resource.arn] }];
 }
 

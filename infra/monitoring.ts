@@ -6,7 +6,7 @@
 import { METRICS_SERVICE, metricsNamespace } from "./metrics-catalog.ts";
 import type { MetricName } from "./metrics-catalog.ts";
 import { ruleQueues } from "./bus.ts";
-import { FUNCTIONS } from "./facts.ts";
+import { FUNCTIONS, PAYMENT_FUNCTIONS } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
 import { functionName } from "./lambda.ts";
 import {
@@ -18,6 +18,7 @@ import {
   proposalsQueue,
   timersDlq,
 } from "./queues.ts";
+import { paymentsRule } from "./payments.ts";
 import { schedulesDlq } from "./schedules.ts";
 import { settings } from "./settings.ts";
 
@@ -87,7 +88,14 @@ const DEAD_LETTER_QUEUES: Record<string, Queue> = {
   ReviewDlq: ruleQueues.escalations.dlq,
   RefundsDlq: ruleQueues.refunds.dlq,
   SchedulesDlq: schedulesDlq,
+  // The refund executor's, with PAYMENT_PROVIDER: a refund the provider could not be asked to pay.
+  ...(paymentsRule ? { PaymentsDlq: paymentsRule.dlq } : {}),
 };
+
+/** The functions deployed on this stage: the payment ones only with PAYMENT_PROVIDER. */
+const DEPLOYED_FUNCTIONS = (Object.keys(FUNCTIONS) as FunctionKey[]).filter(
+  (key) => settings.paymentProvider !== undefined || !(PAYMENT_FUNCTIONS as readonly FunctionKey[]).includes(key),
+);
 
 /** A message in any DLQ is a claim, a step or an event that needs a person: any message alarms. */
 const dlqAlarms = Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) =>
@@ -131,7 +139,7 @@ const ageAlarms = (
  * Handlers return business outcomes and report failed messages as partial batch failures, so a Lambda error
  * (a throw, a timeout, a bad policy at cold start) is a bug or an outage: one alarms. So does any throttle.
  */
-const functionAlarms = (Object.keys(FUNCTIONS) as FunctionKey[]).flatMap((key) => [
+const functionAlarms = DEPLOYED_FUNCTIONS.flatMap((key) => [
   alarm(`${key}Errors`, {
     description: `Lambda ${functionName(key)} failed (threw, timed out or could not start) at least once in 5 minutes. Its log group has the cause.`,
     namespace: "AWS/Lambda",
@@ -308,7 +316,7 @@ const widgets = [
     "Functions: errors, throttles, cold starts",
     16,
     18,
-    (Object.keys(FUNCTIONS) as FunctionKey[]).flatMap((key) => [
+    DEPLOYED_FUNCTIONS.flatMap((key) => [
       ["AWS/Lambda", "Errors", "FunctionName", functionName(key), { label: `${key} errors` }],
       ["AWS/Lambda", "Throttles", "FunctionName", functionName(key), { label: `${key} throttles` }],
       ours("ColdStart", { function_name: functionName(key) }, { label: `${key} cold starts` }),

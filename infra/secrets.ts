@@ -15,3 +15,9 @@ export const reviewerToken = new sst.Secret("ReviewerToken");
  * linked to the functions that read orders only (infra/order-source.ts ORDER_READERS).
  */
 export const orderApiToken = settings.orders.source === "http" ? new sst.Secret("OrderApiToken") : undefined;
+/** Stripe's secret API key (sk_…), for the refund executor: only with PAYMENT_PROVIDER=stripe. */
+export const stripeApiKey = settings.paymentProvider === "stripe" ? new sst.Secret("StripeApiKey") : undefined;
+
+/** The signing secret (whsec_…) of the Stripe webhook endpoint: only with PAYMENT_PROVIDER=stripe. */
+export const stripeWebhookSecret =
+  settings.paymentProvider === "stripe" ? new sst.Secret("StripeWebhookSecret") : undefined;

@@ -141,6 +141,17 @@ if ($app.stage.length > MAX_STAGE_LENGTH) {
 /** Function and API access logs: a month is enough to debug a dev stage; production keeps a year for audits. */
 const logRetention: LogRetention = isProduction ? "1 year" : "1 month";
 
+/**
+ * The payment provider the refund executor pays through (PAYMENT_PROVIDER: stripe or simulated). Unset: no
+ * executor, no webhook route, and RefundExecuted is the end (paying is the consumer's job).
+ */
+function readPaymentProvider(): "stripe" | "simulated" | undefined {
+  const provider = read("PAYMENT_PROVIDER", "");
+  if (provider === "") return undefined;
+  if (provider === "stripe" || provider === "simulated") return provider;
+  throw new InfraSettingError("PAYMENT_PROVIDER", "stripe or simulated (or unset: no refund executor)", provider);
+}
+
 /** Every deploy-time choice of the app, resolved for the current stage. */
 export const settings = {
   stage: $app.stage,
@@ -167,6 +178,8 @@ export const settings = {
   /** The order source: the table (default) or the shop's order API, whose token is the OrderApiToken secret. */
   // ORDER_SOURCE, ORDER_API_URL, ORDER_SOURCE_MAX_WAIT_S, ORDER_API_TIMEOUT_MS (docs/orders.md): a wrong one stops the deploy.
   orders: orderSourceSettingsFrom(process.env),
+  /** The refund executor's payment provider; undefined: not deployed. */
+  paymentProvider: readPaymentProvider(),
   alarms: {
     /** Who is notified (SNS subscription); required in production. */
     notify: readAlarmEndpoint(),

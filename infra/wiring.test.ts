@@ -14,6 +14,8 @@ import {
   FUNCTIONS,
   LLM_CALL_BUDGET_SECONDS,
   POLICY_FUNCTIONS,
+  PAYMENT_RULE,
+  PAYMENTS_QUEUE,
   QUEUES,
   ROUTES,
   RULE_PATTERNS,
@@ -46,6 +48,7 @@ const CLEAN_ENV = {
   ORDER_API_URL: undefined,
   ORDER_SOURCE_MAX_WAIT_S: undefined,
   ORDER_API_TIMEOUT_MS: undefined,
+  PAYMENT_PROVIDER: undefined,
 } as const;
 
 /** The operator's policy file the tests deploy (the template the guide points to). */
@@ -53,6 +56,8 @@ const POLICY_FILE = "infra/policy.example.yaml";
 
 /** What every stage but `demo` must be given: a policy file; production also someone to notify. */
 const REQUIRED_ENV = (stage: string): Record<string, string> => ({
+  // The whole app: the refund executor and the Stripe webhook deploy only with a payment provider.
+  PAYMENT_PROVIDER: "stripe",
   ...(stage === "demo" ? {} : { CLAIMS_POLICY_FILE: POLICY_FILE }),
   ...(stage === "production" ? { CLAIMS_ALARM_ENDPOINT: "ops@example.com" } : {}),
 });
@@ -107,12 +112,24 @@ const EXPECTED_FUNCTIONS = {
     links: ["Table", "Bus", "ExtractionQueue", "CrewEventsQueue"],
   },
   "functions/authorizer.reviewerHandler": { trigger: "authorizer ReviewerToken", llm: false, links: ["ReviewerToken"] },
+  "functions/refund-executor.handler": {
+    trigger: "queue PaymentsQueue",
+    llm: false,
+    links: ["Table", "Bus", "StripeApiKey"],
+  },
+  "functions/payment-webhook.handler": {
+    trigger: "function PaymentWebhook",
+    llm: false,
+    links: ["Table", "Bus", "StripeWebhookSecret"],
+  },
 } as const;
 type Handler = keyof typeof EXPECTED_FUNCTIONS;
 
 /** Queues our own functions consume, and the queues downstream systems read (fed by bus rules). */
 const CONSUMED_QUEUES = ["CrewEventsQueue", "AgentStepsQueue", "ProposalsQueue", "ExtractionQueue", "TimersQueue"];
 const BUS_TARGET_QUEUES = ["VerdictsQueue", "ReviewQueue", "RefundsQueue"];
+/** The refund executor's queue (with PAYMENT_PROVIDER): fed by its own bus rule, consumed by our executor. */
+const PAYMENTS_QUEUE_NAME = "PaymentsQueue";
 
 type Args = Record<string, unknown>;
 
@@ -312,6 +329,7 @@ describe("sst.config.ts wiring (stage test)", () => {
         "GET /reviews": "ReviewApi",
         "POST /claims/{id}/review": "ReviewApi",
         "GET /review": "ReviewApi",
+        "POST /webhooks/stripe": "PaymentWebhook",
       });
     });
   });
@@ -320,7 +338,9 @@ describe("sst.config.ts wiring (stage test)", () => {
     it("gives every queue that is not itself a DLQ a dead-letter queue with a bounded maxReceiveCount", () => {
       const dlqs = deadLetterQueues(r);
       const sources = r.ofType("sst.aws.Queue").filter((q) => !dlqs.has(q.name));
-      expect(sources.map((q) => q.name).sort()).toEqual([...CONSUMED_QUEUES, ...BUS_TARGET_QUEUES].sort());
+      expect(sources.map((q) => q.name).sort()).toEqual(
+        [...CONSUMED_QUEUES, ...BUS_TARGET_QUEUES, PAYMENTS_QUEUE_NAME].sort(),
+      );
       for (const queue of sources) {
         const dlq = dlqOf(queue);
         expect(dlq, `${queue.name} has a DLQ`).toBeDefined();
@@ -389,6 +409,7 @@ describe("sst.config.ts wiring (stage test)", () => {
         CrewEventsQueue: { maximumConcurrency: QUEUES.crewEvents.maxConcurrency },
         ProposalsQueue: { maximumConcurrency: QUEUES.proposals.maxConcurrency },
         TimersQueue: { maximumConcurrency: QUEUES.timers.maxConcurrency },
+        PaymentsQueue: { maximumConcurrency: PAYMENTS_QUEUE.maxConcurrency },
       });
     });
   });
@@ -404,8 +425,16 @@ describe("sst.config.ts wiring (stage test)", () => {
     it("has exactly one rule per shared pattern, each equal to RULE_PATTERNS, and none made by SST's subscribeQueue", () => {
       expect(r.get("sst.aws.Bus", "Bus").calls).toEqual([]);
       const patterns = busRules(r).map((rule) => JSON.parse(String(rule.rule.eventPattern)) as unknown);
-      expect(patterns).toHaveLength(Object.keys(RULE_PATTERNS).length);
-      expect(patterns).toEqual(expect.arrayContaining(Object.values(RULE_PATTERNS)));
+      expect(patterns).toHaveLength(Object.keys(RULE_PATTERNS).length + 1);
+      expect(patterns).toEqual(expect.arrayContaining([...Object.values(RULE_PATTERNS), PAYMENT_RULE.pattern]));
+    });
+
+    it("delivers RefundExecuted that is not a simulation's to the refund executor's own queue", () => {
+      const rules = busRules(r).filter(
+        (rule) => JSON.stringify(JSON.parse(String(rule.rule.eventPattern))) === JSON.stringify(PAYMENT_RULE.pattern),
+      );
+      expect(rules.map((rule) => rule.queue.name)).toEqual(["PaymentsQueue"]);
+      expect(PAYMENT_RULE.pattern.detail).toEqual({ simulation_id: [{ exists: false }] });
     });
 
     it.each(Object.entries(RULE_PATTERNS))("delivers %s to its own queue, on the bus", (name, pattern) => {
@@ -466,6 +495,8 @@ describe("sst.config.ts wiring (stage test)", () => {
       "GET /review": null,
       "GET /health": null,
       "GET /openapi.json": null,
+      // Stripe signs its webhooks: the function verifies the signature with the StripeWebhookSecret.
+      "POST /webhooks/stripe": null,
     } as const;
 
     it("declares exactly the routes of the HTTP API, each with its authorizer (health open)", () => {
@@ -582,7 +613,24 @@ describe("sst.config.ts wiring (stage test)", () => {
         ["LlmApiKey", undefined],
         ["ApiToken", undefined],
         ["ReviewerToken", undefined],
+        ["StripeApiKey", undefined],
+        ["StripeWebhookSecret", undefined],
       ]);
+    });
+
+    it("deploys no refund executor, webhook, payments rule or Stripe secret without PAYMENT_PROVIDER", async () => {
+      const bare = await evaluate("test", { PAYMENT_PROVIDER: "" });
+      const handlers = deployedFunctions(bare).map((f) => String(f.args.handler));
+      expect(handlers).not.toContain(FUNCTIONS.refundExecutor.handler);
+      expect(handlers).not.toContain(FUNCTIONS.paymentWebhook.handler);
+      expect(bare.ofType("sst.Secret").map((x) => x.name)).toEqual(["LlmApiKey", "ApiToken", "ReviewerToken"]);
+      expect(bare.ofType("sst.aws.Queue").map((q) => q.name)).not.toContain(PAYMENTS_QUEUE_NAME);
+      const routes = bare
+        .get("sst.aws.ApiGatewayV2", "Api")
+        .calls.filter((c) => c.method === "route")
+        .map((c) => String(c.args[0]));
+      expect(routes).not.toContain("POST /webhooks/stripe");
+      expect(bare.outputs).not.toHaveProperty("stripeWebhook");
     });
 
     it("outputs the API URL, the table, the bus, the downstream queue URLs, the alarm topic, the dashboard and the policy deployed", () => {
@@ -593,6 +641,7 @@ describe("sst.config.ts wiring (stage test)", () => {
         verdictsQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/VerdictsQueue",
         reviewQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/ReviewQueue",
         refundsQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/RefundsQueue",
+        stripeWebhook: "https://Api.execute-api.eu-west-1.amazonaws.com/webhooks/stripe",
         alarmTopic: "arn:aws:sns:eu-west-1:111122223333:Alarms",
         dashboard:
           "https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#dashboards/dashboard/claims-crew-test",
@@ -882,7 +931,7 @@ describe("alarms, their topic and the dashboard", () => {
 
   it("alarms on any message in every dead-letter queue, the schedules' included", () => {
     const dlqs = [...deadLetterQueues(r)].sort();
-    expect(dlqs).toHaveLength(9);
+    expect(dlqs).toHaveLength(10);
     for (const dlq of dlqs) {
       expect(alarmOn("ApproximateNumberOfMessagesVisible", "QueueName", dlq), dlq).toEqual([
         expect.objectContaining({
@@ -960,8 +1009,8 @@ describe("alarms, their topic and the dashboard", () => {
     expect(backlog(tuned)).toEqual(expected(5, 4 * 3600));
   });
 
-  it("has exactly these alarms: 9 DLQs, 2 queue ages, errors and throttles of 11 functions, 2 on reviews", () => {
-    expect(alarms()).toHaveLength(9 + 2 + 2 * Object.keys(FUNCTIONS).length + 2);
+  it("has exactly these alarms: 10 DLQs, 2 queue ages, errors and throttles of 11 functions, 2 on reviews", () => {
+    expect(alarms()).toHaveLength(10 + 2 + 2 * Object.keys(FUNCTIONS).length + 2);
   });
 
   it("sends every function's metrics to the stage's namespace", () => {
@@ -1210,6 +1259,8 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
   },
   "functions/worker.handler": { Table: WRITE, "Table/index": INDEX, CrewEventsQueue: SEND, AgentStepsQueue: RECEIVE },
   "functions/kernel.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH, ProposalsQueue: RECEIVE },
+  "functions/refund-executor.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH, PaymentsQueue: RECEIVE },
+  "functions/payment-webhook.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH },
   "functions/timer.handler": {
     Table: READ,
     "Table/index": INDEX,

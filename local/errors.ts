@@ -90,3 +90,10 @@ export class DataDirModeError extends LocalStackError {
     super("DATA_DIR_MODE", message, { cause });
   }
 }
+
+/** The refund executor reported a failed delivery: the local bus retries it, then dead-letters it. */
+export class RefundDeliveryError extends LocalStackError {
+  constructor(message: string) {
+    super("REFUND_DELIVERY_FAILED", message);
+  }
+}

@@ -30,8 +30,9 @@ type AuthorizerFn = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGa
 
 /** Options of `startHttpFront`. */
 interface HttpFrontOptions {
-  /** The function behind each route (RouteFact.fn). */
-  readonly functions: Readonly<Record<RouteFact["fn"], ApiFn>>;
+  /** The function behind each route (RouteFact.fn); without the payment webhook's (no payment provider), its route is 404. */
+  readonly functions: Readonly<Record<Exclude<RouteFact["fn"], "paymentWebhook">, ApiFn>> &
+    Readonly<Partial<Record<"paymentWebhook", ApiFn>>>;
   /** The authorizer of each kind of token (RouteFact.auth). */
   readonly authorizers: Readonly<Record<Exclude<RouteAuth, "none">, AuthorizerFn>>;
   /** Default 3000; 0 picks a free port. */
@@ -258,7 +259,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     const body = declared > MAX_BODY_BYTES ? undefined : await readBody(req, MAX_BODY_BYTES);
     if (body === undefined)
       return sendError(res, 413, "PAYLOAD_TOO_LARGE", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, true);
-    return writeResult(res, await options.functions[route.fn](toApiEvent(req, url, route, body)));
+    const fn = options.functions[route.fn];
+    if (fn === undefined)
+      return sendError(res, 404, "NOT_FOUND", `${route.routeKey} is not served here (no payment provider)`, true);
+    return writeResult(res, await fn(toApiEvent(req, url, route, body)));
   };
   const server = createServer((req, res) => {
     const t0 = performance.now();

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { Context, SQSEvent } from "aws-lambda";
 import { countOpenClaims, createTable, seedOrders } from "../adapters/aws/index.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { DEFAULT_PIPELINE_SETTINGS, pipelineWaitsFor } from "../pipeline/deps.ts";
@@ -30,13 +31,24 @@ import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
+import { createRefundExecutorHandler } from "../functions/refund-executor.ts";
+import { createPaymentWebhookHandler } from "../functions/payment-webhook.ts";
 import { redriveOpenClaims } from "../pipeline/timers.ts";
-import { BUS_NAME, FUNCTIONS, LINKS, QUEUES, RULE_PATTERNS, visibilityTimeoutSeconds } from "../infra/facts.ts";
+import {
+  BUS_NAME,
+  FUNCTIONS,
+  LINKS,
+  PAYMENT_RULE,
+  QUEUES,
+  RULE_PATTERNS,
+  visibilityTimeoutSeconds,
+} from "../infra/facts.ts";
 import type { FunctionKey, QueueRole, RuleName } from "../infra/facts.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
 import type { Emulators } from "./emulators.ts";
 import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
 import { drainedAll, startPoller } from "./poller/poller.ts";
+import { lambdaContext, toSqsRecord } from "./poller/sqs-event.ts";
 import type { Poller } from "./poller/poller.ts";
 import type { PollerError } from "./poller/errors.ts";
 import { createOpenClaimsGate } from "./open-claims-gate.ts";
@@ -46,7 +58,7 @@ import { lockStateDir } from "./state-lock.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
 import type { LocalQueue } from "./resources.ts";
-import { StackStartError } from "./errors.ts";
+import { RefundDeliveryError, StackStartError } from "./errors.ts";
 import { createStackRuntime } from "./stack-runtime.ts";
 import { orderSourceSettingsFrom } from "../infra/order-source.ts";
 import { localOrderApiToken } from "./order-source.ts";
@@ -112,6 +124,17 @@ export interface LocalStackOptions {
   readonly wrapHandler?: (role: QueueRole, handler: SqsHandler) => SqsHandler;
   /** Wraps the dependencies each function's handler gets (tests inject faults into its ports); the stack's own `deps` stay unwrapped. */
   readonly wrapDeps?: (fn: FunctionKey, deps: PipelineDeps) => PipelineDeps;
+  /**
+   * The refund executor's payment provider and Stripe's settings (default: PAYMENT_PROVIDER, STRIPE_API_KEY,
+   * STRIPE_API_BASE, STRIPE_WEBHOOK_SECRET from the environment; the provider defaults to `simulated`). The
+   * webhook route answers only with a webhook secret.
+   */
+  readonly payments?: {
+    readonly provider?: string;
+    readonly stripeApiKey?: string;
+    readonly stripeApiBase?: string;
+    readonly webhookSecret?: string;
+  };
   /** Receives what the pollers report (failed handlers, SQS errors); default: a line on stderr. */
   readonly onPollerError?: (role: QueueRole, error: PollerError) => void;
 }
@@ -124,6 +147,10 @@ type LocalHandlers = {
   readonly reviewerAuthorizer: ReturnType<typeof createAuthorizerHandler>;
   readonly sweep: ReturnType<typeof createSweepHandler>;
   readonly batch: ReturnType<typeof createBatchHandler>;
+  /** The refund executor, which the bus's payments rule delivers RefundExecuted to (as an SQS batch of one). */
+  readonly refundExecutor: SqsHandler;
+  /** POST /webhooks/stripe; undefined without a webhook secret. */
+  readonly paymentWebhook: ReturnType<typeof createPaymentWebhookHandler> | undefined;
 } & Readonly<Record<QueueRole, SqsHandler>>;
 
 /** A running local stack. */
@@ -208,6 +235,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const queues = await createQueues(clients.sqs, { ...options.queues, ...llmQueues });
     const resent = emulators.queueJournal ? await resendJournaled(clients.sqs, emulators.queueJournal, queues) : 0;
+    const payments = {
+      provider: options.payments?.provider ?? process.env.PAYMENT_PROVIDER,
+      stripeApiKey: options.payments?.stripeApiKey ?? process.env.STRIPE_API_KEY,
+      stripeApiBase: options.payments?.stripeApiBase ?? process.env.STRIPE_API_BASE,
+      webhookSecret: options.payments?.webhookSecret ?? process.env.STRIPE_WEBHOOK_SECRET,
+    };
     const apiToken = options.apiToken ?? randomBytes(24).toString("base64url");
     const reviewerToken = options.reviewerToken ?? randomBytes(24).toString("base64url");
     setSstResourceEnv({
@@ -217,6 +250,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [LINKS.reviewerToken]: { value: reviewerToken },
       ...(orderApiToken === undefined ? {} : { [LINKS.orderApiToken]: { value: orderApiToken } }),
       [LINKS.llmApiKey]: { value: process.env.LLM_API_KEY || "local-no-key" },
+      ...(payments.stripeApiKey ? { [LINKS.stripeApiKey]: { value: payments.stripeApiKey } } : {}),
+      ...(payments.webhookSecret ? { [LINKS.stripeWebhookSecret]: { value: payments.webhookSecret } } : {}),
       ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
     });
     // Each handler reads only the links infra/ gives its function (as `Resource` does on AWS), plus the
@@ -228,6 +263,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         llm: options.llm,
         policy: config,
         settings: { ...DEFAULT_PIPELINE_SETTINGS, timeouts: waits.timeouts },
+        env: {
+          ...process.env,
+          PAYMENT_PROVIDER: payments.provider,
+          STRIPE_API_BASE: payments.stripeApiBase,
+        },
         ...(options.ids ? { ids: options.ids } : {}),
         ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn, orderSource)) } : {}),
       });
@@ -278,6 +318,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         log("reviewerAuthorizer"),
       ),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
+      refundExecutor: createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
+      paymentWebhook: payments.webhookSecret
+        ? createPaymentWebhookHandler(of("paymentWebhook"), log("paymentWebhook"))
+        : undefined,
       batch: createBatchHandler(of("batch"), {
         ...log("batch"),
         stack: "local",
@@ -295,6 +339,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         { id: `local-${rule}` },
       );
     }
+    // The payments rule delivers RefundExecuted (not a simulation's) to the refund executor, as its queue does on
+    // AWS: a failed message is a failed delivery, retried by the bus and then dead-lettered (the local DLQ).
+    emulators.bus.putRule(PAYMENT_RULE.name, PAYMENT_RULE.pattern, BUS_NAME);
+    emulators.bus.addTarget(
+      PAYMENT_RULE.name,
+      async (event) => {
+        const out = await handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
+        if (out.batchItemFailures.length > 0)
+          throw new RefundDeliveryError(`the refund executor did not settle ${String(event.id)}; the bus retries it`);
+      },
+      { id: "local-refund-executor" },
+    );
     // An invocation may run as long as its model calls need (the poller, like Lambda, allows at most 15 minutes).
     const invocationMs: Partial<Record<QueueRole, number>> = {
       agentSteps: waits.workerMs,
@@ -365,6 +421,35 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await stop().catch(() => undefined);
     throw new StackStartError(`the local stack did not start: ${(error as Error).message}`, error);
   }
+}
+
+/** The SQS event Lambda would get for one bus event its rule delivered to a queue (the body is the envelope). */
+function asSqsEvent(event: BusEvent): SQSEvent {
+  const now = String(Date.now());
+  const message = {
+    MessageId: String(event.id),
+    ReceiptHandle: String(event.id),
+    Body: JSON.stringify(event),
+    Attributes: { ApproximateReceiveCount: "1", SentTimestamp: now, SenderId: "events.amazonaws.com" },
+  };
+  return {
+    Records: [
+      toSqsRecord(message, { queueArn: "arn:aws:sqs:us-east-1:000000000000:claims-payments", region: "us-east-1" }),
+    ],
+  };
+}
+
+/** A Lambda context for the in-process invocation of `fn`. */
+function invocationContext(fn: FunctionKey): Context {
+  const timeoutMs = FUNCTIONS[fn].timeoutSeconds * 1000;
+  return lambdaContext({
+    functionName: fn,
+    region: "us-east-1",
+    account: "000000000000",
+    requestId: randomBytes(16).toString("hex"),
+    deadlineMs: Date.now() + timeoutMs,
+    nowMs: () => Date.now(),
+  });
 }
 
 /**

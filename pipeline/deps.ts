@@ -1,5 +1,6 @@
 // What the pipeline's services run with: ports, the agent's contracts and the settings, passed in at the edge.
 import type { ClaimsContract, RegistryView, ResponsibilityContract } from "../core/integrity/index.ts";
+import type { PaymentProvider, SettlementRepository } from "./payments.ts";
 import type { RefundLedger } from "./ports.ts";
 import type { AuditLog } from "./ports.ts";
 import type { OrderSource } from "./ports.ts";
@@ -113,6 +114,12 @@ export interface PipelineDeps {
   agent: AgentSettings;
   registry: RegistryView;
   settings: PipelineSettings;
+  /** Where refund settlements live (docs/payments.md); absent where nothing pays refunds. */
+  settlements?: SettlementRepository;
+  /** The payment provider the refund executor pays through (PAYMENT_PROVIDER). */
+  payments?: PaymentProvider;
+  /** The signing secret of Stripe's webhooks (STRIPE_WEBHOOK_SECRET), read on use. */
+  webhookSecret?: () => string;
   /** The SHA-256 for proposal keys (the shell injects node:crypto's; default the pure one of core). */
   sha256?: Sha256Hex;
 }

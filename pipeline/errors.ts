@@ -25,3 +25,10 @@ export class OrderSourceUnavailableError extends ClaimsError<"ORDER_SOURCE_UNAVA
     super("ORDER_SOURCE_UNAVAILABLE", message, options);
   }
 }
+
+/** The payment provider could not be reached or answered a retryable error: the message is retried with the same key. */
+export class PaymentUnavailableError extends ClaimsError<"PAYMENT_UNAVAILABLE"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("PAYMENT_UNAVAILABLE", message, options);
+  }
+}

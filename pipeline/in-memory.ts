@@ -32,6 +32,8 @@ import { checkClaimQuery, claimListKey, matchesClaimQuery } from "./ports.ts";
 import { splitSessionOutbox } from "./effects.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { BusEntry } from "../core/claims/events.ts";
+import type { SettlementRecord } from "../core/claims/settlement.ts";
+import type { SettlementRepository } from "./payments.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
 const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
@@ -178,6 +180,34 @@ export function createInMemoryReviewRepository(): ReviewRepository & { all(): Re
       return { items: page.map((x) => clone(x.r)), ...(sorted.length > limit ? { nextCursor: page.at(-1)!.key } : {}) };
     },
     all: () => [...reviews.values()].map(clone),
+  };
+}
+
+/** Settlements in a Map keyed by claim id; updates are conditional on the version, as on DynamoDB. */
+export function createInMemorySettlementRepository(): SettlementRepository {
+  const records = new Map<string, SettlementRecord>();
+  return {
+    async get(claimId) {
+      const r = records.get(claimId);
+      return r ? clone(r) : undefined;
+    },
+    async create(record) {
+      if (!records.has(record.claim_id)) records.set(record.claim_id, clone(record));
+      return clone(records.get(record.claim_id)!);
+    },
+    async update(next) {
+      const stored = records.get(next.claim_id);
+      if (!stored || stored.version !== next.version - 1)
+        throw new VersionConflictError("settlement", next.claim_id, next.version - 1, {
+          ...(stored ? { actualVersion: stored.version } : {}),
+        });
+      records.set(next.claim_id, clone(next));
+    },
+    async list() {
+      return [...records.values()]
+        .sort((a, b) => (`${a.requested_at}#${a.claim_id}` < `${b.requested_at}#${b.claim_id}` ? -1 : 1))
+        .map(clone);
+    },
   };
 }
 

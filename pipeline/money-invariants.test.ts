@@ -149,3 +149,63 @@ describe("checkMoneyInvariants", () => {
     });
   });
 });
+
+describe("the payment provider's side", () => {
+  const executed = (id: string, claim: string, amount = 10, extra: Record<string, unknown> = {}) => ({
+    detailType: "RefundExecuted",
+    detail: {
+      execution_id: id,
+      claim_id: claim,
+      dfid: "d",
+      order_id: "ord_pay",
+      amount_eur: amount,
+      verdict_id: `v_${id}`,
+      approved_by: "rita",
+      ...extra,
+    },
+  });
+  const settle = (type: string, id: string, claim: string, amount = 10) => ({
+    detailType: type,
+    detail: {
+      execution_id: id,
+      claim_id: claim,
+      dfid: "d",
+      order_id: "ord_pay",
+      amount_eur: amount,
+      provider: "stripe",
+    },
+  });
+  const violationsOf = (events: { detailType: string; detail: Record<string, unknown> }[]) =>
+    checkMoneyInvariants(events, { orderAmountEur: () => 1000, limitEur: 500 }).violations.filter(
+      (v) => !v.includes("approver"),
+    );
+
+  it("holds for a settled refund announced twice (at least once)", () => {
+    expect(
+      violationsOf([executed("e1", "c1"), settle("RefundSettled", "e1", "c1"), settle("RefundSettled", "e1", "c1")]),
+    ).toEqual([]);
+  });
+
+  it("finds a settlement without its RefundExecuted, of another amount, or of a simulation", () => {
+    expect(violationsOf([settle("RefundSettled", "e9", "c9")])).toEqual(["RefundSettled e9 has no RefundExecuted"]);
+    expect(violationsOf([executed("e1", "c1"), settle("RefundSettled", "e1", "c1", 11)])).toEqual([
+      "RefundSettled e1 does not match its RefundExecuted (claim or amount)",
+    ]);
+    expect(
+      violationsOf([executed("e1", "c1", 10, { simulation_id: "s" }), settle("RefundSettled", "e1", "c1")]),
+    ).toEqual(["RefundSettled e1 pays a simulation's refund"]);
+  });
+
+  it("a failed refund is not money paid: failed then paid is a violation, and so is a claim paid twice", () => {
+    expect(
+      violationsOf([executed("e1", "c1"), settle("RefundFailed", "e1", "c1"), settle("RefundSettled", "e1", "c1")]),
+    ).toEqual(["refund e1 was reported failed, then paid"]);
+    const twice = violationsOf([
+      executed("e1", "c1"),
+      executed("e2", "c1"),
+      settle("RefundSettled", "e1", "c1"),
+      settle("RefundSettled", "e2", "c1"),
+    ]);
+    expect(twice).toContain("claim c1 was paid by 2 executions (e1, e2)");
+  });
+});

@@ -136,6 +136,7 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
       violations.push(`order ${key} refunded ${t.automatic} cents automatically, more than the ${limit}-cent limit`);
   }
   if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers));
+  violations.push(...settlementViolations(events, refunds));
   return {
     accepts: accepts.length,
     refunds: refunds.length,
@@ -143,6 +144,49 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
     refundedCents,
     violations,
   };
+}
+
+/**
+ * The payment provider's side (docs/payments.md): every RefundSettled / RefundFailed names a RefundExecuted of
+ * the same claim and amount, and never a simulation's; an execution is paid (settled) at most once and a claim
+ * is paid by at most one execution; a failed refund is not money paid (an execution that failed and then
+ * "settled" is a violation). Repeats of one announcement are allowed (at least once).
+ */
+function settlementViolations(events: readonly PublishedEvent[], refunds: readonly PublishedEvent[]): string[] {
+  const violations: string[] = [];
+  const byExecution = new Map(refunds.map((r) => [String(r.detail.execution_id), r]));
+  const outcome = new Map<string, "RefundSettled" | "RefundFailed">();
+  const paidClaims = new Map<string, Set<string>>();
+  for (const e of events) {
+    if (e.detailType !== "RefundSettled" && e.detailType !== "RefundFailed") continue;
+    const executionId = String(e.detail.execution_id);
+    const executed = byExecution.get(executionId);
+    if (!executed) {
+      violations.push(`${e.detailType} ${executionId} has no RefundExecuted`);
+      continue;
+    }
+    if (executed.detail.simulation_id !== undefined)
+      violations.push(`${e.detailType} ${executionId} pays a simulation's refund`);
+    if (
+      executed.detail.claim_id !== e.detail.claim_id ||
+      cents(executed.detail.amount_eur) !== cents(e.detail.amount_eur)
+    )
+      violations.push(`${e.detailType} ${executionId} does not match its RefundExecuted (claim or amount)`);
+    const before = outcome.get(executionId);
+    if (before === "RefundFailed" && e.detailType === "RefundSettled")
+      violations.push(`refund ${executionId} was reported failed, then paid`);
+    outcome.set(executionId, before === "RefundFailed" ? before : e.detailType);
+    if (e.detailType === "RefundSettled") {
+      const claimId = String(e.detail.claim_id);
+      const paid = paidClaims.get(claimId) ?? new Set<string>();
+      paid.add(executionId);
+      paidClaims.set(claimId, paid);
+    }
+  }
+  for (const [claimId, paid] of paidClaims)
+    if (paid.size > 1)
+      violations.push(`claim ${claimId} was paid by ${paid.size} executions (${[...paid].join(", ")})`);
+  return violations;
 }
 
 /** Reservations and RefundExecuted events must match one to one: same claim, order, ledger scope and cents. */

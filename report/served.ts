@@ -4,6 +4,7 @@
 // view shows what the audit does know — verdicts, money, reviews, decision times — and never a run that
 // "may have crashed". Pure and deterministic: the same events (and options) always give the same bytes.
 import type { AuditEvent } from "../core/integrity/audit.ts";
+import type { Reconciliation } from "../core/claims/settlement.ts";
 import { median, renderCharts } from "./charts.ts";
 import { renderClaimTable } from "./claim-table.ts";
 import { renderCycles } from "./cycle.ts";
@@ -17,6 +18,8 @@ import type { RenderOptions } from "./render.ts";
 
 /** Options of `renderServedReport`; nothing time-dependent is added unless given. */
 interface ServedRenderOptions extends RenderOptions {
+  /** Every authorised refund with its settlement (docs/payments.md); the section is left out without it. */
+  reconciliation?: Reconciliation;
   /** What the events cover, for the header (e.g. "the 200 most recent claims"); the caller knows, the events do not. */
   scope?: string;
 }
@@ -108,6 +111,20 @@ ${renderClaimTable(g.model.claims, { kind: "served", name: `f-${id}`, offset })}
 </section>`;
 }
 
+/** The reconciliation section: totals by settlement status and every refund that is not settled. */
+function renderReconciliation(r: Reconciliation): SafeHtml {
+  const open = r.refunds.filter((x) => x.status !== "SETTLED");
+  const rows = open.map(
+    (x) =>
+      html`<tr data-status="${x.status}"><td class="mono">${x.claim_id}</td><td class="mono">${x.execution_id}</td><td>${eur(x.amount_eur)}</td><td>${x.status}</td><td class="mono">${x.provider_ref ?? "—"}</td><td>${x.failure_reason ?? ""}</td></tr>`,
+  );
+  return html`<section class="group" id="reconciliation" aria-labelledby="reconciliation-h">
+<h2 id="reconciliation-h">Reconciliation <span class="muted">authorised refunds and their settlement with the payment provider</span></h2>
+<p data-totals="true">${int(r.refunds.length)} refunds · settled ${eur(r.totals.settled_eur)} · pending ${eur(r.totals.pending_eur)} · failed ${eur(r.totals.failed_eur)}</p>
+${open.length === 0 ? html`<p class="muted">Every refund is settled.</p>` : html`<table><thead><tr><th>claim</th><th>execution</th><th>amount</th><th>status</th><th>provider ref</th><th>reason</th></tr></thead><tbody>${rows}</tbody></table>`}
+</section>`;
+}
+
 /** Renders the audit events of served claims as one self-contained HTML page (pure; same events → same bytes). */
 export function renderServedReport(events: readonly AuditEvent[], opts: ServedRenderOptions = {}): string {
   const groups = groupEvents(events);
@@ -128,7 +145,7 @@ export function renderServedReport(events: readonly AuditEvent[], opts: ServedRe
       ? html`<section class="group" data-group="${SERVED_GROUP}"><h2>Served claims</h2><p class="muted" data-empty="true">No claims yet: send one with <span class="mono">POST /claims</span> and reload this page.</p></section>`
       : "";
   const sub = html`Live view of ${opts.scope ?? `${claims.length} claims`} sent to the API, built only from their audit trail (${events.length} events)${opts.generatedAt ? html` · generated ${opts.generatedAt}` : ""}. Reload for the latest. The LLM proposes, the kernel disposes.`;
-  const body = html`${empty}${sections}
+  const body = html`${empty}${opts.reconciliation ? renderReconciliation(opts.reconciliation) : ""}${sections}
 ${claims.length > 0 ? renderCycles(claims) : ""}`;
   const page = reportPage(title, sub, body, html`served claims`);
   return page.value;

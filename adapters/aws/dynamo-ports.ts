@@ -14,6 +14,8 @@ import type { DynamoContext, Retention } from "./dynamo-context.ts";
 import { createDynamoRefundLedger } from "./dynamo-ledger.ts";
 import { createDynamoContextStore } from "./dynamo-orders.ts";
 import { createDynamoReviewRepository } from "./dynamo-reviews.ts";
+import { createDynamoSettlementRepository } from "./dynamo-settlements.ts";
+import type { SettlementRepository } from "../../pipeline/payments.ts";
 import { createDynamoSessionRepository } from "./dynamo-sessions.ts";
 import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
 import { InvalidArgumentError } from "./errors.ts";
@@ -41,6 +43,7 @@ export type DynamoPorts = {
   readonly ledger: RefundLedger;
   readonly orders: ContextStore;
   readonly reviews: ReviewRepository;
+  readonly settlements: SettlementRepository;
 };
 
 /** Builds every DynamoDB port on `tableName` through the injected DocumentClient. */
@@ -81,5 +84,6 @@ export function createDynamoPorts(options: DynamoPortsOptions): DynamoPorts {
     ledger: createDynamoRefundLedger(ctx),
     orders: createDynamoContextStore(ctx),
     reviews: createDynamoReviewRepository(ctx),
+    settlements: createDynamoSettlementRepository(ctx),
   };
 }

@@ -59,6 +59,8 @@ export const keys = {
   }),
   order: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
   review: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "REVIEW" }),
+  /** The settlement of the claim's refund with the payment provider (docs/payments.md). */
+  settlement: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SETTLEMENT" }),
 } as const;
 
 /** Partitions of the open-claims listing in gsi1 (spreads its writes; never lower it, the sweep queries each). */
@@ -82,6 +84,8 @@ export const gsi1 = {
   /** Reviews by status; sort key `<requested_at>#<claim_id>` (oldest first). */
   reviews: (status: string) => `REVIEW#${status}`,
   reviewSort: (requestedAt: string, claimId: string) => `${requestedAt}#${claimId}`,
+  /** Every refund settlement; sort key `<requested_at>#<claim_id>` (reconciliation). */
+  settlements: "SETTLEMENTS",
 } as const;
 
 /** The table definition: `pk`/`sk`, GSI `gsi1` (`gsi1pk`/`gsi1sk`, all attributes), on-demand billing. */

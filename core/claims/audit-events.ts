@@ -22,6 +22,7 @@ import { ClaimsCrewInputSchema } from "./crew.ts";
 import {
   ClaimVerdictDetailSchema,
   RefundExecutedDetailSchema,
+  RefundSettledDetailSchema,
   ReviewDecidedDetailSchema,
   ReviewRequestedDetailSchema,
 } from "./events.ts";
@@ -298,6 +299,10 @@ export const AUDIT_EVENTS = {
   REVIEW_REQUESTED: z.object({ ...ClaimFields, ...ReviewRequestedDetailSchema.shape }),
   /** A person decided (the ReviewDecided detail). */
   REVIEW_DECIDED: z.object({ ...ClaimFields, ...ReviewDecidedDetailSchema.shape }),
+  /** The payment provider paid the refund (docs/payments.md). */
+  REFUND_SETTLED: z.object({ ...ClaimFields, ...RefundSettledDetailSchema.shape }),
+  /** The payment provider refused the refund: its review (origin REFUND_FAILED) is open. */
+  REFUND_FAILED: z.object({ ...ClaimFields, ...RefundSettledDetailSchema.shape, review_id: z.string().min(1) }),
 } as const satisfies { [T in AuditEventType]: z.ZodType };
 
 /** The details of an audit event of type `T`, as parsed. */

@@ -3,6 +3,8 @@ import { ClaimInputSchema, ClaimSchema } from "./claim.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "./proposal-output.ts";
 import { customerMessageFor } from "./reason-codes.ts";
 import { reviewView } from "./review.ts";
+import { refundClaimView } from "./settlement.ts";
+import type { SettlementRecord } from "./settlement.ts";
 import type { ReviewRecord } from "./review.ts";
 
 /** Lifecycle of a claim (docs/http-api.md). */
@@ -62,7 +64,11 @@ export function isFinal(status: ClaimStatus): boolean {
  * The public view of a claim returned by `GET /claims/{id}` (docs/http-api.md), with its review once one exists
  * and a customer-facing message once it is final (the rule, never an order fact).
  */
-export function claimView(record: ClaimRecord, review?: ReviewRecord): Record<string, unknown> {
+export function claimView(
+  record: ClaimRecord,
+  review?: ReviewRecord,
+  settlement?: SettlementRecord,
+): Record<string, unknown> {
   const final = isFinal(record.status);
   return {
     claim_id: record.claim_id,
@@ -77,6 +83,8 @@ export function claimView(record: ClaimRecord, review?: ReviewRecord): Record<st
     ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
     ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
     ...(review ? { review: reviewView(review) } : {}),
+    // The refund's settlement with the payment provider, once the executor took it (docs/payments.md).
+    ...(settlement ? { refund: refundClaimView(settlement) } : {}),
     ...(final ? { customer_message: customerMessage(record, review) } : {}),
   };
 }

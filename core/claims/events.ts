@@ -6,6 +6,7 @@ import { VerdictKindSchema } from "../integrity/verdict.ts";
 import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { ClaimReasonCodeSchema } from "./reason-codes.ts";
 import { ReviewDecisionKindSchema, ReviewOriginSchema } from "./review.ts";
+import { PaymentProviderNameSchema } from "./settlement.ts";
 
 /** Source of every event the app publishes. */
 export const KERNEL_SOURCE = "claims.kernel";
@@ -43,6 +44,8 @@ export const RefundExecutedDetailSchema = z
     /** The reviewer whose approval authorised it (absent: the kernel's ACCEPT did). */
     approved_by: z.string().min(1).optional(),
     simulation_id: z.string().min(1).optional(),
+    /** A reviewer's RETRY of a failed refund: the execution it pays again (docs/payments.md). */
+    retry_of: z.string().min(1).optional(),
   })
   .strict();
 
@@ -102,6 +105,28 @@ export const ReviewDecidedDetailSchema = z
 /** A `ReviewDecided` detail. */
 export type ReviewDecidedDetail = z.infer<typeof ReviewDecidedDetailSchema>;
 
+/** The detail of `RefundSettled` and `RefundFailed` (docs/payments.md): what the payment provider made of a refund. */
+const RefundSettlementDetailSchema = z
+  .object({
+    execution_id: z.string().min(1),
+    claim_id: z.string().min(1),
+    dfid: z.string().min(1),
+    order_id: z.string().min(1),
+    amount_eur: z.number().positive(),
+    provider: PaymentProviderNameSchema,
+    provider_ref: z.string().min(1).optional(),
+    failure_reason: z.string().optional(),
+  })
+  .strict();
+
+/** `RefundSettled` detail: the provider paid the refund. */
+export const RefundSettledDetailSchema = RefundSettlementDetailSchema;
+/** `RefundFailed` detail: the provider refused it (`failure_reason`); a review of its own decides RETRY or CLOSE. */
+export const RefundFailedDetailSchema = RefundSettlementDetailSchema;
+
+/** A `RefundSettled` / `RefundFailed` detail. */
+export type RefundSettlementDetail = z.infer<typeof RefundSettlementDetailSchema>;
+
 /** Every bus event by detail-type: the one definition producers, the publisher and consumers share. */
 const BUS_EVENTS = {
   ClaimVerdict: ClaimVerdictDetailSchema,
@@ -109,6 +134,8 @@ const BUS_EVENTS = {
   ClaimNeedsReview: ClaimNeedsReviewDetailSchema,
   ReviewRequested: ReviewRequestedDetailSchema,
   ReviewDecided: ReviewDecidedDetailSchema,
+  RefundSettled: RefundSettledDetailSchema,
+  RefundFailed: RefundFailedDetailSchema,
 } as const;
 
 /** A detail-type of the `claims` bus. */
@@ -121,6 +148,8 @@ export const DETAIL_TYPES = {
   review: "ClaimNeedsReview",
   reviewRequested: "ReviewRequested",
   reviewDecided: "ReviewDecided",
+  refundSettled: "RefundSettled",
+  refundFailed: "RefundFailed",
 } as const satisfies Record<string, BusEventType>;
 
 /** One event for the bus: its detail-type and a detail of that type. */

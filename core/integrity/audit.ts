@@ -27,6 +27,8 @@ export const AUDIT_EVENT_TYPES = [
   "CLAIM_NEEDS_REVIEW",
   "REVIEW_REQUESTED",
   "REVIEW_DECIDED",
+  "REFUND_SETTLED",
+  "REFUND_FAILED",
 ] as const;
 
 /** The audit event type schema. */

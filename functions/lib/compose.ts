@@ -26,6 +26,7 @@ import { loadPolicyFile, policyPathFrom } from "./policy.ts";
 import { createOrderApiSource } from "../../adapters/shop/order-api.ts";
 import { orderSourceSettingsFrom } from "../../infra/order-source.ts";
 import type { OrderSource } from "../../pipeline/ports.ts";
+import { paymentProviderFrom } from "./payments.ts";
 import type { PolicySettings } from "../../infra/policy-format.ts";
 import type { QueueRole } from "../../infra/facts.ts";
 
@@ -223,6 +224,9 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     ledger: lazyPort(() => dynamo().ledger),
     orders: lazyPort(orders),
     reviews: lazyPort(() => dynamo().reviews),
+    settlements: lazyPort(() => dynamo().settlements),
+    payments: lazyPort(() => paymentProviderFrom(env, resources)),
+    webhookSecret: () => resources.secret(LINKS.stripeWebhookSecret),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
     publisher: lazyPort(() => createEventBridgePublisher({ client: clients().events, busName: resources.busName() })),
     llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),

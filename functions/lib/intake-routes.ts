@@ -2,6 +2,7 @@
 // its outcome to a status code. Customer text never reaches a log line from here.
 import { ClaimStatusSchema, claimView, VerdictValueSchema } from "../../core/claims/claim-record.ts";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import { reconcileSettlements } from "../../core/claims/settlement.ts";
 import { parseIsoMs } from "../../core/integrity/time.ts";
 import { submitClaim } from "../../pipeline/intake.ts";
 import type { Admission } from "../../pipeline/intake.ts";
@@ -103,7 +104,7 @@ export async function listClaims(request: ApiRequest, deps: PipelineDeps): Promi
   const parsed = parseClaimListQuery(request.queryStringParameters ?? {});
   if (!parsed.ok) return parsed.response;
   const page = await deps.claims.listClaims(parsed.query);
-  // Only an escalated claim or one that needs review has a review to show.
+  // Only an escalated claim or one that needs review has a review to show; only an executed one a settlement.
   const items = await Promise.all(
     page.items.map(async (record) =>
       claimView(
@@ -111,6 +112,7 @@ export async function listClaims(request: ApiRequest, deps: PipelineDeps): Promi
         record.verdict === "ESCALATE" || record.status === "NEEDS_REVIEW"
           ? await deps.reviews.getReview(record.claim_id)
           : undefined,
+        record.executed ? await deps.settlements?.get(record.claim_id) : undefined,
       ),
     ),
   );
@@ -123,7 +125,10 @@ export async function getClaim(request: ApiRequest, deps: PipelineDeps): Promise
   if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
   const record = await deps.claims.getClaim(id);
   if (!record) return apiError(404, "NOT_FOUND", `claim ${id} not found`);
-  return json(200, claimView(record, await deps.reviews.getReview(id)));
+  return json(
+    200,
+    claimView(record, await deps.reviews.getReview(id), record.executed ? await deps.settlements?.get(id) : undefined),
+  );
 }
 
 /**
@@ -159,9 +164,11 @@ export async function getServedReport(request: ApiRequest, deps: PipelineDeps): 
     ]);
   }
   const events = await deps.audit.recentServed(limit);
+  const settlements = deps.settlements ? await deps.settlements.list() : [];
   const page = renderServedReport(events, {
     scope: `the ${limit} most recent claims (at most)`,
     generatedAt: new Date(deps.clock.now()).toISOString(),
+    ...(settlements.length > 0 ? { reconciliation: reconcileSettlements(settlements) } : {}),
   });
   return htmlResponse(page, htmlSecurityHeaders(REPORT_CSP));
 }

@@ -94,6 +94,33 @@ const ClaimViewSchema = z
     simulation_id: z.string().optional(),
     parent_claim_id: z.string().optional().describe("The claim a reviewer's RESUBMIT corrected."),
     review: ReviewViewSchema.optional(),
+    refund: z
+      .object({
+        status: z.enum(["PENDING", "SETTLED", "FAILED"]),
+        provider_ref: z.string().optional().describe("The payment provider's refund id (Stripe re_…)."),
+        failure_reason: z.string().optional().describe("Why the provider refused it."),
+        review: z
+          .object({
+            review_id: z.string(),
+            origin: z.literal("REFUND_FAILED"),
+            status: z.enum(["PENDING", "RETRIED", "CLOSED"]),
+            reason_code: z.literal("REFUND_FAILED"),
+            reason: z.string(),
+            requested_at: z.string(),
+            decided_at: z.string().optional(),
+            decision: z.enum(["RETRY", "CLOSE"]).optional(),
+            reviewer: z.string().optional(),
+            note: z.string().optional(),
+          })
+          .strict()
+          .optional()
+          .describe("A failed refund's own review."),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "The refund's settlement with the payment provider, once the refund executor took it (docs/payments.md).",
+      ),
     customer_message: z
       .string()
       .optional()
@@ -306,6 +333,33 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     description: "The OpenAPI 3.1 description of every route, generated from the schemas the handlers parse with.",
     responses: {
       200: { description: "The OpenAPI document.", schema: z.object({ openapi: z.literal("3.1.0") }).loose() },
+    },
+  },
+  "POST /webhooks/stripe": {
+    tag: "operations",
+    summary: "Stripe's refund webhooks",
+    description:
+      "Served only with a payment provider (docs/payments.md). No bearer token: the `Stripe-Signature` header is verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET) over the raw body; an unverified delivery changes nothing. " +
+      "`refund.updated` and `refund.failed` of refunds this app created settle or fail the claim's refund, once: the same event twice, or a late `pending` after `succeeded`, changes nothing. Other events are acknowledged.",
+    headers: {
+      "Stripe-Signature": { description: "Stripe's signature header (t=…,v1=…).", schema: z.string() },
+    },
+    body: {
+      description: "A Stripe event, as Stripe sends it.",
+      schema: z
+        .object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) })
+        .loose(),
+    },
+    responses: {
+      200: {
+        description: "Verified: recorded (a refund of this app) or acknowledged.",
+        schema: z.object({
+          received: z.literal(true),
+          recorded: z.boolean(),
+          status: z.enum(["PENDING", "SETTLED", "FAILED"]).optional(),
+        }),
+      },
+      404: { description: "No payment provider is configured here.", schema: ApiErrorSchema },
     },
   },
 };

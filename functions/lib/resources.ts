@@ -42,7 +42,13 @@ export function linkedResources(reader: ResourceReader = sstResources) {
     busName: () => read(reader, LINKS.bus, Named, "{ name }").name,
     queueUrl: (role: QueueRole) => read(reader, LINKS.queues[role], Queue, "{ url }").url,
     secret: (
-      name: typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken | typeof LINKS.orderApiToken,
+      name:
+        | typeof LINKS.llmApiKey
+        | typeof LINKS.apiToken
+        | typeof LINKS.reviewerToken
+        | typeof LINKS.orderApiToken
+        | typeof LINKS.stripeApiKey
+        | typeof LINKS.stripeWebhookSecret,
     ) => read(reader, name, Secret, "{ value }").value,
   };
 }

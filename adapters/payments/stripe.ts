@@ -1,0 +1,124 @@
+// The Stripe payment provider (PAYMENT_PROVIDER=stripe) on the official `stripe` SDK: a refund against the
+// order's payment (`pi_…` → payment_intent, `ch_…` → charge), the amount in minor units, the execution id as the
+// Idempotency-Key (a redelivered RefundExecuted gets Stripe's stored answer, never a second refund) and the
+// claim's ids in the refund's metadata (the webhook finds the claim by them). Errors are translated: what the
+// card, the balance or the request make impossible is a FAILED refund with its reason; the network, 429 and 5xx
+// are PaymentUnavailableError (the message is retried with the same key).
+import Stripe from "stripe";
+import { PaymentUnavailableError } from "../../pipeline/payments.ts";
+import type { PaymentProvider, ProviderRefundRequest, ProviderRefundResult } from "../../pipeline/payments.ts";
+
+/** Settings of the Stripe adapter. */
+export type StripeProviderOptions = {
+  readonly apiKey: string;
+  /** Overrides the API endpoint (tests: a local server speaking Stripe's wire format), e.g. `http://127.0.0.1:12111`. */
+  readonly apiBase?: string;
+  /** Per-request timeout (default 20 s: inside the executor's timeout). */
+  readonly timeoutMs?: number;
+  /** The SDK's own retries of network errors, with the same idempotency key (default 2). */
+  readonly maxNetworkRetries?: number;
+};
+
+/** The SDK client for `options` (the webhook verifier uses one too, without any network call). */
+export function stripeClient(options: StripeProviderOptions): Stripe {
+  const base = options.apiBase ? new URL(options.apiBase) : undefined;
+  return new Stripe(options.apiKey, {
+    timeout: options.timeoutMs ?? 20_000,
+    maxNetworkRetries: options.maxNetworkRetries ?? 2,
+    telemetry: false,
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === "http:" ? 80 : 443),
+          protocol: base.protocol === "http:" ? "http" : "https",
+        }
+      : {}),
+  });
+}
+
+/** Maps a Stripe refund's status: succeeded → SETTLED, failed / canceled → FAILED, anything else PENDING. */
+export function settlementOfStripeRefund(
+  refund: Pick<Stripe.Refund, "id" | "status" | "failure_reason">,
+): ProviderRefundResult {
+  if (refund.status === "succeeded") return { status: "SETTLED", providerRef: refund.id };
+  if (refund.status === "failed" || refund.status === "canceled")
+    return {
+      status: "FAILED",
+      providerRef: refund.id,
+      failureReason: refund.failure_reason ?? `refund ${refund.status}`,
+    };
+  return { status: "PENDING", providerRef: refund.id };
+}
+
+/** The payment a `payment_ref` names, as the refund's parameter. */
+function paymentOf(ref: string): { payment_intent: string } | { charge: string } | undefined {
+  if (ref.startsWith("pi_")) return { payment_intent: ref };
+  if (ref.startsWith("ch_")) return { charge: ref };
+  return undefined;
+}
+
+/** A provider that refunds through Stripe. */
+export function createStripePaymentProvider(options: StripeProviderOptions): PaymentProvider {
+  const stripe = stripeClient(options);
+  return {
+    name: "stripe",
+    async refund(request: ProviderRefundRequest): Promise<ProviderRefundResult> {
+      const payment = request.paymentRef ? paymentOf(request.paymentRef) : undefined;
+      if (!payment)
+        return {
+          status: "FAILED",
+          failureReason: `payment_ref ${JSON.stringify(request.paymentRef ?? null)} of order ${request.orderId} is neither a payment intent (pi_…) nor a charge (ch_…)`,
+        };
+      try {
+        const refund = await stripe.refunds.create(
+          {
+            ...payment,
+            amount: request.amountMinor,
+            metadata: { claim_id: request.claimId, execution_id: request.executionId, order_id: request.orderId },
+          },
+          { idempotencyKey: request.executionId },
+        );
+        return settlementOfStripeRefund(refund);
+      } catch (error) {
+        return translate(error, request);
+      }
+    },
+  };
+}
+
+/** A refused refund (FAILED with the reason) or a retryable failure (thrown). */
+function translate(error: unknown, request: ProviderRefundRequest): ProviderRefundResult {
+  const e = error as { type?: string; statusCode?: number; code?: string; decline_code?: string; message?: string };
+  const what = `Stripe refund ${request.executionId}`;
+  if (!(error instanceof Stripe.errors.StripeError))
+    throw new PaymentUnavailableError(`${what}: ${(error as Error).message}`, { cause: error });
+  if (
+    error instanceof Stripe.errors.StripeConnectionError ||
+    error instanceof Stripe.errors.StripeRateLimitError ||
+    error instanceof Stripe.errors.StripeAPIError ||
+    (e.statusCode ?? 0) >= 500
+  )
+    throw new PaymentUnavailableError(
+      `${what}: Stripe is unavailable (${e.type ?? "error"} ${e.statusCode ?? ""}): ${e.message ?? ""}`.trim(),
+      {
+        cause: error,
+      },
+    );
+  if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError)
+    throw new PaymentUnavailableError(
+      `${what}: Stripe refused the API key (${e.statusCode ?? ""}); check STRIPE_API_KEY`,
+      {
+        cause: error,
+      },
+    );
+  if (error instanceof Stripe.errors.StripeIdempotencyError)
+    throw new PaymentUnavailableError(
+      `${what}: Stripe holds another request under this idempotency key: ${e.message ?? ""}`,
+      {
+        cause: error,
+      },
+    );
+  // Card errors and invalid requests (already refunded, amount above the charge, balance_insufficient, …): refused.
+  const code = e.decline_code ?? e.code;
+  return { status: "FAILED", failureReason: `${code ? `${code}: ` : ""}${e.message ?? "refused by Stripe"}` };
+}

@@ -1,0 +1,100 @@
+// `claims reconcile` as a user runs it (a child process of bin/claims.mjs) on a bus journal written here.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const bin = join(new URL("..", import.meta.url).pathname, "bin/claims.mjs");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function reconcile(lines: unknown[], args: string[] = []) {
+  const dir = mkdtempSync(join(tmpdir(), "claims-reconcile-"));
+  dirs.push(dir);
+  writeFileSync(join(dir, "events.jsonl"), lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+  try {
+    const { stdout } = await run(process.execPath, [bin, "reconcile", "--data-dir", dir, ...args], {
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    return { code: 0, stdout };
+  } catch (e) {
+    const err = e as { code: number; stdout: string };
+    return { code: err.code, stdout: err.stdout };
+  }
+}
+
+const now = new Date().toISOString();
+const executed = (id: string, amount: number, extra: Record<string, unknown> = {}, time = now) => ({
+  "detail-type": "RefundExecuted",
+  time,
+  detail: {
+    execution_id: id,
+    claim_id: `clm_${id}`,
+    dfid: "d",
+    order_id: "o",
+    amount_eur: amount,
+    verdict_id: "v",
+    ...extra,
+  },
+});
+const settled = (id: string, type = "RefundSettled", extra: Record<string, unknown> = {}) => ({
+  "detail-type": type,
+  time: now,
+  detail: {
+    execution_id: id,
+    claim_id: `clm_${id}`,
+    dfid: "d",
+    order_id: "o",
+    amount_eur: 1,
+    provider: "stripe",
+    ...extra,
+  },
+});
+
+describe("claims reconcile", () => {
+  it("exits 0 when every refund settled; --json prints refunds and totals; a simulation's refund is not listed", async () => {
+    const out = await reconcile(
+      [
+        executed("exe_a", 10.1),
+        executed("exe_b", 20.2),
+        executed("exe_sim", 5, { simulation_id: "sim_1" }),
+        settled("exe_a", "RefundSettled", { provider_ref: "re_a" }),
+        settled("exe_b"),
+      ],
+      ["--json"],
+    );
+    expect(out.code).toBe(0);
+    const body = JSON.parse(out.stdout) as { refunds: { execution_id: string; status: string }[]; totals: unknown };
+    expect(body.refunds).toEqual([
+      { claim_id: "clm_exe_a", execution_id: "exe_a", amount_eur: 10.1, status: "SETTLED", provider_ref: "re_a" },
+      { claim_id: "clm_exe_b", execution_id: "exe_b", amount_eur: 20.2, status: "SETTLED" },
+    ]);
+    expect(body.totals).toEqual({ settled_eur: 30.3, pending_eur: 0, failed_eur: 0 });
+  });
+
+  it("exits 1 on a failed refund and names its reason", async () => {
+    const out = await reconcile([
+      executed("exe_a", 10),
+      settled("exe_a", "RefundFailed", { failure_reason: "expired_card" }),
+    ]);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/FAILED +clm_exe_a exe_a 10\.00 EUR — expired_card/);
+  });
+
+  it("a pending refund fails only past the bound", async () => {
+    const old = new Date(Date.now() - 5 * 3_600_000).toISOString();
+    expect((await reconcile([executed("exe_a", 10, {}, old)])).code).toBe(0);
+    expect((await reconcile([executed("exe_a", 10, {}, old)], ["--pending-hours", "1"])).code).toBe(1);
+    expect((await reconcile([executed("exe_a", 10, {}, old)], ["--since", now])).stdout).toMatch(/^0 refunds/);
+  });
+
+  it("exits 2 on a usage error", async () => {
+    expect((await reconcile([], ["--since", "yesterday"])).code).toBe(2);
+    expect((await reconcile([], ["--pending-hours", "-1"])).code).toBe(2);
+  });
+});

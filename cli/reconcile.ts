@@ -1,0 +1,108 @@
+// `claims reconcile [--since ISO] [--json] [--data-dir DIR] [--pending-hours N]` (docs/cli.md, docs/payments.md):
+// every authorised refund (RefundExecuted without a simulation_id) with its settlement (RefundSettled /
+// RefundFailed), read from the local bus journal `events.jsonl` of the data directory. Exit 0 when every refund
+// is settled, 1 when one failed or has been pending longer than the bound, 2 on a usage error.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
+import { reconcile } from "../core/claims/settlement.ts";
+import type { Reconciliation, SettlementFact } from "../core/claims/settlement.ts";
+import { parseIsoMs } from "../core/integrity/time.ts";
+import { CliError } from "./errors.ts";
+import { dataDirFrom } from "./run-store.ts";
+
+/** Hours a refund may stay PENDING before reconcile fails (Stripe settles most card refunds within days, its webhooks within minutes). */
+export const DEFAULT_PENDING_HOURS = 72;
+
+type JournalLine = { "detail-type"?: unknown; time?: unknown; detail?: Record<string, unknown> };
+
+/** The settlement facts of journal lines: real refunds only (a simulation's are never paid). */
+export function settlementFacts(lines: readonly JournalLine[]): SettlementFact[] {
+  const facts: SettlementFact[] = [];
+  for (const line of lines) {
+    const d = line.detail ?? {};
+    if (d.simulation_id !== undefined || typeof d.execution_id !== "string") continue;
+    const at = typeof line.time === "string" ? line.time : "";
+    const type = line["detail-type"];
+    if (type === "RefundExecuted" && typeof d.claim_id === "string" && typeof d.amount_eur === "number")
+      facts.push({
+        kind: "executed",
+        execution_id: d.execution_id,
+        claim_id: d.claim_id,
+        amount_eur: d.amount_eur,
+        at,
+        ...(typeof d.retry_of === "string" ? { retry_of: d.retry_of } : {}),
+      });
+    else if (type === "RefundSettled" || type === "RefundFailed")
+      facts.push({
+        kind: type === "RefundSettled" ? "settled" : "failed",
+        execution_id: d.execution_id,
+        at,
+        ...(typeof d.provider_ref === "string" ? { provider_ref: d.provider_ref } : {}),
+        ...(typeof d.failure_reason === "string" ? { failure_reason: d.failure_reason } : {}),
+      });
+  }
+  return facts;
+}
+
+/** The refunds that make reconcile fail: FAILED, or PENDING since before `pendingSince`. */
+export function unreconciled(result: Reconciliation, pendingSince: string) {
+  return result.refunds.filter(
+    (r) => r.status === "FAILED" || (r.status === "PENDING" && r.authorised_at < pendingSince),
+  );
+}
+
+const parseSince = (value: string) => {
+  if (parseIsoMs(value) === undefined) throw new InvalidArgumentError("--since takes an ISO 8601 instant");
+  return new Date(parseIsoMs(value)!).toISOString();
+};
+const parseHours = (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("--pending-hours takes a positive number of hours");
+  return n;
+};
+
+/** Registers `claims reconcile`. */
+export function registerReconcileCommand(program: Command): void {
+  program
+    .command("reconcile")
+    .description(
+      "every authorised refund with its settlement (settled, pending, failed); exit 1 when one failed or is pending too long",
+    )
+    .option("--since <iso>", "refunds authorised at or after this instant", parseSince)
+    .option("--pending-hours <n>", `how long a refund may stay pending (default ${DEFAULT_PENDING_HOURS})`, parseHours)
+    .option("--json", "print { refunds, totals } as JSON")
+    .option("--data-dir <path>", "where the local bus journal events.jsonl is (default $CLAIMS_DATA_DIR or .claims)")
+    .action((o: { since?: string; pendingHours?: number; json?: boolean; dataDir?: string }) => {
+      const path = join(dataDirFrom(o.dataDir), "events.jsonl");
+      if (!existsSync(path)) throw new CliError(`no bus journal at ${path}: run claims serve (or claims batch) first`);
+      const lines = readFileSync(path, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .flatMap((l, i) => {
+          try {
+            return [JSON.parse(l) as JournalLine];
+          } catch {
+            throw new CliError(`${path} line ${i + 1} is not JSON`);
+          }
+        });
+      const result = reconcile(settlementFacts(lines), o.since);
+      const bound = new Date(Date.now() - (o.pendingHours ?? DEFAULT_PENDING_HOURS) * 3_600_000).toISOString();
+      const failing = unreconciled(result, bound);
+      if (o.json) {
+        const refunds = result.refunds.map(({ authorised_at: _at, ...r }) => r);
+        process.stdout.write(`${JSON.stringify({ refunds, totals: result.totals }, null, 2)}\n`);
+      } else {
+        for (const r of result.refunds)
+          process.stdout.write(
+            `${r.status.padEnd(8)} ${r.claim_id} ${r.execution_id} ${r.amount_eur.toFixed(2)} EUR${r.provider_ref ? ` ${r.provider_ref}` : ""}${r.failure_reason ? ` — ${r.failure_reason}` : ""}\n`,
+          );
+        const t = result.totals;
+        process.stdout.write(
+          `${result.refunds.length} refunds: settled ${t.settled_eur.toFixed(2)} EUR, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${failing.length > 0 ? `; ${failing.length} need attention` : ""}\n`,
+        );
+      }
+      process.exitCode = failing.length > 0 ? 1 : 0;
+    });
+}

@@ -1,0 +1,30 @@
+// Stripe's webhook endpoint (API Gateway HTTP API, payload 2.0): POST /webhooks/stripe, open at the gateway and
+// verified here with Stripe's signature (Resource.StripeWebhookSecret) — its own credential, which neither the
+// intake nor the reviewer token opens.
+import { productionDeps } from "./lib/compose.ts";
+import type { DepsSource } from "./lib/compose.ts";
+import { createApiHandler } from "./lib/http.ts";
+import type { RouteHandler, RoutesOf } from "./lib/http.ts";
+import { createLogger } from "./lib/logger.ts";
+import type { HandlerLogger } from "./lib/logger.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
+import { postStripeWebhook } from "./lib/webhook-routes.ts";
+
+/** The handler of every paymentWebhook route of infra/facts.ts. */
+const HANDLERS: Record<RoutesOf<"paymentWebhook">, RouteHandler> = {
+  "POST /webhooks/stripe": postStripeWebhook,
+};
+
+/** The webhook handler over `getDeps`. */
+export function createPaymentWebhookHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+) {
+  return measured("paymentWebhook", getDeps, options.metrics, (deps) =>
+    createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-payment-webhook")),
+  );
+}
+
+/** The deployed handler (infra/payments.ts: PaymentWebhook). */
+export const handler = createPaymentWebhookHandler(productionDeps);

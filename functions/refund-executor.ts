@@ -1,0 +1,49 @@
+// Refund executor (SQS, fed by the payments rule: RefundExecuted that is not a simulation's): pays each authorised
+// refund once through the payment provider (PAYMENT_PROVIDER) and records the settlement, announcing
+// RefundSettled / RefundFailed (pipeline: payRefund). A provider outage is retried with the same idempotency key,
+// then the DLQ; a redelivery pays nothing twice.
+import * as z from "zod";
+import { KERNEL_SOURCE, RefundExecutedDetailSchema } from "../core/claims/events.ts";
+import { payRefund, PaymentUnavailableError } from "../pipeline/payments.ts";
+import { productionDeps } from "./lib/compose.ts";
+import type { DepsSource } from "./lib/compose.ts";
+import { RetryLaterError } from "./lib/errors.ts";
+import { createLogger } from "./lib/logger.ts";
+import type { HandlerLogger } from "./lib/logger.ts";
+import { measured } from "./lib/metrics.ts";
+import type { HandlerMetrics } from "./lib/metrics.ts";
+import { paymentDeps } from "./lib/payments.ts";
+import { sqsConsumer } from "./lib/sqs-consumer.ts";
+
+/** The EventBridge envelope the rule's target puts on the queue, carrying one RefundExecuted. */
+export const RefundExecutedEnvelopeSchema = z.looseObject({
+  source: z.literal(KERNEL_SOURCE),
+  "detail-type": z.literal("RefundExecuted"),
+  detail: RefundExecutedDetailSchema,
+});
+
+/** The executor over `getDeps`; the logged outcome is the settlement status (never customer text). */
+export function createRefundExecutorHandler(
+  getDeps: DepsSource,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+) {
+  return measured("refundExecutor", getDeps, options.metrics, (deps) =>
+    sqsConsumer(
+      {
+        schema: RefundExecutedEnvelopeSchema,
+        handle: async (envelope) => {
+          try {
+            return `${envelope.detail.execution_id}: ${await payRefund(paymentDeps(await deps()), envelope.detail)}`;
+          } catch (error) {
+            if (error instanceof PaymentUnavailableError) throw new RetryLaterError(error.message);
+            throw error;
+          }
+        },
+      },
+      options.logger ?? createLogger("claims-refund-executor"),
+    ),
+  );
+}
+
+/** The deployed handler (infra/payments.ts: refundExecutor on PaymentsQueue). */
+export const handler = createRefundExecutorHandler(productionDeps);

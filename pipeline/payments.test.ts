@@ -1,0 +1,170 @@
+// Paying an authorised refund and recording the provider's word: redelivery, a crash between the provider call
+// and its record, webhooks twice and out of order, failures that open the refund's own review.
+import { describe, expect, it } from "vitest";
+import { createStripePaymentProvider } from "../adapters/payments/stripe.ts";
+import { startStripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
+import type { RefundExecutedDetail } from "../core/claims/events.ts";
+import { refundReviewId } from "../core/claims/settlement.ts";
+import {
+  createInMemoryAuditLog,
+  createInMemoryContextStore,
+  createInMemorySettlementRepository,
+  createRecordingPublisher,
+} from "./in-memory.ts";
+import { payRefund, recordProviderUpdate } from "./payments.ts";
+import type { PaymentDeps, PaymentProvider, SettlementRepository } from "./payments.ts";
+
+const ORDERS = [
+  { order_id: "ord_1", purchase_date: "2026-11-01", category: "electronics", amount: 299.99, payment_ref: "pi_1" },
+  { order_id: "ord_2", purchase_date: "2026-11-01", category: "electronics", amount: 50 },
+];
+
+const executed = (over: Partial<RefundExecutedDetail> = {}): RefundExecutedDetail => ({
+  execution_id: "exe_1",
+  claim_id: "clm_1",
+  dfid: "dfid_clm_1",
+  order_id: "ord_1",
+  amount_eur: 299.99,
+  verdict_id: "vrd_1",
+  ...over,
+});
+
+function deps(provider: PaymentProvider, settlements: SettlementRepository = createInMemorySettlementRepository()) {
+  const publisher = createRecordingPublisher();
+  const audit = createInMemoryAuditLog();
+  let now = Date.parse("2026-11-27T10:00:00Z");
+  const d: PaymentDeps = {
+    settlements,
+    provider,
+    orders: createInMemoryContextStore(ORDERS),
+    publisher,
+    audit,
+    clock: { now: () => (now += 1000) },
+  };
+  return { d, publisher, audit, settlements };
+}
+
+/** A provider that answers what it is told and counts its calls. */
+function scripted(answer: Awaited<ReturnType<PaymentProvider["refund"]>>) {
+  const calls: string[] = [];
+  const provider: PaymentProvider = {
+    name: "stripe",
+    refund: async (r) => {
+      calls.push(r.executionId);
+      return answer;
+    },
+  };
+  return { provider, calls };
+}
+
+describe("paying a RefundExecuted", () => {
+  it("settles, announces RefundSettled once, and a redelivery neither pays nor announces again", async () => {
+    const { provider, calls } = scripted({ status: "SETTLED", providerRef: "re_1" });
+    const { d, publisher, audit } = deps(provider);
+    expect(await payRefund(d, executed())).toBe("SETTLED");
+    expect(await payRefund(d, executed())).toBe("already recorded");
+    expect(calls).toEqual(["exe_1"]);
+    expect(publisher.published.map((e) => e.detailType)).toEqual(["RefundSettled"]);
+    expect(publisher.published[0]!.detail).toMatchObject({
+      execution_id: "exe_1",
+      provider: "stripe",
+      provider_ref: "re_1",
+    });
+    expect(audit.all().map((e) => e.event_type)).toEqual(["REFUND_SETTLED"]);
+    expect(audit.all()[0]!.dfid).not.toBe("dfid_clm_1");
+  });
+
+  it("never pays a simulation's refund", async () => {
+    const { provider, calls } = scripted({ status: "SETTLED", providerRef: "re_1" });
+    const { d, settlements } = deps(provider);
+    expect(await payRefund(d, executed({ simulation_id: "sim_1" }))).toBe("simulation: never paid");
+    expect(calls).toEqual([]);
+    expect(await settlements.get("clm_1")).toBeUndefined();
+  });
+
+  it("a refusal is FAILED with the reason and opens the refund's own review (id from the execution)", async () => {
+    const { provider } = scripted({ status: "FAILED", failureReason: "expired_card: The card has expired." });
+    const { d, publisher, settlements } = deps(provider);
+    expect(await payRefund(d, executed())).toBe("FAILED");
+    const stored = await settlements.get("clm_1");
+    expect(stored).toMatchObject({
+      status: "FAILED",
+      failure_reason: "expired_card: The card has expired.",
+      review: { review_id: refundReviewId("exe_1"), origin: "REFUND_FAILED", status: "PENDING" },
+    });
+    expect(publisher.published.map((e) => e.detailType)).toEqual(["RefundFailed"]);
+  });
+
+  it("an order without payment_ref fails without calling Stripe", async () => {
+    const { provider, calls } = scripted({ status: "SETTLED" });
+    const { d } = deps(provider);
+    expect(await payRefund(d, executed({ order_id: "ord_2", amount_eur: 50 }))).toBe("FAILED");
+    expect(calls).toEqual([]);
+  });
+
+  it("a crash between the provider call and its record: the retry reuses the idempotency key, Stripe pays once", async () => {
+    const mock = await startStripeWireMock("sk_test_crash_0123456789");
+    try {
+      const inner = createInMemorySettlementRepository();
+      let crashes = 1;
+      const crashing: SettlementRepository = {
+        ...inner,
+        update: async (next) => {
+          if (next.status !== "PENDING" && crashes-- > 0) throw new Error("process died before recording");
+          return inner.update(next);
+        },
+      };
+      const provider = createStripePaymentProvider({
+        apiKey: "sk_test_crash_0123456789",
+        apiBase: mock.base,
+        maxNetworkRetries: 0,
+      });
+      const { d, publisher } = deps(provider, crashing);
+      await expect(payRefund(d, executed())).rejects.toThrow(/process died/);
+      expect((await inner.get("clm_1"))?.status).toBe("PENDING");
+      expect(await payRefund(d, executed())).toBe("SETTLED");
+      expect(mock.requests.map((r) => r.idempotencyKey)).toEqual(["exe_1", "exe_1"]);
+      expect(mock.refunds).toHaveLength(1);
+      expect(publisher.published.map((e) => e.detailType)).toEqual(["RefundSettled"]);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe("the provider's later word (webhooks)", () => {
+  it("settles a pending refund once; the same event twice and a late pending change nothing", async () => {
+    const { provider } = scripted({ status: "PENDING", providerRef: "re_1" });
+    const { d, publisher, settlements } = deps(provider);
+    expect(await payRefund(d, executed())).toBe("PENDING");
+    expect(publisher.published).toEqual([]);
+    const settled = { execution_id: "exe_1", status: "SETTLED" as const, provider_ref: "re_1" };
+    await recordProviderUpdate(d, "clm_1", settled);
+    const after = await settlements.get("clm_1");
+    await recordProviderUpdate(d, "clm_1", settled);
+    await recordProviderUpdate(d, "clm_1", { execution_id: "exe_1", status: "PENDING", provider_ref: "re_1" });
+    expect(await settlements.get("clm_1")).toEqual(after);
+    expect(after?.status).toBe("SETTLED");
+    expect(publisher.published.map((e) => e.detailType)).toEqual(["RefundSettled"]);
+  });
+
+  it("a refund Stripe reverses after success turns FAILED; a failed one never turns SETTLED", async () => {
+    const { provider } = scripted({ status: "SETTLED", providerRef: "re_1" });
+    const { d, settlements } = deps(provider);
+    await payRefund(d, executed());
+    await recordProviderUpdate(d, "clm_1", {
+      execution_id: "exe_1",
+      status: "FAILED",
+      failure_reason: "lost_or_stolen_card",
+    });
+    await recordProviderUpdate(d, "clm_1", { execution_id: "exe_1", status: "SETTLED" });
+    expect(await settlements.get("clm_1")).toMatchObject({ status: "FAILED", failure_reason: "lost_or_stolen_card" });
+  });
+
+  it("a webhook for a claim without a settlement changes nothing", async () => {
+    const { provider } = scripted({ status: "SETTLED" });
+    const { d, publisher } = deps(provider);
+    expect(await recordProviderUpdate(d, "clm_x", { execution_id: "exe_x", status: "SETTLED" })).toBeUndefined();
+    expect(publisher.published).toEqual([]);
+  });
+});

@@ -1,0 +1,206 @@
+// The payment side of a refund (docs/payments.md): the payment-provider port, where settlements are kept, and
+// the shell that pays an authorised refund (RefundExecuted) and records what the provider said — from its answer
+// or from a webhook — announcing RefundSettled / RefundFailed once. load -> decide (core/claims/settlement.ts)
+// -> perform.
+import { auditEvent } from "../core/claims/audit-events.ts";
+import { busEntry } from "../core/claims/events.ts";
+import type { RefundExecutedDetail, RefundSettlementDetail } from "../core/claims/events.ts";
+import { applyProviderUpdate, refundReviewId } from "../core/claims/settlement.ts";
+import type {
+  PaymentProviderName,
+  ProviderUpdate,
+  SettlementRecord,
+  SettlementStatus,
+} from "../core/claims/settlement.ts";
+import { VersionConflictError } from "../core/errors.ts";
+import { PaymentUnavailableError } from "./errors.ts";
+import { parseCents } from "../core/integrity/money.ts";
+export { PaymentUnavailableError } from "./errors.ts";
+import type { AuditLog, Clock, ContextStore, EventPublisher } from "./ports.ts";
+
+/** One refund to pay: the idempotency key is the execution id, so a repeated call never pays twice. */
+export type ProviderRefundRequest = {
+  readonly executionId: string;
+  readonly claimId: string;
+  readonly orderId: string;
+  /** The shop's payment to refund (Stripe: `pi_…` payment intent or `ch_…` charge). */
+  readonly paymentRef: string | undefined;
+  /** Minor units (cents). */
+  readonly amountMinor: number;
+  readonly currency: string;
+};
+
+/** What the provider answered: paid, still on its way (a webhook tells the rest), or refused with a reason. */
+export type ProviderRefundResult = {
+  readonly status: SettlementStatus;
+  readonly providerRef?: string;
+  readonly failureReason?: string;
+};
+
+/** A payment provider that refunds: throws PaymentUnavailableError when the call may be retried (network, 5xx, 429). */
+export interface PaymentProvider {
+  readonly name: PaymentProviderName;
+  refund(request: ProviderRefundRequest): Promise<ProviderRefundResult>;
+}
+
+/** Where settlements live: one per claim, changed by conditional writes on `version`. */
+export interface SettlementRepository {
+  get(claimId: string): Promise<SettlementRecord | undefined>;
+  /** Stores `record` (version 1) unless the claim has one; returns the one stored now. */
+  create(record: SettlementRecord): Promise<SettlementRecord>;
+  /** Writes `next` if the stored version is `next.version - 1`; otherwise throws VersionConflictError. */
+  update(next: SettlementRecord): Promise<void>;
+  /** Every settlement, oldest request first. */
+  list(): Promise<SettlementRecord[]>;
+}
+
+/** What paying and recording need. */
+export type PaymentDeps = {
+  readonly settlements: SettlementRepository;
+  readonly provider: PaymentProvider;
+  readonly orders: Pick<ContextStore, "getOrder">;
+  readonly publisher: EventPublisher;
+  readonly audit: Pick<AuditLog, "appendAll">;
+  readonly clock: Clock;
+};
+
+/** The audit flow of a claim's settlement: its own DFID, so the claim's decision flow (and its replay) is unchanged. */
+export const settlementDfid = (claimId: string) => `dfid_pay_${claimId}`;
+
+/** What one RefundExecuted came to. */
+export type PayOutcome = "simulation: never paid" | "already recorded" | "superseded" | SettlementStatus;
+
+/**
+ * Pays one authorised refund. A simulation's refund is never paid. A redelivery of an execution already
+ * settled or failed changes nothing (it re-announces an unannounced outcome); a PENDING one asks the provider
+ * again with the same idempotency key, so a crash between the provider call and its record never pays twice.
+ */
+export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<PayOutcome> {
+  if (detail.simulation_id !== undefined) return "simulation: never paid";
+  const at = new Date(deps.clock.now()).toISOString();
+  let record = await deps.settlements.get(detail.claim_id);
+  if (!record) {
+    record = await deps.settlements.create({
+      claim_id: detail.claim_id,
+      dfid: detail.dfid,
+      order_id: detail.order_id,
+      amount_eur: detail.amount_eur,
+      verdict_id: detail.verdict_id,
+      provider: deps.provider.name,
+      execution_id: detail.execution_id,
+      status: "PENDING",
+      requested_at: at,
+      updated_at: at,
+      attempts: [],
+      version: 1,
+    });
+  }
+  if (record.execution_id !== detail.execution_id) return "superseded";
+  if (record.status !== "PENDING") {
+    await announce(deps, record);
+    return "already recorded";
+  }
+  const order = await deps.orders.getOrder(detail.order_id);
+  const cents = parseCents(detail.amount_eur);
+  if (!cents.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${cents.message}`);
+  const answer =
+    deps.provider.name !== "simulated" && !order?.payment_ref
+      ? {
+          status: "FAILED" as const,
+          failureReason: order
+            ? `order ${detail.order_id} has no payment_ref to refund`
+            : `order ${detail.order_id} is not known`,
+        }
+      : await deps.provider.refund({
+          executionId: detail.execution_id,
+          claimId: detail.claim_id,
+          orderId: detail.order_id,
+          paymentRef: order?.payment_ref,
+          amountMinor: cents.cents,
+          currency: order?.currency ?? "EUR",
+        });
+  const after = await recordProviderUpdate(deps, detail.claim_id, {
+    execution_id: detail.execution_id,
+    status: answer.status,
+    ...(answer.providerRef === undefined ? {} : { provider_ref: answer.providerRef }),
+    ...(answer.failureReason === undefined ? {} : { failure_reason: answer.failureReason }),
+  });
+  return after?.status ?? "PENDING";
+}
+
+/**
+ * Records the provider's word on an execution (its answer, or a webhook): idempotent and out-of-order safe
+ * (applyProviderUpdate), retried on a lost race, then announces a new SETTLED / FAILED once. Returns the
+ * record after the call, or undefined when the claim has no settlement.
+ */
+export async function recordProviderUpdate(
+  deps: PaymentDeps,
+  claimId: string,
+  update: ProviderUpdate,
+): Promise<SettlementRecord | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const record = await deps.settlements.get(claimId);
+    if (!record) return undefined;
+    const at = new Date(deps.clock.now()).toISOString();
+    const applied = applyProviderUpdate(record, update, at);
+    if (!applied.changed) {
+      await announce(deps, record);
+      return record;
+    }
+    try {
+      await deps.settlements.update(applied.next);
+    } catch (error) {
+      if (error instanceof VersionConflictError && attempt < 5) continue;
+      throw error;
+    }
+    await announce(deps, applied.next);
+    return applied.next;
+  }
+}
+
+/** The bus detail of a settlement's current execution. */
+export function settlementDetail(record: SettlementRecord): RefundSettlementDetail {
+  return {
+    execution_id: record.execution_id,
+    claim_id: record.claim_id,
+    dfid: record.dfid,
+    order_id: record.order_id,
+    amount_eur: record.amount_eur,
+    provider: record.provider,
+    ...(record.provider_ref === undefined ? {} : { provider_ref: record.provider_ref }),
+    ...(record.failure_reason === undefined ? {} : { failure_reason: record.failure_reason }),
+  };
+}
+
+/**
+ * Publishes RefundSettled / RefundFailed (and audits it) for a status not yet announced, then marks it announced.
+ * At least once: a crash before the mark announces again on the next delivery (consumers dedupe by execution id
+ * and detail-type).
+ */
+async function announce(deps: PaymentDeps, record: SettlementRecord): Promise<void> {
+  if (record.status === "PENDING" || record.announced === record.status) return;
+  const detail = settlementDetail(record);
+  const at = new Date(deps.clock.now()).toISOString();
+  const flow = { dfid: settlementDfid(record.claim_id), state: record.status, at };
+  await deps.audit.appendAll([
+    record.status === "SETTLED"
+      ? auditEvent({ ...flow, type: "REFUND_SETTLED", details: detail })
+      : auditEvent({
+          ...flow,
+          type: "REFUND_FAILED",
+          severity: "WARN",
+          details: { ...detail, review_id: record.review?.review_id ?? refundReviewId(record.execution_id) },
+        }),
+  ]);
+  await deps.publisher.publish([
+    record.status === "SETTLED" ? busEntry("RefundSettled", detail) : busEntry("RefundFailed", detail),
+  ]);
+  const fresh = await deps.settlements.get(record.claim_id);
+  if (!fresh || fresh.status !== record.status || fresh.execution_id !== record.execution_id) return;
+  try {
+    await deps.settlements.update({ ...fresh, announced: record.status, version: fresh.version + 1 });
+  } catch (error) {
+    // Someone else changed it: the next delivery announces again if needed (consumers dedupe).
+    if (!(error instanceof VersionConflictError)) throw error;
+  }
+}
