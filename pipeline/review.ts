@@ -5,7 +5,14 @@
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import { checkDecision, normaliseDecision, ReviewDecisionSchema } from "../core/claims/review.ts";
-import type { ReviewContext, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
+import type {
+  DecisionRules,
+  ReviewContext,
+  ReviewerIdentity,
+  ReviewRecord,
+  ReviewRefusal,
+  ReviewStatus,
+} from "../core/claims/review.ts";
 import { OrderDataError } from "../core/integrity/index.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { toInputIssues } from "./decide/intake.ts";
@@ -14,6 +21,8 @@ import {
   approvalChecks,
   approvalReserved,
   decidedReview,
+  firstApprovalEffects,
+  firstApprovalRecorded,
   intentFor,
   notApprovable,
   recordedReviewEffects,
@@ -32,6 +41,7 @@ import type { ReviewPage } from "./ports.ts";
 export type ReviewResult =
   | { ok: true; body: ReviewAnswer }
   | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
+  | { ok: false; status: 400; code: "REVIEWER_MISMATCH"; message: string }
   | { ok: false; status: 404; code: "NOT_FOUND"; message: string }
   | ({ ok: false } & ReviewRefusal)
   | { ok: false; status: 409; code: string; message: string };
@@ -52,8 +62,18 @@ type ReviewDeps = Pick<
   | "registry"
 >;
 
-/** Decides the claim's review as a reviewer asked (docs/reviews.md); idempotent, and nothing is written for a refused request. */
-export async function decideReview(claimId: string, body: unknown, deps: ReviewDeps): Promise<ReviewResult> {
+/**
+ * Decides the claim's review as `by` asked (docs/reviews.md); idempotent, and nothing is written for a refused
+ * request. `by` is the authenticated reviewer; a body `reviewer` naming anyone else is refused (400). Callers
+ * without a credential (a simulation's scripted review steps, tests) leave `by` out: the body's `reviewer` then
+ * names the simulated person (default `reviewer`).
+ */
+export async function decideReview(
+  claimId: string,
+  body: unknown,
+  deps: ReviewDeps,
+  by?: ReviewerIdentity,
+): Promise<ReviewResult> {
   const parsed = ReviewDecisionSchema.safeParse(body);
   if (!parsed.success)
     return {
@@ -63,8 +83,24 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
       message: "the review decision is invalid",
       issues: toInputIssues(parsed.error),
     };
+  const named = parsed.data.reviewer;
+  if (by && named !== undefined && named !== by.id && named !== by.name)
+    return {
+      ok: false,
+      status: 400,
+      code: "REVIEWER_MISMATCH",
+      message: `the body names reviewer ${named}, but the credential is ${by.id}'s: the decision is recorded under the credential's reviewer (leave reviewer out)`,
+    };
+  const reviewer = by?.id ?? named ?? "reviewer";
   const record = await deps.claims.getClaim(claimId);
   if (!record) return { ok: false, status: 404, code: "NOT_FOUND", message: `claim ${claimId} not found` };
+  const rules: DecisionRules = {
+    reviewer,
+    secondApprovalAboveEur: deps.agent.review?.secondApprovalAboveEur,
+    ...(record.parent_claim_id && parsed.data.decision === "APPROVE"
+      ? { resubmittedBy: (await deps.reviews.getReview(record.parent_claim_id))?.reviewer }
+      : {}),
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     const review = await deps.reviews.getReview(claimId);
     if (!review)
@@ -74,20 +110,29 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
         code: "NO_PENDING_REVIEW",
         message: `claim ${claimId} has no review${isFinal(record.status) ? "" : " (it is not final yet)"}`,
       };
-    const check = checkDecision(parsed.data, review);
-    if (check !== undefined && check !== "REPEAT") return { ok: false, ...check };
+    // A first approval recorded earlier is audited again (identical, so dropped): repairs a crash before its audit.
+    await performEffects(firstApprovalEffects(record, review), deps);
+    const check = checkDecision(parsed.data, review, rules);
+    if (check !== undefined && check !== "REPEAT" && check !== "FIRST_APPROVAL") return { ok: false, ...check };
     if (check === "REPEAT" && review.status !== "PENDING") return finish(record, review, deps);
+    const decision = normaliseDecision(parsed.data, review, reviewer);
     // An approval that cannot pass the reject checks now is refused before it claims anything, so another
     // reviewer's decision is not blocked by an approval that was going to fail.
-    if (!review.intent && parsed.data.decision === "APPROVE") {
-      const amount = normaliseDecision(parsed.data, review).amount_eur!;
-      const precheck = await checkApproval(record, review, amount, deps);
+    if (!review.intent && decision.decision === "APPROVE") {
+      const precheck = await checkApproval(record, review, decision.amount_eur!, deps);
       if (!precheck.ok) return { ok: false, status: 409, code: precheck.code, message: precheck.message };
+    }
+    if (check === "FIRST_APPROVAL") {
+      const approval = { reviewer, amount_eur: decision.amount_eur!, at: new Date(deps.clock.now()).toISOString() };
+      const update = await deps.reviews.updateReview(firstApprovalRecorded(review, approval));
+      if (!update.changed) continue; // another decision got there first: look again
+      await performEffects(firstApprovalEffects(record, update.review), deps);
+      return { ok: true, body: reviewAnswer(record, update.review) };
     }
     // Claim the decision on the review (or go on with this same decision already claimed).
     let claimed = review;
     if (!review.intent) {
-      const intent = intentFor(normaliseDecision(parsed.data, review), deps.clock.now());
+      const intent = intentFor(decision, deps.clock.now());
       const update = await deps.reviews.updateReview({ ...review, intent, version: review.version + 1 });
       if (!update.changed) continue; // another decision got there first: look again
       claimed = update.review;

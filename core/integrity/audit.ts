@@ -27,6 +27,7 @@ export const AUDIT_EVENT_TYPES = [
   "CLAIM_NEEDS_REVIEW",
   "REVIEW_REQUESTED",
   "REVIEW_DECIDED",
+  "REVIEW_APPROVAL_RECORDED",
 ] as const;
 
 /** The audit event type schema. */
