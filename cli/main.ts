@@ -31,6 +31,7 @@ import { parseIsoMs } from "../core/integrity/time.ts";
 import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
 import { startHttpFront } from "../local/http-front.ts";
 import { registerReviewCommands } from "./review.ts";
+import { registerReviewersCommands, reviewerSetup } from "./reviewers.ts";
 import { registerListCommand } from "./list.ts";
 import { serverToken } from "./tokens.ts";
 import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
@@ -274,8 +275,20 @@ program
     parseMaxOpen,
   )
   .option("--now <iso>", "freeze the clock (ISO timestamp); step timeouts never come due on a frozen clock", parseNow)
+  .option(
+    "--reviewers <file>",
+    "the reviewers file: one token per named reviewer (default $CLAIMS_REVIEWERS_FILE; without one, CLAIMS_REVIEWER_TOKEN is the one reviewer `reviewer`)",
+  )
   .action(
-    async (o: { port: number; host: string; config: string; dataDir?: string; maxOpen?: number; now?: number }) => {
+    async (o: {
+      port: number;
+      host: string;
+      config: string;
+      dataDir?: string;
+      maxOpen?: number;
+      now?: number;
+      reviewers?: string;
+    }) => {
       const out = (text: string) => process.stdout.write(`${text}\n`);
       const t0 = performance.now();
       const configPath = mustExist(o.config, "config file");
@@ -284,6 +297,7 @@ program
       const apiToken = fromEnv ?? randomBytes(24).toString("base64url");
       const reviewerFromEnv = serverToken("CLAIMS_REVIEWER_TOKEN");
       const reviewerToken = reviewerFromEnv ?? randomBytes(24).toString("base64url");
+      const reviewing = reviewerSetup(o.reviewers, apiToken);
       const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
@@ -305,6 +319,7 @@ program
         stateDir,
         apiToken,
         reviewerToken,
+        ...reviewing.stack,
         onBusEvent: busProgress(out),
         recordBusEvents: false,
         ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
@@ -341,9 +356,10 @@ program
           : `  token    generated for this run: ${apiToken}  (set CLAIMS_API_TOKEN to choose one)`,
       );
       out(
-        reviewerFromEnv
-          ? "  reviewer from CLAIMS_REVIEWER_TOKEN"
-          : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one)`,
+        reviewing.describe ??
+          (reviewerFromEnv
+            ? "  reviewer from CLAIMS_REVIEWER_TOKEN (reviewer id `reviewer`)"
+            : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one, or name your reviewers: claims reviewers add)`),
       );
       out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
       out(
@@ -557,6 +573,7 @@ function formatReplay(result: ReplayResult, simulationId: string): string {
 }
 
 registerReviewCommands(program);
+registerReviewersCommands(program);
 registerListCommand(program);
 registerBacktestCommand(program);
 

@@ -90,3 +90,11 @@ export class DataDirModeError extends LocalStackError {
     super("DATA_DIR_MODE", message, { cause });
   }
 }
+
+/** A reviewers file that cannot be read or kept owner-only (a configuration error: exit 2). */
+export class ReviewersFileError extends LocalStackError {
+  readonly exitCode = 2;
+  constructor(message: string, cause?: unknown) {
+    super("REVIEWERS_FILE", message, { cause });
+  }
+}
