@@ -4,7 +4,7 @@
 // repeating the same decision (or by the sweep) and a different decision is refused with 409.
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
-import { checkDecision, normaliseDecision, ReviewDecisionSchema } from "../core/claims/review.ts";
+import { checkDecision, normaliseDecision, ReviewDecisionSchema, reviewFacts } from "../core/claims/review.ts";
 import type {
   DecisionRules,
   ReviewContext,
@@ -247,7 +247,7 @@ type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
  */
 export async function listReviews(
   query: { status?: ReviewStatus; limit?: number; cursor?: string },
-  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts">,
+  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts" | "orders" | "ledger">,
 ): Promise<{ items: ReviewListEntry[]; nextCursor?: string }> {
   const page: ReviewPage = await deps.reviews.listReviews({
     status: query.status ?? "PENDING",
@@ -257,9 +257,10 @@ export async function listReviews(
   const items = await Promise.all(
     page.items.map(async (review): Promise<ReviewListEntry> => {
       const key = proposalKey(review.proposal);
-      const [record, verdict] = await Promise.all([
+      const [record, verdict, facts] = await Promise.all([
         deps.claims.getClaim(review.claim_id),
         key ? deps.verdicts.getVerdict(key) : undefined,
+        factsOf(review, deps),
       ]);
       const context: ReviewContext = {
         ...(record?.claim ? { claim: record.claim } : {}),
@@ -269,11 +270,47 @@ export async function listReviews(
         ...(verdict && verdict.claim_id === review.claim_id
           ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } }
           : {}),
+        facts,
       };
       return { review, context };
     }),
   );
   return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+}
+
+/**
+ * The order facts of a review (reviewFacts): the order, its ledger entry, and the other claims the ledger knows
+ * on it (refunded or under review), each read as it stands. An order that cannot be read shows no order.
+ */
+async function factsOf(
+  review: ReviewRecord,
+  deps: Pick<PipelineDeps, "claims" | "orders" | "ledger">,
+): Promise<Record<string, unknown>> {
+  if (!review.order_id) return reviewFacts({ others: [] });
+  const [order, ledger] = await Promise.all([
+    deps.orders.getOrder(review.order_id).catch((error: unknown) => {
+      if (error instanceof OrderDataError) return undefined;
+      throw error;
+    }),
+    deps.ledger.get(review.order_id, review.simulation_id),
+  ]);
+  const ids = [...new Set([...Object.keys(ledger?.claims ?? {}), ...(ledger?.pending_reviews ?? [])])].filter(
+    (id) => id !== review.claim_id,
+  );
+  const others = (await Promise.all(ids.slice(0, 50).map((id) => deps.claims.getClaim(id)))).flatMap((c) =>
+    c
+      ? [
+          {
+            claim_id: c.claim_id,
+            status: c.status,
+            verdict: c.verdict,
+            reason_code: c.reason_code,
+            amount_eur: c.claim?.amount_eur,
+          },
+        ]
+      : [],
+  );
+  return reviewFacts({ ...(order ? { order } : {}), ...(ledger ? { ledger } : {}), others });
 }
 
 /** The idempotency key of a stored proposal (the key its verdict is stored under), if it has one. */
