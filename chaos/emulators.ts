@@ -538,6 +538,7 @@ function decisionFor(f: StackFlow, r: ReviewRecord, reviewer: string): Record<st
         decision: "APPROVE",
         reviewer,
         amount_eur: amount > 0.02 ? Math.max(0.01, Math.round(amount * rng.int(10, 90)) / 100) : amount,
+        note: "part refunded",
       };
     if (kind === "resubmit") return { decision: "RESUBMIT", reviewer, claim: corrected(f, r) };
     return { decision: "DENY", reviewer, note: "checked" };
@@ -545,7 +546,7 @@ function decisionFor(f: StackFlow, r: ReviewRecord, reviewer: string): Record<st
   // A resubmitted claim's own review is denied: one resubmission per claim of the plan.
   return rng.chance(0.5) && FLOW_OF_CLAIM.test(r.claim_id)
     ? { decision: "RESUBMIT", reviewer, claim: corrected(f, r) }
-    : { decision: "DENY", reviewer };
+    : { decision: "DENY", reviewer, note: "checked" };
 }
 
 function corrected(f: StackFlow, r: ReviewRecord): Claim {

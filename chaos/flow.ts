@@ -390,6 +390,8 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   };
   const decisionFor = (r: ReviewRecord, reviewer: string): Record<string, unknown> => {
     const note = rng.chance(0.3) ? { note: rng.pick(["checked with the customer", "photo attached 📷", ""]) } : {};
+    // A DENY and an APPROVE of less than proposed need a note (NOTE_REQUIRED).
+    const why = { note: note.note || "checked with the customer" };
     if (r.origin === "ESCALATE") {
       const kind = rng.weighted({ approve: 45, lower: 15, tooMuch: 5, deny: 30, resubmit: 5 });
       const amount = r.amount_eur ?? 0;
@@ -399,18 +401,18 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
           decision: "APPROVE",
           reviewer,
           amount_eur: amount > 0.02 ? Math.max(0.01, Math.round(amount * rng.int(10, 90)) / 100) : amount,
-          ...note,
+          ...why,
         };
       if (kind === "tooMuch")
         return { decision: "APPROVE", reviewer, amount_eur: Math.round((amount + 10) * 100) / 100 };
       if (kind === "resubmit") return { decision: "RESUBMIT", reviewer, claim: correctedClaim(r) };
-      return { decision: "DENY", reviewer, ...note };
+      return { decision: "DENY", reviewer, ...why };
     }
     const kind = rng.weighted({ resubmit: 50, deny: 40, approve: 10 });
     if (kind === "approve") return { decision: "APPROVE", reviewer };
     if (kind === "resubmit" && depth(r.claim_id) < 2)
       return { decision: "RESUBMIT", reviewer, claim: correctedClaim(r), ...note };
-    return { decision: "DENY", reviewer, ...note };
+    return { decision: "DENY", reviewer, ...why };
   };
   const depth = (claimId: string): number => {
     let d = 0;

@@ -9,7 +9,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
-import { createAuthorizerHandler } from "../functions/authorizer.ts";
+import { createAuthorizerHandler, createReviewerAuthorizerHandler, singleReviewer } from "../functions/authorizer.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
 import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
@@ -321,7 +321,7 @@ describe("fuzzing the local API Gateway (HTTP front, real authorizers)", () => {
       },
       authorizers: {
         intake: createAuthorizerHandler(() => INTAKE, { logger }),
-        reviewer: createAuthorizerHandler(() => REVIEWER, { logger }),
+        reviewer: createReviewerAuthorizerHandler(() => singleReviewer(REVIEWER), { logger }),
       },
     });
   });

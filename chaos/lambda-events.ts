@@ -2,6 +2,7 @@
 // (payload 2.0) requests and SQS batches, with the attributes the handlers read.
 import type { APIGatewayProxyEventV2, Context, SQSEvent } from "aws-lambda";
 import type { HandlerLogger } from "../functions/lib/logger.ts";
+import { ROUTES } from "../infra/facts.ts";
 
 /** An API Gateway v2 event for `routeKey` (e.g. `POST /claims`), as API Gateway builds it after matching the route. */
 export function apiRequest(
@@ -14,6 +15,7 @@ export function apiRequest(
     query?: Record<string, string>;
     isBase64Encoded?: boolean;
     requestId?: string;
+    reviewer?: string;
   } = {},
 ): APIGatewayProxyEventV2 {
   const method = routeKey.split(" ")[0] ?? "GET";
@@ -36,6 +38,10 @@ export function apiRequest(
       stage: "$default",
       time: "",
       timeEpoch: 0,
+      // A reviewer route as the reviewer authorizer passes it on: the reviewer it authenticated.
+      ...((ROUTES as Record<string, { auth: string }>)[routeKey]?.auth === "reviewer"
+        ? { authorizer: { lambda: { reviewer_id: init.reviewer ?? "reviewer" } } as never }
+        : {}),
     },
     ...(init.body === undefined ? {} : { body: init.body }),
     isBase64Encoded: init.isBase64Encoded ?? false,

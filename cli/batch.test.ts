@@ -1,6 +1,6 @@
 // runBatch's gate (docs/config.md): a scenario matches only when the verdict AND the expected reason code
 // (when the scenario gives one) match. Run in process with the rules model and the bundled config.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,14 +13,14 @@ import { loadRunAudit } from "./run-store.ts";
 
 const CONFIG = new URL("../scenarios/config.yaml", import.meta.url).pathname;
 
-async function batch(scenariosYaml: string) {
+async function batch(scenariosYaml: string, configPath = CONFIG) {
   const dataDir = mkdtempSync(join(tmpdir(), "claims-batch-"));
   const scenariosPath = join(dataDir, "scenarios.yaml");
   writeFileSync(scenariosPath, scenariosYaml);
   const log: string[] = [];
   const outcome = await runBatch({
     scenariosPath,
-    configPath: CONFIG,
+    configPath,
     clock: frozenClock(Date.parse("2026-06-01T12:00:00Z")),
     dataDir,
     llm: (config) => ({
@@ -75,6 +75,34 @@ describe("runBatch", () => {
         row("verdict_only", ESCALATED, "ESCALATE"),
     );
     expect(outcome.rows.map((r) => r.matches)).toEqual([true, true]);
+    expect(outcome.allMatch).toBe(true);
+  });
+
+  it("shows a four-eyes approval: the simulated first reviewer's approval awaits, a different one's completes it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-batch-4eyes-"));
+    const config = join(dir, "config.yaml");
+    writeFileSync(
+      config,
+      readFileSync(CONFIG, "utf8").replace(
+        "return_window_days: 14",
+        "return_window_days: 14\n      second_approval_above_eur: 1000.0",
+      ),
+    );
+    const step = (id: string, body: string, expected: string) =>
+      `  - id: ${id}\n    label: "${id}"\n    review: { of: big, decision: APPROVE, ${body} }\n    expected: ${expected}\n`;
+    const { outcome } = await batch(
+      `scenarios:\n${row("big", ESCALATED, "ESCALATE")}reviews:\n` +
+        step("first", "reviewer: rita", "AWAITING_SECOND_APPROVAL") +
+        step("again", "reviewer: rita", "{ outcome: REFUSED, reason_code: SAME_REVIEWER }") +
+        step("second", "reviewer: sam", "APPROVED"),
+      config,
+    );
+    expect(outcome.rows.map((r) => [r.id, r.verdict, r.matches, r.executed])).toEqual([
+      ["big", "ESCALATE", true, false],
+      ["first", "AWAITING_SECOND_APPROVAL", true, false],
+      ["again", "REFUSED", true, false],
+      ["second", "APPROVED", true, true],
+    ]);
     expect(outcome.allMatch).toBe(true);
   });
 });

@@ -236,7 +236,11 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         code: "ERROR",
         message: `the review step could not run: ${(error as Error).message}`,
       }));
-      const outcome = result.ok ? String(result.body.review.status) : "REFUSED";
+      const outcome = !result.ok
+        ? "REFUSED"
+        : result.body.review.awaiting === "SECOND_APPROVAL"
+          ? "AWAITING_SECOND_APPROVAL"
+          : String(result.body.review.status);
       const code = result.ok ? null : result.code;
       const record = claimId === "" ? undefined : await runtime.settle(claimId).catch(() => undefined);
       const row: BatchRow = {

@@ -32,6 +32,7 @@ import { parseIsoMs } from "../core/integrity/time.ts";
 import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
 import { startHttpFront } from "../local/http-front.ts";
 import { registerReviewCommands } from "./review.ts";
+import { registerReviewersCommands, reviewerSetup } from "./reviewers.ts";
 import { registerListCommand } from "./list.ts";
 import { serverToken } from "./tokens.ts";
 import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
@@ -275,8 +276,20 @@ program
     parseMaxOpen,
   )
   .option("--now <iso>", "freeze the clock (ISO timestamp); step timeouts never come due on a frozen clock", parseNow)
+  .option(
+    "--reviewers <file>",
+    "the reviewers file: one token per named reviewer (default $CLAIMS_REVIEWERS_FILE; without one, CLAIMS_REVIEWER_TOKEN is the one reviewer `reviewer`)",
+  )
   .action(
-    async (o: { port: number; host: string; config: string; dataDir?: string; maxOpen?: number; now?: number }) => {
+    async (o: {
+      port: number;
+      host: string;
+      config: string;
+      dataDir?: string;
+      maxOpen?: number;
+      now?: number;
+      reviewers?: string;
+    }) => {
       const out = (text: string) => process.stdout.write(`${text}\n`);
       const t0 = performance.now();
       const configPath = mustExist(o.config, "config file");
@@ -285,6 +298,7 @@ program
       const apiToken = fromEnv ?? randomBytes(24).toString("base64url");
       const reviewerFromEnv = serverToken("CLAIMS_REVIEWER_TOKEN");
       const reviewerToken = reviewerFromEnv ?? randomBytes(24).toString("base64url");
+      const reviewing = reviewerSetup(o.reviewers, apiToken);
       const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
@@ -306,6 +320,7 @@ program
         stateDir,
         apiToken,
         reviewerToken,
+        ...reviewing.stack,
         onBusEvent: busProgress(out),
         recordBusEvents: false,
         ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
@@ -346,9 +361,10 @@ program
           : `  token    generated for this run: ${apiToken}  (set CLAIMS_API_TOKEN to choose one)`,
       );
       out(
-        reviewerFromEnv
-          ? "  reviewer from CLAIMS_REVIEWER_TOKEN"
-          : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one)`,
+        reviewing.describe ??
+          (reviewerFromEnv
+            ? "  reviewer from CLAIMS_REVIEWER_TOKEN (reviewer id `reviewer`)"
+            : `  reviewer token generated for this run: ${reviewerToken}  (set CLAIMS_REVIEWER_TOKEN to choose one, or name your reviewers: claims reviewers add)`),
       );
       out(`  events   ${stack.bus.local.journalPath ?? "(not journaled)"}`);
       out(
@@ -562,6 +578,7 @@ function formatReplay(result: ReplayResult, simulationId: string): string {
 }
 
 registerReviewCommands(program);
+registerReviewersCommands(program);
 registerListCommand(program);
 registerBacktestCommand(program);
 registerReconcileCommand(program);

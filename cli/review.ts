@@ -1,10 +1,14 @@
 // `claims review …`: the review API (docs/http-api.md) from the terminal, against `claims serve` or a deployed API.
-// The reviewer token comes from --token or CLAIMS_REVIEWER_TOKEN; the API from --url, CLAIMS_URL or the
-// local default. Refusals (400/404/409) print the API's error and exit 1; an API that cannot be reached,
-// or a bad argument, exits 2.
+// The reviewer token comes from --token-file or CLAIMS_REVIEWER_TOKEN (a named reviewer's own token: the API
+// records the decision under that reviewer); the API from --url, CLAIMS_URL, the `claims serve` holding the data
+// directory (as `claims list` finds it), else the local default. Refusals (400/404/409) print the API's error and
+// exit 1; an API that cannot be reached, or a bad argument, exits 2.
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { stateHolder } from "../local/state-lock.ts";
+import { dataDirFrom } from "./run-store.ts";
 import { clientToken } from "./tokens.ts";
 import { ReviewCliError } from "./errors.ts";
 
@@ -22,10 +26,12 @@ interface ApiAnswer {
 
 /** The target from the options and the environment; refuses to run without a token. */
 function reviewTarget(
-  o: { url?: string; tokenFile?: string },
+  o: { url?: string; tokenFile?: string; dataDir?: string },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ReviewTarget {
-  const url = (o.url ?? env.CLAIMS_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
+  const given = o.url ?? (env.CLAIMS_URL?.trim() || undefined);
+  const served = given ? undefined : stateHolder(join(dataDirFrom(o.dataDir, env as NodeJS.ProcessEnv), "store"))?.url;
+  const url = (given ?? served ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   if (!/^https?:\/\/\S+$/.test(url)) throw new ReviewCliError(`--url must be an http(s) URL, got ${url}`);
   const token = clientToken(o.tokenFile, "CLAIMS_REVIEWER_TOKEN", env);
   if (!token)
@@ -72,12 +78,29 @@ type Review = {
   order_id?: string;
   amount_eur?: number;
   requested_at: string;
+  decision?: string;
+  reviewer?: string;
+  note?: string;
+  approved_amount_eur?: number;
+  approvals?: { reviewer: string; amount_eur: number; at: string }[];
+  awaiting?: string;
 };
 
-/** A one-line summary of a listed review. */
+/** A summary of a listed review: the request, then who decided what (or what it awaits). */
 function formatReviewLine(r: Review): string {
   const money = r.amount_eur === undefined ? "" : ` ${r.amount_eur.toFixed(2)} EUR`;
-  return `${r.claim_id}  ${r.status.padEnd(11)} ${r.origin.padEnd(12)} ${r.reason_code}${r.order_id ? ` on ${r.order_id}` : ""}${money}  (requested ${r.requested_at})\n    ${r.reason}`;
+  const lines = [
+    `${r.claim_id}  ${r.status.padEnd(11)} ${r.origin.padEnd(12)} ${r.reason_code}${r.order_id ? ` on ${r.order_id}` : ""}${money}  (requested ${r.requested_at})`,
+    `    ${r.reason}`,
+  ];
+  const approvals = (r.approvals ?? []).map((a) => `${a.reviewer} (${a.amount_eur.toFixed(2)} EUR)`).join(", ");
+  if (r.awaiting === "SECOND_APPROVAL")
+    lines.push(`    first approval by ${approvals}: awaiting a different reviewer's`);
+  if (r.decision)
+    lines.push(
+      `    ${r.decision} by ${r.reviewer ?? "?"}${r.approved_amount_eur === undefined ? "" : ` for ${r.approved_amount_eur.toFixed(2)} EUR`}${(r.approvals?.length ?? 0) > 1 ? ` (approvals: ${approvals})` : ""}${r.note ? `: ${r.note}` : ""}`,
+    );
+  return lines.join("\n");
 }
 
 /** Every review of a status, page by page. */
@@ -120,7 +143,7 @@ function readClaim(value: string): unknown {
   }
 }
 
-type Common = { url?: string; tokenFile?: string; json?: boolean };
+type Common = { url?: string; tokenFile?: string; dataDir?: string; json?: boolean };
 
 /** Prints an answer: JSON with --json, else a line; returns the exit code (0 success, 1 refused). */
 function report(answer: ApiAnswer, json: boolean | undefined, ok: (body: unknown) => string): number {
@@ -160,11 +183,18 @@ export function registerReviewCommands(program: Command): void {
   const review = program
     .command("review")
     .description(
-      "list and decide human reviews through the API (reviewer token: CLAIMS_REVIEWER_TOKEN or --token-file)",
+      "list and decide human reviews through the API, as the reviewer whose token you use (CLAIMS_REVIEWER_TOKEN or --token-file)",
     );
   const common = (c: Command) =>
     c
-      .option("--url <url>", "the API (default $CLAIMS_URL or http://127.0.0.1:3000)")
+      .option(
+        "--url <url>",
+        "the API (default $CLAIMS_URL, else the claims serve holding the data directory, else http://127.0.0.1:3000)",
+      )
+      .option(
+        "--data-dir <path>",
+        "the data directory of the claims serve to find (default $CLAIMS_DATA_DIR or .claims)",
+      )
       .option("--token-file <file>", "a file whose first line is the reviewer token (default: $CLAIMS_REVIEWER_TOKEN)")
       .option("--json", "print the API's JSON answer on stdout");
 
@@ -176,11 +206,10 @@ export function registerReviewCommands(program: Command): void {
       try {
         for await (const r of allReviews(target, o.status)) items.push(r);
       } catch (e) {
-        process.exitCode = report(
-          (e as { answer?: ApiAnswer }).answer ?? { status: 0, body: String(e) },
-          o.json,
-          () => "",
-        );
+        // A refusal of the API exits 1; an API that cannot be reached (ReviewCliError) exits 2.
+        const answer = (e as { answer?: ApiAnswer }).answer;
+        if (!answer) throw e;
+        process.exitCode = report(answer, o.json, () => "");
         return;
       }
       if (o.json) process.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
@@ -211,14 +240,12 @@ export function registerReviewCommands(program: Command): void {
       .description("approve an escalated claim: the reject checks run again, then the refund is reserved once"),
   )
     .option("--amount <eur>", "approve less than proposed (default: the proposed amount)", parseAmount)
-    .option("--note <text>", "a note for the record")
-    .option("--reviewer <name>", "who approves (recorded and published as approved_by)")
-    .action(async (claimId: string, o: Common & { amount?: number; note?: string; reviewer?: string }) => {
+    .option("--note <text>", "why (required when approving less than proposed)")
+    .action(async (claimId: string, o: Common & { amount?: number; note?: string }) => {
       const body = {
         decision: "APPROVE",
         ...(o.amount === undefined ? {} : { amount_eur: o.amount }),
         ...(o.note ? { note: o.note } : {}),
-        ...(o.reviewer ? { reviewer: o.reviewer } : {}),
       };
       process.exitCode = report(
         await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
@@ -229,9 +256,8 @@ export function registerReviewCommands(program: Command): void {
 
   common(review.command("deny <claimId>").description("deny a claim under review: it closes without a refund"))
     .requiredOption("--note <text>", "why (recorded and published)")
-    .option("--reviewer <name>", "who denies")
-    .action(async (claimId: string, o: Common & { note: string; reviewer?: string }) => {
-      const body = { decision: "DENY", note: o.note, ...(o.reviewer ? { reviewer: o.reviewer } : {}) };
+    .action(async (claimId: string, o: Common & { note: string }) => {
+      const body = { decision: "DENY", note: o.note };
       process.exitCode = report(
         await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
         o.json,
@@ -246,13 +272,11 @@ export function registerReviewCommands(program: Command): void {
   )
     .requiredOption("--claim <json>", "the corrected claim as JSON, or @file", readClaim)
     .option("--note <text>", "a note for the record")
-    .option("--reviewer <name>", "who resubmits")
-    .action(async (claimId: string, o: Common & { claim: unknown; note?: string; reviewer?: string }) => {
+    .action(async (claimId: string, o: Common & { claim: unknown; note?: string }) => {
       const body = {
         decision: "RESUBMIT",
         claim: o.claim,
         ...(o.note ? { note: o.note } : {}),
-        ...(o.reviewer ? { reviewer: o.reviewer } : {}),
       };
       process.exitCode = report(
         await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),

@@ -1,14 +1,19 @@
 // HTTP API Lambda authorizers (simple responses): the bearer token must equal the route's secret — ApiToken
 // for the intake routes, ReviewerToken for the review routes (two credentials: neither opens the other's routes).
 // The comparison is constant-time; the token is never logged.
-import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
+import type {
+  APIGatewayRequestAuthorizerEventV2,
+  APIGatewaySimpleAuthorizerResult,
+  APIGatewaySimpleAuthorizerWithContextResult,
+} from "aws-lambda";
 import * as z from "zod";
 import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { createHandlerMetrics, withColdStart } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 import { linkedResources } from "./lib/resources.ts";
-import { bearerToken, tokensEqual } from "./lib/bearer.ts";
+import { bearerToken, reviewerForToken, tokenSha256, tokensEqual } from "./lib/bearer.ts";
+import type { ReviewerCredential } from "./lib/bearer.ts";
 
 export { bearerToken, tokensEqual };
 import { LINKS } from "../infra/facts.ts";
@@ -38,11 +43,53 @@ export function createAuthorizerHandler(
   }, options.metrics ?? createHandlerMetrics("authorizer"));
 }
 
+/**
+ * The reviewers' authorizer over `getReviewers` (locally the reviewers file, or the one `reviewer` of
+ * CLAIMS_REVIEWER_TOKEN): the bearer token must be one reviewer's; the answer's context names them
+ * (`reviewer_id`, `reviewer_name`), which the review routes record as the decider.
+ */
+export function createReviewerAuthorizerHandler(
+  getReviewers: () => readonly ReviewerCredential[] | Promise<readonly ReviewerCredential[]>,
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+) {
+  const logger = options.logger ?? createLogger("claims-reviewer-authorizer");
+  return withColdStart(
+    async (
+      event: APIGatewayRequestAuthorizerEventV2,
+    ): Promise<APIGatewaySimpleAuthorizerWithContextResult<Record<string, string>>> => {
+      const parsed = AuthorizerEventSchema.safeParse(event);
+      if (!parsed.success) {
+        logger.warn("not an authorizer event: denied");
+        return { isAuthorized: false, context: {} };
+      }
+      const token = bearerToken(parsed.data.headers.authorization ?? parsed.data.identitySource?.[0]);
+      const reviewer = token === undefined ? undefined : reviewerForToken(token, await getReviewers());
+      logger.info("authorization decided", {
+        routeKey: parsed.data.routeKey,
+        isAuthorized: reviewer !== undefined,
+        bearer: token !== undefined,
+        ...(reviewer ? { reviewer: reviewer.id } : {}),
+      });
+      return reviewer
+        ? {
+            isAuthorized: true,
+            context: { reviewer_id: reviewer.id, ...(reviewer.name ? { reviewer_name: reviewer.name } : {}) },
+          }
+        : { isAuthorized: false, context: {} };
+    },
+    options.metrics ?? createHandlerMetrics("reviewerAuthorizer"),
+  );
+}
+
+/** The one reviewer of a single reviewer token (CLAIMS_REVIEWER_TOKEN alone; the ReviewerToken secret): id `reviewer`. */
+export function singleReviewer(token: string): ReviewerCredential[] {
+  return [{ id: "reviewer", token_sha256: tokenSha256(token) }];
+}
+
 /** The deployed authorizer of the intake routes (infra/api.ts: IntakeToken): Resource.ApiToken. */
 export const handler = createAuthorizerHandler(() => linkedResources().secret(LINKS.apiToken));
 
 /** The deployed authorizer of the review routes (infra/api.ts: ReviewerToken): Resource.ReviewerToken. */
-export const reviewerHandler = createAuthorizerHandler(() => linkedResources().secret(LINKS.reviewerToken), {
-  logger: createLogger("claims-reviewer-authorizer"),
-  metrics: createHandlerMetrics("reviewerAuthorizer"),
-});
+export const reviewerHandler = createReviewerAuthorizerHandler(async () =>
+  singleReviewer(await linkedResources().secret(LINKS.reviewerToken)),
+);

@@ -141,7 +141,7 @@ describe("the handlers answer what the document says", () => {
     const decided = await call("reviewApi", "POST", `/claims/${ids[1]}/review`, {
       decision: "APPROVE",
       amount_eur: 1000,
-      reviewer: "ops",
+      note: "200 withheld for damage",
     });
     expect(decided.status, decided.raw).toBe(200);
     documented("POST /claims/{id}/review", 200).parse(decided.json);

@@ -35,7 +35,13 @@ export const ORDER_TIMEOUT_LIMITS_MS = { default: 4_000, min: 100, max: 8_000 } 
  * The functions that read orders (the kernel's decisions, a reviewer's approval, the sweep finishing an approval,
  * the batch recording its run's orders): only they get the order API's settings and token.
  */
-export const ORDER_READERS = ["kernel", "reviewApi", "sweep", "batch", "refundExecutor"] as const satisfies readonly FunctionKey[];
+export const ORDER_READERS = [
+  "kernel",
+  "reviewApi",
+  "sweep",
+  "batch",
+  "refundExecutor",
+] as const satisfies readonly FunctionKey[];
 
 /** The order source as configured. */
 export type OrderSourceSettings =

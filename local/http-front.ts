@@ -26,7 +26,18 @@ const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({
 }));
 
 type ApiFn = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
-type AuthorizerFn = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerResult>;
+/**
+ * A route's authorizer, as API Gateway runs it: a Lambda authorizer's simple answer (its `context` reaches the
+ * function as `requestContext.authorizer.lambda`), or a JWT authorizer's (its `jwt` claims and scopes reach it as
+ * `requestContext.authorizer.jwt`; a refused JWT is 401, as API Gateway answers).
+ */
+export type AuthorizerFn = (event: APIGatewayRequestAuthorizerEventV2) => Promise<
+  APIGatewaySimpleAuthorizerResult & {
+    context?: Record<string, unknown>;
+    jwt?: { claims: Record<string, unknown>; scopes: string[] | null };
+    kind?: "jwt";
+  }
+>;
 
 /** Options of `startHttpFront`. */
 interface HttpFrontOptions {
@@ -244,6 +255,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     if (!route) return sendError(res, 404, "NOT_FOUND", `no route for ${req.method} ${url.pathname}`);
     if (route.routeKey === "GET /health" && options.health)
       return send(res, 200, { "content-type": "application/json" }, JSON.stringify(options.health()));
+    let authorizer: unknown;
     // A tokenPage route checks the token in its function, as on AWS (a browser without one gets the token page).
     if (route.auth !== "none" && !route.tokenPage) {
       // As API Gateway: no Authorization header is 401 before any authorizer runs; a token the route's authorizer refuses is 403.
@@ -253,7 +265,20 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         return sendError(res, 401, "UNAUTHORIZED", `send Authorization: Bearer <token> (${variable})`, true);
       const answer = await options.authorizers[route.auth](toAuthorizerEvent(probe));
       if (!answer.isAuthorized)
-        return sendError(res, 403, "FORBIDDEN", `this route needs the ${route.auth} token (${variable})`, true);
+        return answer.kind === "jwt"
+          ? sendError(
+              res,
+              401,
+              "UNAUTHORIZED",
+              "the token is not a valid JWT of the configured issuer and audience",
+              true,
+            )
+          : sendError(res, 403, "FORBIDDEN", `this route needs the ${route.auth} token (${variable})`, true);
+      authorizer = answer.jwt
+        ? { jwt: answer.jwt }
+        : answer.context && Object.keys(answer.context).length > 0
+          ? { lambda: answer.context }
+          : undefined;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     const body = declared > MAX_BODY_BYTES ? undefined : await readBody(req, MAX_BODY_BYTES);
@@ -262,7 +287,9 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     const fn = options.functions[route.fn];
     if (fn === undefined)
       return sendError(res, 404, "NOT_FOUND", `${route.routeKey} is not served here (no payment provider)`, true);
-    return writeResult(res, await fn(toApiEvent(req, url, route, body)));
+    const event = toApiEvent(req, url, route, body);
+    if (authorizer) (event.requestContext as { authorizer?: unknown }).authorizer = authorizer;
+    return writeResult(res, await fn(event));
   };
   const server = createServer((req, res) => {
     const t0 = performance.now();

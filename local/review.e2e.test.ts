@@ -5,7 +5,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tokenSha256 } from "../functions/lib/bearer.ts";
+import { writeReviewers } from "./auth/reviewers.ts";
 import { checkMoneyInvariants, fromJournal } from "../pipeline/money-invariants.ts";
 import { finalClaim, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
@@ -19,9 +22,25 @@ const AMOUNT = 100;
 let dataDir: string;
 let serve: ServeChild;
 
+// Three named reviewers (the reviewers file): a desk that lists and approves, alice and bob who disagree.
+const TOKENS = {
+  desk: randomBytes(16).toString("hex"),
+  alice: randomBytes(16).toString("hex"),
+  bob: randomBytes(16).toString("hex"),
+};
+
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "claims-review-e2e-"));
-  serve = await startServe({ dataDir, args: ["--now", new Date(TEST_NOW).toISOString()] });
+  const file = join(dataDir, "reviewers.yaml");
+  writeReviewers(
+    file,
+    Object.entries(TOKENS).map(([id, token]) => ({ id, token_sha256: tokenSha256(token) })),
+  );
+  serve = await startServe({
+    dataDir,
+    reviewerToken: TOKENS.desk,
+    args: ["--now", new Date(TEST_NOW).toISOString(), "--reviewers", file],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -102,7 +121,11 @@ describe("reviews over HTTP", () => {
       claim_id: string;
     }[];
     const decide = (claim: string, body: Record<string, unknown>, desk: string) =>
-      serve.api("POST", `/claims/${claim}/review`, body, { as: "reviewer" }).then((a) => ({ desk, claim, ...a }));
+      serve
+        .api("POST", `/claims/${claim}/review`, body, {
+          token: desk === "alice" || desk === "bob" ? TOKENS[desk] : TOKENS.desk,
+        })
+        .then((a) => ({ desk, claim, ...a }));
     // Round 1: two desks approve every review at once with the same decision (a duplicated request, as a retry sends it).
     const approveAll = { decision: "APPROVE", reviewer: "desk" };
     const round1 = await Promise.all(
@@ -152,6 +175,12 @@ describe("reviews over HTTP", () => {
       );
     expect(perReview.size).toBe(pending.length);
     expect([...perReview.values()].every((s) => s.size === 1)).toBe(true);
+    // The recorded reviewer is the credential's: the desk approved, alice denied; the refunds name their approver.
+    expect(new Set(decided.map((e) => `${String(e.detail.decision)} ${String(e.detail.reviewer)}`))).toEqual(
+      new Set(["APPROVE desk", "DENY alice"]),
+    );
+    const approvers = serve.events().filter((e) => e["detail-type"] === "RefundExecuted" && e.detail.approved_by);
+    expect(new Set(approvers.map((e) => e.detail.approved_by))).toEqual(new Set(["desk"]));
   }, 600_000);
 
   it("repeats a decision idempotently and refuses a different one with 409 naming the stored decision, storing nothing", async () => {
@@ -162,7 +191,7 @@ describe("reviews over HTTP", () => {
       "POST",
       `/claims/${decidedOne!.claim_id}/review`,
       { decision: "DENY", reviewer: "alice", note: "duplicate part claims" },
-      { as: "reviewer" },
+      { token: TOKENS.alice },
     );
     expect(again.status).toBe(200);
     expect(again.body.review.status).toBe("DENIED");
@@ -170,7 +199,7 @@ describe("reviews over HTTP", () => {
       "POST",
       `/claims/${decidedOne!.claim_id}/review`,
       { decision: "APPROVE", reviewer: "bob" },
-      { as: "reviewer" },
+      { token: TOKENS.bob },
     );
     expect(other.status).toBe(409);
     expect(other.body.error).toMatchObject({
@@ -194,5 +223,21 @@ describe("reviews over HTTP", () => {
       (await serve.api("POST", `/claims/${ids[0]}/review`, { decision: "MAYBE" }, { as: "reviewer" })).status,
     ).toBe(400);
     expect((await serve.api("POST", `/claims/${ids[0]}/review`, { decision: "DENY" })).status).toBe(403);
+  });
+
+  it("records the credential's reviewer: a body naming someone else is 400 REVIEWER_MISMATCH, an unknown token 403", async () => {
+    const pendingOne = await serve.api("GET", "/reviews?status=DENIED&limit=1", undefined, { token: TOKENS.bob });
+    expect(pendingOne.status).toBe(200);
+    const claim = ids[0]!;
+    const posing = await serve.api(
+      "POST",
+      `/claims/${claim}/review`,
+      { decision: "DENY", note: "n", reviewer: "alice" },
+      { token: TOKENS.bob },
+    );
+    expect(posing.status).toBe(400);
+    expect(posing.body.error.code).toBe("REVIEWER_MISMATCH");
+    expect((await serve.api("GET", "/reviews", undefined, { token: "not-a-reviewer-token-at-all" })).status).toBe(403);
+    expect(serve.stdout()).toContain("reviewers 3 named in");
   });
 });

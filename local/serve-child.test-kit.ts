@@ -22,12 +22,12 @@ export interface ServeChild {
   readonly reviewerToken: string;
   readonly dataDir: string;
   stdout(): string;
-  /** One HTTP call with the intake token (or the reviewer token for `as: "reviewer"`). */
+  /** One HTTP call with the intake token (or the reviewer token for `as: "reviewer"`, or `token`). */
   api(
     method: string,
     path: string,
     body?: unknown,
-    opts?: { as?: "intake" | "reviewer"; headers?: Record<string, string> },
+    opts?: { as?: "intake" | "reviewer"; token?: string; headers?: Record<string, string> },
   ): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** The bus's journal: every accepted event, in order. */
   events(): BusLine[];
@@ -93,7 +93,7 @@ export async function startServe(options: {
     dataDir: options.dataDir,
     stdout: () => out,
     async api(method, path, body, opts = {}) {
-      const token = opts.as === "reviewer" ? reviewerToken : apiToken;
+      const token = opts.token ?? (opts.as === "reviewer" ? reviewerToken : apiToken);
       const res = await fetch(`${url}${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...opts.headers },

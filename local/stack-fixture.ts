@@ -46,7 +46,7 @@ export async function startTestStack(
 export function apiEvent(
   method: string,
   pathAndQuery: string,
-  init: { body?: string; headers?: Record<string, string>; isBase64Encoded?: boolean } = {},
+  init: { body?: string; headers?: Record<string, string>; isBase64Encoded?: boolean; reviewer?: string } = {},
 ): APIGatewayProxyEventV2 {
   const [path = "", rawQuery = ""] = pathAndQuery.split("?", 2);
   const query = Object.fromEntries(new URLSearchParams(rawQuery));
@@ -70,6 +70,10 @@ export function apiEvent(
       stage: "$default",
       time: "",
       timeEpoch: 0,
+      // A reviewer route as the reviewer authorizer passes it on: the reviewer it authenticated (default `reviewer`).
+      ...(route?.auth === "reviewer"
+        ? { authorizer: { lambda: { reviewer_id: init.reviewer ?? "reviewer" } } as never }
+        : {}),
     },
     ...(init.body === undefined ? {} : { body: init.body }),
     isBase64Encoded: init.isBase64Encoded ?? false,

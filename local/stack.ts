@@ -14,7 +14,11 @@ import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock, IdSource } from "../pipeline/ports.ts";
-import { createAuthorizerHandler } from "../functions/authorizer.ts";
+import { createAuthorizerHandler, createReviewerAuthorizerHandler, singleReviewer } from "../functions/authorizer.ts";
+import type { ReviewerCredential } from "../functions/lib/bearer.ts";
+import { createJwtAuthorizer } from "./auth/oidc.ts";
+import type { OidcSettings } from "./auth/oidc.ts";
+import type { AuthorizerFn } from "./http-front.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
 import { createBatchHandler } from "../functions/batch.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
@@ -99,6 +103,10 @@ export interface LocalStackOptions {
   readonly apiToken?: string;
   /** The reviewers' token (default: random); the intake token cannot decide reviews, and the reverse. */
   readonly reviewerToken?: string;
+  /** Named reviewers (the reviewers file); when absent, `reviewerToken` is the one reviewer `reviewer`. */
+  readonly reviewers?: readonly ReviewerCredential[];
+  /** Reviewers from an OpenID Connect issuer instead: their JWTs verified as API Gateway's JWT authorizer does. */
+  readonly reviewerOidc?: OidcSettings;
   /** Orders to seed (default: the config file's, dates resolved against `clock`). */
   readonly orders?: readonly Order[];
   readonly ids?: IdSource;
@@ -144,7 +152,7 @@ type LocalHandlers = {
   readonly intakeApi: ReturnType<typeof createIntakeApiHandler>;
   readonly reviewApi: ReturnType<typeof createReviewApiHandler>;
   readonly authorizer: ReturnType<typeof createAuthorizerHandler>;
-  readonly reviewerAuthorizer: ReturnType<typeof createAuthorizerHandler>;
+  readonly reviewerAuthorizer: AuthorizerFn;
   readonly sweep: ReturnType<typeof createSweepHandler>;
   readonly batch: ReturnType<typeof createBatchHandler>;
   /** The refund executor, which the bus's payments rule delivers RefundExecuted to (as an SQS batch of one). */
@@ -313,10 +321,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }),
       authorizer: createAuthorizerHandler(() => authorizerLinks.secret(LINKS.apiToken), log("authorizer")),
       reviewApi: createReviewApiHandler(of("reviewApi"), log("reviewApi")),
-      reviewerAuthorizer: createAuthorizerHandler(
-        () => reviewerAuthorizerLinks.secret(LINKS.reviewerToken),
-        log("reviewerAuthorizer"),
-      ),
+      reviewerAuthorizer: options.reviewerOidc
+        ? createJwtAuthorizer(options.reviewerOidc)
+        : createReviewerAuthorizerHandler(
+            async () => options.reviewers ?? singleReviewer(await reviewerAuthorizerLinks.secret(LINKS.reviewerToken)),
+            log("reviewerAuthorizer"),
+          ),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
       refundExecutor: createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
       paymentWebhook: payments.webhookSecret

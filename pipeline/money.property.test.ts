@@ -90,6 +90,7 @@ async function run(ops: readonly Op[], after: readonly Extract<Op, { kind: "revi
           decision: "APPROVE",
           amount_eur: Math.max(0.01, Math.floor((r.amount_eur ?? 0) * o.fraction * 100) / 100),
           reviewer: "r1",
+          note: "part",
         }
       : { decision: "DENY", note: "no", reviewer: "r2" };
     const other = o.approve ? { decision: "DENY", note: "race", reviewer: "r3" } : body;

@@ -60,7 +60,7 @@ const FLOWS: Flow[] = [
   {
     name: "ESCALATE → APPROVE for less",
     claim: { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "dead" } },
-    decision: { decision: "APPROVE", amount_eur: 900, reviewer: "rita" },
+    decision: { decision: "APPROVE", amount_eur: 900, reviewer: "rita", note: "300 withheld" },
     status: "APPROVED",
     refund: true,
   },

@@ -97,8 +97,8 @@ describe("a review decision that crashed after announcing it", () => {
 
 describe("the ledger's review mark", () => {
   it.each([
-    ["APPROVE", { decision: "APPROVE", reviewer: "alice", amount_eur: 100 }],
-    ["DENY", { decision: "DENY", reviewer: "alice" }],
+    ["APPROVE", { decision: "APPROVE", reviewer: "alice", amount_eur: 100, note: "part" }],
+    ["DENY", { decision: "DENY", reviewer: "alice", note: "not ours" }],
   ])(
     "is not set again for good by the review's opening repeated after a %s (a late redelivery of the kernel's verdict)",
     async (_name, body) => {
@@ -167,11 +167,13 @@ describe("a review decided before the kernel recorded its escalation (the kernel
 
   it("audits the decision once, though the claim was RUNNING when it was first announced and DECIDED when repeated", async () => {
     const { p, redeliver } = await escalatedNotYetRecorded();
-    await expect(decideReview("clm_esc", { decision: "DENY", reviewer: "alice" }, p.deps)).rejects.toThrow(
-      /injected crash/,
-    );
+    await expect(
+      decideReview("clm_esc", { decision: "DENY", reviewer: "alice", note: "not ours" }, p.deps),
+    ).rejects.toThrow(/injected crash/);
     await redeliver();
-    expect((await decideReview("clm_esc", { decision: "DENY", reviewer: "alice" }, p.deps)).ok).toBe(true);
+    expect((await decideReview("clm_esc", { decision: "DENY", reviewer: "alice", note: "not ours" }, p.deps)).ok).toBe(
+      true,
+    );
     expect(
       p
         .auditEvents()

@@ -4,8 +4,15 @@
 // repeating the same decision (or by the sweep) and a different decision is refused with 409.
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
-import { checkDecision, normaliseDecision, ReviewDecisionSchema } from "../core/claims/review.ts";
-import type { ReviewContext, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
+import { checkDecision, normaliseDecision, ReviewDecisionSchema, reviewFacts } from "../core/claims/review.ts";
+import type {
+  DecisionRules,
+  ReviewContext,
+  ReviewerIdentity,
+  ReviewRecord,
+  ReviewRefusal,
+  ReviewStatus,
+} from "../core/claims/review.ts";
 import { OrderDataError } from "../core/integrity/index.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../core/claims/reason-codes.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
@@ -16,6 +23,8 @@ import {
   approvalChecks,
   approvalReserved,
   decidedReview,
+  firstApprovalEffects,
+  firstApprovalRecorded,
   intentFor,
   notApprovable,
   recordedReviewEffects,
@@ -34,6 +43,7 @@ import type { ReviewPage } from "./ports.ts";
 export type ReviewResult =
   | { ok: true; body: ReviewAnswer }
   | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
+  | { ok: false; status: 400; code: "REVIEWER_MISMATCH"; message: string }
   | { ok: false; status: 404; code: "NOT_FOUND"; message: string }
   | ({ ok: false } & ReviewRefusal)
   | { ok: false; status: 409; code: string; message: string }
@@ -56,8 +66,18 @@ type ReviewDeps = Pick<
   | "registry"
 >;
 
-/** Decides the claim's review as a reviewer asked (docs/reviews.md); idempotent, and nothing is written for a refused request. */
-export async function decideReview(claimId: string, body: unknown, deps: ReviewDeps): Promise<ReviewResult> {
+/**
+ * Decides the claim's review as `by` asked (docs/reviews.md); idempotent, and nothing is written for a refused
+ * request. `by` is the authenticated reviewer; a body `reviewer` naming anyone else is refused (400). Callers
+ * without a credential (a simulation's scripted review steps, tests) leave `by` out: the body's `reviewer` then
+ * names the simulated person (default `reviewer`).
+ */
+export async function decideReview(
+  claimId: string,
+  body: unknown,
+  deps: ReviewDeps,
+  by?: ReviewerIdentity,
+): Promise<ReviewResult> {
   const parsed = ReviewDecisionSchema.safeParse(body);
   if (!parsed.success)
     return {
@@ -67,8 +87,24 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
       message: "the review decision is invalid",
       issues: toInputIssues(parsed.error),
     };
+  const named = parsed.data.reviewer;
+  if (by && named !== undefined && named !== by.id && named !== by.name)
+    return {
+      ok: false,
+      status: 400,
+      code: "REVIEWER_MISMATCH",
+      message: `the body names reviewer ${named}, but the credential is ${by.id}'s: the decision is recorded under the credential's reviewer (leave reviewer out)`,
+    };
+  const reviewer = by?.id ?? named ?? "reviewer";
   const record = await deps.claims.getClaim(claimId);
   if (!record) return { ok: false, status: 404, code: "NOT_FOUND", message: `claim ${claimId} not found` };
+  const rules: DecisionRules = {
+    reviewer,
+    secondApprovalAboveEur: deps.agent.review?.secondApprovalAboveEur,
+    ...(record.parent_claim_id && parsed.data.decision === "APPROVE"
+      ? { resubmittedBy: (await deps.reviews.getReview(record.parent_claim_id))?.reviewer }
+      : {}),
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     const review = await deps.reviews.getReview(claimId);
     if (!review)
@@ -78,20 +114,29 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
         code: "NO_PENDING_REVIEW",
         message: `claim ${claimId} has no review${isFinal(record.status) ? "" : " (it is not final yet)"}`,
       };
-    const check = checkDecision(parsed.data, review);
-    if (check !== undefined && check !== "REPEAT") return { ok: false, ...check };
+    // A first approval recorded earlier is audited again (identical, so dropped): repairs a crash before its audit.
+    await performEffects(firstApprovalEffects(record, review), deps);
+    const check = checkDecision(parsed.data, review, rules);
+    if (check !== undefined && check !== "REPEAT" && check !== "FIRST_APPROVAL") return { ok: false, ...check };
     if (check === "REPEAT" && review.status !== "PENDING") return finish(record, review, deps);
+    const decision = normaliseDecision(parsed.data, review, reviewer);
     // An approval that cannot pass the reject checks now is refused before it claims anything, so another
     // reviewer's decision is not blocked by an approval that was going to fail.
-    if (!review.intent && parsed.data.decision === "APPROVE") {
-      const amount = normaliseDecision(parsed.data, review).amount_eur!;
-      const precheck = await checkApproval(record, review, amount, deps);
+    if (!review.intent && decision.decision === "APPROVE") {
+      const precheck = await checkApproval(record, review, decision.amount_eur!, deps);
       if (!precheck.ok) return refusal(precheck);
+    }
+    if (check === "FIRST_APPROVAL") {
+      const approval = { reviewer, amount_eur: decision.amount_eur!, at: new Date(deps.clock.now()).toISOString() };
+      const update = await deps.reviews.updateReview(firstApprovalRecorded(review, approval));
+      if (!update.changed) continue; // another decision got there first: look again
+      await performEffects(firstApprovalEffects(record, update.review), deps);
+      return { ok: true, body: reviewAnswer(record, update.review) };
     }
     // Claim the decision on the review (or go on with this same decision already claimed).
     let claimed = review;
     if (!review.intent) {
-      const intent = intentFor(normaliseDecision(parsed.data, review), deps.clock.now());
+      const intent = intentFor(decision, deps.clock.now());
       const update = await deps.reviews.updateReview({ ...review, intent, version: review.version + 1 });
       if (!update.changed) continue; // another decision got there first: look again
       claimed = update.review;
@@ -219,7 +264,7 @@ type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
  */
 export async function listReviews(
   query: { status?: ReviewStatus; limit?: number; cursor?: string },
-  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts">,
+  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts" | "orders" | "ledger">,
 ): Promise<{ items: ReviewListEntry[]; nextCursor?: string }> {
   const page: ReviewPage = await deps.reviews.listReviews({
     status: query.status ?? "PENDING",
@@ -229,9 +274,10 @@ export async function listReviews(
   const items = await Promise.all(
     page.items.map(async (review): Promise<ReviewListEntry> => {
       const key = proposalKey(review.proposal);
-      const [record, verdict] = await Promise.all([
+      const [record, verdict, facts] = await Promise.all([
         deps.claims.getClaim(review.claim_id),
         key ? deps.verdicts.getVerdict(key) : undefined,
+        factsOf(review, deps),
       ]);
       const context: ReviewContext = {
         ...(record?.claim ? { claim: record.claim } : {}),
@@ -241,11 +287,47 @@ export async function listReviews(
         ...(verdict && verdict.claim_id === review.claim_id
           ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } }
           : {}),
+        facts,
       };
       return { review, context };
     }),
   );
   return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+}
+
+/**
+ * The order facts of a review (reviewFacts): the order, its ledger entry, and the other claims the ledger knows
+ * on it (refunded or under review), each read as it stands. An order that cannot be read shows no order.
+ */
+async function factsOf(
+  review: ReviewRecord,
+  deps: Pick<PipelineDeps, "claims" | "orders" | "ledger">,
+): Promise<Record<string, unknown>> {
+  if (!review.order_id) return reviewFacts({ others: [] });
+  const [order, ledger] = await Promise.all([
+    deps.orders.getOrder(review.order_id).catch((error: unknown) => {
+      if (error instanceof OrderDataError) return undefined;
+      throw error;
+    }),
+    deps.ledger.get(review.order_id, review.simulation_id),
+  ]);
+  const ids = [...new Set([...Object.keys(ledger?.claims ?? {}), ...(ledger?.pending_reviews ?? [])])].filter(
+    (id) => id !== review.claim_id,
+  );
+  const others = (await Promise.all(ids.slice(0, 50).map((id) => deps.claims.getClaim(id)))).flatMap((c) =>
+    c
+      ? [
+          {
+            claim_id: c.claim_id,
+            status: c.status,
+            verdict: c.verdict,
+            reason_code: c.reason_code,
+            amount_eur: c.claim?.amount_eur,
+          },
+        ]
+      : [],
+  );
+  return reviewFacts({ ...(order ? { order } : {}), ...(ledger ? { ledger } : {}), others });
 }
 
 /** The idempotency key of a stored proposal (the key its verdict is stored under), if it has one. */

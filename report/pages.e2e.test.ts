@@ -7,6 +7,9 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Page, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { tokenSha256 } from "../functions/lib/bearer.ts";
+import { writeReviewers } from "../local/auth/reviewers.ts";
 import { finalClaim, startServe } from "../local/serve-child.test-kit.ts";
 import type { ServeChild } from "../local/serve-child.test-kit.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH, describeWithBrowser } from "./browser.test-kit.ts";
@@ -41,6 +44,8 @@ type El = {
 type Doc = { documentElement: El; querySelector(s: string): El | null; querySelectorAll(s: string): ArrayLike<El> };
 // Functions passed to the page run there: they cannot call helpers of this file, so each reads `document` itself.
 
+const ALICE = randomBytes(16).toString("hex");
+const BOB = randomBytes(16).toString("hex");
 let dataDir: string;
 let shotDir: string;
 let serve: ServeChild;
@@ -84,7 +89,13 @@ function expectSecurityHeaders(res: Response | null, connect: "'self'" | "'none'
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "claims-pages-e2e-"));
   shotDir = process.env.CLAIMS_SCREENSHOT_DIR ?? join(dataDir, "screenshots");
-  serve = await startServe({ dataDir });
+  // Named reviewers: alice (the page's token) and bob, each recorded as themselves.
+  const file = join(dataDir, "reviewers.yaml");
+  writeReviewers(file, [
+    { id: "alice", token_sha256: tokenSha256(ALICE) },
+    { id: "bob", token_sha256: tokenSha256(BOB) },
+  ]);
+  serve = await startServe({ dataDir, reviewerToken: ALICE, args: ["--reviewers", file] });
   for (const [name, claim] of Object.entries(CLAIMS)) {
     await submit(name, { claim, label: `pages e2e: ${name}` });
     // balanceSecond must meet balanceFirst's open review on ord_003, whatever the machine's speed: decided in turn.
@@ -181,10 +192,15 @@ describeWithBrowser("the review page against claims serve", () => {
   });
 
   it("approves an escalated claim for less than proposed, and the API shows the refund", async () => {
-    await page.fill("#reviewer", "alice");
-    await page.dispatchEvent("#reviewer", "change");
     const approve = card("approve");
+    // The facts a reviewer decides on: the order as the shop's data says, what was refunded on it.
+    expect(await approve.locator("section.facts").textContent()).toMatch(/Refunded automatically/);
     await approve.locator('input[name="amount"]').fill("450");
+    await approve.locator('button[data-action="approve"]').click();
+    expect(await approve.locator(".msg.error").textContent()).toBe(
+      "Write a note saying why less than proposed is approved.",
+    );
+    await approve.locator('textarea[name="note"]').fill("Half: the screen was scratched before");
     await approve.locator('button[data-action="approve"]').click();
     await approve.locator(".msg.ok").waitFor();
     expect(await approve.locator(".msg").textContent()).toMatch(
@@ -226,8 +242,8 @@ describeWithBrowser("the review page against claims serve", () => {
     const other = await serve.api(
       "POST",
       `/claims/${ids.balanceSecond}/review`,
-      { decision: "APPROVE", reviewer: "bob" },
-      { as: "reviewer" },
+      { decision: "APPROVE" },
+      { token: BOB },
     );
     expect(other.status).toBe(200);
     await page.click("#refresh");
@@ -329,7 +345,9 @@ describeWithBrowser("the served-claims report against claims serve", () => {
   it("shows the reviews in the table and the decision cycles: the approval with its reviewer and amount", async () => {
     const row = page.locator(`tr[data-claim-id="${ids.approve}"]`);
     expect(await row.getAttribute("data-review")).toBe("APPROVE");
-    expect(await row.locator("td.review").textContent()).toBe("APPROVED by alice · 450.00 EUR");
+    expect(await row.locator("td.review").textContent()).toBe(
+      "APPROVED by alice · 450.00 EURHalf: the screen was scratched before",
+    );
     expect(await row.locator("td.money").nth(1).textContent()).toBe("450.00approved by alice");
     expect(await page.locator(`tr[data-claim-id="${ids.deny}"] td.review`).textContent()).toBe(
       "DENIED by aliceCarrier confirms delivery with signature",

@@ -43,7 +43,7 @@ fieldset legend { color: var(--muted); font-size: 13px; }
 /** The page's script (a constant; the data it shows comes from the API at run time and goes in as text). */
 const REVIEW_PAGE_SCRIPT = `(function () {
 "use strict";
-var KEY = "claims-reviewer-token", NAME = "claims-reviewer-name";
+var KEY = "claims-reviewer-token";
 var $ = function (id) { return document.getElementById(id); };
 var cursor = null, ids = 0;
 function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined && text !== null) e.textContent = String(text); return e; }
@@ -85,6 +85,19 @@ function claimSection(item) {
   if (p && typeof p === "object") add(s, [el("h3", "", "Proposal"), kv([["Action", p.action], ["Order", p.order_id, "mono"], ["Amount", eur(p.amount_eur)], ["Confidence", p.confidence], ["Reason", p.reason]])]);
   return s;
 }
+function factsSection(item) {
+  var s = add(el("section", "facts"), [el("h3", "", "The order")]);
+  var o = item.order;
+  if (o) s.appendChild(kv([["Order", o.order_id, "mono"], ["Amount", eur(o.amount_eur)], ["Currency", o.currency], ["Purchased", o.purchase_date], ["Category", o.category], ["Customer", o.customer_id, "mono"]]));
+  else s.appendChild(el("p", "muted", "No order to show."));
+  var r = item.refunded || {};
+  s.appendChild(kv([["Refunded automatically", eur(r.automatic_eur)], ["Refunded on approval", eur(r.approved_eur)]].concat(item.customer_window ? [["Customer's window", item.customer_window.refunds + " refunds, " + eur(item.customer_window.refunded_eur)]] : [])));
+  var others = Array.isArray(item.other_claims) ? item.other_claims : [];
+  if (others.length) { var ul = el("ul", "checks other-claims"); others.forEach(function (c) { ul.appendChild(el("li", "", c.claim_id + " " + c.status + (c.verdict ? " " + c.verdict : "") + (c.reason_code ? " " + c.reason_code : "") + " · " + eur(c.amount_eur))); }); add(s, [el("p", "", "Other claims on the order:"), ul]); }
+  var a = Array.isArray(item.approvals) ? item.approvals : [];
+  if (item.awaiting === "SECOND_APPROVAL" && a.length) s.appendChild(el("p", "awaiting", "First approval by " + a[0].reviewer + " for " + eur(a[0].amount_eur) + ": awaiting a different reviewer's."));
+  return s;
+}
 function checksSection(item) {
   var s = add(el("section"), [el("h3", "", "Kernel checks")]);
   if (!Array.isArray(item.checks) || item.checks.length === 0) { s.appendChild(el("p", "muted", item.origin === "NEEDS_REVIEW" ? "The kernel did not decide: the claim went to review before it." : "No checks recorded.")); return s; }
@@ -105,8 +118,6 @@ function field(name, label, value, type) {
   return add(d, [l, i]);
 }
 function decide(item, card, msg, body, buttons) {
-  var name = $("reviewer").value.trim();
-  if (name) body.reviewer = name;
   buttons.forEach(function (b) { b.disabled = true; });
   say(msg, "Sending…");
   return api("POST", "claims/" + encodeURIComponent(item.claim_id) + "/review", body).then(function (r) {
@@ -114,6 +125,7 @@ function decide(item, card, msg, body, buttons) {
     if (r.status === 401 || r.status === 403) { say(msg, errorText(r) + " — check the reviewer token.", "error"); return; }
     if (r.status !== 200) { say(msg, errorText(r), "error"); return; }
     var v = r.body.review || {};
+    if (v.awaiting === "SECOND_APPROVAL") { say(msg, "First approval recorded (" + eur((v.approvals || [])[0] && v.approvals[0].amount_eur) + "): a different reviewer must approve too.", "ok"); card.setAttribute("data-awaiting", "SECOND_APPROVAL"); return; }
     var text = v.status + (v.reviewer ? " by " + v.reviewer : "");
     if (v.status === "APPROVED") text += ": " + eur(v.amount_eur) + " refunded" + (r.body.execution_id ? " (" + r.body.execution_id + ")" : "");
     if (v.status === "RESUBMITTED") text += ": corrected claim " + r.body.resubmitted_claim_id;
@@ -135,6 +147,7 @@ function actions(item, card, msg) {
       var raw = amount.querySelector("input").value.trim();
       var body = { decision: "APPROVE" };
       if (raw !== "") { var n = Number(raw); if (!isFinite(n)) { say(msg, "The amount is not a number.", "error"); return; } if (n !== item.amount_eur) body.amount_eur = n; }
+      if (body.amount_eur !== undefined && body.amount_eur < item.amount_eur && !note.value.trim()) { say(msg, "Write a note saying why less than proposed is approved.", "error"); return; }
       if (note.value.trim()) body.note = note.value.trim();
       decide(item, card, msg, body, buttons);
     });
@@ -176,9 +189,9 @@ function card(item) {
   var head = add(el("div", "head"), [el("span", "badge " + item.origin, item.origin === "NEEDS_REVIEW" ? "NEEDS REVIEW" : item.origin), el("h2", "mono", item.reason_code), el("span", "mono", item.claim_id),
     el("span", "muted", "requested " + item.requested_at), item.amount_eur !== undefined ? el("strong", "", eur(item.amount_eur)) : null, item.order_id ? el("span", "mono muted", item.order_id) : null]);
   var msg = el("p", "msg"); msg.setAttribute("role", "status");
-  add(c, [head, item.label ? el("p", "muted", item.label) : null, el("p", "reason", item.reason), add(el("div", "cols"), [claimSection(item), checksSection(item)])]);
+  add(c, [head, item.label ? el("p", "muted", item.label) : null, el("p", "reason", item.reason), add(el("div", "cols"), [claimSection(item), checksSection(item)]), factsSection(item)]);
   if (item.status === "PENDING") c.appendChild(actions(item, c, msg));
-  else c.appendChild(el("p", "muted", item.status + (item.reviewer ? " by " + item.reviewer : "") + (item.decided_at ? " at " + item.decided_at : "") + (item.note ? " — " + item.note : "")));
+  else c.appendChild(el("p", "muted decided", item.status + (item.reviewer ? " by " + item.reviewer : "") + (item.approved_amount_eur !== undefined ? " for " + eur(item.approved_amount_eur) : "") + ((item.approvals || []).length > 1 ? " (approvals: " + item.approvals.map(function (x) { return x.reviewer; }).join(", ") + ")" : "") + (item.decided_at ? " at " + item.decided_at : "") + (item.note ? " — " + item.note : "")));
   c.appendChild(msg);
   return c;
 }
@@ -204,8 +217,6 @@ $("login").addEventListener("submit", function (ev) {
   sessionStorage.setItem(KEY, t); $("token").value = ""; say($("login-msg"), ""); showSignedIn(); load(false);
 });
 $("logout").addEventListener("click", function () { sessionStorage.removeItem(KEY); showSignedIn(); });
-$("reviewer").value = sessionStorage.getItem(NAME) || "";
-$("reviewer").addEventListener("change", function () { sessionStorage.setItem(NAME, $("reviewer").value.trim()); });
 $("refresh").addEventListener("click", function () { load(false); });
 $("status").addEventListener("change", function () { load(false); });
 $("more").addEventListener("click", function () { load(true); });
@@ -237,7 +248,7 @@ export function renderReviewPage(): string {
 <button type="submit">Use token</button><span id="login-msg" class="msg" role="status"></span>
 </form>
 <div id="session" class="bar" hidden>
-<label for="reviewer">Your name (recorded as reviewer)</label><input id="reviewer" autocomplete="off" size="18">
+<span class="muted">Decisions are recorded under the reviewer this token belongs to.</span>
 <button type="button" id="logout">Forget token</button>
 </div>
 <div id="list-bar" class="bar" hidden>

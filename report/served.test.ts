@@ -37,7 +37,7 @@ let page: string;
 
 beforeAll(async () => {
   events = await buildFixtureEvents({
-    reviews: [{ scenario: "B", decision: { decision: "APPROVE", amount_eur: 700, reviewer: "alice" } }],
+    reviews: [{ scenario: "B", decision: { decision: "APPROVE", amount_eur: 700, reviewer: "alice", note: "part" } }],
   });
   served = asServed(events);
   page = renderServedReport(served);

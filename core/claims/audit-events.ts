@@ -303,6 +303,15 @@ export const AUDIT_EVENTS = {
   REFUND_SETTLED: z.object({ ...ClaimFields, ...RefundSettledDetailSchema.shape }),
   /** The payment provider refused the refund: its review (origin REFUND_FAILED) is open. */
   REFUND_FAILED: z.object({ ...ClaimFields, ...RefundSettledDetailSchema.shape, review_id: z.string().min(1) }),
+  /** Four eyes: a first approval recorded; the review stays PENDING awaiting a different reviewer's (publishes nothing). */
+  REVIEW_APPROVAL_RECORDED: z.object({
+    ...ClaimFields,
+    review_id: z.string().min(1),
+    reviewer: z.string().min(1),
+    amount_eur: z.number().positive(),
+    at: z.iso.datetime({ offset: true }),
+    awaiting: z.literal("SECOND_APPROVAL"),
+  }),
 } as const satisfies { [T in AuditEventType]: z.ZodType };
 
 /** The details of an audit event of type `T`, as parsed. */

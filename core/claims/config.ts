@@ -156,7 +156,14 @@ type ContractInput = z.infer<typeof ContractSchema>;
 /** Which spelling an agent contract is written in. */
 export type ContractFormat = "claims-crew" | "dir-seed-era" | "roa.dir/v1";
 
-const ClaimsBoundsSchema = ClaimsContractSchema.extend({ allowed_refund_categories: Categories.optional() }).strict();
+const ClaimsBoundsSchema = ClaimsContractSchema.extend({
+  allowed_refund_categories: Categories.optional(),
+  /** Four eyes: a reviewer's APPROVE above this many EUR waits for a different reviewer's (docs/reviews.md). */
+  second_approval_above_eur: z
+    .number()
+    .positive("second_approval_above_eur must be a positive number of EUR")
+    .optional(),
+}).strict();
 
 const AgentSchema = z
   .object({
@@ -249,6 +256,8 @@ export interface AgentPolicy {
   version: string;
   responsibility: ResponsibilityContract;
   contract: ClaimsContract;
+  /** How people decide what the kernel escalates: the four-eyes bound (docs/reviews.md). */
+  review?: { secondApprovalAboveEur?: number };
 }
 
 /** The configuration with every relative date resolved against the run's clock. */
@@ -307,6 +316,9 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       max_refund_without_escalation: agent.claims_bounds.max_refund_without_escalation,
       return_window_days: agent.claims_bounds.return_window_days,
     },
+    ...(agent.claims_bounds.second_approval_above_eur !== undefined
+      ? { review: { secondApprovalAboveEur: agent.claims_bounds.second_approval_above_eur } }
+      : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import * as z from "zod";
 import { VerdictKindSchema } from "../integrity/verdict.ts";
 import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { ClaimReasonCodeSchema } from "./reason-codes.ts";
-import { ReviewDecisionKindSchema, ReviewOriginSchema } from "./review.ts";
+import { ReviewApprovalSchema, ReviewDecisionKindSchema, ReviewOriginSchema } from "./review.ts";
 import { PaymentProviderNameSchema } from "./settlement.ts";
 
 /** Source of every event the app publishes. */
@@ -92,11 +92,14 @@ export const ReviewDecidedDetailSchema = z
     claim_id: z.string().min(1),
     dfid: z.string().min(1),
     decision: ReviewDecisionKindSchema,
-    reviewer: z.string().min(1).optional(),
+    /** The authenticated reviewer who completed the decision. */
+    reviewer: z.string().min(1),
     note: z.string().optional(),
     amount_eur: z.number().positive().optional(),
     execution_id: z.string().min(1).optional(),
     resubmitted_claim_id: z.string().min(1).optional(),
+    /** An APPROVE's approvals, first to last (two under four eyes). */
+    approvals: z.array(ReviewApprovalSchema).optional(),
     decided_at: z.iso.datetime({ offset: true }),
     simulation_id: z.string().min(1).optional(),
   })

@@ -172,6 +172,10 @@ const CASES: {
   overrides?: () => Partial<PipelineDeps>;
   bodies?: { structured: object; text: object };
   review?: Record<string, unknown>;
+  /** Reviews after the first (four eyes: the second approval). */
+  more?: Record<string, unknown>[];
+  /** The agent's four-eyes bound. */
+  secondApprovalAboveEur?: number;
   outcome: string;
   reasonCode: string;
 }[] = [
@@ -249,7 +253,16 @@ const CASES: {
   {
     name: "an ESCALATE a person approves for less",
     bodies: ESCALATING,
-    review: { decision: "APPROVE", amount_eur: 900, reviewer: "rita" },
+    review: { decision: "APPROVE", amount_eur: 900, reviewer: "rita", note: "300 withheld" },
+    outcome: "ESCALATE",
+    reasonCode: "AMOUNT_ABOVE_LIMIT",
+  },
+  {
+    name: "an ESCALATE two people approve (four eyes: a first approval, then a different reviewer's)",
+    bodies: ESCALATING,
+    secondApprovalAboveEur: 500,
+    review: { decision: "APPROVE", amount_eur: 1000, reviewer: "rita", note: "200 withheld" },
+    more: [{ decision: "APPROVE", reviewer: "sam", note: "agreed" }],
     outcome: "ESCALATE",
     reasonCode: "AMOUNT_ABOVE_LIMIT",
   },
@@ -263,7 +276,7 @@ const CASES: {
   {
     name: "the crew fails and a person denies",
     llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)),
-    review: { decision: "DENY" },
+    review: { decision: "DENY", note: "not ours" },
     outcome: "NEEDS_REVIEW",
     reasonCode: "CREW_FAILED",
   },
@@ -289,7 +302,7 @@ const CASES: {
   {
     name: "the order's data is corrupt and a person denies",
     overrides: () => ({ orders: corruptOrders() }),
-    review: { decision: "DENY" },
+    review: { decision: "DENY", note: "not ours" },
     outcome: "NEEDS_REVIEW",
     reasonCode: "ORDER_DATA_INVALID",
   },
@@ -309,13 +322,21 @@ async function recordCases(): Promise<Recording[]> {
       ["structured", c.bodies?.structured ?? STRUCTURED],
       ["free text", c.bodies?.text ?? TEXT],
     ] as const) {
-      const p = pipeline(c.llm?.(), c.overrides?.());
+      const agent =
+        c.secondApprovalAboveEur === undefined
+          ? config.agent
+          : { ...config.agent, review: { secondApprovalAboveEur: c.secondApprovalAboveEur } };
+      const p = pipeline(c.llm?.(), c.overrides?.(), agent);
       await startRun(p);
       const { submit } = await p.decide({ ...body, simulation_id: SIM }, { claimId: "clm_case" });
       if (!submit.ok) throw new Error(`${c.name} refused: ${submit.message}`);
       if (c.review) {
         const decided = await decideReview(submit.claimId, c.review, p.deps);
         if (!decided.ok) throw new Error(`${c.name}: the review decision was refused: ${decided.message}`);
+        for (const more of c.more ?? []) {
+          const next = await decideReview(submit.claimId, more, p.deps);
+          if (!next.ok) throw new Error(`${c.name}: a later review decision was refused: ${next.message}`);
+        }
       }
       out.push({
         name: `${kind}: ${c.name}`,
@@ -719,5 +740,13 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
     "another approved amount": (d) => (d.amount_eur === undefined ? false : void (d.amount_eur += 1)),
     "another resubmitted claim": (d) =>
       d.resubmitted_claim_id === undefined ? false : void (d.resubmitted_claim_id = "clm_other"),
+    "another first approver": (d) =>
+      (d.approvals?.length ?? 0) < 2 ? false : void (d.approvals[0].reviewer = "mallory"),
+  },
+  REVIEW_APPROVAL_RECORDED: {
+    "another first approver": (d) => void (d.reviewer = "mallory"),
+    "the completing reviewer as first approver": (d) => void (d.reviewer = "sam"),
+    "another first amount": (d) => void (d.amount_eur += 1),
+    "another review": (d) => void (d.review_id = "rev_other"),
   },
 };

@@ -412,10 +412,15 @@ function humanReview(
   s.compare(`${label(r)} amount_eur`, d.amount_eur, cause.amountEur ?? undefined);
   s.compare(`${label(r)} simulation_id`, d.simulation_id, flow.simulationId);
   const stored = ctx.opts.review;
+  const first = firstApproval(ctx, reviewId);
   if (stored && stored.status === "PENDING" && unused(ctx, "REVIEW_DECIDED").length > 0)
     s.different(`REVIEW_DECIDED is recorded, but the stored review ${reviewId} is still PENDING`);
   if (unused(ctx, "REVIEW_DECIDED").length === 0 && (!stored || stored.status === "PENDING")) {
-    s.done(`review ${reviewId} requested (${origin}), not decided yet`);
+    s.done(
+      first
+        ? `review ${reviewId} requested (${origin}), first approval by ${first.reviewer}, awaiting a second reviewer`
+        : `review ${reviewId} requested (${origin}), not decided yet`,
+    );
     return;
   }
   const decided = enter(ctx, "review_decided", "review");
@@ -447,6 +452,37 @@ function humanReview(
     dd.decision === "APPROVE" ? approvalExecutionIdFor(reviewId) : undefined,
   );
   s.compare(`${at} simulation_id`, dd.simulation_id, flow.simulationId);
+  s.expect(dd.reviewer.length > 0, `${at} names no reviewer`);
+  s.expect(dd.decision !== "APPROVE" || dd.approvals !== undefined, `${at} approves without listing its approvals`);
+  if (first) {
+    s.expect(
+      dd.decision !== "APPROVE" || dd.reviewer !== first.reviewer,
+      `${at} completes a four-eyes approval by ${dd.reviewer}, who gave the first approval too`,
+    );
+    if (dd.decision === "APPROVE") {
+      s.compare(`${at} approvals[0] (REVIEW_APPROVAL_RECORDED's)`, dd.approvals?.[0], {
+        reviewer: first.reviewer,
+        amount_eur: first.amount_eur,
+        at: first.at,
+      });
+      const [a, b] = [parseCents(first.amount_eur), parseCents(dd.amount_eur)];
+      s.expect(
+        a.ok && b.ok && b.cents <= a.cents,
+        `${at} approves ${String(dd.amount_eur)} EUR, more than the first approval's ${first.amount_eur} EUR`,
+      );
+    }
+  } else if (dd.decision === "APPROVE" && dd.approvals !== undefined) {
+    s.expect(
+      dd.approvals.length === 1,
+      `${at} lists ${dd.approvals.length} approvals, but no first approval is recorded`,
+    );
+  }
+  if (dd.decision === "APPROVE" && dd.approvals !== undefined)
+    s.compare(`${at} last approval`, dd.approvals.at(-1), {
+      reviewer: dd.reviewer,
+      amount_eur: dd.amount_eur,
+      at: dd.decided_at,
+    });
   if (dd.decision === "APPROVE") {
     const refund = enter(ctx, "refund_executed", "execution");
     if (!refund) return;
@@ -471,6 +507,28 @@ function humanReview(
   }
   s.done(`review ${reviewId}: ${dd.decision}${dd.reviewer ? ` by ${dd.reviewer}` : ""}`);
   ctx.review = dd.decision;
+}
+
+/**
+ * A four-eyes review's first approval (REVIEW_APPROVAL_RECORDED, at most one, of this review), taken from the
+ * record; undefined when there is none.
+ */
+function firstApproval(ctx: Ctx, reviewId: string): ReplayDetails<"REVIEW_APPROVAL_RECORDED"> | undefined {
+  const records = unused(ctx, "REVIEW_APPROVAL_RECORDED");
+  if (records.length === 0) return undefined;
+  const s = scope(ctx, "review");
+  for (const r of records) ctx.used.add(r.n);
+  if (records.length > 1)
+    s.different(`REVIEW_APPROVAL_RECORDED is recorded ${records.length} times; a review has one first approval`);
+  const [r] = records;
+  if (r!.error !== undefined) {
+    ctx.reported.add(r!.n);
+    s.incomplete(`${label(r!)} cannot be read: ${r!.error}`);
+    return undefined;
+  }
+  const d = r!.parsed as ReplayDetails<"REVIEW_APPROVAL_RECORDED">;
+  s.compare(`${label(r!)} review_id`, d.review_id, reviewId);
+  return d;
 }
 
 /** The crew from its recorded inbound events, each at its recorded instant; returns how it ended. */

@@ -45,6 +45,25 @@ export const ReviewDecisionSchema = z
 /** A reviewer's decision as submitted. */
 type ReviewDecision = z.infer<typeof ReviewDecisionSchema>;
 
+/** Who decides: the identity the reviewer's credential belongs to (never a name typed into the request). */
+export interface ReviewerIdentity {
+  /** The reviewer's stable id (locally the reviewers file's `id`; on AWS the token's `sub`). */
+  id: string;
+  /** A display name, when the identity has one. */
+  name?: string | undefined;
+}
+
+/** One reviewer's approval of a review: who, for how much, when. */
+export const ReviewApprovalSchema = z
+  .object({ reviewer: z.string().min(1), amount_eur: z.number().positive(), at: z.string() })
+  .strict();
+
+/** One approval recorded on a review. */
+export type ReviewApproval = z.infer<typeof ReviewApprovalSchema>;
+
+/** What a PENDING review waits for beyond a first decision: a second reviewer's approval (four eyes). */
+export const ReviewAwaitingSchema = z.enum(["SECOND_APPROVAL"]);
+
 /** A review as stored: one per claim, decided once. */
 export const ReviewRecordSchema = z
   .object({
@@ -81,6 +100,9 @@ export const ReviewRecordSchema = z
       })
       .strict()
       .optional(),
+    /** The first approval of a four-eyes review, recorded while it awaits a different reviewer's approval. */
+    approvals: z.array(ReviewApprovalSchema).optional(),
+    awaiting: ReviewAwaitingSchema.optional(),
     decided_at: z.string().optional(),
     decision: ReviewDecisionKindSchema.optional(),
     reviewer: z.string().optional(),
@@ -136,6 +158,15 @@ export function reviewView(r: ReviewRecord): Record<string, unknown> {
         ? { amount_eur: r.amount_eur }
         : {}),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
+    ...approvalFields(r),
+  };
+}
+
+/** The approvals a review holds (a decided approval lists every approver) and what a pending one awaits. */
+function approvalFields(r: ReviewRecord): { approvals: ReviewApproval[]; awaiting?: "SECOND_APPROVAL" } {
+  return {
+    approvals: r.approvals ?? [],
+    ...(r.status === "PENDING" && r.awaiting ? { awaiting: r.awaiting } : {}),
   };
 }
 
@@ -150,6 +181,8 @@ export interface ReviewContext {
   proposal?: unknown;
   /** The kernel's verdict on it: the deciding layer and the checks run up to it. */
   verdict?: { verdict: string; layer: number; checks: readonly unknown[] } | undefined;
+  /** What the reviewer decides on beside the claim: the order, what was refunded on it, its other claims, the customer's window. */
+  facts?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -182,27 +215,93 @@ export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Re
       ? { approved_amount_eur: r.approved_amount_eur }
       : {}),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
+    ...approvalFields(r),
+    ...(context.facts ?? {}),
+  };
+}
+
+/** What `reviewFacts` reads: the order, its ledger entry, and the other claims the order's ledger knows. */
+export interface ReviewFactsInput {
+  order?: {
+    order_id: string;
+    amount: number;
+    currency: string;
+    purchase_date: string;
+    category: string;
+    customer_id?: string | undefined;
+  };
+  ledger?: { refunded_cents: number; automatic_cents?: number | undefined; claims: Record<string, number> };
+  others: {
+    claim_id: string;
+    status: string;
+    verdict?: string | undefined;
+    reason_code?: string | undefined;
+    amount_eur?: number | undefined;
+  }[];
+}
+
+/**
+ * The facts a reviewer decides on beside the claim (docs/reviews.md): the order (amount, currency, purchase date,
+ * category, customer), what was refunded on it so far (automatic / approved by people, EUR), and the other claims
+ * on it with their outcomes (the amount each reserved, else the amount it asked).
+ */
+export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
+  const { order, ledger } = input;
+  const automatic = ledger?.automatic_cents ?? 0;
+  return {
+    ...(order
+      ? {
+          order: {
+            order_id: order.order_id,
+            amount_eur: order.amount,
+            currency: order.currency,
+            purchase_date: order.purchase_date,
+            category: order.category,
+            ...(order.customer_id ? { customer_id: order.customer_id } : {}),
+          },
+        }
+      : {}),
+    refunded: {
+      automatic_eur: automatic / 100,
+      approved_eur: Math.max(0, (ledger?.refunded_cents ?? 0) - automatic) / 100,
+    },
+    other_claims: input.others.map((c) => ({
+      claim_id: c.claim_id,
+      status: c.status,
+      ...(c.verdict ? { verdict: c.verdict } : {}),
+      ...(c.reason_code ? { reason_code: c.reason_code } : {}),
+      amount_eur: ledger?.claims[c.claim_id] !== undefined ? ledger.claims[c.claim_id]! / 100 : (c.amount_eur ?? 0),
+    })),
   };
 }
 
 /** Why a decision cannot be taken, as the API answers it (409 or 400). */
 export type ReviewRefusal =
-  | { status: 409; code: "NO_PENDING_REVIEW" | "REVIEW_ALREADY_DECIDED" | "DECISION_NOT_ALLOWED"; message: string }
-  | { status: 400; code: "INVALID_AMOUNT"; message: string };
+  | {
+      status: 409;
+      code: "NO_PENDING_REVIEW" | "REVIEW_ALREADY_DECIDED" | "DECISION_NOT_ALLOWED" | "SAME_REVIEWER";
+      message: string;
+    }
+  | { status: 400; code: "INVALID_AMOUNT" | "NOTE_REQUIRED"; message: string };
 
-/** The decision a review records, normalised so a repeat compares equal (APPROVE without an amount grants the proposal's). */
-export function normaliseDecision(d: ReviewDecision, review: ReviewRecord): ReviewDecision {
+/**
+ * The decision a review records, normalised so a repeat compares equal: APPROVE without an amount grants the
+ * proposal's (a second approval: the first approval's); the reviewer is the one who decides.
+ */
+export function normaliseDecision(d: ReviewDecision, review: ReviewRecord, reviewer: string): ReviewDecision {
   return {
     decision: d.decision,
     ...(d.note !== undefined ? { note: d.note } : {}),
-    ...(d.reviewer !== undefined ? { reviewer: d.reviewer } : {}),
-    ...(d.decision === "APPROVE" ? { amount_eur: d.amount_eur ?? review.amount_eur } : {}),
+    reviewer,
+    ...(d.decision === "APPROVE"
+      ? { amount_eur: d.amount_eur ?? review.approvals?.[0]?.amount_eur ?? review.amount_eur }
+      : {}),
     ...(d.claim !== undefined ? { claim: d.claim } : {}),
   };
 }
 
 /** Whether `d` repeats the decision the review already took (or is taking). */
-function sameDecision(d: ReviewDecision, review: ReviewRecord): boolean {
+function sameDecision(d: ReviewDecision, review: ReviewRecord, reviewer: string): boolean {
   const taken =
     review.intent ??
     (review.decision
@@ -214,7 +313,7 @@ function sameDecision(d: ReviewDecision, review: ReviewRecord): boolean {
         }
       : undefined);
   if (!taken) return false;
-  const wanted = normaliseDecision(d, review);
+  const wanted = normaliseDecision(d, review, reviewer);
   const strip = (x: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(x).filter(([k, v]) => v !== undefined && k !== "claim" && k !== "decided_at"));
   return (
@@ -225,14 +324,36 @@ function sameDecision(d: ReviewDecision, review: ReviewRecord): boolean {
   );
 }
 
+/** Who decides, and the rules of four eyes that apply to the review (docs/reviews.md). */
+export interface DecisionRules {
+  /** The reviewer deciding (the authenticated identity's id). */
+  reviewer: string;
+  /** An APPROVE above this many EUR is a first approval awaiting a different reviewer's (`claims_bounds.second_approval_above_eur`). */
+  secondApprovalAboveEur?: number | undefined;
+  /** The reviewer who RESUBMITted the claim under review, when it is a resubmitted claim: they cannot approve it. */
+  resubmittedBy?: string | undefined;
+}
+
+/** Whether a note is given (a blank one is none). */
+function hasNote(d: ReviewDecision): boolean {
+  return d.note !== undefined && d.note.trim() !== "";
+}
+
 /**
  * Checks a decision against the review before anything is written: decided reviews answer the stored
- * decision (a repeat) or 409; APPROVE only on an ESCALATE review, for more than 0 and at most the proposed
- * amount; RESUBMIT only on a NEEDS_REVIEW review. Returns undefined when the decision may go ahead.
+ * decision (a repeat) or 409; DENY, and APPROVE of less than proposed, need a note; APPROVE only on an
+ * ESCALATE review, for more than 0 and at most the proposed amount (a second approval: at most the first's),
+ * never by the reviewer who resubmitted the claim nor twice by one reviewer; RESUBMIT only on a NEEDS_REVIEW
+ * review. Returns undefined when the decision may go ahead, FIRST_APPROVAL when an APPROVE above the four-eyes
+ * bound is to be recorded as the first of two.
  */
-export function checkDecision(d: ReviewDecision, review: ReviewRecord): ReviewRefusal | "REPEAT" | undefined {
+export function checkDecision(
+  d: ReviewDecision,
+  review: ReviewRecord,
+  rules: DecisionRules,
+): ReviewRefusal | "REPEAT" | "FIRST_APPROVAL" | undefined {
   if (review.status !== "PENDING" || review.intent !== undefined) {
-    if (sameDecision(d, review)) return "REPEAT";
+    if (sameDecision(d, review, rules.reviewer)) return "REPEAT";
     const stored = review.decision ?? review.intent?.decision;
     return review.status === "PENDING" && stored === undefined
       ? { status: 409, code: "NO_PENDING_REVIEW", message: `review ${review.review_id} is not pending` }
@@ -242,6 +363,8 @@ export function checkDecision(d: ReviewDecision, review: ReviewRecord): ReviewRe
           message: `review ${review.review_id} was already decided: ${stored}${review.reviewer ? ` by ${review.reviewer}` : ""}`,
         };
   }
+  if (d.decision === "DENY" && !hasNote(d))
+    return { status: 400, code: "NOTE_REQUIRED", message: "a DENY needs a note saying why (the customer is told)" };
   if (d.decision === "APPROVE" && review.origin !== "ESCALATE") {
     return {
       status: 409,
@@ -257,25 +380,57 @@ export function checkDecision(d: ReviewDecision, review: ReviewRecord): ReviewRe
       message: "RESUBMIT is for claims that need review; an escalated claim can be approved or denied",
     };
   }
-  if (d.decision === "APPROVE") {
-    const proposed = parseCents(review.amount_eur);
-    if (!proposed.ok || proposed.cents <= 0)
-      return {
-        status: 409,
-        code: "DECISION_NOT_ALLOWED",
-        message: "this escalation carries no refundable amount to approve",
-      };
-    if (d.amount_eur !== undefined) {
-      const granted = parseCents(d.amount_eur);
-      if (!granted.ok) return { status: 400, code: "INVALID_AMOUNT", message: `amount_eur: ${granted.message}` };
-      if (granted.cents <= 0) return { status: 400, code: "INVALID_AMOUNT", message: "amount_eur must be more than 0" };
-      if (granted.cents > proposed.cents)
-        return {
-          status: 400,
-          code: "INVALID_AMOUNT",
-          message: `amount_eur may not exceed the proposed ${review.amount_eur} EUR`,
-        };
-    }
-  }
-  return undefined;
+  if (d.decision !== "APPROVE") return undefined;
+  return checkApproval(d, review, rules);
+}
+
+/** The APPROVE-only rules of `checkDecision`, on a PENDING escalation. */
+function checkApproval(
+  d: ReviewDecision,
+  review: ReviewRecord,
+  rules: DecisionRules,
+): ReviewRefusal | "FIRST_APPROVAL" | undefined {
+  const proposed = parseCents(review.amount_eur);
+  if (!proposed.ok || proposed.cents <= 0)
+    return {
+      status: 409,
+      code: "DECISION_NOT_ALLOWED",
+      message: "this escalation carries no refundable amount to approve",
+    };
+  if (rules.resubmittedBy !== undefined && rules.resubmittedBy === rules.reviewer)
+    return {
+      status: 409,
+      code: "SAME_REVIEWER",
+      message: `${rules.reviewer} resubmitted this claim; a different reviewer must approve it`,
+    };
+  const first = review.approvals?.[0];
+  if (first && first.reviewer === rules.reviewer)
+    return {
+      status: 409,
+      code: "SAME_REVIEWER",
+      message: `${rules.reviewer} already gave the first approval; a different reviewer must give the second`,
+    };
+  const ceiling = first ? parseCents(first.amount_eur) : proposed;
+  const ceilingCents = ceiling.ok ? ceiling.cents : proposed.cents;
+  const amount = d.amount_eur ?? first?.amount_eur ?? review.amount_eur;
+  const granted = parseCents(amount);
+  if (!granted.ok) return { status: 400, code: "INVALID_AMOUNT", message: `amount_eur: ${granted.message}` };
+  if (granted.cents <= 0) return { status: 400, code: "INVALID_AMOUNT", message: "amount_eur must be more than 0" };
+  if (granted.cents > ceilingCents)
+    return {
+      status: 400,
+      code: "INVALID_AMOUNT",
+      message: first
+        ? `amount_eur may not exceed the first approval's ${first.amount_eur} EUR`
+        : `amount_eur may not exceed the proposed ${review.amount_eur} EUR`,
+    };
+  if (granted.cents < proposed.cents && !hasNote(d))
+    return {
+      status: 400,
+      code: "NOTE_REQUIRED",
+      message: `approving less than the proposed ${review.amount_eur} EUR needs a note saying why (the customer is told)`,
+    };
+  if (first) return undefined;
+  const bound = rules.secondApprovalAboveEur === undefined ? undefined : parseCents(rules.secondApprovalAboveEur);
+  return bound?.ok && granted.cents > bound.cents ? "FIRST_APPROVAL" : undefined;
 }

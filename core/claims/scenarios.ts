@@ -129,8 +129,11 @@ const ScenarioRowSchema = z
     }
   });
 
-/** What a review step may expect: the review's status after the decision, or REFUSED with the API's code. */
-const ReviewStepOutcomeSchema = z.enum(["APPROVED", "DENIED", "RESUBMITTED", "REFUSED"]);
+/**
+ * What a review step may expect: the review's status after the decision, AWAITING_SECOND_APPROVAL for a first
+ * approval under four eyes, or REFUSED with the API's code.
+ */
+const ReviewStepOutcomeSchema = z.enum(["APPROVED", "DENIED", "RESUBMITTED", "AWAITING_SECOND_APPROVAL", "REFUSED"]);
 
 /** A review step's expected outcome. */
 type ReviewStepOutcome = z.infer<typeof ReviewStepOutcomeSchema>;

@@ -29,6 +29,7 @@ export const AUDIT_EVENT_TYPES = [
   "REVIEW_DECIDED",
   "REFUND_SETTLED",
   "REFUND_FAILED",
+  "REVIEW_APPROVAL_RECORDED",
 ] as const;
 
 /** The audit event type schema. */

@@ -12,3 +12,29 @@ export function tokensEqual(presented: string, expected: string): boolean {
 export function bearerToken(header: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
 }
+
+/** A named reviewer: the id decisions are recorded under, a display name, and the SHA-256 (hex) of their token. */
+export interface ReviewerCredential {
+  readonly id: string;
+  readonly name?: string | undefined;
+  readonly token_sha256: string;
+}
+
+/** The SHA-256 (lower-case hex) a reviewers file stores for a token. */
+export function tokenSha256(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** The reviewer whose token `presented` is, compared in constant time against every stored hash; undefined for none. */
+export function reviewerForToken(
+  presented: string,
+  reviewers: readonly ReviewerCredential[],
+): ReviewerCredential | undefined {
+  const digest = createHash("sha256").update(presented, "utf8").digest();
+  let found: ReviewerCredential | undefined;
+  for (const r of reviewers) {
+    const stored = Buffer.from(r.token_sha256, "hex");
+    if (stored.length === digest.length && timingSafeEqual(stored, digest)) found ??= r;
+  }
+  return found;
+}

@@ -20,7 +20,12 @@ const ApiEventSchema = z.object({
   queryStringParameters: z.record(z.string(), z.string()).optional(),
   body: z.string().optional(),
   isBase64Encoded: z.boolean().default(false),
-  requestContext: z.object({ requestId: z.string(), http: z.object({ method: z.string(), path: z.string() }) }),
+  requestContext: z.object({
+    requestId: z.string(),
+    http: z.object({ method: z.string(), path: z.string() }),
+    /** What the route's authorizer found: a Lambda authorizer's context (`lambda`) or a JWT authorizer's claims (`jwt`). */
+    authorizer: z.unknown().optional(),
+  }),
 });
 
 /** A parsed API request. */

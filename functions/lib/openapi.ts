@@ -8,6 +8,8 @@ import { ClaimStatusSchema, VerdictValueSchema } from "../../core/claims/claim-r
 import { ClaimSchema } from "../../core/claims/claim.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../../core/claims/proposal-output.ts";
 import {
+  ReviewApprovalSchema,
+  ReviewAwaitingSchema,
   ReviewDecisionKindSchema,
   ReviewDecisionSchema,
   ReviewOriginSchema,
@@ -74,6 +76,10 @@ const ReviewViewSchema = z
     note: z.string().optional(),
     amount_eur: z.number().optional().describe("The amount under review; once APPROVED, the amount approved."),
     resubmitted_claim_id: z.string().optional(),
+    approvals: z.array(ReviewApprovalSchema).describe("The approvals given, first to last (two under four eyes)."),
+    awaiting: ReviewAwaitingSchema.optional().describe(
+      "A PENDING review with a first approval awaits a different reviewer's.",
+    ),
   })
   .strict();
 
@@ -156,6 +162,44 @@ const ReviewListItemSchema = z
     note: z.string().optional(),
     approved_amount_eur: z.number().optional(),
     resubmitted_claim_id: z.string().optional(),
+    approvals: z.array(ReviewApprovalSchema).describe("The approvals given, first to last (two under four eyes)."),
+    awaiting: ReviewAwaitingSchema.optional().describe(
+      "A PENDING review with a first approval awaits a different reviewer's.",
+    ),
+    order: z
+      .object({
+        order_id: z.string(),
+        amount_eur: z.number(),
+        currency: z.string(),
+        purchase_date: z.string(),
+        category: z.string(),
+        customer_id: z.string().optional(),
+      })
+      .strict()
+      .optional()
+      .describe("The order as the shop's data says (absent when the claim names none or it cannot be read)."),
+    refunded: z
+      .object({ automatic_eur: z.number(), approved_eur: z.number() })
+      .strict()
+      .describe("What was refunded on the order so far: by the kernel's ACCEPTs, and by people's approvals."),
+    other_claims: z
+      .array(
+        z
+          .object({
+            claim_id: z.string(),
+            status: z.string(),
+            verdict: z.string().optional(),
+            reason_code: z.string().optional(),
+            amount_eur: z.number(),
+          })
+          .strict(),
+      )
+      .describe("The other claims on the order the ledger knows (refunded or under review), with their outcomes."),
+    customer_window: z
+      .object({ refunds: z.number().int(), refunded_eur: z.number() })
+      .strict()
+      .optional()
+      .describe("The customer's automatic refunds in the customer-limit window, when limits are configured."),
   })
   .strict();
 

@@ -7,6 +7,7 @@ import { htmlSecurityHeaders } from "../../report/csp.ts";
 import { REVIEW_PAGE_CSP, renderReviewPage } from "../../report/review-page.ts";
 import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
 import type { ApiRequest, ApiResponse } from "./http.ts";
+import { reviewerOf } from "./reviewer-identity.ts";
 
 const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
 /** What a page cursor may hold (the OpenAPI description reads it too). */
@@ -14,6 +15,8 @@ export const CURSOR = /^[\x21-\x7e]{1,300}$/;
 
 /** `GET /reviews?status=PENDING&limit=&cursor=`: reviews oldest first, `{ items, next_cursor? }`. */
 export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+  const who = reviewerOf(request.requestContext.authorizer);
+  if (!who.ok) return apiError(403, "NOT_A_REVIEWER", who.message);
   const q = request.queryStringParameters ?? {};
   const status = ReviewStatusSchema.safeParse(q.status ?? "PENDING");
   if (!status.success)
@@ -38,6 +41,8 @@ export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promi
 
 /** `POST /claims/{id}/review`: 200 with the decided review; 400 invalid; 404 unknown claim; 409 not pending, already decided, not allowed, or a reject rule that now fails. */
 export async function postReview(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+  const who = reviewerOf(request.requestContext.authorizer);
+  if (!who.ok) return apiError(403, "NOT_A_REVIEWER", who.message);
   const id = request.pathParameters?.id ?? "";
   if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
   const bytes = bodyBytes(request);
@@ -45,7 +50,8 @@ export async function postReview(request: ApiRequest, deps: PipelineDeps): Promi
     return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
   const body = parseJsonBody(bytes);
   if (!body.ok) return apiError(400, "INVALID_JSON", "the body is not a JSON object", body.issues);
-  const result = await decideReview(id, body.value, deps);
+  // The decision is recorded under the authenticated reviewer, whatever the body says.
+  const result = await decideReview(id, body.value, deps, who.reviewer);
   if (result.ok) return json(200, result.body);
   return apiError(result.status, result.code, result.message, "issues" in result ? result.issues : undefined);
 }

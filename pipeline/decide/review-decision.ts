@@ -6,7 +6,7 @@ import { busEntry } from "../../core/claims/events.ts";
 import type { BusEntry } from "../../core/claims/events.ts";
 import { decideClaim } from "../../core/claims/kernel.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../../core/claims/review.ts";
-import type { normaliseDecision, ReviewRecord } from "../../core/claims/review.ts";
+import type { normaliseDecision, ReviewApproval, ReviewRecord } from "../../core/claims/review.ts";
 import { centsToEur, KernelInputError, parseCents, toCents } from "../../core/integrity/index.ts";
 import type { LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
@@ -131,12 +131,14 @@ export function resubmission(
  */
 export function decidedReview(review: ReviewRecord, now: number, resubmittedClaimId?: string): ReviewRecord {
   const { decided_at: claimedAt, ...intent } = review.intent!;
+  const decidedAt = claimedAt ?? new Date(now).toISOString();
   const base = {
     ...review,
     intent: undefined,
+    awaiting: undefined,
     decision: intent.decision,
-    decided_at: claimedAt ?? new Date(now).toISOString(),
-    ...(intent.reviewer ? { reviewer: intent.reviewer } : {}),
+    decided_at: decidedAt,
+    reviewer: intent.reviewer ?? "reviewer",
     ...(intent.note !== undefined ? { note: intent.note } : {}),
     version: review.version + 1,
   };
@@ -146,6 +148,10 @@ export function decidedReview(review: ReviewRecord, now: number, resubmittedClai
       status: "APPROVED",
       approved_amount_eur: intent.amount_eur!,
       execution_id: approvalExecutionIdFor(review.review_id),
+      approvals: [
+        ...(review.approvals ?? []),
+        { reviewer: base.reviewer, amount_eur: intent.amount_eur!, at: decidedAt },
+      ],
     };
   if (intent.decision === "RESUBMIT")
     return { ...base, status: "RESUBMITTED", resubmitted_claim_id: resubmittedClaimId };
@@ -160,15 +166,18 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
     claim_id: review.claim_id,
     dfid: review.dfid,
     decision: review.decision!,
-    ...(review.reviewer ? { reviewer: review.reviewer } : {}),
+    reviewer: review.reviewer ?? "reviewer",
     ...(review.note !== undefined ? { note: review.note } : {}),
     ...(review.approved_amount_eur !== undefined ? { amount_eur: review.approved_amount_eur } : {}),
     ...(review.execution_id ? { execution_id: review.execution_id } : {}),
     ...(review.resubmitted_claim_id ? { resubmitted_claim_id: review.resubmitted_claim_id } : {}),
+    ...(review.status === "APPROVED" && review.approvals?.length ? { approvals: review.approvals } : {}),
     decided_at: review.decided_at!,
     ...(review.simulation_id ? { simulation_id: review.simulation_id } : {}),
   };
-  const effects: Effect[] = [];
+  // A four-eyes approval's first approval is audited again (identical, so dropped): a crash after it was recorded
+  // on the review and before its audit is repaired here.
+  const effects: Effect[] = firstApprovalEffects(record, review);
   const events: BusEntry[] = [];
   if (review.status === "APPROVED") {
     const refund = {
@@ -208,6 +217,31 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
       onlyFrom: ["DECIDED"],
     });
   return effects;
+}
+
+/** The review with `approval` recorded as the first of two: it stays PENDING awaiting a different reviewer's. */
+export function firstApprovalRecorded(review: ReviewRecord, approval: ReviewApproval): ReviewRecord {
+  return { ...review, approvals: [approval], awaiting: "SECOND_APPROVAL", version: review.version + 1 };
+}
+
+/** The audit of a review's first approval under four eyes (none when it has none); it publishes nothing. */
+export function firstApprovalEffects(record: ClaimRecord, review: ReviewRecord): Effect[] {
+  const first = review.approvals?.[0];
+  if (!first || (review.status === "PENDING" && review.awaiting === undefined)) return [];
+  if (review.status === "APPROVED" && (review.approvals?.length ?? 0) < 2) return [];
+  return [
+    {
+      kind: "audit",
+      event: claimAudit(record, "REVIEW_APPROVAL_RECORDED", "DECIDED", Date.parse(first.at), {
+        review_id: review.review_id,
+        reviewer: first.reviewer,
+        amount_eur: first.amount_eur,
+        at: first.at,
+        awaiting: "SECOND_APPROVAL",
+        ...(review.simulation_id ? { simulation_id: review.simulation_id } : {}),
+      }),
+    },
+  ];
 }
 
 /**

@@ -1,0 +1,141 @@
+// `claims reviewers add|list|remove` (docs/cli.md): the reviewers file `claims serve` reads — one credential per
+// named person, only its SHA-256 stored; `add` prints the new token once. And how `claims serve` picks its
+// reviewers: an OpenID Connect issuer, the reviewers file, or the single CLAIMS_REVIEWER_TOKEN.
+import { randomBytes } from "node:crypto";
+import type { Command } from "commander";
+import { reviewerForToken, tokenSha256 } from "../functions/lib/bearer.ts";
+import type { ReviewerCredential } from "../functions/lib/bearer.ts";
+import { loadReviewers, REVIEWER_ID, writeReviewers } from "../local/auth/reviewers.ts";
+import type { OidcSettings } from "../local/auth/oidc.ts";
+import { CliError } from "./errors.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The reviewers file of a command: --reviewers, else CLAIMS_REVIEWERS_FILE (undefined when neither is given). */
+export function reviewersFileFrom(option: string | undefined, env: Env = process.env): string | undefined {
+  const value = option ?? env.CLAIMS_REVIEWERS_FILE?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** The OIDC issuer and audiences of the review routes, when CLAIMS_REVIEWER_OIDC_ISSUER is set. */
+export function oidcFrom(env: Env = process.env): OidcSettings | undefined {
+  const issuer = env.CLAIMS_REVIEWER_OIDC_ISSUER?.trim();
+  if (!issuer) return undefined;
+  if (!/^https?:\/\/\S+$/.test(issuer))
+    throw new CliError(
+      `CLAIMS_REVIEWER_OIDC_ISSUER must be the issuer's URL (https://…), not ${JSON.stringify(issuer)}`,
+    );
+  const audience = (env.CLAIMS_REVIEWER_OIDC_AUDIENCE ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
+  if (audience.length === 0)
+    throw new CliError(
+      "CLAIMS_REVIEWER_OIDC_AUDIENCE is missing: the audience (client id) reviewers' tokens are issued for, comma-separated for several",
+    );
+  return { issuer, audience };
+}
+
+/** What `claims serve` passes the stack for its reviewers, and the line it prints about them (none: the single token). */
+export function reviewerSetup(
+  option: string | undefined,
+  apiToken: string,
+  env: Env = process.env,
+): {
+  stack: { reviewers?: ReviewerCredential[]; reviewerOidc?: OidcSettings };
+  describe?: string;
+} {
+  const oidc = oidcFrom(env);
+  const file = reviewersFileFrom(option, env);
+  if (oidc && file)
+    throw new CliError(
+      "give reviewers one way: a reviewers file (--reviewers / CLAIMS_REVIEWERS_FILE) or an OIDC issuer (CLAIMS_REVIEWER_OIDC_ISSUER), not both",
+    );
+  if (oidc)
+    return {
+      stack: { reviewerOidc: oidc },
+      describe: `  reviewers JWTs of ${oidc.issuer} for ${oidc.audience.join(", ")} (group reviewers or scope claims/review)`,
+    };
+  if (!file) return { stack: {} };
+  const reviewers = loadReviewers(file);
+  if (reviewers.length === 0)
+    throw new CliError(`reviewers file ${file} lists no reviewer: claims reviewers add ID --reviewers ${file}`);
+  if (reviewerForToken(apiToken, reviewers))
+    throw new CliError(
+      `CLAIMS_API_TOKEN is ${reviewerForToken(apiToken, reviewers)!.id}'s reviewer token too: reviewers and intake use separate credentials`,
+    );
+  return {
+    stack: { reviewers },
+    describe: `  reviewers ${reviewers.length} named in ${file}: ${reviewers.map((r) => r.id).join(", ")}`,
+  };
+}
+
+function fileOf(o: { reviewers?: string }): string {
+  const file = reviewersFileFrom(o.reviewers);
+  if (!file) throw new CliError("which reviewers file? pass --reviewers FILE or set CLAIMS_REVIEWERS_FILE");
+  return file;
+}
+
+/** Registers `claims reviewers add|list|remove`. */
+export function registerReviewersCommands(program: Command): void {
+  const reviewers = program
+    .command("reviewers")
+    .description("name the people who decide reviews locally: the reviewers file claims serve reads (--reviewers)");
+  const fileOption = "--reviewers <file>";
+  const fileHelp = "the reviewers file (default $CLAIMS_REVIEWERS_FILE)";
+  reviewers
+    .command("add")
+    .description("add a reviewer with a new random token, printed once (only its SHA-256 is stored)")
+    .argument("<id>", "the reviewer's id, recorded on every decision they take")
+    .option("--name <name>", "a display name")
+    .option(fileOption, fileHelp)
+    .action((id: string, o: { name?: string; reviewers?: string }) => {
+      const file = fileOf(o);
+      if (!REVIEWER_ID.test(id))
+        throw new CliError(
+          `reviewer id ${JSON.stringify(id)}: use 1-128 letters, digits and . _ @ + - (starting with a letter or digit)`,
+        );
+      const name = o.name?.trim();
+      if (name !== undefined && (name === "" || name.length > 128 || /[\p{Cc}]/u.test(name)))
+        throw new CliError("--name is one line of 1-128 characters");
+      const list = loadReviewers(file, { missingOk: true });
+      if (list.some((r) => r.id === id))
+        throw new CliError(
+          `reviewer ${id} is already in ${file} (claims reviewers remove ${id} first to give them a new token)`,
+        );
+      const token = randomBytes(24).toString("base64url");
+      writeReviewers(file, [...list, { id, ...(name ? { name } : {}), token_sha256: tokenSha256(token) }]);
+      process.stdout.write(
+        `added reviewer ${id}${name ? ` (${name})` : ""} to ${file}\ntoken (shown once; only its SHA-256 is stored): ${token}\n`,
+      );
+    });
+  reviewers
+    .command("list")
+    .description("list the reviewers of the file (ids and names; tokens are never stored)")
+    .option(fileOption, fileHelp)
+    .action((o: { reviewers?: string }) => {
+      const file = fileOf(o);
+      const list = loadReviewers(file);
+      if (list.length === 0) process.stdout.write(`no reviewers in ${file}\n`);
+      for (const r of list) process.stdout.write(`${r.id}${r.name ? `\t${r.name}` : ""}\n`);
+    });
+  reviewers
+    .command("remove")
+    .description("remove a reviewer: their token stops working at the next claims serve start")
+    .argument("<id>", "the reviewer's id")
+    .option(fileOption, fileHelp)
+    .action((id: string, o: { reviewers?: string }) => {
+      const file = fileOf(o);
+      const list = loadReviewers(file);
+      if (!list.some((r) => r.id === id)) {
+        process.stderr.write(`claims: no reviewer ${id} in ${file}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      writeReviewers(
+        file,
+        list.filter((r) => r.id !== id),
+      );
+      process.stdout.write(`removed reviewer ${id} from ${file}\n`);
+    });
+}
