@@ -81,6 +81,7 @@ export function decideProposal(
     : undefined;
   const verdictRecord = buildVerdictRecord({
     verdict,
+    policy: policy.agent,
     proposal,
     claimId: record.claim_id,
     dfid: record.dfid,
