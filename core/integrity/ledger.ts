@@ -220,7 +220,8 @@ export function reserveRefund(
         "REVIEW_PENDING_ON_ORDER",
         `Order ${entry.order_id} has a claim awaiting human review (${pending.join(", ")})`,
       );
-    const bound = bindingDecisions(entry, claimId);
+    // Any recorded decision, even one on this claim (it never reserves automatically after a person decided it).
+    const bound = bindingDecisions(entry);
     if (bound.length > 0)
       return refuse(
         "PRIOR_DECISION_ON_ORDER",
