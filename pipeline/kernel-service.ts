@@ -11,8 +11,14 @@
 // Corrupt order data ends the claim in NEEDS_REVIEW ORDER_DATA_INVALID instead of a kernel that throws forever.
 import { KernelRetryError } from "./errors.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { idempotencyKeyOf, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
-import type { AuditEvent, Order } from "../core/integrity/index.ts";
+import {
+  emptyLedgerEntry,
+  idempotencyKeyOf,
+  KernelInputError,
+  OrderDataError,
+  parseCents,
+} from "../core/integrity/index.ts";
+import type { AuditEvent, CustomerWindow, Order, ReserveResult } from "../core/integrity/index.ts";
 import type { PipelineDeps } from "./deps.ts";
 import {
   afterReservation,
@@ -75,7 +81,8 @@ export async function handleProposal(message: ProposalMessage, deps: KernelDeps)
     try {
       const order = await orderOf(message.proposal, deps);
       const ledgerEntry = order ? await deps.ledger.get(order.order_id, record.simulation_id) : undefined;
-      decision = decideProposal(record, message.proposal, { order, ledgerEntry, decidedAt, now }, deps);
+      const customerWindow = await customerWindowOf(order, record, deps);
+      decision = decideProposal(record, message.proposal, { order, ledgerEntry, customerWindow, decidedAt, now }, deps);
     } catch (error) {
       if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
       return needsReviewFor(record, error, deps);
@@ -108,6 +115,16 @@ export async function handleProposal(message: ProposalMessage, deps: KernelDeps)
   return { outcome: "DECIDED", verdict: stored };
 }
 
+/** The window of the order's customer, read only when the contract has customer limits and the order a customer. */
+async function customerWindowOf(
+  order: Order | undefined,
+  record: ClaimRecord,
+  deps: Pick<KernelDeps, "agent" | "ledger">,
+): Promise<CustomerWindow | undefined> {
+  if (!deps.agent.contract.customer_limits || order?.customer_id === undefined) return undefined;
+  return deps.ledger.getCustomerWindow(order.customer_id, record.simulation_id);
+}
+
 async function orderOf(proposal: unknown, deps: Pick<KernelDeps, "orders">): Promise<Order | undefined> {
   const orderId = proposedOrderId(proposal);
   return orderId ? deps.orders.getOrder(orderId) : undefined;
@@ -136,6 +153,20 @@ async function execute(
     const orderCents = order ? parseCents(order.amount) : undefined;
     if (!order || !orderCents?.ok)
       throw new OrderDataError(`order ${refund.order_id} vanished or is corrupt between decision and execution`);
+    // The customer's window first, then the order's ledger; a reservation on the window whose refund is not made is released.
+    const customer = await reserveOnCustomerWindow(order, record, refund, current.record.decided_at, deps);
+    if (customer && !customer.ok) {
+      const entry = (await deps.ledger.get(refund.order_id, record.simulation_id)) ?? emptyLedgerEntry(refund.order_id);
+      const refused: ReserveResult = { ok: false, code: customer.code, message: customer.message, entry };
+      const step = afterReservation(
+        { current, raced, record, proposal, refund, order, result: refused, customerWindow: customer.window, now },
+        deps,
+      );
+      if ("settled" in step) return deps.verdicts.recordExecution(current.idempotency_key, step.settled);
+      current = step.again;
+      raced = step.raced;
+      continue;
+    }
     const result = await deps.ledger.reserve({
       orderId: refund.order_id,
       claimId: record.claim_id,
@@ -144,7 +175,12 @@ async function execute(
       mode: { kind: "automatic", limitCents: limit.cents },
       scope: record.simulation_id,
     });
-    const step = afterReservation({ current, raced, record, proposal, refund, order, result, now }, deps);
+    if (customer && !result.ok && result.code !== "ALREADY_REFUNDED_FOR_CLAIM")
+      await deps.ledger.releaseCustomer(order.customer_id!, record.claim_id, record.simulation_id);
+    const customerWindow = customer
+      ? await deps.ledger.getCustomerWindow(order.customer_id!, record.simulation_id)
+      : undefined;
+    const step = afterReservation({ current, raced, record, proposal, refund, order, result, customerWindow, now }, deps);
     if ("settled" in step) return deps.verdicts.recordExecution(current.idempotency_key, step.settled);
     current = step.again;
     raced = step.raced;
@@ -152,6 +188,27 @@ async function execute(
   throw new KernelRetryError(
     `claim ${record.claim_id}: the refund kept losing reservation races (${MAX_DECISIONS} decisions); the message is retried`,
   );
+}
+
+/**
+ * Reserves an automatic refund on the window of the order's customer when the contract has customer limits and the
+ * order a customer (`undefined`: not bound). The reservation is stamped with the decision's instant.
+ */
+async function reserveOnCustomerWindow(
+  order: Order,
+  record: ClaimRecord,
+  refund: { order_id: string; amount_cents: number },
+  decidedAt: string,
+  deps: Pick<KernelDeps, "agent" | "ledger">,
+) {
+  const limits = deps.agent.contract.customer_limits;
+  if (!limits || order.customer_id === undefined) return undefined;
+  return deps.ledger.reserveCustomer({
+    customerId: order.customer_id,
+    reservation: { claim_id: record.claim_id, order_id: refund.order_id, cents: refund.amount_cents, at: decidedAt },
+    limits,
+    scope: record.simulation_id,
+  });
 }
 
 /** Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW and a review opens. */
