@@ -180,7 +180,10 @@ async function execute(
     const customerWindow = customer
       ? await deps.ledger.getCustomerWindow(order.customer_id!, record.simulation_id)
       : undefined;
-    const step = afterReservation({ current, raced, record, proposal, refund, order, result, customerWindow, now }, deps);
+    const step = afterReservation(
+      { current, raced, record, proposal, refund, order, result, customerWindow, now },
+      deps,
+    );
     if ("settled" in step) return deps.verdicts.recordExecution(current.idempotency_key, step.settled);
     current = step.again;
     raced = step.raced;
