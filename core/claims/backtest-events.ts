@@ -7,6 +7,7 @@ import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import type { Order } from "../integrity/contracts.ts";
 import * as z from "zod";
+import type { CustomerWindow } from "../integrity/customer-window.ts";
 import { REPLAY_DETAILS } from "./replay-events.ts";
 
 /** The audit event kinds a backtest reads. */
@@ -32,6 +33,8 @@ const SCHEMAS = {
     "decidedAt",
     "claimId",
     "dfid",
+    "customerWindow",
+    "parentClaimId",
   ]),
   KERNEL_VERDICT: fieldsOf(REPLAY_DETAILS.KERNEL_VERDICT.shape, [
     "claim_id",
@@ -63,6 +66,8 @@ export type RecordedKernelFacts = {
   decidedAt: string;
   claimId: string;
   dfid: string;
+  customerWindow?: CustomerWindow | null | undefined;
+  parentClaimId?: string | undefined;
 };
 
 /** A recorded verdict, as the report shows it. */
