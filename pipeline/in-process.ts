@@ -58,7 +58,8 @@ export function createInProcessPipeline(opts: InProcessOptions) {
   const verdicts = createInMemoryVerdictRepository();
   const deps: PipelineDeps = {
     claims,
-    sessions: createInMemorySessionRepository(),
+    // A save records the step's own audit events in the audit port the pipeline uses (an override's too).
+    sessions: createInMemorySessionRepository(opts.overrides?.audit ?? audit),
     verdicts,
     queues,
     publisher,

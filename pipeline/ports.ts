@@ -90,11 +90,19 @@ export interface StoredSession {
   outbox: Effect[];
 }
 
-/** Where crew sessions live; a snapshot and its outbox are saved together, conditionally on the version. */
+/**
+ * Where crew sessions live; a snapshot and its outbox are saved together, conditionally on the version.
+ * The save also records the outbox's own audit events (`splitSessionOutbox(...).audit`) in the audit log,
+ * in the same write: an orchestrator step is one stored item. Those events are then not in the loaded
+ * outbox (a session stored before keeps them there, to be performed like the rest).
+ */
 export interface SessionRepository {
   /** The stored session, or undefined when the crew has not started. */
   loadSession(claimId: string): Promise<StoredSession | undefined>;
-  /** Saves if the stored version is `session.version - 1` (0 = absent); otherwise throws `VersionConflictError`. */
+  /**
+   * Saves if the stored version is `session.version - 1` (0 = absent); otherwise throws `VersionConflictError`.
+   * The outbox's `splitSessionOutbox` audit events are appended to the audit log by the same write.
+   */
   saveSession(session: StoredSession): Promise<void>;
   /** Empties the outbox once performed, if the version is unchanged (a lost race is harmless). */
   clearOutbox(claimId: string, version: number): Promise<void>;
@@ -144,8 +152,11 @@ export interface VerdictRepository {
    * `layer`, `checks`), which replaces the unpublished one.
    */
   recordExecution(idempotencyKey: string, outcome: VerdictOutcome): Promise<StoredVerdict>;
-  /** Records that the verdict's events were published. */
-  markPublished(idempotencyKey: string): Promise<void>;
+  /**
+   * Records that the verdict's events were published; true only for the one call that marked it (a redelivery, or
+   * a racing delivery that finds it marked already, gets false, as does an unknown key).
+   */
+  markPublished(idempotencyKey: string): Promise<boolean>;
 }
 
 /** Sends work between the pipeline's stages (SQS on AWS; fauxqs or memory locally). */

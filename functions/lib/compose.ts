@@ -69,7 +69,8 @@ const DEFAULT_SESSION_RETENTION_DAYS = 30;
 
 /**
  * The retention policy from the environment: CLAIMS_SESSION_RETENTION_DAYS (default 30) and
- * CLAIMS_AUDIT_RETENTION_DAYS (default: the audit is kept); "never" keeps that kind for good.
+ * CLAIMS_AUDIT_RETENTION_DAYS (default: the audit is kept); "never" keeps that kind for good. A session
+ * step holds the step's audit events, so steps are kept for the longer of the two (adapters/aws/README.md).
  * ConfigLoadError names a variable that is not a positive number of days.
  */
 export function retentionFrom(env: Env): { sessionsMs?: number; auditMs?: number } {
