@@ -15,7 +15,7 @@ beforeAll(async () => {
 describe("backtest bench inputs", () => {
   it("gives the bare kernel every recorded decision's inputs, each deciding as recorded", () => {
     const inputs = recordedKernelInputs(run.events);
-    expect(inputs).toHaveLength(25);
+    expect(inputs).toHaveLength(32);
     const recorded = new Map(
       run.events
         .filter((e) => e.event_type === "KERNEL_VERDICT")
@@ -30,9 +30,9 @@ describe("backtest bench inputs", () => {
   it("holds the run as copies that are histories of their own", () => {
     const r = backtest({ histories: histories(run.events, 3), policy: policyOf(configWithLimit(100)) });
     expect(r.histories.map((h) => [h.id, h.evaluated, h.flips])).toEqual([
-      ["run_1", 25, 6],
-      ["run_2", 25, 6],
-      ["run_3", 25, 6],
+      ["run_1", 32, 5],
+      ["run_2", 32, 5],
+      ["run_3", 32, 5],
     ]);
   });
 });

@@ -27,6 +27,7 @@ import {
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
+import { matchRaces, runLaterRow, submitRace } from "./batch-scenarios.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
 
 /** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
@@ -139,7 +140,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         simulationId,
         nowMs: started,
         config,
-        scenarios,
+        scenarios: [...scenarios, ...scenarioFile.afterReviews],
         files: { config: displayPath(opts.configPath), scenarios: displayPath(opts.scenariosPath) },
         stack: runtime.description,
         llm: { provider: llm.port.provider, model: llm.port.model },
@@ -148,6 +149,9 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
 
     for (const [i, s] of scenarios.entries()) {
       if (stopped) break;
+      // The rows of a race are submitted at once when the first of them comes up (each row's own submission replays it).
+      if (s.race !== undefined && scenarios[i - 1]?.race !== s.race)
+        await submitRace(runtime, scenarios, s.race, simulationId, started);
       const t0 = performance.now();
       const callsBefore = metered?.calls().length ?? 0;
       const body = scenarioBody(s, simulationId, started);
@@ -259,8 +263,19 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           (step.expected.reason_code === undefined || step.expected.reason_code === code),
         expected_reason_code: step.expected.reason_code ?? null,
       };
-      if (result.ok && result.body.resubmitted_claim_id)
-        await runtime.settle(result.body.resubmitted_claim_id).catch(() => undefined);
+      if (result.ok && result.body.resubmitted_claim_id) {
+        const corrected = await runtime.settle(result.body.resubmitted_claim_id).catch(() => undefined);
+        // What the corrected claim ended with, when the step expects it.
+        const e = step.expected.resubmitted;
+        if (
+          e &&
+          (corrected?.verdict !== e.verdict || (e.reason_code !== undefined && corrected.reason_code !== e.reason_code))
+        )
+          Object.assign(row, {
+            matches: false,
+            reason: `the corrected claim ended ${corrected?.verdict ?? corrected?.status ?? "MISSING"} (${corrected?.reason_code ?? "no code"}), expected ${e.verdict}${e.reason_code ? ` (${e.reason_code})` : ""}`,
+          });
+      }
       reviewRows.push(row);
       opts.log(
         formatScenario(i + 1, scenarioFile.reviews.length, row, {
@@ -269,6 +284,27 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         }),
       );
     }
+    // Rows that run once the review steps have (`after_reviews:`), then every race matched as a group.
+    const afterRows: BatchRow[] = [];
+    for (const [i, s] of scenarioFile.afterReviews.entries()) {
+      if (stopped) break;
+      if (s.race !== undefined && scenarioFile.afterReviews[i - 1]?.race !== s.race)
+        await submitRace(runtime, scenarioFile.afterReviews, s.race, simulationId, started);
+      const t0 = performance.now();
+      const later = await runLaterRow(runtime, s, simulationId, started);
+      afterRows.push(later.row);
+      results.push(later.result);
+      opts.log(
+        formatScenario(i + 1, scenarioFile.afterReviews.length, later.row, {
+          input:
+            "claim" in s.input
+              ? `after the reviews: order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} EUR`
+              : "after the reviews: free text",
+          ms: performance.now() - t0,
+        }),
+      );
+    }
+    matchRaces([...rows, ...afterRows], results, [...scenarios, ...scenarioFile.afterReviews]);
     if (metered !== undefined) notes.push(...formatLlmFigures(metered.calls(), claimMs));
 
     const ended = opts.clock.now();
@@ -277,8 +313,8 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       ended_at: new Date(ended).toISOString(),
       // Wall time: the run's clock may be frozen (a batch is decided as of one instant).
       duration_ms: Math.round(performance.now() - wallStart),
-      total: rows.length,
-      matched: rows.filter((r) => r.matches).length,
+      total: rows.length + afterRows.length,
+      matched: [...rows, ...afterRows].filter((r) => r.matches).length,
       results,
     };
     let auditPath: string | undefined;
@@ -302,7 +338,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         `The ${auditPath === undefined ? "audit" : "report"} could not be written: ${(error as Error).message}`,
       );
     }
-    const all = [...rows, ...reviewRows];
+    const all = [...rows, ...reviewRows, ...afterRows];
     return {
       simulationId,
       rows: all,

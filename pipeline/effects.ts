@@ -2,7 +2,7 @@
 // effect list saved with a snapshot (the outbox) can be performed again after a crash.
 import type { BusEntry } from "../core/claims/events.ts";
 import type { ReviewRecord } from "../core/claims/review.ts";
-import type { AuditEvent } from "../core/integrity/index.ts";
+import type { AuditEvent, PersonDecision } from "../core/integrity/index.ts";
 import { dfidOf } from "../core/claims/claim-record.ts";
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
@@ -19,8 +19,11 @@ export type Effect =
   | { kind: "publish"; entries: BusEntry[] }
   /** Opens the claim's review (if it has none) and marks it pending on its order's ledger. */
   | { kind: "review_open"; review: ReviewRecord }
-  /** The review on the order is closed: automatic refunds on the order may go on. */
-  | { kind: "review_closed"; orderId: string; claimId: string; scope?: string };
+  /**
+   * The review on the order is closed: automatic refunds on the order may go on — unless the person's `decision`
+   * binds the order (a DENY, an APPROVE of less than proposed), recorded on its ledger in the same write.
+   */
+  | { kind: "review_closed"; orderId: string; claimId: string; scope?: string; decision?: PersonDecision };
 
 /**
  * An orchestrator outbox split for the session store: `audit` are the events a session save records with

@@ -5,6 +5,10 @@ import { canonicalize } from "../core/crew/index.ts";
 import {
   assertLedgerEntry,
   clearReviewPending,
+  customerLimitsCents,
+  emptyCustomerWindow,
+  releaseFromWindow,
+  reserveOnWindow,
   emptyLedgerEntry,
   LedgerInvariantError,
   markReviewPending,
@@ -13,7 +17,7 @@ import {
   reserveRefund,
   validateOrder,
 } from "../core/integrity/index.ts";
-import type { AuditEvent, ContextSnapshot, LedgerEntry, Order } from "../core/integrity/index.ts";
+import type { AuditEvent, ContextSnapshot, CustomerWindow, LedgerEntry, Order } from "../core/integrity/index.ts";
 import type {
   AuditLog,
   ContextStore,
@@ -313,11 +317,16 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
   }
   const current = (orderId: string, scope: string | undefined) =>
     entries.get(keyOf(orderId, scope)) ?? emptyLedgerEntry(orderId);
+  // Customers' windows, beside the orders' entries (customer ids and order ids never share a key: another map).
+  const windows = new Map<string, CustomerWindow>();
   return {
     async get(orderId, scope) {
       const entry = entries.get(keyOf(orderId, scope));
       // An entry that holds nothing (its last pending review closed) is the same as no entry.
-      return entry && (Object.keys(entry.claims).length > 0 || (entry.pending_reviews ?? []).length > 0)
+      return entry &&
+        (Object.keys(entry.claims).length > 0 ||
+          (entry.pending_reviews ?? []).length > 0 ||
+          (entry.decisions ?? []).length > 0)
         ? structuredClone(entry)
         : undefined;
     },
@@ -329,9 +338,24 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
     async markReviewPending(orderId, claimId, scope) {
       entries.set(keyOf(orderId, scope), markReviewPending(current(orderId, scope), claimId));
     },
-    async clearReviewPending(orderId, claimId, scope) {
-      if (entries.has(keyOf(orderId, scope)))
-        entries.set(keyOf(orderId, scope), clearReviewPending(current(orderId, scope), claimId));
+    async clearReviewPending(orderId, claimId, scope, decision) {
+      if (entries.has(keyOf(orderId, scope)) || decision)
+        entries.set(keyOf(orderId, scope), clearReviewPending(current(orderId, scope), claimId, decision));
+    },
+    async getCustomerWindow(customerId, scope) {
+      const window = windows.get(keyOf(customerId, scope));
+      return window ? structuredClone(window) : undefined;
+    },
+    async reserveCustomer({ customerId, reservation, limits, scope }) {
+      const window = windows.get(keyOf(customerId, scope)) ?? emptyCustomerWindow(customerId);
+      const result = reserveOnWindow(window, reservation, customerLimitsCents(limits));
+      if (result.ok && !result.repeat) windows.set(keyOf(customerId, scope), result.window);
+      return { ...structuredClone(result), conflicts: 0 };
+    },
+    async releaseCustomer(customerId, claimId, scope) {
+      const window = windows.get(keyOf(customerId, scope));
+      const released = window ? releaseFromWindow(window, claimId) : undefined;
+      if (released) windows.set(keyOf(customerId, scope), released);
     },
   };
 }

@@ -15,8 +15,14 @@
 import { KernelRetryError, OrderSourceUnavailableError } from "./errors.ts";
 import { DEFAULT_ORDER_SOURCE_WAIT_MS } from "./deps.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { idempotencyKeyOf, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
-import type { AuditEvent, Order } from "../core/integrity/index.ts";
+import {
+  emptyLedgerEntry,
+  idempotencyKeyOf,
+  KernelInputError,
+  OrderDataError,
+  parseCents,
+} from "../core/integrity/index.ts";
+import type { AuditEvent, CustomerWindow, Order, ReserveResult } from "../core/integrity/index.ts";
 import type { PipelineDeps } from "./deps.ts";
 import {
   afterReservation,
@@ -93,7 +99,13 @@ export async function handleProposal(
     try {
       decidedOrder = await orderOf(message.proposal, deps);
       const ledgerEntry = decidedOrder ? await deps.ledger.get(decidedOrder.order_id, record.simulation_id) : undefined;
-      decision = decideProposal(record, message.proposal, { order: decidedOrder, ledgerEntry, decidedAt, now }, deps);
+      const customerWindow = await customerWindowOf(decidedOrder, record, deps);
+      decision = decideProposal(
+        record,
+        message.proposal,
+        { order: decidedOrder, ledgerEntry, customerWindow, decidedAt, now },
+        deps,
+      );
     } catch (error) {
       if (error instanceof OrderSourceUnavailableError)
         return waitForOrders(record, message.proposal, error, delivery, deps);
@@ -130,6 +142,16 @@ export async function handleProposal(
   return { outcome: "DECIDED", verdict: stored };
 }
 
+/** The window of the order's customer, read only when the contract has customer limits and the order a customer. */
+async function customerWindowOf(
+  order: Order | undefined,
+  record: ClaimRecord,
+  deps: Pick<KernelDeps, "agent" | "ledger">,
+): Promise<CustomerWindow | undefined> {
+  if (!deps.agent.contract.customer_limits || order?.customer_id === undefined) return undefined;
+  return deps.ledger.getCustomerWindow(order.customer_id, record.simulation_id);
+}
+
 async function orderOf(proposal: unknown, deps: Pick<KernelDeps, "orders">): Promise<Order | undefined> {
   const orderId = proposedOrderId(proposal);
   return orderId ? deps.orders.getOrder(orderId) : undefined;
@@ -160,6 +182,20 @@ async function execute(
     const orderCents = order ? parseCents(order.amount) : undefined;
     if (!order || !orderCents?.ok)
       throw new OrderDataError(`order ${refund.order_id} vanished or is corrupt between decision and execution`);
+    // The customer's window first, then the order's ledger; a reservation on the window whose refund is not made is released.
+    const customer = await reserveOnCustomerWindow(order, record, refund, current.record.decided_at, deps);
+    if (customer && !customer.ok) {
+      const entry = (await deps.ledger.get(refund.order_id, record.simulation_id)) ?? emptyLedgerEntry(refund.order_id);
+      const refused: ReserveResult = { ok: false, code: customer.code, message: customer.message, entry };
+      const step = afterReservation(
+        { current, raced, record, proposal, refund, order, result: refused, customerWindow: customer.window, now },
+        deps,
+      );
+      if ("settled" in step) return deps.verdicts.recordExecution(current.idempotency_key, step.settled);
+      current = step.again;
+      raced = step.raced;
+      continue;
+    }
     const result = await deps.ledger.reserve({
       orderId: refund.order_id,
       claimId: record.claim_id,
@@ -168,7 +204,15 @@ async function execute(
       mode: { kind: "automatic", limitCents: limit.cents },
       scope: record.simulation_id,
     });
-    const step = afterReservation({ current, raced, record, proposal, refund, order, result, now }, deps);
+    if (customer && !result.ok && result.code !== "ALREADY_REFUNDED_FOR_CLAIM")
+      await deps.ledger.releaseCustomer(order.customer_id!, record.claim_id, record.simulation_id);
+    const customerWindow = customer
+      ? await deps.ledger.getCustomerWindow(order.customer_id!, record.simulation_id)
+      : undefined;
+    const step = afterReservation(
+      { current, raced, record, proposal, refund, order, result, customerWindow, now },
+      deps,
+    );
     if ("settled" in step) return deps.verdicts.recordExecution(current.idempotency_key, step.settled);
     current = step.again;
     raced = step.raced;
@@ -201,6 +245,27 @@ async function waitForOrders(
     };
   await performEffects(orderSourceUnavailable(record, error.message, waitedMs, now), deps);
   return { outcome: "NEEDS_REVIEW", reasonCode: error.code };
+}
+
+/**
+ * Reserves an automatic refund on the window of the order's customer when the contract has customer limits and the
+ * order a customer (`undefined`: not bound). The reservation is stamped with the decision's instant.
+ */
+async function reserveOnCustomerWindow(
+  order: Order,
+  record: ClaimRecord,
+  refund: { order_id: string; amount_cents: number },
+  decidedAt: string,
+  deps: Pick<KernelDeps, "agent" | "ledger">,
+) {
+  const limits = deps.agent.contract.customer_limits;
+  if (!limits || order.customer_id === undefined) return undefined;
+  return deps.ledger.reserveCustomer({
+    customerId: order.customer_id,
+    reservation: { claim_id: record.claim_id, order_id: refund.order_id, cents: refund.amount_cents, at: decidedAt },
+    limits,
+    scope: record.simulation_id,
+  });
 }
 
 /** Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW and a review opens. */

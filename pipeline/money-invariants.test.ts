@@ -209,3 +209,79 @@ describe("the payment provider's side", () => {
     expect(twice).toContain("claim c1 was paid by 2 executions (e1, e2)");
   });
 });
+
+describe("checkMoneyInvariants — people bind the automation", () => {
+  const at = (claim: string, v: "ACCEPT" | "ESCALATE", decidedAt: string): PublishedEvent => ({
+    detailType: "ClaimVerdict",
+    detail: { verdict_id: `ver_${claim}`, claim_id: claim, verdict: v, decided_at: decidedAt },
+  });
+  const requested = (claim: string, order: string, eur: number): PublishedEvent => ({
+    detailType: "ReviewRequested",
+    detail: { review_id: `rev_${claim}`, claim_id: claim, order_id: order, amount_eur: eur },
+  });
+  const decided = (claim: string, decision: "DENY" | "APPROVE", decidedAt: string, eur?: number): PublishedEvent => ({
+    detailType: "ReviewDecided",
+    detail: {
+      review_id: `rev_${claim}`,
+      claim_id: claim,
+      decision,
+      decided_at: decidedAt,
+      ...(eur === undefined ? {} : { amount_eur: eur, execution_id: `exe_${claim}` }),
+    },
+  });
+  const T0 = "2026-06-01T12:00:00.000Z";
+  const T1 = "2026-06-01T12:05:00.000Z";
+  const T2 = "2026-06-01T12:10:00.000Z";
+
+  it("finds an automatic refund on an order decided after a person's DENY there, not one decided before", () => {
+    const denied = [at("big", "ESCALATE", T0), requested("big", "ord_b", 1200), decided("big", "DENY", T1)];
+    const after = [...denied, at("late", "ACCEPT", T2), refund("late", "ord_b", 100)];
+    expect(checkMoneyInvariants(after, facts()).violations).toEqual([
+      "claim late was refunded automatically on order ord_b after a person denied claim big on it",
+    ]);
+    const before = [...denied, at("early", "ACCEPT", T0), refund("early", "ord_b", 100)];
+    expect(checkMoneyInvariants(before, facts()).violations).toEqual([]);
+  });
+
+  it("finds one after an approval of less than proposed, and none after a full approval", () => {
+    const partial = [
+      at("big", "ESCALATE", T0),
+      requested("big", "ord_b", 1200),
+      decided("big", "APPROVE", T1, 900),
+      refund("big", "ord_b", 900, { approved_by: "r" }),
+      at("rest", "ACCEPT", T2),
+      refund("rest", "ord_b", 300),
+    ];
+    expect(checkMoneyInvariants(partial, facts()).violations).toHaveLength(1);
+    const full = partial.map((e) =>
+      e.detailType === "ReviewRequested" ? { ...e, detail: { ...e.detail, amount_eur: 900 } } : e,
+    );
+    expect(checkMoneyInvariants(full, facts()).violations).toEqual([]);
+  });
+
+  it("finds automatic refunds of one customer above customer_limits, exactly the limit passes", () => {
+    const customers = {
+      customerOf: (id: string) => (id.startsWith("ord_c") ? "cus_1" : undefined),
+      limits: { window_days: 30, max_automatic_refunds: 2, max_automatic_eur: 150 },
+    };
+    const ORDERS_C: Record<string, number> = { ord_c1: 100, ord_c2: 100, ord_c3: 100, ord_a: 300 };
+    const f = { orderAmountEur: (id: string) => ORDERS_C[id], limitEur: 500, customers };
+    const two = [
+      at("c1", "ACCEPT", T0),
+      refund("c1", "ord_c1", 75),
+      at("c2", "ACCEPT", T1),
+      refund("c2", "ord_c2", 75),
+    ];
+    expect(checkMoneyInvariants(two, f).violations).toEqual([]);
+    expect(
+      checkMoneyInvariants([...two, at("c3", "ACCEPT", T2), refund("c3", "ord_c3", 1)], f).violations,
+    ).toHaveLength(1);
+    // An order without a customer is not bound; a reviewer's approval is not automatic.
+    expect(
+      checkMoneyInvariants(
+        [...two, at("a", "ACCEPT", T2), refund("a", "ord_a", 100), refund("c3", "ord_c3", 50, { approved_by: "r" })],
+        { ...f, orderAmountEur: (id: string) => ORDERS_C[id] },
+      ).violations.filter((v) => v.includes("customer")),
+    ).toEqual([]);
+  });
+});

@@ -6,7 +6,8 @@
 // every RefundExecuted has its reservation (money the ledger holds that no event announced is a refund nobody pays).
 // Used by the property tests, the fault suites, the end-to-end tests and `npm run chaos`.
 import { canonicalize } from "../core/crew/index.ts";
-import { parseCents } from "../core/integrity/index.ts";
+import { DAY_MS, parseCents } from "../core/integrity/index.ts";
+import type { CustomerLimits } from "../core/integrity/index.ts";
 
 /** A bus event as the publisher sent it or the local bus journaled it. */
 export type PublishedEvent = { detailType: string; detail: Record<string, unknown> };
@@ -23,6 +24,8 @@ interface MoneyFacts {
   orderAmountEur: (orderId: string) => number | undefined;
   limitEur: number;
   ledgers?: readonly LedgerFact[];
+  /** With customer limits: each order's customer (the order's `customer_id`) and the limits automatic refunds stay within. */
+  customers?: { customerOf: (orderId: string) => string | undefined; limits: CustomerLimits };
 }
 
 /** The totals the checks saw, for a report. */
@@ -49,7 +52,7 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
         ? e.detail.verdict_id
         : e.detailType === "RefundExecuted"
           ? e.detail.execution_id
-          : e.detailType === "ReviewDecided"
+          : e.detailType === "ReviewDecided" || e.detailType === "ReviewRequested"
             ? e.detail.review_id
             : undefined;
     if (typeof id !== "string") continue;
@@ -137,6 +140,8 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
   }
   if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers));
   violations.push(...settlementViolations(events, refunds));
+  violations.push(...personViolations(all, refunds, accepts));
+  if (facts.customers) violations.push(...customerViolations(refunds, accepts, facts.customers));
   return {
     accepts: accepts.length,
     refunds: refunds.length,
@@ -186,6 +191,69 @@ function settlementViolations(events: readonly PublishedEvent[], refunds: readon
   for (const [claimId, paid] of paidClaims)
     if (paid.size > 1)
       violations.push(`claim ${claimId} was paid by ${paid.size} executions (${[...paid].join(", ")})`);
+  return violations;
+}
+
+/**
+ * Nothing automatic past a person's no: after a reviewer DENIED a claim on an order, or APPROVED one for less than
+ * it proposed (the amount its ReviewRequested carried), no ACCEPT decided later on that order (same ledger scope)
+ * has a refund.
+ */
+function personViolations(
+  all: readonly PublishedEvent[],
+  refunds: readonly PublishedEvent[],
+  accepts: readonly PublishedEvent[],
+): string[] {
+  const violations: string[] = [];
+  const requested = new Map(
+    all.filter((e) => e.detailType === "ReviewRequested").map((e) => [String(e.detail.review_id), e.detail]),
+  );
+  for (const d of all.filter((e) => e.detailType === "ReviewDecided").map((e) => e.detail)) {
+    const asked = requested.get(String(d.review_id));
+    if (asked?.order_id === undefined) continue;
+    const binds =
+      d.decision === "DENY" ||
+      (d.decision === "APPROVE" && asked.amount_eur !== undefined && cents(d.amount_eur) < cents(asked.amount_eur));
+    if (!binds) continue;
+    for (const r of refunds) {
+      if (r.detail.approved_by !== undefined || r.detail.order_id !== asked.order_id) continue;
+      if ((r.detail.simulation_id ?? "") !== (d.simulation_id ?? "")) continue;
+      const accept = accepts.find((a) => a.detail.verdict_id === r.detail.verdict_id);
+      if (accept && String(accept.detail.decided_at) > String(d.decided_at))
+        violations.push(
+          `claim ${String(r.detail.claim_id)} was refunded automatically on order ${String(asked.order_id)} after a person ${d.decision === "DENY" ? "denied" : "reduced"} claim ${String(d.claim_id)} on it`,
+        );
+    }
+  }
+  return violations;
+}
+
+/** Automatic refunds of one customer (the order's) stay within the customer limits in every window, per ledger scope. */
+function customerViolations(
+  refunds: readonly PublishedEvent[],
+  accepts: readonly PublishedEvent[],
+  customers: NonNullable<MoneyFacts["customers"]>,
+): string[] {
+  const violations: string[] = [];
+  const windowMs = customers.limits.window_days * DAY_MS;
+  const maxCents = cents(customers.limits.max_automatic_eur);
+  const automatic = refunds.flatMap((r) => {
+    const customer = customers.customerOf(String(r.detail.order_id));
+    const accept = accepts.find((a) => a.detail.verdict_id === r.detail.verdict_id);
+    if (r.detail.approved_by !== undefined || customer === undefined || !accept) return [];
+    const key = `${String(r.detail.simulation_id ?? "")}|${customer}`;
+    return [{ key, at: Date.parse(String(accept.detail.decided_at)), cents: cents(r.detail.amount_eur) }];
+  });
+  for (const a of automatic) {
+    const inWindow = automatic.filter((b) => b.key === a.key && b.at <= a.at && b.at >= a.at - windowMs);
+    const total = inWindow.reduce((sum, b) => sum + b.cents, 0);
+    if (inWindow.length > customers.limits.max_automatic_refunds || total > maxCents) {
+      violations.push(
+        `customer ${a.key} had ${inWindow.length} automatic refunds (${total} cents) in a window, above customer_limits`,
+      );
+      break;
+    }
+  }
   return violations;
 }
 

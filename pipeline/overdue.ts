@@ -5,13 +5,17 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { overdueDecision } from "./decide/timers.ts";
+import { releaseUnrefundedReservation } from "./customer-release.ts";
 import { performEffects } from "./perform.ts";
 
 /** Ends a claim still RECEIVED or RUNNING in NEEDS_REVIEW (`CLAIM_TIMED_OUT`) with an audit and a `ClaimNeedsReview` event; returns the claim as it is now. */
 export async function endOverdueClaim(
   claimId: string,
   info: { readonly waitedMs: number; readonly detail?: string | undefined },
-  deps: Pick<PipelineDeps, "claims" | "clock" | "audit" | "publisher" | "queues" | "reviews" | "ledger">,
+  deps: Pick<
+    PipelineDeps,
+    "claims" | "clock" | "audit" | "publisher" | "queues" | "reviews" | "ledger" | "agent" | "orders"
+  >,
 ): Promise<ClaimRecord | undefined> {
   const record = await deps.claims.getClaim(claimId);
   if (!record || isFinal(record.status)) return record;
@@ -19,5 +23,7 @@ export async function endOverdueClaim(
   const updated = await deps.claims.updateClaim(claimId, decision.patch, decision.onlyFrom);
   if (!updated.changed) return updated.record;
   await performEffects(decision.effects, deps);
+  // A reservation on the customer's window whose refund never happened is released.
+  await releaseUnrefundedReservation(updated.record ?? record, deps);
   return updated.record;
 }

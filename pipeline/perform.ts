@@ -57,7 +57,7 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
         break;
       }
       case "review_closed":
-        await ports.ledger.clearReviewPending(effect.orderId, effect.claimId, effect.scope);
+        await ports.ledger.clearReviewPending(effect.orderId, effect.claimId, effect.scope, effect.decision);
         break;
     }
   }

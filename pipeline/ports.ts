@@ -7,6 +7,11 @@ import type {
   AuditEvent,
   ContextSnapshot,
   LedgerEntry,
+  PersonDecision,
+  CustomerWindow,
+  CustomerReservation,
+  CustomerReserveResult,
+  CustomerLimits,
   Order,
   ReserveMode,
   ReserveResult,
@@ -201,8 +206,29 @@ export type RefundLedger = {
   reserve(request: ReserveRequest): Promise<ReserveResult>;
   /** Marks `claimId` as awaiting a review on the order (idempotent). */
   markReviewPending(orderId: string, claimId: string, scope?: string): Promise<void>;
-  /** Removes the mark (idempotent). */
-  clearReviewPending(orderId: string, claimId: string, scope?: string): Promise<void>;
+  /**
+   * Removes the mark (idempotent) and, with `decision`, records the person's decision that binds the order in the
+   * same single-item write (idempotent too): the order is never between "awaiting a person" and "bound by one".
+   */
+  clearReviewPending(orderId: string, claimId: string, scope?: string, decision?: PersonDecision): Promise<void>;
+  /** The customer's window of automatic refunds, or `undefined` when nothing was ever reserved for them. */
+  getCustomerWindow(customerId: string, scope?: string): Promise<CustomerWindow | undefined>;
+  /**
+   * Reserves an automatic refund on the customer's window (before the order's ledger): read, decide with
+   * `reserveOnWindow`, write only if the version is still the one read, and on a lost race read again.
+   * `conflicts` counts the lost races (for the concurrency figures).
+   */
+  reserveCustomer(request: CustomerReserveRequest): Promise<CustomerReserveResult & { conflicts: number }>;
+  /** Releases the claim's reservation on the customer's window (idempotent): its refund was not made. */
+  releaseCustomer(customerId: string, claimId: string, scope?: string): Promise<void>;
+};
+
+/** A reservation on a customer's window: whose, what, under which limits, in which ledger scope. */
+export type CustomerReserveRequest = {
+  customerId: string;
+  reservation: CustomerReservation;
+  limits: CustomerLimits;
+  scope?: string | undefined;
 };
 
 /**

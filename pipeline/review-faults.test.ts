@@ -132,7 +132,13 @@ async function check(p: Awaited<ReturnType<typeof escalatedPipeline>>, flow: Flo
   ).toBe("IDENTICAL");
   if (flow.status === "RESUBMITTED") {
     const child = await p.claims.getClaim(review!.resubmitted_claim_id!);
-    expect(child, where).toMatchObject({ parent_claim_id: "clm_rev", status: "DECIDED", verdict: "ACCEPT" });
+    // A resubmitted claim is never refunded automatically: it waits for a person (RESUBMITTED_CLAIM).
+    expect(child, where).toMatchObject({
+      parent_claim_id: "clm_rev",
+      status: "DECIDED",
+      verdict: "ESCALATE",
+      reason_code: "RESUBMITTED_CLAIM",
+    });
   }
 }
 

@@ -110,12 +110,13 @@ describe("the ledger's review mark", () => {
       expect((await p.deps.ledger.get("ord_002"))?.pending_reviews ?? []).toEqual([]);
       await performEffects([{ kind: "review_open", review: opened }], p.deps);
       expect((await p.deps.ledger.get("ord_002"))?.pending_reviews ?? []).toEqual([]);
-      // Automatic refunds on the order go on: a small claim on it is accepted.
+      // No review waits on the order any more, but the person's decision (a DENY, an approval of 100 of 1200) binds
+      // it: a small claim on it goes to a person for that reason, not for a pending review.
       const { record } = await p.decide(
         { claim: { order_id: "ord_002", amount_eur: 50, category: "electronics", reason: "Charger missing" } },
         { claimId: "clm_small" },
       );
-      expect(record?.verdict).toBe("ACCEPT");
+      expect(record).toMatchObject({ verdict: "ESCALATE", reason_code: "PRIOR_DECISION_ON_ORDER" });
     },
   );
 });

@@ -3,6 +3,7 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { TimerMessage } from "./messages.ts";
 import { nudgeEffects, sweepDecision, tickEffects } from "./decide/timers.ts";
+import { releaseUnrefundedReservation } from "./customer-release.ts";
 import { performClaimOutbox, performEffects } from "./perform.ts";
 import { repairReviews } from "./review.ts";
 
@@ -147,6 +148,8 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
       // The claim first, conditionally: one that moved on since it was read keeps its course and gets no review.
       if (!(await deps.claims.updateClaim(claim.claim_id, patch, onlyFrom)).changed) continue;
       await performEffects(effects, deps);
+      // A reservation on the customer's window whose refund never happened is released.
+      await releaseUnrefundedReservation(claim, deps);
       result.stalled.push(claim.claim_id);
       continue;
     }

@@ -38,8 +38,10 @@ export function duration(ms: number | undefined): string {
 /** The display name of a crew role. */
 export const roleLabel = (role: string): string => ROLE_LABEL[role] ?? role;
 
-/** A kernel layer's number as docs/kernel.md writes it (8.5 is 8b). */
-export const layerName = (n: number): string => (Number.isInteger(n) ? String(n) : `${Math.floor(n)}b`);
+/** A kernel layer's number as docs/kernel.md writes it (8.5 is 8b, 10.6 is 10c, 10.7 is 10d). */
+export const layerName = (n: number): string =>
+  Number.isInteger(n) ? String(n) : `${Math.floor(n)}${SUB_LAYER[Math.round((n - Math.floor(n)) * 10)] ?? "b"}`;
+const SUB_LAYER: Readonly<Record<number, string>> = { 5: "b", 6: "c", 7: "d" };
 
 /** A code such as EXCEEDS_REFUNDABLE_BALANCE that may wrap after its underscores (never inside a word). */
 export function breakable(code: string | undefined): SafeHtml {

@@ -438,7 +438,8 @@ describe("renderReport with human reviews", () => {
     const child = reviewed.find((e) => e.event_type === "REVIEW_DECIDED" && e.details.claim_id === r)!.details
       .resubmitted_claim_id as string;
     expect(cycleOf(r)).toContain(`<dt>Corrected claim</dt><dd>${child}</dd>`);
-    expect(rowOf(child)).toContain('data-verdict="ACCEPT"');
+    // A resubmitted claim is never refunded automatically: the corrected claim waits for a person.
+    expect(rowOf(child)).toContain('data-verdict="ESCALATE"');
     expect(rowOf(child)).toContain("structured · resubmitted");
     expect(cycleOf(child)).toContain(`corrects <span class="mono">${r}</span>`);
   });

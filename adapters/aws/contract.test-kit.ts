@@ -934,6 +934,85 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       expect(await ledger.get("ord_1")).toBeUndefined();
       expect(await reserve(ledger, "ord_1", "clm_c", 100, 1000)).toMatchObject({ ok: true });
     });
+
+    it("records a person's decision with the review's mark cleared in one change, idempotently, and no automatic refund after it", async () => {
+      const ledger = await factory();
+      await ledger.markReviewPending("ord_1", "clm_denied");
+      const deny = { claim_id: "clm_denied", decision: "DENY" as const };
+      await ledger.clearReviewPending("ord_1", "clm_denied", undefined, deny);
+      await ledger.clearReviewPending("ord_1", "clm_denied", undefined, deny);
+      const entry = await ledger.get("ord_1");
+      expect(entry).toEqual({ order_id: "ord_1", refunded_cents: 0, claims: {}, decisions: [deny] });
+      assertLedgerEntry(entry!);
+      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000)).toMatchObject({
+        ok: false,
+        code: "PRIOR_DECISION_ON_ORDER",
+      });
+      // A person may still approve on it; a reduced approval on another order binds that order too, on an order with no entry yet.
+      expect(await reserve(ledger, "ord_1", "clm_next", 100, 1000, APPROVED)).toMatchObject({ ok: true });
+      const partial = {
+        claim_id: "clm a/b.c",
+        decision: "APPROVE" as const,
+        approved_cents: 900,
+        proposed_cents: 1200,
+      };
+      await ledger.clearReviewPending("ord_2", "clm a/b.c", "sim_1", partial);
+      expect(await ledger.get("ord_2", "sim_1")).toEqual({
+        order_id: "ord_2",
+        refunded_cents: 0,
+        claims: {},
+        decisions: [partial],
+      });
+      expect(await ledger.get("ord_2")).toBeUndefined();
+      expect(await reserve(ledger, "ord_2", "clm_other", 100, 100_000, AUTO, "sim_1")).toMatchObject({
+        ok: false,
+        code: "PRIOR_DECISION_ON_ORDER",
+      });
+    });
+
+    const LIMITS = { window_days: 30, max_automatic_refunds: 3, max_automatic_eur: 500 };
+    const AT = "2026-03-16T10:00:00.000Z";
+    const onWindow = (l: RefundLedger, claim: string, cents: number, at = AT, scope?: string) =>
+      l.reserveCustomer({
+        customerId: "cus_1",
+        reservation: { claim_id: claim, order_id: `ord_${claim}`, cents, at },
+        limits: LIMITS,
+        ...(scope === undefined ? {} : { scope }),
+      });
+
+    it("reserves on a customer's window up to exactly the limits, repeats idempotently, releases idempotently", async () => {
+      const ledger = await factory();
+      expect(await ledger.getCustomerWindow("cus_1")).toBeUndefined();
+      expect(await onWindow(ledger, "c1", 20_000)).toMatchObject({ ok: true, repeat: false });
+      expect(await onWindow(ledger, "c1", 20_000)).toMatchObject({ ok: true, repeat: true });
+      expect(await onWindow(ledger, "c2", 30_001)).toMatchObject({ ok: false, code: "CUSTOMER_LIMIT_EXCEEDED" });
+      expect(await onWindow(ledger, "c2", 20_000)).toMatchObject({ ok: true });
+      expect(await onWindow(ledger, "c3", 10_000)).toMatchObject({ ok: true });
+      expect(await onWindow(ledger, "c4", 1)).toMatchObject({ ok: false, code: "CUSTOMER_LIMIT_EXCEEDED" });
+      const window = await ledger.getCustomerWindow("cus_1");
+      expect(window?.reservations.map((r) => [r.claim_id, r.cents])).toEqual([
+        ["c1", 20_000],
+        ["c2", 20_000],
+        ["c3", 10_000],
+      ]);
+      await ledger.releaseCustomer("cus_1", "c3");
+      await ledger.releaseCustomer("cus_1", "c3");
+      await ledger.releaseCustomer("cus_none", "c3");
+      expect((await ledger.getCustomerWindow("cus_1"))?.reservations.map((r) => r.claim_id)).toEqual(["c1", "c2"]);
+      expect(await onWindow(ledger, "c4", 10_000)).toMatchObject({ ok: true });
+      // Another scope is another window.
+      expect(await onWindow(ledger, "c9", 50_000, AT, "sim_1")).toMatchObject({ ok: true });
+      expect((await ledger.getCustomerWindow("cus_1"))?.reservations).toHaveLength(3);
+    });
+
+    it("lets exactly max_automatic_refunds through when 12 claims of one customer race, and counts the lost races", async () => {
+      const ledger = await factory();
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => onWindow(ledger, `c${i}`, 100)));
+      expect(results.filter((r) => r.ok)).toHaveLength(3);
+      expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "CUSTOMER_LIMIT_EXCEEDED")).toBe(true);
+      expect((await ledger.getCustomerWindow("cus_1"))?.reservations).toHaveLength(3);
+      expect(results.every((r) => r.conflicts >= 0)).toBe(true);
+    });
   });
 }
 

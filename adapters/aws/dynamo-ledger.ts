@@ -7,6 +7,12 @@
 //                 AND no other claim's review is pending on the order
 //   approved:  ADD refunded_cents :c, approved {cid} SET claims.#cid = :c DELETE pending_reviews {cid}
 //              IF claim absent AND refunded_cents <= order − c
+// A person's decision that binds the order (a DENY, an APPROVE of less than proposed) is an element of the string
+// set `decisions` (`["<claim>","DENY"]`, `["<claim>","APPROVE",<approved cents>,<proposed cents>]`), added by the same write that
+// deletes the claim's pending-review mark; an automatic reservation requires that set to be absent.
+// A customer's window (`CUSTOMER#<id>` / `WINDOW`) is one item holding its reservations and a version: read, decided
+// by `reserveOnWindow`, put only if the version is still the one read (a lost race reads again). The kernel reserves
+// the customer's window first, then the order's ledger, and releases the window's reservation if the order's loses.
 // A nested SET needs the `claims` map to exist, so the first write on an order creates the empty shape
 // (an update with if_not_exists, safe on an existing item) and tries again — unless this process read the
 // entry as absent just before (the kernel reads it to decide): then the first reservation is one put of
@@ -15,7 +21,15 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { LedgerInvariantError } from "../../core/integrity/errors.ts";
 import { assertLedgerEntry, emptyLedgerEntry, reserveRefund } from "../../core/integrity/ledger.ts";
-import type { LedgerEntry, ReserveResult } from "../../core/integrity/ledger.ts";
+import type { LedgerEntry, PersonDecision, ReserveResult } from "../../core/integrity/ledger.ts";
+import {
+  assertCustomerWindow,
+  customerLimitsCents,
+  emptyCustomerWindow,
+  releaseFromWindow,
+  reserveOnWindow,
+} from "../../core/integrity/customer-window.ts";
+import type { CustomerWindow } from "../../core/integrity/customer-window.ts";
 import type { RefundLedger, ReserveRequest } from "../../pipeline/ports.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
@@ -25,12 +39,46 @@ import { keys } from "./table.ts";
 /** Conditional writes that lose a race against a changing entry (a review closing, another refund) are tried this often. */
 const MAX_ATTEMPTS = 5;
 
+/** A customer's window loses a race only to another claim's reservation or release (each one progress): tried this often. */
+const MAX_WINDOW_ATTEMPTS = 25;
+
+/** A person's decision as an element of the `decisions` string set: a JSON array, the same text for the same decision. */
+function encodeDecision(d: PersonDecision): string {
+  return JSON.stringify(
+    d.decision === "DENY" ? [d.claim_id, "DENY"] : [d.claim_id, "APPROVE", d.approved_cents, d.proposed_cents],
+  );
+}
+
+/** The element of the `decisions` set back as a decision. */
+function decodeDecision(value: string): PersonDecision {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(value);
+  } catch {
+    parts = undefined;
+  }
+  const [claimId, decision, approved, proposed] = Array.isArray(parts) ? parts : [];
+  if (typeof claimId === "string" && decision === "DENY" && parts instanceof Array && parts.length === 2)
+    return { claim_id: claimId, decision: "DENY" };
+  if (
+    typeof claimId === "string" &&
+    decision === "APPROVE" &&
+    typeof approved === "number" &&
+    typeof proposed === "number"
+  )
+    return { claim_id: claimId, decision: "APPROVE", approved_cents: approved, proposed_cents: proposed };
+  throw new StoredItemError(`stored ledger decision ${JSON.stringify(value)} is malformed`);
+}
+
 const sortedSet = (value: unknown): string[] | undefined =>
   value instanceof Set ? [...(value as Set<string>)].sort() : undefined;
 
 function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
   const approved = sortedSet(item.approved);
   const pending = sortedSet(item.pending_reviews);
+  const decisions = sortedSet(item.decisions)
+    ?.map(decodeDecision)
+    .sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
   const automatic = Number(item.automatic_cents ?? 0);
   const entry = {
     order_id: orderId,
@@ -39,6 +87,7 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     ...(automatic ? { automatic_cents: automatic } : {}),
     ...(approved?.length ? { approved } : {}),
     ...(pending?.length ? { pending_reviews: pending } : {}),
+    ...(decisions?.length ? { decisions } : {}),
   } as LedgerEntry;
   try {
     assertLedgerEntry(entry);
@@ -110,7 +159,8 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
             ConditionExpression:
               "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)" +
               " AND (attribute_not_exists(automatic_cents) OR automatic_cents <= :amax)" +
-              " AND (attribute_not_exists(pending_reviews) OR (size(pending_reviews) = :one AND contains(pending_reviews, :cidv)))",
+              " AND (attribute_not_exists(pending_reviews) OR (size(pending_reviews) = :one AND contains(pending_reviews, :cidv)))" +
+              " AND attribute_not_exists(decisions)",
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: { ...base, ":amax": r.mode.limitCents - r.cents, ":one": 1, ":cidv": r.claimId },
           }
@@ -142,11 +192,57 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       ),
     );
 
+  const readWindow = async (customerId: string, scope: string | undefined): Promise<CustomerWindow | undefined> => {
+    const out = await dynamoCall(`GetItem customer window ${customerId}`, () =>
+      client.send(
+        new GetCommand({ TableName: tableName, Key: keys.customerWindow(customerId, scope), ConsistentRead: true }),
+      ),
+    );
+    if (!out.Item) return undefined;
+    const window = {
+      customer_id: customerId,
+      reservations: out.Item.reservations ?? [],
+      version: Number(out.Item.version ?? 0),
+    } as CustomerWindow;
+    try {
+      assertCustomerWindow(window);
+    } catch (error) {
+      throw new StoredItemError(`stored window of customer ${customerId} is invalid: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    return window;
+  };
+
+  /** Puts the window if its stored version is still `readVersion` (0: no item yet); false when another write got there first. */
+  const writeWindow = async (window: CustomerWindow, readVersion: number, scope: string | undefined) => {
+    try {
+      await dynamoCall(`PutItem customer window ${window.customer_id}`, () =>
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...keys.customerWindow(window.customer_id, scope), entity: "customer_window", ...window },
+            ...(readVersion === 0
+              ? { ConditionExpression: "attribute_not_exists(pk)" }
+              : { ConditionExpression: "version = :v", ExpressionAttributeValues: { ":v": readVersion } }),
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return false;
+    }
+  };
+
   return {
     async get(orderId, scope) {
       const entry = await read(orderId, scope);
       // An entry created for a write that never landed (crash) holds nothing: same as no entry.
-      return entry && (Object.keys(entry.claims).length > 0 || (entry.pending_reviews ?? []).length > 0)
+      return entry &&
+        (Object.keys(entry.claims).length > 0 ||
+          (entry.pending_reviews ?? []).length > 0 ||
+          (entry.decisions ?? []).length > 0)
         ? entry
         : undefined;
     },
@@ -214,7 +310,31 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       }
     },
 
-    async clearReviewPending(orderId, claimId, scope) {
+    async clearReviewPending(orderId, claimId, scope, decision) {
+      if (decision !== undefined) {
+        if (decision.claim_id !== claimId)
+          throw new LedgerInvariantError(`clearReviewPending: decision of ${decision.claim_id} for claim ${claimId}`);
+        // One write: the mark goes and the decision binds the order (adding an element already there changes nothing).
+        await dynamoCall(`UpdateItem ledger ${orderId} (review decided ${claimId})`, () =>
+          client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keyOf(orderId, scope),
+              UpdateExpression:
+                "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero) ADD decisions :d DELETE pending_reviews :cids",
+              ExpressionAttributeValues: {
+                ":e": "ledger",
+                ":o": orderId,
+                ":empty": {},
+                ":zero": 0,
+                ":d": new Set([encodeDecision(decision)]),
+                ":cids": new Set([claimId]),
+              },
+            }),
+          ),
+        );
+        return;
+      }
       try {
         await dynamoCall(`UpdateItem ledger ${orderId} (review closed ${claimId})`, () =>
           client.send(
@@ -230,6 +350,35 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
       }
+    },
+
+    getCustomerWindow: (customerId, scope) => readWindow(customerId, scope),
+
+    async reserveCustomer({ customerId, reservation, limits, scope }) {
+      const cents = customerLimitsCents(limits);
+      let conflicts = 0;
+      for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
+        const window = (await readWindow(customerId, scope)) ?? emptyCustomerWindow(customerId);
+        const result = reserveOnWindow(window, reservation, cents);
+        if (!result.ok || result.repeat) return { ...result, conflicts };
+        if (await writeWindow(result.window, window.version, scope)) return { ...result, conflicts };
+        conflicts++;
+      }
+      throw new LedgerInvariantError(
+        `customer ${customerId}: the reservation for ${reservation.claim_id} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); the message is retried`,
+      );
+    },
+
+    async releaseCustomer(customerId, claimId, scope) {
+      for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
+        const window = await readWindow(customerId, scope);
+        const released = window ? releaseFromWindow(window, claimId) : undefined;
+        if (!window || !released) return;
+        if (await writeWindow(released, window.version, scope)) return;
+      }
+      throw new LedgerInvariantError(
+        `customer ${customerId}: releasing ${claimId} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); it is retried`,
+      );
     },
   };
 }

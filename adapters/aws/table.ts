@@ -58,6 +58,11 @@ export const keys = {
     sk: scope === undefined ? "LEDGER" : `LEDGER#SIM#${scope}`,
   }),
   order: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
+  /** A customer's window of automatic refunds, per ledger scope like the orders' ledgers. */
+  customerWindow: (customerId: string, scope?: string): ItemKey => ({
+    pk: `CUSTOMER#${customerId}`,
+    sk: scope === undefined ? "WINDOW" : `WINDOW#SIM#${scope}`,
+  }),
   review: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "REVIEW" }),
   /** The settlement of the claim's refund with the payment provider (docs/payments.md). */
   settlement: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SETTLEMENT" }),

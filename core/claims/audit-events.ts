@@ -13,6 +13,7 @@ import { createAuditEvent } from "../integrity/audit.ts";
 import type { AuditEvent, AuditEventType, AuditSeverity } from "../integrity/audit.ts";
 import { ClaimsContractSchema, OrderSchema, ResponsibilityContractSchema } from "../integrity/contracts.ts";
 import { LedgerEntrySchema } from "../integrity/ledger.ts";
+import { CustomerWindowSchema } from "../integrity/customer-window.ts";
 import type { ReserveErrorCode } from "../integrity/ledger.ts";
 import { PolicyProposalSchema } from "../integrity/proposal.ts";
 import { VerdictSchema } from "../integrity/verdict.ts";
@@ -134,6 +135,8 @@ const RecordedKernelInputsSchema = z.looseObject({
   }),
   order: OrderSchema.nullable(),
   ledgerEntry: LedgerEntrySchema.nullable(),
+  customerWindow: CustomerWindowSchema.nullable().optional(),
+  parentClaimId: z.string().optional(),
   receivedAt: z.string(),
   decidedAt: z.string(),
   claimId: z.string(),
@@ -146,6 +149,8 @@ const RESERVE_ERROR_CODES: Record<ReserveErrorCode, true> = {
   EXCEEDS_ORDER_AMOUNT: true,
   EXCEEDS_AUTOMATIC_LIMIT: true,
   REVIEW_PENDING_ON_ORDER: true,
+  PRIOR_DECISION_ON_ORDER: true,
+  CUSTOMER_LIMIT_EXCEEDED: true,
 };
 
 /** Every audit event type with the schema of its details: the one definition producers and readers share. */

@@ -7,6 +7,7 @@ import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import type { Order } from "../integrity/contracts.ts";
 import * as z from "zod";
+import type { CustomerWindow } from "../integrity/customer-window.ts";
 import { REPLAY_DETAILS } from "./replay-events.ts";
 
 /** The audit event kinds a backtest reads. */
@@ -36,7 +37,16 @@ const KernelClaimSchema = KERNEL_INPUTS.claim.extend({ reason: z.string() });
 // simulated. The proposal is read by the kernel itself (its layer 1 parses it), so it is taken as recorded.
 const SCHEMAS = {
   PROPOSAL_SUBMITTED: z.object({
-    ...fieldsOf(KERNEL_INPUTS, ["proposal", "order", "receivedAt", "decidedAt", "claimId", "dfid"]).shape,
+    ...fieldsOf(KERNEL_INPUTS, [
+      "proposal",
+      "order",
+      "receivedAt",
+      "decidedAt",
+      "claimId",
+      "dfid",
+      "customerWindow",
+      "parentClaimId",
+    ]).shape,
     claim: KernelClaimSchema,
   }),
   // What deciding again and counting need; the recorded reason, layer and checks are read for the flips alone.
@@ -70,6 +80,8 @@ export type RecordedKernelFacts = {
   decidedAt: string;
   claimId: string;
   dfid: string;
+  customerWindow?: CustomerWindow | null | undefined;
+  parentClaimId?: string | undefined;
 };
 
 /** A recorded verdict, as deciding again and counting read it. */

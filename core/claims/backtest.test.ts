@@ -35,12 +35,15 @@ type Case = {
 
 const BEFORE = {
   auto_refunded_eur: 1928.98,
-  reviews: 8,
+  reviews: 14,
   by_reason: {
     AGENT_REQUESTED_ESCALATION: 1,
-    AMOUNT_ABOVE_LIMIT: 4,
+    AMOUNT_ABOVE_LIMIT: 5,
+    CUSTOMER_LIMIT_EXCEEDED: 2,
     CUSTOMER_UNVERIFIED: 1,
+    PRIOR_DECISION_ON_ORDER: 2,
     PURCHASE_DATE_IN_FUTURE: 1,
+    RESUBMITTED_CLAIM: 1,
     REVIEW_PENDING_ON_ORDER: 1,
   },
 };
@@ -56,6 +59,7 @@ const CASES: Case[] = [
       ["S2", "APPROVE", ABOVE_LIMIT],
       ["S3", "APPROVE", PENDING],
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
+      ["DB", "DENY", ABOVE_LIMIT],
     ],
   },
   {
@@ -67,16 +71,19 @@ const CASES: Case[] = [
       ["G", o("REJECT", "EXCEEDS_REFUNDABLE_BALANCE"), PENDING],
       ["J", ACCEPTED, ABOVE_LIMIT],
       ["S1", ACCEPTED, ABOVE_LIMIT],
-      ["R+", ACCEPTED, ABOVE_LIMIT],
+      // R+ (the corrected claim of R) is no flip: a resubmitted claim goes to a person whatever the limit.
     ],
     after: {
-      auto_refunded_eur: 209, // O 60 + P1 60 + T2 89
-      reviews: 14,
+      auto_refunded_eur: 329, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each
+      reviews: 19,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
         AMOUNT_ABOVE_LIMIT: 8,
+        CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
+        PRIOR_DECISION_ON_ORDER: 2,
         PURCHASE_DATE_IN_FUTURE: 1,
+        RESUBMITTED_CLAIM: 1,
         REVIEW_PENDING_ON_ORDER: 3,
       },
     },
@@ -85,6 +92,7 @@ const CASES: Case[] = [
       ["S2", "APPROVE", PENDING], // S1 now waits for a person on ord_016
       ["S3", "APPROVE", PENDING],
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
+      ["DB", "DENY", ABOVE_LIMIT],
     ],
   },
   {
@@ -93,12 +101,15 @@ const CASES: Case[] = [
     flips: [["K", ABOVE_LIMIT, ACCEPTED]],
     after: {
       auto_refunded_eur: 2428.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
-      reviews: 6,
+      reviews: 12,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
-        AMOUNT_ABOVE_LIMIT: 2,
+        AMOUNT_ABOVE_LIMIT: 3,
+        CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
+        PRIOR_DECISION_ON_ORDER: 2,
         PURCHASE_DATE_IN_FUTURE: 1,
+        RESUBMITTED_CLAIM: 1,
         REVIEW_PENDING_ON_ORDER: 1,
       },
     },
@@ -107,6 +118,7 @@ const CASES: Case[] = [
       ["S2", "APPROVE", ACCEPTED],
       ["S3", "APPROVE", PENDING], // S2's review still held ord_016 until the person decided it
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
+      ["DB", "DENY", ABOVE_LIMIT],
     ],
   },
 ];
@@ -114,7 +126,7 @@ const CASES: Case[] = [
 describe("backtest of the bundled run", () => {
   it.each(CASES)("$name", ({ limit, flips, after, people }) => {
     const r = report(limit);
-    expect(r.evaluated).toBe(25);
+    expect(r.evaluated).toBe(32);
     expect(r.not_evaluable).toEqual([]);
     expect(r.flips).toEqual(flips.map(([s, from, to]) => ({ claim_id: idOf(s), from, to })));
     expect(r.totals).toEqual({ before: BEFORE, after });
@@ -127,16 +139,16 @@ describe("backtest of the bundled run", () => {
     expect(people.filter(([s]) => flipped.has(idOf(s)))).toEqual([]);
   });
 
-  it("lets a later claim on an order through once a person decided the review that held it", () => {
-    // T2 (89 EUR on ord_017, refunded automatically) moved after T3's review was denied: the order is free again.
+  it("holds a later claim on an order for a person once a person denied a claim on it", () => {
+    // T2 (89 EUR on ord_017, refunded automatically) moved after T3's review was denied: the DENY binds the order.
     const t2 = run.claimOf("T2");
     const [moved, rest] = [
       run.events.filter((e) => e.details.claim_id === t2),
       run.events.filter((e) => e.details.claim_id !== t2),
     ];
     const r = report(500, [...rest, ...moved]);
-    expect(r.flips).toEqual([]);
-    expect(r.evaluated).toBe(25);
+    expect(r.flips).toEqual([{ claim_id: t2, from: ACCEPTED, to: o("ESCALATE", "PRIOR_DECISION_ON_ORDER") }]);
+    expect(r.evaluated).toBe(32);
     // Before the denial, T3's pending review holds the order: T2 moved right after T3's verdict waits for a person.
     const t3Verdict = rest.findIndex(
       (e) => e.details.claim_id === run.claimOf("T3") && e.event_type === "KERNEL_VERDICT",
@@ -180,7 +192,7 @@ describe("backtest of the bundled run", () => {
       { claim_id: a, reason: "the kernel's recorded inputs (PROPOSAL_SUBMITTED) are missing" },
       { claim_id: c, reason: expect.stringMatching(/^the kernel's recorded inputs do not parse \(claim: /) },
     ]);
-    expect(r.evaluated).toBe(23);
+    expect(r.evaluated).toBe(30);
     // A's recorded refund still holds ord_001 on the simulated ledger: G is still rejected, nothing flips.
     expect(r.flips).toEqual([]);
   });
@@ -197,19 +209,19 @@ describe("backtest of the bundled run", () => {
     expect(flipped.not_evaluable).toEqual([
       { claim_id: a, reason: expect.stringMatching(/^the recorded verdict does not parse \(checks\.0\.layer: /) },
     ]);
-    expect(flipped.evaluated).toBe(24);
+    expect(flipped.evaluated).toBe(31);
     // A's recorded refund still holds ord_001 as recorded: G is rejected as recorded, so it no longer flips.
     expect(flipped.flips.map((f) => f.claim_id)).not.toContain(run.claimOf("G"));
-    expect(flipped.flips).toHaveLength(4);
+    expect(flipped.flips).toHaveLength(3);
     // Under the live policy nothing flips: the re-decision does not depend on what the report would show.
-    expect(report(500, garbled)).toMatchObject({ evaluated: 25, not_evaluable: [], flips: [] });
+    expect(report(500, garbled)).toMatchObject({ evaluated: 32, not_evaluable: [], flips: [] });
   });
 
   it("leaves out a policy whose agent did not make the proposals, naming both agents", () => {
     const other = configWithLimit(500).replace(/claims_agent_v1/g, "other_agent");
     const r = backtest({ histories: [{ id: "run", events: run.events }], policy: policyOf(other) });
     expect(r.evaluated).toBe(0);
-    expect(r.not_evaluable).toHaveLength(25);
+    expect(r.not_evaluable).toHaveLength(32);
     expect(r.not_evaluable[0]!.reason).toContain(
       "proposed by agent claims_agent_v1, and the policy's agent is other_agent",
     );
@@ -219,7 +231,7 @@ describe("backtest of the bundled run", () => {
     const decidedMs = Date.parse(String(run.events.find((e) => e.event_type === "KERNEL_VERDICT")!.details.decided_at));
     expect(report(100, run.events, { untilMs: decidedMs - 1 })).toMatchObject({ evaluated: 0, flips: [] });
     expect(report(100, run.events, { sinceMs: decidedMs + 1 })).toMatchObject({ evaluated: 0, flips: [] });
-    expect(report(100, run.events, { sinceMs: decidedMs, untilMs: decidedMs }).flips).toHaveLength(6);
+    expect(report(100, run.events, { sinceMs: decidedMs, untilMs: decidedMs }).flips).toHaveLength(5);
   });
 
   it("decides the same from a history read once, for one policy after another", () => {
@@ -242,8 +254,8 @@ describe("backtest of the bundled run", () => {
     });
     expect(two.flips).toEqual([...one.flips, ...one.flips]);
     expect(two.histories).toEqual([
-      { id: "a", evaluated: 25, flips: 6 },
-      { id: "b", evaluated: 25, flips: 6 },
+      { id: "a", evaluated: 32, flips: 5 },
+      { id: "b", evaluated: 32, flips: 5 },
     ]);
   });
 });

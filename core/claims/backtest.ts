@@ -195,6 +195,8 @@ type Accumulator = {
   people: PersonDecision[];
   /** The person decisions of the history being simulated, by claim id, awaiting the person's step. */
   awaitingPerson: Map<string, PersonDecision>;
+  /** The cents each escalated claim proposed: an approval of less binds the order. */
+  proposedCents: Map<string, number>;
   /** The order each decided claim of the history being simulated holds a review or refund on. */
   orderOfClaim: Map<string, string>;
   before: Side;
@@ -213,6 +215,7 @@ const newAccumulator = (): Accumulator => ({
   flips: [],
   people: [],
   awaitingPerson: new Map(),
+  proposedCents: new Map(),
   orderOfClaim: new Map(),
   before: newSide(),
   after: newSide(),
@@ -344,6 +347,9 @@ function decisionStep(
       decidedAt: facts.decidedAt,
       claimId: facts.claimId,
       dfid: facts.dfid,
+      // The customer's window as the kernel saw it (not simulated), and the resubmission the claim came from.
+      ...(facts.customerWindow ? { customerWindow: facts.customerWindow } : {}),
+      ...(facts.parentClaimId ? { parentClaimId: facts.parentClaimId } : {}),
       ...(env.sha256 ? { sha256: env.sha256 } : {}),
     });
   } catch (error) {
@@ -410,6 +416,8 @@ function decisionStep(
     };
     acc.people.push(decided);
     acc.awaitingPerson.set(step.claimId, decided);
+    const proposed = parseCents(recorded.amount_eur);
+    if (proposed.ok) acc.proposedCents.set(step.claimId, proposed.cents);
     return;
   }
   if (shown?.ok) {
@@ -471,11 +479,31 @@ function personStep(
       step.approvedCents,
       orderCentsOf.get(step.claimId) ?? MAX_CENTS,
     );
-    if (refused === undefined) return;
+    if (refused === undefined) {
+      // An approval of less than proposed binds the order (as the real ledger records it).
+      const proposed = acc.proposedCents.get(step.claimId);
+      if (proposed !== undefined && step.approvedCents < proposed)
+        ledger.update(orderId, (e) =>
+          clearReviewPending(e, step.claimId, {
+            claim_id: step.claimId,
+            decision: "APPROVE",
+            approved_cents: step.approvedCents!,
+            proposed_cents: proposed,
+          }),
+        );
+      return;
+    }
     if (person) person.note = `the approval would have been refused on the simulated ledger: ${refused}`;
     return;
   }
-  ledger.update(orderId, (e) => clearReviewPending(e, step.claimId));
+  // A person's DENY binds the order (the simulated ledger records it as the real one does).
+  ledger.update(orderId, (e) =>
+    clearReviewPending(
+      e,
+      step.claimId,
+      step.decision === "DENY" ? { claim_id: step.claimId, decision: "DENY" } : undefined,
+    ),
+  );
 }
 
 /** The agent a recorded proposal names, when it names one. */

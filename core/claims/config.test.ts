@@ -45,6 +45,7 @@ describe("parseConfig", () => {
       allowed_refund_categories: ["electronics", "clothing", "home"],
       max_refund_without_escalation: 500,
       return_window_days: 14,
+      customer_limits: { window_days: 30, max_automatic_refunds: 2, max_automatic_eur: 500 },
     });
     expect(config.orders.find((o) => o.order_id === "ord_001")?.purchase_date).toBe("2026-05-29T12:00:00.000Z");
     expect(config.llm.provider).toBe("rules");

@@ -315,6 +315,7 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       allowed_refund_categories: agent.claims_bounds.allowed_refund_categories ?? responsibility.authorized_categories,
       max_refund_without_escalation: agent.claims_bounds.max_refund_without_escalation,
       return_window_days: agent.claims_bounds.return_window_days,
+      ...(agent.claims_bounds.customer_limits ? { customer_limits: agent.claims_bounds.customer_limits } : {}),
     },
     ...(agent.claims_bounds.second_approval_above_eur !== undefined
       ? { review: { secondApprovalAboveEur: agent.claims_bounds.second_approval_above_eur } }

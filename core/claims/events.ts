@@ -25,6 +25,11 @@ export const ClaimVerdictDetailSchema = z
     policy_kind: PolicyKindSchema.nullable(),
     idempotency_key: z.string().regex(/^[0-9a-f]{64}$/),
     decided_at: z.iso.datetime({ offset: true }),
+    /** The hash of the claims bounds and contract that decided (`pol_` + 16 hex); absent only on records stored before it existed. */
+    policy_version: z
+      .string()
+      .regex(/^pol_[0-9a-f]{16}$/)
+      .optional(),
     simulation_id: z.string().min(1).optional(),
   })
   .strict();

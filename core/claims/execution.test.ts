@@ -1,11 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { KernelInputError } from "../integrity/errors.ts";
 import { buildProposal } from "../integrity/proposal.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import { buildVerdictRecord, planExecution, verdictIdFor } from "./execution.ts";
 import { ClaimVerdictDetailSchema } from "./events.ts";
 import type { ClaimVerdict } from "./kernel.ts";
 
 const DECIDED_AT = "2026-03-16T10:02:00.000Z";
+const POLICY: { contract: ClaimsContract; responsibility: ResponsibilityContract } = {
+  contract: { allowed_refund_categories: ["electronics"], max_refund_without_escalation: 500, return_window_days: 14 },
+  responsibility: {
+    agent_id: "claims_agent_v1",
+    role: "EXECUTOR",
+    mission: "m",
+    allowed_policy_types: ["REFUND" as const],
+    escalate_on_uncertainty: 0.7,
+    authorized_categories: [],
+  },
+};
 const proposalFor = (dfid: string, amount = 299.99, action: "REFUND" | "ESCALATE" = "REFUND") =>
   buildProposal({
     dfid,
@@ -44,8 +56,38 @@ const reject: ClaimVerdict = {
 };
 
 describe("verdict record", () => {
+  it("carries the policy version: the same bounds and contract give the same one, any change another", () => {
+    const at = (policy: typeof POLICY) =>
+      buildVerdictRecord({
+        policy,
+        verdict: accept,
+        proposal: proposalFor("d1"),
+        claimId: "c1",
+        dfid: "d1",
+        decidedAt: DECIDED_AT,
+      }).policy_version;
+    expect(at(POLICY)).toMatch(/^pol_[0-9a-f]{16}$/);
+    expect(at(structuredClone(POLICY))).toBe(at(POLICY));
+    expect(at({ ...POLICY, contract: { ...POLICY.contract, max_refund_without_escalation: 501 } })).not.toBe(
+      at(POLICY),
+    );
+    expect(
+      at({
+        ...POLICY,
+        contract: {
+          ...POLICY.contract,
+          customer_limits: { window_days: 30, max_automatic_refunds: 3, max_automatic_eur: 500 },
+        },
+      }),
+    ).not.toBe(at(POLICY));
+    expect(at({ ...POLICY, responsibility: { ...POLICY.responsibility, escalate_on_uncertainty: 0.8 } })).not.toBe(
+      at(POLICY),
+    );
+  });
+
   it("matches the ClaimVerdict detail of docs/events.md and is deterministic", () => {
     const input = {
+      policy: POLICY,
       verdict: accept,
       proposal: proposalFor("d1"),
       claimId: "c1",
@@ -62,6 +104,7 @@ describe("verdict record", () => {
       "idempotency_key",
       "order_id",
       "policy_kind",
+      "policy_version",
       "reason",
       "reason_code",
       "simulation_id",
@@ -83,7 +126,8 @@ describe("verdict record", () => {
   });
   it("gives another verdict id to another proposal or another flow", () => {
     const id = (p: unknown, dfid = "d1") =>
-      buildVerdictRecord({ verdict: accept, proposal: p, claimId: "c1", dfid, decidedAt: DECIDED_AT }).verdict_id;
+      buildVerdictRecord({ policy: POLICY, verdict: accept, proposal: p, claimId: "c1", dfid, decidedAt: DECIDED_AT })
+        .verdict_id;
     expect(
       new Set([id(proposalFor("d1")), id(proposalFor("d2")), id(proposalFor("d1", 100)), id("junk"), id("junk", "d2")])
         .size,
@@ -93,11 +137,19 @@ describe("verdict record", () => {
     const victim = proposalFor("d1");
     const forged = { ...proposalFor("d1", 1), idempotency_key: victim.idempotency_key };
     const id = (p: unknown) =>
-      buildVerdictRecord({ verdict: reject, proposal: p, claimId: "c1", dfid: "d1", decidedAt: DECIDED_AT }).verdict_id;
+      buildVerdictRecord({
+        policy: POLICY,
+        verdict: reject,
+        proposal: p,
+        claimId: "c1",
+        dfid: "d1",
+        decidedAt: DECIDED_AT,
+      }).verdict_id;
     expect(id(forged)).not.toBe(id(victim));
   });
   it("records nulls for what an unparseable proposal does not carry", () => {
     const r = buildVerdictRecord({
+      policy: POLICY,
       verdict: reject,
       proposal: { params: { amount_eur: "12" }, policy_kind: "NUKE" },
       claimId: "c1",
@@ -109,7 +161,14 @@ describe("verdict record", () => {
   });
   it("throws KernelInputError for a bad decision time", () => {
     expect(() =>
-      buildVerdictRecord({ verdict: accept, proposal: proposalFor("d1"), claimId: "c1", dfid: "d1", decidedAt: "now" }),
+      buildVerdictRecord({
+        policy: POLICY,
+        verdict: accept,
+        proposal: proposalFor("d1"),
+        claimId: "c1",
+        dfid: "d1",
+        decidedAt: "now",
+      }),
     ).toThrow(KernelInputError);
   });
 });

@@ -10,6 +10,8 @@ import { ClaimVerdictDetailSchema } from "./events.ts";
 import type { ClaimVerdictDetail } from "./events.ts";
 import type { ClaimVerdict } from "./kernel.ts";
 import { PolicyKindSchema } from "../integrity/contracts.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
+import { canonicalizeStable } from "../crew/canonical.ts";
 
 /** The verdict id for an idempotency key: `vrd_` + 32 hex; the same proposal always gets the same id. */
 export function verdictIdFor(idempotencyKey: string): string {
@@ -21,9 +23,20 @@ export function executionIdFor(verdictId: string): string {
   return `exe_${hashHex(`execution|${verdictId}`).slice(0, 32)}`;
 }
 
+/**
+ * The policy version of a decision: `pol_` + 16 hex of the SHA-256 of the canonical claims bounds and responsibility
+ * contract that decided it — the same policy always gives the same version, any change a new one.
+ */
+export function policyVersionOf(policy: { contract: ClaimsContract; responsibility: ResponsibilityContract }): string {
+  const canonical = canonicalizeStable({ contract: policy.contract, responsibility: policy.responsibility });
+  return `pol_${hashHex(`policy|${canonical}`).slice(0, 16)}`;
+}
+
 /** What a verdict record is built from. */
 type VerdictRecordInput = {
   verdict: ClaimVerdict;
+  /** The claims bounds and the responsibility contract that decided (their hash is the record's `policy_version`). */
+  policy: { contract: ClaimsContract; responsibility: ResponsibilityContract };
   proposal: unknown;
   claimId: string;
   /** The claim's DFID (the record's, whatever the proposal claims). */
@@ -57,6 +70,7 @@ export function buildVerdictRecord(input: VerdictRecordInput): ClaimVerdictDetai
     policy_kind: kind.success ? kind.data : null,
     idempotency_key,
     decided_at: input.decidedAt,
+    policy_version: policyVersionOf(input.policy),
     ...(input.simulationId === undefined ? {} : { simulation_id: input.simulationId }),
   };
   const parsed = ClaimVerdictDetailSchema.safeParse(record);

@@ -143,6 +143,42 @@ const scenario = (o: Order, amount: number, spec: ProposalSpec = {}): Partial<De
   order: o,
 });
 
+// ---- layer 11b fixtures: the customer cus_1's window of automatic refunds on other orders
+
+const DECIDED_MS = Date.parse(DECIDED_AT);
+const LIMITED: ClaimsContract = {
+  ...contract,
+  customer_limits: { window_days: 30, max_automatic_refunds: 3, max_automatic_eur: 500 },
+};
+const CUSTOMER_ORDER = order("ord_c1", 299.99, { customer_id: "cus_1" });
+const CUSTOMER_ORDER_BIG = order("ord_c2", 900, { customer_id: "cus_1" });
+const scenarioOf = (o: Order, amount: number): Partial<DecideClaimInput> => ({
+  proposal: proposal({ order_id: o.order_id, amount_eur: amount }),
+  claim: { ...claimFor(o.order_id, amount), customer_id: "cus_1" },
+  order: o,
+});
+/** A claim of `amount` EUR by cus_1 after `count` automatic refunds of `cents` in total on other orders (at `atMs`). */
+function customerCase(
+  count: number,
+  cents: number,
+  amount: number,
+  opts: { atMs?: number; ownClaim?: boolean } = {},
+): Partial<DecideClaimInput> {
+  const per = Math.floor(cents / Math.max(count, 1));
+  const reservations = Array.from({ length: count }, (_, i) => ({
+    claim_id: opts.ownClaim && i === 0 ? "claim_A" : `claim_${i + 1}`,
+    order_id: `ord_x${i}`,
+    cents: i === count - 1 ? cents - per * (count - 1) : per,
+    at: iso(opts.atMs ?? DECIDED_MS - DAY_MS),
+  }));
+  return {
+    ...scenarioOf(CUSTOMER_ORDER, amount),
+    contract: LIMITED,
+    customerWindow: { customer_id: "cus_1", reservations, version: count },
+    claimId: "claim_A",
+  };
+}
+
 type Row = [name: string, over: () => Partial<DecideClaimInput>, code: ClaimReasonCode];
 
 // ---- the kernel table (docs/kernel.md), row by row, with its boundaries ------------------------------------------------------
@@ -537,6 +573,81 @@ const rows: Row[] = [
     "VALIDATION_PASSED",
   ],
 
+  // layer 10c — a person's decision binds the order
+  [
+    "L10c a person denied another claim on the order",
+    () => ({
+      ledgerEntry: {
+        order_id: "ord_001",
+        refunded_cents: 0,
+        claims: {},
+        decisions: [{ claim_id: "claim_B", decision: "DENY" }],
+      },
+      claimId: "claim_A",
+    }),
+    "PRIOR_DECISION_ON_ORDER",
+  ],
+  [
+    "L10c a person approved another claim for 1 cent less than proposed",
+    () => ({
+      ...scenario(ORDERS.ord_002, 100),
+      ledgerEntry: {
+        order_id: "ord_002",
+        refunded_cents: 119999,
+        claims: { claim_B: 119999 },
+        approved: ["claim_B"],
+        decisions: [{ claim_id: "claim_B", decision: "APPROVE", approved_cents: 119999, proposed_cents: 120000 }],
+      },
+      claimId: "claim_A",
+    }),
+    "EXCEEDS_REFUNDABLE_BALANCE",
+  ],
+  [
+    "L10c a reduced approval binds the order for the withheld amount",
+    () => ({
+      ...scenario(ORDERS.ord_002, 300),
+      ledgerEntry: {
+        order_id: "ord_002",
+        refunded_cents: 90000,
+        claims: { claim_B: 90000 },
+        approved: ["claim_B"],
+        decisions: [{ claim_id: "claim_B", decision: "APPROVE", approved_cents: 90000, proposed_cents: 120000 }],
+      },
+      claimId: "claim_A",
+    }),
+    "PRIOR_DECISION_ON_ORDER",
+  ],
+  [
+    "L10c an approval of the whole proposal binds nothing",
+    () => ({
+      ...scenario(ORDERS.ord_002, 300),
+      ledgerEntry: { order_id: "ord_002", refunded_cents: 90000, claims: { claim_B: 90000 }, approved: ["claim_B"] },
+      claimId: "claim_A",
+    }),
+    "VALIDATION_PASSED",
+  ],
+  [
+    "L10c the claim's own recorded decision does not count against it (a replay after the decision)",
+    () => ({
+      ledgerEntry: {
+        order_id: "ord_001",
+        refunded_cents: 0,
+        claims: {},
+        decisions: [{ claim_id: "claim_A", decision: "DENY" }],
+      },
+      claimId: "claim_A",
+    }),
+    "VALIDATION_PASSED",
+  ],
+
+  // layer 10d — resubmitted by a reviewer
+  ["L10d a claim resubmitted by a reviewer", () => ({ parentClaimId: "claim_0" }), "RESUBMITTED_CLAIM"],
+  [
+    "L10d a resubmitted claim that would be rejected is rejected",
+    () => ({ ...scenario(ORDERS.ord_005, 500), parentClaimId: "claim_0" }),
+    "OUTSIDE_RETURN_WINDOW",
+  ],
+
   // layer 11 — limit, cumulative over the order's automatic refunds
   ["L11 exactly 500.00", () => scenario(ORDERS.ord_600, 500), "VALIDATION_PASSED"],
   ["L11 500.01", () => scenario(ORDERS.ord_600, 500.01), "AMOUNT_ABOVE_LIMIT"],
@@ -566,6 +677,41 @@ const rows: Row[] = [
       claimId: "claim_1",
     }),
     "VALIDATION_PASSED",
+  ],
+
+  // layer 11b — the ORDER's customer within claims_bounds.customer_limits (3 refunds, 500 EUR, 30 days)
+  ["L11b exactly the third refund and exactly 500 EUR pass", () => customerCase(2, 30000, 200), "VALIDATION_PASSED"],
+  ["L11b a fourth refund in the window", () => customerCase(3, 30000, 10), "CUSTOMER_LIMIT_EXCEEDED"],
+  ["L11b 1 cent over max_automatic_eur", () => customerCase(1, 30000, 200.01), "CUSTOMER_LIMIT_EXCEEDED"],
+  [
+    "L11b a refund exactly window_days old still counts",
+    () => customerCase(3, 30000, 10, { atMs: DECIDED_MS - 30 * DAY_MS }),
+    "CUSTOMER_LIMIT_EXCEEDED",
+  ],
+  [
+    "L11b a refund 1 ms older than the window no longer counts",
+    () => customerCase(3, 30000, 10, { atMs: DECIDED_MS - 30 * DAY_MS - 1 }),
+    "VALIDATION_PASSED",
+  ],
+  [
+    "L11b the claim's own reservation does not count against it",
+    () => customerCase(3, 30000, 10, { ownClaim: true }),
+    "VALIDATION_PASSED",
+  ],
+  [
+    "L11b an order without a customer is not bound",
+    () => ({ ...customerCase(3, 30000, 10), ...scenario(ORDERS.ord_001, 10), customerWindow: undefined }),
+    "VALIDATION_PASSED",
+  ],
+  [
+    "L11b without customer_limits in the contract nothing is counted",
+    () => ({ ...customerCase(5, 90000, 10), contract }),
+    "VALIDATION_PASSED",
+  ],
+  [
+    "order: the order's limit (11) is reported before the customer's (11b)",
+    () => ({ ...customerCase(3, 30000, 500.01), ...scenarioOf(CUSTOMER_ORDER_BIG, 500.01) }),
+    "AMOUNT_ABOVE_LIMIT",
   ],
 
   // ordering: the first failing check wins, every REJECT before any ESCALATE
@@ -658,7 +804,7 @@ describe("decideClaim — docs/kernel.md table", () => {
 
 describe("the kernel table", () => {
   it("lists the layers in the order they run: alignment (8) right after the schema (1), then by number", () => {
-    expect(EVALUATION_ORDER).toEqual([1, 8, 2, 3, 4, 5, 6, 7, 8.5, 9, 9.5, 10, 10.5, 11, PASS_LAYER]);
+    expect(EVALUATION_ORDER).toEqual([1, 8, 2, 3, 4, 5, 6, 7, 8.5, 9, 9.5, 10, 10.5, 10.6, 10.7, 11, 11.5, PASS_LAYER]);
     for (const row of KERNEL_TABLE) expect(row.name).toBe(KERNEL_LAYERS[row.layer]);
   });
 
@@ -676,7 +822,7 @@ describe("the kernel table", () => {
     const verdictsOf = (row: (typeof KERNEL_TABLE)[number]) =>
       new Set(row.checks.flatMap((c) => c.codes.map((code) => REASON_CODES[code].verdict)));
     const lifted = KERNEL_TABLE.filter((row) => row.liftedByApproval).map((row) => row.layer);
-    expect(lifted).toEqual([9, 9.5, 10, 10.5, 11]);
+    expect(lifted).toEqual([9, 9.5, 10, 10.5, 10.6, 10.7, 11, 11.5]);
     const firstLifted = KERNEL_TABLE.findIndex((row) => row.liftedByApproval);
     for (const row of KERNEL_TABLE.slice(firstLifted)) expect([...verdictsOf(row)]).toEqual(["ESCALATE"]);
     for (const row of KERNEL_TABLE.slice(0, firstLifted).filter((r) => r.layer !== 8))
@@ -699,14 +845,91 @@ describe("the kernel table", () => {
       ["customer_verified"],
       ["purchase_date_sanity"],
       ["open_review"],
+      ["prior_decision"],
+      ["resubmitted"],
       ["amount_limit"],
+      ["customer_limit"],
     ];
     expect(KERNEL_TABLE.map((row) => row.checks.map((c) => c.name))).toEqual(names);
-    expect(v.checks).toEqual(
+    // With a customer limit and an order bound to a customer every check runs.
+    const bound = decideClaim(input({ ...customerCase(0, 0, 299.99), dfid: DFID }));
+    expect(bound.checks).toEqual(
       KERNEL_TABLE.flatMap((row) => row.checks.map((c) => ({ layer: row.layer, name: c.name, passed: true }))),
     );
+    // Without a customer limit, customer_limit is not run and not traced.
+    expect(v.checks.map((c) => c.name)).toEqual(names.flat().filter((n) => n !== "customer_limit"));
     // Without a flow id to hold it against, flow_alignment is not run and not traced.
-    expect(decideClaim(input()).checks.map((c) => c.name)).toEqual(names.flat().filter((n) => n !== "flow_alignment"));
+    expect(decideClaim(input()).checks.map((c) => c.name)).toEqual(
+      names.flat().filter((n) => n !== "flow_alignment" && n !== "customer_limit"),
+    );
+  });
+});
+
+describe("decideClaim — a person's decision, a resubmission and the customer's window", () => {
+  const denied: LedgerEntry = {
+    order_id: "ord_001",
+    refunded_cents: 0,
+    claims: {},
+    decisions: [{ claim_id: "claim_B", decision: "DENY" }],
+  };
+  const partial: LedgerEntry = {
+    order_id: "ord_002",
+    refunded_cents: 90000,
+    claims: { claim_B: 90000 },
+    approved: ["claim_B"],
+    decisions: [{ claim_id: "claim_B", decision: "APPROVE", approved_cents: 90000, proposed_cents: 120000 }],
+  };
+  it("name the decision, the resubmission and the customer's figures", () => {
+    expect(decideClaim(input({ ledgerEntry: denied, claimId: "claim_A" })).reason).toBe(
+      "On order ord_001 a person denied claim claim_B. Human review required.",
+    );
+    expect(
+      decideClaim(input({ ...scenario(ORDERS.ord_002, 300), ledgerEntry: partial, claimId: "claim_A" })).reason,
+    ).toBe(
+      "On order ord_002 a person approved claim claim_B for 900.0 of the 1200.0 EUR proposed. Human review required.",
+    );
+    expect(decideClaim(input({ parentClaimId: "claim_0" })).reason).toContain(
+      "resubmitted by a reviewer from claim claim_0",
+    );
+    expect(decideClaim(input(customerCase(3, 30000, 10))).reason).toBe(
+      "Customer cus_1 already has 3 automatic refunds (300.0 EUR) in the last 30 days; max_automatic_refunds is 3. Human approval required.",
+    );
+    expect(decideClaim(input(customerCase(1, 30000, 200.01))).reason).toBe(
+      "Amount 200.01 EUR plus 300.0 EUR refunded automatically to customer cus_1 in the last 30 days exceeds max_automatic_eur (500.0 EUR). Human approval required.",
+    );
+  });
+  it("an approval lifts 10c, 10d and 11b, and nothing that rejects", () => {
+    const approval = { amountEur: 299.99 };
+    expect(decideClaim(input({ ledgerEntry: denied, claimId: "claim_A", approval })).verdict).toBe("ACCEPT");
+    expect(decideClaim(input({ parentClaimId: "claim_0", approval })).verdict).toBe("ACCEPT");
+    expect(decideClaim(input({ ...customerCase(3, 30000, 10), approval: { amountEur: 10 } })).verdict).toBe("ACCEPT");
+    expect(
+      decideClaim(
+        input({
+          ...scenario(ORDERS.ord_002, 300),
+          ledgerEntry: partial,
+          claimId: "claim_A",
+          approval: { amountEur: 300.01 },
+        }),
+      ).reason_code,
+    ).toBe("EXCEEDS_REFUNDABLE_BALANCE");
+  });
+  it("a window of another customer, or a corrupt one, is a wiring error", () => {
+    const c = customerCase(1, 100, 10);
+    expect(() => decideClaim(input({ ...c, customerWindow: { ...c.customerWindow!, customer_id: "cus_2" } }))).toThrow(
+      KernelInputError,
+    );
+    expect(() =>
+      decideClaim(
+        input({
+          ...c,
+          customerWindow: {
+            ...c.customerWindow!,
+            reservations: [...c.customerWindow!.reservations, ...c.customerWindow!.reservations],
+          },
+        }),
+      ),
+    ).toThrow(KernelInputError);
   });
 });
 
@@ -714,7 +937,9 @@ describe("decideClaim — human reasons follow the seed", () => {
   it("ACCEPT says Validation passed and runs every layer", () => {
     const v = decideClaim(input());
     expect(v).toMatchObject({ verdict: "ACCEPT", reason: "Validation passed", layer: PASS_LAYER });
-    expect(new Set(v.checks.map((c) => c.layer))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 8.5, 9, 9.5, 10, 10.5, 11]));
+    expect(new Set(v.checks.map((c) => c.layer))).toEqual(
+      new Set([1, 2, 3, 4, 5, 6, 7, 8, 8.5, 9, 9.5, 10, 10.5, 10.6, 10.7, 11]),
+    );
   });
   it("the limit text is the seed's, byte for byte", () => {
     expect(decideClaim(input(scenario(ORDERS.ord_002, 1200))).reason).toBe(

@@ -12,8 +12,17 @@ import {
 } from "../integrity/contracts.ts";
 import { KernelInputError } from "../integrity/errors.ts";
 import {
+  assertCustomerWindow,
+  customerLimitExcess,
+  customerLimitsCents,
+  type CustomerLimitsCents,
+  type CustomerWindow,
+} from "../integrity/customer-window.ts";
+import {
   assertLedgerEntry,
   automaticRefundedCents,
+  bindingDecisions,
+  describeDecision,
   otherPendingReviews,
   reservedForClaim,
   type LedgerEntry,
@@ -45,6 +54,13 @@ export type DecideClaimInput = {
   order: Order | undefined;
   /** The refund ledger entry of that order, or `undefined` when nothing was refunded on it. */
   ledgerEntry: LedgerEntry | undefined;
+  /**
+   * The customer's window of automatic refunds (the ORDER's customer), when the contract has `customer_limits` and
+   * the order a `customer_id`; `undefined` when nothing was reserved for the customer yet.
+   */
+  customerWindow?: CustomerWindow | undefined;
+  /** The claim this one was resubmitted from by a reviewer (RESUBMIT): such a claim is never refunded without a person. */
+  parentClaimId?: string | undefined;
   /** When the claim was received (ISO); the return window counts back from here. */
   receivedAt: string;
   /** When the kernel sees the proposal (ISO); the validity window counts up to here. */
@@ -54,7 +70,7 @@ export type DecideClaimInput = {
   /** The claim's decision flow id: when given, a proposal of another flow is `PROPOSAL_MISMATCH`. */
   dfid?: string;
   /**
-   * A reviewer approves (docs/reviews.md): the escalation checks (layers 9–11) are lifted and nothing else; the
+   * A reviewer approves (docs/reviews.md): the escalation checks (layers 9–11b) are lifted and nothing else; the
    * reject checks run again against the ledger as it stands.
    */
   approval?: { amountEur?: number };
@@ -71,6 +87,8 @@ type KernelState = {
   readonly decidedMs: number;
   readonly receivedMs: number;
   readonly limitCents: number;
+  /** The customer limit, when the contract has one. */
+  readonly customerLimits: CustomerLimitsCents | undefined;
   /** The order id asked for: the proposal's (proposal_schema). */
   orderId: unknown;
   /** The amount asked for: the proposal's (proposal_schema). */
@@ -452,12 +470,66 @@ const amountLimit = check("amount_limit", ["AMOUNT_ABOVE_LIMIT"], (s) => {
   );
 });
 
+// ---- layer 10c — person decided: once a person DENIED a claim on the order, or APPROVED one for less than it
+// proposed, no later claim on the order is refunded without a person.
+
+const priorDecision = check("prior_decision", ["PRIOR_DECISION_ON_ORDER"], (s) => {
+  const bound = bindingDecisions(s.input.ledgerEntry, s.input.claimId);
+  return bound.length === 0
+    ? PASSED
+    : fail(
+        "PRIOR_DECISION_ON_ORDER",
+        `On order ${subjectOf(s).order.order_id} ${bound.map(describeDecision).join("; ")}. Human review required.`,
+      );
+});
+
+// ---- layer 10d — resubmitted: a claim a reviewer resubmitted is never refunded without a (second) person.
+
+const resubmitted = check("resubmitted", ["RESUBMITTED_CLAIM"], (s) => {
+  const parent = s.input.parentClaimId;
+  return parent === undefined
+    ? PASSED
+    : fail(
+        "RESUBMITTED_CLAIM",
+        `Claim was resubmitted by a reviewer from claim ${parent}; a resubmitted claim is never refunded automatically. Human approval required.`,
+      );
+});
+
+// ---- layer 11b — customer limit: the ORDER's customer stays within claims_bounds.customer_limits with this refund,
+// counting every automatic refund reserved for them in the window (exactly the limit passes). Orders without a
+// customer are not bound.
+
+const customerLimit = check("customer_limit", ["CUSTOMER_LIMIT_EXCEEDED"], (s) => {
+  const { order } = subjectOf(s);
+  if (s.customerLimits === undefined || order.customer_id === undefined) return SKIPPED;
+  const window = s.input.customerWindow;
+  if (window !== undefined) {
+    if (window.customer_id !== order.customer_id)
+      throw new KernelInputError(
+        `kernel was handed the window of customer ${window.customer_id} for order ${order.order_id} of ${order.customer_id}`,
+      );
+    try {
+      assertCustomerWindow(window);
+    } catch (cause) {
+      throw new KernelInputError(`kernel was handed a corrupt window for customer ${order.customer_id}`, { cause });
+    }
+  }
+  const excess = customerLimitExcess(
+    window ?? { customer_id: order.customer_id, reservations: [], version: 0 },
+    s.amountCents!,
+    s.decidedMs,
+    s.customerLimits,
+    s.input.claimId,
+  );
+  return excess === undefined ? PASSED : fail("CUSTOMER_LIMIT_EXCEEDED", `${excess}. Human approval required.`);
+});
+
 /**
  * The kernel's layers in the order they run; the first failing check wins. Every REJECT check runs before any
  * ESCALATE check — except alignment (8): a proposal that does not answer its claim is a model failure, not a
  * customer outcome, so it runs right after the schema and escalates before the order is even looked up (a
- * garbled order id never becomes ORDER_NOT_FOUND). A reviewer's approval lifts the escalation layers 9–11 and
- * nothing else.
+ * garbled order id never becomes ORDER_NOT_FOUND). A reviewer's approval lifts the escalation layers 9–11b
+ * (10c and 10d included) and nothing else.
  */
 export const KERNEL_TABLE: readonly KernelLayer[] = [
   layer(1, "schema", [proposalSchema, idempotencyKey, proposalId, policyKind, agentRegistered, agentAuthorised]),
@@ -473,7 +545,10 @@ export const KERNEL_TABLE: readonly KernelLayer[] = [
   layer(9.5, "customer_unverified", [customerVerified], { liftedByApproval: true }),
   layer(10, "date_sanity", [purchaseDateSanity], { liftedByApproval: true }),
   layer(10.5, "open_review", [openReview], { liftedByApproval: true }),
+  layer(10.6, "prior_decision", [priorDecision], { liftedByApproval: true }),
+  layer(10.7, "resubmitted", [resubmitted], { liftedByApproval: true }),
   layer(11, "limit", [amountLimit], { liftedByApproval: true }),
+  layer(11.5, "customer_limit", [customerLimit], { liftedByApproval: true }),
 ];
 
 /** The layer ids in the order they run, then the pass row. */
@@ -503,11 +578,18 @@ function kernelState(input: DecideClaimInput): KernelState {
   const days = input.contract.return_window_days;
   if (!Number.isSafeInteger(days) || days <= 0)
     throw new KernelInputError(`contract.return_window_days must be a positive integer, got ${String(days)}`);
+  let customerLimits: CustomerLimitsCents | undefined;
+  try {
+    customerLimits = input.contract.customer_limits ? customerLimitsCents(input.contract.customer_limits) : undefined;
+  } catch (cause) {
+    throw new KernelInputError(`contract.${(cause as Error).message}`, { cause });
+  }
   return {
     input,
     decidedMs,
     receivedMs,
     limitCents: limit.cents,
+    customerLimits,
     orderId: undefined,
     amountEur: undefined,
     envelope: undefined,

@@ -3,7 +3,7 @@ import * as z from "zod";
 import type { VerdictKind } from "../integrity/verdict.ts";
 
 /**
- * The kernel layers by number (8b, 9b and 10b are 8.5, 9.5 and 10.5), plus the pass row. The order they run in
+ * The kernel layers by number (8b, 9b, 10b, 10c, 10d and 11b are 8.5, 9.5, 10.5, 10.6, 10.7 and 11.5), plus the pass row. The order they run in
  * is the kernel's table (`KERNEL_TABLE` in kernel.ts): alignment (8) runs right after the schema (1).
  */
 export const KERNEL_LAYERS = {
@@ -20,11 +20,14 @@ export const KERNEL_LAYERS = {
   9.5: "customer_unverified",
   10: "date_sanity",
   10.5: "open_review",
+  10.6: "prior_decision",
+  10.7: "resubmitted",
   11: "limit",
+  11.5: "customer_limit",
   12: "pass",
 } as const;
 
-/** A kernel layer number, 1–11 (with 8.5, 9.5, 10.5), and 12 for "all passed". */
+/** A kernel layer number, 1–11 (with 8.5, 9.5, 10.5, 10.6, 10.7, 11.5), and 12 for "all passed". */
 type KernelLayer = keyof typeof KERNEL_LAYERS;
 
 /** The number of a layer that runs checks: every layer but the pass row. */
@@ -56,7 +59,10 @@ export const REASON_CODES = {
   CUSTOMER_UNVERIFIED: { layer: 9.5, verdict: "ESCALATE" },
   PURCHASE_DATE_IN_FUTURE: { layer: 10, verdict: "ESCALATE" },
   REVIEW_PENDING_ON_ORDER: { layer: 10.5, verdict: "ESCALATE" },
+  PRIOR_DECISION_ON_ORDER: { layer: 10.6, verdict: "ESCALATE" },
+  RESUBMITTED_CLAIM: { layer: 10.7, verdict: "ESCALATE" },
   AMOUNT_ABOVE_LIMIT: { layer: 11, verdict: "ESCALATE" },
+  CUSTOMER_LIMIT_EXCEEDED: { layer: 11.5, verdict: "ESCALATE" },
   VALIDATION_PASSED: { layer: 12, verdict: "ACCEPT" },
 } as const satisfies Record<string, { layer: KernelLayer; verdict: VerdictKind }>;
 
@@ -107,6 +113,9 @@ const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   REVIEW_PENDING_ON_ORDER: "Another claim on this order is being reviewed; a member of our team will review yours too.",
   AMOUNT_ABOVE_LIMIT: "Refunds of this size are approved by a member of our team; your claim is waiting for review.",
   [ORDER_SOURCE_UNAVAILABLE]: "We could not check your order just now; a member of our team will review your claim.",
+  PRIOR_DECISION_ON_ORDER: "A member of our team has already decided on this order; they will review your claim too.",
+  RESUBMITTED_CLAIM: "Your corrected claim is checked by a member of our team before any refund.",
+  CUSTOMER_LIMIT_EXCEEDED: "Your claim needs a closer look; a member of our team will review it.",
 };
 
 /** The customer-facing message for a final claim's reason code (a generic review message for codes not listed). */

@@ -586,7 +586,7 @@ describe("replay fails closed on a corrupted event", () => {
         ).not.toBe("IDENTICAL");
       }
     }
-  });
+  }, 180_000);
 
   it("is never IDENTICAL when a value replay checks is changed, in every kind of event", () => {
     const tried = new Set<string>();

@@ -958,10 +958,12 @@ function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flo
       proposal,
       order: inputs.order ?? undefined,
       ledgerEntry: inputs.ledgerEntry ?? undefined,
+      customerWindow: inputs.customerWindow ?? undefined,
     } as unknown as DecideClaimInput;
     verdict = decideClaim(kernelInput);
     const record = buildVerdictRecord({
       verdict,
+      policy: { contract: kernelInput.contract, responsibility: kernelInput.responsibility },
       proposal,
       claimId: flow.claimId,
       dfid: flow.dfid,

@@ -116,6 +116,8 @@ const ScenarioRowSchema = z
     label: z.string().min(1),
     context: ContextSchema,
     expected: ExpectedSchema,
+    /** Rows with the same `race` (next to each other) are submitted at once and matched as a group, by count. */
+    race: IdSchema.optional(),
     notes: ignoredField("notes for the people reading the file", z.string()),
   })
   .strict()
@@ -155,7 +157,14 @@ const ReviewStepSchema = z
       .strict(),
     expected: z.preprocess(
       (v) => (typeof v === "string" ? { outcome: v } : v),
-      z.object({ outcome: ReviewStepOutcomeSchema, reason_code: z.string().min(1).optional() }).strict(),
+      z
+        .object({
+          outcome: ReviewStepOutcomeSchema,
+          reason_code: z.string().min(1).optional(),
+          /** What the corrected claim of a RESUBMIT ends with, as a scenario's `expected`. */
+          resubmitted: ExpectedSchema.optional(),
+        })
+        .strict(),
     ),
   })
   .strict();
@@ -168,6 +177,8 @@ const ScenarioFileSchema = z
   .object({
     scenarios: z.array(ScenarioRowSchema).min(1, "no scenarios"),
     reviews: z.array(ReviewStepSchema).optional(),
+    /** Scenarios that run once the review steps have (a claim on an order a person decided, say). */
+    after_reviews: z.array(ScenarioRowSchema).optional(),
   })
   .strict();
 
@@ -179,7 +190,11 @@ interface ReviewStep {
   of: string;
   /** The body of `POST /claims/{id}/review`. */
   body: Record<string, unknown>;
-  expected: { outcome: ReviewStepOutcome; reason_code?: string };
+  expected: {
+    outcome: ReviewStepOutcome;
+    reason_code?: string;
+    resubmitted?: { verdict: ExpectedOutcome; reason_code?: string };
+  };
 }
 
 /** One scenario, normalised. */
@@ -188,6 +203,8 @@ export interface Scenario {
   label: string;
   input: { claim: Claim } | { claim_text: string };
   expected: { verdict: ExpectedOutcome; reason_code?: string };
+  /** The race this row belongs to: its rows are submitted at once and matched as a group, by count. */
+  race?: string;
 }
 
 /** A scenario file as read: its scenarios, the ids taken from labels, and the keys accepted but ignored. */
@@ -198,6 +215,8 @@ export interface ScenarioFile {
   ignored: IgnoredField[];
   /** The review steps, in file order (they run after every scenario). */
   reviews: ReviewStep[];
+  /** Scenarios that run after the review steps (`after_reviews`), in file order. */
+  afterReviews: Scenario[];
 }
 
 /** Parses and validates scenario YAML text. Throws `SourceFileError` naming file, row and field. */
@@ -212,33 +231,53 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
   });
   const seen = new Map<string, number>();
   const idsFromLabels: string[] = [];
-  const scenarios = parsed.scenarios.map((row, i): Scenario => {
-    const id = row.id ?? idFromLabel(row.label)!;
-    if (row.id === undefined) idsFromLabels.push(id);
-    const previous = seen.get(id);
-    if (previous !== undefined) {
-      const how = row.id === undefined ? " (taken from the label: add an id to tell them apart)" : "";
+  const rowsOf = (section: "scenarios" | "after_reviews", list: typeof parsed.scenarios): Scenario[] => {
+    const where = (i: number, id: string, field: string, message: string) =>
+      new SourceFileError(file, [
+        { file, line: source.lineOf([section, i, field]), row: id, field: `${section}[${i}].${field}`, message },
+      ]);
+    const races = new Map<string, number>();
+    return list.map((row, i): Scenario => {
+      const id = row.id ?? idFromLabel(row.label)!;
+      if (row.id === undefined) idsFromLabels.push(id);
+      const previous = seen.get(id);
+      if (previous !== undefined) {
+        const how = row.id === undefined ? " (taken from the label: add an id to tell them apart)" : "";
+        throw where(i, id, row.id === undefined ? "label" : "id", `duplicate id (also row #${previous + 1})${how}`);
+      }
+      seen.set(id, i);
+      if (row.race !== undefined) {
+        const last = races.get(row.race);
+        if (last !== undefined && last !== i - 1)
+          throw where(i, id, "race", `race ${JSON.stringify(row.race)}: its rows must be next to each other`);
+        races.set(row.race, i);
+      }
+      return {
+        id,
+        label: row.label,
+        input: row.context.claim !== undefined ? { claim: row.context.claim } : { claim_text: row.context.claim_text! },
+        expected:
+          row.expected.reason_code === undefined
+            ? { verdict: row.expected.verdict }
+            : { verdict: row.expected.verdict, reason_code: row.expected.reason_code },
+        ...(row.race !== undefined ? { race: row.race } : {}),
+      };
+    });
+  };
+  const scenarios = rowsOf("scenarios", parsed.scenarios);
+  for (const group of new Set(scenarios.flatMap((r) => (r.race ? [r.race] : [])))) {
+    const at = scenarios.findIndex((r) => r.race === group);
+    if (scenarios.filter((r) => r.race === group).length < 2)
       throw new SourceFileError(file, [
         {
           file,
-          line: source.lineOf(["scenarios", i, row.id === undefined ? "label" : "id"]),
-          row: id,
-          field: `scenarios[${i}].id`,
-          message: `duplicate id (also row #${previous + 1})${how}`,
+          line: source.lineOf(["scenarios", at, "race"]),
+          row: scenarios[at]!.id,
+          field: `scenarios[${at}].race`,
+          message: `race ${JSON.stringify(group)} has one row: a race needs two or more`,
         },
       ]);
-    }
-    seen.set(id, i);
-    return {
-      id,
-      label: row.label,
-      input: row.context.claim !== undefined ? { claim: row.context.claim } : { claim_text: row.context.claim_text! },
-      expected:
-        row.expected.reason_code === undefined
-          ? { verdict: row.expected.verdict }
-          : { verdict: row.expected.verdict, reason_code: row.expected.reason_code },
-    };
-  });
+  }
   const reviews = (parsed.reviews ?? []).map((step, i): ReviewStep => {
     const where = (field: string, message: string) =>
       new SourceFileError(file, [
@@ -257,13 +296,30 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
       label: step.label,
       of,
       body,
-      expected:
-        step.expected.reason_code === undefined
-          ? { outcome: step.expected.outcome }
-          : { outcome: step.expected.outcome, reason_code: step.expected.reason_code },
+      expected: {
+        outcome: step.expected.outcome,
+        ...(step.expected.reason_code === undefined ? {} : { reason_code: step.expected.reason_code }),
+        ...(step.expected.resubmitted === undefined
+          ? {}
+          : {
+              resubmitted: {
+                verdict: step.expected.resubmitted.verdict,
+                ...(step.expected.resubmitted.reason_code === undefined
+                  ? {}
+                  : { reason_code: step.expected.resubmitted.reason_code }),
+              },
+            }),
+      },
     };
   });
-  return { scenarios, idsFromLabels, ignored: ignoredFields(ScenarioFileSchema, source.value), reviews };
+  const afterReviews = rowsOf("after_reviews", parsed.after_reviews ?? []);
+  return {
+    scenarios,
+    idsFromLabels,
+    ignored: ignoredFields(ScenarioFileSchema, source.value),
+    reviews,
+    afterReviews,
+  };
 }
 
 /** Parses and validates scenario YAML text. Throws `SourceFileError` naming file, row and field. */

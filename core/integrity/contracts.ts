@@ -21,12 +21,29 @@ export const ResponsibilityContractSchema = z
 /** A responsibility contract. */
 export type ResponsibilityContract = z.infer<typeof ResponsibilityContractSchema>;
 
+/**
+ * How much one customer (the ORDER's `customer_id`) may be refunded automatically across all their orders in the
+ * last `window_days`: at most `max_automatic_refunds` refunds and `max_automatic_eur` EUR (exactly the limit passes).
+ */
+export const CustomerLimitsSchema = z
+  .object({
+    window_days: z.number().int().positive(),
+    max_automatic_refunds: z.number().int().positive(),
+    max_automatic_eur: z.number().positive(),
+  })
+  .strict();
+
+/** A customer limit (`claims_bounds.customer_limits`). */
+export type CustomerLimits = z.infer<typeof CustomerLimitsSchema>;
+
 /** The claims-specific bounds every proposal is held to. */
 export const ClaimsContractSchema = z
   .object({
     allowed_refund_categories: z.array(z.string().min(1)).min(1),
     max_refund_without_escalation: z.number().positive(),
     return_window_days: z.number().int().positive(),
+    /** Absent: no customer limit. */
+    customer_limits: CustomerLimitsSchema.optional(),
   })
   .strict();
 

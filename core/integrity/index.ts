@@ -9,3 +9,4 @@ export * from "./proposal.ts";
 export * from "./registry.ts";
 export * from "./time.ts";
 export * from "./verdict.ts";
+export * from "./customer-window.ts";

@@ -6,6 +6,22 @@ import * as z from "zod";
 import { LedgerInvariantError } from "./errors.ts";
 import { formatEur } from "./money.ts";
 
+/** A person's decision that binds the order: a DENY, or an APPROVE of `approved_cents` where `proposed_cents` was asked. */
+export const PersonDecisionSchema = z.union([
+  z.object({ claim_id: z.string().min(1), decision: z.literal("DENY") }).strict(),
+  z
+    .object({
+      claim_id: z.string().min(1),
+      decision: z.literal("APPROVE"),
+      approved_cents: z.number().int().positive(),
+      proposed_cents: z.number().int().positive(),
+    })
+    .strict(),
+]);
+
+/** A person's binding decision on an order. */
+export type PersonDecision = z.infer<typeof PersonDecisionSchema>;
+
 /** One order's refund ledger. */
 export const LedgerEntrySchema = z
   .object({
@@ -20,6 +36,11 @@ export const LedgerEntrySchema = z
     approved: z.array(z.string().min(1)).optional(),
     /** Claims on this order that await a human review (sorted): while any does, no automatic refund is made. */
     pending_reviews: z.array(z.string().min(1)).optional(),
+    /**
+     * The decisions of people that bind the order (sorted by claim): a DENY, or an APPROVE of less than proposed.
+     * While any is recorded, nothing more is refunded on the order without a person.
+     */
+    decisions: z.array(PersonDecisionSchema).optional(),
   })
   .strict();
 
@@ -31,7 +52,10 @@ export type ReserveErrorCode =
   | "ALREADY_REFUNDED_FOR_CLAIM"
   | "EXCEEDS_ORDER_AMOUNT"
   | "EXCEEDS_AUTOMATIC_LIMIT"
-  | "REVIEW_PENDING_ON_ORDER";
+  | "REVIEW_PENDING_ON_ORDER"
+  | "PRIOR_DECISION_ON_ORDER"
+  /** Refused on the customer's window (reserved before the order's ledger), never by the order's ledger itself. */
+  | "CUSTOMER_LIMIT_EXCEEDED";
 
 /** The result of a reservation: the entry after it, or the refusal with the entry as it stands. */
 export type ReserveResult =
@@ -70,6 +94,28 @@ export function otherPendingReviews(entry: LedgerEntry | undefined, exceptClaimI
   return (entry?.pending_reviews ?? []).filter((c) => c !== exceptClaimId);
 }
 
+/** The people's decisions that bind the order, other than on `exceptClaimId` itself. */
+export function bindingDecisions(entry: LedgerEntry | undefined, exceptClaimId?: string): PersonDecision[] {
+  return (entry?.decisions ?? []).filter((d) => d.claim_id !== exceptClaimId);
+}
+
+/** A person's decision in words, with its figures: "claim c DENIED", "claim c APPROVED for 900.00 of 1200.00 EUR". */
+export function describeDecision(d: PersonDecision): string {
+  return d.decision === "DENY"
+    ? `a person denied claim ${d.claim_id}`
+    : `a person approved claim ${d.claim_id} for ${formatEur(d.approved_cents)} of the ${formatEur(d.proposed_cents)} EUR proposed`;
+}
+
+/** The entry with the person's decision recorded (idempotent: a decision already recorded for the claim stays). */
+export function recordDecision(entry: LedgerEntry, decision: PersonDecision): LedgerEntry {
+  assertLedgerEntry(entry);
+  const parsed = PersonDecisionSchema.safeParse(decision);
+  if (!parsed.success) throw new LedgerInvariantError(`recordDecision: ${z.prettifyError(parsed.error)}`);
+  if ((entry.decisions ?? []).some((d) => d.claim_id === decision.claim_id)) return entry;
+  const decisions = [...(entry.decisions ?? []), parsed.data].sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
+  return normalised({ ...entry, decisions });
+}
+
 /**
  * Throws `LedgerInvariantError` unless the entry is well formed: `refunded_cents` is the sum of its claims,
  * `automatic_cents` the sum of the claims no reviewer approved, and every approved claim holds a reservation.
@@ -93,6 +139,9 @@ export function assertLedgerEntry(entry: LedgerEntry): void {
         `ledger entry for ${entry.order_id}: approved claim ${claimId} holds no reservation`,
       );
   }
+  const decided = (entry.decisions ?? []).map((d) => d.claim_id);
+  if (new Set(decided).size !== decided.length)
+    throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: a claim has two recorded decisions`);
   const automatic = Object.entries(entry.claims)
     .filter(([c]) => !approved.includes(c))
     .reduce((a, [, cents]) => a + cents, 0);
@@ -108,12 +157,13 @@ const sortedWithout = (list: readonly string[] | undefined, remove: string) => (
 
 /** Drops empty optional lists and a zero automatic total, so entries compare equal however they were built. */
 function normalised(entry: LedgerEntry): LedgerEntry {
-  const { automatic_cents, approved, pending_reviews, ...rest } = entry;
+  const { automatic_cents, approved, pending_reviews, decisions, ...rest } = entry;
   return {
     ...rest,
     ...(automatic_cents ? { automatic_cents } : {}),
     ...(approved && approved.length > 0 ? { approved } : {}),
     ...(pending_reviews && pending_reviews.length > 0 ? { pending_reviews } : {}),
+    ...(decisions && decisions.length > 0 ? { decisions } : {}),
   };
 }
 
@@ -170,6 +220,13 @@ export function reserveRefund(
         "REVIEW_PENDING_ON_ORDER",
         `Order ${entry.order_id} has a claim awaiting human review (${pending.join(", ")})`,
       );
+    // Any recorded decision, even one on this claim (it never reserves automatically after a person decided it).
+    const bound = bindingDecisions(entry);
+    if (bound.length > 0)
+      return refuse(
+        "PRIOR_DECISION_ON_ORDER",
+        `On order ${entry.order_id} ${bound.map(describeDecision).join("; ")}: no automatic refund on it`,
+      );
   }
   const claims = { ...entry.claims };
   Object.defineProperty(claims, claimId, { value: cents, enumerable: true, writable: true, configurable: true });
@@ -182,6 +239,7 @@ export function reserveRefund(
       automatic_cents: mode.kind === "automatic" ? automatic + cents : automatic,
       approved: mode.kind === "approved" ? sortedWith(entry.approved, claimId) : entry.approved,
       pending_reviews: mode.kind === "approved" ? sortedWithout(entry.pending_reviews, claimId) : entry.pending_reviews,
+      decisions: entry.decisions,
     }),
   };
 }
@@ -193,8 +251,14 @@ export function markReviewPending(entry: LedgerEntry, claimId: string): LedgerEn
   return normalised({ ...entry, pending_reviews: sortedWith(entry.pending_reviews, claimId) });
 }
 
-/** The entry with `claimId`'s review no longer pending (idempotent). */
-export function clearReviewPending(entry: LedgerEntry, claimId: string): LedgerEntry {
+/**
+ * The entry with `claimId`'s review no longer pending (idempotent) and, when the person's decision binds the order,
+ * that decision recorded in the same change: the order is never between "awaiting a person" and "bound by one".
+ */
+export function clearReviewPending(entry: LedgerEntry, claimId: string, decision?: PersonDecision): LedgerEntry {
   assertLedgerEntry(entry);
-  return normalised({ ...entry, pending_reviews: sortedWithout(entry.pending_reviews, claimId) });
+  if (decision !== undefined && decision.claim_id !== claimId)
+    throw new LedgerInvariantError(`clearReviewPending: decision of ${decision.claim_id} for claim ${claimId}`);
+  const cleared = normalised({ ...entry, pending_reviews: sortedWithout(entry.pending_reviews, claimId) });
+  return decision ? recordDecision(cleared, decision) : cleared;
 }

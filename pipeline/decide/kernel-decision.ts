@@ -12,7 +12,7 @@ import type { ClaimVerdict } from "../../core/claims/kernel.ts";
 import { decideShadow } from "../../core/claims/shadow.ts";
 import type { ReviewRecord } from "../../core/claims/review.ts";
 import { formatEur, severityForVerdict } from "../../core/integrity/index.ts";
-import type { AuditEvent, LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
+import type { AuditEvent, CustomerWindow, LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
@@ -35,6 +35,8 @@ export type Decision = {
 interface DecisionInputs {
   order: Order | undefined;
   ledgerEntry: LedgerEntry | undefined;
+  /** The window of the order's customer, when the contract has customer limits and the order a customer. */
+  customerWindow?: CustomerWindow | undefined;
   decidedAt: string;
   now: number;
   /** How many reservation races this decision follows. */
@@ -62,6 +64,8 @@ export function decideProposal(
     registry: { agents: policy.registry.agents },
     order: at.order,
     ledgerEntry: at.ledgerEntry,
+    ...(at.customerWindow ? { customerWindow: at.customerWindow } : {}),
+    ...(record.parent_claim_id ? { parentClaimId: record.parent_claim_id } : {}),
     receivedAt: record.received_at,
     decidedAt: at.decidedAt,
     claimId: record.claim_id,
@@ -82,6 +86,7 @@ export function decideProposal(
     : undefined;
   const verdictRecord = buildVerdictRecord({
     verdict,
+    policy: policy.agent,
     proposal,
     claimId: record.claim_id,
     dfid: record.dfid,
@@ -181,6 +186,8 @@ export function afterReservation(
     refund: { order_id: string; amount_cents: number; amount_eur: number };
     order: Order;
     result: ReserveResult;
+    /** The customer's window as it stands after this attempt (a refusal on it, or the window the kernel reserved on). */
+    customerWindow?: CustomerWindow | undefined;
     now: number;
   },
   policy: KernelPolicy,
@@ -251,7 +258,14 @@ export function afterReservation(
   const decision = decideProposal(
     record,
     s.proposal,
-    { order: s.order, ledgerEntry: result.entry, decidedAt: current.record.decided_at, now, lostRaces: raced.length },
+    {
+      order: s.order,
+      ledgerEntry: result.entry,
+      customerWindow: s.customerWindow,
+      decidedAt: current.record.decided_at,
+      now,
+      lostRaces: raced.length,
+    },
     policy,
   );
   if (decision.verdict.verdict !== "ACCEPT") {

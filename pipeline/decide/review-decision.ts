@@ -10,6 +10,7 @@ import type { normaliseDecision, ReviewApproval, ReviewRecord } from "../../core
 import { centsToEur, KernelInputError, parseCents, toCents } from "../../core/integrity/index.ts";
 import type { LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
+import { bindingDecisionOf } from "./binding-decision.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 
@@ -267,11 +268,13 @@ export function recordedReviewEffects(record: ClaimRecord, review: ReviewRecord)
 }
 
 function reviewClosed(review: ReviewRecord, orderId: string): Effect {
+  const decision = bindingDecisionOf(review);
   return {
     kind: "review_closed",
     orderId,
     claimId: review.claim_id,
     ...(review.simulation_id ? { scope: review.simulation_id } : {}),
+    ...(decision ? { decision } : {}),
   };
 }
 
