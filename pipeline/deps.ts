@@ -32,6 +32,8 @@ export interface PipelineSettings {
   /** How long a proposal stays valid for the kernel (layer 2). */
   proposalValidityMs: number;
   timeouts: ClaimsCrewTimeouts;
+  /** `false` sends every claim to the crew, triage skipped: only to measure what triage spares (bench/model-calls.bench.ts). */
+  triage?: boolean;
 }
 
 /** Default settings (in-process runs and tests): a proposal is valid for 15 minutes; LLM steps time out after 2 minutes. Real runs derive theirs from the LLM's time budget (`pipelineWaitsFor`). */

@@ -70,7 +70,8 @@ export async function handleCrewMessages(
   if (!record || !record.claim) return messages.map(() => quiet);
   // No crew yet: triage first (docs/kernel.md). A claim the kernel's rules reject is decided without a model call;
   // a redelivery (or the sweep's tick) finishes a triage a crash interrupted.
-  if (!stored && (await triageOpenClaim(record, deps)) === "TRIAGED") return messages.map(() => "TRIAGED");
+  if (!stored && deps.settings.triage !== false && (await triageOpenClaim(record, deps)) === "TRIAGED")
+    return messages.map(() => "TRIAGED");
   const claim = record.claim;
   const now = deps.clock.now();
   const graph = claimsCrewGraph(deps.settings.timeouts);
