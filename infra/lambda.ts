@@ -5,6 +5,7 @@ import { ACTIONS, FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
 import { linksOf, permissionsOf, type Permission } from "./links.ts";
 import { metricsNamespace } from "./metrics-catalog.ts";
+import { ORDER_READERS, orderSourceEnvironment } from "./order-source.ts";
 import { policyCopyFile } from "./policy.ts";
 import { settings, type LogRetention } from "./settings.ts";
 
@@ -117,6 +118,10 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
       POWERTOOLS_SERVICE_NAME: `claims-${key}`,
       CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate),
       POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage),
+      // With the shop's order API, the functions that read orders get its settings (the token by link, links.ts).
+      ...(settings.orders.source === "http" && (ORDER_READERS as readonly FunctionKey[]).includes(key)
+        ? orderSourceEnvironment(settings.orders)
+        : {}),
       ...options.environment,
     },
     ...(options.retries === undefined ? {} : { retries: options.retries }),

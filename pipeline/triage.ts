@@ -5,6 +5,7 @@
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
 import type { PipelineDeps } from "./deps.ts";
+import { OrderSourceUnavailableError } from "./errors.ts";
 import { decidedEffects, publishEffects, verdictToStore } from "./decide/kernel-decision.ts";
 import { triageDecision, triageKey } from "./decide/triage.ts";
 import { performEffects } from "./perform.ts";
@@ -44,7 +45,16 @@ export async function triageOpenClaim(record: ClaimRecord, deps: TriageDeps): Pr
       const ledgerEntry = order ? await deps.ledger.get(order.order_id, record.simulation_id) : undefined;
       decision = triageDecision(record, { order, ledgerEntry, decidedAt: new Date(now).toISOString(), now }, deps);
     } catch (error) {
-      if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
+      // Corrupt order data, or an order source that cannot answer now: the crew path and the kernel handle both as
+      // before (a person for corrupt data; the kernel's bounded wait for the source, docs/orders.md).
+      if (
+        !(
+          error instanceof OrderDataError ||
+          error instanceof KernelInputError ||
+          error instanceof OrderSourceUnavailableError
+        )
+      )
+        throw error;
       return "CREW";
     }
     if (!decision) return "CREW";
