@@ -1,6 +1,8 @@
 // The cost model on hand-checked examples.
 import { describe, expect, it } from "vitest";
 import {
+  allInPerMillion,
+  modelPerMillion,
   addProfiles,
   billedGbSeconds,
   byService,
@@ -452,5 +454,14 @@ describe("costTable", () => {
         "All-in with Step Functions Express instead, LLM wait 3 s",
       ]),
     );
+  });
+});
+
+describe("the all-in figure", () => {
+  it("adds the model's tokens per claim at a price per million tokens to AWS per million claims", () => {
+    const tokens = { prompt: 1000, completion: 100 };
+    const price = { input_per_million: 0.15, output_per_million: 0.6 };
+    expect(modelPerMillion(tokens, price)).toBeCloseTo(210, 9);
+    expect(allInPerMillion(30, tokens, price)).toBeCloseTo(240, 9);
   });
 });

@@ -900,3 +900,21 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
     })),
   ];
 }
+
+// ---- the model beside AWS (docs/llm.md, "Cost per claim"): kept apart from the AWS model above.
+
+/** A model's list price per million tokens, in USD. */
+export type TokenPrice = { input_per_million: number; output_per_million: number };
+
+/** Tokens one claim costs on average (model calls included). */
+export type TokensPerClaim = { prompt: number; completion: number };
+
+/** The model's cost per million claims at `price`, in USD. */
+export function modelPerMillion(tokens: TokensPerClaim, price: TokenPrice): number {
+  return tokens.prompt * price.input_per_million + tokens.completion * price.output_per_million;
+}
+
+/** One all-in figure per million claims: AWS (`awsPerMillion`) plus the model at `price`, in USD. */
+export function allInPerMillion(awsPerMillion: number, tokens: TokensPerClaim, price: TokenPrice): number {
+  return awsPerMillion + modelPerMillion(tokens, price);
+}

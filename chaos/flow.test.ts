@@ -30,6 +30,23 @@ describe("a chaos flow", () => {
     }
   });
 
+  it("takes the triage path under its faults: triaged claims are decided without the crew and replay IDENTICAL", async () => {
+    let triaged = 0;
+    for (let k = 0; k < 8; k++) {
+      const flow = await runChaosFlow(env, 42, k, { keep: true });
+      expect(flow.violations, `flow ${k}`).toEqual([]);
+      const audit = flow.observation!.audit;
+      const ids = new Set(audit.filter((e) => e.event_type === "CLAIM_TRIAGED").map((e) => String(e.details.claim_id)));
+      triaged += ids.size;
+      for (const id of ids)
+        expect(
+          audit.some((e) => e.details.claim_id === id && e.event_type === "CREW_STARTED"),
+          id,
+        ).toBe(false);
+    }
+    expect(triaged).toBeGreaterThan(0);
+  });
+
   it("differs from flow to flow", async () => {
     const plans = await Promise.all(
       [0, 1, 2, 3, 4].map(async (k) => JSON.stringify((await runChaosFlow(env, 42, k)).plan.claims)),

@@ -44,6 +44,9 @@ import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";
 import type { BusEvent } from "../local/eventbridge/server.ts";
 import { CliError } from "./errors.ts";
+import { loadPriceTable } from "../adapters/llm/prices-file.ts";
+import type { PriceTable } from "../core/llm/prices.ts";
+import { formatModelCost, modelCost } from "../core/claims/model-cost.ts";
 
 const DEFAULT_SCENARIOS = "scenarios/scenarios.yaml";
 const DEFAULT_CONFIG = "scenarios/config.yaml";
@@ -150,10 +153,15 @@ function busProgress(write: (line: string) => void) {
   };
 }
 
-async function writeReportFor(dataDir: string, simulationId: string, out?: string): Promise<string> {
+async function writeReportFor(
+  dataDir: string,
+  simulationId: string,
+  out?: string,
+  prices: PriceTable = loadPriceTable(),
+): Promise<string> {
   const { writeReport } = await import("./report-file.ts");
   const events = loadRunAudit(dataDir, simulationId);
-  return writeReport(events, out ?? resolve(runDir(dataDir, simulationId), "report.html"));
+  return writeReport(events, out ?? resolve(runDir(dataDir, simulationId), "report.html"), { prices });
 }
 
 /** The package's version, as `claims --version` prints it. */
@@ -208,6 +216,8 @@ program
       const clock = frozenClock(o.now ?? systemClock().now());
       const dataDir = dataDirFrom(o.dataDir);
       ensureOwnerOnlyDir(dataDir);
+      // A price table that cannot be used stops the run before anything starts (exit 2).
+      const prices = loadPriceTable();
       const t0 = performance.now();
       const outcome = await runBatch({
         scenariosPath: mustExist(scenarios, "scenario file"),
@@ -234,9 +244,10 @@ program
                   ...(o.claimTimeout === undefined ? {} : { settleTimeoutMs: o.claimTimeout * 1000 }),
                 })
               ).runtime,
-        writeReport: (simulationId) => writeReportFor(dataDir, simulationId),
+        writeReport: (simulationId) => writeReportFor(dataDir, simulationId, undefined, prices),
       });
       log(summarize(outcome, performance.now() - t0));
+      log(`  ${formatModelCost(modelCost(loadRunAudit(dataDir, outcome.simulationId), prices))}\n`);
       if (o.json) {
         const rows = outcome.rows.map(
           ({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }) => ({

@@ -140,6 +140,13 @@ export const METRICS = {
     emittedBy: ["worker", "intakeExtract"],
     description: "completion tokens of a call",
   },
+  LlmCallCostUsd: {
+    unit: "None",
+    dimensions: [["Task"]],
+    emittedBy: ["worker", "intakeExtract"],
+    description:
+      "model cost of a call in USD, its tokens priced with the built-in model price table (docs/llm.md); absent for a model the table does not name",
+  },
   ColdStart: {
     unit: "Count",
     dimensions: [["function_name"]],

@@ -283,6 +283,7 @@ const widgets = [
     LLM_TASKS.flatMap((Task) => [
       ours("LlmPromptTokens", { Task }, { label: `${Task} prompt` }),
       ours("LlmCompletionTokens", { Task }, { label: `${Task} completion` }),
+      ours("LlmCallCostUsd", { Task }, { label: `${Task} cost (USD)`, yAxis: "right" }),
     ]),
   ),
   widget("LLM calls and failures", 16, 12, [

@@ -588,7 +588,10 @@ export async function assertInvariants(
     if ("claim_text" in record.input && record.claim && of("CLAIM_EXTRACTED").length === 0)
       violations.push(`claim ${claimId}: the audit holds no CLAIM_EXTRACTED`);
     if (record.status === "DECIDED") {
-      need("PROPOSAL_SUBMITTED", 1);
+      // Triage decides without a proposal: CLAIM_TRIAGED stands for PROPOSAL_SUBMITTED (docs/kernel.md), never both.
+      const triaged = of("CLAIM_TRIAGED").length > 0;
+      need(triaged ? "CLAIM_TRIAGED" : "PROPOSAL_SUBMITTED", 1);
+      if (triaged) need("PROPOSAL_SUBMITTED", 0, " beside CLAIM_TRIAGED");
       need("KERNEL_VERDICT", 1);
       const ids = of("KERNEL_VERDICT").map((e) => {
         const read = parseAuditDetails(e);

@@ -66,12 +66,14 @@ const KINDS = {
     }),
     expected: { status: "DECIDED", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", executed: true },
   },
+  // A REJECT the crew's proposal gets from the kernel (120 EUR on an 80 EUR order: triage lets it through, since a
+  // smaller proposal could fit; the claims triage rejects are covered by the chaos flows, chaos/flow.test.ts).
   reject: {
-    template: "ord_005",
+    template: "ord_007",
     body: (order: string) => ({
-      claim: { order_id: order, amount_eur: 500, category: "electronics", reason: "Changed my mind" },
+      claim: { order_id: order, amount_eur: 120, category: "clothing", reason: "Jacket seams split" },
     }),
-    expected: { status: "DECIDED", verdict: "REJECT", reason_code: "OUTSIDE_RETURN_WINDOW", executed: false },
+    expected: { status: "DECIDED", verdict: "REJECT", reason_code: "EXCEEDS_REFUNDABLE_BALANCE", executed: false },
   },
   escalate: {
     template: "ord_002",

@@ -140,14 +140,19 @@ describe("claims serve, end to end over HTTP", () => {
     expect(actual).toEqual(expected);
   });
 
-  it("shows consistent claim records: flow id, run, proposal for decided claims, executed only for ACCEPT", () => {
+  it("shows consistent claim records: flow id, run, proposal for decided claims (but triaged ones), executed only for ACCEPT", () => {
+    let triaged = 0;
     for (const { view } of rows) {
       expect(view.dfid).toBe(`dfid_${view.claim_id}`);
       expect(view.simulation_id).toBe(SIMULATION_ID);
       expect(view.executed === true).toBe(view.verdict === "ACCEPT");
-      if (view.status === "DECIDED") expect(view.proposal).toBeDefined();
-      else expect(view.verdict).toBeUndefined();
+      // A claim triage rejected was decided without the crew: no proposal (docs/kernel.md).
+      if (view.status === "DECIDED" && view.proposal === undefined) {
+        expect(view.verdict).toBe("REJECT");
+        triaged++;
+      } else if (view.status !== "DECIDED") expect(view.verdict).toBeUndefined();
     }
+    expect(triaged).toBe(7);
   });
 
   it("answers a repeated submission with its Idempotency-Key with the same claim", async () => {

@@ -35,6 +35,8 @@ export interface PipelineSettings {
   /** How long a proposal stays valid for the kernel (layer 2). */
   proposalValidityMs: number;
   timeouts: ClaimsCrewTimeouts;
+  /** `false` sends every claim to the crew, triage skipped: only to measure what triage spares (bench/model-calls.bench.ts). */
+  triage?: boolean;
   /**
    * How long a claim waits for an order source that cannot answer, from its proposal's creation, before it goes
    * to a person (`ORDER_SOURCE_UNAVAILABLE`); shorter than `proposalValidityMs`. Default DEFAULT_ORDER_SOURCE_WAIT_MS.

@@ -12,9 +12,10 @@ import { crewEffects } from "./decide/crew-completion.ts";
 import { claimIdOfCrew } from "./messages.ts";
 import type { CrewQueueMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
+import { triageOpenClaim } from "./triage.ts";
 
 /** What one crew-queue message did. */
-type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED";
+type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED" | "TRIAGED";
 
 /** Handles one crew-queue message for a claim. Throws `VersionConflictError` when another consumer won a race (retry). */
 export async function handleCrewMessage(
@@ -39,6 +40,8 @@ type OrchestratorDeps = Pick<
   | "reviews"
   | "ledger"
   | "sha256"
+  | "verdicts"
+  | "orders"
 >;
 
 /**
@@ -67,6 +70,10 @@ export async function handleCrewMessages(
   const quiet: OrchestratorOutcome = repaired ? "REPAIRED" : "IGNORED";
   const record = await deps.claims.getClaim(claimId);
   if (!record || !record.claim) return messages.map(() => quiet);
+  // No crew yet: triage first (docs/kernel.md). A claim the kernel's rules reject is decided without a model call;
+  // a redelivery (or the sweep's tick) finishes a triage a crash interrupted.
+  if (!stored && deps.settings.triage !== false && (await triageOpenClaim(record, deps)) === "TRIAGED")
+    return messages.map(() => "TRIAGED");
   const claim = record.claim;
   const now = deps.clock.now();
   const graph = claimsCrewGraph(deps.settings.timeouts);

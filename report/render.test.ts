@@ -156,18 +156,27 @@ describe("renderReport on a full run", () => {
   });
 
   it("highlights the deciding kernel layer and marks later layers not reached", () => {
-    const id = claimIdOf(events, "C");
-    const block = page.slice(page.indexOf(`data-claim-id="${id}"`, page.indexOf('<section id="cycles"')));
-    const cycle = block.slice(0, block.indexOf("</details>"));
-    expect(cycle).toMatch(/<li class="deciding" data-layer="5" data-state="fail" data-deciding="true">/);
-    // Alignment (8) runs right after the schema (1), so it passed before the window failed; every later layer was not reached.
+    const cycleOf = (scenario: string) => {
+      const block = page.slice(
+        page.indexOf(`data-claim-id="${claimIdOf(events, scenario)}"`, page.indexOf('<section id="cycles"')),
+      );
+      return block.slice(0, block.indexOf("</details>"));
+    };
+    // H: the crew's proposal (120 EUR on an 80 EUR order) is rejected at the balance (7).
+    const cycle = cycleOf("H");
+    expect(cycle).toMatch(/<li class="deciding" data-layer="7" data-state="fail" data-deciding="true">/);
+    // Alignment (8) runs right after the schema (1), so it passed before the balance failed; every later layer was not reached.
     expect(cycle).toContain('data-layer="8" data-state="pass"');
-    for (const layer of [6, 7, 8.5, 9, 9.5, 10, 10.5, 11])
-      expect(cycle).toContain(`data-layer="${layer}" data-state="skip"`);
+    for (const layer of [8.5, 9, 9.5, 10, 10.5, 11]) expect(cycle).toContain(`data-layer="${layer}" data-state="skip"`);
     // The layers are listed in the order they run.
     const order = [...cycle.matchAll(/data-layer="([\d.]+)"/g)].map((m) => Number(m[1]));
     expect(order).toEqual([...EVALUATION_ORDER]);
-    expect(cycle).toContain("return_window → OUTSIDE_RETURN_WINDOW");
+    expect(cycle).toContain("refundable_balance → EXCEEDS_REFUNDABLE_BALANCE");
+    // C was triaged: the window (5) decided on the claim itself, with no proposal (no schema or alignment layer ran).
+    const triaged = cycleOf("C");
+    expect(triaged).toMatch(/<li class="deciding" data-layer="5" data-state="fail" data-deciding="true">/);
+    expect(triaged).not.toContain('data-layer="8" data-state="pass"');
+    expect(triaged).toContain("return_window → OUTSIDE_RETURN_WINDOW");
   });
 
   it("shows the executed refund and the ledger after it for an accepted claim", () => {

@@ -1,6 +1,8 @@
 // The self-contained HTML audit report (docs/audit.md), built only from one simulation's audit events.
 // Pure and deterministic: the same events (and options) always give the same bytes.
 import type { AuditEvent } from "../core/integrity/audit.ts";
+import { callsCost, DEFAULT_PRICE_TABLE } from "../core/llm/prices.ts";
+import type { PriceTable } from "../core/llm/prices.ts";
 import { renderCharts } from "./charts.ts";
 import { renderClaimTable } from "./claim-table.ts";
 import { renderCycles } from "./cycle.ts";
@@ -15,6 +17,8 @@ import { cspFor } from "./csp.ts";
 /** Options of `renderReport`; nothing time-dependent is added unless given. */
 export interface RenderOptions {
   title?: string;
+  /** The model prices the cost per claim is computed with (default: the built-in table, docs/llm.md). */
+  prices?: PriceTable;
   /** Shown in the header as the generation time (ISO); omitted when not given, to keep output deterministic. */
   generatedAt?: string;
 }
@@ -125,7 +129,20 @@ function renderOrders(m: ReportModel): SafeHtml {
 </section>`;
 }
 
-function renderTokens(m: ReportModel): SafeHtml {
+/** The model cost of calls at `prices`, as a table cell (USD; "unpriced" calls named). */
+function costCell(calls: readonly { model: string | undefined; usage: Usage | undefined }[], prices: PriceTable) {
+  const cost = callsCost(
+    prices,
+    calls.map((c) => ({
+      model: c.model,
+      ...(c.usage ? { usage: { prompt_tokens: c.usage.prompt, completion_tokens: c.usage.completion } } : {}),
+    })),
+  );
+  const unpriced = cost.unpriced > 0 ? ` + ${cost.unpriced} unpriced` : "";
+  return html`<td class="num" data-cost-usd="${cost.usd.toFixed(6)}">$${cost.usd.toFixed(5)}${unpriced}</td>`;
+}
+
+function renderTokens(m: ReportModel, prices: PriceTable): SafeHtml {
   const roles = m.usageByRole.map((r) => r.role).sort(compareRoles);
   const cell = (u: Usage | undefined) =>
     u
@@ -141,7 +158,7 @@ function renderTokens(m: ReportModel): SafeHtml {
         per.set(c.role, addUsage(per.get(c.role) ?? NO_USAGE, u));
         total = addUsage(total, u);
       }
-      return html`<tr data-claim-id="${t.claimId}"><td class="mono">${t.scenario?.id ?? "—"}</td><td class="mono">${t.claimId}</td>${roles.map((r) => cell(per.get(r)))}<td class="num">${total.calls}</td><td class="num">${int(total.prompt)}</td><td class="num">${int(total.completion)}</td>${cell(total)}</tr>`;
+      return html`<tr data-claim-id="${t.claimId}"><td class="mono">${t.scenario?.id ?? "—"}</td><td class="mono">${t.claimId}</td>${roles.map((r) => cell(per.get(r)))}<td class="num">${total.calls}</td><td class="num">${int(total.prompt)}</td><td class="num">${int(total.completion)}</td>${cell(total)}${costCell(t.llmCalls, prices)}</tr>`;
     });
   const byRole = m.usageByRole.map(
     (r) =>
@@ -161,9 +178,9 @@ ${
 <tbody>${byRole}</tbody>
 <tfoot><tr><td>Total</td><td class="num">${t.calls}</td><td class="num">${int(t.prompt)}</td><td class="num">${int(t.completion)}</td><td class="num" data-summary="tokens-total">${int(t.total)}${est(t)}</td></tr></tfoot>
 </table></div>
-<h3>Per claim (total tokens per role)</h3>
+<h3>Per claim (total tokens per role, model cost at the price table's USD per million tokens)</h3>
 <div class="table-wrap"><table>
-<thead><tr><th>Scenario</th><th>Claim</th>${roles.map((r) => html`<th class="num">${roleLabel(r)}</th>`)}<th class="num">Calls</th><th class="num">Prompt</th><th class="num">Completion</th><th class="num">Total</th></tr></thead>
+<thead><tr><th>Scenario</th><th>Claim</th>${roles.map((r) => html`<th class="num">${roleLabel(r)}</th>`)}<th class="num">Calls</th><th class="num">Prompt</th><th class="num">Completion</th><th class="num">Total</th><th class="num">Model cost</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`
 }
@@ -208,7 +225,7 @@ export function renderReport(events: readonly AuditEvent[], opts: RenderOptions 
 ${renderTrace(m)}
 ${renderCycles(m.claims)}
 ${renderOrders(m)}
-${renderTokens(m)}`;
+${renderTokens(m, opts.prices ?? DEFAULT_PRICE_TABLE)}`;
   const page = reportPage(
     title,
     sub,

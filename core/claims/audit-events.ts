@@ -143,6 +143,9 @@ const RecordedKernelInputsSchema = z.looseObject({
   dfid: z.string(),
 });
 
+/** What triage decided from, as CLAIM_TRIAGED records it: the kernel's inputs without a proposal or registry. */
+const RecordedTriageInputsSchema = RecordedKernelInputsSchema.omit({ proposal: true, registry: true });
+
 /** Every code a reservation can be refused with (a Record, so a new ledger code must be added here). */
 const RESERVE_ERROR_CODES: Record<ReserveErrorCode, true> = {
   ALREADY_REFUNDED_FOR_CLAIM: true,
@@ -247,6 +250,8 @@ export const AUDIT_EVENTS = {
     role: z.string().optional(),
     correlation_id: z.string().optional(),
   }),
+  /** Triage decided the claim without the crew (docs/kernel.md): its inputs, recorded before KERNEL_VERDICT. */
+  CLAIM_TRIAGED: z.object({ ...ClaimFields, triage_inputs: RecordedTriageInputsSchema }),
   /** The kernel's inputs, recorded before it decides; `lost_races` counts the reservation races this decision follows. */
   PROPOSAL_SUBMITTED: z.object({
     ...ClaimFields,

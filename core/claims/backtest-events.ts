@@ -12,6 +12,7 @@ import { REPLAY_DETAILS } from "./replay-events.ts";
 
 /** The audit event kinds a backtest reads. */
 type BacktestKind =
+  | "CLAIM_TRIAGED"
   | "PROPOSAL_SUBMITTED"
   | "KERNEL_VERDICT"
   | "CLAIM_REFUND_EXECUTED"
@@ -36,6 +37,17 @@ const KernelClaimSchema = KERNEL_INPUTS.claim.extend({ reason: z.string() });
 // Of each kind's details, only what a backtest uses: the candidate brings contracts and registry, the ledger is
 // simulated. The proposal is read by the kernel itself (its layer 1 parses it), so it is taken as recorded.
 const SCHEMAS = {
+  CLAIM_TRIAGED: z.object({
+    ...fieldsOf(REPLAY_DETAILS.CLAIM_TRIAGED.shape.triage_inputs.shape, [
+      "responsibility",
+      "order",
+      "receivedAt",
+      "decidedAt",
+      "claimId",
+      "dfid",
+    ]).shape,
+    claim: KernelClaimSchema,
+  }),
   PROPOSAL_SUBMITTED: z.object({
     ...fieldsOf(KERNEL_INPUTS, [
       "proposal",
@@ -73,7 +85,10 @@ const VERDICT_SHOWN = fieldsOf(VERDICT_DETAILS, ["reason", "layer", "checks"]);
 
 /** The kernel facts a decision was taken on, as recorded. */
 export type RecordedKernelFacts = {
+  /** The proposal; `null` when triage decided the claim without one (then `triaged` is set). */
   proposal: unknown;
+  /** Triage decided the claim itself (CLAIM_TRIAGED) under this agent's policy: the candidate triages it again. */
+  triaged?: { agentId: string };
   claim: Claim;
   order: Order | null;
   receivedAt: string;
@@ -98,13 +113,15 @@ export type ShownVerdict = { reason: string; layer: number; checks: VerdictCheck
 
 type Parsed<K extends BacktestKind> = K extends "PROPOSAL_SUBMITTED"
   ? { kernel_inputs: RecordedKernelFacts }
-  : K extends "KERNEL_VERDICT"
-    ? RecordedVerdict & { claim_id: string }
-    : K extends "CLAIM_REFUND_EXECUTED"
-      ? { claim_id: string; order_id: string; amount_cents: number; approved_by?: string }
-      : K extends "REVIEW_REQUESTED"
-        ? { claim_id: string; origin: string; order_id?: string }
-        : { claim_id: string; decision: string; reviewer?: string; amount_eur?: number; note?: string };
+  : K extends "CLAIM_TRIAGED"
+    ? { triage_inputs: Omit<RecordedKernelFacts, "proposal" | "triaged"> & { responsibility: { agent_id: string } } }
+    : K extends "KERNEL_VERDICT"
+      ? RecordedVerdict & { claim_id: string }
+      : K extends "CLAIM_REFUND_EXECUTED"
+        ? { claim_id: string; order_id: string; amount_cents: number; approved_by?: string }
+        : K extends "REVIEW_REQUESTED"
+          ? { claim_id: string; origin: string; order_id?: string }
+          : { claim_id: string; decision: string; reviewer?: string; amount_eur?: number; note?: string };
 
 /**
  * The details of a recorded audit event of `kind`, checked against the one definition of that event's
@@ -114,10 +131,12 @@ export function recordedDetails<K extends BacktestKind>(
   kind: K,
   event: AuditEvent,
 ): { ok: true; details: Parsed<K> } | { ok: false; error: string } {
-  const details = kind === "PROPOSAL_SUBMITTED" ? event.details.kernel_inputs : event.details;
+  const wrapper =
+    kind === "PROPOSAL_SUBMITTED" ? "kernel_inputs" : kind === "CLAIM_TRIAGED" ? "triage_inputs" : undefined;
+  const details = wrapper ? event.details[wrapper] : event.details;
   const parsed = SCHEMAS[kind].safeParse(details);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
-  const value = kind === "PROPOSAL_SUBMITTED" ? { kernel_inputs: parsed.data } : parsed.data;
+  const value = wrapper ? { [wrapper]: parsed.data } : parsed.data;
   return { ok: true, details: value as unknown as Parsed<K> };
 }
 
@@ -180,6 +199,7 @@ export type TimelineStep = RecordedDecision | RecordedPersonStep;
 export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] {
   type Claim = {
     proposal?: { event: AuditEvent; seq: number };
+    triaged?: { event: AuditEvent; seq: number };
     verdict?: { event: AuditEvent; seq: number };
     refundCents?: number;
     approved?: { cents: number; orderId: string };
@@ -198,6 +218,9 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
     switch (event.event_type) {
       case "PROPOSAL_SUBMITTED":
         of(claimId).proposal = { event, seq };
+        break;
+      case "CLAIM_TRIAGED":
+        of(claimId).triaged = { event, seq };
         break;
       case "KERNEL_VERDICT":
         of(claimId).verdict = { event, seq };
@@ -235,7 +258,8 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
   for (const [claimId, c] of claims) {
     const decided = c.decided ? recordedDetails("REVIEW_DECIDED", c.decided.event) : undefined;
     const decision = decided?.ok ? decided.details.decision : undefined;
-    if (c.proposal || c.verdict) steps.push(decisionOf(claimId, c.proposal, c.verdict, c.refundCents, decision));
+    if (c.proposal || c.triaged || c.verdict)
+      steps.push(decisionOf(claimId, c.proposal ?? c.triaged, c.verdict, c.refundCents, decision));
     else if (c.requested?.orderId && c.requested.origin !== "ESCALATE")
       steps.push({
         kind: "review_opened",
@@ -298,6 +322,14 @@ function decisionOf(
   d.at = instant(v.details.decided_at);
   if (!proposal) {
     d.unreadable = "the kernel's recorded inputs (PROPOSAL_SUBMITTED) are missing";
+    return d;
+  }
+  if (proposal.event.event_type === "CLAIM_TRIAGED") {
+    const t = recordedDetails("CLAIM_TRIAGED", proposal.event);
+    if (t.ok) {
+      const { responsibility, ...facts } = t.details.triage_inputs;
+      d.facts = { ...facts, proposal: null, triaged: { agentId: responsibility.agent_id } };
+    } else d.unreadable = `the triage's recorded inputs do not parse (${t.error})`;
     return d;
   }
   const p = recordedDetails("PROPOSAL_SUBMITTED", proposal.event);

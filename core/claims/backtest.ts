@@ -23,11 +23,12 @@ import {
   recordedTimeline,
   shownVerdict,
   type RecordedDecision,
+  type RecordedKernelFacts,
   type RecordedPersonStep,
   type TimelineStep,
 } from "./backtest-events.ts";
 import { planExecution } from "./execution.ts";
-import { decideClaim, type ClaimVerdict } from "./kernel.ts";
+import { decideClaim, triageClaim, type ClaimVerdict } from "./kernel.ts";
 
 /** The policy under test: the agent's responsibility contract and its claims bounds, as a config file gives them. */
 export type CandidatePolicy = {
@@ -320,7 +321,7 @@ function decisionStep(
     if (cents.ok) orderCentsOf.set(step.claimId, cents.cents);
   }
   const inWindow = env.sinceMs === undefined || step.at >= env.sinceMs;
-  const agent = facts ? proposalAgent(facts.proposal) : undefined;
+  const agent = facts ? (facts.triaged?.agentId ?? proposalAgent(facts.proposal)) : undefined;
   const unreadable =
     step.unreadable ??
     (agent !== undefined && agent !== env.policy.agentId
@@ -335,23 +336,36 @@ function decisionStep(
 
   let candidate: ClaimVerdict;
   try {
-    candidate = decideClaim({
-      proposal: facts.proposal,
-      claim: facts.claim,
-      contract: env.policy.contract,
-      responsibility: env.policy.responsibility,
-      registry: env.registry,
-      order: facts.order ?? undefined,
-      ledgerEntry: facts.order ? ledger.get(facts.order.order_id) : undefined,
-      receivedAt: facts.receivedAt,
-      decidedAt: facts.decidedAt,
-      claimId: facts.claimId,
-      dfid: facts.dfid,
-      // The customer's window as the kernel saw it (not simulated), and the resubmission the claim came from.
-      ...(facts.customerWindow ? { customerWindow: facts.customerWindow } : {}),
-      ...(facts.parentClaimId ? { parentClaimId: facts.parentClaimId } : {}),
-      ...(env.sha256 ? { sha256: env.sha256 } : {}),
-    });
+    const triage = facts.triaged ? triageUnder(facts, env, ledger) : undefined;
+    if (facts.triaged && !triage) {
+      // The live policy's triage decided it; the candidate's lets it through to the crew, which a backtest never runs.
+      acc.notEvaluable.push({
+        claim_id: step.claimId,
+        reason:
+          "triaged under the recorded policy; the candidate's triage sends it to the crew, whose proposal a backtest cannot make",
+      });
+      if (orderId) applyRecorded(step, recorded.verdict, orderId, ledger);
+      return;
+    }
+    candidate =
+      triage ??
+      decideClaim({
+        proposal: facts.proposal,
+        claim: facts.claim,
+        contract: env.policy.contract,
+        responsibility: env.policy.responsibility,
+        registry: env.registry,
+        order: facts.order ?? undefined,
+        ledgerEntry: facts.order ? ledger.get(facts.order.order_id) : undefined,
+        receivedAt: facts.receivedAt,
+        decidedAt: facts.decidedAt,
+        claimId: facts.claimId,
+        dfid: facts.dfid,
+        // The customer's window as the kernel saw it (not simulated), and the resubmission the claim came from.
+        ...(facts.customerWindow ? { customerWindow: facts.customerWindow } : {}),
+        ...(facts.parentClaimId ? { parentClaimId: facts.parentClaimId } : {}),
+        ...(env.sha256 ? { sha256: env.sha256 } : {}),
+      });
   } catch (error) {
     if (!(error instanceof KernelInputError)) throw error;
     acc.notEvaluable.push({
@@ -443,6 +457,24 @@ function decisionStep(
       },
     });
   }
+}
+
+/** The candidate's triage of a claim triage decided (docs/kernel.md), on the simulated ledger. */
+function triageUnder(
+  facts: RecordedKernelFacts,
+  env: SimulationEnv,
+  ledger: SimulatedLedger,
+): ClaimVerdict | undefined {
+  return triageClaim({
+    claim: facts.claim,
+    contract: env.policy.contract,
+    responsibility: env.policy.responsibility,
+    order: facts.order ?? undefined,
+    ledgerEntry: facts.order ? ledger.get(facts.order.order_id) : undefined,
+    receivedAt: facts.receivedAt,
+    decidedAt: facts.decidedAt,
+    claimId: facts.claimId,
+  });
 }
 
 /** A recorded decision that is not re-decided enters the simulated ledger as it happened. */

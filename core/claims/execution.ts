@@ -1,6 +1,7 @@
 // A kernel verdict as recorded and acted on: its deterministic ids, the verdict record (the `ClaimVerdict`
 // detail, core/claims/events.ts) and the plan of what it calls for (a refund to reserve, a review to open).
 import * as z from "zod";
+import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
 import type { Sha256Hex } from "../crew/hash.ts";
 import { KernelInputError } from "../integrity/errors.ts";
@@ -8,6 +9,7 @@ import { centsToEur, parseCents } from "../integrity/money.ts";
 import { idempotencyKeyOf } from "../integrity/proposal.ts";
 import { ClaimVerdictDetailSchema } from "./events.ts";
 import type { ClaimVerdictDetail } from "./events.ts";
+import type { Claim } from "./claim.ts";
 import type { ClaimVerdict } from "./kernel.ts";
 import { PolicyKindSchema } from "../integrity/contracts.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
@@ -71,6 +73,44 @@ export function buildVerdictRecord(input: VerdictRecordInput): ClaimVerdictDetai
     idempotency_key,
     decided_at: input.decidedAt,
     policy_version: policyVersionOf(input.policy),
+    ...(input.simulationId === undefined ? {} : { simulation_id: input.simulationId }),
+  };
+  const parsed = ClaimVerdictDetailSchema.safeParse(record);
+  if (!parsed.success)
+    throw new KernelInputError(`verdict record is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  return parsed.data;
+}
+
+/**
+ * The idempotency key of a triage verdict (docs/kernel.md): SHA-256 hex of the DFID and the canonical claim under a
+ * `triage|` mark. A proposal's key hashes a canonical JSON object and an unparsed input's an `unparsed-proposal|`
+ * text, so the hashed texts always differ and a triage key can never equal a proposal's.
+ */
+export function triageIdempotencyKey(dfid: string, claim: Claim, sha256: Sha256Hex = hashHex): string {
+  return sha256(`triage|${canonicalize({ dfid, claim })}`);
+}
+
+/** What a triage verdict record is built from. */
+type TriageRecordInput = Omit<VerdictRecordInput, "proposal"> & { claim: Claim };
+
+/**
+ * The verdict record of a claim triage decided: a normal `ClaimVerdict` detail naming the claim's order and amount,
+ * with no policy kind (no proposal was made) and the triage key. Throws `KernelInputError` for bad ids/times.
+ */
+export function buildTriageVerdictRecord(input: TriageRecordInput): ClaimVerdictDetail {
+  const idempotency_key = triageIdempotencyKey(input.dfid, input.claim, input.sha256);
+  const record = {
+    verdict_id: verdictIdFor(idempotency_key),
+    claim_id: input.claimId,
+    dfid: input.dfid,
+    verdict: input.verdict.verdict,
+    reason_code: input.verdict.reason_code,
+    reason: input.verdict.reason,
+    order_id: input.claim.order_id,
+    amount_eur: Number.isFinite(input.claim.amount_eur) ? input.claim.amount_eur : null,
+    policy_kind: null,
+    idempotency_key,
+    decided_at: input.decidedAt,
     ...(input.simulationId === undefined ? {} : { simulation_id: input.simulationId }),
   };
   const parsed = ClaimVerdictDetailSchema.safeParse(record);

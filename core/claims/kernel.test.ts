@@ -15,7 +15,14 @@ import { createAgentRegistry, type RegistryView } from "../integrity/registry.ts
 import { DAY_MS } from "../integrity/time.ts";
 import { PASS_LAYER } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
-import { decideClaim, EVALUATION_ORDER, KERNEL_TABLE, type DecideClaimInput } from "./kernel.ts";
+import {
+  decideClaim,
+  EVALUATION_ORDER,
+  KERNEL_TABLE,
+  TRIAGE_TABLE,
+  triageClaim,
+  type DecideClaimInput,
+} from "./kernel.ts";
 import { KERNEL_LAYERS, REASON_CODES, type ClaimReasonCode } from "./reason-codes.ts";
 
 // ---- fixtures: a frozen clock, the seed's contracts and orders --------------------------------------------
@@ -1220,5 +1227,121 @@ describe("the injected SHA-256", () => {
       verdict: "REJECT",
       reason_code: "IDEMPOTENCY_KEY_MISMATCH",
     });
+  });
+});
+
+describe("triage: the kernel's layers 3–7 and 8b on the claim itself", () => {
+  const triage = (claim: Claim, o: Order | undefined, ledgerEntry?: LedgerEntry) =>
+    triageClaim({
+      claim,
+      contract,
+      responsibility,
+      order: o,
+      ledgerEntry,
+      receivedAt: RECEIVED_AT,
+      decidedAt: DECIDED_AT,
+    });
+
+  it("runs exactly the order, category, window, amount, balance and customer rows of KERNEL_TABLE, in their order", () => {
+    expect(TRIAGE_TABLE.map((row) => row.layer)).toEqual([3, 4, 5, 6, 7, 8.5]);
+    for (const row of TRIAGE_TABLE)
+      for (const code of row.checks.flatMap((c) => c.codes)) expect(REASON_CODES[code].verdict, code).toBe("REJECT");
+  });
+
+  it.each([
+    ["an unknown order", claimFor("ord_999", 40), undefined, "ORDER_NOT_FOUND"],
+    ["the order's category", claimFor("ord_004", 50), ORDERS.ord_004, "CATEGORY_NOT_ALLOWED"],
+    ["the order's window", claimFor("ord_005", 500), ORDERS.ord_005, "OUTSIDE_RETURN_WINDOW"],
+    ["a negative amount", claimFor("ord_001", -20), ORDERS.ord_001, "INVALID_AMOUNT"],
+    [
+      "another customer's order",
+      { ...claimFor("ord_001", 10), customer_id: "cus_b" },
+      order("ord_001", 299.99, { customer_id: "cus_a" }),
+      "CUSTOMER_MISMATCH",
+    ],
+  ] as const)("rejects %s as the kernel would", (_name, claim, o, code) => {
+    const verdict = triage(claim, o);
+    expect(verdict).toMatchObject({ verdict: "REJECT", reason_code: code, layer: REASON_CODES[code].layer });
+  });
+
+  it("rejects on the balance only when nothing is left: a smaller proposal could still fit", () => {
+    const full: LedgerEntry = {
+      order_id: "ord_001",
+      refunded_cents: 29_999,
+      automatic_cents: 29_999,
+      claims: { clm_a: 29_999 },
+    };
+    const part: LedgerEntry = {
+      order_id: "ord_001",
+      refunded_cents: 20_000,
+      automatic_cents: 20_000,
+      claims: { clm_a: 20_000 },
+    };
+    expect(triage(claimFor("ord_001", 10), ORDERS.ord_001, full)?.reason_code).toBe("EXCEEDS_REFUNDABLE_BALANCE");
+    expect(triage(claimFor("ord_001", 299.99), ORDERS.ord_001, part)).toBeUndefined();
+  });
+
+  it("lets through what the crew and the kernel must decide: escalations, a claim naming no customer, a valid claim", () => {
+    expect(triage(claimFor("ord_001", 299.99), ORDERS.ord_001)).toBeUndefined();
+    expect(triage(claimFor("ord_002", 1200), ORDERS.ord_002)).toBeUndefined();
+    expect(triage(claimFor("ord_001", 10), order("ord_001", 299.99, { customer_id: "cus_a" }))).toBeUndefined();
+  });
+
+  it("never rejects a claim some self-checked proposal gets through, and rejects only what every one is rejected for", () => {
+    const arb = fc.record({
+      category: fc.constantFrom("electronics", "home", "prohibited_category"),
+      ageDays: fc.integer({ min: 0, max: 20 }),
+      orderCents: fc.integer({ min: 1, max: 200_000 }),
+      refundedShare: fc.constantFrom(0, 0.5, 1),
+      claimedCents: fc.integer({ min: -5_000, max: 250_000 }),
+      proposedShare: fc.double({ min: 0, max: 1, noNaN: true }),
+      known: fc.boolean(),
+      orderCustomer: fc.constantFrom(undefined, "cus_a"),
+      claimCustomer: fc.constantFrom(undefined, "cus_a", "cus_b"),
+    });
+    fc.assert(
+      fc.property(arb, (a) => {
+        const o = order("ord_x", a.orderCents / 100, {
+          category: a.category,
+          purchase_date: daysBefore(a.ageDays),
+          ...(a.orderCustomer ? { customer_id: a.orderCustomer } : {}),
+        });
+        const refunded = Math.round(a.orderCents * a.refundedShare);
+        const ledgerEntry: LedgerEntry | undefined =
+          refunded > 0
+            ? {
+                order_id: "ord_x",
+                refunded_cents: refunded,
+                automatic_cents: refunded,
+                claims: { clm_other: refunded },
+              }
+            : undefined;
+        const claim: Claim = {
+          ...claimFor("ord_x", a.claimedCents / 100),
+          ...(a.claimCustomer ? { customer_id: a.claimCustomer } : {}),
+        };
+        // A proposal that passes the self-check: the claim's order, positive and at most the claimed amount.
+        const proposedCents =
+          a.claimedCents > 0 ? Math.max(1, Math.floor(a.claimedCents * a.proposedShare)) : a.claimedCents;
+        const kernel = decideClaim(
+          input({
+            claim,
+            order: a.known ? o : undefined,
+            ledgerEntry: a.known ? ledgerEntry : undefined,
+            proposal: proposal({ order_id: "ord_x", amount_eur: proposedCents / 100 }),
+          }),
+        );
+        const triaged = triage(claim, a.known ? o : undefined, a.known ? ledgerEntry : undefined);
+        if (triaged) {
+          expect(kernel.verdict).toBe("REJECT");
+          expect(kernel.reason_code).toBe(triaged.reason_code);
+          expect(kernel.reason).toBe(a.claimedCents === proposedCents ? triaged.reason : kernel.reason);
+        } else if (kernel.verdict === "REJECT") {
+          // Only the balance can reject a proposal triage let through: it asked for more than is left.
+          expect(kernel.reason_code).toBe("EXCEEDS_REFUNDABLE_BALANCE");
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -566,6 +566,46 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
   return runLayers(KERNEL_TABLE, kernelState(input));
 }
 
+/** What triage decides from: the claim itself (its order id, amount and customer), the order and its ledger entry. */
+export type TriageInput = Pick<
+  DecideClaimInput,
+  "claim" | "contract" | "responsibility" | "order" | "ledgerEntry" | "receivedAt" | "decidedAt" | "claimId"
+>;
+
+/**
+ * Layer 7 on the claim itself: any proposal that passes the self-check asks for a positive amount of at most the
+ * claimed one, so the claim is decided here only when not even the least refund (one cent) fits the balance.
+ */
+const nothingLeftToRefund: KernelCheck = {
+  name: refundableBalance.name,
+  codes: refundableBalance.codes,
+  run: (s) => (refundableBalance.run({ ...s, amountCents: 1 }).outcome === "fail" ? refundableBalance.run(s) : PASSED),
+};
+
+/** The kernel's layers triage runs on the claim itself: order (3), category (4), window (5), amount (6), balance (7), customer (8b). */
+const TRIAGE_LAYERS: ReadonlySet<KernelLayerId> = new Set<KernelLayerId>([3, 4, 5, 6, 7, 8.5]);
+
+/**
+ * The rows of `KERNEL_TABLE` that decide a claim whatever a self-checked proposal would say (it names the claim's
+ * order and at most its amount): every one of them can only REJECT. The balance row asks whether anything is left.
+ */
+export const TRIAGE_TABLE: readonly KernelLayer[] = KERNEL_TABLE.filter((row) => TRIAGE_LAYERS.has(row.layer)).map(
+  (row) => (row.layer === 7 ? { ...row, checks: [nothingLeftToRefund] } : row),
+);
+
+/**
+ * Triage (docs/kernel.md): runs `TRIAGE_TABLE` on the claim itself — its order id and claimed amount stand in for
+ * a proposal's. Returns the REJECT verdict of the first failing check, or `undefined` when the claim can pass and
+ * goes to the crew. Like `decideClaim`, a `KernelInputError` means bad wiring or corrupt order data.
+ */
+export function triageClaim(input: TriageInput): ClaimVerdict | undefined {
+  const s = kernelState({ ...input, proposal: null, registry: { agents: {} } });
+  s.orderId = input.claim.order_id;
+  s.amountEur = input.claim.amount_eur;
+  const verdict = runLayers(TRIAGE_TABLE, s);
+  return verdict.verdict === "ACCEPT" ? undefined : verdict;
+}
+
 /** The state the checks start from: the input with its times and contract checked (a wiring error throws). */
 function kernelState(input: DecideClaimInput): KernelState {
   const decidedMs = kernelTime(input.decidedAt, "decidedAt");

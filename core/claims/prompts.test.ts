@@ -119,13 +119,24 @@ describe("prompts", () => {
     expect(delimit("t", "a<b")).toBe("<t>\na&lt;b\n</t>");
   });
 
-  it("state the contract's boundaries and the receipt time in the system prompt", () => {
+  it("state the contract's boundaries and the receipt time to the analyst, the policy kinds to the Decision Maker", () => {
     const { system } = analystMessages(reference, contract, ctx);
     expect(system).toContain("electronics, clothing, home");
     expect(system).toContain("above 500 EUR");
     expect(system).toContain("14 days");
     expect(system).toContain("2026-03-01T10:00:00Z");
-    expect(system).toContain("REFUND, ESCALATE");
+    const decision = decisionMakerMessages("Within all boundaries.", reference, contract, ctx).system;
+    expect(decision).toContain("REFUND, ESCALATE");
+    // Said once: the analyst's assessment states the claim against the boundaries, the Decision Maker reads it.
+    expect(decision).not.toContain("14 days");
+    expect(decision).not.toContain(ctx.responsibility.mission);
+    // A fixer standing in for the Decision Maker without an assessment gets the boundaries itself.
+    const alone = fixerMessages(
+      { failedTask: "decide_refund", claim: reference, contract, error: { message: "m" } },
+      ctx,
+    );
+    expect(alone.system).toContain("14 days");
+    expect(alone.system).toContain("REFUND, ESCALATE");
   });
 
   it("carry the same facts as the messages, for deterministic models", () => {

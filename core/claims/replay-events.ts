@@ -19,6 +19,8 @@ export const STAGE_EVENTS = {
   extracted: ["CLAIM_EXTRACTED"],
   /** Free text: the extractor could not, so the claim went to a person. */
   extraction_failed: ["CLAIM_EXTRACTION_FAILED", "CLAIM_NEEDS_REVIEW"],
+  /** Triage: the kernel's rules rejected the claim itself, without the crew (docs/kernel.md). */
+  triaged: ["CLAIM_TRIAGED", "KERNEL_VERDICT"],
   /** The crew started on the structured claim. */
   crew: ["CREW_STARTED"],
   /** The crew failed, or its output is not a refund proposal: NEEDS_REVIEW. */
@@ -78,6 +80,8 @@ export const REPLAY_PATHS: Readonly<Record<string, readonly ReplayStage[]>> = {
       [`free text, ${name}`, ["received", "extracted", "crew", ...end]],
     ]),
   ),
+  "structured, triaged: REJECT": ["received", "triaged"],
+  "free text, triaged: REJECT": ["received", "extracted", "triaged"],
   ...Object.fromEntries(
     withReview("free text, extraction failed: NEEDS_REVIEW", ["received", "extraction_failed"], NEEDS_REVIEW_ENDINGS),
   ),
@@ -89,6 +93,7 @@ export const REPLAY_DETAILS = {
   CLAIM_RECEIVED: AUDIT_EVENTS.CLAIM_RECEIVED,
   CLAIM_EXTRACTED: AUDIT_EVENTS.CLAIM_EXTRACTED,
   CLAIM_EXTRACTION_FAILED: AUDIT_EVENTS.CLAIM_EXTRACTION_FAILED,
+  CLAIM_TRIAGED: AUDIT_EVENTS.CLAIM_TRIAGED,
   CREW_STARTED: AUDIT_EVENTS.CREW_STARTED,
   AGENT_STEP: AUDIT_EVENTS.AGENT_STEP,
   AGENT_STEP_FAILED: AUDIT_EVENTS.AGENT_STEP_FAILED,

@@ -294,6 +294,18 @@ const CASES: {
     reasonCode: "CLAIMS_SELF_CHECK_FAILED",
   },
   {
+    // Triage: the kernel's rules reject the claim itself (an order the store does not know), without the crew.
+    name: "triage rejects a claim on an unknown order",
+    bodies: {
+      structured: { claim: { order_id: "ord_404", amount_eur: 40, category: "home", reason: "Lamp flickers" } },
+      text: {
+        claim_text: "I bought home order ord_404 for 40 EUR on 29 May 2026, the lamp flickers. Please refund me.",
+      },
+    },
+    outcome: "REJECT",
+    reasonCode: "ORDER_NOT_FOUND",
+  },
+  {
     name: "the order's data is corrupt",
     overrides: () => ({ orders: corruptOrders() }),
     outcome: "NEEDS_REVIEW",
@@ -694,6 +706,21 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
     "a confident output": (d) => void (d.output.confidence = 0.9),
     "no failures": (d) => void (d.failures = []),
     "another reason": (d) => void (d.reason = "Self-check failed"),
+  },
+  CLAIM_TRIAGED: {
+    "another claim": (d) => void (d.triage_inputs.claim.amount_eur = 1),
+    "an order that passes (where none was found)": (d) =>
+      d.triage_inputs.order !== null
+        ? false
+        : void (d.triage_inputs.order = {
+            order_id: d.triage_inputs.claim.order_id,
+            purchase_date: "2026-05-30T12:00:00.000Z",
+            category: "home",
+            amount: 400,
+            currency: "EUR",
+          }),
+    "another decision time": (d) => void (d.triage_inputs.decidedAt = "2026-06-01T12:00:01.000Z"),
+    "another flow": (d) => void (d.triage_inputs.dfid = "dfid_other"),
   },
   PROPOSAL_SUBMITTED: {
     "another claim": (d) => void (d.kernel_inputs.claim.amount_eur = 1),

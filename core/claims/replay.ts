@@ -30,11 +30,11 @@ import {
   crewFailureReview,
 } from "./crew.ts";
 import type { CrewFailureCause } from "./crew.ts";
-import { buildVerdictRecord, executionIdFor, planExecution } from "./execution.ts";
+import { buildTriageVerdictRecord, buildVerdictRecord, executionIdFor, planExecution } from "./execution.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewIdFor } from "./review.ts";
 import { claimFromExtraction, extractionFailureReasonCode } from "./extraction.ts";
-import { decideClaim } from "./kernel.ts";
-import type { ClaimVerdict, DecideClaimInput } from "./kernel.ts";
+import { decideClaim, triageClaim } from "./kernel.ts";
+import type { ClaimVerdict, DecideClaimInput, TriageInput } from "./kernel.ts";
 import { RefundProposalOutputSchema } from "./proposal-output.ts";
 import type { RefundProposalOutput } from "./proposal-output.ts";
 import { decideShadow } from "./shadow.ts";
@@ -213,6 +213,7 @@ function unused(ctx: Ctx, kind: string): Recorded[] {
 
 /** The step that reads a kind, where it is not the step entering its stage. */
 const KIND_STEP: Partial<Record<ReplayableKind, ReplayStepName>> = {
+  CLAIM_TRIAGED: "kernel",
   PROPOSAL_SUBMITTED: "kernel",
   KERNEL_VERDICT: "kernel",
   CLAIM_NEEDS_REVIEW: "review",
@@ -302,9 +303,70 @@ function replayFlow(ctx: Ctx): Flow | undefined {
     if (extracted === undefined) return flow;
     claim = extracted;
   }
+  // Triage decided the claim (CLAIM_TRIAGED) or the crew started (CREW_STARTED): never both.
+  if (unused(ctx, "CLAIM_TRIAGED").length === 0 && unused(ctx, "CREW_STARTED").length === 0) {
+    scope(ctx, "crew").incomplete(
+      "CREW_STARTED or CLAIM_TRIAGED is missing: neither the crew nor triage took the claim",
+    );
+    return flow;
+  }
+  if (unused(ctx, "CLAIM_TRIAGED").length > 0) {
+    if (unused(ctx, "CREW_STARTED").length > 0)
+      scope(ctx, "kernel").different("both CLAIM_TRIAGED and CREW_STARTED are recorded: a triaged claim has no crew");
+    else triaged(ctx, claim, flow);
+    return flow;
+  }
   const end = replayCrew(ctx, claim, flow);
   if (end) afterCrew(ctx, end, claim, flow);
   return flow;
+}
+
+/** Triage: the kernel's triage on its recorded inputs rejects the claim as recorded (KERNEL_VERDICT). */
+function triaged(ctx: Ctx, claim: Claim, flow: Flow): void {
+  const f = enter(ctx, "triaged", "kernel");
+  if (!f) return;
+  const k = scope(ctx, "kernel");
+  const { raw, r } = f.CLAIM_TRIAGED;
+  const inputs = raw.triage_inputs as Record<string, unknown>;
+  const at = label(r);
+  k.compare(`${at} claim (the one intake stored)`, inputs.claim, claim);
+  k.compare(`${at} receivedAt`, inputs.receivedAt, flow.receivedAt);
+  k.compare(`${at} claimId`, inputs.claimId, flow.claimId);
+  k.compare(`${at} dfid`, inputs.dfid, flow.dfid);
+  let replayed: Record<string, unknown> | undefined;
+  let verdict: ClaimVerdict | undefined;
+  try {
+    const triageInput = {
+      ...inputs,
+      claim,
+      order: inputs.order ?? undefined,
+      ledgerEntry: inputs.ledgerEntry ?? undefined,
+    } as unknown as TriageInput;
+    verdict = triageClaim(triageInput);
+    if (verdict) {
+      const record = buildTriageVerdictRecord({
+        verdict,
+        claim,
+        claimId: flow.claimId,
+        dfid: flow.dfid,
+        decidedAt: triageInput.decidedAt,
+        policy: { contract: triageInput.contract, responsibility: triageInput.responsibility },
+        ...(flow.simulationId === undefined ? {} : { simulationId: flow.simulationId }),
+      });
+      replayed = { ...record, layer: verdict.layer, checks: verdict.checks };
+    }
+  } catch (e) {
+    k.incomplete(`triage cannot run on ${at}'s inputs: ${message(e)}`);
+    return;
+  }
+  if (!verdict || !replayed) {
+    k.different(`on ${at}'s inputs triage lets the claim through to the crew, but the record has it decided`);
+    return;
+  }
+  k.compare(`${label(f.KERNEL_VERDICT.r)}`, f.KERNEL_VERDICT.raw, replayed);
+  k.done(`triaged: ${verdict.verdict} ${verdict.reason_code} at layer ${verdict.layer}, no model call`);
+  ctx.outcome = verdict.verdict;
+  ctx.reasonCode = verdict.reason_code;
 }
 
 /** The extraction from the recorded model answer; returns the claim, or nothing when the flow ends or stops here. */

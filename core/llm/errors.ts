@@ -61,3 +61,11 @@ export class LlmSchemaNotStrictError extends ClaimsError<LlmErrorCode> {
     super("LLM_SCHEMA_NOT_STRICT", `schema '${schemaName}' cannot be used for strict structured output: ${message}`);
   }
 }
+
+/** A model price table file that cannot be used: the file and what is wrong (a configuration error, exit 2). */
+export class PriceTableError extends ClaimsError<"PRICE_TABLE"> {
+  readonly exitCode = 2;
+  constructor(message: string) {
+    super("PRICE_TABLE", message);
+  }
+}

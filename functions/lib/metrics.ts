@@ -14,6 +14,7 @@ import type { ReviewRepository, StoredVerdict, VerdictRepository } from "../../p
 import type { DepsSource } from "./compose.ts";
 import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../../infra/metrics-catalog.ts";
 import type { MetricName, MetricUnitName } from "../../infra/metrics-catalog.ts";
+import { DEFAULT_PRICE_TABLE, priceOf, usageCostUsd } from "../../core/llm/prices.ts";
 
 /** The catalogue's units as Powertools spells them. */
 const UNITS = {
@@ -141,10 +142,13 @@ function shadowDecisionRecords(event: AuditEvent): MetricRecord[] {
 /** The records of one LLM call. */
 function llmCallRecords(
   task: string,
-  result: Pick<LlmResult<unknown>, "ok" | "usage"> & { code?: string },
+  result: Pick<LlmResult<unknown>, "ok" | "usage"> & { code?: string; model?: string },
   latencyMs: number,
 ): MetricRecord[] {
   const usage = result.usage;
+  // Priced with the built-in price table (docs/llm.md); a model it does not name is left out.
+  const price = result.model === undefined ? undefined : priceOf(DEFAULT_PRICE_TABLE, result.model);
+  const cost = usage && price !== undefined ? { LlmCallCostUsd: usageCostUsd(usage, price) } : {};
   const call: MetricRecord = {
     metrics: {
       LlmCalls: 1,
@@ -152,6 +156,7 @@ function llmCallRecords(
       LlmCallLatency: latencyMs,
       LlmPromptTokens: usage?.prompt_tokens ?? 0,
       LlmCompletionTokens: usage?.completion_tokens ?? 0,
+      ...cost,
     },
     dimensions: [{ Task: task }],
   };
@@ -233,7 +238,7 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
         emitAll(
           llmCallRecords(
             request.task,
-            { ok: result.ok, usage: result.usage, ...(result.ok ? {} : { code: result.code }) },
+            { ok: result.ok, usage: result.usage, model: result.model, ...(result.ok ? {} : { code: result.code }) },
             now() - started,
           ),
         );

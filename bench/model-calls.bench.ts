@@ -1,0 +1,116 @@
+// Model calls and tokens per claim, without triage and with it (docs/kernel.md), on the bundled scenarios and on a
+// realistic mix, through the in-process pipeline and the rules model (its token counts are characters / 4, as the
+// meter records them); then the all-in cost per million claims (AWS + the model) at two model price points.
+// `npm run bench -- model-calls` runs it alone.
+import { readFileSync } from "node:fs";
+import { parseConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claims/config.ts";
+import { modelCost } from "../core/claims/model-cost.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
+import { parseScenarios, scenarioBody } from "../core/claims/scenarios.ts";
+import type { Order } from "../core/integrity/index.ts";
+import { DEFAULT_PRICE_TABLE, priceOf } from "../core/llm/prices.ts";
+import { createRng, flowSeed } from "../chaos/rng.ts";
+import { planFlow } from "../chaos/plan.ts";
+import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
+import { createInProcessPipeline } from "../pipeline/in-process.ts";
+import { allInPerMillion, costSummary, modelPerMillion } from "./cost.ts";
+import type { TokenPrice } from "./cost.ts";
+import { BASELINE_FILE, readAwsRequests } from "./lib/profile.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+const SIM = "sim_model_calls";
+
+/** What one mix cost the model. */
+type Figures = { claims: number; calls: number; prompt: number; completion: number; triaged: number };
+
+/** Runs `bodies` (each against its own `orders`) with triage on or off; returns the model's calls and tokens. */
+async function measure(
+  config: ClaimsConfig,
+  groups: readonly { orders: readonly Order[]; bodies: readonly unknown[] }[],
+  triage: boolean,
+): Promise<Figures> {
+  const out: Figures = { claims: 0, calls: 0, prompt: 0, completion: 0, triaged: 0 };
+  for (const group of groups) {
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: group.orders,
+      llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+      clock: { now: () => NOW },
+      settings: { ...DEFAULT_PIPELINE_SETTINGS, triage },
+    });
+    for (const body of group.bodies) await p.decide(body);
+    const events = p.auditEvents();
+    const s = modelCost(events, DEFAULT_PRICE_TABLE);
+    out.claims += s.claims;
+    out.calls += s.calls;
+    out.prompt += s.promptTokens;
+    out.completion += s.completionTokens;
+    out.triaged += events.filter((e) => e.event_type === "CLAIM_TRIAGED").length;
+  }
+  return out;
+}
+
+/** The bundled scenarios as `claims batch` submits them (review rows left out: they make no model call). */
+function bundled(config: ClaimsConfig) {
+  const scenarios = parseScenarios(
+    readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"),
+    "scenarios.yaml",
+  );
+  return [{ orders: config.orders, bodies: scenarios.map((s) => scenarioBody(s, SIM, NOW)) }];
+}
+
+/** The chaos flows' claim mix (seed 1, 200 flows): drawn like real traffic, not like the demo. */
+function realistic() {
+  return Array.from({ length: 200 }, (_, flow) => {
+    const plan = planFlow(createRng(flowSeed(1, flow)), 1, flow, { startMs: NOW });
+    return { orders: plan.orders, bodies: plan.claims.map((c) => c.body) };
+  });
+}
+
+const per = (f: Figures, n: number) => (f.claims === 0 ? 0 : n / f.claims);
+const price = (model: string) => priceOf(DEFAULT_PRICE_TABLE, model) as TokenPrice;
+
+export async function run(): Promise<string> {
+  const config = parseConfig(
+    readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+    "config.yaml",
+    NOW,
+  );
+  const aws = costSummary(await readAwsRequests(BASELINE_FILE), "structured").allIn;
+  const points = ["gpt-4o-mini", "gpt-4.1"] as const;
+  const rows: string[] = [];
+  const allIn: string[] = [];
+  for (const [name, groups] of [
+    ["bundled scenarios", bundled(config)],
+    ["realistic mix (chaos plans, seed 1, 200 flows)", realistic()],
+  ] as const) {
+    const before = await measure(config, groups, false);
+    const after = await measure(config, groups, true);
+    const f = (x: Figures, n: number, d = 2) => per(x, n).toFixed(d);
+    rows.push(
+      `| ${name} | ${after.claims} | ${after.triaged} (${((100 * after.triaged) / after.claims).toFixed(0)} %) | ${f(before, before.calls)} → ${f(after, after.calls)} | ${f(before, before.prompt, 0)} → ${f(after, after.prompt, 0)} | ${f(before, before.completion, 0)} → ${f(after, after.completion, 0)} |`,
+    );
+    for (const model of points) {
+      const tokens = (x: Figures) => ({ prompt: per(x, x.prompt), completion: per(x, x.completion) });
+      allIn.push(
+        `| ${name} | ${model} | $${modelPerMillion(tokens(before), price(model)).toFixed(2)} → $${modelPerMillion(tokens(after), price(model)).toFixed(2)} | $${allInPerMillion(aws, tokens(before), price(model)).toFixed(2)} → $${allInPerMillion(aws, tokens(after), price(model)).toFixed(2)} |`,
+      );
+    }
+  }
+  return [
+    "## Model calls and tokens per claim, before → after triage",
+    "",
+    "In-process pipeline, rules model (tokens = characters / 4, as recorded); 'before' runs every claim through the crew.",
+    "",
+    "| mix | claims | triaged | model calls / claim | prompt tokens / claim | completion tokens / claim |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    `All-in per million claims: AWS $${aws.toFixed(2)} (bench/cost.ts, structured claim, committed profile) + the model at list prices.`,
+    "",
+    "| mix | model | model / M claims | all-in / M claims |",
+    "|---|---|---|---|",
+    ...allIn,
+  ].join("\n");
+}

@@ -1,0 +1,70 @@
+// Triage shell (docs/kernel.md): load the claim's order and ledger entry -> decide (pipeline/decide/triage.ts) ->
+// store the REJECT once under the triage key, publish it, record the claim DECIDED. The money path is any REJECT's:
+// nothing to reserve, the verdict stored before it is published, published before the claim is DECIDED, and a
+// redelivery finishes what a crash left (the stored verdict, never a new decision).
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
+import type { PipelineDeps } from "./deps.ts";
+import { OrderSourceUnavailableError } from "./errors.ts";
+import { decidedEffects, publishEffects, verdictToStore } from "./decide/kernel-decision.ts";
+import { triageDecision, triageKey } from "./decide/triage.ts";
+import { performEffects } from "./perform.ts";
+
+/** What triage runs with: the kernel's reads and writes, without the registry (no proposal to check). */
+export type TriageDeps = Pick<
+  PipelineDeps,
+  | "verdicts"
+  | "orders"
+  | "ledger"
+  | "claims"
+  | "audit"
+  | "publisher"
+  | "queues"
+  | "clock"
+  | "agent"
+  | "reviews"
+  | "sha256"
+>;
+
+/**
+ * Triages a claim whose crew has not started: `TRIAGED` when the kernel decided it (now, or by an earlier delivery
+ * whose verdict is stored), `CREW` when it goes to the crew as before — it can pass, its order data cannot be used
+ * (the kernel's path sends that to a person), or the claim is no longer open.
+ */
+export async function triageOpenClaim(record: ClaimRecord, deps: TriageDeps): Promise<"TRIAGED" | "CREW"> {
+  const key = triageKey(record, deps);
+  if (!key || !record.claim) return "CREW";
+  let stored = await deps.verdicts.getVerdict(key);
+  if (!stored) {
+    if (record.status !== "RECEIVED" && record.status !== "RUNNING") return "CREW";
+    const now = deps.clock.now();
+    let decision;
+    try {
+      // The order is read the way the kernel service reads it (one port for every order reader).
+      const order = await deps.orders.getOrder(record.claim.order_id);
+      const ledgerEntry = order ? await deps.ledger.get(order.order_id, record.simulation_id) : undefined;
+      decision = triageDecision(record, { order, ledgerEntry, decidedAt: new Date(now).toISOString(), now }, deps);
+    } catch (error) {
+      // Corrupt order data, or an order source that cannot answer now: the crew path and the kernel handle both as
+      // before (a person for corrupt data; the kernel's bounded wait for the source, docs/orders.md).
+      if (
+        !(
+          error instanceof OrderDataError ||
+          error instanceof KernelInputError ||
+          error instanceof OrderSourceUnavailableError
+        )
+      )
+        throw error;
+      return "CREW";
+    }
+    if (!decision) return "CREW";
+    stored = await deps.verdicts.putVerdictOnce(verdictToStore(key, record.claim_id, decision));
+  }
+  if (!stored.published) {
+    await performEffects(publishEffects(stored), deps);
+    await deps.verdicts.markPublished(stored.idempotency_key);
+    stored = { ...stored, published: true };
+  }
+  await performEffects(decidedEffects(stored, deps.clock.now()), deps);
+  return "TRIAGED";
+}
