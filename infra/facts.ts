@@ -175,10 +175,12 @@ export const FUNCTIONS = {
     // One LLM call (its retries inside its budget) and the writes around it.
     timeoutSeconds: LLM_FUNCTION_TIMEOUT_SECONDS,
     description: "Extracts a structured claim from free text with the LLM",
-    // Bus: a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview.
+    // Bus: a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview. ExtractionQueue: an
+    // extraction waiting for an unreachable model goes back to its queue, delayed (docs/llm.md).
     access: {
       [LINKS.table]: tableWrite,
       [Q.crewEvents]: queueSend,
+      [Q.extraction]: queueSend,
       [LINKS.llmApiKey]: secret,
       [LINKS.bus]: busPublish,
     },
@@ -204,7 +206,13 @@ export const FUNCTIONS = {
     memory: "256 MB",
     timeoutSeconds: LLM_FUNCTION_TIMEOUT_SECONDS,
     description: "Runs one agent step through the LLM",
-    access: { [LINKS.table]: tableWrite, [Q.crewEvents]: queueSend, [LINKS.llmApiKey]: secret },
+    // AgentStepsQueue: a step waiting for an unreachable model goes back to its queue, delayed (docs/llm.md).
+    access: {
+      [LINKS.table]: tableWrite,
+      [Q.crewEvents]: queueSend,
+      [Q.agentSteps]: queueSend,
+      [LINKS.llmApiKey]: secret,
+    },
   },
   kernel: {
     handler: "functions/kernel.handler",

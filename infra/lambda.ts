@@ -117,6 +117,8 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
       POWERTOOLS_SERVICE_NAME: `claims-${key}`,
       CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate),
       POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage),
+      // Every function that reads the claims' outage hold (worker, extraction, orchestrator, sweep) sees the same one.
+      CLAIMS_LLM_OUTAGE_HOLD_S: String(settings.llm.outageHoldS),
       ...options.environment,
     },
     ...(options.retries === undefined ? {} : { retries: options.retries }),

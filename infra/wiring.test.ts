@@ -67,7 +67,8 @@ const EXPECTED_FUNCTIONS = {
   "functions/intake-extract.handler": {
     trigger: "queue ExtractionQueue",
     llm: true,
-    links: ["Table", "CrewEventsQueue", "LlmApiKey", "Bus"],
+    // ExtractionQueue: an extraction waiting for an unreachable model goes back to it, delayed.
+    links: ["Table", "CrewEventsQueue", "ExtractionQueue", "LlmApiKey", "Bus"],
   },
   "functions/orchestrator.handler": {
     trigger: "queue CrewEventsQueue",
@@ -77,7 +78,8 @@ const EXPECTED_FUNCTIONS = {
   "functions/worker.handler": {
     trigger: "queue AgentStepsQueue",
     llm: true,
-    links: ["Table", "CrewEventsQueue", "LlmApiKey"],
+    // AgentStepsQueue: a step waiting for an unreachable model goes back to it, delayed.
+    links: ["Table", "CrewEventsQueue", "AgentStepsQueue", "LlmApiKey"],
   },
   "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
   "functions/timer.handler": {
@@ -1135,7 +1137,7 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
     "Table/index": INDEX,
     CrewEventsQueue: SEND,
     Bus: PUBLISH,
-    ExtractionQueue: RECEIVE,
+    ExtractionQueue: [...RECEIVE, ...SEND].sort(),
   },
   "functions/orchestrator.handler": {
     Table: WRITE,
@@ -1146,7 +1148,12 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
     Bus: PUBLISH,
     CrewEventsQueue: RECEIVE,
   },
-  "functions/worker.handler": { Table: WRITE, "Table/index": INDEX, CrewEventsQueue: SEND, AgentStepsQueue: RECEIVE },
+  "functions/worker.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    CrewEventsQueue: SEND,
+    AgentStepsQueue: [...RECEIVE, ...SEND].sort(),
+  },
   "functions/kernel.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH, ProposalsQueue: RECEIVE },
   "functions/timer.handler": {
     Table: READ,
@@ -1217,6 +1224,7 @@ describe("AWS hardening", () => {
     );
     expect(properties).toEqual([
       [["name"], []],
+      [["url"], []],
       [["url"], []],
       [["value"], []],
     ]);

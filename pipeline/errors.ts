@@ -14,3 +14,10 @@ export class ClaimQueryError extends ClaimsError<"INVALID_CLAIM_QUERY"> {
     super("INVALID_CLAIM_QUERY", message);
   }
 }
+
+/** CLAIMS_LLM_OUTAGE_HOLD_S is not a number of seconds the pipeline can wait (a configuration error). */
+export class OutageHoldSettingError extends ClaimsError<"OUTAGE_HOLD_SETTING"> {
+  constructor(message: string) {
+    super("OUTAGE_HOLD_SETTING", message);
+  }
+}

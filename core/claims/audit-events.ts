@@ -283,6 +283,17 @@ export const AUDIT_EVENTS = {
     code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]),
     reason: z.string(),
   }),
+  /** The model could not be reached: the claim waits for it (docs/llm.md: the outage hold) until `until` at the latest. */
+  CLAIM_HELD: z.object({
+    ...ClaimFields,
+    reason_code: z.literal("LLM_UNREACHABLE"),
+    reason: z.string(),
+    since: z.string(),
+    until: z.string(),
+    step: z.enum(["extraction", "agent_step"]),
+  }),
+  /** The model answered again: the held claim goes on where it waited. */
+  CLAIM_RESUMED: z.object({ ...ClaimFields, held_since: z.string(), waited_ms: z.number().min(0) }),
   /** The claim ended in NEEDS_REVIEW; the sweep adds what it saw (a timeout's wait, a stall's nudges). */
   CLAIM_NEEDS_REVIEW: z.object({
     ...ClaimFields,

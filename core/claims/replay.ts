@@ -190,6 +190,7 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     scope(ctx, "audit").incomplete(`no audit events for claim ${claimId}`);
   } else {
     const flow = replayFlow(ctx);
+    holdNotes(ctx);
     auditCheck(ctx, flow);
   }
   const status: ReplayStatus = ctx.steps.some((s) => s.status === "INCOMPLETE")
@@ -1017,6 +1018,43 @@ function execution(
 }
 
 /** Every recorded event is readable, of the claim's flow, and (when replay reached the end) on its path. */
+/**
+ * The outage hold's notes (docs/llm.md): a claim may have waited for the model, any number of times, between any
+ * two steps. They decide nothing, so replay only checks that each CLAIM_RESUMED ends a CLAIM_HELD recorded before it.
+ */
+function holdNotes(ctx: Ctx): void {
+  const s = scope(ctx, "audit");
+  const held = unused(ctx, "CLAIM_HELD").filter((r) => r.parsed !== undefined);
+  const since = new Set<string>();
+  const ended = new Set<string>();
+  for (const r of held) {
+    ctx.used.add(r.n);
+    const d = r.parsed as ReplayDetails<"CLAIM_HELD">;
+    since.add(d.since);
+    s.expect(
+      Date.parse(d.since) <= Date.parse(r.event.created_at) && Date.parse(d.until) > Date.parse(d.since),
+      `${label(r)} holds from ${d.since} until ${d.until}, recorded at ${r.event.created_at}: not a hold`,
+    );
+  }
+  for (const r of unused(ctx, "CLAIM_RESUMED").filter((x) => x.parsed !== undefined)) {
+    ctx.used.add(r.n);
+    const d = r.parsed as ReplayDetails<"CLAIM_RESUMED">;
+    ended.add(d.held_since);
+    s.expect(since.has(d.held_since), `${label(r)} ends a hold since ${d.held_since} that no CLAIM_HELD records`);
+    s.expect(
+      d.waited_ms === Date.parse(r.event.created_at) - Date.parse(d.held_since),
+      `${label(r)} says it waited ${d.waited_ms} ms, from ${d.held_since} to ${r.event.created_at}`,
+    );
+  }
+  // A finished claim's hold ended when the model answered, unless it ran out: then a person has the claim.
+  const ranOut = ctx.outcome === "NEEDS_REVIEW" && ctx.reasonCode === "LLM_UNREACHABLE";
+  if (ctx.outcome === undefined || ranOut) return;
+  for (const r of held) {
+    const d = r.parsed as ReplayDetails<"CLAIM_HELD">;
+    s.expect(ended.has(d.since), `${label(r)}: no CLAIM_RESUMED ends it, yet the claim went on without a person`);
+  }
+}
+
 function auditCheck(ctx: Ctx, flow: Flow | undefined): void {
   const s = scope(ctx, "audit");
   const finished = ctx.outcome !== undefined && !ctx.steps.some((x) => x.status === "INCOMPLETE");

@@ -10,7 +10,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
 import { llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
-import { pipelineSettingsFor } from "../../pipeline/deps.ts";
+import { llmOutageHoldMsFromEnv, pipelineSettingsFor } from "../../pipeline/deps.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../pipeline/deps.ts";
 import { systemClock } from "../../core/crew/index.ts";
 import { createAgentRegistry } from "../../core/integrity/index.ts";
@@ -154,11 +154,11 @@ function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedR
     return adapter();
   };
   return {
-    sendAgentSteps: (messages) => via("agentSteps").sendAgentSteps(messages),
+    sendAgentSteps: (messages, opts) => via("agentSteps").sendAgentSteps(messages, opts),
     sendProposal: (message) => via("proposals").sendProposal(message),
     sendCrewEvents: (claimId, messages) => via("crewEvents").sendCrewEvents(claimId, messages),
     scheduleTimer: (claimId, dueMs) => via("timers").scheduleTimer(claimId, dueMs),
-    requestExtraction: (claimId) => via("extraction").requestExtraction(claimId),
+    requestExtraction: (claimId, opts) => via("extraction").requestExtraction(claimId, opts),
   };
 }
 
@@ -217,7 +217,10 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     registry: lazyPort(() => registered().registry),
     // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
     settings:
-      options.settings ?? lazyPort(() => pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms))),
+      options.settings ??
+      lazyPort(() =>
+        pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms), llmOutageHoldMsFromEnv(env)),
+      ),
     sha256: nodeSha256,
   };
 }
