@@ -106,9 +106,13 @@ export async function extractClaim(
   const { text } = awaited;
   const result = await deps.llm.complete(extractionMessages(text, { receivedAt: record.received_at }));
   if (!result.ok) {
-    const hold = holdDecision(record, result, deps.clock.now(), deps.settings, "extraction");
+    const hold = holdDecision(record, result, deps.clock.now(), deps.settings, {
+      step: "extraction",
+      key: "extraction",
+    });
     if (hold) {
-      await performEffects([...hold.effects, { kind: "extraction", claimId, delayMs: hold.retryInMs }], deps);
+      const again = { kind: "extraction" as const, claimId, delayMs: hold.retryInMs };
+      await performEffects(hold.resend ? [again, ...hold.effects] : [], deps);
       return "HELD";
     }
   }

@@ -35,9 +35,13 @@ export async function handleAgentStep(
   const claim = await deps.claims.getClaim(message.claim_id);
   if (claim) Object.assign(record, { root_dfid: claim.root_dfid, simulation_id: claim.simulation_id });
   if (claim && result.event.type === "agent.step.failed") {
-    const hold = holdDecision(claim, result.event.error, now, deps.settings, "agent_step");
+    const hold = holdDecision(claim, result.event.error, now, deps.settings, {
+      step: "agent_step",
+      key: message.request.correlationId,
+    });
     if (hold) {
-      await performEffects([...hold.effects, { kind: "agent_step", message, delayMs: hold.retryInMs }], deps);
+      const again = { kind: "agent_step" as const, message, delayMs: hold.retryInMs };
+      await performEffects(hold.resend ? [again, ...hold.effects] : [], deps);
       return "HELD";
     }
   }

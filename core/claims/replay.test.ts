@@ -338,11 +338,13 @@ async function recordCases(): Promise<Recording[]> {
 async function recordOutage(kind: string, body: Record<string, unknown>): Promise<Recording> {
   const inner = rules();
   let calls = 0;
+  // Each failed call takes the retry interval: the copy sent again is due when it is delivered.
+  let now = NOW;
   const flaky: LlmPort = {
     provider: inner.provider,
     model: inner.model,
     complete: async (request) =>
-      ++calls <= 2
+      ++calls <= 2 && (now += 30_000) > 0
         ? {
             ok: false,
             code: "LLM_UNREACHABLE",
@@ -353,7 +355,13 @@ async function recordOutage(kind: string, body: Record<string, unknown>): Promis
           }
         : inner.complete(request),
   };
-  const p = pipeline(flaky, { settings: { ...DEFAULT_PIPELINE_SETTINGS, llmOutageHoldMs: 3_600_000 } });
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: flaky,
+    clock: { now: () => now },
+    overrides: { settings: { ...DEFAULT_PIPELINE_SETTINGS, llmOutageHoldMs: 3_600_000 } },
+  });
   await startRun(p);
   const { submit } = await p.decide({ ...body, simulation_id: SIM }, { claimId: "clm_held" });
   if (!submit.ok) throw new Error("refused");
@@ -426,6 +434,12 @@ function* claimEvents() {
 function replay(rec: Recording, events: AuditEvent[] = rec.events): ReplayResult {
   return replayClaim(rec.claimId, events, rec.review ? { review: rec.review } : {});
 }
+
+/**
+ * Notes replay checks when they are there but cannot require: a hold that a late copy of an answered step records
+ * is ended by no CLAIM_RESUMED (docs/audit.md), so a missing one cannot be told from that.
+ */
+const OPTIONAL_NOTES = new Set(["CLAIM_RESUMED"]);
 
 const withDetails = (rec: Recording, target: AuditEvent, details: Record<string, unknown>) =>
   rec.events.map((e) => (e === target ? { ...e, details } : e));
@@ -534,6 +548,7 @@ describe("replay fails closed on a missing event", () => {
   it("is never IDENTICAL without any one recorded event, and a stage's event is INCOMPLETE naming it", () => {
     const stageKinds = new Set<string>(Object.values(STAGE_EVENTS).flat());
     for (const { rec, event, where } of claimEvents()) {
+      if (OPTIONAL_NOTES.has(event.event_type)) continue;
       const result = replay(
         rec,
         rec.events.filter((e) => e !== event),
@@ -549,7 +564,7 @@ describe("replay fails closed on a missing event", () => {
   it("is never IDENTICAL without every event of one kind", () => {
     for (const rec of recordings) {
       const kinds = new Set(rec.events.filter((e) => e.details.claim_id === rec.claimId).map((e) => e.event_type));
-      for (const kind of kinds)
+      for (const kind of [...kinds].filter((k) => !OPTIONAL_NOTES.has(k)))
         expect(
           replay(
             rec,

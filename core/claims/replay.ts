@@ -1020,13 +1020,14 @@ function execution(
 /** Every recorded event is readable, of the claim's flow, and (when replay reached the end) on its path. */
 /**
  * The outage hold's notes (docs/llm.md): a claim may have waited for the model, any number of times, between any
- * two steps. They decide nothing, so replay only checks that each CLAIM_RESUMED ends a CLAIM_HELD recorded before it.
+ * two steps. They decide nothing, so replay checks that each is a hold (since ≤ recorded ≤ until), and that each
+ * CLAIM_RESUMED ends a recorded hold and says how long it lasted. It cannot require a CLAIM_RESUMED for each hold: a
+ * late copy of a step that was answered already may find the model down and record a hold no answer ends.
  */
 function holdNotes(ctx: Ctx): void {
   const s = scope(ctx, "audit");
   const held = unused(ctx, "CLAIM_HELD").filter((r) => r.parsed !== undefined);
   const since = new Set<string>();
-  const ended = new Set<string>();
   for (const r of held) {
     ctx.used.add(r.n);
     const d = r.parsed as ReplayDetails<"CLAIM_HELD">;
@@ -1039,19 +1040,11 @@ function holdNotes(ctx: Ctx): void {
   for (const r of unused(ctx, "CLAIM_RESUMED").filter((x) => x.parsed !== undefined)) {
     ctx.used.add(r.n);
     const d = r.parsed as ReplayDetails<"CLAIM_RESUMED">;
-    ended.add(d.held_since);
     s.expect(since.has(d.held_since), `${label(r)} ends a hold since ${d.held_since} that no CLAIM_HELD records`);
     s.expect(
       d.waited_ms === Date.parse(r.event.created_at) - Date.parse(d.held_since),
       `${label(r)} says it waited ${d.waited_ms} ms, from ${d.held_since} to ${r.event.created_at}`,
     );
-  }
-  // A finished claim's hold ended when the model answered, unless it ran out: then a person has the claim.
-  const ranOut = ctx.outcome === "NEEDS_REVIEW" && ctx.reasonCode === "LLM_UNREACHABLE";
-  if (ctx.outcome === undefined || ranOut) return;
-  for (const r of held) {
-    const d = r.parsed as ReplayDetails<"CLAIM_HELD">;
-    s.expect(ended.has(d.since), `${label(r)}: no CLAIM_RESUMED ends it, yet the claim went on without a person`);
   }
 }
 
