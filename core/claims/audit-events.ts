@@ -76,7 +76,17 @@ const ScenarioResultSchema = z.object({
 /** One scenario's result. */
 export type ScenarioResult = z.infer<typeof ScenarioResultSchema>;
 
-/** details of SIMULATION_END: every scenario's result and the totals. */
+/** One review step of a batch (a person's decision on an earlier claim's review) as recorded in SIMULATION_END. */
+const ReviewStepResultSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  claim_id: z.string(),
+  outcome: z.string(),
+  expected: z.string(),
+  matches: z.boolean(),
+});
+
+/** details of SIMULATION_END: every scenario's result and the totals (`total`, `matched`: the claims), then the review steps. */
 export const SimulationEndDetailsSchema = z.object({
   simulation_id: z.string(),
   ended_at: z.string(),
@@ -84,6 +94,7 @@ export const SimulationEndDetailsSchema = z.object({
   total: z.number().int(),
   matched: z.number().int(),
   results: z.array(ScenarioResultSchema),
+  review_steps: z.array(ReviewStepResultSchema).optional(),
 });
 
 /** SIMULATION_END details. */
