@@ -75,7 +75,8 @@ export const ACTIONS = {
   ],
   /** SendMessage covers SendMessageBatch. Receiving is the event-source mapping's, granted with the subscription. */
   queueSend: ["sqs:SendMessage"],
-  busPublish: ["events:PutEvents"],
+  /** DescribeEventBus: the publisher checks once per container that the bus exists (a PutEvents to a missing bus succeeds). */
+  busPublish: ["events:PutEvents", "events:DescribeEventBus"],
   secret: [],
   /** Every function: writing its own log group (infra/lambda.ts), never creating one. */
   ownLogs: ["logs:CreateLogStream", "logs:PutLogEvents"],

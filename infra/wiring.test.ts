@@ -1112,7 +1112,7 @@ const WRITE = [
 ].sort();
 const INDEX = ["dynamodb:Query"];
 const SEND = ["sqs:SendMessage"];
-const PUBLISH = ["events:PutEvents"];
+const PUBLISH = ["events:DescribeEventBus", "events:PutEvents"];
 const RECEIVE = [
   "sqs:ChangeMessageVisibility",
   "sqs:DeleteMessage",
@@ -1259,6 +1259,7 @@ const COMMAND_ACTIONS: Record<string, string> = {
   SendMessageCommand: "sqs:SendMessage",
   SendMessageBatchCommand: "sqs:SendMessage",
   PutEventsCommand: "events:PutEvents",
+  DescribeEventBusCommand: "events:DescribeEventBus",
 };
 
 /** Commands in the bundles that no handler sends: adapters/aws/table.ts creates the table for the local stack and the CLI. */

@@ -209,7 +209,9 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     orders: lazyPort(() => dynamo().orders),
     reviews: lazyPort(() => dynamo().reviews),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
-    publisher: lazyPort(() => createEventBridgePublisher({ client: clients().events, busName: resources.busName() })),
+    publisher: lazyPort(() =>
+      createEventBridgePublisher({ client: clients().events, busName: resources.busName(), checkBus: true }),
+    ),
     llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),
     clock,
     ids: options.ids ?? randomIds(),
