@@ -63,13 +63,9 @@ export function holdDecision(
   return {
     retryInMs,
     resend: true,
+    // The audit first: a crash between the two leaves a hold the next delivery starts again (and audits), never a
+    // recorded hold without its CLAIM_HELD.
     effects: [
-      {
-        kind: "claim_update",
-        claimId: record.claim_id,
-        patch: { llm_hold: { since, key: work.key, next_at: nextAt } },
-        onlyFrom: [record.status],
-      },
       ...(hold !== undefined
         ? []
         : [
@@ -91,6 +87,12 @@ export function holdDecision(
               ),
             },
           ]),
+      {
+        kind: "claim_update",
+        claimId: record.claim_id,
+        patch: { llm_hold: { since, key: work.key, next_at: nextAt } },
+        onlyFrom: [record.status],
+      },
     ],
   };
 }
