@@ -103,7 +103,7 @@ export async function run(env: Readonly<Record<string, string | undefined>> = pr
     "## Policy backtest beside the bare kernel (bench/backtest.bench.ts)",
     "",
     "Definitions:",
-    `- **backtest**: \`backtest()\` over ${decisions.toLocaleString("en")} recorded decisions: the bundled run (scenarios/scenarios.yaml with its reviews, the rules model, recorded in process) held ${copies} times as ${copies} histories, each on a ledger of its own, under a 100 EUR limit (6 flips per copy). Per decision: the recorded audit details read through their schemas, the kernel, the simulated ledger, the totals. node:crypto's SHA-256, as the CLI injects it.`,
+    `- **backtest**: \`backtest()\` over ${decisions.toLocaleString("en")} recorded decisions: the bundled run (scenarios/scenarios.yaml with its reviews, the rules model, recorded in process) held ${copies} times as ${copies} histories, each on a ledger of its own, under a 100 EUR limit (6 flips per copy). Per decision: the recorded details a backtest uses read through their audit schemas (a flip's recorded reason, layer and checks too), the kernel, the simulated ledger, the totals. node:crypto's SHA-256, as the CLI injects it. The copies share their event objects (nothing in the backtest caches by identity; a real history of this size is ~1 GB of distinct events, colder in memory).`,
     `- **kernel**: \`decideClaim\` alone on the same ${inputs.length} decisions' recorded inputs (PROPOSAL_SUBMITTED's kernel_inputs as recorded), in turn.`,
     `- **Timing**: both take turns, ${rounds} rounds after 2 warm-up rounds, in CPU time of the process; **low** = the lowest round, the quoted figure; the ratio per decision, with the per-round range.`,
     "",

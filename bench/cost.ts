@@ -532,7 +532,7 @@ export function topDrivers(lines: readonly CostLine[], n: number): CostLine[] {
 /**
  * $ per month per claim kept: DynamoDB (items + 100 B each, gsi1 entries likewise, PITR on the table) and
  * CloudWatch Logs (compressed). `afterHorizon`: only the items without a TTL (`expires_at`), which is what
- * stays once the retention horizon (sessions 30 days, idempotency keys 24 h) has passed.
+ * stays once the retention horizon (idempotency keys 24 h; session steps are kept with the audit) has passed.
  */
 export function storagePerMonth(
   stored: Readonly<Record<string, StoredUsage>>,
@@ -870,7 +870,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       line: "Storage per month kept after the retention horizon: DynamoDB (+ PITR)",
       values: v((x) => x.storageAfterHorizon.dynamo * 1e6),
       basis:
-        "as above, without the items that carry a TTL (expires_at: sessions 30 days after their last save, idempotency keys after 24 h; the audit is kept unless CLAIMS_AUDIT_RETENTION_DAYS is set)",
+        "as above, without the items that carry a TTL (expires_at: idempotency keys after 24 h; the audit, and the session steps that hold the orchestrator's audit events, are kept unless CLAIMS_AUDIT_RETENTION_DAYS is set)",
       price: p.dynamodb,
     },
     {

@@ -210,7 +210,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   });
   const unmutated: PipelineDeps = {
     claims,
-    sessions: createInMemorySessionRepository(),
+    sessions: createInMemorySessionRepository(audit),
     verdicts,
     queues: queues.port,
     publisher,

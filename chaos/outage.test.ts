@@ -142,7 +142,7 @@ async function runOutage(opts: { upAfterMs?: number; holdMs: number }) {
   const ledger = createInMemoryRefundLedger();
   const deps: PipelineDeps = {
     claims,
-    sessions: createInMemorySessionRepository(),
+    sessions: createInMemorySessionRepository(audit),
     verdicts,
     queues: queues.port,
     publisher,

@@ -32,6 +32,11 @@ export function formatBacktest(report: BacktestReport, header: { policyFile: str
     `Backtest of ${header.policyFile}: agent ${report.policy.agent_id}, up to ${eur(c.max_refund_without_escalation)} without a person, return window ${c.return_window_days} days, escalate below confidence ${report.policy.escalate_on_uncertainty}`,
     `  from ${header.source}: ${report.histories.map((h) => `${h.id} (${h.evaluated} re-decided)`).join(", ")}`,
     `  ${report.evaluated} claim(s) re-decided on their recorded proposal, claim, order facts and times; no model or order API called, nothing written`,
+    ...(report.policy.ignored_shadow_policy
+      ? [
+          `  The file's shadow_policy (agent ${report.policy.ignored_shadow_policy.agent_id} v${report.policy.ignored_shadow_policy.version}) is ${report.policy.ignored_shadow_policy.note}`,
+        ]
+      : []),
     "",
     report.flips.length === 0 ? "Flips: none" : `Flips (${report.flips.length}):`,
     ...table(

@@ -1,6 +1,8 @@
 // `claims backtest` as a user runs it (a child process of bin/claims.mjs) on a recorded bundled run: the
 // --json contract, the human output, the HTML report, a policy with a mistake refused like `claims config
-// check` refuses it (exit 2, the error at its line), and nothing in the data directory written.
+// check` refuses it (exit 2, the error at its line), a policy file's own shadow_policy ignored with a note, and
+// nothing in the data directory written. Each test starts several `claims` processes at once: a long time limit,
+// since the machine may be busy.
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -80,7 +82,39 @@ describe("claims backtest", () => {
     expect(human.stdout).toContain("Not evaluable: none");
     expect(readFileSync(out, "utf8")).toContain(`id="flip-${bundled.claimOf("A")}"`);
     expect(snapshot(bundled.dataDir)).toEqual(before);
-  });
+  }, 120_000);
+
+  it("ignores the policy file's own shadow_policy, saying so, and decides its live policy alone", async () => {
+    const shadowed = join(bundled.dataDir, "..", `policy-shadowed-${process.pid}.yaml`);
+    const shadow = [
+      "shadow_policy:",
+      "  agents:",
+      '    - agent_id: "claims_agent_v1"',
+      "      contract: { role: EXECUTOR, allowed_policy_types: [REFUND, ESCALATE], authorized_categories: [home] }",
+      "      claims_bounds: { max_refund_without_escalation: 10, return_window_days: 1 }",
+      "",
+    ].join("\n");
+    writeFileSync(shadowed, configWithLimit(100).replace("context_store:", `${shadow}context_store:`));
+    const [json, human, plain] = await Promise.all([
+      claims(["backtest", "--policy", shadowed, "--data-dir", bundled.dataDir, "--json"]),
+      claims(["backtest", "--policy", shadowed, "--data-dir", bundled.dataDir]),
+      claims(["backtest", "--policy", policy100, "--data-dir", bundled.dataDir, "--json"]),
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    const r = JSON.parse(json.stdout) as { policy: Record<string, unknown> } & Record<string, unknown>;
+    expect(r.policy.ignored_shadow_policy).toEqual({
+      agent_id: "claims_agent_v1",
+      version: "1.0.0",
+      note: expect.stringContaining("ignored: a backtest decides one candidate policy"),
+    });
+    expect(json.stderr).toContain("shadow_policy (agent claims_agent_v1) is ignored");
+    // The same result as the file without its shadow policy: the shadow decided nothing.
+    const { policy: _p, ...rest } = r;
+    const { policy: _q, ...plainRest } = JSON.parse(plain.stdout) as typeof r;
+    expect(rest).toEqual(plainRest);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain("The file's shadow_policy (agent claims_agent_v1 v1.0.0) is ignored");
+  }, 120_000);
 
   it("refuses a policy with a mistake as claims config check does: exit 2, the error at its line", async () => {
     const bad = join(bundled.dataDir, "..", `policy-bad-${process.pid}.yaml`);
@@ -106,5 +140,5 @@ describe("claims backtest", () => {
     expect(version.stderr).toMatch(/refused by the registry/);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toMatch(/no recorded runs and no claims serve store/);
-  });
+  }, 120_000);
 });

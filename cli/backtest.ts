@@ -165,6 +165,11 @@ export function registerBacktestCommand(program: Command): void {
         process.stdout.write(formatBacktest(report, { policyFile: o.policy, source: found.source }));
         if (html) process.stdout.write(`Report: ${html}\n`);
       }
+      const ignored = report.policy.ignored_shadow_policy;
+      if (o.json && ignored)
+        process.stderr.write(
+          `backtest: the policy file's shadow_policy (agent ${ignored.agent_id}) is ${ignored.note}\n`,
+        );
       if (o.json && html) process.stderr.write(`backtest: report written to ${html}\n`);
     });
 }

@@ -1,6 +1,8 @@
 // Decision kernel (SQS proposals): decides each proposal once per idempotency key from the stored claim,
 // reserves an ACCEPT's refund before announcing it, publishes the final verdict (pipeline: handleProposal).
-// A redelivery repairs whatever step a crash interrupted and decides nothing twice.
+// A redelivery repairs whatever step a crash interrupted and decides nothing twice. An order source that cannot
+// answer makes the message retry (RetryLaterError) until the claim's wait is over or this is the queue's last
+// receive: then the claim ends NEEDS_REVIEW ORDER_SOURCE_UNAVAILABLE instead of dying in the DLQ.
 import { ProposalMessageSchema } from "../pipeline/messages.ts";
 import { handleProposal } from "../pipeline/kernel-service.ts";
 import { productionDeps } from "./lib/compose.ts";
@@ -9,19 +11,27 @@ import { createLogger } from "./lib/logger.ts";
 import type { HandlerLogger } from "./lib/logger.ts";
 import { sqsConsumer } from "./lib/sqs-consumer.ts";
 import { measured } from "./lib/metrics.ts";
+import { RetryLaterError } from "./lib/errors.ts";
+import { QUEUES } from "../infra/facts.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 
-/** The kernel over `getDeps`; the logged outcome is the verdict (never the claim's text). */
+/** The kernel over `getDeps`; the logged outcome is the verdict (never the claim's text). `maxReceives`: the queue's maxReceiveCount. */
 export function createKernelHandler(
   getDeps: DepsSource,
-  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics; maxReceives?: number } = {},
 ) {
+  const maxReceives = options.maxReceives ?? QUEUES.proposals.maxReceives;
   return measured("kernel", getDeps, options.metrics, (deps) =>
     sqsConsumer(
       {
         schema: ProposalMessageSchema,
-        handle: async (message) => {
-          const result = await handleProposal(message, await deps());
+        handle: async (message, record) => {
+          const finalAttempt = Number(record.attributes.ApproximateReceiveCount) >= maxReceives;
+          const result = await handleProposal(message, await deps(), { finalAttempt });
+          if (result.outcome === "RETRY")
+            throw new RetryLaterError(
+              `claim ${message.claim_id} waits for its order (receive ${record.attributes.ApproximateReceiveCount} of ${maxReceives}): ${result.reason}`,
+            );
           // A refused message (unknown claim, another flow, a claim not awaiting a decision) is logged and dropped: nothing was written.
           if (result.outcome === "REFUSED") return `REFUSED: ${result.reason}`;
           if (result.outcome === "NEEDS_REVIEW") return `NEEDS_REVIEW ${result.reasonCode}`;

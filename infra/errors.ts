@@ -22,6 +22,13 @@ export class InfraFileError extends ClaimsError {
   }
 }
 
+/** An order source variable (ORDER_SOURCE, ORDER_API_URL, …) that is set wrongly: the message names it and what it expects. */
+export class OrderSourceSettingError extends ClaimsError<"ORDER_SOURCE_SETTING"> {
+  constructor(message: string) {
+    super("ORDER_SOURCE_SETTING", message);
+  }
+}
+
 export class RecordingError extends ClaimsError<"SST_RECORDING"> {
   constructor(message: string) {
     super("SST_RECORDING", message);

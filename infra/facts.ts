@@ -5,6 +5,8 @@
 // front) from the same values. Nothing here may touch `sst`, `$app` or `aws` (lint-guarded): it runs in
 // Lambda and locally too.
 import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/events.ts";
+import { ORDER_READERS } from "./order-source.ts";
+import type { OrderSourceKind } from "./order-source.ts";
 
 /** The bus name in production (other stages get a suffix, infra/settings.ts). */
 export const BUS_NAME = "claims";
@@ -35,6 +37,8 @@ export const LINKS = {
   llmApiKey: "LlmApiKey",
   apiToken: "ApiToken",
   reviewerToken: "ReviewerToken",
+  /** The shop's order API token: a secret that exists, and is linked to ORDER_READERS, only when ORDER_SOURCE=http. */
+  orderApiToken: "OrderApiToken",
   queues: {
     crewEvents: "CrewEventsQueue",
     agentSteps: "AgentStepsQueue",
@@ -54,6 +58,7 @@ export type LinkName =
   | typeof LINKS.llmApiKey
   | typeof LINKS.apiToken
   | typeof LINKS.reviewerToken
+  | typeof LINKS.orderApiToken
   | (typeof LINKS.queues)[QueueRole];
 
 /**
@@ -263,9 +268,14 @@ export const FUNCTIONS = {
 /** A function of the app by its key. */
 export type FunctionKey = keyof typeof FUNCTIONS;
 
-/** The links of `key`: the `Resource.<Name>` its handler may read. */
-export function linksOf(key: FunctionKey): LinkName[] {
-  return Object.keys(FUNCTIONS[key].access) as LinkName[];
+/**
+ * The links of `key`: the `Resource.<Name>` its handler may read. With the shop's order API as the order source,
+ * the functions that read orders (ORDER_READERS, infra/order-source.ts) are linked to its token too.
+ */
+export function linksOf(key: FunctionKey, orderSource: OrderSourceKind = "table"): LinkName[] {
+  const links = Object.keys(FUNCTIONS[key].access) as LinkName[];
+  const readsOrders = (ORDER_READERS as readonly FunctionKey[]).includes(key);
+  return orderSource === "http" && readsOrders ? [...links, LINKS.orderApiToken] : links;
 }
 
 /** How long before its timeout the sweep stops paging: time to finish the claim at hand and report. */

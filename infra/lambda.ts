@@ -5,6 +5,7 @@ import { ACTIONS, FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
 import { linksOf, permissionsOf, type Permission } from "./links.ts";
 import { metricsNamespace } from "./metrics-catalog.ts";
+import { ORDER_READERS, orderSourceEnvironment } from "./order-source.ts";
 import { policyCopyFile } from "./policy.ts";
 import { settings, type LogRetention } from "./settings.ts";
 
@@ -119,6 +120,10 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
       POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage),
       // Every function that reads the claims' outage hold (worker, extraction, orchestrator, sweep) sees the same one.
       CLAIMS_LLM_OUTAGE_HOLD_S: String(settings.llm.outageHoldS),
+      // With the shop's order API, the functions that read orders get its settings (the token by link, links.ts).
+      ...(settings.orders.source === "http" && (ORDER_READERS as readonly FunctionKey[]).includes(key)
+        ? orderSourceEnvironment(settings.orders)
+        : {}),
       ...options.environment,
     },
     ...(options.retries === undefined ? {} : { retries: options.retries }),

@@ -6,7 +6,8 @@ import { bus } from "./bus.ts";
 import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "./facts.ts";
 import type { FunctionKey, IamAction, LinkName } from "./facts.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
-import { apiToken, llmApiKey, reviewerToken } from "./secrets.ts";
+import { apiToken, llmApiKey, orderApiToken, reviewerToken } from "./secrets.ts";
+import { settings } from "./settings.ts";
 import { table } from "./storage.ts";
 
 // The properties SST's own links carry (queue: url; table: name; bus: name and arn), without their permissions.
@@ -22,6 +23,8 @@ const RESOURCES = {
   [LINKS.llmApiKey]: llmApiKey,
   [LINKS.apiToken]: apiToken,
   [LINKS.reviewerToken]: reviewerToken,
+  // Only with ORDER_SOURCE=http (undefined otherwise, and then linksOf never names it).
+  [LINKS.orderApiToken]: orderApiToken,
   [LINKS.queues.crewEvents]: crewEventsQueue,
   [LINKS.queues.agentSteps]: agentStepsQueue,
   [LINKS.queues.proposals]: proposalsQueue,
@@ -31,7 +34,7 @@ const RESOURCES = {
 
 /** The SST components `key`'s handler is linked to. */
 export function linksOf(key: FunctionKey) {
-  return linkNamesOf(key).map((name) => RESOURCES[name]);
+  return linkNamesOf(key, settings.orders.source).map((name) => RESOURCES[name]);
 }
 
 /** An ARN as the components hand them out (a Pulumi Output<string> under SST's real types). */

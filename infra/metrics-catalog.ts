@@ -56,7 +56,7 @@ export const METRICS = {
     dimensions: [["Flow"]],
     emittedBy: ["kernel"],
     description:
-      "kernel decisions the config's shadow policy decided too: 1 when its verdict or reason code differs from the live one, 0 when it agrees (Sum: disagreements; SampleCount: shadow decisions)",
+      "kernel decisions the config's shadow policy decided too, once per stored verdict (by the delivery that marks it published): 1 when its verdict or reason code differs from the live one, 0 when it agrees (Sum: disagreements; SampleCount: shadow decisions)",
   },
   ClaimsNeedsReview: {
     unit: "Count",

@@ -2,6 +2,7 @@
 // validated here, and passed to the other infra files as plain values.
 import { resolve } from "node:path";
 import { InfraFileError, InfraSettingError, InfraSettingMissingError } from "./errors.ts";
+import { orderSourceSettingsFrom } from "./order-source.ts";
 
 /** Log retention SST accepts (a subset of its RETENTION keys; the ones this app uses). */
 export type LogRetention = "1 month" | "3 months" | "1 year";
@@ -165,6 +166,9 @@ export const settings = {
   },
   /** The refund policy file and whether it is the bundled demo's. */
   policy: readPolicyFile(),
+  /** The order source: the table (default) or the shop's order API, whose token is the OrderApiToken secret. */
+  // ORDER_SOURCE, ORDER_API_URL, ORDER_SOURCE_MAX_WAIT_S, ORDER_API_TIMEOUT_MS (docs/orders.md): a wrong one stops the deploy.
+  orders: orderSourceSettingsFrom(process.env),
   alarms: {
     /** Who is notified (SNS subscription); required in production. */
     notify: readAlarmEndpoint(),

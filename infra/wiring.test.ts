@@ -22,6 +22,7 @@ import {
 } from "./facts.ts";
 import type { FunctionKey } from "./facts.ts";
 import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./sst-recorder.ts";
+import { ORDER_READERS } from "./order-source.ts";
 
 /** Every deploy-time variable infra/settings.ts reads, unset so the developer's shell cannot leak in. */
 const CLEAN_ENV = {
@@ -41,6 +42,10 @@ const CLEAN_ENV = {
   CLAIMS_ALARM_ENDPOINT: undefined,
   CLAIMS_ALARM_REVIEW_BACKLOG: undefined,
   CLAIMS_ALARM_REVIEW_AGE_HOURS: undefined,
+  ORDER_SOURCE: undefined,
+  ORDER_API_URL: undefined,
+  ORDER_SOURCE_MAX_WAIT_S: undefined,
+  ORDER_API_TIMEOUT_MS: undefined,
 } as const;
 
 /** The operator's policy file the tests deploy (the template the guide points to). */
@@ -662,6 +667,63 @@ describe("deploy-time settings", () => {
     ],
   ])("rejects %s=%s with a message naming the variable", async (variable, value, message) => {
     await expect(evaluate("test", { [variable]: value })).rejects.toThrow(message);
+  });
+});
+
+describe("the shop's order API (ORDER_SOURCE=http): its URL and token go to the functions that read orders only", () => {
+  const readers: readonly string[] = ORDER_READERS.map((key) => FUNCTIONS[key].handler);
+  const linked = (r: Recording, fn: DeployedFunction) =>
+    ((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name);
+
+  it("by default (the table) declares no OrderApiToken secret and gives no function an order setting", async () => {
+    const r = await evaluate("test");
+    expect(r.ofType("sst.Secret").map((s) => s.name)).not.toContain("OrderApiToken");
+    for (const fn of deployedFunctions(r)) {
+      expect(linked(r, fn)).not.toContain("OrderApiToken");
+      expect(Object.keys((fn.args.environment ?? {}) as object).filter((k) => k.startsWith("ORDER_"))).toEqual([]);
+    }
+  });
+
+  it("with http, declares the secret and links it, with the URL and the wait, to exactly the order readers", async () => {
+    const r = await evaluate("test", {
+      ORDER_SOURCE: "http",
+      ORDER_API_URL: "https://shop.example.com/api",
+      ORDER_SOURCE_MAX_WAIT_S: "300",
+    });
+    expect(r.ofType("sst.Secret").map((s) => s.name)).toContain("OrderApiToken");
+    const functions = deployedFunctions(r);
+    expect(readers.length).toBeGreaterThan(0);
+    for (const fn of functions) {
+      const handler = String(fn.args.handler);
+      const reads = readers.includes(handler);
+      expect(linked(r, fn).includes("OrderApiToken"), handler).toBe(reads);
+      const env = (fn.args.environment ?? {}) as Record<string, string>;
+      if (reads)
+        expect(env, handler).toMatchObject({
+          ORDER_SOURCE: "http",
+          ORDER_API_URL: "https://shop.example.com/api",
+          ORDER_SOURCE_MAX_WAIT_S: "300",
+          ORDER_API_TIMEOUT_MS: "4000",
+        });
+      else
+        expect(
+          Object.keys(env).filter((k) => k.startsWith("ORDER_")),
+          handler,
+        ).toEqual([]);
+    }
+    expect(readers.every((h) => functions.some((f) => f.args.handler === h))).toBe(true);
+  });
+
+  it.each([
+    [{ ORDER_SOURCE: "shopify" }, /ORDER_SOURCE="shopify" is invalid: expected table or http/],
+    [{ ORDER_SOURCE: "http" }, /ORDER_API_URL is not set/],
+    [{ ORDER_SOURCE: "http", ORDER_API_URL: "shop.example.com" }, /ORDER_API_URL="shop.example.com" is invalid/],
+    [
+      { ORDER_SOURCE: "http", ORDER_API_URL: "https://shop.example.com", ORDER_SOURCE_MAX_WAIT_S: "900" },
+      /ORDER_SOURCE_MAX_WAIT_S="900" is invalid: expected an integer from 1 to 840/,
+    ],
+  ])("stops the deploy on %o with a message naming the variable", async (env, message) => {
+    await expect(evaluate("test", env)).rejects.toThrow(message);
   });
 });
 

@@ -48,6 +48,8 @@ import type { StateLock } from "./state-lock.ts";
 import type { LocalQueue } from "./resources.ts";
 import { StackStartError } from "./errors.ts";
 import { createStackRuntime } from "./stack-runtime.ts";
+import { orderSourceSettingsFrom } from "../infra/order-source.ts";
+import { localOrderApiToken } from "./order-source.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 
 /** The table the local stack creates (in memory, or kept under the state directory). */
@@ -194,6 +196,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   try {
     const config = loadConfig(options.configPath, options.clock.now());
+    // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
+    const orderSource = orderSourceSettingsFrom(process.env).source;
+    const orderApiToken = orderSource === "http" ? localOrderApiToken(process.env) : undefined;
     const waits =
       options.waits ??
       pipelineWaitsFor(config.llm.timeout_ms, options.queues?.extraction?.maxReceives ?? QUEUES.extraction.maxReceives);
@@ -215,6 +220,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [LINKS.bus]: { name: BUS_NAME, arn: `arn:aws:events:us-east-1:000000000000:event-bus/${BUS_NAME}` },
       [LINKS.apiToken]: { value: apiToken },
       [LINKS.reviewerToken]: { value: reviewerToken },
+      ...(orderApiToken === undefined ? {} : { [LINKS.orderApiToken]: { value: orderApiToken } }),
       [LINKS.llmApiKey]: { value: process.env.LLM_API_KEY || "local-no-key" },
       ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
     });
@@ -232,7 +238,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ...(options.llmOutageHoldMs ? { llmOutageHoldMs: options.llmOutageHoldMs } : {}),
         },
         ...(options.ids ? { ids: options.ids } : {}),
-        ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn)) } : {}),
+        ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn, orderSource)) } : {}),
       });
     const deps = depsFor();
     // The registry handshake must succeed before anything runs.
@@ -248,7 +254,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const consumers: Record<QueueRole, SqsHandler> = {
       crewEvents: createOrchestratorHandler(of("orchestrator"), log("orchestrator")),
       agentSteps: createWorkerHandler(of("worker"), log("worker")),
-      proposals: createKernelHandler(of("kernel"), log("kernel")),
+      proposals: createKernelHandler(of("kernel"), { ...log("kernel"), maxReceives: queues.proposals.maxReceives }),
       extraction: createIntakeExtractHandler(of("intakeExtract"), {
         ...log("intakeExtract"),
         maxReceives: queues.extraction.maxReceives,

@@ -2,7 +2,7 @@
 import type { ClaimsContract, RegistryView, ResponsibilityContract } from "../core/integrity/index.ts";
 import type { RefundLedger } from "./ports.ts";
 import type { AuditLog } from "./ports.ts";
-import type { ContextStore } from "./ports.ts";
+import type { OrderSource } from "./ports.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type {
   ClaimRepository,
@@ -40,6 +40,11 @@ export interface PipelineSettings {
   llmOutageHoldMs?: number;
   /** While a claim is held, how long until its step or extraction is tried again (default 30 s: the endpoint's recheck). */
   llmOutageRetryMs?: number;
+  /**
+   * How long a claim waits for an order source that cannot answer, from its proposal's creation, before it goes
+   * to a person (`ORDER_SOURCE_UNAVAILABLE`); shorter than `proposalValidityMs`. Default DEFAULT_ORDER_SOURCE_WAIT_MS.
+   */
+  orderSourceWaitMs?: number;
 }
 
 /** The outage hold when CLAIMS_LLM_OUTAGE_HOLD_S is not set: one hour. */
@@ -56,6 +61,9 @@ export function llmOutageHoldMsFromEnv(env: Readonly<Record<string, string | und
     );
   return s * 1000;
 }
+
+/** How long a claim waits for an unavailable order source by default: 10 minutes (ORDER_SOURCE_MAX_WAIT_S, docs/orders.md). */
+export const DEFAULT_ORDER_SOURCE_WAIT_MS = 10 * 60_000;
 
 /** Default settings (in-process runs and tests): a proposal is valid for 15 minutes; LLM steps time out after 2 minutes. Real runs derive theirs from the LLM's time budget (`pipelineWaitsFor`). */
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
@@ -125,7 +133,7 @@ export interface PipelineDeps {
   audit: AuditLog;
   ledger: RefundLedger;
   reviews: ReviewRepository;
-  orders: ContextStore;
+  orders: OrderSource;
   llm: LlmPort;
   clock: Clock;
   ids: IdSource;

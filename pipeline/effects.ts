@@ -3,6 +3,7 @@
 import type { BusEntry } from "../core/claims/events.ts";
 import type { ReviewRecord } from "../core/claims/review.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
+import { dfidOf } from "../core/claims/claim-record.ts";
 import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
@@ -21,3 +22,30 @@ export type Effect =
   | { kind: "review_open"; review: ReviewRecord }
   /** The review on the order is closed: automatic refunds on the order may go on. */
   | { kind: "review_closed"; orderId: string; claimId: string; scope?: string };
+
+/**
+ * An orchestrator outbox split for the session store: `audit` are the events a session save records with
+ * the session in one write (the claim's own flow, served claims only: no simulation, no copy under another
+ * root, no receipt), `rest` is everything else, in order, which the shell performs after the save.
+ */
+export function splitSessionOutbox(
+  claimId: string,
+  outbox: readonly Effect[],
+): { audit: AuditEvent[]; rest: Effect[] } {
+  const dfid = dfidOf(claimId);
+  const audit: AuditEvent[] = [];
+  const rest: Effect[] = [];
+  for (const effect of outbox) {
+    const e = effect.kind === "audit" ? effect.event : undefined;
+    if (
+      e !== undefined &&
+      e.dfid === dfid &&
+      e.root_dfid === dfid &&
+      e.details.simulation_id === undefined &&
+      e.event_type !== "CLAIM_RECEIVED"
+    )
+      audit.push(e);
+    else rest.push(effect);
+  }
+  return { audit, rest };
+}

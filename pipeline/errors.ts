@@ -21,3 +21,14 @@ export class OutageHoldSettingError extends ClaimsError<"OUTAGE_HOLD_SETTING"> {
     super("OUTAGE_HOLD_SETTING", message);
   }
 }
+
+/**
+ * The order source could not answer (the shop's order API is down, slow, refused the token or answered
+ * something that is not an order): an outage, never a customer outcome. The kernel retries the claim and,
+ * after a bound, sends it to a person (`ORDER_SOURCE_UNAVAILABLE`, docs/orders.md).
+ */
+export class OrderSourceUnavailableError extends ClaimsError<"ORDER_SOURCE_UNAVAILABLE"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("ORDER_SOURCE_UNAVAILABLE", message, options);
+  }
+}

@@ -29,6 +29,7 @@ import type {
   WorkQueues,
 } from "./ports.ts";
 import { checkClaimQuery, claimListKey, matchesClaimQuery } from "./ports.ts";
+import { splitSessionOutbox } from "./effects.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
@@ -82,8 +83,11 @@ export function createInMemoryClaimRepository(): ClaimRepository & { all(): Clai
   };
 }
 
-/** Sessions in a Map, with the version condition of the DynamoDB adapter. */
-export function createInMemorySessionRepository(): SessionRepository {
+/**
+ * Sessions in a Map, with the version condition of the DynamoDB adapter; a save appends its outbox's own
+ * audit events to `audit` (validated first); a failed append takes the save back.
+ */
+export function createInMemorySessionRepository(audit: AuditLog): SessionRepository {
   const sessions = new Map<string, StoredSession>();
   return {
     async loadSession(id) {
@@ -94,7 +98,21 @@ export function createInMemorySessionRepository(): SessionRepository {
       const current = sessions.get(session.claimId)?.version ?? 0;
       if (current !== session.version - 1)
         throw new VersionConflictError("session", session.claimId, session.version - 1);
-      sessions.set(session.claimId, clone(session));
+      const { audit: events, rest } = splitSessionOutbox(session.claimId, session.outbox);
+      const parsed = events.map((e) => parseAuditEvent(e));
+      // Checked and stored at once (no await between: racing saves see each other); taken back if the append fails.
+      const previous = sessions.get(session.claimId);
+      const stored = clone({ ...session, outbox: rest });
+      sessions.set(session.claimId, stored);
+      try {
+        if (parsed.length > 0) await audit.appendAll(parsed);
+      } catch (error) {
+        if (sessions.get(session.claimId) === stored) {
+          if (previous) sessions.set(session.claimId, previous);
+          else sessions.delete(session.claimId);
+        }
+        throw error;
+      }
     },
     async clearOutbox(id, version) {
       const s = sessions.get(id);
@@ -123,7 +141,9 @@ export function createInMemoryVerdictRepository(): VerdictRepository & { all(): 
     },
     async markPublished(key) {
       const v = verdicts.get(key);
-      if (v) v.published = true;
+      if (!v || v.published) return false;
+      v.published = true;
+      return true;
     },
     all: () => [...verdicts.values()].map(clone),
   };

@@ -58,7 +58,8 @@ export function createInProcessPipeline(opts: InProcessOptions) {
   const verdicts = createInMemoryVerdictRepository();
   const deps: PipelineDeps = {
     claims,
-    sessions: createInMemorySessionRepository(),
+    // A save records the step's own audit events in the audit port the pipeline uses (an override's too).
+    sessions: createInMemorySessionRepository(opts.overrides?.audit ?? audit),
     verdicts,
     queues,
     publisher,
@@ -127,7 +128,8 @@ export async function handleWork(work: InMemoryWork, deps: PipelineDeps): Promis
       await handleAgentStep(work.message, deps);
       break;
     case "proposals":
-      await handleProposal(work.message, deps);
+      // In one process nothing delivers a message again: an order source that cannot answer ends the claim at once.
+      await handleProposal(work.message, deps, { finalAttempt: true });
       break;
     case "timers":
       break;

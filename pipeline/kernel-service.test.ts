@@ -93,7 +93,8 @@ describe("handleProposal redelivery", () => {
     const { calls, deps } = counting(p.deps);
     const first = await decided(message, deps);
     expect(first).toMatchObject({ execution: "EXECUTED", published: true, record: { verdict: "ACCEPT" } });
-    expect(calls).toEqual({ getOrder: 2, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 }); // decide (order, ledger), execute (order, reserve)
+    // decide (order, ledger), execute (reserve on the order the decision read: the source is read once)
+    expect(calls).toEqual({ getOrder: 1, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 });
     const verdictId = first.record.verdict_id;
     expect(published(p)).toEqual([
       { type: "ClaimVerdict", verdict_id: verdictId },
@@ -103,7 +104,7 @@ describe("handleProposal redelivery", () => {
     later(60_000); // a decision made now would carry another decided_at
     const second = await decided(structuredClone(message), deps);
     expect(second).toEqual(first);
-    expect(calls).toEqual({ getOrder: 2, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 });
+    expect(calls).toEqual({ getOrder: 1, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 });
     expect(published(p)).toHaveLength(2);
     expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
     expect(p.verdicts.all()).toHaveLength(1);

@@ -8,8 +8,12 @@
 //      unpublished one — so every ClaimVerdict ACCEPT has exactly one RefundExecuted and the reverse;
 //   4. the audit is appended, an ESCALATE opens its review, the events are published, the verdict is marked
 //      published, the claim is updated. Every step is repaired by a redelivery; no step needs a transaction.
-// Corrupt order data ends the claim in NEEDS_REVIEW ORDER_DATA_INVALID instead of a kernel that throws forever.
-import { KernelRetryError } from "./errors.ts";
+// Corrupt order data ends the claim in NEEDS_REVIEW ORDER_DATA_INVALID instead of a kernel that throws forever. An
+// order source that cannot answer (the shop's API down, slow or garbled) is an outage, not a customer outcome: the
+// message is retried until the claim has waited `orderSourceWaitMs`, then the claim ends NEEDS_REVIEW
+// ORDER_SOURCE_UNAVAILABLE (docs/orders.md).
+import { KernelRetryError, OrderSourceUnavailableError } from "./errors.ts";
+import { DEFAULT_ORDER_SOURCE_WAIT_MS } from "./deps.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { idempotencyKeyOf, KernelInputError, OrderDataError, parseCents } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
@@ -20,7 +24,9 @@ import {
   decidedEffects,
   decideProposal,
   orderDataInvalid,
+  orderSourceUnavailable,
   plannedRefund,
+  proposalCreatedMs,
   proposedOrderId,
   publishEffects,
   verdictToStore,
@@ -34,6 +40,8 @@ import type { Decision } from "./decide/kernel-decision.ts";
 type KernelOutcome =
   | { outcome: "DECIDED"; verdict: StoredVerdict }
   | { outcome: "NEEDS_REVIEW"; reasonCode: string }
+  /** The order source could not answer and the claim may still wait: retry the message later. Nothing was decided. */
+  | { outcome: "RETRY"; reason: string }
   /** Not acted on: an unknown claim, another decision flow, or a claim not awaiting a decision. Nothing was written. */
   | { outcome: "REFUSED"; reason: string };
 
@@ -54,10 +62,18 @@ type KernelDeps = Pick<
   | "registry"
   | "reviews"
   | "sha256"
+  | "settings"
 >;
 
+/** How the message is delivered: `finalAttempt` when the queue will not deliver it again (its last receive). */
+type KernelDelivery = { finalAttempt?: boolean };
+
 /** Handles one proposal message. */
-export async function handleProposal(message: ProposalMessage, deps: KernelDeps): Promise<KernelOutcome> {
+export async function handleProposal(
+  message: ProposalMessage,
+  deps: KernelDeps,
+  delivery: KernelDelivery = {},
+): Promise<KernelOutcome> {
   const record = await deps.claims.getClaim(message.claim_id);
   if (!record || record.dfid !== message.dfid)
     return { outcome: "REFUSED", reason: `no claim ${message.claim_id} in decision flow ${message.dfid}` };
@@ -66,6 +82,8 @@ export async function handleProposal(message: ProposalMessage, deps: KernelDeps)
   if (stored && stored.claim_id !== record.claim_id)
     return { outcome: "REFUSED", reason: `proposal ${key.slice(0, 16)}… belongs to claim ${stored.claim_id}` };
 
+  // The order this delivery decided on: the reservation uses the same facts instead of reading the source again.
+  let decidedOrder: Order | undefined;
   if (!stored) {
     if (record.status !== "RUNNING" || !record.claim)
       return { outcome: "REFUSED", reason: `claim ${record.claim_id} is ${record.status}, not awaiting a decision` };
@@ -73,10 +91,12 @@ export async function handleProposal(message: ProposalMessage, deps: KernelDeps)
     const decidedAt = new Date(now).toISOString();
     let decision: Decision;
     try {
-      const order = await orderOf(message.proposal, deps);
-      const ledgerEntry = order ? await deps.ledger.get(order.order_id, record.simulation_id) : undefined;
-      decision = decideProposal(record, message.proposal, { order, ledgerEntry, decidedAt, now }, deps);
+      decidedOrder = await orderOf(message.proposal, deps);
+      const ledgerEntry = decidedOrder ? await deps.ledger.get(decidedOrder.order_id, record.simulation_id) : undefined;
+      decision = decideProposal(record, message.proposal, { order: decidedOrder, ledgerEntry, decidedAt, now }, deps);
     } catch (error) {
+      if (error instanceof OrderSourceUnavailableError)
+        return waitForOrders(record, message.proposal, error, delivery, deps);
       if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
       return needsReviewFor(record, error, deps);
     }
@@ -85,8 +105,10 @@ export async function handleProposal(message: ProposalMessage, deps: KernelDeps)
 
   if (stored.execution === "PENDING") {
     try {
-      stored = await execute(stored, record, message.proposal, deps);
+      stored = await execute(stored, record, message.proposal, deps, decidedOrder);
     } catch (error) {
+      if (error instanceof OrderSourceUnavailableError)
+        return waitForOrders(record, message.proposal, error, delivery, deps);
       if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
       return needsReviewFor(record, error, deps);
     }
@@ -123,6 +145,7 @@ async function execute(
   record: ClaimRecord,
   proposal: unknown,
   deps: KernelDeps,
+  decidedOrder: Order | undefined,
 ): Promise<StoredVerdict> {
   const now = deps.clock.now();
   const limit = parseCents(deps.agent.contract.max_refund_without_escalation);
@@ -132,7 +155,8 @@ async function execute(
   for (let round = 0; round < MAX_DECISIONS; round++) {
     const refund = plannedRefund(current, proposal, record.claim_id);
     if (!refund) throw new KernelRetryError(`verdict ${current.record.verdict_id} is PENDING but plans no refund`);
-    const order = await deps.orders.getOrder(refund.order_id);
+    const order =
+      decidedOrder?.order_id === refund.order_id ? decidedOrder : await deps.orders.getOrder(refund.order_id);
     const orderCents = order ? parseCents(order.amount) : undefined;
     if (!order || !orderCents?.ok)
       throw new OrderDataError(`order ${refund.order_id} vanished or is corrupt between decision and execution`);
@@ -152,6 +176,31 @@ async function execute(
   throw new KernelRetryError(
     `claim ${record.claim_id}: the refund kept losing reservation races (${MAX_DECISIONS} decisions); the message is retried`,
   );
+}
+
+/**
+ * The order source cannot answer now. The claim waits (the message is retried through the queue) until it has
+ * waited `orderSourceWaitMs` since its proposal was created, or the queue delivers the message for the last time;
+ * then it ends NEEDS_REVIEW ORDER_SOURCE_UNAVAILABLE. Nothing is decided or stored before that.
+ */
+async function waitForOrders(
+  record: ClaimRecord,
+  proposal: unknown,
+  error: OrderSourceUnavailableError,
+  delivery: KernelDelivery,
+  deps: KernelDeps,
+): Promise<KernelOutcome> {
+  const now = deps.clock.now();
+  const since = proposalCreatedMs(proposal) ?? Date.parse(record.updated_at);
+  const waitedMs = Math.max(0, now - since);
+  const boundMs = deps.settings.orderSourceWaitMs ?? DEFAULT_ORDER_SOURCE_WAIT_MS;
+  if (waitedMs < boundMs && !delivery.finalAttempt)
+    return {
+      outcome: "RETRY",
+      reason: `${error.message} (waited ${Math.round(waitedMs / 1000)} s of ${boundMs / 1000} s)`,
+    };
+  await performEffects(orderSourceUnavailable(record, error.message, waitedMs, now), deps);
+  return { outcome: "NEEDS_REVIEW", reasonCode: error.code };
 }
 
 /** Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW and a review opens. */

@@ -1,10 +1,12 @@
 // Orchestrator: load the claim's crew snapshot, step the crew (stepCrewMany), save snapshot + outbox
-// with a version condition, then perform the outbox. A redelivery finding an unperformed outbox performs it.
+// with a version condition (the save records the step's own audit events with it: one write), then
+// perform the rest of the outbox. A redelivery finding an unperformed outbox performs it.
 import { initialCrewSnapshot, stepCrewMany } from "../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue, OutboundCrewEvent } from "../core/crew/index.ts";
 import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
 import { claimAudit } from "./decide/audit.ts";
 import type { PipelineDeps } from "./deps.ts";
+import { splitSessionOutbox } from "./effects.ts";
 import type { Effect } from "./effects.ts";
 import { crewEffects } from "./decide/crew-completion.ts";
 import { claimIdOfCrew } from "./messages.ts";
@@ -176,8 +178,9 @@ export async function handleCrewMessages(
   if (!step || effects.length === 0) return outcomes;
 
   const version = (stored?.version ?? 0) + 1;
+  // The save records the step's own audit events with the session (one write); the rest is performed after it.
   await deps.sessions.saveSession({ claimId, version, snapshot: step.snapshot, outbox: effects });
-  await performEffects(effects, deps);
+  await performEffects(splitSessionOutbox(claimId, effects).rest, deps);
   await deps.sessions.clearOutbox(claimId, version);
   return outcomes;
 }

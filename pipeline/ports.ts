@@ -85,11 +85,19 @@ export interface StoredSession {
   outbox: Effect[];
 }
 
-/** Where crew sessions live; a snapshot and its outbox are saved together, conditionally on the version. */
+/**
+ * Where crew sessions live; a snapshot and its outbox are saved together, conditionally on the version.
+ * The save also records the outbox's own audit events (`splitSessionOutbox(...).audit`) in the audit log,
+ * in the same write: an orchestrator step is one stored item. Those events are then not in the loaded
+ * outbox (a session stored before keeps them there, to be performed like the rest).
+ */
 export interface SessionRepository {
   /** The stored session, or undefined when the crew has not started. */
   loadSession(claimId: string): Promise<StoredSession | undefined>;
-  /** Saves if the stored version is `session.version - 1` (0 = absent); otherwise throws `VersionConflictError`. */
+  /**
+   * Saves if the stored version is `session.version - 1` (0 = absent); otherwise throws `VersionConflictError`.
+   * The outbox's `splitSessionOutbox` audit events are appended to the audit log by the same write.
+   */
   saveSession(session: StoredSession): Promise<void>;
   /** Empties the outbox once performed, if the version is unchanged (a lost race is harmless). */
   clearOutbox(claimId: string, version: number): Promise<void>;
@@ -139,8 +147,11 @@ export interface VerdictRepository {
    * `layer`, `checks`), which replaces the unpublished one.
    */
   recordExecution(idempotencyKey: string, outcome: VerdictOutcome): Promise<StoredVerdict>;
-  /** Records that the verdict's events were published. */
-  markPublished(idempotencyKey: string): Promise<void>;
+  /**
+   * Records that the verdict's events were published; true only for the one call that marked it (a redelivery, or
+   * a racing delivery that finds it marked already, gets false, as does an unknown key).
+   */
+  markPublished(idempotencyKey: string): Promise<boolean>;
 }
 
 /** Sends work between the pipeline's stages (SQS on AWS; fauxqs or memory locally). */
@@ -200,11 +211,22 @@ export type RefundLedger = {
   clearReviewPending(orderId: string, claimId: string, scope?: string): Promise<void>;
 };
 
-/** The context store: authoritative order data the kernel reads and the crew never sees. */
-export type ContextStore = {
-  /** The order, or `undefined` when the store does not know it. */
+/**
+ * The shop's orders: the authoritative facts the kernel, triage and review read, never shown to the crew. Two
+ * adapters (docs/orders.md): the DynamoDB table (`ORDER_SOURCE=table`) and the shop's order API (`http`).
+ */
+export type OrderSource = {
+  /**
+   * The order, or `undefined` when the shop does not know it (the kernel's `ORDER_NOT_FOUND`). Throws
+   * `OrderSourceUnavailableError` when the source cannot answer now (retry later) and `OrderDataError` when it
+   * holds an order that cannot be used.
+   */
   getOrder(orderId: string): Promise<Order | undefined>;
-  /** All orders as plain data (for the report and for replay). */
+};
+
+/** The table's orders: an `OrderSource` that can also list them all (the table adapter and the in-memory one). */
+export type ContextStore = OrderSource & {
+  /** All orders as plain data. */
   snapshot(): Promise<ContextSnapshot>;
 };
 

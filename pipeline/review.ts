@@ -7,6 +7,8 @@ import { isFinal } from "../core/claims/claim-record.ts";
 import { checkDecision, normaliseDecision, ReviewDecisionSchema } from "../core/claims/review.ts";
 import type { ReviewContext, ReviewRecord, ReviewRefusal, ReviewStatus } from "../core/claims/review.ts";
 import { OrderDataError } from "../core/integrity/index.ts";
+import { ORDER_SOURCE_UNAVAILABLE } from "../core/claims/reason-codes.ts";
+import { OrderSourceUnavailableError } from "./errors.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { toInputIssues } from "./decide/intake.ts";
 import type { InputIssue } from "./decide/intake.ts";
@@ -34,7 +36,9 @@ export type ReviewResult =
   | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
   | { ok: false; status: 404; code: "NOT_FOUND"; message: string }
   | ({ ok: false } & ReviewRefusal)
-  | { ok: false; status: 409; code: string; message: string };
+  | { ok: false; status: 409; code: string; message: string }
+  /** The order source cannot answer now: nothing changed, the reviewer tries again later. */
+  | { ok: false; status: 503; code: typeof ORDER_SOURCE_UNAVAILABLE; message: string };
 
 type ReviewDeps = Pick<
   PipelineDeps,
@@ -82,7 +86,7 @@ export async function decideReview(claimId: string, body: unknown, deps: ReviewD
     if (!review.intent && parsed.data.decision === "APPROVE") {
       const amount = normaliseDecision(parsed.data, review).amount_eur!;
       const precheck = await checkApproval(record, review, amount, deps);
-      if (!precheck.ok) return { ok: false, status: 409, code: precheck.code, message: precheck.message };
+      if (!precheck.ok) return refusal(precheck);
     }
     // Claim the decision on the review (or go on with this same decision already claimed).
     let claimed = review;
@@ -112,7 +116,7 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
     if (!approved.ok) {
       // The refund cannot be made: the review stays PENDING and nothing else changed.
       await deps.reviews.updateReview(withdrawn(review));
-      return { ok: false, status: 409, code: approved.code, message: approved.message };
+      return refusal(approved);
     }
     next = decidedReview(review, now);
   } else if (intent.decision === "RESUBMIT") {
@@ -139,6 +143,13 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
   const stored = await deps.reviews.updateReview(stripUndefined(next));
   await performEffects(recordedReviewEffects(record, next), deps);
   return { ok: true, body: reviewAnswer(record, stored.review ?? next) };
+}
+
+/** A refused approval as answered: 503 when the order source could not answer (try again), else 409 with the rule. */
+function refusal(refused: ApprovalRefusal): ReviewResult {
+  if (refused.code === ORDER_SOURCE_UNAVAILABLE)
+    return { ok: false, status: 503, code: ORDER_SOURCE_UNAVAILABLE, message: refused.message };
+  return { ok: false, status: 409, code: refused.code, message: refused.message };
 }
 
 /** A decided review answered again: its effects performed again (idempotent), then the stored result. */
@@ -186,6 +197,12 @@ async function checkApproval(
     order = await deps.orders.getOrder(review.order_id!);
   } catch (error) {
     if (error instanceof OrderDataError) return { ok: false, code: "ORDER_DATA_INVALID", message: error.message };
+    if (error instanceof OrderSourceUnavailableError)
+      return {
+        ok: false,
+        code: ORDER_SOURCE_UNAVAILABLE,
+        message: `the shop's orders cannot be read now, so the approval cannot be checked; nothing changed, try again later (${error.message})`,
+      };
     throw error;
   }
   const ledgerEntry = order ? await deps.ledger.get(order.order_id, record.simulation_id) : undefined;

@@ -21,11 +21,12 @@ const NOW = Date.parse("2026-06-01T12:00:00Z");
 
 function ports(now = NOW) {
   const queues = createInMemoryWorkQueues();
+  const audit = createInMemoryAuditLog();
   return {
     queues,
     claims: createInMemoryClaimRepository(),
-    sessions: createInMemorySessionRepository(),
-    audit: createInMemoryAuditLog(),
+    sessions: createInMemorySessionRepository(audit),
+    audit,
     publisher: createRecordingPublisher(),
     reviews: createInMemoryReviewRepository(),
     ledger: createInMemoryRefundLedger(),

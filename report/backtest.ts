@@ -68,6 +68,14 @@ function charts(r: BacktestReport): SafeHtml {
 
 const delta = (n: number, unit = "") => (n === 0 ? "±0" : `${n > 0 ? "+" : "−"}${Math.abs(n)}${unit}`);
 
+/** The candidate file's own shadow policy, said to be left out. */
+function shadowNote(r: BacktestReport): SafeHtml | string {
+  const shadow = r.policy.ignored_shadow_policy;
+  return shadow
+    ? html`<p class="muted" data-note="ignored-shadow-policy">The file's <span class="mono">shadow_policy</span> (agent <span class="mono">${shadow.agent_id}</span> v${shadow.version}) is ${shadow.note}.</p>`
+    : "";
+}
+
 function summary(r: BacktestReport): SafeHtml {
   const { before, after }: { before: BacktestTotals; after: BacktestTotals } = r.totals;
   const money = Math.round((after.auto_refunded_eur - before.auto_refunded_eur) * 100) / 100;
@@ -75,6 +83,7 @@ function summary(r: BacktestReport): SafeHtml {
   return html`<section id="summary" aria-labelledby="summary-h">
 <h2 id="summary-h">What the candidate policy changes</h2>
 <p class="muted">Agent <span class="mono">${r.policy.agent_id}</span>: up to ${eur(c.max_refund_without_escalation)} without a person, return window ${c.return_window_days} days, categories ${c.allowed_refund_categories.join(", ")}, escalate below confidence ${r.policy.escalate_on_uncertainty}. Histories: ${r.histories.map((h) => `${h.id} (${h.evaluated})`).join(", ")}.</p>
+${shadowNote(r)}
 <div class="grid">
 <div class="card"><div class="muted">Claims re-decided</div><div class="big" data-summary="evaluated">${int(r.evaluated)}</div></div>
 <div class="card"><div class="muted">Flips</div><div class="big ${r.flips.length === 0 ? "ok" : "bad"}" data-summary="flips">${int(r.flips.length)}</div></div>

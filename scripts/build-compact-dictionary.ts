@@ -14,7 +14,11 @@ import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "
 import { frozenClock } from "../core/crew/index.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import { createInMemorySessionRepository, createInMemoryVerdictRepository } from "../pipeline/in-memory.ts";
+import {
+  createInMemoryAuditLog,
+  createInMemorySessionRepository,
+  createInMemoryVerdictRepository,
+} from "../pipeline/in-memory.ts";
 import type { SessionRepository, StoredVerdict, VerdictRepository } from "../pipeline/ports.ts";
 import { readFileSync } from "node:fs";
 
@@ -38,7 +42,7 @@ const note = (kind: string, text: string) => {
   else samples.set(kind, { text, count: 1 });
 };
 
-const sessions = createInMemorySessionRepository();
+const sessions = createInMemorySessionRepository(createInMemoryAuditLog());
 const verdicts = createInMemoryVerdictRepository();
 const verdictBody = (v: Pick<StoredVerdict, "checks" | "events" | "review" | "audit">) =>
   JSON.stringify({ checks: v.checks, events: v.events, review: v.review, audit: v.audit });

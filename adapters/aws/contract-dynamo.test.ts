@@ -16,7 +16,10 @@ const aws = useEmulatedAws();
 const ports = async () => createDynamoPorts({ client: aws.doc, tableName: await aws.newTable() });
 
 describeClaimRepositoryContract("DynamoDB", async () => (await ports()).claims);
-describeSessionRepositoryContract("DynamoDB", async () => (await ports()).sessions);
+describeSessionRepositoryContract("DynamoDB", async () => {
+  const { sessions, audit } = await ports();
+  return { repo: sessions, audit };
+});
 describeVerdictRepositoryContract("DynamoDB", async () => (await ports()).verdicts);
 describeRefundLedgerContract("DynamoDB", async () => (await ports()).ledger);
 describeAuditLogContract("DynamoDB", async () => (await ports()).audit);

@@ -19,7 +19,10 @@ import {
 } from "./contract.test-kit.ts";
 
 describeClaimRepositoryContract("in-memory", async () => createInMemoryClaimRepository());
-describeSessionRepositoryContract("in-memory", async () => createInMemorySessionRepository());
+describeSessionRepositoryContract("in-memory", async () => {
+  const audit = createInMemoryAuditLog();
+  return { repo: createInMemorySessionRepository(audit), audit };
+});
 describeVerdictRepositoryContract("in-memory", async () => createInMemoryVerdictRepository());
 describeRefundLedgerContract("in-memory", async () => createInMemoryRefundLedger());
 describeAuditLogContract("in-memory", async () => createInMemoryAuditLog());

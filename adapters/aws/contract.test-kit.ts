@@ -351,9 +351,64 @@ const outboxFixture = (claimId: string): Effect[] => [
   { kind: "timer", claimId, dueMs: 1_740_823_320_000 },
 ];
 
-/** The SessionRepository contract. */
-export function describeSessionRepositoryContract(name: string, factory: PortFactory<SessionRepository>): void {
+/** The SessionRepository contract; `factory` gives the repository and the audit log of the same store. */
+export function describeSessionRepositoryContract(
+  name: string,
+  stores: PortFactory<{ repo: SessionRepository; audit: AuditLog }>,
+): void {
+  const factory = async () => (await stores()).repo;
   describe(`SessionRepository contract: ${name}`, () => {
+    it("records the outbox's own audit events with the save (in the audit log, not in the loaded outbox)", async () => {
+      const { repo, audit } = await stores();
+      const own = [
+        auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z", { type: "CREW_STARTED" }),
+        auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z", { type: "AGENT_DECISION" }),
+      ];
+      // Not the claim's own flow, or a simulation's (copied under its root): performed after the save like the rest.
+      const other = auditFixture("dfid_clm_2", "2025-03-01T10:00:00.000Z");
+      const simulated = auditFixture("dfid_clm_1", "2025-03-01T10:00:00.000Z", {
+        type: "AGENT_STEP_FAILED",
+        rootDfid: "dfid_sim_1",
+        simulationId: "sim_1",
+      });
+      const outbox: Effect[] = [
+        { kind: "audit", event: own[0]! },
+        ...outboxFixture("clm_1"),
+        { kind: "audit", event: other },
+        { kind: "audit", event: own[1]! },
+        { kind: "audit", event: simulated },
+      ];
+      await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox });
+      expect(await repo.loadSession("clm_1")).toEqual({
+        claimId: "clm_1",
+        version: 1,
+        snapshot: { n: 1 },
+        outbox: [...outboxFixture("clm_1"), { kind: "audit", event: other }, { kind: "audit", event: simulated }],
+      });
+      expect(await audit.byDfid("dfid_clm_1")).toEqual(own);
+      expect(await audit.byDfid("dfid_clm_2")).toEqual([]);
+      expect(await audit.bySimulation("sim_1")).toEqual([]);
+
+      // A lost race records nothing; the next version's events follow the first version's.
+      const late = auditFixture("dfid_clm_1", "2025-03-01T10:00:01.000Z", { type: "AGENT_STEP_FAILED" });
+      await expect(
+        repo.saveSession({ claimId: "clm_1", version: 1, snapshot: {}, outbox: [{ kind: "audit", event: late }] }),
+      ).rejects.toBeInstanceOf(VersionConflictError);
+      expect(await audit.byDfid("dfid_clm_1")).toEqual(own);
+      const next = auditFixture("dfid_clm_1", "2025-03-01T10:00:02.000Z", { type: "AGENT_STEP" });
+      await repo.saveSession({
+        claimId: "clm_1",
+        version: 2,
+        snapshot: { n: 2 },
+        outbox: [{ kind: "audit", event: next }],
+      });
+      expect(await audit.byDfid("dfid_clm_1")).toEqual([...own, next]);
+      expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox: [] });
+      // Appending an event the save already recorded (a repeated outbox of a session stored before) keeps it once.
+      await audit.appendAll([next]);
+      expect(await audit.byDfid("dfid_clm_1")).toEqual([...own, next]);
+    });
+
     it("saves version 1 of a new session and loads it back", async () => {
       const repo = await factory();
       expect(await repo.loadSession("clm_1")).toBeUndefined();
@@ -588,10 +643,20 @@ export function describeVerdictRepositoryContract(name: string, factory: PortFac
       const repo = await factory();
       const key = key64(7);
       await repo.putVerdictOnce(verdictFixture(key, { execution: "NOT_APPLICABLE" }));
-      await repo.markPublished(key);
+      expect(await repo.markPublished(key)).toBe(true);
       expect(await repo.getVerdict(key)).toEqual(verdictFixture(key, { execution: "NOT_APPLICABLE", published: true }));
-      await repo.markPublished(key64(8));
+      expect(await repo.markPublished(key64(8))).toBe(false);
       expect(await repo.getVerdict(key64(8))).toBeUndefined();
+    });
+
+    it("answers true to exactly one of the calls that mark a verdict published (a redelivery gets false)", async () => {
+      const repo = await factory();
+      const key = key64(9);
+      await repo.putVerdictOnce(verdictFixture(key, { execution: "NOT_APPLICABLE" }));
+      const racing = await Promise.all([repo.markPublished(key), repo.markPublished(key), repo.markPublished(key)]);
+      expect(racing.filter(Boolean)).toHaveLength(1);
+      expect(await repo.markPublished(key)).toBe(false);
+      expect((await repo.getVerdict(key))?.published).toBe(true);
     });
   });
 }

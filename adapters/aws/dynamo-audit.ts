@@ -11,8 +11,10 @@
 // attributes). `appendAll` stores the events of one handler step as ONE item (`events…`: a JSON array,
 // sort key from the first event's instant and the hash of the whole list): a step's audit is one write.
 // Readers flatten such items and drop any event seen before (by the hash of the event itself), so a
-// redelivered step, or an event stored both alone and in a list, is returned once. With a retention
-// horizon (`retention.auditMs`) every item carries `expires_at` and readers skip expired ones.
+// redelivered step, or an event stored both alone and in a list, is returned once. An orchestrator step's own
+// events are not appended here: they are stored in the session step item that commits the step
+// (dynamo-sessions.ts, `AUDIT#~SESSION#<version>` in the same partition), and readers take them from it. With
+// a retention horizon (`retention.auditMs`) every item carries `expires_at` and readers skip expired ones.
 import { createHash } from "node:crypto";
 import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
@@ -23,7 +25,7 @@ import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { isConditionalCheckFailed, ItemTooLargeError, StoredItemError } from "./errors.ts";
-import { epochSeconds, GSI1, gsi1, isExpired, keys } from "./table.ts";
+import { epochSeconds, GSI1, gsi1, isExpired, keys, nextAppendStamp } from "./table.ts";
 
 const MAX_EVENT_BYTES = 350_000;
 
@@ -42,15 +44,6 @@ function identity(item: AuditItem): { instant: string; hash: string } {
 function instantOf(createdAt: string): string {
   const ms = Date.parse(createdAt);
   return Number.isNaN(ms) ? createdAt : new Date(ms).toISOString();
-}
-
-/** Append stamps: wall-clock microseconds, strictly increasing within this process. */
-function createStamper(): () => number {
-  let last = 0;
-  return () => {
-    last = Math.max(Date.now() * 1000, last + 1);
-    return last;
-  };
 }
 
 const where = (item: Record<string, unknown>) => `${String(item.pk)}/${String(item.sk)}`;
@@ -81,6 +74,22 @@ async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
   }
 }
 
+/** The audit events a session step item carries (dynamo-sessions.ts: `audit` in its packed body; none when absent). */
+async function stepEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
+  try {
+    const text = await unpackText(item, "body");
+    if (text === undefined) throw new Error("no body");
+    const body = JSON.parse(text) as { audit?: unknown } | null;
+    const list = body?.audit ?? [];
+    if (!Array.isArray(list)) throw new Error("its audit is not a list");
+    return list.map((e) => parseAuditEvent(e));
+  } catch (error) {
+    throw new StoredItemError(`stored session step ${where(item)} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
 /** True for an item holding a list of events (appendAll). */
 const isList = (item: Record<string, unknown>) => packedNames("events").some((n) => item[n] !== undefined);
 
@@ -91,7 +100,12 @@ async function ordered(items: Record<string, unknown>[], nowMs: number): Promise
   for (const item of items as (Record<string, unknown> & AuditItem)[]) {
     if (isExpired(item, nowMs)) continue; // past the retention horizon: as if DynamoDB had deleted it
     const seq = item.seq ?? 0;
-    if (isList(item)) {
+    if (item.entity === "session-done") continue; // the step items' outbox marker: no event
+    if (item.entity === "session") {
+      (await stepEvents(item)).forEach((event, index) =>
+        entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
+      );
+    } else if (isList(item)) {
       (await toEvents(item)).forEach((event, index) =>
         entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
       );
@@ -110,7 +124,7 @@ async function ordered(items: Record<string, unknown>[], nowMs: number): Promise
 /** An AuditLog on the single table; `append` of an identical event is a no-op. */
 export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
   const { client, tableName } = ctx;
-  const stamp = createStamper();
+  const stamp = nextAppendStamp;
 
   const putOnce = async (item: Record<string, unknown>) => {
     try {

@@ -1,18 +1,20 @@
-// Session storage on dynalite: the item layout by size (JSON, compressed, chunks), chunk clean-up,
-// integrity checks, racing writers of large snapshots, limits, the outbox's done marker, heads written
-// by the previous layout, and what a claim's sessions cost in write units.
+// Session storage on dynalite: one step item per version with the step's audit events, the item layout by
+// size (JSON, compressed, chunks), chunk clean-up, integrity checks, racing writers of large snapshots,
+// limits, the outbox's done marker, heads written by the previous layouts, and what a claim's steps cost.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { splitSessionOutbox } from "../../pipeline/effects.ts";
 import type { Effect } from "../../pipeline/effects.ts";
 import { VersionConflictError } from "../../core/errors.ts";
 import type { StoredSession } from "../../pipeline/ports.ts";
 import { measureCapacity } from "./capacity.test-kit.ts";
 import { randomText } from "./contract.test-kit.ts";
+import { createDynamoAuditLog } from "./dynamo-audit.ts";
 import { createDynamoSessionRepository } from "./dynamo-sessions.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
-import { keys } from "./table.ts";
+import { keys, SESSION_STEP_PREFIX } from "./table.ts";
 
 /** The three sessions one structured claim saves (captured from the in-process pipeline, rules model). */
 const CLAIM = JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as {
@@ -38,23 +40,38 @@ async function setup() {
     ).Items ?? []) as Record<string, unknown>[];
   const chunkItems = async (claimId: string) =>
     (await items(claimId)).filter((i) => String(i.sk).startsWith("SESSION#CHUNK#"));
+  /** The latest step item. */
   const head = async (claimId: string) =>
-    (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.session(claimId) }))).Item;
+    (
+      await aws.doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :steps)",
+          ExpressionAttributeValues: { ":pk": keys.sessionStep(claimId, 1).pk, ":steps": SESSION_STEP_PREFIX },
+          ScanIndexForward: false,
+          Limit: 1,
+        }),
+      )
+    ).Items?.[0];
   const done = async (claimId: string) =>
-    (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.sessionDone(claimId), ConsistentRead: true })))
-      .Item;
+    (
+      await aws.doc.send(
+        new GetCommand({ TableName: tableName, Key: keys.sessionStepDone(claimId), ConsistentRead: true }),
+      )
+    ).Item;
   return { tableName, repo, newRepo, items, chunkItems, head, done };
 }
 
+/** A large audit effect of a simulated claim: stays in the outbox (its event is copied under the simulation's root). */
 const bigAudit = (claimId: string, size: number): Effect => ({
   kind: "audit",
   event: {
     dfid: `dfid_${claimId}`,
-    root_dfid: `dfid_${claimId}`,
+    root_dfid: "dfid_sim_1",
     event_type: "AGENT_STEP",
     severity: "INFO",
     state: "RUNNING",
-    details: { blob: randomText(size, 7) },
+    details: { blob: randomText(size, 7), simulation_id: "sim_1" },
     created_at: "2025-03-01T10:00:00.000Z",
   },
 });
@@ -170,14 +187,14 @@ describe("DynamoDB session layout", () => {
     expect(await chunkItems("clm_1")).toHaveLength(2);
   });
 
-  it("keeps a large outbox (compressed) in a chunked head and clears it without rewriting the head", async () => {
+  it("keeps a large outbox (compressed) in a chunked step item and clears it without rewriting the item", async () => {
     const { repo, head, done } = await setup();
     const outbox = [bigAudit("clm_1", 100_000)];
     const snapshot = { blob: randomText(500_000) };
     await repo.saveSession({ claimId: "clm_1", version: 1, snapshot, outbox });
     const before = await head("clm_1");
     expect(before?.body_kind).toBe("chunks");
-    expect(before?.outbox_z1).toBeInstanceOf(Uint8Array);
+    expect(before?.body_z1).toBeInstanceOf(Uint8Array);
     expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot, outbox });
     const { capacity } = await measureCapacity(aws.doc, () => repo.clearOutbox("clm_1", 1));
     expect(capacity).toMatchObject({ wru: 1, requests: { PutItem: 1 } });
@@ -244,18 +261,18 @@ describe("the outbox's done marker", () => {
     expect((await newRepo().loadSession("clm_1"))?.outbox).toEqual(outbox(3));
   });
 
-  it("clears a version this repository never loaded or saved after reading the head", async () => {
+  it("clears a version this repository never loaded or saved after reading the latest step", async () => {
     const { repo, newRepo, done } = await setup();
     await save(repo, 1);
     await save(repo, 2);
     const other = newRepo();
     const { capacity } = await measureCapacity(aws.doc, () => other.clearOutbox("clm_1", 2));
-    expect(capacity.requests).toEqual({ GetItem: 1, PutItem: 1 });
+    expect(capacity.requests).toEqual({ Query: 1, PutItem: 1 });
     expect(await done("clm_1")).toMatchObject({ done_version: 2 });
     expect((await other.loadSession("clm_1"))?.outbox).toEqual([]);
   });
 
-  it("loads head and marker with one request", async () => {
+  it("loads the latest step and the marker with one request", async () => {
     const { repo } = await setup();
     await save(repo, 1);
     await repo.clearOutbox("clm_1", 1);
@@ -267,7 +284,20 @@ describe("the outbox's done marker", () => {
 
 describe("heads written by the previous layout", () => {
   const claimId = "clm_old";
-  const outbox: Effect[] = [{ kind: "timer", claimId, dueMs: 5_000 }];
+  // Heads written before kept the step's own audit in their outbox: still performed from there.
+  const ownAudit: Effect = {
+    kind: "audit",
+    event: {
+      dfid: `dfid_${claimId}`,
+      root_dfid: `dfid_${claimId}`,
+      event_type: "AGENT_STEP",
+      severity: "INFO",
+      state: "RUNNING",
+      details: { claim_id: claimId },
+      created_at: "2025-03-01T10:00:00.000Z",
+    },
+  };
+  const outbox: Effect[] = [{ kind: "timer", claimId, dueMs: 5_000 }, ownAudit];
   const snapshot = { status: "running", steps: ["analyst"] };
   const legacyHeads = {
     json: { body_kind: "json", snapshot: JSON.stringify(snapshot), outbox: JSON.stringify(outbox) },
@@ -277,6 +307,10 @@ describe("heads written by the previous layout", () => {
       outbox_gz: new Uint8Array(gzipSync(JSON.stringify(outbox))),
     },
     "json, outbox cleared in place": { body_kind: "json", snapshot: JSON.stringify(snapshot), outbox: "[]" },
+    "packed (one head per claim, before step items)": {
+      body_kind: "packed",
+      body: JSON.stringify({ snapshot, outbox }),
+    },
   } as const;
 
   it.each(Object.entries(legacyHeads))(
@@ -292,45 +326,39 @@ describe("heads written by the previous layout", () => {
       const pending = label.includes("cleared") ? [] : outbox;
       expect(await repo.loadSession(claimId)).toEqual({ claimId, version: 3, snapshot, outbox: pending });
       await repo.clearOutbox(claimId, 3);
+      expect(
+        (await aws.doc.send(new GetCommand({ TableName: tableName, Key: keys.sessionDone(claimId) }))).Item,
+      ).toMatchObject({ done_version: 3 });
       expect(await newRepo().loadSession(claimId)).toEqual({ claimId, version: 3, snapshot, outbox: [] });
+      // The next version is a step item; a second writer of it, knowing the old head, loses.
       await repo.saveSession({ claimId, version: 4, snapshot: { next: true }, outbox });
-      expect(await newRepo().loadSession(claimId)).toEqual({ claimId, version: 4, snapshot: { next: true }, outbox });
+      const rest = outbox.filter((e) => e.kind !== "audit");
+      expect(await newRepo().loadSession(claimId)).toEqual({
+        claimId,
+        version: 4,
+        snapshot: { next: true },
+        outbox: rest,
+      });
+      await expect(newRepo().saveSession({ claimId, version: 4, snapshot: {}, outbox: [] })).rejects.toBeInstanceOf(
+        VersionConflictError,
+      );
+      await repo.clearOutbox(claimId, 4);
+      expect(await newRepo().loadSession(claimId)).toEqual({
+        claimId,
+        version: 4,
+        snapshot: { next: true },
+        outbox: [],
+      });
     },
   );
 });
 
-describe("what a claim's sessions cost", () => {
+describe("what a claim's steps cost", () => {
   const [v1, v2, v3] = CLAIM.sessions as [StoredSession, StoredSession, StoredSession];
 
-  /** The previous layout: JSON text up to 64 KiB, the outbox cleared by rewriting the head. */
-  async function previousLayout(tableName: string, session: StoredSession): Promise<void> {
-    const Key = keys.session(session.claimId);
-    await aws.doc.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...Key,
-          entity: "session",
-          claim_id: session.claimId,
-          version: session.version,
-          body_kind: "json",
-          snapshot: JSON.stringify(session.snapshot),
-          outbox: JSON.stringify(session.outbox),
-        },
-      }),
-    );
-    await aws.doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key,
-        UpdateExpression: "SET outbox = :empty REMOVE outbox_gz",
-        ExpressionAttributeValues: { ":empty": "[]" },
-      }),
-    );
-  }
-
-  it("saves and clears the three sessions of a structured claim for 6 write units instead of 22", async () => {
+  it("saves the three steps of a structured claim with their audit events and clears them for 6 write units, where the audit alone took 3 more", async () => {
     const { tableName, repo, head } = await setup();
+    expect(await repo.loadSession(v1.claimId)).toBeUndefined(); // the orchestrator loads before it saves
     const after = await measureCapacity(aws.doc, async () => {
       for (const s of [v1, v2, v3]) {
         await repo.saveSession(s);
@@ -339,21 +367,36 @@ describe("what a claim's sessions cost", () => {
     });
     expect(await repo.loadSession(v3.claimId)).toEqual({ ...v3, outbox: [] });
     expect((await head(v3.claimId))?.body_kind).toBe("packed");
-    const before = await measureCapacity(aws.doc, async () => {
-      for (const s of [v1, v2, v3]) await previousLayout(tableName, { ...s, claimId: "clm_previous" });
+    const audit = createDynamoAuditLog({ client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined });
+    const events = [v1, v2, v3].flatMap((s) => splitSessionOutbox(s.claimId, s.outbox).audit);
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    expect(await audit.byDfid(`dfid_${v3.claimId}`)).toEqual(events);
+    // Before: the same steps' audit appended on its own, one item per step (on a claim of its own).
+    const separate = await measureCapacity(aws.doc, async () => {
+      for (const s of [v1, v2, v3]) {
+        const own = splitSessionOutbox(s.claimId, s.outbox).audit.map((e) => ({
+          ...e,
+          dfid: "dfid_clm_separate",
+          root_dfid: "dfid_clm_separate",
+        }));
+        await audit.appendAll(own);
+      }
     });
-    expect({ before: before.capacity.wru, after: after.capacity.wru }).toEqual({ before: 22, after: 6 });
+    expect({ separateAudit: separate.capacity.wru, steps: after.capacity.wru }).toEqual({ separateAudit: 3, steps: 6 });
     expect(after.capacity.requests).toEqual({ PutItem: 6 });
   });
 
-  it("fits each head in one write unit with the dictionary, where gzip left the second one unit over", async () => {
+  it("fits each step item, its audit events included, in one write unit with the dictionary", async () => {
     const { repo } = await setup();
-    await repo.saveSession(v1);
-    await repo.saveSession(v2);
-    expect(repo.lastLayout(v2.claimId)).toMatchObject({ body: "dict" });
-    expect(gzipSync(JSON.stringify({ snapshot: v2.snapshot, outbox: v2.outbox })).byteLength).toBeGreaterThan(900);
-    expect(repo.lastLayout(v2.claimId)!.headBytes).toBeLessThanOrEqual(1024);
-    expect(await repo.loadSession(v2.claimId)).toEqual(v2);
+    for (const s of [v1, v2, v3]) {
+      await repo.saveSession(s);
+      expect(repo.lastLayout(s.claimId)).toMatchObject({ body: "dict" });
+      expect(repo.lastLayout(s.claimId)!.headBytes).toBeLessThanOrEqual(1024);
+    }
+    expect(await repo.loadSession(v3.claimId)).toEqual({
+      ...v3,
+      outbox: splitSessionOutbox(v3.claimId, v3.outbox).rest,
+    });
   });
 });
 
@@ -371,7 +414,7 @@ describe("retention", () => {
         tableName,
         clock,
         pageSize: undefined,
-        retention: { sessionsMs: 30 * DAY },
+        retention: { sessionsMs: 30 * DAY, auditMs: 20 * DAY },
       });
     const read = async (key: { pk: string; sk: string }) =>
       (await aws.doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
@@ -384,14 +427,15 @@ describe("retention", () => {
     };
   }
 
-  it("keeps head and marker for the horizon after their last write, and reads an expired session as absent", async () => {
+  it("keeps step and marker for the longer horizon (audit, sessions) after their write, and reads an expired session as absent", async () => {
     const { repo, newRepo, read, later, nowS } = await retained();
     await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox });
     await repo.clearOutbox("clm_1", 1);
     later(10 * DAY);
     await repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox });
-    expect((await read(keys.session("clm_1")))?.expires_at).toBe(nowS() + 30 * 86_400);
-    expect((await read(keys.sessionDone("clm_1")))?.expires_at).toBe(nowS() - 10 * 86_400 + 30 * 86_400);
+    expect((await read(keys.sessionStep("clm_1", 2)))?.expires_at).toBe(nowS() + 30 * 86_400);
+    expect((await read(keys.sessionStep("clm_1", 1)))?.expires_at).toBe(nowS() - 10 * 86_400 + 30 * 86_400);
+    expect((await read(keys.sessionStepDone("clm_1")))?.expires_at).toBe(nowS() - 10 * 86_400 + 30 * 86_400);
     later(29 * DAY);
     expect(await newRepo().loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox });
     later(2 * DAY);
@@ -423,5 +467,23 @@ describe("retention", () => {
     await expect(
       newRepo().saveSession({ claimId: "clm_1", version: 1, snapshot: {}, outbox: [] }),
     ).rejects.toBeInstanceOf(VersionConflictError);
+  });
+
+  it("keeps the steps as long as the audit is kept: no horizon for the audit, none for the steps", async () => {
+    const tableName = await aws.newTable();
+    const repo = createDynamoSessionRepository({
+      client: aws.doc,
+      tableName,
+      clock: { now: () => Date.parse("2026-06-01T00:00:00Z") },
+      pageSize: undefined,
+      retention: { sessionsMs: 30 * DAY },
+    });
+    await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox });
+    await repo.clearOutbox("clm_1", 1);
+    for (const key of [keys.sessionStep("clm_1", 1), keys.sessionStepDone("clm_1")]) {
+      const item = (await aws.doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+      expect(item).toBeDefined();
+      expect(item?.expires_at).toBeUndefined();
+    }
   });
 });

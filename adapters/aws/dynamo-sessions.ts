@@ -1,19 +1,28 @@
-// SessionRepository on DynamoDB: snapshot, outbox and version in ONE head item (`CLAIM#<id>`/`SESSION`)
-// saved with `attribute_not_exists(pk)` (version 1) or `version = :expected`. Snapshot and outbox are
-// one JSON body stored in its cheapest form (compact.ts: plain, gzip or brotli); a body still too large
-// moves the snapshot to chunk items written before the head, whose content hash the reader verifies.
-// Clearing the outbox does not rewrite the head: a tiny sibling (`SESSION!DONE`) records the highest
-// version whose outbox was performed, and a head whose version it has reached loads with an empty
-// outbox. No transactions: the head's conditional put is the single commit point. With a retention
-// horizon (`retention.sessionsMs`) head, marker and chunks carry `expires_at` (refreshed by every write);
-// an expired head reads as absent and may be replaced by a new version 1. Each head carries its `life`
-// (set at version 1), and a marker counts only for the life it was written in: a marker left from an
-// expired session never hides the outbox of a new one, whatever order TTL deletes them in.
+// SessionRepository on DynamoDB. Each orchestrator step is ONE item: session version n (snapshot and the
+// outbox still to perform) together with the audit events of that step (`splitSessionOutbox`), stored in the
+// claim's audit partition as `DFID#<dfid>`/`AUDIT#~SESSION#<n>` and put with `attribute_not_exists(pk)`
+// after checking that version n-1 is the latest (known from this repository's load or save, else read).
+// Two writers of version n: one put wins, the other gets `VersionConflictError`; no transactions, the
+// step item's conditional put is the single commit point of the snapshot, the outbox and the step's audit.
+// The audit log reads the events out of these items (dynamo-audit.ts). The body is one JSON text
+// `{ snapshot, outbox, audit? }` in its cheapest form (compact.ts); a body too large moves the snapshot to
+// chunk items written before the step item (`CLAIM#<id>`/`SESSION#CHUNK#…`), whose content hash the reader
+// verifies. Clearing the outbox does not rewrite the step: a tiny sibling (`AUDIT#~SESSION$DONE`, sorting
+// after the steps: one Query reads it with the latest) records the highest version whose outbox was performed.
+// Retention: step items hold audit events, so they are kept as long as the audit (`retention.auditMs`, and
+// at least `retention.sessionsMs`; without an audit horizon they are kept); every step of a session is
+// kept for the same time after its write, so the latest step expires last, and an expired latest step reads
+// as absent and may be replaced by a new version 1 (a new `life`: a marker counts only for its own life).
+// Sessions written before (one head `CLAIM#<id>`/`SESSION` rewritten per version, its marker `SESSION!DONE`,
+// their outbox still holding the audit effects) still load and clear; the next save of such a session
+// writes step item n+1, after which the step items are read.
 import { randomUUID } from "node:crypto";
 import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { gunzip as gunzipCb, gzip as gzipCb } from "node:zlib";
-import { BatchWriteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { parseAuditEvent } from "../../core/integrity/audit.ts";
+import { splitSessionOutbox } from "../../pipeline/effects.ts";
 import type { Effect } from "../../pipeline/effects.ts";
 import { VersionConflictError } from "../../core/errors.ts";
 import type { SessionRepository, StoredSession } from "../../pipeline/ports.ts";
@@ -28,7 +37,7 @@ import {
   SessionCorruptError,
   StoredItemError,
 } from "./errors.ts";
-import { epochSeconds, isExpired, keys } from "./table.ts";
+import { epochSeconds, isExpired, keys, nextAppendStamp, SESSION_STEP_DONE_SK, SESSION_STEP_PREFIX } from "./table.ts";
 
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
@@ -46,9 +55,10 @@ const SESSION_LIMITS = {
 type ChunkRef = { version: number; prefix: string; count: number };
 
 /**
- * The head. Written now: `body_kind: "packed"` with `body`/`body_z1` (`body_gz`/`body_br` before) = JSON `{ snapshot, outbox }`,
- * or `"chunks"` with the chunk refs and `outbox`/`outbox_z1` (`_gz`/`_br` before). Still read (written before):
- * `"json"`/`"gzip"` with `snapshot`/`snapshot_gz` and `outbox`/`outbox_gz`.
+ * The latest stored version: a step item (written now: `body_kind: "packed"` with `body`/`body_z1` = JSON
+ * `{ snapshot, outbox, audit? }`, or `"chunks"` with the chunk refs and `body` = JSON `{ outbox, audit? }`), or a
+ * head written before (`"packed"` with `body` = `{ snapshot, outbox }`, `"chunks"` with `outbox`/`outbox_z1`,
+ * `_gz`/`_br`, or `"json"`/`"gzip"` with `snapshot`/`snapshot_gz` and `outbox`/`outbox_gz`).
  */
 type HeadItem = Record<string, unknown> & {
   version?: unknown;
@@ -73,35 +83,37 @@ const parseJson = (what: string, text: string): unknown => {
   }
 };
 
+/** Where a claim's latest version is stored: step items (now) or the head written before. */
+type Layout = "steps" | "head";
+
+/** What this repository last loaded or saved of a claim (the orchestrator loads, saves and clears in one invocation). */
+type Known = { version: number; layout: Layout; life: string; chunks: ChunkRef | undefined };
+
 /** A SessionRepository on the single table; also returns the layout of the last save per claim (for tests). */
 export function createDynamoSessionRepository(
   ctx: DynamoContext,
 ): SessionRepository & { lastLayout(claimId: string): SessionLayout | undefined } {
   const { client, tableName } = ctx;
-  // Per claim, as last loaded or saved here: the chunks the head refers to (superseded, hence deleted,
-  // by the next save) and the highest version known to have been stored (versions are stored in order
-  // from 1, so every version up to it existed; clearOutbox needs that). The orchestrator loads, saves
-  // and clears in one invocation, so both are almost always known.
-  const chunkRefs = new Map<string, ChunkRef | undefined>();
-  const storedVersions = new Map<string, number>();
-  // The life of the head as last loaded or saved here (see the file comment); "" for heads written without one.
-  const lives = new Map<string, string>();
-  const expiry = (): Record<string, number> =>
+  const known = new Map<string, Known>();
+  const layouts = new Map<string, SessionLayout>();
+  const remember = (claimId: string, value: Known) => {
+    known.delete(claimId);
+    known.set(claimId, value);
+    if (known.size > 500) known.delete(known.keys().next().value!);
+  };
+  // Heads written before: kept for the sessions' horizon after their last write.
+  const headExpiry = (): Record<string, number> =>
     ctx.retention?.sessionsMs === undefined
       ? {}
       : { expires_at: epochSeconds(ctx.clock.now() + ctx.retention.sessionsMs) };
+  // Step items hold audit events: kept as long as the audit, and at least as long as sessions.
+  const stepExpiry = (): Record<string, number> =>
+    ctx.retention?.auditMs === undefined
+      ? {}
+      : {
+          expires_at: epochSeconds(ctx.clock.now() + Math.max(ctx.retention.auditMs, ctx.retention.sessionsMs ?? 0)),
+        };
   const lifeOf = (item: HeadItem | undefined): string => (typeof item?.life === "string" ? item.life : "");
-  const layouts = new Map<string, SessionLayout>();
-  const bounded = <V>(map: Map<string, V>, claimId: string, value: V) => {
-    map.delete(claimId);
-    map.set(claimId, value);
-    if (map.size > 500) map.delete(map.keys().next().value!);
-  };
-  const remember = (claimId: string, ref: ChunkRef | undefined, version?: number) => {
-    bounded(chunkRefs, claimId, ref);
-    if (version !== undefined && version > (storedVersions.get(claimId) ?? 0))
-      bounded(storedVersions, claimId, version);
-  };
 
   const chunkKeys = (claimId: string, ref: ChunkRef) =>
     Array.from({ length: ref.count }, (_, i) => keys.sessionChunk(claimId, ref.prefix, i));
@@ -128,15 +140,42 @@ export function createDynamoSessionRepository(
     );
   };
 
-  const readHead = async (claimId: string): Promise<HeadItem | undefined> => {
-    const out = await dynamoCall(`GetItem session ${claimId}`, () =>
-      client.send(new GetCommand({ TableName: tableName, Key: keys.session(claimId), ConsistentRead: true })),
+  const getItem = async (what: string, Key: Record<string, string>): Promise<HeadItem | undefined> => {
+    const out = await dynamoCall(what, () =>
+      client.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true })),
     );
     return out.Item as HeadItem | undefined;
   };
 
-  /** The head and the done marker in one request (their sort keys are adjacent; chunks sort after both). */
-  const readHeadAndDone = async (claimId: string): Promise<{ head: HeadItem | undefined; done: number }> => {
+  /** The latest live step item and its marker's version: one request (Limit 2, newest first: marker, then the latest step). */
+  const readLatestStep = async (claimId: string): Promise<{ head: HeadItem | undefined; done: number }> => {
+    const { pk } = keys.sessionStep(claimId, 1);
+    const range = {
+      KeyConditionExpression: "pk = :pk AND sk BETWEEN :first AND :done",
+      ExpressionAttributeValues: { ":pk": pk, ":first": SESSION_STEP_PREFIX, ":done": SESSION_STEP_DONE_SK },
+      ConsistentRead: true,
+    };
+    const page = await dynamoCall(`Query session steps of ${claimId}`, () =>
+      client.send(new QueryCommand({ TableName: tableName, ...range, ScanIndexForward: false, Limit: 2 })),
+    );
+    let items = (page.Items ?? []) as HeadItem[];
+    const now = ctx.clock.now();
+    let head = items.find((i) => i.entity === "session");
+    if (head && isExpired(head, now)) {
+      // The latest step of an earlier life has expired (so has all of that life): a new life may live below it.
+      items = (await queryAll(ctx, `Query session steps of ${claimId}`, range)) as HeadItem[];
+      head = items
+        .filter((i) => i.entity === "session" && !isExpired(i, now))
+        .sort((a, b) => Number(b.version) - Number(a.version))[0];
+    }
+    const marker = items.find((i) => i.entity === "session-done");
+    // A marker counts for the life it was written in only (an expired marker still does: it is written after its step).
+    const doneVersion = head && marker && lifeOf(marker) === lifeOf(head) ? marker.done_version : undefined;
+    return { head, done: typeof doneVersion === "number" ? doneVersion : 0 };
+  };
+
+  /** A head written before and its marker in one request (their sort keys are adjacent; chunks sort after both). */
+  const readOldHead = async (claimId: string): Promise<{ head: HeadItem | undefined; done: number }> => {
     const head = keys.session(claimId);
     const marker = keys.sessionDone(claimId);
     const items = await queryAll(ctx, `Query session ${claimId}`, {
@@ -148,12 +187,29 @@ export function createDynamoSessionRepository(
     const found = items.find((i) => i.sk === head.sk) as HeadItem | undefined;
     const current = found && !isExpired(found, now) ? found : undefined;
     const done = items.find((i) => i.sk === marker.sk);
-    // A marker counts for the life it was written in only (an expired marker still does: it is written after its head).
     const doneVersion = current && done && lifeOf(done) === lifeOf(current) ? done.done_version : undefined;
     return { head: current, done: typeof doneVersion === "number" ? doneVersion : 0 };
   };
 
-  const readChunks = async (claimId: string, head: HeadItem & { version: number }): Promise<Uint8Array | "CHANGED"> => {
+  /** The latest version wherever it is stored: step items first, then a head written before. */
+  const readLatest = async (
+    claimId: string,
+  ): Promise<{ head: HeadItem & { version: number }; done: number; layout: Layout } | undefined> => {
+    const step = await readLatestStep(claimId);
+    const found = step.head
+      ? { ...step, layout: "steps" as const }
+      : { ...(await readOldHead(claimId)), layout: "head" as const };
+    if (!found.head) return undefined;
+    const version = found.head.version;
+    if (typeof version !== "number") throw new StoredItemError(`stored session ${claimId} has no version`);
+    return { head: { ...found.head, version }, done: found.done, layout: found.layout };
+  };
+
+  const readChunks = async (
+    claimId: string,
+    head: HeadItem & { version: number },
+    layout: Layout,
+  ): Promise<Uint8Array | "CHANGED"> => {
     const items = await queryAll(ctx, `Query session chunks of ${claimId}`, {
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
       ExpressionAttributeValues: { ":pk": keys.session(claimId).pk, ":prefix": head.chunk_prefix },
@@ -164,26 +220,26 @@ export function createDynamoSessionRepository(
     if (parts.length === head.chunk_count && data.byteLength === head.chunk_bytes && sha256(data) === head.chunk_hash)
       return data;
     // A writer may have committed the next version and removed these chunks meanwhile.
-    const now = await readHead(claimId);
-    if (now && now.version !== head.version) return "CHANGED";
+    const now = await readLatest(claimId);
+    if (now && (now.head.version !== head.version || now.layout !== layout)) return "CHANGED";
     throw new SessionCorruptError(
       `session ${claimId} v${head.version}: ${parts.length}/${String(head.chunk_count)} chunks, ${data.byteLength}/${String(head.chunk_bytes)} bytes, content hash ${parts.length ? sha256(data).slice(0, 12) : "-"} ≠ ${String(head.chunk_hash).slice(0, 12)}`,
     );
   };
 
-  /** Snapshot and outbox of a head that is not chunked, in any layout written so far. */
+  /** Snapshot (unless chunked) and outbox of a stored version, in any layout written so far. */
   const readBody = async (claimId: string, head: HeadItem): Promise<{ snapshot: unknown; outbox: unknown }> => {
     const what = `session ${claimId} v${String(head.version)}`;
     try {
-      if (head.body_kind === "packed") {
-        const text = await unpackText(head, "body");
-        if (text === undefined) throw new StoredItemError(`${what} has no body`);
-        const body = parseJson(`the body of ${what}`, text) as { snapshot?: unknown; outbox?: unknown } | null;
+      const bodyText = await unpackText(head, "body");
+      if (bodyText !== undefined) {
+        const body = parseJson(`the body of ${what}`, bodyText) as { snapshot?: unknown; outbox?: unknown } | null;
         return { snapshot: body?.snapshot, outbox: body?.outbox };
       }
+      if (head.body_kind === "packed") throw new StoredItemError(`${what} has no body`);
       const outboxText = await unpackText(head, "outbox");
       if (outboxText === undefined) throw new StoredItemError(`the outbox is missing from the stored ${what}`);
-      const snapshotText = await unpackText(head, "snapshot");
+      const snapshotText = head.body_kind === "chunks" ? undefined : await unpackText(head, "snapshot");
       return {
         snapshot: snapshotText === undefined ? undefined : parseJson(`the snapshot of ${what}`, snapshotText),
         outbox: parseJson(`the outbox of ${what}`, outboxText),
@@ -197,33 +253,26 @@ export function createDynamoSessionRepository(
   return {
     async loadSession(claimId) {
       for (let attempt = 0; attempt < 5; attempt++) {
-        const { head, done } = await readHeadAndDone(claimId);
-        if (!head) {
-          remember(claimId, undefined);
-          lives.delete(claimId);
+        const latest = await readLatest(claimId);
+        if (!latest) {
+          remember(claimId, { version: 0, layout: "steps", life: "", chunks: undefined });
           return undefined;
         }
-        bounded(lives, claimId, lifeOf(head));
+        const { head, done, layout } = latest;
         const version = head.version;
-        if (typeof version !== "number") throw new StoredItemError(`stored session ${claimId} has no version`);
-        let snapshot: unknown;
-        let outbox: unknown;
-        let ref: ChunkRef | undefined;
+        const body = await readBody(claimId, head);
+        const outbox = body.outbox;
+        let snapshot = body.snapshot;
+        let chunks: ChunkRef | undefined;
         if (head.body_kind === "chunks") {
-          const data = await readChunks(claimId, { ...head, version });
+          const data = await readChunks(claimId, head, layout);
           if (data === "CHANGED") continue;
           snapshot = parseJson(`the snapshot of session ${claimId} v${version}`, (await gunzip(data)).toString("utf8"));
-          const outboxText = await unpackText(head, "outbox");
-          if (outboxText === undefined)
-            throw new StoredItemError(`the outbox is missing from the stored session ${claimId} v${version}`);
-          outbox = parseJson(`the outbox of session ${claimId} v${version}`, outboxText);
-          ref = { version, prefix: head.chunk_prefix!, count: head.chunk_count! };
-        } else {
-          ({ snapshot, outbox } = await readBody(claimId, head));
+          chunks = { version, prefix: head.chunk_prefix!, count: head.chunk_count! };
         }
         if (!Array.isArray(outbox))
           throw new StoredItemError(`the outbox of session ${claimId} v${version} is not a list`);
-        remember(claimId, ref, version);
+        remember(claimId, { version, layout, life: lifeOf(head), chunks });
         // The outbox of this version was performed (clearOutbox): nothing is pending.
         return {
           claimId,
@@ -245,20 +294,33 @@ export function createDynamoSessionRepository(
         );
       if (!Array.isArray(session.outbox))
         throw new InvalidArgumentError(`saveSession ${claimId}: outbox must be an array`);
+      const split = splitSessionOutbox(claimId, session.outbox);
+      const audit = split.audit.map((e) => parseAuditEvent(e));
 
-      let life = version === 1 ? `${ctx.clock.now().toString(36)}-${randomUUID().slice(0, 8)}` : lives.get(claimId);
-      if (life === undefined) life = lifeOf(await readHead(claimId));
+      // Version n-1 must be the latest: known from this repository's own load or save, else read.
+      let previous = known.get(claimId);
+      if (previous?.version !== version - 1) {
+        const latest = await readLatest(claimId);
+        previous = latest
+          ? { version: latest.head.version, layout: latest.layout, life: lifeOf(latest.head), chunks: undefined }
+          : { version: 0, layout: "steps", life: "", chunks: undefined };
+        remember(claimId, previous);
+        if (previous.version !== version - 1) throw new VersionConflictError("session", claimId, version - 1);
+      }
+      const life = version === 1 ? `${ctx.clock.now().toString(36)}-${randomUUID().slice(0, 8)}` : previous.life;
       const base: Record<string, unknown> = {
-        ...keys.session(claimId),
+        ...keys.sessionStep(claimId, version),
         entity: "session",
         version,
         ...(life ? { life } : {}),
-        ...expiry(),
+        seq: nextAppendStamp(),
+        ...stepExpiry(),
       };
+      const extra = audit.length > 0 ? { audit } : {};
       const packedHead = { ...base, body_kind: "packed" };
       const body = await packText(
         "body",
-        JSON.stringify({ snapshot: session.snapshot, outbox: session.outbox }),
+        JSON.stringify({ snapshot: session.snapshot, outbox: split.rest, ...extra }),
         itemBytes(packedHead),
         { compressOverBytes: SESSION_LIMITS.compressOverBytes },
       );
@@ -269,7 +331,7 @@ export function createDynamoSessionRepository(
         head = { ...packedHead, [body.attribute]: body.value };
         codec = body.codec;
       } else {
-        // Too large for one item: the snapshot goes to chunk items first, then the head that commits them.
+        // Too large for one item: the snapshot goes to chunk items first, then the step item that commits them.
         const snapshotText = JSON.stringify(session.snapshot) as string | undefined;
         if (snapshotText === undefined)
           throw new ItemTooLargeError(
@@ -287,12 +349,15 @@ export function createDynamoSessionRepository(
           chunk_hash: hash,
           chunk_bytes: data.byteLength,
         };
-        const outbox: PackedText = await packText("outbox", JSON.stringify(session.outbox), itemBytes(chunked), {
-          compressOverBytes: SESSION_LIMITS.compressOverBytes,
-        });
-        if (itemBytes(chunked) + outbox.bytes > SESSION_LIMITS.headMaxBytes) {
+        const rest: PackedText = await packText(
+          "body",
+          JSON.stringify({ outbox: split.rest, ...extra }),
+          itemBytes(chunked),
+          { compressOverBytes: SESSION_LIMITS.compressOverBytes },
+        );
+        if (itemBytes(chunked) + rest.bytes > SESSION_LIMITS.headMaxBytes) {
           throw new ItemTooLargeError(
-            `session ${claimId} v${version}: the outbox alone is ${outbox.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`,
+            `session ${claimId} v${version}: the outbox alone is ${rest.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`,
           );
         }
         chunks = { version, prefix, count };
@@ -303,13 +368,13 @@ export function createDynamoSessionRepository(
               Item: {
                 ...keys.sessionChunk(claimId, prefix, i),
                 entity: "session-chunk",
-                ...expiry(),
+                ...stepExpiry(),
                 data: data.subarray(i * SESSION_LIMITS.chunkBytes, (i + 1) * SESSION_LIMITS.chunkBytes),
               },
             },
           })),
         );
-        head = { ...chunked, [outbox.attribute]: outbox.value };
+        head = { ...chunked, [rest.attribute]: rest.value };
         codec = "chunks";
       }
 
@@ -319,15 +384,9 @@ export function createDynamoSessionRepository(
             new PutCommand({
               TableName: tableName,
               Item: head,
-              ...(version === 1
-                ? {
-                    ConditionExpression: "attribute_not_exists(pk) OR expires_at <= :now",
-                    ExpressionAttributeValues: { ":now": epochSeconds(ctx.clock.now()) },
-                  }
-                : {
-                    ConditionExpression: "version = :expected",
-                    ExpressionAttributeValues: { ":expected": version - 1 },
-                  }),
+              // Version n absent (or left by a life that has expired): nobody else committed this step.
+              ConditionExpression: "attribute_not_exists(pk) OR expires_at <= :now",
+              ExpressionAttributeValues: { ":now": epochSeconds(ctx.clock.now()) },
             }),
           ),
         );
@@ -335,52 +394,49 @@ export function createDynamoSessionRepository(
         if (!isConditionalCheckFailed(error)) throw error;
         if (chunks) {
           // Our chunks are garbage unless the winner wrote byte-identical content under the same keys.
-          const winner = await readHead(claimId).catch(() => undefined);
+          const winner = await getItem(
+            `GetItem session ${claimId} v${version}`,
+            keys.sessionStep(claimId, version),
+          ).catch(() => undefined);
           if (winner?.chunk_prefix !== chunks.prefix) await deleteChunks(claimId, chunks).catch(() => undefined);
         }
-        chunkRefs.delete(claimId);
+        known.delete(claimId);
         throw new VersionConflictError("session", claimId, version - 1, { cause: error });
       }
-      const superseded = chunkRefs.get(claimId);
+      const superseded = previous.chunks;
       if (superseded && superseded.version === version - 1 && superseded.prefix !== chunks?.prefix) {
         await deleteChunks(claimId, superseded).catch(() => undefined);
       }
-      if (version === 1) storedVersions.delete(claimId); // a new life: versions start again
-      remember(claimId, chunks, version);
-      bounded(lives, claimId, life);
+      remember(claimId, { version, layout: "steps", life, chunks });
       layouts.set(claimId, { body: codec, chunks: chunks?.count ?? 0, headBytes: itemBytes(head) });
     },
 
     async clearOutbox(claimId, version) {
-      // Only a version that is the stored head is cleared ("not of another"). Known from this
-      // repository's own load or save, or read; a newer head keeps its own outbox.
-      let stored = storedVersions.get(claimId);
-      let life = lives.get(claimId);
-      if (stored === undefined || stored < version || life === undefined) {
-        const head = await readHead(claimId);
-        if (typeof head?.version !== "number" || isExpired(head, ctx.clock.now())) return;
-        stored = head.version;
-        life = lifeOf(head);
-        bounded(storedVersions, claimId, stored);
-        bounded(lives, claimId, life);
+      // Only a version that is the latest stored is cleared ("not of another"). Known from this
+      // repository's own load or save, or read; a newer version keeps its own outbox.
+      let current = known.get(claimId);
+      if (current === undefined || current.version < version) {
+        const latest = await readLatest(claimId);
+        if (!latest) return;
+        current = { version: latest.head.version, layout: latest.layout, life: lifeOf(latest.head), chunks: undefined };
+        remember(claimId, current);
       }
-      if (stored !== version) return;
+      if (current.version !== version) return;
+      const { life } = current;
+      const marker =
+        current.layout === "steps"
+          ? { ...keys.sessionStepDone(claimId), ...stepExpiry() }
+          : { ...keys.sessionDone(claimId), ...headExpiry() };
       try {
         await dynamoCall(`PutItem session ${claimId} outbox done`, () =>
           client.send(
             new PutCommand({
               TableName: tableName,
-              Item: {
-                ...keys.sessionDone(claimId),
-                entity: "session-done",
-                done_version: version,
-                ...(life ? { life } : {}),
-                ...expiry(),
-              },
+              Item: { ...marker, entity: "session-done", done_version: version, ...(life ? { life } : {}) },
               // Monotonic within a life: a late clear of an older version never hides a newer version's outbox.
               ConditionExpression:
                 "attribute_not_exists(pk) OR done_version < :v OR life <> :life OR (attribute_not_exists(life) AND :life <> :none)",
-              ExpressionAttributeValues: { ":v": version, ":life": life ?? "", ":none": "" },
+              ExpressionAttributeValues: { ":v": version, ":life": life, ":none": "" },
             }),
           ),
         );

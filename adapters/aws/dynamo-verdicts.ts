@@ -179,15 +179,18 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
               TableName: tableName,
               Key: keys.verdict(key),
               UpdateExpression: "SET published = :t",
-              ConditionExpression: "attribute_exists(pk)",
+              // Only one call marks it: the one whose answer is true (a redelivery finds it marked already).
+              ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(published) OR published <> :t)",
               ExpressionAttributeValues: { ":t": true },
             }),
           ),
         );
         const known = seen.get(key);
         if (known) see({ ...known, published: true });
+        return true;
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
+        return false;
       }
     },
   };

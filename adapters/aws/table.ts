@@ -4,6 +4,7 @@ import { CreateTableCommand, DescribeTableCommand, ResourceInUseException } from
 import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { dfidOf } from "../../core/claims/claim-record.ts";
 import { validateOrder } from "../../core/integrity/orders.ts";
 import type { Order } from "../../core/integrity/contracts.ts";
 import { describeError, TableSetupError } from "./errors.ts";
@@ -13,6 +14,11 @@ export const GSI1 = "gsi1";
 
 /** Attributes the table adds to an entity; stripped when an entity is read back. */
 export const TABLE_ONLY_ATTRIBUTES: readonly string[] = ["pk", "sk", "gsi1pk", "gsi1sk", "expires_at", "entity"];
+
+/** Sort key prefix of the session step items (keys.sessionStep). */
+export const SESSION_STEP_PREFIX = "AUDIT#~SESSION#";
+/** Sort key of the step items' done marker ('$' sorts right after '#'). */
+export const SESSION_STEP_DONE_SK = "AUDIT#~SESSION$DONE";
 
 /** A primary key. */
 type ItemKey = { pk: string; sk: string };
@@ -26,6 +32,16 @@ export const keys = {
   sessionDone: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SESSION!DONE" }),
   /** Prefix of one saved version's chunks: the content hash keeps two racing writers' chunks apart. */
   sessionChunkPrefix: (version: number, contentHash: string) => `SESSION#CHUNK#${version}#${contentHash.slice(0, 16)}#`,
+  /**
+   * Version n of a claim's crew session together with the audit events of the orchestrator step that saved it: one
+   * item per step, in the claim's audit partition, after its dated events (`~` sorts after every digit).
+   */
+  sessionStep: (claimId: string, version: number): ItemKey => ({
+    pk: `DFID#${dfidOf(claimId)}`,
+    sk: `${SESSION_STEP_PREFIX}${String(version).padStart(10, "0")}`,
+  }),
+  /** "The outbox of step n was performed" for step items: sorts right after them (one Query reads it with the last). */
+  sessionStepDone: (claimId: string): ItemKey => ({ pk: `DFID#${dfidOf(claimId)}`, sk: SESSION_STEP_DONE_SK }),
   sessionChunk: (claimId: string, prefix: string, index: number): ItemKey => ({
     pk: `CLAIM#${claimId}`,
     sk: `${prefix}${String(index).padStart(4, "0")}`,
@@ -166,6 +182,15 @@ export function epochSeconds(ms: number): number {
 }
 
 /** True when the item carries an `expires_at` at or before `nowMs` (DynamoDB may not have deleted it yet; dynalite never does). */
+/** Append stamps of audit items (`seq`): wall-clock microseconds, strictly increasing within this process. */
+export const nextAppendStamp: () => number = (() => {
+  let last = 0;
+  return () => {
+    last = Math.max(Date.now() * 1000, last + 1);
+    return last;
+  };
+})();
+
 export function isExpired(item: Record<string, unknown> | undefined, nowMs: number): boolean {
   const at = item?.expires_at;
   return typeof at === "number" && at <= epochSeconds(nowMs);

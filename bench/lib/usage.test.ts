@@ -49,6 +49,8 @@ describe("entityOf", () => {
     ["IDEM#k", "IDEM", "idempotency"],
     ["VERDICT#v", "VERDICT", "verdict"],
     ["DFID#d", "AUDIT#2026#x", "audit"],
+    ["DFID#d", "AUDIT#~SESSION#0000000002", "session"],
+    ["DFID#d", "AUDIT#~SESSION$DONE", "session"],
     ["SIM#s", undefined, "audit"],
     ["ORDER#o", "LEDGER", "ledger"],
     ["ORDER#o", "ORDER", "order"],

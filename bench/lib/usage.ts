@@ -39,6 +39,8 @@ export function entityOf(pk: unknown, sk: unknown): string {
   if (p.startsWith("CLAIM#")) return s.startsWith("SESSION") ? "session" : "claim";
   if (p.startsWith("IDEM#")) return "idempotency";
   if (p.startsWith("VERDICT#")) return "verdict";
+  // An orchestrator step (session version + its audit events) lives in the audit partition: counted as the session.
+  if (p.startsWith("DFID#") && s.startsWith("AUDIT#~SESSION")) return "session";
   if (p.startsWith("DFID#") || p.startsWith("SIM#")) return "audit";
   if (p.startsWith("ORDER#")) return s === "LEDGER" ? "ledger" : "order";
   if (p.startsWith("STATUS#")) return "claim";
@@ -57,7 +59,10 @@ export function entityOfRequest(operation: string, input: Loose): string {
     const values = Object.values(asLoose(input.ExpressionAttributeValues)).filter(
       (v): v is string => typeof v === "string",
     );
-    const strings = values.map((v) => [v, values.find((w) => w !== v && w.startsWith("SESSION")) ?? ""] as const);
+    const strings = values.map(
+      (v) =>
+        [v, values.find((w) => w !== v && (w.startsWith("SESSION") || w.startsWith("AUDIT#~SESSION"))) ?? ""] as const,
+    );
     for (const [v, sk] of strings) {
       const e = entityOf(v, sk);
       if (e !== "other") return e;

@@ -22,24 +22,28 @@ function fieldsOf<S extends z.ZodRawShape, K extends keyof S & string>(shape: S,
   return z.object(Object.fromEntries(keys.map((k) => [k, shape[k]])) as Pick<S, K>);
 }
 
-// Of each kind's details, only what a backtest uses: the candidate brings contracts and registry, the ledger is simulated.
+const KERNEL_INPUTS = REPLAY_DETAILS.PROPOSAL_SUBMITTED.shape.kernel_inputs.shape;
+const VERDICT_DETAILS = REPLAY_DETAILS.KERNEL_VERDICT.shape;
+
+/**
+ * The recorded claim as the kernel reads it: every field checked as intake checks it, except that the free-text
+ * `reason` is only checked to be a string — the kernel never reads it, and its text rules are the costliest part
+ * of the claim's schema (replay verifies it).
+ */
+const KernelClaimSchema = KERNEL_INPUTS.claim.extend({ reason: z.string() });
+
+// Of each kind's details, only what a backtest uses: the candidate brings contracts and registry, the ledger is
+// simulated. The proposal is read by the kernel itself (its layer 1 parses it), so it is taken as recorded.
 const SCHEMAS = {
-  PROPOSAL_SUBMITTED: fieldsOf(REPLAY_DETAILS.PROPOSAL_SUBMITTED.shape.kernel_inputs.shape, [
-    "proposal",
-    "claim",
-    "order",
-    "receivedAt",
-    "decidedAt",
-    "claimId",
-    "dfid",
-  ]),
-  KERNEL_VERDICT: fieldsOf(REPLAY_DETAILS.KERNEL_VERDICT.shape, [
+  PROPOSAL_SUBMITTED: z.object({
+    ...fieldsOf(KERNEL_INPUTS, ["proposal", "order", "receivedAt", "decidedAt", "claimId", "dfid"]).shape,
+    claim: KernelClaimSchema,
+  }),
+  // What deciding again and counting need; the recorded reason, layer and checks are read for the flips alone.
+  KERNEL_VERDICT: fieldsOf(VERDICT_DETAILS, [
     "claim_id",
     "verdict",
     "reason_code",
-    "reason",
-    "layer",
-    "checks",
     "order_id",
     "amount_eur",
     "decided_at",
@@ -54,6 +58,9 @@ const SCHEMAS = {
   REVIEW_DECIDED: fieldsOf(REPLAY_DETAILS.REVIEW_DECIDED.shape, ["claim_id", "decision", "reviewer", "note"]),
 };
 
+/** What the report shows of a recorded verdict beside a flip: its reason, deciding layer and checks. */
+const VERDICT_SHOWN = fieldsOf(VERDICT_DETAILS, ["reason", "layer", "checks"]);
+
 /** The kernel facts a decision was taken on, as recorded. */
 export type RecordedKernelFacts = {
   proposal: unknown;
@@ -65,17 +72,17 @@ export type RecordedKernelFacts = {
   dfid: string;
 };
 
-/** A recorded verdict, as the report shows it. */
+/** A recorded verdict, as deciding again and counting read it. */
 export type RecordedVerdict = {
   verdict: VerdictKind;
   reason_code: string;
-  reason: string;
-  layer: number;
-  checks: VerdictCheck[];
   order_id: string | null;
   amount_eur: number | null;
   decided_at: string;
 };
+
+/** A recorded verdict's reason, deciding layer and checks, as the report shows them beside a flip. */
+export type ShownVerdict = { reason: string; layer: number; checks: VerdictCheck[] };
 
 type Parsed<K extends BacktestKind> = K extends "PROPOSAL_SUBMITTED"
   ? { kernel_inputs: RecordedKernelFacts }
@@ -97,12 +104,24 @@ export function recordedDetails<K extends BacktestKind>(
 ): { ok: true; details: Parsed<K> } | { ok: false; error: string } {
   const details = kind === "PROPOSAL_SUBMITTED" ? event.details.kernel_inputs : event.details;
   const parsed = SCHEMAS[kind].safeParse(details);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    return { ok: false, error: `${first?.path.join(".") || "(details)"}: ${first?.message ?? "invalid"}` };
-  }
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
   const value = kind === "PROPOSAL_SUBMITTED" ? { kernel_inputs: parsed.data } : parsed.data;
   return { ok: true, details: value as unknown as Parsed<K> };
+}
+
+/**
+ * The reason, deciding layer and checks of a recorded verdict, checked against the one definition of the
+ * verdict's details; `{ error }` naming what is wrong when they do not parse. Read only for the flips the
+ * report shows them for: nothing else depends on them.
+ */
+export function shownVerdict(event: AuditEvent): { ok: true; shown: ShownVerdict } | { ok: false; error: string } {
+  const parsed = VERDICT_SHOWN.safeParse(event.details);
+  return parsed.success ? { ok: true, shown: parsed.data } : { ok: false, error: firstIssue(parsed.error) };
+}
+
+function firstIssue(error: z.ZodError): string {
+  const first = error.issues[0];
+  return `${first?.path.join(".") || "(details)"}: ${first?.message ?? "invalid"}`;
 }
 
 /** A claim the kernel decided, as recorded: its facts and verdict, or why they cannot be read. */
@@ -115,6 +134,8 @@ export type RecordedDecision = {
   seq: number;
   facts?: RecordedKernelFacts;
   verdict?: RecordedVerdict;
+  /** The recorded KERNEL_VERDICT, whose reason, layer and checks a flip shows (`shownVerdict`). */
+  verdictEvent?: AuditEvent;
   /** Cents the kernel's ACCEPT reserved, as recorded. */
   refundedCents?: number;
   /** Why the recorded decision cannot be re-decided (absent when it can). */
@@ -245,6 +266,7 @@ function decisionOf(
     at: 0,
     facts: undefined,
     verdict: undefined,
+    verdictEvent: verdictEvent?.event,
     refundedCents,
     unreadable: undefined,
     personDecision,

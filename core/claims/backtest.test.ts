@@ -185,6 +185,26 @@ describe("backtest of the bundled run", () => {
     expect(r.flips).toEqual([]);
   });
 
+  it("reads a recorded verdict's reason, layer and checks for the flips that show them: a flip without them is not evaluable", () => {
+    // Garbled checks on A (an ACCEPT that flips under 100 EUR) and on C (a REJECT that flips under no policy here).
+    const [a, c] = [run.claimOf("A"), run.claimOf("C")];
+    const garbled = run.events.map((e) =>
+      (e.details.claim_id === a || e.details.claim_id === c) && e.event_type === "KERNEL_VERDICT"
+        ? { ...e, details: { ...e.details, checks: [{ layer: 99, name: "" }] } }
+        : e,
+    );
+    const flipped = report(100, garbled);
+    expect(flipped.not_evaluable).toEqual([
+      { claim_id: a, reason: expect.stringMatching(/^the recorded verdict does not parse \(checks\.0\.layer: /) },
+    ]);
+    expect(flipped.evaluated).toBe(24);
+    // A's recorded refund still holds ord_001 as recorded: G is rejected as recorded, so it no longer flips.
+    expect(flipped.flips.map((f) => f.claim_id)).not.toContain(run.claimOf("G"));
+    expect(flipped.flips).toHaveLength(4);
+    // Under the live policy nothing flips: the re-decision does not depend on what the report would show.
+    expect(report(500, garbled)).toMatchObject({ evaluated: 25, not_evaluable: [], flips: [] });
+  });
+
   it("leaves out a policy whose agent did not make the proposals, naming both agents", () => {
     const other = configWithLimit(500).replace(/claims_agent_v1/g, "other_agent");
     const r = backtest({ histories: [{ id: "run", events: run.events }], policy: policyOf(other) });

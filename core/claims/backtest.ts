@@ -21,6 +21,7 @@ import type { RegistryView } from "../integrity/registry.ts";
 import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
 import {
   recordedTimeline,
+  shownVerdict,
   type RecordedDecision,
   type RecordedPersonStep,
   type TimelineStep,
@@ -34,7 +35,13 @@ export type CandidatePolicy = {
   version: string;
   responsibility: ResponsibilityContract;
   contract: ClaimsContract;
+  /** The file's own `shadow_policy`, when it has one: not decided (a backtest decides one candidate), only named. */
+  shadow?: { agentId: string; version: string };
 };
+
+/** Why a candidate file's own `shadow_policy` is left out, as the output says it. */
+export const IGNORED_SHADOW_NOTE =
+  "ignored: a backtest decides one candidate policy; to backtest the shadow policy, put it in a policy file of its own";
 
 /** One recorded history, simulated on a ledger of its own: a batch run (by simulation id) or the served claims. */
 export type RecordedHistory = { id: string; events: readonly AuditEvent[] };
@@ -109,7 +116,13 @@ export type BacktestReport = {
   flip_details: FlipDetail[];
   human_decisions: PersonDecision[];
   histories: { id: string; evaluated: number; flips: number }[];
-  policy: { agent_id: string; contract: ClaimsContract; escalate_on_uncertainty: number };
+  policy: {
+    agent_id: string;
+    contract: ClaimsContract;
+    escalate_on_uncertainty: number;
+    /** The candidate file's own shadow policy, left out (`IGNORED_SHADOW_NOTE`). */
+    ignored_shadow_policy?: { agent_id: string; version: string; note: string };
+  };
 };
 
 /** Re-decides every recorded kernel decision of `input.histories` under `input.policy` (see the file comment). */
@@ -156,6 +169,15 @@ export function backtest(input: BacktestInput): BacktestReport {
       agent_id: policy.agentId,
       contract: policy.contract,
       escalate_on_uncertainty: policy.responsibility.escalate_on_uncertainty,
+      ...(policy.shadow
+        ? {
+            ignored_shadow_policy: {
+              agent_id: policy.shadow.agentId,
+              version: policy.shadow.version,
+              note: IGNORED_SHADOW_NOTE,
+            },
+          }
+        : {}),
     },
   };
 }
@@ -212,14 +234,31 @@ function totalsOf(side: Side): BacktestTotals {
 
 type SimulationEnv = BacktestInput & { registry: RegistryView; limitCents: number };
 
-/** The simulated refund ledger of one history, by order id. */
+/**
+ * The simulated refund ledger of one history, by order id, changed only through the ledger's own rules
+ * (core/integrity/ledger.ts). Changes whose outcome nothing waits for (a review held or released, a refund
+ * entered as recorded) are queued per order and applied, in order, when the order's entry is next read — by the
+ * kernel for a later claim on the order, or by a reservation whose answer counts. An order no later step reads
+ * (most orders have one claim) is never built: the same entries, the same answers, less work.
+ */
 class SimulatedLedger {
   readonly #entries = new Map<string, LedgerEntry>();
+  readonly #queued = new Map<string, ((entry: LedgerEntry) => LedgerEntry)[]>();
+  /** The order's entry with every queued change applied; `undefined` when nothing ever touched the order. */
   get(orderId: string): LedgerEntry | undefined {
-    return this.#entries.get(orderId);
+    const queued = this.#queued.get(orderId);
+    if (queued === undefined) return this.#entries.get(orderId);
+    this.#queued.delete(orderId);
+    let entry = this.#entries.get(orderId) ?? emptyLedgerEntry(orderId);
+    for (const change of queued) entry = change(entry);
+    this.#entries.set(orderId, entry);
+    return entry;
   }
+  /** Queues a change whose outcome nothing waits for; it applies before the order's entry is next read. */
   update(orderId: string, change: (entry: LedgerEntry) => LedgerEntry): void {
-    this.#entries.set(orderId, change(this.#entries.get(orderId) ?? emptyLedgerEntry(orderId)));
+    const queued = this.#queued.get(orderId);
+    if (queued) queued.push(change);
+    else this.#queued.set(orderId, [change]);
   }
   /** Reserves `cents` for the claim (automatic when a limit is given, else a person's approval); the refusal's message when the ledger refuses it. */
   reserve(
@@ -230,7 +269,7 @@ class SimulatedLedger {
     limitCents?: number,
   ): string | undefined {
     const result = reserveRefund(
-      this.#entries.get(orderId) ?? emptyLedgerEntry(orderId),
+      this.get(orderId) ?? emptyLedgerEntry(orderId),
       claimId,
       cents,
       orderCents,
@@ -317,9 +356,20 @@ function decisionStep(
     return;
   }
 
+  const person = step.personDecision;
+  const flipped =
+    person === undefined && (candidate.verdict !== recorded.verdict || candidate.reason_code !== recorded.reason_code);
+  // A flip shows the recorded verdict's reason, layer and checks: read now, and a flip without them is not evaluable.
+  const shown = flipped ? shownVerdict(step.verdictEvent!) : undefined;
+  if (shown && !shown.ok) {
+    acc.notEvaluable.push({ claim_id: step.claimId, reason: `the recorded verdict does not parse (${shown.error})` });
+    if (orderId) applyRecorded(step, recorded.verdict, orderId, ledger);
+    return;
+  }
+
   // The candidate's ACCEPT reserves its refund on the simulated ledger (the kernel saw this very entry).
   let candidateCents = 0;
-  if (step.personDecision === undefined) {
+  if (person === undefined) {
     if (candidate.verdict === "ACCEPT") {
       const [plan] = planExecution(candidate, facts.proposal, step.claimId);
       const orderCents = orderCentsOf.get(step.claimId);
@@ -349,20 +399,20 @@ function decisionStep(
   const recordedCents = recorded.verdict === "ACCEPT" ? (step.refundedCents ?? 0) : 0;
   count(acc.before, recorded.verdict, recorded.reason_code, recordedCents);
   count(acc.after, candidate.verdict, candidate.reason_code, candidateCents);
-  if (step.personDecision !== undefined) {
-    const person: PersonDecision = {
+  if (person !== undefined) {
+    const decided: PersonDecision = {
       claim_id: step.claimId,
       history,
-      decision: step.personDecision,
+      decision: person,
       recorded: { verdict: recorded.verdict, reason_code: recorded.reason_code },
       candidate: { verdict: candidate.verdict, reason_code: candidate.reason_code },
       candidate_sends_to_person: candidate.verdict === "ESCALATE",
     };
-    acc.people.push(person);
-    acc.awaitingPerson.set(step.claimId, person);
+    acc.people.push(decided);
+    acc.awaitingPerson.set(step.claimId, decided);
     return;
   }
-  if (candidate.verdict !== recorded.verdict || candidate.reason_code !== recorded.reason_code) {
+  if (shown?.ok) {
     acc.flips.push({
       claim_id: step.claimId,
       history,
@@ -372,9 +422,9 @@ function decisionStep(
       from: {
         verdict: recorded.verdict,
         reason_code: recorded.reason_code,
-        reason: recorded.reason,
-        layer: recorded.layer,
-        checks: recorded.checks,
+        reason: shown.shown.reason,
+        layer: shown.shown.layer,
+        checks: shown.shown.checks,
       },
       to: {
         verdict: candidate.verdict,
@@ -390,9 +440,13 @@ function decisionStep(
 /** A recorded decision that is not re-decided enters the simulated ledger as it happened. */
 function applyRecorded(step: RecordedDecision, verdict: VerdictKind, orderId: string, ledger: SimulatedLedger): void {
   if (verdict === "ESCALATE") ledger.update(orderId, (e) => markReviewPending(e, step.claimId));
-  if (verdict === "ACCEPT" && step.refundedCents !== undefined)
+  const cents = step.refundedCents;
+  if (verdict === "ACCEPT" && cents !== undefined)
     // As recorded, not checked again: only the order's balance bounds it (the limit then was the live policy's).
-    ledger.reserve(orderId, step.claimId, step.refundedCents, MAX_CENTS, MAX_CENTS);
+    ledger.update(orderId, (e) => {
+      const result = reserveRefund(e, step.claimId, cents, MAX_CENTS, { kind: "automatic", limitCents: MAX_CENTS });
+      return result.ok ? result.entry : e;
+    });
 }
 
 function personStep(

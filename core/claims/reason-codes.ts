@@ -60,6 +60,12 @@ export const REASON_CODES = {
   VALIDATION_PASSED: { layer: 12, verdict: "ACCEPT" },
 } as const satisfies Record<string, { layer: KernelLayer; verdict: VerdictKind }>;
 
+/**
+ * The code of a claim whose order facts could not be read: the shop's order API stayed down, slow or garbled for
+ * longer than the claim may wait (docs/orders.md). A claim ends NEEDS_REVIEW with it, never a verdict.
+ */
+export const ORDER_SOURCE_UNAVAILABLE = "ORDER_SOURCE_UNAVAILABLE";
+
 /** A claims kernel reason code. */
 export type ClaimReasonCode = keyof typeof REASON_CODES;
 
@@ -100,6 +106,7 @@ const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   PURCHASE_DATE_IN_FUTURE: "Your claim needs a closer look; a member of our team will review it.",
   REVIEW_PENDING_ON_ORDER: "Another claim on this order is being reviewed; a member of our team will review yours too.",
   AMOUNT_ABOVE_LIMIT: "Refunds of this size are approved by a member of our team; your claim is waiting for review.",
+  [ORDER_SOURCE_UNAVAILABLE]: "We could not check your order just now; a member of our team will review your claim.",
 };
 
 /** The customer-facing message for a final claim's reason code (a generic review message for codes not listed). */

@@ -3,7 +3,7 @@ import { canonicalize, hashHex } from "../crew/index.ts";
 import { ClaimSchema, ClaimTextSchema } from "./claim.ts";
 import { LLM_FAILURE_CODES } from "../llm/errors.ts";
 import type { ClaimFromExtractionFailureCode, TextExtractionFailureCode } from "./extraction.ts";
-import { REASON_CODES } from "./reason-codes.ts";
+import { ORDER_SOURCE_UNAVAILABLE, REASON_CODES } from "./reason-codes.ts";
 import type { ClaimReasonCode } from "./reason-codes.ts";
 import { closestMatch, ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
 import { SourceFileError } from "./errors.ts";
@@ -32,7 +32,7 @@ const _everyExtractionCode: [
   : never = true;
 void _everyExtractionCode;
 
-/** Reason codes a claim can end `NEEDS_REVIEW` with: extraction, LLM, crew, self-check, sweep and order-data failures. */
+/** Reason codes a claim can end `NEEDS_REVIEW` with: extraction, LLM, crew, self-check, sweep, order-data and order-source failures. */
 export const NEEDS_REVIEW_REASON_CODES: readonly string[] = [
   "EXTRACTION_FAILED",
   ...EXTRACTION_CODES,
@@ -43,6 +43,7 @@ export const NEEDS_REVIEW_REASON_CODES: readonly string[] = [
   "STALLED",
   "CLAIM_TIMED_OUT",
   "ORDER_DATA_INVALID",
+  ORDER_SOURCE_UNAVAILABLE,
 ];
 
 const VERDICTS = ExpectedOutcomeSchema.options;

@@ -42,6 +42,8 @@ export const OrderSchema = z
     amount: z.number().positive(),
     currency: z.literal("EUR").default("EUR"),
     customer_id: z.string().optional(),
+    /** The shop's payment reference (a Stripe `pi_…` / `ch_…`), carried for the refund executor; the kernel ignores it. */
+    payment_ref: z.string().min(1).optional(),
   })
   .strict();
 

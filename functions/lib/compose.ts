@@ -23,6 +23,9 @@ import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../infra/facts.ts";
 import type { LinkedResources } from "./resources.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
+import { createOrderApiSource } from "../../adapters/shop/order-api.ts";
+import { orderSourceSettingsFrom } from "../../infra/order-source.ts";
+import type { OrderSource } from "../../pipeline/ports.ts";
 import type { PolicySettings } from "../../infra/policy-format.ts";
 import type { QueueRole } from "../../infra/facts.ts";
 
@@ -69,7 +72,8 @@ const DEFAULT_SESSION_RETENTION_DAYS = 30;
 
 /**
  * The retention policy from the environment: CLAIMS_SESSION_RETENTION_DAYS (default 30) and
- * CLAIMS_AUDIT_RETENTION_DAYS (default: the audit is kept); "never" keeps that kind for good.
+ * CLAIMS_AUDIT_RETENTION_DAYS (default: the audit is kept); "never" keeps that kind for good. A session
+ * step holds the step's audit events, so steps are kept for the longer of the two (adapters/aws/README.md).
  * ConfigLoadError names a variable that is not a positive number of days.
  */
 export function retentionFrom(env: Env): { sessionsMs?: number; auditMs?: number } {
@@ -192,6 +196,17 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     const agent = policy().agent;
     return { agent, registry: registerAgent(agent) };
   });
+  // ORDER_SOURCE: the table (default) or the shop's order API with the OrderApiToken secret (docs/orders.md).
+  const orderSettings = once(() => orderSourceSettingsFrom(env));
+  const orders = once((): OrderSource => {
+    const chosen = orderSettings();
+    if (chosen.source === "table") return dynamo().orders;
+    return createOrderApiSource({
+      url: chosen.url,
+      token: resources.secret(LINKS.orderApiToken),
+      timeoutMs: chosen.timeoutMs,
+    });
+  });
   const dynamo = once(() =>
     createDynamoPorts({
       client: clients().dynamo,
@@ -206,7 +221,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     verdicts: lazyPort(() => dynamo().verdicts),
     audit: lazyPort(() => dynamo().audit),
     ledger: lazyPort(() => dynamo().ledger),
-    orders: lazyPort(() => dynamo().orders),
+    orders: lazyPort(orders),
     reviews: lazyPort(() => dynamo().reviews),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
     publisher: lazyPort(() =>
@@ -218,11 +233,13 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     agent: lazyPort(() => registered().agent),
     registry: lazyPort(() => registered().registry),
     // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
-    settings:
-      options.settings ??
-      lazyPort(() =>
-        pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms), llmOutageHoldMsFromEnv(env)),
-      ),
+    // The claim's wait for an unavailable order source from ORDER_SOURCE_MAX_WAIT_S; the outage hold from
+    // CLAIMS_LLM_OUTAGE_HOLD_S.
+    settings: lazyPort(() => ({
+      ...(options.settings ??
+        pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms), llmOutageHoldMsFromEnv(env))),
+      orderSourceWaitMs: orderSettings().maxWaitMs,
+    })),
     sha256: nodeSha256,
   };
 }

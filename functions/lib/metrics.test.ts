@@ -1,44 +1,111 @@
-// The kernel's shadow-policy metric: each KERNEL_VERDICT recorded with a shadow verdict counts 1 when the shadow
-// policy disagrees and 0 when it agrees; anything else appended to the audit counts nothing.
+// The kernel's shadow-policy metric: each verdict decided with a shadow policy counts 1 when the shadow policy
+// disagrees and 0 when it agrees, once per stored verdict — a redelivered or racing publish of the same verdict
+// (which appends its audit again) counts nothing more; a verdict without a shadow counts nothing.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { AuditEvent } from "../../core/integrity/index.ts";
+import { parseConfig } from "../../core/claims/config.ts";
+import { createRulesModel } from "../../core/claims/rules-model.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
+import { createInProcessPipeline } from "../../pipeline/in-process.ts";
+import { handleProposal } from "../../pipeline/kernel-service.ts";
+import type { ProposalMessage } from "../../pipeline/messages.ts";
+import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
+import { handleAgentStep } from "../../pipeline/worker.ts";
 import { measured } from "./metrics.ts";
 import type { HandlerMetrics } from "./metrics.ts";
 
-const event = (event_type: string, details: Record<string, unknown>) => ({ event_type, details }) as AuditEvent;
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+const config = parseConfig(
+  readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
+const ACCEPT = {
+  claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" },
+};
+/** A shadow policy that refunds no category: it disagrees with every ACCEPT of the live one. */
+const REFUNDS_NOTHING = {
+  ...config.agent,
+  contract: { ...config.agent.contract, allowed_refund_categories: ["none"] },
+};
+
+/** A pipeline (live policy + `shadow`) whose claim has run up to its proposal: the message, not yet handled. */
+async function atProposal(shadow: typeof config.agent | undefined, body: object = ACCEPT) {
+  const p = createInProcessPipeline({
+    agent: { ...config.agent, ...(shadow ? { shadow } : {}) },
+    orders: config.orders,
+    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+    clock: { now: () => NOW },
+  });
+  const submitted = await p.submit(body, { claimId: "clm_m" });
+  if (!submitted.ok) throw new Error(submitted.message);
+  for (let work = p.queues.take(); work; work = p.queues.take()) {
+    if (work.queue === "crew-events") await handleCrewMessage(work.message, p.deps);
+    else if (work.queue === "agent-steps") await handleAgentStep(work.message, p.deps);
+    else if (work.queue === "proposals") return { p, message: work.message };
+  }
+  throw new Error("the claim never reached the kernel");
+}
+
+/** The kernel handler measured as the kernel function measures it, over `deps`; what it emitted. */
+function measuredKernel(deps: PipelineDeps) {
+  const emitted: Parameters<HandlerMetrics["emit"]>[0][] = [];
+  const sink: HandlerMetrics = { emit: (r) => emitted.push(r), coldStart: () => undefined };
+  const handle = measured(
+    "kernel",
+    async () => deps,
+    sink,
+    (source) => async (message: ProposalMessage) => handleProposal(message, await source()),
+  );
+  const shadowCounts = () => emitted.filter((r) => "ShadowDisagreements" in r.metrics);
+  return { handle, shadowCounts };
+}
+
+/** `fn` that fails its first call before doing anything (a crash), then works. */
+function failOnce<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
+  let failed = false;
+  return (...a) => {
+    if (failed) return fn(...a);
+    failed = true;
+    return Promise.reject(new Error("injected crash"));
+  };
+}
 
 describe("the shadow policy's metric", () => {
-  it("counts a disagreement per shadowed kernel verdict appended, per flow, and nothing for other events", async () => {
-    const emitted: Parameters<HandlerMetrics["emit"]>[0][] = [];
-    const appended: AuditEvent[] = [];
-    const sink: HandlerMetrics = { emit: (r) => emitted.push(r), coldStart: () => undefined };
-    const audit = {
-      append: async (e: AuditEvent) => void appended.push(e),
-      appendAll: async (es: AuditEvent[]) => void appended.push(...es),
+  it("counts a disagreement once when a crash before marking the verdict published makes its publish redelivered", async () => {
+    const { p, message } = await atProposal(REFUNDS_NOTHING);
+    const deps = {
+      ...p.deps,
+      verdicts: { ...p.deps.verdicts, markPublished: failOnce(p.deps.verdicts.markPublished) },
     };
-    const real = { audit } as unknown as PipelineDeps;
-    const handler = measured(
-      "kernel",
-      async () => real,
-      sink,
-      (deps) => async (events: AuditEvent[]) => {
-        const { audit: measuredAudit } = await deps();
-        await measuredAudit.appendAll(events.slice(1));
-        await measuredAudit.append(events[0]!);
-      },
-    );
-    const events = [
-      event("KERNEL_VERDICT", { claim_id: "c1", shadow: { verdict: "REJECT", agrees: false } }),
-      event("KERNEL_VERDICT", { claim_id: "c2", simulation_id: "sim", shadow: { verdict: "ACCEPT", agrees: true } }),
-      event("KERNEL_VERDICT", { claim_id: "c3" }),
-      event("PROPOSAL_SUBMITTED", { claim_id: "c4", shadow: { agrees: false } }),
-    ];
-    await handler(events);
-    expect(appended).toHaveLength(4);
-    expect(emitted).toEqual([
-      { metrics: { ShadowDisagreements: 0 }, dimensions: [{ Flow: "simulation" }], metadata: { claim_id: "c2" } },
-      { metrics: { ShadowDisagreements: 1 }, dimensions: [{ Flow: "live" }], metadata: { claim_id: "c1" } },
+    const kernel = measuredKernel(deps);
+    await expect(kernel.handle(message)).rejects.toThrow("injected crash");
+    await kernel.handle(message); // the redelivery publishes the stored verdict again, audit and all
+    await kernel.handle(message); // and a later one finds it published
+    expect(p.publisher.published.filter((e) => e.detailType === "ClaimVerdict")).toHaveLength(2);
+    expect(kernel.shadowCounts()).toEqual([
+      { metrics: { ShadowDisagreements: 1 }, dimensions: [{ Flow: "live" }], metadata: { claim_id: "clm_m" } },
     ]);
+  });
+
+  it("counts a verdict once when two deliveries of its proposal race", async () => {
+    const { p, message } = await atProposal(REFUNDS_NOTHING);
+    const kernel = measuredKernel(p.deps);
+    await Promise.all([kernel.handle(message), kernel.handle(message)]);
+    expect(kernel.shadowCounts()).toHaveLength(1);
+    expect(kernel.shadowCounts()[0]?.metrics).toEqual({ ShadowDisagreements: 1 });
+  });
+
+  it("counts 0 for a shadow policy that agrees, per flow, and nothing without a shadow policy", async () => {
+    const agreeing = await atProposal(config.agent, { ...ACCEPT, simulation_id: "sim_1" });
+    const agrees = measuredKernel(agreeing.p.deps);
+    await agrees.handle(agreeing.message);
+    expect(agrees.shadowCounts()).toEqual([
+      { metrics: { ShadowDisagreements: 0 }, dimensions: [{ Flow: "simulation" }], metadata: { claim_id: "clm_m" } },
+    ]);
+    const plain = await atProposal(undefined);
+    const none = measuredKernel(plain.p.deps);
+    await none.handle(plain.message);
+    expect(none.shadowCounts()).toEqual([]);
   });
 });

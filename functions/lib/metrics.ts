@@ -10,7 +10,7 @@ import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/index.ts";
 import type { FunctionKey } from "../../infra/facts.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
-import type { ReviewRepository } from "../../pipeline/ports.ts";
+import type { ReviewRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 import type { DepsSource } from "./compose.ts";
 import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../../infra/metrics-catalog.ts";
 import type { MetricName, MetricUnitName } from "../../infra/metrics-catalog.ts";
@@ -124,7 +124,7 @@ function finalClaimRecords(record: ClaimRecord): MetricRecord[] {
   return out;
 }
 
-/** A kernel decision the shadow policy decided too: 1 when it disagrees with the live verdict, 0 when it agrees. */
+/** A kernel decision the shadow policy decided too (its stored KERNEL_VERDICT audit): 1 when it disagrees with the live verdict, 0 when it agrees. */
 function shadowDecisionRecords(event: AuditEvent): MetricRecord[] {
   const shadow = event.event_type === "KERNEL_VERDICT" ? (event.details.shadow as { agrees?: unknown }) : undefined;
   if (typeof shadow?.agrees !== "boolean") return [];
@@ -244,19 +244,31 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
       }
     },
   });
-  // The shadow policy's verdict is only in the kernel's audit: counted as the KERNEL_VERDICT is appended.
-  const shadowRecords = (events: readonly AuditEvent[]) => emitAll(events.flatMap(shadowDecisionRecords));
-  const audit = override(() => deps.audit, {
-    async append(event) {
-      await deps.audit.append(event);
-      shadowRecords([event]);
-    },
-    async appendAll(events) {
-      await deps.audit.appendAll(events);
-      shadowRecords(events);
+  // The shadow policy's verdict is only in the stored verdict's audit. It is counted once per stored verdict: by
+  // the one call that marks the verdict published (a redelivered or racing publish appends the same audit again,
+  // and counts nothing). The records are taken from the verdict as last read, stored or settled under its key.
+  const shadowOf = new Map<string, MetricRecord[]>();
+  const seen = (stored: StoredVerdict | undefined) => {
+    if (!stored) return stored;
+    shadowOf.delete(stored.idempotency_key);
+    if (stored.published) return stored; // counted by the call that marked it
+    shadowOf.set(stored.idempotency_key, (stored.audit ?? []).flatMap(shadowDecisionRecords));
+    if (shadowOf.size > 1_000) shadowOf.delete(shadowOf.keys().next().value!);
+    return stored;
+  };
+  const verdicts = override<VerdictRepository>(() => deps.verdicts, {
+    getVerdict: async (key) => seen(await deps.verdicts.getVerdict(key)),
+    putVerdictOnce: async (verdict) => seen(await deps.verdicts.putVerdictOnce(verdict))!,
+    recordExecution: async (key, outcome) => seen(await deps.verdicts.recordExecution(key, outcome))!,
+    async markPublished(key) {
+      const marked = await deps.verdicts.markPublished(key);
+      const records = shadowOf.get(key);
+      shadowOf.delete(key);
+      if (marked && records) emitAll(records);
+      return marked;
     },
   });
-  return { ...deps, claims, ledger, reviews, llm, audit };
+  return { ...deps, claims, ledger, reviews, llm, verdicts };
 }
 
 /** A handler's metrics: the pending reviews, per flow, the sweep reports every run. */

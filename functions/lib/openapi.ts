@@ -287,6 +287,11 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
         schema: ApiErrorSchema,
       },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
+      503: {
+        description:
+          "ORDER_SOURCE_UNAVAILABLE: an APPROVE could not read the order from the shop's order API to check it; nothing changed, try again.",
+        schema: ApiErrorSchema,
+      },
     },
   },
   "GET /health": {

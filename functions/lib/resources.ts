@@ -4,6 +4,7 @@ import { Resource } from "sst";
 import * as z from "zod";
 import { FUNCTIONS, LINKS, linksOf } from "../../infra/facts.ts";
 import type { FunctionKey, QueueRole } from "../../infra/facts.ts";
+import type { OrderSourceKind } from "../../infra/order-source.ts";
 import { ResourceLinkError } from "./errors.ts";
 
 /** Reads the raw link properties of `Resource.<name>` (throws when the link is absent). */
@@ -40,17 +41,22 @@ export function linkedResources(reader: ResourceReader = sstResources) {
     tableName: () => read(reader, LINKS.table, Named, "{ name }").name,
     busName: () => read(reader, LINKS.bus, Named, "{ name }").name,
     queueUrl: (role: QueueRole) => read(reader, LINKS.queues[role], Queue, "{ url }").url,
-    secret: (name: typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken) =>
-      read(reader, name, Secret, "{ value }").value,
+    secret: (
+      name: typeof LINKS.llmApiKey | typeof LINKS.apiToken | typeof LINKS.reviewerToken | typeof LINKS.orderApiToken,
+    ) => read(reader, name, Secret, "{ value }").value,
   };
 }
 
 /** The accessors' type. */
 export type LinkedResources = ReturnType<typeof linkedResources>;
 
-/** A reader that refuses names a function is not linked to, as `Resource` does on AWS. */
-export function restrictedReader(base: ResourceReader, fn: FunctionKey): ResourceReader {
-  const allowed: readonly string[] = linksOf(fn);
+/** A reader that refuses names a function is not linked to, as `Resource` does on AWS (`orderSource` as deployed). */
+export function restrictedReader(
+  base: ResourceReader,
+  fn: FunctionKey,
+  orderSource: OrderSourceKind = "table",
+): ResourceReader {
+  const allowed: readonly string[] = linksOf(fn, orderSource);
   return (name) => {
     if (!allowed.includes(name))
       throw new Error(`"${name}" is not linked to ${FUNCTIONS[fn].handler} (its links: ${allowed.join(", ")})`);

@@ -7,6 +7,7 @@ import type { BusEntry, ClaimVerdictDetail } from "../../core/claims/events.ts";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/claims/execution.ts";
 import { decideClaim } from "../../core/claims/kernel.ts";
+import { ORDER_SOURCE_UNAVAILABLE } from "../../core/claims/reason-codes.ts";
 import type { ClaimVerdict } from "../../core/claims/kernel.ts";
 import { decideShadow } from "../../core/claims/shadow.ts";
 import type { ReviewRecord } from "../../core/claims/review.ts";
@@ -318,4 +319,20 @@ export function approvedEscalationEffects(claimId: string): Effect[] {
 /** Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW and a review opens. */
 export function orderDataInvalid(record: ClaimRecord, message: string, now: number): Effect[] {
   return needsReview(record, now, "ORDER_DATA_INVALID", `The order data could not be used: ${message}`);
+}
+
+/**
+ * An order source that stayed unavailable past the claim's wait (or the proposal queue's last receive): a person
+ * decides, with what failed last; the customer gets no verdict built on facts the shop did not give.
+ */
+export function orderSourceUnavailable(record: ClaimRecord, message: string, waitedMs: number, now: number): Effect[] {
+  const reason = `The shop's orders could not be read for ${Math.round(waitedMs / 1000)} s; a person decides. Last error: ${message}`;
+  return needsReview(record, now, ORDER_SOURCE_UNAVAILABLE, reason, { waited_ms: waitedMs, detail: message });
+}
+
+/** When the proposal was created (ms), if it says: the claim's wait for an unavailable order source counts from it. */
+export function proposalCreatedMs(proposal: unknown): number | undefined {
+  const at = (proposal as { created_at?: unknown } | null)?.created_at;
+  const ms = typeof at === "string" ? Date.parse(at) : Number.NaN;
+  return Number.isFinite(ms) ? ms : undefined;
 }
