@@ -80,7 +80,15 @@ function garbleValue(rng: Rng, value: Record<string, unknown>): Record<string, u
 /** Wraps `inner` with the flow's model behaviour; `advance` moves the simulated clock while a slow call runs; a hung call ends the invocation after `functionTimeoutMs`. */
 export function createChaosLlm(
   inner: LlmPort,
-  opts: { rng: Rng; profile: LlmProfile; advance: (ms: number) => void; counts: LlmCounts; functionTimeoutMs: number },
+  opts: {
+    rng: Rng;
+    profile: LlmProfile;
+    advance: (ms: number) => void;
+    counts: LlmCounts;
+    functionTimeoutMs: number;
+    /** While this says true the endpoint is down: every call fails LLM_UNREACHABLE at once (an outage). */
+    down?: () => boolean;
+  },
 ): LlmPort {
   const { rng, profile, advance, counts } = opts;
   return {
@@ -88,6 +96,10 @@ export function createChaosLlm(
     model: inner.model,
     async complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>> {
       counts.calls++;
+      if (opts.down?.()) {
+        counts.fail++;
+        return failure("LLM_UNREACHABLE", inner.model);
+      }
       if (profile.hang > 0 && rng.chance(profile.hang)) {
         counts.hang++;
         advance(opts.functionTimeoutMs);

@@ -14,7 +14,7 @@ const env = chaosEnv(readFileSync(CONFIG, "utf8"), "config.yaml");
 async function violations(seed: number, n: number, mutate: FlowOptions["mutate"], wanted: RegExp): Promise<string> {
   const out: string[] = [];
   for (let k = 0; k < n && !wanted.test(out.join("\n")); k++)
-    out.push(...(await runChaosFlow(env, seed, k, { mutate })).violations);
+    out.push(...(await runChaosFlow(env, seed, k, { mutate, outage: null })).violations);
   return out.join("\n");
 }
 
@@ -129,5 +129,55 @@ describe("a planted bug is found", () => {
         wanted,
       ),
     ).toMatch(wanted);
+  });
+});
+
+describe("a flow whose model goes down", () => {
+  const MIN = 60_000;
+  const unreachable = (r: Awaited<ReturnType<typeof runChaosFlow>>) =>
+    (r.observation?.claims ?? []).filter((c) => c.reason_code === "LLM_UNREACHABLE").length;
+  const held = (r: Awaited<ReturnType<typeof runChaosFlow>>) =>
+    (r.observation?.audit ?? []).filter((e) => e.event_type === "CLAIM_HELD").length;
+
+  it("an outage that ends within the hold: the claims wait, then are decided; no review for the outage, money invariants hold", async () => {
+    let holds = 0;
+    for (const k of [0, 1, 2, 3, 4, 5]) {
+      const r = await runChaosFlow(env, 23, k, {
+        keep: true,
+        llm: "healthy",
+        outage: { fromMs: 0, toMs: 25 * MIN, holdMs: 60 * MIN },
+      });
+      expect(r.violations, `flow ${k}`).toEqual([]);
+      expect(unreachable(r), `flow ${k}`).toBe(0);
+      expect(r.invariants?.money.refunds, `flow ${k}`).toBeGreaterThanOrEqual(0);
+      expect(r.simulatedMs, `flow ${k}`).toBeGreaterThanOrEqual(25 * MIN);
+      holds += held(r);
+    }
+    expect(holds).toBeGreaterThan(0);
+  });
+
+  it("an outage that outlasts the hold: the claims that waited go to a person LLM_UNREACHABLE, nothing is refunded twice", async () => {
+    for (const k of [0, 1, 2]) {
+      const r = await runChaosFlow(env, 23, k, {
+        keep: true,
+        llm: "healthy",
+        outage: { fromMs: 0, toMs: 180 * MIN, holdMs: 30 * MIN },
+      });
+      expect(r.violations, `flow ${k}`).toEqual([]);
+      expect(unreachable(r), `flow ${k}`).toBeGreaterThan(0);
+      expect(held(r), `flow ${k}`).toBeGreaterThan(0);
+    }
+  });
+
+  it("draws an outage in some flows, the rest of the plan unchanged by it", async () => {
+    const drawn = await Promise.all(Array.from({ length: 30 }, (_, k) => runChaosFlow(env, 42, k)));
+    const withOutage = drawn.filter((r) => r.plan.outage !== undefined);
+    expect(withOutage.length).toBeGreaterThan(0);
+    expect(withOutage.length).toBeLessThan(30);
+    for (const r of withOutage.slice(0, 3)) {
+      expect(r.violations).toEqual([]);
+      const without = await runChaosFlow(env, 42, r.plan.flow, { outage: null });
+      expect(without.plan.claims).toEqual(r.plan.claims);
+    }
   });
 });

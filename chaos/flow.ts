@@ -45,8 +45,8 @@ import { ChaosCrashError } from "./errors.ts";
 import { checkFlowInvariants } from "./invariants.ts";
 import type { FlowObservation, InvariantResult } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
-import { planFlow } from "./plan.ts";
-import type { FlowPlan, PlannedClaim } from "./plan.ts";
+import { LLM_PROFILES, planFlow, planOutage } from "./plan.ts";
+import type { FlowPlan, LlmOutage, LlmProfile, PlannedClaim } from "./plan.ts";
 import { createRng, flowSeed } from "./rng.ts";
 import type { Rng } from "./rng.ts";
 import { createSimQueues } from "./sim-queues.ts";
@@ -135,11 +135,19 @@ const emptyCounts = (): FlowCounts => ({
   refunds: 0,
 });
 
-/** Options of a flow: `keep` returns what it left behind; `mutate` replaces ports (tests plant bugs to see them found). */
+/**
+ * Options of a flow: `keep` returns what it left behind; `mutate` replaces ports (tests plant bugs to see them found);
+ * `outage` and `llm` replace what the plan drew (null: no outage).
+ */
 export interface FlowOptions {
   keep?: boolean;
   mutate?: (deps: PipelineDeps) => PipelineDeps;
+  outage?: LlmOutage | null;
+  llm?: LlmProfile["name"];
 }
+
+/** Keeps the outage's draws apart from the plan's (the same plan with or without an outage). */
+const OUTAGE_SALT = 0x6f757461;
 
 /** Runs flow `flow` of the run seeded `seed`. */
 export async function runChaosFlow(
@@ -149,7 +157,13 @@ export async function runChaosFlow(
   opts: FlowOptions = {},
 ): Promise<FlowResult> {
   const rng = createRng(flowSeed(seed, flow));
-  const plan = planFlow(rng, seed, flow);
+  const drawn = planFlow(rng, seed, flow);
+  const outage = opts.outage === undefined ? planOutage(createRng(flowSeed(seed, flow) ^ OUTAGE_SALT)) : opts.outage;
+  const plan: FlowPlan = {
+    ...drawn,
+    ...(outage ? { outage } : {}),
+    ...(opts.llm ? { llm: { name: opts.llm, ...LLM_PROFILES[opts.llm] } } : {}),
+  };
   return runPlannedFlow(env, plan, rng, opts);
 }
 
@@ -192,6 +206,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     advance,
     counts: counts.llm,
     functionTimeoutMs: FUNCTIONS.worker.timeoutSeconds * 1000,
+    ...(plan.outage ? { down: () => isDown(plan, now) } : {}),
   });
   const unmutated: PipelineDeps = {
     claims,
@@ -208,7 +223,9 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     ids: sequentialIds(),
     agent,
     registry,
-    settings: DEFAULT_PIPELINE_SETTINGS,
+    settings: plan.outage
+      ? { ...DEFAULT_PIPELINE_SETTINGS, llmOutageHoldMs: plan.outage.holdMs }
+      : DEFAULT_PIPELINE_SETTINGS,
   };
   const base = opts.mutate ? opts.mutate(unmutated) : unmutated;
 
@@ -608,6 +625,12 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     invariants,
     ...(opts.keep ? { observation: observed } : {}),
   };
+}
+
+/** Whether the flow's model is down at `now` (its outage). */
+function isDown(plan: FlowPlan, now: number): boolean {
+  const o = plan.outage;
+  return o !== undefined && now >= plan.startMs + o.fromMs && now < plan.startMs + o.toMs;
 }
 
 /** Every ledger entry the flow can have touched (its orders, and any order a claim, review or event named), real and simulation scopes. */

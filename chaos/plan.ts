@@ -39,6 +39,16 @@ export interface LlmProfile {
   garble: number;
 }
 
+/**
+ * A model outage: from `fromMs` to `toMs` after the flow starts every call fails LLM_UNREACHABLE, and claims wait
+ * for the model up to `holdMs` (the outage hold, docs/llm.md) before a person gets them.
+ */
+export interface LlmOutage {
+  fromMs: number;
+  toMs: number;
+  holdMs: number;
+}
+
 /** How reviewers act on the reviews the flow opens. */
 export interface ReviewerPolicy {
   /** A pending review is decided at all with this probability (the rest stay pending: a final state too). */
@@ -83,6 +93,22 @@ export interface FlowPlan {
   reviewer: ReviewerPolicy;
   /** Deliveries run at once (1 = one at a time). */
   concurrency: number;
+  /** A model outage, if the flow has one (drawn apart from the rest of the plan: `planOutage`). */
+  outage?: LlmOutage;
+}
+
+const MIN = 60_000;
+
+/**
+ * Whether flow's model goes down for a while, drawn from an rng of its own so that the rest of the plan is the same
+ * with or without it: one flow in five; most outages end within the hold (the claims wait, then are decided), one in
+ * four outlasts it (the claims that need the model go to a person, LLM_UNREACHABLE).
+ */
+export function planOutage(rng: Rng): LlmOutage | undefined {
+  if (!rng.chance(0.2)) return undefined;
+  const fromMs = rng.int(0, 10 * MIN);
+  if (rng.chance(0.25)) return { fromMs, toMs: fromMs + rng.int(40 * MIN, 120 * MIN), holdMs: 30 * MIN };
+  return { fromMs, toMs: fromMs + rng.int(1 * MIN, 45 * MIN), holdMs: 60 * MIN };
 }
 
 /** The instant every flow starts at (time is simulated: nothing waits). */
@@ -100,7 +126,7 @@ const REASONS = [
   "Ça ne marche pas 😞 — ünïcödé and 中文 in the reason",
 ];
 
-const LLM_PROFILES: Record<LlmProfile["name"], Omit<LlmProfile, "name">> = {
+export const LLM_PROFILES: Record<LlmProfile["name"], Omit<LlmProfile, "name">> = {
   healthy: { slow: 0, hang: 0, fail: 0, garble: 0 },
   flaky: { slow: 0.08, hang: 0.03, fail: 0.08, garble: 0.05 },
   bad: { slow: 0.2, hang: 0.1, fail: 0.25, garble: 0.2 },

@@ -70,6 +70,11 @@ const SCHEMAS: Record<QueueRole, z.ZodType> = {
   timers: TimerMessageSchema,
 };
 
+/** A producer's delay as SQS applies it: whole seconds, at most 15 minutes. */
+function sqsDelay(delayMs: number | undefined): { delayMs?: number } {
+  return delayMs === undefined || delayMs <= 0 ? {} : { delayMs: Math.min(900, Math.ceil(delayMs / 1000)) * 1000 };
+}
+
 /** Simulated queues on `clock`, with `faults` drawn from `rng` as messages are sent. */
 export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faults: FaultPlan }): SimQueues {
   const { clock, rng, faults } = opts;
@@ -122,8 +127,8 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
   };
 
   const port: WorkQueues = {
-    async sendAgentSteps(list) {
-      for (const m of list) send("agentSteps", m);
+    async sendAgentSteps(list, opts) {
+      for (const m of list) send("agentSteps", m, sqsDelay(opts?.delayMs));
     },
     async sendProposal(m) {
       send("proposals", m);
@@ -134,8 +139,8 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
     async scheduleTimer(claimId, dueMs) {
       send("timers", { claim_id: claimId, due_ms: dueMs }, { delayMs: timerDelaySeconds(dueMs, clock.now()) * 1000 });
     },
-    async requestExtraction(claimId) {
-      send("extraction", { claim_id: claimId });
+    async requestExtraction(claimId, opts) {
+      send("extraction", { claim_id: claimId }, sqsDelay(opts?.delayMs));
     },
   };
 

@@ -58,6 +58,9 @@ describe("runBatch", () => {
     const end = loadRunAudit(dataDir, outcome.simulationId).find((e) => e.event_type === "SIMULATION_END")!;
     const details = SimulationEndDetailsSchema.parse(end.details);
     expect(details).toMatchObject({ total: 3, matched: 2 });
+    // The clock is frozen (a batch decides as of one instant); the run still ends its wall duration after it started.
+    expect(details.duration_ms).toBeGreaterThan(0);
+    expect(Date.parse(details.ended_at) - Date.parse("2026-06-01T12:00:00Z")).toBe(details.duration_ms);
     expect(details.results[1]).toMatchObject({
       id: "wrong_reason",
       verdict: "ESCALATE",

@@ -307,15 +307,29 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     matchRaces([...rows, ...afterRows], results, [...scenarios, ...scenarioFile.afterReviews]);
     if (metered !== undefined) notes.push(...formatLlmFigures(metered.calls(), claimMs));
 
-    const ended = opts.clock.now();
+    // Wall time: the run's clock may be frozen (a batch is decided as of one instant), so the run ends its wall
+    // duration after it started, not at the instant it started.
+    const durationMs = Math.round(performance.now() - wallStart);
+    const ended = Math.max(opts.clock.now(), started + durationMs);
     const endDetails: SimulationEndDetails = {
       simulation_id: simulationId,
       ended_at: new Date(ended).toISOString(),
-      // Wall time: the run's clock may be frozen (a batch is decided as of one instant).
-      duration_ms: Math.round(performance.now() - wallStart),
+      duration_ms: durationMs,
       total: rows.length + afterRows.length,
       matched: [...rows, ...afterRows].filter((r) => r.matches).length,
       results,
+      ...(reviewRows.length === 0
+        ? {}
+        : {
+            review_steps: reviewRows.map((r) => ({
+              id: r.id,
+              label: r.label,
+              claim_id: r.claim_id,
+              outcome: r.verdict,
+              expected: r.expected,
+              matches: r.matches === true,
+            })),
+          }),
     };
     let auditPath: string | undefined;
     let reportPath: string | undefined;

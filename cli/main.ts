@@ -16,7 +16,7 @@ import {
   preflightLlm,
   PREFLIGHT_RECHECK_MS,
 } from "../adapters/llm/index.ts";
-import { pipelineWaitsFor } from "../pipeline/deps.ts";
+import { llmOutageHoldMsFromEnv, pipelineWaitsFor } from "../pipeline/deps.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { SourceFileError } from "../core/claims/errors.ts";
@@ -105,17 +105,7 @@ function llmFor(config: ClaimsConfig): BatchLlm {
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
   const meter = meterLlm(guarded?.port ?? model);
-  let rechecked = performance.now();
-  const unreachable = () => {
-    const last = guarded?.last();
-    if (last === undefined || last.ok) return false;
-    // /health is asked often: a failed check older than the recheck interval is run again, not awaited.
-    if (performance.now() - rechecked >= PREFLIGHT_RECHECK_MS) {
-      rechecked = performance.now();
-      void guarded?.check().catch(() => undefined);
-    }
-    return true;
-  };
+  const unreachable = () => guarded?.unreachable() ?? false;
   return {
     port: meter.port,
     description: describeLlmConfig(llmConfig),
@@ -123,6 +113,15 @@ function llmFor(config: ClaimsConfig): BatchLlm {
     waits: pipelineWaitsFor(llmConfig.timeoutMs),
     ...(guarded ? { preflight: guarded.check, unreachable } : {}),
   };
+}
+
+/** CLAIMS_LLM_OUTAGE_HOLD_S of `claims serve` (default one hour); a bad value is a usage error (exit 2). */
+function outageHoldFromEnv(): number {
+  try {
+    return llmOutageHoldMsFromEnv(process.env);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
 }
 
 function parseSeconds(value: string): number {
@@ -314,6 +313,7 @@ program
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
       const llm = llmFor(config);
+      const outageHoldMs = outageHoldFromEnv();
       const check = llm.preflight ? await llm.preflight() : undefined;
       if (reviewerToken === apiToken)
         throw new CliError(
@@ -336,6 +336,7 @@ program
         recordBusEvents: false,
         ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
         ...(llm.waits ? { waits: llm.waits } : {}),
+        llmOutageHoldMs: outageHoldMs,
       });
       const front = await startHttpFront({
         functions: {
@@ -396,7 +397,9 @@ program
         out(`  llm      ${describePreflight(check)}`);
         if (!check.ok)
           out(
-            `           serving degraded (GET /health says so): claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`,
+            outageHoldMs > 0 && check.code === "LLM_UNREACHABLE"
+              ? `           serving degraded (GET /health says so): claims that need the model wait for it up to ${outageHoldMs / 1000} s (CLAIMS_LLM_OUTAGE_HOLD_S), then end NEEDS_REVIEW (${check.code}); it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`
+              : `           serving degraded (GET /health says so): claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`,
           );
       }
       for (const m of config.reading.mappings) out(`  read as  ${m}`);

@@ -99,7 +99,8 @@ export const ACTIONS = {
   ],
   /** SendMessage covers SendMessageBatch. Receiving is the event-source mapping's, granted with the subscription. */
   queueSend: ["sqs:SendMessage"],
-  busPublish: ["events:PutEvents"],
+  /** DescribeEventBus: the publisher checks once per container that the bus exists (a PutEvents to a missing bus succeeds). */
+  busPublish: ["events:PutEvents", "events:DescribeEventBus"],
   secret: [],
   /** Every function: writing its own log group (infra/lambda.ts), never creating one. */
   ownLogs: ["logs:CreateLogStream", "logs:PutLogEvents"],
@@ -199,10 +200,12 @@ export const FUNCTIONS = {
     // One LLM call (its retries inside its budget) and the writes around it.
     timeoutSeconds: LLM_FUNCTION_TIMEOUT_SECONDS,
     description: "Extracts a structured claim from free text with the LLM",
-    // Bus: a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview.
+    // Bus: a failed extraction ends the claim in NEEDS_REVIEW and publishes ClaimNeedsReview. ExtractionQueue: an
+    // extraction waiting for an unreachable model goes back to its queue, delayed (docs/llm.md).
     access: {
       [LINKS.table]: tableWrite,
       [Q.crewEvents]: queueSend,
+      [Q.extraction]: queueSend,
       [LINKS.llmApiKey]: secret,
       [LINKS.bus]: busPublish,
     },
@@ -228,7 +231,13 @@ export const FUNCTIONS = {
     memory: "256 MB",
     timeoutSeconds: LLM_FUNCTION_TIMEOUT_SECONDS,
     description: "Runs one agent step through the LLM",
-    access: { [LINKS.table]: tableWrite, [Q.crewEvents]: queueSend, [LINKS.llmApiKey]: secret },
+    // AgentStepsQueue: a step waiting for an unreachable model goes back to its queue, delayed (docs/llm.md).
+    access: {
+      [LINKS.table]: tableWrite,
+      [Q.crewEvents]: queueSend,
+      [Q.agentSteps]: queueSend,
+      [LINKS.llmApiKey]: secret,
+    },
   },
   kernel: {
     handler: "functions/kernel.handler",

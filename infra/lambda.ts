@@ -118,6 +118,8 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
       POWERTOOLS_SERVICE_NAME: `claims-${key}`,
       CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate),
       POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage),
+      // Every function that reads the claims' outage hold (worker, extraction, orchestrator, sweep) sees the same one.
+      CLAIMS_LLM_OUTAGE_HOLD_S: String(settings.llm.outageHoldS),
       // With the shop's order API, the functions that read orders get its settings (the token by link, links.ts).
       ...(settings.orders.source === "http" && (ORDER_READERS as readonly FunctionKey[]).includes(key)
         ? orderSourceEnvironment(settings.orders)

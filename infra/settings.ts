@@ -165,6 +165,8 @@ export const settings = {
     model: read("LLM_MODEL", "gpt-4o-mini"),
     /** Cap on concurrent LLM-calling invocations per queue (the provider's rate limit, not Lambda, is the bottleneck). */
     maxConcurrency: readInt("LLM_MAX_CONCURRENCY", 10, 2, 1000),
+    /** How long claims wait for an unreachable model before a person gets them (docs/llm.md: the outage hold); 0 = no hold. */
+    outageHoldS: readInt("CLAIMS_LLM_OUTAGE_HOLD_S", 3600, 0, 604_800),
   },
   api: readApiThrottle(),
   batch: {

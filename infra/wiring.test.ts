@@ -77,7 +77,8 @@ const EXPECTED_FUNCTIONS = {
   "functions/intake-extract.handler": {
     trigger: "queue ExtractionQueue",
     llm: true,
-    links: ["Table", "CrewEventsQueue", "LlmApiKey", "Bus"],
+    // ExtractionQueue: an extraction waiting for an unreachable model goes back to it, delayed.
+    links: ["Table", "CrewEventsQueue", "ExtractionQueue", "LlmApiKey", "Bus"],
   },
   "functions/orchestrator.handler": {
     trigger: "queue CrewEventsQueue",
@@ -87,7 +88,8 @@ const EXPECTED_FUNCTIONS = {
   "functions/worker.handler": {
     trigger: "queue AgentStepsQueue",
     llm: true,
-    links: ["Table", "CrewEventsQueue", "LlmApiKey"],
+    // AgentStepsQueue: a step waiting for an unreachable model goes back to it, delayed.
+    links: ["Table", "CrewEventsQueue", "AgentStepsQueue", "LlmApiKey"],
   },
   "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
   "functions/timer.handler": {
@@ -1221,7 +1223,7 @@ const WRITE = [
 ].sort();
 const INDEX = ["dynamodb:Query"];
 const SEND = ["sqs:SendMessage"];
-const PUBLISH = ["events:PutEvents"];
+const PUBLISH = ["events:DescribeEventBus", "events:PutEvents"];
 const RECEIVE = [
   "sqs:ChangeMessageVisibility",
   "sqs:DeleteMessage",
@@ -1246,7 +1248,7 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
     "Table/index": INDEX,
     CrewEventsQueue: SEND,
     Bus: PUBLISH,
-    ExtractionQueue: RECEIVE,
+    ExtractionQueue: [...RECEIVE, ...SEND].sort(),
   },
   "functions/orchestrator.handler": {
     Table: WRITE,
@@ -1257,7 +1259,12 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
     Bus: PUBLISH,
     CrewEventsQueue: RECEIVE,
   },
-  "functions/worker.handler": { Table: WRITE, "Table/index": INDEX, CrewEventsQueue: SEND, AgentStepsQueue: RECEIVE },
+  "functions/worker.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    CrewEventsQueue: SEND,
+    AgentStepsQueue: [...RECEIVE, ...SEND].sort(),
+  },
   "functions/kernel.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH, ProposalsQueue: RECEIVE },
   "functions/refund-executor.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH, PaymentsQueue: RECEIVE },
   "functions/payment-webhook.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH },
@@ -1331,6 +1338,7 @@ describe("AWS hardening", () => {
     expect(properties).toEqual([
       [["name"], []],
       [["url"], []],
+      [["url"], []],
       [["value"], []],
     ]);
   });
@@ -1364,6 +1372,7 @@ const COMMAND_ACTIONS: Record<string, string> = {
   SendMessageCommand: "sqs:SendMessage",
   SendMessageBatchCommand: "sqs:SendMessage",
   PutEventsCommand: "events:PutEvents",
+  DescribeEventBusCommand: "events:DescribeEventBus",
 };
 
 /** Commands in the bundles that no handler sends: adapters/aws/table.ts creates the table for the local stack and the CLI. */

@@ -122,6 +122,11 @@ export interface LocalStackOptions {
    * config file's `llm_defaults.timeout_ms`; the CLI passes the effective LLM settings').
    */
   readonly waits?: PipelineWaits;
+  /**
+   * How long a claim that needs an unreachable model waits for it (the outage hold, docs/llm.md); default 0: no hold,
+   * such claims end NEEDS_REVIEW LLM_UNREACHABLE at once (`claims batch`). `claims serve` passes CLAIMS_LLM_OUTAGE_HOLD_S.
+   */
+  readonly llmOutageHoldMs?: number;
   /** How long `runtime.settle` waits for one claim before ending it in NEEDS_REVIEW (default: `waits.claimMs`). */
   readonly settleTimeoutMs?: number;
   /** Run the sweep handler every this many ms, as the 5-minute schedule does on AWS (default 300 000; 0 = never). */
@@ -270,7 +275,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         clock: options.clock,
         llm: options.llm,
         policy: config,
-        settings: { ...DEFAULT_PIPELINE_SETTINGS, timeouts: waits.timeouts },
+        settings: {
+          ...DEFAULT_PIPELINE_SETTINGS,
+          timeouts: waits.timeouts,
+          ...(options.llmOutageHoldMs ? { llmOutageHoldMs: options.llmOutageHoldMs } : {}),
+        },
         env: {
           ...process.env,
           PAYMENT_PROVIDER: payments.provider,

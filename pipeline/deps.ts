@@ -17,6 +17,7 @@ import type {
 } from "./ports.ts";
 import type { ClaimsCrewTimeouts } from "../core/claims/crew.ts";
 import type { Sha256Hex } from "../core/crew/hash.ts";
+import { OutageHoldSettingError } from "./errors.ts";
 
 /** The proposing agent as configured and registered. */
 export interface AgentSettings {
@@ -38,10 +39,32 @@ export interface PipelineSettings {
   /** `false` sends every claim to the crew, triage skipped: only to measure what triage spares (bench/model-calls.bench.ts). */
   triage?: boolean;
   /**
+   * How long a claim that needs an unreachable model waits for it before it ends NEEDS_REVIEW LLM_UNREACHABLE
+   * (docs/llm.md: the outage hold); 0 or absent: at once, no hold (`claims batch`, in-process runs).
+   */
+  llmOutageHoldMs?: number;
+  /** While a claim is held, how long until its step or extraction is tried again (default 30 s: the endpoint's recheck). */
+  llmOutageRetryMs?: number;
+  /**
    * How long a claim waits for an order source that cannot answer, from its proposal's creation, before it goes
    * to a person (`ORDER_SOURCE_UNAVAILABLE`); shorter than `proposalValidityMs`. Default DEFAULT_ORDER_SOURCE_WAIT_MS.
    */
   orderSourceWaitMs?: number;
+}
+
+/** The outage hold when CLAIMS_LLM_OUTAGE_HOLD_S is not set: one hour. */
+export const DEFAULT_LLM_OUTAGE_HOLD_S = 3600;
+
+/** CLAIMS_LLM_OUTAGE_HOLD_S in milliseconds: whole seconds from 0 (no hold) to 7 days; unset: one hour. */
+export function llmOutageHoldMsFromEnv(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.CLAIMS_LLM_OUTAGE_HOLD_S?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_LLM_OUTAGE_HOLD_S * 1000;
+  const s = Number(raw);
+  if (!/^\d+$/.test(raw) || s > 7 * 86_400)
+    throw new OutageHoldSettingError(
+      `CLAIMS_LLM_OUTAGE_HOLD_S must be a whole number of seconds from 0 (no hold) to 604800 (7 days), got '${raw}'`,
+    );
+  return s * 1000;
 }
 
 /** How long a claim waits for an unavailable order source by default: 10 minutes (ORDER_SOURCE_MAX_WAIT_S, docs/orders.md). */
@@ -97,8 +120,12 @@ export function pipelineWaitsFor(llmTimeoutMs: number, extractionReceives = 5): 
 }
 
 /** The settings of a real run: the default validity window and crew step deadlines derived from the LLM's time budget. */
-export function pipelineSettingsFor(llmTimeoutMs: number): PipelineSettings {
-  return { ...DEFAULT_PIPELINE_SETTINGS, timeouts: pipelineWaitsFor(llmTimeoutMs).timeouts };
+export function pipelineSettingsFor(llmTimeoutMs: number, llmOutageHoldMs = 0): PipelineSettings {
+  return {
+    ...DEFAULT_PIPELINE_SETTINGS,
+    timeouts: pipelineWaitsFor(llmTimeoutMs).timeouts,
+    ...(llmOutageHoldMs > 0 ? { llmOutageHoldMs } : {}),
+  };
 }
 
 /** Every port and setting; each service takes the subset it needs. */

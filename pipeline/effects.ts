@@ -9,11 +9,12 @@ import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./mess
 
 /** One effect. */
 export type Effect =
-  | { kind: "agent_step"; message: AgentStepMessage }
+  /** `delayMs`: a step held for the model, tried again after that long (docs/llm.md). */
+  | { kind: "agent_step"; message: AgentStepMessage; delayMs?: number }
   | { kind: "proposal"; message: ProposalMessage }
   | { kind: "crew_event"; claimId: string; message: CrewQueueMessage }
   | { kind: "timer"; claimId: string; dueMs: number }
-  | { kind: "extraction"; claimId: string }
+  | { kind: "extraction"; claimId: string; delayMs?: number }
   | { kind: "audit"; event: AuditEvent }
   | { kind: "claim_update"; claimId: string; patch: Partial<ClaimRecord>; onlyFrom?: ClaimStatus[] }
   | { kind: "publish"; entries: BusEntry[] }

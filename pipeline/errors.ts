@@ -15,6 +15,13 @@ export class ClaimQueryError extends ClaimsError<"INVALID_CLAIM_QUERY"> {
   }
 }
 
+/** CLAIMS_LLM_OUTAGE_HOLD_S is not a number of seconds the pipeline can wait (a configuration error). */
+export class OutageHoldSettingError extends ClaimsError<"OUTAGE_HOLD_SETTING"> {
+  constructor(message: string) {
+    super("OUTAGE_HOLD_SETTING", message);
+  }
+}
+
 /**
  * The order source could not answer (the shop's order API is down, slow, refused the token or answered
  * something that is not an order): an outage, never a customer outcome. The kernel retries the claim and,

@@ -246,6 +246,7 @@ export function createInMemoryWorkQueues(): WorkQueues & {
   const push = (w: InMemoryWork) => items.push(JSON.parse(JSON.stringify(w)) as InMemoryWork);
   return {
     timers,
+    // A delay is not kept: the in-process runner has no time to wait in (it never holds a claim for the model).
     async sendAgentSteps(messages) {
       for (const message of messages) push({ queue: "agent-steps", message });
     },

@@ -13,6 +13,7 @@ import {
   toInputIssues,
 } from "./decide/intake.ts";
 import type { InputIssue } from "./decide/intake.ts";
+import { holdDecision } from "./decide/outage.ts";
 import { ANY_STATUS, performClaimOutbox, performEffects } from "./perform.ts";
 
 /** The outcome of a submission. */
@@ -77,16 +78,21 @@ export async function submitClaim(
 }
 
 /** The outcome of an extraction attempt. */
-type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY";
+type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY" | "HELD";
 
 /**
  * Extracts a free-text claim with the LLM. A retryable LLM failure returns `RETRY` (the queue tries
- * again) until `finalAttempt`; every other failure ends the claim in NEEDS_REVIEW with the reason.
+ * again) until `finalAttempt`; every other failure ends the claim in NEEDS_REVIEW with the reason. While the model
+ * cannot be reached and the claim's outage hold lasts (docs/llm.md), the extraction is sent again for a little
+ * later instead (`HELD`).
  */
 export async function extractClaim(
   claimId: string,
   opts: { finalAttempt: boolean },
-  deps: Pick<PipelineDeps, "claims" | "clock" | "llm" | "queues" | "audit" | "publisher" | "reviews" | "ledger">,
+  deps: Pick<
+    PipelineDeps,
+    "claims" | "clock" | "llm" | "queues" | "audit" | "publisher" | "reviews" | "ledger" | "settings"
+  >,
 ): Promise<ExtractOutcome> {
   const record = await deps.claims.getClaim(claimId);
   if (!record) return "SKIPPED";
@@ -99,6 +105,17 @@ export async function extractClaim(
   }
   const { text } = awaited;
   const result = await deps.llm.complete(extractionMessages(text, { receivedAt: record.received_at }));
+  if (!result.ok) {
+    const hold = holdDecision(record, result, deps.clock.now(), deps.settings, {
+      step: "extraction",
+      key: "extraction",
+    });
+    if (hold) {
+      const again = { kind: "extraction" as const, claimId, delayMs: hold.retryInMs };
+      await performEffects(hold.resend ? [again, ...hold.effects] : [], deps);
+      return "HELD";
+    }
+  }
   const decision = extractionDecision(record, text, result, { finalAttempt: opts.finalAttempt, now: deps.clock.now() });
   if (decision.outcome === "RETRY") return "RETRY";
   return (await settleExtraction(record, decision.patch, decision.effects, deps)) ? decision.outcome : "SKIPPED";

@@ -13,6 +13,7 @@ import { claimIdOfCrew } from "./messages.ts";
 import type { CrewQueueMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
 import { triageOpenClaim } from "./triage.ts";
+import { isHeld, resumeAudit } from "./decide/outage.ts";
 
 /** What one crew-queue message did. */
 type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED" | "TRIAGED";
@@ -77,11 +78,15 @@ export async function handleCrewMessages(
   const claim = record.claim;
   const now = deps.clock.now();
   const graph = claimsCrewGraph(deps.settings.timeouts);
-  // A start reaches the crew only when it has none yet; anything else only once it has one.
+  // A start reaches the crew only when it has none yet; anything else only once it has one. While the claim waits
+  // for an unreachable model (the outage hold, docs/llm.md), the crew is not told the time: its waiting step
+  // would time out and go to the fixer, which needs the model too. The answer, when it comes, is on time.
+  const held = isHeld(record, now, deps.settings);
   let rootInput: JsonValue | undefined;
   let exists = stored !== undefined;
   const inbound: unknown[] = [];
   const reaches = messages.map((message) => {
+    if (message.type === "crew.tick" && held) return false;
     if (message.type !== "claim.start") {
       if (exists) inbound.push(message);
       return exists;
@@ -165,6 +170,15 @@ export async function handleCrewMessages(
     const nextDeadline = result.nextDeadlineMs;
     if (nextDeadline !== undefined && (message.type === "claim.start" || message.type === "crew.tick"))
       effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
+  }
+  // The model answered a claim that waited for it: the hold ends, and the crew's deadlines are watched again.
+  if (record.llm_hold !== undefined && step && messages.some((m) => m.type === "agent.step.completed")) {
+    effects.unshift(
+      { kind: "claim_update", claimId, patch: { llm_hold: undefined }, onlyFrom: ["RUNNING"] },
+      ...resumeAudit(record, now),
+    );
+    if (step.nextDeadlineMs !== undefined && !effects.some((e) => e.kind === "timer"))
+      effects.push({ kind: "timer", claimId, dueMs: step.nextDeadlineMs });
   }
   if (rearm !== undefined && !effects.some((e) => e.kind === "timer"))
     await performEffects([{ kind: "timer", claimId, dueMs: rearm }], deps);

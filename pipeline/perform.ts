@@ -17,12 +17,15 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
     steps = [];
   };
   for (const effect of effects) {
-    if (effect.kind === "agent_step") {
+    if (effect.kind === "agent_step" && effect.delayMs === undefined) {
       steps.push(effect.message);
       continue;
     }
     await flushSteps();
     switch (effect.kind) {
+      case "agent_step":
+        await ports.queues.sendAgentSteps([effect.message], { delayMs: effect.delayMs });
+        break;
       case "proposal":
         await ports.queues.sendProposal(effect.message);
         break;
@@ -33,7 +36,10 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
         await ports.queues.scheduleTimer(effect.claimId, effect.dueMs);
         break;
       case "extraction":
-        await ports.queues.requestExtraction(effect.claimId);
+        await ports.queues.requestExtraction(
+          effect.claimId,
+          effect.delayMs === undefined ? undefined : { delayMs: effect.delayMs },
+        );
         break;
       case "audit":
         if (!audited) await (audit.length === 1 ? ports.audit.append(audit[0]!) : ports.audit.appendAll(audit));

@@ -161,13 +161,19 @@ export interface VerdictRepository {
 
 /** Sends work between the pipeline's stages (SQS on AWS; fauxqs or memory locally). */
 export interface WorkQueues {
-  sendAgentSteps(messages: readonly AgentStepMessage[]): Promise<void>;
+  /** `delayMs`: delivered no earlier than that (a step waiting for the model, docs/llm.md; at most 15 minutes on SQS). */
+  sendAgentSteps(messages: readonly AgentStepMessage[], opts?: QueueDelay): Promise<void>;
   sendProposal(message: ProposalMessage): Promise<void>;
   /** Sends to the claim's FIFO group on the crew-events queue. */
   sendCrewEvents(claimId: string, messages: readonly CrewQueueMessage[]): Promise<void>;
   /** Arranges a `crew.tick` for the claim at `dueMs`. */
   scheduleTimer(claimId: string, dueMs: number): Promise<void>;
-  requestExtraction(claimId: string): Promise<void>;
+  requestExtraction(claimId: string, opts?: QueueDelay): Promise<void>;
+}
+
+/** How long a message waits in its queue before it can be delivered. */
+export interface QueueDelay {
+  readonly delayMs?: number | undefined;
 }
 
 /** Publishes bus events (EventBridge `claims` bus); throws when an entry could not be published after retries. */

@@ -6,6 +6,7 @@ import { nudgeEffects, sweepDecision, tickEffects } from "./decide/timers.ts";
 import { releaseUnrefundedReservation } from "./customer-release.ts";
 import { performClaimOutbox, performEffects } from "./perform.ts";
 import { repairReviews } from "./review.ts";
+import { isHeld } from "./decide/outage.ts";
 
 /** SQS delays a message at most 15 minutes. */
 const MAX_TIMER_DELAY_S = 900;
@@ -82,6 +83,7 @@ type SweepDeps = Pick<
   | "ids"
   | "agent"
   | "registry"
+  | "settings"
 >;
 
 const OPEN_STATUSES = ["RECEIVED", "RUNNING"] as const;
@@ -139,6 +141,8 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   // Claims received after the cutoff were updated after it too (updated_at ≥ received_at).
   for await (const claim of openClaims(deps, opts.pageSize, cutoff)) {
     if (claim.updated_at >= cutoff) continue;
+    // A claim waiting for the model has its work queued for a retry: it is not stalled until its hold runs out.
+    if (isHeld(claim, now, deps.settings)) continue;
     if (!hasTime()) return { ...result, stoppedEarly: true };
     result.examined++;
     const session = claim.status === "RUNNING" ? await deps.sessions.loadSession(claim.claim_id) : undefined;

@@ -5,15 +5,20 @@ import { claimAudit } from "./decide/audit.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { AgentStepMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
+import { holdDecision } from "./decide/outage.ts";
 
-/** Runs the step and sends `agent.step.completed` / `agent.step.failed`; a model failure is an answer, not an error. */
+/**
+ * Runs the step and sends `agent.step.completed` / `agent.step.failed`; a model failure is an answer, not an error.
+ * While the model cannot be reached and the claim's outage hold lasts (docs/llm.md), the crew gets no answer: the
+ * step goes back to its queue to be tried again a little later ("HELD").
+ */
 export async function handleAgentStep(
   message: AgentStepMessage,
   deps: Pick<
     PipelineDeps,
-    "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock" | "reviews" | "ledger"
+    "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock" | "reviews" | "ledger" | "settings"
   >,
-): Promise<"COMPLETED" | "FAILED"> {
+): Promise<"COMPLETED" | "FAILED" | "HELD"> {
   const started = deps.clock.now();
   const result = await runClaimsAgentStep(message.request, {
     llm: deps.llm,
@@ -29,6 +34,17 @@ export async function handleAgentStep(
   };
   const claim = await deps.claims.getClaim(message.claim_id);
   if (claim) Object.assign(record, { root_dfid: claim.root_dfid, simulation_id: claim.simulation_id });
+  if (claim && result.event.type === "agent.step.failed") {
+    const hold = holdDecision(claim, result.event.error, now, deps.settings, {
+      step: "agent_step",
+      key: message.request.correlationId,
+    });
+    if (hold) {
+      const again = { kind: "agent_step" as const, message, delayMs: hold.retryInMs };
+      await performEffects(hold.resend ? [again, ...hold.effects] : [], deps);
+      return "HELD";
+    }
+  }
   const ok = result.event.type === "agent.step.completed";
   const repair = result.selfCheckRepair;
   await performEffects(

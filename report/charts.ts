@@ -82,7 +82,11 @@ export function median(values: readonly number[]): number | undefined {
 /** Vertical bars: each claim's time from receipt to its outcome, in the order received, coloured by outcome, with the median. */
 function decisionTimeChart(claims: readonly ClaimTrace[], id: string): SafeHtml {
   const ran = claims.filter((t) => t.outcome !== "NOT_RUN");
-  const times = ran.map((t) => t.decisionMs).filter((v): v is number => v !== undefined);
+  // A batch decides as of one fixed instant: every audit decision time is 0. Its wall time per claim is what shows.
+  const decided = ran.map((t) => t.decisionMs).filter((v): v is number => v !== undefined);
+  const wall = decided.length > 0 && decided.every((v) => v === 0) && ran.some((t) => (t.batchMs ?? 0) > 0);
+  const msOf = (t: ClaimTrace) => (wall ? t.batchMs : t.decisionMs);
+  const times = ran.map(msOf).filter((v): v is number => v !== undefined);
   const top = niceCeil(Math.max(...times, 0));
   const plot = { x: 46, y: 12, w: 326, h: 136 };
   const step = ran.length > 0 ? plot.w / ran.length : plot.w;
@@ -90,11 +94,15 @@ function decisionTimeChart(claims: readonly ClaimTrace[], id: string): SafeHtml 
   const yOf = (ms: number) => plot.y + plot.h - (ms / top) * plot.h;
   const bars = ran.map((t, i) => {
     const x = plot.x + i * step + (step - barW) / 2;
-    if (t.decisionMs === undefined) {
-      return html`<rect class="bar PENDING" x="${f1(x)}" y="${plot.y + plot.h - 2}" width="${f1(barW)}" height="2"><title>${t.claimId}: no outcome yet</title></rect>`;
+    const ms = msOf(t);
+    if (ms === undefined) {
+      // With wall times, a claim a review step started (a resubmission) was not timed on its own.
+      const why =
+        wall && t.decisionMs !== undefined ? "not timed by the batch (a review step started it)" : "no outcome yet";
+      return html`<rect class="bar PENDING" x="${f1(x)}" y="${plot.y + plot.h - 2}" width="${f1(barW)}" height="2"><title>${t.claimId}: ${why}</title></rect>`;
     }
-    const y = yOf(t.decisionMs);
-    return html`<rect class="bar ${t.outcome}" data-claim-id="${t.claimId}" data-ms="${t.decisionMs}" x="${f1(x)}" y="${f1(Math.min(y, plot.y + plot.h - 1))}" width="${f1(barW)}" height="${f1(Math.max(1, plot.y + plot.h - y))}"><title>${t.claimId}: ${duration(t.decisionMs)} (${OUTCOME_LABEL[t.outcome as Outcome]})</title></rect>`;
+    const y = yOf(ms);
+    return html`<rect class="bar ${t.outcome}" data-claim-id="${t.claimId}" data-ms="${ms}" x="${f1(x)}" y="${f1(Math.min(y, plot.y + plot.h - 1))}" width="${f1(barW)}" height="${f1(Math.max(1, plot.y + plot.h - y))}"><title>${t.claimId}: ${duration(ms)} (${OUTCOME_LABEL[t.outcome as Outcome]})</title></rect>`;
   });
   const med = median(times);
   const medLine =
@@ -107,8 +115,8 @@ function decisionTimeChart(claims: readonly ClaimTrace[], id: string): SafeHtml 
       : times.length > 0 && times.every((v) => v === 0)
         ? html`<text x="${plot.x + 10}" y="${plot.y + 60}">All decided at the instant they arrived (a fixed clock).</text>`
         : html``;
-  return html`<figure class="chart" data-chart="decision-time" data-median-ms="${med ?? ""}">
-<figcaption>Decision time per claim</figcaption>
+  return html`<figure class="chart" data-chart="decision-time" data-basis="${wall ? "wall" : "audit"}" data-median-ms="${med ?? ""}">
+<figcaption>${wall ? "Time per claim (the batch's wall time: its decisions are as of one fixed instant)" : "Decision time per claim"}</figcaption>
 <svg viewBox="0 0 380 180" role="img" aria-labelledby="${id}-t"><title id="${id}-t">Time from receipt to outcome for ${ran.length} claims, in the order received</title>
 <line class="axis" x1="${plot.x}" x2="${plot.x}" y1="${plot.y}" y2="${plot.y + plot.h}"></line><line class="axis" x1="${plot.x}" x2="${plot.x + plot.w}" y1="${plot.y + plot.h}" y2="${plot.y + plot.h}"></line>
 <text x="${plot.x - 4}" y="${plot.y + 8}" text-anchor="end">${duration(top)}</text><text x="${plot.x - 4}" y="${plot.y + plot.h}" text-anchor="end">0</text>

@@ -61,6 +61,14 @@ function receivedCell(at: string | undefined): SafeHtml {
   return html`<td class="mono" title="${at}">${iso.slice(11, 19)}<span class="sub-line">${iso.slice(0, 10)}</span></td>`;
 }
 
+/** The verdict, and where a person decided the claim's review since, the final outcome (APPROVED, DENIED, …). */
+function runVerdictCell(t: ClaimTrace): SafeHtml {
+  const review = t.reviewDecision ? reviewText(t) : undefined;
+  if (!review) return verdictCell(t);
+  const status = t.reviewDecision?.decision ?? "";
+  return html`<td class="verdict" data-final="${status}">${badge(t.outcome)} <span class="mono code">${t.reasonCode ?? ""}</span>${t.reason ? html`<span class="reason clamp" title="${t.reason}">${t.reason}</span>` : ""}<span class="sub-line final">then <span class="review-status ${status}">${review}</span></span></td>`;
+}
+
 function runRow(t: ClaimTrace, i: number, offset: number): SafeHtml {
   return html`<tr data-claim-id="${t.claimId}" data-verdict="${t.outcome}" data-expected="${t.scenario?.expected.verdict ?? ""}" data-scenario="${t.scenario?.id ?? ""}" data-match="${t.matches === undefined ? "" : String(t.matches)}">
 <td class="num">${i + 1}</td>
@@ -68,7 +76,7 @@ function runRow(t: ClaimTrace, i: number, offset: number): SafeHtml {
 ${claimCell(t, offset + i)}
 <td class="mono">${t.orderId ?? "—"}</td>
 ${amountCell(t)}
-${verdictCell(t)}
+${runVerdictCell(t)}
 ${expectedCell(t)}
 <td class="center">${matchMark(t)}</td>
 ${refundCell(t)}

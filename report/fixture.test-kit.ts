@@ -52,6 +52,8 @@ export interface FixtureOptions {
   withoutEnd?: boolean;
   /** Reviewers' decisions taken after the scenarios ran (before SIMULATION_END), by scenario id. */
   reviews?: readonly { scenario: string; decision: Record<string, unknown> }[];
+  /** The wall time the batch waited for each claim, as `claims batch` records it (default 0 for every claim). */
+  wallMs?: (index: number) => number;
   /** A shadow policy's claims bounds, decided beside the bundled agent's (as the config's `shadow_policy`). */
   shadowContract?: Partial<ClaimsContract>;
 }
@@ -102,13 +104,26 @@ export async function buildFixtureEvents(options: FixtureOptions = {}): Promise<
     }),
   });
   const results: ScenarioResult[] = [];
-  for (const s of scenarios) results.push(await runScenario(pipeline, s, sim, nowMs));
+  for (const [i, s] of scenarios.entries())
+    results.push({ ...(await runScenario(pipeline, s, sim, nowMs)), duration_ms: options.wallMs?.(i) ?? 0 });
+  // As `claims batch` records its review steps: the review's status after the decision, against the expected one.
+  const steps: { id: string; label: string; claim_id: string; outcome: string; expected: string; matches: boolean }[] =
+    [];
   for (const r of options.reviews ?? []) {
     const claimId = results.find((x) => x.id === r.scenario)?.claim_id;
     if (!claimId) throw new Error(`fixture: no claim for scenario ${r.scenario}`);
     const decided = await decideReview(claimId, r.decision, pipeline.deps);
     if (!decided.ok) throw new Error(`fixture: the review of ${r.scenario} was refused: ${JSON.stringify(decided)}`);
     await pipeline.drain();
+    const status = String(decided.body.review.status);
+    steps.push({
+      id: `${r.scenario}-${String(r.decision.decision).toLowerCase()}`,
+      label: `A reviewer decides ${r.scenario}`,
+      claim_id: claimId,
+      outcome: status,
+      expected: status,
+      matches: true,
+    });
   }
   const events = [start, ...pipeline.auditEvents()];
   if (options.withoutEnd) return events;
@@ -126,6 +141,7 @@ export async function buildFixtureEvents(options: FixtureOptions = {}): Promise<
       total: results.length,
       matched: results.filter((r) => r.matches).length,
       results,
+      ...(steps.length > 0 ? { review_steps: steps } : {}),
     }),
   });
   return [...events, end];

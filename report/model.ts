@@ -131,6 +131,8 @@ export interface ClaimTrace {
   finalAt: string | undefined;
   /** Milliseconds from receipt to the outcome, when both are known. */
   decisionMs: number | undefined;
+  /** How long the batch waited for this claim, wall time (SIMULATION_END): its decisions may be as of one fixed instant. */
+  batchMs?: number | undefined;
   /** The reason code of the outcome (the verdict's, or the review's for NEEDS_REVIEW). */
   reasonCode: string | undefined;
   reason: string | undefined;
@@ -600,6 +602,7 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
   for (const r of results) {
     const t = traces.get(r.claim_id);
     const s = scenarios.find((x) => x.id === r.id);
+    if (t) t.batchMs = r.duration_ms;
     if (t && s && !claimed.has(s.id)) {
       t.scenario = s;
       claimed.add(s.id);

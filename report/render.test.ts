@@ -208,6 +208,23 @@ describe("renderReport on a full run", () => {
   });
 });
 
+describe("renderReport of a batch decided as of one instant", () => {
+  it("charts the wall time the batch waited for each claim, since every audit decision time is 0", async () => {
+    const timed = renderReport(await buildFixtureEvents({ only: ["A", "B", "C"], wallMs: (i) => 1_000 * (i + 1) }));
+    expect(timed).toMatch(/data-chart="decision-time" data-basis="wall" data-median-ms="2000"/);
+    const bars = [...timed.matchAll(/<rect class="bar [A-Z_]+" data-claim-id="[^"]+" data-ms="(\d+)"/g)].map(
+      (m) => m[1],
+    );
+    expect(bars).toEqual(["1000", "2000", "3000"]);
+    expect(timed).toContain("Time per claim (the batch&#39;s wall time");
+  });
+
+  it("keeps the audit's decision times when the batch recorded no wall time, and says the clock was fixed", () => {
+    expect(page).toMatch(/data-chart="decision-time" data-basis="audit"/);
+    expect(page).toContain("All decided at the instant they arrived (a fixed clock).");
+  });
+});
+
 describe("renderReport escaping", () => {
   const evil = `<script>alert("x")</script><img src=x onerror=alert(1)>"'&`;
   const escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;";
@@ -412,6 +429,26 @@ describe("renderReport with human reviews", () => {
       ],
     });
     out = renderReport(reviewed);
+  });
+
+  it("counts the review steps with the claims, as the batch's console does, and says how many of each", () => {
+    expect(summaryValue(out, "matched")).toBe(String(TOTAL + 3));
+    expect(summaryValue(out, "total")).toBe(String(TOTAL + 3));
+    expect(summaryValue(out, "rows")).toBe(`${TOTAL} scenario claims · 3 review steps`);
+  });
+
+  it("shows the outcome a person gave each reviewed claim in its row, after the verdict", () => {
+    expect(rowOf(claimIdOf(reviewed, "B"))).toMatch(
+      /data-final="APPROVE">.*then <span class="review-status APPROVE">APPROVED by alice · 800\.00 EUR<\/span>/s,
+    );
+    expect(rowOf(claimIdOf(reviewed, "F"))).toMatch(
+      /data-final="DENY">.*then <span class="review-status DENY">DENIED by bob</s,
+    );
+    expect(rowOf(claimIdOf(reviewed, "R"))).toMatch(
+      /then <span class="review-status RESUBMIT">RESUBMITTED by alice → clm_/,
+    );
+    // A claim nobody reviewed keeps its verdict alone.
+    expect(rowOf(claimIdOf(reviewed, "A"))).not.toContain("data-final");
   });
 
   it("shows an approval in the claim's row: the refund, who approved it, and the review's status in its cycle", () => {

@@ -40,8 +40,10 @@ function renderSummary(m: ReportModel): SafeHtml {
     banners.push(
       html`<div class="banner" data-banner="no-start"><strong>No run configuration:</strong> ${m.startProblem ?? "the audit has no SIMULATION_START event"}; agent, orders and expectations are unknown.</div>`,
     );
+  // The console's count: every claim row, then every review step (a person's decision the run took).
+  const steps = m.end?.review_steps ?? [];
   const recorded = m.end
-    ? { matched: m.end.matched, total: m.end.total }
+    ? { matched: m.end.matched + steps.filter((r) => r.matches).length, total: m.end.total + steps.length }
     : { matched: m.matched, total: m.withExpectation };
   if (m.end && m.end.matched !== m.matched) {
     banners.push(
@@ -62,6 +64,7 @@ ${banners}
 <div class="grid">
 <div class="card"><div class="muted">Scenarios matching expectation</div>
 <div class="big ${allMatched ? "ok" : "bad"}"><span data-summary="matched">${recorded.matched}</span> / <span data-summary="total">${recorded.total}</span></div>
+${steps.length > 0 ? html`<div class="muted" data-summary="rows">${m.end?.total ?? 0} scenario claims · ${steps.length} review steps</div>` : ""}
 <div class="chips">${chips}</div></div>
 <div class="card"><dl>
 <dt>Simulation</dt><dd class="mono" data-summary="simulation-id">${m.simulationId ?? "unknown"}</dd>

@@ -133,6 +133,17 @@ for (const role of roles) {
     const doc = JSON.parse(p.policy);
     for (const s of doc.statements ?? [])
       for (const a of s.actions ?? []) if (a.includes("*")) problems.push(`role ${role.name}: action ${a}`);
+    // A PutEvents to a bus that does not exist succeeds and drops the event: whoever publishes checks the bus
+    // first (DescribeEventBus, once per container), on the same bus ARN and nothing wider.
+    for (const s of doc.statements ?? []) {
+      if (!(s.actions ?? []).includes("events:PutEvents")) continue;
+      const describes = (doc.statements ?? []).some(
+        (d) =>
+          (d.actions ?? []).includes("events:DescribeEventBus") &&
+          JSON.stringify([...(d.resources ?? [])].sort()) === JSON.stringify([...(s.resources ?? [])].sort()),
+      );
+      if (!describes) problems.push(`role ${role.name}: events:PutEvents without events:DescribeEventBus on its bus`);
+    }
   }
   for (const arn of role.inputs.managedPolicyArns ?? []) problems.push(`role ${role.name}: managed policy ${arn}`);
 }

@@ -20,7 +20,7 @@ afterEach(async () => {
   for (const remove of removals.splice(0)) remove();
 });
 
-function setup(options: { busName?: string; limits?: { maxRequestBytes?: number } } = {}) {
+function setup(options: { busName?: string; limits?: { maxRequestBytes?: number }; checkBus?: boolean } = {}) {
   const client = new EventBridgeClient(localClientConfig(aws.emulators.eventsEndpoint));
   const counter = createRequestCounter();
   countRequests(client, counter);
@@ -34,6 +34,7 @@ function setup(options: { busName?: string; limits?: { maxRequestBytes?: number 
     busName: options.busName ?? BUS_NAME,
     sleep: async () => undefined,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.checkBus ? { checkBus: true } : {}),
   });
   const delivered = async () => {
     await aws.emulators.bus.settled();
@@ -142,6 +143,26 @@ describe("EventBridge publisher", () => {
       message: expect.stringContaining("NotFoundException"),
     });
     expect(counter.snapshot().byService.EventBridge).toEqual({ PutEvents: 1 });
+  });
+
+  it("checking the bus, refuses to publish to a bus that does not exist, loudly and before any PutEvents (AWS would accept and drop them)", async () => {
+    const { publisher, counter, delivered } = setup({ busName: "no-such-bus", checkBus: true });
+    for (let i = 0; i < 2; i++)
+      await expect(publisher.publish(verdicts(2))).rejects.toMatchObject({
+        code: "PUBLISH_REJECTED",
+        message: expect.stringContaining("the event bus no-such-bus does not exist"),
+      });
+    // Checked once: the answer stands for the container's life.
+    expect(counter.snapshot().byService.EventBridge).toEqual({ DescribeEventBus: 1 });
+    expect(await delivered()).toEqual([]);
+  });
+
+  it("checking the bus, checks it once and then publishes as before", async () => {
+    const { publisher, counter, delivered } = setup({ checkBus: true });
+    await publisher.publish(verdicts(2));
+    await publisher.publish(verdicts(3));
+    expect(counter.snapshot().byService.EventBridge).toEqual({ DescribeEventBus: 1, PutEvents: 2 });
+    expect(await delivered()).toHaveLength(5);
   });
 
   it.each([

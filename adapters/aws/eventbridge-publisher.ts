@@ -1,7 +1,7 @@
 // EventPublisher on EventBridge PutEvents: at most 10 entries and 256 KiB (AWS's entry size) per call,
 // entries that fail are sent again with backoff (bounded), entry errors that cannot heal are not
 // retried, and a request the service refuses (ValidationException) is never sent again.
-import { PutEventsCommand } from "@aws-sdk/client-eventbridge";
+import { DescribeEventBusCommand, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import type { EventBridgeClient, PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
 import type { EventPublisher } from "../../pipeline/ports.ts";
 import { KERNEL_SOURCE, parseBusEntry } from "../../core/claims/events.ts";
@@ -27,6 +27,13 @@ type EventBridgePublisherOptions = {
   /** Retries of failed entries (default 4 attempts, 50 ms doubling). */
   readonly retry?: Partial<RetryPolicy>;
   readonly sleep?: Sleep;
+  /**
+   * Check once, before the first publish, that the bus exists (DescribeEventBus): on AWS a PutEvents to a bus that
+   * does not exist succeeds and the events are dropped, so without the check a wrong bus name loses every event
+   * silently. The deployed functions turn it on (once per container); a bus that does not exist then fails every
+   * publish loudly (PublishRejectedError), and a check that could not run is tried again on the next publish.
+   */
+  readonly checkBus?: boolean;
   /** Request limits; change only if AWS changes them (tests raise them to provoke a service-side refusal). */
   readonly limits?: { readonly maxEntries?: number; readonly maxRequestBytes?: number };
 };
@@ -103,9 +110,40 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
     return out;
   };
 
+  let busChecked: Promise<void> | undefined;
+  const checkBus = async (): Promise<void> => {
+    try {
+      await client.send(new DescribeEventBusCommand({ Name: busName }));
+    } catch (error) {
+      const name = errorName(error) ?? "";
+      if (name === "ResourceNotFoundException")
+        throw new PublishRejectedError(
+          `the event bus ${busName} does not exist (DescribeEventBus: ${describeError(error)}); nothing is published to it`,
+          { cause: error },
+        );
+      if (REJECTED_REQUEST_ERRORS.has(name))
+        throw new PublishRejectedError(`the event bus ${busName} could not be checked: ${describeError(error)}`, {
+          cause: error,
+        });
+      throw new PublishError(`the event bus ${busName} could not be checked: ${describeError(error)}`, {
+        cause: error,
+        retryable: isRetryableSdkError(error),
+      });
+    }
+  };
+  const ensureBus = (): Promise<void> => {
+    busChecked ??= checkBus().catch((error: unknown) => {
+      // A bus that does not exist stays refused; a check that failed for another reason runs again next time.
+      if (!(error instanceof PublishRejectedError)) busChecked = undefined;
+      throw error;
+    });
+    return busChecked;
+  };
+
   return {
     async publish(busEntries) {
       if (busEntries.length === 0) return;
+      if (options.checkBus) await ensureBus();
       const waiting: Pending[] = busEntries.map((e, index) => {
         const entry = toEntry(e, index);
         const size = putEventsEntrySize(entry);

@@ -99,6 +99,12 @@ function asciiJson(value: unknown): string {
   );
 }
 
+/** DelaySeconds for a wait of `delayMs` (whole seconds, at most SQS's 15 minutes), or nothing for none. */
+function delayOf(delayMs: number | undefined): { delaySeconds?: number } {
+  if (delayMs === undefined || delayMs <= 0) return {};
+  return { delaySeconds: Math.min(900, Math.ceil(delayMs / 1000)) };
+}
+
 /** WorkQueues on five SQS queues through the injected client. */
 export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
   const { client, urls, clock } = options;
@@ -193,12 +199,13 @@ export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
   };
 
   return {
-    async sendAgentSteps(messages) {
+    async sendAgentSteps(messages, opts) {
       if (messages.length === 0) return;
+      const delay = delayOf(opts?.delayMs);
       await send(
         "agent-steps",
         urls.agentSteps,
-        encode("agent-steps", AgentStepMessageSchema, messages).map((body) => ({ body })),
+        encode("agent-steps", AgentStepMessageSchema, messages).map((body) => ({ body, ...delay })),
       );
     },
 
@@ -225,9 +232,9 @@ export function createSqsWorkQueues(options: SqsWorkQueuesOptions): WorkQueues {
       await sendOne("timers", urls.timers, { body: body!, delaySeconds: timerDelaySeconds(dueMs, clock.now()) });
     },
 
-    async requestExtraction(claimId) {
+    async requestExtraction(claimId, opts) {
       const [body] = encode("extraction", ExtractionMessageSchema, [{ claim_id: claimId }]);
-      await sendOne("extraction", urls.extraction, { body: body! });
+      await sendOne("extraction", urls.extraction, { body: body!, ...delayOf(opts?.delayMs) });
     },
   };
 }

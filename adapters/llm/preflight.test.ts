@@ -168,6 +168,22 @@ describe("guardWithPreflight", () => {
     expect({ probes: f.probes(), calls: f.calls() }).toEqual({ probes: 2, calls: 1 });
   });
 
+  it("says unreachable while the endpoint is down and ok once a recheck the question started finds it back (what /health reads)", async () => {
+    const f = fixture([down, up]);
+    expect(f.guard.unreachable()).toBe(false); // nothing checked yet
+    await f.guard.check();
+    expect(f.guard.unreachable()).toBe(true);
+    f.advance(29_999);
+    expect(f.guard.unreachable()).toBe(true);
+    expect(f.probes()).toBe(1); // asked within the recheck interval: no new check
+    f.advance(1);
+    expect(f.guard.unreachable()).toBe(true); // still down as far as it knows; a recheck starts in the background
+    expect(f.guard.unreachable()).toBe(true); // one recheck at a time
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(f.probes()).toBe(2);
+    expect(f.guard.unreachable()).toBe(false);
+  });
+
   it("checks once for concurrent first calls", async () => {
     const f = fixture([up]);
     await Promise.all([f.guard.port.complete(request), f.guard.port.complete(request), f.guard.check()]);

@@ -128,6 +128,11 @@ interface GuardedLlm {
   check(): Promise<PreflightResult>;
   /** The last result, if any check ran or a call found the model unavailable. */
   last(): PreflightResult | undefined;
+  /**
+   * Whether the model is known to be unavailable now (what `/health` says). Asked often: a failure older than the
+   * recheck interval starts a check in the background (not awaited), so the answer follows the model back to ok.
+   */
+  unreachable(): boolean;
 }
 
 /**
@@ -160,9 +165,21 @@ export function guardWithPreflight(
     return last.result;
   };
 
+  let rechecked: number | undefined;
+  const unreachable = (): boolean => {
+    if (last === undefined || last.result.ok) return false;
+    const at = now();
+    if (at - Math.max(last.at, rechecked ?? -Infinity) >= recheckMs) {
+      rechecked = at;
+      void check().catch(() => undefined);
+    }
+    return true;
+  };
+
   return {
     check,
     last: () => last?.result,
+    unreachable,
     port: {
       provider: port.provider,
       model: port.model,

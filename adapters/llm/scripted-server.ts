@@ -115,6 +115,8 @@ export function answerBySchema(
 /** What `GET /v1/models` answers: the listed model ids (default `["scripted"]`), or an error status. */
 interface ScriptedServerOptions {
   readonly models?: readonly string[] | { readonly status: number };
+  /** While this says true the endpoint is down: every connection is dropped at once, `GET /v1/models` included. */
+  readonly down?: () => boolean;
 }
 
 /** Starts a scripted server on 127.0.0.1 with an ephemeral port. */
@@ -124,6 +126,10 @@ export async function startScriptedLlmServer(
 ): Promise<ScriptedLlmServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
+    if (options.down?.()) {
+      req.socket.destroy();
+      return;
+    }
     void handle(req, res);
   });
 

@@ -78,7 +78,17 @@ const ScenarioResultSchema = z.object({
 /** One scenario's result. */
 export type ScenarioResult = z.infer<typeof ScenarioResultSchema>;
 
-/** details of SIMULATION_END: every scenario's result and the totals. */
+/** One review step of a batch (a person's decision on an earlier claim's review) as recorded in SIMULATION_END. */
+const ReviewStepResultSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  claim_id: z.string(),
+  outcome: z.string(),
+  expected: z.string(),
+  matches: z.boolean(),
+});
+
+/** details of SIMULATION_END: every scenario's result and the totals (`total`, `matched`: the claims), then the review steps. */
 export const SimulationEndDetailsSchema = z.object({
   simulation_id: z.string(),
   ended_at: z.string(),
@@ -86,6 +96,7 @@ export const SimulationEndDetailsSchema = z.object({
   total: z.number().int(),
   matched: z.number().int(),
   results: z.array(ScenarioResultSchema),
+  review_steps: z.array(ReviewStepResultSchema).optional(),
 });
 
 /** SIMULATION_END details. */
@@ -294,6 +305,17 @@ export const AUDIT_EVENTS = {
     code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]),
     reason: z.string(),
   }),
+  /** The model could not be reached: the claim waits for it (docs/llm.md: the outage hold) until `until` at the latest. */
+  CLAIM_HELD: z.object({
+    ...ClaimFields,
+    reason_code: z.literal("LLM_UNREACHABLE"),
+    reason: z.string(),
+    since: z.string(),
+    until: z.string(),
+    step: z.enum(["extraction", "agent_step"]),
+  }),
+  /** The model answered again: the held claim goes on where it waited. */
+  CLAIM_RESUMED: z.object({ ...ClaimFields, held_since: z.string(), waited_ms: z.number().min(0) }),
   /** The claim ended in NEEDS_REVIEW; the sweep adds what it saw (a timeout's wait, a stall's nudges). */
   CLAIM_NEEDS_REVIEW: z.object({
     ...ClaimFields,

@@ -45,6 +45,11 @@ export const ClaimRecordSchema = z.object({
   /** What the sweep saw when it last nudged the claim (`seen`) and how many nudges in a row found it so (docs/local-stack.md: STALLED). */
   sweep: z.object({ nudges: z.number().int().min(1), seen: z.string() }).optional(),
   /**
+   * Set while the claim waits for a model that could not be reached (docs/llm.md: the outage hold): since when, and
+   * which work (a step's correlation id, or `extraction`) is next tried when.
+   */
+  llm_hold: z.object({ since: z.string(), key: z.string().optional(), next_at: z.string().optional() }).optional(),
+  /**
    * Effects decided together with a status change and not yet confirmed performed (the pipeline's effect list):
    * an extraction's outcome is stored with the claim's move out of RECEIVED, so exactly one outcome is kept however
    * many deliveries race, and a redelivery or the sweep performs it after a crash. Never shown to API callers.

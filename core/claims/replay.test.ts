@@ -11,6 +11,7 @@ import type { LlmFailure, LlmPort } from "../llm/index.ts";
 import { createInMemoryContextStore, createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
 import { createInProcessPipeline } from "../../pipeline/in-process.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
+import { DEFAULT_PIPELINE_SETTINGS } from "../../pipeline/deps.ts";
 import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
 import { decideReview } from "../../pipeline/review.ts";
 import { parseAuditDetails } from "./audit-events.ts";
@@ -361,7 +362,48 @@ async function recordCases(): Promise<Recording[]> {
   }
   out.push(await recordStall());
   out.push(await recordExtractionFailureDenied());
+  out.push(await recordOutage("structured", STRUCTURED));
+  out.push(await recordOutage("free text", TEXT));
   return out;
+}
+
+/** The model cannot be reached for the first two calls: the claim waits for it (CLAIM_HELD), then goes on (CLAIM_RESUMED). */
+async function recordOutage(kind: string, body: Record<string, unknown>): Promise<Recording> {
+  const inner = rules();
+  let calls = 0;
+  // Each failed call takes the retry interval: the copy sent again is due when it is delivered.
+  let now = NOW;
+  const flaky: LlmPort = {
+    provider: inner.provider,
+    model: inner.model,
+    complete: async (request) =>
+      ++calls <= 2 && (now += 30_000) > 0
+        ? {
+            ok: false,
+            code: "LLM_UNREACHABLE",
+            message: "LLM endpoint is unreachable: ECONNREFUSED",
+            attempts: 1,
+            model: inner.model,
+            retryable: false,
+          }
+        : inner.complete(request),
+  };
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: flaky,
+    clock: { now: () => now },
+    overrides: { settings: { ...DEFAULT_PIPELINE_SETTINGS, llmOutageHoldMs: 3_600_000 } },
+  });
+  await startRun(p);
+  const { submit } = await p.decide({ ...body, simulation_id: SIM }, { claimId: "clm_held" });
+  if (!submit.ok) throw new Error("refused");
+  return {
+    name: `${kind}: the model is down, the claim waits for it and goes on`,
+    claimId: "clm_held",
+    events: ownEvents(p.auditEvents(), "clm_held"),
+    expected: { outcome: "ACCEPT", reasonCode: "VALIDATION_PASSED" },
+  };
 }
 
 /** Free text without an order id goes to a person, who denies it. */
@@ -425,6 +467,12 @@ function* claimEvents() {
 function replay(rec: Recording, events: AuditEvent[] = rec.events): ReplayResult {
   return replayClaim(rec.claimId, events, rec.review ? { review: rec.review } : {});
 }
+
+/**
+ * Notes replay checks when they are there but cannot require: a hold that a late copy of an answered step records
+ * is ended by no CLAIM_RESUMED (docs/audit.md), so a missing one cannot be told from that.
+ */
+const OPTIONAL_NOTES = new Set(["CLAIM_RESUMED"]);
 
 const withDetails = (rec: Recording, target: AuditEvent, details: Record<string, unknown>) =>
   rec.events.map((e) => (e === target ? { ...e, details } : e));
@@ -533,6 +581,7 @@ describe("replay fails closed on a missing event", () => {
   it("is never IDENTICAL without any one recorded event, and a stage's event is INCOMPLETE naming it", () => {
     const stageKinds = new Set<string>(Object.values(STAGE_EVENTS).flat());
     for (const { rec, event, where } of claimEvents()) {
+      if (OPTIONAL_NOTES.has(event.event_type)) continue;
       const result = replay(
         rec,
         rec.events.filter((e) => e !== event),
@@ -548,7 +597,7 @@ describe("replay fails closed on a missing event", () => {
   it("is never IDENTICAL without every event of one kind", () => {
     for (const rec of recordings) {
       const kinds = new Set(rec.events.filter((e) => e.details.claim_id === rec.claimId).map((e) => e.event_type));
-      for (const kind of kinds)
+      for (const kind of [...kinds].filter((k) => !OPTIONAL_NOTES.has(k)))
         expect(
           replay(
             rec,
@@ -745,6 +794,14 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
         ? void ((d.ledger_after.claims[claimId] += 1_000_000), (d.ledger_after.refunded_cents += 1_000_000))
         : false,
     "another approver": (d) => (d.approved_by ? void (d.approved_by = "mallory") : false),
+  },
+  CLAIM_HELD: {
+    "held since another time": (d) => void (d.since = "2026-05-01T12:00:00.000Z"),
+    "held until before it began": (d) => void (d.until = "2026-05-01T12:00:00.000Z"),
+  },
+  CLAIM_RESUMED: {
+    "ends another hold": (d) => void (d.held_since = "2026-05-01T12:00:00.000Z"),
+    "waited another time": (d) => void (d.waited_ms += 1_000),
   },
   CLAIM_REFUND_NOT_EXECUTED: {
     "another verdict id": (d) => void (d.verdict_id = "vrd_00000000000000000000000000000000"),

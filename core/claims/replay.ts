@@ -190,6 +190,7 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     scope(ctx, "audit").incomplete(`no audit events for claim ${claimId}`);
   } else {
     const flow = replayFlow(ctx);
+    holdNotes(ctx);
     auditCheck(ctx, flow);
   }
   const status: ReplayStatus = ctx.steps.some((s) => s.status === "INCOMPLETE")
@@ -1139,6 +1140,36 @@ function execution(
 }
 
 /** Every recorded event is readable, of the claim's flow, and (when replay reached the end) on its path. */
+/**
+ * The outage hold's notes (docs/llm.md): a claim may have waited for the model, any number of times, between any
+ * two steps. They decide nothing, so replay checks that each is a hold (since ≤ recorded ≤ until), and that each
+ * CLAIM_RESUMED ends a recorded hold and says how long it lasted. It cannot require a CLAIM_RESUMED for each hold: a
+ * late copy of a step that was answered already may find the model down and record a hold no answer ends.
+ */
+function holdNotes(ctx: Ctx): void {
+  const s = scope(ctx, "audit");
+  const held = unused(ctx, "CLAIM_HELD").filter((r) => r.parsed !== undefined);
+  const since = new Set<string>();
+  for (const r of held) {
+    ctx.used.add(r.n);
+    const d = r.parsed as ReplayDetails<"CLAIM_HELD">;
+    since.add(d.since);
+    s.expect(
+      Date.parse(d.since) <= Date.parse(r.event.created_at) && Date.parse(d.until) > Date.parse(d.since),
+      `${label(r)} holds from ${d.since} until ${d.until}, recorded at ${r.event.created_at}: not a hold`,
+    );
+  }
+  for (const r of unused(ctx, "CLAIM_RESUMED").filter((x) => x.parsed !== undefined)) {
+    ctx.used.add(r.n);
+    const d = r.parsed as ReplayDetails<"CLAIM_RESUMED">;
+    s.expect(since.has(d.held_since), `${label(r)} ends a hold since ${d.held_since} that no CLAIM_HELD records`);
+    s.expect(
+      d.waited_ms === Date.parse(r.event.created_at) - Date.parse(d.held_since),
+      `${label(r)} says it waited ${d.waited_ms} ms, from ${d.held_since} to ${r.event.created_at}`,
+    );
+  }
+}
+
 function auditCheck(ctx: Ctx, flow: Flow | undefined): void {
   const s = scope(ctx, "audit");
   const finished = ctx.outcome !== undefined && !ctx.steps.some((x) => x.status === "INCOMPLETE");

@@ -10,7 +10,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
 import { llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
-import { pipelineSettingsFor } from "../../pipeline/deps.ts";
+import { llmOutageHoldMsFromEnv, pipelineSettingsFor } from "../../pipeline/deps.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../pipeline/deps.ts";
 import { systemClock } from "../../core/crew/index.ts";
 import { createAgentRegistry } from "../../core/integrity/index.ts";
@@ -159,11 +159,11 @@ function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedR
     return adapter();
   };
   return {
-    sendAgentSteps: (messages) => via("agentSteps").sendAgentSteps(messages),
+    sendAgentSteps: (messages, opts) => via("agentSteps").sendAgentSteps(messages, opts),
     sendProposal: (message) => via("proposals").sendProposal(message),
     sendCrewEvents: (claimId, messages) => via("crewEvents").sendCrewEvents(claimId, messages),
     scheduleTimer: (claimId, dueMs) => via("timers").scheduleTimer(claimId, dueMs),
-    requestExtraction: (claimId) => via("extraction").requestExtraction(claimId),
+    requestExtraction: (claimId, opts) => via("extraction").requestExtraction(claimId, opts),
   };
 }
 
@@ -228,16 +228,20 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     payments: lazyPort(() => paymentProviderFrom(env, resources)),
     webhookSecret: () => resources.secret(LINKS.stripeWebhookSecret),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
-    publisher: lazyPort(() => createEventBridgePublisher({ client: clients().events, busName: resources.busName() })),
+    publisher: lazyPort(() =>
+      createEventBridgePublisher({ client: clients().events, busName: resources.busName(), checkBus: true }),
+    ),
     llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),
     clock,
     ids: options.ids ?? randomIds(),
     agent: lazyPort(() => registered().agent),
     registry: lazyPort(() => registered().registry),
     // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
-    // The claim's wait for an unavailable order source from ORDER_SOURCE_MAX_WAIT_S.
+    // The claim's wait for an unavailable order source from ORDER_SOURCE_MAX_WAIT_S; the outage hold from
+    // CLAIMS_LLM_OUTAGE_HOLD_S.
     settings: lazyPort(() => ({
-      ...(options.settings ?? pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms))),
+      ...(options.settings ??
+        pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms), llmOutageHoldMsFromEnv(env))),
       orderSourceWaitMs: orderSettings().maxWaitMs,
     })),
     sha256: nodeSha256,

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
+import { DescribeEventBusCommand, EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import type { PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BUS_NAME } from "../../infra/facts.ts";
@@ -215,6 +215,17 @@ describe("local PutEvents endpoint", () => {
       raw.destroy();
     }
   }
+
+  it("answers DescribeEventBus as AWS does: the bus's name and ARN, ResourceNotFoundException for a bus that does not exist", async () => {
+    expect(await client.send(new DescribeEventBusCommand({ Name: BUS_NAME }))).toMatchObject({
+      Name: BUS_NAME,
+      Arn: `arn:aws:events:us-east-1:000000000000:event-bus/${BUS_NAME}`,
+    });
+    await expect(client.send(new DescribeEventBusCommand({ Name: "no-such-bus" }))).rejects.toMatchObject({
+      name: "ResourceNotFoundException",
+      message: "Event bus no-such-bus does not exist.",
+    });
+  });
 
   it("answers an unknown operation with a JSON UnknownOperationException", async () => {
     expect(await signedRaw("AWSEvents.ListRules", "{}")).toMatchObject({

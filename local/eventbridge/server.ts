@@ -1,4 +1,4 @@
-// A local EventBridge PutEvents endpoint (AWS JSON 1.1) that the real @aws-sdk/client-eventbridge
+// A local EventBridge PutEvents (and DescribeEventBus) endpoint (AWS JSON 1.1) that the real @aws-sdk/client-eventbridge
 // can call: validates like AWS, builds the event envelope, journals every accepted entry to
 // `<dataDir>/events.jsonl`, and delivers matching events to in-process rule targets with retries
 // and an in-memory dead-letter list. Every request must carry a valid SigV4 signature of the bus's keys
@@ -283,11 +283,11 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
         );
       }
       const operation = target.slice(TARGET_PREFIX.length);
-      if (operation !== "PutEvents") {
+      if (operation !== "PutEvents" && operation !== "DescribeEventBus") {
         throw new RequestError(
           400,
           "UnknownOperationException",
-          `the local bus implements only PutEvents, not ${operation}`,
+          `the local bus implements only PutEvents and DescribeEventBus, not ${operation}`,
         );
       }
       let body: unknown;
@@ -295,6 +295,14 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
         body = raw.length === 0 ? {} : JSON.parse(raw);
       } catch {
         throw new RequestError(400, "SerializationException", "the request body is not valid JSON");
+      }
+      if (operation === "DescribeEventBus") {
+        // As AWS answers it: the bus's name and ARN, or ResourceNotFoundException for a bus that does not exist.
+        const name = busNameOf((body as { Name?: unknown } | null)?.Name);
+        if (!busNames.has(name))
+          throw new RequestError(400, "ResourceNotFoundException", `Event bus ${name} does not exist.`);
+        send(res, 200, { Name: name, Arn: `arn:aws:events:${region}:${account}:event-bus/${name}` });
+        return;
       }
       send(res, 200, await putEvents(body));
     } catch (error) {

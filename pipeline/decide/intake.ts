@@ -12,6 +12,7 @@ import type { LlmResult } from "../../core/llm/index.ts";
 import { claimAudit } from "./audit.ts";
 import type { Effect } from "../effects.ts";
 import { needsReview } from "./needs-review.ts";
+import { resumeAudit } from "./outage.ts";
 
 /** The body of `POST /claims`: exactly one of `claim` or `claim_text`, plus optional batch metadata. */
 export const SubmissionSchema = z
@@ -158,6 +159,8 @@ export function extractionDecision(
     return { outcome: "NEEDS_REVIEW", patch: { updated_at: updatedAt }, effects };
   }
   const effects: Effect[] = [
+    // The model answered a claim that waited for it: its hold ends with this extraction.
+    ...resumeAudit(record, now),
     {
       kind: "audit",
       event: claimAudit(record, "CLAIM_EXTRACTED", "RUNNING", now, {
@@ -171,7 +174,12 @@ export function extractionDecision(
   ];
   return {
     outcome: "EXTRACTED",
-    patch: { claim: claim.claim, extracted: result.value, updated_at: updatedAt },
+    patch: {
+      claim: claim.claim,
+      extracted: result.value,
+      updated_at: updatedAt,
+      ...(record.llm_hold ? { llm_hold: undefined } : {}),
+    },
     effects,
   };
 }
