@@ -1503,6 +1503,14 @@ describe("reviewers on AWS: the JWT authorizer of the review routes", () => {
     await expect(evaluate("test", env)).rejects.toThrow(message);
   });
 
+  it("protects the production user pool from deletion, and only it", async () => {
+    const protection = (rec: Recording) =>
+      (rec.get("sst.aws.CognitoUserPool", "Reviewers").args as { transform: { userPool: Args } }).transform.userPool
+        .deletionProtection;
+    expect(protection(await evaluate("production"))).toBe("ACTIVE");
+    expect(protection(await evaluate("test"))).toBe("INACTIVE");
+  });
+
   it("grants no function any Cognito action (the review function only reads the token's claims)", async () => {
     const rec = await evaluate("test");
     for (const fn of deployedFunctions(rec)) {
