@@ -49,11 +49,11 @@ describe("the HTML backtest report", () => {
   });
 
   it("charts and summarises the totals before and after", () => {
-    expect(page).toMatch(/data-refunded="automatic" data-before="1928.98" data-after="209"/);
-    expect(page).toMatch(/data-verdicts="ESCALATE" data-before="8" data-after="13"/);
-    expect(page).toMatch(/data-reviews="AMOUNT_ABOVE_LIMIT" data-before="4" data-after="8"/);
-    expect(/data-summary="reviews">([^<]*)</.exec(page)?.[1]).toBe("8 → 13");
-    expect(/data-summary="flips">([^<]*)</.exec(page)?.[1]).toBe("5");
+    expect(page).toMatch(/data-refunded="automatic" data-before="1928.98" data-after="329"/);
+    expect(page).toMatch(/data-verdicts="ESCALATE" data-before="14" data-after="18"/);
+    expect(page).toMatch(/data-reviews="AMOUNT_ABOVE_LIMIT" data-before="5" data-after="8"/);
+    expect(/data-summary="reviews">([^<]*)</.exec(page)?.[1]).toBe("14 → 18");
+    expect(/data-summary="flips">([^<]*)</.exec(page)?.[1]).toBe("4");
     expect([...page.matchAll(/<tr data-person="([^"]+)" data-sends="(\w+)">/g)].map((m) => [m[1], m[2]])).toEqual(
       report.human_decisions.map((p) => [p.claim_id, String(p.candidate_sends_to_person)]),
     );
