@@ -274,7 +274,13 @@ describeWithBrowser("the review page against claims serve", () => {
     expect(child).toBeDefined();
     ids.corrected = child!;
     const view = await finalClaim(serve, child!);
-    expect(view).toMatchObject({ parent_claim_id: ids.text, status: "DECIDED", verdict: "ACCEPT" });
+    // A resubmitted claim is never refunded automatically: it waits for a person other than its resubmitter.
+    expect(view).toMatchObject({
+      parent_claim_id: ids.text,
+      status: "DECIDED",
+      verdict: "ESCALATE",
+      reason_code: "RESUBMITTED_CLAIM",
+    });
     expect((await serve.api("GET", `/claims/${ids.text}`)).body.review).toMatchObject({
       status: "RESUBMITTED",
       resubmitted_claim_id: child,
@@ -426,9 +432,9 @@ describeWithBrowser("the served-claims report against claims serve", () => {
     const money = async (key: string) =>
       Number(await group.locator(`[data-chart="money"] [data-money="${key}"]`).getAttribute("data-value"));
     expect(await money("refundedApproved")).toBe(450 + 300); // alice's 450 and bob's 300
-    expect(await money("refundedAuto")).toBeCloseTo(344.99, 2); // the ACCEPT (299.99) and the corrected kettle claim (45)
+    expect(await money("refundedAuto")).toBeCloseTo(299.99, 2); // the ACCEPT (the corrected kettle claim waits for a person)
     expect(await money("escalatedDenied")).toBe(1200 + 150); // the denial and what alice did not grant
-    expect(await money("escalatedPending")).toBe(1200);
+    expect(await money("escalatedPending")).toBe(1200 + 45); // and the corrected kettle claim
     expect(await group.locator('[data-chart="decision-time"] rect[data-ms]').count()).toBe(rows.length);
   });
 
