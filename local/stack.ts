@@ -143,6 +143,8 @@ export interface LocalStackOptions {
    * webhook route answers only with a webhook secret.
    */
   readonly payments?: {
+    /** false: no payments rule and no refund executor, as on AWS without PAYMENT_PROVIDER (the benches price that). */
+    readonly executor?: boolean;
     readonly provider?: string;
     readonly stripeApiKey?: string;
     readonly stripeApiBase?: string;
@@ -360,16 +362,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
     // The payments rule delivers RefundExecuted (not a simulation's) to the refund executor, as its queue does on
     // AWS: a failed message is a failed delivery, retried by the bus and then dead-lettered (the local DLQ).
-    emulators.bus.putRule(PAYMENT_RULE.name, PAYMENT_RULE.pattern, BUS_NAME);
-    emulators.bus.addTarget(
-      PAYMENT_RULE.name,
-      async (event) => {
-        const out = await handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
-        if (out.batchItemFailures.length > 0)
-          throw new RefundDeliveryError(`the refund executor did not settle ${String(event.id)}; the bus retries it`);
-      },
-      { id: "local-refund-executor" },
-    );
+    if (options.payments?.executor !== false) {
+      emulators.bus.putRule(PAYMENT_RULE.name, PAYMENT_RULE.pattern, BUS_NAME);
+      emulators.bus.addTarget(
+        PAYMENT_RULE.name,
+        async (event) => {
+          const out = await handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
+          if (out.batchItemFailures.length > 0)
+            throw new RefundDeliveryError(`the refund executor did not settle ${String(event.id)}; the bus retries it`);
+        },
+        { id: "local-refund-executor" },
+      );
+    }
     // An invocation may run as long as its model calls need (the poller, like Lambda, allows at most 15 minutes).
     const invocationMs: Partial<Record<QueueRole, number>> = {
       agentSteps: waits.workerMs,

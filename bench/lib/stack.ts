@@ -74,6 +74,8 @@ export async function startBenchStack(orders: readonly Order[], options: BenchSt
     logLevel: options.logLevel ?? "SILENT",
     sweepEveryMs: 0,
     settleTimeoutMs: SETTLE_MS,
+    // The cost model prices the default deployment, which has no refund executor (PAYMENT_PROVIDER unset).
+    payments: { executor: false },
     onBusEvent: (rule) => {
       bus[rule] = (bus[rule] ?? 0) + 1;
     },
