@@ -108,7 +108,10 @@ beforeAll(async () => {
       .claim_id as string;
 
   expect(await h.authorizer(authorizerEvent(stack.apiToken))).toEqual({ isAuthorized: true });
-  expect(await h.reviewerAuthorizer(authorizerEvent(stack.reviewerToken))).toEqual({ isAuthorized: true });
+  expect(await h.reviewerAuthorizer(authorizerEvent(stack.reviewerToken))).toEqual({
+    isAuthorized: true,
+    context: { reviewer_id: "reviewer" }, // CLAIMS_REVIEWER_TOKEN alone is the reviewer "reviewer"
+  });
   claims = {
     accept: await post({ claim: CLAIM }),
     text: await post({ claim_text: "I bought order ord_006 for 299.99 EUR, the screen is dead" }),
@@ -121,7 +124,7 @@ beforeAll(async () => {
   await h.sweep();
   const approved = await h.reviewApi(
     apiEvent("POST", `/claims/${claims.escalate}/review`, {
-      body: JSON.stringify({ decision: "APPROVE", reviewer: "ops@example.com" }),
+      body: JSON.stringify({ decision: "APPROVE" }), // recorded under the credential's reviewer
     }),
   );
   expect(approved.statusCode, approved.body).toBe(200);
@@ -152,6 +155,7 @@ describe("EMF records of each handler", () => {
     for (const fn of [
       "intakeApi",
       "authorizer",
+      "reviewerAuthorizer",
       "reviewApi",
       "intakeExtract",
       "orchestrator",
@@ -164,7 +168,7 @@ describe("EMF records of each handler", () => {
       expect(
         cold.filter((p) => p.dims.function_name === fn),
         fn,
-      ).toHaveLength(fn === "authorizer" ? 2 : 1);
+      ).toHaveLength(1);
     }
   });
 

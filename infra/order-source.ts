@@ -32,11 +32,12 @@ export const ORDER_WAIT_LIMITS_S = { default: 600, min: 1, max: 840 } as const;
 export const ORDER_TIMEOUT_LIMITS_MS = { default: 4_000, min: 100, max: 8_000 } as const;
 
 /**
- * The functions that read orders (the kernel's decisions, a reviewer's approval, the sweep finishing an approval,
+ * The functions that read orders (the kernel's decisions, the orchestrator's triage, a reviewer's approval, the sweep finishing an approval,
  * the batch recording its run's orders): only they get the order API's settings and token.
  */
 export const ORDER_READERS = [
   "kernel",
+  "orchestrator",
   "reviewApi",
   "sweep",
   "batch",
