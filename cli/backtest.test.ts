@@ -72,7 +72,7 @@ describe("claims backtest", () => {
       to: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" },
     });
     expect(r.flips).toHaveLength(4);
-    // FE (1500 EUR, approved by two people) is a review under either limit: 15 → 19, never a flip.
+    // FE (2000 EUR, approved by two people) is a review under either limit: 15 → 19, never a flip.
     expect(r.totals.before).toMatchObject({ auto_refunded_eur: 1928.98, reviews: 15 });
     expect(r.totals.after).toMatchObject({ auto_refunded_eur: 329, reviews: 19 });
     expect(r.totals.after.by_reason).toMatchObject({ AMOUNT_ABOVE_LIMIT: 9, REVIEW_PENDING_ON_ORDER: 2 });
