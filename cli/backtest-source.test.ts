@@ -78,6 +78,7 @@ describe("backtest histories from a deployed table", () => {
       expect(fromTable.totals).toEqual(fromFile.totals);
       // G, triaged in the recording, goes to the crew under a 100 EUR limit: not evaluable, from the table as from the file.
       expect(fromTable.not_evaluable).toEqual(fromFile.not_evaluable);
+      expect(fromTable.not_evaluable.map((n) => n.claim_id)).toEqual([bundled.claimOf("G")]);
     }
     const one = await storedHistories({ ports }, "sim_shop_a");
     expect(one.map((h) => h.id)).toEqual([`${SERVED_HISTORY}:sim_shop_a`]);

@@ -86,10 +86,8 @@ describe("runBatch", () => {
     const config = join(dir, "config.yaml");
     writeFileSync(
       config,
-      readFileSync(CONFIG, "utf8").replace(
-        "return_window_days: 14",
-        "return_window_days: 14\n      second_approval_above_eur: 1000.0",
-      ),
+      // The bundled bound (1500 EUR) lowered to 1000, so this 1200 EUR approval needs a second person.
+      readFileSync(CONFIG, "utf8").replace("second_approval_above_eur: 1500.0", "second_approval_above_eur: 1000.0"),
     );
     const step = (id: string, body: string, expected: string) =>
       `  - id: ${id}\n    label: "${id}"\n    review: { of: big, decision: APPROVE, ${body} }\n    expected: ${expected}\n`;

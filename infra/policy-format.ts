@@ -32,6 +32,8 @@ const AgentPolicySchema = z
     version: z.string().min(1),
     responsibility: ResponsibilityContractSchema,
     contract: ClaimsContractSchema,
+    /** `claims_bounds.second_approval_above_eur`: an APPROVE above it waits for a second reviewer (four eyes). */
+    review: z.object({ secondApprovalAboveEur: z.number().positive().optional() }).strict().optional(),
   })
   .strict();
 

@@ -35,12 +35,18 @@ type Case = {
   toCrew?: string[];
 };
 
+/**
+ * The bundled run's decided claims: its 34 claims (31 scenarios, R's resubmitted claim, 2 after the reviews) but R,
+ * which never reached a verdict (NEEDS_REVIEW).
+ */
+const DECIDED = 33;
+
 const BEFORE = {
   auto_refunded_eur: 1928.98,
-  reviews: 14,
+  reviews: 15,
   by_reason: {
     AGENT_REQUESTED_ESCALATION: 1,
-    AMOUNT_ABOVE_LIMIT: 5,
+    AMOUNT_ABOVE_LIMIT: 6, // B, F, K, S2, DB, FE
     CUSTOMER_LIMIT_EXCEEDED: 2,
     CUSTOMER_UNVERIFIED: 1,
     PRIOR_DECISION_ON_ORDER: 2,
@@ -62,6 +68,7 @@ const CASES: Case[] = [
       ["S3", "APPROVE", PENDING],
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
       ["DB", "DENY", ABOVE_LIMIT],
+      ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
     ],
   },
   {
@@ -79,10 +86,10 @@ const CASES: Case[] = [
     ],
     after: {
       auto_refunded_eur: 329, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each
-      reviews: 18,
+      reviews: 19,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
-        AMOUNT_ABOVE_LIMIT: 8,
+        AMOUNT_ABOVE_LIMIT: 9, // + A, E, J, S1; S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
         CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
         PRIOR_DECISION_ON_ORDER: 2,
@@ -97,6 +104,7 @@ const CASES: Case[] = [
       ["S3", "APPROVE", PENDING],
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
       ["DB", "DENY", ABOVE_LIMIT],
+      ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
     ],
   },
   {
@@ -105,10 +113,10 @@ const CASES: Case[] = [
     flips: [["K", ABOVE_LIMIT, ACCEPTED]],
     after: {
       auto_refunded_eur: 2428.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
-      reviews: 12,
+      reviews: 13,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
-        AMOUNT_ABOVE_LIMIT: 3,
+        AMOUNT_ABOVE_LIMIT: 4, // B, F, DB, FE: K and S2 fit 1000 EUR
         CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
         PRIOR_DECISION_ON_ORDER: 2,
@@ -123,6 +131,7 @@ const CASES: Case[] = [
       ["S3", "APPROVE", PENDING], // S2's review still held ord_016 until the person decided it
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
       ["DB", "DENY", ABOVE_LIMIT],
+      ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
     ],
   },
 ];
@@ -130,7 +139,7 @@ const CASES: Case[] = [
 describe("backtest of the bundled run", () => {
   it.each(CASES)("$name", ({ limit, flips, after, people, toCrew = [] }) => {
     const r = report(limit);
-    expect(r.evaluated).toBe(32 - toCrew.length);
+    expect(r.evaluated).toBe(DECIDED - toCrew.length);
     expect(r.not_evaluable).toEqual(
       toCrew.map((s) => ({
         claim_id: idOf(s),
@@ -142,7 +151,7 @@ describe("backtest of the bundled run", () => {
     expect(r.human_decisions.map((p) => [p.claim_id, p.decision, p.candidate, p.candidate_sends_to_person])).toEqual(
       people.map(([s, decision, candidate]) => [idOf(s), decision, candidate, candidate.verdict === "ESCALATE"]),
     );
-    expect(new Set(r.human_decisions.map((p) => p.reviewer))).toEqual(new Set(["demo-reviewer"]));
+    expect(new Set(r.human_decisions.map((p) => p.reviewer))).toEqual(new Set(["demo-reviewer", "second-reviewer"]));
     // A person's decision is never a flip.
     const flipped = new Set(r.flips.map((f) => f.claim_id));
     expect(people.filter(([s]) => flipped.has(idOf(s)))).toEqual([]);
@@ -157,7 +166,7 @@ describe("backtest of the bundled run", () => {
     ];
     const r = report(500, [...rest, ...moved]);
     expect(r.flips).toEqual([{ claim_id: t2, from: ACCEPTED, to: o("ESCALATE", "PRIOR_DECISION_ON_ORDER") }]);
-    expect(r.evaluated).toBe(32);
+    expect(r.evaluated).toBe(DECIDED);
     // Before the denial, T3's pending review holds the order: T2 moved right after T3's verdict waits for a person.
     const t3Verdict = rest.findIndex(
       (e) => e.details.claim_id === run.claimOf("T3") && e.event_type === "KERNEL_VERDICT",
@@ -202,7 +211,7 @@ describe("backtest of the bundled run", () => {
       ]),
     );
     expect(r.not_evaluable).toHaveLength(3);
-    expect(r.evaluated).toBe(29);
+    expect(r.evaluated).toBe(DECIDED - 3);
     // A's recorded refund still holds ord_001 on the simulated ledger: G is still rejected, nothing flips.
     expect(r.flips).toEqual([]);
   });
@@ -219,19 +228,19 @@ describe("backtest of the bundled run", () => {
     expect(flipped.not_evaluable).toEqual([
       { claim_id: a, reason: expect.stringMatching(/^the recorded verdict does not parse \(checks\.0\.layer: /) },
     ]);
-    expect(flipped.evaluated).toBe(31);
+    expect(flipped.evaluated).toBe(DECIDED - 1);
     // A's recorded refund still holds ord_001 as recorded: G is rejected as recorded, so it no longer flips.
     expect(flipped.flips.map((f) => f.claim_id)).not.toContain(run.claimOf("G"));
     expect(flipped.flips).toHaveLength(3);
     // Under the live policy nothing flips: the re-decision does not depend on what the report would show.
-    expect(report(500, garbled)).toMatchObject({ evaluated: 32, not_evaluable: [], flips: [] });
+    expect(report(500, garbled)).toMatchObject({ evaluated: DECIDED, not_evaluable: [], flips: [] });
   });
 
   it("leaves out a policy whose agent did not make the proposals, naming both agents", () => {
     const other = configWithLimit(500).replace(/claims_agent_v1/g, "other_agent");
     const r = backtest({ histories: [{ id: "run", events: run.events }], policy: policyOf(other) });
     expect(r.evaluated).toBe(0);
-    expect(r.not_evaluable).toHaveLength(32);
+    expect(r.not_evaluable).toHaveLength(DECIDED);
     expect(r.not_evaluable[0]!.reason).toContain(
       "proposed by agent claims_agent_v1, and the policy's agent is other_agent",
     );
@@ -264,8 +273,8 @@ describe("backtest of the bundled run", () => {
     });
     expect(two.flips).toEqual([...one.flips, ...one.flips]);
     expect(two.histories).toEqual([
-      { id: "a", evaluated: 31, flips: 4 },
-      { id: "b", evaluated: 31, flips: 4 },
+      { id: "a", evaluated: DECIDED - 1, flips: 4 }, // G goes to the crew under 100 EUR: not evaluable
+      { id: "b", evaluated: DECIDED - 1, flips: 4 },
     ]);
   });
 });

@@ -186,6 +186,8 @@ describe("the deployed policy (pre-parsed JSON)", () => {
     const config = loadConfig(CONFIG_PATH, TEST_NOW);
     const policy = loadPolicyFile(writePolicy());
     expect(policy.agent).toEqual(config.agent);
+    // The four-eyes bound reaches the deployed functions (the bundled config's second_approval_above_eur).
+    expect(policy.agent.review).toEqual({ secondApprovalAboveEur: 1500 });
     expect(policy.llm).toEqual(config.llm);
     expect(policy).toMatchObject({
       run_id: config.simulationId,
