@@ -1279,6 +1279,12 @@ describe("triage: the kernel's layers 3–7 and 8b on the claim itself", () => {
     };
     expect(triage(claimFor("ord_001", 10), ORDERS.ord_001, full)?.reason_code).toBe("EXCEEDS_REFUNDABLE_BALANCE");
     expect(triage(claimFor("ord_001", 299.99), ORDERS.ord_001, part)).toBeUndefined();
+    // Another customer's order with only part of the claim left: a proposal within the balance is refused for the
+    // customer, one above it for the balance, so the crew's proposal decides which.
+    const theirs = order("ord_001", 299.99, { customer_id: "cus_a" });
+    const mine = { ...claimFor("ord_001", 299.99), customer_id: "cus_b" };
+    expect(triage(mine, theirs, part)).toBeUndefined();
+    expect(triage({ ...mine, amount_eur: 99.99 }, theirs, part)?.reason_code).toBe("CUSTOMER_MISMATCH");
   });
 
   it("lets through what the crew and the kernel must decide: escalations, a claim naming no customer, a valid claim", () => {
@@ -1337,8 +1343,14 @@ describe("triage: the kernel's layers 3–7 and 8b on the claim itself", () => {
           expect(kernel.reason_code).toBe(triaged.reason_code);
           expect(kernel.reason).toBe(a.claimedCents === proposedCents ? triaged.reason : kernel.reason);
         } else if (kernel.verdict === "REJECT") {
-          // Only the balance can reject a proposal triage let through: it asked for more than is left.
-          expect(kernel.reason_code).toBe("EXCEEDS_REFUNDABLE_BALANCE");
+          // Only what the proposal's own amount decides can reject a claim triage let through: more than is left,
+          // or, when the claim asks for more than is left, a later reject row (which reason wins is the proposal's).
+          const asksMoreThanLeft = a.claimedCents > a.orderCents - refunded;
+          expect(
+            kernel.reason_code === "EXCEEDS_REFUNDABLE_BALANCE" ||
+              (asksMoreThanLeft && kernel.reason_code === "CUSTOMER_MISMATCH"),
+            `${kernel.reason_code} for a claim triage let through`,
+          ).toBe(true);
         }
       }),
       { numRuns: 400 },

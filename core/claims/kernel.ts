@@ -603,7 +603,11 @@ export function triageClaim(input: TriageInput): ClaimVerdict | undefined {
   s.orderId = input.claim.order_id;
   s.amountEur = input.claim.amount_eur;
   const verdict = runLayers(TRIAGE_TABLE, s);
-  return verdict.verdict === "ACCEPT" ? undefined : verdict;
+  if (verdict.verdict === "ACCEPT") return undefined;
+  // Rejected after the balance row while only part of the claim is left: a proposal above what is left would be
+  // refused on the balance first, one within it on the later row, so the reason depends on the proposal: the crew.
+  if (verdict.layer > 7 && refundableBalance.run(s).outcome === "fail") return undefined;
+  return verdict;
 }
 
 /** The state the checks start from: the input with its times and contract checked (a wiring error throws). */
