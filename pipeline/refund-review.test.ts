@@ -103,6 +103,7 @@ describe("RETRY of a failed refund", () => {
     const once = await decideReview("clm_pay", { decision: "RETRY" }, p.deps, ana);
     const twice = await decideReview("clm_pay", { decision: "RETRY" }, p.deps, ana);
     expect(twice).toEqual(once);
+    expect(p.auditEvents().filter((e) => e.event_type === "REVIEW_DECIDED")).toHaveLength(1);
     await execute();
     expect(pays.calls).toHaveLength(2);
     expect(await decideReview("clm_pay", { decision: "CLOSE", note: "x" }, p.deps, ana)).toMatchObject({
