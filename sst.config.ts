@@ -22,6 +22,7 @@ export default $config({
     const { bus, ruleQueues } = await import("./infra/bus.ts");
     await import("./infra/functions.ts");
     const { paymentWebhook } = await import("./infra/payments.ts");
+    const { reviewerPool } = await import("./infra/reviewers.ts");
     const { api } = await import("./infra/api.ts");
     await import("./infra/schedules.ts");
     const { alarmTopic, dashboardUrl } = await import("./infra/monitoring.ts");
@@ -36,6 +37,8 @@ export default $config({
       refundsQueue: ruleQueues.refunds.queue.url,
       // With PAYMENT_PROVIDER: give Stripe `<api>/webhooks/stripe` (infra/README.md#payments).
       ...(paymentWebhook ? { stripeWebhook: $interpolate`${api.url}/webhooks/stripe` } : {}),
+      // The reviewers' Cognito user pool and app client (infra/README.md#reviewers-on-aws); none with your own IdP.
+      ...(reviewerPool ? { reviewerUserPool: reviewerPool.pool.id, reviewerClient: reviewerPool.client.id } : {}),
       alarmTopic: alarmTopic.arn,
       dashboard: dashboardUrl,
       policy: `${policy.source} (sha256 ${policy.source_sha256.slice(0, 12)})`,

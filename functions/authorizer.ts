@@ -1,5 +1,6 @@
 // HTTP API Lambda authorizers (simple responses): the bearer token must equal the route's secret — ApiToken
-// for the intake routes, ReviewerToken for the review routes (two credentials: neither opens the other's routes).
+// for the intake routes; locally, a reviewer's token for the review routes (on AWS those use API Gateway's JWT
+// authorizer). Separate credentials: neither opens the other's routes.
 // The comparison is constant-time; the token is never logged.
 import type {
   APIGatewayRequestAuthorizerEventV2,
@@ -89,7 +90,10 @@ export function singleReviewer(token: string): ReviewerCredential[] {
 /** The deployed authorizer of the intake routes (infra/api.ts: IntakeToken): Resource.ApiToken. */
 export const handler = createAuthorizerHandler(() => linkedResources().secret(LINKS.apiToken));
 
-/** The deployed authorizer of the review routes (infra/api.ts: ReviewerToken): Resource.ReviewerToken. */
+/**
+ * The reviewer-token authorizer as a Lambda handler over Resource.ReviewerToken (facts.ts `reviewerAuthorizer`, a
+ * local-only function): AWS does not deploy it, its review routes use API Gateway's JWT authorizer (infra/reviewers.ts).
+ */
 export const reviewerHandler = createReviewerAuthorizerHandler(async () =>
   singleReviewer(await linkedResources().secret(LINKS.reviewerToken)),
 );

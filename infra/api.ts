@@ -1,11 +1,13 @@
 // The HTTP API on API Gateway v2: every route of infra/facts.ts, served by its function (IntakeApi for claims
-// and reports, ReviewApi for reviews), each behind the authorizer of its token (intake or reviewer; /health
-// is open), every route throttled and POST /claims tighter. IntakeApi and both authorizers keep reserved
-// concurrency (facts.ts), so queue consumers can never take it from them.
+// and reports, ReviewApi for reviews), each behind the authorizer of its credential (the intake token; a
+// reviewer's JWT of the reviewers' OpenID Connect issuer, infra/reviewers.ts; /health is open), every route
+// throttled and POST /claims tighter. IntakeApi and its authorizer keep reserved concurrency (facts.ts), so
+// queue consumers can never take it from them.
 import { AUTHORIZERS, ROUTES, SUBMIT_ROUTE } from "./facts.ts";
 import type { RouteAuth, RouteKey } from "./facts.ts";
 import { functionArgs } from "./lambda.ts";
 import { paymentWebhook } from "./payments.ts";
+import { reviewerJwt } from "./reviewers.ts";
 import { settings } from "./settings.ts";
 
 /** The intake handler behind the claim and report routes (one function: one warm pool, one set of permissions). */
@@ -56,9 +58,12 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
 });
 
 /**
- * One bearer-token authorizer per kind of token (simple responses). Each checks its own secret, so its
- * 5-minute cache per token can never let a token through on the other kind of route. Requests without an
- * Authorization header are refused by API Gateway before the function runs.
+ * One authorizer per kind of credential. The intake token: a Lambda authorizer against the ApiToken secret (simple
+ * responses, cached 5 minutes per token). Reviewers: API Gateway's JWT authorizer against the reviewers' issuer
+ * and audiences (signature from the issuer's JWKS, `iss`, `aud` or an access token's `client_id`, expiry); it
+ * passes the token's claims to the review function, which records `sub` and requires the `reviewers` group or
+ * the `claims/review` scope. The intake token is no JWT of that issuer, and a reviewer's JWT is not the intake
+ * token: neither opens the other's routes. Requests without an Authorization header are refused before any check.
  */
 const authorizers = {
   intake: api.addAuthorizer({
@@ -71,12 +76,11 @@ const authorizers = {
     },
   }),
   reviewer: api.addAuthorizer({
-    name: "ReviewerToken",
-    lambda: {
-      function: functionArgs(AUTHORIZERS.reviewer),
-      response: "simple",
-      identitySources: ["$request.header.Authorization"],
-      ttl: "300 seconds",
+    name: "Reviewers",
+    jwt: {
+      issuer: reviewerJwt.issuer,
+      audiences: reviewerJwt.audiences,
+      identitySource: "$request.header.Authorization",
     },
   }),
 } satisfies Record<Exclude<RouteAuth, "none">, unknown>;
@@ -87,7 +91,13 @@ routesDeclared(
     .map(([key, route]) =>
       api.route(key, HANDLERS[route.fn]!.arn, {
         // A tokenPage route checks the token in its function (a browser without one gets the page that asks for it).
-        auth: route.auth === "none" || "tokenPage" in route ? false : { lambda: authorizers[route.auth].id },
+        // No route scopes: a Cognito ID token carries none; the review function checks the group or the scope.
+        auth:
+          route.auth === "none" || "tokenPage" in route
+            ? false
+            : route.auth === "reviewer"
+              ? { jwt: { authorizer: authorizers.reviewer.id } }
+              : { lambda: authorizers.intake.id },
       }),
     ),
 );

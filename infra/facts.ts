@@ -185,6 +185,7 @@ export const FUNCTIONS = {
       [Q.crewEvents]: queueSend,
     },
   },
+  // Locally only (LOCAL_ONLY_FUNCTIONS): on AWS the review routes use API Gateway's JWT authorizer (infra/reviewers.ts).
   reviewerAuthorizer: {
     handler: "functions/authorizer.reviewerHandler",
     memory: "256 MB",
@@ -300,6 +301,22 @@ export const FUNCTIONS = {
     access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish, [LINKS.stripeWebhookSecret]: secret },
   },
 } as const satisfies Record<string, FunctionFact>;
+
+/**
+ * The functions the embedded local stack runs but AWS does not: on AWS the review routes are checked by API
+ * Gateway's JWT authorizer against an OpenID Connect issuer (infra/reviewers.ts), not by a function, so neither
+ * this function nor its ReviewerToken secret is deployed.
+ */
+export const LOCAL_ONLY_FUNCTIONS = ["reviewerAuthorizer"] as const satisfies readonly FunctionKey[];
+
+/** The functions deployed on AWS: every function but the local-only ones (the payment ones only with PAYMENT_PROVIDER). */
+export function awsFunctionKeys(paymentProvider: boolean): FunctionKey[] {
+  return (Object.keys(FUNCTIONS) as FunctionKey[]).filter(
+    (key) =>
+      !(LOCAL_ONLY_FUNCTIONS as readonly FunctionKey[]).includes(key) &&
+      (paymentProvider || !(PAYMENT_FUNCTIONS as readonly FunctionKey[]).includes(key)),
+  );
+}
 
 /** The functions deployed only when PAYMENT_PROVIDER is set at deploy. */
 export const PAYMENT_FUNCTIONS = ["refundExecutor", "paymentWebhook"] as const satisfies readonly FunctionKey[];
@@ -447,8 +464,9 @@ export function visibilityTimeoutSeconds(role: QueueRole): number {
 }
 
 /**
- * Who may call a route: the intake token (submitting and reading claims), the reviewer token (deciding
- * reviews), or nobody checks (health). The two tokens are separate credentials: neither opens the other's routes.
+ * Who may call a route: the intake token (submitting and reading claims), a reviewer's credential (deciding
+ * reviews: locally a reviewer token, on AWS a JWT of the reviewers' OpenID Connect issuer), or nobody checks
+ * (health). They are separate credentials: neither opens the other's routes.
  */
 export type RouteAuth = "intake" | "reviewer" | "none";
 

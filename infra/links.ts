@@ -6,7 +6,7 @@ import { bus } from "./bus.ts";
 import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "./facts.ts";
 import type { FunctionKey, IamAction, LinkName } from "./facts.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
-import { apiToken, llmApiKey, orderApiToken, reviewerToken, stripeApiKey, stripeWebhookSecret } from "./secrets.ts";
+import { apiToken, llmApiKey, orderApiToken, stripeApiKey, stripeWebhookSecret } from "./secrets.ts";
 import { settings } from "./settings.ts";
 import { table } from "./storage.ts";
 
@@ -22,7 +22,8 @@ const RESOURCES = {
   [LINKS.bus]: bus,
   [LINKS.llmApiKey]: llmApiKey,
   [LINKS.apiToken]: apiToken,
-  [LINKS.reviewerToken]: reviewerToken,
+  // Local only: on AWS the review routes use the JWT authorizer (infra/reviewers.ts) and no function links it.
+  [LINKS.reviewerToken]: undefined,
   // Only with ORDER_SOURCE=http (undefined otherwise, and then linksOf never names it).
   [LINKS.orderApiToken]: orderApiToken,
   // Only with PAYMENT_PROVIDER=stripe (the payment functions are deployed only with PAYMENT_PROVIDER).

@@ -6,8 +6,7 @@
 import { METRICS_SERVICE, metricsNamespace } from "./metrics-catalog.ts";
 import type { MetricName } from "./metrics-catalog.ts";
 import { ruleQueues } from "./bus.ts";
-import { FUNCTIONS, PAYMENT_FUNCTIONS } from "./facts.ts";
-import type { FunctionKey } from "./facts.ts";
+import { awsFunctionKeys } from "./facts.ts";
 import { functionName } from "./lambda.ts";
 import {
   agentStepsDlq,
@@ -92,10 +91,8 @@ const DEAD_LETTER_QUEUES: Record<string, Queue> = {
   ...(paymentsRule ? { PaymentsDlq: paymentsRule.dlq } : {}),
 };
 
-/** The functions deployed on this stage: the payment ones only with PAYMENT_PROVIDER. */
-const DEPLOYED_FUNCTIONS = (Object.keys(FUNCTIONS) as FunctionKey[]).filter(
-  (key) => settings.paymentProvider !== undefined || !(PAYMENT_FUNCTIONS as readonly FunctionKey[]).includes(key),
-);
+/** The functions deployed on this stage: the payment ones only with PAYMENT_PROVIDER, no local-only one. */
+const DEPLOYED_FUNCTIONS = awsFunctionKeys(settings.paymentProvider !== undefined);
 
 /** A message in any DLQ is a claim, a step or an event that needs a person: any message alarms. */
 const dlqAlarms = Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) =>

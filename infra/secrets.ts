@@ -7,8 +7,8 @@ export const llmApiKey = new sst.Secret("LlmApiKey");
 /** The bearer token the HTTP API's authorizer accepts (locally CLAIMS_API_TOKEN). */
 export const apiToken = new sst.Secret("ApiToken");
 
-/** The bearer token reviewers use on the review routes (locally CLAIMS_REVIEWER_TOKEN); the intake token cannot decide reviews. */
-export const reviewerToken = new sst.Secret("ReviewerToken");
+// No ReviewerToken on AWS: reviewers present a JWT of their OpenID Connect issuer (infra/reviewers.ts); the
+// shared reviewer token (CLAIMS_REVIEWER_TOKEN) is the local demo's.
 
 /**
  * The bearer token of the shop's order API (locally ORDER_API_TOKEN): only with ORDER_SOURCE=http at deploy, and then

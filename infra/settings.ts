@@ -152,6 +152,35 @@ function readPaymentProvider(): "stripe" | "simulated" | undefined {
   throw new InfraSettingError("PAYMENT_PROVIDER", "stripe or simulated (or unset: no refund executor)", provider);
 }
 
+/**
+ * The reviewers' own OpenID Connect issuer and audiences (CLAIMS_REVIEWER_OIDC_ISSUER, CLAIMS_REVIEWER_OIDC_AUDIENCE,
+ * the names `claims serve` reads too): both or neither. Neither: the app creates a Cognito user pool for them
+ * (infra/reviewers.ts). API Gateway fetches `<issuer>/.well-known/openid-configuration`, so the issuer is https.
+ */
+export function reviewerOidcFrom(
+  env: Readonly<Record<string, string | undefined>>,
+): { issuer: string; audiences: string[] } | undefined {
+  const issuer = env.CLAIMS_REVIEWER_OIDC_ISSUER?.trim() ?? "";
+  const audiences = (env.CLAIMS_REVIEWER_OIDC_AUDIENCE ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
+  if (issuer === "" && audiences.length === 0) return undefined;
+  if (issuer === "")
+    throw new InfraSettingMissingError(
+      "CLAIMS_REVIEWER_OIDC_ISSUER",
+      "CLAIMS_REVIEWER_OIDC_AUDIENCE is set, so the review routes need your issuer too (https://…); set both, or neither for the app's own Cognito user pool",
+    );
+  if (audiences.length === 0)
+    throw new InfraSettingMissingError(
+      "CLAIMS_REVIEWER_OIDC_AUDIENCE",
+      "CLAIMS_REVIEWER_OIDC_ISSUER is set, so the review routes need the audience (client id) reviewers' tokens are issued for, comma-separated for several; set both, or neither for the app's own Cognito user pool",
+    );
+  if (!/^https:\/\/[^\s/]+(\/\S*)?$/.test(issuer))
+    throw new InfraSettingError("CLAIMS_REVIEWER_OIDC_ISSUER", "the issuer's https:// URL (its `iss` claim)", issuer);
+  return { issuer: issuer.replace(/\/+$/, ""), audiences };
+}
+
 /** Every deploy-time choice of the app, resolved for the current stage. */
 export const settings = {
   stage: $app.stage,
@@ -180,6 +209,8 @@ export const settings = {
   /** The order source: the table (default) or the shop's order API, whose token is the OrderApiToken secret. */
   // ORDER_SOURCE, ORDER_API_URL, ORDER_SOURCE_MAX_WAIT_S, ORDER_API_TIMEOUT_MS (docs/orders.md): a wrong one stops the deploy.
   orders: orderSourceSettingsFrom(process.env),
+  /** The reviewers' OpenID Connect issuer and audiences; undefined: the app's own Cognito user pool (infra/reviewers.ts). */
+  reviewerOidc: reviewerOidcFrom(process.env),
   /** The refund executor's payment provider; undefined: not deployed. */
   paymentProvider: readPaymentProvider(),
   alarms: {

@@ -148,6 +148,7 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
   const EventTarget = resource("aws.cloudwatch.EventTarget");
   const TopicSubscription = resource("aws.sns.TopicSubscription");
   const Dashboard = resource("aws.cloudwatch.Dashboard");
+  const UserGroup = resource("aws.cognito.UserGroup");
   const MetricAlarm = resource(
     "aws.cloudwatch.MetricAlarm",
     (name, args) => `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:${String(unwrap(args.name ?? name))}`,
@@ -269,6 +270,26 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
     }
   }
 
+  /** A user pool: its id as Cognito formats it (`<region>_<name>` here); addClient hands out a client id. */
+  class CognitoUserPool extends Component {
+    constructor(name: string, args?: unknown, opts?: unknown) {
+      super(
+        "sst.aws.CognitoUserPool",
+        name,
+        args,
+        `arn:aws:cognito-idp:${REGION}:${ACCOUNT}:userpool/${REGION}_${name}`,
+        opts,
+      );
+    }
+    get id() {
+      return new FakeOutput(`${REGION}_${this.recorded.name}`);
+    }
+    addClient(name: string, args?: unknown) {
+      this.call("addClient", [name, args]);
+      return { id: new FakeOutput(`client-${name}`) };
+    }
+  }
+
   class CronV2 extends Component {
     constructor(name: string, args: unknown, opts?: unknown) {
       super("sst.aws.CronV2", name, args, undefined, opts);
@@ -312,12 +333,17 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
   const wrapped: string[] = [];
 
   return {
-    sst: { aws: { Queue, Dynamo, Bus, Function, ApiGatewayV2, CronV2, Cron, SnsTopic }, Secret, Linkable },
+    sst: {
+      aws: { Queue, Dynamo, Bus, Function, ApiGatewayV2, CognitoUserPool, CronV2, Cron, SnsTopic },
+      Secret,
+      Linkable,
+    },
     aws: {
       sqs: { QueuePolicy },
       sns: { TopicSubscription },
       cloudwatch: { MetricAlarm, Dashboard, EventRule, EventTarget },
       lambda: { EventSourceMapping },
+      cognito: { UserGroup },
       getRegionOutput: () => new FakeOutput({ region: REGION, name: REGION }),
       getPartitionOutput: () => new FakeOutput({ partition: "aws" }),
       getCallerIdentityOutput: () => new FakeOutput({ accountId: ACCOUNT }),

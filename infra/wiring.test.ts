@@ -12,6 +12,8 @@ import { ClaimsPolicySchema, POLICY_FILE_NAME } from "./policy-format.ts";
 import {
   ACTIONS,
   FUNCTIONS,
+  LOCAL_ONLY_FUNCTIONS,
+  awsFunctionKeys,
   LLM_CALL_BUDGET_SECONDS,
   POLICY_FUNCTIONS,
   PAYMENT_RULE,
@@ -25,6 +27,7 @@ import {
 import type { FunctionKey } from "./facts.ts";
 import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./sst-recorder.ts";
 import { ORDER_READERS } from "./order-source.ts";
+import { REVIEWERS_GROUP } from "../functions/lib/reviewer-identity.ts";
 
 /** Every deploy-time variable infra/settings.ts reads, unset so the developer's shell cannot leak in. */
 const CLEAN_ENV = {
@@ -49,6 +52,8 @@ const CLEAN_ENV = {
   ORDER_SOURCE_MAX_WAIT_S: undefined,
   ORDER_API_TIMEOUT_MS: undefined,
   PAYMENT_PROVIDER: undefined,
+  CLAIMS_REVIEWER_OIDC_ISSUER: undefined,
+  CLAIMS_REVIEWER_OIDC_AUDIENCE: undefined,
 } as const;
 
 /** The operator's policy file the tests deploy (the template the guide points to). */
@@ -113,7 +118,6 @@ const EXPECTED_FUNCTIONS = {
     llm: false,
     links: ["Table", "Bus", "ExtractionQueue", "CrewEventsQueue"],
   },
-  "functions/authorizer.reviewerHandler": { trigger: "authorizer ReviewerToken", llm: false, links: ["ReviewerToken"] },
   "functions/refund-executor.handler": {
     trigger: "queue PaymentsQueue",
     llm: false,
@@ -126,6 +130,11 @@ const EXPECTED_FUNCTIONS = {
   },
 } as const;
 type Handler = keyof typeof EXPECTED_FUNCTIONS;
+
+/** The functions of facts.ts deployed on AWS (with PAYMENT_PROVIDER, as these tests deploy): all but the local-only ones. */
+const AWS_FUNCTIONS = Object.fromEntries(awsFunctionKeys(true).map((key) => [key, FUNCTIONS[key]])) as Partial<
+  typeof FUNCTIONS
+>;
 
 /** Queues our own functions consume, and the queues downstream systems read (fed by bus rules). */
 const CONSUMED_QUEUES = ["CrewEventsQueue", "AgentStepsQueue", "ProposalsQueue", "ExtractionQueue", "TimersQueue"];
@@ -157,6 +166,8 @@ function deployedFunctions(r: Recording): DeployedFunction[] {
   for (const api of r.ofType("sst.aws.ApiGatewayV2")) {
     for (const call of api.calls.filter((c) => c.method === "addAuthorizer")) {
       const auth = call.args[0] as { name: string; lambda?: { function?: unknown } };
+      // A JWT authorizer runs no function of ours.
+      if (auth.lambda === undefined) continue;
       found.push({ trigger: `authorizer ${auth.name}`, args: asArgs(auth.lambda?.function), owner: api });
     }
   }
@@ -483,7 +494,7 @@ describe("sst.config.ts wiring (stage test)", () => {
   });
 
   describe("api", () => {
-    // The intake token opens the claim routes only, the reviewer token the review routes only.
+    // The intake token opens the claim routes only, a reviewer's JWT the review routes only.
     const ROUTES = {
       "POST /claims": "IntakeToken",
       "GET /claims/{id}": "IntakeToken",
@@ -491,8 +502,8 @@ describe("sst.config.ts wiring (stage test)", () => {
       // The reports check the intake token in IntakeApi: a browser without one gets the page that asks for it.
       "GET /reports/{simulation_id}": null,
       "GET /reports": null,
-      "GET /reviews": "ReviewerToken",
-      "POST /claims/{id}/review": "ReviewerToken",
+      "GET /reviews": "Reviewers",
+      "POST /claims/{id}/review": "Reviewers",
       // The reviewers' page holds no secret: it asks for the reviewer token, which its API calls carry.
       "GET /review": null,
       "GET /health": null,
@@ -516,24 +527,37 @@ describe("sst.config.ts wiring (stage test)", () => {
           .map((c) => {
             const auth = unwrap((c.args[2] as { auth?: unknown } | undefined)?.auth) as
               | false
-              | { lambda?: string }
+              | { lambda?: string; jwt?: { authorizer?: string } }
               | undefined;
-            const authorizer = auth
-              ? (authorizerIds.get(String(auth.lambda)) ?? `unknown ${String(auth.lambda)}`)
-              : null;
+            // A Lambda authorizer is named by `lambda`, a JWT authorizer by `jwt.authorizer`.
+            const id = auth ? String(auth.lambda ?? auth.jwt?.authorizer) : undefined;
+            const authorizer = id ? (authorizerIds.get(id) ?? `unknown ${id}`) : null;
             return [String(c.args[0]), authorizer] as const;
           }),
       );
       expect(routes).toEqual(ROUTES);
     });
 
-    it("checks each bearer token from the Authorization header with simple responses, in its own authorizer", () => {
+    it("checks the intake token in a Lambda authorizer and reviewers' JWTs in a JWT authorizer, each from the Authorization header", () => {
       const calls = r.get("sst.aws.ApiGatewayV2", "Api").calls.filter((c) => c.method === "addAuthorizer");
-      expect(calls.map((c) => (c.args[0] as { name: string }).name)).toEqual(["IntakeToken", "ReviewerToken"]);
-      for (const call of calls) {
-        expect(call.args[0]).toMatchObject({
-          lambda: { response: "simple", identitySources: ["$request.header.Authorization"] },
-        });
+      expect(calls.map((c) => (c.args[0] as { name: string }).name)).toEqual(["IntakeToken", "Reviewers"]);
+      expect(calls[0]?.args[0]).toMatchObject({
+        lambda: { response: "simple", identitySources: ["$request.header.Authorization"] },
+      });
+      expect(calls[0]?.args[0]).not.toHaveProperty("jwt");
+      expect(calls[1]?.args[0]).not.toHaveProperty("lambda");
+      expect(unwrap((calls[1]?.args[0] as { jwt?: unknown }).jwt)).toMatchObject({
+        identitySource: "$request.header.Authorization",
+      });
+    });
+
+    it("runs no reviewer-token function and links no ReviewerToken on AWS (the review routes use the JWT authorizer)", () => {
+      for (const key of LOCAL_ONLY_FUNCTIONS) {
+        expect(deployedFunctions(r).map((f) => f.args.handler)).not.toContain(FUNCTIONS[key].handler);
+      }
+      for (const fn of deployedFunctions(r)) {
+        const links = ((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name);
+        expect(links, String(fn.args.handler)).not.toContain("ReviewerToken");
       }
     });
 
@@ -595,7 +619,7 @@ describe("sst.config.ts wiring (stage test)", () => {
     });
 
     it("ships the pre-parsed policy with exactly the functions that read it, and no YAML config with any", () => {
-      for (const [key, fact] of Object.entries(FUNCTIONS) as [FunctionKey, (typeof FUNCTIONS)[FunctionKey]][]) {
+      for (const [key, fact] of Object.entries(AWS_FUNCTIONS) as [FunctionKey, (typeof FUNCTIONS)[FunctionKey]][]) {
         const files = (functionFor(r, fact.handler as Handler).args.copyFiles ?? []) as { from: string; to?: string }[];
         const policy = files.filter((f) => f.to === POLICY_FILE_NAME);
         expect(policy, key).toEqual(
@@ -614,7 +638,6 @@ describe("sst.config.ts wiring (stage test)", () => {
       expect(r.ofType("sst.Secret").map((s) => [s.name, s.args.placeholder])).toEqual([
         ["LlmApiKey", undefined],
         ["ApiToken", undefined],
-        ["ReviewerToken", undefined],
         ["StripeApiKey", undefined],
         ["StripeWebhookSecret", undefined],
       ]);
@@ -625,7 +648,7 @@ describe("sst.config.ts wiring (stage test)", () => {
       const handlers = deployedFunctions(bare).map((f) => String(f.args.handler));
       expect(handlers).not.toContain(FUNCTIONS.refundExecutor.handler);
       expect(handlers).not.toContain(FUNCTIONS.paymentWebhook.handler);
-      expect(bare.ofType("sst.Secret").map((x) => x.name)).toEqual(["LlmApiKey", "ApiToken", "ReviewerToken"]);
+      expect(bare.ofType("sst.Secret").map((x) => x.name)).toEqual(["LlmApiKey", "ApiToken"]);
       expect(bare.ofType("sst.aws.Queue").map((q) => q.name)).not.toContain(PAYMENTS_QUEUE_NAME);
       const routes = bare
         .get("sst.aws.ApiGatewayV2", "Api")
@@ -644,6 +667,8 @@ describe("sst.config.ts wiring (stage test)", () => {
         reviewQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/ReviewQueue",
         refundsQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/RefundsQueue",
         stripeWebhook: "https://Api.execute-api.eu-west-1.amazonaws.com/webhooks/stripe",
+        reviewerUserPool: "eu-west-1_Reviewers",
+        reviewerClient: "client-ReviewerClient",
         alarmTopic: "arn:aws:sns:eu-west-1:111122223333:Alarms",
         dashboard:
           "https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#dashboards/dashboard/claims-crew-test",
@@ -795,7 +820,7 @@ describe("infra/facts.ts is what deploys (the one source functions/ and local/ r
     },
   );
 
-  it.each(Object.entries(FUNCTIONS))(
+  it.each(Object.entries(AWS_FUNCTIONS))(
     "function %s has the memory, timeout and exactly the links of facts.ts",
     (_key, fact) => {
       const fn = functionFor(r, fact.handler as Handler);
@@ -963,7 +988,7 @@ describe("alarms, their topic and the dashboard", () => {
   });
 
   it("names every function claims-crew-<stage>-<key> and alarms on each one's errors and throttles", () => {
-    for (const [key, fact] of Object.entries(FUNCTIONS)) {
+    for (const [key, fact] of Object.entries(AWS_FUNCTIONS)) {
       const name = `claims-crew-test-${key}`;
       expect(functionFor(r, fact.handler as Handler).args.name).toBe(name);
       for (const metric of ["Errors", "Throttles"]) {
@@ -1011,12 +1036,12 @@ describe("alarms, their topic and the dashboard", () => {
     expect(backlog(tuned)).toEqual(expected(5, 4 * 3600));
   });
 
-  it("has exactly these alarms: 10 DLQs, 2 queue ages, errors and throttles of 11 functions, 2 on reviews", () => {
-    expect(alarms()).toHaveLength(10 + 2 + 2 * Object.keys(FUNCTIONS).length + 2);
+  it("has exactly these alarms: 10 DLQs, 2 queue ages, errors and throttles of every deployed function, 2 on reviews", () => {
+    expect(alarms()).toHaveLength(10 + 2 + 2 * Object.keys(AWS_FUNCTIONS).length + 2);
   });
 
   it("sends every function's metrics to the stage's namespace", () => {
-    for (const fact of Object.values(FUNCTIONS)) {
+    for (const fact of Object.values(AWS_FUNCTIONS)) {
       expect(functionFor(r, fact.handler as Handler).args.environment).toMatchObject({
         POWERTOOLS_METRICS_NAMESPACE: "ClaimsCrew/test",
       });
@@ -1035,7 +1060,8 @@ describe("alarms, their topic and the dashboard", () => {
         true,
       );
     for (const dlq of deadLetterQueues(r)) expect(body, dlq).toContain(`"QueueName","${dlq}"`);
-    for (const key of Object.keys(FUNCTIONS)) expect(body, key).toContain(`"FunctionName","claims-crew-test-${key}"`);
+    for (const key of Object.keys(AWS_FUNCTIONS))
+      expect(body, key).toContain(`"FunctionName","claims-crew-test-${key}"`);
     expect(parsed.widgets.filter((w) => w.type === "metric").every((w) => w.properties.region === "eu-west-1")).toBe(
       true,
     );
@@ -1124,7 +1150,7 @@ function uncappedEventSources(r: Recording): string[] {
 
 /** The authorizers and the intake API keep reserved concurrency. */
 function unreservedRequestPath(r: Recording): string[] {
-  return ["functions/authorizer.handler", "functions/authorizer.reviewerHandler", "functions/intake-api.handler"]
+  return ["functions/authorizer.handler", "functions/intake-api.handler"]
     .filter((handler) => {
       const fn = deployedFunctions(r).find((f) => f.args.handler === handler);
       const reserved = (fn?.args.concurrency as { reserved?: number } | undefined)?.reserved;
@@ -1242,7 +1268,6 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
     ExtractionQueue: SEND,
     CrewEventsQueue: SEND,
   },
-  "functions/authorizer.reviewerHandler": {},
   "functions/intake-extract.handler": {
     Table: WRITE,
     "Table/index": INDEX,
@@ -1402,6 +1427,98 @@ describe("the grants cover what the handlers send", () => {
       const action = COMMAND_ACTIONS[command];
       expect(action, `${command} has an IAM action in COMMAND_ACTIONS`).toBeDefined();
       expect(granted.has(action as never), `${action} (${command}) is granted by facts.ts ACTIONS`).toBe(true);
+    }
+  });
+});
+
+describe("reviewers on AWS: the JWT authorizer of the review routes", () => {
+  const REVIEW_ROUTES = Object.entries(ROUTES)
+    .filter(([, route]) => route.auth === "reviewer")
+    .map(([key]) => key);
+
+  /** The JWT authorizer's args and the auth of every review route. */
+  function reviewerAuth(rec: Recording) {
+    const api = rec.get("sst.aws.ApiGatewayV2", "Api");
+    const authorizer = api.calls
+      .filter((c) => c.method === "addAuthorizer")
+      .map((c) => unwrap(c.args[0]) as { name: string; jwt?: { issuer: string; audiences: string[] } })
+      .find((a) => a.jwt !== undefined);
+    const routes = Object.fromEntries(
+      api.calls
+        .filter((c) => c.method === "route" && REVIEW_ROUTES.includes(String(c.args[0])))
+        .map((c) => [String(c.args[0]), unwrap((c.args[2] as { auth?: unknown }).auth)]),
+    );
+    return { authorizer, routes };
+  }
+
+  it("by default: a Cognito user pool (admin-created users only), its app client and the reviewers group; the review routes accept its tokens", async () => {
+    const rec = await evaluate("test");
+    expect(REVIEW_ROUTES.sort()).toEqual(["GET /reviews", "POST /claims/{id}/review"]);
+    const pool = rec.get("sst.aws.CognitoUserPool", "Reviewers");
+    expect(pool.args).toMatchObject({
+      transform: { userPool: { adminCreateUserConfig: { allowAdminCreateUserOnly: true } } },
+    });
+    expect(pool.calls.filter((c) => c.method === "addClient").map((c) => c.args[0])).toEqual(["ReviewerClient"]);
+    const groups = rec.ofType("aws.cognito.UserGroup").map((g) => unwrap(g.args));
+    expect(groups).toEqual([expect.objectContaining({ userPoolId: "eu-west-1_Reviewers", name: REVIEWERS_GROUP })]);
+    const { authorizer, routes } = reviewerAuth(rec);
+    expect(authorizer?.jwt).toMatchObject({
+      issuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Reviewers",
+      audiences: ["client-ReviewerClient"],
+    });
+    expect(Object.keys(routes).sort()).toEqual(REVIEW_ROUTES);
+    // No route scopes: a Cognito ID token carries none; the review function checks the group or the scope.
+    for (const auth of Object.values(routes)) expect(auth).toEqual({ jwt: { authorizer: "authorizer/Reviewers" } });
+  });
+
+  it("with the operator's issuer and audience: no user pool, and the review routes accept that issuer's tokens", async () => {
+    const rec = await evaluate("test", {
+      CLAIMS_REVIEWER_OIDC_ISSUER: "https://login.example.com/realms/shop/",
+      CLAIMS_REVIEWER_OIDC_AUDIENCE: "claims-crew, claims-crew-cli",
+    });
+    expect(rec.ofType("sst.aws.CognitoUserPool")).toEqual([]);
+    expect(rec.ofType("aws.cognito.UserGroup")).toEqual([]);
+    const { authorizer, routes } = reviewerAuth(rec);
+    expect(authorizer?.jwt).toMatchObject({
+      issuer: "https://login.example.com/realms/shop",
+      audiences: ["claims-crew", "claims-crew-cli"],
+    });
+    for (const auth of Object.values(routes)) expect(auth).toEqual({ jwt: { authorizer: "authorizer/Reviewers" } });
+    expect(rec.outputs).not.toHaveProperty("reviewerUserPool");
+    expect(rec.outputs).not.toHaveProperty("reviewerClient");
+  });
+
+  it.each([
+    [{ CLAIMS_REVIEWER_OIDC_ISSUER: "https://login.example.com" }, "CLAIMS_REVIEWER_OIDC_AUDIENCE is not set"],
+    [{ CLAIMS_REVIEWER_OIDC_AUDIENCE: "claims-crew" }, "CLAIMS_REVIEWER_OIDC_ISSUER is not set"],
+    [
+      { CLAIMS_REVIEWER_OIDC_ISSUER: "https://login.example.com", CLAIMS_REVIEWER_OIDC_AUDIENCE: " , " },
+      "AUDIENCE is not set",
+    ],
+    [
+      { CLAIMS_REVIEWER_OIDC_ISSUER: "http://login.example.com", CLAIMS_REVIEWER_OIDC_AUDIENCE: "claims-crew" },
+      'CLAIMS_REVIEWER_OIDC_ISSUER="http://login.example.com" is invalid',
+    ],
+  ])("stops the deploy on a half-given or wrong reviewer issuer: %o", async (env, message) => {
+    await expect(evaluate("test", env)).rejects.toThrow(message);
+  });
+
+  it("protects the production user pool from deletion, and only it", async () => {
+    const protection = (rec: Recording) =>
+      (rec.get("sst.aws.CognitoUserPool", "Reviewers").args as { transform: { userPool: Args } }).transform.userPool
+        .deletionProtection;
+    expect(protection(await evaluate("production"))).toBe("ACTIVE");
+    expect(protection(await evaluate("test"))).toBe("INACTIVE");
+  });
+
+  it("grants no function any Cognito action (the review function only reads the token's claims)", async () => {
+    const rec = await evaluate("test");
+    for (const fn of deployedFunctions(rec)) {
+      const actions = roleOf(fn.args).statements.flatMap((st) => st.actions);
+      expect(
+        actions.filter((a) => a.startsWith("cognito")),
+        String(fn.args.handler),
+      ).toEqual([]);
     }
   });
 });

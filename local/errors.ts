@@ -97,11 +97,3 @@ export class RefundDeliveryError extends LocalStackError {
     super("REFUND_DELIVERY_FAILED", message);
   }
 }
-
-/** A reviewers file that cannot be read or kept owner-only (a configuration error: exit 2). */
-export class ReviewersFileError extends LocalStackError {
-  readonly exitCode = 2;
-  constructor(message: string, cause?: unknown) {
-    super("REVIEWERS_FILE", message, { cause });
-  }
-}

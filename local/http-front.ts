@@ -6,12 +6,8 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyResultV2,
-  APIGatewayRequestAuthorizerEventV2,
-  APIGatewaySimpleAuthorizerResult,
-} from "aws-lambda";
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
+import type { AuthorizerFn } from "./auth/authorizer.ts";
 import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
 import { ROUTES } from "../infra/facts.ts";
 import type { RouteAuth, RouteFact } from "../infra/facts.ts";
@@ -26,19 +22,6 @@ const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({
 }));
 
 type ApiFn = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
-/**
- * A route's authorizer, as API Gateway runs it: a Lambda authorizer's simple answer (its `context` reaches the
- * function as `requestContext.authorizer.lambda`), or a JWT authorizer's (its `jwt` claims and scopes reach it as
- * `requestContext.authorizer.jwt`; a refused JWT is 401, as API Gateway answers).
- */
-export type AuthorizerFn = (event: APIGatewayRequestAuthorizerEventV2) => Promise<
-  APIGatewaySimpleAuthorizerResult & {
-    context?: Record<string, unknown>;
-    jwt?: { claims: Record<string, unknown>; scopes: string[] | null };
-    kind?: "jwt";
-  }
->;
-
 /** Options of `startHttpFront`. */
 interface HttpFrontOptions {
   /** The function behind each route (RouteFact.fn); without the payment webhook's (no payment provider), its route is 404. */

@@ -18,7 +18,7 @@ import { createAuthorizerHandler, createReviewerAuthorizerHandler, singleReviewe
 import type { ReviewerCredential } from "../functions/lib/bearer.ts";
 import { createJwtAuthorizer } from "./auth/oidc.ts";
 import type { OidcSettings } from "./auth/oidc.ts";
-import type { AuthorizerFn } from "./http-front.ts";
+import type { AuthorizerFn } from "./auth/authorizer.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
 import { createBatchHandler } from "../functions/batch.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";

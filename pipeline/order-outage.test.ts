@@ -47,8 +47,8 @@ function shopApi(orders: readonly Order[]) {
   return { api, source };
 }
 
-/** A pipeline reading orders from the shop's API whose claim has run up to its proposal (not yet handled). */
-async function atProposal(body: unknown = ACCEPT) {
+/** A pipeline reading orders from the shop's API whose claim has run up to its proposal (not yet handled), or to its end. */
+async function runUntilProposal(body: unknown = ACCEPT) {
   let now = NOW;
   const { api, source } = shopApi(config.orders);
   const p = createInProcessPipeline({
@@ -66,10 +66,17 @@ async function atProposal(body: unknown = ACCEPT) {
     else if (work.queue === "agent-steps") await handleAgentStep(work.message, p.deps);
     else if (work.queue === "proposals") {
       const message: ProposalMessage = work.message;
-      return { p, api, message, later: (ms: number) => void (now += ms) };
+      return { p, api, message: message as ProposalMessage | undefined, later: (ms: number) => void (now += ms) };
     }
   }
-  throw new Error("the claim never reached the kernel");
+  return { p, api, message: undefined, later: (ms: number) => void (now += ms) };
+}
+
+/** The same, for a claim that reaches the kernel with a proposal. */
+async function atProposal(body: unknown = ACCEPT) {
+  const run = await runUntilProposal(body);
+  if (!run.message) throw new Error("the claim never reached the kernel");
+  return { ...run, message: run.message };
 }
 
 const types = (p: Awaited<ReturnType<typeof atProposal>>["p"]) => p.auditEvents().map((e) => e.event_type);
@@ -81,13 +88,14 @@ describe("an order API that cannot answer", () => {
       const { p, api, message, later } = await atProposal();
       api.state = state;
       const before = types(p);
+      const requestsBefore = api.requests; // triage read the order once, while the API answered
       later(WAIT_MS - 1);
       const outcome = await handleProposal(message, p.deps);
       expect(outcome).toMatchObject({ outcome: "RETRY" });
       expect(outcome.outcome === "RETRY" && outcome.reason).toMatch(
         state === "down" ? /request failed \(ECONNREFUSED\)/ : /amount: Invalid input: expected number/,
       );
-      expect(api.requests).toBe(3); // the adapter's bounded attempts
+      expect(api.requests - requestsBefore).toBe(3); // the adapter's bounded attempts
       expect(p.verdicts.all()).toEqual([]);
       expect(p.publisher.published).toEqual([]);
       expect(types(p)).toEqual(before);
@@ -158,12 +166,13 @@ describe("an order API that cannot answer", () => {
     });
   });
 
-  it("answers an order the shop does not know (404) with the kernel's usual ORDER_NOT_FOUND", async () => {
-    const { p, message } = await atProposal({ claim: { ...ACCEPT.claim, order_id: "ord_unknown" } });
-    expect(await handleProposal(message, p.deps)).toMatchObject({
-      outcome: "DECIDED",
-      verdict: { record: { verdict: "REJECT", reason_code: "ORDER_NOT_FOUND" } },
-    });
+  it("answers an order the shop does not know (404) with the kernel's usual ORDER_NOT_FOUND, at triage, before any model call", async () => {
+    const { p, api, message } = await runUntilProposal({ claim: { ...ACCEPT.claim, order_id: "ord_unknown" } });
+    expect(message).toBeUndefined();
+    expect(api.requests).toBeGreaterThan(0);
+    expect(p.verdicts.all()).toMatchObject([{ record: { verdict: "REJECT", reason_code: "ORDER_NOT_FOUND" } }]);
+    expect(types(p)).toContain("CLAIM_TRIAGED");
+    expect(types(p)).not.toContain("AGENT_STEP");
   });
 });
 

@@ -183,13 +183,29 @@ const summary = {
   reservedConcurrency: reserved,
 };
 console.log(JSON.stringify(summary));
-// The app itself: the checks above must have had something to check (11 functions, 5 consumers, 3 rules).
+// The app itself: the checks above must have had something to check (12 functions, 5 consumers, 3 rules).
 if (configPath === resolve(root, "sst.config.ts")) {
-  const expected = { roles: 13, queuePolicies: 6, eventSourceMappings: 5 };
+  const expected = { roles: 12, queuePolicies: 6, eventSourceMappings: 5 };
   for (const [key, count] of Object.entries(expected))
     if (summary[key] !== count) problems.push(`${key}: ${summary[key]}, expected ${count}`);
-  for (const fn of ["authorizer", "reviewerAuthorizer", "intakeApi"])
+  for (const fn of ["authorizer", "intakeApi"])
     if (!reserved.includes(`claims-crew-${stage}-${fn}`)) problems.push(`function ${fn}: no reserved concurrency`);
+  // Reviewers: a JWT authorizer against the app's Cognito user pool (its `reviewers` group), on the review routes.
+  const jwt = of("aws:apigatewayv2/authorizer:Authorizer").filter((a) => a.inputs.authorizerType === "JWT");
+  const issuer = String(jwt[0]?.inputs.jwtConfiguration?.issuer ?? "");
+  if (jwt.length !== 1 || !/^https:\/\/cognito-idp\.[a-z0-9-]+\.amazonaws\.com\/\S+$/.test(issuer))
+    problems.push(`reviewers: expected one JWT authorizer on a Cognito issuer, got ${jwt.length} (${issuer})`);
+  if ((jwt[0]?.inputs.jwtConfiguration?.audiences ?? []).length !== 1)
+    problems.push("reviewers: the JWT authorizer should accept the app client's id as its one audience");
+  if (!of("aws:cognito/userGroup:UserGroup").some((g) => g.inputs.name === "reviewers"))
+    problems.push("reviewers: no Cognito group named reviewers");
+  for (const key of ["GET /reviews", "POST /claims/{id}/review"]) {
+    const route = of("aws:apigatewayv2/route:Route").find((r) => r.inputs.routeKey === key);
+    if (route?.inputs.authorizationType !== "JWT") problems.push(`route ${key}: not behind the JWT authorizer`);
+  }
+  console.log(
+    JSON.stringify({ reviewerIssuer: issuer, reviewerAudiences: jwt[0]?.inputs.jwtConfiguration?.audiences }),
+  );
 }
 if (problems.length > 0) {
   console.error(problems.join("\n"));

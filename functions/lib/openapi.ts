@@ -630,7 +630,8 @@ export function openApiDocument(
         reviewerToken: {
           type: "http",
           scheme: "bearer",
-          description: "CLAIMS_REVIEWER_TOKEN locally; the ReviewerToken secret on AWS.",
+          description:
+            "Locally a reviewer's token (CLAIMS_REVIEWER_TOKEN or the reviewers file) or an OIDC JWT; on AWS a JWT of the reviewers' issuer.",
         },
       },
     },

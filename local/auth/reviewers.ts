@@ -10,7 +10,7 @@ import { oneLineText } from "../../core/claims/claim.ts";
 import { parseYamlSource, validateYaml } from "../../core/claims/yaml-source.ts";
 import type { SourceIssue } from "../../core/claims/yaml-source.ts";
 import type { ReviewerCredential } from "../../functions/lib/bearer.ts";
-import { ReviewersFileError } from "../errors.ts";
+import { ReviewersFileError } from "./errors.ts";
 
 /** What a reviewer id may hold: it names the person in the audit and the events. */
 export const REVIEWER_ID = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$/;
