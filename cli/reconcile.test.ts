@@ -86,6 +86,31 @@ describe("claims reconcile", () => {
     expect(out.stdout).toMatch(/FAILED +clm_exe_a exe_a 10\.00 EUR — expired_card/);
   });
 
+  it("a failed refund a reviewer CLOSEd is left out; one RETRYed counts by its new execution", async () => {
+    const decided = (id: string, decision: string, execution: string) => ({
+      "detail-type": "ReviewDecided",
+      time: now,
+      detail: { review_id: `rev_${id}`, claim_id: `clm_${id}`, dfid: "d", decision, execution_id: execution },
+    });
+    const out = await reconcile(
+      [
+        executed("exe_a", 10),
+        settled("exe_a", "RefundFailed", { failure_reason: "expired_card" }),
+        decided("exe_a", "CLOSE", "exe_a"),
+        executed("exe_b", 20),
+        settled("exe_b", "RefundFailed"),
+        decided("exe_b", "RETRY", "exe_b2"),
+        executed("exe_b2", 20, { claim_id: "clm_exe_b", retry_of: "exe_b" }),
+        settled("exe_b2", "RefundSettled", { claim_id: "clm_exe_b" }),
+      ],
+      ["--json"],
+    );
+    expect(out.code).toBe(0);
+    const body = JSON.parse(out.stdout) as { refunds: { execution_id: string; status: string }[]; totals: unknown };
+    expect(body.refunds.map((r) => [r.execution_id, r.status])).toEqual([["exe_b2", "SETTLED"]]);
+    expect(body.totals).toEqual({ settled_eur: 20, pending_eur: 0, failed_eur: 0 });
+  });
+
   it("a pending refund fails only past the bound", async () => {
     const old = new Date(Date.now() - 5 * 3_600_000).toISOString();
     expect((await reconcile([executed("exe_a", 10, {}, old)])).code).toBe(0);

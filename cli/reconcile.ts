@@ -34,6 +34,9 @@ export function settlementFacts(lines: readonly JournalLine[]): SettlementFact[]
         at,
         ...(typeof d.retry_of === "string" ? { retry_of: d.retry_of } : {}),
       });
+    else if (type === "ReviewDecided" && d.decision === "CLOSE")
+      // A reviewer closed the failed refund unpaid: it counts as not refunded.
+      facts.push({ kind: "closed", execution_id: d.execution_id, at });
     else if (type === "RefundSettled" || type === "RefundFailed")
       facts.push({
         kind: type === "RefundSettled" ? "settled" : "failed",

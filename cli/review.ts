@@ -178,7 +178,7 @@ function decided(body: unknown): string {
   return `${b.claim_id}: review ${b.review.status}${b.executed ? `, refund executed (${b.execution_id ?? "?"})` : ""}${b.resubmitted_claim_id ? `, resubmitted as ${b.resubmitted_claim_id}` : ""}`;
 }
 
-/** Registers `claims review list|show|approve|deny|resubmit` on the program. */
+/** Registers `claims review list|show|approve|deny|resubmit|retry|close` on the program. */
 export function registerReviewCommands(program: Command): void {
   const review = program
     .command("review")
@@ -278,6 +278,36 @@ export function registerReviewCommands(program: Command): void {
         claim: o.claim,
         ...(o.note ? { note: o.note } : {}),
       };
+      process.exitCode = report(
+        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
+        o.json,
+        decided,
+      );
+    });
+
+  common(
+    review
+      .command("retry <claimId>")
+      .description("retry a refund the payment provider refused: a new execution id, so the provider is called again"),
+  )
+    .option("--note <text>", "a note for the record")
+    .action(async (claimId: string, o: Common & { note?: string }) => {
+      const body = { decision: "RETRY", ...(o.note ? { note: o.note } : {}) };
+      process.exitCode = report(
+        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
+        o.json,
+        decided,
+      );
+    });
+
+  common(
+    review
+      .command("close <claimId>")
+      .description("close a refund the payment provider refused, unpaid: its reservation is released"),
+  )
+    .requiredOption("--note <text>", "why (recorded and published)")
+    .action(async (claimId: string, o: Common & { note: string }) => {
+      const body = { decision: "CLOSE", note: o.note };
       process.exitCode = report(
         await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
         o.json,

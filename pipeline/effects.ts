@@ -24,7 +24,9 @@ export type Effect =
    * The review on the order is closed: automatic refunds on the order may go on — unless the person's `decision`
    * binds the order (a DENY, an APPROVE of less than proposed), recorded on its ledger in the same write.
    */
-  | { kind: "review_closed"; orderId: string; claimId: string; scope?: string; decision?: PersonDecision };
+  | { kind: "review_closed"; orderId: string; claimId: string; scope?: string; decision?: PersonDecision }
+  /** The claim's reservation on the order is released: its failed refund was closed unpaid (docs/payments.md). */
+  | { kind: "refund_released"; orderId: string; claimId: string };
 
 /**
  * An orchestrator outbox split for the session store: `audit` are the events a session save records with

@@ -14,6 +14,7 @@ import {
   markReviewPending,
   OrderDataError,
   parseAuditEvent,
+  releaseRefund,
   reserveRefund,
   validateOrder,
 } from "../core/integrity/index.ts";
@@ -342,6 +343,10 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
     async clearReviewPending(orderId, claimId, scope, decision) {
       if (entries.has(keyOf(orderId, scope)) || decision)
         entries.set(keyOf(orderId, scope), clearReviewPending(current(orderId, scope), claimId, decision));
+    },
+    async releaseRefund(orderId, claimId, scope) {
+      const entry = entries.get(keyOf(orderId, scope));
+      if (entry) entries.set(keyOf(orderId, scope), releaseRefund(entry, claimId));
     },
     async getCustomerWindow(customerId, scope) {
       const window = windows.get(keyOf(customerId, scope));

@@ -210,6 +210,63 @@ describe("the payment provider's side", () => {
   });
 });
 
+describe("checkMoneyInvariants — a failed refund's RETRY and CLOSE", () => {
+  const failedRefund = [
+    verdict("c1", "ACCEPT"),
+    refund("c1", "ord_a", 100),
+    {
+      detailType: "RefundFailed",
+      detail: { execution_id: "exe_c1", claim_id: "c1", order_id: "ord_a", amount_eur: 100 },
+    },
+  ];
+  const retry = (extra: Record<string, unknown> = {}) =>
+    refund("c1", "ord_a", 100, { execution_id: "exe_r1", retry_of: "exe_c1", ...extra });
+  const decided = (decision: "RETRY" | "CLOSE", execution: string): PublishedEvent => ({
+    detailType: "ReviewDecided",
+    detail: { review_id: `rev_${decision}`, claim_id: "c1", decision, execution_id: execution },
+  });
+  const paid = (execution: string): PublishedEvent => ({
+    detailType: "RefundSettled",
+    detail: { execution_id: execution, claim_id: "c1", order_id: "ord_a", amount_eur: 100 },
+  });
+  const ledger = (claims: Record<string, number>): LedgerFact[] => [{ orderId: "ord_a", claims }];
+
+  it("a RETRY's new execution counts as the claim's one refund, paid once", () => {
+    const summary = checkMoneyInvariants(
+      [...failedRefund, decided("RETRY", "exe_r1"), retry(), paid("exe_r1")],
+      facts(ledger({ c1: 10000 })),
+    );
+    expect(summary.violations).toEqual([]);
+    expect(summary.refundedCents).toBe(10000);
+  });
+
+  it("finds a retry of a refund that never failed, one no reviewer decided, and one of another amount", () => {
+    const ok = [decided("RETRY", "exe_r1")];
+    expect(
+      checkMoneyInvariants([verdict("c1", "ACCEPT"), refund("c1", "ord_a", 100), ...ok, retry()], facts()).violations,
+    ).toEqual(["RefundExecuted exe_r1 retries exe_c1, which never failed"]);
+    expect(checkMoneyInvariants([...failedRefund, retry()], facts()).violations).toEqual([
+      "RefundExecuted exe_r1 retries exe_c1 but no reviewer's RETRY carries it",
+    ]);
+    expect(checkMoneyInvariants([...failedRefund, ...ok, retry({ amount_eur: 200 })], facts()).violations).toEqual([
+      "RefundExecuted exe_r1 retries exe_c1, which is no refund of the same claim and amount",
+    ]);
+  });
+
+  it("a CLOSEd refund is not money paid and holds no reservation; a closed refund that was paid is a violation", () => {
+    const closed = [...failedRefund, decided("CLOSE", "exe_c1")];
+    const summary = checkMoneyInvariants(closed, facts(ledger({})));
+    expect(summary.violations).toEqual([]);
+    expect(summary.refundedCents).toBe(0);
+    expect(checkMoneyInvariants(closed, facts(ledger({ c1: 10000 }))).violations).toEqual([
+      "claim c1 holds 10000 cents on ord_a but no RefundExecuted announces it",
+    ]);
+    expect(checkMoneyInvariants([...closed, paid("exe_c1")], facts()).violations).toContain(
+      "claim c1: refund exe_c1 was closed, yet paid",
+    );
+  });
+});
+
 describe("checkMoneyInvariants — people bind the automation", () => {
   const at = (claim: string, v: "ACCEPT" | "ESCALATE", decidedAt: string): PublishedEvent => ({
     detailType: "ClaimVerdict",

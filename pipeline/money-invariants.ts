@@ -64,7 +64,16 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
   }
   const all = [...distinct.values()];
   const verdicts = all.filter((e) => e.detailType === "ClaimVerdict");
-  const refunds = all.filter((e) => e.detailType === "RefundExecuted");
+  const executions = all.filter((e) => e.detailType === "RefundExecuted");
+  // A reviewer's RETRY of a failed refund pays the claim's one refund again under a new execution (`retry_of`):
+  // checked apart (refundRetryViolations); a CLOSEd refund is not money paid and its reservation is released.
+  const closedClaims = new Set(
+    all
+      .filter((e) => e.detailType === "ReviewDecided" && e.detail.decision === "CLOSE")
+      .map((e) => String(e.detail.claim_id)),
+  );
+  const authorised = executions.filter((e) => e.detail.retry_of === undefined);
+  const refunds = authorised.filter((e) => !closedClaims.has(String(e.detail.claim_id)));
   const approvals = new Map(
     all
       .filter((e) => e.detailType === "ReviewDecided" && e.detail.decision === "APPROVE")
@@ -82,7 +91,7 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
 
   const accepts = verdicts.filter((v) => v.detail.verdict === "ACCEPT");
   for (const a of accepts) {
-    const mine = refunds.filter(
+    const mine = authorised.filter(
       (r) => r.detail.verdict_id === a.detail.verdict_id && r.detail.approved_by === undefined,
     );
     if (mine.length !== 1)
@@ -91,7 +100,7 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
       );
   }
   const refundsByClaim = new Map<string, PublishedEvent[]>();
-  for (const r of refunds) {
+  for (const r of authorised) {
     const claimId = String(r.detail.claim_id);
     refundsByClaim.set(claimId, [...(refundsByClaim.get(claimId) ?? []), r]);
     if (r.detail.approved_by === undefined) {
@@ -139,7 +148,8 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
       violations.push(`order ${key} refunded ${t.automatic} cents automatically, more than the ${limit}-cent limit`);
   }
   if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers));
-  violations.push(...settlementViolations(events, refunds));
+  violations.push(...settlementViolations(events, executions));
+  violations.push(...refundRetryViolations(events, executions, all));
   violations.push(...personViolations(all, refunds, accepts));
   if (facts.customers) violations.push(...customerViolations(refunds, accepts, facts.customers));
   return {
@@ -191,6 +201,54 @@ function settlementViolations(events: readonly PublishedEvent[], refunds: readon
   for (const [claimId, paid] of paidClaims)
     if (paid.size > 1)
       violations.push(`claim ${claimId} was paid by ${paid.size} executions (${[...paid].join(", ")})`);
+  return violations;
+}
+
+/**
+ * A RETRY of a failed refund (docs/payments.md): its RefundExecuted names (`retry_of`) an execution of the same claim
+ * and amount that the provider reported failed, a reviewer's ReviewDecided RETRY carries it, and a claim is
+ * retried from one failed execution at most once. A CLOSEd execution was reported failed and is never paid.
+ */
+function refundRetryViolations(
+  events: readonly PublishedEvent[],
+  executions: readonly PublishedEvent[],
+  all: readonly PublishedEvent[],
+): string[] {
+  const violations: string[] = [];
+  const failed = new Set(
+    events.filter((e) => e.detailType === "RefundFailed").map((e) => String(e.detail.execution_id)),
+  );
+  const settled = new Set(
+    events.filter((e) => e.detailType === "RefundSettled").map((e) => String(e.detail.execution_id)),
+  );
+  const decided = all.filter((e) => e.detailType === "ReviewDecided");
+  const byExecution = new Map(executions.map((r) => [String(r.detail.execution_id), r]));
+  const retriedFrom = new Map<string, string>();
+  for (const r of executions) {
+    if (r.detail.retry_of === undefined) continue;
+    const id = String(r.detail.execution_id);
+    const from = String(r.detail.retry_of);
+    const before = byExecution.get(from);
+    if (
+      !before ||
+      before.detail.claim_id !== r.detail.claim_id ||
+      cents(before.detail.amount_eur) !== cents(r.detail.amount_eur)
+    )
+      violations.push(`RefundExecuted ${id} retries ${from}, which is no refund of the same claim and amount`);
+    else if (!failed.has(from)) violations.push(`RefundExecuted ${id} retries ${from}, which never failed`);
+    if (!decided.some((d) => d.detail.decision === "RETRY" && d.detail.execution_id === id))
+      violations.push(`RefundExecuted ${id} retries ${from} but no reviewer's RETRY carries it`);
+    const other = retriedFrom.get(from);
+    if (other !== undefined && other !== id) violations.push(`refund ${from} was retried twice (${other}, ${id})`);
+    retriedFrom.set(from, id);
+  }
+  for (const d of decided)
+    if (d.detail.decision === "CLOSE") {
+      const id = String(d.detail.execution_id);
+      if (!failed.has(id))
+        violations.push(`claim ${String(d.detail.claim_id)}: refund ${id} was closed but never failed`);
+      if (settled.has(id)) violations.push(`claim ${String(d.detail.claim_id)}: refund ${id} was closed, yet paid`);
+    }
   return violations;
 }
 

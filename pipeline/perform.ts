@@ -65,6 +65,9 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
       case "review_closed":
         await ports.ledger.clearReviewPending(effect.orderId, effect.claimId, effect.scope, effect.decision);
         break;
+      case "refund_released":
+        await ports.ledger.releaseRefund(effect.orderId, effect.claimId);
+        break;
     }
   }
   await flushSteps();

@@ -217,6 +217,8 @@ export type RefundLedger = {
    * same single-item write (idempotent too): the order is never between "awaiting a person" and "bound by one".
    */
   clearReviewPending(orderId: string, claimId: string, scope?: string, decision?: PersonDecision): Promise<void>;
+  /** Releases the claim's reservation on the order (idempotent): its refund was closed unpaid (docs/payments.md). */
+  releaseRefund(orderId: string, claimId: string, scope?: string): Promise<void>;
   /** The customer's window of automatic refunds, or `undefined` when nothing was ever reserved for them. */
   getCustomerWindow(customerId: string, scope?: string): Promise<CustomerWindow | undefined>;
   /**

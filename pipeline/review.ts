@@ -30,12 +30,14 @@ import {
   recordedReviewEffects,
   resubmission,
   reviewAnswer,
+  reviewerMismatch,
   reviewDecidedEffects,
   stripUndefined,
   withdrawn,
 } from "./decide/review-decision.ts";
 import type { ApprovalChecked, ApprovalRefusal, ReviewAnswer } from "./decide/review-decision.ts";
 import { submitClaim } from "./intake.ts";
+import { pendingRefundReviews, refundReviewRequest } from "./refund-review.ts";
 import { performEffects } from "./perform.ts";
 import type { ReviewPage } from "./ports.ts";
 
@@ -64,6 +66,7 @@ type ReviewDeps = Pick<
   | "ids"
   | "agent"
   | "registry"
+  | "settlements"
 >;
 
 /**
@@ -78,6 +81,9 @@ export async function decideReview(
   deps: ReviewDeps,
   by?: ReviewerIdentity,
 ): Promise<ReviewResult> {
+  // A failed refund's review (RETRY / CLOSE) is decided on the claim's settlement (refund-review.ts).
+  const refund = await refundReviewRequest(claimId, body, deps, by);
+  if (refund) return refund;
   const parsed = ReviewDecisionSchema.safeParse(body);
   if (!parsed.success)
     return {
@@ -88,13 +94,8 @@ export async function decideReview(
       issues: toInputIssues(parsed.error),
     };
   const named = parsed.data.reviewer;
-  if (by && named !== undefined && named !== by.id && named !== by.name)
-    return {
-      ok: false,
-      status: 400,
-      code: "REVIEWER_MISMATCH",
-      message: `the body names reviewer ${named}, but the credential is ${by.id}'s: the decision is recorded under the credential's reviewer (leave reviewer out)`,
-    };
+  const mismatch = reviewerMismatch(named, by);
+  if (mismatch) return mismatch;
   const reviewer = by?.id ?? named ?? "reviewer";
   const record = await deps.claims.getClaim(claimId);
   if (!record) return { ok: false, status: 404, code: "NOT_FOUND", message: `claim ${claimId} not found` };
@@ -264,8 +265,8 @@ type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
  */
 export async function listReviews(
   query: { status?: ReviewStatus; limit?: number; cursor?: string },
-  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts" | "orders" | "ledger">,
-): Promise<{ items: ReviewListEntry[]; nextCursor?: string }> {
+  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts" | "orders" | "ledger" | "settlements">,
+): Promise<{ items: ReviewListEntry[]; refundReviews: Record<string, unknown>[]; nextCursor?: string }> {
   const page: ReviewPage = await deps.reviews.listReviews({
     status: query.status ?? "PENDING",
     limit: query.limit ?? 50,
@@ -292,7 +293,10 @@ export async function listReviews(
       return { review, context };
     }),
   );
-  return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  // A failed refund's pending review (origin REFUND_FAILED) lives on the claim's settlement: listed with the first page.
+  const refundReviews =
+    (query.status ?? "PENDING") === "PENDING" && !query.cursor ? await pendingRefundReviews(deps) : [];
+  return { items, refundReviews, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
 }
 
 /**

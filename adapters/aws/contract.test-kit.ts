@@ -921,6 +921,26 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       expect((await ledger.get("ord_1"))?.pending_reviews).toBeUndefined();
     });
 
+    it("releases a claim's reservation (a failed refund closed unpaid) idempotently, binding nothing", async () => {
+      const ledger = await factory();
+      await ledger.releaseRefund("ord_none", "clm_x");
+      expect(await ledger.get("ord_none")).toBeUndefined();
+      await reserve(ledger, "ord_1", "clm_auto", 300, 1000);
+      await reserve(ledger, "ord_1", "clm_appr", 500, 1000, { kind: "approved" });
+      await reserve(ledger, "ord_1", "clm_keep", 100, 1000);
+      await ledger.releaseRefund("ord_1", "clm_auto");
+      await ledger.releaseRefund("ord_1", "clm_auto");
+      await ledger.releaseRefund("ord_1", "clm_appr");
+      expect(await ledger.get("ord_1")).toEqual({
+        order_id: "ord_1",
+        refunded_cents: 100,
+        claims: { clm_keep: 100 },
+        automatic_cents: 100,
+      });
+      // The released money is refundable again, automatically too: nothing binds the order.
+      expect(await reserve(ledger, "ord_1", "clm_next", 900, 1000)).toMatchObject({ ok: true });
+    });
+
     it("clears a pending review idempotently, also on an order with no entry", async () => {
       const ledger = await factory();
       await ledger.clearReviewPending("ord_none", "clm_x");

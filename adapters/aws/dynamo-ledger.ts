@@ -20,7 +20,7 @@
 // pure rule already checked), and only a lost race falls back to the update.
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { LedgerInvariantError } from "../../core/integrity/errors.ts";
-import { assertLedgerEntry, emptyLedgerEntry, reserveRefund } from "../../core/integrity/ledger.ts";
+import { assertLedgerEntry, emptyLedgerEntry, reservedForClaim, reserveRefund } from "../../core/integrity/ledger.ts";
 import type { LedgerEntry, PersonDecision, ReserveResult } from "../../core/integrity/ledger.ts";
 import {
   assertCustomerWindow,
@@ -366,6 +366,42 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       }
       throw new LedgerInvariantError(
         `customer ${customerId}: the reservation for ${reservation.claim_id} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); the message is retried`,
+      );
+    },
+
+    async releaseRefund(orderId, claimId, scope) {
+      // One conditional write on the amount read: a lost race (the entry changed) reads again.
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const entry = await read(orderId, scope);
+        const cents = entry ? reservedForClaim(entry, claimId) : undefined;
+        if (!entry || cents === undefined) return;
+        const approved = (entry.approved ?? []).includes(claimId);
+        try {
+          await dynamoCall(`UpdateItem ledger ${orderId} (refund released ${claimId})`, () =>
+            client.send(
+              new UpdateCommand({
+                TableName: tableName,
+                Key: keyOf(orderId, scope),
+                UpdateExpression: approved
+                  ? "REMOVE claims.#cid ADD refunded_cents :neg DELETE approved :cids"
+                  : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg",
+                ConditionExpression: "claims.#cid = :c",
+                ExpressionAttributeNames: { "#cid": claimId },
+                ExpressionAttributeValues: {
+                  ":c": cents,
+                  ":neg": -cents,
+                  ...(approved ? { ":cids": new Set([claimId]) } : {}),
+                },
+              }),
+            ),
+          );
+          return;
+        } catch (error) {
+          if (!isConditionalCheckFailed(error)) throw error;
+        }
+      }
+      throw new LedgerInvariantError(
+        `ledger ${orderId}: releasing ${claimId} kept losing races (${MAX_ATTEMPTS} attempts); it is retried`,
       );
     },
 

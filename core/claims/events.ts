@@ -6,7 +6,7 @@ import { VerdictKindSchema } from "../integrity/verdict.ts";
 import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { ClaimReasonCodeSchema } from "./reason-codes.ts";
 import { ReviewApprovalSchema, ReviewDecisionKindSchema, ReviewOriginSchema } from "./review.ts";
-import { PaymentProviderNameSchema } from "./settlement.ts";
+import { PaymentProviderNameSchema, RefundReviewDecisionSchema } from "./settlement.ts";
 
 /** Source of every event the app publishes. */
 export const KERNEL_SOURCE = "claims.kernel";
@@ -96,13 +96,16 @@ export const ReviewDecidedDetailSchema = z
     review_id: z.string().min(1),
     claim_id: z.string().min(1),
     dfid: z.string().min(1),
-    decision: ReviewDecisionKindSchema,
+    /** APPROVE / DENY / RESUBMIT; RETRY / CLOSE decide a failed refund's review (origin REFUND_FAILED, docs/payments.md). */
+    decision: z.union([ReviewDecisionKindSchema, RefundReviewDecisionSchema]),
     /** The authenticated reviewer who completed the decision. */
     reviewer: z.string().min(1),
     note: z.string().optional(),
     amount_eur: z.number().positive().optional(),
     execution_id: z.string().min(1).optional(),
     resubmitted_claim_id: z.string().min(1).optional(),
+    /** A RETRY: the failed execution it pays again (`execution_id` is the new one; a CLOSE's is the one closed). */
+    retry_of: z.string().min(1).optional(),
     /** An APPROVE's approvals, first to last (two under four eyes). */
     approvals: z.array(ReviewApprovalSchema).optional(),
     decided_at: z.iso.datetime({ offset: true }),

@@ -117,6 +117,7 @@ export function refundClaimView(record: SettlementRecord): Record<string, unknow
             ...(review.decision ? { decision: review.decision } : {}),
             ...(review.reviewer ? { reviewer: review.reviewer } : {}),
             ...(review.note !== undefined ? { note: review.note } : {}),
+            ...(review.retry_execution_id ? { retry_execution_id: review.retry_execution_id } : {}),
           },
         }
       : {}),

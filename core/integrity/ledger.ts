@@ -244,6 +244,25 @@ export function reserveRefund(
   };
 }
 
+/**
+ * The entry without `claimId`'s reservation (idempotent: an entry that holds none is returned as is): its refund
+ * was closed unpaid, so the money counts as not refunded. Nothing else changes (no person's decision binds the order).
+ */
+export function releaseRefund(entry: LedgerEntry, claimId: string): LedgerEntry {
+  assertLedgerEntry(entry);
+  const cents = reservedForClaim(entry, claimId);
+  if (cents === undefined) return entry;
+  const approved = (entry.approved ?? []).includes(claimId);
+  const { [claimId]: _released, ...claims } = entry.claims;
+  return normalised({
+    ...entry,
+    claims,
+    refunded_cents: entry.refunded_cents - cents,
+    automatic_cents: approved ? entry.automatic_cents : (entry.automatic_cents ?? 0) - cents,
+    approved: sortedWithout(entry.approved, claimId),
+  });
+}
+
 /** The entry with `claimId` awaiting a review on the order (idempotent; never for a claim that holds a refund). */
 export function markReviewPending(entry: LedgerEntry, claimId: string): LedgerEntry {
   assertLedgerEntry(entry);

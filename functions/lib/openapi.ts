@@ -18,6 +18,7 @@ import {
 import { ROUTES } from "../../infra/facts.ts";
 import type { RouteAuth, RouteKey } from "../../infra/facts.ts";
 import { SubmissionSchema } from "../../pipeline/decide/intake.ts";
+import { RefundReviewRequestSchema } from "../../pipeline/decide/refund-failed.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
 import { CLAIM_ID, IDEMPOTENCY_KEY, LIST_CURSOR, SERVED_REPORT_LIMITS, SIMULATION_ID } from "./intake-routes.ts";
 import { CURSOR } from "./review-routes.ts";
@@ -83,6 +84,23 @@ const ReviewViewSchema = z
   })
   .strict();
 
+/** A failed refund's own review (origin REFUND_FAILED), decided with RETRY or CLOSE. */
+const RefundReviewViewSchema = z
+  .object({
+    review_id: z.string(),
+    origin: z.literal("REFUND_FAILED"),
+    status: z.enum(["PENDING", "RETRIED", "CLOSED"]),
+    reason_code: z.literal("REFUND_FAILED"),
+    reason: z.string(),
+    requested_at: z.string(),
+    decided_at: z.string().optional(),
+    decision: z.enum(["RETRY", "CLOSE"]).optional(),
+    reviewer: z.string().optional(),
+    note: z.string().optional(),
+    retry_execution_id: z.string().optional().describe("RETRY: the new execution that pays again."),
+  })
+  .strict();
+
 /** The public view of a claim (core/claims/claim-record.ts `claimView`). */
 const ClaimViewSchema = z
   .object({
@@ -105,22 +123,7 @@ const ClaimViewSchema = z
         status: z.enum(["PENDING", "SETTLED", "FAILED"]),
         provider_ref: z.string().optional().describe("The payment provider's refund id (Stripe re_…)."),
         failure_reason: z.string().optional().describe("Why the provider refused it."),
-        review: z
-          .object({
-            review_id: z.string(),
-            origin: z.literal("REFUND_FAILED"),
-            status: z.enum(["PENDING", "RETRIED", "CLOSED"]),
-            reason_code: z.literal("REFUND_FAILED"),
-            reason: z.string(),
-            requested_at: z.string(),
-            decided_at: z.string().optional(),
-            decision: z.enum(["RETRY", "CLOSE"]).optional(),
-            reviewer: z.string().optional(),
-            note: z.string().optional(),
-          })
-          .strict()
-          .optional()
-          .describe("A failed refund's own review."),
+        review: RefundReviewViewSchema.optional().describe("A failed refund's own review."),
       })
       .strict()
       .optional()
@@ -134,13 +137,25 @@ const ClaimViewSchema = z
   })
   .strict();
 
+/** The body of POST /claims/{id}/review: a claim review's decision, or a failed refund review's RETRY / CLOSE. */
+const ReviewRequestSchema = z
+  .object({
+    ...ReviewDecisionSchema.shape,
+    decision: z
+      .enum([...ReviewDecisionKindSchema.options, ...RefundReviewRequestSchema.shape.decision.options])
+      .describe("RETRY / CLOSE (CLOSE with a note) decide a failed refund's review (origin REFUND_FAILED) only."),
+  })
+  .strict();
+
 /** One item of GET /reviews (core/claims/review.ts `reviewListItem`). */
 const ReviewListItemSchema = z
   .object({
     review_id: z.string(),
     claim_id: z.string(),
     dfid: z.string(),
-    origin: ReviewOriginSchema,
+    origin: z
+      .union([ReviewOriginSchema, z.literal("REFUND_FAILED")])
+      .describe("REFUND_FAILED: a failed refund's own review, decided with RETRY or CLOSE."),
     status: ReviewStatusSchema,
     reason_code: z.string(),
     reason: z.string(),
@@ -148,6 +163,9 @@ const ReviewListItemSchema = z
     amount_eur: z.number().optional(),
     requested_at: z.string(),
     simulation_id: z.string().optional(),
+    execution_id: z.string().optional().describe("REFUND_FAILED: the execution the provider refused."),
+    provider: z.string().optional().describe("REFUND_FAILED: the payment provider."),
+    failure_reason: z.string().optional().describe("REFUND_FAILED: why the provider refused it."),
     verdict_id: z.string().optional().describe("The kernel's verdict that escalated (ESCALATE reviews)."),
     label: z.string().optional(),
     claim: ClaimSchema.optional().describe("The structured claim (as submitted, or as extracted from free text)."),
@@ -207,9 +225,12 @@ const ReviewListItemSchema = z
 const ReviewResultSchema = z
   .object({
     claim_id: z.string(),
-    review: ReviewViewSchema,
+    review: z.union([ReviewViewSchema, RefundReviewViewSchema]),
     executed: z.boolean(),
-    execution_id: z.string().optional().describe("The refund's execution id (APPROVE): RefundExecuted carries it."),
+    execution_id: z
+      .string()
+      .optional()
+      .describe("The refund's execution id (APPROVE, RETRY: RefundExecuted carries it; CLOSE: the execution closed)."),
     resubmitted_claim_id: z.string().optional().describe("The corrected claim (RESUBMIT)."),
   })
   .strict();
@@ -346,9 +367,11 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     description:
       "APPROVE (ESCALATE reviews; optionally a lower amount_eur) re-runs the reject checks against the current ledger and reserves the refund once; " +
       "DENY (any review) closes the claim without a refund; RESUBMIT (NEEDS_REVIEW reviews) submits the corrected `claim` as a new claim. " +
+      "RETRY / CLOSE decide a failed refund's review (origin REFUND_FAILED) only: RETRY pays again under a new execution_id, " +
+      "CLOSE (with a note) releases the refund's reservation, the money counting as not refunded, without binding the order. " +
       "Repeating a decision returns the stored result. Reviewer token.",
     pathParams: { id: ClaimIdParam },
-    body: { description: "The decision.", schema: ReviewDecisionSchema },
+    body: { description: "The decision.", schema: ReviewRequestSchema },
     responses: {
       200: { description: "The decided review.", schema: ReviewResultSchema },
       404: NotFound,
@@ -422,7 +445,7 @@ const SHARED = {
   input: [
     [ClaimSchema, "Claim"],
     [SubmissionSchema, "ClaimSubmission"],
-    [ReviewDecisionSchema, "ReviewDecision"],
+    [ReviewRequestSchema, "ReviewDecision"],
   ],
   output: [
     [ApiErrorSchema, "Error"],

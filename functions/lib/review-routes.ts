@@ -34,7 +34,7 @@ export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promi
     ]);
   const page = await listReviews({ status: status.data, limit, ...(q.cursor ? { cursor: q.cursor } : {}) }, deps);
   return json(200, {
-    items: page.items.map((i) => reviewListItem(i.review, i.context)),
+    items: [...page.items.map((i) => reviewListItem(i.review, i.context)), ...page.refundReviews],
     ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
   });
 }

@@ -6,7 +6,7 @@ import { busEntry } from "../../core/claims/events.ts";
 import type { BusEntry } from "../../core/claims/events.ts";
 import { decideClaim } from "../../core/claims/kernel.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../../core/claims/review.ts";
-import type { normaliseDecision, ReviewApproval, ReviewRecord } from "../../core/claims/review.ts";
+import type { normaliseDecision, ReviewApproval, ReviewerIdentity, ReviewRecord } from "../../core/claims/review.ts";
 import { centsToEur, KernelInputError, parseCents, toCents } from "../../core/integrity/index.ts";
 import type { LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
@@ -19,6 +19,20 @@ type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
 
 /** A decision claimed on a review, with the instant it was claimed. */
 type Intent = NonNullable<ReviewRecord["intent"]>;
+
+/** The refusal of a body `reviewer` naming someone other than the authenticated reviewer `by` (400), if it does. */
+export function reviewerMismatch(
+  named: string | undefined,
+  by: ReviewerIdentity | undefined,
+): { ok: false; status: 400; code: "REVIEWER_MISMATCH"; message: string } | undefined {
+  if (!by || named === undefined || named === by.id || named === by.name) return undefined;
+  return {
+    ok: false,
+    status: 400,
+    code: "REVIEWER_MISMATCH",
+    message: `the body names reviewer ${named}, but the credential is ${by.id}'s: the decision is recorded under the credential's reviewer (leave reviewer out)`,
+  };
+}
 
 /** The decision claimed on the review at `now` (normalised, so a repeat compares equal). */
 export function intentFor(decision: ReturnType<typeof normaliseDecision>, now: number): Intent {

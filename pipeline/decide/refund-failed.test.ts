@@ -1,0 +1,149 @@
+// The decisions of a failed refund's review, apart from I/O: which RETRY / CLOSE may be taken, what the settlement
+// becomes, and what each performs (CLOSE releases the reservation and binds nothing; RETRY pays again once).
+import { describe, expect, it } from "vitest";
+import { refundReviewId, retryExecutionId } from "../../core/claims/settlement.ts";
+import type { SettlementRecord } from "../../core/claims/settlement.ts";
+import {
+  checkRefundDecision,
+  decidedSettlement,
+  otherDecisionRefused,
+  RefundReviewRequestSchema,
+  refundReviewEffects,
+} from "./refund-failed.ts";
+
+const AT = "2026-11-27T10:00:00.000Z";
+const failed: SettlementRecord = {
+  claim_id: "clm_1",
+  dfid: "dfid_clm_1",
+  order_id: "ord_1",
+  amount_eur: 50,
+  verdict_id: "vrd_1",
+  provider: "stripe",
+  execution_id: "exe_1",
+  status: "FAILED",
+  provider_ref: "re_1",
+  failure_reason: "expired_card",
+  requested_at: AT,
+  updated_at: AT,
+  attempts: [],
+  review: {
+    review_id: refundReviewId("exe_1"),
+    origin: "REFUND_FAILED",
+    execution_id: "exe_1",
+    status: "PENDING",
+    reason_code: "REFUND_FAILED",
+    reason: "The payment provider refused the refund: expired_card",
+    requested_at: AT,
+  },
+  announced: "FAILED",
+  version: 3,
+};
+const closed = decidedSettlement(failed, "CLOSE", "ana", "customer paid by bank transfer", AT);
+const retried = decidedSettlement(failed, "RETRY", "ana", undefined, AT);
+const settled: SettlementRecord = { ...failed, status: "SETTLED", review: undefined };
+
+describe("which RETRY / CLOSE may be taken", () => {
+  const cases: [
+    string,
+    SettlementRecord | undefined,
+    { decision: "RETRY" | "CLOSE"; note?: string },
+    string,
+    unknown,
+  ][] = [
+    ["RETRY on a pending refund review", failed, { decision: "RETRY" }, "ana", { take: true }],
+    ["CLOSE with a note", failed, { decision: "CLOSE", note: "paid by hand" }, "ana", { take: true }],
+    ["CLOSE without a note", failed, { decision: "CLOSE" }, "ana", "NOTE_REQUIRED"],
+    ["CLOSE with a blank note", failed, { decision: "CLOSE", note: "  " }, "ana", "NOTE_REQUIRED"],
+    ["no settlement", undefined, { decision: "RETRY" }, "ana", "DECISION_NOT_ALLOWED"],
+    ["a settled refund (no review)", settled, { decision: "CLOSE", note: "x" }, "ana", "DECISION_NOT_ALLOWED"],
+    ["the same RETRY again", retried, { decision: "RETRY" }, "ana", { repeat: true }],
+    [
+      "the same CLOSE again",
+      closed,
+      { decision: "CLOSE", note: "customer paid by bank transfer" },
+      "ana",
+      { repeat: true },
+    ],
+    ["CLOSE after a RETRY", retried, { decision: "CLOSE", note: "x" }, "ana", "REVIEW_ALREADY_DECIDED"],
+    ["RETRY after a CLOSE", closed, { decision: "RETRY" }, "ana", "REVIEW_ALREADY_DECIDED"],
+    ["the same RETRY by another reviewer", retried, { decision: "RETRY" }, "bo", "REVIEW_ALREADY_DECIDED"],
+  ];
+  it.each(cases)("%s", (_name, settlement, request, reviewer, expected) => {
+    const check = checkRefundDecision(settlement, request, reviewer);
+    if (typeof expected === "string") expect(check).toMatchObject({ refused: { code: expected } });
+    else expect(check).toEqual(expected);
+  });
+
+  it("the request takes RETRY / CLOSE only, with a note and a reviewer and nothing else", () => {
+    expect(RefundReviewRequestSchema.safeParse({ decision: "RETRY" }).success).toBe(true);
+    expect(RefundReviewRequestSchema.safeParse({ decision: "DENY" }).success).toBe(false);
+    expect(RefundReviewRequestSchema.safeParse({ decision: "RETRY", amount_eur: 5 }).success).toBe(false);
+  });
+
+  it("any other decision is refused while the refund review is pending", () => {
+    expect(otherDecisionRefused("DENY", failed)).toMatchObject({ status: 409, code: "DECISION_NOT_ALLOWED" });
+  });
+});
+
+describe("the settlement once decided", () => {
+  it("CLOSE leaves the refund FAILED and records who closed it and why", () => {
+    expect(closed).toMatchObject({
+      execution_id: "exe_1",
+      status: "FAILED",
+      review: { status: "CLOSED", decision: "CLOSE", reviewer: "ana", note: "customer paid by bank transfer" },
+      version: 4,
+    });
+  });
+
+  it("RETRY moves to a new PENDING execution derived from the failed one, keeping the failed attempt", () => {
+    expect(retried).toMatchObject({
+      execution_id: retryExecutionId("exe_1"),
+      status: "PENDING",
+      attempts: [{ execution_id: "exe_1", status: "FAILED", provider_ref: "re_1", failure_reason: "expired_card" }],
+      review: { status: "RETRIED", retry_execution_id: retryExecutionId("exe_1"), execution_id: "exe_1" },
+    });
+    expect(retried).not.toHaveProperty("provider_ref");
+    expect(retried).not.toHaveProperty("failure_reason");
+    expect(retried).not.toHaveProperty("announced");
+  });
+});
+
+describe("what a decided refund review performs", () => {
+  it("CLOSE releases the claim's reservation, binds nothing on the order, audits and publishes ReviewDecided", () => {
+    const effects = refundReviewEffects(closed, "dfid_pay_clm_1");
+    expect(effects.map((e) => e.kind)).toEqual(["refund_released", "audit", "publish"]);
+    expect(effects[0]).toEqual({ kind: "refund_released", orderId: "ord_1", claimId: "clm_1" });
+    expect(effects.some((e) => e.kind === "review_closed")).toBe(false);
+    const publish = effects.find((e) => e.kind === "publish");
+    expect(publish?.kind === "publish" && publish.entries.map((e) => e.detailType)).toEqual(["ReviewDecided"]);
+    expect(publish?.kind === "publish" && publish.entries[0]!.detail).toMatchObject({
+      decision: "CLOSE",
+      execution_id: "exe_1",
+      reviewer: "ana",
+    });
+  });
+
+  it("RETRY publishes ReviewDecided and one RefundExecuted for the new execution naming the failed one", () => {
+    const effects = refundReviewEffects(retried, "dfid_pay_clm_1");
+    expect(effects.some((e) => e.kind === "refund_released" || e.kind === "review_closed")).toBe(false);
+    const publish = effects.find((e) => e.kind === "publish");
+    if (publish?.kind !== "publish") throw new Error("no publish");
+    expect(publish.entries.map((e) => [e.detailType, e.detail])).toEqual([
+      ["ReviewDecided", expect.objectContaining({ decision: "RETRY", retry_of: "exe_1" })],
+      [
+        "RefundExecuted",
+        {
+          execution_id: retryExecutionId("exe_1"),
+          claim_id: "clm_1",
+          dfid: "dfid_clm_1",
+          order_id: "ord_1",
+          amount_eur: 50,
+          verdict_id: "vrd_1",
+          retry_of: "exe_1",
+        },
+      ],
+    ]);
+    const audits = effects.flatMap((e) => (e.kind === "audit" ? [e.event.event_type] : []));
+    expect(audits).toEqual(["REVIEW_DECIDED", "CLAIM_REFUND_EXECUTED"]);
+  });
+});

@@ -1,0 +1,200 @@
+// A person's decision on a failed refund's review (origin REFUND_FAILED, docs/payments.md), apart from its I/O:
+// which request is valid, whether it may be taken on the claim's settlement as it stands, the settlement once
+// decided, and what a decided one performs. RETRY pays again under a new execution id (a new RefundExecuted that
+// names the failed one in `retry_of`); CLOSE, with a note, releases the claim's reservation on the order's ledger
+// so the money counts as not refunded — unlike a DENY it binds nothing on the order.
+import * as z from "zod";
+import { oneLineText } from "../../core/claims/claim.ts";
+import { auditEvent } from "../../core/claims/audit-events.ts";
+import { busEntry } from "../../core/claims/events.ts";
+import type { BusEntry, ReviewDecidedDetail } from "../../core/claims/events.ts";
+import { RefundReviewDecisionSchema, retryExecutionId } from "../../core/claims/settlement.ts";
+import type { RefundReviewDecision, SettlementRecord } from "../../core/claims/settlement.ts";
+import { toCents } from "../../core/integrity/index.ts";
+import type { Effect } from "../effects.ts";
+
+/** The body of `POST /claims/{id}/review` deciding a failed refund's review. */
+export const RefundReviewRequestSchema = z
+  .object({
+    decision: RefundReviewDecisionSchema,
+    note: oneLineText().max(2000).optional(),
+    reviewer: oneLineText().trim().min(1).max(128).optional(),
+  })
+  .strict();
+
+/** A RETRY / CLOSE as submitted. */
+export type RefundReviewRequest = z.infer<typeof RefundReviewRequestSchema>;
+
+/** Whether a body asks for RETRY or CLOSE (the decisions of a failed refund's review only). */
+export function asksRefundDecision(body: unknown): boolean {
+  const decision = typeof body === "object" && body !== null ? (body as { decision?: unknown }).decision : undefined;
+  return RefundReviewDecisionSchema.safeParse(decision).success;
+}
+
+/** Why a RETRY / CLOSE cannot be taken, as the API answers it. */
+export type RefundDecisionRefusal =
+  | { status: 409; code: "DECISION_NOT_ALLOWED" | "REVIEW_ALREADY_DECIDED"; message: string }
+  | { status: 400; code: "NOTE_REQUIRED"; message: string };
+
+/** What a RETRY / CLOSE comes to on the settlement: refused, a repeat of the stored decision, or to be taken. */
+export type RefundDecisionCheck = { refused: RefundDecisionRefusal } | { repeat: true } | { take: true };
+
+/**
+ * Checks `request` by `reviewer` against the claim's settlement: only a failed refund's review takes RETRY /
+ * CLOSE; a decided one answers the same decision again (same decision, reviewer and note) and refuses any other;
+ * CLOSE needs a note.
+ */
+export function checkRefundDecision(
+  settlement: SettlementRecord | undefined,
+  request: RefundReviewRequest,
+  reviewer: string,
+): RefundDecisionCheck {
+  const review = settlement?.review;
+  if (!review)
+    return {
+      refused: {
+        status: 409,
+        code: "DECISION_NOT_ALLOWED",
+        message: `${request.decision} decides a failed refund's review (origin REFUND_FAILED); this claim has none`,
+      },
+    };
+  if (review.status !== "PENDING") {
+    const same = review.decision === request.decision && review.reviewer === reviewer && review.note === request.note;
+    return same
+      ? { repeat: true }
+      : {
+          refused: {
+            status: 409,
+            code: "REVIEW_ALREADY_DECIDED",
+            message: `review ${review.review_id} was already decided: ${review.decision}${review.reviewer ? ` by ${review.reviewer}` : ""}`,
+          },
+        };
+  }
+  if (request.decision === "CLOSE" && (request.note === undefined || request.note.trim() === ""))
+    return {
+      refused: {
+        status: 400,
+        code: "NOTE_REQUIRED",
+        message: "a CLOSE needs a note saying why the refund is left unpaid",
+      },
+    };
+  return { take: true };
+}
+
+/** The refusal of any other decision (APPROVE, DENY, RESUBMIT) while the claim's refund review is pending. */
+export function otherDecisionRefused(decision: string, settlement: SettlementRecord): RefundDecisionRefusal {
+  return {
+    status: 409,
+    code: "DECISION_NOT_ALLOWED",
+    message: `the claim's refund failed and its review ${settlement.review?.review_id} is pending: it takes RETRY or CLOSE, not ${decision}`,
+  };
+}
+
+/**
+ * The settlement once `decision` is taken at `at`: the review decided by `reviewer`; a RETRY also moves the
+ * settlement to a new PENDING execution (the failed one kept among the attempts), a CLOSE leaves it FAILED.
+ */
+export function decidedSettlement(
+  settlement: SettlementRecord,
+  decision: RefundReviewDecision,
+  reviewer: string,
+  note: string | undefined,
+  at: string,
+): SettlementRecord {
+  const review = settlement.review!;
+  const decided = {
+    ...review,
+    decision,
+    reviewer,
+    decided_at: at,
+    ...(note !== undefined ? { note } : {}),
+  };
+  if (decision === "CLOSE")
+    return { ...settlement, review: { ...decided, status: "CLOSED" }, updated_at: at, version: settlement.version + 1 };
+  const next = retryExecutionId(review.execution_id);
+  const { provider_ref, failure_reason, announced: _announced, ...rest } = settlement;
+  return {
+    ...rest,
+    execution_id: next,
+    status: "PENDING",
+    attempts: [
+      ...settlement.attempts,
+      {
+        execution_id: settlement.execution_id,
+        status: settlement.status,
+        ...(provider_ref === undefined ? {} : { provider_ref }),
+        ...(failure_reason === undefined ? {} : { failure_reason }),
+      },
+    ],
+    review: { ...decided, status: "RETRIED", retry_execution_id: next },
+    updated_at: at,
+    version: settlement.version + 1,
+  };
+}
+
+/** The ReviewDecided detail of a decided refund review. */
+export function refundReviewDecided(settlement: SettlementRecord, simulationId?: string): ReviewDecidedDetail {
+  const review = settlement.review!;
+  return {
+    review_id: review.review_id,
+    claim_id: settlement.claim_id,
+    dfid: settlement.dfid,
+    decision: review.decision!,
+    reviewer: review.reviewer ?? "reviewer",
+    ...(review.note !== undefined ? { note: review.note } : {}),
+    amount_eur: settlement.amount_eur,
+    execution_id: review.retry_execution_id ?? review.execution_id,
+    ...(review.retry_execution_id ? { retry_of: review.execution_id } : {}),
+    decided_at: review.decided_at!,
+    ...(simulationId ? { simulation_id: simulationId } : {}),
+  };
+}
+
+/**
+ * What a decided refund review performs, each idempotent so a repeat (or a repair) performs it again safely:
+ * CLOSE releases the claim's reservation on the order (no person's decision binds the order); both audit
+ * REVIEW_DECIDED on the settlement's flow `auditDfid`, and publish ReviewDecided — a RETRY also RefundExecuted for
+ * the new execution (the refund executor pays it; its idempotency key is the new execution id).
+ */
+export function refundReviewEffects(settlement: SettlementRecord, auditDfid: string): Effect[] {
+  const review = settlement.review!;
+  const decided = refundReviewDecided(settlement);
+  const effects: Effect[] = [];
+  if (review.decision === "CLOSE")
+    effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
+  effects.push({
+    kind: "audit",
+    event: auditEvent({
+      dfid: auditDfid,
+      type: "REVIEW_DECIDED",
+      state: review.status,
+      details: decided,
+      at: decided.decided_at,
+    }),
+  });
+  const entries: BusEntry[] = [busEntry("ReviewDecided", decided)];
+  if (review.retry_execution_id) {
+    const refund = {
+      execution_id: review.retry_execution_id,
+      claim_id: settlement.claim_id,
+      dfid: settlement.dfid,
+      order_id: settlement.order_id,
+      amount_eur: settlement.amount_eur,
+      verdict_id: settlement.verdict_id,
+      retry_of: review.execution_id,
+    };
+    effects.push({
+      kind: "audit",
+      event: auditEvent({
+        dfid: auditDfid,
+        type: "CLAIM_REFUND_EXECUTED",
+        state: review.status,
+        details: { ...refund, amount_cents: toCents(refund.amount_eur) },
+        at: decided.decided_at,
+      }),
+    });
+    entries.push(busEntry("RefundExecuted", refund));
+  }
+  effects.push({ kind: "publish", entries });
+  return effects;
+}

@@ -1,0 +1,201 @@
+// A failed refund's review decided through the review shell on the in-process pipeline: the provider fails the
+// ACCEPT's refund, a reviewer RETRYs (paid once under the new execution) or CLOSEs (reservation released, the order
+// not bound), repeats answer the stored result, other decisions are refused, and the money invariants hold.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../core/claims/config.ts";
+import type { RefundExecutedDetail } from "../core/claims/events.ts";
+import { createRulesModel } from "../core/claims/rules-model.ts";
+import { retryExecutionId } from "../core/claims/settlement.ts";
+import type { SettlementStatus } from "../core/claims/settlement.ts";
+import { createInMemorySettlementRepository } from "./in-memory.ts";
+import { createInProcessPipeline } from "./in-process.ts";
+import { checkMoneyInvariants } from "./money-invariants.ts";
+import { payRefund } from "./payments.ts";
+import type { PaymentProvider } from "./payments.ts";
+import { decideReview, listReviews } from "./review.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+const config = parseConfig(
+  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
+  "config.yaml",
+  NOW,
+);
+
+/** The simulated provider, made to answer `outcomes` in turn (FAILED: refused with a reason), counting its calls. */
+function provider(outcomes: SettlementStatus[]): PaymentProvider & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    name: "simulated",
+    calls,
+    refund: async (request) => {
+      calls.push(request.executionId);
+      const status = outcomes[calls.length - 1] ?? "SETTLED";
+      return status === "FAILED"
+        ? { status, failureReason: "insufficient_funds: the shop's balance is too low" }
+        : { status, providerRef: `sim_re_${request.executionId}` };
+    },
+  };
+}
+
+async function failedRefund(outcomes: SettlementStatus[] = ["FAILED"]) {
+  let now = NOW;
+  const settlements = createInMemorySettlementRepository();
+  const p = createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+    clock: { now: () => (now += 1000) },
+    overrides: { settlements },
+  });
+  const { record } = await p.decide(
+    { claim: { order_id: "ord_001", amount_eur: 50, category: "electronics", reason: "Screen arrived cracked" } },
+    { claimId: "clm_pay" },
+  );
+  expect(record?.verdict).toBe("ACCEPT");
+  const pays = provider(outcomes);
+  const payDeps = { ...p.deps, settlements, provider: pays };
+  /** What the refund executor does with every RefundExecuted published so far. */
+  const execute = async () => {
+    for (const e of p.publisher.published.filter((x) => x.detailType === "RefundExecuted"))
+      await payRefund(payDeps, e.detail as RefundExecutedDetail);
+  };
+  await execute();
+  expect((await settlements.get("clm_pay"))?.status).toBe("FAILED");
+  const invariants = () =>
+    checkMoneyInvariants(
+      p.publisher.published.map((e) => ({ detailType: e.detailType, detail: e.detail as Record<string, unknown> })),
+      { orderAmountEur: (id) => config.orders.find((o) => o.order_id === id)?.amount, limitEur: 500 },
+    );
+  return { p, settlements, pays, execute, invariants };
+}
+
+const ana = { id: "ana" };
+
+describe("RETRY of a failed refund", () => {
+  it("pays again under a new execution id, once, and the claim shows the refund settled", async () => {
+    const { p, settlements, pays, execute, invariants } = await failedRefund();
+    const first = await settlements.get("clm_pay");
+    const answer = await decideReview("clm_pay", { decision: "RETRY" }, p.deps, ana);
+    expect(answer).toMatchObject({
+      ok: true,
+      body: {
+        executed: true,
+        execution_id: retryExecutionId(first!.execution_id),
+        review: { origin: "REFUND_FAILED", status: "RETRIED", decision: "RETRY", reviewer: "ana" },
+      },
+    });
+    await execute();
+    await execute(); // a redelivery pays nothing more
+    expect(pays.calls).toEqual([first!.execution_id, retryExecutionId(first!.execution_id)]);
+    expect(await settlements.get("clm_pay")).toMatchObject({
+      status: "SETTLED",
+      execution_id: retryExecutionId(first!.execution_id),
+    });
+    const decided = p.publisher.published.filter((e) => e.detailType === "ReviewDecided");
+    expect(decided.map((e) => e.detail)).toEqual([expect.objectContaining({ decision: "RETRY", reviewer: "ana" })]);
+    expect(p.auditEvents().filter((e) => e.event_type === "REVIEW_DECIDED")).toHaveLength(1);
+    expect(invariants().violations).toEqual([]);
+  });
+
+  it("is idempotent: the same RETRY answers the stored result; CLOSE afterwards is 409 REVIEW_ALREADY_DECIDED", async () => {
+    const { p, execute, pays } = await failedRefund();
+    const once = await decideReview("clm_pay", { decision: "RETRY" }, p.deps, ana);
+    const twice = await decideReview("clm_pay", { decision: "RETRY" }, p.deps, ana);
+    expect(twice).toEqual(once);
+    expect(p.auditEvents().filter((e) => e.event_type === "REVIEW_DECIDED")).toHaveLength(1);
+    await execute();
+    expect(pays.calls).toHaveLength(2);
+    expect(await decideReview("clm_pay", { decision: "CLOSE", note: "x" }, p.deps, ana)).toMatchObject({
+      ok: false,
+      status: 409,
+      code: "REVIEW_ALREADY_DECIDED",
+    });
+  });
+
+  it("a retry that fails again opens a new review of its own", async () => {
+    const { p, settlements, execute } = await failedRefund(["FAILED", "FAILED"]);
+    const first = (await settlements.get("clm_pay"))!.review!.review_id;
+    await decideReview("clm_pay", { decision: "RETRY" }, p.deps, ana);
+    await execute();
+    const again = await settlements.get("clm_pay");
+    expect(again?.review).toMatchObject({ status: "PENDING" });
+    expect(again?.review?.review_id).not.toBe(first);
+  });
+});
+
+describe("CLOSE of a failed refund", () => {
+  it("needs a note, releases the reservation, does not bind the order, and counts nothing as refunded", async () => {
+    const { p, invariants } = await failedRefund();
+    expect(await decideReview("clm_pay", { decision: "CLOSE" }, p.deps, ana)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: "NOTE_REQUIRED",
+    });
+    expect((await p.deps.ledger.get("ord_001"))?.claims).toHaveProperty("clm_pay");
+    const answer = await decideReview("clm_pay", { decision: "CLOSE", note: "paid by bank transfer" }, p.deps, ana);
+    expect(answer).toMatchObject({
+      ok: true,
+      body: { executed: false, review: { status: "CLOSED", note: "paid by bank transfer", reviewer: "ana" } },
+    });
+    const entry = await p.deps.ledger.get("ord_001");
+    expect(entry?.claims ?? {}).not.toHaveProperty("clm_pay");
+    expect(entry?.refunded_cents ?? 0).toBe(0);
+    expect(entry?.decisions ?? []).toEqual([]);
+    // A repeat answers the same and releases nothing more; another claim on the order is refunded automatically.
+    expect(await decideReview("clm_pay", { decision: "CLOSE", note: "paid by bank transfer" }, p.deps, ana)).toEqual(
+      answer,
+    );
+    const { record } = await p.decide(
+      { claim: { order_id: "ord_001", amount_eur: 40, category: "electronics", reason: "Charger missing" } },
+      { claimId: "clm_next" },
+    );
+    expect(record?.verdict).toBe("ACCEPT");
+    expect(invariants().violations).toEqual([]);
+    expect(invariants().refundedCents).toBe(4000);
+  });
+});
+
+describe("what else the refund review answers", () => {
+  it("other decisions on it are 409 DECISION_NOT_ALLOWED; RETRY / CLOSE on a claim without one too", async () => {
+    const { p } = await failedRefund();
+    for (const body of [{ decision: "DENY", note: "no" }, { decision: "APPROVE" }])
+      expect(await decideReview("clm_pay", body, p.deps, ana)).toMatchObject({
+        ok: false,
+        status: 409,
+        code: "DECISION_NOT_ALLOWED",
+      });
+    const { record } = await p.decide(
+      { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } },
+      { claimId: "clm_esc" },
+    );
+    expect(record?.verdict).toBe("ESCALATE");
+    for (const body of [{ decision: "RETRY" }, { decision: "CLOSE", note: "x" }])
+      expect(await decideReview("clm_esc", body, p.deps, ana)).toMatchObject({
+        ok: false,
+        status: 409,
+        code: "DECISION_NOT_ALLOWED",
+      });
+  });
+
+  it("is recorded under the authenticated reviewer (a body naming someone else is 400)", async () => {
+    const { p } = await failedRefund();
+    expect(await decideReview("clm_pay", { decision: "RETRY", reviewer: "bo" }, p.deps, ana)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: "REVIEWER_MISMATCH",
+    });
+  });
+
+  it("is listed in GET /reviews while pending, and no more once decided", async () => {
+    const { p, settlements } = await failedRefund();
+    const pending = await listReviews({}, p.deps);
+    const reviewId = (await settlements.get("clm_pay"))!.review!.review_id;
+    expect(pending.refundReviews).toEqual([
+      expect.objectContaining({ review_id: reviewId, origin: "REFUND_FAILED", status: "PENDING", claim_id: "clm_pay" }),
+    ]);
+    await decideReview("clm_pay", { decision: "RETRY" }, p.deps, ana);
+    const after = await listReviews({}, p.deps);
+    expect(after.refundReviews).toEqual([]);
+  });
+});

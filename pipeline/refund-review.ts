@@ -1,0 +1,136 @@
+// Deciding a failed refund's review (origin REFUND_FAILED, docs/payments.md) through `POST /claims/{id}/review`:
+// load the claim's settlement -> decide (decide/refund-failed.ts) -> record the decision on the settlement with a
+// conditional write -> perform its effects. Repeating the same decision performs them again (each is idempotent),
+// so a crash after the record is repaired by the same request; a different decision is refused with 409.
+import { refundClaimView } from "../core/claims/settlement.ts";
+import type { SettlementRecord } from "../core/claims/settlement.ts";
+import type { ReviewerIdentity } from "../core/claims/review.ts";
+import { VersionConflictError } from "../core/errors.ts";
+import type { EffectPorts, PipelineDeps } from "./deps.ts";
+import { toInputIssues } from "./decide/intake.ts";
+import {
+  asksRefundDecision,
+  checkRefundDecision,
+  decidedSettlement,
+  otherDecisionRefused,
+  RefundReviewRequestSchema,
+  refundReviewEffects,
+} from "./decide/refund-failed.ts";
+import type { ReviewAnswer } from "./decide/review-decision.ts";
+import { settlementDfid } from "./payments.ts";
+import { performEffects } from "./perform.ts";
+import { reviewerMismatch } from "./decide/review-decision.ts";
+import type { InputIssue } from "./decide/intake.ts";
+
+/** The outcome of a RETRY / CLOSE, as `POST /claims/{id}/review` answers it. */
+export type RefundReviewResult =
+  | { ok: true; body: ReviewAnswer }
+  | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
+  | { ok: false; status: 400; code: "REVIEWER_MISMATCH" | "NOTE_REQUIRED"; message: string }
+  | { ok: false; status: 404; code: "NOT_FOUND"; message: string }
+  | { ok: false; status: 409; code: "DECISION_NOT_ALLOWED" | "REVIEW_ALREADY_DECIDED"; message: string };
+
+type RefundReviewDeps = Pick<PipelineDeps, "claims" | "settlements" | "clock"> & EffectPorts;
+
+/**
+ * The answer to a review request when it concerns the claim's failed refund: RETRY / CLOSE decided here, any other
+ * decision refused (409 DECISION_NOT_ALLOWED) while the refund's review is pending. `undefined`: not this
+ * review's request — the claim's own review decides it.
+ */
+export async function refundReviewRequest(
+  claimId: string,
+  body: unknown,
+  deps: RefundReviewDeps,
+  by?: ReviewerIdentity,
+): Promise<RefundReviewResult | undefined> {
+  if (!asksRefundDecision(body)) {
+    const decision = typeof body === "object" && body !== null ? (body as { decision?: unknown }).decision : undefined;
+    if (typeof decision !== "string" || !deps.settlements) return undefined;
+    const settlement = await deps.settlements.get(claimId);
+    return settlement?.review?.status === "PENDING"
+      ? { ok: false, ...otherDecisionRefused(decision, settlement) }
+      : undefined;
+  }
+  const parsed = RefundReviewRequestSchema.safeParse(body);
+  if (!parsed.success)
+    return {
+      ok: false,
+      status: 400,
+      code: "INVALID_INPUT",
+      message: "the review decision is invalid",
+      issues: toInputIssues(parsed.error),
+    };
+  const mismatch = reviewerMismatch(parsed.data.reviewer, by);
+  if (mismatch) return mismatch;
+  const reviewer = by?.id ?? parsed.data.reviewer ?? "reviewer";
+  const record = await deps.claims.getClaim(claimId);
+  if (!record) return { ok: false, status: 404, code: "NOT_FOUND", message: `claim ${claimId} not found` };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const settlement = await deps.settlements?.get(claimId);
+    const check = checkRefundDecision(settlement, parsed.data, reviewer);
+    if ("refused" in check) return { ok: false, ...check.refused };
+    let decided = settlement!;
+    if ("take" in check) {
+      const at = new Date(deps.clock.now()).toISOString();
+      decided = decidedSettlement(decided, parsed.data.decision, reviewer, parsed.data.note, at);
+      try {
+        await deps.settlements!.update(decided);
+      } catch (error) {
+        if (error instanceof VersionConflictError) continue; // the provider or another reviewer got there first
+        throw error;
+      }
+    }
+    await performEffects(refundReviewEffects(decided, settlementDfid(claimId)), deps);
+    return { ok: true, body: refundReviewAnswer(decided) };
+  }
+  return {
+    ok: false,
+    status: 409,
+    code: "REVIEW_ALREADY_DECIDED",
+    message: `the refund review of claim ${claimId} is changing concurrently; try again`,
+  };
+}
+
+/** The answer for a decided refund review: the review as the claim shows it, and the execution that pays (RETRY). */
+function refundReviewAnswer(settlement: SettlementRecord): ReviewAnswer {
+  const view = refundClaimView(settlement);
+  const review = settlement.review!;
+  return {
+    claim_id: settlement.claim_id,
+    review: view.review as Record<string, unknown>,
+    executed: review.decision === "RETRY",
+    execution_id: review.retry_execution_id ?? review.execution_id,
+  };
+}
+
+/**
+ * The failed refunds' reviews still pending, as `GET /reviews` lists them (oldest first): the claim, its order and
+ * the amount, the failed execution and the provider's reason. Read from every settlement (one scan).
+ */
+export async function pendingRefundReviews(
+  deps: Pick<PipelineDeps, "settlements">,
+): Promise<Record<string, unknown>[]> {
+  const all = (await deps.settlements?.list()) ?? [];
+  return all
+    .filter((s) => s.review?.status === "PENDING")
+    .sort((a, b) => (a.review!.requested_at < b.review!.requested_at ? -1 : 1))
+    .map((s) => {
+      const review = s.review!;
+      return {
+        review_id: review.review_id,
+        claim_id: s.claim_id,
+        dfid: s.dfid,
+        origin: review.origin,
+        status: review.status,
+        reason_code: review.reason_code,
+        reason: review.reason,
+        order_id: s.order_id,
+        amount_eur: s.amount_eur,
+        requested_at: review.requested_at,
+        execution_id: review.execution_id,
+        provider: s.provider,
+        ...(s.failure_reason !== undefined ? { failure_reason: s.failure_reason } : {}),
+        approvals: [],
+      };
+    });
+}
