@@ -11,7 +11,7 @@ import { createInMemoryReviewRepository } from "./in-memory.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { RefundLedger, ReviewRepository } from "./ports.ts";
-import { decideReview, repairReviews } from "./review.ts";
+import { decideReview, listReviews, repairReviews } from "./review.ts";
 import { releaseUnrefundedReservation } from "./customer-release.ts";
 import { raceClaims, raceOutcome } from "./race.test-kit.ts";
 
@@ -144,6 +144,25 @@ describe("customer limits hold when one customer's claims race on several orders
     expect(refunds).toHaveLength(3);
     const window = await p.deps.ledger.getCustomerWindow("cus_1");
     expect(window?.reservations.map((r) => r.claim_id).sort()).toEqual(accepted.map((r) => r!.claim_id).sort());
+  });
+
+  it("shows a reviewer the customer's automatic refunds in the window, beside a claim the limit sent to them", async () => {
+    const limits = { window_days: 30, max_automatic_refunds: 2, max_automatic_eur: 500 };
+    const p = pipeline({ limits, orders: customerOrders(3) });
+    for (const [i, id] of ["clm_c0", "clm_c1", "clm_c2"].entries())
+      await p.decide(claimOn(`ord_c${i}`, 50 + i, { customer_id: "cus_1" }), { claimId: id });
+    const { items } = await listReviews({}, p.deps);
+    const third = items.find((i) => i.review.claim_id === "clm_c2");
+    expect(third?.review).toMatchObject({ reason_code: "CUSTOMER_LIMIT_EXCEEDED" });
+    // clm_c0's 50 and clm_c1's 51 EUR, refunded automatically in the window.
+    expect(third?.context.facts).toMatchObject({ customer_window: { refunds: 2, refunded_eur: 101 } });
+    // An order without a customer is bound by no window, and none is shown.
+    const noCustomer = customerOrders(1, 2000).map((o) => ({ ...o, customer_id: undefined }));
+    const unbound = pipeline({ limits, orders: noCustomer });
+    await unbound.decide(claimOn("ord_c0", 1200), { claimId: "clm_big" });
+    const [big] = (await listReviews({}, unbound.deps)).items;
+    expect(big?.review.claim_id).toBe("clm_big");
+    expect(big?.context.facts).not.toHaveProperty("customer_window");
   });
 
   it("property: N racing claims never pass the limits, every claim ends ACCEPT or ESCALATE, and a refused one could not fit", async () => {

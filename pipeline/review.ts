@@ -14,6 +14,7 @@ import type {
   ReviewStatus,
 } from "../core/claims/review.ts";
 import { OrderDataError } from "../core/integrity/index.ts";
+import { customerLimitsCents, windowTotals } from "../core/integrity/customer-window.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../core/claims/reason-codes.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -265,7 +266,7 @@ type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
  */
 export async function listReviews(
   query: { status?: ReviewStatus; limit?: number; cursor?: string },
-  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts" | "orders" | "ledger" | "settlements">,
+  deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts" | "orders" | "ledger" | "settlements" | "agent" | "clock">,
 ): Promise<{ items: ReviewListEntry[]; refundReviews: Record<string, unknown>[]; nextCursor?: string }> {
   const page: ReviewPage = await deps.reviews.listReviews({
     status: query.status ?? "PENDING",
@@ -305,7 +306,7 @@ export async function listReviews(
  */
 async function factsOf(
   review: ReviewRecord,
-  deps: Pick<PipelineDeps, "claims" | "orders" | "ledger">,
+  deps: Pick<PipelineDeps, "claims" | "orders" | "ledger" | "agent" | "clock">,
 ): Promise<Record<string, unknown>> {
   if (!review.order_id) return reviewFacts({ others: [] });
   const [order, ledger] = await Promise.all([
@@ -331,7 +332,29 @@ async function factsOf(
         ]
       : [],
   );
-  return reviewFacts({ ...(order ? { order } : {}), ...(ledger ? { ledger } : {}), others });
+  const customerWindow = order ? await customerWindowFacts(order.customer_id, review.simulation_id, deps) : undefined;
+  return reviewFacts({
+    ...(order ? { order } : {}),
+    ...(ledger ? { ledger } : {}),
+    others,
+    ...(customerWindow ? { customerWindow } : {}),
+  });
+}
+
+/**
+ * The customer's automatic refunds in the limit window now (made and in flight), when the contract has customer
+ * limits and the order a customer; otherwise nothing (no such rule binds the order).
+ */
+async function customerWindowFacts(
+  customerId: string | undefined,
+  scope: string | undefined,
+  deps: Pick<PipelineDeps, "ledger" | "agent" | "clock">,
+): Promise<{ refunds: number; refunded_cents: number } | undefined> {
+  const limits = deps.agent.contract.customer_limits;
+  if (!limits || customerId === undefined) return undefined;
+  const window = await deps.ledger.getCustomerWindow(customerId, scope);
+  const totals = windowTotals(window, deps.clock.now(), customerLimitsCents(limits).windowMs);
+  return { refunds: totals.count, refunded_cents: totals.cents };
 }
 
 /** The idempotency key of a stored proposal (the key its verdict is stored under), if it has one. */

@@ -238,6 +238,8 @@ export interface ReviewFactsInput {
     reason_code?: string | undefined;
     amount_eur?: number | undefined;
   }[];
+  /** The order's customer's automatic refunds in the limit window (only when customer limits bind the order). */
+  customerWindow?: { refunds: number; refunded_cents: number };
 }
 
 /**
@@ -272,6 +274,14 @@ export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
       ...(c.reason_code ? { reason_code: c.reason_code } : {}),
       amount_eur: ledger?.claims[c.claim_id] !== undefined ? ledger.claims[c.claim_id]! / 100 : (c.amount_eur ?? 0),
     })),
+    ...(input.customerWindow
+      ? {
+          customer_window: {
+            refunds: input.customerWindow.refunds,
+            refunded_eur: input.customerWindow.refunded_cents / 100,
+          },
+        }
+      : {}),
   };
 }
 
