@@ -358,6 +358,7 @@ export async function runOnEmulators(
         ...observed,
         orders: f.plan.orders,
         limitEur: agent.contract.max_refund_without_escalation,
+        customerLimits: agent.contract.customer_limits,
         responsibility: agent.responsibility,
       });
       f.violations.push(...result.violations);

@@ -609,6 +609,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     audit: audit.all(),
     orders: plan.orders,
     limitEur: agent.contract.max_refund_without_escalation,
+    customerLimits: agent.contract.customer_limits,
     responsibility: agent.responsibility,
   };
   const invariants = checkFlowInvariants(observed);

@@ -6,7 +6,13 @@ import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import type { ReviewRecord } from "../core/claims/review.ts";
-import type { AuditEvent, LedgerEntry, Order, ResponsibilityContract } from "../core/integrity/index.ts";
+import type {
+  AuditEvent,
+  CustomerLimits,
+  LedgerEntry,
+  Order,
+  ResponsibilityContract,
+} from "../core/integrity/index.ts";
 import { checkMoneyInvariants } from "../pipeline/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
@@ -24,6 +30,8 @@ export interface FlowObservation {
   audit: readonly AuditEvent[];
   orders: readonly Order[];
   limitEur: number;
+  /** The contract's customer limits, when it has them: automatic refunds per customer (the order's) stay within. */
+  customerLimits?: CustomerLimits | undefined;
   responsibility: ResponsibilityContract;
 }
 
@@ -126,6 +134,14 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
     orderAmountEur: (id) => orderAmount.get(id),
     limitEur: o.limitEur,
     ledgers: o.ledgers.map(({ scope, entry }) => ({ orderId: entry.order_id, scope, claims: entry.claims })),
+    ...(o.customerLimits
+      ? {
+          customers: {
+            customerOf: (id: string) => o.orders.find((x) => x.order_id === id)?.customer_id,
+            limits: o.customerLimits,
+          },
+        }
+      : {}),
   });
   violations.push(...money.violations);
   for (const c of o.claims) {

@@ -156,7 +156,8 @@ function drawOrder(rng: Rng, id: string, startMs: number): Order {
     category,
     amount,
     currency: "EUR",
-    ...(rng.chance(0.25) ? { customer_id: `cus_${rng.int(1, 99)}` } : {}),
+    // Few customers, so one customer has several orders and the customer limits are exercised.
+    ...(rng.chance(0.25) ? { customer_id: `cus_${rng.int(1, 3)}` } : {}),
   };
 }
 
