@@ -80,6 +80,24 @@ export async function runLaterRow(
   } catch (error) {
     failure = `the run could not finish this claim: ${(error as Error).message}`;
   }
+  const row = scenarioRow(s, claimId, record, failure);
+  const { note: _note, ...rest } = row;
+  const result: ScenarioResult = {
+    ...rest,
+    matches: row.matches === true,
+    expected_reason_code: s.expected.reason_code ?? null,
+    duration_ms: Math.round(performance.now() - t0),
+  };
+  return { row, result, ...(record ? { record } : {}) };
+}
+
+/** The batch row of a scenario's claim: its outcome (ERROR when the run could not finish it), against the expected one. */
+export function scenarioRow(
+  s: Scenario,
+  claimId: string,
+  record: ClaimRecord | undefined,
+  failure: string | undefined,
+): BatchRow {
   const outcome =
     failure !== undefined
       ? "ERROR"
@@ -87,7 +105,7 @@ export async function runLaterRow(
         ? "NEEDS_REVIEW"
         : (record?.verdict ?? record?.status ?? "MISSING");
   const reasonMatches = s.expected.reason_code === undefined || s.expected.reason_code === record?.reason_code;
-  const row: BatchRow = {
+  return {
     id: s.id,
     label: s.label,
     claim_id: claimId,
@@ -101,12 +119,4 @@ export async function runLaterRow(
     matches: outcome === s.expected.verdict && reasonMatches,
     expected_reason_code: s.expected.reason_code ?? null,
   };
-  const { note: _note, ...rest } = row;
-  const result: ScenarioResult = {
-    ...rest,
-    matches: row.matches === true,
-    expected_reason_code: s.expected.reason_code ?? null,
-    duration_ms: Math.round(performance.now() - t0),
-  };
-  return { row, result, ...(record ? { record } : {}) };
 }

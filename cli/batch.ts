@@ -27,7 +27,7 @@ import {
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
-import { matchRaces, runLaterRow, submitRace } from "./batch-scenarios.ts";
+import { matchRaces, runLaterRow, scenarioRow, submitRace } from "./batch-scenarios.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
 
 /** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
@@ -175,27 +175,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       }
       const ms = performance.now() - t0;
       claimMs.push(ms);
-      const outcome =
-        failure !== undefined
-          ? "ERROR"
-          : record?.status === "NEEDS_REVIEW"
-            ? "NEEDS_REVIEW"
-            : (record?.verdict ?? record?.status ?? "MISSING");
-      const reasonMatches = s.expected.reason_code === undefined || s.expected.reason_code === record?.reason_code;
-      const row: BatchRow = {
-        id: s.id,
-        label: s.label,
-        claim_id: claimId,
-        verdict: outcome,
-        expected: s.expected.verdict,
-        reason_code: record?.reason_code ?? null,
-        reason: failure ?? record?.reason ?? null,
-        order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
-        amount_eur: record?.proposal?.amount_eur ?? record?.claim?.amount_eur ?? null,
-        executed: record?.executed === true,
-        matches: outcome === s.expected.verdict && reasonMatches,
-        expected_reason_code: s.expected.reason_code ?? null,
-      };
+      const row = scenarioRow(s, claimId, record, failure);
       if (!row.matches) Object.assign(row, refundedBeforeNote(row, rows));
       rows.push(row);
       const { note: _note, ...result } = row;

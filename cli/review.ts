@@ -178,6 +178,12 @@ function decided(body: unknown): string {
   return `${b.claim_id}: review ${b.review.status}${b.executed ? `, refund executed (${b.execution_id ?? "?"})` : ""}${b.resubmitted_claim_id ? `, resubmitted as ${b.resubmitted_claim_id}` : ""}`;
 }
 
+/** Posts a decision on a claim's review and prints the answer; returns the exit code. */
+async function postDecision(claimId: string, body: Record<string, unknown>, o: Common): Promise<number> {
+  const path = `/claims/${encodeURIComponent(claimId)}/review`;
+  return report(await callApi(reviewTarget(o), "POST", path, body), o.json, decided);
+}
+
 /** Registers `claims review list|show|approve|deny|resubmit|retry|close` on the program. */
 export function registerReviewCommands(program: Command): void {
   const review = program
@@ -247,22 +253,14 @@ export function registerReviewCommands(program: Command): void {
         ...(o.amount === undefined ? {} : { amount_eur: o.amount }),
         ...(o.note ? { note: o.note } : {}),
       };
-      process.exitCode = report(
-        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
-        o.json,
-        decided,
-      );
+      process.exitCode = await postDecision(claimId, body, o);
     });
 
   common(review.command("deny <claimId>").description("deny a claim under review: it closes without a refund"))
     .requiredOption("--note <text>", "why (recorded and published)")
     .action(async (claimId: string, o: Common & { note: string }) => {
       const body = { decision: "DENY", note: o.note };
-      process.exitCode = report(
-        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
-        o.json,
-        decided,
-      );
+      process.exitCode = await postDecision(claimId, body, o);
     });
 
   common(
@@ -278,11 +276,7 @@ export function registerReviewCommands(program: Command): void {
         claim: o.claim,
         ...(o.note ? { note: o.note } : {}),
       };
-      process.exitCode = report(
-        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
-        o.json,
-        decided,
-      );
+      process.exitCode = await postDecision(claimId, body, o);
     });
 
   common(
@@ -293,11 +287,7 @@ export function registerReviewCommands(program: Command): void {
     .option("--note <text>", "a note for the record")
     .action(async (claimId: string, o: Common & { note?: string }) => {
       const body = { decision: "RETRY", ...(o.note ? { note: o.note } : {}) };
-      process.exitCode = report(
-        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
-        o.json,
-        decided,
-      );
+      process.exitCode = await postDecision(claimId, body, o);
     });
 
   common(
@@ -308,10 +298,6 @@ export function registerReviewCommands(program: Command): void {
     .requiredOption("--note <text>", "why (recorded and published)")
     .action(async (claimId: string, o: Common & { note: string }) => {
       const body = { decision: "CLOSE", note: o.note };
-      process.exitCode = report(
-        await callApi(reviewTarget(o), "POST", `/claims/${encodeURIComponent(claimId)}/review`, body),
-        o.json,
-        decided,
-      );
+      process.exitCode = await postDecision(claimId, body, o);
     });
 }

@@ -54,7 +54,8 @@ type KernelOutcome =
 /** How often a lost reservation race is decided again before the message is retried instead. */
 const MAX_DECISIONS = 5;
 
-type KernelDeps = Pick<
+/** What the kernel service runs with. */
+export type KernelDeps = Pick<
   PipelineDeps,
   | "verdicts"
   | "orders"

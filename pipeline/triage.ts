@@ -4,27 +4,14 @@
 // redelivery finishes what a crash left (the stored verdict, never a new decision).
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
-import type { PipelineDeps } from "./deps.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import { decidedEffects, publishEffects, verdictToStore } from "./decide/kernel-decision.ts";
 import { triageDecision, triageKey } from "./decide/triage.ts";
 import { performEffects } from "./perform.ts";
+import type { KernelDeps } from "./kernel-service.ts";
 
 /** What triage runs with: the kernel's reads and writes, without the registry (no proposal to check). */
-export type TriageDeps = Pick<
-  PipelineDeps,
-  | "verdicts"
-  | "orders"
-  | "ledger"
-  | "claims"
-  | "audit"
-  | "publisher"
-  | "queues"
-  | "clock"
-  | "agent"
-  | "reviews"
-  | "sha256"
->;
+export type TriageDeps = Omit<KernelDeps, "registry" | "settings">;
 
 /**
  * Triages a claim whose crew has not started: `TRIAGED` when the kernel decided it (now, or by an earlier delivery
