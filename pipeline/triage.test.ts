@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claims/config.ts";
-import { triageIdempotencyKey } from "../core/claims/execution.ts";
+import { policyVersionOf, triageIdempotencyKey } from "../core/claims/execution.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
@@ -60,6 +60,8 @@ describe("triage", () => {
       amount_eur: 40,
       policy_kind: null,
       idempotency_key: triageIdempotencyKey(record!.dfid, UNKNOWN_ORDER.claim),
+      // The policy that decided it, as on every verdict.
+      policy_version: policyVersionOf(config.agent),
     });
     expect(p.auditEvents().map((e) => e.event_type)).toEqual(["CLAIM_RECEIVED", "CLAIM_TRIAGED", "KERNEL_VERDICT"]);
     expect(replayClaim("clm_t", p.auditEvents()).status).toBe("IDENTICAL");

@@ -60,6 +60,19 @@ export function buildVerdictRecord(input: VerdictRecordInput): ClaimVerdictDetai
   const orderId = params?.order_id;
   const amount = params?.amount_eur;
   const kind = PolicyKindSchema.safeParse(raw?.policy_kind);
+  return verdictRecord(input, idempotency_key, {
+    order_id: typeof orderId === "string" && orderId !== "" ? orderId : null,
+    amount_eur: typeof amount === "number" && Number.isFinite(amount) ? amount : null,
+    policy_kind: kind.success ? kind.data : null,
+  });
+}
+
+/** The verdict record under `idempotency_key`, validated; throws `KernelInputError` for bad ids/times. */
+function verdictRecord(
+  input: Omit<VerdictRecordInput, "proposal">,
+  idempotency_key: string,
+  refund: { order_id: string | null; amount_eur: number | null; policy_kind: ClaimVerdictDetail["policy_kind"] },
+): ClaimVerdictDetail {
   const record = {
     verdict_id: verdictIdFor(idempotency_key),
     claim_id: input.claimId,
@@ -67,9 +80,7 @@ export function buildVerdictRecord(input: VerdictRecordInput): ClaimVerdictDetai
     verdict: input.verdict.verdict,
     reason_code: input.verdict.reason_code,
     reason: input.verdict.reason,
-    order_id: typeof orderId === "string" && orderId !== "" ? orderId : null,
-    amount_eur: typeof amount === "number" && Number.isFinite(amount) ? amount : null,
-    policy_kind: kind.success ? kind.data : null,
+    ...refund,
     idempotency_key,
     decided_at: input.decidedAt,
     policy_version: policyVersionOf(input.policy),
@@ -95,28 +106,15 @@ type TriageRecordInput = Omit<VerdictRecordInput, "proposal"> & { claim: Claim }
 
 /**
  * The verdict record of a claim triage decided: a normal `ClaimVerdict` detail naming the claim's order and amount,
- * with no policy kind (no proposal was made) and the triage key. Throws `KernelInputError` for bad ids/times.
+ * with no policy kind (no proposal was made), the triage key and the policy version. Throws `KernelInputError` for bad ids/times.
  */
 export function buildTriageVerdictRecord(input: TriageRecordInput): ClaimVerdictDetail {
   const idempotency_key = triageIdempotencyKey(input.dfid, input.claim, input.sha256);
-  const record = {
-    verdict_id: verdictIdFor(idempotency_key),
-    claim_id: input.claimId,
-    dfid: input.dfid,
-    verdict: input.verdict.verdict,
-    reason_code: input.verdict.reason_code,
-    reason: input.verdict.reason,
+  return verdictRecord(input, idempotency_key, {
     order_id: input.claim.order_id,
     amount_eur: Number.isFinite(input.claim.amount_eur) ? input.claim.amount_eur : null,
     policy_kind: null,
-    idempotency_key,
-    decided_at: input.decidedAt,
-    ...(input.simulationId === undefined ? {} : { simulation_id: input.simulationId }),
-  };
-  const parsed = ClaimVerdictDetailSchema.safeParse(record);
-  if (!parsed.success)
-    throw new KernelInputError(`verdict record is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
-  return parsed.data;
+  });
 }
 
 /** A side effect a verdict calls for, as plain data; only the kernel service performs it. */
