@@ -447,7 +447,12 @@ describe("fuzzing the local API Gateway (HTTP front, real authorizers)", () => {
         expect(status).toBeLessThan(500);
         if (status >= 400) expect(await stored(w)).toBe(before);
       }),
-      { numRuns: RUNS },
+      {
+        numRuns: RUNS,
+        // One request known to be right runs beside the generated ones, so a run that happens to draw none (the
+        // named reviewers made a good draw rarer) still checks that the front answers 2xx at all.
+        examples: [["GET", "/claims", { authorization: `Bearer ${INTAKE}` }, undefined]],
+      },
     );
     expect(sent).toBeGreaterThan(RUNS / 2); // most requests are ones a client can send
     const statuses = [...seen.keys()].sort();
