@@ -60,7 +60,7 @@ describe("a planted bug is found", () => {
     // Seed 7: the flows drawn from a seed changed when a step's audit became one appendAll (one crash point, not one per event).
     const found = await violations(
       7,
-      60,
+      300,
       (d: PipelineDeps) => ({
         ...d,
         ledger: { ...d.ledger, reserve: (r) => d.ledger.reserve({ ...r, orderCents: 10 ** 12 }) },
