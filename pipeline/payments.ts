@@ -177,7 +177,10 @@ export function settlementDetail(record: SettlementRecord): RefundSettlementDeta
  * At least once: a crash before the mark announces again on the next delivery (consumers dedupe by execution id
  * and detail-type).
  */
-async function announce(deps: PaymentDeps, record: SettlementRecord): Promise<void> {
+export async function announce(
+  deps: Pick<PaymentDeps, "settlements" | "audit" | "publisher" | "clock">,
+  record: SettlementRecord,
+): Promise<void> {
   if (record.status === "PENDING" || record.announced === record.status) return;
   const detail = settlementDetail(record);
   const at = new Date(deps.clock.now()).toISOString();

@@ -190,6 +190,29 @@ describe("a RETRY / CLOSE a crash interrupted, never repeated (found by npm run 
   });
 });
 
+describe("a decision on a failure whose RefundFailed a crash kept from going out (found by npm run chaos)", () => {
+  it("announces RefundFailed first, so the RETRY / CLOSE names an execution the bus saw fail", async () => {
+    for (const decision of ["RETRY", "CLOSE"] as const) {
+      const { p, settlements, invariants } = await failedRefund();
+      // The recorder died after storing FAILED, before announcing it.
+      const stored = (await settlements.get("clm_pay"))!;
+      const { announced: _announced, ...unannounced } = stored;
+      await settlements.update({ ...unannounced, version: stored.version + 1 });
+      p.publisher.published.splice(
+        p.publisher.published.findIndex((e) => e.detailType === "RefundFailed"),
+        1,
+      );
+      expect(await decideReview("clm_pay", { decision, note: "paid by bank transfer" }, p.deps, ana)).toMatchObject({
+        ok: true,
+      });
+      const types = p.publisher.published.map((e) => e.detailType);
+      expect(types.indexOf("RefundFailed"), decision).toBeGreaterThan(-1);
+      expect(types.indexOf("RefundFailed")).toBeLessThan(types.indexOf("ReviewDecided"));
+      expect(invariants().violations, decision).toEqual([]);
+    }
+  });
+});
+
 describe("what else the refund review answers", () => {
   it("other decisions on it are 409 DECISION_NOT_ALLOWED; RETRY / CLOSE on a claim without one too", async () => {
     const { p } = await failedRefund();

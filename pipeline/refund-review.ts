@@ -19,7 +19,7 @@ import {
   refundReviewEffects,
 } from "./decide/refund-failed.ts";
 import type { ReviewAnswer } from "./decide/review-decision.ts";
-import { settlementDfid } from "./payments.ts";
+import { announce, settlementDfid } from "./payments.ts";
 import { performEffects } from "./perform.ts";
 import { reviewerMismatch } from "./decide/review-decision.ts";
 import type { InputIssue } from "./decide/intake.ts";
@@ -72,6 +72,12 @@ export async function refundReviewRequest(
     const check = checkRefundDecision(settlement, parsed.data, reviewer);
     if ("refused" in check) return { ok: false, ...check.refused };
     let decided = settlement!;
+    // A failure not yet announced (its recorder crashed; the provider's webhook will come again, but for an execution
+    // a RETRY has replaced) is announced first: RefundFailed before the decision on it (found by npm run chaos).
+    if ("take" in check && decided.status === "FAILED" && decided.announced !== "FAILED") {
+      await announce({ ...deps, settlements: deps.settlements! }, decided);
+      continue;
+    }
     if ("take" in check) {
       const at = new Date(deps.clock.now()).toISOString();
       decided = decidedSettlement(decided, parsed.data.decision, reviewer, parsed.data.note, at);
