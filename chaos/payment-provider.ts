@@ -5,6 +5,7 @@
 // before or after the provider did the work, and a refund that is pending first and settles (or fails) later, told
 // through webhooks that may come twice, or with a stale `pending` after the final word. Its book is what the money
 // invariants count: every refund it created and every payout it actually made.
+import type Stripe from "stripe";
 import { settlementOfStripeRefund } from "../adapters/payments/stripe.ts";
 import { PaymentUnavailableError } from "../pipeline/payments.ts";
 import type { PaymentProvider, ProviderRefundRequest, ProviderRefundResult } from "../pipeline/payments.ts";
@@ -41,8 +42,6 @@ export interface ProviderPayout {
 export interface ProviderBook {
   readonly refunds: readonly ProviderRefund[];
   readonly payouts: readonly ProviderPayout[];
-  /** Every idempotency key a call arrived under (replays included). */
-  readonly keys: readonly string[];
 }
 
 /** A webhook the provider sends: Stripe's event as JSON, to deliver at `at` (simulated ms). */
@@ -118,7 +117,6 @@ export function createFaultyProvider(opts: {
   const bugs = opts.bugs ?? {};
   const refunds: ProviderRefund[] = [];
   const payouts: ProviderPayout[] = [];
-  const keys: string[] = [];
   const stored = new Map<string, ProviderRefundResult>();
   const counts = emptyPaymentCounts();
   let events = 0;
@@ -212,19 +210,19 @@ export function createFaultyProvider(opts: {
       pay(refund);
       if (rng.chance(0.3)) announce(refund, now() + rng.int(100, 60_000));
     }
-    const answer = settlementOfStripeRefund({
+    // Stripe's refund object as the SDK returns it, read by the production adapter's mapping.
+    const lie = bugs.failAfterPaying === true && fate === "paid";
+    return settlementOfStripeRefund({
       id: refund.id,
-      status: bugs.failAfterPaying && fate === "paid" ? "failed" : refund.status,
-      failure_reason: (bugs.failAfterPaying && fate === "paid" ? "declined" : refund.failureReason) as never,
+      status: lie ? "failed" : refund.status,
+      failure_reason: (lie ? "declined" : (refund.failureReason ?? null)) as Stripe.Refund["failure_reason"],
     });
-    return answer;
   };
 
   const provider: PaymentProvider = {
     name: "stripe",
     async refund(request) {
       counts.calls++;
-      keys.push(request.executionId);
       // The request never reached the provider: a timeout, a 5xx, a connection reset.
       if (rng.chance(plan.timeout * (1 - plan.timeoutAfterWork))) {
         counts.timeoutsBefore++;
@@ -246,7 +244,7 @@ export function createFaultyProvider(opts: {
   };
   const faulty: FaultyProvider = {
     provider,
-    book: { refunds, payouts, keys },
+    book: { refunds, payouts },
     counts,
   };
   return faulty;
