@@ -13,16 +13,16 @@
 // process's clients of its own dynalite use the worker channel, which is no port, and stamp instead of sign.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import { createDynaliteChannel } from "./dynalite-channel.ts";
-import type { DynaliteChannel } from "./dynalite-channel.ts";
+import { channelAt } from "./worker-channel.ts";
+import type { WorkerChannel } from "./worker-channel.ts";
 import { writeLocalCredentials } from "./credentials.ts";
 import { endpointKeys, newSigningKeys } from "./auth/keys.ts";
 import type { LocalCredentials } from "./credentials.ts";
-import { startSignedFront } from "./signed-front.ts";
+import { startWorkerEmulator } from "./worker-emulator.ts";
+import type { WorkerEmulator } from "./worker-emulator.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
-import { EmulatorStartError, LocalStackError } from "./errors.ts";
+import { EmulatorStartError } from "./errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
 import type { LocalBus, LocalBusOptions } from "./eventbridge/server.ts";
 import { openQueueJournal } from "./queue-journal.ts";
@@ -41,12 +41,9 @@ export type LocalClientConfig = {
   readonly region: string;
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly httpAuthSchemes?: HttpAuthSchemes;
-  /** For a dynalite this process started: its in-process channel instead of HTTP. */
-  readonly requestHandler?: DynaliteChannel["requestHandler"];
+  /** For a dynalite or fauxqs this process started: its in-process channel instead of HTTP. */
+  readonly requestHandler?: WorkerChannel["requestHandler"];
 };
-
-/** The in-process channels of the dynalites this process runs, by endpoint. */
-const channels = new Map<string, DynaliteChannel>();
 
 /** A SigV4-shaped Authorization header with a fixed signature, for the in-process channel only (no port, no check): SigV4's hashing was a tenth of the handlers' CPU. */
 const LOCAL_SIGNER: HttpAuthSchemes[number]["signer"] = {
@@ -90,7 +87,7 @@ export type Emulators = {
  * run, from its credentials file); a dynalite of this process is reached over its in-process channel.
  */
 export function localClientConfig(endpoint: string, keys?: SigningKeys): LocalClientConfig {
-  const channel = channels.get(endpoint);
+  const channel = channelAt(endpoint);
   const { accessKeyId, secretAccessKey } = endpointKeys(endpoint) ??
     keys ?? { accessKeyId: "local", secretAccessKey: "local" };
   const base = { endpoint, region: LOCAL_REGION, credentials: { accessKeyId, secretAccessKey } };
@@ -201,76 +198,12 @@ export async function startTableEmulator(stateDir: string): Promise<{ endpoint: 
   return { endpoint: server.endpoint, stop: () => server.close() };
 }
 
-/** A running dynalite: its endpoint and how to stop it (closing its database). */
-type DynaliteServer = { endpoint: string; close(): Promise<void> };
-
 /** Starts dynalite in a worker thread (in memory, or LevelDB under `path`) behind a signed front on a random port of 127.0.0.1. */
-async function startDynalite(path: string | undefined, keys: SigningKeys): Promise<DynaliteServer> {
-  // The worker is plain JavaScript: of the parent's node flags it takes only the profiler's (`--input-type`, `--import tsx`… do not apply to it).
-  const execArgv = process.execArgv.filter((flag) => flag.startsWith("--cpu-prof"));
-  const channel = createDynaliteChannel();
-  const worker = new Worker(new URL("./dynalite-worker.mjs", import.meta.url), {
-    workerData: { ...(path === undefined ? {} : { path }), port: channel.workerPort },
-    transferList: [channel.workerPort],
-    execArgv,
-  });
-  const answer = () =>
-    new Promise<{ ready?: true; error?: string } | "stopped">((resolve, reject) => {
-      const onError = (error: Error) => reject(error);
-      worker.once("error", onError);
-      worker.once("message", (m: { ready?: true; error?: string } | "stopped") => {
-        worker.off("error", onError);
-        resolve(m);
-      });
-    });
-  const started = await answer().catch(async (error: unknown) => {
-    channel.close("it did not start");
-    await worker.terminate();
-    throw error;
-  });
-  if (started === "stopped" || started.ready !== true) {
-    channel.close("it did not start");
-    await worker.terminate();
-    throw new EmulatorStartError(
-      started === "stopped" ? "dynalite stopped at once" : (started.error ?? "dynalite did not start"),
-    );
-  }
-  const front = await startSignedFront({
+function startDynalite(path: string | undefined, keys: SigningKeys): Promise<WorkerEmulator> {
+  return startWorkerEmulator({
     name: "dynalite",
+    script: new URL("./dynalite-worker.mjs", import.meta.url),
+    workerData: path === undefined ? {} : { path },
     keys,
-    async forward(request) {
-      const { response } = await channel.requestHandler.handle({
-        method: request.method,
-        path: request.url,
-        headers: request.headers,
-        body: request.body.toString("utf8"),
-      });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
-    },
-  }).catch(async (error: unknown) => {
-    channel.close("its front did not start");
-    await worker.terminate();
-    throw error;
   });
-  const endpoint = front.endpoint;
-  channels.set(endpoint, channel);
-  worker.once("exit", () => channel.close("its worker exited"));
-  let closed: Promise<void> | undefined;
-  return {
-    endpoint,
-    close() {
-      closed ??= (async () => {
-        channels.delete(endpoint);
-        await front.stop();
-        const done = answer();
-        channel.requestStop();
-        const stopped = await done.finally(() => {
-          channel.close("stopped");
-          return worker.terminate();
-        });
-        if (stopped !== "stopped") throw new LocalStackError("EMULATOR_STOP", stopped.error ?? "dynalite did not stop");
-      })();
-      return closed;
-    },
-  };
 }
