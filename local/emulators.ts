@@ -2,20 +2,21 @@
 // in-process on random ports of 127.0.0.1 only. Production handlers and SDK clients run unchanged
 // against these endpoints; only `endpoint` and dummy credentials differ. In memory by default; with
 // `stateDir` the table lives in LevelDB under `<stateDir>/dynamodb` and the queues' messages in the
-// journal `<stateDir>/queues.jsonl`, so both survive a restart, `kill -9` included. dynalite runs in a
-// worker thread (dynalite-worker.mjs): with LevelDB on disk it is the largest share of the stack's CPU,
-// and on its own thread it no longer queues behind the handlers.
+// journal `<stateDir>/queues.jsonl`, so both survive a restart, `kill -9` included. dynalite and fauxqs run
+// in worker threads (dynalite-worker.mjs, sqs-worker.mjs): their request handling (LevelDB, Fastify, long
+// polls) no longer queues behind the handlers on the main thread.
 //
 // Loopback is not a boundary (any local program and any web page can reach it): every port requires a
 // SigV4 signature made with this run's random keys (local/credentials.ts), checked, and answers no CORS.
 // dynalite and fauxqs listen on no port of their own: a signed front (signed-front.ts) is their door. With
 // `stateDir` the keys and endpoints are written owner-only to `<dataDir>/local-credentials.json`. This
-// process's clients of its own dynalite use the worker channel, which is no port, and stamp instead of sign.
+// process's clients of its own emulators go in-process (dynalite's and fauxqs's worker channels, the bus's own
+// request handling), which is no port, and stamp instead of sign.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import { channelAt } from "./worker-channel.ts";
-import type { WorkerChannel } from "./worker-channel.ts";
+import { inProcessHandlerAt } from "./worker-channel.ts";
+import type { InProcessRequestHandler } from "./worker-channel.ts";
 import { writeLocalCredentials } from "./credentials.ts";
 import { endpointKeys, newSigningKeys } from "./auth/keys.ts";
 import type { LocalCredentials } from "./credentials.ts";
@@ -41,8 +42,8 @@ export type LocalClientConfig = {
   readonly region: string;
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly httpAuthSchemes?: HttpAuthSchemes;
-  /** For a dynalite or fauxqs this process started: its in-process channel instead of HTTP. */
-  readonly requestHandler?: WorkerChannel["requestHandler"];
+  /** For an emulator this process started: its in-process way (a worker's channel, the bus's handler) instead of HTTP. */
+  readonly requestHandler?: InProcessRequestHandler;
 };
 
 /** A SigV4-shaped Authorization header with a fixed signature, for the in-process channel only (no port, no check): SigV4's hashing was a tenth of the handlers' CPU. */
@@ -84,14 +85,14 @@ export type Emulators = {
 /**
  * SDK client config for a local endpoint: `new SQSClient(localClientConfig(emulators.sqsEndpoint))`. It signs
  * with the keys of an emulator this process started at that endpoint, else with `keys` (another process's
- * run, from its credentials file); a dynalite of this process is reached over its in-process channel.
+ * run, from its credentials file); an emulator of this process is reached in-process (no HTTP).
  */
 export function localClientConfig(endpoint: string, keys?: SigningKeys): LocalClientConfig {
-  const channel = channelAt(endpoint);
+  const inProcess = inProcessHandlerAt(endpoint);
   const { accessKeyId, secretAccessKey } = endpointKeys(endpoint) ??
     keys ?? { accessKeyId: "local", secretAccessKey: "local" };
   const base = { endpoint, region: LOCAL_REGION, credentials: { accessKeyId, secretAccessKey } };
-  if (channel === undefined) return base;
+  if (inProcess === undefined) return base;
   return {
     ...base,
     httpAuthSchemes: [
@@ -101,7 +102,7 @@ export function localClientConfig(endpoint: string, keys?: SigningKeys): LocalCl
         signer: LOCAL_SIGNER,
       },
     ],
-    requestHandler: channel.requestHandler,
+    requestHandler: inProcess,
   };
 }
 

@@ -18,20 +18,22 @@ export type ChannelRequest = {
   body?: unknown;
 };
 
+/** An SDK `requestHandler` that reaches an emulator of this process without a port: `handle(request, { abortSignal })` resolves with `{ response }`. */
+export type InProcessRequestHandler = {
+  readonly metadata: { handlerProtocol: string };
+  handle(
+    request: ChannelRequest,
+    options?: { abortSignal?: AbortSignalLike },
+  ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
+  updateHttpClientConfig(): void;
+  httpHandlerConfigs(): Record<string, never>;
+};
+
 /** An SDK request handler over a MessagePort to an emulator's worker. */
 export type WorkerChannel = {
   /** The port to hand to the worker (transfer it in workerData). */
   readonly workerPort: MessagePort;
-  /** The SDK `requestHandler`: `handle(request, { abortSignal })` resolves with `{ response }`. */
-  readonly requestHandler: {
-    readonly metadata: { handlerProtocol: string };
-    handle(
-      request: ChannelRequest,
-      options?: { abortSignal?: AbortSignalLike },
-    ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
-    updateHttpClientConfig(): void;
-    httpHandlerConfigs(): Record<string, never>;
-  };
+  readonly requestHandler: InProcessRequestHandler;
   /** Asks the worker to stop once it has answered every request sent before this call (same port, same order). */
   requestStop(): void;
   /** Fails every request still waiting (the worker is gone) and closes the port. */
@@ -150,18 +152,18 @@ function queryString(query: Record<string, unknown>): string {
   return out.toString();
 }
 
-/** The channels of the emulators this process runs, by endpoint (their signed front's). */
-const channels = new Map<string, WorkerChannel>();
+/** The in-process request handlers of the emulators this process runs, by endpoint (their port's). */
+const handlers = new Map<string, InProcessRequestHandler>();
 
-/** Registers the channel to the emulator whose front is `endpoint`; returns the function that unregisters it. */
-export function registerChannel(endpoint: string, channel: WorkerChannel): () => void {
-  channels.set(endpoint, channel);
+/** Registers the in-process way to the emulator whose port is `endpoint`; returns the function that unregisters it. */
+export function registerInProcessHandler(endpoint: string, handler: InProcessRequestHandler): () => void {
+  handlers.set(endpoint, handler);
   return () => {
-    if (channels.get(endpoint) === channel) channels.delete(endpoint);
+    if (handlers.get(endpoint) === handler) handlers.delete(endpoint);
   };
 }
 
-/** The channel to the emulator at `endpoint`, if this process runs it. */
-export function channelAt(endpoint: string): WorkerChannel | undefined {
-  return channels.get(endpoint);
+/** The in-process request handler of the emulator at `endpoint`, if this process runs it. */
+export function inProcessHandlerAt(endpoint: string): InProcessRequestHandler | undefined {
+  return handlers.get(endpoint);
 }

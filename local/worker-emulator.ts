@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
 import { EmulatorStartError, LocalStackError } from "./errors.ts";
 import { startSignedFront } from "./signed-front.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
-import { createWorkerChannel, registerChannel } from "./worker-channel.ts";
+import { createWorkerChannel, registerInProcessHandler } from "./worker-channel.ts";
 import type { WorkerChannelOptions } from "./worker-channel.ts";
 
 /** A running emulator: its front's endpoint and how to stop it. */
@@ -71,7 +71,7 @@ export async function startWorkerEmulator(options: {
     throw error;
   });
   const endpoint = front.endpoint;
-  const unregister = registerChannel(endpoint, channel);
+  const unregister = registerInProcessHandler(endpoint, channel.requestHandler);
   worker.once("exit", () => channel.close("its worker exited"));
   let closed: Promise<void> | undefined;
   return {
