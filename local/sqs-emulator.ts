@@ -7,6 +7,8 @@
 // restart.
 import type { QueueJournal } from "./queue-journal.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
+import type { PollerTransport } from "./poller/poller.ts";
+import { inProcessHandlerAt } from "./worker-channel.ts";
 import type { ChannelAnswer } from "./worker-channel.ts";
 import { startWorkerEmulator } from "./worker-emulator.ts";
 
@@ -56,5 +58,51 @@ function journalObserver(journal: QueueJournal) {
       status: answer.status,
       response: answer.body,
     });
+  };
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * The pollers' way to a fauxqs this process runs (undefined for any other endpoint): the same SQS JSON requests
+ * straight on its channel, without the SDK's middleware — Lambda's event source mapping is AWS's own poller, not
+ * the application's SDK calls, so the handlers' SDK calls stay the production ones. The journal sees them too.
+ */
+export function inProcessPollerTransport(endpoint: string): PollerTransport | undefined {
+  const handler = inProcessHandlerAt(endpoint);
+  if (handler === undefined) return undefined;
+  const host = new URL(endpoint).host;
+  const call = async (action: string, input: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> => {
+    const { response } = await handler.handle(
+      {
+        method: "POST",
+        path: "/",
+        headers: { host, "content-type": "application/x-amz-json-1.0", "x-amz-target": `${SQS_TARGET}${action}` },
+        body: JSON.stringify(input),
+      },
+      signal ? { abortSignal: signal } : {},
+    );
+    const text = decoder.decode(response.body);
+    let out: Record<string, unknown> = {};
+    try {
+      out = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      out = { message: text.slice(0, 200) };
+    }
+    if (response.statusCode !== 200) {
+      const type = String(out.__type ?? `HTTP ${response.statusCode}`);
+      const error = new Error(`${action}: ${String(out.message ?? out.Message ?? type)}`);
+      error.name = type.slice(type.lastIndexOf("#") + 1);
+      throw error;
+    }
+    return out;
+  };
+  return {
+    async receive(input, signal) {
+      const out = await call("ReceiveMessage", input, signal);
+      return (out.Messages ?? []) as Awaited<ReturnType<PollerTransport["receive"]>>;
+    },
+    deleteBatch: async (input) =>
+      (await call("DeleteMessageBatch", input)) as Awaited<ReturnType<PollerTransport["deleteBatch"]>>,
   };
 }
