@@ -115,6 +115,7 @@ const MAX_ENTRIES = 10;
 const MAX_REQUEST_ENTRY_BYTES = 256 * 1024;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const JSON_11 = "application/x-amz-json-1.1";
+const utf8 = new TextDecoder();
 
 type Rule = BusRule & { readonly targets: Map<string, BusTarget> };
 
@@ -324,8 +325,8 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     metadata: { handlerProtocol: "http/1.1" },
     async handle(request) {
       const body = request.body;
-      const raw =
-        typeof body === "string" ? body : body instanceof Uint8Array ? Buffer.from(body).toString("utf8") : "";
+      // TextDecoder reads the bytes: the SDK's JSON body is a Uint8Array whose string methods warn (Buffer.from calls one).
+      const raw = typeof body === "string" ? body : body instanceof Uint8Array ? utf8.decode(body) : "";
       const out = await answer(request.method, request.headers["x-amz-target"], raw);
       // The answer reaches the caller a turn later, as over a socket: deliveries start before the caller resumes.
       await new Promise<void>((resolve) => setImmediate(resolve));
