@@ -134,7 +134,7 @@ export function createDynamoSettlementRepository(ctx: DynamoContext): Settlement
       );
       const raw = out.Items ?? [];
       const page = raw.slice(0, limit);
-      // The index is eventually consistent: an item it still shows as pending may have been decided since.
+      // Each index item is a whole copy, so its record agrees with its partition; a record that does not is not listed.
       const items = page.map(toRecord).filter((r) => pendingReviewKey(r) !== undefined);
       return { items, ...(raw.length > limit ? { nextCursor: String(page.at(-1)!.gsi1sk) } : {}) };
     },
