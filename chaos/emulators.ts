@@ -507,6 +507,8 @@ async function decide(
             body: JSON.stringify(body),
             headers: { "content-type": "application/json" },
             pathParameters: { id: r.claim_id },
+            // The reviewer the authorizer authenticated: the one the body names (else REVIEWER_MISMATCH).
+            reviewer: String(body.reviewer ?? "reviewer"),
           }),
         ),
       );
