@@ -558,15 +558,21 @@ program
       findClaimRun(dataDir, claimId) ??
       (await withStateStore(dataDir, async (store) => {
         const events = await store.ports.audit.byDfid(dfidOf(claimId));
-        return events.some((e) => auditClaimId(e) === claimId)
-          ? { simulationId: `served, from ${store.source}`, events }
-          : undefined;
+        if (!events.some((e) => auditClaimId(e) === claimId)) return undefined;
+        // The stored claim record, so replay checks the audit's parent claim (a RESUBMIT's) against it.
+        const record = await store.ports.claims.getClaim(claimId);
+        const claimRecord = record ? { parent_claim_id: record.parent_claim_id } : undefined;
+        return { simulationId: `served, from ${store.source}`, events, claimRecord };
       }));
     if (!found)
       throw new CliError(
         `claim ${claimId} is not in any recorded run nor among the served claims in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`,
       );
-    const result = replayClaim(claimId, found.events);
+    const result = replayClaim(
+      claimId,
+      found.events,
+      "claimRecord" in found && found.claimRecord ? { claimRecord: found.claimRecord } : {},
+    );
     if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else process.stdout.write(formatReplay(result, found.simulationId));
     process.exitCode = REPLAY_EXIT_CODES[result.status];

@@ -184,6 +184,8 @@ export const AUDIT_EVENTS = {
     input: ClaimInputSchema,
     label: z.string().optional(),
     received_at: z.string(),
+    /** The claim a reviewer's RESUBMIT corrected (absent for a claim a customer sent). */
+    parent_claim_id: z.string().min(1).optional(),
   }),
   /** The extractor read a structured claim from the text. */
   CLAIM_EXTRACTED: z.object({
