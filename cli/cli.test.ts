@@ -552,6 +552,34 @@ describe("claims serve tokens", () => {
   }, 120_000);
 });
 
+describe("an empty variable counts as unset", () => {
+  it("CLAIMS_DATA_DIR empty is .claims in the working directory, CLAIMS_URL empty is no URL", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "claims-empty-env-"));
+    const inCwd = async (args: string[], env: Record<string, string>) => {
+      try {
+        const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+          cwd,
+          env: { ...process.env, NO_COLOR: "1", ...env },
+        });
+        return { code: 0, stdout, stderr };
+      } catch (e) {
+        const err = e as { code: number; stdout: string; stderr: string };
+        return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+      }
+    };
+    try {
+      const report = await inCwd(["report"], { CLAIMS_DATA_DIR: "" });
+      expect(report.code).toBe(2);
+      expect(report.stderr).toContain(`no claims serve store in ${join(cwd, ".claims")}`);
+      const list = await inCwd(["list"], { CLAIMS_URL: "", CLAIMS_API_TOKEN: "an-intake-token-long-enough" });
+      expect(list.stderr).not.toMatch(/--url must be an http\(s\) URL/);
+      expect(list.stderr).toMatch(/127\.0\.0\.1:3000|^$/);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("claims --version and --help", () => {
   it("prints the package version and exits 0, and every command has --help", async () => {
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };

@@ -320,8 +320,7 @@ program
           "CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials",
         );
       const maxOpen =
-        o.maxOpen ??
-        (process.env.CLAIMS_MAX_OPEN === undefined ? 200 : parseMaxOpen(process.env.CLAIMS_MAX_OPEN.trim()));
+        o.maxOpen ?? (process.env.CLAIMS_MAX_OPEN?.trim() ? parseMaxOpen(process.env.CLAIMS_MAX_OPEN.trim()) : 200);
       const stateDir = stateDirOf(dataDir);
       const stack = await startLocalStack({
         configPath,
