@@ -552,6 +552,23 @@ describe("claims serve tokens", () => {
   }, 120_000);
 });
 
+describe("claims serve payment settings", () => {
+  it("refuses an unknown PAYMENT_PROVIDER, and stripe without STRIPE_API_KEY, with exit 2 before starting anything", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-payments-"));
+    try {
+      const unknown = await claims(["serve", "--port", "0"], dir, { PAYMENT_PROVIDER: "paypal" });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/PAYMENT_PROVIDER must be one of simulated, stripe, got "paypal"/);
+      const keyless = await claims(["serve", "--port", "0"], dir, { PAYMENT_PROVIDER: "stripe", STRIPE_API_KEY: "" });
+      expect(keyless.code).toBe(2);
+      expect(keyless.stderr).toMatch(/PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY/);
+      expect(existsSync(join(dir, "store"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("an empty variable counts as unset", () => {
   it("CLAIMS_DATA_DIR empty is .claims in the working directory, CLAIMS_URL empty is no URL", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "claims-empty-env-"));

@@ -2,6 +2,7 @@
 import { registerReconcileCommand } from "./reconcile.ts";
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/lib/errors.ts";
+import { paymentProviderNameFrom } from "../functions/lib/payments.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -309,6 +310,9 @@ program
       const reviewerFromEnv = serverToken("CLAIMS_REVIEWER_TOKEN");
       const reviewerToken = reviewerFromEnv ?? randomBytes(24).toString("base64url");
       const reviewing = reviewerSetup(o.reviewers, apiToken);
+      // The payment settings, checked before anything starts (the refund executor reads them on its first refund).
+      if (paymentProviderNameFrom(process.env) === "stripe" && !process.env.STRIPE_API_KEY?.trim())
+        throw new CliError("PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY (the key refunds are paid with)");
       const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
