@@ -13,6 +13,7 @@ import { simulationStartEvent } from "../core/claims/simulation.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { saveRunAudit } from "./run-store.ts";
+import { replayClaim } from "../core/claims/replay.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 
@@ -148,6 +149,18 @@ function saveWithParentRenamed(events: AuditEvent[], childId: string, tamper: (e
   saveRunAudit(dataDir, SIM, renamed);
   return dataDir;
 }
+
+describe("replay of a resubmitted claim against its stored record", () => {
+  it("is DIFFERENT when the stored claim record names no parent, or another, than the audit does", async () => {
+    const { events, childId } = await recordResubmission();
+    const mine = events.filter((e) => e.details.claim_id === childId || e.event_type === "SIMULATION_START");
+    const status = (parent: string | undefined) =>
+      replayClaim(childId, mine, { claimRecord: { parent_claim_id: parent } }).status;
+    expect(status("clm_cli_R")).toBe("IDENTICAL");
+    expect(status(undefined)).toBe("DIFFERENT");
+    expect(status("clm_cli_OTHER")).toBe("DIFFERENT");
+  });
+});
 
 describe("claims replay of a resubmitted claim", () => {
   it("is identical untouched, and DIFFERENT when its events name another parent claim than its own", async () => {
