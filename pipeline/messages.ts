@@ -32,10 +32,15 @@ export const CrewQueueMessageSchema = z.discriminatedUnion("type", [
 /** A message on the crew-events queue. */
 export type CrewQueueMessage = z.infer<typeof CrewQueueMessageSchema>;
 
-/** An agent step for the worker: the engine's request plus the claim's flow ids. */
+/**
+ * An agent step for the worker: the engine's request plus the claim's flow ids (`root_dfid` and `simulation_id`, which
+ * never change, spare the worker a read of the claim; a message sent before them has the worker read it).
+ */
 export const AgentStepMessageSchema = z.object({
   claim_id: z.string().min(1),
   dfid: z.string().min(1),
+  root_dfid: z.string().min(1).optional(),
+  simulation_id: z.string().min(1).optional(),
   request: AgentStepRequestedEventSchema,
 });
 

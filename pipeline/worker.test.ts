@@ -221,3 +221,52 @@ describe("the audit of a step's model call", () => {
     expect(p.auditEvents()).toEqual([event]);
   });
 });
+
+describe("the worker's read of the claim", () => {
+  it("is spared when the step names the claim's flow, and made for a step sent before it did", async () => {
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+      clock: { now: () => NOW },
+    });
+    await p.submit(
+      {
+        claim: { order_id: "ord_001", amount_eur: 120, category: "electronics", reason: "Screen is dead" },
+        simulation_id: "sim_f",
+      },
+      { claimId: "clm_f" },
+    );
+    const reads: string[] = [];
+    const getClaim = p.deps.claims.getClaim;
+    p.deps.claims.getClaim = async (id) => {
+      reads.push(id);
+      return getClaim(id);
+    };
+    const steps: AgentStepMessage[] = [];
+    for (let work = p.queues.take(); work; work = p.queues.take()) {
+      if (work.queue === "crew-events") await handleCrewMessage(work.message, p.deps);
+      else if (work.queue === "proposals") await handleProposal(work.message, p.deps);
+      else if (work.queue === "agent-steps") {
+        steps.push(work.message);
+        const before = reads.length;
+        await handleAgentStep(work.message, p.deps);
+        expect(reads.length).toBe(before);
+      }
+    }
+    expect(steps.map((s) => [s.root_dfid, s.simulation_id])).toEqual([
+      ["dfid_sim_sim_f", "sim_f"],
+      ["dfid_sim_sim_f", "sim_f"],
+    ]);
+    const calls = p.auditEvents().filter((e) => e.event_type === "LLM_CALL");
+    expect(calls.map((e) => [e.root_dfid, e.details.simulation_id])).toEqual([
+      ["dfid_sim_sim_f", "sim_f"],
+      ["dfid_sim_sim_f", "sim_f"],
+    ]);
+    // A step sent before the message named the flow: the worker reads the claim for it.
+    const { root_dfid: _r, simulation_id: _s, ...older } = steps[0]!;
+    const before = reads.length;
+    await handleAgentStep(older, p.deps);
+    expect(reads.slice(before)).toEqual(["clm_f"]);
+  });
+});

@@ -64,10 +64,12 @@ export async function handleAgentStep(
   const record = {
     claim_id: message.claim_id,
     dfid: message.dfid,
-    root_dfid: message.dfid,
-    simulation_id: undefined as string | undefined,
+    root_dfid: message.root_dfid ?? message.dfid,
+    simulation_id: message.simulation_id,
   };
-  const claim = await deps.claims.getClaim(message.claim_id);
+  // The claim is read only when the message does not name its flow, or for a failed step (the outage hold).
+  const failed = result.event.type === "agent.step.failed";
+  const claim = failed || message.root_dfid === undefined ? await deps.claims.getClaim(message.claim_id) : undefined;
   if (claim) Object.assign(record, { root_dfid: claim.root_dfid, simulation_id: claim.simulation_id });
   if (claim && result.event.type === "agent.step.failed") {
     const hold = holdDecision(claim, result.event.error, now, deps.settings, {
