@@ -165,6 +165,10 @@ const ReviewListItemSchema = z
     simulation_id: z.string().optional(),
     execution_id: z.string().optional().describe("REFUND_FAILED: the execution the provider refused."),
     provider: z.string().optional().describe("REFUND_FAILED: the payment provider."),
+    provider_ref: z
+      .string()
+      .optional()
+      .describe("REFUND_FAILED: the provider's reference for the refund, when it gave one."),
     failure_reason: z.string().optional().describe("REFUND_FAILED: why the provider refused it."),
     verdict_id: z.string().optional().describe("The kernel's verdict that escalated (ESCALATE reviews)."),
     label: z.string().optional(),

@@ -2,6 +2,7 @@
 // to a status code. Nothing is stored for a refused request (400, 404, 409).
 import { ReviewStatusSchema, reviewListItem } from "../../core/claims/review.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
+import { reviewListKey } from "../../pipeline/ports.ts";
 import { decideReview, listReviews } from "../../pipeline/review.ts";
 import { htmlSecurityHeaders } from "../../report/csp.ts";
 import { REVIEW_PAGE_CSP, renderReviewPage } from "../../report/review-page.ts";
@@ -34,9 +35,15 @@ export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promi
     ]);
   const page = await listReviews({ status: status.data, limit, ...(q.cursor ? { cursor: q.cursor } : {}) }, deps);
   return json(200, {
-    items: [...page.items.map((i) => reviewListItem(i.review, i.context)), ...page.refundReviews],
+    // Claims' reviews and failed refunds' reviews, merged oldest first as the page was cut (reviewListKey).
+    items: [...page.items.map((i) => reviewListItem(i.review, i.context)), ...page.refundReviews].sort(byListKey),
     ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
   });
+}
+
+function byListKey(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const key = (x: Record<string, unknown>) => reviewListKey(String(x.requested_at), String(x.claim_id));
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 }
 
 /** `POST /claims/{id}/review`: 200 with the decided review; 400 invalid; 404 unknown claim; 409 not pending, already decided, not allowed, or a reject rule that now fails. */
