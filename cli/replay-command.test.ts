@@ -162,6 +162,31 @@ describe("replay of a resubmitted claim against its stored record", () => {
   });
 });
 
+describe("replay of a resubmitted claim recorded before intake recorded its parent", () => {
+  it("checks the kernel's parent against the claim's own id: identical when it is the parent, DIFFERENT when not", async () => {
+    const { events, childId } = await recordResubmission();
+    const mine = events.filter((e) => e.details.claim_id === childId || e.event_type === "SIMULATION_START");
+    // An older audit: CLAIM_RECEIVED carries no parent_claim_id.
+    const older = mine.map((e) => {
+      if (e.event_type !== "CLAIM_RECEIVED") return e;
+      const { parent_claim_id: _dropped, ...details } = e.details;
+      return { ...e, details } as AuditEvent;
+    });
+    expect(older.find((e) => e.event_type === "CLAIM_RECEIVED")?.details).not.toHaveProperty("parent_claim_id");
+    expect(replayClaim(childId, older).status).toBe("IDENTICAL");
+    const renamed = older.map((e) =>
+      e.event_type === "CLAIM_RECEIVED"
+        ? e
+        : (JSON.parse(JSON.stringify(e).replaceAll("clm_cli_R", "clm_cli_OTHER")) as AuditEvent),
+    );
+    const result = replayClaim(childId, renamed);
+    expect(result.status).toBe("DIFFERENT");
+    expect(result.steps.map((s) => s.detail)).toContainEqual(
+      expect.stringMatching(/parentClaimId clm_cli_OTHER: intake recorded no parent/),
+    );
+  });
+});
+
 describe("claims replay of a resubmitted claim", () => {
   it("is identical untouched, and DIFFERENT when its events name another parent claim than its own", async () => {
     const { events, childId } = await recordResubmission();

@@ -348,6 +348,22 @@ function checkParent(ctx: Ctx, at: string, flow: Flow): void {
   if (record) intake.compare(`${at} parent_claim_id (the claim record's)`, parent, record.parent_claim_id);
 }
 
+/**
+ * The kernel's recorded parent claim is the one intake recorded. A claim received before intake recorded the parent
+ * (an older audit) has none there; its kernel's parent is then checked against the claim's own id, which a RESUBMIT
+ * derives from its parent's review.
+ */
+function checkKernelParent(k: ReturnType<typeof scope>, at: string, recorded: unknown, flow: Flow): void {
+  if (flow.parentClaimId !== undefined || recorded === undefined) {
+    k.compare(`${at} parentClaimId (the one intake recorded)`, recorded, flow.parentClaimId);
+    return;
+  }
+  k.expect(
+    typeof recorded === "string" && resubmittedClaimIdFor(reviewIdFor(recorded)) === flow.claimId,
+    `${at} parentClaimId ${String(recorded)}: intake recorded no parent and ${flow.claimId} is not the claim a RESUBMIT of its review creates`,
+  );
+}
+
 /** Triage: the kernel's triage on its recorded inputs rejects the claim as recorded (KERNEL_VERDICT). */
 function triaged(ctx: Ctx, claim: Claim, flow: Flow): void {
   const f = enter(ctx, "triaged", "kernel");
@@ -360,7 +376,7 @@ function triaged(ctx: Ctx, claim: Claim, flow: Flow): void {
   k.compare(`${at} receivedAt`, inputs.receivedAt, flow.receivedAt);
   k.compare(`${at} claimId`, inputs.claimId, flow.claimId);
   k.compare(`${at} dfid`, inputs.dfid, flow.dfid);
-  k.compare(`${at} parentClaimId (the one intake recorded)`, inputs.parentClaimId, flow.parentClaimId);
+  checkKernelParent(k, at, inputs.parentClaimId, flow);
   let replayed: Record<string, unknown> | undefined;
   let verdict: ClaimVerdict | undefined;
   try {
@@ -1040,7 +1056,7 @@ function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flo
   k.compare(`${at} receivedAt`, inputs.receivedAt, flow.receivedAt);
   k.compare(`${at} claimId`, inputs.claimId, flow.claimId);
   k.compare(`${at} dfid`, inputs.dfid, flow.dfid);
-  k.compare(`${at} parentClaimId (the one intake recorded)`, inputs.parentClaimId, flow.parentClaimId);
+  checkKernelParent(k, at, inputs.parentClaimId, flow);
   let verdict: ClaimVerdict;
   let replayed: Record<string, unknown>;
   try {
