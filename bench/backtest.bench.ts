@@ -66,6 +66,7 @@ export async function run(env: Readonly<Record<string, string | undefined>> = pr
   let i = 0;
   let last: ReturnType<typeof backtest> | undefined;
   let lastRead: ReturnType<typeof backtest> | undefined;
+  let lastValidating: ReturnType<typeof backtest> | undefined;
   const contenders: Contender[] = [
     {
       name: "kernel",
@@ -81,6 +82,16 @@ export async function run(env: Readonly<Record<string, string | undefined>> = pr
       },
     },
     {
+      name: "backtest on the validating ledger",
+      unitsPerOp: decisions,
+      opsPerSample: 1,
+      op: () => (lastValidating = backtest({ histories: recorded, policy, sha256: nodeSha256, ledger: "validating" })),
+      after: () => {
+        if (lastValidating?.evaluated !== decisions)
+          throw new Error("backtest bench: a timed backtest re-decided too few");
+      },
+    },
+    {
       name: "backtest, histories read once",
       unitsPerOp: decisions,
       opsPerSample: 1,
@@ -90,9 +101,14 @@ export async function run(env: Readonly<Record<string, string | undefined>> = pr
       },
     },
   ];
-  const [kernel, bt, readOnce] = await interleave(contenders, { rounds, warmupRounds: 2, targetSampleMs: 30 });
+  const [kernel, bt, validating, readOnce] = await interleave(contenders, {
+    rounds,
+    warmupRounds: 2,
+    targetSampleMs: 30,
+  });
   const c = compare(bt!, kernel!);
   const cRead = compare(readOnce!, kernel!);
+  const cValidating = compare(validating!, kernel!);
   const row = {
     decisions,
     "kernel µs/decision (low)": us(kernel!.lowCpuNs),
@@ -102,6 +118,8 @@ export async function run(env: Readonly<Record<string, string | undefined>> = pr
     "backtest s for all": Number(((bt!.lowCpuNs * decisions) / 1e9).toFixed(2)),
     "backtest ÷ kernel (per-round range)": ratioText(c),
     [`within ${BACKTEST_GOAL_RATIO}×`]: c.quoted <= BACKTEST_GOAL_RATIO ? "met" : "MISSED",
+    "validating ledger: µs/decision (low)": us(validating!.lowCpuNs),
+    "validating ledger ÷ kernel": ratioText(cValidating),
     "read once: µs/decision (low)": us(readOnce!.lowCpuNs),
     "read once ÷ kernel": ratioText(cRead),
   };
@@ -110,6 +128,7 @@ export async function run(env: Readonly<Record<string, string | undefined>> = pr
     "",
     "Definitions:",
     `- **backtest**: \`backtest()\` over ${decisions.toLocaleString("en")} recorded decisions: the bundled run (scenarios/scenarios.yaml with its reviews, the rules model, recorded in process) held ${copies} times as ${copies} histories, each on a ledger of its own, under a 100 EUR limit (${one.flips.length} flips and ${one.not_evaluable.length} not evaluable per copy). Per decision: the recorded details a backtest uses read through their audit schemas (a flip's recorded reason, layer and checks too), the kernel, the simulated ledger, the totals. node:crypto's SHA-256, as the CLI injects it. The copies share their event objects (nothing in the backtest caches by identity; a real history of this size is ~1 GB of distinct events, colder in memory).`,
+    "- **validating ledger**: the same backtest simulating on production's validating ledger functions (`ledger: \"validating\"`: every change checked against the entry's schema and built anew), the reference the trusting ledger is checked against.",
     `- **kernel**: \`decideClaim\` alone on the same ${inputs.length} decisions' recorded inputs (PROPOSAL_SUBMITTED's kernel_inputs as recorded), in turn.`,
     `- **Timing**: both take turns, ${rounds} rounds after 2 warm-up rounds, in CPU time of the process; **low** = the lowest round, the quoted figure; the ratio per decision, with the per-round range.`,
     "",
