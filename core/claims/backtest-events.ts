@@ -7,7 +7,6 @@ import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import type { Order } from "../integrity/contracts.ts";
 import * as z from "zod";
-import type { CustomerWindow } from "../integrity/customer-window.ts";
 import { REPLAY_DETAILS } from "./replay-events.ts";
 
 /** The audit event kinds a backtest reads. */
@@ -34,8 +33,8 @@ const VERDICT_DETAILS = REPLAY_DETAILS.KERNEL_VERDICT.shape;
  */
 const KernelClaimSchema = KERNEL_INPUTS.claim.extend({ reason: z.string() });
 
-// Of each kind's details, only what a backtest uses: the candidate brings contracts and registry, the ledger is
-// simulated. The proposal is read by the kernel itself (its layer 1 parses it), so it is taken as recorded.
+// Of each kind's details, only what a backtest uses: the candidate brings contracts and registry, the ledger and
+// the customers' windows are simulated (the recorded `customerWindow` is not read). The proposal is read by the kernel itself (its layer 1 parses it), so it is taken as recorded.
 const SCHEMAS = {
   CLAIM_TRIAGED: z.object({
     ...fieldsOf(REPLAY_DETAILS.CLAIM_TRIAGED.shape.triage_inputs.shape, [
@@ -49,16 +48,8 @@ const SCHEMAS = {
     claim: KernelClaimSchema,
   }),
   PROPOSAL_SUBMITTED: z.object({
-    ...fieldsOf(KERNEL_INPUTS, [
-      "proposal",
-      "order",
-      "receivedAt",
-      "decidedAt",
-      "claimId",
-      "dfid",
-      "customerWindow",
-      "parentClaimId",
-    ]).shape,
+    ...fieldsOf(KERNEL_INPUTS, ["proposal", "order", "receivedAt", "decidedAt", "claimId", "dfid", "parentClaimId"])
+      .shape,
     claim: KernelClaimSchema,
   }),
   // What deciding again and counting need; the recorded reason, layer and checks are read for the flips alone.
@@ -95,7 +86,6 @@ export type RecordedKernelFacts = {
   decidedAt: string;
   claimId: string;
   dfid: string;
-  customerWindow?: CustomerWindow | null | undefined;
   parentClaimId?: string | undefined;
 };
 

@@ -300,10 +300,12 @@ function decisionStep(
   // The customer whose window binds the claim: the order's (authoritative), when the candidate has customer limits.
   const customerId = env.customerLimits ? facts?.order?.customer_id : undefined;
   const orderId = facts ? orderIdOf(facts.proposal, facts.claim.order_id) : (recorded?.order_id ?? undefined);
-  if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
-  if (facts?.order) {
-    const cents = parseCents(facts.order.amount);
-    if (cents.ok) orderCentsOf.set(step.claimId, cents.cents);
+  const parsedOrderCents = facts?.order ? parseCents(facts.order.amount) : undefined;
+  const orderCents = parsedOrderCents?.ok ? parsedOrderCents.cents : undefined;
+  // Kept for the person's later step on the claim only (most claims have none).
+  if (step.personDecision !== undefined) {
+    if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
+    if (orderCents !== undefined) orderCentsOf.set(step.claimId, orderCents);
   }
   const inWindow = env.sinceMs === undefined || step.at >= env.sinceMs;
   const agent = facts ? (facts.triaged?.agentId ?? proposalAgent(facts.proposal)) : undefined;
@@ -377,7 +379,6 @@ function decisionStep(
   if (person === undefined) {
     if (candidate.verdict === "ACCEPT") {
       const [plan] = planExecution(candidate, facts.proposal, step.claimId);
-      const orderCents = orderCentsOf.get(step.claimId);
       const refused =
         plan?.type === "refund.reserve" && orderCents !== undefined
           ? reserveAutomatic(plan, orderCents, customerId, facts.decidedAt, step.claimId, env, ledger)
