@@ -25,6 +25,7 @@ function fieldsOf<S extends z.ZodRawShape, K extends keyof S & string>(shape: S,
 
 const KERNEL_INPUTS = REPLAY_DETAILS.PROPOSAL_SUBMITTED.shape.kernel_inputs.shape;
 const VERDICT_DETAILS = REPLAY_DETAILS.KERNEL_VERDICT.shape;
+const TRIAGE_INPUTS = REPLAY_DETAILS.CLAIM_TRIAGED.shape.triage_inputs.shape;
 
 /**
  * The recorded claim as the kernel reads it: every field checked as intake checks it, except that the free-text
@@ -37,14 +38,9 @@ const KernelClaimSchema = KERNEL_INPUTS.claim.extend({ reason: z.string() });
 // the customers' windows are simulated (the recorded `customerWindow` is not read). The proposal is read by the kernel itself (its layer 1 parses it), so it is taken as recorded.
 const SCHEMAS = {
   CLAIM_TRIAGED: z.object({
-    ...fieldsOf(REPLAY_DETAILS.CLAIM_TRIAGED.shape.triage_inputs.shape, [
-      "responsibility",
-      "order",
-      "receivedAt",
-      "decidedAt",
-      "claimId",
-      "dfid",
-    ]).shape,
+    ...fieldsOf(TRIAGE_INPUTS, ["order", "receivedAt", "decidedAt", "claimId", "dfid"]).shape,
+    // Of the recorded responsibility contract, the agent it names (the candidate brings its own contract).
+    responsibility: z.looseObject({ agent_id: TRIAGE_INPUTS.responsibility.shape.agent_id }),
     claim: KernelClaimSchema,
   }),
   PROPOSAL_SUBMITTED: z.object({
