@@ -2,9 +2,10 @@
 // (its contract, claims bounds and responsibility contract), on the recorded proposal, claim, order facts
 // and times, in decision order, with a refund ledger and customer windows simulated from the candidate's own
 // decisions — so a tighter limit also changes what later claims on the same order, or of the same customer,
-// see. Each history (a recorded batch run, or the served claims) runs on a ledger and windows of its own. A claim a person decided keeps the person's decision
-// (and its course on the ledger); it is reported apart, with whether the candidate would have sent it to a
-// person at all. Pure: no model, no order API, no store; the same history and policy give the same report.
+// see. Each history (a recorded batch run, or the served claims) runs on a ledger and windows of its own. A
+// claim a person decided keeps the person's decision (and its course on the ledger); it is reported apart,
+// with whether the candidate would have sent it to a person at all. Pure: no model, no order API, no store;
+// the same history and policy give the same report.
 import type { Sha256Hex } from "../crew/hash.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import type { AuditEvent } from "../integrity/audit.ts";
@@ -161,7 +162,11 @@ export function backtest(input: BacktestInput): BacktestReport {
         registry,
         automatic: { kind: "automatic", limitCents: limit.cents },
         customerLimits,
-        recordedLimits: customerLimits && { ...customerLimits, maxRefunds: MAX_CENTS, maxCents: MAX_CENTS },
+        recordedLimits: customerLimits && {
+          ...customerLimits,
+          maxRefunds: Number.MAX_SAFE_INTEGER,
+          maxCents: MAX_CENTS,
+        },
       },
       acc,
     );
