@@ -419,7 +419,7 @@ describe("claims list", () => {
       seen.push(`${req.headers.authorization} ${req.url}`);
       const url = new URL(req.url ?? "/", "http://x");
       res.setHeader("content-type", "application/json");
-      if (req.headers.authorization !== "Bearer list-token")
+      if (req.headers.authorization !== "Bearer list-token-0123456789")
         return res
           .writeHead(403)
           .end(JSON.stringify({ error: { code: "FORBIDDEN", message: "this route needs the intake token" } }));
@@ -434,7 +434,7 @@ describe("claims list", () => {
       const ok = await claims(
         ["list", "--url", url, "--status", "decided", "--verdict", "accept", "--since", "2026-06-01", "--limit", "10"],
         undefined,
-        { CLAIMS_API_TOKEN: "list-token" },
+        { CLAIMS_API_TOKEN: "list-token-0123456789" },
       );
       expect(ok.code, ok.stderr).toBe(0);
       expect(
@@ -445,26 +445,28 @@ describe("claims list", () => {
       ).toEqual(["clm_1", "clm_2", "clm_3"]);
       expect(ok.stdout).toMatch(/^clm_1 +DECIDED +ACCEPT +VALIDATION_PASSED +ord_001 11\.00 EUR$/m);
       expect(seen[0]).toBe(
-        "Bearer list-token /claims?limit=10&status=DECIDED&verdict=ACCEPT&since=2026-06-01T00%3A00%3A00.000Z",
+        "Bearer list-token-0123456789 /claims?limit=10&status=DECIDED&verdict=ACCEPT&since=2026-06-01T00%3A00%3A00.000Z",
       );
       expect(seen[1]).toMatch(/limit=8&.*cursor=2026-06-01T12%3A00%3A00.000Z%23clm_2$/);
       const json = await claims(["list", "--url", url, "--json", "--limit", "2"], undefined, {
-        CLAIMS_API_TOKEN: "list-token",
+        CLAIMS_API_TOKEN: "list-token-0123456789",
       });
       expect((JSON.parse(json.stdout) as { items: unknown[] }).items).toHaveLength(2);
-      const refused = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "wrong" });
+      const refused = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "wrong-token-0123456789" });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/403 FORBIDDEN: this route needs the intake token/);
     } finally {
       api.close();
     }
-    const badStatus = await claims(["list", "--url", url, "--status", "DONE"], undefined, { CLAIMS_API_TOKEN: "t" });
+    const badStatus = await claims(["list", "--url", url, "--status", "DONE"], undefined, {
+      CLAIMS_API_TOKEN: "some-token-0123456789",
+    });
     expect(badStatus.code).toBe(2);
     expect(badStatus.stderr).toMatch(/--status/);
     const noToken = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "" });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/no intake token/);
-    const down = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "t" });
+    const down = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "some-token-0123456789" });
     expect(down.code).toBe(2);
     expect(down.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+: .*is claims serve running/);
   }, 120_000);
@@ -491,6 +493,19 @@ describe("claims list", () => {
       const review = await claims(["review", "list", "--url", url, "--token", "secret-on-the-command-line"]);
       expect(review.code).toBe(2);
       expect(review.stderr).toMatch(/unknown option '--token'/);
+      // A token no server accepts (under 16 characters) is a configuration error: exit 2, nothing sent.
+      const short = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "short-token" });
+      expect(short.code).toBe(2);
+      expect(short.stderr).toMatch(/CLAIMS_API_TOKEN is 11 characters long; no server accepts a token shorter than 16/);
+      const shortReviewer = await claims(["review", "list", "--url", url], undefined, {
+        CLAIMS_REVIEWER_TOKEN: "fifteen-chars-x",
+      });
+      expect(shortReviewer.code).toBe(2);
+      expect(shortReviewer.stderr).toMatch(/CLAIMS_REVIEWER_TOKEN is 15 characters long/);
+      writeFileSync(join(dir, "short"), "tiny\n", { mode: 0o600 });
+      const shortFile = await claims(["review", "list", "--url", url, "--token-file", join(dir, "short")]);
+      expect(shortFile.code).toBe(2);
+      expect(shortFile.stderr).toMatch(/the token in --token-file .*short is 4 characters long/);
       const missing = await claims(["list", "--url", url, "--token-file", join(dir, "nope")]);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/--token-file .*nope cannot be read/);
@@ -533,6 +548,51 @@ describe("claims serve tokens", () => {
       expect(existsSync(join(dir, "store"))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("claims serve payment settings", () => {
+  it("refuses an unknown PAYMENT_PROVIDER, and stripe without STRIPE_API_KEY, with exit 2 before starting anything", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-payments-"));
+    try {
+      const unknown = await claims(["serve", "--port", "0"], dir, { PAYMENT_PROVIDER: "paypal" });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/PAYMENT_PROVIDER must be one of simulated, stripe, got "paypal"/);
+      const keyless = await claims(["serve", "--port", "0"], dir, { PAYMENT_PROVIDER: "stripe", STRIPE_API_KEY: "" });
+      expect(keyless.code).toBe(2);
+      expect(keyless.stderr).toMatch(/PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY/);
+      expect(existsSync(join(dir, "store"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("an empty variable counts as unset", () => {
+  it("CLAIMS_DATA_DIR empty is .claims in the working directory, CLAIMS_URL empty is no URL", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "claims-empty-env-"));
+    const inCwd = async (args: string[], env: Record<string, string>) => {
+      try {
+        const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+          cwd,
+          env: { ...process.env, NO_COLOR: "1", ...env },
+        });
+        return { code: 0, stdout, stderr };
+      } catch (e) {
+        const err = e as { code: number; stdout: string; stderr: string };
+        return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+      }
+    };
+    try {
+      const report = await inCwd(["report"], { CLAIMS_DATA_DIR: "" });
+      expect(report.code).toBe(2);
+      expect(report.stderr).toContain(`no claims serve store in ${join(cwd, ".claims")}`);
+      const list = await inCwd(["list"], { CLAIMS_URL: "", CLAIMS_API_TOKEN: "an-intake-token-long-enough" });
+      expect(list.stderr).not.toMatch(/--url must be an http\(s\) URL/);
+      expect(list.stderr).toMatch(/127\.0\.0\.1:3000|^$/);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
     }
   }, 120_000);
 });

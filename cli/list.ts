@@ -45,11 +45,10 @@ function listUrl(
   o: { url?: string; dataDir?: string },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): string {
-  const served =
-    (o.url ?? env.CLAIMS_URL)
-      ? undefined
-      : stateHolder(join(dataDirFrom(o.dataDir, env as NodeJS.ProcessEnv), "store"))?.url;
-  const url = (o.url ?? env.CLAIMS_URL ?? served ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
+  // An empty CLAIMS_URL is unset.
+  const given = o.url ?? (env.CLAIMS_URL?.trim() || undefined);
+  const served = given ? undefined : stateHolder(join(dataDirFrom(o.dataDir, env as NodeJS.ProcessEnv), "store"))?.url;
+  const url = (given ?? served ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   if (!/^https?:\/\/\S+$/.test(url)) throw new ListCliError(`--url must be an http(s) URL, got ${url}`);
   return url;
 }

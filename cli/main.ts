@@ -2,6 +2,7 @@
 import { registerReconcileCommand } from "./reconcile.ts";
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/lib/errors.ts";
+import { paymentProviderNameFrom } from "../functions/lib/payments.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -309,6 +310,9 @@ program
       const reviewerFromEnv = serverToken("CLAIMS_REVIEWER_TOKEN");
       const reviewerToken = reviewerFromEnv ?? randomBytes(24).toString("base64url");
       const reviewing = reviewerSetup(o.reviewers, apiToken);
+      // The payment settings, checked before anything starts (the refund executor reads them on its first refund).
+      if (paymentProviderNameFrom(process.env) === "stripe" && !process.env.STRIPE_API_KEY?.trim())
+        throw new CliError("PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY (the key refunds are paid with)");
       const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
@@ -320,8 +324,7 @@ program
           "CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials",
         );
       const maxOpen =
-        o.maxOpen ??
-        (process.env.CLAIMS_MAX_OPEN === undefined ? 200 : parseMaxOpen(process.env.CLAIMS_MAX_OPEN.trim()));
+        o.maxOpen ?? (process.env.CLAIMS_MAX_OPEN?.trim() ? parseMaxOpen(process.env.CLAIMS_MAX_OPEN.trim()) : 200);
       const stateDir = stateDirOf(dataDir);
       const stack = await startLocalStack({
         configPath,
@@ -558,15 +561,21 @@ program
       findClaimRun(dataDir, claimId) ??
       (await withStateStore(dataDir, async (store) => {
         const events = await store.ports.audit.byDfid(dfidOf(claimId));
-        return events.some((e) => auditClaimId(e) === claimId)
-          ? { simulationId: `served, from ${store.source}`, events }
-          : undefined;
+        if (!events.some((e) => auditClaimId(e) === claimId)) return undefined;
+        // The stored claim record, so replay checks the audit's parent claim (a RESUBMIT's) against it.
+        const record = await store.ports.claims.getClaim(claimId);
+        const claimRecord = record ? { parent_claim_id: record.parent_claim_id } : undefined;
+        return { simulationId: `served, from ${store.source}`, events, claimRecord };
       }));
     if (!found)
       throw new CliError(
         `claim ${claimId} is not in any recorded run nor among the served claims in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`,
       );
-    const result = replayClaim(claimId, found.events);
+    const result = replayClaim(
+      claimId,
+      found.events,
+      "claimRecord" in found && found.claimRecord ? { claimRecord: found.claimRecord } : {},
+    );
     if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else process.stdout.write(formatReplay(result, found.simulationId));
     process.exitCode = REPLAY_EXIT_CODES[result.status];

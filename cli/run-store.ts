@@ -5,9 +5,9 @@ import { RunIdError } from "./errors.ts";
 import { parseAuditEvent } from "../core/integrity/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 
-/** The local data directory: `CLAIMS_DATA_DIR`, else `.claims` in the working directory. */
+/** The local data directory: `CLAIMS_DATA_DIR` (an empty one is unset), else `.claims` in the working directory. */
 export function dataDirFrom(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(option ?? env.CLAIMS_DATA_DIR ?? ".claims");
+  return resolve(option ?? (env.CLAIMS_DATA_DIR?.trim() || ".claims"));
 }
 
 /** The folder of one run, always inside `<dataDir>/runs/`. */

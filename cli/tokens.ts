@@ -27,9 +27,21 @@ export function serverToken(name: string, env: Env = process.env): string | unde
   return token;
 }
 
-/** The token of a client command: the file's first line when `--token-file` is given, else the variable. */
+/**
+ * The token of a client command: the file's first line when `--token-file` is given, else the variable. A token
+ * shorter than any server accepts is a configuration error (exit 2) before any request is sent.
+ */
 export function clientToken(tokenFile: string | undefined, name: string, env: Env = process.env): string | undefined {
-  if (tokenFile === undefined) return tokenFromEnv(name, env);
+  const token = tokenFile === undefined ? tokenFromEnv(name, env) : tokenFromFile(tokenFile);
+  if (token !== undefined && token.length < MIN_SERVER_TOKEN_LENGTH)
+    throw new TokenConfigError(
+      `${tokenFile === undefined ? name : `the token in --token-file ${tokenFile}`} is ${token.length} characters long; no server accepts a token shorter than ${MIN_SERVER_TOKEN_LENGTH}`,
+    );
+  return token;
+}
+
+/** The first line of a token file, trimmed; TokenConfigError when it cannot be read or is empty. */
+function tokenFromFile(tokenFile: string): string {
   let text: string;
   try {
     if (!statSync(tokenFile).isFile()) throw new Error("not a file");

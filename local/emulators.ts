@@ -2,27 +2,28 @@
 // in-process on random ports of 127.0.0.1 only. Production handlers and SDK clients run unchanged
 // against these endpoints; only `endpoint` and dummy credentials differ. In memory by default; with
 // `stateDir` the table lives in LevelDB under `<stateDir>/dynamodb` and the queues' messages in the
-// journal `<stateDir>/queues.jsonl`, so both survive a restart, `kill -9` included. dynalite runs in a
-// worker thread (dynalite-worker.mjs): with LevelDB on disk it is the largest share of the stack's CPU,
-// and on its own thread it no longer queues behind the handlers.
+// journal `<stateDir>/queues.jsonl`, so both survive a restart, `kill -9` included. dynalite and fauxqs run
+// in worker threads (dynalite-worker.mjs, sqs-worker.mjs): their request handling (LevelDB, Fastify, long
+// polls) no longer queues behind the handlers on the main thread.
 //
 // Loopback is not a boundary (any local program and any web page can reach it): every port requires a
 // SigV4 signature made with this run's random keys (local/credentials.ts), checked, and answers no CORS.
 // dynalite and fauxqs listen on no port of their own: a signed front (signed-front.ts) is their door. With
 // `stateDir` the keys and endpoints are written owner-only to `<dataDir>/local-credentials.json`. This
-// process's clients of its own dynalite use the worker channel, which is no port, and stamp instead of sign.
+// process's clients of its own emulators go in-process (dynalite's and fauxqs's worker channels, the bus's own
+// request handling), which is no port, and stamp instead of sign.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import { createDynaliteChannel } from "./dynalite-channel.ts";
-import type { DynaliteChannel } from "./dynalite-channel.ts";
+import { inProcessHandlerAt } from "./worker-channel.ts";
+import type { InProcessRequestHandler } from "./worker-channel.ts";
 import { writeLocalCredentials } from "./credentials.ts";
 import { endpointKeys, newSigningKeys } from "./auth/keys.ts";
 import type { LocalCredentials } from "./credentials.ts";
-import { startSignedFront } from "./signed-front.ts";
+import { startWorkerEmulator } from "./worker-emulator.ts";
+import type { WorkerEmulator } from "./worker-emulator.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
-import { EmulatorStartError, LocalStackError } from "./errors.ts";
+import { EmulatorStartError } from "./errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
 import type { LocalBus, LocalBusOptions } from "./eventbridge/server.ts";
 import { openQueueJournal } from "./queue-journal.ts";
@@ -41,12 +42,9 @@ export type LocalClientConfig = {
   readonly region: string;
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly httpAuthSchemes?: HttpAuthSchemes;
-  /** For a dynalite this process started: its in-process channel instead of HTTP. */
-  readonly requestHandler?: DynaliteChannel["requestHandler"];
+  /** For an emulator this process started: its in-process way (a worker's channel, the bus's handler) instead of HTTP. */
+  readonly requestHandler?: InProcessRequestHandler;
 };
-
-/** The in-process channels of the dynalites this process runs, by endpoint. */
-const channels = new Map<string, DynaliteChannel>();
 
 /** A SigV4-shaped Authorization header with a fixed signature, for the in-process channel only (no port, no check): SigV4's hashing was a tenth of the handlers' CPU. */
 const LOCAL_SIGNER: HttpAuthSchemes[number]["signer"] = {
@@ -87,14 +85,14 @@ export type Emulators = {
 /**
  * SDK client config for a local endpoint: `new SQSClient(localClientConfig(emulators.sqsEndpoint))`. It signs
  * with the keys of an emulator this process started at that endpoint, else with `keys` (another process's
- * run, from its credentials file); a dynalite of this process is reached over its in-process channel.
+ * run, from its credentials file); an emulator of this process is reached in-process (no HTTP).
  */
 export function localClientConfig(endpoint: string, keys?: SigningKeys): LocalClientConfig {
-  const channel = channels.get(endpoint);
+  const inProcess = inProcessHandlerAt(endpoint);
   const { accessKeyId, secretAccessKey } = endpointKeys(endpoint) ??
     keys ?? { accessKeyId: "local", secretAccessKey: "local" };
   const base = { endpoint, region: LOCAL_REGION, credentials: { accessKeyId, secretAccessKey } };
-  if (channel === undefined) return base;
+  if (inProcess === undefined) return base;
   return {
     ...base,
     httpAuthSchemes: [
@@ -104,7 +102,7 @@ export function localClientConfig(endpoint: string, keys?: SigningKeys): LocalCl
         signer: LOCAL_SIGNER,
       },
     ],
-    requestHandler: channel.requestHandler,
+    requestHandler: inProcess,
   };
 }
 
@@ -201,76 +199,12 @@ export async function startTableEmulator(stateDir: string): Promise<{ endpoint: 
   return { endpoint: server.endpoint, stop: () => server.close() };
 }
 
-/** A running dynalite: its endpoint and how to stop it (closing its database). */
-type DynaliteServer = { endpoint: string; close(): Promise<void> };
-
 /** Starts dynalite in a worker thread (in memory, or LevelDB under `path`) behind a signed front on a random port of 127.0.0.1. */
-async function startDynalite(path: string | undefined, keys: SigningKeys): Promise<DynaliteServer> {
-  // The worker is plain JavaScript: of the parent's node flags it takes only the profiler's (`--input-type`, `--import tsx`… do not apply to it).
-  const execArgv = process.execArgv.filter((flag) => flag.startsWith("--cpu-prof"));
-  const channel = createDynaliteChannel();
-  const worker = new Worker(new URL("./dynalite-worker.mjs", import.meta.url), {
-    workerData: { ...(path === undefined ? {} : { path }), port: channel.workerPort },
-    transferList: [channel.workerPort],
-    execArgv,
-  });
-  const answer = () =>
-    new Promise<{ ready?: true; error?: string } | "stopped">((resolve, reject) => {
-      const onError = (error: Error) => reject(error);
-      worker.once("error", onError);
-      worker.once("message", (m: { ready?: true; error?: string } | "stopped") => {
-        worker.off("error", onError);
-        resolve(m);
-      });
-    });
-  const started = await answer().catch(async (error: unknown) => {
-    channel.close("it did not start");
-    await worker.terminate();
-    throw error;
-  });
-  if (started === "stopped" || started.ready !== true) {
-    channel.close("it did not start");
-    await worker.terminate();
-    throw new EmulatorStartError(
-      started === "stopped" ? "dynalite stopped at once" : (started.error ?? "dynalite did not start"),
-    );
-  }
-  const front = await startSignedFront({
+function startDynalite(path: string | undefined, keys: SigningKeys): Promise<WorkerEmulator> {
+  return startWorkerEmulator({
     name: "dynalite",
+    script: new URL("./dynalite-worker.mjs", import.meta.url),
+    workerData: path === undefined ? {} : { path },
     keys,
-    async forward(request) {
-      const { response } = await channel.requestHandler.handle({
-        method: request.method,
-        path: request.url,
-        headers: request.headers,
-        body: request.body.toString("utf8"),
-      });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
-    },
-  }).catch(async (error: unknown) => {
-    channel.close("its front did not start");
-    await worker.terminate();
-    throw error;
   });
-  const endpoint = front.endpoint;
-  channels.set(endpoint, channel);
-  worker.once("exit", () => channel.close("its worker exited"));
-  let closed: Promise<void> | undefined;
-  return {
-    endpoint,
-    close() {
-      closed ??= (async () => {
-        channels.delete(endpoint);
-        await front.stop();
-        const done = answer();
-        channel.requestStop();
-        const stopped = await done.finally(() => {
-          channel.close("stopped");
-          return worker.terminate();
-        });
-        if (stopped !== "stopped") throw new LocalStackError("EMULATOR_STOP", stopped.error ?? "dynalite did not stop");
-      })();
-      return closed;
-    },
-  };
 }

@@ -114,6 +114,15 @@ describe("reviews over HTTP", () => {
     expect(pages.every((r) => r.status === "PENDING")).toBe(true);
     const times = pages.map((r) => r.requested_at);
     expect(times).toEqual([...times].sort());
+    // A cursor no page gave, or a parameter the route does not take, is refused naming it (as GET /claims does).
+    for (const [query, path] of [
+      ["cursor=garbage", "cursor"],
+      ["limit=5&order=desc", "order"],
+    ]) {
+      const bad = await serve.api("GET", `/reviews?${query}`, undefined, { as: "reviewer" });
+      expect(bad.status, query).toBe(400);
+      expect(bad.body.error).toMatchObject({ code: "INVALID_QUERY", issues: [{ path }] });
+    }
   });
 
   it("decides every review exactly once when two reviewer desks act at once, and approves only what the order can still refund", async () => {

@@ -275,6 +275,7 @@ describe("settle and stop", () => {
       const record = await decide(stack, ACCEPT_CLAIM);
       expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
       expect(record.reason).toMatch(/No decision within 0 s \(the claim was RUNNING\); a person decides/);
+      await stack.bus.local.settled();
       expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
       release();
       await stack.drained(20_000);

@@ -58,6 +58,7 @@ import type { PollerError } from "./poller/errors.ts";
 import { createOpenClaimsGate } from "./open-claims-gate.ts";
 import type { QueueJournal } from "./queue-journal.ts";
 import { createLocalQueues, setSstResourceEnv } from "./resources.ts";
+import { inProcessPollerTransport } from "./sqs-emulator.ts";
 import { lockStateDir } from "./state-lock.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
@@ -383,8 +384,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const s = QUEUES[role];
       const timeoutMs = invocationMs[role] ?? FUNCTIONS[s.consumer].timeoutSeconds * 1000;
       const handler = options.wrapHandler ? options.wrapHandler(role, consumers[role]) : consumers[role];
+      const transport = inProcessPollerTransport(emulators.sqsEndpoint);
       pollers[role] = await startPoller({
         sqs: clients.sqs,
+        ...(transport ? { transport } : {}),
         queueUrl: queues[role].url,
         handler,
         batchSize: s.batchSize,

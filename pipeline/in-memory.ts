@@ -38,6 +38,7 @@ import { splitSessionOutbox } from "./effects.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { SettlementRecord } from "../core/claims/settlement.ts";
+import { pendingReviewKey } from "./payments.ts";
 import type { SettlementRepository } from "./payments.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
@@ -212,6 +213,15 @@ export function createInMemorySettlementRepository(): SettlementRepository {
       return [...records.values()]
         .sort((a, b) => (`${a.requested_at}#${a.claim_id}` < `${b.requested_at}#${b.claim_id}` ? -1 : 1))
         .map(clone);
+    },
+    async listPendingReviews({ limit, cursor }) {
+      const sorted = [...records.values()]
+        .map((r) => ({ r, key: pendingReviewKey(r) }))
+        .filter((x): x is { r: SettlementRecord; key: string } => x.key !== undefined)
+        .filter((x) => cursor === undefined || x.key > cursor)
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const page = sorted.slice(0, limit);
+      return { items: page.map((x) => clone(x.r)), ...(sorted.length > limit ? { nextCursor: page.at(-1)!.key } : {}) };
     },
   };
 }

@@ -4,27 +4,43 @@ import {
   AgentStepCompletedEventSchema,
   AgentStepFailedEventSchema,
   AgentStepRequestedEventSchema,
+  canonicalize,
   CrewTickEventSchema,
+  hashHex,
 } from "../core/crew/index.ts";
+import { AuditEventSchema } from "../core/integrity/audit.ts";
+import type { AuditEvent } from "../core/integrity/audit.ts";
 
 /** Starts the crew of a claim whose structured claim is known (sent by intake). */
 const ClaimStartMessageSchema = z.object({ type: z.literal("claim.start"), crewId: z.string().min(1) }).strict();
 
+/**
+ * The worker's audit of the step it answers (its LLM_CALL, and a self-check repair round's event), carried with the
+ * answer: the orchestrator stores it with the step the answer makes (one write), or appends it when the answer
+ * makes none (a duplicate, a late answer). Never given to the crew.
+ */
+const CarriedAuditSchema = z.array(AuditEventSchema).min(1).optional();
+
 /** Everything the orchestrator's FIFO queue carries: a start, a step result, or a timer tick. */
 export const CrewQueueMessageSchema = z.discriminatedUnion("type", [
   ClaimStartMessageSchema,
-  AgentStepCompletedEventSchema,
-  AgentStepFailedEventSchema,
+  AgentStepCompletedEventSchema.extend({ audit: CarriedAuditSchema }),
+  AgentStepFailedEventSchema.extend({ audit: CarriedAuditSchema }),
   CrewTickEventSchema,
 ]);
 
 /** A message on the crew-events queue. */
 export type CrewQueueMessage = z.infer<typeof CrewQueueMessageSchema>;
 
-/** An agent step for the worker: the engine's request plus the claim's flow ids. */
+/**
+ * An agent step for the worker: the engine's request plus the claim's flow ids (`root_dfid` and `simulation_id`, which
+ * never change, spare the worker a read of the claim; a message sent before them has the worker read it).
+ */
 export const AgentStepMessageSchema = z.object({
   claim_id: z.string().min(1),
   dfid: z.string().min(1),
+  root_dfid: z.string().min(1).optional(),
+  simulation_id: z.string().min(1).optional(),
   request: AgentStepRequestedEventSchema,
 });
 
@@ -59,14 +75,27 @@ export function claimIdOfCrew(crewId: string): string {
   return slash === -1 ? crewId : crewId.slice(0, slash);
 }
 
-/** Deduplication id of a crew-queue message: the same step answer or tick always maps to the same id. */
+/** A crew-queue message without the audit it carries, and that audit (empty when none). */
+export function withoutCarriedAudit(message: CrewQueueMessage): { message: CrewQueueMessage; audit: AuditEvent[] } {
+  if (message.type !== "agent.step.completed" && message.type !== "agent.step.failed") return { message, audit: [] };
+  const { audit, ...rest } = message;
+  return { message: rest, audit: audit ?? [] };
+}
+
+/**
+ * Deduplication id of a crew-queue message: the same step answer or tick always maps to the same id. An answer that
+ * carries its audit is told apart by it: a second model call for the same step (a redelivered request) is a
+ * duplicate to the crew, but its audit must still arrive.
+ */
 export function crewMessageDedupeId(message: CrewQueueMessage): string {
   switch (message.type) {
     case "claim.start":
       return `start:${message.crewId}`;
     case "agent.step.completed":
     case "agent.step.failed":
-      return `step:${message.correlationId}`;
+      return message.audit === undefined
+        ? `step:${message.correlationId}`
+        : `step:${message.correlationId}:${hashHex(canonicalize(message.audit)).slice(0, 16)}`;
     case "crew.tick":
       return `tick:${message.crewId}:${message.nowMs}`;
   }

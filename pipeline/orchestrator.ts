@@ -10,6 +10,7 @@ import { splitSessionOutbox } from "./effects.ts";
 import type { Effect } from "./effects.ts";
 import { crewEffects } from "./decide/crew-completion.ts";
 import { claimIdOfCrew } from "./messages.ts";
+import { withoutCarriedAudit } from "./messages.ts";
 import type { CrewQueueMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
 import { triageOpenClaim } from "./triage.ts";
@@ -55,6 +56,34 @@ type OrchestratorDeps = Pick<
 export async function handleCrewMessages(
   messages: readonly CrewQueueMessage[],
   deps: OrchestratorDeps,
+): Promise<OrchestratorOutcome[]> {
+  // The audit an answer carries (the worker's LLM_CALL) goes into the step that answer makes; an answer that makes
+  // none (a duplicate, a late one, a claim gone) has it appended here. The crew never sees it.
+  const split = messages.map(withoutCarriedAudit);
+  const carried = split.map((m) => m.audit);
+  const stepped = new Set<number>();
+  const outcomes = await stepCrew(
+    split.map((m) => m.message),
+    deps,
+    (i) => {
+      stepped.add(i);
+      return carried[i]!.map((event) => ({ kind: "audit" as const, event }));
+    },
+  );
+  const left = carried.flatMap((audit, i) => (stepped.has(i) ? [] : audit));
+  if (left.length > 0)
+    await performEffects(
+      left.map((event) => ({ kind: "audit" as const, event })),
+      deps,
+    );
+  return outcomes;
+}
+
+/** One load, one crew step over `messages`, one save; `carriedBy(i)` is the audit message `i` brings into the step. */
+async function stepCrew(
+  messages: readonly CrewQueueMessage[],
+  deps: OrchestratorDeps,
+  carriedBy: (index: number) => Effect[],
 ): Promise<OrchestratorOutcome[]> {
   if (messages.length === 0) return [];
   const claimId = claimIdOfCrew(messages[0]!.crewId);
@@ -149,7 +178,7 @@ export async function handleCrewMessages(
         continue;
       }
       const type = message.type === "agent.step.completed" ? "AGENT_STEP" : "AGENT_STEP_FAILED";
-      effects.push({
+      effects.push(...carriedBy(i), {
         kind: "audit",
         event: claimAudit(
           record,

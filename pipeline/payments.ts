@@ -16,6 +16,7 @@ import { VersionConflictError } from "../core/errors.ts";
 import { PaymentUnavailableError } from "./errors.ts";
 import { parseCents } from "../core/integrity/money.ts";
 export { PaymentUnavailableError } from "./errors.ts";
+import { reviewListKey } from "./ports.ts";
 import type { AuditLog, Clock, ContextStore, EventPublisher } from "./ports.ts";
 
 /** One refund to pay: the idempotency key is the execution id, so a repeated call never pays twice. */
@@ -52,6 +53,19 @@ export interface SettlementRepository {
   update(next: SettlementRecord): Promise<void>;
   /** Every settlement, oldest request first. */
   list(): Promise<SettlementRecord[]>;
+  /**
+   * The settlements whose failed refund's review is PENDING, oldest review first (reviewListKey of the review's
+   * `requested_at` and the claim id), `limit` at a time; `cursor` continues after that key. Reads those only.
+   */
+  listPendingReviews(query: { limit: number; cursor?: string }): Promise<SettlementPage>;
+}
+
+/** A page of settlements and, when more follow, the key of its last one. */
+export type SettlementPage = { items: SettlementRecord[]; nextCursor?: string };
+
+/** Where a settlement's pending review stands in the reviews' listing (undefined: it has none pending). */
+export function pendingReviewKey(record: SettlementRecord): string | undefined {
+  return record.review?.status === "PENDING" ? reviewListKey(record.review.requested_at, record.claim_id) : undefined;
 }
 
 /** What paying and recording need. */

@@ -278,6 +278,14 @@ export type AuditLog = {
 /** The result of a conditional review update: the review as stored after the call, and whether this call changed it. */
 type ReviewUpdate = { changed: true; review: ReviewRecord } | { changed: false; review: ReviewRecord | undefined };
 
+/**
+ * The position of a review in the reviews' listing, oldest first: `<requested_at>#<claim_id>`; a page's cursor is
+ * its last item's. Claims' reviews and failed refunds' reviews share it, so one cursor pages through both.
+ */
+export function reviewListKey(requestedAt: string, claimId: string): string {
+  return `${requestedAt}#${claimId}`;
+}
+
 /** A page of reviews. */
 export type ReviewPage = { items: ReviewRecord[]; nextCursor?: string };
 

@@ -198,4 +198,32 @@ describe("what else the refund review answers", () => {
     const after = await listReviews({}, p.deps);
     expect(after.refundReviews).toEqual([]);
   });
+
+  it("pages through claims' reviews and failed refunds' reviews together, oldest first, limit at a time", async () => {
+    const { p, settlements } = await failedRefund();
+    const { record } = await p.decide(
+      { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } },
+      { claimId: "clm_esc" },
+    );
+    expect(record?.verdict).toBe("ESCALATE");
+    const first = await listReviews({ limit: 1 }, p.deps);
+    expect(first.items).toEqual([]);
+    expect(first.refundReviews).toEqual([
+      expect.objectContaining({
+        claim_id: "clm_pay",
+        execution_id: (await settlements.get("clm_pay"))!.execution_id,
+        amount_eur: 50,
+        failure_reason: "insufficient_funds: the shop's balance is too low",
+      }),
+    ]);
+    expect(first.nextCursor).toBeDefined();
+    const second = await listReviews({ limit: 1, cursor: first.nextCursor! }, p.deps);
+    expect(second.items.map((i) => i.review.claim_id)).toEqual(["clm_esc"]);
+    expect(second.refundReviews).toEqual([]);
+    expect(second.nextCursor).toBeUndefined();
+    const both = await listReviews({ limit: 2 }, p.deps);
+    expect([both.refundReviews.length, both.items.length, both.nextCursor]).toEqual([1, 1, undefined]);
+    // Decided reviews list no failed refund's review: it is PENDING only.
+    expect((await listReviews({ status: "APPROVED" }, p.deps)).refundReviews).toEqual([]);
+  });
 });

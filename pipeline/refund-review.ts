@@ -104,33 +104,26 @@ function refundReviewAnswer(settlement: SettlementRecord): ReviewAnswer {
 }
 
 /**
- * The failed refunds' reviews still pending, as `GET /reviews` lists them (oldest first): the claim, its order and
- * the amount, the failed execution and the provider's reason. Read from every settlement (one scan).
+ * A failed refund's pending review as `GET /reviews` lists it: the claim, its order and the amount, the failed
+ * execution, the provider, its reference for the refund (when it gave one) and its reason.
  */
-export async function pendingRefundReviews(
-  deps: Pick<PipelineDeps, "settlements">,
-): Promise<Record<string, unknown>[]> {
-  const all = (await deps.settlements?.list()) ?? [];
-  return all
-    .filter((s) => s.review?.status === "PENDING")
-    .sort((a, b) => (a.review!.requested_at < b.review!.requested_at ? -1 : 1))
-    .map((s) => {
-      const review = s.review!;
-      return {
-        review_id: review.review_id,
-        claim_id: s.claim_id,
-        dfid: s.dfid,
-        origin: review.origin,
-        status: review.status,
-        reason_code: review.reason_code,
-        reason: review.reason,
-        order_id: s.order_id,
-        amount_eur: s.amount_eur,
-        requested_at: review.requested_at,
-        execution_id: review.execution_id,
-        provider: s.provider,
-        ...(s.failure_reason !== undefined ? { failure_reason: s.failure_reason } : {}),
-        approvals: [],
-      };
-    });
+export function refundReviewListItem(s: SettlementRecord): Record<string, unknown> {
+  const review = s.review!;
+  return {
+    review_id: review.review_id,
+    claim_id: s.claim_id,
+    dfid: s.dfid,
+    origin: review.origin,
+    status: review.status,
+    reason_code: review.reason_code,
+    reason: review.reason,
+    order_id: s.order_id,
+    amount_eur: s.amount_eur,
+    requested_at: review.requested_at,
+    execution_id: review.execution_id,
+    provider: s.provider,
+    ...(s.provider_ref !== undefined ? { provider_ref: s.provider_ref } : {}),
+    ...(s.failure_reason !== undefined ? { failure_reason: s.failure_reason } : {}),
+    approvals: [],
+  };
 }

@@ -38,9 +38,10 @@ import {
 } from "./decide/review-decision.ts";
 import type { ApprovalChecked, ApprovalRefusal, ReviewAnswer } from "./decide/review-decision.ts";
 import { submitClaim } from "./intake.ts";
-import { pendingRefundReviews, refundReviewRequest } from "./refund-review.ts";
+import { refundReviewListItem, refundReviewRequest } from "./refund-review.ts";
 import { performEffects } from "./perform.ts";
-import type { ReviewPage } from "./ports.ts";
+import { reviewListKey } from "./ports.ts";
+import { pendingReviewKey } from "./payments.ts";
 
 /** The outcome of a review decision, as `POST /claims/{id}/review` answers it. */
 export type ReviewResult =
@@ -262,42 +263,54 @@ type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
 /**
  * Lists reviews with `status` (PENDING by default), oldest first, each with its context: the claim as stored
  * (structured or extracted, the free text, the proposal) and, for an escalation, the kernel's deciding layer
- * and checks from the stored verdict. Two reads per review, in parallel.
+ * and checks from the stored verdict. Two reads per review, in parallel. A PENDING page also holds the failed
+ * refunds' pending reviews (origin REFUND_FAILED, `refundReviews`): both are read by their own key, oldest first
+ * by reviewListKey, merged, and `limit` of them make the page, so one cursor pages through both.
  */
 export async function listReviews(
   query: { status?: ReviewStatus; limit?: number; cursor?: string },
   deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts" | "orders" | "ledger" | "settlements" | "agent" | "clock">,
 ): Promise<{ items: ReviewListEntry[]; refundReviews: Record<string, unknown>[]; nextCursor?: string }> {
-  const page: ReviewPage = await deps.reviews.listReviews({
-    status: query.status ?? "PENDING",
-    limit: query.limit ?? 50,
-    ...(query.cursor ? { cursor: query.cursor } : {}),
-  });
+  const status = query.status ?? "PENDING";
+  const limit = query.limit ?? 50;
+  const cursor = query.cursor ? { cursor: query.cursor } : {};
+  const [claimPage, refundPage] = await Promise.all([
+    deps.reviews.listReviews({ status, limit, ...cursor }),
+    status === "PENDING" && deps.settlements
+      ? deps.settlements.listPendingReviews({ limit, ...cursor })
+      : { items: [], nextCursor: undefined },
+  ]);
+  const merged = [
+    ...claimPage.items.map((review) => ({ key: reviewListKey(review.requested_at, review.claim_id), review })),
+    ...refundPage.items.map((settlement) => ({ key: pendingReviewKey(settlement)!, settlement })),
+  ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const page = merged.slice(0, limit);
+  const more = merged.length > limit || claimPage.nextCursor !== undefined || refundPage.nextCursor !== undefined;
   const items = await Promise.all(
-    page.items.map(async (review): Promise<ReviewListEntry> => {
-      const key = proposalKey(review.proposal);
-      const [record, verdict, facts] = await Promise.all([
-        deps.claims.getClaim(review.claim_id),
-        key ? deps.verdicts.getVerdict(key) : undefined,
-        factsOf(review, deps),
-      ]);
-      const context: ReviewContext = {
-        ...(record?.claim ? { claim: record.claim } : {}),
-        ...(record && "claim_text" in record.input ? { claimText: record.input.claim_text } : {}),
-        ...(record?.label ? { label: record.label } : {}),
-        ...(record?.proposal ? { proposal: record.proposal } : {}),
-        ...(verdict && verdict.claim_id === review.claim_id
-          ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } }
-          : {}),
-        facts,
-      };
-      return { review, context };
-    }),
+    page
+      .flatMap((x) => ("review" in x ? [x.review] : []))
+      .map(async (review): Promise<ReviewListEntry> => {
+        const key = proposalKey(review.proposal);
+        const [record, verdict, facts] = await Promise.all([
+          deps.claims.getClaim(review.claim_id),
+          key ? deps.verdicts.getVerdict(key) : undefined,
+          factsOf(review, deps),
+        ]);
+        const context: ReviewContext = {
+          ...(record?.claim ? { claim: record.claim } : {}),
+          ...(record && "claim_text" in record.input ? { claimText: record.input.claim_text } : {}),
+          ...(record?.label ? { label: record.label } : {}),
+          ...(record?.proposal ? { proposal: record.proposal } : {}),
+          ...(verdict && verdict.claim_id === review.claim_id
+            ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } }
+            : {}),
+          facts,
+        };
+        return { review, context };
+      }),
   );
-  // A failed refund's pending review (origin REFUND_FAILED) lives on the claim's settlement: listed with the first page.
-  const refundReviews =
-    (query.status ?? "PENDING") === "PENDING" && !query.cursor ? await pendingRefundReviews(deps) : [];
-  return { items, refundReviews, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  const refundReviews = page.flatMap((x) => ("settlement" in x ? [refundReviewListItem(x.settlement)] : []));
+  return { items, refundReviews, ...(more && page.length > 0 ? { nextCursor: page.at(-1)!.key } : {}) };
 }
 
 /**

@@ -2,11 +2,17 @@
 // driven in headless Chromium (Debian's, through playwright-core) against `claims serve` started as a child
 // process: what a reviewer and an operator see and do, checked against the API's state afterwards.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Page, Response } from "playwright-core";
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
+import type { MockPaymentBehaviour, StripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
 import { randomBytes } from "node:crypto";
 import { tokenSha256 } from "../functions/lib/bearer.ts";
 import { writeReviewers } from "../local/auth/reviewers.ts";
@@ -544,5 +550,280 @@ describe("the served-claims report without a browser", () => {
     const one = await serve.api("GET", "/reports?limit=1");
     expect(one.status).toBe(200);
     expect(String(one.body).match(/<tr data-claim-id="/g)).toHaveLength(1);
+  });
+});
+
+/**
+ * The shop's order API as `ORDER_SOURCE=http` reads it (docs/orders.md), in this process: electronics bought three
+ * days ago, in EUR, with the payment Stripe refunds.
+ */
+async function startOrderApi(
+  token: string,
+  orders: { order_id: string; amount: number; payment_ref: string }[],
+): Promise<{ url: string; close(): Promise<void> }> {
+  const purchased = new Date(Date.now() - 3 * 86_400_000).toISOString();
+  const server = createServer((req, res) => {
+    const order = orders.find((o) => req.url === `/orders/${o.order_id}`);
+    const status = req.headers.authorization !== `Bearer ${token}` ? 401 : order ? 200 : 404;
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify(
+        order ? { ...order, purchase_date: purchased, category: "electronics", currency: "EUR" } : { error: status },
+      ),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+// Failed refunds on the review page: `claims serve` reading the shop's orders over HTTP and paying through Stripe — a
+// MOCK of its wire format (adapters/payments/stripe-wire.test-kit.ts; no Stripe can run here) — where ord_001's refund stays pending until a
+// signed `refund.failed` webhook, and the card behind ord_006 and ord_009 is declined until the test "replaces" it.
+describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
+  const KEY = "sk_test_review_page_0123456789";
+  const SECRET = "whsec_review_page_test";
+  const behaviours: Record<string, MockPaymentBehaviour> = {
+    pi_later: { kind: "pending" },
+    pi_declined: { kind: "card_declined" },
+  };
+  const failed: Record<string, string> = {};
+  const SHOP_TOKEN = randomBytes(16).toString("hex");
+  let mock: StripeWireMock;
+  let shop: { url: string; close(): Promise<void> };
+  let pay: ServeChild;
+  let payDir: string;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let requests: string[];
+  const card = (name: string) => page.locator(`article[data-claim-id="${failed[name]}"]`);
+  const view = async (name: string) => (await pay.api("GET", `/claims/${failed[name]}`)).body;
+  /** The claim's view once its refund answers `ok` (the executor and the webhook run beside the request). */
+  type Refund = { status: string; provider_ref?: string; review?: { status: string } };
+  async function refundOf(claimId: string, ok: (refund: Refund) => boolean) {
+    let last: unknown;
+    for (let wait = 20, tries = 0; tries < 400; tries++, wait = Math.min(500, wait * 2)) {
+      const body = (await pay.api("GET", `/claims/${claimId}`)).body;
+      last = body;
+      if (body.refund && ok(body.refund)) return body;
+      await sleep(wait);
+    }
+    throw new Error(`the refund of ${claimId} never got there; last answer: ${JSON.stringify(last)}`);
+  }
+  const executed = (claimId: string) =>
+    pay.events().filter((e) => e["detail-type"] === "RefundExecuted" && e.detail.claim_id === claimId);
+
+  beforeAll(async () => {
+    mock = await startStripeWireMock(KEY, behaviours);
+    payDir = mkdtempSync(join(tmpdir(), "claims-pages-refunds-"));
+    shop = await startOrderApi(SHOP_TOKEN, [
+      { order_id: "ord_001", amount: 299.99, payment_ref: "pi_later" },
+      { order_id: "ord_006", amount: 299.99, payment_ref: "pi_declined" },
+      { order_id: "ord_009", amount: 500, payment_ref: "pi_declined" },
+    ]);
+    const file = join(payDir, "reviewers.yaml");
+    writeReviewers(file, [
+      { id: "alice", token_sha256: tokenSha256(ALICE) },
+      { id: "bob", token_sha256: tokenSha256(BOB) },
+    ]);
+    pay = await startServe({
+      dataDir: payDir,
+      reviewerToken: ALICE,
+      args: ["--reviewers", file],
+      env: {
+        ...{ ORDER_SOURCE: "http", ORDER_API_URL: shop.url, ORDER_API_TOKEN: SHOP_TOKEN },
+        ...{
+          PAYMENT_PROVIDER: "stripe",
+          STRIPE_API_KEY: KEY,
+          STRIPE_API_BASE: mock.base,
+          STRIPE_WEBHOOK_SECRET: SECRET,
+        },
+      },
+    });
+    const claims = {
+      webhook: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Dead on arrival" },
+      declined: { order_id: "ord_006", amount_eur: 100, category: "electronics", reason: "The fan rattles" },
+      raced: { order_id: "ord_009", amount_eur: 100, category: "electronics", reason: "Broken hinge" },
+    };
+    for (const [name, claim] of Object.entries(claims)) {
+      const res = await pay.api(
+        "POST",
+        "/claims",
+        { claim },
+        { headers: { "idempotency-key": `pages-refund-${name}` } },
+      );
+      expect(res.status, name).toBe(202);
+      failed[name] = res.body.claim_id as string;
+      expect(await finalClaim(pay, failed[name]!)).toMatchObject({ verdict: "ACCEPT" });
+    }
+    // ord_001's refund is pending at Stripe, then Stripe says it failed (a signed webhook, as Stripe sends it).
+    const pending = await refundOf(failed.webhook!, (r) => r.status === "PENDING");
+    const metadata = { claim_id: failed.webhook, execution_id: executed(failed.webhook!)[0]!.detail.execution_id };
+    const body = JSON.stringify({
+      id: "evt_refund_failed_1",
+      object: "event",
+      type: "refund.failed",
+      data: {
+        object: {
+          id: pending.refund.provider_ref,
+          status: "failed",
+          failure_reason: "expired_or_canceled_card",
+          metadata,
+        },
+      },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET });
+    const hook = await fetch(`${pay.url}/webhooks/stripe`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": signature },
+      body,
+    });
+    expect(hook.status).toBe(200);
+    for (const name of Object.keys(claims)) await refundOf(failed[name]!, (r) => r.review?.status === "PENDING");
+
+    browser ??= await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    context = await browser.newContext();
+    ({ page, problems, requests } = await openPage(context));
+    await page.goto(`${pay.url}/review`);
+    await page.fill("#token", ALICE);
+    await page.click("#login button[type=submit]");
+    await page.waitForFunction(() =>
+      /shown\.$/.test(
+        (globalThis as unknown as { document: Doc }).document.querySelector("#list-msg")?.textContent ?? "",
+      ),
+    );
+  }, 300_000);
+  afterAll(async () => {
+    await context?.close();
+    await pay?.stop();
+    await mock?.close();
+    await shop?.close();
+    if (payDir) rmSync(payDir, { recursive: true, force: true });
+  });
+
+  it("shows each failed refund's review with the execution, amount, provider ref and reason, offering retry and close", async () => {
+    const listed = (await pay.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as Record<
+      string,
+      unknown
+    >[];
+    const shown = await page.$$eval("article", (as) => as.map((a) => a.getAttribute("data-claim-id")));
+    expect(shown).toEqual(listed.map((i) => i.claim_id)); // oldest first, as the API lists them
+    expect([...shown].sort()).toEqual(Object.values(failed).sort());
+
+    const webhook = card("webhook");
+    const item = listed.find((i) => i.claim_id === failed.webhook)!;
+    expect(item).toMatchObject({ origin: "REFUND_FAILED", provider: "stripe", provider_ref: "re_mock_1" });
+    expect(await webhook.getAttribute("data-origin")).toBe("REFUND_FAILED");
+    expect(await webhook.getAttribute("data-execution-id")).toBe(item.execution_id);
+    expect(await webhook.locator("p.reason").textContent()).toBe(item.reason);
+    expect(await webhook.locator("section.refund dd").allTextContents()).toEqual([
+      String(item.execution_id),
+      "299.99 EUR",
+      "ord_001",
+      "stripe",
+      "re_mock_1",
+      "expired_or_canceled_card",
+    ]);
+    // Declined before Stripe created a refund: no provider ref, Stripe's own words as the reason.
+    const declined = card("declined");
+    expect(await declined.locator("dd.provider-ref").textContent()).toBe("none (the provider created no refund)");
+    expect(await declined.locator("dd.failure-reason").textContent()).toMatch(/card has expired/);
+    await page.screenshot({ path: join(shotDir, "review-page-refunds.png"), fullPage: true });
+    for (const name of ["webhook", "declined", "raced"]) {
+      expect(
+        await card(name)
+          .locator("button")
+          .evaluateAll((bs) => bs.map((b) => b.getAttribute("data-action"))),
+      ).toEqual(["retry", "close"]);
+    }
+  });
+
+  it("asks for a note before closing, then closes it unpaid: the reservation released, the order not bound", async () => {
+    const webhook = card("webhook");
+    await webhook.locator('button[data-action="close"]').click();
+    expect(await webhook.locator(".msg.error").textContent()).toBe(
+      "Write a note saying why the refund is closed unpaid (for example: refunded by bank transfer).",
+    );
+    expect((await view("webhook")).refund.review.status).toBe("PENDING");
+
+    await webhook.locator('textarea[name="note"]').fill("Refunded by bank transfer");
+    await webhook.locator('button[data-action="close"]').click();
+    await webhook.locator(".msg.ok").waitFor();
+    expect(await webhook.locator(".msg").textContent()).toBe(
+      "CLOSED by alice: closed unpaid, the order's reservation released",
+    );
+    expect(await webhook.locator("form").count()).toBe(0);
+    expect((await view("webhook")).refund).toMatchObject({
+      status: "FAILED",
+      review: { status: "CLOSED", decision: "CLOSE", reviewer: "alice", note: "Refunded by bank transfer" },
+    });
+    expect(executed(failed.webhook!)).toHaveLength(1); // nothing paid again
+    // The whole 299.99 EUR of ord_001 can be refunded again, automatically: released, and no person's decision binds it.
+    const again = await pay.api(
+      "POST",
+      "/claims",
+      { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Dead on arrival" } },
+      { headers: { "idempotency-key": "pages-refund-again" } },
+    );
+    expect(await finalClaim(pay, again.body.claim_id as string)).toMatchObject({ verdict: "ACCEPT" });
+  });
+
+  it("retries a declined refund once the card is replaced: a new execution, paid once under its own key", async () => {
+    behaviours.pi_declined = { kind: "succeeded" }; // the customer's card was replaced
+    const declined = card("declined");
+    const before = (await view("declined")).refund.review;
+    await declined.locator('button[data-action="retry"]').click();
+    await declined.locator(".msg.ok").waitFor();
+    const text = (await declined.locator(".msg").textContent()) ?? "";
+    const retry = /^RETRIED by alice: paid again as (exe_\S+)$/.exec(text)?.[1];
+    expect(retry, text).toBeDefined();
+
+    const after = await refundOf(failed.declined!, (r) => r.status === "SETTLED");
+    expect(after.refund.review).toMatchObject({
+      review_id: before.review_id,
+      status: "RETRIED",
+      decision: "RETRY",
+      reviewer: "alice",
+      retry_execution_id: retry,
+    });
+    const runs = executed(failed.declined!).map((e) => [e.detail.execution_id, e.detail.retry_of]);
+    expect(runs).toEqual([
+      [expect.any(String), undefined],
+      [retry, runs[0]![0]],
+    ]);
+    const paid = mock.requests.filter((r) => r.idempotencyKey === retry);
+    expect(paid.length).toBeGreaterThan(0);
+    expect(
+      mock.refunds.filter((r) => (r.metadata as Record<string, string>)?.claim_id === failed.declined),
+    ).toHaveLength(1);
+  });
+
+  it("shows the API's 409 when another reviewer decided first, and leaves that decision as it is", async () => {
+    const bob = await pay.api("POST", `/claims/${failed.raced}/review`, { decision: "RETRY" }, { token: BOB });
+    expect(bob.status).toBe(200);
+    const raced = card("raced"); // still shown as pending: the page has not been refreshed
+    await raced.locator('textarea[name="note"]').fill("Paid by hand");
+    await raced.locator('button[data-action="close"]').click();
+    await raced.locator(".msg.error").waitFor();
+    expect(await raced.locator(".msg").textContent()).toMatch(/^409 REVIEW_ALREADY_DECIDED: /);
+    expect(await raced.locator("form").count()).toBe(1);
+    expect((await view("raced")).refund.review).toMatchObject({
+      status: "RETRIED",
+      decision: "RETRY",
+      reviewer: "bob",
+    });
+
+    await page.click("#refresh");
+    await page.waitForFunction(() =>
+      /^No pending reviews\.$/.test(
+        (globalThis as unknown as { document: Doc }).document.querySelector("#list-msg")?.textContent ?? "",
+      ),
+    );
+    expect(requests.filter((r) => !r.startsWith(pay.url))).toEqual([]);
+    expect(problems.filter((p) => !/status of 409/.test(p))).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 // The reviewers' page, `GET /review` (docs/reviews.md): one constant, self-contained HTML page. It holds no
 // data and no secret: the reviewer pastes the reviewer token, the page keeps it for the tab only
 // (sessionStorage) and calls the review API on its own origin — GET /reviews to list, POST
-// /claims/{id}/review to approve (optionally less), deny (with a note) or resubmit a corrected claim — and
-// shows the API's errors as they come (a 409 when the balance is gone, a 400 naming the field). Every value
-// from the API is put into the page as text (textContent), never as HTML.
+// /claims/{id}/review to approve (optionally less), deny (with a note) or resubmit a corrected claim, and a failed
+// refund's review (origin REFUND_FAILED) to retry it or close it unpaid (with a note) — and shows the API's errors
+// as they come (a 409 when the balance is gone or another reviewer decided first, a 400 naming the field). Every
+// value from the API is put into the page as text (textContent), never as HTML.
 import { cspFor } from "./csp.ts";
 
 /** The page's stylesheet: the report's dark palette. */
@@ -20,12 +21,12 @@ p { margin: 6px 0; } .muted { color: var(--muted); } .mono, code { font-family: 
 input, textarea, select, button { font: inherit; color: var(--text); background: var(--panel-2); border: 1px solid var(--line); border-radius: 6px; padding: 5px 8px; }
 textarea { width: 100%; min-height: 54px; } input[type=number] { width: 120px; }
 button { cursor: pointer; background: #21405f; border-color: var(--link); }
-button.approve { background: #12361d; border-color: var(--ok); } button.deny { background: #3d1518; border-color: var(--bad); } button.resubmit { background: #2e1f4a; border-color: var(--review); }
+button.approve, button.retry { background: #12361d; border-color: var(--ok); } button.deny, button.close { background: #3d1518; border-color: var(--bad); } button.resubmit { background: #2e1f4a; border-color: var(--review); }
 button:disabled { opacity: .5; cursor: wait; }
 label { color: var(--muted); font-size: 13px; }
 [hidden] { display: none !important; }
 .badge { display: inline-block; padding: 0 9px; border-radius: 999px; font-size: 12px; font-weight: 700; border: 1px solid; }
-.badge.ESCALATE { color: var(--warn); border-color: #bb8009; } .badge.NEEDS_REVIEW { color: var(--review); border-color: #8957e5; }
+.badge.ESCALATE { color: var(--warn); border-color: #bb8009; } .badge.NEEDS_REVIEW { color: var(--review); border-color: #8957e5; } .badge.REFUND_FAILED { color: var(--bad); border-color: #b62324; }
 .head { display: flex; flex-wrap: wrap; gap: 10px; align-items: baseline; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 14px; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0; } dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
@@ -110,6 +111,13 @@ function checksSection(item) {
   add(s, [el("p", "", (item.verdict || "") + " at layer " + layer(item.layer) + (item.verdict_id ? " · verdict " + item.verdict_id : "")), ul]);
   return s;
 }
+function refundSection(item) {
+  var s = add(el("section", "refund"), [el("h3", "", "The refund the payment provider refused")]);
+  s.appendChild(kv([["Execution", item.execution_id, "mono"], ["Amount", eur(item.amount_eur)], ["Order", item.order_id, "mono"], ["Provider", item.provider],
+    ["Provider ref", item.provider_ref || "none (the provider created no refund)", "mono provider-ref"], ["Failure reason", item.failure_reason || "none given", "failure-reason"]]));
+  s.appendChild(el("p", "muted", "Retry pays again under a new execution id (a new call to the provider; the claim is still paid at most once). Close ends it unpaid: the order's reservation is released, the money counts as not refunded, and unlike a denial the order is not bound."));
+  return s;
+}
 function field(name, label, value, type) {
   var d = el("div"); var l = el("label", "", label); var i = el("input"); i.name = name; i.type = type || "text";
   if (type === "number") i.step = "0.01";
@@ -129,10 +137,30 @@ function decide(item, card, msg, body, buttons) {
     var text = v.status + (v.reviewer ? " by " + v.reviewer : "");
     if (v.status === "APPROVED") text += ": " + eur(v.amount_eur) + " refunded" + (r.body.execution_id ? " (" + r.body.execution_id + ")" : "");
     if (v.status === "RESUBMITTED") text += ": corrected claim " + r.body.resubmitted_claim_id;
+    if (v.status === "RETRIED") text += ": paid again as " + r.body.execution_id;
+    if (v.status === "CLOSED") text += ": closed unpaid, the order's reservation released";
     say(msg, text, "ok");
     card.classList.add("decided"); card.setAttribute("data-status", v.status);
     var form = card.querySelector("form"); if (form) form.remove();
   });
+}
+function refundActions(item, card, msg) {
+  var form = el("form"); form.noValidate = true;
+  var note = el("textarea"); note.name = "note"; note.placeholder = "Note (required to close; kept in the audit)";
+  var buttons = [];
+  var retry = el("button", "retry", "Retry the refund"); retry.type = "button"; retry.setAttribute("data-action", "retry");
+  retry.addEventListener("click", function () {
+    var body = { decision: "RETRY" };
+    if (note.value.trim()) body.note = note.value.trim();
+    decide(item, card, msg, body, buttons);
+  });
+  var close = el("button", "close", "Close unpaid"); close.type = "button"; close.setAttribute("data-action", "close");
+  close.addEventListener("click", function () {
+    if (!note.value.trim()) { say(msg, "Write a note saying why the refund is closed unpaid (for example: refunded by bank transfer).", "error"); note.focus(); return; }
+    decide(item, card, msg, { decision: "CLOSE", note: note.value.trim() }, buttons);
+  });
+  buttons.push(retry, close);
+  return add(form, [add(el("div"), [el("label", "", "Note"), note]), add(el("div", "actions"), [retry, close])]);
 }
 function actions(item, card, msg) {
   var form = el("form"); form.noValidate = true;
@@ -186,11 +214,15 @@ function actions(item, card, msg) {
 function card(item) {
   var c = el("article", "card");
   c.setAttribute("data-claim-id", item.claim_id); c.setAttribute("data-review-id", item.review_id); c.setAttribute("data-origin", item.origin); c.setAttribute("data-status", item.status);
-  var head = add(el("div", "head"), [el("span", "badge " + item.origin, item.origin === "NEEDS_REVIEW" ? "NEEDS REVIEW" : item.origin), el("h2", "mono", item.reason_code), el("span", "mono", item.claim_id),
+  var refund = item.origin === "REFUND_FAILED";
+  if (refund) c.setAttribute("data-execution-id", item.execution_id);
+  var head = add(el("div", "head"), [el("span", "badge " + item.origin, String(item.origin).replace("_", " ")), el("h2", "mono", item.reason_code), el("span", "mono", item.claim_id),
     el("span", "muted", "requested " + item.requested_at), item.amount_eur !== undefined ? el("strong", "", eur(item.amount_eur)) : null, item.order_id ? el("span", "mono muted", item.order_id) : null]);
   var msg = el("p", "msg"); msg.setAttribute("role", "status");
-  add(c, [head, item.label ? el("p", "muted", item.label) : null, el("p", "reason", item.reason), add(el("div", "cols"), [claimSection(item), checksSection(item)]), factsSection(item)]);
-  if (item.status === "PENDING") c.appendChild(actions(item, c, msg));
+  add(c, [head, item.label ? el("p", "muted", item.label) : null, el("p", "reason", item.reason)]);
+  if (refund) c.appendChild(refundSection(item));
+  else add(c, [add(el("div", "cols"), [claimSection(item), checksSection(item)]), factsSection(item)]);
+  if (item.status === "PENDING") c.appendChild(refund ? refundActions(item, c, msg) : actions(item, c, msg));
   else c.appendChild(el("p", "muted decided", item.status + (item.reviewer ? " by " + item.reviewer : "") + (item.approved_amount_eur !== undefined ? " for " + eur(item.approved_amount_eur) : "") + ((item.approvals || []).length > 1 ? " (approvals: " + item.approvals.map(function (x) { return x.reviewer; }).join(", ") + ")" : "") + (item.decided_at ? " at " + item.decided_at : "") + (item.note ? " — " + item.note : "")));
   c.appendChild(msg);
   return c;
@@ -242,7 +274,7 @@ export function renderReviewPage(): string {
 <body>
 <main>
 <h1>Claims Crew — reviews</h1>
-<p class="muted">Escalated claims and claims that need a person. Approve (optionally a lower amount), deny with a note, or resubmit a corrected claim. The reviewer token stays in this tab only.</p>
+<p class="muted">Escalated claims, claims that need a person, and refunds the payment provider refused. Approve (optionally a lower amount), deny with a note, or resubmit a corrected claim; retry a failed refund, or close it unpaid with a note. The reviewer token stays in this tab only.</p>
 <form id="login" class="bar" autocomplete="off">
 <label for="token">Reviewer token</label><input id="token" type="password" autocomplete="off" spellcheck="false" size="40">
 <button type="submit">Use token</button><span id="login-msg" class="msg" role="status"></span>

@@ -6,6 +6,7 @@ import {
   describeRefundLedgerContract,
   describeReviewRepositoryContract,
   describeSessionRepositoryContract,
+  describeSettlementRepositoryContract,
   describeVerdictRepositoryContract,
 } from "./contract.test-kit.ts";
 import { createDynamoPorts } from "./dynamo-ports.ts";
@@ -24,6 +25,7 @@ describeVerdictRepositoryContract("DynamoDB", async () => (await ports()).verdic
 describeRefundLedgerContract("DynamoDB", async () => (await ports()).ledger);
 describeAuditLogContract("DynamoDB", async () => (await ports()).audit);
 describeReviewRepositoryContract("DynamoDB", async () => (await ports()).reviews);
+describeSettlementRepositoryContract("DynamoDB", async () => (await ports()).settlements);
 describeContextStoreContract("DynamoDB", async (orders) => {
   const tableName = await aws.newTable();
   await seedOrders(aws.doc, tableName, orders);

@@ -6,6 +6,7 @@ import {
   createInMemoryRefundLedger,
   createInMemoryReviewRepository,
   createInMemorySessionRepository,
+  createInMemorySettlementRepository,
   createInMemoryVerdictRepository,
 } from "../../pipeline/in-memory.ts";
 import {
@@ -15,6 +16,7 @@ import {
   describeRefundLedgerContract,
   describeReviewRepositoryContract,
   describeSessionRepositoryContract,
+  describeSettlementRepositoryContract,
   describeVerdictRepositoryContract,
 } from "./contract.test-kit.ts";
 
@@ -27,4 +29,5 @@ describeVerdictRepositoryContract("in-memory", async () => createInMemoryVerdict
 describeRefundLedgerContract("in-memory", async () => createInMemoryRefundLedger());
 describeAuditLogContract("in-memory", async () => createInMemoryAuditLog());
 describeReviewRepositoryContract("in-memory", async () => createInMemoryReviewRepository());
+describeSettlementRepositoryContract("in-memory", async () => createInMemorySettlementRepository());
 describeContextStoreContract("in-memory", async (orders) => createInMemoryContextStore(orders));

@@ -14,6 +14,9 @@ import type { ReserveMode } from "../../core/integrity/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
 import { claimListKey } from "../../pipeline/ports.ts";
 import { VersionConflictError } from "../../core/errors.ts";
+import type { SettlementRecord } from "../../core/claims/settlement.ts";
+import { pendingReviewKey } from "../../pipeline/payments.ts";
+import type { SettlementRepository } from "../../pipeline/payments.ts";
 import type {
   ClaimRepository,
   ReviewRepository,
@@ -1203,6 +1206,121 @@ export function describeContextStoreContract(
       ["a missing category", [{ order_id: "ord_x", purchase_date: "2025-01-01", amount: 5 }]],
     ])("refuses %s", async (_label, orders) => {
       await expect(factory(orders)).rejects.toThrow(/order/);
+    });
+  });
+}
+
+// ── SettlementRepository ────────────────────────────────────────────────────────────────────
+
+/** A claim's settlement, PENDING at the provider, requested at second `i`; `overrides` replace fields. */
+function settlementFixture(claimId: string, i: number, overrides: Partial<SettlementRecord> = {}): SettlementRecord {
+  const at = `2026-11-27T10:00:${String(i).padStart(2, "0")}.000Z`;
+  return {
+    claim_id: claimId,
+    dfid: `dfid_${claimId}`,
+    order_id: `ord_${claimId}`,
+    amount_eur: 50 + i,
+    verdict_id: `vrd_${claimId}`,
+    provider: "stripe",
+    execution_id: `exe_${claimId}`,
+    status: "PENDING",
+    requested_at: at,
+    updated_at: at,
+    attempts: [],
+    version: 1,
+    ...overrides,
+  };
+}
+
+/** The settlement refused by the provider, its review opened at second `reviewAt`, written as the next version. */
+function failedWithReview(s: SettlementRecord, reviewAt: number): SettlementRecord {
+  const at = `2026-11-27T11:00:${String(reviewAt).padStart(2, "0")}.000Z`;
+  return {
+    ...s,
+    status: "FAILED",
+    provider_ref: `re_${s.claim_id}`,
+    failure_reason: "expired_card",
+    updated_at: at,
+    review: {
+      review_id: `rev_${s.claim_id}`,
+      origin: "REFUND_FAILED",
+      execution_id: s.execution_id,
+      status: "PENDING",
+      reason_code: "REFUND_FAILED",
+      reason: "The payment provider refused the refund: expired_card",
+      requested_at: at,
+    },
+    version: s.version + 1,
+  };
+}
+
+/**
+ * The SettlementRepository contract (docs/payments.md): one settlement per claim, changed on the version it read;
+ * every settlement listed for reconciliation, and the failed refunds' pending reviews listed by themselves, oldest
+ * review first, in pages, leaving the listing in the write that decides them.
+ */
+export function describeSettlementRepositoryContract(name: string, factory: PortFactory<SettlementRepository>): void {
+  describe(`SettlementRepository contract: ${name}`, () => {
+    it("creates a settlement once per claim and changes it only on the version it read", async () => {
+      const repo = await factory();
+      const first = settlementFixture("clm_1", 1);
+      expect(await repo.create(first)).toEqual(first);
+      expect(await repo.create(settlementFixture("clm_1", 2, { amount_eur: 999 }))).toEqual(first);
+      const failed = failedWithReview(first, 1);
+      await repo.update(failed);
+      expect(await repo.get("clm_1")).toEqual(failed);
+      await expect(repo.update({ ...failed, status: "SETTLED" })).rejects.toThrow(VersionConflictError);
+      expect(await repo.get("clm_1")).toEqual(failed);
+      expect(await repo.get("clm_none")).toBeUndefined();
+    });
+
+    it("lists only the pending refund reviews, oldest review first, in pages, and drops a decided one", async () => {
+      const repo = await factory();
+      // Settlements requested in one order, failing (and opening their reviews) in another; two never fail.
+      const ids = ["clm_a", "clm_b", "clm_c", "clm_d", "clm_e", "clm_f"];
+      for (const [i, id] of ids.entries()) await repo.create(settlementFixture(id, i));
+      const reviewAt: Record<string, number> = { clm_d: 1, clm_a: 2, clm_f: 3, clm_b: 4 };
+      for (const [id, at] of Object.entries(reviewAt)) await repo.update(failedWithReview((await repo.get(id))!, at));
+      const settledE = (await repo.get("clm_e"))!;
+      await repo.update({ ...settledE, status: "SETTLED", version: settledE.version + 1 });
+
+      const first = await repo.listPendingReviews({ limit: 3 });
+      expect(first.items.map((s) => s.claim_id)).toEqual(["clm_d", "clm_a", "clm_f"]);
+      expect(first.items[0]).toEqual(await repo.get("clm_d"));
+      expect(first.nextCursor).toBe(pendingReviewKey(first.items[2]!));
+      const second = await repo.listPendingReviews({ limit: 3, cursor: first.nextCursor! });
+      expect(second.items.map((s) => s.claim_id)).toEqual(["clm_b"]);
+      expect(second.nextCursor).toBeUndefined();
+      const exact = await repo.listPendingReviews({ limit: 4 });
+      expect(exact.items).toHaveLength(4);
+      expect(exact.nextCursor).toBeUndefined();
+
+      // Deciding a review (CLOSE here) takes it out of the listing; a retried refund that fails again comes back.
+      const a = (await repo.get("clm_a"))!;
+      await repo.update({
+        ...a,
+        review: { ...a.review!, status: "CLOSED", decision: "CLOSE" },
+        version: a.version + 1,
+      });
+      const f = (await repo.get("clm_f"))!;
+      const retried: SettlementRecord = {
+        ...f,
+        execution_id: "exe_clm_f_retry",
+        status: "PENDING",
+        review: { ...f.review!, status: "RETRIED", decision: "RETRY", retry_execution_id: "exe_clm_f_retry" },
+        version: f.version + 1,
+      };
+      await repo.update(retried);
+      expect((await repo.listPendingReviews({ limit: 10 })).items.map((s) => s.claim_id)).toEqual(["clm_d", "clm_b"]);
+      await repo.update(failedWithReview(retried, 9));
+      expect((await repo.listPendingReviews({ limit: 10 })).items.map((s) => s.claim_id)).toEqual([
+        "clm_d",
+        "clm_b",
+        "clm_f",
+      ]);
+
+      // Reconciliation still lists every settlement, oldest request first, whatever its review.
+      expect((await repo.list()).map((s) => s.claim_id)).toEqual(ids);
     });
   });
 }

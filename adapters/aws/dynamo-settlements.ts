@@ -1,10 +1,14 @@
 // SettlementRepository on DynamoDB: one item per claim (`CLAIM#<id>`/`SETTLEMENT`), the record as one JSON
-// document plus `version`; every change is a put conditioned on the version it read. All settlements are listed
-// through gsi1 (`SETTLEMENTS`, sort key `<requested_at>#<claim_id>`) for reconciliation.
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+// document plus `version`; every change is a put conditioned on the version it read. In gsi1 a settlement whose
+// failed refund awaits a person sits in `REFUND_REVIEW#PENDING` (sort key `<review.requested_at>#<claim_id>`, the
+// reviews' listing key), every other one in `SETTLEMENTS` (sort key `<requested_at>#<claim_id>`): the put that
+// opens or decides the review moves the item, so the pending reviews are one Query of their own partition that
+// reads nothing else, and reconciliation lists both partitions.
+import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { SettlementRecordSchema } from "../../core/claims/settlement.ts";
 import type { SettlementRecord } from "../../core/claims/settlement.ts";
 import { VersionConflictError } from "../../core/errors.ts";
+import { pendingReviewKey } from "../../pipeline/payments.ts";
 import type { SettlementRepository } from "../../pipeline/payments.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
@@ -15,11 +19,18 @@ function toItem(record: SettlementRecord): Record<string, unknown> {
   return {
     ...keys.settlement(record.claim_id),
     entity: "settlement",
-    gsi1pk: gsi1.settlements,
-    gsi1sk: `${record.requested_at}#${record.claim_id}`,
+    ...gsi1Of(record),
     version: record.version,
     settlement: JSON.stringify(record),
   };
+}
+
+/** The settlement's place in gsi1: the pending refund reviews' partition while its review is PENDING. */
+function gsi1Of(record: SettlementRecord): { gsi1pk: string; gsi1sk: string } {
+  const pending = pendingReviewKey(record);
+  return pending !== undefined
+    ? { gsi1pk: gsi1.refundReviewsPending, gsi1sk: pending }
+    : { gsi1pk: gsi1.settlements, gsi1sk: `${record.requested_at}#${record.claim_id}` };
 }
 
 function toRecord(item: Record<string, unknown>): SettlementRecord {
@@ -91,12 +102,41 @@ export function createDynamoSettlementRepository(ctx: DynamoContext): Settlement
       }
     },
     async list() {
-      const items = await queryAll(ctx, "Query settlements", {
-        IndexName: GSI1,
-        KeyConditionExpression: "gsi1pk = :p",
-        ExpressionAttributeValues: { ":p": gsi1.settlements },
-      });
-      return items.map(toRecord);
+      const partitions = await Promise.all(
+        [gsi1.settlements, gsi1.refundReviewsPending].map((partition) =>
+          queryAll(ctx, `Query settlements ${partition}`, {
+            IndexName: GSI1,
+            KeyConditionExpression: "gsi1pk = :p",
+            ExpressionAttributeValues: { ":p": partition },
+          }),
+        ),
+      );
+      const key = (r: SettlementRecord) => `${r.requested_at}#${r.claim_id}`;
+      return partitions
+        .flat()
+        .map(toRecord)
+        .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    },
+    async listPendingReviews({ limit, cursor }) {
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new InvalidArgumentError(`listPendingReviews: limit must be a positive integer, got ${String(limit)}`);
+      const out = await dynamoCall("Query pending refund reviews", () =>
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: GSI1,
+            KeyConditionExpression: cursor ? "gsi1pk = :p AND gsi1sk > :c" : "gsi1pk = :p",
+            ExpressionAttributeValues: { ":p": gsi1.refundReviewsPending, ...(cursor ? { ":c": cursor } : {}) },
+            Limit: limit + 1,
+            ScanIndexForward: true,
+          }),
+        ),
+      );
+      const raw = out.Items ?? [];
+      const page = raw.slice(0, limit);
+      // Each index item is a whole copy, so its record agrees with its partition; a record that does not is not listed.
+      const items = page.map(toRecord).filter((r) => pendingReviewKey(r) !== undefined);
+      return { items, ...(raw.length > limit ? { nextCursor: String(page.at(-1)!.gsi1sk) } : {}) };
     },
   };
 }

@@ -3,9 +3,9 @@
 // `execution = PENDING` (first writer wins). The item is written up to three times (put, execution,
 // published) and each write is billed by its whole size, so the documents other than `record` —
 // checks, events, review, audit — are one JSON body in its cheapest form (compact.ts; compressed against
-// the record beside it, which the ClaimVerdict event repeats, so a settled ACCEPT fits 1 KB). `record` stays
-// JSON text and `execution`/`published` plain attributes, readable in the console (and by the fault
-// tests' table scan). Items written before (every document as its own JSON text attribute) are read
+// the record, which the ClaimVerdict event repeats), and the record's text leaves out the ids the item holds
+// anyway, so a settled ACCEPT with its policy_version fits 1 KB. `record` stays JSON text and
+// `execution`/`published` plain attributes, readable in the console (and by the fault tests' table scan). Items written before (every document as its own JSON text attribute) are read
 // too, and a text attribute wins over the body (an older writer's update).
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
@@ -14,8 +14,39 @@ import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError, VerdictNotFoundError } from "./errors.ts";
 import { keys } from "./table.ts";
+import { dfidOf } from "../../core/claims/claim-record.ts";
 
 const json = (value: unknown) => JSON.stringify(value);
+
+type VerdictRecord = StoredVerdict["record"];
+
+/**
+ * The record as stored: the ids the item holds anyway (`claim_id`, the key in `pk`, and a `dfid` that is the
+ * claim's own) are "" in the text, in their place, and filled in again on read — 140 bytes a verdict, which keep
+ * a settled ACCEPT under one write unit. The text stays JSON, readable in the console and by table scans.
+ */
+function storedRecordText(v: Pick<StoredVerdict, "idempotency_key" | "claim_id" | "record">): string {
+  const r = v.record as Record<string, unknown>;
+  const elide = (name: string, value: string) => (r[name] === value ? { [name]: "" } : {});
+  return json({
+    ...r,
+    ...elide("claim_id", v.claim_id),
+    ...elide("idempotency_key", v.idempotency_key),
+    ...elide("dfid", dfidOf(v.claim_id)),
+  });
+}
+
+/** The record a stored text stands for (the inverse of {@link storedRecordText}; a text written before is whole). */
+function recordOfText(text: string, claimId: string, key: string): VerdictRecord {
+  const r = JSON.parse(text) as Record<string, unknown>;
+  const fill = (name: string, value: string) => (r[name] === "" ? { [name]: value } : {});
+  return {
+    ...r,
+    ...fill("claim_id", claimId),
+    ...fill("idempotency_key", key),
+    ...fill("dfid", dfidOf(claimId)),
+  } as VerdictRecord;
+}
 
 /** The documents kept in the body, in the order they are written. */
 const BODY_FIELDS = ["checks", "events", "review", "audit"] as const;
@@ -36,7 +67,7 @@ function itemHead(
     ...keys.verdict(v.idempotency_key),
     entity: "verdict",
     claim_id: v.claim_id,
-    record: json(v.record),
+    record: storedRecordText(v),
     layer: v.layer,
     execution: v.execution,
     published: v.published,
@@ -45,17 +76,20 @@ function itemHead(
 
 async function toVerdict(item: Record<string, unknown>): Promise<StoredVerdict> {
   try {
-    const bodyText = await unpackText(item, "body", typeof item.record === "string" ? item.record : undefined);
+    const pk = String(item.pk);
+    const key = typeof item.idempotency_key === "string" ? item.idempotency_key : pk.slice(pk.indexOf("#") + 1);
+    const record = recordOfText(item.record as string, item.claim_id as string, key);
+    // The body was compressed against the whole record's text.
+    const bodyText = await unpackText(item, "body", json(record));
     const body = (bodyText === undefined ? {} : JSON.parse(bodyText)) as Record<string, unknown>;
     const field = (name: (typeof BODY_FIELDS)[number]): unknown =>
       typeof item[name] === "string" ? JSON.parse(item[name] as string) : body[name];
     const [checks, events, review, audit] = BODY_FIELDS.map(field);
     if (!Array.isArray(checks) || !Array.isArray(events)) throw new Error("checks or events are missing");
-    const pk = String(item.pk);
     return {
-      idempotency_key: typeof item.idempotency_key === "string" ? item.idempotency_key : pk.slice(pk.indexOf("#") + 1),
+      idempotency_key: key,
       claim_id: item.claim_id as string,
-      record: JSON.parse(item.record as string),
+      record,
       layer: item.layer as number,
       checks,
       execution: item.execution as StoredVerdict["execution"],
@@ -98,7 +132,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
       if (typeof verdict?.idempotency_key !== "string" || verdict.idempotency_key === "")
         throw new InvalidArgumentError("putVerdictOnce: idempotency_key must be a non-empty string");
       const head = itemHead(verdict);
-      const body = await packText("body", json(bodyOf(verdict)), itemBytes(head), { context: head.record as string });
+      const body = await packText("body", json(bodyOf(verdict)), itemBytes(head), { context: json(verdict.record) });
       const item = { ...head, [body.attribute]: body.value };
       try {
         await dynamoCall(`PutItem verdict ${verdict.idempotency_key}`, () =>
@@ -133,7 +167,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
         ...(outcome.audit === undefined ? {} : { audit: outcome.audit }),
       };
       const head = itemHead(next);
-      const body = await packText("body", json(bodyOf(next)), itemBytes(head), { context: head.record as string });
+      const body = await packText("body", json(bodyOf(next)), itemBytes(head), { context: json(next.record) });
       const stale = [...packedNames("body").filter((n) => n !== body.attribute), ...BODY_FIELDS];
       try {
         const out = await dynamoCall(`UpdateItem verdict ${key} execution`, () =>

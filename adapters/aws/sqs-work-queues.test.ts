@@ -217,6 +217,35 @@ describe("SQS work queues", () => {
     expect(group("clm_2").map((r) => r.attributes.MessageDeduplicationId)).toEqual(["start:clm_2"]);
   });
 
+  it("keeps the audit an answer carries, and tells two answers to one step apart by it", async () => {
+    const { urls, work } = await setup();
+    const llmCall = (ms: number) => ({
+      dfid: "dfid_clm_1",
+      root_dfid: "dfid_clm_1",
+      event_type: "LLM_CALL" as const,
+      severity: "INFO" as const,
+      state: "RUNNING",
+      details: { role: "analyst", usage: { prompt_tokens: 500, completion_tokens: 30 } },
+      created_at: new Date(NOW + ms).toISOString(),
+    });
+    const answer = (ms: number): CrewQueueMessage => ({
+      type: "agent.step.completed",
+      crewId: "clm_1",
+      correlationId: "clm_1:p0:s0:a1",
+      output: { ok: true },
+      audit: [llmCall(ms)],
+    });
+    // The same answer redelivered is dropped; a second model call for the step (another audit) is not.
+    await work.sendCrewEvents("clm_1", [answer(0)]);
+    await work.sendCrewEvents("clm_1", [answer(0)]);
+    await work.sendCrewEvents("clm_1", [answer(5)]);
+    const received = await drain(urls.crewEvents);
+    expect(received.map((r) => r.body)).toEqual([answer(0), answer(5)]);
+    const ids = received.map((r) => r.attributes.MessageDeduplicationId);
+    expect(ids[0]).toMatch(/^step:clm_1:p0:s0:a1:[0-9a-f]{16}$/);
+    expect(ids[1]).not.toBe(ids[0]);
+  });
+
   it("delays a timer until it is due and sends a due one at once", async () => {
     const { urls, work } = await setup();
     await work.scheduleTimer("clm_1", NOW + 300_000);

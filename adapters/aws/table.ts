@@ -7,6 +7,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dfidOf } from "../../core/claims/claim-record.ts";
 import { validateOrder } from "../../core/integrity/orders.ts";
 import type { Order } from "../../core/integrity/contracts.ts";
+import { reviewListKey } from "../../pipeline/ports.ts";
 import { describeError, TableSetupError } from "./errors.ts";
 
 /** Name of the table's global secondary index (audit by simulation, claims by status, all orders). */
@@ -88,9 +89,14 @@ export const gsi1 = {
   orders: "ORDERS",
   /** Reviews by status; sort key `<requested_at>#<claim_id>` (oldest first). */
   reviews: (status: string) => `REVIEW#${status}`,
-  reviewSort: (requestedAt: string, claimId: string) => `${requestedAt}#${claimId}`,
-  /** Every refund settlement; sort key `<requested_at>#<claim_id>` (reconciliation). */
+  reviewSort: reviewListKey,
+  /** Every refund settlement whose refund has no pending review; sort key `<requested_at>#<claim_id>` (reconciliation). */
   settlements: "SETTLEMENTS",
+  /**
+   * The settlements whose failed refund awaits a person (review PENDING), moved out of `settlements` by the write
+   * that opens the review and back by the one that decides it; sort key `reviewSort(<review.requested_at>, <claim_id>)`.
+   */
+  refundReviewsPending: "REFUND_REVIEW#PENDING",
 } as const;
 
 /** The table definition: `pk`/`sk`, GSI `gsi1` (`gsi1pk`/`gsi1sk`, all attributes), on-demand billing. */

@@ -173,10 +173,6 @@ export const AUDIT_EVENTS = {
   SIMULATION_START: SimulationStartDetailsSchema,
   /** A batch run ended: every scenario's result and the totals. */
   SIMULATION_END: SimulationEndDetailsSchema,
-  /** Reserved for the agent registry's handshake; nothing records it today. */
-  AGENT_REGISTERED: z.object({}),
-  /** Reserved for the agent registry's handshake; nothing records it today. */
-  AGENT_REGISTRATION_REFUSED: z.object({}),
   /** Intake stored the claim, as received. */
   CLAIM_RECEIVED: z.object({
     ...ClaimFields,
@@ -184,6 +180,8 @@ export const AUDIT_EVENTS = {
     input: ClaimInputSchema,
     label: z.string().optional(),
     received_at: z.string(),
+    /** The claim a reviewer's RESUBMIT corrected (absent for a claim a customer sent). */
+    parent_claim_id: z.string().min(1).optional(),
   }),
   /** The extractor read a structured claim from the text. */
   CLAIM_EXTRACTED: z.object({
@@ -353,7 +351,7 @@ export type AuditDetails<T extends AuditEventType> = z.output<(typeof AUDIT_EVEN
 export type AuditDetailsInput<T extends AuditEventType> = z.input<(typeof AUDIT_EVENTS)[T]>;
 
 /** The audit events of a batch run (or of none), as opposed to a claim's. */
-type RunEventType = "SIMULATION_START" | "SIMULATION_END" | "AGENT_REGISTERED" | "AGENT_REGISTRATION_REFUSED";
+type RunEventType = "SIMULATION_START" | "SIMULATION_END";
 
 /** The audit event types of a claim's decision flow: every one carries the claim's id. */
 export type ClaimAuditEventType = Exclude<AuditEventType, RunEventType>;

@@ -49,6 +49,8 @@ export function controlCharacterIn(value: string): string | undefined {
  */
 export const oneLineText = () =>
   text().superRefine((value, ctx) => {
+    // A character the queue check already refused is reported once, by it.
+    if (queueSafeText(value)) return;
     const control = controlCharacterIn(value);
     if (control)
       ctx.addIssue({ code: "custom", message: `holds the control character ${control}; it must be one line of text` });

@@ -17,6 +17,13 @@ describe("one-line text", () => {
     expect(parsed.error?.issues.map((i) => i.message).join()).toMatch(/control character U\+00(0A|0D|1B)/);
   });
 
+  it("reports a control character once per field (not once per check that refuses it)", () => {
+    const parsed = ReviewDecisionSchema.safeParse({ decision: "DENY", note: "a\u0007b" });
+    expect(parsed.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`)).toEqual([
+      expect.stringMatching(/^note: holds the control character U\+0007/),
+    ]);
+  });
+
   it("accepts a one-line note and keeps line breaks in a claim's reason", () => {
     expect(
       ReviewDecisionSchema.safeParse({ decision: "DENY", reviewer: "alice", note: "no — wrong order ✓" }).success,

@@ -89,6 +89,12 @@ interface ReplayOptions {
    * requires REVIEW_DECIDED for a decided review, and refuses one for a pending review.
    */
   review?: { status: string; decision?: string | undefined; reviewer?: string | undefined; note?: string | undefined };
+  /**
+   * The claim's record as stored, when the caller has it: its `parent_claim_id` (the claim a reviewer's RESUBMIT
+   * corrected, absent otherwise) must be the one the audit records, so an audit that drops or changes the parent
+   * (and with it the escalation of a resubmitted claim) does not replay IDENTICAL.
+   */
+  claimRecord?: { parent_claim_id?: string | undefined };
 }
 
 /** One of the claim's recorded events, with its 1-based position among them and its parsed details. */
@@ -114,6 +120,8 @@ interface Flow {
   dfid: string;
   receivedAt: string;
   simulationId?: string;
+  /** The claim a reviewer's RESUBMIT corrected, as CLAIM_RECEIVED records it. */
+  parentClaimId?: string;
 }
 
 interface Ctx {
@@ -286,12 +294,14 @@ function replayFlow(ctx: Ctx): Flow | undefined {
     dfid: r.event.dfid,
     receivedAt: d.received_at,
     ...(typeof d.simulation_id === "string" ? { simulationId: d.simulation_id } : {}),
+    ...(d.parent_claim_id === undefined ? {} : { parentClaimId: d.parent_claim_id }),
   };
   const intake = scope(ctx, "intake");
   intake.expect(
     Date.parse(d.received_at) === Date.parse(r.event.created_at),
     `${label(r)} received_at ${d.received_at} is not its own time ${r.event.created_at}`,
   );
+  checkParent(ctx, label(r), flow);
   let claim: Claim;
   if ("claim" in d.input) {
     intake.expect(d.input_kind === "claim", `${label(r)} says input_kind ${d.input_kind} for a structured claim`);
@@ -322,6 +332,38 @@ function replayFlow(ctx: Ctx): Flow | undefined {
   return flow;
 }
 
+/**
+ * A resubmitted claim's parent, as CLAIM_RECEIVED records it, is the claim whose review created it (the child's id
+ * is derived from the parent's review) and the one the stored claim record names, when the caller has the record.
+ */
+function checkParent(ctx: Ctx, at: string, flow: Flow): void {
+  const intake = scope(ctx, "intake");
+  const parent = flow.parentClaimId;
+  if (parent !== undefined)
+    intake.expect(
+      resubmittedClaimIdFor(reviewIdFor(parent)) === flow.claimId,
+      `${at} names parent claim ${parent}, but ${flow.claimId} is not the claim a RESUBMIT of ${parent}'s review creates`,
+    );
+  const record = ctx.opts.claimRecord;
+  if (record) intake.compare(`${at} parent_claim_id (the claim record's)`, parent, record.parent_claim_id);
+}
+
+/**
+ * The kernel's recorded parent claim is the one intake recorded. A claim received before intake recorded the parent
+ * (an older audit) has none there; its kernel's parent is then checked against the claim's own id, which a RESUBMIT
+ * derives from its parent's review.
+ */
+function checkKernelParent(k: ReturnType<typeof scope>, at: string, recorded: unknown, flow: Flow): void {
+  if (flow.parentClaimId !== undefined || recorded === undefined) {
+    k.compare(`${at} parentClaimId (the one intake recorded)`, recorded, flow.parentClaimId);
+    return;
+  }
+  k.expect(
+    typeof recorded === "string" && resubmittedClaimIdFor(reviewIdFor(recorded)) === flow.claimId,
+    `${at} parentClaimId ${String(recorded)}: intake recorded no parent and ${flow.claimId} is not the claim a RESUBMIT of its review creates`,
+  );
+}
+
 /** Triage: the kernel's triage on its recorded inputs rejects the claim as recorded (KERNEL_VERDICT). */
 function triaged(ctx: Ctx, claim: Claim, flow: Flow): void {
   const f = enter(ctx, "triaged", "kernel");
@@ -334,6 +376,7 @@ function triaged(ctx: Ctx, claim: Claim, flow: Flow): void {
   k.compare(`${at} receivedAt`, inputs.receivedAt, flow.receivedAt);
   k.compare(`${at} claimId`, inputs.claimId, flow.claimId);
   k.compare(`${at} dfid`, inputs.dfid, flow.dfid);
+  checkKernelParent(k, at, inputs.parentClaimId, flow);
   let replayed: Record<string, unknown> | undefined;
   let verdict: ClaimVerdict | undefined;
   try {
@@ -1013,6 +1056,7 @@ function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, flow: Flo
   k.compare(`${at} receivedAt`, inputs.receivedAt, flow.receivedAt);
   k.compare(`${at} claimId`, inputs.claimId, flow.claimId);
   k.compare(`${at} dfid`, inputs.dfid, flow.dfid);
+  checkKernelParent(k, at, inputs.parentClaimId, flow);
   let verdict: ClaimVerdict;
   let replayed: Record<string, unknown>;
   try {

@@ -7,8 +7,6 @@ import type { VerdictKind } from "./verdict.ts";
 export const AUDIT_EVENT_TYPES = [
   "SIMULATION_START",
   "SIMULATION_END",
-  "AGENT_REGISTERED",
-  "AGENT_REGISTRATION_REFUSED",
   "CLAIM_RECEIVED",
   "CLAIM_EXTRACTED",
   "CLAIM_EXTRACTION_FAILED",

@@ -21,7 +21,6 @@ import { SubmissionSchema } from "../../pipeline/decide/intake.ts";
 import { RefundReviewRequestSchema } from "../../pipeline/decide/refund-failed.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
 import { CLAIM_ID, IDEMPOTENCY_KEY, LIST_CURSOR, SERVED_REPORT_LIMITS, SIMULATION_ID } from "./intake-routes.ts";
-import { CURSOR } from "./review-routes.ts";
 import { OpenApiError } from "./errors.ts";
 
 /** One response of a route. */
@@ -165,6 +164,10 @@ const ReviewListItemSchema = z
     simulation_id: z.string().optional(),
     execution_id: z.string().optional().describe("REFUND_FAILED: the execution the provider refused."),
     provider: z.string().optional().describe("REFUND_FAILED: the payment provider."),
+    provider_ref: z
+      .string()
+      .optional()
+      .describe("REFUND_FAILED: the provider's reference for the refund, when it gave one."),
     failure_reason: z.string().optional().describe("REFUND_FAILED: why the provider refused it."),
     verdict_id: z.string().optional().describe("The kernel's verdict that escalated (ESCALATE reviews)."),
     label: z.string().optional(),
@@ -352,7 +355,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
         schema: ReviewStatusSchema.default("PENDING"),
       },
       limit: { description: "Page size, 1–200 (default 50).", schema: z.number().int().min(1).max(200).default(50) },
-      cursor: { description: "The next_cursor of the previous page.", schema: pattern(CURSOR) },
+      cursor: { description: "The next_cursor of the previous page.", schema: pattern(LIST_CURSOR) },
     },
     responses: {
       200: {

@@ -4,6 +4,7 @@
 import { createSimulatedPaymentProvider } from "../../adapters/payments/simulated.ts";
 import { createStripePaymentProvider } from "../../adapters/payments/stripe.ts";
 import { PaymentProviderNameSchema } from "../../core/claims/settlement.ts";
+import type { PaymentProviderName } from "../../core/claims/settlement.ts";
 import { LINKS } from "../../infra/facts.ts";
 import type { PaymentDeps, PaymentProvider } from "../../pipeline/payments.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
@@ -12,15 +13,20 @@ import type { LinkedResources } from "./resources.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The provider PAYMENT_PROVIDER names; ConfigLoadError for an unknown one. */
-export function paymentProviderFrom(env: Env, resources: LinkedResources): PaymentProvider {
+/** The provider PAYMENT_PROVIDER names (an empty one is unset: `simulated`); ConfigLoadError for an unknown one. */
+export function paymentProviderNameFrom(env: Env): PaymentProviderName {
   const raw = env.PAYMENT_PROVIDER?.trim() || "simulated";
   const name = PaymentProviderNameSchema.safeParse(raw);
   if (!name.success)
     throw new ConfigLoadError(
       `PAYMENT_PROVIDER must be one of ${PaymentProviderNameSchema.options.join(", ")}, got "${raw}"`,
     );
-  if (name.data === "simulated") return createSimulatedPaymentProvider();
+  return name.data;
+}
+
+/** The provider PAYMENT_PROVIDER names; ConfigLoadError for an unknown one. */
+export function paymentProviderFrom(env: Env, resources: LinkedResources): PaymentProvider {
+  if (paymentProviderNameFrom(env) === "simulated") return createSimulatedPaymentProvider();
   const base = env.STRIPE_API_BASE?.trim();
   return createStripePaymentProvider({
     apiKey: resources.secret(LINKS.stripeApiKey),

@@ -17,6 +17,8 @@ import { newSigningKeys, registerEndpointKeys } from "../auth/keys.ts";
 import { createSignatureCheck } from "../auth/sigv4.ts";
 import type { SigningKeys } from "../auth/sigv4.ts";
 import type { EventPattern } from "./matcher.ts";
+import { registerInProcessHandler } from "../worker-channel.ts";
+import type { InProcessRequestHandler } from "../worker-channel.ts";
 
 /** The event a rule target receives: the full EventBridge envelope. */
 export type BusEvent = EventBridgeEvent<string, Record<string, unknown>>;
@@ -113,6 +115,7 @@ const MAX_ENTRIES = 10;
 const MAX_REQUEST_ENTRY_BYTES = 256 * 1024;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const JSON_11 = "application/x-amz-json-1.1";
+const utf8 = new TextDecoder();
 
 type Rule = BusRule & { readonly targets: Map<string, BusTarget> };
 
@@ -259,27 +262,15 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
 
   const keys = options.keys ?? newSigningKeys();
   const checkSignature = createSignatureCheck(keys);
-  const server = createServer((req, res) => {
-    void handle(req, res);
-  });
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  /** The answer to one request that passed (or, in-process, needs no) signature check. */
+  const answer = async (method: string, target: string | undefined, raw: string): Promise<Answer> => {
     try {
       if (stopping) throw new RequestError(503, "ServiceUnavailableException", "the local bus is stopping");
-      const target = headerValue(req.headers["x-amz-target"]);
-      const bytes = await readBody(req);
-      const refusal = checkSignature({
-        method: req.method ?? "GET",
-        url: req.url ?? "/",
-        headers: req.headers,
-        body: bytes,
-      });
-      if (refusal) throw new RequestError(403, refusal.type, refusal.message);
-      const raw = bytes.toString("utf8");
-      if (req.method !== "POST" || target === undefined || !target.startsWith(TARGET_PREFIX)) {
+      if (method !== "POST" || target === undefined || !target.startsWith(TARGET_PREFIX)) {
         throw new RequestError(
           400,
           "UnknownOperationException",
-          `unknown operation: expected POST with X-Amz-Target ${TARGET_PREFIX}PutEvents, got ${req.method} ${target ?? "(no X-Amz-Target)"}`,
+          `unknown operation: expected POST with X-Amz-Target ${TARGET_PREFIX}PutEvents, got ${method} ${target ?? "(no X-Amz-Target)"}`,
         );
       }
       const operation = target.slice(TARGET_PREFIX.length);
@@ -301,17 +292,51 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
         const name = busNameOf((body as { Name?: unknown } | null)?.Name);
         if (!busNames.has(name))
           throw new RequestError(400, "ResourceNotFoundException", `Event bus ${name} does not exist.`);
-        send(res, 200, { Name: name, Arn: `arn:aws:events:${region}:${account}:event-bus/${name}` });
-        return;
+        return { status: 200, body: { Name: name, Arn: `arn:aws:events:${region}:${account}:event-bus/${name}` } };
       }
-      send(res, 200, await putEvents(body));
+      return { status: 200, body: await putEvents(body) };
     } catch (error) {
-      const e =
-        error instanceof RequestError
-          ? error
-          : new RequestError(500, "InternalException", error instanceof Error ? error.message : String(error));
-      send(res, e.status, { __type: e.type, message: e.message }, e.type);
+      return errorAnswer(error);
     }
+  };
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    let out: Answer;
+    try {
+      if (stopping) throw new RequestError(503, "ServiceUnavailableException", "the local bus is stopping");
+      const bytes = await readBody(req);
+      const refusal = checkSignature({
+        method: req.method ?? "GET",
+        url: req.url ?? "/",
+        headers: req.headers,
+        body: bytes,
+      });
+      if (refusal) throw new RequestError(403, refusal.type, refusal.message);
+      out = await answer(req.method ?? "GET", headerValue(req.headers["x-amz-target"]), bytes.toString("utf8"));
+    } catch (error) {
+      out = errorAnswer(error);
+    }
+    send(res, out);
+  };
+  // This process's own EventBridge clients call `answer` directly (no port, so no signature to check: they stamp).
+  const requestHandler: InProcessRequestHandler = {
+    metadata: { handlerProtocol: "http/1.1" },
+    async handle(request) {
+      const body = request.body;
+      // TextDecoder reads the bytes: the SDK's JSON body is a Uint8Array whose string methods warn (Buffer.from calls one).
+      const raw = typeof body === "string" ? body : body instanceof Uint8Array ? utf8.decode(body) : "";
+      const out = await answer(request.method, request.headers["x-amz-target"], raw);
+      // The answer reaches the caller a turn later, as over a socket: deliveries start before the caller resumes.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const { headers, payload } = wire(out);
+      return {
+        response: { statusCode: out.status, headers: headers as Record<string, string>, body: Buffer.from(payload) },
+      };
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs: () => ({}),
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -319,7 +344,12 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const unregister = registerEndpointKeys(`http://127.0.0.1:${port}`, keys);
+  const unregisterKeys = registerEndpointKeys(`http://127.0.0.1:${port}`, keys);
+  const unregisterHandler = registerInProcessHandler(`http://127.0.0.1:${port}`, requestHandler);
+  const unregister = () => {
+    unregisterKeys();
+    unregisterHandler();
+  };
 
   const settled = async () => {
     while (pending.size > 0) await Promise.allSettled([...pending]);
@@ -471,15 +501,31 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function send(res: ServerResponse, status: number, body: unknown, errorType?: string): void {
-  const payload = JSON.stringify(body);
+/** What the bus answers: a status and a JSON body (an error's type in `x-amzn-errortype` too). */
+type Answer = { readonly status: number; readonly body: unknown; readonly errorType?: string };
+
+function errorAnswer(error: unknown): Answer {
+  const e =
+    error instanceof RequestError
+      ? error
+      : new RequestError(500, "InternalException", error instanceof Error ? error.message : String(error));
+  return { status: e.status, body: { __type: e.type, message: e.message }, errorType: e.type };
+}
+
+function wire(answer: Answer): { headers: Record<string, string | number>; payload: string } {
+  const payload = JSON.stringify(answer.body);
   const headers: Record<string, string | number> = {
     "content-type": JSON_11,
     "content-length": Buffer.byteLength(payload),
     "x-amzn-requestid": randomUUID(),
   };
-  if (errorType !== undefined) headers["x-amzn-errortype"] = errorType;
-  res.writeHead(status, headers);
+  if (answer.errorType !== undefined) headers["x-amzn-errortype"] = answer.errorType;
+  return { headers, payload };
+}
+
+function send(res: ServerResponse, answer: Answer): void {
+  const { headers, payload } = wire(answer);
+  res.writeHead(answer.status, headers);
   res.end(payload);
 }
 

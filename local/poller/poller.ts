@@ -4,7 +4,13 @@
 // throws) to the visibility timeout. Redrive to a DLQ is the queue's own RedrivePolicy.
 import { randomUUID } from "node:crypto";
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
-import type { Message, SQSClient } from "@aws-sdk/client-sqs";
+import type {
+  BatchResultErrorEntry,
+  DeleteMessageBatchCommandInput,
+  Message,
+  ReceiveMessageCommandInput,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import {
   DrainTimeoutError,
@@ -20,9 +26,20 @@ import { accountOfArn, lambdaContext, toSqsRecord } from "./sqs-event.ts";
 /** An SQS-triggered Lambda handler (partial batch responses allowed). */
 type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
+/**
+ * How the poller receives and deletes (default: through `sqs`, the SDK client). Lambda's own pollers are not the
+ * application's SDK calls: the local stack passes a leaner way to its in-process fauxqs (the same SQS requests).
+ */
+export type PollerTransport = {
+  receive(input: ReceiveMessageCommandInput, signal?: AbortSignal): Promise<Message[]>;
+  deleteBatch(input: DeleteMessageBatchCommandInput): Promise<{ readonly Failed?: readonly BatchResultErrorEntry[] }>;
+};
+
 /** Options of `startPoller`; the names follow the event source mapping settings. */
 export type PollerOptions = {
   readonly sqs: SQSClient;
+  /** Receives and deletes (default: `sqs`); `sqs` still reads the queue's attributes. */
+  readonly transport?: PollerTransport;
   readonly queueUrl: string;
   readonly handler: SqsBatchHandler;
   /** Records per invocation, 1–10 (default 10). */
@@ -97,6 +114,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   if (!options.queueUrl) throw new PollerConfigError("queueUrl is required");
 
   const { sqs, queueUrl, handler } = options;
+  const transport = options.transport ?? sdkTransport(sqs);
   let queueAttributes: Record<string, string>;
   try {
     const out = await sqs.send(
@@ -138,18 +156,17 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
 
   const receive = async (max: number, wait: number, signal?: AbortSignal): Promise<Message[]> => {
     stats.receiveCalls++;
-    const out = await sqs.send(
-      new ReceiveMessageCommand({
+    return transport.receive(
+      {
         QueueUrl: queueUrl,
         MaxNumberOfMessages: max,
         WaitTimeSeconds: wait,
         ...(options.visibilityTimeoutS === undefined ? {} : { VisibilityTimeout: options.visibilityTimeoutS }),
         MessageSystemAttributeNames: ["All"],
         MessageAttributeNames: ["All"],
-      }),
-      signal ? { abortSignal: signal } : {},
+      },
+      signal,
     );
-    return out.Messages ?? [];
   };
 
   /** Receives one batch; from the first message on, the poller counts as busy until the batch is done. */
@@ -218,12 +235,10 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
     for (let i = 0; i < done.length; i += 10) {
       const chunk = done.slice(i, i + 10);
       try {
-        const out = await sqs.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: chunk.map((r, j) => ({ Id: `m${j}`, ReceiptHandle: r.receiptHandle })),
-          }),
-        );
+        const out = await transport.deleteBatch({
+          QueueUrl: queueUrl,
+          Entries: chunk.map((r, j) => ({ Id: `m${j}`, ReceiptHandle: r.receiptHandle })),
+        });
         if (out.Failed && out.Failed.length > 0) {
           stats.sqsErrors++;
           const ids = out.Failed.map((f) => `${f.Id}: ${f.Code ?? "?"} ${f.Message ?? ""}`).join("; ");
@@ -425,4 +440,15 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Receives and deletes through the SDK client. */
+function sdkTransport(sqs: SQSClient): PollerTransport {
+  return {
+    async receive(input, signal) {
+      const out = await sqs.send(new ReceiveMessageCommand(input), signal ? { abortSignal: signal } : {});
+      return out.Messages ?? [];
+    },
+    deleteBatch: (input) => sqs.send(new DeleteMessageBatchCommand(input)),
+  };
 }

@@ -72,7 +72,11 @@ export function simulationRun(input: {
 }): SimulationRun {
   const { scenarios, nowMs, config, env } = input;
   const simulationId = simulationIdFor(config.simulationId, nowMs);
-  const llm = { provider: env.LLM_PROVIDER ?? config.llm.provider, model: env.LLM_MODEL ?? config.llm.model };
+  // An empty variable is unset.
+  const llm = {
+    provider: env.LLM_PROVIDER?.trim() || config.llm.provider,
+    model: env.LLM_MODEL?.trim() || config.llm.model,
+  };
   const start = simulationStartEvent({
     simulationId,
     nowMs,

@@ -83,12 +83,18 @@ describe("crewEffects", () => {
     });
   });
 
-  it("asks the worker for each requested step, in order", () => {
+  it("asks the worker for each requested step, in order, naming the claim's flow", () => {
     const second = { ...requested, role: "decision" } as unknown as OutboundCrewEvent;
     const effects = crewEffects([requested, second], claimRecord(ACCEPTABLE), NOW, policy);
     expect(effects).toEqual([
-      { kind: "agent_step", message: { claim_id: "clm_1", dfid: "dfid_clm_1", request: requested } },
-      { kind: "agent_step", message: { claim_id: "clm_1", dfid: "dfid_clm_1", request: second } },
+      {
+        kind: "agent_step",
+        message: { claim_id: "clm_1", dfid: "dfid_clm_1", root_dfid: "dfid_clm_1", request: requested },
+      },
+      {
+        kind: "agent_step",
+        message: { claim_id: "clm_1", dfid: "dfid_clm_1", root_dfid: "dfid_clm_1", request: second },
+      },
     ]);
   });
 

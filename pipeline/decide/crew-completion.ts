@@ -52,7 +52,16 @@ export function crewEffects(
   for (const event of events) {
     switch (event.type) {
       case "agent.step.requested":
-        effects.push({ kind: "agent_step", message: { claim_id: record.claim_id, dfid: record.dfid, request: event } });
+        effects.push({
+          kind: "agent_step",
+          message: {
+            claim_id: record.claim_id,
+            dfid: record.dfid,
+            root_dfid: record.root_dfid,
+            ...(record.simulation_id === undefined ? {} : { simulation_id: record.simulation_id }),
+            request: event,
+          },
+        });
         break;
       case "fixer.invoked":
         effects.push({

@@ -89,6 +89,7 @@ export function startEffects(record: ClaimRecord): Effect[] {
         input: record.input,
         label: record.label,
         received_at: record.received_at,
+        ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
       }),
     },
   ];

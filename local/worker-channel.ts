@@ -1,0 +1,169 @@
+// The in-process way to an emulator running in a worker thread (dynalite: local/dynalite-worker.mjs, fauxqs:
+// local/sqs-worker.mjs): an SDK request handler that posts each request on a MessagePort instead of opening an
+// HTTP connection to 127.0.0.1. The SDK serializes, signs (local stamp) and deserializes as always; only the
+// transport differs. HTTP on both sides was the largest share of a local call's CPU after the SDK itself.
+import { MessageChannel } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
+import { LocalStackError } from "./errors.ts";
+
+/** What the worker answers for one request. */
+export type ChannelAnswer = { id: number; status: number; headers: Record<string, string>; body: string };
+
+/** The request fields the handler reads (the SDK's HttpRequest). */
+export type ChannelRequest = {
+  method: string;
+  path: string;
+  query?: Record<string, unknown>;
+  headers: Record<string, string>;
+  body?: unknown;
+};
+
+/** An SDK `requestHandler` that reaches an emulator of this process without a port: `handle(request, { abortSignal })` resolves with `{ response }`. */
+export type InProcessRequestHandler = {
+  readonly metadata: { handlerProtocol: string };
+  handle(
+    request: ChannelRequest,
+    options?: { abortSignal?: AbortSignalLike },
+  ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
+  updateHttpClientConfig(): void;
+  httpHandlerConfigs(): Record<string, never>;
+};
+
+/** An SDK request handler over a MessagePort to an emulator's worker. */
+export type WorkerChannel = {
+  /** The port to hand to the worker (transfer it in workerData). */
+  readonly workerPort: MessagePort;
+  readonly requestHandler: InProcessRequestHandler;
+  /** Asks the worker to stop once it has answered every request sent before this call (same port, same order). */
+  requestStop(): void;
+  /** Fails every request still waiting (the worker is gone) and closes the port. */
+  close(reason: string): void;
+};
+
+/** The part of an AbortSignal the SDK hands a request handler. */
+type AbortSignalLike = {
+  readonly aborted: boolean;
+  addEventListener?: (type: "abort", listener: () => void, options?: { once?: boolean }) => void;
+  removeEventListener?: (type: "abort", listener: () => void) => void;
+};
+
+/** Options of `createWorkerChannel`. */
+export type WorkerChannelOptions = {
+  /** The emulator's name, in errors. */
+  readonly name: string;
+  /** Sees every answered request before its caller does (the queue journal: on disk before the answer is heard). */
+  readonly observe?: (request: { headers: Record<string, string>; body: string }, answer: ChannelAnswer) => void;
+};
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const bodyText = (body: unknown): string =>
+  body === undefined || body === null
+    ? ""
+    : typeof body === "string"
+      ? body
+      : body instanceof Uint8Array
+        ? decoder.decode(body)
+        : String(body);
+
+/** A channel to an emulator's worker: requests wait for their answer by id; the port holds the process open only while one waits. */
+export function createWorkerChannel(options: WorkerChannelOptions): WorkerChannel {
+  const { name, observe } = options;
+  const { port1: port, port2: workerPort } = new MessageChannel();
+  type Waiting = { resolve: (a: ChannelAnswer) => void; reject: (e: Error) => void };
+  const waiting = new Map<number, Waiting>();
+  let nextId = 0;
+  let closed: string | undefined;
+  port.unref();
+  const forget = (id: number) => {
+    waiting.delete(id);
+    if (waiting.size === 0) port.unref();
+  };
+  port.on("message", (answer: ChannelAnswer) => {
+    const w = waiting.get(answer.id);
+    if (!w) return;
+    forget(answer.id);
+    w.resolve(answer);
+  });
+  return {
+    workerPort,
+    requestHandler: {
+      metadata: { handlerProtocol: "http/1.1" },
+      async handle(request, handleOptions) {
+        if (closed !== undefined) throw new LocalStackError("EMULATOR_STOPPED", `${name} is stopped (${closed})`);
+        const signal = handleOptions?.abortSignal;
+        if (signal?.aborted) throw abortError();
+        const id = nextId++;
+        const body = bodyText(request.body);
+        const path =
+          request.query === undefined || Object.keys(request.query).length === 0
+            ? request.path
+            : `${request.path}?${queryString(request.query)}`;
+        let onAbort: (() => void) | undefined;
+        const answer = await new Promise<ChannelAnswer>((resolve, reject) => {
+          if (waiting.size === 0) port.ref();
+          waiting.set(id, { resolve, reject });
+          if (signal?.addEventListener) {
+            // An aborted request is forgotten here; the worker's late answer finds no one waiting.
+            onAbort = () => {
+              forget(id);
+              reject(abortError());
+            };
+            signal.addEventListener("abort", onAbort, { once: true });
+          }
+          port.postMessage({ id, method: request.method, path, headers: request.headers, body });
+        }).finally(() => {
+          if (onAbort) signal?.removeEventListener?.("abort", onAbort);
+        });
+        observe?.({ headers: request.headers, body }, answer);
+        return { response: { statusCode: answer.status, headers: answer.headers, body: encoder.encode(answer.body) } };
+      },
+      updateHttpClientConfig() {},
+      httpHandlerConfigs: () => ({}),
+    },
+    requestStop() {
+      if (closed === undefined) port.postMessage("stop");
+    },
+    close(reason) {
+      if (closed !== undefined) return;
+      closed = reason;
+      for (const w of waiting.values())
+        w.reject(new LocalStackError("EMULATOR_STOPPED", `${name} stopped before it answered (${reason})`));
+      waiting.clear();
+      port.close();
+    },
+  };
+}
+
+/** The error an aborted SDK request rejects with (the SDK and the poller know it by name). */
+function abortError(): Error {
+  const error = new Error("Request aborted");
+  error.name = "AbortError";
+  return error;
+}
+
+/** `a=1&b=2` from the SDK's query object (values are strings or arrays of strings). */
+function queryString(query: Record<string, unknown>): string {
+  const out = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (Array.isArray(value)) for (const v of value) out.append(key, String(v));
+    else if (value !== undefined && value !== null) out.append(key, String(value));
+  }
+  return out.toString();
+}
+
+/** The in-process request handlers of the emulators this process runs, by endpoint (their port's). */
+const handlers = new Map<string, InProcessRequestHandler>();
+
+/** Registers the in-process way to the emulator whose port is `endpoint`; returns the function that unregisters it. */
+export function registerInProcessHandler(endpoint: string, handler: InProcessRequestHandler): () => void {
+  handlers.set(endpoint, handler);
+  return () => {
+    if (handlers.get(endpoint) === handler) handlers.delete(endpoint);
+  };
+}
+
+/** The in-process request handler of the emulator at `endpoint`, if this process runs it. */
+export function inProcessHandlerAt(endpoint: string): InProcessRequestHandler | undefined {
+  return handlers.get(endpoint);
+}

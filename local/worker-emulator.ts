@@ -1,0 +1,94 @@
+// An emulator in a worker thread behind a signed front (dynalite, fauxqs): the worker's only way in is a
+// MessagePort (worker-channel.ts), taken by this process's own SDK clients (registered by endpoint, so
+// `localClientConfig` hands them the channel) and by the signed front on 127.0.0.1, the port other programs
+// reach with this run's credentials. The worker script answers { ready } or { error } on start and, after
+// "stop" on its port, "stopped" or { error } once it has closed what it keeps.
+import { Worker } from "node:worker_threads";
+import { EmulatorStartError, LocalStackError } from "./errors.ts";
+import { startSignedFront } from "./signed-front.ts";
+import type { SigningKeys } from "./auth/sigv4.ts";
+import { createWorkerChannel, registerInProcessHandler } from "./worker-channel.ts";
+import type { WorkerChannelOptions } from "./worker-channel.ts";
+
+/** A running emulator: its front's endpoint and how to stop it. */
+export type WorkerEmulator = { readonly endpoint: string; close(): Promise<void> };
+
+type WorkerAnswer = { ready?: true; error?: string } | "stopped";
+
+/** Starts `script` in a worker with `workerData` (plus the channel's `port`) and its signed front on a random port of 127.0.0.1. */
+export async function startWorkerEmulator(options: {
+  readonly name: string;
+  readonly script: URL;
+  readonly workerData: Record<string, unknown>;
+  readonly keys: SigningKeys;
+  readonly observe?: WorkerChannelOptions["observe"];
+}): Promise<WorkerEmulator> {
+  const { name } = options;
+  // The worker is plain JavaScript: of the parent's node flags it takes only the profiler's (`--input-type`, `--import tsx`… do not apply to it).
+  const execArgv = process.execArgv.filter((flag) => flag.startsWith("--cpu-prof"));
+  const channel = createWorkerChannel({ name, ...(options.observe ? { observe: options.observe } : {}) });
+  const worker = new Worker(options.script, {
+    workerData: { ...options.workerData, port: channel.workerPort },
+    transferList: [channel.workerPort],
+    execArgv,
+  });
+  const answer = () =>
+    new Promise<WorkerAnswer>((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      worker.once("error", onError);
+      worker.once("message", (m: WorkerAnswer) => {
+        worker.off("error", onError);
+        resolve(m);
+      });
+    });
+  const started = await answer().catch(async (error: unknown) => {
+    channel.close("it did not start");
+    await worker.terminate();
+    throw error;
+  });
+  if (started === "stopped" || started.ready !== true) {
+    channel.close("it did not start");
+    await worker.terminate();
+    throw new EmulatorStartError(
+      started === "stopped" ? `${name} stopped at once` : (started.error ?? `${name} did not start`),
+    );
+  }
+  const front = await startSignedFront({
+    name,
+    keys: options.keys,
+    async forward(request) {
+      const { response } = await channel.requestHandler.handle({
+        method: request.method,
+        path: request.url,
+        headers: request.headers,
+        body: request.body.toString("utf8"),
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    },
+  }).catch(async (error: unknown) => {
+    channel.close("its front did not start");
+    await worker.terminate();
+    throw error;
+  });
+  const endpoint = front.endpoint;
+  const unregister = registerInProcessHandler(endpoint, channel.requestHandler);
+  worker.once("exit", () => channel.close("its worker exited"));
+  let closed: Promise<void> | undefined;
+  return {
+    endpoint,
+    close() {
+      closed ??= (async () => {
+        unregister();
+        await front.stop();
+        const done = answer();
+        channel.requestStop();
+        const stopped = await done.finally(() => {
+          channel.close("stopped");
+          return worker.terminate();
+        });
+        if (stopped !== "stopped") throw new LocalStackError("EMULATOR_STOP", stopped.error ?? `${name} did not stop`);
+      })();
+      return closed;
+    },
+  };
+}
