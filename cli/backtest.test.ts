@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { configWithLimit, recordBundledRun } from "../core/claims/backtest.test-kit.ts";
+import { configWithCustomerLimits, configWithLimit, recordBundledRun } from "../core/claims/backtest.test-kit.ts";
 import type { BundledRun } from "../core/claims/backtest.test-kit.ts";
 
 const run = promisify(execFile);
@@ -118,6 +118,33 @@ describe("claims backtest", () => {
     expect(rest).toEqual(plainRest);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("The file's shadow_policy (agent claims_agent_v1 v1.0.0) is ignored");
+  }, 120_000);
+
+  it("flips the customer's claims on windows simulated from the candidate's own refunds, both ways", async () => {
+    const policyFor = (max: number) => {
+      const file = join(bundled.dataDir, "..", `policy-customer-${max}-${process.pid}.yaml`);
+      writeFileSync(
+        file,
+        configWithCustomerLimits({ window_days: 30, max_automatic_refunds: max, max_automatic_eur: 500 }),
+      );
+      return file;
+    };
+    const [tighter, looser] = await Promise.all(
+      [1, 3].map((max) => claims(["backtest", "--policy", policyFor(max), "--data-dir", bundled.dataDir, "--json"])),
+    );
+    const limited = { verdict: "ESCALATE", reason_code: "CUSTOMER_LIMIT_EXCEEDED" };
+    const accepted = { verdict: "ACCEPT", reason_code: "VALIDATION_PASSED" };
+    expect(tighter!.code, tighter!.stderr).toBe(0);
+    expect(JSON.parse(tighter!.stdout)).toMatchObject({
+      flips: [{ claim_id: bundled.claimOf("CL2"), from: accepted, to: limited }],
+      totals: { after: { auto_refunded_eur: 1868.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 3 } } },
+    });
+    // Three refunds: CL3 now passes, and its own refund fills the window, so CL4 still waits for a person.
+    expect(looser!.code, looser!.stderr).toBe(0);
+    expect(JSON.parse(looser!.stdout)).toMatchObject({
+      flips: [{ claim_id: bundled.claimOf("CL3"), from: limited, to: accepted }],
+      totals: { after: { auto_refunded_eur: 1988.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 1 } } },
+    });
   }, 120_000);
 
   it("refuses a policy with a mistake as claims config check does: exit 2, the error at its line", async () => {

@@ -367,6 +367,8 @@ program
       }
       out(
         `  routes   ${Object.entries(ROUTES)
+          // The payment webhook answers only with a webhook secret (STRIPE_WEBHOOK_SECRET); without one it is 404.
+          .filter(([, r]) => r.fn !== "paymentWebhook" || stack.handlers.paymentWebhook !== undefined)
           .map(([key, r]) => `${key}${r.auth === "none" ? " (open)" : r.auth === "reviewer" ? " (reviewer)" : ""}`)
           .join(" · ")}`,
       );

@@ -18,7 +18,12 @@ const SHOP_TOKEN = `shop_${randomBytes(12).toString("hex")}`;
 const FINAL = ["DECIDED", "NEEDS_REVIEW"];
 
 type View = { claim_id: string; status: string; verdict?: string; reason_code?: string; executed?: boolean };
-type Child = { process: ChildProcessWithoutNullStreams; url: string; exited: Promise<number | null> };
+type Child = {
+  process: ChildProcessWithoutNullStreams;
+  url: string;
+  exited: Promise<number | null>;
+  output: () => string;
+};
 
 let dir: string;
 let shop: Child;
@@ -43,7 +48,7 @@ async function start(args: string[], env: Record<string, string>, pattern: RegEx
     });
     void exited.then((code) => reject(new Error(`${args[0]} exited early (${code}):\n${out}`)));
   });
-  return { process: child, url, exited };
+  return { process: child, url, exited, output: () => out };
 }
 
 async function stop(child: Child | undefined): Promise<void> {
@@ -109,6 +114,13 @@ afterAll(async () => {
 });
 
 describe("claims serve with ORDER_SOURCE=http against the example order server", () => {
+  it("lists the routes it answers, and not the payment webhook, which answers 404 without a webhook secret", async () => {
+    expect(serve.output()).toMatch(/routes +.*POST \/claims.*GET \/reviews \(reviewer\)/);
+    expect(serve.output()).not.toContain("/webhooks/stripe");
+    const webhook = await fetch(`${serve.url}/webhooks/stripe`, { method: "POST", body: "{}" });
+    expect(webhook.status).toBe(404);
+  });
+
   it("decides on the API's orders: its category, and ORDER_NOT_FOUND for an order only the table has", () => {
     expect(views.accept).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
     expect(views.category).toMatchObject({ verdict: "REJECT", reason_code: "CATEGORY_NOT_ALLOWED" });

@@ -7,7 +7,6 @@ import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import type { Order } from "../integrity/contracts.ts";
 import * as z from "zod";
-import type { CustomerWindow } from "../integrity/customer-window.ts";
 import { REPLAY_DETAILS } from "./replay-events.ts";
 
 /** The audit event kinds a backtest reads. */
@@ -26,6 +25,7 @@ function fieldsOf<S extends z.ZodRawShape, K extends keyof S & string>(shape: S,
 
 const KERNEL_INPUTS = REPLAY_DETAILS.PROPOSAL_SUBMITTED.shape.kernel_inputs.shape;
 const VERDICT_DETAILS = REPLAY_DETAILS.KERNEL_VERDICT.shape;
+const TRIAGE_INPUTS = REPLAY_DETAILS.CLAIM_TRIAGED.shape.triage_inputs.shape;
 
 /**
  * The recorded claim as the kernel reads it: every field checked as intake checks it, except that the free-text
@@ -34,31 +34,18 @@ const VERDICT_DETAILS = REPLAY_DETAILS.KERNEL_VERDICT.shape;
  */
 const KernelClaimSchema = KERNEL_INPUTS.claim.extend({ reason: z.string() });
 
-// Of each kind's details, only what a backtest uses: the candidate brings contracts and registry, the ledger is
-// simulated. The proposal is read by the kernel itself (its layer 1 parses it), so it is taken as recorded.
+// Of each kind's details, only what a backtest uses: the candidate brings contracts and registry, the ledger and
+// the customers' windows are simulated (the recorded `customerWindow` is not read). The proposal is read by the kernel itself (its layer 1 parses it), so it is taken as recorded.
 const SCHEMAS = {
   CLAIM_TRIAGED: z.object({
-    ...fieldsOf(REPLAY_DETAILS.CLAIM_TRIAGED.shape.triage_inputs.shape, [
-      "responsibility",
-      "order",
-      "receivedAt",
-      "decidedAt",
-      "claimId",
-      "dfid",
-    ]).shape,
+    ...fieldsOf(TRIAGE_INPUTS, ["order", "receivedAt", "decidedAt", "claimId", "dfid"]).shape,
+    // Of the recorded responsibility contract, the agent it names (the candidate brings its own contract).
+    responsibility: z.looseObject({ agent_id: TRIAGE_INPUTS.responsibility.shape.agent_id }),
     claim: KernelClaimSchema,
   }),
   PROPOSAL_SUBMITTED: z.object({
-    ...fieldsOf(KERNEL_INPUTS, [
-      "proposal",
-      "order",
-      "receivedAt",
-      "decidedAt",
-      "claimId",
-      "dfid",
-      "customerWindow",
-      "parentClaimId",
-    ]).shape,
+    ...fieldsOf(KERNEL_INPUTS, ["proposal", "order", "receivedAt", "decidedAt", "claimId", "dfid", "parentClaimId"])
+      .shape,
     claim: KernelClaimSchema,
   }),
   // What deciding again and counting need; the recorded reason, layer and checks are read for the flips alone.
@@ -95,7 +82,6 @@ export type RecordedKernelFacts = {
   decidedAt: string;
   claimId: string;
   dfid: string;
-  customerWindow?: CustomerWindow | null | undefined;
   parentClaimId?: string | undefined;
 };
 

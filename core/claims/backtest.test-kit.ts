@@ -83,3 +83,17 @@ export function configWithLimit(limit: number): string {
 export function policyOf(text: string): CandidatePolicy {
   return parseConfig(text, "policy.yaml", BUNDLED_NOW).agent;
 }
+
+/** The bundled config's text with its `customer_limits` line set to `limits` (or removed, for none). */
+export function configWithCustomerLimits(
+  limits: { window_days: number; max_automatic_refunds: number; max_automatic_eur: number } | undefined,
+  text = BUNDLED_CONFIG_TEXT,
+): string {
+  const line = /^( *)customer_limits: \{[^}]*\}\n/m;
+  if (!line.test(text)) throw new Error("backtest kit: the bundled customer_limits line moved");
+  return text.replace(line, (_all, indent: string) =>
+    limits
+      ? `${indent}customer_limits: { window_days: ${limits.window_days}, max_automatic_refunds: ${limits.max_automatic_refunds}, max_automatic_eur: ${limits.max_automatic_eur} }\n`
+      : "",
+  );
+}

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { AuditEvent } from "../integrity/audit.ts";
 import { backtest, readHistories } from "./backtest.ts";
 import type { BacktestReport, Outcome } from "./backtest.ts";
-import { configWithLimit, policyOf, recordBundledRun } from "./backtest.test-kit.ts";
+import { configWithCustomerLimits, configWithLimit, policyOf, recordBundledRun } from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
 
 let run: BundledRun;
@@ -275,6 +275,75 @@ describe("backtest of the bundled run", () => {
     expect(two.histories).toEqual([
       { id: "a", evaluated: DECIDED - 1, flips: 4 }, // G goes to the crew under 100 EUR: not evaluable
       { id: "b", evaluated: DECIDED - 1, flips: 4 },
+    ]);
+  });
+});
+
+describe("backtest of a customer limit, on windows simulated from the candidate's own refunds", () => {
+  // CL1–CL4: cus_0100 claims 60 EUR on each of four orders; the live limit (2 refunds, 500 EUR in 30 days) refunded
+  // two automatically and sent two to a person. T2 (cus_0042, 89 EUR) is the one other automatic refund bound to a
+  // customer; every other order has no customer and is not bound.
+  const limited = (max_automatic_refunds: number, max_automatic_eur: number, events = run.events) =>
+    backtest({
+      histories: [{ id: run.simulationId, events }],
+      policy: policyOf(configWithCustomerLimits({ window_days: 30, max_automatic_refunds, max_automatic_eur })),
+    });
+  const LIMITED = o("ESCALATE", "CUSTOMER_LIMIT_EXCEEDED");
+  const flipsOf = (r: BacktestReport) => r.flips.map((f) => [f.claim_id, f.from, f.to]);
+
+  it("a tighter count sends the customer's later claims to a person, counting the candidate's own refunds", () => {
+    const r = limited(1, 500);
+    expect(flipsOf(r)).toEqual([[run.claimOf("CL2"), ACCEPTED, LIMITED]]);
+    expect(r.flip_details[0]!.to.reason).toBe(
+      "Customer cus_0100 already has 1 automatic refund (60.0 EUR) in the last 30 days; max_automatic_refunds is 1. Human approval required.",
+    );
+    expect(r.totals.after.auto_refunded_eur).toBe(BEFORE.auto_refunded_eur - 60);
+    expect(r.totals.after.by_reason.CUSTOMER_LIMIT_EXCEEDED).toBe(3);
+  });
+
+  it("a tighter amount passes exactly at the limit and sends one cent more to a person", () => {
+    expect(limited(10, 120).flips).toEqual([]);
+    const over = limited(10, 119.99);
+    expect(flipsOf(over)).toEqual([[run.claimOf("CL2"), ACCEPTED, LIMITED]]);
+    expect(over.flip_details[0]!.to.reason).toContain(
+      "Amount 60.0 EUR plus 60.0 EUR refunded automatically to customer cus_0100 in the last 30 days exceeds max_automatic_eur (119.99 EUR)",
+    );
+  });
+
+  it("a looser count refunds recorded escalations automatically while the simulated window allows", () => {
+    // Three refunds: CL3 now passes, and its own refund fills the window, so CL4 still waits for a person.
+    expect(flipsOf(limited(3, 500))).toEqual([[run.claimOf("CL3"), LIMITED, ACCEPTED]]);
+    expect(flipsOf(limited(4, 500))).toEqual([
+      [run.claimOf("CL3"), LIMITED, ACCEPTED],
+      [run.claimOf("CL4"), LIMITED, ACCEPTED],
+    ]);
+    // 180 EUR: the count allows all four, the amount only a third 60 EUR refund.
+    expect(flipsOf(limited(4, 180))).toEqual([[run.claimOf("CL3"), LIMITED, ACCEPTED]]);
+  });
+
+  it("does not depend on the windows the live kernel recorded", () => {
+    // As if the live kernel had recorded no window at all (a live policy without customer limits).
+    const unrecorded = run.events.map((e) =>
+      e.event_type === "PROPOSAL_SUBMITTED"
+        ? {
+            ...e,
+            details: { ...e.details, kernel_inputs: { ...(e.details.kernel_inputs as object), customerWindow: null } },
+          }
+        : e,
+    );
+    expect(limited(2, 500, unrecorded).flips).toEqual([]);
+    expect(flipsOf(limited(1, 500, unrecorded))).toEqual([[run.claimOf("CL2"), ACCEPTED, LIMITED]]);
+    expect(flipsOf(limited(3, 500, unrecorded))).toEqual([[run.claimOf("CL3"), LIMITED, ACCEPTED]]);
+  });
+
+  it("without customer limits, nothing is bound by one", () => {
+    const r = backtest({
+      histories: [{ id: run.simulationId, events: run.events }],
+      policy: policyOf(configWithCustomerLimits(undefined)),
+    });
+    expect(flipsOf(r)).toEqual([
+      [run.claimOf("CL3"), LIMITED, ACCEPTED],
+      [run.claimOf("CL4"), LIMITED, ACCEPTED],
     ]);
   });
 });

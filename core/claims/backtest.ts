@@ -1,24 +1,21 @@
 // Policy backtest: every recorded claim the kernel decided is decided again under a candidate policy
 // (its contract, claims bounds and responsibility contract), on the recorded proposal, claim, order facts
-// and times, in decision order, with a refund ledger simulated from the candidate's own decisions — so a
-// tighter limit also changes what later claims on the same order see. Each history (a recorded batch run,
-// or the served claims) runs on a ledger of its own. A claim a person decided keeps the person's decision
-// (and its course on the ledger); it is reported apart, with whether the candidate would have sent it to a
-// person at all. Pure: no model, no order API, no store; the same history and policy give the same report.
+// and times, in decision order, with a refund ledger and customer windows simulated from the candidate's own
+// decisions — so a tighter limit also changes what later claims on the same order, or of the same customer,
+// see. Each history (a recorded batch run, or the served claims) runs on a ledger and windows of its own. A
+// claim a person decided keeps the person's decision (and its course on the ledger); it is reported apart,
+// with whether the candidate would have sent it to a person at all. Pure: no model, no order API, no store;
+// the same history and policy give the same report.
 import type { Sha256Hex } from "../crew/hash.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import type { AuditEvent } from "../integrity/audit.ts";
 import { KernelInputError } from "../integrity/errors.ts";
-import {
-  clearReviewPending,
-  emptyLedgerEntry,
-  markReviewPending,
-  reserveRefund,
-  type LedgerEntry,
-} from "../integrity/ledger.ts";
+import { customerLimitsCents, type CustomerLimitsCents } from "../integrity/customer-window.ts";
+import type { ReserveMode } from "../integrity/ledger.ts";
 import { centsToEur, MAX_CENTS, parseCents } from "../integrity/money.ts";
 import type { RegistryView } from "../integrity/registry.ts";
 import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
+import { trustingLedger, validatingLedger, type SimulatedLedger } from "./backtest-ledger.ts";
 import {
   recordedTimeline,
   shownVerdict,
@@ -68,6 +65,11 @@ export type BacktestInput = {
   sha256?: Sha256Hex;
   /** Called after every `PROGRESS_EVERY` re-decided claims with how many were re-decided so far. */
   onProgress?: (decided: number) => void;
+  /**
+   * `"validating"`: simulate on production's validating ledger functions instead of the trusting ledger (the same
+   * report, slower: the reference the trusting ledger is checked and measured against).
+   */
+  ledger?: "trusting" | "validating";
 };
 
 /** How many re-decided claims `onProgress` is called after. */
@@ -132,6 +134,13 @@ export function backtest(input: BacktestInput): BacktestReport {
   const limit = parseCents(policy.contract.max_refund_without_escalation);
   if (!limit.ok || limit.cents <= 0)
     throw new KernelInputError("candidate policy: max_refund_without_escalation must be a positive amount");
+  let customerLimits: CustomerLimitsCents | undefined;
+  try {
+    const limits = policy.contract.customer_limits;
+    customerLimits = limits ? customerLimitsCents(limits) : undefined;
+  } catch (cause) {
+    throw new KernelInputError(`candidate policy: ${(cause as Error).message}`, { cause });
+  }
   const registry: RegistryView = {
     agents: {
       [policy.agentId]: {
@@ -146,7 +155,21 @@ export function backtest(input: BacktestInput): BacktestReport {
   const histories: BacktestReport["histories"] = [];
   for (const history of input.histories) {
     const before = { evaluated: acc.evaluated, flips: acc.flips.length };
-    simulateHistory(history, { ...input, registry, limitCents: limit.cents }, acc);
+    simulateHistory(
+      history,
+      {
+        ...input,
+        registry,
+        automatic: { kind: "automatic", limitCents: limit.cents },
+        customerLimits,
+        recordedLimits: customerLimits && {
+          ...customerLimits,
+          maxRefunds: Number.MAX_SAFE_INTEGER,
+          maxCents: MAX_CENTS,
+        },
+      },
+      acc,
+    );
     histories.push({
       id: history.id,
       evaluated: acc.evaluated - before.evaluated,
@@ -236,57 +259,22 @@ function totalsOf(side: Side): BacktestTotals {
   return { auto_refunded_eur: centsToEur(side.autoCents), reviews: side.reviews, by_reason: byReason };
 }
 
-type SimulationEnv = BacktestInput & { registry: RegistryView; limitCents: number };
+type SimulationEnv = BacktestInput & {
+  registry: RegistryView;
+  /** How the candidate's ACCEPT reserves: automatically, within its limit. */
+  automatic: ReserveMode;
+  /** The candidate's customer limits, when it has them: the customers' windows are simulated then. */
+  customerLimits: CustomerLimitsCents | undefined;
+  /** The same window without a limit: a refund entered as recorded is not checked again. */
+  recordedLimits: CustomerLimitsCents | undefined;
+};
 
-/**
- * The simulated refund ledger of one history, by order id, changed only through the ledger's own rules
- * (core/integrity/ledger.ts). Changes whose outcome nothing waits for (a review held or released, a refund
- * entered as recorded) are queued per order and applied, in order, when the order's entry is next read — by the
- * kernel for a later claim on the order, or by a reservation whose answer counts. An order no later step reads
- * (most orders have one claim) is never built: the same entries, the same answers, less work.
- */
-class SimulatedLedger {
-  readonly #entries = new Map<string, LedgerEntry>();
-  readonly #queued = new Map<string, ((entry: LedgerEntry) => LedgerEntry)[]>();
-  /** The order's entry with every queued change applied; `undefined` when nothing ever touched the order. */
-  get(orderId: string): LedgerEntry | undefined {
-    const queued = this.#queued.get(orderId);
-    if (queued === undefined) return this.#entries.get(orderId);
-    this.#queued.delete(orderId);
-    let entry = this.#entries.get(orderId) ?? emptyLedgerEntry(orderId);
-    for (const change of queued) entry = change(entry);
-    this.#entries.set(orderId, entry);
-    return entry;
-  }
-  /** Queues a change whose outcome nothing waits for; it applies before the order's entry is next read. */
-  update(orderId: string, change: (entry: LedgerEntry) => LedgerEntry): void {
-    const queued = this.#queued.get(orderId);
-    if (queued) queued.push(change);
-    else this.#queued.set(orderId, [change]);
-  }
-  /** Reserves `cents` for the claim (automatic when a limit is given, else a person's approval); the refusal's message when the ledger refuses it. */
-  reserve(
-    orderId: string,
-    claimId: string,
-    cents: number,
-    orderCents: number,
-    limitCents?: number,
-  ): string | undefined {
-    const result = reserveRefund(
-      this.get(orderId) ?? emptyLedgerEntry(orderId),
-      claimId,
-      cents,
-      orderCents,
-      limitCents === undefined ? { kind: "approved" } : { kind: "automatic", limitCents },
-    );
-    if (!result.ok) return result.message;
-    this.#entries.set(orderId, result.entry);
-    return undefined;
-  }
-}
+const APPROVED: ReserveMode = { kind: "approved" };
+/** A refund entered as recorded: only the order's balance and the ledger's holds bound it, not a limit. */
+const AS_RECORDED: ReserveMode = { kind: "automatic", limitCents: MAX_CENTS };
 
 function simulateHistory(history: RecordedHistory | ReadHistory, env: SimulationEnv, acc: Accumulator): void {
-  const ledger = new SimulatedLedger();
+  const ledger = env.ledger === "validating" ? validatingLedger() : trustingLedger();
   acc.awaitingPerson.clear();
   acc.orderOfClaim.clear();
   /** Outcome and order of each claim decided in this history (for the people's steps that follow). */
@@ -314,11 +302,15 @@ function decisionStep(
   acc: Accumulator,
 ): void {
   const { facts, verdict: recorded } = step;
+  // The customer whose window binds the claim: the order's (authoritative), when the candidate has customer limits.
+  const customerId = env.customerLimits ? facts?.order?.customer_id : undefined;
   const orderId = facts ? orderIdOf(facts.proposal, facts.claim.order_id) : (recorded?.order_id ?? undefined);
-  if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
-  if (facts?.order) {
-    const cents = parseCents(facts.order.amount);
-    if (cents.ok) orderCentsOf.set(step.claimId, cents.cents);
+  const parsedOrderCents = facts?.order ? parseCents(facts.order.amount) : undefined;
+  const orderCents = parsedOrderCents?.ok ? parsedOrderCents.cents : undefined;
+  // Kept for the person's later step on the claim only (most claims have none).
+  if (step.personDecision !== undefined) {
+    if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
+    if (orderCents !== undefined) orderCentsOf.set(step.claimId, orderCents);
   }
   const inWindow = env.sinceMs === undefined || step.at >= env.sinceMs;
   const agent = facts ? (facts.triaged?.agentId ?? proposalAgent(facts.proposal)) : undefined;
@@ -330,7 +322,7 @@ function decisionStep(
   if (!inWindow || unreadable !== undefined || !facts || !recorded) {
     // Not re-decided: the recorded course enters the ledger as it happened.
     if (inWindow) acc.notEvaluable.push({ claim_id: step.claimId, reason: unreadable ?? "nothing recorded" });
-    if (recorded && orderId) applyRecorded(step, recorded.verdict, orderId, ledger);
+    if (recorded && orderId) applyRecorded(step, recorded.verdict, orderId, ledger, env);
     return;
   }
 
@@ -344,7 +336,7 @@ function decisionStep(
         reason:
           "triaged under the recorded policy; the candidate's triage sends it to the crew, whose proposal a backtest cannot make",
       });
-      if (orderId) applyRecorded(step, recorded.verdict, orderId, ledger);
+      if (orderId) applyRecorded(step, recorded.verdict, orderId, ledger, env);
       return;
     }
     candidate =
@@ -361,10 +353,10 @@ function decisionStep(
         decidedAt: facts.decidedAt,
         claimId: facts.claimId,
         dfid: facts.dfid,
-        // The customer's window as the kernel saw it (not simulated), and the resubmission the claim came from.
-        ...(facts.customerWindow ? { customerWindow: facts.customerWindow } : {}),
-        ...(facts.parentClaimId ? { parentClaimId: facts.parentClaimId } : {}),
-        ...(env.sha256 ? { sha256: env.sha256 } : {}),
+        // The customer's window simulated from the candidate's own refunds, not the one the live kernel saw.
+        customerWindow: customerId === undefined ? undefined : ledger.window(customerId),
+        parentClaimId: facts.parentClaimId,
+        sha256: env.sha256,
       });
   } catch (error) {
     if (!(error instanceof KernelInputError)) throw error;
@@ -372,7 +364,7 @@ function decisionStep(
       claim_id: step.claimId,
       reason: `the recorded facts cannot be decided on: ${error.message}`,
     });
-    if (orderId) applyRecorded(step, recorded.verdict, orderId, ledger);
+    if (orderId) applyRecorded(step, recorded.verdict, orderId, ledger, env);
     return;
   }
 
@@ -383,7 +375,7 @@ function decisionStep(
   const shown = flipped ? shownVerdict(step.verdictEvent!) : undefined;
   if (shown && !shown.ok) {
     acc.notEvaluable.push({ claim_id: step.claimId, reason: `the recorded verdict does not parse (${shown.error})` });
-    if (orderId) applyRecorded(step, recorded.verdict, orderId, ledger);
+    if (orderId) applyRecorded(step, recorded.verdict, orderId, ledger, env);
     return;
   }
 
@@ -392,10 +384,9 @@ function decisionStep(
   if (person === undefined) {
     if (candidate.verdict === "ACCEPT") {
       const [plan] = planExecution(candidate, facts.proposal, step.claimId);
-      const orderCents = orderCentsOf.get(step.claimId);
       const refused =
         plan?.type === "refund.reserve" && orderCents !== undefined
-          ? ledger.reserve(plan.order_id, step.claimId, plan.amount_cents, orderCents, env.limitCents)
+          ? reserveAutomatic(plan, orderCents, customerId, facts.decidedAt, step.claimId, env, ledger)
           : "the ACCEPT plans no refund";
       if (refused !== undefined) {
         acc.notEvaluable.push({
@@ -407,11 +398,11 @@ function decisionStep(
       candidateCents = plan?.type === "refund.reserve" ? plan.amount_cents : 0;
     } else if (candidate.verdict === "ESCALATE" && orderId) {
       // Nobody decided the review the candidate opens: it stays pending for the rest of the history.
-      ledger.update(orderId, (e) => markReviewPending(e, step.claimId));
+      ledger.markReviewPending(orderId, step.claimId);
     }
   } else if (orderId) {
     // A person decided: the claim keeps its recorded course (its review holds the order until the decision).
-    ledger.update(orderId, (e) => markReviewPending(e, step.claimId));
+    ledger.markReviewPending(orderId, step.claimId);
   }
 
   acc.evaluated++;
@@ -477,16 +468,53 @@ function triageUnder(
   });
 }
 
-/** A recorded decision that is not re-decided enters the simulated ledger as it happened. */
-function applyRecorded(step: RecordedDecision, verdict: VerdictKind, orderId: string, ledger: SimulatedLedger): void {
-  if (verdict === "ESCALATE") ledger.update(orderId, (e) => markReviewPending(e, step.claimId));
+/**
+ * The candidate's automatic refund, reserved as the live kernel reserves it: on the customer's window first (under
+ * customer limits, when the order has a customer), then on the order's ledger, the window's reservation released
+ * when the ledger refuses. The refusal's message, or `undefined` when both hold it.
+ */
+function reserveAutomatic(
+  plan: { order_id: string; amount_cents: number },
+  orderCents: number,
+  customerId: string | undefined,
+  decidedAt: string,
+  claimId: string,
+  env: SimulationEnv,
+  ledger: SimulatedLedger,
+): string | undefined {
+  if (customerId !== undefined) {
+    const reservation = { claim_id: claimId, order_id: plan.order_id, cents: plan.amount_cents, at: decidedAt };
+    const refused = ledger.reserveOnWindow(customerId, reservation, env.customerLimits!);
+    if (refused !== undefined) return refused;
+  }
+  const refused = ledger.reserve(plan.order_id, claimId, plan.amount_cents, orderCents, env.automatic);
+  if (refused !== undefined && customerId !== undefined) ledger.releaseFromWindow(customerId, claimId);
+  return refused;
+}
+
+/**
+ * A recorded decision that is not re-decided enters the simulated state as it happened: its review holds the order,
+ * its automatic refund is on the order's ledger and (under customer limits) on the order's customer's window.
+ */
+function applyRecorded(
+  step: RecordedDecision,
+  verdict: VerdictKind,
+  orderId: string,
+  ledger: SimulatedLedger,
+  env: SimulationEnv,
+): void {
+  if (verdict === "ESCALATE") ledger.markReviewPending(orderId, step.claimId);
   const cents = step.refundedCents;
-  if (verdict === "ACCEPT" && cents !== undefined)
-    // As recorded, not checked again: only the order's balance bounds it (the limit then was the live policy's).
-    ledger.update(orderId, (e) => {
-      const result = reserveRefund(e, step.claimId, cents, MAX_CENTS, { kind: "automatic", limitCents: MAX_CENTS });
-      return result.ok ? result.entry : e;
-    });
+  if (verdict !== "ACCEPT" || cents === undefined) return;
+  // As recorded, not checked again: only the order's balance bounds it (the limit then was the live policy's).
+  const refused = ledger.reserve(orderId, step.claimId, cents, MAX_CENTS, AS_RECORDED);
+  const customerId = env.recordedLimits ? step.facts?.order?.customer_id : undefined;
+  if (refused === undefined && customerId !== undefined && step.facts)
+    ledger.reserveOnWindow(
+      customerId,
+      { claim_id: step.claimId, order_id: orderId, cents, at: step.facts.decidedAt },
+      env.recordedLimits!,
+    );
 }
 
 function personStep(
@@ -496,7 +524,7 @@ function personStep(
   acc: Accumulator,
 ): void {
   if (step.kind === "review_opened") {
-    ledger.update(step.orderId, (e) => markReviewPending(e, step.claimId));
+    ledger.markReviewPending(step.orderId, step.claimId);
     return;
   }
   const person = acc.awaitingPerson.get(step.claimId);
@@ -505,36 +533,34 @@ function personStep(
   const orderId = step.orderId ?? acc.orderOfClaim.get(step.claimId);
   if (!orderId) return;
   if (step.decision === "APPROVE" && step.approvedCents !== undefined) {
+    // A person's approval: not an automatic refund, so never on the customer's window (as live).
     const refused = ledger.reserve(
       orderId,
       step.claimId,
       step.approvedCents,
       orderCentsOf.get(step.claimId) ?? MAX_CENTS,
+      APPROVED,
     );
     if (refused === undefined) {
       // An approval of less than proposed binds the order (as the real ledger records it).
       const proposed = acc.proposedCents.get(step.claimId);
       if (proposed !== undefined && step.approvedCents < proposed)
-        ledger.update(orderId, (e) =>
-          clearReviewPending(e, step.claimId, {
-            claim_id: step.claimId,
-            decision: "APPROVE",
-            approved_cents: step.approvedCents!,
-            proposed_cents: proposed,
-          }),
-        );
+        ledger.clearReviewPending(orderId, step.claimId, {
+          claim_id: step.claimId,
+          decision: "APPROVE",
+          approved_cents: step.approvedCents,
+          proposed_cents: proposed,
+        });
       return;
     }
     if (person) person.note = `the approval would have been refused on the simulated ledger: ${refused}`;
     return;
   }
   // A person's DENY binds the order (the simulated ledger records it as the real one does).
-  ledger.update(orderId, (e) =>
-    clearReviewPending(
-      e,
-      step.claimId,
-      step.decision === "DENY" ? { claim_id: step.claimId, decision: "DENY" } : undefined,
-    ),
+  ledger.clearReviewPending(
+    orderId,
+    step.claimId,
+    step.decision === "DENY" ? { claim_id: step.claimId, decision: "DENY" } : undefined,
   );
 }
 

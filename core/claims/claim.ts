@@ -9,12 +9,19 @@ export const IsoDateSchema = z.string().refine((s) => parseIsoMs(s) !== undefine
 /** The largest amount a claim may state, in EUR either way (docs/config.md): beyond it the claim is refused at intake. */
 const MAX_CLAIM_AMOUNT_EUR = 1_000_000;
 
+// The only characters the two checks below can object to: text without any of them (nearly all) passes at once.
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what the checks look for
+const MAYBE_UNSAFE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uD800-\uDFFF]/;
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what the checks look for
+const MAYBE_CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+
 /**
  * Text that every queue can carry once encoded (docs/config.md): well-formed Unicode (no lone surrogate) and no
  * control characters but tab, line feed and carriage return. Everything else — emoji, any plane, U+FFFE/U+FFFF —
  * travels, because message bodies escape non-ASCII characters (adapters/aws/sqs-work-queues.ts).
  */
 function queueSafeText(value: string): string | undefined {
+  if (!MAYBE_UNSAFE.test(value)) return undefined;
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value))
     return "holds a lone surrogate (text that is not valid Unicode)";
   for (const c of value) {
@@ -27,6 +34,7 @@ function queueSafeText(value: string): string | undefined {
 
 /** A control character (C0 including tab and line breaks, DEL, C1, U+2028/U+2029) in `value`, as "U+000D"; undefined when none. */
 export function controlCharacterIn(value: string): string | undefined {
+  if (!MAYBE_CONTROL.test(value)) return undefined;
   for (const c of value) {
     const code = c.charCodeAt(0);
     if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029)

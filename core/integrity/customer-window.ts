@@ -118,7 +118,7 @@ export type CustomerReserveResult =
   | { ok: false; code: "CUSTOMER_LIMIT_EXCEEDED"; message: string; window: CustomerWindow };
 
 /** Reservations are kept one day past the window, so a claim decided a little earlier still sees what counted for it. */
-const KEEP_MS = DAY_MS;
+export const WINDOW_KEEP_MS = DAY_MS;
 
 /**
  * Pure reservation on the customer's window, the rule the store's versioned write enforces: the claim's own
@@ -137,7 +137,7 @@ export function reserveOnWindow(
   const atMs = parseIsoMs(reservation.at)!;
   const excess = customerLimitExcess(window, reservation.cents, atMs, limits);
   if (excess) return { ok: false, code: "CUSTOMER_LIMIT_EXCEEDED", message: excess, window };
-  const kept = window.reservations.filter((r) => (parseIsoMs(r.at) ?? 0) >= atMs - limits.windowMs - KEEP_MS);
+  const kept = window.reservations.filter((r) => (parseIsoMs(r.at) ?? 0) >= atMs - limits.windowMs - WINDOW_KEEP_MS);
   const reservations = [...kept, parsed.data].sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
   return { ok: true, window: { ...window, reservations, version: window.version + 1 }, repeat: false };
 }

@@ -168,6 +168,53 @@ function normalised(entry: LedgerEntry): LedgerEntry {
 }
 
 /**
+ * Why the ledger refuses `cents` for the claim on this entry, in the order `reserveRefund` checks (the claim already on
+ * the ledger, the order's amount, then for an automatic refund the limit, another claim's pending review and a
+ * person's binding decision); `undefined` when it fits. The entry is taken as well formed (`reserveRefund` checks it
+ * first; a simulation that only ever changes its entries through these rules may skip the check).
+ */
+export function reservationRefusal(
+  entry: LedgerEntry,
+  claimId: string,
+  cents: number,
+  orderCents: number,
+  mode: ReserveMode,
+): { code: ReserveErrorCode; message: string } | undefined {
+  const existing = reservedForClaim(entry, claimId);
+  if (existing !== undefined)
+    return {
+      code: "ALREADY_REFUNDED_FOR_CLAIM",
+      message: `Claim ${claimId} already refunded ${formatEur(existing)} EUR on order ${entry.order_id}`,
+    };
+  if (entry.refunded_cents + cents > orderCents)
+    return {
+      code: "EXCEEDS_ORDER_AMOUNT",
+      message: `Refund of ${formatEur(cents)} EUR on order ${entry.order_id} exceeds the order amount ${formatEur(orderCents)} EUR (already refunded ${formatEur(entry.refunded_cents)} EUR)`,
+    };
+  if (mode.kind !== "automatic") return undefined;
+  const automatic = entry.automatic_cents ?? 0;
+  if (automatic + cents > mode.limitCents)
+    return {
+      code: "EXCEEDS_AUTOMATIC_LIMIT",
+      message: `Automatic refunds on order ${entry.order_id} would reach ${formatEur(automatic + cents)} EUR, above the ${formatEur(mode.limitCents)} EUR a refund may reach without a human`,
+    };
+  const pending = otherPendingReviews(entry, claimId);
+  if (pending.length > 0)
+    return {
+      code: "REVIEW_PENDING_ON_ORDER",
+      message: `Order ${entry.order_id} has a claim awaiting human review (${pending.join(", ")})`,
+    };
+  // Any recorded decision, even one on this claim (it never reserves automatically after a person decided it).
+  const bound = bindingDecisions(entry);
+  if (bound.length > 0)
+    return {
+      code: "PRIOR_DECISION_ON_ORDER",
+      message: `On order ${entry.order_id} ${bound.map(describeDecision).join("; ")}: no automatic refund on it`,
+    };
+  return undefined;
+}
+
+/**
  * Pure reservation, the rule the conditional write enforces, in this order: refused when the claim is already
  * on the ledger (whatever the amount), when refunded + cents would exceed the order, and — for an automatic
  * refund only — when the automatic refunds on the order would pass `limitCents` or another claim on the order
@@ -193,41 +240,9 @@ export function reserveRefund(
       `reserveRefund: limitCents must be a positive integer, got ${String(mode.limitCents)}`,
     );
   }
-  const refuse = (code: ReserveErrorCode, message: string): ReserveResult => ({ ok: false, code, message, entry });
-  const existing = reservedForClaim(entry, claimId);
-  if (existing !== undefined)
-    return refuse(
-      "ALREADY_REFUNDED_FOR_CLAIM",
-      `Claim ${claimId} already refunded ${formatEur(existing)} EUR on order ${entry.order_id}`,
-    );
-  if (entry.refunded_cents + cents > orderCents) {
-    return refuse(
-      "EXCEEDS_ORDER_AMOUNT",
-      `Refund of ${formatEur(cents)} EUR on order ${entry.order_id} exceeds the order amount ${formatEur(orderCents)} EUR (already refunded ${formatEur(entry.refunded_cents)} EUR)`,
-    );
-  }
+  const refused = reservationRefusal(entry, claimId, cents, orderCents, mode);
+  if (refused) return { ok: false, code: refused.code, message: refused.message, entry };
   const automatic = entry.automatic_cents ?? 0;
-  if (mode.kind === "automatic") {
-    if (automatic + cents > mode.limitCents) {
-      return refuse(
-        "EXCEEDS_AUTOMATIC_LIMIT",
-        `Automatic refunds on order ${entry.order_id} would reach ${formatEur(automatic + cents)} EUR, above the ${formatEur(mode.limitCents)} EUR a refund may reach without a human`,
-      );
-    }
-    const pending = otherPendingReviews(entry, claimId);
-    if (pending.length > 0)
-      return refuse(
-        "REVIEW_PENDING_ON_ORDER",
-        `Order ${entry.order_id} has a claim awaiting human review (${pending.join(", ")})`,
-      );
-    // Any recorded decision, even one on this claim (it never reserves automatically after a person decided it).
-    const bound = bindingDecisions(entry);
-    if (bound.length > 0)
-      return refuse(
-        "PRIOR_DECISION_ON_ORDER",
-        `On order ${entry.order_id} ${bound.map(describeDecision).join("; ")}: no automatic refund on it`,
-      );
-  }
   const claims = { ...entry.claims };
   Object.defineProperty(claims, claimId, { value: cents, enumerable: true, writable: true, configurable: true });
   return {
