@@ -125,8 +125,7 @@ async function performDecided(decided: SettlementRecord, deps: RefundReviewDeps)
 export async function repairRefundReviews(deps: RefundReviewDeps): Promise<number> {
   if (!deps.settlements) return 0;
   let repaired = 0;
-  for (const s of await deps.settlements.list()) {
-    if (!s.review || s.review.status === "PENDING" || s.review.performed) continue;
+  for (const s of await deps.settlements.listUnperformedReviews()) {
     await performDecided(s, deps);
     repaired++;
   }
