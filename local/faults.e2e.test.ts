@@ -213,10 +213,13 @@ async function waitFinal(
 
 async function decideAll(stack: LocalStack, claims: readonly TestClaim[], injector?: FaultInjector) {
   await Promise.all(claims.map((c) => submit(stack, c, injector)));
-  return waitFinal(
+  const records = await waitFinal(
     stack,
     claims.map((c) => c.id),
   );
+  // A final claim's events may still be on their way to the bus's targets (the refund executor among them).
+  await stack.bus.local.settled();
+  return records;
 }
 
 /** The expected outcome of each claim; of two claims competing for one order exactly one is refunded. */
