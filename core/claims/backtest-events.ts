@@ -120,6 +120,10 @@ export function recordedDetails<K extends BacktestKind>(
   const wrapper =
     kind === "PROPOSAL_SUBMITTED" ? "kernel_inputs" : kind === "CLAIM_TRIAGED" ? "triage_inputs" : undefined;
   const details = wrapper ? event.details[wrapper] : event.details;
+  if (wrapper === "kernel_inputs") {
+    const plain = plainKernelInputs(details);
+    if (plain) return { ok: true, details: { kernel_inputs: plain } as unknown as Parsed<K> };
+  }
   const parsed = SCHEMAS[kind].safeParse(details);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
   const value = wrapper ? { [wrapper]: parsed.data } : parsed.data;
@@ -134,6 +138,122 @@ export function recordedDetails<K extends BacktestKind>(
 export function shownVerdict(event: AuditEvent): { ok: true; shown: ShownVerdict } | { ok: false; error: string } {
   const parsed = VERDICT_SHOWN.safeParse(event.details);
   return parsed.success ? { ok: true, shown: parsed.data } : { ok: false, error: firstIssue(parsed.error) };
+}
+
+// ---- A recorded PROPOSAL_SUBMITTED's kernel inputs in their plain form, read without the schema.
+//
+// Nearly every recorded claim and order is already in the form their schemas output: strings trimmed, one line,
+// no character the text rules look at, the order's currency written out. For those, `plainKernelInputs` returns
+// exactly what `SCHEMAS.PROPOSAL_SUBMITTED` would (backtest-events.test.ts checks it over random inputs); for
+// anything else it returns `undefined` and the schema reads it, so what is refused, and why, does not change.
+
+/** The plain path: a recorded PROPOSAL_SUBMITTED's kernel inputs read by the schema (`plainKernelInputs`'s reference). */
+export function kernelInputsBySchema(
+  v: unknown,
+): { ok: true; facts: RecordedKernelFacts } | { ok: false; error: string } {
+  const parsed = SCHEMAS.PROPOSAL_SUBMITTED.safeParse(v);
+  return parsed.success
+    ? { ok: true, facts: parsed.data as RecordedKernelFacts }
+    : { ok: false, error: firstIssue(parsed.error) };
+}
+
+/** Any character a claim's text rules look at (controls, C1, line separators, surrogates). */
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what the text rules look for
+const TEXT_RULES_LOOK_AT = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\uD800-\uDFFF]/;
+/** An amount as JSON writes it with at most 2 decimals (the claim schema's own test). */
+const CENT_AMOUNT = /^-?\d+(\.\d{1,2})?$/;
+
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+
+/** A one-line text field already in its schema's output form, `min`..`max` long. */
+function plainLine(v: unknown, min: number, max: number): boolean {
+  return typeof v === "string" && v.length >= min && v.length <= max && !TEXT_RULES_LOOK_AT.test(v) && v.trim() === v;
+}
+
+const CLAIM_KEYS = new Set([
+  "order_id",
+  "amount_eur",
+  "category",
+  "reason",
+  "purchase_date",
+  "currency",
+  "customer_id",
+]);
+const ORDER_KEYS = new Set([
+  "order_id",
+  "purchase_date",
+  "category",
+  "amount",
+  "currency",
+  "customer_id",
+  "payment_ref",
+]);
+
+/** The recorded claim when the kernel's claim schema would output it unchanged (a copy of it), else `undefined`. */
+function plainClaim(v: unknown): Claim | undefined {
+  if (!isPlain(v)) return undefined;
+  for (const k in v) if (!CLAIM_KEYS.has(k) || v[k] === undefined) return undefined;
+  const { amount_eur: amount } = v;
+  if (
+    !plainLine(v.order_id, 1, 128) ||
+    !plainLine(v.category, 1, 64) ||
+    typeof v.reason !== "string" ||
+    typeof amount !== "number" ||
+    !Number.isFinite(amount) ||
+    Math.abs(amount) > 1_000_000 ||
+    !CENT_AMOUNT.test(String(amount)) ||
+    ("purchase_date" in v && (typeof v.purchase_date !== "string" || parseIsoMs(v.purchase_date) === undefined)) ||
+    ("currency" in v && !plainLine(v.currency, 3, 3)) ||
+    ("customer_id" in v && !plainLine(v.customer_id, 0, 128))
+  )
+    return undefined;
+  return { ...v } as Claim;
+}
+
+/** The recorded order when the order schema would output it unchanged (a copy of it), else `undefined`. */
+function plainOrder(v: unknown): Order | undefined {
+  if (!isPlain(v)) return undefined;
+  for (const k in v) if (!ORDER_KEYS.has(k) || v[k] === undefined) return undefined;
+  const nonEmpty = (s: unknown) => typeof s === "string" && s.length > 0;
+  if (
+    !nonEmpty(v.order_id) ||
+    !nonEmpty(v.purchase_date) ||
+    !nonEmpty(v.category) ||
+    typeof v.amount !== "number" ||
+    !Number.isFinite(v.amount) ||
+    !(v.amount > 0) ||
+    v.currency !== "EUR" ||
+    ("customer_id" in v && typeof v.customer_id !== "string") ||
+    ("payment_ref" in v && !nonEmpty(v.payment_ref))
+  )
+    return undefined;
+  return { ...v } as Order;
+}
+
+/**
+ * A recorded PROPOSAL_SUBMITTED's kernel inputs, as `SCHEMAS.PROPOSAL_SUBMITTED` outputs them, when every field the
+ * backtest reads is already in its plain form; `undefined` otherwise (the schema then reads them). Exported for
+ * the test that holds it to the schema.
+ */
+export function plainKernelInputs(v: unknown): RecordedKernelFacts | undefined {
+  if (!isPlain(v) || !("proposal" in v)) return undefined;
+  const { receivedAt, decidedAt, claimId, dfid, parentClaimId } = v;
+  if (
+    typeof receivedAt !== "string" ||
+    typeof decidedAt !== "string" ||
+    typeof claimId !== "string" ||
+    typeof dfid !== "string" ||
+    ("parentClaimId" in v && typeof parentClaimId !== "string")
+  )
+    return undefined;
+  const claim = plainClaim(v.claim);
+  const order = v.order === null ? null : plainOrder(v.order);
+  if (!claim || order === undefined) return undefined;
+  const facts: RecordedKernelFacts = { proposal: v.proposal, claim, order, receivedAt, decidedAt, claimId, dfid };
+  if (typeof parentClaimId === "string") facts.parentClaimId = parentClaimId;
+  return facts;
 }
 
 function firstIssue(error: z.ZodError): string {

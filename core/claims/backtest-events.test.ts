@@ -1,0 +1,115 @@
+// The plain-form reading of a recorded PROPOSAL_SUBMITTED's kernel inputs decides exactly as the schema does:
+// whenever it reads inputs itself, the schema reads them to the same value; whenever the schema refuses them, it
+// leaves them to the schema (so the refusal and its reason stay the schema's).
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { kernelInputsBySchema, plainKernelInputs, recordedDetails } from "./backtest-events.ts";
+import { recordBundledRun } from "./backtest.test-kit.ts";
+import type { BundledRun } from "./backtest.test-kit.ts";
+
+let run: BundledRun;
+beforeAll(async () => {
+  run = await recordBundledRun();
+}, 60_000);
+
+const recordedInputs = () =>
+  run.events.filter((e) => e.event_type === "PROPOSAL_SUBMITTED").map((e) => e.details.kernel_inputs as object);
+
+/** Text a field may hold: plain, padded, empty, long, with a control character, a line separator, an emoji, a lone surrogate. */
+const text = fc.oneof(
+  fc.constantFrom(
+    "ord_001",
+    "DAMAGED",
+    "EUR",
+    "cus_7",
+    "",
+    " ord_001",
+    "ord_001 ",
+    "a\u0000b",
+    "x\u2028y",
+    "é",
+    "😀",
+    "\uD800",
+    "x".repeat(129),
+    "EURO",
+  ),
+  fc.string({ maxLength: 6 }),
+);
+const value = fc.oneof(
+  text,
+  fc.constantFrom(0, -0, 12.5, 12.345, 1e-7, 1_000_001, -40, Number.NaN, Number.POSITIVE_INFINITY, 80),
+  fc.double(),
+  fc.constantFrom(null, undefined, true, [], {}, "2026-05-20", "2026-02-30", "2026-05-20T10:00:00Z", "not a date"),
+);
+const FIELDS = {
+  top: ["proposal", "claim", "order", "receivedAt", "decidedAt", "claimId", "dfid", "parentClaimId", "extra"],
+  claim: ["order_id", "amount_eur", "category", "reason", "purchase_date", "currency", "customer_id", "extra"],
+  order: ["order_id", "purchase_date", "category", "amount", "currency", "customer_id", "payment_ref", "extra"],
+} as const;
+/** A change to a recorded input: a field set to a value or removed, at the top, in the claim or in the order. */
+type Change = { where: keyof typeof FIELDS; index: number; remove: boolean; value: unknown };
+const change: fc.Arbitrary<Change> = fc.record({
+  where: fc.constantFrom("top", "claim", "order") as fc.Arbitrary<keyof typeof FIELDS>,
+  index: fc.nat(8),
+  remove: fc.boolean(),
+  value,
+});
+
+function changed(base: object, changes: Change[]): Record<string, unknown> {
+  const v = structuredClone(base) as Record<string, unknown>;
+  for (const c of changes) {
+    const key = FIELDS[c.where][c.index]!;
+    const target = c.where === "top" ? v : (v[c.where] as Record<string, unknown> | null);
+    if (target === null || typeof target !== "object") continue;
+    if (c.remove) delete target[key];
+    else target[key] = c.value;
+  }
+  return v;
+}
+
+describe("reading a recorded PROPOSAL_SUBMITTED without the schema", () => {
+  it("reads every recorded decision of the bundled run itself, to what the schema reads", () => {
+    const inputs = recordedInputs();
+    expect(inputs.length).toBeGreaterThan(20);
+    for (const k of inputs) {
+      const bySchema = kernelInputsBySchema(k);
+      expect(bySchema.ok).toBe(true);
+      expect(plainKernelInputs(k)).toStrictEqual(bySchema.ok ? bySchema.facts : undefined);
+    }
+  });
+
+  it("over changed inputs: reads them as the schema does, and leaves every input the schema refuses to the schema", () => {
+    const inputs = recordedInputs();
+    let plain = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.nat(inputs.length - 1), fc.array(change, { minLength: 1, maxLength: 3 }), (i, changes) => {
+        const v = changed(inputs[i]!, changes);
+        const bySchema = kernelInputsBySchema(v);
+        const fast = plainKernelInputs(v);
+        if (!bySchema.ok) {
+          refused++;
+          expect(fast).toBeUndefined();
+        } else if (fast !== undefined) {
+          plain++;
+          expect(fast).toStrictEqual(bySchema.facts);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // Both sides were exercised: inputs read without the schema, and inputs the schema refused.
+    expect(plain).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
+  });
+
+  it("gives the schema's refusal for recorded inputs that do not parse", () => {
+    const event = run.events.find((e) => e.event_type === "PROPOSAL_SUBMITTED")!;
+    const k = event.details.kernel_inputs as Record<string, unknown>;
+    const bad = {
+      ...event,
+      details: { ...event.details, kernel_inputs: { ...k, claim: { ...(k.claim as object), category: " " } } },
+    };
+    const read = recordedDetails("PROPOSAL_SUBMITTED", bad);
+    expect(read).toEqual({ ok: false, error: expect.stringMatching(/^claim\.category: /) });
+  });
+});
