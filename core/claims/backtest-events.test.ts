@@ -3,7 +3,7 @@
 // leaves them to the schema (so the refusal and its reason stay the schema's).
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { kernelInputsBySchema, plainKernelInputs, recordedDetails } from "./backtest-events.ts";
+import { inputsBySchema, plainInputs, recordedDetails } from "./backtest-events.ts";
 import { recordBundledRun } from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
 
@@ -12,8 +12,11 @@ beforeAll(async () => {
   run = await recordBundledRun();
 }, 60_000);
 
-const recordedInputs = () =>
-  run.events.filter((e) => e.event_type === "PROPOSAL_SUBMITTED").map((e) => e.details.kernel_inputs as object);
+type Kind = "PROPOSAL_SUBMITTED" | "CLAIM_TRIAGED";
+const KINDS: Kind[] = ["PROPOSAL_SUBMITTED", "CLAIM_TRIAGED"];
+const wrapperOf = (kind: Kind) => (kind === "PROPOSAL_SUBMITTED" ? "kernel_inputs" : "triage_inputs");
+const recordedInputs = (kind: Kind) =>
+  run.events.filter((e) => e.event_type === kind).map((e) => e.details[wrapperOf(kind)] as object);
 
 /** Text a field may hold: plain, padded, empty, long, with a control character, a line separator, an emoji, a lone surrogate. */
 const text = fc.oneof(
@@ -42,7 +45,18 @@ const value = fc.oneof(
   fc.constantFrom(null, undefined, true, [], {}, "2026-05-20", "2026-02-30", "2026-05-20T10:00:00Z", "not a date"),
 );
 const FIELDS = {
-  top: ["proposal", "claim", "order", "receivedAt", "decidedAt", "claimId", "dfid", "parentClaimId", "extra"],
+  top: [
+    "proposal",
+    "claim",
+    "order",
+    "receivedAt",
+    "decidedAt",
+    "claimId",
+    "dfid",
+    "parentClaimId",
+    "responsibility",
+    "extra",
+  ],
   claim: ["order_id", "amount_eur", "category", "reason", "purchase_date", "currency", "customer_id", "extra"],
   order: ["order_id", "purchase_date", "category", "amount", "currency", "customer_id", "payment_ref", "extra"],
 } as const;
@@ -50,7 +64,7 @@ const FIELDS = {
 type Change = { where: keyof typeof FIELDS; index: number; remove: boolean; value: unknown };
 const change: fc.Arbitrary<Change> = fc.record({
   where: fc.constantFrom("top", "claim", "order") as fc.Arbitrary<keyof typeof FIELDS>,
-  index: fc.nat(8),
+  index: fc.nat(9),
   remove: fc.boolean(),
   value,
 });
@@ -58,7 +72,8 @@ const change: fc.Arbitrary<Change> = fc.record({
 function changed(base: object, changes: Change[]): Record<string, unknown> {
   const v = structuredClone(base) as Record<string, unknown>;
   for (const c of changes) {
-    const key = FIELDS[c.where][c.index]!;
+    const key = FIELDS[c.where][c.index];
+    if (key === undefined) continue;
     const target = c.where === "top" ? v : (v[c.where] as Record<string, unknown> | null);
     if (target === null || typeof target !== "object") continue;
     if (c.remove) delete target[key];
@@ -67,32 +82,32 @@ function changed(base: object, changes: Change[]): Record<string, unknown> {
   return v;
 }
 
-describe("reading a recorded PROPOSAL_SUBMITTED without the schema", () => {
+describe.each(KINDS)("reading a recorded %s without the schema", (kind) => {
   it("reads every recorded decision of the bundled run itself, to what the schema reads", () => {
-    const inputs = recordedInputs();
-    expect(inputs.length).toBeGreaterThan(20);
+    const inputs = recordedInputs(kind);
+    expect(inputs.length).toBeGreaterThan(kind === "CLAIM_TRIAGED" ? 5 : 20);
     for (const k of inputs) {
-      const bySchema = kernelInputsBySchema(k);
+      const bySchema = inputsBySchema(kind, k);
       expect(bySchema.ok).toBe(true);
-      expect(plainKernelInputs(k)).toStrictEqual(bySchema.ok ? bySchema.facts : undefined);
+      expect(plainInputs(kind, k)).toStrictEqual(bySchema.ok ? bySchema.inputs : undefined);
     }
   });
 
   it("over changed inputs: reads them as the schema does, and leaves every input the schema refuses to the schema", () => {
-    const inputs = recordedInputs();
+    const inputs = recordedInputs(kind);
     let plain = 0;
     let refused = 0;
     fc.assert(
       fc.property(fc.nat(inputs.length - 1), fc.array(change, { minLength: 1, maxLength: 3 }), (i, changes) => {
         const v = changed(inputs[i]!, changes);
-        const bySchema = kernelInputsBySchema(v);
-        const fast = plainKernelInputs(v);
+        const bySchema = inputsBySchema(kind, v);
+        const fast = plainInputs(kind, v);
         if (!bySchema.ok) {
           refused++;
           expect(fast).toBeUndefined();
         } else if (fast !== undefined) {
           plain++;
-          expect(fast).toStrictEqual(bySchema.facts);
+          expect(fast).toStrictEqual(bySchema.inputs);
         }
       }),
       { numRuns: 3000 },
@@ -101,7 +116,9 @@ describe("reading a recorded PROPOSAL_SUBMITTED without the schema", () => {
     expect(plain).toBeGreaterThan(100);
     expect(refused).toBeGreaterThan(100);
   });
+});
 
+describe("a recorded decision whose inputs do not parse", () => {
   it("gives the schema's refusal for recorded inputs that do not parse", () => {
     const event = run.events.find((e) => e.event_type === "PROPOSAL_SUBMITTED")!;
     const k = event.details.kernel_inputs as Record<string, unknown>;

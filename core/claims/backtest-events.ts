@@ -120,9 +120,10 @@ export function recordedDetails<K extends BacktestKind>(
   const wrapper =
     kind === "PROPOSAL_SUBMITTED" ? "kernel_inputs" : kind === "CLAIM_TRIAGED" ? "triage_inputs" : undefined;
   const details = wrapper ? event.details[wrapper] : event.details;
-  if (wrapper === "kernel_inputs") {
-    const plain = plainKernelInputs(details);
-    if (plain) return { ok: true, details: { kernel_inputs: plain } as unknown as Parsed<K> };
+  if (kind === "PROPOSAL_SUBMITTED" || kind === "CLAIM_TRIAGED") {
+    // Inputs already in their plain form are read without the schema (see `plainInputs`).
+    const plain = plainInputs(kind, details);
+    if (plain) return { ok: true, details: { [wrapper!]: plain } as unknown as Parsed<K> };
   }
   const parsed = SCHEMAS[kind].safeParse(details);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
@@ -140,20 +141,27 @@ export function shownVerdict(event: AuditEvent): { ok: true; shown: ShownVerdict
   return parsed.success ? { ok: true, shown: parsed.data } : { ok: false, error: firstIssue(parsed.error) };
 }
 
-// ---- A recorded PROPOSAL_SUBMITTED's kernel inputs in their plain form, read without the schema.
+// ---- Recorded kernel and triage inputs in their plain form, read without the schema.
 //
 // Nearly every recorded claim and order is already in the form their schemas output: strings trimmed, one line,
-// no character the text rules look at, the order's currency written out. For those, `plainKernelInputs` returns
-// exactly what `SCHEMAS.PROPOSAL_SUBMITTED` would (backtest-events.test.ts checks it over random inputs); for
+// no character the text rules look at, the order's currency written out. For those, `plainInputs` returns
+// exactly what `SCHEMAS` would (backtest-events.test.ts checks it over random inputs); for
 // anything else it returns `undefined` and the schema reads it, so what is refused, and why, does not change.
 
-/** The plain path: a recorded PROPOSAL_SUBMITTED's kernel inputs read by the schema (`plainKernelInputs`'s reference). */
-export function kernelInputsBySchema(
+/** The recorded inputs of the two kinds the kernel decided from. */
+type InputsKind = "PROPOSAL_SUBMITTED" | "CLAIM_TRIAGED";
+type Inputs<K extends InputsKind> = K extends "PROPOSAL_SUBMITTED"
+  ? Parsed<"PROPOSAL_SUBMITTED">["kernel_inputs"]
+  : Parsed<"CLAIM_TRIAGED">["triage_inputs"];
+
+/** The plain path: recorded kernel or triage inputs read by the schema (`plainInputs`'s reference). */
+export function inputsBySchema<K extends InputsKind>(
+  kind: K,
   v: unknown,
-): { ok: true; facts: RecordedKernelFacts } | { ok: false; error: string } {
-  const parsed = SCHEMAS.PROPOSAL_SUBMITTED.safeParse(v);
+): { ok: true; inputs: Inputs<K> } | { ok: false; error: string } {
+  const parsed = SCHEMAS[kind].safeParse(v);
   return parsed.success
-    ? { ok: true, facts: parsed.data as RecordedKernelFacts }
+    ? { ok: true, inputs: parsed.data as unknown as Inputs<K> }
     : { ok: false, error: firstIssue(parsed.error) };
 }
 
@@ -233,27 +241,29 @@ function plainOrder(v: unknown): Order | undefined {
 }
 
 /**
- * A recorded PROPOSAL_SUBMITTED's kernel inputs, as `SCHEMAS.PROPOSAL_SUBMITTED` outputs them, when every field the
- * backtest reads is already in its plain form; `undefined` otherwise (the schema then reads them). Exported for
- * the test that holds it to the schema.
+ * Recorded kernel (PROPOSAL_SUBMITTED) or triage (CLAIM_TRIAGED) inputs, as `SCHEMAS[kind]` outputs them, when every
+ * field the backtest reads is already in its plain form; `undefined` otherwise (the schema then reads them).
+ * Exported for the test that holds it to the schema.
  */
-export function plainKernelInputs(v: unknown): RecordedKernelFacts | undefined {
-  if (!isPlain(v) || !("proposal" in v)) return undefined;
-  const { receivedAt, decidedAt, claimId, dfid, parentClaimId } = v;
-  if (
-    typeof receivedAt !== "string" ||
-    typeof decidedAt !== "string" ||
-    typeof claimId !== "string" ||
-    typeof dfid !== "string" ||
-    ("parentClaimId" in v && typeof parentClaimId !== "string")
-  )
-    return undefined;
+export function plainInputs<K extends InputsKind>(kind: K, v: unknown): Inputs<K> | undefined {
+  if (!isPlain(v)) return undefined;
+  const { receivedAt, decidedAt, claimId, dfid, parentClaimId, responsibility } = v;
+  if (typeof receivedAt !== "string" || typeof decidedAt !== "string" || typeof claimId !== "string") return undefined;
+  if (typeof dfid !== "string") return undefined;
   const claim = plainClaim(v.claim);
   const order = v.order === null ? null : plainOrder(v.order);
   if (!claim || order === undefined) return undefined;
+  if (kind === "CLAIM_TRIAGED") {
+    // Of the recorded responsibility contract, the agent it names (the schema passes its other fields through).
+    if (!isPlain(responsibility) || typeof responsibility.agent_id !== "string" || responsibility.agent_id === "")
+      return undefined;
+    const triage = { claim, order, receivedAt, decidedAt, claimId, dfid, responsibility: { ...responsibility } };
+    return triage as unknown as Inputs<K>;
+  }
+  if (!("proposal" in v) || ("parentClaimId" in v && typeof parentClaimId !== "string")) return undefined;
   const facts: RecordedKernelFacts = { proposal: v.proposal, claim, order, receivedAt, decidedAt, claimId, dfid };
   if (typeof parentClaimId === "string") facts.parentClaimId = parentClaimId;
-  return facts;
+  return facts as Inputs<K>;
 }
 
 function firstIssue(error: z.ZodError): string {
