@@ -3,7 +3,7 @@
 // leaves them to the schema (so the refusal and its reason stay the schema's).
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inputsBySchema, plainInputs, recordedDetails } from "./backtest-events.ts";
+import { inputsBySchema, plainInputs, plainShown, recordedDetails, shownBySchema } from "./backtest-events.ts";
 import { recordBundledRun } from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
 
@@ -113,6 +113,61 @@ describe.each(KINDS)("reading a recorded %s without the schema", (kind) => {
       { numRuns: 3000 },
     );
     // Both sides were exercised: inputs read without the schema, and inputs the schema refused.
+    expect(plain).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
+  });
+});
+
+describe("reading a recorded verdict's reason, layer and checks (a flip shows them) without the schema", () => {
+  const recorded = () =>
+    run.events.filter((e) => e.event_type === "KERNEL_VERDICT").map((e) => e.details as Record<string, unknown>);
+  const shownValue = fc.oneof(
+    value,
+    fc.constantFrom(1, 12, 12.5, 13, 0.5, "", "layer", { layer: 1, name: "x", passed: true }, [{}]),
+  );
+  /** A change: the reason, layer or checks set or removed, or one field of one check set or removed. */
+  const shownChange = fc.record({
+    check: fc.option(fc.nat(30), { nil: undefined }),
+    key: fc.constantFrom("reason", "layer", "checks", "name", "passed", "reason_code", "extra"),
+    remove: fc.boolean(),
+    value: shownValue,
+  });
+
+  it("reads every recorded verdict of the bundled run itself, to what the schema reads", () => {
+    for (const d of recorded()) {
+      const bySchema = shownBySchema(d);
+      expect(bySchema.ok).toBe(true);
+      expect(plainShown(d)).toStrictEqual(bySchema.ok ? bySchema.shown : undefined);
+    }
+  });
+
+  it("over changed verdicts: reads them as the schema does, and leaves every verdict the schema refuses to the schema", () => {
+    const verdicts = recorded();
+    let plain = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.nat(verdicts.length - 1), fc.array(shownChange, { minLength: 1, maxLength: 3 }), (i, changes) => {
+        const v = structuredClone(verdicts[i]!);
+        for (const c of changes) {
+          const checks = v.checks as Record<string, unknown>[];
+          const target =
+            c.check === undefined ? v : Array.isArray(checks) ? checks[c.check % (checks.length || 1)] : undefined;
+          if (target === null || typeof target !== "object") continue;
+          if (c.remove) delete (target as Record<string, unknown>)[c.key];
+          else (target as Record<string, unknown>)[c.key] = c.value;
+        }
+        const bySchema = shownBySchema(v);
+        const fast = plainShown(v);
+        if (!bySchema.ok) {
+          refused++;
+          expect(fast).toBeUndefined();
+        } else if (fast !== undefined) {
+          plain++;
+          expect(fast).toStrictEqual(bySchema.shown);
+        }
+      }),
+      { numRuns: 3000 },
+    );
     expect(plain).toBeGreaterThan(100);
     expect(refused).toBeGreaterThan(100);
   });

@@ -3,7 +3,7 @@
 // as one timeline in decision order. The audit details are read through `recordedDetails` alone.
 import type { AuditEvent } from "../integrity/audit.ts";
 import { parseIsoMs } from "../integrity/time.ts";
-import type { VerdictCheck, VerdictKind } from "../integrity/verdict.ts";
+import { PASS_LAYER, type VerdictCheck, type VerdictKind } from "../integrity/verdict.ts";
 import type { Claim } from "./claim.ts";
 import type { Order } from "../integrity/contracts.ts";
 import * as z from "zod";
@@ -137,8 +137,40 @@ export function recordedDetails<K extends BacktestKind>(
  * report shows them for: nothing else depends on them.
  */
 export function shownVerdict(event: AuditEvent): { ok: true; shown: ShownVerdict } | { ok: false; error: string } {
-  const parsed = VERDICT_SHOWN.safeParse(event.details);
+  const plain = plainShown(event.details);
+  if (plain) return { ok: true, shown: plain };
+  return shownBySchema(event.details);
+}
+
+/** The plain path: a recorded verdict's reason, layer and checks read by the schema (`plainShown`'s reference). */
+export function shownBySchema(details: unknown): { ok: true; shown: ShownVerdict } | { ok: false; error: string } {
+  const parsed = VERDICT_SHOWN.safeParse(details);
   return parsed.success ? { ok: true, shown: parsed.data } : { ok: false, error: firstIssue(parsed.error) };
+}
+
+const CHECK_KEYS = new Set(["layer", "name", "passed", "reason_code"]);
+/** A layer number as the verdict schema takes it (1 to the pass layer). */
+const isLayer = (n: unknown) => typeof n === "number" && n >= 1 && n <= PASS_LAYER;
+
+/**
+ * A recorded verdict's reason, layer and checks, as `VERDICT_SHOWN` outputs them (copies), when they are already in
+ * that form; `undefined` otherwise (the schema then reads them and names what is wrong).
+ */
+export function plainShown(details: unknown): ShownVerdict | undefined {
+  if (!isPlain(details)) return undefined;
+  const { reason, layer, checks } = details;
+  if (typeof reason !== "string" || !isLayer(layer) || !Array.isArray(checks)) return undefined;
+  const shown: VerdictCheck[] = new Array(checks.length);
+  for (let i = 0; i < checks.length; i++) {
+    const c: unknown = checks[i];
+    if (!isPlain(c)) return undefined;
+    for (const k in c) if (!CHECK_KEYS.has(k) || c[k] === undefined) return undefined;
+    if (!isLayer(c.layer) || typeof c.name !== "string" || c.name === "" || typeof c.passed !== "boolean")
+      return undefined;
+    if ("reason_code" in c && (typeof c.reason_code !== "string" || c.reason_code === "")) return undefined;
+    shown[i] = { ...c } as VerdictCheck;
+  }
+  return { reason, layer: layer as number, checks: shown };
 }
 
 // ---- Recorded kernel and triage inputs in their plain form, read without the schema.
