@@ -3,7 +3,15 @@
 // leaves them to the schema (so the refusal and its reason stay the schema's).
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inputsBySchema, plainInputs, plainShown, recordedDetails, shownBySchema } from "./backtest-events.ts";
+import {
+  inputsBySchema,
+  plainInputs,
+  plainShown,
+  plainVerdict,
+  recordedDetails,
+  shownBySchema,
+  verdictBySchema,
+} from "./backtest-events.ts";
 import { recordBundledRun } from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
 
@@ -166,6 +174,59 @@ describe("reading a recorded verdict's reason, layer and checks (a flip shows th
           expect(fast).toStrictEqual(bySchema.shown);
         }
       }),
+      { numRuns: 3000 },
+    );
+    expect(plain).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
+  });
+});
+
+describe("reading a recorded verdict (what deciding again and counting need) without the schema", () => {
+  const recorded = () =>
+    run.events.filter((e) => e.event_type === "KERNEL_VERDICT").map((e) => e.details as Record<string, unknown>);
+  const verdictChange = fc.record({
+    key: fc.constantFrom("claim_id", "verdict", "reason_code", "order_id", "amount_eur", "decided_at", "extra"),
+    remove: fc.boolean(),
+    value: fc.oneof(
+      value,
+      fc.constantFrom("ACCEPT", "REJECT", "accept", "VALIDATION_PASSED", "NOT_A_CODE", "2026-05-20T10:00:00+02:00"),
+      fc.constantFrom("", "2026-05-20T10:00:00.123Z", "2026-05-20 10:00:00Z", "2026-13-01T00:00:00Z"),
+    ),
+  });
+
+  it("reads every recorded verdict of the bundled run itself, to what the schema reads", () => {
+    for (const d of recorded()) {
+      const bySchema = verdictBySchema(d);
+      expect(bySchema.ok).toBe(true);
+      expect(plainVerdict(d)).toStrictEqual(bySchema.ok ? bySchema.verdict : undefined);
+    }
+  });
+
+  it("over changed verdicts: reads them as the schema does, and leaves every verdict the schema refuses to the schema", () => {
+    const verdicts = recorded();
+    let plain = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        fc.nat(verdicts.length - 1),
+        fc.array(verdictChange, { minLength: 1, maxLength: 2 }),
+        (i, changes) => {
+          const v = structuredClone(verdicts[i]!);
+          for (const c of changes) {
+            if (c.remove) delete v[c.key];
+            else v[c.key] = c.value;
+          }
+          const bySchema = verdictBySchema(v);
+          const fast = plainVerdict(v);
+          if (!bySchema.ok) {
+            refused++;
+            expect(fast).toBeUndefined();
+          } else if (fast !== undefined) {
+            plain++;
+            expect(fast).toStrictEqual(bySchema.verdict);
+          }
+        },
+      ),
       { numRuns: 3000 },
     );
     expect(plain).toBeGreaterThan(100);

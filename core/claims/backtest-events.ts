@@ -120,6 +120,10 @@ export function recordedDetails<K extends BacktestKind>(
   const wrapper =
     kind === "PROPOSAL_SUBMITTED" ? "kernel_inputs" : kind === "CLAIM_TRIAGED" ? "triage_inputs" : undefined;
   const details = wrapper ? event.details[wrapper] : event.details;
+  if (kind === "KERNEL_VERDICT") {
+    const plain = plainVerdict(details);
+    if (plain) return { ok: true, details: plain as unknown as Parsed<K> };
+  }
   if (kind === "PROPOSAL_SUBMITTED" || kind === "CLAIM_TRIAGED") {
     // Inputs already in their plain form are read without the schema (see `plainInputs`).
     const plain = plainInputs(kind, details);
@@ -146,6 +150,37 @@ export function shownVerdict(event: AuditEvent): { ok: true; shown: ShownVerdict
 export function shownBySchema(details: unknown): { ok: true; shown: ShownVerdict } | { ok: false; error: string } {
   const parsed = VERDICT_SHOWN.safeParse(details);
   return parsed.success ? { ok: true, shown: parsed.data } : { ok: false, error: firstIssue(parsed.error) };
+}
+
+/** The plain path: a recorded verdict's details read by the schema (`plainVerdict`'s reference). */
+export function verdictBySchema(
+  details: unknown,
+): { ok: true; verdict: Parsed<"KERNEL_VERDICT"> } | { ok: false; error: string } {
+  const parsed = SCHEMAS.KERNEL_VERDICT.safeParse(details);
+  return parsed.success ? { ok: true, verdict: parsed.data } : { ok: false, error: firstIssue(parsed.error) };
+}
+
+const VERDICTS = new Set<unknown>(VERDICT_DETAILS.verdict.options);
+const REASON_CODES = new Set<unknown>(VERDICT_DETAILS.reason_code.options);
+
+/**
+ * A recorded verdict's details as `SCHEMAS.KERNEL_VERDICT` outputs them, when they are already in that form (the
+ * instant still checked by its own schema); `undefined` otherwise (the schema then reads them).
+ */
+export function plainVerdict(details: unknown): Parsed<"KERNEL_VERDICT"> | undefined {
+  if (!isPlain(details)) return undefined;
+  const { claim_id, verdict, reason_code, order_id, amount_eur, decided_at } = details;
+  if (
+    typeof claim_id !== "string" ||
+    claim_id === "" ||
+    !VERDICTS.has(verdict) ||
+    !REASON_CODES.has(reason_code) ||
+    (order_id !== null && typeof order_id !== "string") ||
+    (amount_eur !== null && (typeof amount_eur !== "number" || !Number.isFinite(amount_eur))) ||
+    !VERDICT_DETAILS.decided_at.safeParse(decided_at).success
+  )
+    return undefined;
+  return { claim_id, verdict, reason_code, order_id, amount_eur, decided_at } as Parsed<"KERNEL_VERDICT">;
 }
 
 const CHECK_KEYS = new Set(["layer", "name", "passed", "reason_code"]);
