@@ -214,6 +214,7 @@ export function plainShown(details: unknown): ShownVerdict | undefined {
 // no character the text rules look at, the order's currency written out. For those, `plainInputs` returns
 // exactly what `SCHEMAS` would (backtest-events.test.ts checks it over random inputs); for
 // anything else it returns `undefined` and the schema reads it, so what is refused, and why, does not change.
+// The recorded claim and order are handed on as recorded, not copied: nothing in a backtest or the kernel writes to them.
 
 /** The recorded inputs of the two kinds the kernel decided from. */
 type InputsKind = "PROPOSAL_SUBMITTED" | "CLAIM_TRIAGED";
@@ -266,7 +267,7 @@ const ORDER_KEYS = new Set([
   "payment_ref",
 ]);
 
-/** The recorded claim when the kernel's claim schema would output it unchanged (a copy of it), else `undefined`. */
+/** The recorded claim when the kernel's claim schema would output it unchanged, else `undefined`. */
 function plainClaim(v: unknown): Claim | undefined {
   if (!isPlain(v)) return undefined;
   for (const k in v) if (!CLAIM_KEYS.has(k) || v[k] === undefined) return undefined;
@@ -284,10 +285,10 @@ function plainClaim(v: unknown): Claim | undefined {
     ("customer_id" in v && !plainLine(v.customer_id, 0, 128))
   )
     return undefined;
-  return { ...v } as Claim;
+  return v as Claim;
 }
 
-/** The recorded order when the order schema would output it unchanged (a copy of it), else `undefined`. */
+/** The recorded order when the order schema would output it unchanged, else `undefined`. */
 function plainOrder(v: unknown): Order | undefined {
   if (!isPlain(v)) return undefined;
   for (const k in v) if (!ORDER_KEYS.has(k) || v[k] === undefined) return undefined;
@@ -304,7 +305,7 @@ function plainOrder(v: unknown): Order | undefined {
     ("payment_ref" in v && !nonEmpty(v.payment_ref))
   )
     return undefined;
-  return { ...v } as Order;
+  return v as Order;
 }
 
 /**
