@@ -33,5 +33,10 @@ describe("npm run chaos, short", () => {
       expect({ kind, injected: tally.faults[kind] > 0 }).toEqual({ kind, injected: true });
     expect(tally.refunds).toBeGreaterThan(0);
     expect(tally.reviewDecisions).toBeGreaterThan(0);
+    // The payment provider failed, settled late and timed out, and reviewers retried and closed failed refunds.
+    const p = tally.payments;
+    expect([p.refundsFailed, p.late, p.timeoutsBefore + p.timeoutsAfter, p.retried, p.closed].every((n) => n > 0)).toBe(
+      true,
+    );
   }, 600_000);
 });

@@ -51,7 +51,7 @@ import { createRng, flowSeed } from "./rng.ts";
 import type { Rng } from "./rng.ts";
 import { reproduction } from "./run.ts";
 import type { ChaosOptions } from "./run.ts";
-import { addToTally, createTally, formatTally } from "./tally.ts";
+import { addToTally, createTally, emptyPaymentTotals, formatTally } from "./tally.ts";
 import type { Tally } from "./tally.ts";
 
 /** Flows worked on at once (they share the stack, so the pollers have work from several). */
@@ -142,6 +142,7 @@ const emptyCounts = (): FlowCounts => ({
   decided: 0,
   needsReview: 0,
   refunds: 0,
+  payments: emptyPaymentTotals(),
 });
 
 /** Runs the flows of `opts` on one local stack (restarted where a flow plans it); returns the violations and totals. */
@@ -506,6 +507,8 @@ async function decide(
             body: JSON.stringify(body),
             headers: { "content-type": "application/json" },
             pathParameters: { id: r.claim_id },
+            // The reviewer the authorizer authenticated: the one the body names (else REVIEWER_MISMATCH).
+            reviewer: String(body.reviewer ?? "reviewer"),
           }),
         ),
       );

@@ -57,9 +57,9 @@ describe("a chaos flow", () => {
 
 describe("a planted bug is found", () => {
   it("a ledger that forgets the order's amount: refunds above the order", async () => {
-    // Seed 7: the flows drawn from a seed changed when a step's audit became one appendAll (one crash point, not one per event).
+    // Seed 1 (flow 9 today): the flows drawn from a seed change as the flows learn new faults; raise n or pick another.
     const found = await violations(
-      7,
+      1,
       60,
       (d: PipelineDeps) => ({
         ...d,

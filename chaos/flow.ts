@@ -4,8 +4,12 @@
 // random), with the flow's faults: duplicates, delays, crashes right after side-effecting calls, racing
 // consumers, lost timers, a whole-stack restart, and a model that is slow, failing or garbled. Customers submit
 // through the intake API (retrying after a crash with the same Idempotency-Key), reviewers decide through the
-// review API (some at once), the sweep runs every five simulated minutes. When nothing is left to do, the
-// invariants are checked. Time is simulated, so a flow takes milliseconds.
+// review API (some at once), the sweep runs every five simulated minutes. Authorised refunds go, as the payments
+// rule sends them, to the production refund executor, which pays through a faulty provider (chaos/payment-provider.ts:
+// refused, timed out, settled late); the provider's webhooks reach POST /webhooks/stripe signed (twice, stale, or
+// forged at times), and reviewers RETRY or CLOSE failed refunds through the review API. When nothing is left to do,
+// the invariants are checked. Time is simulated, so a flow takes milliseconds.
+import Stripe from "stripe";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import type { Claim } from "../core/claims/claim.ts";
@@ -18,14 +22,17 @@ import type { LedgerEntry } from "../core/integrity/index.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { createKernelHandler } from "../functions/kernel.ts";
+import { createPaymentWebhookHandler } from "../functions/payment-webhook.ts";
+import { createRefundExecutorHandler } from "../functions/refund-executor.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
-import type { QueueRole } from "../infra/facts.ts";
-import { FUNCTIONS, QUEUES } from "../infra/facts.ts";
+import { FUNCTIONS, PAYMENT_RULE, QUEUES } from "../infra/facts.ts";
+import { matchesPattern } from "../local/eventbridge/matcher.ts";
+import { KERNEL_SOURCE } from "../core/claims/events.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import {
@@ -35,6 +42,7 @@ import {
   createInMemoryRefundLedger,
   createInMemoryReviewRepository,
   createInMemorySessionRepository,
+  createInMemorySettlementRepository,
   createInMemoryVerdictRepository,
   createRecordingPublisher,
 } from "../pipeline/in-memory.ts";
@@ -45,12 +53,15 @@ import { ChaosCrashError } from "./errors.ts";
 import { checkFlowInvariants } from "./invariants.ts";
 import type { FlowObservation, InvariantResult } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
-import { LLM_PROFILES, planFlow, planOutage } from "./plan.ts";
-import type { FlowPlan, LlmOutage, LlmProfile, PlannedClaim } from "./plan.ts";
+import { LLM_PROFILES, planFlow, planOutage, planPayments } from "./plan.ts";
+import type { FlowPlan, LlmOutage, LlmProfile, PaymentPlan, PlannedClaim } from "./plan.ts";
+import { createFaultyProvider } from "./payment-provider.ts";
+import type { ProviderBugs, ProviderWebhook } from "./payment-provider.ts";
 import { createRng, flowSeed } from "./rng.ts";
 import type { Rng } from "./rng.ts";
 import { createSimQueues } from "./sim-queues.ts";
-import type { SimMessage } from "./sim-queues.ts";
+import type { SimMessage, SimRole } from "./sim-queues.ts";
+import { emptyPaymentTotals } from "./tally.ts";
 import type { FlowTotals } from "./tally.ts";
 
 /** What the chaos runs decide with: the bundled agent and its contract. */
@@ -82,11 +93,14 @@ const SIDE_EFFECTS: Readonly<Partial<Record<keyof PipelineDeps, readonly string[
   claims: ["createClaim", "updateClaim"],
   sessions: ["saveSession", "clearOutbox"],
   verdicts: ["putVerdictOnce", "recordExecution", "markPublished"],
-  ledger: ["reserve", "markReviewPending", "clearReviewPending"],
+  ledger: ["reserve", "markReviewPending", "clearReviewPending", "releaseRefund"],
   audit: ["append", "appendAll"],
   queues: ["sendAgentSteps", "sendProposal", "sendCrewEvents", "scheduleTimer", "requestExtraction"],
   publisher: ["publish"],
   reviews: ["openReview", "updateReview"],
+  settlements: ["create", "update"],
+  // A crash right after the provider answered: the refund exists at the provider, the settlement does not know it.
+  payments: ["refund"],
 };
 const WRAPPED: readonly (keyof PipelineDeps)[] = [
   "claims",
@@ -99,6 +113,8 @@ const WRAPPED: readonly (keyof PipelineDeps)[] = [
   "reviews",
   "orders",
   "llm",
+  "settlements",
+  "payments",
 ];
 
 const SWEEP_EVERY_MS = 300_000;
@@ -114,10 +130,17 @@ interface Invocation {
 }
 
 type Job =
-  | { kind: "queue"; role: QueueRole; messages: SimMessage[] }
+  | { kind: "queue"; role: SimRole; messages: SimMessage[] }
   | { kind: "submit"; claim: PlannedClaim; attempt: number }
-  | { kind: "review"; claimId: string; body: Record<string, unknown>; attempt: number }
+  | { kind: "review"; claimId: string; body: Record<string, unknown>; attempt: number; refundReview?: string }
+  | { kind: "webhook"; webhook: ProviderWebhook; attempt: number }
+  | { kind: "settle"; settle: () => void }
   | { kind: "sweep" };
+
+/** The signing secret of the flow's webhook endpoint (a forged webhook is signed with another). */
+const WEBHOOK_SECRET = "whsec_chaos";
+/** How often an operator redrives the refund executor's DLQ after its alarm, at most, in one flow. */
+const MAX_REDRIVES = 5;
 
 type Planned = { at: number; job: Job; together?: string };
 
@@ -133,6 +156,7 @@ const emptyCounts = (): FlowCounts => ({
   decided: 0,
   needsReview: 0,
   refunds: 0,
+  payments: emptyPaymentTotals(),
 });
 
 /**
@@ -144,10 +168,17 @@ export interface FlowOptions {
   mutate?: (deps: PipelineDeps) => PipelineDeps;
   outage?: LlmOutage | null;
   llm?: LlmProfile["name"];
+  /** Replaces the payment provider's plan the flow drew (tests). */
+  payments?: PaymentPlan;
+  /** Breaks the payment provider (tests show the invariants catch it). */
+  providerBugs?: ProviderBugs;
 }
 
 /** Keeps the outage's draws apart from the plan's (the same plan with or without an outage). */
 const OUTAGE_SALT = 0x6f757461;
+/** Keeps the payment provider's plan and draws apart from the rest (the same plan whatever the provider does). */
+const PAYMENTS_SALT = 0x70617973;
+const PROVIDER_SALT = 0x70726f76;
 
 /** Runs flow `flow` of the run seeded `seed`. */
 export async function runChaosFlow(
@@ -159,8 +190,16 @@ export async function runChaosFlow(
   const rng = createRng(flowSeed(seed, flow));
   const drawn = planFlow(rng, seed, flow);
   const outage = opts.outage === undefined ? planOutage(createRng(flowSeed(seed, flow) ^ OUTAGE_SALT)) : opts.outage;
+  const paymentsRng = createRng(flowSeed(seed, flow) ^ PAYMENTS_SALT);
+  const payments = opts.payments ?? planPayments(paymentsRng);
+  // The shop's payments: every order has one to refund, but for a few (their refunds fail without a provider call).
+  const orders = drawn.orders.map((o) =>
+    paymentsRng.chance(payments.noPaymentRef) ? o : { ...o, payment_ref: `pi_chaos_${o.order_id}` },
+  );
   const plan: FlowPlan = {
     ...drawn,
+    orders,
+    payments,
     ...(outage ? { outage } : {}),
     ...(opts.llm ? { llm: { name: opts.llm, ...LLM_PROFILES[opts.llm] } } : {}),
   };
@@ -198,6 +237,37 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   const publisher = createRecordingPublisher();
   const ledger = createInMemoryRefundLedger();
   const queues = createSimQueues({ clock, rng, faults: plan.faults });
+  // The payments rule of the bus: RefundExecuted that is not a simulation's goes to the refund executor's queue.
+  const publisherPort: typeof publisher = {
+    ...publisher,
+    async publish(entries) {
+      await publisher.publish(entries);
+      if (!plan.payments) return;
+      for (const e of entries) {
+        const envelope = { source: KERNEL_SOURCE, "detail-type": e.detailType, detail: e.detail };
+        if (matchesPattern(PAYMENT_RULE.pattern, envelope)) queues.sendToPayments(envelope);
+      }
+    },
+  };
+  // Settlements, and the failed refunds' reviews as they open (for the reviewers).
+  const settlements = createInMemorySettlementRepository();
+  const refundOpened: { claimId: string; reviewId: string }[] = [];
+  const settlementsPort: typeof settlements = {
+    ...settlements,
+    async update(next) {
+      await settlements.update(next);
+      if (next.review?.status === "PENDING")
+        refundOpened.push({ claimId: next.claim_id, reviewId: next.review.review_id });
+    },
+  };
+  const faultyProvider = plan.payments
+    ? createFaultyProvider({
+        plan: plan.payments,
+        rng: createRng(flowSeed(plan.seed, plan.flow) ^ PROVIDER_SALT),
+        now: () => now,
+        ...(opts.providerBugs ? { bugs: opts.providerBugs } : {}),
+      })
+    : undefined;
   const registry = createAgentRegistry({ acceptedMajor: 1 });
   registry.handshake({ agent_id: agent.agentId, version: agent.version, contract: agent.responsibility });
   const llm = createChaosLlm(createRulesModel({ contract: agent.contract, responsibility: agent.responsibility }), {
@@ -213,7 +283,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     sessions: createInMemorySessionRepository(audit),
     verdicts,
     queues: queues.port,
-    publisher,
+    publisher: publisherPort,
     audit,
     ledger,
     reviews: reviewsPort,
@@ -226,6 +296,9 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     settings: plan.outage
       ? { ...DEFAULT_PIPELINE_SETTINGS, llmOutageHoldMs: plan.outage.holdMs }
       : DEFAULT_PIPELINE_SETTINGS,
+    ...(faultyProvider
+      ? { settlements: settlementsPort, payments: faultyProvider.provider, webhookSecret: () => WEBHOOK_SECRET }
+      : {}),
   };
   const base = opts.mutate ? opts.mutate(unmutated) : unmutated;
 
@@ -278,9 +351,11 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     watchingLogger((line) => {
       if (!inv.dead) violations.push(`${inv.label} logged an error no fault explains: ${line}`);
     });
-  const consumer = (role: QueueRole, deps: PipelineDeps, logger: HandlerLogger): SqsHandler => {
+  const consumer = (role: SimRole, deps: PipelineDeps, logger: HandlerLogger): SqsHandler => {
     const o = { logger };
     switch (role) {
+      case "payments":
+        return createRefundExecutorHandler(() => deps, o);
       case "crewEvents":
         return createOrchestratorHandler(() => deps, o);
       case "agentSteps":
@@ -306,11 +381,17 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     return [first, again];
   });
   let nextSweep = plan.startMs + SWEEP_EVERY_MS;
+  if (faultyProvider) {
+    faultyProvider.onSettle = (at, settle) => agenda.push({ at, job: { kind: "settle", settle } });
+    faultyProvider.onWebhook = (webhook) =>
+      agenda.push({ at: webhook.at, job: { kind: "webhook", webhook, attempt: 1 } });
+  }
 
   // What the clients saw: the claim each Idempotency-Key answered, the decisions reviewers were told succeeded.
   const keyToClaim = new Map<string, string>();
   const plannedOf = new Map<string, Claim>();
   const decidedOk = new Map<string, string[]>();
+  const refundDecidedOk = new Map<string, string[]>();
   const reviewSeen = new Set<string>();
   let label = 0;
 
@@ -353,6 +434,8 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
         body: JSON.stringify(job.body),
         headers: { "content-type": "application/json" },
         pathParameters: { id: job.claimId },
+        // The reviewer the authorizer authenticated: the one the body names.
+        reviewer: String(job.body.reviewer ?? "reviewer"),
       }),
     );
     counts.reviewDecisions++;
@@ -369,11 +452,71 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       violations.push(
         `POST ${path} ${JSON.stringify(job.body).slice(0, 120)} answered ${status}: ${body.slice(0, 200)}`,
       );
-    if (status === 200) decidedOk.set(job.claimId, [...(decidedOk.get(job.claimId) ?? []), String(job.body.decision)]);
+    if (status !== 200) return;
+    const told = job.refundReview ? refundDecidedOk : decidedOk;
+    // A RETRY / CLOSE decides the claim's current refund review, which the answer names (after a RETRY that failed
+    // again, a late repeat decides the new review).
+    const answered = job.refundReview
+      ? (JSON.parse(body) as { review?: { review_id?: string } }).review?.review_id
+      : undefined;
+    const key = answered ?? job.claimId;
+    told.set(key, [...(told.get(key) ?? []), String(job.body.decision)]);
+  };
+
+  // Stripe delivering a webhook, signed at the moment it is sent; without a 2xx (a crash) it sends it again later.
+  const webhook = async (job: Extract<Job, { kind: "webhook" }>, inv: Invocation) => {
+    const handler = createPaymentWebhookHandler(() => depsFor(inv), { logger: loggerFor(inv) });
+    const forged = job.webhook.kind === "forged";
+    const signature = Stripe.webhooks.generateTestHeaderString({
+      payload: job.webhook.payload,
+      secret: forged ? "whsec_someone_else" : WEBHOOK_SECRET,
+      timestamp: Math.floor(now / 1000),
+    });
+    const res = await handler(
+      apiRequest("POST /webhooks/stripe", "/webhooks/stripe", {
+        body: job.webhook.payload,
+        headers: { "content-type": "application/json", "stripe-signature": signature },
+      }),
+    );
+    if (inv.dead) {
+      agenda.push({ at: now + rng.int(60_000, 3_600_000), job: { ...job, attempt: job.attempt + 1 } });
+      return;
+    }
+    const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
+    const body = typeof res === "string" ? res : (res.body ?? "");
+    if (status !== (forged ? 400 : 200))
+      violations.push(
+        `POST /webhooks/stripe (${job.webhook.kind} ${job.webhook.payload.slice(0, 80)}…) answered ${status}: ${body.slice(0, 200)}`,
+      );
   };
 
   // Reviewers: each review that opens is decided (or left pending) as the flow's policy says.
   const planReviews = async () => {
+    // A failed refund's review: RETRY (pay again) or CLOSE with a note; at times two reviewers at once, or a repeat.
+    while (refundOpened.length > 0 && plan.payments) {
+      const { claimId, reviewId } = refundOpened.shift()!;
+      const policy = plan.payments.reviewer;
+      if (reviewSeen.has(reviewId) || !rng.chance(policy.decide)) {
+        reviewSeen.add(reviewId);
+        continue;
+      }
+      reviewSeen.add(reviewId);
+      const at = now + rng.int(1_000, 30 * 60_000);
+      const first = refundDecision("alice", rng.chance(policy.retry) ? "RETRY" : "CLOSE");
+      const job = (body: Record<string, unknown>): Job => ({
+        kind: "review",
+        claimId,
+        body,
+        attempt: 1,
+        refundReview: reviewId,
+      });
+      if (rng.chance(policy.concurrent)) {
+        const together = `refund-${reviewId}`;
+        const other = refundDecision("bob", rng.chance(0.5) ? "RETRY" : "CLOSE");
+        agenda.push({ at, job: job(first), together }, { at, job: job(other), together });
+      } else agenda.push({ at, job: job(first) });
+      if (rng.chance(policy.repeat)) agenda.push({ at: at + rng.int(1_000, 600_000), job: job(first) });
+    }
     while (opened.length > 0) {
       const r = await reviews.getReview(opened.shift()!);
       if (!r || r.status !== "PENDING" || reviewSeen.has(r.claim_id)) continue;
@@ -405,6 +548,10 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
         });
     }
   };
+  const refundDecision = (reviewer: string, decision: "RETRY" | "CLOSE"): Record<string, unknown> =>
+    decision === "CLOSE"
+      ? { decision, reviewer, note: rng.pick(["refunded by bank transfer instead", "customer withdrew the claim"]) }
+      : { decision, reviewer, ...(rng.chance(0.5) ? { note: "the customer updated the card" } : {}) };
   const decisionFor = (r: ReviewRecord, reviewer: string): Record<string, unknown> => {
     const note = rng.chance(0.3) ? { note: rng.pick(["checked with the customer", "photo attached 📷", ""]) } : {};
     // A DENY and an APPROVE of less than proposed need a note (NOTE_REQUIRED).
@@ -456,7 +603,10 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   const runJob = async (job: Job): Promise<Map<SimMessage, boolean>> => {
     const inv: Invocation = {
       dead: false,
-      label: job.kind === "queue" ? `${QUEUES[job.role].consumer}#${++label}` : `${job.kind}#${++label}`,
+      label:
+        job.kind === "queue"
+          ? `${job.role === "payments" ? "refundExecutor" : QUEUES[job.role].consumer}#${++label}`
+          : `${job.kind}#${++label}`,
     };
     live.add(inv);
     const results = new Map<SimMessage, boolean>();
@@ -490,6 +640,12 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
         case "review":
           await review(job, inv);
           break;
+        case "webhook":
+          await webhook(job, inv);
+          break;
+        case "settle":
+          job.settle();
+          break;
         case "sweep": {
           counts.sweeps++;
           try {
@@ -507,8 +663,13 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     return results;
   };
 
-  const settled = () => claims.all().every((c) => isFinal(c.status)) && reviews.all().every((r) => !r.intent);
+  // Settled: every claim final, no review decision left half done (a failed refund's included).
+  const settled = async () =>
+    claims.all().every((c) => isFinal(c.status)) &&
+    reviews.all().every((r) => !r.intent) &&
+    (await settlements.list()).every((s) => !s.review || s.review.status === "PENDING" || s.review.performed);
   let idle = 0;
+  let redrives = 0;
   for (let step = 0; ; step++) {
     if (step >= MAX_STEPS || now - plan.startMs > MAX_SIMULATED_MS) {
       violations.push(
@@ -524,7 +685,16 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       const nextQueued = queues.nextVisibleAt();
       const nextPlanned = agenda.length > 0 ? Math.min(...agenda.map((p) => p.at)) : undefined;
       if (nextQueued === undefined && nextPlanned === undefined) {
-        if (settled()) break;
+        // The refund executor's DLQ alarmed: an operator redrives it (docs/payments.md).
+        if (redrives < MAX_REDRIVES) {
+          const n = queues.redrivePayments(now);
+          if (n > 0) {
+            redrives++;
+            counts.payments.redriven += n;
+            continue;
+          }
+        }
+        if (await settled()) break;
         if (++idle > IDLE_SWEEPS) break;
       }
       now = Math.max(now + 1, Math.min(nextQueued ?? Infinity, nextPlanned ?? Infinity, nextSweep));
@@ -591,6 +761,24 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       );
   }
 
+  // A failed refund's review: what reviewers were told succeeded is the decision the bus announced for that review.
+  const announced = new Map<string, Set<string>>();
+  for (const e of publisher.published)
+    if (e.detailType === "ReviewDecided") {
+      const id = String(e.detail.review_id);
+      announced.set(id, new Set([...(announced.get(id) ?? []), String(e.detail.decision)]));
+    }
+  for (const [reviewId, decisions] of refundDecidedOk) {
+    const distinct = [...new Set(decisions)];
+    const onBus = [...(announced.get(reviewId) ?? [])];
+    if (distinct.length > 1)
+      violations.push(`refund review ${reviewId}: reviewers were told ${distinct.join(" and ")} both succeeded`);
+    if (onBus.length !== 1 || onBus[0] !== distinct[0])
+      violations.push(
+        `refund review ${reviewId}: a reviewer was told ${distinct[0]} succeeded, the bus announced [${onBus.join(", ")}]`,
+      );
+  }
+
   const observed: FlowObservation = {
     claims: claims.all(),
     verdicts: verdicts.all(),
@@ -611,6 +799,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     limitEur: agent.contract.max_refund_without_escalation,
     customerLimits: agent.contract.customer_limits,
     responsibility: agent.responsibility,
+    ...(faultyProvider ? { payments: { settlements: await settlements.list(), book: faultyProvider.book } } : {}),
   };
   const invariants = checkFlowInvariants(observed);
   violations.push(...invariants.violations);
@@ -618,6 +807,19 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   counts.decided = observed.claims.filter((c) => c.status === "DECIDED").length;
   counts.needsReview = observed.claims.filter((c) => c.status === "NEEDS_REVIEW").length;
   counts.refunds = invariants.money.refunds;
+  if (faultyProvider) {
+    Object.assign(counts.payments, faultyProvider.counts);
+    counts.payments.payouts = faultyProvider.book.payouts.length;
+    const decided = new Map<string, string>();
+    for (const e of publisher.published)
+      if (e.detailType === "ReviewDecided" && (e.detail.decision === "RETRY" || e.detail.decision === "CLOSE"))
+        decided.set(String(e.detail.review_id), String(e.detail.decision));
+    counts.payments.retried = [...decided.values()].filter((d) => d === "RETRY").length;
+    counts.payments.closed = [...decided.values()].filter((d) => d === "CLOSE").length;
+    counts.payments.refundsFailed = new Set(
+      publisher.published.filter((e) => e.detailType === "RefundFailed").map((e) => String(e.detail.execution_id)),
+    ).size;
+  }
   return {
     plan,
     violations,

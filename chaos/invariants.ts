@@ -1,7 +1,8 @@
 // The invariants every chaos flow must leave intact (docs/guarantees.md), checked on what the stores hold and the bus
 // carried once the flow has drained, with its sweeps: no claim lost or stuck, one verdict per proposal, the money
-// invariants (pipeline/money-invariants.ts, ledgers included), the review marks on the ledger, and the audit
-// complete — `claims replay` IDENTICAL for every final claim.
+// invariants (pipeline/money-invariants.ts, ledgers included), the review marks on the ledger, the money the payment
+// provider actually paid against the settlements (paymentViolations), and the audit complete — `claims replay`
+// IDENTICAL for every final claim.
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { isFinal } from "../core/claims/claim-record.ts";
 import { replayClaim } from "../core/claims/replay.ts";
@@ -16,6 +17,11 @@ import type {
 import { checkMoneyInvariants } from "../pipeline/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
+import type { SettlementRecord } from "../core/claims/settlement.ts";
+import { parseCents } from "../core/integrity/index.ts";
+import { DAY_MS } from "../core/integrity/index.ts";
+import { settlementDfid } from "../pipeline/payments.ts";
+import type { ProviderBook } from "./payment-provider.ts";
 
 /** What a flow left behind. */
 export interface FlowObservation {
@@ -33,6 +39,8 @@ export interface FlowObservation {
   /** The contract's customer limits, when it has them: automatic refunds per customer (the order's) stay within. */
   customerLimits?: CustomerLimits | undefined;
   responsibility: ResponsibilityContract;
+  /** With a payment provider: the settlements stored and the provider's own book (its refunds and payouts). */
+  payments?: { settlements: readonly SettlementRecord[]; book: ProviderBook } | undefined;
 }
 
 /** The outcome of the checks: every violation, and the money totals. */
@@ -144,19 +152,29 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
       : {}),
   });
   violations.push(...money.violations);
+  // A CLOSEd refund's reservation is released: the claim was executed, its money is not refunded.
+  const closed = new Set(
+    (o.payments?.settlements ?? []).filter((s) => s.review?.status === "CLOSED").map((s) => s.claim_id),
+  );
   for (const c of o.claims) {
-    if (holds.has(c.claim_id) !== (c.executed === true))
+    const held = c.executed === true && !closed.has(c.claim_id);
+    if (holds.has(c.claim_id) !== held)
       violations.push(
-        `claim ${c.claim_id} says executed=${String(c.executed)} but the ledger ${holds.has(c.claim_id) ? "holds" : "does not hold"} its refund`,
+        `claim ${c.claim_id} says executed=${String(c.executed)}${closed.has(c.claim_id) ? " (its refund CLOSED)" : ""} but the ledger ${holds.has(c.claim_id) ? "holds" : "does not hold"} its refund`,
       );
   }
+  if (o.payments) violations.push(...paymentViolations(o, o.payments));
 
   // The audit is complete: every final claim replays IDENTICAL, to the outcome its record shows.
   let replayed = 0;
+  // A settlement's events (paying, failing, its RETRY / CLOSE) are a flow of their own, which `claims replay` does not
+  // read (it reads the claim's decision flow by its DFID).
+  const paymentFlows = new Set(o.claims.map((c) => settlementDfid(c.claim_id)));
+  const decisionAudit = o.audit.filter((e) => !paymentFlows.has(e.dfid));
   for (const c of o.claims) {
     if (!isFinal(c.status)) continue;
     const review = reviews.get(c.claim_id);
-    const result = replayClaim(c.claim_id, o.audit, {
+    const result = replayClaim(c.claim_id, decisionAudit, {
       responsibility: o.responsibility,
       ...(review ? { review } : {}),
     });
@@ -170,4 +188,174 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
     }
   }
   return { violations, money, replayed };
+}
+
+const centsOf = (eur: unknown): number => {
+  const c = parseCents(eur);
+  return c.ok ? c.cents : Number.NaN;
+};
+
+/**
+ * The money the provider actually moved, against what the app authorised and recorded: a failed refund is not money
+ * paid and a settled one is; every settlement and every provider call names a RefundExecuted (never a simulation's)
+ * and asks no more than it authorised; the provider paid at most once per claim; a CLOSEd refund is not refunded; a
+ * RETRY names a failed execution; what the provider paid per order stays within the order, automatic payouts within
+ * the escalation limit and the customer limits; and no refund is left PENDING once the flow drained.
+ */
+export function paymentViolations(
+  o: FlowObservation,
+  payments: { settlements: readonly SettlementRecord[]; book: ProviderBook },
+): string[] {
+  const violations: string[] = [];
+  const { settlements, book } = payments;
+  const executed = new Map<string, Record<string, unknown>>();
+  for (const e of o.events)
+    if (e.detailType === "RefundExecuted" && !executed.has(String(e.detail.execution_id)))
+      executed.set(String(e.detail.execution_id), e.detail);
+  const paidBy = group(book.payouts, (p) => p.key);
+  const paidCents = (key: string) => (paidBy.get(key) ?? []).reduce((sum, p) => sum + p.amountMinor, 0);
+
+  // Each execution a settlement records (the current one and earlier attempts), with its status.
+  const recorded = settlements.flatMap((s) => [
+    { s, execution_id: s.execution_id, status: s.status },
+    ...s.attempts.map((a) => ({ s, execution_id: a.execution_id, status: a.status })),
+  ]);
+  for (const { s, execution_id, status } of recorded) {
+    const authorised = executed.get(execution_id);
+    if (!authorised)
+      violations.push(`the settlement of claim ${s.claim_id} names ${execution_id}, which no RefundExecuted announced`);
+    else if (authorised.claim_id !== s.claim_id || centsOf(authorised.amount_eur) !== centsOf(s.amount_eur))
+      violations.push(
+        `the settlement of claim ${s.claim_id} does not match RefundExecuted ${execution_id} (claim or amount)`,
+      );
+    const paid = paidCents(execution_id);
+    if (status === "FAILED" && paid > 0)
+      violations.push(
+        `refund ${execution_id} of claim ${s.claim_id} is recorded FAILED, but the provider paid ${paid} cents under it: a failed refund is money paid`,
+      );
+    if (status === "SETTLED" && paid === 0)
+      violations.push(
+        `refund ${execution_id} of claim ${s.claim_id} is recorded SETTLED, but the provider paid nothing under it`,
+      );
+    if (status === "PENDING")
+      violations.push(
+        `refund ${execution_id} of claim ${s.claim_id} is still PENDING after the flow drained: nobody knows whether the customer was paid`,
+      );
+  }
+  const settledClaims = new Set(settlements.map((s) => s.claim_id));
+  for (const [id, d] of executed)
+    if (d.simulation_id === undefined && !recorded.some((r) => r.execution_id === id))
+      violations.push(
+        `RefundExecuted ${id} of claim ${String(d.claim_id)} has no settlement${settledClaims.has(String(d.claim_id)) ? " (its claim's settlement names another execution)" : ""}: an authorised refund nobody paid`,
+      );
+
+  // Every call the provider got names an authorised, real execution and asks no more than it authorised.
+  for (const r of book.refunds) {
+    const authorised = executed.get(r.key);
+    if (!authorised) {
+      violations.push(`the provider refunded ${r.amountMinor} cents under ${r.key}, which no RefundExecuted announced`);
+      continue;
+    }
+    if (authorised.simulation_id !== undefined)
+      violations.push(`the provider was asked to pay ${r.key}, a simulation's refund`);
+    if (authorised.claim_id !== r.claimId)
+      violations.push(
+        `the provider refund ${r.id} names claim ${r.claimId}, RefundExecuted ${r.key} claim ${String(authorised.claim_id)}`,
+      );
+  }
+  for (const [key, list] of paidBy) {
+    const authorised = executed.get(key);
+    if (list.length > 1) violations.push(`the provider paid ${list.length} times under the idempotency key ${key}`);
+    if (authorised && paidCents(key) > centsOf(authorised.amount_eur))
+      violations.push(
+        `the provider paid ${paidCents(key)} cents under ${key}, more than the ${centsOf(authorised.amount_eur)} authorised`,
+      );
+  }
+  for (const [claimId, list] of group(book.payouts, (p) => p.claimId))
+    if (list.length > 1)
+      violations.push(
+        `the provider paid claim ${claimId} ${list.length} times (${list.map((p) => `${p.key}: ${p.amountMinor} cents`).join(", ")})`,
+      );
+
+  // A CLOSEd refund is not refunded (no payout for its claim) and holds no reservation.
+  const holds = new Set(o.ledgers.flatMap(({ scope, entry }) => (scope ? [] : Object.keys(entry.claims))));
+  for (const s of settlements) {
+    if (s.review?.status !== "CLOSED") continue;
+    const paid = book.payouts.filter((p) => p.claimId === s.claim_id);
+    if (paid.length > 0)
+      violations.push(
+        `claim ${s.claim_id}'s refund was CLOSED unpaid, but the provider paid it ${paid.map((p) => p.amountMinor).join(" + ")} cents`,
+      );
+    if (holds.has(s.claim_id))
+      violations.push(
+        `claim ${s.claim_id}'s refund was CLOSED, but the ledger of ${s.order_id} still holds its reservation`,
+      );
+  }
+
+  // A RETRY names a failed execution of the same claim: recorded FAILED, never paid.
+  for (const [id, d] of executed) {
+    if (d.retry_of === undefined) continue;
+    const from = String(d.retry_of);
+    const s = settlements.find((x) => x.claim_id === d.claim_id);
+    const attempt = s?.attempts.find((a) => a.execution_id === from);
+    if (attempt?.status !== "FAILED")
+      violations.push(
+        `RETRY ${id} of claim ${String(d.claim_id)} names ${from}, which its settlement does not record as a failed execution (${attempt?.status ?? "absent"})`,
+      );
+    if (paidCents(from) > 0)
+      violations.push(`RETRY ${id} retries ${from}, which the provider paid: the claim is paid twice`);
+  }
+
+  // What the provider paid per order, and automatically, against the order and the limits.
+  const rootOf = (id: string): Record<string, unknown> | undefined => {
+    let d = executed.get(id);
+    for (let n = 0; d?.retry_of !== undefined && n < 100; n++) d = executed.get(String(d.retry_of));
+    return d;
+  };
+  const decidedAt = new Map(
+    o.events
+      .filter((e) => e.detailType === "ClaimVerdict")
+      .map((e) => [String(e.detail.verdict_id), Date.parse(String(e.detail.decided_at))]),
+  );
+  const limit = centsOf(o.limitEur);
+  const automatic: { customer?: string | undefined; at: number; cents: number }[] = [];
+  for (const [orderId, list] of group(book.payouts, (p) => p.orderId)) {
+    const order = o.orders.find((x) => x.order_id === orderId);
+    const total = list.reduce((sum, p) => sum + p.amountMinor, 0);
+    if (!order) violations.push(`the provider paid ${total} cents on ${orderId}, an order that does not exist`);
+    else if (total > centsOf(order.amount))
+      violations.push(`the provider paid ${total} cents on order ${orderId}, more than its ${centsOf(order.amount)}`);
+    let auto = 0;
+    for (const p of list) {
+      const root = rootOf(p.key);
+      if (!root || root.approved_by !== undefined) continue;
+      auto += p.amountMinor;
+      automatic.push({
+        customer: order?.customer_id,
+        at: decidedAt.get(String(root.verdict_id)) ?? Number.NaN,
+        cents: p.amountMinor,
+      });
+    }
+    if (auto > limit)
+      violations.push(
+        `the provider paid ${auto} cents automatically on order ${orderId}, more than the ${limit}-cent limit`,
+      );
+  }
+  if (o.customerLimits) {
+    const { window_days, max_automatic_refunds, max_automatic_eur } = o.customerLimits;
+    for (const a of automatic) {
+      if (a.customer === undefined) continue;
+      const inWindow = automatic.filter(
+        (b) => b.customer === a.customer && b.at <= a.at && b.at >= a.at - window_days * DAY_MS,
+      );
+      const total = inWindow.reduce((sum, b) => sum + b.cents, 0);
+      if (inWindow.length > max_automatic_refunds || total > centsOf(max_automatic_eur)) {
+        violations.push(
+          `the provider paid customer ${a.customer} ${inWindow.length} automatic refunds (${total} cents) in a window, above customer_limits`,
+        );
+        break;
+      }
+    }
+  }
+  return violations;
 }

@@ -200,7 +200,8 @@ async function runOutage(opts: { upAfterMs?: number; holdMs: number }) {
     }
     for (const batch of batches) {
       queues.receive(batch);
-      const role = batch[0]!.role;
+      // This stack has no refund executor: nothing routes to the payments queue.
+      const role = batch[0]!.role as QueueRole;
       const answer = await consumers[role](
         sqsBatch(
           batch.map((m) => ({ id: String(m.id), body: m.body, receives: m.receives, group: m.group })),

@@ -61,6 +61,57 @@ export interface ReviewerPolicy {
   retryAfterCrash: number;
 }
 
+/**
+ * How the flow's payment provider behaves (chaos/payment-provider.ts) and how reviewers decide the reviews of failed
+ * refunds. Probabilities per new refund (fail, pending), per provider call (timeout), per webhook sent.
+ */
+export interface PaymentPlan {
+  /** The provider refuses the refund at once (an expired card, insufficient funds). */
+  fail: number;
+  /** The refund is pending first and settles later, told by webhook; `lateFail` of those fail instead. */
+  pending: number;
+  lateFail: number;
+  maxSettleMs: number;
+  /** A call times out; `timeoutAfterWork` of those after the provider did the work (the answer is lost). */
+  timeout: number;
+  timeoutAfterWork: number;
+  /** A webhook is delivered twice; a stale `pending` follows the final word; a forged copy claims success. */
+  duplicateWebhook: number;
+  staleWebhook: number;
+  forgedWebhook: number;
+  /** Orders that have no payment_ref to refund (their refunds fail without a provider call). */
+  noPaymentRef: number;
+  /** Reviewers of failed refunds: decide at all, RETRY (else CLOSE), two at once, the same decision again. */
+  reviewer: { decide: number; retry: number; concurrent: number; repeat: number };
+}
+
+/**
+ * The flow's payment provider, drawn from an rng of its own so that the rest of the plan is the same with or without
+ * it: one flow in four has a healthy provider; the others fail, time out and settle late in their own proportions.
+ */
+export function planPayments(rng: Rng): PaymentPlan {
+  const healthy = rng.chance(0.25);
+  const p = (values: readonly number[]) => (healthy ? 0 : rng.pick(values));
+  return {
+    fail: p([0, 0.2, 0.4, 0.7]),
+    pending: p([0, 0.3, 0.6]),
+    lateFail: p([0, 0.3, 0.6]),
+    maxSettleMs: rng.pick([60_000, 3_600_000, 6 * 3_600_000]),
+    timeout: p([0, 0.2, 0.4]),
+    timeoutAfterWork: rng.pick([0.3, 0.7]),
+    duplicateWebhook: p([0, 0.3, 0.6]),
+    staleWebhook: p([0, 0.3, 0.6]),
+    forgedWebhook: p([0, 0.1]),
+    noPaymentRef: p([0, 0, 0.2]),
+    reviewer: {
+      decide: rng.pick([0.8, 1]),
+      retry: rng.pick([0.3, 0.6, 0.9]),
+      concurrent: rng.pick([0, 0.3]),
+      repeat: rng.pick([0, 0.3]),
+    },
+  };
+}
+
 /** How a claim is submitted. */
 export type ClaimForm = "structured" | "text" | "text_without_order";
 
@@ -95,6 +146,8 @@ export interface FlowPlan {
   concurrency: number;
   /** A model outage, if the flow has one (drawn apart from the rest of the plan: `planOutage`). */
   outage?: LlmOutage;
+  /** The payment provider and the reviewers of failed refunds (drawn apart: `planPayments`); absent on the emulators. */
+  payments?: PaymentPlan;
 }
 
 const MIN = 60_000;

@@ -1,4 +1,4 @@
-// The pipeline's five queues simulated with SQS's semantics, so the in-memory chaos runs deliver work as
+// The pipeline's five queues (and the refund executor's, fed by the payments rule) simulated with SQS's semantics, so the in-memory chaos runs deliver work as
 // Lambda's event sources do: at least once, standard queues in any order, the FIFO crew-events queue in order
 // per claim (one batch of a group in flight at a time, a five-minute deduplication window), a failed or
 // crashed delivery visible again after its visibility timeout, and a message moved to its DLQ after
@@ -13,15 +13,34 @@ import {
 } from "../pipeline/messages.ts";
 import type { WorkQueues } from "../pipeline/ports.ts";
 import { timerDelaySeconds } from "../pipeline/timers.ts";
-import { QUEUES, visibilityTimeoutSeconds } from "../infra/facts.ts";
+import { FUNCTIONS, PAYMENTS_QUEUE, QUEUES, visibilityTimeoutSeconds } from "../infra/facts.ts";
 import type { QueueRole } from "../infra/facts.ts";
+import { RefundExecutedEnvelopeSchema } from "../functions/refund-executor.ts";
 import type { z } from "zod";
 import type { FaultPlan } from "./plan.ts";
 import type { Rng } from "./rng.ts";
 import { ChaosError } from "./errors.ts";
 
+/** A simulated queue: a work queue of the pipeline, or the refund executor's (`payments`). */
+export type SimRole = QueueRole | "payments";
+
 /** Every queue role, in a fixed order. */
-const QUEUE_ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];
+const QUEUE_ROLES: readonly SimRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers", "payments"];
+
+/** A queue's batch size, receives before its DLQ and visibility timeout (the payments queue: infra/payments.ts). */
+function queueFact(role: SimRole): { batchSize: number; maxReceives: number; visibilityMs: number } {
+  if (role === "payments")
+    return {
+      batchSize: PAYMENTS_QUEUE.batchSize,
+      maxReceives: PAYMENTS_QUEUE.maxReceives,
+      visibilityMs: 6 * FUNCTIONS.refundExecutor.timeoutSeconds * 1000,
+    };
+  return {
+    batchSize: QUEUES[role].batchSize,
+    maxReceives: QUEUES[role].maxReceives,
+    visibilityMs: visibilityTimeoutSeconds(role) * 1000,
+  };
+}
 
 /** SQS FIFO drops a message whose deduplication id was seen in the last five minutes. */
 const FIFO_DEDUPE_WINDOW_MS = 5 * 60_000;
@@ -29,7 +48,7 @@ const FIFO_DEDUPE_WINDOW_MS = 5 * 60_000;
 /** A message in a simulated queue. */
 export interface SimMessage {
   readonly id: number;
-  readonly role: QueueRole;
+  readonly role: SimRole;
   readonly body: string;
   readonly group?: string;
   visibleAt: number;
@@ -47,6 +66,10 @@ export interface SendFaultCounts {
 /** The simulated queues: the producer side is a `WorkQueues` port; the scheduler receives, acks and fails deliveries. */
 export interface SimQueues {
   readonly port: WorkQueues;
+  /** The payments rule's target: an EventBridge envelope of RefundExecuted for the refund executor's queue. */
+  sendToPayments(envelope: unknown): void;
+  /** Moves the payments DLQ's messages back to their queue (an operator's redrive after the DLQ alarm); returns how many. */
+  redrivePayments(now: number): number;
   /** Deliveries that could start now, each the messages one consumer invocation would get. */
   available(now: number): SimMessage[][];
   /** Marks the messages received (in flight; their receive count goes up). */
@@ -62,12 +85,13 @@ export interface SimQueues {
   readonly counts: SendFaultCounts;
 }
 
-const SCHEMAS: Record<QueueRole, z.ZodType> = {
+const SCHEMAS: Record<SimRole, z.ZodType> = {
   crewEvents: CrewQueueMessageSchema,
   agentSteps: AgentStepMessageSchema,
   proposals: ProposalMessageSchema,
   extraction: ExtractionMessageSchema,
   timers: TimerMessageSchema,
+  payments: RefundExecutedEnvelopeSchema,
 };
 
 /** A producer's delay as SQS applies it: whole seconds, at most 15 minutes. */
@@ -84,7 +108,7 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
   const counts: SendFaultCounts = { duplicate: 0, delay: 0, lostTimer: 0 };
   let nextId = 1;
 
-  const send = (role: QueueRole, message: unknown, o: { group?: string; dedupeId?: string; delayMs?: number } = {}) => {
+  const send = (role: SimRole, message: unknown, o: { group?: string; dedupeId?: string; delayMs?: number } = {}) => {
     // As the SQS adapter: a message is checked against its schema before it leaves.
     const parsed = SCHEMAS[role].safeParse(message);
     if (!parsed.success)
@@ -163,7 +187,7 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
       if (role === "crewEvents") continue;
       const visible = rng.shuffle(messages.filter((m) => m.role === role && !m.inFlight && m.visibleAt <= now));
       for (let i = 0; i < visible.length; ) {
-        const size = rng.int(1, QUEUES[role].batchSize);
+        const size = rng.int(1, queueFact(role).batchSize);
         out.push(visible.slice(i, i + size));
         i += size;
       }
@@ -173,6 +197,20 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
 
   return {
     port,
+    sendToPayments(envelope) {
+      send("payments", envelope);
+    },
+    redrivePayments(now) {
+      let n = 0;
+      for (let i = deadLetters.length - 1; i >= 0; i--) {
+        const m = deadLetters[i]!;
+        if (m.role !== "payments") continue;
+        deadLetters.splice(i, 1);
+        messages.push({ ...m, receives: 0, inFlight: false, visibleAt: now });
+        n++;
+      }
+      return n;
+    },
     available,
     receive(list) {
       for (const m of list) {
@@ -189,8 +227,8 @@ export function createSimQueues(opts: { clock: { now(): number }; rng: Rng; faul
           continue;
         }
         m.inFlight = false;
-        m.visibleAt = now + visibilityTimeoutSeconds(m.role) * 1000;
-        if (m.receives >= QUEUES[m.role].maxReceives) {
+        m.visibleAt = now + queueFact(m.role).visibilityMs;
+        if (m.receives >= queueFact(m.role).maxReceives) {
           messages.splice(at, 1);
           deadLetters.push(m);
         }

@@ -1,7 +1,33 @@
-// Totals over a chaos run: faults injected by kind, what the model and the clients did, how the claims ended.
+// Totals over a chaos run: faults injected by kind, what the model, the payment provider and the clients did, how
+// the claims and their refunds ended.
 import { FAULT_KINDS } from "./plan.ts";
+import { emptyPaymentCounts } from "./payment-provider.ts";
+import type { PaymentFaultCounts } from "./payment-provider.ts";
 import type { FaultKind } from "./plan.ts";
 import type { LlmCounts } from "./chaos-llm.ts";
+
+/** The payment side of a flow: the provider's faults, the money it paid, the failed refunds and their reviews. */
+export interface PaymentTotals extends PaymentFaultCounts {
+  /** Payouts the provider actually made. */
+  payouts: number;
+  /** Executions the provider refused (RefundFailed), at once or late. */
+  refundsFailed: number;
+  /** Failed refunds' reviews decided RETRY / CLOSE. */
+  retried: number;
+  closed: number;
+  /** Messages an operator moved back from the refund executor's DLQ. */
+  redriven: number;
+}
+
+/** Payment totals of nothing (a flow without a payment provider). */
+export const emptyPaymentTotals = (): PaymentTotals => ({
+  ...emptyPaymentCounts(),
+  payouts: 0,
+  refundsFailed: 0,
+  retried: 0,
+  closed: 0,
+  redriven: 0,
+});
 
 /** The counts of one flow, which add up over a run. */
 export interface FlowTotals {
@@ -16,6 +42,7 @@ export interface FlowTotals {
   decided: number;
   needsReview: number;
   refunds: number;
+  payments: PaymentTotals;
 }
 
 /** Totals over a run. */
@@ -46,6 +73,7 @@ export function createTally(): Tally {
     decided: 0,
     needsReview: 0,
     refunds: 0,
+    payments: emptyPaymentTotals(),
   };
 }
 
@@ -72,15 +100,18 @@ export function addToTally(t: Tally, flow: { counts: FlowTotals; violations: rea
     "refunds",
   ] as const)
     t[k] += c[k];
+  for (const k of Object.keys(t.payments) as (keyof PaymentTotals)[]) t.payments[k] += c.payments[k];
 }
 
 /** The run's summary, a few lines. */
 export function formatTally(t: Tally, seconds: number): string {
+  const p = t.payments;
   const faults = FAULT_KINDS.map((k) => `${k} ${t.faults[k]} (${t.flowsWith[k]} flows)`).join(", ");
   return [
     `faults injected: ${faults}`,
     `model: ${t.llm.calls} calls, ${t.llm.slow} slow, ${t.llm.hang} hung past the function timeout, ${t.llm.fail} failed, ${t.llm.garble} garbled`,
     `claims: ${t.claims} (${t.decided} decided, ${t.needsReview} in review), ${t.refunds} refunds; ${t.reviewDecisions} review requests, ${t.clientRetries} client retries after a crash`,
+    `payments: ${p.calls} provider calls (${p.replays} answered from their idempotency key), ${p.timeoutsBefore + p.timeoutsAfter} timed out (${p.timeoutsAfter} after the provider did the work); ${p.payouts} payouts; ${p.late} refunds pending first (${p.lateFailed} failed later); ${p.refundsFailed} refunds failed (${p.refusedAtOnce} refused at once); ${p.retried} retried, ${p.closed} closed; webhooks ${p.webhooks} (${p.duplicateWebhooks} duplicated, ${p.staleWebhooks} stale, ${p.forgedWebhooks} forged); ${p.redriven} redriven from the DLQ`,
     `deliveries: ${t.deliveries}${t.sweeps >= 0 ? `, sweeps ${t.sweeps}` : ""}, messages to a DLQ ${t.deadLetters}`,
     `time: ${seconds.toFixed(1)} s (${t.flows > 0 ? ((seconds * 1000) / t.flows).toFixed(1) : "0"} ms per flow); ${t.failedFlows} failing flow(s)`,
   ].join("\n");

@@ -122,4 +122,18 @@ describe("claims reconcile", () => {
     expect((await reconcile([], ["--since", "yesterday"])).code).toBe(2);
     expect((await reconcile([], ["--pending-hours", "-1"])).code).toBe(2);
   });
+
+  it("exits 2 naming the missing journal and how to get one when the data directory has none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-reconcile-"));
+    dirs.push(dir);
+    const failed = await run(process.execPath, [bin, "reconcile", "--data-dir", dir], {
+      env: { ...process.env, NO_COLOR: "1" },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain(`no bus journal at ${join(dir, "events.jsonl")}`);
+    expect(failed.stderr).toMatch(/batch --in-process keeps no journal/);
+  });
 });

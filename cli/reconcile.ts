@@ -79,7 +79,10 @@ export function registerReconcileCommand(program: Command): void {
     .option("--data-dir <path>", "where the local bus journal events.jsonl is (default $CLAIMS_DATA_DIR or .claims)")
     .action((o: { since?: string; pendingHours?: number; json?: boolean; dataDir?: string }) => {
       const path = join(dataDirFrom(o.dataDir), "events.jsonl");
-      if (!existsSync(path)) throw new CliError(`no bus journal at ${path}: run claims serve (or claims batch) first`);
+      if (!existsSync(path))
+        throw new CliError(
+          `no bus journal at ${path}: run claims serve, or claims batch on the local stack (batch --in-process keeps no journal), with this data directory first`,
+        );
       const lines = readFileSync(path, "utf8")
         .split("\n")
         .filter((l) => l.trim() !== "")

@@ -81,6 +81,7 @@ describe("the OpenAPI document", () => {
       "reviewer",
       "amount_eur",
       "claim",
+      "review_id",
     ]);
   });
 

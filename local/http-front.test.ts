@@ -2,6 +2,7 @@
 // handler receives them, the authorizer in front of protected routes, and the 16 KB limit enforced
 // without reading the rest of the body.
 import { request } from "node:http";
+import { connect } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateSstConfig } from "../infra/sst-recorder.ts";
@@ -268,6 +269,46 @@ describe("the HTTP front", () => {
     expect(res).toBe(status);
     expect(events).toHaveLength(0);
   });
+
+  it.each([
+    [
+      "a header byte HTTP forbids",
+      "GET /health HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n",
+      400,
+      "MALFORMED_REQUEST",
+    ],
+    [
+      "a Content-Length that is not a number",
+      "POST /claims HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n",
+      400,
+      "MALFORMED_REQUEST",
+    ],
+    [
+      "headers over Node's limit",
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+      431,
+      "HEADERS_TOO_LARGE",
+    ],
+  ])(
+    "answers a request with %s like every refusal (JSON error body), and no handler runs",
+    async (_c, raw, status, code) => {
+      events.length = 0;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(front.port, "127.0.0.1", () => socket.end(raw));
+        let text = "";
+        socket.on("data", (d: Buffer) => {
+          text += d.toString("latin1");
+        });
+        socket.on("close", () => resolve(text));
+        socket.on("error", reject);
+      });
+      const [head, body] = answer.split("\r\n\r\n");
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head?.toLowerCase()).not.toContain("access-control-allow");
+      expect(JSON.parse(body ?? "")).toEqual({ error: { code, message: expect.any(String) } });
+      expect(events).toHaveLength(0);
+    },
+  );
 
   it("passes a body of exactly 16 KB", async () => {
     events.length = 0;

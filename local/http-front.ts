@@ -3,7 +3,8 @@
 // intake handler, and writes its structured result back. Bodies over 16 KB are refused with 413
 // without reading past the limit.
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
+import { STATUS_CODES, createServer } from "node:http";
+import type { Duplex } from "node:stream";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
@@ -175,6 +176,28 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   return { status };
 }
 
+/**
+ * A request Node's parser refuses (a bad header byte, a malformed Content-Length, headers too large) is answered
+ * like every other refusal, `{ error: { code, message } }`, instead of Node's bare 400; then the connection closes.
+ */
+function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "HEADERS_TOO_LARGE", "the request's headers are too large"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "REQUEST_TIMEOUT", "the request was not received in time"]
+        : [400, "MALFORMED_REQUEST", `the request is not valid HTTP (${error.code ?? "parse error"})`];
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 function sendError(res: ServerResponse, status: number, code: string, message: string, close = false): Sent {
   return send(
     res,
@@ -292,6 +315,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         });
       });
   });
+  server.on("clientError", refuseMalformed);
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e) =>
       reject(new HttpFrontError(`cannot listen on ${host}:${options.port ?? 3000}: ${e.message}`, e)),

@@ -38,7 +38,7 @@ import { splitSessionOutbox } from "./effects.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { SettlementRecord } from "../core/claims/settlement.ts";
-import { pendingReviewKey } from "./payments.ts";
+import { hasUnperformedReview, pendingReviewKey } from "./payments.ts";
 import type { SettlementRepository } from "./payments.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
@@ -211,6 +211,12 @@ export function createInMemorySettlementRepository(): SettlementRepository {
     },
     async list() {
       return [...records.values()]
+        .sort((a, b) => (`${a.requested_at}#${a.claim_id}` < `${b.requested_at}#${b.claim_id}` ? -1 : 1))
+        .map(clone);
+    },
+    async listUnperformedReviews() {
+      return [...records.values()]
+        .filter(hasUnperformedReview)
         .sort((a, b) => (`${a.requested_at}#${a.claim_id}` < `${b.requested_at}#${b.claim_id}` ? -1 : 1))
         .map(clone);
     },

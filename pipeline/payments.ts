@@ -58,6 +58,11 @@ export interface SettlementRepository {
    * `requested_at` and the claim id), `limit` at a time; `cursor` continues after that key. Reads those only.
    */
   listPendingReviews(query: { limit: number; cursor?: string }): Promise<SettlementPage>;
+  /**
+   * The settlements whose refund review was decided (RETRY / CLOSE) but whose effects are not yet marked performed
+   * (a crash cut the decision short), oldest request first. Reads those only: the sweep completes them.
+   */
+  listUnperformedReviews(): Promise<SettlementRecord[]>;
 }
 
 /** A page of settlements and, when more follow, the key of its last one. */
@@ -66,6 +71,11 @@ export type SettlementPage = { items: SettlementRecord[]; nextCursor?: string };
 /** Where a settlement's pending review stands in the reviews' listing (undefined: it has none pending). */
 export function pendingReviewKey(record: SettlementRecord): string | undefined {
   return record.review?.status === "PENDING" ? reviewListKey(record.review.requested_at, record.claim_id) : undefined;
+}
+
+/** Whether a settlement's review was decided and its effects are not yet all performed (the sweep completes it). */
+export function hasUnperformedReview(record: SettlementRecord): boolean {
+  return record.review !== undefined && record.review.status !== "PENDING" && record.review.performed !== true;
 }
 
 /** What paying and recording need. */
@@ -191,7 +201,10 @@ export function settlementDetail(record: SettlementRecord): RefundSettlementDeta
  * At least once: a crash before the mark announces again on the next delivery (consumers dedupe by execution id
  * and detail-type).
  */
-async function announce(deps: PaymentDeps, record: SettlementRecord): Promise<void> {
+export async function announce(
+  deps: Pick<PaymentDeps, "settlements" | "audit" | "publisher" | "clock">,
+  record: SettlementRecord,
+): Promise<void> {
   if (record.status === "PENDING" || record.announced === record.status) return;
   const detail = settlementDetail(record);
   const at = new Date(deps.clock.now()).toISOString();

@@ -13,6 +13,7 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { checkMoneyInvariants } from "./money-invariants.ts";
 import { payRefund } from "./payments.ts";
 import type { PaymentProvider } from "./payments.ts";
+import { repairRefundReviews } from "./refund-review.ts";
 import { decideReview, listReviews } from "./review.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -153,6 +154,62 @@ describe("CLOSE of a failed refund", () => {
     expect(record?.verdict).toBe("ACCEPT");
     expect(invariants().violations).toEqual([]);
     expect(invariants().refundedCents).toBe(4000);
+  });
+});
+
+describe("a RETRY / CLOSE a crash interrupted, never repeated (found by npm run chaos)", () => {
+  it("is completed by the sweep's repair: the CLOSE announced, the RETRY's refund published and paid once", async () => {
+    for (const decision of ["CLOSE", "RETRY"] as const) {
+      const { p, settlements, execute, pays, invariants } = await failedRefund();
+      // The reviewer's process dies right after the ledger release / the audit, before anything is published.
+      let crash = true;
+      const dying = {
+        ...p.deps,
+        publisher: {
+          publish: async (entries: Parameters<typeof p.deps.publisher.publish>[0]) => {
+            if (crash) throw new Error("the process died");
+            await p.deps.publisher.publish(entries);
+          },
+        },
+      };
+      await expect(decideReview("clm_pay", { decision, note: "paid by bank transfer" }, dying, ana)).rejects.toThrow(
+        "the process died",
+      );
+      crash = false;
+      expect((await settlements.get("clm_pay"))?.review).toMatchObject({ decision });
+      expect((await settlements.get("clm_pay"))?.review?.performed).toBeUndefined();
+      expect(p.publisher.published.filter((e) => e.detailType === "ReviewDecided")).toHaveLength(0);
+      expect(await repairRefundReviews(p.deps)).toBe(1);
+      expect(await repairRefundReviews(p.deps)).toBe(0);
+      await execute();
+      expect((await settlements.get("clm_pay"))?.review?.performed).toBe(true);
+      expect(p.publisher.published.filter((e) => e.detailType === "ReviewDecided")).toHaveLength(1);
+      expect(pays.calls).toHaveLength(decision === "RETRY" ? 2 : 1);
+      expect(invariants().violations, decision).toEqual([]);
+    }
+  });
+});
+
+describe("a decision on a failure whose RefundFailed a crash kept from going out (found by npm run chaos)", () => {
+  it("announces RefundFailed first, so the RETRY / CLOSE names an execution the bus saw fail", async () => {
+    for (const decision of ["RETRY", "CLOSE"] as const) {
+      const { p, settlements, invariants } = await failedRefund();
+      // The recorder died after storing FAILED, before announcing it.
+      const stored = (await settlements.get("clm_pay"))!;
+      const { announced: _announced, ...unannounced } = stored;
+      await settlements.update({ ...unannounced, version: stored.version + 1 });
+      p.publisher.published.splice(
+        p.publisher.published.findIndex((e) => e.detailType === "RefundFailed"),
+        1,
+      );
+      expect(await decideReview("clm_pay", { decision, note: "paid by bank transfer" }, p.deps, ana)).toMatchObject({
+        ok: true,
+      });
+      const types = p.publisher.published.map((e) => e.detailType);
+      expect(types.indexOf("RefundFailed"), decision).toBeGreaterThan(-1);
+      expect(types.indexOf("RefundFailed")).toBeLessThan(types.indexOf("ReviewDecided"));
+      expect(invariants().violations, decision).toEqual([]);
+    }
   });
 });
 

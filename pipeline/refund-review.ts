@@ -1,7 +1,9 @@
 // Deciding a failed refund's review (origin REFUND_FAILED, docs/payments.md) through `POST /claims/{id}/review`:
 // load the claim's settlement -> decide (decide/refund-failed.ts) -> record the decision on the settlement with a
 // conditional write -> perform its effects. Repeating the same decision performs them again (each is idempotent),
-// so a crash after the record is repaired by the same request; a different decision is refused with 409.
+// so a crash after the record is repaired by the same request — or, if nobody repeats it, by the sweep
+// (repairRefundReviews: a decision whose effects were not all performed is performed again); a different decision
+// is refused with 409.
 import { refundClaimView } from "../core/claims/settlement.ts";
 import type { SettlementRecord } from "../core/claims/settlement.ts";
 import type { ReviewerIdentity } from "../core/claims/review.ts";
@@ -17,7 +19,7 @@ import {
   refundReviewEffects,
 } from "./decide/refund-failed.ts";
 import type { ReviewAnswer } from "./decide/review-decision.ts";
-import { settlementDfid } from "./payments.ts";
+import { announce, settlementDfid } from "./payments.ts";
 import { performEffects } from "./perform.ts";
 import { reviewerMismatch } from "./decide/review-decision.ts";
 import type { InputIssue } from "./decide/intake.ts";
@@ -70,6 +72,12 @@ export async function refundReviewRequest(
     const check = checkRefundDecision(settlement, parsed.data, reviewer);
     if ("refused" in check) return { ok: false, ...check.refused };
     let decided = settlement!;
+    // A failure not yet announced (its recorder crashed; the provider's webhook will come again, but for an execution
+    // a RETRY has replaced) is announced first: RefundFailed before the decision on it (found by npm run chaos).
+    if ("take" in check && decided.status === "FAILED" && decided.announced !== "FAILED") {
+      await announce({ ...deps, settlements: deps.settlements! }, decided);
+      continue;
+    }
     if ("take" in check) {
       const at = new Date(deps.clock.now()).toISOString();
       decided = decidedSettlement(decided, parsed.data.decision, reviewer, parsed.data.note, at);
@@ -80,7 +88,7 @@ export async function refundReviewRequest(
         throw error;
       }
     }
-    await performEffects(refundReviewEffects(decided, settlementDfid(claimId)), deps);
+    await performDecided(decided, deps);
     return { ok: true, body: refundReviewAnswer(decided) };
   }
   return {
@@ -89,6 +97,39 @@ export async function refundReviewRequest(
     code: "REVIEW_ALREADY_DECIDED",
     message: `the refund review of claim ${claimId} is changing concurrently; try again`,
   };
+}
+
+/** Performs a decided refund review's effects, then marks them performed (a lost race leaves it to the sweep). */
+async function performDecided(decided: SettlementRecord, deps: RefundReviewDeps): Promise<void> {
+  await performEffects(refundReviewEffects(decided, settlementDfid(decided.claim_id)), deps);
+  if (decided.review?.performed) return;
+  const fresh = await deps.settlements!.get(decided.claim_id);
+  if (!fresh?.review || fresh.review.review_id !== decided.review!.review_id || fresh.review.performed) return;
+  try {
+    await deps.settlements!.update({
+      ...fresh,
+      review: { ...fresh.review, performed: true },
+      version: fresh.version + 1,
+    });
+  } catch (error) {
+    if (!(error instanceof VersionConflictError)) throw error;
+  }
+}
+
+/**
+ * Completes refund-review decisions whose effects a crash interrupted and nobody repeated (found by the chaos
+ * flows: a CLOSE that released the reservation but never announced ReviewDecided, a RETRY whose RefundExecuted
+ * was never published): every decided review not marked performed is performed again (each effect is
+ * idempotent). The sweep calls this; returns how many it completed.
+ */
+export async function repairRefundReviews(deps: RefundReviewDeps): Promise<number> {
+  if (!deps.settlements) return 0;
+  let repaired = 0;
+  for (const s of await deps.settlements.listUnperformedReviews()) {
+    await performDecided(s, deps);
+    repaired++;
+  }
+  return repaired;
 }
 
 /** The answer for a decided refund review: the review as the claim shows it, and the execution that pays (RETRY). */

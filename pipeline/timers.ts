@@ -5,6 +5,7 @@ import type { TimerMessage } from "./messages.ts";
 import { nudgeEffects, sweepDecision, tickEffects } from "./decide/timers.ts";
 import { releaseUnrefundedReservation } from "./customer-release.ts";
 import { performClaimOutbox, performEffects } from "./perform.ts";
+import { repairRefundReviews } from "./refund-review.ts";
 import { repairReviews } from "./review.ts";
 import { isHeld } from "./decide/outage.ts";
 
@@ -84,6 +85,7 @@ type SweepDeps = Pick<
   | "agent"
   | "registry"
   | "settings"
+  | "settlements"
 >;
 
 const OPEN_STATUSES = ["RECEIVED", "RUNNING"] as const;
@@ -162,6 +164,8 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   }
   if (!hasTime()) return { ...result, stoppedEarly: true };
   result.reviewsRepaired = await repairReviews(deps, opts.pageSize);
+  if (!hasTime()) return { ...result, stoppedEarly: true };
+  result.reviewsRepaired += await repairRefundReviews(deps);
   return result;
 }
 

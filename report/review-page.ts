@@ -150,14 +150,14 @@ function refundActions(item, card, msg) {
   var buttons = [];
   var retry = el("button", "retry", "Retry the refund"); retry.type = "button"; retry.setAttribute("data-action", "retry");
   retry.addEventListener("click", function () {
-    var body = { decision: "RETRY" };
+    var body = { decision: "RETRY", review_id: item.review_id };
     if (note.value.trim()) body.note = note.value.trim();
     decide(item, card, msg, body, buttons);
   });
   var close = el("button", "close", "Close unpaid"); close.type = "button"; close.setAttribute("data-action", "close");
   close.addEventListener("click", function () {
     if (!note.value.trim()) { say(msg, "Write a note saying why the refund is closed unpaid (for example: refunded by bank transfer).", "error"); note.focus(); return; }
-    decide(item, card, msg, { decision: "CLOSE", note: note.value.trim() }, buttons);
+    decide(item, card, msg, { decision: "CLOSE", note: note.value.trim(), review_id: item.review_id }, buttons);
   });
   buttons.push(retry, close);
   return add(form, [add(el("div"), [el("label", "", "Note"), note]), add(el("div", "actions"), [retry, close])]);

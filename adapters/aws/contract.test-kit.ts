@@ -1312,7 +1312,13 @@ export function describeSettlementRepositoryContract(name: string, factory: Port
       };
       await repo.update(retried);
       expect((await repo.listPendingReviews({ limit: 10 })).items.map((s) => s.claim_id)).toEqual(["clm_d", "clm_b"]);
+      // Both decisions are not yet marked performed: the sweep finds them, and nothing else, until they are.
+      expect((await repo.listUnperformedReviews()).map((s) => s.claim_id)).toEqual(["clm_a", "clm_f"]);
+      const closed = (await repo.get("clm_a"))!;
+      await repo.update({ ...closed, review: { ...closed.review!, performed: true }, version: closed.version + 1 });
+      expect((await repo.listUnperformedReviews()).map((s) => s.claim_id)).toEqual(["clm_f"]);
       await repo.update(failedWithReview(retried, 9));
+      expect(await repo.listUnperformedReviews()).toEqual([]);
       expect((await repo.listPendingReviews({ limit: 10 })).items.map((s) => s.claim_id)).toEqual([
         "clm_d",
         "clm_b",

@@ -3,12 +3,14 @@
 // failed refund awaits a person sits in `REFUND_REVIEW#PENDING` (sort key `<review.requested_at>#<claim_id>`, the
 // reviews' listing key), every other one in `SETTLEMENTS` (sort key `<requested_at>#<claim_id>`): the put that
 // opens or decides the review moves the item, so the pending reviews are one Query of their own partition that
-// reads nothing else, and reconciliation lists both partitions.
+// reads nothing else; a decided review whose effects are not yet marked performed sits in
+// `REFUND_REVIEW#UNPERFORMED` until the put that marks it (the sweep reads only that partition), and reconciliation
+// lists all three.
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { SettlementRecordSchema } from "../../core/claims/settlement.ts";
 import type { SettlementRecord } from "../../core/claims/settlement.ts";
 import { VersionConflictError } from "../../core/errors.ts";
-import { pendingReviewKey } from "../../pipeline/payments.ts";
+import { hasUnperformedReview, pendingReviewKey } from "../../pipeline/payments.ts";
 import type { SettlementRepository } from "../../pipeline/payments.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
@@ -28,9 +30,9 @@ function toItem(record: SettlementRecord): Record<string, unknown> {
 /** The settlement's place in gsi1: the pending refund reviews' partition while its review is PENDING. */
 function gsi1Of(record: SettlementRecord): { gsi1pk: string; gsi1sk: string } {
   const pending = pendingReviewKey(record);
-  return pending !== undefined
-    ? { gsi1pk: gsi1.refundReviewsPending, gsi1sk: pending }
-    : { gsi1pk: gsi1.settlements, gsi1sk: `${record.requested_at}#${record.claim_id}` };
+  if (pending !== undefined) return { gsi1pk: gsi1.refundReviewsPending, gsi1sk: pending };
+  const partition = hasUnperformedReview(record) ? gsi1.refundReviewsUnperformed : gsi1.settlements;
+  return { gsi1pk: partition, gsi1sk: `${record.requested_at}#${record.claim_id}` };
 }
 
 function toRecord(item: Record<string, unknown>): SettlementRecord {
@@ -103,7 +105,7 @@ export function createDynamoSettlementRepository(ctx: DynamoContext): Settlement
     },
     async list() {
       const partitions = await Promise.all(
-        [gsi1.settlements, gsi1.refundReviewsPending].map((partition) =>
+        [gsi1.settlements, gsi1.refundReviewsPending, gsi1.refundReviewsUnperformed].map((partition) =>
           queryAll(ctx, `Query settlements ${partition}`, {
             IndexName: GSI1,
             KeyConditionExpression: "gsi1pk = :p",
@@ -116,6 +118,15 @@ export function createDynamoSettlementRepository(ctx: DynamoContext): Settlement
         .flat()
         .map(toRecord)
         .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    },
+    async listUnperformedReviews() {
+      const items = await queryAll(ctx, "Query unperformed refund reviews", {
+        IndexName: GSI1,
+        KeyConditionExpression: "gsi1pk = :p",
+        ExpressionAttributeValues: { ":p": gsi1.refundReviewsUnperformed },
+      });
+      // Each index item is a whole copy, so its record agrees with its partition; one that does not is not listed.
+      return items.map(toRecord).filter(hasUnperformedReview);
     },
     async listPendingReviews({ limit, cursor }) {
       if (!Number.isInteger(limit) || limit < 1)

@@ -97,6 +97,11 @@ export const gsi1 = {
    * that opens the review and back by the one that decides it; sort key `reviewSort(<review.requested_at>, <claim_id>)`.
    */
   refundReviewsPending: "REFUND_REVIEW#PENDING",
+  /**
+   * A settlement whose refund review was decided but whose effects are not yet marked performed, from the put that
+   * decides it to the one that marks it; sort key `<requested_at>#<claim_id>` (the sweep completes these).
+   */
+  refundReviewsUnperformed: "REFUND_REVIEW#UNPERFORMED",
 } as const;
 
 /** The table definition: `pk`/`sk`, GSI `gsi1` (`gsi1pk`/`gsi1sk`, all attributes), on-demand billing. */

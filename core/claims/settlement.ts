@@ -40,6 +40,8 @@ export const RefundReviewSchema = z
     note: z.string().optional(),
     /** RETRY: the execution that pays again. */
     retry_execution_id: z.string().min(1).optional(),
+    /** The decision's effects (release, audit, ReviewDecided, a RETRY's RefundExecuted) were all performed. */
+    performed: z.literal(true).optional(),
   })
   .strict();
 

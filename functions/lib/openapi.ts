@@ -143,6 +143,9 @@ const ReviewRequestSchema = z
     decision: z
       .enum([...ReviewDecisionKindSchema.options, ...RefundReviewRequestSchema.shape.decision.options])
       .describe("RETRY / CLOSE (CLOSE with a note) decide a failed refund's review (origin REFUND_FAILED) only."),
+    review_id: RefundReviewRequestSchema.shape.review_id.describe(
+      "RETRY / CLOSE: the review decided (GET /reviews review_id); a decision meant for an earlier one is 409.",
+    ),
   })
   .strict();
 

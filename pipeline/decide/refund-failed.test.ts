@@ -46,7 +46,7 @@ describe("which RETRY / CLOSE may be taken", () => {
   const cases: [
     string,
     SettlementRecord | undefined,
-    { decision: "RETRY" | "CLOSE"; note?: string },
+    { decision: "RETRY" | "CLOSE"; note?: string; review_id?: string },
     string,
     unknown,
   ][] = [
@@ -67,6 +67,31 @@ describe("which RETRY / CLOSE may be taken", () => {
     ["CLOSE after a RETRY", retried, { decision: "CLOSE", note: "x" }, "ana", "REVIEW_ALREADY_DECIDED"],
     ["RETRY after a CLOSE", closed, { decision: "RETRY" }, "ana", "REVIEW_ALREADY_DECIDED"],
     ["the same RETRY by another reviewer", retried, { decision: "RETRY" }, "bo", "REVIEW_ALREADY_DECIDED"],
+    [
+      "RETRY naming the pending review",
+      failed,
+      { decision: "RETRY", review_id: refundReviewId("exe_1") },
+      "ana",
+      { take: true },
+    ],
+    [
+      "a repeated CLOSE naming the review it was meant for, after a RETRY failed again and opened another",
+      {
+        ...failed,
+        execution_id: "exe_2",
+        review: { ...failed.review!, review_id: refundReviewId("exe_2"), execution_id: "exe_2" },
+      },
+      { decision: "CLOSE", note: "x", review_id: refundReviewId("exe_1") },
+      "ana",
+      "REVIEW_ALREADY_DECIDED",
+    ],
+    [
+      "the same RETRY again naming its review",
+      retried,
+      { decision: "RETRY", review_id: refundReviewId("exe_1") },
+      "ana",
+      { repeat: true },
+    ],
   ];
   it.each(cases)("%s", (_name, settlement, request, reviewer, expected) => {
     const check = checkRefundDecision(settlement, request, reviewer);

@@ -19,6 +19,11 @@ export const RefundReviewRequestSchema = z
     decision: RefundReviewDecisionSchema,
     note: oneLineText().max(2000).optional(),
     reviewer: oneLineText().trim().min(1).max(128).optional(),
+    /** The review the reviewer saw (GET /reviews `review_id`): a decision meant for an earlier one is refused. */
+    review_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,200}$/, "a review id from GET /reviews")
+      .optional(),
   })
   .strict();
 
@@ -56,6 +61,14 @@ export function checkRefundDecision(
         status: 409,
         code: "DECISION_NOT_ALLOWED",
         message: `${request.decision} decides a failed refund's review (origin REFUND_FAILED); this claim has none`,
+      },
+    };
+  if (request.review_id !== undefined && request.review_id !== review.review_id)
+    return {
+      refused: {
+        status: 409,
+        code: "REVIEW_ALREADY_DECIDED",
+        message: `review ${request.review_id} was decided earlier; the refund's review now is ${review.review_id} (${review.status}): read it before deciding`,
       },
     };
   if (review.status !== "PENDING") {

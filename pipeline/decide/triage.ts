@@ -41,6 +41,9 @@ export function triageDecision(
     receivedAt: record.received_at,
     decidedAt: at.decidedAt,
     claimId: record.claim_id,
+    // Recorded as the kernel records it: replay checks a resubmitted claim's parent (found by npm run chaos once its
+    // reviewers could resubmit).
+    ...(record.parent_claim_id ? { parentClaimId: record.parent_claim_id } : {}),
   };
   const verdict = triageClaim(inputs);
   if (!verdict) return undefined;
