@@ -181,21 +181,25 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
  * like every other refusal, `{ error: { code, message } }`, instead of Node's bare 400; then the connection closes.
  */
 function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === "ECONNRESET" || !socket.writable) {
-    socket.destroy();
-    return;
+  // As Node's own handler does: answer only when no answer on this connection has started (an in-flight response
+  // whose head went out must not be corrupted), then drop the connection.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean; req?: { method?: string } } })
+    ._httpMessage;
+  if (error.code !== "ECONNRESET" && socket.writable && !inFlight?.headersSent) {
+    const [status, code, message] =
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "HEADERS_TOO_LARGE", "the request's headers are too large"]
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? [408, "REQUEST_TIMEOUT", "the request was not received in time"]
+          : [400, "MALFORMED_REQUEST", `the request is not valid HTTP (${error.code ?? "parse error"})`];
+    // The answer goes to the request in flight, if any: an answer to a HEAD carries no body.
+    const body = inFlight?.req?.method === "HEAD" ? "" : JSON.stringify({ error: { code, message } });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   }
-  const [status, code, message] =
-    error.code === "HPE_HEADER_OVERFLOW"
-      ? [431, "HEADERS_TOO_LARGE", "the request's headers are too large"]
-      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? [408, "REQUEST_TIMEOUT", "the request was not received in time"]
-        : [400, "MALFORMED_REQUEST", `the request is not valid HTTP (${error.code ?? "parse error"})`];
-  const body = JSON.stringify({ error: { code, message } });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  socket.destroy();
 }
 
 function sendError(res: ServerResponse, status: number, code: string, message: string, close = false): Sent {

@@ -5,29 +5,13 @@
 import { MessageChannel } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import { LocalStackError } from "./errors.ts";
+import type { InProcessRequestHandler } from "./in-process/handlers.ts";
+
+export type { ChannelRequest, InProcessRequestHandler } from "./in-process/handlers.ts";
+export { inProcessHandlerAt, registerInProcessHandler } from "./in-process/handlers.ts";
 
 /** What the worker answers for one request. */
 export type ChannelAnswer = { id: number; status: number; headers: Record<string, string>; body: string };
-
-/** The request fields the handler reads (the SDK's HttpRequest). */
-export type ChannelRequest = {
-  method: string;
-  path: string;
-  query?: Record<string, unknown>;
-  headers: Record<string, string>;
-  body?: unknown;
-};
-
-/** An SDK `requestHandler` that reaches an emulator of this process without a port: `handle(request, { abortSignal })` resolves with `{ response }`. */
-export type InProcessRequestHandler = {
-  readonly metadata: { handlerProtocol: string };
-  handle(
-    request: ChannelRequest,
-    options?: { abortSignal?: AbortSignalLike },
-  ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
-  updateHttpClientConfig(): void;
-  httpHandlerConfigs(): Record<string, never>;
-};
 
 /** An SDK request handler over a MessagePort to an emulator's worker. */
 export type WorkerChannel = {
@@ -38,13 +22,6 @@ export type WorkerChannel = {
   requestStop(): void;
   /** Fails every request still waiting (the worker is gone) and closes the port. */
   close(reason: string): void;
-};
-
-/** The part of an AbortSignal the SDK hands a request handler. */
-type AbortSignalLike = {
-  readonly aborted: boolean;
-  addEventListener?: (type: "abort", listener: () => void, options?: { once?: boolean }) => void;
-  removeEventListener?: (type: "abort", listener: () => void) => void;
 };
 
 /** Options of `createWorkerChannel`. */
@@ -150,20 +127,4 @@ function queryString(query: Record<string, unknown>): string {
     else if (value !== undefined && value !== null) out.append(key, String(value));
   }
   return out.toString();
-}
-
-/** The in-process request handlers of the emulators this process runs, by endpoint (their port's). */
-const handlers = new Map<string, InProcessRequestHandler>();
-
-/** Registers the in-process way to the emulator whose port is `endpoint`; returns the function that unregisters it. */
-export function registerInProcessHandler(endpoint: string, handler: InProcessRequestHandler): () => void {
-  handlers.set(endpoint, handler);
-  return () => {
-    if (handlers.get(endpoint) === handler) handlers.delete(endpoint);
-  };
-}
-
-/** The in-process request handler of the emulator at `endpoint`, if this process runs it. */
-export function inProcessHandlerAt(endpoint: string): InProcessRequestHandler | undefined {
-  return handlers.get(endpoint);
 }

@@ -17,8 +17,8 @@ import { newSigningKeys, registerEndpointKeys } from "../auth/keys.ts";
 import { createSignatureCheck } from "../auth/sigv4.ts";
 import type { SigningKeys } from "../auth/sigv4.ts";
 import type { EventPattern } from "./matcher.ts";
-import { registerInProcessHandler } from "../worker-channel.ts";
-import type { InProcessRequestHandler } from "../worker-channel.ts";
+import { registerInProcessHandler } from "../in-process/handlers.ts";
+import type { InProcessRequestHandler } from "../in-process/handlers.ts";
 
 /** The event a rule target receives: the full EventBridge envelope. */
 export type BusEvent = EventBridgeEvent<string, Record<string, unknown>>;
