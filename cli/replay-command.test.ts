@@ -35,13 +35,9 @@ async function claims(args: string[]) {
   }
 }
 
-/** Scenarios A, B and C recorded in one run; B loses its KERNEL_VERDICT and C's verdict is changed. */
-async function recordRun(): Promise<string> {
+/** An in-process pipeline on the bundled config (rules model, clock at NOW) whose run SIM has started with `scenarios`. */
+async function startedRun(scenarios: ReturnType<typeof parseScenarios>) {
   const config = parseConfig(readFileSync(join(root, "scenarios/config.yaml"), "utf8"), "config.yaml", NOW);
-  const scenarios = parseScenarios(
-    readFileSync(join(root, "scenarios/scenarios.yaml"), "utf8"),
-    "scenarios.yaml",
-  ).filter((s) => ["A", "B", "C"].includes(s.id));
   const p = createInProcessPipeline({
     agent: config.agent,
     orders: config.orders,
@@ -59,6 +55,16 @@ async function recordRun(): Promise<string> {
       llm: { provider: "rules", model: "rules-v1" },
     }),
   );
+  return p;
+}
+
+/** Scenarios A, B and C recorded in one run; B loses its KERNEL_VERDICT and C's verdict is changed. */
+async function recordRun(): Promise<string> {
+  const scenarios = parseScenarios(
+    readFileSync(join(root, "scenarios/scenarios.yaml"), "utf8"),
+    "scenarios.yaml",
+  ).filter((s) => ["A", "B", "C"].includes(s.id));
+  const p = await startedRun(scenarios);
   for (const s of scenarios) await p.decide(scenarioBody(s, SIM, NOW), { claimId: `clm_cli_${s.id}` });
   const events = p
     .auditEvents()
@@ -105,24 +111,7 @@ describe("claims replay", () => {
 
 /** The events of a run where a claim nobody could read went to review and a person RESUBMITted it corrected. */
 async function recordResubmission(): Promise<{ events: AuditEvent[]; childId: string }> {
-  const config = parseConfig(readFileSync(join(root, "scenarios/config.yaml"), "utf8"), "config.yaml", NOW);
-  const p = createInProcessPipeline({
-    agent: config.agent,
-    orders: config.orders,
-    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
-    clock: { now: () => NOW },
-  });
-  await p.audit.append(
-    simulationStartEvent({
-      simulationId: SIM,
-      nowMs: NOW,
-      config,
-      scenarios: [],
-      files: { config: "config.yaml", scenarios: "scenarios.yaml" },
-      stack: "in-process",
-      llm: { provider: "rules", model: "rules-v1" },
-    }),
-  );
+  const p = await startedRun([]);
   await p.decide(
     { claim_text: "Hi, the sofa I bought last month is falling apart, I paid 300 EUR.", simulation_id: SIM },
     { claimId: "clm_cli_R" },

@@ -18,18 +18,15 @@ import {
   RefundReviewRequestSchema,
   refundReviewEffects,
 } from "./decide/refund-failed.ts";
-import type { ReviewAnswer } from "./decide/review-decision.ts";
+import type { ReviewAnswer, ReviewRequestOutcome } from "./decide/review-decision.ts";
 import { announce, settlementDfid } from "./payments.ts";
 import { performEffects } from "./perform.ts";
 import { reviewerMismatch } from "./decide/review-decision.ts";
-import type { InputIssue } from "./decide/intake.ts";
 
 /** The outcome of a RETRY / CLOSE, as `POST /claims/{id}/review` answers it. */
 export type RefundReviewResult =
-  | { ok: true; body: ReviewAnswer }
-  | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
-  | { ok: false; status: 400; code: "REVIEWER_MISMATCH" | "NOTE_REQUIRED"; message: string }
-  | { ok: false; status: 404; code: "NOT_FOUND"; message: string }
+  | ReviewRequestOutcome
+  | { ok: false; status: 400; code: "NOTE_REQUIRED"; message: string }
   | { ok: false; status: 409; code: "DECISION_NOT_ALLOWED" | "REVIEW_ALREADY_DECIDED"; message: string };
 
 type RefundReviewDeps = Pick<PipelineDeps, "claims" | "settlements" | "clock"> & EffectPorts;

@@ -19,7 +19,6 @@ import { ORDER_SOURCE_UNAVAILABLE } from "../core/claims/reason-codes.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { toInputIssues } from "./decide/intake.ts";
-import type { InputIssue } from "./decide/intake.ts";
 import {
   approvalChecks,
   approvalReserved,
@@ -36,7 +35,7 @@ import {
   stripUndefined,
   withdrawn,
 } from "./decide/review-decision.ts";
-import type { ApprovalChecked, ApprovalRefusal, ReviewAnswer } from "./decide/review-decision.ts";
+import type { ApprovalChecked, ApprovalRefusal, ReviewRequestOutcome } from "./decide/review-decision.ts";
 import { submitClaim } from "./intake.ts";
 import { refundReviewListItem, refundReviewRequest } from "./refund-review.ts";
 import { performEffects } from "./perform.ts";
@@ -45,10 +44,7 @@ import { pendingReviewKey } from "./payments.ts";
 
 /** The outcome of a review decision, as `POST /claims/{id}/review` answers it. */
 export type ReviewResult =
-  | { ok: true; body: ReviewAnswer }
-  | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
-  | { ok: false; status: 400; code: "REVIEWER_MISMATCH"; message: string }
-  | { ok: false; status: 404; code: "NOT_FOUND"; message: string }
+  | ReviewRequestOutcome
   | ({ ok: false } & ReviewRefusal)
   | { ok: false; status: 409; code: string; message: string }
   /** The order source cannot answer now: nothing changed, the reviewer tries again later. */

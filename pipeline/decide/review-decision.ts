@@ -13,6 +13,7 @@ import { claimAudit } from "./audit.ts";
 import { bindingDecisionOf } from "./binding-decision.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
+import type { InputIssue } from "./intake.ts";
 
 /** What an approval's checks read beyond the claim and the review: the agent's contracts and the registry. */
 type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
@@ -300,6 +301,16 @@ export interface ReviewAnswer {
   execution_id?: string;
   resubmitted_claim_id?: string;
 }
+
+/**
+ * The outcomes every review request can have, whichever review it decides (a claim's or a failed refund's): the
+ * answer, a body that does not parse, an unknown claim, a body naming another reviewer than the authenticated one.
+ */
+export type ReviewRequestOutcome =
+  | { ok: true; body: ReviewAnswer }
+  | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
+  | { ok: false; status: 400; code: "REVIEWER_MISMATCH"; message: string }
+  | { ok: false; status: 404; code: "NOT_FOUND"; message: string };
 
 /** The answer for the claim's decided review. */
 export function reviewAnswer(record: ClaimRecord, review: ReviewRecord): ReviewAnswer {
