@@ -33,12 +33,12 @@ import type {
   VerdictRepository,
   WorkQueues,
 } from "./ports.ts";
-import { checkClaimQuery, claimListKey, matchesClaimQuery } from "./ports.ts";
+import { checkClaimQuery, claimListKey, matchesClaimQuery, reviewListKey } from "./ports.ts";
 import { splitSessionOutbox } from "./effects.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import type { SettlementRecord } from "../core/claims/settlement.ts";
-import { hasUnperformedReview, pendingReviewKey } from "./payments.ts";
+import { byRequest, hasUnperformedReview, pendingReviewKey } from "./payments.ts";
 import type { SettlementRepository } from "./payments.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
@@ -179,7 +179,7 @@ export function createInMemoryReviewRepository(): ReviewRepository & { all(): Re
     async listReviews({ status, limit, cursor }) {
       const sorted = [...reviews.values()]
         .filter((r) => r.status === status)
-        .map((r) => ({ r, key: `${r.requested_at}#${r.claim_id}` }))
+        .map((r) => ({ r, key: reviewListKey(r.requested_at, r.claim_id) }))
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
         .filter((x) => cursor === undefined || x.key > cursor);
       const page = sorted.slice(0, limit);
@@ -210,15 +210,10 @@ export function createInMemorySettlementRepository(): SettlementRepository {
       records.set(next.claim_id, clone(next));
     },
     async list() {
-      return [...records.values()]
-        .sort((a, b) => (`${a.requested_at}#${a.claim_id}` < `${b.requested_at}#${b.claim_id}` ? -1 : 1))
-        .map(clone);
+      return [...records.values()].sort(byRequest).map(clone);
     },
     async listUnperformedReviews() {
-      return [...records.values()]
-        .filter(hasUnperformedReview)
-        .sort((a, b) => (`${a.requested_at}#${a.claim_id}` < `${b.requested_at}#${b.claim_id}` ? -1 : 1))
-        .map(clone);
+      return [...records.values()].filter(hasUnperformedReview).sort(byRequest).map(clone);
     },
     async listPendingReviews({ limit, cursor }) {
       const sorted = [...records.values()]

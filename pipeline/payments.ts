@@ -73,6 +73,18 @@ export function pendingReviewKey(record: SettlementRecord): string | undefined {
   return record.review?.status === "PENDING" ? reviewListKey(record.review.requested_at, record.claim_id) : undefined;
 }
 
+/** A settlement's place among settlements, oldest refund request first: `<requested_at>#<claim_id>`. */
+export function settlementListKey(record: SettlementRecord): string {
+  return `${record.requested_at}#${record.claim_id}`;
+}
+
+/** Settlements in the order of their requests (settlementListKey). */
+export function byRequest(a: SettlementRecord, b: SettlementRecord): number {
+  const ka = settlementListKey(a);
+  const kb = settlementListKey(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
 /** Whether a settlement's review was decided and its effects are not yet all performed (the sweep completes it). */
 export function hasUnperformedReview(record: SettlementRecord): boolean {
   return record.review !== undefined && record.review.status !== "PENDING" && record.review.performed !== true;

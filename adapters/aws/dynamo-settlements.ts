@@ -10,7 +10,7 @@ import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { SettlementRecordSchema } from "../../core/claims/settlement.ts";
 import type { SettlementRecord } from "../../core/claims/settlement.ts";
 import { VersionConflictError } from "../../core/errors.ts";
-import { hasUnperformedReview, pendingReviewKey } from "../../pipeline/payments.ts";
+import { byRequest, hasUnperformedReview, pendingReviewKey, settlementListKey } from "../../pipeline/payments.ts";
 import type { SettlementRepository } from "../../pipeline/payments.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
@@ -32,7 +32,7 @@ function gsi1Of(record: SettlementRecord): { gsi1pk: string; gsi1sk: string } {
   const pending = pendingReviewKey(record);
   if (pending !== undefined) return { gsi1pk: gsi1.refundReviewsPending, gsi1sk: pending };
   const partition = hasUnperformedReview(record) ? gsi1.refundReviewsUnperformed : gsi1.settlements;
-  return { gsi1pk: partition, gsi1sk: `${record.requested_at}#${record.claim_id}` };
+  return { gsi1pk: partition, gsi1sk: settlementListKey(record) };
 }
 
 function toRecord(item: Record<string, unknown>): SettlementRecord {
@@ -113,11 +113,7 @@ export function createDynamoSettlementRepository(ctx: DynamoContext): Settlement
           }),
         ),
       );
-      const key = (r: SettlementRecord) => `${r.requested_at}#${r.claim_id}`;
-      return partitions
-        .flat()
-        .map(toRecord)
-        .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+      return partitions.flat().map(toRecord).sort(byRequest);
     },
     async listUnperformedReviews() {
       const items = await queryAll(ctx, "Query unperformed refund reviews", {
