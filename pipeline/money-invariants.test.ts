@@ -151,29 +151,20 @@ describe("checkMoneyInvariants", () => {
 });
 
 describe("the payment provider's side", () => {
+  const refund = (id: string, claim: string, amount: number) => ({
+    execution_id: id,
+    claim_id: claim,
+    dfid: "d",
+    order_id: "ord_pay",
+    amount_eur: amount,
+  });
   const executed = (id: string, claim: string, amount = 10, extra: Record<string, unknown> = {}) => ({
     detailType: "RefundExecuted",
-    detail: {
-      execution_id: id,
-      claim_id: claim,
-      dfid: "d",
-      order_id: "ord_pay",
-      amount_eur: amount,
-      verdict_id: `v_${id}`,
-      approved_by: "rita",
-      ...extra,
-    },
+    detail: { ...refund(id, claim, amount), verdict_id: `v_${id}`, approved_by: "rita", ...extra },
   });
   const settle = (type: string, id: string, claim: string, amount = 10) => ({
     detailType: type,
-    detail: {
-      execution_id: id,
-      claim_id: claim,
-      dfid: "d",
-      order_id: "ord_pay",
-      amount_eur: amount,
-      provider: "stripe",
-    },
+    detail: { ...refund(id, claim, amount), provider: "stripe" },
   });
   const violationsOf = (events: { detailType: string; detail: Record<string, unknown> }[]) =>
     checkMoneyInvariants(events, { orderAmountEur: () => 1000, limitEur: 500 }).violations.filter(

@@ -37,14 +37,19 @@ export const ClaimVerdictDetailSchema = z
 /** The verdict record / `ClaimVerdict` detail; `order_id`, `amount_eur`, `policy_kind` are null when the proposal did not carry a usable value. */
 export type ClaimVerdictDetail = z.infer<typeof ClaimVerdictDetailSchema>;
 
+/** Which refund an event is about: its execution, the claim and flow it pays, the order, the amount. */
+const REFUND_FIELDS = {
+  execution_id: z.string().min(1),
+  claim_id: z.string().min(1),
+  dfid: z.string().min(1),
+  order_id: z.string().min(1),
+  amount_eur: z.number().positive(),
+};
+
 /** `RefundExecuted` event detail (docs/events.md). */
 export const RefundExecutedDetailSchema = z
   .object({
-    execution_id: z.string().min(1),
-    claim_id: z.string().min(1),
-    dfid: z.string().min(1),
-    order_id: z.string().min(1),
-    amount_eur: z.number().positive(),
+    ...REFUND_FIELDS,
     verdict_id: z.string().min(1),
     /** The reviewer whose approval authorised it (absent: the kernel's ACCEPT did). */
     approved_by: z.string().min(1).optional(),
@@ -119,11 +124,7 @@ export type ReviewDecidedDetail = z.infer<typeof ReviewDecidedDetailSchema>;
 /** The detail of `RefundSettled` and `RefundFailed` (docs/payments.md): what the payment provider made of a refund. */
 const RefundSettlementDetailSchema = z
   .object({
-    execution_id: z.string().min(1),
-    claim_id: z.string().min(1),
-    dfid: z.string().min(1),
-    order_id: z.string().min(1),
-    amount_eur: z.number().positive(),
+    ...REFUND_FIELDS,
     provider: PaymentProviderNameSchema,
     provider_ref: z.string().min(1).optional(),
     failure_reason: z.string().optional(),
