@@ -4,10 +4,8 @@
 // seed and the shrunk request of a failure).
 import { request } from "node:http";
 import fc from "fast-check";
-import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createAuthorizerHandler, createReviewerAuthorizerHandler, singleReviewer } from "../functions/authorizer.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
@@ -19,16 +17,13 @@ import { createInMemoryReviewRepository } from "../pipeline/in-memory.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import type { InProcessPipeline } from "../pipeline/in-process.ts";
 import { apiRequest, watchingLogger } from "./lambda-events.ts";
+import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
 
 /** The handlers' logs are not what is tested here (a 5xx is: the shell answers 500 for whatever it did not expect). */
 const quiet = watchingLogger(() => undefined);
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
 type World = { p: InProcessPipeline; reviews: ReturnType<typeof createInMemoryReviewRepository> };

@@ -1,10 +1,8 @@
 // The kernel handler on the proposal queue, when the order source cannot answer: the message is reported as a batch
 // item failure (SQS delivers it again after its visibility timeout) until the queue's last receive, which ends the
 // claim NEEDS_REVIEW ORDER_SOURCE_UNAVAILABLE instead of letting it die in the DLQ.
-import { readFileSync } from "node:fs";
 import type { Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { recordingLogger, sqsEvent } from "../local/stack-fixture.ts";
 import { OrderSourceUnavailableError } from "../pipeline/errors.ts";
@@ -12,13 +10,10 @@ import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { handleCrewMessage } from "../pipeline/orchestrator.ts";
 import { handleAgentStep } from "../pipeline/worker.ts";
 import { createKernelHandler } from "./kernel.ts";
+import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 
 async function proposalWithTheShopDown() {
   const p = createInProcessPipeline({

@@ -1,22 +1,17 @@
 // The sweep handler over in-memory ports: besides nudging stalled claims, it finishes a review decision
 // whose reviewer's request died after claiming it (found by `npm run chaos`: an approval could stay claimed
 // forever, its refund reserved and never announced).
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { recordingLogger } from "../local/stack-fixture.ts";
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { SWEEP_RESERVE_SECONDS } from "../infra/facts.ts";
 import { SWEEP_BUDGET_MS, createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
+import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 
 describe("the sweep", () => {
   it("finishes an approval that was claimed but never carried out: the refund is reserved and announced once", async () => {

@@ -2,9 +2,7 @@
 // after a crash, may each get another answer from the model at another instant; only the first stored outcome
 // counts, its effects are performed once it is stored (by whichever delivery gets there, or by the sweep), and the
 // claim replays IDENTICAL.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
@@ -14,13 +12,10 @@ import type { AuditEvent } from "../core/integrity/audit.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { extractClaim } from "./intake.ts";
 import { sweepStalledClaims } from "./timers.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const TEXT = "I bought electronics order ord_001 for 120.00 EUR on 29 May 2026, the screen is dead.";
 
 /** The rules model, except that the extraction calls listed in `failing` (1-based) fail, after a few ticks. */

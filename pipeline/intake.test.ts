@@ -1,20 +1,15 @@
 // Intake refuses what cannot be decided or queued (docs/config.md): amounts that are not finite, have more than 2
 // decimals or pass 1,000,000 EUR either way, and text a queue cannot carry — with a 400 naming the field and
 // nothing stored. A zero or negative amount goes on to the kernel, and any other Unicode is accepted.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { extractClaim } from "./intake.ts";
 import { replayClaim } from "../core/claims/replay.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const pipeline = () =>
   createInProcessPipeline({
     agent: config.agent,

@@ -1,9 +1,7 @@
 // The kernel service as it runs (handleProposal), on the in-memory adapters: a redelivered proposal
 // gets the stored verdict and decides, reserves and publishes nothing again; a crash after reserving
 // or while publishing is repaired by the redelivery with the same verdict_id and one reservation.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import type { BusEntry } from "../core/claims/events.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -11,13 +9,10 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { handleProposal } from "./kernel-service.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const ACCEPT = {
   claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" },
 };

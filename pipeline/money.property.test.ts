@@ -3,23 +3,18 @@
 // reviewers approving (some for less) or denying pending reviews at the same time — on the in-memory adapters,
 // through the real services — automatic refunds per order never pass the limit in total, nothing refunds above
 // the order or twice, every ACCEPT has its RefundExecuted and every RefundExecuted its ACCEPT or approval.
-import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { assertLedgerEntry } from "../core/integrity/index.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import { checkMoneyInvariants } from "./money-invariants.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { decideReview } from "./review.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const LIMIT_EUR = config.agent.contract.max_refund_without_escalation;
 /** Orders the claims compete for: 1200 EUR (above the limit), 100 EUR and 80 EUR. */
 const ORDERS = ["ord_016", "ord_012", "ord_007"] as const;

@@ -2,11 +2,9 @@
 // (RETRY: the queue redelivers) until it has waited ORDER_SOURCE_MAX_WAIT_S since its proposal, then the claim ends
 // NEEDS_REVIEW ORDER_SOURCE_UNAVAILABLE. The order facts the kernel used are recorded, so replay and backtest run
 // with the API down. Real order API adapter over a scripted fetch; time from an injected clock only.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createOrderApiSource } from "../adapters/shop/order-api.ts";
 import { backtest } from "../core/claims/backtest.ts";
-import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { Order } from "../core/integrity/index.ts";
@@ -17,13 +15,10 @@ import type { ProposalMessage } from "./messages.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
 import { decideReview } from "./review.ts";
 import { handleAgentStep } from "./worker.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const WAIT_MS = 120_000;
 const ACCEPT = {
   claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" },

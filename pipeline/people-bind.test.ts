@@ -1,10 +1,8 @@
 // A person's decision binds the order (10c), and a customer's automatic refunds stay within customer_limits (11b)
 // when their claims race, through the real pipeline (in memory here; one run on dynalite in
 // customer-limit-race.dynamo.test.ts).
-import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { CustomerLimits, Order } from "../core/integrity/index.ts";
 import { createInMemoryReviewRepository } from "./in-memory.ts";
@@ -14,13 +12,10 @@ import type { RefundLedger, ReviewRepository } from "./ports.ts";
 import { decideReview, listReviews, repairReviews } from "./review.ts";
 import { releaseUnrefundedReservation } from "./customer-release.ts";
 import { raceClaims, raceOutcome } from "./race.test-kit.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 
 function pipeline(
   opts: { limits?: CustomerLimits; orders?: readonly Order[]; overrides?: Partial<PipelineDeps> } = {},

@@ -2,19 +2,15 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { parseScenarios } from "../core/claims/scenarios.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { handleCrewMessage, handleCrewMessages } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const scenarios = parseScenarios(
   readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"),
   "scenarios.yaml",

@@ -2,7 +2,6 @@
 // the scripted OpenAI-compatible server (adapters/llm/scripted-server.ts). Down, slow, failing and wrong
 // models each end a claim in a decision or in NEEDS_REVIEW naming why; never in a customer-facing
 // verdict caused by garbage. Waits are short budgets, never real 30 s waits.
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAiModel } from "../adapters/llm/openai.ts";
 import { guardWithPreflight, preflightLlm } from "../adapters/llm/preflight.ts";
@@ -15,16 +14,12 @@ import {
   type ScriptedLlmServer,
   type ScriptedReply,
 } from "../adapters/llm/scripted-server.ts";
-import { parseConfig } from "../core/claims/config.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInProcessPipeline } from "./in-process.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const CLAIM = { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "The screen is dead." };
 const TEXT = "I bought electronics order ord_001 for 299.99 EUR on 29 May 2026, the screen is dead. Please refund me.";
 const PROPOSAL = {

@@ -1,9 +1,7 @@
 // A failed refund's review decided through the review shell on the in-process pipeline: the provider fails the
 // ACCEPT's refund, a reviewer RETRYs (paid once under the new execution) or CLOSEs (reservation released, the order
 // not bound), repeats answer the stored result, other decisions are refused, and the money invariants hold.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import type { RefundExecutedDetail } from "../core/claims/events.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { retryExecutionId } from "../core/claims/settlement.ts";
@@ -15,13 +13,10 @@ import { payRefund } from "./payments.ts";
 import type { PaymentProvider } from "./payments.ts";
 import { repairRefundReviews } from "./refund-review.ts";
 import { decideReview, listReviews } from "./review.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 
 /** The simulated provider, made to answer `outcomes` in turn (FAILED: refused with a reason), counting its calls. */
 function provider(outcomes: SettlementStatus[]): PaymentProvider & { calls: string[] } {

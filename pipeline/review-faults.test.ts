@@ -3,22 +3,17 @@
 // response is lost, the work was done); it is then repaired by the reviewer repeating the request, or by the
 // sweep's repairReviews when nobody does. Every time: the review is decided once, a refund is reserved and
 // announced at most once, the money invariants hold, and `claims replay` reproduces the claim IDENTICAL.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { checkMoneyInvariants } from "./money-invariants.ts";
 import { decideReview, repairReviews } from "./review.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 
 /** The side-effecting calls a review decision can make, by port. */
 const EFFECTS: Record<string, readonly string[]> = {

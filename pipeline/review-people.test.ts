@@ -1,21 +1,16 @@
 // People on the review path (docs/reviews.md): the recorded reviewer is the authenticated one, DENY and a reduced
 // APPROVE need a note, an APPROVE above the four-eyes bound waits for a different reviewer, and the reviewer who
 // resubmitted a claim cannot approve it.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { checkMoneyInvariants } from "./money-invariants.ts";
 import { decideReview } from "./review.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const LAPTOP = { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" };
 const ALICE = { id: "alice", name: "Alice Martin" };
 const BOB = { id: "bob" };

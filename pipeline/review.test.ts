@@ -1,9 +1,7 @@
 // Review decisions under crashes (found by `npm run chaos`): a decision whose process died after it announced
 // the decision but before it recorded it is finished by repeating it — or by the sweep's repairReviews — and
 // announces exactly what the first attempt did, once.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import { createInMemoryClaimRepository, createInMemoryReviewRepository } from "./in-memory.ts";
 import { handleProposal } from "./kernel-service.ts";
@@ -14,13 +12,10 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { performEffects } from "./perform.ts";
 import { decideReview, repairReviews } from "./review.ts";
 import type { ClaimRepository, ReviewRepository } from "./ports.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 
 /** A review repository whose process "dies" the first time a decision is recorded (the update that ends PENDING). */
 function crashingOnRecord(): ReviewRepository & { crashed: number } {

@@ -1,8 +1,6 @@
 // Triage through the in-process pipeline: a claim the kernel's rules reject is decided without a model call, with a
 // normal ClaimVerdict published once; a crash anywhere in it is finished by the redelivery, never decided twice.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { policyVersionOf, triageIdempotencyKey } from "../core/claims/execution.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
@@ -10,13 +8,10 @@ import type { LlmPort } from "../core/llm/index.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
 import type { PipelineDeps } from "./deps.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 
 /** The rules model, counting its calls. */
 function countingModel(): LlmPort & { calls: number } {

@@ -1,9 +1,7 @@
 // A Decision Maker step delivered more than once (SQS redelivers; two workers race after a visibility timeout)
 // may make its self-check repair round in each delivery, and only one answer counts: the claim still replays
 // IDENTICAL (found by `npm run chaos`: the second delivery's CLAIMS_SELF_CHECK_FAILED made replay DIFFERENT).
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
@@ -13,13 +11,10 @@ import type { AgentStepMessage } from "./messages.ts";
 import { handleProposal } from "./kernel-service.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
+import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 
 /** The rules model, except that every first Decision Maker answer of a step proposes more than was claimed (the self-check repair round fixes it), while `on()`. */
 function inflating(on: () => boolean = () => true): LlmPort {

@@ -1,9 +1,7 @@
 // The kernel's shadow-policy metric: each verdict decided with a shadow policy counts 1 when the shadow policy
 // disagrees and 0 when it agrees, once per stored verdict — a redelivered or racing publish of the same verdict
 // (which appends its audit again) counts nothing more; a verdict without a shadow counts nothing.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../core/claims/config.ts";
 import { createRulesModel } from "../../core/claims/rules-model.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { createInProcessPipeline } from "../../pipeline/in-process.ts";
@@ -13,13 +11,10 @@ import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
 import { handleAgentStep } from "../../pipeline/worker.ts";
 import { measured } from "./metrics.ts";
 import type { HandlerMetrics } from "./metrics.ts";
+import { bundledConfig } from "../../pipeline/bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const ACCEPT = {
   claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead on arrival" },
 };

@@ -1,24 +1,19 @@
 // Audit details are typed by their event's schema: a wrong field does not compile (the @ts-expect-error lines
 // below are checked by tsc), and what the producers record parses with the same schema, which names every field.
-import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { auditEvent, parseAuditDetails } from "../../core/claims/audit-events.ts";
 import type { ClaimAuditDetails } from "../../core/claims/audit-events.ts";
-import { parseConfig } from "../../core/claims/config.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import { createRulesModel } from "../../core/claims/rules-model.ts";
 import { claimAudit } from "./audit.ts";
 import type { ReviewCauseEvent } from "./audit.ts";
 import { createInProcessPipeline, handleWork } from "../in-process.ts";
 import { endOverdueClaim } from "../overdue.ts";
+import { bundledConfig } from "../bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = parseConfig(
-  readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8"),
-  "config.yaml",
-  NOW,
-);
+const config = bundledConfig(NOW);
 const record = { claim_id: "clm_1", dfid: "dfid_clm_1", root_dfid: "dfid_clm_1", simulation_id: undefined };
 
 /** Every field of `event`'s details is named by its type's schema, and parses as recorded. */
