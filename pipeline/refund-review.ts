@@ -9,7 +9,6 @@ import type { SettlementRecord } from "../core/claims/settlement.ts";
 import type { ReviewerIdentity } from "../core/claims/review.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
-import { toInputIssues } from "./decide/intake.ts";
 import {
   asksRefundDecision,
   checkRefundDecision,
@@ -21,7 +20,7 @@ import {
 import type { ReviewAnswer, ReviewRequestOutcome } from "./decide/review-decision.ts";
 import { announce, settlementDfid } from "./payments.ts";
 import { performEffects } from "./perform.ts";
-import { reviewerMismatch } from "./decide/review-decision.ts";
+import { invalidReviewDecision, reviewerMismatch } from "./decide/review-decision.ts";
 
 /** The outcome of a RETRY / CLOSE, as `POST /claims/{id}/review` answers it. */
 export type RefundReviewResult =
@@ -51,14 +50,7 @@ export async function refundReviewRequest(
       : undefined;
   }
   const parsed = RefundReviewRequestSchema.safeParse(body);
-  if (!parsed.success)
-    return {
-      ok: false,
-      status: 400,
-      code: "INVALID_INPUT",
-      message: "the review decision is invalid",
-      issues: toInputIssues(parsed.error),
-    };
+  if (!parsed.success) return invalidReviewDecision(parsed.error);
   const mismatch = reviewerMismatch(parsed.data.reviewer, by);
   if (mismatch) return mismatch;
   const reviewer = by?.id ?? parsed.data.reviewer ?? "reviewer";

@@ -18,7 +18,6 @@ import { customerLimitsCents, windowTotals } from "../core/integrity/customer-wi
 import { ORDER_SOURCE_UNAVAILABLE } from "../core/claims/reason-codes.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import type { PipelineDeps } from "./deps.ts";
-import { toInputIssues } from "./decide/intake.ts";
 import {
   approvalChecks,
   approvalReserved,
@@ -26,12 +25,13 @@ import {
   firstApprovalEffects,
   firstApprovalRecorded,
   intentFor,
+  invalidReviewDecision,
   notApprovable,
   recordedReviewEffects,
   resubmission,
   reviewAnswer,
-  reviewerMismatch,
   reviewDecidedEffects,
+  reviewerMismatch,
   stripUndefined,
   withdrawn,
 } from "./decide/review-decision.ts";
@@ -83,14 +83,7 @@ export async function decideReview(
   const refund = await refundReviewRequest(claimId, body, deps, by);
   if (refund) return refund;
   const parsed = ReviewDecisionSchema.safeParse(body);
-  if (!parsed.success)
-    return {
-      ok: false,
-      status: 400,
-      code: "INVALID_INPUT",
-      message: "the review decision is invalid",
-      issues: toInputIssues(parsed.error),
-    };
+  if (!parsed.success) return invalidReviewDecision(parsed.error);
   const named = parsed.data.reviewer;
   const mismatch = reviewerMismatch(named, by);
   if (mismatch) return mismatch;

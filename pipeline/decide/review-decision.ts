@@ -13,6 +13,8 @@ import { claimAudit } from "./audit.ts";
 import { bindingDecisionOf } from "./binding-decision.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
+import type * as z from "zod";
+import { toInputIssues } from "./intake.ts";
 import type { InputIssue } from "./intake.ts";
 
 /** What an approval's checks read beyond the claim and the review: the agent's contracts and the registry. */
@@ -311,6 +313,17 @@ export type ReviewRequestOutcome =
   | { ok: false; status: 400; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
   | { ok: false; status: 400; code: "REVIEWER_MISMATCH"; message: string }
   | { ok: false; status: 404; code: "NOT_FOUND"; message: string };
+
+/** The answer to a review decision whose body does not parse: 400 naming every problem. */
+export function invalidReviewDecision(error: z.ZodError): ReviewRequestOutcome {
+  return {
+    ok: false,
+    status: 400,
+    code: "INVALID_INPUT",
+    message: "the review decision is invalid",
+    issues: toInputIssues(error),
+  };
+}
 
 /** The answer for the claim's decided review. */
 export function reviewAnswer(record: ClaimRecord, review: ReviewRecord): ReviewAnswer {
