@@ -16,7 +16,7 @@
 // (dynamo-sessions.ts, `AUDIT#~SESSION#<version>` in the same partition), and readers take them from it. With
 // a retention horizon (`retention.auditMs`) every item carries `expires_at` and readers skip expired ones.
 import { createHash } from "node:crypto";
-import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import { parseAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
