@@ -167,6 +167,21 @@ describe("one EMF line per invocation", () => {
     expect(emfLines().map(names)).toEqual([["RefundsExecuted"]]);
   });
 
+  it("writes at once what work an invocation left running measures after it ended", async () => {
+    capture();
+    const metrics = createHandlerMetrics("kernel", ENV);
+    let late!: Promise<void>;
+    await withColdStart(async () => {
+      late = (async () => {
+        await new Promise((r) => setImmediate(r));
+        metrics.emit(record("clm_late", { ClaimsDecided: 1 }, [{ Flow: "live", Verdict: "ACCEPT" }]));
+      })();
+    }, metrics)();
+    expect(emfLines()).toEqual([]);
+    await late;
+    expect(emfLines().map((l) => l.claim_id)).toEqual(["clm_late"]);
+  });
+
   it("puts the cold start in the first invocation's line", async () => {
     capture();
     const metrics = createHandlerMetrics("kernel", { ...ENV });

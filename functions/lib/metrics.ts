@@ -100,7 +100,8 @@ export function createHandlerMetrics(fn: FunctionKey, env: Env = process.env): H
     logger: powertoolsWarnings,
   });
   const out = new Console({ stdout: process.stdout, stderr: process.stderr });
-  const pending = new AsyncLocalStorage<EmfDocument[]>();
+  // The records of the invocation in whose async context a record is emitted, until the invocation has written them.
+  const pending = new AsyncLocalStorage<{ docs: EmfDocument[]; open: boolean }>();
   // Synchronous from the first add to the serialization, so no other record gets in between.
   const serialize = (record: MetricRecord): EmfDocument => {
     try {
@@ -124,7 +125,8 @@ export function createHandlerMetrics(fn: FunctionKey, env: Env = process.env): H
     emit(record) {
       const doc = serialize(record);
       const invocation = pending.getStore();
-      if (invocation) invocation.push(doc);
+      // Outside an invocation, or from work it left running after it ended (written already): at once.
+      if (invocation?.open) invocation.docs.push(doc);
       else write([doc]);
     },
     coldStart() {
@@ -132,12 +134,13 @@ export function createHandlerMetrics(fn: FunctionKey, env: Env = process.env): H
         self.emit({ metrics: { ColdStart: 1 }, dimensions: [{ function_name: functionName }] });
     },
     async invocation(run) {
-      const docs: EmfDocument[] = [];
+      const invocation = { docs: [] as EmfDocument[], open: true };
       try {
-        return await pending.run(docs, run);
+        return await pending.run(invocation, run);
       } finally {
         // Whatever the invocation measured before it failed happened (a conditional write succeeded): it counts.
-        if (docs.length > 0) write(docs);
+        invocation.open = false;
+        if (invocation.docs.length > 0) write(invocation.docs);
       }
     },
   };
