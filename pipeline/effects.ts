@@ -31,7 +31,7 @@ export type Effect =
 /**
  * An orchestrator outbox split for the session store: `audit` are the events a session save records with
  * the session in one write (the claim's own flow, served claims only: no simulation, no copy under another
- * root, no receipt), `rest` is everything else, in order, which the shell performs after the save.
+ * root), `rest` is everything else, in order, which the shell performs after the save.
  */
 export function splitSessionOutbox(
   claimId: string,
@@ -42,13 +42,7 @@ export function splitSessionOutbox(
   const rest: Effect[] = [];
   for (const effect of outbox) {
     const e = effect.kind === "audit" ? effect.event : undefined;
-    if (
-      e !== undefined &&
-      e.dfid === dfid &&
-      e.root_dfid === dfid &&
-      e.details.simulation_id === undefined &&
-      e.event_type !== "CLAIM_RECEIVED"
-    )
+    if (e !== undefined && e.dfid === dfid && e.root_dfid === dfid && e.details.simulation_id === undefined)
       audit.push(e);
     else rest.push(effect);
   }

@@ -11,15 +11,18 @@ import {
 import { AuditEventSchema } from "../core/integrity/audit.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
 
-/** Starts the crew of a claim whose structured claim is known (sent by intake). */
-const ClaimStartMessageSchema = z.object({ type: z.literal("claim.start"), crewId: z.string().min(1) }).strict();
-
 /**
- * The worker's audit of the step it answers (its LLM_CALL, and a self-check repair round's event), carried with the
- * answer: the orchestrator stores it with the step the answer makes (one write), or appends it when the answer
- * makes none (a duplicate, a late answer). Never given to the crew.
+ * Audit carried with a crew-queue message: the worker's audit of the step it answers (its LLM_CALL, and a
+ * self-check repair round's event), or intake's receipt (CLAIM_RECEIVED) with a claim's start. The orchestrator
+ * stores it with the step the message makes (one write), or appends it when the message makes none (a duplicate,
+ * a late answer, a triaged claim). Never given to the crew.
  */
 const CarriedAuditSchema = z.array(AuditEventSchema).min(1).optional();
+
+/** Starts the crew of a claim whose structured claim is known (sent by intake, carrying its receipt). */
+const ClaimStartMessageSchema = z
+  .object({ type: z.literal("claim.start"), crewId: z.string().min(1), audit: CarriedAuditSchema })
+  .strict();
 
 /** Everything the orchestrator's FIFO queue carries: a start, a step result, or a timer tick. */
 export const CrewQueueMessageSchema = z.discriminatedUnion("type", [
@@ -77,7 +80,7 @@ export function claimIdOfCrew(crewId: string): string {
 
 /** A crew-queue message without the audit it carries, and that audit (empty when none). */
 export function withoutCarriedAudit(message: CrewQueueMessage): { message: CrewQueueMessage; audit: AuditEvent[] } {
-  if (message.type !== "agent.step.completed" && message.type !== "agent.step.failed") return { message, audit: [] };
+  if (message.type === "crew.tick") return { message, audit: [] };
   const { audit, ...rest } = message;
   return { message: rest, audit: audit ?? [] };
 }

@@ -102,8 +102,11 @@ async function stepCrew(
   if (!record || !record.claim) return messages.map(() => quiet);
   // No crew yet: triage first (docs/kernel.md). A claim the kernel's rules reject is decided without a model call;
   // a redelivery (or the sweep's tick) finishes a triage a crash interrupted.
-  if (!stored && deps.settings.triage !== false && (await triageOpenClaim(record, deps)) === "TRIAGED")
-    return messages.map(() => "TRIAGED");
+  if (!stored && deps.settings.triage !== false) {
+    // A start's carried receipt goes into the audit before a triage verdict's events (or into the crew's first step).
+    const receipts = messages.flatMap((m, i) => (m.type === "claim.start" ? carriedBy(i) : []));
+    if ((await triageOpenClaim(record, deps, receipts)) === "TRIAGED") return messages.map(() => "TRIAGED");
+  }
   const claim = record.claim;
   const now = deps.clock.now();
   const graph = claimsCrewGraph(deps.settings.timeouts);
@@ -148,6 +151,7 @@ async function stepCrew(
     const events: OutboundCrewEvent[] = result.events;
     if (message.type === "claim.start") {
       effects.push(
+        ...carriedBy(i),
         {
           kind: "claim_update",
           claimId,

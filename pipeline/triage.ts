@@ -7,6 +7,7 @@ import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import { decidedEffects, publishEffects, verdictToStore } from "./decide/kernel-decision.ts";
 import { triageDecision, triageKey } from "./decide/triage.ts";
+import type { Effect } from "./effects.ts";
 import { performEffects } from "./perform.ts";
 import type { KernelDeps } from "./kernel-service.ts";
 
@@ -18,7 +19,12 @@ export type TriageDeps = Omit<KernelDeps, "registry" | "settings">;
  * whose verdict is stored), `CREW` when it goes to the crew as before — it can pass, its order data cannot be used
  * (the kernel's path sends that to a person), or the claim is no longer open.
  */
-export async function triageOpenClaim(record: ClaimRecord, deps: TriageDeps): Promise<"TRIAGED" | "CREW"> {
+export async function triageOpenClaim(
+  record: ClaimRecord,
+  deps: TriageDeps,
+  /** Performed first when the claim is triaged (the receipt its start carried), else left to the caller. */
+  before: readonly Effect[] = [],
+): Promise<"TRIAGED" | "CREW"> {
   const key = triageKey(record, deps);
   if (!key || !record.claim) return "CREW";
   let stored = await deps.verdicts.getVerdict(key);
@@ -47,6 +53,7 @@ export async function triageOpenClaim(record: ClaimRecord, deps: TriageDeps): Pr
     if (!decision) return "CREW";
     stored = await deps.verdicts.putVerdictOnce(verdictToStore(key, record.claim_id, decision));
   }
+  await performEffects(before, deps);
   if (!stored.published) {
     await performEffects(publishEffects(stored), deps);
     await deps.verdicts.markPublished(stored.idempotency_key);

@@ -52,13 +52,23 @@ describe("a submission", () => {
 });
 
 describe("startEffects", () => {
-  it.each([
-    ["a structured claim starts the crew", claimRecord(ACCEPTABLE, { status: "RECEIVED" }), "crew_event claim.start"],
-    ["free text is extracted first", textClaim, "extraction"],
-  ])("%s, after its receipt is audited at the receipt time", (_name, record, next) => {
+  it("free text is extracted first, after its receipt is audited at the receipt time", () => {
+    const effects = startEffects(textClaim);
+    expect(shape(effects)).toEqual(["audit CLAIM_RECEIVED", "extraction"]);
+    expect(audits(effects)[0]?.created_at).toBe(textClaim.received_at);
+  });
+
+  it("a structured claim starts the crew, its receipt (at the receipt time) carried in the start", () => {
+    const record = claimRecord(ACCEPTABLE, { status: "RECEIVED" });
     const effects = startEffects(record);
-    expect(shape(effects)).toEqual(["audit CLAIM_RECEIVED", next]);
-    expect(audits(effects)[0]?.created_at).toBe(record.received_at);
+    expect(shape(effects)).toEqual(["crew_event claim.start"]);
+    const start = effects[0]!;
+    if (start.kind !== "crew_event" || start.message.type !== "claim.start") throw new Error("expected the crew start");
+    expect(start.message.audit?.map((e) => [e.event_type, e.created_at, e.dfid])).toEqual([
+      ["CLAIM_RECEIVED", record.received_at, record.dfid],
+    ]);
+    // A repeat (a client's retry, the sweep's restart) carries the identical receipt.
+    expect(startEffects(record)).toEqual(effects);
   });
 });
 

@@ -8,6 +8,7 @@ import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import { claimFromExtraction, extractionFailureReasonCode } from "../../core/claims/extraction.ts";
 import type { ClaimExtractionOutput } from "../../core/claims/proposal-output.ts";
 import { simulationDfid } from "../../core/claims/simulation.ts";
+import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmResult } from "../../core/llm/index.ts";
 import { claimAudit } from "./audit.ts";
 import type { Effect } from "../effects.ts";
@@ -78,27 +79,30 @@ export function receivedClaim(
 /**
  * What starts a stored claim: its CLAIM_RECEIVED audit event, then extraction (free text) or the crew. The event
  * carries the receipt time, so a repeat — a client's retry, the sweep restarting a claim whose intake died before
- * its audit — is identical and the audit log drops it.
+ * its audit — is identical and the audit log drops it. A structured claim's receipt rides in its crew start and is
+ * stored with the crew's first step (one write for both; a start that makes no step has it appended).
  */
 export function startEffects(record: ClaimRecord): Effect[] {
-  const received: Effect[] = [
-    {
-      kind: "audit",
-      event: claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), {
-        input_kind: "claim" in record.input ? "claim" : "claim_text",
-        input: record.input,
-        label: record.label,
-        received_at: record.received_at,
-        ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
-      }),
-    },
+  const received = claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), {
+    input_kind: "claim" in record.input ? "claim" : "claim_text",
+    input: record.input,
+    label: record.label,
+    received_at: record.received_at,
+    ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
+  });
+  if (record.claim) return [crewStart(record.claim_id, [received])];
+  return [
+    { kind: "audit", event: received },
+    { kind: "extraction", claimId: record.claim_id },
   ];
-  if (record.claim) return [...received, crewStart(record.claim_id)];
-  return [...received, { kind: "extraction", claimId: record.claim_id }];
 }
 
-function crewStart(claimId: string): Effect {
-  return { kind: "crew_event", claimId, message: { type: "claim.start", crewId: claimId } };
+function crewStart(claimId: string, audit?: AuditEvent[]): Effect {
+  return {
+    kind: "crew_event",
+    claimId,
+    message: { type: "claim.start", crewId: claimId, ...(audit ? { audit } : {}) },
+  };
 }
 
 /**

@@ -13,12 +13,7 @@ const REVIEW = [
 
 describe("nudgeEffects", () => {
   it.each([
-    [
-      "a RECEIVED claim is started as intake starts it",
-      "RECEIVED",
-      "restarted",
-      ["audit CLAIM_RECEIVED", "crew_event claim.start"],
-    ],
+    ["a RECEIVED claim is started as intake starts it", "RECEIVED", "restarted", ["crew_event claim.start"]],
     ["a RUNNING claim's crew is told the time", "RUNNING", "ticked", ["crew_event crew.tick"]],
   ] as const)("%s", (_name, status, nudge, effects) => {
     const decided = nudgeEffects(claimRecord(ACCEPTABLE, { status }), NOW);
