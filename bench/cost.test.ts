@@ -210,6 +210,37 @@ describe("costLines", () => {
     expect(costLines(profile).some((l) => l.item.includes("waiting on the LLM"))).toBe(false);
   });
 
+  it("bills a windowed event source's receives and deletes as measured, and one of each per invocation otherwise", () => {
+    const profile = sample();
+    profile.sqsSends = { ...profile.sqsSends, timers: { requests: 1, chunks: 1, messages: 1 } };
+    const timer = { ...profile.invocations.orchestrator!, invocations: 0.05, records: 1, calls: {} };
+    profile.invocations.timer = { ...timer, eventSourceReceives: 0.4, eventSourceDeletes: 0.1 };
+    const units = (item: string, p = profile, fill: "measured" | number = "measured") =>
+      costLines(p, { ...DEFAULT_COST_OPTIONS, batchFill: fill }).find((l) => l.item.startsWith(item))?.units;
+    expect(units("timers ReceiveMessage")).toBe(0.4);
+    expect(units("timers DeleteMessageBatch")).toBe(0.1);
+    expect(units("timer invocations")).toBe(0.05);
+    expect(units("crewEvents (FIFO) ReceiveMessage")).toBe(2);
+    expect(units("crewEvents (FIFO) DeleteMessageBatch")).toBe(2);
+    // Not measured: one receive and one delete per invocation.
+    const unmeasured = { ...profile, invocations: { ...profile.invocations, timer } };
+    expect(units("timers ReceiveMessage", unmeasured)).toBe(0.05);
+    // A fixed fill above 10: one receive and one delete per 10 records of a batch.
+    expect(units("timers ReceiveMessage", profile, 20)).toBe((1 / 20) * 2);
+    expect(units("timers DeleteMessageBatch", profile, 1)).toBe(1);
+  });
+
+  it("adds the event source's measured requests of two profiles, one per invocation on the side without them", () => {
+    const a = sample();
+    const b = sample();
+    a.invocations.orchestrator!.eventSourceReceives = 0.5;
+    a.invocations.orchestrator!.eventSourceDeletes = 0.25;
+    const sum = addProfiles(a, b).invocations.orchestrator!;
+    expect(sum.eventSourceReceives).toBe(0.5 + 2);
+    expect(sum.eventSourceDeletes).toBe(0.25 + 2);
+    expect(addProfiles(b, sample()).invocations.orchestrator!.eventSourceReceives).toBeUndefined();
+  });
+
   it("prices FIFO and standard queues apart", () => {
     const profile = sample();
     profile.sqsSends = {

@@ -4,6 +4,7 @@
 // EventBridge, CloudWatch Logs (the handlers' lines, Lambda's platform lines, the API access log), the
 // step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
 // the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
+import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../infra/facts.ts";
 import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, UNRECORDED_LOGGING } from "./lib/profile.ts";
 import type {
   AwsRequestsFile,
@@ -281,6 +282,7 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
           successBytes: (p.successBytes ?? 0) + (u.successBytes ?? 0),
           metricLines: (p.metricLines ?? 0) + (u.metricLines ?? 0),
           metricBytes: (p.metricBytes ?? 0) + (u.metricBytes ?? 0),
+          ...eventSourceSum(p, u),
         }
       : { ...u, calls: { ...u.calls } };
   }
@@ -308,6 +310,37 @@ export function billedGbSeconds(invocations: number, totalMs: number, memoryMb: 
   if (invocations === 0) return 0;
   const perInvocation = Math.ceil(totalMs / invocations / PRICES.lambda.granularityMs) * PRICES.lambda.granularityMs;
   return (invocations * perInvocation * memoryMb) / 1024 / 1000;
+}
+
+/** The event source's measured requests of two profiles added (absent on both: absent, one of each per invocation). */
+function eventSourceSum(p: InvocationUsage, u: InvocationUsage): Partial<InvocationUsage> {
+  if (p.eventSourceReceives === undefined && u.eventSourceReceives === undefined) return {};
+  const receives = (x: InvocationUsage) => x.eventSourceReceives ?? x.invocations;
+  const deletes = (x: InvocationUsage) => x.eventSourceDeletes ?? x.invocations;
+  return { eventSourceReceives: receives(p) + receives(u), eventSourceDeletes: deletes(p) + deletes(u) };
+}
+
+/**
+ * The event source mapping's ReceiveMessage and DeleteMessageBatch requests per claim of a queue consumer: as
+ * measured where its batches were gathered over a window (`eventSourceReceives`), else one of each per
+ * invocation (a batch of at most 10 is one receive and one delete); for a fixed fill, one of each per 10 records
+ * of a batch.
+ */
+export function eventSourceRequests(
+  usage: InvocationUsage,
+  fill: CostOptions["batchFill"],
+): { receives: number; deletes: number } {
+  if (fill !== "measured") {
+    const perInvocation = Math.ceil(fill / 10);
+    return {
+      receives: invocationsFor(usage, fill) * perInvocation,
+      deletes: invocationsFor(usage, fill) * perInvocation,
+    };
+  }
+  return {
+    receives: usage.eventSourceReceives ?? usage.invocations,
+    deletes: usage.eventSourceDeletes ?? usage.invocations,
+  };
 }
 
 /** Invocations per claim of a queue consumer for a batch fill: measured, or records ÷ fill. */
@@ -440,12 +473,15 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
       unit: "requests",
       price,
     });
-    const invocations = invocationsOf[fn] ?? 0;
+    const consumer = profile.invocations[fn];
+    const { receives, deletes } = consumer
+      ? eventSourceRequests(consumer, options.batchFill)
+      : { receives: invocationsOf[fn] ?? 0, deletes: invocationsOf[fn] ?? 0 };
     push({
       service: "SQS",
       item: `${label} ReceiveMessage by the event source mapping`,
       category,
-      units: invocations,
+      units: receives,
       unit: "requests",
       price,
     });
@@ -453,7 +489,7 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
       service: "SQS",
       item: `${label} DeleteMessageBatch by the event source mapping`,
       category,
-      units: invocations,
+      units: deletes,
       unit: "requests",
       price,
     });
@@ -761,8 +797,12 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
   const v = (pick: (x: CostSummary) => number) => s.map(pick);
   const svc = (name: Service) => v((x) => x.services[name] ?? 0);
   const p = PRICE_SOURCES;
+  const timerFill = (file: AwsRequestsFile) => {
+    const t = file.timerPath?.invocations.timer;
+    return t && t.invocations > 0 ? n3(t.records / t.invocations) : "–";
+  };
   const timerNote = columns.every((c) => c.file.timerPath)
-    ? "measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed)"
+    ? `measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed); since issue 24 its event source gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (infra/facts.ts): timers per invocation as measured ${columns.map((c) => timerFill(c.file)).join(" / ")}, and the receives that returned timers and the DeleteMessageBatch calls as the windowed poller made them`
     : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
     {
@@ -781,7 +821,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       line: "SQS: sends, event-source receive + delete, bus deliveries",
       values: svc("SQS"),
       basis:
-        "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS",
+        "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping, except the timers', gathered over a window, whose receives that returned messages and DeleteMessageBatch calls (10 records each) are measured (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS",
       price: p.sqs,
     },
     {

@@ -408,7 +408,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         functionName: s.consumer,
         ...(timeoutMs <= 900_000 ? { timeoutMs } : {}),
         // A windowed queue gathers as many batches at once as Lambda may invoke (its maximum concurrency, 5 for
-        // the timers: Lambda's five first pollers), so a record may wait in any of them, as it does on AWS.
+        // the timers), so timers spread over them as over Lambda's pollers: the fill measured is not flattered.
         concurrency: windowMs > 0 ? Math.max(loops, s.maxConcurrency) : loops,
         ...(options.onPollerError ? { onError: (error: PollerError) => options.onPollerError?.(role, error) } : {}),
       });
