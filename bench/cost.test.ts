@@ -16,6 +16,7 @@ import {
   invocationsFor,
   LOG_BYTES,
   LOG_EXAMPLES,
+  optionsFor,
   perMillion,
   PRICES,
   stepFunctionsStates,
@@ -462,6 +463,49 @@ describe("costSummary", () => {
     const s = costSummary(sampleFile({ timerPath: sample() }), "structured");
     close(s.timerPath!, allIn);
     close(s.allIn, 2 * allIn);
+  });
+
+  it("bills the timer path its event source's receives and deletes, the timers the claim sent, once in the all-in", () => {
+    const claim = sample();
+    claim.sqsSends = { ...claim.sqsSends, timers: { requests: 1, chunks: 1, messages: 1 } };
+    const timer = {
+      ...claim.invocations.orchestrator!,
+      invocations: 0.1,
+      records: 1,
+      calls: {},
+      logLines: 0,
+      logBytes: 0,
+    };
+    const path: ClaimProfile = {
+      ...sample(),
+      requests: {},
+      dynamo: {},
+      sqsSends: {},
+      events: { requests: 0, entries: 0, chunks: 0 },
+      busDeliveries: {},
+      apiRequests: 0,
+      invocations: { timer: { ...timer, eventSourceReceives: 0.9, eventSourceDeletes: 0.1 } },
+    };
+    const file = sampleFile({ timerPath: path });
+    file.concurrent.structured = claim;
+    const sqs = (lines: ReturnType<typeof costLines>) =>
+      lines.filter((l) => l.item.startsWith("timers ")).map((l) => [l.item.split(" ")[1], l.units]);
+    expect(sqs(costLines(path))).toEqual([
+      ["ReceiveMessage", 0.9],
+      ["DeleteMessageBatch", 0.1],
+    ]);
+    expect(sqs(costLines(claim))).toEqual([["sends", 1]]);
+    const s = costSummary(file, "structured");
+    close(s.allIn, perMillion([...costLines(claim), ...costLines(path)]));
+    close(s.timerPath!, perMillion(costLines(path)));
+    close(s.timerPath! - perMillion(costLines({ ...path, invocations: { timer } })), 0.8 * 0.4);
+    // At low traffic each timer is alone in its window: its own invocation, receive and delete.
+    const alone = { ...optionsFor(file), batchFill: 1 };
+    expect(sqs(costLines(path, alone))).toEqual([
+      ["ReceiveMessage", 1],
+      ["DeleteMessageBatch", 1],
+    ]);
+    close(s.lowTraffic, perMillion([...costLines(file.sequential.structured, alone), ...costLines(path, alone)]));
   });
 });
 

@@ -460,7 +460,14 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
     }
   }
 
-  for (const [role, send] of Object.entries(profile.sqsSends) as [QueueRole, QueueUsage][]) {
+  // Every queue the profile sends to or consumes from: the timer path consumes timers the claim sent, and its
+  // event source's receives and deletes belong to it (its line and the all-in figure, which adds the two).
+  const consumed = (Object.keys(QUEUE_CONSUMERS) as QueueRole[]).filter(
+    (role) => profile.invocations[QUEUE_CONSUMERS[role].fn] !== undefined,
+  );
+  const roles = [...new Set([...(Object.keys(profile.sqsSends) as QueueRole[]), ...consumed])];
+  for (const role of roles) {
+    const send = profile.sqsSends[role] ?? { requests: 0, chunks: 0, messages: 0 };
     const { fifo, fn } = QUEUE_CONSUMERS[role];
     const price = fifo ? PRICES.sqs.fifoRequest : PRICES.sqs.standardRequest;
     const category: CostCategory = ORCHESTRATION_QUEUES.includes(role) ? "orchestration" : "work";
@@ -765,7 +772,11 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
     allIn,
     llmWait: { 1: llmWait(1), 3: llmWait(3) },
     perGet: perMillion(getLines),
-    lowTraffic: perMillion([...costLines(file.sequential[kind], { ...base, batchFill: 1 }), ...(timerLines ?? [])]),
+    // At low traffic every timer is alone in its batching window too: its own invocation, receive and delete.
+    lowTraffic: perMillion([
+      ...costLines(file.sequential[kind], { ...base, batchFill: 1 }),
+      ...(file.timerPath ? costLines(file.timerPath, { ...base, batchFill: 1 }) : []),
+    ]),
     storage: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio),
     storageAfterHorizon: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio, true),
     orchestration,
@@ -821,7 +832,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       line: "SQS: sends, event-source receive + delete, bus deliveries",
       values: svc("SQS"),
       basis:
-        "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping, except the timers', gathered over a window, whose receives that returned messages and DeleteMessageBatch calls (10 records each) are measured (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS",
+        "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping, except the timers', gathered over a window, whose receives that returned messages and DeleteMessageBatch calls (10 records each) are measured and counted in the step-timer path row (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS",
       price: p.sqs,
     },
     {
@@ -863,7 +874,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       price: p.cloudWatchLogs,
     },
     {
-      line: "Step-timer path (its requests, invocations and logs)",
+      line: "Step-timer path (its requests, its event source's receives and deletes, invocations and logs)",
       values: v((x) => x.timerPath ?? 0),
       basis: timerNote,
       price: "as above",
