@@ -114,7 +114,7 @@ export async function handleProposal(
       if (error instanceof OrderSourceUnavailableError)
         return waitForOrders(record, message.proposal, error, delivery, deps);
       if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
-      return needsReviewFor(record, error, deps);
+      return needsReviewFor(record, message.proposal, error, deps);
     }
     stored = await deps.verdicts.putVerdictOnce(verdictToStore(key, record.claim_id, decision));
   }
@@ -126,11 +126,12 @@ export async function handleProposal(
       if (error instanceof OrderSourceUnavailableError)
         return waitForOrders(record, message.proposal, error, delivery, deps);
       if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
-      return needsReviewFor(record, error, deps);
+      return needsReviewFor(record, message.proposal, error, deps);
     }
   }
 
-  await publishAndRecordDecided(stored, record, deps, { foundStored });
+  // The claim is recorded DECIDED with the proposal it decided, in the same write.
+  await publishAndRecordDecided(stored, record, deps, { foundStored, proposal: message.proposal });
   if (stored.execution !== "REFUSED") {
     // A reviewer may have approved the escalation before the claim was recorded DECIDED (its `executed` update found
     // the claim still RUNNING): the approval recorded by now is the claim's refund.
@@ -146,8 +147,9 @@ export async function handleProposal(
  * the proof of publication, so in the normal path the verdict item is not written again; a verdict published here
  * whose claim did not take it (REFUSED, or the claim moved on: a sweep, a review) is marked published on its item.
  * A crash between the publish and the claim's update leaves neither: the redelivery publishes the same entries
- * again (at least once, never lost). A verdict this delivery found stored (`foundStored`: a redelivery) has its
- * claim read again first, so a publication another delivery proved since this one read the claim is not repeated.
+ * again (at least once, never lost). The kernel's update carries the `proposal` it decided. A verdict this
+ * delivery found stored (`foundStored`: a redelivery) has its claim read again first, so a publication another
+ * delivery proved since this one read the claim is not repeated.
  * The decision's audit is stored with the verdict, so whichever delivery publishes it appends it (a crash loses
  * none, a race adds none).
  */
@@ -155,7 +157,7 @@ export async function publishAndRecordDecided(
   stored: StoredVerdict,
   claim: ClaimRecord,
   deps: Pick<KernelDeps, "claims" | "verdicts" | "audit" | "publisher" | "reviews" | "ledger" | "queues" | "clock">,
-  { foundStored }: { foundStored: boolean },
+  { foundStored, proposal }: { foundStored: boolean; proposal?: unknown },
 ): Promise<void> {
   let publishedHere = false;
   const proven = async () =>
@@ -167,7 +169,7 @@ export async function publishAndRecordDecided(
   }
   let taken = false;
   if (stored.execution !== "REFUSED")
-    for (const effect of decidedEffects(stored, deps.clock.now())) {
+    for (const effect of decidedEffects(stored, deps.clock.now(), proposal)) {
       if (effect.kind !== "claim_update") await performEffects([effect], deps);
       else {
         const { changed } = await deps.claims.updateClaim(effect.claimId, effect.patch, effect.onlyFrom);
@@ -278,7 +280,7 @@ async function waitForOrders(
       outcome: "RETRY",
       reason: `${error.message} (waited ${Math.round(waitedMs / 1000)} s of ${boundMs / 1000} s)`,
     };
-  await performEffects(orderSourceUnavailable(record, error.message, waitedMs, now), deps);
+  await performEffects(orderSourceUnavailable(record, error.message, waitedMs, now, proposal), deps);
   return { outcome: "NEEDS_REVIEW", reasonCode: error.code };
 }
 
@@ -304,7 +306,12 @@ async function reserveOnCustomerWindow(
 }
 
 /** Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW and a review opens. */
-async function needsReviewFor(record: ClaimRecord, error: Error, deps: KernelDeps): Promise<KernelOutcome> {
-  await performEffects(orderDataInvalid(record, error.message, deps.clock.now()), deps);
+async function needsReviewFor(
+  record: ClaimRecord,
+  proposal: unknown,
+  error: Error,
+  deps: KernelDeps,
+): Promise<KernelOutcome> {
+  await performEffects(orderDataInvalid(record, error.message, deps.clock.now(), proposal), deps);
   return { outcome: "NEEDS_REVIEW", reasonCode: "ORDER_DATA_INVALID" };
 }
