@@ -11,6 +11,7 @@ import { gzipSync } from "node:zlib";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { countRequests, createRequestCounter } from "../adapters/aws/index.ts";
 import type { RequestCounts } from "../adapters/aws/index.ts";
+import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../infra/facts.ts";
 import { benchOrders } from "./lib/claims.ts";
 import { envIntReader, formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
@@ -60,8 +61,8 @@ export function awsRequestsOptions(
 /** The level the handlers log at on AWS: Powertools' default, and Lambda's default application log level with the JSON format (infra/lambda.ts). */
 export const AWS_LOG_LEVEL = "INFO";
 
-/** How long the timer path may take to fire: the step deadline (120 s) plus slack. */
-const TIMER_WAIT_MS = 200_000;
+/** How long the timer path may take to fire: the step deadline (120 s), the timers' batching window, and slack. */
+const TIMER_WAIT_MS = 140_000 + TIMER_BATCHING_WINDOW_SECONDS * 1000;
 
 type Taken = { calls: CallRecord[]; invocations: InvocationRecord[] };
 
@@ -179,6 +180,9 @@ export async function countAwsRequests(
   const uncount = [b.stack.clients.dynamo, b.stack.clients.sqs, b.stack.clients.events].map((client) =>
     countRequests(client as never, counter),
   );
+  // The timers' event source requests (the local poller plays it with the deployed batching window), from here on.
+  const timerPoller = () => b.stack.pollers.timers.stats;
+  const timerPollerAtStart = { receives: timerPoller().receivesWithMessages, deletes: timerPoller().deleteCalls };
   // Timers of earlier phases fire during later ones: their records are set aside for the timer path.
   const ticks: Taken = { calls: [], invocations: [] };
   const take = (): Taken => {
@@ -239,10 +243,9 @@ export async function countAwsRequests(
     const claims = phases.reduce((n, p) => n + p.claims, 0);
     const expected = Math.round(phases.reduce((n, p) => n + (p.profile.sqsSends.timers?.messages ?? 0) * p.claims, 0));
     const started = performance.now();
-    const fired = () =>
-      [...ticks.invocations, ...recorder.peekInvocations()]
-        .filter((i) => i.fn === "timer")
-        .reduce((n, i) => n + i.records, 0);
+    const timerRuns = () => [...ticks.invocations, ...recorder.peekInvocations()].filter((i) => i.fn === "timer");
+    const fired = () => timerRuns().reduce((n, i) => n + i.records, 0);
+    const timerInvocations = () => timerRuns().length;
     if (options.timers) {
       while (fired() < expected && performance.now() - started < TIMER_WAIT_MS)
         await new Promise((r) => setTimeout(r, 1000));
@@ -255,7 +258,10 @@ export async function countAwsRequests(
     }
     const timersWaitedMs = performance.now() - started;
     const timerPath = options.timers
-      ? summarise("structured", claims, { ...ticks, busDeliveries: {}, apiRequests: 0 }, "tick")
+      ? withEventSource(summarise("structured", claims, { ...ticks, busDeliveries: {}, apiRequests: 0 }, "tick"), {
+          receives: (timerPoller().receivesWithMessages - timerPollerAtStart.receives) / claims,
+          deletes: (timerPoller().deleteCalls - timerPollerAtStart.deletes) / claims,
+        })
       : undefined;
 
     const stored = await storedPerClaim(b, claims);
@@ -274,7 +280,7 @@ export async function countAwsRequests(
       recordedAt: new Date().toISOString(),
       commit: gitCommit(),
       machine: machine(),
-      note: `Local stack (dynalite, fauxqs, local EventBridge; production handlers logging at ${AWS_LOG_LEVEL}), rules model, system clock; ${warmUp} warm-up claims per kind first. Sequential: ${options.sequential} claims per kind, one at a time. Concurrent: ${options.concurrent} claims per kind, ${options.inFlight} in flight. ${decided.length} GETs on decided claims.${options.timers ? ` Timer path: ${fired()} step timers of ${claims} claims, waited ${Math.round(timersWaitedMs / 1000)} s.` : " Timer path not measured (AWS_REQUESTS_TIMERS=0)."}`,
+      note: `Local stack (dynalite, fauxqs, local EventBridge; production handlers logging at ${AWS_LOG_LEVEL}), rules model, system clock; ${warmUp} warm-up claims per kind first. Sequential: ${options.sequential} claims per kind, one at a time. Concurrent: ${options.concurrent} claims per kind, ${options.inFlight} in flight. ${decided.length} GETs on decided claims.${options.timers ? ` Timer path: ${fired()} step timers of ${claims} claims, waited ${Math.round(timersWaitedMs / 1000)} s; their event source gathered for up to ${TIMER_BATCHING_WINDOW_SECONDS} s: ${timerInvocations()} invocations, ${timerPoller().receivesWithMessages - timerPollerAtStart.receives} receives that returned timers, ${timerPoller().deleteCalls - timerPollerAtStart.deletes} DeleteMessageBatch calls.` : " Timer path not measured (AWS_REQUESTS_TIMERS=0)."}`,
       sequential: { structured: find("structured", "sequential"), free_text: find("free_text", "sequential") },
       concurrent: {
         structured: withOwnCpu(find("structured", "concurrent"), find("structured", "sequential")),
@@ -294,6 +300,22 @@ export async function countAwsRequests(
     for (const u of uncount) u();
     await b.stop();
   }
+}
+
+/**
+ * The timer path with the SQS requests its windowed event source made per claim: the receives that returned
+ * timers (a timer's arrival ends a long poll) and the DeleteMessageBatch calls (bench/cost.ts prices them).
+ */
+function withEventSource(path: ClaimProfile, perClaim: { receives: number; deletes: number }): ClaimProfile {
+  const timer = path.invocations.timer;
+  if (!timer) return path;
+  return {
+    ...path,
+    invocations: {
+      ...path.invocations,
+      timer: { ...timer, eventSourceReceives: perClaim.receives, eventSourceDeletes: perClaim.deletes },
+    },
+  };
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -390,8 +412,8 @@ export function report(run: AwsRequestsRun): string {
     "",
     `${file.note} Recorded ${file.recordedAt} at ${file.commit} on ${file.machine}; written to \`bench/out/aws-requests.json\` for bench/cost.ts.`,
     "",
-    "- Counted by an `initialize`-step SDK middleware on the stack's three clients that attributes each request to the handler invocation it ran in (AsyncLocalStorage) and reads DynamoDB consumed capacity (`ReturnConsumedCapacity: INDEXES`); `countRequests` (adapters/aws) counts the same clients as a cross-check. The pollers' ReceiveMessage/DeleteMessageBatch (Lambda's event source mapping on AWS, priced per invocation in cost.ts) and the harness's drain checks are outside any handler and listed apart.",
-    "- **Timer path**: the step-deadline timer of each claim fires 120 s after its step was requested, reaches the timer function, which finds the claim final with nothing left in its session and drops it (before issue 13: a crew.tick through crew-events, and the orchestrator found the step done). **One GET**: `GET /claims/{id}` on a decided claim through the intake-api handler, as a polling client causes it (per GET).",
+    "- Counted by an `initialize`-step SDK middleware on the stack's three clients that attributes each request to the handler invocation it ran in (AsyncLocalStorage) and reads DynamoDB consumed capacity (`ReturnConsumedCapacity: INDEXES`); `countRequests` (adapters/aws) counts the same clients as a cross-check. The pollers' ReceiveMessage/DeleteMessageBatch (Lambda's event source mapping on AWS; cost.ts prices one of each per invocation, and the timers' as their windowed poller made them) and the harness's drain checks are outside any handler and listed apart.",
+    `- **Timer path**: the step-deadline timer of each claim fires 120 s after its step was requested and waits in the timers' event source, which gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (infra/facts.ts; the local poller plays it as Lambda does: the window opens at a batch's first record, and as many batches gather at once as Lambda may invoke); the timer function finds each claim final with nothing left in its session and drops its timer (before issue 13: a crew.tick through crew-events, and the orchestrator found the step done). **One GET**: \`GET /claims/{id}\` on a decided claim through the intake-api handler, as a polling client causes it (per GET).`,
     `- **Log lines**: what the handlers' Powertools loggers wrote at ${file.logs.level}, captured from stdout/stderr and attributed to the invocation that wrote them (${file.logs.lines} lines, ${file.logs.bytes} bytes, ${file.logs.gzipBytes} gzipped; ${file.logs.outsideLines} outside any invocation).`,
     "",
     "### Requests per claim, one at a time",

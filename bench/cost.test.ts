@@ -16,6 +16,7 @@ import {
   invocationsFor,
   LOG_BYTES,
   LOG_EXAMPLES,
+  optionsFor,
   perMillion,
   PRICES,
   stepFunctionsStates,
@@ -208,6 +209,37 @@ describe("costLines", () => {
     close(wait!.units, 2 * 2 * 0.25); // 2 calls × 2 s × 256 MB
     close(wait!.perClaim * 1e6, 13.3334);
     expect(costLines(profile).some((l) => l.item.includes("waiting on the LLM"))).toBe(false);
+  });
+
+  it("bills a windowed event source's receives and deletes as measured, and one of each per invocation otherwise", () => {
+    const profile = sample();
+    profile.sqsSends = { ...profile.sqsSends, timers: { requests: 1, chunks: 1, messages: 1 } };
+    const timer = { ...profile.invocations.orchestrator!, invocations: 0.05, records: 1, calls: {} };
+    profile.invocations.timer = { ...timer, eventSourceReceives: 0.4, eventSourceDeletes: 0.1 };
+    const units = (item: string, p = profile, fill: "measured" | number = "measured") =>
+      costLines(p, { ...DEFAULT_COST_OPTIONS, batchFill: fill }).find((l) => l.item.startsWith(item))?.units;
+    expect(units("timers ReceiveMessage")).toBe(0.4);
+    expect(units("timers DeleteMessageBatch")).toBe(0.1);
+    expect(units("timer invocations")).toBe(0.05);
+    expect(units("crewEvents (FIFO) ReceiveMessage")).toBe(2);
+    expect(units("crewEvents (FIFO) DeleteMessageBatch")).toBe(2);
+    // Not measured: one receive and one delete per invocation.
+    const unmeasured = { ...profile, invocations: { ...profile.invocations, timer } };
+    expect(units("timers ReceiveMessage", unmeasured)).toBe(0.05);
+    // A fixed fill above 10: one receive and one delete per 10 records of a batch.
+    expect(units("timers ReceiveMessage", profile, 20)).toBe((1 / 20) * 2);
+    expect(units("timers DeleteMessageBatch", profile, 1)).toBe(1);
+  });
+
+  it("adds the event source's measured requests of two profiles, one per invocation on the side without them", () => {
+    const a = sample();
+    const b = sample();
+    a.invocations.orchestrator!.eventSourceReceives = 0.5;
+    a.invocations.orchestrator!.eventSourceDeletes = 0.25;
+    const sum = addProfiles(a, b).invocations.orchestrator!;
+    expect(sum.eventSourceReceives).toBe(0.5 + 2);
+    expect(sum.eventSourceDeletes).toBe(0.25 + 2);
+    expect(addProfiles(b, sample()).invocations.orchestrator!.eventSourceReceives).toBeUndefined();
   });
 
   it("prices FIFO and standard queues apart", () => {
@@ -431,6 +463,49 @@ describe("costSummary", () => {
     const s = costSummary(sampleFile({ timerPath: sample() }), "structured");
     close(s.timerPath!, allIn);
     close(s.allIn, 2 * allIn);
+  });
+
+  it("bills the timer path its event source's receives and deletes, the timers the claim sent, once in the all-in", () => {
+    const claim = sample();
+    claim.sqsSends = { ...claim.sqsSends, timers: { requests: 1, chunks: 1, messages: 1 } };
+    const timer = {
+      ...claim.invocations.orchestrator!,
+      invocations: 0.1,
+      records: 1,
+      calls: {},
+      logLines: 0,
+      logBytes: 0,
+    };
+    const path: ClaimProfile = {
+      ...sample(),
+      requests: {},
+      dynamo: {},
+      sqsSends: {},
+      events: { requests: 0, entries: 0, chunks: 0 },
+      busDeliveries: {},
+      apiRequests: 0,
+      invocations: { timer: { ...timer, eventSourceReceives: 0.9, eventSourceDeletes: 0.1 } },
+    };
+    const file = sampleFile({ timerPath: path });
+    file.concurrent.structured = claim;
+    const sqs = (lines: ReturnType<typeof costLines>) =>
+      lines.filter((l) => l.item.startsWith("timers ")).map((l) => [l.item.split(" ")[1], l.units]);
+    expect(sqs(costLines(path))).toEqual([
+      ["ReceiveMessage", 0.9],
+      ["DeleteMessageBatch", 0.1],
+    ]);
+    expect(sqs(costLines(claim))).toEqual([["sends", 1]]);
+    const s = costSummary(file, "structured");
+    close(s.allIn, perMillion([...costLines(claim), ...costLines(path)]));
+    close(s.timerPath!, perMillion(costLines(path)));
+    close(s.timerPath! - perMillion(costLines({ ...path, invocations: { timer } })), 0.8 * 0.4);
+    // At low traffic each timer is alone in its window: its own invocation, receive and delete.
+    const alone = { ...optionsFor(file), batchFill: 1 };
+    expect(sqs(costLines(path, alone))).toEqual([
+      ["ReceiveMessage", 1],
+      ["DeleteMessageBatch", 1],
+    ]);
+    close(s.lowTraffic, perMillion([...costLines(file.sequential.structured, alone), ...costLines(path, alone)]));
   });
 });
 

@@ -4,6 +4,7 @@
 // EventBridge, CloudWatch Logs (the handlers' lines, Lambda's platform lines, the API access log), the
 // step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
 // the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
+import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../infra/facts.ts";
 import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, UNRECORDED_LOGGING } from "./lib/profile.ts";
 import type {
   AwsRequestsFile,
@@ -281,6 +282,7 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
           successBytes: (p.successBytes ?? 0) + (u.successBytes ?? 0),
           metricLines: (p.metricLines ?? 0) + (u.metricLines ?? 0),
           metricBytes: (p.metricBytes ?? 0) + (u.metricBytes ?? 0),
+          ...eventSourceSum(p, u),
         }
       : { ...u, calls: { ...u.calls } };
   }
@@ -308,6 +310,37 @@ export function billedGbSeconds(invocations: number, totalMs: number, memoryMb: 
   if (invocations === 0) return 0;
   const perInvocation = Math.ceil(totalMs / invocations / PRICES.lambda.granularityMs) * PRICES.lambda.granularityMs;
   return (invocations * perInvocation * memoryMb) / 1024 / 1000;
+}
+
+/** The event source's measured requests of two profiles added (absent on both: absent, one of each per invocation). */
+function eventSourceSum(p: InvocationUsage, u: InvocationUsage): Partial<InvocationUsage> {
+  if (p.eventSourceReceives === undefined && u.eventSourceReceives === undefined) return {};
+  const receives = (x: InvocationUsage) => x.eventSourceReceives ?? x.invocations;
+  const deletes = (x: InvocationUsage) => x.eventSourceDeletes ?? x.invocations;
+  return { eventSourceReceives: receives(p) + receives(u), eventSourceDeletes: deletes(p) + deletes(u) };
+}
+
+/**
+ * The event source mapping's ReceiveMessage and DeleteMessageBatch requests per claim of a queue consumer: as
+ * measured where its batches were gathered over a window (`eventSourceReceives`), else one of each per
+ * invocation (a batch of at most 10 is one receive and one delete); for a fixed fill, one of each per 10 records
+ * of a batch.
+ */
+export function eventSourceRequests(
+  usage: InvocationUsage,
+  fill: CostOptions["batchFill"],
+): { receives: number; deletes: number } {
+  if (fill !== "measured") {
+    const perInvocation = Math.ceil(fill / 10);
+    return {
+      receives: invocationsFor(usage, fill) * perInvocation,
+      deletes: invocationsFor(usage, fill) * perInvocation,
+    };
+  }
+  return {
+    receives: usage.eventSourceReceives ?? usage.invocations,
+    deletes: usage.eventSourceDeletes ?? usage.invocations,
+  };
 }
 
 /** Invocations per claim of a queue consumer for a batch fill: measured, or records ÷ fill. */
@@ -427,7 +460,14 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
     }
   }
 
-  for (const [role, send] of Object.entries(profile.sqsSends) as [QueueRole, QueueUsage][]) {
+  // Every queue the profile sends to or consumes from: the timer path consumes timers the claim sent, and its
+  // event source's receives and deletes belong to it (its line and the all-in figure, which adds the two).
+  const consumed = (Object.keys(QUEUE_CONSUMERS) as QueueRole[]).filter(
+    (role) => profile.invocations[QUEUE_CONSUMERS[role].fn] !== undefined,
+  );
+  const roles = [...new Set([...(Object.keys(profile.sqsSends) as QueueRole[]), ...consumed])];
+  for (const role of roles) {
+    const send = profile.sqsSends[role] ?? { requests: 0, chunks: 0, messages: 0 };
     const { fifo, fn } = QUEUE_CONSUMERS[role];
     const price = fifo ? PRICES.sqs.fifoRequest : PRICES.sqs.standardRequest;
     const category: CostCategory = ORCHESTRATION_QUEUES.includes(role) ? "orchestration" : "work";
@@ -440,12 +480,15 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
       unit: "requests",
       price,
     });
-    const invocations = invocationsOf[fn] ?? 0;
+    const consumer = profile.invocations[fn];
+    const { receives, deletes } = consumer
+      ? eventSourceRequests(consumer, options.batchFill)
+      : { receives: invocationsOf[fn] ?? 0, deletes: invocationsOf[fn] ?? 0 };
     push({
       service: "SQS",
       item: `${label} ReceiveMessage by the event source mapping`,
       category,
-      units: invocations,
+      units: receives,
       unit: "requests",
       price,
     });
@@ -453,7 +496,7 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
       service: "SQS",
       item: `${label} DeleteMessageBatch by the event source mapping`,
       category,
-      units: invocations,
+      units: deletes,
       unit: "requests",
       price,
     });
@@ -729,7 +772,11 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
     allIn,
     llmWait: { 1: llmWait(1), 3: llmWait(3) },
     perGet: perMillion(getLines),
-    lowTraffic: perMillion([...costLines(file.sequential[kind], { ...base, batchFill: 1 }), ...(timerLines ?? [])]),
+    // At low traffic every timer is alone in its batching window too: its own invocation, receive and delete.
+    lowTraffic: perMillion([
+      ...costLines(file.sequential[kind], { ...base, batchFill: 1 }),
+      ...(file.timerPath ? costLines(file.timerPath, { ...base, batchFill: 1 }) : []),
+    ]),
     storage: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio),
     storageAfterHorizon: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio, true),
     orchestration,
@@ -761,8 +808,12 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
   const v = (pick: (x: CostSummary) => number) => s.map(pick);
   const svc = (name: Service) => v((x) => x.services[name] ?? 0);
   const p = PRICE_SOURCES;
+  const timerFill = (file: AwsRequestsFile) => {
+    const t = file.timerPath?.invocations.timer;
+    return t && t.invocations > 0 ? n3(t.records / t.invocations) : "–";
+  };
   const timerNote = columns.every((c) => c.file.timerPath)
-    ? "measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed)"
+    ? `measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed); since issue 24 its event source gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (infra/facts.ts): timers per invocation as measured ${columns.map((c) => timerFill(c.file)).join(" / ")}, and the receives that returned timers and the DeleteMessageBatch calls as the windowed poller made them`
     : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
     {
@@ -781,7 +832,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       line: "SQS: sends, event-source receive + delete, bus deliveries",
       values: svc("SQS"),
       basis:
-        "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS",
+        "measured sends (64 KiB chunks); assumed 1 ReceiveMessage + 1 DeleteMessageBatch per invocation by the event source mapping, except the timers', gathered over a window, whose receives that returned messages and DeleteMessageBatch calls (10 records each) are measured and counted in the step-timer path row (idle long polling is a fixed ~$0.1–0.3 per queue-month, not per claim); measured bus-rule deliveries into SQS",
       price: p.sqs,
     },
     {
@@ -823,7 +874,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       price: p.cloudWatchLogs,
     },
     {
-      line: "Step-timer path (its requests, invocations and logs)",
+      line: "Step-timer path (its requests, its event source's receives and deletes, invocations and logs)",
       values: v((x) => x.timerPath ?? 0),
       basis: timerNote,
       price: "as above",

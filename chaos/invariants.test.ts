@@ -10,12 +10,15 @@ import type { FlowObservation } from "./invariants.ts";
 const env = chaosEnv(readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"), "config.yaml");
 let clean: FlowObservation;
 
-/** A flow with a refunded ACCEPT and a claim in review (flow 125 of seed 3 today; the next such flow if the plans change). */
+/** A flow with a refunded ACCEPT and a claim in review (the first such flow of seed 3 from 125 on; it moves when the plans change). */
 beforeAll(async () => {
   for (let k = 125; k < 400; k++) {
     const r = await runChaosFlow(env, 3, k, { keep: true });
     const o = r.observation!;
-    const accepted = o.claims.some((c) => c.verdict === "ACCEPT" && c.executed);
+    // A refund that stands: executed, and not failed at the provider (that releases its reservation).
+    const accepted =
+      o.claims.some((c) => c.verdict === "ACCEPT" && c.executed) &&
+      !o.events.some((e) => e.detailType === "RefundFailed");
     const inReview =
       o.claims.some((c) => c.status === "NEEDS_REVIEW") && o.reviews.some((x) => x.status === "PENDING" && x.order_id);
     if (r.violations.length === 0 && accepted && inReview) {
@@ -88,6 +91,20 @@ describe("checkFlowInvariants", () => {
     expect(found).toMatch(
       new RegExp(`claim ${inReview.claim_id} is NEEDS_REVIEW but the bus carries ClaimVerdict ver_x`),
     );
+  });
+
+  it("names a stored verdict never published: neither marked on its item nor the one its final claim records", () => {
+    const o = copy();
+    const decided = o.claims.find((c) => c.status === "DECIDED")!;
+    const mine = o.verdicts.find((v) => v.claim_id === decided.claim_id)!;
+    expect(violations(o)).not.toMatch(/was never published/); // the claim DECIDED with it proves it
+    o.verdicts = o.verdicts.map((v) => (v === mine ? { ...v, published: false } : v));
+    decided.verdict_id = "ver_other";
+    expect(violations(o)).toMatch(
+      new RegExp(`claim ${decided.claim_id}: stored verdict ${mine.record.verdict_id} was never published`),
+    );
+    o.verdicts = o.verdicts.map((v) => (v.claim_id === decided.claim_id ? { ...v, published: true } : v));
+    expect(violations(o)).not.toMatch(/was never published/);
   });
 
   it("names a reservation no RefundExecuted announces", () => {

@@ -17,6 +17,7 @@ import type {
 import { checkMoneyInvariants } from "../pipeline/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
+import { verdictPublished } from "../pipeline/decide/publication.ts";
 import type { SettlementRecord } from "../core/claims/settlement.ts";
 import { parseCents } from "../core/integrity/index.ts";
 import { DAY_MS } from "../core/integrity/index.ts";
@@ -86,7 +87,8 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
     for (const v of mine) {
       if (v.execution === "PENDING")
         violations.push(`claim ${c.claim_id}: stored verdict ${v.record.verdict_id} is still PENDING execution`);
-      if (!v.published && isFinal(c.status))
+      // Published: marked on its item, or proven by the claim recorded DECIDED with it (that update follows the publish).
+      if (!verdictPublished(v, c) && isFinal(c.status))
         violations.push(`claim ${c.claim_id}: stored verdict ${v.record.verdict_id} was never published`);
     }
     if (c.status === "DECIDED") {

@@ -1,6 +1,8 @@
 // Timer (SQS timers, standard queue with per-message delays): a due timer becomes a crew.tick on
 // the claim's FIFO group; one that is not due yet (deadlines past SQS's 15-minute delay) is re-armed
-// (pipeline: handleTimer).
+// (pipeline: handleTimer). Its event source gathers timers for up to a minute, up to 100 at once
+// (infra/facts.ts): they are handled one after another while time is left, and the rest reported for a
+// redelivery, so a slow batch never times out as a whole.
 import { TimerMessageSchema } from "../pipeline/messages.ts";
 import { handleTimer } from "../pipeline/timers.ts";
 import { productionDeps } from "./lib/compose.ts";
@@ -11,15 +13,22 @@ import { sqsConsumer } from "./lib/sqs-consumer.ts";
 import { measured } from "./lib/metrics.ts";
 import type { HandlerMetrics } from "./lib/metrics.ts";
 
+/**
+ * What the timer keeps of its 10-second invocation when it starts a record: one record takes a few SDK calls
+ * (tens of ms), so a record started with this much left always finishes.
+ */
+export const TIMER_RESERVE_MS = 2_000;
+
 /** The timer consumer over `getDeps`. */
 export function createTimerHandler(
   getDeps: DepsSource,
-  options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
+  options: { logger?: HandlerLogger; metrics?: HandlerMetrics; reserveMs?: number } = {},
 ) {
   return measured("timer", getDeps, options.metrics, (deps) =>
     sqsConsumer(
       { schema: TimerMessageSchema, handle: async (message) => handleTimer(message, await deps()) },
       options.logger ?? createLogger("claims-timer"),
+      { inOrder: true, reserveMs: options.reserveMs ?? TIMER_RESERVE_MS },
     ),
   );
 }

@@ -29,6 +29,13 @@ export class OrderSourceSettingError extends ClaimsError<"ORDER_SOURCE_SETTING">
   }
 }
 
+/** A queue's event-source settings in infra/facts.ts break Lambda's limits (the deploy would fail): the message names the queue and the limit. */
+export class EventSourceSettingError extends ClaimsError<"EVENT_SOURCE_SETTING"> {
+  constructor(role: string, problem: string) {
+    super("EVENT_SOURCE_SETTING", `queue ${role}: ${problem}`);
+  }
+}
+
 export class RecordingError extends ClaimsError<"SST_RECORDING"> {
   constructor(message: string) {
     super("SST_RECORDING", message);

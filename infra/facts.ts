@@ -5,6 +5,7 @@
 // front) from the same values. Nothing here may touch `sst`, `$app` or `aws` (lint-guarded): it runs in
 // Lambda and locally too.
 import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/events.ts";
+import { EventSourceSettingError } from "./errors.ts";
 import { ORDER_READERS } from "./order-source.ts";
 import type { OrderSourceKind } from "./order-source.ts";
 
@@ -376,6 +377,12 @@ interface QueueFact {
    * so a backlog or a redrive cannot take the account's concurrency from the API and its authorizers.
    */
   readonly maxConcurrency: number;
+  /**
+   * How long the event source gathers records before it invokes (SQS `MaximumBatchingWindowInSeconds`, 0–300;
+   * default 0: it invokes with what one receive returns). Only standard queues have one, and only a queue with a
+   * window may take batches above 10 (up to 10,000): Lambda's limits, checked by `eventSourceBatch`.
+   */
+  readonly batchingWindowSeconds?: number;
 }
 
 /** The work queues, each with its consumer and event-source settings. */
@@ -428,17 +435,59 @@ export const QUEUES = {
     maxConcurrency: 10,
   },
   // Step-deadline ticks: a standard queue because FIFO queues ignore per-message DelaySeconds. A cheap
-  // forwarder; a tick that still goes missing is caught by the 5-minute sweep.
+  // forwarder; a tick that still goes missing is caught by the 5-minute sweep. Almost every timer fires after
+  // its claim is final and is dropped, so what it costs is the event source's receive, delete and invocation:
+  // a deadline of minutes does not need second-level promptness, so the event source gathers timers for up to
+  // TIMER_BATCHING_WINDOW_SECONDS and hands the function up to 100 at once. A tick is then at most that
+  // window late (docs/architecture.md); 100 small records take the function well under its timeout, and it
+  // leaves those it has no time for to a redelivery (functions/timer.ts).
   timers: {
     link: Q.timers,
     consumer: "timer",
     fifo: false,
-    batchSize: 10,
+    batchSize: 100,
+    batchingWindowSeconds: 60,
     maxReceives: 5,
     llm: false,
     maxConcurrency: 5,
   },
 } as const satisfies Record<QueueRole, QueueFact>;
+
+/** Lambda's limits for an SQS event source: batches of 1–10, or up to 10,000 with a window of 1–300 s (standard queues only). */
+const SQS_EVENT_SOURCE = { maxBatch: 10, maxBatchWithWindow: 10_000, maxWindowSeconds: 300 } as const;
+
+/**
+ * A queue's event-source batching, checked against Lambda's limits: records per invocation and the batching
+ * window in seconds (0: none). What infra/ deploys and the local poller plays, from the one fact.
+ */
+export function eventSourceBatch(role: QueueRole): { size: number; windowSeconds: number } {
+  return eventSourceBatchOf(role, QUEUES[role]);
+}
+
+/** `eventSourceBatch` of any queue fact (`role` names it in the error). */
+export function eventSourceBatchOf(
+  role: string,
+  fact: Pick<QueueFact, "fifo" | "batchSize" | "batchingWindowSeconds">,
+): { size: number; windowSeconds: number } {
+  const windowSeconds = fact.batchingWindowSeconds ?? 0;
+  const { maxBatch, maxBatchWithWindow, maxWindowSeconds } = SQS_EVENT_SOURCE;
+  if (!Number.isInteger(windowSeconds) || windowSeconds < 0 || windowSeconds > maxWindowSeconds)
+    throw new EventSourceSettingError(
+      role,
+      `a batching window is 0–${maxWindowSeconds} whole seconds, got ${windowSeconds}`,
+    );
+  if (fact.fifo && windowSeconds > 0) throw new EventSourceSettingError(role, "a FIFO queue has no batching window");
+  const max = windowSeconds > 0 ? maxBatchWithWindow : maxBatch;
+  if (!Number.isInteger(fact.batchSize) || fact.batchSize < 1 || fact.batchSize > max)
+    throw new EventSourceSettingError(
+      role,
+      `a batch is 1–${max} records${windowSeconds > 0 ? "" : " without a batching window"}, got ${fact.batchSize}`,
+    );
+  return { size: fact.batchSize, windowSeconds };
+}
+
+/** The longest a due timer may wait in the event source before the timer function sees it (its batching window). */
+export const TIMER_BATCHING_WINDOW_SECONDS = eventSourceBatch("timers").windowSeconds;
 
 /**
  * Logging of every function on AWS (JSON format). Lambda's own INFO lines are kept: `platform.report` is the only
@@ -458,9 +507,12 @@ export const DOWNSTREAM_MAX_RECEIVES = 5;
  */
 export const RETENTION_SECONDS = 14 * 24 * 60 * 60;
 
-/** The visibility timeout of a queue in seconds: VISIBILITY_FACTOR × its consumer's timeout. */
+/**
+ * The visibility timeout of a queue in seconds: VISIBILITY_FACTOR × its consumer's timeout, plus its batching
+ * window (a record received at the window's start stays in flight while the rest of its batch is gathered).
+ */
 export function visibilityTimeoutSeconds(role: QueueRole): number {
-  return VISIBILITY_FACTOR * FUNCTIONS[QUEUES[role].consumer].timeoutSeconds;
+  return VISIBILITY_FACTOR * FUNCTIONS[QUEUES[role].consumer].timeoutSeconds + eventSourceBatch(role).windowSeconds;
 }
 
 /**

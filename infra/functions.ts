@@ -2,7 +2,7 @@
 // actions facts.ts lists for it. Every subscription reports partial batch failures (`ReportBatchItemFailures`),
 // so one failing message never makes its successful neighbours run again, and caps its concurrency, so a
 // backlog or a redrive cannot take the account's concurrency from the API and its authorizers.
-import { QUEUES } from "./facts.ts";
+import { eventSourceBatch, QUEUES } from "./facts.ts";
 import type { QueueRole } from "./facts.ts";
 import { functionArgs, llmEnvironment } from "./lambda.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
@@ -15,16 +15,22 @@ export function maximumConcurrency(role: QueueRole): number {
 }
 
 /**
- * Subscribes the queue's consumer with its batch size and concurrency cap. LLM consumers take one message per
- * invocation (the timeout then bounds exactly one LLM call).
+ * Subscribes the queue's consumer with its batch size, batching window (facts.ts eventSourceBatch: the timers
+ * queue gathers for a minute) and concurrency cap. LLM consumers take one message per invocation (the timeout
+ * then bounds exactly one LLM call).
  */
 function consume(role: QueueRole, queue: typeof crewEventsQueue) {
   const fact = QUEUES[role];
+  const { size, windowSeconds } = eventSourceBatch(role);
   return queue.subscribe(
     // The functions of facts.ts POLICY_FUNCTIONS get the deployed policy from functionArgs.
     functionArgs(fact.consumer, fact.llm ? { environment: llmEnvironment() } : {}),
     {
-      batch: { size: fact.batchSize, partialResponses: true },
+      batch: {
+        size,
+        ...(windowSeconds > 0 ? { window: `${windowSeconds} seconds` as const } : {}),
+        partialResponses: true,
+      },
       transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: maximumConcurrency(role) } } },
     },
   );
@@ -38,5 +44,5 @@ export const orchestrator = consume("crewEvents", crewEventsQueue);
 export const worker = consume("agentSteps", agentStepsQueue);
 /** The decision kernel: cheap, deterministic work. */
 export const kernel = consume("proposals", proposalsQueue);
-/** Forwards due ticks to the crew-events queue (one SendMessageBatch for up to 10). */
+/** Drops settled claims' due ticks, forwards the others to the crew-events queue, re-arms early ones; batches of up to 100, gathered for a minute. */
 export const timer = consume("timers", timersQueue);

@@ -171,7 +171,7 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
         applyTransform(transform.eventSourceMapping, {
           functionResponseTypes: batch.partialResponses ? ["ReportBatchItemFailures"] : [],
           batchSize: batch.size ?? 10,
-          maximumBatchingWindowInSeconds: 0,
+          maximumBatchingWindowInSeconds: batch.window === undefined ? 0 : durationSeconds(batch.window),
           eventSourceArn: this.recorded.arn,
           functionName: subscriber,
         }),
@@ -498,4 +498,11 @@ export async function evaluateSstConfig(options: {
     }
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Seconds of an SST duration ("60 seconds", "1 minute"), as SST's queue subscriber converts a batch window. */
+function durationSeconds(duration: string): number {
+  const m = /^(\d+) (second|seconds|minute|minutes)$/.exec(duration);
+  if (!m) throw new RecordingError(`cannot read the duration ${JSON.stringify(duration)}`);
+  return Number(m[1]) * (m[2]?.startsWith("minute") ? 60 : 1);
 }

@@ -21,9 +21,12 @@ import {
   QUEUES,
   ROUTES,
   RULE_PATTERNS,
+  eventSourceBatch,
+  eventSourceBatchOf,
   linksOf,
   visibilityTimeoutSeconds,
 } from "./facts.ts";
+import { EventSourceSettingError } from "./errors.ts";
 import type { FunctionKey } from "./facts.ts";
 import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./sst-recorder.ts";
 import { ORDER_READERS } from "./order-source.ts";
@@ -379,20 +382,54 @@ describe("sst.config.ts wiring (stage test)", () => {
       }
     });
 
-    it.each(CONSUMED_QUEUES)("%s is subscribed once, with partial batch responses and a batch of 1 to 10", (name) => {
-      const subs = subscriptionsOf(r.get("sst.aws.Queue", name));
-      expect(subs).toHaveLength(1);
-      const options = (subs[0]?.args[1] ?? {}) as { batch?: { partialResponses?: boolean; size?: number } };
-      expect(options.batch?.partialResponses).toBe(true);
-      expect(options.batch?.size).toBeGreaterThanOrEqual(1);
-      expect(options.batch?.size).toBeLessThanOrEqual(10);
+    it.each(CONSUMED_QUEUES)(
+      "%s is subscribed once, with partial batch responses and a batch Lambda allows (above 10 only with a window, never on FIFO)",
+      (name) => {
+        const queue = r.get("sst.aws.Queue", name);
+        const subs = subscriptionsOf(queue);
+        expect(subs).toHaveLength(1);
+        const options = (subs[0]?.args[1] ?? {}) as {
+          batch?: { partialResponses?: boolean; size?: number; window?: string };
+        };
+        expect(options.batch?.partialResponses).toBe(true);
+        const window = options.batch?.window === undefined ? 0 : seconds(options.batch.window);
+        expect(window).toBeLessThanOrEqual(300);
+        if (isFifo(queue)) expect(window).toBe(0);
+        expect(options.batch?.size).toBeGreaterThanOrEqual(1);
+        expect(options.batch?.size).toBeLessThanOrEqual(window > 0 ? 10_000 : 10);
+      },
+    );
+
+    it("gathers the timers for a minute, in batches of up to 100, and every other queue without a window", () => {
+      const windows = Object.fromEntries(
+        r
+          .ofType("aws.lambda.EventSourceMapping")
+          .map((m) => [
+            r.resolve(m.args.eventSourceArn).name,
+            [unwrap(m.args.batchSize), unwrap(m.args.maximumBatchingWindowInSeconds)],
+          ]),
+      );
+      expect(windows).toMatchObject({
+        TimersQueue: [100, 60],
+        CrewEventsQueue: [10, 0],
+        ProposalsQueue: [10, 0],
+        AgentStepsQueue: [1, 0],
+        ExtractionQueue: [1, 0],
+      });
     });
 
-    it.each(CONSUMED_QUEUES)("%s has a visibility timeout of at least 6x its consumer's timeout", (name) => {
-      const queue = r.get("sst.aws.Queue", name);
-      const consumer = asArgs(subscriptionsOf(queue)[0]?.args[0]);
-      expect(seconds(queue.args.visibilityTimeout)).toBeGreaterThanOrEqual(6 * seconds(consumer.timeout));
-    });
+    it.each(CONSUMED_QUEUES)(
+      "%s has a visibility timeout of at least 6x its consumer's timeout plus its batching window",
+      (name) => {
+        const queue = r.get("sst.aws.Queue", name);
+        const [subscription] = subscriptionsOf(queue);
+        const consumer = asArgs(subscription?.args[0]);
+        const window = (subscription?.args[1] as { batch?: { window?: string } }).batch?.window;
+        expect(seconds(queue.args.visibilityTimeout)).toBeGreaterThanOrEqual(
+          6 * seconds(consumer.timeout) + (window === undefined ? 0 : seconds(window)),
+        );
+      },
+    );
 
     it.each(BUS_TARGET_QUEUES)("%s is read downstream: fed by a bus rule, consumed by no function of ours", (name) => {
       expect(subscriptionsOf(r.get("sst.aws.Queue", name))).toHaveLength(0);
@@ -816,9 +853,26 @@ describe("infra/facts.ts is what deploys (the one source functions/ and local/ r
       expect(dlqOf(queue)?.retry).toBe(fact.maxReceives);
       const [subscription] = subscriptionsOf(queue);
       expect(asArgs(subscription?.args[0]).handler).toBe(FUNCTIONS[fact.consumer].handler);
-      expect((subscription?.args[1] as { batch?: { size?: number } }).batch?.size).toBe(fact.batchSize);
+      const batch = (subscription?.args[1] as { batch?: { size?: number; window?: string } }).batch;
+      expect(batch?.size).toBe(eventSourceBatch(role as keyof typeof QUEUES).size);
+      expect(batch?.size).toBe(fact.batchSize);
+      expect(batch?.window === undefined ? 0 : seconds(batch.window)).toBe(
+        eventSourceBatch(role as keyof typeof QUEUES).windowSeconds,
+      );
     },
   );
+
+  it("refuses event-source settings Lambda would refuse, naming the queue and the limit", () => {
+    const with_ = (patch: object) => ({ ...QUEUES.timers, ...patch });
+    const check = (patch: object) => eventSourceBatchOf("timers", with_(patch));
+    expect(check({ batchSize: 100, batchingWindowSeconds: 60 })).toEqual({ size: 100, windowSeconds: 60 });
+    expect(() => check({ batchSize: 11, batchingWindowSeconds: 0 })).toThrow(
+      "queue timers: a batch is 1–10 records without a batching window, got 11",
+    );
+    expect(() => check({ batchSize: 10_001, batchingWindowSeconds: 1 })).toThrow("a batch is 1–10000 records");
+    expect(() => check({ batchingWindowSeconds: 301 })).toThrow("a batching window is 0–300 whole seconds, got 301");
+    expect(() => check({ fifo: true, batchSize: 10 })).toThrow(EventSourceSettingError);
+  });
 
   it.each(Object.entries(AWS_FUNCTIONS))(
     "function %s has the memory, timeout and exactly the links of facts.ts",

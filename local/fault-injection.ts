@@ -14,6 +14,7 @@ import type { PipelineDeps } from "../pipeline/deps.ts";
 import { frozenClock } from "../core/crew/index.ts";
 import { parseCents } from "../core/integrity/index.ts";
 import type { Clock, StoredVerdict } from "../pipeline/ports.ts";
+import { verdictPublished } from "../pipeline/decide/publication.ts";
 import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
 import { parseAuditDetails } from "../core/claims/audit-events.ts";
@@ -535,7 +536,11 @@ export async function assertInvariants(
       for (const v of stored) {
         if (v.execution === "PENDING")
           violations.push(`claim ${claimId}: stored verdict ${v.verdict_id} is still PENDING execution`);
-        if (!v.published) violations.push(`claim ${claimId}: stored verdict ${v.verdict_id} is not marked published`);
+        // Published: marked on its item, or proven by this claim recorded DECIDED with it (that update follows the publish).
+        if (!verdictPublished({ ...v, record: { verdict_id: v.verdict_id } }, record))
+          violations.push(
+            `claim ${claimId}: stored verdict ${v.verdict_id} is neither marked published nor the claim's`,
+          );
       }
     } else if (ids.length > 0 || stored.length > 0) {
       violations.push(

@@ -153,7 +153,14 @@ async function startFaultStack(
     clock: tick,
     dataDir,
     orders: [...BASE_ORDERS, ...ordersFor(claims)],
-    queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: FAST, timers: FAST },
+    // No batching window on the timers here: a redelivered timer is handled at once, not a minute later.
+    queues: {
+      crewEvents: FAST,
+      agentSteps: FAST,
+      proposals: FAST,
+      extraction: FAST,
+      timers: { ...FAST, batchingWindowMs: 0 },
+    },
     onPollerError: (role) => {
       pollerErrors[role]++;
     },

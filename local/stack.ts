@@ -40,6 +40,7 @@ import { createPaymentWebhookHandler } from "../functions/payment-webhook.ts";
 import { redriveOpenClaims } from "../pipeline/timers.ts";
 import {
   BUS_NAME,
+  eventSourceBatch,
   FUNCTIONS,
   LINKS,
   PAYMENT_RULE,
@@ -113,8 +114,16 @@ export interface LocalStackOptions {
   readonly ids?: IdSource;
   /** Level of the handlers' Powertools logs, on stderr for WARN and above (default CLAIMS_LOG_LEVEL, else WARN). */
   readonly logLevel?: LogLevelName;
-  /** Per-queue overrides (tests use short visibility timeouts to see redrive quickly). */
-  readonly queues?: Partial<Record<QueueRole, { readonly visibilityTimeoutS?: number; readonly maxReceives?: number }>>;
+  /**
+   * Per-queue overrides (tests use short visibility timeouts to see redrive quickly, and a batching window of 0
+   * to see a timer handled at once; without a window a batch is at most 10, as on Lambda).
+   */
+  readonly queues?: Partial<
+    Record<
+      QueueRole,
+      { readonly visibilityTimeoutS?: number; readonly maxReceives?: number; readonly batchingWindowMs?: number }
+    >
+  >;
   /** Receive loops per queue (default 2). */
   readonly pollerConcurrency?: number;
   /**
@@ -383,6 +392,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const role of ROLES) {
       const s = QUEUES[role];
       const timeoutMs = invocationMs[role] ?? FUNCTIONS[s.consumer].timeoutSeconds * 1000;
+      // The event source's batching as deployed (infra/facts.ts: the timers gather for a minute, up to 100).
+      const batch = eventSourceBatch(role);
+      const windowMs = options.queues?.[role]?.batchingWindowMs ?? batch.windowSeconds * 1000;
+      const loops = options.pollerConcurrency ?? 2;
       const handler = options.wrapHandler ? options.wrapHandler(role, consumers[role]) : consumers[role];
       const transport = inProcessPollerTransport(emulators.sqsEndpoint);
       pollers[role] = await startPoller({
@@ -390,10 +403,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ...(transport ? { transport } : {}),
         queueUrl: queues[role].url,
         handler,
-        batchSize: s.batchSize,
+        batchSize: windowMs >= 1000 ? batch.size : Math.min(batch.size, 10),
+        ...(windowMs > 0 ? { maxBatchingWindowMs: windowMs } : {}),
         functionName: s.consumer,
         ...(timeoutMs <= 900_000 ? { timeoutMs } : {}),
-        concurrency: options.pollerConcurrency ?? 2,
+        // A windowed queue gathers as many batches at once as Lambda may invoke (its maximum concurrency, 5 for
+        // the timers), so timers spread over them as over Lambda's pollers: the fill measured is not flattered.
+        concurrency: windowMs > 0 ? Math.max(loops, s.maxConcurrency) : loops,
         ...(options.onPollerError ? { onError: (error: PollerError) => options.onPollerError?.(role, error) } : {}),
       });
     }

@@ -87,9 +87,11 @@ describe("handleProposal redelivery", () => {
     const { p, message, later } = await atProposal(ACCEPT);
     const { calls, deps } = counting(p.deps);
     const first = await decided(message, deps);
-    expect(first).toMatchObject({ execution: "EXECUTED", published: true, record: { verdict: "ACCEPT" } });
+    // Published, proven by the claim recorded DECIDED with it: the verdict item is not written a third time.
+    expect(first).toMatchObject({ execution: "EXECUTED", published: false, record: { verdict: "ACCEPT" } });
     // decide (order, ledger), execute (reserve on the order the decision read: the source is read once)
     expect(calls).toEqual({ getOrder: 1, ledgerGet: 1, reserve: 1, putVerdictOnce: 1 });
+    expect(p.verdicts.all()[0]?.published).toBe(false);
     const verdictId = first.record.verdict_id;
     expect(published(p)).toEqual([
       { type: "ClaimVerdict", verdict_id: verdictId },
@@ -123,7 +125,11 @@ describe("handleProposal redelivery", () => {
     expect(p.publisher.published).toEqual([]);
 
     const repaired = await decided(message, crashing);
-    expect(repaired).toMatchObject({ execution: "EXECUTED", published: true });
+    expect(repaired).toMatchObject({ execution: "EXECUTED" });
+    expect(await p.claims.getClaim("clm_k")).toMatchObject({
+      status: "DECIDED",
+      verdict_id: repaired.record.verdict_id,
+    });
     expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimVerdict", "RefundExecuted"]);
     expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
     expect(p.auditEvents().filter((e) => e.event_type === "CLAIM_REFUND_NOT_EXECUTED")).toEqual([]);
@@ -154,7 +160,7 @@ describe("handleProposal redelivery", () => {
 });
 
 describe("handleProposal publish repair", () => {
-  it("stores the verdict unpublished when publishing fails, and the redelivery publishes it with the same verdict_id and marks it published", async () => {
+  it("stores the verdict unpublished when publishing fails, and the redelivery publishes it with the same verdict_id and records the claim DECIDED with it", async () => {
     const { p, message, later } = await atProposal(ACCEPT);
     const flaky = {
       ...p.deps,
@@ -174,9 +180,8 @@ describe("handleProposal publish repair", () => {
     expect((await p.claims.getClaim("clm_k"))?.status).toBe("RUNNING");
 
     later(60_000);
-    const repaired = await decided(message, flaky);
-    expect(repaired.published).toBe(true);
-    expect((await p.deps.verdicts.getVerdict(stored[0]!.idempotency_key))?.published).toBe(true);
+    await decided(message, flaky);
+    expect((await p.deps.verdicts.getVerdict(stored[0]!.idempotency_key))?.published).toBe(false); // the claim proves it
     expect(p.publisher.published).toEqual(stored[0]!.events);
     expect(new Set(p.publisher.published.map(verdictIdOf))).toEqual(new Set([stored[0]!.record.verdict_id]));
     expect(await reservations(p, "ord_001")).toEqual({ refunded_cents: 29_999, claims: { clm_k: 29_999 } });
@@ -190,18 +195,63 @@ describe("handleProposal publish repair", () => {
     expect(p.publisher.published).toHaveLength(2);
   });
 
-  it("publishes the same entries again, never new ones, when it crashes after publishing but before marking them published", async () => {
+  it("publishes the same entries again, never new ones, when it crashes after publishing but before recording the claim DECIDED", async () => {
     const { p, message } = await atProposal(ACCEPT);
     const crashing = {
       ...p.deps,
-      verdicts: { ...p.deps.verdicts, markPublished: failOnce(p.deps.verdicts.markPublished, "markPublished") },
+      claims: { ...p.deps.claims, updateClaim: failOnce(p.deps.claims.updateClaim, "updateClaim") },
     };
-    await expect(handleProposal(message, crashing)).rejects.toThrow("injected crash in markPublished");
+    await expect(handleProposal(message, crashing)).rejects.toThrow("injected crash in updateClaim");
     const once = structuredClone(p.publisher.published);
+    expect(p.verdicts.all()[0]?.published).toBe(false); // neither marked nor proven: the redelivery publishes again
     await handleProposal(message, crashing);
     expect(p.publisher.published).toEqual([...once, ...once]);
     expect(once.map((e) => e.detailType)).toEqual(["ClaimVerdict", "RefundExecuted"]);
-    expect(p.verdicts.all()[0]?.published).toBe(true);
+    expect(await p.claims.getClaim("clm_k")).toMatchObject({
+      status: "DECIDED",
+      verdict_id: p.verdicts.all()[0]?.record.verdict_id,
+    });
     expect(p.auditEvents().filter((e) => e.event_type === "KERNEL_VERDICT")).toHaveLength(1);
+    await handleProposal(message, crashing);
+    expect(p.publisher.published).toHaveLength(2 * once.length); // proven now: a third delivery publishes nothing
+  });
+
+  it("marks the verdict published on its item when its claim moved on before taking it, so no redelivery publishes it again", async () => {
+    const { p, message } = await atProposal(ACCEPT);
+    // Between the publish and the claim's update, the claim left RUNNING (e.g. a sweep ended it STALLED).
+    const movedOn = {
+      ...p.deps,
+      publisher: {
+        async publish(entries: Parameters<typeof p.publisher.publish>[0]) {
+          await p.publisher.publish(entries);
+          await p.claims.updateClaim("clm_k", { status: "NEEDS_REVIEW", reason_code: "STALLED" }, ["RUNNING"]);
+        },
+      },
+    };
+    await decided(message, movedOn);
+    expect(p.verdicts.all()[0]?.published).toBe(true);
+    expect((await p.claims.getClaim("clm_k"))?.status).toBe("NEEDS_REVIEW");
+    const once = p.publisher.published.length;
+    await handleProposal(message, p.deps);
+    expect(p.publisher.published).toHaveLength(once);
+  });
+
+  it("reads the claim again before publishing a verdict it found stored, so a publication proven since is not repeated", async () => {
+    const { p, message } = await atProposal(ACCEPT);
+    const stale = structuredClone(await p.claims.getClaim("clm_k"));
+    await decided(message, p.deps);
+    const once = p.publisher.published.length;
+    // A second delivery that read the claim (still RUNNING) before the first one recorded it DECIDED.
+    let reads = 0;
+    const late = {
+      ...p.deps,
+      claims: {
+        ...p.deps.claims,
+        getClaim: async (id: string) => (reads++ === 0 ? stale : p.deps.claims.getClaim(id)),
+      },
+    };
+    await handleProposal(message, late);
+    expect(reads).toBe(2);
+    expect(p.publisher.published).toHaveLength(once);
   });
 });

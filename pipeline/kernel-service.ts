@@ -6,8 +6,9 @@
 //      escalation limit, refused while another claim on the order awaits review); if the reservation loses
 //      a race, the kernel decides again against the ledger it now sees, and that decision replaces the
 //      unpublished one — so every ClaimVerdict ACCEPT has exactly one RefundExecuted and the reverse;
-//   4. the audit is appended, an ESCALATE opens its review, the events are published, the verdict is marked
-//      published, the claim is updated. Every step is repaired by a redelivery; no step needs a transaction.
+//   4. the audit is appended, an ESCALATE opens its review, the events are published, the claim is recorded
+//      DECIDED with the verdict — which proves the publication (a verdict whose claim does not take it is marked
+//      published on its own item instead). Every step is repaired by a redelivery; no step needs a transaction.
 // Corrupt order data ends the claim in NEEDS_REVIEW ORDER_DATA_INVALID instead of a kernel that throws forever. An
 // order source that cannot answer (the shop's API down, slow or garbled) is an outage, not a customer outcome: the
 // message is retried until the claim has waited `orderSourceWaitMs`, then the claim ends NEEDS_REVIEW
@@ -41,6 +42,7 @@ import type { ProposalMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
 import type { StoredVerdict } from "./ports.ts";
 import type { Decision } from "./decide/kernel-decision.ts";
+import { verdictPublished } from "./decide/publication.ts";
 
 /** What the kernel did with a proposal message. */
 type KernelOutcome =
@@ -86,6 +88,7 @@ export async function handleProposal(
     return { outcome: "REFUSED", reason: `no claim ${message.claim_id} in decision flow ${message.dfid}` };
   const key = idempotencyKeyOf(message.proposal, record.dfid, deps.sha256);
   let stored = await deps.verdicts.getVerdict(key);
+  const foundStored = stored !== undefined;
   if (stored && stored.claim_id !== record.claim_id)
     return { outcome: "REFUSED", reason: `proposal ${key.slice(0, 16)}… belongs to claim ${stored.claim_id}` };
 
@@ -127,20 +130,53 @@ export async function handleProposal(
     }
   }
 
-  if (!stored.published) {
-    // The decision's audit is stored with the verdict, so whichever delivery publishes it appends it (a crash loses none, a race adds none).
-    await performEffects(publishEffects(stored), deps);
-    await deps.verdicts.markPublished(stored.idempotency_key);
-    stored = { ...stored, published: true };
-  }
+  // The claim is recorded DECIDED with the proposal it decided, in the same write.
+  await publishAndRecordDecided(stored, record, deps, { foundStored, proposal: message.proposal });
   if (stored.execution !== "REFUSED") {
-    await performEffects(decidedEffects(stored, deps.clock.now(), message.proposal), deps);
     // A reviewer may have approved the escalation before the claim was recorded DECIDED (its `executed` update found
     // the claim still RUNNING): the approval recorded by now is the claim's refund.
     if (stored.review && (await deps.reviews.getReview(record.claim_id))?.status === "APPROVED")
       await performEffects(approvedEscalationEffects(record.claim_id), deps);
   }
   return { outcome: "DECIDED", verdict: stored };
+}
+
+/**
+ * Publishes a settled verdict unless it was published already (`verdictPublished`: marked, or its claim recorded
+ * DECIDED with it), then records the claim DECIDED with it (not for a REFUSED execution). The claim's update is
+ * the proof of publication, so in the normal path the verdict item is not written again; a verdict published here
+ * whose claim did not take it (REFUSED, or the claim moved on: a sweep, a review) is marked published on its item.
+ * A crash between the publish and the claim's update leaves neither: the redelivery publishes the same entries
+ * again (at least once, never lost). The kernel's update carries the `proposal` it decided. A verdict this
+ * delivery found stored (`foundStored`: a redelivery) has its claim read again first, so a publication another
+ * delivery proved since this one read the claim is not repeated.
+ * The decision's audit is stored with the verdict, so whichever delivery publishes it appends it (a crash loses
+ * none, a race adds none).
+ */
+export async function publishAndRecordDecided(
+  stored: StoredVerdict,
+  claim: ClaimRecord,
+  deps: Pick<KernelDeps, "claims" | "verdicts" | "audit" | "publisher" | "reviews" | "ledger" | "queues" | "clock">,
+  { foundStored, proposal }: { foundStored: boolean; proposal?: unknown },
+): Promise<void> {
+  let publishedHere = false;
+  const proven = async () =>
+    verdictPublished(stored, claim) ||
+    (foundStored && verdictPublished(stored, await deps.claims.getClaim(stored.claim_id)));
+  if (!(await proven())) {
+    await performEffects(publishEffects(stored), deps);
+    publishedHere = true;
+  }
+  let taken = false;
+  if (stored.execution !== "REFUSED")
+    for (const effect of decidedEffects(stored, deps.clock.now(), proposal)) {
+      if (effect.kind !== "claim_update") await performEffects([effect], deps);
+      else {
+        const { changed } = await deps.claims.updateClaim(effect.claimId, effect.patch, effect.onlyFrom);
+        taken ||= changed && effect.patch.status === "DECIDED" && effect.patch.verdict_id === stored.record.verdict_id;
+      }
+    }
+  if (publishedHere && !taken) await deps.verdicts.markPublished(stored.idempotency_key);
 }
 
 /** The window of the order's customer, read only when the contract has customer limits and the order a customer. */

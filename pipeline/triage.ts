@@ -1,14 +1,15 @@
 // Triage shell (docs/kernel.md): load the claim's order and ledger entry -> decide (pipeline/decide/triage.ts) ->
 // store the REJECT once under the triage key, publish it, record the claim DECIDED. The money path is any REJECT's:
-// nothing to reserve, the verdict stored before it is published, published before the claim is DECIDED, and a
-// redelivery finishes what a crash left (the stored verdict, never a new decision).
+// nothing to reserve, the verdict stored before it is published, published before the claim is DECIDED (which
+// proves the publication), and a redelivery finishes what a crash left (the stored verdict, never a new decision).
 import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
-import { decidedEffects, publishEffects, verdictToStore } from "./decide/kernel-decision.ts";
+import { verdictToStore } from "./decide/kernel-decision.ts";
 import { triageDecision, triageKey } from "./decide/triage.ts";
 import type { Effect } from "./effects.ts";
 import { performEffects } from "./perform.ts";
+import { publishAndRecordDecided } from "./kernel-service.ts";
 import type { KernelDeps } from "./kernel-service.ts";
 
 /** What triage runs with: the kernel's reads and writes, without the registry (no proposal to check). */
@@ -28,6 +29,7 @@ export async function triageOpenClaim(
   const key = triageKey(record, deps);
   if (!key || !record.claim) return "CREW";
   let stored = await deps.verdicts.getVerdict(key);
+  const foundStored = stored !== undefined;
   if (!stored) {
     if (record.status !== "RECEIVED" && record.status !== "RUNNING") return "CREW";
     const now = deps.clock.now();
@@ -54,11 +56,6 @@ export async function triageOpenClaim(
     stored = await deps.verdicts.putVerdictOnce(verdictToStore(key, record.claim_id, decision));
   }
   await performEffects(before, deps);
-  if (!stored.published) {
-    await performEffects(publishEffects(stored), deps);
-    await deps.verdicts.markPublished(stored.idempotency_key);
-    stored = { ...stored, published: true };
-  }
-  await performEffects(decidedEffects(stored, deps.clock.now()), deps);
+  await publishAndRecordDecided(stored, record, deps, { foundStored });
   return "TRIAGED";
 }

@@ -153,9 +153,15 @@ for (const p of of("aws:sqs/queuePolicy:QueuePolicy")) {
     if (!JSON.stringify(s.Condition ?? s.conditions ?? {}).includes("aws:SourceArn"))
       problems.push(`queue policy ${p.name}: no aws:SourceArn condition`);
 }
-for (const m of of("aws:lambda/eventSourceMapping:EventSourceMapping"))
+for (const m of of("aws:lambda/eventSourceMapping:EventSourceMapping")) {
   if (!(m.inputs.scalingConfig?.maximumConcurrency >= 2))
     problems.push(`event source ${m.name}: no maximumConcurrency`);
+  // Lambda refuses a batch above 10 without a batching window of at least 1 s (and any window above 300 s).
+  const window = m.inputs.maximumBatchingWindowInSeconds ?? 0;
+  if ((m.inputs.batchSize ?? 10) > 10 && !(window >= 1))
+    problems.push(`event source ${m.name}: batch of ${m.inputs.batchSize} without a batching window`);
+  if (window > 300) problems.push(`event source ${m.name}: batching window ${window} s (at most 300)`);
+}
 const reserved = of("aws:lambda/function:Function")
   .filter((f) => f.inputs.reservedConcurrentExecutions > 0)
   .map((f) => f.inputs.name);
@@ -186,6 +192,17 @@ console.log(JSON.stringify(summary));
 // The app itself: the checks above must have had something to check (12 functions, 5 consumers, 3 rules).
 if (configPath === resolve(root, "sst.config.ts")) {
   const expected = { roles: 12, queuePolicies: 6, eventSourceMappings: 5 };
+  // The timers' event source gathers as infra/facts.ts says (SST's own `batch.window` conversion).
+  const { eventSourceBatch } = await import(pathToFileURL(join(root, "infra/facts.ts")).href);
+  const timers = eventSourceBatch("timers");
+  const timerMappings = of("aws:lambda/eventSourceMapping:EventSourceMapping").filter(
+    (m) =>
+      m.inputs.batchSize === timers.size && (m.inputs.maximumBatchingWindowInSeconds ?? 0) === timers.windowSeconds,
+  );
+  if (timerMappings.length !== 1)
+    problems.push(
+      `event sources: none with the timers' batch of ${timers.size} and window of ${timers.windowSeconds} s`,
+    );
   for (const [key, count] of Object.entries(expected))
     if (summary[key] !== count) problems.push(`${key}: ${summary[key]}, expected ${count}`);
   for (const fn of ["authorizer", "intakeApi"])

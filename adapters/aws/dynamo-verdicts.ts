@@ -1,12 +1,13 @@
 // VerdictRepository on DynamoDB: one item per proposal idempotency key (`VERDICT#<key>`/`VERDICT`).
 // putVerdictOnce is a put with `attribute_not_exists(pk)`; recordExecution an update conditioned on
-// `execution = PENDING` (first writer wins). The item is written up to three times (put, execution,
-// published) and each write is billed by its whole size, so the documents other than `record` —
-// checks, events, review, audit — are one JSON body in its cheapest form (compact.ts; compressed against
-// the record, which the ClaimVerdict event repeats), and the record's text leaves out the ids the item holds
-// anyway, so a settled ACCEPT with its policy_version fits 1 KB. `record` stays JSON text and
-// `execution`/`published` plain attributes, readable in the console (and by the fault tests' table scan). Items written before (every document as its own JSON text attribute) are read
-// too, and a text attribute wins over the body (an older writer's update).
+// `execution = PENDING` (first writer wins). The item is written twice for an ACCEPT (put, execution; a
+// third time, published, only when its claim does not take it: pipeline/decide/publication.ts) and each
+// write is billed by its whole size, so the documents other than `record` — checks, events, review, audit —
+// are one JSON body in its cheapest form (compact.ts; compressed against the record, which the ClaimVerdict
+// event repeats), and the record's text leaves out the ids the item holds anyway, so a settled ACCEPT with its
+// policy_version fits 1 KB. `record` stays JSON text and `execution`/`published` plain attributes, readable in
+// the console (and by the fault tests' table scan). Items written before (every document as its own JSON text
+// attribute) are read too, and a text attribute wins over the body (an older writer's update).
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";

@@ -82,6 +82,14 @@ export type InvocationUsage = {
   /** CloudWatch Embedded Metric Format lines (Powertools Metrics, written on AWS) and their bytes. Absent in older profiles: none. */
   metricLines?: number;
   metricBytes?: number;
+  /**
+   * For a queue consumer whose event source gathers batches over a window (the timers): the event source's own
+   * SQS requests per claim as the local poller made them, its ReceiveMessage calls that returned messages (a
+   * message's arrival ends a long poll; the empty ones are idle polling) and its DeleteMessageBatch calls (10
+   * records each at most). Absent: one of each per invocation, exact for a queue without a window.
+   */
+  eventSourceReceives?: number;
+  eventSourceDeletes?: number;
 };
 
 /** `loaded` with each function's `cpuMs` replaced by the CPU per record of `alone` (measured one claim at a time) × its records. */

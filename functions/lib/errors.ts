@@ -39,6 +39,13 @@ export class RetryLaterError extends ClaimsError {
   }
 }
 
+/** A record of a large batch the handler had no time left for: left untouched, reported for a redelivery. */
+export class OutOfTimeError extends RetryLaterError {
+  constructor(remainingMs: number, reserveMs: number) {
+    super(`not started: ${remainingMs} ms left of the invocation, under the ${reserveMs} ms kept in reserve`);
+  }
+}
+
 /** Thrown when the success sample rate is not a number from 0 to 1. */
 export class LogSettingError extends ClaimsError {
   constructor(variable: string, value: string) {

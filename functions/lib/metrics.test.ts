@@ -68,11 +68,11 @@ function failOnce<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A
 }
 
 describe("the shadow policy's metric", () => {
-  it("counts a disagreement once when a crash before marking the verdict published makes its publish redelivered", async () => {
+  it("counts a disagreement once when a crash before the claim is recorded DECIDED makes its publish redelivered", async () => {
     const { p, message } = await atProposal(REFUNDS_NOTHING);
     const deps = {
       ...p.deps,
-      verdicts: { ...p.deps.verdicts, markPublished: failOnce(p.deps.verdicts.markPublished) },
+      claims: { ...p.deps.claims, updateClaim: failOnce(p.deps.claims.updateClaim) },
     };
     const kernel = measuredKernel(deps);
     await expect(kernel.handle(message)).rejects.toThrow("injected crash");
@@ -82,6 +82,24 @@ describe("the shadow policy's metric", () => {
     expect(kernel.shadowCounts()).toEqual([
       { metrics: { ShadowDisagreements: 1 }, dimensions: [{ Flow: "live" }], metadata: { claim_id: "clm_m" } },
     ]);
+  });
+
+  it("counts a disagreement once, by the mark, when the claim moved on before taking its verdict", async () => {
+    const { p, message } = await atProposal(REFUNDS_NOTHING);
+    const deps = {
+      ...p.deps,
+      publisher: {
+        async publish(entries: Parameters<typeof p.publisher.publish>[0]) {
+          await p.publisher.publish(entries);
+          await p.claims.updateClaim("clm_m", { status: "NEEDS_REVIEW", reason_code: "STALLED" }, ["RUNNING"]);
+        },
+      },
+    };
+    const kernel = measuredKernel(deps);
+    await kernel.handle(message);
+    await kernel.handle(message);
+    expect(p.verdicts.all()[0]?.published).toBe(true);
+    expect(kernel.shadowCounts().map((r) => r.metrics)).toEqual([{ ShadowDisagreements: 1 }]);
   });
 
   it("counts a verdict once when two deliveries of its proposal race", async () => {

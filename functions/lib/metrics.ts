@@ -252,6 +252,9 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
       const result = await deps.claims.updateClaim(claimId, patch, onlyFrom);
       const final = patch.status === "DECIDED" || patch.status === "NEEDS_REVIEW";
       if (final && result.changed && result.record) emitAll(finalClaimRecords(result.record));
+      // The claim recorded DECIDED with a verdict proves its publication: its shadow decision counts now.
+      if (patch.status === "DECIDED" && result.changed && patch.verdict_id)
+        emitShadow(keyOfVerdict.get(patch.verdict_id));
       return result;
     },
   });
@@ -305,16 +308,25 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
     },
   });
   // The shadow policy's verdict is only in the stored verdict's audit. It is counted once per stored verdict: by
-  // the one call that marks the verdict published (a redelivered or racing publish appends the same audit again,
-  // and counts nothing). The records are taken from the verdict as last read, stored or settled under its key.
+  // the one call that proves it published — the claim's update to DECIDED with it, or else the call that marks it
+  // published (a redelivered or racing publish appends the same audit again, and counts nothing). The records are
+  // taken from the verdict as last read, stored or settled under its key.
   const shadowOf = new Map<string, MetricRecord[]>();
+  const keyOfVerdict = new Map<string, string>();
   const seen = (stored: StoredVerdict | undefined) => {
     if (!stored) return stored;
     shadowOf.delete(stored.idempotency_key);
     if (stored.published) return stored; // counted by the call that marked it
     shadowOf.set(stored.idempotency_key, (stored.audit ?? []).flatMap(shadowDecisionRecords));
+    keyOfVerdict.set(stored.record.verdict_id, stored.idempotency_key);
     if (shadowOf.size > 1_000) shadowOf.delete(shadowOf.keys().next().value!);
+    if (keyOfVerdict.size > 1_000) keyOfVerdict.delete(keyOfVerdict.keys().next().value!);
     return stored;
+  };
+  const emitShadow = (key: string | undefined) => {
+    const records = key === undefined ? undefined : shadowOf.get(key);
+    if (key !== undefined) shadowOf.delete(key);
+    if (records) emitAll(records);
   };
   const verdicts = override<VerdictRepository>(() => deps.verdicts, {
     getVerdict: async (key) => seen(await deps.verdicts.getVerdict(key)),
@@ -322,9 +334,7 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
     recordExecution: async (key, outcome) => seen(await deps.verdicts.recordExecution(key, outcome))!,
     async markPublished(key) {
       const marked = await deps.verdicts.markPublished(key);
-      const records = shadowOf.get(key);
-      shadowOf.delete(key);
-      if (marked && records) emitAll(records);
+      if (marked) emitShadow(key);
       return marked;
     },
   });

@@ -5,7 +5,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import type { z } from "zod";
-import { InvalidMessageError, RetryLaterError } from "./errors.ts";
+import { InvalidMessageError, OutOfTimeError, RetryLaterError } from "./errors.ts";
 import { errorFields, logSuccess } from "./logger.ts";
 import type { HandlerLogger } from "./logger.ts";
 
@@ -40,11 +40,24 @@ export function parseMessage<M>(body: string, schema: z.ZodType<M>): M {
   return parsed.data;
 }
 
-/** Builds the Lambda handler for `spec`. */
-export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): SqsHandler {
-  const handleRecord = async (record: SQSRecord): Promise<void> => {
+/**
+ * How a consumer of large batches goes through them: one record after another, each started only while more
+ * than `reserveMs` of the invocation is left; the records it had no time for are reported as failures
+ * (untouched, they come back after the visibility timeout) instead of the timeout failing the whole batch.
+ */
+interface LargeBatchOptions {
+  readonly inOrder: true;
+  readonly reserveMs: number;
+}
+
+/** Builds the Lambda handler for `spec` (records in parallel, or with `large` in order within the time left). */
+export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger, large?: LargeBatchOptions): SqsHandler {
+  const handleRecord = async (record: SQSRecord, context?: Context): Promise<void> => {
     const ids = { messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount };
     try {
+      const remainingMs = large && context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : undefined;
+      if (large && remainingMs !== undefined && remainingMs <= large.reserveMs)
+        throw new OutOfTimeError(remainingMs, large.reserveMs);
       const outcome = await spec.handle(parseMessage(record.body, spec.schema), record);
       logSuccess(logger, "message handled", { ...ids, outcome: typeof outcome === "string" ? outcome : "done" });
     } catch (error) {
@@ -65,6 +78,7 @@ export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger): Sq
     return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), {
       context,
       throwOnFullBatchFailure: false,
+      ...(large ? { processInParallel: false } : {}),
     });
   };
 }

@@ -310,6 +310,32 @@ describe("SQS event-source poller", () => {
     expect(batches.map((b) => [...b].sort())).toEqual([["first", "second", "third"]]);
   });
 
+  it("with a window, fills a batch above 10 over several receives and deletes it 10 at a time, as Lambda does", async () => {
+    const q = await queue();
+    const bodies = Array.from({ length: 25 }, (_, i) => `t${i}`);
+    await send(
+      q.url,
+      bodies.map((body) => ({ body })),
+    );
+    const batches: string[][] = [];
+    const poller = await start({
+      queueUrl: q.url,
+      concurrency: 1,
+      batchSize: 25,
+      maxBatchingWindowMs: 60_000, // the batch fills before the window ends: it is invoked at once
+      handler: async (event) => {
+        batches.push(event.Records.map((r) => r.body));
+        return { batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }] };
+      },
+    });
+    await until(() => poller.stats.batches === 1 && poller.stats.inFlightBatches === 0);
+
+    expect(batches.map((b) => [...b].sort())).toEqual([[...bodies].sort()]);
+    expect(poller.stats).toMatchObject({ received: 25, succeeded: 24, failed: 1, deleteCalls: 3 });
+    expect(poller.stats.receivesWithMessages).toBeGreaterThanOrEqual(3);
+    await poller.stop();
+  });
+
   it("stops promptly during a long poll and receives nothing afterwards", async () => {
     const q = await queue();
     const seen: string[] = [];
@@ -406,11 +432,21 @@ describe("SQS event-source poller", () => {
     await poller.stop();
   });
 
-  it("fails fast on a batch size above 10 and on an unknown queue", async () => {
+  it("fails fast, as Lambda does, on a batch above 10 without a window of 1 s, a window on FIFO, and an unknown queue", async () => {
     const q = await queue();
     const handler = async () => undefined;
     await expect(startPoller({ sqs, queueUrl: q.url, handler, batchSize: 11 })).rejects.toBeInstanceOf(
       PollerConfigError,
+    );
+    await expect(
+      startPoller({ sqs, queueUrl: q.url, handler, batchSize: 11, maxBatchingWindowMs: 999 }),
+    ).rejects.toThrow("batchSize (without a batching window of 1 s or more) must be an integer from 1 to 10, got 11");
+    await expect(
+      startPoller({ sqs, queueUrl: q.url, handler, batchSize: 10_001, maxBatchingWindowMs: 1000 }),
+    ).rejects.toThrow("batchSize must be an integer from 1 to 10000, got 10001");
+    const fifo = await queue({ fifo: true });
+    await expect(startPoller({ sqs, queueUrl: fifo.url, handler, maxBatchingWindowMs: 1000 })).rejects.toThrow(
+      "is FIFO: it has no batching window",
     );
     await expect(startPoller({ sqs, queueUrl: `${q.url}-missing`, handler })).rejects.toThrow(
       /cannot read the attributes/,

@@ -42,9 +42,12 @@ export type PollerOptions = {
   readonly transport?: PollerTransport;
   readonly queueUrl: string;
   readonly handler: SqsBatchHandler;
-  /** Records per invocation, 1–10 (default 10). */
+  /** Records per invocation, 1–10 (default 10); up to 10,000 with a batching window of at least 1 s, as on Lambda. */
   readonly batchSize?: number;
-  /** How long to gather a batch before invoking, in ms (default 0: invoke with what one receive returns). */
+  /**
+   * How long to gather a batch before invoking, in ms, from its first record (default 0: invoke with what one
+   * receive returns); up to 300,000. Not on FIFO queues, as on Lambda. While it gathers, the poller long-polls.
+   */
   readonly maxBatchingWindowMs?: number;
   /** Visibility timeout set on each receive, in s; default: the queue's own. */
   readonly visibilityTimeoutS?: number;
@@ -65,6 +68,10 @@ export type PollerOptions = {
 /** Counters of a poller since it started. */
 type PollerStats = {
   readonly receiveCalls: number;
+  /** Of those, the receives that returned messages (the ones a message's arrival ends; the rest is idle polling). */
+  readonly receivesWithMessages: number;
+  /** DeleteMessageBatch calls (at most 10 records each). */
+  readonly deleteCalls: number;
   readonly received: number;
   readonly batches: number;
   /** Records the handler succeeded on (deleted, or attempted to). */
@@ -105,10 +112,16 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const concurrency = options.concurrency ?? 2;
   const waitTimeSeconds = options.waitTimeSeconds ?? 1;
   const windowMs = options.maxBatchingWindowMs ?? 0;
-  requireInt("batchSize", batchSize, 1, 10);
   requireInt("concurrency", concurrency, 1, 100);
   requireInt("waitTimeSeconds", waitTimeSeconds, 0, 20);
   requireInt("maxBatchingWindowMs", windowMs, 0, 300_000);
+  // Lambda: a batch above 10 needs a batching window of at least 1 s.
+  requireInt(
+    windowMs >= 1000 ? "batchSize" : "batchSize (without a batching window of 1 s or more)",
+    batchSize,
+    1,
+    windowMs >= 1000 ? 10_000 : 10,
+  );
   if (options.visibilityTimeoutS !== undefined) requireInt("visibilityTimeoutS", options.visibilityTimeoutS, 0, 43_200);
   if (options.timeoutMs !== undefined) requireInt("timeoutMs", options.timeoutMs, 1, 900_000);
   if (!options.queueUrl) throw new PollerConfigError("queueUrl is required");
@@ -127,6 +140,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const queueArn = queueAttributes.QueueArn;
   if (!queueArn) throw new PollerConfigError(`queue ${queueUrl} did not report a QueueArn`);
   const fifo = options.fifo ?? queueAttributes.FifoQueue === "true";
+  if (fifo && windowMs > 0) throw new PollerConfigError(`queue ${queueUrl} is FIFO: it has no batching window`);
   const region = await sqs.config.region();
   const account = accountOfArn(queueArn);
   const functionName =
@@ -139,7 +153,17 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const onError =
     options.onError ?? ((error: PollerError) => console.error(`[poller ${functionName}] ${error.message}`));
 
-  const stats = { receiveCalls: 0, received: 0, batches: 0, succeeded: 0, failed: 0, handlerErrors: 0, sqsErrors: 0 };
+  const stats = {
+    receiveCalls: 0,
+    receivesWithMessages: 0,
+    deleteCalls: 0,
+    received: 0,
+    batches: 0,
+    succeeded: 0,
+    failed: 0,
+    handlerErrors: 0,
+    sqsErrors: 0,
+  };
   const stopController = new AbortController();
   let stopping = false;
   let busy = 0;
@@ -156,10 +180,11 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
 
   const receive = async (max: number, wait: number, signal?: AbortSignal): Promise<Message[]> => {
     stats.receiveCalls++;
-    return transport.receive(
+    const messages = await transport.receive(
       {
         QueueUrl: queueUrl,
-        MaxNumberOfMessages: max,
+        // One receive returns at most 10 messages: a larger batch takes several.
+        MaxNumberOfMessages: Math.min(10, max),
         WaitTimeSeconds: wait,
         ...(options.visibilityTimeoutS === undefined ? {} : { VisibilityTimeout: options.visibilityTimeoutS }),
         MessageSystemAttributeNames: ["All"],
@@ -167,6 +192,8 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
       },
       signal,
     );
+    if (messages.length > 0) stats.receivesWithMessages++;
+    return messages;
   };
 
   /** Receives one batch; from the first message on, the poller counts as busy until the batch is done. */
@@ -179,10 +206,13 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
     const deadline = Date.now() + windowMs;
     while (windowMs > 0 && batch.length < batchSize && !stopping && Date.now() < deadline) {
       try {
-        const more = await receive(batchSize - batch.length, 0);
+        // Long polls while whole seconds of the window remain (a message's arrival ends one), then short ones.
+        const wait = Math.min(20, Math.floor((deadline - Date.now()) / 1000));
+        const more = await receive(batchSize - batch.length, wait, wait > 0 ? stopController.signal : undefined);
         if (more.length > 0) batch.push(...more);
-        else await sleep(Math.min(25, deadline - Date.now()), stopController.signal);
+        else if (wait === 0) await sleep(Math.min(25, deadline - Date.now()), stopController.signal);
       } catch (error) {
+        if (stopping) break;
         stats.sqsErrors++;
         report(
           new SqsCallError(`ReceiveMessage on ${queueUrl} failed while filling a batch: ${errorText(error)}`, error),
@@ -234,6 +264,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
     const done = records.filter((r) => !failed.has(r.messageId));
     for (let i = 0; i < done.length; i += 10) {
       const chunk = done.slice(i, i + 10);
+      stats.deleteCalls++;
       try {
         const out = await transport.deleteBatch({
           QueueUrl: queueUrl,
