@@ -88,6 +88,7 @@ export async function startHandlerThread(setup: HandlerThreadSetup): Promise<Han
   let nextCall = 0;
   let exited: string | undefined;
   let onStopped: ((m: "stopped" | { error: string }) => void) | undefined;
+  let running = false;
   const ready = new Promise<Ready>((resolve, reject) => {
     worker.on("message", (m: FromThread) => {
       if (m === "stopped") return onStopped?.(m);
@@ -104,11 +105,16 @@ export async function startHandlerThread(setup: HandlerThreadSetup): Promise<Han
       if (onStopped) return onStopped(m);
       reject(new EmulatorStartError(`the handler thread did not start: ${m.error}`));
     });
-    worker.once("error", (error) =>
-      reject(new EmulatorStartError(`the handler thread failed: ${error.message}`, error)),
-    );
+    // After the start, a failure of the thread is said loudly: no claim moves on until `claims serve` restarts (an
+    // uncaught exception of a handler on the stack's own thread would have stopped the process).
+    worker.once("error", (error) => {
+      if (running) console.error(`[handler thread] failed: ${error.stack ?? error.message}`);
+      reject(new EmulatorStartError(`the handler thread failed: ${error.message}`, error));
+    });
     worker.once("exit", (code) => {
       exited = `it exited (${code})`;
+      if (running && onStopped === undefined)
+        console.error(`[handler thread] exited (${code}): no claim moves on until claims serve is restarted`);
       reject(new EmulatorStartError(`the handler thread exited (${code}) before it started`));
       for (const c of calls.values()) c.reject(new LocalStackError("HANDLER_THREAD", `the handler thread ${exited}`));
       calls.clear();
@@ -144,6 +150,7 @@ export async function startHandlerThread(setup: HandlerThreadSetup): Promise<Han
     port1.close();
     throw error;
   });
+  running = true;
   const drained = async (roles: readonly QueueRole[], timeoutMs: number) => {
     snapshots = await call<Record<string, PollerSnapshot>>({ op: "drained", roles: [...roles], timeoutMs });
   };
