@@ -35,12 +35,13 @@ export interface HandlerThreadSetup {
   readonly pollerConcurrency: number;
 }
 
-/** A request to the thread: its pollers' counters, one queue's depth, wait until `roles` drained, or pay a refund. */
+/** A request to the thread: its pollers' counters, one queue's depth, wait until `roles` drained, pay a refund, or stop receiving. */
 type ThreadRequest =
   | { op: "stats" }
   | { op: "depth"; role: QueueRole }
   | { op: "drained"; roles: QueueRole[]; timeoutMs: number }
-  | { op: "refund"; event: SQSEvent };
+  | { op: "refund"; event: SQSEvent }
+  | { op: "stopPollers" };
 export type HandlerThreadCall = ThreadRequest & { call: number };
 
 /** A poller's counters and activity as the thread last reported them. */
@@ -62,7 +63,7 @@ export interface HandlerThread {
   refresh(): Promise<void>;
   /** Resolves once the `roles`' queues are empty and no batch runs (`drainedAll` in the thread). */
   drained(roles: readonly QueueRole[], timeoutMs: number): Promise<void>;
-  /** Stops the pollers (after their batches), then the thread; safe to call twice. */
+  /** Stops the pollers (after their batches), then the thread; safe to call twice. The pollers' own `stop` stops only them. */
   stop(): Promise<void>;
 }
 
@@ -131,6 +132,7 @@ export async function startHandlerThread(setup: HandlerThreadSetup): Promise<Han
     });
   };
   let stopped: Promise<void> | undefined;
+  let pollersStopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       if (exited === undefined) {
@@ -172,7 +174,8 @@ export async function startHandlerThread(setup: HandlerThreadSetup): Promise<Han
     get stats() {
       return (snapshots[role] ?? idle).stats;
     },
-    stop,
+    // A poller's stop stops every poller of the thread (after their batches); the refund executor still answers the bus.
+    stop: () => (pollersStopped ??= exited === undefined ? call<void>({ op: "stopPollers" }) : Promise.resolve()),
     drained: (o) => drained([role], o?.timeoutMs ?? 60_000),
     activity: () => (snapshots[role] ?? idle).activity,
     queueDepth: () => call<number>({ op: "depth", role }),

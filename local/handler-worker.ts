@@ -104,6 +104,7 @@ async function start(): Promise<void> {
 async function answer(call: HandlerThreadCall): Promise<unknown> {
   if (call.op === "stats") return snapshot();
   if (call.op === "depth") return pollers[call.role]!.queueDepth();
+  if (call.op === "stopPollers") return void (await stopPollers());
   if (call.op === "refund") return refundExecutor!(call.event, invocationContext("refundExecutor"));
   await drainedAll(
     call.roles.map((r) => pollers[r]!),
@@ -113,9 +114,10 @@ async function answer(call: HandlerThreadCall): Promise<unknown> {
 }
 
 let stopping: Promise<void> | undefined;
+const stopPollers = () => Promise.all(Object.values(pollers).map((p) => p.stop()));
 const stop = () =>
   (stopping ??= (async () => {
-    await Promise.all(Object.values(pollers).map((p) => p.stop()));
+    await stopPollers();
     clients.dynamo.destroy();
     clients.sqs.destroy();
     clients.events.destroy();

@@ -230,6 +230,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     (stopped ??= (async () => {
       clearInterval(sweepTimer);
       await Promise.all(Object.values(pollers).map((p) => p.stop()));
+      // The handler thread's refund executor finishes the bus's deliveries before the thread ends.
+      if (handlerThread) await emulators.bus.settled();
       await handlerThread?.stop();
       await emulators.stop();
       for (const client of [clients.dynamo, clients.sqs, clients.events]) client.destroy();
