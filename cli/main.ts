@@ -309,8 +309,8 @@ program
         ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
         ...(llm.waits ? { waits: llm.waits } : {}),
         llmOutageHoldMs: outageHoldMs,
-        // The consumers run in a thread of their own, off the HTTP front's, unless CLAIMS_HANDLER_THREAD=0 (docs/local-stack.md).
-        handlerThread: process.env.CLAIMS_HANDLER_THREAD?.trim() !== "0",
+        // CLAIMS_HANDLER_THREAD=1: the consumers in a thread of their own, off the HTTP front's (docs/local-stack.md).
+        handlerThread: process.env.CLAIMS_HANDLER_THREAD?.trim() === "1",
       });
       const front = await startHttpFront({
         functions: {
