@@ -136,7 +136,9 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
   const orders = benchOrders("structured", rounds * (options.claims + options.sequential) + 10, Date.now());
   const configPath = join(dir, "config.yaml");
   writeServeConfig(configPath, orders);
-  const serve = await startServe({ configPath, dataDir: join(dir, "data") });
+  // HTTP_BENCH_NODE_ARGS: node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
+  const nodeArgs = process.env.HTTP_BENCH_NODE_ARGS?.split(" ").filter(Boolean);
+  const serve = await startServe({ configPath, dataDir: join(dir, "data"), ...(nodeArgs ? { nodeArgs } : {}) });
   const load: Phases = { http: [], clientCpuNs: [], inProcess: [] };
   const seq: Phases = { http: [], clientCpuNs: [], inProcess: [] };
   let measured: ContenderResult[];

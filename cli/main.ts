@@ -7,17 +7,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import {
-  createLlm,
-  describeLlmConfig,
-  describePreflight,
-  guardWithPreflight,
-  llmConfigFromEnv,
-  meterLlm,
-  preflightLlm,
-  PREFLIGHT_RECHECK_MS,
-} from "../adapters/llm/index.ts";
-import { llmOutageHoldMsFromEnv, pipelineWaitsFor } from "../pipeline/deps.ts";
+import { describePreflight, PREFLIGHT_RECHECK_MS } from "../adapters/llm/index.ts";
+import { llmOutageHoldMsFromEnv } from "../pipeline/deps.ts";
+import { localLlm } from "../local/serve-llm.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { SourceFileError } from "../core/claims/errors.ts";
@@ -90,31 +82,8 @@ function parsePort(value: string): number {
   return port;
 }
 
-/**
- * The LLM named by the environment over the config file's defaults: behind its endpoint check (a
- * network model), metered, with a loggable description and the waits derived from its time budget.
- */
-function llmFor(config: ClaimsConfig): BatchLlm {
-  const llmConfig = llmConfigFromEnv(process.env, {
-    provider: config.llm.provider,
-    model: config.llm.model,
-    baseURL: config.llm.base_url,
-    timeoutMs: config.llm.timeout_ms,
-    maxRetries: config.llm.max_retries,
-    temperature: config.llm.temperature,
-  });
-  const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
-  const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
-  const meter = meterLlm(guarded?.port ?? model);
-  const unreachable = () => guarded?.unreachable() ?? false;
-  return {
-    port: meter.port,
-    description: describeLlmConfig(llmConfig),
-    meter,
-    waits: pipelineWaitsFor(llmConfig.timeoutMs),
-    ...(guarded ? { preflight: guarded.check, unreachable } : {}),
-  };
-}
+/** The LLM of a local run (local/serve-llm.ts): the environment over the config file's defaults. */
+const llmFor = (config: ClaimsConfig): BatchLlm => localLlm(config);
 
 /** CLAIMS_LLM_OUTAGE_HOLD_S of `claims serve` (default one hour); a bad value is a usage error (exit 2). */
 function outageHoldFromEnv(): number {
@@ -340,6 +309,8 @@ program
         ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
         ...(llm.waits ? { waits: llm.waits } : {}),
         llmOutageHoldMs: outageHoldMs,
+        // CLAIMS_HANDLER_THREAD=1: the consumers in a thread of their own, off the HTTP front's (docs/local-stack.md).
+        handlerThread: process.env.CLAIMS_HANDLER_THREAD?.trim() === "1",
       });
       const front = await startHttpFront({
         functions: {
@@ -350,7 +321,10 @@ program
         authorizers: { intake: stack.handlers.authorizer, reviewer: stack.handlers.reviewerAuthorizer },
         port: o.port,
         host: o.host,
-        health: () => (llm.unreachable?.() ? { status: "degraded", llm: "unreachable" } : { status: "ok" }),
+        health: () =>
+          llm.unreachable?.() || stack.handlerThread?.llmUnreachable()
+            ? { status: "degraded", llm: "unreachable" }
+            : { status: "ok" },
         onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
       }).catch(async (e: unknown) => {
         await stack.stop();

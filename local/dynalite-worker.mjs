@@ -62,9 +62,11 @@ parentPort.on("message", (message) => {
 });
 
 // The request and response dynalite's handler uses: headers, method and url; data/end events; statusCode, setHeader, end.
-const channel = workerData?.port;
-channel?.on("message", (message) => {
+// `{ attach: port }` on the channel opens another way in for another thread of this process (`claims serve`'s handler
+// thread): the same request handling, answered on that port.
+const serve = (channel) => (message) => {
   if (message === "stop") return stop();
+  if (message?.attach) return void message.attach.on("message", serve(message.attach));
   const { id, method, path: url, headers, body } = message;
   if (stopping) {
     channel.postMessage({
@@ -94,4 +96,5 @@ channel?.on("message", (message) => {
   handle(req, res);
   if (body) req.emit("data", Buffer.from(body, "utf8"));
   req.emit("end");
-});
+};
+workerData?.port?.on("message", serve(workerData.port));

@@ -206,5 +206,6 @@ function startDynalite(path: string | undefined, keys: SigningKeys): Promise<Wor
     script: new URL("./dynalite-worker.mjs", import.meta.url),
     workerData: path === undefined ? {} : { path },
     keys,
+    attachable: true,
   });
 }

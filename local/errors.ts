@@ -52,6 +52,13 @@ export class StackStartError extends LocalStackError {
   }
 }
 
+/** Options of the local stack that cannot go together (e.g. a handler thread with test hooks). */
+export class InvalidStackOptionError extends LocalStackError {
+  constructor(message: string) {
+    super("INVALID_STACK_OPTION", message);
+  }
+}
+
 /** The local HTTP front could not listen (port in use, bad host). */
 export class HttpFrontError extends LocalStackError {
   constructor(message: string, cause?: unknown) {

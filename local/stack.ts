@@ -6,10 +6,10 @@ import { randomBytes } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import type { Context, SQSEvent } from "aws-lambda";
+import type { SQSEvent } from "aws-lambda";
 import { countOpenClaims, createTable, seedOrders } from "../adapters/aws/index.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
-import { DEFAULT_PIPELINE_SETTINGS, pipelineWaitsFor } from "../pipeline/deps.ts";
+import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
@@ -22,50 +22,44 @@ import type { AuthorizerFn } from "./auth/authorizer.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
 import { createBatchHandler } from "../functions/batch.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
-import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
-import { createKernelHandler } from "../functions/kernel.ts";
-import { composeDeps, createAwsClients } from "../functions/lib/compose.ts";
+import { createAwsClients } from "../functions/lib/compose.ts";
 import { loadConfig } from "../functions/lib/config-file.ts";
 import type { AwsClients } from "../functions/lib/compose.ts";
-import { createLogger } from "../functions/lib/logger.ts";
 import type { LogLevelName } from "../functions/lib/logger.ts";
 import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
 import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
-import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
-import { createTimerHandler } from "../functions/timer.ts";
-import { createWorkerHandler } from "../functions/worker.ts";
 import { createRefundExecutorHandler } from "../functions/refund-executor.ts";
 import { createPaymentWebhookHandler } from "../functions/payment-webhook.ts";
 import { redriveOpenClaims } from "../pipeline/timers.ts";
-import {
-  BUS_NAME,
-  eventSourceBatch,
-  FUNCTIONS,
-  LINKS,
-  PAYMENT_RULE,
-  QUEUES,
-  RULE_PATTERNS,
-  visibilityTimeoutSeconds,
-} from "../infra/facts.ts";
+import { BUS_NAME, LINKS, PAYMENT_RULE, QUEUES, RULE_PATTERNS, visibilityTimeoutSeconds } from "../infra/facts.ts";
 import type { FunctionKey, QueueRole, RuleName } from "../infra/facts.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
 import type { Emulators } from "./emulators.ts";
 import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
-import { drainedAll, startPoller } from "./poller/poller.ts";
-import { lambdaContext, toSqsRecord } from "./poller/sqs-event.ts";
+import { drainedAll } from "./poller/poller.ts";
+import { toSqsRecord } from "./poller/sqs-event.ts";
 import type { Poller } from "./poller/poller.ts";
 import type { PollerError } from "./poller/errors.ts";
 import { createOpenClaimsGate } from "./open-claims-gate.ts";
+import {
+  createQueueConsumers,
+  depsComposer,
+  invocationContext,
+  loggerAt,
+  ROLES,
+  startQueuePollers,
+} from "./consumers.ts";
 import type { QueueJournal } from "./queue-journal.ts";
 import { createLocalQueues, setSstResourceEnv } from "./resources.ts";
-import { inProcessPollerTransport } from "./sqs-emulator.ts";
 import { lockStateDir } from "./state-lock.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
 import type { LocalQueue } from "./resources.ts";
-import { RefundDeliveryError, StackStartError } from "./errors.ts";
+import { InvalidStackOptionError, RefundDeliveryError, StackStartError } from "./errors.ts";
 import { createStackRuntime } from "./stack-runtime.ts";
+import { startHandlerThread } from "./handler-thread.ts";
+import type { HandlerThread } from "./handler-thread.ts";
 import { orderSourceSettingsFrom } from "../infra/order-source.ts";
 import { localOrderApiToken } from "./order-source.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
@@ -81,8 +75,6 @@ const LOCAL_QUEUE_NAMES: Readonly<Record<QueueRole, string>> = {
   extraction: "claims-extraction",
   timers: "claims-timers",
 };
-
-const ROLES = Object.keys(QUEUES) as QueueRole[];
 
 /** Options of `startLocalStack`. */
 export interface LocalStackOptions {
@@ -162,6 +154,13 @@ export interface LocalStackOptions {
   };
   /** Receives what the pollers report (failed handlers, SQS errors); default: a line on stderr. */
   readonly onPollerError?: (role: QueueRole, error: PollerError) => void;
+  /**
+   * Run the queue consumers and their pollers in a worker thread of their own (`claims serve`; handler-thread.ts),
+   * with the model built there from the environment (serve-llm.ts) rather than `llm`. Not with the test hooks
+   * (`wrapHandler`, `wrapDeps`, `ids`, `onPollerError`): functions cannot cross threads. A frozen clock is passed as
+   * its instant (the thread's copy does not follow a later `set`).
+   */
+  readonly handlerThread?: boolean;
 }
 
 /** The handlers as wired locally (the same factories as the deployed `handler` exports). */
@@ -193,6 +192,8 @@ export interface LocalStack {
   readonly reviewerToken: string;
   /** The lock on the state directory (with `stateDir`): tell it the API's URL once it listens. */
   readonly stateLock: StateLock | undefined;
+  /** The consumers' thread (`handlerThread`), undefined when they run on the stack's own thread. */
+  readonly handlerThread: HandlerThread | undefined;
   /** What the start recovered from the state directory: journaled messages sent again, open claims nudged. */
   readonly recovered: { readonly messages: number; readonly restarted: number; readonly ticked: number };
   /** Resolves when every queue but the timers' is empty, no handler runs, and the bus has delivered everything. */
@@ -230,18 +231,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     events: localClientConfig(emulators.eventsEndpoint),
   });
   const pollers: Partial<Record<QueueRole, Poller>> = {};
+  let handlerThread: HandlerThread | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       clearInterval(sweepTimer);
       await Promise.all(Object.values(pollers).map((p) => p.stop()));
+      // The handler thread's refund executor finishes the bus's deliveries before the thread ends.
+      if (handlerThread) await emulators.bus.settled();
+      await handlerThread?.stop();
       await emulators.stop();
       for (const client of [clients.dynamo, clients.sqs, clients.events]) client.destroy();
       stateLock?.release();
     })());
 
   try {
+    if (options.handlerThread && (options.wrapHandler || options.wrapDeps || options.ids || options.onPollerError))
+      throw new InvalidStackOptionError(
+        "handlerThread runs the consumers in a worker thread: wrapHandler, wrapDeps, ids and onPollerError (functions) cannot go there",
+      );
     const config = loadConfig(options.configPath, options.clock.now());
     // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
     const orderSource = orderSourceSettingsFrom(process.env).source;
@@ -279,48 +288,31 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(payments.webhookSecret ? { [LINKS.stripeWebhookSecret]: { value: payments.webhookSecret } } : {}),
       ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
     });
-    // Each handler reads only the links infra/ gives its function (as `Resource` does on AWS), plus the
-    // exactly the links infra/ gives them; `deps` sees every link, for the runtime's reads and tests.
-    const depsFor = (fn?: FunctionKey) =>
-      composeDeps({
-        clients,
-        clock: options.clock,
-        llm: options.llm,
-        policy: config,
-        settings: {
-          ...DEFAULT_PIPELINE_SETTINGS,
-          timeouts: waits.timeouts,
-          ...(options.llmOutageHoldMs ? { llmOutageHoldMs: options.llmOutageHoldMs } : {}),
-        },
-        env: {
-          ...process.env,
-          PAYMENT_PROVIDER: payments.provider,
-          STRIPE_API_BASE: payments.stripeApiBase,
-        },
-        ...(options.ids ? { ids: options.ids } : {}),
-        ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn, orderSource)) } : {}),
-      });
+    // Each handler reads only the links infra/ gives its function (as `Resource` does on AWS); `deps` sees every
+    // link, for the runtime's reads and tests.
+    const depsFor = depsComposer({
+      clients,
+      clock: options.clock,
+      llm: options.llm,
+      config,
+      waits,
+      llmOutageHoldMs: options.llmOutageHoldMs,
+      payments,
+      orderSource,
+      ids: options.ids,
+    });
     const deps = depsFor();
     // The registry handshake must succeed before anything runs.
     void deps.registry.agents;
 
     const level =
       options.logLevel ?? (process.env.CLAIMS_LOG_LEVEL?.toUpperCase() as LogLevelName | undefined) ?? "WARN";
-    const log = (name: string) => ({ logger: createLogger(`claims-${name}`, level) });
+    const log = loggerAt(level);
     const of = (fn: FunctionKey) => {
       const fnDeps = options.wrapDeps ? options.wrapDeps(fn, depsFor(fn)) : depsFor(fn);
       return () => fnDeps;
     };
-    const consumers: Record<QueueRole, SqsHandler> = {
-      crewEvents: createOrchestratorHandler(of("orchestrator"), log("orchestrator")),
-      agentSteps: createWorkerHandler(of("worker"), log("worker")),
-      proposals: createKernelHandler(of("kernel"), { ...log("kernel"), maxReceives: queues.proposals.maxReceives }),
-      extraction: createIntakeExtractHandler(of("intakeExtract"), {
-        ...log("intakeExtract"),
-        maxReceives: queues.extraction.maxReceives,
-      }),
-      timers: createTimerHandler(of("timer"), log("timer")),
-    };
+    const consumers = createQueueConsumers(of, log, queues);
     const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
     const reviewerAuthorizerLinks = linkedResources(restrictedReader(sstResources, "reviewerAuthorizer"));
     const intakeDeps = of("intakeApi");
@@ -377,42 +369,57 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       emulators.bus.addTarget(
         PAYMENT_RULE.name,
         async (event) => {
-          const out = await handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
+          const out = handlerThread
+            ? await handlerThread.refund(asSqsEvent(event))
+            : await handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
           if (out.batchItemFailures.length > 0)
             throw new RefundDeliveryError(`the refund executor did not settle ${String(event.id)}; the bus retries it`);
         },
         { id: "local-refund-executor" },
       );
     }
-    // An invocation may run as long as its model calls need (the poller, like Lambda, allows at most 15 minutes).
-    const invocationMs: Partial<Record<QueueRole, number>> = {
-      agentSteps: waits.workerMs,
-      extraction: waits.extractionMs,
-    };
-    for (const role of ROLES) {
-      const s = QUEUES[role];
-      const timeoutMs = invocationMs[role] ?? FUNCTIONS[s.consumer].timeoutSeconds * 1000;
-      // The event source's batching as deployed (infra/facts.ts: the timers gather for a minute, up to 100).
-      const batch = eventSourceBatch(role);
-      const windowMs = options.queues?.[role]?.batchingWindowMs ?? batch.windowSeconds * 1000;
-      const loops = options.pollerConcurrency ?? 2;
-      const handler = options.wrapHandler ? options.wrapHandler(role, consumers[role]) : consumers[role];
-      const transport = inProcessPollerTransport(emulators.sqsEndpoint);
-      pollers[role] = await startPoller({
-        sqs: clients.sqs,
-        ...(transport ? { transport } : {}),
-        queueUrl: queues[role].url,
-        handler,
-        batchSize: windowMs >= 1000 ? batch.size : Math.min(batch.size, 10),
-        ...(windowMs > 0 ? { maxBatchingWindowMs: windowMs } : {}),
-        functionName: s.consumer,
-        ...(timeoutMs <= 900_000 ? { timeoutMs } : {}),
-        // A windowed queue gathers as many batches at once as Lambda may invoke (its maximum concurrency, 5 for
-        // the timers), so timers spread over them as over Lambda's pollers: the fill measured is not flattered.
-        concurrency: windowMs > 0 ? Math.max(loops, s.maxConcurrency) : loops,
-        ...(options.onPollerError ? { onError: (error: PollerError) => options.onPollerError?.(role, error) } : {}),
+    const wrap = options.wrapHandler;
+    // The stack's own consumers above stay unused with a handler thread: its consumers are the thread's.
+    if (options.handlerThread) {
+      handlerThread = await startHandlerThread({
+        configPath: options.configPath,
+        ...("set" in options.clock ? { frozenAtMs: options.clock.now() } : {}),
+        waits,
+        ...(options.llmOutageHoldMs ? { llmOutageHoldMs: options.llmOutageHoldMs } : {}),
+        logLevel: level,
+        queues,
+        endpoints: {
+          dynamodb: emulators.dynamodbEndpoint,
+          sqs: emulators.sqsEndpoint,
+          events: emulators.eventsEndpoint,
+        },
+        payments: {
+          ...(payments.provider ? { provider: payments.provider } : {}),
+          ...(payments.stripeApiBase ? { stripeApiBase: payments.stripeApiBase } : {}),
+        },
+        orderSource,
+        pollerConcurrency: options.pollerConcurrency ?? 2,
       });
-    }
+      Object.assign(pollers, handlerThread.pollers);
+    } else
+      await startQueuePollers({
+        sqs: clients.sqs,
+        sqsEndpoint: emulators.sqsEndpoint,
+        queues,
+        handlers: wrap
+          ? (Object.fromEntries(ROLES.map((r) => [r, wrap(r, consumers[r])])) as typeof consumers)
+          : consumers,
+        waits,
+        concurrency: options.pollerConcurrency ?? 2,
+        onError: options.onPollerError,
+        into: pollers,
+        batchingWindowMs: Object.fromEntries(
+          ROLES.flatMap((r) => {
+            const windowMs = options.queues?.[r]?.batchingWindowMs;
+            return windowMs === undefined ? [] : [[r, windowMs]];
+          }),
+        ) as Partial<Record<QueueRole, number>>,
+      });
     const started = pollers as Record<QueueRole, Poller>;
     // A restart: every claim that is not final is nudged once, whatever the journal held (the sweep's job, done now).
     const redriven =
@@ -426,13 +433,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       sweepTimer.unref();
     }
     const drained = async (timeoutMs = 60_000) => {
-      await drainedAll(
-        ROLES.filter((r) => r !== "timers").map((r) => started[r]),
-        { timeoutMs },
-      );
+      const roles = ROLES.filter((r) => r !== "timers");
+      if (handlerThread) await handlerThread.drained(roles, timeoutMs);
+      else
+        await drainedAll(
+          roles.map((r) => started[r]),
+          { timeoutMs },
+        );
       await emulators.bus.settled();
     };
-    const diagnose = () => describeQueues(clients.sqs, queues, started);
+    const diagnose = async () => {
+      await handlerThread?.refresh();
+      return describeQueues(clients.sqs, queues, started);
+    };
     const runtime = createStackRuntime({
       deps,
       intake: intakeDeps(),
@@ -455,6 +468,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       apiToken,
       reviewerToken,
       stateLock,
+      handlerThread,
       recovered,
       drained,
       stop,
@@ -479,19 +493,6 @@ function asSqsEvent(event: BusEvent): SQSEvent {
       toSqsRecord(message, { queueArn: "arn:aws:sqs:us-east-1:000000000000:claims-payments", region: "us-east-1" }),
     ],
   };
-}
-
-/** A Lambda context for the in-process invocation of `fn`. */
-function invocationContext(fn: FunctionKey): Context {
-  const timeoutMs = FUNCTIONS[fn].timeoutSeconds * 1000;
-  return lambdaContext({
-    functionName: fn,
-    region: "us-east-1",
-    account: "000000000000",
-    requestId: randomBytes(16).toString("hex"),
-    deadlineMs: Date.now() + timeoutMs,
-    nowMs: () => Date.now(),
-  });
 }
 
 /**

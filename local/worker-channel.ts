@@ -18,6 +18,8 @@ export type WorkerChannel = {
   /** The port to hand to the worker (transfer it in workerData). */
   readonly workerPort: MessagePort;
   readonly requestHandler: InProcessRequestHandler;
+  /** Opens another way into the worker for another thread (transfer the port there; see `portClient`). */
+  attach(): MessagePort;
   /** Asks the worker to stop once it has answered every request sent before this call (same port, same order). */
   requestStop(): void;
   /** Fails every request still waiting (the worker is gone) and closes the port. */
@@ -45,8 +47,33 @@ const bodyText = (body: unknown): string =>
 
 /** A channel to an emulator's worker: requests wait for their answer by id; the port holds the process open only while one waits. */
 export function createWorkerChannel(options: WorkerChannelOptions): WorkerChannel {
-  const { name, observe } = options;
   const { port1: port, port2: workerPort } = new MessageChannel();
+  const client = portClient(port, options);
+  return {
+    workerPort,
+    requestHandler: client.requestHandler,
+    attach() {
+      // The worker serves the attached port like its own (dynalite-worker.mjs); `observe` does not see its requests.
+      const { port1: mine, port2: theirs } = new MessageChannel();
+      port.postMessage({ attach: theirs }, [theirs]);
+      return mine;
+    },
+    requestStop() {
+      if (!client.closed()) port.postMessage("stop");
+    },
+    close: client.close,
+  };
+}
+
+/**
+ * An SDK request handler over `port` to an emulator's worker (the channel's own port, or one `attach` opened and
+ * another thread took): requests wait for their answer by id; the port holds its thread open only while one waits.
+ */
+export function portClient(
+  port: MessagePort,
+  options: WorkerChannelOptions,
+): { readonly requestHandler: InProcessRequestHandler; closed(): boolean; close(reason: string): void } {
+  const { name, observe } = options;
   type Waiting = { resolve: (a: ChannelAnswer) => void; reject: (e: Error) => void };
   const waiting = new Map<number, Waiting>();
   let nextId = 0;
@@ -63,7 +90,6 @@ export function createWorkerChannel(options: WorkerChannelOptions): WorkerChanne
     w.resolve(answer);
   });
   return {
-    workerPort,
     requestHandler: {
       metadata: { handlerProtocol: "http/1.1" },
       async handle(request, handleOptions) {
@@ -72,10 +98,7 @@ export function createWorkerChannel(options: WorkerChannelOptions): WorkerChanne
         if (signal?.aborted) throw abortError();
         const id = nextId++;
         const body = bodyText(request.body);
-        const path =
-          request.query === undefined || Object.keys(request.query).length === 0
-            ? request.path
-            : `${request.path}?${queryString(request.query)}`;
+        const path = pathWithQuery(request);
         let onAbort: (() => void) | undefined;
         const answer = await new Promise<ChannelAnswer>((resolve, reject) => {
           if (waiting.size === 0) port.ref();
@@ -98,9 +121,7 @@ export function createWorkerChannel(options: WorkerChannelOptions): WorkerChanne
       updateHttpClientConfig() {},
       httpHandlerConfigs: () => ({}),
     },
-    requestStop() {
-      if (closed === undefined) port.postMessage("stop");
-    },
+    closed: () => closed !== undefined,
     close(reason) {
       if (closed !== undefined) return;
       closed = reason;
@@ -117,6 +138,13 @@ function abortError(): Error {
   const error = new Error("Request aborted");
   error.name = "AbortError";
   return error;
+}
+
+/** The request's path with its query string, as a channel message carries it. */
+export function pathWithQuery(request: { path: string; query?: Record<string, unknown> }): string {
+  return request.query === undefined || Object.keys(request.query).length === 0
+    ? request.path
+    : `${request.path}?${queryString(request.query)}`;
 }
 
 /** `a=1&b=2` from the SDK's query object (values are strings or arrays of strings). */

@@ -8,6 +8,7 @@ import { EmulatorStartError, LocalStackError } from "./errors.ts";
 import { startSignedFront } from "./signed-front.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
 import { createWorkerChannel, registerInProcessHandler } from "./worker-channel.ts";
+import { registerPortSource } from "./in-process/handlers.ts";
 import type { WorkerChannelOptions } from "./worker-channel.ts";
 
 /** A running emulator: its front's endpoint and how to stop it. */
@@ -22,6 +23,8 @@ export async function startWorkerEmulator(options: {
   readonly workerData: Record<string, unknown>;
   readonly keys: SigningKeys;
   readonly observe?: WorkerChannelOptions["observe"];
+  /** The worker serves ports other threads attach (`{ attach }`), and nothing must observe its answers. */
+  readonly attachable?: boolean;
 }): Promise<WorkerEmulator> {
   const { name } = options;
   // The worker is plain JavaScript: of the parent's node flags it takes only the profiler's (`--input-type`, `--import tsx`… do not apply to it).
@@ -71,7 +74,12 @@ export async function startWorkerEmulator(options: {
     throw error;
   });
   const endpoint = front.endpoint;
-  const unregister = registerInProcessHandler(endpoint, channel.requestHandler);
+  const unregisterHandler = registerInProcessHandler(endpoint, channel.requestHandler);
+  const unregisterSource = options.attachable ? registerPortSource(endpoint, () => channel.attach()) : undefined;
+  const unregister = () => {
+    unregisterHandler();
+    unregisterSource?.();
+  };
   worker.once("exit", () => channel.close("its worker exited"));
   let closed: Promise<void> | undefined;
   return {

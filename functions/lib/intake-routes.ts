@@ -105,18 +105,7 @@ export async function listClaims(request: ApiRequest, deps: PipelineDeps): Promi
   const parsed = parseClaimListQuery(request.queryStringParameters ?? {});
   if (!parsed.ok) return parsed.response;
   const page = await deps.claims.listClaims(parsed.query);
-  // Only an escalated claim or one that needs review has a review to show; only an executed one a settlement.
-  const items = await Promise.all(
-    page.items.map(async (record) =>
-      claimView(
-        record,
-        record.verdict === "ESCALATE" || record.status === "NEEDS_REVIEW"
-          ? await deps.reviews.getReview(record.claim_id)
-          : undefined,
-        record.executed ? await deps.settlements?.get(record.claim_id) : undefined,
-      ),
-    ),
-  );
+  const items = await Promise.all(page.items.map((record) => loadClaimView(record, deps)));
   return json(200, { items, ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) });
 }
 
@@ -126,10 +115,24 @@ export async function getClaim(request: ApiRequest, deps: PipelineDeps): Promise
   if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
   const record = await deps.claims.getClaim(id);
   if (!record) return apiError(404, "NOT_FOUND", `claim ${id} not found`);
-  return json(
-    200,
-    claimView(record, await deps.reviews.getReview(id), record.executed ? await deps.settlements?.get(id) : undefined),
-  );
+  return json(200, await loadClaimView(record, deps));
+}
+
+/**
+ * A claim's public view with only the reads it needs, in parallel: its review only when the claim says it has one
+ * (an ESCALATE verdict or NEEDS_REVIEW: the only claims a review is opened for), its settlement only once its
+ * refund was executed. A claim in progress costs one read: the claim itself.
+ */
+export async function loadClaimView(
+  record: ClaimRecord,
+  deps: Pick<PipelineDeps, "reviews" | "settlements">,
+): Promise<Record<string, unknown>> {
+  const hasReview = record.verdict === "ESCALATE" || record.status === "NEEDS_REVIEW";
+  const [review, settlement] = await Promise.all([
+    hasReview ? deps.reviews.getReview(record.claim_id) : undefined,
+    record.executed ? deps.settlements?.get(record.claim_id) : undefined,
+  ]);
+  return claimView(record, review, settlement);
 }
 
 /**

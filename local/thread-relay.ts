@@ -1,0 +1,164 @@
+// The handler thread's way to the emulators (handler-thread.ts): its SDK clients post each request on a
+// MessagePort to the stack's thread, which hands it to the emulator's in-process request handler there (dynalite's
+// and fauxqs's worker channels, the bus's own request handling) and posts the answer back. So the emulators keep
+// one door each on the stack's side: the queue journal sees every SQS answer before the caller, as before, and
+// nothing listens on a port for the handler thread. The SDK serializes, stamps and deserializes in the handler
+// thread as always; only the transport differs.
+import type { MessagePort } from "node:worker_threads";
+import { LocalStackError } from "./errors.ts";
+import { inProcessHandlerAt } from "./in-process/handlers.ts";
+import type { ChannelRequest, InProcessRequestHandler } from "./in-process/handlers.ts";
+import { pathWithQuery } from "./worker-channel.ts";
+
+/** One request relayed to the emulator at `endpoint`. */
+type RelayRequest = {
+  id: number;
+  endpoint: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+};
+/** The answer, or why there is none (the name keeps an AbortError an AbortError). */
+type RelayAnswer =
+  | { id: number; status: number; headers: Record<string, string>; body: string }
+  | { id: number; error: { name: string; message: string; code?: string } };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const bodyText = (body: unknown): string =>
+  body === undefined || body === null
+    ? ""
+    : typeof body === "string"
+      ? body
+      : body instanceof Uint8Array
+        ? decoder.decode(body)
+        : String(body);
+
+/**
+ * The stack's side: answers every request that comes on `port` through the in-process handler registered for its
+ * endpoint (an endpoint this process does not run is refused). Returns the function that stops answering.
+ */
+export function serveRelay(port: MessagePort): () => void {
+  const aborts = new Map<number, AbortController>();
+  const onMessage = (m: RelayRequest | { abort: number }) => {
+    if ("abort" in m) return void aborts.get(m.abort)?.abort();
+    void answer(m).then((a) => port.postMessage(a));
+  };
+  const answer = async (m: RelayRequest): Promise<RelayAnswer> => {
+    const handler = inProcessHandlerAt(m.endpoint);
+    if (handler === undefined)
+      return {
+        id: m.id,
+        error: {
+          name: "LocalStackError",
+          code: "EMULATOR_STOPPED",
+          message: `no emulator of this run at ${m.endpoint}`,
+        },
+      };
+    const abort = new AbortController();
+    aborts.set(m.id, abort);
+    try {
+      const { response } = await handler.handle(
+        { method: m.method, path: m.path, headers: m.headers, body: m.body },
+        { abortSignal: abort.signal },
+      );
+      return { id: m.id, status: response.statusCode, headers: response.headers, body: decoder.decode(response.body) };
+    } catch (error) {
+      const e = error instanceof Error ? error : new Error(String(error));
+      const code = (e as { code?: unknown }).code;
+      return { id: m.id, error: { name: e.name, message: e.message, ...(typeof code === "string" ? { code } : {}) } };
+    } finally {
+      aborts.delete(m.id);
+    }
+  };
+  port.on("message", onMessage);
+  return () => {
+    port.off("message", onMessage);
+    for (const a of aborts.values()) a.abort();
+  };
+}
+
+/** The handler thread's side: an SDK request handler per endpoint, all over `port`. */
+export function relayClient(port: MessagePort): {
+  handlerFor(endpoint: string): InProcessRequestHandler;
+  /** Fails every request still waiting and closes the port. */
+  close(reason: string): void;
+} {
+  type Waiting = { resolve: (a: RelayAnswer) => void; reject: (e: Error) => void };
+  const waiting = new Map<number, Waiting>();
+  let nextId = 0;
+  let closed: string | undefined;
+  port.unref();
+  const forget = (id: number) => {
+    waiting.delete(id);
+    if (waiting.size === 0) port.unref();
+  };
+  port.on("message", (a: RelayAnswer) => {
+    const w = waiting.get(a.id);
+    if (!w) return;
+    forget(a.id);
+    w.resolve(a);
+  });
+  const handlerFor = (endpoint: string): InProcessRequestHandler => ({
+    metadata: { handlerProtocol: "http/1.1" },
+    async handle(request: ChannelRequest, options) {
+      if (closed !== undefined) throw new LocalStackError("EMULATOR_STOPPED", `the stack is stopped (${closed})`);
+      const signal = options?.abortSignal;
+      if (signal?.aborted) throw abortError();
+      const id = nextId++;
+      let onAbort: (() => void) | undefined;
+      const a = await new Promise<RelayAnswer>((resolve, reject) => {
+        if (waiting.size === 0) port.ref();
+        waiting.set(id, { resolve, reject });
+        if (signal?.addEventListener) {
+          onAbort = () => {
+            forget(id);
+            port.postMessage({ abort: id });
+            reject(abortError());
+          };
+          signal.addEventListener("abort", onAbort, { once: true });
+        }
+        const message: RelayRequest = {
+          id,
+          endpoint,
+          method: request.method,
+          path: pathWithQuery(request),
+          headers: request.headers,
+          body: bodyText(request.body),
+        };
+        port.postMessage(message);
+      }).finally(() => {
+        if (onAbort) signal?.removeEventListener?.("abort", onAbort);
+      });
+      if ("error" in a) throw relayedError(a.error);
+      return { response: { statusCode: a.status, headers: a.headers, body: encoder.encode(a.body) } };
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs: () => ({}),
+  });
+  return {
+    handlerFor,
+    close(reason) {
+      if (closed !== undefined) return;
+      closed = reason;
+      for (const w of waiting.values())
+        w.reject(new LocalStackError("EMULATOR_STOPPED", `the stack stopped before it answered (${reason})`));
+      waiting.clear();
+      port.close();
+    },
+  };
+}
+
+/** The error an aborted SDK request rejects with (the SDK and the poller know it by name). */
+function abortError(): Error {
+  const error = new Error("Request aborted");
+  error.name = "AbortError";
+  return error;
+}
+
+/** The relayed failure as this thread's error: an abort stays an AbortError, anything else a LocalStackError with its code. */
+function relayedError(e: { name: string; message: string; code?: string }): Error {
+  if (e.name === "AbortError") return abortError();
+  return new LocalStackError(e.code ?? "EMULATOR_RELAY", e.message);
+}
