@@ -762,7 +762,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
   const svc = (name: Service) => v((x) => x.services[name] ?? 0);
   const p = PRICE_SOURCES;
   const timerNote = columns.every((c) => c.file.timerPath)
-    ? "measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer; before issue 13 a FIFO send and an orchestrator tick followed)"
+    ? "measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer: its last step's outbox is marked, or proven by the claim's verdict on the proposal it sent, which spares the marker write; before issue 13 a FIFO send and an orchestrator tick followed)"
     : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
     {

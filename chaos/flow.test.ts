@@ -57,9 +57,10 @@ describe("a chaos flow", () => {
 
 describe("a planted bug is found", () => {
   it("a ledger that forgets the order's amount: refunds above the order", async () => {
-    // Seed 1 (flow 9 today): the flows drawn from a seed change as the flows learn new faults; raise n or pick another.
+    // Seed 8 (flow 13 today): the flows drawn from a seed change as the flows learn new faults, or as the order of a
+    // step's messages changes what the chaos model draws; raise n or pick another.
     const found = await violations(
-      1,
+      8,
       60,
       (d: PipelineDeps) => ({
         ...d,

@@ -15,7 +15,14 @@ import type { CrewQueueMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
 import { triageOpenClaim } from "./triage.ts";
 import { isHeld, resumeAudit } from "./decide/outage.ts";
-import { agentStepsLast, outboxNeedsMarker, outboxProof } from "./decide/outbox.ts";
+import {
+  MADE_BY_START,
+  outboxNeedsMarker,
+  outboxProof,
+  outboxRepair,
+  witnessedOutbox,
+  witnessStepId,
+} from "./decide/outbox.ts";
 import type { OutboxProof } from "./decide/outbox.ts";
 
 /** What one crew-queue message did. */
@@ -98,10 +105,14 @@ async function stepCrew(
   // answer to its agent step, the claim's hold on that step, the claim's verdict on its proposal. A proof that no
   // save supersedes below is recorded by the marker (an answer is gone once handled); unproven, it is performed again.
   let provenBy: OutboxProof | undefined;
+  let answered: string | undefined;
   if (stored && stored.outbox.length > 0) {
     provenBy = outboxProof(stored.outbox, { messages, claim: record, sha256: deps.sha256 });
-    if (provenBy === undefined) {
-      await performEffects(stored.outbox, deps);
+    if (provenBy === "answered") answered = witnessStepId(stored.outbox);
+    // Only the redelivery of the message that made a witnessed step sends its step again (decide/outbox.ts).
+    const repair = provenBy === undefined ? outboxRepair(stored.outbox, messages, deps.clock.now()) : undefined;
+    if (repair !== undefined) {
+      await performEffects(repair, deps);
       await deps.sessions.clearOutbox(claimId, stored.version);
       repaired = true;
       // What the outbox did to the claim (its start, its hold) is what the crew step below sees.
@@ -230,18 +241,23 @@ async function stepCrew(
   if (!step || effects.length === 0) return settle(outcomes);
 
   const version = (stored?.version ?? 0) + 1;
-  // Agent steps last: the answer to a step's one agent step then proves its whole outbox performed.
-  const outbox = agentStepsLast(effects);
+  // Unmarked only on the normal path, where what comes next proves it: the crew's start, or an answer that proved the
+  // step before (no tick in the batch). There the step's one agent step goes last, flagged as the witness its answer
+  // proves. A step after a repair, a tick or a hold is marked as before: answers to a step sent twice or timed out
+  // may still come, and would find its outbox unproven (decide/outbox.ts).
+  const maker =
+    stored === undefined
+      ? MADE_BY_START
+      : messages.some((m, i) => reaches[i] && m.type === "crew.tick")
+        ? undefined
+        : answered;
+  const normal = maker !== undefined;
+  const outbox = maker !== undefined ? witnessedOutbox(effects, maker) : effects;
   // The save records the step's own audit events with the session (one write); the rest is performed after it.
   // It supersedes the outbox before it, performed or proven above: that one needs no marker now.
   await deps.sessions.saveSession({ claimId, version, snapshot: step.snapshot, outbox });
   const rest = splitSessionOutbox(claimId, outbox).rest;
   await performEffects(rest, deps);
-  // Unmarked only on the normal path, where the next answer proves it: the crew's start, or an answer that proved
-  // the step before (no tick in the batch). A step after a repair, a tick or a hold is marked as before: the answers
-  // to a re-sent or timed-out step may still come, and would find this outbox unproven (decide/outbox.ts).
-  const normal =
-    stored === undefined || (provenBy === "answered" && !messages.some((m, i) => reaches[i] && m.type === "crew.tick"));
   if (rest.length > 0 && (!normal || outboxNeedsMarker(rest))) await deps.sessions.clearOutbox(claimId, version);
   return outcomes;
 }

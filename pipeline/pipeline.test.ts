@@ -403,6 +403,7 @@ describe("the crew step's outbox: marked only where nothing that comes later pro
     expect(await handleCrewMessage(first.message, p.deps)).toBe("STARTED");
     return submitted.claimId;
   };
+  const startMessage = (claimId: string) => ({ type: "claim.start" as const, crewId: claimId });
 
   it("decides a structured claim with no marker: each answer proves the step before it, the verdict the last one", async () => {
     const { p, cleared, steps } = recorded();
@@ -424,16 +425,19 @@ describe("the crew step's outbox: marked only where nothing that comes later pro
     expect(p.queues.size()).toBe(0);
   });
 
-  it("performs an unproven outbox again once on a tick (a step may be in flight) and marks it; the answer then advances", async () => {
+  it("asks a slow model once: a tick before the step's deadline sends nothing again; a redelivered start does, and marks", async () => {
     const { p, cleared, steps } = recorded();
     const claimId = await start(p);
     const step = p.queues.take();
     if (step?.queue !== "agent-steps") throw new Error("expected the analyst step");
     const tick = { type: "crew.tick" as const, crewId: claimId, nowMs: NOW + 1_000 };
-    expect(await handleCrewMessage(tick, p.deps)).toBe("REPAIRED");
-    expect(await handleCrewMessage({ ...tick, nowMs: NOW + 2_000 }, p.deps)).toBe("IGNORED");
-    expect(cleared).toEqual([1]);
+    expect(await handleCrewMessages([tick, { ...tick, nowMs: NOW + 2_000 }], p.deps)).toEqual(["IGNORED", "IGNORED"]);
+    expect(steps).toEqual(["claims_analyst"]);
+    expect(cleared).toEqual([]);
+    // The start delivered again (its first delivery may have died before sending the step): performed again, marked.
+    expect(await handleCrewMessage(startMessage(claimId), p.deps)).toBe("REPAIRED");
     expect(steps).toEqual(["claims_analyst", "claims_analyst"]);
+    expect(cleared).toEqual([1]);
     await handleAgentStep(step.message, p.deps);
     await p.drain();
     expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
@@ -449,7 +453,7 @@ describe("the crew step's outbox: marked only where nothing that comes later pro
     const slow = p.queues.take();
     if (slow?.queue !== "agent-steps") throw new Error("expected the analyst step");
     const due = NOW + p.deps.settings.timeouts.analystMs + 1;
-    // Not proven by a tick: performed again (the analyst's step sent twice), then the tick times the step out.
+    // At the step's deadline a tick performs the start's outbox again without the step it times out, and marks it.
     expect(await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: due }, p.deps)).toBe("ADVANCED");
     expect(cleared).toEqual([1, 2]);
     await handleAgentStep(slow.message, p.deps); // the slow analyst answers after all: late
@@ -458,7 +462,7 @@ describe("the crew step's outbox: marked only where nothing that comes later pro
     expect(steps.filter((r) => r !== "claims_analyst")).toEqual([
       ...new Set(steps.filter((r) => r !== "claims_analyst")),
     ]);
-    expect(steps.filter((r) => r === "claims_analyst")).toHaveLength(2);
+    expect(steps.filter((r) => r === "claims_analyst")).toHaveLength(1);
   });
 
   it("takes the claim's hold on the step as proof: a tick while the model is away sends nothing again", async () => {
@@ -481,9 +485,7 @@ describe("the crew step's outbox: marked only where nothing that comes later pro
     const { p, cleared, steps } = recorded({ settings: { llmOutageHoldMs: 3_600_000 } });
     const claimId = await start(p);
     await p.claims.updateClaim(claimId, { llm_hold: { since: new Date(NOW).toISOString(), key: "other-step" } });
-    expect(await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: NOW + 1_000 }, p.deps)).toBe(
-      "REPAIRED",
-    );
+    expect(await handleCrewMessage(startMessage(claimId), p.deps)).toBe("REPAIRED");
     expect(steps).toEqual(["claims_analyst", "claims_analyst"]);
     expect(cleared).toEqual([1]);
   });

@@ -5,14 +5,21 @@ import { verdictIdFor } from "../../core/claims/execution.ts";
 import type { OutboundCrewEvent } from "../../core/crew/index.ts";
 import { crewEffects } from "./crew-completion.ts";
 import { ACCEPTABLE, claimRecord, NOW, policy, shape } from "./decide.test-kit.ts";
-import { agentStepsLast, outboxNeedsMarker, outboxProof } from "./outbox.ts";
+import { MADE_BY_START, outboxNeedsMarker, outboxProof, outboxRepair, witnessedOutbox } from "./outbox.ts";
 import type { Effect } from "../effects.ts";
 import type { CrewQueueMessage } from "../messages.ts";
 
 const record = claimRecord(ACCEPTABLE);
 const request = (correlationId: string) =>
   ({ type: "agent.step.requested", role: "analyst", correlationId }) as unknown as OutboundCrewEvent;
-const step = (correlationId: string) => crewEffects([request(correlationId)], record, NOW, policy);
+/** The one agent step of a step's outbox; flagged as the witness (made by `witness`), as on the normal path. */
+const step = (correlationId: string, witness: string | false = MADE_BY_START, deadlineMs?: number): Effect[] =>
+  crewEffects(
+    [{ ...request(correlationId), ...(deadlineMs === undefined ? {} : { deadlineMs }) } as OutboundCrewEvent],
+    record,
+    NOW,
+    policy,
+  ).map((e) => (e.kind === "agent_step" && witness !== false ? { ...e, witness } : e));
 const timer: Effect = { kind: "timer", claimId: "clm_1", dueMs: NOW + 120_000 };
 const running: Effect = { kind: "claim_update", claimId: "clm_1", patch: { status: "RUNNING" } };
 const answer = (correlationId: string, type: "completed" | "failed" = "completed") =>
@@ -51,10 +58,11 @@ describe("outboxProof", () => {
     expect(outboxProof(outbox, { messages: [tick], claim: held("cor_b") })).toBeUndefined();
   });
 
-  it("proves no outbox whose agent step is not its last effect, or that sends two (one may be sent without the other)", () => {
+  it("proves no outbox whose agent step is not its last effect, not flagged, or not its only one", () => {
     for (const outbox of [
       [...step("cor_a"), timer],
-      [...step("cor_a"), ...step("cor_b")],
+      [running, ...step("cor_a", false)],
+      [...step("cor_a", false), ...step("cor_b")],
       [...step("cor_a"), running, ...step("cor_b")],
     ]) {
       for (const id of ["cor_a", "cor_b"]) expect(outboxProof(outbox, { messages: [answer(id)] })).toBeUndefined();
@@ -90,11 +98,39 @@ describe("outboxProof", () => {
   });
 });
 
-describe("agentStepsLast", () => {
-  it("moves the agent steps behind every other effect, each group in its own order", () => {
-    const a = step("cor_a")[0]!;
-    const b = step("cor_b")[0]!;
-    expect(agentStepsLast([running, a, timer, b, proposal])).toEqual([running, timer, proposal, a, b]);
-    expect(agentStepsLast([running, timer])).toEqual([running, timer]);
+describe("witnessedOutbox", () => {
+  it("moves the agent steps behind every other effect and flags a single one as the witness", () => {
+    const [a] = step("cor_a", false);
+    const [b] = step("cor_b", false);
+    expect(witnessedOutbox([running, a!, timer], MADE_BY_START)).toEqual([running, timer, { ...a!, witness: "start" }]);
+    expect(witnessedOutbox([running, a!, timer, b!, proposal], "cor_0")).toEqual([running, timer, proposal, a, b]);
+    expect(witnessedOutbox([running, timer], "cor_0")).toEqual([running, timer]);
+  });
+});
+
+describe("outboxRepair", () => {
+  const deadline = NOW + 120_000;
+  it("performs it all again for the redelivery of the message that made the step: its start, or the answer to the step before", () => {
+    const started = [running, timer, ...step("cor_a", MADE_BY_START, deadline)];
+    expect(outboxRepair(started, [{ type: "claim.start", crewId: "clm_1" }], NOW)).toEqual(started);
+    const answered = step("cor_b", "cor_a", deadline);
+    expect(outboxRepair(answered, [tick, answer("cor_a")], NOW)).toEqual(answered);
+    expect(outboxRepair(answered, [answer("cor_a", "failed")], NOW)).toEqual(answered);
+  });
+
+  it("sends a witnessed step in flight nothing again for anything else before its deadline; from it, the rest without the step", () => {
+    const outbox = [running, timer, ...step("cor_b", "cor_a", deadline)];
+    for (const other of [[tick], [answer("cor_0")], [{ type: "claim.start" as const, crewId: "clm_1" }]])
+      expect(outboxRepair(outbox, other, NOW)).toBeUndefined();
+    expect(outboxRepair(outbox, [{ ...tick, nowMs: deadline }], NOW)).toEqual([running, timer]);
+    expect(outboxRepair(outbox, [answer("cor_0")], deadline)).toEqual([running, timer]);
+    // A step without a deadline is never timed out: nothing but its maker sends it again.
+    expect(outboxRepair(step("cor_b", "cor_a"), [{ ...tick, nowMs: NOW + 10 ** 9 }], NOW)).toBeUndefined();
+  });
+
+  it("performs all of any other outbox: not witnessed (a step made by a tick, or after a repair), or a proposal", () => {
+    const unflagged = [...step("cor_a", false, deadline), timer];
+    expect(outboxRepair(unflagged, [tick], NOW)).toEqual(unflagged);
+    expect(outboxRepair(completion, [tick], NOW)).toEqual(completion);
   });
 });
