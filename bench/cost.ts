@@ -807,7 +807,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       line: "CloudWatch Logs: EMF metric lines",
       values: v((x) => x.logs.metrics),
       basis:
-        "measured: the CloudWatch Embedded Metric Format lines Powertools Metrics wrote (functions/lib/metrics.ts; enabled in the bench as on Lambda); ingested as logs, the metrics themselves are a fixed ~$0.30 per metric and dimension set a month, not per claim",
+        "measured: the CloudWatch Embedded Metric Format lines the handlers wrote (Powertools Metrics records, one line per invocation: functions/lib/metrics.ts, emf.ts; enabled in the bench as on Lambda); ingested as logs, the metrics themselves are a fixed ~$0.30 per metric and dimension set a month, not per claim",
       price: p.cloudWatchLogs,
     },
     {

@@ -173,6 +173,7 @@ async function served(query: Record<string, string>) {
 
 describe("GET /reports", () => {
   it("renders the most recent claims sent without a simulation_id, and no others", async () => {
+    stack.clock.advance(1); // received after every claim above: the served view lists claims by receipt time
     const { claim_id } = (await post({ claim: CLAIM, label: "served report" })).json();
     const { claim_id: simClaim } = (await post({ claim: CLAIM, simulation_id: "sim_api_served" })).json();
     await stack.runtime.settle(claim_id);

@@ -14,12 +14,12 @@ type Stack = Awaited<ReturnType<typeof startTestStack>>;
 interface Emf {
   _aws: {
     Timestamp: number;
-    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit?: string }[] }[];
   };
   [key: string]: unknown;
 }
 
-/** A metric value as one record states it: its dimension sets (names) and values, and who wrote it. */
+/** A metric value as one record states it: its directive's dimension sets (names) and values, and who wrote it. */
 interface Point {
   readonly name: MetricName;
   readonly value: number;
@@ -33,40 +33,47 @@ const ESCALATED = { order_id: "ord_002", amount_eur: 1200, category: "electronic
 
 let stack: Stack;
 const stdout: string[] = [];
+const lines: Emf[] = [];
 let points: Point[] = [];
 let claims: { accept: string; text: string; escalate: string; review: string };
 const restore: (() => void)[] = [];
 
-/** Checks one line against the EMF specification and the catalogue, and returns its points. */
+/**
+ * Checks one line against the EMF specification and the catalogue, and returns its points: a line may hold several
+ * metric directives (one per group of dimension sets), each reading its values from the root.
+ */
 function readEmf(line: string): Point[] {
   const emf = JSON.parse(line) as Emf;
+  lines.push(emf);
   expect(typeof emf._aws.Timestamp).toBe("number");
-  expect(emf._aws.CloudWatchMetrics).toHaveLength(1);
-  const [directive] = emf._aws.CloudWatchMetrics;
-  expect(directive!.Namespace).toBe(LOCAL_METRICS_NAMESPACE);
-  const dims: Record<string, string> = {};
-  for (const set of directive!.Dimensions) {
-    expect(set).toContain("service");
-    for (const key of set) {
-      expect(typeof emf[key], `dimension ${key} is a string at the root`).toBe("string");
-      dims[key] = emf[key] as string;
-    }
-  }
+  expect(emf._aws.CloudWatchMetrics.length).toBeGreaterThanOrEqual(1);
   expect(emf.service).toBe(METRICS_SERVICE);
-  return directive!.Metrics.map((m) => {
-    expect(Object.hasOwn(METRICS, m.Name), `${m.Name} is in the catalogue`).toBe(true);
-    const fact = METRICS[m.Name as MetricName];
-    expect(m.Unit).toBe(fact.unit);
-    const sets = directive!.Dimensions.map((set) => set.filter((k) => k !== "service"));
-    for (const set of sets)
-      expect(
-        fact.dimensions.map((d) => d.join(",")),
-        `${m.Name} is published under a catalogued dimension set`,
-      ).toContain(set.join(","));
-    const value = emf[m.Name];
-    expect(typeof value, `${m.Name} has a number at the root`).toBe("number");
-    const fn = typeof emf.function === "string" ? emf.function : String(emf.function_name);
-    return { name: m.Name as MetricName, value: value as number, dims, sets, fn };
+  const fn = typeof emf.function === "string" ? emf.function : String(emf.function_name);
+  return emf._aws.CloudWatchMetrics.flatMap((directive) => {
+    expect(directive.Namespace).toBe(LOCAL_METRICS_NAMESPACE);
+    const dims: Record<string, string> = {};
+    for (const set of directive.Dimensions) {
+      expect(set).toContain("service");
+      for (const key of set) {
+        expect(typeof emf[key], `dimension ${key} is a string at the root`).toBe("string");
+        dims[key] = emf[key] as string;
+      }
+    }
+    const sets = directive.Dimensions.map((set) => set.filter((k) => k !== "service"));
+    return directive.Metrics.map((m) => {
+      expect(Object.hasOwn(METRICS, m.Name), `${m.Name} is in the catalogue`).toBe(true);
+      const fact = METRICS[m.Name as MetricName];
+      // A unit left out is EMF's default, None.
+      expect(m.Unit ?? "None").toBe(fact.unit);
+      for (const set of sets)
+        expect(
+          fact.dimensions.map((d) => d.join(",")),
+          `${m.Name} is published under a catalogued dimension set`,
+        ).toContain(set.join(","));
+      const value = emf[m.Name];
+      expect(typeof value, `${m.Name} has a number at the root`).toBe("number");
+      return { name: m.Name as MetricName, value: value as number, dims, sets, fn };
+    });
   });
 }
 
@@ -260,6 +267,16 @@ describe("EMF records of each handler", () => {
     expect(received.length).toBeGreaterThan(10);
     expect(new Set(received.map((p) => p.dims.Flow))).toEqual(new Set(["simulation"]));
     expect(of("kernel", "ClaimsDecided").some((p) => p.dims.Flow === "simulation")).toBe(true);
+  });
+
+  it("writes what one kernel invocation measured for a claim as one line: its decision, refund and latency together", () => {
+    const kernel = lines.filter((l) => l.function === "kernel" && l.claim_id === claims.accept);
+    expect(kernel).toHaveLength(1);
+    expect(kernel[0]!._aws.CloudWatchMetrics.flatMap((d) => d.Metrics.map((m) => m.Name)).sort()).toEqual(
+      ["ClaimsDecided", "DecisionLatency", "RefundedAmountEur", "RefundsExecuted"].sort(),
+    );
+    // The members the records share are written once: the line holds one `Flow`, one `claim_id`.
+    expect(JSON.stringify(kernel[0]).match(/"Flow":/g)).toHaveLength(1);
   });
 
   it("the timer and the orchestrator only record their cold start here (they end no claim on this path)", () => {

@@ -309,12 +309,6 @@ export function createInMemoryAuditLog(): AuditLog & { all(): AuditEvent[] } {
     async bySimulation(simulationId) {
       return events.filter((e) => e.details.simulation_id === simulationId).map((e) => structuredClone(e));
     },
-    async recentServed(limit) {
-      const served = events.filter((e) => e.details.simulation_id === undefined);
-      const flows = served.filter((e) => e.event_type === "CLAIM_RECEIVED").map((e) => e.dfid);
-      const recent = new Set(limit > 0 ? flows.slice(-limit) : []);
-      return served.filter((e) => recent.has(e.dfid)).map((e) => structuredClone(e));
-    },
     all() {
       return events.map((e) => structuredClone(e));
     },

@@ -111,7 +111,7 @@ export async function handleProposal(
       if (error instanceof OrderSourceUnavailableError)
         return waitForOrders(record, message.proposal, error, delivery, deps);
       if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
-      return needsReviewFor(record, error, deps);
+      return needsReviewFor(record, message.proposal, error, deps);
     }
     stored = await deps.verdicts.putVerdictOnce(verdictToStore(key, record.claim_id, decision));
   }
@@ -123,7 +123,7 @@ export async function handleProposal(
       if (error instanceof OrderSourceUnavailableError)
         return waitForOrders(record, message.proposal, error, delivery, deps);
       if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
-      return needsReviewFor(record, error, deps);
+      return needsReviewFor(record, message.proposal, error, deps);
     }
   }
 
@@ -134,7 +134,7 @@ export async function handleProposal(
     stored = { ...stored, published: true };
   }
   if (stored.execution !== "REFUSED") {
-    await performEffects(decidedEffects(stored, deps.clock.now()), deps);
+    await performEffects(decidedEffects(stored, deps.clock.now(), message.proposal), deps);
     // A reviewer may have approved the escalation before the claim was recorded DECIDED (its `executed` update found
     // the claim still RUNNING): the approval recorded by now is the claim's refund.
     if (stored.review && (await deps.reviews.getReview(record.claim_id))?.status === "APPROVED")
@@ -244,7 +244,7 @@ async function waitForOrders(
       outcome: "RETRY",
       reason: `${error.message} (waited ${Math.round(waitedMs / 1000)} s of ${boundMs / 1000} s)`,
     };
-  await performEffects(orderSourceUnavailable(record, error.message, waitedMs, now), deps);
+  await performEffects(orderSourceUnavailable(record, error.message, waitedMs, now, proposal), deps);
   return { outcome: "NEEDS_REVIEW", reasonCode: error.code };
 }
 
@@ -270,7 +270,12 @@ async function reserveOnCustomerWindow(
 }
 
 /** Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW and a review opens. */
-async function needsReviewFor(record: ClaimRecord, error: Error, deps: KernelDeps): Promise<KernelOutcome> {
-  await performEffects(orderDataInvalid(record, error.message, deps.clock.now()), deps);
+async function needsReviewFor(
+  record: ClaimRecord,
+  proposal: unknown,
+  error: Error,
+  deps: KernelDeps,
+): Promise<KernelOutcome> {
+  await performEffects(orderDataInvalid(record, error.message, deps.clock.now(), proposal), deps);
   return { outcome: "NEEDS_REVIEW", reasonCode: "ORDER_DATA_INVALID" };
 }

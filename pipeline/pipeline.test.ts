@@ -4,7 +4,7 @@ import { createRulesModel } from "../core/claims/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { replayClaim } from "../core/claims/replay.ts";
 import { parseScenarios } from "../core/claims/scenarios.ts";
-import { createInProcessPipeline } from "./in-process.ts";
+import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import { handleCrewMessage, handleCrewMessages } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
 import { handleTimer } from "./timers.ts";
@@ -108,6 +108,82 @@ describe("the in-process pipeline with the rules model", () => {
     });
     const replay = replayClaim(a.claim_id, events);
     expect(replay.status).toBe("DIFFERENT");
+  });
+
+  it("writes the proposal with the claim's final update only: the crew's last step writes nothing to the claim", async () => {
+    const p = pipeline();
+    const updates: { claimId: string; patch: Record<string, unknown> }[] = [];
+    const update = p.deps.claims.updateClaim.bind(p.deps.claims);
+    p.deps.claims.updateClaim = (claimId, patch, onlyFrom) => {
+      updates.push({ claimId, patch: { ...patch } });
+      return update(claimId, patch, onlyFrom);
+    };
+    const { results } = await runAll(p);
+    const events = p.auditEvents();
+    let withProposal = 0;
+    for (const { s, record } of results) {
+      const mine = updates.filter((u) => u.claimId === record!.claim_id);
+      // The crew's output the audit keeps: passed the self-check (AGENT_DECISION) or failed it.
+      const decision = events.find(
+        (e) =>
+          e.details.claim_id === record!.claim_id &&
+          (e.event_type === "AGENT_DECISION" || e.event_type === "CLAIMS_SELF_CHECK_FAILED"),
+      );
+      const written = mine.filter((u) => "proposal" in u.patch);
+      if (!decision) {
+        expect(record!.proposal, s.id).toBeUndefined();
+        expect(written, s.id).toEqual([]);
+        continue;
+      }
+      withProposal++;
+      // One write carries it, and it is the one that makes the claim final.
+      expect(
+        written.map((u) => u.patch.status),
+        s.id,
+      ).toEqual([record!.status]);
+      // The output the crew's step wrote before, byte for byte (the claim view shows it as it is).
+      expect(JSON.stringify(record!.proposal), s.id).toBe(JSON.stringify(decision.details.output));
+      // Nothing moves it between the crew's start (RUNNING) and its final update: the crew's last step writes nothing.
+      expect(
+        mine
+          .filter((u) => "updated_at" in u.patch)
+          .map((u) => u.patch.status)
+          .slice(-2),
+        s.id,
+      ).toEqual(["RUNNING", record!.status]);
+    }
+    expect(withProposal).toBeGreaterThan(10);
+  });
+
+  it("keeps a claim RUNNING without its proposal while the proposal waits for the kernel, then final with it", async () => {
+    let now = NOW;
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: rules(),
+      clock: { now: () => now },
+    });
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    let work = p.queues.take();
+    for (; work && work.queue !== "proposals"; work = p.queues.take()) {
+      now += 1000;
+      await handleWork(work, p.deps);
+    }
+    expect(work?.queue).toBe("proposals");
+    const waiting = await p.claims.getClaim(claimId);
+    expect(waiting).toMatchObject({ status: "RUNNING" });
+    expect(waiting?.proposal).toBeUndefined();
+    now += 60_000;
+    await handleWork(work!, p.deps);
+    await p.drain();
+    const decided = await p.claims.getClaim(claimId);
+    expect(decided).toMatchObject({
+      status: "DECIDED",
+      verdict: "ACCEPT",
+      proposal: { action: "REFUND", order_id: "ord_001" },
+      updated_at: new Date(now).toISOString(),
+    });
   });
 
   it("gives the same verdicts on a second run with the same clock", async () => {

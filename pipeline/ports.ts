@@ -277,8 +277,6 @@ export type AuditLog = {
   byDfid(dfid: string): Promise<AuditEvent[]>;
   /** Events whose `details.simulation_id` is `simulationId`, in append order. */
   bySimulation(simulationId: string): Promise<AuditEvent[]>;
-  /** Events of the `limit` most recently received claims sent without a simulation_id (the served view), in append order. */
-  recentServed(limit: number): Promise<AuditEvent[]>;
 };
 
 /** The result of a conditional review update: the review as stored after the call, and whether this call changed it. */

@@ -10,7 +10,7 @@ import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { performEffects } from "./perform.ts";
-import { decideReview, repairReviews } from "./review.ts";
+import { decideReview, listReviews, repairReviews } from "./review.ts";
 import type { ClaimRepository, ReviewRepository } from "./ports.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
@@ -159,6 +159,24 @@ describe("a review decided before the kernel recorded its escalation (the kernel
     expect((await decideReview("clm_esc", { decision: "APPROVE", reviewer: "alice" }, p.deps)).ok).toBe(true);
     await redeliver();
     expect(await claims.getClaim("clm_esc")).toMatchObject({ status: "DECIDED", verdict: "ESCALATE", executed: true });
+  });
+
+  it("lists the review with the proposal it escalated before the claim keeps it, and the same one after", async () => {
+    const { p, claims, redeliver } = await escalatedNotYetRecorded();
+    expect((await claims.getClaim("clm_esc"))?.proposal).toBeUndefined();
+    const [before] = (await listReviews({}, p.deps)).items;
+    expect(before?.context.proposal).toEqual({
+      action: "REFUND",
+      order_id: "ord_002",
+      amount_eur: 1200,
+      category: "electronics",
+      reason: expect.any(String),
+      confidence: expect.any(Number),
+    });
+    await redeliver();
+    const recorded = await claims.getClaim("clm_esc");
+    expect(recorded?.proposal).toEqual(before?.context.proposal);
+    expect((await listReviews({}, p.deps)).items[0]?.context.proposal).toEqual(recorded?.proposal);
   });
 
   it("audits the decision once, though the claim was RUNNING when it was first announced and DECIDED when repeated", async () => {

@@ -16,6 +16,7 @@ import type {
 import { OrderDataError } from "../core/integrity/index.ts";
 import { customerLimitsCents, windowTotals } from "../core/integrity/customer-window.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../core/claims/reason-codes.ts";
+import { proposalOutputOf } from "../core/claims/proposal-output.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import type { PipelineDeps } from "./deps.ts";
 import {
@@ -289,7 +290,9 @@ export async function listReviews(
           ...(record?.claim ? { claim: record.claim } : {}),
           ...(record && "claim_text" in record.input ? { claimText: record.input.claim_text } : {}),
           ...(record?.label ? { label: record.label } : {}),
-          ...(record?.proposal ? { proposal: record.proposal } : {}),
+          // The claim keeps its proposal from its final update on; an escalation's review (opened just before that
+          // update) carries the proposal it was decided on, so the listing shows it even in between.
+          ...proposalOf(record, review),
           ...(verdict && verdict.claim_id === review.claim_id
             ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } }
             : {}),
@@ -300,6 +303,12 @@ export async function listReviews(
   );
   const refundReviews = page.flatMap((x) => ("settlement" in x ? [refundReviewListItem(x.settlement)] : []));
   return { items, refundReviews, ...(more && page.length > 0 ? { nextCursor: page.at(-1)!.key } : {}) };
+}
+
+/** The Decision Maker's proposal a review is about: the claim's, else the one an escalation's review carries. */
+function proposalOf(record: ClaimRecord | undefined, review: ReviewRecord): { proposal?: unknown } {
+  const proposal = record?.proposal ?? proposalOutputOf(review.proposal);
+  return proposal ? { proposal } : {};
 }
 
 /**

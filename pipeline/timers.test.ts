@@ -15,7 +15,8 @@ import { buildProposal } from "../core/integrity/index.ts";
 import { handleTimer, redriveOpenClaims, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
-import { createInProcessPipeline } from "./in-process.ts";
+import { createInProcessPipeline, handleWork } from "./in-process.ts";
+import type { InMemoryWork } from "./in-memory.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
 
@@ -272,6 +273,60 @@ describe("sweepStalledClaims", () => {
     expect(fourth.stalled).toEqual([]);
     expect(fourth.ticked).toEqual(["clm_slow"]);
     expect((await p.deps.claims.getClaim("clm_slow"))?.sweep?.nudges).toBe(1);
+  });
+
+  it("counts the sweeps of a claim whose proposal waits for the kernel from the crew's last step, as for any step", async () => {
+    // The claim's record is not written when the crew completes (the kernel writes the proposal with its final
+    // update), so a claim RUNNING for long is examined as soon as its proposal is sent; the crew's session moved on
+    // with that step, so the count of sweeps without progress starts again there, as it does for a step in flight.
+    const { p, at } = pipeline();
+    const ids = ["clm_waiting", "clm_lost"];
+    const pending: InMemoryWork[] = [];
+    for (const claimId of ids)
+      await p.submit(
+        { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } },
+        { claimId },
+      );
+    for (let work = p.queues.take(); work; work = p.queues.take())
+      if (work.queue === "crew-events") await handleWork(work, p.deps);
+      else pending.push(work);
+    // A slow crew: two sweeps count it while its steps wait for the model.
+    for (let round = 1; round <= 2; round++) {
+      at(NOW + round * 300_000 + 1);
+      expect((await sweepStalledClaims(p.deps, SWEEP)).ticked.sort()).toEqual(ids.slice().sort());
+      while (p.queues.take()); // the ticks: no step is overdue in this test's eyes
+    }
+    // Its steps are answered: each claim's crew completes and its proposal waits for the kernel.
+    const sentAt = NOW + 600_002;
+    at(sentAt);
+    const proposals = new Map<string, InMemoryWork>();
+    for (let work = pending.shift() ?? p.queues.take(); work; work = pending.shift() ?? p.queues.take()) {
+      if (work.queue === "proposals") proposals.set(work.message.claim_id, work);
+      else if (work.queue !== "timers") await handleWork(work, p.deps);
+    }
+    expect([...proposals.keys()].sort()).toEqual(ids.slice().sort());
+    for (const claimId of ids)
+      expect(await p.deps.claims.getClaim(claimId)).toMatchObject({
+        status: "RUNNING",
+        updated_at: new Date(NOW).toISOString(),
+      });
+    // maxTicks sweeps after the proposal was sent find it unchanged and only nudge it.
+    for (let round = 0; round < SWEEP.maxTicks; round++) {
+      at(sentAt + 1 + round * 300_000);
+      const sweep = await sweepStalledClaims(p.deps, SWEEP);
+      expect(sweep.stalled).toEqual([]);
+      expect(sweep.ticked.sort()).toEqual(ids.slice().sort());
+      while (p.queues.take()); // the ticks move nothing: the crew is done
+    }
+    // The waiting proposal reaches the kernel: decided, with its proposal.
+    await handleWork(proposals.get("clm_waiting")!, p.deps);
+    expect(await p.deps.claims.getClaim("clm_waiting")).toMatchObject({
+      status: "DECIDED",
+      proposal: { action: "REFUND", order_id: "ord_001", amount_eur: 299.99 },
+    });
+    // The lost one is STALLED at the sweep after those: maxTicks sweeps found it unchanged since its proposal.
+    at(sentAt + 1 + SWEEP.maxTicks * 300_000);
+    expect((await sweepStalledClaims(p.deps, SWEEP)).stalled).toEqual(["clm_lost"]);
   });
 
   it("completes a review decision that was claimed but never carried out", async () => {

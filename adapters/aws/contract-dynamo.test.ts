@@ -5,6 +5,7 @@ import {
   describeContextStoreContract,
   describeRefundLedgerContract,
   describeReviewRepositoryContract,
+  describeServedViewContract,
   describeSessionRepositoryContract,
   describeSettlementRepositoryContract,
   describeVerdictRepositoryContract,
@@ -24,6 +25,10 @@ describeSessionRepositoryContract("DynamoDB", async () => {
 describeVerdictRepositoryContract("DynamoDB", async () => (await ports()).verdicts);
 describeRefundLedgerContract("DynamoDB", async () => (await ports()).ledger);
 describeAuditLogContract("DynamoDB", async () => (await ports()).audit);
+describeServedViewContract("DynamoDB", async () => {
+  const { claims, audit } = await ports();
+  return { claims, audit };
+});
 describeReviewRepositoryContract("DynamoDB", async () => (await ports()).reviews);
 describeSettlementRepositoryContract("DynamoDB", async () => (await ports()).settlements);
 describeContextStoreContract("DynamoDB", async (orders) => {

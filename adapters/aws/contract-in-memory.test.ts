@@ -15,6 +15,7 @@ import {
   describeContextStoreContract,
   describeRefundLedgerContract,
   describeReviewRepositoryContract,
+  describeServedViewContract,
   describeSessionRepositoryContract,
   describeSettlementRepositoryContract,
   describeVerdictRepositoryContract,
@@ -28,6 +29,10 @@ describeSessionRepositoryContract("in-memory", async () => {
 describeVerdictRepositoryContract("in-memory", async () => createInMemoryVerdictRepository());
 describeRefundLedgerContract("in-memory", async () => createInMemoryRefundLedger());
 describeAuditLogContract("in-memory", async () => createInMemoryAuditLog());
+describeServedViewContract("in-memory", async () => ({
+  claims: createInMemoryClaimRepository(),
+  audit: createInMemoryAuditLog(),
+}));
 describeReviewRepositoryContract("in-memory", async () => createInMemoryReviewRepository());
 describeSettlementRepositoryContract("in-memory", async () => createInMemorySettlementRepository());
 describeContextStoreContract("in-memory", async (orders) => createInMemoryContextStore(orders));

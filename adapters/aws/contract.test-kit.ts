@@ -16,6 +16,7 @@ import { claimListKey } from "../../pipeline/ports.ts";
 import { VersionConflictError } from "../../core/errors.ts";
 import type { SettlementRecord } from "../../core/claims/settlement.ts";
 import { pendingReviewKey } from "../../pipeline/payments.ts";
+import { recentServedEvents } from "../../pipeline/served.ts";
 import type { SettlementRepository } from "../../pipeline/payments.ts";
 import type {
   ClaimRepository,
@@ -1125,29 +1126,6 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
       expect(await log.bySimulation("sim_none")).toEqual([]);
     });
 
-    it("answers the events of the most recent claims sent without a simulation_id, events at a receipt's instant included", async () => {
-      const log = await factory();
-      const at = (s: number) => `2025-03-01T10:00:${String(s).padStart(2, "0")}.000Z`;
-      // Four served claims (received at 1, 2, 3, 3 s), one simulation claim; claim 1's review is decided last.
-      const served = [1, 2, 3, 4].map((n) =>
-        auditFixture(`dfid_srv_${n}`, at(Math.min(n, 3)), { type: "CLAIM_RECEIVED" }),
-      );
-      const steps = [1, 2, 3, 4].map((n) =>
-        auditFixture(`dfid_srv_${n}`, at(Math.min(n, 3)), { type: "CREW_STARTED", details: { n } }),
-      );
-      const late = auditFixture("dfid_srv_1", at(9), { type: "REVIEW_DECIDED" });
-      const sim = auditFixture("dfid_sim_claim", at(5), { type: "CLAIM_RECEIVED", simulationId: "sim_1" });
-      for (const e of [...served, ...steps, sim, late]) await log.append(e);
-      const flows = async (limit: number) => [...new Set((await log.recentServed(limit)).map((e) => e.dfid))].sort();
-      expect(await flows(2)).toEqual(["dfid_srv_3", "dfid_srv_4"]);
-      expect(await flows(1)).toEqual(["dfid_srv_4"]); // received at the same instant as srv_3, appended after it
-      expect((await log.recentServed(2)).filter((e) => e.event_type === "CREW_STARTED")).toHaveLength(2);
-      expect(await flows(10)).toEqual(["dfid_srv_1", "dfid_srv_2", "dfid_srv_3", "dfid_srv_4"]);
-      expect((await log.recentServed(10)).some((e) => e.details.simulation_id !== undefined)).toBe(false);
-      expect((await log.recentServed(4)).at(-1)).toEqual(late);
-      expect(await log.recentServed(0)).toEqual([]);
-    });
-
     it("refuses an invalid event and stores nothing", async () => {
       const log = await factory();
       const bad = {
@@ -1208,6 +1186,60 @@ export function describeAuditLogContract(name: string, factory: PortFactory<Audi
 // ── ContextStore ─────────────────────────────────────────────────────────────────────────────
 
 /** The ContextStore contract; `factory` receives the orders the store must hold. */
+/**
+ * The served view (GET /reports) over a claim repository and an audit log of one backend: the most recent claims
+ * sent without a simulation_id, found through the claims' listing, with their flows.
+ */
+export function describeServedViewContract(
+  name: string,
+  factory: () => Promise<{ claims: ClaimRepository; audit: AuditLog }>,
+): void {
+  describe(`served view contract: ${name}`, () => {
+    it("answers the events of the most recent claims sent without a simulation_id, oldest receipt first", async () => {
+      const { claims, audit } = await factory();
+      const at = (s: number) => `2025-03-01T10:00:${String(s).padStart(2, "0")}.000Z`;
+      // Four served claims (received at 1, 2, 3, 4 s) and a simulation claim received between them.
+      const served = [1, 2, 3, 4].map((n) => claimFixture(`clm_srv_${n}`, { received_at: at(n), updated_at: at(n) }));
+      const sim = claimFixture("clm_sim", { received_at: at(3), updated_at: at(3), simulation_id: "sim_1" });
+      for (const c of [...served, sim]) await claims.createClaim(c);
+      for (const c of [...served, sim]) {
+        const simulationId = c.simulation_id ? { simulationId: c.simulation_id } : {};
+        await audit.append(auditFixture(c.dfid, c.received_at, { type: "CLAIM_RECEIVED", ...simulationId }));
+        await audit.append(auditFixture(c.dfid, c.received_at, { type: "CREW_STARTED", ...simulationId }));
+      }
+      // Claim 1's review is decided last; a resubmitted claim's event is also copied under its root flow (claim 2's).
+      const late = auditFixture(served[0]!.dfid, at(9), { type: "REVIEW_DECIDED" });
+      const child = auditFixture("dfid_clm_child", at(8), { type: "CLAIM_RECEIVED", rootDfid: served[1]!.dfid });
+      await audit.append(late);
+      await audit.append(child);
+      const flows = async (limit: number) => [
+        ...new Set((await recentServedEvents({ claims, audit }, limit)).map((e) => e.dfid)),
+      ];
+      expect(await flows(2)).toEqual([served[2]!.dfid, served[3]!.dfid]);
+      expect(await flows(1)).toEqual([served[3]!.dfid]);
+      expect(await flows(10)).toEqual(served.map((c) => c.dfid));
+      const all = await recentServedEvents({ claims, audit }, 10);
+      expect(all.filter((e) => e.event_type === "CREW_STARTED")).toHaveLength(4);
+      expect(all.some((e) => e.details.simulation_id !== undefined || e.dfid === "dfid_clm_child")).toBe(false);
+      expect(all.filter((e) => e.dfid === served[0]!.dfid).at(-1)).toEqual(late);
+      expect(await recentServedEvents({ claims, audit }, 0)).toEqual([]);
+    });
+
+    it("pages through the claims listing past simulation claims", async () => {
+      const { claims, audit } = await factory();
+      const at = (ms: number) => new Date(Date.UTC(2025, 2, 1, 10) + ms).toISOString();
+      const old = claimFixture("clm_old", { received_at: at(0), updated_at: at(0) });
+      await claims.createClaim(old);
+      await audit.append(auditFixture(old.dfid, old.received_at, { type: "CLAIM_RECEIVED" }));
+      for (let i = 1; i <= 230; i++)
+        await claims.createClaim(
+          claimFixture(`clm_sim_${i}`, { received_at: at(i), updated_at: at(i), simulation_id: "sim_many" }),
+        );
+      expect((await recentServedEvents({ claims, audit }, 5)).map((e) => e.dfid)).toEqual([old.dfid]);
+    });
+  });
+}
+
 export function describeContextStoreContract(
   name: string,
   factory: (orders: readonly unknown[]) => Promise<ContextStore>,

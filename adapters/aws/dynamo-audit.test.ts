@@ -218,7 +218,7 @@ describe("what a claim's audit costs", () => {
     });
     expect(capacity.wru).toBe(7);
     expect(await audit.byDfid(CLAIM_AUDIT[0]!.dfid)).toEqual(CLAIM_AUDIT);
-    // A served claim (no simulation_id) is listed in gsi1 by its receipt alone: one index write, not one per item.
+    // A served claim (no simulation_id) has no index entry in the audit: the served view lists it through its claim.
     const items = (
       await aws.doc.send(
         new QueryCommand({
@@ -228,8 +228,8 @@ describe("what a claim's audit costs", () => {
         }),
       )
     ).Items!;
-    expect(items.filter((i) => i.gsi1pk !== undefined).map((i) => i.gsi1pk)).toEqual(["SERVED"]);
-    expect(await audit.recentServed(1)).toEqual(CLAIM_AUDIT);
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.filter((i) => i.gsi1pk !== undefined)).toEqual([]);
   });
 
   it("stores the ten audit events of a structured claim for 10 write units instead of 15", async () => {

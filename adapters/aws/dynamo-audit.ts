@@ -1,9 +1,9 @@
 // AuditLog on DynamoDB. Each event is stored under its flow (`DFID#<dfid>`/`AUDIT#<instant>#<hash>`) and,
 // when its root differs, copied under the root flow so that byDfid(root) is one partition query. The
-// primary item carries gsi1 `SIM#<simulation_id>`/`<instant>#<hash>` for bySimulation; of a claim sent without
-// a simulation_id only the receipt (the item holding its CLAIM_RECEIVED) is listed, under `SERVED`, and
-// recentServed reads the flows of the receipts it finds (an index entry per receipt, not per event:
-// gsi1 projects whole items, so every listed event would be written twice). The hash is the
+// primary item of a simulation's event carries gsi1 `SIM#<simulation_id>`/`<instant>#<hash>` for bySimulation;
+// a claim sent without a simulation_id has no index entry in the audit (the served view finds those claims
+// through the claims' own listing, pipeline/served.ts; receipts written before under `SERVED` stay unread).
+// The hash is the
 // SHA-256 of the canonical event, and every put is conditional on absence: a redelivered identical
 // event is dropped. An append stamp (`seq`) keeps append order among events with the same timestamp.
 // The event is stored in its cheapest form (compact.ts: `event`, `event_z1`, or `event_gz`/`event_br`
@@ -16,7 +16,7 @@
 // (dynamo-sessions.ts, `AUDIT#~SESSION#<version>` in the same partition), and readers take them from it. With
 // a retention horizon (`retention.auditMs`) every item carries `expires_at` and readers skip expired ones.
 import { createHash } from "node:crypto";
-import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import { parseAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
@@ -155,9 +155,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
       ...expires,
       ...(typeof simulationId === "string" && simulationId !== ""
         ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` }
-        : events.some((e) => e.event_type === "CLAIM_RECEIVED")
-          ? { gsi1pk: gsi1.served, gsi1sk: `${instant}#${hash}` }
-          : {}),
+        : {}),
     };
     const packed = await packText(body, text, itemBytes(primary));
     if (packed.bytes > MAX_EVENT_BYTES) {
@@ -215,54 +213,6 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         ExpressionAttributeValues: { ":pk": gsi1.simulation(simulationId) },
       });
       return ordered(items, ctx.clock.now());
-    },
-
-    // The receipts newest first (by instant, then append stamp) until `limit` of them, then every event of their flows.
-    async recentServed(limit) {
-      if (!Number.isInteger(limit) || limit <= 0) return [];
-      const now = ctx.clock.now();
-      type Receipt = { dfid: string; instant: string; seq: number };
-      const receipts: Receipt[] = [];
-      let cutoff: string | undefined;
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await dynamoCall("Query served receipts", () =>
-          client.send(
-            new QueryCommand({
-              TableName: tableName,
-              IndexName: GSI1,
-              KeyConditionExpression: "gsi1pk = :pk",
-              ExpressionAttributeValues: { ":pk": gsi1.served },
-              ScanIndexForward: false,
-              ...(ctx.pageSize ? { Limit: ctx.pageSize } : {}),
-              ...(start ? { ExclusiveStartKey: start } : {}),
-            }),
-          ),
-        );
-        let passed = false;
-        for (const item of (page.Items ?? []) as (Record<string, unknown> & AuditItem)[]) {
-          if (isExpired(item, now)) continue;
-          const { instant } = identity(item);
-          // Past the limit-th receipt's instant nothing newer is left (same-instant receipts are still read: stamps tell them apart).
-          if (cutoff !== undefined && instant < cutoff) {
-            passed = true;
-            break;
-          }
-          const events = isList(item) ? await toEvents(item) : [await toEvent(item)];
-          for (const e of events)
-            if (e.event_type === "CLAIM_RECEIVED" && e.details.simulation_id === undefined)
-              receipts.push({ dfid: e.dfid, instant: instantOf(e.created_at), seq: item.seq ?? 0 });
-          if (cutoff === undefined && receipts.length >= limit)
-            cutoff = [...receipts].sort((a, b) =>
-              a.instant !== b.instant ? (a.instant < b.instant ? 1 : -1) : b.seq - a.seq,
-            )[limit - 1]!.instant;
-        }
-        start = passed ? undefined : (page.LastEvaluatedKey as Record<string, unknown> | undefined);
-      } while (start);
-      receipts.sort((a, b) => (a.instant !== b.instant ? (a.instant < b.instant ? 1 : -1) : b.seq - a.seq));
-      const flows = [...new Set(receipts.map((r) => r.dfid))].slice(0, limit);
-      const items = (await Promise.all(flows.map((dfid) => flowItems(dfid)))).flat();
-      return (await ordered(items, now)).filter((e) => flows.includes(e.dfid) && e.details.simulation_id === undefined);
     },
   };
 }

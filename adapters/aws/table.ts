@@ -83,8 +83,6 @@ export const gsi1 = {
   status: (status: string) => `STATUS#${status}`,
   /** Audit events of a simulation; sort key `<instant>#<hash>`. */
   simulation: (simulationId: string) => `SIM#${simulationId}`,
-  /** Audit events of claims sent without a simulation_id (the served view); sort key `<instant>#<hash>`. */
-  served: "SERVED",
   /** Every order; sort key = order id. */
   orders: "ORDERS",
   /** Reviews by status; sort key `<requested_at>#<claim_id>` (oldest first). */

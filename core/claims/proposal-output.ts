@@ -33,6 +33,27 @@ export const RefundProposalOutputSchema = z
 /** The Decision Maker's structured proposal. */
 export type RefundProposalOutput = z.infer<typeof RefundProposalOutputSchema>;
 
+/**
+ * The Decision Maker's output a policy proposal was built from (`buildProposal` read backwards): what the claim
+ * keeps as its `proposal`. `undefined` for anything that was not built from a valid output.
+ */
+export function proposalOutputOf(proposal: unknown): RefundProposalOutput | undefined {
+  const p = proposal as {
+    policy_kind?: unknown;
+    params?: { order_id?: unknown; amount_eur?: unknown; category?: unknown; reason?: unknown } | null;
+    confidence?: unknown;
+  } | null;
+  const parsed = RefundProposalOutputSchema.safeParse({
+    action: p?.policy_kind,
+    order_id: p?.params?.order_id,
+    amount_eur: p?.params?.amount_eur,
+    category: p?.params?.category,
+    reason: p?.params?.reason,
+    confidence: p?.confidence,
+  });
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** What extraction of free text must return; nulls say the text did not contain the field. */
 export const ClaimExtractionOutputSchema = z
   .object({

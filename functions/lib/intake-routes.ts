@@ -12,6 +12,7 @@ import { htmlSecurityHeaders } from "../../report/csp.ts";
 import { REPORT_CSP } from "../../report/render.ts";
 import { renderAuditReport, renderServedReport } from "../../report/served.ts";
 import { TOKEN_PAGE_CSP, prefersHtml, renderTokenPage } from "../../report/token-page.ts";
+import { recentServedEvents } from "../../pipeline/served.ts";
 import { bearerToken, tokensEqual } from "./bearer.ts";
 import { MAX_BODY_BYTES, apiError, bodyBytes, htmlResponse, json, parseJsonBody } from "./http.ts";
 import type { ApiRequest, ApiResponse, RouteHandler } from "./http.ts";
@@ -163,7 +164,7 @@ export async function getServedReport(request: ApiRequest, deps: PipelineDeps): 
       { path: "limit", message: "out of range" },
     ]);
   }
-  const events = await deps.audit.recentServed(limit);
+  const events = await recentServedEvents(deps, limit);
   const settlements = deps.settlements ? await deps.settlements.list() : [];
   const page = renderServedReport(events, {
     scope: `the ${limit} most recent claims (at most)`,

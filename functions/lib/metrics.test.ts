@@ -1,7 +1,8 @@
-// The kernel's shadow-policy metric: each verdict decided with a shadow policy counts 1 when the shadow policy
+// One EMF line per invocation: what a handler measured is written when the invocation ends, concurrent invocations
+// apart. The kernel's shadow-policy metric: each verdict decided with a shadow policy counts 1 when the shadow policy
 // disagrees and 0 when it agrees, once per stored verdict — a redelivered or racing publish of the same verdict
 // (which appends its audit again) counts nothing more; a verdict without a shadow counts nothing.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRulesModel } from "../../core/claims/rules-model.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { createInProcessPipeline } from "../../pipeline/in-process.ts";
@@ -9,7 +10,7 @@ import { handleProposal } from "../../pipeline/kernel-service.ts";
 import type { ProposalMessage } from "../../pipeline/messages.ts";
 import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
 import { handleAgentStep } from "../../pipeline/worker.ts";
-import { measured } from "./metrics.ts";
+import { createHandlerMetrics, measured, withColdStart } from "./metrics.ts";
 import type { HandlerMetrics } from "./metrics.ts";
 import { bundledConfig } from "../../pipeline/bundled-config.test-kit.ts";
 
@@ -102,5 +103,99 @@ describe("the shadow policy's metric", () => {
     const none = measuredKernel(plain.p.deps);
     await none.handle(plain.message);
     expect(none.shadowCounts()).toEqual([]);
+  });
+});
+
+describe("one EMF line per invocation", () => {
+  const written: string[] = [];
+  const ENV = { POWERTOOLS_METRICS_DISABLED: "false", AWS_LAMBDA_FUNCTION_NAME: "claims-crew-test-kernel" };
+  const emfLines = () =>
+    written
+      .join("")
+      .split("\n")
+      .filter((l) => l.includes('"_aws"'))
+      .map(
+        (l) =>
+          JSON.parse(l) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } },
+      );
+  const names = (line: ReturnType<typeof emfLines>[number]) =>
+    line._aws.CloudWatchMetrics.flatMap((d) => d.Metrics.map((m) => m.Name));
+  const capture = () => {
+    written.length = 0;
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+      return true;
+    });
+  };
+  afterEach(() => vi.restoreAllMocks());
+
+  const record = (claimId: string, metrics: Record<string, number>, dims: Record<string, string>[]) => ({
+    metrics,
+    dimensions: dims,
+    metadata: { claim_id: claimId },
+  });
+
+  it("writes a claim's records when its invocation ends, as one line, and concurrent invocations apart", async () => {
+    capture();
+    const metrics = createHandlerMetrics("kernel", ENV);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const handler = withColdStart(async (claimId: string) => {
+      metrics.emit(record(claimId, { ClaimsDecided: 1 }, [{ Flow: "live", Verdict: "ACCEPT" }]));
+      await gate; // the other invocation emits meanwhile
+      metrics.emit(record(claimId, { DecisionLatency: 5 }, [{ Flow: "live" }, { Flow: "live", Outcome: "ACCEPT" }]));
+      return claimId;
+    }, metrics);
+    const both = Promise.all([handler("clm_a"), handler("clm_b")]);
+    await Promise.resolve();
+    expect(emfLines()).toEqual([]); // nothing before an invocation ends
+    release();
+    await both;
+    const lines = emfLines();
+    expect(lines.map((l) => l.claim_id).sort()).toEqual(["clm_a", "clm_b"]);
+    for (const line of lines) expect(names(line).sort()).toEqual(["ClaimsDecided", "DecisionLatency"]);
+  });
+
+  it("writes what a failing invocation measured before it failed", async () => {
+    capture();
+    const metrics = createHandlerMetrics("kernel", ENV);
+    const handler = withColdStart(async () => {
+      metrics.emit(record("clm_f", { RefundsExecuted: 1 }, [{ Flow: "live", AuthorisedBy: "kernel" }]));
+      throw new Error("after the reservation");
+    }, metrics);
+    await expect(handler()).rejects.toThrow("after the reservation");
+    expect(emfLines().map(names)).toEqual([["RefundsExecuted"]]);
+  });
+
+  it("writes at once what work an invocation left running measures after it ended", async () => {
+    capture();
+    const metrics = createHandlerMetrics("kernel", ENV);
+    let late!: Promise<void>;
+    await withColdStart(async () => {
+      late = (async () => {
+        await new Promise((r) => setImmediate(r));
+        metrics.emit(record("clm_late", { ClaimsDecided: 1 }, [{ Flow: "live", Verdict: "ACCEPT" }]));
+      })();
+    }, metrics)();
+    expect(emfLines()).toEqual([]);
+    await late;
+    expect(emfLines().map((l) => l.claim_id)).toEqual(["clm_late"]);
+  });
+
+  it("puts the cold start in the first invocation's line", async () => {
+    capture();
+    const metrics = createHandlerMetrics("kernel", { ...ENV });
+    vi.stubEnv("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
+    const cold = createHandlerMetrics("kernel", ENV);
+    vi.unstubAllEnvs();
+    const handle = (m: typeof metrics) =>
+      withColdStart(async () => {
+        m.emit(record("clm_c", { ClaimsDecided: 1 }, [{ Flow: "live", Verdict: "REJECT" }]));
+      }, m);
+    await handle(cold)();
+    await handle(cold)();
+    await handle(metrics)(); // not an on-demand instance: no cold start (Powertools' rule)
+    expect(emfLines().map(names)).toEqual([["ColdStart", "ClaimsDecided"], ["ClaimsDecided"], ["ClaimsDecided"]]);
+    expect(emfLines()[0]).toMatchObject({ function_name: "claims-crew-test-kernel", function: "kernel" });
   });
 });

@@ -1,9 +1,12 @@
-// Metrics of the handlers (docs/architecture.md's operator needs to see what the system does): Powertools Metrics writes
-// each measurement as one CloudWatch Embedded Metric Format line on stdout, which CloudWatch Logs turns into
-// metrics — no API call, no latency. The measurements are taken here, in the shell, by wrapping the ports a
-// handler already calls (a claim stored or made final, a refund reserved, a review decided, an LLM call), so
-// core/ and pipeline/ stay free of metrics and each handler only names its function. What each metric means:
-// infra/metrics-catalog.ts.
+// Metrics of the handlers (docs/architecture.md's operator needs to see what the system does): Powertools Metrics
+// serializes each measurement as a CloudWatch Embedded Metric Format record, and what one invocation measured goes
+// to stdout as one EMF line (functions/lib/emf.ts packs the records: as few lines as their values allow), which
+// CloudWatch Logs turns into metrics — no API call, no latency. The measurements are taken here, in the shell, by
+// wrapping the ports a handler already calls (a claim stored or made final, a refund reserved, a review decided, an
+// LLM call), so core/ and pipeline/ stay free of metrics and each handler only names its function. What each metric
+// means: infra/metrics-catalog.ts.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { Console } from "node:console";
 import { MetricUnit, Metrics } from "@aws-lambda-powertools/metrics";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
@@ -15,6 +18,8 @@ import type { DepsSource } from "./compose.ts";
 import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../../infra/metrics-catalog.ts";
 import type { MetricName, MetricUnitName } from "../../infra/metrics-catalog.ts";
 import { DEFAULT_PRICE_TABLE, priceOf, usageCostUsd } from "../../core/llm/prices.ts";
+import { packEmf } from "./emf.ts";
+import type { EmfDocument } from "./emf.ts";
 
 /** The catalogue's units as Powertools spells them. */
 const UNITS = {
@@ -36,9 +41,12 @@ interface MetricRecord {
 
 /** Where a handler's metrics go. */
 export interface HandlerMetrics {
+  /** Records one measurement: written with the rest of its invocation's when that ends (at once outside one). */
   emit(record: MetricRecord): void;
   /** Emits ColdStart on the first invocation of this instance (Powertools keeps the flag). */
   coldStart(): void;
+  /** Runs one invocation, then writes what it measured as one EMF line (more only where values differ). */
+  invocation?<T>(run: () => Promise<T>): Promise<T>;
 }
 
 /** Metrics that go nowhere (local runs, unless they opt in). */
@@ -68,28 +76,75 @@ const powertoolsWarnings = {
   error: (...args: unknown[]) => console.error(...args),
 };
 
-/** Powertools Metrics for `fn`: namespace from POWERTOOLS_METRICS_NAMESPACE (infra sets `ClaimsCrew/<stage>`), one `service` for all functions. */
+/** Powertools Metrics whose cold-start flag (Powertools' own: the first invocation of an on-demand instance) is read here. */
+class InvocationMetrics extends Metrics {
+  /** True on this instance's cold start, once. */
+  takeColdStart(): boolean {
+    return this.getColdStart();
+  }
+}
+
+/**
+ * Powertools Metrics for `fn`: namespace from POWERTOOLS_METRICS_NAMESPACE (infra sets `ClaimsCrew/<stage>`), one
+ * `service` for all functions. Each invocation's records are kept apart (AsyncLocalStorage: concurrent invocations in
+ * one process never mix) and written when it ends, packed into one line where their values allow; the line goes to
+ * stdout through a Console of its own, as Powertools writes it (Lambda's JSON log format does not wrap it).
+ */
 export function createHandlerMetrics(fn: FunctionKey, env: Env = process.env): HandlerMetrics {
   if (!metricsEnabled(env)) return NO_METRICS;
-  const metrics = new Metrics({
+  const functionName = env.AWS_LAMBDA_FUNCTION_NAME || fn;
+  const metrics = new InvocationMetrics({
     namespace: env.POWERTOOLS_METRICS_NAMESPACE || LOCAL_METRICS_NAMESPACE,
     serviceName: METRICS_SERVICE,
-    functionName: env.AWS_LAMBDA_FUNCTION_NAME || fn,
+    functionName,
     logger: powertoolsWarnings,
   });
-  return {
-    // Synchronous from the first add to the publish, so concurrent invocations in one process never mix records.
-    emit(record) {
+  const out = new Console({ stdout: process.stdout, stderr: process.stderr });
+  // The records of the invocation in whose async context a record is emitted, until the invocation has written them.
+  const pending = new AsyncLocalStorage<{ docs: EmfDocument[]; open: boolean }>();
+  // Synchronous from the first add to the serialization, so no other record gets in between.
+  const serialize = (record: MetricRecord): EmfDocument => {
+    try {
       for (const set of record.dimensions) metrics.addDimensions({ ...set });
       for (const [name, value] of Object.entries(record.metrics) as [MetricName, number][]) {
         metrics.addMetric(name, UNITS[METRICS[name].unit], value);
       }
       metrics.addMetadata("function", fn);
       for (const [key, value] of Object.entries(record.metadata ?? {})) metrics.addMetadata(key, value);
-      metrics.publishStoredMetrics();
-    },
-    coldStart: () => metrics.captureColdStartMetric(),
+      return metrics.serializeMetrics() as unknown as EmfDocument;
+    } finally {
+      metrics.clearMetrics();
+      metrics.clearDimensions();
+      metrics.clearMetadata();
+    }
   };
+  const write = (docs: readonly EmfDocument[]) => {
+    for (const line of packEmf(docs)) out.log(JSON.stringify(line));
+  };
+  const self: HandlerMetrics = {
+    emit(record) {
+      const doc = serialize(record);
+      const invocation = pending.getStore();
+      // Outside an invocation, or from work it left running after it ended (written already): at once.
+      if (invocation?.open) invocation.docs.push(doc);
+      else write([doc]);
+    },
+    coldStart() {
+      if (metrics.takeColdStart())
+        self.emit({ metrics: { ColdStart: 1 }, dimensions: [{ function_name: functionName }] });
+    },
+    async invocation(run) {
+      const invocation = { docs: [] as EmfDocument[], open: true };
+      try {
+        return await pending.run(invocation, run);
+      } finally {
+        // Whatever the invocation measured before it failed happened (a conditional write succeeded): it counts.
+        invocation.open = false;
+        if (invocation.docs.length > 0) write(invocation.docs);
+      }
+    },
+  };
+  return self;
 }
 
 const flowOf = (simulationId: string | undefined) => (simulationId ? "simulation" : "live");
@@ -328,13 +383,18 @@ export function measured<H extends (...args: never[]) => Promise<unknown>>(
   return withColdStart(build(deps, sink), sink);
 }
 
-/** `handler`, recording a cold start on its first invocation (for handlers without pipeline dependencies, like the authorizers). */
+/**
+ * `handler`, recording a cold start on its first invocation (for handlers without pipeline dependencies, like the
+ * authorizers), each invocation's measurements written together when it ends.
+ */
 export function withColdStart<H extends (...args: never[]) => Promise<unknown>>(
   handler: H,
   metrics: HandlerMetrics,
 ): H {
-  return (async (...args: Parameters<H>) => {
+  const invoke = async (...args: Parameters<H>) => {
     metrics.coldStart();
     return handler(...args);
-  }) as H;
+  };
+  return (async (...args: Parameters<H>) =>
+    metrics.invocation ? metrics.invocation(() => invoke(...args)) : invoke(...args)) as H;
 }

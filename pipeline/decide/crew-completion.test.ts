@@ -18,11 +18,11 @@ const NEEDS_REVIEW = [
 ];
 
 describe("crewEffects", () => {
-  it("sends the proposal of a valid output to the kernel, after the claim keeps it and the decision is audited", () => {
+  it("sends the proposal of a valid output to the kernel after auditing the decision, writing no claim update", () => {
     const effects = crewEffects([completed(OUTPUT)], claimRecord(ACCEPTABLE), NOW, policy);
-    expect(shape(effects)).toEqual(["claim_update", "audit AGENT_DECISION", "proposal"]);
-    expect(effects[0]).toMatchObject({ patch: { proposal: OUTPUT }, onlyFrom: ["RUNNING"] });
-    const proposal = effects[2];
+    // The claim keeps the proposal from its final update on (the kernel writes it): no write of its own here.
+    expect(shape(effects)).toEqual(["audit AGENT_DECISION", "proposal"]);
+    const proposal = effects[1];
     expect(proposal).toMatchObject({
       kind: "proposal",
       message: {
@@ -50,18 +50,22 @@ describe("crewEffects", () => {
       "a proposal for another order fails the self-check",
       { ...OUTPUT, order_id: "ord_002" },
       "CLAIMS_SELF_CHECK_FAILED",
-      ["claim_update", "audit CLAIMS_SELF_CHECK_FAILED", ...NEEDS_REVIEW],
+      ["audit CLAIMS_SELF_CHECK_FAILED", ...NEEDS_REVIEW],
     ],
     [
       "a proposal below the confidence bar fails the self-check",
       { ...OUTPUT, confidence: 0.1 },
       "CLAIMS_SELF_CHECK_FAILED",
-      ["claim_update", "audit CLAIMS_SELF_CHECK_FAILED", ...NEEDS_REVIEW],
+      ["audit CLAIMS_SELF_CHECK_FAILED", ...NEEDS_REVIEW],
     ],
   ])("sends %s to a person", (_name, output, reasonCode, expected) => {
     const effects = crewEffects([completed(output)], claimRecord(ACCEPTABLE), NOW, policy);
     expect(shape(effects)).toEqual(expected);
     expect(effects.at(-1)).toMatchObject({ patch: { status: "NEEDS_REVIEW", reason_code: reasonCode } });
+    // A proposal that failed the self-check is kept with the claim's NEEDS_REVIEW update (one write); garbage is not.
+    const patch = (effects.at(-1) as { patch: Record<string, unknown> }).patch;
+    if (reasonCode === "CLAIMS_SELF_CHECK_FAILED") expect(patch.proposal).toEqual(output);
+    else expect(patch).not.toHaveProperty("proposal");
   });
 
   it.each([

@@ -108,17 +108,16 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, po
   const check = selfCheck(parsed.data, policy.agent.responsibility, record.claim!);
   if (!check.ok) {
     const reason = `Self-check failed: ${check.failures.map((f) => f.message).join("; ")}`;
-    return [
-      { kind: "claim_update", claimId: record.claim_id, patch: { proposal: parsed.data } },
-      ...needsReview(
-        record,
-        now,
-        "CLAIMS_SELF_CHECK_FAILED",
-        reason,
-        {},
-        { type: "CLAIMS_SELF_CHECK_FAILED", details: { output: parsed.data, failures: check.failures } },
-      ),
-    ];
+    // The claim keeps the proposal a person is asked about, written with its NEEDS_REVIEW update (one write).
+    return needsReview(
+      record,
+      now,
+      "CLAIMS_SELF_CHECK_FAILED",
+      reason,
+      {},
+      { type: "CLAIMS_SELF_CHECK_FAILED", details: { output: parsed.data, failures: check.failures } },
+      parsed.data,
+    );
   }
   const createdAt = new Date(now).toISOString();
   const proposal = buildProposal({
@@ -129,13 +128,9 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, po
     validForMs: policy.settings.proposalValidityMs,
     ...(policy.sha256 ? { sha256: policy.sha256 } : {}),
   });
+  // No claim update here: the kernel writes the proposal with the claim's final update (DECIDED or NEEDS_REVIEW),
+  // one write fewer per claim; the audit keeps the output meanwhile (docs/kernel.md).
   return [
-    {
-      kind: "claim_update",
-      claimId: record.claim_id,
-      patch: { proposal: parsed.data, updated_at: createdAt },
-      onlyFrom: ["RUNNING"],
-    },
     {
       kind: "audit",
       event: claimAudit(record, "AGENT_DECISION", "RUNNING", now, {

@@ -11,6 +11,8 @@ import {
   afterReservation,
   decidedEffects,
   decideProposal,
+  orderDataInvalid,
+  orderSourceUnavailable,
   plannedRefund,
   proposedOrderId,
   publishEffects,
@@ -22,12 +24,12 @@ const DECIDED_AT = new Date(NOW).toISOString();
 /** The proposal the crew completion sends to the kernel for `claim`. */
 function proposalFor(record: ClaimRecord): unknown {
   const output = { action: "REFUND", ...record.claim!, confidence: 0.9 };
-  const [, , sent] = crewEffects(
+  const sent = crewEffects(
     [{ type: "crew.completed", crewId: record.claim_id, output } as OutboundCrewEvent],
     record,
     NOW,
     policy,
-  );
+  ).find((e) => e.kind === "proposal");
   if (sent?.kind !== "proposal") throw new Error("no proposal");
   return sent.message.proposal;
 }
@@ -230,8 +232,9 @@ describe("publishing and recording a verdict", () => {
     ["EXECUTED", true],
     ["NOT_APPLICABLE", false],
   ] as const)("records the claim DECIDED from an open status, executed when %s", (execution, executed) => {
-    const stored = { ...verdictToStore("key", "clm_1", decided(ACCEPTABLE).decision), execution };
-    expect(decidedEffects(stored, NOW)).toEqual([
+    const { decision, proposal } = decided(ACCEPTABLE);
+    const stored = { ...verdictToStore("key", "clm_1", decision), execution };
+    expect(decidedEffects(stored, NOW, proposal)).toEqual([
       {
         kind: "claim_update",
         claimId: "clm_1",
@@ -242,10 +245,35 @@ describe("publishing and recording a verdict", () => {
           reason_code: stored.record.reason_code,
           reason: stored.record.reason,
           executed,
+          // The Decision Maker's output the proposal was built from, as the claim view shows it.
+          proposal: { action: "REFUND", ...ACCEPTABLE, confidence: 0.9 },
           updated_at: DECIDED_AT,
         },
         onlyFrom: ["RECEIVED", "RUNNING"],
       },
     ]);
+  });
+
+  it("records no proposal for a claim decided without one (triage) or with one not built from an output", () => {
+    const stored = verdictToStore("key", "clm_1", decided(ACCEPTABLE).decision);
+    for (const proposal of [undefined, { params: { order_id: "ord_001" } }, "garbage", null]) {
+      const [update] = decidedEffects(stored, NOW, proposal);
+      expect(update?.kind === "claim_update" && update.patch).not.toHaveProperty("proposal");
+    }
+  });
+
+  it.each([
+    ["corrupt order data", (p: unknown) => orderDataInvalid(claimRecord(ACCEPTABLE), "bad amount", NOW, p)],
+    [
+      "an order source that stayed down",
+      (p: unknown) => orderSourceUnavailable(claimRecord(ACCEPTABLE), "down", 600_000, NOW, p),
+    ],
+  ])("keeps the proposal with the claim's NEEDS_REVIEW update on %s", (_name, effectsFor) => {
+    const { proposal } = decided(ACCEPTABLE);
+    const update = effectsFor(proposal).at(-1);
+    expect(update).toMatchObject({
+      kind: "claim_update",
+      patch: { status: "NEEDS_REVIEW", proposal: { action: "REFUND", ...ACCEPTABLE, confidence: 0.9 } },
+    });
   });
 });

@@ -5,6 +5,7 @@ import { canonicalize } from "../../core/crew/index.ts";
 import { busEntry } from "../../core/claims/events.ts";
 import type { BusEntry, ClaimVerdictDetail } from "../../core/claims/events.ts";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import { proposalOutputOf } from "../../core/claims/proposal-output.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/claims/execution.ts";
 import { decideClaim } from "../../core/claims/kernel.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../../core/claims/reason-codes.ts";
@@ -304,9 +305,14 @@ export function publishEffects(stored: StoredVerdict): Effect[] {
   ];
 }
 
-/** The claim recorded DECIDED with the stored verdict (only from an open status: a repeat changes nothing). */
-export function decidedEffects(stored: StoredVerdict, now: number): Effect[] {
+/**
+ * The claim recorded DECIDED with the stored verdict and the proposal it decided (only from an open status: a repeat
+ * changes nothing). The proposal is written here, with the claim's final update, not by the crew's last step: a
+ * triaged claim has none.
+ */
+export function decidedEffects(stored: StoredVerdict, now: number, proposal?: unknown): Effect[] {
   const { record } = stored;
+  const output = proposalOutputOf(proposal);
   return [
     {
       kind: "claim_update",
@@ -318,6 +324,7 @@ export function decidedEffects(stored: StoredVerdict, now: number): Effect[] {
         reason_code: record.reason_code,
         reason: record.reason,
         executed: stored.execution === "EXECUTED",
+        ...(output ? { proposal: output } : {}),
         updated_at: new Date(now).toISOString(),
       },
       onlyFrom: ["RECEIVED", "RUNNING"],
@@ -330,18 +337,43 @@ export function approvedEscalationEffects(claimId: string): Effect[] {
   return [{ kind: "claim_update", claimId, patch: { executed: true }, onlyFrom: ["DECIDED"] }];
 }
 
-/** Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW and a review opens. */
-export function orderDataInvalid(record: ClaimRecord, message: string, now: number): Effect[] {
-  return needsReview(record, now, "ORDER_DATA_INVALID", `The order data could not be used: ${message}`);
+/**
+ * Corrupt order data is a data problem for a person: the claim ends in NEEDS_REVIEW (keeping the proposal it was
+ * decided on) and a review opens.
+ */
+export function orderDataInvalid(record: ClaimRecord, message: string, now: number, proposal?: unknown): Effect[] {
+  return needsReview(
+    record,
+    now,
+    "ORDER_DATA_INVALID",
+    `The order data could not be used: ${message}`,
+    {},
+    undefined,
+    proposalOutputOf(proposal),
+  );
 }
 
 /**
  * An order source that stayed unavailable past the claim's wait (or the proposal queue's last receive): a person
  * decides, with what failed last; the customer gets no verdict built on facts the shop did not give.
  */
-export function orderSourceUnavailable(record: ClaimRecord, message: string, waitedMs: number, now: number): Effect[] {
+export function orderSourceUnavailable(
+  record: ClaimRecord,
+  message: string,
+  waitedMs: number,
+  now: number,
+  proposal?: unknown,
+): Effect[] {
   const reason = `The shop's orders could not be read for ${Math.round(waitedMs / 1000)} s; a person decides. Last error: ${message}`;
-  return needsReview(record, now, ORDER_SOURCE_UNAVAILABLE, reason, { waited_ms: waitedMs, detail: message });
+  return needsReview(
+    record,
+    now,
+    ORDER_SOURCE_UNAVAILABLE,
+    reason,
+    { waited_ms: waitedMs, detail: message },
+    undefined,
+    proposalOutputOf(proposal),
+  );
 }
 
 /** When the proposal was created (ms), if it says: the claim's wait for an unavailable order source counts from it. */

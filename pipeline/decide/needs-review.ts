@@ -3,6 +3,7 @@
 import { busEntry } from "../../core/claims/events.ts";
 import type { BusEntry } from "../../core/claims/events.ts";
 import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { RefundProposalOutput } from "../../core/claims/proposal-output.ts";
 import { reviewIdFor } from "../../core/claims/review.ts";
 import type { ReviewOrigin, ReviewRecord } from "../../core/claims/review.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
@@ -68,7 +69,8 @@ export function reviewRequested(record: ClaimRecord, review: ReviewRecord): { au
  * Effects that end a claim in NEEDS_REVIEW and open its review: the audit (with the failing step's event
  * first), the review (marked pending on the order's ledger when the claim names an order), the
  * `ReviewRequested` and `ClaimNeedsReview` events, and — last, so that a crash before it is repaired by the
- * redelivery doing it all again — the claim's record.
+ * redelivery doing it all again — the claim's record, with the crew's `proposal` when there is one (the claim keeps
+ * it from its final update on).
  */
 export function needsReview(
   record: ClaimRecord,
@@ -77,6 +79,7 @@ export function needsReview(
   reason: string,
   details: NeedsReviewDetails = {},
   cause?: ReviewCauseEvent,
+  proposal?: RefundProposalOutput,
 ): Effect[] {
   const review = reviewFor(record, {
     origin: "NEEDS_REVIEW",
@@ -127,7 +130,13 @@ export function needsReview(
     {
       kind: "claim_update",
       claimId: record.claim_id,
-      patch: { status: "NEEDS_REVIEW", reason_code: reasonCode, reason, updated_at: new Date(now).toISOString() },
+      patch: {
+        status: "NEEDS_REVIEW",
+        reason_code: reasonCode,
+        reason,
+        ...(proposal ? { proposal } : {}),
+        updated_at: new Date(now).toISOString(),
+      },
     },
   ];
 }

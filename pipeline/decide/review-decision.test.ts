@@ -23,12 +23,12 @@ import {
 const record = claimRecord(ESCALATED, { simulation_id: "sim_1", label: "two" });
 const escalated: ReviewRecord = (() => {
   const output = { action: "REFUND", ...ESCALATED, confidence: 0.9 };
-  const [, , sent] = crewEffects(
+  const sent = crewEffects(
     [{ type: "crew.completed", crewId: "clm_1", output } as OutboundCrewEvent],
     record,
     NOW,
     policy,
-  );
+  ).find((e) => e.kind === "proposal");
   if (sent?.kind !== "proposal") throw new Error("no proposal");
   const at = { order: order("ord_002"), ledgerEntry: undefined, decidedAt: new Date(NOW).toISOString(), now: NOW };
   const review = decideProposal(record, sent.message.proposal, at, policy).review;
