@@ -1,6 +1,7 @@
 // Orchestrator: load the claim's crew snapshot, step the crew (stepCrewMany), save snapshot + outbox
 // with a version condition (the save records the step's own audit events with it: one write), then
-// perform the rest of the outbox. A redelivery finding an unperformed outbox performs it.
+// perform the rest of the outbox. An outbox not known to be performed (marked, or proven by what arrives:
+// decide/outbox.ts) is performed again by the redelivery of the message that made its step.
 import { initialCrewSnapshot, stepCrewMany } from "../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue, OutboundCrewEvent } from "../core/crew/index.ts";
 import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
@@ -251,13 +252,13 @@ async function stepCrew(
       : messages.some((m, i) => reaches[i] && m.type === "crew.tick")
         ? undefined
         : answered;
-  const normal = maker !== undefined;
   const outbox = maker !== undefined ? witnessedOutbox(effects, maker) : effects;
   // The save records the step's own audit events with the session (one write); the rest is performed after it.
   // It supersedes the outbox before it, performed or proven above: that one needs no marker now.
   await deps.sessions.saveSession({ claimId, version, snapshot: step.snapshot, outbox });
   const rest = splitSessionOutbox(claimId, outbox).rest;
   await performEffects(rest, deps);
-  if (rest.length > 0 && (!normal || outboxNeedsMarker(rest))) await deps.sessions.clearOutbox(claimId, version);
+  if (rest.length > 0 && (maker === undefined || outboxNeedsMarker(rest)))
+    await deps.sessions.clearOutbox(claimId, version);
   return outcomes;
 }
