@@ -66,7 +66,9 @@ const CRASH_POINTS: readonly CrashPoint[] = [
   { fn: "orchestrator", op: "sessions.saveSession", occurrence: 2 },
   { fn: "orchestrator", op: "queues.sendAgentSteps", occurrence: 1 },
   { fn: "orchestrator", op: "queues.sendProposal", occurrence: 1 },
-  { fn: "orchestrator", op: "sessions.clearOutbox", occurrence: 2 },
+  // After the decision maker's step was sent (the last effect of the analyst answer's step, which no marker records):
+  // the redelivered answer proves nothing, so the step's outbox is performed again.
+  { fn: "orchestrator", op: "queues.sendAgentSteps", occurrence: 2 },
   { fn: "orchestrator", op: "audit.append", occurrence: 3 },
   { fn: "worker", op: "audit.append", occurrence: 1 },
   { fn: "worker", op: "queues.sendCrewEvents", occurrence: 1 },

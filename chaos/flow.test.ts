@@ -57,9 +57,11 @@ describe("a chaos flow", () => {
 
 describe("a planted bug is found", () => {
   it("a ledger that forgets the order's amount: refunds above the order", async () => {
-    // Seed 1 (flow 9 today): the flows drawn from a seed change as the flows learn new faults; raise n or pick another.
+    // Seed 11 (flow 2 today; seeds 2, 3 and 10 find it by flow 60 too): the flows drawn from a seed change as the
+    // flows learn new faults, or as the order of a step's messages changes what the chaos model draws; raise n or
+    // pick another.
     const found = await violations(
-      1,
+      11,
       60,
       (d: PipelineDeps) => ({
         ...d,

@@ -9,8 +9,13 @@ import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./mess
 
 /** One effect. */
 export type Effect =
-  /** `delayMs`: a step held for the model, tried again after that long (docs/llm.md). */
-  | { kind: "agent_step"; message: AgentStepMessage; delayMs?: number }
+  /**
+   * `delayMs`: a step held for the model, tried again after that long (docs/llm.md). `witness`: the last effect of
+   * an orchestrator step's outbox that is not marked once performed (the answer to it proves the outbox performed),
+   * naming the message that made the step, whose redelivery performs it again: `start`, or the correlation id of
+   * the answer (pipeline/decide/outbox.ts).
+   */
+  | { kind: "agent_step"; message: AgentStepMessage; delayMs?: number; witness?: string }
   | { kind: "proposal"; message: ProposalMessage }
   | { kind: "crew_event"; claimId: string; message: CrewQueueMessage }
   | { kind: "timer"; claimId: string; dueMs: number }

@@ -93,7 +93,10 @@ export function createInMemoryClaimRepository(): ClaimRepository & { all(): Clai
 
 /**
  * Sessions in a Map, with the version condition of the DynamoDB adapter; a save appends its outbox's own
- * audit events to `audit` (validated first); a failed append takes the save back.
+ * audit events to `audit` (validated first); a failed append takes the save back. The outbox rule is the
+ * adapter's: only the latest version's outbox loads, pending until `clearOutbox` of that version (the marker) —
+ * a version never cleared is superseded by the next save, and a clear of an older version changes nothing. The
+ * orchestrator clears only where nothing that comes later proves the outbox performed (pipeline/decide/outbox.ts).
  */
 export function createInMemorySessionRepository(audit: AuditLog): SessionRepository {
   const sessions = new Map<string, StoredSession>();

@@ -1,6 +1,7 @@
 // Orchestrator: load the claim's crew snapshot, step the crew (stepCrewMany), save snapshot + outbox
 // with a version condition (the save records the step's own audit events with it: one write), then
-// perform the rest of the outbox. A redelivery finding an unperformed outbox performs it.
+// perform the rest of the outbox. An outbox not known to be performed (marked, or proven by what arrives:
+// decide/outbox.ts) is performed again by the redelivery of the message that made its step.
 import { initialCrewSnapshot, stepCrewMany } from "../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue, OutboundCrewEvent } from "../core/crew/index.ts";
 import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
@@ -15,6 +16,15 @@ import type { CrewQueueMessage } from "./messages.ts";
 import { performEffects } from "./perform.ts";
 import { triageOpenClaim } from "./triage.ts";
 import { isHeld, resumeAudit } from "./decide/outage.ts";
+import {
+  MADE_BY_START,
+  outboxNeedsMarker,
+  outboxProof,
+  outboxRepair,
+  witnessedOutbox,
+  witnessStepId,
+} from "./decide/outbox.ts";
+import type { OutboxProof } from "./decide/outbox.ts";
 
 /** What one crew-queue message did. */
 type OrchestratorOutcome = "STARTED" | "ADVANCED" | "DUPLICATE" | "IGNORED" | "REPAIRED" | "TRIAGED";
@@ -90,16 +100,34 @@ async function stepCrew(
   if (messages.some((m) => claimIdOfCrew(m.crewId) !== claimId))
     throw new Error("handleCrewMessages: every message must belong to the same claim");
   let stored = await deps.sessions.loadSession(claimId);
+  let record = await deps.claims.getClaim(claimId);
   let repaired = false;
+  // The latest step's outbox is performed unless it is marked, or proven by what arrives (decide/outbox.ts): an
+  // answer to its agent step, the claim's hold on that step, the claim's verdict on its proposal. A proof that no
+  // save supersedes below is recorded by the marker (an answer is gone once handled); unproven, it is performed again.
+  let provenBy: OutboxProof | undefined;
+  let answered: string | undefined;
   if (stored && stored.outbox.length > 0) {
-    await performEffects(stored.outbox, deps);
-    await deps.sessions.clearOutbox(claimId, stored.version);
+    provenBy = outboxProof(stored.outbox, { messages, claim: record, sha256: deps.sha256 });
+    if (provenBy === "answered") answered = witnessStepId(stored.outbox);
+    // Only the redelivery of the message that made a witnessed step sends its step again (decide/outbox.ts).
+    const repair = provenBy === undefined ? outboxRepair(stored.outbox, messages, deps.clock.now()) : undefined;
+    if (repair !== undefined) {
+      await performEffects(repair, deps);
+      await deps.sessions.clearOutbox(claimId, stored.version);
+      repaired = true;
+      // What the outbox did to the claim (its start, its hold) is what the crew step below sees.
+      record = await deps.claims.getClaim(claimId);
+    }
     stored = { ...stored, outbox: [] };
-    repaired = true;
   }
+  const proven = stored && provenBy !== undefined && provenBy !== "decided" ? stored.version : undefined;
+  const settle = async (outcomes: OrchestratorOutcome[]) => {
+    if (proven !== undefined) await deps.sessions.clearOutbox(claimId, proven);
+    return outcomes;
+  };
   const quiet: OrchestratorOutcome = repaired ? "REPAIRED" : "IGNORED";
-  const record = await deps.claims.getClaim(claimId);
-  if (!record || !record.claim) return messages.map(() => quiet);
+  if (!record || !record.claim) return settle(messages.map(() => quiet));
   // No crew yet: triage first (docs/kernel.md). A claim the kernel's rules reject is decided without a model call;
   // a redelivery (or the sweep's tick) finishes a triage a crash interrupted.
   if (!stored && deps.settings.triage !== false) {
@@ -215,12 +243,26 @@ async function stepCrew(
   }
   if (rearm !== undefined && !effects.some((e) => e.kind === "timer"))
     await performEffects([{ kind: "timer", claimId, dueMs: rearm }], deps);
-  if (!step || effects.length === 0) return outcomes;
+  if (!step || effects.length === 0) return settle(outcomes);
 
   const version = (stored?.version ?? 0) + 1;
+  // Unmarked only on the normal path, where what comes next proves it: the crew's start, or an answer that proved the
+  // step before (no tick in the batch). There the step's one agent step goes last, flagged as the witness its answer
+  // proves. A step after a repair, a tick or a hold is marked as before: answers to a step sent twice or timed out
+  // may still come, and would find its outbox unproven (decide/outbox.ts).
+  const maker =
+    stored === undefined
+      ? MADE_BY_START
+      : messages.some((m, i) => reaches[i] && m.type === "crew.tick")
+        ? undefined
+        : answered;
+  const outbox = maker !== undefined ? witnessedOutbox(effects, maker) : effects;
   // The save records the step's own audit events with the session (one write); the rest is performed after it.
-  await deps.sessions.saveSession({ claimId, version, snapshot: step.snapshot, outbox: effects });
-  await performEffects(splitSessionOutbox(claimId, effects).rest, deps);
-  await deps.sessions.clearOutbox(claimId, version);
+  // It supersedes the outbox before it, performed or proven above: that one needs no marker now.
+  await deps.sessions.saveSession({ claimId, version, snapshot: step.snapshot, outbox });
+  const rest = splitSessionOutbox(claimId, outbox).rest;
+  await performEffects(rest, deps);
+  if (rest.length > 0 && (maker === undefined || outboxNeedsMarker(rest)))
+    await deps.sessions.clearOutbox(claimId, version);
   return outcomes;
 }

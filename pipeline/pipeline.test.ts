@@ -7,6 +7,8 @@ import { parseScenarios } from "../core/claims/scenarios.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import { handleCrewMessage, handleCrewMessages } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
+import { handleTimer } from "./timers.ts";
+import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -435,5 +437,164 @@ describe("the in-process pipeline with the rules model", () => {
     await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: now }, p.deps);
     await p.drain();
     expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT"); // the fixer stood in
+  });
+});
+
+describe("the crew step's outbox: marked only where nothing that comes later proves it performed", () => {
+  /** A pipeline whose session writes and agent-step sends are recorded. */
+  function recorded(opts: { settings?: Partial<typeof DEFAULT_PIPELINE_SETTINGS>; now?: () => number } = {}) {
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: rules(),
+      clock: { now: opts.now ?? (() => NOW) },
+      settings: { ...DEFAULT_PIPELINE_SETTINGS, ...opts.settings },
+    });
+    const cleared: number[] = [];
+    const steps: string[] = [];
+    const { sessions, queues } = p.deps;
+    p.deps.sessions = {
+      loadSession: (id) => sessions.loadSession(id),
+      saveSession: (s) => sessions.saveSession(s),
+      async clearOutbox(id, version) {
+        cleared.push(version);
+        await sessions.clearOutbox(id, version);
+      },
+    };
+    p.deps.queues = {
+      ...queues,
+      async sendAgentSteps(messages, o) {
+        steps.push(...messages.map((m) => m.request.role));
+        await queues.sendAgentSteps(messages, o);
+      },
+    };
+    return { p, cleared, steps };
+  }
+
+  const start = async (p: ReturnType<typeof pipeline>) => {
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    if (!submitted.ok) throw new Error("not submitted");
+    const first = p.queues.take();
+    if (first?.queue !== "crew-events") throw new Error("expected the crew start");
+    expect(await handleCrewMessage(first.message, p.deps)).toBe("STARTED");
+    return submitted.claimId;
+  };
+  const startMessage = (claimId: string) => ({ type: "claim.start" as const, crewId: claimId });
+
+  it("decides a structured claim with no marker: each answer proves the step before it, the verdict the last one", async () => {
+    const { p, cleared, steps } = recorded();
+    const claimId = await start(p);
+    // The start's outbox: the claim's update, the timer, then its one agent step last.
+    expect((await p.deps.sessions.loadSession(claimId))?.outbox.map((e) => e.kind)).toEqual([
+      "claim_update",
+      "timer",
+      "agent_step",
+    ]);
+    await p.drain();
+    const record = await p.claims.getClaim(claimId);
+    expect(record).toMatchObject({ status: "DECIDED", verdict: "ACCEPT" });
+    expect(cleared).toEqual([]);
+    expect(steps).toEqual(["claims_analyst", "decision_maker"]);
+    // The last step's outbox (its proposal) is not marked, the claim's verdict proves it: the timer is dropped.
+    expect((await p.deps.sessions.loadSession(claimId))?.outbox.at(-1)?.kind).toBe("proposal");
+    expect(await handleTimer({ claim_id: claimId, due_ms: NOW }, p.deps)).toBe("SETTLED");
+    expect(p.queues.size()).toBe(0);
+  });
+
+  it("asks a slow model once: a tick before the step's deadline sends nothing again; a redelivered start does, and marks", async () => {
+    const { p, cleared, steps } = recorded();
+    const claimId = await start(p);
+    const step = p.queues.take();
+    if (step?.queue !== "agent-steps") throw new Error("expected the analyst step");
+    const tick = { type: "crew.tick" as const, crewId: claimId, nowMs: NOW + 1_000 };
+    expect(await handleCrewMessages([tick, { ...tick, nowMs: NOW + 2_000 }], p.deps)).toEqual(["IGNORED", "IGNORED"]);
+    expect(steps).toEqual(["claims_analyst"]);
+    expect(cleared).toEqual([]);
+    // The start delivered again (its first delivery may have died before sending the step): performed again, marked.
+    expect(await handleCrewMessage(startMessage(claimId), p.deps)).toBe("REPAIRED");
+    expect(steps).toEqual(["claims_analyst", "claims_analyst"]);
+    expect(cleared).toEqual([1]);
+    await handleAgentStep(step.message, p.deps);
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
+    // The analyst answered twice; its second answer found the decision step marked (every step after a repair is,
+    // as before), so it did not send the decision maker's step again.
+    expect(steps).toEqual(["claims_analyst", "claims_analyst", "decision_maker"]);
+    expect(cleared).toEqual([1, 2, 3]);
+  });
+
+  it("marks the step a tick makes: the late answers to the step it timed out send nothing again", async () => {
+    const { p, cleared, steps } = recorded();
+    const claimId = await start(p);
+    const slow = p.queues.take();
+    if (slow?.queue !== "agent-steps") throw new Error("expected the analyst step");
+    const due = NOW + p.deps.settings.timeouts.analystMs + 1;
+    // At the step's deadline a tick performs the start's outbox again without the step it times out, and marks it.
+    expect(await handleCrewMessage({ type: "crew.tick", crewId: claimId, nowMs: due }, p.deps)).toBe("ADVANCED");
+    expect(cleared).toEqual([1, 2]);
+    await handleAgentStep(slow.message, p.deps); // the slow analyst answers after all: late
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.verdict).toBe("ACCEPT");
+    expect(steps.filter((r) => r !== "claims_analyst")).toEqual([
+      ...new Set(steps.filter((r) => r !== "claims_analyst")),
+    ]);
+    expect(steps.filter((r) => r === "claims_analyst")).toHaveLength(1);
+  });
+
+  it("takes the claim's hold on the step as proof: a tick while the model is away sends nothing again", async () => {
+    const { p, cleared, steps } = recorded({ settings: { llmOutageHoldMs: 3_600_000 } });
+    const claimId = await start(p);
+    const step = p.queues.take();
+    if (step?.queue !== "agent-steps") throw new Error("expected the analyst step");
+    const since = new Date(NOW).toISOString();
+    await p.claims.updateClaim(claimId, { llm_hold: { since, key: step.message.request.correlationId } });
+    const tick = { type: "crew.tick" as const, crewId: claimId, nowMs: NOW + 1_000 };
+    expect(await handleCrewMessage(tick, p.deps)).toBe("IGNORED");
+    expect(await handleCrewMessage({ ...tick, nowMs: NOW + 2_000 }, p.deps)).toBe("IGNORED");
+    expect(steps).toEqual(["claims_analyst"]);
+    // The proof is recorded once, as no step superseded the outbox.
+    expect(cleared).toEqual([1]);
+    expect((await p.deps.sessions.loadSession(claimId))?.outbox).toEqual([]);
+  });
+
+  it("does not take the claim's hold on another step as proof", async () => {
+    const { p, cleared, steps } = recorded({ settings: { llmOutageHoldMs: 3_600_000 } });
+    const claimId = await start(p);
+    await p.claims.updateClaim(claimId, { llm_hold: { since: new Date(NOW).toISOString(), key: "other-step" } });
+    expect(await handleCrewMessage(startMessage(claimId), p.deps)).toBe("REPAIRED");
+    expect(steps).toEqual(["claims_analyst", "claims_analyst"]);
+    expect(cleared).toEqual([1]);
+  });
+
+  it("marks the step whose outbox opens a review: nothing that comes later can prove it", async () => {
+    const failing: LlmPort = {
+      provider: "openai",
+      model: "down",
+      complete: async () => ({
+        ok: false,
+        code: "LLM_SERVER_ERROR",
+        message: "the model answered 500",
+        attempts: 3,
+        model: "down",
+        retryable: true,
+      }),
+    };
+    const p = pipeline(failing);
+    const cleared: number[] = [];
+    const { sessions } = p.deps;
+    p.deps.sessions = {
+      ...sessions,
+      async clearOutbox(id, version) {
+        cleared.push(version);
+        await sessions.clearOutbox(id, version);
+      },
+    };
+    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+    const claimId = submitted.ok ? submitted.claimId : "";
+    await p.drain();
+    expect((await p.claims.getClaim(claimId))?.status).toBe("NEEDS_REVIEW");
+    const last = await p.deps.sessions.loadSession(claimId);
+    expect(cleared).toEqual([last!.version]);
+    expect(last?.outbox).toEqual([]);
   });
 });

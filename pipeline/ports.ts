@@ -97,14 +97,20 @@ export interface StoredSession {
  * outbox (a session stored before keeps them there, to be performed like the rest).
  */
 export interface SessionRepository {
-  /** The stored session, or undefined when the crew has not started. */
+  /**
+   * The stored session, or undefined when the crew has not started. Its outbox is the latest version's, pending
+   * until `clearOutbox` of that version; a version never cleared is superseded by the next save.
+   */
   loadSession(claimId: string): Promise<StoredSession | undefined>;
   /**
    * Saves if the stored version is `session.version - 1` (0 = absent); otherwise throws `VersionConflictError`.
    * The outbox's `splitSessionOutbox` audit events are appended to the audit log by the same write.
    */
   saveSession(session: StoredSession): Promise<void>;
-  /** Empties the outbox once performed, if the version is unchanged (a lost race is harmless). */
+  /**
+   * Marks the outbox performed (it then loads empty), if the version is still the latest (a lost race is harmless).
+   * The orchestrator marks only where nothing that comes later proves it performed (pipeline/decide/outbox.ts).
+   */
   clearOutbox(claimId: string, version: number): Promise<void>;
 }
 

@@ -10,6 +10,8 @@ import {
   createInMemoryWorkQueues,
   createRecordingPublisher,
 } from "./in-memory.ts";
+import { verdictIdFor } from "../core/claims/execution.ts";
+import { buildProposal } from "../core/integrity/index.ts";
 import { handleTimer, redriveOpenClaims, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
 import { parseConfig } from "../core/claims/config.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
@@ -104,6 +106,30 @@ describe("handleTimer", () => {
         message: { type: "crew.tick", crewId: id, nowMs: NOW },
       })),
     );
+  });
+  it("drops the timer of a claim whose verdict is the kernel's decision of its last step's proposal (no marker needed), not of another", async () => {
+    const p = ports();
+    const proposalOf = (id: string) =>
+      buildProposal({
+        dfid: `dfid_${id}`,
+        agentId: "claims_agent",
+        output: { action: "REFUND", order_id: "ord_1", amount_eur: 10, category: "home", reason: "", confidence: 0.9 },
+        createdAt: new Date(NOW).toISOString(),
+        validForMs: 60_000,
+      });
+    for (const [id, key, expected] of [
+      ["d1", proposalOf("d1").idempotency_key, "SETTLED"],
+      ["d2", "another proposal's key", "TICKED"],
+    ] as const) {
+      const proposal = proposalOf(id);
+      await p.claims.createClaim({ ...claim(id, "DECIDED", 1000), verdict_id: verdictIdFor(key) });
+      const outbox = [{ kind: "proposal" as const, message: { claim_id: id, dfid: `dfid_${id}`, proposal } }];
+      await p.sessions.saveSession({ claimId: id, version: 1, snapshot: { done: true }, outbox });
+      expect({ id, outcome: await handleTimer({ claim_id: id, due_ms: NOW - 1 }, p) }).toEqual({
+        id,
+        outcome: expected,
+      });
+    }
   });
   it("re-arms a timer that is not due yet instead of ticking early", async () => {
     const p = ports();

@@ -8,6 +8,7 @@ import { performClaimOutbox, performEffects } from "./perform.ts";
 import { repairRefundReviews } from "./refund-review.ts";
 import { repairReviews } from "./review.ts";
 import { isHeld } from "./decide/outage.ts";
+import { outboxProof } from "./decide/outbox.ts";
 
 /** SQS delays a message at most 15 minutes. */
 const MAX_TIMER_DELAY_S = 900;
@@ -22,11 +23,15 @@ export function timerDelaySeconds(dueMs: number, nowMs: number): number {
  * A due timer of a claim that is already final, whose session has no outbox left to perform, is
  * dropped ("SETTLED"): a tick could move nothing there (no step is waited for, nothing to repair), and
  * it would cost a FIFO message and an orchestrator invocation per claim — the usual end of a claim's
- * one timer, which fires long after the verdict.
+ * one timer, which fires long after the verdict. Nothing left: the outbox is marked performed, or the claim
+ * proves it (decide/outbox.ts: the verdict on the proposal the last step sent, which is not marked).
  */
 export async function handleTimer(
   message: TimerMessage,
-  deps: Pick<PipelineDeps, "queues" | "clock" | "audit" | "claims" | "sessions" | "publisher" | "reviews" | "ledger">,
+  deps: Pick<
+    PipelineDeps,
+    "queues" | "clock" | "audit" | "claims" | "sessions" | "publisher" | "reviews" | "ledger" | "sha256"
+  >,
 ): Promise<"TICKED" | "REARMED" | "SETTLED"> {
   const now = deps.clock.now();
   if (message.due_ms > now) {
@@ -37,6 +42,7 @@ export async function handleTimer(
   if (record && FINAL_STATUSES.includes(record.status)) {
     const session = await deps.sessions.loadSession(message.claim_id);
     if (!session || session.outbox.length === 0) return "SETTLED";
+    if (outboxProof(session.outbox, { claim: record, sha256: deps.sha256 }) !== undefined) return "SETTLED";
   }
   await performEffects(tickEffects(message.claim_id, now), deps);
   return "TICKED";

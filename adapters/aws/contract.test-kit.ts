@@ -472,6 +472,34 @@ export function describeSessionRepositoryContract(
       expect(await repo.loadSession("clm_unknown")).toBeUndefined();
     });
 
+    it("keeps an outbox never cleared pending until the next version supersedes it, whose own outbox a late clear of the old one leaves pending", async () => {
+      const repo = await factory();
+      const outbox = (n: number): Effect[] => [{ kind: "timer", claimId: "clm_1", dueMs: n }];
+      // Step 1's outbox is performed but not marked (its answer proves it): it loads as pending.
+      await repo.saveSession({ claimId: "clm_1", version: 1, snapshot: { n: 1 }, outbox: outbox(1) });
+      expect((await repo.loadSession("clm_1"))?.outbox).toEqual(outbox(1));
+      // Step 2 supersedes it without any marker: only step 2's outbox is pending.
+      await repo.saveSession({ claimId: "clm_1", version: 2, snapshot: { n: 2 }, outbox: outbox(2) });
+      expect(await repo.loadSession("clm_1")).toEqual({
+        claimId: "clm_1",
+        version: 2,
+        snapshot: { n: 2 },
+        outbox: outbox(2),
+      });
+      // A late clear of step 1 (a repair that lost the race) hides nothing of step 2.
+      await repo.clearOutbox("clm_1", 1);
+      expect((await repo.loadSession("clm_1"))?.outbox).toEqual(outbox(2));
+      // Step 3 after step 2 was marked: its own outbox is pending, the marker of step 2 does not cover it.
+      await repo.clearOutbox("clm_1", 2);
+      expect((await repo.loadSession("clm_1"))?.outbox).toEqual([]);
+      await repo.saveSession({ claimId: "clm_1", version: 3, snapshot: { n: 3 }, outbox: outbox(3) });
+      expect((await repo.loadSession("clm_1"))?.outbox).toEqual(outbox(3));
+      await repo.clearOutbox("clm_1", 2);
+      expect((await repo.loadSession("clm_1"))?.outbox).toEqual(outbox(3));
+      await repo.clearOutbox("clm_1", 3);
+      expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 3, snapshot: { n: 3 }, outbox: [] });
+    });
+
     it("round-trips a snapshot over 400 KB (compressible and incompressible) and its next versions", async () => {
       const repo = await factory();
       const compressible = {

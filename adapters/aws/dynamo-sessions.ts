@@ -9,6 +9,16 @@
 // chunk items written before the step item (`CLAIM#<id>`/`SESSION#CHUNK#…`), whose content hash the reader
 // verifies. Clearing the outbox does not rewrite the step: a tiny sibling (`AUDIT#~SESSION$DONE`, sorting
 // after the steps: one Query reads it with the latest) records the highest version whose outbox was performed.
+// The outbox rule (the in-memory store's too, checked by the contract tests): only the latest step's outbox
+// loads, and it is pending unless the marker has reached its version; a step never marked is superseded by the
+// next step's put, and a marker of an older version never hides a newer outbox. The marker is written only
+// where nothing that comes later proves the outbox performed (pipeline/decide/outbox.ts): not on the normal path,
+// where the orchestrator sends a step's one agent step last, flagged as its witness, and the answer to it proves
+// the step (then the answer's step supersedes it), and the last step's proposal is proven by the claim's verdict.
+// A step after a repair, a tick or a hold, and one whose outbox has no such witness (a review, a publish) is
+// marked as before. Unproven and unmarked is pending: the redelivery of the message that made the step performs it
+// again (fail-closed); a tick leaves a witness step in flight alone until its deadline. So a claim's normal path
+// writes no marker at all, and its session costs one write per step.
 // Retention: step items hold audit events, so they are kept as long as the audit (`retention.auditMs`, and
 // at least `retention.sessionsMs`; without an audit horizon they are kept); every step of a session is
 // kept for the same time after its write, so the latest step expires last, and an expired latest step reads
