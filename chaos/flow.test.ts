@@ -57,18 +57,22 @@ describe("a chaos flow", () => {
 
 describe("a planted bug is found", () => {
   it("a ledger that forgets the order's amount: refunds above the order", async () => {
-    // Seed 11 (flow 2 today; seeds 2, 3 and 10 find it by flow 60 too): the flows drawn from a seed change as the
-    // flows learn new faults, or as the order of a step's messages changes what the chaos model draws; raise n or
-    // pick another.
-    const found = await violations(
-      11,
-      60,
-      (d: PipelineDeps) => ({
-        ...d,
-        ledger: { ...d.ledger, reserve: (r) => d.ledger.reserve({ ...r, orderCents: 10 ** 12 }) },
-      }),
-      /more than its/,
-    );
+    // The flows drawn from a seed change as the flows learn new faults, or as the order of a step's messages changes
+    // what the chaos model draws, so a few seeds are tried in turn (each of these found it within 60 flows at some
+    // point); the bug must be found by one of them.
+    const overpay = (d: PipelineDeps) => ({
+      ...d,
+      ledger: {
+        ...d.ledger,
+        reserve: (r: Parameters<PipelineDeps["ledger"]["reserve"]>[0]) =>
+          d.ledger.reserve({ ...r, orderCents: 10 ** 12 }),
+      },
+    });
+    let found = "";
+    for (const seed of [11, 2, 3, 10, 1, 4]) {
+      found = await violations(seed, 60, overpay, /more than its/);
+      if (/more than its/.test(found)) break;
+    }
     expect(found).toMatch(/more than its/);
   });
 
