@@ -2,7 +2,7 @@
 // realistic mix, through the in-process pipeline and the rules model (its token counts are characters / 4, as the
 // meter records them); then the all-in cost per million claims (AWS + the model) at two model price points.
 // `npm run bench -- model-calls` runs it alone.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { parseConfig } from "../core/claims/config.ts";
 import type { ClaimsConfig } from "../core/claims/config.ts";
 import { modelCost } from "../core/claims/model-cost.ts";
@@ -16,7 +16,7 @@ import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { allInPerMillion, costSummary, modelPerMillion } from "./cost.ts";
 import type { TokenPrice } from "./cost.ts";
-import { BASELINE_FILE, readAwsRequests } from "./lib/profile.ts";
+import { AWS_REQUESTS_FILE, BASELINE_FILE, readAwsRequests } from "./lib/profile.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const SIM = "sim_model_calls";
@@ -77,7 +77,10 @@ export async function run(): Promise<string> {
     "config.yaml",
     NOW,
   );
-  const aws = costSummary(await readAwsRequests(BASELINE_FILE), "structured").allIn;
+  // AWS as measured by this run's aws-requests bench (it runs first in `npm run bench`), else the committed profile.
+  const fresh = existsSync(AWS_REQUESTS_FILE);
+  const aws = costSummary(await readAwsRequests(fresh ? AWS_REQUESTS_FILE : BASELINE_FILE), "structured").allIn;
+  const awsSource = fresh ? "the profile `npm run bench -- aws-requests` measured" : "the committed profile";
   const points = ["gpt-4o-mini", "gpt-4.1"] as const;
   const rows: string[] = [];
   const allIn: string[] = [];
@@ -107,7 +110,7 @@ export async function run(): Promise<string> {
     "|---|---|---|---|---|---|",
     ...rows,
     "",
-    `All-in per million claims: AWS $${aws.toFixed(2)} (bench/cost.ts, structured claim, committed profile) + the model at list prices.`,
+    `All-in per million claims: AWS $${aws.toFixed(2)} (bench/cost.ts, structured claim, ${awsSource}) + the model at list prices.`,
     "",
     "| mix | model | model / M claims | all-in / M claims |",
     "|---|---|---|---|",
