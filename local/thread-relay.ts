@@ -8,7 +8,7 @@ import type { MessagePort } from "node:worker_threads";
 import { LocalStackError } from "./errors.ts";
 import { inProcessHandlerAt } from "./in-process/handlers.ts";
 import type { ChannelRequest, InProcessRequestHandler } from "./in-process/handlers.ts";
-import { pathWithQuery } from "./worker-channel.ts";
+import { abortError, pathWithQuery, portCalls } from "./worker-channel.ts";
 
 /** One request relayed to the emulator at `endpoint`. */
 type RelayRequest = {
@@ -85,76 +85,29 @@ export function relayClient(port: MessagePort): {
   /** Fails every request still waiting and closes the port. */
   close(reason: string): void;
 } {
-  type Waiting = { resolve: (a: RelayAnswer) => void; reject: (e: Error) => void };
-  const waiting = new Map<number, Waiting>();
-  let nextId = 0;
-  let closed: string | undefined;
-  port.unref();
-  const forget = (id: number) => {
-    waiting.delete(id);
-    if (waiting.size === 0) port.unref();
-  };
-  port.on("message", (a: RelayAnswer) => {
-    const w = waiting.get(a.id);
-    if (!w) return;
-    forget(a.id);
-    w.resolve(a);
-  });
+  const calls = portCalls<RelayAnswer>(port, "the stack");
   const handlerFor = (endpoint: string): InProcessRequestHandler => ({
     metadata: { handlerProtocol: "http/1.1" },
     async handle(request: ChannelRequest, options) {
-      if (closed !== undefined) throw new LocalStackError("EMULATOR_STOPPED", `the stack is stopped (${closed})`);
-      const signal = options?.abortSignal;
-      if (signal?.aborted) throw abortError();
-      const id = nextId++;
-      let onAbort: (() => void) | undefined;
-      const a = await new Promise<RelayAnswer>((resolve, reject) => {
-        if (waiting.size === 0) port.ref();
-        waiting.set(id, { resolve, reject });
-        if (signal?.addEventListener) {
-          onAbort = () => {
-            forget(id);
-            port.postMessage({ abort: id });
-            reject(abortError());
-          };
-          signal.addEventListener("abort", onAbort, { once: true });
-        }
-        const message: RelayRequest = {
+      const a = await calls.call(
+        (id): RelayRequest => ({
           id,
           endpoint,
           method: request.method,
           path: pathWithQuery(request),
           headers: request.headers,
           body: bodyText(request.body),
-        };
-        port.postMessage(message);
-      }).finally(() => {
-        if (onAbort) signal?.removeEventListener?.("abort", onAbort);
-      });
+        }),
+        options?.abortSignal,
+        (id) => ({ abort: id }),
+      );
       if ("error" in a) throw relayedError(a.error);
       return { response: { statusCode: a.status, headers: a.headers, body: encoder.encode(a.body) } };
     },
     updateHttpClientConfig() {},
     httpHandlerConfigs: () => ({}),
   });
-  return {
-    handlerFor,
-    close(reason) {
-      if (closed !== undefined) return;
-      closed = reason;
-      for (const w of waiting.values())
-        w.reject(new LocalStackError("EMULATOR_STOPPED", `the stack stopped before it answered (${reason})`));
-      waiting.clear();
-      port.close();
-    },
-  };
-}
-
-/** The error an aborted SDK request rejects with (the SDK and the poller know it by name). */
-function abortError(): Error {
-  const error = new Error("Request aborted");
-  error.name = "AbortError";
-  return error;
+  return { handlerFor, close: calls.close };
 }
 
 /** The relayed failure as this thread's error: an abort stays an AbortError, anything else a LocalStackError with its code. */

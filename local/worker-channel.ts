@@ -65,16 +65,27 @@ export function createWorkerChannel(options: WorkerChannelOptions): WorkerChanne
   };
 }
 
+/** What an SDK request's abort signal offers (the SDK's own AbortSignalLike). */
+type SignalLike = {
+  readonly aborted: boolean;
+  addEventListener?(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener?(type: "abort", listener: () => void): void;
+};
+
 /**
- * An SDK request handler over `port` to an emulator's worker (the channel's own port, or one `attach` opened and
- * another thread took): requests wait for their answer by id; the port holds its thread open only while one waits.
+ * Requests sent on `port` and answered by id (`name` says whose port in errors): a request waits for the answer
+ * with its id; the port holds its thread open only while one waits; an aborted request is forgotten (the late
+ * answer finds no one waiting), after `abortMessage` is sent when given; `close` fails every request still waiting.
  */
-export function portClient(
+export function portCalls<A extends { readonly id: number }>(
   port: MessagePort,
-  options: WorkerChannelOptions,
-): { readonly requestHandler: InProcessRequestHandler; closed(): boolean; close(reason: string): void } {
-  const { name, observe } = options;
-  type Waiting = { resolve: (a: ChannelAnswer) => void; reject: (e: Error) => void };
+  name: string,
+): {
+  call(message: (id: number) => unknown, signal?: SignalLike, abortMessage?: (id: number) => unknown): Promise<A>;
+  closed(): boolean;
+  close(reason: string): void;
+} {
+  type Waiting = { resolve: (a: A) => void; reject: (e: Error) => void };
   const waiting = new Map<number, Waiting>();
   let nextId = 0;
   let closed: string | undefined;
@@ -83,43 +94,33 @@ export function portClient(
     waiting.delete(id);
     if (waiting.size === 0) port.unref();
   };
-  port.on("message", (answer: ChannelAnswer) => {
+  port.on("message", (answer: A) => {
     const w = waiting.get(answer.id);
     if (!w) return;
     forget(answer.id);
     w.resolve(answer);
   });
   return {
-    requestHandler: {
-      metadata: { handlerProtocol: "http/1.1" },
-      async handle(request, handleOptions) {
-        if (closed !== undefined) throw new LocalStackError("EMULATOR_STOPPED", `${name} is stopped (${closed})`);
-        const signal = handleOptions?.abortSignal;
-        if (signal?.aborted) throw abortError();
-        const id = nextId++;
-        const body = bodyText(request.body);
-        const path = pathWithQuery(request);
-        let onAbort: (() => void) | undefined;
-        const answer = await new Promise<ChannelAnswer>((resolve, reject) => {
-          if (waiting.size === 0) port.ref();
-          waiting.set(id, { resolve, reject });
-          if (signal?.addEventListener) {
-            // An aborted request is forgotten here; the worker's late answer finds no one waiting.
-            onAbort = () => {
-              forget(id);
-              reject(abortError());
-            };
-            signal.addEventListener("abort", onAbort, { once: true });
-          }
-          port.postMessage({ id, method: request.method, path, headers: request.headers, body });
-        }).finally(() => {
-          if (onAbort) signal?.removeEventListener?.("abort", onAbort);
-        });
-        observe?.({ headers: request.headers, body }, answer);
-        return { response: { statusCode: answer.status, headers: answer.headers, body: encoder.encode(answer.body) } };
-      },
-      updateHttpClientConfig() {},
-      httpHandlerConfigs: () => ({}),
+    async call(message, signal, abortMessage) {
+      if (closed !== undefined) throw new LocalStackError("EMULATOR_STOPPED", `${name} is stopped (${closed})`);
+      if (signal?.aborted) throw abortError();
+      const id = nextId++;
+      let onAbort: (() => void) | undefined;
+      return new Promise<A>((resolve, reject) => {
+        if (waiting.size === 0) port.ref();
+        waiting.set(id, { resolve, reject });
+        if (signal?.addEventListener) {
+          onAbort = () => {
+            forget(id);
+            if (abortMessage) port.postMessage(abortMessage(id));
+            reject(abortError());
+          };
+          signal.addEventListener("abort", onAbort, { once: true });
+        }
+        port.postMessage(message(id));
+      }).finally(() => {
+        if (onAbort) signal?.removeEventListener?.("abort", onAbort);
+      });
     },
     closed: () => closed !== undefined,
     close(reason) {
@@ -133,8 +134,39 @@ export function portClient(
   };
 }
 
+/**
+ * An SDK request handler over `port` (an emulator's worker, or another thread's channel): each request waits for
+ * its answer by id (portCalls).
+ */
+export function portClient(
+  port: MessagePort,
+  options: WorkerChannelOptions,
+): { readonly requestHandler: InProcessRequestHandler; closed(): boolean; close(reason: string): void } {
+  const { name, observe } = options;
+  const calls = portCalls<ChannelAnswer>(port, name);
+  return {
+    requestHandler: {
+      metadata: { handlerProtocol: "http/1.1" },
+      async handle(request, handleOptions) {
+        const body = bodyText(request.body);
+        const path = pathWithQuery(request);
+        const answer = await calls.call(
+          (id) => ({ id, method: request.method, path, headers: request.headers, body }),
+          handleOptions?.abortSignal,
+        );
+        observe?.({ headers: request.headers, body }, answer);
+        return { response: { statusCode: answer.status, headers: answer.headers, body: encoder.encode(answer.body) } };
+      },
+      updateHttpClientConfig() {},
+      httpHandlerConfigs: () => ({}),
+    },
+    closed: calls.closed,
+    close: calls.close,
+  };
+}
+
 /** The error an aborted SDK request rejects with (the SDK and the poller know it by name). */
-function abortError(): Error {
+export function abortError(): Error {
   const error = new Error("Request aborted");
   error.name = "AbortError";
   return error;
