@@ -7,6 +7,7 @@ import {
   describeLlmConfig,
   guardWithPreflight,
   llmConfigFromEnv,
+  llmDefaultsOfConfig,
   meterLlm,
   preflightLlm,
 } from "../adapters/llm/index.ts";
@@ -30,14 +31,7 @@ export interface LocalLlm {
 
 /** The model named by the environment (`env`, default process.env) over `config`'s `llm` defaults. */
 export function localLlm(config: ClaimsConfig, env: NodeJS.ProcessEnv = process.env): LocalLlm {
-  const llmConfig = llmConfigFromEnv(env, {
-    provider: config.llm.provider,
-    model: config.llm.model,
-    baseURL: config.llm.base_url,
-    timeoutMs: config.llm.timeout_ms,
-    maxRetries: config.llm.max_retries,
-    temperature: config.llm.temperature,
-  });
+  const llmConfig = llmConfigFromEnv(env, llmDefaultsOfConfig(config.llm));
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
   const meter = meterLlm(guarded?.port ?? model);

@@ -28,6 +28,25 @@ interface LlmDefaults {
   readonly temperature?: number | undefined;
 }
 
+/** The defaults a config file's `llm_defaults` section gives (its names as the file spells them). */
+export function llmDefaultsOfConfig(llm: {
+  readonly provider: LlmProvider;
+  readonly model: string;
+  readonly base_url: string;
+  readonly timeout_ms: number;
+  readonly max_retries: number;
+  readonly temperature: number;
+}): LlmDefaults {
+  return {
+    provider: llm.provider,
+    model: llm.model,
+    baseURL: llm.base_url,
+    timeoutMs: llm.timeout_ms,
+    maxRetries: llm.max_retries,
+    temperature: llm.temperature,
+  };
+}
+
 /** Built-in defaults (core/llm/defaults.ts, the one definition the config schema uses too). */
 const BUILTIN_LLM_DEFAULTS = {
   provider: LLM_DEFAULTS.provider,

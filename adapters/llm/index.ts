@@ -3,6 +3,7 @@ export { createOpenAiModel, type OpenAiModelOptions, type Sleep } from "./openai
 export { toStrictJsonSchema } from "./strict-schema.ts";
 export {
   llmConfigFromEnv,
+  llmDefaultsOfConfig,
   llmTimeoutMsFromEnv,
   describeLlmConfig,
   LOCAL_PLACEHOLDER_KEY,

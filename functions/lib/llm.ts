@@ -3,7 +3,13 @@
 // A network model sits behind its endpoint check: the first call of a cold start checks the endpoint
 // (a few seconds at most, once per container); while it is down every call fails at once naming URL,
 // model and error (the claim ends NEEDS_REVIEW LLM_UNREACHABLE), and it is checked again after 30 s.
-import { createLlm, guardWithPreflight, llmConfigFromEnv, preflightLlm } from "../../adapters/llm/index.ts";
+import {
+  createLlm,
+  guardWithPreflight,
+  llmConfigFromEnv,
+  llmDefaultsOfConfig,
+  preflightLlm,
+} from "../../adapters/llm/index.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import type { LlmPort } from "../../core/llm/index.ts";
 import { composeDeps } from "./compose.ts";
@@ -19,14 +25,7 @@ function llmFromEnv(
   env: Record<string, string | undefined>,
   resources: LinkedResources,
 ): LlmPort {
-  const defaults = {
-    provider: config.llm.provider,
-    model: config.llm.model,
-    baseURL: config.llm.base_url,
-    timeoutMs: config.llm.timeout_ms,
-    maxRetries: config.llm.max_retries,
-    temperature: config.llm.temperature,
-  };
+  const defaults = llmDefaultsOfConfig(config.llm);
   const provider = env.LLM_PROVIDER?.trim().toLowerCase() || config.llm.provider;
   const keyed =
     provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;
