@@ -19,6 +19,20 @@ const scenarios = parseScenarios(
 );
 const rules = () => createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
 
+/** A model that always answers 500 (after its retries). */
+const FAILING_MODEL: LlmPort = {
+  provider: "openai",
+  model: "down",
+  complete: async () => ({
+    ok: false,
+    code: "LLM_SERVER_ERROR",
+    message: "the model answered 500",
+    attempts: 3,
+    model: "down",
+    retryable: true,
+  }),
+};
+
 function pipeline(llm: LlmPort = rules()) {
   return createInProcessPipeline({ agent: config.agent, orders: config.orders, llm, clock: { now: () => NOW } });
 }
@@ -230,19 +244,7 @@ describe("the in-process pipeline with the rules model", () => {
   });
 
   it("ends a claim in NEEDS_REVIEW when the model cannot produce a proposal (analyst, decision maker and fixer all fail)", async () => {
-    const failing: LlmPort = {
-      provider: "openai",
-      model: "down",
-      complete: async () => ({
-        ok: false,
-        code: "LLM_SERVER_ERROR",
-        message: "the model answered 500",
-        attempts: 3,
-        model: "down",
-        retryable: true,
-      }),
-    };
-    const p = pipeline(failing);
+    const p = pipeline(FAILING_MODEL);
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("NEEDS_REVIEW");
     expect(record?.reason_code).toBe("CREW_FAILED");
@@ -567,19 +569,7 @@ describe("the crew step's outbox: marked only where nothing that comes later pro
   });
 
   it("marks the step whose outbox opens a review: nothing that comes later can prove it", async () => {
-    const failing: LlmPort = {
-      provider: "openai",
-      model: "down",
-      complete: async () => ({
-        ok: false,
-        code: "LLM_SERVER_ERROR",
-        message: "the model answered 500",
-        attempts: 3,
-        model: "down",
-        retryable: true,
-      }),
-    };
-    const p = pipeline(failing);
+    const p = pipeline(FAILING_MODEL);
     const cleared: number[] = [];
     const { sessions } = p.deps;
     p.deps.sessions = {
