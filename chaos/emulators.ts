@@ -255,6 +255,7 @@ export async function runOnEmulators(
       sweepEveryMs: 3_000,
       wrapDeps: injector.wrapDeps,
       wrapHandler: injector.wrapHandler,
+      wrapRefundDelivery: injector.invoke,
       onPollerError: () => undefined,
     });
   let stack: LocalStack;

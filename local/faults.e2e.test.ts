@@ -164,7 +164,9 @@ async function startFaultStack(
     onPollerError: (role) => {
       pollerErrors[role]++;
     },
-    ...(injector ? { wrapDeps: injector.wrapDeps, wrapHandler: injector.wrapHandler } : {}),
+    ...(injector
+      ? { wrapDeps: injector.wrapDeps, wrapHandler: injector.wrapHandler, wrapRefundDelivery: injector.invoke }
+      : {}),
     ...overrides,
   });
   current = { ...stack, tick, pollerErrors };

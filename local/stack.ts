@@ -137,6 +137,11 @@ export interface LocalStackOptions {
   readonly onBusEvent?: (rule: RuleName, event: BusEvent) => void;
   /** Wraps a queue consumer (tests inject crashes here). */
   readonly wrapHandler?: (role: QueueRole, handler: SqsHandler) => SqsHandler;
+  /**
+   * Runs each bus delivery to the refund executor (tests: as an invocation of its own, like the executor's queue
+   * consumer on AWS, instead of inside the invocation whose PutEvents dispatched it).
+   */
+  readonly wrapRefundDelivery?: <T>(delivery: () => Promise<T>) => Promise<T>;
   /** Wraps the dependencies each function's handler gets (tests inject faults into its ports); the stack's own `deps` stay unwrapped. */
   readonly wrapDeps?: (fn: FunctionKey, deps: PipelineDeps) => PipelineDeps;
   /**
@@ -247,9 +252,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     })());
 
   try {
-    if (options.handlerThread && (options.wrapHandler || options.wrapDeps || options.ids || options.onPollerError))
+    if (
+      options.handlerThread &&
+      (options.wrapHandler || options.wrapDeps || options.wrapRefundDelivery || options.ids || options.onPollerError)
+    )
       throw new InvalidStackOptionError(
-        "handlerThread runs the consumers in a worker thread: wrapHandler, wrapDeps, ids and onPollerError (functions) cannot go there",
+        "handlerThread runs the consumers in a worker thread: wrapHandler, wrapDeps, wrapRefundDelivery, ids and onPollerError (functions) cannot go there",
       );
     const config = loadConfig(options.configPath, options.clock.now());
     // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
@@ -369,9 +377,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       emulators.bus.addTarget(
         PAYMENT_RULE.name,
         async (event) => {
-          const out = handlerThread
-            ? await handlerThread.refund(asSqsEvent(event))
-            : await handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
+          const delivery = () =>
+            handlerThread
+              ? handlerThread.refund(asSqsEvent(event))
+              : handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
+          const out = options.wrapRefundDelivery ? await options.wrapRefundDelivery(delivery) : await delivery();
           if (out.batchItemFailures.length > 0)
             throw new RefundDeliveryError(`the refund executor did not settle ${String(event.id)}; the bus retries it`);
         },
