@@ -1,10 +1,8 @@
 // `claims serve`'s handler thread on the real emulators through the real SDK: the queue consumers, their pollers and
 // the refund executor run in the thread and decide claims end to end; the stack's hooks cannot go there.
 import { afterEach, describe, expect, it } from "vitest";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { loadClaimView } from "../functions/lib/intake-routes.ts";
-import { startTestStack } from "./stack-fixture.ts";
-import type { LocalStack } from "./stack.ts";
+import { decideOnStack, startTestStack } from "./stack-fixture.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack | undefined;
@@ -13,13 +11,7 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function decide(s: LocalStack, body: unknown): Promise<ClaimRecord> {
-  const submitted = await s.runtime.submit(body);
-  if (!submitted.ok) throw new Error(`refused: ${submitted.message}`);
-  const record = await s.runtime.settle(submitted.claimId);
-  if (!record) throw new Error(`claim ${submitted.claimId} vanished`);
-  return record;
-}
+const decide = decideOnStack;
 
 describe("the handler thread", () => {
   it("decides claims end to end: its pollers take the work, its refund executor pays the refund", async () => {

@@ -2,6 +2,7 @@
 // model, API Gateway v2 and SQS events built by hand, and a logger that records what it is given.
 import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, SQSEvent } from "aws-lambda";
+import type { ClaimRecord } from "../core/claims/claim-record.ts";
 import { frozenClock } from "../core/crew/index.ts";
 import type { FrozenClock } from "../core/crew/index.ts";
 import { createRulesModel } from "../core/claims/rules-model.ts";
@@ -40,6 +41,15 @@ export async function startTestStack(
     ...overrides,
   });
   return { ...stack, clock };
+}
+
+/** Submits `body` through the stack's runtime and waits until the claim is final. */
+export async function decideOnStack(s: LocalStack, body: unknown): Promise<ClaimRecord> {
+  const submitted = await s.runtime.submit(body);
+  if (!submitted.ok) throw new Error(`refused: ${submitted.message}`);
+  const record = await s.runtime.settle(submitted.claimId);
+  if (!record) throw new Error(`claim ${submitted.claimId} vanished`);
+  return record;
 }
 
 /** An API Gateway v2 event for `METHOD /path?query`, routed like infra/api.ts (routeKey `$default` when no route matches). */

@@ -13,7 +13,7 @@ import { linkedResources, restrictedReader, sstResources } from "../functions/li
 import type { FunctionKey, QueueRole } from "../infra/facts.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
-import { TEST_NOW, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
+import { TEST_NOW, decideOnStack, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
 import type { LocalStack } from "./stack.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -33,13 +33,7 @@ const TEXT_CLAIM = {
   claim_text: "I bought electronics order ord_006 for 299.99 EUR on 29 May 2026, the screen is dead.",
 };
 
-async function decide(s: LocalStack, body: unknown): Promise<ClaimRecord> {
-  const submitted = await s.runtime.submit(body);
-  if (!submitted.ok) throw new Error(`refused: ${submitted.message}`);
-  const record = await s.runtime.settle(submitted.claimId);
-  if (!record) throw new Error(`claim ${submitted.claimId} vanished`);
-  return record;
-}
+const decide = decideOnStack;
 
 async function depth(s: LocalStack, url: string): Promise<number> {
   const out = await s.clients.sqs.send(

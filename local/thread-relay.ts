@@ -8,7 +8,9 @@ import type { MessagePort } from "node:worker_threads";
 import { LocalStackError } from "./errors.ts";
 import { inProcessHandlerAt } from "./in-process/handlers.ts";
 import type { ChannelRequest, InProcessRequestHandler } from "./in-process/handlers.ts";
-import { abortError, pathWithQuery, portCalls } from "./worker-channel.ts";
+import { abortError, bodyText, encodeBody, pathWithQuery, portCalls } from "./worker-channel.ts";
+
+const decoder = new TextDecoder();
 
 /** One request relayed to the emulator at `endpoint`. */
 type RelayRequest = {
@@ -23,17 +25,6 @@ type RelayRequest = {
 type RelayAnswer =
   | { id: number; status: number; headers: Record<string, string>; body: string }
   | { id: number; error: { name: string; message: string; code?: string } };
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const bodyText = (body: unknown): string =>
-  body === undefined || body === null
-    ? ""
-    : typeof body === "string"
-      ? body
-      : body instanceof Uint8Array
-        ? decoder.decode(body)
-        : String(body);
 
 /**
  * The stack's side: answers every request that comes on `port` through the in-process handler registered for its
@@ -102,7 +93,7 @@ export function relayClient(port: MessagePort): {
         (id) => ({ abort: id }),
       );
       if ("error" in a) throw relayedError(a.error);
-      return { response: { statusCode: a.status, headers: a.headers, body: encoder.encode(a.body) } };
+      return { response: { statusCode: a.status, headers: a.headers, body: encodeBody(a.body) } };
     },
     updateHttpClientConfig() {},
     httpHandlerConfigs: () => ({}),

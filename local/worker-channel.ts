@@ -36,7 +36,8 @@ export type WorkerChannelOptions = {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const bodyText = (body: unknown): string =>
+/** An SDK request body as text (the channel carries strings). */
+export const bodyText = (body: unknown): string =>
   body === undefined || body === null
     ? ""
     : typeof body === "string"
@@ -164,6 +165,9 @@ export function portClient(
     close: calls.close,
   };
 }
+
+/** Text as the bytes an SDK response body carries. */
+export const encodeBody = (text: string): Uint8Array => encoder.encode(text);
 
 /** The error an aborted SDK request rejects with (the SDK and the poller know it by name). */
 export function abortError(): Error {

@@ -33,6 +33,13 @@ const FAILING_MODEL: LlmPort = {
   }),
 };
 
+/** A pipeline on the rules model and the clock `now`, with the first bundled scenario submitted (not yet run). */
+async function submitFirstScenario(now: () => number) {
+  const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: rules(), clock: { now } });
+  const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
+  return { p, claimId: submitted.ok ? submitted.claimId : "" };
+}
+
 function pipeline(llm: LlmPort = rules()) {
   return createInProcessPipeline({ agent: config.agent, orders: config.orders, llm, clock: { now: () => NOW } });
 }
@@ -171,14 +178,7 @@ describe("the in-process pipeline with the rules model", () => {
 
   it("keeps a claim RUNNING without its proposal while the proposal waits for the kernel, then final with it", async () => {
     let now = NOW;
-    const p = createInProcessPipeline({
-      agent: config.agent,
-      orders: config.orders,
-      llm: rules(),
-      clock: { now: () => now },
-    });
-    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
-    const claimId = submitted.ok ? submitted.claimId : "";
+    const { p, claimId } = await submitFirstScenario(() => now);
     let work = p.queues.take();
     for (; work && work.queue !== "proposals"; work = p.queues.take()) {
       now += 1000;
@@ -411,14 +411,7 @@ describe("the in-process pipeline with the rules model", () => {
 
   it("arms one timer per claim and re-arms it from a tick while a step is still in flight", async () => {
     let now = NOW;
-    const p = createInProcessPipeline({
-      agent: config.agent,
-      orders: config.orders,
-      llm: rules(),
-      clock: { now: () => now },
-    });
-    const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
-    const claimId = submitted.ok ? submitted.claimId : "";
+    const { p, claimId } = await submitFirstScenario(() => now);
     const start = p.queues.take();
     if (start?.queue !== "crew-events") throw new Error("expected the crew start");
     await handleCrewMessage(start.message, p.deps);
