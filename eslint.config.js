@@ -56,13 +56,25 @@ const corePatterns = [
 ];
 
 /**
- * The folders of core/ import only downwards: crew at the bottom, integrity on crew, llm on neither, claims on
- * all three (core/errors.ts is everyone's). A later config replaces the core rule for the folder, so it repeats it.
+ * The folders of core/ import only downwards (docs/architecture.md#the-rooms-of-core): the generic machinery at the
+ * bottom (crew, then integrity on crew; llm on neither), then the claims domain's subjects, each on those below
+ * it — claim and config, extraction, kernel and money, the crew's agents and model, history (audit, replay,
+ * backtest). core/errors.ts is everyone's. A later config replaces the core rule for the folder, so it repeats it.
  */
+const CORE_FOLDERS = ["crew", "integrity", "llm", "claim", "extraction", "kernel", "agents", "history"];
 const coreFolder = (dir, forbidden, message) => ({
   ...production(`core/${dir}`),
   rules: { "no-restricted-imports": ["error", { patterns: [...corePatterns, folders(forbidden, message)] }] },
 });
+/** The rule of one subject folder: nothing above it in CORE_FOLDERS. */
+const subjectFolder = (dir) => {
+  const above = CORE_FOLDERS.slice(CORE_FOLDERS.indexOf(dir) + 1);
+  return coreFolder(
+    dir,
+    above,
+    `core/${dir} imports only the folders below it (${CORE_FOLDERS.slice(0, CORE_FOLDERS.indexOf(dir)).join(", ")}): ${above.join(", ")} build on it, not the reverse.`,
+  );
+};
 
 export default tseslint.config(
   { ignores: ["node_modules/**", ".sst/**", ".claims/**", "dist/**", "bench/out/**"] },
@@ -105,19 +117,21 @@ export default tseslint.config(
   },
   coreFolder(
     "crew",
-    ["integrity", "claims", "llm"],
+    CORE_FOLDERS.filter((f) => f !== "crew"),
     "core/crew is the bottom of core/: it imports no other folder of core/ (only core/errors.ts).",
   ),
   coreFolder(
     "integrity",
-    ["claims", "llm"],
+    CORE_FOLDERS.filter((f) => f !== "crew" && f !== "integrity"),
     "core/integrity imports only core/crew of core/: the claims domain builds on it, not the reverse.",
   ),
   coreFolder(
     "llm",
-    ["claims", "integrity", "crew"],
+    CORE_FOLDERS.filter((f) => f !== "llm"),
     "core/llm is the model port: it imports no other folder of core/ (the claims crew and its rules model use it).",
   ),
+  // core/history is the top: the core rule above is all it needs.
+  ...["claim", "extraction", "kernel", "agents"].map(subjectFolder),
   {
     ...production("pipeline"),
     rules: {

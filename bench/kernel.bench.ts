@@ -2,16 +2,16 @@
 // ACCEPT and REJECT input, beside the whole in-process pipeline with the rules model (intake → crew →
 // worker → kernel → execution → audit), taking turns in CPU time; plus the audit written per claim.
 import { readFileSync } from "node:fs";
-import { auditClaimId } from "../core/claims/audit-events.ts";
-import { parseConfig } from "../core/claims/config.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
-import { decideClaim } from "../core/claims/kernel.ts";
-import type { DecideClaimInput } from "../core/claims/kernel.ts";
+import { auditClaimId } from "../core/history/audit-events.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import { decideClaim } from "../core/kernel/kernel.ts";
+import type { DecideClaimInput } from "../core/kernel/kernel.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import type { Claim } from "../core/claims/claim.ts";
+import type { Claim } from "../core/claim/claim.ts";
 import { buildProposal, createAgentRegistry } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { nodeSha256 } from "../functions/lib/compose.ts";
 import { compare, formatTable, interleave, ratioText, us } from "./lib/harness.ts";
 import type { Contender, TableRow } from "./lib/harness.ts";

@@ -15,6 +15,7 @@
 // ends after the kill is requests already on the wire, which a kill an instant later would have let through too.
 // A restart hits every flow running at the time; clients whose request got no answer send it again.
 // After every flow is final, the invariants of chaos/invariants.ts are checked on the stores and events.jsonl.
+import { type LedgerEntry } from "../core/kernel/index.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,13 +24,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { SendMessageBatchRequestEntry } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { auditClaimId } from "../core/claims/audit-events.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { isFinal } from "../core/claims/claim-record.ts";
-import type { Claim } from "../core/claims/claim.ts";
-import type { ReviewRecord } from "../core/claims/review.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import type { AuditEvent, LedgerEntry, Order } from "../core/integrity/index.ts";
+import { auditClaimId } from "../core/history/audit-events.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { isFinal } from "../core/kernel/claim-record.ts";
+import type { Claim } from "../core/claim/claim.ts";
+import type { ReviewRecord } from "../core/kernel/review.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import { seedOrders } from "../adapters/aws/index.ts";
 import { QUEUES } from "../infra/facts.ts";
 import type { QueueRole } from "../infra/facts.ts";

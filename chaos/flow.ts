@@ -9,16 +9,16 @@
 // refused, timed out, settled late); the provider's webhooks reach POST /webhooks/stripe signed (twice, stale, or
 // forged at times), and reviewers RETRY or CLOSE failed refunds through the review API. When nothing is left to do,
 // the invariants are checked. Time is simulated, so a flow takes milliseconds.
+import { type LedgerEntry } from "../core/kernel/index.ts";
 import Stripe from "stripe";
-import { parseConfig } from "../core/claims/config.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
-import type { Claim } from "../core/claims/claim.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { isFinal } from "../core/claims/claim-record.ts";
-import type { ReviewRecord } from "../core/claims/review.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import type { Claim } from "../core/claim/claim.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { isFinal } from "../core/kernel/claim-record.ts";
+import type { ReviewRecord } from "../core/kernel/review.ts";
 import { createAgentRegistry } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import type { LedgerEntry } from "../core/integrity/index.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { createKernelHandler } from "../functions/kernel.ts";
@@ -32,7 +32,7 @@ import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
 import { FUNCTIONS, PAYMENT_RULE, QUEUES } from "../infra/facts.ts";
 import { matchesPattern } from "../local/eventbridge/matcher.ts";
-import { KERNEL_SOURCE } from "../core/claims/events.ts";
+import { KERNEL_SOURCE } from "../core/kernel/events.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import {

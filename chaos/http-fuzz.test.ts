@@ -6,7 +6,7 @@ import { request } from "node:http";
 import fc from "fast-check";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createAuthorizerHandler, createReviewerAuthorizerHandler, singleReviewer } from "../functions/authorizer.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";

@@ -3,23 +3,17 @@
 // invariants (pipeline/money-invariants.ts, ledgers included), the review marks on the ledger, the money the payment
 // provider actually paid against the settlements (paymentViolations), and the audit complete — `claims replay`
 // IDENTICAL for every final claim.
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { isFinal } from "../core/claims/claim-record.ts";
-import { replayClaim } from "../core/claims/replay.ts";
-import type { ReviewRecord } from "../core/claims/review.ts";
-import type {
-  AuditEvent,
-  CustomerLimits,
-  LedgerEntry,
-  Order,
-  ResponsibilityContract,
-} from "../core/integrity/index.ts";
+import { type LedgerEntry, parseCents } from "../core/kernel/index.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { isFinal } from "../core/kernel/claim-record.ts";
+import { replayClaim } from "../core/history/replay.ts";
+import type { ReviewRecord } from "../core/kernel/review.ts";
+import type { AuditEvent, CustomerLimits, Order, ResponsibilityContract } from "../core/integrity/index.ts";
 import { checkMoneyInvariants } from "../pipeline/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
 import { verdictPublished } from "../pipeline/decide/publication.ts";
-import type { SettlementRecord } from "../core/claims/settlement.ts";
-import { parseCents } from "../core/integrity/index.ts";
+import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import { DAY_MS } from "../core/integrity/index.ts";
 import { settlementDfid } from "../pipeline/payments.ts";
 import type { ProviderBook } from "./payment-provider.ts";

@@ -14,8 +14,8 @@ import {
   simulationRun,
 } from "../pipeline/decide/batch.ts";
 import type { BatchRun, BatchRunResult } from "../pipeline/decide/batch.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
-import type { Scenario } from "../core/claims/scenarios.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import type { Scenario } from "../core/history/scenarios.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";
 import { configPathFrom, loadConfig } from "./lib/config-file.ts";

@@ -3,7 +3,7 @@
 // RefundSettled / RefundFailed (pipeline: payRefund). A provider outage is retried with the same idempotency key,
 // then the DLQ; a redelivery pays nothing twice.
 import * as z from "zod";
-import { KERNEL_SOURCE, RefundExecutedDetailSchema } from "../core/claims/events.ts";
+import { KERNEL_SOURCE, RefundExecutedDetailSchema } from "../core/kernel/events.ts";
 import { payRefund, PaymentUnavailableError } from "../pipeline/payments.ts";
 import { productionDeps } from "./lib/compose.ts";
 import type { DepsSource } from "./lib/compose.ts";

@@ -4,7 +4,7 @@
 // functions/ reads its links by these names; local/ builds the embedded stack (queues, pollers, rules, HTTP
 // front) from the same values. Nothing here may touch `sst`, `$app` or `aws` (lint-guarded): it runs in
 // Lambda and locally too.
-import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/claims/events.ts";
+import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/kernel/events.ts";
 import { EventSourceSettingError } from "./errors.ts";
 import { ORDER_READERS } from "./order-source.ts";
 import type { OrderSourceKind } from "./order-source.ts";

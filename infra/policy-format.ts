@@ -4,7 +4,7 @@
 // imports facts.ts.
 import { createHash } from "node:crypto";
 import * as z from "zod";
-import type { ClaimsConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
 import { ClaimsContractSchema, ResponsibilityContractSchema } from "../core/integrity/contracts.ts";
 
 /** The name of the policy file in a function's package (infra/policy.ts copies it there). */

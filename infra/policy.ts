@@ -6,8 +6,8 @@
 // scheduled batch's claims file. The file's orders are not deployed: orders are loaded with `claims load-orders`.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentHandshake, parseConfig } from "../core/claims/config.ts";
-import { parseScenarios } from "../core/claims/scenarios.ts";
+import { agentHandshake, parseConfig } from "../core/claim/config.ts";
+import { parseScenarios } from "../core/history/scenarios.ts";
 import { POLICY_FILE_NAME, policyFromConfig } from "./policy-format.ts";
 import type { ClaimsPolicy } from "./policy-format.ts";
 import { InfraFileError } from "./errors.ts";

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { build } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
+import { parseConfig } from "../core/claim/config.ts";
 import { METRICS, METRICS_SERVICE } from "./metrics-catalog.ts";
 import { ClaimsPolicySchema, POLICY_FILE_NAME } from "./policy-format.ts";
 import {

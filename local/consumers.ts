@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context } from "aws-lambda";
-import type { ClaimsConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";

@@ -12,7 +12,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
 import { afterEach, describe, expect, it } from "vitest";
 import { seedOrders } from "../adapters/aws/index.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort, LlmRequest } from "../core/llm/index.ts";

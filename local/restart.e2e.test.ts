@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
+import { parseConfig } from "../core/claim/config.ts";
 import { checkMoneyInvariants, fromJournal } from "../pipeline/money-invariants.ts";
 import { finalClaim, runClaims, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";

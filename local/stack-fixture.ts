@@ -2,10 +2,10 @@
 // model, API Gateway v2 and SQS events built by hand, and a logger that records what it is given.
 import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, SQSEvent } from "aws-lambda";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { frozenClock } from "../core/crew/index.ts";
 import type { FrozenClock } from "../core/crew/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { loadConfig } from "../functions/lib/config-file.ts";
 import type { HandlerLogger } from "../functions/lib/logger.ts";

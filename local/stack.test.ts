@@ -5,7 +5,7 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { composeDeps } from "../functions/lib/compose.ts";

@@ -8,7 +8,7 @@ import { GetQueueAttributesCommand, SendMessageBatchCommand } from "@aws-sdk/cli
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
 import { countOpenClaims, createTable, seedOrders } from "../adapters/aws/index.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
 import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";

@@ -15,7 +15,7 @@ import type {
   VerdictRepository,
   WorkQueues,
 } from "./ports.ts";
-import type { ClaimsCrewTimeouts } from "../core/claims/crew.ts";
+import type { ClaimsCrewTimeouts } from "../core/agents/crew.ts";
 import type { Sha256Hex } from "../core/crew/hash.ts";
 import { OutageHoldSettingError } from "./errors.ts";
 

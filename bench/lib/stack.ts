@@ -5,7 +5,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { systemClock } from "../../core/crew/index.ts";
 import type { Order } from "../../core/integrity/index.ts";
-import { createRulesModel } from "../../core/claims/rules-model.ts";
+import { createRulesModel } from "../../core/agents/rules-model.ts";
 import { loadConfig } from "../../functions/lib/config-file.ts";
 import type { LogLevelName } from "../../functions/lib/logger.ts";
 import { apiEvent, CONFIG_PATH } from "../../local/stack-fixture.ts";

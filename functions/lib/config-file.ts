@@ -2,8 +2,8 @@
 // compose.ts so that the deployed functions, which read the pre-parsed policy (policy.ts), bundle no YAML parser.
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseConfig } from "../../core/claims/config.ts";
-import type { ClaimsConfig } from "../../core/claims/config.ts";
+import { parseConfig } from "../../core/claim/config.ts";
+import type { ClaimsConfig } from "../../core/claim/config.ts";
 import { ConfigLoadError } from "./errors.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;

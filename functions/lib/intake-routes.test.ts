@@ -1,9 +1,9 @@
 // The claim view's loading (GET /claims/{id}, GET /claims): which items it reads for a claim in each state, and
 // that the view is the one `claimView` builds from the claim, its review and its settlement.
 import { describe, expect, it } from "vitest";
-import { claimView } from "../../core/claims/claim-record.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import type { SettlementRecord } from "../../core/claims/settlement.ts";
+import { claimView } from "../../core/kernel/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import { ACCEPTABLE, ESCALATED, NOW, claimRecord } from "../../pipeline/decide/decide.test-kit.ts";
 import { reviewFor } from "../../pipeline/decide/needs-review.ts";
 import { createInMemoryReviewRepository, createInMemorySettlementRepository } from "../../pipeline/in-memory.ts";

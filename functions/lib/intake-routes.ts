@@ -1,8 +1,8 @@
 // The routes of the intake HTTP API (docs/http-api.md), each mapping one request to one core call and
 // its outcome to a status code. Customer text never reaches a log line from here.
-import { ClaimStatusSchema, claimView, VerdictValueSchema } from "../../core/claims/claim-record.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { reconcileSettlements } from "../../core/claims/settlement.ts";
+import { ClaimStatusSchema, claimView, VerdictValueSchema } from "../../core/kernel/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { reconcileSettlements } from "../../core/kernel/settlement.ts";
 import { parseIsoMs } from "../../core/integrity/time.ts";
 import { submitClaim } from "../../pipeline/intake.ts";
 import type { Admission } from "../../pipeline/intake.ts";

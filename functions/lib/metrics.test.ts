@@ -3,7 +3,7 @@
 // disagrees and 0 when it agrees, once per stored verdict — a redelivered or racing publish of the same verdict
 // (which appends its audit again) counts nothing more; a verdict without a shadow counts nothing.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createRulesModel } from "../../core/claims/rules-model.ts";
+import { createRulesModel } from "../../core/agents/rules-model.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { createInProcessPipeline } from "../../pipeline/in-process.ts";
 import { handleProposal } from "../../pipeline/kernel-service.ts";

@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Console } from "node:console";
 import { MetricUnit, Metrics } from "@aws-lambda-powertools/metrics";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/index.ts";
 import type { FunctionKey } from "../../infra/facts.ts";

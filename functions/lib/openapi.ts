@@ -4,9 +4,9 @@
 // cannot ship undescribed (functions/openapi.test.ts). The document is checked in as functions/openapi.json
 // (`npm run openapi` writes it; a test fails when it drifts) and GET /openapi.json serves that file.
 import * as z from "zod";
-import { ClaimStatusSchema, VerdictValueSchema } from "../../core/claims/claim-record.ts";
-import { ClaimSchema } from "../../core/claims/claim.ts";
-import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../../core/claims/proposal-output.ts";
+import { ClaimStatusSchema, VerdictValueSchema } from "../../core/kernel/claim-record.ts";
+import { ClaimSchema } from "../../core/claim/claim.ts";
+import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../../core/claim/proposal-output.ts";
 import {
   ReviewApprovalSchema,
   ReviewAwaitingSchema,
@@ -14,7 +14,7 @@ import {
   ReviewDecisionSchema,
   ReviewOriginSchema,
   ReviewStatusSchema,
-} from "../../core/claims/review.ts";
+} from "../../core/kernel/review.ts";
 import { ROUTES } from "../../infra/facts.ts";
 import type { RouteAuth, RouteKey } from "../../infra/facts.ts";
 import { SubmissionSchema } from "../../pipeline/decide/intake.ts";
@@ -61,7 +61,7 @@ export const ApiErrorSchema = z.object({
   }),
 });
 
-/** A review as GET /claims/{id} shows it (core/claims/review.ts `reviewView`). */
+/** A review as GET /claims/{id} shows it (core/kernel/review.ts `reviewView`). */
 const ReviewViewSchema = z
   .object({
     review_id: z.string(),
@@ -100,7 +100,7 @@ const RefundReviewViewSchema = z
   })
   .strict();
 
-/** The public view of a claim (core/claims/claim-record.ts `claimView`). */
+/** The public view of a claim (core/kernel/claim-record.ts `claimView`). */
 const ClaimViewSchema = z
   .object({
     claim_id: z.string(),
@@ -149,7 +149,7 @@ const ReviewRequestSchema = z
   })
   .strict();
 
-/** One item of GET /reviews (core/claims/review.ts `reviewListItem`). */
+/** One item of GET /reviews (core/kernel/review.ts `reviewListItem`). */
 const ReviewListItemSchema = z
   .object({
     review_id: z.string(),

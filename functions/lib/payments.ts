@@ -3,8 +3,8 @@
 // STRIPE_API_BASE to point the SDK at another endpoint (tests).
 import { createSimulatedPaymentProvider } from "../../adapters/payments/simulated.ts";
 import { createStripePaymentProvider } from "../../adapters/payments/stripe.ts";
-import { PaymentProviderNameSchema } from "../../core/claims/settlement.ts";
-import type { PaymentProviderName } from "../../core/claims/settlement.ts";
+import { PaymentProviderNameSchema } from "../../core/kernel/settlement.ts";
+import type { PaymentProviderName } from "../../core/kernel/settlement.ts";
 import { LINKS } from "../../infra/facts.ts";
 import type { PaymentDeps, PaymentProvider } from "../../pipeline/payments.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";

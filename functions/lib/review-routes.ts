@@ -1,6 +1,6 @@
 // The routes of the reviewer API (docs/http-api.md): each maps one request to one pipeline call and its outcome
 // to a status code. Nothing is stored for a refused request (400, 404, 409).
-import { ReviewStatusSchema, reviewListItem } from "../../core/claims/review.ts";
+import { ReviewStatusSchema, reviewListItem } from "../../core/kernel/review.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { reviewListKey } from "../../pipeline/ports.ts";
 import { decideReview, listReviews } from "../../pipeline/review.ts";

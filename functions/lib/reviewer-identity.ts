@@ -3,7 +3,7 @@
 // (on AWS and in local OIDC mode: the token's `sub`, named by `name` or `email`). Only members of the
 // `reviewers` group, or holders of the `claims/review` scope, may act as reviewers.
 import * as z from "zod";
-import type { ReviewerIdentity } from "../../core/claims/review.ts";
+import type { ReviewerIdentity } from "../../core/kernel/review.ts";
 
 /** The group whose members may decide reviews (Cognito's `cognito:groups`, or a `groups` claim). */
 export const REVIEWERS_GROUP = "reviewers";

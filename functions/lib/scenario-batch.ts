@@ -2,8 +2,8 @@
 // start in the audit, and submit every scenario through intake under one simulation_id.
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { parseScenarios } from "../../core/claims/scenarios.ts";
-import type { Scenario } from "../../core/claims/scenarios.ts";
+import { parseScenarios } from "../../core/history/scenarios.ts";
+import type { Scenario } from "../../core/history/scenarios.ts";
 import { ConfigLoadError } from "./errors.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RULE_PATTERNS } from "../../infra/facts.ts";
-import { KERNEL_SOURCE } from "../../core/claims/events.ts";
-import { DETAIL_TYPES } from "../../core/claims/events.ts";
+import { KERNEL_SOURCE } from "../../core/kernel/events.ts";
+import { DETAIL_TYPES } from "../../core/kernel/events.ts";
 import type { RuleName } from "../../infra/facts.ts";
 import { InvalidEventPatternError } from "./errors.ts";
 import { matchesPattern, validatePattern } from "./matcher.ts";

@@ -5,8 +5,8 @@ import { DescribeEventBusCommand, EventBridgeClient, PutEventsCommand } from "@a
 import type { PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BUS_NAME } from "../../infra/facts.ts";
-import { KERNEL_SOURCE } from "../../core/claims/events.ts";
-import { DETAIL_TYPES } from "../../core/claims/events.ts";
+import { KERNEL_SOURCE } from "../../core/kernel/events.ts";
+import { DETAIL_TYPES } from "../../core/kernel/events.ts";
 import { localClientConfig } from "../emulators.ts";
 import { BusConfigError, InvalidEventPatternError } from "./errors.ts";
 import { startLocalBus } from "./server.ts";
