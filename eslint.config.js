@@ -43,14 +43,14 @@ const folders = (names, message) => ({ group: names.map((n) => `**/${n}/**`), me
 /** Files a rule guards: production code of `dir` (tests may use fixtures from anywhere). */
 const production = (dir) => ({
   files: [`${dir}/**/*.ts`],
-  ignores: [`${dir}/**/*.test.ts`, `${dir}/**/*.test-kit.ts`],
+  ignores: [`${dir}/**/*.test.ts`, `${dir}/**/*.test-kit.ts`, `${dir}/**/testing/**`],
 });
 
 /** What every file of core/ may not import: I/O modules and the shell. */
 const corePatterns = [
   { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
   folders(
-    ["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
+    ["app", "pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
     "core/ depends on nothing outside core/: the shell depends on core, never the reverse.",
   ),
 ];
@@ -145,7 +145,7 @@ export default tseslint.config(
                 "pipeline/ works through its ports: no AWS SDK, sst, openai or node I/O (adapters/ implement the ports).",
             },
             folders(
-              ["adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
+              ["app", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
               "pipeline/ depends only on core/: adapters, handlers and the local stack depend on it.",
             ),
           ],
@@ -208,7 +208,7 @@ export default tseslint.config(
               message: "report/ is pure rendering: no I/O (the CLI writes files, the API serves them).",
             },
             folders(
-              ["pipeline", "adapters", "functions", "infra", "cli", "local", "bench", "chaos"],
+              ["app", "pipeline", "adapters", "functions", "infra", "cli", "local", "bench", "chaos"],
               "report/ renders from core/ data only: the API and the CLI use it, not the reverse.",
             ),
           ],
@@ -240,8 +240,8 @@ export default tseslint.config(
         {
           patterns: [
             folders(
-              ["local", "cli", "bench", "chaos", "infra", "functions"],
-              "adapters/ implement ports with injected clients: they never import infra/, functions/, the local stack, the CLI, the benches or the chaos runs.",
+              ["local", "cli", "bench", "chaos", "infra", "app", "functions"],
+              "adapters/ implement ports with injected clients: they never import infra/, app/, functions/, the local stack, the CLI, the benches or the chaos runs.",
             ),
           ],
         },
@@ -249,7 +249,7 @@ export default tseslint.config(
     },
   },
   {
-    // infra/ sits below functions/ and local/ (they read its SST-free facts): it never imports them back.
+    // infra/ is the deployment (SST): it reads the app's manifest (app/) and core/, and nothing of the running shell.
     ...production("infra"),
     rules: {
       "no-restricted-imports": [
@@ -258,7 +258,7 @@ export default tseslint.config(
           patterns: [
             folders(
               ["functions", "local", "pipeline", "adapters", "report", "cli", "bench", "chaos"],
-              "infra/ depends only on core/: functions/ and local/ import infra's facts, never the reverse.",
+              "infra/ deploys the app: it depends only on app/ and core/, never on the code it deploys.",
             ),
           ],
         },
@@ -266,26 +266,46 @@ export default tseslint.config(
     },
   },
   {
-    files: ["infra/facts.ts", "infra/metrics-catalog.ts"],
+    // app/ is the app's manifest (functions, queues, routes, links, rules, metrics): read by infra/ at deploy and by
+    // functions/ and local/ at run time, so it depends only on core/ and knows nothing of SST.
+    ...production("app"),
     rules: {
       "no-restricted-imports": [
         "error",
         {
           patterns: [
-            { group: impureModules, message: "infra/facts.ts runs in Lambda and locally: plain data only." },
             folders(
-              ["pipeline", "adapters", "functions", "report", "cli", "local", "bench", "chaos"],
-              "infra/facts.ts depends only on core/.",
+              ["infra", "functions", "local", "pipeline", "adapters", "report", "cli", "bench", "chaos"],
+              "app/ is the app's manifest: it depends only on core/; infra/, functions/ and local/ read it.",
             ),
           ],
         },
       ],
       "no-restricted-globals": [
         "error",
-        { name: "sst", message: "infra/facts.ts is SST-free: it is imported by functions/ and local/." },
-        { name: "$app", message: "infra/facts.ts is SST-free: stage settings belong in infra/settings.ts." },
-        { name: "$config", message: "infra/facts.ts is SST-free." },
-        { name: "aws", message: "infra/facts.ts is SST-free." },
+        { name: "sst", message: "app/ is SST-free: it is imported by functions/ and local/." },
+        { name: "$app", message: "app/ is SST-free: stage settings belong in infra/settings.ts." },
+        { name: "$config", message: "app/ is SST-free." },
+        { name: "aws", message: "app/ is SST-free." },
+      ],
+    },
+  },
+  {
+    // The manifest's facts are plain data (the policy's deployed format hashes with node:crypto).
+    files: ["app/**/*.ts"],
+    ignores: ["app/**/*.test.ts", "app/policy-format.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: impureModules, message: "app/ runs in Lambda and locally: plain data only." },
+            folders(
+              ["infra", "functions", "local", "pipeline", "adapters", "report", "cli", "bench", "chaos"],
+              "app/ is the app's manifest: it depends only on core/; infra/, functions/ and local/ read it.",
+            ),
+          ],
+        },
       ],
     },
   },

@@ -54,22 +54,25 @@ describe("the core/ purity rule", () => {
 describe("the shell's layering rules", () => {
   it.each([
     ["functions/kernel.ts", "../local/stack.ts", /functions\/ is deployed/],
-    ["functions/lib/compose.ts", "../../cli/batch.ts", /functions\/ is deployed/],
+    ["functions/composition/compose.ts", "../../cli/batch.ts", /functions\/ is deployed/],
     ["functions/kernel.ts", "../bench/harness.ts", /functions\/ is deployed/],
     ["adapters/aws/table.ts", "../../local/emulators.ts", /adapters\/ implement ports/],
     ["adapters/aws/table.ts", "../../cli/main.ts", /adapters\/ implement ports/],
     ["adapters/aws/table.ts", "../../bench/harness.ts", /adapters\/ implement ports/],
-    ["adapters/aws/eventbridge-publisher.ts", "../../infra/facts.ts", /adapters\/ implement ports/],
-    ["adapters/llm/openai.ts", "../../functions/lib/llm.ts", /adapters\/ implement ports/],
+    ["adapters/aws/eventbridge-publisher.ts", "../../app/manifest.ts", /adapters\/ implement ports/],
+    ["adapters/aws/eventbridge-publisher.ts", "../../infra/bus.ts", /adapters\/ implement ports/],
+    ["adapters/llm/openai.ts", "../../functions/composition/llm.ts", /adapters\/ implement ports/],
     ["pipeline/kernel-service.ts", "../adapters/aws/index.ts", /pipeline\/ depends only on core/],
-    ["pipeline/intake.ts", "../infra/facts.ts", /pipeline\/ depends only on core/],
+    ["pipeline/intake.ts", "../app/manifest.ts", /pipeline\/ depends only on core/],
     ["pipeline/intake.ts", "@aws-sdk/client-sqs", /pipeline\/ works through its ports/],
     ["report/render.ts", "node:fs", /report\/ is pure rendering/],
     ["report/render.ts", "../pipeline/in-process.ts", /report\/ renders from core/],
-    ["infra/facts.ts", "../functions/lib/resources.ts", /infra\/facts.ts depends only on core/],
-    ["infra/policy.ts", "../functions/lib/policy.ts", /infra\/ depends only on core\/: functions\/ and local\/ import/],
-    ["infra/lambda.ts", "../local/stack.ts", /infra\/ depends only on core\/: functions\/ and local\/ import/],
-    ["infra/metrics-catalog.ts", "../functions/lib/metrics.ts", /infra\/facts.ts depends only on core/],
+    ["app/manifest.ts", "../functions/composition/resources.ts", /app\/ is the app's manifest/],
+    ["app/manifest.ts", "../infra/bus.ts", /app\/ is the app's manifest/],
+    ["app/manifest.ts", "node:fs", /app\/ runs in Lambda and locally: plain data only/],
+    ["infra/policy.ts", "../functions/composition/policy.ts", /infra\/ deploys the app/],
+    ["infra/lambda.ts", "../local/stack.ts", /infra\/ deploys the app/],
+    ["app/metrics-catalog.ts", "../functions/observability/metrics.ts", /app\/ is the app's manifest/],
     ["local/stack.ts", "../cli/batch.ts", /local\/ is the embedded stack/],
     ["local/stack.ts", "../chaos/flow.ts", /local\/ is the embedded stack/],
     ["functions/kernel.ts", "../chaos/flow.ts", /functions\/ is deployed/],
@@ -80,23 +83,24 @@ describe("the shell's layering rules", () => {
     expect((await lintAs(file, importOf(spec))).join("\n")).toMatch(expected);
   });
 
-  it("keeps infra/facts.ts free of SST globals", async () => {
-    expect((await lintAs("infra/facts.ts", "export const stage = $app.stage;")).join("\n")).toMatch(
+  it("keeps app/manifest.ts free of SST globals", async () => {
+    expect((await lintAs("app/manifest.ts", "export const stage = $app.stage;")).join("\n")).toMatch(
       /no-restricted-globals.*SST-free/,
     );
-    expect((await lintAs("infra/facts.ts", 'export const q = new sst.aws.Queue("Q");')).join("\n")).toMatch(
+    expect((await lintAs("app/manifest.ts", 'export const q = new sst.aws.Queue("Q");')).join("\n")).toMatch(
       /no-restricted-globals.*SST-free/,
     );
   });
 
   it.each([
     ["functions/kernel.ts", "../pipeline/kernel-service.ts"],
-    ["functions/lib/intake-routes.ts", "../../report/render.ts"],
-    ["functions/lib/resources.ts", "../../infra/facts.ts"],
+    ["functions/http/intake-routes.ts", "../../report/render.ts"],
+    ["functions/composition/resources.ts", "../../app/manifest.ts"],
+    ["infra/lambda.ts", "../app/manifest.ts"],
     ["adapters/aws/dynamo-claims.ts", "../../pipeline/ports.ts"],
     ["local/stack.ts", "../functions/kernel.ts"],
-    ["local/stack.ts", "../infra/facts.ts"],
-    ["functions/lib/policy.ts", "../../infra/policy-format.ts"],
+    ["local/stack.ts", "../app/manifest.ts"],
+    ["functions/composition/policy.ts", "../../app/policy-format.ts"],
     ["infra/policy.ts", "../core/claim/config.ts"],
     ["cli/main.ts", "../local/stack.ts"],
     ["pipeline/intake.ts", "../core/claim/claim.ts"],

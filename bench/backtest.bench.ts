@@ -7,7 +7,7 @@ import { configWithLimit, policyOf, recordBundledRun } from "../core/history/bac
 import type { DecideClaimInput } from "../core/kernel/kernel.ts";
 import { decideClaim } from "../core/kernel/kernel.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
-import { nodeSha256 } from "../functions/lib/compose.ts";
+import { nodeSha256 } from "../functions/composition/compose.ts";
 import { compare, envIntReader, formatTable, interleave, ratioText, us } from "./lib/harness.ts";
 import type { Contender } from "./lib/harness.ts";
 

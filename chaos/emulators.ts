@@ -1,7 +1,7 @@
 // `npm run chaos -- --emulators`: chaos flows on the local stack (dynalite, fauxqs, the local bus; the production
 // handlers and adapters through the real AWS SDK, driven by the event-source pollers). The same plans as in
 // process (each flow's ids under its own prefix, so flows run side by side on one stack), with faults where the
-// stack lets them in: a crash right after a side-effecting call of any handler (local/fault-injection.ts, one per
+// stack lets them in: a crash right after a side-effecting call of any handler (local/testing/fault-injection.ts, one per
 // claim, so several per flow), sends duplicated, delayed or lost (timers) on the SQS client, a second consumer
 // racing the poller, the model slow, hung, failing or garbled, reviewers deciding (some at once), the sweep every
 // few seconds. Interleavings come from real concurrency, so a flow's plan is reproduced, its timing is not.
@@ -32,11 +32,11 @@ import type { ReviewRecord } from "../core/kernel/review.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import { seedOrders } from "../adapters/aws/index.ts";
-import { QUEUES } from "../infra/facts.ts";
-import type { QueueRole } from "../infra/facts.ts";
-import { createFaultInjector, readJournal } from "../local/fault-injection.ts";
+import { QUEUES } from "../app/manifest.ts";
+import type { QueueRole } from "../app/manifest.ts";
+import { createFaultInjector, readJournal } from "../local/testing/fault-injection.ts";
 import { InjectedCrashError as StackCrashError } from "../local/errors.ts";
-import type { CrashPoint } from "../local/fault-injection.ts";
+import type { CrashPoint } from "../local/testing/fault-injection.ts";
 import { LOCAL_TABLE_NAME, startLocalStack } from "../local/stack.ts";
 import type { LocalStack } from "../local/stack.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";

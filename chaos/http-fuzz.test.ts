@@ -10,7 +10,7 @@ import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createAuthorizerHandler, createReviewerAuthorizerHandler, singleReviewer } from "../functions/authorizer.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
-import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
+import { MAX_BODY_BYTES } from "../functions/http/http.ts";
 import { startHttpFront } from "../local/http-front.ts";
 import type { HttpFront } from "../local/http-front.ts";
 import { createInMemoryReviewRepository } from "../pipeline/in-memory.ts";

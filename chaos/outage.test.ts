@@ -15,12 +15,12 @@ import { replayClaim } from "../core/history/replay.ts";
 import { createAgentRegistry } from "../core/integrity/index.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { createKernelHandler } from "../functions/kernel.ts";
-import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
+import type { SqsHandler } from "../functions/consumers/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
-import type { QueueRole } from "../infra/facts.ts";
+import type { QueueRole } from "../app/manifest.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import {

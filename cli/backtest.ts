@@ -10,7 +10,7 @@ import type { BacktestReport, RecordedHistory } from "../core/history/backtest.t
 import { agentHandshake, parseConfig } from "../core/claim/config.ts";
 import { BacktestCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
-import { AgentRefusedError } from "../functions/lib/errors.ts";
+import { AgentRefusedError } from "../functions/composition/errors.ts";
 import { dataDirFrom, listRuns } from "./run-store.ts";
 
 function parseInstant(flag: string) {
@@ -141,7 +141,7 @@ export function registerBacktestCommand(program: Command): void {
       // Loaded when the command runs, so every other command starts as fast as before.
       const [{ backtest }, { nodeSha256 }, { formatBacktest }] = await Promise.all([
         import("../core/history/backtest.ts"),
-        import("../functions/lib/compose.ts"),
+        import("../functions/composition/compose.ts"),
         import("./backtest-output.ts"),
       ]);
       const found = await histories(o);

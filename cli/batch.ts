@@ -14,7 +14,7 @@ import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
 import { describePreflight } from "../adapters/llm/preflight.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";
-import { AgentRefusedError } from "../functions/lib/errors.ts";
+import { AgentRefusedError } from "../functions/composition/errors.ts";
 import {
   formatCalls,
   formatHeader,

@@ -1,8 +1,8 @@
 // The `claims` CLI (docs/cli.md): batch, serve, list, report, replay.
 import { registerReconcileCommand } from "./reconcile.ts";
 import { ClaimsError } from "../core/errors.ts";
-import { AgentRefusedError } from "../functions/lib/errors.ts";
-import { paymentProviderNameFrom } from "../functions/lib/payments.ts";
+import { AgentRefusedError } from "../functions/composition/errors.ts";
+import { paymentProviderNameFrom } from "../functions/composition/payments.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -32,7 +32,7 @@ import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
 import { registerBacktestCommand } from "./backtest.ts";
 import { servedClaimsAudit, stateDirOf, withStateStore } from "./served-store.ts";
 import { dfidOf } from "../core/kernel/claim-record.ts";
-import { ROUTES } from "../infra/facts.ts";
+import { ROUTES } from "../app/manifest.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";
 import type { BusEvent } from "../local/eventbridge/server.ts";

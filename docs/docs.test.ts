@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { DETAIL_TYPES } from "../core/kernel/events.ts";
 import { REASON_CODES } from "../core/kernel/reason-codes.ts";
 import { AUDIT_EVENT_TYPES } from "../core/integrity/audit.ts";
-import { ROUTES } from "../infra/facts.ts";
+import { ROUTES } from "../app/manifest.ts";
 import {
   REPO_ROOT,
   SPEC_POINTER,

@@ -4,9 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import { recordingLogger } from "../local/stack-fixture.ts";
+import { recordingLogger } from "../local/testing/stack-fixture.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
-import { SWEEP_RESERVE_SECONDS } from "../infra/facts.ts";
+import { SWEEP_RESERVE_SECONDS } from "../app/manifest.ts";
 import { SWEEP_BUDGET_MS, createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
 import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
 

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
-import { checkMoneyInvariants } from "./money-invariants.ts";
+import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { decideReview } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";

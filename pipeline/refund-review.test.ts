@@ -8,7 +8,7 @@ import { retryExecutionId } from "../core/kernel/settlement.ts";
 import type { SettlementStatus } from "../core/kernel/settlement.ts";
 import { createInMemorySettlementRepository } from "./in-memory.ts";
 import { createInProcessPipeline } from "./in-process.ts";
-import { checkMoneyInvariants } from "./money-invariants.ts";
+import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { payRefund } from "./payments.ts";
 import type { PaymentProvider } from "./payments.ts";
 import { repairRefundReviews } from "./refund-review.ts";

@@ -8,7 +8,7 @@ import { replayClaim } from "../core/history/replay.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { createInProcessPipeline } from "./in-process.ts";
-import { checkMoneyInvariants } from "./money-invariants.ts";
+import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { decideReview, repairReviews } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { replayClaim } from "../core/history/replay.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
-import { checkMoneyInvariants } from "./money-invariants.ts";
+import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { decideReview } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 

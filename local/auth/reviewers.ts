@@ -9,7 +9,7 @@ import { SourceFileError } from "../../core/claim/errors.ts";
 import { oneLineText } from "../../core/claim/claim.ts";
 import { parseYamlSource, validateYaml } from "../../core/claim/yaml-source.ts";
 import type { SourceIssue } from "../../core/claim/yaml-source.ts";
-import type { ReviewerCredential } from "../../functions/lib/bearer.ts";
+import type { ReviewerCredential } from "../../functions/http/bearer.ts";
 import { ReviewersFileError } from "./errors.ts";
 
 /** What a reviewer id may hold: it names the person in the audit and the events. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DescribeEventBusCommand, EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import type { PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BUS_NAME } from "../../infra/facts.ts";
+import { BUS_NAME } from "../../app/manifest.ts";
 import { KERNEL_SOURCE } from "../../core/kernel/events.ts";
 import { DETAIL_TYPES } from "../../core/kernel/events.ts";
 import { localClientConfig } from "../emulators.ts";

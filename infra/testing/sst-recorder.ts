@@ -6,14 +6,14 @@
 // `sst.Linkable.wrap` replacing it), the open queue policy of `Bus.subscribeQueue`, the event-source mapping
 // and receive rights of `Queue.subscribe`, and the role of a function (its `permissions`, its links'
 // permissions, the basic execution policy, and `transform.role`).
-import { RecordingError } from "./errors.ts";
+import { RecordingError } from "../errors.ts";
 import { build } from "esbuild";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const CONFIG_PATH = fileURLToPath(new URL("../sst.config.ts", import.meta.url));
+const CONFIG_PATH = fileURLToPath(new URL("../../sst.config.ts", import.meta.url));
 const ACCOUNT = "111122223333";
 const REGION = "eu-west-1";
 

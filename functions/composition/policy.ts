@@ -1,13 +1,13 @@
 // The refund policy a deployed function runs with — the agent, its responsibility contract, the claims
 // bounds (categories, limit, return window) and the LLM defaults — as the deploy ships it: PRE-PARSED JSON.
 // `sst deploy` reads the operator's policy file (CLAIMS_POLICY_FILE, the claims config format),
-// validates it and writes this JSON (infra/policy.ts; its shape: infra/policy-format.ts); every function that decides, prompts or proposes
+// validates it and writes this JSON (infra/policy.ts; its shape: app/policy-format.ts); every function that decides, prompts or proposes
 // validates it again when it first needs it (cold start). No YAML parser is needed at run time: only the
 // batch, which reads a scenario file, bundles one.
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { ClaimsPolicySchema, POLICY_FILE_NAME } from "../../infra/policy-format.ts";
-import type { ClaimsPolicy } from "../../infra/policy-format.ts";
+import { ClaimsPolicySchema, POLICY_FILE_NAME } from "../../app/policy-format.ts";
+import type { ClaimsPolicy } from "../../app/policy-format.ts";
 import { ConfigLoadError } from "./errors.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;

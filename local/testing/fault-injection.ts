@@ -4,24 +4,24 @@
 // (`killAll`: every invocation so far dies at once), every SQS send duplicated on the wire, a clock that
 // moves, and the invariants every fault must leave intact: no claim lost, one verdict per proposal, no
 // refund executed twice, no ledger above its order.
-import { parseCents } from "../core/kernel/index.ts";
+import { parseCents } from "../../core/kernel/index.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readFile } from "node:fs/promises";
 import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SendMessageBatchRequestEntry, SQSClient } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import type { ClaimRecord } from "../core/kernel/claim-record.ts";
-import type { PipelineDeps } from "../pipeline/deps.ts";
-import { frozenClock } from "../core/crew/index.ts";
-import type { Clock, StoredVerdict } from "../pipeline/ports.ts";
-import { verdictPublished } from "../pipeline/decide/publication.ts";
-import type { FunctionKey, QueueRole } from "../infra/facts.ts";
-import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
-import { parseAuditDetails } from "../core/history/audit-events.ts";
-import { DETAIL_TYPES } from "../core/kernel/events.ts";
-import { InjectedCrashError, InvariantViolationError, LocalStackError } from "./errors.ts";
-import { LOCAL_TABLE_NAME } from "./stack.ts";
-import type { LocalStack } from "./stack.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import type { PipelineDeps } from "../../pipeline/deps.ts";
+import { frozenClock } from "../../core/crew/index.ts";
+import type { Clock, StoredVerdict } from "../../pipeline/ports.ts";
+import { verdictPublished } from "../../pipeline/decide/publication.ts";
+import type { FunctionKey, QueueRole } from "../../app/manifest.ts";
+import type { SqsHandler } from "../../functions/consumers/sqs-consumer.ts";
+import { parseAuditDetails } from "../../core/history/audit-events.ts";
+import { DETAIL_TYPES } from "../../core/kernel/events.ts";
+import { InjectedCrashError, InvariantViolationError, LocalStackError } from "../errors.ts";
+import { LOCAL_TABLE_NAME } from "../stack.ts";
+import type { LocalStack } from "../stack.ts";
 
 /** The side-effecting methods of each port a handler gets; a crash is injected right after one of them succeeded. */
 export const SIDE_EFFECTS = {

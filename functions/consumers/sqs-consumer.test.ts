@@ -2,7 +2,7 @@
 // and what gets logged for bad and failing messages.
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { recordingLogger, sqsEvent } from "../../local/stack-fixture.ts";
+import { recordingLogger, sqsEvent } from "../../local/testing/stack-fixture.ts";
 import { RetryLaterError } from "./errors.ts";
 import { parseMessage, sqsConsumer, sqsFifoGroupConsumer } from "./sqs-consumer.ts";
 import type { Context } from "aws-lambda";

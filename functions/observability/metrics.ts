@@ -1,22 +1,22 @@
 // Metrics of the handlers (docs/architecture.md's operator needs to see what the system does): Powertools Metrics
 // serializes each measurement as a CloudWatch Embedded Metric Format record, and what one invocation measured goes
-// to stdout as one EMF line (functions/lib/emf.ts packs the records: as few lines as their values allow), which
+// to stdout as one EMF line (functions/observability/emf.ts packs the records: as few lines as their values allow), which
 // CloudWatch Logs turns into metrics — no API call, no latency. The measurements are taken here, in the shell, by
 // wrapping the ports a handler already calls (a claim stored or made final, a refund reserved, a review decided, an
 // LLM call), so core/ and pipeline/ stay free of metrics and each handler only names its function. What each metric
-// means: infra/metrics-catalog.ts.
+// means: app/metrics-catalog.ts.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Console } from "node:console";
 import { MetricUnit, Metrics } from "@aws-lambda-powertools/metrics";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/index.ts";
-import type { FunctionKey } from "../../infra/facts.ts";
+import type { FunctionKey } from "../../app/manifest.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import type { ReviewRepository, StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
-import type { DepsSource } from "./compose.ts";
-import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../../infra/metrics-catalog.ts";
-import type { MetricName, MetricUnitName } from "../../infra/metrics-catalog.ts";
+import type { DepsSource } from "../composition/compose.ts";
+import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../../app/metrics-catalog.ts";
+import type { MetricName, MetricUnitName } from "../../app/metrics-catalog.ts";
 import { DEFAULT_PRICE_TABLE, priceOf, usageCostUsd } from "../../core/llm/prices.ts";
 import { packEmf } from "./emf.ts";
 import type { EmfDocument } from "./emf.ts";

@@ -1,8 +1,8 @@
 // Every custom metric the functions emit (CloudWatch Embedded Metric Format, through Powertools Metrics),
-// defined once: name, unit, dimension sets and what it counts. functions/lib/metrics.ts emits them,
+// defined once: name, unit, dimension sets and what it counts. functions/observability/metrics.ts emits them,
 // infra/monitoring.ts graphs and alarms on them, and the EMF test checks them. Plain data: no Powertools,
-// no SST: infra/ builds the alarms and the dashboard from it, and functions/ imports it as it imports facts.ts.
-import type { FunctionKey } from "./facts.ts";
+// no SST: infra/ builds the alarms and the dashboard from it, and functions/ imports it as it imports app/manifest.ts.
+import type { FunctionKey } from "./manifest.ts";
 
 /** The `service` dimension of every metric (Powertools adds it to each dimension set). */
 export const METRICS_SERVICE = "claims-crew";

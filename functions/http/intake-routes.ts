@@ -178,7 +178,7 @@ export async function getServedReport(request: ApiRequest, deps: PipelineDeps): 
 }
 
 /**
- * The report routes check the intake token themselves (API Gateway lets them through, infra/facts.ts
+ * The report routes check the intake token themselves (API Gateway lets them through, app/manifest.ts
  * `tokenPage`): without an Authorization header a request that prefers HTML gets the page that asks for the
  * token (nothing of a claim in it) and any other gets 401; a token that is not `expected` (none configured:
  * none is) gets 403; the intake token gets the route.

@@ -1,10 +1,10 @@
-// Typed, validated reads of SST links (`Resource.<Name>`, names from infra/facts.ts): the only place handlers read them.
+// Typed, validated reads of SST links (`Resource.<Name>`, names from app/manifest.ts): the only place handlers read them.
 // Each read happens when a port first needs it, so a function only touches the links it was given.
 import { Resource } from "sst";
 import * as z from "zod";
-import { FUNCTIONS, LINKS, linksOf } from "../../infra/facts.ts";
-import type { FunctionKey, QueueRole } from "../../infra/facts.ts";
-import type { OrderSourceKind } from "../../infra/order-source.ts";
+import { FUNCTIONS, LINKS, linksOf } from "../../app/manifest.ts";
+import type { FunctionKey, QueueRole } from "../../app/manifest.ts";
+import type { OrderSourceKind } from "../../app/order-source.ts";
 import { ResourceLinkError } from "./errors.ts";
 
 /** Reads the raw link properties of `Resource.<name>` (throws when the link is absent). */

@@ -6,8 +6,8 @@ import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import type { z } from "zod";
 import { InvalidMessageError, OutOfTimeError, RetryLaterError } from "./errors.ts";
-import { errorFields, logSuccess } from "./logger.ts";
-import type { HandlerLogger } from "./logger.ts";
+import { errorFields, logSuccess } from "../observability/logger.ts";
+import type { HandlerLogger } from "../observability/logger.ts";
 
 /** An SQS handler as Lambda (or the local poller) calls it. */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;

@@ -1,6 +1,6 @@
 // The composition root of every function: PipelineDeps built once per cold start from SST links
 // (`Resource.*`), the LLM settings in the environment and the deployed refund policy (pre-parsed JSON,
-// functions/lib/policy.ts), over the AWS adapters, a system clock and random ids. Every port is
+// functions/composition/policy.ts), over the AWS adapters, a system clock and random ids. Every port is
 // built on first use, so a function reads only the links it uses (see infra/README.md).
 import { createHash, randomUUID } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -20,15 +20,15 @@ import type { Clock, IdSource, WorkQueues } from "../../pipeline/ports.ts";
 import { AgentRefusedError, ConfigLoadError } from "./errors.ts";
 import { lazyPort, once } from "./lazy.ts";
 import { linkedResources } from "./resources.ts";
-import { LINKS } from "../../infra/facts.ts";
+import { LINKS } from "../../app/manifest.ts";
 import type { LinkedResources } from "./resources.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
 import { createOrderApiSource } from "../../adapters/shop/order-api.ts";
-import { orderSourceSettingsFrom } from "../../infra/order-source.ts";
+import { orderSourceSettingsFrom } from "../../app/order-source.ts";
 import type { OrderSource } from "../../pipeline/ports.ts";
 import { paymentProviderFrom } from "./payments.ts";
-import type { PolicySettings } from "../../infra/policy-format.ts";
-import type { QueueRole } from "../../infra/facts.ts";
+import type { PolicySettings } from "../../app/policy-format.ts";
+import type { QueueRole } from "../../app/manifest.ts";
 
 /** Where a handler gets its dependencies (built once, then reused by every invocation). */
 export type DepsSource = () => PipelineDeps | Promise<PipelineDeps>;
@@ -110,14 +110,14 @@ function registerAgent(agent: AgentSettings): AgentRegistry {
   return registry;
 }
 
-/** Builds the LLM port of a function that calls a model (see `functions/lib/llm.ts`). */
+/** Builds the LLM port of a function that calls a model (see `functions/composition/llm.ts`). */
 type LlmFactory = (policy: PolicySettings, env: Env, resources: LinkedResources) => LlmPort;
 
 /** The LLM of a function that never calls a model: using it is a wiring bug, said plainly. */
 const noLlm: LlmFactory = () => {
   const refuse = (): never => {
     throw new Error(
-      "this function has no LLM: only worker and intake-extract call a model (compose them with functions/lib/llm.ts)",
+      "this function has no LLM: only worker and intake-extract call a model (compose them with functions/composition/llm.ts)",
     );
   };
   return {

@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 description of the HTTP API (docs/http-api.md), generated from infra/facts.ts ROUTES and the zod
+// The OpenAPI 3.1 description of the HTTP API (docs/http-api.md), generated from app/manifest.ts ROUTES and the zod
 // schemas the handlers parse with (z.toJSONSchema, JSON Schema 2020-12 as OpenAPI 3.1 uses). Every route of
 // ROUTES must have its entry in ROUTE_DOCS: `openApiDocument()` refuses a route without one, so a new route
 // cannot ship undescribed (functions/openapi.test.ts). The document is checked in as functions/openapi.json
@@ -15,8 +15,8 @@ import {
   ReviewOriginSchema,
   ReviewStatusSchema,
 } from "../../core/kernel/review.ts";
-import { ROUTES } from "../../infra/facts.ts";
-import type { RouteAuth, RouteKey } from "../../infra/facts.ts";
+import { ROUTES } from "../../app/manifest.ts";
+import type { RouteAuth, RouteKey } from "../../app/manifest.ts";
 import { SubmissionSchema } from "../../pipeline/decide/intake.ts";
 import { RefundReviewRequestSchema } from "../../pipeline/decide/refund-failed.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
@@ -518,7 +518,7 @@ export function openApiDocument(
     const doc = docs[key];
     if (!doc)
       throw new OpenApiError(
-        `route ${key} (infra/facts.ts ROUTES) has no description: add it to ROUTE_DOCS in functions/lib/openapi.ts`,
+        `route ${key} (app/manifest.ts ROUTES) has no description: add it to ROUTE_DOCS in functions/http/openapi.ts`,
       );
     const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
     const parameters: unknown[] = names.map((name) => {

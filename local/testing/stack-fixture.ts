@@ -2,23 +2,23 @@
 // model, API Gateway v2 and SQS events built by hand, and a logger that records what it is given.
 import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, SQSEvent } from "aws-lambda";
-import type { ClaimRecord } from "../core/kernel/claim-record.ts";
-import { frozenClock } from "../core/crew/index.ts";
-import type { FrozenClock } from "../core/crew/index.ts";
-import { createRulesModel } from "../core/agents/rules-model.ts";
-import type { LlmPort } from "../core/llm/index.ts";
-import { loadConfig } from "../functions/lib/config-file.ts";
-import type { HandlerLogger } from "../functions/lib/logger.ts";
-import { matchRoute } from "./http-front.ts";
-import { startLocalStack } from "./stack.ts";
-import type { LocalStack, LocalStackOptions } from "./stack.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { frozenClock } from "../../core/crew/index.ts";
+import type { FrozenClock } from "../../core/crew/index.ts";
+import { createRulesModel } from "../../core/agents/rules-model.ts";
+import type { LlmPort } from "../../core/llm/index.ts";
+import { loadConfig } from "../../functions/composition/config-file.ts";
+import type { HandlerLogger } from "../../functions/observability/logger.ts";
+import { matchRoute } from "../http-front.ts";
+import { startLocalStack } from "../stack.ts";
+import type { LocalStack, LocalStackOptions } from "../stack.ts";
 
 /** The instant test stacks are frozen at. */
 export const TEST_NOW = Date.parse("2026-06-01T12:00:00Z");
 /** The bundled configuration. */
-export const CONFIG_PATH = fileURLToPath(new URL("../scenarios/config.yaml", import.meta.url));
+export const CONFIG_PATH = fileURLToPath(new URL("../../scenarios/config.yaml", import.meta.url));
 /** The bundled scenarios. */
-export const SCENARIOS_PATH = fileURLToPath(new URL("../scenarios/scenarios.yaml", import.meta.url));
+export const SCENARIOS_PATH = fileURLToPath(new URL("../../scenarios/scenarios.yaml", import.meta.url));
 
 /** The deterministic rules model for the bundled agent. */
 export function rulesModel(nowMs = TEST_NOW): LlmPort {

@@ -1,10 +1,10 @@
 // API Gateway HTTP API (payload 2.0) plumbing for the HTTP functions: the event schema, the body limit,
 // the response shapes of docs/http-api.md (`4xx { error: { code, message, issues? } }`) and the shared handler shell.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { ROUTES, RouteFact, RouteKey } from "../../infra/facts.ts";
+import type { ROUTES, RouteFact, RouteKey } from "../../app/manifest.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
-import { errorFields, logSuccess } from "./logger.ts";
-import type { HandlerLogger } from "./logger.ts";
+import { errorFields, logSuccess } from "../observability/logger.ts";
+import type { HandlerLogger } from "../observability/logger.ts";
 import * as z from "zod";
 
 /** Largest accepted request body (docs/http-api.md): larger bodies are answered 413. */
@@ -79,7 +79,7 @@ export function parseJsonBody(bytes: Buffer): { ok: true; value: unknown } | { o
 /** The handler of one route: one request, the function's dependencies, one response. */
 export type RouteHandler = (request: ApiRequest, deps: PipelineDeps) => Promise<ApiResponse>;
 
-/** The route keys of infra/facts.ts a function serves (health is answered by the shared shell). */
+/** The route keys of app/manifest.ts a function serves (health is answered by the shared shell). */
 export type RoutesOf<F extends RouteFact["fn"]> = Exclude<
   { [K in RouteKey]: (typeof ROUTES)[K]["fn"] extends F ? K : never }[RouteKey],
   "GET /health"

@@ -7,7 +7,7 @@ import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { recordProviderUpdate } from "../../pipeline/payments.ts";
 import { apiError, bodyBytes, json } from "./http.ts";
 import type { ApiRequest, ApiResponse } from "./http.ts";
-import { paymentDeps } from "./payments.ts";
+import { paymentDeps } from "../composition/payments.ts";
 
 /** `POST /webhooks/stripe`: 200 `{ received: true, recorded }`; 400 INVALID_SIGNATURE. */
 export async function postStripeWebhook(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {

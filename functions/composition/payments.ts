@@ -5,7 +5,7 @@ import { createSimulatedPaymentProvider } from "../../adapters/payments/simulate
 import { createStripePaymentProvider } from "../../adapters/payments/stripe.ts";
 import { PaymentProviderNameSchema } from "../../core/kernel/settlement.ts";
 import type { PaymentProviderName } from "../../core/kernel/settlement.ts";
-import { LINKS } from "../../infra/facts.ts";
+import { LINKS } from "../../app/manifest.ts";
 import type { PaymentDeps, PaymentProvider } from "../../pipeline/payments.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { ConfigLoadError } from "./errors.ts";
@@ -38,7 +38,7 @@ export function paymentProviderFrom(env: Env, resources: LinkedResources): Payme
 export function paymentDeps(deps: PipelineDeps): PaymentDeps {
   if (!deps.settlements || !deps.payments)
     throw new ConfigLoadError(
-      "this function has no payment ports (settlements, payments): compose them (functions/lib/compose.ts)",
+      "this function has no payment ports (settlements, payments): compose them (functions/composition/compose.ts)",
     );
   return {
     settlements: deps.settlements,

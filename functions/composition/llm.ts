@@ -15,9 +15,9 @@ import type { LlmPort } from "../../core/llm/index.ts";
 import { composeDeps } from "./compose.ts";
 import type { ComposeOptions } from "./compose.ts";
 import { once } from "./lazy.ts";
-import { LINKS } from "../../infra/facts.ts";
+import { LINKS } from "../../app/manifest.ts";
 import type { LinkedResources } from "./resources.ts";
-import type { PolicySettings } from "../../infra/policy-format.ts";
+import type { PolicySettings } from "../../app/policy-format.ts";
 
 /** The LLM named by the environment over the policy's defaults; the API key is read (from LlmApiKey) only for openai. */
 function llmFromEnv(

@@ -8,13 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frozenClock } from "../../core/crew/index.ts";
-import { CONFIG_PATH, TEST_NOW, apiEvent, startTestStack } from "../../local/stack-fixture.ts";
+import { CONFIG_PATH, TEST_NOW, apiEvent, startTestStack } from "../../local/testing/stack-fixture.ts";
 import { pipelineWaitsFor } from "../../pipeline/deps.ts";
 import { composeDeps, retentionFrom } from "./compose.ts";
 import { loadConfig } from "./config-file.ts";
 import { ConfigLoadError } from "./errors.ts";
-import { policyFromConfig } from "../../infra/policy-format.ts";
-import type { ClaimsPolicy } from "../../infra/policy-format.ts";
+import { policyFromConfig } from "../../app/policy-format.ts";
+import type { ClaimsPolicy } from "../../app/policy-format.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
 import { composeLlmDeps } from "./llm.ts";
 import { AgentRefusedError, ResourceLinkError } from "./errors.ts";
@@ -97,7 +97,7 @@ describe("composeDeps", () => {
     expect(() => deps.registry.agents).toThrow(/refused by the registry/);
   });
 
-  it("gives a model only to the functions composed with functions/lib/llm.ts; the others refuse, naming them", async () => {
+  it("gives a model only to the functions composed with functions/composition/llm.ts; the others refuse, naming them", async () => {
     const env = { LLM_PROVIDER: "rules" };
     const plain = composeDeps({
       resources: noLinks,

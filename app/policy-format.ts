@@ -1,7 +1,7 @@
 // The refund policy as the deploy ships it: pre-parsed JSON, the same shape on both sides. infra/policy.ts
-// writes it from the operator's policy file at `sst deploy`; functions/lib/policy.ts reads and validates it
+// writes it from the operator's policy file at `sst deploy`; functions/composition/policy.ts reads and validates it
 // again in each function that decides, prompts or proposes. Free of SST, so functions/ can import it as it
-// imports facts.ts.
+// imports app/manifest.ts.
 import { createHash } from "node:crypto";
 import * as z from "zod";
 import type { ClaimsConfig } from "../core/claim/config.ts";

@@ -5,10 +5,10 @@
 // the ledgers as stored, also: every reservation was announced by one RefundExecuted of the same amount, and
 // every RefundExecuted has its reservation (money the ledger holds that no event announced is a refund nobody pays).
 // Used by the property tests, the fault suites, the end-to-end tests and `npm run chaos`.
-import { parseCents } from "../core/kernel/index.ts";
-import { canonicalize } from "../core/crew/index.ts";
-import { DAY_MS } from "../core/integrity/index.ts";
-import type { CustomerLimits } from "../core/integrity/index.ts";
+import { parseCents } from "../../core/kernel/index.ts";
+import { canonicalize } from "../../core/crew/index.ts";
+import { DAY_MS } from "../../core/integrity/index.ts";
+import type { CustomerLimits } from "../../core/integrity/index.ts";
 
 /** A bus event as the publisher sent it or the local bus journaled it. */
 export type PublishedEvent = { detailType: string; detail: Record<string, unknown> };

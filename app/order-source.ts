@@ -4,7 +4,7 @@
 // `claims batch`) read them from theirs. The token is never here: on AWS it is the OrderApiToken secret, locally
 // ORDER_API_TOKEN or the file ORDER_API_TOKEN_FILE names.
 import { OrderSourceSettingError } from "./errors.ts";
-import type { FunctionKey } from "./facts.ts";
+import type { FunctionKey } from "./manifest.ts";
 
 /** The order sources: the DynamoDB table (`claims load-orders`) or the shop's order API. */
 export const ORDER_SOURCES = ["table", "http"] as const;
