@@ -126,16 +126,16 @@ describe("the folders of core/", () => {
     // The subject folders, each only on those below it.
     ["core/claim/claim.ts", "../extraction/extraction.ts", /core\/claim imports only the folders below it/],
     ["core/claim/config.ts", "../kernel/money.ts", /core\/claim imports only the folders below it/],
-    ["core/claim/config.ts", "../history/replay.ts", /core\/claim imports only the folders below it/],
+    ["core/claim/config.ts", "../history/replay/index.ts", /core\/claim imports only the folders below it/],
     ["core/extraction/extraction.ts", "../kernel/kernel.ts", /core\/extraction imports only the folders below it/],
     ["core/extraction/extraction.ts", "../agents/prompts.ts", /core\/extraction imports only/],
     ["core/kernel/kernel.ts", "../agents/self-check.ts", /core\/kernel imports only the folders below it/],
     ["core/kernel/ledger.ts", "../history/audit-events.ts", /core\/kernel imports only the folders below it/],
-    ["core/agents/prompts.ts", "../history/replay.ts", /core\/agents imports only the folders below it/],
+    ["core/agents/prompts.ts", "../history/replay/index.ts", /core\/agents imports only the folders below it/],
     // The folder rules keep core's own: purity and no shell.
     ["core/crew/graph.ts", "node:fs", /core\/ stays pure/],
     ["core/kernel/ledger.ts", "node:fs", /core\/ stays pure/],
-    ["core/history/replay.ts", "node:fs", /core\/ stays pure/],
+    ["core/history/replay/claim.ts", "node:fs", /core\/ stays pure/],
     ["core/kernel/ledger.ts", "../../pipeline/ports.ts", /core\/ depends on nothing outside core/],
     ["core/llm/port.ts", "../../adapters/llm/openai.ts", /core\/ depends on nothing outside core/],
   ])("rejects %s importing %s", async (file, spec, expected) => {
@@ -153,8 +153,8 @@ describe("the folders of core/", () => {
     ["core/agents/agent-step.ts", "../llm/port.ts"],
     ["core/agents/self-check.ts", "../kernel/money.ts"],
     ["core/agents/crew.ts", "../crew/index.ts"],
-    ["core/history/replay.ts", "../agents/crew.ts"],
-    ["core/history/replay.ts", "../kernel/kernel.ts"],
+    ["core/history/replay/crew.ts", "../../agents/crew.ts"],
+    ["core/history/replay/kernel.ts", "../../kernel/kernel.ts"],
     ["core/integrity/proposal.test.ts", "../claim/proposal-output.ts"],
   ])("allows %s to import %s", async (file, spec) => {
     expect(await lintAs(file, importOf(spec))).toEqual([]);

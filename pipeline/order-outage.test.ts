@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createOrderApiSource } from "../adapters/shop/order-api.ts";
 import { backtest } from "../core/history/backtest.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { Order } from "../core/integrity/index.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";

@@ -7,7 +7,7 @@ import { PASS_LAYER, type VerdictCheck, type VerdictKind } from "../integrity/ve
 import type { Claim } from "../claim/claim.ts";
 import type { Order } from "../integrity/contracts.ts";
 import * as z from "zod";
-import { REPLAY_DETAILS } from "./replay-events.ts";
+import { REPLAY_DETAILS } from "./replay/events.ts";
 
 /** The audit event kinds a backtest reads. */
 type BacktestKind =
