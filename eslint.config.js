@@ -233,6 +233,10 @@ export default tseslint.config(
     },
   },
   {
+    // Of pipeline/, an adapter sees what it implements: the ports (ports.ts: the ports, their listing orders and
+    // cursors), the messages it carries (messages.ts) and the errors the ports declare (errors.ts). The payment
+    // provider's port is declared beside the service that drives it (payments.ts): its types only. Never a
+    // service, a decider, the deps or the in-memory adapters; storage keys are the adapter's own (adapters/aws/table.ts).
     ...production("adapters"),
     rules: {
       "no-restricted-imports": [
@@ -243,6 +247,24 @@ export default tseslint.config(
               ["local", "cli", "bench", "chaos", "infra", "app", "functions"],
               "adapters/ implement ports with injected clients: they never import infra/, app/, functions/, the local stack, the CLI, the benches or the chaos runs.",
             ),
+          ],
+        },
+      ],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "(^|/)pipeline/(?!(ports|messages|errors|payments)\\.ts$)",
+              message:
+                "adapters/ import of pipeline/ only the ports (ports.ts), the messages (messages.ts) and the ports' errors (errors.ts): what an adapter needs of the application belongs in those, or in the adapter.",
+            },
+            {
+              regex: "(^|/)pipeline/payments\\.ts$",
+              allowTypeImports: true,
+              message:
+                "adapters/ import only the payment port's types from pipeline/payments.ts (its service is the application's); errors come from pipeline/errors.ts.",
+            },
           ],
         },
       ],

@@ -112,6 +112,43 @@ describe("the shell's layering rules", () => {
   });
 });
 
+describe("what adapters/ import of pipeline/", () => {
+  it.each([
+    ["adapters/aws/sqs-work-queues.ts", importOf("../../pipeline/timers.ts"), /only the ports/],
+    ["adapters/aws/dynamo-sessions.ts", importOf("../../pipeline/effects.ts"), /only the ports/],
+    [
+      "adapters/aws/dynamo-sessions.ts",
+      'import type { Effect } from "../../pipeline/effects.ts";\nexport type E = Effect;',
+      /only the ports/,
+    ],
+    ["adapters/aws/dynamo-claims.ts", importOf("../../pipeline/in-memory.ts"), /only the ports/],
+    ["adapters/aws/dynamo-claims.ts", importOf("../../pipeline/decide/outbox.ts"), /only the ports/],
+    [
+      "adapters/aws/dynamo-ports.ts",
+      'import type { PipelineDeps } from "../../pipeline/deps.ts";\nexport type D = PipelineDeps;',
+      /only the ports/,
+    ],
+    ["adapters/payments/stripe.ts", importOf("../../pipeline/payments.ts"), /only the payment port's types/],
+    ["adapters/shop/order-api.ts", importOf("../../pipeline/kernel-service.ts"), /only the ports/],
+  ])("rejects %s: %s", async (file, code, expected) => {
+    expect((await lintAs(file, code)).join("\n")).toMatch(expected);
+  });
+
+  it.each([
+    ["adapters/aws/dynamo-claims.ts", importOf("../../pipeline/ports.ts")],
+    ["adapters/aws/sqs-work-queues.ts", importOf("../../pipeline/messages.ts")],
+    ["adapters/shop/order-api.ts", importOf("../../pipeline/errors.ts")],
+    [
+      "adapters/payments/stripe.ts",
+      'import type { PaymentProvider } from "../../pipeline/payments.ts";\nexport type P = PaymentProvider;',
+    ],
+    ["adapters/aws/dynamo-sessions.test.ts", importOf("../../pipeline/effects.ts")],
+    ["adapters/aws/contract.test-kit.ts", importOf("../../pipeline/in-memory.ts")],
+  ])("allows %s: %s", async (file, code) => {
+    expect(await lintAs(file, code)).toEqual([]);
+  });
+});
+
 describe("the folders of core/", () => {
   it.each([
     ["core/crew/graph.ts", "../integrity/proposal.ts", /core\/crew is the bottom of core/],
