@@ -1,4 +1,4 @@
-// Lint: typescript-eslint recommended everywhere, plus the layering rules of STYLE.md: core/ is pure, the
+// Lint: typescript-eslint recommended everywhere, plus the layering rules of docs/architecture.md: core/ is pure, the
 // application layer (pipeline/) and the report do no I/O of their own, and the shell's folders import
 // only downwards. Each rule is tested in layering.test.ts.
 import js from "@eslint/js";
@@ -48,7 +48,7 @@ const production = (dir) => ({
 
 /** What every file of core/ may not import: I/O modules and the shell. */
 const corePatterns = [
-  { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
+  { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see docs/architecture.md)." },
   folders(
     ["app", "pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
     "core/ depends on nothing outside core/: the shell depends on core, never the reverse.",
@@ -167,7 +167,7 @@ export default tseslint.config(
   },
   {
     // The deciders return effects as plain data: they import core/ and, from the rest of pipeline/, types only
-    // (the audit events' builder, itself pure, lives here as decide/audit.ts); the services load, perform and save around them.
+    // (the audit events' builder, itself pure, lives here as pipeline/decide/audit.ts); the services load, perform and save around them.
     ...production("pipeline/decide"),
     rules: {
       "@typescript-eslint/no-restricted-imports": [

@@ -1,5 +1,5 @@
 // The layering lint rules (eslint.config.js) are what keep the tree's architecture true; these cases prove
-// each rule fires where STYLE.md says it must, and stays quiet where the import is allowed.
+// each rule fires where docs/architecture.md says it must, and stays quiet where the import is allowed.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { ESLint } from "eslint";

@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DETAIL_TYPES } from "../core/kernel/events.ts";
 import { REASON_CODES } from "../core/kernel/reason-codes.ts";
@@ -20,8 +20,12 @@ import {
   headingAnchors,
   headingSlug,
   headings,
+  markdownFiles,
+  missingNamedFile,
   readRepoFile,
+  sourceComments,
   specPointers,
+  staleCommentPaths,
 } from "./markdown.test-kit.ts";
 
 const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
@@ -31,6 +35,8 @@ const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--excl
   .split("\n")
   .filter((f) => f !== "");
 const docs = documentationFiles(tracked);
+/** The names of the repository's files, which a bare file name in a page or a comment must be one of. */
+const fileNames = new Set(tracked.filter((f) => existsSync(join(REPO_ROOT, f))).map((f) => posix.basename(f)));
 const cliSources = tracked
   .filter((f) => /^cli\/[^/]+\.ts$/.test(f) && !f.endsWith(".test.ts"))
   .map((f) => readRepoFile(f));
@@ -78,8 +84,48 @@ describe("the Markdown checks", () => {
       "3 b.md#wasp: docs/b.md has no heading with the anchor #wasp",
       "4 ../../elsewhere/notes.md: points outside the repository",
       "4 /etc/hosts: an absolute path; link to a file of the repository by a relative path",
-      "5 `core/nothing/here.ts` is named but does not exist",
+      "5 `core/nothing/here.ts`: core/nothing/here.ts is named, but neither core/nothing/here.ts nor docs/core/nothing/here.ts exists",
     ]);
+  });
+
+  it("find a file named in backticks or in the prose that no longer exists, from the root or the page's folders", () => {
+    const root = mkdtempSync(join(tmpdir(), "docs-names-"));
+    mkdirSync(join(root, "infra", "testing"), { recursive: true });
+    writeFileSync(join(root, "infra", "testing", "recorder.ts"), "");
+    writeFileSync(join(root, "infra", "settings.ts"), "");
+    writeFileSync(
+      join(root, "infra", "README.md"),
+      [
+        "`settings.ts`, `testing/recorder.ts`, `infra/settings.ts`, Node.js and `.sst/outputs.json` are fine",
+        "`facts.ts` was moved, and so was infra/facts.ts; `npx vitest run` is no file",
+      ].join("\n"),
+    );
+    const names = new Set(["settings.ts", "recorder.ts", "README.md"]);
+    expect(brokenLinks("infra/README.md", root, names).map((p) => `${p.line} ${p.message}`)).toEqual([
+      "2 `facts.ts`: facts.ts is named, but no file of the repository has that name",
+      "2 infra/facts.ts is named, but neither infra/facts.ts nor infra/infra/facts.ts exists",
+    ]);
+  });
+
+  it("read every comment of a source, and only its comments", () => {
+    const source = [
+      "// one: core/a.ts",
+      'const url = "https://example.com/x.ts"; // two',
+      "const re = /\\/\\/ not a comment/g;",
+      "const t = `${a}//${b} still a string`; /* three",
+      "   on two lines */",
+      "const s = '/* no */';",
+    ].join("\n");
+    expect(sourceComments(source)).toEqual([
+      { text: "// one: core/a.ts", line: 1 },
+      { text: "// two", line: 2 },
+      { text: "/* three\n   on two lines */", line: 4 },
+    ]);
+    expect(missingNamedFile("core/kernel/kernel.ts", "pipeline/x.ts", fileNames)).toBeUndefined();
+    expect(missingNamedFile("replay/events.ts", "core/history/backtest/schemas.ts", fileNames)).toBeUndefined();
+    expect(missingNamedFile("decide/outbox.ts", "pipeline/orchestrator.ts", fileNames)).toBeUndefined();
+    expect(missingNamedFile("infra/facts.ts", "app/manifest.ts", fileNames)).toMatch(/neither infra\/facts.ts/);
+    expect(missingNamedFile("facts.ts", "app/manifest.ts", fileNames)).toMatch(/no file of the repository/);
   });
 
   it("read nested CLI commands and report commands registered another way", () => {
@@ -105,8 +151,17 @@ describe("README.md and docs/", () => {
     expect(docs.filter((f) => f.startsWith("docs/")).length).toBeGreaterThanOrEqual(10);
   });
 
-  it.each(docs)("%s: every relative link, anchor and named file resolves", (file) => {
-    expect(brokenLinks(file)).toEqual([]);
+  it.each(markdownFiles(tracked))("%s: every relative link, anchor and named file resolves", (file) => {
+    expect(brokenLinks(file, REPO_ROOT, fileNames)).toEqual([]);
+  });
+
+  // Every source, tests included: a comment that names a moved file sends its reader to nothing.
+  it("every code comment names files that exist", () => {
+    const sources = tracked.filter((f) => /\.(ts|mts|mjs|js)$/.test(f) && existsSync(join(REPO_ROOT, f)));
+    expect(sources.length).toBeGreaterThan(300);
+    expect(
+      sources.flatMap((f) => staleCommentPaths(f, fileNames)).map((p) => `${p.file}:${p.line} ${p.message}`),
+    ).toEqual([]);
   });
 
   it("README.md links every page of docs/", () => {
