@@ -1,8 +1,9 @@
 // The repository explains itself: README.md and docs/ are checked against the files, headings and code they
 // describe, so a moved file, a renamed heading, a new CLI command, route, bus event, audit event or reason code
-// without its page fails here instead of drifting silently.
+// without its page fails here instead of drifting silently. So are every Markdown file's and every code comment's
+// file names, and every table that restates the app's manifest (functions, queues, routes) or its alarms.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -27,6 +28,8 @@ import {
   specPointers,
   staleCommentPaths,
 } from "./markdown.test-kit.ts";
+import { alarmTableProblems, manifestTableProblems, markdownTables } from "./manifest-tables.test-kit.ts";
+import { evaluateSstConfig } from "../infra/testing/sst-recorder.ts";
 
 const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
   cwd: REPO_ROOT,
@@ -216,5 +219,85 @@ describe("the references cover what the code defines", () => {
       ([code, { verdict }]) => !new RegExp(`^\\| \`${code}\` \\| [\\w]+ \\| ${verdict} \\|`, "m").test(page),
     );
     expect(missing.map(([code]) => code)).toEqual([]);
+  });
+});
+
+// ---- the tables that restate the app's manifest (app/) and its alarms: checked here, row by row -----------------
+
+describe("the tables that restate the app's manifest", () => {
+  const table = (header: string, ...rows: string[]) =>
+    [`| ${header.split(",").join(" | ")} |`, `|${"---|".repeat(header.split(",").length)}`, ...rows].join("\n");
+
+  it("read a Markdown table, escaped pipes and all, and none inside fenced code", () => {
+    const page = ["# T", table("a,b", "| `x\\|y` | 2 |"), "```", table("c,d", "| 1 | 2 |"), "```"].join("\n");
+    expect(markdownTables(page)).toEqual([{ line: 2, header: ["a", "b"], rows: [{ line: 4, cells: ["`x|y`", "2"] }] }]);
+  });
+
+  it("find a function, a queue or a route left out, and a value the manifest does not have", () => {
+    const functions = table(
+      "key,memory,timeout,links,policy",
+      "| `intakeApi` | 512 MB | 15 s | Table, ExtractionQueue, CrewEventsQueue, ApiToken | |",
+      "| `kernel` | 256 MB | 30 s | Table, Bus, LlmApiKey | ✓ |",
+      "| `timer` | 256 MB | 10 s | Table, CrewEventsQueue, TimersQueue | ✓ |",
+    );
+    const found = manifestTableProblems("docs/x.md", functions).map((p) => `${p.line} ${p.message}`);
+    expect(found[0]).toMatch(
+      /^1 the table of functions lacks authorizer, reviewApi, reviewerAuthorizer, .*paymentWebhook$/,
+    );
+    expect(found.slice(1)).toEqual([
+      "4 links: kernel's links are Table, Bus; not its: LlmApiKey",
+      "5 memory: timer's memory is 128 MB (app/functions.ts)",
+      "5 policy: timer does not read the policy",
+    ]);
+    const queues = table(
+      "queue,consumer,kind,batch,receives before the DLQ",
+      "| crew-events | orchestrator | FIFO | 10 | 5 |",
+      "| agent-steps | worker | standard | 1 | 3 |",
+      "| proposals | kernel | FIFO | 10 | 5 |",
+      "| extraction | intakeExtract | standard | 1 | 5 |",
+      "| timers | timer | standard | up to 100, gathered for up to 30 s | 5 |",
+    );
+    expect(manifestTableProblems("docs/x.md", queues).map((p) => `${p.line} ${p.message}`)).toEqual([
+      "4 receives before the DLQ: agent-steps allows 5 receives before its DLQ",
+      "5 kind: proposals is standard",
+      "7 batch: timers's batch is 100, gathered for up to 60 s",
+    ]);
+    const routes = table("route,token", "| `POST /claims` | reviewer |", "| `GET /health` | none |");
+    const routeProblems = manifestTableProblems("docs/x.md", routes).map((p) => p.message);
+    expect(routeProblems[0]).toMatch(/^the table of routes lacks GET \/claims\/\{id\}/);
+    expect(routeProblems.slice(1)).toEqual(["token: POST /claims takes the intake token"]);
+  });
+
+  it("find an alarm left out, a name that is no alarm and a count that is wrong", () => {
+    const alarms = ["ADlqMessages", "BDlqMessages", "kernelErrors", "timerErrors", "ReviewBacklog"];
+    const page = table(
+      "alarm,means",
+      "| `<Dlq>Messages` × 2 (`ADlqMessages`… no: `ADlq`, `CDlq`) | x |",
+      "| `<function>Errors` × 3 | x |",
+    );
+    expect(alarmTableProblems("infra/README.md", page, alarms).map((p) => `${p.line} ${p.message}`)).toEqual([
+      "3 <Dlq>Messages leaves out BDlqMessages",
+      "3 <Dlq>Messages stands for 3 alarms, not 2",
+      "3 ADlqMessagesMessages is not an alarm of the app",
+      "3 CDlqMessages is not an alarm of the app",
+      "4 <function>Errors stands for 2 alarms, not 3",
+      "1 the table of alarms lacks BDlqMessages, ReviewBacklog",
+    ]);
+  });
+
+  it.each(markdownFiles(tracked))("%s: its tables of functions, queues and routes agree with app/", (file) => {
+    expect(manifestTableProblems(file, readRepoFile(file))).toEqual([]);
+  });
+
+  it("infra/README.md's table of alarms names every alarm the app deploys (with PAYMENT_PROVIDER: all of them)", async () => {
+    const recording = await evaluateSstConfig({
+      stage: "demo",
+      env: { PAYMENT_PROVIDER: "stripe", ORDER_SOURCE: undefined, CLAIMS_ALARM_ENDPOINT: undefined },
+    });
+    const alarms = recording.ofType("aws.cloudwatch.MetricAlarm").map((a) => a.name);
+    expect(alarms).toContain("PaymentsDlqMessages"); // the recording deploys everything
+    const page = readFileSync(join(REPO_ROOT, "infra", "README.md"), "utf8");
+    expect(markdownTables(page).filter((t) => t.header[0] === "alarm")).toHaveLength(1);
+    for (const file of markdownFiles(tracked)) expect(alarmTableProblems(file, readRepoFile(file), alarms)).toEqual([]);
   });
 });
