@@ -48,7 +48,10 @@ const production = (dir) => ({
 
 /** What every file of core/ may not import: I/O modules and the shell. */
 const corePatterns = [
-  { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see docs/architecture.md)." },
+  {
+    group: impureModules,
+    message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see docs/architecture.md).",
+  },
   folders(
     ["app", "pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
     "core/ depends on nothing outside core/: the shell depends on core, never the reverse.",
