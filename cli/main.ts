@@ -1,5 +1,7 @@
 // The `claims` CLI (docs/cli.md): batch, serve, list, report, replay.
 import { registerReconcileCommand } from "./reconcile.ts";
+import { registerDeployCheckCommand } from "./deploy-check.ts";
+import { registerTeardownCommand } from "./teardown.ts";
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/composition/errors.ts";
 import { paymentProviderNameFrom } from "../functions/composition/payments.ts";
@@ -581,6 +583,8 @@ registerReviewersCommands(program);
 registerListCommand(program);
 registerBacktestCommand(program);
 registerReconcileCommand(program);
+registerDeployCheckCommand(program);
+registerTeardownCommand(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {

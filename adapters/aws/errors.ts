@@ -16,7 +16,8 @@ type AwsAdapterErrorCode =
   | "QUEUE_MESSAGE_INVALID"
   | "MESSAGE_TOO_LARGE"
   | "PUBLISH_FAILED"
-  | "PUBLISH_REJECTED";
+  | "PUBLISH_REJECTED"
+  | "ACCOUNT_READ_FAILED";
 
 /** Base class of every error thrown by `adapters/aws`. */
 export class AwsAdapterError extends ClaimsError<AwsAdapterErrorCode> {
