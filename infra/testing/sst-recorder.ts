@@ -260,6 +260,10 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
     get url() {
       return new FakeOutput(`https://${this.recorded.name}.execute-api.${REGION}.amazonaws.com`);
     }
+    /** As SST's: the underlying API Gateway API, whose id is the ApiId of its CloudWatch metrics. */
+    get nodes() {
+      return { api: { id: new FakeOutput(`apiid-${this.recorded.name}`) } };
+    }
     route(...args: unknown[]) {
       this.call("route", args);
       return { route: String(args[0]) };
