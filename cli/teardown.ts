@@ -146,12 +146,14 @@ export function describeTeardown(plan: TeardownPlan, options: TeardownOptions): 
     step(
       `the rules others added to the bus ${plan.bus}, with their targets: ${plan.othersRules.map((r) => `${r.name} (${r.targetIds.length} target${r.targetIds.length === 1 ? "" : "s"})`).join(", ")}`,
     );
-  if (plan.pool?.protected) step(`deletion protection of the reviewers' user pool ${plan.pool.name} (${plan.pool.id}): turned off`);
+  if (plan.pool?.protected)
+    step(`deletion protection of the reviewers' user pool ${plan.pool.name} (${plan.pool.id}): turned off`);
   step(
     `\`sst remove --stage ${plan.stage}\`${plan.production ? " (its protect lifted for this command)" : ""}: the API, functions and their logs, queues and their messages (DLQs too), the bus ${plan.bus} and its rules, alarms, dashboard, topic${plan.pool ? `, the reviewers' pool and every reviewer in it` : ""}${plan.table && !plan.production ? `, the table ${plan.table.name}` : ""}`,
   );
   if (plan.table && plan.production) {
-    if (options.keepTable) lines.push(`     the table ${plan.table.name} is KEPT (--keep-table): delete it yourself later`);
+    if (options.keepTable)
+      lines.push(`     the table ${plan.table.name} is KEPT (--keep-table): delete it yourself later`);
     else
       step(
         `the retained table ${plan.table.name}: ${options.backup ? "an on-demand backup first (it survives the table), then " : "NO backup (--no-backup), "}deletion protection off, deleted`,
@@ -193,7 +195,9 @@ export async function executeTeardown(
 ): Promise<void> {
   for (const rule of plan.othersRules) {
     if (rule.targetIds.length > 0)
-      await clients.events.send(new RemoveTargetsCommand({ Rule: rule.name, EventBusName: plan.bus, Ids: [...rule.targetIds] }));
+      await clients.events.send(
+        new RemoveTargetsCommand({ Rule: rule.name, EventBusName: plan.bus, Ids: [...rule.targetIds] }),
+      );
     await clients.events.send(new DeleteRuleCommand({ Name: rule.name, EventBusName: plan.bus }));
     log(`removed rule ${rule.name} from ${plan.bus}`);
   }
@@ -277,8 +281,12 @@ export function registerTeardownCommand(program: Command): void {
           rl.close();
           if (answer !== opts.stage) throw new CliError("not confirmed: nothing was deleted");
         }
-        await executeTeardown(plan, clients, (args, env) => runSstCli(args, { ...env, AWS_REGION: region }), options, (l) =>
-          console.log(`claims teardown: ${l}`),
+        await executeTeardown(
+          plan,
+          clients,
+          (args, env) => runSstCli(args, { ...env, AWS_REGION: region }),
+          options,
+          (l) => console.log(`claims teardown: ${l}`),
         );
         console.log(`claims teardown: stage ${opts.stage} is gone`);
       } finally {

@@ -46,7 +46,8 @@ export function createIntakeApiHandler(
     createApiHandler(
       handlers(options.admit, options.intakeToken ?? (() => "")),
       deps,
-      options.logger ?? createLogger("claims-intake-api"), metrics,
+      options.logger ?? createLogger("claims-intake-api"),
+      metrics,
     ),
   );
 }

@@ -17,7 +17,10 @@ let decision: ReservationDecision | undefined;
 /** The deploy's Lambda concurrency, or why it could not be read. */
 async function readLambda(functionNames: readonly string[]) {
   // A few seconds at most: an unreachable API must not hang the deploy (auto then reserves nothing).
-  const client = new LambdaClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 3000, requestTimeout: 5000 } });
+  const client = new LambdaClient({
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 3000, requestTimeout: 5000 },
+  });
   try {
     const region = await client.config.region();
     const settings = await client.send(new GetAccountSettingsCommand({}));

@@ -6,7 +6,13 @@
 // attaches a policy letting the events, sns and s3 services send to the queue with no condition, so another
 // account's rule or S3 notification could write a forged RefundExecuted into the refunds queue. Here each
 // queue, and its DLQ, accepts SendMessage from exactly one principal: its own rule (aws:SourceArn).
-import { DOWNSTREAM_MAX_RECEIVES, RETENTION_SECONDS, RULE_PATTERNS, stageRuleName, type RuleName } from "../app/manifest.ts";
+import {
+  DOWNSTREAM_MAX_RECEIVES,
+  RETENTION_SECONDS,
+  RULE_PATTERNS,
+  stageRuleName,
+  type RuleName,
+} from "../app/manifest.ts";
 import { deadLetterQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
 

@@ -189,7 +189,8 @@ export function reviewerOidcFrom(
  */
 function readReviewerMfa(): "required" | "optional" {
   const raw = read("CLAIMS_REVIEWER_MFA", isProduction ? "required" : "optional");
-  if (raw !== "required" && raw !== "optional") throw new InfraSettingError("CLAIMS_REVIEWER_MFA", "required or optional", raw);
+  if (raw !== "required" && raw !== "optional")
+    throw new InfraSettingError("CLAIMS_REVIEWER_MFA", "required or optional", raw);
   if (isProduction && raw !== "required")
     throw new InfraSettingError(
       "CLAIMS_REVIEWER_MFA",
@@ -206,7 +207,8 @@ function readReviewerMfa(): "required" | "optional" {
  */
 function readThreatProtection(): "audit" | "off" {
   const raw = read("CLAIMS_REVIEWER_THREAT_PROTECTION", "audit");
-  if (raw !== "audit" && raw !== "off") throw new InfraSettingError("CLAIMS_REVIEWER_THREAT_PROTECTION", "audit or off", raw);
+  if (raw !== "audit" && raw !== "off")
+    throw new InfraSettingError("CLAIMS_REVIEWER_THREAT_PROTECTION", "audit or off", raw);
   return raw;
 }
 
@@ -251,5 +253,10 @@ export const settings = {
     reviewBacklog: readInt("CLAIMS_ALARM_REVIEW_BACKLOG", 20, 1, 1_000),
     /** Hours the oldest pending live review may wait before it pages someone. */
     reviewAgeHours: readInt("CLAIMS_ALARM_REVIEW_AGE_HOURS", 24, 1, 24 * 14),
+    /**
+     * Hours a message may wait unread on the queues downstream systems read (verdicts, review, refunds) before it
+     * pages someone: well before the 14 days after which SQS deletes it.
+     */
+    unreadHours: readInt("CLAIMS_ALARM_UNREAD_HOURS", 24, 1, 24 * 13),
   },
 } as const;

@@ -170,7 +170,13 @@ describe("MessageFailures: each message a consumer reports failed for a real fai
       { metrics: sink.metrics, consumer: "kernel" },
     );
     const out = await h(
-      sqsEvent([{ body: '{"n":1}' }, { body: '{"n":2}' }, { body: "garbage" }, { body: '{"n":3}' }, { body: '{"n":4}' }]),
+      sqsEvent([
+        { body: '{"n":1}' },
+        { body: '{"n":2}' },
+        { body: "garbage" },
+        { body: '{"n":3}' },
+        { body: '{"n":4}' },
+      ]),
       context,
     );
     expect(failed(out).sort()).toEqual(["m1", "m2", "m3", "m4"]);

@@ -83,11 +83,21 @@ export async function startAccountStandIn(account: Partial<StandInAccount> = {})
     void readBody(req).then((body) => {
       const auth = req.headers.authorization ?? "";
       if (!auth.startsWith("AWS4-HMAC-SHA256 ") || !auth.includes(`Credential=${accessKeyId}/`))
-        return send(res, 403, { message: "The security token included in the request is invalid." }, "UnrecognizedClientException");
+        return send(
+          res,
+          403,
+          { message: "The security token included in the request is invalid." },
+          "UnrecognizedClientException",
+        );
       const url = new URL(req.url ?? "/", "http://standin");
       const target = String(req.headers["x-amz-target"] ?? "");
       const deny = (op: string) =>
-        send(res, 403, { message: `User is not authorized to perform: ${op}`, Message: `not authorized: ${op}` }, "AccessDeniedException");
+        send(
+          res,
+          403,
+          { message: `User is not authorized to perform: ${op}`, Message: `not authorized: ${op}` },
+          "AccessDeniedException",
+        );
       if (req.method === "GET" && /^\/2016-08-19\/account-settings\/?$/.test(url.pathname)) {
         calls.push("GetAccountSettings");
         if (state.denied) return deny("lambda:GetAccountSettings");
@@ -98,7 +108,8 @@ export async function startAccountStandIn(account: Partial<StandInAccount> = {})
             CodeSizeUnzipped: 262_144_000,
             CodeSizeZipped: 52_428_800,
             ConcurrentExecutions: state.concurrentExecutions,
-            UnreservedConcurrentExecutions: state.unreservedConcurrentExecutions ?? state.concurrentExecutions - reserved,
+            UnreservedConcurrentExecutions:
+              state.unreservedConcurrentExecutions ?? state.concurrentExecutions - reserved,
           },
           AccountUsage: { TotalCodeSize: 0, FunctionCount: Object.keys(state.reserved).length },
         });
@@ -134,7 +145,12 @@ export async function startAccountStandIn(account: Partial<StandInAccount> = {})
         });
       }
       calls.push(`unknown ${req.method} ${url.pathname} ${target}`);
-      return send(res, 400, { message: `the stand-in does not serve ${req.method} ${url.pathname} ${target}` }, "UnknownOperationException");
+      return send(
+        res,
+        400,
+        { message: `the stand-in does not serve ${req.method} ${url.pathname} ${target}` },
+        "UnknownOperationException",
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
