@@ -1,6 +1,6 @@
 // Every function of the app: handler, sizing, its links with the exact IAM actions on each, and which functions
 // read the policy or the orders. infra/lambda.ts deploys them; local/ runs the same handlers.
-import { ACTIONS, LINKS, type IamAction, type LinkName } from "./links.ts";
+import { ACTIONS, IDEMPOTENCY_PK_PREFIX, LINKS, type IamAction, type LinkName, type ScopedGrant } from "./links.ts";
 import { ORDER_READERS } from "./order-source.ts";
 import type { OrderSourceKind } from "./order-source.ts";
 
@@ -12,6 +12,8 @@ interface FunctionFact {
   readonly description: string;
   /** Exactly the links its handler reads (`Resource.<Name>`), each with the IAM actions it may use on it. */
   readonly access: Readonly<Partial<Record<LinkName, readonly IamAction[]>>>;
+  /** Actions it may use only on some items of a linked table (`dynamodb:LeadingKeys`). */
+  readonly scoped?: readonly ScopedGrant[];
   /**
    * Concurrency reserved for it (and capped at that) when the deploy reserves concurrency (CLAIMS_RESERVED_CONCURRENCY,
    * app/capacity.ts): only the functions on a user's request path, so a queue backlog or a redrive can never take
@@ -28,7 +30,7 @@ const Q = LINKS.queues;
  * API (a smaller cap would answer a burst of new tokens with 500s from API Gateway).
  */
 const INTAKE_RESERVED_CONCURRENCY = 20;
-const { tableRead, tableWrite, queueSend, busPublish, secret } = ACTIONS;
+const { tableRead, tableWrite, intakeWrite, queueSend, busPublish, secret } = ACTIONS;
 
 /**
  * The longest LLM call a deployed function allows, retries and backoff included (the policy's
@@ -56,11 +58,13 @@ export const FUNCTIONS = {
     description: "HTTP API: submit claims, read claims and reports",
     // ApiToken: the report routes check the intake token themselves (tokenPage below).
     access: {
-      [LINKS.table]: tableWrite,
+      [LINKS.table]: intakeWrite,
       [Q.extraction]: queueSend,
       [Q.crewEvents]: queueSend,
       [LINKS.apiToken]: secret,
     },
+    // Releasing an idempotency key it took (an unrelated claim holds the id): those items only.
+    scoped: [{ link: LINKS.table, actions: ["dynamodb:DeleteItem"], leadingKeys: [`${IDEMPOTENCY_PK_PREFIX}*`] }],
     // Internet-facing: its own share of the account, which a backlog elsewhere cannot take.
     reservedConcurrency: INTAKE_RESERVED_CONCURRENCY,
   },

@@ -30,6 +30,8 @@ import {
 } from "../app/manifest.ts";
 import { EventSourceSettingError } from "../app/errors.ts";
 import { NEW_ACCOUNT_CONCURRENCY } from "../app/capacity.ts";
+import { IDEMPOTENCY_PK_PREFIX } from "../app/manifest.ts";
+import { keys } from "../adapters/aws/table.ts";
 import type { FunctionKey } from "../app/manifest.ts";
 import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./testing/sst-recorder.ts";
 import { ORDER_READERS } from "../app/order-source.ts";
@@ -1447,7 +1449,13 @@ const RECEIVE = [
 ];
 const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
 const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
-  "functions/intake-api.handler": { Table: WRITE, "Table/index": INDEX, ExtractionQueue: SEND, CrewEventsQueue: SEND },
+  // DeleteItem only on idempotency keys' items (dynamodb:LeadingKeys, checked below); no UpdateItem, no BatchWriteItem.
+  "functions/intake-api.handler": {
+    Table: ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"],
+    "Table/index": INDEX,
+    ExtractionQueue: SEND,
+    CrewEventsQueue: SEND,
+  },
   "functions/authorizer.handler": {},
   "functions/review-api.handler": {
     Table: WRITE,
@@ -1537,6 +1545,32 @@ describe("AWS hardening", () => {
     expect(logs?.resources.map(String)).toEqual([
       `arn:aws:logs:eu-west-1:111122223333:log-group:/aws/lambda/${String(fn.args.name)}:*`,
     ]);
+  });
+
+  it("lets the intake API delete only idempotency keys' items (dynamodb:LeadingKeys IDEM#*), and every other grant is unconditional", () => {
+    const conditional = deployedFunctions(app).flatMap((fn) =>
+      roleOf(fn.args)
+        .statements.filter((st) => st.conditions !== undefined)
+        .map((st) => ({
+          handler: fn.args.handler,
+          actions: st.actions,
+          resources: st.resources.map(String),
+          conditions: st.conditions,
+        })),
+    );
+    expect(conditional).toEqual([
+      {
+        handler: "functions/intake-api.handler",
+        actions: ["dynamodb:DeleteItem"],
+        resources: ["arn:aws:dynamodb:eu-west-1:111122223333:table/Table"],
+        conditions: [{ test: "ForAllValues:StringLike", variable: "dynamodb:LeadingKeys", values: ["IDEM#*"] }],
+      },
+    ]);
+    const unconditional = roleOf(functionFor(app, "functions/intake-api.handler").args).statements.filter(
+      (st) => st.conditions === undefined,
+    );
+    expect(unconditional.flatMap((st) => st.actions)).not.toContain("dynamodb:DeleteItem");
+    expect(keys.idempotency("k").pk.startsWith(IDEMPOTENCY_PK_PREFIX)).toBe(true);
   });
 
   it("links the table, the queues and the bus for their properties only, as SST's own links name them", () => {

@@ -59,7 +59,7 @@ const ports = async () => {
 
 if (!motoAvailable()) {
   describe("the port contracts on moto (an independent DynamoDB)", () => {
-    it.skip("skipped: moto_server is not installed (pip install \"moto[server]\")", () => undefined);
+    it.skip('skipped: moto_server is not installed (pip install "moto[server]")', () => undefined);
   });
 } else {
   describeClaimRepositoryContract("moto", async () => (await ports()).claims);

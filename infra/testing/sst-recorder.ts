@@ -57,6 +57,8 @@ export interface Recorded {
 export interface PolicyStatement {
   readonly actions: readonly string[];
   readonly resources: readonly unknown[];
+  /** IAM conditions (SST's FunctionPermissionArgs `conditions`). */
+  readonly conditions?: readonly { test: string; variable: string; values: readonly string[] }[];
 }
 
 /** The role SST would create for a function: its inline statements and managed policies. */
@@ -372,6 +374,7 @@ export function roleOf(args: Readonly<Record<string, unknown>>, consumedQueueArn
   const own = ((args.permissions ?? []) as PolicyStatement[]).map((p) => ({
     actions: p.actions,
     resources: p.resources.map(unwrap),
+    ...(p.conditions ? { conditions: p.conditions } : {}),
   }));
   const receive =
     consumedQueueArn === undefined

@@ -29,7 +29,9 @@ export interface Moto {
 
 /** Starts moto_server on a free port of 127.0.0.1 and waits until it listens. */
 export async function startMoto(): Promise<Moto> {
-  const child: ChildProcess = spawn("moto_server", ["-H", "127.0.0.1", "-p", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn("moto_server", ["-H", "127.0.0.1", "-p", "0"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const endpoint = await new Promise<string>((resolve, reject) => {
     let seen = "";
     const onData = (chunk: Buffer) => {
