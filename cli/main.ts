@@ -2,6 +2,7 @@
 import { registerReconcileCommand } from "./reconcile.ts";
 import { registerDeployCheckCommand } from "./deploy-check.ts";
 import { registerTeardownCommand } from "./teardown.ts";
+import { registerReviewerLoginCommand } from "./reviewer-login.ts";
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/composition/errors.ts";
 import { paymentProviderNameFrom } from "../functions/composition/payments.ts";
@@ -585,6 +586,7 @@ registerBacktestCommand(program);
 registerReconcileCommand(program);
 registerDeployCheckCommand(program);
 registerTeardownCommand(program);
+registerReviewerLoginCommand(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {

@@ -58,8 +58,6 @@ function createReviewerPool() {
     // production (optional on other stages, CLAIMS_REVIEWER_MFA). No SMS: no phone numbers to manage or spoof.
     mfa: settings.reviewerPool.mfa === "required" ? "on" : "optional",
     softwareToken: true,
-    // Risky sign-ins (compromised credentials, new devices) logged and counted, not blocked.
-    advancedSecurity: auditsSignIns.apply((on: boolean) => (on ? "audit" : undefined)),
     transform: {
       userPool: {
         name: poolName,
@@ -67,7 +65,9 @@ function createReviewerPool() {
         adminCreateUserConfig: { allowAdminCreateUserOnly: true },
         // A production pool survives a mistaken delete (`claims teardown` turns this off first).
         deletionProtection: settings.isProduction ? "ACTIVE" : "INACTIVE",
-        // Threat protection needs the Plus feature plan; without it, Essentials.
+        // Threat protection (SST's `advancedSecurity`, per region here): risky sign-ins (compromised credentials,
+        // new devices) logged and counted, not blocked. It needs the Plus feature plan; without it, Essentials.
+        userPoolAddOns: { advancedSecurityMode: auditsSignIns.apply((on: boolean) => (on ? "AUDIT" : "OFF")) },
         userPoolTier: auditsSignIns.apply((on: boolean) => (on ? "PLUS" : "ESSENTIALS")),
       },
     },

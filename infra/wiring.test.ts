@@ -5,7 +5,7 @@
 // SST's defaults without that hardening, where it must find its fault.
 import { readFileSync } from "node:fs";
 import { build } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAccountStandIn } from "../adapters/aws/testing/account-standin.ts";
 import type { AccountStandIn } from "../adapters/aws/testing/account-standin.ts";
 import { parseConfig } from "../core/claim/config.ts";
@@ -36,6 +36,9 @@ import type { FunctionKey } from "../app/manifest.ts";
 import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./testing/sst-recorder.ts";
 import { ORDER_READERS } from "../app/order-source.ts";
 import { REVIEWERS_GROUP } from "../functions/http/reviewer-identity.ts";
+
+// Each evaluation bundles and runs the whole config: seconds on a loaded 2-core machine. Generous bounds, not speed goals.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 /** Every deploy-time variable infra/settings.ts reads, unset so the developer's shell cannot leak in. */
 const CLEAN_ENV = {
@@ -1904,11 +1907,11 @@ describe("reviewers with MFA: the app's Cognito pool", () => {
   it("audits sign-ins with threat protection (Plus plan) where the region has it, and can turn it off", async () => {
     const prod = poolArgs(await evaluate("production"));
     // The recorder's region is eu-west-1, which has it.
-    expect(unwrap(prod.advancedSecurity)).toBe("audit");
+    expect(unwrap((prod.transform.userPool.userPoolAddOns as Args).advancedSecurityMode)).toBe("AUDIT");
     expect(unwrap(prod.transform.userPool.userPoolTier)).toBe("PLUS");
     expect(unwrap(prod.transform.userPool.name)).toBe("claims-crew-production-reviewers");
     const off = poolArgs(await evaluate("production", { CLAIMS_REVIEWER_THREAT_PROTECTION: "off" }));
-    expect(unwrap(off.advancedSecurity)).toBeUndefined();
+    expect(unwrap((off.transform.userPool.userPoolAddOns as Args).advancedSecurityMode)).toBe("OFF");
     expect(unwrap(off.transform.userPool.userPoolTier)).toBe("ESSENTIALS");
   });
 });
