@@ -29,7 +29,12 @@ import {
   visibilityTimeoutSeconds,
 } from "../app/manifest.ts";
 import { EventSourceSettingError } from "../app/errors.ts";
-import { NEW_ACCOUNT_CONCURRENCY } from "../app/capacity.ts";
+import {
+  concurrencyNeededToReserve,
+  consumerPeakConcurrency,
+  NEW_ACCOUNT_CONCURRENCY,
+  totalReserved,
+} from "../app/capacity.ts";
 import { IDEMPOTENCY_PK_PREFIX } from "../app/manifest.ts";
 import { keys } from "../adapters/aws/table.ts";
 import type { FunctionKey } from "../app/manifest.ts";
@@ -1913,5 +1918,76 @@ describe("reviewers with MFA: the app's Cognito pool", () => {
     const off = poolArgs(await evaluate("production", { CLAIMS_REVIEWER_THREAT_PROTECTION: "off" }));
     expect(unwrap((off.transform.userPool.userPoolAddOns as Args).advancedSecurityMode)).toBe("OFF");
     expect(unwrap(off.transform.userPool.userPoolTier)).toBe("ESSENTIALS");
+  });
+});
+
+describe("infra/README.md says what the code does: counts, first deploy, teardown", () => {
+  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
+  const section = (title: string) => {
+    const start = readme.indexOf(`### ${title}`);
+    expect(start, title).toBeGreaterThan(0);
+    return readme.slice(start, readme.indexOf("\n### ", start + 4));
+  };
+  let plain: Recording;
+  let payments: Recording;
+  beforeAll(async () => {
+    plain = await evaluate("test", { PAYMENT_PROVIDER: undefined });
+    payments = await evaluate("test", { PAYMENT_PROVIDER: "stripe" });
+  });
+
+  it("states the number of alarms and of functions of a stage, with and without PAYMENT_PROVIDER", () => {
+    const alarms = [plain, payments].map((r) => r.ofType("aws.cloudwatch.MetricAlarm").length);
+    expect(section("Alarms")).toContain(`**${alarms[0]} alarms** (${alarms[1]} with \`PAYMENT_PROVIDER\`)`);
+    // Every count of alarms anywhere in the README is one of the two.
+    for (const m of readme.matchAll(/(\d+) alarms/g)) expect(alarms, m[0]).toContain(Number(m[1]));
+    const functions = [plain, payments].map((r) => deployedFunctions(r).length);
+    for (const row of ["`<function>Errors`", "`<function>Throttles`"])
+      expect(section("Alarms")).toContain(`${row} × ${functions[0]} (+ ${functions[1]! - functions[0]!})`);
+    const routes = Object.entries(ROUTES).filter(([k, r]) => k !== "GET /health" && r.fn !== "paymentWebhook").length;
+    expect(section("Alarms")).toContain(
+      `\`<Route>RequestFailures\` × ${routes} (+ \`PostWebhooksStripeRequestFailures\`)`,
+    );
+    expect(section("Alarms")).toContain(`\`<consumer>MessageFailures\` × ${Object.keys(QUEUES).length}`);
+  });
+
+  it("states the reservation, the quota it needs and the consumers' peak as app/capacity.ts computes them", () => {
+    const first = section("First deploy");
+    expect(first).toContain(`reserving the request path's **${totalReserved(false)}**`);
+    expect(first).toContain(`a quota of at least\n  **${concurrencyNeededToReserve(false)}**`);
+    expect(first).toContain(
+      `may run **${consumerPeakConcurrency({ llmMaxConcurrency: 10, payments: false })}** at once`,
+    );
+    expect(first).toContain(`+ ${PAYMENTS_QUEUE.maxConcurrency} with \`PAYMENT_PROVIDER\``);
+    expect(readme).toContain(`(20 each, **${totalReserved(false)}** in all)`);
+  });
+
+  it("names in its teardown steps everything that survives sst remove of production (retained or deletion-protected)", async () => {
+    const prod = await evaluate("production");
+    const teardown = section("Teardown").toLowerCase();
+    // SST's "retain" keeps DynamoDB tables (and buckets, which the app has none of); deletion protection keeps the rest.
+    const survivors = [
+      ...prod.ofType("sst.aws.Dynamo").map((c) => ({ c, word: "table" })),
+      ...prod
+        .ofType("sst.aws.CognitoUserPool")
+        .filter(
+          (c) =>
+            (c.args.transform as { userPool?: { deletionProtection?: string } }).userPool?.deletionProtection ===
+            "ACTIVE",
+        )
+        .map((c) => ({ c, word: "user pool" })),
+    ];
+    expect(survivors.map((s) => s.c.name)).toEqual(["Table", "Reviewers"]);
+    for (const { c, word } of survivors) expect(teardown, `${c.name} (${word})`).toContain(word);
+    expect(teardown).toContain("deletion protection");
+    expect(teardown).toContain("others' rules on the bus");
+    expect(prod.app).toMatchObject({ removal: "retain", protect: true });
+  });
+
+  it("lifts production's protect only for the teardown's own sst remove of that stage", async () => {
+    expect((await evaluate("production", { CLAIMS_TEARDOWN_STAGE: "production" })).app).toMatchObject({
+      protect: false,
+      removal: "retain",
+    });
+    expect((await evaluate("production", { CLAIMS_TEARDOWN_STAGE: "dev" })).app).toMatchObject({ protect: true });
   });
 });
