@@ -47,7 +47,7 @@ describe("claims deploy-check", () => {
       "ok    Lambda concurrent executions: eu-west-1 has 10 concurrent executions (10 unreserved), below the 140 that reserving needs: no reserved concurrency",
     );
     expect(text).toMatch(
-      /warn  Lambda concurrent executions: the queue consumers may run 55 at once \(LLM_MAX_CONCURRENCY=10\), the HTTP API and its authorizer up to 40 more, but eu-west-1 allows 10 in all: under load invocations are throttled/,
+      /warn {2}Lambda concurrent executions: the queue consumers may run 55 at once \(LLM_MAX_CONCURRENCY=10\), the HTTP API and its authorizer up to 40 more, but eu-west-1 allows 10 in all: under load invocations are throttled/,
     );
     expect(text).toContain("request-service-quota-increase --service-code lambda --quota-code L-B99A9384");
     // EventBridge's defaults, read by name from Service Quotas.
@@ -64,7 +64,7 @@ describe("claims deploy-check", () => {
     const result = await check({ CLAIMS_RESERVED_CONCURRENCY: "on" });
     expect(result.exitCode).toBe(1);
     expect(formatDeployCheck("production", result)).toMatch(
-      /stop  Lambda concurrent executions: CLAIMS_RESERVED_CONCURRENCY=on reserves 40 concurrent executions \(intakeApi 20, authorizer 20\), but eu-west-1 has 50 concurrent executions/,
+      /stop {2}Lambda concurrent executions: CLAIMS_RESERVED_CONCURRENCY=on reserves 40 concurrent executions \(intakeApi 20, authorizer 20\), but eu-west-1 has 50 concurrent executions/,
     );
   });
 
