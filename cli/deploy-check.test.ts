@@ -3,7 +3,7 @@
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AccountReadError } from "../adapters/aws/account-quotas.ts";
+import { AccountReadError } from "../adapters/aws/errors.ts";
 import { startAccountStandIn } from "../adapters/aws/testing/account-standin.ts";
 import type { AccountStandIn } from "../adapters/aws/testing/account-standin.ts";
 import { formatDeployCheck, runDeployCheck } from "./deploy-check.ts";

@@ -7,12 +7,8 @@
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import type { Command } from "commander";
-import {
-  AccountReadError,
-  quotaNamed,
-  readLambdaConcurrency,
-  readServiceQuotas,
-} from "../adapters/aws/account-quotas.ts";
+import { quotaNamed, readLambdaConcurrency, readServiceQuotas } from "../adapters/aws/account-quotas.ts";
+import { AccountReadError } from "../adapters/aws/errors.ts";
 import { assessAccount, capacitySettingsFrom, reservations } from "../app/capacity.ts";
 import type { AccountQuotas, CapacityFinding } from "../app/capacity.ts";
 import { deployedFunctionName } from "../app/manifest.ts";

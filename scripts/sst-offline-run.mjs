@@ -219,9 +219,10 @@ const redriveTargets = new Set(
   ),
 );
 for (const q of of("aws:sqs/queue:Queue")) {
-  const metric = redriveTargets.has(q.name) || !q.inputs.redrivePolicy
-    ? ["ApproximateNumberOfMessagesVisible", "ApproximateAgeOfOldestMessage"]
-    : ["ApproximateAgeOfOldestMessage"];
+  const metric =
+    redriveTargets.has(q.name) || !q.inputs.redrivePolicy
+      ? ["ApproximateNumberOfMessagesVisible", "ApproximateAgeOfOldestMessage"]
+      : ["ApproximateAgeOfOldestMessage"];
   if (!metric.some((m) => alarmed(m, "QueueName", q.name))) problems.push(`queue ${q.name}: no alarm`);
 }
 // What survives `sst remove` of this (production) stage — the types SST's "retain" keeps (its own list, read from
@@ -235,11 +236,20 @@ const retained = created.filter(
     retainTypes.has(c.type) || c.inputs.deletionProtection === "ACTIVE" || c.inputs.deletionProtectionEnabled === true,
 );
 const readme = readFileSync(join(root, "infra/README.md"), "utf8");
-const teardown = readme.slice(readme.indexOf("### Teardown"), readme.indexOf("\n### ", readme.indexOf("### Teardown") + 5));
-const WORDS = { "aws:dynamodb/table:Table": "table", "aws:cognito/userPool:UserPool": "user pool", "aws:s3/bucketV2:BucketV2": "bucket", "aws:s3/bucket:Bucket": "bucket" };
+const teardown = readme.slice(
+  readme.indexOf("### Teardown"),
+  readme.indexOf("\n### ", readme.indexOf("### Teardown") + 5),
+);
+const WORDS = {
+  "aws:dynamodb/table:Table": "table",
+  "aws:cognito/userPool:UserPool": "user pool",
+  "aws:s3/bucketV2:BucketV2": "bucket",
+  "aws:s3/bucket:Bucket": "bucket",
+};
 for (const c of retained) {
   const word = WORDS[c.type] ?? c.type;
-  if (!teardown.toLowerCase().includes(word)) problems.push(`${c.type} ${c.name} survives sst remove but infra/README.md#teardown does not name it (${word})`);
+  if (!teardown.toLowerCase().includes(word))
+    problems.push(`${c.type} ${c.name} survives sst remove but infra/README.md#teardown does not name it (${word})`);
 }
 const summary = {
   resources: created.length,

@@ -7,18 +7,7 @@ import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand } from "@aws-s
 import type { LambdaClient } from "@aws-sdk/client-lambda";
 import { ListAWSDefaultServiceQuotasCommand, ListServiceQuotasCommand } from "@aws-sdk/client-service-quotas";
 import type { ServiceQuota, ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
-import { AwsAdapterError } from "./errors.ts";
-
-/** The account could not be read (no credentials, no rights, no network): the message names the call. */
-export class AccountReadError extends AwsAdapterError {
-  constructor(call: string, cause: unknown) {
-    const name = (cause as { name?: string })?.name ?? "Error";
-    super("ACCOUNT_READ_FAILED", `${call} failed: ${name}: ${(cause as Error)?.message ?? String(cause)}`, {
-      cause,
-      retryable: false,
-    });
-  }
-}
+import { AccountReadError } from "./errors.ts";
 
 /** Lambda's concurrency in the client's region, and what `functionNames` reserve already. */
 export interface LambdaConcurrencyRead {

@@ -171,3 +171,14 @@ export function isRetryableSdkError(error: unknown): boolean {
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
+
+/** The account's settings or quotas could not be read (no credentials, no rights, no network): the message names the call. */
+export class AccountReadError extends AwsAdapterError {
+  constructor(call: string, cause: unknown) {
+    const name = (cause as { name?: string })?.name ?? "Error";
+    super("ACCOUNT_READ_FAILED", `${call} failed: ${name}: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+      retryable: false,
+    });
+  }
+}
