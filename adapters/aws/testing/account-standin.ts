@@ -169,6 +169,7 @@ export async function startAccountStandIn(account: Partial<StandInAccount> = {})
       AWS_SECRET_ACCESS_KEY: secretAccessKey,
       AWS_REGION: "eu-west-1",
       AWS_EC2_METADATA_DISABLED: "true",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     }),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
