@@ -6,7 +6,6 @@
 // could not be read. Nothing is created or changed.
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
-import type { Command } from "commander";
 import { quotaNamed, readLambdaConcurrency, readServiceQuotas } from "../adapters/aws/account-quotas.ts";
 import { AccountReadError } from "../adapters/aws/errors.ts";
 import { assessAccount, capacitySettingsFrom, reservations } from "../app/capacity.ts";
@@ -81,32 +80,22 @@ function regionFrom(option: string | undefined, env: Env): string {
   return region;
 }
 
-/** Registers `claims deploy-check`. */
-export function registerDeployCheckCommand(program: Command): void {
-  program
-    .command("deploy-check")
-    .description(
-      "read the AWS account's quotas the deploy relies on (Lambda concurrency, EventBridge limits) and say what the stage gets; exit 1 if something would stop the deploy",
-    )
-    .requiredOption("--stage <stage>", "the stage you will deploy")
-    .option("--region <region>", "the region (default: AWS_REGION)")
-    .option("--json", "print the findings as JSON")
-    .action(async (opts: { stage: string; region?: string; json?: boolean }) => {
-      const region = regionFrom(opts.region, process.env);
-      const lambda = new LambdaClient({ region, maxAttempts: 2 });
-      const serviceQuotas = new ServiceQuotasClient({ region, maxAttempts: 2 });
-      try {
-        const result = await runDeployCheck({ stage: opts.stage, region, env: process.env, lambda, serviceQuotas });
-        console.log(opts.json ? JSON.stringify(result, null, 2) : formatDeployCheck(opts.stage, result));
-        process.exitCode = result.exitCode;
-      } catch (error) {
-        if (!(error instanceof AccountReadError)) throw error;
-        throw new CliError(
-          `cannot read the account's quotas (${error.message}): run with the credentials you deploy with; they need lambda:GetAccountSettings, lambda:GetFunctionConcurrency and servicequotas:ListServiceQuotas`,
-        );
-      } finally {
-        lambda.destroy();
-        serviceQuotas.destroy();
-      }
-    });
+/** `claims deploy-check`'s action (cli/aws-commands.ts registers it; this module loads only when it runs). */
+export async function deployCheckCommand(opts: { stage: string; region?: string; json?: boolean }): Promise<void> {
+  const region = regionFrom(opts.region, process.env);
+  const lambda = new LambdaClient({ region, maxAttempts: 2 });
+  const serviceQuotas = new ServiceQuotasClient({ region, maxAttempts: 2 });
+  try {
+    const result = await runDeployCheck({ stage: opts.stage, region, env: process.env, lambda, serviceQuotas });
+    console.log(opts.json ? JSON.stringify(result, null, 2) : formatDeployCheck(opts.stage, result));
+    process.exitCode = result.exitCode;
+  } catch (error) {
+    if (!(error instanceof AccountReadError)) throw error;
+    throw new CliError(
+      `cannot read the account's quotas (${error.message}): run with the credentials you deploy with; they need lambda:GetAccountSettings, lambda:GetFunctionConcurrency and servicequotas:ListServiceQuotas`,
+    );
+  } finally {
+    lambda.destroy();
+    serviceQuotas.destroy();
+  }
 }

@@ -1,8 +1,6 @@
 // The `claims` CLI (docs/cli.md): batch, serve, list, report, replay.
 import { registerReconcileCommand } from "./reconcile.ts";
-import { registerDeployCheckCommand } from "./deploy-check.ts";
-import { registerTeardownCommand } from "./teardown.ts";
-import { registerReviewerLoginCommand } from "./reviewer-login.ts";
+import { registerAwsCommands } from "./aws-commands.ts";
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/composition/errors.ts";
 import { paymentProviderNameFrom } from "../functions/composition/payments.ts";
@@ -584,9 +582,7 @@ registerReviewersCommands(program);
 registerListCommand(program);
 registerBacktestCommand(program);
 registerReconcileCommand(program);
-registerDeployCheckCommand(program);
-registerTeardownCommand(program);
-registerReviewerLoginCommand(program);
+registerAwsCommands(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {

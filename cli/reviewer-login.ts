@@ -13,7 +13,6 @@ import {
   VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import type { ChallengeNameType } from "@aws-sdk/client-cognito-identity-provider";
-import type { Command } from "commander";
 import { ephemeral, padHex, passwordVerifierResponse } from "./cognito-srp.ts";
 import type { PasswordVerifierChallenge } from "./cognito-srp.ts";
 import { CliError } from "./errors.ts";
@@ -131,45 +130,39 @@ async function ask(question: string, secret: boolean): Promise<string> {
   }
 }
 
-/** Registers `claims reviewer-login`. */
-export function registerReviewerLoginCommand(program: Command): void {
-  program
-    .command("reviewer-login")
-    .description(
-      "sign a reviewer in to the app's Cognito pool (SRP and TOTP; first sign-in sets a password and the authenticator) and print the ID token",
-    )
-    .requiredOption("--pool <id>", "the user pool id (output reviewerUserPool)")
-    .requiredOption("--client <id>", "the app client id (output reviewerClient)")
-    .requiredOption("--username <email>", "the reviewer's email")
-    .option("--region <region>", "the pool's region (default: from the pool id)")
-    .option("--quiet", "print only the token")
-    .action(async (opts: { pool: string; client: string; username: string; region?: string; quiet?: boolean }) => {
-      if (!process.stdin.isTTY) throw new CliError("reviewer-login asks for a password: run it in a terminal");
-      const region = opts.region ?? opts.pool.split("_")[0];
-      const cognito = new CognitoIdentityProviderClient({ region });
-      try {
-        const token = await reviewerLogin({
-          cognito,
-          userPoolId: opts.pool,
-          clientId: opts.client,
-          username: opts.username,
-          prompts: {
-            password: () => ask("Password: ", true),
-            newPassword: () => ask("New password (first sign-in): ", true),
-            totpCode: () => ask("Code from your authenticator app: ", false),
-            showTotpSecret: (uri, secret) =>
-              process.stderr.write(`Add this to your authenticator app:\n  ${uri}\n  (or type the secret ${secret})\n`),
-          },
-        });
-        if (!opts.quiet) process.stderr.write("Signed in. Your ID token (valid 1 hour):\n");
-        process.stdout.write(`${token}\n`);
-      } catch (error) {
-        const name = (error as { name?: string }).name;
-        if (name === "NotAuthorizedException" || name === "CodeMismatchException" || name === "UserNotFoundException")
-          throw new CliError(`sign-in refused: ${(error as Error).message}`);
-        throw error;
-      } finally {
-        cognito.destroy();
-      }
+/** `claims reviewer-login`'s action (cli/aws-commands.ts registers it; this module loads only when it runs). */
+export async function reviewerLoginCommand(opts: {
+  pool: string;
+  client: string;
+  username: string;
+  region?: string;
+  quiet?: boolean;
+}): Promise<void> {
+  if (!process.stdin.isTTY) throw new CliError("reviewer-login asks for a password: run it in a terminal");
+  const region = opts.region ?? opts.pool.split("_")[0];
+  const cognito = new CognitoIdentityProviderClient({ region });
+  try {
+    const token = await reviewerLogin({
+      cognito,
+      userPoolId: opts.pool,
+      clientId: opts.client,
+      username: opts.username,
+      prompts: {
+        password: () => ask("Password: ", true),
+        newPassword: () => ask("New password (first sign-in): ", true),
+        totpCode: () => ask("Code from your authenticator app: ", false),
+        showTotpSecret: (uri, secret) =>
+          process.stderr.write(`Add this to your authenticator app:\n  ${uri}\n  (or type the secret ${secret})\n`),
+      },
     });
+    if (!opts.quiet) process.stderr.write("Signed in. Your ID token (valid 1 hour):\n");
+    process.stdout.write(`${token}\n`);
+  } catch (error) {
+    const name = (error as { name?: string }).name;
+    if (name === "NotAuthorizedException" || name === "CodeMismatchException" || name === "UserNotFoundException")
+      throw new CliError(`sign-in refused: ${(error as Error).message}`);
+    throw error;
+  } finally {
+    cognito.destroy();
+  }
 }

@@ -34,7 +34,6 @@ import {
   ListTargetsByRuleCommand,
   RemoveTargetsCommand,
 } from "@aws-sdk/client-eventbridge";
-import type { Command } from "commander";
 import { APP_NAME, appRuleNames, LINKS, reviewerPoolName, stageBusName } from "../app/manifest.ts";
 import { CliError } from "./errors.ts";
 
@@ -249,50 +248,44 @@ const runSstCli: SstRunner = (args, env) =>
     child.on("exit", (code) => resolve(code ?? 1));
   });
 
-/** Registers `claims teardown`. */
-export function registerTeardownCommand(program: Command): void {
-  program
-    .command("teardown")
-    .description(
-      "delete a deployed stage in the order that works (others' bus rules, the pool's deletion protection, sst remove, the retained table, the secrets), after printing what it deletes and asking",
-    )
-    .requiredOption("--stage <stage>", "the stage to delete")
-    .option("--region <region>", "the stage's region (default: AWS_REGION)")
-    .option("--yes", "do not ask (for scripts: the plan is still printed)")
-    .option("--keep-table", "keep the table SST retains in production")
-    .option("--no-backup", "delete the retained table without an on-demand backup first")
-    .action(async (opts: { stage: string; region?: string; yes?: boolean; keepTable?: boolean; backup: boolean }) => {
-      const region = opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-      if (!region) throw new CliError("no region: pass --region or set AWS_REGION (the stage's region)");
-      const clients = {
-        events: new EventBridgeClient({ region }),
-        cognito: new CognitoIdentityProviderClient({ region }),
-        dynamo: new DynamoDBClient({ region }),
-      };
-      try {
-        const plan = await discoverTeardown(opts.stage, clients);
-        const options = { keepTable: opts.keepTable === true, backup: opts.backup };
-        console.log(describeTeardown(plan, options).join("\n"));
-        if (!opts.yes) {
-          if (!process.stdin.isTTY)
-            throw new CliError("not a terminal: nothing was deleted; run it in a terminal to confirm, or pass --yes");
-          const rl = createInterface({ input: process.stdin, output: process.stdout });
-          const answer = (await rl.question(`Type the stage name (${opts.stage}) to delete it: `)).trim();
-          rl.close();
-          if (answer !== opts.stage) throw new CliError("not confirmed: nothing was deleted");
-        }
-        await executeTeardown(
-          plan,
-          clients,
-          (args, env) => runSstCli(args, { ...env, AWS_REGION: region }),
-          options,
-          (l) => console.log(`claims teardown: ${l}`),
-        );
-        console.log(`claims teardown: stage ${opts.stage} is gone`);
-      } finally {
-        clients.events.destroy();
-        clients.cognito.destroy();
-        clients.dynamo.destroy();
-      }
-    });
+/** `claims teardown`'s action (cli/aws-commands.ts registers it; this module loads only when it runs). */
+export async function teardownCommand(opts: {
+  stage: string;
+  region?: string;
+  yes?: boolean;
+  keepTable?: boolean;
+  backup: boolean;
+}): Promise<void> {
+  const region = opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (!region) throw new CliError("no region: pass --region or set AWS_REGION (the stage's region)");
+  const clients = {
+    events: new EventBridgeClient({ region }),
+    cognito: new CognitoIdentityProviderClient({ region }),
+    dynamo: new DynamoDBClient({ region }),
+  };
+  try {
+    const plan = await discoverTeardown(opts.stage, clients);
+    const options = { keepTable: opts.keepTable === true, backup: opts.backup };
+    console.log(describeTeardown(plan, options).join("\n"));
+    if (!opts.yes) {
+      if (!process.stdin.isTTY)
+        throw new CliError("not a terminal: nothing was deleted; run it in a terminal to confirm, or pass --yes");
+      const rl = createInterface({ input: process.stdin, output: process.stdout });
+      const answer = (await rl.question(`Type the stage name (${opts.stage}) to delete it: `)).trim();
+      rl.close();
+      if (answer !== opts.stage) throw new CliError("not confirmed: nothing was deleted");
+    }
+    await executeTeardown(
+      plan,
+      clients,
+      (args, env) => runSstCli(args, { ...env, AWS_REGION: region }),
+      options,
+      (l) => console.log(`claims teardown: ${l}`),
+    );
+    console.log(`claims teardown: stage ${opts.stage} is gone`);
+  } finally {
+    clients.events.destroy();
+    clients.cognito.destroy();
+    clients.dynamo.destroy();
+  }
 }
