@@ -268,19 +268,21 @@ describe("the tables that restate the app's manifest", () => {
     expect(routeProblems.slice(1)).toEqual(["token: POST /claims takes the intake token"]);
   });
 
-  it("find an alarm left out, a name that is no alarm and a count that is wrong", () => {
-    const alarms = ["ADlqMessages", "BDlqMessages", "kernelErrors", "timerErrors", "ReviewBacklog"];
+  it("find an alarm left out, a name that is no alarm and a count that is wrong, what a provider adds included", () => {
+    const alarms = ["ADlqMessages", "BDlqMessages", "PDlqMessages", "kernelErrors", "timerErrors", "payErrors"];
+    const routes = ["PostXFailures", "GetYFailures", "ReviewBacklog"];
     const page = table(
       "alarm,means",
-      "| `<Dlq>Messages` × 2 (`ADlqMessages`… no: `ADlq`, `CDlq`) | x |",
-      "| `<function>Errors` × 3 | x |",
+      "| `<Dlq>Messages` × 2 (`ADlq`, `CDlq`; + `PDlq`) | x |",
+      "| `<function>Errors` × 2 (+ 2) | x |",
+      "| `<Route>Failures` × 1 (+ `PostXFailures`), e.g. `GetZFailures` | x |",
     );
-    expect(alarmTableProblems("infra/README.md", page, alarms).map((p) => `${p.line} ${p.message}`)).toEqual([
+    const found = alarmTableProblems("infra/README.md", page, [...alarms, ...routes]);
+    expect(found.map((p) => `${p.line} ${p.message}`)).toEqual([
       "3 <Dlq>Messages leaves out BDlqMessages",
-      "3 <Dlq>Messages stands for 3 alarms, not 2",
-      "3 ADlqMessagesMessages is not an alarm of the app",
       "3 CDlqMessages is not an alarm of the app",
-      "4 <function>Errors stands for 2 alarms, not 3",
+      "4 <function>Errors stands for 3 alarms, not 4",
+      "5 GetZFailures is not an alarm of the app",
       "1 the table of alarms lacks BDlqMessages, ReviewBacklog",
     ]);
   });

@@ -232,37 +232,51 @@ export function manifestTableProblems(file: string, markdown: string, root: stri
 /**
  * What is wrong with a table of alarms (first header `alarm`) against `alarms`, the names of the alarms the app
  * deploys: each row names alarms exactly (`ReviewBacklog`) or by a pattern (`<function>Errors`, the alarms ending
- * so), optionally listing the names it stands for (`<Dlq>Messages` … `CrewEventsDlq`, …) and counting them (`× 9`,
- * the first number after the sign);
+ * so), optionally listing the names it stands for (`<Dlq>Messages` … `CrewEventsDlq`, …, or whole names) or giving
+ * examples of them (`e.g.`), and counting them: `× 9` the alarms without `PAYMENT_PROVIDER`, then what it adds
+ * after a `+` (`(+ 2)`, or the names it adds: `+ \`PaymentsDlq\``);
  * every alarm is some row's, every name a row gives is an alarm, and every count is right.
  */
 export function alarmTableProblems(file: string, markdown: string, alarms: readonly string[]): MarkdownProblem[] {
   const problems: MarkdownProblem[] = [];
   const problem = (line: number, message: string) => problems.push({ file, line, message });
   for (const table of markdownTables(markdown).filter((t) => /^alarms?$/i.test(t.header[0] ?? ""))) {
-    const exact = new Set(table.rows.flatMap((row) => ticked(row.cells[0] ?? "").filter((w) => !w.includes("<"))));
+    // The names rows give exactly, without a pattern: no pattern's row stands for them.
+    const exact = new Set(
+      table.rows
+        .map((row) => ticked(row.cells[0] ?? ""))
+        .flatMap((words) => (words.some((w) => w.includes("<")) ? [] : words)),
+    );
     const covered = new Set<string>();
     for (const row of table.rows) {
       const cell = row.cells[0] ?? "";
       const words = ticked(cell);
       const pattern = words.find((w) => /^<[^>]+>\w+$/.test(w));
       let stands: string[];
+      const named: string[] = []; // names given as examples
       if (pattern === undefined) stands = words;
       else {
         const suffix = pattern.replace(/^<[^>]+>/, "");
         // The names it lists (`CrewEventsDlq`): plain words, not a setting (`PAYMENT_PROVIDER`) named beside them.
-        const listed = words.filter((w) => w !== pattern && /^[A-Za-z0-9]+$/.test(w));
-        stands =
-          listed.length > 0
-            ? listed.map((prefix) => `${prefix}${suffix}`)
-            : alarms.filter((a) => a.endsWith(suffix) && !exact.has(a));
+        const listed = words
+          .filter((w) => w !== pattern && /^[A-Za-z0-9]+$/.test(w))
+          .map((w) => (w.endsWith(suffix) ? w : `${w}${suffix}`));
         const all = alarms.filter((a) => a.endsWith(suffix) && !exact.has(a));
+        stands = listed.length > 0 && !/\be\.g\./.test(cell) ? listed : all;
+        for (const name of listed.filter((n) => !stands.includes(n))) named.push(name);
         const unlisted = all.filter((a) => !stands.includes(a));
         if (unlisted.length > 0) problem(row.line, `${pattern} leaves out ${unlisted.join(", ")}`);
       }
       const count = /×\s*(\d+)/.exec(cell);
-      if (count && Number(count[1]) !== stands.length)
-        problem(row.line, `${pattern ?? words.join(", ")} stands for ${stands.length} alarms, not ${count[1]}`);
+      if (count) {
+        // What a payment provider adds, after the `+`: a number (`(+ 2)`) or the names it adds (`+ \`PaymentsDlq\``).
+        const added = (cell.slice(count.index).split("+")[1] ?? "").split(")")[0]!;
+        const more = /^\s*(\d+)/.exec(added);
+        const stated = Number(count[1]) + (more ? Number(more[1]) : ticked(added).length);
+        if (stated !== stands.length)
+          problem(row.line, `${pattern ?? words.join(", ")} stands for ${stands.length} alarms, not ${stated}`);
+      }
+      for (const name of named) if (!alarms.includes(name)) problem(row.line, `${name} is not an alarm of the app`);
       for (const name of stands) {
         if (!alarms.includes(name)) problem(row.line, `${name} is not an alarm of the app`);
         covered.add(name);
