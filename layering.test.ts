@@ -291,25 +291,33 @@ describe("the folder graph", () => {
   });
 });
 
-// ---- files that say what they hold: none of the app's production files is over 500 lines --------------------------
+// ---- files that say what they hold: no production file is over 500 lines -------------------------------------------
 
-/** The folders whose production files stay at most MAX_LINES long: split by what they hold, past that. */
-const SIZED_FOLDERS = ["core", "pipeline", "adapters", "functions", "app"];
+/** The folders whose files measure rather than run (benchmarks, their cost model): sized like tests, not here. */
+const UNSIZED_FOLDERS = ["bench"];
 const MAX_LINES = 500;
-/** Files over MAX_LINES, each with who splits it: the kernel's table goes with the line items' change (issue 32). */
-const OVERSIZED_FOR_NOW: ReadonlySet<string> = new Set(["core/kernel/kernel.ts"]);
+/**
+ * Files over MAX_LINES for now, each with who splits it: the parts of the house other changes own while they land
+ * (issue 36 the CLI and the report's numbers, issue 39 chaos at scale). Take a file out once it is split.
+ */
+const OVERSIZED_FOR_NOW: ReadonlyMap<string, string> = new Map([
+  ["cli/main.ts", "issue 36 (the first hour: cli/)"],
+  ["report/model.ts", "issue 36 (report numbers)"],
+  ["chaos/flow.ts", "issue 39 (chaos at scale)"],
+  ["chaos/emulators.ts", "issue 39 (chaos at scale)"],
+]);
 
-/** The production files of `files` (path -> source) in SIZED_FOLDERS over MAX_LINES, with their line counts. */
+/** The production files of `files` (path -> source) over MAX_LINES, with their line counts: test support excluded. */
 function oversized(files: ReadonlyMap<string, string>): string[] {
   return [...files]
-    .filter(([file]) => SIZED_FOLDERS.includes(file.split("/")[0]!) && !file.split("/").includes("testing"))
+    .filter(([file]) => !UNSIZED_FOLDERS.includes(file.split("/")[0]!) && !file.split("/").includes("testing"))
     .map(([file, source]) => [file, source.split("\n").length - (source.endsWith("\n") ? 1 : 0)] as const)
     .filter(([, lines]) => lines > MAX_LINES)
     .map(([file, lines]) => `${file}: ${lines} lines`);
 }
 
 describe("the size of a file", () => {
-  it("finds a file over the limit, and not a test, a test kit's or another folder's", () => {
+  it("finds a file over the limit, anywhere but in test support and the benchmarks", () => {
     const long = "x\n".repeat(MAX_LINES + 1);
     expect(
       oversized(
@@ -318,15 +326,23 @@ describe("the size of a file", () => {
           ["core/kernel/short.ts", "x\n".repeat(MAX_LINES)],
           ["pipeline/testing/long.ts", long],
           ["bench/long.ts", long],
+          ["sst.config.ts", long],
+          ["local/poller/long.ts", long],
         ]),
       ),
-    ).toEqual([`core/kernel/long.ts: ${MAX_LINES + 1} lines`]);
+    ).toEqual([
+      `core/kernel/long.ts: ${MAX_LINES + 1} lines`,
+      `sst.config.ts: ${MAX_LINES + 1} lines`,
+      `local/poller/long.ts: ${MAX_LINES + 1} lines`,
+    ]);
   });
 
-  it("is at most 500 lines for every production file of core/, pipeline/, adapters/, functions/ and app/", () => {
+  it("is at most 500 lines for every production file (those another change splits named, each still over)", () => {
     const sources = productionSources();
     expect(sources.has("core/history/replay/claim.ts")).toBe(true); // read from the real tree
-    expect(oversized(sources).filter((line) => !OVERSIZED_FOR_NOW.has(line.split(":")[0]!))).toEqual([]);
+    const over = oversized(sources).map((line) => line.split(":")[0]!);
+    expect(over.filter((file) => !OVERSIZED_FOR_NOW.has(file))).toEqual([]);
+    expect([...OVERSIZED_FOR_NOW.keys()].filter((file) => !over.includes(file))).toEqual([]); // split: take it out
   });
 });
 
