@@ -7,7 +7,7 @@ import type { CrewBatchResult, JsonValue, OutboundCrewEvent } from "../core/crew
 import { claimsCrewGraph, claimsCrewInput } from "../core/agents/crew.ts";
 import { claimAudit } from "./decide/audit.ts";
 import type { PipelineDeps } from "./deps.ts";
-import { splitSessionOutbox } from "./effects.ts";
+import { splitSessionOutbox } from "./ports.ts";
 import type { Effect } from "./effects.ts";
 import { crewEffects } from "./decide/crew-completion.ts";
 import { claimIdOfCrew } from "./messages.ts";

@@ -40,8 +40,7 @@ import type { ApprovalChecked, ApprovalRefusal, ReviewRequestOutcome } from "./d
 import { submitClaim } from "./intake.ts";
 import { refundReviewListItem, refundReviewRequest } from "./refund-review.ts";
 import { performEffects } from "./perform.ts";
-import { reviewListKey } from "./ports.ts";
-import { pendingReviewKey } from "./payments.ts";
+import { pendingReviewKey, reviewListKey } from "./ports.ts";
 
 /** The outcome of a review decision, as `POST /claims/{id}/review` answers it. */
 export type ReviewResult =

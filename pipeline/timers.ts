@@ -10,14 +10,6 @@ import { repairReviews } from "./review.ts";
 import { isHeld } from "./decide/outage.ts";
 import { outboxProof } from "./decide/outbox.ts";
 
-/** SQS delays a message at most 15 minutes. */
-const MAX_TIMER_DELAY_S = 900;
-
-/** Seconds to delay a timer message due at `dueMs` (0 when due, capped at 15 minutes). */
-export function timerDelaySeconds(dueMs: number, nowMs: number): number {
-  return Math.max(0, Math.min(MAX_TIMER_DELAY_S, Math.ceil((dueMs - nowMs) / 1000)));
-}
-
 /**
  * A due timer becomes a `crew.tick` on the claim's FIFO group; an early one (long deadline) is re-armed.
  * A due timer of a claim that is already final, whose session has no outbox left to perform, is
