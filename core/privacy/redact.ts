@@ -72,18 +72,18 @@ function ibans(text: string): Found[] {
   return out;
 }
 
-/** Card numbers: 13 to 19 digits (groups apart by spaces or dashes), a card network's first digit, the Luhn check. */
+/** Card numbers: 14 to 19 digits (13 would take EAN-13 barcodes; 13-digit Visa cards are no longer issued) (groups apart by spaces or dashes), a card network's first digit, the Luhn check. */
 function cards(text: string): Found[] {
   const out: Found[] = [];
   for (const m of text.matchAll(/(?<![\w.,])\d+(?:[ -]\d+)*(?![\w]|[.,]\d)/g)) {
     const groups = groupsOf(m[0], m.index, /\d+/g);
-    out.push(...groupWindows(groups, (d) => d.length >= 13 && d.length <= 19 && /^[2-6]/.test(d) && luhnValid(d)));
+    out.push(...groupWindows(groups, (d) => d.length >= 14 && d.length <= 19 && /^[2-6]/.test(d) && luhnValid(d)));
   }
   return out;
 }
 
 const CAP = String.raw`\p{Lu}[\p{L}'’.-]*`;
-const POSTCODE_CITY = String.raw`(?:,?\s+(?:[A-Z]{1,2}-)?\d{4,5}\s+\p{Lu}[\p{L}-]+(?:[ -]\p{Lu}[\p{L}-]+)?)`;
+const POSTCODE_CITY = String.raw`(?:,?\s+(?:[A-Z]{1,2}-)?\d{4,5}\s+\p{Lu}[\p{L}-]+(?:[ -](?:am |an der |im |sur |de |del )?\p{Lu}[\p{L}-]+)?)`;
 const UK_US_TAIL = String.raw`(?:,[ \t]*\p{Lu}\p{Ll}[\p{L}'-]*(?:[ \t]\p{Lu}\p{Ll}[\p{L}'-]*)?)?(?:,?\s*(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]{2}\s\d{5}(?:-\d{4})?)(?![\w]))?`;
 
 /** Postal addresses: a street with its number (the forms of the four languages), and the postcode and city after it. */
@@ -95,7 +95,7 @@ const ADDRESS_RES: readonly RegExp[] = [
   ),
   // English: 221B Baker Street, Flat 2, London NW1 6XE; 1600 Pennsylvania Ave, Washington, DC 20500.
   new RegExp(
-    String.raw`(?<![\p{L}\d])\d{1,5}[A-Za-z]?\s+(?:\p{Lu}[\p{L}'-]+\s+){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Drive|Boulevard|Blvd\.?|Way|Court|Close|Crescent|Terrace|Square|Gardens|Row)(?![\p{L}])(?:,?\s+(?:Apt|Flat|Unit|Suite)\.?\s*\w+)?${UK_US_TAIL}`,
+    String.raw`(?<![\p{L}\d])(?:(?:Flat|Apt\.?|Apartment|Unit|Suite)[ \t]*\w+,?[ \t]+)?\d{1,5}[A-Za-z]?\s+(?:\p{Lu}[\p{L}'-]+\s+){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Drive|Boulevard|Blvd\.?|Way|Court|Close|Crescent|Terrace|Square|Gardens|Row)(?![\p{L}])(?:,?\s+(?:Apt|Flat|Unit|Suite)\.?\s*\w+)?${UK_US_TAIL}`,
     "gu",
   ),
   // French: 12 rue de la Paix, 75002 Paris; 3 bis avenue Victor Hugo.
@@ -143,7 +143,7 @@ function phones(text: string): Found[] {
     const ok = /^(?:\+|00[1-9])/.test(s)
       ? digits.length >= 8 && digits.length <= 15
       : /^\(?0/.test(s)
-        ? digits.length >= 9 && digits.length <= 13
+        ? digits.length >= 9 && digits.length <= 13 && (cue || !/^\d+$/.test(s) || digits.length <= 11)
         : /^(?:[6-9]\d{2} \d{3} \d{3}|[6-9]\d{2} \d{2} \d{2} \d{2}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})$/.test(
             s,
           ) ||
@@ -153,7 +153,8 @@ function phones(text: string): Found[] {
   return out;
 }
 
-const NAME_WORD = String.raw`\p{Lu}\p{Ll}+(?:[-'’]\p{Lu}?\p{Ll}+)*`;
+// A name's word: Anna, Jean-Pierre, O'Brien, McAllister, Müller-Lüdenscheidt.
+const NAME_WORD = String.raw`(?:\p{Lu}['’])?\p{Lu}\p{Ll}+(?:\p{Lu}\p{Ll}+)?(?:[-'’]\p{Lu}?\p{Ll}+)*`;
 const NAME_RE = new RegExp(
   String.raw`${NAME_WORD}(?:[ \t]+(?:(?:de la|de las|de los|del|de|van der|van|von der|von|der|da|di|du|le|la|y)[ \t]+)?${NAME_WORD}){0,3}`,
   "uy",
@@ -168,6 +169,10 @@ const cueRe = (cues: readonly string[]) =>
   );
 const STRONG_RE = cueRe(STRONG_NAME_CUES);
 const WEAK_RE = cueRe(WEAK_NAME_CUES);
+const SIGNATURE_RE = new RegExp(
+  String.raw`(?<![\p{L}])${NAME_WORD}(?:[ \t]+${NAME_WORD}){0,2}(?=,?[ \t]*[<(]?[\p{L}\d._%+-]+@|[ \t]+here\b)`,
+  "gu",
+);
 const BARE_NAME_RE = new RegExp(String.raw`(?<![\p{L}])${NAME_WORD}[ \t]+${NAME_WORD}(?:[ \t]+${NAME_WORD})?`, "gu");
 
 /** The name starting at `at`, up to a word that is never a name; undefined when there is none. */
@@ -212,6 +217,11 @@ function names(text: string): Found[] {
     if (!FIRST_NAMES.has(first)) continue;
     const n = nameAt(text, m.index);
     if (n && n.end > n.start + first.length) out.push(n);
+  }
+  // A signature: capitalised words right before an email (`Tariq Fletcher, tariq@…`), or a greeting's `X here`.
+  for (const m of text.matchAll(SIGNATURE_RE)) {
+    const n = nameAt(text, m.index);
+    if (n) out.push(n);
   }
   return out;
 }
