@@ -76,6 +76,8 @@ function ibans(text: string): Found[] {
 function cards(text: string): Found[] {
   const out: Found[] = [];
   for (const m of text.matchAll(/(?<![\w.,])\d+(?:[ -]\d+)*(?![\w]|[.,]\d)/g)) {
+    // The account digits of an IBAN whose check digits fail are not a card number.
+    if (/[A-Za-z]{2}\d{2}[ ]$/.test(text.slice(Math.max(0, m.index - 5), m.index))) continue;
     const groups = groupsOf(m[0], m.index, /\d+/g);
     out.push(...groupWindows(groups, (d) => d.length >= 14 && d.length <= 19 && /^[2-6]/.test(d) && luhnValid(d)));
   }
@@ -122,7 +124,7 @@ function addresses(text: string): Found[] {
 }
 
 const PHONE_CUE =
-  /(?:phone|mobile|cell|call|tel|telephone|whatsapp|sms|text me|reach me|telefon|handy|mobil|rückruf|anrufen|erreichbar|téléphone|portable|joindre|appelez|appeler|teléfono|telefono|móvil|movil|llamar|llámame|contacto)\b[^\n\d+]{0,25}$/i;
+  /(?:phone|mobile|cell|call|ring|tel|telephone|whatsapp|sms|text me|reach me|telefon|handy|mobil|rückruf|anrufen|rufen|erreichbar|téléphone|portable|joindre|appelez|appeler|rappeler|teléfono|telefono|móvil|movil|llamar|llámame|llamen|llame|escríbanme|escribidme|contacto|whatsapp)\b[^\n\d+]{0,25}$/i;
 const DATE_SHAPE = /^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$/;
 const AMOUNT_SHAPE = /^\d{1,3}(?:[.,]\d{3})*(?:[.,]\d{1,2})?$/;
 
@@ -144,7 +146,7 @@ function phones(text: string): Found[] {
       ? digits.length >= 8 && digits.length <= 15
       : /^\(?0/.test(s)
         ? digits.length >= 9 && digits.length <= 13 && (cue || !/^\d+$/.test(s) || digits.length <= 11)
-        : /^(?:[6-9]\d{2} \d{3} \d{3}|[6-9]\d{2} \d{2} \d{2} \d{2}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})$/.test(
+        : /^(?:[6-9]\d{2} \d{3} \d{3}|[89]\d \d{3} \d{2} \d{2}|[6-9]\d{2} \d{2} \d{2} \d{2}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})$/.test(
             s,
           ) ||
           (cue && digits.length >= 9 && digits.length <= 13);
@@ -169,8 +171,9 @@ const cueRe = (cues: readonly string[]) =>
   );
 const STRONG_RE = cueRe(STRONG_NAME_CUES);
 const WEAK_RE = cueRe(WEAK_NAME_CUES);
+const NAMES = String.raw`${NAME_WORD}(?:[ \t]+${NAME_WORD}){0,2}`;
 const SIGNATURE_RE = new RegExp(
-  String.raw`(?<![\p{L}])${NAME_WORD}(?:[ \t]+${NAME_WORD}){0,2}(?=,?[ \t]*[<(]?[\p{L}\d._%+-]+@|[ \t]+here\b)`,
+  String.raw`(?<![\p{L}])${NAMES}(?=,?[ \t]*[<(]?[\p{L}\d._%+-]+@|[ \t]+here\b)|(?<=(?:^|\n|[.!?][ \t]+)[—–-][ \t]*)${NAMES}(?=[ \t]*$)`,
   "gu",
 );
 const BARE_NAME_RE = new RegExp(String.raw`(?<![\p{L}])${NAME_WORD}[ \t]+${NAME_WORD}(?:[ \t]+${NAME_WORD})?`, "gu");
@@ -218,10 +221,12 @@ function names(text: string): Found[] {
     const n = nameAt(text, m.index);
     if (n && n.end > n.start + first.length) out.push(n);
   }
-  // A signature: capitalised words right before an email (`Tariq Fletcher, tariq@…`), or a greeting's `X here`.
+  // A signature: capitalised words right before an email (`Tariq Fletcher, tariq@…`), `X here`, or `— X` ending the text.
   for (const m of text.matchAll(SIGNATURE_RE)) {
     const n = nameAt(text, m.index);
-    if (n) out.push(n);
+    // One word alone (`Mail a@b.de`, `— Thanks`) is a name only when it is a known first name.
+    const one = n !== undefined && !/\s/.test(text.slice(n.start, n.end));
+    if (n && (!one || FIRST_NAMES.has(text.slice(n.start, n.end).toLowerCase()))) out.push(n);
   }
   return out;
 }

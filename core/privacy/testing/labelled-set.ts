@@ -344,44 +344,93 @@ const TEMPLATES: Record<Language, readonly string[]> = {
   ],
 };
 
+/**
+ * Templates written after the redactor was tuned on TEMPLATES and never tuned on since: the held-out part of the set
+ * (`held-out` ids), measured and reported apart (docs/privacy.md).
+ */
+const HELD_OUT: Record<Language, readonly string[]> = {
+  en: [
+    "Hello there. Regarding {ORDER} — the toaster sparks. I'm {NAME} and I paid {AMOUNT} on {DATE}. Text me at {PHONE} or write to {EMAIL}.",
+    "Returned the boots ({SKU}) for order {ORDER} with tracking {TRACKING}, still no money. Send the {AMOUNT} to {IBAN}. — {NAME}",
+    "From: {NAME} <{EMAIL}>\nSubject: refund {ORDER}\nThe sofa cover tore after a week. {AMOUNT}. My address is {ADDRESS}.",
+    "Card used: {CARD}. Order {ORDER}, {AMOUNT}, {DATE}. Wrong colour. Please call {PHONE}. Thanks!",
+  ],
+  de: [
+    "Guten Tag, zu {ORDER}: der Toaster funkt. Ich heiße {NAME} und habe am {DATE} {AMOUNT} bezahlt. SMS an {PHONE} oder Mail an {EMAIL}.",
+    "Stiefel ({SKU}) aus Bestellung {ORDER} mit Sendungsnummer {TRACKING} zurückgeschickt, noch kein Geld. {AMOUNT} bitte auf {IBAN}. — {NAME}",
+    "Von: {NAME} <{EMAIL}>\nBetreff: Erstattung {ORDER}\nDer Sofabezug ist nach einer Woche gerissen. {AMOUNT}. Meine Adresse: {ADDRESS}.",
+    "Bezahlt mit Karte {CARD}. Bestellung {ORDER}, {AMOUNT}, {DATE}. Falsche Farbe. Bitte rufen Sie {PHONE} an. Danke!",
+  ],
+  fr: [
+    "Bonjour, concernant {ORDER} : le grille-pain fait des étincelles. Mon nom est {NAME}, j'ai payé {AMOUNT} le {DATE}. SMS au {PHONE} ou mail à {EMAIL}.",
+    "Bottes ({SKU}) de la commande {ORDER} renvoyées avec le suivi {TRACKING}, toujours pas remboursé. Les {AMOUNT} sur {IBAN} svp. — {NAME}",
+    "De : {NAME} <{EMAIL}>\nObjet : remboursement {ORDER}\nLa housse du canapé s'est déchirée. {AMOUNT}. Mon adresse : {ADDRESS}.",
+    "Payé avec la carte {CARD}. Commande {ORDER}, {AMOUNT}, {DATE}. Mauvaise couleur. Appelez le {PHONE}. Merci !",
+  ],
+  es: [
+    "Buenas, sobre {ORDER}: la tostadora echa chispas. Mi nombre es {NAME} y pagué {AMOUNT} el {DATE}. Escríbanme al {PHONE} o a {EMAIL}.",
+    "Devolví las botas ({SKU}) del pedido {ORDER} con seguimiento {TRACKING} y sigo sin dinero. Los {AMOUNT} a {IBAN}, por favor. — {NAME}",
+    "De: {NAME} <{EMAIL}>\nAsunto: reembolso {ORDER}\nLa funda del sofá se rompió. {AMOUNT}. Mi dirección: {ADDRESS}.",
+    "Pagado con la tarjeta {CARD}. Pedido {ORDER}, {AMOUNT}, {DATE}. Color equivocado. Llamen al {PHONE}. ¡Gracias!",
+  ],
+};
+
 /** The labelled set: `perLanguage` texts in each language, the same every time for the same seed. */
-export function buildLabelledSet(perLanguage = 130, seed = 38): LabelledText[] {
+export function buildLabelledSet(perLanguage = 130, heldOutPerLanguage = 30, seed = 38): LabelledText[] {
   const rng = mulberry32(seed);
   const out: LabelledText[] = [];
-  for (const lang of LANGUAGES) {
-    for (let i = 0; i < perLanguage; i++) {
-      const template = TEMPLATES[lang][i % TEMPLATES[lang].length]!;
-      const first = pick(rng, FIRST[lang]);
-      const last = pick(rng, LAST[lang]);
-      const fill: Record<Slot, () => string> = {
-        NAME: () => (rng() < 0.85 ? `${first} ${last}` : first),
-        EMAIL: () => email(rng, lang, first, last),
-        PHONE: () => phone(rng, lang),
-        IBAN: () => iban(rng),
-        CARD: () => card(rng),
-        ADDRESS: () => address(rng, lang),
-        ORDER: () => order(rng),
-        AMOUNT: () => amount(rng, lang),
-        DATE: () => date(rng, lang),
-        TRACKING: () => tracking(rng),
-        SKU: () => sku(rng),
-      };
-      let text = "";
-      const spans: LabelledSpan[] = [];
-      let at = 0;
-      for (const m of template.matchAll(/\{([A-Z]+)\}/g)) {
-        text += template.slice(at, m.index);
-        const slot = m[1] as Slot;
-        const value = fill[slot]();
-        const type =
-          slot in fill && ["EMAIL", "PHONE", "IBAN", "CARD", "ADDRESS", "NAME"].includes(slot) ? slot : "KEEP";
-        spans.push({ type: type as LabelledSpan["type"], start: text.length, end: text.length + value.length });
-        text += value;
-        at = m.index + m[0].length;
+  const parts = [
+    { prefix: "", templates: TEMPLATES, count: perLanguage },
+    { prefix: "held-out-", templates: HELD_OUT, count: heldOutPerLanguage },
+  ];
+  for (const { prefix, templates, count } of parts)
+    for (const lang of LANGUAGES) {
+      for (let i = 0; i < count; i++) {
+        const template = templates[lang][i % templates[lang].length]!;
+        const first = pick(rng, FIRST[lang]);
+        const last = pick(rng, LAST[lang]);
+        const fill: Record<Slot, () => string> = {
+          NAME: () => (rng() < 0.85 ? `${first} ${last}` : first),
+          EMAIL: () => email(rng, lang, first, last),
+          PHONE: () => phone(rng, lang),
+          IBAN: () => iban(rng),
+          CARD: () => card(rng),
+          ADDRESS: () => address(rng, lang),
+          ORDER: () => order(rng),
+          AMOUNT: () => amount(rng, lang),
+          DATE: () => date(rng, lang),
+          TRACKING: () => tracking(rng),
+          SKU: () => sku(rng),
+        };
+        let text = "";
+        const spans: LabelledSpan[] = [];
+        let at = 0;
+        for (const m of template.matchAll(/\{([A-Z]+)\}/g)) {
+          text += template.slice(at, m.index);
+          const slot = m[1] as Slot;
+          const value = fill[slot]();
+          const type =
+            slot in fill && ["EMAIL", "PHONE", "IBAN", "CARD", "ADDRESS", "NAME"].includes(slot) ? slot : "KEEP";
+          spans.push({ type: type as LabelledSpan["type"], start: text.length, end: text.length + value.length });
+          text += value;
+          at = m.index + m[0].length;
+        }
+        text += template.slice(at);
+        out.push({ id: `${prefix}${lang}-${String(i + 1).padStart(3, "0")}`, lang, text, spans });
       }
-      text += template.slice(at);
-      out.push({ id: `${lang}-${String(i + 1).padStart(3, "0")}`, lang, text, spans });
     }
-  }
   return out;
+}
+
+/** The set as the fixture file holds it: one JSON object a line, each span with the value it labels. */
+export function labelledSetLines(set: readonly LabelledText[]): string {
+  return set
+    .map((t) =>
+      JSON.stringify({
+        ...t,
+        spans: t.spans.map((s) => ({ ...s, value: t.text.slice(s.start, s.end) })),
+      }),
+    )
+    .join("\n")
+    .concat("\n");
 }
