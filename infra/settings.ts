@@ -3,6 +3,14 @@
 import { resolve } from "node:path";
 import { InfraFileError, InfraSettingError, InfraSettingMissingError } from "./errors.ts";
 import { orderSourceSettingsFrom } from "../app/order-source.ts";
+import {
+  PAYMENT_PROVIDER_NAMES,
+  PAYMENT_PROVIDER_VAR,
+  paymentEnvironment,
+  paymentProviderNamed,
+  paymentProviderVariable,
+} from "../app/payment-provider.ts";
+import type { PaymentProviderName } from "../app/payment-provider.ts";
 
 /** Log retention SST accepts (a subset of its RETENTION keys; the ones this app uses). */
 export type LogRetention = "1 month" | "3 months" | "1 year";
@@ -142,14 +150,20 @@ if ($app.stage.length > MAX_STAGE_LENGTH) {
 const logRetention: LogRetention = isProduction ? "1 year" : "1 month";
 
 /**
- * The payment provider the refund executor pays through (PAYMENT_PROVIDER: stripe or simulated). Unset: no
- * executor, no webhook route, and RefundExecuted is the end (paying is the consumer's job).
+ * The payment provider the refund executor pays through (PAYMENT_PROVIDER: a provider of app/payment-provider.ts,
+ * e.g. stripe or simulated). Unset: no executor, no webhook route, and RefundExecuted is the end (paying is the
+ * consumer's job). A provider's webhook route is deployed only when it has one (simulated has none).
  */
-function readPaymentProvider(): "stripe" | "simulated" | undefined {
-  const provider = read("PAYMENT_PROVIDER", "");
-  if (provider === "") return undefined;
-  if (provider === "stripe" || provider === "simulated") return provider;
-  throw new InfraSettingError("PAYMENT_PROVIDER", "stripe or simulated (or unset: no refund executor)", provider);
+function readPaymentProvider(): PaymentProviderName | undefined {
+  const raw = paymentProviderVariable(process.env);
+  if (raw === undefined) return undefined;
+  const provider = paymentProviderNamed(raw);
+  if (provider) return provider.name;
+  throw new InfraSettingError(
+    PAYMENT_PROVIDER_VAR,
+    `${PAYMENT_PROVIDER_NAMES.join(" or ")} (or unset: no refund executor)`,
+    raw,
+  );
 }
 
 /**
@@ -180,6 +194,8 @@ export function reviewerOidcFrom(
     throw new InfraSettingError("CLAIMS_REVIEWER_OIDC_ISSUER", "the issuer's https:// URL (its `iss` claim)", issuer);
   return { issuer: issuer.replace(/\/+$/, ""), audiences };
 }
+
+const paymentProvider = readPaymentProvider();
 
 /** Every deploy-time choice of the app, resolved for the current stage. */
 export const settings = {
@@ -212,7 +228,9 @@ export const settings = {
   /** The reviewers' OpenID Connect issuer and audiences; undefined: the app's own Cognito user pool (infra/reviewers.ts). */
   reviewerOidc: reviewerOidcFrom(process.env),
   /** The refund executor's payment provider; undefined: not deployed. */
-  paymentProvider: readPaymentProvider(),
+  paymentProvider,
+  /** The payment functions' variables: PAYMENT_PROVIDER and the provider's deployed settings set at deploy. */
+  paymentEnvironment: paymentProvider === undefined ? undefined : paymentEnvironment(paymentProvider, process.env),
   alarms: {
     /** Who is notified (SNS subscription); required in production. */
     notify: readAlarmEndpoint(),
