@@ -7,7 +7,7 @@
 // entry in each of the two lists, and docs/payments.md.
 import { simulated } from "./payment-providers/simulated.ts";
 import { stripe } from "./payment-providers/stripe.ts";
-import type { PaymentFunction, ProviderSecret, ProviderSetting } from "./payment-providers/declaration.ts";
+import type { ProviderSecret, ProviderSetting } from "./payment-providers/declaration.ts";
 
 export type { PaymentFunction, PaymentProviderDeclaration } from "./payment-providers/declaration.ts";
 
