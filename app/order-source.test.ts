@@ -85,13 +85,18 @@ describe("what the functions that read orders get", () => {
   });
 
   it("links the source's secrets to the order readers only, each a link of its own", () => {
-    expect(ORDER_SOURCE_SECRET_LINKS).toEqual(["OrderApiToken"]);
-    expect(Object.values(LINKS)).not.toContain("OrderApiToken");
-    for (const fn of ORDER_READERS) {
-      expect(linksOf(fn, { orderSource: "http" })).toContain("OrderApiToken");
-      expect(linksOf(fn)).not.toContain("OrderApiToken");
+    const links = ORDER_SOURCES.flatMap((s) => orderSourceSecretsOf(s).map((x) => x.secret.link));
+    expect(ORDER_SOURCE_SECRET_LINKS).toEqual(links);
+    expect(new Set(links).size).toBe(links.length);
+    expect(links).toContain("OrderApiToken");
+    for (const link of links) expect(Object.values(LINKS)).not.toContain(link);
+    for (const source of ORDER_SOURCES) {
+      const own = orderSourceSecretsOf(source).map((x) => x.secret.link);
+      for (const fn of ORDER_READERS)
+        expect(linksOf(fn, { orderSource: source }).filter((l) => links.includes(l as never))).toEqual(own);
+      expect(linksOf("intakeApi", { orderSource: source }).filter((l) => links.includes(l as never))).toEqual([]);
     }
-    expect(linksOf("intakeApi", { orderSource: "http" })).not.toContain("OrderApiToken");
+    expect(linksOf("kernel")).not.toContain("OrderApiToken");
   });
 });
 

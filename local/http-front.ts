@@ -296,7 +296,13 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       return sendError(res, 413, "PAYLOAD_TOO_LARGE", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, true);
     const fn = options.functions[route.fn];
     if (fn === undefined)
-      return sendError(res, 404, "NOT_FOUND", `${route.routeKey} is not served here (no payment provider with a webhook, or its signing secret is not set)`, true);
+      return sendError(
+        res,
+        404,
+        "NOT_FOUND",
+        `${route.routeKey} is not served here (no payment provider with a webhook, or its signing secret is not set)`,
+        true,
+      );
     const event = toApiEvent(req, url, route, body);
     if (authorizer) (event.requestContext as { authorizer?: unknown }).authorizer = authorizer;
     return writeResult(res, await fn(event));

@@ -84,8 +84,9 @@ describe("the provider PAYMENT_PROVIDER names, built from its declared secrets a
   it("refuses a provider the registry does not know, naming the known ones", () => {
     expect(() => paymentProviderFrom({ PAYMENT_PROVIDER: "paypal" }, links({}).resources)).toThrow(ConfigLoadError);
     expect(() => paymentProviderFrom({ PAYMENT_PROVIDER: "paypal" }, links({}).resources)).toThrow(
-      'PAYMENT_PROVIDER must be one of simulated, stripe, got "paypal"',
+      `PAYMENT_PROVIDER must be one of ${PAYMENT_PROVIDERS.map((p) => p.name).join(", ")}, got "paypal"`,
     );
+    expect(PAYMENT_PROVIDERS.map((p) => p.name).slice(0, 2)).toEqual(["simulated", "stripe"]);
   });
 
   it("gives a webhook's signing secret only for the configured provider that has a webhook", () => {
