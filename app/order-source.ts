@@ -12,7 +12,7 @@ import type { OrderSourceSecret, OrderSourceSetting } from "./order-sources/decl
 import { http } from "./order-sources/http.ts";
 import { table } from "./order-sources/table.ts";
 
-export type { OrderSourceDeclaration, OrderSourceSecret } from "./order-sources/declaration.ts";
+export type { OrderSourceSecret } from "./order-sources/declaration.ts";
 
 /** Every order source, the default first, in the order errors and docs list them. */
 export const ORDER_SOURCE_MODULES = [table, http] as const;
@@ -109,7 +109,7 @@ function readSetting(env: Env, setting: OrderSourceSetting): string | number {
 }
 
 /** The source called `name`. */
-export function orderSourceModule<N extends OrderSourceKind>(name: N): OrderSourceOf<N> {
+function orderSourceModule<N extends OrderSourceKind>(name: N): OrderSourceOf<N> {
   return ORDER_SOURCE_MODULES.find((s) => s.name === name) as OrderSourceOf<N>;
 }
 

@@ -9,8 +9,6 @@ import { simulated } from "./payment-providers/simulated.ts";
 import { stripe } from "./payment-providers/stripe.ts";
 import type { ProviderSecret, ProviderSetting } from "./payment-providers/declaration.ts";
 
-export type { PaymentFunction, PaymentProviderDeclaration } from "./payment-providers/declaration.ts";
-
 /** Every payment provider, in the order errors and docs list them. */
 export const PAYMENT_PROVIDERS = [simulated, stripe] as const;
 
@@ -70,7 +68,7 @@ export function settingsOf(provider: PaymentProviderModule): { role: string; set
 }
 
 /** The links of declarations' secrets (each member of a union of them). */
-export type LinksOf<S> = S extends unknown
+type LinksOf<S> = S extends unknown
   ? { [K in keyof S]: S[K] extends { readonly link: infer L } ? L : never }[keyof S]
   : never;
 

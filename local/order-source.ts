@@ -13,7 +13,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * A declared secret's value, or OrderSourceSettingError naming the variable to set (both set is an error too:
  * which one was meant?). `who` is what needs it ("ORDER_SOURCE=http").
  */
-export function localSecret(secret: OrderSourceSecret, who: string, env: Env): string {
+function localSecret(secret: OrderSourceSecret, who: string, env: Env): string {
   const direct = env[secret.env]?.trim() || undefined;
   const fileVar = secret.fileEnv;
   const file = fileVar === undefined ? undefined : env[fileVar]?.trim() || undefined;

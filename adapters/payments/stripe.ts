@@ -134,9 +134,6 @@ function translate(error: unknown, request: ProviderRefundRequest): ProviderRefu
   return { status: "FAILED", failureReason: `${code ? `${code}: ` : ""}${e.message ?? "refused by Stripe"}` };
 }
 
-/** What a verified webhook says. */
-export type StripeWebhook = WebhookReading;
-
 /** The refund events the app follows. */
 const REFUND_EVENTS = new Set(["refund.updated", "refund.failed"]);
 
@@ -146,7 +143,7 @@ export function readStripeWebhook(
   signature: string | undefined,
   secret: string,
   nowMs: number,
-): StripeWebhook {
+): WebhookReading {
   if (!signature) return { ok: false, message: "the Stripe-Signature header is missing" };
   let event: Stripe.Event;
   try {
