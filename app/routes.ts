@@ -103,3 +103,8 @@ export function servedRouteKeys(paymentProvider: PaymentProviderName | undefined
     return route.provider === undefined || route.provider === paymentProvider;
   });
 }
+
+/** The physical name of a stage's reviewer user pool (infra/reviewers.ts; `claims teardown` finds it by it). */
+export function reviewerPoolName(stage: string): string {
+  return `claims-crew-${stage}-reviewers`;
+}
