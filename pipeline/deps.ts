@@ -149,8 +149,11 @@ export interface PipelineDeps {
   settlements?: SettlementRepository;
   /** The payment provider the refund executor pays through (PAYMENT_PROVIDER). */
   payments?: PaymentProvider;
-  /** The signing secret of Stripe's webhooks (STRIPE_WEBHOOK_SECRET), read on use. */
-  webhookSecret?: () => string;
+  /**
+   * The signing secret of `provider`'s webhooks (Stripe's: STRIPE_WEBHOOK_SECRET), read on use; undefined when
+   * `provider` is not the configured one (its route is then not served here).
+   */
+  webhookSecret?: (provider: string) => string | undefined;
   /** The SHA-256 for proposal keys (the shell injects node:crypto's; default the pure one of core). */
   sha256?: Sha256Hex;
 }
