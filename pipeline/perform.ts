@@ -1,9 +1,15 @@
 // Performs effects through the ports, in order; consecutive agent steps go out as one batch, and the
-// audit events of a list are appended together where the first of them stands (one stored item).
-import type { EffectPorts } from "./deps.ts";
+// audit events of a list are appended together where the first of them stands (one stored item). Performs what a
+// decider asks (a read, a conditional write) and runs a decider to its outcome: the shells' one loop.
+import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
+import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { splitSessionOutbox } from "./effects.ts";
 import type { Effect } from "./effects.ts";
+import { OrderSourceUnavailableError } from "./errors.ts";
 import type { AgentStepMessage } from "./messages.ts";
+import type { Observation, Request } from "./decide/requests.ts";
+import type { Next, Step } from "./decide/step.ts";
 
 /** Performs `effects` in order. Every effect is idempotent, so performing a list twice is safe. */
 export async function performEffects(effects: readonly Effect[], ports: EffectPorts): Promise<void> {
@@ -82,4 +88,98 @@ export async function performClaimOutbox(record: ClaimRecord, ports: EffectPorts
   await performEffects(record.outbox as Effect[], ports);
   await ports.claims.updateClaim(record.claim_id, { outbox: undefined }, ANY_STATUS);
   return true;
+}
+
+/** The ports a decider's requests are performed through. */
+export type RequestPorts = EffectPorts &
+  Pick<PipelineDeps, "clock" | "claims" | "verdicts" | "orders" | "ledger" | "reviews" | "sessions">;
+
+/**
+ * Performs what a decider asked (pipeline/decide/requests.ts) and answers with what came back. With
+ * `failureObserved`, a failure of the order source (OrderSourceUnavailableError) or of the order data
+ * (OrderDataError, KernelInputError) is answered as `failed`, for the decider to decide on; anything else is thrown.
+ */
+export async function performRequest(
+  request: Request,
+  ports: Partial<RequestPorts> & EffectPorts,
+  failureObserved = false,
+): Promise<Observation> {
+  try {
+    return await answer(request, ports as RequestPorts);
+  } catch (error) {
+    if (!failureObserved) throw error;
+    if (error instanceof OrderSourceUnavailableError)
+      return { kind: "failed", code: error.code, message: error.message };
+    if (error instanceof OrderDataError || error instanceof KernelInputError)
+      return { kind: "failed", code: "ORDER_DATA_INVALID", message: error.message };
+    throw error;
+  }
+}
+
+async function answer(request: Request, ports: RequestPorts): Promise<Observation> {
+  switch (request.kind) {
+    case "now":
+      return { kind: "now", now: ports.clock.now() };
+    case "claim":
+      return { kind: "claim", claim: await ports.claims.getClaim(request.claimId) };
+    case "claim_update": {
+      const { claimId, patch, onlyFrom } = request.update;
+      const { changed } = await ports.claims.updateClaim(claimId, patch, onlyFrom);
+      return { kind: "claim_update", changed };
+    }
+    case "verdict":
+      return { kind: "verdict", verdict: await ports.verdicts.getVerdict(request.key) };
+    case "store_verdict":
+      return { kind: "store_verdict", verdict: await ports.verdicts.putVerdictOnce(request.verdict) };
+    case "record_execution":
+      return { kind: "record_execution", verdict: await ports.verdicts.recordExecution(request.key, request.outcome) };
+    case "mark_published":
+      await ports.verdicts.markPublished(request.key);
+      return { kind: "mark_published" };
+    case "order":
+      return { kind: "order", order: await ports.orders.getOrder(request.orderId) };
+    case "ledger":
+      return { kind: "ledger", entry: await ports.ledger.get(request.orderId, request.scope) };
+    case "customer_window":
+      return {
+        kind: "customer_window",
+        window: await ports.ledger.getCustomerWindow(request.customerId, request.scope),
+      };
+    case "reserve_customer":
+      return { kind: "reserve_customer", result: await ports.ledger.reserveCustomer(request.request) };
+    case "reserve":
+      return { kind: "reserve", result: await ports.ledger.reserve(request.request) };
+    case "release_customer":
+      await ports.ledger.releaseCustomer(request.customerId, request.claimId, request.scope);
+      return { kind: "release_customer" };
+    case "review":
+      return { kind: "review", review: await ports.reviews.getReview(request.claimId) };
+    case "save_session": {
+      const { session } = request;
+      await ports.sessions.saveSession(session);
+      return { kind: "save_session", rest: splitSessionOutbox(session.claimId, session.outbox).rest };
+    }
+    case "clear_outbox":
+      await ports.sessions.clearOutbox(request.claimId, request.version);
+      return { kind: "clear_outbox" };
+  }
+}
+
+/**
+ * Runs a decider to its outcome: performs each step's effects (one list per step), goes on to `then`, and performs
+ * what it asks, feeding the answer back, until it is done.
+ */
+export async function runDecider<O, S>(
+  first: Step<Next<O, S>>,
+  decide: (state: S, observed: Observation) => Step<Next<O, S>>,
+  ports: Partial<RequestPorts> & EffectPorts,
+): Promise<O> {
+  let step = first;
+  for (;;) {
+    if (step.effects.length > 0) await performEffects(step.effects, ports);
+    const { next } = step;
+    if ("done" in next) return next.done;
+    if ("then" in next) step = next.then;
+    else step = decide(next.state, await performRequest(next.awaiting, ports, next.failureObserved === true));
+  }
 }

@@ -1,15 +1,14 @@
-// What the kernel's shell and its decider exchange (decide/kernel.ts): the requests the decider asks the shell to
-// read or write, the observations the shell answers with, the states the decider waits in, and the outcome of a
-// message. Plain data.
-import type { CustomerReserveResult, CustomerWindow, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
+// The kernel's decider (pipeline/decide/kernel.ts), as its shell sees it: what it decides with, the states it waits
+// in for the answers to its requests (decide/requests.ts), and the outcome of a message. Plain data.
+import type { CustomerReserveResult, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
-import type { ReviewRecord } from "../../core/kernel/review.ts";
-import type { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
 import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import type { PipelineDeps, PipelineSettings } from "../deps.ts";
 import type { ProposalMessage } from "../messages.ts";
-import type { CustomerReserveRequest, ReserveRequest, StoredVerdict, VerdictOutcome } from "../ports.ts";
-import type { PublicationObservation, PublicationRequest, PublicationState } from "./publication.ts";
+import type { StoredVerdict } from "../ports.ts";
+import type { PublicationState } from "./publication.ts";
+import type { Observation } from "./requests.ts";
+import type { Next } from "./step.ts";
 
 /** What the kernel decides with beyond the message and what it reads: contracts, registry, hash, the order wait. */
 export type KernelPolicy = Pick<PipelineDeps, "agent" | "registry" | "sha256"> & {
@@ -25,53 +24,8 @@ export type KernelOutcome =
   /** Not acted on: an unknown claim, another decision flow, or a claim not awaiting a decision. Nothing was written. */
   | { outcome: "REFUSED"; reason: string };
 
-/** What the kernel asks the shell to read or write; the answer comes back as the observation of the same `kind`. */
-export type KernelRequest =
-  | PublicationRequest
-  | { kind: "verdict"; key: string }
-  | { kind: "store_verdict"; verdict: StoredVerdict }
-  | { kind: "order"; orderId: string }
-  | { kind: "ledger"; orderId: string; scope: string | undefined }
-  | { kind: "customer_window"; customerId: string; scope: string | undefined }
-  | { kind: "reserve_customer"; request: CustomerReserveRequest }
-  | { kind: "reserve"; request: ReserveRequest }
-  | { kind: "release_customer"; customerId: string; claimId: string; scope: string | undefined }
-  | { kind: "record_execution"; key: string; outcome: VerdictOutcome }
-  | { kind: "review"; claimId: string };
-
-/**
- * The requests of deciding and executing: a failure of the order source (OrderSourceUnavailableError) or of the
- * order data (OrderDataError, KernelInputError) while the shell performs one of them is answered as `failed`, which
- * the kernel decides on (a wait, or a person); any other failure, or a failure of any other request, is thrown.
- */
-export const ORDER_FAILURES_OBSERVED: ReadonlySet<KernelRequest["kind"]> = new Set([
-  "order",
-  "ledger",
-  "customer_window",
-  "reserve_customer",
-  "reserve",
-  "release_customer",
-  "record_execution",
-] as const);
-
-/** The answer to a `KernelRequest`. */
-export type KernelObservation =
-  | PublicationObservation
-  | { kind: "verdict"; verdict: StoredVerdict | undefined }
-  | { kind: "store_verdict"; verdict: StoredVerdict }
-  | { kind: "order"; order: Order | undefined }
-  | { kind: "ledger"; entry: LedgerEntry | undefined }
-  | { kind: "customer_window"; window: CustomerWindow | undefined }
-  | { kind: "reserve_customer"; result: CustomerReserveResult }
-  | { kind: "reserve"; result: ReserveResult }
-  | { kind: "release_customer" }
-  | { kind: "record_execution"; verdict: StoredVerdict }
-  | { kind: "review"; review: ReviewRecord | undefined }
-  /** A request of `ORDER_FAILURES_OBSERVED` failed: the order source could not answer, or the order data is unusable. */
-  | { kind: "failed"; code: typeof ORDER_SOURCE_UNAVAILABLE | "ORDER_DATA_INVALID"; message: string };
-
-/** What comes after a step: the outcome, a retry of the message (the shell throws KernelRetryError), or a request. */
-export type KernelNext = { done: KernelOutcome } | { retry: string } | { awaiting: KernelRequest; state: KernelState };
+/** What comes after a step (decide/step.ts); done with `retry`: the message is retried (the shell throws KernelRetryError). */
+export type KernelNext = Next<KernelOutcome | { retry: string }, KernelState>;
 
 /** The message, as delivered: `finalAttempt` when the queue will not deliver it again. */
 export type Delivered = { message: ProposalMessage; finalAttempt: boolean };
@@ -117,4 +71,4 @@ export type KernelState =
   /** The escalation's review: a reviewer may have approved it before the claim was recorded DECIDED. */
   | ({ at: "approval" } & Claimed & { stored: StoredVerdict })
   /** The instant a failure of the order source or its data is decided at. */
-  | ({ at: "failure_time" } & Claimed & { failure: Extract<KernelObservation, { kind: "failed" }> });
+  | ({ at: "failure_time" } & Claimed & { failure: Extract<Observation, { kind: "failed" }> });

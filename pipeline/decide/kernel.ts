@@ -36,18 +36,17 @@ import type {
   Claimed,
   Delivered,
   KernelNext,
-  KernelObservation,
   KernelOutcome,
   KernelPolicy,
-  KernelRequest,
   KernelState,
   Reserving,
   Round,
   Settling,
 } from "./kernel-protocol.ts";
 import { decidePublication, startPublication } from "./publication.ts";
-import type { PublicationNext, PublicationObservation } from "./publication.ts";
-import { observedAs } from "./step.ts";
+import type { PublicationNext, PublicationState } from "./publication.ts";
+import type { Observation, Request } from "./requests.ts";
+import { observedAs, within } from "./step.ts";
 import type { Step } from "./step.ts";
 
 /** How long a claim waits for an order source that cannot answer, unless the settings say otherwise. */
@@ -64,7 +63,7 @@ export function kernelStart(message: ProposalMessage, delivery: { finalAttempt?:
 }
 
 /** The kernel's next step for a message on the answer to what it asked last. */
-export function decideKernel(state: KernelState, observed: KernelObservation, policy: KernelPolicy): KernelStep {
+export function decideKernel(state: KernelState, observed: Observation, policy: KernelPolicy): KernelStep {
   if (observed.kind === "failed") {
     if (!FAILING_STATES.has(state.at)) throw new Error(`decideKernel: a failure answered ${state.at}`);
     return ask({ kind: "now" }, { ...claimed(state as Claimed), at: "failure_time", failure: observed });
@@ -78,13 +77,13 @@ export function decideKernel(state: KernelState, observed: KernelObservation, po
       const now = observedAs(observed, "now").now;
       const orderId = proposedOrderId(state.message.proposal);
       if (!orderId) return decide(state, now, undefined, undefined, undefined, policy);
-      return ask({ kind: "order", orderId }, { ...claimed(state), at: "order", now });
+      return askObserving({ kind: "order", orderId }, { ...claimed(state), at: "order", now });
     }
     case "order": {
       const order = observedAs(observed, "order").order;
       if (!order) return decide(state, state.now, undefined, undefined, undefined, policy);
       const ledger = { kind: "ledger", orderId: order.order_id, scope: state.record.simulation_id } as const;
-      return ask(ledger, { ...claimed(state), at: "ledger", now: state.now, order });
+      return askObserving(ledger, { ...claimed(state), at: "ledger", now: state.now, order });
     }
     case "ledger": {
       const ledgerEntry = observedAs(observed, "ledger").entry;
@@ -97,7 +96,7 @@ export function decideKernel(state: KernelState, observed: KernelObservation, po
         customerId: order.customer_id,
         scope: state.record.simulation_id,
       } as const;
-      return ask(window, { ...claimed(state), at: "customer_window", now, order, ledgerEntry });
+      return askObserving(window, { ...claimed(state), at: "customer_window", now, order, ledgerEntry });
     }
     case "customer_window": {
       const window = observedAs(observed, "customer_window").window;
@@ -115,7 +114,7 @@ export function decideKernel(state: KernelState, observed: KernelObservation, po
       const { result } = observedAs(observed, "reserve_customer");
       if (result.ok) return reserve(state, true);
       const ledger = { kind: "ledger", orderId: state.refund.order_id, scope: state.record.simulation_id } as const;
-      return ask(ledger, { ...reserving(state), at: "refused_entry", refused: result });
+      return askObserving(ledger, { ...reserving(state), at: "refused_entry", refused: result });
     }
     case "refused_entry": {
       const { refused } = state;
@@ -135,7 +134,7 @@ export function decideKernel(state: KernelState, observed: KernelObservation, po
           claimId: record.claim_id,
           scope: record.simulation_id,
         } as const;
-        return ask(release, { ...reserving(state), at: "customer_released", result });
+        return askObserving(release, { ...reserving(state), at: "customer_released", result });
       }
       return windowAfter(state, result);
     }
@@ -147,7 +146,7 @@ export function decideKernel(state: KernelState, observed: KernelObservation, po
     case "recorded":
       return publication(state, observedAs(observed, "record_execution").verdict, state.foundStored);
     case "publication":
-      return published(state, state.stored, decidePublication(state.publication, observed as PublicationObservation));
+      return published(state, state.stored, decidePublication(state.publication, observed));
     case "approval": {
       const { review } = observedAs(observed, "review");
       const decided = { done: { outcome: "DECIDED", verdict: state.stored } } as const;
@@ -161,7 +160,7 @@ export function decideKernel(state: KernelState, observed: KernelObservation, po
   }
 }
 
-/** The states whose request may answer `failed` (ORDER_FAILURES_OBSERVED). */
+/** The states waiting for a request asked with `failureObserved` (`askObserving`): the only ones `failed` may answer. */
 const FAILING_STATES: ReadonlySet<KernelState["at"]> = new Set([
   "order",
   "ledger",
@@ -175,8 +174,13 @@ const FAILING_STATES: ReadonlySet<KernelState["at"]> = new Set([
   "recorded",
 ] as const);
 
-function ask(awaiting: KernelRequest, state: KernelState): KernelStep {
+function ask(awaiting: Request, state: KernelState): KernelStep {
   return { effects: [], next: { awaiting, state } };
+}
+
+/** Asks, deciding on a failure of the order source or its data (answered `failed`): the reads and writes of deciding and executing. */
+function askObserving(awaiting: Request, state: KernelState): KernelStep {
+  return { effects: [], next: { awaiting, state, failureObserved: true } };
 }
 
 function done(outcome: KernelOutcome): KernelStep {
@@ -184,7 +188,7 @@ function done(outcome: KernelOutcome): KernelStep {
 }
 
 function retry(reason: string): KernelStep {
-  return { effects: [], next: { retry: reason } };
+  return { effects: [], next: { done: { retry: reason } } };
 }
 
 /** The message and its claim, without what a state added. */
@@ -276,7 +280,7 @@ function round(state: Omit<Round, "refund">, policy: KernelPolicy): KernelStep {
   const { now, limitCents, raced } = state;
   const next: Round = { ...settling(state), now, limitCents, current, raced, round: state.round, refund };
   if (state.decidedOrder?.order_id === refund.order_id) return reserveOn(next, state.decidedOrder, policy);
-  return ask({ kind: "order", orderId: refund.order_id }, { ...next, at: "refund_order" });
+  return askObserving({ kind: "order", orderId: refund.order_id }, { ...next, at: "refund_order" });
 }
 
 /** Reserves on the customer's window first (when the contract has customer limits and the order a customer). */
@@ -305,7 +309,7 @@ function reserveOn(state: Round, order: Order | undefined, policy: KernelPolicy)
     limits,
     scope: record.simulation_id,
   };
-  return ask({ kind: "reserve_customer", request }, { ...next, at: "customer_reserved" });
+  return askObserving({ kind: "reserve_customer", request }, { ...next, at: "customer_reserved" });
 }
 
 /** The order's ledger: one conditional update, automatic, bounded by the escalation limit. */
@@ -319,7 +323,7 @@ function reserve(state: Reserving, customer: boolean): KernelStep {
     mode: { kind: "automatic", limitCents: state.limitCents },
     scope: record.simulation_id,
   };
-  return ask({ kind: "reserve", request }, { ...reserving(state), at: "reserved", customer });
+  return askObserving({ kind: "reserve", request }, { ...reserving(state), at: "reserved", customer });
 }
 
 /** The customer's window as it stands after the reservation (what a decision again is made against). */
@@ -329,7 +333,7 @@ function windowAfter(state: Reserving, result: ReserveResult): KernelStep {
     customerId: state.order.customer_id!,
     scope: state.record.simulation_id,
   } as const;
-  return ask(window, { ...reserving(state), at: "window_after", result });
+  return askObserving(window, { ...reserving(state), at: "window_after", result });
 }
 
 /**
@@ -352,7 +356,7 @@ function reservationAnswered(
   }
   if ("settled" in step) {
     const request = { kind: "record_execution", key: current.idempotency_key, outcome: step.settled } as const;
-    return ask(request, { ...settling(state), at: "recorded" });
+    return askObserving(request, { ...settling(state), at: "recorded" });
   }
   const { limitCents } = state;
   const again = { ...settling(state), now, limitCents, current: step.again, raced: step.raced, round: state.round + 1 };
@@ -367,17 +371,16 @@ function publication(state: Claimed, stored: StoredVerdict, foundStored: boolean
 
 /** Where a publication step leaves the kernel: asking on its behalf, or — published — the escalation's approval. */
 function published(state: Claimed, stored: StoredVerdict, step: Step<PublicationNext>): KernelStep {
-  if ("awaiting" in step.next)
-    return {
-      effects: step.effects,
-      next: {
-        awaiting: step.next.awaiting,
-        state: { ...claimed(state), at: "publication", stored, publication: step.next.state },
-      },
-    };
-  // A publication ends on an answer: no effects of its own are left here.
-  if (stored.execution === "REFUSED" || !stored.review) return done({ outcome: "DECIDED", verdict: stored });
-  return ask({ kind: "review", claimId: state.record.claim_id }, { ...claimed(state), at: "approval", stored });
+  const at = (publication: PublicationState): KernelState => ({
+    ...claimed(state),
+    at: "publication",
+    stored,
+    publication,
+  });
+  return within(step, at, () => {
+    if (stored.execution === "REFUSED" || !stored.review) return done({ outcome: "DECIDED", verdict: stored });
+    return ask({ kind: "review", claimId: state.record.claim_id }, { ...claimed(state), at: "approval", stored });
+  });
 }
 
 /** Corrupt order data (thrown by the kernel on the order it was given) is decided as a failure of the order data. */
@@ -402,7 +405,7 @@ function orderDataFailure(state: Claimed, error: unknown): KernelStep {
  */
 function failed(
   state: Claimed,
-  failure: Extract<KernelObservation, { kind: "failed" }>,
+  failure: Extract<Observation, { kind: "failed" }>,
   now: number,
   policy: KernelPolicy,
 ): KernelStep {

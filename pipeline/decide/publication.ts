@@ -7,8 +7,9 @@ import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
 import type { Effect } from "../effects.ts";
 import type { StoredVerdict } from "../ports.ts";
+import type { ClaimUpdate, Observation } from "./requests.ts";
 import { observedAs } from "./step.ts";
-import type { Step } from "./step.ts";
+import type { Next, Step } from "./step.ts";
 
 /** True when `stored` was published: marked so, or its claim is recorded DECIDED with its verdict_id. */
 export function verdictPublished(
@@ -27,9 +28,6 @@ export function publishEffects(stored: StoredVerdict): Effect[] {
     ...(stored.events.length > 0 ? [{ kind: "publish" as const, entries: stored.events }] : []),
   ];
 }
-
-/** A conditional update of a claim whose outcome the decider needs (`changed`). */
-export type ClaimUpdate = Extract<Effect, { kind: "claim_update" }>;
 
 /**
  * The claim recorded DECIDED with the stored verdict and the proposal it decided (only from an open status: a repeat
@@ -56,24 +54,6 @@ export function decidedUpdate(stored: StoredVerdict, now: number, proposal?: unk
   };
 }
 
-/** What the publication asks the shell for; each answer comes back as the observation of the same `kind`. */
-export type PublicationRequest =
-  /** The claim as it stands now. */
-  | { kind: "claim"; claimId: string }
-  /** The clock. */
-  | { kind: "now" }
-  /** A conditional update of the claim: whether it changed it. */
-  | { kind: "claim_update"; update: ClaimUpdate }
-  /** The verdict marked published on its own item. */
-  | { kind: "mark_published"; key: string };
-
-/** The answer to a `PublicationRequest`. */
-export type PublicationObservation =
-  | { kind: "claim"; claim: ClaimRecord | undefined }
-  | { kind: "now"; now: number }
-  | { kind: "claim_update"; changed: boolean }
-  | { kind: "mark_published" };
-
 /** Where a publication stands, waiting for the answer to what it asked. */
 export type PublicationState =
   /** A verdict found stored (a redelivery): its claim read again, so a publication proven since is not repeated. */
@@ -86,7 +66,7 @@ export type PublicationState =
   | { at: "marked" };
 
 /** What comes after a publication step: ask the shell, or the publication is done. */
-export type PublicationNext = { awaiting: PublicationRequest; state: PublicationState } | { done: true };
+export type PublicationNext = Next<true, PublicationState>;
 
 /**
  * Starts publishing `stored` for `claim` as loaded (`foundStored`: the verdict was found stored, a redelivery, so the
@@ -112,7 +92,7 @@ export function startPublication(
 }
 
 /** The next step of a publication on the answer to what it asked. */
-export function decidePublication(state: PublicationState, observed: PublicationObservation): Step<PublicationNext> {
+export function decidePublication(state: PublicationState, observed: Observation): Step<PublicationNext> {
   switch (state.at) {
     case "reread": {
       const claim = observedAs(observed, "claim").claim;

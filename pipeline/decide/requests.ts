@@ -1,0 +1,72 @@
+// What a decider may ask its shell to read or write when its next decision needs the answer (a read whose key it
+// decides, a conditional write's outcome: a reservation, a version conflict), and the observations the shell answers
+// with, one per request `kind`. One vocabulary for every process; pipeline/perform.ts performs it through the ports.
+// Plain data.
+import type { CustomerReserveResult, CustomerWindow, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import type { ReviewRecord } from "../../core/kernel/review.ts";
+import type { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
+import type { Order } from "../../core/integrity/index.ts";
+import type { Effect } from "../effects.ts";
+import type { CustomerReserveRequest, ReserveRequest, StoredSession, StoredVerdict, VerdictOutcome } from "../ports.ts";
+
+/** A conditional update of a claim whose outcome the decider needs (`changed`). */
+export type ClaimUpdate = Extract<Effect, { kind: "claim_update" }>;
+
+/** A read or write a decider asks for; the answer comes back as the observation of the same `kind`. */
+export type Request =
+  /** The clock. */
+  | { kind: "now" }
+  /** The claim as it stands now. */
+  | { kind: "claim"; claimId: string }
+  /** A conditional update of the claim: whether it changed it. */
+  | { kind: "claim_update"; update: ClaimUpdate }
+  /** The verdict stored under a proposal's (or triage's) idempotency key. */
+  | { kind: "verdict"; key: string }
+  /** The verdict stored once (conditional put): the one stored now. */
+  | { kind: "store_verdict"; verdict: StoredVerdict }
+  /** A PENDING verdict's execution settled (first writer wins): the verdict stored now. */
+  | { kind: "record_execution"; key: string; outcome: VerdictOutcome }
+  /** The verdict marked published on its own item. */
+  | { kind: "mark_published"; key: string }
+  | { kind: "order"; orderId: string }
+  | { kind: "ledger"; orderId: string; scope: string | undefined }
+  | { kind: "customer_window"; customerId: string; scope: string | undefined }
+  /** A reservation on the customer's window (versioned write). */
+  | { kind: "reserve_customer"; request: CustomerReserveRequest }
+  /** A reservation on the order's ledger (one conditional update). */
+  | { kind: "reserve"; request: ReserveRequest }
+  | { kind: "release_customer"; customerId: string; claimId: string; scope: string | undefined }
+  | { kind: "review"; claimId: string }
+  /** The crew session saved with its outbox, conditionally on its version (a conflict is thrown: the batch is retried). */
+  | { kind: "save_session"; session: StoredSession }
+  /** The session's outbox marked performed (cleared), if the session is still at `version`. */
+  | { kind: "clear_outbox"; claimId: string; version: number };
+
+/** The answer to a `Request`, or `failed` for a request whose order failures the decider decides on. */
+export type Observation =
+  | { kind: "now"; now: number }
+  | { kind: "claim"; claim: ClaimRecord | undefined }
+  | { kind: "claim_update"; changed: boolean }
+  | { kind: "verdict"; verdict: StoredVerdict | undefined }
+  | { kind: "store_verdict"; verdict: StoredVerdict }
+  | { kind: "record_execution"; verdict: StoredVerdict }
+  | { kind: "mark_published" }
+  | { kind: "order"; order: Order | undefined }
+  | { kind: "ledger"; entry: LedgerEntry | undefined }
+  | { kind: "customer_window"; window: CustomerWindow | undefined }
+  | { kind: "reserve_customer"; result: CustomerReserveResult }
+  | { kind: "reserve"; result: ReserveResult }
+  | { kind: "release_customer" }
+  | { kind: "review"; review: ReviewRecord | undefined }
+  /** The session saved: the outbox's effects still to perform (its own audit events went with the save). */
+  | { kind: "save_session"; rest: Effect[] }
+  | { kind: "clear_outbox" }
+  /**
+   * A request the decider observes order failures of (its `failuresObserved`) failed: the order source could not
+   * answer (OrderSourceUnavailableError), or the order data is unusable (OrderDataError, KernelInputError).
+   */
+  | { kind: "failed"; code: typeof ORDER_SOURCE_UNAVAILABLE | "ORDER_DATA_INVALID"; message: string };
+
+/** The observation answering a request of `kind`. */
+export type ObservationOf<K extends Request["kind"]> = Extract<Observation, { kind: K | "failed" }>;
