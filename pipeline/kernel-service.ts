@@ -3,15 +3,12 @@
 // names, then loops — the decider's effects performed in order, what it asks read or written, the answer fed back —
 // until the decider has an outcome. Every decision (what to read, store, reserve, publish, record) is the decider's;
 // every step is repaired by a redelivery; no step needs a transaction.
-import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { KernelRetryError } from "./errors.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { decideKernel, kernelStart } from "./decide/kernel.ts";
 import type { KernelOutcome } from "./decide/kernel-protocol.ts";
-import { decidePublication, startPublication } from "./decide/publication.ts";
 import type { ProposalMessage } from "./messages.ts";
 import { runDecider } from "./perform.ts";
-import type { StoredVerdict } from "./ports.ts";
 
 /** What the kernel service runs with. */
 export type KernelDeps = Pick<
@@ -31,9 +28,6 @@ export type KernelDeps = Pick<
   | "settings"
 >;
 
-/** The ports the shell reads and writes through (the decider gets the rest). */
-type ShellDeps = Omit<KernelDeps, "agent" | "registry" | "sha256" | "settings">;
-
 /** How the message is delivered: `finalAttempt` when the queue will not deliver it again (its last receive). */
 type KernelDelivery = { finalAttempt?: boolean };
 
@@ -48,18 +42,4 @@ export async function handleProposal(
   const outcome = await runDecider(first, (state, observed) => decideKernel(state, observed, deps), deps);
   if ("retry" in outcome) throw new KernelRetryError(outcome.retry);
   return outcome;
-}
-
-/**
- * Publishes a settled verdict unless it was published already, then records the claim DECIDED with it
- * (pipeline/decide/publication.ts): triage's verdicts take the kernel's path. `foundStored`: the verdict was found
- * stored (a redelivery), so the claim is read again first.
- */
-export async function publishAndRecordDecided(
-  stored: StoredVerdict,
-  claim: ClaimRecord,
-  deps: ShellDeps,
-  { foundStored }: { foundStored: boolean },
-): Promise<void> {
-  await runDecider(startPublication(stored, claim, { foundStored }), decidePublication, deps);
 }
