@@ -166,8 +166,8 @@ async function answer(request: Request, ports: RequestPorts): Promise<Observatio
 }
 
 /**
- * Runs a decider to its outcome: performs each step's effects (one list per step), goes on to `then`, and performs
- * what it asks, feeding the answer back, until it is done.
+ * Runs a decider to its outcome: performs each step's effects (one list per step; `ifFailed` if they fail), goes on
+ * to `then`, and performs what it asks, feeding the answer back, until it is done.
  */
 export async function runDecider<O, S>(
   first: Step<Next<O, S>>,
@@ -176,7 +176,14 @@ export async function runDecider<O, S>(
 ): Promise<O> {
   let step = first;
   for (;;) {
-    if (step.effects.length > 0) await performEffects(step.effects, ports);
+    if (step.effects.length > 0) {
+      try {
+        await performEffects(step.effects, ports);
+      } catch (error) {
+        if (step.ifFailed) await performEffects(step.ifFailed, ports).catch(() => undefined);
+        throw error;
+      }
+    }
     const { next } = step;
     if ("done" in next) return next.done;
     if ("then" in next) step = next.then;

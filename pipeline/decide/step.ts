@@ -11,6 +11,11 @@ import type { Observation, Request } from "./requests.ts";
 export interface Step<Next> {
   readonly effects: readonly Effect[];
   readonly next: Next;
+  /**
+   * Performed, as well as it goes, when performing `effects` fails, before that failure is thrown (its own failure
+   * is not reported: the first one is): what a failed send must still leave behind.
+   */
+  readonly ifFailed?: readonly Effect[];
 }
 
 /**
