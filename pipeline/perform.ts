@@ -3,13 +3,12 @@
 // decider asks (a read, a conditional write) and runs a decider to its outcome: the shells' one loop.
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
-import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { splitSessionOutbox } from "./effects.ts";
 import type { Effect } from "./effects.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import type { AgentStepMessage } from "./messages.ts";
-import type { Observation, Request } from "./decide/requests.ts";
-import type { Next, Step } from "./decide/step.ts";
+import type { Admission, Observation, Request } from "./decide/requests.ts";
+import type { FailureObserved, Next, Step } from "./decide/step.ts";
 
 /** Performs `effects` in order. Every effect is idempotent, so performing a list twice is safe. */
 export async function performEffects(effects: readonly Effect[], ports: EffectPorts): Promise<void> {
@@ -79,38 +78,34 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
   await flushSteps();
 }
 
-/** Every status: clearing an outbox is allowed whatever became of the claim meanwhile. */
-export const ANY_STATUS: ClaimRecord["status"][] = ["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"];
-
-/** Performs the claim's stored outbox (an extraction's outcome), if it has one, then clears it; returns whether there was one. */
-export async function performClaimOutbox(record: ClaimRecord, ports: EffectPorts): Promise<boolean> {
-  if (!record.outbox || record.outbox.length === 0) return false;
-  await performEffects(record.outbox as Effect[], ports);
-  await ports.claims.updateClaim(record.claim_id, { outbox: undefined }, ANY_STATUS);
-  return true;
-}
-
 /** The ports a decider's requests are performed through. */
 export type RequestPorts = EffectPorts &
-  Pick<PipelineDeps, "clock" | "claims" | "verdicts" | "orders" | "ledger" | "reviews" | "sessions">;
+  Pick<PipelineDeps, "clock" | "claims" | "verdicts" | "orders" | "ledger" | "reviews" | "sessions" | "ids" | "llm"> & {
+    /** The intake's back-pressure, when its caller bounds open claims. */
+    admit?: () => Promise<Admission>;
+    /** Whether a run bounded in time (the sweep's Lambda) may go on. */
+    hasTime?: () => boolean;
+  };
 
 /**
- * Performs what a decider asked (pipeline/decide/requests.ts) and answers with what came back. With
- * `failureObserved`, a failure of the order source (OrderSourceUnavailableError) or of the order data
- * (OrderDataError, KernelInputError) is answered as `failed`, for the decider to decide on; anything else is thrown.
+ * Performs what a decider asked (pipeline/decide/requests.ts) and answers with what came back. A failure the decider
+ * observes (`failureObserved`, pipeline/decide/step.ts) is answered as `failed`, for it to decide on; anything else
+ * is thrown.
  */
 export async function performRequest(
   request: Request,
   ports: Partial<RequestPorts> & EffectPorts,
-  failureObserved = false,
+  failureObserved?: FailureObserved,
 ): Promise<Observation> {
   try {
     return await answer(request, ports as RequestPorts);
   } catch (error) {
-    if (!failureObserved) throw error;
-    if (error instanceof OrderSourceUnavailableError)
+    if (failureObserved === "order" && error instanceof OrderSourceUnavailableError)
       return { kind: "failed", code: error.code, message: error.message };
-    if (error instanceof OrderDataError || error instanceof KernelInputError)
+    if (
+      (failureObserved === "order" && (error instanceof OrderDataError || error instanceof KernelInputError)) ||
+      (failureObserved === "order_data" && error instanceof OrderDataError)
+    )
       return { kind: "failed", code: "ORDER_DATA_INVALID", message: error.message };
     throw error;
   }
@@ -124,9 +119,19 @@ async function answer(request: Request, ports: RequestPorts): Promise<Observatio
       return { kind: "claim", claim: await ports.claims.getClaim(request.claimId) };
     case "claim_update": {
       const { claimId, patch, onlyFrom } = request.update;
-      const { changed } = await ports.claims.updateClaim(claimId, patch, onlyFrom);
-      return { kind: "claim_update", changed };
+      const { changed, record } = await ports.claims.updateClaim(claimId, patch, onlyFrom);
+      return { kind: "claim_update", changed, record };
     }
+    case "admit": {
+      if (!ports.admit) throw new Error("performRequest: admit asked of a shell that bounds nothing");
+      return { kind: "admit", admission: await ports.admit() };
+    }
+    case "new_id":
+      return { kind: "new_id", id: ports.ids.next(request.prefix) };
+    case "create_claim":
+      return { kind: "create_claim", result: await ports.claims.createClaim(request.record, request.idempotency) };
+    case "extract":
+      return { kind: "extract", result: await ports.llm.complete(request.request) };
     case "verdict":
       return { kind: "verdict", verdict: await ports.verdicts.getVerdict(request.key) };
     case "store_verdict":
@@ -154,6 +159,10 @@ async function answer(request: Request, ports: RequestPorts): Promise<Observatio
       return { kind: "release_customer" };
     case "review":
       return { kind: "review", review: await ports.reviews.getReview(request.claimId) };
+    case "session":
+      return { kind: "session", session: await ports.sessions.loadSession(request.claimId) };
+    case "has_time":
+      return { kind: "has_time", hasTime: ports.hasTime ? ports.hasTime() : true };
     case "save_session": {
       const { session } = request;
       await ports.sessions.saveSession(session);
@@ -187,6 +196,6 @@ export async function runDecider<O, S>(
     const { next } = step;
     if ("done" in next) return next.done;
     if ("then" in next) step = next.then;
-    else step = decide(next.state, await performRequest(next.awaiting, ports, next.failureObserved === true));
+    else step = decide(next.state, await performRequest(next.awaiting, ports, next.failureObserved));
   }
 }

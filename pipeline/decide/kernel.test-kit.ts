@@ -110,7 +110,7 @@ export function walk(
         if (stored?.execution === "PENDING") stored = { ...stored, ...request.outcome };
         return { kind: "record_execution", verdict: stored! };
       case "claim_update":
-        return { kind: "claim_update", changed: world.taken ?? true };
+        return { kind: "claim_update", changed: world.taken ?? true, record: world.claim };
       case "mark_published":
         return { kind: "mark_published" };
       case "review":

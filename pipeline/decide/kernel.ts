@@ -180,7 +180,7 @@ function ask(awaiting: Request, state: KernelState): KernelStep {
 
 /** Asks, deciding on a failure of the order source or its data (answered `failed`): the reads and writes of deciding and executing. */
 function askObserving(awaiting: Request, state: KernelState): KernelStep {
-  return { effects: [], next: { awaiting, state, failureObserved: true } };
+  return { effects: [], next: { awaiting, state, failureObserved: "order" } };
 }
 
 function done(outcome: KernelOutcome): KernelStep {

@@ -57,7 +57,7 @@ function walk(
         return { kind: "store_verdict", verdict: request.verdict };
       case "claim_update":
         world.claim = { ...world.claim!, ...request.update.patch };
-        return { kind: "claim_update", changed: true };
+        return { kind: "claim_update", changed: true, record: world.claim };
       case "save_session": {
         const { rest } = splitSessionOutbox(request.session.claimId, request.session.outbox);
         world.saved = request.session;

@@ -7,8 +7,20 @@ import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { ReviewRecord } from "../../core/kernel/review.ts";
 import type { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
 import type { Order } from "../../core/integrity/index.ts";
+import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
+import type { LlmResult, LlmStructuredRequest } from "../../core/llm/index.ts";
 import type { Effect } from "../effects.ts";
-import type { CustomerReserveRequest, ReserveRequest, StoredSession, StoredVerdict, VerdictOutcome } from "../ports.ts";
+import type {
+  CreateClaimResult,
+  CustomerReserveRequest,
+  ReserveRequest,
+  StoredSession,
+  StoredVerdict,
+  VerdictOutcome,
+} from "../ports.ts";
+
+/** Whether one more claim may be opened now (back-pressure: the local stack bounds its open claims, docs/http-api.md). */
+export type Admission = { ok: true } | { ok: false; open: number; bound: number; retryAfterS: number };
 
 /** A conditional update of a claim whose outcome the decider needs (`changed`). */
 export type ClaimUpdate = Extract<Effect, { kind: "claim_update" }>;
@@ -19,8 +31,16 @@ export type Request =
   | { kind: "now" }
   /** The claim as it stands now. */
   | { kind: "claim"; claimId: string }
-  /** A conditional update of the claim: whether it changed it. */
+  /** A conditional update of the claim: whether it changed it, and the claim as it stands after it. */
   | { kind: "claim_update"; update: ClaimUpdate }
+  /** Whether one more claim may be opened now (the intake's back-pressure, when the caller bounds it). */
+  | { kind: "admit" }
+  /** A new id with the prefix (a claim's). */
+  | { kind: "new_id"; prefix: string }
+  /** The claim stored unless its id (or its idempotency key) is taken. */
+  | { kind: "create_claim"; record: ClaimRecord; idempotency: { key: string; requestHash: string } | undefined }
+  /** The model asked to read a free-text claim. */
+  | { kind: "extract"; request: LlmStructuredRequest<ClaimExtractionOutput> }
   /** The verdict stored under a proposal's (or triage's) idempotency key. */
   | { kind: "verdict"; key: string }
   /** The verdict stored once (conditional put): the one stored now. */
@@ -38,6 +58,10 @@ export type Request =
   | { kind: "reserve"; request: ReserveRequest }
   | { kind: "release_customer"; customerId: string; claimId: string; scope: string | undefined }
   | { kind: "review"; claimId: string }
+  /** The claim's crew session. */
+  | { kind: "session"; claimId: string }
+  /** Whether the run has time left for one more claim (a sweep stops before its Lambda's timeout). */
+  | { kind: "has_time" }
   /** The crew session saved with its outbox, conditionally on its version (a conflict is thrown: the batch is retried). */
   | { kind: "save_session"; session: StoredSession }
   /** The session's outbox marked performed (cleared), if the session is still at `version`. */
@@ -47,7 +71,11 @@ export type Request =
 export type Observation =
   | { kind: "now"; now: number }
   | { kind: "claim"; claim: ClaimRecord | undefined }
-  | { kind: "claim_update"; changed: boolean }
+  | { kind: "claim_update"; changed: boolean; record: ClaimRecord | undefined }
+  | { kind: "admit"; admission: Admission }
+  | { kind: "new_id"; id: string }
+  | { kind: "create_claim"; result: CreateClaimResult }
+  | { kind: "extract"; result: LlmResult<ClaimExtractionOutput> }
   | { kind: "verdict"; verdict: StoredVerdict | undefined }
   | { kind: "store_verdict"; verdict: StoredVerdict }
   | { kind: "record_execution"; verdict: StoredVerdict }
@@ -59,6 +87,8 @@ export type Observation =
   | { kind: "reserve"; result: ReserveResult }
   | { kind: "release_customer" }
   | { kind: "review"; review: ReviewRecord | undefined }
+  | { kind: "session"; session: StoredSession | undefined }
+  | { kind: "has_time"; hasTime: boolean }
   /** The session saved: the outbox's effects still to perform (its own audit events went with the save). */
   | { kind: "save_session"; rest: Effect[] }
   | { kind: "clear_outbox" }

@@ -19,15 +19,19 @@ export interface Step<Next> {
 }
 
 /**
- * The decider waits in `state` for the answer to `awaiting`. With `failureObserved`, a failure of the order source
- * or of the order data while the shell performs it is answered as `failed` (the decider decides on it); any other
- * failure is thrown, as is every failure of a request without it.
+ * The decider waits in `state` for the answer to `awaiting`. With `failureObserved`, a failure while the shell
+ * performs it is answered as `failed` (the decider decides on it): `order`, a failure of the order source
+ * (OrderSourceUnavailableError) or of the order data (OrderDataError, KernelInputError); `order_data`, of the order
+ * data only (OrderDataError). Any other failure is thrown, as is every failure of a request without it.
  */
 export interface Awaiting<State> {
   readonly awaiting: Request;
   readonly state: State;
-  readonly failureObserved?: true;
+  readonly failureObserved?: FailureObserved;
 }
+
+/** Which failures of a request the decider decides on (`Awaiting.failureObserved`). */
+export type FailureObserved = "order" | "order_data";
 
 /** What comes next: the outcome, another list of effects performed on its own, or a request. */
 export type Next<Outcome, State> = { done: Outcome } | { then: Step<Next<Outcome, State>> } | Awaiting<State>;

@@ -138,7 +138,7 @@ export function decideTriage(state: TriageState, observed: Observation, policy: 
         next: {
           awaiting: { kind: "order", orderId: state.record.claim!.order_id },
           state: { ...state, at: "order", now },
-          failureObserved: true,
+          failureObserved: "order",
         },
       };
     }
@@ -150,7 +150,7 @@ export function decideTriage(state: TriageState, observed: Observation, policy: 
         next: {
           awaiting: { kind: "ledger", orderId: order.order_id, scope: state.record.simulation_id },
           state: { ...state, at: "ledger", order },
-          failureObserved: true,
+          failureObserved: "order",
         },
       };
     }
