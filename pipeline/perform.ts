@@ -1,7 +1,9 @@
 // Performs effects through the ports, in order; consecutive agent steps go out as one batch, and the
 // audit events of a list are appended together where the first of them stands (one stored item). Performs what a
 // decider asks (a read, a conditional write) and runs a decider to its outcome: the shells' one loop.
+import { VersionConflictError } from "../core/errors.ts";
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
+import { announce } from "./payments.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import { splitSessionOutbox } from "./effects.ts";
 import type { Effect } from "./effects.ts";
@@ -80,7 +82,10 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
 
 /** The ports a decider's requests are performed through. */
 export type RequestPorts = EffectPorts &
-  Pick<PipelineDeps, "clock" | "claims" | "verdicts" | "orders" | "ledger" | "reviews" | "sessions" | "ids" | "llm"> & {
+  Pick<
+    PipelineDeps,
+    "clock" | "claims" | "verdicts" | "orders" | "ledger" | "reviews" | "sessions" | "ids" | "llm" | "settlements"
+  > & {
     /** The intake's back-pressure, when its caller bounds open claims. */
     admit?: () => Promise<Admission>;
     /** Whether a run bounded in time (the sweep's Lambda) may go on. */
@@ -159,6 +164,23 @@ async function answer(request: Request, ports: RequestPorts): Promise<Observatio
       return { kind: "release_customer" };
     case "review":
       return { kind: "review", review: await ports.reviews.getReview(request.claimId) };
+    case "review_update": {
+      const { changed, review } = await ports.reviews.updateReview(request.review);
+      return { kind: "review_update", changed, review };
+    }
+    case "settlement":
+      return { kind: "settlement", settlement: await ports.settlements?.get(request.claimId) };
+    case "settlement_update":
+      try {
+        await ports.settlements!.update(request.settlement);
+        return { kind: "settlement_update", conflict: false };
+      } catch (error) {
+        if (error instanceof VersionConflictError) return { kind: "settlement_update", conflict: true };
+        throw error;
+      }
+    case "announce":
+      await announce({ ...ports, settlements: ports.settlements! }, request.settlement);
+      return { kind: "announce" };
     case "session":
       return { kind: "session", session: await ports.sessions.loadSession(request.claimId) };
     case "has_time":

@@ -5,6 +5,7 @@
 import type { CustomerReserveResult, CustomerWindow, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { ReviewRecord } from "../../core/kernel/review.ts";
+import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import type { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
@@ -58,6 +59,14 @@ export type Request =
   | { kind: "reserve"; request: ReserveRequest }
   | { kind: "release_customer"; customerId: string; claimId: string; scope: string | undefined }
   | { kind: "review"; claimId: string }
+  /** The review stored conditionally on its version: whether it changed, and the review as stored now. */
+  | { kind: "review_update"; review: ReviewRecord }
+  /** The claim's refund settlement (none where nothing pays refunds). */
+  | { kind: "settlement"; claimId: string }
+  /** The settlement stored conditionally on its version: a conflict (someone else changed it) is answered, not thrown. */
+  | { kind: "settlement_update"; settlement: SettlementRecord }
+  /** A settled or failed refund announced (RefundSettled / RefundFailed) and marked so (pipeline/payments.ts). */
+  | { kind: "announce"; settlement: SettlementRecord }
   /** The claim's crew session. */
   | { kind: "session"; claimId: string }
   /** Whether the run has time left for one more claim (a sweep stops before its Lambda's timeout). */
@@ -87,6 +96,10 @@ export type Observation =
   | { kind: "reserve"; result: ReserveResult }
   | { kind: "release_customer" }
   | { kind: "review"; review: ReviewRecord | undefined }
+  | { kind: "review_update"; changed: boolean; review: ReviewRecord | undefined }
+  | { kind: "settlement"; settlement: SettlementRecord | undefined }
+  | { kind: "settlement_update"; conflict: boolean }
+  | { kind: "announce" }
   | { kind: "session"; session: StoredSession | undefined }
   | { kind: "has_time"; hasTime: boolean }
   /** The session saved: the outbox's effects still to perform (its own audit events went with the save). */
