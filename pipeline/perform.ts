@@ -105,12 +105,10 @@ export async function performRequest(
   try {
     return await answer(request, ports as RequestPorts);
   } catch (error) {
-    if (failureObserved === "order" && error instanceof OrderSourceUnavailableError)
+    if (failureObserved === undefined) throw error;
+    if (failureObserved !== "order_data" && error instanceof OrderSourceUnavailableError)
       return { kind: "failed", code: error.code, message: error.message };
-    if (
-      (failureObserved === "order" && (error instanceof OrderDataError || error instanceof KernelInputError)) ||
-      (failureObserved === "order_data" && error instanceof OrderDataError)
-    )
+    if (error instanceof OrderDataError || (failureObserved === "order" && error instanceof KernelInputError))
       return { kind: "failed", code: "ORDER_DATA_INVALID", message: error.message };
     throw error;
   }

@@ -21,8 +21,9 @@ export interface Step<Next> {
 /**
  * The decider waits in `state` for the answer to `awaiting`. With `failureObserved`, a failure while the shell
  * performs it is answered as `failed` (the decider decides on it): `order`, a failure of the order source
- * (OrderSourceUnavailableError) or of the order data (OrderDataError, KernelInputError); `order_data`, of the order
- * data only (OrderDataError). Any other failure is thrown, as is every failure of a request without it.
+ * (OrderSourceUnavailableError) or of the order data (OrderDataError, KernelInputError); `order_source`, of the
+ * order source or its order (OrderSourceUnavailableError, OrderDataError); `order_data`, of the order only
+ * (OrderDataError). Any other failure is thrown, as is every failure of a request without it.
  */
 export interface Awaiting<State> {
   readonly awaiting: Request;
@@ -31,7 +32,7 @@ export interface Awaiting<State> {
 }
 
 /** Which failures of a request the decider decides on (`Awaiting.failureObserved`). */
-export type FailureObserved = "order" | "order_data";
+export type FailureObserved = "order" | "order_source" | "order_data";
 
 /** What comes next: the outcome, another list of effects performed on its own, or a request. */
 export type Next<Outcome, State> = { done: Outcome } | { then: Step<Next<Outcome, State>> } | Awaiting<State>;
