@@ -209,7 +209,7 @@ describe("decideReview", () => {
 
   it("answers a decided review repeated with the same decision, announcing it again", () => {
     const denied = walk({ decision: "DENY", reviewer: "ana", note: "not covered" }, { review: escalated });
-    const stored = (denied.outcome as { body: { review: ReviewRecord } }).body.review;
+    const stored = (denied.outcome as unknown as { body: { review: ReviewRecord } }).body.review;
     expect(stored).toMatchObject({ status: "DENIED" });
     const again = walk(
       { decision: "DENY", reviewer: "ana", note: "not covered" },
