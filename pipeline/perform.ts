@@ -97,21 +97,19 @@ export type RequestPorts = EffectPorts &
  * observes (`failureObserved`, pipeline/decide/step.ts) is answered as `failed`, for it to decide on; anything else
  * is thrown.
  */
-export async function performRequest(
+export function performRequest(
   request: Request,
   ports: Partial<RequestPorts> & EffectPorts,
   failureObserved?: FailureObserved,
 ): Promise<Observation> {
-  try {
-    return await answer(request, ports as RequestPorts);
-  } catch (error) {
-    if (failureObserved === undefined) throw error;
+  if (failureObserved === undefined) return answer(request, ports as RequestPorts);
+  return answer(request, ports as RequestPorts).catch((error: unknown): Observation => {
     if (failureObserved !== "order_data" && error instanceof OrderSourceUnavailableError)
       return { kind: "failed", code: error.code, message: error.message };
     if (error instanceof OrderDataError || (failureObserved === "order" && error instanceof KernelInputError))
       return { kind: "failed", code: "ORDER_DATA_INVALID", message: error.message };
     throw error;
-  }
+  });
 }
 
 async function answer(request: Request, ports: RequestPorts): Promise<Observation> {
@@ -216,6 +214,8 @@ export async function runDecider<O, S>(
     const { next } = step;
     if ("done" in next) return next.done;
     if ("then" in next) step = next.then;
+    // The clock is read where the decider asks, at once (no I/O).
+    else if (next.awaiting.kind === "now") step = decide(next.state, { kind: "now", now: ports.clock!.now() });
     else step = decide(next.state, await performRequest(next.awaiting, ports, next.failureObserved));
   }
 }
