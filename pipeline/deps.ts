@@ -1,9 +1,9 @@
 // What the pipeline's services run with: ports, the agent's contracts and the settings, passed in at the edge.
 import type { ClaimsContract, RegistryView, ResponsibilityContract } from "../core/integrity/index.ts";
-import type { PaymentProvider, SettlementRepository } from "./payments.ts";
+import type { PaymentProvider } from "./payments.ts";
 import type { RefundLedger } from "./ports.ts";
 import type { AuditLog } from "./ports.ts";
-import type { OrderSource } from "./ports.ts";
+import type { OrderSource, SettlementRepository } from "./ports.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type {
   ClaimRepository,

@@ -12,7 +12,8 @@ import {
   createRecordingPublisher,
 } from "./in-memory.ts";
 import { payRefund, recordProviderUpdate } from "./payments.ts";
-import type { PaymentDeps, PaymentProvider, SettlementRepository } from "./payments.ts";
+import type { PaymentDeps, PaymentProvider } from "./payments.ts";
+import type { SettlementRepository } from "./ports.ts";
 
 const ORDERS = [
   { order_id: "ord_1", purchase_date: "2026-11-01", category: "electronics", amount: 299.99, payment_ref: "pi_1" },

@@ -1,7 +1,7 @@
-// The payment side of a refund (docs/payments.md): the payment-provider port, where settlements are kept, and
-// the shell that pays an authorised refund (RefundExecuted) and records what the provider said — from its answer
-// or from a webhook — announcing RefundSettled / RefundFailed once. load -> decide (core/kernel/settlement.ts)
-// -> perform.
+// The payment side of a refund (docs/payments.md): the payment-provider port and the shell that pays an authorised
+// refund (RefundExecuted) and records what the provider said — from its answer or from a webhook — announcing
+// RefundSettled / RefundFailed once (where settlements are kept is ports.ts's SettlementRepository). load -> decide
+// (core/kernel/settlement.ts) -> perform.
 import { auditEvent } from "../core/history/audit-events.ts";
 import { busEntry } from "../core/kernel/events.ts";
 import type { RefundExecutedDetail, RefundSettlementDetail } from "../core/kernel/events.ts";
@@ -16,9 +16,8 @@ import { VersionConflictError } from "../core/errors.ts";
 import { PaymentUnavailableError } from "./errors.ts";
 import { parseCents } from "../core/kernel/money.ts";
 export { PaymentUnavailableError } from "./errors.ts";
-import { reviewListKey } from "./ports.ts";
 import { settlementDfid } from "./decide/refund-failed.ts";
-import type { AuditLog, Clock, ContextStore, EventPublisher } from "./ports.ts";
+import type { AuditLog, Clock, ContextStore, EventPublisher, SettlementRepository } from "./ports.ts";
 
 /** One refund to pay: the idempotency key is the execution id, so a repeated call never pays twice. */
 export type ProviderRefundRequest = {
@@ -43,52 +42,6 @@ export type ProviderRefundResult = {
 export interface PaymentProvider {
   readonly name: PaymentProviderName;
   refund(request: ProviderRefundRequest): Promise<ProviderRefundResult>;
-}
-
-/** Where settlements live: one per claim, changed by conditional writes on `version`. */
-export interface SettlementRepository {
-  get(claimId: string): Promise<SettlementRecord | undefined>;
-  /** Stores `record` (version 1) unless the claim has one; returns the one stored now. */
-  create(record: SettlementRecord): Promise<SettlementRecord>;
-  /** Writes `next` if the stored version is `next.version - 1`; otherwise throws VersionConflictError. */
-  update(next: SettlementRecord): Promise<void>;
-  /** Every settlement, oldest request first. */
-  list(): Promise<SettlementRecord[]>;
-  /**
-   * The settlements whose failed refund's review is PENDING, oldest review first (reviewListKey of the review's
-   * `requested_at` and the claim id), `limit` at a time; `cursor` continues after that key. Reads those only.
-   */
-  listPendingReviews(query: { limit: number; cursor?: string }): Promise<SettlementPage>;
-  /**
-   * The settlements whose refund review was decided (RETRY / CLOSE) but whose effects are not yet marked performed
-   * (a crash cut the decision short), oldest request first. Reads those only: the sweep completes them.
-   */
-  listUnperformedReviews(): Promise<SettlementRecord[]>;
-}
-
-/** A page of settlements and, when more follow, the key of its last one. */
-export type SettlementPage = { items: SettlementRecord[]; nextCursor?: string };
-
-/** Where a settlement's pending review stands in the reviews' listing (undefined: it has none pending). */
-export function pendingReviewKey(record: SettlementRecord): string | undefined {
-  return record.review?.status === "PENDING" ? reviewListKey(record.review.requested_at, record.claim_id) : undefined;
-}
-
-/** A settlement's place among settlements, oldest refund request first: `<requested_at>#<claim_id>`. */
-export function settlementListKey(record: SettlementRecord): string {
-  return `${record.requested_at}#${record.claim_id}`;
-}
-
-/** Settlements in the order of their requests (settlementListKey). */
-export function byRequest(a: SettlementRecord, b: SettlementRecord): number {
-  const ka = settlementListKey(a);
-  const kb = settlementListKey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
-/** Whether a settlement's review was decided and its effects are not yet all performed (the sweep completes it). */
-export function hasUnperformedReview(record: SettlementRecord): boolean {
-  return record.review !== undefined && record.review.status !== "PENDING" && record.review.performed !== true;
 }
 
 /** What paying and recording need. */

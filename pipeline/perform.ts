@@ -5,7 +5,7 @@ import { VersionConflictError } from "../core/errors.ts";
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
 import { announce } from "./payments.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
-import { splitSessionOutbox } from "./effects.ts";
+import { splitSessionOutbox } from "./ports.ts";
 import type { Effect } from "./effects.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import type { AgentStepMessage } from "./messages.ts";

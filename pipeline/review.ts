@@ -15,8 +15,7 @@ import type { ReviewPolicy, ReviewResult, ReviewState } from "./decide/review.ts
 import type { Observation } from "./decide/requests.ts";
 import { refundReviewListItem } from "./refund-review.ts";
 import { runDecider } from "./perform.ts";
-import { reviewListKey } from "./ports.ts";
-import { pendingReviewKey } from "./payments.ts";
+import { pendingReviewKey, reviewListKey } from "./ports.ts";
 
 export type { ReviewResult } from "./decide/review.ts";
 

@@ -11,14 +11,6 @@ import { runDecider } from "./perform.ts";
 import { repairRefundReviews } from "./refund-review.ts";
 import { repairReviews } from "./review.ts";
 
-/** SQS delays a message at most 15 minutes. */
-const MAX_TIMER_DELAY_S = 900;
-
-/** Seconds to delay a timer message due at `dueMs` (0 when due, capped at 15 minutes). */
-export function timerDelaySeconds(dueMs: number, nowMs: number): number {
-  return Math.max(0, Math.min(MAX_TIMER_DELAY_S, Math.ceil((dueMs - nowMs) / 1000)));
-}
-
 /** Handles one timer message (pipeline/decide/timers.ts `decideTimer`): a tick, a timer re-armed, or nothing left to do. */
 export async function handleTimer(
   message: TimerMessage,

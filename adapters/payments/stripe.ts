@@ -5,7 +5,7 @@
 // card, the balance or the request make impossible is a FAILED refund with its reason; the network, 429 and 5xx
 // are PaymentUnavailableError (the message is retried with the same key).
 import Stripe from "stripe";
-import { PaymentUnavailableError } from "../../pipeline/payments.ts";
+import { PaymentUnavailableError } from "../../pipeline/errors.ts";
 import type { PaymentProvider, ProviderRefundRequest, ProviderRefundResult } from "../../pipeline/payments.ts";
 
 /** Settings of the Stripe adapter. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { claimAudit } from "./audit.ts";
-import { splitSessionOutbox } from "../effects.ts";
+import { splitSessionOutbox } from "../ports.ts";
 import type { CrewQueueMessage } from "../messages.ts";
 import type { StoredSession, StoredVerdict } from "../ports.ts";
 import { ACCEPTABLE, claimRecord, NOW, order, policy, shape } from "./decide.test-kit.ts";
