@@ -16,6 +16,7 @@ import { VersionConflictError } from "../core/errors.ts";
 import { PaymentUnavailableError } from "./errors.ts";
 import { parseCents } from "../core/kernel/money.ts";
 export { PaymentUnavailableError } from "./errors.ts";
+import { settlementDfid } from "./decide/refund-failed.ts";
 import type { AuditLog, Clock, ContextStore, EventPublisher, SettlementRepository } from "./ports.ts";
 
 /** One refund to pay: the idempotency key is the execution id, so a repeated call never pays twice. */
@@ -89,7 +90,7 @@ export type PaymentDeps = {
 };
 
 /** The audit flow of a claim's settlement: its own DFID, so the claim's decision flow (and its replay) is unchanged. */
-export const settlementDfid = (claimId: string) => `dfid_pay_${claimId}`;
+export { settlementDfid };
 
 /** What one RefundExecuted came to. */
 export type PayOutcome = "simulation: never paid" | "already recorded" | "superseded" | SettlementStatus;
