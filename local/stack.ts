@@ -57,7 +57,9 @@ import type { StackQueue } from "./stack-queues.ts";
 import { startHandlerThread } from "./handler-thread.ts";
 import type { HandlerThread } from "./handler-thread.ts";
 import { orderSourceSettingsFrom } from "../app/order-source.ts";
-import { localOrderApiToken } from "./order-source.ts";
+import { localOrderSourceSecrets } from "./order-source.ts";
+import { localPayments } from "./payment-provider.ts";
+import type { LocalPaymentOptions, LocalPayments } from "./payment-provider.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 
 /** The table the local stack creates (in memory, or kept under the state directory). */
@@ -132,18 +134,12 @@ export interface LocalStackOptions {
   /** Wraps the dependencies each function's handler gets (tests inject faults into its ports); the stack's own `deps` stay unwrapped. */
   readonly wrapDeps?: (fn: FunctionKey, deps: PipelineDeps) => PipelineDeps;
   /**
-   * The refund executor's payment provider and Stripe's settings (default: PAYMENT_PROVIDER, STRIPE_API_KEY,
-   * STRIPE_API_BASE, STRIPE_WEBHOOK_SECRET from the environment; the provider defaults to `simulated`). The
-   * webhook route answers only with a webhook secret.
+   * The refund executor's payment provider and its declared variables (local/payment-provider.ts; default:
+   * PAYMENT_PROVIDER and the provider's variables — Stripe's STRIPE_API_KEY, STRIPE_API_BASE, STRIPE_WEBHOOK_SECRET —
+   * from the environment; the provider defaults to `simulated`). The provider's webhook route answers only with its
+   * signing secret.
    */
-  readonly payments?: {
-    /** false: no payments rule and no refund executor, as on AWS without PAYMENT_PROVIDER (the benches price that). */
-    readonly executor?: boolean;
-    readonly provider?: string;
-    readonly stripeApiKey?: string;
-    readonly stripeApiBase?: string;
-    readonly webhookSecret?: string;
-  };
+  readonly payments?: LocalPaymentOptions;
   /** Receives what the pollers report (failed handlers, SQS errors); default: a line on stderr. */
   readonly onPollerError?: (role: QueueRole, error: PollerError) => void;
   /**
@@ -165,7 +161,7 @@ type LocalHandlers = {
   readonly batch: ReturnType<typeof createBatchHandler>;
   /** The refund executor, which the bus's payments rule delivers RefundExecuted to (as an SQS batch of one). */
   readonly refundExecutor: SqsHandler;
-  /** POST /webhooks/stripe; undefined without a webhook secret. */
+  /** The configured provider's webhook route (Stripe's POST /webhooks/stripe); undefined without one or without its signing secret. */
   readonly paymentWebhook: ReturnType<typeof createPaymentWebhookHandler> | undefined;
 } & Readonly<Record<QueueRole, SqsHandler>>;
 
@@ -180,6 +176,8 @@ export interface LocalStack {
   readonly bus: { readonly local: LocalBus; readonly received: Readonly<Record<RuleName, BusEvent[]>> };
   readonly emulators: Emulators;
   readonly clients: AwsClients;
+  /** The payment provider it runs with (PAYMENT_PROVIDER, its secrets and settings, whether its webhook answers). */
+  readonly payments: LocalPayments;
   readonly apiToken: string;
   readonly reviewerToken: string;
   /** The lock on the state directory (with `stateDir`): tell it the API's URL once it listens. */
@@ -249,7 +247,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const config = loadConfig(options.configPath, options.clock.now());
     // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
     const orderSource = orderSourceSettingsFrom(process.env).source;
-    const orderApiToken = orderSource === "http" ? localOrderApiToken(process.env) : undefined;
+    const orderSourceSecrets = localOrderSourceSecrets(orderSource, process.env);
     const waits =
       options.waits ??
       pipelineWaitsFor(config.llm.timeout_ms, options.queues?.extraction?.maxReceives ?? QUEUES.extraction.maxReceives);
@@ -264,12 +262,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const queues = await createQueues(clients.sqs, { ...options.queues, ...llmQueues });
     const resent = emulators.queueJournal ? await resendJournaled(clients.sqs, emulators.queueJournal, queues) : 0;
-    const payments = {
-      provider: options.payments?.provider ?? process.env.PAYMENT_PROVIDER,
-      stripeApiKey: options.payments?.stripeApiKey ?? process.env.STRIPE_API_KEY,
-      stripeApiBase: options.payments?.stripeApiBase ?? process.env.STRIPE_API_BASE,
-      webhookSecret: options.payments?.webhookSecret ?? process.env.STRIPE_WEBHOOK_SECRET,
-    };
+    const payments = localPayments(options.payments, process.env);
     const apiToken = options.apiToken ?? randomBytes(24).toString("base64url");
     const reviewerToken = options.reviewerToken ?? randomBytes(24).toString("base64url");
     setSstResourceEnv({
@@ -277,10 +270,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [LINKS.bus]: { name: BUS_NAME, arn: `arn:aws:events:us-east-1:000000000000:event-bus/${BUS_NAME}` },
       [LINKS.apiToken]: { value: apiToken },
       [LINKS.reviewerToken]: { value: reviewerToken },
-      ...(orderApiToken === undefined ? {} : { [LINKS.orderApiToken]: { value: orderApiToken } }),
+      ...Object.fromEntries(Object.entries(orderSourceSecrets).map(([link, value]) => [link, { value }])),
       [LINKS.llmApiKey]: { value: process.env.LLM_API_KEY || "local-no-key" },
-      ...(payments.stripeApiKey ? { [LINKS.stripeApiKey]: { value: payments.stripeApiKey } } : {}),
-      ...(payments.webhookSecret ? { [LINKS.stripeWebhookSecret]: { value: payments.webhookSecret } } : {}),
+      ...Object.fromEntries(Object.entries(payments.secrets).map(([link, value]) => [link, { value }])),
       ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
     });
     // Each handler reads only the links infra/ gives its function (as `Resource` does on AWS); `deps` sees every
@@ -292,7 +284,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       config,
       waits,
       llmOutageHoldMs: options.llmOutageHoldMs,
-      payments,
+      payments: { provider: payments.provider, env: payments.env },
       orderSource,
       ids: options.ids,
     });
@@ -337,7 +329,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
       refundExecutor: createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
-      paymentWebhook: payments.webhookSecret
+      paymentWebhook: payments.webhook
         ? createPaymentWebhookHandler(of("paymentWebhook"), log("paymentWebhook"))
         : undefined,
       batch: createBatchHandler(of("batch"), {
@@ -390,10 +382,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           sqs: emulators.sqsEndpoint,
           events: emulators.eventsEndpoint,
         },
-        payments: {
-          ...(payments.provider ? { provider: payments.provider } : {}),
-          ...(payments.stripeApiBase ? { stripeApiBase: payments.stripeApiBase } : {}),
-        },
+        payments: { provider: payments.provider, env: payments.env },
         orderSource,
         pollerConcurrency: options.pollerConcurrency ?? 2,
       });
@@ -462,6 +451,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       bus: { local: emulators.bus, received },
       emulators,
       clients,
+      payments,
       apiToken,
       reviewerToken,
       stateLock,

@@ -50,6 +50,7 @@ function scripted(answer: Awaited<ReturnType<PaymentProvider["refund"]>>) {
   const calls: string[] = [];
   const provider: PaymentProvider = {
     name: "stripe",
+    needsPaymentRef: true,
     refund: async (r) => {
       calls.push(r.executionId);
       return answer;

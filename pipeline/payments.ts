@@ -16,6 +16,7 @@ import { VersionConflictError } from "../core/errors.ts";
 import { PaymentUnavailableError } from "./errors.ts";
 import { parseCents } from "../core/kernel/money.ts";
 export { PaymentUnavailableError } from "./errors.ts";
+import { settlementDfid } from "./decide/refund-failed.ts";
 import type { AuditLog, Clock, ContextStore, EventPublisher, SettlementRepository } from "./ports.ts";
 
 /** One refund to pay: the idempotency key is the execution id, so a repeated call never pays twice. */
@@ -39,9 +40,44 @@ export type ProviderRefundResult = {
 
 /** A payment provider that refunds: throws PaymentUnavailableError when the call may be retried (network, 5xx, 429). */
 export interface PaymentProvider {
+  /** Its name in the registry (app/payment-provider.ts), recorded on the settlement. */
   readonly name: PaymentProviderName;
+  /** Whether it refunds the order's payment (`payment_ref`): an order without one is then a FAILED refund, and the provider is not called. */
+  readonly needsPaymentRef: boolean;
   refund(request: ProviderRefundRequest): Promise<ProviderRefundResult>;
 }
+
+/** One webhook delivery as the route received it: the raw body (signatures cover its bytes) and the headers (lower-case names). */
+export type WebhookDelivery = {
+  readonly rawBody: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+};
+
+/** What a webhook delivery says once verified: nothing when unverified (with what is wrong), else its event and, for a refund of this app, the provider's word on it. */
+export type WebhookReading =
+  | { ok: false; message: string }
+  | { ok: true; eventId: string; type: string; update?: ProviderUpdate & { claim_id: string } };
+
+/**
+ * What a provider's adapter is built from: its declared secrets by role (read on use) and its declared settings
+ * by role (undefined when unset), as app/payment-providers/ declares them.
+ */
+export type PaymentAdapterInputs<Secret extends string, Setting extends string> = {
+  readonly secret: (role: Secret) => string;
+  readonly settings: Readonly<Record<Setting, string | undefined>>;
+};
+
+/**
+ * A payment provider's adapter, as the composition root builds it (the shape of Powertools' persistence layers:
+ * one interface, each implementation built from its own options and injected clients): its port from its
+ * inputs, and, when it has a webhook, the verifier of its deliveries (`signingSecret` its declared webhook secret,
+ * `nowMs` the injected clock's time).
+ */
+export type PaymentAdapter<Secret extends string = string, Setting extends string = string> = {
+  readonly name: PaymentProviderName;
+  readonly createPort: (inputs: PaymentAdapterInputs<Secret, Setting>) => PaymentProvider;
+  readonly readWebhook?: (delivery: WebhookDelivery, signingSecret: string, nowMs: number) => WebhookReading;
+};
 
 /** What paying and recording need. */
 export type PaymentDeps = {
@@ -54,7 +90,7 @@ export type PaymentDeps = {
 };
 
 /** The audit flow of a claim's settlement: its own DFID, so the claim's decision flow (and its replay) is unchanged. */
-export const settlementDfid = (claimId: string) => `dfid_pay_${claimId}`;
+export { settlementDfid };
 
 /** What one RefundExecuted came to. */
 export type PayOutcome = "simulation: never paid" | "already recorded" | "superseded" | SettlementStatus;
@@ -93,7 +129,7 @@ export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail)
   const cents = parseCents(detail.amount_eur);
   if (!cents.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${cents.message}`);
   const answer =
-    deps.provider.name !== "simulated" && !order?.payment_ref
+    deps.provider.needsPaymentRef && !order?.payment_ref
       ? {
           status: "FAILED" as const,
           failureReason: order

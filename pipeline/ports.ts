@@ -280,6 +280,22 @@ export type OrderSource = {
   getOrder(orderId: string): Promise<Order | undefined>;
 };
 
+/**
+ * What an order source's adapter is built from: its declared settings' values (validated: app/order-source.ts),
+ * its declared secrets by role (read on use), and the app's own table of orders (injected: the `table` source is it).
+ */
+export type OrderSourceInputs<Secret extends string, Values> = {
+  readonly settings: Values;
+  readonly secret: (role: Secret) => string;
+  readonly table: () => OrderSource;
+};
+
+/** An order source's adapter, as the composition root builds it from its inputs (functions/composition/order-sources.ts). */
+export type OrderSourceAdapter<Secret extends string = string, Values = Readonly<Record<string, string | number>>> = {
+  readonly name: string;
+  readonly createSource: (inputs: OrderSourceInputs<Secret, Values>) => OrderSource;
+};
+
 /** The table's orders: an `OrderSource` that can also list them all (the table adapter and the in-memory one). */
 export type ContextStore = OrderSource & {
   /** All orders as plain data. */

@@ -4,6 +4,7 @@ import * as z from "zod";
 import { ClaimStatusSchema, VerdictValueSchema } from "../../core/kernel/claim-record.ts";
 import { ReviewStatusSchema } from "../../core/kernel/review.ts";
 import type { RouteKey } from "../../app/manifest.ts";
+import { PAYMENT_PROVIDERS } from "../../app/payment-provider.ts";
 import { SubmissionSchema } from "../../pipeline/decide/intake.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
 import { CLAIM_ID, IDEMPOTENCY_KEY, LIST_CURSOR, SERVED_REPORT_LIMITS, SIMULATION_ID } from "./intake-routes.ts";
@@ -206,31 +207,38 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       200: { description: "The OpenAPI document.", schema: z.object({ openapi: z.literal("3.1.0") }).loose() },
     },
   },
-  "POST /webhooks/stripe": {
-    tag: "operations",
-    summary: "Stripe's refund webhooks",
-    description:
-      "Served only with a payment provider (docs/payments.md). No bearer token: the `Stripe-Signature` header is verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET) over the raw body; an unverified delivery changes nothing. " +
-      "`refund.updated` and `refund.failed` of refunds this app created settle or fail the claim's refund, once: the same event twice, or a late `pending` after `succeeded`, changes nothing. Other events are acknowledged.",
-    headers: {
-      "Stripe-Signature": { description: "Stripe's signature header (t=…,v1=…).", schema: z.string() },
-    },
-    body: {
-      description: "A Stripe event, as Stripe sends it.",
-      schema: z
-        .object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) })
-        .loose(),
-    },
-    responses: {
-      200: {
-        description: "Verified: recorded (a refund of this app) or acknowledged.",
-        schema: z.object({
-          received: z.literal(true),
-          recorded: z.boolean(),
-          status: z.enum(["PENDING", "SETTLED", "FAILED"]).optional(),
-        }),
-      },
-      404: { description: "No payment provider is configured here.", schema: ApiErrorSchema },
-    },
-  },
+  // Each payment provider's webhook, described by its declaration (app/payment-providers/).
+  ...webhookRouteDocs(),
 };
+
+/**
+ * The description of every payment provider's webhook route: what the provider declares (summary, description, its
+ * signature header, its body) and the answers every webhook route gives (functions/http/webhook-routes.ts).
+ */
+function webhookRouteDocs(): Partial<Record<RouteKey, RouteDoc>> {
+  return Object.fromEntries(
+    PAYMENT_PROVIDERS.flatMap((p) => {
+      if (!("webhook" in p)) return [];
+      const doc = p.webhook.doc;
+      const route: RouteDoc = {
+        tag: "operations",
+        summary: doc.summary,
+        description: doc.description,
+        headers: { [doc.signatureHeader.name]: { description: doc.signatureHeader.description, schema: z.string() } },
+        body: { description: doc.body.description, schema: doc.body.schema },
+        responses: {
+          200: {
+            description: "Verified: recorded (a refund of this app) or acknowledged.",
+            schema: z.object({
+              received: z.literal(true),
+              recorded: z.boolean(),
+              status: z.enum(["PENDING", "SETTLED", "FAILED"]).optional(),
+            }),
+          },
+          404: { description: `PAYMENT_PROVIDER is not ${p.name} here.`, schema: ApiErrorSchema },
+        },
+      };
+      return [[`POST ${p.webhook.path}`, route]];
+    }),
+  );
+}
