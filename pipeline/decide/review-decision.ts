@@ -7,7 +7,7 @@ import type { BusEntry } from "../../core/claims/events.ts";
 import { decideClaim } from "../../core/claims/kernel.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../../core/claims/review.ts";
 import type { normaliseDecision, ReviewApproval, ReviewerIdentity, ReviewRecord } from "../../core/claims/review.ts";
-import { centsToEur, KernelInputError, parseCents, toCents } from "../../core/integrity/index.ts";
+import { centsToEur, KernelInputError, parseCents, refundReleased, toCents } from "../../core/integrity/index.ts";
 import type { LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import { bindingDecisionOf } from "./binding-decision.ts";
@@ -108,7 +108,10 @@ export function approvalChecks(
   return { ok: true, order, cents: cents.cents, orderCents: orderCents.cents };
 }
 
-/** What the ledger's answer to an approval's reservation means: reserved (or this claim's own, a repeat) or refused. */
+/**
+ * What the ledger's answer to an approval's reservation means: reserved (or this claim's own, a repeat; or this
+ * claim's released one — the approval was carried out before, its refund failed and was CLOSEd since) or refused.
+ */
 export function approvalReserved(
   result: ReserveResult,
   claimId: string,
@@ -116,6 +119,7 @@ export function approvalReserved(
 ): { ok: true } | ApprovalRefusal {
   if (result.ok) return { ok: true };
   if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && result.entry.claims[claimId] === cents) return { ok: true };
+  if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && refundReleased(result.entry, claimId)) return { ok: true };
   return {
     ok: false,
     code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code,
