@@ -768,6 +768,7 @@ async function observe(
             ...entry,
             claims: Object.fromEntries(Object.entries(entry.claims).filter(([c]) => f.claims.has(c))),
             pending_reviews: (entry.pending_reviews ?? []).filter((c) => f.claims.has(c)),
+            released: (entry.released ?? []).filter((c) => f.claims.has(c)),
           },
         });
     }

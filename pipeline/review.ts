@@ -13,7 +13,7 @@ import type {
   ReviewRefusal,
   ReviewStatus,
 } from "../core/claims/review.ts";
-import { OrderDataError, refundReleased } from "../core/integrity/index.ts";
+import { OrderDataError } from "../core/integrity/index.ts";
 import { customerLimitsCents, windowTotals } from "../core/integrity/customer-window.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../core/claims/reason-codes.ts";
 import { proposalOutputOf } from "../core/claims/proposal-output.ts";
@@ -207,10 +207,6 @@ async function approve(
   amountEur: number,
   deps: ReviewDeps,
 ): Promise<{ ok: true } | ApprovalRefusal> {
-  // Carried out before (a repair after a crash): its reservation was made and released since, by a CLOSE of its
-  // failed refund. Nothing is reserved again and the checks are not run on a ledger that no longer holds it.
-  if (review.order_id && refundReleased(await deps.ledger.get(review.order_id, record.simulation_id), record.claim_id))
-    return { ok: true };
   const checked = await checkApproval(record, review, amountEur, deps);
   if (!checked.ok) return checked;
   const { order, cents, orderCents } = checked;

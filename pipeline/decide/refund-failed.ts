@@ -8,7 +8,11 @@ import { oneLineText } from "../../core/claims/claim.ts";
 import { auditEvent } from "../../core/claims/audit-events.ts";
 import { busEntry } from "../../core/claims/events.ts";
 import type { BusEntry, ReviewDecidedDetail } from "../../core/claims/events.ts";
-import { RefundReviewDecisionSchema, retryExecutionId } from "../../core/claims/settlement.ts";
+import {
+  closeReleasesReservation,
+  RefundReviewDecisionSchema,
+  retryExecutionId,
+} from "../../core/claims/settlement.ts";
 import type { RefundReviewDecision, SettlementRecord } from "../../core/claims/settlement.ts";
 import { toCents } from "../../core/integrity/index.ts";
 import type { Effect } from "../effects.ts";
@@ -173,7 +177,7 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
   const review = settlement.review!;
   const decided = refundReviewDecided(settlement);
   const effects: Effect[] = [];
-  if (review.decision === "CLOSE")
+  if (closeReleasesReservation(review))
     effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
   effects.push({
     kind: "audit",

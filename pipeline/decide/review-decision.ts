@@ -81,6 +81,12 @@ export function approvalChecks(
   const cents = parseCents(a.amountEur);
   if (!order || !cents.ok)
     return { ok: false, code: "ORDER_NOT_FOUND", message: `order ${review.order_id} is not in the context store` };
+  const orderCents = parseCents(order.amount);
+  // Carried out before (a repair after a crash): the claim's reservation was made, then released by a CLOSE of its
+  // failed refund. The checks are not run again on a ledger that no longer holds it; the ledger refuses to reserve
+  // the claim again, and approvalReserved takes that refusal as the approval's own (issue 39).
+  if (refundReleased(a.ledgerEntry, record.claim_id) && orderCents.ok)
+    return { ok: true, order, cents: cents.cents, orderCents: orderCents.cents };
   let verdict;
   try {
     verdict = decideClaim({
@@ -102,7 +108,6 @@ export function approvalChecks(
     throw error;
   }
   if (verdict.verdict !== "ACCEPT") return { ok: false, code: verdict.reason_code, message: verdict.reason };
-  const orderCents = parseCents(order.amount);
   if (!orderCents.ok)
     return { ok: false, code: "ORDER_DATA_INVALID", message: `order ${order.order_id}: ${orderCents.message}` };
   return { ok: true, order, cents: cents.cents, orderCents: orderCents.cents };
