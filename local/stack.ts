@@ -35,6 +35,11 @@ import { redriveOpenClaims } from "../pipeline/timers.ts";
 import { BUS_NAME, LINKS, PAYMENT_RULE, QUEUES, RULE_PATTERNS, visibilityTimeoutSeconds } from "../infra/facts.ts";
 import type { FunctionKey, QueueRole, RuleName } from "../infra/facts.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
+import { join } from "node:path";
+import { memoryReport } from "./memory.ts";
+import { directoryBytes, scheduleTableCompaction } from "./table-compaction.ts";
+import type { TableCompaction } from "./table-compaction.ts";
+import type { MemoryReport } from "./memory.ts";
 import type { Emulators } from "./emulators.ts";
 import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
 import { drainedAll } from "./poller/poller.ts";
@@ -133,6 +138,11 @@ export interface LocalStackOptions {
   readonly settleTimeoutMs?: number;
   /** Run the sweep handler every this many ms, as the 5-minute schedule does on AWS (default 300 000; 0 = never). */
   readonly sweepEveryMs?: number;
+  /**
+   * With `stateDir`: how often the kept table's size is checked, to compact it while running when it has grown well
+   * past its size after the last compaction (local/table-compaction.ts; default 60000, 0 = never).
+   */
+  readonly compactCheckEveryMs?: number;
   /** Called for every event a bus rule delivers (progress lines of `claims serve`). */
   readonly onBusEvent?: (rule: RuleName, event: BusEvent) => void;
   /** Wraps a queue consumer (tests inject crashes here). */
@@ -203,6 +213,8 @@ export interface LocalStack {
   readonly recovered: { readonly messages: number; readonly restarted: number; readonly ticked: number };
   /** Resolves when every queue but the timers' is empty, no handler runs, and the bus has delivered everything. */
   drained(timeoutMs?: number): Promise<void>;
+  /** The process's memory report: RSS, each thread's heap, what the stack keeps by count (docs/local-stack.md). */
+  memory(): Promise<MemoryReport>;
   /** Stops the sweep, the pollers (after their batches), then the bus and the emulators; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -238,10 +250,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const pollers: Partial<Record<QueueRole, Poller>> = {};
   let handlerThread: HandlerThread | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
+  let compaction: TableCompaction | undefined;
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       clearInterval(sweepTimer);
+      compaction?.stop();
       await Promise.all(Object.values(pollers).map((p) => p.stop()));
       // The handler thread's refund executor finishes the bus's deliveries before the thread ends.
       if (handlerThread) await emulators.bus.settled();
@@ -442,6 +456,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       );
       sweepTimer.unref();
     }
+    if (options.stateDir !== undefined)
+      compaction = scheduleTableCompaction({
+        dir: join(options.stateDir, "dynamodb"),
+        compact: () => emulators.compactTable(),
+        everyMs: options.compactCheckEveryMs ?? 60_000,
+      });
     const drained = async (timeoutMs = 60_000) => {
       const roles = ROLES.filter((r) => r !== "timers");
       if (handlerThread) await handlerThread.drained(roles, timeoutMs);
@@ -481,6 +501,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       handlerThread,
       recovered,
       drained,
+      async memory() {
+        const [emulatorThreads, handlers] = await Promise.all([
+          emulators.memory(),
+          handlerThread?.memory().catch(() => undefined),
+        ]);
+        return memoryReport(
+          { ...emulatorThreads, ...(handlerThread ? { handlers } : {}) },
+          {
+            ...(emulators.queueJournal ? { journal_live: emulators.queueJournal.liveCount() } : {}),
+            bus_received: Object.values(received).reduce((n, list) => n + list.length, 0),
+            bus_dead_letters: emulators.bus.deadLetters().length,
+            ...(compaction
+              ? {
+                  table_compactions: compaction.stats().compactions,
+                  table_mb: Math.round(directoryBytes(join(options.stateDir!, "dynamodb")) / 1e5) / 10,
+                }
+              : {}),
+          },
+        );
+      },
       stop,
     };
   } catch (error) {

@@ -102,6 +102,7 @@ export type LocalBus = {
   addTarget(ruleName: string, target: BusTarget, options?: { readonly id?: string }): () => void;
   setFailureHook(hook: EntryFailureHook | undefined): void;
   rules(): readonly BusRule[];
+  /** The deliveries that failed every attempt, oldest first (the last MAX_DEAD_LETTERS_KEPT). */
   deadLetters(): readonly DeadLetter[];
   stats(): BusStats;
   /** Resolves when every delivery started so far has finished (delivered or dead-lettered). */
@@ -113,6 +114,8 @@ export type LocalBus = {
 const TARGET_PREFIX = "AWSEvents.";
 const MAX_ENTRIES = 10;
 const MAX_REQUEST_ENTRY_BYTES = 256 * 1024;
+/** Dead letters kept for `deadLetters()` (the most recent; `stats.deadLettered` counts them all). */
+export const MAX_DEAD_LETTERS_KEPT = 1000;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const JSON_11 = "application/x-amz-json-1.1";
 const utf8 = new TextDecoder();
@@ -193,6 +196,8 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
       error: lastError instanceof Error ? `${lastError.name}: ${lastError.message}` : String(lastError),
     };
     dead.push(letter);
+    // The latest ones only: a bus that stays up (claims serve) must not keep every failure it ever had.
+    if (dead.length > MAX_DEAD_LETTERS_KEPT) dead.splice(0, dead.length - MAX_DEAD_LETTERS_KEPT);
     stats.deadLettered++;
     options.onDeadLetter?.(letter);
   };
