@@ -43,26 +43,38 @@ const folders = (names, message) => ({ group: names.map((n) => `**/${n}/**`), me
 /** Files a rule guards: production code of `dir` (tests may use fixtures from anywhere). */
 const production = (dir) => ({
   files: [`${dir}/**/*.ts`],
-  ignores: [`${dir}/**/*.test.ts`, `${dir}/**/*.test-kit.ts`],
+  ignores: [`${dir}/**/*.test.ts`, `${dir}/**/*.test-kit.ts`, `${dir}/**/testing/**`],
 });
 
 /** What every file of core/ may not import: I/O modules and the shell. */
 const corePatterns = [
   { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
   folders(
-    ["pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
+    ["app", "pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
     "core/ depends on nothing outside core/: the shell depends on core, never the reverse.",
   ),
 ];
 
 /**
- * The folders of core/ import only downwards: crew at the bottom, integrity on crew, llm on neither, claims on
- * all three (core/errors.ts is everyone's). A later config replaces the core rule for the folder, so it repeats it.
+ * The folders of core/ import only downwards (docs/architecture.md#the-rooms-of-core): the generic machinery at the
+ * bottom (crew, then integrity on crew; llm on neither), then the claims domain's subjects, each on those below
+ * it — claim and config, extraction, kernel and money, the crew's agents and model, history (audit, replay,
+ * backtest). core/errors.ts is everyone's. A later config replaces the core rule for the folder, so it repeats it.
  */
+const CORE_FOLDERS = ["crew", "integrity", "llm", "claim", "extraction", "kernel", "agents", "history"];
 const coreFolder = (dir, forbidden, message) => ({
   ...production(`core/${dir}`),
   rules: { "no-restricted-imports": ["error", { patterns: [...corePatterns, folders(forbidden, message)] }] },
 });
+/** The rule of one subject folder: nothing above it in CORE_FOLDERS. */
+const subjectFolder = (dir) => {
+  const above = CORE_FOLDERS.slice(CORE_FOLDERS.indexOf(dir) + 1);
+  return coreFolder(
+    dir,
+    above,
+    `core/${dir} imports only the folders below it (${CORE_FOLDERS.slice(0, CORE_FOLDERS.indexOf(dir)).join(", ")}): ${above.join(", ")} build on it, not the reverse.`,
+  );
+};
 
 export default tseslint.config(
   { ignores: ["node_modules/**", ".sst/**", ".claims/**", "dist/**", "bench/out/**"] },
@@ -105,19 +117,21 @@ export default tseslint.config(
   },
   coreFolder(
     "crew",
-    ["integrity", "claims", "llm"],
+    CORE_FOLDERS.filter((f) => f !== "crew"),
     "core/crew is the bottom of core/: it imports no other folder of core/ (only core/errors.ts).",
   ),
   coreFolder(
     "integrity",
-    ["claims", "llm"],
+    CORE_FOLDERS.filter((f) => f !== "crew" && f !== "integrity"),
     "core/integrity imports only core/crew of core/: the claims domain builds on it, not the reverse.",
   ),
   coreFolder(
     "llm",
-    ["claims", "integrity", "crew"],
+    CORE_FOLDERS.filter((f) => f !== "llm"),
     "core/llm is the model port: it imports no other folder of core/ (the claims crew and its rules model use it).",
   ),
+  // core/history is the top: the core rule above is all it needs.
+  ...["claim", "extraction", "kernel", "agents"].map(subjectFolder),
   {
     ...production("pipeline"),
     rules: {
@@ -131,7 +145,7 @@ export default tseslint.config(
                 "pipeline/ works through its ports: no AWS SDK, sst, openai or node I/O (adapters/ implement the ports).",
             },
             folders(
-              ["adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
+              ["app", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
               "pipeline/ depends only on core/: adapters, handlers and the local stack depend on it.",
             ),
           ],
@@ -194,7 +208,7 @@ export default tseslint.config(
               message: "report/ is pure rendering: no I/O (the CLI writes files, the API serves them).",
             },
             folders(
-              ["pipeline", "adapters", "functions", "infra", "cli", "local", "bench", "chaos"],
+              ["app", "pipeline", "adapters", "functions", "infra", "cli", "local", "bench", "chaos"],
               "report/ renders from core/ data only: the API and the CLI use it, not the reverse.",
             ),
           ],
@@ -226,8 +240,8 @@ export default tseslint.config(
         {
           patterns: [
             folders(
-              ["local", "cli", "bench", "chaos", "infra", "functions"],
-              "adapters/ implement ports with injected clients: they never import infra/, functions/, the local stack, the CLI, the benches or the chaos runs.",
+              ["local", "cli", "bench", "chaos", "infra", "app", "functions"],
+              "adapters/ implement ports with injected clients: they never import infra/, app/, functions/, the local stack, the CLI, the benches or the chaos runs.",
             ),
           ],
         },
@@ -235,7 +249,7 @@ export default tseslint.config(
     },
   },
   {
-    // infra/ sits below functions/ and local/ (they read its SST-free facts): it never imports them back.
+    // infra/ is the deployment (SST): it reads the app's manifest (app/) and core/, and nothing of the running shell.
     ...production("infra"),
     rules: {
       "no-restricted-imports": [
@@ -244,7 +258,7 @@ export default tseslint.config(
           patterns: [
             folders(
               ["functions", "local", "pipeline", "adapters", "report", "cli", "bench", "chaos"],
-              "infra/ depends only on core/: functions/ and local/ import infra's facts, never the reverse.",
+              "infra/ deploys the app: it depends only on app/ and core/, never on the code it deploys.",
             ),
           ],
         },
@@ -252,26 +266,46 @@ export default tseslint.config(
     },
   },
   {
-    files: ["infra/facts.ts", "infra/metrics-catalog.ts"],
+    // app/ is the app's manifest (functions, queues, routes, links, rules, metrics): read by infra/ at deploy and by
+    // functions/ and local/ at run time, so it depends only on core/ and knows nothing of SST.
+    ...production("app"),
     rules: {
       "no-restricted-imports": [
         "error",
         {
           patterns: [
-            { group: impureModules, message: "infra/facts.ts runs in Lambda and locally: plain data only." },
             folders(
-              ["pipeline", "adapters", "functions", "report", "cli", "local", "bench", "chaos"],
-              "infra/facts.ts depends only on core/.",
+              ["infra", "functions", "local", "pipeline", "adapters", "report", "cli", "bench", "chaos"],
+              "app/ is the app's manifest: it depends only on core/; infra/, functions/ and local/ read it.",
             ),
           ],
         },
       ],
       "no-restricted-globals": [
         "error",
-        { name: "sst", message: "infra/facts.ts is SST-free: it is imported by functions/ and local/." },
-        { name: "$app", message: "infra/facts.ts is SST-free: stage settings belong in infra/settings.ts." },
-        { name: "$config", message: "infra/facts.ts is SST-free." },
-        { name: "aws", message: "infra/facts.ts is SST-free." },
+        { name: "sst", message: "app/ is SST-free: it is imported by functions/ and local/." },
+        { name: "$app", message: "app/ is SST-free: stage settings belong in infra/settings.ts." },
+        { name: "$config", message: "app/ is SST-free." },
+        { name: "aws", message: "app/ is SST-free." },
+      ],
+    },
+  },
+  {
+    // The manifest's facts are plain data (the policy's deployed format hashes with node:crypto).
+    files: ["app/**/*.ts"],
+    ignores: ["app/**/*.test.ts", "app/policy-format.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: impureModules, message: "app/ runs in Lambda and locally: plain data only." },
+            folders(
+              ["infra", "functions", "local", "pipeline", "adapters", "report", "cli", "bench", "chaos"],
+              "app/ is the app's manifest: it depends only on core/; infra/, functions/ and local/ read it.",
+            ),
+          ],
+        },
       ],
     },
   },

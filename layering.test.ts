@@ -32,13 +32,13 @@ describe("the core/ purity rule", () => {
     ["an import of the application layer", importOf("../../pipeline/ports.ts"), /no-restricted-imports.*shell/],
     ["an import of the report", importOf("../../report/render.ts"), /no-restricted-imports.*shell/],
   ])("rejects %s in core/", async (_name, code, expected) => {
-    expect((await lintAs("core/claims/example.ts", code)).join("\n")).toMatch(expected);
+    expect((await lintAs("core/kernel/example.ts", code)).join("\n")).toMatch(expected);
   });
 
   it("accepts pure code inside core/, and the same impure code outside it", async () => {
     expect(
       await lintAs(
-        "core/claims/example.ts",
+        "core/kernel/example.ts",
         "/** doubled */\nexport const double = (n: number) => new Date(n * 2).toISOString();",
       ),
     ).toEqual([]);
@@ -54,22 +54,25 @@ describe("the core/ purity rule", () => {
 describe("the shell's layering rules", () => {
   it.each([
     ["functions/kernel.ts", "../local/stack.ts", /functions\/ is deployed/],
-    ["functions/lib/compose.ts", "../../cli/batch.ts", /functions\/ is deployed/],
+    ["functions/composition/compose.ts", "../../cli/batch.ts", /functions\/ is deployed/],
     ["functions/kernel.ts", "../bench/harness.ts", /functions\/ is deployed/],
     ["adapters/aws/table.ts", "../../local/emulators.ts", /adapters\/ implement ports/],
     ["adapters/aws/table.ts", "../../cli/main.ts", /adapters\/ implement ports/],
     ["adapters/aws/table.ts", "../../bench/harness.ts", /adapters\/ implement ports/],
-    ["adapters/aws/eventbridge-publisher.ts", "../../infra/facts.ts", /adapters\/ implement ports/],
-    ["adapters/llm/openai.ts", "../../functions/lib/llm.ts", /adapters\/ implement ports/],
+    ["adapters/aws/eventbridge-publisher.ts", "../../app/manifest.ts", /adapters\/ implement ports/],
+    ["adapters/aws/eventbridge-publisher.ts", "../../infra/bus.ts", /adapters\/ implement ports/],
+    ["adapters/llm/openai.ts", "../../functions/composition/llm.ts", /adapters\/ implement ports/],
     ["pipeline/kernel-service.ts", "../adapters/aws/index.ts", /pipeline\/ depends only on core/],
-    ["pipeline/intake.ts", "../infra/facts.ts", /pipeline\/ depends only on core/],
+    ["pipeline/intake.ts", "../app/manifest.ts", /pipeline\/ depends only on core/],
     ["pipeline/intake.ts", "@aws-sdk/client-sqs", /pipeline\/ works through its ports/],
     ["report/render.ts", "node:fs", /report\/ is pure rendering/],
     ["report/render.ts", "../pipeline/in-process.ts", /report\/ renders from core/],
-    ["infra/facts.ts", "../functions/lib/resources.ts", /infra\/facts.ts depends only on core/],
-    ["infra/policy.ts", "../functions/lib/policy.ts", /infra\/ depends only on core\/: functions\/ and local\/ import/],
-    ["infra/lambda.ts", "../local/stack.ts", /infra\/ depends only on core\/: functions\/ and local\/ import/],
-    ["infra/metrics-catalog.ts", "../functions/lib/metrics.ts", /infra\/facts.ts depends only on core/],
+    ["app/manifest.ts", "../functions/composition/resources.ts", /app\/ is the app's manifest/],
+    ["app/manifest.ts", "../infra/bus.ts", /app\/ is the app's manifest/],
+    ["app/manifest.ts", "node:fs", /app\/ runs in Lambda and locally: plain data only/],
+    ["infra/policy.ts", "../functions/composition/policy.ts", /infra\/ deploys the app/],
+    ["infra/lambda.ts", "../local/stack.ts", /infra\/ deploys the app/],
+    ["app/metrics-catalog.ts", "../functions/observability/metrics.ts", /app\/ is the app's manifest/],
     ["local/stack.ts", "../cli/batch.ts", /local\/ is the embedded stack/],
     ["local/stack.ts", "../chaos/flow.ts", /local\/ is the embedded stack/],
     ["functions/kernel.ts", "../chaos/flow.ts", /functions\/ is deployed/],
@@ -80,26 +83,27 @@ describe("the shell's layering rules", () => {
     expect((await lintAs(file, importOf(spec))).join("\n")).toMatch(expected);
   });
 
-  it("keeps infra/facts.ts free of SST globals", async () => {
-    expect((await lintAs("infra/facts.ts", "export const stage = $app.stage;")).join("\n")).toMatch(
+  it("keeps app/manifest.ts free of SST globals", async () => {
+    expect((await lintAs("app/manifest.ts", "export const stage = $app.stage;")).join("\n")).toMatch(
       /no-restricted-globals.*SST-free/,
     );
-    expect((await lintAs("infra/facts.ts", 'export const q = new sst.aws.Queue("Q");')).join("\n")).toMatch(
+    expect((await lintAs("app/manifest.ts", 'export const q = new sst.aws.Queue("Q");')).join("\n")).toMatch(
       /no-restricted-globals.*SST-free/,
     );
   });
 
   it.each([
     ["functions/kernel.ts", "../pipeline/kernel-service.ts"],
-    ["functions/lib/intake-routes.ts", "../../report/render.ts"],
-    ["functions/lib/resources.ts", "../../infra/facts.ts"],
+    ["functions/http/intake-routes.ts", "../../report/render.ts"],
+    ["functions/composition/resources.ts", "../../app/manifest.ts"],
+    ["infra/lambda.ts", "../app/manifest.ts"],
     ["adapters/aws/dynamo-claims.ts", "../../pipeline/ports.ts"],
     ["local/stack.ts", "../functions/kernel.ts"],
-    ["local/stack.ts", "../infra/facts.ts"],
-    ["functions/lib/policy.ts", "../../infra/policy-format.ts"],
-    ["infra/policy.ts", "../core/claims/config.ts"],
+    ["local/stack.ts", "../app/manifest.ts"],
+    ["functions/composition/policy.ts", "../../app/policy-format.ts"],
+    ["infra/policy.ts", "../core/claim/config.ts"],
     ["cli/main.ts", "../local/stack.ts"],
-    ["pipeline/intake.ts", "../core/claims/claim.ts"],
+    ["pipeline/intake.ts", "../core/claim/claim.ts"],
     ["functions/kernel.test.ts", "../local/stack-fixture.ts"],
     ["chaos/flow.ts", "../functions/kernel.ts"],
     ["chaos/emulators.ts", "../local/stack.ts"],
@@ -110,17 +114,29 @@ describe("the shell's layering rules", () => {
 
 describe("the folders of core/", () => {
   it.each([
-    ["core/crew/graph.ts", "../integrity/ledger.ts", /core\/crew is the bottom of core/],
-    ["core/crew/graph.ts", "../claims/claim.ts", /core\/crew is the bottom of core/],
+    ["core/crew/graph.ts", "../integrity/proposal.ts", /core\/crew is the bottom of core/],
+    ["core/crew/graph.ts", "../claim/claim.ts", /core\/crew is the bottom of core/],
     ["core/crew/graph.ts", "../llm/port.ts", /core\/crew is the bottom of core/],
-    ["core/integrity/proposal.ts", "../claims/proposal-output.ts", /core\/integrity imports only core\/crew/],
+    ["core/integrity/proposal.ts", "../claim/proposal-output.ts", /core\/integrity imports only core\/crew/],
+    ["core/integrity/proposal.ts", "../kernel/money.ts", /core\/integrity imports only core\/crew/],
     ["core/integrity/proposal.ts", "../llm/port.ts", /core\/integrity imports only core\/crew/],
-    ["core/llm/port.ts", "../claims/claim.ts", /core\/llm is the model port/],
+    ["core/llm/port.ts", "../claim/claim.ts", /core\/llm is the model port/],
     ["core/llm/port.ts", "../integrity/time.ts", /core\/llm is the model port/],
     ["core/llm/port.ts", "../crew/hash.ts", /core\/llm is the model port/],
+    // The subject folders, each only on those below it.
+    ["core/claim/claim.ts", "../extraction/extraction.ts", /core\/claim imports only the folders below it/],
+    ["core/claim/config.ts", "../kernel/money.ts", /core\/claim imports only the folders below it/],
+    ["core/claim/config.ts", "../history/replay.ts", /core\/claim imports only the folders below it/],
+    ["core/extraction/extraction.ts", "../kernel/kernel.ts", /core\/extraction imports only the folders below it/],
+    ["core/extraction/extraction.ts", "../agents/prompts.ts", /core\/extraction imports only/],
+    ["core/kernel/kernel.ts", "../agents/self-check.ts", /core\/kernel imports only the folders below it/],
+    ["core/kernel/ledger.ts", "../history/audit-events.ts", /core\/kernel imports only the folders below it/],
+    ["core/agents/prompts.ts", "../history/replay.ts", /core\/agents imports only the folders below it/],
     // The folder rules keep core's own: purity and no shell.
     ["core/crew/graph.ts", "node:fs", /core\/ stays pure/],
-    ["core/integrity/ledger.ts", "../../pipeline/ports.ts", /core\/ depends on nothing outside core/],
+    ["core/kernel/ledger.ts", "node:fs", /core\/ stays pure/],
+    ["core/history/replay.ts", "node:fs", /core\/ stays pure/],
+    ["core/kernel/ledger.ts", "../../pipeline/ports.ts", /core\/ depends on nothing outside core/],
     ["core/llm/port.ts", "../../adapters/llm/openai.ts", /core\/ depends on nothing outside core/],
   ])("rejects %s importing %s", async (file, spec, expected) => {
     expect((await lintAs(file, importOf(spec))).join("\n")).toMatch(expected);
@@ -130,10 +146,16 @@ describe("the folders of core/", () => {
     ["core/crew/graph.ts", "../errors.ts"],
     ["core/integrity/proposal.ts", "../crew/hash.ts"],
     ["core/llm/port.ts", "../errors.ts"],
-    ["core/claims/kernel.ts", "../integrity/ledger.ts"],
-    ["core/claims/agent-step.ts", "../llm/port.ts"],
-    ["core/claims/crew.ts", "../crew/index.ts"],
-    ["core/integrity/proposal.test.ts", "../claims/proposal-output.ts"],
+    ["core/claim/config.ts", "../integrity/contracts.ts"],
+    ["core/extraction/extraction.ts", "../claim/claim.ts"],
+    ["core/kernel/kernel.ts", "../claim/claim.ts"],
+    ["core/kernel/kernel.ts", "../integrity/verdict.ts"],
+    ["core/agents/agent-step.ts", "../llm/port.ts"],
+    ["core/agents/self-check.ts", "../kernel/money.ts"],
+    ["core/agents/crew.ts", "../crew/index.ts"],
+    ["core/history/replay.ts", "../agents/crew.ts"],
+    ["core/history/replay.ts", "../kernel/kernel.ts"],
+    ["core/integrity/proposal.test.ts", "../claim/proposal-output.ts"],
   ])("allows %s to import %s", async (file, spec) => {
     expect(await lintAs(file, importOf(spec))).toEqual([]);
   });
@@ -214,10 +236,10 @@ describe("the folder graph", () => {
     const around = files([...down, ["c/w.ts", 'import {\n  x,\n} from "../a/x.ts";']]);
     expect(folderCycles(folderGraph(around))).toEqual([["a", "b", "c"]]);
     const pair = files([
-      ["core/llm/p.ts", 'import { claimOf } from "../claims/claim.ts";'],
-      ["core/claims/q.ts", 'import { p } from "../llm/p.ts";'],
+      ["core/llm/p.ts", 'import { claimOf } from "../claim/claim.ts";'],
+      ["core/claim/q.ts", 'import { p } from "../llm/p.ts";'],
     ]);
-    expect(folderCycles(folderGraph(pair))).toEqual([["core/claims", "core/llm"]]);
+    expect(folderCycles(folderGraph(pair))).toEqual([["core/claim", "core/llm"]]);
     const typesOnly = files([
       ["pipeline/decide/d.ts", 'import type { StoredVerdict } from "../ports.ts";'],
       ["pipeline/k.ts", 'import { decide } from "./decide/d.ts";'],
@@ -227,7 +249,7 @@ describe("the folder graph", () => {
 
   it("has no cycle between the folders of the production code", () => {
     const graph = folderGraph(productionSources());
-    expect(graph.get("core/claims")).toContain("core/integrity"); // the graph is read from the real tree
+    expect(graph.get("core/kernel")).toContain("core/integrity"); // the graph is read from the real tree
     expect(folderCycles(graph)).toEqual([]);
   });
 });
@@ -324,7 +346,7 @@ describe("the deciders' purity rule", () => {
     ],
     ["pipeline/decide/needs-review.ts", importOf("./audit.ts")],
     ["pipeline/decide/review-decision.ts", importOf("./needs-review.ts")],
-    ["pipeline/decide/intake.ts", importOf("../../core/claims/claim.ts")],
+    ["pipeline/decide/intake.ts", importOf("../../core/claim/claim.ts")],
     ["pipeline/kernel-service.ts", importOf("./perform.ts")],
     ["pipeline/decide/intake.test.ts", importOf("../in-memory.ts")],
   ])("allows %s: %s", async (file, code) => {

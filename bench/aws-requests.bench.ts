@@ -11,7 +11,7 @@ import { gzipSync } from "node:zlib";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { countRequests, createRequestCounter } from "../adapters/aws/index.ts";
 import type { RequestCounts } from "../adapters/aws/index.ts";
-import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../infra/facts.ts";
+import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../app/manifest.ts";
 import { benchOrders } from "./lib/claims.ts";
 import { envIntReader, formatTable } from "./lib/harness.ts";
 import type { TableRow } from "./lib/harness.ts";
@@ -167,7 +167,7 @@ export async function countAwsRequests(
     },
   ];
   const ordersOf = (p: (typeof plan)[number]) => benchOrders(p.kind, p.n, now, p.offset);
-  // Metrics on, as on Lambda: their EMF lines are log lines too (functions/lib/metrics.ts writes them locally only when asked).
+  // Metrics on, as on Lambda: their EMF lines are log lines too (functions/observability/metrics.ts writes them locally only when asked).
   const metricsFlag = process.env.POWERTOOLS_METRICS_DISABLED;
   process.env.POWERTOOLS_METRICS_DISABLED = "false";
   const b = await startBenchStack(plan.flatMap(ordersOf), { record: true, logLevel: AWS_LOG_LEVEL }).finally(() => {
@@ -413,7 +413,7 @@ export function report(run: AwsRequestsRun): string {
     `${file.note} Recorded ${file.recordedAt} at ${file.commit} on ${file.machine}; written to \`bench/out/aws-requests.json\` for bench/cost.ts.`,
     "",
     "- Counted by an `initialize`-step SDK middleware on the stack's three clients that attributes each request to the handler invocation it ran in (AsyncLocalStorage) and reads DynamoDB consumed capacity (`ReturnConsumedCapacity: INDEXES`); `countRequests` (adapters/aws) counts the same clients as a cross-check. The pollers' ReceiveMessage/DeleteMessageBatch (Lambda's event source mapping on AWS; cost.ts prices one of each per invocation, and the timers' as their windowed poller made them) and the harness's drain checks are outside any handler and listed apart.",
-    `- **Timer path**: the step-deadline timer of each claim fires 120 s after its step was requested and waits in the timers' event source, which gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (infra/facts.ts; the local poller plays it as Lambda does: the window opens at a batch's first record, and as many batches gather at once as Lambda may invoke); the timer function finds each claim final with nothing left in its session and drops its timer (before issue 13: a crew.tick through crew-events, and the orchestrator found the step done). **One GET**: \`GET /claims/{id}\` on a decided claim through the intake-api handler, as a polling client causes it (per GET).`,
+    `- **Timer path**: the step-deadline timer of each claim fires 120 s after its step was requested and waits in the timers' event source, which gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (app/manifest.ts; the local poller plays it as Lambda does: the window opens at a batch's first record, and as many batches gather at once as Lambda may invoke); the timer function finds each claim final with nothing left in its session and drops its timer (before issue 13: a crew.tick through crew-events, and the orchestrator found the step done). **One GET**: \`GET /claims/{id}\` on a decided claim through the intake-api handler, as a polling client causes it (per GET).`,
     `- **Log lines**: what the handlers' Powertools loggers wrote at ${file.logs.level}, captured from stdout/stderr and attributed to the invocation that wrote them (${file.logs.lines} lines, ${file.logs.bytes} bytes, ${file.logs.gzipBytes} gzipped; ${file.logs.outsideLines} outside any invocation).`,
     "",
     "### Requests per claim, one at a time",

@@ -1,13 +1,13 @@
 // Policy backtest benchmark: decisions per second of `backtest` over 100,000 recorded decisions (read from
 // the recorded audit events, re-decided by the kernel, ledger simulated, totals and flips counted) beside
 // the bare kernel (`decideClaim` on the same decisions' recorded inputs), taking turns in CPU time.
-import { backtest, readHistories } from "../core/claims/backtest.ts";
-import type { RecordedHistory } from "../core/claims/backtest.ts";
-import { configWithLimit, policyOf, recordBundledRun } from "../core/claims/backtest.test-kit.ts";
-import type { DecideClaimInput } from "../core/claims/kernel.ts";
-import { decideClaim } from "../core/claims/kernel.ts";
+import { backtest, readHistories } from "../core/history/backtest.ts";
+import type { RecordedHistory } from "../core/history/backtest.ts";
+import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest.test-kit.ts";
+import type { DecideClaimInput } from "../core/kernel/kernel.ts";
+import { decideClaim } from "../core/kernel/kernel.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
-import { nodeSha256 } from "../functions/lib/compose.ts";
+import { nodeSha256 } from "../functions/composition/compose.ts";
 import { compare, envIntReader, formatTable, interleave, ratioText, us } from "./lib/harness.ts";
 import type { Contender } from "./lib/harness.ts";
 

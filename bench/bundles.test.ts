@@ -91,7 +91,7 @@ describe("metafile analysis", () => {
           "node_modules/@smithy/core/dist-es/a.js": { bytesInOutput: 250 },
           "node_modules/@smithy/core/dist-es/b.js": { bytesInOutput: 250 },
           "node_modules/.pnpm/x/node_modules/openai/index.mjs": { bytesInOutput: 200 },
-          "core/claims/kernel.ts": { bytesInOutput: 50 },
+          "core/kernel/kernel.ts": { bytesInOutput: 50 },
           "core/crew/session.ts": { bytesInOutput: 30 },
           "../../outside.ts": { bytesInOutput: 5 },
         },
@@ -105,7 +105,7 @@ describe("metafile analysis", () => {
     ["node_modules/zod/v4/core/schemas.js", "zod"],
     ["node_modules/@smithy/core/dist-es/a.js", "@smithy/core"],
     ["node_modules/.pnpm/x/node_modules/openai/index.mjs", "openai"],
-    ["core/claims/kernel.ts", "core/"],
+    ["core/kernel/kernel.ts", "core/"],
     ["sst.config.ts", "sst.config.ts"],
   ])("%s belongs to %s", (path, pkg) => {
     expect(packageOf(path)).toBe(pkg);

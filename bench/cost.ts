@@ -4,7 +4,7 @@
 // EventBridge, CloudWatch Logs (the handlers' lines, Lambda's platform lines, the API access log), the
 // step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
 // the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
-import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../infra/facts.ts";
+import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../app/manifest.ts";
 import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, UNRECORDED_LOGGING } from "./lib/profile.ts";
 import type {
   AwsRequestsFile,
@@ -813,7 +813,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
     return t && t.invocations > 0 ? n3(t.records / t.invocations) : "–";
   };
   const timerNote = columns.every((c) => c.file.timerPath)
-    ? `measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer: its last step's outbox is marked, or proven by the claim's verdict on the proposal it sent, which spares the marker write; before issue 13 a FIFO send and an orchestrator tick followed); since issue 24 its event source gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (infra/facts.ts): timers per invocation as measured ${columns.map((c) => timerFill(c.file)).join(" / ")}, and the receives that returned timers and the DeleteMessageBatch calls as the windowed poller made them`
+    ? `measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer: its last step's outbox is marked, or proven by the claim's verdict on the proposal it sent, which spares the marker write; before issue 13 a FIFO send and an orchestrator tick followed); since issue 24 its event source gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (app/manifest.ts): timers per invocation as measured ${columns.map((c) => timerFill(c.file)).join(" / ")}, and the receives that returned timers and the DeleteMessageBatch calls as the windowed poller made them`
     : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
     {
@@ -858,13 +858,13 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       line: "CloudWatch Logs: EMF metric lines",
       values: v((x) => x.logs.metrics),
       basis:
-        "measured: the CloudWatch Embedded Metric Format lines the handlers wrote (Powertools Metrics records, one line per invocation: functions/lib/metrics.ts, emf.ts; enabled in the bench as on Lambda); ingested as logs, the metrics themselves are a fixed ~$0.30 per metric and dimension set a month, not per claim",
+        "measured: the CloudWatch Embedded Metric Format lines the handlers wrote (Powertools Metrics records, one line per invocation: functions/observability/metrics.ts, emf.ts; enabled in the bench as on Lambda); ingested as logs, the metrics themselves are a fixed ~$0.30 per metric and dimension set a month, not per claim",
       price: p.cloudWatchLogs,
     },
     {
       line: "CloudWatch Logs: Lambda platform.start + platform.report",
       values: v((x) => x.logs.platform),
-      basis: `measured invocations × ${LOG_BYTES.platformPerInvocation} B at system log level INFO (JSON format; example lines in bench/cost.ts); none at WARN (system levels: ${columns.map((c) => optionsFor(c.file).logging.systemLogLevel).join("/")}; infra/facts.ts LOGGING)`,
+      basis: `measured invocations × ${LOG_BYTES.platformPerInvocation} B at system log level INFO (JSON format; example lines in bench/cost.ts); none at WARN (system levels: ${columns.map((c) => optionsFor(c.file).logging.systemLogLevel).join("/")}; app/manifest.ts LOGGING)`,
       price: p.cloudWatchLogs,
     },
     {

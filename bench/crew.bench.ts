@@ -3,7 +3,7 @@
 // (c) a 3-level nested crew; each run once with an in-memory session (`deliver` alone) and once
 // the way the serverless orchestrator runs it (`stepCrewMany` with a JSON snapshot round trip around every step).
 // (a) and (b) are also run with LangGraph.js in the same process, taking turns with ours in CPU time.
-import { claimsCrewGraph } from "../core/claims/crew.ts";
+import { claimsCrewGraph } from "../core/agents/crew.ts";
 import {
   buildCrewGraph,
   createCrewSession,
@@ -79,7 +79,7 @@ const completedFor = (
 
 const agentIndex = (agentId: string): number => Number(agentId.slice(agentId.lastIndexOf("#") + 1));
 
-/** (a) The claims crew of core/claims (analyst → decision maker, fixer on fault/stall, step timeouts) on the ~300-byte claim. */
+/** (a) The claims crew of core/agents (analyst → decision maker, fixer on fault/stall, step timeouts) on the ~300-byte claim. */
 function claimsScenario(): CrewBenchScenario {
   return {
     key: "claims",

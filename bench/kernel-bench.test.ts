@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideClaim } from "../core/claims/kernel.ts";
+import { decideClaim } from "../core/kernel/kernel.ts";
 import {
   auditPerClaim,
   benchOrders,

@@ -2,17 +2,17 @@
 // ACCEPT and REJECT input, beside the whole in-process pipeline with the rules model (intake → crew →
 // worker → kernel → execution → audit), taking turns in CPU time; plus the audit written per claim.
 import { readFileSync } from "node:fs";
-import { auditClaimId } from "../core/claims/audit-events.ts";
-import { parseConfig } from "../core/claims/config.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
-import { decideClaim } from "../core/claims/kernel.ts";
-import type { DecideClaimInput } from "../core/claims/kernel.ts";
+import { auditClaimId } from "../core/history/audit-events.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import { decideClaim } from "../core/kernel/kernel.ts";
+import type { DecideClaimInput } from "../core/kernel/kernel.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import type { Claim } from "../core/claims/claim.ts";
+import type { Claim } from "../core/claim/claim.ts";
 import { buildProposal, createAgentRegistry } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import { nodeSha256 } from "../functions/lib/compose.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import { nodeSha256 } from "../functions/composition/compose.ts";
 import { compare, formatTable, interleave, ratioText, us } from "./lib/harness.ts";
 import type { Contender, TableRow } from "./lib/harness.ts";
 
@@ -107,7 +107,7 @@ export function kernelInput(config: ClaimsConfig, spec: KernelCaseSpec): DecideC
     decidedAt: iso(KERNEL_BENCH_NOW_MS + 3_000),
     claimId: `clm_bench_${spec.case}`,
     dfid,
-    // As the kernel service passes it on Lambda and on the local stack (functions/lib/compose.ts).
+    // As the kernel service passes it on Lambda and on the local stack (functions/composition/compose.ts).
     sha256: nodeSha256,
   };
 }
@@ -331,7 +331,7 @@ export async function run(): Promise<string> {
     "## Claims kernel beside the in-process pipeline (bench/kernel.bench.ts)",
     "",
     "Definitions:",
-    "- **kernel**: `decideClaim(input)` alone on a prebuilt input — the input the kernel service builds: the proposal from the rules model's Decision Maker output (REFUND of the claimed amount, confidence 0.9) as parsed from a queue message, contracts and registry snapshot from `scenarios/config.yaml`, the order, no ledger entry, and node:crypto's SHA-256 as the shell injects it (functions/lib/compose.ts); beside it the same input with core's pure SHA-256 (the default, as replay and tests run it).",
+    "- **kernel**: `decideClaim(input)` alone on a prebuilt input — the input the kernel service builds: the proposal from the rules model's Decision Maker output (REFUND of the claimed amount, confidence 0.9) as parsed from a queue message, contracts and registry snapshot from `scenarios/config.yaml`, the order, no ledger entry, and node:crypto's SHA-256 as the shell injects it (functions/composition/compose.ts); beside it the same input with core's pure SHA-256 (the default, as replay and tests run it).",
     `- **pipeline**: \`createInProcessPipeline\` with the rules model over in-memory ports; one op submits ${CLAIMS_PER_ROUND} structured claims (\`{ claim }\`, each on its own copy of the template order so the ledger never refuses) and \`drain()\`s every queue: intake, crew orchestrator with snapshot + outbox, two worker steps, kernel service, refund execution (ACCEPT), verdict publication, audit. The pipeline is built before each sample and its claims and audit are checked after it, outside the timing.`,
     `- **Timing**: the six contenders take turns, ${ROUNDS} rounds after 5 warm-up rounds, the order rotating each round; each sample (~30 ms of kernel calls, or one pipeline round) is timed in CPU time of the process (\`process.cpuUsage\`); **low** = the lowest round, the quoted figure. Decisions/s and claims/s = 1 s ÷ that CPU time (one core).`,
     "- **pipeline ÷ kernel** = pipeline CPU per claim ÷ kernel CPU per decision, from the low ends; in brackets the per-round range.",

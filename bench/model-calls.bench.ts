@@ -3,11 +3,11 @@
 // meter records them); then the all-in cost per million claims (AWS + the model) at two model price points.
 // `npm run bench -- model-calls` runs it alone.
 import { existsSync, readFileSync } from "node:fs";
-import { parseConfig } from "../core/claims/config.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
-import { modelCost } from "../core/claims/model-cost.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import { parseScenarios, scenarioBody } from "../core/claims/scenarios.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import { modelCost } from "../core/agents/model-cost.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import { parseScenarios, scenarioBody } from "../core/history/scenarios.ts";
 import type { Order } from "../core/integrity/index.ts";
 import { DEFAULT_PRICE_TABLE, priceOf } from "../core/llm/prices.ts";
 import { createRng, flowSeed } from "../chaos/rng.ts";

@@ -4,9 +4,9 @@
 // The stack: dynalite, fauxqs and the local bus in this process, the production handlers behind one
 // poller per queue with the infra batch sizes; claims enter through the intake-api handler (lib/stack.ts).
 import { systemClock } from "../core/crew/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import { loadConfig } from "../functions/lib/config-file.ts";
-import { CONFIG_PATH } from "../local/stack-fixture.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import { loadConfig } from "../functions/composition/config-file.ts";
+import { CONFIG_PATH } from "../local/testing/stack-fixture.ts";
 import { createInMemoryClaimRepository } from "../pipeline/in-memory.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import type { ClaimRepository } from "../pipeline/ports.ts";

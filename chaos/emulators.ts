@@ -1,7 +1,7 @@
 // `npm run chaos -- --emulators`: chaos flows on the local stack (dynalite, fauxqs, the local bus; the production
 // handlers and adapters through the real AWS SDK, driven by the event-source pollers). The same plans as in
 // process (each flow's ids under its own prefix, so flows run side by side on one stack), with faults where the
-// stack lets them in: a crash right after a side-effecting call of any handler (local/fault-injection.ts, one per
+// stack lets them in: a crash right after a side-effecting call of any handler (local/testing/fault-injection.ts, one per
 // claim, so several per flow), sends duplicated, delayed or lost (timers) on the SQS client, a second consumer
 // racing the poller, the model slow, hung, failing or garbled, reviewers deciding (some at once), the sweep every
 // few seconds. Interleavings come from real concurrency, so a flow's plan is reproduced, its timing is not.
@@ -15,6 +15,7 @@
 // ends after the kill is requests already on the wire, which a kill an instant later would have let through too.
 // A restart hits every flow running at the time; clients whose request got no answer send it again.
 // After every flow is final, the invariants of chaos/invariants.ts are checked on the stores and events.jsonl.
+import { type LedgerEntry } from "../core/kernel/index.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,19 +24,19 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { SendMessageBatchRequestEntry } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { auditClaimId } from "../core/claims/audit-events.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { isFinal } from "../core/claims/claim-record.ts";
-import type { Claim } from "../core/claims/claim.ts";
-import type { ReviewRecord } from "../core/claims/review.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import type { AuditEvent, LedgerEntry, Order } from "../core/integrity/index.ts";
+import { auditClaimId } from "../core/history/audit-events.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { isFinal } from "../core/kernel/claim-record.ts";
+import type { Claim } from "../core/claim/claim.ts";
+import type { ReviewRecord } from "../core/kernel/review.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import { seedOrders } from "../adapters/aws/index.ts";
-import { QUEUES } from "../infra/facts.ts";
-import type { QueueRole } from "../infra/facts.ts";
-import { createFaultInjector, readJournal } from "../local/fault-injection.ts";
+import { QUEUES } from "../app/manifest.ts";
+import type { QueueRole } from "../app/manifest.ts";
+import { createFaultInjector, readJournal } from "../local/testing/fault-injection.ts";
 import { InjectedCrashError as StackCrashError } from "../local/errors.ts";
-import type { CrashPoint } from "../local/fault-injection.ts";
+import type { CrashPoint } from "../local/testing/fault-injection.ts";
 import { LOCAL_TABLE_NAME, startLocalStack } from "../local/stack.ts";
 import type { LocalStack } from "../local/stack.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";

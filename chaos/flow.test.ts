@@ -106,7 +106,7 @@ describe("a planted bug is found", () => {
   });
 
   it("a sweep that finds no stalled claim: claims stuck after a lost timer or a crash", async () => {
-    // With 5 receives before a DLQ (infra/facts.ts), SQS redelivery alone finishes more crashed work, so a claim only
+    // With 5 receives before a DLQ (app/manifest.ts), SQS redelivery alone finishes more crashed work, so a claim only
     // the sweep could save takes more flows to appear.
     const wanted = /is stuck in (RECEIVED|RUNNING)/;
     expect(

@@ -9,30 +9,30 @@
 // refused, timed out, settled late); the provider's webhooks reach POST /webhooks/stripe signed (twice, stale, or
 // forged at times), and reviewers RETRY or CLOSE failed refunds through the review API. When nothing is left to do,
 // the invariants are checked. Time is simulated, so a flow takes milliseconds.
+import { type LedgerEntry } from "../core/kernel/index.ts";
 import Stripe from "stripe";
-import { parseConfig } from "../core/claims/config.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
-import type { Claim } from "../core/claims/claim.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { isFinal } from "../core/claims/claim-record.ts";
-import type { ReviewRecord } from "../core/claims/review.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import type { Claim } from "../core/claim/claim.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { isFinal } from "../core/kernel/claim-record.ts";
+import type { ReviewRecord } from "../core/kernel/review.ts";
 import { createAgentRegistry } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import type { LedgerEntry } from "../core/integrity/index.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { createKernelHandler } from "../functions/kernel.ts";
 import { createPaymentWebhookHandler } from "../functions/payment-webhook.ts";
 import { createRefundExecutorHandler } from "../functions/refund-executor.ts";
-import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
+import type { SqsHandler } from "../functions/consumers/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
-import { FUNCTIONS, PAYMENT_RULE, QUEUES } from "../infra/facts.ts";
+import { FUNCTIONS, PAYMENT_RULE, QUEUES } from "../app/manifest.ts";
 import { matchesPattern } from "../local/eventbridge/matcher.ts";
-import { KERNEL_SOURCE } from "../core/claims/events.ts";
+import { KERNEL_SOURCE } from "../core/kernel/events.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import {
@@ -47,7 +47,7 @@ import {
   createRecordingPublisher,
 } from "../pipeline/in-memory.ts";
 import { sequentialIds } from "../pipeline/in-process.ts";
-import type { HandlerLogger } from "../functions/lib/logger.ts";
+import type { HandlerLogger } from "../functions/observability/logger.ts";
 import { createChaosLlm } from "./chaos-llm.ts";
 import { ChaosCrashError } from "./errors.ts";
 import { checkFlowInvariants } from "./invariants.ts";
@@ -213,7 +213,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   const agent = env.config.agent;
   let now = plan.startMs;
   // Every reading moves the clock by a millisecond, so no two deliveries — racing ones included — share an instant
-  // (as on a real machine, and as local/fault-injection.ts's tickingClock does).
+  // (as on a real machine, and as local/testing/fault-injection.ts's tickingClock does).
   const clock = { now: () => ++now };
   const advance = (ms: number) => {
     now += ms;

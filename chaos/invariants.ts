@@ -1,26 +1,20 @@
 // The invariants every chaos flow must leave intact (docs/guarantees.md), checked on what the stores hold and the bus
 // carried once the flow has drained, with its sweeps: no claim lost or stuck, one verdict per proposal, the money
-// invariants (pipeline/money-invariants.ts, ledgers included), the review marks on the ledger, the money the payment
+// invariants (pipeline/testing/money-invariants.ts, ledgers included), the review marks on the ledger, the money the payment
 // provider actually paid against the settlements (paymentViolations), and the audit complete — `claims replay`
 // IDENTICAL for every final claim.
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { isFinal } from "../core/claims/claim-record.ts";
-import { replayClaim } from "../core/claims/replay.ts";
-import type { ReviewRecord } from "../core/claims/review.ts";
-import type {
-  AuditEvent,
-  CustomerLimits,
-  LedgerEntry,
-  Order,
-  ResponsibilityContract,
-} from "../core/integrity/index.ts";
-import { checkMoneyInvariants } from "../pipeline/money-invariants.ts";
-import type { MoneySummary, PublishedEvent } from "../pipeline/money-invariants.ts";
+import { type LedgerEntry, parseCents } from "../core/kernel/index.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { isFinal } from "../core/kernel/claim-record.ts";
+import { replayClaim } from "../core/history/replay.ts";
+import type { ReviewRecord } from "../core/kernel/review.ts";
+import type { AuditEvent, CustomerLimits, Order, ResponsibilityContract } from "../core/integrity/index.ts";
+import { checkMoneyInvariants } from "../pipeline/testing/money-invariants.ts";
+import type { MoneySummary, PublishedEvent } from "../pipeline/testing/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
 import { verdictPublished } from "../pipeline/decide/publication.ts";
-import { closeReleasesReservation } from "../core/claims/settlement.ts";
-import type { SettlementRecord } from "../core/claims/settlement.ts";
-import { parseCents } from "../core/integrity/index.ts";
+import { closeReleasesReservation } from "../core/kernel/settlement.ts";
+import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import { DAY_MS } from "../core/integrity/index.ts";
 import { settlementDfid } from "../pipeline/payments.ts";
 import type { ProviderBook } from "./payment-provider.ts";

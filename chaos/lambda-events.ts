@@ -1,8 +1,8 @@
 // The events Lambda hands the handlers, built for the chaos runs and the HTTP fuzz: API Gateway HTTP API
 // (payload 2.0) requests and SQS batches, with the attributes the handlers read.
 import type { APIGatewayProxyEventV2, Context, SQSEvent } from "aws-lambda";
-import type { HandlerLogger } from "../functions/lib/logger.ts";
-import { ROUTES } from "../infra/facts.ts";
+import type { HandlerLogger } from "../functions/observability/logger.ts";
+import { ROUTES } from "../app/manifest.ts";
 
 /** An API Gateway v2 event for `routeKey` (e.g. `POST /claims`), as API Gateway builds it after matching the route. */
 export function apiRequest(

@@ -1,8 +1,8 @@
 // What one chaos flow does, drawn from its seed: the orders (often shared, so claims contend for one balance),
 // the claims (structured or free text, within and beyond every kernel rule), when each is submitted and
 // whether it is sent twice, how the LLM behaves, how reviewers act, and the faults the delivery suffers.
-import type { Claim } from "../core/claims/claim.ts";
-import { renderClaimText } from "../core/claims/scenarios.ts";
+import type { Claim } from "../core/claim/claim.ts";
+import { renderClaimText } from "../core/history/scenarios.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { Rng } from "./rng.ts";
 

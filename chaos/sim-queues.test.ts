@@ -2,7 +2,7 @@
 // flight, the five-minute deduplication window, redelivery after the visibility timeout, the DLQ after
 // maxReceiveCount receives, timers delayed until due (at most 15 minutes); and the faults do what they say.
 import { describe, expect, it } from "vitest";
-import { QUEUES, visibilityTimeoutSeconds } from "../infra/facts.ts";
+import { QUEUES, visibilityTimeoutSeconds } from "../app/manifest.ts";
 import type { FaultPlan } from "./plan.ts";
 import { createRng } from "./rng.ts";
 import { createSimQueues } from "./sim-queues.ts";

@@ -13,8 +13,8 @@ import {
 } from "../pipeline/messages.ts";
 import type { WorkQueues } from "../pipeline/ports.ts";
 import { timerDelaySeconds } from "../pipeline/timers.ts";
-import { FUNCTIONS, PAYMENTS_QUEUE, QUEUES, visibilityTimeoutSeconds } from "../infra/facts.ts";
-import type { QueueRole } from "../infra/facts.ts";
+import { FUNCTIONS, PAYMENTS_QUEUE, QUEUES, visibilityTimeoutSeconds } from "../app/manifest.ts";
+import type { QueueRole } from "../app/manifest.ts";
 import { RefundExecutedEnvelopeSchema } from "../functions/refund-executor.ts";
 import type { z } from "zod";
 import type { FaultPlan } from "./plan.ts";

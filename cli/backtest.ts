@@ -6,11 +6,11 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import type { BacktestReport, RecordedHistory } from "../core/claims/backtest.ts";
-import { agentHandshake, parseConfig } from "../core/claims/config.ts";
+import type { BacktestReport, RecordedHistory } from "../core/history/backtest.ts";
+import { agentHandshake, parseConfig } from "../core/claim/config.ts";
 import { BacktestCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
-import { AgentRefusedError } from "../functions/lib/errors.ts";
+import { AgentRefusedError } from "../functions/composition/errors.ts";
 import { dataDirFrom, listRuns } from "./run-store.ts";
 
 function parseInstant(flag: string) {
@@ -140,8 +140,8 @@ export function registerBacktestCommand(program: Command): void {
       const policy = readPolicy(o.policy);
       // Loaded when the command runs, so every other command starts as fast as before.
       const [{ backtest }, { nodeSha256 }, { formatBacktest }] = await Promise.all([
-        import("../core/claims/backtest.ts"),
-        import("../functions/lib/compose.ts"),
+        import("../core/history/backtest.ts"),
+        import("../functions/composition/compose.ts"),
         import("./backtest-output.ts"),
       ]);
       const found = await histories(o);

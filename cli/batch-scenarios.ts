@@ -1,9 +1,9 @@
 // The parts of `claims batch` that the scenario format's later rows need: racing rows (`race:` — submitted at once,
 // matched as a group by count) and rows that run after the review steps (`after_reviews:`).
-import type { ScenarioResult } from "../core/claims/audit-events.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { scenarioBody, scenarioKeys } from "../core/claims/scenarios.ts";
-import type { Scenario } from "../core/claims/scenarios.ts";
+import type { ScenarioResult } from "../core/history/audit-events.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { scenarioBody, scenarioKeys } from "../core/history/scenarios.ts";
+import type { Scenario } from "../core/history/scenarios.ts";
 import type { ClaimsRuntime } from "../local/runtime.ts";
 import type { BatchRow } from "./batch-output.ts";
 

@@ -2,19 +2,19 @@
 // expected one, records the run's audit, writes the HTML report, and says whether all matched.
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
-import { agentHandshake, parseConfig } from "../core/claims/config.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
-import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "../core/claims/scenarios.ts";
-import { simulationDfid, simulationStartEvent } from "../core/claims/simulation.ts";
-import { auditEvent } from "../core/claims/audit-events.ts";
-import type { ScenarioResult, SimulationEndDetails } from "../core/claims/audit-events.ts";
+import { agentHandshake, parseConfig } from "../core/claim/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "../core/history/scenarios.ts";
+import { simulationDfid, simulationStartEvent } from "../core/history/simulation.ts";
+import { auditEvent } from "../core/history/audit-events.ts";
+import type { ScenarioResult, SimulationEndDetails } from "../core/history/audit-events.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock } from "../pipeline/ports.ts";
 import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
 import { describePreflight } from "../adapters/llm/preflight.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";
-import { AgentRefusedError } from "../functions/lib/errors.ts";
+import { AgentRefusedError } from "../functions/composition/errors.ts";
 import {
   formatCalls,
   formatHeader,

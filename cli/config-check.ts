@@ -1,12 +1,12 @@
 // `claims config check FILE`: reads a configuration or scenario file the way `claims batch` and `claims serve`
 // do, and says what it understood (or what is wrong, at the key's own line).
-import { agentHandshake, parseConfig } from "../core/claims/config.ts";
-import type { ClaimsConfig, ContractFormat } from "../core/claims/config.ts";
-import { parseScenarioFile } from "../core/claims/scenarios.ts";
-import type { ScenarioFile } from "../core/claims/scenarios.ts";
-import { SourceFileError } from "../core/claims/errors.ts";
-import { parseYamlSource } from "../core/claims/yaml-source.ts";
-import type { IgnoredField } from "../core/claims/yaml-source.ts";
+import { agentHandshake, parseConfig } from "../core/claim/config.ts";
+import type { ClaimsConfig, ContractFormat } from "../core/claim/config.ts";
+import { parseScenarioFile } from "../core/history/scenarios.ts";
+import type { ScenarioFile } from "../core/history/scenarios.ts";
+import { SourceFileError } from "../core/claim/errors.ts";
+import { parseYamlSource } from "../core/claim/yaml-source.ts";
+import type { IgnoredField } from "../core/claim/yaml-source.ts";
 import type { HandshakeResult } from "../core/integrity/registry.ts";
 
 /** Which kind of file to read. */

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { join } from "node:path";
-import { ClaimStatusSchema, VerdictValueSchema } from "../core/claims/claim-record.ts";
+import { ClaimStatusSchema, VerdictValueSchema } from "../core/kernel/claim-record.ts";
 import { clientToken } from "./tokens.ts";
 import { ListCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";

@@ -7,13 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
-import { parseScenarios, scenarioBody } from "../core/claims/scenarios.ts";
-import { simulationStartEvent } from "../core/claims/simulation.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import { parseScenarios, scenarioBody } from "../core/history/scenarios.ts";
+import { simulationStartEvent } from "../core/history/simulation.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { saveRunAudit } from "./run-store.ts";
-import { replayClaim } from "../core/claims/replay.ts";
+import { replayClaim } from "../core/history/replay.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 

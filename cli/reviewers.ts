@@ -3,8 +3,8 @@
 // reviewers: an OpenID Connect issuer, the reviewers file, or the single CLAIMS_REVIEWER_TOKEN.
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
-import { reviewerForToken, tokenSha256 } from "../functions/lib/bearer.ts";
-import type { ReviewerCredential } from "../functions/lib/bearer.ts";
+import { reviewerForToken, tokenSha256 } from "../functions/http/bearer.ts";
+import type { ReviewerCredential } from "../functions/http/bearer.ts";
 import { loadReviewers, REVIEWER_ID, writeReviewers } from "../local/auth/reviewers.ts";
 import type { OidcSettings } from "../local/auth/oidc.ts";
 import { CliError } from "./errors.ts";

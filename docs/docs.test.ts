@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, mkdirSync, readdirSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DETAIL_TYPES } from "../core/claims/events.ts";
-import { REASON_CODES } from "../core/claims/reason-codes.ts";
+import { DETAIL_TYPES } from "../core/kernel/events.ts";
+import { REASON_CODES } from "../core/kernel/reason-codes.ts";
 import { AUDIT_EVENT_TYPES } from "../core/integrity/audit.ts";
-import { ROUTES } from "../infra/facts.ts";
+import { ROUTES } from "../app/manifest.ts";
 import {
   REPO_ROOT,
   SPEC_POINTER,

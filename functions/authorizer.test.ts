@@ -1,7 +1,7 @@
 // The bearer-token authorizer: simple responses, constant-time comparison, the token never logged.
 import type { APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { recordingLogger } from "../local/stack-fixture.ts";
+import { recordingLogger } from "../local/testing/stack-fixture.ts";
 import { bearerToken, createAuthorizerHandler, tokensEqual } from "./authorizer.ts";
 
 const TOKEN = "s3cret-token-value";

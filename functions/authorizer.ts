@@ -8,16 +8,16 @@ import type {
   APIGatewaySimpleAuthorizerWithContextResult,
 } from "aws-lambda";
 import * as z from "zod";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { createHandlerMetrics, withColdStart } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
-import { linkedResources } from "./lib/resources.ts";
-import { bearerToken, reviewerForToken, tokenSha256, tokensEqual } from "./lib/bearer.ts";
-import type { ReviewerCredential } from "./lib/bearer.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { createHandlerMetrics, withColdStart } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
+import { linkedResources } from "./composition/resources.ts";
+import { bearerToken, reviewerForToken, tokenSha256, tokensEqual } from "./http/bearer.ts";
+import type { ReviewerCredential } from "./http/bearer.ts";
 
 export { bearerToken, tokensEqual };
-import { LINKS } from "../infra/facts.ts";
+import { LINKS } from "../app/manifest.ts";
 
 const AuthorizerEventSchema = z.object({
   routeKey: z.string().default(""),
@@ -91,7 +91,7 @@ export function singleReviewer(token: string): ReviewerCredential[] {
 export const handler = createAuthorizerHandler(() => linkedResources().secret(LINKS.apiToken));
 
 /**
- * The reviewer-token authorizer as a Lambda handler over Resource.ReviewerToken (facts.ts `reviewerAuthorizer`, a
+ * The reviewer-token authorizer as a Lambda handler over Resource.ReviewerToken (app/manifest.ts `reviewerAuthorizer`, a
  * local-only function): AWS does not deploy it, its review routes use API Gateway's JWT authorizer (infra/reviewers.ts).
  */
 export const reviewerHandler = createReviewerAuthorizerHandler(async () =>

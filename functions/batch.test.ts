@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONFIG_PATH, TEST_NOW, recordingLogger, startTestStack } from "../local/stack-fixture.ts";
+import { CONFIG_PATH, TEST_NOW, recordingLogger, startTestStack } from "../local/testing/stack-fixture.ts";
 import { createBatchHandler } from "./batch.ts";
-import { loadConfig } from "./lib/config-file.ts";
-import { NO_METRICS } from "./lib/metrics.ts";
-import { policyFromConfig } from "../infra/policy-format.ts";
+import { loadConfig } from "./composition/config-file.ts";
+import { NO_METRICS } from "./observability/metrics.ts";
+import { policyFromConfig } from "../app/policy-format.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;

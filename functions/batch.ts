@@ -14,18 +14,18 @@ import {
   simulationRun,
 } from "../pipeline/decide/batch.ts";
 import type { BatchRun, BatchRunResult } from "../pipeline/decide/batch.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
-import type { Scenario } from "../core/claims/scenarios.ts";
-import { productionDeps } from "./lib/compose.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { configPathFrom, loadConfig } from "./lib/config-file.ts";
-import { ConfigLoadError } from "./lib/errors.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { measured } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
-import { loadPolicyFile, policyPathFrom } from "./lib/policy.ts";
-import { loadScenarios, scenariosPathFrom } from "./lib/scenario-batch.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import type { Scenario } from "../core/history/scenarios.ts";
+import { productionDeps } from "./composition/compose.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { configPathFrom, loadConfig } from "./composition/config-file.ts";
+import { ConfigLoadError } from "./composition/errors.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { measured } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
+import { loadPolicyFile, policyPathFrom } from "./composition/policy.ts";
+import { loadScenarios, scenariosPathFrom } from "./composition/scenario-batch.ts";
 
 type Env = Record<string, string | undefined>;
 

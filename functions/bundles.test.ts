@@ -1,4 +1,4 @@
-// The deployed functions read the refund policy as pre-parsed JSON (functions/lib/policy.ts), so no Lambda
+// The deployed functions read the refund policy as pre-parsed JSON (functions/composition/policy.ts), so no Lambda
 // bundle but the batch's (which reads its claims file) carries a YAML parser; and only the two LLM callers carry
 // the openai SDK. Bundled as `sst deploy` bundles them (esbuild, bench/bundles.bench.ts measures the sizes).
 import { readdirSync } from "node:fs";

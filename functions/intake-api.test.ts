@@ -2,10 +2,10 @@
 // SDK: request parsing, status codes and error bodies of docs/http-api.md, and that refused input stores nothing.
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiEvent, recordingLogger, startTestStack, TEST_NOW } from "../local/stack-fixture.ts";
+import { apiEvent, recordingLogger, startTestStack, TEST_NOW } from "../local/testing/stack-fixture.ts";
 import { LOCAL_TABLE_NAME } from "../local/stack.ts";
 import { createIntakeApiHandler } from "./intake-api.ts";
-import { MAX_BODY_BYTES } from "./lib/http.ts";
+import { MAX_BODY_BYTES } from "./http/http.ts";
 
 // Response bodies are read loosely: each assertion states the shape it expects.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,22 +1,22 @@
-// Intake HTTP API (API Gateway HTTP API, payload 2.0): the routes infra/facts.ts gives intakeApi —
+// Intake HTTP API (API Gateway HTTP API, payload 2.0): the routes app/manifest.ts gives intakeApi —
 // POST /claims, GET /claims, GET /claims/{id}, GET /reports (served claims), GET /reports/{simulation_id},
 // GET /health. Validation, storage and start-up live in the pipeline (submitClaim); the routes map requests
 // and outcomes.
-import { productionDeps } from "./lib/compose.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { createApiHandler } from "./lib/http.ts";
-import type { RouteHandler, RoutesOf } from "./lib/http.ts";
-import { getClaim, getReport, getServedReport, listClaims, postClaim, withIntakeToken } from "./lib/intake-routes.ts";
-import { getOpenApi } from "./lib/openapi-route.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { measured } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
+import { productionDeps } from "./composition/compose.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { createApiHandler } from "./http/http.ts";
+import type { RouteHandler, RoutesOf } from "./http/http.ts";
+import { getClaim, getReport, getServedReport, listClaims, postClaim, withIntakeToken } from "./http/intake-routes.ts";
+import { getOpenApi } from "./http/openapi-route.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { measured } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
 import type { Admission } from "../pipeline/intake.ts";
-import { linkedResources } from "./lib/resources.ts";
-import { LINKS } from "../infra/facts.ts";
+import { linkedResources } from "./composition/resources.ts";
+import { LINKS } from "../app/manifest.ts";
 
-/** The handler of every intakeApi route of infra/facts.ts (a route added there without one here does not compile). */
+/** The handler of every intakeApi route of app/manifest.ts (a route added there without one here does not compile). */
 function handlers(
   admit: (() => Promise<Admission>) | undefined,
   intakeToken: () => string | Promise<string>,

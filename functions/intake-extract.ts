@@ -4,15 +4,15 @@
 // so a claim never dies silently in the DLQ.
 import { ExtractionMessageSchema } from "../pipeline/messages.ts";
 import { extractClaim } from "../pipeline/intake.ts";
-import { productionLlmDeps } from "./lib/llm.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { RetryLaterError } from "./lib/errors.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { QUEUES } from "../infra/facts.ts";
-import { sqsConsumer } from "./lib/sqs-consumer.ts";
-import { measured } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
+import { productionLlmDeps } from "./composition/llm.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { RetryLaterError } from "./consumers/errors.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { QUEUES } from "../app/manifest.ts";
+import { sqsConsumer } from "./consumers/sqs-consumer.ts";
+import { measured } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
 
 /** The extraction consumer over `getDeps`; `maxReceives` is the queue's maxReceiveCount (infra/queues.ts). */
 export function createIntakeExtractHandler(

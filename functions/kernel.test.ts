@@ -3,8 +3,8 @@
 // claim NEEDS_REVIEW ORDER_SOURCE_UNAVAILABLE instead of letting it die in the DLQ.
 import type { Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import { recordingLogger, sqsEvent } from "../local/stack-fixture.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import { recordingLogger, sqsEvent } from "../local/testing/stack-fixture.ts";
 import { OrderSourceUnavailableError } from "../pipeline/errors.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { handleCrewMessage } from "../pipeline/orchestrator.ts";

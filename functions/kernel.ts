@@ -5,15 +5,15 @@
 // receive: then the claim ends NEEDS_REVIEW ORDER_SOURCE_UNAVAILABLE instead of dying in the DLQ.
 import { ProposalMessageSchema } from "../pipeline/messages.ts";
 import { handleProposal } from "../pipeline/kernel-service.ts";
-import { productionDeps } from "./lib/compose.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { sqsConsumer } from "./lib/sqs-consumer.ts";
-import { measured } from "./lib/metrics.ts";
-import { RetryLaterError } from "./lib/errors.ts";
-import { QUEUES } from "../infra/facts.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
+import { productionDeps } from "./composition/compose.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { sqsConsumer } from "./consumers/sqs-consumer.ts";
+import { measured } from "./observability/metrics.ts";
+import { RetryLaterError } from "./consumers/errors.ts";
+import { QUEUES } from "../app/manifest.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
 
 /** The kernel over `getDeps`; the logged outcome is the verdict (never the claim's text). `maxReceives`: the queue's maxReceiveCount. */
 export function createKernelHandler(

@@ -4,9 +4,9 @@
 // an escalation approved by a reviewer, the sweep's backlog, the scheduled batch as a simulation.
 import type { APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { apiEvent, sqsEvent, startTestStack } from "../local/stack-fixture.ts";
-import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../infra/metrics-catalog.ts";
-import type { MetricName } from "../infra/metrics-catalog.ts";
+import { apiEvent, sqsEvent, startTestStack } from "../local/testing/stack-fixture.ts";
+import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../app/metrics-catalog.ts";
+import type { MetricName } from "../app/metrics-catalog.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 

@@ -1,15 +1,15 @@
-// GET /openapi.json: an OpenAPI 3.1 description of every route of infra/facts.ts, generated from the handlers'
+// GET /openapi.json: an OpenAPI 3.1 description of every route of app/manifest.ts, generated from the handlers'
 // zod schemas, checked in (functions/openapi.json) and kept in step; the handlers' real answers on the local
 // stack match the schemas it documents.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { ROUTES } from "../infra/facts.ts";
-import type { RouteKey } from "../infra/facts.ts";
+import { ROUTES } from "../app/manifest.ts";
+import type { RouteKey } from "../app/manifest.ts";
 import { matchRoute } from "../local/http-front.ts";
-import { apiEvent, startTestStack } from "../local/stack-fixture.ts";
-import { ApiErrorSchema, ROUTE_DOCS, openApiDocument } from "./lib/openapi.ts";
-import { OpenApiError } from "./lib/errors.ts";
+import { apiEvent, startTestStack } from "../local/testing/stack-fixture.ts";
+import { ApiErrorSchema, ROUTE_DOCS, openApiDocument } from "./http/openapi.ts";
+import { OpenApiError } from "./http/errors.ts";
 
 const root = new URL("..", import.meta.url);
 const version = (JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string }).version;
@@ -33,7 +33,7 @@ describe("the OpenAPI document", () => {
     expect(checkedIn).toEqual(generated);
   });
 
-  it("describes every route of infra/facts.ts with its method, path parameters and token", () => {
+  it("describes every route of app/manifest.ts with its method, path parameters and token", () => {
     expect(generated.openapi).toBe("3.1.0");
     const documented = Object.entries(generated.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),

@@ -3,13 +3,13 @@
 // version race throws, so the group fails and SQS redelivers it in order; other claims are unaffected.
 import { CrewQueueMessageSchema } from "../pipeline/messages.ts";
 import { handleCrewMessages } from "../pipeline/orchestrator.ts";
-import { productionDeps } from "./lib/compose.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { sqsFifoGroupConsumer } from "./lib/sqs-consumer.ts";
-import { measured } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
+import { productionDeps } from "./composition/compose.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { sqsFifoGroupConsumer } from "./consumers/sqs-consumer.ts";
+import { measured } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
 
 /** The orchestrator over `getDeps`. */
 export function createOrchestratorHandler(

@@ -3,17 +3,17 @@
 // RefundSettled / RefundFailed (pipeline: payRefund). A provider outage is retried with the same idempotency key,
 // then the DLQ; a redelivery pays nothing twice.
 import * as z from "zod";
-import { KERNEL_SOURCE, RefundExecutedDetailSchema } from "../core/claims/events.ts";
+import { KERNEL_SOURCE, RefundExecutedDetailSchema } from "../core/kernel/events.ts";
 import { payRefund, PaymentUnavailableError } from "../pipeline/payments.ts";
-import { productionDeps } from "./lib/compose.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { RetryLaterError } from "./lib/errors.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { measured } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
-import { paymentDeps } from "./lib/payments.ts";
-import { sqsConsumer } from "./lib/sqs-consumer.ts";
+import { productionDeps } from "./composition/compose.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { RetryLaterError } from "./consumers/errors.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { measured } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
+import { paymentDeps } from "./composition/payments.ts";
+import { sqsConsumer } from "./consumers/sqs-consumer.ts";
 
 /** The EventBridge envelope the rule's target puts on the queue, carrying one RefundExecuted. */
 export const RefundExecutedEnvelopeSchema = z.looseObject({

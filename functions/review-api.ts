@@ -1,18 +1,18 @@
-// Reviewer HTTP API (API Gateway HTTP API, payload 2.0): the routes infra/facts.ts gives reviewApi —
+// Reviewer HTTP API (API Gateway HTTP API, payload 2.0): the routes app/manifest.ts gives reviewApi —
 // GET /reviews and POST /claims/{id}/review (docs/http-api.md), behind the reviewer token, and the reviewers' page
 // GET /review (open: it holds no secret, it asks for the token). The decision rules
 // live in the pipeline (decideReview); the routes map requests and outcomes.
-import { productionDeps } from "./lib/compose.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { createApiHandler } from "./lib/http.ts";
-import type { RouteHandler, RoutesOf } from "./lib/http.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { getReviewPage, getReviews, postReview } from "./lib/review-routes.ts";
-import { measured } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
+import { productionDeps } from "./composition/compose.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { createApiHandler } from "./http/http.ts";
+import type { RouteHandler, RoutesOf } from "./http/http.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { getReviewPage, getReviews, postReview } from "./http/review-routes.ts";
+import { measured } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
 
-/** The handler of every reviewApi route of infra/facts.ts. */
+/** The handler of every reviewApi route of app/manifest.ts. */
 const HANDLERS: Record<RoutesOf<"reviewApi">, RouteHandler> = {
   "GET /reviews": getReviews,
   "POST /claims/{id}/review": postReview,

@@ -2,11 +2,11 @@
 // whose reviewer's request died after claiming it (found by `npm run chaos`: an approval could stay claimed
 // forever, its refund reserved and never announced).
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import { recordingLogger } from "../local/stack-fixture.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { SWEEP_RESERVE_SECONDS } from "../infra/facts.ts";
+import { recordingLogger } from "../local/testing/stack-fixture.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { SWEEP_RESERVE_SECONDS } from "../app/manifest.ts";
 import { SWEEP_BUDGET_MS, createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
 import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
 

@@ -5,16 +5,16 @@
 // Each run also reports the review backlog (PendingReviews, OldestPendingReviewAge), which the backlog alarms watch.
 // A run stops paging SWEEP_RESERVE_SECONDS before its Lambda timeout and leaves the rest to the next run.
 import * as z from "zod";
-import { FUNCTIONS, QUEUES, SWEEP_RESERVE_SECONDS, visibilityTimeoutSeconds } from "../infra/facts.ts";
-import type { QueueRole } from "../infra/facts.ts";
+import { FUNCTIONS, QUEUES, SWEEP_RESERVE_SECONDS, visibilityTimeoutSeconds } from "../app/manifest.ts";
+import type { QueueRole } from "../app/manifest.ts";
 import type { PipelineSettings } from "../pipeline/deps.ts";
 import { sweepStalledClaims } from "../pipeline/timers.ts";
-import { productionDeps } from "./lib/compose.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { measured, reviewBacklogRecords } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
+import { productionDeps } from "./composition/compose.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { measured, reviewBacklogRecords } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
 
 /** How long a run may page: the function's timeout less what finishing and reporting need. */
 export const SWEEP_BUDGET_MS = (FUNCTIONS.sweep.timeoutSeconds - SWEEP_RESERVE_SECONDS) * 1000;

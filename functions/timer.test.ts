@@ -4,9 +4,9 @@
 // untouched, instead of the timeout failing the whole batch.
 import type { Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import { recordingLogger, sqsEvent } from "../local/stack-fixture.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import { recordingLogger, sqsEvent } from "../local/testing/stack-fixture.ts";
 import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { createTimerHandler, TIMER_RESERVE_MS } from "./timer.ts";

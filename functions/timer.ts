@@ -1,17 +1,17 @@
 // Timer (SQS timers, standard queue with per-message delays): a due timer becomes a crew.tick on
 // the claim's FIFO group; one that is not due yet (deadlines past SQS's 15-minute delay) is re-armed
 // (pipeline: handleTimer). Its event source gathers timers for up to a minute, up to 100 at once
-// (infra/facts.ts): they are handled one after another while time is left, and the rest reported for a
+// (app/manifest.ts): they are handled one after another while time is left, and the rest reported for a
 // redelivery, so a slow batch never times out as a whole.
 import { TimerMessageSchema } from "../pipeline/messages.ts";
 import { handleTimer } from "../pipeline/timers.ts";
-import { productionDeps } from "./lib/compose.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { sqsConsumer } from "./lib/sqs-consumer.ts";
-import { measured } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
+import { productionDeps } from "./composition/compose.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { sqsConsumer } from "./consumers/sqs-consumer.ts";
+import { measured } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
 
 /**
  * What the timer keeps of its 10-second invocation when it starts a record: one record takes a few SDK calls

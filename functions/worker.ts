@@ -3,13 +3,13 @@
 // A model failure is an answer for the crew, not a failed message.
 import { AgentStepMessageSchema } from "../pipeline/messages.ts";
 import { handleAgentStep } from "../pipeline/worker.ts";
-import { productionLlmDeps } from "./lib/llm.ts";
-import type { DepsSource } from "./lib/compose.ts";
-import { createLogger } from "./lib/logger.ts";
-import type { HandlerLogger } from "./lib/logger.ts";
-import { sqsConsumer } from "./lib/sqs-consumer.ts";
-import { measured } from "./lib/metrics.ts";
-import type { HandlerMetrics } from "./lib/metrics.ts";
+import { productionLlmDeps } from "./composition/llm.ts";
+import type { DepsSource } from "./composition/compose.ts";
+import { createLogger } from "./observability/logger.ts";
+import type { HandlerLogger } from "./observability/logger.ts";
+import { sqsConsumer } from "./consumers/sqs-consumer.ts";
+import { measured } from "./observability/metrics.ts";
+import type { HandlerMetrics } from "./observability/metrics.ts";
 
 /** The worker over `getDeps`. */
 export function createWorkerHandler(

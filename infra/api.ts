@@ -1,10 +1,10 @@
-// The HTTP API on API Gateway v2: every route of infra/facts.ts, served by its function (IntakeApi for claims
+// The HTTP API on API Gateway v2: every route of app/manifest.ts, served by its function (IntakeApi for claims
 // and reports, ReviewApi for reviews), each behind the authorizer of its credential (the intake token; a
 // reviewer's JWT of the reviewers' OpenID Connect issuer, infra/reviewers.ts; /health is open), every route
-// throttled and POST /claims tighter. IntakeApi and its authorizer keep reserved concurrency (facts.ts), so
+// throttled and POST /claims tighter. IntakeApi and its authorizer keep reserved concurrency (app/manifest.ts), so
 // queue consumers can never take it from them.
-import { AUTHORIZERS, ROUTES, SUBMIT_ROUTE } from "./facts.ts";
-import type { RouteAuth, RouteKey } from "./facts.ts";
+import { AUTHORIZERS, ROUTES, SUBMIT_ROUTE } from "../app/manifest.ts";
+import type { RouteAuth, RouteKey } from "../app/manifest.ts";
 import { functionArgs } from "./lambda.ts";
 import { paymentWebhook } from "./payments.ts";
 import { reviewerJwt } from "./reviewers.ts";

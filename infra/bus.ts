@@ -1,4 +1,4 @@
-// The EventBridge bus `claims` and its three rules. The patterns come verbatim from infra/facts.ts, the
+// The EventBridge bus `claims` and its three rules. The patterns come verbatim from app/manifest.ts, the
 // module the local bus uses too. Each rule delivers to an SQS queue that a downstream system reads, and each
 // target has a dead-letter queue for events EventBridge cannot deliver.
 //
@@ -6,7 +6,7 @@
 // attaches a policy letting the events, sns and s3 services send to the queue with no condition, so another
 // account's rule or S3 notification could write a forged RefundExecuted into the refunds queue. Here each
 // queue, and its DLQ, accepts SendMessage from exactly one principal: its own rule (aws:SourceArn).
-import { DOWNSTREAM_MAX_RECEIVES, RETENTION_SECONDS, RULE_PATTERNS, type RuleName } from "./facts.ts";
+import { DOWNSTREAM_MAX_RECEIVES, RETENTION_SECONDS, RULE_PATTERNS, type RuleName } from "../app/manifest.ts";
 import { deadLetterQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
 

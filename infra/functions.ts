@@ -1,9 +1,9 @@
-// The queue consumers: one Lambda per work queue of infra/facts.ts, each linked to exactly the resources and
-// actions facts.ts lists for it. Every subscription reports partial batch failures (`ReportBatchItemFailures`),
+// The queue consumers: one Lambda per work queue of app/manifest.ts, each linked to exactly the resources and
+// actions app/manifest.ts lists for it. Every subscription reports partial batch failures (`ReportBatchItemFailures`),
 // so one failing message never makes its successful neighbours run again, and caps its concurrency, so a
 // backlog or a redrive cannot take the account's concurrency from the API and its authorizers.
-import { eventSourceBatch, QUEUES } from "./facts.ts";
-import type { QueueRole } from "./facts.ts";
+import { eventSourceBatch, QUEUES } from "../app/manifest.ts";
+import type { QueueRole } from "../app/manifest.ts";
 import { functionArgs, llmEnvironment } from "./lambda.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
@@ -15,7 +15,7 @@ export function maximumConcurrency(role: QueueRole): number {
 }
 
 /**
- * Subscribes the queue's consumer with its batch size, batching window (facts.ts eventSourceBatch: the timers
+ * Subscribes the queue's consumer with its batch size, batching window (app/manifest.ts eventSourceBatch: the timers
  * queue gathers for a minute) and concurrency cap. LLM consumers take one message per invocation (the timeout
  * then bounds exactly one LLM call).
  */
@@ -23,7 +23,7 @@ function consume(role: QueueRole, queue: typeof crewEventsQueue) {
   const fact = QUEUES[role];
   const { size, windowSeconds } = eventSourceBatch(role);
   return queue.subscribe(
-    // The functions of facts.ts POLICY_FUNCTIONS get the deployed policy from functionArgs.
+    // The functions of app/manifest.ts POLICY_FUNCTIONS get the deployed policy from functionArgs.
     functionArgs(fact.consumer, fact.llm ? { environment: llmEnvironment() } : {}),
     {
       batch: {

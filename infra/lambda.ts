@@ -1,11 +1,11 @@
-// The one helper that turns a function of infra/facts.ts (handler, memory, timeout, access) into SST
+// The one helper that turns a function of app/manifest.ts (handler, memory, timeout, access) into SST
 // FunctionArgs (name, runtime, architecture, logging, metrics namespace, the linked resources and their exact
 // permissions, reserved concurrency, the policy).
-import { ACTIONS, FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "./facts.ts";
-import type { FunctionKey } from "./facts.ts";
+import { ACTIONS, FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "../app/manifest.ts";
+import type { FunctionKey } from "../app/manifest.ts";
 import { linksOf, permissionsOf, type Permission } from "./links.ts";
-import { metricsNamespace } from "./metrics-catalog.ts";
-import { ORDER_READERS, orderSourceEnvironment } from "./order-source.ts";
+import { metricsNamespace } from "../app/metrics-catalog.ts";
+import { ORDER_READERS, orderSourceEnvironment } from "../app/order-source.ts";
 import { policyCopyFile } from "./policy.ts";
 import { settings, type LogRetention } from "./settings.ts";
 
@@ -95,7 +95,7 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
     // JSON log format: Lambda's own START/REPORT lines and Powertools' lines are all queryable in Logs Insights.
     logging: { retention: settings.logRetention, format: "json" },
     transform: {
-      // Lambda's platform lines at LOGGING.systemLogLevel (facts.ts); SST builds loggingConfig as a plain object here.
+      // Lambda's platform lines at LOGGING.systemLogLevel (app/manifest.ts); SST builds loggingConfig as a plain object here.
       function: (args, opts) => {
         args.loggingConfig = {
           ...(args.loggingConfig as Record<string, unknown> | undefined),
@@ -109,11 +109,11 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
         return undefined;
       },
     },
-    // The resources the handler reads (facts.ts): `Resource.*` for each; the links themselves grant nothing (links.ts).
+    // The resources the handler reads (app/manifest.ts): `Resource.*` for each; the links themselves grant nothing (links.ts).
     link: linksOf(key),
     permissions: [...permissionsOf(key), logPermission(key)],
     ...(reserved === undefined ? {} : { concurrency: { reserved } }),
-    // Logs name the function, success lines are sampled (LOGGING); metrics (EMF, functions/lib/metrics.ts) go to the stage's own namespace.
+    // Logs name the function, success lines are sampled (LOGGING); metrics (EMF, functions/observability/metrics.ts) go to the stage's own namespace.
     environment: {
       POWERTOOLS_SERVICE_NAME: `claims-${key}`,
       CLAIMS_SUCCESS_LOG_SAMPLE_RATE: String(LOGGING.successSampleRate),

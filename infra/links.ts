@@ -1,10 +1,10 @@
-// What each function may touch: the SST component behind each link name of infra/facts.ts, and the exact IAM
-// actions facts.ts grants each function on it. SST's own links grant whole services (`sqs:*`, `dynamodb:*`,
+// What each function may touch: the SST component behind each link name of app/manifest.ts, and the exact IAM
+// actions app/manifest.ts grants each function on it. SST's own links grant whole services (`sqs:*`, `dynamodb:*`,
 // `events:*`), so the table, the queues and the bus are re-wrapped to link their properties only
-// (`Resource.<Name>` stays as SST builds it) and every permission is a statement of facts.ts `FUNCTIONS[…].access`.
+// (`Resource.<Name>` stays as SST builds it) and every permission is a statement of app/manifest.ts `FUNCTIONS[…].access`.
 import { bus } from "./bus.ts";
-import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "./facts.ts";
-import type { FunctionKey, IamAction, LinkName } from "./facts.ts";
+import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "../app/manifest.ts";
+import type { FunctionKey, IamAction, LinkName } from "../app/manifest.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
 import { apiToken, llmApiKey, orderApiToken, stripeApiKey, stripeWebhookSecret } from "./secrets.ts";
 import { settings } from "./settings.ts";
@@ -66,7 +66,7 @@ function statementsFor(name: LinkName, actions: readonly IamAction[]): Permissio
   return [{ actions: [...actions], resources: [resource.arn] }];
 }
 
-/** The IAM statements `key` gets: exactly the actions of facts.ts on exactly its linked resources. */
+/** The IAM statements `key` gets: exactly the actions of app/manifest.ts on exactly its linked resources. */
 export function permissionsOf(key: FunctionKey): Permission[] {
   const access = FUNCTIONS[key].access as Partial<Record<LinkName, readonly IamAction[]>>;
   return Object.entries(access).flatMap(([name, actions]) => statementsFor(name as LinkName, actions ?? []));

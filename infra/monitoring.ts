@@ -2,11 +2,11 @@
 // the age of the oldest message of the two queues a claim cannot progress without, on every function's errors
 // and throttles and on the human-review backlog — all notifying one SNS topic whose subscriber (an email
 // address or an https endpoint) is the deploy parameter CLAIMS_ALARM_ENDPOINT — and one dashboard of the
-// custom metrics the functions emit (infra/metrics-catalog.ts) beside the AWS ones.
-import { METRICS_SERVICE, metricsNamespace } from "./metrics-catalog.ts";
-import type { MetricName } from "./metrics-catalog.ts";
+// custom metrics the functions emit (app/metrics-catalog.ts) beside the AWS ones.
+import { METRICS_SERVICE, metricsNamespace } from "../app/metrics-catalog.ts";
+import type { MetricName } from "../app/metrics-catalog.ts";
 import { ruleQueues } from "./bus.ts";
-import { awsFunctionKeys } from "./facts.ts";
+import { awsFunctionKeys } from "../app/manifest.ts";
 import { functionName } from "./lambda.ts";
 import {
   agentStepsDlq,

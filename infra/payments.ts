@@ -1,10 +1,10 @@
 // The refund executor and Stripe's webhook, deployed only when the operator sets PAYMENT_PROVIDER (stripe or
 // simulated) at deploy; without it RefundExecuted is the end and paying is the consumer's job. The executor
-// consumes its own queue, fed by its own rule (facts.ts PAYMENT_RULE: RefundExecuted that is not a
+// consumes its own queue, fed by its own rule (app/manifest.ts PAYMENT_RULE: RefundExecuted that is not a
 // simulation's), with a DLQ and alarms like every other consumer (infra/monitoring.ts); the webhook function
 // serves POST /webhooks/stripe (infra/api.ts) and checks Stripe's signature itself.
 import { deliverRule } from "./bus.ts";
-import { FUNCTIONS, PAYMENT_RULE, PAYMENTS_QUEUE } from "./facts.ts";
+import { FUNCTIONS, PAYMENT_RULE, PAYMENTS_QUEUE } from "../app/manifest.ts";
 import { functionArgs } from "./lambda.ts";
 import { settings } from "./settings.ts";
 

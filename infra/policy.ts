@@ -2,16 +2,16 @@
 // `sst deploy` reads the operator's policy file (CLAIMS_POLICY_FILE; the demo's scenarios/config.yaml on the
 // `demo` stage only), validates it as `claims config check` does — a mistake stops the deploy with the file,
 // line and field — and ships it PRE-PARSED as JSON to every function that decides, prompts or proposes
-// (facts.ts POLICY_FUNCTIONS), which validate it again on their first invocation. The same holds for the
+// (app/manifest.ts POLICY_FUNCTIONS), which validate it again on their first invocation. The same holds for the
 // scheduled batch's claims file. The file's orders are not deployed: orders are loaded with `claims load-orders`.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentHandshake, parseConfig } from "../core/claims/config.ts";
-import { parseScenarios } from "../core/claims/scenarios.ts";
-import { POLICY_FILE_NAME, policyFromConfig } from "./policy-format.ts";
-import type { ClaimsPolicy } from "./policy-format.ts";
+import { agentHandshake, parseConfig } from "../core/claim/config.ts";
+import { parseScenarios } from "../core/history/scenarios.ts";
+import { POLICY_FILE_NAME, policyFromConfig } from "../app/policy-format.ts";
+import type { ClaimsPolicy } from "../app/policy-format.ts";
 import { InfraFileError } from "./errors.ts";
-import { LLM_CALL_BUDGET_SECONDS, LLM_FUNCTION_TIMEOUT_SECONDS } from "./facts.ts";
+import { LLM_CALL_BUDGET_SECONDS, LLM_FUNCTION_TIMEOUT_SECONDS } from "../app/manifest.ts";
 import { settings } from "./settings.ts";
 
 /** Where the deploy writes the pre-parsed policy of a stage (under .sst/, which git ignores). */
@@ -45,7 +45,7 @@ function deployedPolicy(): ClaimsPolicy {
     throw new InfraFileError(
       "CLAIMS_POLICY_FILE",
       file,
-      `llm_defaults.timeout_ms is ${config.llm.timeout_ms}, but one LLM call may take at most ${budgetMs} ms: the LLM functions time out after ${LLM_FUNCTION_TIMEOUT_SECONDS} s (infra/facts.ts LLM_CALL_BUDGET_SECONDS); lower timeout_ms to ${budgetMs} or less`,
+      `llm_defaults.timeout_ms is ${config.llm.timeout_ms}, but one LLM call may take at most ${budgetMs} ms: the LLM functions time out after ${LLM_FUNCTION_TIMEOUT_SECONDS} s (app/manifest.ts LLM_CALL_BUDGET_SECONDS); lower timeout_ms to ${budgetMs} or less`,
     );
   return policyFromConfig(config, text, { source: file, demo });
 }
@@ -57,7 +57,7 @@ const policyPath = join(POLICY_OUT_DIR, `${$app.stage}.json`);
 mkdirSync(POLICY_OUT_DIR, { recursive: true });
 writeFileSync(policyPath, `${JSON.stringify(policy, null, 2)}\n`);
 
-/** The copyFiles entry that puts the policy in a function's package, where functions/lib/policy.ts reads it. */
+/** The copyFiles entry that puts the policy in a function's package, where functions/composition/policy.ts reads it. */
 export const policyCopyFile = { from: policyPath, to: POLICY_FILE_NAME } as const;
 
 /** The batch's claims file, validated like `claims config check --kind scenarios`; shipped as claims-batch.yaml. */

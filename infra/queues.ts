@@ -1,9 +1,9 @@
-// The SQS queues, each with its own dead-letter queue, built from infra/facts.ts (consumer, FIFO-ness, receives
+// The SQS queues, each with its own dead-letter queue, built from app/manifest.ts (consumer, FIFO-ness, receives
 // before the DLQ, visibility timeout = 6x the consumer's timeout); the consumers subscribe in infra/functions.ts.
 // No queue has a queue policy but the bus's targets (infra/bus.ts): our functions reach the work queues
 // through their roles.
-import { QUEUES, RETENTION_SECONDS, visibilityTimeoutSeconds } from "./facts.ts";
-import type { QueueRole } from "./facts.ts";
+import { QUEUES, RETENTION_SECONDS, visibilityTimeoutSeconds } from "../app/manifest.ts";
+import type { QueueRole } from "../app/manifest.ts";
 
 /**
  * A dead-letter queue (FIFO when its source queue is FIFO, as SQS requires). It keeps messages 14 days, as its

@@ -12,7 +12,7 @@ export const apiToken = new sst.Secret("ApiToken");
 
 /**
  * The bearer token of the shop's order API (locally ORDER_API_TOKEN): only with ORDER_SOURCE=http at deploy, and then
- * linked to the functions that read orders only (infra/order-source.ts ORDER_READERS).
+ * linked to the functions that read orders only (app/order-source.ts ORDER_READERS).
  */
 export const orderApiToken = settings.orders.source === "http" ? new sst.Secret("OrderApiToken") : undefined;
 /** Stripe's secret API key (sk_…), for the refund executor: only with PAYMENT_PROVIDER=stripe. */

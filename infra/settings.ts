@@ -2,7 +2,7 @@
 // validated here, and passed to the other infra files as plain values.
 import { resolve } from "node:path";
 import { InfraFileError, InfraSettingError, InfraSettingMissingError } from "./errors.ts";
-import { orderSourceSettingsFrom } from "./order-source.ts";
+import { orderSourceSettingsFrom } from "../app/order-source.ts";
 
 /** Log retention SST accepts (a subset of its RETENTION keys; the ones this app uses). */
 export type LogRetention = "1 month" | "3 months" | "1 year";

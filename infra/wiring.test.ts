@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { build } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
-import { METRICS, METRICS_SERVICE } from "./metrics-catalog.ts";
-import { ClaimsPolicySchema, POLICY_FILE_NAME } from "./policy-format.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import { METRICS, METRICS_SERVICE } from "../app/metrics-catalog.ts";
+import { ClaimsPolicySchema, POLICY_FILE_NAME } from "../app/policy-format.ts";
 import {
   ACTIONS,
   FUNCTIONS,
@@ -25,12 +25,12 @@ import {
   eventSourceBatchOf,
   linksOf,
   visibilityTimeoutSeconds,
-} from "./facts.ts";
-import { EventSourceSettingError } from "./errors.ts";
-import type { FunctionKey } from "./facts.ts";
-import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./sst-recorder.ts";
-import { ORDER_READERS } from "./order-source.ts";
-import { REVIEWERS_GROUP } from "../functions/lib/reviewer-identity.ts";
+} from "../app/manifest.ts";
+import { EventSourceSettingError } from "../app/errors.ts";
+import type { FunctionKey } from "../app/manifest.ts";
+import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./testing/sst-recorder.ts";
+import { ORDER_READERS } from "../app/order-source.ts";
+import { REVIEWERS_GROUP } from "../functions/http/reviewer-identity.ts";
 
 /** Every deploy-time variable infra/settings.ts reads, unset so the developer's shell cannot leak in. */
 const CLEAN_ENV = {
@@ -134,7 +134,7 @@ const EXPECTED_FUNCTIONS = {
 } as const;
 type Handler = keyof typeof EXPECTED_FUNCTIONS;
 
-/** The functions of facts.ts deployed on AWS (with PAYMENT_PROVIDER, as these tests deploy): all but the local-only ones. */
+/** The functions of app/manifest.ts deployed on AWS (with PAYMENT_PROVIDER, as these tests deploy): all but the local-only ones. */
 const AWS_FUNCTIONS = Object.fromEntries(awsFunctionKeys(true).map((key) => [key, FUNCTIONS[key]])) as Partial<
   typeof FUNCTIONS
 >;
@@ -447,7 +447,7 @@ describe("sst.config.ts wiring (stage test)", () => {
       }
     });
 
-    it("caps the LLM consumers at LLM_MAX_CONCURRENCY and every other consumer at its facts.ts cap", () => {
+    it("caps the LLM consumers at LLM_MAX_CONCURRENCY and every other consumer at its app/manifest.ts cap", () => {
       const caps = Object.fromEntries(
         r
           .ofType("aws.lambda.EventSourceMapping")
@@ -838,14 +838,14 @@ describe("the shop's order API (ORDER_SOURCE=http): its URL and token go to the 
   });
 });
 
-describe("infra/facts.ts is what deploys (the one source functions/ and local/ read too)", () => {
+describe("app/manifest.ts is what deploys (the one source functions/ and local/ read too)", () => {
   let r: Recording;
   beforeAll(async () => {
     r = await evaluate("test");
   });
 
   it.each(Object.entries(QUEUES))(
-    "queue %s has the consumer, FIFO-ness, batch size, visibility and receives of facts.ts",
+    "queue %s has the consumer, FIFO-ness, batch size, visibility and receives of app/manifest.ts",
     (role, fact) => {
       const queue = r.get("sst.aws.Queue", fact.link);
       expect(isFifo(queue)).toBe(fact.fifo);
@@ -875,7 +875,7 @@ describe("infra/facts.ts is what deploys (the one source functions/ and local/ r
   });
 
   it.each(Object.entries(AWS_FUNCTIONS))(
-    "function %s has the memory, timeout and exactly the links of facts.ts",
+    "function %s has the memory, timeout and exactly the links of app/manifest.ts",
     (_key, fact) => {
       const fn = functionFor(r, fact.handler as Handler);
       expect(fn.args.memory).toBe(fact.memory);
@@ -886,7 +886,7 @@ describe("infra/facts.ts is what deploys (the one source functions/ and local/ r
     },
   );
 
-  it("routes exactly the route keys of facts.ts", () => {
+  it("routes exactly the route keys of app/manifest.ts", () => {
     const routes = r
       .get("sst.aws.ApiGatewayV2", "Api")
       .calls.filter((c) => c.method === "route")
@@ -1480,7 +1480,7 @@ describe("the grants cover what the handlers send", () => {
     for (const command of [...commands].filter((c) => !NOT_SENT_BY_HANDLERS.has(c))) {
       const action = COMMAND_ACTIONS[command];
       expect(action, `${command} has an IAM action in COMMAND_ACTIONS`).toBeDefined();
-      expect(granted.has(action as never), `${action} (${command}) is granted by facts.ts ACTIONS`).toBe(true);
+      expect(granted.has(action as never), `${action} (${command}) is granted by app/manifest.ts ACTIONS`).toBe(true);
     }
   });
 });

@@ -5,32 +5,32 @@
 import { randomBytes } from "node:crypto";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context } from "aws-lambda";
-import type { ClaimsConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
 import type { Clock, IdSource } from "../pipeline/ports.ts";
-import { composeDeps } from "../functions/lib/compose.ts";
-import type { AwsClients } from "../functions/lib/compose.ts";
-import { createLogger } from "../functions/lib/logger.ts";
-import type { LogLevelName } from "../functions/lib/logger.ts";
-import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
-import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
+import { composeDeps } from "../functions/composition/compose.ts";
+import type { AwsClients } from "../functions/composition/compose.ts";
+import { createLogger } from "../functions/observability/logger.ts";
+import type { LogLevelName } from "../functions/observability/logger.ts";
+import { linkedResources, restrictedReader, sstResources } from "../functions/composition/resources.ts";
+import type { SqsHandler } from "../functions/consumers/sqs-consumer.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { createKernelHandler } from "../functions/kernel.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import { createTimerHandler } from "../functions/timer.ts";
 import { createWorkerHandler } from "../functions/worker.ts";
-import { eventSourceBatch, FUNCTIONS, QUEUES } from "../infra/facts.ts";
-import type { FunctionKey, QueueRole } from "../infra/facts.ts";
-import type { OrderSourceKind } from "../infra/order-source.ts";
+import { eventSourceBatch, FUNCTIONS, QUEUES } from "../app/manifest.ts";
+import type { FunctionKey, QueueRole } from "../app/manifest.ts";
+import type { OrderSourceKind } from "../app/order-source.ts";
 import { startPoller } from "./poller/poller.ts";
 import type { Poller } from "./poller/poller.ts";
 import type { PollerError } from "./poller/errors.ts";
 import { inProcessPollerTransport } from "./sqs-emulator.ts";
 import { lambdaContext } from "./poller/sqs-event.ts";
 
-/** Every queue role, in infra/facts.ts order. */
+/** Every queue role, in app/manifest.ts order. */
 export const ROLES = Object.keys(QUEUES) as QueueRole[];
 
 /** A queue of the stack as its consumer sees it: its URL and the receives before its DLQ. */
@@ -93,7 +93,7 @@ export function createQueueConsumers(
 }
 
 /**
- * Starts one poller per queue, as Lambda's event source mappings (batch sizes and timeouts from infra/facts.ts; an
+ * Starts one poller per queue, as Lambda's event source mappings (batch sizes and timeouts from app/manifest.ts; an
  * LLM consumer may run as long as its model calls need), filling `into` as they start so a failed start can stop
  * those already running.
  */
@@ -116,7 +116,7 @@ export async function startQueuePollers(input: {
   for (const role of ROLES) {
     const s = QUEUES[role];
     const timeoutMs = invocationMs[role] ?? FUNCTIONS[s.consumer].timeoutSeconds * 1000;
-    // The event source's batching as deployed (infra/facts.ts: the timers gather for a minute, up to 100).
+    // The event source's batching as deployed (app/manifest.ts: the timers gather for a minute, up to 100).
     const batch = eventSourceBatch(role);
     const windowMs = input.batchingWindowMs?.[role] ?? batch.windowSeconds * 1000;
     const transport = inProcessPollerTransport(input.sqsEndpoint);

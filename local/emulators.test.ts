@@ -17,9 +17,9 @@ import {
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUS_NAME } from "../infra/facts.ts";
-import { KERNEL_SOURCE } from "../core/claims/events.ts";
-import { DETAIL_TYPES } from "../core/claims/events.ts";
+import { BUS_NAME } from "../app/manifest.ts";
+import { KERNEL_SOURCE } from "../core/kernel/events.ts";
+import { DETAIL_TYPES } from "../core/kernel/events.ts";
 import { EmulatorStartError } from "./errors.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
 import type { Emulators } from "./emulators.ts";

@@ -12,18 +12,18 @@ import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
 import { afterEach, describe, expect, it } from "vitest";
 import { seedOrders } from "../adapters/aws/index.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort, LlmRequest } from "../core/llm/index.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { InjectedCrashError } from "./errors.ts";
 import type { SessionRepository } from "../pipeline/ports.ts";
-import { composeDeps } from "../functions/lib/compose.ts";
-import { loadConfig } from "../functions/lib/config-file.ts";
-import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
-import type { FunctionKey, QueueRole } from "../infra/facts.ts";
-import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
+import { composeDeps } from "../functions/composition/compose.ts";
+import { loadConfig } from "../functions/composition/config-file.ts";
+import { linkedResources, restrictedReader, sstResources } from "../functions/composition/resources.ts";
+import type { FunctionKey, QueueRole } from "../app/manifest.ts";
+import type { SqsHandler } from "../functions/consumers/sqs-consumer.ts";
 import { createOrchestratorHandler } from "../functions/orchestrator.ts";
 import {
   assertInvariants,
@@ -33,9 +33,16 @@ import {
   readJournal,
   recordSends,
   tickingClock,
-} from "./fault-injection.ts";
-import type { CrashPoint, FaultInjector, InvariantReport } from "./fault-injection.ts";
-import { CONFIG_PATH, TEST_NOW, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
+} from "./testing/fault-injection.ts";
+import type { CrashPoint, FaultInjector, InvariantReport } from "./testing/fault-injection.ts";
+import {
+  CONFIG_PATH,
+  TEST_NOW,
+  recordingLogger,
+  rulesModel,
+  sqsEvent,
+  startTestStack,
+} from "./testing/stack-fixture.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
 import type { LocalStack, LocalStackOptions } from "./stack.ts";
 

@@ -1,8 +1,8 @@
 // `claims serve`'s handler thread on the real emulators through the real SDK: the queue consumers, their pollers and
 // the refund executor run in the thread and decide claims end to end; the stack's hooks cannot go there.
 import { afterEach, describe, expect, it } from "vitest";
-import { loadClaimView } from "../functions/lib/intake-routes.ts";
-import { decideOnStack, startTestStack } from "./stack-fixture.ts";
+import { loadClaimView } from "../functions/http/intake-routes.ts";
+import { decideOnStack, startTestStack } from "./testing/stack-fixture.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack | undefined;

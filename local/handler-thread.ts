@@ -10,9 +10,9 @@
 import { MessageChannel, Worker } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import type { OrderSourceKind } from "../infra/order-source.ts";
-import type { QueueRole } from "../infra/facts.ts";
-import type { LogLevelName } from "../functions/lib/logger.ts";
+import type { OrderSourceKind } from "../app/order-source.ts";
+import type { QueueRole } from "../app/manifest.ts";
+import type { LogLevelName } from "../functions/observability/logger.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";
 import type { ConsumerQueue } from "./consumers.ts";
 import { EmulatorStartError, LocalStackError } from "./errors.ts";

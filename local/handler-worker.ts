@@ -8,9 +8,9 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import { createAwsClients } from "../functions/lib/compose.ts";
-import { loadConfig } from "../functions/lib/config-file.ts";
-import type { FunctionKey, QueueRole } from "../infra/facts.ts";
+import { createAwsClients } from "../functions/composition/compose.ts";
+import { loadConfig } from "../functions/composition/config-file.ts";
+import type { FunctionKey, QueueRole } from "../app/manifest.ts";
 import {
   createQueueConsumers,
   depsComposer,
@@ -20,7 +20,7 @@ import {
   startQueuePollers,
 } from "./consumers.ts";
 import { createRefundExecutorHandler } from "../functions/refund-executor.ts";
-import type { SqsHandler } from "../functions/lib/sqs-consumer.ts";
+import type { SqsHandler } from "../functions/consumers/sqs-consumer.ts";
 import { localClientConfig } from "./emulators.ts";
 import type { HandlerThreadCall, HandlerThreadSetup, PollerSnapshot } from "./handler-thread.ts";
 import { registerInProcessHandler } from "./in-process/handlers.ts";

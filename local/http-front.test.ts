@@ -1,11 +1,11 @@
-// The local API Gateway: routes as infra/facts.ts declares them, API Gateway v2 events as the intake
+// The local API Gateway: routes as app/manifest.ts declares them, API Gateway v2 events as the intake
 // handler receives them, the authorizer in front of protected routes, and the 16 KB limit enforced
 // without reading the rest of the body.
 import { request } from "node:http";
 import { connect } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evaluateSstConfig } from "../infra/sst-recorder.ts";
+import { evaluateSstConfig } from "../infra/testing/sst-recorder.ts";
 import { matchRoute, startHttpFront } from "./http-front.ts";
 import type { HttpFront } from "./http-front.ts";
 

@@ -1,5 +1,5 @@
 // The local API Gateway: a node:http server that maps each request to an API Gateway HTTP API
-// (payload 2.0) event, runs the Lambda authorizer on the routes infra/facts.ts protects, then the
+// (payload 2.0) event, runs the Lambda authorizer on the routes app/manifest.ts protects, then the
 // intake handler, and writes its structured result back. Bodies over 16 KB are refused with 413
 // without reading past the limit.
 import { randomUUID } from "node:crypto";
@@ -9,12 +9,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
 import type { AuthorizerFn } from "./auth/authorizer.ts";
-import { MAX_BODY_BYTES } from "../functions/lib/http.ts";
-import { ROUTES } from "../infra/facts.ts";
-import type { RouteAuth, RouteFact } from "../infra/facts.ts";
+import { MAX_BODY_BYTES } from "../functions/http/http.ts";
+import { ROUTES } from "../app/manifest.ts";
+import type { RouteAuth, RouteFact } from "../app/manifest.ts";
 import { HttpFrontError } from "./errors.ts";
 
-/** The routes of infra/facts.ts: each goes to its function, behind the authorizer of its token (none for auth "none"). */
+/** The routes of app/manifest.ts: each goes to its function, behind the authorizer of its token (none for auth "none"). */
 const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({
   routeKey,
   auth: route.auth,
@@ -50,7 +50,7 @@ export interface HttpFront {
   stop(): Promise<void>;
 }
 
-/** Matches `method path` against the routes of infra/facts.ts; returns the route and its path parameters. */
+/** Matches `method path` against the routes of app/manifest.ts; returns the route and its path parameters. */
 export function matchRoute(
   method: string,
   path: string,

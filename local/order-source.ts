@@ -2,8 +2,8 @@
 // ORDER_API_TOKEN_FILE names, never from the command line (`ps` shows every argument to every local user). On AWS
 // it is the OrderApiToken secret; locally the stack hands it to the handlers as the same link.
 import { readFileSync } from "node:fs";
-import { OrderSourceSettingError } from "../infra/errors.ts";
-import { ORDER_SOURCE_VARS } from "../infra/order-source.ts";
+import { OrderSourceSettingError } from "../app/errors.ts";
+import { ORDER_SOURCE_VARS } from "../app/order-source.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

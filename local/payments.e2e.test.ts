@@ -6,7 +6,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
 import type { StripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
-import { apiEvent, startTestStack, TEST_NOW } from "./stack-fixture.ts";
+import { apiEvent, startTestStack, TEST_NOW } from "./testing/stack-fixture.ts";
 import type { LocalStack } from "./stack.ts";
 
 const KEY = "sk_test_local_stack_0123456789";

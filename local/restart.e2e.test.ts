@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../core/claims/config.ts";
-import { checkMoneyInvariants, fromJournal } from "../pipeline/money-invariants.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import { checkMoneyInvariants, fromJournal } from "../pipeline/testing/money-invariants.ts";
 import { finalClaim, runClaims, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
-import { CONFIG_PATH } from "./stack-fixture.ts";
+import { CONFIG_PATH } from "./testing/stack-fixture.ts";
 
 const ORDERS = new Map(
   parseConfig(readFileSync(CONFIG_PATH, "utf8"), "config.yaml", Date.now()).orders.map((o) => [o.order_id, o.amount]),

@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tokenSha256 } from "../functions/lib/bearer.ts";
+import { tokenSha256 } from "../functions/http/bearer.ts";
 import { writeReviewers } from "./auth/reviewers.ts";
-import { checkMoneyInvariants, fromJournal } from "../pipeline/money-invariants.ts";
+import { checkMoneyInvariants, fromJournal } from "../pipeline/testing/money-invariants.ts";
 import { finalClaim, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
-import { TEST_NOW } from "./stack-fixture.ts";
+import { TEST_NOW } from "./testing/stack-fixture.ts";
 
 // ord_016 in scenarios/config.yaml: 1200 EUR; the escalation limit is 500 EUR.
 const ORDER = { id: "ord_016", eur: 1200 };

@@ -1,5 +1,5 @@
 // A runtime the CLI drives: the pipeline in one process (in-memory ports) or on the local stack.
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import type { AgentSettings, PipelineWaits } from "../pipeline/deps.ts";
 import type { SubmitResult } from "../pipeline/intake.ts";

@@ -12,7 +12,7 @@ import {
   preflightLlm,
 } from "../adapters/llm/index.ts";
 import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
-import type { ClaimsConfig } from "../core/claims/config.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";

@@ -4,7 +4,7 @@
 // A claim still not final when the settle limit (derived from the LLM settings) runs out goes to
 // NEEDS_REVIEW (CLAIM_TIMED_OUT): a slow model costs a claim, never the run.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
+import type { ClaimRecord, ClaimStatus } from "../core/kernel/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import { submitClaim } from "../pipeline/intake.ts";
 import { endOverdueClaim } from "../pipeline/overdue.ts";

@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseScenarios } from "../core/claims/scenarios.ts";
-import type { Scenario } from "../core/claims/scenarios.ts";
-import { scenarioBody } from "../core/claims/scenarios.ts";
-import { SCENARIOS_PATH, TEST_NOW } from "./stack-fixture.ts";
+import { parseScenarios } from "../core/history/scenarios.ts";
+import type { Scenario } from "../core/history/scenarios.ts";
+import { scenarioBody } from "../core/history/scenarios.ts";
+import { SCENARIOS_PATH, TEST_NOW } from "./testing/stack-fixture.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TOKEN = randomBytes(16).toString("hex");

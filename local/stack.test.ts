@@ -5,15 +5,22 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
-import { composeDeps } from "../functions/lib/compose.ts";
-import { linkedResources, restrictedReader, sstResources } from "../functions/lib/resources.ts";
-import type { FunctionKey, QueueRole } from "../infra/facts.ts";
+import { composeDeps } from "../functions/composition/compose.ts";
+import { linkedResources, restrictedReader, sstResources } from "../functions/composition/resources.ts";
+import type { FunctionKey, QueueRole } from "../app/manifest.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
 import { createTimerHandler } from "../functions/timer.ts";
-import { TEST_NOW, decideOnStack, recordingLogger, rulesModel, sqsEvent, startTestStack } from "./stack-fixture.ts";
+import {
+  TEST_NOW,
+  decideOnStack,
+  recordingLogger,
+  rulesModel,
+  sqsEvent,
+  startTestStack,
+} from "./testing/stack-fixture.ts";
 import type { LocalStack } from "./stack.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;

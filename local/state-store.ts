@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createDynamoPorts } from "../adapters/aws/index.ts";
 import type { DynamoPorts } from "../adapters/aws/index.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
-import { createAwsClients } from "../functions/lib/compose.ts";
+import { createAwsClients } from "../functions/composition/compose.ts";
 import { localClientConfig, startTableEmulator } from "./emulators.ts";
 import { LocalStackError } from "./errors.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";

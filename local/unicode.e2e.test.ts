@@ -4,7 +4,7 @@
 // through the HTTP handler, fauxqs, the crew and the kernel — and the sweep finds nothing stalled.
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiEvent, startTestStack } from "./stack-fixture.ts";
+import { apiEvent, startTestStack } from "./testing/stack-fixture.ts";
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;

@@ -2,7 +2,7 @@
 // of its order's customer (the kernel reserves the window first, then the order's ledger, and died in between):
 // the overdue path and the sweep release it, so the customer limit never leaks. A claim whose refund the order's
 // ledger holds keeps its reservation: that refund was made.
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { OrderDataError } from "../core/integrity/index.ts";
 import type { PipelineDeps } from "./deps.ts";
 

@@ -15,7 +15,7 @@ import type {
   VerdictRepository,
   WorkQueues,
 } from "./ports.ts";
-import type { ClaimsCrewTimeouts } from "../core/claims/crew.ts";
+import type { ClaimsCrewTimeouts } from "../core/agents/crew.ts";
 import type { Sha256Hex } from "../core/crew/hash.ts";
 import { OutageHoldSettingError } from "./errors.ts";
 
@@ -94,7 +94,7 @@ export interface PipelineWaits {
   readonly claimMs: number;
 }
 
-/** The pipeline's waits for an LLM whose calls take at most `llmTimeoutMs` each; `extractionReceives` is the extraction queue's maxReceives (infra/facts.ts, 5). */
+/** The pipeline's waits for an LLM whose calls take at most `llmTimeoutMs` each; `extractionReceives` is the extraction queue's maxReceives (app/manifest.ts, 5). */
 export function pipelineWaitsFor(llmTimeoutMs: number, extractionReceives = 5): PipelineWaits {
   const callMs = llmTimeoutMs;
   const slackMs = Math.max(10_000, Math.round(callMs / 10));

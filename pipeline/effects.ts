@@ -1,10 +1,11 @@
 // Effects the pipeline's services return and the shell performs, in order. Each is idempotent, so an
 // effect list saved with a snapshot (the outbox) can be performed again after a crash.
-import type { BusEntry } from "../core/claims/events.ts";
-import type { ReviewRecord } from "../core/claims/review.ts";
-import type { AuditEvent, PersonDecision } from "../core/integrity/index.ts";
-import { dfidOf } from "../core/claims/claim-record.ts";
-import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
+import { type PersonDecision } from "../core/kernel/index.ts";
+import type { BusEntry } from "../core/kernel/events.ts";
+import type { ReviewRecord } from "../core/kernel/review.ts";
+import type { AuditEvent } from "../core/integrity/index.ts";
+import { dfidOf } from "../core/kernel/claim-record.ts";
+import type { ClaimRecord, ClaimStatus } from "../core/kernel/claim-record.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
 /** One effect. */

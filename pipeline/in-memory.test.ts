@@ -1,13 +1,7 @@
+import { assertLedgerEntry, emptyLedgerEntry } from "../core/kernel/index.ts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  assertLedgerEntry,
-  AuditEventError,
-  createAuditEvent,
-  emptyLedgerEntry,
-  LedgerInvariantError,
-  OrderDataError,
-} from "../core/integrity/index.ts";
+import { AuditEventError, createAuditEvent, LedgerInvariantError, OrderDataError } from "../core/integrity/index.ts";
 import { createInMemoryAuditLog, createInMemoryContextStore, createInMemoryRefundLedger } from "./in-memory.ts";
 
 const at = "2026-03-16T10:00:00.000Z";

@@ -1,24 +1,24 @@
 // In-memory implementations of the pipeline's ports: for the in-process runner, tests and benchmarks.
-import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
-import type { ReviewRecord } from "../core/claims/review.ts";
-import { canonicalize } from "../core/crew/index.ts";
 import {
+  customerLimitsCents,
   assertLedgerEntry,
   clearReviewPending,
-  customerLimitsCents,
   emptyCustomerWindow,
   releaseFromWindow,
   reserveOnWindow,
   emptyLedgerEntry,
-  LedgerInvariantError,
   markReviewPending,
-  OrderDataError,
-  parseAuditEvent,
   releaseRefund,
   reserveRefund,
   validateOrder,
-} from "../core/integrity/index.ts";
-import type { AuditEvent, ContextSnapshot, CustomerWindow, LedgerEntry, Order } from "../core/integrity/index.ts";
+  type CustomerWindow,
+  type LedgerEntry,
+} from "../core/kernel/index.ts";
+import type { ClaimRecord, ClaimStatus } from "../core/kernel/claim-record.ts";
+import type { ReviewRecord } from "../core/kernel/review.ts";
+import { canonicalize } from "../core/crew/index.ts";
+import { LedgerInvariantError, OrderDataError, parseAuditEvent } from "../core/integrity/index.ts";
+import type { AuditEvent, ContextSnapshot, Order } from "../core/integrity/index.ts";
 import type {
   AuditLog,
   ContextStore,
@@ -36,8 +36,8 @@ import type {
 import { checkClaimQuery, claimListKey, matchesClaimQuery, reviewListKey } from "./ports.ts";
 import { splitSessionOutbox } from "./effects.ts";
 import { VersionConflictError } from "../core/errors.ts";
-import type { BusEntry } from "../core/claims/events.ts";
-import type { SettlementRecord } from "../core/claims/settlement.ts";
+import type { BusEntry } from "../core/kernel/events.ts";
+import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import { byRequest, hasUnperformedReview, pendingReviewKey } from "./payments.ts";
 import type { SettlementRepository } from "./payments.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";

@@ -4,7 +4,7 @@ import { createAgentRegistry } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock, IdSource } from "./ports.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "./deps.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
 import type { InMemoryWork } from "./in-memory.ts";

@@ -2,10 +2,10 @@
 // decimals or pass 1,000,000 EUR either way, and text a queue cannot carry — with a 400 naming the field and
 // nothing stored. A zero or negative amount goes on to the kernel, and any other Unicode is accepted.
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { extractClaim } from "./intake.ts";
-import { replayClaim } from "../core/claims/replay.ts";
+import { replayClaim } from "../core/history/replay.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");

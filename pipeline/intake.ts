@@ -1,6 +1,6 @@
 // Intake: validate a submission, store the claim, start extraction or the crew (docs/architecture.md).
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { extractionMessages } from "../core/claims/prompts.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { extractionMessages } from "../core/agents/prompts.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Effect } from "./effects.ts";
 import {

@@ -2,8 +2,8 @@
 // gets the stored verdict and decides, reserves and publishes nothing again; a crash after reserving
 // or while publishing is repaired by the redelivery with the same verdict_id and one reservation.
 import { describe, expect, it } from "vitest";
-import type { BusEntry } from "../core/claims/events.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import type { BusEntry } from "../core/kernel/events.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { handleProposal } from "./kernel-service.ts";

@@ -13,17 +13,12 @@
 // order source that cannot answer (the shop's API down, slow or garbled) is an outage, not a customer outcome: the
 // message is retried until the claim has waited `orderSourceWaitMs`, then the claim ends NEEDS_REVIEW
 // ORDER_SOURCE_UNAVAILABLE (docs/orders.md).
+import { emptyLedgerEntry, parseCents, type CustomerWindow, type ReserveResult } from "../core/kernel/index.ts";
 import { KernelRetryError, OrderSourceUnavailableError } from "./errors.ts";
 import { DEFAULT_ORDER_SOURCE_WAIT_MS } from "./deps.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import {
-  emptyLedgerEntry,
-  idempotencyKeyOf,
-  KernelInputError,
-  OrderDataError,
-  parseCents,
-} from "../core/integrity/index.ts";
-import type { AuditEvent, CustomerWindow, Order, ReserveResult } from "../core/integrity/index.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { idempotencyKeyOf, KernelInputError, OrderDataError } from "../core/integrity/index.ts";
+import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { PipelineDeps } from "./deps.ts";
 import {
   afterReservation,

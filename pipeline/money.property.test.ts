@@ -3,12 +3,12 @@
 // reviewers approving (some for less) or denying pending reviews at the same time — on the in-memory adapters,
 // through the real services — automatic refunds per order never pass the limit in total, nothing refunds above
 // the order or twice, every ACCEPT has its RefundExecuted and every RefundExecuted its ACCEPT or approval.
+import { assertLedgerEntry } from "../core/kernel/index.ts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertLedgerEntry } from "../core/integrity/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
-import { checkMoneyInvariants } from "./money-invariants.ts";
+import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { decideReview } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";

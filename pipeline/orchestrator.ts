@@ -4,7 +4,7 @@
 // decide/outbox.ts) is performed again by the redelivery of the message that made its step.
 import { initialCrewSnapshot, stepCrewMany } from "../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue, OutboundCrewEvent } from "../core/crew/index.ts";
-import { claimsCrewGraph, claimsCrewInput } from "../core/claims/crew.ts";
+import { claimsCrewGraph, claimsCrewInput } from "../core/agents/crew.ts";
 import { claimAudit } from "./decide/audit.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { splitSessionOutbox } from "./effects.ts";

@@ -4,9 +4,9 @@
 // with the API down. Real order API adapter over a scripted fetch; time from an injected clock only.
 import { describe, expect, it } from "vitest";
 import { createOrderApiSource } from "../adapters/shop/order-api.ts";
-import { backtest } from "../core/claims/backtest.ts";
-import { replayClaim } from "../core/claims/replay.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { backtest } from "../core/history/backtest.ts";
+import { replayClaim } from "../core/history/replay.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { Order } from "../core/integrity/index.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
 import { createInProcessPipeline } from "./in-process.ts";

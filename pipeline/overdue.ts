@@ -1,8 +1,8 @@
 // A claim that ran out of time: the caller waited as long as the settings allow, so the claim goes to
 // a person (NEEDS_REVIEW `CLAIM_TIMED_OUT`) instead of aborting the run. A claim that became final in
 // the meantime keeps its outcome; a late answer afterwards finds the claim no longer awaiting one.
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { isFinal } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { isFinal } from "../core/kernel/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { overdueDecision } from "./decide/timers.ts";
 import { releaseUnrefundedReservation } from "./customer-release.ts";

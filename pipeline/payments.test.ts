@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { createStripePaymentProvider } from "../adapters/payments/stripe.ts";
 import { startStripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
-import type { RefundExecutedDetail } from "../core/claims/events.ts";
-import { refundReviewId } from "../core/claims/settlement.ts";
+import type { RefundExecutedDetail } from "../core/kernel/events.ts";
+import { refundReviewId } from "../core/kernel/settlement.ts";
 import {
   createInMemoryAuditLog,
   createInMemoryContextStore,

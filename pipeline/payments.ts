@@ -1,20 +1,20 @@
 // The payment side of a refund (docs/payments.md): the payment-provider port, where settlements are kept, and
 // the shell that pays an authorised refund (RefundExecuted) and records what the provider said — from its answer
-// or from a webhook — announcing RefundSettled / RefundFailed once. load -> decide (core/claims/settlement.ts)
+// or from a webhook — announcing RefundSettled / RefundFailed once. load -> decide (core/kernel/settlement.ts)
 // -> perform.
-import { auditEvent } from "../core/claims/audit-events.ts";
-import { busEntry } from "../core/claims/events.ts";
-import type { RefundExecutedDetail, RefundSettlementDetail } from "../core/claims/events.ts";
-import { applyProviderUpdate, refundReviewId } from "../core/claims/settlement.ts";
+import { auditEvent } from "../core/history/audit-events.ts";
+import { busEntry } from "../core/kernel/events.ts";
+import type { RefundExecutedDetail, RefundSettlementDetail } from "../core/kernel/events.ts";
+import { applyProviderUpdate, refundReviewId } from "../core/kernel/settlement.ts";
 import type {
   PaymentProviderName,
   ProviderUpdate,
   SettlementRecord,
   SettlementStatus,
-} from "../core/claims/settlement.ts";
+} from "../core/kernel/settlement.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { PaymentUnavailableError } from "./errors.ts";
-import { parseCents } from "../core/integrity/money.ts";
+import { parseCents } from "../core/kernel/money.ts";
 export { PaymentUnavailableError } from "./errors.ts";
 import { reviewListKey } from "./ports.ts";
 import type { AuditLog, Clock, ContextStore, EventPublisher } from "./ports.ts";

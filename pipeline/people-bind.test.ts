@@ -3,7 +3,7 @@
 // customer-limit-race.dynamo.test.ts).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { CustomerLimits, Order } from "../core/integrity/index.ts";
 import { createInMemoryReviewRepository } from "./in-memory.ts";
 import { createInProcessPipeline } from "./in-process.ts";

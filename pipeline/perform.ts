@@ -1,7 +1,7 @@
 // Performs effects through the ports, in order; consecutive agent steps go out as one batch, and the
 // audit events of a list are appended together where the first of them stands (one stored item).
 import type { EffectPorts } from "./deps.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { Effect } from "./effects.ts";
 import type { AgentStepMessage } from "./messages.ts";
 

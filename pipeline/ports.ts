@@ -1,24 +1,21 @@
 // Ports of the pipeline: narrow, named in domain words; in-memory implementations in
 // pipeline/in-memory.ts, AWS ones in adapters/aws.
-import type { ClaimRecord, ClaimStatus } from "../core/claims/claim-record.ts";
+import {
+  type LedgerEntry,
+  type PersonDecision,
+  type CustomerWindow,
+  type CustomerReservation,
+  type CustomerReserveResult,
+  type ReserveMode,
+  type ReserveResult,
+} from "../core/kernel/index.ts";
+import type { ClaimRecord, ClaimStatus } from "../core/kernel/claim-record.ts";
 import { ClaimQueryError } from "./errors.ts";
-import type { ReviewRecord, ReviewStatus } from "../core/claims/review.ts";
-import type {
-  AuditEvent,
-  ContextSnapshot,
-  LedgerEntry,
-  PersonDecision,
-  CustomerWindow,
-  CustomerReservation,
-  CustomerReserveResult,
-  CustomerLimits,
-  Order,
-  ReserveMode,
-  ReserveResult,
-} from "../core/integrity/index.ts";
-import type { ClaimVerdictDetail } from "../core/claims/events.ts";
+import type { ReviewRecord, ReviewStatus } from "../core/kernel/review.ts";
+import type { AuditEvent, ContextSnapshot, CustomerLimits, Order } from "../core/integrity/index.ts";
+import type { ClaimVerdictDetail } from "../core/kernel/events.ts";
 import type { Effect } from "./effects.ts";
-import type { BusEntry } from "../core/claims/events.ts";
+import type { BusEntry } from "../core/kernel/events.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
 /** The result of creating a claim under an optional idempotency key. */

@@ -2,13 +2,13 @@
 // ACCEPT's refund, a reviewer RETRYs (paid once under the new execution) or CLOSEs (reservation released, the order
 // not bound), repeats answer the stored result, other decisions are refused, and the money invariants hold.
 import { describe, expect, it } from "vitest";
-import type { RefundExecutedDetail } from "../core/claims/events.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
-import { retryExecutionId } from "../core/claims/settlement.ts";
-import type { SettlementStatus } from "../core/claims/settlement.ts";
+import type { RefundExecutedDetail } from "../core/kernel/events.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import { retryExecutionId } from "../core/kernel/settlement.ts";
+import type { SettlementStatus } from "../core/kernel/settlement.ts";
 import { createInMemorySettlementRepository } from "./in-memory.ts";
 import { createInProcessPipeline } from "./in-process.ts";
-import { checkMoneyInvariants } from "./money-invariants.ts";
+import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { payRefund } from "./payments.ts";
 import type { PaymentProvider } from "./payments.ts";
 import { RefundReviewRequestSchema } from "./decide/refund-failed.ts";

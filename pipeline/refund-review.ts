@@ -4,9 +4,9 @@
 // so a crash after the record is repaired by the same request — or, if nobody repeats it, by the sweep
 // (repairRefundReviews: a decision whose effects were not all performed is performed again); a different decision
 // is refused with 409.
-import { refundClaimView } from "../core/claims/settlement.ts";
-import type { SettlementRecord } from "../core/claims/settlement.ts";
-import type { ReviewerIdentity } from "../core/claims/review.ts";
+import { refundClaimView } from "../core/kernel/settlement.ts";
+import type { SettlementRecord } from "../core/kernel/settlement.ts";
+import type { ReviewerIdentity } from "../core/kernel/review.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import {

@@ -4,11 +4,11 @@
 // sweep's repairReviews when nobody does. Every time: the review is decided once, a refund is reserved and
 // announced at most once, the money invariants hold, and `claims replay` reproduces the claim IDENTICAL.
 import { describe, expect, it } from "vitest";
-import { replayClaim } from "../core/claims/replay.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { replayClaim } from "../core/history/replay.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { createInProcessPipeline } from "./in-process.ts";
-import { checkMoneyInvariants } from "./money-invariants.ts";
+import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { decideReview, repairReviews } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 

@@ -2,7 +2,7 @@
 // the decision but before it recorded it is finished by repeating it — or by the sweep's repairReviews — and
 // announces exactly what the first attempt did, once.
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInMemoryClaimRepository, createInMemoryReviewRepository } from "./in-memory.ts";
 import { handleProposal } from "./kernel-service.ts";
 import type { ProposalMessage } from "./messages.ts";

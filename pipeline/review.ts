@@ -2,9 +2,9 @@
 // ledger as an ACCEPT), DENY, RESUBMIT (a corrected claim through the normal pipeline). A decision is
 // claimed on the review first (an intent, conditional on its version), so a crash anywhere is repaired by
 // repeating the same decision (or by the sweep) and a different decision is refused with 409.
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
-import { isFinal } from "../core/claims/claim-record.ts";
-import { checkDecision, normaliseDecision, ReviewDecisionSchema, reviewFacts } from "../core/claims/review.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { isFinal } from "../core/kernel/claim-record.ts";
+import { checkDecision, normaliseDecision, ReviewDecisionSchema, reviewFacts } from "../core/kernel/review.ts";
 import type {
   DecisionRules,
   ReviewContext,
@@ -12,11 +12,11 @@ import type {
   ReviewRecord,
   ReviewRefusal,
   ReviewStatus,
-} from "../core/claims/review.ts";
+} from "../core/kernel/review.ts";
 import { OrderDataError } from "../core/integrity/index.ts";
-import { customerLimitsCents, windowTotals } from "../core/integrity/customer-window.ts";
-import { ORDER_SOURCE_UNAVAILABLE } from "../core/claims/reason-codes.ts";
-import { proposalOutputOf } from "../core/claims/proposal-output.ts";
+import { customerLimitsCents, windowTotals } from "../core/kernel/customer-window.ts";
+import { ORDER_SOURCE_UNAVAILABLE } from "../core/kernel/reason-codes.ts";
+import { proposalOutputOf } from "../core/claim/proposal-output.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import type { PipelineDeps } from "./deps.ts";
 import {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createInMemoryAuditLog } from "./in-memory.ts";
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import {
   createInMemoryClaimRepository,
   createInMemoryRefundLedger,
@@ -10,11 +10,11 @@ import {
   createInMemoryWorkQueues,
   createRecordingPublisher,
 } from "./in-memory.ts";
-import { verdictIdFor } from "../core/claims/execution.ts";
+import { verdictIdFor } from "../core/kernel/execution.ts";
 import { buildProposal } from "../core/integrity/index.ts";
 import { handleTimer, redriveOpenClaims, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
-import { parseConfig } from "../core/claims/config.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import type { InMemoryWork } from "./in-memory.ts";
 import { handleCrewMessage } from "./orchestrator.ts";

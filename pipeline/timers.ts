@@ -1,5 +1,5 @@
 // Timers and the sweep: a claim never waits forever on a worker that died (docs/architecture.md).
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { TimerMessage } from "./messages.ts";
 import { nudgeEffects, sweepDecision, tickEffects } from "./decide/timers.ts";

@@ -1,9 +1,9 @@
 // Triage through the in-process pipeline: a claim the kernel's rules reject is decided without a model call, with a
 // normal ClaimVerdict published once; a crash anywhere in it is finished by the redelivery, never decided twice.
 import { describe, expect, it } from "vitest";
-import { policyVersionOf, triageIdempotencyKey } from "../core/claims/execution.ts";
-import { replayClaim } from "../core/claims/replay.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { policyVersionOf, triageIdempotencyKey } from "../core/kernel/execution.ts";
+import { replayClaim } from "../core/history/replay.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { handleCrewMessage } from "./orchestrator.ts";

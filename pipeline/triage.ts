@@ -2,7 +2,7 @@
 // store the REJECT once under the triage key, publish it, record the claim DECIDED. The money path is any REJECT's:
 // nothing to reserve, the verdict stored before it is published, published before the claim is DECIDED (which
 // proves the publication), and a redelivery finishes what a crash left (the stored verdict, never a new decision).
-import type { ClaimRecord } from "../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import { verdictToStore } from "./decide/kernel-decision.ts";

@@ -2,8 +2,8 @@
 // may make its self-check repair round in each delivery, and only one answer counts: the claim still replays
 // IDENTICAL (found by `npm run chaos`: the second delivery's CLAIMS_SELF_CHECK_FAILED made replay DIFFERENT).
 import { describe, expect, it } from "vitest";
-import { replayClaim } from "../core/claims/replay.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { replayClaim } from "../core/history/replay.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInMemoryAuditLog } from "./in-memory.ts";
 import { createInProcessPipeline } from "./in-process.ts";

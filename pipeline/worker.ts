@@ -1,6 +1,6 @@
 // Worker: runs one agent step through the LLM port and sends the answer back to the claim's crew.
-import { runClaimsAgentStep } from "../core/claims/agent-step.ts";
-import { selfCheckRepairReason } from "../core/claims/self-check.ts";
+import { runClaimsAgentStep } from "../core/agents/agent-step.ts";
+import { selfCheckRepairReason } from "../core/agents/self-check.ts";
 import { claimAudit } from "./decide/audit.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { AgentStepMessage } from "./messages.ts";

@@ -1,7 +1,7 @@
 // The decision cycle of one claim (docs/audit.md): input → analysis → proposal → self-check → kernel layers →
 // execution → human review, built from the claim's trace; shared by the run report and the served view.
-import { EVALUATION_ORDER } from "../core/claims/kernel.ts";
-import { KERNEL_LAYERS } from "../core/claims/reason-codes.ts";
+import { EVALUATION_ORDER } from "../core/kernel/kernel.ts";
+import { KERNEL_LAYERS } from "../core/kernel/reason-codes.ts";
 import type { SafeHtml } from "./html.ts";
 import { html, prettyJson, trusted } from "./html.ts";
 import type { ClaimTrace } from "./model.ts";

@@ -5,13 +5,13 @@ import { fileURLToPath } from "node:url";
 import { createAuditEvent } from "../core/integrity/audit.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
 import type { ClaimsContract } from "../core/integrity/contracts.ts";
-import { parseConfig } from "../core/claims/config.ts";
-import { parseScenarios } from "../core/claims/scenarios.ts";
-import type { Scenario } from "../core/claims/scenarios.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import { parseScenarios } from "../core/history/scenarios.ts";
+import type { Scenario } from "../core/history/scenarios.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/claims/audit-events.ts";
-import type { ScenarioResult } from "../core/claims/audit-events.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { SimulationEndDetailsSchema, SimulationStartDetailsSchema } from "../core/history/audit-events.ts";
+import type { ScenarioResult } from "../core/history/audit-events.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { decideReview } from "../pipeline/review.ts";
 
 /** The fixed clock of the fixture run. */

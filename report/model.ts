@@ -1,14 +1,14 @@
 // Turns one simulation's audit events into the report's model. Every event's details are parsed with its
-// type's schema (core/claims/audit-events.ts), the one replay reads with: the audit is the only input, and an
+// type's schema (core/history/audit-events.ts), the one replay reads with: the audit is the only input, and an
 // event that does not follow its schema is named on its claim instead of read, so the rest stays readable.
-import { auditClaimId, auditSimulationId, parseAuditDetails } from "../core/claims/audit-events.ts";
+import { auditClaimId, auditSimulationId, parseAuditDetails } from "../core/history/audit-events.ts";
 import type {
   AuditDetails,
   ScenarioResult,
   SimulationEndDetails,
   SimulationStartDetails,
-} from "../core/claims/audit-events.ts";
-import type { Claim } from "../core/claims/claim.ts";
+} from "../core/history/audit-events.ts";
+import type { Claim } from "../core/claim/claim.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
 import type { StepError } from "../core/crew/index.ts";
 import { ReportInputError } from "./errors.ts";

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
 import type { MockPaymentBehaviour, StripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
 import { randomBytes } from "node:crypto";
-import { tokenSha256 } from "../functions/lib/bearer.ts";
+import { tokenSha256 } from "../functions/http/bearer.ts";
 import { writeReviewers } from "../local/auth/reviewers.ts";
 import { finalClaim, startServe } from "../local/serve-child.test-kit.ts";
 import type { ServeChild } from "../local/serve-child.test-kit.ts";

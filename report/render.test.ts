@@ -8,8 +8,8 @@ import { ReportInputError } from "./errors.ts";
 import { FIXTURE_SIMULATION_ID, buildFixtureEvents } from "./fixture.test-kit.ts";
 import { renderReport } from "./render.ts";
 import { writeReport } from "../cli/report-file.ts";
-import { parseScenarios } from "../core/claims/scenarios.ts";
-import { EVALUATION_ORDER } from "../core/claims/kernel.ts";
+import { parseScenarios } from "../core/history/scenarios.ts";
+import { EVALUATION_ORDER } from "../core/kernel/kernel.ts";
 
 /** The bundled scenarios the fixture runs: the counts below follow the file. */
 const SCENARIOS = parseScenarios(

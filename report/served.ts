@@ -4,7 +4,7 @@
 // view shows what the audit does know — verdicts, money, reviews, decision times — and never a run that
 // "may have crashed". Pure and deterministic: the same events (and options) always give the same bytes.
 import type { AuditEvent } from "../core/integrity/audit.ts";
-import type { Reconciliation } from "../core/claims/settlement.ts";
+import type { Reconciliation } from "../core/kernel/settlement.ts";
 import { median, renderCharts } from "./charts.ts";
 import { renderClaimTable } from "./claim-table.ts";
 import { renderCycles } from "./cycle.ts";

@@ -9,10 +9,10 @@
 // Run: node --import tsx scripts/build-compact-dictionary.ts <version>
 import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { parseConfig } from "../core/claims/config.ts";
-import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "../core/claims/scenarios.ts";
+import { parseConfig } from "../core/claim/config.ts";
+import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "../core/history/scenarios.ts";
 import { frozenClock } from "../core/crew/index.ts";
-import { createRulesModel } from "../core/claims/rules-model.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import {
   createInMemoryAuditLog,

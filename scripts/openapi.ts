@@ -1,6 +1,6 @@
-// Writes functions/openapi.json from functions/lib/openapi.ts (`npm run openapi`); functions/openapi.test.ts fails while they differ.
+// Writes functions/openapi.json from functions/http/openapi.ts (`npm run openapi`); functions/openapi.test.ts fails while they differ.
 import { readFileSync, writeFileSync } from "node:fs";
-import { openApiDocument } from "../functions/lib/openapi.ts";
+import { openApiDocument } from "../functions/http/openapi.ts";
 
 const root = new URL("..", import.meta.url);
 const version = (JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string }).version;

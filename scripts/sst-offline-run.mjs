@@ -192,8 +192,8 @@ console.log(JSON.stringify(summary));
 // The app itself: the checks above must have had something to check (12 functions, 5 consumers, 3 rules).
 if (configPath === resolve(root, "sst.config.ts")) {
   const expected = { roles: 12, queuePolicies: 6, eventSourceMappings: 5 };
-  // The timers' event source gathers as infra/facts.ts says (SST's own `batch.window` conversion).
-  const { eventSourceBatch } = await import(pathToFileURL(join(root, "infra/facts.ts")).href);
+  // The timers' event source gathers as app/manifest.ts says (SST's own `batch.window` conversion).
+  const { eventSourceBatch } = await import(pathToFileURL(join(root, "app/manifest.ts")).href);
   const timers = eventSourceBatch("timers");
   const timerMappings = of("aws:lambda/eventSourceMapping:EventSourceMapping").filter(
     (m) =>

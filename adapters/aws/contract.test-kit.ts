@@ -2,19 +2,19 @@
 // against any implementation (in-memory in core/, DynamoDB here), so the two cannot drift apart.
 // `factory` returns a fresh, empty port for every test.
 import { describe, expect, it } from "vitest";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { busEntry } from "../../core/claims/events.ts";
-import type { ClaimVerdictDetail } from "../../core/claims/events.ts";
-import type { ReviewRecord } from "../../core/claims/review.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { busEntry } from "../../core/kernel/events.ts";
+import type { ClaimVerdictDetail } from "../../core/kernel/events.ts";
+import type { ReviewRecord } from "../../core/kernel/review.ts";
 import type { Effect } from "../../pipeline/effects.ts";
 import { createAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
-import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
-import type { ReserveMode } from "../../core/integrity/ledger.ts";
+import { assertLedgerEntry } from "../../core/kernel/ledger.ts";
+import type { ReserveMode } from "../../core/kernel/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
 import { claimListKey } from "../../pipeline/ports.ts";
 import { VersionConflictError } from "../../core/errors.ts";
-import type { SettlementRecord } from "../../core/claims/settlement.ts";
+import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import { pendingReviewKey } from "../../pipeline/payments.ts";
 import { recentServedEvents } from "../../pipeline/served.ts";
 import type { SettlementRepository } from "../../pipeline/payments.ts";

@@ -3,8 +3,8 @@
 // and the window holds exactly the refunds made. The figures of the race are printed for the record.
 import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
-import { parseConfig } from "../../core/claims/config.ts";
-import { createRulesModel } from "../../core/claims/rules-model.ts";
+import { parseConfig } from "../../core/claim/config.ts";
+import { createRulesModel } from "../../core/agents/rules-model.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { createInProcessPipeline } from "../../pipeline/in-process.ts";
 import type { RefundLedger } from "../../pipeline/ports.ts";

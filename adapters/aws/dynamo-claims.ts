@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
-import type { ClaimRecord, ClaimStatus } from "../../core/claims/claim-record.ts";
+import type { ClaimRecord, ClaimStatus } from "../../core/kernel/claim-record.ts";
 import type { ClaimPage, ClaimRepository, CreateClaimResult } from "../../pipeline/ports.ts";
 import { claimListKey, checkClaimQuery, matchesClaimQuery } from "../../pipeline/ports.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";

@@ -2,7 +2,7 @@
 // for the first refund on an order the kernel read as absent), and that many claims racing on many orders
 // — also from processes that each read the order's entry as absent — never push any order over its amount.
 import { describe, expect, it } from "vitest";
-import { assertLedgerEntry } from "../../core/integrity/ledger.ts";
+import { assertLedgerEntry } from "../../core/kernel/ledger.ts";
 import { createDynamoPorts } from "./dynamo-ports.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { countRequests, createRequestCounter } from "./request-counter.ts";

@@ -1,7 +1,7 @@
 // RefundLedger on DynamoDB: one item per order and ledger scope (`ORDER#<id>` / `LEDGER` for real refunds,
 // `LEDGER#SIM#<simulation>` for a simulation's) holding `refunded_cents`, a `claims` map, `automatic_cents`,
 // and the string sets `approved`, `pending_reviews` and `released`. A reservation is ONE conditional UpdateItem — the
-// rule of `reserveRefund` (core/integrity/ledger.ts) as a condition:
+// rule of `reserveRefund` (core/kernel/ledger.ts) as a condition:
 //   automatic: ADD refunded_cents :c, automatic_cents :c SET claims.#cid = :c
 //              IF claim absent AND not released AND refunded_cents <= order − c AND automatic_cents <= limit − c
 //                 AND no other claim's review is pending on the order
@@ -28,16 +28,16 @@ import {
   refundReleased,
   reservedForClaim,
   reserveRefund,
-} from "../../core/integrity/ledger.ts";
-import type { LedgerEntry, PersonDecision, ReserveResult } from "../../core/integrity/ledger.ts";
+} from "../../core/kernel/ledger.ts";
+import type { LedgerEntry, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
 import {
   assertCustomerWindow,
   customerLimitsCents,
   emptyCustomerWindow,
   releaseFromWindow,
   reserveOnWindow,
-} from "../../core/integrity/customer-window.ts";
-import type { CustomerWindow } from "../../core/integrity/customer-window.ts";
+} from "../../core/kernel/customer-window.ts";
+import type { CustomerWindow } from "../../core/kernel/customer-window.ts";
 import type { RefundLedger, ReserveRequest } from "../../pipeline/ports.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";

@@ -1,7 +1,7 @@
 // ContextStore on DynamoDB: the authoritative orders (`ORDER#<id>`/`ORDER`), listed by gsi1 `ORDERS`.
 // Written by `seedOrders` (table.ts); read here and validated like the in-memory store does.
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { validateOrder } from "../../core/integrity/orders.ts";
+import { validateOrder } from "../../core/kernel/orders.ts";
 import type { Order } from "../../core/integrity/contracts.ts";
 import type { ContextStore } from "../../pipeline/ports.ts";
 import type { ContextSnapshot } from "../../core/integrity/contracts.ts";

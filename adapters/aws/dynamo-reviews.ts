@@ -4,8 +4,8 @@
 // (`REVIEW#<status>`, sort key `<requested_at>#<claim_id>`, oldest first): a decided review moves out of
 // the PENDING partition in the same write that decides it.
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { ReviewRecordSchema } from "../../core/claims/review.ts";
-import type { ReviewRecord } from "../../core/claims/review.ts";
+import { ReviewRecordSchema } from "../../core/kernel/review.ts";
+import type { ReviewRecord } from "../../core/kernel/review.ts";
 import type { ReviewRepository } from "../../pipeline/ports.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";

@@ -2,7 +2,7 @@
 // reads those settlements and no other — however many refunds were settled — and never a Scan.
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import type { SettlementRecord } from "../../core/claims/settlement.ts";
+import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import { createDynamoSettlementRepository } from "./dynamo-settlements.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { gsi1 } from "./table.ts";

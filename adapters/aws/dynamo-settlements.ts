@@ -7,8 +7,8 @@
 // `REFUND_REVIEW#UNPERFORMED` until the put that marks it (the sweep reads only that partition), and reconciliation
 // lists all three.
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { SettlementRecordSchema } from "../../core/claims/settlement.ts";
-import type { SettlementRecord } from "../../core/claims/settlement.ts";
+import { SettlementRecordSchema } from "../../core/kernel/settlement.ts";
+import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import { VersionConflictError } from "../../core/errors.ts";
 import { byRequest, hasUnperformedReview, pendingReviewKey, settlementListKey } from "../../pipeline/payments.ts";
 import type { SettlementRepository } from "../../pipeline/payments.ts";

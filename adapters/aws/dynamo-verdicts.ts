@@ -15,7 +15,7 @@ import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError, VerdictNotFoundError } from "./errors.ts";
 import { keys } from "./table.ts";
-import { dfidOf } from "../../core/claims/claim-record.ts";
+import { dfidOf } from "../../core/kernel/claim-record.ts";
 
 const json = (value: unknown) => JSON.stringify(value);
 

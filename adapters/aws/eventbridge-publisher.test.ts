@@ -2,9 +2,9 @@
 // failures retried (the bus's failure hook), permanent entry errors and refused requests not retried.
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { afterEach, describe, expect, it } from "vitest";
-import { busEntry, DETAIL_TYPES, KERNEL_SOURCE } from "../../core/claims/events.ts";
-import type { BusEntry } from "../../core/claims/events.ts";
-import { BUS_NAME } from "../../infra/facts.ts";
+import { busEntry, DETAIL_TYPES, KERNEL_SOURCE } from "../../core/kernel/events.ts";
+import type { BusEntry } from "../../core/kernel/events.ts";
+import { BUS_NAME } from "../../app/manifest.ts";
 import type { BusEvent } from "../../local/eventbridge/server.ts";
 import { localClientConfig } from "../../local/emulators.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";

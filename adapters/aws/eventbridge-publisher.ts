@@ -4,8 +4,8 @@
 import { DescribeEventBusCommand, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import type { EventBridgeClient, PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
 import type { EventPublisher } from "../../pipeline/ports.ts";
-import { KERNEL_SOURCE, parseBusEntry } from "../../core/claims/events.ts";
-import type { BusEntry } from "../../core/claims/events.ts";
+import { KERNEL_SOURCE, parseBusEntry } from "../../core/kernel/events.ts";
+import type { BusEntry } from "../../core/kernel/events.ts";
 import {
   describeError,
   errorName,

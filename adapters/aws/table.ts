@@ -4,8 +4,8 @@ import { CreateTableCommand, DescribeTableCommand, ResourceInUseException } from
 import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { dfidOf } from "../../core/claims/claim-record.ts";
-import { validateOrder } from "../../core/integrity/orders.ts";
+import { dfidOf } from "../../core/kernel/claim-record.ts";
+import { validateOrder } from "../../core/kernel/orders.ts";
 import type { Order } from "../../core/integrity/contracts.ts";
 import { reviewListKey } from "../../pipeline/ports.ts";
 import { describeError, TableSetupError } from "./errors.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analystMessages } from "../../core/claims/prompts.ts";
+import { analystMessages } from "../../core/agents/prompts.ts";
 import type { ClaimsContract } from "../../core/integrity/contracts.ts";
 import { llmConfigFromEnv } from "./config.ts";
 import { createLlm } from "./create.ts";

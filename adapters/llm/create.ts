@@ -1,7 +1,7 @@
 // The composition helper: the LLM port named by the configuration.
 import type OpenAI from "openai";
 import type { LlmPort } from "../../core/llm/port.ts";
-import { createRulesModel } from "../../core/claims/rules-model.ts";
+import { createRulesModel } from "../../core/agents/rules-model.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../../core/integrity/contracts.ts";
 import type { LlmConfig } from "./config.ts";
 import { createOpenAiModel, type Sleep } from "./openai.ts";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Claim } from "../../core/claims/claim.ts";
+import type { Claim } from "../../core/claim/claim.ts";
 import type { ClaimsContract } from "../../core/integrity/contracts.ts";
-import { analystMessages, decisionMakerMessages, extractionMessages } from "../../core/claims/prompts.ts";
+import { analystMessages, decisionMakerMessages, extractionMessages } from "../../core/agents/prompts.ts";
 import type { LlmResult } from "../../core/llm/port.ts";
 import { createOpenAiModel, type OpenAiModelOptions } from "./openai.ts";
 import {

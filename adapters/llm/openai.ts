@@ -14,7 +14,7 @@ import type { LlmMessage, LlmPort, LlmRequest, LlmResult, LlmUsage } from "../..
 import { readStructuredOutput } from "../../core/llm/structured-output.ts";
 import { estimateUsage, sumUsage } from "../../core/llm/usage.ts";
 import { toStrictJsonSchema } from "./strict-schema.ts";
-import { delimit } from "../../core/claims/prompts.ts";
+import { delimit } from "../../core/agents/prompts.ts";
 
 /** Waits `ms`, rejecting early when `signal` aborts; injectable so tests do not wait. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;

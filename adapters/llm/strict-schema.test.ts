@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { ClaimExtractionOutputSchema } from "../../core/claims/proposal-output.ts";
+import { ClaimExtractionOutputSchema } from "../../core/claim/proposal-output.ts";
 import { LlmSchemaNotStrictError } from "../../core/llm/errors.ts";
 import { toStrictJsonSchema } from "./strict-schema.ts";
 

@@ -3,7 +3,7 @@
 // `refund.updated` / `refund.failed` whose refund this app created (its metadata names the claim and the
 // execution) becomes the provider's word on that execution; anything else is acknowledged and ignored.
 import Stripe from "stripe";
-import type { ProviderUpdate } from "../../core/claims/settlement.ts";
+import type { ProviderUpdate } from "../../core/kernel/settlement.ts";
 import { settlementOfStripeRefund } from "./stripe.ts";
 
 /** What a verified webhook says. */

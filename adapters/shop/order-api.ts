@@ -6,7 +6,7 @@
 // retries instead of being decided on facts the shop did not give.
 import * as z from "zod";
 import type { Order } from "../../core/integrity/contracts.ts";
-import { validateOrder } from "../../core/integrity/orders.ts";
+import { validateOrder } from "../../core/kernel/orders.ts";
 import { OrderSourceUnavailableError } from "../../pipeline/errors.ts";
 import { OrderSourceConfigError } from "./errors.ts";
 import type { OrderSource } from "../../pipeline/ports.ts";

@@ -1,6 +1,6 @@
 // The claims the pipeline benches send: one order each, and free text the rules extractor reads back.
 import { describe, expect, it } from "vitest";
-import { extractClaimFromText } from "../../core/claims/extraction.ts";
+import { extractClaimFromText } from "../../core/extraction/extraction.ts";
 import { benchOrders, claimBody, CLAIM_EUR } from "./claims.ts";
 
 describe("bench claims", () => {

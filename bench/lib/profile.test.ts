@@ -30,7 +30,7 @@ const profile = (invocations: ClaimProfile["invocations"]): ClaimProfile => ({
 });
 
 describe("deployment facts", () => {
-  it("reads memory, queue consumers and the LLM callers from infra/facts.ts", () => {
+  it("reads memory, queue consumers and the LLM callers from app/manifest.ts", () => {
     expect(FUNCTION_MEMORY_MB).toMatchObject({ intakeApi: 512, orchestrator: 256, timer: 128 });
     expect(QUEUE_CONSUMERS.crewEvents).toEqual({ fn: "orchestrator", fifo: true });
     expect([...LLM_FUNCTIONS].sort()).toEqual(["intakeExtract", "worker"]);

@@ -1,17 +1,17 @@
 // What a claim causes on AWS, per claim, as bench/aws-requests.bench.ts measures it on the local stack
 // and bench/cost.ts prices it: requests by service and operation, DynamoDB capacity by entity, queue
 // sends, events, handler invocations with their time and log output, and what stays stored. Plus the
-// deployment facts both need (function memory, queue consumers), from infra/facts.ts.
+// deployment facts both need (function memory, queue consumers), from app/manifest.ts.
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FUNCTIONS, LOGGING, QUEUES } from "../../infra/facts.ts";
-import type { FunctionKey as FactFunctionKey, QueueRole as FactQueueRole } from "../../infra/facts.ts";
+import { FUNCTIONS, LOGGING, QUEUES } from "../../app/manifest.ts";
+import type { FunctionKey as FactFunctionKey, QueueRole as FactQueueRole } from "../../app/manifest.ts";
 
-/** A Lambda function of the app (infra/facts.ts `FUNCTIONS`). */
+/** A Lambda function of the app (app/manifest.ts `FUNCTIONS`). */
 export type FunctionKey = FactFunctionKey;
 
-/** Memory (MB) per function, from infra/facts.ts. */
+/** Memory (MB) per function, from app/manifest.ts. */
 export const FUNCTION_MEMORY_MB = Object.fromEntries(
   (Object.entries(FUNCTIONS) as [FunctionKey, { memory: string }][]).map(([fn, f]) => [
     fn,
@@ -19,10 +19,10 @@ export const FUNCTION_MEMORY_MB = Object.fromEntries(
   ]),
 ) as Readonly<Record<FunctionKey, number>>;
 
-/** A work queue of the app (infra/facts.ts `QUEUES`). */
+/** A work queue of the app (app/manifest.ts `QUEUES`). */
 export type QueueRole = FactQueueRole;
 
-/** The consumer of each queue and whether the queue is FIFO, from infra/facts.ts. */
+/** The consumer of each queue and whether the queue is FIFO, from app/manifest.ts. */
 export const QUEUE_CONSUMERS = Object.fromEntries(
   (Object.entries(QUEUES) as [QueueRole, { consumer: FunctionKey; fifo: boolean }][]).map(([role, q]) => [
     role,
@@ -134,10 +134,10 @@ export type StoredUsage = {
   expiringBytes?: number;
 };
 
-/** How the deployment logs: Lambda's system log level and the share of success lines written (infra/facts.ts LOGGING). */
+/** How the deployment logs: Lambda's system log level and the share of success lines written (app/manifest.ts LOGGING). */
 export type LoggingConfig = { systemLogLevel: string; successSampleRate: number };
 
-/** The deployment's logging now (infra/facts.ts), recorded with each profile. */
+/** The deployment's logging now (app/manifest.ts), recorded with each profile. */
 export const DEPLOYED_LOGGING: LoggingConfig = {
   systemLogLevel: LOGGING.systemLogLevel,
   successSampleRate: LOGGING.successSampleRate,

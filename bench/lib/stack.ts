@@ -5,10 +5,10 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { systemClock } from "../../core/crew/index.ts";
 import type { Order } from "../../core/integrity/index.ts";
-import { createRulesModel } from "../../core/claims/rules-model.ts";
-import { loadConfig } from "../../functions/lib/config-file.ts";
-import type { LogLevelName } from "../../functions/lib/logger.ts";
-import { apiEvent, CONFIG_PATH } from "../../local/stack-fixture.ts";
+import { createRulesModel } from "../../core/agents/rules-model.ts";
+import { loadConfig } from "../../functions/composition/config-file.ts";
+import type { LogLevelName } from "../../functions/observability/logger.ts";
+import { apiEvent, CONFIG_PATH } from "../../local/testing/stack-fixture.ts";
 import { startLocalStack } from "../../local/stack.ts";
 import type { LocalStack } from "../../local/stack.ts";
 import { claimBody } from "./claims.ts";

@@ -4,7 +4,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { useEmulatedAws } from "../../adapters/aws/emulators.test-kit.ts";
-import { createLogger } from "../../functions/lib/logger.ts";
+import { createLogger } from "../../functions/observability/logger.ts";
 import {
   attributeValueSize,
   consumedUnits,

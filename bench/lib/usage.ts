@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { itemBytes, valueBytes } from "../../adapters/aws/compact.ts";
-import type { SqsHandler } from "../../functions/lib/sqs-consumer.ts";
+import type { SqsHandler } from "../../functions/consumers/sqs-consumer.ts";
 import { LLM_FUNCTIONS, QUEUE_CONSUMERS } from "./profile.ts";
 import type {
   ClaimKind,
@@ -223,7 +223,7 @@ export function isMetricLogLine(line: string): boolean {
   return line.startsWith("{") && line.includes('"_aws":');
 }
 
-/** True for a success line (functions/lib/logger.ts writes `sample_rate` on each). */
+/** True for a success line (functions/observability/logger.ts writes `sample_rate` on each). */
 export function isSuccessLogLine(line: string): boolean {
   return line.includes('"sample_rate":');
 }

@@ -3,7 +3,7 @@ import * as z from "zod";
 import { AuditEventError } from "./errors.ts";
 import type { VerdictKind } from "./verdict.ts";
 
-/** Every audit event type; core/claims/audit-events.ts defines the details of each (a type missing there does not compile). */
+/** Every audit event type; core/history/audit-events.ts defines the details of each (a type missing there does not compile). */
 export const AUDIT_EVENT_TYPES = [
   "SIMULATION_START",
   "SIMULATION_END",

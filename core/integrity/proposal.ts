@@ -97,7 +97,7 @@ export function proposalIdFor(idempotencyKey: string): string {
 }
 
 /**
- * What a proposal is built from: the Decision Maker's output (core/claims validates it with
+ * What a proposal is built from: the Decision Maker's output (core/agents validates it with
  * `RefundProposalOutputSchema`, whose output is this type).
  */
 export type ProposalOutput = {

@@ -1,5 +1,5 @@
 // The LLM settings used when neither the config file nor the environment gives one: defined once, read by
-// the config schema (core/claims/config.ts) and the adapter's settings (adapters/llm/config.ts).
+// the config schema (core/claim/config.ts) and the adapter's settings (adapters/llm/config.ts).
 
 /** Built-in LLM defaults: the offline rules model; for `openai`, a local Ollama serving gemma3:4b (the seed's model). */
 export const LLM_DEFAULTS = {

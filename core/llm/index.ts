@@ -1,4 +1,4 @@
-// The LLM layer: one port, its failure codes and shared helpers (the deterministic rules model of the claims crew is core/claims/rules-model.ts).
+// The LLM layer: one port, its failure codes and shared helpers (the deterministic rules model of the claims crew is core/agents/rules-model.ts).
 export type {
   FixableTask,
   LlmPromptFacts,

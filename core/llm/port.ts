@@ -23,7 +23,7 @@ export type FixableTask = "analyze_claim" | "decide_refund";
 
 /**
  * Structured facts behind a prompt, tagged with its task and carried beside it so a deterministic model needs
- * no prompt parsing; core/claims builds them with the prompt (its `LlmFacts`). Network models ignore them.
+ * no prompt parsing; core/agents builds them with the prompt (its `LlmFacts`). Network models ignore them.
  */
 export type LlmPromptFacts = { readonly task: LlmTask; readonly [field: string]: unknown };
 

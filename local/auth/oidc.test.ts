@@ -4,8 +4,8 @@
 import { readFileSync } from "node:fs";
 import { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../core/claims/config.ts";
-import { createRulesModel } from "../../core/claims/rules-model.ts";
+import { parseConfig } from "../../core/claim/config.ts";
+import { createRulesModel } from "../../core/agents/rules-model.ts";
 import { createAuthorizerHandler } from "../../functions/authorizer.ts";
 import { createIntakeApiHandler } from "../../functions/intake-api.ts";
 import { createReviewApiHandler } from "../../functions/review-api.ts";

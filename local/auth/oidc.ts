@@ -6,7 +6,7 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from "aws-lambda";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import type { JWTPayload } from "jose";
-import { bearerToken } from "../../functions/lib/bearer.ts";
+import { bearerToken } from "../../functions/http/bearer.ts";
 import type { AuthorizerFn } from "./authorizer.ts";
 
 /** The issuer and the audiences a reviewer's JWT must carry (CLAIMS_REVIEWER_OIDC_ISSUER / _AUDIENCE). */

@@ -5,11 +5,11 @@ import { chmodSync, closeSync, existsSync, lstatSync, openSync, readFileSync, re
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 import * as z from "zod";
-import { SourceFileError } from "../../core/claims/errors.ts";
-import { oneLineText } from "../../core/claims/claim.ts";
-import { parseYamlSource, validateYaml } from "../../core/claims/yaml-source.ts";
-import type { SourceIssue } from "../../core/claims/yaml-source.ts";
-import type { ReviewerCredential } from "../../functions/lib/bearer.ts";
+import { SourceFileError } from "../../core/claim/errors.ts";
+import { oneLineText } from "../../core/claim/claim.ts";
+import { parseYamlSource, validateYaml } from "../../core/claim/yaml-source.ts";
+import type { SourceIssue } from "../../core/claim/yaml-source.ts";
+import type { ReviewerCredential } from "../../functions/http/bearer.ts";
 import { ReviewersFileError } from "./errors.ts";
 
 /** What a reviewer id may hold: it names the person in the audit and the events. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { RULE_PATTERNS } from "../../infra/facts.ts";
-import { KERNEL_SOURCE } from "../../core/claims/events.ts";
-import { DETAIL_TYPES } from "../../core/claims/events.ts";
-import type { RuleName } from "../../infra/facts.ts";
+import { RULE_PATTERNS } from "../../app/manifest.ts";
+import { KERNEL_SOURCE } from "../../core/kernel/events.ts";
+import { DETAIL_TYPES } from "../../core/kernel/events.ts";
+import type { RuleName } from "../../app/manifest.ts";
 import { InvalidEventPatternError } from "./errors.ts";
 import { matchesPattern, validatePattern } from "./matcher.ts";
 import type { EventPattern } from "./matcher.ts";

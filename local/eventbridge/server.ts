@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { EventBridgeEvent } from "aws-lambda";
-import { BUS_NAME, RULE_PATTERNS } from "../../infra/facts.ts";
+import { BUS_NAME, RULE_PATTERNS } from "../../app/manifest.ts";
 import { BusConfigError, BusIoError, InvalidEventPatternError, RequestError } from "./errors.ts";
 import { matchesPattern, validatePattern } from "./matcher.ts";
 import { newSigningKeys, registerEndpointKeys } from "../auth/keys.ts";

@@ -2,10 +2,10 @@
 // below are checked by tsc), and what the producers record parses with the same schema, which names every field.
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { auditEvent, parseAuditDetails } from "../../core/claims/audit-events.ts";
-import type { ClaimAuditDetails } from "../../core/claims/audit-events.ts";
+import { auditEvent, parseAuditDetails } from "../../core/history/audit-events.ts";
+import type { ClaimAuditDetails } from "../../core/history/audit-events.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
-import { createRulesModel } from "../../core/claims/rules-model.ts";
+import { createRulesModel } from "../../core/agents/rules-model.ts";
 import { claimAudit } from "./audit.ts";
 import type { ReviewCauseEvent } from "./audit.ts";
 import { createInProcessPipeline, handleWork } from "../in-process.ts";

@@ -1,9 +1,9 @@
 // Audit events of one claim, built with the claim's flow ids and the simulation id; their details are typed by
-// the schema of their type (core/claims/audit-events.ts).
-import { auditEvent } from "../../core/claims/audit-events.ts";
-import type { AuditDetailsInput, ClaimAuditDetails, ClaimAuditEventType } from "../../core/claims/audit-events.ts";
+// the schema of their type (core/history/audit-events.ts).
+import { auditEvent } from "../../core/history/audit-events.ts";
+import type { AuditDetailsInput, ClaimAuditDetails, ClaimAuditEventType } from "../../core/history/audit-events.ts";
 import type { AuditEvent, AuditSeverity } from "../../core/integrity/index.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 
 /** Builds an audit event of type `type` for `record`'s decision flow; `details` must follow that type's schema. */
 export function claimAudit<T extends ClaimAuditEventType>(

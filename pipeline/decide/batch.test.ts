@@ -2,7 +2,7 @@
 // simulation's start event and bodies, and the run's result from intake's answers.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { parseScenarios, scenarioKeys } from "../../core/claims/scenarios.ts";
+import { parseScenarios, scenarioKeys } from "../../core/history/scenarios.ts";
 import { batchModeFrom, batchRunResult, liveRun, namedOrderIds, policyRunConfig, simulationRun } from "./batch.ts";
 import { config, NOW, order } from "./decide.test-kit.ts";
 

@@ -4,10 +4,10 @@
 // refunds go to a ledger of their own and consumers can filter them out. Live claims carry none, and their
 // ids come from the file's content and the row, so a re-run of the same file submits nothing twice.
 import { hashHex } from "../../core/crew/index.ts";
-import type { ClaimsConfig } from "../../core/claims/config.ts";
-import { renderClaimText, scenarioBody, scenarioKeys, simulationIdFor } from "../../core/claims/scenarios.ts";
-import type { Scenario } from "../../core/claims/scenarios.ts";
-import { simulationStartEvent } from "../../core/claims/simulation.ts";
+import type { ClaimsConfig } from "../../core/claim/config.ts";
+import { renderClaimText, scenarioBody, scenarioKeys, simulationIdFor } from "../../core/history/scenarios.ts";
+import type { Scenario } from "../../core/history/scenarios.ts";
+import { simulationStartEvent } from "../../core/history/simulation.ts";
 import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;

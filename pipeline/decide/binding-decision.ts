@@ -2,9 +2,8 @@
 // proposal asked. The review shell records it on the order's ledger with the same write that clears the review's
 // mark, before the review is recorded decided: a crash in between is repaired by the decision carried out again
 // (the intent claimed on the review), and recording it twice changes nothing.
-import type { ReviewRecord } from "../../core/claims/review.ts";
-import { toCents } from "../../core/integrity/index.ts";
-import type { PersonDecision } from "../../core/integrity/index.ts";
+import { toCents, type PersonDecision } from "../../core/kernel/index.ts";
+import type { ReviewRecord } from "../../core/kernel/review.ts";
 
 /** The decision of a decided review that binds its order, or `undefined` (RESUBMIT, a full approval, no order). */
 export function bindingDecisionOf(review: ReviewRecord): PersonDecision | undefined {

@@ -2,7 +2,7 @@
 // self-check goes to the kernel, everything else to a person; a claim already final spends nothing more.
 import { describe, expect, it } from "vitest";
 import type { OutboundCrewEvent } from "../../core/crew/index.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { crewEffects } from "./crew-completion.ts";
 import { ACCEPTABLE, audits, claimRecord, NOW, policy, shape } from "./decide.test-kit.ts";
 

@@ -1,10 +1,10 @@
 // Crew completion, decided: the crew's outbound events become pipeline effects — step requests for the worker,
 // the proposal for the kernel (after the self-check), or a review when the crew failed or its output is unusable.
 import type { OutboundCrewEvent } from "../../core/crew/index.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { crewFailureReview } from "../../core/claims/crew.ts";
-import { RefundProposalOutputSchema } from "../../core/claims/proposal-output.ts";
-import { selfCheck } from "../../core/claims/self-check.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { crewFailureReview } from "../../core/agents/crew.ts";
+import { RefundProposalOutputSchema } from "../../core/claim/proposal-output.ts";
+import { selfCheck } from "../../core/agents/self-check.ts";
 import { buildProposal } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import type { PipelineDeps } from "../deps.ts";

@@ -1,8 +1,8 @@
 // Fixtures of the deciders' tests: the bundled policy's agent and orders, a registry that accepts the agent,
 // and claim records as the shells load them. No ports: the deciders take plain values.
 import { readFileSync } from "node:fs";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { parseConfig } from "../../core/claims/config.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { parseConfig } from "../../core/claim/config.ts";
 import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import { createAgentRegistry } from "../../core/integrity/registry.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../deps.ts";

@@ -1,7 +1,7 @@
 // Intake, decided without ports: a submission's record, the effects that start a claim, and what an
 // extraction's answer makes of a free-text claim.
 import { describe, expect, it } from "vitest";
-import type { ClaimExtractionOutput } from "../../core/claims/proposal-output.ts";
+import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
 import type { LlmResult } from "../../core/llm/index.ts";
 import { ACCEPTABLE, audits, claimRecord, NOW, shape } from "./decide.test-kit.ts";
 import {

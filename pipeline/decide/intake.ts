@@ -2,12 +2,12 @@
 // extraction's answer becomes the claim's next state and its effects. Pure: the shell loads, stores, performs.
 import * as z from "zod";
 import { canonicalize, hashHex } from "../../core/crew/index.ts";
-import { ClaimSchema, ClaimTextSchema, oneLineText } from "../../core/claims/claim.ts";
-import { dfidOf } from "../../core/claims/claim-record.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { claimFromExtraction, extractionFailureReasonCode } from "../../core/claims/extraction.ts";
-import type { ClaimExtractionOutput } from "../../core/claims/proposal-output.ts";
-import { simulationDfid } from "../../core/claims/simulation.ts";
+import { ClaimSchema, ClaimTextSchema, oneLineText } from "../../core/claim/claim.ts";
+import { dfidOf } from "../../core/kernel/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { claimFromExtraction, extractionFailureReasonCode } from "../../core/extraction/extraction.ts";
+import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
+import { simulationDfid } from "../../core/history/simulation.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmResult } from "../../core/llm/index.ts";
 import { claimAudit } from "./audit.ts";

@@ -1,10 +1,10 @@
 // The kernel's decision, without ports: the verdict with its events, audit and review from the stored claim,
 // the proposal, the order and the ledger at an instant; what a reservation's answer settles; and the effects
 // that publish a stored verdict and record the claim.
+import { type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import { describe, expect, it } from "vitest";
 import type { OutboundCrewEvent } from "../../core/crew/index.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import type { LedgerEntry, ReserveResult } from "../../core/integrity/index.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { crewEffects } from "./crew-completion.ts";
 import { ACCEPTABLE, claimRecord, ESCALATED, NOW, order, policy, shape } from "./decide.test-kit.ts";
 import {

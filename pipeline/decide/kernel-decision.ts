@@ -1,19 +1,20 @@
 // The kernel's decision, apart from its I/O: from the stored claim, the proposal, the order and its ledger entry
 // at an instant to the verdict record, its events, its audit and the review an ESCALATE opens; what a refund
 // reservation's answer settles; and the effects that publish a stored verdict and record the claim DECIDED.
+import { formatEur, type CustomerWindow, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
-import { busEntry } from "../../core/claims/events.ts";
-import type { BusEntry, ClaimVerdictDetail } from "../../core/claims/events.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { proposalOutputOf } from "../../core/claims/proposal-output.ts";
-import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/claims/execution.ts";
-import { decideClaim } from "../../core/claims/kernel.ts";
-import { ORDER_SOURCE_UNAVAILABLE } from "../../core/claims/reason-codes.ts";
-import type { ClaimVerdict } from "../../core/claims/kernel.ts";
-import { decideShadow } from "../../core/claims/shadow.ts";
-import type { ReviewRecord } from "../../core/claims/review.ts";
-import { formatEur, severityForVerdict } from "../../core/integrity/index.ts";
-import type { AuditEvent, CustomerWindow, LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
+import { busEntry } from "../../core/kernel/events.ts";
+import type { BusEntry, ClaimVerdictDetail } from "../../core/kernel/events.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
+import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/kernel/execution.ts";
+import { decideClaim } from "../../core/kernel/kernel.ts";
+import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
+import type { ClaimVerdict } from "../../core/kernel/kernel.ts";
+import { decideShadow } from "../../core/kernel/shadow.ts";
+import type { ReviewRecord } from "../../core/kernel/review.ts";
+import { severityForVerdict } from "../../core/integrity/index.ts";
+import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";

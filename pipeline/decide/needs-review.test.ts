@@ -1,7 +1,7 @@
 // Opening a review, decided without ports: the effects that end a claim in NEEDS_REVIEW come in the order that
 // makes a crash safe (the claim's record last), and a repeat builds the same review and the same events.
 import { describe, expect, it } from "vitest";
-import { reviewIdFor } from "../../core/claims/review.ts";
+import { reviewIdFor } from "../../core/kernel/review.ts";
 import { ACCEPTABLE, audits, claimRecord, NOW, shape } from "./decide.test-kit.ts";
 import { needsReview, reviewFor, reviewOpenedFor } from "./needs-review.ts";
 

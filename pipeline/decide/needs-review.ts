@@ -1,11 +1,11 @@
 // Opening a review: the review a claim gets when it escalates or needs review, the events that announce it,
 // and the effects that end a claim in NEEDS_REVIEW. Pure: every input is given, so a repeat builds the same.
-import { busEntry } from "../../core/claims/events.ts";
-import type { BusEntry } from "../../core/claims/events.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import type { RefundProposalOutput } from "../../core/claims/proposal-output.ts";
-import { reviewIdFor } from "../../core/claims/review.ts";
-import type { ReviewOrigin, ReviewRecord } from "../../core/claims/review.ts";
+import { busEntry } from "../../core/kernel/events.ts";
+import type { BusEntry } from "../../core/kernel/events.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import type { RefundProposalOutput } from "../../core/claim/proposal-output.ts";
+import { reviewIdFor } from "../../core/kernel/review.ts";
+import type { ReviewOrigin, ReviewRecord } from "../../core/kernel/review.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import type { NeedsReviewDetails, ReviewCauseEvent } from "./audit.ts";

@@ -1,8 +1,8 @@
 // The outage hold, decided (docs/llm.md): a claim that needs a model that cannot be reached waits for it — its
 // step or its extraction is tried again a little later — until the hold runs out; from then on it goes on as
 // without a hold and ends NEEDS_REVIEW LLM_UNREACHABLE. Pure: the shells load, perform and re-send.
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { isFinal } from "../../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { isFinal } from "../../core/kernel/claim-record.ts";
 import { claimAudit } from "./audit.ts";
 import type { PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";

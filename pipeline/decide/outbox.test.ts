@@ -1,7 +1,7 @@
 // A crew step's outbox is known performed without its marker only through its last effect: the answer to its one
 // agent step, the claim's hold on that step, the claim's verdict on its one proposal. Anything else is pending.
 import { describe, expect, it } from "vitest";
-import { verdictIdFor } from "../../core/claims/execution.ts";
+import { verdictIdFor } from "../../core/kernel/execution.ts";
 import type { OutboundCrewEvent } from "../../core/crew/index.ts";
 import { crewEffects } from "./crew-completion.ts";
 import { ACCEPTABLE, claimRecord, NOW, policy, shape } from "./decide.test-kit.ts";

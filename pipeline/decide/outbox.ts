@@ -8,8 +8,8 @@
 // performed, as before. An outbox neither marked nor proven is performed again (fail-closed) by the redelivery of
 // the message that made it; anything else leaves its witness step alone while it is in flight (`outboxRepair`).
 // Pure.
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { verdictIdFor } from "../../core/claims/execution.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { verdictIdFor } from "../../core/kernel/execution.ts";
 import type { Sha256Hex } from "../../core/crew/hash.ts";
 import { idempotencyKeyOf } from "../../core/integrity/index.ts";
 import type { Effect } from "../effects.ts";

@@ -2,7 +2,7 @@
 // its verdict_id, so that record proves the publication: the verdict item is not written a third time to say so.
 // Only a verdict whose claim does not take it (a REFUSED execution, or a claim that moved on meanwhile) is marked
 // `published` on its own item. A PENDING verdict is never published either way: execution settles first.
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { StoredVerdict } from "../ports.ts";
 
 /** True when `stored` was published: marked so, or its claim is recorded DECIDED with its verdict_id. */

@@ -1,8 +1,8 @@
 // The decisions of a failed refund's review, apart from I/O: which RETRY / CLOSE may be taken, what the settlement
 // becomes, and what each performs (CLOSE releases the reservation and binds nothing; RETRY pays again once).
 import { describe, expect, it } from "vitest";
-import { refundReviewId, retryExecutionId } from "../../core/claims/settlement.ts";
-import type { SettlementRecord } from "../../core/claims/settlement.ts";
+import { refundReviewId, retryExecutionId } from "../../core/kernel/settlement.ts";
+import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import {
   checkRefundDecision,
   decidedSettlement,

@@ -3,18 +3,18 @@
 // decided, and what a decided one performs. RETRY pays again under a new execution id (a new RefundExecuted that
 // names the failed one in `retry_of`); CLOSE, with a note, releases the claim's reservation on the order's ledger
 // so the money counts as not refunded — unlike a DENY it binds nothing on the order.
+import { toCents } from "../../core/kernel/index.ts";
 import * as z from "zod";
-import { oneLineText } from "../../core/claims/claim.ts";
-import { auditEvent } from "../../core/claims/audit-events.ts";
-import { busEntry } from "../../core/claims/events.ts";
-import type { BusEntry, ReviewDecidedDetail } from "../../core/claims/events.ts";
+import { oneLineText } from "../../core/claim/claim.ts";
+import { auditEvent } from "../../core/history/audit-events.ts";
+import { busEntry } from "../../core/kernel/events.ts";
+import type { BusEntry, ReviewDecidedDetail } from "../../core/kernel/events.ts";
 import {
   closeReleasesReservation,
   RefundReviewDecisionSchema,
   retryExecutionId,
-} from "../../core/claims/settlement.ts";
-import type { RefundReviewDecision, SettlementRecord } from "../../core/claims/settlement.ts";
-import { toCents } from "../../core/integrity/index.ts";
+} from "../../core/kernel/settlement.ts";
+import type { RefundReviewDecision, SettlementRecord } from "../../core/kernel/settlement.ts";
 import type { Effect } from "../effects.ts";
 
 /** The body of `POST /claims/{id}/review` deciding a failed refund's review. */

@@ -1,10 +1,10 @@
 // A reviewer's decision, without ports: an approval checked against the order and the ledger as they stand,
 // the review as recorded once decided, what it announces (first) and what is repeated once it is recorded.
+import { type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import { describe, expect, it } from "vitest";
 import type { OutboundCrewEvent } from "../../core/crew/index.ts";
-import { approvalExecutionIdFor, resubmittedClaimIdFor } from "../../core/claims/review.ts";
-import type { ReviewRecord } from "../../core/claims/review.ts";
-import type { LedgerEntry, ReserveResult } from "../../core/integrity/index.ts";
+import { approvalExecutionIdFor, resubmittedClaimIdFor } from "../../core/kernel/review.ts";
+import type { ReviewRecord } from "../../core/kernel/review.ts";
 import { crewEffects } from "./crew-completion.ts";
 import { audits, claimRecord, ESCALATED, NOW, order, policy, shape } from "./decide.test-kit.ts";
 import { decideProposal } from "./kernel-decision.ts";

@@ -1,14 +1,22 @@
 // A reviewer's decision, apart from its I/O: the intent claimed on the review, whether an approval passes the
 // reject checks against the order and the ledger as they stand, the review as recorded once decided, what a
 // decided review announces and what is repeated once it is recorded, and the answer the API gives.
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { busEntry } from "../../core/claims/events.ts";
-import type { BusEntry } from "../../core/claims/events.ts";
-import { decideClaim } from "../../core/claims/kernel.ts";
-import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../../core/claims/review.ts";
-import type { normaliseDecision, ReviewApproval, ReviewerIdentity, ReviewRecord } from "../../core/claims/review.ts";
-import { centsToEur, KernelInputError, parseCents, refundReleased, toCents } from "../../core/integrity/index.ts";
-import type { LedgerEntry, Order, ReserveResult } from "../../core/integrity/index.ts";
+import {
+  centsToEur,
+  parseCents,
+  refundReleased,
+  toCents,
+  type LedgerEntry,
+  type ReserveResult,
+} from "../../core/kernel/index.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { busEntry } from "../../core/kernel/events.ts";
+import type { BusEntry } from "../../core/kernel/events.ts";
+import { decideClaim } from "../../core/kernel/kernel.ts";
+import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../../core/kernel/review.ts";
+import type { normaliseDecision, ReviewApproval, ReviewerIdentity, ReviewRecord } from "../../core/kernel/review.ts";
+import { KernelInputError } from "../../core/integrity/index.ts";
+import type { Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import { bindingDecisionOf } from "./binding-decision.ts";
 import type { PipelineDeps } from "../deps.ts";

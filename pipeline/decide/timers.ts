@@ -1,6 +1,6 @@
 // Timers and the sweep, decided: what nudges a claim that has not moved, when nudges that changed nothing make
 // it STALLED, and what ends a claim that ran out of time. Pure: the shells read the claims and perform.
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { Effect } from "../effects.ts";
 import { startEffects } from "./intake.ts";
 import { reviewOpenedFor } from "./needs-review.ts";

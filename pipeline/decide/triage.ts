@@ -1,13 +1,14 @@
 // Triage, decided (docs/kernel.md): before the crew starts, the kernel's order, category, window, amount, balance
 // and customer layers run on the claim itself; a claim they reject is decided REJECT without a model call. Pure:
 // the shell (pipeline/triage.ts) loads the order and its ledger entry, stores the verdict once, publishes it.
+import { type LedgerEntry } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
-import { busEntry } from "../../core/claims/events.ts";
-import type { ClaimRecord } from "../../core/claims/claim-record.ts";
-import { buildTriageVerdictRecord, triageIdempotencyKey } from "../../core/claims/execution.ts";
-import { triageClaim } from "../../core/claims/kernel.ts";
+import { busEntry } from "../../core/kernel/events.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { buildTriageVerdictRecord, triageIdempotencyKey } from "../../core/kernel/execution.ts";
+import { triageClaim } from "../../core/kernel/kernel.ts";
 import { severityForVerdict } from "../../core/integrity/index.ts";
-import type { LedgerEntry, Order } from "../../core/integrity/index.ts";
+import type { Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Decision } from "./kernel-decision.ts";

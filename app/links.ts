@@ -1,0 +1,67 @@
+// The SST link names (`Resource.<Name>`) of the app's resources and the IAM actions a function may use on each.
+
+/** The SST link names (`Resource.<Name>`) of the app's resources. */
+export const LINKS = {
+  table: "Table",
+  bus: "Bus",
+  llmApiKey: "LlmApiKey",
+  apiToken: "ApiToken",
+  reviewerToken: "ReviewerToken",
+  /** The shop's order API token: a secret that exists, and is linked to ORDER_READERS, only when ORDER_SOURCE=http. */
+  orderApiToken: "OrderApiToken",
+  /** The payment provider's API key (Stripe secret key), for the refund executor. */
+  stripeApiKey: "StripeApiKey",
+  /** The signing secret of the Stripe webhook endpoint (its own credential, neither token opens it). */
+  stripeWebhookSecret: "StripeWebhookSecret",
+  queues: {
+    crewEvents: "CrewEventsQueue",
+    agentSteps: "AgentStepsQueue",
+    proposals: "ProposalsQueue",
+    extraction: "ExtractionQueue",
+    timers: "TimersQueue",
+  },
+} as const;
+
+/** A work queue by its role. */
+export type QueueRole = keyof typeof LINKS.queues;
+
+/** A link name. */
+export type LinkName =
+  | typeof LINKS.table
+  | typeof LINKS.bus
+  | typeof LINKS.llmApiKey
+  | typeof LINKS.apiToken
+  | typeof LINKS.reviewerToken
+  | typeof LINKS.orderApiToken
+  | typeof LINKS.stripeApiKey
+  | typeof LINKS.stripeWebhookSecret
+  | (typeof LINKS.queues)[QueueRole];
+
+/**
+ * The IAM actions a function may use on a linked resource: never a wildcard. A secret needs none (its value
+ * travels in the function's encrypted package). `Table` covers the table and its index `gsi1`, where only
+ * `Query` is ever granted.
+ */
+export const ACTIONS = {
+  /** Reads of the table (and Query on gsi1). */
+  tableRead: ["dynamodb:GetItem", "dynamodb:Query"],
+  /** What the adapters write with: conditional puts and updates, the idempotency key's release, session chunks. */
+  tableWrite: [
+    "dynamodb:GetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+  ],
+  /** SendMessage covers SendMessageBatch. Receiving is the event-source mapping's, granted with the subscription. */
+  queueSend: ["sqs:SendMessage"],
+  /** DescribeEventBus: the publisher checks once per container that the bus exists (a PutEvents to a missing bus succeeds). */
+  busPublish: ["events:PutEvents", "events:DescribeEventBus"],
+  secret: [],
+  /** Every function: writing its own log group (infra/lambda.ts), never creating one. */
+  ownLogs: ["logs:CreateLogStream", "logs:PutLogEvents"],
+} as const;
+
+/** An IAM action of the app. */
+export type IamAction = (typeof ACTIONS)[keyof typeof ACTIONS][number];

@@ -1,0 +1,64 @@
+// The HTTP API's routes, who may call each, and the authorizers: infra/api.ts deploys them, the local HTTP front
+// serves them, functions/http/ handles them and the OpenAPI description documents them.
+import type { FunctionKey } from "./functions.ts";
+
+/**
+ * Who may call a route: the intake token (submitting and reading claims), a reviewer's credential (deciding
+ * reviews: locally a reviewer token, on AWS a JWT of the reviewers' OpenID Connect issuer), or nobody checks
+ * (health). They are separate credentials: neither opens the other's routes.
+ */
+export type RouteAuth = "intake" | "reviewer" | "none";
+
+/** The authorizer function that checks each kind of token. */
+export const AUTHORIZERS = { intake: "authorizer", reviewer: "reviewerAuthorizer" } as const satisfies Record<
+  Exclude<RouteAuth, "none">,
+  FunctionKey
+>;
+
+/** One HTTP route, the function that serves it and who may call it. */
+export interface RouteFact {
+  readonly method: "GET" | "POST";
+  readonly path: `/${string}`;
+  readonly auth: RouteAuth;
+  readonly fn: "intakeApi" | "reviewApi" | "paymentWebhook";
+  /**
+   * API Gateway lets the route through and its function checks the token itself (functions/http/intake-routes.ts
+   * withIntakeToken): a browser without a token gets the page that asks for it; any other request without one, 401.
+   */
+  readonly tokenPage?: true;
+}
+
+/**
+ * The route with a throttle of its own, below the per-route default: each accepted claim starts LLM calls and
+ * writes, so submissions get the tightest limit (CLAIMS_API_SUBMIT_RATE_LIMIT).
+ */
+export const SUBMIT_ROUTE = "POST /claims" as const;
+
+/** The HTTP API's routes, keyed by API Gateway route key. */
+export const ROUTES = {
+  "POST /claims": { method: "POST", path: "/claims", auth: "intake", fn: "intakeApi" },
+  "GET /claims/{id}": { method: "GET", path: "/claims/{id}", auth: "intake", fn: "intakeApi" },
+  "GET /claims": { method: "GET", path: "/claims", auth: "intake", fn: "intakeApi" },
+  "GET /reports/{simulation_id}": {
+    method: "GET",
+    path: "/reports/{simulation_id}",
+    auth: "intake",
+    fn: "intakeApi",
+    tokenPage: true,
+  },
+  // The live view of claims sent without a simulation_id.
+  "GET /reports": { method: "GET", path: "/reports", auth: "intake", fn: "intakeApi", tokenPage: true },
+  "GET /reviews": { method: "GET", path: "/reviews", auth: "reviewer", fn: "reviewApi" },
+  "POST /claims/{id}/review": { method: "POST", path: "/claims/{id}/review", auth: "reviewer", fn: "reviewApi" },
+  // The reviewers' page: constant HTML that holds no secret (it asks for the reviewer token and keeps it in the tab).
+  "GET /review": { method: "GET", path: "/review", auth: "none", fn: "reviewApi" },
+  // Open, for load balancers and uptime checks; it reveals nothing.
+  "GET /health": { method: "GET", path: "/health", auth: "none", fn: "intakeApi" },
+  // Stripe's webhooks: no bearer token; the function verifies Stripe's signature with the StripeWebhookSecret.
+  "POST /webhooks/stripe": { method: "POST", path: "/webhooks/stripe", auth: "none", fn: "paymentWebhook" },
+  // Open: the OpenAPI 3.1 description of these routes (functions/openapi.json), generated from the handlers' schemas.
+  "GET /openapi.json": { method: "GET", path: "/openapi.json", auth: "none", fn: "intakeApi" },
+} as const satisfies Record<string, RouteFact>;
+
+/** An API Gateway route key of the app. */
+export type RouteKey = keyof typeof ROUTES;

@@ -1,0 +1,171 @@
+// One agent step of the claims crew: what the worker runs for an `agent.step.requested`.
+import * as z from "zod";
+import type { AgentStepRequestedEvent } from "../crew/index.ts";
+import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
+import { sumUsage, type LlmPort, type LlmUsage } from "../llm/index.ts";
+import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
+import { RefundProposalOutputSchema } from "../claim/proposal-output.ts";
+import type { RefundProposalOutput } from "../claim/proposal-output.ts";
+import { analystMessages, decisionMakerMessages, fixerMessages, selfCheckRepairMessage } from "./prompts.ts";
+import { selfCheck, type SelfCheckFailure } from "./self-check.ts";
+
+/** What the worker needs besides the request. */
+interface AgentStepDeps {
+  llm: LlmPort;
+  contract: ClaimsContract;
+  responsibility: ResponsibilityContract;
+}
+
+/** The inbound crew event a step produced, plus what the call cost (for the audit and the report). */
+interface AgentStepResult {
+  event:
+    | { type: "agent.step.completed"; crewId: string; correlationId: string; output: unknown }
+    | { type: "agent.step.failed"; crewId: string; correlationId: string; error: { message: string; code?: string } };
+  usage?: LlmUsage;
+  model?: string;
+  attempts?: number;
+  /** Model calls the step made, given only when it made 2 (the Decision Maker's self-check repair round). */
+  calls?: 2;
+  /** The Decision Maker's first proposal and why it failed the self-check, when it got a repair round (audited). */
+  selfCheckRepair?: { output: RefundProposalOutput; failures: SelfCheckFailure[] };
+}
+
+const FixerInputSchema = z.object({
+  failed: z.object({
+    agentId: z.string(),
+    role: z.string(),
+    error: z.object({ message: z.string(), code: z.string().optional() }),
+  }),
+  input: z.unknown(),
+});
+
+/** Runs one step of the claims crew through the LLM port; failures come back as `agent.step.failed`, never thrown. */
+export async function runClaimsAgentStep(
+  request: AgentStepRequestedEvent,
+  deps: AgentStepDeps,
+): Promise<AgentStepResult> {
+  const base = { crewId: request.crewId, correlationId: request.correlationId };
+  const fail = (code: string, message: string, extra: Partial<AgentStepResult> = {}): AgentStepResult => ({
+    event: { type: "agent.step.failed", ...base, error: { code, message } },
+    ...extra,
+  });
+  const badInput = (what: string, error: z.ZodError) =>
+    fail("INVALID_STEP_INPUT", `${what} input is invalid: ${z.prettifyError(error)}`);
+
+  switch (request.role) {
+    case CLAIMS_ROLES.analyst: {
+      const input = ClaimsCrewInputSchema.safeParse(request.input);
+      if (!input.success) return badInput("analyst", input.error);
+      const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
+      const result = await deps.llm.complete(analystMessages(input.data.claim, deps.contract, ctx));
+      if (!result.ok)
+        return fail(result.code, result.message, {
+          ...(result.usage ? { usage: result.usage } : {}),
+          model: result.model,
+          attempts: result.attempts,
+        });
+      const output = { analysis: String(result.value), claim: input.data.claim, received_at: input.data.received_at };
+      return {
+        event: { type: "agent.step.completed", ...base, output },
+        usage: result.usage,
+        model: result.model,
+        attempts: result.attempts,
+      };
+    }
+    case CLAIMS_ROLES.decision: {
+      const input = AnalystOutputSchema.safeParse(request.input);
+      if (!input.success) return badInput("decision maker", input.error);
+      const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
+      const claim = input.data.claim;
+      const prompt = decisionMakerMessages(input.data.analysis, claim, deps.contract, ctx);
+      const result = await deps.llm.complete(prompt);
+      if (!result.ok)
+        return fail(result.code, result.message, {
+          ...(result.usage ? { usage: result.usage } : {}),
+          model: result.model,
+          attempts: result.attempts,
+        });
+      // The port validated the answer against the schema; a port that did not (a test double) is checked by the orchestrator.
+      const proposal = RefundProposalOutputSchema.safeParse(result.value);
+      const check = proposal.success ? selfCheck(proposal.data, deps.responsibility, claim) : undefined;
+      if (!proposal.success || check === undefined || check.ok)
+        return {
+          event: { type: "agent.step.completed", ...base, output: result.value },
+          usage: result.usage,
+          model: result.model,
+          attempts: result.attempts,
+        };
+      // docs/kernel.md: one repair round with the errors; what it gives (or the first answer, if the call fails)
+      // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
+      const repair = await deps.llm.complete({
+        ...prompt,
+        messages: [
+          ...prompt.messages,
+          { role: "assistant", content: result.text },
+          { role: "user", content: selfCheckRepairMessage(check.failures, claim) },
+        ],
+      });
+      const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
+      const output = repair.ok ? repair.value : result.value;
+      return {
+        event: { type: "agent.step.completed", ...base, output },
+        usage,
+        model: result.model,
+        attempts: result.attempts + repair.attempts,
+        calls: 2,
+        selfCheckRepair: { output: proposal.data, failures: check.failures },
+      };
+    }
+    case CLAIMS_ROLES.fixer: {
+      const input = FixerInputSchema.safeParse(request.input);
+      if (!input.success) return badInput("fixer", input.error);
+      const { failed } = input.data;
+      if (failed.role === CLAIMS_ROLES.analyst) {
+        const inner = ClaimsCrewInputSchema.safeParse(input.data.input);
+        if (!inner.success) return badInput("fixer (for the analyst)", inner.error);
+        const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
+        const result = await deps.llm.complete(
+          fixerMessages(
+            { failedTask: "analyze_claim", claim: inner.data.claim, contract: deps.contract, error: failed.error },
+            ctx,
+          ),
+        );
+        if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
+        const output = { analysis: String(result.value), claim: inner.data.claim, received_at: inner.data.received_at };
+        return {
+          event: { type: "agent.step.completed", ...base, output },
+          usage: result.usage,
+          model: result.model,
+          attempts: result.attempts,
+        };
+      }
+      if (failed.role === CLAIMS_ROLES.decision) {
+        const inner = AnalystOutputSchema.safeParse(input.data.input);
+        if (!inner.success) return badInput("fixer (for the decision maker)", inner.error);
+        const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
+        const result = await deps.llm.complete(
+          fixerMessages(
+            {
+              failedTask: "decide_refund",
+              claim: inner.data.claim,
+              contract: deps.contract,
+              error: failed.error,
+              analysis: inner.data.analysis,
+            },
+            ctx,
+          ),
+        );
+        if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
+        return {
+          event: { type: "agent.step.completed", ...base, output: result.value },
+          usage: result.usage,
+          model: result.model,
+          attempts: result.attempts,
+        };
+      }
+      return fail("UNKNOWN_ROLE", `the fixer cannot stand in for role '${failed.role}'`);
+    }
+    default:
+      return fail("UNKNOWN_ROLE", `the claims crew has no role '${request.role}'`);
+  }
+}

@@ -1,0 +1,189 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { NEEDS_REVIEW_REASON_CODES, idFromLabel, parseScenarioFile } from "./scenarios.ts";
+import { SourceFileError } from "../claim/errors.ts";
+import type { SourceIssue } from "../claim/yaml-source.ts";
+
+// DIR sample 35's scenario format, from fixtures of our own (scenarios/fixtures/), and the errors a person gets.
+const fixture = (name: string) => readFileSync(new URL(`../../scenarios/fixtures/${name}`, import.meta.url), "utf8");
+const lineOfText = (text: string, needle: string) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+
+function issuesOf(text: string): SourceIssue[] {
+  try {
+    parseScenarioFile(text, "s.yaml");
+  } catch (e) {
+    if (e instanceof SourceFileError) return e.issues;
+    throw e;
+  }
+  throw new Error("expected a SourceFileError");
+}
+
+/** One scenario row with a structured claim, in the sample's format. */
+const row = (claim: string, expected = "ACCEPT", extra = "") =>
+  `scenarios:\n  - label: "SCENARIO A - one"\n    context:\n      claim:\n${claim}\n    expected: ${expected}\n${extra}`;
+const CLAIM = "        order_id: ord_001\n        amount_eur: 80.00\n        category: electronics";
+
+describe("parseScenarioFile with DIR sample 35's format", () => {
+  it.each([
+    ["dir-seed-era.scenarios.yaml", ["G1", "T2", "B3", "F4", "N5", "N6", "W7"]],
+    ["roa-dir-v1.scenarios.yaml", ["R1", "R2", "R3", "R4", "R5", "R6"]],
+  ])("takes ids from the labels and lists notes once as ignored (%s)", (name, ids) => {
+    const file = parseScenarioFile(fixture(name), name);
+    expect(file.scenarios.map((s) => s.id)).toEqual(ids);
+    expect(file.idsFromLabels).toEqual(ids);
+    expect(file.ignored).toEqual([{ path: "scenarios[].notes", why: expect.any(String) }]);
+  });
+
+  it("reads structured claims, free text and bare expected verdicts", () => {
+    const [first, , , , text] = parseScenarioFile(fixture("dir-seed-era.scenarios.yaml"), "s.yaml").scenarios;
+    expect(first).toEqual({
+      id: "G1",
+      label: "SCENARIO G1 - Garden return within window and limit",
+      input: {
+        claim: {
+          order_id: "ord_101",
+          amount_eur: 149.5,
+          category: "garden",
+          purchase_date: "2026-03-05 09:30:00",
+          reason: "Hose splits at the seam",
+        },
+      },
+      expected: { verdict: "ACCEPT" },
+    });
+    expect(text?.input).toEqual({ claim_text: expect.stringContaining("ord_105 for 60.00 EUR") });
+  });
+
+  it.each([
+    ["SCENARIO A - Valid: within window & limit", "A"],
+    ["scenario b12: lower case", "b12"],
+    ["SCENARIO C — em dash", "C"],
+    ["SCENARIO D", "D"],
+    ["Scenario without an id", undefined],
+    ["A - no prefix", undefined],
+  ])("idFromLabel(%j) is %j", (label, id) => {
+    expect(idFromLabel(label)).toBe(id);
+  });
+
+  it("keeps an explicit id over the label", () => {
+    const text = row(CLAIM).replace('  - label: "SCENARIO A - one"', '  - id: own\n    label: "SCENARIO A - one"');
+    expect(parseScenarioFile(text, "s.yaml")).toMatchObject({ scenarios: [{ id: "own" }], idsFromLabels: [] });
+  });
+
+  it("refuses a row whose label names no id, and two rows whose labels name the same one", () => {
+    expect(issuesOf(row(CLAIM).replace("SCENARIO A - one", "just a label"))).toEqual([
+      expect.objectContaining({ field: "scenarios[0].id", message: expect.stringMatching(/id is missing/) }),
+    ]);
+    const twice = `${row(CLAIM)}${row(CLAIM).replace("scenarios:\n", "")}`;
+    expect(issuesOf(twice)).toEqual([
+      expect.objectContaining({ row: "A", message: expect.stringMatching(/duplicate id .*taken from the label/) }),
+    ]);
+  });
+});
+
+describe("scenario errors say what is wrong, where", () => {
+  it("says a missing amount_eur is missing (not that context needs claim or claim_text)", () => {
+    const text = row("        order_id: ord_001\n        category: electronics");
+    expect(issuesOf(text)).toEqual([
+      {
+        file: "s.yaml",
+        line: lineOfText(text, "claim:"),
+        row: "A",
+        field: "scenarios[0].context.claim.amount_eur",
+        message: "amount_eur is missing (required: a number)",
+      },
+    ]);
+  });
+
+  it("says amount: 80,00 inside { } is a number format problem at the claim's line", () => {
+    const text =
+      'scenarios:\n  - label: "SCENARIO A - one"\n    context:\n      claim: { order_id: ord_001, amount_eur: 80,00, category: electronics }\n    expected: ACCEPT\n';
+    const issues = issuesOf(text);
+    expect(issues).toEqual([
+      expect.objectContaining({
+        line: 4,
+        field: "scenarios[0].context.claim.amount_eur",
+        message: expect.stringMatching(/^80,00 is not a number in YAML .*e\.g\. 80\.00$/),
+      }),
+    ]);
+    expect(issues[0]!.message).not.toMatch(/Unrecognized key/);
+  });
+
+  it.each([
+    [
+      "a block amount with a decimal comma",
+      "amount_eur: 80,00",
+      /"80,00" is not a number: write amounts with a decimal point, e\.g\. 80\.00/,
+    ],
+    ["a quoted amount", 'amount_eur: "80.00"', /quoted text: write the number without quotes/],
+    ["thousands separators", 'amount_eur: "1,200.00"', /without thousands separators/],
+  ])("explains %s", (_name, written, message) => {
+    const text = row(CLAIM.replace("amount_eur: 80.00", written));
+    expect(issuesOf(text)).toEqual([
+      expect.objectContaining({ line: lineOfText(text, "amount_eur"), message: expect.stringMatching(message) }),
+    ]);
+  });
+
+  it.each([
+    [
+      "an unknown verdict",
+      "ACCPET",
+      "scenarios[0].expected.verdict",
+      /unknown verdict "ACCPET": expected one of ACCEPT, ESCALATE, REJECT, NEEDS_REVIEW — did you mean ACCEPT\?/,
+    ],
+    [
+      "an unknown reason code",
+      "{ verdict: ESCALATE, reason_code: AMOUNT_ABOVE_LIMT }",
+      "scenarios[0].expected.reason_code",
+      /unknown reason code "AMOUNT_ABOVE_LIMT" — did you mean AMOUNT_ABOVE_LIMIT\?/,
+    ],
+    [
+      "a reason code of another verdict",
+      "{ verdict: ACCEPT, reason_code: OUTSIDE_RETURN_WINDOW }",
+      "scenarios[0].expected.reason_code",
+      /comes with verdict REJECT, not ACCEPT/,
+    ],
+    [
+      "a kernel code for NEEDS_REVIEW",
+      "{ verdict: NEEDS_REVIEW, reason_code: ORDER_NOT_FOUND }",
+      "scenarios[0].expected.reason_code",
+      /kernel reason code/,
+    ],
+    [
+      "an unknown NEEDS_REVIEW code",
+      "{ verdict: NEEDS_REVIEW, reason_code: NO_ORDER }",
+      "scenarios[0].expected.reason_code",
+      /did you mean NO_ORDER_ID\?/,
+    ],
+  ])("refuses %s in expected, at its line, before anything runs", (_name, expected, field, message) => {
+    const text = row(CLAIM, expected);
+    expect(issuesOf(text)).toEqual([
+      expect.objectContaining({ line: lineOfText(text, "expected:"), field, message: expect.stringMatching(message) }),
+    ]);
+  });
+
+  it("accepts every reason code a claim can end NEEDS_REVIEW with, and kernel codes with their verdict", () => {
+    for (const code of NEEDS_REVIEW_REASON_CODES)
+      expect(() =>
+        parseScenarioFile(row(CLAIM, `{ verdict: NEEDS_REVIEW, reason_code: ${code} }`), "s.yaml"),
+      ).not.toThrow();
+    expect(
+      parseScenarioFile(row(CLAIM, "{ verdict: REJECT, reason_code: EXCEEDS_REFUNDABLE_BALANCE }"), "s.yaml")
+        .scenarios[0]?.expected,
+    ).toEqual({ verdict: "REJECT", reason_code: "EXCEEDS_REFUNDABLE_BALANCE" });
+  });
+
+  it.each([
+    ["a misspelt row key", row(CLAIM, "ACCEPT", '    note: "x"\n'), "note", /did you mean "notes"\?/],
+    [
+      "a misspelt context key",
+      row(CLAIM).replace("      claim:\n", "      claims:\n"),
+      "claims",
+      /did you mean "claim"\?/,
+    ],
+    ["a misspelt claim key", row(CLAIM.replace("category:", "categroy:")), "categroy", /did you mean "category"\?/],
+  ])("reports %s at its own line with did-you-mean", (_name, text, key, message) => {
+    const issue = issuesOf(text).find((i) => i.field.endsWith(key));
+    expect(issue?.line).toBe(lineOfText(text, `${key}:`));
+    expect(issue?.message).toMatch(message);
+  });
+});

@@ -1,0 +1,104 @@
+import * as z from "zod";
+import { ClaimInputSchema, ClaimSchema } from "../claim/claim.ts";
+import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../claim/proposal-output.ts";
+import { customerMessageFor } from "./reason-codes.ts";
+import { reviewView } from "./review.ts";
+import { refundClaimView } from "./settlement.ts";
+import type { SettlementRecord } from "./settlement.ts";
+import type { ReviewRecord } from "./review.ts";
+
+/** Lifecycle of a claim (docs/http-api.md). */
+export const ClaimStatusSchema = z.enum(["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"]);
+
+/** A claim's status. */
+export type ClaimStatus = z.infer<typeof ClaimStatusSchema>;
+
+/** The dfid of a claim: one decision flow per claim. */
+export function dfidOf(claimId: string): string {
+  return `dfid_${claimId}`;
+}
+
+/** Verdict values the kernel returns. */
+export const VerdictValueSchema = z.enum(["ACCEPT", "ESCALATE", "REJECT"]);
+
+/** The stored record of one claim: what was submitted, what the crew proposed and what the kernel decided. */
+export const ClaimRecordSchema = z.object({
+  claim_id: z.string().min(1),
+  dfid: z.string().min(1),
+  root_dfid: z.string().min(1),
+  simulation_id: z.string().optional(),
+  label: z.string().optional(),
+  status: ClaimStatusSchema,
+  input: ClaimInputSchema,
+  claim: ClaimSchema.optional(),
+  extracted: ClaimExtractionOutputSchema.optional(),
+  received_at: z.string(),
+  updated_at: z.string(),
+  proposal: RefundProposalOutputSchema.optional(),
+  verdict: VerdictValueSchema.optional(),
+  verdict_id: z.string().optional(),
+  reason_code: z.string().optional(),
+  reason: z.string().optional(),
+  executed: z.boolean().optional(),
+  /** The claim a reviewer's RESUBMIT corrected (docs/reviews.md). */
+  parent_claim_id: z.string().optional(),
+  /** What the sweep saw when it last nudged the claim (`seen`) and how many nudges in a row found it so (docs/local-stack.md: STALLED). */
+  sweep: z.object({ nudges: z.number().int().min(1), seen: z.string() }).optional(),
+  /**
+   * Set while the claim waits for a model that could not be reached (docs/llm.md: the outage hold): since when, and
+   * which work (a step's correlation id, or `extraction`) is next tried when.
+   */
+  llm_hold: z.object({ since: z.string(), key: z.string().optional(), next_at: z.string().optional() }).optional(),
+  /**
+   * Effects decided together with a status change and not yet confirmed performed (the pipeline's effect list):
+   * an extraction's outcome is stored with the claim's move out of RECEIVED, so exactly one outcome is kept however
+   * many deliveries race, and a redelivery or the sweep performs it after a crash. Never shown to API callers.
+   */
+  outbox: z.array(z.unknown()).optional(),
+});
+
+/** A stored claim. */
+export type ClaimRecord = z.infer<typeof ClaimRecordSchema>;
+
+/** Whether a claim is final: decided by the kernel or handed to a person. */
+export function isFinal(status: ClaimStatus): boolean {
+  return status === "DECIDED" || status === "NEEDS_REVIEW";
+}
+
+/**
+ * The public view of a claim returned by `GET /claims/{id}` (docs/http-api.md), with its review once one exists
+ * and a customer-facing message once it is final (the rule, never an order fact).
+ */
+export function claimView(
+  record: ClaimRecord,
+  review?: ReviewRecord,
+  settlement?: SettlementRecord,
+): Record<string, unknown> {
+  const final = isFinal(record.status);
+  return {
+    claim_id: record.claim_id,
+    status: record.status,
+    ...(record.verdict ? { verdict: record.verdict } : {}),
+    ...(record.reason_code ? { reason_code: record.reason_code } : {}),
+    ...(record.reason ? { reason: record.reason } : {}),
+    ...(record.extracted ? { extracted: record.extracted } : {}),
+    ...(record.proposal ? { proposal: record.proposal } : {}),
+    ...(record.executed !== undefined ? { executed: record.executed } : {}),
+    dfid: record.dfid,
+    ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
+    ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
+    ...(review ? { review: reviewView(review) } : {}),
+    // The refund's settlement with the payment provider, once the executor took it (docs/payments.md).
+    ...(settlement ? { refund: refundClaimView(settlement) } : {}),
+    ...(final ? { customer_message: customerMessage(record, review) } : {}),
+  };
+}
+
+/** What the customer may be told: the review's outcome once a person decided, else the rule that decided. */
+function customerMessage(record: ClaimRecord, review: ReviewRecord | undefined): string {
+  if (review?.status === "APPROVED") return "Your refund has been approved.";
+  if (review?.status === "DENIED") return "After review, your claim could not be granted.";
+  if (review?.status === "RESUBMITTED")
+    return "Your claim was corrected and submitted again; you will hear about the new claim.";
+  return customerMessageFor(record.reason_code, record.status === "NEEDS_REVIEW" ? undefined : record.verdict);
+}

@@ -1,0 +1,154 @@
+// A customer's window of automatic refunds, one record per customer (the ORDER's `customer_id`): every automatic
+// refund reserved for them — refunds made and refunds of claims still in flight — with the claim, the order, the
+// cents and the instant it was decided, and a version the store's conditional write compares. The customer limit
+// (`claims_bounds.customer_limits`) counts what lies in the last `window_days`; the rule is pure and the store
+// writes its result only if the version is still the one it read, so N claims racing cannot each pass alone.
+import * as z from "zod";
+import type { CustomerLimits } from "../integrity/contracts.ts";
+import { LedgerInvariantError } from "../integrity/errors.ts";
+import { formatEur, parseCents } from "./money.ts";
+import { DAY_MS, parseIsoMs } from "../integrity/time.ts";
+
+/** One automatic refund reserved on a customer's window. */
+export const CustomerReservationSchema = z
+  .object({
+    claim_id: z.string().min(1),
+    order_id: z.string().min(1),
+    cents: z.number().int().positive(),
+    /** The decision instant of the claim (ISO): the window counts back from the deciding claim's instant. */
+    at: z.iso.datetime({ offset: true }),
+  })
+  .strict();
+
+/** An automatic refund reserved for a customer. */
+export type CustomerReservation = z.infer<typeof CustomerReservationSchema>;
+
+/** A customer's window: the reservations (sorted by claim id) and the version of the stored record (0: none stored). */
+export const CustomerWindowSchema = z
+  .object({
+    customer_id: z.string().min(1),
+    reservations: z.array(CustomerReservationSchema),
+    version: z.number().int().nonnegative(),
+  })
+  .strict();
+
+/** A customer's window of automatic refunds. */
+export type CustomerWindow = z.infer<typeof CustomerWindowSchema>;
+
+/** The window of a customer nothing was reserved for yet. */
+export function emptyCustomerWindow(customerId: string): CustomerWindow {
+  return { customer_id: customerId, reservations: [], version: 0 };
+}
+
+/** The limits in cents, checked once (a bad contract is a wiring error and throws). */
+export type CustomerLimitsCents = { windowMs: number; maxRefunds: number; maxCents: number; days: number };
+
+/** `customer_limits` in cents and milliseconds; throws `LedgerInvariantError` on a malformed limit. */
+export function customerLimitsCents(limits: CustomerLimits): CustomerLimitsCents {
+  const max = parseCents(limits.max_automatic_eur);
+  if (!max.ok || max.cents <= 0)
+    throw new LedgerInvariantError(`customer_limits.max_automatic_eur: ${max.ok ? "must be positive" : max.message}`);
+  if (!Number.isSafeInteger(limits.window_days) || limits.window_days <= 0)
+    throw new LedgerInvariantError(`customer_limits.window_days must be a positive integer`);
+  if (!Number.isSafeInteger(limits.max_automatic_refunds) || limits.max_automatic_refunds <= 0)
+    throw new LedgerInvariantError(`customer_limits.max_automatic_refunds must be a positive integer`);
+  return {
+    windowMs: limits.window_days * DAY_MS,
+    maxRefunds: limits.max_automatic_refunds,
+    maxCents: max.cents,
+    days: limits.window_days,
+  };
+}
+
+/** Throws `LedgerInvariantError` unless the window is well formed (each claim at most once). */
+export function assertCustomerWindow(window: CustomerWindow): void {
+  const parsed = CustomerWindowSchema.safeParse(window);
+  if (!parsed.success)
+    throw new LedgerInvariantError(`customer window is malformed: ${z.prettifyError(parsed.error)}`, {
+      cause: parsed.error,
+    });
+  const ids = window.reservations.map((r) => r.claim_id);
+  if (new Set(ids).size !== ids.length)
+    throw new LedgerInvariantError(`customer window of ${window.customer_id}: a claim is reserved twice`);
+}
+
+/** The reservations that count at `atMs`: decided in the last window (a refund exactly `window_days` old still counts), other than `exceptClaimId`'s. */
+export function reservationsInWindow(
+  window: CustomerWindow | undefined,
+  atMs: number,
+  windowMs: number,
+  exceptClaimId?: string,
+): CustomerReservation[] {
+  return (window?.reservations ?? []).filter(
+    (r) => r.claim_id !== exceptClaimId && (parseIsoMs(r.at) ?? 0) >= atMs - windowMs,
+  );
+}
+
+/** What the customer was refunded automatically in the window at `atMs` (other than `exceptClaimId`): how many refunds, how many cents. */
+export function windowTotals(
+  window: CustomerWindow | undefined,
+  atMs: number,
+  windowMs: number,
+  exceptClaimId?: string,
+): { count: number; cents: number } {
+  const counted = reservationsInWindow(window, atMs, windowMs, exceptClaimId);
+  return { count: counted.length, cents: counted.reduce((a, r) => a + r.cents, 0) };
+}
+
+/** Why `cents` more would pass the customer's limit at `atMs`, in words with the figures, or `undefined` when it fits (exactly the limit passes). */
+export function customerLimitExcess(
+  window: CustomerWindow | undefined,
+  cents: number,
+  atMs: number,
+  limits: CustomerLimitsCents,
+  exceptClaimId?: string,
+): string | undefined {
+  const { count, cents: refunded } = windowTotals(window, atMs, limits.windowMs, exceptClaimId);
+  const customer = window?.customer_id ?? "the customer";
+  if (count + 1 > limits.maxRefunds)
+    return `Customer ${customer} already has ${count} automatic refund${count === 1 ? "" : "s"} (${formatEur(refunded)} EUR) in the last ${limits.days} days; max_automatic_refunds is ${limits.maxRefunds}`;
+  if (refunded + cents > limits.maxCents)
+    return `Amount ${formatEur(cents)} EUR plus ${formatEur(refunded)} EUR refunded automatically to customer ${customer} in the last ${limits.days} days exceeds max_automatic_eur (${formatEur(limits.maxCents)} EUR)`;
+  return undefined;
+}
+
+/** What a reservation on the window answers: the window to store (version + 1), the claim's own (a repeat), or the refusal. */
+export type CustomerReserveResult =
+  | { ok: true; window: CustomerWindow; repeat: boolean }
+  | { ok: false; code: "CUSTOMER_LIMIT_EXCEEDED"; message: string; window: CustomerWindow };
+
+/** Reservations are kept one day past the window, so a claim decided a little earlier still sees what counted for it. */
+export const WINDOW_KEEP_MS = DAY_MS;
+
+/**
+ * Pure reservation on the customer's window, the rule the store's versioned write enforces: the claim's own
+ * reservation is a repeat (nothing to write); a refund that would pass the limit at its decision instant is
+ * refused; otherwise the window gains it, reservations long out of the window are dropped, the version moves on.
+ */
+export function reserveOnWindow(
+  window: CustomerWindow,
+  reservation: CustomerReservation,
+  limits: CustomerLimitsCents,
+): CustomerReserveResult {
+  assertCustomerWindow(window);
+  const parsed = CustomerReservationSchema.safeParse(reservation);
+  if (!parsed.success) throw new LedgerInvariantError(`reserveOnWindow: ${z.prettifyError(parsed.error)}`);
+  if (window.reservations.some((r) => r.claim_id === reservation.claim_id)) return { ok: true, window, repeat: true };
+  const atMs = parseIsoMs(reservation.at)!;
+  const excess = customerLimitExcess(window, reservation.cents, atMs, limits);
+  if (excess) return { ok: false, code: "CUSTOMER_LIMIT_EXCEEDED", message: excess, window };
+  const kept = window.reservations.filter((r) => (parseIsoMs(r.at) ?? 0) >= atMs - limits.windowMs - WINDOW_KEEP_MS);
+  const reservations = [...kept, parsed.data].sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
+  return { ok: true, window: { ...window, reservations, version: window.version + 1 }, repeat: false };
+}
+
+/** The window without `claimId`'s reservation (version + 1), or `undefined` when it holds none (nothing to write). */
+export function releaseFromWindow(window: CustomerWindow, claimId: string): CustomerWindow | undefined {
+  assertCustomerWindow(window);
+  if (!window.reservations.some((r) => r.claim_id === claimId)) return undefined;
+  return {
+    ...window,
+    reservations: window.reservations.filter((r) => r.claim_id !== claimId),
+    version: window.version + 1,
+  };
+}

@@ -1,0 +1,25 @@
+// Authoritative orders: what makes one valid before the kernel may read it.
+import * as z from "zod";
+import { OrderSchema, type Order } from "../integrity/contracts.ts";
+import { OrderDataError } from "../integrity/errors.ts";
+import { parseCents } from "./money.ts";
+import { parseIsoMs } from "../integrity/time.ts";
+
+/**
+ * Validates one authoritative order: the schema, an absolute ISO purchase date (relative offsets such
+ * as `-3d` must be resolved by the config loader first) and an amount exact to the cent.
+ */
+export function validateOrder(input: unknown): Order {
+  const parsed = OrderSchema.safeParse(input);
+  if (!parsed.success)
+    throw new OrderDataError(`order is invalid: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  const order = parsed.data;
+  if (parseIsoMs(order.purchase_date) === undefined) {
+    throw new OrderDataError(
+      `order ${order.order_id}: purchase_date ${JSON.stringify(order.purchase_date)} is not an ISO-8601 date or timestamp`,
+    );
+  }
+  const cents = parseCents(order.amount);
+  if (!cents.ok) throw new OrderDataError(`order ${order.order_id}: ${cents.message}`);
+  return order;
+}

@@ -1,0 +1,252 @@
+// The composition root of every function: PipelineDeps built once per cold start from SST links
+// (`Resource.*`), the LLM settings in the environment and the deployed refund policy (pre-parsed JSON,
+// functions/composition/policy.ts), over the AWS adapters, a system clock and random ids. Every port is
+// built on first use, so a function reads only the links it uses (see infra/README.md).
+import { createHash, randomUUID } from "node:crypto";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
+import { llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
+import { llmOutageHoldMsFromEnv, pipelineSettingsFor } from "../../pipeline/deps.ts";
+import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../pipeline/deps.ts";
+import { systemClock } from "../../core/crew/index.ts";
+import { createAgentRegistry } from "../../core/integrity/index.ts";
+import type { AgentRegistry } from "../../core/integrity/index.ts";
+import type { LlmPort } from "../../core/llm/index.ts";
+import type { Clock, IdSource, WorkQueues } from "../../pipeline/ports.ts";
+import { AgentRefusedError, ConfigLoadError } from "./errors.ts";
+import { lazyPort, once } from "./lazy.ts";
+import { linkedResources } from "./resources.ts";
+import { LINKS } from "../../app/manifest.ts";
+import type { LinkedResources } from "./resources.ts";
+import { loadPolicyFile, policyPathFrom } from "./policy.ts";
+import { createOrderApiSource } from "../../adapters/shop/order-api.ts";
+import { orderSourceSettingsFrom } from "../../app/order-source.ts";
+import type { OrderSource } from "../../pipeline/ports.ts";
+import { paymentProviderFrom } from "./payments.ts";
+import type { PolicySettings } from "../../app/policy-format.ts";
+import type { QueueRole } from "../../app/manifest.ts";
+
+/** Where a handler gets its dependencies (built once, then reused by every invocation). */
+export type DepsSource = () => PipelineDeps | Promise<PipelineDeps>;
+
+/** The SDK clients the adapters take. */
+export interface AwsClients {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly events: EventBridgeClient;
+}
+
+/** Per-service client settings (endpoint, region, credentials); empty on AWS, where the Lambda environment supplies them. */
+interface AwsClientSettings {
+  readonly dynamodb?: DynamoDBClientConfig;
+  readonly sqs?: ConstructorParameters<typeof SQSClient>[0];
+  readonly events?: ConstructorParameters<typeof EventBridgeClient>[0];
+}
+
+/** Builds the three SDK clients; marshalling drops undefined attributes (optional fields of records). */
+export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
+  return {
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb ?? {}), {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+    sqs: new SQSClient(settings.sqs ?? {}),
+    events: new EventBridgeClient(settings.events ?? {}),
+  };
+}
+
+/** Random, unique ids: `<prefix>_<32 hex>`. */
+function randomIds(): IdSource {
+  return { next: (prefix) => `${prefix}_${randomUUID().replace(/-/g, "")}` };
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** node:crypto's SHA-256, injected into the pipeline for proposal keys (core's pure one gives the same bytes, several times slower). */
+export const nodeSha256 = (input: string): string => createHash("sha256").update(input).digest("hex");
+
+/** Days sessions are kept after their last save unless CLAIMS_SESSION_RETENTION_DAYS says otherwise (every claim ends long before: the sweep). */
+const DEFAULT_SESSION_RETENTION_DAYS = 30;
+
+/**
+ * The retention policy from the environment: CLAIMS_SESSION_RETENTION_DAYS (default 30) and
+ * CLAIMS_AUDIT_RETENTION_DAYS (default: the audit is kept); "never" keeps that kind for good. A session
+ * step holds the step's audit events, so steps are kept for the longer of the two (adapters/aws/README.md).
+ * ConfigLoadError names a variable that is not a positive number of days.
+ */
+export function retentionFrom(env: Env): { sessionsMs?: number; auditMs?: number } {
+  const days = (name: string, fallback: number | undefined): number | undefined => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === "") return fallback;
+    if (raw === "never") return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new ConfigLoadError(`${name} must be a positive number of days or "never", got "${raw}"`);
+    return n;
+  };
+  const sessions = days("CLAIMS_SESSION_RETENTION_DAYS", DEFAULT_SESSION_RETENTION_DAYS);
+  const audit = days("CLAIMS_AUDIT_RETENTION_DAYS", undefined);
+  return {
+    ...(sessions === undefined ? {} : { sessionsMs: sessions * 86_400_000 }),
+    ...(audit === undefined ? {} : { auditMs: audit * 86_400_000 }),
+  };
+}
+
+/** Registers the configured agent; throws AgentRefusedError when the handshake fails (then nothing may run). */
+function registerAgent(agent: AgentSettings): AgentRegistry {
+  const registry = createAgentRegistry({ acceptedMajor: 1 });
+  const answer = registry.handshake({
+    agent_id: agent.agentId,
+    version: agent.version,
+    contract: agent.responsibility,
+  });
+  if (!answer.ok)
+    throw new AgentRefusedError(
+      `agent ${agent.agentId} v${agent.version} was refused by the registry: ${answer.message}`,
+    );
+  return registry;
+}
+
+/** Builds the LLM port of a function that calls a model (see `functions/composition/llm.ts`). */
+type LlmFactory = (policy: PolicySettings, env: Env, resources: LinkedResources) => LlmPort;
+
+/** The LLM of a function that never calls a model: using it is a wiring bug, said plainly. */
+const noLlm: LlmFactory = () => {
+  const refuse = (): never => {
+    throw new Error(
+      "this function has no LLM: only worker and intake-extract call a model (compose them with functions/composition/llm.ts)",
+    );
+  };
+  return {
+    get provider() {
+      return refuse();
+    },
+    get model() {
+      return refuse();
+    },
+    complete: async () => refuse(),
+  } as LlmPort;
+};
+
+const ROLES: readonly QueueRole[] = ["crewEvents", "agentSteps", "proposals", "extraction", "timers"];
+
+/**
+ * WorkQueues that read a queue's link only when sending to it: each function links only the queues it
+ * sends to (infra/functions.ts), while the SQS adapter takes all five URLs up front. Each method
+ * resolves its own queue's URL first (a clear ResourceLinkError when it is not linked); the URLs of
+ * unlinked queues are placeholders the method never uses.
+ */
+function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedResources): WorkQueues {
+  const optional = (role: QueueRole) => {
+    try {
+      return resources.queueUrl(role);
+    } catch {
+      return `https://sqs.unlinked.invalid/${LINKS.queues[role]}`;
+    }
+  };
+  const adapter = once(() =>
+    createSqsWorkQueues({
+      client: sqs(),
+      clock,
+      urls: Object.fromEntries(ROLES.map((r) => [r, optional(r)])) as Record<QueueRole, string>,
+    }),
+  );
+  const via = (role: QueueRole) => {
+    resources.queueUrl(role);
+    return adapter();
+  };
+  return {
+    sendAgentSteps: (messages, opts) => via("agentSteps").sendAgentSteps(messages, opts),
+    sendProposal: (message) => via("proposals").sendProposal(message),
+    sendCrewEvents: (claimId, messages) => via("crewEvents").sendCrewEvents(claimId, messages),
+    scheduleTimer: (claimId, dueMs) => via("timers").scheduleTimer(claimId, dueMs),
+    requestExtraction: (claimId, opts) => via("extraction").requestExtraction(claimId, opts),
+  };
+}
+
+/** What can be swapped when composing (the local stack passes its clients, clock and LLM; AWS uses the defaults). */
+export interface ComposeOptions {
+  readonly clients?: AwsClients;
+  readonly resources?: LinkedResources;
+  readonly clock?: Clock;
+  readonly ids?: IdSource;
+  readonly llm?: LlmPort;
+  /** How to build the LLM from the environment (only worker and intake-extract pass one). */
+  readonly makeLlm?: LlmFactory;
+  /** The refund policy (local runs pass their parsed config file); default: the deployed JSON (`policyPathFrom`), read and validated on first use. */
+  readonly policy?: PolicySettings | (() => PolicySettings);
+  readonly env?: Env;
+  readonly settings?: PipelineSettings;
+}
+
+/** Builds PipelineDeps; nothing is read or connected until a port is first used. */
+export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? systemClock();
+  const resources = options.resources ?? linkedResources();
+  const clients = once(() => options.clients ?? createAwsClients());
+  const given = options.policy;
+  const policy = once(
+    (): PolicySettings =>
+      given === undefined ? loadPolicyFile(policyPathFrom(env)) : typeof given === "function" ? given() : given,
+  );
+  const registered = once((): { agent: AgentSettings; registry: AgentRegistry } => {
+    const agent = policy().agent;
+    return { agent, registry: registerAgent(agent) };
+  });
+  // ORDER_SOURCE: the table (default) or the shop's order API with the OrderApiToken secret (docs/orders.md).
+  const orderSettings = once(() => orderSourceSettingsFrom(env));
+  const orders = once((): OrderSource => {
+    const chosen = orderSettings();
+    if (chosen.source === "table") return dynamo().orders;
+    return createOrderApiSource({
+      url: chosen.url,
+      token: resources.secret(LINKS.orderApiToken),
+      timeoutMs: chosen.timeoutMs,
+    });
+  });
+  const dynamo = once(() =>
+    createDynamoPorts({
+      client: clients().dynamo,
+      tableName: resources.tableName(),
+      clock,
+      retention: retentionFrom(env),
+    }),
+  );
+  return {
+    claims: lazyPort(() => dynamo().claims),
+    sessions: lazyPort(() => dynamo().sessions),
+    verdicts: lazyPort(() => dynamo().verdicts),
+    audit: lazyPort(() => dynamo().audit),
+    ledger: lazyPort(() => dynamo().ledger),
+    orders: lazyPort(orders),
+    reviews: lazyPort(() => dynamo().reviews),
+    settlements: lazyPort(() => dynamo().settlements),
+    payments: lazyPort(() => paymentProviderFrom(env, resources)),
+    webhookSecret: () => resources.secret(LINKS.stripeWebhookSecret),
+    queues: linkedWorkQueues(() => clients().sqs, clock, resources),
+    publisher: lazyPort(() =>
+      createEventBridgePublisher({ client: clients().events, busName: resources.busName(), checkBus: true }),
+    ),
+    llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),
+    clock,
+    ids: options.ids ?? randomIds(),
+    agent: lazyPort(() => registered().agent),
+    registry: lazyPort(() => registered().registry),
+    // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
+    // The claim's wait for an unavailable order source from ORDER_SOURCE_MAX_WAIT_S; the outage hold from
+    // CLAIMS_LLM_OUTAGE_HOLD_S.
+    settings: lazyPort(() => ({
+      ...(options.settings ??
+        pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms), llmOutageHoldMsFromEnv(env))),
+      orderSourceWaitMs: orderSettings().maxWaitMs,
+    })),
+    sha256: nodeSha256,
+  };
+}
+
+/** The production dependencies: composed once per cold start, on the first invocation. */
+export const productionDeps: () => PipelineDeps = once(() => composeDeps());

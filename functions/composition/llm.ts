@@ -1,0 +1,43 @@
+// The LLM of the two functions that call a model (worker, intake-extract). Kept out of compose.ts so
+// that the other functions' bundles do not carry the openai SDK (and the intake API never waits on a model).
+// A network model sits behind its endpoint check: the first call of a cold start checks the endpoint
+// (a few seconds at most, once per container); while it is down every call fails at once naming URL,
+// model and error (the claim ends NEEDS_REVIEW LLM_UNREACHABLE), and it is checked again after 30 s.
+import {
+  createLlm,
+  guardWithPreflight,
+  llmConfigFromEnv,
+  llmDefaultsOfConfig,
+  preflightLlm,
+} from "../../adapters/llm/index.ts";
+import type { PipelineDeps } from "../../pipeline/deps.ts";
+import type { LlmPort } from "../../core/llm/index.ts";
+import { composeDeps } from "./compose.ts";
+import type { ComposeOptions } from "./compose.ts";
+import { once } from "./lazy.ts";
+import { LINKS } from "../../app/manifest.ts";
+import type { LinkedResources } from "./resources.ts";
+import type { PolicySettings } from "../../app/policy-format.ts";
+
+/** The LLM named by the environment over the policy's defaults; the API key is read (from LlmApiKey) only for openai. */
+function llmFromEnv(
+  config: PolicySettings,
+  env: Record<string, string | undefined>,
+  resources: LinkedResources,
+): LlmPort {
+  const defaults = llmDefaultsOfConfig(config.llm);
+  const provider = env.LLM_PROVIDER?.trim().toLowerCase() || config.llm.provider;
+  const keyed =
+    provider === "openai" && !env.LLM_API_KEY ? { ...env, LLM_API_KEY: resources.secret(LINKS.llmApiKey) } : env;
+  const llmConfig = llmConfigFromEnv(keyed, defaults);
+  const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
+  return llmConfig.provider === "rules" ? model : guardWithPreflight(model, () => preflightLlm(llmConfig)).port;
+}
+
+/** Dependencies of a function that calls a model. */
+export function composeLlmDeps(options: ComposeOptions = {}): PipelineDeps {
+  return composeDeps({ makeLlm: llmFromEnv, ...options });
+}
+
+/** The production dependencies of worker and intake-extract: composed once per cold start. */
+export const productionLlmDeps: () => PipelineDeps = once(() => composeLlmDeps());

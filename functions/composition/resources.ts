@@ -1,0 +1,71 @@
+// Typed, validated reads of SST links (`Resource.<Name>`, names from app/manifest.ts): the only place handlers read them.
+// Each read happens when a port first needs it, so a function only touches the links it was given.
+import { Resource } from "sst";
+import * as z from "zod";
+import { FUNCTIONS, LINKS, linksOf } from "../../app/manifest.ts";
+import type { FunctionKey, QueueRole } from "../../app/manifest.ts";
+import type { OrderSourceKind } from "../../app/order-source.ts";
+import { ResourceLinkError } from "./errors.ts";
+
+/** Reads the raw link properties of `Resource.<name>` (throws when the link is absent). */
+type ResourceReader = (name: string) => unknown;
+
+/** The SST reader: `Resource.<name>` from the `sst` package (SST_RESOURCE_* variables locally). */
+export const sstResources: ResourceReader = (name) => (Resource as unknown as Record<string, unknown>)[name];
+
+const Named = z.object({ name: z.string().min(1) });
+const Queue = z.object({ url: z.string().regex(/^https?:\/\/\S+$/) });
+const Secret = z.object({ value: z.string().min(1) });
+
+function read<T>(reader: ResourceReader, name: string, schema: z.ZodType<T>, what: string): T {
+  let raw: unknown;
+  try {
+    raw = reader(name);
+  } catch (cause) {
+    throw new ResourceLinkError(
+      `Resource.${name} is not available to this function (link it in infra/): ${(cause as Error).message}`,
+      { cause },
+    );
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success)
+    throw new ResourceLinkError(
+      `Resource.${name} must carry ${what}, got ${raw === undefined ? "nothing" : "other properties"}`,
+    );
+  return parsed.data;
+}
+
+/** Accessors over a reader: each call reads and validates one link. */
+export function linkedResources(reader: ResourceReader = sstResources) {
+  return {
+    tableName: () => read(reader, LINKS.table, Named, "{ name }").name,
+    busName: () => read(reader, LINKS.bus, Named, "{ name }").name,
+    queueUrl: (role: QueueRole) => read(reader, LINKS.queues[role], Queue, "{ url }").url,
+    secret: (
+      name:
+        | typeof LINKS.llmApiKey
+        | typeof LINKS.apiToken
+        | typeof LINKS.reviewerToken
+        | typeof LINKS.orderApiToken
+        | typeof LINKS.stripeApiKey
+        | typeof LINKS.stripeWebhookSecret,
+    ) => read(reader, name, Secret, "{ value }").value,
+  };
+}
+
+/** The accessors' type. */
+export type LinkedResources = ReturnType<typeof linkedResources>;
+
+/** A reader that refuses names a function is not linked to, as `Resource` does on AWS (`orderSource` as deployed). */
+export function restrictedReader(
+  base: ResourceReader,
+  fn: FunctionKey,
+  orderSource: OrderSourceKind = "table",
+): ResourceReader {
+  const allowed: readonly string[] = linksOf(fn, orderSource);
+  return (name) => {
+    if (!allowed.includes(name))
+      throw new Error(`"${name}" is not linked to ${FUNCTIONS[fn].handler} (its links: ${allowed.join(", ")})`);
+    return base(name);
+  };
+}
