@@ -244,7 +244,8 @@ async function main(): Promise<number> {
   const elapsedS = () => (performance.now() - started) / 1000;
   let submitted = 0;
   let final = 0;
-  let reviewed = 0;
+  // Claims whose review a reviewer decided (a decision repeated while it completes counts once).
+  const reviewedClaims = new Set<string>();
   let errors = 0;
   const toRead: Pending[] = [];
   const fail = (what: string) => {
@@ -263,13 +264,14 @@ async function main(): Promise<number> {
     toRead.push({ claimId: res.body.claim_id, readAt: performance.now() + 5_000 });
   };
 
-  // A client reads its claim once, 5 s after submitting it.
+  // A client reads its claim 5 s after submitting it, and again every 15 s until it is final.
   const reader = async () => {
     while (toRead.length > 0 && toRead[0]!.readAt <= performance.now()) {
       const { claimId } = toRead.shift()!;
       const res = await serve.api("GET", `/claims/${claimId}`);
       if (res.status !== 200) fail(`GET /claims/${claimId} answered ${res.status}`);
       else if (res.body.status === "DECIDED" || res.body.status === "NEEDS_REVIEW") final++;
+      else toRead.push({ claimId, readAt: performance.now() + 15_000 });
     }
   };
 
@@ -293,7 +295,7 @@ async function main(): Promise<number> {
               }
             : { decision: "DENY", note: "no order named" };
       const res = await serve.reviewerApi("POST", `/claims/${item.claim_id}/review`, body);
-      if (res.status === 200) reviewed++;
+      if (res.status === 200) reviewedClaims.add(item.claim_id);
       else if (res.status !== 409) fail(`POST /claims/${item.claim_id}/review answered ${res.status}`);
     }
   };
@@ -313,7 +315,7 @@ async function main(): Promise<number> {
       at_s: Math.round(elapsedS()),
       submitted,
       final,
-      reviewed,
+      reviewed: reviewedClaims.size,
       rss_mb: rss,
       hwm_mb: hwm,
       fds,

@@ -374,9 +374,9 @@ program
       out(
         `  state    ${stateDir}: claims, idempotency keys, ledger, reviews, audit and queued messages survive a restart (kill -9 too)`,
       );
-      if (stack.recovered.messages + stack.recovered.restarted + stack.recovered.ticked > 0) {
+      if (stack.recovered.messages + stack.recovered.restarted + stack.recovered.ticked + stack.recovered.refunds > 0) {
         out(
-          `  recovered ${stack.recovered.messages} queued message(s); re-drove ${stack.recovered.restarted + stack.recovered.ticked} open claim(s)`,
+          `  recovered ${stack.recovered.messages} queued message(s); re-drove ${stack.recovered.restarted + stack.recovered.ticked} open claim(s)${stack.recovered.refunds > 0 ? `; delivering ${stack.recovered.refunds} refund(s) to the executor again` : ""}`,
         );
       }
       out(
