@@ -4,7 +4,7 @@
 // reconciliation of every authorised refund with its settlement.
 import * as z from "zod";
 import { hashHex } from "../crew/hash.ts";
-import { parseCents } from "./money.ts";
+import { add, parseMoney, toMajor, zero, type Money } from "./money.ts";
 
 /** The payment providers a refund can be paid through (`PAYMENT_PROVIDER`). */
 export const PaymentProviderNameSchema = z.enum(["simulated", "stripe"]);
@@ -283,14 +283,18 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
   const refunds = [...byExecution.values()]
     .filter((r) => !retried.has(r.execution_id) && r.status !== "CLOSED")
     .filter((r) => since === undefined || r.authorised_at >= since);
-  const cents = { SETTLED: 0, PENDING: 0, FAILED: 0 };
+  const totals: Record<SettlementStatus, Money> = { SETTLED: zero("EUR"), PENDING: zero("EUR"), FAILED: zero("EUR") };
   for (const r of refunds) {
-    const c = parseCents(r.amount_eur);
-    if (c.ok && r.status !== "CLOSED") cents[r.status] += c.cents;
+    const amount = parseMoney(r.amount_eur, "EUR");
+    if (amount.ok && r.status !== "CLOSED") totals[r.status] = add(totals[r.status], amount.money);
   }
   return {
     refunds,
-    totals: { settled_eur: cents.SETTLED / 100, pending_eur: cents.PENDING / 100, failed_eur: cents.FAILED / 100 },
+    totals: {
+      settled_eur: toMajor(totals.SETTLED),
+      pending_eur: toMajor(totals.PENDING),
+      failed_eur: toMajor(totals.FAILED),
+    },
   };
 }
 
