@@ -32,6 +32,15 @@ describe("parseChaosArgs", () => {
     expect(() => parseChaosArgs(["--flows", "2", "--concurrent", "4"])).toThrow(/--concurrent is for --emulators/);
   });
 
+  it("gives emulator flows longer to settle on a loaded machine (--settle-s), and only emulator flows", () => {
+    expect(parseChaosArgs(["--flows", "16", "--emulators", "--settle-s", "600"])).toMatchObject({ settleS: 600 });
+    expect(parseChaosArgs(["--flows", "16", "--emulators"]).settleS).toBeUndefined();
+    expect(() => parseChaosArgs(["--flows", "2", "--settle-s", "600"])).toThrow(/--settle-s is for --emulators/);
+    expect(() => parseChaosArgs(["--flows", "2", "--emulators", "--settle-s", "0"])).toThrow(
+      /--settle-s must be an integer ≥ 1/,
+    );
+  });
+
   it("draws a seed when none is given", () => {
     expect(parseChaosArgs(["--flows", "5"], () => 99)).toMatchObject({ flows: 5, seed: 99 });
   });

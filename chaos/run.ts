@@ -1,4 +1,4 @@
-// `npm run chaos -- --flows N [--seed S] [--from K | --flow K] [--emulators [--concurrent C]] [--verbose]`: runs N
+// `npm run chaos -- --flows N [--seed S] [--from K | --flow K] [--emulators [--concurrent C] [--settle-s T]] [--verbose]`: runs N
 // randomized, fault-injected flows (in process on the in-memory stores, or with --emulators on the local stack),
 // checks the invariants after each, prints every failing flow with a one-line reproduction, the faults injected by
 // kind, and ends with `N flows, M violations` and one `chaos summary: {json}` line (seed, flows, violations, wall
@@ -23,12 +23,14 @@ export interface ChaosOptions {
   from?: number;
   /** Emulators: flows worked on at once on the one stack (default 8). */
   concurrent?: number;
+  /** Emulators: seconds a flow's claims get to become final before it counts as stuck (default 120; a loaded machine). */
+  settleS?: number;
   emulators: boolean;
   verbose: boolean;
 }
 
 const USAGE =
-  "usage: npm run chaos -- --flows N [--seed S] [--from K | --flow K] [--emulators [--concurrent C]] [--verbose]";
+  "usage: npm run chaos -- --flows N [--seed S] [--from K | --flow K] [--emulators [--concurrent C] [--settle-s T]] [--verbose]";
 
 /** Reads the command line; throws ChaosError naming the bad option. */
 export function parseChaosArgs(
@@ -45,6 +47,7 @@ export function parseChaosArgs(
         flow: { type: "string" },
         from: { type: "string" },
         concurrent: { type: "string" },
+        "settle-s": { type: "string" },
         emulators: { type: "boolean", default: false },
         verbose: { type: "boolean", default: false },
       },
@@ -62,10 +65,16 @@ export function parseChaosArgs(
   const flow = int("flow", parsed.values.flow, 0);
   const from = int("from", parsed.values.from, 0);
   const concurrent = int("concurrent", parsed.values.concurrent, 1);
+  const settleS = int("settle-s", parsed.values["settle-s"], 1);
   if (flow !== undefined && from !== undefined)
     throw new ChaosError("USAGE", `give --flow (one flow) or --from (a part), not both\n${USAGE}`);
   if (concurrent !== undefined && !parsed.values.emulators)
     throw new ChaosError("USAGE", `--concurrent is for --emulators (flows worked on at once on one stack)\n${USAGE}`);
+  if (settleS !== undefined && !parsed.values.emulators)
+    throw new ChaosError(
+      "USAGE",
+      `--settle-s is for --emulators (an in-process flow runs on simulated time)\n${USAGE}`,
+    );
   const flows = int("flows", parsed.values.flows, 1) ?? (flow !== undefined ? 1 : 100);
   const seed = int("seed", parsed.values.seed, 0) ?? randomSeed();
   if (seed >= 2 ** 32) throw new ChaosError("USAGE", `--seed must be below 2^32\n${USAGE}`);
@@ -75,6 +84,7 @@ export function parseChaosArgs(
     ...(flow !== undefined ? { flow } : {}),
     ...(from !== undefined ? { from } : {}),
     ...(concurrent !== undefined ? { concurrent } : {}),
+    ...(settleS !== undefined ? { settleS } : {}),
     emulators: parsed.values.emulators,
     verbose: parsed.values.verbose,
   };
@@ -142,7 +152,12 @@ async function main(): Promise<number> {
   let result: { violations: number; flows: number };
   if (opts.emulators) {
     const { runOnEmulators } = await import("./emulators.ts");
-    result = await runOnEmulators(opts, (line) => console.log(line), configPath);
+    result = await runOnEmulators(
+      opts,
+      (line) => console.log(line),
+      configPath,
+      opts.settleS !== undefined ? { settleTimeoutMs: opts.settleS * 1000 } : {},
+    );
   } else {
     result = await runInMemory(opts, (line) => console.log(line), configPath);
   }
