@@ -6,10 +6,14 @@ import * as z from "zod";
 import { hashHex } from "../crew/hash.ts";
 import { add, parseMoney, toMajor, zero, type Money } from "./money.ts";
 
-/** The payment providers a refund can be paid through (`PAYMENT_PROVIDER`). */
-export const PaymentProviderNameSchema = z.enum(["simulated", "stripe"]);
+/**
+ * The name of the payment provider a refund was paid through (`PAYMENT_PROVIDER`: `simulated`, `stripe`, …), as
+ * settlements and RefundSettled / RefundFailed record it. Data, not a list: the providers are the app's registry
+ * (app/payment-provider.ts), and a recorded name stays readable whatever the registry holds later.
+ */
+export const PaymentProviderNameSchema = z.string().regex(/^[a-z][a-z0-9_-]*$/);
 
-/** A payment provider's name. */
+/** A payment provider's name, as recorded. */
 export type PaymentProviderName = z.infer<typeof PaymentProviderNameSchema>;
 
 /** Where a refund's money stands: asked for and not yet known, paid, or refused by the provider. */

@@ -23,10 +23,11 @@ import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../app/manifest.ts";
 import type { LinkedResources } from "./resources.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
-import { createOrderApiSource } from "../../adapters/shop/order-api.ts";
-import { orderSourceSettingsFrom } from "../../app/order-source.ts";
+import { orderSourceSecretsOf, orderSourceSettingsFrom } from "../../app/order-source.ts";
+import type { OrderSourceSecretLink } from "../../app/order-source.ts";
 import type { OrderSource } from "../../pipeline/ports.ts";
-import { paymentProviderFrom } from "./payments.ts";
+import { orderSourceAdapter } from "./order-sources.ts";
+import { paymentProviderFrom, webhookSecretFrom } from "./payments.ts";
 import type { PolicySettings } from "../../app/policy-format.ts";
 import type { QueueRole } from "../../app/manifest.ts";
 
@@ -197,15 +198,22 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     const agent = policy().agent;
     return { agent, registry: registerAgent(agent) };
   });
-  // ORDER_SOURCE: the table (default) or the shop's order API with the OrderApiToken secret (docs/orders.md).
+  // ORDER_SOURCE: the table (default) or another source of the registry, e.g. the shop's order API with the
+  // OrderApiToken secret (docs/orders.md), built by its adapter (order-sources.ts) from its declared settings and secrets.
   const orderSettings = once(() => orderSourceSettingsFrom(env));
   const orders = once((): OrderSource => {
     const chosen = orderSettings();
-    if (chosen.source === "table") return dynamo().orders;
-    return createOrderApiSource({
-      url: chosen.url,
-      token: resources.secret(LINKS.orderApiToken),
-      timeoutMs: chosen.timeoutMs,
+    const links = Object.fromEntries(
+      orderSourceSecretsOf(chosen.source).map((s) => [s.role, s.secret.link as OrderSourceSecretLink]),
+    );
+    return orderSourceAdapter(chosen.source).createSource({
+      settings: chosen.values,
+      secret: (role) => {
+        const link = links[role];
+        if (link === undefined) throw new ConfigLoadError(`order source ${chosen.source} declares no secret "${role}"`);
+        return resources.secret(link);
+      },
+      table: () => dynamo().orders,
     });
   });
   const dynamo = once(() =>
@@ -226,7 +234,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     reviews: lazyPort(() => dynamo().reviews),
     settlements: lazyPort(() => dynamo().settlements),
     payments: lazyPort(() => paymentProviderFrom(env, resources)),
-    webhookSecret: () => resources.secret(LINKS.stripeWebhookSecret),
+    webhookSecret: webhookSecretFrom(env, resources),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
     publisher: lazyPort(() =>
       createEventBridgePublisher({ client: clients().events, busName: resources.busName(), checkBus: true }),
