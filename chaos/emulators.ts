@@ -291,6 +291,7 @@ export async function runOnEmulators(
   // reviewer's RESUBMIT made has an id of its own, but its order is one of the flow's).
   const provider: PaymentProvider = {
     name: "stripe",
+    needsPaymentRef: true,
     refund(request) {
       const f = flowOf(request.orderId, FLOW_OF_ORDER) ?? flowOf(request.claimId, FLOW_OF_CLAIM);
       if (!f) throw new Error(`chaos: a refund of ${request.claimId} on ${request.orderId}, an order of no flow`);
@@ -313,7 +314,7 @@ export async function runOnEmulators(
       pollerConcurrency: 3,
       sweepEveryMs: 3_000,
       wrapDeps: (fn, deps) => injector.wrapDeps(fn, { ...deps, payments: provider }),
-      payments: { webhookSecret: WEBHOOK_SECRET },
+      payments: { provider: "stripe", env: { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET } },
       wrapHandler: injector.wrapHandler,
       wrapRefundDelivery: hooks.refundDeliveryDelayMs
         ? (delivery) =>
