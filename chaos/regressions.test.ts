@@ -41,14 +41,18 @@ describe("issue 39: a CLOSEd failed refund keeps no reservation when the approva
   // reservation), then the approval was carried out again from its intent and reserved the claim a second time —
   // the order's refundable balance reduced for good. The ledger now records the released claim and never reserves
   // it again.
+  // Flow 3619 no longer takes the path since one decider per process (issue 31, cb8f8c8) changed the order of the
+  // shells' calls, and so where its planned crashes land: it is kept for its invariants; the path stays covered by
+  // the other two and by pipeline/refund-review.test.ts. A new flow on the path is to be found (issue 39).
   it.each([
-    { seed: 1270884192, flow: 2647 },
-    { seed: 1270884192, flow: 3619 },
-    { seed: 908927419, flow: 5259 },
-  ])("seed $seed flow $flow", async ({ seed, flow }) => {
+    { seed: 1270884192, flow: 2647, onPath: true },
+    { seed: 1270884192, flow: 3619, onPath: false },
+    { seed: 908927419, flow: 5259, onPath: true },
+  ])("seed $seed flow $flow", async ({ seed, flow, onPath }) => {
     const watch = watchLateApprovals();
     const result = await runChaosFlow(env, seed, flow, { mutate: watch.mutate, keep: true });
-    expect(watch.late.length, "the flow no longer repairs an approval after its refund's CLOSE").toBeGreaterThan(0);
+    if (onPath)
+      expect(watch.late.length, "the flow no longer repairs an approval after its refund's CLOSE").toBeGreaterThan(0);
     expect(result.violations).toEqual([]);
     const released = result.observation!.ledgers.flatMap(({ entry }) => entry.released ?? []);
     for (const claimId of watch.late) expect(released).toContain(claimId);
