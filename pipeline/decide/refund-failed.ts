@@ -9,7 +9,11 @@ import { oneLineText } from "../../core/claim/claim.ts";
 import { auditEvent } from "../../core/history/audit-events.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { BusEntry, ReviewDecidedDetail } from "../../core/kernel/events.ts";
-import { RefundReviewDecisionSchema, retryExecutionId } from "../../core/kernel/settlement.ts";
+import {
+  closeReleasesReservation,
+  RefundReviewDecisionSchema,
+  retryExecutionId,
+} from "../../core/kernel/settlement.ts";
 import type { RefundReviewDecision, SettlementRecord } from "../../core/kernel/settlement.ts";
 import type { Effect } from "../effects.ts";
 
@@ -176,7 +180,7 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
   const review = settlement.review!;
   const decided = refundReviewDecided(settlement);
   const effects: Effect[] = [];
-  if (review.decision === "CLOSE")
+  if (closeReleasesReservation(review))
     effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
   effects.push({
     kind: "audit",
