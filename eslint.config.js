@@ -64,7 +64,7 @@ const corePatterns = [
  * it — claim and config, extraction, kernel and money, the crew's agents and model, history (audit, replay,
  * backtest). core/errors.ts is everyone's. A later config replaces the core rule for the folder, so it repeats it.
  */
-const CORE_FOLDERS = ["crew", "integrity", "llm", "claim", "extraction", "kernel", "agents", "history"];
+const CORE_FOLDERS = ["crew", "integrity", "llm", "privacy", "claim", "extraction", "kernel", "agents", "history"];
 const coreFolder = (dir, forbidden, message) => ({
   ...production(`core/${dir}`),
   rules: { "no-restricted-imports": ["error", { patterns: [...corePatterns, folders(forbidden, message)] }] },
@@ -134,7 +134,7 @@ export default tseslint.config(
     "core/llm is the model port: it imports no other folder of core/ (the claims crew and its rules model use it).",
   ),
   // core/history is the top: the core rule above is all it needs.
-  ...["claim", "extraction", "kernel", "agents"].map(subjectFolder),
+  ...["privacy", "claim", "extraction", "kernel", "agents"].map(subjectFolder),
   {
     ...production("pipeline"),
     rules: {

@@ -161,6 +161,8 @@ describe("the folders of core/", () => {
     ["core/llm/port.ts", "../integrity/time.ts", /core\/llm is the model port/],
     ["core/llm/port.ts", "../crew/hash.ts", /core\/llm is the model port/],
     // The subject folders, each only on those below it.
+    ["core/privacy/redact.ts", "../claim/claim.ts", /core\/privacy imports only the folders below it/],
+    ["core/privacy/redact.ts", "../agents/prompts.ts", /core\/privacy imports only the folders below it/],
     ["core/claim/claim.ts", "../extraction/extraction.ts", /core\/claim imports only the folders below it/],
     ["core/claim/config.ts", "../kernel/money.ts", /core\/claim imports only the folders below it/],
     ["core/claim/config.ts", "../history/replay/index.ts", /core\/claim imports only the folders below it/],
@@ -188,6 +190,8 @@ describe("the folders of core/", () => {
     ["core/kernel/kernel.ts", "../claim/claim.ts"],
     ["core/kernel/kernel.ts", "../integrity/verdict.ts"],
     ["core/agents/agent-step.ts", "../llm/port.ts"],
+    ["core/agents/prompts.ts", "../privacy/redact.ts"],
+    ["core/privacy/redact.ts", "../llm/port.ts"],
     ["core/agents/self-check.ts", "../kernel/money.ts"],
     ["core/agents/crew.ts", "../crew/index.ts"],
     ["core/history/replay/crew.ts", "../../agents/crew.ts"],

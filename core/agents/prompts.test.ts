@@ -11,7 +11,9 @@ import {
   escapeUntrusted,
   extractionMessages,
   fixerMessages,
+  modelViewOfClaim,
 } from "./prompts.ts";
+import { createRedactor, redactPersonalData } from "../privacy/redact.ts";
 
 const contract = testContract;
 const responsibility = testResponsibility;
@@ -100,14 +102,18 @@ describe("prompts keep customer text out of system prompts", () => {
         const extraction = extractionMessages(text, ctx).messages[0]?.content ?? "";
         const extracted = blocks(extraction, CUSTOMER_TAG);
         expect(extracted).toHaveLength(1);
-        expect(unescape(extracted[0] ?? "")).toBe(text);
+        // The block holds the text as the model sees it: personal data replaced by placeholders (docs/privacy.md).
+        expect(unescape(extracted[0] ?? "")).toBe(redactPersonalData(text));
         expect(extraction.split(`</${CUSTOMER_TAG}>`)).toHaveLength(2);
 
         const decision = decisionMakerMessages(text, claim, contract, ctx).messages[0]?.content ?? "";
         const claimBlocks = blocks(decision, CUSTOMER_TAG);
         expect(claimBlocks).toHaveLength(1);
-        expect(JSON.parse(unescape(claimBlocks[0] ?? ""))).toEqual(JSON.parse(JSON.stringify(claim)));
-        expect(blocks(decision, ANALYSIS_TAG).map(unescape)).toEqual([text]);
+        const redactor = createRedactor();
+        expect(JSON.parse(unescape(claimBlocks[0] ?? ""))).toEqual(
+          JSON.parse(JSON.stringify(modelViewOfClaim(claim, redactor))),
+        );
+        expect(blocks(decision, ANALYSIS_TAG).map(unescape)).toEqual([redactor.text(text)]);
       }),
     );
   });
@@ -171,5 +177,45 @@ describe("prompts", () => {
     expect(
       fixerMessages({ failedTask: "analyze_claim", claim: reference, contract, error: { message: "m" } }).schema,
     ).toBeUndefined();
+  });
+});
+
+describe("what the model sees (docs/privacy.md)", () => {
+  const personal = ["anna.schmidt@example.de", "+49 171 2345678", "DE89 3704 0044 0532 0130 00", "4111 1111 1111 1111"];
+  const text =
+    "Hallo, mein Name ist Anna Schmidt, Hauptstraße 12, 10115 Berlin. Mail anna.schmidt@example.de, Tel. +49 171 2345678. " +
+    "Bestellung ord_100 über 49,90 € vom 12.03.2026: der Toaster ist defekt. Bitte auf DE89 3704 0044 0532 0130 00 " +
+    "erstatten, nicht auf die Karte 4111 1111 1111 1111.";
+  const claim: Claim = { ...reference, order_id: "ord_100", amount_eur: 49.9, reason: text };
+  const everything = (request: unknown) => JSON.stringify(request);
+
+  it("puts no email, phone, IBAN, card, address or name into any prompt or the facts beside it", () => {
+    const requests = [
+      extractionMessages(text, ctx),
+      analystMessages(claim, contract, ctx),
+      decisionMakerMessages(`The customer Anna Schmidt (${personal[0]}) asks.`, claim, contract, ctx),
+      fixerMessages({ failedTask: "analyze_claim", claim, contract, error: { message: "timeout" } }, ctx),
+      fixerMessages(
+        { failedTask: "decide_refund", claim, contract, error: { message: "timeout" }, analysis: "ok" },
+        ctx,
+      ),
+    ];
+    for (const request of requests) {
+      const all = everything(request);
+      for (const value of [...personal, "Anna Schmidt", "Hauptstraße 12"]) expect(all).not.toContain(value);
+      for (const kept of ["ord_100", "49,90 €", "12.03.2026", "Toaster ist defekt"])
+        expect(everything(request.messages)).toContain(kept);
+    }
+  });
+
+  it("numbers the placeholders across the claim and the assessment, the same value the same placeholder", () => {
+    const request = decisionMakerMessages("Anna Schmidt wrote from anna.schmidt@example.de.", claim, contract, ctx);
+    const content = request.messages[0]?.content ?? "";
+    expect(content).toContain("[NAME_1] wrote from [EMAIL_1].");
+    expect(content).not.toMatch(/\[(?:EMAIL|NAME)_2\]/);
+    expect(content).toContain("[IBAN_1]");
+    expect(content).toContain("[CARD_1]");
+    expect(content).toContain("[PHONE_1]");
+    expect(content).toContain("[ADDRESS_1]");
   });
 });
