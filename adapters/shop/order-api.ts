@@ -158,6 +158,25 @@ export function createOrderApiSource(options: OrderApiOptions): OrderApiSource {
   };
 }
 
+/**
+ * The source, its API checked on first use (a deployed function's cold start): the check runs beside the first
+ * read, once, and `report` hears its outcome — a wrong ORDER_API_URL or token is said plainly in the function's
+ * log then, not found out claim by claim. The reads themselves are unchanged.
+ */
+export function checkedOnFirstUse(source: OrderApiSource, report: (check: OrderApiCheck) => void): OrderApiSource {
+  let checked = false;
+  return {
+    check: () => source.check(),
+    getOrder(orderId) {
+      if (!checked) {
+        checked = true;
+        void source.check().then(report, (error: unknown) => report({ ok: false, problem: String(error) }));
+      }
+      return source.getOrder(orderId);
+    },
+  };
+}
+
 /** Reads a body of at most `maxBytes` before `signal` aborts; its errors and its timeout are the attempt's. */
 async function readBody(
   response: Response,

@@ -23,7 +23,8 @@ import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../app/manifest.ts";
 import type { LinkedResources } from "./resources.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
-import { createOrderApiSource } from "../../adapters/shop/order-api.ts";
+import { checkedOnFirstUse, createOrderApiSource } from "../../adapters/shop/order-api.ts";
+import type { OrderApiCheck } from "../../adapters/shop/order-api.ts";
 import { orderSourceSettingsFrom } from "../../app/order-source.ts";
 import type { OrderSource } from "../../pipeline/ports.ts";
 import { paymentProviderFrom } from "./payments.ts";
@@ -180,6 +181,16 @@ export interface ComposeOptions {
   readonly policy?: PolicySettings | (() => PolicySettings);
   readonly env?: Env;
   readonly settings?: PipelineSettings;
+  /** Hears the check of the order API on its first use (ORDER_SOURCE=http); default: a log line when it fails. */
+  readonly onOrderApiCheck?: (check: OrderApiCheck) => void;
+}
+
+/** The first-use check's failure as one structured log line (CloudWatch Logs on AWS); never the token. */
+function logOrderApiCheck(check: OrderApiCheck): void {
+  if (check.ok) return;
+  process.stderr.write(
+    `${JSON.stringify({ level: "ERROR", message: "the shop's order API does not answer its check (ORDER_API_URL, OrderApiToken): claims wait for it up to ORDER_SOURCE_MAX_WAIT_S", code: "ORDER_API_UNREACHABLE", problem: check.problem })}\n`,
+  );
 }
 
 /** Builds PipelineDeps; nothing is read or connected until a port is first used. */
@@ -202,11 +213,15 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
   const orders = once((): OrderSource => {
     const chosen = orderSettings();
     if (chosen.source === "table") return dynamo().orders;
-    return createOrderApiSource({
-      url: chosen.url,
-      token: resources.secret(LINKS.orderApiToken),
-      timeoutMs: chosen.timeoutMs,
-    });
+    // The API checked beside the first read of a cold start: a wrong URL or token is logged once, plainly.
+    return checkedOnFirstUse(
+      createOrderApiSource({
+        url: chosen.url,
+        token: resources.secret(LINKS.orderApiToken),
+        timeoutMs: chosen.timeoutMs,
+      }),
+      options.onOrderApiCheck ?? logOrderApiCheck,
+    );
   });
   const dynamo = once(() =>
     createDynamoPorts({
