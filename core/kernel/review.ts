@@ -240,11 +240,13 @@ export interface ReviewFactsInput {
   }[];
   /** The order's customer's automatic refunds in the limit window (only when customer limits bind the order). */
   customerWindow?: { refunds: number; refunded_cents: number };
+  /** Why the order could not be read for this listing (then it shows as `order: null`). */
+  orderUnread?: { code: string; reason: string };
 }
 
 /**
  * The facts a reviewer decides on beside the claim (docs/reviews.md): the order (amount, currency, purchase date,
- * category, customer), what was refunded on it so far (automatic / approved by people, EUR), and the other claims
+ * category, customer; `order: null` and `order_unread: { code, reason }` when it could not be read), what was refunded on it so far (automatic / approved by people, EUR), and the other claims
  * on it with their outcomes (the amount each reserved, else the amount it asked).
  */
 export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
@@ -262,7 +264,9 @@ export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
             ...(order.customer_id ? { customer_id: order.customer_id } : {}),
           },
         }
-      : {}),
+      : input.orderUnread
+        ? { order: null, order_unread: { code: input.orderUnread.code, reason: input.orderUnread.reason } }
+        : {}),
     refunded: {
       automatic_eur: automatic / 100,
       approved_eur: Math.max(0, (ledger?.refunded_cents ?? 0) - automatic) / 100,
