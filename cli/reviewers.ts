@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { reviewerForToken, tokenSha256 } from "../functions/http/bearer.ts";
 import type { ReviewerCredential } from "../functions/http/bearer.ts";
-import { loadReviewers, REVIEWER_ID, writeReviewers } from "../local/auth/reviewers.ts";
+import { loadReviewers, REVIEWER_ID, REVIEWERS_RECHECK_MS, watchReviewers, writeReviewers } from "../local/auth/reviewers.ts";
 import type { OidcSettings } from "../local/auth/oidc.ts";
 import { CliError } from "./errors.ts";
 
@@ -42,7 +42,7 @@ export function reviewerSetup(
   apiToken: string,
   env: Env = process.env,
 ): {
-  stack: { reviewers?: ReviewerCredential[]; reviewerOidc?: OidcSettings };
+  stack: { reviewers?: () => readonly ReviewerCredential[]; reviewerOidc?: OidcSettings };
   describe?: string;
 } {
   const oidc = oidcFrom(env);
@@ -64,9 +64,14 @@ export function reviewerSetup(
     throw new CliError(
       `CLAIMS_API_TOKEN is ${reviewerForToken(apiToken, reviewers)!.id}'s reviewer token too: reviewers and intake use separate credentials`,
     );
+  // Read again on use, at most every REVIEWERS_RECHECK_MS: `claims reviewers add|remove` takes effect without a restart.
+  const live = watchReviewers(file, {
+    onProblem: (message) => process.stderr.write(`  WARNING  ${message}\n`),
+  });
+  live();
   return {
-    stack: { reviewers },
-    describe: `  reviewers ${reviewers.length} named in ${file}: ${reviewers.map((r) => r.id).join(", ")}`,
+    stack: { reviewers: live },
+    describe: `  reviewers ${reviewers.length} named in ${file}: ${reviewers.map((r) => r.id).join(", ")} (changes to the file take effect within ${REVIEWERS_RECHECK_MS / 1000} s)`,
   };
 }
 

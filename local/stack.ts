@@ -97,8 +97,11 @@ export interface LocalStackOptions {
   readonly apiToken?: string;
   /** The reviewers' token (default: random); the intake token cannot decide reviews, and the reverse. */
   readonly reviewerToken?: string;
-  /** Named reviewers (the reviewers file); when absent, `reviewerToken` is the one reviewer `reviewer`. */
-  readonly reviewers?: readonly ReviewerCredential[];
+  /**
+   * Named reviewers (the reviewers file: a list, or the list as it is now — `watchReviewers`, so a change takes
+   * effect without a restart); when absent, `reviewerToken` is the one reviewer `reviewer`.
+   */
+  readonly reviewers?: readonly ReviewerCredential[] | (() => readonly ReviewerCredential[]);
   /** Reviewers from an OpenID Connect issuer instead: their JWTs verified as API Gateway's JWT authorizer does. */
   readonly reviewerOidc?: OidcSettings;
   /** Orders to seed (default: the config file's, dates resolved against `clock`). */
@@ -345,7 +348,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       reviewerAuthorizer: options.reviewerOidc
         ? createJwtAuthorizer(options.reviewerOidc)
         : createReviewerAuthorizerHandler(
-            async () => options.reviewers ?? singleReviewer(await reviewerAuthorizerLinks.secret(LINKS.reviewerToken)),
+            async () =>
+              (typeof options.reviewers === "function" ? options.reviewers() : options.reviewers) ??
+              singleReviewer(await reviewerAuthorizerLinks.secret(LINKS.reviewerToken)),
             log("reviewerAuthorizer"),
           ),
       sweep: createSweepHandler(of("sweep"), log("sweep")),

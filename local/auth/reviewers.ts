@@ -1,7 +1,7 @@
 // The reviewers file (docs/reviews.md): one credential per person, `reviewers: [{ id, name?, token_sha256 }]`, only
 // the SHA-256 of each token stored. Read whole or refused whole: a duplicate id or hash, a malformed hash, an
 // unknown key or bad YAML is an error naming its line, never a half-loaded list. Owner-only, like the data directory.
-import { chmodSync, closeSync, existsSync, lstatSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, lstatSync, openSync, readFileSync, renameSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 import * as z from "zod";
@@ -97,4 +97,58 @@ export function writeReviewers(path: string, reviewers: readonly ReviewerCredent
   }
   chmodSync(temp, 0o600);
   renameSync(temp, path);
+}
+
+/** How often, at most, a running server looks at the reviewers file again (a removed reviewer is refused within it). */
+export const REVIEWERS_RECHECK_MS = 1_000;
+
+/**
+ * The reviewers of the file at `path` as they are now, for a running server: read at most every `recheckMs` (on
+ * use; the file's size, modification time and inode say whether it changed), so `claims reviewers add|remove` —
+ * or an edit — takes effect without a restart. A file that cannot be read or parsed refuses every reviewer until it
+ * can (fail closed: a reviewer removed by a half-saved edit stays removed) and `onProblem` hears why, once per
+ * change. `now` is injected for tests.
+ */
+export function watchReviewers(
+  path: string,
+  options: {
+    recheckMs?: number;
+    now?: () => number;
+    onProblem?: (message: string) => void;
+    onReload?: (reviewers: readonly ReviewerCredential[]) => void;
+  } = {},
+): () => readonly ReviewerCredential[] {
+  const recheckMs = options.recheckMs ?? REVIEWERS_RECHECK_MS;
+  const now = options.now ?? Date.now;
+  let current: readonly ReviewerCredential[] = [];
+  let seen: string | undefined;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  const look = () => {
+    let signature: string;
+    try {
+      const stat = statSync(path);
+      signature = `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.mode}`;
+    } catch {
+      signature = "absent";
+    }
+    if (signature === seen) return;
+    seen = signature;
+    try {
+      current = loadReviewers(path);
+      options.onReload?.(current);
+    } catch (error) {
+      current = [];
+      options.onProblem?.(
+        `reviewers file ${path} cannot be used, so every reviewer is refused until it can: ${(error as Error).message}`,
+      );
+    }
+  };
+  return () => {
+    const at = now();
+    if (at - checkedAt >= recheckMs) {
+      checkedAt = at;
+      look();
+    }
+    return current;
+  };
 }
