@@ -5,7 +5,13 @@ import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { reviewerForToken, tokenSha256 } from "../functions/http/bearer.ts";
 import type { ReviewerCredential } from "../functions/http/bearer.ts";
-import { loadReviewers, REVIEWER_ID, REVIEWERS_RECHECK_MS, watchReviewers, writeReviewers } from "../local/auth/reviewers.ts";
+import {
+  loadReviewers,
+  REVIEWER_ID,
+  REVIEWERS_RECHECK_MS,
+  watchReviewers,
+  writeReviewers,
+} from "../local/auth/reviewers.ts";
 import type { OidcSettings } from "../local/auth/oidc.ts";
 import { CliError } from "./errors.ts";
 

@@ -56,9 +56,18 @@ describe("the order API monitor", () => {
 describe("GET /health's answer", () => {
   it.each([
     [{ llm: false, orders: false }, { status: "ok" }],
-    [{ llm: true, orders: false }, { status: "degraded", llm: "unreachable" }],
-    [{ llm: false, orders: true }, { status: "degraded", orders: "unreachable" }],
-    [{ llm: true, orders: true }, { status: "degraded", llm: "unreachable", orders: "unreachable" }],
+    [
+      { llm: true, orders: false },
+      { status: "degraded", llm: "unreachable" },
+    ],
+    [
+      { llm: false, orders: true },
+      { status: "degraded", orders: "unreachable" },
+    ],
+    [
+      { llm: true, orders: true },
+      { status: "degraded", llm: "unreachable", orders: "unreachable" },
+    ],
   ])("%j → %j", (down, answer) => {
     expect(JSON.stringify(healthAnswer(down))).toBe(JSON.stringify(answer));
   });

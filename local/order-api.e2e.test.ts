@@ -141,7 +141,9 @@ describe("claims serve with ORDER_SOURCE=http against the example order server",
       /(Ready) in \d+ ms/,
     );
     try {
-      expect(wrong.output()).toMatch(/serving degraded \(GET \/health says so\): order API GET .*: answered HTTP 401: it refused the token \(check ORDER_API_TOKEN\)/);
+      expect(wrong.output()).toMatch(
+        /serving degraded \(GET \/health says so\): order API GET .*: answered HTTP 401: it refused the token \(check ORDER_API_TOKEN\)/,
+      );
       expect(wrong.output()).not.toContain("not-the-shops-token");
       const url = /listening on (http:\/\/\S+)/.exec(wrong.output())![1]!;
       const health = await fetch(`${url}/health`);

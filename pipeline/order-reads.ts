@@ -45,9 +45,7 @@ export async function readOrdersBounded(
       distinct.slice(0, max).map(async (id) => {
         const read = orders.getOrder(id).then(
           (order): OrderRead =>
-            order
-              ? { order }
-              : { unread: { code: "ORDER_NOT_FOUND", reason: `the shop does not know order ${id}` } },
+            order ? { order } : { unread: { code: "ORDER_NOT_FOUND", reason: `the shop does not know order ${id}` } },
           (error: unknown): OrderRead => {
             if (error instanceof OrderDataError)
               return { unread: { code: "ORDER_DATA_INVALID", reason: error.message } };

@@ -6,7 +6,8 @@
 // is refused with 409.
 import { refundClaimView } from "../core/kernel/settlement.ts";
 import type { SettlementRecord } from "../core/kernel/settlement.ts";
-import type { ReviewerIdentity } from "../core/kernel/review.ts";
+import { deskFields, takenByRefusal } from "../core/kernel/review.ts";
+import type { ReviewDesk, ReviewerIdentity } from "../core/kernel/review.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import {
@@ -26,7 +27,7 @@ import { invalidReviewDecision, reviewerMismatch } from "./decide/review-decisio
 export type RefundReviewResult =
   | ReviewRequestOutcome
   | { ok: false; status: 400; code: "NOTE_REQUIRED"; message: string }
-  | { ok: false; status: 409; code: "DECISION_NOT_ALLOWED" | "REVIEW_ALREADY_DECIDED"; message: string };
+  | { ok: false; status: 409; code: "DECISION_NOT_ALLOWED" | "REVIEW_ALREADY_DECIDED" | "TAKEN_BY"; message: string };
 
 type RefundReviewDeps = Pick<PipelineDeps, "claims" | "settlements" | "clock"> & EffectPorts;
 
@@ -60,6 +61,12 @@ export async function refundReviewRequest(
     const settlement = await deps.settlements?.get(claimId);
     const check = checkRefundDecision(settlement, parsed.data, reviewer);
     if ("refused" in check) return { ok: false, ...check.refused };
+    // Taken at the desk by someone else: their decision to take.
+    const taken =
+      "take" in check
+        ? takenByRefusal(settlement!.review!, reviewer, deps.clock.now(), settlement!.review!.review_id)
+        : undefined;
+    if (taken) return { ok: false, ...taken };
     let decided = settlement!;
     // A failure not yet announced (its recorder crashed; the provider's webhook will come again, but for an execution
     // a RETRY has replaced) is announced first: RefundFailed before the decision on it (found by npm run chaos).
@@ -137,7 +144,7 @@ function refundReviewAnswer(settlement: SettlementRecord): ReviewAnswer {
  * A failed refund's pending review as `GET /reviews` lists it: the claim, its order and the amount, the failed
  * execution, the provider, its reference for the refund (when it gave one) and its reason.
  */
-export function refundReviewListItem(s: SettlementRecord): Record<string, unknown> {
+export function refundReviewListItem(s: SettlementRecord, desk?: ReviewDesk): Record<string, unknown> {
   const review = s.review!;
   return {
     review_id: review.review_id,
@@ -150,6 +157,7 @@ export function refundReviewListItem(s: SettlementRecord): Record<string, unknow
     order_id: s.order_id,
     amount_eur: s.amount_eur,
     requested_at: review.requested_at,
+    ...deskFields(review, desk),
     execution_id: review.execution_id,
     provider: s.provider,
     ...(s.provider_ref !== undefined ? { provider_ref: s.provider_ref } : {}),

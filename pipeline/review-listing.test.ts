@@ -51,7 +51,9 @@ describe("GET /reviews while the shop cannot serve an order", () => {
     [
       "the order API is down (a 500, an HTML body)",
       async () => {
-        throw new OrderSourceUnavailableError("order API GET …/orders/ord_003 failed after 3 attempts: answered HTTP 500");
+        throw new OrderSourceUnavailableError(
+          "order API GET …/orders/ord_003 failed after 3 attempts: answered HTTP 500",
+        );
       },
       "ORDER_SOURCE_UNAVAILABLE",
       /cannot be read now \(order API GET .* answered HTTP 500\)/,

@@ -4,7 +4,13 @@
 // repeating the same decision (or by the sweep) and a different decision is refused with 409.
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { isFinal } from "../core/kernel/claim-record.ts";
-import { checkDecision, normaliseDecision, ReviewDecisionSchema, reviewFacts } from "../core/kernel/review.ts";
+import {
+  checkDecision,
+  normaliseDecision,
+  ReviewDecisionSchema,
+  reviewFacts,
+  takenByRefusal,
+} from "../core/kernel/review.ts";
 import type {
   DecisionRules,
   ReviewContext,
@@ -43,6 +49,7 @@ import { performEffects } from "./perform.ts";
 import { reviewListKey } from "./ports.ts";
 import { pendingReviewKey } from "./payments.ts";
 import { readOrdersBounded } from "./order-reads.ts";
+import { reviewDesk } from "./review-desk.ts";
 import type { OrderRead } from "./order-reads.ts";
 
 /** The outcome of a review decision, as `POST /claims/{id}/review` answers it. */
@@ -111,6 +118,11 @@ export async function decideReview(
       };
     // A first approval recorded earlier is audited again (identical, so dropped): repairs a crash before its audit.
     await performEffects(firstApprovalEffects(record, review), deps);
+    // Taken at the desk by someone else: their decision to take (a repeat of a decision in progress goes on).
+    if (review.status === "PENDING" && review.intent === undefined) {
+      const taken = takenByRefusal(review, reviewer, deps.clock.now(), review.review_id);
+      if (taken) return { ok: false, ...taken };
+    }
     const check = checkDecision(parsed.data, review, rules);
     if (check !== undefined && check !== "REPEAT" && check !== "FIRST_APPROVAL") return { ok: false, ...check };
     if (check === "REPEAT" && review.status !== "PENDING") return finish(record, review, deps);
@@ -314,7 +326,9 @@ export async function listReviews(
       return { review, context };
     }),
   );
-  const refundReviews = page.flatMap((x) => ("settlement" in x ? [refundReviewListItem(x.settlement)] : []));
+  const refundReviews = page.flatMap((x) =>
+    "settlement" in x ? [refundReviewListItem(x.settlement, reviewDesk(deps))] : [],
+  );
   return { items, refundReviews, ...(more && page.length > 0 ? { nextCursor: page.at(-1)!.key } : {}) };
 }
 

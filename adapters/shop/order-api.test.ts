@@ -164,9 +164,9 @@ describe("the order API adapter", () => {
   it("reads at most 1 MB of a body: a longer one is refused, declared or streamed", async () => {
     const big = "x".repeat(1_048_577);
     const declared = () => new Response(big, { status: 200, headers: { "content-length": String(big.length) } });
-    expect(await unavailable(source(scriptedFetch(declared(), declared(), declared()).fetch).getOrder("ord_1"))).toMatch(
-      /answered a body of 1048577 bytes, more than the 1048576 an order may take$/,
-    );
+    expect(
+      await unavailable(source(scriptedFetch(declared(), declared(), declared()).fetch).getOrder("ord_1")),
+    ).toMatch(/answered a body of 1048577 bytes, more than the 1048576 an order may take$/);
     let pulled = 0;
     const endless = () =>
       new Response(

@@ -186,7 +186,10 @@ async function readBody(
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
     await discard(response);
-    return { problem: `answered a body of ${declared} bytes, more than the ${maxBytes} an order may take`, timedOut: false };
+    return {
+      problem: `answered a body of ${declared} bytes, more than the ${maxBytes} an order may take`,
+      timedOut: false,
+    };
   }
   if (!response.body) return { text: "" };
   const reader = response.body.getReader();
@@ -208,7 +211,10 @@ async function readBody(
       size += next.value.byteLength;
       if (size > maxBytes) {
         void reader.cancel().catch(() => undefined);
-        return { problem: `answered a body of more than ${maxBytes} bytes, the most an order may take`, timedOut: false };
+        return {
+          problem: `answered a body of more than ${maxBytes} bytes, the most an order may take`,
+          timedOut: false,
+        };
       }
       chunks.push(next.value);
     }

@@ -100,6 +100,9 @@ export const ReviewRecordSchema = z
       })
       .strict()
       .optional(),
+    /** Who took the review at the desk (`POST /claims/{id}/review/take`), until when: another reviewer's decision waits. */
+    taken_by: z.string().min(1).optional(),
+    taken_until: z.string().optional(),
     /** The first approval of a four-eyes review, recorded while it awaits a different reviewer's approval. */
     approvals: z.array(ReviewApprovalSchema).optional(),
     awaiting: ReviewAwaitingSchema.optional(),
@@ -115,6 +118,77 @@ export const ReviewRecordSchema = z
 
 /** A stored review. */
 export type ReviewRecord = z.infer<typeof ReviewRecordSchema>;
+
+/** How long a review stays taken (`POST /claims/{id}/review/take`) unless the reviewer decides it or takes it again. */
+export const REVIEW_LEASE_MS = 15 * 60_000;
+
+/** How long a review may wait for a person when the policy says nothing (`review_due_days` / `review_due_hours`). */
+export const DEFAULT_REVIEW_DUE_MS = 2 * 86_400_000;
+
+/** What the desk shows of a review beside its record: when it is due (the policy's due duration) and who holds it now. */
+export interface ReviewDesk {
+  /** The policy's `review_due_days` / `review_due_hours`, in milliseconds. */
+  readonly dueMs: number;
+  readonly nowMs: number;
+}
+
+/** A review's lease, as reviews and failed refunds' reviews both carry it. */
+export interface ReviewLease {
+  readonly taken_by?: string | undefined;
+  readonly taken_until?: string | undefined;
+}
+
+/** When a review requested at `requestedAt` is due: `requested_at` + the policy's due duration (ISO). */
+export function reviewDueAt(requestedAt: string, dueMs: number): string {
+  return new Date(Date.parse(requestedAt) + dueMs).toISOString();
+}
+
+/** Who holds the review at `nowMs` and until when; undefined when nobody took it or the lease ran out. */
+export function leaseHolder(lease: ReviewLease, nowMs: number): { reviewer: string; until: string } | undefined {
+  if (!lease.taken_by || !lease.taken_until) return undefined;
+  return Date.parse(lease.taken_until) > nowMs ? { reviewer: lease.taken_by, until: lease.taken_until } : undefined;
+}
+
+/** The refusal of `reviewer`'s decision (or take) on a review another reviewer holds at `nowMs`, if they do (409 TAKEN_BY). */
+export function takenByRefusal(
+  lease: ReviewLease,
+  reviewer: string,
+  nowMs: number,
+  reviewId: string,
+): { status: 409; code: "TAKEN_BY"; message: string } | undefined {
+  const holder = leaseHolder(lease, nowMs);
+  if (!holder || holder.reviewer === reviewer) return undefined;
+  return {
+    status: 409,
+    code: "TAKEN_BY",
+    message: `review ${reviewId} is taken by ${holder.reviewer} until ${holder.until}: they decide it, or it is free again then`,
+  };
+}
+
+/** The desk's fields of a review: `due_at`, and `taken_by` / `taken_until` while someone holds it. */
+export function deskFields(
+  review: ReviewLease & { requested_at: string; status: string },
+  desk: ReviewDesk | undefined,
+): Record<string, unknown> {
+  if (!desk) return {};
+  const holder = review.status === "PENDING" ? leaseHolder(review, desk.nowMs) : undefined;
+  return {
+    due_at: reviewDueAt(review.requested_at, desk.dueMs),
+    ...(holder ? { taken_by: holder.reviewer, taken_until: holder.until } : {}),
+  };
+}
+
+/**
+ * The desk's order of listed reviews: the soonest `due_at` first, then the larger `amount_eur` (more money waits),
+ * then the claim id; items without a due time (decided listings) by `requested_at`.
+ */
+export function byDueThenAmount(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const due = (x: Record<string, unknown>) => String(x.due_at ?? x.requested_at ?? "");
+  const amount = (x: Record<string, unknown>) => (typeof x.amount_eur === "number" ? x.amount_eur : 0);
+  if (due(a) !== due(b)) return due(a) < due(b) ? -1 : 1;
+  if (amount(a) !== amount(b)) return amount(b) - amount(a);
+  return String(a.claim_id) < String(b.claim_id) ? -1 : String(a.claim_id) > String(b.claim_id) ? 1 : 0;
+}
 
 /** A review's id, derived from its claim's id (one review per claim): `rev_` + 24 hex. */
 export function reviewIdFor(claimId: string): string {
@@ -142,8 +216,11 @@ function decisionFields(r: ReviewRecord): Record<string, unknown> {
   };
 }
 
-/** A review as `GET /claims/{id}` shows it (docs/http-api.md): an in-progress decision still reads PENDING. */
-export function reviewView(r: ReviewRecord): Record<string, unknown> {
+/**
+ * A review as `GET /claims/{id}` shows it (docs/http-api.md): an in-progress decision still reads PENDING; with the
+ * desk, when it is due and who holds it.
+ */
+export function reviewView(r: ReviewRecord, desk?: ReviewDesk): Record<string, unknown> {
   return {
     review_id: r.review_id,
     origin: r.origin,
@@ -151,6 +228,7 @@ export function reviewView(r: ReviewRecord): Record<string, unknown> {
     reason_code: r.reason_code,
     reason: r.reason,
     requested_at: r.requested_at,
+    ...deskFields(r, desk),
     ...decisionFields(r),
     ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined
       ? { amount_eur: r.approved_amount_eur }
@@ -189,7 +267,11 @@ export interface ReviewContext {
  * A review as `GET /reviews` lists it: the fields of docs/http-api.md, then what the review page shows beside them
  * (the claim, the proposal, the kernel's verdict id, deciding layer and checks) when the context has them.
  */
-export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Record<string, unknown> {
+export function reviewListItem(
+  r: ReviewRecord,
+  context: ReviewContext = {},
+  desk?: ReviewDesk,
+): Record<string, unknown> {
   return {
     review_id: r.review_id,
     claim_id: r.claim_id,
@@ -201,6 +283,7 @@ export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Re
     ...(r.order_id ? { order_id: r.order_id } : {}),
     ...(r.amount_eur !== undefined ? { amount_eur: r.amount_eur } : {}),
     requested_at: r.requested_at,
+    ...deskFields(r, desk),
     ...(r.simulation_id ? { simulation_id: r.simulation_id } : {}),
     ...(r.verdict_id ? { verdict_id: r.verdict_id } : {}),
     ...(context.label ? { label: context.label } : {}),
@@ -293,7 +376,7 @@ export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
 export type ReviewRefusal =
   | {
       status: 409;
-      code: "NO_PENDING_REVIEW" | "REVIEW_ALREADY_DECIDED" | "DECISION_NOT_ALLOWED" | "SAME_REVIEWER";
+      code: "NO_PENDING_REVIEW" | "REVIEW_ALREADY_DECIDED" | "DECISION_NOT_ALLOWED" | "SAME_REVIEWER" | "TAKEN_BY";
       message: string;
     }
   | { status: 400; code: "INVALID_AMOUNT" | "NOTE_REQUIRED"; message: string };

@@ -5,6 +5,8 @@
 import * as z from "zod";
 import { hashHex } from "../crew/hash.ts";
 import { parseCents } from "./money.ts";
+import { deskFields } from "./review.ts";
+import type { ReviewDesk } from "./review.ts";
 
 /** The payment providers a refund can be paid through (`PAYMENT_PROVIDER`). */
 export const PaymentProviderNameSchema = z.enum(["simulated", "stripe"]);
@@ -40,6 +42,9 @@ export const RefundReviewSchema = z
     note: z.string().optional(),
     /** RETRY: the execution that pays again. */
     retry_execution_id: z.string().min(1).optional(),
+    /** Who took the review at the desk (`POST /claims/{id}/review/take`), until when: another reviewer's decision waits. */
+    taken_by: z.string().min(1).optional(),
+    taken_until: z.iso.datetime({ offset: true }).optional(),
     /** The decision's effects (release, audit, ReviewDecided, a RETRY's RefundExecuted) were all performed. */
     performed: z.literal(true).optional(),
   })
@@ -101,8 +106,11 @@ export function refundView(record: SettlementRecord): {
   };
 }
 
-/** The claim view's `refund`: the settlement and, once the refund failed, its own review (origin REFUND_FAILED). */
-export function refundClaimView(record: SettlementRecord): Record<string, unknown> {
+/**
+ * The claim view's `refund`: the settlement and, once the refund failed, its own review (origin REFUND_FAILED); with
+ * the desk, when the review is due and who holds it.
+ */
+export function refundClaimView(record: SettlementRecord, desk?: ReviewDesk): Record<string, unknown> {
   const review = record.review;
   return {
     ...refundView(record),
@@ -115,6 +123,7 @@ export function refundClaimView(record: SettlementRecord): Record<string, unknow
             reason_code: review.reason_code,
             reason: review.reason,
             requested_at: review.requested_at,
+            ...deskFields(review, desk),
             ...(review.decided_at ? { decided_at: review.decided_at } : {}),
             ...(review.decision ? { decision: review.decision } : {}),
             ...(review.reviewer ? { reviewer: review.reviewer } : {}),

@@ -179,7 +179,10 @@ describe("composeDeps", () => {
       await expect(deps.orders.getOrder("ord_001")).rejects.toThrow(/refused the token/);
       await expect(deps.orders.getOrder("ord_002")).rejects.toThrow(/refused the token/);
       await expect.poll(() => heard).toHaveLength(1);
-      expect(heard[0]).toEqual({ ok: false, problem: expect.stringMatching(/claims-crew-order-api-check: answered HTTP 401/) });
+      expect(heard[0]).toEqual({
+        ok: false,
+        problem: expect.stringMatching(/claims-crew-order-api-check: answered HTTP 401/),
+      });
       expect(asked.filter((a) => a.includes("claims-crew-order-api-check"))).toEqual([
         "/api/orders/claims-crew-order-api-check Bearer wrong-token",
       ]);

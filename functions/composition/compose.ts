@@ -28,6 +28,8 @@ import type { OrderApiCheck } from "../../adapters/shop/order-api.ts";
 import { orderSourceSettingsFrom } from "../../app/order-source.ts";
 import type { OrderSource } from "../../pipeline/ports.ts";
 import { paymentProviderFrom } from "./payments.ts";
+import { withReviewOpened } from "../../pipeline/review-opened.ts";
+import { DEFAULT_REVIEW_DUE_MS } from "../../core/kernel/review.ts";
 import type { PolicySettings } from "../../app/policy-format.ts";
 import type { QueueRole } from "../../app/manifest.ts";
 
@@ -243,8 +245,12 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     payments: lazyPort(() => paymentProviderFrom(env, resources)),
     webhookSecret: () => resources.secret(LINKS.stripeWebhookSecret),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
+    // A ReviewOpened beside each ReviewRequested, due under the policy (pipeline/review-opened.ts).
     publisher: lazyPort(() =>
-      createEventBridgePublisher({ client: clients().events, busName: resources.busName(), checkBus: true }),
+      withReviewOpened(
+        createEventBridgePublisher({ client: clients().events, busName: resources.busName(), checkBus: true }),
+        () => policy().agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS,
+      ),
     ),
     llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),
     clock,

@@ -7,6 +7,7 @@ import { PaymentProviderNameSchema } from "../../core/kernel/settlement.ts";
 import type { PaymentProviderName } from "../../core/kernel/settlement.ts";
 import { LINKS } from "../../app/manifest.ts";
 import type { PaymentDeps, PaymentProvider } from "../../pipeline/payments.ts";
+import { DEFAULT_REVIEW_DUE_MS } from "../../core/kernel/review.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { ConfigLoadError } from "./errors.ts";
 import type { LinkedResources } from "./resources.ts";
@@ -47,5 +48,6 @@ export function paymentDeps(deps: PipelineDeps): PaymentDeps {
     publisher: deps.publisher,
     audit: deps.audit,
     clock: deps.clock,
+    reviewDueMs: () => deps.agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS,
   };
 }

@@ -70,6 +70,18 @@ const ReviewViewSchema = z
     reason_code: z.string(),
     reason: z.string(),
     requested_at: z.string(),
+    due_at: z
+      .string()
+      .optional()
+      .describe("When the review is due: requested_at + the policy's review_due_days / review_due_hours."),
+    taken_by: z
+      .string()
+      .optional()
+      .describe("The reviewer who took the review at the desk (POST …/review/take), while the lease lasts."),
+    taken_until: z
+      .string()
+      .optional()
+      .describe("When that lease runs out (another reviewer's decision is 409 TAKEN_BY until then)."),
     decided_at: z.string().optional(),
     decision: ReviewDecisionKindSchema.optional(),
     reviewer: z.string().optional(),
@@ -92,6 +104,18 @@ const RefundReviewViewSchema = z
     reason_code: z.literal("REFUND_FAILED"),
     reason: z.string(),
     requested_at: z.string(),
+    due_at: z
+      .string()
+      .optional()
+      .describe("When the review is due: requested_at + the policy's review_due_days / review_due_hours."),
+    taken_by: z
+      .string()
+      .optional()
+      .describe("The reviewer who took the review at the desk (POST …/review/take), while the lease lasts."),
+    taken_until: z
+      .string()
+      .optional()
+      .describe("When that lease runs out (another reviewer's decision is 409 TAKEN_BY until then)."),
     decided_at: z.string().optional(),
     decision: z.enum(["RETRY", "CLOSE"]).optional(),
     reviewer: z.string().optional(),
@@ -164,6 +188,18 @@ const ReviewListItemSchema = z
     order_id: z.string().optional(),
     amount_eur: z.number().optional(),
     requested_at: z.string(),
+    due_at: z
+      .string()
+      .optional()
+      .describe("When the review is due: requested_at + the policy's review_due_days / review_due_hours."),
+    taken_by: z
+      .string()
+      .optional()
+      .describe("The reviewer who took the review at the desk (POST …/review/take), while the lease lasts."),
+    taken_until: z
+      .string()
+      .optional()
+      .describe("When that lease runs out (another reviewer's decision is 409 TAKEN_BY until then)."),
     simulation_id: z.string().optional(),
     execution_id: z.string().optional().describe("REFUND_FAILED: the execution the provider refused."),
     provider: z.string().optional().describe("REFUND_FAILED: the payment provider."),
@@ -200,8 +236,19 @@ const ReviewListItemSchema = z
         customer_id: z.string().optional(),
       })
       .strict()
+      .nullable()
       .optional()
-      .describe("The order as the shop's data says (absent when the claim names none or it cannot be read)."),
+      .describe(
+        "The order as the shop's data says (absent when the review names none; null when it could not be read: order_unread says why).",
+      ),
+    order_unread: z
+      .object({
+        code: z.enum(["ORDER_SOURCE_UNAVAILABLE", "ORDER_DATA_INVALID", "ORDER_NOT_FOUND", "ORDER_NOT_READ"]),
+        reason: z.string(),
+      })
+      .strict()
+      .optional()
+      .describe("Why `order` is null: the listing never fails for one order the shop cannot serve."),
     refunded: z
       .object({ automatic_eur: z.number(), approved_eur: z.number() })
       .strict()
@@ -351,7 +398,8 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
   "GET /reviews": {
     tag: "reviews",
     summary: "List reviews",
-    description: "Reviews with a status (PENDING by default), oldest request first, a page at a time. Reviewer token.",
+    description:
+      "Reviews with a status (PENDING by default), a page at a time (pages cut oldest request first), each page ordered by due_at, then the larger amount. Reviewer token.",
     query: {
       status: {
         description: "PENDING (default), APPROVED, DENIED or RESUBMITTED.",
@@ -383,7 +431,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       404: NotFound,
       409: {
         description:
-          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
+          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, TAKEN_BY (another reviewer holds the review), or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
         schema: ApiErrorSchema,
       },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
@@ -394,11 +442,47 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       },
     },
   },
+  "POST /claims/{id}/review/take": {
+    tag: "reviews",
+    summary: "Take a review",
+    description:
+      "The desk: the claim's pending review (its failed refund's, when it has one) is the caller's for 15 minutes — taking it again renews it; deciding it ends it. Meanwhile another reviewer's take or decision is 409 TAKEN_BY. Reviewer token.",
+    pathParams: { id: ClaimIdParam },
+    body: { description: "Nothing (no body, or {}).", schema: z.object({}).strict() },
+    responses: {
+      200: {
+        description: "Taken.",
+        schema: z
+          .object({ claim_id: z.string(), review_id: z.string(), taken_by: z.string(), taken_until: z.string() })
+          .strict(),
+      },
+      400: { description: "INVALID_CLAIM_ID, or a body other than {}.", schema: ApiErrorSchema },
+      404: NotFound,
+      409: {
+        description:
+          "TAKEN_BY (another reviewer holds it until taken_until), NO_PENDING_REVIEW, REVIEW_ALREADY_DECIDED.",
+        schema: ApiErrorSchema,
+      },
+    },
+  },
   "GET /health": {
     tag: "operations",
     summary: "Health check",
-    description: "Answers without a token and without touching any dependency.",
-    responses: { 200: { description: "Up.", schema: z.object({ status: z.literal("ok") }) } },
+    description:
+      "Answers without a token and without touching any dependency. `claims serve` says degraded while the configured model (`llm`) or the shop's order API (`orders`) does not answer.",
+    responses: {
+      200: {
+        description: "Up.",
+        schema: z.union([
+          z.object({ status: z.literal("ok") }),
+          z.object({
+            status: z.literal("degraded"),
+            llm: z.literal("unreachable").optional(),
+            orders: z.literal("unreachable").optional(),
+          }),
+        ]),
+      },
+    },
   },
   "GET /openapi.json": {
     tag: "operations",

@@ -81,8 +81,13 @@ const call = async (method: string, path: string, bearer: string, body?: unknown
 describe("reviewers from an OpenID Connect issuer", () => {
   it("refuses a token of another audience (aud or client_id), an expired one and a forged one with 401", async () => {
     expect(
-      (await call("GET", "/reviews", await token({ sub: "u1", aud: undefined, client_id: "other-app", scope: "claims/review" })))
-        .status,
+      (
+        await call(
+          "GET",
+          "/reviews",
+          await token({ sub: "u1", aud: undefined, client_id: "other-app", scope: "claims/review" }),
+        )
+      ).status,
     ).toBe(401);
     expect(
       (
@@ -121,9 +126,9 @@ describe("reviewers from an OpenID Connect issuer", () => {
     for (const header of [{ alg: "none", typ: "JWT" }, { alg: "none" }, { alg: "None", typ: "JWT" }])
       expect((await call("GET", "/reviews", `${b64(header)}.${b64(claims)}.`)).status).toBe(401);
     // The same claims, signed by the issuer, pass: only the algorithm was wrong.
-    expect((await call("GET", "/reviews", await token({ sub: "mallory", "cognito:groups": ["reviewers"] }))).status).toBe(
-      200,
-    );
+    expect(
+      (await call("GET", "/reviews", await token({ sub: "mallory", "cognito:groups": ["reviewers"] }))).status,
+    ).toBe(200);
   });
 
   it("refuses a token signed with a key the issuer does not publish (an unknown kid) with 401", async () => {

@@ -1,7 +1,17 @@
 // The reviewers file (docs/reviews.md): one credential per person, `reviewers: [{ id, name?, token_sha256 }]`, only
 // the SHA-256 of each token stored. Read whole or refused whole: a duplicate id or hash, a malformed hash, an
 // unknown key or bad YAML is an error naming its line, never a half-loaded list. Owner-only, like the data directory.
-import { chmodSync, closeSync, existsSync, lstatSync, openSync, readFileSync, renameSync, statSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 import * as z from "zod";

@@ -63,13 +63,14 @@ describe("what intake refuses that would name a path", () => {
   ])("refuses %j naming the field", (extra, path, message) => {
     const parsed = SubmissionSchema.safeParse({ claim: ACCEPTABLE, ...extra });
     expect(parsed.success).toBe(false);
-    if (!parsed.success) expect(toInputIssues(parsed.error)).toEqual([{ path, message: expect.stringMatching(message) }]);
+    if (!parsed.success)
+      expect(toInputIssues(parsed.error)).toEqual([{ path, message: expect.stringMatching(message) }]);
   });
 
   it("takes ids with dots that name no folder", () => {
-    expect(SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, order_id: "ord.1" }, simulation_id: "run...1" }).success).toBe(
-      true,
-    );
+    expect(
+      SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, order_id: "ord.1" }, simulation_id: "run...1" }).success,
+    ).toBe(true);
   });
 });
 

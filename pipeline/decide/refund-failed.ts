@@ -114,7 +114,7 @@ export function decidedSettlement(
   note: string | undefined,
   at: string,
 ): SettlementRecord {
-  const review = settlement.review!;
+  const { taken_by: _by, taken_until: _until, ...review } = settlement.review!;
   const decided = {
     ...review,
     decision,

@@ -155,6 +155,8 @@ export function decidedReview(review: ReviewRecord, now: number, resubmittedClai
     ...review,
     intent: undefined,
     awaiting: undefined,
+    taken_by: undefined,
+    taken_until: undefined,
     decision: intent.decision,
     decided_at: decidedAt,
     reviewer: intent.reviewer ?? "reviewer",
@@ -240,7 +242,9 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
 
 /** The review with `approval` recorded as the first of two: it stays PENDING awaiting a different reviewer's. */
 export function firstApprovalRecorded(review: ReviewRecord, approval: ReviewApproval): ReviewRecord {
-  return { ...review, approvals: [approval], awaiting: "SECOND_APPROVAL", version: review.version + 1 };
+  // The first approver's lease ends with their approval: the second approval is another reviewer's to take.
+  const { taken_by: _by, taken_until: _until, ...rest } = review;
+  return { ...rest, approvals: [approval], awaiting: "SECOND_APPROVAL", version: review.version + 1 };
 }
 
 /** The audit of a review's first approval under four eyes (none when it has none); it publishes nothing. */
