@@ -62,6 +62,7 @@ import { startHandlerThread } from "./handler-thread.ts";
 import type { HandlerThread } from "./handler-thread.ts";
 import { orderSourceSettingsFrom } from "../app/order-source.ts";
 import { localOrderApiToken } from "./order-source.ts";
+import { REVIEW_WEBHOOK_RULE, reviewWebhookTarget, reviewWebhookUrlFrom } from "./review-webhook.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 
 /** The table the local stack creates (in memory, or kept under the state directory). */
@@ -104,6 +105,8 @@ export interface LocalStackOptions {
   readonly reviewers?: readonly ReviewerCredential[] | (() => readonly ReviewerCredential[]);
   /** Reviewers from an OpenID Connect issuer instead: their JWTs verified as API Gateway's JWT authorizer does. */
   readonly reviewerOidc?: OidcSettings;
+  /** Where every ReviewOpened is POSTed (default CLAIMS_REVIEW_WEBHOOK_URL; "" for none). */
+  readonly reviewWebhookUrl?: string;
   /** Orders to seed (default: the config file's, dates resolved against `clock`). */
   readonly orders?: readonly Order[];
   readonly ids?: IdSource;
@@ -263,6 +266,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         "handlerThread runs the consumers in a worker thread: wrapHandler, wrapDeps, wrapRefundDelivery, ids and onPollerError (functions) cannot go there",
       );
     const config = loadConfig(options.configPath, options.clock.now());
+    const reviewWebhookUrl =
+      options.reviewWebhookUrl === undefined ? reviewWebhookUrlFrom(process.env) : options.reviewWebhookUrl || undefined;
     // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
     const orderSource = orderSourceSettingsFrom(process.env).source;
     const orderApiToken = orderSource === "http" ? localOrderApiToken(process.env) : undefined;
@@ -374,6 +379,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
         { id: `local-${rule}` },
       );
+    }
+    // CLAIMS_REVIEW_WEBHOOK_URL: every ReviewOpened POSTed there, locally (docs/reviews.md#the-desk).
+    if (reviewWebhookUrl) {
+      emulators.bus.putRule(REVIEW_WEBHOOK_RULE.name, REVIEW_WEBHOOK_RULE.pattern, BUS_NAME);
+      emulators.bus.addTarget(REVIEW_WEBHOOK_RULE.name, reviewWebhookTarget(reviewWebhookUrl), {
+        id: "local-review-webhook",
+      });
     }
     // The payments rule delivers RefundExecuted (not a simulation's) to the refund executor, as its queue does on
     // AWS: a failed message is a failed delivery, retried by the bus and then dead-lettered (the local DLQ).

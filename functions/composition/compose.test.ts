@@ -220,7 +220,7 @@ describe("the deployed policy (pre-parsed JSON)", () => {
     const policy = loadPolicyFile(writePolicy());
     expect(policy.agent).toEqual(config.agent);
     // The four-eyes bound reaches the deployed functions (the bundled config's second_approval_above_eur).
-    expect(policy.agent.review).toEqual({ secondApprovalAboveEur: 1500 });
+    expect(policy.agent.review).toEqual({ secondApprovalAboveEur: 1500, dueMs: 24 * 3_600_000 });
     expect(policy.llm).toEqual(config.llm);
     expect(policy).toMatchObject({
       run_id: config.simulationId,
