@@ -14,6 +14,7 @@ import {
 } from "../local/auth/reviewers.ts";
 import type { OidcSettings } from "../local/auth/oidc.ts";
 import { CliError } from "./errors.ts";
+import { parseCents } from "../core/kernel/money.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -99,8 +100,12 @@ export function registerReviewersCommands(program: Command): void {
     .description("add a reviewer with a new random token, printed once (only its SHA-256 is stored)")
     .argument("<id>", "the reviewer's id, recorded on every decision they take")
     .option("--name <name>", "a display name")
+    .option(
+      "--max-approval <eur>",
+      "the most they approve alone, in EUR (above it their approval waits for a reviewer whose limit covers it)",
+    )
     .option(fileOption, fileHelp)
-    .action((id: string, o: { name?: string; reviewers?: string }) => {
+    .action((id: string, o: { name?: string; maxApproval?: string; reviewers?: string }) => {
       const file = fileOf(o);
       if (!REVIEWER_ID.test(id))
         throw new CliError(
@@ -114,10 +119,21 @@ export function registerReviewersCommands(program: Command): void {
         throw new CliError(
           `reviewer ${id} is already in ${file} (claims reviewers remove ${id} first to give them a new token)`,
         );
+      const max = o.maxApproval === undefined ? undefined : Number(o.maxApproval);
+      if (max !== undefined && !(max > 0 && parseCents(max).ok))
+        throw new CliError(`--max-approval ${JSON.stringify(o.maxApproval)}: a positive amount of EUR in whole cents`);
       const token = randomBytes(24).toString("base64url");
-      writeReviewers(file, [...list, { id, ...(name ? { name } : {}), token_sha256: tokenSha256(token) }]);
+      writeReviewers(file, [
+        ...list,
+        {
+          id,
+          ...(name ? { name } : {}),
+          token_sha256: tokenSha256(token),
+          ...(max !== undefined ? { max_approval: max } : {}),
+        },
+      ]);
       process.stdout.write(
-        `added reviewer ${id}${name ? ` (${name})` : ""} to ${file}\ntoken (shown once; only its SHA-256 is stored): ${token}\n`,
+        `added reviewer ${id}${name ? ` (${name})` : ""}${max !== undefined ? `, approving up to ${max.toFixed(2)} EUR alone,` : ""} to ${file}\ntoken (shown once; only its SHA-256 is stored): ${token}\n`,
       );
     });
   reviewers
@@ -128,11 +144,14 @@ export function registerReviewersCommands(program: Command): void {
       const file = fileOf(o);
       const list = loadReviewers(file);
       if (list.length === 0) process.stdout.write(`no reviewers in ${file}\n`);
-      for (const r of list) process.stdout.write(`${r.id}${r.name ? `\t${r.name}` : ""}\n`);
+      for (const r of list)
+        process.stdout.write(
+          `${r.id}${r.name ? `\t${r.name}` : ""}${r.max_approval !== undefined ? `\tmax_approval ${r.max_approval.toFixed(2)} EUR` : ""}\n`,
+        );
     });
   reviewers
     .command("remove")
-    .description("remove a reviewer: their token stops working at the next claims serve start")
+    .description("remove a reviewer: a running claims serve refuses their token within a second or two")
     .argument("<id>", "the reviewer's id")
     .option(fileOption, fileHelp)
     .action((id: string, o: { reviewers?: string }) => {

@@ -144,7 +144,11 @@ function refundReviewAnswer(settlement: SettlementRecord): ReviewAnswer {
  * A failed refund's pending review as `GET /reviews` lists it: the claim, its order and the amount, the failed
  * execution, the provider, its reference for the refund (when it gave one) and its reason.
  */
-export function refundReviewListItem(s: SettlementRecord, desk?: ReviewDesk): Record<string, unknown> {
+export function refundReviewListItem(
+  s: SettlementRecord,
+  desk?: ReviewDesk,
+  retryBlocked?: string,
+): Record<string, unknown> {
   const review = s.review!;
   return {
     review_id: review.review_id,
@@ -162,6 +166,8 @@ export function refundReviewListItem(s: SettlementRecord, desk?: ReviewDesk): Re
     provider: s.provider,
     ...(s.provider_ref !== undefined ? { provider_ref: s.provider_ref } : {}),
     ...(s.failure_reason !== undefined ? { failure_reason: s.failure_reason } : {}),
+    // Whether a RETRY can succeed with the order as the shop has it now (the page offers Retry only then).
+    retry: retryBlocked === undefined ? { possible: true } : { possible: false, reason: retryBlocked },
     approvals: [],
   };
 }

@@ -23,6 +23,7 @@ import { OrderDataError } from "../core/integrity/index.ts";
 import { customerLimitsCents, windowTotals } from "../core/kernel/customer-window.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../core/kernel/reason-codes.ts";
 import { proposalOutputOf } from "../core/claim/proposal-output.ts";
+import { refundRetryBlocked } from "../core/kernel/settlement.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import type { PipelineDeps } from "./deps.ts";
 import {
@@ -297,10 +298,11 @@ export async function listReviews(
   const page = merged.slice(0, limit);
   const more = merged.length > limit || claimPage.nextCursor !== undefined || refundPage.nextCursor !== undefined;
   const reviews = page.flatMap((x) => ("review" in x ? [x.review] : []));
+  const settlements = page.flatMap((x) => ("settlement" in x ? [x.settlement] : []));
   // The page's orders, each read once, bounded in count and time: one the shop cannot serve shows on its own item.
   const orders = await readOrdersBounded(
     deps.orders,
-    reviews.flatMap((r) => (r.order_id ? [r.order_id] : [])),
+    [...reviews.flatMap((r) => (r.order_id ? [r.order_id] : [])), ...settlements.map((s) => s.order_id)],
     query.orderReads ?? {},
   );
   const items = await Promise.all(
@@ -326,9 +328,11 @@ export async function listReviews(
       return { review, context };
     }),
   );
-  const refundReviews = page.flatMap((x) =>
-    "settlement" in x ? [refundReviewListItem(x.settlement, reviewDesk(deps))] : [],
-  );
+  const refundReviews = settlements.map((settlement) => {
+    const read = orders.get(settlement.order_id);
+    const order = read && "order" in read ? read.order : undefined;
+    return refundReviewListItem(settlement, reviewDesk(deps), refundRetryBlocked(settlement.provider, order));
+  });
   return { items, refundReviews, ...(more && page.length > 0 ? { nextCursor: page.at(-1)!.key } : {}) };
 }
 

@@ -51,6 +51,11 @@ export interface ReviewerIdentity {
   id: string;
   /** A display name, when the identity has one. */
   name?: string | undefined;
+  /**
+   * The most this reviewer approves alone, in EUR (the reviewers file's `max_approval`; on AWS a `claims/approve:N`
+   * group or scope, or a `claims_max_approval` claim); absent: no limit of their own (docs/reviews.md#reviewer-limits).
+   */
+  maxApprovalEur?: number | undefined;
 }
 
 /** One reviewer's approval of a review: who, for how much, when. */

@@ -135,6 +135,22 @@ export function refundClaimView(record: SettlementRecord, desk?: ReviewDesk): Re
   };
 }
 
+/**
+ * Why a RETRY of the claim's failed refund cannot succeed with the order as it is now, or undefined (it may): a
+ * provider other than the simulated one refunds a payment, so the order must name one — a Stripe payment intent
+ * (`pi_…`) or charge (`ch_…`) in `payment_ref`. Fix the order in the shop, then retry; or close it.
+ */
+export function refundRetryBlocked(
+  provider: PaymentProviderName,
+  order: { order_id: string; payment_ref?: string | undefined } | undefined,
+): string | undefined {
+  if (provider === "simulated" || order === undefined) return undefined;
+  if (!order.payment_ref) return `order ${order.order_id} has no payment_ref to refund: give it one in the shop, or close`;
+  if (!/^(pi|ch)_/.test(order.payment_ref))
+    return `payment_ref of order ${order.order_id} is neither a payment intent (pi_…) nor a charge (ch_…): fix it in the shop, or close`;
+  return undefined;
+}
+
 /** The id of the review a failed execution opens: `rev_` and a hash of the execution id (stable across redeliveries). */
 export function refundReviewId(executionId: string): string {
   return `rev_${hashHex(`REFUND_FAILED\n${executionId}`).slice(0, 24)}`;

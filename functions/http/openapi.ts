@@ -208,6 +208,11 @@ const ReviewListItemSchema = z
       .optional()
       .describe("REFUND_FAILED: the provider's reference for the refund, when it gave one."),
     failure_reason: z.string().optional().describe("REFUND_FAILED: why the provider refused it."),
+    retry: z
+      .object({ possible: z.boolean(), reason: z.string().optional() })
+      .strict()
+      .optional()
+      .describe("REFUND_FAILED: whether a RETRY can succeed with the order as the shop has it now, and why not."),
     verdict_id: z.string().optional().describe("The kernel's verdict that escalated (ESCALATE reviews)."),
     label: z.string().optional(),
     claim: ClaimSchema.optional().describe("The structured claim (as submitted, or as extracted from free text)."),
@@ -411,7 +416,14 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     responses: {
       200: {
         description: "A page of reviews.",
-        schema: z.object({ items: z.array(ReviewListItemSchema), next_cursor: z.string().optional() }),
+        schema: z.object({
+          reviewer: z
+            .object({ id: z.string(), name: z.string().optional(), max_approval_eur: z.number().optional() })
+            .strict()
+            .describe("Who is asking: the credential's reviewer and their approval limit (absent: none of their own)."),
+          items: z.array(ReviewListItemSchema),
+          next_cursor: z.string().optional(),
+        }),
       },
     },
   },

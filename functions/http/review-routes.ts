@@ -44,6 +44,12 @@ export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promi
   const page = await listReviews({ status: status.data, limit, ...(q.cursor ? { cursor: q.cursor } : {}) }, deps);
   const desk = reviewDesk(deps);
   return json(200, {
+    // Who is asking, as the desk shows it: their id, name and approval limit (docs/reviews.md#reviewer-limits).
+    reviewer: {
+      id: who.reviewer.id,
+      ...(who.reviewer.name ? { name: who.reviewer.name } : {}),
+      ...(who.reviewer.maxApprovalEur !== undefined ? { max_approval_eur: who.reviewer.maxApprovalEur } : {}),
+    },
     // Claims' reviews and failed refunds' reviews, as the page was cut, the soonest due first, then the most money.
     items: [...page.items.map((i) => reviewListItem(i.review, i.context, desk)), ...page.refundReviews].sort(
       byDueThenAmount,

@@ -17,6 +17,7 @@ import { stringify } from "yaml";
 import * as z from "zod";
 import { SourceFileError } from "../../core/claim/errors.ts";
 import { oneLineText } from "../../core/claim/claim.ts";
+import { parseCents } from "../../core/kernel/money.ts";
 import { parseYamlSource, validateYaml } from "../../core/claim/yaml-source.ts";
 import type { SourceIssue } from "../../core/claim/yaml-source.ts";
 import type { ReviewerCredential } from "../../functions/http/bearer.ts";
@@ -32,6 +33,12 @@ const ReviewerSchema = z
     token_sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/, "token_sha256 is the SHA-256 of the token: 64 lower-case hex digits"),
+    /** The most this reviewer approves alone, in EUR (docs/reviews.md#reviewer-limits); absent: no limit. */
+    max_approval: z
+      .number()
+      .positive("max_approval is a positive number of EUR")
+      .refine((n) => parseCents(n).ok, { message: "max_approval is an amount in whole cents" })
+      .optional(),
   })
   .strict();
 
@@ -66,7 +73,12 @@ export function parseReviewers(text: string, file: string): ReviewerCredential[]
     }
   });
   if (issues.length > 0) throw new SourceFileError(file, issues);
-  return reviewers.map((r) => ({ id: r.id, ...(r.name ? { name: r.name } : {}), token_sha256: r.token_sha256 }));
+  return reviewers.map((r) => ({
+    id: r.id,
+    ...(r.name ? { name: r.name } : {}),
+    token_sha256: r.token_sha256,
+    ...(r.max_approval !== undefined ? { max_approval: r.max_approval } : {}),
+  }));
 }
 
 /**
@@ -97,7 +109,7 @@ export function loadReviewers(path: string, opts: { missingOk?: boolean } = {}):
 
 /** Writes the reviewers to `path` owner-only (0600), atomically: a crash leaves the old file or the new one. */
 export function writeReviewers(path: string, reviewers: readonly ReviewerCredential[]): void {
-  const text = `# Claims Crew reviewers: one credential per person; only the SHA-256 of each token is kept.\n# Written by \`claims reviewers add|remove\`.\n${stringify({ reviewers: reviewers.map((r) => ({ id: r.id, ...(r.name ? { name: r.name } : {}), token_sha256: r.token_sha256 })) })}`;
+  const text = `# Claims Crew reviewers: one credential per person; only the SHA-256 of each token is kept.\n# Written by \`claims reviewers add|remove\`.\n${stringify({ reviewers: reviewers.map((r) => ({ id: r.id, ...(r.name ? { name: r.name } : {}), token_sha256: r.token_sha256, ...(r.max_approval !== undefined ? { max_approval: r.max_approval } : {}) })) })}`;
   const temp = join(dirname(path), `.${process.pid}.reviewers.tmp`);
   const fd = openSync(temp, "w", 0o600);
   try {
