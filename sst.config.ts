@@ -8,13 +8,18 @@ export default $config({
     return {
       name: "claims-crew",
       home: "aws",
-      // production keeps its data (table, queues, bus) when removed and refuses `sst remove`;
-      // every other stage is disposable.
+      // production refuses `sst remove` and, when removed on purpose, keeps only its DynamoDB table (SST's
+      // "retain" keeps tables and buckets; queues, bus, pool and everything else go): `claims teardown` does it
+      // in order (infra/README.md#teardown). Every other stage is disposable.
       removal: production ? "retain" : "remove",
-      protect: production,
+      // Lifted only by `claims teardown --stage production` after the operator confirmed, for its `sst remove`.
+      protect: production && process.env.CLAIMS_TEARDOWN_STAGE !== input?.stage,
     };
   },
   async run() {
+    // First, before anything is declared: what the account can give (reserved concurrency), or a clear stop.
+    const { checkAccount } = await import("./infra/account.ts");
+    await checkAccount();
     await import("./infra/secrets.ts");
     const { table } = await import("./infra/storage.ts");
     const { policy } = await import("./infra/policy.ts");

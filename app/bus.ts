@@ -46,3 +46,22 @@ export const PAYMENT_RULE = {
     detail: { simulation_id: [{ exists: false }] },
   },
 } as const;
+
+/** The bus of a stage: `claims` in production; other stages get a suffix so stages can share an account. */
+export function stageBusName(stage: string): string {
+  return stage === "production" ? BUS_NAME : `${BUS_NAME}-${stage}`;
+}
+
+/**
+ * The physical name of one of the app's rules on a stage's bus (`claims-crew-<stage>-<rule>`): fixed, so a
+ * teardown tells the app's rules from the ones consumers added (which must go first: a bus with rules cannot be
+ * deleted).
+ */
+export function stageRuleName(stage: string, rule: string): string {
+  return `claims-crew-${stage}-${rule}`;
+}
+
+/** The names of every rule the app may put on a stage's bus (the payments rule only exists with PAYMENT_PROVIDER). */
+export function appRuleNames(stage: string): string[] {
+  return [...Object.keys(RULE_PATTERNS), PAYMENT_RULE.name].map((rule) => stageRuleName(stage, rule));
+}

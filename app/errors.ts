@@ -14,3 +14,17 @@ export class EventSourceSettingError extends ClaimsError<"EVENT_SOURCE_SETTING">
     super("EVENT_SOURCE_SETTING", `queue ${role}: ${problem}`);
   }
 }
+
+/** A capacity setting (CLAIMS_RESERVED_CONCURRENCY, LLM_MAX_CONCURRENCY, …) is unusable: the message names it and what it expects. */
+export class CapacitySettingError extends ClaimsError<"CAPACITY_SETTING"> {
+  constructor(variable: string, expected: string, got: string) {
+    super("CAPACITY_SETTING", `${variable}=${JSON.stringify(got)} is invalid: expected ${expected}.`);
+  }
+}
+
+/** The account cannot give what the settings ask (reserved concurrency above its quota): the message says what to do. */
+export class AccountCapacityError extends ClaimsError<"ACCOUNT_CAPACITY"> {
+  constructor(message: string) {
+    super("ACCOUNT_CAPACITY", message);
+  }
+}

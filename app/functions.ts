@@ -1,6 +1,6 @@
 // Every function of the app: handler, sizing, its links with the exact IAM actions on each, and which functions
 // read the policy or the orders. infra/lambda.ts deploys them; local/ runs the same handlers.
-import { ACTIONS, LINKS, type IamAction, type LinkName } from "./links.ts";
+import { ACTIONS, IDEMPOTENCY_PK_PREFIX, LINKS, type IamAction, type LinkName, type ScopedGrant } from "./links.ts";
 import { ORDER_READERS } from "./order-source.ts";
 import type { OrderSourceKind } from "./order-source.ts";
 
@@ -12,15 +12,25 @@ interface FunctionFact {
   readonly description: string;
   /** Exactly the links its handler reads (`Resource.<Name>`), each with the IAM actions it may use on it. */
   readonly access: Readonly<Partial<Record<LinkName, readonly IamAction[]>>>;
+  /** Actions it may use only on some items of a linked table (`dynamodb:LeadingKeys`). */
+  readonly scoped?: readonly ScopedGrant[];
   /**
-   * Concurrency reserved for it (and capped at that): only the functions on a user's request path, so a queue
-   * backlog or a redrive can never take the account's concurrency from them.
+   * Concurrency reserved for it (and capped at that) when the deploy reserves concurrency (CLAIMS_RESERVED_CONCURRENCY,
+   * app/capacity.ts): only the functions on a user's request path, so a queue backlog or a redrive can never take
+   * the account's concurrency from them.
    */
   readonly reservedConcurrency?: number;
 }
 
 const Q = LINKS.queues;
-const { tableRead, tableWrite, queueSend, busPublish, secret } = ACTIONS;
+
+/**
+ * The intake API's reserved concurrency, and its authorizer's: every intake request whose token is not in the
+ * authorizer's 5-minute cache invokes the authorizer once, so the authorizer may need as many instances as the
+ * API (a smaller cap would answer a burst of new tokens with 500s from API Gateway).
+ */
+const INTAKE_RESERVED_CONCURRENCY = 20;
+const { tableRead, tableWrite, intakeWrite, queueSend, busPublish, secret } = ACTIONS;
 
 /**
  * The longest LLM call a deployed function allows, retries and backoff included (the policy's
@@ -48,13 +58,15 @@ export const FUNCTIONS = {
     description: "HTTP API: submit claims, read claims and reports",
     // ApiToken: the report routes check the intake token themselves (tokenPage below).
     access: {
-      [LINKS.table]: tableWrite,
+      [LINKS.table]: intakeWrite,
       [Q.extraction]: queueSend,
       [Q.crewEvents]: queueSend,
       [LINKS.apiToken]: secret,
     },
+    // Releasing an idempotency key it took (an unrelated claim holds the id): those items only.
+    scoped: [{ link: LINKS.table, actions: ["dynamodb:DeleteItem"], leadingKeys: [`${IDEMPOTENCY_PK_PREFIX}*`] }],
     // Internet-facing: its own share of the account, which a backlog elsewhere cannot take.
-    reservedConcurrency: 20,
+    reservedConcurrency: INTAKE_RESERVED_CONCURRENCY,
   },
   authorizer: {
     handler: "functions/authorizer.handler",
@@ -63,8 +75,8 @@ export const FUNCTIONS = {
     timeoutSeconds: 5,
     description: "HTTP API authorizer: bearer token against the ApiToken secret (intake routes)",
     access: { [LINKS.apiToken]: secret },
-    // Every uncached request waits on it: a few instances always available (answers are cached 5 minutes).
-    reservedConcurrency: 5,
+    // Every uncached request waits on it: as many instances as the API it guards (answers are cached 5 minutes).
+    reservedConcurrency: INTAKE_RESERVED_CONCURRENCY,
   },
   reviewApi: {
     handler: "functions/review-api.handler",
@@ -221,6 +233,14 @@ export const PAYMENTS_QUEUE = { batchSize: 10, maxReceives: 5, maxConcurrency: 5
 
 /** A function of the app by its key. */
 export type FunctionKey = keyof typeof FUNCTIONS;
+
+/** The SST app's name (sst.config.ts): the prefix of every fixed resource name. */
+export const APP_NAME = "claims-crew";
+
+/** The Lambda name of `key` in `stage`: `claims-crew-<stage>-<key>` (alarms, the dashboard and the checks name it). */
+export function deployedFunctionName(stage: string, key: FunctionKey): string {
+  return `${APP_NAME}-${stage}-${key}`;
+}
 
 /**
  * The links of `key`: the `Resource.<Name>` its handler may read. With the shop's order API as the order source,

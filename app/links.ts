@@ -54,6 +54,12 @@ export const ACTIONS = {
     "dynamodb:DeleteItem",
     "dynamodb:BatchWriteItem",
   ],
+  /**
+   * The internet-facing intake API: it stores claims and their idempotency keys and reads them back (conditional
+   * puts, gets, queries); it never updates, batch-writes or deletes beyond an idempotency key it releases
+   * (SCOPED_GRANTS below).
+   */
+  intakeWrite: ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"],
   /** SendMessage covers SendMessageBatch. Receiving is the event-source mapping's, granted with the subscription. */
   queueSend: ["sqs:SendMessage"],
   /** DescribeEventBus: the publisher checks once per container that the bus exists (a PutEvents to a missing bus succeeds). */
@@ -65,3 +71,17 @@ export const ACTIONS = {
 
 /** An IAM action of the app. */
 export type IamAction = (typeof ACTIONS)[keyof typeof ACTIONS][number];
+
+/** The partition-key prefix of an idempotency key's item (adapters/aws/table.ts `keys.idempotency`, tested equal). */
+export const IDEMPOTENCY_PK_PREFIX = "IDEM#";
+
+/**
+ * An action granted only on items whose partition key matches `leadingKeys` (IAM `dynamodb:LeadingKeys`, with
+ * `ForAllValues:StringLike`): the intake API may delete an idempotency key it took (releasing it when an unrelated
+ * claim holds the id), and no other item of the table.
+ */
+export interface ScopedGrant {
+  readonly link: typeof LINKS.table;
+  readonly actions: readonly IamAction[];
+  readonly leadingKeys: readonly string[];
+}

@@ -154,6 +154,20 @@ export const METRICS = {
     description:
       "model cost of a call in USD, its tokens priced with the built-in model price table (docs/llm.md); absent for a model the table does not name",
   },
+  RequestFailures: {
+    unit: "Count",
+    dimensions: [["Route"]],
+    emittedBy: ["intakeApi", "reviewApi", "paymentWebhook"],
+    description:
+      "requests the HTTP shell answered 500 because its route threw (functions/http/http.ts): Lambda's Errors stays 0 for them, so each route's RequestFailures alarms (Route: the API Gateway route key)",
+  },
+  MessageFailures: {
+    unit: "Count",
+    dimensions: [["Consumer"]],
+    emittedBy: ["intakeExtract", "orchestrator", "worker", "kernel", "timer", "refundExecutor"],
+    description:
+      "queue messages a consumer reported failed because they were invalid or their handling threw (functions/consumers/sqs-consumer.ts; Consumer: the function key): SQS retries them up to 5 receives before the DLQ, so each consumer's MessageFailures alarms at once. A planned retry (waiting for the model or the order source, a lost version race, no time left in a batch) is not a failure",
+  },
   ColdStart: {
     unit: "Count",
     dimensions: [["function_name"]],

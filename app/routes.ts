@@ -69,3 +69,8 @@ export const ROUTES = {
 
 /** An API Gateway route key of the app. */
 export type RouteKey = keyof typeof ROUTES;
+
+/** The physical name of a stage's reviewer user pool (infra/reviewers.ts; `claims teardown` finds it by it). */
+export function reviewerPoolName(stage: string): string {
+  return `claims-crew-${stage}-reviewers`;
+}

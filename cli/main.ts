@@ -1,5 +1,6 @@
 // The `claims` CLI (docs/cli.md): batch, serve, list, report, replay.
 import { registerReconcileCommand } from "./reconcile.ts";
+import { registerAwsCommands } from "./aws-commands.ts";
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/composition/errors.ts";
 import { paymentProviderNameFrom } from "../functions/composition/payments.ts";
@@ -593,6 +594,7 @@ registerReviewersCommands(program);
 registerListCommand(program);
 registerBacktestCommand(program);
 registerReconcileCommand(program);
+registerAwsCommands(program);
 
 /** With --json, errors are also printed on stdout as `{ error: { code, message, issues? } }` (the HTTP API's shape). */
 function printJsonError(code: string, message: string, issues?: unknown[]) {

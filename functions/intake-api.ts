@@ -42,11 +42,12 @@ export function createIntakeApiHandler(
     intakeToken?: () => string | Promise<string>;
   } = {},
 ) {
-  return measured("intakeApi", getDeps, options.metrics, (deps) =>
+  return measured("intakeApi", getDeps, options.metrics, (deps, metrics) =>
     createApiHandler(
       handlers(options.admit, options.intakeToken ?? (() => "")),
       deps,
       options.logger ?? createLogger("claims-intake-api"),
+      metrics,
     ),
   );
 }

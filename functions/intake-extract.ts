@@ -20,7 +20,7 @@ export function createIntakeExtractHandler(
   options: { logger?: HandlerLogger; metrics?: HandlerMetrics; maxReceives?: number } = {},
 ) {
   const maxReceives = options.maxReceives ?? QUEUES.extraction.maxReceives;
-  return measured("intakeExtract", getDeps, options.metrics, (deps) =>
+  return measured("intakeExtract", getDeps, options.metrics, (deps, metrics) =>
     sqsConsumer(
       {
         schema: ExtractionMessageSchema,
@@ -35,6 +35,8 @@ export function createIntakeExtractHandler(
         },
       },
       options.logger ?? createLogger("claims-intake-extract"),
+      undefined,
+      { metrics, consumer: "intakeExtract" },
     ),
   );
 }

@@ -21,7 +21,7 @@ export function createKernelHandler(
   options: { logger?: HandlerLogger; metrics?: HandlerMetrics; maxReceives?: number } = {},
 ) {
   const maxReceives = options.maxReceives ?? QUEUES.proposals.maxReceives;
-  return measured("kernel", getDeps, options.metrics, (deps) =>
+  return measured("kernel", getDeps, options.metrics, (deps, metrics) =>
     sqsConsumer(
       {
         schema: ProposalMessageSchema,
@@ -39,6 +39,8 @@ export function createKernelHandler(
         },
       },
       options.logger ?? createLogger("claims-kernel"),
+      undefined,
+      { metrics, consumer: "kernel" },
     ),
   );
 }

@@ -16,10 +16,11 @@ export function createOrchestratorHandler(
   getDeps: DepsSource,
   options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
 ) {
-  return measured("orchestrator", getDeps, options.metrics, (deps) =>
+  return measured("orchestrator", getDeps, options.metrics, (deps, metrics) =>
     sqsFifoGroupConsumer(
       { schema: CrewQueueMessageSchema, handleGroup: async (messages) => handleCrewMessages(messages, await deps()) },
       options.logger ?? createLogger("claims-orchestrator"),
+      { metrics, consumer: "orchestrator" },
     ),
   );
 }

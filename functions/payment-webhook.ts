@@ -21,8 +21,8 @@ export function createPaymentWebhookHandler(
   getDeps: DepsSource,
   options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
 ) {
-  return measured("paymentWebhook", getDeps, options.metrics, (deps) =>
-    createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-payment-webhook")),
+  return measured("paymentWebhook", getDeps, options.metrics, (deps, metrics) =>
+    createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-payment-webhook"), metrics),
   );
 }
 

@@ -27,7 +27,7 @@ export function createRefundExecutorHandler(
   getDeps: DepsSource,
   options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
 ) {
-  return measured("refundExecutor", getDeps, options.metrics, (deps) =>
+  return measured("refundExecutor", getDeps, options.metrics, (deps, metrics) =>
     sqsConsumer(
       {
         schema: RefundExecutedEnvelopeSchema,
@@ -41,6 +41,8 @@ export function createRefundExecutorHandler(
         },
       },
       options.logger ?? createLogger("claims-refund-executor"),
+      undefined,
+      { metrics, consumer: "refundExecutor" },
     ),
   );
 }

@@ -25,8 +25,8 @@ export function createReviewApiHandler(
   getDeps: DepsSource,
   options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
 ) {
-  return measured("reviewApi", getDeps, options.metrics, (deps) =>
-    createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-review-api")),
+  return measured("reviewApi", getDeps, options.metrics, (deps, metrics) =>
+    createApiHandler(HANDLERS, deps, options.logger ?? createLogger("claims-review-api"), metrics),
   );
 }
 

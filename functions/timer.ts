@@ -24,11 +24,12 @@ export function createTimerHandler(
   getDeps: DepsSource,
   options: { logger?: HandlerLogger; metrics?: HandlerMetrics; reserveMs?: number } = {},
 ) {
-  return measured("timer", getDeps, options.metrics, (deps) =>
+  return measured("timer", getDeps, options.metrics, (deps, metrics) =>
     sqsConsumer(
       { schema: TimerMessageSchema, handle: async (message) => handleTimer(message, await deps()) },
       options.logger ?? createLogger("claims-timer"),
       { inOrder: true, reserveMs: options.reserveMs ?? TIMER_RESERVE_MS },
+      { metrics, consumer: "timer" },
     ),
   );
 }

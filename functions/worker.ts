@@ -16,10 +16,12 @@ export function createWorkerHandler(
   getDeps: DepsSource,
   options: { logger?: HandlerLogger; metrics?: HandlerMetrics } = {},
 ) {
-  return measured("worker", getDeps, options.metrics, (deps) =>
+  return measured("worker", getDeps, options.metrics, (deps, metrics) =>
     sqsConsumer(
       { schema: AgentStepMessageSchema, handle: async (message) => handleAgentStep(message, await deps()) },
       options.logger ?? createLogger("claims-worker"),
+      undefined,
+      { metrics, consumer: "worker" },
     ),
   );
 }

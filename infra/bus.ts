@@ -6,7 +6,13 @@
 // attaches a policy letting the events, sns and s3 services send to the queue with no condition, so another
 // account's rule or S3 notification could write a forged RefundExecuted into the refunds queue. Here each
 // queue, and its DLQ, accepts SendMessage from exactly one principal: its own rule (aws:SourceArn).
-import { DOWNSTREAM_MAX_RECEIVES, RETENTION_SECONDS, RULE_PATTERNS, type RuleName } from "../app/manifest.ts";
+import {
+  DOWNSTREAM_MAX_RECEIVES,
+  RETENTION_SECONDS,
+  RULE_PATTERNS,
+  stageRuleName,
+  type RuleName,
+} from "../app/manifest.ts";
 import { deadLetterQueue } from "./queues.ts";
 import { settings } from "./settings.ts";
 
@@ -64,10 +70,16 @@ export function deliverRule(
 
   const ruleName = `${rule.charAt(0).toUpperCase()}${rule.slice(1)}`;
   // The pattern is EventBridge JSON straight from the shared module (it uses `$or`).
-  const eventRule = new aws.cloudwatch.EventRule(`${ruleName}Rule`, {
-    eventBusName: bus.name,
-    eventPattern: JSON.stringify(pattern),
-  });
+  const eventRule = new aws.cloudwatch.EventRule(
+    `${ruleName}Rule`,
+    {
+      // A fixed name (claims-crew-<stage>-<rule>): `claims teardown` tells the app's rules from consumers' rules by it.
+      name: stageRuleName($app.stage, rule),
+      eventBusName: bus.name,
+      eventPattern: JSON.stringify(pattern),
+    },
+    { deleteBeforeReplace: true },
+  );
   const policies = [
     onlyFromRule(`${name}QueuePolicy`, queue, eventRule.arn),
     onlyFromRule(`${name}DlqPolicy`, dlq, eventRule.arn),

@@ -27,3 +27,10 @@ export class RecordingError extends ClaimsError<"SST_RECORDING"> {
     super("SST_RECORDING", message);
   }
 }
+
+/** The infra modules were evaluated out of order (a bug of sst.config.ts): the message names the step. */
+export class InfraOrderError extends ClaimsError<"INFRA_ORDER"> {
+  constructor(message: string) {
+    super("INFRA_ORDER", message);
+  }
+}

@@ -1,17 +1,18 @@
 // The one helper that turns a function of app/manifest.ts (handler, memory, timeout, access) into SST
 // FunctionArgs (name, runtime, architecture, logging, metrics namespace, the linked resources and their exact
-// permissions, reserved concurrency, the policy).
-import { ACTIONS, FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "../app/manifest.ts";
+// permissions, reserved concurrency where the account gives it, the policy).
+import { ACTIONS, deployedFunctionName, FUNCTIONS, LOGGING, POLICY_FUNCTIONS } from "../app/manifest.ts";
 import type { FunctionKey } from "../app/manifest.ts";
 import { linksOf, permissionsOf, type Permission } from "./links.ts";
 import { metricsNamespace } from "../app/metrics-catalog.ts";
 import { ORDER_READERS, orderSourceEnvironment } from "../app/order-source.ts";
 import { policyCopyFile } from "./policy.ts";
+import { reservesConcurrency } from "./account.ts";
 import { settings, type LogRetention } from "./settings.ts";
 
 /** The Lambda name of `key` in this stage (`claims-crew-<stage>-<key>`): fixed, so alarms and the dashboard can name it. */
 export function functionName(key: FunctionKey): string {
-  return `${$app.name}-${$app.stage}-${key}`;
+  return deployedFunctionName($app.stage, key);
 }
 
 /** What varies between functions beyond the sizing table. */
@@ -83,7 +84,8 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
     ...((POLICY_FUNCTIONS as readonly FunctionKey[]).includes(key) ? [policyCopyFile] : []),
     ...(options.copyFiles ?? []),
   ];
-  const reserved = "reservedConcurrency" in spec ? spec.reservedConcurrency : undefined;
+  // Reserved only when the account can give it (infra/account.ts, CLAIMS_RESERVED_CONCURRENCY).
+  const reserved = "reservedConcurrency" in spec && reservesConcurrency() ? spec.reservedConcurrency : undefined;
   return {
     name: functionName(key),
     handler: spec.handler,

@@ -4,7 +4,7 @@
 // (`Resource.<Name>` stays as SST builds it) and every permission is a statement of app/manifest.ts `FUNCTIONS[…].access`.
 import { bus } from "./bus.ts";
 import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "../app/manifest.ts";
-import type { FunctionKey, IamAction, LinkName } from "../app/manifest.ts";
+import type { FunctionKey, IamAction, LinkName, ScopedGrant } from "../app/manifest.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
 import { apiToken, llmApiKey, orderApiToken, stripeApiKey, stripeWebhookSecret } from "./secrets.ts";
 import { settings } from "./settings.ts";
@@ -50,6 +50,7 @@ type Arn = ReturnType<typeof $interpolate>;
 export interface Permission {
   actions: IamAction[];
   resources: Arn[];
+  conditions?: { test: string; variable: string; values: string[] }[];
 }
 
 /** The ARNs an action on `name` applies to: the table's index takes only Query. */
@@ -68,6 +69,18 @@ function statementsFor(name: LinkName, actions: readonly IamAction[]): Permissio
 
 /** The IAM statements `key` gets: exactly the actions of app/manifest.ts on exactly its linked resources. */
 export function permissionsOf(key: FunctionKey): Permission[] {
-  const access = FUNCTIONS[key].access as Partial<Record<LinkName, readonly IamAction[]>>;
-  return Object.entries(access).flatMap(([name, actions]) => statementsFor(name as LinkName, actions ?? []));
+  const spec: (typeof FUNCTIONS)[FunctionKey] = FUNCTIONS[key];
+  const access = spec.access as Partial<Record<LinkName, readonly IamAction[]>>;
+  const scoped: readonly ScopedGrant[] = "scoped" in spec ? spec.scoped : [];
+  return [
+    ...Object.entries(access).flatMap(([name, actions]) => statementsFor(name as LinkName, actions ?? [])),
+    // Actions on some items only: their partition key must match (every key of the request, ForAllValues).
+    ...scoped.map((grant) => ({
+      actions: [...grant.actions],
+      resources: [table.arn],
+      conditions: [
+        { test: "ForAllValues:StringLike", variable: "dynamodb:LeadingKeys", values: [...grant.leadingKeys] },
+      ],
+    })),
+  ];
 }

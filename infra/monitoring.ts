@@ -1,21 +1,28 @@
-// What an operator watches: CloudWatch alarms on every dead-letter queue, on
-// the age of the oldest message of the two queues a claim cannot progress without, on every function's errors
-// and throttles and on the human-review backlog — all notifying one SNS topic whose subscriber (an email
-// address or an https endpoint) is the deploy parameter CLAIMS_ALARM_ENDPOINT — and one dashboard of the
+// What an operator watches: CloudWatch alarms on every failure path — every dead-letter queue's depth, the age of
+// the oldest message of every other queue (the work queues' and the ones downstream systems read), every
+// function's errors and throttles, every HTTP route's RequestFailures (the shell turns a throw into a 500, which
+// Lambda's Errors never sees) and the API's 5xx, every consumer's MessageFailures (failed batch items, which
+// Lambda's Errors never sees either), the human-review backlog — all notifying one SNS topic whose subscriber (an
+// email address or an https endpoint) is the deploy parameter CLAIMS_ALARM_ENDPOINT; and one dashboard of the
 // custom metrics the functions emit (app/metrics-catalog.ts) beside the AWS ones.
 import { METRICS_SERVICE, metricsNamespace } from "../app/metrics-catalog.ts";
 import type { MetricName } from "../app/metrics-catalog.ts";
+import { api } from "./api.ts";
 import { ruleQueues } from "./bus.ts";
-import { awsFunctionKeys } from "../app/manifest.ts";
+import { awsFunctionKeys, QUEUES, ROUTES } from "../app/manifest.ts";
+import type { FunctionKey, RouteKey } from "../app/manifest.ts";
 import { functionName } from "./lambda.ts";
 import {
   agentStepsDlq,
+  agentStepsQueue,
   crewEventsDlq,
   crewEventsQueue,
   extractionDlq,
+  extractionQueue,
   proposalsDlq,
   proposalsQueue,
   timersDlq,
+  timersQueue,
 } from "./queues.ts";
 import { paymentsRule } from "./payments.ts";
 import { schedulesDlq } from "./schedules.ts";
@@ -109,26 +116,68 @@ const dlqAlarms = Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) =>
 );
 
 /**
- * A claim's next step waits in crew-events (FIFO: a stuck group also holds back what follows it) and its
- * decision in proposals; both are normally read within seconds. Ten minutes for 10 minutes means the consumer
- * is failing, throttled or disabled.
+ * How long the oldest message of each queue may wait (Maximum of ApproximateAgeOfOldestMessage, for 2 periods of
+ * 5 minutes, or 1 for the downstream queues). A claim's next step waits in crew-events (FIFO: a stuck group also
+ * holds back what follows it) and its decision in proposals, both normally read within seconds: 10 minutes means
+ * the consumer is failing, throttled or disabled. The LLM queues may hold a message for an unreachable model up to
+ * 15 minutes at a time (SQS's longest delay), the timers queue delays ticks up to 15 minutes and gathers them a
+ * minute more, and the refund executor retries a provider outage: 30 minutes for those. The queues downstream
+ * systems read (verdicts, review, refunds) page when a message has waited CLAIMS_ALARM_UNREAD_HOURS (24) unread:
+ * SQS deletes it after 14 days, and a RefundExecuted nobody paid is a customer not refunded.
  */
 const OLDEST_MESSAGE_SECONDS = 600;
-const ageAlarms = (
-  [
-    ["CrewEvents", crewEventsQueue],
-    ["Proposals", proposalsQueue],
-  ] as const
-).map(([name, queue]) =>
+const HELD_MESSAGE_SECONDS = 1800;
+const UNREAD_SECONDS = settings.alarms.unreadHours * 3600;
+const QUEUE_AGES: Record<string, { queue: Queue; seconds: number; periods: number; why: string }> = {
+  CrewEvents: {
+    queue: crewEventsQueue,
+    seconds: OLDEST_MESSAGE_SECONDS,
+    periods: 2,
+    why: "claims are not progressing",
+  },
+  Proposals: { queue: proposalsQueue, seconds: OLDEST_MESSAGE_SECONDS, periods: 2, why: "no claim is being decided" },
+  AgentSteps: { queue: agentStepsQueue, seconds: HELD_MESSAGE_SECONDS, periods: 2, why: "agent steps are not run" },
+  Extraction: {
+    queue: extractionQueue,
+    seconds: HELD_MESSAGE_SECONDS,
+    periods: 2,
+    why: "free-text claims are not read",
+  },
+  Timers: { queue: timersQueue, seconds: HELD_MESSAGE_SECONDS, periods: 2, why: "step deadlines are not forwarded" },
+  Verdicts: { queue: ruleQueues.verdicts.queue, seconds: UNREAD_SECONDS, periods: 1, why: "nobody reads the verdicts" },
+  Review: {
+    queue: ruleQueues.escalations.queue,
+    seconds: UNREAD_SECONDS,
+    periods: 1,
+    why: "nobody reads the review queue",
+  },
+  Refunds: {
+    queue: ruleQueues.refunds.queue,
+    seconds: UNREAD_SECONDS,
+    periods: 1,
+    why: "nobody reads RefundExecuted: authorised refunds are not being paid",
+  },
+  ...(paymentsRule
+    ? {
+        Payments: {
+          queue: paymentsRule.queue,
+          seconds: HELD_MESSAGE_SECONDS,
+          periods: 2,
+          why: "the refund executor is not paying authorised refunds",
+        },
+      }
+    : {}),
+};
+const ageAlarms = Object.entries(QUEUE_AGES).map(([name, age]) =>
   alarm(`${name}OldestMessage`, {
-    description: `The oldest message on ${name}Queue has waited ${OLDEST_MESSAGE_SECONDS / 60} minutes or more for 10 minutes: claims are not progressing. Check the consumer's errors and throttles.`,
+    description: `The oldest message on ${name}Queue has waited ${age.seconds >= 3600 ? `${age.seconds / 3600} hours` : `${age.seconds / 60} minutes`} or more${age.periods > 1 ? ` for ${(age.periods * FIVE_MINUTES) / 60} minutes` : ""}: ${age.why}. Check its consumer's errors, throttles and MessageFailures (infra/README.md#alarms).`,
     namespace: "AWS/SQS",
     metricName: "ApproximateAgeOfOldestMessage",
-    dimensions: { QueueName: queueName(queue) },
+    dimensions: { QueueName: queueName(age.queue) },
     statistic: "Maximum",
     periodSeconds: FIVE_MINUTES,
-    periods: 2,
-    threshold: OLDEST_MESSAGE_SECONDS,
+    periods: age.periods,
+    threshold: age.seconds,
   }),
 );
 
@@ -158,6 +207,76 @@ const functionAlarms = DEPLOYED_FUNCTIONS.flatMap((key) => [
     threshold: 1,
   }),
 ]);
+
+/** An alarm id from a route key: `POST /claims/{id}/review` → `PostClaimsIdReview`. */
+export function routeAlarmId(key: RouteKey): string {
+  return key
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part !== "")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase())
+    .join("");
+}
+
+/**
+ * The HTTP shell answers a route that threw with a 500 and counts a RequestFailures of that route: the function
+ * succeeded, so Lambda's Errors stays 0. Every route a deployed function serves alarms on one (GET /health is
+ * answered by the shell itself).
+ */
+const DEPLOYED_ROUTES = (Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][])
+  .filter(([key, route]) => key !== "GET /health" && (DEPLOYED_FUNCTIONS as string[]).includes(route.fn))
+  .map(([key]) => key);
+const requestAlarms = DEPLOYED_ROUTES.map((key) =>
+  alarm(`${routeAlarmId(key)}RequestFailures`, {
+    description: `${key} answered 500 at least once in 5 minutes (its handler threw: the function's log group has "request failed" with the cause).`,
+    namespace: NAMESPACE,
+    metricName: "RequestFailures" satisfies MetricName,
+    dimensions: { service: METRICS_SERVICE, Route: key },
+    statistic: "Sum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 1,
+    threshold: 1,
+  }),
+);
+
+/**
+ * What callers saw, whoever answered it: API Gateway's own 5xx (an authorizer that failed or was throttled, an
+ * integration that timed out, a function that crashed) as well as the shell's 500s.
+ */
+const apiAlarm = alarm("Api5xx", {
+  description:
+    "The HTTP API answered 5xx at least 5 times in 5 minutes (a route's handler threw, an authorizer failed or was throttled, or an integration timed out): see the RequestFailures, Errors and Throttles alarms and the API's access log.",
+  namespace: "AWS/ApiGateway",
+  metricName: "5xx",
+  dimensions: { ApiId: api.nodes.api.id },
+  statistic: "Sum",
+  periodSeconds: FIVE_MINUTES,
+  periods: 1,
+  threshold: 5,
+});
+
+/** Every consumer of a queue deployed on this stage: the work queues' and, with PAYMENT_PROVIDER, the refund executor. */
+const DEPLOYED_CONSUMERS: FunctionKey[] = [
+  ...Object.values(QUEUES).map((q) => q.consumer),
+  ...(paymentsRule ? (["refundExecutor"] as const) : []),
+];
+
+/**
+ * A consumer reports a message it could not handle as a batch-item failure (the function succeeds, so Lambda's
+ * Errors stays 0) and counts a MessageFailures: any one alarms at once, instead of after 5 receives in the DLQ
+ * (up to 23 minutes on the LLM queues). Planned retries are not counted (functions/consumers/sqs-consumer.ts).
+ */
+const messageAlarms = DEPLOYED_CONSUMERS.map((key) =>
+  alarm(`${key}MessageFailures`, {
+    description: `Consumer ${functionName(key)} failed at least one message in 5 minutes (invalid, or its handling threw): SQS retries it, then its DLQ. Its log group has "message failed" or "invalid message" with the cause.`,
+    namespace: NAMESPACE,
+    metricName: "MessageFailures" satisfies MetricName,
+    dimensions: { service: METRICS_SERVICE, Consumer: key },
+    statistic: "Sum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 1,
+    threshold: 1,
+  }),
+);
 
 /** The human-review backlog (live claims only; the sweep reports it every 5 minutes). */
 const reviewAlarms = [
@@ -195,7 +314,15 @@ const reviewAlarms = [
 ];
 
 /** Every alarm of the app. */
-export const alarms = [...dlqAlarms, ...ageAlarms, ...functionAlarms, ...reviewAlarms];
+export const alarms = [
+  ...dlqAlarms,
+  ...ageAlarms,
+  ...functionAlarms,
+  ...requestAlarms,
+  apiAlarm,
+  ...messageAlarms,
+  ...reviewAlarms,
+];
 
 // --- The dashboard ---------------------------------------------------------------------------------------
 
@@ -316,10 +443,13 @@ const widgets = [
     "Oldest message (s)",
     8,
     18,
-    [
-      ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", queueName(crewEventsQueue), { label: "crew-events" }],
-      ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", queueName(proposalsQueue), { label: "proposals" }],
-    ],
+    Object.entries(QUEUE_AGES).map(([name, age]) => [
+      "AWS/SQS",
+      "ApproximateAgeOfOldestMessage",
+      "QueueName",
+      queueName(age.queue),
+      { label: name },
+    ]),
     { stat: "Maximum" },
   ),
   widget(
@@ -327,15 +457,22 @@ const widgets = [
     16,
     18,
     DEPLOYED_FUNCTIONS.flatMap((key) => [
+      ...(DEPLOYED_CONSUMERS.includes(key)
+        ? [ours("MessageFailures", { Consumer: key }, { label: `${key} failed messages` })]
+        : []),
       ["AWS/Lambda", "Errors", "FunctionName", functionName(key), { label: `${key} errors` }],
       ["AWS/Lambda", "Throttles", "FunctionName", functionName(key), { label: `${key} throttles` }],
       ours("ColdStart", { function_name: functionName(key) }, { label: `${key} cold starts` }),
     ]),
   ),
+  widget("HTTP API: requests that failed, by route, and 5xx", 0, 24, [
+    search("reqfail", "RequestFailures", ["Route"], "", "Sum"),
+    ["AWS/ApiGateway", "5xx", "ApiId", api.nodes.api.id, { label: "API 5xx" }],
+  ]),
   {
     type: "alarm",
     x: 0,
-    y: 24,
+    y: 30,
     width: 24,
     height: 6,
     properties: { title: "Alarms", alarms: alarms.map((a) => a.arn) },

@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { InfraFileError, InfraSettingError, InfraSettingMissingError } from "./errors.ts";
 import { orderSourceSettingsFrom } from "../app/order-source.ts";
+import { stageBusName } from "../app/bus.ts";
 
 /** Log retention SST accepts (a subset of its RETENTION keys; the ones this app uses). */
 export type LogRetention = "1 month" | "3 months" | "1 year";
@@ -181,13 +182,43 @@ export function reviewerOidcFrom(
   return { issuer: issuer.replace(/\/+$/, ""), audiences };
 }
 
+/**
+ * The reviewers' second factor in the app's Cognito pool (CLAIMS_REVIEWER_MFA): `required` (TOTP at every
+ * sign-in) in production, where it cannot be turned down; `optional` by default elsewhere (dev stages), where a
+ * reviewer may still set one up.
+ */
+function readReviewerMfa(): "required" | "optional" {
+  const raw = read("CLAIMS_REVIEWER_MFA", isProduction ? "required" : "optional");
+  if (raw !== "required" && raw !== "optional")
+    throw new InfraSettingError("CLAIMS_REVIEWER_MFA", "required or optional", raw);
+  if (isProduction && raw !== "required")
+    throw new InfraSettingError(
+      "CLAIMS_REVIEWER_MFA",
+      "required on the production stage (reviewers approve refunds: a password alone is not enough)",
+      raw,
+    );
+  return raw;
+}
+
+/**
+ * Cognito threat protection in audit mode (CLAIMS_REVIEWER_THREAT_PROTECTION, default `audit`): it logs risky
+ * sign-ins (compromised credentials, unusual devices) without blocking; it needs the pool's Plus feature plan and
+ * is only used in the regions that have it (infra/reviewers.ts). `off`: the Essentials plan, no threat protection.
+ */
+function readThreatProtection(): "audit" | "off" {
+  const raw = read("CLAIMS_REVIEWER_THREAT_PROTECTION", "audit");
+  if (raw !== "audit" && raw !== "off")
+    throw new InfraSettingError("CLAIMS_REVIEWER_THREAT_PROTECTION", "audit or off", raw);
+  return raw;
+}
+
 /** Every deploy-time choice of the app, resolved for the current stage. */
 export const settings = {
   stage: $app.stage,
   isProduction,
   logRetention,
   /** The bus is `claims` in production; other stages get a suffix so stages can share an account. */
-  busName: isProduction ? "claims" : `claims-${$app.stage}`,
+  busName: stageBusName($app.stage),
   llm: {
     provider: readProvider(),
     baseUrl: read("LLM_BASE_URL", "https://api.openai.com/v1"),
@@ -211,6 +242,8 @@ export const settings = {
   orders: orderSourceSettingsFrom(process.env),
   /** The reviewers' OpenID Connect issuer and audiences; undefined: the app's own Cognito user pool (infra/reviewers.ts). */
   reviewerOidc: reviewerOidcFrom(process.env),
+  /** The app's reviewer pool: TOTP MFA required or optional, and threat protection (audit) or none. */
+  reviewerPool: { mfa: readReviewerMfa(), threatProtection: readThreatProtection() },
   /** The refund executor's payment provider; undefined: not deployed. */
   paymentProvider: readPaymentProvider(),
   alarms: {
@@ -220,5 +253,10 @@ export const settings = {
     reviewBacklog: readInt("CLAIMS_ALARM_REVIEW_BACKLOG", 20, 1, 1_000),
     /** Hours the oldest pending live review may wait before it pages someone. */
     reviewAgeHours: readInt("CLAIMS_ALARM_REVIEW_AGE_HOURS", 24, 1, 24 * 14),
+    /**
+     * Hours a message may wait unread on the queues downstream systems read (verdicts, review, refunds) before it
+     * pages someone: well before the 14 days after which SQS deletes it.
+     */
+    unreadHours: readInt("CLAIMS_ALARM_UNREAD_HOURS", 24, 1, 24 * 13),
   },
 } as const;

@@ -5,7 +5,9 @@
 // SST's defaults without that hardening, where it must find its fault.
 import { readFileSync } from "node:fs";
 import { build } from "esbuild";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startAccountStandIn } from "../adapters/aws/testing/account-standin.ts";
+import type { AccountStandIn } from "../adapters/aws/testing/account-standin.ts";
 import { parseConfig } from "../core/claim/config.ts";
 import { METRICS, METRICS_SERVICE } from "../app/metrics-catalog.ts";
 import { ClaimsPolicySchema, POLICY_FILE_NAME } from "../app/policy-format.ts";
@@ -27,10 +29,21 @@ import {
   visibilityTimeoutSeconds,
 } from "../app/manifest.ts";
 import { EventSourceSettingError } from "../app/errors.ts";
+import {
+  concurrencyNeededToReserve,
+  consumerPeakConcurrency,
+  NEW_ACCOUNT_CONCURRENCY,
+  totalReserved,
+} from "../app/capacity.ts";
+import { IDEMPOTENCY_PK_PREFIX } from "../app/manifest.ts";
+import { keys } from "../adapters/aws/table.ts";
 import type { FunctionKey } from "../app/manifest.ts";
 import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./testing/sst-recorder.ts";
 import { ORDER_READERS } from "../app/order-source.ts";
 import { REVIEWERS_GROUP } from "../functions/http/reviewer-identity.ts";
+
+// Each evaluation bundles and runs the whole config: seconds on a loaded 2-core machine. Generous bounds, not speed goals.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 /** Every deploy-time variable infra/settings.ts reads, unset so the developer's shell cannot leak in. */
 const CLEAN_ENV = {
@@ -57,7 +70,26 @@ const CLEAN_ENV = {
   PAYMENT_PROVIDER: undefined,
   CLAIMS_REVIEWER_OIDC_ISSUER: undefined,
   CLAIMS_REVIEWER_OIDC_AUDIENCE: undefined,
+  CLAIMS_REVIEWER_MFA: undefined,
+  CLAIMS_REVIEWER_THREAT_PROTECTION: undefined,
+  CLAIMS_RESERVED_CONCURRENCY: undefined,
+  CLAIMS_ALARM_UNREAD_HOURS: undefined,
+  CLAIMS_TEARDOWN_STAGE: undefined,
+  AWS_PROFILE: undefined,
+  AWS_SESSION_TOKEN: undefined,
 } as const;
+
+/**
+ * The account every evaluation deploys to: a stand-in speaking Lambda's wire protocol to the deploy's own SDK call
+ * (infra/account.ts), a new account with the quota of 10 concurrent executions unless a test changes it.
+ */
+let account: AccountStandIn;
+beforeAll(async () => {
+  account = await startAccountStandIn({ concurrentExecutions: 10 });
+});
+afterAll(async () => {
+  await account.stop();
+});
 
 /** The operator's policy file the tests deploy (the template the guide points to). */
 const POLICY_FILE = "infra/policy.example.yaml";
@@ -71,7 +103,17 @@ const REQUIRED_ENV = (stage: string): Record<string, string> => ({
 });
 
 function evaluate(stage: string, env: Record<string, string | undefined> = {}): Promise<Recording> {
-  return evaluateSstConfig({ stage, env: { ...CLEAN_ENV, ...REQUIRED_ENV(stage), ...env } });
+  return evaluateSstConfig({ stage, env: { ...CLEAN_ENV, ...account.env(), ...REQUIRED_ENV(stage), ...env } });
+}
+
+/** Evaluates with the stand-in account's Lambda quota set to `concurrency` (and back to 10 afterwards). */
+async function onAccount<T>(concurrency: number, run: () => Promise<T>): Promise<T> {
+  account.account.concurrentExecutions = concurrency;
+  try {
+    return await run();
+  } finally {
+    account.account.concurrentExecutions = 10;
+  }
 }
 
 /** The least-privilege table: what each handler is linked to, what triggers it, whether it calls the LLM. */
@@ -1028,19 +1070,89 @@ describe("alarms, their topic and the dashboard", () => {
     }
   });
 
-  it("alarms when the oldest message on crew-events or proposals has waited 10 minutes for 10 minutes", () => {
-    for (const queue of ["CrewEventsQueue", "ProposalsQueue"]) {
+  it("alarms on the age of the oldest message of every queue that is not a DLQ: work queues in minutes, downstream ones after a day unread", () => {
+    const expected: Record<string, [number, number]> = {
+      CrewEventsQueue: [600, 2],
+      ProposalsQueue: [600, 2],
+      AgentStepsQueue: [1800, 2],
+      ExtractionQueue: [1800, 2],
+      TimersQueue: [1800, 2],
+      PaymentsQueue: [1800, 2],
+      VerdictsQueue: [24 * 3600, 1],
+      ReviewQueue: [24 * 3600, 1],
+      RefundsQueue: [24 * 3600, 1],
+    };
+    const dlqs = deadLetterQueues(r);
+    const queues = r
+      .ofType("sst.aws.Queue")
+      .map((q) => q.name)
+      .filter((name) => !dlqs.has(name));
+    expect(queues.sort()).toEqual(Object.keys(expected).sort());
+    for (const [queue, [threshold, periods]] of Object.entries(expected)) {
       expect(alarmOn("ApproximateAgeOfOldestMessage", "QueueName", queue), queue).toEqual([
         expect.objectContaining({
           namespace: "AWS/SQS",
           statistic: "Maximum",
-          threshold: 600,
+          threshold,
           period: 300,
-          evaluationPeriods: 2,
+          evaluationPeriods: periods,
         }),
       ]);
     }
-    expect(alarms().filter((a) => a.metricName === "ApproximateAgeOfOldestMessage")).toHaveLength(2);
+    expect(alarms().filter((a) => a.metricName === "ApproximateAgeOfOldestMessage")).toHaveLength(9);
+  });
+
+  it("pages after CLAIMS_ALARM_UNREAD_HOURS unread on the downstream queues, and refuses a value past their 14-day retention", async () => {
+    const tuned = await evaluate("test", { CLAIMS_ALARM_UNREAD_HOURS: "6" });
+    const refunds = tuned
+      .ofType("aws.cloudwatch.MetricAlarm")
+      .map((a) => unwrap(a.args) as Args)
+      .filter(
+        (a) =>
+          (a.dimensions as Record<string, string>).QueueName === "RefundsQueue" &&
+          a.metricName === "ApproximateAgeOfOldestMessage",
+      );
+    expect(refunds.map((a) => a.threshold)).toEqual([6 * 3600]);
+    await expect(evaluate("test", { CLAIMS_ALARM_UNREAD_HOURS: "400" })).rejects.toThrow(
+      /CLAIMS_ALARM_UNREAD_HOURS="400" is invalid: expected an integer from 1 to 312/,
+    );
+  });
+
+  it("alarms on every HTTP route's RequestFailures (the shell's 500s), every consumer's MessageFailures and the API's 5xx", () => {
+    const routes = Object.entries(ROUTES)
+      .filter(([key]) => key !== "GET /health")
+      .map(([key]) => key);
+    for (const key of routes)
+      expect(alarmOn("RequestFailures", "Route", key), key).toEqual([
+        expect.objectContaining({
+          namespace: "ClaimsCrew/test",
+          dimensions: { service: METRICS_SERVICE, Route: key },
+          statistic: "Sum",
+          threshold: 1,
+          period: 300,
+          evaluationPeriods: 1,
+        }),
+      ]);
+    expect(alarms().filter((a) => a.metricName === "RequestFailures")).toHaveLength(routes.length);
+    const consumers = [...Object.values(QUEUES).map((q) => q.consumer), "refundExecutor"];
+    for (const key of consumers)
+      expect(alarmOn("MessageFailures", "Consumer", key), key).toEqual([
+        expect.objectContaining({
+          namespace: "ClaimsCrew/test",
+          dimensions: { service: METRICS_SERVICE, Consumer: key },
+          statistic: "Sum",
+          threshold: 1,
+        }),
+      ]);
+    expect(alarms().filter((a) => a.metricName === "MessageFailures")).toHaveLength(consumers.length);
+    expect(alarms().filter((a) => a.namespace === "AWS/ApiGateway")).toEqual([
+      expect.objectContaining({
+        metricName: "5xx",
+        dimensions: { ApiId: "apiid-Api" },
+        statistic: "Sum",
+        threshold: 5,
+      }),
+    ]);
   });
 
   it("names every function claims-crew-<stage>-<key> and alarms on each one's errors and throttles", () => {
@@ -1102,8 +1214,8 @@ describe("alarms, their topic and the dashboard", () => {
     expect(backlog(tuned)).toEqual(expected(5, 4 * 3600));
   });
 
-  it("has exactly these alarms: 10 DLQs, 2 queue ages, errors and throttles of every deployed function, 3 on reviews", () => {
-    expect(alarms()).toHaveLength(10 + 2 + 2 * Object.keys(AWS_FUNCTIONS).length + 3);
+  it("has exactly these alarms: 10 DLQs, 9 queue ages, errors and throttles of every deployed function, 11 routes, the API, 6 consumers, 3 on reviews", () => {
+    expect(alarms()).toHaveLength(10 + 9 + 2 * Object.keys(AWS_FUNCTIONS).length + 11 + 1 + 6 + 3);
   });
 
   it("sends every function's metrics to the stage's namespace", () => {
@@ -1214,15 +1326,46 @@ function uncappedEventSources(r: Recording): string[] {
     .map((m) => `${m.name}: no maximumConcurrency`);
 }
 
-/** The authorizers and the intake API keep reserved concurrency. */
-function unreservedRequestPath(r: Recording): string[] {
-  return ["functions/authorizer.handler", "functions/intake-api.handler"]
-    .filter((handler) => {
-      const fn = deployedFunctions(r).find((f) => f.args.handler === handler);
-      const reserved = (fn?.args.concurrency as { reserved?: number } | undefined)?.reserved;
-      return reserved === undefined || reserved < 1;
-    })
-    .map((handler) => `${handler}: no reserved concurrency`);
+/**
+ * No reserved concurrency that a new account (10 concurrent executions: Lambda keeps 100 unreserved) cannot give:
+ * the default deploy on such an account reserves nothing (CLAIMS_RESERVED_CONCURRENCY=on is the operator's choice).
+ */
+function reservationOnNewAccount(r: Recording): string[] {
+  return deployedFunctions(r)
+    .filter((fn) => ((fn.args.concurrency as { reserved?: number } | undefined)?.reserved ?? 0) > 0)
+    .map(
+      (fn) =>
+        `${String(fn.args.handler)}: reserves ${(fn.args.concurrency as { reserved: number }).reserved} on an account of ${NEW_ACCOUNT_CONCURRENCY}`,
+    );
+}
+
+/** The alarms of a recording, flattened: metric, namespace and dimensions. */
+function alarmsOf(r: Recording) {
+  return r
+    .ofType("aws.cloudwatch.MetricAlarm")
+    .map((a) => unwrap(a.args) as Args & { dimensions?: Record<string, string> });
+}
+
+/**
+ * Every function and every queue has an alarm covering it: a function its Errors and Throttles (by FunctionName),
+ * a DLQ its depth, any other queue the age of its oldest message (by QueueName).
+ */
+function unalarmed(r: Recording): string[] {
+  const alarms = alarmsOf(r);
+  const has = (metric: string, dim: string, value: string) =>
+    alarms.some((a) => a.metricName === metric && a.dimensions?.[dim] === value);
+  const dlqs = deadLetterQueues(r);
+  const functions = deployedFunctions(r).flatMap((fn) => {
+    const name = String(fn.args.name ?? fn.args.handler);
+    return ["Errors", "Throttles"]
+      .filter((m) => !has(m, "FunctionName", name))
+      .map((m) => `function ${name}: no ${m} alarm`);
+  });
+  const queues = r.ofType("sst.aws.Queue").flatMap((q) => {
+    const metric = dlqs.has(q.name) ? "ApproximateNumberOfMessagesVisible" : "ApproximateAgeOfOldestMessage";
+    return has(metric, "QueueName", q.name) ? [] : [`queue ${q.name}: no ${metric} alarm`];
+  });
+  return [...functions, ...queues];
 }
 
 /** Every queue keeps messages 14 days; every DLQ redrive allows at least 5 receives (throttling is not a failure). */
@@ -1296,7 +1439,8 @@ const HARDENING_RULES = {
   "no queue policy lacks an aws:SourceArn condition": queuePoliciesWithoutSourceArn,
   "no role has a wildcard action or resource, or a managed policy": wildcardGrants,
   "every event-source mapping has a maximum concurrency": uncappedEventSources,
-  "the authorizers and the intake API keep reserved concurrency": unreservedRequestPath,
+  "no reserved concurrency above what a new account (10) can give": reservationOnNewAccount,
+  "every function and every queue has an alarm covering it": unalarmed,
   "every queue keeps messages 14 days and redrives after 5 receives or more": shortRetentionOrRedrive,
   "FIFO queues run in high-throughput mode": lowThroughputFifo,
   "fixed names are replaced delete-first": createFirstFixedNames,
@@ -1325,7 +1469,13 @@ const RECEIVE = [
 ];
 const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
 const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
-  "functions/intake-api.handler": { Table: WRITE, "Table/index": INDEX, ExtractionQueue: SEND, CrewEventsQueue: SEND },
+  // DeleteItem only on idempotency keys' items (dynamodb:LeadingKeys, checked below); no UpdateItem, no BatchWriteItem.
+  "functions/intake-api.handler": {
+    Table: ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"],
+    "Table/index": INDEX,
+    ExtractionQueue: SEND,
+    CrewEventsQueue: SEND,
+  },
   "functions/authorizer.handler": {},
   "functions/review-api.handler": {
     Table: WRITE,
@@ -1417,6 +1567,32 @@ describe("AWS hardening", () => {
     ]);
   });
 
+  it("lets the intake API delete only idempotency keys' items (dynamodb:LeadingKeys IDEM#*), and every other grant is unconditional", () => {
+    const conditional = deployedFunctions(app).flatMap((fn) =>
+      roleOf(fn.args)
+        .statements.filter((st) => st.conditions !== undefined)
+        .map((st) => ({
+          handler: fn.args.handler,
+          actions: st.actions,
+          resources: st.resources.map(String),
+          conditions: st.conditions,
+        })),
+    );
+    expect(conditional).toEqual([
+      {
+        handler: "functions/intake-api.handler",
+        actions: ["dynamodb:DeleteItem"],
+        resources: ["arn:aws:dynamodb:eu-west-1:111122223333:table/Table"],
+        conditions: [{ test: "ForAllValues:StringLike", variable: "dynamodb:LeadingKeys", values: ["IDEM#*"] }],
+      },
+    ]);
+    const unconditional = roleOf(functionFor(app, "functions/intake-api.handler").args).statements.filter(
+      (st) => st.conditions === undefined,
+    );
+    expect(unconditional.flatMap((st) => st.actions)).not.toContain("dynamodb:DeleteItem");
+    expect(keys.idempotency("k").pk.startsWith(IDEMPOTENCY_PK_PREFIX)).toBe(true);
+  });
+
   it("links the table, the queues and the bus for their properties only, as SST's own links name them", () => {
     expect([...app.wrappedLinks].sort()).toEqual(["Bus", "Dynamo", "Queue"]);
     const worker = functionFor(app, "functions/worker.handler");
@@ -1494,7 +1670,8 @@ describe("the grants cover what the handlers send", () => {
       expect(action, `${command} has an IAM action in COMMAND_ACTIONS`).toBeDefined();
       expect(granted.has(action as never), `${action} (${command}) is granted by app/manifest.ts ACTIONS`).toBe(true);
     }
-  });
+    // Bundling every handler takes ~20 s on a loaded machine: a generous bound, not a speed goal.
+  }, 180_000);
 });
 
 describe("reviewers on AWS: the JWT authorizer of the review routes", () => {
@@ -1586,5 +1763,243 @@ describe("reviewers on AWS: the JWT authorizer of the review routes", () => {
         String(fn.args.handler),
       ).toEqual([]);
     }
+  });
+});
+
+describe("deploys on any account: reserved concurrency from the account's quota, read at deploy before anything is declared", () => {
+  const reserved = (rec: Recording) =>
+    Object.fromEntries(
+      deployedFunctions(rec)
+        .filter((fn) => (fn.args.concurrency as { reserved?: number } | undefined)?.reserved !== undefined)
+        .map((fn) => [String(fn.args.name), (fn.args.concurrency as { reserved: number }).reserved]),
+    );
+
+  it("by default (auto) reserves nothing on a new account of 10 and asks Lambda through the SDK first", async () => {
+    account.calls.length = 0;
+    const rec = await evaluate("production");
+    expect(reserved(rec)).toEqual({});
+    // GetAccountSettings, then what this stage reserves today (its two request-path functions, not deployed yet).
+    expect(account.calls).toEqual([
+      "GetAccountSettings",
+      "GetFunctionConcurrency claims-crew-production-intakeApi",
+      "GetFunctionConcurrency claims-crew-production-authorizer",
+    ]);
+  });
+
+  it("by default reserves the request path (intake API and its authorizer, as many) where the quota leaves 100 unreserved", async () => {
+    expect(reserved(await onAccount(1000, () => evaluate("production")))).toEqual({
+      "claims-crew-production-intakeApi": 20,
+      "claims-crew-production-authorizer": 20,
+    });
+    // 140 = 100 unreserved + 40: just enough; 139 is not.
+    expect(Object.keys(reserved(await onAccount(140, () => evaluate("production"))))).toHaveLength(2);
+    expect(reserved(await onAccount(139, () => evaluate("production")))).toEqual({});
+  });
+
+  it("counts what the stage already reserves as available again on a redeploy", async () => {
+    account.account.reserved = { "claims-crew-production-intakeApi": 20, "claims-crew-production-authorizer": 20 };
+    try {
+      // 150 in all, 110 unreserved because this stage holds 40: reserving them again leaves 110.
+      expect(Object.keys(reserved(await onAccount(150, () => evaluate("production"))))).toHaveLength(2);
+    } finally {
+      account.account.reserved = {};
+    }
+  });
+
+  it("with CLAIMS_RESERVED_CONCURRENCY=on stops on a small account before anything is declared, naming the quota and what to do", async () => {
+    await expect(evaluate("production", { CLAIMS_RESERVED_CONCURRENCY: "on" })).rejects.toThrow(
+      /CLAIMS_RESERVED_CONCURRENCY=on reserves 40 concurrent executions \(intakeApi 20, authorizer 20\), but eu-west-1 has 10 concurrent executions \(10 unreserved\); Lambda keeps 100 unreserved, so the account needs at least 140.*Nothing was created.*L-B99A9384/,
+    );
+    expect(
+      Object.keys(reserved(await onAccount(500, () => evaluate("production", { CLAIMS_RESERVED_CONCURRENCY: "on" })))),
+    ).toHaveLength(2);
+  });
+
+  it("reserves nothing when the account cannot be read (auto), and stops when on; off never asks", async () => {
+    account.account.denied = true;
+    try {
+      expect(reserved(await onAccount(1000, () => evaluate("production")))).toEqual({});
+      await expect(evaluate("production", { CLAIMS_RESERVED_CONCURRENCY: "on" })).rejects.toThrow(
+        /could not be read \(AccessDeniedException: .*lambda:GetAccountSettings.*\); give the deploying principal lambda:GetAccountSettings/,
+      );
+    } finally {
+      account.account.denied = false;
+    }
+    account.calls.length = 0;
+    expect(
+      reserved(await onAccount(1000, () => evaluate("production", { CLAIMS_RESERVED_CONCURRENCY: "off" }))),
+    ).toEqual({});
+    expect(account.calls).toEqual([]);
+    await expect(evaluate("test", { CLAIMS_RESERVED_CONCURRENCY: "maybe" })).rejects.toThrow(
+      /CLAIMS_RESERVED_CONCURRENCY="maybe" is invalid: expected auto \| on \| off/,
+    );
+  });
+});
+
+describe("an alarm covers every function and queue of the manifest (app/)", () => {
+  let r: Recording;
+  beforeAll(async () => {
+    r = await evaluate("test");
+  });
+  const alarms = () => alarmsOf(r);
+  const covered = (metric: string, dim: string, value: string) =>
+    alarms().some((a) => a.metricName === metric && a.dimensions?.[dim] === value);
+
+  it.each(awsFunctionKeys(true))("%s: Errors and Throttles, and each failure path it has", (key) => {
+    const name = `claims-crew-test-${key}`;
+    expect(covered("Errors", "FunctionName", name), `${key} Errors`).toBe(true);
+    expect(covered("Throttles", "FunctionName", name), `${key} Throttles`).toBe(true);
+    // The routes it serves: the shell's 500s are RequestFailures, not Lambda errors.
+    for (const [route, fact] of Object.entries(ROUTES))
+      if (fact.fn === key && route !== "GET /health")
+        expect(covered("RequestFailures", "Route", route), `${key} ${route}`).toBe(true);
+    // The queue it consumes: failed batch items are MessageFailures, not Lambda errors.
+    const consumes = Object.values(QUEUES).some((q) => q.consumer === key) || key === "refundExecutor";
+    if (consumes) expect(covered("MessageFailures", "Consumer", key), `${key} MessageFailures`).toBe(true);
+  });
+
+  it.each(Object.entries(QUEUES))(
+    "work queue %s: its age, its DLQ's depth and its consumer's failures",
+    (role, fact) => {
+      const name = `${role.charAt(0).toUpperCase()}${role.slice(1)}Queue`;
+      expect(covered("ApproximateAgeOfOldestMessage", "QueueName", name)).toBe(true);
+      expect(
+        covered(
+          "ApproximateNumberOfMessagesVisible",
+          "QueueName",
+          r.resolve(dlqOf(r.get("sst.aws.Queue", name))?.queue).name,
+        ),
+      ).toBe(true);
+      expect(covered("MessageFailures", "Consumer", fact.consumer)).toBe(true);
+    },
+  );
+
+  it("fails on an unalarmed function or queue (the rule finds what is missing)", () => {
+    expect(unalarmed(r)).toEqual([]);
+    const withoutOne: Recording = {
+      ...r,
+      ofType: (type) =>
+        r.ofType(type).filter((c) => !(type === "aws.cloudwatch.MetricAlarm" && c.name.startsWith("RefundsOldest"))),
+    };
+    expect(unalarmed(withoutOne)).toEqual(["queue RefundsQueue: no ApproximateAgeOfOldestMessage alarm"]);
+  });
+});
+
+describe("reviewers with MFA: the app's Cognito pool", () => {
+  const poolArgs = (rec: Recording) =>
+    rec.get("sst.aws.CognitoUserPool", "Reviewers").args as Args & { transform: { userPool: Args } };
+  const clientArgs = (rec: Recording) =>
+    (
+      rec.get("sst.aws.CognitoUserPool", "Reviewers").calls.find((c) => c.method === "addClient")?.args[1] as {
+        transform: { client: Args };
+      }
+    ).transform.client;
+
+  it("requires a TOTP code in production (no SMS), lets dev stages make it optional, and refuses optional in production", async () => {
+    const prod = poolArgs(await evaluate("production"));
+    expect({ mfa: prod.mfa, softwareToken: prod.softwareToken, sms: prod.sms }).toEqual({
+      mfa: "on",
+      softwareToken: true,
+      sms: undefined,
+    });
+    expect(poolArgs(await evaluate("test")).mfa).toBe("optional");
+    expect(poolArgs(await evaluate("test", { CLAIMS_REVIEWER_MFA: "required" })).mfa).toBe("on");
+    await expect(evaluate("production", { CLAIMS_REVIEWER_MFA: "optional" })).rejects.toThrow(
+      /CLAIMS_REVIEWER_MFA="optional" is invalid: expected required on the production stage/,
+    );
+  });
+
+  it("signs reviewers in with SRP only (no USER_PASSWORD_AUTH), no hosted-UI OAuth flows, revocable refresh tokens", async () => {
+    const client = clientArgs(await evaluate("production"));
+    expect(client.explicitAuthFlows).toEqual(["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]);
+    expect(client).toMatchObject({
+      generateSecret: false,
+      allowedOauthFlowsUserPoolClient: false,
+      enableTokenRevocation: true,
+      preventUserExistenceErrors: "ENABLED",
+    });
+    expect(client.allowedOauthFlows).toBeUndefined();
+  });
+
+  it("audits sign-ins with threat protection (Plus plan) where the region has it, and can turn it off", async () => {
+    const prod = poolArgs(await evaluate("production"));
+    // The recorder's region is eu-west-1, which has it.
+    expect(unwrap((prod.transform.userPool.userPoolAddOns as Args).advancedSecurityMode)).toBe("AUDIT");
+    expect(unwrap(prod.transform.userPool.userPoolTier)).toBe("PLUS");
+    expect(unwrap(prod.transform.userPool.name)).toBe("claims-crew-production-reviewers");
+    const off = poolArgs(await evaluate("production", { CLAIMS_REVIEWER_THREAT_PROTECTION: "off" }));
+    expect(unwrap((off.transform.userPool.userPoolAddOns as Args).advancedSecurityMode)).toBe("OFF");
+    expect(unwrap(off.transform.userPool.userPoolTier)).toBe("ESSENTIALS");
+  });
+});
+
+describe("infra/README.md says what the code does: counts, first deploy, teardown", () => {
+  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
+  const section = (title: string) => {
+    const start = readme.indexOf(`### ${title}`);
+    expect(start, title).toBeGreaterThan(0);
+    return readme.slice(start, readme.indexOf("\n### ", start + 4));
+  };
+  let plain: Recording;
+  let payments: Recording;
+  beforeAll(async () => {
+    plain = await evaluate("test", { PAYMENT_PROVIDER: undefined });
+    payments = await evaluate("test", { PAYMENT_PROVIDER: "stripe" });
+  });
+
+  it("states the number of alarms and of functions of a stage, with and without PAYMENT_PROVIDER", () => {
+    const alarms = [plain, payments].map((r) => r.ofType("aws.cloudwatch.MetricAlarm").length);
+    expect(section("Alarms")).toContain(`**${alarms[0]} alarms** (${alarms[1]} with \`PAYMENT_PROVIDER\`)`);
+    // Every count of alarms anywhere in the README is one of the two.
+    for (const m of readme.matchAll(/(\d+) alarms/g)) expect(alarms, m[0]).toContain(Number(m[1]));
+    const functions = [plain, payments].map((r) => deployedFunctions(r).length);
+    for (const row of ["`<function>Errors`", "`<function>Throttles`"])
+      expect(section("Alarms")).toContain(`${row} × ${functions[0]} (+ ${functions[1]! - functions[0]!})`);
+    const routes = Object.entries(ROUTES).filter(([k, r]) => k !== "GET /health" && r.fn !== "paymentWebhook").length;
+    expect(section("Alarms")).toContain(
+      `\`<Route>RequestFailures\` × ${routes} (+ \`PostWebhooksStripeRequestFailures\`)`,
+    );
+    expect(section("Alarms")).toContain(`\`<consumer>MessageFailures\` × ${Object.keys(QUEUES).length}`);
+  });
+
+  it("states the reservation, the quota it needs and the consumers' peak as app/capacity.ts computes them", () => {
+    const first = section("First deploy");
+    expect(first).toContain(`reserving the request path's **${totalReserved(false)}**`);
+    expect(first).toContain(`a quota of at least\n  **${concurrencyNeededToReserve(false)}**`);
+    expect(first).toContain(
+      `may run **${consumerPeakConcurrency({ llmMaxConcurrency: 10, payments: false })}** at once`,
+    );
+    expect(first).toContain(`+ ${PAYMENTS_QUEUE.maxConcurrency} with \`PAYMENT_PROVIDER\``);
+    expect(readme).toContain(`(20 each, **${totalReserved(false)}** in all)`);
+  });
+
+  it("names in its teardown steps everything that survives sst remove of production (retained or deletion-protected)", async () => {
+    const prod = await evaluate("production");
+    const teardown = section("Teardown").toLowerCase();
+    // SST's "retain" keeps DynamoDB tables (and buckets, which the app has none of); deletion protection keeps the rest.
+    const survivors = [
+      ...prod.ofType("sst.aws.Dynamo").map((c) => ({ c, word: "table" })),
+      ...prod
+        .ofType("sst.aws.CognitoUserPool")
+        .filter(
+          (c) =>
+            (c.args.transform as { userPool?: { deletionProtection?: string } }).userPool?.deletionProtection ===
+            "ACTIVE",
+        )
+        .map((c) => ({ c, word: "user pool" })),
+    ];
+    expect(survivors.map((s) => s.c.name)).toEqual(["Table", "Reviewers"]);
+    for (const { c, word } of survivors) expect(teardown, `${c.name} (${word})`).toContain(word);
+    expect(teardown).toContain("deletion protection");
+    expect(teardown).toContain("others' rules on the bus");
+    expect(prod.app).toMatchObject({ removal: "retain", protect: true });
+  });
+
+  it("lifts production's protect only for the teardown's own sst remove of that stage", async () => {
+    expect((await evaluate("production", { CLAIMS_TEARDOWN_STAGE: "production" })).app).toMatchObject({
+      protect: false,
+      removal: "retain",
+    });
+    expect((await evaluate("production", { CLAIMS_TEARDOWN_STAGE: "dev" })).app).toMatchObject({ protect: true });
   });
 });

@@ -86,7 +86,15 @@ say "types OK in $(elapsed "$step")"
 #    generates must hold the hardening rules; the unhardened counter-example must break them.
 say "running sst.config.ts through SST's own components under Pulumi mocks (scripts/sst-offline-run.mjs)"
 step=$(date +%s)
+# On a new account (10 concurrent executions) with the default settings: nothing reserved, every rule held.
 node --import tsx scripts/sst-offline-run.mjs . || fail "SST's generated resources break a hardening rule (see above)."
+# On an account of 1,000 with CLAIMS_RESERVED_CONCURRENCY=on: the request path reserves its concurrency.
+CLAIMS_RESERVED_CONCURRENCY=on SST_OFFLINE_ACCOUNT_CONCURRENCY=1000 node --import tsx scripts/sst-offline-run.mjs . ||
+  fail "with CLAIMS_RESERVED_CONCURRENCY=on on a 1,000 account, SST's generated resources break a rule (see above)."
+# And =on on a new account must stop the deploy before anything is created.
+if CLAIMS_RESERVED_CONCURRENCY=on node --import tsx scripts/sst-offline-run.mjs . >/dev/null 2>&1; then
+  fail "CLAIMS_RESERVED_CONCURRENCY=on on an account of 10 did not stop the deploy."
+fi
 if node --import tsx scripts/sst-offline-run.mjs . infra/fixtures/unhardened.config.ts >/dev/null 2>&1; then
   fail "the offline SST run found nothing wrong with infra/fixtures/unhardened.config.ts: its checks have stopped working."
 fi

@@ -1,12 +1,14 @@
 /* global process, console */
 // check:infra, step 5: runs sst.config.ts through SST's OWN component code (the .sst/platform that `sst install`
 // unpacked) under Pulumi's mocks — no engine, no AWS — and checks what SST really generates: the functions'
-// IAM roles, the event-source mappings, the queue policies, the API stage's throttles. The SST CLI's RPC
+// IAM roles, the event-source mappings, the queue policies, the API stage's throttles, the reserved concurrency
+// against the account's quota (read through the real SDK from a Lambda stand-in), an alarm on every function and
+// queue, and what survives `sst remove` named in infra/README.md's teardown. The SST CLI's RPC
 // (function builds, the asset bucket) is answered by a stub server; the functions' code is a placeholder.
 // Run: node --import tsx scripts/sst-offline-run.mjs <repo root> [config] (after `sst install`). Exits 1 listing
 // every fault; scripts/check-infra.sh also runs it on infra/fixtures/unhardened.config.ts, where it must fail.
 import { createServer } from "node:http";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -36,6 +38,15 @@ const server = createServer((req, res) => {
 });
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 process.env.SST_SERVER = `http://127.0.0.1:${server.address().port}`;
+
+// The account the deploy reads its Lambda quota from (infra/account.ts, through the real SDK): a stand-in speaking
+// Lambda's wire protocol, a new account of 10 concurrent executions unless SST_OFFLINE_ACCOUNT_CONCURRENCY says
+// otherwise. With the default CLAIMS_RESERVED_CONCURRENCY (auto) nothing may be reserved on it.
+const { startAccountStandIn } = await import(pathToFileURL(join(root, "adapters/aws/testing/account-standin.ts")).href);
+const accountConcurrency = Number(process.env.SST_OFFLINE_ACCOUNT_CONCURRENCY ?? 10);
+const account = await startAccountStandIn({ concurrentExecutions: accountConcurrency });
+Object.assign(process.env, account.env());
+const reservationAllowed = (process.env.CLAIMS_RESERVED_CONCURRENCY ?? "auto") === "on";
 
 const pulumi = await import(pathToFileURL(join(platform, "node_modules/@pulumi/pulumi/index.js")).href);
 const created = [];
@@ -117,6 +128,7 @@ const config = (await import(pathToFileURL(file).href)).default;
 await config.run();
 // Every registration, including those SST makes inside outputs' callbacks, has reached the mocks.
 await pulumi.runtime.disconnect();
+await account.stop();
 if (process.env.SST_OFFLINE_TYPES) {
   const t = {};
   for (const c of created) t[c.type] = (t[c.type] ?? 0) + 1;
@@ -181,12 +193,72 @@ for (const q of of("aws:sqs/queue:Queue").filter((q) => q.inputs.fifoQueue && q.
 for (const f of of("aws:lambda/function:Function"))
   if (f.inputs.loggingConfig?.systemLogLevel !== "INFO")
     problems.push(`function ${f.name}: platform.report not logged`);
+// No reservation above what the account can give: on the default new account (10, Lambda keeps 100 unreserved)
+// nothing, unless CLAIMS_RESERVED_CONCURRENCY=on says the operator's account can.
+const reservedTotal = of("aws:lambda/function:Function").reduce(
+  (sum, f) => sum + (f.inputs.reservedConcurrentExecutions > 0 ? f.inputs.reservedConcurrentExecutions : 0),
+  0,
+);
+if (!reservationAllowed && reservedTotal > Math.max(0, accountConcurrency - 100))
+  problems.push(
+    `reserved concurrency: ${reservedTotal} on an account of ${accountConcurrency} concurrent executions (Lambda keeps 100 unreserved); set CLAIMS_RESERVED_CONCURRENCY=on only for an account that has it`,
+  );
+// An alarm covers every function (Errors and Throttles by FunctionName) and every queue (by QueueName: the depth of a
+// DLQ, the age of any other queue's oldest message).
+const alarmDims = of("aws:cloudwatch/metricAlarm:MetricAlarm").map((a) => ({
+  metric: a.inputs.metricName,
+  dims: a.inputs.dimensions ?? {},
+}));
+const alarmed = (metric, dim, value) => alarmDims.some((a) => a.metric === metric && a.dims[dim] === value);
+for (const f of of("aws:lambda/function:Function"))
+  for (const metric of ["Errors", "Throttles"])
+    if (!alarmed(metric, "FunctionName", f.inputs.name)) problems.push(`function ${f.inputs.name}: no ${metric} alarm`);
+const redriveTargets = new Set(
+  of("aws:sqs/queue:Queue").flatMap((q) =>
+    q.inputs.redrivePolicy ? [JSON.parse(q.inputs.redrivePolicy).deadLetterTargetArn.split(":").pop()] : [],
+  ),
+);
+for (const q of of("aws:sqs/queue:Queue")) {
+  const metric =
+    redriveTargets.has(q.name) || !q.inputs.redrivePolicy
+      ? ["ApproximateNumberOfMessagesVisible", "ApproximateAgeOfOldestMessage"]
+      : ["ApproximateAgeOfOldestMessage"];
+  if (!metric.some((m) => alarmed(m, "QueueName", q.name))) problems.push(`queue ${q.name}: no alarm`);
+}
+// What survives `sst remove` of this (production) stage — the types SST's "retain" keeps (its own list, read from
+// .sst/platform/src/auto/run.ts) and whatever has deletion protection — is named in infra/README.md's teardown.
+const runTs = readFileSync(join(platform, "src/auto/run.ts"), "utf8");
+const retainBlock = runTs.slice(runTs.indexOf('$app.removal === "retain"'), runTs.indexOf("].includes(args.type)"));
+const retainTypes = new Set([...retainBlock.matchAll(/"([a-z0-9]+:[A-Za-z0-9/]+:[A-Za-z0-9]+)"/g)].map((m) => m[1]));
+if (!retainTypes.has("aws:dynamodb/table:Table")) problems.push("could not read SST's retained types from run.ts");
+const retained = created.filter(
+  (c) =>
+    retainTypes.has(c.type) || c.inputs.deletionProtection === "ACTIVE" || c.inputs.deletionProtectionEnabled === true,
+);
+const readme = readFileSync(join(root, "infra/README.md"), "utf8");
+const teardown = readme.slice(
+  readme.indexOf("### Teardown"),
+  readme.indexOf("\n### ", readme.indexOf("### Teardown") + 5),
+);
+const WORDS = {
+  "aws:dynamodb/table:Table": "table",
+  "aws:cognito/userPool:UserPool": "user pool",
+  "aws:s3/bucketV2:BucketV2": "bucket",
+  "aws:s3/bucket:Bucket": "bucket",
+};
+for (const c of retained) {
+  const word = WORDS[c.type] ?? c.type;
+  if (!teardown.toLowerCase().includes(word))
+    problems.push(`${c.type} ${c.name} survives sst remove but infra/README.md#teardown does not name it (${word})`);
+}
 const summary = {
   resources: created.length,
   roles: roles.length,
   queuePolicies: of("aws:sqs/queuePolicy:QueuePolicy").length,
   eventSourceMappings: of("aws:lambda/eventSourceMapping:EventSourceMapping").length,
   reservedConcurrency: reserved,
+  alarms: alarmDims.length,
+  retainedOnRemove: retained.map((c) => `${c.type} ${c.name}`),
 };
 console.log(JSON.stringify(summary));
 // The app itself: the checks above must have had something to check (12 functions, 5 consumers, 3 rules).
@@ -205,8 +277,10 @@ if (configPath === resolve(root, "sst.config.ts")) {
     );
   for (const [key, count] of Object.entries(expected))
     if (summary[key] !== count) problems.push(`${key}: ${summary[key]}, expected ${count}`);
-  for (const fn of ["authorizer", "intakeApi"])
-    if (!reserved.includes(`claims-crew-${stage}-${fn}`)) problems.push(`function ${fn}: no reserved concurrency`);
+  // With CLAIMS_RESERVED_CONCURRENCY=on (check-infra.sh runs it on a 1,000 account): the request path reserves.
+  if (reservationAllowed)
+    for (const fn of ["authorizer", "intakeApi"])
+      if (!reserved.includes(`claims-crew-${stage}-${fn}`)) problems.push(`function ${fn}: no reserved concurrency`);
   // Reviewers: a JWT authorizer against the app's Cognito user pool (its `reviewers` group), on the review routes.
   const jwt = of("aws:apigatewayv2/authorizer:Authorizer").filter((a) => a.inputs.authorizerType === "JWT");
   const issuer = String(jwt[0]?.inputs.jwtConfiguration?.issuer ?? "");

@@ -16,7 +16,8 @@ type AwsAdapterErrorCode =
   | "QUEUE_MESSAGE_INVALID"
   | "MESSAGE_TOO_LARGE"
   | "PUBLISH_FAILED"
-  | "PUBLISH_REJECTED";
+  | "PUBLISH_REJECTED"
+  | "ACCOUNT_READ_FAILED";
 
 /** Base class of every error thrown by `adapters/aws`. */
 export class AwsAdapterError extends ClaimsError<AwsAdapterErrorCode> {
@@ -169,4 +170,15 @@ export function isRetryableSdkError(error: unknown): boolean {
 /** Short description of an SDK error for messages: `Name: message`. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** The account's settings or quotas could not be read (no credentials, no rights, no network): the message names the call. */
+export class AccountReadError extends AwsAdapterError {
+  constructor(call: string, cause: unknown) {
+    const name = (cause as { name?: string })?.name ?? "Error";
+    super("ACCOUNT_READ_FAILED", `${call} failed: ${name}: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+      retryable: false,
+    });
+  }
 }

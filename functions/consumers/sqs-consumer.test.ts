@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { recordingLogger, sqsEvent } from "../../local/testing/stack-fixture.ts";
 import { RetryLaterError } from "./errors.ts";
+import { VersionConflictError } from "../../core/errors.ts";
 import { parseMessage, sqsConsumer, sqsFifoGroupConsumer } from "./sqs-consumer.ts";
 import type { Context } from "aws-lambda";
 
@@ -137,5 +138,77 @@ describe("sqsFifoGroupConsumer", () => {
     );
     expect(calls).toEqual([[1], [4]]);
     expect(failed(out)).toEqual(["m1", "m2"]);
+  });
+});
+
+describe("MessageFailures: each message a consumer reports failed for a real failure is counted once", () => {
+  const counting = () => {
+    const records: { metrics: Record<string, number>; dimensions: readonly Record<string, string>[] }[] = [];
+    const metrics = { emit: (r: (typeof records)[number]) => void records.push(r) };
+    const total = () =>
+      records.reduce((sum, r) => {
+        expect(r.dimensions).toEqual([{ Consumer: "kernel" }]);
+        return sum + (r.metrics.MessageFailures ?? 0);
+      }, 0);
+    return { metrics, records, total };
+  };
+
+  it("counts invalid and throwing messages, not the handled ones, not planned retries or lost races", async () => {
+    const sink = counting();
+    const h = sqsConsumer(
+      {
+        schema: Schema,
+        handle: async (m) => {
+          if (m.n === 2) throw new Error("table unreachable");
+          if (m.n === 3) throw new RetryLaterError("waiting for the order source");
+          if (m.n === 4) throw new VersionConflictError("claim", "clm_1", 2);
+          return "OK";
+        },
+      },
+      recordingLogger().logger,
+      undefined,
+      { metrics: sink.metrics, consumer: "kernel" },
+    );
+    const out = await h(
+      sqsEvent([
+        { body: '{"n":1}' },
+        { body: '{"n":2}' },
+        { body: "garbage" },
+        { body: '{"n":3}' },
+        { body: '{"n":4}' },
+      ]),
+      context,
+    );
+    expect(failed(out).sort()).toEqual(["m1", "m2", "m3", "m4"]);
+    // The throw and the invalid body; the retry and the lost race are how the consumers work.
+    expect(sink.total()).toBe(2);
+  });
+
+  it("counts a FIFO group's failed messages and its invalid one, not the records that only wait behind it", async () => {
+    const sink = counting();
+    const h = sqsFifoGroupConsumer(
+      {
+        schema: Schema,
+        handleGroup: async (ns) => {
+          if (ns.some((m) => m.n === 9)) throw new Error("snapshot corrupt");
+          return "ok";
+        },
+      },
+      recordingLogger().logger,
+      { metrics: sink.metrics, consumer: "kernel" },
+    );
+    const out = await h(
+      sqsEvent([
+        { body: '{"n":9}', groupId: "a" },
+        { body: '{"n":8}', groupId: "a" },
+        { body: '{"n":1}', groupId: "b" },
+        { body: "garbage", groupId: "b" },
+        { body: '{"n":3}', groupId: "b" },
+      ]),
+      context,
+    );
+    expect(failed(out)).toEqual(["m0", "m1", "m3", "m4"]);
+    // Group a: both its messages failed; group b: the invalid one (n=3 waits behind it, n=1 was handled).
+    expect(sink.total()).toBe(3);
   });
 });

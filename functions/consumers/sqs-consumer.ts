@@ -8,6 +8,9 @@ import type { z } from "zod";
 import { InvalidMessageError, OutOfTimeError, RetryLaterError } from "./errors.ts";
 import { errorFields, logSuccess } from "../observability/logger.ts";
 import type { HandlerLogger } from "../observability/logger.ts";
+import type { HandlerMetrics } from "../observability/metrics.ts";
+import { VersionConflictError } from "../../core/errors.ts";
+import type { FunctionKey } from "../../app/manifest.ts";
 
 /** An SQS handler as Lambda (or the local poller) calls it. */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -40,6 +43,27 @@ export function parseMessage<M>(body: string, schema: z.ZodType<M>): M {
   return parsed.data;
 }
 
+/** Where a consumer counts the messages it reports failed (MessageFailures, app/metrics-catalog.ts). */
+export interface FailureMetrics {
+  readonly metrics: Pick<HandlerMetrics, "emit">;
+  readonly consumer: FunctionKey;
+}
+
+/**
+ * Whether a reported failure is one: a planned retry (RetryLaterError: waiting for the model or the order source, or
+ * no time left in a large batch) and a lost version race (a concurrent writer won; the redelivery continues from its
+ * state) are how the consumers work, not failures.
+ */
+function isFailure(error: unknown): boolean {
+  return !(error instanceof RetryLaterError) && !(error instanceof VersionConflictError);
+}
+
+/** Counts `count` failed messages of the consumer (nothing without metrics). */
+function countFailures(failures: FailureMetrics | undefined, count: number): void {
+  if (failures && count > 0)
+    failures.metrics.emit({ metrics: { MessageFailures: count }, dimensions: [{ Consumer: failures.consumer }] });
+}
+
 /**
  * How a consumer of large batches goes through them: one record after another, each started only while more
  * than `reserveMs` of the invocation is left; the records it had no time for are reported as failures
@@ -50,8 +74,16 @@ interface LargeBatchOptions {
   readonly reserveMs: number;
 }
 
-/** Builds the Lambda handler for `spec` (records in parallel, or with `large` in order within the time left). */
-export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger, large?: LargeBatchOptions): SqsHandler {
+/**
+ * Builds the Lambda handler for `spec` (records in parallel, or with `large` in order within the time left); every
+ * message it reports failed for a real failure is counted in `failures`.
+ */
+export function sqsConsumer<M>(
+  spec: ConsumerSpec<M>,
+  logger: HandlerLogger,
+  large?: LargeBatchOptions,
+  failures?: FailureMetrics,
+): SqsHandler {
   const handleRecord = async (record: SQSRecord, context?: Context): Promise<void> => {
     const ids = { messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount };
     try {
@@ -70,6 +102,7 @@ export function sqsConsumer<M>(spec: ConsumerSpec<M>, logger: HandlerLogger, lar
       else if (error instanceof RetryLaterError)
         logger.warn("message will be retried", { ...ids, reason: error.message });
       else logger.error("message failed", { ...ids, error: errorFields(error) });
+      if (isFailure(error)) countFailures(failures, 1);
       throw error;
     }
   };
@@ -95,7 +128,11 @@ interface GroupConsumerSpec<M> {
  * group: an invalid record fails with every record after it in its group, and a failed call fails
  * its whole group, which SQS redelivers in order; other groups are not affected.
  */
-export function sqsFifoGroupConsumer<M>(spec: GroupConsumerSpec<M>, logger: HandlerLogger): SqsHandler {
+export function sqsFifoGroupConsumer<M>(
+  spec: GroupConsumerSpec<M>,
+  logger: HandlerLogger,
+  failures?: FailureMetrics,
+): SqsHandler {
   return async (event) => {
     const groups = new Map<string, SQSRecord[]>();
     for (const record of event.Records) {
@@ -118,6 +155,8 @@ export function sqsFifoGroupConsumer<M>(spec: GroupConsumerSpec<M>, logger: Hand
             error: errorFields(error),
           });
           invalidAt = i;
+          // The invalid record is a failure; the ones after it in its group wait for it (redelivered in order).
+          countFailures(failures, 1);
           break;
         }
       }
@@ -135,6 +174,7 @@ export function sqsFifoGroupConsumer<M>(spec: GroupConsumerSpec<M>, logger: Hand
         if (error instanceof RetryLaterError)
           logger.warn("message group will be retried", { groupId, reason: error.message });
         else logger.error("message group failed", { groupId, messages: records.length, error: errorFields(error) });
+        if (isFailure(error)) countFailures(failures, invalidAt);
         failed.push(...records.map((r) => r.messageId));
       }
     }

@@ -5,6 +5,8 @@ import type { ROUTES, RouteFact, RouteKey } from "../../app/manifest.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { errorFields, logSuccess } from "../observability/logger.ts";
 import type { HandlerLogger } from "../observability/logger.ts";
+import { NO_METRICS } from "../observability/metrics.ts";
+import type { HandlerMetrics } from "../observability/metrics.ts";
 import * as z from "zod";
 
 /** Largest accepted request body (docs/http-api.md): larger bodies are answered 413. */
@@ -88,12 +90,14 @@ export type RoutesOf<F extends RouteFact["fn"]> = Exclude<
 /**
  * The shell every HTTP function shares: parse the API Gateway event, answer /health, dispatch to the route's
  * handler (404 for a route this function does not serve), log the outcome, and turn anything thrown into a
- * 500 that carries the request id and no internals.
+ * 500 that carries the request id and no internals — counted as a RequestFailures of its route (`metrics`),
+ * since the function itself then succeeds and Lambda's Errors never sees it (infra/monitoring.ts alarms on it).
  */
 export function createApiHandler(
   handlers: Partial<Record<RouteKey, RouteHandler>>,
   getDeps: () => PipelineDeps | Promise<PipelineDeps>,
   logger: HandlerLogger,
+  metrics: Pick<HandlerMetrics, "emit"> = NO_METRICS,
 ) {
   return async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
     const parsed = ApiEventSchema.safeParse(event);
@@ -113,6 +117,7 @@ export function createApiHandler(
       return response;
     } catch (error) {
       logger.error("request failed", { ...log, error: errorFields(error) });
+      metrics.emit({ metrics: { RequestFailures: 1 }, dimensions: [{ Route: request.routeKey }] });
       return apiError(500, "INTERNAL", `internal error (request ${log.requestId})`);
     }
   };

@@ -57,6 +57,8 @@ export interface Recorded {
 export interface PolicyStatement {
   readonly actions: readonly string[];
   readonly resources: readonly unknown[];
+  /** IAM conditions (SST's FunctionPermissionArgs `conditions`). */
+  readonly conditions?: readonly { test: string; variable: string; values: readonly string[] }[];
 }
 
 /** The role SST would create for a function: its inline statements and managed policies. */
@@ -260,6 +262,10 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
     get url() {
       return new FakeOutput(`https://${this.recorded.name}.execute-api.${REGION}.amazonaws.com`);
     }
+    /** As SST's: the underlying API Gateway API, whose id is the ApiId of its CloudWatch metrics. */
+    get nodes() {
+      return { api: { id: new FakeOutput(`apiid-${this.recorded.name}`) } };
+    }
     route(...args: unknown[]) {
       this.call("route", args);
       return { route: String(args[0]) };
@@ -368,6 +374,7 @@ export function roleOf(args: Readonly<Record<string, unknown>>, consumedQueueArn
   const own = ((args.permissions ?? []) as PolicyStatement[]).map((p) => ({
     actions: p.actions,
     resources: p.resources.map(unwrap),
+    ...(p.conditions ? { conditions: p.conditions } : {}),
   }));
   const receive =
     consumedQueueArn === undefined
