@@ -33,7 +33,9 @@ export function reviewWebhookUrlFrom(env: Readonly<Record<string, string | undef
     throw new ReviewWebhookSettingError(`${REVIEW_WEBHOOK_VAR}=${JSON.stringify(raw)} is not a URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new ReviewWebhookSettingError(`${REVIEW_WEBHOOK_VAR} must be an http:// or https:// URL, got ${url.protocol}`);
+    throw new ReviewWebhookSettingError(
+      `${REVIEW_WEBHOOK_VAR} must be an http:// or https:// URL, got ${url.protocol}`,
+    );
   return url.toString();
 }
 

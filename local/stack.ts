@@ -267,7 +267,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       );
     const config = loadConfig(options.configPath, options.clock.now());
     const reviewWebhookUrl =
-      options.reviewWebhookUrl === undefined ? reviewWebhookUrlFrom(process.env) : options.reviewWebhookUrl || undefined;
+      options.reviewWebhookUrl === undefined
+        ? reviewWebhookUrlFrom(process.env)
+        : options.reviewWebhookUrl || undefined;
     // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
     const orderSource = orderSourceSettingsFrom(process.env).source;
     const orderApiToken = orderSource === "http" ? localOrderApiToken(process.env) : undefined;

@@ -76,7 +76,14 @@ export async function refundReviewRequest(
     }
     if ("take" in check) {
       const at = new Date(deps.clock.now()).toISOString();
-      decided = decidedSettlement(decided, parsed.data.decision, reviewer, parsed.data.note, at);
+      decided = decidedSettlement(
+        decided,
+        parsed.data.decision,
+        reviewer,
+        parsed.data.note,
+        at,
+        parsed.data.paid_out_of_band,
+      );
       try {
         await deps.settlements!.update(decided);
       } catch (error) {

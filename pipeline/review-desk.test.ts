@@ -129,7 +129,9 @@ describe("taking a review", () => {
       body: { review_id: review.review_id },
     });
     expect(await decideReview("clm_pay", { decision: "RETRY" }, p.deps, BOB)).toMatchObject({ code: "TAKEN_BY" });
-    expect(await decideReview("clm_pay", { decision: "CLOSE", note: "n" }, p.deps, BOB)).toMatchObject({
+    expect(
+      await decideReview("clm_pay", { decision: "CLOSE", paid_out_of_band: false, note: "n" }, p.deps, BOB),
+    ).toMatchObject({
       code: "TAKEN_BY",
     });
     const listed = (await listReviews({}, p.deps)).refundReviews[0];

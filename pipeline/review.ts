@@ -5,6 +5,7 @@
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { isFinal } from "../core/kernel/claim-record.ts";
 import {
+  approvedAloneBy,
   checkDecision,
   normaliseDecision,
   ReviewDecisionSchema,
@@ -101,9 +102,10 @@ export async function decideReview(
   const reviewer = by?.id ?? named ?? "reviewer";
   const record = await deps.claims.getClaim(claimId);
   if (!record) return { ok: false, status: 404, code: "NOT_FOUND", message: `claim ${claimId} not found` };
-  const rules: DecisionRules = {
+  const base: DecisionRules = {
     reviewer,
     secondApprovalAboveEur: deps.agent.review?.secondApprovalAboveEur,
+    ...(by?.maxApprovalEur !== undefined ? { maxApprovalEur: by.maxApprovalEur } : {}),
     ...(record.parent_claim_id && parsed.data.decision === "APPROVE"
       ? { resubmittedBy: (await deps.reviews.getReview(record.parent_claim_id))?.reviewer }
       : {}),
@@ -117,6 +119,12 @@ export async function decideReview(
         code: "NO_PENDING_REVIEW",
         message: `claim ${claimId} has no review${isFinal(record.status) ? "" : " (it is not final yet)"}`,
       };
+    // Four eyes per order: what this reviewer alone approved on the order, and how many approvals it held then.
+    const alone =
+      parsed.data.decision === "APPROVE" && review.order_id
+        ? await approvedAloneOnOrder(review.order_id, record, reviewer, deps)
+        : undefined;
+    const rules: DecisionRules = alone ? { ...base, approvedAloneCents: alone.cents } : base;
     // A first approval recorded earlier is audited again (identical, so dropped): repairs a crash before its audit.
     await performEffects(firstApprovalEffects(record, review), deps);
     // Taken at the desk by someone else: their decision to take (a repeat of a decision in progress goes on).
@@ -149,7 +157,10 @@ export async function decideReview(
       if (!update.changed) continue; // another decision got there first: look again
       claimed = update.review;
     }
-    return carryOut(record, claimed, deps);
+    const result = await carryOut(record, claimed, deps, alone?.approvedCount);
+    // Another approval on the order landed since this one was decided: decide it again on the order as it is now.
+    if (!result.ok && result.code === "APPROVALS_CHANGED" && attempt < 2) continue;
+    return result;
   }
   return {
     ok: false,
@@ -160,12 +171,17 @@ export async function decideReview(
 }
 
 /** Carries out the decision claimed on the review, then records it as decided. */
-async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewDeps): Promise<ReviewResult> {
+async function carryOut(
+  record: ClaimRecord,
+  review: ReviewRecord,
+  deps: ReviewDeps,
+  approvedCount?: number,
+): Promise<ReviewResult> {
   const now = deps.clock.now();
   const intent = review.intent!;
   let next: ReviewRecord;
   if (intent.decision === "APPROVE") {
-    const approved = await approve(record, review, intent.amount_eur!, deps);
+    const approved = await approve(record, review, intent.amount_eur!, deps, approvedCount);
     if (!approved.ok) {
       // The refund cannot be made: the review stays PENDING and nothing else changed.
       await deps.reviews.updateReview(withdrawn(review));
@@ -198,6 +214,35 @@ async function carryOut(record: ClaimRecord, review: ReviewRecord, deps: ReviewD
   return { ok: true, body: reviewAnswer(record, stored.review ?? next) };
 }
 
+/**
+ * What `reviewer` alone approved on the order so far (docs/reviews.md#four-eyes), in cents: each other claim holding
+ * a reservation on it counts once when its review was approved by them alone or they RETRYed its failed refund;
+ * with the number of approved reservations the order held, which the approval's reservation is conditional on.
+ */
+async function approvedAloneOnOrder(
+  orderId: string,
+  record: ClaimRecord,
+  reviewer: string,
+  deps: ReviewDeps,
+): Promise<{ cents: number; approvedCount: number }> {
+  const entry = await deps.ledger.get(orderId, record.simulation_id);
+  if (!entry) return { cents: 0, approvedCount: 0 };
+  const approved = new Set(entry.approved ?? []);
+  const counted = await Promise.all(
+    Object.entries(entry.claims)
+      .filter(([id]) => id !== record.claim_id)
+      .map(async ([id, cents]) => {
+        const [review, settlement] = await Promise.all([
+          approved.has(id) ? deps.reviews.getReview(id) : undefined,
+          deps.settlements?.get(id),
+        ]);
+        const retried = settlement?.review?.decision === "RETRY" && settlement.review.reviewer === reviewer;
+        return approvedAloneBy(review, reviewer) || retried ? cents : 0;
+      }),
+  );
+  return { cents: counted.reduce((a, b) => a + b, 0), approvedCount: approved.size };
+}
+
 /** A refused approval as answered: 503 when the order source could not answer (try again), else 409 with the rule. */
 function refusal(refused: ApprovalRefusal): ReviewResult {
   if (refused.code === ORDER_SOURCE_UNAVAILABLE)
@@ -221,6 +266,7 @@ async function approve(
   review: ReviewRecord,
   amountEur: number,
   deps: ReviewDeps,
+  approvedCount?: number,
 ): Promise<{ ok: true } | ApprovalRefusal> {
   const checked = await checkApproval(record, review, amountEur, deps);
   if (!checked.ok) return checked;
@@ -230,7 +276,7 @@ async function approve(
     claimId: record.claim_id,
     cents,
     orderCents,
-    mode: { kind: "approved" },
+    mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
     scope: record.simulation_id,
   });
   return approvalReserved(result, record.claim_id, cents);

@@ -147,7 +147,7 @@ function decide(item, card, msg, body, buttons) {
     if (v.status === "APPROVED") text += ": " + eur(v.amount_eur) + " refunded" + (r.body.execution_id ? " (" + r.body.execution_id + ")" : "");
     if (v.status === "RESUBMITTED") text += ": corrected claim " + r.body.resubmitted_claim_id;
     if (v.status === "RETRIED") text += ": paid again as " + r.body.execution_id;
-    if (v.status === "CLOSED") text += ": closed unpaid, the order's reservation released";
+    if (v.status === "CLOSED") text += v.paid_out_of_band ? ": closed as paid out of band, counted as refunded" : ": closed unpaid, the order's reservation released";
     say(msg, text, "ok");
     card.classList.add("decided"); card.setAttribute("data-status", v.status);
     var form = card.querySelector("form"); if (form) form.remove();
@@ -182,12 +182,17 @@ function refundActions(item, card, msg) {
   var close = el("button", "close", "Close unpaid"); close.type = "button"; close.setAttribute("data-action", "close");
   close.addEventListener("click", function () {
     if (!note.value.trim()) { say(msg, "Write a note saying why the refund is closed unpaid (for example: refunded by bank transfer).", "error"); note.focus(); return; }
-    decide(item, card, msg, { decision: "CLOSE", note: note.value.trim(), review_id: item.review_id }, buttons);
+    decide(item, card, msg, { decision: "CLOSE", paid_out_of_band: false, note: note.value.trim(), review_id: item.review_id }, buttons);
+  });
+  var paid = el("button", "close", "Close: paid out of band"); paid.type = "button"; paid.setAttribute("data-action", "close-paid");
+  paid.addEventListener("click", function () {
+    if (!note.value.trim()) { say(msg, "Write a note saying how the refund was paid (for example: refunded by bank transfer).", "error"); note.focus(); return; }
+    decide(item, card, msg, { decision: "CLOSE", paid_out_of_band: true, note: note.value.trim(), review_id: item.review_id }, buttons);
   });
   // No Retry where a retry cannot succeed (the order names no payment to refund): the reason instead.
   var blocked = item.retry && item.retry.possible === false;
-  buttons.push(close); if (!blocked) buttons.push(retry);
-  return add(form, [add(el("div"), [el("label", "", "Note"), note]), add(el("div", "actions"), [blocked ? el("p", "retry-blocked warn", "Retry cannot succeed: " + item.retry.reason) : retry, close])]);
+  buttons.push(close, paid); if (!blocked) buttons.push(retry);
+  return add(form, [add(el("div"), [el("label", "", "Note"), note]), add(el("div", "actions"), [blocked ? el("p", "retry-blocked warn", "Retry cannot succeed: " + item.retry.reason) : retry, close, paid])]);
 }
 function actions(item, card, msg) {
   var form = el("form"); form.noValidate = true;

@@ -142,6 +142,8 @@ export const ReviewDecidedDetailSchema = z
     retry_of: z.string().min(1).optional(),
     /** An APPROVE's approvals, first to last (two under four eyes). */
     approvals: z.array(ReviewApprovalSchema).optional(),
+    /** A CLOSE: the refund was paid another way (it counts as refunded) or not (it counts as not refunded). */
+    paid_out_of_band: z.boolean().optional(),
     decided_at: z.iso.datetime({ offset: true }),
     simulation_id: z.string().min(1).optional(),
   })

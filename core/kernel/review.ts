@@ -5,7 +5,7 @@
 import * as z from "zod";
 import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
-import { parseCents } from "./money.ts";
+import { formatEur, parseCents } from "./money.ts";
 import { ClaimSchema, oneLineText } from "../claim/claim.ts";
 
 /** What opened a review: an ESCALATE verdict, or a claim that ended in NEEDS_REVIEW. */
@@ -381,7 +381,13 @@ export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
 export type ReviewRefusal =
   | {
       status: 409;
-      code: "NO_PENDING_REVIEW" | "REVIEW_ALREADY_DECIDED" | "DECISION_NOT_ALLOWED" | "SAME_REVIEWER" | "TAKEN_BY";
+      code:
+        | "NO_PENDING_REVIEW"
+        | "REVIEW_ALREADY_DECIDED"
+        | "DECISION_NOT_ALLOWED"
+        | "SAME_REVIEWER"
+        | "TAKEN_BY"
+        | "APPROVAL_LIMIT";
       message: string;
     }
   | { status: 400; code: "INVALID_AMOUNT" | "NOTE_REQUIRED"; message: string };
@@ -434,6 +440,33 @@ export interface DecisionRules {
   secondApprovalAboveEur?: number | undefined;
   /** The reviewer who RESUBMITted the claim under review, when it is a resubmitted claim: they cannot approve it. */
   resubmittedBy?: string | undefined;
+  /**
+   * What this reviewer alone already approved on the order, in cents: their approvals of its other claims that no
+   * second reviewer approved, and their RETRYs of its failed refunds. Four eyes and the reviewer's limit are checked
+   * on this plus the approval (docs/reviews.md#four-eyes).
+   */
+  approvedAloneCents?: number | undefined;
+  /** The reviewer's own limit in EUR (`max_approval`, docs/reviews.md#reviewer-limits); absent: none. */
+  maxApprovalEur?: number | undefined;
+}
+
+/**
+ * Whether a review's refund was approved by `reviewer` alone: decided APPROVED with them as the only approver, or
+ * their approval being carried out (an intent) with no first approval beside it.
+ */
+export function approvedAloneBy(review: ReviewRecord | undefined, reviewer: string): boolean {
+  if (!review) return false;
+  if (review.status === "APPROVED") {
+    const approvers = new Set((review.approvals ?? []).map((a) => a.reviewer));
+    if (review.reviewer) approvers.add(review.reviewer);
+    return approvers.size === 1 && approvers.has(reviewer);
+  }
+  return (
+    review.status === "PENDING" &&
+    review.intent?.decision === "APPROVE" &&
+    review.intent.reviewer === reviewer &&
+    (review.approvals ?? []).every((a) => a.reviewer === reviewer)
+  );
 }
 
 /** Whether a note is given (a blank one is none). */
@@ -532,7 +565,18 @@ function checkApproval(
       code: "NOTE_REQUIRED",
       message: `approving less than the proposed ${review.amount_eur} EUR needs a note saying why (the customer is told)`,
     };
-  if (first) return undefined;
+  // Four eyes per order: what this reviewer alone approved on the order, plus this approval.
+  const total = (rules.approvedAloneCents ?? 0) + granted.cents;
+  const limit = rules.maxApprovalEur === undefined ? undefined : parseCents(rules.maxApprovalEur);
+  const overLimit = limit?.ok === true && total > limit.cents;
+  if (first)
+    return overLimit
+      ? {
+          status: 409,
+          code: "APPROVAL_LIMIT",
+          message: `${rules.reviewer} approves up to ${rules.maxApprovalEur} EUR on an order; this approval would make it ${formatEur(total)} EUR: a reviewer whose limit covers it must approve`,
+        }
+      : undefined;
   const bound = rules.secondApprovalAboveEur === undefined ? undefined : parseCents(rules.secondApprovalAboveEur);
-  return bound?.ok && granted.cents > bound.cents ? "FIRST_APPROVAL" : undefined;
+  return (bound?.ok && total > bound.cents) || overLimit ? "FIRST_APPROVAL" : undefined;
 }

@@ -42,6 +42,8 @@ export const RefundReviewSchema = z
     note: z.string().optional(),
     /** RETRY: the execution that pays again. */
     retry_execution_id: z.string().min(1).optional(),
+    /** CLOSE: whether the refund was paid another way (kept as refunded) or not (released). */
+    paid_out_of_band: z.boolean().optional(),
     /** Who took the review at the desk (`POST /claims/{id}/review/take`), until when: another reviewer's decision waits. */
     taken_by: z.string().min(1).optional(),
     taken_until: z.iso.datetime({ offset: true }).optional(),
@@ -145,7 +147,8 @@ export function refundRetryBlocked(
   order: { order_id: string; payment_ref?: string | undefined } | undefined,
 ): string | undefined {
   if (provider === "simulated" || order === undefined) return undefined;
-  if (!order.payment_ref) return `order ${order.order_id} has no payment_ref to refund: give it one in the shop, or close`;
+  if (!order.payment_ref)
+    return `order ${order.order_id} has no payment_ref to refund: give it one in the shop, or close`;
   if (!/^(pi|ch)_/.test(order.payment_ref))
     return `payment_ref of order ${order.order_id} is neither a payment intent (pi_…) nor a charge (ch_…): fix it in the shop, or close`;
   return undefined;
@@ -243,14 +246,15 @@ export type SettlementFact =
       failure_reason?: string;
       at: string;
     }
-  | { kind: "closed"; execution_id: string; at: string };
+  | { kind: "closed"; execution_id: string; at: string; paid_out_of_band?: boolean };
 
 /** One authorised refund as reconciled. */
 export type ReconciledRefund = {
   claim_id: string;
   execution_id: string;
   amount_eur: number;
-  status: SettlementStatus | "CLOSED";
+  /** PAID_OUT_OF_BAND: a failed refund a reviewer CLOSEd as paid another way (counted as settled). */
+  status: SettlementStatus | "CLOSED" | "PAID_OUT_OF_BAND";
   provider_ref?: string;
   failure_reason?: string;
   authorised_at: string;
@@ -286,11 +290,11 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
     const line = byExecution.get(fact.execution_id);
     if (!line) continue;
     if (fact.kind === "closed") {
-      line.status = "CLOSED";
+      line.status = fact.paid_out_of_band ? "PAID_OUT_OF_BAND" : "CLOSED";
       continue;
     }
     const next = fact.kind === "settled" ? "SETTLED" : "FAILED";
-    if (line.status === "CLOSED" || line.status === "FAILED") continue;
+    if (line.status === "CLOSED" || line.status === "PAID_OUT_OF_BAND" || line.status === "FAILED") continue;
     line.status = next;
     if (fact.provider_ref !== undefined) line.provider_ref = fact.provider_ref;
     if (fact.failure_reason !== undefined) line.failure_reason = fact.failure_reason;
@@ -301,7 +305,7 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
   const cents = { SETTLED: 0, PENDING: 0, FAILED: 0 };
   for (const r of refunds) {
     const c = parseCents(r.amount_eur);
-    if (c.ok && r.status !== "CLOSED") cents[r.status] += c.cents;
+    if (c.ok && r.status !== "CLOSED") cents[r.status === "PAID_OUT_OF_BAND" ? "SETTLED" : r.status] += c.cents;
   }
   return {
     refunds,
@@ -332,7 +336,14 @@ export function reconcileSettlements(records: readonly SettlementRecord[]): Reco
             },
           ]),
       ...(r.review?.status === "CLOSED"
-        ? [{ kind: "closed" as const, execution_id: r.execution_id, at: r.updated_at }]
+        ? [
+            {
+              kind: "closed" as const,
+              execution_id: r.execution_id,
+              at: r.updated_at,
+              ...(r.review.paid_out_of_band ? { paid_out_of_band: true } : {}),
+            },
+          ]
         : []),
     ]),
   );

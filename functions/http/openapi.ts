@@ -121,6 +121,10 @@ const RefundReviewViewSchema = z
     reviewer: z.string().optional(),
     note: z.string().optional(),
     retry_execution_id: z.string().optional().describe("RETRY: the new execution that pays again."),
+    paid_out_of_band: z
+      .boolean()
+      .optional()
+      .describe("CLOSE: paid another way (counted as refunded) or not (the reservation released)."),
   })
   .strict();
 
@@ -169,6 +173,9 @@ const ReviewRequestSchema = z
       .describe("RETRY / CLOSE (CLOSE with a note) decide a failed refund's review (origin REFUND_FAILED) only."),
     review_id: RefundReviewRequestSchema.shape.review_id.describe(
       "RETRY / CLOSE: the review decided (GET /reviews review_id); a decision meant for an earlier one is 409.",
+    ),
+    paid_out_of_band: RefundReviewRequestSchema.shape.paid_out_of_band.describe(
+      "CLOSE (required): true when the refund was paid another way (the reservation kept: refunded), false when not (released).",
     ),
   })
   .strict();
@@ -434,7 +441,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       "APPROVE (ESCALATE reviews; optionally a lower amount_eur) re-runs the reject checks against the current ledger and reserves the refund once; " +
       "DENY (any review) closes the claim without a refund; RESUBMIT (NEEDS_REVIEW reviews) submits the corrected `claim` as a new claim. " +
       "RETRY / CLOSE decide a failed refund's review (origin REFUND_FAILED) only: RETRY pays again under a new execution_id, " +
-      "CLOSE (with a note) releases the refund's reservation, the money counting as not refunded, without binding the order. " +
+      "CLOSE (with a note and paid_out_of_band) keeps the refund's reservation when it was paid out of band (counted as refunded) or releases it (not refunded); either way it binds the order like a DENY. " +
       "Repeating a decision returns the stored result. Reviewer token.",
     pathParams: { id: ClaimIdParam },
     body: { description: "The decision.", schema: ReviewRequestSchema },

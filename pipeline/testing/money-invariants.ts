@@ -67,10 +67,13 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
   const verdicts = all.filter((e) => e.detailType === "ClaimVerdict");
   const executions = all.filter((e) => e.detailType === "RefundExecuted");
   // A reviewer's RETRY of a failed refund pays the claim's one refund again under a new execution (`retry_of`):
-  // checked apart (refundRetryViolations); a CLOSEd refund is not money paid and its reservation is released.
+  // checked apart (refundRetryViolations); a refund CLOSEd unpaid is not money paid and its reservation is released
+  // (one CLOSEd as paid out of band keeps it: it counts as refunded).
   const closedClaims = new Set(
     all
-      .filter((e) => e.detailType === "ReviewDecided" && e.detail.decision === "CLOSE")
+      .filter(
+        (e) => e.detailType === "ReviewDecided" && e.detail.decision === "CLOSE" && e.detail.paid_out_of_band !== true,
+      )
       .map((e) => String(e.detail.claim_id)),
   );
   const authorised = executions.filter((e) => e.detail.retry_of === undefined);
