@@ -1,4 +1,4 @@
-// Lint: typescript-eslint recommended everywhere, plus the layering rules of STYLE.md: core/ is pure, the
+// Lint: typescript-eslint recommended everywhere, plus the layering rules of docs/architecture.md: core/ is pure, the
 // application layer (pipeline/) and the report do no I/O of their own, and the shell's folders import
 // only downwards. Each rule is tested in layering.test.ts.
 import js from "@eslint/js";
@@ -48,7 +48,10 @@ const production = (dir) => ({
 
 /** What every file of core/ may not import: I/O modules and the shell. */
 const corePatterns = [
-  { group: impureModules, message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see STYLE.md)." },
+  {
+    group: impureModules,
+    message: "core/ stays pure: no AWS SDK, sst, openai or node I/O (see docs/architecture.md).",
+  },
   folders(
     ["app", "pipeline", "adapters", "functions", "infra", "report", "cli", "local", "bench", "chaos"],
     "core/ depends on nothing outside core/: the shell depends on core, never the reverse.",
@@ -167,7 +170,7 @@ export default tseslint.config(
   },
   {
     // The deciders return effects as plain data: they import core/ and, from the rest of pipeline/, types only
-    // (the audit events' builder, itself pure, lives here as decide/audit.ts); the services load, perform and save around them.
+    // (the audit events' builder, itself pure, lives here as pipeline/decide/audit.ts); the services load, perform and save around them.
     ...production("pipeline/decide"),
     rules: {
       "@typescript-eslint/no-restricted-imports": [
@@ -233,6 +236,10 @@ export default tseslint.config(
     },
   },
   {
+    // Of pipeline/, an adapter sees what it implements: the ports (ports.ts: the ports, their listing orders and
+    // cursors), the messages it carries (messages.ts) and the errors the ports declare (errors.ts). The payment
+    // provider's port is declared beside the service that drives it (payments.ts): its types only. Never a
+    // service, a decider, the deps or the in-memory adapters; storage keys are the adapter's own (adapters/aws/table.ts).
     ...production("adapters"),
     rules: {
       "no-restricted-imports": [
@@ -243,6 +250,24 @@ export default tseslint.config(
               ["local", "cli", "bench", "chaos", "infra", "app", "functions"],
               "adapters/ implement ports with injected clients: they never import infra/, app/, functions/, the local stack, the CLI, the benches or the chaos runs.",
             ),
+          ],
+        },
+      ],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "(^|/)pipeline/(?!(ports|messages|errors|payments)\\.ts$)",
+              message:
+                "adapters/ import of pipeline/ only the ports (ports.ts), the messages (messages.ts) and the ports' errors (errors.ts): what an adapter needs of the application belongs in those, or in the adapter.",
+            },
+            {
+              regex: "(^|/)pipeline/payments\\.ts$",
+              allowTypeImports: true,
+              message:
+                "adapters/ import only the payment port's types from pipeline/payments.ts (its service is the application's); errors come from pipeline/errors.ts.",
+            },
           ],
         },
       ],

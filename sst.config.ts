@@ -26,7 +26,7 @@ export default $config({
     await import("./infra/queues.ts");
     const { bus, ruleQueues } = await import("./infra/bus.ts");
     await import("./infra/functions.ts");
-    const { paymentWebhook } = await import("./infra/payments.ts");
+    const { webhook } = await import("./infra/payments.ts");
     const { reviewerPool } = await import("./infra/reviewers.ts");
     const { api } = await import("./infra/api.ts");
     await import("./infra/schedules.ts");
@@ -40,8 +40,8 @@ export default $config({
       verdictsQueue: ruleQueues.verdicts.queue.url,
       reviewQueue: ruleQueues.escalations.queue.url,
       refundsQueue: ruleQueues.refunds.queue.url,
-      // With PAYMENT_PROVIDER: give Stripe `<api>/webhooks/stripe` (infra/README.md#payments).
-      ...(paymentWebhook ? { stripeWebhook: $interpolate`${api.url}/webhooks/stripe` } : {}),
+      // With a PAYMENT_PROVIDER that has a webhook: give it `<api><path>` (Stripe: stripeWebhook, infra/README.md#payments).
+      ...(webhook ? { [webhook.output]: $interpolate`${api.url}${webhook.path}` } : {}),
       // The reviewers' Cognito user pool and app client (infra/README.md#reviewers-on-aws); none with your own IdP.
       ...(reviewerPool ? { reviewerUserPool: reviewerPool.pool.id, reviewerClient: reviewerPool.client.id } : {}),
       alarmTopic: alarmTopic.arn,

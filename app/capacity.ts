@@ -4,6 +4,7 @@
 // before anything is created, `claims deploy-check` reports every one (infra/README.md#first-deploy).
 import { AccountCapacityError, CapacitySettingError } from "./errors.ts";
 import { awsFunctionKeys, FUNCTIONS, PAYMENTS_QUEUE, type FunctionKey } from "./functions.ts";
+import { PAYMENT_PROVIDER_NAMES } from "./payment-provider.ts";
 import { RULE_PATTERNS } from "./bus.ts";
 import { QUEUES } from "./queues.ts";
 
@@ -66,7 +67,9 @@ export function capacitySettingsFrom(env: Env): CapacitySettings {
 /** The reservations the app makes when it reserves: each deployed function with a reservedConcurrency. */
 export function reservations(payments: boolean): Partial<Record<FunctionKey, number>> {
   const out: Partial<Record<FunctionKey, number>> = {};
-  for (const key of awsFunctionKeys(payments)) {
+  // With payments: the functions any provider deploys (app/payment-providers/; their webhooks differ, not the sum).
+  const deployed = payments ? new Set(PAYMENT_PROVIDER_NAMES.flatMap(awsFunctionKeys)) : awsFunctionKeys(undefined);
+  for (const key of deployed) {
     const spec: (typeof FUNCTIONS)[FunctionKey] = FUNCTIONS[key];
     if ("reservedConcurrency" in spec) out[key] = spec.reservedConcurrency;
   }

@@ -1,8 +1,10 @@
 // Every function of the app: handler, sizing, its links with the exact IAM actions on each, and which functions
 // read the policy or the orders. infra/lambda.ts deploys them; local/ runs the same handlers.
 import { ACTIONS, IDEMPOTENCY_PK_PREFIX, LINKS, type IamAction, type LinkName, type ScopedGrant } from "./links.ts";
-import { ORDER_READERS } from "./order-source.ts";
+import { DEFAULT_ORDER_SOURCE, ORDER_READERS, orderSourceLinks } from "./order-source.ts";
 import type { OrderSourceKind } from "./order-source.ts";
+import { paymentProvider, providerLinksOf } from "./payment-provider.ts";
+import type { PaymentProviderName } from "./payment-provider.ts";
 
 /** One function of the app: handler, memory, timeout, console description and its links with their IAM actions. */
 interface FunctionFact {
@@ -197,15 +199,17 @@ export const FUNCTIONS = {
     // The SDK's 20 s request timeout and its retries fit; the queue's visibility timeout is 6x this.
     timeoutSeconds: 30,
     description: "Pays authorised refunds through the payment provider (PAYMENT_PROVIDER) and records the settlement",
-    // Table: the order's payment_ref and the settlement. Bus: RefundSettled / RefundFailed.
-    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish, [LINKS.stripeApiKey]: secret },
+    // Table: the order's payment_ref and the settlement. Bus: RefundSettled / RefundFailed. The provider's secrets
+    // it reads (its API key) come by link with the provider (linksOf).
+    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish },
   },
   paymentWebhook: {
     handler: "functions/payment-webhook.handler",
     memory: "256 MB",
     timeoutSeconds: 10,
-    description: "POST /webhooks/stripe: verifies Stripe's signature, records refund.updated / refund.failed",
-    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish, [LINKS.stripeWebhookSecret]: secret },
+    description: "The payment provider's webhook route: verifies its signature, records its refund updates",
+    // The provider's signing secret comes by link with the provider (linksOf).
+    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish },
   },
 } as const satisfies Record<string, FunctionFact>;
 
@@ -216,16 +220,21 @@ export const FUNCTIONS = {
  */
 export const LOCAL_ONLY_FUNCTIONS = ["reviewerAuthorizer"] as const satisfies readonly FunctionKey[];
 
-/** The functions deployed on AWS: every function but the local-only ones (the payment ones only with PAYMENT_PROVIDER). */
-export function awsFunctionKeys(paymentProvider: boolean): FunctionKey[] {
+/**
+ * The functions deployed on AWS with `provider` (PAYMENT_PROVIDER at deploy; undefined: unset): every function but
+ * the local-only ones; the refund executor only with a provider, the webhook function only with one that has a
+ * webhook (app/payment-providers/).
+ */
+export function awsFunctionKeys(provider: PaymentProviderName | undefined): FunctionKey[] {
   return (Object.keys(FUNCTIONS) as FunctionKey[]).filter(
     (key) =>
       !(LOCAL_ONLY_FUNCTIONS as readonly FunctionKey[]).includes(key) &&
-      (paymentProvider || !(PAYMENT_FUNCTIONS as readonly FunctionKey[]).includes(key)),
+      (key === "refundExecutor" ? provider !== undefined : true) &&
+      (key === "paymentWebhook" ? provider !== undefined && "webhook" in paymentProvider(provider) : true),
   );
 }
 
-/** The functions deployed only when PAYMENT_PROVIDER is set at deploy. */
+/** The functions deployed only with a payment provider (PAYMENT_PROVIDER at deploy; the webhook's only if it has one). */
 export const PAYMENT_FUNCTIONS = ["refundExecutor", "paymentWebhook"] as const satisfies readonly FunctionKey[];
 
 /** The refund executor's queue (fed by PAYMENT_RULE): batches of 10; a provider outage is retried, then the DLQ. */
@@ -233,6 +242,14 @@ export const PAYMENTS_QUEUE = { batchSize: 10, maxReceives: 5, maxConcurrency: 5
 
 /** A function of the app by its key. */
 export type FunctionKey = keyof typeof FUNCTIONS;
+
+/** What a deployment (or a local stack) is configured with, as far as links go. */
+export interface LinkedChoices {
+  /** ORDER_SOURCE (default: the table). */
+  readonly orderSource?: OrderSourceKind;
+  /** PAYMENT_PROVIDER (undefined: none). */
+  readonly paymentProvider?: PaymentProviderName | undefined;
+}
 
 /** The SST app's name (sst.config.ts): the prefix of every fixed resource name. */
 export const APP_NAME = "claims-crew";
@@ -243,13 +260,19 @@ export function deployedFunctionName(stage: string, key: FunctionKey): string {
 }
 
 /**
- * The links of `key`: the `Resource.<Name>` its handler may read. With the shop's order API as the order source,
- * the functions that read orders (ORDER_READERS, app/order-source.ts) are linked to its token too.
+ * The links of `key`: the `Resource.<Name>` its handler may read. The functions that read orders (ORDER_READERS,
+ * app/order-source.ts) are linked to the order source's secrets too (the shop's order API: its token), and the
+ * payment functions to the payment provider's secrets each reads (app/payment-providers/: Stripe's API key for the
+ * executor, its signing secret for the webhook).
  */
-export function linksOf(key: FunctionKey, orderSource: OrderSourceKind = "table"): LinkName[] {
+export function linksOf(key: FunctionKey, choices: LinkedChoices = {}): LinkName[] {
   const links = Object.keys(FUNCTIONS[key].access) as LinkName[];
   const readsOrders = (ORDER_READERS as readonly FunctionKey[]).includes(key);
-  return orderSource === "http" && readsOrders ? [...links, LINKS.orderApiToken] : links;
+  return [
+    ...links,
+    ...(readsOrders ? orderSourceLinks(choices.orderSource ?? DEFAULT_ORDER_SOURCE) : []),
+    ...providerLinksOf(key, choices.paymentProvider),
+  ];
 }
 
 /** How long before its timeout the sweep stops paging: time to finish the claim at hand and report. */

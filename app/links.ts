@@ -1,4 +1,8 @@
 // The SST link names (`Resource.<Name>`) of the app's resources and the IAM actions a function may use on each.
+// The secrets of payment providers and order sources are named by their declarations (app/payment-providers/,
+// app/order-sources/): each exists, and is linked, only when its provider or source is the configured one.
+import type { ProviderSecretLink } from "./payment-provider.ts";
+import type { OrderSourceSecretLink } from "./order-source.ts";
 
 /** The SST link names (`Resource.<Name>`) of the app's resources. */
 export const LINKS = {
@@ -7,12 +11,6 @@ export const LINKS = {
   llmApiKey: "LlmApiKey",
   apiToken: "ApiToken",
   reviewerToken: "ReviewerToken",
-  /** The shop's order API token: a secret that exists, and is linked to ORDER_READERS, only when ORDER_SOURCE=http. */
-  orderApiToken: "OrderApiToken",
-  /** The payment provider's API key (Stripe secret key), for the refund executor. */
-  stripeApiKey: "StripeApiKey",
-  /** The signing secret of the Stripe webhook endpoint (its own credential, neither token opens it). */
-  stripeWebhookSecret: "StripeWebhookSecret",
   queues: {
     crewEvents: "CrewEventsQueue",
     agentSteps: "AgentStepsQueue",
@@ -32,9 +30,8 @@ export type LinkName =
   | typeof LINKS.llmApiKey
   | typeof LINKS.apiToken
   | typeof LINKS.reviewerToken
-  | typeof LINKS.orderApiToken
-  | typeof LINKS.stripeApiKey
-  | typeof LINKS.stripeWebhookSecret
+  | OrderSourceSecretLink
+  | ProviderSecretLink
   | (typeof LINKS.queues)[QueueRole];
 
 /**

@@ -1,6 +1,9 @@
 // The HTTP API's routes, who may call each, and the authorizers: infra/api.ts deploys them, the local HTTP front
-// serves them, functions/http/ handles them and the OpenAPI description documents them.
+// serves them, functions/http/ handles them and the OpenAPI description documents them. The payment providers'
+// webhook routes come from their declarations (app/payment-providers/), each served only with its provider.
 import type { FunctionKey } from "./functions.ts";
+import { PAYMENT_PROVIDERS } from "./payment-provider.ts";
+import type { PaymentProviderName, WebhookProvider } from "./payment-provider.ts";
 
 /**
  * Who may call a route: the intake token (submitting and reading claims), a reviewer's credential (deciding
@@ -21,6 +24,8 @@ export interface RouteFact {
   readonly path: `/${string}`;
   readonly auth: RouteAuth;
   readonly fn: "intakeApi" | "reviewApi" | "paymentWebhook";
+  /** A payment provider's webhook: served only when it is the configured provider (PAYMENT_PROVIDER). */
+  readonly provider?: PaymentProviderName;
   /**
    * API Gateway lets the route through and its function checks the token itself (functions/http/intake-routes.ts
    * withIntakeToken): a browser without a token gets the page that asks for it; any other request without one, 401.
@@ -33,6 +38,31 @@ export interface RouteFact {
  * writes, so submissions get the tightest limit (CLAIMS_API_SUBMIT_RATE_LIMIT).
  */
 export const SUBMIT_ROUTE = "POST /claims" as const;
+
+/** A webhook route of each provider that has one: `POST <path>`, open (its signature is its credential), to paymentWebhook. */
+type WebhookRoutes = {
+  readonly [P in WebhookProvider as `POST ${P["webhook"]["path"]}`]: {
+    readonly method: "POST";
+    readonly path: P["webhook"]["path"];
+    readonly auth: "none";
+    readonly fn: "paymentWebhook";
+    readonly provider: P["name"];
+  };
+};
+
+/** The payment providers' webhook routes (no bearer token: the function verifies the provider's signature with its secret). */
+export const WEBHOOK_ROUTES = Object.fromEntries(
+  PAYMENT_PROVIDERS.flatMap((p) =>
+    "webhook" in p
+      ? [
+          [
+            `POST ${p.webhook.path}`,
+            { method: "POST", path: p.webhook.path, auth: "none", fn: "paymentWebhook", provider: p.name },
+          ],
+        ]
+      : [],
+  ),
+) as WebhookRoutes;
 
 /** The HTTP API's routes, keyed by API Gateway route key. */
 export const ROUTES = {
@@ -61,14 +91,25 @@ export const ROUTES = {
   "GET /review": { method: "GET", path: "/review", auth: "none", fn: "reviewApi" },
   // Open, for load balancers and uptime checks; it reveals nothing.
   "GET /health": { method: "GET", path: "/health", auth: "none", fn: "intakeApi" },
-  // Stripe's webhooks: no bearer token; the function verifies Stripe's signature with the StripeWebhookSecret.
-  "POST /webhooks/stripe": { method: "POST", path: "/webhooks/stripe", auth: "none", fn: "paymentWebhook" },
+  // The payment providers' webhooks (Stripe's: POST /webhooks/stripe).
+  ...WEBHOOK_ROUTES,
   // Open: the OpenAPI 3.1 description of these routes (functions/openapi.json), generated from the handlers' schemas.
   "GET /openapi.json": { method: "GET", path: "/openapi.json", auth: "none", fn: "intakeApi" },
 } as const satisfies Record<string, RouteFact>;
 
 /** An API Gateway route key of the app. */
 export type RouteKey = keyof typeof ROUTES;
+
+/**
+ * The routes served with `paymentProvider` (PAYMENT_PROVIDER; undefined: none): every route but the webhooks of
+ * the other providers. infra/api.ts deploys exactly these; the local HTTP front answers the others 404.
+ */
+export function servedRouteKeys(paymentProvider: PaymentProviderName | undefined): RouteKey[] {
+  return (Object.keys(ROUTES) as RouteKey[]).filter((key) => {
+    const route: RouteFact = ROUTES[key];
+    return route.provider === undefined || route.provider === paymentProvider;
+  });
+}
 
 /** The physical name of a stage's reviewer user pool (infra/reviewers.ts; `claims teardown` finds it by it). */
 export function reviewerPoolName(stage: string): string {

@@ -1,9 +1,9 @@
 // The backtest bench's inputs, without timing: the bare kernel's inputs are the bundled run's recorded ones
 // (each decides as recorded), and the copies of the run are histories of their own that each flip alike.
 import { beforeAll, describe, expect, it } from "vitest";
-import { backtest } from "../core/history/backtest.ts";
-import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest.test-kit.ts";
-import type { BundledRun } from "../core/history/backtest.test-kit.ts";
+import { backtest } from "../core/history/backtest/index.ts";
+import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest/backtest.test-kit.ts";
+import type { BundledRun } from "../core/history/backtest/backtest.test-kit.ts";
 import { decideClaim } from "../core/kernel/kernel.ts";
 import { histories, recordedKernelInputs } from "./backtest.bench.ts";
 

@@ -1,9 +1,9 @@
 // Policy backtest benchmark: decisions per second of `backtest` over 100,000 recorded decisions (read from
 // the recorded audit events, re-decided by the kernel, ledger simulated, totals and flips counted) beside
 // the bare kernel (`decideClaim` on the same decisions' recorded inputs), taking turns in CPU time.
-import { backtest, readHistories } from "../core/history/backtest.ts";
-import type { RecordedHistory } from "../core/history/backtest.ts";
-import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest.test-kit.ts";
+import { backtest, readHistories } from "../core/history/backtest/index.ts";
+import type { RecordedHistory } from "../core/history/backtest/index.ts";
+import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest/backtest.test-kit.ts";
 import type { DecideClaimInput } from "../core/kernel/kernel.ts";
 import { decideClaim } from "../core/kernel/kernel.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";

@@ -157,7 +157,7 @@ const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number =>
  * The log events AWS writes beside the handlers' lines, as realistic examples whose byte length is the
  * model's per-event size: with the JSON log format and the default system log level (INFO), Lambda
  * writes `platform.start` and `platform.report` per invocation (AWS Lambda docs, "Log-level filtering");
- * API Gateway writes one access-log line per request in SST's format (sst/sst apigatewayv2.ts); on
+ * API Gateway writes one access-log line per request in SST's format (its ApiGatewayV2 component); on
  * Lambda, Powertools adds the invocation's X-Ray trace id (`_X_AMZN_TRACE_ID`) to every line.
  */
 export const LOG_EXAMPLES = {

@@ -6,7 +6,7 @@
 import { type LedgerEntry, parseCents } from "../core/kernel/index.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { isFinal } from "../core/kernel/claim-record.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import type { ReviewRecord } from "../core/kernel/review.ts";
 import type { AuditEvent, CustomerLimits, Order, ResponsibilityContract } from "../core/integrity/index.ts";
 import { checkMoneyInvariants } from "../pipeline/testing/money-invariants.ts";

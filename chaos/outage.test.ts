@@ -11,7 +11,7 @@ import { guardWithPreflight, preflightLlm } from "../adapters/llm/preflight.ts";
 import { answerBySchema, startScriptedLlmServer } from "../adapters/llm/scripted-server.ts";
 import type { ScriptedLlmServer } from "../adapters/llm/scripted-server.ts";
 import { parseConfig } from "../core/claim/config.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { createAgentRegistry } from "../core/integrity/index.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
 import { createKernelHandler } from "../functions/kernel.ts";

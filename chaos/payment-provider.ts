@@ -221,6 +221,7 @@ export function createFaultyProvider(opts: {
 
   const provider: PaymentProvider = {
     name: "stripe",
+    needsPaymentRef: true,
     async refund(request) {
       counts.calls++;
       // The request never reached the provider: a timeout, a 5xx, a connection reset.

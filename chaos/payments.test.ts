@@ -228,6 +228,7 @@ describe("a broken provider or executor double is caught by whole flows", () => 
       ...d,
       payments: {
         name: "stripe",
+        needsPaymentRef: true,
         refund: async (r) => ({ status: "SETTLED", providerRef: `re_fake_${r.executionId}` }),
       },
     });

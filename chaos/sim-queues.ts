@@ -12,7 +12,7 @@ import {
   TimerMessageSchema,
 } from "../pipeline/messages.ts";
 import type { WorkQueues } from "../pipeline/ports.ts";
-import { timerDelaySeconds } from "../pipeline/timers.ts";
+import { timerDelaySeconds } from "../adapters/aws/sqs-work-queues.ts";
 import { FUNCTIONS, PAYMENTS_QUEUE, QUEUES, visibilityTimeoutSeconds } from "../app/manifest.ts";
 import type { QueueRole } from "../app/manifest.ts";
 import { RefundExecutedEnvelopeSchema } from "../functions/refund-executor.ts";

@@ -1,6 +1,6 @@
 // The human output of `claims backtest`: what flips, the automatically refunded amount and the review load
 // before → after (by reason code), the claims a person decided, and the claims that could not be re-decided.
-import type { BacktestReport, Outcome } from "../core/history/backtest.ts";
+import type { BacktestReport, Outcome } from "../core/history/backtest/index.ts";
 import { formatEur, toCents } from "../core/kernel/money.ts";
 
 const outcome = (o: Outcome) => `${o.verdict} ${o.reason_code}`;

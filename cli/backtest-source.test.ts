@@ -2,8 +2,8 @@
 // adapters): the bundled run's claims stored as served claims come back as one history that backtests
 // exactly as the recorded run's file does; a simulation's claims come back as a history of their own.
 import { describe, expect, it } from "vitest";
-import { backtest } from "../core/history/backtest.ts";
-import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest.test-kit.ts";
+import { backtest } from "../core/history/backtest/index.ts";
+import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest/backtest.test-kit.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
 import { createDynamoPorts } from "../adapters/aws/dynamo-ports.ts";

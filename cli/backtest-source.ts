@@ -2,7 +2,7 @@
 // (each its own history) and the claims `claims serve` keeps (through it while it runs, else its files),
 // or a deployed table through the DynamoDB adapters. Served claims are one history; the claims of each
 // simulation sent to a server are one more each (their refunds went to a ledger of their own).
-import type { RecordedHistory } from "../core/history/backtest.ts";
+import type { RecordedHistory } from "../core/history/backtest/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import type { StateStore } from "../local/state-store.ts";
 import { listRuns, loadRunAudit, runDir } from "./run-store.ts";

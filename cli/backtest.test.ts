@@ -8,8 +8,12 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { configWithCustomerLimits, configWithLimit, recordBundledRun } from "../core/history/backtest.test-kit.ts";
-import type { BundledRun } from "../core/history/backtest.test-kit.ts";
+import {
+  configWithCustomerLimits,
+  configWithLimit,
+  recordBundledRun,
+} from "../core/history/backtest/backtest.test-kit.ts";
+import type { BundledRun } from "../core/history/backtest/backtest.test-kit.ts";
 
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;

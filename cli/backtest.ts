@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import type { BacktestReport, RecordedHistory } from "../core/history/backtest.ts";
+import type { BacktestReport, RecordedHistory } from "../core/history/backtest/index.ts";
 import { agentHandshake, parseConfig } from "../core/claim/config.ts";
 import { BacktestCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
@@ -140,7 +140,7 @@ export function registerBacktestCommand(program: Command): void {
       const policy = readPolicy(o.policy);
       // Loaded when the command runs, so every other command starts as fast as before.
       const [{ backtest }, { nodeSha256 }, { formatBacktest }] = await Promise.all([
-        import("../core/history/backtest.ts"),
+        import("../core/history/backtest/index.ts"),
         import("../functions/composition/compose.ts"),
         import("./backtest-output.ts"),
       ]);

@@ -4,6 +4,7 @@ import { registerAwsCommands } from "./aws-commands.ts";
 import { ClaimsError } from "../core/errors.ts";
 import { AgentRefusedError } from "../functions/composition/errors.ts";
 import { paymentProviderNameFrom } from "../functions/composition/payments.ts";
+import { missingExecutorSecrets } from "../app/payment-provider.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -15,8 +16,8 @@ import { parseConfig } from "../core/claim/config.ts";
 import type { ClaimsConfig } from "../core/claim/config.ts";
 import { SourceFileError } from "../core/claim/errors.ts";
 import { auditClaimId } from "../core/history/audit-events.ts";
-import { replayClaim } from "../core/history/replay.ts";
-import type { ReplayResult } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
+import type { ReplayResult } from "../core/history/replay/index.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { assertAgentAccepted, runBatch, summarize } from "./batch.ts";
 import type { BatchLlm } from "./batch.ts";
@@ -34,7 +35,8 @@ import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
 import { registerBacktestCommand } from "./backtest.ts";
 import { servedClaimsAudit, stateDirOf, withStateStore } from "./served-store.ts";
 import { dfidOf } from "../core/kernel/claim-record.ts";
-import { ROUTES } from "../app/manifest.ts";
+import { ROUTES, servedRouteKeys } from "../app/manifest.ts";
+import type { RouteFact } from "../app/manifest.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";
 import type { BusEvent } from "../local/eventbridge/server.ts";
@@ -281,9 +283,11 @@ program
       const reviewerFromEnv = serverToken("CLAIMS_REVIEWER_TOKEN");
       const reviewerToken = reviewerFromEnv ?? randomBytes(24).toString("base64url");
       const reviewing = reviewerSetup(o.reviewers, apiToken);
-      // The payment settings, checked before anything starts (the refund executor reads them on its first refund).
-      if (paymentProviderNameFrom(process.env) === "stripe" && !process.env.STRIPE_API_KEY?.trim())
-        throw new CliError("PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY (the key refunds are paid with)");
+      // The payment settings, checked before anything starts (the refund executor reads them on its first refund):
+      // a known provider, and the secrets its executor pays with (app/payment-providers/; Stripe: STRIPE_API_KEY).
+      const provider = paymentProviderNameFrom(process.env);
+      for (const secret of missingExecutorSecrets(provider, process.env))
+        throw new CliError(`PAYMENT_PROVIDER=${provider} needs ${secret.env} (${secret.description})`);
       const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
@@ -345,9 +349,9 @@ program
         out(`  WARNING  listening on ${o.host}, not loopback: the API is reachable from the network`);
       }
       out(
-        `  routes   ${Object.entries(ROUTES)
-          // The payment webhook answers only with a webhook secret (STRIPE_WEBHOOK_SECRET); without one it is 404.
-          .filter(([, r]) => r.fn !== "paymentWebhook" || stack.handlers.paymentWebhook !== undefined)
+        `  routes   ${servedRouteKeys(stack.payments.webhook ? stack.payments.provider : undefined)
+          // A provider's webhook answers only with its signing secret (STRIPE_WEBHOOK_SECRET); without one it is 404.
+          .map((key): [string, RouteFact] => [key, ROUTES[key]])
           .map(([key, r]) => `${key}${r.auth === "none" ? " (open)" : r.auth === "reviewer" ? " (reviewer)" : ""}`)
           .join(" · ")}`,
       );

@@ -13,7 +13,7 @@ import { simulationStartEvent } from "../core/history/simulation.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { saveRunAudit } from "./run-store.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 

@@ -35,6 +35,8 @@ import {
   RemoveTargetsCommand,
 } from "@aws-sdk/client-eventbridge";
 import { APP_NAME, appRuleNames, LINKS, reviewerPoolName, stageBusName } from "../app/manifest.ts";
+import { ORDER_SOURCE_SECRET_LINKS } from "../app/order-source.ts";
+import { PROVIDER_SECRET_LINKS } from "../app/payment-provider.ts";
 import { CliError } from "./errors.ts";
 
 /** The SDK clients a teardown uses (anything with their `send`). */
@@ -51,9 +53,8 @@ export type SstRunner = (args: readonly string[], env: Readonly<Record<string, s
 export const STAGE_SECRETS = [
   LINKS.apiToken,
   LINKS.llmApiKey,
-  LINKS.orderApiToken,
-  LINKS.stripeApiKey,
-  LINKS.stripeWebhookSecret,
+  ...ORDER_SOURCE_SECRET_LINKS,
+  ...PROVIDER_SECRET_LINKS,
 ] as const;
 
 /** What a teardown of `stage` will delete, as found in the account. */

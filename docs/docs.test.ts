@@ -1,10 +1,11 @@
 // The repository explains itself: README.md and docs/ are checked against the files, headings and code they
 // describe, so a moved file, a renamed heading, a new CLI command, route, bus event, audit event or reason code
-// without its page fails here instead of drifting silently.
+// without its page fails here instead of drifting silently. So are every Markdown file's and every code comment's
+// file names, and every table that restates the app's manifest (functions, queues, routes) or its alarms.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DETAIL_TYPES } from "../core/kernel/events.ts";
 import { REASON_CODES } from "../core/kernel/reason-codes.ts";
@@ -20,9 +21,15 @@ import {
   headingAnchors,
   headingSlug,
   headings,
+  markdownFiles,
+  missingNamedFile,
   readRepoFile,
+  sourceComments,
   specPointers,
+  staleCommentPaths,
 } from "./markdown.test-kit.ts";
+import { alarmTableProblems, manifestTableProblems, markdownTables } from "./manifest-tables.test-kit.ts";
+import { evaluateSstConfig } from "../infra/testing/sst-recorder.ts";
 
 const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
   cwd: REPO_ROOT,
@@ -31,6 +38,8 @@ const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--excl
   .split("\n")
   .filter((f) => f !== "");
 const docs = documentationFiles(tracked);
+/** The names of the repository's files, which a bare file name in a page or a comment must be one of. */
+const fileNames = new Set(tracked.filter((f) => existsSync(join(REPO_ROOT, f))).map((f) => posix.basename(f)));
 const cliSources = tracked
   .filter((f) => /^cli\/[^/]+\.ts$/.test(f) && !f.endsWith(".test.ts"))
   .map((f) => readRepoFile(f));
@@ -78,8 +87,48 @@ describe("the Markdown checks", () => {
       "3 b.md#wasp: docs/b.md has no heading with the anchor #wasp",
       "4 ../../elsewhere/notes.md: points outside the repository",
       "4 /etc/hosts: an absolute path; link to a file of the repository by a relative path",
-      "5 `core/nothing/here.ts` is named but does not exist",
+      "5 `core/nothing/here.ts`: core/nothing/here.ts is named, but neither core/nothing/here.ts nor docs/core/nothing/here.ts exists",
     ]);
+  });
+
+  it("find a file named in backticks or in the prose that no longer exists, from the root or the page's folders", () => {
+    const root = mkdtempSync(join(tmpdir(), "docs-names-"));
+    mkdirSync(join(root, "infra", "testing"), { recursive: true });
+    writeFileSync(join(root, "infra", "testing", "recorder.ts"), "");
+    writeFileSync(join(root, "infra", "settings.ts"), "");
+    writeFileSync(
+      join(root, "infra", "README.md"),
+      [
+        "`settings.ts`, `testing/recorder.ts`, `infra/settings.ts`, Node.js and `.sst/outputs.json` are fine",
+        "`facts.ts` was moved, and so was infra/facts.ts; `npx vitest run` is no file",
+      ].join("\n"),
+    );
+    const names = new Set(["settings.ts", "recorder.ts", "README.md"]);
+    expect(brokenLinks("infra/README.md", root, names).map((p) => `${p.line} ${p.message}`)).toEqual([
+      "2 `facts.ts`: facts.ts is named, but no file of the repository has that name",
+      "2 infra/facts.ts is named, but neither infra/facts.ts nor infra/infra/facts.ts exists",
+    ]);
+  });
+
+  it("read every comment of a source, and only its comments", () => {
+    const source = [
+      "// one: core/a.ts",
+      'const url = "https://example.com/x.ts"; // two',
+      "const re = /\\/\\/ not a comment/g;",
+      "const t = `${a}//${b} still a string`; /* three",
+      "   on two lines */",
+      "const s = '/* no */';",
+    ].join("\n");
+    expect(sourceComments(source)).toEqual([
+      { text: "// one: core/a.ts", line: 1 },
+      { text: "// two", line: 2 },
+      { text: "/* three\n   on two lines */", line: 4 },
+    ]);
+    expect(missingNamedFile("core/kernel/kernel.ts", "pipeline/x.ts", fileNames)).toBeUndefined();
+    expect(missingNamedFile("replay/events.ts", "core/history/backtest/schemas.ts", fileNames)).toBeUndefined();
+    expect(missingNamedFile("decide/outbox.ts", "pipeline/orchestrator.ts", fileNames)).toBeUndefined();
+    expect(missingNamedFile("infra/facts.ts", "app/manifest.ts", fileNames)).toMatch(/neither infra\/facts.ts/);
+    expect(missingNamedFile("facts.ts", "app/manifest.ts", fileNames)).toMatch(/no file of the repository/);
   });
 
   it("read nested CLI commands and report commands registered another way", () => {
@@ -105,8 +154,17 @@ describe("README.md and docs/", () => {
     expect(docs.filter((f) => f.startsWith("docs/")).length).toBeGreaterThanOrEqual(10);
   });
 
-  it.each(docs)("%s: every relative link, anchor and named file resolves", (file) => {
-    expect(brokenLinks(file)).toEqual([]);
+  it.each(markdownFiles(tracked))("%s: every relative link, anchor and named file resolves", (file) => {
+    expect(brokenLinks(file, REPO_ROOT, fileNames)).toEqual([]);
+  });
+
+  // Every source, tests included: a comment that names a moved file sends its reader to nothing.
+  it("every code comment names files that exist", () => {
+    const sources = tracked.filter((f) => /\.(ts|mts|mjs|js)$/.test(f) && existsSync(join(REPO_ROOT, f)));
+    expect(sources.length).toBeGreaterThan(300);
+    expect(
+      sources.flatMap((f) => staleCommentPaths(f, fileNames)).map((p) => `${p.file}:${p.line} ${p.message}`),
+    ).toEqual([]);
   });
 
   it("README.md links every page of docs/", () => {
@@ -161,5 +219,87 @@ describe("the references cover what the code defines", () => {
       ([code, { verdict }]) => !new RegExp(`^\\| \`${code}\` \\| [\\w]+ \\| ${verdict} \\|`, "m").test(page),
     );
     expect(missing.map(([code]) => code)).toEqual([]);
+  });
+});
+
+// ---- the tables that restate the app's manifest (app/) and its alarms: checked here, row by row -----------------
+
+describe("the tables that restate the app's manifest", () => {
+  const table = (header: string, ...rows: string[]) =>
+    [`| ${header.split(",").join(" | ")} |`, `|${"---|".repeat(header.split(",").length)}`, ...rows].join("\n");
+
+  it("read a Markdown table, escaped pipes and all, and none inside fenced code", () => {
+    const page = ["# T", table("a,b", "| `x\\|y` | 2 |"), "```", table("c,d", "| 1 | 2 |"), "```"].join("\n");
+    expect(markdownTables(page)).toEqual([{ line: 2, header: ["a", "b"], rows: [{ line: 4, cells: ["`x|y`", "2"] }] }]);
+  });
+
+  it("find a function, a queue or a route left out, and a value the manifest does not have", () => {
+    const functions = table(
+      "key,memory,timeout,links,policy",
+      "| `intakeApi` | 512 MB | 15 s | Table, ExtractionQueue, CrewEventsQueue, ApiToken | |",
+      "| `kernel` | 256 MB | 30 s | Table, Bus, LlmApiKey | ✓ |",
+      "| `timer` | 256 MB | 10 s | Table, CrewEventsQueue, TimersQueue | ✓ |",
+    );
+    const found = manifestTableProblems("docs/x.md", functions).map((p) => `${p.line} ${p.message}`);
+    expect(found[0]).toMatch(
+      /^1 the table of functions lacks authorizer, reviewApi, reviewerAuthorizer, .*paymentWebhook$/,
+    );
+    expect(found.slice(1)).toEqual([
+      "4 links: kernel's links are Table, Bus; not its: LlmApiKey",
+      "5 memory: timer's memory is 128 MB (app/functions.ts)",
+      "5 policy: timer does not read the policy",
+    ]);
+    const queues = table(
+      "queue,consumer,kind,batch,receives before the DLQ",
+      "| crew-events | orchestrator | FIFO | 10 | 5 |",
+      "| agent-steps | worker | standard | 1 | 3 |",
+      "| proposals | kernel | FIFO | 10 | 5 |",
+      "| extraction | intakeExtract | standard | 1 | 5 |",
+      "| timers | timer | standard | up to 100, gathered for up to 30 s | 5 |",
+    );
+    expect(manifestTableProblems("docs/x.md", queues).map((p) => `${p.line} ${p.message}`)).toEqual([
+      "4 receives before the DLQ: agent-steps allows 5 receives before its DLQ",
+      "5 kind: proposals is standard",
+      "7 batch: timers's batch is 100, gathered for up to 60 s",
+    ]);
+    const routes = table("route,token", "| `POST /claims` | reviewer |", "| `GET /health` | none |");
+    const routeProblems = manifestTableProblems("docs/x.md", routes).map((p) => p.message);
+    expect(routeProblems[0]).toMatch(/^the table of routes lacks GET \/claims\/\{id\}/);
+    expect(routeProblems.slice(1)).toEqual(["token: POST /claims takes the intake token"]);
+  });
+
+  it("find an alarm left out, a name that is no alarm and a count that is wrong, what a provider adds included", () => {
+    const alarms = ["ADlqMessages", "BDlqMessages", "PDlqMessages", "kernelErrors", "timerErrors", "payErrors"];
+    const routes = ["PostXFailures", "GetYFailures", "ReviewBacklog"];
+    const page = table(
+      "alarm,means",
+      "| `<Dlq>Messages` × 2 (`ADlq`, `CDlq`; + `PDlq`) | x |",
+      "| `<function>Errors` × 2 (+ 2) | x |",
+      "| `<Route>Failures` × 1 (+ `PostXFailures`), e.g. `GetZFailures` | x |",
+    );
+    const found = alarmTableProblems("infra/README.md", page, [...alarms, ...routes]);
+    expect(found.map((p) => `${p.line} ${p.message}`)).toEqual([
+      "3 <Dlq>Messages leaves out BDlqMessages",
+      "3 CDlqMessages is not an alarm of the app",
+      "4 <function>Errors stands for 3 alarms, not 4",
+      "5 GetZFailures is not an alarm of the app",
+      "1 the table of alarms lacks BDlqMessages, ReviewBacklog",
+    ]);
+  });
+
+  it.each(markdownFiles(tracked))("%s: its tables of functions, queues and routes agree with app/", (file) => {
+    expect(manifestTableProblems(file, readRepoFile(file))).toEqual([]);
+  });
+
+  it("infra/README.md's table of alarms names every alarm the app deploys (with PAYMENT_PROVIDER: all of them)", async () => {
+    const recording = await evaluateSstConfig({
+      stage: "demo",
+      env: { PAYMENT_PROVIDER: "stripe", ORDER_SOURCE: undefined, CLAIMS_ALARM_ENDPOINT: undefined },
+    });
+    const alarms = recording.ofType("aws.cloudwatch.MetricAlarm").map((a) => a.name);
+    expect(alarms).toContain("PaymentsDlqMessages"); // the recording deploys everything
+    const page = readFileSync(join(REPO_ROOT, "infra", "README.md"), "utf8");
+    expect(markdownTables(page).filter((t) => t.header[0] === "alarm")).toHaveLength(1);
+    for (const file of markdownFiles(tracked)) expect(alarmTableProblems(file, readRepoFile(file), alarms)).toEqual([]);
   });
 });

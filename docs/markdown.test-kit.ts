@@ -1,8 +1,10 @@
-// Checks of the repository's Markdown for docs/docs.test.ts: relative links and heading anchors that resolve, file
-// paths named in backticks that exist, pointers to a document outside the repository, and the `claims` commands
-// the CLI defines (read from its source, so the reference cannot silently drift).
+// Checks of the repository's Markdown and comments for docs/docs.test.ts: relative links and heading anchors that
+// resolve, files named in a page or a code comment that exist, pointers to a document outside the repository, the
+// `claims` commands the CLI defines (read from its source, so the reference cannot silently drift), and the
+// Markdown tables other checks read.
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
+import ts from "typescript";
 
 /**
  * A pointer to the team's specification, which is not part of the repository: the repository states what users
@@ -13,8 +15,105 @@ export const SPEC_POINTER = /SPEC(\.md)? ?§|SPEC\.md/;
 /** The repository's root (this file is in docs/). */
 export const REPO_ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 
-/** Files the build writes, which a page may name although they are not in the repository. */
-const GENERATED = new Set(["bench/out/latest.md", "docs/docs.test.ts"]);
+/**
+ * Files a page or a comment may name although they are not in the repository: what the benches, the deploy and a
+ * run write (`bench/out/`, `.sst/`, the data directory's files, the deployed policy and batch file), and what the
+ * examples tell a user to create.
+ */
+const NOT_IN_REPOSITORY: readonly (string | RegExp)[] = [
+  /^bench\/out\//,
+  /^\.?\.?\/?\.sst\//,
+  /^\.claims\//,
+  "claims-policy.json",
+  "claims-batch.yaml",
+  "serve.json",
+  "local-credentials.json",
+  "reviewers.yaml",
+  "my-policy.yaml",
+  "my-orders.yaml",
+];
+
+/** A file path with one of the extensions the repository's files have, as a page or comment names it. */
+const NAMED_PATH =
+  /(?<![\w./@:-])((?:\.{1,2}\/)*(?:[\w.-]+\/)*[\w-][\w.-]*\.(?:ts|mts|mjs|js|md|json|yaml|yml|sh))(?![\w/-])/g;
+
+/**
+ * Why `named`, mentioned in the file `from` (a path inside `root`), names no file of the repository, or undefined
+ * when it does. A path with a folder is read from the root, or from the folder of `from` or any folder above it
+ * (a file of core/history/ may name one of its replay/ folder so); `./` and `../` from the folder of `from` only.
+ * A bare file name must be the name of some file of the repository (`names`). A product name (Node.js) is no file.
+ */
+export function missingNamedFile(
+  named: string,
+  from: string,
+  names: ReadonlySet<string>,
+  root: string = REPO_ROOT,
+): string | undefined {
+  if (NOT_IN_REPOSITORY.some((n) => (typeof n === "string" ? n === named : n.test(named)))) return undefined;
+  if (/^[A-Z][A-Za-z]*\.js$/.test(named)) return undefined;
+  if (!named.includes("/"))
+    return names.has(named) ? undefined : `${named} is named, but no file of the repository has that name`;
+  const folder = posix.dirname(from);
+  const bases = /^\.{1,2}\//.test(named)
+    ? [folder]
+    : [".", ...folder.split("/").map((_, i, parts) => parts.slice(0, parts.length - i).join("/"))];
+  return bases.some((base) => existsSync(resolve(root, base, named)))
+    ? undefined
+    : `${named} is named, but neither ${named} nor ${posix.join(folder, named)} exists`;
+}
+
+/** The text of every comment of a JavaScript or TypeScript source, with the line each starts on. */
+export function sourceComments(source: string): { text: string; line: number }[] {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, source);
+  const comments: { text: string; line: number }[] = [];
+  // A slash after one of these ends a division; anywhere else it opens a regular expression (rescanned as one).
+  const endsValue = new Set([
+    ts.SyntaxKind.Identifier,
+    ts.SyntaxKind.NumericLiteral,
+    ts.SyntaxKind.StringLiteral,
+    ts.SyntaxKind.CloseParenToken,
+    ts.SyntaxKind.CloseBracketToken,
+    ts.SyntaxKind.CloseBraceToken,
+    ts.SyntaxKind.ThisKeyword,
+  ]);
+  let previous = ts.SyntaxKind.Unknown;
+  // What each open brace closes: a block or object, or a template's `${` (its `}` goes on with the template).
+  const braces: ("block" | "template")[] = [];
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia) {
+      comments.push({
+        text: scanner.getTokenText(),
+        line: source.slice(0, scanner.getTokenStart()).split("\n").length,
+      });
+      continue;
+    }
+    if (kind === ts.SyntaxKind.NewLineTrivia || kind === ts.SyntaxKind.WhitespaceTrivia) continue;
+    if ((kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) && !endsValue.has(previous))
+      kind = scanner.reScanSlashToken();
+    else if (kind === ts.SyntaxKind.OpenBraceToken) braces.push("block");
+    else if (kind === ts.SyntaxKind.CloseBraceToken && braces.pop() === "template")
+      kind = scanner.reScanTemplateToken(false);
+    if (kind === ts.SyntaxKind.TemplateHead || kind === ts.SyntaxKind.TemplateMiddle) braces.push("template");
+    previous = kind;
+  }
+  return comments;
+}
+
+/** Every file the code comments of `file` (a source path inside `root`) name that does not exist. */
+export function staleCommentPaths(
+  file: string,
+  names: ReadonlySet<string>,
+  root: string = REPO_ROOT,
+): MarkdownProblem[] {
+  const problems: MarkdownProblem[] = [];
+  for (const comment of sourceComments(readFileSync(resolve(root, file), "utf8")))
+    for (const m of comment.text.matchAll(NAMED_PATH)) {
+      const message = missingNamedFile(m[1]!, file, names, root);
+      if (message)
+        problems.push({ file, line: comment.line + comment.text.slice(0, m.index).split("\n").length - 1, message });
+    }
+  return problems;
+}
 
 /** One problem found in a Markdown file, with its line. */
 export interface MarkdownProblem {
@@ -75,9 +174,14 @@ export function headings(markdown: string): string[] {
 
 /**
  * Every relative link of `file` (a path inside `root`) that points to a file or a heading anchor that does not
- * exist, a link that leaves the repository, and every file path named in backticks that does not exist.
+ * exist, a link that leaves the repository, every file named in backticks (a path, or a bare file name) and every
+ * path named in the prose that does not exist (`missingNamedFile`; `names`: the names of the repository's files).
  */
-export function brokenLinks(file: string, root: string = REPO_ROOT): MarkdownProblem[] {
+export function brokenLinks(
+  file: string,
+  root: string = REPO_ROOT,
+  names: ReadonlySet<string> = new Set(),
+): MarkdownProblem[] {
   const path = resolve(root, file);
   const markdown = readFileSync(path, "utf8");
   const problems: MarkdownProblem[] = [];
@@ -109,10 +213,19 @@ export function brokenLinks(file: string, root: string = REPO_ROOT): MarkdownPro
       if (!headingAnchors(readFileSync(resolved, "utf8")).has(anchor))
         problem(line, `${target}: ${inside} has no heading with the anchor #${anchor}`);
     }
-    for (const m of text.matchAll(/`([A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)+\.(?:ts|mjs|js|md|json|yaml|sh))`/g)) {
+    // Named in backticks: a path or a bare file name. In the prose: a path (a bare word like Node.js is no file).
+    for (const m of text.matchAll(/`([^`]+)`/g)) {
       const named = m[1]!;
-      if (!GENERATED.has(named) && !existsSync(resolve(root, named)))
-        problem(line, `\`${named}\` is named but does not exist`);
+      if (!new RegExp(`^${NAMED_PATH.source}$`).test(named)) continue;
+      const missing = missingNamedFile(named, file, names, root);
+      if (missing) problem(line, `\`${named}\`: ${missing}`);
+    }
+    const prose = text.replace(/`[^`]*`/g, " ").replace(/\]\([^)]*\)/g, "]");
+    for (const m of prose.matchAll(NAMED_PATH)) {
+      const named = m[1]!;
+      if (!named.includes("/")) continue;
+      const missing = missingNamedFile(named, file, names, root);
+      if (missing) problem(line, missing);
     }
   }
   return problems;
@@ -162,6 +275,15 @@ export function cliOptions(sources: readonly string[]): string[] {
 /** The Markdown files of the repository's own documentation: README.md and every page in docs/. */
 export function documentationFiles(listed: readonly string[]): string[] {
   return listed.filter((f) => f === "README.md" || /^docs\/[^/]+\.md$/.test(f)).sort();
+}
+
+/**
+ * Every Markdown file of the repository whose file names must be true: the documentation and each folder's
+ * README.md, the bench results — all but bench/NOTES.md, the lab notes of earlier runs, which name files as they
+ * were then (it says so at its top).
+ */
+export function markdownFiles(listed: readonly string[]): string[] {
+  return listed.filter((f) => f.endsWith(".md") && f !== "bench/NOTES.md").sort();
 }
 
 /** Reads a file of the repository. */

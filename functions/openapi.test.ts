@@ -8,7 +8,9 @@ import { ROUTES } from "../app/manifest.ts";
 import type { RouteKey } from "../app/manifest.ts";
 import { matchRoute } from "../local/http-front.ts";
 import { apiEvent, startTestStack } from "../local/testing/stack-fixture.ts";
-import { ApiErrorSchema, ROUTE_DOCS, openApiDocument } from "./http/openapi.ts";
+import { openApiDocument } from "./http/openapi.ts";
+import { ROUTE_DOCS } from "./http/openapi-route-docs.ts";
+import { ApiErrorSchema } from "./http/openapi-schemas.ts";
 import { OpenApiError } from "./http/errors.ts";
 
 const root = new URL("..", import.meta.url);

@@ -3,7 +3,7 @@
 // reviewer's JWT of the reviewers' OpenID Connect issuer, infra/reviewers.ts; /health is open), every route
 // throttled and POST /claims tighter. IntakeApi and its authorizer keep reserved concurrency (app/manifest.ts), so
 // queue consumers can never take it from them.
-import { AUTHORIZERS, ROUTES, SUBMIT_ROUTE } from "../app/manifest.ts";
+import { AUTHORIZERS, ROUTES, SUBMIT_ROUTE, servedRouteKeys } from "../app/manifest.ts";
 import type { RouteAuth, RouteKey } from "../app/manifest.ts";
 import { functionArgs } from "./lambda.ts";
 import { paymentWebhook } from "./payments.ts";
@@ -16,7 +16,7 @@ export const intakeApi = new sst.aws.Function("IntakeApi", functionArgs("intakeA
 /** The reviewer handler behind the review routes: the only HTTP function linked to the bus (approvals publish). */
 export const reviewApi = new sst.aws.Function("ReviewApi", functionArgs("reviewApi"));
 
-/** The function of each route; the payment webhook exists only with PAYMENT_PROVIDER (infra/payments.ts), else its route is not declared. */
+/** The function of each route; the payment webhook exists only with a PAYMENT_PROVIDER that has a webhook (infra/payments.ts). */
 const HANDLERS = { intakeApi, reviewApi, paymentWebhook } as const;
 
 /** Resolved with the routes once they are declared: the stage's route settings name POST /claims, which must exist first. */
@@ -85,9 +85,11 @@ const authorizers = {
   }),
 } satisfies Record<Exclude<RouteAuth, "none">, unknown>;
 
+// The routes served with this stage's payment provider (app/manifest.ts servedRouteKeys): every route but the
+// webhooks of the other providers, and no webhook at all without a provider.
 routesDeclared(
-  (Object.entries(ROUTES) as [RouteKey, (typeof ROUTES)[RouteKey]][])
-    .filter(([, route]) => HANDLERS[route.fn] !== undefined)
+  servedRouteKeys(settings.paymentProvider)
+    .map((key): [RouteKey, (typeof ROUTES)[RouteKey]] => [key, ROUTES[key]])
     .map(([key, route]) =>
       api.route(key, HANDLERS[route.fn]!.arn, {
         // A tokenPage route checks the token in its function (a browser without one gets the page that asks for it).

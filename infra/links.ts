@@ -6,7 +6,11 @@ import { bus } from "./bus.ts";
 import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "../app/manifest.ts";
 import type { FunctionKey, IamAction, LinkName, ScopedGrant } from "../app/manifest.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
-import { apiToken, llmApiKey, orderApiToken, stripeApiKey, stripeWebhookSecret } from "./secrets.ts";
+import { ORDER_SOURCE_SECRET_LINKS } from "../app/order-source.ts";
+import type { OrderSourceSecretLink } from "../app/order-source.ts";
+import { PROVIDER_SECRET_LINKS } from "../app/payment-provider.ts";
+import type { ProviderSecretLink } from "../app/payment-provider.ts";
+import { apiToken, llmApiKey, orderSourceSecrets, paymentProviderSecrets } from "./secrets.ts";
 import { settings } from "./settings.ts";
 import { table } from "./storage.ts";
 
@@ -17,28 +21,31 @@ sst.Linkable.wrap(sst.aws.Bus, (eventBus: { name: unknown; arn: unknown }) => ({
   properties: { name: eventBus.name, arn: eventBus.arn },
 }));
 
-const RESOURCES = {
+/** The secrets the registries name: the configured order source's and payment provider's (undefined for the others, which linksOf never names). */
+type DeclaredSecretLink = OrderSourceSecretLink | ProviderSecretLink;
+const DECLARED_SECRETS = Object.fromEntries([
+  ...ORDER_SOURCE_SECRET_LINKS.map((link) => [link, orderSourceSecrets[link]]),
+  ...PROVIDER_SECRET_LINKS.map((link) => [link, paymentProviderSecrets[link]]),
+]) as Record<DeclaredSecretLink, unknown>;
+
+const RESOURCES: Record<LinkName, unknown> = {
   [LINKS.table]: table,
   [LINKS.bus]: bus,
   [LINKS.llmApiKey]: llmApiKey,
   [LINKS.apiToken]: apiToken,
   // Local only: on AWS the review routes use the JWT authorizer (infra/reviewers.ts) and no function links it.
   [LINKS.reviewerToken]: undefined,
-  // Only with ORDER_SOURCE=http (undefined otherwise, and then linksOf never names it).
-  [LINKS.orderApiToken]: orderApiToken,
-  // Only with PAYMENT_PROVIDER=stripe (the payment functions are deployed only with PAYMENT_PROVIDER).
-  [LINKS.stripeApiKey]: stripeApiKey,
-  [LINKS.stripeWebhookSecret]: stripeWebhookSecret,
   [LINKS.queues.crewEvents]: crewEventsQueue,
   [LINKS.queues.agentSteps]: agentStepsQueue,
   [LINKS.queues.proposals]: proposalsQueue,
   [LINKS.queues.extraction]: extractionQueue,
   [LINKS.queues.timers]: timersQueue,
-} as const satisfies Record<LinkName, unknown>;
+  ...DECLARED_SECRETS,
+} as const satisfies Record<Exclude<LinkName, DeclaredSecretLink>, unknown>;
 
 /** The SST components `key`'s handler is linked to. */
 export function linksOf(key: FunctionKey) {
-  return linkNamesOf(key, settings.orders.source)
+  return linkNamesOf(key, { orderSource: settings.orders.source, paymentProvider: settings.paymentProvider })
     .map((name) => RESOURCES[name])
     .filter((resource) => resource !== undefined);
 }

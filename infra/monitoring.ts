@@ -98,8 +98,8 @@ const DEAD_LETTER_QUEUES: Record<string, Queue> = {
   ...(paymentsRule ? { PaymentsDlq: paymentsRule.dlq } : {}),
 };
 
-/** The functions deployed on this stage: the payment ones only with PAYMENT_PROVIDER, no local-only one. */
-const DEPLOYED_FUNCTIONS = awsFunctionKeys(settings.paymentProvider !== undefined);
+/** The functions deployed on this stage: the payment ones only with PAYMENT_PROVIDER (the webhook's only if it has one), no local-only one. */
+const DEPLOYED_FUNCTIONS = awsFunctionKeys(settings.paymentProvider);
 
 /** A message in any DLQ is a claim, a step or an event that needs a person: any message alarms. */
 const dlqAlarms = Object.entries(DEAD_LETTER_QUEUES).map(([name, dlq]) =>

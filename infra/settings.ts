@@ -3,6 +3,14 @@
 import { resolve } from "node:path";
 import { InfraFileError, InfraSettingError, InfraSettingMissingError } from "./errors.ts";
 import { orderSourceSettingsFrom } from "../app/order-source.ts";
+import {
+  PAYMENT_PROVIDER_NAMES,
+  PAYMENT_PROVIDER_VAR,
+  paymentEnvironment,
+  paymentProviderNamed,
+  paymentProviderVariable,
+} from "../app/payment-provider.ts";
+import type { PaymentProviderName } from "../app/payment-provider.ts";
 import { stageBusName } from "../app/bus.ts";
 
 /** Log retention SST accepts (a subset of its RETENTION keys; the ones this app uses). */
@@ -143,14 +151,20 @@ if ($app.stage.length > MAX_STAGE_LENGTH) {
 const logRetention: LogRetention = isProduction ? "1 year" : "1 month";
 
 /**
- * The payment provider the refund executor pays through (PAYMENT_PROVIDER: stripe or simulated). Unset: no
- * executor, no webhook route, and RefundExecuted is the end (paying is the consumer's job).
+ * The payment provider the refund executor pays through (PAYMENT_PROVIDER: a provider of app/payment-provider.ts,
+ * e.g. stripe or simulated). Unset: no executor, no webhook route, and RefundExecuted is the end (paying is the
+ * consumer's job). A provider's webhook route is deployed only when it has one (simulated has none).
  */
-function readPaymentProvider(): "stripe" | "simulated" | undefined {
-  const provider = read("PAYMENT_PROVIDER", "");
-  if (provider === "") return undefined;
-  if (provider === "stripe" || provider === "simulated") return provider;
-  throw new InfraSettingError("PAYMENT_PROVIDER", "stripe or simulated (or unset: no refund executor)", provider);
+function readPaymentProvider(): PaymentProviderName | undefined {
+  const raw = paymentProviderVariable(process.env);
+  if (raw === undefined) return undefined;
+  const provider = paymentProviderNamed(raw);
+  if (provider) return provider.name;
+  throw new InfraSettingError(
+    PAYMENT_PROVIDER_VAR,
+    `${PAYMENT_PROVIDER_NAMES.join(" or ")} (or unset: no refund executor)`,
+    raw,
+  );
 }
 
 /**
@@ -181,6 +195,8 @@ export function reviewerOidcFrom(
     throw new InfraSettingError("CLAIMS_REVIEWER_OIDC_ISSUER", "the issuer's https:// URL (its `iss` claim)", issuer);
   return { issuer: issuer.replace(/\/+$/, ""), audiences };
 }
+
+const paymentProvider = readPaymentProvider();
 
 /**
  * The reviewers' second factor in the app's Cognito pool (CLAIMS_REVIEWER_MFA): `required` (TOTP at every
@@ -245,7 +261,9 @@ export const settings = {
   /** The app's reviewer pool: TOTP MFA required or optional, and threat protection (audit) or none. */
   reviewerPool: { mfa: readReviewerMfa(), threatProtection: readThreatProtection() },
   /** The refund executor's payment provider; undefined: not deployed. */
-  paymentProvider: readPaymentProvider(),
+  paymentProvider,
+  /** The payment functions' variables: PAYMENT_PROVIDER and the provider's deployed settings set at deploy. */
+  paymentEnvironment: paymentProvider === undefined ? undefined : paymentEnvironment(paymentProvider, process.env),
   alarms: {
     /** Who is notified (SNS subscription); required in production. */
     notify: readAlarmEndpoint(),

@@ -26,6 +26,7 @@ import {
   eventSourceBatch,
   eventSourceBatchOf,
   linksOf,
+  servedRouteKeys,
   visibilityTimeoutSeconds,
 } from "../app/manifest.ts";
 import { EventSourceSettingError } from "../app/errors.ts";
@@ -176,8 +177,8 @@ const EXPECTED_FUNCTIONS = {
 } as const;
 type Handler = keyof typeof EXPECTED_FUNCTIONS;
 
-/** The functions of app/manifest.ts deployed on AWS (with PAYMENT_PROVIDER, as these tests deploy): all but the local-only ones. */
-const AWS_FUNCTIONS = Object.fromEntries(awsFunctionKeys(true).map((key) => [key, FUNCTIONS[key]])) as Partial<
+/** The functions of app/manifest.ts deployed on AWS (with PAYMENT_PROVIDER=stripe, as these tests deploy): all but the local-only ones. */
+const AWS_FUNCTIONS = Object.fromEntries(awsFunctionKeys("stripe").map((key) => [key, FUNCTIONS[key]])) as Partial<
   typeof FUNCTIONS
 >;
 
@@ -724,6 +725,28 @@ describe("sst.config.ts wiring (stage test)", () => {
       ]);
     });
 
+    it("deploys the refund executor but no webhook function, route, output or secret with PAYMENT_PROVIDER=simulated (it has no webhook)", async () => {
+      const simulated = await evaluate("test", { PAYMENT_PROVIDER: "simulated" });
+      const handlers = deployedFunctions(simulated).map((f) => String(f.args.handler));
+      expect(handlers).toContain(FUNCTIONS.refundExecutor.handler);
+      expect(handlers).not.toContain(FUNCTIONS.paymentWebhook.handler);
+      expect(awsFunctionKeys("simulated")).not.toContain("paymentWebhook");
+      expect(simulated.ofType("sst.Secret").map((x) => x.name)).toEqual(["LlmApiKey", "ApiToken"]);
+      expect(simulated.ofType("sst.aws.Queue").map((q) => q.name)).toContain(PAYMENTS_QUEUE_NAME);
+      const routes = simulated
+        .get("sst.aws.ApiGatewayV2", "Api")
+        .calls.filter((c) => c.method === "route")
+        .map((c) => String(c.args[0]));
+      expect(routes.sort()).toEqual(servedRouteKeys("simulated").sort());
+      expect(routes).not.toContain("POST /webhooks/stripe");
+      expect(simulated.outputs).not.toHaveProperty("stripeWebhook");
+      const executor = functionFor(simulated, FUNCTIONS.refundExecutor.handler as Handler);
+      expect(((executor.args.link ?? []) as unknown[]).map((l) => simulated.resolve(l).name).sort()).toEqual(
+        linksOf("refundExecutor", { paymentProvider: "simulated" }).sort(),
+      );
+      expect((executor.args.environment as Record<string, string>).PAYMENT_PROVIDER).toBe("simulated");
+    });
+
     it("deploys no refund executor, webhook, payments rule or Stripe secret without PAYMENT_PROVIDER", async () => {
       const bare = await evaluate("test", { PAYMENT_PROVIDER: "" });
       const handlers = deployedFunctions(bare).map((f) => String(f.args.handler));
@@ -925,17 +948,18 @@ describe("app/manifest.ts is what deploys (the one source functions/ and local/ 
       expect(fn.args.memory).toBe(fact.memory);
       expect(seconds(fn.args.timeout)).toBe(fact.timeoutSeconds);
       expect(((fn.args.link ?? []) as unknown[]).map((l) => r.resolve(l).name).sort()).toEqual(
-        linksOf(_key as FunctionKey).sort(),
+        linksOf(_key as FunctionKey, { paymentProvider: "stripe" }).sort(),
       );
     },
   );
 
-  it("routes exactly the route keys of app/manifest.ts", () => {
+  it("routes exactly the route keys of app/manifest.ts served with its payment provider (stripe: every route)", () => {
     const routes = r
       .get("sst.aws.ApiGatewayV2", "Api")
       .calls.filter((c) => c.method === "route")
       .map((c) => String(c.args[0]))
       .sort();
+    expect(routes).toEqual(servedRouteKeys("stripe").sort());
     expect(routes).toEqual(Object.keys(ROUTES).sort());
   });
 });
@@ -1845,7 +1869,7 @@ describe("an alarm covers every function and queue of the manifest (app/)", () =
   const covered = (metric: string, dim: string, value: string) =>
     alarms().some((a) => a.metricName === metric && a.dimensions?.[dim] === value);
 
-  it.each(awsFunctionKeys(true))("%s: Errors and Throttles, and each failure path it has", (key) => {
+  it.each(awsFunctionKeys("stripe"))("%s: Errors and Throttles, and each failure path it has", (key) => {
     const name = `claims-crew-test-${key}`;
     expect(covered("Errors", "FunctionName", name), `${key} Errors`).toBe(true);
     expect(covered("Throttles", "FunctionName", name), `${key} Throttles`).toBe(true);

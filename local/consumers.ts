@@ -24,6 +24,7 @@ import { createWorkerHandler } from "../functions/worker.ts";
 import { eventSourceBatch, FUNCTIONS, QUEUES } from "../app/manifest.ts";
 import type { FunctionKey, QueueRole } from "../app/manifest.ts";
 import type { OrderSourceKind } from "../app/order-source.ts";
+import type { PaymentProviderName } from "../app/payment-provider.ts";
 import { startPoller } from "./poller/poller.ts";
 import type { Poller } from "./poller/poller.ts";
 import type { PollerError } from "./poller/errors.ts";
@@ -44,7 +45,8 @@ export interface DepsRecipe {
   readonly config: ClaimsConfig;
   readonly waits: PipelineWaits;
   readonly llmOutageHoldMs?: number | undefined;
-  readonly payments: { readonly provider?: string | undefined; readonly stripeApiBase?: string | undefined };
+  /** The payment provider (local/payment-provider.ts) and the variables its handlers get (PAYMENT_PROVIDER, its settings). */
+  readonly payments: { readonly provider: PaymentProviderName; readonly env: Readonly<Record<string, string>> };
   readonly orderSource: OrderSourceKind;
   readonly ids?: IdSource | undefined;
 }
@@ -65,9 +67,15 @@ export function depsComposer(r: DepsRecipe): (fn?: FunctionKey) => PipelineDeps 
         timeouts: r.waits.timeouts,
         ...(r.llmOutageHoldMs ? { llmOutageHoldMs: r.llmOutageHoldMs } : {}),
       },
-      env: { ...process.env, PAYMENT_PROVIDER: r.payments.provider, STRIPE_API_BASE: r.payments.stripeApiBase },
+      env: { ...process.env, ...r.payments.env },
       ...(r.ids ? { ids: r.ids } : {}),
-      ...(fn ? { resources: linkedResources(restrictedReader(sstResources, fn, r.orderSource)) } : {}),
+      ...(fn
+        ? {
+            resources: linkedResources(
+              restrictedReader(sstResources, fn, { orderSource: r.orderSource, paymentProvider: r.payments.provider }),
+            ),
+          }
+        : {}),
     });
 }
 

@@ -11,6 +11,7 @@ import { MessageChannel, Worker } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { OrderSourceKind } from "../app/order-source.ts";
+import type { PaymentProviderName } from "../app/payment-provider.ts";
 import type { QueueRole } from "../app/manifest.ts";
 import type { LogLevelName } from "../functions/observability/logger.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";
@@ -30,7 +31,7 @@ export interface HandlerThreadSetup {
   readonly logLevel: LogLevelName;
   readonly queues: Readonly<Record<QueueRole, ConsumerQueue>>;
   readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly events: string };
-  readonly payments: { readonly provider?: string; readonly stripeApiBase?: string };
+  readonly payments: { readonly provider: PaymentProviderName; readonly env: Readonly<Record<string, string>> };
   readonly orderSource: OrderSourceKind;
   readonly pollerConcurrency: number;
 }

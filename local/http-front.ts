@@ -25,7 +25,7 @@ const API_ROUTES = Object.entries(ROUTES).map(([routeKey, route]) => ({
 type ApiFn = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 /** Options of `startHttpFront`. */
 interface HttpFrontOptions {
-  /** The function behind each route (RouteFact.fn); without the payment webhook's (no payment provider), its route is 404. */
+  /** The function behind each route (RouteFact.fn); without the payment webhook's (no provider with a webhook, or no signing secret), its routes are 404. */
   readonly functions: Readonly<Record<Exclude<RouteFact["fn"], "paymentWebhook">, ApiFn>> &
     Readonly<Partial<Record<"paymentWebhook", ApiFn>>>;
   /** The authorizer of each kind of token (RouteFact.auth). */
@@ -308,7 +308,13 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       return sendError(res, 413, "PAYLOAD_TOO_LARGE", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, true);
     const fn = options.functions[route.fn];
     if (fn === undefined)
-      return sendError(res, 404, "NOT_FOUND", `${route.routeKey} is not served here (no payment provider)`, true);
+      return sendError(
+        res,
+        404,
+        "NOT_FOUND",
+        `${route.routeKey} is not served here (no payment provider with a webhook, or its signing secret is not set)`,
+        true,
+      );
     const event = toApiEvent(req, url, route, body);
     if (authorizer) (event.requestContext as { authorizer?: unknown }).authorizer = authorizer;
     return writeResult(res, await fn(event));

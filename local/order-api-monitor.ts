@@ -4,8 +4,9 @@
 // again once it answers. The check is one request for a probe order (adapters/shop/order-api.ts `check`).
 import { createOrderApiSource } from "../adapters/shop/order-api.ts";
 import type { OrderApiCheck } from "../adapters/shop/order-api.ts";
-import { orderSourceSettingsFrom } from "../app/order-source.ts";
-import { localOrderApiToken } from "./order-source.ts";
+import { orderSourceSecretsOf, orderSourceSettingsFrom } from "../app/order-source.ts";
+import type { OrderSourceSecretLink } from "../app/order-source.ts";
+import { localOrderSourceSecrets } from "./order-source.ts";
 
 /** How often a running server checks the order API again (while it answers, and while it does not). */
 export const ORDER_API_RECHECK_MS = 15_000;
@@ -69,10 +70,11 @@ export async function orderApiMonitorFromEnv(
 ): Promise<(OrderApiMonitor & { readonly url: string }) | undefined> {
   const settings = orderSourceSettingsFrom(env);
   if (settings.source !== "http") return undefined;
+  const token = orderSourceSecretsOf("http").find((s) => s.role === "token")!.secret.link as OrderSourceSecretLink;
   const source = createOrderApiSource({
-    url: settings.url,
-    token: localOrderApiToken(env),
-    timeoutMs: settings.timeoutMs,
+    url: settings.values.url,
+    token: localOrderSourceSecrets("http", env)[token],
+    timeoutMs: settings.values.timeoutMs,
   });
-  return { ...(await startOrderApiMonitor(() => source.check(), options)), url: settings.url };
+  return { ...(await startOrderApiMonitor(() => source.check(), options)), url: settings.values.url };
 }

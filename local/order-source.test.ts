@@ -2,9 +2,17 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { localOrderApiToken } from "./order-source.ts";
+import { localOrderSourceSecrets } from "./order-source.ts";
+
+/** The http source's token as the local stack reads it (its only secret, by its link). */
+const localOrderApiToken = (env: Record<string, string>) => localOrderSourceSecrets("http", env).OrderApiToken;
 
 describe("the order API token of the local stack", () => {
+  it("is the http source's only secret, and the table has none", () => {
+    expect(Object.keys(localOrderSourceSecrets("http", { ORDER_API_TOKEN: "t" }))).toEqual(["OrderApiToken"]);
+    expect(localOrderSourceSecrets("table", {})).toEqual({});
+  });
+
   const dir = mkdtempSync(join(tmpdir(), "order-token-"));
   const file = join(dir, "token");
   writeFileSync(file, "  from_the_file  \nsecond line\n");

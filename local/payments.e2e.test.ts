@@ -68,7 +68,10 @@ describe("Stripe (a mock of its wire format) and its webhook", () => {
     await base.stop();
     stack = await startTestStack({
       orders,
-      payments: { provider: "stripe", stripeApiKey: KEY, stripeApiBase: mock.base, webhookSecret: SECRET },
+      payments: {
+        provider: "stripe",
+        env: { STRIPE_API_KEY: KEY, STRIPE_API_BASE: mock.base, STRIPE_WEBHOOK_SECRET: SECRET },
+      },
     });
   }, 120_000);
   afterAll(async () => {

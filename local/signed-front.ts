@@ -1,6 +1,6 @@
 // The only network door of an emulator that has no authentication of its own (dynalite, fauxqs): an HTTP
 // server on 127.0.0.1 that reads the whole request, refuses it unless it carries a valid SigV4 signature
-// of this run's keys (local/sigv4.ts), answers no CORS preflight, and hands what passes to the emulator
+// of this run's keys (local/auth/sigv4.ts), answers no CORS preflight, and hands what passes to the emulator
 // in-process (dynalite's worker channel, fauxqs's `inject`), dropping any Access-Control-* header the
 // emulator adds. The emulator itself listens on no port.
 import { randomUUID } from "node:crypto";

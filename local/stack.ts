@@ -4,9 +4,6 @@
 // SDK clients, and are driven by one event-source poller per queue, like Lambda's mappings.
 import { randomBytes } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { GetQueueAttributesCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
-import type { SQSClient } from "@aws-sdk/client-sqs";
-import type { SQSEvent } from "aws-lambda";
 import { countOpenClaims, createTable, seedOrders } from "../adapters/aws/index.ts";
 import type { ClaimsConfig } from "../core/claim/config.ts";
 import { pipelineWaitsFor } from "../pipeline/deps.ts";
@@ -32,13 +29,12 @@ import { createSweepHandler } from "../functions/sweep.ts";
 import { createRefundExecutorHandler } from "../functions/refund-executor.ts";
 import { createPaymentWebhookHandler } from "../functions/payment-webhook.ts";
 import { redriveOpenClaims } from "../pipeline/timers.ts";
-import { BUS_NAME, LINKS, PAYMENT_RULE, QUEUES, RULE_PATTERNS, visibilityTimeoutSeconds } from "../app/manifest.ts";
+import { BUS_NAME, LINKS, PAYMENT_RULE, QUEUES, RULE_PATTERNS } from "../app/manifest.ts";
 import type { FunctionKey, QueueRole, RuleName } from "../app/manifest.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
 import type { Emulators } from "./emulators.ts";
 import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
 import { drainedAll } from "./poller/poller.ts";
-import { toSqsRecord } from "./poller/sqs-event.ts";
 import type { Poller } from "./poller/poller.ts";
 import type { PollerError } from "./poller/errors.ts";
 import { createOpenClaimsGate } from "./open-claims-gate.ts";
@@ -50,32 +46,25 @@ import {
   ROLES,
   startQueuePollers,
 } from "./consumers.ts";
-import type { QueueJournal } from "./queue-journal.ts";
-import { createLocalQueues, setSstResourceEnv } from "./resources.ts";
+import { setSstResourceEnv } from "./resources.ts";
 import { lockStateDir } from "./state-lock.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
-import type { LocalQueue } from "./resources.ts";
 import { InvalidStackOptionError, RefundDeliveryError, StackStartError } from "./errors.ts";
 import { createStackRuntime } from "./stack-runtime.ts";
+import { asSqsEvent, createQueues, describeQueues, resendJournaled } from "./stack-queues.ts";
+import type { StackQueue } from "./stack-queues.ts";
 import { startHandlerThread } from "./handler-thread.ts";
 import type { HandlerThread } from "./handler-thread.ts";
 import { orderSourceSettingsFrom } from "../app/order-source.ts";
-import { localOrderApiToken } from "./order-source.ts";
 import { REVIEW_WEBHOOK_RULE, reviewWebhookTarget, reviewWebhookUrlFrom } from "./review-webhook.ts";
+import { localOrderSourceSecrets } from "./order-source.ts";
+import { localPayments } from "./payment-provider.ts";
+import type { LocalPaymentOptions, LocalPayments } from "./payment-provider.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 
 /** The table the local stack creates (in memory, or kept under the state directory). */
 export const LOCAL_TABLE_NAME = "claims-local";
-
-/** Local queue names by role (the DLQ of each is `<name>-dlq`). */
-const LOCAL_QUEUE_NAMES: Readonly<Record<QueueRole, string>> = {
-  crewEvents: "claims-crew-events",
-  agentSteps: "claims-agent-steps",
-  proposals: "claims-proposals",
-  extraction: "claims-extraction",
-  timers: "claims-timers",
-};
 
 /** Options of `startLocalStack`. */
 export interface LocalStackOptions {
@@ -151,18 +140,12 @@ export interface LocalStackOptions {
   /** Wraps the dependencies each function's handler gets (tests inject faults into its ports); the stack's own `deps` stay unwrapped. */
   readonly wrapDeps?: (fn: FunctionKey, deps: PipelineDeps) => PipelineDeps;
   /**
-   * The refund executor's payment provider and Stripe's settings (default: PAYMENT_PROVIDER, STRIPE_API_KEY,
-   * STRIPE_API_BASE, STRIPE_WEBHOOK_SECRET from the environment; the provider defaults to `simulated`). The
-   * webhook route answers only with a webhook secret.
+   * The refund executor's payment provider and its declared variables (local/payment-provider.ts; default:
+   * PAYMENT_PROVIDER and the provider's variables — Stripe's STRIPE_API_KEY, STRIPE_API_BASE, STRIPE_WEBHOOK_SECRET —
+   * from the environment; the provider defaults to `simulated`). The provider's webhook route answers only with its
+   * signing secret.
    */
-  readonly payments?: {
-    /** false: no payments rule and no refund executor, as on AWS without PAYMENT_PROVIDER (the benches price that). */
-    readonly executor?: boolean;
-    readonly provider?: string;
-    readonly stripeApiKey?: string;
-    readonly stripeApiBase?: string;
-    readonly webhookSecret?: string;
-  };
+  readonly payments?: LocalPaymentOptions;
   /** Receives what the pollers report (failed handlers, SQS errors); default: a line on stderr. */
   readonly onPollerError?: (role: QueueRole, error: PollerError) => void;
   /**
@@ -184,7 +167,7 @@ type LocalHandlers = {
   readonly batch: ReturnType<typeof createBatchHandler>;
   /** The refund executor, which the bus's payments rule delivers RefundExecuted to (as an SQS batch of one). */
   readonly refundExecutor: SqsHandler;
-  /** POST /webhooks/stripe; undefined without a webhook secret. */
+  /** The configured provider's webhook route (Stripe's POST /webhooks/stripe); undefined without one or without its signing secret. */
   readonly paymentWebhook: ReturnType<typeof createPaymentWebhookHandler> | undefined;
 } & Readonly<Record<QueueRole, SqsHandler>>;
 
@@ -199,6 +182,8 @@ export interface LocalStack {
   readonly bus: { readonly local: LocalBus; readonly received: Readonly<Record<RuleName, BusEvent[]>> };
   readonly emulators: Emulators;
   readonly clients: AwsClients;
+  /** The payment provider it runs with (PAYMENT_PROVIDER, its secrets and settings, whether its webhook answers). */
+  readonly payments: LocalPayments;
   readonly apiToken: string;
   readonly reviewerToken: string;
   /** The lock on the state directory (with `stateDir`): tell it the API's URL once it listens. */
@@ -272,7 +257,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         : options.reviewWebhookUrl || undefined;
     // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
     const orderSource = orderSourceSettingsFrom(process.env).source;
-    const orderApiToken = orderSource === "http" ? localOrderApiToken(process.env) : undefined;
+    const orderSourceSecrets = localOrderSourceSecrets(orderSource, process.env);
     const waits =
       options.waits ??
       pipelineWaitsFor(config.llm.timeout_ms, options.queues?.extraction?.maxReceives ?? QUEUES.extraction.maxReceives);
@@ -287,12 +272,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const queues = await createQueues(clients.sqs, { ...options.queues, ...llmQueues });
     const resent = emulators.queueJournal ? await resendJournaled(clients.sqs, emulators.queueJournal, queues) : 0;
-    const payments = {
-      provider: options.payments?.provider ?? process.env.PAYMENT_PROVIDER,
-      stripeApiKey: options.payments?.stripeApiKey ?? process.env.STRIPE_API_KEY,
-      stripeApiBase: options.payments?.stripeApiBase ?? process.env.STRIPE_API_BASE,
-      webhookSecret: options.payments?.webhookSecret ?? process.env.STRIPE_WEBHOOK_SECRET,
-    };
+    const payments = localPayments(options.payments, process.env);
     const apiToken = options.apiToken ?? randomBytes(24).toString("base64url");
     const reviewerToken = options.reviewerToken ?? randomBytes(24).toString("base64url");
     setSstResourceEnv({
@@ -300,10 +280,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [LINKS.bus]: { name: BUS_NAME, arn: `arn:aws:events:us-east-1:000000000000:event-bus/${BUS_NAME}` },
       [LINKS.apiToken]: { value: apiToken },
       [LINKS.reviewerToken]: { value: reviewerToken },
-      ...(orderApiToken === undefined ? {} : { [LINKS.orderApiToken]: { value: orderApiToken } }),
+      ...Object.fromEntries(Object.entries(orderSourceSecrets).map(([link, value]) => [link, { value }])),
       [LINKS.llmApiKey]: { value: process.env.LLM_API_KEY || "local-no-key" },
-      ...(payments.stripeApiKey ? { [LINKS.stripeApiKey]: { value: payments.stripeApiKey } } : {}),
-      ...(payments.webhookSecret ? { [LINKS.stripeWebhookSecret]: { value: payments.webhookSecret } } : {}),
+      ...Object.fromEntries(Object.entries(payments.secrets).map(([link, value]) => [link, { value }])),
       ...Object.fromEntries(ROLES.map((role) => [LINKS.queues[role], { url: queues[role].url }])),
     });
     // Each handler reads only the links infra/ gives its function (as `Resource` does on AWS); `deps` sees every
@@ -315,7 +294,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       config,
       waits,
       llmOutageHoldMs: options.llmOutageHoldMs,
-      payments,
+      payments: { provider: payments.provider, env: payments.env },
       orderSource,
       ids: options.ids,
     });
@@ -362,7 +341,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
       refundExecutor: createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
-      paymentWebhook: payments.webhookSecret
+      paymentWebhook: payments.webhook
         ? createPaymentWebhookHandler(of("paymentWebhook"), log("paymentWebhook"))
         : undefined,
       batch: createBatchHandler(of("batch"), {
@@ -422,10 +401,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           sqs: emulators.sqsEndpoint,
           events: emulators.eventsEndpoint,
         },
-        payments: {
-          ...(payments.provider ? { provider: payments.provider } : {}),
-          ...(payments.stripeApiBase ? { stripeApiBase: payments.stripeApiBase } : {}),
-        },
+        payments: { provider: payments.provider, env: payments.env },
         orderSource,
         pollerConcurrency: options.pollerConcurrency ?? 2,
       });
@@ -494,6 +470,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       bus: { local: emulators.bus, received },
       emulators,
       clients,
+      payments,
       apiToken,
       reviewerToken,
       stateLock,
@@ -506,129 +483,4 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await stop().catch(() => undefined);
     throw new StackStartError(`the local stack did not start: ${(error as Error).message}`, error);
   }
-}
-
-/** The SQS event Lambda would get for one bus event its rule delivered to a queue (the body is the envelope). */
-function asSqsEvent(event: BusEvent): SQSEvent {
-  const now = String(Date.now());
-  const message = {
-    MessageId: String(event.id),
-    ReceiptHandle: String(event.id),
-    Body: JSON.stringify(event),
-    Attributes: { ApproximateReceiveCount: "1", SentTimestamp: now, SenderId: "events.amazonaws.com" },
-  };
-  return {
-    Records: [
-      toSqsRecord(message, { queueArn: "arn:aws:sqs:us-east-1:000000000000:claims-payments", region: "us-east-1" }),
-    ],
-  };
-}
-
-/**
- * Sends the messages the journal recovered into the fresh queues, in the order they were first sent (FIFO groups
- * keep their order), then lets the journal drop its previous file. Returns how many were sent.
- */
-async function resendJournaled(
-  sqs: SQSClient,
-  journal: QueueJournal,
-  queues: Record<QueueRole, StackQueue>,
-): Promise<number> {
-  const urls = new Map<string, string>();
-  for (const q of Object.values(queues)) {
-    urls.set(q.url.slice(q.url.lastIndexOf("/") + 1), q.url);
-    if (q.dlq) urls.set(q.dlq.url.slice(q.dlq.url.lastIndexOf("/") + 1), q.dlq.url);
-  }
-  const messages = journal.recovered();
-  let sent = 0;
-  for (let i = 0; i < messages.length; ) {
-    const url = urls.get(messages[i]!.queue);
-    // Consecutive messages of one queue go out in batches of 10; a queue that no longer exists is skipped.
-    let j = i + 1;
-    while (j < messages.length && j - i < 10 && messages[j]!.queue === messages[i]!.queue) j++;
-    if (url !== undefined) {
-      const batch = messages.slice(i, j);
-      const out = await sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: url,
-          Entries: batch.map((m, k) => ({
-            Id: String(k),
-            MessageBody: m.body,
-            ...(m.groupId === undefined ? {} : { MessageGroupId: m.groupId }),
-            ...(m.dedupeId === undefined ? {} : { MessageDeduplicationId: m.dedupeId }),
-          })),
-        }),
-      );
-      if ((out.Failed ?? []).length > 0)
-        throw new StackStartError(
-          `the journaled messages could not be sent again to ${messages[i]!.queue}: ${out.Failed!.map((f) => f.Message).join("; ")}`,
-        );
-      sent += batch.length;
-    }
-    i = j;
-  }
-  journal.recoveryDone();
-  return sent;
-}
-
-/** A queue of the stack with its DLQ and the receives before redrive. */
-type StackQueue = LocalQueue & { readonly maxReceives: number };
-
-async function createQueues(
-  sqs: SQSClient,
-  overrides: NonNullable<LocalStackOptions["queues"]>,
-): Promise<Record<QueueRole, StackQueue>> {
-  const defs = ROLES.map((role) => {
-    const s = QUEUES[role];
-    const o = overrides[role] ?? {};
-    return {
-      role,
-      def: {
-        name: LOCAL_QUEUE_NAMES[role],
-        fifo: s.fifo,
-        visibilityTimeoutS: o.visibilityTimeoutS ?? visibilityTimeoutSeconds(role),
-        maxReceiveCount: o.maxReceives ?? s.maxReceives,
-      },
-    };
-  });
-  const created = await createLocalQueues(
-    sqs,
-    defs.map((d) => d.def),
-  );
-  return Object.fromEntries(
-    defs.map(({ role, def }) => [role, { ...created[def.name]!, maxReceives: def.maxReceiveCount }]),
-  ) as Record<QueueRole, StackQueue>;
-}
-
-/** "crewEvents 0 (dlq 1), agentSteps 2 in flight, …": depths of every queue and DLQ, for error messages. */
-async function describeQueues(
-  sqs: SQSClient,
-  queues: Record<QueueRole, StackQueue>,
-  pollers: Record<QueueRole, Poller>,
-): Promise<string> {
-  const depth = async (url: string) => {
-    const out = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: url,
-        AttributeNames: [
-          "ApproximateNumberOfMessages",
-          "ApproximateNumberOfMessagesNotVisible",
-          "ApproximateNumberOfMessagesDelayed",
-        ],
-      }),
-    );
-    const a = out.Attributes ?? {};
-    return (
-      Number(a.ApproximateNumberOfMessages ?? 0) +
-      Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
-      Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
-    );
-  };
-  const parts = await Promise.all(
-    ROLES.map(async (role) => {
-      const q = queues[role];
-      const dlq = q.dlq ? await depth(q.dlq.url) : 0;
-      return `${role} ${await depth(q.url)} queued, ${pollers[role].stats.inFlightBatches} batch(es) running${dlq > 0 ? `, ${dlq} in its DLQ` : ""}`;
-    }),
-  );
-  return `queues: ${parts.join("; ")}`;
 }

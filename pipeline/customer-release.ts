@@ -1,28 +1,15 @@
 // A claim that ended without its automatic refund (timed out, stalled) may still hold a reservation on the window
-// of its order's customer (the kernel reserves the window first, then the order's ledger, and died in between):
-// the overdue path and the sweep release it, so the customer limit never leaks. A claim whose refund the order's
-// ledger holds keeps its reservation: that refund was made.
+// of its order's customer: released unless the order's ledger holds its refund (pipeline/decide/timers.ts
+// `decideRelease`, which the sweep's and the overdue path's deciders run as their last part). This shell runs it alone.
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
-import { OrderDataError } from "../core/integrity/index.ts";
 import type { PipelineDeps } from "./deps.ts";
+import { decideRelease, startRelease } from "./decide/timers.ts";
+import { runDecider } from "./perform.ts";
 
-/** Releases the claim's reservation on its customer's window unless the order's ledger holds its refund; true when one was looked for. */
+/** Releases the claim's reservation on its customer's window unless the order's ledger holds its refund; true when one was released. */
 export async function releaseUnrefundedReservation(
   record: ClaimRecord,
-  deps: Pick<PipelineDeps, "agent" | "orders" | "ledger">,
+  deps: Pick<PipelineDeps, "agent" | "orders" | "ledger" | "claims" | "queues" | "audit" | "publisher" | "reviews">,
 ): Promise<boolean> {
-  const orderId = record.claim?.order_id;
-  if (!deps.agent.contract.customer_limits || !orderId) return false;
-  let order;
-  try {
-    order = await deps.orders.getOrder(orderId);
-  } catch (error) {
-    if (error instanceof OrderDataError) return false;
-    throw error;
-  }
-  if (order?.customer_id === undefined) return false;
-  const entry = await deps.ledger.get(orderId, record.simulation_id);
-  if (entry && Object.hasOwn(entry.claims, record.claim_id)) return false;
-  await deps.ledger.releaseCustomer(order.customer_id, record.claim_id, record.simulation_id);
-  return true;
+  return runDecider(startRelease(record, deps), decideRelease, deps);
 }

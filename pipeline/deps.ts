@@ -1,9 +1,9 @@
 // What the pipeline's services run with: ports, the agent's contracts and the settings, passed in at the edge.
 import type { ClaimsContract, RegistryView, ResponsibilityContract } from "../core/integrity/index.ts";
-import type { PaymentProvider, SettlementRepository } from "./payments.ts";
+import type { PaymentProvider } from "./payments.ts";
 import type { RefundLedger } from "./ports.ts";
 import type { AuditLog } from "./ports.ts";
-import type { OrderSource } from "./ports.ts";
+import type { OrderSource, SettlementRepository } from "./ports.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type {
   ClaimRepository,
@@ -47,7 +47,8 @@ export interface PipelineSettings {
   llmOutageRetryMs?: number;
   /**
    * How long a claim waits for an order source that cannot answer, from its proposal's creation, before it goes
-   * to a person (`ORDER_SOURCE_UNAVAILABLE`); shorter than `proposalValidityMs`. Default DEFAULT_ORDER_SOURCE_WAIT_MS.
+   * to a person (`ORDER_SOURCE_UNAVAILABLE`); shorter than `proposalValidityMs`. Default
+   * DEFAULT_ORDER_SOURCE_WAIT_MS (pipeline/decide/kernel.ts).
    */
   orderSourceWaitMs?: number;
 }
@@ -66,9 +67,6 @@ export function llmOutageHoldMsFromEnv(env: Readonly<Record<string, string | und
     );
   return s * 1000;
 }
-
-/** How long a claim waits for an unavailable order source by default: 10 minutes (ORDER_SOURCE_MAX_WAIT_S, docs/orders.md). */
-export const DEFAULT_ORDER_SOURCE_WAIT_MS = 10 * 60_000;
 
 /** Default settings (in-process runs and tests): a proposal is valid for 15 minutes; LLM steps time out after 2 minutes. Real runs derive theirs from the LLM's time budget (`pipelineWaitsFor`). */
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
@@ -149,8 +147,11 @@ export interface PipelineDeps {
   settlements?: SettlementRepository;
   /** The payment provider the refund executor pays through (PAYMENT_PROVIDER). */
   payments?: PaymentProvider;
-  /** The signing secret of Stripe's webhooks (STRIPE_WEBHOOK_SECRET), read on use. */
-  webhookSecret?: () => string;
+  /**
+   * The signing secret of `provider`'s webhooks (Stripe's: STRIPE_WEBHOOK_SECRET), read on use; undefined when
+   * `provider` is not the configured one (its route is then not served here).
+   */
+  webhookSecret?: (provider: string) => string | undefined;
   /** The SHA-256 for proposal keys (the shell injects node:crypto's; default the pure one of core). */
   sha256?: Sha256Hex;
 }

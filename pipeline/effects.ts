@@ -4,7 +4,6 @@ import { type PersonDecision } from "../core/kernel/index.ts";
 import type { BusEntry } from "../core/kernel/events.ts";
 import type { ReviewRecord } from "../core/kernel/review.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
-import { dfidOf } from "../core/kernel/claim-record.ts";
 import type { ClaimRecord, ClaimStatus } from "../core/kernel/claim-record.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
@@ -33,24 +32,3 @@ export type Effect =
   | { kind: "review_closed"; orderId: string; claimId: string; scope?: string; decision?: PersonDecision }
   /** The claim's reservation on the order is released: its failed refund was closed unpaid (docs/payments.md). */
   | { kind: "refund_released"; orderId: string; claimId: string };
-
-/**
- * An orchestrator outbox split for the session store: `audit` are the events a session save records with
- * the session in one write (the claim's own flow, served claims only: no simulation, no copy under another
- * root), `rest` is everything else, in order, which the shell performs after the save.
- */
-export function splitSessionOutbox(
-  claimId: string,
-  outbox: readonly Effect[],
-): { audit: AuditEvent[]; rest: Effect[] } {
-  const dfid = dfidOf(claimId);
-  const audit: AuditEvent[] = [];
-  const rest: Effect[] = [];
-  for (const effect of outbox) {
-    const e = effect.kind === "audit" ? effect.event : undefined;
-    if (e !== undefined && e.dfid === dfid && e.root_dfid === dfid && e.details.simulation_id === undefined)
-      audit.push(e);
-    else rest.push(effect);
-  }
-  return { audit, rest };
-}

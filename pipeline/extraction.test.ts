@@ -3,7 +3,7 @@
 // counts, its effects are performed once it is stored (by whichever delivery gets there, or by the sweep), and the
 // claim replays IDENTICAL.
 import { describe, expect, it } from "vitest";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInMemoryAuditLog } from "./in-memory.ts";

@@ -28,18 +28,25 @@ import type {
   CreateClaimResult,
   EventPublisher,
   SessionRepository,
+  SettlementRepository,
   StoredSession,
   StoredVerdict,
   VerdictRepository,
   WorkQueues,
 } from "./ports.ts";
-import { checkClaimQuery, claimListKey, matchesClaimQuery, reviewListKey } from "./ports.ts";
-import { splitSessionOutbox } from "./effects.ts";
+import {
+  byRequest,
+  checkClaimQuery,
+  claimListKey,
+  hasUnperformedReview,
+  matchesClaimQuery,
+  pendingReviewKey,
+  reviewListKey,
+  splitSessionOutbox,
+} from "./ports.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import type { BusEntry } from "../core/kernel/events.ts";
 import type { SettlementRecord } from "../core/kernel/settlement.ts";
-import { byRequest, hasUnperformedReview, pendingReviewKey } from "./payments.ts";
-import type { SettlementRepository } from "./payments.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
 const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { extractClaim } from "./intake.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");

@@ -4,8 +4,8 @@
 // with the API down. Real order API adapter over a scripted fetch; time from an injected clock only.
 import { describe, expect, it } from "vitest";
 import { createOrderApiSource } from "../adapters/shop/order-api.ts";
-import { backtest } from "../core/history/backtest.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { backtest } from "../core/history/backtest/index.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { Order } from "../core/integrity/index.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";

@@ -12,7 +12,8 @@ import {
   createRecordingPublisher,
 } from "./in-memory.ts";
 import { payRefund, recordProviderUpdate } from "./payments.ts";
-import type { PaymentDeps, PaymentProvider, SettlementRepository } from "./payments.ts";
+import type { PaymentDeps, PaymentProvider } from "./payments.ts";
+import type { SettlementRepository } from "./ports.ts";
 
 const ORDERS = [
   { order_id: "ord_1", purchase_date: "2026-11-01", category: "electronics", amount: 299.99, payment_ref: "pi_1" },
@@ -49,6 +50,7 @@ function scripted(answer: Awaited<ReturnType<PaymentProvider["refund"]>>) {
   const calls: string[] = [];
   const provider: PaymentProvider = {
     name: "stripe",
+    needsPaymentRef: true,
     refund: async (r) => {
       calls.push(r.executionId);
       return answer;

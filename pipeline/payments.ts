@@ -1,7 +1,7 @@
-// The payment side of a refund (docs/payments.md): the payment-provider port, where settlements are kept, and
-// the shell that pays an authorised refund (RefundExecuted) and records what the provider said — from its answer
-// or from a webhook — announcing RefundSettled / RefundFailed once. load -> decide (core/kernel/settlement.ts)
-// -> perform.
+// The payment side of a refund (docs/payments.md): the payment-provider port and the shell that pays an authorised
+// refund (RefundExecuted) and records what the provider said — from its answer or from a webhook — announcing
+// RefundSettled / RefundFailed once (where settlements are kept is ports.ts's SettlementRepository). load -> decide
+// (core/kernel/settlement.ts) -> perform.
 import { auditEvent } from "../core/history/audit-events.ts";
 import { busEntry, reviewOpenedDetail } from "../core/kernel/events.ts";
 import { DEFAULT_REVIEW_DUE_MS } from "../core/kernel/review.ts";
@@ -17,8 +17,8 @@ import { VersionConflictError } from "../core/errors.ts";
 import { PaymentUnavailableError } from "./errors.ts";
 import { parseCents } from "../core/kernel/money.ts";
 export { PaymentUnavailableError } from "./errors.ts";
-import { reviewListKey } from "./ports.ts";
-import type { AuditLog, Clock, ContextStore, EventPublisher } from "./ports.ts";
+import { settlementDfid } from "./decide/refund-failed.ts";
+import type { AuditLog, Clock, ContextStore, EventPublisher, SettlementRepository } from "./ports.ts";
 
 /** One refund to pay: the idempotency key is the execution id, so a repeated call never pays twice. */
 export type ProviderRefundRequest = {
@@ -41,55 +41,44 @@ export type ProviderRefundResult = {
 
 /** A payment provider that refunds: throws PaymentUnavailableError when the call may be retried (network, 5xx, 429). */
 export interface PaymentProvider {
+  /** Its name in the registry (app/payment-provider.ts), recorded on the settlement. */
   readonly name: PaymentProviderName;
+  /** Whether it refunds the order's payment (`payment_ref`): an order without one is then a FAILED refund, and the provider is not called. */
+  readonly needsPaymentRef: boolean;
   refund(request: ProviderRefundRequest): Promise<ProviderRefundResult>;
 }
 
-/** Where settlements live: one per claim, changed by conditional writes on `version`. */
-export interface SettlementRepository {
-  get(claimId: string): Promise<SettlementRecord | undefined>;
-  /** Stores `record` (version 1) unless the claim has one; returns the one stored now. */
-  create(record: SettlementRecord): Promise<SettlementRecord>;
-  /** Writes `next` if the stored version is `next.version - 1`; otherwise throws VersionConflictError. */
-  update(next: SettlementRecord): Promise<void>;
-  /** Every settlement, oldest request first. */
-  list(): Promise<SettlementRecord[]>;
-  /**
-   * The settlements whose failed refund's review is PENDING, oldest review first (reviewListKey of the review's
-   * `requested_at` and the claim id), `limit` at a time; `cursor` continues after that key. Reads those only.
-   */
-  listPendingReviews(query: { limit: number; cursor?: string }): Promise<SettlementPage>;
-  /**
-   * The settlements whose refund review was decided (RETRY / CLOSE) but whose effects are not yet marked performed
-   * (a crash cut the decision short), oldest request first. Reads those only: the sweep completes them.
-   */
-  listUnperformedReviews(): Promise<SettlementRecord[]>;
-}
+/** One webhook delivery as the route received it: the raw body (signatures cover its bytes) and the headers (lower-case names). */
+export type WebhookDelivery = {
+  readonly rawBody: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+};
 
-/** A page of settlements and, when more follow, the key of its last one. */
-export type SettlementPage = { items: SettlementRecord[]; nextCursor?: string };
+/** What a webhook delivery says once verified: nothing when unverified (with what is wrong), else its event and, for a refund of this app, the provider's word on it. */
+export type WebhookReading =
+  | { ok: false; message: string }
+  | { ok: true; eventId: string; type: string; update?: ProviderUpdate & { claim_id: string } };
 
-/** Where a settlement's pending review stands in the reviews' listing (undefined: it has none pending). */
-export function pendingReviewKey(record: SettlementRecord): string | undefined {
-  return record.review?.status === "PENDING" ? reviewListKey(record.review.requested_at, record.claim_id) : undefined;
-}
+/**
+ * What a provider's adapter is built from: its declared secrets by role (read on use) and its declared settings
+ * by role (undefined when unset), as app/payment-providers/ declares them.
+ */
+export type PaymentAdapterInputs<Secret extends string, Setting extends string> = {
+  readonly secret: (role: Secret) => string;
+  readonly settings: Readonly<Record<Setting, string | undefined>>;
+};
 
-/** A settlement's place among settlements, oldest refund request first: `<requested_at>#<claim_id>`. */
-export function settlementListKey(record: SettlementRecord): string {
-  return `${record.requested_at}#${record.claim_id}`;
-}
-
-/** Settlements in the order of their requests (settlementListKey). */
-export function byRequest(a: SettlementRecord, b: SettlementRecord): number {
-  const ka = settlementListKey(a);
-  const kb = settlementListKey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
-/** Whether a settlement's review was decided and its effects are not yet all performed (the sweep completes it). */
-export function hasUnperformedReview(record: SettlementRecord): boolean {
-  return record.review !== undefined && record.review.status !== "PENDING" && record.review.performed !== true;
-}
+/**
+ * A payment provider's adapter, as the composition root builds it (the shape of Powertools' persistence layers:
+ * one interface, each implementation built from its own options and injected clients): its port from its
+ * inputs, and, when it has a webhook, the verifier of its deliveries (`signingSecret` its declared webhook secret,
+ * `nowMs` the injected clock's time).
+ */
+export type PaymentAdapter<Secret extends string = string, Setting extends string = string> = {
+  readonly name: PaymentProviderName;
+  readonly createPort: (inputs: PaymentAdapterInputs<Secret, Setting>) => PaymentProvider;
+  readonly readWebhook?: (delivery: WebhookDelivery, signingSecret: string, nowMs: number) => WebhookReading;
+};
 
 /** What paying and recording need. */
 export type PaymentDeps = {
@@ -104,7 +93,7 @@ export type PaymentDeps = {
 };
 
 /** The audit flow of a claim's settlement: its own DFID, so the claim's decision flow (and its replay) is unchanged. */
-export const settlementDfid = (claimId: string) => `dfid_pay_${claimId}`;
+export { settlementDfid };
 
 /** What one RefundExecuted came to. */
 export type PayOutcome = "simulation: never paid" | "already recorded" | "superseded" | SettlementStatus;
@@ -143,7 +132,7 @@ export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail)
   const cents = parseCents(detail.amount_eur);
   if (!cents.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${cents.message}`);
   const answer =
-    deps.provider.name !== "simulated" && !order?.payment_ref
+    deps.provider.needsPaymentRef && !order?.payment_ref
       ? {
           status: "FAILED" as const,
           failureReason: order

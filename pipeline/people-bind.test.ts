@@ -1,6 +1,6 @@
 // A person's decision binds the order (10c), and a customer's automatic refunds stay within customer_limits (11b)
 // when their claims race, through the real pipeline (in memory here; one run on dynalite in
-// customer-limit-race.dynamo.test.ts).
+// adapters/aws/customer-limit-race.test.ts).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { parseScenarios } from "../core/history/scenarios.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import { handleCrewMessage, handleCrewMessages } from "./orchestrator.ts";

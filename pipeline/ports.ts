@@ -1,5 +1,7 @@
 // Ports of the pipeline: narrow, named in domain words; in-memory implementations in
-// pipeline/in-memory.ts, AWS ones in adapters/aws.
+// pipeline/in-memory.ts, AWS ones in adapters/aws. Beside them, what every implementation must give alike: the order
+// of a listing and its cursors (claimListKey, reviewListKey, pendingReviewKey, byRequest), the queries' rules, which
+// of a session's outbox its save records. How an adapter stores them (its keys) is the adapter's (adapters/aws/table.ts).
 import {
   type LedgerEntry,
   type PersonDecision,
@@ -9,9 +11,11 @@ import {
   type ReserveMode,
   type ReserveResult,
 } from "../core/kernel/index.ts";
+import { dfidOf } from "../core/kernel/claim-record.ts";
 import type { ClaimRecord, ClaimStatus } from "../core/kernel/claim-record.ts";
 import { ClaimQueryError } from "./errors.ts";
 import type { ReviewRecord, ReviewStatus } from "../core/kernel/review.ts";
+import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import type { AuditEvent, ContextSnapshot, CustomerLimits, Order } from "../core/integrity/index.ts";
 import type { ClaimVerdictDetail } from "../core/kernel/events.ts";
 import type { Effect } from "./effects.ts";
@@ -109,6 +113,27 @@ export interface SessionRepository {
    * The orchestrator marks only where nothing that comes later proves it performed (pipeline/decide/outbox.ts).
    */
   clearOutbox(claimId: string, version: number): Promise<void>;
+}
+
+/**
+ * An orchestrator outbox split for the session store: `audit` are the events a session save records with
+ * the session in one write (the claim's own flow, served claims only: no simulation, no copy under another
+ * root), `rest` is everything else, in order, which the shell performs after the save.
+ */
+export function splitSessionOutbox(
+  claimId: string,
+  outbox: readonly Effect[],
+): { audit: AuditEvent[]; rest: Effect[] } {
+  const dfid = dfidOf(claimId);
+  const audit: AuditEvent[] = [];
+  const rest: Effect[] = [];
+  for (const effect of outbox) {
+    const e = effect.kind === "audit" ? effect.event : undefined;
+    if (e !== undefined && e.dfid === dfid && e.root_dfid === dfid && e.details.simulation_id === undefined)
+      audit.push(e);
+    else rest.push(effect);
+  }
+  return { audit, rest };
 }
 
 /** Where the execution of a verdict stands: PENDING until an ACCEPT's refund was reserved or refused. */
@@ -255,6 +280,22 @@ export type OrderSource = {
   getOrder(orderId: string): Promise<Order | undefined>;
 };
 
+/**
+ * What an order source's adapter is built from: its declared settings' values (validated: app/order-source.ts),
+ * its declared secrets by role (read on use), and the app's own table of orders (injected: the `table` source is it).
+ */
+export type OrderSourceInputs<Secret extends string, Values> = {
+  readonly settings: Values;
+  readonly secret: (role: Secret) => string;
+  readonly table: () => OrderSource;
+};
+
+/** An order source's adapter, as the composition root builds it from its inputs (functions/composition/order-sources.ts). */
+export type OrderSourceAdapter<Secret extends string = string, Values = Readonly<Record<string, string | number>>> = {
+  readonly name: string;
+  readonly createSource: (inputs: OrderSourceInputs<Secret, Values>) => OrderSource;
+};
+
 /** The table's orders: an `OrderSource` that can also list them all (the table adapter and the in-memory one). */
 export type ContextStore = OrderSource & {
   /** All orders as plain data. */
@@ -300,4 +341,50 @@ export interface ReviewRepository {
   updateReview(next: ReviewRecord): Promise<ReviewUpdate>;
   /** Reviews with `status`, oldest request first, `limit` at a time; `cursor` continues a previous page. */
   listReviews(query: { status: ReviewStatus; limit: number; cursor?: string }): Promise<ReviewPage>;
+}
+
+/** Where settlements live: one per claim, changed by conditional writes on `version`. */
+export interface SettlementRepository {
+  get(claimId: string): Promise<SettlementRecord | undefined>;
+  /** Stores `record` (version 1) unless the claim has one; returns the one stored now. */
+  create(record: SettlementRecord): Promise<SettlementRecord>;
+  /** Writes `next` if the stored version is `next.version - 1`; otherwise throws VersionConflictError. */
+  update(next: SettlementRecord): Promise<void>;
+  /** Every settlement, oldest request first. */
+  list(): Promise<SettlementRecord[]>;
+  /**
+   * The settlements whose failed refund's review is PENDING, oldest review first (reviewListKey of the review's
+   * `requested_at` and the claim id), `limit` at a time; `cursor` continues after that key. Reads those only.
+   */
+  listPendingReviews(query: { limit: number; cursor?: string }): Promise<SettlementPage>;
+  /**
+   * The settlements whose refund review was decided (RETRY / CLOSE) but whose effects are not yet marked performed
+   * (a crash cut the decision short), oldest request first. Reads those only: the sweep completes them.
+   */
+  listUnperformedReviews(): Promise<SettlementRecord[]>;
+}
+
+/** A page of settlements and, when more follow, the key of its last one. */
+export type SettlementPage = { items: SettlementRecord[]; nextCursor?: string };
+
+/** Where a settlement's pending review stands in the reviews' listing (undefined: it has none pending). */
+export function pendingReviewKey(record: SettlementRecord): string | undefined {
+  return record.review?.status === "PENDING" ? reviewListKey(record.review.requested_at, record.claim_id) : undefined;
+}
+
+/** A settlement's place among settlements, oldest refund request first: `<requested_at>#<claim_id>`. */
+export function settlementListKey(record: SettlementRecord): string {
+  return `${record.requested_at}#${record.claim_id}`;
+}
+
+/** Settlements in the order of their requests (settlementListKey). */
+export function byRequest(a: SettlementRecord, b: SettlementRecord): number {
+  const ka = settlementListKey(a);
+  const kb = settlementListKey(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** Whether a settlement's review was decided and its effects are not yet all performed (the sweep completes it). */
+export function hasUnperformedReview(record: SettlementRecord): boolean {
+  return record.review !== undefined && record.review.status !== "PENDING" && record.review.performed !== true;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 import { createInProcessPipeline } from "./in-process.ts";

@@ -23,6 +23,7 @@ function provider(outcomes: SettlementStatus[]): PaymentProvider & { calls: stri
   const calls: string[] = [];
   return {
     name: "simulated",
+    needsPaymentRef: false,
     calls,
     refund: async (request) => {
       calls.push(request.executionId);

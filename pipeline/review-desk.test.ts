@@ -119,6 +119,7 @@ describe("taking a review", () => {
     );
     const refused = {
       name: "simulated" as const,
+      needsPaymentRef: false,
       refund: async () => ({ status: "FAILED" as const, failureReason: "x" }),
     };
     for (const e of p.publisher.published.filter((x) => x.detailType === "RefundExecuted"))
@@ -196,6 +197,7 @@ describe("ReviewOpened", () => {
     );
     const refused = {
       name: "simulated" as const,
+      needsPaymentRef: false,
       refund: async () => ({ status: "FAILED" as const, failureReason: "x" }),
     };
     for (const e of t.p.publisher.published.filter((x) => x.detailType === "RefundExecuted"))

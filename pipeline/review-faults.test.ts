@@ -4,7 +4,7 @@
 // sweep's repairReviews when nobody does. Every time: the review is decided once, a refund is reserved and
 // announced at most once, the money invariants hold, and `claims replay` reproduces the claim IDENTICAL.
 import { describe, expect, it } from "vitest";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { createInProcessPipeline } from "./in-process.ts";

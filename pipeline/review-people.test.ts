@@ -2,7 +2,7 @@
 // APPROVE need a note, an APPROVE above the four-eyes bound waits for a different reviewer, and the reviewer who
 // resubmitted a claim cannot approve it.
 import { describe, expect, it } from "vitest";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import { checkMoneyInvariants } from "./testing/money-invariants.ts";

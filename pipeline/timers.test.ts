@@ -12,7 +12,7 @@ import {
 } from "./in-memory.ts";
 import { verdictIdFor } from "../core/kernel/execution.ts";
 import { buildProposal } from "../core/integrity/index.ts";
-import { handleTimer, redriveOpenClaims, sweepStalledClaims, timerDelaySeconds } from "./timers.ts";
+import { handleTimer, redriveOpenClaims, sweepStalledClaims } from "./timers.ts";
 import { parseConfig } from "../core/claim/config.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
@@ -52,18 +52,6 @@ function claim(id: string, status: ClaimRecord["status"], updatedMsAgo: number, 
     ...(structured ? { claim: { order_id: "ord_1", amount_eur: 10, category: "home", reason: "" } } : {}),
   };
 }
-
-describe("timerDelaySeconds", () => {
-  it.each([
-    [NOW - 5000, 0],
-    [NOW, 0],
-    [NOW + 1, 1],
-    [NOW + 120_000, 120],
-    [NOW + 3_600_000, 900],
-  ])("delays a timer due at %d by %d s (never more than SQS's 15 minutes)", (due, expected) => {
-    expect(timerDelaySeconds(due, NOW)).toBe(expected);
-  });
-});
 
 describe("handleTimer", () => {
   it("turns a due timer into a crew.tick at the current time on the claim's group", async () => {

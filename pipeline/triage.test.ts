@@ -2,7 +2,7 @@
 // normal ClaimVerdict published once; a crash anywhere in it is finished by the redelivery, never decided twice.
 import { describe, expect, it } from "vitest";
 import { policyVersionOf, triageIdempotencyKey } from "../core/kernel/execution.ts";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInProcessPipeline } from "./in-process.ts";

@@ -2,7 +2,7 @@
 // may make its self-check repair round in each delivery, and only one answer counts: the claim still replays
 // IDENTICAL (found by `npm run chaos`: the second delivery's CLAIMS_SELF_CHECK_FAILED made replay DIFFERENT).
 import { describe, expect, it } from "vitest";
-import { replayClaim } from "../core/history/replay.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createInMemoryAuditLog } from "./in-memory.ts";

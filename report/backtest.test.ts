@@ -2,10 +2,10 @@
 // and one drill-down per flip (the deciding layer on each side), the before/after charts carrying the
 // totals, the people's decisions and the claims that could not be re-decided; escaped, deterministic.
 import { beforeAll, describe, expect, it } from "vitest";
-import { backtest } from "../core/history/backtest.ts";
-import type { BacktestReport } from "../core/history/backtest.ts";
-import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest.test-kit.ts";
-import type { BundledRun } from "../core/history/backtest.test-kit.ts";
+import { backtest } from "../core/history/backtest/index.ts";
+import type { BacktestReport } from "../core/history/backtest/index.ts";
+import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest/backtest.test-kit.ts";
+import type { BundledRun } from "../core/history/backtest/backtest.test-kit.ts";
 import { renderBacktestReport } from "./backtest.ts";
 import { REPORT_SCRIPT } from "./render.ts";
 

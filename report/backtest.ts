@@ -1,7 +1,7 @@
 // The HTML backtest report: the run report's page, styles and chart look, showing what a candidate policy
 // would change — the totals before → after, charts of both, the flips table, and per flipped claim a
 // drill-down of which kernel layer decided each way. Pure: the same backtest result gives the same bytes.
-import type { BacktestReport, BacktestTotals, DecidedSide, FlipDetail } from "../core/history/backtest.ts";
+import type { BacktestReport, BacktestTotals, DecidedSide, FlipDetail } from "../core/history/backtest/index.ts";
 import { EVALUATION_ORDER } from "../core/kernel/kernel.ts";
 import { KERNEL_LAYERS } from "../core/kernel/reason-codes.ts";
 import type { SafeHtml } from "./html.ts";

@@ -15,9 +15,9 @@ import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.
 import { claimListKey } from "../../pipeline/ports.ts";
 import { VersionConflictError } from "../../core/errors.ts";
 import type { SettlementRecord } from "../../core/kernel/settlement.ts";
-import { pendingReviewKey } from "../../pipeline/payments.ts";
+import { pendingReviewKey } from "../../pipeline/ports.ts";
 import { recentServedEvents } from "../../pipeline/served.ts";
-import type { SettlementRepository } from "../../pipeline/payments.ts";
+import type { SettlementRepository } from "../../pipeline/ports.ts";
 import type {
   ClaimRepository,
   ReviewRepository,

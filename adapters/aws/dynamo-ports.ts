@@ -6,6 +6,7 @@ import type {
   Clock,
   ReviewRepository,
   SessionRepository,
+  SettlementRepository,
   VerdictRepository,
 } from "../../pipeline/ports.ts";
 import { createDynamoAuditLog } from "./dynamo-audit.ts";
@@ -15,7 +16,6 @@ import { createDynamoRefundLedger } from "./dynamo-ledger.ts";
 import { createDynamoContextStore } from "./dynamo-orders.ts";
 import { createDynamoReviewRepository } from "./dynamo-reviews.ts";
 import { createDynamoSettlementRepository } from "./dynamo-settlements.ts";
-import type { SettlementRepository } from "../../pipeline/payments.ts";
 import { createDynamoSessionRepository } from "./dynamo-sessions.ts";
 import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
 import { InvalidArgumentError } from "./errors.ts";

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { splitSessionOutbox } from "../../pipeline/effects.ts";
+import { splitSessionOutbox } from "../../pipeline/ports.ts";
 import type { Effect } from "../../pipeline/effects.ts";
 import { VersionConflictError } from "../../core/errors.ts";
 import type { StoredSession } from "../../pipeline/ports.ts";

@@ -32,9 +32,8 @@ import { promisify } from "node:util";
 import { gunzip as gunzipCb, gzip as gzipCb } from "node:zlib";
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { parseAuditEvent } from "../../core/integrity/audit.ts";
-import { splitSessionOutbox } from "../../pipeline/effects.ts";
-import type { Effect } from "../../pipeline/effects.ts";
 import { VersionConflictError } from "../../core/errors.ts";
+import { splitSessionOutbox } from "../../pipeline/ports.ts";
 import type { SessionRepository, StoredSession } from "../../pipeline/ports.ts";
 import { itemBytes, packText, unpackText } from "./compact.ts";
 import type { PackedText } from "./compact.ts";
@@ -288,7 +287,7 @@ export function createDynamoSessionRepository(
           claimId,
           version,
           snapshot,
-          outbox: done >= version ? [] : (outbox as Effect[]),
+          outbox: done >= version ? [] : (outbox as StoredSession["outbox"]),
         } satisfies StoredSession;
       }
       throw new SessionCorruptError(`session ${claimId} kept changing while it was read (5 attempts)`);

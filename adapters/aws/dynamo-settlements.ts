@@ -10,8 +10,8 @@ import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { SettlementRecordSchema } from "../../core/kernel/settlement.ts";
 import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import { VersionConflictError } from "../../core/errors.ts";
-import { byRequest, hasUnperformedReview, pendingReviewKey, settlementListKey } from "../../pipeline/payments.ts";
-import type { SettlementRepository } from "../../pipeline/payments.ts";
+import { byRequest, hasUnperformedReview } from "../../pipeline/ports.ts";
+import type { SettlementRepository } from "../../pipeline/ports.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError } from "./errors.ts";
@@ -29,10 +29,10 @@ function toItem(record: SettlementRecord): Record<string, unknown> {
 
 /** The settlement's place in gsi1: the pending refund reviews' partition while its review is PENDING. */
 function gsi1Of(record: SettlementRecord): { gsi1pk: string; gsi1sk: string } {
-  const pending = pendingReviewKey(record);
-  if (pending !== undefined) return { gsi1pk: gsi1.refundReviewsPending, gsi1sk: pending };
+  if (record.review?.status === "PENDING")
+    return { gsi1pk: gsi1.refundReviewsPending, gsi1sk: gsi1.reviewSort(record.review.requested_at, record.claim_id) };
   const partition = hasUnperformedReview(record) ? gsi1.refundReviewsUnperformed : gsi1.settlements;
-  return { gsi1pk: partition, gsi1sk: settlementListKey(record) };
+  return { gsi1pk: partition, gsi1sk: gsi1.settlementSort(record.requested_at, record.claim_id) };
 }
 
 function toRecord(item: Record<string, unknown>): SettlementRecord {
@@ -142,7 +142,7 @@ export function createDynamoSettlementRepository(ctx: DynamoContext): Settlement
       const raw = out.Items ?? [];
       const page = raw.slice(0, limit);
       // Each index item is a whole copy, so its record agrees with its partition; a record that does not is not listed.
-      const items = page.map(toRecord).filter((r) => pendingReviewKey(r) !== undefined);
+      const items = page.map(toRecord).filter((r) => r.review?.status === "PENDING");
       return { items, ...(raw.length > limit ? { nextCursor: String(page.at(-1)!.gsi1sk) } : {}) };
     },
   };

@@ -12,7 +12,7 @@ import { localClientConfig } from "../../local/emulators.ts";
 import { createLocalQueues } from "../../local/resources.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { countRequests, createRequestCounter } from "./request-counter.ts";
-import { createSqsWorkQueues, planBatches, sqsSafeId } from "./sqs-work-queues.ts";
+import { createSqsWorkQueues, planBatches, sqsSafeId, timerDelaySeconds } from "./sqs-work-queues.ts";
 import type { SqsQueueUrls } from "./sqs-work-queues.ts";
 
 const aws = useEmulatedAws();
@@ -128,6 +128,18 @@ function injectBatchFailures(
   );
   return () => call;
 }
+
+describe("timerDelaySeconds", () => {
+  it.each([
+    [NOW - 5000, 0],
+    [NOW, 0],
+    [NOW + 1, 1],
+    [NOW + 120_000, 120],
+    [NOW + 3_600_000, 900],
+  ])("delays a timer due at %d by %d s (never more than SQS's 15 minutes)", (due, expected) => {
+    expect(timerDelaySeconds(due, NOW)).toBe(expected);
+  });
+});
 
 describe("planBatches", () => {
   it.each([

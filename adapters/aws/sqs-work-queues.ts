@@ -15,7 +15,6 @@ import {
   ProposalMessageSchema,
   TimerMessageSchema,
 } from "../../pipeline/messages.ts";
-import { timerDelaySeconds } from "../../pipeline/timers.ts";
 import type { Clock, WorkQueues } from "../../pipeline/ports.ts";
 import {
   describeError,
@@ -27,6 +26,14 @@ import {
 } from "./errors.ts";
 import { backoffDelayMs, defaultSleep, retryPolicy } from "./retry.ts";
 import type { RetryPolicy, Sleep } from "./retry.ts";
+
+/** SQS delays a message at most 15 minutes. */
+const MAX_TIMER_DELAY_S = 900;
+
+/** Seconds to delay a timer message due at `dueMs` (0 when due, capped at 15 minutes). */
+export function timerDelaySeconds(dueMs: number, nowMs: number): number {
+  return Math.max(0, Math.min(MAX_TIMER_DELAY_S, Math.ceil((dueMs - nowMs) / 1000)));
+}
 
 /** The pipeline's queues by role. */
 export type SqsQueueUrls = {

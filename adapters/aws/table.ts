@@ -7,7 +7,6 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dfidOf } from "../../core/kernel/claim-record.ts";
 import { validateOrder } from "../../core/kernel/orders.ts";
 import type { Order } from "../../core/integrity/contracts.ts";
-import { reviewListKey } from "../../pipeline/ports.ts";
 import { describeError, TableSetupError } from "./errors.ts";
 
 /** Name of the table's global secondary index (audit by simulation, claims by status, all orders). */
@@ -85,11 +84,18 @@ export const gsi1 = {
   simulation: (simulationId: string) => `SIM#${simulationId}`,
   /** Every order; sort key = order id. */
   orders: "ORDERS",
-  /** Reviews by status; sort key `<requested_at>#<claim_id>` (oldest first). */
+  /** Reviews by status; sort key `reviewSort` (oldest first). */
   reviews: (status: string) => `REVIEW#${status}`,
-  reviewSort: reviewListKey,
-  /** Every refund settlement whose refund has no pending review; sort key `<requested_at>#<claim_id>` (reconciliation). */
+  /**
+   * The sort key of a review, a claim's or a failed refund's: `<requested_at>#<claim_id>`, the reviews' listing key
+   * (pipeline/ports.ts `reviewListKey`), so a Query in key order is the listing order and a page's cursor is its last
+   * sort key (the port contract's test holds both adapters to that cursor).
+   */
+  reviewSort: (requestedAt: string, claimId: string) => `${requestedAt}#${claimId}`,
+  /** Every refund settlement whose refund has no pending review; sort key `settlementSort` (reconciliation). */
   settlements: "SETTLEMENTS",
+  /** The sort key of a settlement outside the pending reviews: `<requested_at>#<claim_id>`, oldest request first. */
+  settlementSort: (requestedAt: string, claimId: string) => `${requestedAt}#${claimId}`,
   /**
    * The settlements whose failed refund awaits a person (review PENDING), moved out of `settlements` by the write
    * that opens the review and back by the one that decides it; sort key `reviewSort(<review.requested_at>, <claim_id>)`.

@@ -4,10 +4,9 @@
 // in docs/payments.md.
 import Stripe from "stripe";
 import { afterEach, describe, expect, it } from "vitest";
-import { PaymentUnavailableError } from "../../pipeline/payments.ts";
+import { PaymentUnavailableError } from "../../pipeline/errors.ts";
 import type { ProviderRefundRequest } from "../../pipeline/payments.ts";
-import { createStripePaymentProvider } from "./stripe.ts";
-import { readStripeWebhook } from "./stripe-webhook.ts";
+import { createStripePaymentProvider, readStripeWebhook } from "./stripe.ts";
 import { startStripeWireMock } from "./stripe-wire.test-kit.ts";
 import type { StripeWireMock } from "./stripe-wire.test-kit.ts";
 

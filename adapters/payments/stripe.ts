@@ -3,10 +3,20 @@
 // Idempotency-Key (a redelivered RefundExecuted gets Stripe's stored answer, never a second refund) and the
 // claim's ids in the refund's metadata (the webhook finds the claim by them). Errors are translated: what the
 // card, the balance or the request make impossible is a FAILED refund with its reason; the network, 429 and 5xx
-// are PaymentUnavailableError (the message is retried with the same key).
+// are PaymentUnavailableError (the message is retried with the same key). Stripe's webhooks are verified with the
+// SDK: the `Stripe-Signature` header over the raw body with the endpoint's signing secret and Stripe's 5-minute
+// tolerance either way (a timestamp more than 5 minutes ahead is refused too), at the injected clock's time; a `refund.updated` / `refund.failed` whose refund this app created (its
+// metadata names the claim and the execution) becomes the provider's word on that execution. `stripePayments` is
+// the adapter the composition root binds to the `stripe` declaration (app/payment-providers/stripe.ts).
 import Stripe from "stripe";
-import { PaymentUnavailableError } from "../../pipeline/payments.ts";
-import type { PaymentProvider, ProviderRefundRequest, ProviderRefundResult } from "../../pipeline/payments.ts";
+import { PaymentUnavailableError } from "../../pipeline/errors.ts";
+import type {
+  PaymentAdapter,
+  PaymentProvider,
+  ProviderRefundRequest,
+  ProviderRefundResult,
+  WebhookReading,
+} from "../../pipeline/payments.ts";
 
 /** Settings of the Stripe adapter. */
 export type StripeProviderOptions = {
@@ -62,6 +72,7 @@ export function createStripePaymentProvider(options: StripeProviderOptions): Pay
   const stripe = stripeClient(options);
   return {
     name: "stripe",
+    needsPaymentRef: true,
     async refund(request: ProviderRefundRequest): Promise<ProviderRefundResult> {
       const payment = request.paymentRef ? paymentOf(request.paymentRef) : undefined;
       if (!payment)
@@ -122,3 +133,68 @@ function translate(error: unknown, request: ProviderRefundRequest): ProviderRefu
   const code = e.decline_code ?? e.code;
   return { status: "FAILED", failureReason: `${code ? `${code}: ` : ""}${e.message ?? "refused by Stripe"}` };
 }
+
+/** How far a delivery's signed timestamp may be from now, either way (Stripe's 5 minutes). */
+export const WEBHOOK_TOLERANCE_S = 300;
+
+/** The refund events the app follows. */
+const REFUND_EVENTS = new Set(["refund.updated", "refund.failed"]);
+
+/** Verifies and reads one webhook delivery; an unverified one is `{ ok: false }` with what is wrong. */
+export function readStripeWebhook(
+  rawBody: string,
+  signature: string | undefined,
+  secret: string,
+  nowMs: number,
+): WebhookReading {
+  if (!signature) return { ok: false, message: "the Stripe-Signature header is missing" };
+  // The SDK refuses a timestamp older than the tolerance only; one from the future is refused here the same way,
+  // so a signed delivery cannot be held back and replayed later (a timestamp 24 h ahead stays "fresh" a day).
+  const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+  if (Number.isFinite(signedAt) && signedAt * 1000 > nowMs + WEBHOOK_TOLERANCE_S * 1000)
+    return {
+      ok: false,
+      message: `the Stripe signature's timestamp is ${Math.round(signedAt - nowMs / 1000)} s in the future (more than ${WEBHOOK_TOLERANCE_S} s)`,
+    };
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_S, undefined, nowMs);
+  } catch (error) {
+    return { ok: false, message: `the Stripe signature does not verify: ${(error as Error).message}` };
+  }
+  if (!REFUND_EVENTS.has(event.type)) return { ok: true, eventId: event.id, type: event.type };
+  const refund = event.data.object as Partial<Stripe.Refund>;
+  const claimId = refund.metadata?.claim_id;
+  const executionId = refund.metadata?.execution_id;
+  if (typeof refund.id !== "string" || !claimId || !executionId)
+    return { ok: true, eventId: event.id, type: event.type };
+  const result = settlementOfStripeRefund({
+    id: refund.id,
+    status: event.type === "refund.failed" && refund.status !== "failed" ? "failed" : (refund.status ?? null),
+    failure_reason: refund.failure_reason ?? undefined,
+  } as Pick<Stripe.Refund, "id" | "status" | "failure_reason">);
+  return {
+    ok: true,
+    eventId: event.id,
+    type: event.type,
+    update: {
+      claim_id: claimId,
+      execution_id: executionId,
+      status: result.status,
+      ...(result.providerRef === undefined ? {} : { provider_ref: result.providerRef }),
+      ...(result.failureReason === undefined ? {} : { failure_reason: result.failureReason }),
+    },
+  };
+}
+
+/** The `stripe` provider's adapter: the port from its API key (and STRIPE_API_BASE, tests), its webhooks' verifier. */
+export const stripePayments = {
+  name: "stripe",
+  createPort: ({ secret, settings }) =>
+    createStripePaymentProvider({
+      apiKey: secret("apiKey"),
+      ...(settings.apiBase === undefined ? {} : { apiBase: settings.apiBase }),
+    }),
+  readWebhook: (delivery, signingSecret, nowMs) =>
+    readStripeWebhook(delivery.rawBody, delivery.headers["stripe-signature"], signingSecret, nowMs),
+} as const satisfies PaymentAdapter<"apiKey", "apiBase">;

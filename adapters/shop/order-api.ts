@@ -12,7 +12,7 @@ import { orderIdPathProblem } from "../../core/claim/claim.ts";
 import { validateOrder } from "../../core/kernel/orders.ts";
 import { OrderSourceUnavailableError } from "../../pipeline/errors.ts";
 import { OrderSourceConfigError } from "./errors.ts";
-import type { OrderSource } from "../../pipeline/ports.ts";
+import type { OrderSource, OrderSourceAdapter } from "../../pipeline/ports.ts";
 
 /** The body of a 200 answer: the order contract. Fields the shop adds are ignored; `null` counts as absent. */
 export const OrderApiOrderSchema = z.object({
@@ -62,6 +62,16 @@ export type OrderApiSource = OrderSource & {
   /** One attempt at the probe order (no retry): ok on 200 or 404, else what was wrong. */
   check(): Promise<OrderApiCheck>;
 };
+
+/**
+ * The `http` order source's adapter (app/order-sources/http.ts): the order API at its URL with its token and each
+ * attempt's timeout, as declared and validated there.
+ */
+export const orderApiSource = {
+  name: "http",
+  createSource: ({ settings, secret }) =>
+    createOrderApiSource({ url: settings.url, token: secret("token"), timeoutMs: settings.timeoutMs }),
+} as const satisfies OrderSourceAdapter<"token", { readonly url: string; readonly timeoutMs: number }>;
 
 /** One attempt's outcome: an order, none (404), or a failure and whether another attempt may help. */
 type Attempt = { found: Order | undefined } | { problem: string; retryable: boolean };

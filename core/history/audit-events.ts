@@ -1,5 +1,5 @@
 // Every audit event a claim or a batch run records, defined once: its type and the zod schema of its details.
-// Producers are typed by these schemas (pipeline/audit-events.ts `claimAudit`, `auditEvent` below), and replay,
+// Producers are typed by these schemas (pipeline/decide/audit.ts `claimAudit`, `auditEvent` below), and replay,
 // the report and the CLI read details by parsing with the same ones. Objects strip fields they do not name, so a
 // recorded event with a field since dropped still parses; every field a producer writes is named here.
 import * as z from "zod";

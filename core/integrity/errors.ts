@@ -4,16 +4,24 @@ import { ClaimsError } from "../errors.ts";
 /** Stable codes of the errors this module throws. */
 type DirErrorCode =
   | "INVALID_MONEY"
+  | "CURRENCY_MISMATCH"
   | "INVALID_PROPOSAL_INPUT"
   | "INVALID_KERNEL_INPUT"
   | "LEDGER_INVARIANT"
   | "INVALID_ORDER"
   | "INVALID_AUDIT_EVENT";
 
-/** A money value that cannot be represented exactly in integer cents. */
+/** A money value that cannot be represented exactly in integer minor units of its currency. */
 export class MoneyError extends ClaimsError<DirErrorCode> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_MONEY", message, options);
+  }
+}
+
+/** Two amounts of different currencies combined (added, compared): there is no FX anywhere money moves. */
+export class CurrencyMismatchError extends ClaimsError<DirErrorCode> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("CURRENCY_MISMATCH", message, options);
   }
 }
 

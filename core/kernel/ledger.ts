@@ -4,7 +4,7 @@
 // Two claims never exceed the order; the same claim never refunds twice.
 import * as z from "zod";
 import { LedgerInvariantError } from "../integrity/errors.ts";
-import { formatEur } from "./money.ts";
+import { add, compare, describeMoney, eur, formatShort } from "./money.ts";
 
 /**
  * A person's decision that binds the order: a DENY, an APPROVE of `approved_cents` where `proposed_cents` was asked,
@@ -121,7 +121,7 @@ export function describeDecision(d: PersonDecision): string {
     return `a person closed the failed refund of claim ${d.claim_id} (${d.paid_out_of_band ? "paid out of band" : "not paid"})`;
   return d.decision === "DENY"
     ? `a person denied claim ${d.claim_id}`
-    : `a person approved claim ${d.claim_id} for ${formatEur(d.approved_cents)} of the ${formatEur(d.proposed_cents)} EUR proposed`;
+    : `a person approved claim ${d.claim_id} for ${formatShort(eur(d.approved_cents))} of the ${describeMoney(eur(d.proposed_cents))} proposed`;
 }
 
 /** The entry with the person's decision recorded (idempotent: a decision already recorded for the claim stays). */
@@ -202,12 +202,14 @@ export function reservationRefusal(
   if (existing !== undefined)
     return {
       code: "ALREADY_REFUNDED_FOR_CLAIM",
-      message: `Claim ${claimId} already refunded ${formatEur(existing)} EUR on order ${entry.order_id}`,
+      message: `Claim ${claimId} already refunded ${describeMoney(eur(existing))} on order ${entry.order_id}`,
     };
-  if (entry.refunded_cents + cents > orderCents)
+  const amount = eur(cents);
+  const refunded = eur(entry.refunded_cents);
+  if (compare(add(refunded, amount), eur(orderCents)) > 0)
     return {
       code: "EXCEEDS_ORDER_AMOUNT",
-      message: `Refund of ${formatEur(cents)} EUR on order ${entry.order_id} exceeds the order amount ${formatEur(orderCents)} EUR (already refunded ${formatEur(entry.refunded_cents)} EUR)`,
+      message: `Refund of ${describeMoney(amount)} on order ${entry.order_id} exceeds the order amount ${describeMoney(eur(orderCents))} (already refunded ${describeMoney(refunded)})`,
     };
   if (mode.kind !== "automatic") {
     const approved = (entry.approved ?? []).length;
@@ -218,11 +220,11 @@ export function reservationRefusal(
           message: `Order ${entry.order_id} holds ${approved} approved refunds, not the ${mode.approvedCount} this approval was decided on`,
         };
   }
-  const automatic = entry.automatic_cents ?? 0;
-  if (automatic + cents > mode.limitCents)
+  const automatic = add(eur(entry.automatic_cents ?? 0), amount);
+  if (compare(automatic, eur(mode.limitCents)) > 0)
     return {
       code: "EXCEEDS_AUTOMATIC_LIMIT",
-      message: `Automatic refunds on order ${entry.order_id} would reach ${formatEur(automatic + cents)} EUR, above the ${formatEur(mode.limitCents)} EUR a refund may reach without a human`,
+      message: `Automatic refunds on order ${entry.order_id} would reach ${describeMoney(automatic)}, above the ${describeMoney(eur(mode.limitCents))} a refund may reach without a human`,
     };
   const pending = otherPendingReviews(entry, claimId);
   if (pending.length > 0)

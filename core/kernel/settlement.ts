@@ -4,14 +4,18 @@
 // reconciliation of every authorised refund with its settlement.
 import * as z from "zod";
 import { hashHex } from "../crew/hash.ts";
-import { parseCents } from "./money.ts";
+import { add, parseMoney, toMajor, zero, type Money } from "./money.ts";
 import { deskFields } from "./review.ts";
 import type { ReviewDesk } from "./review.ts";
 
-/** The payment providers a refund can be paid through (`PAYMENT_PROVIDER`). */
-export const PaymentProviderNameSchema = z.enum(["simulated", "stripe"]);
+/**
+ * The name of the payment provider a refund was paid through (`PAYMENT_PROVIDER`: `simulated`, `stripe`, …), as
+ * settlements and RefundSettled / RefundFailed record it. Data, not a list: the providers are the app's registry
+ * (app/payment-provider.ts), and a recorded name stays readable whatever the registry holds later.
+ */
+export const PaymentProviderNameSchema = z.string().regex(/^[a-z][a-z0-9_-]*$/);
 
-/** A payment provider's name. */
+/** A payment provider's name, as recorded. */
 export type PaymentProviderName = z.infer<typeof PaymentProviderNameSchema>;
 
 /** Where a refund's money stands: asked for and not yet known, paid, or refused by the provider. */
@@ -302,14 +306,19 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
   const refunds = [...byExecution.values()]
     .filter((r) => !retried.has(r.execution_id) && r.status !== "CLOSED")
     .filter((r) => since === undefined || r.authorised_at >= since);
-  const cents = { SETTLED: 0, PENDING: 0, FAILED: 0 };
+  const totals: Record<SettlementStatus, Money> = { SETTLED: zero("EUR"), PENDING: zero("EUR"), FAILED: zero("EUR") };
   for (const r of refunds) {
-    const c = parseCents(r.amount_eur);
-    if (c.ok && r.status !== "CLOSED") cents[r.status === "PAID_OUT_OF_BAND" ? "SETTLED" : r.status] += c.cents;
+    const amount = parseMoney(r.amount_eur, "EUR");
+    const status = r.status === "PAID_OUT_OF_BAND" ? "SETTLED" : r.status;
+    if (amount.ok && status !== "CLOSED") totals[status] = add(totals[status], amount.money);
   }
   return {
     refunds,
-    totals: { settled_eur: cents.SETTLED / 100, pending_eur: cents.PENDING / 100, failed_eur: cents.FAILED / 100 },
+    totals: {
+      settled_eur: toMajor(totals.SETTLED),
+      pending_eur: toMajor(totals.PENDING),
+      failed_eur: toMajor(totals.FAILED),
+    },
   };
 }
 

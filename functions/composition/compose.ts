@@ -23,11 +23,13 @@ import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../app/manifest.ts";
 import type { LinkedResources } from "./resources.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
-import { checkedOnFirstUse, createOrderApiSource } from "../../adapters/shop/order-api.ts";
-import type { OrderApiCheck } from "../../adapters/shop/order-api.ts";
-import { orderSourceSettingsFrom } from "../../app/order-source.ts";
+import { checkedOnFirstUse } from "../../adapters/shop/order-api.ts";
+import type { OrderApiCheck, OrderApiSource } from "../../adapters/shop/order-api.ts";
+import { orderSourceSecretsOf, orderSourceSettingsFrom } from "../../app/order-source.ts";
+import type { OrderSourceSecretLink } from "../../app/order-source.ts";
 import type { OrderSource } from "../../pipeline/ports.ts";
-import { paymentProviderFrom } from "./payments.ts";
+import { orderSourceAdapter } from "./order-sources.ts";
+import { paymentProviderFrom, webhookSecretFrom } from "./payments.ts";
 import { withReviewOpened } from "../../pipeline/review-opened.ts";
 import { DEFAULT_REVIEW_DUE_MS } from "../../core/kernel/review.ts";
 import type { PolicySettings } from "../../app/policy-format.ts";
@@ -210,20 +212,28 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     const agent = policy().agent;
     return { agent, registry: registerAgent(agent) };
   });
-  // ORDER_SOURCE: the table (default) or the shop's order API with the OrderApiToken secret (docs/orders.md).
+  // ORDER_SOURCE: the table (default) or another source of the registry, e.g. the shop's order API with the
+  // OrderApiToken secret (docs/orders.md), built by its adapter (order-sources.ts) from its declared settings and secrets.
   const orderSettings = once(() => orderSourceSettingsFrom(env));
   const orders = once((): OrderSource => {
     const chosen = orderSettings();
-    if (chosen.source === "table") return dynamo().orders;
-    // The API checked beside the first read of a cold start: a wrong URL or token is logged once, plainly.
-    return checkedOnFirstUse(
-      createOrderApiSource({
-        url: chosen.url,
-        token: resources.secret(LINKS.orderApiToken),
-        timeoutMs: chosen.timeoutMs,
-      }),
-      options.onOrderApiCheck ?? logOrderApiCheck,
+    const links = Object.fromEntries(
+      orderSourceSecretsOf(chosen.source).map((s) => [s.role, s.secret.link as OrderSourceSecretLink]),
     );
+    const source = orderSourceAdapter(chosen.source).createSource({
+      settings: chosen.values,
+      secret: (role) => {
+        const link = links[role];
+        if (link === undefined) throw new ConfigLoadError(`order source ${chosen.source} declares no secret "${role}"`);
+        return resources.secret(link);
+      },
+      table: () => dynamo().orders,
+    });
+    // A source that can check itself (the shop's order API) is checked beside the first read of a cold start: a
+    // wrong URL or token is logged once, plainly.
+    return typeof (source as Partial<OrderApiSource>).check === "function"
+      ? checkedOnFirstUse(source as OrderApiSource, options.onOrderApiCheck ?? logOrderApiCheck)
+      : source;
   });
   const dynamo = once(() =>
     createDynamoPorts({
@@ -243,7 +253,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     reviews: lazyPort(() => dynamo().reviews),
     settlements: lazyPort(() => dynamo().settlements),
     payments: lazyPort(() => paymentProviderFrom(env, resources)),
-    webhookSecret: () => resources.secret(LINKS.stripeWebhookSecret),
+    webhookSecret: webhookSecretFrom(env, resources),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
     // A ReviewOpened beside each ReviewRequested, due under the policy (pipeline/review-opened.ts).
     publisher: lazyPort(() =>

@@ -4,7 +4,9 @@ import { Resource } from "sst";
 import * as z from "zod";
 import { FUNCTIONS, LINKS, linksOf } from "../../app/manifest.ts";
 import type { FunctionKey, QueueRole } from "../../app/manifest.ts";
-import type { OrderSourceKind } from "../../app/order-source.ts";
+import type { LinkedChoices } from "../../app/manifest.ts";
+import type { OrderSourceSecretLink } from "../../app/order-source.ts";
+import type { ProviderSecretLink } from "../../app/payment-provider.ts";
 import { ResourceLinkError } from "./errors.ts";
 
 /** Reads the raw link properties of `Resource.<name>` (throws when the link is absent). */
@@ -46,9 +48,8 @@ export function linkedResources(reader: ResourceReader = sstResources) {
         | typeof LINKS.llmApiKey
         | typeof LINKS.apiToken
         | typeof LINKS.reviewerToken
-        | typeof LINKS.orderApiToken
-        | typeof LINKS.stripeApiKey
-        | typeof LINKS.stripeWebhookSecret,
+        | OrderSourceSecretLink
+        | ProviderSecretLink,
     ) => read(reader, name, Secret, "{ value }").value,
   };
 }
@@ -56,13 +57,12 @@ export function linkedResources(reader: ResourceReader = sstResources) {
 /** The accessors' type. */
 export type LinkedResources = ReturnType<typeof linkedResources>;
 
-/** A reader that refuses names a function is not linked to, as `Resource` does on AWS (`orderSource` as deployed). */
-export function restrictedReader(
-  base: ResourceReader,
-  fn: FunctionKey,
-  orderSource: OrderSourceKind = "table",
-): ResourceReader {
-  const allowed: readonly string[] = linksOf(fn, orderSource);
+/**
+ * A reader that refuses names a function is not linked to, as `Resource` does on AWS (with the order source and
+ * payment provider `choices` as deployed).
+ */
+export function restrictedReader(base: ResourceReader, fn: FunctionKey, choices: LinkedChoices = {}): ResourceReader {
+  const allowed: readonly string[] = linksOf(fn, choices);
   return (name) => {
     if (!allowed.includes(name))
       throw new Error(`"${name}" is not linked to ${FUNCTIONS[fn].handler} (its links: ${allowed.join(", ")})`);

@@ -359,7 +359,7 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
 }
 
 /**
- * The role SST 4.17.1 would build for function args (components/aws/function.ts `createRole`): the inline
+ * The role SST 4.17.1 would build for function args (.sst/platform/src/components/aws/function.ts `createRole`): the inline
  * statements are `permissions`, then every linked component's aws.permission includes, plus — for a queue
  * consumer — the receive rights SST's QueueLambdaSubscriber adds; the managed policies are the basic execution
  * role, then `transform.role` edits the role's args.

@@ -7,7 +7,7 @@
 // Operators the local bus does not implement (e.g. `cidr`) are rejected, never silently ignored.
 import { InvalidEventPatternError, PatternSyntaxError } from "./errors.ts";
 
-/** An EventBridge event pattern as plain JSON (the shape of `infra/event-patterns.ts`). */
+/** An EventBridge event pattern as plain JSON (the shape of app/bus.ts `RULE_PATTERNS`). */
 export type EventPattern = Readonly<Record<string, unknown>>;
 
 /** The result of validating a pattern. */

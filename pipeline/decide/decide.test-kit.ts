@@ -7,6 +7,8 @@ import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import { createAgentRegistry } from "../../core/integrity/registry.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../deps.ts";
 import type { Effect } from "../effects.ts";
+import type { Observation, Request } from "./requests.ts";
+import type { Next, Step } from "./step.ts";
 
 export const NOW = Date.parse("2026-06-01T12:00:00Z");
 export const config = parseConfig(
@@ -77,4 +79,30 @@ export function shape(effects: readonly Effect[]): string[] {
 /** The audit events of `effects`, in order. */
 export function audits(effects: readonly Effect[]): AuditEvent[] {
   return effects.flatMap((e) => (e.kind === "audit" ? [e.event] : []));
+}
+
+/**
+ * Walks a decider from its first step to its outcome, answering each request with `answer` (as the shell would
+ * from the stores), without ports: the trace is what it asked (`? kind`) and each list of effects it returned.
+ */
+export function walkDecider<O, S>(
+  first: Step<Next<O, S>>,
+  decide: (state: S, observed: Observation) => Step<Next<O, S>>,
+  answer: (request: Request) => Observation,
+): { trace: string[]; outcome: O } {
+  const trace: string[] = [];
+  let step = first;
+  for (;;) {
+    if (step.effects.length > 0) trace.push(shape(step.effects).join(" + "));
+    const { next } = step;
+    if ("done" in next) return { trace, outcome: next.done };
+    if ("then" in next) step = next.then;
+    else {
+      trace.push(`? ${next.awaiting.kind}`);
+      const observed = answer(next.awaiting);
+      if (observed.kind === "failed" && !next.failureObserved)
+        throw new Error(`the decider does not observe a failure of ${next.awaiting.kind}`);
+      step = decide(next.state, observed);
+    }
+  }
 }

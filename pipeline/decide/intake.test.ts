@@ -3,8 +3,16 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
 import type { LlmResult } from "../../core/llm/index.ts";
-import { ACCEPTABLE, audits, claimRecord, NOW, shape } from "./decide.test-kit.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import type { Effect } from "../effects.ts";
+import { ACCEPTABLE, audits, claimRecord, NOW, shape, walkDecider } from "./decide.test-kit.ts";
+import type { Observation, Request } from "./requests.ts";
+import type { SubmitOptions } from "./intake.ts";
 import {
+  decideExtraction,
+  decideSubmission,
+  extractionStart,
+  startSubmission,
   extractionAwaited,
   extractionDecision,
   receivedClaim,
@@ -192,5 +200,180 @@ describe("extractionDecision", () => {
       state: "RUNNING",
       details: { model: "rules-v1", extracted: GOOD },
     });
+  });
+});
+
+describe("a submission's process", () => {
+  const answers =
+    (created: "new" | "same" | "same-started" | "other", admission = true) =>
+    (request: Request): Observation => {
+      switch (request.kind) {
+        case "admit":
+          return {
+            kind: "admit",
+            admission: admission ? { ok: true } : { ok: false, open: 50, bound: 50, retryAfterS: 5 },
+          };
+        case "now":
+          return { kind: "now", now: NOW };
+        case "new_id":
+          return { kind: "new_id", id: "clm_9" };
+        case "create_claim": {
+          const record = request.record;
+          if (created === "new") return { kind: "create_claim", result: { created: true, record } };
+          const stored = created === "same-started" ? { ...record, status: "RUNNING" as const } : record;
+          return { kind: "create_claim", result: { created: false, record: stored, sameRequest: created !== "other" } };
+        }
+        default:
+          throw new Error(`asked ${request.kind}`);
+      }
+    };
+  const submit = (body: unknown, opts: SubmitOptions, created: Parameters<typeof answers>[0], admission = true) =>
+    walkDecider(startSubmission(body, opts), decideSubmission, answers(created, admission));
+
+  it.each<[string, unknown, SubmitOptions, Parameters<typeof answers>[0], boolean, string[], Record<string, unknown>]>([
+    [
+      "stores a new claim under a new id, then starts its crew with its receipt",
+      { claim: ACCEPTABLE },
+      {},
+      "new",
+      true,
+      ["? now", "? new_id", "? create_claim", "crew_event claim.start"],
+      { ok: true, claimId: "clm_9", status: "RECEIVED", created: true },
+    ],
+    [
+      "admits it first when the caller bounds open claims",
+      { claim_text: TEXT },
+      { admit: true, claimId: "clm_7" },
+      "new",
+      true,
+      ["? admit", "? now", "? create_claim", "audit CLAIM_RECEIVED + extraction"],
+      { ok: true, claimId: "clm_7", created: true },
+    ],
+    [
+      "refuses it, storing nothing, when the stack cannot take it now",
+      { claim: ACCEPTABLE },
+      { admit: true },
+      "new",
+      false,
+      ["? admit"],
+      { ok: false, code: "OVERLOADED", retryAfterS: 5 },
+    ],
+    [
+      "starts a repeat again when a crash stopped the first before it started",
+      { claim: ACCEPTABLE },
+      { idempotencyKey: "k" },
+      "same",
+      true,
+      ["? now", "? new_id", "? create_claim", "crew_event claim.start"],
+      { ok: true, created: false, status: "RECEIVED" },
+    ],
+    [
+      "answers a repeat of a started claim with the first, starting nothing",
+      { claim: ACCEPTABLE },
+      { idempotencyKey: "k" },
+      "same-started",
+      true,
+      ["? now", "? new_id", "? create_claim"],
+      { ok: true, created: false, status: "RUNNING" },
+    ],
+    [
+      "refuses a key used with another body",
+      { claim: ACCEPTABLE },
+      { idempotencyKey: "k" },
+      "other",
+      true,
+      ["? now", "? new_id", "? create_claim"],
+      { ok: false, code: "IDEMPOTENCY_CONFLICT" },
+    ],
+    ["stores nothing for invalid input", { claim: {} }, {}, "new", true, [], { ok: false, code: "INVALID_INPUT" }],
+  ])("%s", (_name, body, opts, created, admission, trace, outcome) => {
+    const walked = submit(body, opts, created, admission);
+    expect(walked.trace).toEqual(trace);
+    expect(walked.outcome).toMatchObject(outcome);
+  });
+});
+
+describe("an extraction's process", () => {
+  const ok = answer(GOOD);
+  const down = {
+    ok: false,
+    code: "LLM_UNREACHABLE",
+    message: "connect ECONNREFUSED",
+    retryable: true,
+    model: "m",
+    attempts: 3,
+  } as unknown as LlmResult<ClaimExtractionOutput>;
+  const extract = (
+    record: ClaimRecord | undefined,
+    result: LlmResult<ClaimExtractionOutput>,
+    opts: { finalAttempt?: boolean; won?: boolean; hold?: boolean } = {},
+  ) =>
+    walkDecider(
+      decideExtraction(
+        extractionStart("clm_1", opts.finalAttempt ?? false),
+        { kind: "claim", claim: record },
+        HOLD(opts),
+      ),
+      (state, observed) => decideExtraction(state, observed, HOLD(opts)),
+      (request) => {
+        if (request.kind === "extract") return { kind: "extract", result };
+        if (request.kind === "now") return { kind: "now", now: NOW };
+        if (request.kind === "claim_update") {
+          const winner = { ...record!, outbox: [{ kind: "extraction", claimId: "clm_1" }] as Effect[] };
+          return { kind: "claim_update", changed: opts.won ?? true, record: winner };
+        }
+        throw new Error(`asked ${request.kind}`);
+      },
+    );
+  const HOLD = (opts: { hold?: boolean }) => ({
+    settings: opts.hold ? { llmOutageHoldMs: 3_600_000 } : {},
+  });
+
+  it.each<
+    [string, ClaimRecord | undefined, LlmResult<ClaimExtractionOutput>, Parameters<typeof extract>[2], string[], string]
+  >([
+    [
+      "keeps the outcome with the claim's move to RUNNING, then performs and clears it",
+      textClaim,
+      ok,
+      {},
+      ["? extract", "? now", "? claim_update", "audit CLAIM_EXTRACTED + crew_event claim.start + claim_update"],
+      "EXTRACTED",
+    ],
+    [
+      "performs the winner's stored outcome when another delivery kept its own",
+      textClaim,
+      ok,
+      { won: false },
+      ["? extract", "? now", "? claim_update", "extraction + claim_update"],
+      "SKIPPED",
+    ],
+    [
+      "retries a retryable failure before the last attempt",
+      textClaim,
+      down,
+      {},
+      ["? extract", "? now", "? now"],
+      "RETRY",
+    ],
+    [
+      "holds the claim for an unreachable model: the extraction sent again later",
+      textClaim,
+      down,
+      { hold: true },
+      ["? extract", "? now", "extraction + audit CLAIM_HELD + claim_update"],
+      "HELD",
+    ],
+    [
+      "performs an outcome an earlier delivery stored and died before performing, asking the model nothing",
+      { ...textClaim, outbox: [{ kind: "extraction", claimId: "clm_1" }] },
+      ok,
+      {},
+      ["extraction + claim_update"],
+      "SKIPPED",
+    ],
+    ["skips a claim gone", undefined, ok, {}, [], "SKIPPED"],
+  ])("%s", (_name, record, result, opts, trace, outcome) => {
+    expect(extract(record, result, opts)).toEqual({ trace, outcome });
   });
 });

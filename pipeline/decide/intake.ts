@@ -1,5 +1,7 @@
 // Intake, decided: a valid submission becomes the claim's record and the effects that start it; an
-// extraction's answer becomes the claim's next state and its effects. Pure: the shell loads, stores, performs.
+// extraction's answer becomes the claim's next state and its effects. Intake's two processes — a submission, an
+// extraction — each one `decide(state, observation) → { effects, next }` its shell (pipeline/intake.ts) loops over.
+// Pure: the shell loads, stores, performs.
 import * as z from "zod";
 import { canonicalize, hashHex } from "../../core/crew/index.ts";
 import { ClaimTextSchema, IntakeClaimSchema, oneLineText } from "../../core/claim/claim.ts";
@@ -10,10 +12,15 @@ import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts"
 import { simulationDfid, simulationIdProblem } from "../../core/history/simulation.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmResult } from "../../core/llm/index.ts";
+import { extractionMessages } from "../../core/agents/prompts.ts";
 import { claimAudit } from "./audit.ts";
+import type { PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import { needsReview } from "./needs-review.ts";
-import { resumeAudit } from "./outage.ts";
+import { holdDecision, resumeAudit } from "./outage.ts";
+import type { ClaimUpdate, Observation, Request } from "./requests.ts";
+import { observedAs } from "./step.ts";
+import type { Next, Step } from "./step.ts";
 
 /** The body of `POST /claims`: exactly one of `claim` or `claim_text`, plus optional batch metadata. */
 export const SubmissionSchema = z
@@ -191,4 +198,222 @@ export function extractionDecision(
     },
     effects,
   };
+}
+
+/** Every status: clearing an outbox is allowed whatever became of the claim meanwhile. */
+export const ANY_STATUS: ClaimRecord["status"][] = ["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"];
+
+/**
+ * The claim's stored outbox (an extraction's outcome a delivery kept and died before performing), performed then
+ * cleared; `undefined` when it has none.
+ */
+export function claimOutboxEffects(record: ClaimRecord): Effect[] | undefined {
+  if (!record.outbox || record.outbox.length === 0) return undefined;
+  return [
+    ...(record.outbox as Effect[]),
+    { kind: "claim_update", claimId: record.claim_id, patch: { outbox: undefined }, onlyFrom: ANY_STATUS },
+  ];
+}
+
+/** The outcome of a submission. */
+export type SubmitResult =
+  | { ok: true; claimId: string; status: ClaimRecord["status"]; created: boolean }
+  | { ok: false; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
+  | { ok: false; code: "IDEMPOTENCY_CONFLICT"; message: string; claimId: string }
+  | { ok: false; code: "OVERLOADED"; message: string; retryAfterS: number };
+
+/** How a submission is made: under an Idempotency-Key, a given claim id (and parent), bounded by `admit`. */
+export type SubmitOptions = { idempotencyKey?: string; claimId?: string; parentClaimId?: string; admit?: boolean };
+
+/** Where a submission stands, waiting for the answer to what it asked. */
+export type SubmissionState =
+  | { at: "admitted"; sub: Submission; opts: SubmitOptions }
+  /** The instant it is received at. */
+  | { at: "received_at"; sub: Submission; opts: SubmitOptions }
+  | { at: "claim_id"; sub: Submission; opts: SubmitOptions; now: number }
+  | { at: "created"; record: ClaimRecord };
+
+type SubmissionStep = Step<Next<SubmitResult, SubmissionState>>;
+
+/**
+ * Intake's process for a submission (docs/architecture.md): validated (invalid input stores nothing), admitted
+ * when the caller bounds open claims (a valid submission the stack cannot take now is refused `OVERLOADED` and
+ * stores nothing), stored RECEIVED, then started (extraction for free text, the crew otherwise). A repeated
+ * Idempotency-Key with the same body returns the first claim (and starts it again if a crash stopped it before it
+ * started); with another body it is a conflict.
+ */
+export function startSubmission(body: unknown, opts: SubmitOptions): SubmissionStep {
+  const parsed = SubmissionSchema.safeParse(body);
+  if (!parsed.success)
+    return done({
+      ok: false,
+      code: "INVALID_INPUT",
+      message: "the claim is invalid",
+      issues: toInputIssues(parsed.error),
+    });
+  const sub = parsed.data;
+  if (opts.admit) return ask({ kind: "admit" }, { at: "admitted", sub, opts });
+  return ask({ kind: "now" }, { at: "received_at", sub, opts });
+}
+
+/** A submission's next step on the answer to what it asked. */
+export function decideSubmission(state: SubmissionState, observed: Observation): SubmissionStep {
+  switch (state.at) {
+    case "admitted": {
+      const { admission } = observedAs(observed, "admit");
+      if (!admission.ok)
+        return done({
+          ok: false,
+          code: "OVERLOADED",
+          message: `${admission.open} claims are open, the bound is ${admission.bound}: try again in ${admission.retryAfterS} s`,
+          retryAfterS: admission.retryAfterS,
+        });
+      return ask({ kind: "now" }, { ...state, at: "received_at" });
+    }
+    case "received_at": {
+      const now = observedAs(observed, "now").now;
+      if (state.opts.claimId === undefined)
+        return ask({ kind: "new_id", prefix: "clm" }, { ...state, at: "claim_id", now });
+      return stored(state.sub, state.opts, state.opts.claimId, now);
+    }
+    case "claim_id":
+      return stored(state.sub, state.opts, observedAs(observed, "new_id").id, state.now);
+    case "created": {
+      const { result } = observedAs(observed, "create_claim");
+      if (result.created) {
+        const { record } = state;
+        return { effects: startEffects(record), next: { done: submitted(record, true) } };
+      }
+      if (!result.sameRequest)
+        return done({
+          ok: false,
+          code: "IDEMPOTENCY_CONFLICT",
+          message: "this Idempotency-Key was used with a different body",
+          claimId: result.record.claim_id,
+        });
+      // A crash after storing may have stopped the claim before it started: start it again (idempotent).
+      const effects = result.record.status === "RECEIVED" ? startEffects(result.record) : [];
+      return { effects, next: { done: submitted(result.record, false) } };
+    }
+  }
+}
+
+function stored(sub: Submission, opts: SubmitOptions, claimId: string, now: number): SubmissionStep {
+  const record = receivedClaim(sub, { claimId, parentClaimId: opts.parentClaimId }, now);
+  const idempotency = opts.idempotencyKey ? { key: opts.idempotencyKey, requestHash: submissionHash(sub) } : undefined;
+  return ask({ kind: "create_claim", record, idempotency }, { at: "created", record });
+}
+
+function submitted(record: ClaimRecord, created: boolean): SubmitResult {
+  return { ok: true, claimId: record.claim_id, status: record.status, created };
+}
+
+/** The outcome of an extraction attempt. */
+export type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY" | "HELD";
+
+/** What an extraction decides with: the outage hold's settings. */
+export type ExtractionPolicy = { settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs"> };
+
+/** Where an extraction stands, waiting for the answer to what it asked. */
+export type ExtractionState =
+  /** Loaded: the claim. */
+  | { at: "claim"; claimId: string; finalAttempt: boolean }
+  | { at: "extracted"; record: ClaimRecord; text: string; finalAttempt: boolean }
+  /** The instant a failed extraction's hold is decided at. */
+  | { at: "hold_time"; record: ClaimRecord; text: string; finalAttempt: boolean; result: ExtractionResult }
+  /** The instant the extraction's outcome is decided at. */
+  | { at: "outcome_time"; record: ClaimRecord; text: string; finalAttempt: boolean; result: ExtractionResult }
+  /** The outcome kept with the claim's move from RECEIVED to RUNNING, or another delivery's kept instead. */
+  | { at: "kept"; record: ClaimRecord; outcome: "EXTRACTED" | "NEEDS_REVIEW"; effects: Effect[] };
+
+type ExtractionResult = LlmResult<ClaimExtractionOutput>;
+type ExtractionStep = Step<Next<ExtractOutcome, ExtractionState>>;
+
+/** The state an extraction starts in: the shell loads the claim and gives it as the first observation. */
+export function extractionStart(claimId: string, finalAttempt: boolean): ExtractionState {
+  return { at: "claim", claimId, finalAttempt };
+}
+
+/**
+ * Intake's process for a free-text claim's extraction. An outcome an earlier delivery stored and died before
+ * performing is performed now. A retryable LLM failure is `RETRY` (the queue tries again) until `finalAttempt`; every
+ * other failure ends the claim in NEEDS_REVIEW with the reason. While the model cannot be reached and the claim's
+ * outage hold lasts (docs/llm.md), the extraction is sent again for a little later instead (`HELD`). ONE outcome is
+ * kept however many deliveries race or repeat after a crash (the model may answer each differently, and each at
+ * another instant): its effects are stored with the claim's move from RECEIVED to RUNNING in one conditional update,
+ * then performed, then cleared; the delivery that loses the update performs the winner's stored effects instead (they
+ * are idempotent). A failed extraction moves on to NEEDS_REVIEW as the last of its effects, so a claim whose outbox
+ * was never performed is still open and the sweep finds it.
+ */
+export function decideExtraction(
+  state: ExtractionState,
+  observed: Observation,
+  policy: ExtractionPolicy,
+): ExtractionStep {
+  switch (state.at) {
+    case "claim": {
+      const record = observedAs(observed, "claim").claim;
+      if (!record) return done("SKIPPED");
+      const outbox = claimOutboxEffects(record);
+      if (outbox) return { effects: outbox, next: { done: "SKIPPED" } };
+      const awaited = extractionAwaited(record);
+      if (!awaited.awaited) return { effects: awaited.effects, next: { done: "SKIPPED" } };
+      const { text } = awaited;
+      const request = extractionMessages(text, { receivedAt: record.received_at });
+      return ask({ kind: "extract", request }, { at: "extracted", record, text, finalAttempt: state.finalAttempt });
+    }
+    case "extracted": {
+      const { result } = observedAs(observed, "extract");
+      return ask({ kind: "now" }, { ...state, at: result.ok ? "outcome_time" : "hold_time", result });
+    }
+    case "hold_time": {
+      const now = observedAs(observed, "now").now;
+      const { record, result } = state;
+      if (!result.ok) {
+        const work = { step: "extraction", key: "extraction" } as const;
+        const hold = holdDecision(record, result, now, policy.settings, work);
+        if (hold) {
+          const again: Effect = { kind: "extraction", claimId: record.claim_id, delayMs: hold.retryInMs };
+          return { effects: hold.resend ? [again, ...hold.effects] : [], next: { done: "HELD" } };
+        }
+      }
+      return ask({ kind: "now" }, { ...state, at: "outcome_time" });
+    }
+    case "outcome_time": {
+      const now = observedAs(observed, "now").now;
+      const { record, text, result, finalAttempt } = state;
+      const decision = extractionDecision(record, text, result, { finalAttempt, now });
+      if (decision.outcome === "RETRY") return done("RETRY");
+      const { patch, effects, outcome } = decision;
+      const update: ClaimUpdate = {
+        kind: "claim_update",
+        claimId: record.claim_id,
+        patch: { ...patch, status: "RUNNING", outbox: effects },
+        onlyFrom: ["RECEIVED"],
+      };
+      return ask({ kind: "claim_update", update }, { at: "kept", record, outcome, effects });
+    }
+    case "kept": {
+      const won = observedAs(observed, "claim_update");
+      if (!won.changed) {
+        const winner = won.record ? claimOutboxEffects(won.record) : undefined;
+        return { effects: winner ?? [], next: { done: "SKIPPED" } };
+      }
+      const clear: Effect = {
+        kind: "claim_update",
+        claimId: state.record.claim_id,
+        patch: { outbox: undefined },
+        onlyFrom: ANY_STATUS,
+      };
+      return { effects: [...state.effects, clear], next: { done: state.outcome } };
+    }
+  }
+}
+
+function ask<S>(awaiting: Request, state: S): Step<Next<never, S>> {
+  return { effects: [], next: { awaiting, state } };
+}
+
+function done<O>(outcome: O): Step<Next<O, never>> {
+  return { effects: [], next: { done: outcome } };
 }

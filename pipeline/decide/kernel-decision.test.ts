@@ -9,15 +9,14 @@ import { crewEffects } from "./crew-completion.ts";
 import { ACCEPTABLE, claimRecord, ESCALATED, NOW, order, policy, shape } from "./decide.test-kit.ts";
 import {
   afterReservation,
-  decidedEffects,
   decideProposal,
   orderDataInvalid,
   orderSourceUnavailable,
   plannedRefund,
   proposedOrderId,
-  publishEffects,
   verdictToStore,
 } from "./kernel-decision.ts";
+import { decidedUpdate, publishEffects } from "./publication.ts";
 
 const DECIDED_AT = new Date(NOW).toISOString();
 
@@ -234,31 +233,28 @@ describe("publishing and recording a verdict", () => {
   ] as const)("records the claim DECIDED from an open status, executed when %s", (execution, executed) => {
     const { decision, proposal } = decided(ACCEPTABLE);
     const stored = { ...verdictToStore("key", "clm_1", decision), execution };
-    expect(decidedEffects(stored, NOW, proposal)).toEqual([
-      {
-        kind: "claim_update",
-        claimId: "clm_1",
-        patch: {
-          status: "DECIDED",
-          verdict: "ACCEPT",
-          verdict_id: stored.record.verdict_id,
-          reason_code: stored.record.reason_code,
-          reason: stored.record.reason,
-          executed,
-          // The Decision Maker's output the proposal was built from, as the claim view shows it.
-          proposal: { action: "REFUND", ...ACCEPTABLE, confidence: 0.9 },
-          updated_at: DECIDED_AT,
-        },
-        onlyFrom: ["RECEIVED", "RUNNING"],
+    expect(decidedUpdate(stored, NOW, proposal)).toEqual({
+      kind: "claim_update",
+      claimId: "clm_1",
+      patch: {
+        status: "DECIDED",
+        verdict: "ACCEPT",
+        verdict_id: stored.record.verdict_id,
+        reason_code: stored.record.reason_code,
+        reason: stored.record.reason,
+        executed,
+        // The Decision Maker's output the proposal was built from, as the claim view shows it.
+        proposal: { action: "REFUND", ...ACCEPTABLE, confidence: 0.9 },
+        updated_at: DECIDED_AT,
       },
-    ]);
+      onlyFrom: ["RECEIVED", "RUNNING"],
+    });
   });
 
   it("records no proposal for a claim decided without one (triage) or with one not built from an output", () => {
     const stored = verdictToStore("key", "clm_1", decided(ACCEPTABLE).decision);
     for (const proposal of [undefined, { params: { order_id: "ord_001" } }, "garbage", null]) {
-      const [update] = decidedEffects(stored, NOW, proposal);
-      expect(update?.kind === "claim_update" && update.patch).not.toHaveProperty("proposal");
+      expect(decidedUpdate(stored, NOW, proposal).patch).not.toHaveProperty("proposal");
     }
   });
 

@@ -1,6 +1,7 @@
 // The kernel's decision, apart from its I/O: from the stored claim, the proposal, the order and its ledger entry
 // at an instant to the verdict record, its events, its audit and the review an ESCALATE opens; what a refund
-// reservation's answer settles; and the effects that publish a stored verdict and record the claim DECIDED.
+// reservation's answer settles; and the effects that end a claim the order source or its data failed. The kernel's
+// decider (decide/kernel.ts) and triage's are built from these.
 import { formatEur, type CustomerWindow, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { busEntry } from "../../core/kernel/events.ts";
@@ -295,42 +296,6 @@ export function afterReservation(
     },
     raced,
   };
-}
-
-/** What publishing a stored verdict does: its audit appended, the review an ESCALATE opens, its events published. */
-export function publishEffects(stored: StoredVerdict): Effect[] {
-  return [
-    ...(stored.audit ?? []).map((event): Effect => ({ kind: "audit", event })),
-    ...(stored.review ? [{ kind: "review_open" as const, review: stored.review }] : []),
-    ...(stored.events.length > 0 ? [{ kind: "publish" as const, entries: stored.events }] : []),
-  ];
-}
-
-/**
- * The claim recorded DECIDED with the stored verdict and the proposal it decided (only from an open status: a repeat
- * changes nothing). The proposal is written here, with the claim's final update, not by the crew's last step: a
- * triaged claim has none.
- */
-export function decidedEffects(stored: StoredVerdict, now: number, proposal?: unknown): Effect[] {
-  const { record } = stored;
-  const output = proposalOutputOf(proposal);
-  return [
-    {
-      kind: "claim_update",
-      claimId: stored.claim_id,
-      patch: {
-        status: "DECIDED",
-        verdict: record.verdict,
-        verdict_id: record.verdict_id,
-        reason_code: record.reason_code,
-        reason: record.reason,
-        executed: stored.execution === "EXECUTED",
-        ...(output ? { proposal: output } : {}),
-        updated_at: new Date(now).toISOString(),
-      },
-      onlyFrom: ["RECEIVED", "RUNNING"],
-    },
-  ];
 }
 
 /** An escalation a reviewer approved before the claim was recorded DECIDED: the approval is the claim's refund. */

@@ -14,6 +14,9 @@ import { RefundReviewDecisionSchema, retryExecutionId } from "../../core/kernel/
 import type { RefundReviewDecision, SettlementRecord } from "../../core/kernel/settlement.ts";
 import type { Effect } from "../effects.ts";
 
+/** The decision flow a claim's refund settlement is audited under. */
+export const settlementDfid = (claimId: string) => `dfid_pay_${claimId}`;
+
 /** The body of `POST /claims/{id}/review` deciding a failed refund's review. */
 export const RefundReviewRequestSchema = z
   .object({

@@ -1,9 +1,19 @@
-// Timers and the sweep, decided: what nudges a claim that has not moved, when nudges that changed nothing make
-// it STALLED, and what ends a claim that ran out of time. Pure: the shells read the claims and perform.
+// Timers and the sweep, decided: a due timer, what nudges a claim that has not moved, when nudges that changed
+// nothing make it STALLED, what ends a claim that ran out of time, and the customer's reservation such a claim leaves.
+// Each process one `decide(state, observation) → { effects, next }`; the shells (pipeline/timers.ts,
+// pipeline/overdue.ts) read the claims, perform and loop. Pure.
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { isFinal } from "../../core/kernel/claim-record.ts";
+import type { PipelineDeps, PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
-import { startEffects } from "./intake.ts";
+import type { TimerMessage } from "../messages.ts";
+import { claimOutboxEffects, startEffects } from "./intake.ts";
 import { reviewOpenedFor } from "./needs-review.ts";
+import { isHeld } from "./outage.ts";
+import { outboxProof } from "./outbox.ts";
+import type { ClaimUpdate, Observation, Request } from "./requests.ts";
+import { observedAs, within } from "./step.ts";
+import type { Next, Step } from "./step.ts";
 
 /** The crew of the claim told the time: steps past their deadline time out and go to the fixer. */
 export function tickEffects(claimId: string, now: number): Effect[] {
@@ -76,4 +86,283 @@ export function overdueDecision(
       ...(info.detail ? { detail: info.detail } : {}),
     }),
   };
+}
+
+type Outcome<O, S> = Step<Next<O, S>>;
+
+function ask<S>(awaiting: Request, state: S, failureObserved?: "order_data"): Step<Next<never, S>> {
+  return { effects: [], next: { awaiting, state, ...(failureObserved ? { failureObserved } : {}) } };
+}
+
+function done<O>(outcome: O, effects: readonly Effect[] = []): Step<Next<O, never>> {
+  return { effects, next: { done: outcome } };
+}
+
+/** What a timer decides with: the hash proposals are keyed with (a claim's verdict proves an outbox). */
+export type TimerPolicy = Pick<PipelineDeps, "sha256">;
+
+/** What a due timer did. */
+export type TimerOutcome = "TICKED" | "REARMED" | "SETTLED";
+
+/** Where a timer message stands. */
+export type TimerState =
+  | { at: "time"; message: TimerMessage }
+  | { at: "claim"; message: TimerMessage; now: number }
+  | { at: "session"; message: TimerMessage; now: number; claim: ClaimRecord };
+
+/** A timer message starts by reading the clock. */
+export function startTimer(message: TimerMessage): Outcome<TimerOutcome, TimerState> {
+  return ask({ kind: "now" }, { at: "time", message });
+}
+
+/**
+ * The timers' process for one timer message: a due timer becomes a `crew.tick` on the claim's FIFO group; an early
+ * one (long deadline) is re-armed. A due timer of a claim that is already final, whose session has no outbox left
+ * to perform, is dropped ("SETTLED"): a tick could move nothing there (no step is waited for, nothing to repair),
+ * and it would cost a FIFO message and an orchestrator invocation per claim — the usual end of a claim's one timer,
+ * which fires long after the verdict. Nothing left: the outbox is marked performed, or the claim proves it
+ * (decide/outbox.ts: the verdict on the proposal the last step sent, which is not marked).
+ */
+export function decideTimer(
+  state: TimerState,
+  observed: Observation,
+  policy: TimerPolicy,
+): Outcome<TimerOutcome, TimerState> {
+  const { message } = state;
+  switch (state.at) {
+    case "time": {
+      const now = observedAs(observed, "now").now;
+      if (message.due_ms > now)
+        return done("REARMED", [{ kind: "timer", claimId: message.claim_id, dueMs: message.due_ms }]);
+      return ask({ kind: "claim", claimId: message.claim_id }, { at: "claim", message, now });
+    }
+    case "claim": {
+      const claim = observedAs(observed, "claim").claim;
+      if (claim && isFinal(claim.status))
+        return ask({ kind: "session", claimId: message.claim_id }, { ...state, at: "session", claim });
+      return done("TICKED", tickEffects(message.claim_id, state.now));
+    }
+    case "session": {
+      const { session } = observedAs(observed, "session");
+      if (!session || session.outbox.length === 0) return done("SETTLED");
+      if (outboxProof(session.outbox, { claim: state.claim, sha256: policy.sha256 }) !== undefined)
+        return done("SETTLED");
+      return done("TICKED", tickEffects(message.claim_id, state.now));
+    }
+  }
+}
+
+/**
+ * Moves a claim on: performs an extraction outcome stored but never performed, starts a RECEIVED claim as intake
+ * starts it (its receipt audited again — identical, so dropped unless intake died before it — then extraction or the
+ * crew), or sends a RUNNING claim a `crew.tick`. Idempotent; asks nothing.
+ */
+export function nudge(claim: ClaimRecord, now: number): Outcome<"restarted" | "ticked", never> {
+  const outbox = claimOutboxEffects(claim);
+  if (outbox) return done("restarted", outbox);
+  const { nudge: outcome, effects } = nudgeEffects(claim, now);
+  return done(outcome, effects);
+}
+
+/** A reservation on the customer's window whose refund never happened, released (pipeline/customer-release.ts runs it alone). */
+export type ReleaseState =
+  | { at: "order"; record: ClaimRecord; orderId: string }
+  | { at: "ledger"; record: ClaimRecord; orderId: string; customerId: string }
+  | { at: "released" };
+
+/**
+ * A claim that ended without its automatic refund (timed out, stalled) may still hold a reservation on the window of
+ * its order's customer (the kernel reserves the window first, then the order's ledger, and died in between): the
+ * overdue path and the sweep release it, so the customer limit never leaks. A claim whose refund the order's ledger
+ * holds keeps its reservation: that refund was made. Done with whether one was looked for and released.
+ */
+export function startRelease(record: ClaimRecord, policy: Pick<PipelineDeps, "agent">): Outcome<boolean, ReleaseState> {
+  const orderId = record.claim?.order_id;
+  if (!policy.agent.contract.customer_limits || !orderId) return done(false);
+  return ask({ kind: "order", orderId }, { at: "order", record, orderId }, "order_data");
+}
+
+/** The release's next step on the answer to what it asked. */
+export function decideRelease(state: ReleaseState, observed: Observation): Outcome<boolean, ReleaseState> {
+  switch (state.at) {
+    case "order": {
+      if (observed.kind === "failed") return done(false);
+      const customerId = observedAs(observed, "order").order?.customer_id;
+      if (customerId === undefined) return done(false);
+      const { record, orderId } = state;
+      return ask({ kind: "ledger", orderId, scope: record.simulation_id }, { ...state, at: "ledger", customerId });
+    }
+    case "ledger": {
+      const entry = observedAs(observed, "ledger").entry;
+      const { record, customerId } = state;
+      if (entry && Object.hasOwn(entry.claims, record.claim_id)) return done(false);
+      const release = {
+        kind: "release_customer",
+        customerId,
+        claimId: record.claim_id,
+        scope: record.simulation_id,
+      } as const;
+      return ask(release, { at: "released" });
+    }
+    case "released":
+      observedAs(observed, "release_customer");
+      return done(true);
+  }
+}
+
+/** What the sweep does with one open claim it found: skipped (recent, or waiting for the model), or examined. */
+export type SweptOutcome = "recent" | "held" | "out_of_time" | "moved_on" | "stalled" | "restarted" | "ticked";
+
+/** What the sweep decides with: the nudges before STALLED, the hold's settings, the contract (customer limits). */
+export type SweepPolicy = Pick<PipelineDeps, "agent"> & {
+  settings: Pick<PipelineSettings, "llmOutageHoldMs">;
+  maxTicks: number;
+};
+
+/** Where the sweep stands with one claim. */
+export type SweptState =
+  | { at: "time_left"; claim: ClaimRecord; now: number }
+  | { at: "session"; claim: ClaimRecord; now: number }
+  | { at: "stalled"; claim: ClaimRecord; effects: Effect[] }
+  | { at: "release"; release: ReleaseState }
+  | { at: "counted"; claim: ClaimRecord; now: number };
+
+/**
+ * The sweep's process for one open claim not updated since `cutoff` (ISO): a claim waiting for the model has its
+ * work queued for a retry and is not stalled until its hold runs out; the run stops when it has no time left; else
+ * the claim is examined (with its crew session's version when RUNNING): one more nudge counted on the claim, then
+ * the nudge — or, after `maxTicks` nudges in a row that found it unchanged, NEEDS_REVIEW `STALLED`: the claim first,
+ * conditionally (one that moved on since it was read keeps its course and gets no review), then its review, then a
+ * reservation on the customer's window whose refund never happened released.
+ */
+export function startSweptClaim(
+  claim: ClaimRecord,
+  now: number,
+  cutoff: string,
+  policy: SweepPolicy,
+): Outcome<SweptOutcome, SweptState> {
+  // Claims received after the cutoff were updated after it too (updated_at ≥ received_at).
+  if (claim.updated_at >= cutoff) return done("recent");
+  if (isHeld(claim, now, policy.settings)) return done("held");
+  return ask({ kind: "has_time" }, { at: "time_left", claim, now });
+}
+
+/** The sweep's next step for a claim on the answer to what it asked. */
+export function decideSweptClaim(
+  state: SweptState,
+  observed: Observation,
+  policy: SweepPolicy,
+): Outcome<SweptOutcome, SweptState> {
+  switch (state.at) {
+    case "time_left": {
+      if (!observedAs(observed, "has_time").hasTime) return done("out_of_time");
+      const { claim } = state;
+      if (claim.status === "RUNNING")
+        return ask({ kind: "session", claimId: claim.claim_id }, { ...state, at: "session" });
+      return swept(state.claim, 0, state.now, policy);
+    }
+    case "session":
+      return swept(state.claim, observedAs(observed, "session").session?.version ?? 0, state.now, policy);
+    case "stalled": {
+      if (!observedAs(observed, "claim_update").changed) return done("moved_on");
+      const release = within(
+        startRelease(state.claim, policy),
+        (r): SweptState => ({ at: "release", release: r }),
+        (): Outcome<SweptOutcome, SweptState> => done("stalled"),
+      );
+      return state.effects.length === 0 ? release : { effects: state.effects, next: { then: release } };
+    }
+    case "release":
+      return within(
+        decideRelease(state.release, observed),
+        (r): SweptState => ({ at: "release", release: r }),
+        (): Outcome<SweptOutcome, SweptState> => done("stalled"),
+      );
+    case "counted":
+      observedAs(observed, "claim_update");
+      return nudge(state.claim, state.now);
+  }
+}
+
+function swept(claim: ClaimRecord, sessionVersion: number, now: number, policy: SweepPolicy) {
+  const decision = sweepDecision(claim, sessionVersion, now, policy.maxTicks);
+  if ("stalled" in decision) {
+    const { patch, onlyFrom, effects } = decision.stalled;
+    const update = { kind: "claim_update", claimId: claim.claim_id, patch, onlyFrom } as const;
+    return ask({ kind: "claim_update", update: update as ClaimUpdate }, {
+      at: "stalled",
+      claim,
+      effects,
+    } as SweptState);
+  }
+  const update = {
+    kind: "claim_update",
+    claimId: claim.claim_id,
+    patch: { sweep: decision.nudged },
+    onlyFrom: [claim.status],
+  } as ClaimUpdate;
+  return ask({ kind: "claim_update", update }, { at: "counted", claim, now } as SweptState);
+}
+
+/** Where ending an overdue claim stands. */
+export type OverdueState =
+  | { at: "claim"; info: OverdueInfo }
+  | { at: "time"; info: OverdueInfo; record: ClaimRecord }
+  | { at: "updated"; record: ClaimRecord; effects: Effect[] }
+  | { at: "release"; release: ReleaseState; record: ClaimRecord | undefined };
+
+/** How long the caller waited for the claim, and what it saw last. */
+type OverdueInfo = { readonly waitedMs: number; readonly detail?: string | undefined };
+
+/** Ending an overdue claim starts by reading it. */
+export function startOverdue(claimId: string, info: OverdueInfo): Outcome<ClaimRecord | undefined, OverdueState> {
+  return ask({ kind: "claim", claimId }, { at: "claim", info });
+}
+
+/**
+ * A claim still RECEIVED or RUNNING after the caller waited as long as the settings allow goes to a person
+ * (NEEDS_REVIEW `CLAIM_TIMED_OUT`, `overdueDecision`), the claim first, conditionally: one that became final meanwhile
+ * keeps its outcome. Then its review, then a reservation on the customer's window whose refund never happened
+ * released. Done with the claim as it is now.
+ */
+export function decideOverdue(
+  state: OverdueState,
+  observed: Observation,
+  policy: Pick<PipelineDeps, "agent">,
+): Outcome<ClaimRecord | undefined, OverdueState> {
+  switch (state.at) {
+    case "claim": {
+      const record = observedAs(observed, "claim").claim;
+      if (!record || isFinal(record.status)) return done(record);
+      return ask({ kind: "now" }, { at: "time", info: state.info, record });
+    }
+    case "time": {
+      const { record } = state;
+      const decision = overdueDecision(record, state.info, observedAs(observed, "now").now);
+      const update: ClaimUpdate = {
+        kind: "claim_update",
+        claimId: record.claim_id,
+        patch: decision.patch,
+        onlyFrom: decision.onlyFrom,
+      };
+      return ask({ kind: "claim_update", update }, { at: "updated", record, effects: decision.effects });
+    }
+    case "updated": {
+      const updated = observedAs(observed, "claim_update");
+      if (!updated.changed) return done(updated.record);
+      const after = updated.record;
+      const release = within(
+        startRelease(after ?? state.record, policy),
+        (r): OverdueState => ({ at: "release", release: r, record: after }),
+        () => done(after),
+      );
+      return state.effects.length === 0 ? release : { effects: state.effects, next: { then: release } };
+    }
+    case "release":
+      return within(
+        decideRelease(state.release, observed),
+        (r): OverdueState => ({ at: "release", release: r, record: state.record }),
+        () => done(state.record),
+      );
+  }
 }

@@ -1,9 +1,9 @@
 // What replay expects to find in a claim's audit: the events each stage of a decision flow records
 // (a small table: adding an event kind is one entry in STAGE_EVENTS and one in REPLAY_DETAILS), and the
 // kinds it reads, each parsed with its one schema from audit-events.ts.
-import type { AuditEventType } from "../integrity/audit.ts";
-import { AUDIT_EVENTS } from "./audit-events.ts";
-import type { AuditDetails } from "./audit-events.ts";
+import type { AuditEventType } from "../../integrity/audit.ts";
+import { AUDIT_EVENTS } from "../audit-events.ts";
+import type { AuditDetails } from "../audit-events.ts";
 
 /**
  * The audit events each stage of a claim's decision flow records exactly once. A claim's path is a

@@ -4,34 +4,34 @@
 // their events never does.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { OrderDataError } from "../integrity/index.ts";
-import type { AuditEvent } from "../integrity/index.ts";
-import { createRulesModel } from "../agents/rules-model.ts";
-import type { LlmFailure, LlmPort } from "../llm/index.ts";
-import { createInMemoryContextStore, createInMemoryRefundLedger } from "../../pipeline/in-memory.ts";
-import { createInProcessPipeline } from "../../pipeline/in-process.ts";
-import type { PipelineDeps } from "../../pipeline/deps.ts";
-import { DEFAULT_PIPELINE_SETTINGS } from "../../pipeline/deps.ts";
-import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
-import { decideReview } from "../../pipeline/review.ts";
-import { parseAuditDetails } from "./audit-events.ts";
-import { parseConfig } from "../claim/config.ts";
-import { replayClaim } from "./replay.ts";
-import type { ShadowRecord } from "../kernel/shadow.ts";
-import type { ReplayResult } from "./replay.ts";
-import { REPLAY_DETAILS, REPLAY_PATHS, STAGE_EVENTS, UNVERIFIED_DETAILS } from "./replay-events.ts";
-import { parseScenarios, scenarioBody } from "./scenarios.ts";
-import { simulationStartEvent } from "./simulation.ts";
+import { OrderDataError } from "../../integrity/index.ts";
+import type { AuditEvent } from "../../integrity/index.ts";
+import { createRulesModel } from "../../agents/rules-model.ts";
+import type { LlmFailure, LlmPort } from "../../llm/index.ts";
+import { createInMemoryContextStore, createInMemoryRefundLedger } from "../../../pipeline/in-memory.ts";
+import { createInProcessPipeline } from "../../../pipeline/in-process.ts";
+import type { PipelineDeps } from "../../../pipeline/deps.ts";
+import { DEFAULT_PIPELINE_SETTINGS } from "../../../pipeline/deps.ts";
+import { handleCrewMessage } from "../../../pipeline/orchestrator.ts";
+import { decideReview } from "../../../pipeline/review.ts";
+import { parseAuditDetails } from "../audit-events.ts";
+import { parseConfig } from "../../claim/config.ts";
+import { replayClaim } from "./index.ts";
+import type { ShadowRecord } from "../../kernel/shadow.ts";
+import type { ReplayResult } from "./index.ts";
+import { REPLAY_DETAILS, REPLAY_PATHS, STAGE_EVENTS, UNVERIFIED_DETAILS } from "./events.ts";
+import { parseScenarios, scenarioBody } from "../scenarios.ts";
+import { simulationStartEvent } from "../simulation.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const SIM = "sim_replay_test";
 const config = parseConfig(
-  readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../scenarios/config.yaml", import.meta.url), "utf8"),
   "config.yaml",
   NOW,
 );
 const scenarios = parseScenarios(
-  readFileSync(new URL("../../scenarios/scenarios.yaml", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../scenarios/scenarios.yaml", import.meta.url), "utf8"),
   "scenarios.yaml",
 );
 const rules = () => createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });

@@ -3,15 +3,9 @@
 // leaves them to the schema (so the refusal and its reason stay the schema's).
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  inputsBySchema,
-  plainInputs,
-  plainShown,
-  plainVerdict,
-  recordedDetails,
-  shownBySchema,
-  verdictBySchema,
-} from "./backtest-events.ts";
+import { plainInputs, plainShown, plainVerdict } from "./plain.ts";
+import { inputsBySchema, shownBySchema, verdictBySchema } from "./schemas.ts";
+import { recordedDetails } from "./timeline.ts";
 import { recordBundledRun } from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
 

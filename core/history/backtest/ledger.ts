@@ -5,7 +5,7 @@
 // - `trustingLedger` (what a backtest runs): the same rules (`reservationRefusal`, `customerLimitExcess`) on
 //   entries it alone builds and changes in place, so it checks nothing again and allocates little. The entries
 //   it hands out stay valid only until its next change: the kernel reads them during one decision and keeps none.
-// backtest-ledger.test.ts checks over random histories that both give the same answers, entries and verdicts.
+// ledger.test.ts checks over random histories that both give the same answers, entries and verdicts.
 import {
   customerLimitExcess,
   emptyCustomerWindow,
@@ -15,7 +15,7 @@ import {
   type CustomerLimitsCents,
   type CustomerReservation,
   type CustomerWindow,
-} from "../kernel/customer-window.ts";
+} from "../../kernel/customer-window.ts";
 import {
   clearReviewPending,
   emptyLedgerEntry,
@@ -26,8 +26,8 @@ import {
   type LedgerEntry,
   type PersonDecision,
   type ReserveMode,
-} from "../kernel/ledger.ts";
-import { parseIsoMs } from "../integrity/time.ts";
+} from "../../kernel/ledger.ts";
+import { parseIsoMs } from "../../integrity/time.ts";
 
 /** One history's simulated ledger and customer windows. */
 export interface SimulatedLedger {

@@ -4,12 +4,12 @@
 // its customers reassigned and under random candidate policies, give the same report on either ledger.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AuditEvent } from "../integrity/audit.ts";
-import type { CustomerLimitsCents } from "../kernel/customer-window.ts";
-import type { PersonDecision, ReserveMode } from "../kernel/ledger.ts";
-import { DAY_MS } from "../integrity/time.ts";
-import { backtest } from "./backtest.ts";
-import { trustingLedger, validatingLedger, type SimulatedLedger } from "./backtest-ledger.ts";
+import type { AuditEvent } from "../../integrity/audit.ts";
+import type { CustomerLimitsCents } from "../../kernel/customer-window.ts";
+import type { PersonDecision, ReserveMode } from "../../kernel/ledger.ts";
+import { DAY_MS } from "../../integrity/time.ts";
+import { backtest } from "./index.ts";
+import { trustingLedger, validatingLedger, type SimulatedLedger } from "./ledger.ts";
 import { configWithCustomerLimits, configWithLimit, policyOf, recordBundledRun } from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
 

@@ -2,9 +2,9 @@
 // policy flips nothing; a tighter or looser limit flips what it should, and a later claim on the same order
 // sees the candidate's own ledger; a person's decision stays; what cannot be re-decided is listed with why.
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AuditEvent } from "../integrity/audit.ts";
-import { backtest, readHistories } from "./backtest.ts";
-import type { BacktestReport, Outcome } from "./backtest.ts";
+import type { AuditEvent } from "../../integrity/audit.ts";
+import { backtest, readHistories } from "./index.ts";
+import type { BacktestReport, Outcome } from "./index.ts";
 import { configWithCustomerLimits, configWithLimit, policyOf, recordBundledRun } from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
 

@@ -4,18 +4,18 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runBatch } from "../../cli/batch.ts";
-import { loadRunAudit } from "../../cli/run-store.ts";
-import { createInProcessRuntime } from "../../local/runtime.ts";
-import type { AuditEvent } from "../integrity/audit.ts";
-import { createRulesModel } from "../agents/rules-model.ts";
-import type { CandidatePolicy } from "./backtest.ts";
-import { parseConfig } from "../claim/config.ts";
+import { runBatch } from "../../../cli/batch.ts";
+import { loadRunAudit } from "../../../cli/run-store.ts";
+import { createInProcessRuntime } from "../../../local/runtime.ts";
+import type { AuditEvent } from "../../integrity/audit.ts";
+import { createRulesModel } from "../../agents/rules-model.ts";
+import type { CandidatePolicy } from "./index.ts";
+import { parseConfig } from "../../claim/config.ts";
 
 /** The bundled run's clock. */
 export const BUNDLED_NOW = Date.parse("2026-06-01T12:00:00Z");
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+const ROOT = new URL("../../../", import.meta.url).pathname;
 
 /** The bundled config's text. */
 export const BUNDLED_CONFIG_TEXT = readFileSync(join(ROOT, "scenarios/config.yaml"), "utf8");

@@ -1,0 +1,63 @@
+// What a backtest counts as it goes: the claims re-decided and not evaluable, the flips, the people's decisions, and
+// each side's (recorded, candidate) verdicts, reviews and automatic refunds.
+import { centsToEur } from "../../kernel/money.ts";
+import type { VerdictKind } from "../../integrity/verdict.ts";
+import type { BacktestReport, BacktestTotals, FlipDetail, PersonDecision } from "./types.ts";
+
+/** One side's counts: the recorded decisions' or the candidate's. */
+export type Side = {
+  autoCents: number;
+  reviews: number;
+  byReason: Record<string, number>;
+  verdicts: Record<VerdictKind, number>;
+};
+/** Everything counted over the histories of one backtest. */
+export type Accumulator = {
+  evaluated: number;
+  notEvaluable: BacktestReport["not_evaluable"];
+  flips: FlipDetail[];
+  people: PersonDecision[];
+  /** The person decisions of the history being simulated, by claim id, awaiting the person's step. */
+  awaitingPerson: Map<string, PersonDecision>;
+  /** The cents each escalated claim proposed: an approval of less binds the order. */
+  proposedCents: Map<string, number>;
+  /** The order each decided claim of the history being simulated holds a review or refund on. */
+  orderOfClaim: Map<string, string>;
+  before: Side;
+  after: Side;
+};
+
+const newSide = (): Side => ({
+  autoCents: 0,
+  reviews: 0,
+  byReason: {},
+  verdicts: { ACCEPT: 0, ESCALATE: 0, REJECT: 0 },
+});
+/** An empty tally. */
+export const newAccumulator = (): Accumulator => ({
+  evaluated: 0,
+  notEvaluable: [],
+  flips: [],
+  people: [],
+  awaitingPerson: new Map(),
+  proposedCents: new Map(),
+  orderOfClaim: new Map(),
+  before: newSide(),
+  after: newSide(),
+});
+
+/** Counts one decision on `side`: its verdict, an ESCALATE's review by reason, the cents refunded without a person. */
+export function count(side: Side, verdict: VerdictKind, reasonCode: string, refundedCents: number): void {
+  side.verdicts[verdict]++;
+  side.autoCents += refundedCents;
+  if (verdict === "ESCALATE") {
+    side.reviews++;
+    side.byReason[reasonCode] = (side.byReason[reasonCode] ?? 0) + 1;
+  }
+}
+
+/** A side's totals as the report gives them (reasons sorted). */
+export function totalsOf(side: Side): BacktestTotals {
+  const byReason = Object.fromEntries(Object.entries(side.byReason).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return { auto_refunded_eur: centsToEur(side.autoCents), reviews: side.reviews, by_reason: byReason };
+}

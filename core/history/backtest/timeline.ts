@@ -1,0 +1,234 @@
+// What a backtest reads from a recorded history: the kernel's decisions (recorded inputs and verdict) and
+// what people did on the ledger (reviews opened without the kernel, review decisions, approved refunds),
+// as one timeline in decision order. The audit details are read through `recordedDetails` alone.
+import type { AuditEvent } from "../../integrity/audit.ts";
+import { parseIsoMs } from "../../integrity/time.ts";
+import { plainInputs, plainShown, plainVerdict } from "./plain.ts";
+import { firstIssue, SCHEMAS, shownBySchema } from "./schemas.ts";
+import type { BacktestKind, Parsed, RecordedKernelFacts, RecordedVerdict, ShownVerdict } from "./schemas.ts";
+
+/**
+ * The details of a recorded audit event of `kind`, checked against the one definition of that event's
+ * details; `{ error }` naming what is wrong when they do not parse. The one place a backtest reads them.
+ */
+export function recordedDetails<K extends BacktestKind>(
+  kind: K,
+  event: AuditEvent,
+): { ok: true; details: Parsed<K> } | { ok: false; error: string } {
+  const wrapper =
+    kind === "PROPOSAL_SUBMITTED" ? "kernel_inputs" : kind === "CLAIM_TRIAGED" ? "triage_inputs" : undefined;
+  const details = wrapper ? event.details[wrapper] : event.details;
+  if (kind === "KERNEL_VERDICT") {
+    const plain = plainVerdict(details);
+    if (plain) return { ok: true, details: plain as unknown as Parsed<K> };
+  }
+  if (kind === "PROPOSAL_SUBMITTED" || kind === "CLAIM_TRIAGED") {
+    // Inputs already in their plain form are read without the schema (see `plainInputs`).
+    const plain = plainInputs(kind, details);
+    if (plain) return { ok: true, details: { [wrapper!]: plain } as unknown as Parsed<K> };
+  }
+  const parsed = SCHEMAS[kind].safeParse(details);
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  const value = wrapper ? { [wrapper]: parsed.data } : parsed.data;
+  return { ok: true, details: value as unknown as Parsed<K> };
+}
+
+/**
+ * The reason, deciding layer and checks of a recorded verdict, checked against the one definition of the
+ * verdict's details; `{ error }` naming what is wrong when they do not parse. Read only for the flips the
+ * report shows them for: nothing else depends on them.
+ */
+export function shownVerdict(event: AuditEvent): { ok: true; shown: ShownVerdict } | { ok: false; error: string } {
+  const plain = plainShown(event.details);
+  if (plain) return { ok: true, shown: plain };
+  return shownBySchema(event.details);
+}
+
+/** A claim the kernel decided, as recorded: its facts and verdict, or why they cannot be read. */
+export type RecordedDecision = {
+  kind: "decision";
+  claimId: string;
+  /** When the kernel decided (ms), for ordering and the --since/--until window. */
+  at: number;
+  /** Position in the history's audit, which breaks ties between equal instants. */
+  seq: number;
+  facts?: RecordedKernelFacts;
+  verdict?: RecordedVerdict;
+  /** The recorded KERNEL_VERDICT, whose reason, layer and checks a flip shows (`shownVerdict`). */
+  verdictEvent?: AuditEvent;
+  /** Cents the kernel's ACCEPT reserved, as recorded. */
+  refundedCents?: number;
+  /** Why the recorded decision cannot be re-decided (absent when it can). */
+  unreadable?: string;
+  /** A person decided this claim's review afterwards: the decision (APPROVE, DENY, …). */
+  personDecision?: string;
+};
+
+/** What people did on the ledger, as recorded. */
+export type RecordedPersonStep =
+  /** A review opened without a kernel verdict (NEEDS_REVIEW): it holds the order like any pending review. */
+  | { kind: "review_opened"; claimId: string; orderId: string; at: number; seq: number }
+  /** A person decided a review: APPROVE with the refund it reserved, or DENY / RESUBMIT. */
+  | {
+      kind: "review_decided";
+      claimId: string;
+      decision: string;
+      reviewer?: string;
+      note?: string;
+      orderId?: string;
+      approvedCents?: number;
+      at: number;
+      seq: number;
+    };
+
+/** One step of a history's timeline. */
+export type TimelineStep = RecordedDecision | RecordedPersonStep;
+
+/** A history's decisions and people's steps in decision order (instant, then position in the audit). */
+export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] {
+  type Claim = {
+    proposal?: { event: AuditEvent; seq: number };
+    triaged?: { event: AuditEvent; seq: number };
+    verdict?: { event: AuditEvent; seq: number };
+    refundCents?: number;
+    approved?: { cents: number; orderId: string };
+    requested?: { origin: string; orderId?: string; seq: number; at: number };
+    decided?: { event: AuditEvent; seq: number };
+  };
+  const claims = new Map<string, Claim>();
+  const of = (id: string) => {
+    let c = claims.get(id);
+    if (!c) claims.set(id, (c = {}));
+    return c;
+  };
+  events.forEach((event, seq) => {
+    const claimId = event.details.claim_id;
+    if (typeof claimId !== "string") return;
+    switch (event.event_type) {
+      case "PROPOSAL_SUBMITTED":
+        of(claimId).proposal = { event, seq };
+        break;
+      case "CLAIM_TRIAGED":
+        of(claimId).triaged = { event, seq };
+        break;
+      case "KERNEL_VERDICT":
+        of(claimId).verdict = { event, seq };
+        break;
+      case "CLAIM_REFUND_EXECUTED": {
+        const r = recordedDetails("CLAIM_REFUND_EXECUTED", event);
+        if (!r.ok) break;
+        if (r.details.approved_by)
+          of(claimId).approved = { cents: r.details.amount_cents, orderId: r.details.order_id };
+        else of(claimId).refundCents = r.details.amount_cents;
+        break;
+      }
+      case "REVIEW_REQUESTED": {
+        // A review the kernel's ESCALATE opened is the candidate's to open or not: only the others are read.
+        if (event.details.origin === "ESCALATE") break;
+        const r = recordedDetails("REVIEW_REQUESTED", event);
+        if (r.ok)
+          of(claimId).requested = {
+            origin: r.details.origin,
+            ...(r.details.order_id ? { orderId: r.details.order_id } : {}),
+            seq,
+            at: instant(event.created_at),
+          };
+        break;
+      }
+      case "REVIEW_DECIDED":
+        of(claimId).decided = { event, seq };
+        break;
+      default:
+        break;
+    }
+  });
+
+  const steps: TimelineStep[] = [];
+  for (const [claimId, c] of claims) {
+    const decided = c.decided ? recordedDetails("REVIEW_DECIDED", c.decided.event) : undefined;
+    const decision = decided?.ok ? decided.details.decision : undefined;
+    if (c.proposal || c.triaged || c.verdict)
+      steps.push(decisionOf(claimId, c.proposal ?? c.triaged, c.verdict, c.refundCents, decision));
+    else if (c.requested?.orderId && c.requested.origin !== "ESCALATE")
+      steps.push({
+        kind: "review_opened",
+        claimId,
+        orderId: c.requested.orderId,
+        at: c.requested.at,
+        seq: c.requested.seq,
+      });
+    if (c.decided && decided?.ok) {
+      const r = decided;
+      const orderId = c.approved?.orderId ?? c.requested?.orderId;
+      steps.push({
+        kind: "review_decided",
+        claimId,
+        decision: r.details.decision,
+        ...(r.details.reviewer ? { reviewer: r.details.reviewer } : {}),
+        ...(r.details.note ? { note: r.details.note } : {}),
+        ...(orderId ? { orderId } : {}),
+        ...(c.approved ? { approvedCents: c.approved.cents } : {}),
+        at: instant(c.decided.event.created_at),
+        seq: c.decided.seq,
+      });
+    }
+  }
+  return steps.sort((a, b) => a.at - b.at || a.seq - b.seq);
+}
+
+function decisionOf(
+  claimId: string,
+  proposal: { event: AuditEvent; seq: number } | undefined,
+  verdictEvent: { event: AuditEvent; seq: number } | undefined,
+  refundedCents: number | undefined,
+  personDecision: string | undefined,
+): RecordedDecision {
+  // One object, filled in as far as the recorded events can be read (the shape stays the same: no spreads).
+  const d: RecordedDecision = {
+    kind: "decision",
+    claimId,
+    seq: (verdictEvent ?? proposal)!.seq,
+    at: 0,
+    facts: undefined,
+    verdict: undefined,
+    verdictEvent: verdictEvent?.event,
+    refundedCents,
+    unreadable: undefined,
+    personDecision,
+  };
+  if (!verdictEvent) {
+    d.at = instant(proposal!.event.created_at);
+    d.unreadable = "the kernel's verdict (KERNEL_VERDICT) is not recorded";
+    return d;
+  }
+  const v = recordedDetails("KERNEL_VERDICT", verdictEvent.event);
+  if (!v.ok) {
+    d.at = instant(verdictEvent.event.created_at);
+    d.unreadable = `the recorded verdict does not parse (${v.error})`;
+    return d;
+  }
+  d.verdict = v.details;
+  d.at = instant(v.details.decided_at);
+  if (!proposal) {
+    d.unreadable = "the kernel's recorded inputs (PROPOSAL_SUBMITTED) are missing";
+    return d;
+  }
+  if (proposal.event.event_type === "CLAIM_TRIAGED") {
+    const t = recordedDetails("CLAIM_TRIAGED", proposal.event);
+    if (t.ok) {
+      const { responsibility, ...facts } = t.details.triage_inputs;
+      d.facts = { ...facts, proposal: null, triaged: { agentId: responsibility.agent_id } };
+    } else d.unreadable = `the triage's recorded inputs do not parse (${t.error})`;
+    return d;
+  }
+  const p = recordedDetails("PROPOSAL_SUBMITTED", proposal.event);
+  // Times the kernel cannot read make it throw KernelInputError: the claim is then listed as not evaluable.
+  if (p.ok) d.facts = p.details.kernel_inputs;
+  else d.unreadable = `the kernel's recorded inputs do not parse (${p.error})`;
+  return d;
+}
+
+/** An event's instant in ms (0 for an unreadable one, which the audit schema never lets through). */
+function instant(iso: string): number {
+  return parseIsoMs(iso) ?? 0;
+}

@@ -1,0 +1,107 @@
+// Replay of a refund's bookkeeping: an ACCEPT's reservation on the order's ledger (exactly the planned amount),
+// and the refund a reviewer's APPROVE executed (at most the proposal).
+import { assertLedgerEntry, formatEur, parseCents } from "../../kernel/index.ts";
+import type { PolicyProposal } from "../../integrity/index.ts";
+import { executionIdFor, planExecution } from "../../kernel/execution.ts";
+import type { ClaimVerdict } from "../../kernel/kernel.ts";
+import { approvalExecutionIdFor } from "../../kernel/review.ts";
+import type { ReplayDetails } from "./events.ts";
+import { enter, label, message, scope, unused } from "./context.ts";
+import type { Ctx, Flow } from "./context.ts";
+
+/** An ACCEPT's refund: the ledger reserved exactly the planned amount, or refused it with a ledger code. */
+export function execution(
+  ctx: Ctx,
+  verdict: ClaimVerdict,
+  proposal: PolicyProposal,
+  verdictId: string,
+  orderAmount: number | undefined,
+  flow: Flow,
+): void {
+  const s = scope(ctx, "execution");
+  const plan = planExecution(verdict, proposal, flow.claimId).find((e) => e.type === "refund.reserve");
+  if (!plan || plan.type !== "refund.reserve") {
+    s.incomplete("the ACCEPT plans no refund");
+    return;
+  }
+  if (unused(ctx, "CLAIM_REFUND_EXECUTED").length === 0) {
+    s.incomplete("CLAIM_REFUND_EXECUTED is missing: an ACCEPT is announced only with its refund reserved");
+    return;
+  }
+  {
+    const f = enter(ctx, "refund_executed", "execution");
+    if (!f) return;
+    const { d, raw, r } = f.CLAIM_REFUND_EXECUTED;
+    const expected = {
+      execution_id: executionIdFor(verdictId),
+      claim_id: flow.claimId,
+      dfid: flow.dfid,
+      order_id: plan.order_id,
+      amount_eur: plan.amount_eur,
+      amount_cents: plan.amount_cents,
+      verdict_id: verdictId,
+    };
+    const recorded = Object.fromEntries(Object.keys(expected).map((key) => [key, raw[key]]));
+    s.compare(`${label(r)}`, recorded, expected);
+    const ledger = d.ledger_after;
+    if (!ledger) {
+      s.incomplete(`${label(r)} has no ledger_after: the kernel records the entry after its reservation`);
+      return;
+    }
+    let consistent = true;
+    try {
+      assertLedgerEntry(ledger);
+    } catch (e) {
+      consistent = s.expect(false, `${label(r)} ledger_after is inconsistent: ${message(e)}`);
+    }
+    const orderCents = orderAmount === undefined ? undefined : parseCents(orderAmount);
+    if (consistent) {
+      s.expect(
+        ledger.order_id === plan.order_id && ledger.claims[flow.claimId] === plan.amount_cents,
+        `${label(r)} ledger_after does not hold this claim's ${formatEur(plan.amount_cents)} EUR on ${plan.order_id}`,
+      );
+      s.expect(
+        orderCents?.ok === true && ledger.refunded_cents <= orderCents.cents,
+        `${label(r)} ledger_after refunds more than the order`,
+      );
+    }
+    s.done(`refund of ${formatEur(plan.amount_cents)} EUR on ${plan.order_id} executed`);
+    return;
+  }
+}
+
+/**
+ * The refund a reviewer's APPROVE executed (CLAIM_REFUND_EXECUTED): the approval's execution, the escalated verdict
+ * and order, the approved amount (more than 0, at most the proposal) and its approver. False when the event is
+ * missing or unreadable (the review's replay stops there).
+ */
+export function approvedRefund(
+  ctx: Ctx,
+  flow: Flow,
+  reviewId: string,
+  at: string,
+  dd: ReplayDetails<"REVIEW_DECIDED">,
+  cause: { verdictId?: string; amountEur?: number | null | undefined; orderId?: string | null | undefined },
+): boolean {
+  const refund = enter(ctx, "refund_executed", "execution");
+  if (!refund) return false;
+  const e = scope(ctx, "execution");
+  const { raw, r: rr } = refund.CLAIM_REFUND_EXECUTED;
+  const granted = parseCents(dd.amount_eur);
+  const proposed = parseCents(cause.amountEur);
+  e.compare(`${label(rr)} execution_id`, raw.execution_id, approvalExecutionIdFor(reviewId));
+  e.compare(`${label(rr)} verdict_id`, raw.verdict_id, cause.verdictId);
+  e.compare(`${label(rr)} order_id`, raw.order_id, cause.orderId);
+  e.compare(`${label(rr)} amount_eur`, raw.amount_eur, dd.amount_eur);
+  e.compare(`${label(rr)} amount_cents`, raw.amount_cents, granted.ok ? granted.cents : undefined);
+  e.compare(`${label(rr)} claim_id`, raw.claim_id, flow.claimId);
+  e.compare(`${label(rr)} dfid`, raw.dfid, flow.dfid);
+  e.compare(`${label(rr)} approved_by`, raw.approved_by, dd.reviewer ?? "reviewer");
+  e.expect(
+    granted.ok && proposed.ok && granted.cents > 0 && granted.cents <= proposed.cents,
+    `${at} approves ${String(dd.amount_eur)} EUR: more than 0 and at most the proposed ${String(cause.amountEur)} EUR`,
+  );
+  e.expect(typeof raw.approved_by === "string" && raw.approved_by.length > 0, `${label(rr)} names no approver`);
+  e.done(`refund of ${String(dd.amount_eur)} EUR executed on a reviewer's approval`);
+  return true;
+}

@@ -1,0 +1,143 @@
+// The kernel's escalation layers (docs/kernel.md): a person decides when the agent is unsure (9), the customer is
+// unknown (9b), the dates are odd (10), a review is open (10b), a person decided (10c), the claim was resubmitted
+// (10d), or the refund passes the limit (11) or the customer's limit (11b). A reviewer's approval lifts them all.
+import { KernelInputError } from "../integrity/errors.ts";
+import { assertCustomerWindow, customerLimitExcess } from "./customer-window.ts";
+import { check, fail, PASSED, proposalOf, SKIPPED, subjectOf } from "./kernel-state.ts";
+import { automaticRefundedCents, bindingDecisions, describeDecision, otherPendingReviews } from "./ledger.ts";
+import { add, compare, describeMoney, eur } from "./money.ts";
+
+// ---- layer 9 — uncertainty: the agent asked for a human, proposes a replacement (no automatic executor), or is
+// unsure.
+
+export const policyKindEscalation = check(
+  "policy_kind_escalation",
+  ["AGENT_REQUESTED_ESCALATION", "REPLACEMENT_REQUIRES_REVIEW"],
+  (s) => {
+    if (s.policyKind === "ESCALATE")
+      return fail(
+        "AGENT_REQUESTED_ESCALATION",
+        `Agent ${proposalOf(s).agent_id} requested escalation. Human approval required.`,
+      );
+    if (s.policyKind === "REPLACE")
+      return fail(
+        "REPLACEMENT_REQUIRES_REVIEW",
+        `Replacement for order ${subjectOf(s).order.order_id} has no automatic executor. Human approval required.`,
+      );
+    return PASSED;
+  },
+);
+
+export const confidence = check("confidence", ["LOW_CONFIDENCE"], (s) => {
+  const { confidence: c } = proposalOf(s);
+  const threshold = s.input.responsibility.escalate_on_uncertainty;
+  return c >= threshold
+    ? PASSED
+    : fail("LOW_CONFIDENCE", `Confidence ${c} below escalate_on_uncertainty (${threshold}). Human approval required.`);
+});
+
+// ---- layer 9b — customer unknown: an order bound to a customer, a claim that names none.
+
+export const customerVerified = check("customer_verified", ["CUSTOMER_UNVERIFIED"], (s) => {
+  const { order } = subjectOf(s);
+  return order.customer_id === undefined || s.input.claim.customer_id !== undefined
+    ? PASSED
+    : fail(
+        "CUSTOMER_UNVERIFIED",
+        `Order ${order.order_id} belongs to a customer and the claim names none. Human review required.`,
+      );
+});
+
+// ---- layer 10 — date sanity: an order bought after the claim was received is a data problem for a human.
+
+export const purchaseDateSanity = check("purchase_date_sanity", ["PURCHASE_DATE_IN_FUTURE"], (s) => {
+  const { order, purchaseMs } = subjectOf(s);
+  return purchaseMs <= s.receivedMs
+    ? PASSED
+    : fail(
+        "PURCHASE_DATE_IN_FUTURE",
+        `Order ${order.order_id} purchase date ${order.purchase_date} is after the claim was received (${s.input.receivedAt}). Human review required.`,
+      );
+});
+
+// ---- layer 10b — open review: while another claim on the order awaits a person, the person sees this one too.
+
+export const openReview = check("open_review", ["REVIEW_PENDING_ON_ORDER"], (s) => {
+  const pending = otherPendingReviews(s.input.ledgerEntry, s.input.claimId);
+  return pending.length === 0
+    ? PASSED
+    : fail(
+        "REVIEW_PENDING_ON_ORDER",
+        `Another claim on order ${subjectOf(s).order.order_id} awaits human review (${pending.join(", ")}). Human review required.`,
+      );
+});
+
+// ---- layer 11 — limit: the amount plus what was already refunded automatically on the order must stay within
+// max_refund_without_escalation (exactly the limit passes), so splitting a claim never gets around a human.
+
+export const amountLimit = check("amount_limit", ["AMOUNT_ABOVE_LIMIT"], (s) => {
+  const amount = s.amount!;
+  const automatic = eur(automaticRefundedCents(s.input.ledgerEntry, s.input.claimId));
+  if (compare(add(amount, automatic), s.limit) <= 0) return PASSED;
+  const limit = describeMoney(s.limit);
+  return fail(
+    "AMOUNT_ABOVE_LIMIT",
+    automatic.minor === 0
+      ? `Amount ${describeMoney(amount)} exceeds max_refund_without_escalation (${limit}). Human approval required.`
+      : `Amount ${describeMoney(amount)} plus ${describeMoney(automatic)} already refunded automatically on order ${subjectOf(s).order.order_id} exceeds max_refund_without_escalation (${limit}). Human approval required.`,
+  );
+});
+
+// ---- layer 10c — person decided: once a person DENIED a claim on the order, or APPROVED one for less than it
+// proposed, no later claim on the order is refunded without a person.
+
+export const priorDecision = check("prior_decision", ["PRIOR_DECISION_ON_ORDER"], (s) => {
+  const bound = bindingDecisions(s.input.ledgerEntry, s.input.claimId);
+  return bound.length === 0
+    ? PASSED
+    : fail(
+        "PRIOR_DECISION_ON_ORDER",
+        `On order ${subjectOf(s).order.order_id} ${bound.map(describeDecision).join("; ")}. Human review required.`,
+      );
+});
+
+// ---- layer 10d — resubmitted: a claim a reviewer resubmitted is never refunded without a (second) person.
+
+export const resubmitted = check("resubmitted", ["RESUBMITTED_CLAIM"], (s) => {
+  const parent = s.input.parentClaimId;
+  return parent === undefined
+    ? PASSED
+    : fail(
+        "RESUBMITTED_CLAIM",
+        `Claim was resubmitted by a reviewer from claim ${parent}; a resubmitted claim is never refunded automatically. Human approval required.`,
+      );
+});
+
+// ---- layer 11b — customer limit: the ORDER's customer stays within claims_bounds.customer_limits with this refund,
+// counting every automatic refund reserved for them in the window (exactly the limit passes). Orders without a
+// customer are not bound.
+
+export const customerLimit = check("customer_limit", ["CUSTOMER_LIMIT_EXCEEDED"], (s) => {
+  const { order } = subjectOf(s);
+  if (s.customerLimits === undefined || order.customer_id === undefined) return SKIPPED;
+  const window = s.input.customerWindow;
+  if (window !== undefined) {
+    if (window.customer_id !== order.customer_id)
+      throw new KernelInputError(
+        `kernel was handed the window of customer ${window.customer_id} for order ${order.order_id} of ${order.customer_id}`,
+      );
+    try {
+      assertCustomerWindow(window);
+    } catch (cause) {
+      throw new KernelInputError(`kernel was handed a corrupt window for customer ${order.customer_id}`, { cause });
+    }
+  }
+  const excess = customerLimitExcess(
+    window ?? { customer_id: order.customer_id, reservations: [], version: 0 },
+    s.amount!.minor,
+    s.decidedMs,
+    s.customerLimits,
+    s.input.claimId,
+  );
+  return excess === undefined ? PASSED : fail("CUSTOMER_LIMIT_EXCEEDED", `${excess}. Human approval required.`);
+});

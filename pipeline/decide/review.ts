@@ -1,0 +1,510 @@
+// Human review's process (docs/reviews.md), decided: one review request as one `decideReview(state, observation) →
+// { effects, next }` its shell (pipeline/review.ts) loops over. A failed refund's review (RETRY / CLOSE) is the refund
+// review's (decide/refund-review.ts, run first); otherwise APPROVE (the reject checks again, then the refund reserved
+// exactly once through the same ledger as an ACCEPT), DENY, RESUBMIT (a corrected claim through intake's submission,
+// decide/intake.ts). A decision is claimed on the review first (an intent, conditional on its version: a lost race
+// is an answer, the review is read again, at most three times), so a crash anywhere is repaired by repeating the same
+// decision (or by the sweep, `startReviewRepair`) and a different decision is refused with 409. Built from
+// decide/review-decision.ts.
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { isFinal } from "../../core/kernel/claim-record.ts";
+import { checkDecision, normaliseDecision, ReviewDecisionSchema, takenByRefusal } from "../../core/kernel/review.ts";
+import type { DecisionRules, ReviewerIdentity, ReviewRecord, ReviewRefusal } from "../../core/kernel/review.ts";
+import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
+import type { Order } from "../../core/integrity/index.ts";
+import type { PipelineDeps } from "../deps.ts";
+import type { Effect } from "../effects.ts";
+import { decideSubmission, startSubmission } from "./intake.ts";
+import type { SubmissionState, SubmitResult } from "./intake.ts";
+import { decideRefundReview, startRefundReview } from "./refund-review.ts";
+import type { RefundReviewState } from "./refund-review.ts";
+import type { Observation, Request } from "./requests.ts";
+import {
+  approvalChecks,
+  approvalReserved,
+  decidedReview,
+  firstApprovalEffects,
+  firstApprovalRecorded,
+  intentFor,
+  invalidReviewDecision,
+  notApprovable,
+  recordedReviewEffects,
+  resubmission,
+  reviewAnswer,
+  reviewDecidedEffects,
+  reviewerMismatch,
+  stripUndefined,
+  withdrawn,
+} from "./review-decision.ts";
+import type { ApprovalChecked, ApprovalRefusal, ReviewRequestOutcome } from "./review-decision.ts";
+import { observedAs, within } from "./step.ts";
+import type { Next, Step } from "./step.ts";
+
+/** The outcome of a review decision, as `POST /claims/{id}/review` answers it. */
+export type ReviewResult =
+  | ReviewRequestOutcome
+  | ({ ok: false } & ReviewRefusal)
+  | { ok: false; status: 409; code: string; message: string }
+  /** The order source cannot answer now: nothing changed, the reviewer tries again later. */
+  | { ok: false; status: 503; code: typeof ORDER_SOURCE_UNAVAILABLE; message: string };
+
+/** What review decides with: the agent's contracts and review rules, the registry, whether refunds are paid here. */
+export type ReviewPolicy = Pick<PipelineDeps, "agent" | "registry"> & { settlements: boolean };
+
+type Decision = ReturnType<typeof ReviewDecisionSchema.parse>;
+/** The request, parsed, by its reviewer (and their approval limit, when they have one). */
+type Asked = { claimId: string; body: Decision; reviewer: string; maxApprovalEur?: number | undefined };
+/**
+ * The request with the claim it is about and the rules its decision is checked by; for an approval, the order's
+ * approved count its four-eyes total was read with (the reservation is conditional on it).
+ */
+type Claimed = Asked & { record: ClaimRecord; rules: DecisionRules; approvedCount?: number | undefined };
+/** An attempt at the decision, on the review as read. */
+type Attempt = Claimed & {
+  attempt: number;
+  review: ReviewRecord;
+  decision: ReturnType<typeof normaliseDecision>;
+  /** A first approval under four eyes: recorded on the review, it awaits a second reviewer's. */
+  first: boolean;
+};
+/**
+ * Carrying out the decision claimed on the review, from the instant it is carried out; an approval decided in this
+ * request carries the order's approved count and the attempt to decide again from if another approval landed.
+ */
+type Carrying = { record: ClaimRecord; review: ReviewRecord; now: number; again?: Attempt | undefined };
+
+/** Where a review request stands. */
+export type ReviewState =
+  | { at: "refund"; refund: RefundReviewState; claimId: string; body: unknown; by: ReviewerIdentity | undefined }
+  | { at: "claim"; asked: Asked }
+  /** The parent claim's review: who decided it (a resubmitted claim's approval is four-eyes with it). */
+  | { at: "parent"; asked: Asked; record: ClaimRecord }
+  | { at: "review"; claimed: Claimed; attempt: number }
+  /** Four eyes per order: what the reviewer alone approved on the order, read before the decision is checked. */
+  | { at: "alone"; claimed: Claimed; attempt: number; review: ReviewRecord }
+  | { at: "precheck"; attempt: Attempt; check: ApprovalCheckState }
+  | { at: "first_at"; attempt: Attempt }
+  | { at: "first_recorded"; attempt: Attempt }
+  | { at: "intent_at"; attempt: Attempt }
+  | { at: "intent_claimed"; attempt: Attempt }
+  | { at: "repair_claim"; review: ReviewRecord }
+  | { at: "carry_time"; record: ClaimRecord; review: ReviewRecord; again?: Attempt | undefined }
+  | { at: "approval"; carrying: Carrying; check: ApprovalCheckState }
+  | { at: "reserved"; carrying: Carrying; cents: number }
+  | { at: "resubmitted"; carrying: Carrying; submission: SubmissionState }
+  | { at: "withdrawn"; result: ReviewResult; again?: Attempt | undefined }
+  | { at: "recorded"; record: ClaimRecord; next: ReviewRecord };
+
+/** Where an approval's check stands: the order read, then its ledger entry. */
+export type ApprovalCheckState =
+  | { at: "order"; record: ClaimRecord; review: ReviewRecord; amountEur: number }
+  | { at: "ledger"; record: ClaimRecord; review: ReviewRecord; amountEur: number; order: Order };
+
+type Outcome<O, S> = Step<Next<O, S>>;
+type ReviewStep = Outcome<ReviewResult | undefined, ReviewState>;
+
+function ask<S>(awaiting: Request, state: S, failureObserved?: "order_source"): Step<Next<never, S>> {
+  return { effects: [], next: { awaiting, state, ...(failureObserved ? { failureObserved } : {}) } };
+}
+
+function done<O>(outcome: O, effects: readonly Effect[] = []): Step<Next<O, never>> {
+  return { effects, next: { done: outcome } };
+}
+
+/** Two lists of effects, each performed on its own (a list's audit events are one stored item). */
+function seq<O, S>(effects: readonly Effect[], step: Outcome<O, S>): Outcome<O, S> {
+  if (effects.length === 0) return step;
+  if (step.effects.length === 0) return { effects, next: step.next };
+  return { effects, next: { then: step } };
+}
+
+/**
+ * Decides the claim's review as `by` asked; idempotent, and nothing is written for a refused request. `by` is the
+ * authenticated reviewer; a body `reviewer` naming anyone else is refused (400). Callers without a credential (a
+ * simulation's scripted review steps, tests) leave `by` out: the body's `reviewer` then names the simulated person
+ * (default `reviewer`).
+ */
+export function startReview(
+  claimId: string,
+  body: unknown,
+  by: ReviewerIdentity | undefined,
+  policy: ReviewPolicy,
+): ReviewStep {
+  return refundFirst(startRefundReview(claimId, body, by, policy), { claimId, body, by });
+}
+
+/** The sweep's repair of a decision claimed but not finished (a crash between the intent and the record). */
+export function startReviewRepair(review: ReviewRecord): ReviewStep {
+  return ask({ kind: "claim", claimId: review.claim_id }, { at: "repair_claim", review });
+}
+
+/** The review request's next step on the answer to what it asked. */
+export function decideReview(state: ReviewState, observed: Observation, policy: ReviewPolicy): ReviewStep {
+  switch (state.at) {
+    case "refund": {
+      const { refund, ...request } = state;
+      return refundFirst(decideRefundReview(refund, observed), request);
+    }
+    case "claim": {
+      const { asked } = state;
+      const record = observedAs(observed, "claim").claim;
+      if (!record)
+        return done({ ok: false, status: 404, code: "NOT_FOUND", message: `claim ${asked.claimId} not found` });
+      if (record.parent_claim_id && asked.body.decision === "APPROVE")
+        return ask({ kind: "review", claimId: record.parent_claim_id }, { at: "parent", asked, record });
+      return attempt(claimedBy(asked, record, policy, {}), 0);
+    }
+    case "parent": {
+      const resubmittedBy = observedAs(observed, "review").review?.reviewer;
+      return attempt(claimedBy(state.asked, state.record, policy, { resubmittedBy }), 0);
+    }
+    case "review": {
+      const { review } = observedAs(observed, "review");
+      const { claimed } = state;
+      // An approval's four-eyes total: what this reviewer alone approved on the order, read as it stands now.
+      if (review?.order_id && review.status === "PENDING" && !review.intent && claimed.body.decision === "APPROVE")
+        return ask(
+          {
+            kind: "approved_alone",
+            orderId: review.order_id,
+            scope: claimed.record.simulation_id,
+            reviewer: claimed.reviewer,
+            exceptClaimId: claimed.claimId,
+          },
+          { at: "alone", claimed, attempt: state.attempt, review },
+        );
+      return reviewRead(claimed, state.attempt, review);
+    }
+    case "alone": {
+      const alone = observedAs(observed, "approved_alone");
+      const claimed: Claimed = {
+        ...state.claimed,
+        rules: { ...state.claimed.rules, approvedAloneCents: alone.cents },
+        approvedCount: alone.approvedCount,
+      };
+      return reviewRead(claimed, state.attempt, state.review);
+    }
+    case "precheck":
+      return checking(
+        decideApprovalCheck(state.check, observed, policy),
+        (check) => ({ ...state, check }),
+        (checked) => (checked.ok ? claim(state.attempt) : done(refusal(checked))),
+      );
+    case "first_at": {
+      const { attempt: a } = state;
+      const now = observedAs(observed, "now").now;
+      const taken = takenByRefusal(a.review, a.reviewer, now, a.review.review_id);
+      if (taken) return done({ ok: false, ...taken });
+      const approval = { reviewer: a.reviewer, amount_eur: a.decision.amount_eur!, at: new Date(now).toISOString() };
+      const update = { kind: "review_update", review: firstApprovalRecorded(a.review, approval) } as const;
+      return ask(update, { at: "first_recorded", attempt: a });
+    }
+    case "first_recorded": {
+      const update = observedAs(observed, "review_update");
+      const { attempt: a } = state;
+      // Another decision got there first: look again.
+      if (!update.changed) return attempt(a, a.attempt + 1);
+      return done(
+        { ok: true, body: reviewAnswer(a.record, update.review!) },
+        firstApprovalEffects(a.record, update.review!),
+      );
+    }
+    case "intent_at": {
+      const { attempt: a } = state;
+      const now = observedAs(observed, "now").now;
+      // Taken at the desk by someone else: their decision to take (a repeat of a decision in progress goes on).
+      const taken = takenByRefusal(a.review, a.reviewer, now, a.review.review_id);
+      if (taken) return done({ ok: false, ...taken });
+      const intent = intentFor(a.decision, now);
+      const update = { kind: "review_update", review: { ...a.review, intent, version: a.review.version + 1 } } as const;
+      return ask(update, { at: "intent_claimed", attempt: a });
+    }
+    case "intent_claimed": {
+      const update = observedAs(observed, "review_update");
+      const { attempt: a } = state;
+      if (!update.changed) return attempt(a, a.attempt + 1);
+      return carryOut(a.record, update.review!, a);
+    }
+    case "repair_claim": {
+      const record = observedAs(observed, "claim").claim;
+      if (!record) return done(undefined);
+      return carryOut(record, state.review);
+    }
+    case "carry_time":
+      return carrying({
+        record: state.record,
+        review: state.review,
+        now: observedAs(observed, "now").now,
+        again: state.again,
+      });
+    case "approval":
+      return approvalChecked(state.carrying, decideApprovalCheck(state.check, observed, policy));
+    case "reserved": {
+      const { carrying: c } = state;
+      const reserved = approvalReserved(observedAs(observed, "reserve").result, c.record.claim_id, state.cents);
+      // The refund cannot be made: the review stays PENDING and nothing else changed.
+      if (!reserved.ok)
+        return withdraw(c.review, refusal(reserved), reserved.code === "APPROVALS_CHANGED" ? c.again : undefined);
+      return decided(c.record, decidedReview(c.review, c.now));
+    }
+    case "resubmitted":
+      return resubmitting(state.carrying, decideSubmission(state.submission, observed));
+    case "withdrawn":
+      observedAs(observed, "review_update");
+      // Another approval on the order landed since this one was decided: decided again on the order as it is now.
+      if (state.again) return attempt(state.again, state.again.attempt + 1);
+      return done(state.result);
+    case "recorded": {
+      const stored = observedAs(observed, "review_update");
+      const { record, next } = state;
+      return done({ ok: true, body: reviewAnswer(record, stored.review ?? next) }, recordedReviewEffects(record, next));
+    }
+  }
+}
+
+/** The refund review answers first; `undefined` from it: the claim's own review decides the request. */
+function refundFirst(
+  step: Outcome<ReviewResult | undefined, RefundReviewState>,
+  request: { claimId: string; body: unknown; by: ReviewerIdentity | undefined },
+): ReviewStep {
+  return within(
+    step,
+    (refund): ReviewState => ({ at: "refund", refund, ...request }),
+    (answer): ReviewStep => (answer !== undefined ? done(answer) : claimReview(request)),
+  );
+}
+
+function claimReview({ claimId, body, by }: { claimId: string; body: unknown; by: ReviewerIdentity | undefined }) {
+  const parsed = ReviewDecisionSchema.safeParse(body);
+  if (!parsed.success) return done(invalidReviewDecision(parsed.error));
+  const named = parsed.data.reviewer;
+  const mismatch = reviewerMismatch(named, by);
+  if (mismatch) return done(mismatch);
+  const asked: Asked = {
+    claimId,
+    body: parsed.data,
+    reviewer: by?.id ?? named ?? "reviewer",
+    ...(by?.maxApprovalEur !== undefined ? { maxApprovalEur: by.maxApprovalEur } : {}),
+  };
+  return ask({ kind: "claim", claimId }, { at: "claim", asked } as ReviewState);
+}
+
+function claimedBy(
+  asked: Asked,
+  record: ClaimRecord,
+  policy: ReviewPolicy,
+  parent: { resubmittedBy?: string | undefined },
+): Claimed {
+  const rules: DecisionRules = {
+    reviewer: asked.reviewer,
+    secondApprovalAboveEur: policy.agent.review?.secondApprovalAboveEur,
+    ...(asked.maxApprovalEur !== undefined ? { maxApprovalEur: asked.maxApprovalEur } : {}),
+    ...("resubmittedBy" in parent ? { resubmittedBy: parent.resubmittedBy } : {}),
+  };
+  return { ...asked, record, rules };
+}
+
+/** One more look at the review, at most three; then it is changing concurrently. */
+function attempt(claimed: Claimed, n: number): ReviewStep {
+  const { claimId, body, reviewer, record, maxApprovalEur } = claimed;
+  // The four-eyes total is read again with the review (the "alone" step).
+  const { approvedAloneCents: _alone, ...rules } = claimed.rules;
+  if (n >= 3)
+    return done({
+      ok: false,
+      status: 409,
+      code: "REVIEW_ALREADY_DECIDED",
+      message: `review of claim ${claimId} is changing concurrently; try again`,
+    });
+  return ask(
+    { kind: "review", claimId },
+    {
+      at: "review",
+      claimed: { claimId, body, reviewer, record, rules, ...(maxApprovalEur !== undefined ? { maxApprovalEur } : {}) },
+      attempt: n,
+    },
+  );
+}
+
+/**
+ * The review as read: a first approval recorded earlier is audited again (identical, so dropped: repairs a crash
+ * before its audit), then the decision is checked against it; a decided review repeated is answered again (its
+ * effects performed again, idempotent); an approval that cannot pass the reject checks now is refused before it
+ * claims anything, so another reviewer's decision is not blocked by an approval that was going to fail.
+ */
+function reviewRead(claimed: Claimed, n: number, review: ReviewRecord | undefined): ReviewStep {
+  const { record } = claimed;
+  if (!review)
+    return done({
+      ok: false,
+      status: 409,
+      code: "NO_PENDING_REVIEW",
+      message: `claim ${claimed.claimId} has no review${isFinal(record.status) ? "" : " (it is not final yet)"}`,
+    });
+  const repaired = firstApprovalEffects(record, review);
+  const check = checkDecision(claimed.body, review, claimed.rules);
+  if (check !== undefined && check !== "REPEAT" && check !== "FIRST_APPROVAL")
+    return done({ ok: false, ...check }, repaired);
+  if (check === "REPEAT" && review.status !== "PENDING")
+    return seq(repaired, done({ ok: true, body: reviewAnswer(record, review) }, reviewDecidedEffects(record, review)));
+  const decision = normaliseDecision(claimed.body, review, claimed.reviewer);
+  const a: Attempt = { ...claimed, attempt: n, review, decision, first: check === "FIRST_APPROVAL" };
+  if (!review.intent && decision.decision === "APPROVE")
+    return seq(
+      repaired,
+      checking(
+        startApprovalCheck(record, review, decision.amount_eur!),
+        (check): ReviewState => ({ at: "precheck", attempt: a, check }),
+        (checked) => (checked.ok ? claim(a) : done(refusal(checked))),
+      ),
+    );
+  return seq(repaired, claim(a));
+}
+
+/** A first approval under four eyes is recorded on the review; any other decision is claimed on it (or already is). */
+function claim(a: Attempt): ReviewStep {
+  if (a.first) return ask({ kind: "now" }, { at: "first_at", attempt: a });
+  if (!a.review.intent) return ask({ kind: "now" }, { at: "intent_at", attempt: a });
+  return carryOut(a.record, a.review);
+}
+
+/** Carries out the decision claimed on the review (from its instant), then records it as decided. */
+function carryOut(record: ClaimRecord, review: ReviewRecord, again?: Attempt): ReviewStep {
+  return ask({ kind: "now" }, { at: "carry_time", record, review, ...(again ? { again } : {}) });
+}
+
+function carrying(c: Carrying): ReviewStep {
+  const intent = c.review.intent!;
+  if (intent.decision === "APPROVE")
+    return approvalChecked(c, startApprovalCheck(c.record, c.review, intent.amount_eur!));
+  if (intent.decision === "RESUBMIT") {
+    const { body, opts } = resubmission(c.record, c.review);
+    return resubmitting(c, startSubmission(body, opts));
+  }
+  return decided(c.record, decidedReview(c.review, c.now));
+}
+
+/**
+ * The reject checks (layers 1–8b) run again on the escalated proposal against the ledger as it stands now, with
+ * the escalation checks lifted; then the approved amount is reserved with the same single conditional update as an
+ * ACCEPT — exactly once per claim, never above the order.
+ */
+function approvalChecked(c: Carrying, step: Outcome<ApprovalChecked, ApprovalCheckState>): ReviewStep {
+  return checking(
+    step,
+    (check): ReviewState => ({ at: "approval", carrying: c, check }),
+    (checked): ReviewStep => {
+      if (!checked.ok) return withdraw(c.review, refusal(checked));
+      const { order, cents, orderCents } = checked;
+      const request = {
+        orderId: order.order_id,
+        claimId: c.record.claim_id,
+        cents,
+        orderCents,
+        // Decided on the order's approved count as read with this request: a reservation after another approval
+        // landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
+        mode:
+          c.again?.approvedCount !== undefined
+            ? ({ kind: "approved", approvedCount: c.again.approvedCount } as const)
+            : ({ kind: "approved" } as const),
+        scope: c.record.simulation_id,
+      } as const;
+      return ask({ kind: "reserve", request }, { at: "reserved", carrying: c, cents });
+    },
+  );
+}
+
+function resubmitting(c: Carrying, step: Outcome<SubmitResult, SubmissionState>): ReviewStep {
+  return within(
+    step,
+    (submission): ReviewState => ({ at: "resubmitted", carrying: c, submission }),
+    (submitted): ReviewStep => {
+      if (submitted.ok) return decided(c.record, decidedReview(c.review, c.now, submitted.claimId));
+      return withdraw(
+        c.review,
+        submitted.code === "INVALID_INPUT"
+          ? {
+              ok: false,
+              status: 400,
+              code: "INVALID_INPUT",
+              message: submitted.message,
+              issues: submitted.issues.map((i) => ({ ...i, path: `claim.${i.path}` })),
+            }
+          : { ok: false, status: 409, code: submitted.code, message: submitted.message },
+      );
+    },
+  );
+}
+
+/** The decision could not be carried out: its intent withdrawn, the review stays PENDING. */
+function withdraw(review: ReviewRecord, result: ReviewResult, again?: Attempt): ReviewStep {
+  return ask(
+    { kind: "review_update", review: withdrawn(review) },
+    { at: "withdrawn", result, ...(again && again.attempt < 2 ? { again } : {}) },
+  );
+}
+
+/** Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again. */
+function decided(record: ClaimRecord, next: ReviewRecord): ReviewStep {
+  return {
+    effects: reviewDecidedEffects(record, next),
+    next: {
+      awaiting: { kind: "review_update", review: stripUndefined(next) },
+      state: { at: "recorded", record, next },
+    },
+  };
+}
+
+/** A refused approval as answered: 503 when the order source could not answer (try again), else 409 with the rule. */
+function refusal(refused: ApprovalRefusal): ReviewResult {
+  if (refused.code === ORDER_SOURCE_UNAVAILABLE)
+    return { ok: false, status: 503, code: ORDER_SOURCE_UNAVAILABLE, message: refused.message };
+  return { ok: false, status: 409, code: refused.code, message: refused.message };
+}
+
+function checking(
+  step: Outcome<ApprovalChecked, ApprovalCheckState>,
+  wrap: (check: ApprovalCheckState) => ReviewState,
+  after: (checked: ApprovalChecked) => ReviewStep,
+): ReviewStep {
+  return within(step, wrap, after);
+}
+
+/** Loads the order and its ledger entry as they stand now, then checks the approval of `amountEur` on them. */
+function startApprovalCheck(
+  record: ClaimRecord,
+  review: ReviewRecord,
+  amountEur: number,
+): Outcome<ApprovalChecked, ApprovalCheckState> {
+  const refused = notApprovable(record, review);
+  if (refused) return done(refused);
+  return ask({ kind: "order", orderId: review.order_id! }, { at: "order", record, review, amountEur }, "order_source");
+}
+
+function decideApprovalCheck(
+  state: ApprovalCheckState,
+  observed: Observation,
+  policy: ReviewPolicy,
+): Outcome<ApprovalChecked, ApprovalCheckState> {
+  const { record, review, amountEur } = state;
+  if (state.at === "order") {
+    if (observed.kind === "failed")
+      return done(
+        observed.code === ORDER_SOURCE_UNAVAILABLE
+          ? {
+              ok: false,
+              code: ORDER_SOURCE_UNAVAILABLE,
+              message: `the shop's orders cannot be read now, so the approval cannot be checked; nothing changed, try again later (${observed.message})`,
+            }
+          : { ok: false, code: "ORDER_DATA_INVALID", message: observed.message },
+      );
+    const { order } = observedAs(observed, "order");
+    if (!order) return done(approvalChecks({ record, review, amountEur, order, ledgerEntry: undefined }, policy));
+    return ask(
+      { kind: "ledger", orderId: order.order_id, scope: record.simulation_id },
+      { ...state, at: "ledger", order },
+    );
+  }
+  const ledgerEntry = observedAs(observed, "ledger").entry;
+  return done(approvalChecks({ record, review, amountEur, order: state.order, ledgerEntry }, policy));
+}
