@@ -4,7 +4,7 @@
 // never holding up the claim. No credential of ours goes with it; redirects are not followed.
 import { DETAIL_TYPES, KERNEL_SOURCE } from "../core/kernel/events.ts";
 import type { BusEvent } from "./eventbridge/server.ts";
-import { LocalStackError } from "./errors.ts";
+import { ReviewWebhookSettingError } from "./errors.ts";
 
 /** The variable naming the URL. */
 export const REVIEW_WEBHOOK_VAR = "CLAIMS_REVIEW_WEBHOOK_URL";
@@ -14,13 +14,6 @@ export const REVIEW_WEBHOOK_RULE = {
   name: "review-webhook",
   pattern: { source: [KERNEL_SOURCE], "detail-type": [DETAIL_TYPES.reviewOpened] },
 } as const;
-
-/** CLAIMS_REVIEW_WEBHOOK_URL is not a URL the webhook can be sent to. */
-export class ReviewWebhookSettingError extends LocalStackError {
-  constructor(message: string) {
-    super("REVIEW_WEBHOOK_SETTING", message);
-  }
-}
 
 /** The webhook URL of the environment, or undefined; throws ReviewWebhookSettingError for one that is not http(s). */
 export function reviewWebhookUrlFrom(env: Readonly<Record<string, string | undefined>>): string | undefined {

@@ -6,6 +6,8 @@ import * as z from "zod";
 import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
 import { formatEur, parseCents } from "./money.ts";
+import { deskFields } from "./review-desk.ts";
+import type { ReviewDesk } from "./review-desk.ts";
 import { ClaimSchema, oneLineText } from "../claim/claim.ts";
 
 /** What opened a review: an ESCALATE verdict, or a claim that ended in NEEDS_REVIEW. */
@@ -124,76 +126,16 @@ export const ReviewRecordSchema = z
 /** A stored review. */
 export type ReviewRecord = z.infer<typeof ReviewRecordSchema>;
 
-/** How long a review stays taken (`POST /claims/{id}/review/take`) unless the reviewer decides it or takes it again. */
-export const REVIEW_LEASE_MS = 15 * 60_000;
-
-/** How long a review may wait for a person when the policy says nothing (`review_due_days` / `review_due_hours`). */
-export const DEFAULT_REVIEW_DUE_MS = 2 * 86_400_000;
-
-/** What the desk shows of a review beside its record: when it is due (the policy's due duration) and who holds it now. */
-export interface ReviewDesk {
-  /** The policy's `review_due_days` / `review_due_hours`, in milliseconds. */
-  readonly dueMs: number;
-  readonly nowMs: number;
-}
-
-/** A review's lease, as reviews and failed refunds' reviews both carry it. */
-export interface ReviewLease {
-  readonly taken_by?: string | undefined;
-  readonly taken_until?: string | undefined;
-}
-
-/** When a review requested at `requestedAt` is due: `requested_at` + the policy's due duration (ISO). */
-export function reviewDueAt(requestedAt: string, dueMs: number): string {
-  return new Date(Date.parse(requestedAt) + dueMs).toISOString();
-}
-
-/** Who holds the review at `nowMs` and until when; undefined when nobody took it or the lease ran out. */
-export function leaseHolder(lease: ReviewLease, nowMs: number): { reviewer: string; until: string } | undefined {
-  if (!lease.taken_by || !lease.taken_until) return undefined;
-  return Date.parse(lease.taken_until) > nowMs ? { reviewer: lease.taken_by, until: lease.taken_until } : undefined;
-}
-
-/** The refusal of `reviewer`'s decision (or take) on a review another reviewer holds at `nowMs`, if they do (409 TAKEN_BY). */
-export function takenByRefusal(
-  lease: ReviewLease,
-  reviewer: string,
-  nowMs: number,
-  reviewId: string,
-): { status: 409; code: "TAKEN_BY"; message: string } | undefined {
-  const holder = leaseHolder(lease, nowMs);
-  if (!holder || holder.reviewer === reviewer) return undefined;
-  return {
-    status: 409,
-    code: "TAKEN_BY",
-    message: `review ${reviewId} is taken by ${holder.reviewer} until ${holder.until}: they decide it, or it is free again then`,
-  };
-}
-
-/** The desk's fields of a review: `due_at`, and `taken_by` / `taken_until` while someone holds it. */
-export function deskFields(
-  review: ReviewLease & { requested_at: string; status: string },
-  desk: ReviewDesk | undefined,
-): Record<string, unknown> {
-  if (!desk) return {};
-  const holder = review.status === "PENDING" ? leaseHolder(review, desk.nowMs) : undefined;
-  return {
-    due_at: reviewDueAt(review.requested_at, desk.dueMs),
-    ...(holder ? { taken_by: holder.reviewer, taken_until: holder.until } : {}),
-  };
-}
-
-/**
- * The desk's order of listed reviews: the soonest `due_at` first, then the larger `amount_eur` (more money waits),
- * then the claim id; items without a due time (decided listings) by `requested_at`.
- */
-export function byDueThenAmount(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  const due = (x: Record<string, unknown>) => String(x.due_at ?? x.requested_at ?? "");
-  const amount = (x: Record<string, unknown>) => (typeof x.amount_eur === "number" ? x.amount_eur : 0);
-  if (due(a) !== due(b)) return due(a) < due(b) ? -1 : 1;
-  if (amount(a) !== amount(b)) return amount(b) - amount(a);
-  return String(a.claim_id) < String(b.claim_id) ? -1 : String(a.claim_id) > String(b.claim_id) ? 1 : 0;
-}
+export {
+  byDueThenAmount,
+  DEFAULT_REVIEW_DUE_MS,
+  deskFields,
+  leaseHolder,
+  REVIEW_LEASE_MS,
+  reviewDueAt,
+  takenByRefusal,
+} from "./review-desk.ts";
+export type { ReviewDesk, ReviewLease } from "./review-desk.ts";
 
 /** A review's id, derived from its claim's id (one review per claim): `rev_` + 24 hex. */
 export function reviewIdFor(claimId: string): string {
@@ -308,74 +250,8 @@ export function reviewListItem(
   };
 }
 
-/** What `reviewFacts` reads: the order, its ledger entry, and the other claims the order's ledger knows. */
-export interface ReviewFactsInput {
-  order?: {
-    order_id: string;
-    amount: number;
-    currency: string;
-    purchase_date: string;
-    category: string;
-    customer_id?: string | undefined;
-  };
-  ledger?: { refunded_cents: number; automatic_cents?: number | undefined; claims: Record<string, number> };
-  others: {
-    claim_id: string;
-    status: string;
-    verdict?: string | undefined;
-    reason_code?: string | undefined;
-    amount_eur?: number | undefined;
-  }[];
-  /** The order's customer's automatic refunds in the limit window (only when customer limits bind the order). */
-  customerWindow?: { refunds: number; refunded_cents: number };
-  /** Why the order could not be read for this listing (then it shows as `order: null`). */
-  orderUnread?: { code: string; reason: string };
-}
-
-/**
- * The facts a reviewer decides on beside the claim (docs/reviews.md): the order (amount, currency, purchase date,
- * category, customer; `order: null` and `order_unread: { code, reason }` when it could not be read), what was refunded on it so far (automatic / approved by people, EUR), and the other claims
- * on it with their outcomes (the amount each reserved, else the amount it asked).
- */
-export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
-  const { order, ledger } = input;
-  const automatic = ledger?.automatic_cents ?? 0;
-  return {
-    ...(order
-      ? {
-          order: {
-            order_id: order.order_id,
-            amount_eur: order.amount,
-            currency: order.currency,
-            purchase_date: order.purchase_date,
-            category: order.category,
-            ...(order.customer_id ? { customer_id: order.customer_id } : {}),
-          },
-        }
-      : input.orderUnread
-        ? { order: null, order_unread: { code: input.orderUnread.code, reason: input.orderUnread.reason } }
-        : {}),
-    refunded: {
-      automatic_eur: automatic / 100,
-      approved_eur: Math.max(0, (ledger?.refunded_cents ?? 0) - automatic) / 100,
-    },
-    other_claims: input.others.map((c) => ({
-      claim_id: c.claim_id,
-      status: c.status,
-      ...(c.verdict ? { verdict: c.verdict } : {}),
-      ...(c.reason_code ? { reason_code: c.reason_code } : {}),
-      amount_eur: ledger?.claims[c.claim_id] !== undefined ? ledger.claims[c.claim_id]! / 100 : (c.amount_eur ?? 0),
-    })),
-    ...(input.customerWindow
-      ? {
-          customer_window: {
-            refunds: input.customerWindow.refunds,
-            refunded_eur: input.customerWindow.refunded_cents / 100,
-          },
-        }
-      : {}),
-  };
-}
+export { reviewFacts } from "./review-facts.ts";
+export type { ReviewFactsInput } from "./review-facts.ts";
 
 /** Why a decision cannot be taken, as the API answers it (409 or 400). */
 export type ReviewRefusal =

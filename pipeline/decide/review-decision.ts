@@ -19,7 +19,7 @@ import { toInputIssues } from "./intake.ts";
 import type { InputIssue } from "./intake.ts";
 
 /** What an approval's checks read beyond the claim and the review: the agent's contracts and the registry. */
-type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
+export type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
 
 /** A decision claimed on a review, with the instant it was claimed. */
 type Intent = NonNullable<ReviewRecord["intent"]>;

@@ -11,7 +11,6 @@ import { isFinal } from "../../core/kernel/claim-record.ts";
 import { checkDecision, normaliseDecision, ReviewDecisionSchema, takenByRefusal } from "../../core/kernel/review.ts";
 import type { DecisionRules, ReviewerIdentity, ReviewRecord, ReviewRefusal } from "../../core/kernel/review.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
-import type { Order } from "../../core/integrity/index.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import { decideSubmission, startSubmission } from "./intake.ts";
@@ -20,14 +19,12 @@ import { decideRefundReview, startRefundReview } from "./refund-review.ts";
 import type { RefundReviewState } from "./refund-review.ts";
 import type { Observation, Request } from "./requests.ts";
 import {
-  approvalChecks,
   approvalReserved,
   decidedReview,
   firstApprovalEffects,
   firstApprovalRecorded,
   intentFor,
   invalidReviewDecision,
-  notApprovable,
   recordedReviewEffects,
   resubmission,
   reviewAnswer,
@@ -37,6 +34,8 @@ import {
   withdrawn,
 } from "./review-decision.ts";
 import type { ApprovalChecked, ApprovalRefusal, ReviewRequestOutcome } from "./review-decision.ts";
+import { decideApprovalCheck, startApprovalCheck } from "./approval-check.ts";
+import type { ApprovalCheckState } from "./approval-check.ts";
 import { observedAs, within } from "./step.ts";
 import type { Next, Step } from "./step.ts";
 
@@ -94,11 +93,6 @@ export type ReviewState =
   | { at: "resubmitted"; carrying: Carrying; submission: SubmissionState }
   | { at: "withdrawn"; result: ReviewResult; again?: Attempt | undefined }
   | { at: "recorded"; record: ClaimRecord; next: ReviewRecord };
-
-/** Where an approval's check stands: the order read, then its ledger entry. */
-export type ApprovalCheckState =
-  | { at: "order"; record: ClaimRecord; review: ReviewRecord; amountEur: number }
-  | { at: "ledger"; record: ClaimRecord; review: ReviewRecord; amountEur: number; order: Order };
 
 type Outcome<O, S> = Step<Next<O, S>>;
 type ReviewStep = Outcome<ReviewResult | undefined, ReviewState>;
@@ -468,43 +462,4 @@ function checking(
   after: (checked: ApprovalChecked) => ReviewStep,
 ): ReviewStep {
   return within(step, wrap, after);
-}
-
-/** Loads the order and its ledger entry as they stand now, then checks the approval of `amountEur` on them. */
-function startApprovalCheck(
-  record: ClaimRecord,
-  review: ReviewRecord,
-  amountEur: number,
-): Outcome<ApprovalChecked, ApprovalCheckState> {
-  const refused = notApprovable(record, review);
-  if (refused) return done(refused);
-  return ask({ kind: "order", orderId: review.order_id! }, { at: "order", record, review, amountEur }, "order_source");
-}
-
-function decideApprovalCheck(
-  state: ApprovalCheckState,
-  observed: Observation,
-  policy: ReviewPolicy,
-): Outcome<ApprovalChecked, ApprovalCheckState> {
-  const { record, review, amountEur } = state;
-  if (state.at === "order") {
-    if (observed.kind === "failed")
-      return done(
-        observed.code === ORDER_SOURCE_UNAVAILABLE
-          ? {
-              ok: false,
-              code: ORDER_SOURCE_UNAVAILABLE,
-              message: `the shop's orders cannot be read now, so the approval cannot be checked; nothing changed, try again later (${observed.message})`,
-            }
-          : { ok: false, code: "ORDER_DATA_INVALID", message: observed.message },
-      );
-    const { order } = observedAs(observed, "order");
-    if (!order) return done(approvalChecks({ record, review, amountEur, order, ledgerEntry: undefined }, policy));
-    return ask(
-      { kind: "ledger", orderId: order.order_id, scope: record.simulation_id },
-      { ...state, at: "ledger", order },
-    );
-  }
-  const ledgerEntry = observedAs(observed, "ledger").entry;
-  return done(approvalChecks({ record, review, amountEur, order: state.order, ledgerEntry }, policy));
 }
