@@ -14,7 +14,13 @@
 // journal are written before each answer; closing them only releases their files), and the only work that still
 // ends after the kill is requests already on the wire, which a kill an instant later would have let through too.
 // A restart hits every flow running at the time; clients whose request got no answer send it again.
-// After every flow is final, the invariants of chaos/invariants.ts are checked on the stores and events.jsonl.
+// Refunds are paid as in process (issue 39): the production refund executor, which the bus's payments rule delivers
+// to (journaled, so a restart delivers what it cut off again), calls each flow's faulty provider
+// (chaos/payment-provider.ts: refused, timed out before or after the work, settled late); the provider's webhooks
+// reach the production webhook handler signed (twice, stale or forged at times); a crash can come right after the
+// provider's answer or a settlement's write; reviewers RETRY or CLOSE the failed refunds through the review API.
+// After every flow is final, the invariants of chaos/invariants.ts are checked on the stores and events.jsonl,
+// the money the flows' providers paid included.
 import { type LedgerEntry } from "../core/kernel/index.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -36,21 +42,25 @@ import { QUEUES } from "../app/manifest.ts";
 import type { QueueRole } from "../app/manifest.ts";
 import { createFaultInjector, readJournal } from "../local/testing/fault-injection.ts";
 import { InjectedCrashError as StackCrashError } from "../local/errors.ts";
-import type { CrashPoint } from "../local/testing/fault-injection.ts";
+import type { CrashPoint, EffectCall } from "../local/testing/fault-injection.ts";
 import { LOCAL_TABLE_NAME, startLocalStack } from "../local/stack.ts";
 import type { LocalStack } from "../local/stack.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
+import Stripe from "stripe";
+import type { PaymentProvider } from "../pipeline/payments.ts";
 import { createChaosLlm } from "./chaos-llm.ts";
 import type { LlmCounts } from "./chaos-llm.ts";
-import { chaosEnv } from "./flow.ts";
+import { chaosEnv, planFlowPayments, providerRng } from "./flow.ts";
 import type { FlowCounts } from "./flow.ts";
 import { checkFlowInvariants } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch } from "./lambda-events.ts";
 import { planFlow } from "./plan.ts";
-import type { FlowPlan, LlmProfile } from "./plan.ts";
+import type { FlowPlan, LlmProfile, PaymentPlan } from "./plan.ts";
+import { createFaultyProvider } from "./payment-provider.ts";
+import type { FaultyProvider, ProviderWebhook } from "./payment-provider.ts";
 import { createRng, flowSeed } from "./rng.ts";
 import type { Rng } from "./rng.ts";
-import { reproduction } from "./run.ts";
+import { flowNumbers, reproduction } from "./run.ts";
 import type { ChaosOptions } from "./run.ts";
 import { addToTally, createTally, emptyPaymentTotals, formatTally } from "./tally.ts";
 import type { Tally } from "./tally.ts";
@@ -89,6 +99,22 @@ const CRASH_POINTS: readonly CrashPoint[] = [
   { fn: "reviewApi", op: "audit.append", occurrence: 1 },
   { fn: "timer", op: "queues.sendCrewEvents", occurrence: 1 },
 ];
+/** Where a claim's crash can be planned on the refund's way (one claim in three of a flow with payments draws one). */
+const PAYMENT_CRASH_POINTS: readonly CrashPoint[] = [
+  // The provider did the work, the settlement does not know it: the redelivery asks again under the same key.
+  { fn: "refundExecutor", op: "payments.refund", occurrence: 1 },
+  { fn: "refundExecutor", op: "settlements.create", occurrence: 1 },
+  { fn: "refundExecutor", op: "settlements.update", occurrence: 1 },
+  { fn: "refundExecutor", op: "publisher.publish", occurrence: 1 },
+  { fn: "paymentWebhook", op: "settlements.update", occurrence: 1 },
+  { fn: "reviewApi", op: "settlements.update", occurrence: 1 },
+  { fn: "reviewApi", op: "ledger.releaseRefund", occurrence: 1 },
+  { fn: "sweep", op: "ledger.releaseRefund", occurrence: 1 },
+];
+/** The signing secret of the stack's webhook endpoint in a chaos run (a forged webhook is signed with another). */
+const WEBHOOK_SECRET = "whsec_chaos_emulators";
+/** A provider's delay (simulated: up to hours) in real time on the stack: a hundredth, at most 3 s. */
+const providerDelayMs = (ms: number) => Math.min(3_000, Math.max(0, ms / 100));
 
 /** What one flow did on the stack. */
 interface StackFlow {
@@ -102,6 +128,12 @@ interface StackFlow {
   counts: FlowCounts;
   /** The flow's side-effecting calls so far (its planned restart comes right after the n-th). */
   effects: number;
+  /** The flow's payment provider (its plan in `plan.payments`), and its settles and webhooks not yet done. */
+  provider: FaultyProvider;
+  providerWork: number;
+  /** Failed refunds' reviews seen by the reviewers, and what they were told succeeded (review id → decisions). */
+  refundReviewsSeen: Set<string>;
+  refundDecidedOk: Map<string, string[]>;
 }
 
 /** The stack the flows share, restarted now and then. */
@@ -120,6 +152,14 @@ export interface EmulatorRunHooks {
   loseStateOnRestart?: boolean;
   /** How long to wait for a flow's claims to become final (default two minutes; a claim that was lost never does). */
   settleTimeoutMs?: number;
+  /** Replaces the payment provider's plan every flow drew (tests). */
+  payments?: PaymentPlan;
+  /** Restarts the stack right after a side-effecting call this answers true for (tests: at a place, whatever the count). */
+  restartWhen?: (call: EffectCall) => boolean;
+  /** Each delivery to the refund executor waits this long first (tests: the claim is final before its refund is paid). */
+  refundDeliveryDelayMs?: number;
+  /** The planted bug: the restart loses the refund executor's journaled deliveries. */
+  dropRefundDeliveriesOnRestart?: boolean;
 }
 
 /** The outcome of an emulator run: the totals, and what each restart recovered. */
@@ -160,12 +200,18 @@ export async function runOnEmulators(
   const started = performance.now();
   const settleMs = hooks.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
   const dataDir = mkdtempSync(join(tmpdir(), "claims-chaos-"));
-  const numbers = opts.flow !== undefined ? [opts.flow] : Array.from({ length: opts.flows }, (_, i) => i);
+  const numbers = flowNumbers(opts);
   const flows = new Map<number, StackFlow>();
+  // The stack's clock is the wall clock, moved ahead while a slow model "thinks".
+  let offset = 0;
+  const clock = { now: () => Date.now() + offset };
   for (const k of numbers) {
     const rng = createRng(flowSeed(opts.seed, k));
     const prefix = `f${k}_`;
-    const plan = planFlow(rng, opts.seed, k, { prefix, startMs: Date.now() });
+    const drawn = planFlow(rng, opts.seed, k, { prefix, startMs: Date.now() });
+    // The payment provider's plan and the orders' payments, drawn as in process.
+    const { payments, orders } = planFlowPayments(opts.seed, k, drawn.orders, hooks.payments);
+    const plan = { ...drawn, orders, payments };
     flows.set(k, {
       plan: hooks.adjustPlan ? hooks.adjustPlan(plan) : plan,
       rng,
@@ -175,6 +221,10 @@ export async function runOnEmulators(
       violations: [],
       counts: emptyCounts(),
       effects: 0,
+      provider: createFaultyProvider({ plan: payments, rng: providerRng(opts.seed, k), now: clock.now }),
+      providerWork: 0,
+      refundReviewsSeen: new Set(),
+      refundDecidedOk: new Map(),
     });
   }
   const flowOf = (id: unknown, re: RegExp) => {
@@ -182,9 +232,6 @@ export async function runOnEmulators(
     return m ? flows.get(Number(m[1])) : undefined;
   };
 
-  // The stack's clock is the wall clock, moved ahead while a slow model "thinks".
-  let offset = 0;
-  const clock = { now: () => Date.now() + offset };
   const global = createRng(opts.seed);
   const current = new AsyncLocalStorage<StackFlow>();
   let unattributed = 0;
@@ -229,16 +276,28 @@ export async function runOnEmulators(
   const active = new Set<StackFlow>();
   let restart: (reason: string) => void = () => undefined;
   const injector = createFaultInjector({
+    payments: true,
     onEffect: (call) => {
       const f = flowOf(call.claimId, FLOW_OF_CLAIM);
       if (!f) return;
       f.effects++;
-      if (f.plan.faults.restartAfterCall === f.effects && active.has(f))
+      if ((f.plan.faults.restartAfterCall === f.effects || hooks.restartWhen?.(call) === true) && active.has(f))
         restart(
           `flow ${f.plan.flow} restarts the stack after its side-effecting call ${f.effects}, ${call.fn} ${call.op}`,
         );
     },
   });
+  // The refund executor's provider: each refund goes to the provider of the flow its order belongs to (a claim a
+  // reviewer's RESUBMIT made has an id of its own, but its order is one of the flow's).
+  const provider: PaymentProvider = {
+    name: "stripe",
+    needsPaymentRef: true,
+    refund(request) {
+      const f = flowOf(request.orderId, FLOW_OF_ORDER) ?? flowOf(request.claimId, FLOW_OF_CLAIM);
+      if (!f) throw new Error(`chaos: a refund of ${request.claimId} on ${request.orderId}, an order of no flow`);
+      return f.provider.provider.refund(request);
+    },
+  };
   const allOrders = [...flows.values()].flatMap((f) => f.plan.orders);
   let generation = 0;
   const start = (orders: readonly Order[]) =>
@@ -254,9 +313,16 @@ export async function runOnEmulators(
       queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: FAST, timers: FAST },
       pollerConcurrency: 3,
       sweepEveryMs: 3_000,
-      wrapDeps: injector.wrapDeps,
+      wrapDeps: (fn, deps) => injector.wrapDeps(fn, { ...deps, payments: provider }),
+      payments: { provider: "stripe", env: { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET } },
       wrapHandler: injector.wrapHandler,
-      wrapRefundDelivery: injector.invoke,
+      wrapRefundDelivery: hooks.refundDeliveryDelayMs
+        ? (delivery) =>
+            injector.invoke(async () => {
+              await sleep(hooks.refundDeliveryDelayMs!);
+              return delivery();
+            })
+        : injector.invoke,
       onPollerError: () => undefined,
     });
   let stack: LocalStack;
@@ -293,6 +359,8 @@ export async function runOnEmulators(
         deliveredBefore += received(old);
         await old.stop();
         generation++;
+        // The planted bug: the refund executor's deliveries not kept (as before issue 39), so one cut off is lost.
+        if (hooks.dropRefundDeliveriesOnRestart) rmSync(join(dataDir, "store", "payments.jsonl"), { force: true });
         // The durable table keeps the orders; an emptied one (the planted bug) gets them again.
         stack = await start(hooks.loseStateOnRestart ? allOrders : []);
         installSendFaults(stack, flowOf, racing, injector);
@@ -325,6 +393,30 @@ export async function runOnEmulators(
     },
   };
 
+  // The providers' later work: a pending refund settles (or fails) and its webhooks go out, at a hundredth of the
+  // provider's delay; a webhook the stack did not answer (a crash, a restart) is sent again, as Stripe does.
+  for (const f of flows.values()) {
+    const later = (at: number, work: () => Promise<void> | void) => {
+      f.providerWork++;
+      setTimeout(
+        () => {
+          void current
+            .run(f, async () => work())
+            .catch((e: unknown) => f.violations.push(`the chaos provider failed: ${(e as Error).message}`))
+            .finally(() => f.providerWork--);
+        },
+        providerDelayMs(at - clock.now()),
+      );
+    };
+    f.provider.onSettle = (at, settle) => later(at, settle);
+    const send = (webhook: ProviderWebhook, attempt: number) =>
+      later(webhook.at, async () => {
+        const answered = await deliverWebhook(shared, f, webhook, clock);
+        if (!answered && attempt < 30) send({ ...webhook, at: clock.now() + 50_000 }, attempt + 1);
+      });
+    f.provider.onWebhook = (webhook) => send(webhook, 1);
+  }
+
   let violations = 0;
   const tally = createTally();
   try {
@@ -341,12 +433,16 @@ export async function runOnEmulators(
           );
       }
     };
-    await Promise.all(Array.from({ length: CONCURRENT_FLOWS }, work));
+    await Promise.all(Array.from({ length: opts.concurrent ?? CONCURRENT_FLOWS }, work));
     closing = true;
     await ready();
     await Promise.allSettled(racing);
     await stack.drained(SETTLE_TIMEOUT_MS).catch(() => undefined);
-    await settle(shared, [...flows.values()], settleMs);
+    const unsettled = await settle(shared, [...flows.values()], settleMs);
+    for (const [f, open] of unsettled)
+      f.violations.push(
+        `the flow did not settle within ${settleMs / 1000} s: ${open.slice(0, 3).join("; ")}${open.length > 3 ? ` (+${open.length - 3})` : ""}`,
+      );
     await stack.drained(SETTLE_TIMEOUT_MS).catch((e: Error) => out(`chaos: the stack did not drain: ${e.message}`));
 
     // The invariants, on what the stores and the bus journal hold.
@@ -355,6 +451,27 @@ export async function runOnEmulators(
     for (const f of flows.values()) {
       for (const [claimId, point] of injector.fired) if (f.claims.has(claimId) && point) f.counts.faults.crash++;
       const observed = await observe(stack, f, journal, verdicts);
+      const settlements = (await Promise.all([...f.claims].map((id) => stack.deps.settlements?.get(id)))).filter(
+        (x) => x !== undefined,
+      );
+      paymentTotals(f, observed.events);
+      // What reviewers were told a RETRY / CLOSE did is what the bus announced for that review.
+      for (const [reviewId, decisions] of f.refundDecidedOk) {
+        const distinct = [...new Set(decisions)];
+        const onBus = [
+          ...new Set(
+            observed.events
+              .filter((e) => e.detailType === "ReviewDecided" && e.detail.review_id === reviewId)
+              .map((e) => String(e.detail.decision)),
+          ),
+        ];
+        if (distinct.length > 1)
+          f.violations.push(`refund review ${reviewId}: reviewers were told ${distinct.join(" and ")} both succeeded`);
+        if (onBus.length !== 1 || onBus[0] !== distinct[0])
+          f.violations.push(
+            `refund review ${reviewId}: a reviewer was told ${distinct[0]} succeeded, the bus announced [${onBus.join(", ")}]`,
+          );
+      }
       // No claim lost: every claim a client was answered 202 for (or a review resubmitted) is stored.
       for (const id of f.claims)
         if (!observed.claims.some((c) => c.claim_id === id))
@@ -365,6 +482,7 @@ export async function runOnEmulators(
         limitEur: agent.contract.max_refund_without_escalation,
         customerLimits: agent.contract.customer_limits,
         responsibility: agent.responsibility,
+        payments: { settlements, book: f.provider.book },
       });
       f.violations.push(...result.violations);
       f.counts.claims = observed.claims.length;
@@ -446,7 +564,7 @@ async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number)
       keyToClaim.set(c.idempotencyKey, claimId);
       if (!f.claims.has(claimId) && crashesLeft.n > 0 && f.rng.chance(0.7)) {
         crashesLeft.n--;
-        injector.planCrash(claimId, f.rng.pick(CRASH_POINTS));
+        injector.planCrash(claimId, f.rng.pick(f.rng.chance(0.3) ? PAYMENT_CRASH_POINTS : CRASH_POINTS));
       }
       f.claims.add(claimId);
       return;
@@ -464,17 +582,27 @@ async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number)
     }),
   );
 
-  // Reviewers decide what the flow's claims left to a person, then the resubmitted claims run; twice at most.
-  for (let round = 0; round < 3; round++) {
+  // Reviewers decide what the flow's claims left to a person, then the resubmitted claims run; twice at most. The
+  // failed refunds' reviews are decided as they open (a RETRY that fails again opens another), five rounds at most.
+  for (let round = 0, claimRounds = 0; round < 6; round++) {
     await settle(shared, [f], settleMs);
     const pending: ReviewRecord[] = [];
+    const refunds: { claimId: string; reviewId: string }[] = [];
     for (const claimId of f.claims) {
-      const r = await shared.use((stack) => stack.deps.reviews.getReview(claimId));
-      if (r?.status === "PENDING" && !r.intent) pending.push(r);
+      const [r, s] = await shared.use((stack) =>
+        Promise.all([stack.deps.reviews.getReview(claimId), stack.deps.settlements?.get(claimId)]),
+      );
+      if (r?.status === "PENDING" && !r.intent && claimRounds < 2) pending.push(r);
+      const refundReview = s?.review;
+      if (refundReview?.status === "PENDING" && !f.refundReviewsSeen.has(refundReview.review_id)) {
+        f.refundReviewsSeen.add(refundReview.review_id);
+        refunds.push({ claimId, reviewId: refundReview.review_id });
+      }
     }
-    if (round === 2 || pending.length === 0) break;
-    await Promise.all(
-      pending.map(async (r) => {
+    if (round === 5 || (pending.length === 0 && refunds.length === 0)) break;
+    if (pending.length > 0) claimRounds++;
+    await Promise.all([
+      ...pending.map(async (r) => {
         if (!f.rng.chance(f.plan.reviewer.decide)) return;
         const first = decisionFor(f, r, "alice");
         const together = f.rng.chance(f.plan.reviewer.concurrent)
@@ -483,7 +611,8 @@ async function runStackFlow(shared: SharedStack, f: StackFlow, settleMs: number)
         await Promise.all([decide(shared, f, r, first), ...together]);
         if (f.rng.chance(f.plan.reviewer.repeat)) await decide(shared, f, r, first);
       }),
-    );
+      ...refunds.map(({ claimId, reviewId }) => decideRefund(shared, f, claimId, reviewId)),
+    ]);
     for (const claimId of [...f.claims]) {
       const r = await shared.use((stack) => stack.deps.reviews.getReview(claimId));
       if (r?.resubmitted_claim_id) f.claims.add(r.resubmitted_claim_id);
@@ -535,6 +664,132 @@ async function decide(
   }
 }
 
+/** A reviewer's RETRY / CLOSE of a failed refund, as the flow's policy says: at times two reviewers at once, or twice. */
+async function decideRefund(shared: SharedStack, f: StackFlow, claimId: string, reviewId: string): Promise<void> {
+  const policy = f.plan.payments!.reviewer;
+  if (!f.rng.chance(policy.decide)) return;
+  const body = (reviewer: string, decision: "RETRY" | "CLOSE"): Record<string, unknown> =>
+    decision === "CLOSE"
+      ? { decision, reviewer, note: f.rng.pick(["refunded by bank transfer instead", "customer withdrew the claim"]) }
+      : { decision, reviewer, ...(f.rng.chance(0.5) ? { note: "the customer updated the card" } : {}) };
+  const first = body("alice", f.rng.chance(policy.retry) ? "RETRY" : "CLOSE");
+  const told = (answer: Record<string, unknown> | undefined, sent: Record<string, unknown>) => {
+    // A RETRY / CLOSE decides the claim's current refund review, which the answer names.
+    const id = (answer?.review as { review_id?: string } | undefined)?.review_id ?? reviewId;
+    f.refundDecidedOk.set(id, [...(f.refundDecidedOk.get(id) ?? []), String(sent.decision)]);
+  };
+  const send = async (sent: Record<string, unknown>) => {
+    const answer = await reviewRequest(shared, f, claimId, sent);
+    if (answer) told(answer, sent);
+  };
+  if (f.rng.chance(policy.concurrent))
+    await Promise.all([send(first), send(body("bob", f.rng.chance(0.5) ? "RETRY" : "CLOSE"))]);
+  else await send(first);
+  if (f.rng.chance(policy.repeat)) await send(first);
+}
+
+/** POST /claims/{id}/review with `body` through the review API; the answer's body when it was 200 (else undefined). */
+async function reviewRequest(
+  shared: SharedStack,
+  f: StackFlow,
+  claimId: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    f.counts.reviewDecisions++;
+    const path = `/claims/${claimId}/review`;
+    const stack = await shared.ready();
+    const kills = shared.injector.kills;
+    let res;
+    try {
+      res = await shared.injector.invoke(() =>
+        stack.handlers.reviewApi(
+          apiRequest("POST /claims/{id}/review", path, {
+            body: JSON.stringify(body),
+            headers: { "content-type": "application/json" },
+            pathParameters: { id: claimId },
+            reviewer: String(body.reviewer ?? "reviewer"),
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof StackCrashError) && shared.injector.kills === kills) throw error;
+      res = { statusCode: 599 };
+    }
+    if (shared.injector.kills !== kills) res = { statusCode: 599 };
+    const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
+    if (status === 500 || status === 599) {
+      if (!f.rng.chance(f.plan.reviewer.retryAfterCrash)) return undefined;
+      f.counts.clientRetries++;
+      continue;
+    }
+    const text = typeof res === "string" ? res : (res.body ?? "");
+    if (status > 500 || status === 404)
+      f.violations.push(`POST ${path} ${JSON.stringify(body).slice(0, 120)} answered ${status}: ${text.slice(0, 200)}`);
+    return status === 200 ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Stripe delivering one webhook to POST /webhooks/stripe, signed at the moment it is sent (a forged one with another
+ * secret); true when the stack answered (200, or 400 for the forged one), false when it died under it.
+ */
+async function deliverWebhook(
+  shared: SharedStack,
+  f: StackFlow,
+  webhook: ProviderWebhook,
+  clock: { now(): number },
+): Promise<boolean> {
+  const stack = await shared.ready();
+  const handler = stack.handlers.paymentWebhook;
+  if (!handler) throw new Error("chaos: the stack has no webhook endpoint (no webhook secret)");
+  const kills = shared.injector.kills;
+  const forged = webhook.kind === "forged";
+  const signature = Stripe.webhooks.generateTestHeaderString({
+    payload: webhook.payload,
+    secret: forged ? "whsec_someone_else" : WEBHOOK_SECRET,
+    timestamp: Math.floor(clock.now() / 1000),
+  });
+  let res;
+  try {
+    res = await shared.injector.invoke(() =>
+      handler(
+        apiRequest("POST /webhooks/stripe", "/webhooks/stripe", {
+          body: webhook.payload,
+          headers: { "content-type": "application/json", "stripe-signature": signature },
+        }),
+      ),
+    );
+  } catch (error) {
+    if (!(error instanceof StackCrashError) && shared.injector.kills === kills) throw error;
+    return false;
+  }
+  if (shared.injector.kills !== kills) return false;
+  const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
+  if (status === 500) return false;
+  if (status !== (forged ? 400 : 200))
+    f.violations.push(
+      `POST /webhooks/stripe (${webhook.kind} ${webhook.payload.slice(0, 80)}…) answered ${status}: ${(typeof res === "string" ? res : (res.body ?? "")).slice(0, 200)}`,
+    );
+  return true;
+}
+
+/** The flow's payment figures for the report: the provider's counts, its payouts, and the reviews and failures the bus carried. */
+function paymentTotals(f: StackFlow, events: readonly { detailType: string; detail: Record<string, unknown> }[]): void {
+  Object.assign(f.counts.payments, f.provider.counts);
+  f.counts.payments.payouts = f.provider.book.payouts.length;
+  const decided = new Map<string, string>();
+  for (const e of events)
+    if (e.detailType === "ReviewDecided" && (e.detail.decision === "RETRY" || e.detail.decision === "CLOSE"))
+      decided.set(String(e.detail.review_id), String(e.detail.decision));
+  f.counts.payments.retried = [...decided.values()].filter((d) => d === "RETRY").length;
+  f.counts.payments.closed = [...decided.values()].filter((d) => d === "CLOSE").length;
+  f.counts.payments.refundsFailed = new Set(
+    events.filter((e) => e.detailType === "RefundFailed").map((e) => String(e.detail.execution_id)),
+  ).size;
+}
+
 function decisionFor(f: StackFlow, r: ReviewRecord, reviewer: string): Record<string, unknown> {
   const rng = f.rng;
   if (r.origin === "ESCALATE") {
@@ -568,20 +823,37 @@ function corrected(f: StackFlow, r: ReviewRecord): Claim {
 }
 
 /** Waits until every claim of `flows` is final and no review is half decided (the sweep repairs those), or the time is up. */
-async function settle(shared: SharedStack, flows: readonly StackFlow[], timeoutMs: number): Promise<void> {
+async function settle(
+  shared: SharedStack,
+  flows: readonly StackFlow[],
+  timeoutMs: number,
+): Promise<Map<StackFlow, string[]>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    let open = 0;
+    const open = new Map<StackFlow, string[]>();
+    const add = (f: StackFlow, what: string) => open.set(f, [...(open.get(f) ?? []), what]);
     for (const f of flows) {
+      // The provider still has a refund to settle or a webhook to send.
+      if (f.providerWork > 0) add(f, `${f.providerWork} settle(s) or webhook(s) of the provider to come`);
       for (const id of f.claims) {
-        const [c, r] = await shared.use((stack) =>
-          Promise.all([stack.deps.claims.getClaim(id), stack.deps.reviews.getReview(id)]),
+        const [c, r, s] = await shared.use((stack) =>
+          Promise.all([
+            stack.deps.claims.getClaim(id),
+            stack.deps.reviews.getReview(id),
+            stack.deps.settlements?.get(id),
+          ]),
         );
-        if (!c || !isFinal(c.status) || r?.intent) open++;
+        if (!c || !isFinal(c.status) || r?.intent)
+          add(f, `claim ${id} ${c?.status ?? "absent"}${r?.intent ? " (a review decision in progress)" : ""}`);
+        // A refund authorised and not yet paid (or told), or a RETRY / CLOSE whose effects a crash cut short.
+        else if (c.executed === true && c.simulation_id === undefined && (!s || s.status === "PENDING"))
+          add(f, `claim ${id}'s refund ${s ? "PENDING" : "not taken by the executor"}`);
+        else if (s?.review && s.review.status !== "PENDING" && s.review.performed !== true)
+          add(f, `claim ${id}'s refund review ${s.review.status}, its effects not all performed`);
         if (r?.resubmitted_claim_id && !f.claims.has(r.resubmitted_claim_id)) f.claims.add(r.resubmitted_claim_id);
       }
     }
-    if (open === 0 || Date.now() > deadline) return;
+    if (open.size === 0 || Date.now() > deadline) return open;
     await sleep(250);
   }
 }
@@ -769,6 +1041,7 @@ async function observe(
             ...entry,
             claims: Object.fromEntries(Object.entries(entry.claims).filter(([c]) => f.claims.has(c))),
             pending_reviews: (entry.pending_reviews ?? []).filter((c) => f.claims.has(c)),
+            released: (entry.released ?? []).filter((c) => f.claims.has(c)),
           },
         });
     }

@@ -74,7 +74,7 @@ describe("a planted bug is found", () => {
       if (/more than its/.test(found)) break;
     }
     expect(found).toMatch(/more than its/);
-  });
+  }, 180_000); // up to 360 flows: over the default timeout on a loaded machine
 
   it("an audit that loses the refunds: replay is not IDENTICAL", async () => {
     const wanted = /claims replay clm_\w+ is INCOMPLETE/;

@@ -10,6 +10,7 @@
 // forged at times), and reviewers RETRY or CLOSE failed refunds through the review API. When nothing is left to do,
 // the invariants are checked. Time is simulated, so a flow takes milliseconds.
 import { type LedgerEntry } from "../core/kernel/index.ts";
+import type { Order } from "../core/integrity/index.ts";
 import Stripe from "stripe";
 import { parseConfig } from "../core/claim/config.ts";
 import type { ClaimsConfig } from "../core/claim/config.ts";
@@ -180,6 +181,30 @@ const OUTAGE_SALT = 0x6f757461;
 const PAYMENTS_SALT = 0x70617973;
 const PROVIDER_SALT = 0x70726f76;
 
+/**
+ * The payment provider's plan of flow `flow` of `seed` (or `given`), and the flow's orders with the shop's payment to
+ * refund: every order has one, but for a few (their refunds fail without a provider call). Drawn apart from the rest
+ * of the plan, the same in process and on the emulators.
+ */
+export function planFlowPayments(
+  seed: number,
+  flow: number,
+  drawnOrders: readonly Order[],
+  given?: PaymentPlan,
+): { payments: PaymentPlan; orders: Order[] } {
+  const paymentsRng = createRng(flowSeed(seed, flow) ^ PAYMENTS_SALT);
+  const payments = given ?? planPayments(paymentsRng);
+  const orders = drawnOrders.map((o) =>
+    paymentsRng.chance(payments.noPaymentRef) ? o : { ...o, payment_ref: `pi_chaos_${o.order_id}` },
+  );
+  return { payments, orders };
+}
+
+/** The rng of flow `flow`'s payment provider (its fates: refused, timed out, late), apart from every other draw. */
+export function providerRng(seed: number, flow: number): Rng {
+  return createRng(flowSeed(seed, flow) ^ PROVIDER_SALT);
+}
+
 /** Runs flow `flow` of the run seeded `seed`. */
 export async function runChaosFlow(
   env: ChaosEnv,
@@ -190,12 +215,7 @@ export async function runChaosFlow(
   const rng = createRng(flowSeed(seed, flow));
   const drawn = planFlow(rng, seed, flow);
   const outage = opts.outage === undefined ? planOutage(createRng(flowSeed(seed, flow) ^ OUTAGE_SALT)) : opts.outage;
-  const paymentsRng = createRng(flowSeed(seed, flow) ^ PAYMENTS_SALT);
-  const payments = opts.payments ?? planPayments(paymentsRng);
-  // The shop's payments: every order has one to refund, but for a few (their refunds fail without a provider call).
-  const orders = drawn.orders.map((o) =>
-    paymentsRng.chance(payments.noPaymentRef) ? o : { ...o, payment_ref: `pi_chaos_${o.order_id}` },
-  );
+  const { payments, orders } = planFlowPayments(seed, flow, drawn.orders, opts.payments);
   const plan: FlowPlan = {
     ...drawn,
     orders,
@@ -263,7 +283,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   const faultyProvider = plan.payments
     ? createFaultyProvider({
         plan: plan.payments,
-        rng: createRng(flowSeed(plan.seed, plan.flow) ^ PROVIDER_SALT),
+        rng: providerRng(plan.seed, plan.flow),
         now: () => now,
         ...(opts.providerBugs ? { bugs: opts.providerBugs } : {}),
       })

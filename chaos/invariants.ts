@@ -13,6 +13,7 @@ import { checkMoneyInvariants } from "../pipeline/testing/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/testing/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
 import { verdictPublished } from "../pipeline/decide/publication.ts";
+import { closeReleasesReservation } from "../core/kernel/settlement.ts";
 import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import { DAY_MS } from "../core/integrity/index.ts";
 import { settlementDfid } from "../pipeline/payments.ts";
@@ -148,9 +149,10 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
       : {}),
   });
   violations.push(...money.violations);
-  // A CLOSEd refund's reservation is released: the claim was executed, its money is not refunded.
+  // A CLOSEd refund's reservation is released (the claim was executed, its money is not refunded), unless the CLOSE
+  // says it was paid out of band: that one keeps its reservation (closeReleasesReservation).
   const closed = new Set(
-    (o.payments?.settlements ?? []).filter((s) => s.review?.status === "CLOSED").map((s) => s.claim_id),
+    (o.payments?.settlements ?? []).filter((s) => closeReleasesReservation(s.review)).map((s) => s.claim_id),
   );
   for (const c of o.claims) {
     const held = c.executed === true && !closed.has(c.claim_id);
@@ -273,8 +275,10 @@ export function paymentViolations(
         `the provider paid claim ${claimId} ${list.length} times (${list.map((p) => `${p.key}: ${p.amountMinor} cents`).join(", ")})`,
       );
 
-  // A CLOSEd refund is not refunded (no payout for its claim) and holds no reservation.
+  // A CLOSEd refund is not refunded by the provider (no payout for its claim); unless paid out of band, it holds no
+  // reservation either and the ledger records it released, so it never reserves again (issue 39).
   const holds = new Set(o.ledgers.flatMap(({ scope, entry }) => (scope ? [] : Object.keys(entry.claims))));
+  const released = new Set(o.ledgers.flatMap(({ scope, entry }) => (scope ? [] : (entry.released ?? []))));
   for (const s of settlements) {
     if (s.review?.status !== "CLOSED") continue;
     const paid = book.payouts.filter((p) => p.claimId === s.claim_id);
@@ -282,9 +286,20 @@ export function paymentViolations(
       violations.push(
         `claim ${s.claim_id}'s refund was CLOSED unpaid, but the provider paid it ${paid.map((p) => p.amountMinor).join(" + ")} cents`,
       );
+    if (!closeReleasesReservation(s.review)) {
+      if (!holds.has(s.claim_id))
+        violations.push(
+          `claim ${s.claim_id}'s refund was CLOSED as paid out of band, but the ledger of ${s.order_id} does not hold it`,
+        );
+      continue;
+    }
     if (holds.has(s.claim_id))
       violations.push(
         `claim ${s.claim_id}'s refund was CLOSED, but the ledger of ${s.order_id} still holds its reservation`,
+      );
+    else if (s.review.performed && !released.has(s.claim_id))
+      violations.push(
+        `claim ${s.claim_id}'s refund was CLOSED, but the ledger of ${s.order_id} does not record it released: a repaired approval could reserve it again`,
       );
   }
 

@@ -208,7 +208,7 @@ export function createFaultyProvider(opts: {
       });
     } else {
       pay(refund);
-      if (rng.chance(0.3)) announce(refund, now() + rng.int(100, 60_000));
+      if (rng.chance(plan.paidWebhook ?? 0.3)) announce(refund, now() + rng.int(100, 60_000));
     }
     // Stripe's refund object as the SDK returns it, read by the production adapter's mapping.
     const lie = bugs.failAfterPaying === true && fate === "paid";

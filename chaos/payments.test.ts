@@ -152,6 +152,14 @@ describe("each money invariant of the payments can fail", () => {
     const c = settlements(held).find((s) => s.review?.status === "CLOSED")!;
     held.ledgers = [...held.ledgers, { entry: { order_id: c.order_id, claims: { [c.claim_id]: 100 } } as never }];
     expect(violations(held)).toMatch(/was CLOSED, but the ledger of \w+ still holds its reservation/);
+    // The ledger records the CLOSEd claim released, so no repaired approval can reserve it again (issue 39).
+    const forgot = flowWith((x) => settlements(x).some((s) => s.review?.status === "CLOSED" && s.review.performed));
+    const f = settlements(forgot).find((s) => s.review?.status === "CLOSED" && s.review.performed)!;
+    forgot.ledgers = forgot.ledgers.map(({ scope, entry }) => ({
+      ...(scope ? { scope } : {}),
+      entry: { ...entry, released: (entry.released ?? []).filter((c) => c !== f.claim_id) },
+    }));
+    expect(violations(forgot)).toMatch(/was CLOSED, but the ledger of \w+ does not record it released/);
   });
 
   it("a RETRY names a failed execution", () => {

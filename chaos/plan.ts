@@ -81,6 +81,8 @@ export interface PaymentPlan {
   forgedWebhook: number;
   /** Orders that have no payment_ref to refund (their refunds fail without a provider call). */
   noPaymentRef: number;
+  /** A refund paid at once is also told by webhook with this probability (default 0.3; tests set 0 or 1). */
+  paidWebhook?: number;
   /** Reviewers of failed refunds: decide at all, RETRY (else CLOSE), two at once, the same decision again. */
   reviewer: { decide: number; retry: number; concurrent: number; repeat: number };
 }

@@ -1,6 +1,6 @@
 // The chaos command line: options read strictly, a seed drawn when none is given, the reproduction line.
 import { describe, expect, it } from "vitest";
-import { parseChaosArgs, reproduction } from "./run.ts";
+import { flowNumbers, parseChaosArgs, reproduction } from "./run.ts";
 
 describe("parseChaosArgs", () => {
   it("reads --flows, --seed, --flow, --emulators and --verbose", () => {
@@ -17,6 +17,28 @@ describe("parseChaosArgs", () => {
       emulators: false,
       verbose: false,
     });
+  });
+
+  it("reads a part of a larger run (--from) and, on the emulators, the flows worked on at once (--concurrent)", () => {
+    expect(parseChaosArgs(["--flows", "5000", "--seed", "9", "--from", "25000"])).toMatchObject({
+      flows: 5000,
+      from: 25000,
+    });
+    expect(flowNumbers({ flows: 3, from: 25000 })).toEqual([25000, 25001, 25002]);
+    expect(flowNumbers({ flows: 3 })).toEqual([0, 1, 2]);
+    expect(flowNumbers({ flows: 1, flow: 7 })).toEqual([7]);
+    expect(parseChaosArgs(["--flows", "100", "--emulators", "--concurrent", "24"])).toMatchObject({ concurrent: 24 });
+    expect(() => parseChaosArgs(["--flows", "2", "--flow", "1", "--from", "3"])).toThrow(/not both/);
+    expect(() => parseChaosArgs(["--flows", "2", "--concurrent", "4"])).toThrow(/--concurrent is for --emulators/);
+  });
+
+  it("gives emulator flows longer to settle on a loaded machine (--settle-s), and only emulator flows", () => {
+    expect(parseChaosArgs(["--flows", "16", "--emulators", "--settle-s", "600"])).toMatchObject({ settleS: 600 });
+    expect(parseChaosArgs(["--flows", "16", "--emulators"]).settleS).toBeUndefined();
+    expect(() => parseChaosArgs(["--flows", "2", "--settle-s", "600"])).toThrow(/--settle-s is for --emulators/);
+    expect(() => parseChaosArgs(["--flows", "2", "--emulators", "--settle-s", "0"])).toThrow(
+      /--settle-s must be an integer ≥ 1/,
+    );
   });
 
   it("draws a seed when none is given", () => {

@@ -1,7 +1,9 @@
-// `npm run chaos -- --flows N [--seed S] [--flow K] [--emulators] [--verbose]`: runs N randomized, fault-injected
-// flows (in process on the in-memory stores, or with --emulators on the local stack), checks the invariants after
-// each, prints every failing flow with a one-line reproduction, the faults injected by kind, and ends with
-// `N flows, M violations`. Exit 0 when M = 0, 1 otherwise, 2 for a usage error.
+// `npm run chaos -- --flows N [--seed S] [--from K | --flow K] [--emulators [--concurrent C] [--settle-s T]] [--verbose]`: runs N
+// randomized, fault-injected flows (in process on the in-memory stores, or with --emulators on the local stack),
+// checks the invariants after each, prints every failing flow with a one-line reproduction, the faults injected by
+// kind, and ends with `N flows, M violations` and one `chaos summary: {json}` line (seed, flows, violations, wall
+// time) for runs made in parts: `--from K` runs flows K..K+N-1 of the seed, so a large run is split across processes
+// or sessions without running a flow twice (docs/testing.md). Exit 0 when M = 0, 1 otherwise, 2 for a usage error.
 import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -17,11 +19,18 @@ export interface ChaosOptions {
   seed: number;
   /** Run only this flow of the seed (a reproduction). */
   flow?: number;
+  /** The first flow of the seed to run (a part of a larger run); default 0. */
+  from?: number;
+  /** Emulators: flows worked on at once on the one stack (default 8). */
+  concurrent?: number;
+  /** Emulators: seconds a flow's claims get to become final before it counts as stuck (default 120; a loaded machine). */
+  settleS?: number;
   emulators: boolean;
   verbose: boolean;
 }
 
-const USAGE = "usage: npm run chaos -- --flows N [--seed S] [--flow K] [--emulators] [--verbose]";
+const USAGE =
+  "usage: npm run chaos -- --flows N [--seed S] [--from K | --flow K] [--emulators [--concurrent C] [--settle-s T]] [--verbose]";
 
 /** Reads the command line; throws ChaosError naming the bad option. */
 export function parseChaosArgs(
@@ -36,6 +45,9 @@ export function parseChaosArgs(
         flows: { type: "string" },
         seed: { type: "string" },
         flow: { type: "string" },
+        from: { type: "string" },
+        concurrent: { type: "string" },
+        "settle-s": { type: "string" },
         emulators: { type: "boolean", default: false },
         verbose: { type: "boolean", default: false },
       },
@@ -51,6 +63,18 @@ export function parseChaosArgs(
     return Number(value);
   };
   const flow = int("flow", parsed.values.flow, 0);
+  const from = int("from", parsed.values.from, 0);
+  const concurrent = int("concurrent", parsed.values.concurrent, 1);
+  const settleS = int("settle-s", parsed.values["settle-s"], 1);
+  if (flow !== undefined && from !== undefined)
+    throw new ChaosError("USAGE", `give --flow (one flow) or --from (a part), not both\n${USAGE}`);
+  if (concurrent !== undefined && !parsed.values.emulators)
+    throw new ChaosError("USAGE", `--concurrent is for --emulators (flows worked on at once on one stack)\n${USAGE}`);
+  if (settleS !== undefined && !parsed.values.emulators)
+    throw new ChaosError(
+      "USAGE",
+      `--settle-s is for --emulators (an in-process flow runs on simulated time)\n${USAGE}`,
+    );
   const flows = int("flows", parsed.values.flows, 1) ?? (flow !== undefined ? 1 : 100);
   const seed = int("seed", parsed.values.seed, 0) ?? randomSeed();
   if (seed >= 2 ** 32) throw new ChaosError("USAGE", `--seed must be below 2^32\n${USAGE}`);
@@ -58,9 +82,19 @@ export function parseChaosArgs(
     flows,
     seed,
     ...(flow !== undefined ? { flow } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(concurrent !== undefined ? { concurrent } : {}),
+    ...(settleS !== undefined ? { settleS } : {}),
     emulators: parsed.values.emulators,
     verbose: parsed.values.verbose,
   };
+}
+
+/** The flows of the seed a run covers: the one asked for, or N from --from (default 0). */
+export function flowNumbers(opts: Pick<ChaosOptions, "flows" | "flow" | "from">): number[] {
+  if (opts.flow !== undefined) return [opts.flow];
+  const from = opts.from ?? 0;
+  return Array.from({ length: opts.flows }, (_, i) => from + i);
 }
 
 /** The one line that reproduces a failing flow. */
@@ -76,7 +110,7 @@ async function runInMemory(
 ): Promise<{ violations: number; flows: number; results: FlowResult[] }> {
   const env = chaosEnv(readFileSync(configPath, "utf8"), configPath);
   const tally = createTally();
-  const flows = opts.flow !== undefined ? [opts.flow] : Array.from({ length: opts.flows }, (_, i) => i);
+  const flows = flowNumbers(opts);
   const failed: FlowResult[] = [];
   let violations = 0;
   const started = performance.now();
@@ -110,17 +144,27 @@ async function main(): Promise<number> {
     return 2;
   }
   const configPath = fileURLToPath(new URL("../scenarios/config.yaml", import.meta.url));
+  const numbers = flowNumbers(opts);
   console.log(
-    `chaos: seed ${opts.seed}, ${opts.flow !== undefined ? `flow ${opts.flow}` : `${opts.flows} flows`}, ${opts.emulators ? "on the local stack (emulators)" : "in process (in-memory stores)"}`,
+    `chaos: seed ${opts.seed}, ${opts.flow !== undefined ? `flow ${opts.flow}` : `${opts.flows} flows (${numbers[0]}–${numbers.at(-1)})`}, ${opts.emulators ? "on the local stack (emulators)" : "in process (in-memory stores)"}`,
   );
+  const started = performance.now();
   let result: { violations: number; flows: number };
   if (opts.emulators) {
     const { runOnEmulators } = await import("./emulators.ts");
-    result = await runOnEmulators(opts, (line) => console.log(line), configPath);
+    result = await runOnEmulators(
+      opts,
+      (line) => console.log(line),
+      configPath,
+      opts.settleS !== undefined ? { settleTimeoutMs: opts.settleS * 1000 } : {},
+    );
   } else {
     result = await runInMemory(opts, (line) => console.log(line), configPath);
   }
   console.log(`${result.flows} flows, ${result.violations} violations`);
+  console.log(
+    `chaos summary: ${JSON.stringify({ mode: opts.emulators ? "emulators" : "in-process", seed: opts.seed, from: numbers[0], flows: result.flows, violations: result.violations, wall_s: Math.round((performance.now() - started) / 100) / 10 })}`,
+  );
   return result.violations > 0 ? 1 : 0;
 }
 

@@ -89,6 +89,17 @@ function parsePort(value: string): number {
 /** The LLM of a local run (local/serve-llm.ts): the environment over the config file's defaults. */
 const llmFor = (config: ClaimsConfig): BatchLlm => localLlm(config);
 
+/** CLAIMS_MEMORY_REPORT_S of `claims serve`: seconds between memory reports (default 0: none); a bad value is a usage error (exit 2). */
+function memoryReportSeconds(): number {
+  const raw = process.env.CLAIMS_MEMORY_REPORT_S?.trim();
+  if (!raw) return 0;
+  if (!/^\d+$/.test(raw) || Number(raw) > 86_400)
+    throw new CliError(
+      `CLAIMS_MEMORY_REPORT_S must be a whole number of seconds from 0 to 86400, got ${JSON.stringify(raw)}`,
+    );
+  return Number(raw);
+}
+
 /** CLAIMS_LLM_OUTAGE_HOLD_S of `claims serve` (default one hour); a bad value is a usage error (exit 2). */
 function outageHoldFromEnv(): number {
   try {
@@ -291,8 +302,10 @@ program
       const clock = o.now === undefined ? systemClock() : frozenClock(o.now);
       const config = parseConfig(readFileSync(configPath, "utf8"), o.config, clock.now());
       assertAgentAccepted(config);
-      const llm = llmFor(config);
+      // A server that stays up keeps no records of the model calls it made (the meter counts for a batch).
+      const llm = localLlm(config, process.env, 0);
       const outageHoldMs = outageHoldFromEnv();
+      const reportEvery = memoryReportSeconds();
       const check = llm.preflight ? await llm.preflight() : undefined;
       // ORDER_SOURCE=http: the order API checked now and every ORDER_API_RECHECK_MS (GET /health says so while it fails).
       const orders = await orderApiMonitorFromEnv(process.env);
@@ -370,9 +383,9 @@ program
       out(
         `  state    ${stateDir}: claims, idempotency keys, ledger, reviews, audit and queued messages survive a restart (kill -9 too)`,
       );
-      if (stack.recovered.messages + stack.recovered.restarted + stack.recovered.ticked > 0) {
+      if (stack.recovered.messages + stack.recovered.restarted + stack.recovered.ticked + stack.recovered.refunds > 0) {
         out(
-          `  recovered ${stack.recovered.messages} queued message(s); re-drove ${stack.recovered.restarted + stack.recovered.ticked} open claim(s)`,
+          `  recovered ${stack.recovered.messages} queued message(s); re-drove ${stack.recovered.restarted + stack.recovered.ticked} open claim(s)${stack.recovered.refunds > 0 ? `; delivering ${stack.recovered.refunds} refund(s) to the executor again` : ""}`,
         );
       }
       out(
@@ -403,10 +416,22 @@ program
         `  try      curl -s -X POST ${front.url}/claims -H "Authorization: Bearer $CLAIMS_API_TOKEN" -H 'content-type: application/json' -d '{"claim_text":"I bought order ord_001 for 299.99 EUR, the screen is dead"}'`,
       );
       out(`Ready in ${(performance.now() - t0).toFixed(0)} ms. Ctrl-C stops.`);
+      // CLAIMS_MEMORY_REPORT_S=n: a line `[memory] {json}` every n seconds (RSS, each thread's heap; docs/local-stack.md).
+      const reporter =
+        reportEvery > 0
+          ? setInterval(() => {
+              void stack.memory().then(
+                (m) => out(`  [memory] ${JSON.stringify(m)}`),
+                () => undefined,
+              );
+            }, reportEvery * 1000)
+          : undefined;
+      reporter?.unref();
       const signal = await new Promise<string>((done) => {
         process.once("SIGINT", () => done("SIGINT"));
         process.once("SIGTERM", () => done("SIGTERM"));
       });
+      if (reporter) clearInterval(reporter);
       out(`${signal}: stopping the HTTP API, the pollers, the bus and the emulators…`);
       orders?.stop();
       await front.stop();

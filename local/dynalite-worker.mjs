@@ -7,10 +7,55 @@
 // way in is `workerData.port`, a MessagePort on which this process's own SDK clients and the signed front
 // (local/signed-front.ts, which checks this run's credentials) send { id, method, path, headers, body } and get
 // { id, status, headers, body } back.
+//
+// Two repairs of dynalite 4.0.0, made here before it loads (issue 39: `claims serve` grew ~170 MB and its data
+// directory ~60 KB per claim while running):
+// - its streams over LevelDB never close their iterators: they call `iterator.return()`, which abstract-level's
+//   iterators do not have (they have `close()`), and nothing closes one that reached its end. Every Query and Scan
+//   left an open LevelDB iterator, which pins the memtables and table files of its moment: native memory and disk
+//   that grew with every claim, released only by a restart. The iterators get the `return()` dynalite calls.
+// - the database it opens is kept (`db`), for the memory report ("memory" on parentPort: this thread's heap,
+//   LevelDB's own figures, the iterators open) and a compaction while running ("compact": the table's files
+//   rewritten without what was overwritten or deleted, as a restart used to do).
 import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
+import { createRequire } from "node:module";
+import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
-import dynalite from "dynalite";
+
+const fromDynalite = createRequire(createRequire(import.meta.url).resolve("dynalite"));
+const abstractLevel = createRequire(fromDynalite.resolve("level"))("abstract-level");
+for (const Iterator of [
+  abstractLevel.AbstractIterator,
+  abstractLevel.AbstractKeyIterator,
+  abstractLevel.AbstractValueIterator,
+]) {
+  if (typeof Iterator.prototype.return !== "function")
+    Iterator.prototype.return = async function () {
+      await this.close();
+      return { done: true, value: undefined };
+    };
+}
+// The iterators open now (attached to the database until closed): flat under load once they are closed.
+let openIterators = 0;
+// The database dynalite opens (one per worker).
+const opened = [];
+const level = fromDynalite("level");
+level.Level = class KeptLevel extends level.Level {
+  constructor(...args) {
+    super(...args);
+    opened.push(this);
+  }
+  attachResource(resource) {
+    openIterators++;
+    return super.attachResource(resource);
+  }
+  detachResource(resource) {
+    openIterators--;
+    return super.detachResource(resource);
+  }
+};
+const { default: dynalite } = await import("dynalite");
 
 const path = workerData?.path;
 // LevelDB appends every write to its log before dynalite answers, so an acknowledged write survives `kill -9`.
@@ -57,8 +102,46 @@ const stop = () => {
   if (inFlight === 0) close();
   else idle = close;
 };
+const mb = (bytes) => Math.round((bytes / 1048576) * 10) / 10;
+/** This thread's heap and LevelDB's figures, in MB. */
+const memory = () => {
+  const heap = getHeapStatistics();
+  const db = opened.at(-1);
+  const property = (name) => {
+    try {
+      return db?.status === "open" && typeof db.getProperty === "function" ? db.getProperty(name) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const leveldbBytes = Number(property("leveldb.approximate-memory-usage"));
+  const tables = property("leveldb.sstables");
+  return {
+    used: mb(heap.used_heap_size),
+    total: mb(heap.total_heap_size),
+    external: mb(heap.external_memory),
+    malloced: mb(heap.malloced_memory),
+    iterators: openIterators,
+    ...(Number.isFinite(leveldbBytes) ? { leveldb: mb(leveldbBytes) } : {}),
+    ...(typeof tables === "string" ? { tables: (tables.match(/^\s*\d+:\d+\[/gm) ?? []).length } : {}),
+  };
+};
+/** Compacts the whole table: LevelDB rewrites its files without what later writes replaced or deleted. */
+const compact = async () => {
+  const db = opened.at(-1);
+  if (db?.status !== "open" || typeof db.compactRange !== "function") return { compacted: false };
+  await db.compactRange("\u0000", "\uffff", { keyEncoding: "utf8" });
+  return { compacted: true };
+};
 parentPort.on("message", (message) => {
   if (message === "stop") stop();
+  else if (message?.memory !== undefined) parentPort.postMessage({ memory: message.memory, answer: memory() });
+  else if (message?.compact !== undefined)
+    compact().then(
+      (answer) => parentPort.postMessage({ compact: message.compact, answer }),
+      (error) =>
+        parentPort.postMessage({ compact: message.compact, answer: { error: String(error?.message ?? error) } }),
+    );
 });
 
 // The request and response dynalite's handler uses: headers, method and url; data/end events; statusCode, setHeader, end.

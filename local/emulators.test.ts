@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import {
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
   ScanCommand,
   waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
@@ -126,6 +127,119 @@ describe("startEmulators", () => {
     expect(process.env.AWS_EC2_METADATA_DISABLED).toBe("true");
   });
 });
+
+describe("a kept table that stays up (issue 39: claims serve grew with every claim)", () => {
+  it("closes every LevelDB iterator its Queries and Scans open, read to the end or cut off by a Limit", async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "claims-emulators-iterators-"));
+    const emu = await startEmulators({ stateDir });
+    const ddb = new DynamoDBClient(localClientConfig(emu.dynamodbEndpoint));
+    try {
+      await ddb.send(
+        new CreateTableCommand({
+          TableName: "many",
+          BillingMode: "PAY_PER_REQUEST",
+          AttributeDefinitions: [
+            { AttributeName: "pk", AttributeType: "S" },
+            { AttributeName: "sk", AttributeType: "S" },
+          ],
+          KeySchema: [
+            { AttributeName: "pk", KeyType: "HASH" },
+            { AttributeName: "sk", KeyType: "RANGE" },
+          ],
+        }),
+      );
+      await waitUntilTableExists(
+        { client: ddb, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 },
+        { TableName: "many" },
+      );
+      for (let i = 0; i < 30; i++)
+        await ddb.send(new PutItemCommand({ TableName: "many", Item: { pk: { S: "p" }, sk: { S: `s${i}` } } }));
+      for (let i = 0; i < 150; i++) {
+        const page = await ddb.send(
+          new QueryCommand({
+            TableName: "many",
+            KeyConditionExpression: "pk = :p",
+            ExpressionAttributeValues: { ":p": { S: "p" } },
+            Limit: 2,
+          }),
+        );
+        expect(page.Count).toBe(2);
+      }
+      for (let i = 0; i < 20; i++) expect((await ddb.send(new ScanCommand({ TableName: "many" }))).Count).toBe(30);
+      // Each of those 170 reads opened an iterator: every one is closed (dynalite 4.0.0 left them all open).
+      const memory = await emu.memory();
+      expect(memory.dynalite).toMatchObject({ iterators: 0 });
+      expect(memory.fauxqs?.used).toBeGreaterThan(0);
+    } finally {
+      ddb.destroy();
+      await emu.stop();
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it("compacts the table's files while running: what was overwritten is gone, what is current is kept", async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "claims-emulators-compact-"));
+    const emu = await startEmulators({ stateDir });
+    const ddb = new DynamoDBClient(localClientConfig(emu.dynamodbEndpoint));
+    const bytes = async () => {
+      let total = 0;
+      for (const name of await readdir(join(stateDir, "dynamodb")))
+        total += (await stat(join(stateDir, "dynamodb", name))).size;
+      return total;
+    };
+    try {
+      await ddb.send(
+        new CreateTableCommand({
+          TableName: "rewritten",
+          BillingMode: "PAY_PER_REQUEST",
+          AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+          KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
+        }),
+      );
+      await waitUntilTableExists(
+        { client: ddb, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 },
+        { TableName: "rewritten" },
+      );
+      // 20 items of 4 KB (incompressible), each written 100 times: ~8 MB written, 80 KB current.
+      for (let round = 0; round < 100; round++)
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            ddb.send(
+              new PutItemCommand({
+                TableName: "rewritten",
+                Item: { pk: { S: `k${i}` }, round: { N: String(round) }, v: { S: randomText(4096) } },
+              }),
+            ),
+          ),
+        );
+      expect(await emu.compactTable()).toBe(true);
+      // What is left is about the current items (plus LevelDB's log and manifest), not the 8 MB written.
+      expect(await bytes()).toBeLessThan(2_000_000);
+      const items = (await ddb.send(new ScanCommand({ TableName: "rewritten", ConsistentRead: true }))).Items ?? [];
+      expect(items.map((i) => i.round?.N)).toEqual(Array(20).fill("99"));
+    } finally {
+      ddb.destroy();
+      await emu.stop();
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it("has nothing to compact in memory", async () => {
+    const emu = await startEmulators();
+    try {
+      expect(await emu.compactTable()).toBe(false);
+    } finally {
+      await emu.stop();
+    }
+  });
+});
+
+/** `n` characters that do not compress. */
+function randomText(n: number): string {
+  return Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256)))
+    .toString("base64")
+    .slice(0, n);
+}
 
 describe("stopping the emulators", () => {
   // dynalite closes its LevelDB once its sockets are gone, and a Scan still reading a closed one throws uncaught

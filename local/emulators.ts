@@ -22,6 +22,7 @@ import { endpointKeys, newSigningKeys } from "./auth/keys.ts";
 import type { LocalCredentials } from "./credentials.ts";
 import { startWorkerEmulator } from "./worker-emulator.ts";
 import type { WorkerEmulator } from "./worker-emulator.ts";
+import type { ThreadMemory } from "./memory.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
 import { EmulatorStartError } from "./errors.ts";
 import { startLocalBus } from "./eventbridge/server.ts";
@@ -78,6 +79,10 @@ export type Emulators = {
   readonly bus: LocalBus;
   /** The journal of the queues' messages (with `stateDir`): what it recovered is to be sent again once the queues exist. */
   readonly queueJournal: QueueJournal | undefined;
+  /** The emulators' threads' memory (memory report): dynalite's with LevelDB's figures, fauxqs's. */
+  memory(): Promise<{ dynalite: ThreadMemory | undefined; fauxqs: ThreadMemory | undefined }>;
+  /** Compacts the table's LevelDB files while running (what only a restart did); false in memory. */
+  compactTable(): Promise<boolean>;
   /** Stops the bus (after its deliveries), then fauxqs and dynalite; safe to call twice. */
   stop(): Promise<void>;
 };
@@ -179,6 +184,11 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
     eventsEndpoint: bus.value.endpoint,
     bus: bus.value,
     queueJournal,
+    memory: async () => {
+      const [dynalite, fauxqs] = await Promise.all([dynamoServer.memory(), sqs.value.memory()]);
+      return { dynalite, fauxqs };
+    },
+    compactTable: () => (tablePath === undefined ? Promise.resolve(false) : dynamoServer.compact()),
     stop() {
       stopped ??= (async () => {
         await bus.value.stop();

@@ -20,6 +20,7 @@ import { EmulatorStartError, LocalStackError } from "./errors.ts";
 import type { Poller } from "./poller/poller.ts";
 import { serveRelay } from "./thread-relay.ts";
 import { portSourceAt } from "./in-process/handlers.ts";
+import type { ThreadMemory } from "./memory.ts";
 
 /** What the thread composes its consumers from: plain values only (they cross to the worker). */
 export interface HandlerThreadSetup {
@@ -42,6 +43,7 @@ type ThreadRequest =
   | { op: "depth"; role: QueueRole }
   | { op: "drained"; roles: QueueRole[]; timeoutMs: number }
   | { op: "refund"; event: SQSEvent }
+  | { op: "memory" }
   | { op: "stopPollers" };
 export type HandlerThreadCall = ThreadRequest & { call: number };
 
@@ -62,6 +64,8 @@ export interface HandlerThread {
   refund(event: SQSEvent): Promise<SQSBatchResponse>;
   /** Reads the pollers' counters from the thread (their `stats` until the next answer). */
   refresh(): Promise<void>;
+  /** The thread's heap (memory report). */
+  memory(): Promise<ThreadMemory>;
   /** Resolves once the `roles`' queues are empty and no batch runs (`drainedAll` in the thread). */
   drained(roles: readonly QueueRole[], timeoutMs: number): Promise<void>;
   /** Stops the pollers (after their batches), then the thread; safe to call twice. The pollers' own `stop` stops only them. */
@@ -188,6 +192,7 @@ export async function startHandlerThread(setup: HandlerThreadSetup): Promise<Han
     pollers: Object.fromEntries(roles.map((r) => [r, proxy(r)])) as Record<QueueRole, Poller>,
     llmUnreachable: () => unreachable,
     refund: (event) => call<SQSBatchResponse>({ op: "refund", event }),
+    memory: () => call<ThreadMemory>({ op: "memory" }),
     async refresh() {
       snapshots = await call<Record<string, PollerSnapshot>>({ op: "stats" });
     },

@@ -29,6 +29,7 @@ import type { Poller } from "./poller/poller.ts";
 import { localLlm } from "./serve-llm.ts";
 import { relayClient } from "./thread-relay.ts";
 import { portClient } from "./worker-channel.ts";
+import { threadMemory } from "./memory.ts";
 
 const control = parentPort!;
 const setup = workerData.setup as HandlerThreadSetup;
@@ -72,7 +73,7 @@ const snapshot = (): Record<string, PollerSnapshot> =>
 async function start(): Promise<void> {
   const clock = setup.frozenAtMs === undefined ? systemClock() : frozenClock(setup.frozenAtMs);
   const config = loadConfig(setup.configPath, clock.now());
-  const llm = localLlm(config);
+  const llm = localLlm(config, process.env, 0); // a thread that stays up keeps no call records
   const depsFor = depsComposer({
     clients,
     clock,
@@ -106,6 +107,7 @@ async function answer(call: HandlerThreadCall): Promise<unknown> {
   if (call.op === "depth") return pollers[call.role]!.queueDepth();
   if (call.op === "stopPollers") return void (await stopPollers());
   if (call.op === "refund") return refundExecutor!(call.event, invocationContext("refundExecutor"));
+  if (call.op === "memory") return threadMemory();
   await drainedAll(
     call.roles.map((r) => pollers[r]!),
     { timeoutMs: call.timeoutMs },

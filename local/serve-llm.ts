@@ -29,12 +29,19 @@ export interface LocalLlm {
   readonly unreachable?: () => boolean;
 }
 
-/** The model named by the environment (`env`, default process.env) over `config`'s `llm` defaults. */
-export function localLlm(config: ClaimsConfig, env: NodeJS.ProcessEnv = process.env): LocalLlm {
+/**
+ * The model named by the environment (`env`, default process.env) over `config`'s `llm` defaults. `keepCalls` bounds
+ * the meter's records of finished calls (a batch reads them all; `claims serve` and its handler thread keep none).
+ */
+export function localLlm(
+  config: ClaimsConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  keepCalls = Number.POSITIVE_INFINITY,
+): LocalLlm {
   const llmConfig = llmConfigFromEnv(env, llmDefaultsOfConfig(config.llm));
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
-  const meter = meterLlm(guarded?.port ?? model);
+  const meter = meterLlm(guarded?.port ?? model, undefined, keepCalls);
   const unreachable = () => guarded?.unreachable() ?? false;
   return {
     port: meter.port,

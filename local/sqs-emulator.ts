@@ -11,10 +11,13 @@ import type { PollerTransport } from "./poller/poller.ts";
 import { inProcessHandlerAt } from "./worker-channel.ts";
 import type { ChannelAnswer } from "./worker-channel.ts";
 import { startWorkerEmulator } from "./worker-emulator.ts";
+import type { ThreadMemory } from "./memory.ts";
 
 /** A running SQS emulator. */
 export type SqsEmulator = {
   readonly endpoint: string;
+  /** Its worker thread's heap (memory report); undefined when it does not answer. */
+  memory(): Promise<ThreadMemory | undefined>;
   stop(): Promise<void>;
 };
 
@@ -37,6 +40,7 @@ export async function startSqsEmulator(options: {
   let stopped: Promise<void> | undefined;
   return {
     endpoint: server.endpoint,
+    memory: () => server.memory(),
     stop: () => (stopped ??= server.close().finally(() => journal?.close())),
   };
 }

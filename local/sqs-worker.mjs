@@ -7,6 +7,7 @@
 // in is `workerData.port`, a MessagePort on which this process's own SDK clients and the signed front
 // (local/signed-front.ts, which checks this run's credentials) send { id, method, path, headers, body } and get
 // { id, status, headers, body } back. The queue journal sees each answer on the other side, before its caller.
+import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import { buildApp } from "fauxqs";
 
@@ -52,6 +53,23 @@ const stop = () => {
     (error) => parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }),
   );
 };
+
+const mb = (bytes) => Math.round((bytes / 1048576) * 10) / 10;
+// "memory" on parentPort: this thread's heap (MB), for serve's memory report; fauxqs compacts nothing.
+parentPort.on("message", (message) => {
+  if (message?.memory !== undefined) {
+    const heap = getHeapStatistics();
+    parentPort.postMessage({
+      memory: message.memory,
+      answer: {
+        used: mb(heap.used_heap_size),
+        total: mb(heap.total_heap_size),
+        external: mb(heap.external_memory),
+        malloced: mb(heap.malloced_memory),
+      },
+    });
+  } else if (message?.compact !== undefined) parentPort.postMessage({ compact: message.compact, answer: {} });
+});
 
 channel.on("message", (message) => {
   if (message === "stop") return stop();

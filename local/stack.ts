@@ -32,6 +32,12 @@ import { redriveOpenClaims } from "../pipeline/timers.ts";
 import { BUS_NAME, LINKS, PAYMENT_RULE, QUEUES, RULE_PATTERNS } from "../app/manifest.ts";
 import type { FunctionKey, QueueRole, RuleName } from "../app/manifest.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
+import { join } from "node:path";
+import { memoryReport } from "./memory.ts";
+import { directoryBytes, scheduleTableCompaction } from "./table-compaction.ts";
+import { openPaymentDeliveries } from "./payment-deliveries.ts";
+import type { TableCompaction } from "./table-compaction.ts";
+import type { MemoryReport } from "./memory.ts";
 import type { Emulators } from "./emulators.ts";
 import type { BusEvent, LocalBus } from "./eventbridge/server.ts";
 import { drainedAll } from "./poller/poller.ts";
@@ -128,6 +134,11 @@ export interface LocalStackOptions {
   readonly settleTimeoutMs?: number;
   /** Run the sweep handler every this many ms, as the 5-minute schedule does on AWS (default 300 000; 0 = never). */
   readonly sweepEveryMs?: number;
+  /**
+   * With `stateDir`: how often the kept table's size is checked, to compact it while running when it has grown well
+   * past its size after the last compaction (local/table-compaction.ts; default 60000, 0 = never).
+   */
+  readonly compactCheckEveryMs?: number;
   /** Called for every event a bus rule delivers (progress lines of `claims serve`). */
   readonly onBusEvent?: (rule: RuleName, event: BusEvent) => void;
   /** Wraps a queue consumer (tests inject crashes here). */
@@ -191,9 +202,17 @@ export interface LocalStack {
   /** The consumers' thread (`handlerThread`), undefined when they run on the stack's own thread. */
   readonly handlerThread: HandlerThread | undefined;
   /** What the start recovered from the state directory: journaled messages sent again, open claims nudged. */
-  readonly recovered: { readonly messages: number; readonly restarted: number; readonly ticked: number };
+  readonly recovered: {
+    readonly messages: number;
+    readonly restarted: number;
+    readonly ticked: number;
+    /** Refund deliveries to the executor a stop cut off, delivered again (with a state directory). */
+    readonly refunds: number;
+  };
   /** Resolves when every queue but the timers' is empty, no handler runs, and the bus has delivered everything. */
   drained(timeoutMs?: number): Promise<void>;
+  /** The process's memory report: RSS, each thread's heap, what the stack keeps by count (docs/local-stack.md). */
+  memory(): Promise<MemoryReport>;
   /** Stops the sweep, the pollers (after their batches), then the bus and the emulators; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -229,15 +248,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const pollers: Partial<Record<QueueRole, Poller>> = {};
   let handlerThread: HandlerThread | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
+  let compaction: TableCompaction | undefined;
+  // The refund executor's deliveries, journaled with a state directory (local/payment-deliveries.ts).
+  const deliveries =
+    options.stateDir !== undefined && options.payments?.executor !== false
+      ? openPaymentDeliveries(join(options.stateDir, "payments.jsonl"))
+      : undefined;
+  let redeliverPayments: () => Promise<void> = async () => undefined;
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       clearInterval(sweepTimer);
+      compaction?.stop();
       await Promise.all(Object.values(pollers).map((p) => p.stop()));
       // The handler thread's refund executor finishes the bus's deliveries before the thread ends.
       if (handlerThread) await emulators.bus.settled();
       await handlerThread?.stop();
       await emulators.stop();
+      deliveries?.close();
       for (const client of [clients.dynamo, clients.sqs, clients.events]) client.destroy();
       stateLock?.release();
     })());
@@ -370,20 +398,32 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
     // The payments rule delivers RefundExecuted (not a simulation's) to the refund executor, as its queue does on
     // AWS: a failed message is a failed delivery, retried by the bus and then dead-lettered (the local DLQ).
+    // One delivery attempt of a RefundExecuted to the refund executor (as an SQS batch of one); journaled done once it
+    // took it. The bus retries a failed attempt, then the sweep and the next start deliver what is still due.
+    const deliverRefund = async (event: BusEvent): Promise<void> => {
+      const attempt = async () => {
+        const delivery = () =>
+          handlerThread
+            ? handlerThread.refund(asSqsEvent(event))
+            : handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
+        const out = options.wrapRefundDelivery ? await options.wrapRefundDelivery(delivery) : await delivery();
+        if (out.batchItemFailures.length > 0)
+          throw new RefundDeliveryError(`the refund executor did not settle ${String(event.id)}; the bus retries it`);
+        deliveries?.done(event.id);
+      };
+      await (deliveries ? deliveries.track(event.id, attempt) : attempt());
+    };
+    redeliverPayments = async () => {
+      for (const event of deliveries?.redeliverable(performance.now()) ?? [])
+        await deliverRefund(event).catch(() => undefined);
+    };
     if (options.payments?.executor !== false) {
       emulators.bus.putRule(PAYMENT_RULE.name, PAYMENT_RULE.pattern, BUS_NAME);
       emulators.bus.addTarget(
         PAYMENT_RULE.name,
-        async (event) => {
-          const delivery = () =>
-            handlerThread
-              ? handlerThread.refund(asSqsEvent(event))
-              : handlers.refundExecutor(asSqsEvent(event), invocationContext("refundExecutor"));
-          const out = options.wrapRefundDelivery ? await options.wrapRefundDelivery(delivery) : await delivery();
-          if (out.batchItemFailures.length > 0)
-            throw new RefundDeliveryError(`the refund executor did not settle ${String(event.id)}; the bus retries it`);
-        },
-        { id: "local-refund-executor" },
+        deliverRefund,
+        // With a state directory the delivery is journaled before PutEvents answers: durable like the executor's queue.
+        { id: "local-refund-executor", ...(deliveries ? { onMatched: (event) => deliveries!.due(event) } : {}) },
       );
     }
     const wrap = options.wrapHandler;
@@ -429,14 +469,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // A restart: every claim that is not final is nudged once, whatever the journal held (the sweep's job, done now).
     const redriven =
       options.stateDir === undefined ? { restarted: 0, ticked: 0 } : await redriveOpenClaims(deps, { pageSize: 100 });
+    // Refunds whose delivery to the executor a stop cut off (journaled due, never done) are delivered again now.
+    const refundsDue = deliveries?.redeliverable(performance.now()).length ?? 0;
+    if (refundsDue > 0) void redeliverPayments();
     const sweepEveryMs = options.sweepEveryMs ?? 300_000;
     if (sweepEveryMs > 0) {
-      sweepTimer = setInterval(
-        () => void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`)),
-        sweepEveryMs,
-      );
+      sweepTimer = setInterval(() => {
+        void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`));
+        void redeliverPayments();
+      }, sweepEveryMs);
       sweepTimer.unref();
     }
+    if (options.stateDir !== undefined)
+      compaction = scheduleTableCompaction({
+        dir: join(options.stateDir, "dynamodb"),
+        compact: () => emulators.compactTable(),
+        everyMs: options.compactCheckEveryMs ?? 60_000,
+      });
     const drained = async (timeoutMs = 60_000) => {
       const roles = ROLES.filter((r) => r !== "timers");
       if (handlerThread) await handlerThread.drained(roles, timeoutMs);
@@ -459,7 +508,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       diagnose,
       settleTimeoutMs: options.settleTimeoutMs ?? waits.claimMs,
     });
-    const recovered = { messages: resent, ...redriven };
+    const recovered = { messages: resent, ...redriven, refunds: refundsDue };
     return {
       runtime,
       deps,
@@ -477,6 +526,27 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       handlerThread,
       recovered,
       drained,
+      async memory() {
+        const [emulatorThreads, handlers] = await Promise.all([
+          emulators.memory(),
+          handlerThread?.memory().catch(() => undefined),
+        ]);
+        return memoryReport(
+          { ...emulatorThreads, ...(handlerThread ? { handlers } : {}) },
+          {
+            ...(emulators.queueJournal ? { journal_live: emulators.queueJournal.liveCount() } : {}),
+            bus_received: Object.values(received).reduce((n, list) => n + list.length, 0),
+            bus_dead_letters: emulators.bus.deadLetters().length,
+            ...(deliveries ? { refunds_due: deliveries.dueCount() } : {}),
+            ...(compaction
+              ? {
+                  table_compactions: compaction.stats().compactions,
+                  table_mb: Math.round(directoryBytes(join(options.stateDir!, "dynamodb")) / 1e5) / 10,
+                }
+              : {}),
+          },
+        );
+      },
       stop,
     };
   } catch (error) {

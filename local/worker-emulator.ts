@@ -4,6 +4,7 @@
 // reach with this run's credentials. The worker script answers { ready } or { error } on start and, after
 // "stop" on its port, "stopped" or { error } once it has closed what it keeps.
 import { Worker } from "node:worker_threads";
+import type { ThreadMemory } from "./memory.ts";
 import { EmulatorStartError, LocalStackError } from "./errors.ts";
 import { startSignedFront } from "./signed-front.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
@@ -11,10 +12,21 @@ import { createWorkerChannel, registerInProcessHandler } from "./worker-channel.
 import { registerPortSource } from "./in-process/handlers.ts";
 import type { WorkerChannelOptions } from "./worker-channel.ts";
 
-/** A running emulator: its front's endpoint and how to stop it. */
-export type WorkerEmulator = { readonly endpoint: string; close(): Promise<void> };
+/** A running emulator: its front's endpoint, its thread's memory, and how to stop it. */
+export type WorkerEmulator = {
+  readonly endpoint: string;
+  /** The worker thread's heap (and its emulator's figures); undefined when it does not answer within 5 s. */
+  memory(): Promise<ThreadMemory | undefined>;
+  /** Asks the worker to compact what it stores (dynalite: LevelDB's compaction of the whole table); false when it cannot. */
+  compact(): Promise<boolean>;
+  close(): Promise<void>;
+};
 
 type WorkerAnswer = { ready?: true; error?: string } | "stopped";
+/** An answer to a request by id ("memory", "compact"), apart from the start and stop answers. */
+type WorkerReply = { memory?: number; compact?: number; answer: Record<string, unknown> };
+const isReply = (m: unknown): m is WorkerReply =>
+  typeof m === "object" && m !== null && "answer" in m && ("memory" in m || "compact" in m);
 
 /** Starts `script` in a worker with `workerData` (plus the channel's `port`) and its signed front on a random port of 127.0.0.1. */
 export async function startWorkerEmulator(options: {
@@ -37,12 +49,42 @@ export async function startWorkerEmulator(options: {
   });
   const answer = () =>
     new Promise<WorkerAnswer>((resolve, reject) => {
-      const onError = (error: Error) => reject(error);
-      worker.once("error", onError);
-      worker.once("message", (m: WorkerAnswer) => {
+      const onError = (error: Error) => {
+        worker.off("message", onMessage);
+        reject(error);
+      };
+      const onMessage = (m: WorkerAnswer | WorkerReply) => {
+        if (isReply(m)) return;
         worker.off("error", onError);
+        worker.off("message", onMessage);
         resolve(m);
+      };
+      worker.once("error", onError);
+      worker.on("message", onMessage);
+    });
+  // Requests by id: "memory" and "compact", each answered once (or given up on).
+  let nextId = 0;
+  const waiting = new Map<string, (answer: Record<string, unknown> | undefined) => void>();
+  worker.on("message", (m: unknown) => {
+    if (!isReply(m)) return;
+    const key = m.memory !== undefined ? `memory:${m.memory}` : `compact:${m.compact}`;
+    waiting.get(key)?.(m.answer);
+    waiting.delete(key);
+  });
+  const ask = (kind: "memory" | "compact", timeoutMs: number) =>
+    new Promise<Record<string, unknown> | undefined>((resolve) => {
+      const id = ++nextId;
+      const key = `${kind}:${id}`;
+      const timer = setTimeout(() => {
+        waiting.delete(key);
+        resolve(undefined);
+      }, timeoutMs);
+      timer.unref();
+      waiting.set(key, (a) => {
+        clearTimeout(timer);
+        resolve(a);
       });
+      worker.postMessage({ [kind]: id });
     });
   const started = await answer().catch(async (error: unknown) => {
     channel.close("it did not start");
@@ -84,6 +126,8 @@ export async function startWorkerEmulator(options: {
   let closed: Promise<void> | undefined;
   return {
     endpoint,
+    memory: async () => (await ask("memory", 5_000)) as ThreadMemory | undefined,
+    compact: async () => (await ask("compact", 600_000))?.compacted === true,
     close() {
       closed ??= (async () => {
         unregister();

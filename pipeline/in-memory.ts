@@ -343,7 +343,8 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
       return entry &&
         (Object.keys(entry.claims).length > 0 ||
           (entry.pending_reviews ?? []).length > 0 ||
-          (entry.decisions ?? []).length > 0)
+          (entry.decisions ?? []).length > 0 ||
+          (entry.released ?? []).length > 0)
         ? structuredClone(entry)
         : undefined;
     },
@@ -360,8 +361,7 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
         entries.set(keyOf(orderId, scope), clearReviewPending(current(orderId, scope), claimId, decision));
     },
     async releaseRefund(orderId, claimId, scope) {
-      const entry = entries.get(keyOf(orderId, scope));
-      if (entry) entries.set(keyOf(orderId, scope), releaseRefund(entry, claimId));
+      entries.set(keyOf(orderId, scope), releaseRefund(current(orderId, scope), claimId));
     },
     async getCustomerWindow(customerId, scope) {
       const window = windows.get(keyOf(customerId, scope));

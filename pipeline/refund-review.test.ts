@@ -11,8 +11,9 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { payRefund } from "./payments.ts";
 import type { PaymentProvider } from "./payments.ts";
+import { RefundReviewRequestSchema } from "./decide/refund-failed.ts";
 import { repairRefundReviews } from "./refund-review.ts";
-import { decideReview, listReviews } from "./review.ts";
+import { decideReview, listReviews, repairReviews } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -321,4 +322,112 @@ describe("what else the refund review answers", () => {
     // Decided reviews list no failed refund's review: it is PENDING only.
     expect((await listReviews({ status: "APPROVED" }, p.deps)).refundReviews).toEqual([]);
   });
+});
+
+describe("an approval a crash cut short after it announced its refund, whose refund then failed and was decided (issue 39, chaos seeds 1270884192/2647, /3619, 908927419/5259)", () => {
+  // What a refund review's decision leaves on the order's ledger once the approval is repaired after it: a CLOSE
+  // releases the reservation for good, a RETRY keeps it. The review desk's CLOSE (issue 34) says whether the refund
+  // was paid out of band: paid keeps the reservation, not paid releases it — those cases run once the review API
+  // takes `paid_out_of_band`, and must pass unchanged then.
+  const CASES = [
+    { name: "CLOSE", body: { decision: "CLOSE", note: "customer withdrew the claim" }, keeps: false, payouts: 1 },
+    { name: "RETRY", body: { decision: "RETRY" }, keeps: true, payouts: 2 },
+    {
+      name: "CLOSE paid out of band",
+      body: { decision: "CLOSE", paid_out_of_band: true, note: "refunded by bank transfer" },
+      keeps: true,
+      payouts: 1,
+    },
+    {
+      name: "CLOSE not paid",
+      body: { decision: "CLOSE", paid_out_of_band: false, note: "customer withdrew the claim" },
+      keeps: false,
+      payouts: 1,
+    },
+  ];
+  const APPROVE = { decision: "APPROVE", amount_eur: 900, note: "300 withheld" };
+  const REPAIRS = ["the sweep", "the reviewer's repeat"] as const;
+
+  for (const c of CASES)
+    for (const repair of REPAIRS)
+      it.skipIf(!RefundReviewRequestSchema.safeParse(c.body).success)(
+        `${c.name}, then the approval repaired by ${repair}: the reservation ${c.keeps ? "is kept once" : "stays released"}, nothing paid twice`,
+        async () => {
+          let now = NOW;
+          const settlements = createInMemorySettlementRepository();
+          const p = createInProcessPipeline({
+            agent: config.agent,
+            orders: config.orders,
+            llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+            clock: { now: () => (now += 1000) },
+            overrides: { settlements },
+          });
+          const { record } = await p.decide(
+            {
+              claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" },
+            },
+            { claimId: "clm_esc" },
+          );
+          expect(record?.verdict).toBe("ESCALATE");
+          // The approval's process dies right after it published RefundExecuted and ReviewDecided, before it recorded
+          // the review APPROVED: the decision stays claimed on the review (its intent) for a repair.
+          let dies = true;
+          const dying = {
+            ...p.deps,
+            publisher: {
+              publish: async (entries: Parameters<typeof p.deps.publisher.publish>[0]) => {
+                await p.deps.publisher.publish(entries);
+                if (dies) throw new Error("the process died");
+              },
+            },
+          };
+          await expect(decideReview("clm_esc", APPROVE, dying, ana)).rejects.toThrow("the process died");
+          dies = false;
+          expect((await p.deps.reviews.getReview("clm_esc"))?.intent).toMatchObject({ decision: "APPROVE" });
+          // The refund executor pays the announced refund; the provider refuses it; a reviewer decides the failure.
+          const pays = provider(["FAILED", "SETTLED"]);
+          const execute = async () => {
+            for (const e of p.publisher.published.filter((x) => x.detailType === "RefundExecuted"))
+              await payRefund({ ...p.deps, settlements, provider: pays }, e.detail as RefundExecutedDetail);
+          };
+          await execute();
+          expect((await settlements.get("clm_esc"))?.review?.status).toBe("PENDING");
+          expect(await decideReview("clm_esc", c.body, p.deps, ana)).toMatchObject({ ok: true });
+          await execute();
+          // Now the approval is carried out again, from its claimed intent.
+          if (repair === "the sweep") expect(await repairReviews(p.deps)).toBe(1);
+          else expect(await decideReview("clm_esc", APPROVE, p.deps, ana)).toMatchObject({ ok: true });
+          await execute();
+          expect(await repairReviews(p.deps)).toBe(0);
+
+          const review = await p.deps.reviews.getReview("clm_esc");
+          expect(review).toMatchObject({ status: "APPROVED", decision: "APPROVE" });
+          expect(review?.intent).toBeUndefined();
+          const entry = await p.deps.ledger.get("ord_002");
+          if (c.keeps) {
+            expect(entry?.claims).toEqual({ clm_esc: 90000 });
+            expect(entry?.released ?? []).toEqual([]);
+          } else {
+            expect(entry?.claims ?? {}).toEqual({});
+            expect(entry?.refunded_cents ?? 0).toBe(0);
+            expect(entry?.released).toEqual(["clm_esc"]);
+          }
+          // The provider was asked once per execution, and paid at most once.
+          expect(pays.calls).toHaveLength(c.payouts);
+          expect(new Set(pays.calls).size).toBe(pays.calls.length);
+          const money = checkMoneyInvariants(
+            p.publisher.published.map((e) => ({
+              detailType: e.detailType,
+              detail: e.detail as Record<string, unknown>,
+            })),
+            {
+              orderAmountEur: (id) => config.orders.find((o) => o.order_id === id)?.amount,
+              limitEur: 500,
+              ledgers: entry ? [{ orderId: entry.order_id, claims: entry.claims }] : [],
+            },
+          );
+          expect(money.violations).toEqual([]);
+          expect(money.refundedCents).toBe(c.keeps ? 90000 : 0);
+        },
+      );
 });

@@ -977,8 +977,6 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
 
     it("releases a claim's reservation (a failed refund closed unpaid) idempotently, binding nothing", async () => {
       const ledger = await factory();
-      await ledger.releaseRefund("ord_none", "clm_x");
-      expect(await ledger.get("ord_none")).toBeUndefined();
       await reserve(ledger, "ord_1", "clm_auto", 300, 1000);
       await reserve(ledger, "ord_1", "clm_appr", 500, 1000, { kind: "approved" });
       await reserve(ledger, "ord_1", "clm_keep", 100, 1000);
@@ -990,9 +988,36 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
         refunded_cents: 100,
         claims: { clm_keep: 100 },
         automatic_cents: 100,
+        released: ["clm_appr", "clm_auto"],
       });
       // The released money is refundable again, automatically too: nothing binds the order.
       expect(await reserve(ledger, "ord_1", "clm_next", 900, 1000)).toMatchObject({ ok: true });
+    });
+
+    it("never reserves a released claim again, in either mode: a repaired approval cannot bring back a CLOSEd refund's reservation (issue 39)", async () => {
+      const ledger = await factory();
+      await reserve(ledger, "ord_1", "clm_appr", 500, 1000, { kind: "approved" });
+      await ledger.releaseRefund("ord_1", "clm_appr");
+      for (const mode of [{ kind: "approved" } as const, undefined])
+        expect(await reserve(ledger, "ord_1", "clm_appr", 500, 1000, mode)).toMatchObject({
+          ok: false,
+          code: "ALREADY_REFUNDED_FOR_CLAIM",
+          entry: { refunded_cents: 0, released: ["clm_appr"] },
+        });
+      // A release of a claim that holds nothing (on an order with no entry yet) records it all the same.
+      await ledger.releaseRefund("ord_2", "clm_x");
+      expect(await ledger.get("ord_2")).toEqual({
+        order_id: "ord_2",
+        refunded_cents: 0,
+        claims: {},
+        released: ["clm_x"],
+      });
+      expect(await reserve(ledger, "ord_2", "clm_x", 100, 1000, { kind: "approved" })).toMatchObject({
+        ok: false,
+        code: "ALREADY_REFUNDED_FOR_CLAIM",
+      });
+      expect(await reserve(ledger, "ord_2", "clm_y", 100, 1000)).toMatchObject({ ok: true });
+      expect(await ledger.get("ord_2")).toMatchObject({ claims: { clm_y: 100 }, released: ["clm_x"] });
     });
 
     it("clears a pending review idempotently, also on an order with no entry", async () => {

@@ -1,12 +1,14 @@
 // RefundLedger on DynamoDB: one item per order and ledger scope (`ORDER#<id>` / `LEDGER` for real refunds,
 // `LEDGER#SIM#<simulation>` for a simulation's) holding `refunded_cents`, a `claims` map, `automatic_cents`,
-// and the string sets `approved` and `pending_reviews`. A reservation is ONE conditional UpdateItem — the
+// and the string sets `approved`, `pending_reviews` and `released`. A reservation is ONE conditional UpdateItem — the
 // rule of `reserveRefund` (core/kernel/ledger.ts) as a condition:
 //   automatic: ADD refunded_cents :c, automatic_cents :c SET claims.#cid = :c
-//              IF claim absent AND refunded_cents <= order − c AND automatic_cents <= limit − c
+//              IF claim absent AND not released AND refunded_cents <= order − c AND automatic_cents <= limit − c
 //                 AND no other claim's review is pending on the order
 //   approved:  ADD refunded_cents :c, approved {cid} SET claims.#cid = :c DELETE pending_reviews {cid}
-//              IF claim absent AND refunded_cents <= order − c
+//              IF claim absent AND not released AND refunded_cents <= order − c
+// A release (a failed refund CLOSEd unpaid) removes the claim's reservation and adds the claim to `released` in
+// the same write, so the claim never reserves on the order again.
 // A person's decision that binds the order (a DENY, an APPROVE of less than proposed) is an element of the string
 // set `decisions` (`["<claim>","DENY"]`, `["<claim>","APPROVE",<approved cents>,<proposed cents>]`), added by the same write that
 // deletes the claim's pending-review mark; an automatic reservation requires that set to be absent.
@@ -20,7 +22,13 @@
 // pure rule already checked), and only a lost race falls back to the update.
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { LedgerInvariantError } from "../../core/integrity/errors.ts";
-import { assertLedgerEntry, emptyLedgerEntry, reservedForClaim, reserveRefund } from "../../core/kernel/ledger.ts";
+import {
+  assertLedgerEntry,
+  emptyLedgerEntry,
+  refundReleased,
+  reservedForClaim,
+  reserveRefund,
+} from "../../core/kernel/ledger.ts";
 import type { LedgerEntry, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
 import {
   assertCustomerWindow,
@@ -82,6 +90,7 @@ const sortedSet = (value: unknown): string[] | undefined =>
 function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
   const approved = sortedSet(item.approved);
   const pending = sortedSet(item.pending_reviews);
+  const released = sortedSet(item.released);
   const decisions = sortedSet(item.decisions)
     ?.map(decodeDecision)
     .sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
@@ -94,6 +103,7 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     ...(approved?.length ? { approved } : {}),
     ...(pending?.length ? { pending_reviews: pending } : {}),
     ...(decisions?.length ? { decisions } : {}),
+    ...(released?.length ? { released } : {}),
   } as LedgerEntry;
   try {
     assertLedgerEntry(entry);
@@ -157,23 +167,25 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
 
   const update = (r: ReserveRequest) => {
     const names = { "#cid": r.claimId };
-    const base = { ":c": r.cents, ":max": r.orderCents - r.cents };
+    const base = { ":c": r.cents, ":max": r.orderCents - r.cents, ":cidv": r.claimId };
+    const once =
+      "attribute_not_exists(claims.#cid) AND (attribute_not_exists(released) OR NOT contains(released, :cidv))";
     const input =
       r.mode.kind === "automatic"
         ? {
             UpdateExpression: "ADD refunded_cents :c, automatic_cents :c SET claims.#cid = :c",
             ConditionExpression:
-              "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)" +
+              `${once} AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)` +
               " AND (attribute_not_exists(automatic_cents) OR automatic_cents <= :amax)" +
               " AND (attribute_not_exists(pending_reviews) OR (size(pending_reviews) = :one AND contains(pending_reviews, :cidv)))" +
               " AND attribute_not_exists(decisions)",
             ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...base, ":amax": r.mode.limitCents - r.cents, ":one": 1, ":cidv": r.claimId },
+            ExpressionAttributeValues: { ...base, ":amax": r.mode.limitCents - r.cents, ":one": 1 },
           }
         : {
             UpdateExpression: "ADD refunded_cents :c, approved :cids SET claims.#cid = :c DELETE pending_reviews :cids",
             ConditionExpression:
-              "attribute_not_exists(claims.#cid) AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)" +
+              `${once} AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)` +
               // Decided on the order's approvals as read (an emptied string set is removed by DynamoDB).
               (r.mode.approvedCount === undefined
                 ? ""
@@ -258,7 +270,8 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       return entry &&
         (Object.keys(entry.claims).length > 0 ||
           (entry.pending_reviews ?? []).length > 0 ||
-          (entry.decisions ?? []).length > 0)
+          (entry.decisions ?? []).length > 0 ||
+          (entry.released ?? []).length > 0)
         ? entry
         : undefined;
     },
@@ -394,28 +407,33 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
     },
 
     async releaseRefund(orderId, claimId, scope) {
-      // One conditional write on the amount read: a lost race (the entry changed) reads again.
+      // One conditional write on the amount read: a lost race (the entry changed) reads again. The claim is recorded
+      // as released in the same write (also when it holds nothing), so it never reserves on the order again.
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const entry = await read(orderId, scope);
         const cents = entry ? reservedForClaim(entry, claimId) : undefined;
-        if (!entry || cents === undefined) return;
-        const approved = (entry.approved ?? []).includes(claimId);
+        if (cents === undefined && refundReleased(entry, claimId)) return;
+        const approved = (entry?.approved ?? []).includes(claimId);
         try {
           await dynamoCall(`UpdateItem ledger ${orderId} (refund released ${claimId})`, () =>
             client.send(
               new UpdateCommand({
                 TableName: tableName,
                 Key: keyOf(orderId, scope),
-                UpdateExpression: approved
-                  ? "REMOVE claims.#cid ADD refunded_cents :neg DELETE approved :cids"
-                  : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg",
-                ConditionExpression: "claims.#cid = :c",
+                ...(cents === undefined
+                  ? {
+                      UpdateExpression: "SET entity = :e, order_id = :o ADD released :cids",
+                      ConditionExpression: "attribute_not_exists(claims.#cid)",
+                      ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":cids": new Set([claimId]) },
+                    }
+                  : {
+                      UpdateExpression: approved
+                        ? "REMOVE claims.#cid ADD refunded_cents :neg, released :cids DELETE approved :cids"
+                        : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids",
+                      ConditionExpression: "claims.#cid = :c",
+                      ExpressionAttributeValues: { ":c": cents, ":neg": -cents, ":cids": new Set([claimId]) },
+                    }),
                 ExpressionAttributeNames: { "#cid": claimId },
-                ExpressionAttributeValues: {
-                  ":c": cents,
-                  ":neg": -cents,
-                  ...(approved ? { ":cids": new Set([claimId]) } : {}),
-                },
               }),
             ),
           );

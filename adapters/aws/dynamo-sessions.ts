@@ -417,7 +417,10 @@ export function createDynamoSessionRepository(
         await deleteChunks(claimId, superseded).catch(() => undefined);
       }
       remember(claimId, { version, layout: "steps", life, chunks });
+      layouts.delete(claimId);
       layouts.set(claimId, { body: codec, chunks: chunks?.count ?? 0, headBytes: itemBytes(head) });
+      // Bounded like `known`: a process that stays up (claims serve) saves sessions of ever new claims.
+      if (layouts.size > 500) layouts.delete(layouts.keys().next().value!);
     },
 
     async clearOutbox(claimId, version) {

@@ -21,12 +21,19 @@ interface LlmCallInFlight {
 export interface LlmMeter {
   readonly port: LlmPort;
   inFlight(): LlmCallInFlight[];
-  /** Every finished call so far, in the order they finished. */
+  /** The finished calls kept (every one, unless `keep` bounds them: then the last `keep`), in the order they finished. */
   calls(): readonly LlmCallRecord[];
 }
 
-/** Wraps `port` so every call is counted and timed (wall time, `now` in ms). */
-export function meterLlm(port: LlmPort, now: () => number = () => performance.now()): LlmMeter {
+/**
+ * Wraps `port` so every call is counted and timed (wall time, `now` in ms). A process that stays up (`claims serve`)
+ * passes `keep` (how many finished calls to remember, 0: none), so the records do not grow with every claim.
+ */
+export function meterLlm(
+  port: LlmPort,
+  now: () => number = () => performance.now(),
+  keep = Number.POSITIVE_INFINITY,
+): LlmMeter {
   const open = new Map<number, { task: LlmTask; started: number }>();
   const done: LlmCallRecord[] = [];
   let next = 0;
@@ -42,13 +49,15 @@ export function meterLlm(port: LlmPort, now: () => number = () => performance.no
         open.set(id, { task: request.task, started });
         try {
           const result = await port.complete(request);
-          done.push({
-            task: request.task,
-            ok: result.ok,
-            ...(result.ok ? {} : { code: result.code }),
-            attempts: result.attempts,
-            ms: now() - started,
-          });
+          if (keep > 0)
+            done.push({
+              task: request.task,
+              ok: result.ok,
+              ...(result.ok ? {} : { code: result.code }),
+              attempts: result.attempts,
+              ms: now() - started,
+            });
+          if (done.length > keep) done.splice(0, done.length - keep);
           return result;
         } finally {
           open.delete(id);

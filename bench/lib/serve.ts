@@ -88,6 +88,12 @@ export type ServeProcess = {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** The same with the reviewer token (the review routes). */
+  reviewerApi(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
   /** CPU nanoseconds the server's process tree has used so far. */
   cpuNs(): number;
   stop(): Promise<void>;
@@ -100,6 +106,8 @@ export async function startServe(options: {
   env?: Record<string, string>;
   nodeArgs?: readonly string[];
   startLimitMs?: number;
+  /** Every line the server prints after its start (e.g. its memory reports). */
+  onLine?: (line: string) => void;
 }): Promise<ServeProcess> {
   const token = randomBytes(16).toString("hex");
   // nodeArgs: e.g. --cpu-prof to profile the server (Node refuses it in NODE_OPTIONS).
@@ -144,7 +152,13 @@ export async function startServe(options: {
       if (m?.[1]) {
         clearTimeout(timer);
         child.stdout.off("data", onData);
-        child.stdout.on("data", () => undefined);
+        let rest = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          if (!options.onLine) return;
+          const lines = (rest + chunk.toString("utf8")).split("\n");
+          rest = lines.pop() ?? "";
+          for (const line of lines) options.onLine(line);
+        });
         resolve(m[1]);
       }
     };
@@ -152,24 +166,32 @@ export async function startServe(options: {
     void exit.then(() => reject(new Error(`claims serve exited early:\n${out}`)));
   });
   const pid = child.pid!;
+  const call = async (
+    bearer: string,
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      parsed = { text };
+    }
+    return { status: res.status, body: parsed };
+  };
   return {
     url,
     pid,
-    async api(method, path, body, headers = {}) {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      let parsed: Record<string, unknown> = {};
-      try {
-        parsed = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        parsed = { text };
-      }
-      return { status: res.status, body: parsed };
-    },
+    api: (method, path, body, headers) => call(token, method, path, body, headers),
+    reviewerApi: (method, path, body) => call(`${token}-reviewer`, method, path, body),
     cpuNs: () => treeCpuNs(readProcStats(), pid),
     async stop() {
       if (!exited) child.kill("SIGTERM");

@@ -7,6 +7,8 @@ import {
   emptyLedgerEntry,
   markReviewPending,
   otherPendingReviews,
+  refundReleased,
+  releaseRefund,
   reserveRefund,
   type LedgerEntry,
   type ReserveMode,
@@ -74,12 +76,13 @@ describe("reserveRefund", () => {
   });
 });
 
+const ok = (r: ReturnType<typeof reserveRefund>) => {
+  if (!r.ok) throw new Error(`setup: ${r.message}`);
+  return r.entry;
+};
+
 describe("the automatic limit, approvals and pending reviews", () => {
   const limit = (limitCents: number): ReserveMode => ({ kind: "automatic", limitCents });
-  const ok = (r: ReturnType<typeof reserveRefund>) => {
-    if (!r.ok) throw new Error(`setup: ${r.message}`);
-    return r.entry;
-  };
 
   it("counts automatic refunds on the order against the limit, so a split claim reaches a human", () => {
     const e1 = ok(reserveRefund(emptyLedgerEntry("o"), "a", 50_000, 120_000, limit(50_000)));
@@ -124,7 +127,29 @@ describe("the automatic limit, approvals and pending reviews", () => {
       "an approved claim with no reservation",
       { order_id: "o", refunded_cents: 5, claims: { a: 5 }, automatic_cents: 5, approved: ["b"] },
     ],
+    [
+      "a released claim that holds a reservation",
+      { order_id: "o", refunded_cents: 5, claims: { a: 5 }, automatic_cents: 5, released: ["a"] },
+    ],
   ])("rejects an entry with %s", (_name, entry) => {
     expect(() => assertLedgerEntry(entry)).toThrow(LedgerInvariantError);
+  });
+});
+
+describe("releaseRefund (a failed refund CLOSEd unpaid)", () => {
+  it("frees the claim's money for others and records the claim as released, so it never reserves on the order again", () => {
+    const approved = ok(reserveRefund(emptyLedgerEntry("o"), "a", 600, 1000, { kind: "approved" }));
+    const released = releaseRefund(approved, "a");
+    expect(released).toEqual({ order_id: "o", refunded_cents: 0, claims: {}, released: ["a"] });
+    expect(refundReleased(released, "a")).toBe(true);
+    expect(releaseRefund(released, "a")).toEqual(released);
+    // A repaired approval (or any redelivery) reserving the claim "again" is refused: the refund was made and closed.
+    for (const mode of [{ kind: "approved" } as const, AUTO])
+      expect(reserveRefund(released, "a", 600, 1000, mode)).toMatchObject({
+        ok: false,
+        code: "ALREADY_REFUNDED_FOR_CLAIM",
+        entry: released,
+      });
+    expect(ok(reserveRefund(released, "b", 1000, 1000, AUTO))).toMatchObject({ claims: { b: 1000 }, released: ["a"] });
   });
 });

@@ -45,6 +45,11 @@ export const LedgerEntrySchema = z
      * While any is recorded, nothing more is refunded on the order without a person.
      */
     decisions: z.array(PersonDecisionSchema).optional(),
+    /**
+     * Claims whose reservation was released (their failed refund CLOSEd unpaid, sorted): a claim reserves at most
+     * once on an order, so a released one is never reserved again — not by a repeated or repaired approval either.
+     */
+    released: z.array(z.string().min(1)).optional(),
   })
   .strict();
 
@@ -88,6 +93,11 @@ export type ReserveMode =
 /** A ledger entry for an order nothing has been refunded on yet. */
 export function emptyLedgerEntry(orderId: string): LedgerEntry {
   return { order_id: orderId, refunded_cents: 0, claims: {} };
+}
+
+/** Whether the claim's reservation on the entry was released (its refund closed unpaid): it never reserves there again. */
+export function refundReleased(entry: LedgerEntry | undefined, claimId: string): boolean {
+  return (entry?.released ?? []).includes(claimId);
 }
 
 /** The cents this claim has reserved on the entry, if any (own members only). */
@@ -157,6 +167,12 @@ export function assertLedgerEntry(entry: LedgerEntry): void {
         `ledger entry for ${entry.order_id}: approved claim ${claimId} holds no reservation`,
       );
   }
+  for (const claimId of entry.released ?? []) {
+    if (reservedForClaim(entry, claimId) !== undefined)
+      throw new LedgerInvariantError(
+        `ledger entry for ${entry.order_id}: released claim ${claimId} holds a reservation`,
+      );
+  }
   const decided = (entry.decisions ?? []).map((d) => d.claim_id);
   if (new Set(decided).size !== decided.length)
     throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: a claim has two recorded decisions`);
@@ -175,13 +191,14 @@ const sortedWithout = (list: readonly string[] | undefined, remove: string) => (
 
 /** Drops empty optional lists and a zero automatic total, so entries compare equal however they were built. */
 function normalised(entry: LedgerEntry): LedgerEntry {
-  const { automatic_cents, approved, pending_reviews, decisions, ...rest } = entry;
+  const { automatic_cents, approved, pending_reviews, decisions, released, ...rest } = entry;
   return {
     ...rest,
     ...(automatic_cents ? { automatic_cents } : {}),
     ...(approved && approved.length > 0 ? { approved } : {}),
     ...(pending_reviews && pending_reviews.length > 0 ? { pending_reviews } : {}),
     ...(decisions && decisions.length > 0 ? { decisions } : {}),
+    ...(released && released.length > 0 ? { released } : {}),
   };
 }
 
@@ -203,6 +220,11 @@ export function reservationRefusal(
     return {
       code: "ALREADY_REFUNDED_FOR_CLAIM",
       message: `Claim ${claimId} already refunded ${describeMoney(eur(existing))} on order ${entry.order_id}`,
+    };
+  if (refundReleased(entry, claimId))
+    return {
+      code: "ALREADY_REFUNDED_FOR_CLAIM",
+      message: `Claim ${claimId} already had its refund on order ${entry.order_id} (it failed and was closed unpaid): a claim reserves once`,
     };
   const amount = eur(cents);
   const refunded = eur(entry.refunded_cents);
@@ -283,18 +305,22 @@ export function reserveRefund(
       approved: mode.kind === "approved" ? sortedWith(entry.approved, claimId) : entry.approved,
       pending_reviews: mode.kind === "approved" ? sortedWithout(entry.pending_reviews, claimId) : entry.pending_reviews,
       decisions: entry.decisions,
+      released: entry.released,
     }),
   };
 }
 
 /**
- * The entry without `claimId`'s reservation (idempotent: an entry that holds none is returned as is): its refund
- * was closed unpaid, so the money counts as not refunded. Nothing else changes (no person's decision binds the order).
+ * The entry without `claimId`'s reservation, the claim recorded as released (idempotent): its refund was closed
+ * unpaid, so the money counts as not refunded, and the claim never reserves on the order again — a crash-repaired
+ * approval or a redelivery that reserves "again" is refused, instead of holding the refund for good (issue 39).
+ * Nothing else changes (no person's decision binds the order).
  */
 export function releaseRefund(entry: LedgerEntry, claimId: string): LedgerEntry {
   assertLedgerEntry(entry);
   const cents = reservedForClaim(entry, claimId);
-  if (cents === undefined) return entry;
+  const released = sortedWith(entry.released, claimId);
+  if (cents === undefined) return refundReleased(entry, claimId) ? entry : normalised({ ...entry, released });
   const approved = (entry.approved ?? []).includes(claimId);
   const { [claimId]: _released, ...claims } = entry.claims;
   return normalised({
@@ -303,6 +329,7 @@ export function releaseRefund(entry: LedgerEntry, claimId: string): LedgerEntry 
     refunded_cents: entry.refunded_cents - cents,
     automatic_cents: approved ? entry.automatic_cents : (entry.automatic_cents ?? 0) - cents,
     approved: sortedWithout(entry.approved, claimId),
+    released,
   });
 }
 

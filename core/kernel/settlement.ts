@@ -59,6 +59,16 @@ export const RefundReviewSchema = z
 /** A failed refund's review. */
 export type RefundReview = z.infer<typeof RefundReviewSchema>;
 
+/**
+ * Whether a decided refund review leaves the claim's reservation released on the order's ledger: a CLOSE of a refund
+ * nobody paid. A CLOSE recorded as paid out of band (`paid_out_of_band: true`, the review desk's CLOSE) keeps it —
+ * the money was refunded, by other means. The one place that says which CLOSE releases: the decision's effects,
+ * the chaos invariants and the crash-repair tests read it (issue 39).
+ */
+export function closeReleasesReservation(review: RefundReview | undefined): boolean {
+  return review?.status === "CLOSED" && (review as { paid_out_of_band?: unknown }).paid_out_of_band !== true;
+}
+
 /** One provider attempt at paying the claim's refund. */
 const AttemptSchema = z
   .object({

@@ -86,10 +86,18 @@ export type LocalBus = {
   readonly journalPath: string | undefined;
   /** Adds or replaces a rule; throws InvalidEventPatternError for a pattern the matcher rejects. */
   putRule(name: string, pattern: EventPattern, eventBusName?: string): void;
-  /** Registers a target on a rule; returns a function that removes it. */
-  addTarget(ruleName: string, target: BusTarget, options?: { readonly id?: string }): () => void;
+  /**
+   * Registers a target on a rule; returns a function that removes it. `onMatched` runs synchronously for each event
+   * the rule matches, before the PutEvents that carried it answers (a durable queue's write: local/payment-deliveries.ts).
+   */
+  addTarget(
+    ruleName: string,
+    target: BusTarget,
+    options?: { readonly id?: string; readonly onMatched?: (event: BusEvent) => void },
+  ): () => void;
   setFailureHook(hook: EntryFailureHook | undefined): void;
   rules(): readonly BusRule[];
+  /** The deliveries that failed every attempt, oldest first (the last MAX_DEAD_LETTERS_KEPT). */
   deadLetters(): readonly DeadLetter[];
   stats(): BusStats;
   /** Resolves when every delivery started so far has finished (delivered or dead-lettered). */
@@ -101,11 +109,15 @@ export type LocalBus = {
 const TARGET_PREFIX = "AWSEvents.";
 const MAX_ENTRIES = 10;
 const MAX_REQUEST_ENTRY_BYTES = 256 * 1024;
+/** Dead letters kept for `deadLetters()` (the most recent; `stats.deadLettered` counts them all). */
+export const MAX_DEAD_LETTERS_KEPT = 1000;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const JSON_11 = "application/x-amz-json-1.1";
 const utf8 = new TextDecoder();
 
-type Rule = BusRule & { readonly targets: Map<string, BusTarget> };
+/** A target and, optionally, what it does synchronously when the rule matches, before PutEvents answers. */
+type TargetEntry = { readonly target: BusTarget; readonly onMatched?: ((event: BusEvent) => void) | undefined };
+type Rule = BusRule & { readonly targets: Map<string, TargetEntry> };
 
 /** Starts the local PutEvents endpoint on 127.0.0.1 (random port). */
 export async function startLocalBus(options: LocalBusOptions = {}): Promise<LocalBus> {
@@ -181,6 +193,8 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
       error: lastError instanceof Error ? `${lastError.name}: ${lastError.message}` : String(lastError),
     };
     dead.push(letter);
+    // The latest ones only: a bus that stays up (claims serve) must not keep every failure it ever had.
+    if (dead.length > MAX_DEAD_LETTERS_KEPT) dead.splice(0, dead.length - MAX_DEAD_LETTERS_KEPT);
     stats.deadLettered++;
     options.onDeadLetter?.(letter);
   };
@@ -189,7 +203,8 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
     for (const rule of rules.values()) {
       if (rule.eventBusName !== busName || rule.targets.size === 0) continue;
       if (!matchesPattern(rule.pattern, event)) continue;
-      for (const [targetId, target] of rule.targets) {
+      for (const [targetId, { target, onMatched }] of rule.targets) {
+        onMatched?.(event);
         const task = deliver(rule, targetId, target, event).finally(() => pending.delete(task));
         pending.add(task);
       }
@@ -353,7 +368,7 @@ export async function startLocalBus(options: LocalBusOptions = {}): Promise<Loca
         throw new BusConfigError(`no rule named "${ruleName}" (rules: ${[...rules.keys()].join(", ") || "none"})`);
       const id = targetOptions?.id ?? `target-${rule.targets.size + 1}`;
       if (rule.targets.has(id)) throw new BusConfigError(`rule "${ruleName}" already has a target with id "${id}"`);
-      rule.targets.set(id, target);
+      rule.targets.set(id, { target, onMatched: targetOptions?.onMatched });
       return () => {
         rule.targets.delete(id);
       };

@@ -34,10 +34,24 @@ export const SIDE_EFFECTS = {
   publisher: ["publish"],
 } as const;
 
+/**
+ * With `payments` (the chaos runs on the emulators): the refund's side effects too — the provider's refund (a crash
+ * right after it: the provider did the work, the settlement does not know it), the settlement's writes, and a CLOSE's
+ * release of the reservation.
+ */
+export const PAYMENT_SIDE_EFFECTS = {
+  payments: ["refund"],
+  settlements: ["create", "update"],
+  ledger: ["releaseRefund"],
+} as const;
+
 type EffectPort = keyof typeof SIDE_EFFECTS;
+type PaymentEffectPort = keyof typeof PAYMENT_SIDE_EFFECTS;
 
 /** One side-effecting operation, e.g. `verdicts.putVerdictOnce`. */
-export type SideEffect = { [P in EffectPort]: `${P}.${(typeof SIDE_EFFECTS)[P][number]}` }[EffectPort];
+export type SideEffect =
+  | { [P in EffectPort]: `${P}.${(typeof SIDE_EFFECTS)[P][number]}` }[EffectPort]
+  | { [P in PaymentEffectPort]: `${P}.${(typeof PAYMENT_SIDE_EFFECTS)[P][number]}` }[PaymentEffectPort];
 
 /** A side-effecting call that succeeded. */
 export interface EffectCall {
@@ -109,6 +123,8 @@ export interface FaultInjector {
 export interface FaultInjectorOptions {
   /** Sees every side-effecting call right after it succeeded (before a planned crash); it may `killAll`. */
   readonly onEffect?: (call: EffectCall) => void;
+  /** Also wrap the payment ports (`payments`, `settlements`) and count PAYMENT_SIDE_EFFECTS. */
+  readonly payments?: boolean;
 }
 
 /** The crash points of one traced claim: every occurrence of every side-effecting call, in first-seen order. */
@@ -161,6 +177,13 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
         return claimOfKey.get(String(a)) ?? `unknown-verdict:${String(a)}`;
       case "ledger.reserve":
         return String(args[1]);
+      case "ledger.releaseRefund":
+        return String(args[1]);
+      case "settlements.create":
+      case "settlements.update":
+        return String(field(a, "claim_id"));
+      case "payments.refund":
+        return String(field(a, "claimId"));
       case "audit.append":
         return String(field(field(a, "details"), "claim_id") ?? String(field(a, "dfid")).replace(/^dfid_/, ""));
       case "audit.appendAll": {
@@ -180,11 +203,14 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
 
   const wrapPort = <T extends object>(
     fn: FunctionKey,
-    name: (typeof WRAPPED_PORTS)[number],
+    name: (typeof WRAPPED_PORTS)[number] | PaymentEffectPort,
     port: T,
     gen: Generation,
   ): T => {
-    const effects: readonly string[] = name in SIDE_EFFECTS ? SIDE_EFFECTS[name as EffectPort] : [];
+    const effects: readonly string[] = [
+      ...(name in SIDE_EFFECTS ? SIDE_EFFECTS[name as EffectPort] : []),
+      ...(options.payments && name in PAYMENT_SIDE_EFFECTS ? PAYMENT_SIDE_EFFECTS[name as PaymentEffectPort] : []),
+    ];
     return new Proxy(port, {
       get(target, prop) {
         const value: unknown = Reflect.get(target, prop);
@@ -232,6 +258,11 @@ export function createFaultInjector(options: FaultInjectorOptions = {}): FaultIn
       const wrapped: PipelineDeps = { ...deps };
       for (const name of WRAPPED_PORTS)
         (wrapped as unknown as Record<string, object>)[name] = wrapPort(fn, name, deps[name], generation);
+      if (options.payments)
+        for (const name of ["payments", "settlements"] as const) {
+          const port = deps[name];
+          if (port) (wrapped as unknown as Record<string, object>)[name] = wrapPort(fn, name, port, generation);
+        }
       return wrapped;
     },
     wrapHandler(role, handler) {

@@ -10,7 +10,11 @@ import { oneLineText } from "../../core/claim/claim.ts";
 import { auditEvent } from "../../core/history/audit-events.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { BusEntry, ReviewDecidedDetail } from "../../core/kernel/events.ts";
-import { RefundReviewDecisionSchema, retryExecutionId } from "../../core/kernel/settlement.ts";
+import {
+  closeReleasesReservation,
+  RefundReviewDecisionSchema,
+  retryExecutionId,
+} from "../../core/kernel/settlement.ts";
 import type { RefundReviewDecision, SettlementRecord } from "../../core/kernel/settlement.ts";
 import type { Effect } from "../effects.ts";
 
@@ -199,13 +203,17 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
   if (review.decision === "CLOSE") {
     // Not paid: the reservation is released (not refunded). Paid out of band: kept (refunded). Either way the CLOSE
     // binds the order (a CLOSE recorded before paid_out_of_band existed released and binds as not paid).
-    const paid = review.paid_out_of_band === true;
-    if (!paid) effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
+    if (closeReleasesReservation(review))
+      effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
     effects.push({
       kind: "review_closed",
       orderId: settlement.order_id,
       claimId: settlement.claim_id,
-      decision: { claim_id: settlement.claim_id, decision: "CLOSE", paid_out_of_band: paid },
+      decision: {
+        claim_id: settlement.claim_id,
+        decision: "CLOSE",
+        paid_out_of_band: review.paid_out_of_band === true,
+      },
     });
   }
   effects.push({

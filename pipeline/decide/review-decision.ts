@@ -1,7 +1,14 @@
 // A reviewer's decision, apart from its I/O: the intent claimed on the review, whether an approval passes the
 // reject checks against the order and the ledger as they stand, the review as recorded once decided, what a
 // decided review announces and what is repeated once it is recorded, and the answer the API gives.
-import { centsToEur, parseCents, toCents, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
+import {
+  centsToEur,
+  parseCents,
+  refundReleased,
+  toCents,
+  type LedgerEntry,
+  type ReserveResult,
+} from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { BusEntry } from "../../core/kernel/events.ts";
@@ -82,6 +89,12 @@ export function approvalChecks(
   const cents = parseCents(a.amountEur);
   if (!order || !cents.ok)
     return { ok: false, code: "ORDER_NOT_FOUND", message: `order ${review.order_id} is not in the context store` };
+  const orderCents = parseCents(order.amount);
+  // Carried out before (a repair after a crash): the claim's reservation was made, then released by a CLOSE of its
+  // failed refund. The checks are not run again on a ledger that no longer holds it; the ledger refuses to reserve
+  // the claim again, and approvalReserved takes that refusal as the approval's own (issue 39).
+  if (refundReleased(a.ledgerEntry, record.claim_id) && orderCents.ok)
+    return { ok: true, order, cents: cents.cents, orderCents: orderCents.cents };
   let verdict;
   try {
     verdict = decideClaim({
@@ -103,13 +116,15 @@ export function approvalChecks(
     throw error;
   }
   if (verdict.verdict !== "ACCEPT") return { ok: false, code: verdict.reason_code, message: verdict.reason };
-  const orderCents = parseCents(order.amount);
   if (!orderCents.ok)
     return { ok: false, code: "ORDER_DATA_INVALID", message: `order ${order.order_id}: ${orderCents.message}` };
   return { ok: true, order, cents: cents.cents, orderCents: orderCents.cents };
 }
 
-/** What the ledger's answer to an approval's reservation means: reserved (or this claim's own, a repeat) or refused. */
+/**
+ * What the ledger's answer to an approval's reservation means: reserved (or this claim's own, a repeat; or this
+ * claim's released one — the approval was carried out before, its refund failed and was CLOSEd since) or refused.
+ */
 export function approvalReserved(
   result: ReserveResult,
   claimId: string,
@@ -117,6 +132,7 @@ export function approvalReserved(
 ): { ok: true } | ApprovalRefusal {
   if (result.ok) return { ok: true };
   if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && result.entry.claims[claimId] === cents) return { ok: true };
+  if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && refundReleased(result.entry, claimId)) return { ok: true };
   return {
     ok: false,
     code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code,

@@ -67,8 +67,8 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
   const verdicts = all.filter((e) => e.detailType === "ClaimVerdict");
   const executions = all.filter((e) => e.detailType === "RefundExecuted");
   // A reviewer's RETRY of a failed refund pays the claim's one refund again under a new execution (`retry_of`):
-  // checked apart (refundRetryViolations); a refund CLOSEd unpaid is not money paid and its reservation is released
-  // (one CLOSEd as paid out of band keeps it: it counts as refunded).
+  // checked apart (refundRetryViolations); a CLOSEd refund is not money paid and its reservation is released — unless
+  // the CLOSE says it was paid out of band (`paid_out_of_band: true`): then it counts as refunded and stays reserved.
   const closedClaims = new Set(
     all
       .filter(
