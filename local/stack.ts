@@ -63,6 +63,7 @@ import type { StackQueue } from "./stack-queues.ts";
 import { startHandlerThread } from "./handler-thread.ts";
 import type { HandlerThread } from "./handler-thread.ts";
 import { orderSourceSettingsFrom } from "../app/order-source.ts";
+import { REVIEW_WEBHOOK_RULE, reviewWebhookTarget, reviewWebhookUrlFrom } from "./review-webhook.ts";
 import { localOrderSourceSecrets } from "./order-source.ts";
 import { localPayments } from "./payment-provider.ts";
 import type { LocalPaymentOptions, LocalPayments } from "./payment-provider.ts";
@@ -92,10 +93,15 @@ export interface LocalStackOptions {
   readonly apiToken?: string;
   /** The reviewers' token (default: random); the intake token cannot decide reviews, and the reverse. */
   readonly reviewerToken?: string;
-  /** Named reviewers (the reviewers file); when absent, `reviewerToken` is the one reviewer `reviewer`. */
-  readonly reviewers?: readonly ReviewerCredential[];
+  /**
+   * Named reviewers (the reviewers file: a list, or the list as it is now — `watchReviewers`, so a change takes
+   * effect without a restart); when absent, `reviewerToken` is the one reviewer `reviewer`.
+   */
+  readonly reviewers?: readonly ReviewerCredential[] | (() => readonly ReviewerCredential[]);
   /** Reviewers from an OpenID Connect issuer instead: their JWTs verified as API Gateway's JWT authorizer does. */
   readonly reviewerOidc?: OidcSettings;
+  /** Where every ReviewOpened is POSTed (default CLAIMS_REVIEW_WEBHOOK_URL; "" for none). */
+  readonly reviewWebhookUrl?: string;
   /** Orders to seed (default: the config file's, dates resolved against `clock`). */
   readonly orders?: readonly Order[];
   readonly ids?: IdSource;
@@ -273,6 +279,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         "handlerThread runs the consumers in a worker thread: wrapHandler, wrapDeps, wrapRefundDelivery, ids and onPollerError (functions) cannot go there",
       );
     const config = loadConfig(options.configPath, options.clock.now());
+    const reviewWebhookUrl =
+      options.reviewWebhookUrl === undefined
+        ? reviewWebhookUrlFrom(process.env)
+        : options.reviewWebhookUrl || undefined;
     // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
     const orderSource = orderSourceSettingsFrom(process.env).source;
     const orderSourceSecrets = localOrderSourceSecrets(orderSource, process.env);
@@ -352,7 +362,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       reviewerAuthorizer: options.reviewerOidc
         ? createJwtAuthorizer(options.reviewerOidc)
         : createReviewerAuthorizerHandler(
-            async () => options.reviewers ?? singleReviewer(await reviewerAuthorizerLinks.secret(LINKS.reviewerToken)),
+            async () =>
+              (typeof options.reviewers === "function" ? options.reviewers() : options.reviewers) ??
+              singleReviewer(await reviewerAuthorizerLinks.secret(LINKS.reviewerToken)),
             log("reviewerAuthorizer"),
           ),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
@@ -376,6 +388,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
         { id: `local-${rule}` },
       );
+    }
+    // CLAIMS_REVIEW_WEBHOOK_URL: every ReviewOpened POSTed there, locally (docs/reviews.md#the-desk).
+    if (reviewWebhookUrl) {
+      emulators.bus.putRule(REVIEW_WEBHOOK_RULE.name, REVIEW_WEBHOOK_RULE.pattern, BUS_NAME);
+      emulators.bus.addTarget(REVIEW_WEBHOOK_RULE.name, reviewWebhookTarget(reviewWebhookUrl), {
+        id: "local-review-webhook",
+      });
     }
     // The payments rule delivers RefundExecuted (not a simulation's) to the refund executor, as its queue does on
     // AWS: a failed message is a failed delivery, retried by the bus and then dead-lettered (the local DLQ).
