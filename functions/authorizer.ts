@@ -47,8 +47,7 @@ export function createAuthorizerHandler(
 /**
  * The reviewers' authorizer over `getReviewers` (locally the reviewers file, or the one `reviewer` of
  * CLAIMS_REVIEWER_TOKEN): the bearer token must be one reviewer's; the answer's context names them
- * (`reviewer_id`, `reviewer_name`, and `reviewer_max_approval` when the file gives one), which the review routes
- * record as the decider and hold to their approval limit.
+ * (`reviewer_id`, `reviewer_name`), which the review routes record as the decider.
  */
 export function createReviewerAuthorizerHandler(
   getReviewers: () => readonly ReviewerCredential[] | Promise<readonly ReviewerCredential[]>,
@@ -75,11 +74,7 @@ export function createReviewerAuthorizerHandler(
       return reviewer
         ? {
             isAuthorized: true,
-            context: {
-              reviewer_id: reviewer.id,
-              ...(reviewer.name ? { reviewer_name: reviewer.name } : {}),
-              ...(reviewer.max_approval !== undefined ? { reviewer_max_approval: String(reviewer.max_approval) } : {}),
-            },
+            context: { reviewer_id: reviewer.id, ...(reviewer.name ? { reviewer_name: reviewer.name } : {}) },
           }
         : { isAuthorized: false, context: {} };
     },

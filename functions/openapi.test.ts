@@ -84,7 +84,6 @@ describe("the OpenAPI document", () => {
       "amount_eur",
       "claim",
       "review_id",
-      "paid_out_of_band",
     ]);
   });
 

@@ -94,7 +94,7 @@ describe("decideRefundReview", () => {
   it.each<[string, unknown, (SettlementRecord | undefined)[], boolean, string[], unknown]>([
     [
       "refuses a CLOSE without a note",
-      { decision: "CLOSE", paid_out_of_band: false },
+      { decision: "CLOSE" },
       [failed],
       true,
       ["? claim", "? settlement"],
@@ -143,11 +143,7 @@ describe("startPerformed", () => {
       review: { ...failed.review!, status: "CLOSED" as const, decision: "CLOSE" as const, decided_at: AT },
     };
     expect(walkDecider(startPerformed(decided), decidePerformed, answer)).toEqual({
-      trace: [
-        "refund_released + review_closed + audit REVIEW_DECIDED + publish ReviewDecided",
-        "? settlement",
-        "? settlement_update",
-      ],
+      trace: ["refund_released + audit REVIEW_DECIDED + publish ReviewDecided", "? settlement", "? settlement_update"],
       outcome: true,
     });
     expect(
@@ -157,7 +153,7 @@ describe("startPerformed", () => {
         answer,
       ),
     ).toEqual({
-      trace: ["refund_released + review_closed + audit REVIEW_DECIDED + publish ReviewDecided"],
+      trace: ["refund_released + audit REVIEW_DECIDED + publish ReviewDecided"],
       outcome: true,
     });
   });

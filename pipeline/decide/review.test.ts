@@ -60,8 +60,6 @@ function walk(
         return { kind: "order", order: order(request.orderId) };
       case "ledger":
         return { kind: "ledger", entry: undefined };
-      case "approved_alone":
-        return { kind: "approved_alone", cents: 0, approvedCount: 0 };
       case "reserve":
         return {
           kind: "reserve",
@@ -105,7 +103,6 @@ describe("decideReview", () => {
       [
         "? claim",
         "? review",
-        "? approved_alone",
         "? order",
         "? ledger",
         "? now",
@@ -124,7 +121,7 @@ describe("decideReview", () => {
       "APPROVE while the shop cannot answer: refused 503 before anything is claimed",
       { decision: "APPROVE" },
       { review: escalated, orderDown: true },
-      ["? claim", "? review", "? approved_alone", "? order"],
+      ["? claim", "? review", "? order"],
       { ok: false, status: 503, code: "ORDER_SOURCE_UNAVAILABLE" },
     ],
     [
@@ -142,7 +139,6 @@ describe("decideReview", () => {
       [
         "? claim",
         "? review",
-        "? approved_alone",
         "? order",
         "? ledger",
         "? now",
