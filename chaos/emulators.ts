@@ -627,41 +627,7 @@ async function decide(
   r: ReviewRecord,
   body: Record<string, unknown>,
 ): Promise<void> {
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    f.counts.reviewDecisions++;
-    const path = `/claims/${r.claim_id}/review`;
-    const stack = await shared.ready();
-    const kills = shared.injector.kills;
-    let res;
-    try {
-      res = await shared.injector.invoke(() =>
-        stack.handlers.reviewApi(
-          apiRequest("POST /claims/{id}/review", path, {
-            body: JSON.stringify(body),
-            headers: { "content-type": "application/json" },
-            pathParameters: { id: r.claim_id },
-            // The reviewer the authorizer authenticated: the one the body names (else REVIEWER_MISMATCH).
-            reviewer: String(body.reviewer ?? "reviewer"),
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!(error instanceof StackCrashError) && shared.injector.kills === kills) throw error;
-      res = { statusCode: 599 };
-    }
-    // The stack died under the request (a restart): no answer, as after a crash.
-    if (shared.injector.kills !== kills) res = { statusCode: 599 };
-    const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
-    // The review API answers 500 for a process that died under it (an injected crash): the client tries again, or gives up.
-    if (status === 500 || status === 599) {
-      if (!f.rng.chance(f.plan.reviewer.retryAfterCrash)) return;
-      f.counts.clientRetries++;
-      continue;
-    }
-    if (status > 500 || status === 404)
-      f.violations.push(`POST ${path} ${JSON.stringify(body).slice(0, 120)} answered ${status}`);
-    return;
-  }
+  await reviewRequest(shared, f, r.claim_id, body);
 }
 
 /** A reviewer's RETRY / CLOSE of a failed refund, as the flow's policy says: at times two reviewers at once, or twice. */
@@ -708,6 +674,7 @@ async function reviewRequest(
             body: JSON.stringify(body),
             headers: { "content-type": "application/json" },
             pathParameters: { id: claimId },
+            // The reviewer the authorizer authenticated: the one the body names (else REVIEWER_MISMATCH).
             reviewer: String(body.reviewer ?? "reviewer"),
           }),
         ),

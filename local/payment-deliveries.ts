@@ -5,7 +5,8 @@
 // delivered again: at the next start, and by the sweep. Every delivery is idempotent (the settlement per claim, the
 // provider's idempotency key = the execution id), so a second one pays nothing twice. The file is rewritten with only
 // the due deliveries when it has grown well past them; a torn last line (a kill mid-write) is ignored.
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { replayJournalLines } from "./jsonl-journal.ts";
+import { closeSync, openSync, renameSync, writeSync } from "node:fs";
 import type { BusEvent } from "./eventbridge/server.ts";
 
 type Line = { op: "due"; event: BusEvent } | { op: "done"; id: string };
@@ -31,19 +32,11 @@ export interface PaymentDeliveries {
 
 /** The due deliveries of a journal file (a torn line is skipped). */
 export function readDeliveries(path: string): BusEvent[] {
-  if (!existsSync(path)) return [];
   const due = new Map<string, BusEvent>();
-  for (const text of readFileSync(path, "utf8").split("\n")) {
-    if (text.trim() === "") continue;
-    let line: Line;
-    try {
-      line = JSON.parse(text) as Line;
-    } catch {
-      continue;
-    }
+  replayJournalLines<Line>(path, (line) => {
     if (line.op === "due" && typeof line.event?.id === "string") due.set(line.event.id, line.event);
     else if (line.op === "done" && typeof line.id === "string") due.delete(line.id);
-  }
+  });
   return [...due.values()];
 }
 

@@ -6,7 +6,8 @@
 // `recovered()` gives them, in the order they were sent, to be sent again into the fresh queues. A message
 // being handled when the process died is delivered again, as after a visibility timeout on AWS; every
 // consumer is idempotent. The file is rewritten with only the live messages when it has grown well past them.
-import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { replayJournalLines } from "./jsonl-journal.ts";
+import { closeSync, existsSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 
 /** A message as journaled: the queue's name (URLs change with the port), its body and FIFO parameters (the pipeline sends no message attributes). */
 type JournaledMessage = {
@@ -51,21 +52,13 @@ const queueName = (url: unknown) => (typeof url === "string" ? url.slice(url.las
 
 /** Reads a journal file's live messages; a torn last line (the process died mid-write) is ignored. */
 export function readJournal(path: string): JournaledMessage[] {
-  if (!existsSync(path)) return [];
   const live = new Map<string, JournaledMessage>();
-  for (const text of readFileSync(path, "utf8").split("\n")) {
-    if (text.trim() === "") continue;
-    let line: Line;
-    try {
-      line = JSON.parse(text) as Line;
-    } catch {
-      continue;
-    }
+  replayJournalLines<Line>(path, (line) => {
     if (line.op === "send" && typeof line.id === "string" && typeof line.body === "string") {
       const { op: _op, ...message } = line;
       live.set(line.id, message);
     } else if (line.op === "del") live.delete(line.id);
-  }
+  });
   return [...live.values()];
 }
 
