@@ -9,19 +9,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, describe, it } from "vitest";
-import {
-  describeAuditLogContract,
-  describeClaimRepositoryContract,
-  describeContextStoreContract,
-  describeRefundLedgerContract,
-  describeReviewRepositoryContract,
-  describeServedViewContract,
-  describeSessionRepositoryContract,
-  describeSettlementRepositoryContract,
-  describeVerdictRepositoryContract,
-} from "./contract.test-kit.ts";
-import { createDynamoPorts } from "./dynamo-ports.ts";
-import { createTable, seedOrders } from "./table.ts";
+import { describeDynamoPortContracts } from "./contract-dynamo.test-kit.ts";
+import { createTable } from "./table.ts";
 import { motoAvailable, motoClientConfig, useMoto } from "./testing/moto.ts";
 
 const moto = useMoto();
@@ -45,40 +34,18 @@ function serialClient(endpoint: string): DynamoDBClient {
   return c;
 }
 
-async function newTable(): Promise<string> {
+async function newTable(): Promise<{ doc: DynamoDBDocumentClient; tableName: string }> {
   client ??= serialClient(moto.endpoint);
   doc ??= DynamoDBDocumentClient.from(client);
-  const name = `claims-moto-${++tables}`;
-  await createTable(client, name);
-  return name;
+  const tableName = `claims-moto-${++tables}`;
+  await createTable(client, tableName);
+  return { doc, tableName };
 }
-const ports = async () => {
-  const tableName = await newTable();
-  return createDynamoPorts({ client: doc!, tableName });
-};
 
 if (!motoAvailable()) {
   describe("the port contracts on moto (an independent DynamoDB)", () => {
     it.skip('skipped: moto_server is not installed (pip install "moto[server]")', () => undefined);
   });
 } else {
-  describeClaimRepositoryContract("moto", async () => (await ports()).claims);
-  describeSessionRepositoryContract("moto", async () => {
-    const { sessions, audit } = await ports();
-    return { repo: sessions, audit };
-  });
-  describeVerdictRepositoryContract("moto", async () => (await ports()).verdicts);
-  describeRefundLedgerContract("moto", async () => (await ports()).ledger);
-  describeAuditLogContract("moto", async () => (await ports()).audit);
-  describeServedViewContract("moto", async () => {
-    const { claims, audit } = await ports();
-    return { claims, audit };
-  });
-  describeReviewRepositoryContract("moto", async () => (await ports()).reviews);
-  describeSettlementRepositoryContract("moto", async () => (await ports()).settlements);
-  describeContextStoreContract("moto", async (orders) => {
-    const tableName = await newTable();
-    await seedOrders(doc!, tableName, orders);
-    return createDynamoPorts({ client: doc!, tableName }).orders;
-  });
+  describeDynamoPortContracts("moto", newTable);
 }
