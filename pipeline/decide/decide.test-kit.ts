@@ -1,5 +1,7 @@
 // Fixtures of the deciders' tests: the bundled policy's agent and orders, a registry that accepts the agent,
 // and claim records as the shells load them. No ports: the deciders take plain values.
+import { refundReviewId } from "../../core/kernel/settlement.ts";
+import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import { readFileSync } from "node:fs";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { parseConfig } from "../../core/claim/config.ts";
@@ -105,4 +107,37 @@ export function walkDecider<O, S>(
       step = decide(next.state, observed);
     }
   }
+}
+
+/**
+ * A refund that failed (expired card) with its review PENDING, as the refund-review deciders find it; `overrides`
+ * changes the claim's fields (order, amount, provider ref).
+ */
+export function failedSettlement(at: string, overrides: Partial<SettlementRecord> = {}): SettlementRecord {
+  return {
+    claim_id: "clm_1",
+    dfid: "dfid_clm_1",
+    order_id: "ord_001",
+    amount_eur: 50,
+    verdict_id: "vrd_1",
+    provider: "stripe",
+    execution_id: "exe_1",
+    status: "FAILED",
+    failure_reason: "expired_card",
+    requested_at: at,
+    updated_at: at,
+    attempts: [],
+    review: {
+      review_id: refundReviewId("exe_1"),
+      origin: "REFUND_FAILED",
+      execution_id: "exe_1",
+      status: "PENDING",
+      reason_code: "REFUND_FAILED",
+      reason: "The payment provider refused the refund: expired_card",
+      requested_at: at,
+    },
+    announced: "FAILED",
+    version: 3,
+    ...overrides,
+  };
 }

@@ -10,34 +10,10 @@ import {
   RefundReviewRequestSchema,
   refundReviewEffects,
 } from "./refund-failed.ts";
+import { failedSettlement } from "./decide.test-kit.ts";
 
 const AT = "2026-11-27T10:00:00.000Z";
-const failed: SettlementRecord = {
-  claim_id: "clm_1",
-  dfid: "dfid_clm_1",
-  order_id: "ord_1",
-  amount_eur: 50,
-  verdict_id: "vrd_1",
-  provider: "stripe",
-  execution_id: "exe_1",
-  status: "FAILED",
-  provider_ref: "re_1",
-  failure_reason: "expired_card",
-  requested_at: AT,
-  updated_at: AT,
-  attempts: [],
-  review: {
-    review_id: refundReviewId("exe_1"),
-    origin: "REFUND_FAILED",
-    execution_id: "exe_1",
-    status: "PENDING",
-    reason_code: "REFUND_FAILED",
-    reason: "The payment provider refused the refund: expired_card",
-    requested_at: AT,
-  },
-  announced: "FAILED",
-  version: 3,
-};
+const failed: SettlementRecord = failedSettlement(AT, { order_id: "ord_1", provider_ref: "re_1" });
 const closed = decidedSettlement(failed, "CLOSE", "ana", "customer paid by bank transfer", AT);
 const retried = decidedSettlement(failed, "RETRY", "ana", undefined, AT);
 const settled: SettlementRecord = { ...failed, status: "SETTLED", review: undefined };

@@ -2,38 +2,13 @@
 // the decision recorded on the settlement with a conditional write (a conflict read again), its effects performed
 // and marked performed; any other decision refused while the refund's review is pending.
 import { describe, expect, it } from "vitest";
-import { refundReviewId } from "../../core/kernel/settlement.ts";
 import type { SettlementRecord } from "../../core/kernel/settlement.ts";
-import { ACCEPTABLE, claimRecord, walkDecider } from "./decide.test-kit.ts";
+import { ACCEPTABLE, claimRecord, failedSettlement, walkDecider } from "./decide.test-kit.ts";
 import { decidePerformed, decideRefundReview, startPerformed, startRefundReview } from "./refund-review.ts";
 import type { Observation, Request } from "./requests.ts";
 
 const AT = "2026-11-27T10:00:00.000Z";
-const failed: SettlementRecord = {
-  claim_id: "clm_1",
-  dfid: "dfid_clm_1",
-  order_id: "ord_001",
-  amount_eur: 50,
-  verdict_id: "vrd_1",
-  provider: "stripe",
-  execution_id: "exe_1",
-  status: "FAILED",
-  failure_reason: "expired_card",
-  requested_at: AT,
-  updated_at: AT,
-  attempts: [],
-  review: {
-    review_id: refundReviewId("exe_1"),
-    origin: "REFUND_FAILED",
-    execution_id: "exe_1",
-    status: "PENDING",
-    reason_code: "REFUND_FAILED",
-    reason: "The payment provider refused the refund: expired_card",
-    requested_at: AT,
-  },
-  announced: "FAILED",
-  version: 3,
-};
+const failed: SettlementRecord = failedSettlement(AT);
 
 /** The settlement as each read finds it, in turn (the last one repeats); `conflicts`: updates that lose a race. */
 function walk(body: unknown, reads: (SettlementRecord | undefined)[], conflicts = 0, settlements = true) {
