@@ -9,12 +9,22 @@ export const BUS_NAME = "claims";
 export const RULE_PATTERNS = {
   /** Every verdict, for analytics and downstream consumers. */
   verdicts: { source: [KERNEL_SOURCE], "detail-type": [DETAIL_TYPES.verdict] },
-  /** What the human review queue follows: reviews requested and decided, ESCALATE verdicts and claims that need review. */
+  /**
+   * What the human review queue follows: reviews requested, opened (for notifications) and decided, ESCALATE
+   * verdicts and claims that need review.
+   */
   escalations: {
     source: [KERNEL_SOURCE],
     $or: [
       { "detail-type": [DETAIL_TYPES.verdict], detail: { verdict: ["ESCALATE"] } },
-      { "detail-type": [DETAIL_TYPES.review, DETAIL_TYPES.reviewRequested, DETAIL_TYPES.reviewDecided] },
+      {
+        "detail-type": [
+          DETAIL_TYPES.review,
+          DETAIL_TYPES.reviewRequested,
+          DETAIL_TYPES.reviewOpened,
+          DETAIL_TYPES.reviewDecided,
+        ],
+      },
     ],
   },
   /** Executed refunds, for the refund executor. */

@@ -283,6 +283,8 @@ export const SWEEP_RESERVE_SECONDS = 15;
  * deploy ships the pre-parsed policy (claims-policy.json, infra/policy.ts) with exactly these.
  */
 // sweep: it completes interrupted review decisions, and an approval runs the reject checks again with the agent's contract.
+// timer, refundExecutor, paymentWebhook: a review they open (a stalled claim, a failed refund) is announced with
+// when it is due under the policy (ReviewOpened, docs/reviews.md#the-desk).
 export const POLICY_FUNCTIONS = [
   "intakeExtract",
   "orchestrator",
@@ -291,6 +293,9 @@ export const POLICY_FUNCTIONS = [
   "reviewApi",
   "batch",
   "sweep",
+  "timer",
+  "refundExecutor",
+  "paymentWebhook",
 ] as const satisfies readonly FunctionKey[];
 
 /**

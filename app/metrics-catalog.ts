@@ -108,6 +108,13 @@ export const METRICS = {
     emittedBy: ["sweep"],
     description: "how long the oldest pending review has waited, every 5 minutes (0 when none)",
   },
+  OverdueReviews: {
+    unit: "Count",
+    dimensions: [["Flow"]],
+    emittedBy: ["sweep"],
+    description:
+      "pending reviews past their due_at (requested_at + the policy's review_due_days / review_due_hours), every 5 minutes (counted up to 1,000)",
+  },
   LlmCalls: {
     unit: "Count",
     dimensions: [["Task"]],

@@ -32,8 +32,17 @@ const AgentPolicySchema = z
     version: z.string().min(1),
     responsibility: ResponsibilityContractSchema,
     contract: ClaimsContractSchema,
-    /** `claims_bounds.second_approval_above_eur`: an APPROVE above it waits for a second reviewer (four eyes). */
-    review: z.object({ secondApprovalAboveEur: z.number().positive().optional() }).strict().optional(),
+    /**
+     * `claims_bounds.second_approval_above_eur`: an APPROVE above it waits for a second reviewer (four eyes);
+     * `review_due_days` / `review_due_hours`: how long a review may wait (`dueMs`).
+     */
+    review: z
+      .object({
+        secondApprovalAboveEur: z.number().positive().optional(),
+        dueMs: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -80,6 +80,13 @@ export const ROUTES = {
   "GET /reports": { method: "GET", path: "/reports", auth: "intake", fn: "intakeApi", tokenPage: true },
   "GET /reviews": { method: "GET", path: "/reviews", auth: "reviewer", fn: "reviewApi" },
   "POST /claims/{id}/review": { method: "POST", path: "/claims/{id}/review", auth: "reviewer", fn: "reviewApi" },
+  // The desk: a reviewer takes a review (a lease in their name), so two people do not work the same claim.
+  "POST /claims/{id}/review/take": {
+    method: "POST",
+    path: "/claims/{id}/review/take",
+    auth: "reviewer",
+    fn: "reviewApi",
+  },
   // The reviewers' page: constant HTML that holds no secret (it asks for the reviewer token and keeps it in the tab).
   "GET /review": { method: "GET", path: "/review", auth: "none", fn: "reviewApi" },
   // Open, for load balancers and uptime checks; it reveals nothing.

@@ -570,7 +570,9 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   };
   const refundDecision = (reviewer: string, decision: "RETRY" | "CLOSE"): Record<string, unknown> =>
     decision === "CLOSE"
-      ? { decision, reviewer, note: rng.pick(["refunded by bank transfer instead", "customer withdrew the claim"]) }
+      ? rng.chance(0.5)
+        ? { decision, reviewer, paid_out_of_band: true, note: "refunded by bank transfer instead" }
+        : { decision, reviewer, paid_out_of_band: false, note: "customer withdrew the claim" }
       : { decision, reviewer, ...(rng.chance(0.5) ? { note: "the customer updated the card" } : {}) };
   const decisionFor = (r: ReviewRecord, reviewer: string): Record<string, unknown> => {
     const note = rng.chance(0.3) ? { note: rng.pick(["checked with the customer", "photo attached 📷", ""]) } : {};

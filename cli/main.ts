@@ -25,7 +25,8 @@ import { checkFile, checkJson, formatCheck, ignoredSummary } from "./config-chec
 import type { CheckKind } from "./config-check.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
-import { startHttpFront } from "../local/http-front.ts";
+import { healthAnswer, startHttpFront } from "../local/http-front.ts";
+import { ORDER_API_RECHECK_MS, orderApiMonitorFromEnv } from "../local/order-api-monitor.ts";
 import { registerReviewCommands } from "./review.ts";
 import { registerReviewersCommands, reviewerSetup } from "./reviewers.ts";
 import { registerListCommand } from "./list.ts";
@@ -306,6 +307,8 @@ program
       const outageHoldMs = outageHoldFromEnv();
       const reportEvery = memoryReportSeconds();
       const check = llm.preflight ? await llm.preflight() : undefined;
+      // ORDER_SOURCE=http: the order API checked now and every ORDER_API_RECHECK_MS (GET /health says so while it fails).
+      const orders = await orderApiMonitorFromEnv(process.env);
       if (reviewerToken === apiToken)
         throw new CliError(
           "CLAIMS_REVIEWER_TOKEN must differ from CLAIMS_API_TOKEN: reviewers and intake use separate credentials",
@@ -340,9 +343,10 @@ program
         port: o.port,
         host: o.host,
         health: () =>
-          llm.unreachable?.() || stack.handlerThread?.llmUnreachable()
-            ? { status: "degraded", llm: "unreachable" }
-            : { status: "ok" },
+          healthAnswer({
+            llm: Boolean(llm.unreachable?.() || stack.handlerThread?.llmUnreachable()),
+            orders: orders?.unreachable() ?? false,
+          }),
         onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
       }).catch(async (e: unknown) => {
         await stack.stop();
@@ -399,6 +403,13 @@ program
               : `           serving degraded (GET /health says so): claims that need the model end NEEDS_REVIEW (${check.code}) until it answers; it is checked again every ${PREFLIGHT_RECHECK_MS / 1000} s`,
           );
       }
+      if (orders !== undefined) {
+        out(`  orders   the shop's order API at ${orders.url}${orders.first.ok ? " answers" : ""}`);
+        if (!orders.first.ok)
+          out(
+            `           serving degraded (GET /health says so): ${orders.first.problem}; claims wait for it up to ORDER_SOURCE_MAX_WAIT_S, then go to a person; it is checked again every ${ORDER_API_RECHECK_MS / 1000} s`,
+          );
+      }
       for (const m of config.reading.mappings) out(`  read as  ${m}`);
       if (config.reading.ignored.length > 0) out(`  ignored  ${ignoredSummary(config.reading.ignored)}`);
       out(
@@ -422,6 +433,7 @@ program
       });
       if (reporter) clearInterval(reporter);
       out(`${signal}: stopping the HTTP API, the pollers, the bus and the emulators…`);
+      orders?.stop();
       await front.stop();
       await stack.stop();
       out("Stopped.");

@@ -97,6 +97,12 @@ describe("claims reconcile", () => {
         executed("exe_a", 10),
         settled("exe_a", "RefundFailed", { failure_reason: "expired_card" }),
         decided("exe_a", "CLOSE", "exe_a"),
+        executed("exe_c", 30),
+        settled("exe_c", "RefundFailed"),
+        {
+          ...decided("exe_c", "CLOSE", "exe_c"),
+          detail: { ...decided("exe_c", "CLOSE", "exe_c").detail, paid_out_of_band: true },
+        },
         executed("exe_b", 20),
         settled("exe_b", "RefundFailed"),
         decided("exe_b", "RETRY", "exe_b2"),
@@ -107,8 +113,11 @@ describe("claims reconcile", () => {
     );
     expect(out.code).toBe(0);
     const body = JSON.parse(out.stdout) as { refunds: { execution_id: string; status: string }[]; totals: unknown };
-    expect(body.refunds.map((r) => [r.execution_id, r.status])).toEqual([["exe_b2", "SETTLED"]]);
-    expect(body.totals).toEqual({ settled_eur: 20, pending_eur: 0, failed_eur: 0 });
+    expect(body.refunds.map((r) => [r.execution_id, r.status])).toEqual([
+      ["exe_c", "PAID_OUT_OF_BAND"],
+      ["exe_b2", "SETTLED"],
+    ]);
+    expect(body.totals).toEqual({ settled_eur: 50, pending_eur: 0, failed_eur: 0 });
   });
 
   it("a pending refund fails only past the bound", async () => {

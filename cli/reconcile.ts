@@ -35,8 +35,13 @@ export function settlementFacts(lines: readonly JournalLine[]): SettlementFact[]
         ...(typeof d.retry_of === "string" ? { retry_of: d.retry_of } : {}),
       });
     else if (type === "ReviewDecided" && d.decision === "CLOSE")
-      // A reviewer closed the failed refund unpaid: it counts as not refunded.
-      facts.push({ kind: "closed", execution_id: d.execution_id, at });
+      // A reviewer closed the failed refund: paid out of band it counts as settled, otherwise as not refunded.
+      facts.push({
+        kind: "closed",
+        execution_id: d.execution_id,
+        at,
+        ...(d.paid_out_of_band === true ? { paid_out_of_band: true } : {}),
+      });
     else if (type === "RefundSettled" || type === "RefundFailed")
       facts.push({
         kind: type === "RefundSettled" ? "settled" : "failed",

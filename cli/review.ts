@@ -293,11 +293,14 @@ export function registerReviewCommands(program: Command): void {
   common(
     review
       .command("close <claimId>")
-      .description("close a refund the payment provider refused, unpaid: its reservation is released"),
+      .description(
+        "close a refund the payment provider refused: unpaid (its reservation is released), or --paid-out-of-band (kept: refunded); either way the order goes to a person next",
+      ),
   )
     .requiredOption("--note <text>", "why (recorded and published)")
-    .action(async (claimId: string, o: Common & { note: string }) => {
-      const body = { decision: "CLOSE", note: o.note };
+    .option("--paid-out-of-band", "the refund was paid another way (e.g. a bank transfer): it counts as refunded")
+    .action(async (claimId: string, o: Common & { note: string; paidOutOfBand?: boolean }) => {
+      const body = { decision: "CLOSE", paid_out_of_band: o.paidOutOfBand === true, note: o.note };
       process.exitCode = await postDecision(claimId, body, o);
     });
 }

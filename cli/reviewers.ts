@@ -5,9 +5,16 @@ import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { reviewerForToken, tokenSha256 } from "../functions/http/bearer.ts";
 import type { ReviewerCredential } from "../functions/http/bearer.ts";
-import { loadReviewers, REVIEWER_ID, writeReviewers } from "../local/auth/reviewers.ts";
+import {
+  loadReviewers,
+  REVIEWER_ID,
+  REVIEWERS_RECHECK_MS,
+  watchReviewers,
+  writeReviewers,
+} from "../local/auth/reviewers.ts";
 import type { OidcSettings } from "../local/auth/oidc.ts";
 import { CliError } from "./errors.ts";
+import { parseCents } from "../core/kernel/money.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -42,7 +49,7 @@ export function reviewerSetup(
   apiToken: string,
   env: Env = process.env,
 ): {
-  stack: { reviewers?: ReviewerCredential[]; reviewerOidc?: OidcSettings };
+  stack: { reviewers?: () => readonly ReviewerCredential[]; reviewerOidc?: OidcSettings };
   describe?: string;
 } {
   const oidc = oidcFrom(env);
@@ -64,9 +71,14 @@ export function reviewerSetup(
     throw new CliError(
       `CLAIMS_API_TOKEN is ${reviewerForToken(apiToken, reviewers)!.id}'s reviewer token too: reviewers and intake use separate credentials`,
     );
+  // Read again on use, at most every REVIEWERS_RECHECK_MS: `claims reviewers add|remove` takes effect without a restart.
+  const live = watchReviewers(file, {
+    onProblem: (message) => process.stderr.write(`  WARNING  ${message}\n`),
+  });
+  live();
   return {
-    stack: { reviewers },
-    describe: `  reviewers ${reviewers.length} named in ${file}: ${reviewers.map((r) => r.id).join(", ")}`,
+    stack: { reviewers: live },
+    describe: `  reviewers ${reviewers.length} named in ${file}: ${reviewers.map((r) => r.id).join(", ")} (changes to the file take effect within ${REVIEWERS_RECHECK_MS / 1000} s)`,
   };
 }
 
@@ -88,8 +100,12 @@ export function registerReviewersCommands(program: Command): void {
     .description("add a reviewer with a new random token, printed once (only its SHA-256 is stored)")
     .argument("<id>", "the reviewer's id, recorded on every decision they take")
     .option("--name <name>", "a display name")
+    .option(
+      "--max-approval <eur>",
+      "the most they approve alone, in EUR (above it their approval waits for a reviewer whose limit covers it)",
+    )
     .option(fileOption, fileHelp)
-    .action((id: string, o: { name?: string; reviewers?: string }) => {
+    .action((id: string, o: { name?: string; maxApproval?: string; reviewers?: string }) => {
       const file = fileOf(o);
       if (!REVIEWER_ID.test(id))
         throw new CliError(
@@ -103,10 +119,21 @@ export function registerReviewersCommands(program: Command): void {
         throw new CliError(
           `reviewer ${id} is already in ${file} (claims reviewers remove ${id} first to give them a new token)`,
         );
+      const max = o.maxApproval === undefined ? undefined : Number(o.maxApproval);
+      if (max !== undefined && !(max > 0 && parseCents(max).ok))
+        throw new CliError(`--max-approval ${JSON.stringify(o.maxApproval)}: a positive amount of EUR in whole cents`);
       const token = randomBytes(24).toString("base64url");
-      writeReviewers(file, [...list, { id, ...(name ? { name } : {}), token_sha256: tokenSha256(token) }]);
+      writeReviewers(file, [
+        ...list,
+        {
+          id,
+          ...(name ? { name } : {}),
+          token_sha256: tokenSha256(token),
+          ...(max !== undefined ? { max_approval: max } : {}),
+        },
+      ]);
       process.stdout.write(
-        `added reviewer ${id}${name ? ` (${name})` : ""} to ${file}\ntoken (shown once; only its SHA-256 is stored): ${token}\n`,
+        `added reviewer ${id}${name ? ` (${name})` : ""}${max !== undefined ? `, approving up to ${max.toFixed(2)} EUR alone,` : ""} to ${file}\ntoken (shown once; only its SHA-256 is stored): ${token}\n`,
       );
     });
   reviewers
@@ -117,11 +144,14 @@ export function registerReviewersCommands(program: Command): void {
       const file = fileOf(o);
       const list = loadReviewers(file);
       if (list.length === 0) process.stdout.write(`no reviewers in ${file}\n`);
-      for (const r of list) process.stdout.write(`${r.id}${r.name ? `\t${r.name}` : ""}\n`);
+      for (const r of list)
+        process.stdout.write(
+          `${r.id}${r.name ? `\t${r.name}` : ""}${r.max_approval !== undefined ? `\tmax_approval ${r.max_approval.toFixed(2)} EUR` : ""}\n`,
+        );
     });
   reviewers
     .command("remove")
-    .description("remove a reviewer: their token stops working at the next claims serve start")
+    .description("remove a reviewer: a running claims serve refuses their token within a second or two")
     .argument("<id>", "the reviewer's id")
     .option(fileOption, fileHelp)
     .action((id: string, o: { reviewers?: string }) => {

@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { RunIdError } from "./errors.ts";
+import { simulationIdProblem } from "../core/history/simulation.ts";
 import { parseAuditEvent } from "../core/integrity/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 
@@ -14,12 +15,7 @@ export function dataDirFrom(option: string | undefined, env: NodeJS.ProcessEnv =
 export function runDir(dataDir: string, simulationId: string): string {
   const runs = resolve(dataDir, "runs");
   const dir = resolve(runs, simulationId);
-  if (
-    !/^[A-Za-z0-9_.:-]{1,128}$/.test(simulationId) ||
-    simulationId === "." ||
-    simulationId === ".." ||
-    !dir.startsWith(runs + sep)
-  )
+  if (simulationIdProblem(simulationId) !== undefined || !dir.startsWith(runs + sep))
     throw new RunIdError(simulationId);
   return dir;
 }

@@ -247,7 +247,6 @@ describe("the tables that restate the app's manifest", () => {
     expect(found.slice(1)).toEqual([
       "4 links: kernel's links are Table, Bus; not its: LlmApiKey",
       "5 memory: timer's memory is 128 MB (app/functions.ts)",
-      "5 policy: timer does not read the policy",
     ]);
     const queues = table(
       "queue,consumer,kind,batch,receives before the DLQ",

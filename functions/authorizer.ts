@@ -47,7 +47,8 @@ export function createAuthorizerHandler(
 /**
  * The reviewers' authorizer over `getReviewers` (locally the reviewers file, or the one `reviewer` of
  * CLAIMS_REVIEWER_TOKEN): the bearer token must be one reviewer's; the answer's context names them
- * (`reviewer_id`, `reviewer_name`), which the review routes record as the decider.
+ * (`reviewer_id`, `reviewer_name`, and `reviewer_max_approval` when the file gives one), which the review routes
+ * record as the decider and hold to their approval limit.
  */
 export function createReviewerAuthorizerHandler(
   getReviewers: () => readonly ReviewerCredential[] | Promise<readonly ReviewerCredential[]>,
@@ -74,7 +75,11 @@ export function createReviewerAuthorizerHandler(
       return reviewer
         ? {
             isAuthorized: true,
-            context: { reviewer_id: reviewer.id, ...(reviewer.name ? { reviewer_name: reviewer.name } : {}) },
+            context: {
+              reviewer_id: reviewer.id,
+              ...(reviewer.name ? { reviewer_name: reviewer.name } : {}),
+              ...(reviewer.max_approval !== undefined ? { reviewer_max_approval: String(reviewer.max_approval) } : {}),
+            },
           }
         : { isAuthorized: false, context: {} };
     },

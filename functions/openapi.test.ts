@@ -84,6 +84,7 @@ describe("the OpenAPI document", () => {
       "amount_eur",
       "claim",
       "review_id",
+      "paid_out_of_band",
     ]);
   });
 

@@ -1,5 +1,5 @@
 // Reviewer HTTP API (API Gateway HTTP API, payload 2.0): the routes app/manifest.ts gives reviewApi —
-// GET /reviews and POST /claims/{id}/review (docs/http-api.md), behind the reviewer token, and the reviewers' page
+// GET /reviews, POST /claims/{id}/review and POST /claims/{id}/review/take (docs/http-api.md), behind the reviewer token, and the reviewers' page
 // GET /review (open: it holds no secret, it asks for the token). The decision rules
 // live in the pipeline (decideReview); the routes map requests and outcomes.
 import { productionDeps } from "./composition/compose.ts";
@@ -8,7 +8,7 @@ import { createApiHandler } from "./http/http.ts";
 import type { RouteHandler, RoutesOf } from "./http/http.ts";
 import { createLogger } from "./observability/logger.ts";
 import type { HandlerLogger } from "./observability/logger.ts";
-import { getReviewPage, getReviews, postReview } from "./http/review-routes.ts";
+import { getReviewPage, getReviews, postReview, postTake } from "./http/review-routes.ts";
 import { measured } from "./observability/metrics.ts";
 import type { HandlerMetrics } from "./observability/metrics.ts";
 
@@ -16,6 +16,7 @@ import type { HandlerMetrics } from "./observability/metrics.ts";
 const HANDLERS: Record<RoutesOf<"reviewApi">, RouteHandler> = {
   "GET /reviews": getReviews,
   "POST /claims/{id}/review": postReview,
+  "POST /claims/{id}/review/take": postTake,
   "GET /review": getReviewPage,
 };
 

@@ -102,7 +102,9 @@ export function createSweepHandler(
             examined: result.examined,
             budgetMs: settings.CLAIMS_SWEEP_BUDGET_MS,
           });
-        for (const record of await reviewBacklogRecords(d.reviews, d.clock.now())) metrics.emit(record);
+        // Past due: the policy's review_due_days / review_due_hours (docs/reviews.md#the-desk).
+        for (const record of await reviewBacklogRecords(d.reviews, d.clock.now(), 1_000, d.agent.review?.dueMs))
+          metrics.emit(record);
         return counts;
       },
   );

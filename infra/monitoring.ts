@@ -300,6 +300,17 @@ const reviewAlarms = [
     periods: 1,
     threshold: settings.alarms.reviewAgeHours * 3600,
   }),
+  alarm("ReviewsOverdue", {
+    description:
+      "A live review is past its due time (the policy's review_due_days / review_due_hours): take it at the review desk (GET /review) and decide it.",
+    namespace: NAMESPACE,
+    metricName: "OverdueReviews" satisfies MetricName,
+    dimensions: { service: METRICS_SERVICE, Flow: "live" },
+    statistic: "Maximum",
+    periodSeconds: FIVE_MINUTES,
+    periods: 1,
+    threshold: 1,
+  }),
 ];
 
 /** Every alarm of the app. */
@@ -391,6 +402,7 @@ const widgets = [
       ours("ReviewsDecided", { Flow: "live", Decision }, { label: `decided: ${Decision}` }),
     ),
     ours("PendingReviews", { Flow: "live" }, { stat: "Maximum", label: "pending" }),
+    ours("OverdueReviews", { Flow: "live" }, { stat: "Maximum", label: "overdue" }),
     ours("OldestPendingReviewAge", { Flow: "live" }, { stat: "Maximum", label: "oldest pending (s)", yAxis: "right" }),
   ]),
   widget(

@@ -387,6 +387,7 @@ describe("sst.config.ts wiring (stage test)", () => {
         "GET /openapi.json": "IntakeApi",
         "GET /reviews": "ReviewApi",
         "POST /claims/{id}/review": "ReviewApi",
+        "POST /claims/{id}/review/take": "ReviewApi",
         "GET /review": "ReviewApi",
         "POST /webhooks/stripe": "PaymentWebhook",
       });
@@ -584,6 +585,7 @@ describe("sst.config.ts wiring (stage test)", () => {
       "GET /reports": null,
       "GET /reviews": "Reviewers",
       "POST /claims/{id}/review": "Reviewers",
+      "POST /claims/{id}/review/take": "Reviewers",
       // The reviewers' page holds no secret: it asks for the reviewer token, which its API calls carry.
       "GET /review": null,
       "GET /health": null,
@@ -1195,7 +1197,7 @@ describe("alarms, their topic and the dashboard", () => {
     }
   });
 
-  it("alarms on the live review backlog (count for 15 minutes, oldest wait), thresholds from the deploy environment", async () => {
+  it("alarms on the live review backlog (count for 15 minutes, oldest wait, any overdue), thresholds from the deploy environment", async () => {
     const backlog = (rec: Recording) =>
       rec
         .ofType("aws.cloudwatch.MetricAlarm")
@@ -1220,14 +1222,24 @@ describe("alarms, their topic and the dashboard", () => {
         period: 300,
         evaluationPeriods: 1,
       }),
+      // Any live review past its due time (the policy's review_due_days / review_due_hours).
+      expect.objectContaining({
+        namespace: "ClaimsCrew/test",
+        metricName: "OverdueReviews",
+        dimensions: { service: METRICS_SERVICE, Flow: "live" },
+        statistic: "Maximum",
+        threshold: 1,
+        period: 300,
+        evaluationPeriods: 1,
+      }),
     ];
     expect(backlog(r)).toEqual(expected(20, 24 * 3600));
     const tuned = await evaluate("test", { CLAIMS_ALARM_REVIEW_BACKLOG: "5", CLAIMS_ALARM_REVIEW_AGE_HOURS: "4" });
     expect(backlog(tuned)).toEqual(expected(5, 4 * 3600));
   });
 
-  it("has exactly these alarms: 10 DLQs, 9 queue ages, errors and throttles of every deployed function, 10 routes, the API, 6 consumers, 2 on reviews", () => {
-    expect(alarms()).toHaveLength(10 + 9 + 2 * Object.keys(AWS_FUNCTIONS).length + 10 + 1 + 6 + 2);
+  it("has exactly these alarms: 10 DLQs, 9 queue ages, errors and throttles of every deployed function, 11 routes, the API, 6 consumers, 3 on reviews", () => {
+    expect(alarms()).toHaveLength(10 + 9 + 2 * Object.keys(AWS_FUNCTIONS).length + 11 + 1 + 6 + 3);
   });
 
   it("sends every function's metrics to the stage's namespace", () => {
@@ -1708,7 +1720,7 @@ describe("reviewers on AWS: the JWT authorizer of the review routes", () => {
 
   it("by default: a Cognito user pool (admin-created users only), its app client and the reviewers group; the review routes accept its tokens", async () => {
     const rec = await evaluate("test");
-    expect(REVIEW_ROUTES.sort()).toEqual(["GET /reviews", "POST /claims/{id}/review"]);
+    expect(REVIEW_ROUTES.sort()).toEqual(["GET /reviews", "POST /claims/{id}/review", "POST /claims/{id}/review/take"]);
     const pool = rec.get("sst.aws.CognitoUserPool", "Reviewers");
     expect(pool.args).toMatchObject({
       transform: { userPool: { adminCreateUserConfig: { allowAdminCreateUserOnly: true } } },

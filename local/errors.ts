@@ -104,3 +104,10 @@ export class RefundDeliveryError extends LocalStackError {
     super("REFUND_DELIVERY_FAILED", message);
   }
 }
+
+/** CLAIMS_REVIEW_WEBHOOK_URL is not a URL the webhook can be sent to. */
+export class ReviewWebhookSettingError extends LocalStackError {
+  constructor(message: string) {
+    super("REVIEW_WEBHOOK_SETTING", message);
+  }
+}

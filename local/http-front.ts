@@ -36,12 +36,24 @@ interface HttpFrontOptions {
   readonly host?: string;
   /** One line per request (method, path, status, ms). */
   readonly onRequest?: (line: { method: string; path: string; status: number; ms: number }) => void;
-  /** What `GET /health` answers (default: the function's `{ "status": "ok" }`); `claims serve` says whether the model answers. */
+  /** What `GET /health` answers (default: the function's `{ "status": "ok" }`); `claims serve` says whether the model and the order API answer. */
   readonly health?: () => HealthAnswer;
 }
 
-/** The body of `GET /health`: ok, or degraded while the configured model is unreachable. */
-export type HealthAnswer = { readonly status: "ok" } | { readonly status: "degraded"; readonly llm: "unreachable" };
+/** The body of `GET /health`: ok, or degraded naming what does not answer — the configured model, the shop's order API. */
+export type HealthAnswer =
+  | { readonly status: "ok" }
+  | { readonly status: "degraded"; readonly llm?: "unreachable"; readonly orders?: "unreachable" };
+
+/** `GET /health`'s answer from what does not answer now. */
+export function healthAnswer(down: { llm: boolean; orders: boolean }): HealthAnswer {
+  if (!down.llm && !down.orders) return { status: "ok" };
+  return {
+    status: "degraded",
+    ...(down.llm ? { llm: "unreachable" as const } : {}),
+    ...(down.orders ? { orders: "unreachable" as const } : {}),
+  };
+}
 
 /** A running HTTP front. */
 export interface HttpFront {

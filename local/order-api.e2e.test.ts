@@ -121,6 +121,39 @@ describe("claims serve with ORDER_SOURCE=http against the example order server",
     expect(webhook.status).toBe(404);
   });
 
+  it("checked the order API at start, and says ok on /health", async () => {
+    expect(serve.output()).toContain(`orders   the shop's order API at ${shop.url} answers`);
+    expect(await (await fetch(`${serve.url}/health`)).json()).toEqual({ status: "ok" });
+  });
+
+  it("says degraded on /health, and why at start, when the token is wrong (a second server beside the first)", async () => {
+    const wrong = await start(
+      ["bin/claims.mjs", "serve", "--port", "0", "--data-dir", join(dir, "data-wrong-token")],
+      {
+        CLAIMS_API_TOKEN: INTAKE_TOKEN,
+        LLM_PROVIDER: "rules",
+        CLAIMS_LOG_LEVEL: "ERROR",
+        ORDER_SOURCE: "http",
+        ORDER_API_URL: shop.url,
+        ORDER_API_TOKEN: "not-the-shops-token",
+        ORDER_API_TOKEN_FILE: "",
+      },
+      /(Ready) in \d+ ms/,
+    );
+    try {
+      expect(wrong.output()).toMatch(
+        /serving degraded \(GET \/health says so\): order API GET .*: answered HTTP 401: it refused the token \(check ORDER_API_TOKEN\)/,
+      );
+      expect(wrong.output()).not.toContain("not-the-shops-token");
+      const url = /listening on (http:\/\/\S+)/.exec(wrong.output())![1]!;
+      const health = await fetch(`${url}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: "degraded", orders: "unreachable" });
+    } finally {
+      await stop(wrong);
+    }
+  }, 120_000);
+
   it("decides on the API's orders: its category, and ORDER_NOT_FOUND for an order only the table has", () => {
     expect(views.accept).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
     expect(views.category).toMatchObject({ verdict: "REJECT", reason_code: "CATEGORY_NOT_ALLOWED" });

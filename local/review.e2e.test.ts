@@ -249,4 +249,23 @@ describe("reviews over HTTP", () => {
     expect((await serve.api("GET", "/reviews", undefined, { token: "not-a-reviewer-token-at-all" })).status).toBe(403);
     expect(serve.stdout()).toContain("reviewers 3 named in");
   });
+
+  it("takes a change of the reviewers file without a restart: a removed reviewer's token is refused within a few seconds", async () => {
+    const file = join(dataDir, "reviewers.yaml");
+    expect((await serve.api("GET", "/reviews?limit=1", undefined, { token: TOKENS.bob })).status).toBe(200);
+    writeReviewers(
+      file,
+      Object.entries(TOKENS)
+        .filter(([id]) => id !== "bob")
+        .map(([id, token]) => ({ id, token_sha256: tokenSha256(token) })),
+    );
+    // Polled up to a generous limit (a loaded machine): the server looks at the file again at most every second.
+    let status = 200;
+    for (let i = 0; i < 100 && status !== 403; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await serve.api("GET", "/reviews?limit=1", undefined, { token: TOKENS.bob })).status;
+    }
+    expect(status).toBe(403);
+    expect((await serve.api("GET", "/reviews?limit=1", undefined, { token: TOKENS.alice })).status).toBe(200);
+  });
 });

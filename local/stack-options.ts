@@ -49,10 +49,15 @@ export interface LocalStackOptions {
   readonly apiToken?: string;
   /** The reviewers' token (default: random); the intake token cannot decide reviews, and the reverse. */
   readonly reviewerToken?: string;
-  /** Named reviewers (the reviewers file); when absent, `reviewerToken` is the one reviewer `reviewer`. */
-  readonly reviewers?: readonly ReviewerCredential[];
+  /**
+   * Named reviewers (the reviewers file: a list, or the list as it is now — `watchReviewers`, so a change takes
+   * effect without a restart); when absent, `reviewerToken` is the one reviewer `reviewer`.
+   */
+  readonly reviewers?: readonly ReviewerCredential[] | (() => readonly ReviewerCredential[]);
   /** Reviewers from an OpenID Connect issuer instead: their JWTs verified as API Gateway's JWT authorizer does. */
   readonly reviewerOidc?: OidcSettings;
+  /** Where every ReviewOpened is POSTed (default CLAIMS_REVIEW_WEBHOOK_URL; "" for none). */
+  readonly reviewWebhookUrl?: string;
   /** Orders to seed (default: the config file's, dates resolved against `clock`). */
   readonly orders?: readonly Order[];
   readonly ids?: IdSource;

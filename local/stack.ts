@@ -49,6 +49,7 @@ import { asSqsEvent, createQueues, describeQueues, resendJournaled } from "./sta
 import { startHandlerThread } from "./handler-thread.ts";
 import type { HandlerThread } from "./handler-thread.ts";
 import { orderSourceSettingsFrom } from "../app/order-source.ts";
+import { REVIEW_WEBHOOK_RULE, reviewWebhookTarget, reviewWebhookUrlFrom } from "./review-webhook.ts";
 import { localOrderSourceSecrets } from "./order-source.ts";
 import { localPayments } from "./payment-provider.ts";
 import type { LocalHandlers, LocalStack, LocalStackOptions } from "./stack-options.ts";
@@ -119,6 +120,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         "handlerThread runs the consumers in a worker thread: wrapHandler, wrapDeps, wrapRefundDelivery, ids and onPollerError (functions) cannot go there",
       );
     const config = loadConfig(options.configPath, options.clock.now());
+    const reviewWebhookUrl =
+      options.reviewWebhookUrl === undefined
+        ? reviewWebhookUrlFrom(process.env)
+        : options.reviewWebhookUrl || undefined;
     // ORDER_SOURCE=http: the shop's order API, its token from ORDER_API_TOKEN or ORDER_API_TOKEN_FILE (docs/orders.md).
     const orderSource = orderSourceSettingsFrom(process.env).source;
     const orderSourceSecrets = localOrderSourceSecrets(orderSource, process.env);
@@ -198,7 +203,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       reviewerAuthorizer: options.reviewerOidc
         ? createJwtAuthorizer(options.reviewerOidc)
         : createReviewerAuthorizerHandler(
-            async () => options.reviewers ?? singleReviewer(await reviewerAuthorizerLinks.secret(LINKS.reviewerToken)),
+            async () =>
+              (typeof options.reviewers === "function" ? options.reviewers() : options.reviewers) ??
+              singleReviewer(await reviewerAuthorizerLinks.secret(LINKS.reviewerToken)),
             log("reviewerAuthorizer"),
           ),
       sweep: createSweepHandler(of("sweep"), log("sweep")),
@@ -222,6 +229,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
         { id: `local-${rule}` },
       );
+    }
+    // CLAIMS_REVIEW_WEBHOOK_URL: every ReviewOpened POSTed there, locally (docs/reviews.md#the-desk).
+    if (reviewWebhookUrl) {
+      emulators.bus.putRule(REVIEW_WEBHOOK_RULE.name, REVIEW_WEBHOOK_RULE.pattern, BUS_NAME);
+      emulators.bus.addTarget(REVIEW_WEBHOOK_RULE.name, reviewWebhookTarget(reviewWebhookUrl), {
+        id: "local-review-webhook",
+      });
     }
     // The payments rule delivers RefundExecuted (not a simulation's) to the refund executor, as its queue does on
     // AWS: a failed message is a failed delivery, retried by the bus and then dead-lettered (the local DLQ).

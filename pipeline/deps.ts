@@ -25,8 +25,8 @@ export interface AgentSettings {
   version: string;
   responsibility: ResponsibilityContract;
   contract: ClaimsContract;
-  /** How people decide what the kernel escalates: the four-eyes bound (docs/reviews.md). */
-  review?: { secondApprovalAboveEur?: number } | undefined;
+  /** How people decide what the kernel escalates: the four-eyes bound, how long a review may wait (docs/reviews.md). */
+  review?: { secondApprovalAboveEur?: number; dueMs?: number } | undefined;
   /** A second policy decided beside this one on every decision, recorded and never acted on (docs/backtest.md). */
   shadow?: Omit<AgentSettings, "shadow">;
 }

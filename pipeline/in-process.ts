@@ -24,6 +24,8 @@ import type { SubmitResult } from "./intake.ts";
 import { handleProposal } from "./kernel-service.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
+import { withReviewOpened } from "./review-opened.ts";
+import { DEFAULT_REVIEW_DUE_MS } from "../core/kernel/review.ts";
 
 /** Sequential ids `prefix_000001`, for tests and deterministic runs. */
 export function sequentialIds(seed = ""): IdSource {
@@ -62,7 +64,8 @@ export function createInProcessPipeline(opts: InProcessOptions) {
     sessions: createInMemorySessionRepository(opts.overrides?.audit ?? audit),
     verdicts,
     queues,
-    publisher,
+    // A ReviewOpened beside each ReviewRequested, as the composed functions publish (pipeline/review-opened.ts).
+    publisher: withReviewOpened(publisher, () => opts.agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS),
     audit,
     ledger: createInMemoryRefundLedger(),
     reviews: createInMemoryReviewRepository(),

@@ -148,6 +148,7 @@ describe("handleProposal redelivery", () => {
     expect(p.publisher.published.map((e) => [e.detailType, verdictIdOf(e)])).toEqual([
       ["ClaimVerdict", first.record.verdict_id],
       ["ReviewRequested", undefined],
+      ["ReviewOpened", undefined],
     ]);
     expect(await p.deps.reviews.getReview("clm_k")).toMatchObject({
       origin: "ESCALATE",

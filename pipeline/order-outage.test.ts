@@ -115,7 +115,11 @@ describe("an order API that cannot answer", () => {
       status: "PENDING",
       reason_code: "ORDER_SOURCE_UNAVAILABLE",
     });
-    expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+    expect(p.publisher.published.map((e) => e.detailType)).toEqual([
+      "ClaimNeedsReview",
+      "ReviewRequested",
+      "ReviewOpened",
+    ]);
     const needsReview = p.auditEvents().find((e) => e.event_type === "CLAIM_NEEDS_REVIEW");
     expect(needsReview?.details).toMatchObject({ reason_code: "ORDER_SOURCE_UNAVAILABLE", waited_ms: WAIT_MS });
     expect(p.verdicts.all()).toEqual([]);

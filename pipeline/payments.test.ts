@@ -94,7 +94,7 @@ describe("paying a RefundExecuted", () => {
       failure_reason: "expired_card: The card has expired.",
       review: { review_id: refundReviewId("exe_1"), origin: "REFUND_FAILED", status: "PENDING" },
     });
-    expect(publisher.published.map((e) => e.detailType)).toEqual(["RefundFailed"]);
+    expect(publisher.published.map((e) => e.detailType)).toEqual(["RefundFailed", "ReviewOpened"]);
   });
 
   it("an order without payment_ref fails without calling Stripe", async () => {

@@ -3,7 +3,8 @@
 // RefundSettled / RefundFailed once (where settlements are kept is ports.ts's SettlementRepository). load -> decide
 // (core/kernel/settlement.ts) -> perform.
 import { auditEvent } from "../core/history/audit-events.ts";
-import { busEntry } from "../core/kernel/events.ts";
+import { busEntry, reviewOpenedDetail } from "../core/kernel/events.ts";
+import { DEFAULT_REVIEW_DUE_MS } from "../core/kernel/review.ts";
 import type { RefundExecutedDetail, RefundSettlementDetail } from "../core/kernel/events.ts";
 import { applyProviderUpdate, refundReviewId } from "../core/kernel/settlement.ts";
 import type {
@@ -87,6 +88,8 @@ export type PaymentDeps = {
   readonly publisher: EventPublisher;
   readonly audit: Pick<AuditLog, "appendAll">;
   readonly clock: Clock;
+  /** How long a failed refund's review may wait (the policy's review_due_days / _hours; default 2 days). */
+  readonly reviewDueMs?: () => number;
 };
 
 /** The audit flow of a claim's settlement: its own DFID, so the claim's decision flow (and its replay) is unchanged. */
@@ -203,7 +206,7 @@ export function settlementDetail(record: SettlementRecord): RefundSettlementDeta
  * and detail-type).
  */
 export async function announce(
-  deps: Pick<PaymentDeps, "settlements" | "audit" | "publisher" | "clock">,
+  deps: Pick<PaymentDeps, "settlements" | "audit" | "publisher" | "clock" | "reviewDueMs">,
   record: SettlementRecord,
 ): Promise<void> {
   if (record.status === "PENDING" || record.announced === record.status) return;
@@ -220,8 +223,31 @@ export async function announce(
           details: { ...detail, review_id: record.review?.review_id ?? refundReviewId(record.execution_id) },
         }),
   ]);
+  // A failure opens the refund's own review: ReviewOpened tells people it waits (docs/reviews.md#the-desk).
+  const review = record.status === "FAILED" ? record.review : undefined;
   await deps.publisher.publish([
     record.status === "SETTLED" ? busEntry("RefundSettled", detail) : busEntry("RefundFailed", detail),
+    ...(review && review.execution_id === record.execution_id
+      ? [
+          busEntry(
+            "ReviewOpened",
+            reviewOpenedDetail(
+              {
+                review_id: review.review_id,
+                claim_id: record.claim_id,
+                dfid: record.dfid,
+                origin: review.origin,
+                reason_code: review.reason_code,
+                reason: review.reason,
+                order_id: record.order_id,
+                amount_eur: record.amount_eur,
+                requested_at: review.requested_at,
+              },
+              deps.reviewDueMs?.() ?? DEFAULT_REVIEW_DUE_MS,
+            ),
+          ),
+        ]
+      : []),
   ]);
   const fresh = await deps.settlements.get(record.claim_id);
   if (!fresh || fresh.status !== record.status || fresh.execution_id !== record.execution_id) return;

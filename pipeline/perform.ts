@@ -1,6 +1,7 @@
 // Performs effects through the ports, in order; consecutive agent steps go out as one batch, and the
 // audit events of a list are appended together where the first of them stands (one stored item). Performs what a
 // decider asks (a read, a conditional write) and runs a decider to its outcome: the shells' one loop.
+import { approvedAloneOnOrder } from "./approved-alone.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
 import { announce } from "./payments.ts";
@@ -160,6 +161,13 @@ async function answer(request: Request, ports: RequestPorts): Promise<Observatio
       return { kind: "release_customer" };
     case "review":
       return { kind: "review", review: await ports.reviews.getReview(request.claimId) };
+    case "approved_alone": {
+      const { orderId, scope, reviewer, exceptClaimId } = request;
+      return {
+        kind: "approved_alone",
+        ...(await approvedAloneOnOrder(ports, { orderId, scope, reviewer, exceptClaimId })),
+      };
+    }
     case "review_update": {
       const { changed, review } = await ports.reviews.updateReview(request.review);
       return { kind: "review_update", changed, review };

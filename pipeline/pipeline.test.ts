@@ -248,7 +248,11 @@ describe("the in-process pipeline with the rules model", () => {
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("NEEDS_REVIEW");
     expect(record?.reason_code).toBe("CREW_FAILED");
-    expect(p.publisher.published.map((e) => e.detailType)).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+    expect(p.publisher.published.map((e) => e.detailType)).toEqual([
+      "ClaimNeedsReview",
+      "ReviewRequested",
+      "ReviewOpened",
+    ]);
     expect(p.auditEvents().some((e) => e.event_type === "CREW_FAILED")).toBe(true);
   });
 

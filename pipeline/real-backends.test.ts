@@ -114,7 +114,7 @@ describe("a model that cannot be reached", () => {
       const { record, published } = await decide(guarded.port, body);
       expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "LLM_UNREACHABLE" });
       expect(record?.reason).toContain(`LLM endpoint ${url} (model gemma3:4b) is unreachable: ECONNREFUSED`);
-      expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+      expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested", "ReviewOpened"]);
     }
   });
 
@@ -141,7 +141,7 @@ describe("a slow or failing model", () => {
     const llm = await backend({ analyst: () => ({ kind: "stall" }), fixer: () => ({ kind: "stall" }) }, 200);
     const { record, published } = await decide(llm);
     expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CREW_FAILED" });
-    expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+    expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested", "ReviewOpened"]);
   });
 
   it("500s then success: the retries carry the claim to its decision", async () => {
@@ -211,7 +211,7 @@ describe("a model that answers badly", () => {
     });
     const { record, published } = await decide(llm);
     expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CREW_FAILED" });
-    expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+    expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested", "ReviewOpened"]);
   });
 
   it("a schema-valid garbled proposal (confidence 1) fails the self-check, gets one repair round, then goes to review, never REJECT ORDER_NOT_FOUND", async () => {
@@ -220,7 +220,7 @@ describe("a model that answers badly", () => {
     const { record, published, p } = await decide(llm);
     expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIMS_SELF_CHECK_FAILED" });
     expect(record?.reason).toMatch(/Order id "\)" is not the claim's order id "ord_001"/);
-    expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+    expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested", "ReviewOpened"]);
     const checks = p.auditEvents().filter((e) => e.event_type === "CLAIMS_SELF_CHECK_FAILED");
     expect(checks.map((e) => e.state)).toEqual(["RUNNING", "NEEDS_REVIEW"]);
     const repair = server!.requests.filter((r) => roleOf(r) === "decision")[1]!.body as {
@@ -256,6 +256,6 @@ describe("a model that answers badly", () => {
     const llm = await backend({ extract: () => chatCompletion(JSON.stringify({ ...EXTRACTION, amount_eur: 450 })) });
     const { record, published } = await decide(llm, { claim_text: TEXT });
     expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "AMOUNT_NOT_IN_TEXT" });
-    expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+    expect(published).toEqual(["ClaimNeedsReview", "ReviewRequested", "ReviewOpened"]);
   });
 });

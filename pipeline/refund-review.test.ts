@@ -104,7 +104,9 @@ describe("RETRY of a failed refund", () => {
     expect(p.auditEvents().filter((e) => e.event_type === "REVIEW_DECIDED")).toHaveLength(1);
     await execute();
     expect(pays.calls).toHaveLength(2);
-    expect(await decideReview("clm_pay", { decision: "CLOSE", note: "x" }, p.deps, ana)).toMatchObject({
+    expect(
+      await decideReview("clm_pay", { decision: "CLOSE", paid_out_of_band: false, note: "x" }, p.deps, ana),
+    ).toMatchObject({
       ok: false,
       status: 409,
       code: "REVIEW_ALREADY_DECIDED",
@@ -123,34 +125,62 @@ describe("RETRY of a failed refund", () => {
 });
 
 describe("CLOSE of a failed refund", () => {
-  it("needs a note, releases the reservation, does not bind the order, and counts nothing as refunded", async () => {
+  const next = { order_id: "ord_001", amount_eur: 40, category: "electronics", reason: "Charger missing" };
+
+  it("needs a note and paid_out_of_band; unpaid it releases the reservation, counts nothing as refunded, and binds the order", async () => {
     const { p, invariants } = await failedRefund();
-    expect(await decideReview("clm_pay", { decision: "CLOSE" }, p.deps, ana)).toMatchObject({
+    expect(await decideReview("clm_pay", { decision: "CLOSE", paid_out_of_band: false }, p.deps, ana)).toMatchObject({
       ok: false,
       status: 400,
       code: "NOTE_REQUIRED",
     });
+    expect(await decideReview("clm_pay", { decision: "CLOSE", note: "customer withdrew" }, p.deps, ana)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: "INVALID_INPUT",
+    });
     expect((await p.deps.ledger.get("ord_001"))?.claims).toHaveProperty("clm_pay");
-    const answer = await decideReview("clm_pay", { decision: "CLOSE", note: "paid by bank transfer" }, p.deps, ana);
+    const body = { decision: "CLOSE", paid_out_of_band: false, note: "customer withdrew" };
+    const answer = await decideReview("clm_pay", body, p.deps, ana);
     expect(answer).toMatchObject({
       ok: true,
-      body: { executed: false, review: { status: "CLOSED", note: "paid by bank transfer", reviewer: "ana" } },
+      body: { executed: false, review: { status: "CLOSED", note: "customer withdrew", reviewer: "ana" } },
     });
     const entry = await p.deps.ledger.get("ord_001");
     expect(entry?.claims ?? {}).not.toHaveProperty("clm_pay");
     expect(entry?.refunded_cents ?? 0).toBe(0);
-    expect(entry?.decisions ?? []).toEqual([]);
-    // A repeat answers the same and releases nothing more; another claim on the order is refunded automatically.
-    expect(await decideReview("clm_pay", { decision: "CLOSE", note: "paid by bank transfer" }, p.deps, ana)).toEqual(
-      answer,
-    );
-    const { record } = await p.decide(
-      { claim: { order_id: "ord_001", amount_eur: 40, category: "electronics", reason: "Charger missing" } },
-      { claimId: "clm_next" },
-    );
-    expect(record?.verdict).toBe("ACCEPT");
+    expect(entry?.decisions).toEqual([{ claim_id: "clm_pay", decision: "CLOSE", paid_out_of_band: false }]);
+    // A repeat answers the same and releases nothing more; the next claim on the order goes to a person.
+    expect(await decideReview("clm_pay", body, p.deps, ana)).toEqual(answer);
+    const { record } = await p.decide({ claim: next }, { claimId: "clm_next" });
+    expect(record).toMatchObject({ verdict: "ESCALATE", reason_code: "PRIOR_DECISION_ON_ORDER" });
     expect(invariants().violations).toEqual([]);
-    expect(invariants().refundedCents).toBe(4000);
+    expect(invariants().refundedCents).toBe(0);
+  });
+
+  it("paid out of band keeps the reservation (counted as refunded) and sends the next claim on the order to a person", async () => {
+    const { p, invariants } = await failedRefund();
+    const reserved = (await p.deps.ledger.get("ord_001"))!.refunded_cents;
+    expect(reserved).toBeGreaterThan(0);
+    const body = { decision: "CLOSE", paid_out_of_band: true, note: "refunded by bank transfer" };
+    const answer = await decideReview("clm_pay", body, p.deps, ana);
+    expect(answer).toMatchObject({ ok: true, body: { executed: false, review: { status: "CLOSED" } } });
+    const entry = await p.deps.ledger.get("ord_001");
+    expect(entry?.claims).toHaveProperty("clm_pay");
+    expect(entry?.refunded_cents).toBe(reserved);
+    expect(entry?.decisions).toEqual([{ claim_id: "clm_pay", decision: "CLOSE", paid_out_of_band: true }]);
+    const decided = p.publisher.published.filter((e) => e.detailType === "ReviewDecided").at(-1)?.detail;
+    expect(decided).toMatchObject({ decision: "CLOSE", paid_out_of_band: true });
+    // Changing one's mind is a different decision: refused.
+    expect(await decideReview("clm_pay", { ...body, paid_out_of_band: false }, p.deps, ana)).toMatchObject({
+      ok: false,
+      status: 409,
+      code: "REVIEW_ALREADY_DECIDED",
+    });
+    const { record } = await p.decide({ claim: next }, { claimId: "clm_next" });
+    expect(record).toMatchObject({ verdict: "ESCALATE", reason_code: "PRIOR_DECISION_ON_ORDER" });
+    expect(invariants().violations).toEqual([]);
+    expect(invariants().refundedCents).toBe(reserved);
   });
 });
 
@@ -169,9 +199,14 @@ describe("a RETRY / CLOSE a crash interrupted, never repeated (found by npm run 
           },
         },
       };
-      await expect(decideReview("clm_pay", { decision, note: "paid by bank transfer" }, dying, ana)).rejects.toThrow(
-        "the process died",
-      );
+      await expect(
+        decideReview(
+          "clm_pay",
+          { decision, note: "paid by bank transfer", ...(decision === "CLOSE" ? { paid_out_of_band: true } : {}) },
+          dying,
+          ana,
+        ),
+      ).rejects.toThrow("the process died");
       crash = false;
       expect((await settlements.get("clm_pay"))?.review).toMatchObject({ decision });
       expect((await settlements.get("clm_pay"))?.review?.performed).toBeUndefined();
@@ -199,7 +234,14 @@ describe("a decision on a failure whose RefundFailed a crash kept from going out
         p.publisher.published.findIndex((e) => e.detailType === "RefundFailed"),
         1,
       );
-      expect(await decideReview("clm_pay", { decision, note: "paid by bank transfer" }, p.deps, ana)).toMatchObject({
+      expect(
+        await decideReview(
+          "clm_pay",
+          { decision, note: "paid by bank transfer", ...(decision === "CLOSE" ? { paid_out_of_band: true } : {}) },
+          p.deps,
+          ana,
+        ),
+      ).toMatchObject({
         ok: true,
       });
       const types = p.publisher.published.map((e) => e.detailType);
@@ -224,7 +266,7 @@ describe("what else the refund review answers", () => {
       { claimId: "clm_esc" },
     );
     expect(record?.verdict).toBe("ESCALATE");
-    for (const body of [{ decision: "RETRY" }, { decision: "CLOSE", note: "x" }])
+    for (const body of [{ decision: "RETRY" }, { decision: "CLOSE", paid_out_of_band: false, note: "x" }])
       expect(await decideReview("clm_esc", body, p.deps, ana)).toMatchObject({
         ok: false,
         status: 409,

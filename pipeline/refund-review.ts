@@ -2,7 +2,8 @@
 // shell of pipeline/decide/refund-review.ts (load the claim's settlement -> decide -> record the decision on the
 // settlement with a conditional write -> perform its effects), and the sweep's repair of a decision a crash cut short.
 import type { SettlementRecord } from "../core/kernel/settlement.ts";
-import type { ReviewerIdentity } from "../core/kernel/review.ts";
+import { deskFields } from "../core/kernel/review.ts";
+import type { ReviewDesk, ReviewerIdentity } from "../core/kernel/review.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import { decidePerformed, decideRefundReview, startPerformed, startRefundReview } from "./decide/refund-review.ts";
 import type { RefundReviewResult } from "./decide/refund-review.ts";
@@ -47,7 +48,11 @@ export async function repairRefundReviews(deps: RefundReviewDeps): Promise<numbe
  * A failed refund's pending review as `GET /reviews` lists it: the claim, its order and the amount, the failed
  * execution, the provider, its reference for the refund (when it gave one) and its reason.
  */
-export function refundReviewListItem(s: SettlementRecord): Record<string, unknown> {
+export function refundReviewListItem(
+  s: SettlementRecord,
+  desk?: ReviewDesk,
+  retryBlocked?: string,
+): Record<string, unknown> {
   const review = s.review!;
   return {
     review_id: review.review_id,
@@ -60,10 +65,13 @@ export function refundReviewListItem(s: SettlementRecord): Record<string, unknow
     order_id: s.order_id,
     amount_eur: s.amount_eur,
     requested_at: review.requested_at,
+    ...deskFields(review, desk),
     execution_id: review.execution_id,
     provider: s.provider,
     ...(s.provider_ref !== undefined ? { provider_ref: s.provider_ref } : {}),
     ...(s.failure_reason !== undefined ? { failure_reason: s.failure_reason } : {}),
+    // Whether a RETRY can succeed with the order as the shop has it now (the page offers Retry only then).
+    retry: retryBlocked === undefined ? { possible: true } : { possible: false, reason: retryBlocked },
     approvals: [],
   };
 }

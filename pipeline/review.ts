@@ -6,7 +6,6 @@
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { reviewFacts } from "../core/kernel/review.ts";
 import type { ReviewContext, ReviewerIdentity, ReviewRecord, ReviewStatus } from "../core/kernel/review.ts";
-import { OrderDataError } from "../core/integrity/index.ts";
 import { customerLimitsCents, windowTotals } from "../core/kernel/customer-window.ts";
 import { proposalOutputOf } from "../core/claim/proposal-output.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -14,6 +13,10 @@ import { decideReview as decideReviewStep, startReview, startReviewRepair } from
 import type { ReviewPolicy, ReviewResult, ReviewState } from "./decide/review.ts";
 import type { Observation } from "./decide/requests.ts";
 import { refundReviewListItem } from "./refund-review.ts";
+import { refundRetryBlocked } from "../core/kernel/settlement.ts";
+import { readOrdersBounded } from "./order-reads.ts";
+import type { OrderRead } from "./order-reads.ts";
+import { reviewDesk } from "./review-desk.ts";
 import { runDecider } from "./perform.ts";
 import { pendingReviewKey, reviewListKey } from "./ports.ts";
 
@@ -72,7 +75,13 @@ type ReviewListEntry = { review: ReviewRecord; context: ReviewContext };
  * by reviewListKey, merged, and `limit` of them make the page, so one cursor pages through both.
  */
 export async function listReviews(
-  query: { status?: ReviewStatus; limit?: number; cursor?: string },
+  query: {
+    status?: ReviewStatus;
+    limit?: number;
+    cursor?: string;
+    /** The bounds of the page's order reads (default LISTING_ORDER_READS). */
+    orderReads?: Parameters<typeof readOrdersBounded>[2];
+  },
   deps: Pick<PipelineDeps, "reviews" | "claims" | "verdicts" | "orders" | "ledger" | "settlements" | "agent" | "clock">,
 ): Promise<{ items: ReviewListEntry[]; refundReviews: Record<string, unknown>[]; nextCursor?: string }> {
   const status = query.status ?? "PENDING";
@@ -90,32 +99,42 @@ export async function listReviews(
   ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const page = merged.slice(0, limit);
   const more = merged.length > limit || claimPage.nextCursor !== undefined || refundPage.nextCursor !== undefined;
-  const items = await Promise.all(
-    page
-      .flatMap((x) => ("review" in x ? [x.review] : []))
-      .map(async (review): Promise<ReviewListEntry> => {
-        const key = proposalKey(review.proposal);
-        const [record, verdict, facts] = await Promise.all([
-          deps.claims.getClaim(review.claim_id),
-          key ? deps.verdicts.getVerdict(key) : undefined,
-          factsOf(review, deps),
-        ]);
-        const context: ReviewContext = {
-          ...(record?.claim ? { claim: record.claim } : {}),
-          ...(record && "claim_text" in record.input ? { claimText: record.input.claim_text } : {}),
-          ...(record?.label ? { label: record.label } : {}),
-          // The claim keeps its proposal from its final update on; an escalation's review (opened just before that
-          // update) carries the proposal it was decided on, so the listing shows it even in between.
-          ...proposalOf(record, review),
-          ...(verdict && verdict.claim_id === review.claim_id
-            ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } }
-            : {}),
-          facts,
-        };
-        return { review, context };
-      }),
+  const reviews = page.flatMap((x) => ("review" in x ? [x.review] : []));
+  const settlements = page.flatMap((x) => ("settlement" in x ? [x.settlement] : []));
+  // The page's orders, each read once, bounded in count and time: one the shop cannot serve shows on its own item.
+  const orders = await readOrdersBounded(
+    deps.orders,
+    [...reviews.flatMap((r) => (r.order_id ? [r.order_id] : [])), ...settlements.map((s) => s.order_id)],
+    query.orderReads ?? {},
   );
-  const refundReviews = page.flatMap((x) => ("settlement" in x ? [refundReviewListItem(x.settlement)] : []));
+  const items = await Promise.all(
+    reviews.map(async (review): Promise<ReviewListEntry> => {
+      const key = proposalKey(review.proposal);
+      const [record, verdict, facts] = await Promise.all([
+        deps.claims.getClaim(review.claim_id),
+        key ? deps.verdicts.getVerdict(key) : undefined,
+        factsOf(review, review.order_id ? orders.get(review.order_id) : undefined, deps),
+      ]);
+      const context: ReviewContext = {
+        ...(record?.claim ? { claim: record.claim } : {}),
+        ...(record && "claim_text" in record.input ? { claimText: record.input.claim_text } : {}),
+        ...(record?.label ? { label: record.label } : {}),
+        // The claim keeps its proposal from its final update on; an escalation's review (opened just before that
+        // update) carries the proposal it was decided on, so the listing shows it even in between.
+        ...proposalOf(record, review),
+        ...(verdict && verdict.claim_id === review.claim_id
+          ? { verdict: { verdict: verdict.record.verdict, layer: verdict.layer, checks: verdict.checks } }
+          : {}),
+        facts,
+      };
+      return { review, context };
+    }),
+  );
+  const refundReviews = settlements.map((settlement) => {
+    const read = orders.get(settlement.order_id);
+    const order = read && "order" in read ? read.order : undefined;
+    return refundReviewListItem(settlement, reviewDesk(deps), refundRetryBlocked(settlement.provider, order));
+  });
   return { items, refundReviews, ...(more && page.length > 0 ? { nextCursor: page.at(-1)!.key } : {}) };
 }
 
@@ -126,21 +145,18 @@ function proposalOf(record: ClaimRecord | undefined, review: ReviewRecord): { pr
 }
 
 /**
- * The order facts of a review (reviewFacts): the order, its ledger entry, and the other claims the ledger knows
- * on it (refunded or under review), each read as it stands. An order that cannot be read shows no order.
+ * The order facts of a review (reviewFacts): the order as the listing read it, its ledger entry, and the other
+ * claims the ledger knows on it (refunded or under review), each read as it stands. An order that could not be
+ * read shows as `order: null` with why (`order_unread`).
  */
 async function factsOf(
   review: ReviewRecord,
-  deps: Pick<PipelineDeps, "claims" | "orders" | "ledger" | "agent" | "clock">,
+  read: OrderRead | undefined,
+  deps: Pick<PipelineDeps, "claims" | "ledger" | "agent" | "clock">,
 ): Promise<Record<string, unknown>> {
   if (!review.order_id) return reviewFacts({ others: [] });
-  const [order, ledger] = await Promise.all([
-    deps.orders.getOrder(review.order_id).catch((error: unknown) => {
-      if (error instanceof OrderDataError) return undefined;
-      throw error;
-    }),
-    deps.ledger.get(review.order_id, review.simulation_id),
-  ]);
+  const order = read && "order" in read ? read.order : undefined;
+  const ledger = await deps.ledger.get(review.order_id, review.simulation_id);
   const ids = [...new Set([...Object.keys(ledger?.claims ?? {}), ...(ledger?.pending_reviews ?? [])])].filter(
     (id) => id !== review.claim_id,
   );
@@ -160,6 +176,7 @@ async function factsOf(
   const customerWindow = order ? await customerWindowFacts(order.customer_id, review.simulation_id, deps) : undefined;
   return reviewFacts({
     ...(order ? { order } : {}),
+    ...(read && "unread" in read ? { orderUnread: read.unread } : {}),
     ...(ledger ? { ledger } : {}),
     others,
     ...(customerWindow ? { customerWindow } : {}),

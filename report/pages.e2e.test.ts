@@ -559,7 +559,7 @@ describe("the served-claims report without a browser", () => {
  */
 async function startOrderApi(
   token: string,
-  orders: { order_id: string; amount: number; payment_ref: string }[],
+  orders: { order_id: string; amount: number; payment_ref?: string }[],
 ): Promise<{ url: string; close(): Promise<void> }> {
   const purchased = new Date(Date.now() - 3 * 86_400_000).toISOString();
   const server = createServer((req, res) => {
@@ -624,6 +624,8 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
       { order_id: "ord_001", amount: 299.99, payment_ref: "pi_later" },
       { order_id: "ord_006", amount: 299.99, payment_ref: "pi_declined" },
       { order_id: "ord_009", amount: 500, payment_ref: "pi_declined" },
+      // An order the shop keeps without the payment: its refund cannot be paid, nor retried until the shop fixes it.
+      { order_id: "ord_012", amount: 100 },
     ]);
     const file = join(payDir, "reviewers.yaml");
     writeReviewers(file, [
@@ -648,6 +650,7 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
       webhook: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Dead on arrival" },
       declined: { order_id: "ord_006", amount_eur: 100, category: "electronics", reason: "The fan rattles" },
       raced: { order_id: "ord_009", amount_eur: 100, category: "electronics", reason: "Broken hinge" },
+      noRef: { order_id: "ord_012", amount_eur: 50, category: "electronics", reason: "Arrived scratched" },
     };
     for (const [name, claim] of Object.entries(claims)) {
       const res = await pay.api(
@@ -711,7 +714,7 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
       unknown
     >[];
     const shown = await page.$$eval("article", (as) => as.map((a) => a.getAttribute("data-claim-id")));
-    expect(shown).toEqual(listed.map((i) => i.claim_id)); // oldest first, as the API lists them
+    expect(shown).toEqual(listed.map((i) => i.claim_id)); // the soonest due first, as the API lists them
     expect([...shown].sort()).toEqual(Object.values(failed).sort());
 
     const webhook = card("webhook");
@@ -738,8 +741,23 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
         await card(name)
           .locator("button")
           .evaluateAll((bs) => bs.map((b) => b.getAttribute("data-action"))),
-      ).toEqual(["retry", "close"]);
+      ).toEqual(["take", "retry", "close"]);
     }
+  });
+
+  it("offers no Retry for a refund whose order names no payment (it cannot succeed), says why, and closes it", async () => {
+    const noRef = card("noRef");
+    expect(await noRef.locator("button").evaluateAll((bs) => bs.map((b) => b.getAttribute("data-action")))).toEqual([
+      "take",
+      "close",
+    ]);
+    expect(await noRef.locator(".retry-blocked").textContent()).toBe(
+      "Retry cannot succeed: order ord_012 has no payment_ref to refund: give it one in the shop, or close",
+    );
+    await noRef.locator('textarea[name="note"]').fill("The shop lost the payment: refunded by hand");
+    await noRef.locator('button[data-action="close"]').click();
+    await noRef.locator(".msg.ok").waitFor();
+    expect((await view("noRef")).refund.review).toMatchObject({ status: "CLOSED", reviewer: "alice" });
   });
 
   it("asks for a note before closing, then closes it unpaid: the reservation released, the order not bound", async () => {
@@ -825,5 +843,130 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
     );
     expect(requests.filter((r) => !r.startsWith(pay.url))).toEqual([]);
     expect(problems.filter((p) => !/status of 409/.test(p))).toEqual([]);
+  });
+});
+
+// The desk with two reviewers in two browsers at once (docs/reviews.md#the-desk): each sees who they are, alice
+// takes one review and bob sees it held; bob's decision on it is refused (409 TAKEN_BY) and he takes and decides
+// another; alice decides hers. The checks show the failing ones first, the passing ones folded.
+describeWithBrowser("two reviewers taking and deciding at the desk", () => {
+  const desk: Record<string, string> = {};
+  let contexts: BrowserContext[] = [];
+  let alice: Page;
+  let bob: Page;
+  const issues: string[] = [];
+
+  async function signIn(token: string): Promise<Page> {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const { page, problems } = await openPage(context);
+    page.on("close", () => issues.push(...problems));
+    await page.goto(`${serve.url}/review`);
+    await page.fill("#token", token);
+    await page.click("#login button[type=submit]");
+    await page.waitForFunction(() =>
+      / shown\.$/.test(
+        (globalThis as unknown as { document: Doc }).document.querySelector("#list-msg")?.textContent ?? "",
+      ),
+    );
+    return page;
+  }
+  const cardOf = (page: Page, name: string) => page.locator(`article[data-claim-id="${desk[name]}"]`);
+
+  beforeAll(async () => {
+    // ord_020: 1200 EUR. A 700 EUR claim escalates (above 500); a 300 EUR one after it waits for that review.
+    for (const [name, claim] of Object.entries({
+      first: { order_id: "ord_020", amount_eur: 700, category: "electronics", reason: "The screen flickers" },
+      second: { order_id: "ord_020", amount_eur: 300, category: "electronics", reason: "The stand is bent" },
+    })) {
+      const res = await serve.api("POST", "/claims", { claim }, { headers: { "idempotency-key": `desk-${name}` } });
+      desk[name] = res.body.claim_id as string;
+      expect(await finalClaim(serve, desk[name]!)).toMatchObject({ verdict: "ESCALATE" });
+    }
+    browser ??= await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    alice = await signIn(ALICE);
+    bob = await signIn(BOB);
+  }, 300_000);
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    contexts = [];
+  });
+
+  it("tells each reviewer who they are", async () => {
+    expect(await alice.textContent("#whoami")).toBe("Signed in as alice · no approval limit of your own");
+    expect(await bob.textContent("#whoami")).toBe("Signed in as bob · no approval limit of your own");
+  });
+
+  it("shows the checks in run order, the failing ones first and the passing ones folded", async () => {
+    const card = cardOf(alice, "first");
+    const failing = await card.locator("ul.checks.failing li").evaluateAll((ls) => ls.map((l) => l.textContent));
+    expect(failing).toHaveLength(1);
+    expect(failing[0]).toMatch(/✗ .*AMOUNT_ABOVE_LIMIT/);
+    const folded = card.locator("details.passed-checks");
+    expect(await folded.getAttribute("open")).toBeNull();
+    const passed = await folded.locator("li").evaluateAll((ls) => ls.map((l) => l.textContent));
+    // In the order the kernel ran them (the API's `checks`), the failing one left out.
+    const listed = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as {
+      claim_id: string;
+      checks: { passed: boolean; name: string }[];
+    }[];
+    const run = listed.find((i) => i.claim_id === desk.first)!.checks;
+    expect(passed.map((t) => /^✓ \S+ (\S+)/.exec(t ?? "")?.[1])).toEqual(
+      run.filter((c) => c.passed).map((c) => c.name),
+    );
+    expect(passed.length).toBeGreaterThan(5);
+    expect(await folded.locator("summary").textContent()).toBe(`${passed.length} checks passed`);
+    expect(await card.locator(".due").textContent()).toMatch(/^due \d{4}-\d\d-\d\dT/);
+  });
+
+  it("lets alice take a review: bob sees it held and his decision on it is refused with 409 TAKEN_BY", async () => {
+    const mine = cardOf(alice, "first");
+    await mine.locator('button[data-action="take"]').click();
+    await mine.locator(".msg.ok").waitFor();
+    expect(await mine.locator(".holder").textContent()).toMatch(/^taken by you until \d{4}-/);
+
+    await bob.click("#refresh");
+    await bob.waitForFunction(() =>
+      / shown\.$/.test(
+        (globalThis as unknown as { document: Doc }).document.querySelector("#list-msg")?.textContent ?? "",
+      ),
+    );
+    const held = cardOf(bob, "first");
+    expect(await held.getAttribute("data-taken-by")).toBe("alice");
+    expect(await held.locator(".holder").textContent()).toMatch(/^taken by alice until \d{4}-/);
+    await held.locator('textarea[name="note"]').fill("Looks like a duplicate");
+    await held.locator('button[data-action="deny"]').click();
+    await held.locator(".msg.error").waitFor();
+    expect(await held.locator(".msg").textContent()).toMatch(/^409 TAKEN_BY: review rev_\w+ is taken by alice until /);
+    expect((await serve.api("GET", `/claims/${desk.first}`)).body.review.status).toBe("PENDING");
+    // Bob's own take of it is refused too.
+    await held.locator('button[data-action="take"]').click();
+    await held.locator(".msg.error").waitFor();
+    expect(await held.locator(".msg").textContent()).toMatch(/^409 TAKEN_BY/);
+  });
+
+  it("lets bob take and approve the other review, and alice decide hers", async () => {
+    const other = cardOf(bob, "second");
+    await other.locator('button[data-action="take"]').click();
+    await other.locator(".msg.ok").waitFor();
+    await other.locator('button[data-action="approve"]').click();
+    await other.locator(".msg.ok").waitFor();
+    expect(await other.locator(".msg").textContent()).toMatch(/^APPROVED by bob: 300\.00 EUR refunded \(exe_\w+\)$/);
+    expect(await other.locator('[data-action="take"]').count()).toBe(0);
+
+    const mine = cardOf(alice, "first");
+    await mine.locator('button[data-action="approve"]').click();
+    await mine.locator(".msg.ok").waitFor();
+    expect(await mine.locator(".msg").textContent()).toMatch(/^APPROVED by alice: 700\.00 EUR refunded/);
+
+    const views = await Promise.all(["first", "second"].map((n) => serve.api("GET", `/claims/${desk[n]}`)));
+    expect(views.map((v) => [v.body.review.status, v.body.review.reviewer, v.body.review.amount_eur])).toEqual([
+      ["APPROVED", "alice", 700],
+      ["APPROVED", "bob", 300],
+    ]);
+    await alice.screenshot({ path: join(shotDir, "review-desk-alice.png"), fullPage: true });
+    await alice.close();
+    await bob.close();
+    expect(issues.filter((p) => !/status of 409/.test(p))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // The reviewers' page, `GET /review` (docs/reviews.md): one constant, self-contained HTML page. It holds no
 // data and no secret: the reviewer pastes the reviewer token, the page keeps it for the tab only
-// (sessionStorage) and calls the review API on its own origin — GET /reviews to list, POST
-// /claims/{id}/review to approve (optionally less), deny (with a note) or resubmit a corrected claim, and a failed
+// (sessionStorage) and calls the review API on its own origin — GET /reviews to list (and who you are, your
+// approval limit), POST /claims/{id}/review/take to take a review, POST /claims/{id}/review to approve (optionally less), deny (with a note) or resubmit a corrected claim, and a failed
 // refund's review (origin REFUND_FAILED) to retry it or close it unpaid (with a note) — and shows the API's errors
 // as they come (a 409 when the balance is gone or another reviewer decided first, a 400 naming the field). Every
 // value from the API is put into the page as text (textContent), never as HTML.
@@ -38,7 +38,9 @@ ul.checks { list-style: none; padding: 0; margin: 0; font-family: var(--mono); f
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0 0; padding: 8px 10px; display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 6px 10px; }
 fieldset legend { color: var(--muted); font-size: 13px; }
 .msg { min-height: 1.5em; font-weight: 600; } .msg.ok { color: var(--ok); } .msg.error { color: var(--bad); }
-.card.decided { border-color: var(--ok); }
+.card.decided { border-color: var(--ok); } .card.overdue { border-color: var(--bad); }
+.holder { color: var(--review); font-weight: 600; } .due.bad { color: var(--bad); font-weight: 600; }
+details.passed-checks summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 `;
 
 /** The page's script (a constant; the data it shows comes from the API at run time and goes in as text). */
@@ -46,7 +48,7 @@ const REVIEW_PAGE_SCRIPT = `(function () {
 "use strict";
 var KEY = "claims-reviewer-token";
 var $ = function (id) { return document.getElementById(id); };
-var cursor = null, ids = 0;
+var cursor = null, ids = 0, me = { id: "" };
 function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined && text !== null) e.textContent = String(text); return e; }
 function add(parent, children) { children.forEach(function (c) { if (c) parent.appendChild(c); }); return parent; }
 function token() { return sessionStorage.getItem(KEY) || ""; }
@@ -90,6 +92,7 @@ function factsSection(item) {
   var s = add(el("section", "facts"), [el("h3", "", "The order")]);
   var o = item.order;
   if (o) s.appendChild(kv([["Order", o.order_id, "mono"], ["Amount", eur(o.amount_eur)], ["Currency", o.currency], ["Purchased", o.purchase_date], ["Category", o.category], ["Customer", o.customer_id, "mono"]]));
+  else if (item.order_unread) s.appendChild(el("p", "order-unread warn", "The shop's order could not be read (" + item.order_unread.code + "): " + item.order_unread.reason));
   else s.appendChild(el("p", "muted", "No order to show."));
   var r = item.refunded || {};
   s.appendChild(kv([["Refunded automatically", eur(r.automatic_eur)], ["Refunded on approval", eur(r.approved_eur)]].concat(item.customer_window ? [["Customer's window", item.customer_window.refunds + " refunds, " + eur(item.customer_window.refunded_eur)]] : [])));
@@ -99,16 +102,22 @@ function factsSection(item) {
   if (item.awaiting === "SECOND_APPROVAL" && a.length) s.appendChild(el("p", "awaiting", "First approval by " + a[0].reviewer + " for " + eur(a[0].amount_eur) + ": awaiting a different reviewer's."));
   return s;
 }
+function checkLine(c) {
+  var li = el("li", c.passed ? "check passed" : "check failed"); li.setAttribute("data-layer", String(c.layer));
+  add(li, [el("span", c.passed ? "pass" : "fail", c.passed ? "✓ " : "✗ "), document.createTextNode(layer(c.layer) + " " + c.name + (c.reason_code ? " → " + c.reason_code : ""))]);
+  return li;
+}
 function checksSection(item) {
-  var s = add(el("section"), [el("h3", "", "Kernel checks")]);
+  var s = add(el("section", "checks-section"), [el("h3", "", "Kernel checks")]);
   if (!Array.isArray(item.checks) || item.checks.length === 0) { s.appendChild(el("p", "muted", item.origin === "NEEDS_REVIEW" ? "The kernel did not decide: the claim went to review before it." : "No checks recorded.")); return s; }
-  var ul = el("ul", "checks");
-  item.checks.forEach(function (c) {
-    var li = el("li"); li.setAttribute("data-layer", String(c.layer));
-    add(li, [el("span", c.passed ? "pass" : "fail", c.passed ? "✓ " : "✗ "), document.createTextNode(layer(c.layer) + " " + c.name + (c.reason_code ? " → " + c.reason_code : ""))]);
-    ul.appendChild(li);
-  });
-  add(s, [el("p", "", (item.verdict || "") + " at layer " + layer(item.layer) + (item.verdict_id ? " · verdict " + item.verdict_id : "")), ul]);
+  // In the order they ran; the failing ones first, the rest folded.
+  var failing = item.checks.filter(function (c) { return !c.passed; }), passing = item.checks.filter(function (c) { return c.passed; });
+  s.appendChild(el("p", "", (item.verdict || "") + " at layer " + layer(item.layer) + (item.verdict_id ? " · verdict " + item.verdict_id : "")));
+  if (failing.length) { var ul = el("ul", "checks failing"); failing.forEach(function (c) { ul.appendChild(checkLine(c)); }); s.appendChild(ul); }
+  if (passing.length) {
+    var fold = el("details", "passed-checks"); var ok = el("ul", "checks"); passing.forEach(function (c) { ok.appendChild(checkLine(c)); });
+    add(fold, [el("summary", "", passing.length + " check" + (passing.length === 1 ? "" : "s") + " passed"), ok]); s.appendChild(fold);
+  }
   return s;
 }
 function refundSection(item) {
@@ -138,10 +147,26 @@ function decide(item, card, msg, body, buttons) {
     if (v.status === "APPROVED") text += ": " + eur(v.amount_eur) + " refunded" + (r.body.execution_id ? " (" + r.body.execution_id + ")" : "");
     if (v.status === "RESUBMITTED") text += ": corrected claim " + r.body.resubmitted_claim_id;
     if (v.status === "RETRIED") text += ": paid again as " + r.body.execution_id;
-    if (v.status === "CLOSED") text += ": closed unpaid, the order's reservation released";
+    if (v.status === "CLOSED") text += v.paid_out_of_band ? ": closed as paid out of band, counted as refunded" : ": closed unpaid, the order's reservation released";
     say(msg, text, "ok");
     card.classList.add("decided"); card.setAttribute("data-status", v.status);
     var form = card.querySelector("form"); if (form) form.remove();
+    var takeButton = card.querySelector('[data-action="take"]'); if (takeButton) takeButton.remove();
+    var holder = card.querySelector(".holder"); if (holder) holder.textContent = "";
+  });
+}
+function holderText(item) {
+  if (!item.taken_by) return "";
+  return item.taken_by === me.id ? "taken by you until " + item.taken_until : "taken by " + item.taken_by + " until " + item.taken_until;
+}
+function take(item, card, msg, button, holder) {
+  button.disabled = true; say(msg, "Taking…");
+  return api("POST", "claims/" + encodeURIComponent(item.claim_id) + "/review/take").then(function (r) {
+    button.disabled = false;
+    if (r.status !== 200) { say(msg, errorText(r), "error"); return; }
+    item.taken_by = r.body.taken_by; item.taken_until = r.body.taken_until;
+    holder.textContent = holderText(item); card.setAttribute("data-taken-by", item.taken_by);
+    say(msg, "Yours until " + r.body.taken_until + ": nobody else can decide it meanwhile.", "ok");
   });
 }
 function refundActions(item, card, msg) {
@@ -157,10 +182,17 @@ function refundActions(item, card, msg) {
   var close = el("button", "close", "Close unpaid"); close.type = "button"; close.setAttribute("data-action", "close");
   close.addEventListener("click", function () {
     if (!note.value.trim()) { say(msg, "Write a note saying why the refund is closed unpaid (for example: refunded by bank transfer).", "error"); note.focus(); return; }
-    decide(item, card, msg, { decision: "CLOSE", note: note.value.trim(), review_id: item.review_id }, buttons);
+    decide(item, card, msg, { decision: "CLOSE", paid_out_of_band: false, note: note.value.trim(), review_id: item.review_id }, buttons);
   });
-  buttons.push(retry, close);
-  return add(form, [add(el("div"), [el("label", "", "Note"), note]), add(el("div", "actions"), [retry, close])]);
+  var paid = el("button", "close", "Close: paid out of band"); paid.type = "button"; paid.setAttribute("data-action", "close-paid");
+  paid.addEventListener("click", function () {
+    if (!note.value.trim()) { say(msg, "Write a note saying how the refund was paid (for example: refunded by bank transfer).", "error"); note.focus(); return; }
+    decide(item, card, msg, { decision: "CLOSE", paid_out_of_band: true, note: note.value.trim(), review_id: item.review_id }, buttons);
+  });
+  // No Retry where a retry cannot succeed (the order names no payment to refund): the reason instead.
+  var blocked = item.retry && item.retry.possible === false;
+  buttons.push(close, paid); if (!blocked) buttons.push(retry);
+  return add(form, [add(el("div"), [el("label", "", "Note"), note]), add(el("div", "actions"), [blocked ? el("p", "retry-blocked warn", "Retry cannot succeed: " + item.retry.reason) : retry, close, paid])]);
 }
 function actions(item, card, msg) {
   var form = el("form"); form.noValidate = true;
@@ -216,9 +248,19 @@ function card(item) {
   c.setAttribute("data-claim-id", item.claim_id); c.setAttribute("data-review-id", item.review_id); c.setAttribute("data-origin", item.origin); c.setAttribute("data-status", item.status);
   var refund = item.origin === "REFUND_FAILED";
   if (refund) c.setAttribute("data-execution-id", item.execution_id);
+  var overdue = item.status === "PENDING" && item.due_at && Date.parse(item.due_at) < Date.now();
+  if (overdue) c.classList.add("overdue");
+  if (item.taken_by) c.setAttribute("data-taken-by", item.taken_by);
+  var holder = el("span", "holder", holderText(item));
   var head = add(el("div", "head"), [el("span", "badge " + item.origin, String(item.origin).replace("_", " ")), el("h2", "mono", item.reason_code), el("span", "mono", item.claim_id),
-    el("span", "muted", "requested " + item.requested_at), item.amount_eur !== undefined ? el("strong", "", eur(item.amount_eur)) : null, item.order_id ? el("span", "mono muted", item.order_id) : null]);
+    el("span", "muted", "requested " + item.requested_at), item.due_at ? el("span", overdue ? "due bad" : "due muted", (overdue ? "overdue since " : "due ") + item.due_at) : null,
+    item.amount_eur !== undefined ? el("strong", "", eur(item.amount_eur)) : null, item.order_id ? el("span", "mono muted", item.order_id) : null, holder]);
   var msg = el("p", "msg"); msg.setAttribute("role", "status");
+  if (item.status === "PENDING") {
+    var takeButton = el("button", "take", item.taken_by === me.id ? "Keep it" : "Take"); takeButton.type = "button"; takeButton.setAttribute("data-action", "take");
+    takeButton.addEventListener("click", function () { take(item, c, msg, takeButton, holder); });
+    head.appendChild(takeButton);
+  }
   add(c, [head, item.label ? el("p", "muted", item.label) : null, el("p", "reason", item.reason)]);
   if (refund) c.appendChild(refundSection(item));
   else add(c, [add(el("div", "cols"), [claimSection(item), checksSection(item)]), factsSection(item)]);
@@ -234,6 +276,11 @@ function load(more) {
   return api("GET", path).then(function (r) {
     if (r.status === 401 || r.status === 403) { sessionStorage.removeItem(KEY); showSignedIn(); say($("login-msg"), errorText(r) + " — the reviewer token was refused.", "error"); return; }
     if (r.status !== 200) { say($("list-msg"), errorText(r), "error"); return; }
+    if (r.body.reviewer) {
+      me = r.body.reviewer;
+      $("whoami").textContent = "Signed in as " + me.id + (me.name && me.name !== me.id ? " (" + me.name + ")" : "") + " · " +
+        (typeof me.max_approval_eur === "number" ? "you approve up to " + eur(me.max_approval_eur) + " alone" : "no approval limit of your own");
+    }
     if (!more) $("list").textContent = "";
     r.body.items.forEach(function (item) { $("list").appendChild(card(item)); });
     cursor = r.body.next_cursor || null;
@@ -274,13 +321,13 @@ export function renderReviewPage(): string {
 <body>
 <main>
 <h1>Claims Crew — reviews</h1>
-<p class="muted">Escalated claims, claims that need a person, and refunds the payment provider refused. Approve (optionally a lower amount), deny with a note, or resubmit a corrected claim; retry a failed refund, or close it unpaid with a note. The reviewer token stays in this tab only.</p>
+<p class="muted">Escalated claims, claims that need a person, and refunds the payment provider refused, the soonest due first. Take one, then approve (optionally a lower amount), deny with a note, or resubmit a corrected claim; retry a failed refund, or close it with a note. The reviewer token stays in this tab only.</p>
 <form id="login" class="bar" autocomplete="off">
 <label for="token">Reviewer token</label><input id="token" type="password" autocomplete="off" spellcheck="false" size="40">
 <button type="submit">Use token</button><span id="login-msg" class="msg" role="status"></span>
 </form>
 <div id="session" class="bar" hidden>
-<span class="muted">Decisions are recorded under the reviewer this token belongs to.</span>
+<strong id="whoami"></strong><span class="muted">Decisions are recorded under the reviewer this token belongs to. Take a review before you work it: nobody else can decide it for 15 minutes.</span>
 <button type="button" id="logout">Forget token</button>
 </div>
 <div id="list-bar" class="bar" hidden>

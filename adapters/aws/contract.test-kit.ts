@@ -870,6 +870,28 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       });
     });
 
+    it("reserves an approval decided on the order's approvals only while it holds that many (APPROVALS_CHANGED otherwise)", async () => {
+      const ledger = await factory();
+      expect(await reserve(ledger, "ord_1", "clm_a", 100, 1000, { kind: "approved", approvedCount: 0 })).toMatchObject({
+        ok: true,
+      });
+      // Two approvals decided on the order with one approval: the first lands, the second is decided again.
+      const raced = await Promise.all([
+        reserve(ledger, "ord_1", "clm_b", 100, 1000, { kind: "approved", approvedCount: 1 }),
+        reserve(ledger, "ord_1", "clm_c", 100, 1000, { kind: "approved", approvedCount: 1 }),
+      ]);
+      expect(raced.filter((r) => r.ok)).toHaveLength(1);
+      expect(raced.filter((r) => !r.ok && r.code === "APPROVALS_CHANGED")).toHaveLength(1);
+      expect(await reserve(ledger, "ord_1", "clm_d", 100, 1000, { kind: "approved", approvedCount: 0 })).toMatchObject({
+        ok: false,
+        code: "APPROVALS_CHANGED",
+      });
+      expect(await reserve(ledger, "ord_1", "clm_d", 100, 1000, { kind: "approved", approvedCount: 2 })).toMatchObject({
+        ok: true,
+      });
+      expect((await ledger.get("ord_1"))?.refunded_cents).toBe(300);
+    });
+
     it("keeps orders and ledger scopes apart and accepts claim ids with dots, slashes and spaces", async () => {
       const ledger = await factory();
       await reserve(ledger, "ord_1", "clm.a/b c", 100, 1000);

@@ -53,7 +53,11 @@ const MAX_WINDOW_ATTEMPTS = 25;
 /** A person's decision as an element of the `decisions` string set: a JSON array, the same text for the same decision. */
 function encodeDecision(d: PersonDecision): string {
   return JSON.stringify(
-    d.decision === "DENY" ? [d.claim_id, "DENY"] : [d.claim_id, "APPROVE", d.approved_cents, d.proposed_cents],
+    d.decision === "DENY"
+      ? [d.claim_id, "DENY"]
+      : d.decision === "CLOSE"
+        ? [d.claim_id, "CLOSE", d.paid_out_of_band]
+        : [d.claim_id, "APPROVE", d.approved_cents, d.proposed_cents],
   );
 }
 
@@ -68,6 +72,8 @@ function decodeDecision(value: string): PersonDecision {
   const [claimId, decision, approved, proposed] = Array.isArray(parts) ? parts : [];
   if (typeof claimId === "string" && decision === "DENY" && parts instanceof Array && parts.length === 2)
     return { claim_id: claimId, decision: "DENY" };
+  if (typeof claimId === "string" && decision === "CLOSE" && typeof approved === "boolean")
+    return { claim_id: claimId, decision: "CLOSE", paid_out_of_band: approved };
   if (
     typeof claimId === "string" &&
     decision === "APPROVE" &&
@@ -178,9 +184,20 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
           }
         : {
             UpdateExpression: "ADD refunded_cents :c, approved :cids SET claims.#cid = :c DELETE pending_reviews :cids",
-            ConditionExpression: `${once} AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)`,
+            ConditionExpression:
+              `${once} AND (attribute_not_exists(refunded_cents) OR refunded_cents <= :max)` +
+              // Decided on the order's approvals as read (an emptied string set is removed by DynamoDB).
+              (r.mode.approvedCount === undefined
+                ? ""
+                : r.mode.approvedCount === 0
+                  ? " AND attribute_not_exists(approved)"
+                  : " AND size(approved) = :n"),
             ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...base, ":cids": new Set([r.claimId]) },
+            ExpressionAttributeValues: {
+              ...base,
+              ":cids": new Set([r.claimId]),
+              ...(r.mode.approvedCount ? { ":n": r.mode.approvedCount } : {}),
+            },
           };
     return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
       client.send(
@@ -264,10 +281,18 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       if (typeof orderId !== "string" || orderId === "")
         throw new LedgerInvariantError("reserve: orderId must be a non-empty string");
       // The pure rule validates the arguments exactly like the in-memory ledger (throws LedgerInvariantError).
-      const precheck = reserveRefund(emptyLedgerEntry(orderId), claimId, cents, orderCents, mode);
+      // (An approval's approved count is the item's to check: an empty entry holds none.)
+      const precheck = reserveRefund(
+        emptyLedgerEntry(orderId),
+        claimId,
+        cents,
+        orderCents,
+        mode.kind === "approved" ? { kind: "approved" } : mode,
+      );
       // More than the whole order (or the limit): no write can succeed, and on an absent item the condition would not see it.
       if (!precheck.ok) return { ...precheck, entry: (await read(orderId, scope)) ?? emptyLedgerEntry(orderId) };
-      if (absent.has(absentKey(orderId, scope))) {
+      // An approval decided on approvals the order held cannot be its first write.
+      if (absent.has(absentKey(orderId, scope)) && !(mode.kind === "approved" && mode.approvedCount)) {
         const entry = await putFirst(request);
         if (entry) return { ok: true, entry };
       }

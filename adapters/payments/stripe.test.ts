@@ -151,6 +151,18 @@ describe("Stripe webhooks, signed with the SDK", () => {
     expect(readStripeWebhook(body, sign(body, secret, now - 600_000), secret, now).ok).toBe(false);
   });
 
+  it("refuses a timestamp more than 5 minutes in the future, as it refuses one more than 5 minutes old", () => {
+    const body = payload("refund.updated", "succeeded");
+    expect(readStripeWebhook(body, sign(body, secret, now + 86_400_000), secret, now)).toEqual({
+      ok: false,
+      message: "the Stripe signature's timestamp is 86400 s in the future (more than 300 s)",
+    });
+    expect(readStripeWebhook(body, sign(body, secret, now + 301_000), secret, now).ok).toBe(false);
+    expect(readStripeWebhook(body, sign(body, secret, now + 300_000), secret, now).ok).toBe(true);
+    expect(readStripeWebhook(body, sign(body, secret, now - 300_000), secret, now).ok).toBe(true);
+    expect(readStripeWebhook(body, sign(body, secret, now - 301_000), secret, now).ok).toBe(false);
+  });
+
   it("other events and refunds the app did not create are acknowledged without an update", () => {
     const other = JSON.stringify({ id: "evt_2", object: "event", type: "charge.succeeded", data: { object: {} } });
     expect(readStripeWebhook(other, sign(other), secret, now)).toEqual({

@@ -5,7 +5,7 @@
 // card, the balance or the request make impossible is a FAILED refund with its reason; the network, 429 and 5xx
 // are PaymentUnavailableError (the message is retried with the same key). Stripe's webhooks are verified with the
 // SDK: the `Stripe-Signature` header over the raw body with the endpoint's signing secret and Stripe's 5-minute
-// tolerance, at the injected clock's time; a `refund.updated` / `refund.failed` whose refund this app created (its
+// tolerance either way (a timestamp more than 5 minutes ahead is refused too), at the injected clock's time; a `refund.updated` / `refund.failed` whose refund this app created (its
 // metadata names the claim and the execution) becomes the provider's word on that execution. `stripePayments` is
 // the adapter the composition root binds to the `stripe` declaration (app/payment-providers/stripe.ts).
 import Stripe from "stripe";
@@ -134,6 +134,9 @@ function translate(error: unknown, request: ProviderRefundRequest): ProviderRefu
   return { status: "FAILED", failureReason: `${code ? `${code}: ` : ""}${e.message ?? "refused by Stripe"}` };
 }
 
+/** How far a delivery's signed timestamp may be from now, either way (Stripe's 5 minutes). */
+export const WEBHOOK_TOLERANCE_S = 300;
+
 /** The refund events the app follows. */
 const REFUND_EVENTS = new Set(["refund.updated", "refund.failed"]);
 
@@ -145,9 +148,17 @@ export function readStripeWebhook(
   nowMs: number,
 ): WebhookReading {
   if (!signature) return { ok: false, message: "the Stripe-Signature header is missing" };
+  // The SDK refuses a timestamp older than the tolerance only; one from the future is refused here the same way,
+  // so a signed delivery cannot be held back and replayed later (a timestamp 24 h ahead stays "fresh" a day).
+  const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+  if (Number.isFinite(signedAt) && signedAt * 1000 > nowMs + WEBHOOK_TOLERANCE_S * 1000)
+    return {
+      ok: false,
+      message: `the Stripe signature's timestamp is ${Math.round(signedAt - nowMs / 1000)} s in the future (more than ${WEBHOOK_TOLERANCE_S} s)`,
+    };
   let event: Stripe.Event;
   try {
-    event = Stripe.webhooks.constructEvent(rawBody, signature, secret, 300, undefined, nowMs);
+    event = Stripe.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_S, undefined, nowMs);
   } catch (error) {
     return { ok: false, message: `the Stripe signature does not verify: ${(error as Error).message}` };
   }

@@ -90,6 +90,27 @@ export const ClaimSchema = z
   })
   .strict();
 
+/**
+ * Why an order id cannot name one order in the shop's order API, or undefined: `.` and `..` (a URL resolves them
+ * against the base, so the shop would be asked for its own paths with our token) and `/` or `\\` (a path
+ * separator once a server decodes the id). Every other character is URL-encoded into the one path segment
+ * (docs/orders.md).
+ */
+export function orderIdPathProblem(orderId: string): string | undefined {
+  if (orderId === "." || orderId === "..") return `${JSON.stringify(orderId)} is not an order id`;
+  if (/[/\\]/.test(orderId)) return "an order id may not hold / or \\ (it names one order, not a path)";
+  return undefined;
+}
+
+/**
+ * A claim as intake takes it (a submission, an extraction, a reviewer's corrected claim): ClaimSchema, with an
+ * order id that names one order (`orderIdPathProblem`). Stored claims are read with ClaimSchema, as they were taken.
+ */
+export const IntakeClaimSchema = ClaimSchema.superRefine((claim, ctx) => {
+  const problem = orderIdPathProblem(claim.order_id);
+  if (problem) ctx.addIssue({ code: "custom", path: ["order_id"], message: problem });
+});
+
 /** A structured claim after validation. */
 export type Claim = z.infer<typeof ClaimSchema>;
 

@@ -98,6 +98,20 @@ describe("parseConfig", () => {
     expect(err.issues.some((i) => /llm_defualts/.test(i.message))).toBe(true);
   });
 
+  it("reads how long a review may wait, in days or in hours, never both", () => {
+    const withDue = (line: string) =>
+      parseConfig(configText.replace("review_due_hours: 24", line), "config.yaml", NOW).agent.review;
+    expect(withDue("review_due_hours: 24")).toEqual({ secondApprovalAboveEur: 1500, dueMs: 86_400_000 });
+    expect(withDue("review_due_days: 3")).toEqual({ secondApprovalAboveEur: 1500, dueMs: 3 * 86_400_000 });
+    expect(withDue("review_due_hours: 1.5")?.dueMs).toBe(5_400_000);
+    expect(withDue("# no due")).toEqual({ secondApprovalAboveEur: 1500 });
+    const both = issuesOf(() => withDue("review_due_hours: 24\n      review_due_days: 1"));
+    expect(both.message).toMatch(/review_due_hours: give how long a review may wait once/);
+    expect(issuesOf(() => withDue("review_due_hours: 0")).message).toMatch(
+      /review_due_hours must be a positive number of hours/,
+    );
+  });
+
   it("reports YAML syntax errors with their line", () => {
     const err = issuesOf(() => parseConfig("simulation:\n  run_id: [x\nagents: 1\n", "c.yaml", NOW));
     expect(err.issues[0]?.line).toBeGreaterThan(1);

@@ -163,7 +163,19 @@ const ClaimsBoundsSchema = ClaimsContractSchema.extend({
     .number()
     .positive("second_approval_above_eur must be a positive number of EUR")
     .optional(),
-}).strict();
+  /** How long a review may wait for a person (docs/reviews.md): `due_at` = requested + this; one of the two, or neither (2 days). */
+  review_due_days: z.number().positive("review_due_days must be a positive number of days").max(365).optional(),
+  review_due_hours: z.number().positive("review_due_hours must be a positive number of hours").max(8760).optional(),
+})
+  .strict()
+  .superRefine((b, ctx) => {
+    if (b.review_due_days !== undefined && b.review_due_hours !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["review_due_hours"],
+        message: "give how long a review may wait once: review_due_days or review_due_hours",
+      });
+  });
 
 const AgentSchema = z
   .object({
@@ -256,8 +268,8 @@ export interface AgentPolicy {
   version: string;
   responsibility: ResponsibilityContract;
   contract: ClaimsContract;
-  /** How people decide what the kernel escalates: the four-eyes bound (docs/reviews.md). */
-  review?: { secondApprovalAboveEur?: number };
+  /** How people decide what the kernel escalates: the four-eyes bound, how long a review may wait (docs/reviews.md). */
+  review?: { secondApprovalAboveEur?: number; dueMs?: number };
 }
 
 /** The configuration with every relative date resolved against the run's clock. */
@@ -304,6 +316,23 @@ function responsibilityOf(agentId: string, c: ContractInput): ResponsibilityCont
   };
 }
 
+/** The review rules of the claims bounds: the four-eyes bound and the review due duration (absent when neither is set). */
+function reviewPolicy(bounds: z.infer<typeof ClaimsBoundsSchema>): Pick<AgentPolicy, "review"> {
+  const dueMs =
+    bounds.review_due_days !== undefined
+      ? Math.round(bounds.review_due_days * 86_400_000)
+      : bounds.review_due_hours !== undefined
+        ? Math.round(bounds.review_due_hours * 3_600_000)
+        : undefined;
+  const review = {
+    ...(bounds.second_approval_above_eur !== undefined
+      ? { secondApprovalAboveEur: bounds.second_approval_above_eur }
+      : {}),
+    ...(dueMs !== undefined ? { dueMs } : {}),
+  };
+  return Object.keys(review).length > 0 ? { review } : {};
+}
+
 /** An agent entry of the file as the policy it decides with. */
 function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
   const responsibility = responsibilityOf(agent.agent_id, agent.contract);
@@ -317,9 +346,7 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       return_window_days: agent.claims_bounds.return_window_days,
       ...(agent.claims_bounds.customer_limits ? { customer_limits: agent.claims_bounds.customer_limits } : {}),
     },
-    ...(agent.claims_bounds.second_approval_above_eur !== undefined
-      ? { review: { secondApprovalAboveEur: agent.claims_bounds.second_approval_above_eur } }
-      : {}),
+    ...reviewPolicy(agent.claims_bounds),
   };
 }
 

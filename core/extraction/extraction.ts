@@ -1,6 +1,6 @@
 // The deterministic pattern extractor (free text → ClaimExtractionOutput) used by the rules model,
 // and the step every extraction — pattern or LLM — goes through to become a Claim.
-import { ClaimSchema, type Claim } from "../claim/claim.ts";
+import { IntakeClaimSchema, type Claim } from "../claim/claim.ts";
 import type { ClaimExtractionOutput } from "../claim/proposal-output.ts";
 import { chooseClaimAmount, findAmounts, findWordAmounts, type ChosenAmount } from "./amount.ts";
 import { findCategory } from "./category.ts";
@@ -230,7 +230,7 @@ export function claimFromExtraction(
   const category =
     output.category === null || output.category.trim() === "" ? "unspecified" : output.category.trim().toLowerCase();
   if (category === "unspecified") warnings.push("no category in the claim; recorded as 'unspecified'");
-  const parsed = ClaimSchema.safeParse({
+  const parsed = IntakeClaimSchema.safeParse({
     order_id: orderId,
     amount_eur: output.amount_eur,
     category,

@@ -165,6 +165,7 @@ const RESERVE_ERROR_CODES: Record<ReserveErrorCode, true> = {
   REVIEW_PENDING_ON_ORDER: true,
   PRIOR_DECISION_ON_ORDER: true,
   CUSTOMER_LIMIT_EXCEEDED: true,
+  APPROVALS_CHANGED: true,
 };
 
 /** Every audit event type with the schema of its details: the one definition producers and readers share. */

@@ -5,6 +5,20 @@ import type { SimulationStartDetails } from "./audit-events.ts";
 import type { ClaimsConfig } from "../claim/config.ts";
 import type { Scenario } from "./scenarios.ts";
 
+/** What a simulation id may be (a batch's, or one a client sends with a claim): 1–128 of letters, digits and _ . : -. */
+const SIMULATION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/**
+ * Why `id` cannot be a simulation id, or undefined: outside SIMULATION_ID, or `.` / `..` (a run's folder is
+ * `runs/<simulation_id>`: those would name the runs folder or the data directory). Intake refuses what
+ * `claims report` and the run store refuse.
+ */
+export function simulationIdProblem(id: string): string | undefined {
+  if (!SIMULATION_ID.test(id)) return "simulation_id may hold 1 to 128 letters, digits and _ . : -";
+  if (id === "." || id === "..") return `simulation_id ${JSON.stringify(id)} is not an id (it names a folder)`;
+  return undefined;
+}
+
 /** The root DFID of a simulation run: the run's own events are recorded under it. */
 export function simulationDfid(simulationId: string): string {
   return `dfid_sim_${simulationId}`;

@@ -5,7 +5,7 @@ import * as z from "zod";
 import { VerdictKindSchema } from "../integrity/verdict.ts";
 import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { ClaimReasonCodeSchema } from "./reason-codes.ts";
-import { ReviewApprovalSchema, ReviewDecisionKindSchema, ReviewOriginSchema } from "./review.ts";
+import { ReviewApprovalSchema, ReviewDecisionKindSchema, ReviewOriginSchema, reviewDueAt } from "./review.ts";
 import { PaymentProviderNameSchema, RefundReviewDecisionSchema } from "./settlement.ts";
 
 /** Source of every event the app publishes. */
@@ -95,6 +95,35 @@ export const ReviewRequestedDetailSchema = z
 /** A `ReviewRequested` detail. */
 export type ReviewRequestedDetail = z.infer<typeof ReviewRequestedDetailSchema>;
 
+/**
+ * `ReviewOpened` event detail (docs/events.md): a review is waiting for a person — an escalation, a claim that
+ * needs review, or a failed refund — with when it is due; for notifications.
+ */
+export const ReviewOpenedDetailSchema = z
+  .object({
+    review_id: z.string().min(1),
+    claim_id: z.string().min(1),
+    dfid: z.string().min(1),
+    origin: z.union([ReviewOriginSchema, z.literal("REFUND_FAILED")]),
+    reason_code: z.string().min(1),
+    reason: z.string(),
+    order_id: z.string().min(1).optional(),
+    amount_eur: z.number().optional(),
+    requested_at: z.iso.datetime({ offset: true }),
+    /** `requested_at` plus the policy's review_due_days / review_due_hours. */
+    due_at: z.iso.datetime({ offset: true }),
+    simulation_id: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** A `ReviewOpened` detail. */
+export type ReviewOpenedDetail = z.infer<typeof ReviewOpenedDetailSchema>;
+
+/** The `ReviewOpened` of a review announced as `ReviewRequested` (or built alike for a failed refund's), due `dueMs` after it was requested. */
+export function reviewOpenedDetail(review: Omit<ReviewOpenedDetail, "due_at">, dueMs: number): ReviewOpenedDetail {
+  return { ...review, due_at: reviewDueAt(review.requested_at, dueMs) };
+}
+
 /** `ReviewDecided` event detail (docs/events.md): a person decided. */
 export const ReviewDecidedDetailSchema = z
   .object({
@@ -113,6 +142,8 @@ export const ReviewDecidedDetailSchema = z
     retry_of: z.string().min(1).optional(),
     /** An APPROVE's approvals, first to last (two under four eyes). */
     approvals: z.array(ReviewApprovalSchema).optional(),
+    /** A CLOSE: the refund was paid another way (it counts as refunded) or not (it counts as not refunded). */
+    paid_out_of_band: z.boolean().optional(),
     decided_at: z.iso.datetime({ offset: true }),
     simulation_id: z.string().min(1).optional(),
   })
@@ -145,6 +176,7 @@ const BUS_EVENTS = {
   RefundExecuted: RefundExecutedDetailSchema,
   ClaimNeedsReview: ClaimNeedsReviewDetailSchema,
   ReviewRequested: ReviewRequestedDetailSchema,
+  ReviewOpened: ReviewOpenedDetailSchema,
   ReviewDecided: ReviewDecidedDetailSchema,
   RefundSettled: RefundSettledDetailSchema,
   RefundFailed: RefundFailedDetailSchema,
@@ -159,6 +191,7 @@ export const DETAIL_TYPES = {
   refund: "RefundExecuted",
   review: "ClaimNeedsReview",
   reviewRequested: "ReviewRequested",
+  reviewOpened: "ReviewOpened",
   reviewDecided: "ReviewDecided",
   refundSettled: "RefundSettled",
   refundFailed: "RefundFailed",

@@ -6,9 +6,13 @@ import * as z from "zod";
 import { LedgerInvariantError } from "../integrity/errors.ts";
 import { add, compare, describeMoney, eur, formatShort } from "./money.ts";
 
-/** A person's decision that binds the order: a DENY, or an APPROVE of `approved_cents` where `proposed_cents` was asked. */
+/**
+ * A person's decision that binds the order: a DENY, an APPROVE of `approved_cents` where `proposed_cents` was asked,
+ * or the CLOSE of a failed refund (paid out of band or not).
+ */
 export const PersonDecisionSchema = z.union([
   z.object({ claim_id: z.string().min(1), decision: z.literal("DENY") }).strict(),
+  z.object({ claim_id: z.string().min(1), decision: z.literal("CLOSE"), paid_out_of_band: z.boolean() }).strict(),
   z
     .object({
       claim_id: z.string().min(1),
@@ -60,7 +64,9 @@ export type ReserveErrorCode =
   | "REVIEW_PENDING_ON_ORDER"
   | "PRIOR_DECISION_ON_ORDER"
   /** Refused on the customer's window (reserved before the order's ledger), never by the order's ledger itself. */
-  | "CUSTOMER_LIMIT_EXCEEDED";
+  | "CUSTOMER_LIMIT_EXCEEDED"
+  /** An approval decided on the order's approvals as they were read: another approval landed since (read again, decide again). */
+  | "APPROVALS_CHANGED";
 
 /** The result of a reservation: the entry after it, or the refusal with the entry as it stands. */
 export type ReserveResult =
@@ -72,7 +78,17 @@ export type ReserveResult =
  * the order in total, and refused while another claim on the order awaits a review), or a reviewer's approval
  * (lifts both, and closes the claim's own pending review).
  */
-export type ReserveMode = { kind: "automatic"; limitCents: number } | { kind: "approved" };
+export type ReserveMode =
+  | { kind: "automatic"; limitCents: number }
+  | {
+      kind: "approved";
+      /**
+       * How many approved reservations the order held when the approval was decided (four eyes per order counts the
+       * money one reviewer approved on it, docs/reviews.md#four-eyes): refused APPROVALS_CHANGED when it holds another
+       * number now, so two approvals racing on one order are decided one after the other. Absent: not checked.
+       */
+      approvedCount?: number;
+    };
 
 /** A ledger entry for an order nothing has been refunded on yet. */
 export function emptyLedgerEntry(orderId: string): LedgerEntry {
@@ -111,6 +127,8 @@ export function bindingDecisions(entry: LedgerEntry | undefined, exceptClaimId?:
 
 /** A person's decision in words, with its figures: "claim c DENIED", "claim c APPROVED for 900.00 of 1200.00 EUR". */
 export function describeDecision(d: PersonDecision): string {
+  if (d.decision === "CLOSE")
+    return `a person closed the failed refund of claim ${d.claim_id} (${d.paid_out_of_band ? "paid out of band" : "not paid"})`;
   return d.decision === "DENY"
     ? `a person denied claim ${d.claim_id}`
     : `a person approved claim ${d.claim_id} for ${formatShort(eur(d.approved_cents))} of the ${describeMoney(eur(d.proposed_cents))} proposed`;
@@ -215,7 +233,15 @@ export function reservationRefusal(
       code: "EXCEEDS_ORDER_AMOUNT",
       message: `Refund of ${describeMoney(amount)} on order ${entry.order_id} exceeds the order amount ${describeMoney(eur(orderCents))} (already refunded ${describeMoney(refunded)})`,
     };
-  if (mode.kind !== "automatic") return undefined;
+  if (mode.kind !== "automatic") {
+    const approved = (entry.approved ?? []).length;
+    return mode.approvedCount === undefined || mode.approvedCount === approved
+      ? undefined
+      : {
+          code: "APPROVALS_CHANGED",
+          message: `Order ${entry.order_id} holds ${approved} approved refunds, not the ${mode.approvedCount} this approval was decided on`,
+        };
+  }
   const automatic = add(eur(entry.automatic_cents ?? 0), amount);
   if (compare(automatic, eur(mode.limitCents)) > 0)
     return {

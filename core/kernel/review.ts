@@ -5,7 +5,9 @@
 import * as z from "zod";
 import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
-import { parseCents } from "./money.ts";
+import { formatEur, parseCents } from "./money.ts";
+import { deskFields } from "./review-desk.ts";
+import type { ReviewDesk } from "./review-desk.ts";
 import { ClaimSchema, oneLineText } from "../claim/claim.ts";
 
 /** What opened a review: an ESCALATE verdict, or a claim that ended in NEEDS_REVIEW. */
@@ -51,6 +53,11 @@ export interface ReviewerIdentity {
   id: string;
   /** A display name, when the identity has one. */
   name?: string | undefined;
+  /**
+   * The most this reviewer approves alone, in EUR (the reviewers file's `max_approval`; on AWS a `claims/approve:N`
+   * group or scope, or a `claims_max_approval` claim); absent: no limit of their own (docs/reviews.md#reviewer-limits).
+   */
+  maxApprovalEur?: number | undefined;
 }
 
 /** One reviewer's approval of a review: who, for how much, when. */
@@ -100,6 +107,9 @@ export const ReviewRecordSchema = z
       })
       .strict()
       .optional(),
+    /** Who took the review at the desk (`POST /claims/{id}/review/take`), until when: another reviewer's decision waits. */
+    taken_by: z.string().min(1).optional(),
+    taken_until: z.string().optional(),
     /** The first approval of a four-eyes review, recorded while it awaits a different reviewer's approval. */
     approvals: z.array(ReviewApprovalSchema).optional(),
     awaiting: ReviewAwaitingSchema.optional(),
@@ -115,6 +125,17 @@ export const ReviewRecordSchema = z
 
 /** A stored review. */
 export type ReviewRecord = z.infer<typeof ReviewRecordSchema>;
+
+export {
+  byDueThenAmount,
+  DEFAULT_REVIEW_DUE_MS,
+  deskFields,
+  leaseHolder,
+  REVIEW_LEASE_MS,
+  reviewDueAt,
+  takenByRefusal,
+} from "./review-desk.ts";
+export type { ReviewDesk, ReviewLease } from "./review-desk.ts";
 
 /** A review's id, derived from its claim's id (one review per claim): `rev_` + 24 hex. */
 export function reviewIdFor(claimId: string): string {
@@ -142,8 +163,11 @@ function decisionFields(r: ReviewRecord): Record<string, unknown> {
   };
 }
 
-/** A review as `GET /claims/{id}` shows it (docs/http-api.md): an in-progress decision still reads PENDING. */
-export function reviewView(r: ReviewRecord): Record<string, unknown> {
+/**
+ * A review as `GET /claims/{id}` shows it (docs/http-api.md): an in-progress decision still reads PENDING; with the
+ * desk, when it is due and who holds it.
+ */
+export function reviewView(r: ReviewRecord, desk?: ReviewDesk): Record<string, unknown> {
   return {
     review_id: r.review_id,
     origin: r.origin,
@@ -151,6 +175,7 @@ export function reviewView(r: ReviewRecord): Record<string, unknown> {
     reason_code: r.reason_code,
     reason: r.reason,
     requested_at: r.requested_at,
+    ...deskFields(r, desk),
     ...decisionFields(r),
     ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined
       ? { amount_eur: r.approved_amount_eur }
@@ -189,7 +214,11 @@ export interface ReviewContext {
  * A review as `GET /reviews` lists it: the fields of docs/http-api.md, then what the review page shows beside them
  * (the claim, the proposal, the kernel's verdict id, deciding layer and checks) when the context has them.
  */
-export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Record<string, unknown> {
+export function reviewListItem(
+  r: ReviewRecord,
+  context: ReviewContext = {},
+  desk?: ReviewDesk,
+): Record<string, unknown> {
   return {
     review_id: r.review_id,
     claim_id: r.claim_id,
@@ -201,6 +230,7 @@ export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Re
     ...(r.order_id ? { order_id: r.order_id } : {}),
     ...(r.amount_eur !== undefined ? { amount_eur: r.amount_eur } : {}),
     requested_at: r.requested_at,
+    ...deskFields(r, desk),
     ...(r.simulation_id ? { simulation_id: r.simulation_id } : {}),
     ...(r.verdict_id ? { verdict_id: r.verdict_id } : {}),
     ...(context.label ? { label: context.label } : {}),
@@ -220,76 +250,20 @@ export function reviewListItem(r: ReviewRecord, context: ReviewContext = {}): Re
   };
 }
 
-/** What `reviewFacts` reads: the order, its ledger entry, and the other claims the order's ledger knows. */
-export interface ReviewFactsInput {
-  order?: {
-    order_id: string;
-    amount: number;
-    currency: string;
-    purchase_date: string;
-    category: string;
-    customer_id?: string | undefined;
-  };
-  ledger?: { refunded_cents: number; automatic_cents?: number | undefined; claims: Record<string, number> };
-  others: {
-    claim_id: string;
-    status: string;
-    verdict?: string | undefined;
-    reason_code?: string | undefined;
-    amount_eur?: number | undefined;
-  }[];
-  /** The order's customer's automatic refunds in the limit window (only when customer limits bind the order). */
-  customerWindow?: { refunds: number; refunded_cents: number };
-}
-
-/**
- * The facts a reviewer decides on beside the claim (docs/reviews.md): the order (amount, currency, purchase date,
- * category, customer), what was refunded on it so far (automatic / approved by people, EUR), and the other claims
- * on it with their outcomes (the amount each reserved, else the amount it asked).
- */
-export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
-  const { order, ledger } = input;
-  const automatic = ledger?.automatic_cents ?? 0;
-  return {
-    ...(order
-      ? {
-          order: {
-            order_id: order.order_id,
-            amount_eur: order.amount,
-            currency: order.currency,
-            purchase_date: order.purchase_date,
-            category: order.category,
-            ...(order.customer_id ? { customer_id: order.customer_id } : {}),
-          },
-        }
-      : {}),
-    refunded: {
-      automatic_eur: automatic / 100,
-      approved_eur: Math.max(0, (ledger?.refunded_cents ?? 0) - automatic) / 100,
-    },
-    other_claims: input.others.map((c) => ({
-      claim_id: c.claim_id,
-      status: c.status,
-      ...(c.verdict ? { verdict: c.verdict } : {}),
-      ...(c.reason_code ? { reason_code: c.reason_code } : {}),
-      amount_eur: ledger?.claims[c.claim_id] !== undefined ? ledger.claims[c.claim_id]! / 100 : (c.amount_eur ?? 0),
-    })),
-    ...(input.customerWindow
-      ? {
-          customer_window: {
-            refunds: input.customerWindow.refunds,
-            refunded_eur: input.customerWindow.refunded_cents / 100,
-          },
-        }
-      : {}),
-  };
-}
+export { reviewFacts } from "./review-facts.ts";
+export type { ReviewFactsInput } from "./review-facts.ts";
 
 /** Why a decision cannot be taken, as the API answers it (409 or 400). */
 export type ReviewRefusal =
   | {
       status: 409;
-      code: "NO_PENDING_REVIEW" | "REVIEW_ALREADY_DECIDED" | "DECISION_NOT_ALLOWED" | "SAME_REVIEWER";
+      code:
+        | "NO_PENDING_REVIEW"
+        | "REVIEW_ALREADY_DECIDED"
+        | "DECISION_NOT_ALLOWED"
+        | "SAME_REVIEWER"
+        | "TAKEN_BY"
+        | "APPROVAL_LIMIT";
       message: string;
     }
   | { status: 400; code: "INVALID_AMOUNT" | "NOTE_REQUIRED"; message: string };
@@ -342,6 +316,33 @@ export interface DecisionRules {
   secondApprovalAboveEur?: number | undefined;
   /** The reviewer who RESUBMITted the claim under review, when it is a resubmitted claim: they cannot approve it. */
   resubmittedBy?: string | undefined;
+  /**
+   * What this reviewer alone already approved on the order, in cents: their approvals of its other claims that no
+   * second reviewer approved, and their RETRYs of its failed refunds. Four eyes and the reviewer's limit are checked
+   * on this plus the approval (docs/reviews.md#four-eyes).
+   */
+  approvedAloneCents?: number | undefined;
+  /** The reviewer's own limit in EUR (`max_approval`, docs/reviews.md#reviewer-limits); absent: none. */
+  maxApprovalEur?: number | undefined;
+}
+
+/**
+ * Whether a review's refund was approved by `reviewer` alone: decided APPROVED with them as the only approver, or
+ * their approval being carried out (an intent) with no first approval beside it.
+ */
+export function approvedAloneBy(review: ReviewRecord | undefined, reviewer: string): boolean {
+  if (!review) return false;
+  if (review.status === "APPROVED") {
+    const approvers = new Set((review.approvals ?? []).map((a) => a.reviewer));
+    if (review.reviewer) approvers.add(review.reviewer);
+    return approvers.size === 1 && approvers.has(reviewer);
+  }
+  return (
+    review.status === "PENDING" &&
+    review.intent?.decision === "APPROVE" &&
+    review.intent.reviewer === reviewer &&
+    (review.approvals ?? []).every((a) => a.reviewer === reviewer)
+  );
 }
 
 /** Whether a note is given (a blank one is none). */
@@ -440,7 +441,18 @@ function checkApproval(
       code: "NOTE_REQUIRED",
       message: `approving less than the proposed ${review.amount_eur} EUR needs a note saying why (the customer is told)`,
     };
-  if (first) return undefined;
+  // Four eyes per order: what this reviewer alone approved on the order, plus this approval.
+  const total = (rules.approvedAloneCents ?? 0) + granted.cents;
+  const limit = rules.maxApprovalEur === undefined ? undefined : parseCents(rules.maxApprovalEur);
+  const overLimit = limit?.ok === true && total > limit.cents;
+  if (first)
+    return overLimit
+      ? {
+          status: 409,
+          code: "APPROVAL_LIMIT",
+          message: `${rules.reviewer} approves up to ${rules.maxApprovalEur} EUR on an order; this approval would make it ${formatEur(total)} EUR: a reviewer whose limit covers it must approve`,
+        }
+      : undefined;
   const bound = rules.secondApprovalAboveEur === undefined ? undefined : parseCents(rules.secondApprovalAboveEur);
-  return bound?.ok && granted.cents > bound.cents ? "FIRST_APPROVAL" : undefined;
+  return (bound?.ok && total > bound.cents) || overLimit ? "FIRST_APPROVAL" : undefined;
 }

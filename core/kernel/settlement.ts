@@ -5,6 +5,8 @@
 import * as z from "zod";
 import { hashHex } from "../crew/hash.ts";
 import { add, parseMoney, toMajor, zero, type Money } from "./money.ts";
+import { deskFields } from "./review.ts";
+import type { ReviewDesk } from "./review.ts";
 
 /**
  * The name of the payment provider a refund was paid through (`PAYMENT_PROVIDER`: `simulated`, `stripe`, …), as
@@ -44,6 +46,11 @@ export const RefundReviewSchema = z
     note: z.string().optional(),
     /** RETRY: the execution that pays again. */
     retry_execution_id: z.string().min(1).optional(),
+    /** CLOSE: whether the refund was paid another way (kept as refunded) or not (released). */
+    paid_out_of_band: z.boolean().optional(),
+    /** Who took the review at the desk (`POST /claims/{id}/review/take`), until when: another reviewer's decision waits. */
+    taken_by: z.string().min(1).optional(),
+    taken_until: z.iso.datetime({ offset: true }).optional(),
     /** The decision's effects (release, audit, ReviewDecided, a RETRY's RefundExecuted) were all performed. */
     performed: z.literal(true).optional(),
   })
@@ -115,8 +122,11 @@ export function refundView(record: SettlementRecord): {
   };
 }
 
-/** The claim view's `refund`: the settlement and, once the refund failed, its own review (origin REFUND_FAILED). */
-export function refundClaimView(record: SettlementRecord): Record<string, unknown> {
+/**
+ * The claim view's `refund`: the settlement and, once the refund failed, its own review (origin REFUND_FAILED); with
+ * the desk, when the review is due and who holds it.
+ */
+export function refundClaimView(record: SettlementRecord, desk?: ReviewDesk): Record<string, unknown> {
   const review = record.review;
   return {
     ...refundView(record),
@@ -129,6 +139,7 @@ export function refundClaimView(record: SettlementRecord): Record<string, unknow
             reason_code: review.reason_code,
             reason: review.reason,
             requested_at: review.requested_at,
+            ...deskFields(review, desk),
             ...(review.decided_at ? { decided_at: review.decided_at } : {}),
             ...(review.decision ? { decision: review.decision } : {}),
             ...(review.reviewer ? { reviewer: review.reviewer } : {}),
@@ -138,6 +149,23 @@ export function refundClaimView(record: SettlementRecord): Record<string, unknow
         }
       : {}),
   };
+}
+
+/**
+ * Why a RETRY of the claim's failed refund cannot succeed with the order as it is now, or undefined (it may): a
+ * provider other than the simulated one refunds a payment, so the order must name one — a Stripe payment intent
+ * (`pi_…`) or charge (`ch_…`) in `payment_ref`. Fix the order in the shop, then retry; or close it.
+ */
+export function refundRetryBlocked(
+  provider: PaymentProviderName,
+  order: { order_id: string; payment_ref?: string | undefined } | undefined,
+): string | undefined {
+  if (provider === "simulated" || order === undefined) return undefined;
+  if (!order.payment_ref)
+    return `order ${order.order_id} has no payment_ref to refund: give it one in the shop, or close`;
+  if (!/^(pi|ch)_/.test(order.payment_ref))
+    return `payment_ref of order ${order.order_id} is neither a payment intent (pi_…) nor a charge (ch_…): fix it in the shop, or close`;
+  return undefined;
 }
 
 /** The id of the review a failed execution opens: `rev_` and a hash of the execution id (stable across redeliveries). */
@@ -232,14 +260,15 @@ export type SettlementFact =
       failure_reason?: string;
       at: string;
     }
-  | { kind: "closed"; execution_id: string; at: string };
+  | { kind: "closed"; execution_id: string; at: string; paid_out_of_band?: boolean };
 
 /** One authorised refund as reconciled. */
 export type ReconciledRefund = {
   claim_id: string;
   execution_id: string;
   amount_eur: number;
-  status: SettlementStatus | "CLOSED";
+  /** PAID_OUT_OF_BAND: a failed refund a reviewer CLOSEd as paid another way (counted as settled). */
+  status: SettlementStatus | "CLOSED" | "PAID_OUT_OF_BAND";
   provider_ref?: string;
   failure_reason?: string;
   authorised_at: string;
@@ -275,11 +304,11 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
     const line = byExecution.get(fact.execution_id);
     if (!line) continue;
     if (fact.kind === "closed") {
-      line.status = "CLOSED";
+      line.status = fact.paid_out_of_band ? "PAID_OUT_OF_BAND" : "CLOSED";
       continue;
     }
     const next = fact.kind === "settled" ? "SETTLED" : "FAILED";
-    if (line.status === "CLOSED" || line.status === "FAILED") continue;
+    if (line.status === "CLOSED" || line.status === "PAID_OUT_OF_BAND" || line.status === "FAILED") continue;
     line.status = next;
     if (fact.provider_ref !== undefined) line.provider_ref = fact.provider_ref;
     if (fact.failure_reason !== undefined) line.failure_reason = fact.failure_reason;
@@ -290,7 +319,8 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
   const totals: Record<SettlementStatus, Money> = { SETTLED: zero("EUR"), PENDING: zero("EUR"), FAILED: zero("EUR") };
   for (const r of refunds) {
     const amount = parseMoney(r.amount_eur, "EUR");
-    if (amount.ok && r.status !== "CLOSED") totals[r.status] = add(totals[r.status], amount.money);
+    const status = r.status === "PAID_OUT_OF_BAND" ? "SETTLED" : r.status;
+    if (amount.ok && status !== "CLOSED") totals[status] = add(totals[status], amount.money);
   }
   return {
     refunds,
@@ -325,7 +355,14 @@ export function reconcileSettlements(records: readonly SettlementRecord[]): Reco
             },
           ]),
       ...(r.review?.status === "CLOSED"
-        ? [{ kind: "closed" as const, execution_id: r.execution_id, at: r.updated_at }]
+        ? [
+            {
+              kind: "closed" as const,
+              execution_id: r.execution_id,
+              at: r.updated_at,
+              ...(r.review.paid_out_of_band ? { paid_out_of_band: true } : {}),
+            },
+          ]
         : []),
     ]),
   );

@@ -159,6 +159,39 @@ describe("composeDeps", () => {
     });
   });
 
+  it("checks the order API beside the first read of a cold start (ORDER_SOURCE=http), once, and says what is wrong", async () => {
+    const asked: string[] = [];
+    const shop = createServer((req, res) => {
+      asked.push(`${req.url} ${req.headers.authorization}`);
+      res.writeHead(401).end();
+    });
+    await new Promise<void>((resolve) => shop.listen(0, "127.0.0.1", () => resolve()));
+    try {
+      const heard: unknown[] = [];
+      const deps = composeDeps({
+        resources: linkedResources((name) => (name === "OrderApiToken" ? { value: "wrong-token" } : undefined)),
+        clients: stack.clients,
+        clock: frozenClock(TEST_NOW),
+        policy: stack.config,
+        env: { ORDER_SOURCE: "http", ORDER_API_URL: `http://127.0.0.1:${(shop.address() as AddressInfo).port}/api` },
+        onOrderApiCheck: (check) => heard.push(check),
+      });
+      await expect(deps.orders.getOrder("ord_001")).rejects.toThrow(/refused the token/);
+      await expect(deps.orders.getOrder("ord_002")).rejects.toThrow(/refused the token/);
+      await expect.poll(() => heard).toHaveLength(1);
+      expect(heard[0]).toEqual({
+        ok: false,
+        problem: expect.stringMatching(/claims-crew-order-api-check: answered HTTP 401/),
+      });
+      expect(asked.filter((a) => a.includes("claims-crew-order-api-check"))).toEqual([
+        "/api/orders/claims-crew-order-api-check Bearer wrong-token",
+      ]);
+    } finally {
+      shop.closeAllConnections();
+      await new Promise<void>((resolve) => shop.close(() => resolve()));
+    }
+  });
+
   it("derives the crew's step deadlines from the LLM budget (LLM_TIMEOUT_MS over the config's timeout_ms)", () => {
     const from = (env: Record<string, string>) =>
       composeDeps({
@@ -187,7 +220,7 @@ describe("the deployed policy (pre-parsed JSON)", () => {
     const policy = loadPolicyFile(writePolicy());
     expect(policy.agent).toEqual(config.agent);
     // The four-eyes bound reaches the deployed functions (the bundled config's second_approval_above_eur).
-    expect(policy.agent.review).toEqual({ secondApprovalAboveEur: 1500 });
+    expect(policy.agent.review).toEqual({ secondApprovalAboveEur: 1500, dueMs: 24 * 3_600_000 });
     expect(policy.llm).toEqual(config.llm);
     expect(policy).toMatchObject({
       run_id: config.simulationId,

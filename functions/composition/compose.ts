@@ -23,11 +23,15 @@ import { linkedResources } from "./resources.ts";
 import { LINKS } from "../../app/manifest.ts";
 import type { LinkedResources } from "./resources.ts";
 import { loadPolicyFile, policyPathFrom } from "./policy.ts";
+import { checkedOnFirstUse } from "../../adapters/shop/order-api.ts";
+import type { OrderApiCheck, OrderApiSource } from "../../adapters/shop/order-api.ts";
 import { orderSourceSecretsOf, orderSourceSettingsFrom } from "../../app/order-source.ts";
 import type { OrderSourceSecretLink } from "../../app/order-source.ts";
 import type { OrderSource } from "../../pipeline/ports.ts";
 import { orderSourceAdapter } from "./order-sources.ts";
 import { paymentProviderFrom, webhookSecretFrom } from "./payments.ts";
+import { withReviewOpened } from "../../pipeline/review-opened.ts";
+import { DEFAULT_REVIEW_DUE_MS } from "../../core/kernel/review.ts";
 import type { PolicySettings } from "../../app/policy-format.ts";
 import type { QueueRole } from "../../app/manifest.ts";
 
@@ -181,6 +185,16 @@ export interface ComposeOptions {
   readonly policy?: PolicySettings | (() => PolicySettings);
   readonly env?: Env;
   readonly settings?: PipelineSettings;
+  /** Hears the check of the order API on its first use (ORDER_SOURCE=http); default: a log line when it fails. */
+  readonly onOrderApiCheck?: (check: OrderApiCheck) => void;
+}
+
+/** The first-use check's failure as one structured log line (CloudWatch Logs on AWS); never the token. */
+function logOrderApiCheck(check: OrderApiCheck): void {
+  if (check.ok) return;
+  process.stderr.write(
+    `${JSON.stringify({ level: "ERROR", message: "the shop's order API does not answer its check (ORDER_API_URL, OrderApiToken): claims wait for it up to ORDER_SOURCE_MAX_WAIT_S", code: "ORDER_API_UNREACHABLE", problem: check.problem })}\n`,
+  );
 }
 
 /** Builds PipelineDeps; nothing is read or connected until a port is first used. */
@@ -206,7 +220,7 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     const links = Object.fromEntries(
       orderSourceSecretsOf(chosen.source).map((s) => [s.role, s.secret.link as OrderSourceSecretLink]),
     );
-    return orderSourceAdapter(chosen.source).createSource({
+    const source = orderSourceAdapter(chosen.source).createSource({
       settings: chosen.values,
       secret: (role) => {
         const link = links[role];
@@ -215,6 +229,11 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
       },
       table: () => dynamo().orders,
     });
+    // A source that can check itself (the shop's order API) is checked beside the first read of a cold start: a
+    // wrong URL or token is logged once, plainly.
+    return typeof (source as Partial<OrderApiSource>).check === "function"
+      ? checkedOnFirstUse(source as OrderApiSource, options.onOrderApiCheck ?? logOrderApiCheck)
+      : source;
   });
   const dynamo = once(() =>
     createDynamoPorts({
@@ -236,8 +255,12 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     payments: lazyPort(() => paymentProviderFrom(env, resources)),
     webhookSecret: webhookSecretFrom(env, resources),
     queues: linkedWorkQueues(() => clients().sqs, clock, resources),
+    // A ReviewOpened beside each ReviewRequested, due under the policy (pipeline/review-opened.ts).
     publisher: lazyPort(() =>
-      createEventBridgePublisher({ client: clients().events, busName: resources.busName(), checkBus: true }),
+      withReviewOpened(
+        createEventBridgePublisher({ client: clients().events, busName: resources.busName(), checkBus: true }),
+        () => policy().agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS,
+      ),
     ),
     llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),
     clock,

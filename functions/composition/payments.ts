@@ -15,6 +15,7 @@ import {
 } from "../../app/payment-provider.ts";
 import type { PaymentProviderName, ProviderSecretLink } from "../../app/payment-provider.ts";
 import type { PaymentDeps, PaymentProvider } from "../../pipeline/payments.ts";
+import { DEFAULT_REVIEW_DUE_MS } from "../../core/kernel/review.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { ConfigLoadError } from "./errors.ts";
 import { paymentAdapter } from "./payment-providers.ts";
@@ -76,5 +77,6 @@ export function paymentDeps(deps: PipelineDeps): PaymentDeps {
     publisher: deps.publisher,
     audit: deps.audit,
     clock: deps.clock,
+    reviewDueMs: () => deps.agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS,
   };
 }

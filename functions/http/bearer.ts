@@ -18,6 +18,8 @@ export interface ReviewerCredential {
   readonly id: string;
   readonly name?: string | undefined;
   readonly token_sha256: string;
+  /** The most they approve alone, in EUR (the reviewers file's `max_approval`); absent: no limit. */
+  readonly max_approval?: number | undefined;
 }
 
 /** The SHA-256 (lower-case hex) a reviewers file stores for a token. */

@@ -150,7 +150,8 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
   "GET /reviews": {
     tag: "reviews",
     summary: "List reviews",
-    description: "Reviews with a status (PENDING by default), oldest request first, a page at a time. Reviewer token.",
+    description:
+      "Reviews with a status (PENDING by default), a page at a time (pages cut oldest request first), each page ordered by due_at, then the larger amount. Reviewer token.",
     query: {
       status: {
         description: "PENDING (default), APPROVED, DENIED or RESUBMITTED.",
@@ -162,7 +163,14 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     responses: {
       200: {
         description: "A page of reviews.",
-        schema: z.object({ items: z.array(ReviewListItemSchema), next_cursor: z.string().optional() }),
+        schema: z.object({
+          reviewer: z
+            .object({ id: z.string(), name: z.string().optional(), max_approval_eur: z.number().optional() })
+            .strict()
+            .describe("Who is asking: the credential's reviewer and their approval limit (absent: none of their own)."),
+          items: z.array(ReviewListItemSchema),
+          next_cursor: z.string().optional(),
+        }),
       },
     },
   },
@@ -173,7 +181,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       "APPROVE (ESCALATE reviews; optionally a lower amount_eur) re-runs the reject checks against the current ledger and reserves the refund once; " +
       "DENY (any review) closes the claim without a refund; RESUBMIT (NEEDS_REVIEW reviews) submits the corrected `claim` as a new claim. " +
       "RETRY / CLOSE decide a failed refund's review (origin REFUND_FAILED) only: RETRY pays again under a new execution_id, " +
-      "CLOSE (with a note) releases the refund's reservation, the money counting as not refunded, without binding the order. " +
+      "CLOSE (with a note and paid_out_of_band) keeps the refund's reservation when it was paid out of band (counted as refunded) or releases it (not refunded); either way it binds the order like a DENY. " +
       "Repeating a decision returns the stored result. Reviewer token.",
     pathParams: { id: ClaimIdParam },
     body: { description: "The decision.", schema: ReviewRequestSchema },
@@ -182,7 +190,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       404: NotFound,
       409: {
         description:
-          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
+          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, TAKEN_BY (another reviewer holds the review), APPROVAL_LIMIT (a second approval beyond the reviewer's max_approval), APPROVALS_CHANGED (other approvals on the order kept landing: try again), or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
         schema: ApiErrorSchema,
       },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
@@ -193,11 +201,47 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       },
     },
   },
+  "POST /claims/{id}/review/take": {
+    tag: "reviews",
+    summary: "Take a review",
+    description:
+      "The desk: the claim's pending review (its failed refund's, when it has one) is the caller's for 15 minutes — taking it again renews it; deciding it ends it. Meanwhile another reviewer's take or decision is 409 TAKEN_BY. Reviewer token.",
+    pathParams: { id: ClaimIdParam },
+    body: { description: "Nothing (no body, or {}).", schema: z.object({}).strict() },
+    responses: {
+      200: {
+        description: "Taken.",
+        schema: z
+          .object({ claim_id: z.string(), review_id: z.string(), taken_by: z.string(), taken_until: z.string() })
+          .strict(),
+      },
+      400: { description: "INVALID_CLAIM_ID, or a body other than {}.", schema: ApiErrorSchema },
+      404: NotFound,
+      409: {
+        description:
+          "TAKEN_BY (another reviewer holds it until taken_until), NO_PENDING_REVIEW, REVIEW_ALREADY_DECIDED.",
+        schema: ApiErrorSchema,
+      },
+    },
+  },
   "GET /health": {
     tag: "operations",
     summary: "Health check",
-    description: "Answers without a token and without touching any dependency.",
-    responses: { 200: { description: "Up.", schema: z.object({ status: z.literal("ok") }) } },
+    description:
+      "Answers without a token and without touching any dependency. `claims serve` says degraded while the configured model (`llm`) or the shop's order API (`orders`) does not answer.",
+    responses: {
+      200: {
+        description: "Up.",
+        schema: z.union([
+          z.object({ status: z.literal("ok") }),
+          z.object({
+            status: z.literal("degraded"),
+            llm: z.literal("unreachable").optional(),
+            orders: z.literal("unreachable").optional(),
+          }),
+        ]),
+      },
+    },
   },
   "GET /openapi.json": {
     tag: "operations",

@@ -37,6 +37,18 @@ export const ReviewViewSchema = z
     reason_code: z.string(),
     reason: z.string(),
     requested_at: z.string(),
+    due_at: z
+      .string()
+      .optional()
+      .describe("When the review is due: requested_at + the policy's review_due_days / review_due_hours."),
+    taken_by: z
+      .string()
+      .optional()
+      .describe("The reviewer who took the review at the desk (POST …/review/take), while the lease lasts."),
+    taken_until: z
+      .string()
+      .optional()
+      .describe("When that lease runs out (another reviewer's decision is 409 TAKEN_BY until then)."),
     decided_at: z.string().optional(),
     decision: ReviewDecisionKindSchema.optional(),
     reviewer: z.string().optional(),
@@ -59,11 +71,27 @@ export const RefundReviewViewSchema = z
     reason_code: z.literal("REFUND_FAILED"),
     reason: z.string(),
     requested_at: z.string(),
+    due_at: z
+      .string()
+      .optional()
+      .describe("When the review is due: requested_at + the policy's review_due_days / review_due_hours."),
+    taken_by: z
+      .string()
+      .optional()
+      .describe("The reviewer who took the review at the desk (POST …/review/take), while the lease lasts."),
+    taken_until: z
+      .string()
+      .optional()
+      .describe("When that lease runs out (another reviewer's decision is 409 TAKEN_BY until then)."),
     decided_at: z.string().optional(),
     decision: z.enum(["RETRY", "CLOSE"]).optional(),
     reviewer: z.string().optional(),
     note: z.string().optional(),
     retry_execution_id: z.string().optional().describe("RETRY: the new execution that pays again."),
+    paid_out_of_band: z
+      .boolean()
+      .optional()
+      .describe("CLOSE: paid another way (counted as refunded) or not (the reservation released)."),
   })
   .strict();
 
@@ -113,6 +141,9 @@ export const ReviewRequestSchema = z
     review_id: RefundReviewRequestSchema.shape.review_id.describe(
       "RETRY / CLOSE: the review decided (GET /reviews review_id); a decision meant for an earlier one is 409.",
     ),
+    paid_out_of_band: RefundReviewRequestSchema.shape.paid_out_of_band.describe(
+      "CLOSE (required): true when the refund was paid another way (the reservation kept: refunded), false when not (released).",
+    ),
   })
   .strict();
 
@@ -131,6 +162,18 @@ export const ReviewListItemSchema = z
     order_id: z.string().optional(),
     amount_eur: z.number().optional(),
     requested_at: z.string(),
+    due_at: z
+      .string()
+      .optional()
+      .describe("When the review is due: requested_at + the policy's review_due_days / review_due_hours."),
+    taken_by: z
+      .string()
+      .optional()
+      .describe("The reviewer who took the review at the desk (POST …/review/take), while the lease lasts."),
+    taken_until: z
+      .string()
+      .optional()
+      .describe("When that lease runs out (another reviewer's decision is 409 TAKEN_BY until then)."),
     simulation_id: z.string().optional(),
     execution_id: z.string().optional().describe("REFUND_FAILED: the execution the provider refused."),
     provider: z.string().optional().describe("REFUND_FAILED: the payment provider."),
@@ -139,6 +182,11 @@ export const ReviewListItemSchema = z
       .optional()
       .describe("REFUND_FAILED: the provider's reference for the refund, when it gave one."),
     failure_reason: z.string().optional().describe("REFUND_FAILED: why the provider refused it."),
+    retry: z
+      .object({ possible: z.boolean(), reason: z.string().optional() })
+      .strict()
+      .optional()
+      .describe("REFUND_FAILED: whether a RETRY can succeed with the order as the shop has it now, and why not."),
     verdict_id: z.string().optional().describe("The kernel's verdict that escalated (ESCALATE reviews)."),
     label: z.string().optional(),
     claim: ClaimSchema.optional().describe("The structured claim (as submitted, or as extracted from free text)."),
@@ -167,8 +215,19 @@ export const ReviewListItemSchema = z
         customer_id: z.string().optional(),
       })
       .strict()
+      .nullable()
       .optional()
-      .describe("The order as the shop's data says (absent when the claim names none or it cannot be read)."),
+      .describe(
+        "The order as the shop's data says (absent when the review names none; null when it could not be read: order_unread says why).",
+      ),
+    order_unread: z
+      .object({
+        code: z.enum(["ORDER_SOURCE_UNAVAILABLE", "ORDER_DATA_INVALID", "ORDER_NOT_FOUND", "ORDER_NOT_READ"]),
+        reason: z.string(),
+      })
+      .strict()
+      .optional()
+      .describe("Why `order` is null: the listing never fails for one order the shop cannot serve."),
     refunded: z
       .object({ automatic_eur: z.number(), approved_eur: z.number() })
       .strict()

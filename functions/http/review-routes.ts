@@ -1,8 +1,8 @@
 // The routes of the reviewer API (docs/http-api.md): each maps one request to one pipeline call and its outcome
 // to a status code. Nothing is stored for a refused request (400, 404, 409).
-import { ReviewStatusSchema, reviewListItem } from "../../core/kernel/review.ts";
+import { byDueThenAmount, ReviewStatusSchema, reviewListItem } from "../../core/kernel/review.ts";
+import { reviewDesk, takeReview } from "../../pipeline/review-desk.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
-import { reviewListKey } from "../../pipeline/ports.ts";
 import { decideReview, listReviews } from "../../pipeline/review.ts";
 import { htmlSecurityHeaders } from "../../report/csp.ts";
 import { REVIEW_PAGE_CSP, renderReviewPage } from "../../report/review-page.ts";
@@ -42,16 +42,20 @@ export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promi
       { path: "cursor", message: "not a cursor" },
     ]);
   const page = await listReviews({ status: status.data, limit, ...(q.cursor ? { cursor: q.cursor } : {}) }, deps);
+  const desk = reviewDesk(deps);
   return json(200, {
-    // Claims' reviews and failed refunds' reviews, merged oldest first as the page was cut (reviewListKey).
-    items: [...page.items.map((i) => reviewListItem(i.review, i.context)), ...page.refundReviews].sort(byListKey),
+    // Who is asking, as the desk shows it: their id, name and approval limit (docs/reviews.md#reviewer-limits).
+    reviewer: {
+      id: who.reviewer.id,
+      ...(who.reviewer.name ? { name: who.reviewer.name } : {}),
+      ...(who.reviewer.maxApprovalEur !== undefined ? { max_approval_eur: who.reviewer.maxApprovalEur } : {}),
+    },
+    // Claims' reviews and failed refunds' reviews, as the page was cut, the soonest due first, then the most money.
+    items: [...page.items.map((i) => reviewListItem(i.review, i.context, desk)), ...page.refundReviews].sort(
+      byDueThenAmount,
+    ),
     ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
   });
-}
-
-function byListKey(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  const key = (x: Record<string, unknown>) => reviewListKey(String(x.requested_at), String(x.claim_id));
-  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 }
 
 /** `POST /claims/{id}/review`: 200 with the decided review; 400 invalid; 404 unknown claim; 409 not pending, already decided, not allowed, or a reject rule that now fails. */
@@ -69,6 +73,33 @@ export async function postReview(request: ApiRequest, deps: PipelineDeps): Promi
   const result = await decideReview(id, body.value, deps, who.reviewer);
   if (result.ok) return json(200, result.body);
   return apiError(result.status, result.code, result.message, "issues" in result ? result.issues : undefined);
+}
+
+/**
+ * `POST /claims/{id}/review/take`: 200 `{ claim_id, review_id, taken_by, taken_until }` — the review is the
+ * caller's for REVIEW_LEASE_MS (taking it again renews it); 409 `TAKEN_BY` while another reviewer holds it,
+ * `NO_PENDING_REVIEW` / `REVIEW_ALREADY_DECIDED` when there is nothing to take; 404 for an unknown claim.
+ */
+export async function postTake(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
+  const who = reviewerOf(request.requestContext.authorizer);
+  if (!who.ok) return apiError(403, "NOT_A_REVIEWER", who.message);
+  const id = request.pathParameters?.id ?? "";
+  if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
+  const bytes = bodyBytes(request);
+  if (bytes.length > MAX_BODY_BYTES)
+    return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
+  if (bytes.toString("utf8").trim() !== "") {
+    const body = parseJsonBody(bytes);
+    const empty =
+      body.ok && typeof body.value === "object" && body.value !== null && Object.keys(body.value).length === 0;
+    if (!empty)
+      return apiError(400, "INVALID_INPUT", "taking a review takes no body (send none, or {})", [
+        { path: "(body)", message: "expected no body or {}" },
+      ]);
+  }
+  const result = await takeReview(id, who.reviewer, deps);
+  if (result.ok) return json(200, result.body);
+  return apiError(result.status, result.code, result.message);
 }
 
 /** `GET /review`: the reviewers' page (constant HTML; it asks for the reviewer token and calls the routes above). */

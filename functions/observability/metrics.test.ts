@@ -10,7 +10,8 @@ import { handleProposal } from "../../pipeline/kernel-service.ts";
 import type { ProposalMessage } from "../../pipeline/messages.ts";
 import { handleCrewMessage } from "../../pipeline/orchestrator.ts";
 import { handleAgentStep } from "../../pipeline/worker.ts";
-import { createHandlerMetrics, measured, withColdStart } from "./metrics.ts";
+import { createHandlerMetrics, measured, reviewBacklogRecords, withColdStart } from "./metrics.ts";
+import { createInMemoryReviewRepository } from "../../pipeline/in-memory.ts";
 import type { HandlerMetrics } from "./metrics.ts";
 import { bundledConfig } from "../../pipeline/bundled-config.test-kit.ts";
 
@@ -215,5 +216,36 @@ describe("one EMF line per invocation", () => {
     await handle(metrics)(); // not an on-demand instance: no cold start (Powertools' rule)
     expect(emfLines().map(names)).toEqual([["ColdStart", "ClaimsDecided"], ["ClaimsDecided"], ["ClaimsDecided"]]);
     expect(emfLines()[0]).toMatchObject({ function_name: "claims-crew-test-kernel", function: "kernel" });
+  });
+});
+
+describe("the review backlog the sweep reports", () => {
+  it("counts pending reviews, the oldest's wait and those past their due time, per flow", async () => {
+    const now = Date.parse("2026-06-03T12:00:00Z");
+    const review = (claim: string, requestedAt: string, simulation?: string) =>
+      ({
+        review_id: `rev_${claim}`,
+        claim_id: claim,
+        dfid: `dfid_${claim}`,
+        origin: "ESCALATE",
+        status: "PENDING",
+        reason_code: "AMOUNT_ABOVE_LIMIT",
+        reason: "r",
+        requested_at: requestedAt,
+        version: 1,
+        ...(simulation ? { simulation_id: simulation } : {}),
+      }) as const;
+    const repo = createInMemoryReviewRepository();
+    await repo.openReview(review("a", "2026-06-01T11:00:00.000Z")); // 49 h ago: overdue at 48 h
+    await repo.openReview(review("b", "2026-06-01T13:00:00.000Z")); // 47 h ago
+    await repo.openReview(review("c", "2026-06-01T12:00:00.000Z")); // exactly 48 h: due now, not past it
+    await repo.openReview(review("d", "2026-05-01T00:00:00.000Z", "sim_1"));
+    const records = await reviewBacklogRecords(repo, now);
+    expect(records.map((r) => [r.dimensions[0], r.metrics])).toEqual([
+      [{ Flow: "live" }, { PendingReviews: 3, OldestPendingReviewAge: 49 * 3600, OverdueReviews: 1 }],
+      [{ Flow: "simulation" }, { PendingReviews: 1, OldestPendingReviewAge: expect.any(Number), OverdueReviews: 1 }],
+    ]);
+    const dueIn6h = await reviewBacklogRecords(repo, now, 1_000, 6 * 3_600_000);
+    expect(dueIn6h[0]!.metrics.OverdueReviews).toBe(3);
   });
 });

@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Console } from "node:console";
 import { MetricUnit, Metrics } from "@aws-lambda-powertools/metrics";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { DEFAULT_REVIEW_DUE_MS } from "../../core/kernel/review.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/index.ts";
 import type { FunctionKey } from "../../app/manifest.ts";
@@ -341,13 +342,20 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
   return { ...deps, claims, ledger, reviews, llm, verdicts };
 }
 
-/** A handler's metrics: the pending reviews, per flow, the sweep reports every run. */
+/**
+ * A handler's metrics: the pending reviews, per flow, the sweep reports every run — how many, the oldest's wait, and
+ * how many are past their due time (`requested_at` + `dueMs`, the policy's review_due_days / review_due_hours).
+ */
 export async function reviewBacklogRecords(
   reviews: Pick<ReviewRepository, "listReviews">,
   nowMs: number,
   cap = 1_000,
+  dueMs = DEFAULT_REVIEW_DUE_MS,
 ): Promise<MetricRecord[]> {
-  const backlog = { live: { count: 0, oldest: nowMs }, simulation: { count: 0, oldest: nowMs } };
+  const backlog = {
+    live: { count: 0, oldest: nowMs, overdue: 0 },
+    simulation: { count: 0, oldest: nowMs, overdue: 0 },
+  };
   let seen = 0;
   let cursor: string | undefined;
   do {
@@ -356,6 +364,7 @@ export async function reviewBacklogRecords(
       const flow = backlog[flowOf(review.simulation_id)];
       flow.count++;
       flow.oldest = Math.min(flow.oldest, Date.parse(review.requested_at));
+      if (Date.parse(review.requested_at) + dueMs < nowMs) flow.overdue++;
     }
     seen += page.items.length;
     cursor = page.nextCursor;
@@ -364,6 +373,7 @@ export async function reviewBacklogRecords(
     metrics: {
       PendingReviews: Math.min(backlog[Flow].count, cap),
       OldestPendingReviewAge: Math.max(0, Math.round((nowMs - backlog[Flow].oldest) / 1000)),
+      OverdueReviews: Math.min(backlog[Flow].overdue, cap),
     },
     dimensions: [{ Flow }],
   }));

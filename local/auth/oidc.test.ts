@@ -2,6 +2,7 @@
 // verify the bearer JWT as API Gateway's JWT authorizer does, and the review function records the token's `sub`
 // — only for members of the `reviewers` group or holders of the `claims/review` scope.
 import { readFileSync } from "node:fs";
+import { generateKeyPair, SignJWT } from "jose";
 import { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../core/claim/config.ts";
@@ -78,7 +79,25 @@ const call = async (method: string, path: string, bearer: string, body?: unknown
 };
 
 describe("reviewers from an OpenID Connect issuer", () => {
-  it("refuses a token of another audience, an expired one and a forged one with 401", async () => {
+  it("refuses a token of another audience (aud or client_id), an expired one and a forged one with 401", async () => {
+    expect(
+      (
+        await call(
+          "GET",
+          "/reviews",
+          await token({ sub: "u1", aud: undefined, client_id: "other-app", scope: "claims/review" }),
+        )
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await call(
+          "GET",
+          "/reviews",
+          await token({ sub: "u1", aud: ["other-app", "another"], "cognito:groups": ["reviewers"] }),
+        )
+      ).status,
+    ).toBe(401);
     expect(
       (await call("GET", "/reviews", await token({ sub: "u1", aud: "someone-else", "cognito:groups": ["reviewers"] })))
         .status,
@@ -91,6 +110,42 @@ describe("reviewers from an OpenID Connect issuer", () => {
     const forged = `${h}.${Buffer.from(JSON.stringify({ sub: "mallory", aud: "claims-reviewers", iss: issuer.issuer.url, "cognito:groups": ["reviewers"], exp: 9e9 })).toString("base64url")}.${s}`;
     expect((await call("GET", "/reviews", forged)).status).toBe(401);
     expect((await call("GET", "/reviews", "intake-token-0123456789")).status).toBe(401);
+  });
+
+  it("refuses a token with alg none, whatever it claims, with 401", async () => {
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const now = Math.floor(NOW / 1000);
+    const claims = {
+      sub: "mallory",
+      aud: "claims-reviewers",
+      iss: issuer.issuer.url,
+      "cognito:groups": ["reviewers"],
+      iat: now,
+      exp: 9e9,
+    };
+    for (const header of [{ alg: "none", typ: "JWT" }, { alg: "none" }, { alg: "None", typ: "JWT" }])
+      expect((await call("GET", "/reviews", `${b64(header)}.${b64(claims)}.`)).status).toBe(401);
+    // The same claims, signed by the issuer, pass: only the algorithm was wrong.
+    expect(
+      (await call("GET", "/reviews", await token({ sub: "mallory", "cognito:groups": ["reviewers"] }))).status,
+    ).toBe(200);
+  });
+
+  it("refuses a token signed with a key the issuer does not publish (an unknown kid) with 401", async () => {
+    const { privateKey } = await generateKeyPair("RS256");
+    const payload = { sub: "mallory", aud: "claims-reviewers", "cognito:groups": ["reviewers"] };
+    const sign = (kid: string | undefined) =>
+      new SignJWT(payload)
+        .setProtectedHeader({ alg: "RS256", ...(kid ? { kid } : {}) })
+        .setIssuer(issuer.issuer.url!)
+        .setIssuedAt()
+        .setExpirationTime("10m")
+        .sign(privateKey);
+    expect((await call("GET", "/reviews", await sign("kid-nobody-published"))).status).toBe(401);
+    // The issuer's own kid on a token our key signed is a forgery too.
+    const published = issuer.issuer.keys.toJSON()[0] as { kid: string };
+    expect((await call("GET", "/reviews", await sign(published.kid))).status).toBe(401);
+    expect((await call("GET", "/reviews", await sign(undefined))).status).toBe(401);
   });
 
   it("refuses a valid token outside the reviewers group without the claims/review scope with 403", async () => {

@@ -1,12 +1,23 @@
 // The reviewers file (docs/reviews.md): one credential per person, `reviewers: [{ id, name?, token_sha256 }]`, only
 // the SHA-256 of each token stored. Read whole or refused whole: a duplicate id or hash, a malformed hash, an
 // unknown key or bad YAML is an error naming its line, never a half-loaded list. Owner-only, like the data directory.
-import { chmodSync, closeSync, existsSync, lstatSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 import * as z from "zod";
 import { SourceFileError } from "../../core/claim/errors.ts";
 import { oneLineText } from "../../core/claim/claim.ts";
+import { parseCents } from "../../core/kernel/money.ts";
 import { parseYamlSource, validateYaml } from "../../core/claim/yaml-source.ts";
 import type { SourceIssue } from "../../core/claim/yaml-source.ts";
 import type { ReviewerCredential } from "../../functions/http/bearer.ts";
@@ -22,6 +33,12 @@ const ReviewerSchema = z
     token_sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/, "token_sha256 is the SHA-256 of the token: 64 lower-case hex digits"),
+    /** The most this reviewer approves alone, in EUR (docs/reviews.md#reviewer-limits); absent: no limit. */
+    max_approval: z
+      .number()
+      .positive("max_approval is a positive number of EUR")
+      .refine((n) => parseCents(n).ok, { message: "max_approval is an amount in whole cents" })
+      .optional(),
   })
   .strict();
 
@@ -56,7 +73,12 @@ export function parseReviewers(text: string, file: string): ReviewerCredential[]
     }
   });
   if (issues.length > 0) throw new SourceFileError(file, issues);
-  return reviewers.map((r) => ({ id: r.id, ...(r.name ? { name: r.name } : {}), token_sha256: r.token_sha256 }));
+  return reviewers.map((r) => ({
+    id: r.id,
+    ...(r.name ? { name: r.name } : {}),
+    token_sha256: r.token_sha256,
+    ...(r.max_approval !== undefined ? { max_approval: r.max_approval } : {}),
+  }));
 }
 
 /**
@@ -87,7 +109,7 @@ export function loadReviewers(path: string, opts: { missingOk?: boolean } = {}):
 
 /** Writes the reviewers to `path` owner-only (0600), atomically: a crash leaves the old file or the new one. */
 export function writeReviewers(path: string, reviewers: readonly ReviewerCredential[]): void {
-  const text = `# Claims Crew reviewers: one credential per person; only the SHA-256 of each token is kept.\n# Written by \`claims reviewers add|remove\`.\n${stringify({ reviewers: reviewers.map((r) => ({ id: r.id, ...(r.name ? { name: r.name } : {}), token_sha256: r.token_sha256 })) })}`;
+  const text = `# Claims Crew reviewers: one credential per person; only the SHA-256 of each token is kept.\n# Written by \`claims reviewers add|remove\`.\n${stringify({ reviewers: reviewers.map((r) => ({ id: r.id, ...(r.name ? { name: r.name } : {}), token_sha256: r.token_sha256, ...(r.max_approval !== undefined ? { max_approval: r.max_approval } : {}) })) })}`;
   const temp = join(dirname(path), `.${process.pid}.reviewers.tmp`);
   const fd = openSync(temp, "w", 0o600);
   try {
@@ -97,4 +119,58 @@ export function writeReviewers(path: string, reviewers: readonly ReviewerCredent
   }
   chmodSync(temp, 0o600);
   renameSync(temp, path);
+}
+
+/** How often, at most, a running server looks at the reviewers file again (a removed reviewer is refused within it). */
+export const REVIEWERS_RECHECK_MS = 1_000;
+
+/**
+ * The reviewers of the file at `path` as they are now, for a running server: read at most every `recheckMs` (on
+ * use; the file's size, modification time and inode say whether it changed), so `claims reviewers add|remove` —
+ * or an edit — takes effect without a restart. A file that cannot be read or parsed refuses every reviewer until it
+ * can (fail closed: a reviewer removed by a half-saved edit stays removed) and `onProblem` hears why, once per
+ * change. `now` is injected for tests.
+ */
+export function watchReviewers(
+  path: string,
+  options: {
+    recheckMs?: number;
+    now?: () => number;
+    onProblem?: (message: string) => void;
+    onReload?: (reviewers: readonly ReviewerCredential[]) => void;
+  } = {},
+): () => readonly ReviewerCredential[] {
+  const recheckMs = options.recheckMs ?? REVIEWERS_RECHECK_MS;
+  const now = options.now ?? Date.now;
+  let current: readonly ReviewerCredential[] = [];
+  let seen: string | undefined;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  const look = () => {
+    let signature: string;
+    try {
+      const stat = statSync(path);
+      signature = `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.mode}`;
+    } catch {
+      signature = "absent";
+    }
+    if (signature === seen) return;
+    seen = signature;
+    try {
+      current = loadReviewers(path);
+      options.onReload?.(current);
+    } catch (error) {
+      current = [];
+      options.onProblem?.(
+        `reviewers file ${path} cannot be used, so every reviewer is refused until it can: ${(error as Error).message}`,
+      );
+    }
+  };
+  return () => {
+    const at = now();
+    if (at - checkedAt >= recheckMs) {
+      checkedAt = at;
+      look();
+    }
+    return current;
+  };
 }

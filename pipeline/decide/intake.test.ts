@@ -59,6 +59,29 @@ describe("a submission", () => {
   });
 });
 
+describe("what intake refuses that would name a path", () => {
+  it.each([
+    [{ simulation_id: ".." }, "simulation_id", /"\.\." is not an id/],
+    [{ simulation_id: "." }, "simulation_id", /"\." is not an id/],
+    [{ simulation_id: "a/b" }, "simulation_id", /letters, digits/],
+    [{ claim: { ...ACCEPTABLE, order_id: ".." } }, "claim.order_id", /"\.\." is not an order id/],
+    [{ claim: { ...ACCEPTABLE, order_id: " . " } }, "claim.order_id", /"\." is not an order id/],
+    [{ claim: { ...ACCEPTABLE, order_id: "ord/../admin" } }, "claim.order_id", /may not hold \/ or \\/],
+    [{ claim: { ...ACCEPTABLE, order_id: "ord\\1" } }, "claim.order_id", /may not hold/],
+  ])("refuses %j naming the field", (extra, path, message) => {
+    const parsed = SubmissionSchema.safeParse({ claim: ACCEPTABLE, ...extra });
+    expect(parsed.success).toBe(false);
+    if (!parsed.success)
+      expect(toInputIssues(parsed.error)).toEqual([{ path, message: expect.stringMatching(message) }]);
+  });
+
+  it("takes ids with dots that name no folder", () => {
+    expect(
+      SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, order_id: "ord.1" }, simulation_id: "run...1" }).success,
+    ).toBe(true);
+  });
+});
+
 describe("startEffects", () => {
   it("free text is extracted first, after its receipt is audited at the receipt time", () => {
     const effects = startEffects(textClaim);

@@ -4,12 +4,12 @@
 // Pure: the shell loads, stores, performs.
 import * as z from "zod";
 import { canonicalize, hashHex } from "../../core/crew/index.ts";
-import { ClaimSchema, ClaimTextSchema, oneLineText } from "../../core/claim/claim.ts";
+import { ClaimTextSchema, IntakeClaimSchema, oneLineText } from "../../core/claim/claim.ts";
 import { dfidOf } from "../../core/kernel/claim-record.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { claimFromExtraction, extractionFailureReasonCode } from "../../core/extraction/extraction.ts";
 import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
-import { simulationDfid } from "../../core/history/simulation.ts";
+import { simulationDfid, simulationIdProblem } from "../../core/history/simulation.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmResult } from "../../core/llm/index.ts";
 import { extractionMessages } from "../../core/agents/prompts.ts";
@@ -25,13 +25,17 @@ import type { Next, Step } from "./step.ts";
 /** The body of `POST /claims`: exactly one of `claim` or `claim_text`, plus optional batch metadata. */
 export const SubmissionSchema = z
   .object({
-    claim: ClaimSchema.optional(),
+    claim: IntakeClaimSchema.optional(),
     claim_text: ClaimTextSchema.optional(),
     simulation_id: z
       .string()
       .min(1)
       .max(128)
       .regex(/^[A-Za-z0-9_.:-]+$/, "simulation_id may hold letters, digits and _ . : -")
+      // `.` and `..` too, as `claims report` and the run store refuse them (core/history/simulation.ts).
+      .refine((id) => !/^\.{1,2}$/.test(id), {
+        error: (issue) => simulationIdProblem(String(issue.input)) ?? "simulation_id is invalid",
+      })
       .optional(),
     label: oneLineText().max(200).optional(),
   })

@@ -14,7 +14,8 @@ import { failedSettlement } from "./decide.test-kit.ts";
 
 const AT = "2026-11-27T10:00:00.000Z";
 const failed: SettlementRecord = failedSettlement(AT, { order_id: "ord_1", provider_ref: "re_1" });
-const closed = decidedSettlement(failed, "CLOSE", "ana", "customer paid by bank transfer", AT);
+const closed = decidedSettlement(failed, "CLOSE", "ana", "customer paid by bank transfer", AT, false);
+const paidOutOfBand = decidedSettlement(failed, "CLOSE", "ana", "customer paid by bank transfer", AT, true);
 const retried = decidedSettlement(failed, "RETRY", "ana", undefined, AT);
 const settled: SettlementRecord = { ...failed, status: "SETTLED", review: undefined };
 
@@ -22,7 +23,7 @@ describe("which RETRY / CLOSE may be taken", () => {
   const cases: [
     string,
     SettlementRecord | undefined,
-    { decision: "RETRY" | "CLOSE"; note?: string; review_id?: string },
+    { decision: "RETRY" | "CLOSE"; note?: string; review_id?: string; paid_out_of_band?: boolean },
     string,
     unknown,
   ][] = [
@@ -36,7 +37,7 @@ describe("which RETRY / CLOSE may be taken", () => {
     [
       "the same CLOSE again",
       closed,
-      { decision: "CLOSE", note: "customer paid by bank transfer" },
+      { decision: "CLOSE", paid_out_of_band: false, note: "customer paid by bank transfer" },
       "ana",
       { repeat: true },
     ],
@@ -79,6 +80,12 @@ describe("which RETRY / CLOSE may be taken", () => {
     expect(RefundReviewRequestSchema.safeParse({ decision: "RETRY" }).success).toBe(true);
     expect(RefundReviewRequestSchema.safeParse({ decision: "DENY" }).success).toBe(false);
     expect(RefundReviewRequestSchema.safeParse({ decision: "RETRY", amount_eur: 5 }).success).toBe(false);
+    // A CLOSE says whether the refund was paid out of band; a RETRY does not.
+    expect(RefundReviewRequestSchema.safeParse({ decision: "CLOSE", note: "x" }).success).toBe(false);
+    expect(RefundReviewRequestSchema.safeParse({ decision: "CLOSE", note: "x", paid_out_of_band: true }).success).toBe(
+      true,
+    );
+    expect(RefundReviewRequestSchema.safeParse({ decision: "RETRY", paid_out_of_band: false }).success).toBe(false);
   });
 
   it("any other decision is refused while the refund review is pending", () => {
@@ -110,11 +117,16 @@ describe("the settlement once decided", () => {
 });
 
 describe("what a decided refund review performs", () => {
-  it("CLOSE releases the claim's reservation, binds nothing on the order, audits and publishes ReviewDecided", () => {
+  it("CLOSE unpaid releases the claim's reservation, binds the order, audits and publishes ReviewDecided", () => {
     const effects = refundReviewEffects(closed, "dfid_pay_clm_1");
-    expect(effects.map((e) => e.kind)).toEqual(["refund_released", "audit", "publish"]);
+    expect(effects.map((e) => e.kind)).toEqual(["refund_released", "review_closed", "audit", "publish"]);
     expect(effects[0]).toEqual({ kind: "refund_released", orderId: "ord_1", claimId: "clm_1" });
-    expect(effects.some((e) => e.kind === "review_closed")).toBe(false);
+    expect(effects[1]).toEqual({
+      kind: "review_closed",
+      orderId: "ord_1",
+      claimId: "clm_1",
+      decision: { claim_id: "clm_1", decision: "CLOSE", paid_out_of_band: false },
+    });
     const publish = effects.find((e) => e.kind === "publish");
     expect(publish?.kind === "publish" && publish.entries.map((e) => e.detailType)).toEqual(["ReviewDecided"]);
     expect(publish?.kind === "publish" && publish.entries[0]!.detail).toMatchObject({
@@ -122,6 +134,14 @@ describe("what a decided refund review performs", () => {
       execution_id: "exe_1",
       reviewer: "ana",
     });
+  });
+
+  it("CLOSE paid out of band keeps the reservation and binds the order", () => {
+    const effects = refundReviewEffects(paidOutOfBand, "dfid_pay_clm_1");
+    expect(effects.map((e) => e.kind)).toEqual(["review_closed", "audit", "publish"]);
+    expect(effects[0]).toMatchObject({ decision: { decision: "CLOSE", paid_out_of_band: true } });
+    const publish = effects.find((e) => e.kind === "publish");
+    expect(publish?.kind === "publish" && publish.entries[0]!.detail).toMatchObject({ paid_out_of_band: true });
   });
 
   it("RETRY publishes ReviewDecided and one RefundExecuted for the new execution naming the failed one", () => {

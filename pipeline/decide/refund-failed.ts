@@ -1,8 +1,9 @@
 // A person's decision on a failed refund's review (origin REFUND_FAILED, docs/payments.md), apart from its I/O:
 // which request is valid, whether it may be taken on the claim's settlement as it stands, the settlement once
 // decided, and what a decided one performs. RETRY pays again under a new execution id (a new RefundExecuted that
-// names the failed one in `retry_of`); CLOSE, with a note, releases the claim's reservation on the order's ledger
-// so the money counts as not refunded — unlike a DENY it binds nothing on the order.
+// names the failed one in `retry_of`); CLOSE, with a note, says whether the refund was paid out of band (the
+// reservation is kept: it counts as refunded) or not (released: not refunded) — either way it binds the order like a
+// DENY (kernel layer 10c), so the next claim on it goes to a person.
 import { toCents } from "../../core/kernel/index.ts";
 import * as z from "zod";
 import { oneLineText } from "../../core/claim/claim.ts";
@@ -26,13 +27,25 @@ export const RefundReviewRequestSchema = z
     decision: RefundReviewDecisionSchema,
     note: oneLineText().max(2000).optional(),
     reviewer: oneLineText().trim().min(1).max(128).optional(),
+    /** CLOSE (required): whether the refund was paid another way (a bank transfer) or is left unpaid. */
+    paid_out_of_band: z.boolean().optional(),
     /** The review the reviewer saw (GET /reviews `review_id`): a decision meant for an earlier one is refused. */
     review_id: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,200}$/, "a review id from GET /reviews")
       .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((d, ctx) => {
+    if (d.decision === "CLOSE" && d.paid_out_of_band === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["paid_out_of_band"],
+        message: "a CLOSE says whether the refund was paid out of band (true: it counts as refunded) or not (false)",
+      });
+    if (d.decision !== "CLOSE" && d.paid_out_of_band !== undefined)
+      ctx.addIssue({ code: "custom", path: ["paid_out_of_band"], message: "paid_out_of_band is only for CLOSE" });
+  });
 
 /** A RETRY / CLOSE as submitted. */
 export type RefundReviewRequest = z.infer<typeof RefundReviewRequestSchema>;
@@ -79,7 +92,11 @@ export function checkRefundDecision(
       },
     };
   if (review.status !== "PENDING") {
-    const same = review.decision === request.decision && review.reviewer === reviewer && review.note === request.note;
+    const same =
+      review.decision === request.decision &&
+      review.reviewer === reviewer &&
+      review.note === request.note &&
+      review.paid_out_of_band === request.paid_out_of_band;
     return same
       ? { repeat: true }
       : {
@@ -120,14 +137,16 @@ export function decidedSettlement(
   reviewer: string,
   note: string | undefined,
   at: string,
+  paidOutOfBand?: boolean,
 ): SettlementRecord {
-  const review = settlement.review!;
+  const { taken_by: _by, taken_until: _until, ...review } = settlement.review!;
   const decided = {
     ...review,
     decision,
     reviewer,
     decided_at: at,
     ...(note !== undefined ? { note } : {}),
+    ...(decision === "CLOSE" && paidOutOfBand !== undefined ? { paid_out_of_band: paidOutOfBand } : {}),
   };
   if (decision === "CLOSE")
     return { ...settlement, review: { ...decided, status: "CLOSED" }, updated_at: at, version: settlement.version + 1 };
@@ -165,6 +184,7 @@ export function refundReviewDecided(settlement: SettlementRecord, simulationId?:
     amount_eur: settlement.amount_eur,
     execution_id: review.retry_execution_id ?? review.execution_id,
     ...(review.retry_execution_id ? { retry_of: review.execution_id } : {}),
+    ...(review.paid_out_of_band !== undefined ? { paid_out_of_band: review.paid_out_of_band } : {}),
     decided_at: review.decided_at!,
     ...(simulationId ? { simulation_id: simulationId } : {}),
   };
@@ -180,8 +200,22 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
   const review = settlement.review!;
   const decided = refundReviewDecided(settlement);
   const effects: Effect[] = [];
-  if (closeReleasesReservation(review))
-    effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
+  if (review.decision === "CLOSE") {
+    // Not paid: the reservation is released (not refunded). Paid out of band: kept (refunded). Either way the CLOSE
+    // binds the order (a CLOSE recorded before paid_out_of_band existed released and binds as not paid).
+    if (closeReleasesReservation(review))
+      effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
+    effects.push({
+      kind: "review_closed",
+      orderId: settlement.order_id,
+      claimId: settlement.claim_id,
+      decision: {
+        claim_id: settlement.claim_id,
+        decision: "CLOSE",
+        paid_out_of_band: review.paid_out_of_band === true,
+      },
+    });
+  }
   effects.push({
     kind: "audit",
     event: auditEvent({

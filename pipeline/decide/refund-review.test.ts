@@ -69,7 +69,7 @@ describe("decideRefundReview", () => {
   it.each<[string, unknown, (SettlementRecord | undefined)[], boolean, string[], unknown]>([
     [
       "refuses a CLOSE without a note",
-      { decision: "CLOSE" },
+      { decision: "CLOSE", paid_out_of_band: false },
       [failed],
       true,
       ["? claim", "? settlement"],
@@ -118,7 +118,11 @@ describe("startPerformed", () => {
       review: { ...failed.review!, status: "CLOSED" as const, decision: "CLOSE" as const, decided_at: AT },
     };
     expect(walkDecider(startPerformed(decided), decidePerformed, answer)).toEqual({
-      trace: ["refund_released + audit REVIEW_DECIDED + publish ReviewDecided", "? settlement", "? settlement_update"],
+      trace: [
+        "refund_released + review_closed + audit REVIEW_DECIDED + publish ReviewDecided",
+        "? settlement",
+        "? settlement_update",
+      ],
       outcome: true,
     });
     expect(
@@ -128,7 +132,7 @@ describe("startPerformed", () => {
         answer,
       ),
     ).toEqual({
-      trace: ["refund_released + audit REVIEW_DECIDED + publish ReviewDecided"],
+      trace: ["refund_released + review_closed + audit REVIEW_DECIDED + publish ReviewDecided"],
       outcome: true,
     });
   });

@@ -8,6 +8,7 @@
 // is refused with 409.
 import { refundClaimView } from "../../core/kernel/settlement.ts";
 import type { SettlementRecord } from "../../core/kernel/settlement.ts";
+import { takenByRefusal } from "../../core/kernel/review.ts";
 import type { ReviewerIdentity } from "../../core/kernel/review.ts";
 import {
   asksRefundDecision,
@@ -29,7 +30,7 @@ import type { Next, Step } from "./step.ts";
 export type RefundReviewResult =
   | ReviewRequestOutcome
   | { ok: false; status: 400; code: "NOTE_REQUIRED"; message: string }
-  | { ok: false; status: 409; code: "DECISION_NOT_ALLOWED" | "REVIEW_ALREADY_DECIDED"; message: string };
+  | { ok: false; status: 409; code: "DECISION_NOT_ALLOWED" | "REVIEW_ALREADY_DECIDED" | "TAKEN_BY"; message: string };
 
 /** What the refund review decides with: whether anything pays refunds here (a settlements store exists). */
 export type RefundReviewPolicy = { readonly settlements: boolean };
@@ -118,9 +119,14 @@ export function decideRefundReview(state: RefundReviewState, observed: Observati
       return attempt(state.asked, state.attempt + 1);
     case "decided_at": {
       const { asked } = state;
-      const at = new Date(observedAs(observed, "now").now).toISOString();
-      const { decision, note } = asked.request;
-      const decided = decidedSettlement(state.settlement, decision, asked.reviewer, note, at);
+      const nowMs = observedAs(observed, "now").now;
+      // Taken at the desk by someone else: their decision to take.
+      const review = state.settlement.review!;
+      const taken = takenByRefusal(review, asked.reviewer, nowMs, review.review_id);
+      if (taken) return done({ ok: false, ...taken });
+      const at = new Date(nowMs).toISOString();
+      const { decision, note, paid_out_of_band: paidOutOfBand } = asked.request;
+      const decided = decidedSettlement(state.settlement, decision, asked.reviewer, note, at, paidOutOfBand);
       return ask({ kind: "settlement_update", settlement: decided }, { ...state, at: "recorded", decided });
     }
     case "recorded":

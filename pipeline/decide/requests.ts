@@ -59,6 +59,8 @@ export type Request =
   | { kind: "reserve"; request: ReserveRequest }
   | { kind: "release_customer"; customerId: string; claimId: string; scope: string | undefined }
   | { kind: "review"; claimId: string }
+  /** What `reviewer` alone approved on the order so far, and its approved count (pipeline/approved-alone.ts). */
+  | { kind: "approved_alone"; orderId: string; scope: string | undefined; reviewer: string; exceptClaimId: string }
   /** The review stored conditionally on its version: whether it changed, and the review as stored now. */
   | { kind: "review_update"; review: ReviewRecord }
   /** The claim's refund settlement (none where nothing pays refunds). */
@@ -96,6 +98,7 @@ export type Observation =
   | { kind: "reserve"; result: ReserveResult }
   | { kind: "release_customer" }
   | { kind: "review"; review: ReviewRecord | undefined }
+  | { kind: "approved_alone"; cents: number; approvedCount: number }
   | { kind: "review_update"; changed: boolean; review: ReviewRecord | undefined }
   | { kind: "settlement"; settlement: SettlementRecord | undefined }
   | { kind: "settlement_update"; conflict: boolean }

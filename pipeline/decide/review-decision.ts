@@ -26,7 +26,7 @@ import { toInputIssues } from "./intake.ts";
 import type { InputIssue } from "./intake.ts";
 
 /** What an approval's checks read beyond the claim and the review: the agent's contracts and the registry. */
-type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
+export type ApprovalPolicy = Pick<PipelineDeps, "agent" | "registry">;
 
 /** A decision claimed on a review, with the instant it was claimed. */
 type Intent = NonNullable<ReviewRecord["intent"]>;
@@ -171,6 +171,8 @@ export function decidedReview(review: ReviewRecord, now: number, resubmittedClai
     ...review,
     intent: undefined,
     awaiting: undefined,
+    taken_by: undefined,
+    taken_until: undefined,
     decision: intent.decision,
     decided_at: decidedAt,
     reviewer: intent.reviewer ?? "reviewer",
@@ -256,7 +258,9 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
 
 /** The review with `approval` recorded as the first of two: it stays PENDING awaiting a different reviewer's. */
 export function firstApprovalRecorded(review: ReviewRecord, approval: ReviewApproval): ReviewRecord {
-  return { ...review, approvals: [approval], awaiting: "SECOND_APPROVAL", version: review.version + 1 };
+  // The first approver's lease ends with their approval: the second approval is another reviewer's to take.
+  const { taken_by: _by, taken_until: _until, ...rest } = review;
+  return { ...rest, approvals: [approval], awaiting: "SECOND_APPROVAL", version: review.version + 1 };
 }
 
 /** The audit of a review's first approval under four eyes (none when it has none); it publishes nothing. */

@@ -60,6 +60,8 @@ function walk(
         return { kind: "order", order: order(request.orderId) };
       case "ledger":
         return { kind: "ledger", entry: undefined };
+      case "approved_alone":
+        return { kind: "approved_alone", cents: 0, approvedCount: 0 };
       case "reserve":
         return {
           kind: "reserve",
@@ -103,6 +105,7 @@ describe("decideReview", () => {
       [
         "? claim",
         "? review",
+        "? approved_alone",
         "? order",
         "? ledger",
         "? now",
@@ -121,7 +124,7 @@ describe("decideReview", () => {
       "APPROVE while the shop cannot answer: refused 503 before anything is claimed",
       { decision: "APPROVE" },
       { review: escalated, orderDown: true },
-      ["? claim", "? review", "? order"],
+      ["? claim", "? review", "? approved_alone", "? order"],
       { ok: false, status: 503, code: "ORDER_SOURCE_UNAVAILABLE" },
     ],
     [
@@ -139,6 +142,7 @@ describe("decideReview", () => {
       [
         "? claim",
         "? review",
+        "? approved_alone",
         "? order",
         "? ledger",
         "? now",

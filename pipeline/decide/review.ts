@@ -8,10 +8,9 @@
 // decide/review-decision.ts.
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { isFinal } from "../../core/kernel/claim-record.ts";
-import { checkDecision, normaliseDecision, ReviewDecisionSchema } from "../../core/kernel/review.ts";
+import { checkDecision, normaliseDecision, ReviewDecisionSchema, takenByRefusal } from "../../core/kernel/review.ts";
 import type { DecisionRules, ReviewerIdentity, ReviewRecord, ReviewRefusal } from "../../core/kernel/review.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
-import type { Order } from "../../core/integrity/index.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import { decideSubmission, startSubmission } from "./intake.ts";
@@ -20,14 +19,12 @@ import { decideRefundReview, startRefundReview } from "./refund-review.ts";
 import type { RefundReviewState } from "./refund-review.ts";
 import type { Observation, Request } from "./requests.ts";
 import {
-  approvalChecks,
   approvalReserved,
   decidedReview,
   firstApprovalEffects,
   firstApprovalRecorded,
   intentFor,
   invalidReviewDecision,
-  notApprovable,
   recordedReviewEffects,
   resubmission,
   reviewAnswer,
@@ -37,6 +34,8 @@ import {
   withdrawn,
 } from "./review-decision.ts";
 import type { ApprovalChecked, ApprovalRefusal, ReviewRequestOutcome } from "./review-decision.ts";
+import { decideApprovalCheck, startApprovalCheck } from "./approval-check.ts";
+import type { ApprovalCheckState } from "./approval-check.ts";
 import { observedAs, within } from "./step.ts";
 import type { Next, Step } from "./step.ts";
 
@@ -52,10 +51,13 @@ export type ReviewResult =
 export type ReviewPolicy = Pick<PipelineDeps, "agent" | "registry"> & { settlements: boolean };
 
 type Decision = ReturnType<typeof ReviewDecisionSchema.parse>;
-/** The request, parsed, by its reviewer. */
-type Asked = { claimId: string; body: Decision; reviewer: string };
-/** The request with the claim it is about and the rules its decision is checked by. */
-type Claimed = Asked & { record: ClaimRecord; rules: DecisionRules };
+/** The request, parsed, by its reviewer (and their approval limit, when they have one). */
+type Asked = { claimId: string; body: Decision; reviewer: string; maxApprovalEur?: number | undefined };
+/**
+ * The request with the claim it is about and the rules its decision is checked by; for an approval, the order's
+ * approved count its four-eyes total was read with (the reservation is conditional on it).
+ */
+type Claimed = Asked & { record: ClaimRecord; rules: DecisionRules; approvedCount?: number | undefined };
 /** An attempt at the decision, on the review as read. */
 type Attempt = Claimed & {
   attempt: number;
@@ -64,8 +66,11 @@ type Attempt = Claimed & {
   /** A first approval under four eyes: recorded on the review, it awaits a second reviewer's. */
   first: boolean;
 };
-/** Carrying out the decision claimed on the review, from the instant it is carried out. */
-type Carrying = { record: ClaimRecord; review: ReviewRecord; now: number };
+/**
+ * Carrying out the decision claimed on the review, from the instant it is carried out; an approval decided in this
+ * request carries the order's approved count and the attempt to decide again from if another approval landed.
+ */
+type Carrying = { record: ClaimRecord; review: ReviewRecord; now: number; again?: Attempt | undefined };
 
 /** Where a review request stands. */
 export type ReviewState =
@@ -74,23 +79,20 @@ export type ReviewState =
   /** The parent claim's review: who decided it (a resubmitted claim's approval is four-eyes with it). */
   | { at: "parent"; asked: Asked; record: ClaimRecord }
   | { at: "review"; claimed: Claimed; attempt: number }
+  /** Four eyes per order: what the reviewer alone approved on the order, read before the decision is checked. */
+  | { at: "alone"; claimed: Claimed; attempt: number; review: ReviewRecord }
   | { at: "precheck"; attempt: Attempt; check: ApprovalCheckState }
   | { at: "first_at"; attempt: Attempt }
   | { at: "first_recorded"; attempt: Attempt }
   | { at: "intent_at"; attempt: Attempt }
   | { at: "intent_claimed"; attempt: Attempt }
   | { at: "repair_claim"; review: ReviewRecord }
-  | { at: "carry_time"; record: ClaimRecord; review: ReviewRecord }
+  | { at: "carry_time"; record: ClaimRecord; review: ReviewRecord; again?: Attempt | undefined }
   | { at: "approval"; carrying: Carrying; check: ApprovalCheckState }
   | { at: "reserved"; carrying: Carrying; cents: number }
   | { at: "resubmitted"; carrying: Carrying; submission: SubmissionState }
-  | { at: "withdrawn"; result: ReviewResult }
+  | { at: "withdrawn"; result: ReviewResult; again?: Attempt | undefined }
   | { at: "recorded"; record: ClaimRecord; next: ReviewRecord };
-
-/** Where an approval's check stands: the order read, then its ledger entry. */
-export type ApprovalCheckState =
-  | { at: "order"; record: ClaimRecord; review: ReviewRecord; amountEur: number }
-  | { at: "ledger"; record: ClaimRecord; review: ReviewRecord; amountEur: number; order: Order };
 
 type Outcome<O, S> = Step<Next<O, S>>;
 type ReviewStep = Outcome<ReviewResult | undefined, ReviewState>;
@@ -150,8 +152,32 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       const resubmittedBy = observedAs(observed, "review").review?.reviewer;
       return attempt(claimedBy(state.asked, state.record, policy, { resubmittedBy }), 0);
     }
-    case "review":
-      return reviewRead(state.claimed, state.attempt, observedAs(observed, "review").review);
+    case "review": {
+      const { review } = observedAs(observed, "review");
+      const { claimed } = state;
+      // An approval's four-eyes total: what this reviewer alone approved on the order, read as it stands now.
+      if (review?.order_id && review.status === "PENDING" && !review.intent && claimed.body.decision === "APPROVE")
+        return ask(
+          {
+            kind: "approved_alone",
+            orderId: review.order_id,
+            scope: claimed.record.simulation_id,
+            reviewer: claimed.reviewer,
+            exceptClaimId: claimed.claimId,
+          },
+          { at: "alone", claimed, attempt: state.attempt, review },
+        );
+      return reviewRead(claimed, state.attempt, review);
+    }
+    case "alone": {
+      const alone = observedAs(observed, "approved_alone");
+      const claimed: Claimed = {
+        ...state.claimed,
+        rules: { ...state.claimed.rules, approvedAloneCents: alone.cents },
+        approvedCount: alone.approvedCount,
+      };
+      return reviewRead(claimed, state.attempt, state.review);
+    }
     case "precheck":
       return checking(
         decideApprovalCheck(state.check, observed, policy),
@@ -160,11 +186,10 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       );
     case "first_at": {
       const { attempt: a } = state;
-      const approval = {
-        reviewer: a.reviewer,
-        amount_eur: a.decision.amount_eur!,
-        at: new Date(observedAs(observed, "now").now).toISOString(),
-      };
+      const now = observedAs(observed, "now").now;
+      const taken = takenByRefusal(a.review, a.reviewer, now, a.review.review_id);
+      if (taken) return done({ ok: false, ...taken });
+      const approval = { reviewer: a.reviewer, amount_eur: a.decision.amount_eur!, at: new Date(now).toISOString() };
       const update = { kind: "review_update", review: firstApprovalRecorded(a.review, approval) } as const;
       return ask(update, { at: "first_recorded", attempt: a });
     }
@@ -180,7 +205,11 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
     }
     case "intent_at": {
       const { attempt: a } = state;
-      const intent = intentFor(a.decision, observedAs(observed, "now").now);
+      const now = observedAs(observed, "now").now;
+      // Taken at the desk by someone else: their decision to take (a repeat of a decision in progress goes on).
+      const taken = takenByRefusal(a.review, a.reviewer, now, a.review.review_id);
+      if (taken) return done({ ok: false, ...taken });
+      const intent = intentFor(a.decision, now);
       const update = { kind: "review_update", review: { ...a.review, intent, version: a.review.version + 1 } } as const;
       return ask(update, { at: "intent_claimed", attempt: a });
     }
@@ -188,7 +217,7 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       const update = observedAs(observed, "review_update");
       const { attempt: a } = state;
       if (!update.changed) return attempt(a, a.attempt + 1);
-      return carryOut(a.record, update.review!);
+      return carryOut(a.record, update.review!, a);
     }
     case "repair_claim": {
       const record = observedAs(observed, "claim").claim;
@@ -196,20 +225,28 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       return carryOut(record, state.review);
     }
     case "carry_time":
-      return carrying({ record: state.record, review: state.review, now: observedAs(observed, "now").now });
+      return carrying({
+        record: state.record,
+        review: state.review,
+        now: observedAs(observed, "now").now,
+        again: state.again,
+      });
     case "approval":
       return approvalChecked(state.carrying, decideApprovalCheck(state.check, observed, policy));
     case "reserved": {
       const { carrying: c } = state;
       const reserved = approvalReserved(observedAs(observed, "reserve").result, c.record.claim_id, state.cents);
       // The refund cannot be made: the review stays PENDING and nothing else changed.
-      if (!reserved.ok) return withdraw(c.review, refusal(reserved));
+      if (!reserved.ok)
+        return withdraw(c.review, refusal(reserved), reserved.code === "APPROVALS_CHANGED" ? c.again : undefined);
       return decided(c.record, decidedReview(c.review, c.now));
     }
     case "resubmitted":
       return resubmitting(state.carrying, decideSubmission(state.submission, observed));
     case "withdrawn":
       observedAs(observed, "review_update");
+      // Another approval on the order landed since this one was decided: decided again on the order as it is now.
+      if (state.again) return attempt(state.again, state.again.attempt + 1);
       return done(state.result);
     case "recorded": {
       const stored = observedAs(observed, "review_update");
@@ -237,7 +274,12 @@ function claimReview({ claimId, body, by }: { claimId: string; body: unknown; by
   const named = parsed.data.reviewer;
   const mismatch = reviewerMismatch(named, by);
   if (mismatch) return done(mismatch);
-  const asked = { claimId, body: parsed.data, reviewer: by?.id ?? named ?? "reviewer" };
+  const asked: Asked = {
+    claimId,
+    body: parsed.data,
+    reviewer: by?.id ?? named ?? "reviewer",
+    ...(by?.maxApprovalEur !== undefined ? { maxApprovalEur: by.maxApprovalEur } : {}),
+  };
   return ask({ kind: "claim", claimId }, { at: "claim", asked } as ReviewState);
 }
 
@@ -250,6 +292,7 @@ function claimedBy(
   const rules: DecisionRules = {
     reviewer: asked.reviewer,
     secondApprovalAboveEur: policy.agent.review?.secondApprovalAboveEur,
+    ...(asked.maxApprovalEur !== undefined ? { maxApprovalEur: asked.maxApprovalEur } : {}),
     ...("resubmittedBy" in parent ? { resubmittedBy: parent.resubmittedBy } : {}),
   };
   return { ...asked, record, rules };
@@ -257,7 +300,9 @@ function claimedBy(
 
 /** One more look at the review, at most three; then it is changing concurrently. */
 function attempt(claimed: Claimed, n: number): ReviewStep {
-  const { claimId, body, reviewer, record, rules } = claimed;
+  const { claimId, body, reviewer, record, maxApprovalEur } = claimed;
+  // The four-eyes total is read again with the review (the "alone" step).
+  const { approvedAloneCents: _alone, ...rules } = claimed.rules;
   if (n >= 3)
     return done({
       ok: false,
@@ -267,7 +312,11 @@ function attempt(claimed: Claimed, n: number): ReviewStep {
     });
   return ask(
     { kind: "review", claimId },
-    { at: "review", claimed: { claimId, body, reviewer, record, rules }, attempt: n },
+    {
+      at: "review",
+      claimed: { claimId, body, reviewer, record, rules, ...(maxApprovalEur !== undefined ? { maxApprovalEur } : {}) },
+      attempt: n,
+    },
   );
 }
 
@@ -314,8 +363,8 @@ function claim(a: Attempt): ReviewStep {
 }
 
 /** Carries out the decision claimed on the review (from its instant), then records it as decided. */
-function carryOut(record: ClaimRecord, review: ReviewRecord): ReviewStep {
-  return ask({ kind: "now" }, { at: "carry_time", record, review });
+function carryOut(record: ClaimRecord, review: ReviewRecord, again?: Attempt): ReviewStep {
+  return ask({ kind: "now" }, { at: "carry_time", record, review, ...(again ? { again } : {}) });
 }
 
 function carrying(c: Carrying): ReviewStep {
@@ -346,7 +395,12 @@ function approvalChecked(c: Carrying, step: Outcome<ApprovalChecked, ApprovalChe
         claimId: c.record.claim_id,
         cents,
         orderCents,
-        mode: { kind: "approved" },
+        // Decided on the order's approved count as read with this request: a reservation after another approval
+        // landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
+        mode:
+          c.again?.approvedCount !== undefined
+            ? ({ kind: "approved", approvedCount: c.again.approvedCount } as const)
+            : ({ kind: "approved" } as const),
         scope: c.record.simulation_id,
       } as const;
       return ask({ kind: "reserve", request }, { at: "reserved", carrying: c, cents });
@@ -377,8 +431,11 @@ function resubmitting(c: Carrying, step: Outcome<SubmitResult, SubmissionState>)
 }
 
 /** The decision could not be carried out: its intent withdrawn, the review stays PENDING. */
-function withdraw(review: ReviewRecord, result: ReviewResult): ReviewStep {
-  return ask({ kind: "review_update", review: withdrawn(review) }, { at: "withdrawn", result });
+function withdraw(review: ReviewRecord, result: ReviewResult, again?: Attempt): ReviewStep {
+  return ask(
+    { kind: "review_update", review: withdrawn(review) },
+    { at: "withdrawn", result, ...(again && again.attempt < 2 ? { again } : {}) },
+  );
 }
 
 /** Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again. */
@@ -405,43 +462,4 @@ function checking(
   after: (checked: ApprovalChecked) => ReviewStep,
 ): ReviewStep {
   return within(step, wrap, after);
-}
-
-/** Loads the order and its ledger entry as they stand now, then checks the approval of `amountEur` on them. */
-function startApprovalCheck(
-  record: ClaimRecord,
-  review: ReviewRecord,
-  amountEur: number,
-): Outcome<ApprovalChecked, ApprovalCheckState> {
-  const refused = notApprovable(record, review);
-  if (refused) return done(refused);
-  return ask({ kind: "order", orderId: review.order_id! }, { at: "order", record, review, amountEur }, "order_source");
-}
-
-function decideApprovalCheck(
-  state: ApprovalCheckState,
-  observed: Observation,
-  policy: ReviewPolicy,
-): Outcome<ApprovalChecked, ApprovalCheckState> {
-  const { record, review, amountEur } = state;
-  if (state.at === "order") {
-    if (observed.kind === "failed")
-      return done(
-        observed.code === ORDER_SOURCE_UNAVAILABLE
-          ? {
-              ok: false,
-              code: ORDER_SOURCE_UNAVAILABLE,
-              message: `the shop's orders cannot be read now, so the approval cannot be checked; nothing changed, try again later (${observed.message})`,
-            }
-          : { ok: false, code: "ORDER_DATA_INVALID", message: observed.message },
-      );
-    const { order } = observedAs(observed, "order");
-    if (!order) return done(approvalChecks({ record, review, amountEur, order, ledgerEntry: undefined }, policy));
-    return ask(
-      { kind: "ledger", orderId: order.order_id, scope: record.simulation_id },
-      { ...state, at: "ledger", order },
-    );
-  }
-  const ledgerEntry = observedAs(observed, "ledger").entry;
-  return done(approvalChecks({ record, review, amountEur, order: state.order, ledgerEntry }, policy));
 }

@@ -256,6 +256,17 @@ describe("checkMoneyInvariants — a failed refund's RETRY and CLOSE", () => {
       "claim c1: refund exe_c1 was closed, yet paid",
     );
   });
+
+  it("a refund CLOSEd as paid out of band counts as refunded and keeps its reservation", () => {
+    const closed: PublishedEvent[] = [
+      ...failedRefund,
+      { ...decided("CLOSE", "exe_c1"), detail: { ...decided("CLOSE", "exe_c1").detail, paid_out_of_band: true } },
+    ];
+    const summary = checkMoneyInvariants(closed, facts(ledger({ c1: 10000 })));
+    expect(summary.violations).toEqual([]);
+    expect(summary.refundedCents).toBe(10000);
+    expect(checkMoneyInvariants(closed, facts(ledger({}))).violations).not.toEqual([]);
+  });
 });
 
 describe("checkMoneyInvariants — people bind the automation", () => {
