@@ -1,7 +1,7 @@
 // The settlement transitions (idempotent, out-of-order safe) and the reconciliation of authorised refunds.
 import { describe, expect, it } from "vitest";
 import { renderServedReport } from "../../report/served.ts";
-import { applyProviderUpdate, reconcile, reconcileSettlements, refundReviewId } from "./settlement.ts";
+import { applyProviderUpdate, reconcile, reconcileSettlements, refundClaimView, refundReviewId } from "./settlement.ts";
 import type { SettlementRecord } from "./settlement.ts";
 
 const AT = "2026-11-27T10:00:00.000Z";
@@ -91,5 +91,20 @@ describe("reconcile", () => {
     expect(page).toContain('id="reconciliation"');
     expect(page).toMatch(/data-status="FAILED"[^]*clm_2[^]*expired_card/);
     expect(renderServedReport([])).not.toContain('id="reconciliation"');
+  });
+});
+
+describe("refundClaimView", () => {
+  it("says whether a CLOSEd refund was paid out of band, so the page and the API tell a kept reservation from a released one", () => {
+    const update = applyProviderUpdate(record(), { execution_id: "exe_1", status: "FAILED", failure_reason: "x" }, AT);
+    if (!update.changed) throw new Error("expected a change");
+    const failed = update.next;
+    const closed = (paid: boolean): SettlementRecord => ({
+      ...failed,
+      review: { ...failed.review!, status: "CLOSED", decision: "CLOSE", reviewer: "ana", paid_out_of_band: paid },
+    });
+    expect(refundClaimView(closed(true)).review).toMatchObject({ status: "CLOSED", paid_out_of_band: true });
+    expect(refundClaimView(closed(false)).review).toMatchObject({ status: "CLOSED", paid_out_of_band: false });
+    expect(refundClaimView(failed).review).not.toHaveProperty("paid_out_of_band");
   });
 });
