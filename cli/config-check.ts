@@ -9,7 +9,7 @@ import { parseYamlSource } from "../core/claim/yaml-source.ts";
 import type { IgnoredField } from "../core/claim/yaml-source.ts";
 import type { HandshakeResult } from "../core/integrity/registry.ts";
 import type { Order } from "../core/integrity/contracts.ts";
-import { orderCategories, orderTotal } from "../core/kernel/order-view.ts";
+import { orderCategories, orderTotal, readOrder } from "../core/kernel/order-view.ts";
 import { describeReturnWindow } from "../core/kernel/policy.ts";
 import { formatMoney } from "../core/kernel/money.ts";
 
@@ -48,6 +48,11 @@ export function checkFile(
 ): CheckedFile {
   if (kind === "scenarios") return { kind, file, scenarios: parseScenarioFile(text, file) };
   const config = parseConfig(text, file, nowMs);
+  const garbled = config.orders.flatMap((o) => {
+    const reading = readOrder(o);
+    return reading.ok ? [] : [{ file, field: `context_store.orders.${o.order_id}`, message: reading.problem }];
+  });
+  if (garbled.length > 0) throw new SourceFileError(file, garbled);
   return { kind, file, config, handshake: agentHandshake(config) };
 }
 

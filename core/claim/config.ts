@@ -12,7 +12,6 @@ import { ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./ya
 import type { IgnoredField } from "./yaml-source.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 import { OrderLineSchema } from "../integrity/contracts.ts";
-import { readOrder } from "../kernel/order-view.ts";
 
 /** The agent version assumed when the config names none (DIR sample 35's files do not). */
 const DEFAULT_AGENT_VERSION = "1.0.0";
@@ -381,9 +380,8 @@ export function parseConfig(text: string, file: string, nowMs: number): ClaimsCo
       ...(o.shipping === undefined ? {} : { shipping: o.shipping }),
       ...(o.lines === undefined ? {} : { lines: o.lines }),
     };
-    const reading = readOrder(order);
-    if (!reading.ok)
-      throw new SourceFileError(file, [{ file, field: `context_store.orders.${order_id}`, message: reading.problem }]);
+    // Lines that do not add up, a currency ISO 4217 does not know, …: refused where the orders are stored
+    // (validateOrder, core/kernel/orders.ts), before anything is written.
     return order;
   });
   const categories = agentCategories(first.contract);
