@@ -6,7 +6,7 @@ import { check, fail, PASSED, passWith, show, subjectOf, type CheckResult } from
 import { claimLines } from "./claim-lines.ts";
 import type { OrderLineView } from "./order-view.ts";
 import { readOrder } from "./order-view.ts";
-import { currencyPolicy, refundsShipping, returnWindowDays } from "./policy.ts";
+import { currencyPolicy, refundableOf, returnWindowDays } from "./policy.ts";
 import type { ClaimReasonCode } from "./reason-codes.ts";
 import { assertLedgerEntry, reservedForClaim } from "./ledger.ts";
 import { compare, describeMoney, max, money, parseMoney, subtract, sum, zero } from "./money.ts";
@@ -44,7 +44,7 @@ export const orderExists = check(
         throw new KernelInputError(`kernel was handed a corrupt ledger entry for order ${order.order_id}`, { cause });
       }
     }
-    const orderAmount = refundsShipping(contract) ? view.total : subtract(view.total, view.shipping);
+    const orderAmount = refundableOf(view, contract);
     const policy = currencyPolicy(contract, view.currency);
     return passWith({ subject: { order, view, purchaseMs, orderAmount, lines: claimLines(view, claim), policy } });
   },

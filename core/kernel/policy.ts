@@ -3,7 +3,8 @@
 // bounds only when `currencies` lists it (no FX anywhere money moves).
 import type { ClaimsContract, CustomerLimits } from "../integrity/contracts.ts";
 import { KernelInputError } from "../integrity/errors.ts";
-import { parseMoney, type Money } from "./money.ts";
+import { parseMoney, subtract, type Money } from "./money.ts";
+import type { OrderView } from "./order-view.ts";
 
 /** The return window in days of a line of `category`: the number, or the category's entry, else `default`. */
 export function returnWindowDays(contract: Pick<ClaimsContract, "return_window_days">, category: string): number {
@@ -66,4 +67,9 @@ function amountIn(value: number, currency: string, what: string): Money {
   if (!parsed.ok || parsed.money.minor <= 0)
     throw new KernelInputError(`${what}: ${parsed.ok ? "must be positive" : parsed.message}`);
   return parsed.money;
+}
+
+/** What an order can refund at most under the policy: its lines, plus shipping when `refund_shipping: with_last_line`. */
+export function refundableOf(view: OrderView, contract: Pick<ClaimsContract, "refund_shipping">): Money {
+  return refundsShipping(contract) ? view.total : subtract(view.total, view.shipping);
 }
