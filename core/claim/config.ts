@@ -350,6 +350,8 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       max_refund_without_escalation: agent.claims_bounds.max_refund_without_escalation,
       return_window_days: agent.claims_bounds.return_window_days,
       ...(agent.claims_bounds.customer_limits ? { customer_limits: agent.claims_bounds.customer_limits } : {}),
+      ...(agent.claims_bounds.currencies ? { currencies: agent.claims_bounds.currencies } : {}),
+      ...(agent.claims_bounds.refund_shipping ? { refund_shipping: agent.claims_bounds.refund_shipping } : {}),
     },
     ...reviewPolicy(agent.claims_bounds),
   };
