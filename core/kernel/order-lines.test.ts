@@ -9,6 +9,7 @@ import { DAY_MS } from "../integrity/time.ts";
 import { testResponsibility } from "./contract.test-kit.ts";
 import { decideClaim, triageClaim, type DecideClaimInput } from "./kernel.ts";
 import { emptyLedgerEntry } from "./ledger.ts";
+import { reviewFacts } from "./review-facts.ts";
 
 const RECEIVED_MS = Date.parse("2026-11-30T10:00:00.000Z");
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -167,5 +168,45 @@ describe("the kernel on an order with lines", () => {
     const times = { receivedAt: iso(RECEIVED_MS), decidedAt: iso(RECEIVED_MS) };
     expect(triageClaim({ ...base, ...times })).toMatchObject({ reason_code: "OUTSIDE_RETURN_WINDOW" });
     expect(triageClaim({ ...base, ...times, claim: { ...claim, category: "electronics" } })).toBeUndefined();
+  });
+});
+
+describe("what a reviewer sees of an order with lines", () => {
+  it("shows the order's amount in its currency, each line's, and amount_eur only for EUR", () => {
+    const { order } = reviewFacts({ order: TV_AND_SHIRTS, others: [] }) as { order: Record<string, unknown> };
+    expect(order).toMatchObject({
+      amount: { value: "548.99", currency: "USD" },
+      currency: "USD",
+      category: "electronics, clothing",
+      shipping: "9.99",
+      lines: [
+        {
+          line_id: "l1",
+          sku: "TV-55",
+          category: "electronics",
+          quantity: 1,
+          amount: { value: "499.00", currency: "USD" },
+        },
+        { line_id: "l2", sku: "TEE-M", category: "clothing", quantity: 2, amount: { value: "40.00", currency: "USD" } },
+      ],
+    });
+    expect(order).not.toHaveProperty("amount_eur");
+  });
+
+  it("shows a one-line EUR order exactly as before lines", () => {
+    const legacy: Order = {
+      order_id: "o",
+      purchase_date: "2026-11-01",
+      category: "home",
+      amount: 120,
+      currency: "EUR",
+    };
+    expect(reviewFacts({ order: legacy, others: [] }).order).toEqual({
+      order_id: "o",
+      amount_eur: 120,
+      currency: "EUR",
+      purchase_date: "2026-11-01",
+      category: "home",
+    });
   });
 });
