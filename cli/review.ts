@@ -8,7 +8,7 @@ import { InvalidArgumentError } from "commander";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stateHolder } from "../local/state-lock.ts";
-import { dataDirFrom } from "./run-store.ts";
+import { dataDirFrom } from "./data-dir.ts";
 import { clientToken } from "./tokens.ts";
 import { ReviewCliError } from "./errors.ts";
 
