@@ -160,6 +160,7 @@ export function registerServeCommand(program: Command): void {
               llm: Boolean(llm.unreachable?.() || stack.handlerThread?.llmUnreachable()),
               orders: orders?.unreachable() ?? false,
             }),
+          ...(reviewing.tokenSource ? { reviewerTokenSource: reviewing.tokenSource } : {}),
           onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
         }).catch(async (e: unknown) => {
           await stack.stop();
