@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import { chaosEnv, runChaosFlow } from "./flow.ts";
 import type { FlowOptions } from "./flow.ts";
+import { closeReleasesReservation } from "../core/kernel/settlement.ts";
 import { checkFlowInvariants } from "./invariants.ts";
 import type { FlowObservation } from "./invariants.ts";
 import type { ProviderPayout } from "./payment-provider.ts";
@@ -148,13 +149,26 @@ describe("each money invariant of the payments can fail", () => {
       at: 0,
     });
     expect(violations(o)).toMatch(/was CLOSED unpaid, but the provider paid it 100 cents/);
-    const held = flowWith((x) => settlements(x).some((s) => s.review?.status === "CLOSED"));
-    const c = settlements(held).find((s) => s.review?.status === "CLOSED")!;
+    // A CLOSE recorded as paid out of band keeps its reservation on purpose (issue 34): take one closed unpaid.
+    const held = flowWith((x) => settlements(x).some((s) => closeReleasesReservation(s.review)));
+    const c = settlements(held).find((s) => closeReleasesReservation(s.review))!;
     held.ledgers = [...held.ledgers, { entry: { order_id: c.order_id, claims: { [c.claim_id]: 100 } } as never }];
     expect(violations(held)).toMatch(/was CLOSED, but the ledger of \w+ still holds its reservation/);
+    // One CLOSEd as paid out of band must keep it: the money left by bank transfer still counts against the order.
+    const oob = flowWith((x) =>
+      settlements(x).some((s) => s.review?.status === "CLOSED" && !closeReleasesReservation(s.review)),
+    );
+    const b = settlements(oob).find((s) => s.review?.status === "CLOSED" && !closeReleasesReservation(s.review))!;
+    oob.ledgers = oob.ledgers.map(({ scope, entry }) => ({
+      ...(scope ? { scope } : {}),
+      entry: { ...entry, claims: Object.fromEntries(Object.entries(entry.claims).filter(([id]) => id !== b.claim_id)) },
+    }));
+    expect(violations(oob)).toMatch(/was CLOSED as paid out of band, but the ledger of \w+ does not hold it/);
     // The ledger records the CLOSEd claim released, so no repaired approval can reserve it again (issue 39).
-    const forgot = flowWith((x) => settlements(x).some((s) => s.review?.status === "CLOSED" && s.review.performed));
-    const f = settlements(forgot).find((s) => s.review?.status === "CLOSED" && s.review.performed)!;
+    const forgot = flowWith((x) =>
+      settlements(x).some((s) => closeReleasesReservation(s.review) && s.review?.performed),
+    );
+    const f = settlements(forgot).find((s) => closeReleasesReservation(s.review) && s.review?.performed)!;
     forgot.ledgers = forgot.ledgers.map(({ scope, entry }) => ({
       ...(scope ? { scope } : {}),
       entry: { ...entry, released: (entry.released ?? []).filter((c) => c !== f.claim_id) },

@@ -62,8 +62,8 @@ describe("claims backtest", () => {
       totals: { before: Record<string, unknown>; after: Record<string, unknown> };
     };
     // G was triaged (nothing left on ord_001 after A); with A sent to a person the candidate's triage lets it through.
-    // 33 decided claims in the bundled run (R never reached a verdict), G not evaluable.
-    expect(r.evaluated).toBe(32);
+    // 35 decided claims in the bundled run (R never reached a verdict), G not evaluable.
+    expect(r.evaluated).toBe(34);
     expect(r.not_evaluable).toEqual([
       {
         claim_id: bundled.claimOf("G"),
@@ -76,16 +76,16 @@ describe("claims backtest", () => {
       to: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" },
     });
     expect(r.flips).toHaveLength(4);
-    // FE (2000 EUR, approved by two people) is a review under either limit: 15 → 19, never a flip.
-    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 1928.98, reviews: 15 });
-    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 329, reviews: 19 });
-    expect(r.totals.after.by_reason).toMatchObject({ AMOUNT_ABOVE_LIMIT: 9, REVIEW_PENDING_ON_ORDER: 2 });
+    // FE (2000 EUR, approved by two people) is a review under either limit, as are FS1 and FS2: 17 → 21, never a flip.
+    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 1928.98, reviews: 17 });
+    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 329, reviews: 21 });
+    expect(r.totals.after.by_reason).toMatchObject({ AMOUNT_ABOVE_LIMIT: 10, REVIEW_PENDING_ON_ORDER: 3 });
 
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("Flips (4):");
     expect(human.stdout).toContain("Refunded automatically: 1928.98 EUR → 329.0 EUR (−1599.98 EUR)");
-    expect(human.stdout).toContain("Reviews (sent to a person): 15 → 19 (+4)");
-    expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +6 → 9 +\(\+3\)/);
+    expect(human.stdout).toContain("Reviews (sent to a person): 17 → 21 (+4)");
+    expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +7 → 10 +\(\+3\)/);
     expect(human.stdout).toContain("Not evaluable (1): left out of the figures above");
     expect(human.stdout).toContain(bundled.claimOf("G"));
     expect(readFileSync(out, "utf8")).toContain(`id="flip-${bundled.claimOf("A")}"`);

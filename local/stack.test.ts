@@ -138,7 +138,11 @@ describe("a failing LLM", () => {
     const record = await decide(stack, TEXT_CLAIM);
     expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
     expect(extractions).toBe(2);
-    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual([
+      "ClaimNeedsReview",
+      "ReviewRequested",
+      "ReviewOpened",
+    ]);
     expect(await depth(stack, stack.queues.extraction.dlq!.url)).toBe(0);
   });
 });
@@ -149,7 +153,7 @@ describe("bus rules", () => {
     [
       "an ESCALATE",
       ESCALATE_CLAIM,
-      { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict", "ReviewRequested"], refunds: [] },
+      { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict", "ReviewRequested", "ReviewOpened"], refunds: [] },
     ],
   ])("deliver %s to the rules infra/ declares", async (_c, body, expected) => {
     stack = await startTestStack();
@@ -236,7 +240,11 @@ describe("links", () => {
     });
     await s.drained();
     // The extract handler reached the bus with its own links: the review event of its claim was delivered.
-    expect(detailTypes(s, "clm_link_extract", "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+    expect(detailTypes(s, "clm_link_extract", "escalations")).toEqual([
+      "ClaimNeedsReview",
+      "ReviewRequested",
+      "ReviewOpened",
+    ]);
   });
 
   it("a handler reading a resource it is not linked to fails naming the link", async () => {
@@ -277,7 +285,11 @@ describe("settle and stop", () => {
       expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
       expect(record.reason).toMatch(/No decision within 0 s \(the claim was RUNNING\); a person decides/);
       await stack.bus.local.settled();
-      expect(detailTypes(stack, record.claim_id, "escalations")).toEqual(["ClaimNeedsReview", "ReviewRequested"]);
+      expect(detailTypes(stack, record.claim_id, "escalations")).toEqual([
+        "ClaimNeedsReview",
+        "ReviewRequested",
+        "ReviewOpened",
+      ]);
       release();
       await stack.drained(20_000);
       expect(await stack.deps.claims.getClaim(record.claim_id)).toMatchObject({

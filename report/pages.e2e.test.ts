@@ -741,7 +741,7 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
         await card(name)
           .locator("button")
           .evaluateAll((bs) => bs.map((b) => b.getAttribute("data-action"))),
-      ).toEqual(["take", "retry", "close"]);
+      ).toEqual(["take", "retry", "close", "close-paid"]);
     }
   });
 
@@ -750,17 +750,29 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
     expect(await noRef.locator("button").evaluateAll((bs) => bs.map((b) => b.getAttribute("data-action")))).toEqual([
       "take",
       "close",
+      "close-paid",
     ]);
     expect(await noRef.locator(".retry-blocked").textContent()).toBe(
       "Retry cannot succeed: order ord_012 has no payment_ref to refund: give it one in the shop, or close",
     );
+    await noRef.locator('button[data-action="close-paid"]').click();
+    expect(await noRef.locator(".msg.error").textContent()).toBe(
+      "Write a note saying how the refund was paid (for example: refunded by bank transfer).",
+    );
     await noRef.locator('textarea[name="note"]').fill("The shop lost the payment: refunded by hand");
-    await noRef.locator('button[data-action="close"]').click();
+    await noRef.locator('button[data-action="close-paid"]').click();
     await noRef.locator(".msg.ok").waitFor();
-    expect((await view("noRef")).refund.review).toMatchObject({ status: "CLOSED", reviewer: "alice" });
+    expect(await noRef.locator(".msg").textContent()).toBe(
+      "CLOSED by alice: closed as paid out of band, counted as refunded",
+    );
+    expect((await view("noRef")).refund.review).toMatchObject({
+      status: "CLOSED",
+      reviewer: "alice",
+      paid_out_of_band: true,
+    });
   });
 
-  it("asks for a note before closing, then closes it unpaid: the reservation released, the order not bound", async () => {
+  it("asks for a note before closing, then closes it unpaid: the reservation released, the order bound to a person", async () => {
     const webhook = card("webhook");
     await webhook.locator('button[data-action="close"]').click();
     expect(await webhook.locator(".msg.error").textContent()).toBe(
@@ -780,14 +792,26 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
       review: { status: "CLOSED", decision: "CLOSE", reviewer: "alice", note: "Refunded by bank transfer" },
     });
     expect(executed(failed.webhook!)).toHaveLength(1); // nothing paid again
-    // The whole 299.99 EUR of ord_001 can be refunded again, automatically: released, and no person's decision binds it.
+    // The reservation is released, but a person's CLOSE binds the order like a DENY (docs/reviews.md): a new claim on
+    // ord_001 is never refunded automatically, it goes to a person.
     const again = await pay.api(
       "POST",
       "/claims",
       { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Dead on arrival" } },
       { headers: { "idempotency-key": "pages-refund-again" } },
     );
-    expect(await finalClaim(pay, again.body.claim_id as string)).toMatchObject({ verdict: "ACCEPT" });
+    expect(await finalClaim(pay, again.body.claim_id as string)).toMatchObject({
+      verdict: "ESCALATE",
+      reason_code: "PRIOR_DECISION_ON_ORDER",
+    });
+    // The person decides it (here: no second refund), so the desk is empty again for the tests below.
+    const denied = await pay.api(
+      "POST",
+      `/claims/${again.body.claim_id as string}/review`,
+      { decision: "DENY", note: "Already handled by bank transfer" },
+      { token: ALICE },
+    );
+    expect(denied.status, JSON.stringify(denied.body)).toBe(200);
   });
 
   it("retries a declined refund once the card is replaced: a new execution, paid once under its own key", async () => {

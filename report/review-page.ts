@@ -124,7 +124,7 @@ function refundSection(item) {
   var s = add(el("section", "refund"), [el("h3", "", "The refund the payment provider refused")]);
   s.appendChild(kv([["Execution", item.execution_id, "mono"], ["Amount", eur(item.amount_eur)], ["Order", item.order_id, "mono"], ["Provider", item.provider],
     ["Provider ref", item.provider_ref || "none (the provider created no refund)", "mono provider-ref"], ["Failure reason", item.failure_reason || "none given", "failure-reason"]]));
-  s.appendChild(el("p", "muted", "Retry pays again under a new execution id (a new call to the provider; the claim is still paid at most once). Close ends it unpaid: the order's reservation is released, the money counts as not refunded, and unlike a denial the order is not bound."));
+  s.appendChild(el("p", "muted", "Retry pays again under a new execution id (a new call to the provider; the claim is still paid at most once). Close unpaid releases the order's reservation (the money counts as not refunded); Close: paid out of band keeps it (counted as refunded, e.g. a bank transfer). Either binds the order like a denial: a later claim on it goes to a person."));
   return s;
 }
 function field(name, label, value, type) {

@@ -5,6 +5,7 @@ import {
   applyProviderUpdate,
   reconcile,
   reconcileSettlements,
+  refundClaimView,
   refundRetryBlocked,
   refundReviewId,
 } from "./settlement.ts";
@@ -120,5 +121,20 @@ describe("whether a RETRY of a failed refund can succeed", () => {
 
   it("is blocked by an order without a payment to refund, whatever the failure", () => {
     expect(refundRetryBlocked("stripe", { order_id: "ord_2" }, "balance_insufficient")).toMatch(/no payment_ref/);
+  });
+});
+
+describe("refundClaimView", () => {
+  it("says whether a CLOSEd refund was paid out of band, so the page and the API tell a kept reservation from a released one", () => {
+    const update = applyProviderUpdate(record(), { execution_id: "exe_1", status: "FAILED", failure_reason: "x" }, AT);
+    if (!update.changed) throw new Error("expected a change");
+    const failed = update.next;
+    const closed = (paid: boolean): SettlementRecord => ({
+      ...failed,
+      review: { ...failed.review!, status: "CLOSED", decision: "CLOSE", reviewer: "ana", paid_out_of_band: paid },
+    });
+    expect(refundClaimView(closed(true)).review).toMatchObject({ status: "CLOSED", paid_out_of_band: true });
+    expect(refundClaimView(closed(false)).review).toMatchObject({ status: "CLOSED", paid_out_of_band: false });
+    expect(refundClaimView(failed).review).not.toHaveProperty("paid_out_of_band");
   });
 });

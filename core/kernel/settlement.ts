@@ -145,6 +145,7 @@ export function refundClaimView(record: SettlementRecord, desk?: ReviewDesk): Re
             ...(review.reviewer ? { reviewer: review.reviewer } : {}),
             ...(review.note !== undefined ? { note: review.note } : {}),
             ...(review.retry_execution_id ? { retry_execution_id: review.retry_execution_id } : {}),
+            ...(review.paid_out_of_band !== undefined ? { paid_out_of_band: review.paid_out_of_band } : {}),
           },
         }
       : {}),

@@ -209,7 +209,7 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       // Taken at the desk by someone else: their decision to take (a repeat of a decision in progress goes on).
       const taken = takenByRefusal(a.review, a.reviewer, now, a.review.review_id);
       if (taken) return done({ ok: false, ...taken });
-      const intent = intentFor(a.decision, now);
+      const intent = intentFor(a.decision, now, a.approvedCount);
       const update = { kind: "review_update", review: { ...a.review, intent, version: a.review.version + 1 } } as const;
       return ask(update, { at: "intent_claimed", attempt: a });
     }
@@ -390,17 +390,16 @@ function approvalChecked(c: Carrying, step: Outcome<ApprovalChecked, ApprovalChe
     (checked): ReviewStep => {
       if (!checked.ok) return withdraw(c.review, refusal(checked));
       const { order, cents, orderCents } = checked;
+      // Decided on the order's approved count as read with the request that claimed the intent: a reservation after
+      // another approval landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
+      // The count is the intent's, so the sweep's repair of the same intent reserves on it too.
+      const approvedCount = c.review.intent?.approved_count ?? c.again?.approvedCount;
       const request = {
         orderId: order.order_id,
         claimId: c.record.claim_id,
         cents,
         orderCents,
-        // Decided on the order's approved count as read with this request: a reservation after another approval
-        // landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
-        mode:
-          c.again?.approvedCount !== undefined
-            ? ({ kind: "approved", approvedCount: c.again.approvedCount } as const)
-            : ({ kind: "approved" } as const),
+        mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
         scope: c.record.simulation_id,
       } as const;
       return ask({ kind: "reserve", request }, { at: "reserved", carrying: c, cents });

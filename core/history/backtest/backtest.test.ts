@@ -36,23 +36,23 @@ type Case = {
 };
 
 /**
- * The bundled run's decided claims: its 34 claims (31 scenarios, R's resubmitted claim, 2 after the reviews) but R,
+ * The bundled run's decided claims: its 36 claims (33 scenarios, R's resubmitted claim, 2 after the reviews) but R,
  * which never reached a verdict (NEEDS_REVIEW).
  */
-const DECIDED = 33;
+const DECIDED = 35;
 
 const BEFORE = {
   auto_refunded_eur: 1928.98,
-  reviews: 15,
+  reviews: 17,
   by_reason: {
     AGENT_REQUESTED_ESCALATION: 1,
-    AMOUNT_ABOVE_LIMIT: 6, // B, F, K, S2, DB, FE
+    AMOUNT_ABOVE_LIMIT: 7, // B, F, K, S2, DB, FE, FS1
     CUSTOMER_LIMIT_EXCEEDED: 2,
     CUSTOMER_UNVERIFIED: 1,
     PRIOR_DECISION_ON_ORDER: 2,
     PURCHASE_DATE_IN_FUTURE: 1,
     RESUBMITTED_CLAIM: 1,
-    REVIEW_PENDING_ON_ORDER: 1,
+    REVIEW_PENDING_ON_ORDER: 2, // S3, FS2
   },
 };
 
@@ -69,6 +69,8 @@ const CASES: Case[] = [
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
       ["DB", "DENY", ABOVE_LIMIT],
       ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
+      ["FS1", "APPROVE", ABOVE_LIMIT],
+      ["FS2", "APPROVE", PENDING], // approved by two people (four eyes per order): the second is the one recorded
     ],
   },
   {
@@ -86,16 +88,16 @@ const CASES: Case[] = [
     ],
     after: {
       auto_refunded_eur: 329, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each
-      reviews: 19,
+      reviews: 21,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
-        AMOUNT_ABOVE_LIMIT: 9, // + A, E, J, S1; S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
+        AMOUNT_ABOVE_LIMIT: 10, // + A, E, J, S1; S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
         CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
         PRIOR_DECISION_ON_ORDER: 2,
         PURCHASE_DATE_IN_FUTURE: 1,
         RESUBMITTED_CLAIM: 1,
-        REVIEW_PENDING_ON_ORDER: 2,
+        REVIEW_PENDING_ON_ORDER: 3, // S2, S3, FS2
       },
     },
     people: [
@@ -105,6 +107,8 @@ const CASES: Case[] = [
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
       ["DB", "DENY", ABOVE_LIMIT],
       ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
+      ["FS1", "APPROVE", ABOVE_LIMIT],
+      ["FS2", "APPROVE", PENDING],
     ],
   },
   {
@@ -113,16 +117,16 @@ const CASES: Case[] = [
     flips: [["K", ABOVE_LIMIT, ACCEPTED]],
     after: {
       auto_refunded_eur: 2428.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
-      reviews: 13,
+      reviews: 14,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
-        AMOUNT_ABOVE_LIMIT: 4, // B, F, DB, FE: K and S2 fit 1000 EUR
+        AMOUNT_ABOVE_LIMIT: 4, // B, F, DB, FE: K, S2 and FS1 fit 1000 EUR
         CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
         PRIOR_DECISION_ON_ORDER: 2,
         PURCHASE_DATE_IN_FUTURE: 1,
         RESUBMITTED_CLAIM: 1,
-        REVIEW_PENDING_ON_ORDER: 1,
+        REVIEW_PENDING_ON_ORDER: 2, // S3, FS2 (FS1's review, as recorded, still held ord_026)
       },
     },
     people: [
@@ -132,6 +136,8 @@ const CASES: Case[] = [
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
       ["DB", "DENY", ABOVE_LIMIT],
       ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
+      ["FS1", "APPROVE", ACCEPTED], // fits 1000 EUR; the person's approval stays as recorded
+      ["FS2", "APPROVE", PENDING], // FS1's review, as recorded, still held ord_026
     ],
   },
 ];
