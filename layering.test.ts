@@ -102,7 +102,7 @@ describe("the shell's layering rules", () => {
     ["local/stack.ts", "../app/manifest.ts"],
     ["functions/composition/policy.ts", "../../app/policy-format.ts"],
     ["infra/policy.ts", "../core/claim/config.ts"],
-    ["cli/main.ts", "../local/stack.ts"],
+    ["cli/command-serve.ts", "../local/stack.ts"],
     ["pipeline/intake.ts", "../core/claim/claim.ts"],
     ["functions/kernel.test.ts", "../local/stack-fixture.ts"],
     ["chaos/flow.ts", "../functions/kernel.ts"],
@@ -305,7 +305,6 @@ const MAX_LINES = 500;
  * (issue 36 the CLI and the report's numbers, issue 39 chaos at scale). Take a file out once it is split.
  */
 const OVERSIZED_FOR_NOW: ReadonlyMap<string, string> = new Map([
-  ["cli/main.ts", "issue 36 (the first hour: cli/)"],
   ["report/model.ts", "issue 36 (report numbers)"],
   ["chaos/flow.ts", "issue 39 (chaos at scale)"],
   ["chaos/emulators.ts", "issue 39 (chaos at scale)"],

@@ -1,10 +1,28 @@
+// Two projects (docs/testing.md): `quick` — units and contracts, no browser, stack, emulator, SST, bundler or
+// child process (scripts/test-tiers.ts tells them apart from each file's imports), `npm run test:quick`; and
+// `slow`, the rest. `npm test` runs both. Workers: one per core (vitest's default leaves one core idle, and on
+// two cores that is one worker for a suite that mostly waits on child processes and emulators);
+// CLAIMS_TEST_WORKERS overrides.
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { slowBecause, testFiles } from "./scripts/test-tiers.ts";
+
+const exclude = ["node_modules/**", ".sst/**", ".claims/**", "dist/**"];
+const files = testFiles();
+const quick = files.filter((f) => slowBecause(f) === undefined);
+const slow = files.filter((f) => !quick.includes(f));
+const workers = Number(process.env.CLAIMS_TEST_WORKERS) || Math.max(2, availableParallelism());
 
 export default defineConfig({
   test: {
-    include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", ".sst/**", ".claims/**"],
+    exclude,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    maxWorkers: workers,
+    projects: [
+      { extends: true, test: { name: "quick", include: quick } },
+      // The tests that run bin/claims.mjs as a user does get the compiled CLI built once, before them.
+      { extends: true, test: { name: "slow", include: slow, globalSetup: ["./scripts/build-cli.vitest.ts"] } },
+    ],
   },
 });

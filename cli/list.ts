@@ -10,7 +10,7 @@ import { clientToken } from "./tokens.ts";
 import { ListCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { stateHolder } from "../local/state-lock.ts";
-import { dataDirFrom } from "./run-store.ts";
+import { dataDirFrom } from "./data-dir.ts";
 
 type View = {
   claim_id: string;

@@ -10,7 +10,7 @@ import { reconcile } from "../core/kernel/settlement.ts";
 import type { Reconciliation, SettlementFact } from "../core/kernel/settlement.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { CliError } from "./errors.ts";
-import { dataDirFrom } from "./run-store.ts";
+import { dataDirFrom } from "./data-dir.ts";
 
 /** Hours a refund may stay PENDING before reconcile fails (Stripe settles most card refunds within days, its webhooks within minutes). */
 export const DEFAULT_PENDING_HOURS = 72;

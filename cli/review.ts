@@ -1,5 +1,5 @@
 // `claims review …`: the review API (docs/http-api.md) from the terminal, against `claims serve` or a deployed API.
-// The reviewer token comes from --token-file or CLAIMS_REVIEWER_TOKEN (a named reviewer's own token: the API
+// The reviewer token comes from --token-file, the file CLAIMS_REVIEWER_TOKEN_FILE names, or CLAIMS_REVIEWER_TOKEN (a named reviewer's own token: the API
 // records the decision under that reviewer); the API from --url, CLAIMS_URL, the `claims serve` holding the data
 // directory (as `claims list` finds it), else the local default. Refusals (400/404/409) print the API's error and
 // exit 1; an API that cannot be reached, or a bad argument, exits 2.
@@ -8,20 +8,24 @@ import { InvalidArgumentError } from "commander";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stateHolder } from "../local/state-lock.ts";
-import { dataDirFrom } from "./run-store.ts";
-import { clientToken } from "./tokens.ts";
+import { dataDirFrom } from "./data-dir.ts";
+import { REVIEWER_TOKEN_FILE_VARIABLE, reviewerClientToken } from "./tokens.ts";
 import { ReviewCliError } from "./errors.ts";
 
 /** Where and as whom the review commands talk to the API. */
 interface ReviewTarget {
   url: string;
   token: string;
+  /** Where the token came from (--token-file, CLAIMS_REVIEWER_TOKEN_FILE, CLAIMS_REVIEWER_TOKEN), for a refusal's hint. */
+  from: string;
 }
 
 /** The outcome of one API call: the status and the parsed JSON body. */
 interface ApiAnswer {
   status: number;
   body: unknown;
+  /** ReviewTarget.from of the call. */
+  tokenFrom?: string;
 }
 
 /** The target from the options and the environment; refuses to run without a token. */
@@ -33,12 +37,12 @@ function reviewTarget(
   const served = given ? undefined : stateHolder(join(dataDirFrom(o.dataDir, env as NodeJS.ProcessEnv), "store"))?.url;
   const url = (given ?? served ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   if (!/^https?:\/\/\S+$/.test(url)) throw new ReviewCliError(`--url must be an http(s) URL, got ${url}`);
-  const token = clientToken(o.tokenFile, "CLAIMS_REVIEWER_TOKEN", env);
-  if (!token)
+  const found = reviewerClientToken(o.tokenFile, env);
+  if (!found)
     throw new ReviewCliError(
-      "no reviewer token: set CLAIMS_REVIEWER_TOKEN or pass --token-file FILE (claims serve prints the one it generated)",
+      `no reviewer token: with a reviewers file, your own token (claims reviewers add prints it) in a file named by ${REVIEWER_TOKEN_FILE_VARIABLE} or --token-file FILE; without one, the CLAIMS_REVIEWER_TOKEN claims serve uses (it prints the one it generated)`,
     );
-  return { url, token };
+  return { url, ...found };
 }
 
 /** One call to the API with the reviewer token. */
@@ -65,7 +69,7 @@ async function callApi(target: ReviewTarget, method: "GET" | "POST", path: strin
   } catch {
     // a non-JSON answer is shown as text
   }
-  return { status: response.status, body: parsed };
+  return { status: response.status, body: parsed, tokenFrom: target.from };
 }
 
 type Review = {
@@ -145,6 +149,15 @@ function readClaim(value: string): unknown {
 
 type Common = { url?: string; tokenFile?: string; dataDir?: string; json?: boolean };
 
+/** What to do when the API refuses the reviewer token: which token was sent, and which one each kind of server takes. */
+export function refusedTokenHint(from: string): string {
+  return (
+    `  the token sent came from ${from}. A claims serve with a reviewers file takes only a reviewer's own token ` +
+    `(claims reviewers add prints it once): keep it in a file and set ${REVIEWER_TOKEN_FILE_VARIABLE}, or pass --token-file. ` +
+    "Without a reviewers file it takes the CLAIMS_REVIEWER_TOKEN it was started with; a deployed API takes a reviewer's ID token (claims reviewer-login).\n"
+  );
+}
+
 /** Prints an answer: JSON with --json, else a line; returns the exit code (0 success, 1 refused). */
 function report(answer: ApiAnswer, json: boolean | undefined, ok: (body: unknown) => string): number {
   const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -163,6 +176,8 @@ function report(answer: ApiAnswer, json: boolean | undefined, ok: (body: unknown
       `claims review: ${answer.status} ${error?.code ?? ""}: ${error?.message ?? String(answer.body)}\n`,
     );
     for (const i of error?.issues ?? []) process.stderr.write(`  ${i.path}: ${i.message}\n`);
+    if ((answer.status === 401 || answer.status === 403) && answer.tokenFrom)
+      process.stderr.write(refusedTokenHint(answer.tokenFrom));
   }
   return 1;
 }
@@ -201,7 +216,10 @@ export function registerReviewCommands(program: Command): void {
         "--data-dir <path>",
         "the data directory of the claims serve to find (default $CLAIMS_DATA_DIR or .claims)",
       )
-      .option("--token-file <file>", "a file whose first line is the reviewer token (default: $CLAIMS_REVIEWER_TOKEN)")
+      .option(
+        "--token-file <file>",
+        "a file whose first line is your reviewer token (default: the file $CLAIMS_REVIEWER_TOKEN_FILE names, else $CLAIMS_REVIEWER_TOKEN)",
+      )
       .option("--json", "print the API's JSON answer on stdout");
 
   common(review.command("list").description("list reviews, oldest request first"))

@@ -14,6 +14,7 @@ import {
 } from "../local/auth/reviewers.ts";
 import type { OidcSettings } from "../local/auth/oidc.ts";
 import { CliError } from "./errors.ts";
+import { REVIEWER_TOKEN_FILE_VARIABLE } from "./tokens.ts";
 import { parseCents } from "../core/kernel/money.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -51,6 +52,8 @@ export function reviewerSetup(
 ): {
   stack: { reviewers?: () => readonly ReviewerCredential[]; reviewerOidc?: OidcSettings };
   describe?: string;
+  /** Where a reviewer's token comes from, as the API's refusals name it (none: CLAIMS_REVIEWER_TOKEN). */
+  tokenSource?: string;
 } {
   const oidc = oidcFrom(env);
   const file = reviewersFileFrom(option, env);
@@ -61,6 +64,7 @@ export function reviewerSetup(
   if (oidc)
     return {
       stack: { reviewerOidc: oidc },
+      tokenSource: `a JWT of ${oidc.issuer}`,
       describe: `  reviewers JWTs of ${oidc.issuer} for ${oidc.audience.join(", ")} (group reviewers or scope claims/review)`,
     };
   if (!file) return { stack: {} };
@@ -78,6 +82,7 @@ export function reviewerSetup(
   live();
   return {
     stack: { reviewers: live },
+    tokenSource: `your own token from claims reviewers add; in the CLI: --token-file or ${REVIEWER_TOKEN_FILE_VARIABLE}`,
     describe: `  reviewers ${reviewers.length} named in ${file}: ${reviewers.map((r) => r.id).join(", ")} (changes to the file take effect within ${REVIEWERS_RECHECK_MS / 1000} s)`,
   };
 }
@@ -133,7 +138,8 @@ export function registerReviewersCommands(program: Command): void {
         },
       ]);
       process.stdout.write(
-        `added reviewer ${id}${name ? ` (${name})` : ""}${max !== undefined ? `, approving up to ${max.toFixed(2)} EUR alone,` : ""} to ${file}\ntoken (shown once; only its SHA-256 is stored): ${token}\n`,
+        `added reviewer ${id}${name ? ` (${name})` : ""}${max !== undefined ? `, approving up to ${max.toFixed(2)} EUR alone,` : ""} to ${file}\ntoken (shown once; only its SHA-256 is stored): ${token}\n` +
+          `give it to ${id}, who keeps it in a file of their own and points ${REVIEWER_TOKEN_FILE_VARIABLE} at it (or passes --token-file); CLAIMS_REVIEWER_TOKEN is the server's single token when there is no reviewers file\n`,
       );
     });
   reviewers

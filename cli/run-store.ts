@@ -6,10 +6,7 @@ import { simulationIdProblem } from "../core/history/simulation.ts";
 import { parseAuditEvent } from "../core/integrity/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 
-/** The local data directory: `CLAIMS_DATA_DIR` (an empty one is unset), else `.claims` in the working directory. */
-export function dataDirFrom(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(option ?? (env.CLAIMS_DATA_DIR?.trim() || ".claims"));
-}
+export { dataDirFrom } from "./data-dir.ts";
 
 /** The folder of one run, always inside `<dataDir>/runs/`. */
 export function runDir(dataDir: string, simulationId: string): string {

@@ -40,16 +40,42 @@ export function clientToken(tokenFile: string | undefined, name: string, env: En
   return token;
 }
 
+/** The variable naming a file that holds the reviewer's own token (the CLI's; `claims serve` never reads it). */
+export const REVIEWER_TOKEN_FILE_VARIABLE = "CLAIMS_REVIEWER_TOKEN_FILE";
+
+/**
+ * The reviewer token of a review command and where it came from: `--token-file`, else the file
+ * CLAIMS_REVIEWER_TOKEN_FILE names, else CLAIMS_REVIEWER_TOKEN (the server's single token, or your own).
+ */
+export function reviewerClientToken(
+  tokenFile: string | undefined,
+  env: Env = process.env,
+): { token: string; from: string } | undefined {
+  const fromVariable = tokenFromEnv(REVIEWER_TOKEN_FILE_VARIABLE, env);
+  if (tokenFile !== undefined) return { token: clientToken(tokenFile, "", env)!, from: `--token-file ${tokenFile}` };
+  if (fromVariable !== undefined) {
+    const token = tokenFromFile(fromVariable, REVIEWER_TOKEN_FILE_VARIABLE);
+    if (token.length < MIN_SERVER_TOKEN_LENGTH)
+      throw new TokenConfigError(
+        `the token in ${REVIEWER_TOKEN_FILE_VARIABLE}=${fromVariable} is ${token.length} characters long; no server accepts a token shorter than ${MIN_SERVER_TOKEN_LENGTH}`,
+      );
+    return { token, from: `${REVIEWER_TOKEN_FILE_VARIABLE} (${fromVariable})` };
+  }
+  const token = clientToken(undefined, "CLAIMS_REVIEWER_TOKEN", env);
+  return token === undefined ? undefined : { token, from: "CLAIMS_REVIEWER_TOKEN" };
+}
+
 /** The first line of a token file, trimmed; TokenConfigError when it cannot be read or is empty. */
-function tokenFromFile(tokenFile: string): string {
+function tokenFromFile(tokenFile: string, named = "--token-file"): string {
+  const what = named === "--token-file" ? `--token-file ${tokenFile}` : `${named}=${tokenFile}`;
   let text: string;
   try {
     if (!statSync(tokenFile).isFile()) throw new Error("not a file");
     text = readFileSync(tokenFile, "utf8");
   } catch (error) {
-    throw new TokenConfigError(`--token-file ${tokenFile} cannot be read: ${(error as Error).message}`);
+    throw new TokenConfigError(`${what} cannot be read: ${(error as Error).message}`);
   }
   const token = text.split(/\r?\n/)[0]?.trim() ?? "";
-  if (token === "") throw new TokenConfigError(`--token-file ${tokenFile} is empty`);
+  if (token === "") throw new TokenConfigError(`${what} is empty`);
   return token;
 }

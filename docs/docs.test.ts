@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
+import { COMMANDS } from "../cli/registry.ts";
 import { describe, expect, it } from "vitest";
 import { DETAIL_TYPES } from "../core/kernel/events.ts";
 import { REASON_CODES } from "../core/kernel/reason-codes.ts";
@@ -191,6 +192,16 @@ describe("the references cover what the code defines", () => {
     const documented = headings(readRepoFile("docs/cli.md")).flatMap((h) => /^`(claims [\w -]+)`$/.exec(h)?.[1] ?? []);
     expect(names.filter((n) => !documented.includes(n))).toEqual([]);
     expect(documented.filter((d) => !names.includes(d))).toEqual([]);
+  });
+
+  it("docs/cli.md's command table and docs/architecture.md list every command of the registry (cli/registry.ts), and no other", () => {
+    const table = markdownTables(readRepoFile("docs/cli.md")).find((t) => t.header[0] === "command");
+    const listed = (table?.rows ?? []).map((r) => /^\[`claims ([\w-]+)/.exec(r.cells[0] ?? "")?.[1]);
+    expect(listed).toEqual(COMMANDS.map((c) => c.name));
+    const architecture = readRepoFile("docs/architecture.md");
+    expect(
+      COMMANDS.filter((c) => !new RegExp(`[(, ]${c.name}( check)?[,)]`).test(architecture)).map((c) => c.name),
+    ).toEqual([]);
   });
 
   it("docs/cli.md names every option of the CLI", () => {

@@ -82,7 +82,9 @@ export async function startHandlerThread(setup: HandlerThreadSetup): Promise<Han
     const attach = portSourceAt(endpoint);
     if (attach) direct[endpoint] = attach();
   }
-  const worker = new Worker(new URL("./handler-worker.mjs", import.meta.url), {
+  // Compiled (dist/, bin/claims.mjs) the thread runs the compiled handler-worker.ts; from the sources, the .mjs that loads tsx first.
+  const script = import.meta.url.endsWith(".js") ? "./handler-worker.js" : "./handler-worker.mjs";
+  const worker = new Worker(new URL(script, import.meta.url), {
     workerData: { setup, relay: port2, direct },
     transferList: [port2, ...Object.values(direct)],
     // Of the parent's node flags only the profiler's apply (`--import tsx` and the like are the entry's job).

@@ -38,6 +38,8 @@ interface HttpFrontOptions {
   readonly onRequest?: (line: { method: string; path: string; status: number; ms: number }) => void;
   /** What `GET /health` answers (default: the function's `{ "status": "ok" }`); `claims serve` says whether the model and the order API answer. */
   readonly health?: () => HealthAnswer;
+  /** Where a reviewer's token comes from, as a refusal names it (default CLAIMS_REVIEWER_TOKEN; a reviewers file: each reviewer's own). */
+  readonly reviewerTokenSource?: string;
 }
 
 /** The body of `GET /health`: ok, or degraded naming what does not answer — the configured model, the shop's order API. */
@@ -282,7 +284,8 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     if (route.auth !== "none" && !route.tokenPage) {
       // As API Gateway: no Authorization header is 401 before any authorizer runs; a token the route's authorizer refuses is 403.
       const probe = toApiEvent(req, url, route, Buffer.alloc(0));
-      const variable = route.auth === "reviewer" ? "CLAIMS_REVIEWER_TOKEN" : "CLAIMS_API_TOKEN";
+      const variable =
+        route.auth === "reviewer" ? (options.reviewerTokenSource ?? "CLAIMS_REVIEWER_TOKEN") : "CLAIMS_API_TOKEN";
       if (!probe.headers.authorization)
         return sendError(res, 401, "UNAUTHORIZED", `send Authorization: Bearer <token> (${variable})`, true);
       const answer = await options.authorizers[route.auth](toAuthorizerEvent(probe));

@@ -133,7 +133,11 @@ export async function listReviews(
   const refundReviews = settlements.map((settlement) => {
     const read = orders.get(settlement.order_id);
     const order = read && "order" in read ? read.order : undefined;
-    return refundReviewListItem(settlement, reviewDesk(deps), refundRetryBlocked(settlement.provider, order));
+    return refundReviewListItem(
+      settlement,
+      reviewDesk(deps),
+      refundRetryBlocked(settlement.provider, order, settlement.failure_reason),
+    );
   });
   return { items, refundReviews, ...(more && page.length > 0 ? { nextCursor: page.at(-1)!.key } : {}) };
 }

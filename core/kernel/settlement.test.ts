@@ -1,7 +1,14 @@
 // The settlement transitions (idempotent, out-of-order safe) and the reconciliation of authorised refunds.
 import { describe, expect, it } from "vitest";
 import { renderServedReport } from "../../report/served.ts";
-import { applyProviderUpdate, reconcile, reconcileSettlements, refundClaimView, refundReviewId } from "./settlement.ts";
+import {
+  applyProviderUpdate,
+  reconcile,
+  reconcileSettlements,
+  refundClaimView,
+  refundRetryBlocked,
+  refundReviewId,
+} from "./settlement.ts";
 import type { SettlementRecord } from "./settlement.ts";
 
 const AT = "2026-11-27T10:00:00.000Z";
@@ -91,6 +98,29 @@ describe("reconcile", () => {
     expect(page).toContain('id="reconciliation"');
     expect(page).toMatch(/data-status="FAILED"[^]*clm_2[^]*expired_card/);
     expect(renderServedReport([])).not.toContain('id="reconciliation"');
+  });
+});
+
+describe("whether a RETRY of a failed refund can succeed", () => {
+  const order = { order_id: "ord_1", payment_ref: "pi_1" };
+  it.each([
+    ["a balance too low (topped up meanwhile)", "balance_insufficient: You have insufficient funds", undefined],
+    ["a provider error", "refund failed: 500", undefined],
+    ["no reason given", undefined, undefined],
+    ["an expired card (the customer may replace it)", "expired_or_canceled_card", undefined],
+    [
+      "a payment refunded already",
+      "charge_already_refunded: Charge ch_1 has already been refunded.",
+      /refunded or disputed/,
+    ],
+  ])("%s", (_what, reason, blocked) => {
+    const answer = refundRetryBlocked("stripe", order, reason);
+    if (blocked === undefined) expect(answer).toBeUndefined();
+    else expect(answer).toMatch(blocked);
+  });
+
+  it("is blocked by an order without a payment to refund, whatever the failure", () => {
+    expect(refundRetryBlocked("stripe", { order_id: "ord_2" }, "balance_insufficient")).toMatch(/no payment_ref/);
   });
 });
 

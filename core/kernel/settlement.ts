@@ -153,14 +153,29 @@ export function refundClaimView(record: SettlementRecord, desk?: ReviewDesk): Re
 }
 
 /**
+ * The provider's failures no retry fixes (docs/payments.md, "Which failures a RETRY can fix"): the payment is
+ * refunded or disputed already. A balance too low, a replaced card, a network error or a 5xx can be.
+ */
+const FINAL_REFUND_FAILURES: readonly { code: RegExp; why: string }[] = [
+  {
+    code: /\b(charge_already_refunded|charge_disputed|charge_for_pending_refund_disputed)\b/,
+    why: "the payment is refunded or disputed already: check it in the provider's dashboard, then close",
+  },
+];
+
+/**
  * Why a RETRY of the claim's failed refund cannot succeed with the order as it is now, or undefined (it may): a
  * provider other than the simulated one refunds a payment, so the order must name one — a Stripe payment intent
- * (`pi_…`) or charge (`ch_…`) in `payment_ref`. Fix the order in the shop, then retry; or close it.
+ * (`pi_…`) or charge (`ch_…`) in `payment_ref`. Fix the order in the shop, then retry; or close it. And a
+ * failure no retry fixes (`failureReason`, FINAL_REFUND_FAILURES) blocks it whatever the order.
  */
 export function refundRetryBlocked(
   provider: PaymentProviderName,
   order: { order_id: string; payment_ref?: string | undefined } | undefined,
+  failureReason?: string,
 ): string | undefined {
+  const final = failureReason === undefined ? undefined : FINAL_REFUND_FAILURES.find((f) => f.code.test(failureReason));
+  if (final) return final.why;
   if (provider === "simulated" || order === undefined) return undefined;
   if (!order.payment_ref)
     return `order ${order.order_id} has no payment_ref to refund: give it one in the shop, or close`;

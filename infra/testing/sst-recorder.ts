@@ -8,12 +8,13 @@
 // permissions, the basic execution policy, and `transform.role`).
 import { RecordingError } from "../errors.ts";
 import { build } from "esbuild";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const CONFIG_PATH = fileURLToPath(new URL("../../sst.config.ts", import.meta.url));
+/** Where each evaluation's copy of the bundle is written (removed after it): node_modules/.cache, ignored by git. */
+const EVALUATIONS_DIR = fileURLToPath(new URL("../../node_modules/.cache/sst-recorder", import.meta.url));
 const ACCOUNT = "111122223333";
 const REGION = "eu-west-1";
 
@@ -413,6 +414,9 @@ function bundleConfig(path: string): Promise<string> {
     format: "esm",
     write: false,
     logLevel: "silent",
+    // Packages stay imports: loaded once per test file, not compiled and run again with each evaluation (the
+    // bundle with them was ~2 MB, zod and the AWS SDK most of it, evaluated some 60 times by the wiring test).
+    packages: "external",
   }).then((result) => {
     const file = result.outputFiles[0];
     if (file === undefined) throw new RecordingError("esbuild produced no output for sst.config.ts");
@@ -447,7 +451,9 @@ export async function evaluateSstConfig(options: {
   const scope = globalThis as Record<string, unknown>;
   const savedGlobals = new Map(GLOBALS.map((g) => [g, scope[g]] as const));
   const savedEnv = new Map(Object.keys(options.env ?? {}).map((k) => [k, process.env[k]] as const));
-  const dir = await mkdtemp(join(tmpdir(), "sst-recorder-"));
+  // Inside the repository, so the bundle's package imports resolve from its node_modules.
+  await mkdir(EVALUATIONS_DIR, { recursive: true });
+  const dir = await mkdtemp(join(EVALUATIONS_DIR, "sst-recorder-"));
 
   try {
     for (const [key, value] of Object.entries(options.env ?? {})) {

@@ -48,16 +48,10 @@ export const SubmissionSchema = z
 /** A valid submission. */
 type Submission = z.infer<typeof SubmissionSchema>;
 
-/** One problem with a submission, for the 400 body. */
-export interface InputIssue {
-  path: string;
-  message: string;
-}
-
-/** Turns zod issues into `{ path, message }` pairs. */
-export function toInputIssues(error: z.ZodError): InputIssue[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(body)", message: i.message }));
-}
+export { toInputIssues } from "./input-issues.ts";
+export type { InputIssue } from "./input-issues.ts";
+import { toInputIssues } from "./input-issues.ts";
+import type { InputIssue } from "./input-issues.ts";
 
 /** The hash a repeated Idempotency-Key is compared by: the same submission, the same hash. */
 export function submissionHash(sub: Submission): string {

@@ -1,0 +1,118 @@
+// `claims batch` (docs/cli.md): the scenarios through the full pipeline, every verdict compared with the expected one.
+import { resolve } from "node:path";
+import { localLlm } from "../local/serve-llm.ts";
+import type { ClaimsConfig } from "../core/claim/config.ts";
+import { frozenClock, systemClock } from "../core/crew/index.ts";
+import { runBatch, summarize } from "./batch.ts";
+import type { BatchLlm } from "./batch.ts";
+import { dataDirFrom, loadRunAudit } from "./run-store.ts";
+import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
+import { createInProcessRuntime } from "../local/runtime.ts";
+import { startLocalStack } from "../local/stack.ts";
+import { loadPriceTable } from "../adapters/llm/prices-file.ts";
+import { formatModelCost, modelCost } from "../core/agents/model-cost.ts";
+import { DEFAULT_CONFIG, DEFAULT_SCENARIOS, mustExist, parseNow, parseSeconds } from "./options.ts";
+import type { Command } from "commander";
+import { writeReportFor } from "./command-report.ts";
+
+/** The LLM of a local run (local/serve-llm.ts): the environment over the config file's defaults. */
+const llmFor = (config: ClaimsConfig): BatchLlm => localLlm(config);
+
+/** Handler logs of a local run: errors only (the console tells the story), unless CLAIMS_LOG_LEVEL asks for more. */
+const quietHandlers = (): { logLevel?: "ERROR" } => (process.env.CLAIMS_LOG_LEVEL ? {} : { logLevel: "ERROR" });
+
+export function registerBatchCommand(program: Command): void {
+  program
+    .command("batch")
+    .description("run the scenarios through the full pipeline and compare every verdict with the expected one")
+    .argument("[scenarios]", "scenario file", DEFAULT_SCENARIOS)
+    .option("--config <path>", "configuration file", DEFAULT_CONFIG)
+    .option(
+      "--now <iso>",
+      "the instant the whole run is decided at (ISO timestamp; default: when the run starts)",
+      parseNow,
+    )
+    .option("--json", "print one JSON array of verdicts on stdout (logs go to stderr)")
+    .option("--data-dir <path>", "where runs, audit and reports are kept (default $CLAIMS_DATA_DIR or .claims)")
+    .option("--in-process", "run the pipeline in this process over in-memory ports instead of the local stack")
+    .option(
+      "--claim-timeout <seconds>",
+      "how long to wait for one claim before it goes to NEEDS_REVIEW (default: derived from LLM_TIMEOUT_MS)",
+      parseSeconds,
+    )
+    .option(
+      "--keep-going",
+      "when the model's endpoint check fails, run every row anyway (they end NEEDS_REVIEW LLM_UNREACHABLE) instead of stopping",
+    )
+    .action(
+      async (
+        scenarios: string,
+        o: {
+          config: string;
+          now?: number;
+          json?: boolean;
+          dataDir?: string;
+          inProcess?: boolean;
+          claimTimeout?: number;
+          keepGoing?: boolean;
+        },
+      ) => {
+        const log = (text: string) => (o.json ? process.stderr : process.stdout).write(`${text}\n`);
+        // A batch is decided as of one instant: every claim is received when the run starts (or at --now),
+        // so relative order dates and boundaries such as "exactly 14 days" mean what they say.
+        const clock = frozenClock(o.now ?? systemClock().now());
+        const dataDir = dataDirFrom(o.dataDir);
+        ensureOwnerOnlyDir(dataDir);
+        // A price table that cannot be used stops the run before anything starts (exit 2).
+        const prices = loadPriceTable();
+        const t0 = performance.now();
+        const outcome = await runBatch({
+          scenariosPath: mustExist(scenarios, "scenario file"),
+          configPath: mustExist(o.config, "config file"),
+          clock,
+          dataDir,
+          log,
+          ...(o.keepGoing ? { keepGoing: true } : {}),
+          llm: llmFor,
+          // The local stack by default: the production handlers on dynalite, fauxqs and the local bus.
+          runtime: async (opts) =>
+            o.inProcess
+              ? createInProcessRuntime(opts)
+              : (
+                  await startLocalStack({
+                    configPath: resolve(o.config),
+                    clock,
+                    llm: opts.llm,
+                    orders: opts.orders,
+                    dataDir,
+                    sweepEveryMs: 0,
+                    ...quietHandlers(),
+                    ...(opts.waits ? { waits: opts.waits } : {}),
+                    ...(o.claimTimeout === undefined ? {} : { settleTimeoutMs: o.claimTimeout * 1000 }),
+                  })
+                ).runtime,
+          writeReport: (simulationId) => writeReportFor(dataDir, simulationId, undefined, prices),
+        });
+        log(summarize(outcome, performance.now() - t0));
+        log(`  ${formatModelCost(modelCost(loadRunAudit(dataDir, outcome.simulationId), prices))}\n`);
+        if (o.json) {
+          const rows = outcome.rows.map(
+            ({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }) => ({
+              id,
+              label,
+              claim_id,
+              verdict,
+              expected,
+              reason_code,
+              reason,
+              order_id,
+              amount_eur,
+              executed,
+            }),
+          );
+          process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        }
+        process.exitCode = outcome.allMatch && outcome.llmReady ? 0 : 1;
+      },
+    );
+}

@@ -1,0 +1,49 @@
+// The quick tier (scripts/test-tiers.ts): a test is quick unless its name, its imports, its calls, or the test
+// support it imports start something heavy.
+import { describe, expect, it } from "vitest";
+import { importsOf, slowBecause } from "./test-tiers.ts";
+
+const files = (tree: Record<string, string>) => (file: string) => tree[file];
+
+describe("the quick tier", () => {
+  it("reads static and literal dynamic imports", () => {
+    expect(
+      importsOf('import { a } from "./a.ts";\nconst b = await import("../b.ts");\nimport type { C } from "c";'),
+    ).toEqual(["./a.ts", "../b.ts", "c"]);
+  });
+
+  it.each([
+    ["a pure unit test", { "core/x.test.ts": 'import { x } from "./x.ts";' }, undefined],
+    ["an end-to-end test by name", { "local/x.e2e.test.ts": "" }, "an end-to-end test (its name)"],
+    [
+      "a test that starts the local stack",
+      { "functions/x.test.ts": 'import { startStack } from "../local/testing/stack-fixture.ts";' },
+      "the local stack",
+    ],
+    [
+      "a test that runs a child process",
+      { "cli/x.test.ts": 'import { spawn } from "node:child_process";' },
+      "a child process",
+    ],
+    [
+      "a test that drives a browser",
+      { "report/x.test.ts": 'import { chromium } from "playwright-core";' },
+      "a browser",
+    ],
+    [
+      "a test whose test kit starts an emulator",
+      {
+        "pipeline/x.test.ts": 'import { kit } from "./x.test-kit.ts";',
+        "pipeline/x.test-kit.ts": 'import { startTableEmulator } from "../local/emulators.ts";',
+      },
+      "an emulator (through pipeline/x.test-kit.ts)",
+    ],
+    [
+      "a test naming the stack in a string only",
+      { "layering.test.ts": 'const cases = [["cli/main.ts", "../local/stack.ts"]];' },
+      undefined,
+    ],
+  ])("%s", (_what, tree, why) => {
+    expect(slowBecause(Object.keys(tree)[0]!, files(tree))).toBe(why);
+  });
+});
