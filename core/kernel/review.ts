@@ -322,6 +322,11 @@ export interface DecisionRules {
    * on this plus the approval (docs/reviews.md#four-eyes).
    */
   approvedAloneCents?: number | undefined;
+  /**
+   * What this reviewer alone approved for the order's customer across their orders in the customer window, in cents
+   * (when `claims_bounds.customer_limits` applies): four eyes is checked on this plus the approval too.
+   */
+  customerAloneCents?: number | undefined;
   /** The reviewer's own limit in EUR (`max_approval`, docs/reviews.md#reviewer-limits); absent: none. */
   maxApprovalEur?: number | undefined;
 }
@@ -454,5 +459,8 @@ function checkApproval(
         }
       : undefined;
   const bound = rules.secondApprovalAboveEur === undefined ? undefined : parseCents(rules.secondApprovalAboveEur);
-  return (bound?.ok && total > bound.cents) || overLimit ? "FIRST_APPROVAL" : undefined;
+  // Four eyes per customer: what they alone approved for the order's customer in the window, plus this approval.
+  const customerTotal = (rules.customerAloneCents ?? 0) + granted.cents;
+  const aboveBound = bound?.ok === true && (total > bound.cents || customerTotal > bound.cents);
+  return aboveBound || overLimit ? "FIRST_APPROVAL" : undefined;
 }
