@@ -8,7 +8,7 @@ import type { CustomerLimits, Order } from "../core/integrity/index.ts";
 import type { ReviewerIdentity } from "../core/kernel/review.ts";
 import { createInProcessPipeline } from "./in-process.ts";
 import type { RefundLedger } from "./ports.ts";
-import { decideReview } from "./review.ts";
+import { decideReview, repairReviews } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -215,5 +215,30 @@ describe("four eyes per customer", () => {
     const window = await p.deps.ledger.getCustomerWindow("cus_1");
     expect(window?.reservations.map((r) => r.claim_id)).toEqual(["clm_other0", "clm_other1", "clm_other2"]);
     expect((await p.deps.reviews.getReview("clm_a"))?.status).toBe("PENDING");
+  });
+
+  it("never records an interrupted approval on a stale customer count: the sweep's repair is refused APPROVALS_CHANGED like the request", async () => {
+    const p = pipeline();
+    await escalated(p, "clm_a", "ord_c0");
+    await escalated(p, "clm_b", "ord_c1");
+    // Alice's approval of clm_b (600, alone for cus_1: 600 ≤ 1000) is claimed, then the process dies before the window.
+    const reserveCustomer = p.deps.ledger.reserveCustomer.bind(p.deps.ledger);
+    let crash = true;
+    p.deps.ledger.reserveCustomer = async (request) => {
+      if (crash && request.reservation.claim_id === "clm_b") {
+        crash = false;
+        throw new Error("injected crash before the window");
+      }
+      return reserveCustomer(request);
+    };
+    await expect(approve(p, "clm_b", ALICE, 600)).rejects.toThrow(/injected crash/);
+    expect((await p.deps.reviews.getReview("clm_b"))?.intent).toMatchObject({ customer_approvals: 0 });
+    // Meanwhile alice approves 600 on clm_a alone: cus_1's window now holds one approval.
+    expect(statusOf(await approve(p, "clm_a", ALICE, 600))).toMatchObject({ status: "APPROVED" });
+    // Carried out as it stands, clm_b would make 1200 EUR approved by alice alone for cus_1: the repair is refused.
+    await repairReviews(p.deps);
+    expect((await p.deps.ledger.get("ord_c1"))?.refunded_cents ?? 0).toBe(0);
+    expect(await p.deps.reviews.getReview("clm_b")).toMatchObject({ status: "PENDING" });
+    expect(statusOf(await approve(p, "clm_b", ALICE, 600))).toMatchObject({ awaiting: "SECOND_APPROVAL" });
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { ReviewerIdentity } from "../core/kernel/review.ts";
 import { createInProcessPipeline } from "./in-process.ts";
-import { decideReview } from "./review.ts";
+import { decideReview, repairReviews } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -90,6 +90,43 @@ describe("four eyes per order", () => {
     const completed = await decideReview(waiting === 0 ? "clm_one" : "clm_two", { decision: "APPROVE" }, p.deps, BOB);
     expect(completed.ok && completed.body.review).toMatchObject({ status: "APPROVED", reviewer: "bob" });
     expect(await refunded(p)).toBe(120_000);
+  });
+});
+
+describe("four eyes per order, under the sweep's repair", () => {
+  it("never carries out an approval on a stale approved count: the repair of an interrupted approval is refused APPROVALS_CHANGED like the request", async () => {
+    const p = pipeline(1000);
+    await twoClaims(p);
+    // Alice's approval of clm_two (500 EUR, alone 500 ≤ 1000) is claimed on the review, then the process dies before
+    // the reservation: the intent stays, decided on an order with no approved refund.
+    const reserve = p.deps.ledger.reserve.bind(p.deps.ledger);
+    let crash = true;
+    p.deps.ledger.reserve = async (request) => {
+      if (crash && request.claimId === "clm_two") {
+        crash = false;
+        throw new Error("injected crash before the reservation");
+      }
+      return reserve(request);
+    };
+    await expect(decideReview("clm_two", { decision: "APPROVE" }, p.deps, ALICE)).rejects.toThrow(/injected crash/);
+    expect((await p.deps.reviews.getReview("clm_two"))?.intent).toMatchObject({
+      decision: "APPROVE",
+      approved_count: 0,
+    });
+    // Meanwhile alice approves 700 EUR on clm_one alone: the order now holds one approved refund.
+    const one = await decideReview("clm_one", { decision: "APPROVE", amount_eur: 700, note: "worn" }, p.deps, ALICE);
+    expect(one.ok && one.body.review).toMatchObject({ status: "APPROVED" });
+    // The sweep finds clm_two's intent. Carried out as it stands it would make 1200 EUR approved by alice alone
+    // (above 1000): the repair reserves on the intent's count, is refused, and withdraws the intent.
+    await repairReviews(p.deps);
+    expect(await refunded(p)).toBe(70_000);
+    const review = await p.deps.reviews.getReview("clm_two");
+    expect(review).toMatchObject({ status: "PENDING" });
+    expect(review?.intent).toBeUndefined();
+    // Decided again, it is a first approval waiting for a second reviewer.
+    const again = await decideReview("clm_two", { decision: "APPROVE" }, p.deps, ALICE);
+    expect(again.ok && again.body.review).toMatchObject({ status: "PENDING", awaiting: "SECOND_APPROVAL" });
+    expect(await refunded(p)).toBe(70_000);
   });
 });
 

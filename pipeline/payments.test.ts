@@ -1,6 +1,7 @@
 // Paying an authorised refund and recording the provider's word: redelivery, a crash between the provider call
 // and its record, webhooks twice and out of order, failures that open the refund's own review.
 import { describe, expect, it } from "vitest";
+import { createSimulatedPaymentProvider } from "../adapters/payments/simulated.ts";
 import { createStripePaymentProvider } from "../adapters/payments/stripe.ts";
 import { startStripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
 import type { RefundExecutedDetail } from "../core/kernel/events.ts";
@@ -18,6 +19,13 @@ import type { SettlementRepository } from "./ports.ts";
 const ORDERS = [
   { order_id: "ord_1", purchase_date: "2026-11-01", category: "electronics", amount: 299.99, payment_ref: "pi_1" },
   { order_id: "ord_2", purchase_date: "2026-11-01", category: "electronics", amount: 50 },
+  {
+    order_id: "ord_3",
+    purchase_date: "2026-11-01",
+    category: "electronics",
+    amount: 80,
+    payment_ref: "sim_decline_expired_card",
+  },
 ];
 
 const executed = (over: Partial<RefundExecutedDetail> = {}): RefundExecutedDetail => ({
@@ -95,6 +103,22 @@ describe("paying a RefundExecuted", () => {
       review: { review_id: refundReviewId("exe_1"), origin: "REFUND_FAILED", status: "PENDING" },
     });
     expect(publisher.published.map((e) => e.detailType)).toEqual(["RefundFailed", "ReviewOpened"]);
+  });
+
+  it("the simulated provider settles at once, but refuses an order whose payment_ref is sim_decline_<reason>", async () => {
+    const { d, settlements, publisher } = deps(createSimulatedPaymentProvider());
+    expect(await payRefund(d, executed({ order_id: "ord_2", amount_eur: 50 }))).toBe("SETTLED");
+    expect(await settlements.get("clm_1")).toMatchObject({ status: "SETTLED", provider_ref: "sim_re_exe_1" });
+    const declined = deps(createSimulatedPaymentProvider());
+    expect(await payRefund(declined.d, executed({ claim_id: "clm_3", order_id: "ord_3", amount_eur: 80 }))).toBe(
+      "FAILED",
+    );
+    expect(await declined.settlements.get("clm_3")).toMatchObject({
+      status: "FAILED",
+      failure_reason: "expired_card (simulated)",
+      review: { origin: "REFUND_FAILED", status: "PENDING" },
+    });
+    expect(publisher.published.map((e) => e.detailType)).toEqual(["RefundSettled"]);
   });
 
   it("an order without payment_ref fails without calling Stripe", async () => {

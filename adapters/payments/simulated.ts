@@ -1,14 +1,28 @@
 // The simulated payment provider (PAYMENT_PROVIDER=simulated, the local default): every refund settles at once,
 // with no network. Its reference is derived from the execution id, so a repeated call answers the same.
-// It needs no payment_ref (it refunds no real payment).
-import type { PaymentAdapter, PaymentProvider } from "../../pipeline/payments.ts";
+// It needs no payment_ref (it refunds no real payment) — except one it reads as a test case, the way Stripe's test
+// payment methods decline: an order whose payment_ref is `sim_decline_<reason>` (e.g. `sim_decline_expired_card`)
+// is refused with that reason, so a batch run or a local trial can open and decide a failed refund's review.
+import type { PaymentAdapter, PaymentProvider, ProviderRefundResult } from "../../pipeline/payments.ts";
 
-/** A provider that settles every refund at once (`sim_re_<execution id>`). */
+/** The payment_ref prefix the simulated provider refuses (docs/payments.md#the-simulated-provider). */
+export const SIMULATED_DECLINE_PREFIX = "sim_decline_";
+
+/** What the simulated provider answers for a refund of `paymentRef` under `executionId`. */
+export function simulatedRefund(executionId: string, paymentRef: string | undefined): ProviderRefundResult {
+  if (paymentRef?.startsWith(SIMULATED_DECLINE_PREFIX)) {
+    const reason = paymentRef.slice(SIMULATED_DECLINE_PREFIX.length) || "declined";
+    return { status: "FAILED", failureReason: `${reason} (simulated)` };
+  }
+  return { status: "SETTLED", providerRef: `sim_re_${executionId}` };
+}
+
+/** A provider that settles every refund at once (`sim_re_<execution id>`), but a `sim_decline_…` payment_ref's. */
 export function createSimulatedPaymentProvider(): PaymentProvider {
   return {
     name: "simulated",
     needsPaymentRef: false,
-    refund: async (request) => ({ status: "SETTLED", providerRef: `sim_re_${request.executionId}` }),
+    refund: async (request) => simulatedRefund(request.executionId, request.paymentRef),
   };
 }
 

@@ -104,6 +104,14 @@ export const ReviewRecordSchema = z
         note: z.string().optional(),
         claim: ClaimSchema.optional(),
         decided_at: z.string().optional(),
+        /**
+         * An approval: the order's approved count its four-eyes check was decided on. Whoever carries the intent out
+         * (the request, or the sweep's repair racing it) reserves on that count, so an approval decided on a stale
+         * count is refused APPROVALS_CHANGED by every carrier, never reserved by one of them.
+         */
+        approved_count: z.number().int().nonnegative().optional(),
+        /** An approval under four eyes per customer: the customer window's approved count it was decided on (the same way). */
+        customer_approvals: z.number().int().nonnegative().optional(),
       })
       .strict()
       .optional(),
@@ -299,7 +307,16 @@ function sameDecision(d: ReviewDecision, review: ReviewRecord, reviewer: string)
   if (!taken) return false;
   const wanted = normaliseDecision(d, review, reviewer);
   const strip = (x: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(x).filter(([k, v]) => v !== undefined && k !== "claim" && k !== "decided_at"));
+    Object.fromEntries(
+      Object.entries(x).filter(
+        ([k, v]) =>
+          v !== undefined &&
+          k !== "claim" &&
+          k !== "decided_at" &&
+          k !== "approved_count" &&
+          k !== "customer_approvals",
+      ),
+    );
   return (
     canonicalize(strip(wanted)) === canonicalize(strip(taken)) &&
     (d.decision !== "RESUBMIT" ||

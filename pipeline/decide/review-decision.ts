@@ -46,8 +46,19 @@ export function reviewerMismatch(
 }
 
 /** The decision claimed on the review at `now` (normalised, so a repeat compares equal). */
-export function intentFor(decision: ReturnType<typeof normaliseDecision>, now: number): Intent {
-  return { ...decision, decided_at: new Date(now).toISOString() };
+export function intentFor(
+  decision: ReturnType<typeof normaliseDecision>,
+  now: number,
+  approvedCount?: number | undefined,
+  customerApprovals?: number | undefined,
+): Intent {
+  const approve = decision.decision === "APPROVE";
+  return {
+    ...decision,
+    decided_at: new Date(now).toISOString(),
+    ...(approve && approvedCount !== undefined ? { approved_count: approvedCount } : {}),
+    ...(approve && customerApprovals !== undefined ? { customer_approvals: customerApprovals } : {}),
+  };
 }
 
 /** The review with its intent withdrawn: a decision that could not be carried out leaves it PENDING. */
@@ -165,7 +176,7 @@ export function resubmission(
  * the corrected claim of a RESUBMIT.
  */
 export function decidedReview(review: ReviewRecord, now: number, resubmittedClaimId?: string): ReviewRecord {
-  const { decided_at: claimedAt, ...intent } = review.intent!;
+  const { decided_at: claimedAt, approved_count: _count, ...intent } = review.intent!;
   const decidedAt = claimedAt ?? new Date(now).toISOString();
   const base = {
     ...review,

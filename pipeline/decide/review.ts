@@ -179,7 +179,7 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       // Taken at the desk by someone else: their decision to take (a repeat of a decision in progress goes on).
       const taken = takenByRefusal(a.review, a.reviewer, now, a.review.review_id);
       if (taken) return done({ ok: false, ...taken });
-      const intent = intentFor(a.decision, now);
+      const intent = intentFor(a.decision, now, a.approvedCount, a.customerApprovals);
       const update = { kind: "review_update", review: { ...a.review, intent, version: a.review.version + 1 } } as const;
       return ask(update, { at: "intent_claimed", attempt: a });
     }
@@ -407,7 +407,8 @@ function approvalChecked(
         orderId: order.order_id,
         cents,
         now: c.now,
-        approvals: c.again?.customerApprovals,
+        // The intent's count (kept with the decision claimed), so the sweep's repair records on it too.
+        approvals: c.review.intent?.customer_approvals ?? c.again?.customerApprovals,
         scope: c.record.simulation_id,
       });
       return ask(
@@ -424,17 +425,16 @@ function reserveOnOrder(
   { order, cents, orderCents }: { order: Order; cents: number; orderCents: number },
   customerId?: string,
 ): ReviewStep {
+  const approvedCount = c.review.intent?.approved_count ?? c.again?.approvedCount;
   const request = {
     orderId: order.order_id,
     claimId: c.record.claim_id,
     cents,
     orderCents,
-    // Decided on the order's approved count as read with this request: a reservation after another approval
-    // landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
-    mode:
-      c.again?.approvedCount !== undefined
-        ? ({ kind: "approved", approvedCount: c.again.approvedCount } as const)
-        : ({ kind: "approved" } as const),
+    // Decided on the order's approved count as read with the request that claimed the intent: a reservation after
+    // another approval landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
+    // The count is the intent's, so the sweep's repair of the same intent reserves on it too.
+    mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
     scope: c.record.simulation_id,
   } as const;
   return ask(
