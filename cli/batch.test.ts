@@ -106,4 +106,31 @@ describe("runBatch", () => {
     ]);
     expect(outcome.allMatch).toBe(true);
   });
+
+  it("gives a step's reviewer their own limit (reviewer_max_approval): above it the approval waits, a reviewer it covers completes it", async () => {
+    const step = (id: string, body: string, extra: string, expected: string) =>
+      `  - id: ${id}\n    label: "${id}"\n    review: { of: big, decision: APPROVE, ${body} }\n${extra}    expected: ${expected}\n`;
+    const { outcome } = await batch(
+      `scenarios:\n${row("big", ESCALATED, "ESCALATE")}reviews:\n` +
+        step("junior", "reviewer: jo", "    reviewer_max_approval: 200.0\n", "AWAITING_SECOND_APPROVAL") +
+        step(
+          "mid",
+          "reviewer: mo",
+          "    reviewer_max_approval: 1199.99\n",
+          "{ outcome: REFUSED, reason_code: APPROVAL_LIMIT }",
+        ) +
+        step("covered", "reviewer: cy", "    reviewer_max_approval: 1200.0\n", "APPROVED"),
+    );
+    expect(outcome.rows.map((r) => [r.id, r.verdict, r.matches, r.executed])).toEqual([
+      ["big", "ESCALATE", true, false],
+      ["junior", "AWAITING_SECOND_APPROVAL", true, false],
+      ["mid", "REFUSED", true, false],
+      ["covered", "APPROVED", true, true],
+    ]);
+    // Without the limit the same junior approval of 1200 EUR (under the bundled 1500 EUR bound) completes alone.
+    const alone = await batch(
+      `scenarios:\n${row("big", ESCALATED, "ESCALATE")}reviews:\n` + step("jo", "reviewer: jo", "", "APPROVED"),
+    );
+    expect(alone.outcome.allMatch).toBe(true);
+  });
 });

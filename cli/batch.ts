@@ -215,7 +215,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       if (stopped) break;
       const t0 = performance.now();
       const claimId = claimOf.get(step.of) ?? "";
-      const result = await runtime.decideReview(claimId, step.body).catch((error: unknown) => ({
+      const result = await runtime.decideReview(claimId, step.body, step.by).catch((error: unknown) => ({
         ok: false as const,
         code: "ERROR",
         message: `the review step could not run: ${(error as Error).message}`,

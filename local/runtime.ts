@@ -5,6 +5,7 @@ import type { AgentSettings, PipelineWaits } from "../pipeline/deps.ts";
 import type { SubmitResult } from "../pipeline/intake.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { ReviewResult } from "../pipeline/review.ts";
+import type { ReviewerIdentity } from "../core/kernel/review.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock, IdSource } from "../pipeline/ports.ts";
@@ -17,8 +18,11 @@ export interface ClaimsRuntime {
   /** Waits until the claim is DECIDED or NEEDS_REVIEW (or nothing is left to do) and returns it. */
   settle(claimId: string): Promise<ClaimRecord | undefined>;
   getClaim(claimId: string): Promise<ClaimRecord | undefined>;
-  /** A reviewer's decision on the claim's review, as `POST /claims/{id}/review` takes it (docs/reviews.md). */
-  decideReview(claimId: string, body: unknown): Promise<ReviewResult>;
+  /**
+   * A reviewer's decision on the claim's review, as `POST /claims/{id}/review` takes it (docs/reviews.md); `by` is
+   * who decides as their credential would say (a batch step's reviewer with a limit of their own), else the body's.
+   */
+  decideReview(claimId: string, body: unknown, by?: ReviewerIdentity): Promise<ReviewResult>;
   appendAudit(event: AuditEvent): Promise<void>;
   auditBySimulation(simulationId: string): Promise<AuditEvent[]>;
   close(): Promise<void>;
@@ -48,7 +52,7 @@ export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
       return pipeline.claims.getClaim(claimId);
     },
     getClaim: (claimId) => pipeline.claims.getClaim(claimId),
-    decideReview: (claimId, body) => decideReview(claimId, body, pipeline.deps),
+    decideReview: (claimId, body, by) => decideReview(claimId, body, pipeline.deps, by),
     appendAudit: (event) => pipeline.audit.append(event),
     auditBySimulation: (id) => pipeline.audit.bySimulation(id),
     async close() {},

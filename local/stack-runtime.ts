@@ -61,7 +61,7 @@ export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
     },
     getClaim: (claimId) => deps.claims.getClaim(claimId),
     // As the ReviewApi function decides it: through the stack's ports, so the refund, audit and events are the real ones.
-    decideReview: (claimId, body) => decideReview(claimId, body, deps),
+    decideReview: (claimId, body, by) => decideReview(claimId, body, deps, by),
     appendAudit: (event) => deps.audit.append(event),
     auditBySimulation: (id) => deps.audit.bySimulation(id),
     close: () => input.stop(),

@@ -367,9 +367,9 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
       const window = windows.get(keyOf(customerId, scope));
       return window ? structuredClone(window) : undefined;
     },
-    async reserveCustomer({ customerId, reservation, limits, scope }) {
+    async reserveCustomer({ customerId, reservation, limits, scope, approvals }) {
       const window = windows.get(keyOf(customerId, scope)) ?? emptyCustomerWindow(customerId);
-      const result = reserveOnWindow(window, reservation, customerLimitsCents(limits));
+      const result = reserveOnWindow(window, reservation, customerLimitsCents(limits), approvals);
       if (result.ok && !result.repeat) windows.set(keyOf(customerId, scope), result.window);
       return { ...structuredClone(result), conflicts: 0 };
     },

@@ -250,9 +250,10 @@ export type RefundLedger = {
   /** The customer's window of automatic refunds, or `undefined` when nothing was ever reserved for them. */
   getCustomerWindow(customerId: string, scope?: string): Promise<CustomerWindow | undefined>;
   /**
-   * Reserves an automatic refund on the customer's window (before the order's ledger): read, decide with
-   * `reserveOnWindow`, write only if the version is still the one read, and on a lost race read again.
-   * `conflicts` counts the lost races (for the concurrency figures).
+   * Reserves a refund on the customer's window (before the order's ledger): read, decide with `reserveOnWindow`,
+   * write only if the version is still the one read, and on a lost race read again. An automatic refund is checked
+   * against the limits; an approved one (`approved_by`) is not, but is refused APPROVALS_CHANGED when `approvals` is
+   * given and the window holds another count. `conflicts` counts the lost races (for the concurrency figures).
    */
   reserveCustomer(request: CustomerReserveRequest): Promise<CustomerReserveResult & { conflicts: number }>;
   /** Releases the claim's reservation on the customer's window (idempotent): its refund was not made. */
@@ -265,6 +266,8 @@ export type CustomerReserveRequest = {
   reservation: CustomerReservation;
   limits: CustomerLimits;
   scope?: string | undefined;
+  /** For an approved refund: the window's approved count its four-eyes check read (absent: not checked). */
+  approvals?: number | undefined;
 };
 
 /**

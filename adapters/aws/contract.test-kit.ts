@@ -1112,6 +1112,65 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       expect((await ledger.getCustomerWindow("cus_1"))?.reservations).toHaveLength(3);
       expect(results.every((r) => r.conflicts >= 0)).toBe(true);
     });
+
+    const approvedOnWindow = (l: RefundLedger, claim: string, cents: number, by: string[], approvals?: number) =>
+      l.reserveCustomer({
+        customerId: "cus_1",
+        reservation: { claim_id: claim, order_id: `ord_${claim}`, cents, at: AT, approved_by: by },
+        limits: LIMITS,
+        ...(approvals === undefined ? {} : { approvals }),
+      });
+
+    it("records approved refunds on the window beside the automatic ones, never against the automatic limits", async () => {
+      const ledger = await factory();
+      // 900 EUR approved (alone, then by two): far above max_automatic_eur 500, and not limited by it.
+      expect(await approvedOnWindow(ledger, "a1", 60_000, ["alice"], 0)).toMatchObject({ ok: true, repeat: false });
+      expect(await approvedOnWindow(ledger, "a2", 30_000, ["alice", "bob"], 1)).toMatchObject({ ok: true });
+      expect(await approvedOnWindow(ledger, "a2", 30_000, ["alice", "bob"], 1)).toMatchObject({
+        ok: true,
+        repeat: true,
+      });
+      // The automatic limits still see no refund: 3 automatic refunds of 500 EUR in all pass, a fourth does not.
+      expect(await onWindow(ledger, "c1", 20_000)).toMatchObject({ ok: true });
+      expect(await onWindow(ledger, "c2", 20_000)).toMatchObject({ ok: true });
+      expect(await onWindow(ledger, "c3", 10_000)).toMatchObject({ ok: true });
+      expect(await onWindow(ledger, "c4", 1)).toMatchObject({ ok: false, code: "CUSTOMER_LIMIT_EXCEEDED" });
+      const window = await ledger.getCustomerWindow("cus_1");
+      expect(window?.approvals).toBe(2);
+      expect(window?.reservations.filter((r) => r.approved_by).map((r) => [r.claim_id, r.approved_by])).toEqual([
+        ["a1", ["alice"]],
+        ["a2", ["alice", "bob"]],
+      ]);
+      // A release takes the approved refund out; the count of approvals recorded never goes down.
+      await ledger.releaseCustomer("cus_1", "a1");
+      expect(await ledger.getCustomerWindow("cus_1")).toMatchObject({ approvals: 2 });
+      expect((await ledger.getCustomerWindow("cus_1"))?.reservations.map((r) => r.claim_id)).toEqual([
+        "a2",
+        "c1",
+        "c2",
+        "c3",
+      ]);
+    });
+
+    it("reserves an approval decided on the window's approvals only while it holds that many (APPROVALS_CHANGED otherwise)", async () => {
+      const ledger = await factory();
+      expect(await approvedOnWindow(ledger, "a1", 100, ["alice"], 0)).toMatchObject({ ok: true });
+      // Two approvals decided on a window with one approval: the first lands, the second is decided again.
+      const raced = await Promise.all([
+        approvedOnWindow(ledger, "a2", 100, ["alice"], 1),
+        approvedOnWindow(ledger, "a3", 100, ["alice"], 1),
+      ]);
+      expect(raced.filter((r) => r.ok)).toHaveLength(1);
+      expect(raced.filter((r) => !r.ok && r.code === "APPROVALS_CHANGED")).toHaveLength(1);
+      expect(await approvedOnWindow(ledger, "a4", 100, ["alice"], 1)).toMatchObject({
+        ok: false,
+        code: "APPROVALS_CHANGED",
+      });
+      // An automatic refund in between changes nothing an approval was decided on.
+      expect(await onWindow(ledger, "c1", 100)).toMatchObject({ ok: true });
+      expect(await approvedOnWindow(ledger, "a4", 100, ["alice"], 2)).toMatchObject({ ok: true });
+      expect((await ledger.getCustomerWindow("cus_1"))?.approvals).toBe(3);
+    });
   });
 }
 

@@ -231,6 +231,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       customer_id: customerId,
       reservations: out.Item.reservations ?? [],
       version: Number(out.Item.version ?? 0),
+      ...(out.Item.approvals !== undefined ? { approvals: Number(out.Item.approvals) } : {}),
     } as CustomerWindow;
     try {
       assertCustomerWindow(window);
@@ -391,12 +392,13 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
 
     getCustomerWindow: (customerId, scope) => readWindow(customerId, scope),
 
-    async reserveCustomer({ customerId, reservation, limits, scope }) {
+    async reserveCustomer({ customerId, reservation, limits, scope, approvals }) {
       const cents = customerLimitsCents(limits);
       let conflicts = 0;
       for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
         const window = (await readWindow(customerId, scope)) ?? emptyCustomerWindow(customerId);
-        const result = reserveOnWindow(window, reservation, cents);
+        // An approval's count is checked on every read: a lost race to another approval is APPROVALS_CHANGED.
+        const result = reserveOnWindow(window, reservation, cents, approvals);
         if (!result.ok || result.repeat) return { ...result, conflicts };
         if (await writeWindow(result.window, window.version, scope)) return { ...result, conflicts };
         conflicts++;

@@ -187,3 +187,25 @@ describe("scenario errors say what is wrong, where", () => {
     expect(issue?.message).toMatch(message);
   });
 });
+
+describe("review steps: reviewer_max_approval", () => {
+  const file = (extra: string) =>
+    `scenarios:\n  - id: big\n    label: "big"\n    context:\n      claim: { order_id: ord_002, amount_eur: 1200.0, category: electronics, reason: "x" }\n    expected: ESCALATE\n` +
+    `reviews:\n  - id: jr\n    label: "jr"\n    review: { of: big, decision: APPROVE, reviewer: jo }\n${extra}    expected: AWAITING_SECOND_APPROVAL\n`;
+
+  it("gives the step's reviewer their limit as who decides, never in the request's body", () => {
+    const [step] = parseScenarioFile(file("    reviewer_max_approval: 200.0\n"), "s.yaml").reviews;
+    expect(step?.by).toEqual({ id: "jo", maxApprovalEur: 200 });
+    expect(step?.body).toEqual({ decision: "APPROVE", reviewer: "jo" });
+    expect(parseScenarioFile(file(""), "s.yaml").reviews[0]?.by).toBeUndefined();
+  });
+
+  it.each([
+    ["0", /reviewer_max_approval/],
+    ["-5", /reviewer_max_approval/],
+    ["200.001", /reviewer_max_approval: must be whole cents/],
+    ['"lots"', /reviewer_max_approval/],
+  ])("refuses reviewer_max_approval %s naming the field", (value, message) => {
+    expect(() => parseScenarioFile(file(`    reviewer_max_approval: ${value}\n`), "s.yaml")).toThrow(message);
+  });
+});

@@ -5,6 +5,7 @@ import { LLM_FAILURE_CODES } from "../llm/errors.ts";
 import type { ClaimFromExtractionFailureCode, TextExtractionFailureCode } from "../extraction/extraction.ts";
 import { ORDER_SOURCE_UNAVAILABLE, REASON_CODES } from "../kernel/reason-codes.ts";
 import type { ClaimReasonCode } from "../kernel/reason-codes.ts";
+import type { ReviewerIdentity } from "../kernel/review.ts";
 import { closestMatch, ignoredField, ignoredFields, parseYamlSource, validateYaml } from "../claim/yaml-source.ts";
 import { SourceFileError } from "../claim/errors.ts";
 import type { IgnoredField } from "../claim/yaml-source.ts";
@@ -155,6 +156,11 @@ const ReviewStepSchema = z
         claim: ClaimSchema.optional(),
       })
       .strict(),
+    /**
+     * The deciding reviewer's own limit in EUR (docs/reviews.md#reviewer-limits), as their credential would carry it:
+     * never part of the request's body.
+     */
+    reviewer_max_approval: z.number().positive().refine(Number.isFinite, "must be a finite number").optional(),
     expected: z.preprocess(
       (v) => (typeof v === "string" ? { outcome: v } : v),
       z
@@ -190,6 +196,8 @@ interface ReviewStep {
   of: string;
   /** The body of `POST /claims/{id}/review`. */
   body: Record<string, unknown>;
+  /** Who decides, when the step gives the reviewer a limit of their own (`reviewer_max_approval`). */
+  by?: ReviewerIdentity;
   expected: {
     outcome: ReviewStepOutcome;
     reason_code?: string;
@@ -291,11 +299,15 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
       );
     seen.set(step.id, -1);
     const { of, ...body } = step.review;
+    const maxApprovalEur = step.reviewer_max_approval;
+    if (maxApprovalEur !== undefined && Math.round(maxApprovalEur * 100) !== maxApprovalEur * 100)
+      throw where("reviewer_max_approval", "must be whole cents");
     return {
       id: step.id,
       label: step.label,
       of,
       body,
+      ...(maxApprovalEur === undefined ? {} : { by: { id: step.review.reviewer ?? "reviewer", maxApprovalEur } }),
       expected: {
         outcome: step.expected.outcome,
         ...(step.expected.reason_code === undefined ? {} : { reason_code: step.expected.reason_code }),

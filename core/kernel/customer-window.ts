@@ -1,8 +1,9 @@
-// A customer's window of automatic refunds, one record per customer (the ORDER's `customer_id`): every automatic
-// refund reserved for them — refunds made and refunds of claims still in flight — with the claim, the order, the
-// cents and the instant it was decided, and a version the store's conditional write compares. The customer limit
-// (`claims_bounds.customer_limits`) counts what lies in the last `window_days`; the rule is pure and the store
-// writes its result only if the version is still the one it read, so N claims racing cannot each pass alone.
+// A customer's window, one record per customer (the ORDER's `customer_id`): every automatic refund reserved for them
+// — refunds made and refunds of claims still in flight — and every refund a reviewer approved (with who approved it),
+// each with the claim, the order, the cents and the instant it was decided, and a version the store's conditional
+// write compares. The customer limit (`claims_bounds.customer_limits`) counts the automatic ones in the last
+// `window_days`; four eyes per customer counts the approved ones one reviewer gave alone (docs/reviews.md#four-eyes).
+// The rules are pure and the store writes their result only if the version is still the one it read.
 import * as z from "zod";
 import type { CustomerLimits } from "../integrity/contracts.ts";
 import { LedgerInvariantError } from "../integrity/errors.ts";
@@ -17,10 +18,15 @@ export const CustomerReservationSchema = z
     cents: z.number().int().positive(),
     /** The decision instant of the claim (ISO): the window counts back from the deciding claim's instant. */
     at: z.iso.datetime({ offset: true }),
+    /**
+     * A refund reviewers approved (absent: an automatic one): who approved it, first approver first — one name is an
+     * approval given alone, two are four eyes. Approved refunds never count against the automatic limits.
+     */
+    approved_by: z.array(z.string().min(1)).min(1).optional(),
   })
   .strict();
 
-/** An automatic refund reserved for a customer. */
+/** A refund reserved for a customer: automatic, or approved by the reviewers it names. */
 export type CustomerReservation = z.infer<typeof CustomerReservationSchema>;
 
 /** A customer's window: the reservations (sorted by claim id) and the version of the stored record (0: none stored). */
@@ -29,10 +35,15 @@ export const CustomerWindowSchema = z
     customer_id: z.string().min(1),
     reservations: z.array(CustomerReservationSchema),
     version: z.number().int().nonnegative(),
+    /**
+     * How many approved refunds were ever recorded on the window (never goes down, absent: 0): an approval's
+     * reservation is conditional on the number its four-eyes check read, so racing approvals are decided in turn.
+     */
+    approvals: z.number().int().nonnegative().optional(),
   })
   .strict();
 
-/** A customer's window of automatic refunds. */
+/** A customer's window of refunds. */
 export type CustomerWindow = z.infer<typeof CustomerWindowSchema>;
 
 /** The window of a customer nothing was reserved for yet. */
@@ -72,16 +83,42 @@ export function assertCustomerWindow(window: CustomerWindow): void {
     throw new LedgerInvariantError(`customer window of ${window.customer_id}: a claim is reserved twice`);
 }
 
-/** The reservations that count at `atMs`: decided in the last window (a refund exactly `window_days` old still counts), other than `exceptClaimId`'s. */
+/** The reservations decided in the window at `atMs` (a refund exactly `window_days` old still counts), other than `exceptClaimId`'s. */
+function inWindow(
+  window: CustomerWindow | undefined,
+  atMs: number,
+  windowMs: number,
+  exceptClaimId: string | undefined,
+): CustomerReservation[] {
+  return (window?.reservations ?? []).filter(
+    (r) => r.claim_id !== exceptClaimId && (parseIsoMs(r.at) ?? 0) >= atMs - windowMs,
+  );
+}
+
+/** The automatic reservations that count against the limits at `atMs` (approved refunds never do), other than `exceptClaimId`'s. */
 export function reservationsInWindow(
   window: CustomerWindow | undefined,
   atMs: number,
   windowMs: number,
   exceptClaimId?: string,
 ): CustomerReservation[] {
-  return (window?.reservations ?? []).filter(
-    (r) => r.claim_id !== exceptClaimId && (parseIsoMs(r.at) ?? 0) >= atMs - windowMs,
-  );
+  return inWindow(window, atMs, windowMs, exceptClaimId).filter((r) => r.approved_by === undefined);
+}
+
+/**
+ * What `reviewer` alone approved for the customer in the window at `atMs` (other than `exceptClaimId`), in cents:
+ * the approved refunds whose only approver they were. Four eyes per customer checks this plus an approval.
+ */
+export function approvedAloneInWindow(
+  window: CustomerWindow | undefined,
+  reviewer: string,
+  atMs: number,
+  windowMs: number,
+  exceptClaimId?: string,
+): number {
+  return inWindow(window, atMs, windowMs, exceptClaimId)
+    .filter((r) => r.approved_by !== undefined && r.approved_by.every((by) => by === reviewer))
+    .reduce((a, r) => a + r.cents, 0);
 }
 
 /** What the customer was refunded automatically in the window at `atMs` (other than `exceptClaimId`): how many refunds, how many cents. */
@@ -115,31 +152,44 @@ export function customerLimitExcess(
 /** What a reservation on the window answers: the window to store (version + 1), the claim's own (a repeat), or the refusal. */
 export type CustomerReserveResult =
   | { ok: true; window: CustomerWindow; repeat: boolean }
-  | { ok: false; code: "CUSTOMER_LIMIT_EXCEEDED"; message: string; window: CustomerWindow };
+  | { ok: false; code: "CUSTOMER_LIMIT_EXCEEDED" | "APPROVALS_CHANGED"; message: string; window: CustomerWindow };
 
 /** Reservations are kept one day past the window, so a claim decided a little earlier still sees what counted for it. */
 export const WINDOW_KEEP_MS = DAY_MS;
 
 /**
  * Pure reservation on the customer's window, the rule the store's versioned write enforces: the claim's own
- * reservation is a repeat (nothing to write); a refund that would pass the limit at its decision instant is
- * refused; otherwise the window gains it, reservations long out of the window are dropped, the version moves on.
+ * reservation is a repeat (nothing to write); an automatic refund that would pass the limit at its decision instant
+ * is refused; an approved one (`approved_by`) is never limited, but with `approvals` (the window's approved count its
+ * four-eyes check read) it is refused APPROVALS_CHANGED when another approval was recorded since. Otherwise the window
+ * gains it, reservations long out of the window are dropped, the version (and for an approval the count) moves on.
  */
 export function reserveOnWindow(
   window: CustomerWindow,
   reservation: CustomerReservation,
   limits: CustomerLimitsCents,
+  approvals?: number,
 ): CustomerReserveResult {
   assertCustomerWindow(window);
   const parsed = CustomerReservationSchema.safeParse(reservation);
   if (!parsed.success) throw new LedgerInvariantError(`reserveOnWindow: ${z.prettifyError(parsed.error)}`);
   if (window.reservations.some((r) => r.claim_id === reservation.claim_id)) return { ok: true, window, repeat: true };
   const atMs = parseIsoMs(reservation.at)!;
-  const excess = customerLimitExcess(window, reservation.cents, atMs, limits);
+  const approved = parsed.data.approved_by !== undefined;
+  const recorded = window.approvals ?? 0;
+  if (approved && approvals !== undefined && approvals !== recorded)
+    return {
+      ok: false,
+      code: "APPROVALS_CHANGED",
+      message: `Customer ${window.customer_id} has ${recorded} approved refunds recorded, not the ${approvals} this approval was decided on`,
+      window,
+    };
+  const excess = approved ? undefined : customerLimitExcess(window, reservation.cents, atMs, limits);
   if (excess) return { ok: false, code: "CUSTOMER_LIMIT_EXCEEDED", message: excess, window };
   const kept = window.reservations.filter((r) => (parseIsoMs(r.at) ?? 0) >= atMs - limits.windowMs - WINDOW_KEEP_MS);
   const reservations = [...kept, parsed.data].sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
-  return { ok: true, window: { ...window, reservations, version: window.version + 1 }, repeat: false };
+  const next = { ...window, reservations, version: window.version + 1 };
+  return { ok: true, window: approved ? { ...next, approvals: recorded + 1 } : next, repeat: false };
 }
 
 /** The window without `claimId`'s reservation (version + 1), or `undefined` when it holds none (nothing to write). */

@@ -110,6 +110,8 @@ export const ReviewRecordSchema = z
          * count is refused APPROVALS_CHANGED by every carrier, never reserved by one of them.
          */
         approved_count: z.number().int().nonnegative().optional(),
+        /** An approval under four eyes per customer: the customer window's approved count it was decided on (the same way). */
+        customer_approvals: z.number().int().nonnegative().optional(),
       })
       .strict()
       .optional(),
@@ -307,7 +309,12 @@ function sameDecision(d: ReviewDecision, review: ReviewRecord, reviewer: string)
   const strip = (x: Record<string, unknown>) =>
     Object.fromEntries(
       Object.entries(x).filter(
-        ([k, v]) => v !== undefined && k !== "claim" && k !== "decided_at" && k !== "approved_count",
+        ([k, v]) =>
+          v !== undefined &&
+          k !== "claim" &&
+          k !== "decided_at" &&
+          k !== "approved_count" &&
+          k !== "customer_approvals",
       ),
     );
   return (
@@ -332,6 +339,11 @@ export interface DecisionRules {
    * on this plus the approval (docs/reviews.md#four-eyes).
    */
   approvedAloneCents?: number | undefined;
+  /**
+   * What this reviewer alone approved for the order's customer across their orders in the customer window, in cents
+   * (when `claims_bounds.customer_limits` applies): four eyes is checked on this plus the approval too.
+   */
+  customerAloneCents?: number | undefined;
   /** The reviewer's own limit in EUR (`max_approval`, docs/reviews.md#reviewer-limits); absent: none. */
   maxApprovalEur?: number | undefined;
 }
@@ -464,5 +476,8 @@ function checkApproval(
         }
       : undefined;
   const bound = rules.secondApprovalAboveEur === undefined ? undefined : parseCents(rules.secondApprovalAboveEur);
-  return (bound?.ok && total > bound.cents) || overLimit ? "FIRST_APPROVAL" : undefined;
+  // Four eyes per customer: what they alone approved for the order's customer in the window, plus this approval.
+  const customerTotal = (rules.customerAloneCents ?? 0) + granted.cents;
+  const aboveBound = bound?.ok === true && (total > bound.cents || customerTotal > bound.cents);
+  return aboveBound || overLimit ? "FIRST_APPROVAL" : undefined;
 }

@@ -50,11 +50,14 @@ export function intentFor(
   decision: ReturnType<typeof normaliseDecision>,
   now: number,
   approvedCount?: number | undefined,
+  customerApprovals?: number | undefined,
 ): Intent {
+  const approve = decision.decision === "APPROVE";
   return {
     ...decision,
     decided_at: new Date(now).toISOString(),
-    ...(decision.decision === "APPROVE" && approvedCount !== undefined ? { approved_count: approvedCount } : {}),
+    ...(approve && approvedCount !== undefined ? { approved_count: approvedCount } : {}),
+    ...(approve && customerApprovals !== undefined ? { customer_approvals: customerApprovals } : {}),
   };
 }
 

@@ -5,13 +5,12 @@
 // decide/intake.ts). A decision is claimed on the review first (an intent, conditional on its version: a lost race
 // is an answer, the review is read again, at most three times), so a crash anywhere is repaired by repeating the same
 // decision (or by the sweep, `startReviewRepair`) and a different decision is refused with 409. Built from
-// decide/review-decision.ts.
+// decide/review-decision.ts; its states in decide/review-state.ts.
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { isFinal } from "../../core/kernel/claim-record.ts";
 import { checkDecision, normaliseDecision, ReviewDecisionSchema, takenByRefusal } from "../../core/kernel/review.ts";
-import type { DecisionRules, ReviewerIdentity, ReviewRecord, ReviewRefusal } from "../../core/kernel/review.ts";
+import type { DecisionRules, ReviewerIdentity, ReviewRecord } from "../../core/kernel/review.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
-import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import { decideSubmission, startSubmission } from "./intake.ts";
 import type { SubmissionState, SubmitResult } from "./intake.ts";
@@ -33,69 +32,26 @@ import {
   stripUndefined,
   withdrawn,
 } from "./review-decision.ts";
-import type { ApprovalChecked, ApprovalRefusal, ReviewRequestOutcome } from "./review-decision.ts";
+import type { ApprovalChecked, ApprovalRefusal } from "./review-decision.ts";
 import { decideApprovalCheck, startApprovalCheck } from "./approval-check.ts";
 import type { ApprovalCheckState } from "./approval-check.ts";
+import { approvalCustomer, customerAlone, customerReservation, fourEyesCustomer } from "./approval-customer.ts";
+import type { Order } from "../../core/integrity/index.ts";
 import { observedAs, within } from "./step.ts";
 import type { Next, Step } from "./step.ts";
+import type {
+  Asked,
+  Attempt,
+  Carrying,
+  Claimed,
+  Outcome,
+  ReviewPolicy,
+  ReviewResult,
+  ReviewState,
+  ReviewStep,
+} from "./review-state.ts";
 
-/** The outcome of a review decision, as `POST /claims/{id}/review` answers it. */
-export type ReviewResult =
-  | ReviewRequestOutcome
-  | ({ ok: false } & ReviewRefusal)
-  | { ok: false; status: 409; code: string; message: string }
-  /** The order source cannot answer now: nothing changed, the reviewer tries again later. */
-  | { ok: false; status: 503; code: typeof ORDER_SOURCE_UNAVAILABLE; message: string };
-
-/** What review decides with: the agent's contracts and review rules, the registry, whether refunds are paid here. */
-export type ReviewPolicy = Pick<PipelineDeps, "agent" | "registry"> & { settlements: boolean };
-
-type Decision = ReturnType<typeof ReviewDecisionSchema.parse>;
-/** The request, parsed, by its reviewer (and their approval limit, when they have one). */
-type Asked = { claimId: string; body: Decision; reviewer: string; maxApprovalEur?: number | undefined };
-/**
- * The request with the claim it is about and the rules its decision is checked by; for an approval, the order's
- * approved count its four-eyes total was read with (the reservation is conditional on it).
- */
-type Claimed = Asked & { record: ClaimRecord; rules: DecisionRules; approvedCount?: number | undefined };
-/** An attempt at the decision, on the review as read. */
-type Attempt = Claimed & {
-  attempt: number;
-  review: ReviewRecord;
-  decision: ReturnType<typeof normaliseDecision>;
-  /** A first approval under four eyes: recorded on the review, it awaits a second reviewer's. */
-  first: boolean;
-};
-/**
- * Carrying out the decision claimed on the review, from the instant it is carried out; an approval decided in this
- * request carries the order's approved count and the attempt to decide again from if another approval landed.
- */
-type Carrying = { record: ClaimRecord; review: ReviewRecord; now: number; again?: Attempt | undefined };
-
-/** Where a review request stands. */
-export type ReviewState =
-  | { at: "refund"; refund: RefundReviewState; claimId: string; body: unknown; by: ReviewerIdentity | undefined }
-  | { at: "claim"; asked: Asked }
-  /** The parent claim's review: who decided it (a resubmitted claim's approval is four-eyes with it). */
-  | { at: "parent"; asked: Asked; record: ClaimRecord }
-  | { at: "review"; claimed: Claimed; attempt: number }
-  /** Four eyes per order: what the reviewer alone approved on the order, read before the decision is checked. */
-  | { at: "alone"; claimed: Claimed; attempt: number; review: ReviewRecord }
-  | { at: "precheck"; attempt: Attempt; check: ApprovalCheckState }
-  | { at: "first_at"; attempt: Attempt }
-  | { at: "first_recorded"; attempt: Attempt }
-  | { at: "intent_at"; attempt: Attempt }
-  | { at: "intent_claimed"; attempt: Attempt }
-  | { at: "repair_claim"; review: ReviewRecord }
-  | { at: "carry_time"; record: ClaimRecord; review: ReviewRecord; again?: Attempt | undefined }
-  | { at: "approval"; carrying: Carrying; check: ApprovalCheckState }
-  | { at: "reserved"; carrying: Carrying; cents: number }
-  | { at: "resubmitted"; carrying: Carrying; submission: SubmissionState }
-  | { at: "withdrawn"; result: ReviewResult; again?: Attempt | undefined }
-  | { at: "recorded"; record: ClaimRecord; next: ReviewRecord };
-
-type Outcome<O, S> = Step<Next<O, S>>;
-type ReviewStep = Outcome<ReviewResult | undefined, ReviewState>;
+export type { ReviewPolicy, ReviewResult, ReviewState } from "./review-state.ts";
 
 function ask<S>(awaiting: Request, state: S, failureObserved?: "order_source"): Step<Next<never, S>> {
   return { effects: [], next: { awaiting, state, ...(failureObserved ? { failureObserved } : {}) } };
@@ -167,7 +123,7 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
           },
           { at: "alone", claimed, attempt: state.attempt, review },
         );
-      return reviewRead(claimed, state.attempt, review);
+      return reviewRead(claimed, state.attempt, review, policy);
     }
     case "alone": {
       const alone = observedAs(observed, "approved_alone");
@@ -176,14 +132,28 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
         rules: { ...state.claimed.rules, approvedAloneCents: alone.cents },
         approvedCount: alone.approvedCount,
       };
-      return reviewRead(claimed, state.attempt, state.review);
+      return reviewRead(claimed, state.attempt, state.review, policy);
     }
     case "precheck":
       return checking(
         decideApprovalCheck(state.check, observed, policy),
         (check) => ({ ...state, check }),
-        (checked) => (checked.ok ? claim(state.attempt) : done(refusal(checked))),
+        (checked) => (checked.ok ? perCustomer(state.attempt, checked.order, policy) : done(refusal(checked))),
       );
+    case "customer_now": {
+      const { attempt: a, customerId } = state;
+      const now = observedAs(observed, "now").now;
+      const read = { kind: "customer_window", customerId, scope: a.record.simulation_id } as const;
+      return ask(read, { at: "customer_alone", attempt: a, now });
+    }
+    case "customer_alone": {
+      const { attempt: a } = state;
+      const window = observedAs(observed, "customer_window").window;
+      const { rules, approvals } = customerAlone(policy, window, a.rules, state.now, a.claimId);
+      const check = checkDecision(a.body, a.review, rules);
+      if (check !== undefined && check !== "FIRST_APPROVAL" && check !== "REPEAT") return done({ ok: false, ...check });
+      return claim({ ...a, rules, customerApprovals: approvals, first: check === "FIRST_APPROVAL" });
+    }
     case "first_at": {
       const { attempt: a } = state;
       const now = observedAs(observed, "now").now;
@@ -209,7 +179,7 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       // Taken at the desk by someone else: their decision to take (a repeat of a decision in progress goes on).
       const taken = takenByRefusal(a.review, a.reviewer, now, a.review.review_id);
       if (taken) return done({ ok: false, ...taken });
-      const intent = intentFor(a.decision, now, a.approvedCount);
+      const intent = intentFor(a.decision, now, a.approvedCount, a.customerApprovals);
       const update = { kind: "review_update", review: { ...a.review, intent, version: a.review.version + 1 } } as const;
       return ask(update, { at: "intent_claimed", attempt: a });
     }
@@ -225,22 +195,45 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       return carryOut(record, state.review);
     }
     case "carry_time":
-      return carrying({
-        record: state.record,
-        review: state.review,
-        now: observedAs(observed, "now").now,
-        again: state.again,
-      });
+      return carrying(
+        { record: state.record, review: state.review, now: observedAs(observed, "now").now, again: state.again },
+        policy,
+      );
     case "approval":
-      return approvalChecked(state.carrying, decideApprovalCheck(state.check, observed, policy));
+      return approvalChecked(state.carrying, decideApprovalCheck(state.check, observed, policy), policy);
+    case "customer_reserved": {
+      const { carrying: c, cents, order, orderCents, customerId } = state;
+      const { result } = observedAs(observed, "reserve_customer");
+      if (!result.ok)
+        return withdraw(
+          c.review,
+          refusal({ ok: false, code: result.code, message: result.message }),
+          result.code === "APPROVALS_CHANGED" ? c.again : undefined,
+        );
+      return reserveOnOrder(c, { order, cents, orderCents }, customerId);
+    }
     case "reserved": {
       const { carrying: c } = state;
       const reserved = approvalReserved(observedAs(observed, "reserve").result, c.record.claim_id, state.cents);
-      // The refund cannot be made: the review stays PENDING and nothing else changed.
+      // The refund cannot be made: the review stays PENDING and nothing else changed (the customer's window, when
+      // the refund was recorded on it first, is released).
+      if (!reserved.ok && state.customerId !== undefined) {
+        const release = {
+          kind: "release_customer",
+          customerId: state.customerId,
+          claimId: c.record.claim_id,
+          scope: c.record.simulation_id,
+        } as const;
+        const raced = reserved.code === "APPROVALS_CHANGED";
+        return ask(release, { at: "customer_released", carrying: c, result: refusal(reserved), raced });
+      }
       if (!reserved.ok)
         return withdraw(c.review, refusal(reserved), reserved.code === "APPROVALS_CHANGED" ? c.again : undefined);
       return decided(c.record, decidedReview(c.review, c.now));
     }
+    case "customer_released":
+      observedAs(observed, "release_customer");
+      return withdraw(state.carrying.review, state.result, state.raced ? state.carrying.again : undefined);
     case "resubmitted":
       return resubmitting(state.carrying, decideSubmission(state.submission, observed));
     case "withdrawn":
@@ -326,7 +319,7 @@ function attempt(claimed: Claimed, n: number): ReviewStep {
  * effects performed again, idempotent); an approval that cannot pass the reject checks now is refused before it
  * claims anything, so another reviewer's decision is not blocked by an approval that was going to fail.
  */
-function reviewRead(claimed: Claimed, n: number, review: ReviewRecord | undefined): ReviewStep {
+function reviewRead(claimed: Claimed, n: number, review: ReviewRecord | undefined, policy: ReviewPolicy): ReviewStep {
   const { record } = claimed;
   if (!review)
     return done({
@@ -349,10 +342,20 @@ function reviewRead(claimed: Claimed, n: number, review: ReviewRecord | undefine
       checking(
         startApprovalCheck(record, review, decision.amount_eur!),
         (check): ReviewState => ({ at: "precheck", attempt: a, check }),
-        (checked) => (checked.ok ? claim(a) : done(refusal(checked))),
+        (checked) => (checked.ok ? perCustomer(a, checked.order, policy) : done(refusal(checked))),
       ),
     );
   return seq(repaired, claim(a));
+}
+
+/**
+ * Four eyes per customer: a first approval under `second_approval_above_eur` on an order of a customer the customer
+ * limits bind is checked again with what the reviewer alone approved for them in the window (read now).
+ */
+function perCustomer(a: Attempt, order: Order, policy: ReviewPolicy): ReviewStep {
+  const customerId = a.first ? undefined : fourEyesCustomer(policy, order, a.review, a.rules);
+  if (customerId === undefined) return claim(a);
+  return ask({ kind: "now" }, { at: "customer_now", attempt: a, customerId });
 }
 
 /** A first approval under four eyes is recorded on the review; any other decision is claimed on it (or already is). */
@@ -367,10 +370,10 @@ function carryOut(record: ClaimRecord, review: ReviewRecord, again?: Attempt): R
   return ask({ kind: "now" }, { at: "carry_time", record, review, ...(again ? { again } : {}) });
 }
 
-function carrying(c: Carrying): ReviewStep {
+function carrying(c: Carrying, policy: ReviewPolicy): ReviewStep {
   const intent = c.review.intent!;
   if (intent.decision === "APPROVE")
-    return approvalChecked(c, startApprovalCheck(c.record, c.review, intent.amount_eur!));
+    return approvalChecked(c, startApprovalCheck(c.record, c.review, intent.amount_eur!), policy);
   if (intent.decision === "RESUBMIT") {
     const { body, opts } = resubmission(c.record, c.review);
     return resubmitting(c, startSubmission(body, opts));
@@ -383,27 +386,60 @@ function carrying(c: Carrying): ReviewStep {
  * the escalation checks lifted; then the approved amount is reserved with the same single conditional update as an
  * ACCEPT — exactly once per claim, never above the order.
  */
-function approvalChecked(c: Carrying, step: Outcome<ApprovalChecked, ApprovalCheckState>): ReviewStep {
+function approvalChecked(
+  c: Carrying,
+  step: Outcome<ApprovalChecked, ApprovalCheckState>,
+  policy: ReviewPolicy,
+): ReviewStep {
   return checking(
     step,
     (check): ReviewState => ({ at: "approval", carrying: c, check }),
     (checked): ReviewStep => {
       if (!checked.ok) return withdraw(c.review, refusal(checked));
       const { order, cents, orderCents } = checked;
-      // Decided on the order's approved count as read with the request that claimed the intent: a reservation after
-      // another approval landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
-      // The count is the intent's, so the sweep's repair of the same intent reserves on it too.
-      const approvedCount = c.review.intent?.approved_count ?? c.again?.approvedCount;
-      const request = {
+      const customerId = approvalCustomer(policy, order);
+      if (customerId === undefined) return reserveOnOrder(c, checked);
+      // Recorded on the customer's window first (four eyes per customer), conditional on the approved count the
+      // decision read in this request; then on the order.
+      const request = customerReservation(policy, {
+        customerId,
+        review: c.review,
         orderId: order.order_id,
-        claimId: c.record.claim_id,
         cents,
-        orderCents,
-        mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
+        now: c.now,
+        // The intent's count (kept with the decision claimed), so the sweep's repair records on it too.
+        approvals: c.review.intent?.customer_approvals ?? c.again?.customerApprovals,
         scope: c.record.simulation_id,
-      } as const;
-      return ask({ kind: "reserve", request }, { at: "reserved", carrying: c, cents });
+      });
+      return ask(
+        { kind: "reserve_customer", request },
+        { at: "customer_reserved", carrying: c, cents, order, orderCents, customerId },
+      );
     },
+  );
+}
+
+/** The approved refund reserved on the order's ledger (after the customer's window, when it was recorded there). */
+function reserveOnOrder(
+  c: Carrying,
+  { order, cents, orderCents }: { order: Order; cents: number; orderCents: number },
+  customerId?: string,
+): ReviewStep {
+  const approvedCount = c.review.intent?.approved_count ?? c.again?.approvedCount;
+  const request = {
+    orderId: order.order_id,
+    claimId: c.record.claim_id,
+    cents,
+    orderCents,
+    // Decided on the order's approved count as read with the request that claimed the intent: a reservation after
+    // another approval landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
+    // The count is the intent's, so the sweep's repair of the same intent reserves on it too.
+    mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
+    scope: c.record.simulation_id,
+  } as const;
+  return ask(
+    { kind: "reserve", request },
+    { at: "reserved", carrying: c, cents, ...(customerId ? { customerId } : {}) },
   );
 }
 

@@ -64,6 +64,7 @@ const CASES: Case[] = [
     after: BEFORE,
     people: [
       ["B", "APPROVE", ABOVE_LIMIT],
+      ["F", "APPROVE", ABOVE_LIMIT], // a junior reviewer's first approval, completed by demo-reviewer (reviewer limits)
       ["S2", "APPROVE", ABOVE_LIMIT],
       ["S3", "APPROVE", PENDING],
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
@@ -102,6 +103,7 @@ const CASES: Case[] = [
     },
     people: [
       ["B", "APPROVE", ABOVE_LIMIT],
+      ["F", "APPROVE", ABOVE_LIMIT], // a junior reviewer's first approval, completed by demo-reviewer (reviewer limits)
       ["S2", "APPROVE", PENDING], // S1 now waits for a person on ord_016
       ["S3", "APPROVE", PENDING],
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
@@ -131,6 +133,7 @@ const CASES: Case[] = [
     },
     people: [
       ["B", "APPROVE", ABOVE_LIMIT],
+      ["F", "APPROVE", ABOVE_LIMIT], // a junior reviewer's first approval, completed by demo-reviewer (reviewer limits)
       ["S2", "APPROVE", ACCEPTED],
       ["S3", "APPROVE", PENDING], // S2's review still held ord_016 until the person decided it
       ["T3", "DENY", o("ESCALATE", "CUSTOMER_UNVERIFIED")],
