@@ -62,3 +62,15 @@ describe("issue 39: a CLOSEd failed refund keeps no reservation when the approva
     for (const claimId of watch.late) expect(released).toContain(claimId);
   });
 });
+
+describe("issue 34: an approval decided on a stale approved count is never carried out by the sweep's repair", () => {
+  // Before the fix (the count kept with the intent, so every carrier reserves on it), this flow's sweep repaired an
+  // approval whose request had been refused APPROVALS_CHANGED and was deciding it again: the refund was reserved by
+  // the repair on the stale count, and ReviewDecided, REVIEW_DECIDED and CLAIM_REFUND_EXECUTED went out twice with
+  // different details (found by the 100,000-flow run, seed 61871; it fails again with the repair reserving without the
+  // intent's count).
+  it("seed 61871 flow 71111", async () => {
+    const result = await runChaosFlow(env, 61871, 71111, { keep: true });
+    expect(result.violations).toEqual([]);
+  });
+});
