@@ -20,6 +20,7 @@ import {
   formatHeader,
   formatLlmFigures,
   formatProgress,
+  formatRace,
   formatScenario,
   formatSummary,
   refundedBeforeNote,
@@ -27,7 +28,7 @@ import {
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
-import { matchRaces, runLaterRow, scenarioRow, submitRace } from "./batch-scenarios.ts";
+import { applyRace, closesRace, runLaterRow, scenarioRow, submitRace } from "./batch-scenarios.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
 
 /** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
@@ -178,7 +179,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       const row = scenarioRow(s, claimId, record, failure);
       if (!row.matches) Object.assign(row, refundedBeforeNote(row, rows));
       rows.push(row);
-      const { note: _note, ...result } = row;
+      const { note: _note, race_group: _group, ...result } = row;
       results.push({
         ...result,
         matches: row.matches === true,
@@ -206,6 +207,8 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           ms,
         }),
       );
+      const race = closesRace(scenarios, i);
+      if (race !== undefined) opts.log(formatRace(applyRace(race, rows, results, scenarios)));
     }
 
     // A person's decisions on earlier claims' reviews, once every scenario has run (`reviews:` in the file).
@@ -283,8 +286,9 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           ms: performance.now() - t0,
         }),
       );
+      const race = closesRace(scenarioFile.afterReviews, i);
+      if (race !== undefined) opts.log(formatRace(applyRace(race, afterRows, results, scenarioFile.afterReviews)));
     }
-    matchRaces([...rows, ...afterRows], results, [...scenarios, ...scenarioFile.afterReviews]);
     if (metered !== undefined) notes.push(...formatLlmFigures(metered.calls(), claimMs));
 
     // Wall time: the run's clock may be frozen (a batch is decided as of one instant), so the run ends its wall

@@ -20,6 +20,7 @@ import { replayClaim } from "../core/history/replay/index.ts";
 import type { ReplayResult } from "../core/history/replay/index.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { assertAgentAccepted, runBatch, summarize } from "./batch.ts";
+import { jsonRow } from "./batch-output.ts";
 import type { BatchLlm } from "./batch.ts";
 import { checkFile, checkJson, formatCheck, ignoredSummary } from "./config-check.ts";
 import type { CheckKind } from "./config-check.ts";
@@ -233,20 +234,7 @@ program
       log(summarize(outcome, performance.now() - t0));
       log(`  ${formatModelCost(modelCost(loadRunAudit(dataDir, outcome.simulationId), prices))}\n`);
       if (o.json) {
-        const rows = outcome.rows.map(
-          ({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }) => ({
-            id,
-            label,
-            claim_id,
-            verdict,
-            expected,
-            reason_code,
-            reason,
-            order_id,
-            amount_eur,
-            executed,
-          }),
-        );
+        const rows = outcome.rows.map(jsonRow);
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       }
       process.exitCode = outcome.allMatch && outcome.llmReady ? 0 : 1;
