@@ -1,5 +1,6 @@
 // What a backtest takes (the recorded histories, the candidate policy, the window) and what it reports (flips,
 // totals, people's decisions): the shapes `claims backtest --json`, its human output and the HTML report read.
+import type { PolicyChange } from "./policy-diff.ts";
 import type { Sha256Hex } from "../../crew/hash.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../../integrity/contracts.ts";
 import type { AuditEvent } from "../../integrity/audit.ts";
@@ -80,6 +81,8 @@ export type PersonDecision = {
   candidate_sends_to_person: boolean;
   /** Set when the person's approval no longer fits the simulated ledger (it would have been refused then). */
   note?: string;
+  /** The reviewer's own note on the decision, as recorded (REVIEW_DECIDED `note`). */
+  reviewer_note?: string;
 };
 
 /** The backtest's result: the JSON `claims backtest --json` prints, plus what the human output and the HTML report use. */
@@ -99,5 +102,10 @@ export type BacktestReport = {
     escalate_on_uncertainty: number;
     /** The candidate file's own shadow policy, left out (`IGNORED_SHADOW_NOTE`). */
     ignored_shadow_policy?: { agent_id: string; version: string; note: string };
+    /**
+     * What the candidate changes against the policy the last recorded decision was taken under
+     * (`policy-diff.ts`); absent when no recorded decision says its policy.
+     */
+    changes?: PolicyChange[];
   };
 };
