@@ -21,6 +21,7 @@ import type { ReplayResult } from "../core/history/replay/index.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { assertAgentAccepted, runBatch, summarize } from "./batch.ts";
 import { jsonRow } from "./batch-output.ts";
+import { interruptOnSignals, stopOnSignals } from "./serve-signals.ts";
 import type { BatchLlm } from "./batch.ts";
 import { checkFile, checkJson, formatCheck, ignoredSummary } from "./config-check.ts";
 import type { CheckKind } from "./config-check.ts";
@@ -204,7 +205,10 @@ program
       // A price table that cannot be used stops the run before anything starts (exit 2).
       const prices = loadPriceTable();
       const t0 = performance.now();
+      // Ctrl-C (or SIGTERM): the run ends with its partial audit and report, exit 130; a second one exits at once.
+      const interrupt = interruptOnSignals(log);
       const outcome = await runBatch({
+        signal: interrupt.signal,
         scenariosPath: mustExist(scenarios, "scenario file"),
         configPath: mustExist(o.config, "config file"),
         clock,
@@ -237,7 +241,8 @@ program
         const rows = outcome.rows.map(jsonRow);
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       }
-      process.exitCode = outcome.allMatch && outcome.llmReady ? 0 : 1;
+      interrupt.dispose();
+      process.exitCode = outcome.interrupted ? 130 : outcome.allMatch && outcome.llmReady ? 0 : 1;
     },
   );
 
@@ -274,6 +279,9 @@ program
       reviewers?: string;
     }) => {
       const out = (text: string) => process.stdout.write(`${text}\n`);
+      // SIGINT or SIGTERM to this process (Ctrl-C, systemd, pm2): listened for from the start, so one that comes
+      // while the stack starts stops it as soon as it is up.
+      const stopSignal = stopOnSignals();
       const t0 = performance.now();
       const configPath = mustExist(o.config, "config file");
       const dataDir = dataDirFrom(o.dataDir);
@@ -343,6 +351,7 @@ program
       stack.stateLock?.update({ url: front.url });
       out(`Claims Crew local stack: ${stack.runtime.description}`);
       out(`  listening on ${front.url}`);
+      out(`  pid      ${process.pid}: SIGINT or SIGTERM to this process stops the server cleanly (exit 0)`);
       if (!LOOPBACK.test(o.host)) {
         process.stderr.write(
           `\n  WARNING: --host ${o.host} makes the HTTP API reachable from other machines (bearer tokens travel in clear HTTP).\n  The emulators behind it stay on 127.0.0.1. Use --host 127.0.0.1 unless you mean it.\n\n`,
@@ -415,10 +424,7 @@ program
             }, reportEvery * 1000)
           : undefined;
       reporter?.unref();
-      const signal = await new Promise<string>((done) => {
-        process.once("SIGINT", () => done("SIGINT"));
-        process.once("SIGTERM", () => done("SIGTERM"));
-      });
+      const signal = await stopSignal;
       if (reporter) clearInterval(reporter);
       out(`${signal}: stopping the HTTP API, the pollers, the bus and the emulators…`);
       orders?.stop();

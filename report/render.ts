@@ -34,7 +34,7 @@ function renderSummary(m: ReportModel): SafeHtml {
   const banners: SafeHtml[] = [];
   if (!m.end)
     banners.push(
-      html`<div class="banner" data-banner="incomplete"><strong>Run incomplete:</strong> the audit has no SIMULATION_END event${m.endProblem ? html` that can be read (${m.endProblem})` : ""}; the batch may have crashed or still be running. Totals below are computed from the claim events.</div>`,
+      html`<div class="banner" data-banner="incomplete"><strong>Run incomplete:</strong> the audit has no SIMULATION_END event${m.endProblem ? html` that can be read (${m.endProblem})` : ""}; the batch was interrupted (Ctrl-C), crashed, or is still running. Totals below are computed from the claim events.</div>`,
     );
   if (!s)
     banners.push(
