@@ -22,6 +22,7 @@ import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { assertAgentAccepted, runBatch, summarize } from "./batch.ts";
 import { jsonRow } from "./batch-output.ts";
 import { interruptOnSignals, stopOnSignals } from "./serve-signals.ts";
+import { busProgress, destinationLines } from "./serve-console.ts";
 import type { BatchLlm } from "./batch.ts";
 import { checkFile, checkJson, formatCheck, ignoredSummary } from "./config-check.ts";
 import type { CheckKind } from "./config-check.ts";
@@ -41,7 +42,6 @@ import { ROUTES, servedRouteKeys } from "../app/manifest.ts";
 import type { RouteFact } from "../app/manifest.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { startLocalStack } from "../local/stack.ts";
-import type { BusEvent } from "../local/eventbridge/server.ts";
 import { CliError } from "./errors.ts";
 import { loadPriceTable } from "../adapters/llm/prices-file.ts";
 import type { PriceTable } from "../core/llm/prices.ts";
@@ -120,24 +120,6 @@ function parseSeconds(value: string): number {
 
 /** Handler logs of a local run: errors only (the console tells the story), unless CLAIMS_LOG_LEVEL asks for more. */
 const quietHandlers = (): { logLevel?: "ERROR" } => (process.env.CLAIMS_LOG_LEVEL ? {} : { logLevel: "ERROR" });
-
-/** One progress line per bus event (an ESCALATE verdict matches two rules but is printed once; the ids remembered are bounded). */
-function busProgress(write: (line: string) => void) {
-  const seen = new Set<string>();
-  return (_rule: string, event: BusEvent) => {
-    if (seen.has(event.id)) return;
-    seen.add(event.id);
-    if (seen.size > 1000) seen.delete(seen.values().next().value!);
-    const d = event.detail as Record<string, unknown>;
-    const what =
-      event["detail-type"] === "ClaimVerdict"
-        ? `${String(d.verdict)} ${String(d.reason_code)}`
-        : event["detail-type"] === "RefundExecuted"
-          ? `${String(d.amount_eur)} EUR on ${String(d.order_id)}`
-          : String(d.reason_code);
-    write(`  [bus]  ${event["detail-type"].padEnd(16)} ${String(d.claim_id)}  ${what}`);
-  };
-}
 
 async function writeReportFor(
   dataDir: string,
@@ -323,6 +305,8 @@ program
         ...reviewing.stack,
         onBusEvent: busProgress(out),
         recordBusEvents: false,
+        // The handlers' warnings as lines of text between the others (CLAIMS_LOG_FORMAT=json: Powertools' JSON).
+        logFormat: process.env.CLAIMS_LOG_FORMAT?.trim().toLowerCase() === "json" ? "json" : "text",
         ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
         ...(llm.waits ? { waits: llm.waits } : {}),
         llmOutageHoldMs: outageHoldMs,
@@ -391,6 +375,12 @@ program
       out(
         `  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`,
       );
+      for (const line of destinationLines(process.env, {
+        orders: config.orders.length,
+        llm: llm.description,
+        provider,
+      }))
+        out(line);
       if (check !== undefined) {
         out(`  llm      ${describePreflight(check)}`);
         if (!check.ok)
