@@ -75,7 +75,7 @@ describe("handler warnings on the console", () => {
     const lines: string[] = [];
     const logger = consoleLogger("claims-kernel", "WARN", (l) => lines.push(l));
     logger.info("request handled", { claim_id: "clm_1" });
-    logger.warn("order source unreachable", { claim_id: "clm_1", attempts: 3 }, new Error("ECONNREFUSED"));
+    logger.warn("order source unreachable", { claim_id: "clm_1", attempts: 3 }, new Error("ECONNREFUSED") as never);
     logger.error({ message: "verdict not published", claim_id: "clm_2", detail: { code: "X" } });
     expect(lines).toEqual([
       "  [warn] claims-kernel  order source unreachable  claim_id=clm_1  attempts=3  error=Error: ECONNREFUSED",
