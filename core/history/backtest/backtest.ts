@@ -21,7 +21,10 @@ import { policyChanges, recordedPolicy } from "./policy-diff.ts";
 
 /** Reads each history's audit into its timeline (the part of a backtest that does not depend on the policy). */
 export function readHistories(histories: readonly RecordedHistory[]): ReadHistory[] {
-  return histories.map((h) => ({ id: h.id, timeline: recordedTimeline(h.events) }));
+  return histories.map((h) => {
+    const recorded = recordedPolicy(h.events);
+    return { id: h.id, timeline: recordedTimeline(h.events), ...(recorded ? { recorded } : {}) };
+  });
 }
 
 /** Re-decides every recorded kernel decision of `input.histories` under `input.policy` (see the file comment). */
@@ -74,7 +77,7 @@ export function backtest(input: BacktestInput): BacktestReport {
   }
   // The policy the last recorded decision was taken under, from the last history that records one.
   const recorded = input.histories
-    .map((h) => ("events" in h ? recordedPolicy(h.events) : undefined))
+    .map((h) => ("events" in h ? recordedPolicy(h.events) : h.recorded))
     .findLast((p) => p !== undefined);
   const candidate = {
     contract: policy.contract,

@@ -1,6 +1,6 @@
 // What a backtest takes (the recorded histories, the candidate policy, the window) and what it reports (flips,
 // totals, people's decisions): the shapes `claims backtest --json`, its human output and the HTML report read.
-import type { PolicyChange } from "./policy-diff.ts";
+import type { ComparedPolicy, PolicyChange } from "./policy-diff.ts";
 import type { Sha256Hex } from "../../crew/hash.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../../integrity/contracts.ts";
 import type { AuditEvent } from "../../integrity/audit.ts";
@@ -25,7 +25,12 @@ export const IGNORED_SHADOW_NOTE =
 export type RecordedHistory = { id: string; events: readonly AuditEvent[] };
 
 /** A history read once into its timeline: backtesting several policies on it reads the audit only once. */
-export type ReadHistory = { id: string; timeline: readonly TimelineStep[] };
+export type ReadHistory = {
+  id: string;
+  timeline: readonly TimelineStep[];
+  /** The policy its last recorded decision was taken under, when one says it (policy-diff.ts). */
+  recorded?: ComparedPolicy;
+};
 
 /** What to backtest and how. */
 export type BacktestInput = {
