@@ -2,6 +2,7 @@
 // before → after (by reason code), the claims a person decided, and the claims that could not be re-decided.
 import type { BacktestReport, Outcome } from "../core/history/backtest/index.ts";
 import { formatEur, toCents } from "../core/kernel/money.ts";
+import { formatPolicyChanges } from "../core/history/backtest/policy-diff.ts";
 
 const outcome = (o: Outcome) => `${o.verdict} ${o.reason_code}`;
 const eur = (value: number) => `${formatEur(toCents(value))} EUR`;
@@ -30,6 +31,11 @@ export function formatBacktest(report: BacktestReport, header: { policyFile: str
   const refundDelta = toCents(after.auto_refunded_eur) - toCents(before.auto_refunded_eur);
   const lines = [
     `Backtest of ${header.policyFile}: agent ${report.policy.agent_id}, up to ${eur(c.max_refund_without_escalation)} without a person, return window ${c.return_window_days} days, escalate below confidence ${report.policy.escalate_on_uncertainty}`,
+    ...(report.policy.changes === undefined
+      ? ["  What changes: unknown (no recorded decision says the policy it was taken under)"]
+      : [
+          `  What changes: ${formatPolicyChanges(report.policy.changes)} (against the policy of the last recorded decision)`,
+        ]),
     `  from ${header.source}: ${report.histories.map((h) => `${h.id} (${h.evaluated} re-decided)`).join(", ")}`,
     `  ${report.evaluated} claim(s) re-decided on their recorded proposal, claim, order facts and times; no model or order API called, nothing written`,
     ...(report.policy.ignored_shadow_policy
@@ -73,7 +79,7 @@ export function formatBacktest(report: BacktestReport, header: { policyFile: str
           p.candidate_sends_to_person
             ? `the candidate sends it to a person too (${outcome(p.candidate)})`
             : `the candidate would NOT send it to a person (${outcome(p.candidate)})`,
-          p.note ?? "",
+          [p.reviewer_note ? `note: ${JSON.stringify(p.reviewer_note)}` : "", p.note ?? ""].filter(Boolean).join("; "),
         ]),
       ),
     );

@@ -1,6 +1,6 @@
 // Reading a deployed table for `claims backtest --table` (dynalite through the real SDK and the DynamoDB
 // adapters): the bundled run's claims stored as served claims come back as one history that backtests
-// exactly as the recorded run's file does; a simulation's claims come back as a history of their own.
+// exactly as the recorded run's file does; a simulation's claims only when it is named.
 import { describe, expect, it } from "vitest";
 import { backtest } from "../core/history/backtest/index.ts";
 import { configWithLimit, policyOf, recordBundledRun } from "../core/history/backtest/backtest.test-kit.ts";
@@ -8,7 +8,7 @@ import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
 import { createDynamoPorts } from "../adapters/aws/dynamo-ports.ts";
 import { useEmulatedAws } from "../adapters/aws/emulators.test-kit.ts";
-import { SERVED_HISTORY, storedHistories } from "./backtest-source.ts";
+import { SERVED_HISTORY, storedHistories, storedSimulations } from "./backtest-source.ts";
 
 const aws = useEmulatedAws();
 
@@ -57,7 +57,7 @@ function asStored(events: readonly AuditEvent[], simulationId: string | undefine
 }
 
 describe("backtest histories from a deployed table", () => {
-  it("reads the served claims as one history that backtests as the recorded run does, and a simulation's apart", async () => {
+  it("reads the served claims as one history that backtests as the recorded run does, and a simulation's only when named", async () => {
     const bundled = await recordBundledRun();
     const tableName = await aws.newTable();
     const ports = createDynamoPorts({ client: aws.doc, tableName });
@@ -67,8 +67,10 @@ describe("backtest histories from a deployed table", () => {
       for (const event of audit) await ports.audit.append(event);
     }
 
-    const histories = await storedHistories({ ports });
-    expect(histories.map((h) => h.id).sort()).toEqual([SERVED_HISTORY, `${SERVED_HISTORY}:sim_shop_a`]);
+    const served = await storedHistories({ ports });
+    expect(served.map((h) => h.id)).toEqual([SERVED_HISTORY]);
+    expect(await storedSimulations({ ports })).toEqual(["sim_shop_a"]);
+    const histories = [...served, ...(await storedHistories({ ports }, "sim_shop_a"))];
     const policy = policyOf(configWithLimit(100));
     const fromFile = backtest({ histories: [{ id: "run", events: bundled.events }], policy });
     expect(fromFile.not_evaluable).toHaveLength(1);

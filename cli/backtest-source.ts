@@ -1,7 +1,8 @@
-// Where `claims backtest` reads recorded decisions from, read-only: the batch runs of the data directory
-// (each its own history) and the claims `claims serve` keeps (through it while it runs, else its files),
-// or a deployed table through the DynamoDB adapters. Served claims are one history; the claims of each
-// simulation sent to a server are one more each (their refunds went to a ledger of their own).
+// Where `claims backtest` reads recorded decisions from, read-only: the claims `claims serve` keeps (through
+// it while it runs, else its files) or a deployed table through the DynamoDB adapters. By default the served
+// traffic alone (claims sent without a simulation id: one history); demo runs — a batch run of the data
+// directory, or the claims of a simulation sent to a server (their refunds went to a ledger of their own) —
+// only when named with --simulation-id.
 import type { RecordedHistory } from "../core/history/backtest/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import type { StateStore } from "../local/state-store.ts";
@@ -16,48 +17,61 @@ export const SERVED_HISTORY = "served";
 /** The ports a backtest reads a store through (queries only). */
 type StoredPorts = { ports: Pick<StateStore["ports"], "claims" | "audit"> };
 
-/** Every stored claim's audit as histories: the served claims, then each simulation's, oldest claim first. */
+/**
+ * A store's recorded claims as a history: the served traffic (claims without a simulation id, oldest first), or
+ * with `simulationId` that simulation's claims alone. Empty when there are none.
+ */
 export async function storedHistories(store: StoredPorts, simulationId?: string): Promise<RecordedHistory[]> {
   if (simulationId !== undefined) {
     const events = await store.ports.audit.bySimulation(simulationId);
     return events.length > 0 ? [{ id: `${SERVED_HISTORY}:${simulationId}`, events }] : [];
   }
-  const groups = new Map<string, AuditEvent[]>();
-  for (const event of await servedClaimsAudit(store, { all: true })) {
-    const sim = event.details.simulation_id;
-    const id = typeof sim === "string" && sim !== "" ? `${SERVED_HISTORY}:${sim}` : SERVED_HISTORY;
-    let group = groups.get(id);
-    if (!group) groups.set(id, (group = []));
-    group.push(event);
-  }
-  return [...groups].map(([id, events]) => ({ id, events }));
+  const events: AuditEvent[] = (await servedClaimsAudit(store, { all: true })).filter((e) => {
+    const sim = e.details.simulation_id;
+    return typeof sim !== "string" || sim === "";
+  });
+  return events.length > 0 ? [{ id: SERVED_HISTORY, events }] : [];
 }
 
-/** What a data directory holds for a backtest: its runs (oldest first) and its served store's histories. */
-export async function dataDirHistories(
-  dataDir: string,
-  simulationId?: string,
-): Promise<{ histories: RecordedHistory[]; source: string } | undefined> {
+/** How many claims of simulations a store holds beside the served traffic (left out unless named). */
+export async function storedSimulations(store: StoredPorts): Promise<string[]> {
+  const sims = new Set<string>();
+  for (const e of await servedClaimsAudit(store, { all: true })) {
+    const sim = e.details.simulation_id;
+    if (typeof sim === "string" && sim !== "") sims.add(sim);
+  }
+  return [...sims].sort();
+}
+
+/** What a backtest of a data directory reads: the histories and where from, or (nothing found) the demo runs it holds. */
+export type DataDirHistories =
+  | { found: true; histories: RecordedHistory[]; source: string }
+  | { found: false; runs: string[]; simulations: string[] };
+
+/**
+ * What a data directory holds for a backtest: by default its served traffic alone; with `simulationId` that
+ * recorded batch run, else the served claims of that simulation.
+ */
+export async function dataDirHistories(dataDir: string, simulationId?: string): Promise<DataDirHistories> {
   if (simulationId !== undefined && existsSync(join(runDir(dataDir, simulationId), "audit.jsonl")))
     return {
+      found: true,
       histories: [{ id: simulationId, events: loadRunAudit(dataDir, simulationId) }],
       source: `the recorded run in ${runDir(dataDir, simulationId)}`,
     };
-  const runs =
-    simulationId === undefined
-      ? listRuns(dataDir)
-          .reverse()
-          .map((id) => ({ id, events: loadRunAudit(dataDir, id) }))
-      : [];
   const served = await withStateStore(dataDir, async (store) => ({
     histories: await storedHistories(store, simulationId),
+    simulations: simulationId === undefined ? await storedSimulations(store) : [],
     source: store.source,
   }));
-  const histories = [...runs, ...(served?.histories ?? [])];
-  if (histories.length === 0) return undefined;
-  const sources = [
-    ...(runs.length > 0 ? [`${runs.length} recorded run(s) in ${join(dataDir, "runs")}`] : []),
-    ...(served && served.histories.length > 0 ? [`the served claims (from ${served.source})`] : []),
-  ];
-  return { histories, source: sources.join(" and ") };
+  if (served && served.histories.length > 0)
+    return {
+      found: true,
+      histories: served.histories,
+      source:
+        simulationId === undefined
+          ? `the served claims (from ${served.source})`
+          : `the served claims of simulation ${simulationId} (from ${served.source})`,
+    };
+  return { found: false, runs: listRuns(dataDir), simulations: served?.simulations ?? [] };
 }

@@ -42,9 +42,12 @@ function snapshot(dir: string): string[] {
 
 let bundled: BundledRun;
 let policy100: string;
+/** The bundled run, named: a backtest reads the served traffic unless a demo run is named. */
+let recorded: string[];
 beforeAll(async () => {
   bundled = await recordBundledRun();
   policy100 = join(bundled.dataDir, "..", `policy-100-${process.pid}.yaml`);
+  recorded = ["--data-dir", bundled.dataDir, "--simulation-id", bundled.simulationId];
   writeFileSync(policy100, configWithLimit(100));
 }, 60_000);
 
@@ -53,8 +56,8 @@ describe("claims backtest", () => {
     const before = snapshot(bundled.dataDir);
     const out = join(bundled.dataDir, "..", `backtest-${process.pid}.html`);
     const [json, human] = await Promise.all([
-      claims(["backtest", "--policy", policy100, "--data-dir", bundled.dataDir, "--json"]),
-      claims(["backtest", "--policy", policy100, "--data-dir", bundled.dataDir, "--out", out]),
+      claims(["backtest", "--policy", policy100, ...recorded, "--json"]),
+      claims(["backtest", "--policy", policy100, ...recorded, "--out", out]),
     ]);
     expect(json.code, json.stderr).toBe(0);
     const r = JSON.parse(json.stdout) as Record<string, unknown> & {
@@ -87,9 +90,23 @@ describe("claims backtest", () => {
     expect(human.stdout).toContain("Reviews (sent to a person): 17 → 21 (+4)");
     expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +7 → 10 +\(\+3\)/);
     expect(human.stdout).toContain("Not evaluable (1): left out of the figures above");
+    // What the candidate changes, against the policy the recorded decisions were taken under.
+    expect(r.policy).toMatchObject({ changes: [{ setting: "max_refund_without_escalation", from: "500", to: "100" }] });
+    expect(human.stdout).toContain("What changes: max_refund_without_escalation 500 → 100");
+    // The reviewers' notes beside the decisions they took.
+    expect(human.stdout).toMatch(new RegExp(`${bundled.claimOf("DB")} +DENY by demo-reviewer .*note: "Fraud pattern"`));
+    expect(readFileSync(out, "utf8")).toContain("<q>Fraud pattern</q>");
     expect(human.stdout).toContain(bundled.claimOf("G"));
     expect(readFileSync(out, "utf8")).toContain(`id="flip-${bundled.claimOf("A")}"`);
     expect(snapshot(bundled.dataDir)).toEqual(before);
+  }, 120_000);
+
+  it("reads the served traffic by default: a data directory with demo runs only is refused, naming --simulation-id", async () => {
+    const served = await claims(["backtest", "--policy", policy100, "--data-dir", bundled.dataDir]);
+    expect(served.code).toBe(2);
+    expect(served.stdout).toBe("");
+    expect(served.stderr).toContain(`no served claims in ${bundled.dataDir}`);
+    expect(served.stderr).toContain(`--simulation-id ${bundled.simulationId}`);
   }, 120_000);
 
   it("ignores the policy file's own shadow_policy, saying so, and decides its live policy alone", async () => {
@@ -104,9 +121,9 @@ describe("claims backtest", () => {
     ].join("\n");
     writeFileSync(shadowed, configWithLimit(100).replace("context_store:", `${shadow}context_store:`));
     const [json, human, plain] = await Promise.all([
-      claims(["backtest", "--policy", shadowed, "--data-dir", bundled.dataDir, "--json"]),
-      claims(["backtest", "--policy", shadowed, "--data-dir", bundled.dataDir]),
-      claims(["backtest", "--policy", policy100, "--data-dir", bundled.dataDir, "--json"]),
+      claims(["backtest", "--policy", shadowed, ...recorded, "--json"]),
+      claims(["backtest", "--policy", shadowed, ...recorded]),
+      claims(["backtest", "--policy", policy100, ...recorded, "--json"]),
     ]);
     expect(json.code, json.stderr).toBe(0);
     const r = JSON.parse(json.stdout) as { policy: Record<string, unknown> } & Record<string, unknown>;
@@ -134,7 +151,7 @@ describe("claims backtest", () => {
       return file;
     };
     const [tighter, looser] = await Promise.all(
-      [1, 3].map((max) => claims(["backtest", "--policy", policyFor(max), "--data-dir", bundled.dataDir, "--json"])),
+      [1, 3].map((max) => claims(["backtest", "--policy", policyFor(max), ...recorded, "--json"])),
     );
     const limited = { verdict: "ESCALATE", reason_code: "CUSTOMER_LIMIT_EXCEEDED" };
     const accepted = { verdict: "ACCEPT", reason_code: "VALIDATION_PASSED" };
@@ -174,6 +191,6 @@ describe("claims backtest", () => {
     expect(version.code).toBe(2);
     expect(version.stderr).toMatch(/refused by the registry/);
     expect(nothing.code).toBe(2);
-    expect(nothing.stderr).toMatch(/no recorded runs and no claims serve store/);
+    expect(nothing.stderr).toMatch(/no served claims and no recorded runs in .*nothing-here/);
   }, 120_000);
 });

@@ -11,7 +11,7 @@ import { agentHandshake, parseConfig } from "../core/claim/config.ts";
 import { BacktestCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { AgentRefusedError } from "../functions/composition/errors.ts";
-import { dataDirFrom, listRuns } from "./run-store.ts";
+import { dataDirFrom } from "./run-store.ts";
 
 function parseInstant(flag: string) {
   return (value: string): number => {
@@ -91,13 +91,15 @@ async function histories(o: BacktestOptions): Promise<{ histories: RecordedHisto
   const dataDir = dataDirFrom(o.dataDir);
   const { dataDirHistories } = await import("./backtest-source.ts");
   const found = await dataDirHistories(dataDir, o.simulationId);
-  if (!found)
-    throw new BacktestCliError(
-      o.simulationId
-        ? `no recorded run '${o.simulationId}' and no served claims of it in ${dataDir} (runs: ${listRuns(dataDir).join(", ") || "none"})`
-        : `no recorded runs and no claims serve store in ${dataDir}: run 'claims batch' or 'claims serve' first`,
-    );
-  return found;
+  if (found.found) return found;
+  const demos = [...found.runs, ...found.simulations];
+  throw new BacktestCliError(
+    o.simulationId
+      ? `no recorded run '${o.simulationId}' and no served claims of it in ${dataDir} (runs: ${found.runs.join(", ") || "none"})`
+      : demos.length > 0
+        ? `no served claims in ${dataDir}: a backtest reads the served traffic by default; its demo runs are read only when named: --simulation-id ${demos.at(-1)} (runs and simulations: ${demos.join(", ")})`
+        : `no served claims and no recorded runs in ${dataDir}: run 'claims serve' (or 'claims batch', then --simulation-id) first`,
+  );
 }
 
 async function writeHtml(report: BacktestReport, out: string, title: string): Promise<string> {
@@ -117,7 +119,7 @@ export function registerBacktestCommand(program: Command): void {
   program
     .command("backtest")
     .description(
-      "re-decide every recorded claim under a candidate policy and show what would change (flips, refunds, reviews); read-only, no model calls",
+      "re-decide the served claims (or, with --simulation-id, a demo run) under a candidate policy and show what would change (flips, refunds, reviews); read-only, no model calls",
     )
     .requiredOption(
       "--policy <file>",
@@ -125,7 +127,10 @@ export function registerBacktestCommand(program: Command): void {
     )
     .option("--since <iso>", "re-decide only decisions taken at or after this instant", parseInstant("--since"))
     .option("--until <iso>", "leave out decisions taken after this instant", parseInstant("--until"))
-    .option("--simulation-id <id>", "only this recorded run (or the served claims of this simulation)")
+    .option(
+      "--simulation-id <id>",
+      "a demo run instead of the served traffic: this recorded batch run (or the served claims of this simulation)",
+    )
     .option("--data-dir <path>", "where runs and the served store are kept (default $CLAIMS_DATA_DIR or .claims)")
     .option("--table <name>", "read a deployed DynamoDB table instead (read-only; uses your AWS credentials)")
     .option("--region <region>", "with --table: the AWS region (default: your AWS configuration)")

@@ -1,4 +1,6 @@
 // Console output of `claims batch`: one block per scenario as it is decided, then a summary.
+import { raceText } from "../core/history/race.ts";
+import type { RaceGroup } from "../core/history/race.ts";
 
 /** One row of the `--json` contract of `claims batch` (docs/cli.md). */
 export interface BatchRow {
@@ -18,6 +20,38 @@ export interface BatchRow {
   expected_reason_code?: string | null;
   /** Not part of the JSON contract: why a mismatch is expected to differ from the seed, when that is known. */
   note?: string;
+  /** The race the row belongs to (`race:` in the scenario file): it is matched as a group, by count. */
+  race?: string;
+  /** The race's group answer, once all its rows have ended. */
+  race_group?: RaceGroup;
+}
+
+/** One row of `claims batch --json`: the contract's fields, whether it matched, and its race's group answer. */
+export function jsonRow(r: BatchRow): Record<string, unknown> {
+  const { id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed } = r;
+  return {
+    id,
+    label,
+    claim_id,
+    verdict,
+    expected,
+    reason_code,
+    reason,
+    order_id,
+    amount_eur,
+    executed,
+    matches: r.matches === true,
+    ...(r.race_group
+      ? { race: { name: r.race_group.race, outcome: r.race_group.outcome, matches: r.race_group.matches } }
+      : {}),
+  };
+}
+
+/** The mark of a row: ✓ or ✗, or for a race row the group's answer ("race customer-limit: 2 of 4 accepted ✓"). */
+function rowMark(r: BatchRow): string {
+  if (r.race_group) return paint(r.race_group.matches ? "32" : "31", raceText(r.race_group));
+  if (r.race !== undefined) return `· race ${r.race}, matched as a group below`;
+  return r.matches ? paint("32", "✓") : paint("31", "✗");
 }
 
 /** `REJECT (EXCEEDS_REFUNDABLE_BALANCE)`, or the verdict alone without a code. */
@@ -92,7 +126,7 @@ export function formatScenario(
   row: BatchRow,
   detail: { input: string; extracted?: string; proposal?: string; llm?: string; ms: number },
 ): string {
-  const mark = row.matches ? paint("32", "✓") : paint("31", "✗");
+  const mark = rowMark(row);
   const lines = [
     `[${index}/${total}] ${row.id} — ${row.label}`,
     `  Input    : ${detail.input}`,
@@ -108,6 +142,12 @@ export function formatScenario(
   return lines.join("\n");
 }
 
+/** The line printed once every row of a race has ended: "Race customer-limit (CL1, CL2, CL3, CL4): 2 of 4 accepted ✓". */
+export function formatRace(group: RaceGroup): string {
+  const answer = `${group.outcome} ${group.matches ? "✓" : "✗"}`;
+  return `Race ${group.race} (${group.ids.join(", ")}): ${paint(group.matches ? "32" : "31", answer)}  (which rows win is not determined, how many do is)\n`;
+}
+
 /** The summary printed after a batch. */
 export function formatSummary(
   rows: BatchRow[],
@@ -118,9 +158,12 @@ export function formatSummary(
   const lines = [rule, "Summary", rule];
   for (const r of rows) {
     const mark = r.matches ? paint("32", "✓") : paint("31", "✗");
-    lines.push(
-      `  ${mark} ${paintVerdict(r.verdict.padEnd(12))} ${r.id.padEnd(4)} ${r.label}${r.matches ? "" : `  (expected ${[r.expected, r.expected_reason_code].filter(Boolean).join(" ")}, got ${[r.verdict, r.reason_code].filter(Boolean).join(" ")})`}`,
-    );
+    const why = r.race_group
+      ? `  (${raceText(r.race_group)})`
+      : r.matches
+        ? ""
+        : `  (expected ${[r.expected, r.expected_reason_code].filter(Boolean).join(" ")}, got ${[r.verdict, r.reason_code].filter(Boolean).join(" ")})`;
+    lines.push(`  ${mark} ${paintVerdict(r.verdict.padEnd(12))} ${r.id.padEnd(4)} ${r.label}${why}`);
     if (!r.matches && r.note) lines.push(`      why: ${r.note}`);
   }
   lines.push(

@@ -4,6 +4,8 @@ import type { ScenarioResult } from "../core/history/audit-events.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { scenarioBody, scenarioKeys } from "../core/history/scenarios.ts";
 import type { Scenario } from "../core/history/scenarios.ts";
+import { matchRace } from "../core/history/race.ts";
+import type { RaceGroup } from "../core/history/race.ts";
 import type { ClaimsRuntime } from "../local/runtime.ts";
 import type { BatchRow } from "./batch-output.ts";
 
@@ -28,34 +30,30 @@ export async function submitRace(
   );
 }
 
-const outcomeKey = (verdict: string, code: string | null | undefined) => `${verdict} ${code ?? ""}`;
-
 /**
- * Matches the rows of each race as a group: which claim of a race wins is not determined, how many do is. A race
- * matches when the outcomes its rows ended with, counted, are the ones its rows expect, counted (an expected row
- * without a reason code takes any code of its verdict). Every row of the race gets the group's answer.
+ * Matches the rows of the race `race` as a group (core/history/race.ts): which claim of a race wins is not
+ * determined, how many do is. Every row of the race, and its result, gets the group's answer.
  */
-export function matchRaces(rows: BatchRow[], results: ScenarioResult[], scenarios: readonly Scenario[]): void {
-  for (const race of new Set(scenarios.flatMap((s) => (s.race ? [s.race] : [])))) {
-    const ids = new Set(scenarios.filter((s) => s.race === race).map((s) => s.id));
-    const group = rows.filter((r) => ids.has(r.id));
-    const actual = group.map((r) => outcomeKey(r.verdict, r.reason_code));
-    let matches = true;
-    // Exact expectations first, then the verdict-only ones take what is left of their verdict.
-    const expected = scenarios
-      .filter((s) => ids.has(s.id))
-      .map((s) => s.expected)
-      .sort((a, b) => (a.reason_code === undefined ? 1 : 0) - (b.reason_code === undefined ? 1 : 0));
-    for (const e of expected) {
-      const at = actual.findIndex((k) =>
-        e.reason_code === undefined ? k.startsWith(`${e.verdict} `) : k === outcomeKey(e.verdict, e.reason_code),
-      );
-      if (at < 0) matches = false;
-      else actual.splice(at, 1);
-    }
-    for (const r of group) r.matches = matches;
-    for (const r of results) if (ids.has(r.id)) r.matches = matches;
-  }
+export function applyRace(
+  race: string,
+  rows: BatchRow[],
+  results: ScenarioResult[],
+  scenarios: readonly Scenario[],
+): RaceGroup {
+  const group = matchRace(
+    race,
+    scenarios.filter((s) => s.race === race).map((s) => ({ id: s.id, ...s.expected })),
+    rows,
+  );
+  for (const r of rows) if (group.ids.includes(r.id)) Object.assign(r, { matches: group.matches, race_group: group });
+  for (const r of results) if (group.ids.includes(r.id)) r.matches = group.matches;
+  return group;
+}
+
+/** Whether row `i` of `rows` closes its race (the race's rows are next to each other): its group can be matched. */
+export function closesRace(rows: readonly Scenario[], i: number): string | undefined {
+  const race = rows[i]?.race;
+  return race !== undefined && rows[i + 1]?.race !== race ? race : undefined;
 }
 
 /** Runs one row after the review steps: submitted, settled, and its row (as the run's own rows are built). */
@@ -81,7 +79,7 @@ export async function runLaterRow(
     failure = `the run could not finish this claim: ${(error as Error).message}`;
   }
   const row = scenarioRow(s, claimId, record, failure);
-  const { note: _note, ...rest } = row;
+  const { note: _note, race_group: _group, ...rest } = row;
   const result: ScenarioResult = {
     ...rest,
     matches: row.matches === true,
@@ -118,5 +116,6 @@ export function scenarioRow(
     executed: record?.executed === true,
     matches: outcome === s.expected.verdict && reasonMatches,
     expected_reason_code: s.expected.reason_code ?? null,
+    ...(s.race === undefined ? {} : { race: s.race }),
   };
 }

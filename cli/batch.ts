@@ -1,7 +1,7 @@
 // `claims batch`: runs the scenario file through the pipeline, prints each verdict against the
 // expected one, records the run's audit, writes the HTML report, and says whether all matched.
-import { readFileSync } from "node:fs";
-import { relative } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { agentHandshake, parseConfig } from "../core/claim/config.ts";
 import type { ClaimsConfig } from "../core/claim/config.ts";
 import { parseScenarioFile, scenarioBody, scenarioKeys, simulationIdFor } from "../core/history/scenarios.ts";
@@ -20,6 +20,7 @@ import {
   formatHeader,
   formatLlmFigures,
   formatProgress,
+  formatRace,
   formatScenario,
   formatSummary,
   refundedBeforeNote,
@@ -27,7 +28,7 @@ import {
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
-import { matchRaces, runLaterRow, scenarioRow, submitRace } from "./batch-scenarios.ts";
+import { applyRace, closesRace, runLaterRow, scenarioRow, submitRace } from "./batch-scenarios.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
 
 /** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
@@ -60,6 +61,11 @@ interface BatchOptions {
   progressEveryMs?: number;
   /** After a failed endpoint check, run every row anyway (they end NEEDS_REVIEW at once) instead of stopping. */
   keepGoing?: boolean;
+  /**
+   * Aborted on Ctrl-C: no further row starts, the claim waited for is left to the stack, and the run ends with
+   * the partial audit and report (no SIMULATION_END: the report says "Run incomplete").
+   */
+  signal?: AbortSignal;
 }
 
 /** What a batch run produced. */
@@ -73,6 +79,8 @@ interface BatchOutcome {
   auditPath?: string;
   /** Lines for the summary: the endpoint check, the model's figures, anything that went wrong around the claims. */
   notes: string[];
+  /** Set when the run was interrupted: how many rows (claims and review steps) ended of how many. */
+  interrupted?: { done: number; total: number };
 }
 
 /** Runs the batch; configuration errors throw (`SourceFileError`, `LlmConfigError`) before anything runs. After that every claim ends in a row, and the summary, the audit and the report are always attempted. */
@@ -99,6 +107,12 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   const results: ScenarioResult[] = [];
   const metered = llm.meter !== undefined && llm.port.provider !== "rules" ? llm.meter : undefined;
   const claimMs: number[] = [];
+  // Bus events the local stack journals in the data directory: counted from here, so an interrupted run says how many it appended.
+  const journal = join(opts.dataDir, "events.jsonl");
+  const journalFrom = existsSync(journal) ? statSync(journal).size : 0;
+  const interrupted = () => opts.signal?.aborted === true;
+  const untilInterrupted = <T>(wait: Promise<T>): Promise<T | typeof INTERRUPTED> =>
+    opts.signal === undefined ? wait : Promise.race([wait, aborted(opts.signal)]);
   try {
     opts.log(
       formatHeader({
@@ -148,7 +162,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     );
 
     for (const [i, s] of scenarios.entries()) {
-      if (stopped) break;
+      if (stopped || interrupted()) break;
       // The rows of a race are submitted at once when the first of them comes up (each row's own submission replays it).
       if (s.race !== undefined && scenarios[i - 1]?.race !== s.race)
         await submitRace(runtime, scenarios, s.race, simulationId, started);
@@ -164,11 +178,16 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           failure = `refused by intake: ${submitted.message}${"issues" in submitted ? ` (${submitted.issues.map((x) => `${x.path}: ${x.message}`).join("; ")})` : ""}`;
         } else {
           claimId = submitted.claimId;
-          record = await withProgress(
-            opts,
-            () => runtime.settle(submitted.claimId),
-            (elapsedMs) => progressLine(s.id, submitted.claimId, elapsedMs, runtime, metered),
+          const settled = await untilInterrupted(
+            withProgress(
+              opts,
+              () => runtime.settle(submitted.claimId),
+              (elapsedMs) => progressLine(s.id, submitted.claimId, elapsedMs, runtime, metered),
+            ),
           );
+          // Interrupted while the claim was decided: it is not a row; its events so far are in the audit.
+          if (settled === INTERRUPTED) break;
+          record = settled;
         }
       } catch (error) {
         failure = `the run could not finish this claim: ${(error as Error).message}`;
@@ -178,7 +197,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       const row = scenarioRow(s, claimId, record, failure);
       if (!row.matches) Object.assign(row, refundedBeforeNote(row, rows));
       rows.push(row);
-      const { note: _note, ...result } = row;
+      const { note: _note, race_group: _group, ...result } = row;
       results.push({
         ...result,
         matches: row.matches === true,
@@ -206,13 +225,15 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           ms,
         }),
       );
+      const race = closesRace(scenarios, i);
+      if (race !== undefined) opts.log(formatRace(applyRace(race, rows, results, scenarios)));
     }
 
     // A person's decisions on earlier claims' reviews, once every scenario has run (`reviews:` in the file).
     const claimOf = new Map(rows.map((r) => [r.id, r.claim_id]));
     const reviewRows: BatchRow[] = [];
     for (const [i, step] of scenarioFile.reviews.entries()) {
-      if (stopped) break;
+      if (stopped || interrupted()) break;
       const t0 = performance.now();
       const claimId = claimOf.get(step.of) ?? "";
       const result = await runtime.decideReview(claimId, step.body, step.by).catch((error: unknown) => ({
@@ -267,7 +288,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     // Rows that run once the review steps have (`after_reviews:`), then every race matched as a group.
     const afterRows: BatchRow[] = [];
     for (const [i, s] of scenarioFile.afterReviews.entries()) {
-      if (stopped) break;
+      if (stopped || interrupted()) break;
       if (s.race !== undefined && scenarioFile.afterReviews[i - 1]?.race !== s.race)
         await submitRace(runtime, scenarioFile.afterReviews, s.race, simulationId, started);
       const t0 = performance.now();
@@ -283,8 +304,9 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           ms: performance.now() - t0,
         }),
       );
+      const race = closesRace(scenarioFile.afterReviews, i);
+      if (race !== undefined) opts.log(formatRace(applyRace(race, afterRows, results, scenarioFile.afterReviews)));
     }
-    matchRaces([...rows, ...afterRows], results, [...scenarios, ...scenarioFile.afterReviews]);
     if (metered !== undefined) notes.push(...formatLlmFigures(metered.calls(), claimMs));
 
     // Wall time: the run's clock may be frozen (a batch is decided as of one instant), so the run ends its wall
@@ -313,17 +335,21 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
     };
     let auditPath: string | undefined;
     let reportPath: string | undefined;
+    const all = [...rows, ...reviewRows, ...afterRows];
+    const total = scenarios.length + scenarioFile.reviews.length + scenarioFile.afterReviews.length;
     try {
-      await runtime.appendAudit(
-        auditEvent({
-          dfid: rootDfid,
-          type: "SIMULATION_END",
-          state: "DONE",
-          details: endDetails,
-          at: new Date(ended).toISOString(),
-          simulationId,
-        }),
-      );
+      // An interrupted run records no SIMULATION_END: its audit and report are partial (the report says "Run incomplete").
+      if (!interrupted())
+        await runtime.appendAudit(
+          auditEvent({
+            dfid: rootDfid,
+            type: "SIMULATION_END",
+            state: "DONE",
+            details: endDetails,
+            at: new Date(ended).toISOString(),
+            simulationId,
+          }),
+        );
       const events = await runtime.auditBySimulation(simulationId);
       auditPath = saveRunAudit(opts.dataDir, simulationId, events);
       reportPath = opts.writeReport ? await opts.writeReport(simulationId) : undefined;
@@ -332,19 +358,47 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         `The ${auditPath === undefined ? "audit" : "report"} could not be written: ${(error as Error).message}`,
       );
     }
-    const all = [...rows, ...reviewRows, ...afterRows];
+    if (interrupted()) {
+      const appended = journalLinesSince(journal, journalFrom);
+      notes.unshift(
+        `Interrupted after ${all.length}/${total}: ${total - all.length} not run. The audit of what ran is ${auditPath === undefined ? "not written" : `in ${displayPath(auditPath)}`}${reportPath === undefined ? "" : `, the report (marked "Run incomplete") in ${displayPath(reportPath)}`}${appended > 0 ? `; ${appended} bus event(s) of this run were appended to ${displayPath(journal)}` : ""}.`,
+      );
+    }
     return {
       simulationId,
       rows: all,
-      allMatch: all.every((r) => r.matches),
+      ...(interrupted() ? { interrupted: { done: all.length, total } } : {}),
+      allMatch: !interrupted() && all.every((r) => r.matches),
       llmReady: check === undefined || check.ok,
       notes,
       ...(auditPath ? { auditPath } : {}),
       ...(reportPath ? { reportPath } : {}),
     };
   } finally {
+    if (interrupted())
+      opts.log(
+        "Stopping the stack: a claim that is with the model finishes or times out first (Ctrl-C again exits now)…",
+      );
     await runtime.close();
   }
+}
+
+/** What `untilInterrupted` answers when the run was interrupted before the wait settled. */
+const INTERRUPTED = Symbol("interrupted");
+
+/** Settles (with INTERRUPTED) when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<typeof INTERRUPTED> {
+  return new Promise((done) => {
+    if (signal.aborted) done(INTERRUPTED);
+    else signal.addEventListener("abort", () => done(INTERRUPTED), { once: true });
+  });
+}
+
+/** How many lines were appended to the journal at `path` after byte `from` (0 when there is none). */
+function journalLinesSince(path: string, from: number): number {
+  if (!existsSync(path)) return 0;
+  const text = readFileSync(path).subarray(from).toString("utf8");
+  return text.split("\n").filter((l) => l.trim() !== "").length;
 }
 
 /** Runs `wait`, logging `line(elapsed)` every `progressEveryMs` until it settles. */

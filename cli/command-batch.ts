@@ -4,6 +4,8 @@ import { localLlm } from "../local/serve-llm.ts";
 import type { ClaimsConfig } from "../core/claim/config.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { runBatch, summarize } from "./batch.ts";
+import { jsonRow } from "./batch-output.ts";
+import { interruptOnSignals } from "./serve-signals.ts";
 import type { BatchLlm } from "./batch.ts";
 import { dataDirFrom, loadRunAudit } from "./run-store.ts";
 import { ensureOwnerOnlyDir } from "../local/owner-only.ts";
@@ -66,7 +68,10 @@ export function registerBatchCommand(program: Command): void {
         // A price table that cannot be used stops the run before anything starts (exit 2).
         const prices = loadPriceTable();
         const t0 = performance.now();
+        // Ctrl-C (or SIGTERM): the run ends with its partial audit and report, exit 130; a second one exits at once.
+        const interrupt = interruptOnSignals(log);
         const outcome = await runBatch({
+          signal: interrupt.signal,
           scenariosPath: mustExist(scenarios, "scenario file"),
           configPath: mustExist(o.config, "config file"),
           clock,
@@ -96,23 +101,11 @@ export function registerBatchCommand(program: Command): void {
         log(summarize(outcome, performance.now() - t0));
         log(`  ${formatModelCost(modelCost(loadRunAudit(dataDir, outcome.simulationId), prices))}\n`);
         if (o.json) {
-          const rows = outcome.rows.map(
-            ({ id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed }) => ({
-              id,
-              label,
-              claim_id,
-              verdict,
-              expected,
-              reason_code,
-              reason,
-              order_id,
-              amount_eur,
-              executed,
-            }),
-          );
+          const rows = outcome.rows.map(jsonRow);
           process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         }
-        process.exitCode = outcome.allMatch && outcome.llmReady ? 0 : 1;
+        interrupt.dispose();
+        process.exitCode = outcome.interrupted ? 130 : outcome.allMatch && outcome.llmReady ? 0 : 1;
       },
     );
 }

@@ -20,7 +20,8 @@ import { stateDirOf } from "./served-store.ts";
 import { ROUTES, servedRouteKeys } from "../app/manifest.ts";
 import type { RouteFact } from "../app/manifest.ts";
 import { startLocalStack } from "../local/stack.ts";
-import type { BusEvent } from "../local/eventbridge/server.ts";
+import { stopOnSignals } from "./serve-signals.ts";
+import { busProgress, destinationLines } from "./serve-console.ts";
 import { CliError } from "./errors.ts";
 import { DEFAULT_CONFIG, mustExist, parseMaxOpen, parseNow, parsePort } from "./options.ts";
 import type { Command } from "commander";
@@ -45,24 +46,6 @@ function outageHoldFromEnv(): number {
   } catch (error) {
     throw new CliError((error as Error).message);
   }
-}
-
-/** One progress line per bus event (an ESCALATE verdict matches two rules but is printed once; the ids remembered are bounded). */
-function busProgress(write: (line: string) => void) {
-  const seen = new Set<string>();
-  return (_rule: string, event: BusEvent) => {
-    if (seen.has(event.id)) return;
-    seen.add(event.id);
-    if (seen.size > 1000) seen.delete(seen.values().next().value!);
-    const d = event.detail as Record<string, unknown>;
-    const what =
-      event["detail-type"] === "ClaimVerdict"
-        ? `${String(d.verdict)} ${String(d.reason_code)}`
-        : event["detail-type"] === "RefundExecuted"
-          ? `${String(d.amount_eur)} EUR on ${String(d.order_id)}`
-          : String(d.reason_code);
-    write(`  [bus]  ${event["detail-type"].padEnd(16)} ${String(d.claim_id)}  ${what}`);
-  };
 }
 
 export function registerServeCommand(program: Command): void {
@@ -99,6 +82,9 @@ export function registerServeCommand(program: Command): void {
         reviewers?: string;
       }) => {
         const out = (text: string) => process.stdout.write(`${text}\n`);
+        // SIGINT or SIGTERM to this process (Ctrl-C, systemd, pm2): listened for from the start, so one that comes
+        // while the stack starts stops it as soon as it is up.
+        const stopSignal = stopOnSignals();
         const t0 = performance.now();
         const configPath = mustExist(o.config, "config file");
         const dataDir = dataDirFrom(o.dataDir);
@@ -140,6 +126,8 @@ export function registerServeCommand(program: Command): void {
           ...reviewing.stack,
           onBusEvent: busProgress(out),
           recordBusEvents: false,
+          // The handlers' warnings as lines of text between the others (CLAIMS_LOG_FORMAT=json: Powertools' JSON).
+          logFormat: process.env.CLAIMS_LOG_FORMAT?.trim().toLowerCase() === "json" ? "json" : "text",
           ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
           ...(llm.waits ? { waits: llm.waits } : {}),
           llmOutageHoldMs: outageHoldMs,
@@ -169,6 +157,7 @@ export function registerServeCommand(program: Command): void {
         stack.stateLock?.update({ url: front.url });
         out(`Claims Crew local stack: ${stack.runtime.description}`);
         out(`  listening on ${front.url}`);
+        out(`  pid      ${process.pid}: SIGINT or SIGTERM to this process stops the server cleanly (exit 0)`);
         if (!LOOPBACK.test(o.host)) {
           process.stderr.write(
             `\n  WARNING: --host ${o.host} makes the HTTP API reachable from other machines (bearer tokens travel in clear HTTP).\n  The emulators behind it stay on 127.0.0.1. Use --host 127.0.0.1 unless you mean it.\n\n`,
@@ -211,6 +200,12 @@ export function registerServeCommand(program: Command): void {
         out(
           `  agent    ${config.agent.agentId} v${config.agent.version}; ${config.orders.length} orders seeded; ${llm.description}`,
         );
+        for (const line of destinationLines(process.env, {
+          orders: config.orders.length,
+          llm: llm.description,
+          provider,
+        }))
+          out(line);
         if (check !== undefined) {
           out(`  llm      ${describePreflight(check)}`);
           if (!check.ok)
@@ -244,10 +239,7 @@ export function registerServeCommand(program: Command): void {
               }, reportEvery * 1000)
             : undefined;
         reporter?.unref();
-        const signal = await new Promise<string>((done) => {
-          process.once("SIGINT", () => done("SIGINT"));
-          process.once("SIGTERM", () => done("SIGTERM"));
-        });
+        const signal = await stopSignal;
         if (reporter) clearInterval(reporter);
         out(`${signal}: stopping the HTTP API, the pollers, the bus and the emulators…`);
         orders?.stop();

@@ -19,25 +19,73 @@ type View = {
   reason_code?: string;
   proposal?: { order_id?: string; amount_eur?: number };
   extracted?: { order_id?: string | null; amount_eur?: number | null };
+  executed?: boolean;
   simulation_id?: string;
-  review?: { status?: string };
+  review?: { status?: string; decision?: string; amount_eur?: number };
+  refund?: { status?: string; review?: { status?: string } };
 };
 
-/** One line per claim: id, status, verdict and reason, order and amount when known, the review's status. */
-function formatClaimLine(v: View): string {
-  const order = v.proposal?.order_id ?? v.extracted?.order_id ?? undefined;
-  const amount = v.proposal?.amount_eur ?? v.extracted?.amount_eur ?? undefined;
-  return [
-    v.claim_id,
-    v.status.padEnd(12),
-    (v.verdict ?? "").padEnd(8),
-    (v.reason_code ?? "").padEnd(26),
-    order ? `${order}${typeof amount === "number" ? ` ${amount.toFixed(2)} EUR` : ""}` : "",
-    v.review?.status ? `review ${v.review.status}` : "",
-    v.simulation_id ? `(${v.simulation_id})` : "",
-  ]
+/**
+ * Where the claim's money is: SETTLED (paid), PENDING (with the provider), FAILED (refused: its review open or
+ * RETRIED), CLOSED (a failed refund's review closed), AUTHORISED (executed, not yet with the provider), or nothing.
+ */
+export function refundState(v: View): string {
+  if (v.refund?.status) return v.refund.review?.status === "CLOSED" ? "CLOSED" : v.refund.status;
+  return v.executed === true ? "AUTHORISED" : "";
+}
+
+const eur = (n: number) => `${n.toFixed(2)} EUR`;
+
+/**
+ * The amount that counts for a claim: what a reviewer approved when they did (an approval may be for less than
+ * proposed: "900.00 EUR (approved; 1200.00 proposed)"), else the proposal's, else the extracted one.
+ */
+export function claimAmount(v: View): string {
+  const proposed = v.proposal?.amount_eur ?? v.extracted?.amount_eur ?? undefined;
+  const approved = v.review?.decision === "APPROVE" ? v.review.amount_eur : undefined;
+  if (typeof approved === "number")
+    return typeof proposed === "number" && proposed !== approved
+      ? `${eur(approved)} (approved; ${proposed.toFixed(2)} proposed)`
+      : `${eur(approved)} (approved)`;
+  return typeof proposed === "number" ? eur(proposed) : "";
+}
+
+const COLUMNS = [
+  ["CLAIM", 24],
+  ["STATUS", 12],
+  ["VERDICT", 8],
+  ["REASON", 26],
+  ["ORDER", 8],
+  ["AMOUNT", 16],
+  ["REFUND", 10],
+  ["REVIEW", 0],
+] as const;
+
+/** One row of cells padded to the columns' widths (the last one as is), trailing blanks cut. */
+function row(cells: readonly string[]): string {
+  return cells
+    .map((c, i) => (i < COLUMNS.length - 1 ? c.padEnd(COLUMNS[i]?.[1] ?? 0) : c))
     .join(" ")
     .replace(/\s+$/, "");
+}
+
+/** The header row of `claims list`. */
+export const LIST_HEADER = row(COLUMNS.map(([name]) => name));
+
+/** One line per claim: id, status, verdict and reason, order, the amount that counts, the review and its run. */
+export function formatClaimLine(v: View): string {
+  const order = v.proposal?.order_id ?? v.extracted?.order_id ?? "";
+  const review = v.review?.status ? `${v.review.status}${v.review.decision ? ` (${v.review.decision})` : ""}` : "";
+  return row([
+    v.claim_id,
+    v.status,
+    v.verdict ?? "",
+    v.reason_code ?? "",
+    order,
+    claimAmount(v),
+    refundState(v),
+    [review, v.simulation_id ? `(${v.simulation_id})` : ""].filter(Boolean).join(" "),
+  ]);
 }
 
 /** The API to ask: --url, CLAIMS_URL, the `claims serve` holding the data directory, else the local default. */
@@ -161,6 +209,9 @@ export function registerListCommand(program: Command): void {
         cursor = page.next_cursor;
       } while (cursor && items.length < o.limit);
       if (o.json) process.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
-      else process.stdout.write(items.length === 0 ? "no claims\n" : `${items.map(formatClaimLine).join("\n")}\n`);
+      else
+        process.stdout.write(
+          items.length === 0 ? "no claims\n" : `${[LIST_HEADER, ...items.map(formatClaimLine)].join("\n")}\n`,
+        );
     });
 }

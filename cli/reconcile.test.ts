@@ -92,25 +92,23 @@ describe("claims reconcile", () => {
       time: now,
       detail: { review_id: `rev_${id}`, claim_id: `clm_${id}`, dfid: "d", decision, execution_id: execution },
     });
-    const out = await reconcile(
-      [
-        executed("exe_a", 10),
-        settled("exe_a", "RefundFailed", { failure_reason: "expired_card" }),
-        decided("exe_a", "CLOSE", "exe_a"),
-        executed("exe_c", 30),
-        settled("exe_c", "RefundFailed"),
-        {
-          ...decided("exe_c", "CLOSE", "exe_c"),
-          detail: { ...decided("exe_c", "CLOSE", "exe_c").detail, paid_out_of_band: true },
-        },
-        executed("exe_b", 20),
-        settled("exe_b", "RefundFailed"),
-        decided("exe_b", "RETRY", "exe_b2"),
-        executed("exe_b2", 20, { claim_id: "clm_exe_b", retry_of: "exe_b" }),
-        settled("exe_b2", "RefundSettled", { claim_id: "clm_exe_b" }),
-      ],
-      ["--json"],
-    );
+    const lines = [
+      executed("exe_a", 10),
+      settled("exe_a", "RefundFailed", { failure_reason: "expired_card" }),
+      decided("exe_a", "CLOSE", "exe_a"),
+      executed("exe_c", 30),
+      settled("exe_c", "RefundFailed"),
+      {
+        ...decided("exe_c", "CLOSE", "exe_c"),
+        detail: { ...decided("exe_c", "CLOSE", "exe_c").detail, paid_out_of_band: true },
+      },
+      executed("exe_b", 20),
+      settled("exe_b", "RefundFailed"),
+      decided("exe_b", "RETRY", "exe_b2"),
+      executed("exe_b2", 20, { claim_id: "clm_exe_b", retry_of: "exe_b" }),
+      settled("exe_b2", "RefundSettled", { claim_id: "clm_exe_b" }),
+    ];
+    const out = await reconcile(lines, ["--json"]);
     expect(out.code).toBe(0);
     const body = JSON.parse(out.stdout) as { refunds: { execution_id: string; status: string }[]; totals: unknown };
     expect(body.refunds.map((r) => [r.execution_id, r.status])).toEqual([
@@ -118,6 +116,17 @@ describe("claims reconcile", () => {
       ["exe_b2", "SETTLED"],
     ]);
     expect(body.totals).toEqual({ settled_eur: 50, pending_eur: 0, failed_eur: 0 });
+    // Shown apart: 30 of the settled 50 EUR were CLOSEd as paid out of band; exe_a (10 EUR) was CLOSEd unpaid.
+    expect(body).toMatchObject({
+      apart: {
+        paid_out_of_band: { count: 1, eur: 30 },
+        closed_unpaid: { count: 1, eur: 10, refunds: [{ execution_id: "exe_a", amount_eur: 10 }] },
+      },
+    });
+    const human = await reconcile(lines);
+    expect(human.stdout).toContain(
+      "2 refunds: settled 50.00 EUR (30.00 EUR of it CLOSEd as paid out of band), pending 0.00 EUR, failed 0.00 EUR; closed unpaid 1 (10.00 EUR, not refunded)",
+    );
   });
 
   it("a pending refund fails only past the bound", async () => {

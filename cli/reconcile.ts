@@ -54,6 +54,34 @@ export function settlementFacts(lines: readonly JournalLine[]): SettlementFact[]
   return facts;
 }
 
+/**
+ * What the totals do not show apart: the part of `settled` a reviewer CLOSEd as paid out of band, and the failed
+ * refunds a reviewer CLOSEd unpaid (left out of the refunds: not refunded), authorised at or after `since`.
+ */
+export function shownApart(facts: readonly SettlementFact[], result: Reconciliation, since?: string) {
+  const cents = (eur: number) => Math.round(eur * 100);
+  const outOfBand = result.refunds.filter((r) => r.status === "PAID_OUT_OF_BAND");
+  const unpaidIds = new Set(
+    facts.flatMap((f) => (f.kind === "closed" && f.paid_out_of_band !== true ? [f.execution_id] : [])),
+  );
+  const unpaid = facts.flatMap((f) =>
+    f.kind === "executed" && unpaidIds.has(f.execution_id) && (since === undefined || f.at >= since)
+      ? [{ claim_id: f.claim_id, execution_id: f.execution_id, amount_eur: f.amount_eur }]
+      : [],
+  );
+  return {
+    paid_out_of_band: {
+      count: outOfBand.length,
+      eur: outOfBand.reduce((n, r) => n + cents(r.amount_eur), 0) / 100,
+    },
+    closed_unpaid: {
+      count: unpaid.length,
+      eur: unpaid.reduce((n, r) => n + cents(r.amount_eur), 0) / 100,
+      refunds: unpaid,
+    },
+  };
+}
+
 /** The refunds that make reconcile fail: FAILED, or PENDING since before `pendingSince`. */
 export function unreconciled(result: Reconciliation, pendingSince: string) {
   return result.refunds.filter(
@@ -98,12 +126,14 @@ export function registerReconcileCommand(program: Command): void {
             throw new CliError(`${path} line ${i + 1} is not JSON`);
           }
         });
-      const result = reconcile(settlementFacts(lines), o.since);
+      const facts = settlementFacts(lines);
+      const result = reconcile(facts, o.since);
+      const apart = shownApart(facts, result, o.since);
       const bound = new Date(Date.now() - (o.pendingHours ?? DEFAULT_PENDING_HOURS) * 3_600_000).toISOString();
       const failing = unreconciled(result, bound);
       if (o.json) {
         const refunds = result.refunds.map(({ authorised_at: _at, ...r }) => r);
-        process.stdout.write(`${JSON.stringify({ refunds, totals: result.totals }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ refunds, totals: result.totals, apart }, null, 2)}\n`);
       } else {
         for (const r of result.refunds)
           process.stdout.write(
@@ -111,7 +141,7 @@ export function registerReconcileCommand(program: Command): void {
           );
         const t = result.totals;
         process.stdout.write(
-          `${result.refunds.length} refunds: settled ${t.settled_eur.toFixed(2)} EUR, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${failing.length > 0 ? `; ${failing.length} need attention` : ""}\n`,
+          `${result.refunds.length} refunds: settled ${t.settled_eur.toFixed(2)} EUR${apart.paid_out_of_band.count > 0 ? ` (${apart.paid_out_of_band.eur.toFixed(2)} EUR of it CLOSEd as paid out of band)` : ""}, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${apart.closed_unpaid.count > 0 ? `; closed unpaid ${apart.closed_unpaid.count} (${apart.closed_unpaid.eur.toFixed(2)} EUR, not refunded)` : ""}${failing.length > 0 ? `; ${failing.length} need attention` : ""}\n`,
         );
       }
       process.exitCode = failing.length > 0 ? 1 : 0;

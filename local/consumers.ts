@@ -2,6 +2,7 @@
 // stack's own thread (`claims batch`, tests with hooks) or in the handler thread of `claims serve`
 // (handler-thread.ts). Both compose each function's dependencies here, from its own links as infra/ gives them,
 // so the two places run the same handlers with the same settings.
+import { consoleLogger } from "./console-logger.ts";
 import { randomBytes } from "node:crypto";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Context } from "aws-lambda";
@@ -79,8 +80,17 @@ export function depsComposer(r: DepsRecipe): (fn?: FunctionKey) => PipelineDeps 
     });
 }
 
-/** A Powertools logger per function at `level`. */
-export const loggerAt = (level: LogLevelName) => (name: string) => ({ logger: createLogger(`claims-${name}`, level) });
+/** How the handlers' logs are written on the local stack: Powertools' JSON, or lines of text (local/console-logger.ts). */
+export type LogFormat = "json" | "text";
+
+/** A logger per function at `level`: Powertools' JSON (as on AWS), or lines of text for a console. */
+export const loggerAt =
+  (level: LogLevelName, format: LogFormat = "json") =>
+  (name: string) => ({
+    logger: (format === "text"
+      ? consoleLogger(`claims-${name}`, level)
+      : createLogger(`claims-${name}`, level)) as ReturnType<typeof createLogger>,
+  });
 
 /** The five queue consumers (the deployed handlers' factories), each with its function's dependencies from `of`. */
 export function createQueueConsumers(

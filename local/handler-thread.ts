@@ -14,6 +14,7 @@ import type { OrderSourceKind } from "../app/order-source.ts";
 import type { PaymentProviderName } from "../app/payment-provider.ts";
 import type { QueueRole } from "../app/manifest.ts";
 import type { LogLevelName } from "../functions/observability/logger.ts";
+import type { LogFormat } from "./consumers.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";
 import type { ConsumerQueue } from "./consumers.ts";
 import { EmulatorStartError, LocalStackError } from "./errors.ts";
@@ -30,6 +31,8 @@ export interface HandlerThreadSetup {
   readonly waits: PipelineWaits;
   readonly llmOutageHoldMs?: number;
   readonly logLevel: LogLevelName;
+  /** How the thread's handlers write their logs (default JSON). */
+  readonly logFormat?: LogFormat;
   readonly queues: Readonly<Record<QueueRole, ConsumerQueue>>;
   readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly events: string };
   readonly payments: { readonly provider: PaymentProviderName; readonly env: Readonly<Record<string, string>> };

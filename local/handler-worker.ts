@@ -88,7 +88,7 @@ async function start(): Promise<void> {
     const deps = depsFor(fn);
     return () => deps;
   };
-  const log = loggerAt(setup.logLevel);
+  const log = loggerAt(setup.logLevel, setup.logFormat);
   const handlers = createQueueConsumers(of, log, setup.queues);
   refundExecutor = createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor"));
   await startQueuePollers({

@@ -13,6 +13,7 @@ import type { createBatchHandler } from "../functions/batch.ts";
 import type { createIntakeApiHandler } from "../functions/intake-api.ts";
 import type { AwsClients } from "../functions/composition/compose.ts";
 import type { LogLevelName } from "../functions/observability/logger.ts";
+import type { LogFormat } from "./consumers.ts";
 import type { SqsHandler } from "../functions/consumers/sqs-consumer.ts";
 import type { createSweepHandler } from "../functions/sweep.ts";
 import type { createPaymentWebhookHandler } from "../functions/payment-webhook.ts";
@@ -63,6 +64,8 @@ export interface LocalStackOptions {
   readonly ids?: IdSource;
   /** Level of the handlers' Powertools logs, on stderr for WARN and above (default CLAIMS_LOG_LEVEL, else WARN). */
   readonly logLevel?: LogLevelName;
+  /** How the handlers' logs are written: Powertools' JSON (default, as on AWS) or lines of text (`claims serve`'s console). */
+  readonly logFormat?: LogFormat;
   /**
    * Per-queue overrides (tests use short visibility timeouts to see redrive quickly, and a batching window of 0
    * to see a timer handled at once; without a window a batch is at most 10, as on Lambda).

@@ -173,7 +173,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const level =
       options.logLevel ?? (process.env.CLAIMS_LOG_LEVEL?.toUpperCase() as LogLevelName | undefined) ?? "WARN";
-    const log = loggerAt(level);
+    const log = loggerAt(level, options.logFormat);
     const of = (fn: FunctionKey) => {
       const fnDeps = options.wrapDeps ? options.wrapDeps(fn, depsFor(fn)) : depsFor(fn);
       return () => fnDeps;
@@ -276,6 +276,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         waits,
         ...(options.llmOutageHoldMs ? { llmOutageHoldMs: options.llmOutageHoldMs } : {}),
         logLevel: level,
+        ...(options.logFormat ? { logFormat: options.logFormat } : {}),
         queues,
         endpoints: {
           dynamodb: emulators.dynamodbEndpoint,

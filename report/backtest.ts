@@ -83,6 +83,7 @@ function summary(r: BacktestReport): SafeHtml {
   return html`<section id="summary" aria-labelledby="summary-h">
 <h2 id="summary-h">What the candidate policy changes</h2>
 <p class="muted">Agent <span class="mono">${r.policy.agent_id}</span>: up to ${eur(c.max_refund_without_escalation)} without a person, return window ${c.return_window_days} days, categories ${c.allowed_refund_categories.join(", ")}, escalate below confidence ${r.policy.escalate_on_uncertainty}. Histories: ${r.histories.map((h) => `${h.id} (${h.evaluated})`).join(", ")}.</p>
+<p data-summary="changes"><strong>What changes:</strong> ${r.policy.changes === undefined ? html`<span class="muted">unknown (no recorded decision says the policy it was taken under)</span>` : r.policy.changes.length === 0 ? "nothing (the candidate is the recorded policy)" : r.policy.changes.map((c, i) => html`${i > 0 ? "; " : ""}<span class="mono">${c.setting}</span> ${c.from} → <strong>${c.to}</strong>`)}</p>
 ${shadowNote(r)}
 <div class="grid">
 <div class="card"><div class="muted">Claims re-decided</div><div class="big" data-summary="evaluated">${int(r.evaluated)}</div></div>
@@ -145,7 +146,7 @@ function people(r: BacktestReport): SafeHtml {
     (
       p,
     ) => html`<tr data-person="${p.claim_id}" data-sends="${p.candidate_sends_to_person}"><td class="mono">${p.claim_id}</td><td>${p.decision}${p.reviewer ? html` <span class="muted">by ${p.reviewer}</span>` : ""}</td>
-<td>${badge(p.recorded.verdict)} <span class="mono">${p.recorded.reason_code}</span></td><td>${badge(p.candidate.verdict)} <span class="mono">${p.candidate.reason_code}</span></td><td>${p.candidate_sends_to_person ? "yes" : html`<strong>no</strong>`}</td><td>${p.note ?? ""}</td></tr>`,
+<td>${badge(p.recorded.verdict)} <span class="mono">${p.recorded.reason_code}</span></td><td>${badge(p.candidate.verdict)} <span class="mono">${p.candidate.reason_code}</span></td><td>${p.candidate_sends_to_person ? "yes" : html`<strong>no</strong>`}</td><td data-note="${p.claim_id}">${p.reviewer_note ? html`<q>${p.reviewer_note}</q>` : ""}${p.reviewer_note && p.note ? html`<br>` : ""}${p.note ?? ""}</td></tr>`,
   );
   return html`<section id="people" aria-labelledby="people-h"><h2 id="people-h">Decided by a person (${r.human_decisions.length})</h2>
 <p class="muted">A person's decision stays as it was taken and is not a flip; the column says whether the candidate would still have sent the claim to a person.</p>

@@ -47,6 +47,9 @@ function expectedCell(t: ClaimTrace): SafeHtml {
 
 function matchMark(t: ClaimTrace): SafeHtml {
   if (t.matches === undefined) return html`<span class="muted">—</span>`;
+  const g = t.raceGroup;
+  if (g)
+    return html`<span class="match ${g.matches ? "yes" : "no"}" data-race="${g.race}" title="race ${g.race} (${g.ids.join(", ")}): matched as a group, by count">${g.outcome} ${g.matches ? "✓" : "✗"}</span>`;
   return t.matches
     ? html`<span class="match yes" title="matches the expected outcome">✓</span>`
     : html`<span class="match no" title="differs from the expected outcome">✗</span>`;

@@ -11,6 +11,8 @@ import type {
 import type { Claim } from "../core/claim/claim.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
 import type { StepError } from "../core/crew/index.ts";
+import { matchRaces } from "../core/history/race.ts";
+import type { RaceGroup } from "../core/history/race.ts";
 import { ReportInputError } from "./errors.ts";
 
 /** A claim's final outcome as the audit shows it. */
@@ -66,6 +68,8 @@ interface ScenarioInfo {
   id: string;
   label: string;
   expected: { verdict: string; reasonCode: string | undefined };
+  /** The race the scenario belongs to: matched as a group with the race's other rows, by count. */
+  race?: string | undefined;
 }
 
 /** Everything the audit tells about one claim. */
@@ -136,8 +140,10 @@ export interface ClaimTrace {
   /** The reason code of the outcome (the verdict's, or the review's for NEEDS_REVIEW). */
   reasonCode: string | undefined;
   reason: string | undefined;
-  /** Whether the outcome is what the scenario expected (undefined without an expectation). */
+  /** Whether the outcome is what the scenario expected (undefined without an expectation); a race row: its group's answer. */
   matches: boolean | undefined;
+  /** The race group the claim's scenario belongs to, matched by count ("2 of 4 accepted"). */
+  raceGroup?: RaceGroup | undefined;
   eventCount: number;
   /** Events of the claim whose details do not follow their schema (not read), each with what is wrong. */
   unreadable: string[];
@@ -482,6 +488,23 @@ function finish(t: ClaimTrace): void {
   }
 }
 
+/** Race rows are matched as a group, by count (core/history/race.ts), as the batch matched them. */
+function matchRaceGroups(claims: readonly ClaimTrace[], scenarios: readonly ScenarioInfo[]): void {
+  const actual = claims.flatMap((t) =>
+    t.scenario ? [{ id: t.scenario.id, verdict: t.outcome, reason_code: t.reasonCode }] : [],
+  );
+  const expected = scenarios.map((s) => ({
+    id: s.id,
+    verdict: s.expected.verdict,
+    reason_code: s.expected.reasonCode,
+    race: s.race,
+  }));
+  for (const group of matchRaces(expected, actual))
+    for (const t of claims)
+      if (t.scenario && group.ids.includes(t.scenario.id))
+        Object.assign(t, { matches: group.matches, raceGroup: group });
+}
+
 /** Sums EUR amounts in cents, so that 0.1 + 0.2 stays 0.3. */
 function sumEur(values: readonly (number | undefined)[]): number {
   return Math.round(values.reduce<number>((sum, v) => sum + Math.round((v ?? 0) * 100), 0)) / 100;
@@ -588,6 +611,7 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
     id: s.id,
     label: s.label,
     expected: { verdict: s.expected.verdict, reasonCode: s.expected.reason_code },
+    race: s.race,
   }));
   const results: ScenarioResult[] = end?.results ?? [];
   for (const r of results) {
@@ -596,6 +620,7 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
         id: r.id,
         label: r.label,
         expected: { verdict: r.expected, reasonCode: r.expected_reason_code ?? undefined },
+        race: r.race,
       });
   }
   const claimed = new Set<string>();
@@ -628,6 +653,7 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
     claims.push(t);
   }
   claims.forEach(finish);
+  matchRaceGroups(claims, scenarios);
 
   const counts: Record<Outcome, number> = {
     ACCEPT: 0,

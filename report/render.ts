@@ -34,7 +34,7 @@ function renderSummary(m: ReportModel): SafeHtml {
   const banners: SafeHtml[] = [];
   if (!m.end)
     banners.push(
-      html`<div class="banner" data-banner="incomplete"><strong>Run incomplete:</strong> the audit has no SIMULATION_END event${m.endProblem ? html` that can be read (${m.endProblem})` : ""}; the batch may have crashed or still be running. Totals below are computed from the claim events.</div>`,
+      html`<div class="banner" data-banner="incomplete"><strong>Run incomplete:</strong> the audit has no SIMULATION_END event${m.endProblem ? html` that can be read (${m.endProblem})` : ""}; the batch was interrupted (Ctrl-C), crashed, or is still running. Totals below are computed from the claim events.</div>`,
     );
   if (!s)
     banners.push(
@@ -89,7 +89,7 @@ ${
 </dl></div>
 <div class="card"><dl>
 <dt>Claims</dt><dd data-summary="claims">${m.claims.filter((t) => t.outcome !== "NOT_RUN").length}</dd>
-<dt>Refunds executed</dt><dd data-summary="refunds">${m.refunds.count} <span class="muted">(${eur(m.refunds.totalEur)})</span></dd>
+<dt>Refunds authorised</dt><dd data-summary="refunds">${m.refunds.count} <span class="muted">(${eur(m.refunds.totalEur)}; a batch's refunds are reserved on its ledger, never paid)</span></dd>
 <dt>Reviews</dt><dd data-summary="reviews">${m.reviews.requested} opened · ${m.reviews.decided} decided</dd>
 <dt>LLM calls</dt><dd>${m.totalUsage.calls}</dd>
 <dt>Total tokens</dt><dd data-summary="tokens">${int(m.totalUsage.total)}${est(m.totalUsage)}</dd>

@@ -14,6 +14,8 @@ import { buildReportModel } from "./model.ts";
 import type { ReportModel } from "./model.ts";
 import { OUTCOMES, badge, duration, est, eur, int } from "./parts.ts";
 import { renderReport, reportPage } from "./render.ts";
+import { moneyStates } from "./money-states.ts";
+import type { MoneyStates, Tally } from "./money-states.ts";
 import type { RenderOptions } from "./render.ts";
 
 /** Options of `renderServedReport`; nothing time-dependent is added unless given. */
@@ -27,7 +29,7 @@ interface ServedRenderOptions extends RenderOptions {
 /** The group of claims sent without a `simulation_id`. */
 const SERVED_GROUP = "served";
 
-type Group = { key: string; simulationId: string | undefined; model: ReportModel };
+type Group = { key: string; simulationId: string | undefined; model: ReportModel; money: MoneyStates };
 
 /** Splits the events by `details.simulation_id`: claims without one first, then each simulation in order of first appearance. */
 function groupEvents(events: readonly AuditEvent[]): Group[] {
@@ -48,6 +50,7 @@ function groupEvents(events: readonly AuditEvent[]): Group[] {
     // A live view reads newest first: the table, its numbers and the decision cycles below it.
     return {
       key,
+      money: moneyStates(byKey.get(key)!),
       simulationId: key === SERVED_GROUP ? undefined : key.slice(4),
       model: { ...model, claims: [...model.claims].reverse() },
     };
@@ -58,7 +61,10 @@ function slug(key: string): string {
   return key.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 
-function renderGroupSummary(m: ReportModel): SafeHtml {
+/** "3 (3979.99 EUR)" */
+const tally = (t: Tally) => html`${t.count} <span class="muted">(${eur(t.eur)})</span>`;
+
+function renderGroupSummary(m: ReportModel, money: MoneyStates): SafeHtml {
   const ran = m.claims.filter((t) => t.outcome !== "NOT_RUN");
   const chips = OUTCOMES.filter(
     (o) => m.counts[o] > 0 || ["ACCEPT", "ESCALATE", "REJECT", "NEEDS_REVIEW"].includes(o),
@@ -74,8 +80,13 @@ function renderGroupSummary(m: ReportModel): SafeHtml {
 <div class="card"><div class="muted">Claims</div><div class="big" data-summary="claims">${ran.length}</div>
 <div class="chips">${chips}</div></div>
 <div class="card"><dl>
-<dt>Refunded</dt><dd data-summary="refunds">${m.refunds.count} <span class="muted">(${eur(m.refunds.totalEur)})</span></dd>
-<dt>after review</dt><dd data-summary="refunded-approved">${eur(m.money.refundedApproved)}</dd>
+<dt>Refunded</dt><dd data-summary="refunds" data-value="${money.settled.count}">${tally(money.settled)} <span class="muted">settled by the provider</span></dd>
+${money.paidOutOfBand.count > 0 ? html`<dt>Paid out of band</dt><dd data-summary="paid-out-of-band">${tally(money.paidOutOfBand)} <span class="muted">CLOSEd by a reviewer as paid</span></dd>` : ""}
+<dt>Authorised</dt><dd data-summary="authorised">${tally(money.authorised)}</dd>
+<dt>Pending</dt><dd data-summary="refunds-pending">${tally(money.pending)} <span class="muted">with the provider</span></dd>
+<dt>Failed</dt><dd data-summary="refunds-failed">${tally(money.failed)}</dd>
+${money.closedUnpaid.count > 0 ? html`<dt>Closed unpaid</dt><dd data-summary="closed-unpaid">${tally(money.closedUnpaid)}</dd>` : ""}
+<dt>after review</dt><dd data-summary="refunded-approved">${eur(m.money.refundedApproved)} <span class="muted">authorised</span></dd>
 <dt>Escalated</dt><dd data-summary="escalated">${eur(m.money.escalatedPending)} <span class="muted">awaiting review</span></dd>
 <dt>Rejected</dt><dd data-summary="rejected">${eur(m.money.rejected)}</dd>
 </dl></div>
@@ -104,7 +115,7 @@ function renderGroup(g: Group, offset: number): SafeHtml {
       : html`<h2 id="group-${id}-h">Simulation <span class="mono">${g.simulationId}</span> <span class="muted">claims sent with this simulation_id</span></h2>`;
   return html`<section class="group" id="group-${id}" data-group="${g.simulationId ?? SERVED_GROUP}" aria-labelledby="group-${id}-h">
 ${heading}
-${renderGroupSummary(g.model)}
+${renderGroupSummary(g.model, g.money)}
 ${renderCharts(g.model, `chart-${id}`)}
 <h3>Claims, newest first</h3>
 ${renderClaimTable(g.model.claims, { kind: "served", name: `f-${id}`, offset })}

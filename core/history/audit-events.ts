@@ -51,6 +51,8 @@ export const SimulationStartDetailsSchema = z.object({
       id: z.string(),
       label: z.string(),
       expected: z.object({ verdict: ExpectedOutcomeSchema, reason_code: z.string().optional() }),
+      /** The race the row belongs to: its rows are matched as a group, by count (core/history/race.ts). */
+      race: z.string().optional(),
     }),
   ),
 });
@@ -73,6 +75,8 @@ const ScenarioResultSchema = z.object({
   executed: z.boolean(),
   matches: z.boolean(),
   duration_ms: z.number(),
+  /** The race the row belongs to, when it is one: `matches` is then the group's answer. */
+  race: z.string().optional(),
 });
 
 /** One scenario's result. */

@@ -50,7 +50,12 @@ export function simulationStartEvent(input: {
       contract: input.config.agent.contract,
     },
     orders: input.config.orders,
-    scenarios: input.scenarios.map((s) => ({ id: s.id, label: s.label, expected: s.expected })),
+    scenarios: input.scenarios.map((s) => ({
+      id: s.id,
+      label: s.label,
+      expected: s.expected,
+      ...(s.race === undefined ? {} : { race: s.race }),
+    })),
   };
   return auditEvent({
     dfid: simulationDfid(input.simulationId),

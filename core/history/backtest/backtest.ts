@@ -17,10 +17,14 @@ import type { BacktestInput, BacktestReport, ReadHistory, RecordedHistory } from
 import { newAccumulator, totalsOf, type Accumulator } from "./tally.ts";
 import { decisionStep, type SimulationEnv } from "./decision.ts";
 import { personStep } from "./person.ts";
+import { policyChanges, recordedPolicy } from "./policy-diff.ts";
 
 /** Reads each history's audit into its timeline (the part of a backtest that does not depend on the policy). */
 export function readHistories(histories: readonly RecordedHistory[]): ReadHistory[] {
-  return histories.map((h) => ({ id: h.id, timeline: recordedTimeline(h.events) }));
+  return histories.map((h) => {
+    const recorded = recordedPolicy(h.events);
+    return { id: h.id, timeline: recordedTimeline(h.events), ...(recorded ? { recorded } : {}) };
+  });
 }
 
 /** Re-decides every recorded kernel decision of `input.histories` under `input.policy` (see the file comment). */
@@ -71,6 +75,14 @@ export function backtest(input: BacktestInput): BacktestReport {
       flips: acc.flips.length - before.flips,
     });
   }
+  // The policy the last recorded decision was taken under, from the last history that records one.
+  const recorded = input.histories
+    .map((h) => ("events" in h ? recordedPolicy(h.events) : h.recorded))
+    .findLast((p) => p !== undefined);
+  const candidate = {
+    contract: policy.contract,
+    escalate_on_uncertainty: policy.responsibility.escalate_on_uncertainty,
+  };
   return {
     evaluated: acc.evaluated,
     not_evaluable: acc.notEvaluable,
@@ -88,6 +100,7 @@ export function backtest(input: BacktestInput): BacktestReport {
       agent_id: policy.agentId,
       contract: policy.contract,
       escalate_on_uncertainty: policy.responsibility.escalate_on_uncertainty,
+      ...(recorded ? { changes: policyChanges(recorded, candidate) } : {}),
       ...(policy.shadow
         ? {
             ignored_shadow_policy: {

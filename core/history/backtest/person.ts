@@ -22,6 +22,7 @@ export function personStep(
   const person = acc.awaitingPerson.get(step.claimId);
   acc.awaitingPerson.delete(step.claimId);
   if (person && step.reviewer) person.reviewer = step.reviewer;
+  if (person && step.note) person.reviewer_note = step.note;
   const orderId = step.orderId ?? acc.orderOfClaim.get(step.claimId);
   if (!orderId) return;
   if (step.decision === "APPROVE" && step.approvedCents !== undefined) {

@@ -1,5 +1,6 @@
 // What a backtest takes (the recorded histories, the candidate policy, the window) and what it reports (flips,
 // totals, people's decisions): the shapes `claims backtest --json`, its human output and the HTML report read.
+import type { ComparedPolicy, PolicyChange } from "./policy-diff.ts";
 import type { Sha256Hex } from "../../crew/hash.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../../integrity/contracts.ts";
 import type { AuditEvent } from "../../integrity/audit.ts";
@@ -24,7 +25,12 @@ export const IGNORED_SHADOW_NOTE =
 export type RecordedHistory = { id: string; events: readonly AuditEvent[] };
 
 /** A history read once into its timeline: backtesting several policies on it reads the audit only once. */
-export type ReadHistory = { id: string; timeline: readonly TimelineStep[] };
+export type ReadHistory = {
+  id: string;
+  timeline: readonly TimelineStep[];
+  /** The policy its last recorded decision was taken under, when one says it (policy-diff.ts). */
+  recorded?: ComparedPolicy;
+};
 
 /** What to backtest and how. */
 export type BacktestInput = {
@@ -80,6 +86,8 @@ export type PersonDecision = {
   candidate_sends_to_person: boolean;
   /** Set when the person's approval no longer fits the simulated ledger (it would have been refused then). */
   note?: string;
+  /** The reviewer's own note on the decision, as recorded (REVIEW_DECIDED `note`). */
+  reviewer_note?: string;
 };
 
 /** The backtest's result: the JSON `claims backtest --json` prints, plus what the human output and the HTML report use. */
@@ -99,5 +107,10 @@ export type BacktestReport = {
     escalate_on_uncertainty: number;
     /** The candidate file's own shadow policy, left out (`IGNORED_SHADOW_NOTE`). */
     ignored_shadow_policy?: { agent_id: string; version: string; note: string };
+    /**
+     * What the candidate changes against the policy the last recorded decision was taken under
+     * (`policy-diff.ts`); absent when no recorded decision says its policy.
+     */
+    changes?: PolicyChange[];
   };
 };
