@@ -169,9 +169,22 @@ describe("backtest of the bundled run", () => {
   it("holds a later claim on an order for a person once a person denied a claim on it", () => {
     // T2 (89 EUR on ord_017, refunded automatically) moved after T3's review was denied: the DENY binds the order.
     const t2 = run.claimOf("T2");
+    // A history where T2 came later: the claims decided after it in the run no longer saw it in the customer's window.
+    const unseen = (e: AuditEvent): AuditEvent => {
+      const inputs = e.details.kernel_inputs as
+        | { customerWindow?: { reservations?: { claim_id: string }[] } }
+        | undefined;
+      const window = inputs?.customerWindow;
+      if (!window?.reservations?.some((r) => r.claim_id === t2)) return e;
+      const reservations = window.reservations.filter((r) => r.claim_id !== t2);
+      return {
+        ...e,
+        details: { ...e.details, kernel_inputs: { ...inputs, customerWindow: { ...window, reservations } } },
+      };
+    };
     const [moved, rest] = [
       run.events.filter((e) => e.details.claim_id === t2),
-      run.events.filter((e) => e.details.claim_id !== t2),
+      run.events.filter((e) => e.details.claim_id !== t2).map(unseen),
     ];
     const r = report(500, [...rest, ...moved]);
     expect(r.flips).toEqual([{ claim_id: t2, from: ACCEPTED, to: o("ESCALATE", "PRIOR_DECISION_ON_ORDER") }]);
@@ -182,6 +195,29 @@ describe("backtest of the bundled run", () => {
     );
     const early = report(500, [...rest.slice(0, t3Verdict + 1), ...moved, ...rest.slice(t3Verdict + 1)]);
     expect(early.flips).toEqual([{ claim_id: t2, from: ACCEPTED, to: PENDING }]);
+  });
+
+  it("re-decides claims of one instant in the order their customer's window took them, whatever order their audits landed in", () => {
+    // The customer-limit race CL1–CL4 (one instant): two were refunded, two escalated CUSTOMER_LIMIT_EXCEEDED. On the
+    // local stack the escalated claims' audits can land first; the live policy must still flip nothing.
+    const race = ["CL1", "CL2", "CL3", "CL4"].map((s) => run.claimOf(s));
+    const isRace = (e: AuditEvent) => race.includes(e.details.claim_id as string);
+    const raceEvents = run.events.filter(isRace);
+    const escalatedFirst = [...raceEvents].sort(
+      (a, b) =>
+        Number(refundedIn(b, raceEvents) === undefined) - Number(refundedIn(a, raceEvents) === undefined) ||
+        raceEvents.indexOf(a) - raceEvents.indexOf(b),
+    );
+    const at = run.events.findIndex(isRace);
+    const reordered = [
+      ...run.events.filter((e) => !isRace(e)).slice(0, at),
+      ...escalatedFirst,
+      ...run.events.filter((e) => !isRace(e)).slice(at),
+    ];
+    expect(reordered).toHaveLength(run.events.length);
+    const r = report(500, reordered);
+    expect(r.flips).toEqual([]);
+    expect(r.totals).toEqual({ before: BEFORE, after: BEFORE });
   });
 
   it("prints exactly the named JSON shape (extras beside it), the drill-down holding each side's checks", () => {
@@ -356,3 +392,12 @@ describe("backtest of a customer limit, on windows simulated from the candidate'
     ]);
   });
 });
+
+/** The claim of `event` when its verdict was a refund (ACCEPT), else undefined. */
+function refundedIn(event: AuditEvent, events: readonly AuditEvent[]): string | undefined {
+  const claimId = event.details.claim_id as string;
+  const accepted = events.some(
+    (e) => e.event_type === "KERNEL_VERDICT" && e.details.claim_id === claimId && e.details.verdict === "ACCEPT",
+  );
+  return accepted ? claimId : undefined;
+}

@@ -58,6 +58,8 @@ export type RecordedDecision = {
   verdictEvent?: AuditEvent;
   /** Cents the kernel's ACCEPT reserved, as recorded. */
   refundedCents?: number;
+  /** The claims its customer's window held when the kernel decided it (recorded inputs), to order same-instant claims. */
+  windowClaims?: string[] | undefined;
   /** Why the recorded decision cannot be re-decided (absent when it can). */
   unreadable?: string;
   /** A person decided this claim's review afterwards: the decision (APPROVE, DENY, …). */
@@ -173,7 +175,50 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
       });
     }
   }
-  return steps.sort((a, b) => a.at - b.at || a.seq - b.seq);
+  return afterTheirWindow(steps.sort((a, b) => a.at - b.at || a.seq - b.seq));
+}
+
+/**
+ * Claims decided at the same instant (a batch runs on one clock; racing claims of one customer) are recorded in the
+ * order their audits landed, which need not be the order the customer's window took them in: a claim whose recorded
+ * window already held another claim of that instant was decided after it, so it is moved after it. Without this the
+ * live policy re-decided a customer-limit race the other way round and "flipped" two of its claims.
+ */
+function afterTheirWindow(steps: TimelineStep[]): TimelineStep[] {
+  // A history whose windows contradict each other (each claim seen by the other) is not reordered forever.
+  let moves = steps.length * 4;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    if (step.kind !== "decision") continue;
+    const seen = new Set(step.windowClaims ?? []);
+    if (seen.size === 0) continue;
+    // The last step of the same instant this claim's window had already seen.
+    // Never past a later step of its own claim (a person's decision on it comes after it, whatever else moves).
+    let last = -1;
+    for (let j = i + 1; j < steps.length && steps[j]!.at === step.at; j++) {
+      const other = steps[j]!;
+      if ("claimId" in other && other.claimId === step.claimId) break;
+      if (other.kind === "decision" && seen.has(other.claimId)) last = j;
+    }
+    if (last > i && moves-- > 0) {
+      steps.splice(last, 0, ...steps.splice(i, 1));
+      i--;
+    }
+  }
+  return steps;
+}
+
+/** The claims a recorded proposal's customer window held when the kernel decided it (its recorded inputs). */
+function windowClaimsOf(event: AuditEvent | undefined): string[] | undefined {
+  const inputs = event?.details.kernel_inputs as { customerWindow?: { reservations?: unknown } } | undefined;
+  const reservations = inputs?.customerWindow?.reservations;
+  if (!Array.isArray(reservations)) return undefined;
+  const ids = reservations.flatMap((r) =>
+    r !== null && typeof r === "object" && typeof (r as { claim_id?: unknown }).claim_id === "string"
+      ? [(r as { claim_id: string }).claim_id]
+      : [],
+  );
+  return ids.length > 0 ? ids : undefined;
 }
 
 function decisionOf(
@@ -192,6 +237,7 @@ function decisionOf(
     facts: undefined,
     verdict: undefined,
     verdictEvent: verdictEvent?.event,
+    windowClaims: windowClaimsOf(proposal?.event),
     refundedCents,
     unreadable: undefined,
     personDecision,
