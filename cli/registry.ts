@@ -83,7 +83,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "backtest",
     term: "backtest [options]",
     description:
-      "re-decide every recorded claim under a candidate policy and show what would change (flips, refunds, reviews); read-only, no model calls",
+      "re-decide the served claims (or, with --simulation-id, a demo run) under a candidate policy and show what would change (flips, refunds, reviews); read-only, no model calls",
     load: async () => (await import("./backtest.ts")).registerBacktestCommand,
   },
   {
