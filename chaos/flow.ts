@@ -479,6 +479,13 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     const answered = job.refundReview
       ? (JSON.parse(body) as { review?: { review_id?: string } }).review?.review_id
       : undefined;
+    // A first approval under four eyes (per order, or per customer in the window) is recorded on the review and
+    // waits for a different reviewer: the reviewer was told it waits, not that the review was decided.
+    if (
+      !job.refundReview &&
+      (JSON.parse(body) as { review?: { awaiting?: string } }).review?.awaiting === "SECOND_APPROVAL"
+    )
+      return;
     const key = answered ?? job.claimId;
     told.set(key, [...(told.get(key) ?? []), String(job.body.decision)]);
   };
