@@ -126,6 +126,10 @@ function policy(name: string, from: string, to: string): string {
 describe("docs/backtest.md on the run npm start recorded", () => {
   const runId = () => readFileSync(join(dataDir, "runs", "LATEST"), "utf8").trim();
 
+  /** `claims backtest` of the run npm start recorded, under the candidate policy `file`. */
+  const backtestOf = (file: string, ...extra: string[]) =>
+    claims(["backtest", "--policy", file, "--data-dir", dataDir, "--simulation-id", runId(), ...extra]);
+
   it("reproduces the worked example's output, claim ids and the run's id aside", async () => {
     const file = policy(
       "policy-100.yaml",
@@ -133,17 +137,7 @@ describe("docs/backtest.md on the run npm start recorded", () => {
       "max_refund_without_escalation: 100.0",
     );
     const out = join(dataDir, "backtest.html");
-    const shown = await claims([
-      "backtest",
-      "--policy",
-      file,
-      "--data-dir",
-      dataDir,
-      "--simulation-id",
-      runId(),
-      "--out",
-      out,
-    ]);
+    const shown = await backtestOf(file, "--out", out);
     expect(shown.code, shown.stderr).toBe(0);
     const docs = readFileSync(join(root, "docs/backtest.md"), "utf8");
     const example = docs.slice(docs.indexOf("## Worked example")).match(/```text\n([\s\S]*?)```/)?.[1];
@@ -165,16 +159,7 @@ describe("docs/backtest.md on the run npm start recorded", () => {
       );
     type Flip = { claim_id: string; from: { verdict: string }; to: { verdict: string; reason_code: string } };
     const flipsOf = async (file: string) => {
-      const r = await claims([
-        "backtest",
-        "--policy",
-        file,
-        "--data-dir",
-        dataDir,
-        "--simulation-id",
-        runId(),
-        "--json",
-      ]);
+      const r = await backtestOf(file, "--json");
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as {
         flips: Flip[];

@@ -9,30 +9,20 @@ import {
   createInMemorySettlementRepository,
   createInMemoryVerdictRepository,
 } from "../../pipeline/in-memory.ts";
-import {
-  describeAuditLogContract,
-  describeClaimRepositoryContract,
-  describeContextStoreContract,
-  describeRefundLedgerContract,
-  describeReviewRepositoryContract,
-  describeServedViewContract,
-  describeSessionRepositoryContract,
-  describeSettlementRepositoryContract,
-  describeVerdictRepositoryContract,
-} from "./contract.test-kit.ts";
+import * as contracts from "./contract.test-kit.ts";
 
-describeClaimRepositoryContract("in-memory", async () => createInMemoryClaimRepository());
-describeSessionRepositoryContract("in-memory", async () => {
+contracts.describeClaimRepositoryContract("in-memory", async () => createInMemoryClaimRepository());
+contracts.describeSessionRepositoryContract("in-memory", async () => {
   const audit = createInMemoryAuditLog();
   return { repo: createInMemorySessionRepository(audit), audit };
 });
-describeVerdictRepositoryContract("in-memory", async () => createInMemoryVerdictRepository());
-describeRefundLedgerContract("in-memory", async () => createInMemoryRefundLedger());
-describeAuditLogContract("in-memory", async () => createInMemoryAuditLog());
-describeServedViewContract("in-memory", async () => ({
+contracts.describeVerdictRepositoryContract("in-memory", async () => createInMemoryVerdictRepository());
+contracts.describeRefundLedgerContract("in-memory", async () => createInMemoryRefundLedger());
+contracts.describeAuditLogContract("in-memory", async () => createInMemoryAuditLog());
+contracts.describeServedViewContract("in-memory", async () => ({
   claims: createInMemoryClaimRepository(),
   audit: createInMemoryAuditLog(),
 }));
-describeReviewRepositoryContract("in-memory", async () => createInMemoryReviewRepository());
-describeSettlementRepositoryContract("in-memory", async () => createInMemorySettlementRepository());
-describeContextStoreContract("in-memory", async (orders) => createInMemoryContextStore(orders));
+contracts.describeReviewRepositoryContract("in-memory", async () => createInMemoryReviewRepository());
+contracts.describeSettlementRepositoryContract("in-memory", async () => createInMemorySettlementRepository());
+contracts.describeContextStoreContract("in-memory", async (orders) => createInMemoryContextStore(orders));
