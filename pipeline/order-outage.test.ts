@@ -170,6 +170,12 @@ describe("an order API that cannot answer", () => {
     expect(message).toBeUndefined();
     expect(api.requests).toBeGreaterThan(0);
     expect(p.verdicts.all()).toMatchObject([{ record: { verdict: "REJECT", reason_code: "ORDER_NOT_FOUND" } }]);
+    // The reason names who had no such order (the shop's API, not "the context store"), recorded with the inputs.
+    expect(p.verdicts.all()[0]!.record.reason).toBe(
+      "Order 'ord_unknown' not found: the shop's order API has no such order (it answered 404)",
+    );
+    const triaged = p.auditEvents().find((e) => e.event_type === "CLAIM_TRIAGED");
+    expect(triaged?.details).toMatchObject({ triage_inputs: { orderAbsentFrom: "shop_api", order: null } });
     expect(types(p)).toContain("CLAIM_TRIAGED");
     expect(types(p)).not.toContain("AGENT_STEP");
   });

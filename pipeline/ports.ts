@@ -281,6 +281,8 @@ export type OrderSource = {
    * holds an order that cannot be used.
    */
   getOrder(orderId: string): Promise<Order | undefined>;
+  /** `shop_api` when the orders are the shop's order API (a verdict says who had no such order); absent for the context store. */
+  readonly origin?: "shop_api";
 };
 
 /**

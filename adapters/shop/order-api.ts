@@ -141,6 +141,7 @@ export function createOrderApiSource(options: OrderApiOptions): OrderApiSource {
   }
 
   return {
+    origin: "shop_api",
     async getOrder(orderId) {
       const url = orderUrl(orderId);
       if (url === undefined) return undefined;
@@ -176,6 +177,7 @@ export function createOrderApiSource(options: OrderApiOptions): OrderApiSource {
 export function checkedOnFirstUse(source: OrderApiSource, report: (check: OrderApiCheck) => void): OrderApiSource {
   let checked = false;
   return {
+    ...(source.origin ? { origin: source.origin } : {}),
     check: () => source.check(),
     getOrder(orderId) {
       if (!checked) {

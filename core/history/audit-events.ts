@@ -149,6 +149,7 @@ const RecordedKernelInputsSchema = z.looseObject({
     ),
   }),
   order: OrderSchema.nullable(),
+  orderAbsentFrom: z.literal("shop_api").optional(),
   ledgerEntry: LedgerEntrySchema.nullable(),
   customerWindow: CustomerWindowSchema.nullable().optional(),
   parentClaimId: z.string().optional(),

@@ -13,8 +13,15 @@ export const orderIdPresent = check("order_id_present", ["ORDER_ID_MISSING"], ({
   typeof orderId === "string" && orderId.trim() !== "" ? PASSED : fail("ORDER_ID_MISSING", "Proposal has no order id"),
 );
 
-export const orderExists = check("order_exists", ["ORDER_NOT_FOUND"], ({ input: { order, ledgerEntry }, orderId }) => {
-  if (!order) return fail("ORDER_NOT_FOUND", `Order ${show(orderId)} not found in the context store`);
+export const orderExists = check("order_exists", ["ORDER_NOT_FOUND"], ({ input, orderId }) => {
+  const { order, ledgerEntry } = input;
+  if (!order)
+    return fail(
+      "ORDER_NOT_FOUND",
+      input.orderAbsentFrom === "shop_api"
+        ? `Order ${show(orderId)} not found: the shop's order API has no such order (it answered 404)`
+        : `Order ${show(orderId)} not found in the context store`,
+    );
   if (order.order_id !== orderId)
     throw new KernelInputError(`kernel was handed order ${order.order_id} for a proposal naming ${show(orderId)}`);
   const purchaseMs = parseIsoMs(order.purchase_date);

@@ -29,6 +29,11 @@ export type DecideClaimInput = {
   registry: RegistryView;
   /** The context store's order for the proposal's order id, or `undefined` when unknown. */
   order: Order | undefined;
+  /**
+   * Who answered that there is no such order, when it was the shop's order API (`ORDER_SOURCE=http`): the verdict's
+   * reason says so. Absent when the order was found, or looked up in the context store (the table or the config).
+   */
+  orderAbsentFrom?: "shop_api";
   /** The refund ledger entry of that order, or `undefined` when nothing was refunded on it. */
   ledgerEntry: LedgerEntry | undefined;
   /**

@@ -886,6 +886,18 @@ describe("decideClaim — a person's decision, a resubmission and the customer's
     approved: ["claim_B"],
     decisions: [{ claim_id: "claim_B", decision: "APPROVE", approved_cents: 90000, proposed_cents: 120000 }],
   };
+  it("say who had no such order: the shop's order API when it answered so, else the context store", () => {
+    const unknown = {
+      proposal: proposal({ order_id: "ord_999" }),
+      claim: claimFor("ord_999", 299.99),
+      order: undefined,
+    };
+    expect(decideClaim(input({ ...unknown, orderAbsentFrom: "shop_api" })).reason).toBe(
+      "Order 'ord_999' not found: the shop's order API has no such order (it answered 404)",
+    );
+    expect(decideClaim(input(unknown)).reason).toBe("Order 'ord_999' not found in the context store");
+  });
+
   it("name the decision, the resubmission and the customer's figures", () => {
     expect(decideClaim(input({ ledgerEntry: denied, claimId: "claim_A" })).reason).toBe(
       "On order ord_001 a person denied claim claim_B. Human review required.",

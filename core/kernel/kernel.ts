@@ -98,7 +98,15 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
 /** What triage decides from: the claim itself (its order id, amount and customer), the order and its ledger entry. */
 export type TriageInput = Pick<
   DecideClaimInput,
-  "claim" | "contract" | "responsibility" | "order" | "ledgerEntry" | "receivedAt" | "decidedAt" | "claimId"
+  | "claim"
+  | "contract"
+  | "responsibility"
+  | "order"
+  | "orderAbsentFrom"
+  | "ledgerEntry"
+  | "receivedAt"
+  | "decidedAt"
+  | "claimId"
 >;
 
 /**

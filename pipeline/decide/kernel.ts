@@ -76,12 +76,13 @@ export function decideKernel(state: KernelState, observed: Observation, policy: 
     case "decision_time": {
       const now = observedAs(observed, "now").now;
       const orderId = proposedOrderId(state.message.proposal);
-      if (!orderId) return decide(state, now, undefined, undefined, undefined, policy);
+      if (!orderId) return decide(state, now, { order: undefined }, undefined, undefined, policy);
       return askObserving({ kind: "order", orderId }, { ...claimed(state), at: "order", now });
     }
     case "order": {
-      const order = observedAs(observed, "order").order;
-      if (!order) return decide(state, state.now, undefined, undefined, undefined, policy);
+      const { order, absentFrom } = observedAs(observed, "order");
+      if (!order)
+        return decide(state, state.now, { order, ...(absentFrom ? { absentFrom } : {}) }, undefined, undefined, policy);
       const ledger = { kind: "ledger", orderId: order.order_id, scope: state.record.simulation_id } as const;
       return askObserving(ledger, { ...claimed(state), at: "ledger", now: state.now, order });
     }
@@ -90,7 +91,7 @@ export function decideKernel(state: KernelState, observed: Observation, policy: 
       const { now, order } = state;
       // The window of the order's customer, read only when the contract has customer limits and the order a customer.
       if (!policy.agent.contract.customer_limits || order.customer_id === undefined)
-        return decide(state, now, order, ledgerEntry, undefined, policy);
+        return decide(state, now, { order }, ledgerEntry, undefined, policy);
       const window = {
         kind: "customer_window",
         customerId: order.customer_id,
@@ -100,7 +101,7 @@ export function decideKernel(state: KernelState, observed: Observation, policy: 
     }
     case "customer_window": {
       const window = observedAs(observed, "customer_window").window;
-      return decide(state, state.now, state.order, state.ledgerEntry, window, policy);
+      return decide(state, state.now, { order: state.order }, state.ledgerEntry, window, policy);
     }
     case "stored": {
       const settling = { ...claimed(state), foundStored: false, decidedOrder: state.decidedOrder };
@@ -232,16 +233,23 @@ function verdictLoaded(state: Claimed, stored: StoredVerdict | undefined): Kerne
 function decide(
   state: Claimed,
   now: number,
-  order: Order | undefined,
+  read: { order: Order | undefined; absentFrom?: "shop_api" },
   ledgerEntry: LedgerEntry | undefined,
   customerWindow: CustomerWindow | undefined,
   policy: KernelPolicy,
 ): KernelStep {
   const { record, message } = state;
+  const { order } = read;
   const decidedAt = new Date(now).toISOString();
   let decision;
   try {
-    decision = decideProposal(record, message.proposal, { order, ledgerEntry, customerWindow, decidedAt, now }, policy);
+    const at = { order, ledgerEntry, customerWindow, decidedAt, now };
+    decision = decideProposal(
+      record,
+      message.proposal,
+      read.absentFrom ? { ...at, orderAbsentFrom: read.absentFrom } : at,
+      policy,
+    );
   } catch (error) {
     return orderDataFailure(state, error);
   }

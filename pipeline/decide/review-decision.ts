@@ -99,7 +99,11 @@ export function approvalChecks(
   if (refused) return refused;
   const cents = parseCents(a.amountEur);
   if (!order || !cents.ok)
-    return { ok: false, code: "ORDER_NOT_FOUND", message: `order ${review.order_id} is not in the context store` };
+    return {
+      ok: false,
+      code: "ORDER_NOT_FOUND",
+      message: `the shop has no order ${review.order_id}: its order source does not know it`,
+    };
   const orderCents = parseCents(order.amount);
   // Carried out before (a repair after a crash): the claim's reservation was made, then released by a CLOSE of its
   // failed refund. The checks are not run again on a ledger that no longer holds it; the ledger refuses to reserve
