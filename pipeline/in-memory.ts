@@ -369,7 +369,7 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
     },
     async reserveCustomer({ customerId, reservation, limits, scope, approvals }) {
       const window = windows.get(keyOf(customerId, scope)) ?? emptyCustomerWindow(customerId);
-      const result = reserveOnWindow(window, reservation, customerLimitsCents(limits), approvals);
+      const result = reserveOnWindow(window, reservation, customerLimitsCents(limits, reservation.currency), approvals);
       if (result.ok && !result.repeat) windows.set(keyOf(customerId, scope), result.window);
       return { ...structuredClone(result), conflicts: 0 };
     },

@@ -393,7 +393,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
     getCustomerWindow: (customerId, scope) => readWindow(customerId, scope),
 
     async reserveCustomer({ customerId, reservation, limits, scope, approvals }) {
-      const cents = customerLimitsCents(limits);
+      const cents = customerLimitsCents(limits, reservation.currency);
       let conflicts = 0;
       for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
         const window = (await readWindow(customerId, scope)) ?? emptyCustomerWindow(customerId);

@@ -2,9 +2,14 @@
 // amount (6), the refundable balance (7) and its customer (8b) — every one of them can only REJECT.
 import { KernelInputError } from "../integrity/errors.ts";
 import { DAY_MS, formatDuration, parseIsoMs } from "../integrity/time.ts";
-import { check, fail, PASSED, passWith, show, subjectOf } from "./kernel-state.ts";
+import { check, fail, PASSED, passWith, show, subjectOf, type CheckResult } from "./kernel-state.ts";
+import { claimLines } from "./claim-lines.ts";
+import type { OrderLineView } from "./order-view.ts";
+import { readOrder } from "./order-view.ts";
+import { currencyPolicy, refundableOf, returnWindowDays } from "./policy.ts";
+import type { ClaimReasonCode } from "./reason-codes.ts";
 import { assertLedgerEntry, reservedForClaim } from "./ledger.ts";
-import { compare, describeMoney, eur, max, parseMoney, subtract, zero } from "./money.ts";
+import { compare, describeMoney, max, money, parseMoney, subtract, sum, zero } from "./money.ts";
 
 // ---- layer 3 — order: an order is named and the context store knows it (the order handed in must be that order,
 // and the ledger entry its own and sound, or the caller wired the kernel wrongly).
@@ -13,68 +18,96 @@ export const orderIdPresent = check("order_id_present", ["ORDER_ID_MISSING"], ({
   typeof orderId === "string" && orderId.trim() !== "" ? PASSED : fail("ORDER_ID_MISSING", "Proposal has no order id"),
 );
 
-export const orderExists = check("order_exists", ["ORDER_NOT_FOUND"], ({ input: { order, ledgerEntry }, orderId }) => {
-  if (!order) return fail("ORDER_NOT_FOUND", `Order ${show(orderId)} not found in the context store`);
-  if (order.order_id !== orderId)
-    throw new KernelInputError(`kernel was handed order ${order.order_id} for a proposal naming ${show(orderId)}`);
-  const purchaseMs = parseIsoMs(order.purchase_date);
-  if (purchaseMs === undefined)
-    throw new KernelInputError(
-      `order ${order.order_id}: purchase_date ${show(order.purchase_date)} is not an ISO-8601 date`,
-    );
-  const orderAmount = parseMoney(order.amount, order.currency);
-  if (!orderAmount.ok || orderAmount.money.minor <= 0)
-    throw new KernelInputError(
-      `order ${order.order_id}: amount ${orderAmount.ok ? "must be positive" : orderAmount.message}`,
-    );
-  if (ledgerEntry) {
-    if (ledgerEntry.order_id !== order.order_id)
+export const orderExists = check(
+  "order_exists",
+  ["ORDER_NOT_FOUND"],
+  ({ input: { order, ledgerEntry, claim, contract }, orderId }) => {
+    if (!order) return fail("ORDER_NOT_FOUND", `Order ${show(orderId)} not found in the context store`);
+    if (order.order_id !== orderId)
+      throw new KernelInputError(`kernel was handed order ${order.order_id} for a proposal naming ${show(orderId)}`);
+    const purchaseMs = parseIsoMs(order.purchase_date);
+    if (purchaseMs === undefined)
       throw new KernelInputError(
-        `kernel was handed the ledger entry of order ${ledgerEntry.order_id} for order ${order.order_id}`,
+        `order ${order.order_id}: purchase_date ${show(order.purchase_date)} is not an ISO-8601 date`,
       );
-    try {
-      assertLedgerEntry(ledgerEntry);
-    } catch (cause) {
-      throw new KernelInputError(`kernel was handed a corrupt ledger entry for order ${order.order_id}`, { cause });
+    const reading = readOrder(order);
+    if (!reading.ok) throw new KernelInputError(`order ${order.order_id}: ${reading.problem}`);
+    const { view } = reading;
+    if (ledgerEntry) {
+      if (ledgerEntry.order_id !== order.order_id)
+        throw new KernelInputError(
+          `kernel was handed the ledger entry of order ${ledgerEntry.order_id} for order ${order.order_id}`,
+        );
+      try {
+        assertLedgerEntry(ledgerEntry);
+      } catch (cause) {
+        throw new KernelInputError(`kernel was handed a corrupt ledger entry for order ${order.order_id}`, { cause });
+      }
     }
-  }
-  return passWith({ subject: { order, purchaseMs, orderAmount: orderAmount.money } });
-});
+    const orderAmount = refundableOf(view, contract);
+    const policy = currencyPolicy(contract, view.currency);
+    return passWith({ subject: { order, view, purchaseMs, orderAmount, lines: claimLines(view, claim), policy } });
+  },
+);
 
-// ---- layer 4 — category: the ORDER's category (never the claim's) is refundable, and this agent may refund it.
+// ---- layer 4 — category: the ORDER's category (never the claim's) is refundable, and this agent may refund it. The
+// claim's lines are checked (core/kernel/order-view.ts); a claim whose line is not known yet (LINE_AMBIGUOUS) is
+// rejected only when none of its candidate lines could pass.
 
 export const categoryAllowed = check("category_allowed", ["CATEGORY_NOT_ALLOWED"], (s) => {
-  const { category } = subjectOf(s).order;
   const allowed = s.input.contract.allowed_refund_categories;
-  return allowed.includes(category)
-    ? PASSED
-    : fail("CATEGORY_NOT_ALLOWED", `Category '${category}' not in allowed_refund_categories [${allowed.join(", ")}]`);
+  return firstFailing(subjectOf(s).lines, ({ category }) =>
+    allowed.includes(category)
+      ? PASSED
+      : fail("CATEGORY_NOT_ALLOWED", `Category '${category}' not in allowed_refund_categories [${allowed.join(", ")}]`),
+  );
 });
 
 export const categoryAuthorised = check("category_authorised", ["CATEGORY_NOT_AUTHORISED"], (s) => {
-  const { category } = subjectOf(s).order;
   const { authorized_categories: authorised, agent_id } = s.input.responsibility;
-  return authorised.length === 0 || authorised.includes(category)
-    ? PASSED
-    : fail(
-        "CATEGORY_NOT_AUTHORISED",
-        `Category '${category}' not in the authorised categories [${authorised.join(", ")}] of agent ${agent_id}`,
-      );
+  return firstFailing(subjectOf(s).lines, ({ category }) =>
+    authorised.length === 0 || authorised.includes(category)
+      ? PASSED
+      : fail(
+          "CATEGORY_NOT_AUTHORISED",
+          `Category '${category}' not in the authorised categories [${authorised.join(", ")}] of agent ${agent_id}`,
+        ),
+  );
 });
 
-// ---- layer 5 — window: the order's purchase is at most return_window_days × 24 h before the claim's receipt.
+// ---- layer 5 — window: the order's purchase is at most the line's return window (return_window_days, or its
+// category's entry) × 24 h before the claim's receipt.
 
 export const returnWindow = check("return_window", ["OUTSIDE_RETURN_WINDOW"], (s) => {
-  const { order, purchaseMs } = subjectOf(s);
-  const days = s.input.contract.return_window_days;
+  const { order, purchaseMs, lines } = subjectOf(s);
   const elapsedMs = s.receivedMs - purchaseMs;
-  return elapsedMs <= days * DAY_MS
-    ? PASSED
-    : fail(
-        "OUTSIDE_RETURN_WINDOW",
-        `Order ${order.order_id} outside return window (purchased ${order.purchase_date}, ${formatDuration(elapsedMs)} before the claim was received; return_window_days: ${days})`,
-      );
+  return firstFailing(lines, ({ category }) => {
+    const days = returnWindowDays(s.input.contract, category);
+    return elapsedMs <= days * DAY_MS
+      ? PASSED
+      : fail(
+          "OUTSIDE_RETURN_WINDOW",
+          `Order ${order.order_id} outside return window (purchased ${order.purchase_date}, ${formatDuration(elapsedMs)} before the claim was received; return_window_days${typeof s.input.contract.return_window_days === "number" ? "" : `.${category in s.input.contract.return_window_days ? category : "default"}`}: ${days})`,
+        );
+  });
 });
+
+/**
+ * PASSED when one of `lines` passes `run` (a claim whose line is known has one), else the first line's failure: a
+ * claim whose line is ambiguous is rejected only when no candidate line could be refunded.
+ */
+function firstFailing(
+  lines: readonly OrderLineView[],
+  run: (line: OrderLineView) => CheckResult<ClaimReasonCode>,
+): CheckResult<ClaimReasonCode> {
+  let first: CheckResult<ClaimReasonCode> | undefined;
+  for (const line of lines) {
+    const result = run(line);
+    if (result.outcome !== "fail") return PASSED;
+    first ??= result;
+  }
+  return first ?? PASSED;
+}
 
 // ---- layer 6 — amount: a positive JSON number exact to the cent. An approval may grant less than proposed (never
 // more: the review service checks); the reject checks judge that amount.
@@ -92,15 +125,29 @@ export const amountValid = check("amount_valid", ["INVALID_AMOUNT"], (s) => {
 export const refundableBalance = check("refundable_balance", ["EXCEEDS_REFUNDABLE_BALANCE"], (s) => {
   const { order, orderAmount } = subjectOf(s);
   const amount = s.amount!;
-  const refunded = eur(s.input.ledgerEntry?.refunded_cents ?? 0);
-  const own = eur(s.input.claimId === undefined ? 0 : (reservedForClaim(s.input.ledgerEntry, s.input.claimId) ?? 0));
+  const refunded = money(s.input.ledgerEntry?.refunded_cents ?? 0, orderAmount.currency);
+  const own = money(
+    s.input.claimId === undefined ? 0 : (reservedForClaim(s.input.ledgerEntry, s.input.claimId) ?? 0),
+    orderAmount.currency,
+  );
   const refundedByOthers = subtract(refunded, own);
   const balance = subtract(orderAmount, refundedByOthers);
-  return compare(amount, balance) <= 0
+  if (compare(amount, balance) > 0)
+    return fail(
+      "EXCEEDS_REFUNDABLE_BALANCE",
+      `Amount ${describeMoney(amount)} exceeds the refundable balance of order ${order.order_id} (${describeMoney(max(balance, zero(balance.currency)))}: order ${describeMoney(orderAmount)}, already refunded ${describeMoney(refundedByOthers)})`,
+    );
+  // Never above the claim's line(s): what they were paid (an order of one line: the order, checked above).
+  const lines = subjectOf(s).lines;
+  const lineAmount = sum(
+    orderAmount.currency,
+    lines.map((l) => l.amount),
+  );
+  return compare(amount, lineAmount) <= 0
     ? PASSED
     : fail(
         "EXCEEDS_REFUNDABLE_BALANCE",
-        `Amount ${describeMoney(amount)} exceeds the refundable balance of order ${order.order_id} (${describeMoney(max(balance, zero(balance.currency)))}: order ${describeMoney(orderAmount)}, already refunded ${describeMoney(refundedByOthers)})`,
+        `Amount ${describeMoney(amount)} exceeds what was paid for line ${lines.map((l) => l.line_id).join(", ")} of order ${order.order_id} (${describeMoney(lineAmount)})`,
       );
 });
 

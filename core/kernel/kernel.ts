@@ -30,7 +30,9 @@ import {
   amountLimit,
   confidence,
   customerLimit,
+  currencyInPolicy,
   customerVerified,
+  lineKnown,
   openReview,
   policyKindEscalation,
   priorDecision,
@@ -49,6 +51,7 @@ import {
   type KernelState,
 } from "./kernel-state.ts";
 import { money, parseMoney } from "./money.ts";
+import { returnWindowEntries } from "./policy.ts";
 import { REASON_CODES, type ClaimReasonCode, type KernelLayerId } from "./reason-codes.ts";
 
 export type { ClaimVerdict, DecideClaimInput } from "./kernel-state.ts";
@@ -72,10 +75,12 @@ export const KERNEL_TABLE: readonly KernelLayer[] = [
   layer(8.5, "customer", [customerMatch]),
   layer(9, "uncertainty", [policyKindEscalation, confidence], { liftedByApproval: true }),
   layer(9.5, "customer_unverified", [customerVerified], { liftedByApproval: true }),
+  layer(9.7, "line", [lineKnown], { liftedByApproval: true }),
   layer(10, "date_sanity", [purchaseDateSanity], { liftedByApproval: true }),
   layer(10.5, "open_review", [openReview], { liftedByApproval: true }),
   layer(10.6, "prior_decision", [priorDecision], { liftedByApproval: true }),
   layer(10.7, "resubmitted", [resubmitted], { liftedByApproval: true }),
+  layer(10.8, "currency", [currencyInPolicy], { liftedByApproval: true }),
   layer(11, "limit", [amountLimit], { liftedByApproval: true }),
   layer(11.5, "customer_limit", [customerLimit], { liftedByApproval: true }),
 ];
@@ -151,9 +156,9 @@ function kernelState(input: DecideClaimInput): KernelState {
     throw new KernelInputError(
       `contract.max_refund_without_escalation: ${limit.ok ? "must be positive" : limit.message}`,
     );
-  const days = input.contract.return_window_days;
-  if (!Number.isSafeInteger(days) || days <= 0)
-    throw new KernelInputError(`contract.return_window_days must be a positive integer, got ${String(days)}`);
+  for (const [what, days] of returnWindowEntries(input.contract))
+    if (!Number.isSafeInteger(days) || days <= 0)
+      throw new KernelInputError(`contract.${what} must be a positive integer, got ${String(days)}`);
   let customerLimits: CustomerLimitsCents | undefined;
   try {
     customerLimits = input.contract.customer_limits ? customerLimitsCents(input.contract.customer_limits) : undefined;

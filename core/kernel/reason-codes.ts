@@ -3,7 +3,7 @@ import * as z from "zod";
 import type { VerdictKind } from "../integrity/verdict.ts";
 
 /**
- * The kernel layers by number (8b, 9b, 10b, 10c, 10d and 11b are 8.5, 9.5, 10.5, 10.6, 10.7 and 11.5), plus the pass row. The order they run in
+ * The kernel layers by number (8b, 9b, 9c, 10b, 10c, 10d, 10e and 11b are 8.5, 9.5, 9.7, 10.5, 10.6, 10.7, 10.8 and 11.5), plus the pass row. The order they run in
  * is the kernel's table (`KERNEL_TABLE` in kernel.ts): alignment (8) runs right after the schema (1).
  */
 export const KERNEL_LAYERS = {
@@ -18,10 +18,12 @@ export const KERNEL_LAYERS = {
   8.5: "customer",
   9: "uncertainty",
   9.5: "customer_unverified",
+  9.7: "line",
   10: "date_sanity",
   10.5: "open_review",
   10.6: "prior_decision",
   10.7: "resubmitted",
+  10.8: "currency",
   11: "limit",
   11.5: "customer_limit",
   12: "pass",
@@ -57,10 +59,12 @@ export const REASON_CODES = {
   REPLACEMENT_REQUIRES_REVIEW: { layer: 9, verdict: "ESCALATE" },
   LOW_CONFIDENCE: { layer: 9, verdict: "ESCALATE" },
   CUSTOMER_UNVERIFIED: { layer: 9.5, verdict: "ESCALATE" },
+  LINE_AMBIGUOUS: { layer: 9.7, verdict: "ESCALATE" },
   PURCHASE_DATE_IN_FUTURE: { layer: 10, verdict: "ESCALATE" },
   REVIEW_PENDING_ON_ORDER: { layer: 10.5, verdict: "ESCALATE" },
   PRIOR_DECISION_ON_ORDER: { layer: 10.6, verdict: "ESCALATE" },
   RESUBMITTED_CLAIM: { layer: 10.7, verdict: "ESCALATE" },
+  CURRENCY_NOT_IN_POLICY: { layer: 10.8, verdict: "ESCALATE" },
   AMOUNT_ABOVE_LIMIT: { layer: 11, verdict: "ESCALATE" },
   CUSTOMER_LIMIT_EXCEEDED: { layer: 11.5, verdict: "ESCALATE" },
   VALIDATION_PASSED: { layer: 12, verdict: "ACCEPT" },
@@ -116,6 +120,8 @@ const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   PRIOR_DECISION_ON_ORDER: "A member of our team has already decided on this order; they will review your claim too.",
   RESUBMITTED_CLAIM: "Your corrected claim is checked by a member of our team before any refund.",
   CUSTOMER_LIMIT_EXCEEDED: "Your claim needs a closer look; a member of our team will review it.",
+  LINE_AMBIGUOUS: "Your claim needs a closer look to tell which item it is about; a member of our team will review it.",
+  CURRENCY_NOT_IN_POLICY: "Your claim needs a closer look; a member of our team will review it.",
 };
 
 /** The customer-facing message for a final claim's reason code (a generic review message for codes not listed). */

@@ -14,6 +14,8 @@ import type { RecordedKernelFacts } from "./schemas.ts";
 import { shownVerdict, type RecordedDecision } from "./timeline.ts";
 import { PROGRESS_EVERY, type BacktestInput, type PersonDecision } from "./types.ts";
 import { count, type Accumulator } from "./tally.ts";
+import { readOrder } from "../../kernel/order-view.ts";
+import { refundableOf } from "../../kernel/policy.ts";
 
 /** What simulating a history needs beyond the input: the candidate's registry, reserve mode and customer limits. */
 export type SimulationEnv = BacktestInput & {
@@ -48,8 +50,9 @@ export function decisionStep(
   // The customer whose window binds the claim: the order's (authoritative), when the candidate has customer limits.
   const customerId = env.customerLimits ? facts?.order?.customer_id : undefined;
   const orderId = facts ? orderIdOf(facts.proposal, facts.claim.order_id) : (recorded?.order_id ?? undefined);
-  const parsedOrderCents = facts?.order ? parseCents(facts.order.amount) : undefined;
-  const orderCents = parsedOrderCents?.ok ? parsedOrderCents.cents : undefined;
+  // The order's refundable amount in its minor units (an EUR one-line order: its amount in cents, as always).
+  const reading = facts?.order ? readOrder(facts.order) : undefined;
+  const orderCents = reading?.ok ? refundableOf(reading.view, env.policy.contract).minor : undefined;
   // Kept for the person's later step on the claim only (most claims have none).
   if (step.personDecision !== undefined) {
     if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
