@@ -348,8 +348,8 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
         ? structuredClone(entry)
         : undefined;
     },
-    async reserve({ orderId, claimId, cents, orderCents, mode, scope }) {
-      const result = reserveRefund(current(orderId, scope), claimId, cents, orderCents, mode);
+    async reserve({ orderId, claimId, cents, orderCents, mode, scope, lines }) {
+      const result = reserveRefund(current(orderId, scope), claimId, cents, orderCents, mode, lines);
       if (result.ok) entries.set(keyOf(orderId, scope), result.entry);
       return structuredClone(result);
     },

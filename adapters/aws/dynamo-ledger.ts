@@ -29,7 +29,7 @@ import {
   reservedForClaim,
   reserveRefund,
 } from "../../core/kernel/ledger.ts";
-import type { LedgerEntry, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
+import type { LedgerEntry, LineReserve, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
 import {
   assertCustomerWindow,
   customerLimitsCents,
@@ -95,6 +95,9 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     ?.map(decodeDecision)
     .sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
   const automatic = Number(item.automatic_cents ?? 0);
+  const lineCents = Object.entries((item.line_cents ?? {}) as Record<string, unknown>).filter(([, m]) => m !== 0);
+  const claimLines = Object.entries((item.claim_lines ?? {}) as Record<string, unknown>);
+  const shipping = Number(item.shipping_cents ?? 0);
   const entry = {
     order_id: orderId,
     refunded_cents: item.refunded_cents ?? 0,
@@ -104,6 +107,9 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     ...(pending?.length ? { pending_reviews: pending } : {}),
     ...(decisions?.length ? { decisions } : {}),
     ...(released?.length ? { released } : {}),
+    ...(lineCents.length ? { line_cents: Object.fromEntries(lineCents) } : {}),
+    ...(shipping ? { shipping_cents: shipping } : {}),
+    ...(claimLines.length ? { claim_lines: Object.fromEntries(claimLines) } : {}),
   } as LedgerEntry;
   try {
     assertLedgerEntry(entry);
@@ -113,6 +119,68 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     });
   }
   return entry;
+}
+
+/** An order with lines' part of a reservation's write: its lines' counts as read and as they become. */
+type LinesWrite = { lineIds: readonly string[]; before: LedgerEntry; after: LedgerEntry };
+
+/**
+ * The reservation's update with the claim's counts on the order's lines: each line's count (and the shipping's) set
+ * to what the pure rule gave, on the condition that every line's count is still the one read.
+ */
+function withLines(
+  input: {
+    UpdateExpression: string;
+    ConditionExpression: string;
+    ExpressionAttributeNames: Record<string, string>;
+    ExpressionAttributeValues: Record<string, unknown>;
+  },
+  { lineIds, before, after }: LinesWrite,
+) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ":lz": 0 };
+  const sets: string[] = [];
+  const conditions: string[] = [];
+  lineIds.forEach((lineId, i) => {
+    names[`#l${i}`] = lineId;
+    const was = before.line_cents?.[lineId] ?? 0;
+    const now = after.line_cents?.[lineId] ?? 0;
+    conditions.push(
+      was === 0
+        ? `(attribute_not_exists(line_cents.#l${i}) OR line_cents.#l${i} = :lz)`
+        : `line_cents.#l${i} = :lo${i}`,
+    );
+    if (was !== 0) values[`:lo${i}`] = was;
+    if (now !== was) {
+      sets.push(`line_cents.#l${i} = :ln${i}`);
+      values[`:ln${i}`] = now;
+    }
+  });
+  const shippingWas = before.shipping_cents ?? 0;
+  const shippingNow = after.shipping_cents ?? 0;
+  conditions.push(
+    shippingWas === 0 ? "(attribute_not_exists(shipping_cents) OR shipping_cents = :lz)" : "shipping_cents = :so",
+  );
+  if (shippingWas !== 0) values[":so"] = shippingWas;
+  if (shippingNow !== shippingWas) {
+    sets.push("shipping_cents = :sn");
+    values[":sn"] = shippingNow;
+  }
+  const claimId = input.ExpressionAttributeNames["#cid"]!;
+  const held = after.claim_lines?.[claimId];
+  if (held) {
+    sets.push("claim_lines.#cid = :cl");
+    values[":cl"] = held;
+  }
+  return {
+    UpdateExpression: input.UpdateExpression.replace(
+      "SET claims.#cid = :c",
+      `SET claims.#cid = :c${sets.map((x) => `, ${x}`).join("")}`,
+    ),
+    ConditionExpression: `${input.ConditionExpression} AND ${conditions.join(" AND ")}`,
+    ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...names },
+    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ...values },
+  };
 }
 
 /** True for the ValidationException DynamoDB answers when `claims.#cid` is set on an item without `claims`. */
@@ -165,7 +233,76 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
     }
   };
 
-  const update = (r: ReserveRequest) => {
+  const update = (r: ReserveRequest, lines?: LinesWrite) => {
+    const input = lines ? withLines(updateInput(r), lines) : updateInput(r);
+    return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
+      client.send(
+        new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" }),
+      ),
+    );
+  };
+
+  /**
+   * An order with lines: read, decided by the pure rule, written only if every line's count (and the shipping's) is
+   * still the one read — two claims on one line race on that condition, and the loser reads again and is refused
+   * EXCEEDS_LINE_AMOUNT when the line has nothing left. The first reservation on an absent entry is one put.
+   */
+  const reserveWithLines = async (r: ReserveRequest, bounds: LineReserve): Promise<ReserveResult> => {
+    let shaped = false;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const read0 = await read(r.orderId, r.scope);
+      const entry = read0 ?? emptyLedgerEntry(r.orderId);
+      const result = reserveRefund(entry, r.claimId, r.cents, r.orderCents, r.mode, bounds);
+      if (!result.ok) return result;
+      if (!read0) {
+        if (await putWhole(r, result.entry)) return result;
+        continue;
+      }
+      const lineIds = [...new Set([...Object.keys(bounds.paid), ...Object.keys(entry.line_cents ?? {})])];
+      try {
+        const out = await update(r, { lineIds, before: entry, after: result.entry });
+        return { ok: true, entry: toEntry(r.orderId, out.Attributes as Record<string, unknown>) };
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) continue;
+        const cause = (error as { cause?: unknown }).cause;
+        if (shaped || !isMissingDocumentPath(cause)) throw error;
+        await ensureShape(r.orderId, r.scope, true);
+        shaped = true;
+      }
+    }
+    throw new LedgerInvariantError(
+      `ledger ${r.orderId}: the reservation for ${r.claimId} kept losing races (${MAX_ATTEMPTS} attempts); the message is retried`,
+    );
+  };
+
+  /** The whole entry of a first reservation on an order with lines, if the item is still absent. */
+  const putWhole = async (r: ReserveRequest, entry: LedgerEntry): Promise<boolean> => {
+    const item = {
+      ...keyOf(r.orderId, r.scope),
+      entity: "ledger",
+      order_id: r.orderId,
+      refunded_cents: entry.refunded_cents,
+      claims: entry.claims,
+      ...(entry.automatic_cents ? { automatic_cents: entry.automatic_cents } : {}),
+      ...(entry.approved?.length ? { approved: new Set(entry.approved) } : {}),
+      line_cents: entry.line_cents ?? {},
+      claim_lines: entry.claim_lines ?? {},
+      ...(entry.shipping_cents ? { shipping_cents: entry.shipping_cents } : {}),
+    };
+    try {
+      await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () =>
+        client.send(
+          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return false;
+    }
+  };
+
+  const updateInput = (r: ReserveRequest) => {
     const names = { "#cid": r.claimId };
     const base = { ":c": r.cents, ":max": r.orderCents - r.cents, ":cidv": r.claimId };
     const once =
@@ -199,22 +336,24 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
               ...(r.mode.approvedCount ? { ":n": r.mode.approvedCount } : {}),
             },
           };
-    return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
-      client.send(
-        new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" }),
-      ),
-    );
+    return input as {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeNames: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    };
   };
 
   /** Gives an order's item the empty shape (claims map, zero totals) without touching what it already holds. */
-  const ensureShape = (orderId: string, scope: string | undefined) =>
+  const ensureShape = (orderId: string, scope: string | undefined, lines = false) =>
     dynamoCall(`UpdateItem ledger ${orderId} (shape)`, () =>
       client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keyOf(orderId, scope),
           UpdateExpression:
-            "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)",
+            "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)" +
+            (lines ? ", line_cents = if_not_exists(line_cents, :empty), claim_lines = if_not_exists(claim_lines, :empty)" : ""),
           ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0 },
         }),
       ),
@@ -292,6 +431,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       );
       // More than the whole order (or the limit): no write can succeed, and on an absent item the condition would not see it.
       if (!precheck.ok) return { ...precheck, entry: (await read(orderId, scope)) ?? emptyLedgerEntry(orderId) };
+      if (request.lines !== undefined) return reserveWithLines(request, request.lines);
       // An approval decided on approvals the order held cannot be its first write.
       if (absent.has(absentKey(orderId, scope)) && !(mode.kind === "approved" && mode.approvedCount)) {
         const entry = await putFirst(request);
@@ -416,6 +556,17 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
         const cents = entry ? reservedForClaim(entry, claimId) : undefined;
         if (cents === undefined && refundReleased(entry, claimId)) return;
         const approved = (entry?.approved ?? []).includes(claimId);
+        const held = entry?.claim_lines && Object.hasOwn(entry.claim_lines, claimId) ? entry.claim_lines[claimId] : undefined;
+        const heldLines = Object.entries(held?.lines ?? {});
+        // The claim's counts on the order's lines and shipping go with it (written with its reservation).
+        const lineSets = heldLines.map(([, minor], i) => `line_cents.#l${i} = line_cents.#l${i} - :l${i}`);
+        if (held?.shipping) lineSets.push("shipping_cents = shipping_cents - :ls");
+        const lineSet = held ? ` REMOVE claim_lines.#cid${lineSets.length ? ` SET ${lineSets.join(", ")}` : ""}` : "";
+        const lineNames = Object.fromEntries(heldLines.map(([lineId], i) => [`#l${i}`, lineId]));
+        const lineValues = {
+          ...Object.fromEntries(heldLines.map(([, minor], i) => [`:l${i}`, minor])),
+          ...(held?.shipping ? { ":ls": held.shipping } : {}),
+        };
         try {
           await dynamoCall(`UpdateItem ledger ${orderId} (refund released ${claimId})`, () =>
             client.send(
@@ -429,13 +580,20 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
                       ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":cids": new Set([claimId]) },
                     }
                   : {
-                      UpdateExpression: approved
-                        ? "REMOVE claims.#cid ADD refunded_cents :neg, released :cids DELETE approved :cids"
-                        : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids",
+                      UpdateExpression:
+                        (approved
+                          ? "REMOVE claims.#cid ADD refunded_cents :neg, released :cids DELETE approved :cids"
+                          : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids"
+                        ).replace("REMOVE claims.#cid", lineSet ? `REMOVE claims.#cid,${lineSet.slice(7)}` : "REMOVE claims.#cid"),
                       ConditionExpression: "claims.#cid = :c",
-                      ExpressionAttributeValues: { ":c": cents, ":neg": -cents, ":cids": new Set([claimId]) },
+                      ExpressionAttributeValues: {
+                        ":c": cents,
+                        ":neg": -cents,
+                        ":cids": new Set([claimId]),
+                        ...lineValues,
+                      },
                     }),
-                ExpressionAttributeNames: { "#cid": claimId },
+                ExpressionAttributeNames: { "#cid": claimId, ...(cents === undefined ? {} : lineNames) },
               }),
             ),
           );
