@@ -128,17 +128,16 @@ type LinesWrite = { lineIds: readonly string[]; before: LedgerEntry; after: Ledg
  * The reservation's update with the claim's counts on the order's lines: each line's count (and the shipping's) set
  * to what the pure rule gave, on the condition that every line's count is still the one read.
  */
-function withLines(
-  input: {
-    UpdateExpression: string;
-    ConditionExpression: string;
-    ExpressionAttributeNames: Record<string, string>;
-    ExpressionAttributeValues: Record<string, unknown>;
-  },
-  { lineIds, before, after }: LinesWrite,
-) {
+type UpdateInput = {
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+};
+
+function withLines(input: UpdateInput, { lineIds, before, after }: LinesWrite) {
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ":lz": 0 };
+  const values: Record<string, unknown> = {};
   const sets: string[] = [];
   const conditions: string[] = [];
   lineIds.forEach((lineId, i) => {
@@ -172,14 +171,67 @@ function withLines(
     sets.push("claim_lines.#cid = :cl");
     values[":cl"] = held;
   }
+  return joined(input, sets, conditions, names, values);
+}
+
+/**
+ * The reservation's update for a claim whose lines are known, as one blind conditional write like the order's own:
+ * each claimed line's count grows by what the claim takes from it IF it is at most the line's paid amount minus
+ * that; a shipping part grows the shipping's count IF it stays within the refundable shipping AND every line's count
+ * is exactly its paid amount once this claim's lines are added (the last line).
+ */
+function withKnownLines(input: UpdateInput, bounds: LineReserve, cents: number) {
+  const claimed = Object.entries(bounds.claimed ?? {});
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const conditions: string[] = [];
+  claimed.forEach(([lineId, take], i) => {
+    names[`#l${i}`] = lineId;
+    sets.push(`line_cents.#l${i} = if_not_exists(line_cents.#l${i}, :lz) + :lv${i}`);
+    conditions.push(`(attribute_not_exists(line_cents.#l${i}) OR line_cents.#l${i} <= :lm${i})`);
+    values[`:lv${i}`] = take;
+    values[`:lm${i}`] = bounds.paid[lineId]! - take;
+  });
+  const shipping = cents - claimed.reduce((n, [, take]) => n + take, 0);
+  if (shipping > 0) {
+    sets.push("shipping_cents = if_not_exists(shipping_cents, :lz) + :ls");
+    conditions.push("(attribute_not_exists(shipping_cents) OR shipping_cents <= :lsm)");
+    values[":ls"] = shipping;
+    values[":lsm"] = bounds.shipping - shipping;
+    Object.entries(bounds.paid).forEach(([lineId, paid], j) => {
+      names[`#m${j}`] = lineId;
+      const need = paid - (bounds.claimed?.[lineId] ?? 0);
+      conditions.push(
+        need === 0 ? `(attribute_not_exists(line_cents.#m${j}) OR line_cents.#m${j} = :lz)` : `line_cents.#m${j} = :mn${j}`,
+      );
+      if (need !== 0) values[`:mn${j}`] = need;
+    });
+  }
+  sets.push("claim_lines.#cid = :cl");
+  values[":cl"] = { lines: Object.fromEntries(claimed), ...(shipping > 0 ? { shipping } : {}) };
+  return joined(input, sets, conditions, names, values);
+}
+
+/** The order's update with the lines' SETs and conditions added (`:lz`, zero, only when an expression uses it). */
+function joined(
+  input: UpdateInput,
+  sets: readonly string[],
+  conditions: readonly string[],
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+) {
+  const UpdateExpression = input.UpdateExpression.replace(
+    "SET claims.#cid = :c",
+    `SET claims.#cid = :c${sets.map((x) => `, ${x}`).join("")}`,
+  );
+  const ConditionExpression = `${input.ConditionExpression} AND ${conditions.join(" AND ")}`;
+  const zero = `${UpdateExpression} ${ConditionExpression}`.includes(":lz") ? { ":lz": 0 } : {};
   return {
-    UpdateExpression: input.UpdateExpression.replace(
-      "SET claims.#cid = :c",
-      `SET claims.#cid = :c${sets.map((x) => `, ${x}`).join("")}`,
-    ),
-    ConditionExpression: `${input.ConditionExpression} AND ${conditions.join(" AND ")}`,
+    UpdateExpression,
+    ConditionExpression,
     ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...names },
-    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ...values },
+    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ...values, ...zero },
   };
 }
 
@@ -210,7 +262,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   };
 
   /** The first reservation on an entry read as absent: the whole entry in one put, if it is still absent. Answers undefined when it is not. */
-  const putFirst = async (r: ReserveRequest): Promise<LedgerEntry | undefined> => {
+  const putFirst = async (r: ReserveRequest, first: LedgerEntry): Promise<LedgerEntry | undefined> => {
     absent.delete(absentKey(r.orderId, r.scope));
     const item = {
       ...keyOf(r.orderId, r.scope),
@@ -219,6 +271,14 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       refunded_cents: r.cents,
       claims: { [r.claimId]: r.cents },
       ...(r.mode.kind === "automatic" ? { automatic_cents: r.cents } : { approved: new Set([r.claimId]) }),
+      // An order with lines: its counts as the pure rule made them on the empty entry.
+      ...(r.lines
+        ? {
+            line_cents: first.line_cents ?? {},
+            claim_lines: first.claim_lines ?? {},
+            ...(first.shipping_cents ? { shipping_cents: first.shipping_cents } : {}),
+          }
+        : {}),
     };
     try {
       await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () =>
@@ -234,7 +294,11 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   };
 
   const update = (r: ReserveRequest, lines?: LinesWrite) => {
-    const input = lines ? withLines(updateInput(r), lines) : updateInput(r);
+    const input = lines
+      ? withLines(updateInput(r), lines)
+      : r.lines
+        ? withKnownLines(updateInput(r), r.lines, r.cents)
+        : updateInput(r);
     return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
       client.send(
         new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" }),
@@ -243,13 +307,13 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   };
 
   /**
-   * An order with lines: read, decided by the pure rule, written only if every line's count (and the shipping's) is
-   * still the one read — two claims on one line race on that condition, and the loser reads again and is refused
-   * EXCEEDS_LINE_AMOUNT when the line has nothing left. The first reservation on an absent entry is one put.
+   * A reservation whose line is not known (it counts on every line as much as it could have taken from each): read,
+   * decided by the pure rule, written only if every line's count (and the shipping's) is still the one read; a lost
+   * race (another claim's progress on the order) reads again. The first reservation on an absent entry is one put.
    */
   const reserveWithLines = async (r: ReserveRequest, bounds: LineReserve): Promise<ReserveResult> => {
     let shaped = false;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
       const read0 = await read(r.orderId, r.scope);
       const entry = read0 ?? emptyLedgerEntry(r.orderId);
       const result = reserveRefund(entry, r.claimId, r.cents, r.orderCents, r.mode, bounds);
@@ -271,7 +335,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       }
     }
     throw new LedgerInvariantError(
-      `ledger ${r.orderId}: the reservation for ${r.claimId} kept losing races (${MAX_ATTEMPTS} attempts); the message is retried`,
+      `ledger ${r.orderId}: the reservation for ${r.claimId} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); the message is retried`,
     );
   };
 
@@ -336,12 +400,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
               ...(r.mode.approvedCount ? { ":n": r.mode.approvedCount } : {}),
             },
           };
-    return input as {
-      UpdateExpression: string;
-      ConditionExpression: string;
-      ExpressionAttributeNames: Record<string, string>;
-      ExpressionAttributeValues: Record<string, unknown>;
-    };
+    return input as UpdateInput;
   };
 
   /** Gives an order's item the empty shape (claims map, zero totals) without touching what it already holds. */
@@ -428,13 +487,21 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
         cents,
         orderCents,
         mode.kind === "approved" ? { kind: "approved" } : mode,
+        request.lines,
       );
       // More than the whole order (or the limit): no write can succeed, and on an absent item the condition would not see it.
-      if (!precheck.ok) return { ...precheck, entry: (await read(orderId, scope)) ?? emptyLedgerEntry(orderId) };
-      if (request.lines !== undefined) return reserveWithLines(request, request.lines);
+      if (!precheck.ok) {
+        // Refused as the entry stands, in the pure rule's order of checks (as the in-memory ledger answers).
+        const entry = (await read(orderId, scope)) ?? emptyLedgerEntry(orderId);
+        const refused = reserveRefund(entry, claimId, cents, orderCents, mode, request.lines);
+        // Shipping with the last line is refused on an empty entry and may fit the entry as it stands: written below.
+        if (!refused.ok) return refused;
+      }
+      if (request.lines !== undefined && request.lines.claimed === undefined)
+        return reserveWithLines(request, request.lines);
       // An approval decided on approvals the order held cannot be its first write.
-      if (absent.has(absentKey(orderId, scope)) && !(mode.kind === "approved" && mode.approvedCount)) {
-        const entry = await putFirst(request);
+      if (precheck.ok && absent.has(absentKey(orderId, scope)) && !(mode.kind === "approved" && mode.approvedCount)) {
+        const entry = await putFirst(request, precheck.entry);
         if (entry) return { ok: true, entry };
       }
       let shaped = false;
@@ -446,13 +513,13 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
           if (isConditionalCheckFailed(error)) {
             // The refusal for the entry as it stands now; if the entry changed so that the rule allows it, try again.
             const entry = (await read(orderId, scope)) ?? emptyLedgerEntry(orderId);
-            const result: ReserveResult = reserveRefund(entry, claimId, cents, orderCents, mode);
+            const result: ReserveResult = reserveRefund(entry, claimId, cents, orderCents, mode, request.lines);
             if (!result.ok) return result;
             continue;
           }
           const cause = (error as { cause?: unknown }).cause;
           if (shaped || !isMissingDocumentPath(cause)) throw error;
-          await ensureShape(orderId, scope);
+          await ensureShape(orderId, scope, request.lines !== undefined);
           shaped = true;
         }
       }

@@ -8,7 +8,7 @@ import type { OrderLineView } from "./order-view.ts";
 import { readOrder } from "./order-view.ts";
 import { currencyPolicy, refundableOf, returnWindowDays } from "./policy.ts";
 import type { ClaimReasonCode } from "./reason-codes.ts";
-import { assertLedgerEntry, reservedForClaim } from "./ledger.ts";
+import { assertLedgerEntry, reservedForClaim, type LedgerEntry } from "./ledger.ts";
 import { compare, describeMoney, max, money, parseMoney, subtract, sum, zero } from "./money.ts";
 
 // ---- layer 3 — order: an order is named and the context store knows it (the order handed in must be that order,
@@ -143,13 +143,35 @@ export const refundableBalance = check("refundable_balance", ["EXCEEDS_REFUNDABL
     orderAmount.currency,
     lines.map((l) => l.amount),
   );
-  return compare(amount, lineAmount) <= 0
+  if (compare(amount, lineAmount) > 0)
+    return fail(
+      "EXCEEDS_REFUNDABLE_BALANCE",
+      `Amount ${describeMoney(amount)} exceeds what was paid for line ${lines.map((l) => l.line_id).join(", ")} of order ${order.order_id} (${describeMoney(lineAmount)})`,
+    );
+  // Nor above what is left of them after other claims' refunds on them (the ledger's counts per line).
+  const heldByOthers = money(
+    lines.reduce((n, l) => n + lineHeldByOthers(s.input.ledgerEntry, s.input.claimId, l.line_id), 0),
+    orderAmount.currency,
+  );
+  const lineBalance = subtract(lineAmount, heldByOthers);
+  return compare(amount, lineBalance) <= 0
     ? PASSED
     : fail(
         "EXCEEDS_REFUNDABLE_BALANCE",
-        `Amount ${describeMoney(amount)} exceeds what was paid for line ${lines.map((l) => l.line_id).join(", ")} of order ${order.order_id} (${describeMoney(lineAmount)})`,
+        `Amount ${describeMoney(amount)} exceeds the refundable balance of line ${lines.map((l) => l.line_id).join(", ")} of order ${order.order_id} (${describeMoney(max(lineBalance, zero(lineBalance.currency)))}: paid ${describeMoney(lineAmount)}, already refunded ${describeMoney(heldByOthers)})`,
       );
 });
+
+/** What other claims than `claimId` count on the line in the ledger entry (0 on an order without line counts). */
+function lineHeldByOthers(entry: LedgerEntry | undefined, claimId: string | undefined, lineId: string): number {
+  const all = entry?.line_cents && Object.hasOwn(entry.line_cents, lineId) ? entry.line_cents[lineId]! : 0;
+  const held =
+    claimId !== undefined && entry?.claim_lines && Object.hasOwn(entry.claim_lines, claimId)
+      ? entry.claim_lines[claimId]!.lines
+      : undefined;
+  const own = held && Object.hasOwn(held, lineId) ? held[lineId]! : 0;
+  return all - own;
+}
 
 // ---- layer 8b — customer: an order bound to a customer is refunded only to that customer.
 

@@ -18,6 +18,7 @@ import { emptyLedgerEntry, parseCents } from "../../core/kernel/index.ts";
 import { parseMoney } from "../../core/kernel/money.ts";
 import { readOrder } from "../../core/kernel/order-view.ts";
 import { currencyPolicy, refundableOf } from "../../core/kernel/policy.ts";
+import { lineReserveOf } from "../../core/kernel/claim-lines.ts";
 import type { CustomerWindow, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { idempotencyKeyOf, KernelInputError, OrderDataError } from "../../core/integrity/index.ts";
@@ -204,8 +205,8 @@ function settling(s: Settling): Settling {
 }
 
 function reserving(s: Reserving): Reserving {
-  const { now, limitCents, current, raced, round, refund, order, orderCents } = s;
-  return { ...settling(s), now, limitCents, current, raced, round, refund, order, orderCents };
+  const { now, limitCents, current, raced, round, refund, order, orderCents, lines } = s;
+  return { ...settling(s), now, limitCents, current, raced, round, refund, order, orderCents, lines };
 }
 
 /** The claim must exist and belong to the message's decision flow; then its verdict, stored once per key, is read. */
@@ -300,7 +301,9 @@ function reserveOn(state: Round, order: Order | undefined, policy: KernelPolicy)
   const { now, current, raced } = state;
   const limitCents = bounds.limitMinor ?? state.limitCents;
   const base = { ...settling(state), now, limitCents, current, raced, round: state.round, refund };
-  const next: Reserving = { ...base, order, orderCents: bounds.orderMinor };
+  // On an order with lines, the ledger keeps the claim's line (and every line) at most what was paid for it.
+  const lines = lineReserveOf(order, record.claim, refund.amount_cents, policy.agent.contract);
+  const next: Reserving = { ...base, order, orderCents: bounds.orderMinor, lines };
   const limits = bounds.customerLimits;
   if (!limits || order.customer_id === undefined) return reserve(next, false);
   // The reservation is stamped with the decision's instant.
@@ -328,6 +331,7 @@ function reserve(state: Reserving, customer: boolean): KernelStep {
     cents: refund.amount_cents,
     orderCents: state.orderCents,
     mode: { kind: "automatic", limitCents: state.limitCents },
+    ...(state.lines ? { lines: state.lines } : {}),
     scope: record.simulation_id,
   };
   return askObserving({ kind: "reserve", request }, { ...reserving(state), at: "reserved", customer });
