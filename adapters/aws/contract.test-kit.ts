@@ -925,7 +925,9 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
       // The order has 51 900 left, the shirts' line 2 000: one cent more than the line is refused, whatever the order.
       const over = await reserveLines(ledger, "clm_b", 2_001, onLine({ l2: 2_001 }));
       expect(over).toMatchObject({ ok: false, code: "EXCEEDS_LINE_AMOUNT", entry: { refunded_cents: 2_000 } });
-      expect(over.ok ? "" : over.message).toMatch(/line l2 of order ord_L exceeds what was paid for it \(4000; already refunded 2000\)/);
+      expect(over.ok ? "" : over.message).toMatch(
+        /line l2 of order ord_L exceeds what was paid for it \(4000; already refunded 2000\)/,
+      );
       // A person's approval never passes a line either.
       expect(await reserveLines(ledger, "clm_b", 2_001, onLine({ l2: 2_001 }), APPROVED)).toMatchObject({
         ok: false,

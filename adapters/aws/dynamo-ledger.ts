@@ -203,7 +203,9 @@ function withKnownLines(input: UpdateInput, bounds: LineReserve, cents: number) 
       names[`#m${j}`] = lineId;
       const need = paid - (bounds.claimed?.[lineId] ?? 0);
       conditions.push(
-        need === 0 ? `(attribute_not_exists(line_cents.#m${j}) OR line_cents.#m${j} = :lz)` : `line_cents.#m${j} = :mn${j}`,
+        need === 0
+          ? `(attribute_not_exists(line_cents.#m${j}) OR line_cents.#m${j} = :lz)`
+          : `line_cents.#m${j} = :mn${j}`,
       );
       if (need !== 0) values[`:mn${j}`] = need;
     });
@@ -412,7 +414,9 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
           Key: keyOf(orderId, scope),
           UpdateExpression:
             "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)" +
-            (lines ? ", line_cents = if_not_exists(line_cents, :empty), claim_lines = if_not_exists(claim_lines, :empty)" : ""),
+            (lines
+              ? ", line_cents = if_not_exists(line_cents, :empty), claim_lines = if_not_exists(claim_lines, :empty)"
+              : ""),
           ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0 },
         }),
       ),
@@ -623,10 +627,11 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
         const cents = entry ? reservedForClaim(entry, claimId) : undefined;
         if (cents === undefined && refundReleased(entry, claimId)) return;
         const approved = (entry?.approved ?? []).includes(claimId);
-        const held = entry?.claim_lines && Object.hasOwn(entry.claim_lines, claimId) ? entry.claim_lines[claimId] : undefined;
+        const held =
+          entry?.claim_lines && Object.hasOwn(entry.claim_lines, claimId) ? entry.claim_lines[claimId] : undefined;
         const heldLines = Object.entries(held?.lines ?? {});
         // The claim's counts on the order's lines and shipping go with it (written with its reservation).
-        const lineSets = heldLines.map(([, minor], i) => `line_cents.#l${i} = line_cents.#l${i} - :l${i}`);
+        const lineSets = heldLines.map((_held, i) => `line_cents.#l${i} = line_cents.#l${i} - :l${i}`);
         if (held?.shipping) lineSets.push("shipping_cents = shipping_cents - :ls");
         const lineSet = held ? ` REMOVE claim_lines.#cid${lineSets.length ? ` SET ${lineSets.join(", ")}` : ""}` : "";
         const lineNames = Object.fromEntries(heldLines.map(([lineId], i) => [`#l${i}`, lineId]));
@@ -647,11 +652,13 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
                       ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":cids": new Set([claimId]) },
                     }
                   : {
-                      UpdateExpression:
-                        (approved
-                          ? "REMOVE claims.#cid ADD refunded_cents :neg, released :cids DELETE approved :cids"
-                          : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids"
-                        ).replace("REMOVE claims.#cid", lineSet ? `REMOVE claims.#cid,${lineSet.slice(7)}` : "REMOVE claims.#cid"),
+                      UpdateExpression: (approved
+                        ? "REMOVE claims.#cid ADD refunded_cents :neg, released :cids DELETE approved :cids"
+                        : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids"
+                      ).replace(
+                        "REMOVE claims.#cid",
+                        lineSet ? `REMOVE claims.#cid,${lineSet.slice(7)}` : "REMOVE claims.#cid",
+                      ),
                       ConditionExpression: "claims.#cid = :c",
                       ExpressionAttributeValues: {
                         ":c": cents,

@@ -60,7 +60,12 @@ export const LedgerEntrySchema = z
     /** Of `refunded_cents`, at most what was refunded for shipping (only with the last line, `refund_shipping`). */
     shipping_cents: z.number().int().nonnegative().optional(),
     /** What each claim added to `line_cents` and `shipping_cents`, so a released claim gives back exactly that. */
-    claim_lines: z.record(z.string(), z.lazy(() => ClaimLinesSchema)).optional(),
+    claim_lines: z
+      .record(
+        z.string(),
+        z.lazy(() => ClaimLinesSchema),
+      )
+      .optional(),
   })
   .strict();
 
@@ -236,7 +241,9 @@ function assertLineCounts(entry: LedgerEntry): void {
   let shipping = 0;
   for (const [claimId, held] of Object.entries(entry.claim_lines ?? {})) {
     if (reservedForClaim(entry, claimId) === undefined)
-      throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: claim ${claimId} counts on lines without a reservation`);
+      throw new LedgerInvariantError(
+        `ledger entry for ${entry.order_id}: claim ${claimId} counts on lines without a reservation`,
+      );
     for (const [lineId, minor] of Object.entries(held.lines)) lines[lineId] = (lines[lineId] ?? 0) + minor;
     shipping += held.shipping ?? 0;
   }
@@ -296,7 +303,9 @@ export function lineCharge(
   }
   const shipping = cents - onLines;
   if (shipping < 0)
-    throw new LedgerInvariantError(`reserveRefund: the claimed lines add up to ${onLines}, more than ${cents} reserved`);
+    throw new LedgerInvariantError(
+      `reserveRefund: the claimed lines add up to ${onLines}, more than ${cents} reserved`,
+    );
   if (shipping > 0) {
     const why =
       bounds.shipping === 0
@@ -341,8 +350,17 @@ const sortedWithout = (list: readonly string[] | undefined, remove: string) => (
 
 /** Drops empty optional lists and a zero automatic total, so entries compare equal however they were built. */
 function normalised(entry: LedgerEntry): LedgerEntry {
-  const { automatic_cents, approved, pending_reviews, decisions, released, line_cents, shipping_cents, claim_lines, ...rest } =
-    entry;
+  const {
+    automatic_cents,
+    approved,
+    pending_reviews,
+    decisions,
+    released,
+    line_cents,
+    shipping_cents,
+    claim_lines,
+    ...rest
+  } = entry;
   const lines = Object.entries(line_cents ?? {}).filter(([, m]) => m > 0);
   return {
     ...rest,
@@ -460,7 +478,12 @@ export function reserveRefund(
   const onLines = charged?.ok ? charged.charge : undefined;
   const claim_lines = { ...(entry.claim_lines ?? {}) };
   if (onLines)
-    Object.defineProperty(claim_lines, claimId, { value: onLines, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(claim_lines, claimId, {
+      value: onLines,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return {
     ok: true,
     entry: normalised({

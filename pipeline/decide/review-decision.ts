@@ -149,7 +149,10 @@ export function approvalReserved(
   if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && refundReleased(result.entry, claimId)) return { ok: true };
   return {
     ok: false,
-    code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code,
+    code:
+      result.code === "EXCEEDS_ORDER_AMOUNT" || result.code === "EXCEEDS_LINE_AMOUNT"
+        ? "EXCEEDS_REFUNDABLE_BALANCE"
+        : result.code,
     message: result.message,
   };
 }
