@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { isCurrencyCode } from "../integrity/currency.ts";
 import { parseIsoMs } from "../integrity/time.ts";
 
 /** ISO-8601 timestamp or date (e.g. `2026-05-20` or `2026-05-20T10:00:00Z`); one without an offset is UTC. */
@@ -109,6 +110,13 @@ export function orderIdPathProblem(orderId: string): string | undefined {
 export const IntakeClaimSchema = ClaimSchema.superRefine((claim, ctx) => {
   const problem = orderIdPathProblem(claim.order_id);
   if (problem) ctx.addIssue({ code: "custom", path: ["order_id"], message: problem });
+  // A claim's currency is an ISO 4217 code (any case): the kernel rejects one other than the order's (CURRENCY_MISMATCH).
+  if (claim.currency?.length === 3 && !isCurrencyCode(claim.currency.toUpperCase()))
+    ctx.addIssue({
+      code: "custom",
+      path: ["currency"],
+      message: `${JSON.stringify(claim.currency)} is not an ISO 4217 currency code (e.g. EUR, USD, JPY)`,
+    });
 });
 
 /** A structured claim after validation. */

@@ -2,7 +2,7 @@
 // amount (6), the refundable balance (7) and its customer (8b) — every one of them can only REJECT.
 import { KernelInputError } from "../integrity/errors.ts";
 import { DAY_MS, formatDuration, parseIsoMs } from "../integrity/time.ts";
-import { check, fail, PASSED, passWith, show, subjectOf, type CheckResult } from "./kernel-state.ts";
+import { check, fail, PASSED, passWith, show, SKIPPED, subjectOf, type CheckResult } from "./kernel-state.ts";
 import { claimLines } from "./claim-lines.ts";
 import type { OrderLineView } from "./order-view.ts";
 import { readOrder } from "./order-view.ts";
@@ -172,6 +172,22 @@ function lineHeldByOthers(entry: LedgerEntry | undefined, claimId: string | unde
   const own = held && Object.hasOwn(held, lineId) ? held[lineId]! : 0;
   return all - own;
 }
+
+// ---- layer 8c — claim currency: a claim that names a currency names the order's (there is no FX anywhere money
+// moves). Not traced when the claim names none, nor when an EUR order's claim names EUR (recorded traces replay as
+// they were).
+
+export const currencyMatch = check("currency_match", ["CURRENCY_MISMATCH"], (s) => {
+  const { order, view } = subjectOf(s);
+  const named = s.input.claim.currency;
+  if (named === undefined) return SKIPPED;
+  const same = named.trim().toUpperCase() === view.currency;
+  if (same) return view.currency === "EUR" ? SKIPPED : PASSED;
+  return fail(
+    "CURRENCY_MISMATCH",
+    `Claim is in ${show(named)}, order ${order.order_id} in ${view.currency}: a claim is refunded only in the order's currency`,
+  );
+});
 
 // ---- layer 8b — customer: an order bound to a customer is refunded only to that customer.
 

@@ -773,6 +773,14 @@ const rows: Row[] = [
     "CUSTOMER_MISMATCH",
   ],
   [
+    "order: a claim in another currency than the order's rejects before low confidence escalates",
+    () => ({
+      proposal: proposal({ confidence: 0.2 }),
+      claim: { ...claimFor("ord_001", 299.99), currency: "USD" },
+    }),
+    "CURRENCY_MISMATCH",
+  ],
+  [
     "order: above the limit and purchased in the future reports the date first",
     () => ({
       ...scenario(ORDERS.ord_002, 1200),
@@ -842,6 +850,7 @@ describe("the kernel table", () => {
       6,
       7,
       8.5,
+      8.6,
       9,
       9.5,
       9.7,
@@ -890,6 +899,7 @@ describe("the kernel table", () => {
       ["amount_valid"],
       ["refundable_balance"],
       ["customer_match"],
+      ["currency_match"],
       ["policy_kind_escalation", "confidence"],
       ["customer_verified"],
       ["line_known"],
@@ -903,8 +913,8 @@ describe("the kernel table", () => {
     ];
     expect(KERNEL_TABLE.map((row) => row.checks.map((c) => c.name))).toEqual(names);
     // On an order of one line in EUR (every order recorded before lines), line_known and currency_in_policy are not
-    // run and not traced: recorded traces stay as they were.
-    const lineChecks = new Set(["line_known", "currency_in_policy"]);
+    // run and not traced: recorded traces stay as they were; nor is currency_match for a claim naming no currency.
+    const lineChecks = new Set(["line_known", "currency_in_policy", "currency_match"]);
     // With a customer limit and an order bound to a customer every other check runs.
     const bound = decideClaim(input({ ...customerCase(0, 0, 299.99), dfid: DFID }));
     expect(bound.checks).toEqual(

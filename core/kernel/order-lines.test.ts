@@ -44,8 +44,14 @@ const TV_AND_SHIRTS: Order = {
   ],
 };
 
-function decide(order: Order, category: string, amount: number, over: Partial<DecideClaimInput> = {}) {
-  const claim: Claim = { order_id: order.order_id, amount_eur: amount, category, reason: "broken" };
+function decide(
+  order: Order,
+  category: string,
+  amount: number,
+  over: Partial<DecideClaimInput> = {},
+  claimOver: Partial<Claim> = {},
+) {
+  const claim: Claim = { order_id: order.order_id, amount_eur: amount, category, reason: "broken", ...claimOver };
   const proposal = buildProposal({
     dfid: "dfid_1",
     agentId: responsibility.agent_id,
@@ -87,6 +93,43 @@ describe("the kernel on an order with lines", () => {
     const v = decide(within, "clothing", 40.01);
     expect(v).toMatchObject({ verdict: "REJECT", reason_code: "EXCEEDS_REFUNDABLE_BALANCE" });
     expect(v.reason).toMatch(/what was paid for line l2 of order ord_100 \(40\.0 USD\)/);
+  });
+
+  it("judges a line's balance over claims: what other claims refunded on it (the ledger's line counts), never its own", () => {
+    const within = { ...TV_AND_SHIRTS, purchase_date: iso(RECEIVED_MS - 3 * DAY_MS) };
+    const ledgerEntry = {
+      ...emptyLedgerEntry("ord_100"),
+      refunded_cents: 3_000,
+      claims: { clm_other: 3_000 },
+      automatic_cents: 3_000,
+      line_cents: { l2: 3_000 },
+      claim_lines: { clm_other: { lines: { l2: 3_000 } } },
+    };
+    expect(decide(within, "clothing", 10, { ledgerEntry, claimId: "clm_me" }).verdict).toBe("ACCEPT");
+    const v = decide(within, "clothing", 10.01, { ledgerEntry, claimId: "clm_me" });
+    expect(v).toMatchObject({ verdict: "REJECT", reason_code: "EXCEEDS_REFUNDABLE_BALANCE" });
+    expect(v.reason).toMatch(
+      /refundable balance of line l2 of order ord_100 \(10\.0 USD: paid 40\.0 USD, already refunded 30\.0 USD\)/,
+    );
+    // The claim's own reservation (a redelivery deciding again) does not count against it.
+    expect(decide(within, "clothing", 30, { ledgerEntry, claimId: "clm_other" }).verdict).toBe("ACCEPT");
+    // The TV's line is its own.
+    expect(decide(within, "electronics", 499, { ledgerEntry, claimId: "clm_me" }).verdict).toBe("ACCEPT");
+  });
+
+  it("rejects CURRENCY_MISMATCH a claim in another currency than the order's, and never traces an EUR claim on an EUR order", () => {
+    const within = { ...TV_AND_SHIRTS, purchase_date: iso(RECEIVED_MS - 3 * DAY_MS) };
+    const v = decide(within, "clothing", 40, {}, { currency: "EUR" });
+    expect(v).toMatchObject({ verdict: "REJECT", reason_code: "CURRENCY_MISMATCH", layer: 8.6 });
+    expect(v.reason).toBe("Claim is in 'EUR', order ord_100 in USD: a claim is refunded only in the order's currency");
+    const usd = decide(within, "clothing", 40, {}, { currency: "usd" });
+    expect(usd.verdict).toBe("ACCEPT");
+    expect(usd.checks).toContainEqual(expect.objectContaining({ name: "currency_match", passed: true }));
+    const eurOrder: Order = { ...within, currency: "EUR" };
+    const eur = decide(eurOrder, "clothing", 40, {}, { currency: "EUR" });
+    expect(eur.verdict).toBe("ACCEPT");
+    expect(eur.checks.map((c) => c.name)).not.toContain("currency_match");
+    expect(decide(eurOrder, "clothing", 40, {}, { currency: "JPY" }).reason_code).toBe("CURRENCY_MISMATCH");
   });
 
   it("counts the order's balance in its own currency, without shipping unless the policy refunds it", () => {

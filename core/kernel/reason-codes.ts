@@ -3,7 +3,7 @@ import * as z from "zod";
 import type { VerdictKind } from "../integrity/verdict.ts";
 
 /**
- * The kernel layers by number (8b, 9b, 9c, 10b, 10c, 10d, 10e and 11b are 8.5, 9.5, 9.7, 10.5, 10.6, 10.7, 10.8 and 11.5), plus the pass row. The order they run in
+ * The kernel layers by number (8b, 8c, 9b, 9c, 10b, 10c, 10d, 10e and 11b are 8.5, 8.6, 9.5, 9.7, 10.5, 10.6, 10.7, 10.8 and 11.5), plus the pass row. The order they run in
  * is the kernel's table (`KERNEL_TABLE` in kernel.ts): alignment (8) runs right after the schema (1).
  */
 export const KERNEL_LAYERS = {
@@ -16,6 +16,7 @@ export const KERNEL_LAYERS = {
   7: "balance",
   8: "alignment",
   8.5: "customer",
+  8.6: "claim_currency",
   9: "uncertainty",
   9.5: "customer_unverified",
   9.7: "line",
@@ -55,6 +56,7 @@ export const REASON_CODES = {
   EXCEEDS_REFUNDABLE_BALANCE: { layer: 7, verdict: "REJECT" },
   PROPOSAL_MISMATCH: { layer: 8, verdict: "ESCALATE" },
   CUSTOMER_MISMATCH: { layer: 8.5, verdict: "REJECT" },
+  CURRENCY_MISMATCH: { layer: 8.6, verdict: "REJECT" },
   AGENT_REQUESTED_ESCALATION: { layer: 9, verdict: "ESCALATE" },
   REPLACEMENT_REQUIRES_REVIEW: { layer: 9, verdict: "ESCALATE" },
   LOW_CONFIDENCE: { layer: 9, verdict: "ESCALATE" },
@@ -107,6 +109,8 @@ const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   INVALID_AMOUNT: "The amount in your claim is not a valid refund amount.",
   EXCEEDS_REFUNDABLE_BALANCE: "The amount requested is more than can still be refunded on this order.",
   CUSTOMER_MISMATCH: "This order is not registered to the customer named in the claim.",
+  CURRENCY_MISMATCH:
+    "Your claim is in another currency than the order was paid in. Please submit it again in the order's currency.",
   PROPOSAL_MISMATCH: "Your claim needs a closer look; a member of our team will review it.",
   AGENT_REQUESTED_ESCALATION: "Your claim needs a closer look; a member of our team will review it.",
   REPLACEMENT_REQUIRES_REVIEW: "Your claim needs a closer look; a member of our team will review it.",

@@ -75,6 +75,20 @@ describe("what intake refuses that would name a path", () => {
       expect(toInputIssues(parsed.error)).toEqual([{ path, message: expect.stringMatching(message) }]);
   });
 
+  it.each([["XYZ"], ["EU"], ["€€€"]])(
+    "refuses a claim currency %j that is not ISO 4217, naming claim.currency",
+    (currency) => {
+      const parsed = SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, currency } });
+      expect(parsed.success).toBe(false);
+      if (!parsed.success) expect(toInputIssues(parsed.error).map((i) => i.path)).toEqual(["claim.currency"]);
+    },
+  );
+
+  it("takes a claim currency in any case (the kernel compares it with the order's)", () => {
+    for (const currency of ["USD", "jpy", "Kwd"])
+      expect(SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, currency } }).success).toBe(true);
+  });
+
   it("takes ids with dots that name no folder", () => {
     expect(
       SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, order_id: "ord.1" }, simulation_id: "run...1" }).success,
