@@ -68,6 +68,27 @@ describe("refunds per line", () => {
     expect((await p.deps.ledger.get("ord_lines"))?.line_cents).toEqual({ l2: 3_000 });
   });
 
+  it("reserves a claim that names its line and units on that line, whatever its category says", async () => {
+    const p = pipeline();
+    const one = { claim: { ...claim("electronics", 20).claim, lines: [{ line_id: "l2", quantity: 1 }] } };
+    expect((await p.decide(one, { claimId: "clm_one" })).record?.verdict).toBe("ACCEPT");
+    expect((await p.deps.ledger.get("ord_lines"))?.claim_lines).toEqual({ clm_one: { lines: { l2: 2_000 } } });
+    const unknown = { claim: { ...claim("clothing", 5).claim, lines: [{ line_id: "l3" }] } };
+    expect((await p.decide(unknown, { claimId: "clm_unknown" })).record).toMatchObject({
+      verdict: "REJECT",
+      reason_code: "LINE_NOT_IN_ORDER",
+    });
+    // Both lines: 499 on the TV, the other 20 on the shirts' 20 left.
+    const both = { claim: { ...claim("electronics", 519).claim, lines: [{ line_id: "l1" }, { line_id: "l2" }] } };
+    const { record } = await p.decide(both, { claimId: "clm_both" });
+    // Above the 500 automatic limit with the 20 refunded: a person decides, and nothing is reserved yet.
+    expect(record).toMatchObject({ verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" });
+    expect((await decideReview("clm_both", { decision: "APPROVE", reviewer: "r" }, p.deps)).ok).toBe(true);
+    const entry = (await p.deps.ledger.get("ord_lines"))!;
+    expect(entry).toMatchObject({ refunded_cents: 53_900, line_cents: { l1: 49_900, l2: 4_000 } });
+    expect(entry.claim_lines?.clm_both).toEqual({ lines: { l1: 49_900, l2: 2_000 } });
+  });
+
   it("a person's approval of a claim whose line is not known counts on every line", async () => {
     const p = pipeline();
     // 'home' matches no line of the order: only a person can say which item is meant.

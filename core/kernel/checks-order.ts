@@ -2,8 +2,19 @@
 // amount (6), the refundable balance (7) and its customer (8b) — every one of them can only REJECT.
 import { KernelInputError } from "../integrity/errors.ts";
 import { DAY_MS, formatDuration, parseIsoMs } from "../integrity/time.ts";
-import { check, fail, PASSED, passWith, show, SKIPPED, subjectOf, type CheckResult } from "./kernel-state.ts";
-import { claimLines } from "./claim-lines.ts";
+import {
+  check,
+  fail,
+  PASSED,
+  passWith,
+  show,
+  SKIPPED,
+  subjectOf,
+  type CheckResult,
+  type KernelState,
+} from "./kernel-state.ts";
+import { allocate, claimLines, namedLines } from "./claim-lines.ts";
+import type { NamedLines } from "./claim-lines.ts";
 import type { OrderLineView } from "./order-view.ts";
 import { readOrder } from "./order-view.ts";
 import { currencyPolicy, refundableOf, returnWindowDays } from "./policy.ts";
@@ -46,9 +57,21 @@ export const orderExists = check(
     }
     const orderAmount = refundableOf(view, contract);
     const policy = currencyPolicy(contract, view.currency);
-    return passWith({ subject: { order, view, purchaseMs, orderAmount, lines: claimLines(view, claim), policy } });
+    const named = namedLines(view, claim);
+    return passWith({
+      subject: { order, view, purchaseMs, orderAmount, lines: claimLines(view, claim), policy, named },
+    });
   },
 );
+
+// ---- layer 3 — the claim's lines: a claim that names lines names lines of the order, at most the units bought. Not
+// run (nor traced) for a claim in today's form.
+
+export const linesInOrder = check("lines_in_order", ["LINE_NOT_IN_ORDER"], (s) => {
+  const { named } = subjectOf(s);
+  if (named === undefined) return SKIPPED;
+  return named.ok ? PASSED : fail("LINE_NOT_IN_ORDER", `Claim names ${named.problem}`);
+});
 
 // ---- layer 4 — category: the ORDER's category (never the claim's) is refundable, and this agent may refund it. The
 // claim's lines are checked (core/kernel/order-view.ts); a claim whose line is not known yet (LINE_AMBIGUOUS) is
@@ -56,7 +79,7 @@ export const orderExists = check(
 
 export const categoryAllowed = check("category_allowed", ["CATEGORY_NOT_ALLOWED"], (s) => {
   const allowed = s.input.contract.allowed_refund_categories;
-  return firstFailing(subjectOf(s).lines, ({ category }) =>
+  return firstFailing(subjectOf(s), ({ category }) =>
     allowed.includes(category)
       ? PASSED
       : fail("CATEGORY_NOT_ALLOWED", `Category '${category}' not in allowed_refund_categories [${allowed.join(", ")}]`),
@@ -65,7 +88,7 @@ export const categoryAllowed = check("category_allowed", ["CATEGORY_NOT_ALLOWED"
 
 export const categoryAuthorised = check("category_authorised", ["CATEGORY_NOT_AUTHORISED"], (s) => {
   const { authorized_categories: authorised, agent_id } = s.input.responsibility;
-  return firstFailing(subjectOf(s).lines, ({ category }) =>
+  return firstFailing(subjectOf(s), ({ category }) =>
     authorised.length === 0 || authorised.includes(category)
       ? PASSED
       : fail(
@@ -79,9 +102,9 @@ export const categoryAuthorised = check("category_authorised", ["CATEGORY_NOT_AU
 // category's entry) × 24 h before the claim's receipt.
 
 export const returnWindow = check("return_window", ["OUTSIDE_RETURN_WINDOW"], (s) => {
-  const { order, purchaseMs, lines } = subjectOf(s);
+  const { order, purchaseMs } = subjectOf(s);
   const elapsedMs = s.receivedMs - purchaseMs;
-  return firstFailing(lines, ({ category }) => {
+  return firstFailing(subjectOf(s), ({ category }) => {
     const days = returnWindowDays(s.input.contract, category);
     return elapsedMs <= days * DAY_MS
       ? PASSED
@@ -93,20 +116,22 @@ export const returnWindow = check("return_window", ["OUTSIDE_RETURN_WINDOW"], (s
 });
 
 /**
- * PASSED when one of `lines` passes `run` (a claim whose line is known has one), else the first line's failure: a
- * claim whose line is ambiguous is rejected only when no candidate line could be refunded.
+ * PASSED when one of the claim's lines passes `run` (a claim whose line is known has one), else the first line's
+ * failure: a claim whose line is ambiguous is rejected only when no candidate line could be refunded. A claim that
+ * names its lines passes only when every one of them does (the first failing line decides the claim).
  */
 function firstFailing(
-  lines: readonly OrderLineView[],
+  subject: { lines: readonly OrderLineView[]; named?: NamedLines | undefined },
   run: (line: OrderLineView) => CheckResult<ClaimReasonCode>,
 ): CheckResult<ClaimReasonCode> {
   let first: CheckResult<ClaimReasonCode> | undefined;
-  for (const line of lines) {
+  for (const line of subject.lines) {
     const result = run(line);
-    if (result.outcome !== "fail") return PASSED;
+    if (subject.named?.ok && result.outcome === "fail") return result;
+    if (!subject.named?.ok && result.outcome !== "fail") return PASSED;
     first ??= result;
   }
-  return first ?? PASSED;
+  return subject.named?.ok ? PASSED : (first ?? PASSED);
 }
 
 // ---- layer 6 — amount: a positive JSON number exact to the cent. An approval may grant less than proposed (never
@@ -137,6 +162,8 @@ export const refundableBalance = check("refundable_balance", ["EXCEEDS_REFUNDABL
       "EXCEEDS_REFUNDABLE_BALANCE",
       `Amount ${describeMoney(amount)} exceeds the refundable balance of order ${order.order_id} (${describeMoney(max(balance, zero(balance.currency)))}: order ${describeMoney(orderAmount)}, already refunded ${describeMoney(refundedByOthers)})`,
     );
+  const { named } = subjectOf(s);
+  if (named?.ok) return namedLinesBalance(s, named);
   // Never above the claim's line(s): what they were paid (an order of one line: the order, checked above).
   const lines = subjectOf(s).lines;
   const lineAmount = sum(
@@ -161,6 +188,36 @@ export const refundableBalance = check("refundable_balance", ["EXCEEDS_REFUNDABL
         `Amount ${describeMoney(amount)} exceeds the refundable balance of line ${lines.map((l) => l.line_id).join(", ")} of order ${order.order_id} (${describeMoney(max(lineBalance, zero(lineBalance.currency)))}: paid ${describeMoney(lineAmount)}, already refunded ${describeMoney(heldByOthers)})`,
       );
 });
+
+/**
+ * A claim naming lines: at most what its units cost, and each line's part of the amount (`allocate`, as the ledger
+ * reserves it) at most what is left of the line after other claims' refunds on it.
+ */
+function namedLinesBalance(s: KernelState, named: Extract<NamedLines, { ok: true }>): CheckResult<ClaimReasonCode> {
+  const { order, orderAmount } = subjectOf(s);
+  const amount = s.amount!;
+  const currency = orderAmount.currency;
+  const cost = money(
+    named.lines.reduce((n, l) => n + l.cost, 0),
+    currency,
+  );
+  const which = named.lines.map((l) => `${l.units} × ${l.line.line_id}`).join(", ");
+  if (compare(amount, cost) > 0)
+    return fail(
+      "EXCEEDS_REFUNDABLE_BALANCE",
+      `Amount ${describeMoney(amount)} exceeds what the claimed units cost (${which} of order ${order.order_id}: ${describeMoney(cost)})`,
+    );
+  for (const [lineId, take] of allocate(amount.minor, named)) {
+    const line = named.lines.find((l) => l.line.line_id === lineId)!.line;
+    const held = lineHeldByOthers(s.input.ledgerEntry, s.input.claimId, lineId);
+    if (take > line.amount.minor - held)
+      return fail(
+        "EXCEEDS_REFUNDABLE_BALANCE",
+        `Amount ${describeMoney(money(take, currency))} on line ${lineId} of order ${order.order_id} exceeds its refundable balance (${describeMoney(max(money(line.amount.minor - held, currency), zero(currency)))}: paid ${describeMoney(line.amount)}, already refunded ${describeMoney(money(held, currency))})`,
+      );
+  }
+  return PASSED;
+}
 
 /** What other claims than `claimId` count on the line in the ledger entry (0 on an order without line counts). */
 function lineHeldByOthers(entry: LedgerEntry | undefined, claimId: string | undefined, lineId: string): number {

@@ -11,6 +11,7 @@ import type { CustomerLimitsCents, CustomerWindow } from "./customer-window.ts";
 import type { LedgerEntry } from "./ledger.ts";
 import type { Money } from "./money.ts";
 import type { OrderLineView, OrderView } from "./order-view.ts";
+import type { NamedLines } from "./claim-lines.ts";
 import type { CurrencyPolicy } from "./policy.ts";
 import type { ClaimReasonCode, KERNEL_LAYERS, KernelLayerId } from "./reason-codes.ts";
 
@@ -92,6 +93,11 @@ export type KernelSubject = {
   readonly orderAmount: Money;
   /** The lines the claim is about: one, or several when only a person can tell which (LINE_AMBIGUOUS). */
   readonly lines: readonly OrderLineView[];
+  /**
+   * The lines the claim names (`claim.lines`), each with the units claimed and what they cost; the problem when one
+   * is not a line of the order or claims more units than were bought (LINE_NOT_IN_ORDER). Absent: today's form.
+   */
+  readonly named?: NamedLines | undefined;
   /** The bounds of the order's currency, or undefined when the policy has none (CURRENCY_NOT_IN_POLICY). */
   readonly policy: CurrencyPolicy | undefined;
 };

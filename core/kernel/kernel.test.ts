@@ -773,6 +773,14 @@ const rows: Row[] = [
     "CUSTOMER_MISMATCH",
   ],
   [
+    "order: a claim naming a line the order does not have rejects before the category would",
+    () => ({
+      ...scenario({ ...ORDERS.ord_001, category: "gift_cards" }, 100),
+      claim: { ...claimFor("ord_001", 100), lines: [{ line_id: "l9" }] },
+    }),
+    "LINE_NOT_IN_ORDER",
+  ],
+  [
     "order: a claim in another currency than the order's rejects before low confidence escalates",
     () => ({
       proposal: proposal({ confidence: 0.2 }),
@@ -893,7 +901,7 @@ describe("the kernel table", () => {
       ["proposal_schema", "idempotency_key", "proposal_id", "policy_kind", "agent_registered", "agent_authorised"],
       ["flow_alignment", "order_alignment", "amount_alignment"],
       ["ttl"],
-      ["order_id_present", "order_exists"],
+      ["order_id_present", "order_exists", "lines_in_order"],
       ["category_allowed", "category_authorised"],
       ["return_window"],
       ["amount_valid"],
@@ -914,7 +922,7 @@ describe("the kernel table", () => {
     expect(KERNEL_TABLE.map((row) => row.checks.map((c) => c.name))).toEqual(names);
     // On an order of one line in EUR (every order recorded before lines), line_known and currency_in_policy are not
     // run and not traced: recorded traces stay as they were; nor is currency_match for a claim naming no currency.
-    const lineChecks = new Set(["line_known", "currency_in_policy", "currency_match"]);
+    const lineChecks = new Set(["line_known", "currency_in_policy", "currency_match", "lines_in_order"]);
     // With a customer limit and an order bound to a customer every other check runs.
     const bound = decideClaim(input({ ...customerCase(0, 0, 299.99), dfid: DFID }));
     expect(bound.checks).toEqual(

@@ -25,10 +25,13 @@ const basketArb = fc
   .record({
     currency: fc.constantFrom(...CURRENCIES),
     // Paid per line in minor units (1 yen … 5,000 dinars), units bought.
-    lines: fc.array(fc.record({ paid: fc.integer({ min: 1, max: 5_000_000 }), quantity: fc.integer({ min: 1, max: 4 }) }), {
-      minLength: 1,
-      maxLength: 5,
-    }),
+    lines: fc.array(
+      fc.record({ paid: fc.integer({ min: 1, max: 5_000_000 }), quantity: fc.integer({ min: 1, max: 4 }) }),
+      {
+        minLength: 1,
+        maxLength: 5,
+      },
+    ),
     shipping: fc.integer({ min: 0, max: 20_000 }),
     refundShipping: fc.boolean(),
     steps: fc.array(
@@ -66,7 +69,8 @@ function checkEntry(entry: LedgerEntry, paid: Record<string, number>, refundable
   }
   ok(entry.refunded_cents <= refundable, `order: ${entry.refunded_cents} refunded of ${refundable}`);
   ok((entry.shipping_cents ?? 0) <= shipping, `shipping: ${entry.shipping_cents} refunded of ${shipping} refundable`);
-  for (const cents of Object.values(entry.claims)) ok(Number.isSafeInteger(cents) && cents > 0, `a claim holds ${cents}`);
+  for (const cents of Object.values(entry.claims))
+    ok(Number.isSafeInteger(cents) && cents > 0, `a claim holds ${cents}`);
 }
 
 describe("money on orders with lines, over random baskets", () => {
@@ -162,7 +166,10 @@ describe("money on orders with lines, over random baskets", () => {
           const fits =
             before.length + 1 <= own.maxRefunds && before.reduce((a, r) => a + r.cents, 0) + cents <= own.maxCents;
           // Decided on its own currency's reservations only: accepted exactly when they leave room.
-          ok(result.ok === fits, `${step.currency} reservation ${i}: ${result.ok ? "accepted" : "refused"}, fits ${fits}`);
+          ok(
+            result.ok === fits,
+            `${step.currency} reservation ${i}: ${result.ok ? "accepted" : "refused"}, fits ${fits}`,
+          );
           if (result.ok) window = result.window;
         });
         for (const c of CURRENCIES) {

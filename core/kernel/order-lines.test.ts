@@ -9,6 +9,7 @@ import { DAY_MS } from "../integrity/time.ts";
 import { testResponsibility } from "./contract.test-kit.ts";
 import { decideClaim, triageClaim, type DecideClaimInput } from "./kernel.ts";
 import { emptyLedgerEntry } from "./ledger.ts";
+import { lineReserveOf } from "./claim-lines.ts";
 import { reviewFacts } from "./review-facts.ts";
 
 const RECEIVED_MS = Date.parse("2026-11-30T10:00:00.000Z");
@@ -130,6 +131,60 @@ describe("the kernel on an order with lines", () => {
     expect(eur.verdict).toBe("ACCEPT");
     expect(eur.checks.map((c) => c.name)).not.toContain("currency_match");
     expect(decide(eurOrder, "clothing", 40, {}, { currency: "JPY" }).reason_code).toBe("CURRENCY_MISMATCH");
+  });
+
+  it("judges a claim that names its line and units: at most what those units cost", () => {
+    const within = { ...TV_AND_SHIRTS, purchase_date: iso(RECEIVED_MS - 3 * DAY_MS) };
+    // Category says nothing here: the named line decides (one shirt of two: 20.00).
+    const one = { lines: [{ line_id: "l2", quantity: 1 }] };
+    expect(decide(within, "electronics", 20, {}, one).verdict).toBe("ACCEPT");
+    const v = decide(within, "electronics", 20.01, {}, one);
+    expect(v).toMatchObject({ verdict: "REJECT", reason_code: "EXCEEDS_REFUNDABLE_BALANCE" });
+    expect(v.reason).toMatch(/what the claimed units cost \(1 × l2 of order ord_100: 20\.0 USD\)/);
+    // All units by default.
+    expect(decide(within, "x", 40, {}, { lines: [{ line_id: "l2" }] }).verdict).toBe("ACCEPT");
+  });
+
+  it("rejects LINE_NOT_IN_ORDER a line the order does not have, or more units than were bought", () => {
+    const unknown = decide(TV_AND_SHIRTS, "clothing", 10, {}, { lines: [{ line_id: "l7" }] });
+    expect(unknown).toMatchObject({ verdict: "REJECT", reason_code: "LINE_NOT_IN_ORDER", layer: 3 });
+    expect(unknown.reason).toBe('Claim names line "l7" is not a line of order ord_100 (its lines: l1, l2)');
+    const more = decide(TV_AND_SHIRTS, "clothing", 10, {}, { lines: [{ line_id: "l2", quantity: 3 }] });
+    expect(more).toMatchObject({ reason_code: "LINE_NOT_IN_ORDER" });
+    expect(more.reason).toContain("3 units claimed of line l2 of order ord_100, which has 2");
+  });
+
+  it("decides a claim on several lines as one: ACCEPT only when every line passes (the shirts out of their window)", () => {
+    // 20 days after purchase: the TV (30 days) is in its window, the shirts (14 days) are not.
+    const both = { lines: [{ line_id: "l1" }, { line_id: "l2" }] };
+    const v = decide(TV_AND_SHIRTS, "electronics", 539, {}, both);
+    expect(v).toMatchObject({ verdict: "REJECT", reason_code: "OUTSIDE_RETURN_WINDOW" });
+    expect(v.reason).toContain("return_window_days.default: 14");
+    // The TV alone passes.
+    expect(decide(TV_AND_SHIRTS, "electronics", 499, {}, { lines: [{ line_id: "l1" }] }).verdict).toBe("ACCEPT");
+    // In the window both pass; the amount falls on the lines in the claim's order (499 on l1, then 40 on l2).
+    const within = { ...TV_AND_SHIRTS, purchase_date: iso(RECEIVED_MS - 3 * DAY_MS) };
+    expect(decide(within, "electronics", 539, {}, both).verdict).toBe("ACCEPT");
+    expect(lineReserveOf(within, { category: "x", lines: both.lines }, 50_000, POLICY)).toEqual({
+      paid: { l1: 49_900, l2: 4_000 },
+      shipping: 0,
+      claimed: { l1: 49_900, l2: 100 },
+    });
+    // …judged per line against what other claims left of it.
+    const ledgerEntry = {
+      ...emptyLedgerEntry("ord_100"),
+      refunded_cents: 3_950,
+      claims: { clm_other: 3_950 },
+      automatic_cents: 3_950,
+      line_cents: { l2: 3_950 },
+      claim_lines: { clm_other: { lines: { l2: 3_950 } } },
+    };
+    const shirts = { lines: [{ line_id: "l2" }] };
+    const left = decide(within, "electronics", 0.51, { ledgerEntry, claimId: "clm_me" }, shirts);
+    expect(left).toMatchObject({ verdict: "REJECT", reason_code: "EXCEEDS_REFUNDABLE_BALANCE" });
+    expect(left.reason).toMatch(/0\.51 USD on line l2 of order ord_100 exceeds its refundable balance \(0\.5 USD/);
+    expect(decide(within, "electronics", 0.5, { ledgerEntry, claimId: "clm_me" }, shirts).verdict).toBe("ACCEPT");
+    expect(decide(within, "electronics", 499.5, { ledgerEntry, claimId: "clm_me" }, both).verdict).toBe("ACCEPT");
   });
 
   it("counts the order's balance in its own currency, without shipping unless the policy refunds it", () => {

@@ -49,6 +49,7 @@ export const REASON_CODES = {
   TTL_EXPIRED: { layer: 2, verdict: "REJECT" },
   ORDER_ID_MISSING: { layer: 3, verdict: "REJECT" },
   ORDER_NOT_FOUND: { layer: 3, verdict: "REJECT" },
+  LINE_NOT_IN_ORDER: { layer: 3, verdict: "REJECT" },
   CATEGORY_NOT_ALLOWED: { layer: 4, verdict: "REJECT" },
   CATEGORY_NOT_AUTHORISED: { layer: 4, verdict: "REJECT" },
   OUTSIDE_RETURN_WINDOW: { layer: 5, verdict: "REJECT" },
@@ -103,6 +104,8 @@ const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   TTL_EXPIRED: "Your claim took too long to process and has been closed. Please submit it again.",
   ORDER_ID_MISSING: "Your claim does not name an order. Please submit it again with the order number.",
   ORDER_NOT_FOUND: "We could not find the order named in your claim. Please check the order number.",
+  LINE_NOT_IN_ORDER:
+    "The items named in your claim are not part of this order (or more of them than were bought). Please check them.",
   CATEGORY_NOT_ALLOWED: "Products of this category cannot be refunded under our refund policy.",
   CATEGORY_NOT_AUTHORISED: "Products of this category cannot be refunded under our refund policy.",
   OUTSIDE_RETURN_WINDOW: "The return period for this order has ended, so it can no longer be refunded.",
