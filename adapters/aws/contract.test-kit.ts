@@ -1006,6 +1006,21 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
         entry: { refunded_cents: 1_500, line_cents: { l2: 1_500 }, approved: ["clm_esc"] },
       });
       expect((await ledger.get("ord_L"))?.pending_reviews).toBeUndefined();
+      // A claim whose line is not known, approved on the same entry, counts on every line; the race for it reads again.
+      await ledger.markReviewPending("ord_L", "clm_amb");
+      const [amb, x] = await Promise.all([
+        reserveLines(ledger, "clm_amb", 3_000, onLine(undefined), APPROVED),
+        reserveLines(ledger, "clm_x", 500, onLine({ l2: 500 }), APPROVED),
+      ]);
+      // Whichever lands first, the shirts' line ends full and never above it: x fits before amb, not after it.
+      expect(amb).toMatchObject({ ok: true });
+      expect(x.ok || x.code === "EXCEEDS_LINE_AMOUNT").toBe(true);
+      const entry = (await ledger.get("ord_L"))!;
+      assertLedgerEntry(entry);
+      expect(entry).toMatchObject({
+        refunded_cents: 1_500 + 3_000 + (x.ok ? 500 : 0),
+        line_cents: { l1: 3_000, l2: 4_000 },
+      });
     });
 
     it("never over-refunds a line when claims on it race: exactly what the line holds is reserved", async () => {
