@@ -35,7 +35,7 @@ function shopApi(orders: readonly Order[]) {
     if (api.state === "down") throw Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } });
     const order = byId.get(decodeURIComponent(String(url).split("/orders/")[1] ?? ""));
     if (!order) return new Response("", { status: 404 });
-    const body = api.state === "garbled" ? { ...order, amount: String(order.amount) } : order;
+    const body = api.state === "garbled" ? { ...order, currency: "EURO" } : order;
     return new Response(JSON.stringify(body), { status: 200 });
   }) as typeof globalThis.fetch;
   const source = createOrderApiSource({ url: "https://shop.test", token: "shop-token", fetch, sleep: async () => {} });
@@ -88,7 +88,7 @@ describe("an order API that cannot answer", () => {
       const outcome = await handleProposal(message, p.deps);
       expect(outcome).toMatchObject({ outcome: "RETRY" });
       expect(outcome.outcome === "RETRY" && outcome.reason).toMatch(
-        state === "down" ? /request failed \(ECONNREFUSED\)/ : /amount: Invalid input: expected number/,
+        state === "down" ? /request failed \(ECONNREFUSED\)/ : /currency "EURO" is not an ISO 4217 currency code/,
       );
       expect(api.requests - requestsBefore).toBe(3); // the adapter's bounded attempts
       expect(p.verdicts.all()).toEqual([]);

@@ -26,6 +26,22 @@ const ORDERS = [
     amount: 80,
     payment_ref: "sim_decline_expired_card",
   },
+  {
+    order_id: "ord_jp",
+    purchase_date: "2026-11-01",
+    currency: "JPY",
+    category: "home",
+    amount: 8000,
+    payment_ref: "pi_jp",
+  },
+  {
+    order_id: "ord_kw",
+    purchase_date: "2026-11-01",
+    currency: "KWD",
+    category: "home",
+    amount: "20.500",
+    payment_ref: "pi_kw",
+  },
 ];
 
 const executed = (over: Partial<RefundExecutedDetail> = {}): RefundExecutedDetail => ({
@@ -68,6 +84,24 @@ function scripted(answer: Awaited<ReturnType<PaymentProvider["refund"]>>) {
 }
 
 describe("paying a RefundExecuted", () => {
+  it.each([
+    ["yen in whole yen", "ord_jp", 1200, 1200, "JPY"],
+    ["dinars in fils", "ord_kw", 1.25, 1250, "KWD"],
+    ["euros in cents", "ord_1", 299.99, 29999, "EUR"],
+  ])("asks the provider for %s, in the order's currency", async (_, order_id, amount_eur, minor, currency) => {
+    const asked: [number, string][] = [];
+    const provider: PaymentProvider = {
+      name: "stripe",
+      needsPaymentRef: true,
+      refund: async (r) => {
+        asked.push([r.amountMinor, r.currency]);
+        return { status: "SETTLED", providerRef: "re_1" };
+      },
+    };
+    expect(await payRefund(deps(provider).d, executed({ order_id, amount_eur }))).toBe("SETTLED");
+    expect(asked).toEqual([[minor, currency]]);
+  });
+
   it("settles, announces RefundSettled once, and a redelivery neither pays nor announces again", async () => {
     const { provider, calls } = scripted({ status: "SETTLED", providerRef: "re_1" });
     const { d, publisher, audit } = deps(provider);

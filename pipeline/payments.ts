@@ -15,7 +15,8 @@ import type {
 } from "../core/kernel/settlement.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { PaymentUnavailableError } from "./errors.ts";
-import { parseCents } from "../core/kernel/money.ts";
+import { parseMoney } from "../core/kernel/money.ts";
+import { isCurrencyCode } from "../core/integrity/currency.ts";
 export { PaymentUnavailableError } from "./errors.ts";
 import { settlementDfid } from "./decide/refund-failed.ts";
 import type { AuditLog, Clock, ContextStore, EventPublisher, SettlementRepository } from "./ports.ts";
@@ -129,8 +130,12 @@ export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail)
     return "already recorded";
   }
   const order = await deps.orders.getOrder(detail.order_id);
-  const cents = parseCents(detail.amount_eur);
-  if (!cents.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${cents.message}`);
+  // The verdict's amount counts the order's currency (amount_eur is its name from before currencies).
+  const currency = order?.currency ?? "EUR";
+  const minor = isCurrencyCode(currency)
+    ? parseMoney(detail.amount_eur, currency)
+    : parseMoney(detail.amount_eur, "EUR");
+  if (!minor.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${minor.message}`);
   const answer =
     deps.provider.needsPaymentRef && !order?.payment_ref
       ? {
@@ -144,8 +149,8 @@ export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail)
           claimId: detail.claim_id,
           orderId: detail.order_id,
           paymentRef: order?.payment_ref,
-          amountMinor: cents.cents,
-          currency: order?.currency ?? "EUR",
+          amountMinor: minor.money.minor,
+          currency,
         });
   const after = await recordProviderUpdate(deps, detail.claim_id, {
     execution_id: detail.execution_id,

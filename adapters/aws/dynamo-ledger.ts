@@ -29,7 +29,7 @@ import {
   reservedForClaim,
   reserveRefund,
 } from "../../core/kernel/ledger.ts";
-import type { LedgerEntry, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
+import type { LedgerEntry, LineReserve, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
 import {
   assertCustomerWindow,
   customerLimitsCents,
@@ -95,6 +95,9 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     ?.map(decodeDecision)
     .sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
   const automatic = Number(item.automatic_cents ?? 0);
+  const lineCents = Object.entries((item.line_cents ?? {}) as Record<string, unknown>).filter(([, m]) => m !== 0);
+  const claimLines = Object.entries((item.claim_lines ?? {}) as Record<string, unknown>);
+  const shipping = Number(item.shipping_cents ?? 0);
   const entry = {
     order_id: orderId,
     refunded_cents: item.refunded_cents ?? 0,
@@ -104,6 +107,9 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     ...(pending?.length ? { pending_reviews: pending } : {}),
     ...(decisions?.length ? { decisions } : {}),
     ...(released?.length ? { released } : {}),
+    ...(lineCents.length ? { line_cents: Object.fromEntries(lineCents) } : {}),
+    ...(shipping ? { shipping_cents: shipping } : {}),
+    ...(claimLines.length ? { claim_lines: Object.fromEntries(claimLines) } : {}),
   } as LedgerEntry;
   try {
     assertLedgerEntry(entry);
@@ -113,6 +119,122 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     });
   }
   return entry;
+}
+
+/** An order with lines' part of a reservation's write: its lines' counts as read and as they become. */
+type LinesWrite = { lineIds: readonly string[]; before: LedgerEntry; after: LedgerEntry };
+
+/**
+ * The reservation's update with the claim's counts on the order's lines: each line's count (and the shipping's) set
+ * to what the pure rule gave, on the condition that every line's count is still the one read.
+ */
+type UpdateInput = {
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+};
+
+function withLines(input: UpdateInput, { lineIds, before, after }: LinesWrite) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const conditions: string[] = [];
+  lineIds.forEach((lineId, i) => {
+    names[`#l${i}`] = lineId;
+    const was = before.line_cents?.[lineId] ?? 0;
+    const now = after.line_cents?.[lineId] ?? 0;
+    conditions.push(
+      was === 0
+        ? `(attribute_not_exists(line_cents.#l${i}) OR line_cents.#l${i} = :lz)`
+        : `line_cents.#l${i} = :lo${i}`,
+    );
+    if (was !== 0) values[`:lo${i}`] = was;
+    if (now !== was) {
+      sets.push(`line_cents.#l${i} = :ln${i}`);
+      values[`:ln${i}`] = now;
+    }
+  });
+  const shippingWas = before.shipping_cents ?? 0;
+  const shippingNow = after.shipping_cents ?? 0;
+  conditions.push(
+    shippingWas === 0 ? "(attribute_not_exists(shipping_cents) OR shipping_cents = :lz)" : "shipping_cents = :so",
+  );
+  if (shippingWas !== 0) values[":so"] = shippingWas;
+  if (shippingNow !== shippingWas) {
+    sets.push("shipping_cents = :sn");
+    values[":sn"] = shippingNow;
+  }
+  const claimId = input.ExpressionAttributeNames["#cid"]!;
+  const held = after.claim_lines?.[claimId];
+  if (held) {
+    sets.push("claim_lines.#cid = :cl");
+    values[":cl"] = held;
+  }
+  return joined(input, sets, conditions, names, values);
+}
+
+/**
+ * The reservation's update for a claim whose lines are known, as one blind conditional write like the order's own:
+ * each claimed line's count grows by what the claim takes from it IF it is at most the line's paid amount minus
+ * that; a shipping part grows the shipping's count IF it stays within the refundable shipping AND every line's count
+ * is exactly its paid amount once this claim's lines are added (the last line).
+ */
+function withKnownLines(input: UpdateInput, bounds: LineReserve, cents: number) {
+  const claimed = Object.entries(bounds.claimed ?? {});
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const conditions: string[] = [];
+  claimed.forEach(([lineId, take], i) => {
+    names[`#l${i}`] = lineId;
+    sets.push(`line_cents.#l${i} = if_not_exists(line_cents.#l${i}, :lz) + :lv${i}`);
+    conditions.push(`(attribute_not_exists(line_cents.#l${i}) OR line_cents.#l${i} <= :lm${i})`);
+    values[`:lv${i}`] = take;
+    values[`:lm${i}`] = bounds.paid[lineId]! - take;
+  });
+  const shipping = cents - claimed.reduce((n, [, take]) => n + take, 0);
+  if (shipping > 0) {
+    sets.push("shipping_cents = if_not_exists(shipping_cents, :lz) + :ls");
+    conditions.push("(attribute_not_exists(shipping_cents) OR shipping_cents <= :lsm)");
+    values[":ls"] = shipping;
+    values[":lsm"] = bounds.shipping - shipping;
+    Object.entries(bounds.paid).forEach(([lineId, paid], j) => {
+      names[`#m${j}`] = lineId;
+      const need = paid - (bounds.claimed?.[lineId] ?? 0);
+      conditions.push(
+        need === 0
+          ? `(attribute_not_exists(line_cents.#m${j}) OR line_cents.#m${j} = :lz)`
+          : `line_cents.#m${j} = :mn${j}`,
+      );
+      if (need !== 0) values[`:mn${j}`] = need;
+    });
+  }
+  sets.push("claim_lines.#cid = :cl");
+  values[":cl"] = { lines: Object.fromEntries(claimed), ...(shipping > 0 ? { shipping } : {}) };
+  return joined(input, sets, conditions, names, values);
+}
+
+/** The order's update with the lines' SETs and conditions added (`:lz`, zero, only when an expression uses it). */
+function joined(
+  input: UpdateInput,
+  sets: readonly string[],
+  conditions: readonly string[],
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+) {
+  const UpdateExpression = input.UpdateExpression.replace(
+    "SET claims.#cid = :c",
+    `SET claims.#cid = :c${sets.map((x) => `, ${x}`).join("")}`,
+  );
+  const ConditionExpression = `${input.ConditionExpression} AND ${conditions.join(" AND ")}`;
+  const zero = `${UpdateExpression} ${ConditionExpression}`.includes(":lz") ? { ":lz": 0 } : {};
+  return {
+    UpdateExpression,
+    ConditionExpression,
+    ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...names },
+    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ...values, ...zero },
+  };
 }
 
 /** True for the ValidationException DynamoDB answers when `claims.#cid` is set on an item without `claims`. */
@@ -142,7 +264,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   };
 
   /** The first reservation on an entry read as absent: the whole entry in one put, if it is still absent. Answers undefined when it is not. */
-  const putFirst = async (r: ReserveRequest): Promise<LedgerEntry | undefined> => {
+  const putFirst = async (r: ReserveRequest, first: LedgerEntry): Promise<LedgerEntry | undefined> => {
     absent.delete(absentKey(r.orderId, r.scope));
     const item = {
       ...keyOf(r.orderId, r.scope),
@@ -151,6 +273,14 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       refunded_cents: r.cents,
       claims: { [r.claimId]: r.cents },
       ...(r.mode.kind === "automatic" ? { automatic_cents: r.cents } : { approved: new Set([r.claimId]) }),
+      // An order with lines: its counts as the pure rule made them on the empty entry.
+      ...(r.lines
+        ? {
+            line_cents: first.line_cents ?? {},
+            claim_lines: first.claim_lines ?? {},
+            ...(first.shipping_cents ? { shipping_cents: first.shipping_cents } : {}),
+          }
+        : {}),
     };
     try {
       await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () =>
@@ -165,7 +295,80 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
     }
   };
 
-  const update = (r: ReserveRequest) => {
+  const update = (r: ReserveRequest, lines?: LinesWrite) => {
+    const input = lines
+      ? withLines(updateInput(r), lines)
+      : r.lines
+        ? withKnownLines(updateInput(r), r.lines, r.cents)
+        : updateInput(r);
+    return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
+      client.send(
+        new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" }),
+      ),
+    );
+  };
+
+  /**
+   * A reservation whose line is not known (it counts on every line as much as it could have taken from each): read,
+   * decided by the pure rule, written only if every line's count (and the shipping's) is still the one read; a lost
+   * race (another claim's progress on the order) reads again. The first reservation on an absent entry is one put.
+   */
+  const reserveWithLines = async (r: ReserveRequest, bounds: LineReserve): Promise<ReserveResult> => {
+    let shaped = false;
+    for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
+      const read0 = await read(r.orderId, r.scope);
+      const entry = read0 ?? emptyLedgerEntry(r.orderId);
+      const result = reserveRefund(entry, r.claimId, r.cents, r.orderCents, r.mode, bounds);
+      if (!result.ok) return result;
+      if (!read0) {
+        if (await putWhole(r, result.entry)) return result;
+        continue;
+      }
+      const lineIds = [...new Set([...Object.keys(bounds.paid), ...Object.keys(entry.line_cents ?? {})])];
+      try {
+        const out = await update(r, { lineIds, before: entry, after: result.entry });
+        return { ok: true, entry: toEntry(r.orderId, out.Attributes as Record<string, unknown>) };
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) continue;
+        const cause = (error as { cause?: unknown }).cause;
+        if (shaped || !isMissingDocumentPath(cause)) throw error;
+        await ensureShape(r.orderId, r.scope, true);
+        shaped = true;
+      }
+    }
+    throw new LedgerInvariantError(
+      `ledger ${r.orderId}: the reservation for ${r.claimId} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); the message is retried`,
+    );
+  };
+
+  /** The whole entry of a first reservation on an order with lines, if the item is still absent. */
+  const putWhole = async (r: ReserveRequest, entry: LedgerEntry): Promise<boolean> => {
+    const item = {
+      ...keyOf(r.orderId, r.scope),
+      entity: "ledger",
+      order_id: r.orderId,
+      refunded_cents: entry.refunded_cents,
+      claims: entry.claims,
+      ...(entry.automatic_cents ? { automatic_cents: entry.automatic_cents } : {}),
+      ...(entry.approved?.length ? { approved: new Set(entry.approved) } : {}),
+      line_cents: entry.line_cents ?? {},
+      claim_lines: entry.claim_lines ?? {},
+      ...(entry.shipping_cents ? { shipping_cents: entry.shipping_cents } : {}),
+    };
+    try {
+      await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () =>
+        client.send(
+          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return false;
+    }
+  };
+
+  const updateInput = (r: ReserveRequest) => {
     const names = { "#cid": r.claimId };
     const base = { ":c": r.cents, ":max": r.orderCents - r.cents, ":cidv": r.claimId };
     const once =
@@ -199,22 +402,21 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
               ...(r.mode.approvedCount ? { ":n": r.mode.approvedCount } : {}),
             },
           };
-    return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
-      client.send(
-        new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" }),
-      ),
-    );
+    return input as UpdateInput;
   };
 
   /** Gives an order's item the empty shape (claims map, zero totals) without touching what it already holds. */
-  const ensureShape = (orderId: string, scope: string | undefined) =>
+  const ensureShape = (orderId: string, scope: string | undefined, lines = false) =>
     dynamoCall(`UpdateItem ledger ${orderId} (shape)`, () =>
       client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keyOf(orderId, scope),
           UpdateExpression:
-            "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)",
+            "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)" +
+            (lines
+              ? ", line_cents = if_not_exists(line_cents, :empty), claim_lines = if_not_exists(claim_lines, :empty)"
+              : ""),
           ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0 },
         }),
       ),
@@ -289,12 +491,21 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
         cents,
         orderCents,
         mode.kind === "approved" ? { kind: "approved" } : mode,
+        request.lines,
       );
       // More than the whole order (or the limit): no write can succeed, and on an absent item the condition would not see it.
-      if (!precheck.ok) return { ...precheck, entry: (await read(orderId, scope)) ?? emptyLedgerEntry(orderId) };
+      if (!precheck.ok) {
+        // Refused as the entry stands, in the pure rule's order of checks (as the in-memory ledger answers).
+        const entry = (await read(orderId, scope)) ?? emptyLedgerEntry(orderId);
+        const refused = reserveRefund(entry, claimId, cents, orderCents, mode, request.lines);
+        // Shipping with the last line is refused on an empty entry and may fit the entry as it stands: written below.
+        if (!refused.ok) return refused;
+      }
+      if (request.lines !== undefined && request.lines.claimed === undefined)
+        return reserveWithLines(request, request.lines);
       // An approval decided on approvals the order held cannot be its first write.
-      if (absent.has(absentKey(orderId, scope)) && !(mode.kind === "approved" && mode.approvedCount)) {
-        const entry = await putFirst(request);
+      if (precheck.ok && absent.has(absentKey(orderId, scope)) && !(mode.kind === "approved" && mode.approvedCount)) {
+        const entry = await putFirst(request, precheck.entry);
         if (entry) return { ok: true, entry };
       }
       let shaped = false;
@@ -306,13 +517,13 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
           if (isConditionalCheckFailed(error)) {
             // The refusal for the entry as it stands now; if the entry changed so that the rule allows it, try again.
             const entry = (await read(orderId, scope)) ?? emptyLedgerEntry(orderId);
-            const result: ReserveResult = reserveRefund(entry, claimId, cents, orderCents, mode);
+            const result: ReserveResult = reserveRefund(entry, claimId, cents, orderCents, mode, request.lines);
             if (!result.ok) return result;
             continue;
           }
           const cause = (error as { cause?: unknown }).cause;
           if (shaped || !isMissingDocumentPath(cause)) throw error;
-          await ensureShape(orderId, scope);
+          await ensureShape(orderId, scope, request.lines !== undefined);
           shaped = true;
         }
       }
@@ -393,7 +604,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
     getCustomerWindow: (customerId, scope) => readWindow(customerId, scope),
 
     async reserveCustomer({ customerId, reservation, limits, scope, approvals }) {
-      const cents = customerLimitsCents(limits);
+      const cents = customerLimitsCents(limits, reservation.currency);
       let conflicts = 0;
       for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
         const window = (await readWindow(customerId, scope)) ?? emptyCustomerWindow(customerId);
@@ -416,6 +627,18 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
         const cents = entry ? reservedForClaim(entry, claimId) : undefined;
         if (cents === undefined && refundReleased(entry, claimId)) return;
         const approved = (entry?.approved ?? []).includes(claimId);
+        const held =
+          entry?.claim_lines && Object.hasOwn(entry.claim_lines, claimId) ? entry.claim_lines[claimId] : undefined;
+        const heldLines = Object.entries(held?.lines ?? {});
+        // The claim's counts on the order's lines and shipping go with it (written with its reservation).
+        const lineSets = heldLines.map((_held, i) => `line_cents.#l${i} = line_cents.#l${i} - :l${i}`);
+        if (held?.shipping) lineSets.push("shipping_cents = shipping_cents - :ls");
+        const lineSet = held ? ` REMOVE claim_lines.#cid${lineSets.length ? ` SET ${lineSets.join(", ")}` : ""}` : "";
+        const lineNames = Object.fromEntries(heldLines.map(([lineId], i) => [`#l${i}`, lineId]));
+        const lineValues = {
+          ...Object.fromEntries(heldLines.map(([, minor], i) => [`:l${i}`, minor])),
+          ...(held?.shipping ? { ":ls": held.shipping } : {}),
+        };
         try {
           await dynamoCall(`UpdateItem ledger ${orderId} (refund released ${claimId})`, () =>
             client.send(
@@ -429,13 +652,22 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
                       ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":cids": new Set([claimId]) },
                     }
                   : {
-                      UpdateExpression: approved
+                      UpdateExpression: (approved
                         ? "REMOVE claims.#cid ADD refunded_cents :neg, released :cids DELETE approved :cids"
-                        : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids",
+                        : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids"
+                      ).replace(
+                        "REMOVE claims.#cid",
+                        lineSet ? `REMOVE claims.#cid,${lineSet.slice(7)}` : "REMOVE claims.#cid",
+                      ),
                       ConditionExpression: "claims.#cid = :c",
-                      ExpressionAttributeValues: { ":c": cents, ":neg": -cents, ":cids": new Set([claimId]) },
+                      ExpressionAttributeValues: {
+                        ":c": cents,
+                        ":neg": -cents,
+                        ":cids": new Set([claimId]),
+                        ...lineValues,
+                      },
                     }),
-                ExpressionAttributeNames: { "#cid": claimId },
+                ExpressionAttributeNames: { "#cid": claimId, ...(cents === undefined ? {} : lineNames) },
               }),
             ),
           );

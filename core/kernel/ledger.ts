@@ -50,8 +50,52 @@ export const LedgerEntrySchema = z
      * once on an order, so a released one is never reserved again — not by a repeated or repaired approval either.
      */
     released: z.array(z.string().min(1)).optional(),
+    /**
+     * On an order with lines (docs/orders.md#orders-with-lines): the most that may have been refunded on each line, by
+     * line id, over every claim — never above what was paid for the line. A claim whose line is known adds what it
+     * takes from it; one whose line is not known (a person approved a LINE_AMBIGUOUS claim) adds to every line as much
+     * as it could have taken from it.
+     */
+    line_cents: z.record(z.string(), z.number().int().nonnegative()).optional(),
+    /** Of `refunded_cents`, at most what was refunded for shipping (only with the last line, `refund_shipping`). */
+    shipping_cents: z.number().int().nonnegative().optional(),
+    /** What each claim added to `line_cents` and `shipping_cents`, so a released claim gives back exactly that. */
+    claim_lines: z
+      .record(
+        z.string(),
+        z.lazy(() => ClaimLinesSchema),
+      )
+      .optional(),
   })
   .strict();
+
+/** What one claim's reservation counts against the lines of an order with lines and its shipping. */
+export const ClaimLinesSchema = z
+  .object({
+    lines: z.record(z.string(), z.number().int().positive()),
+    shipping: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** What one claim's reservation counts against an order's lines and shipping. */
+export type ClaimLines = z.infer<typeof ClaimLinesSchema>;
+
+/**
+ * The lines of an order with lines, for a reservation (minor units of the order's currency): the ledger keeps every
+ * line at most what was paid for it over all claims, and refunds shipping only with the last line.
+ */
+export type LineReserve = {
+  /** What was paid for each line of the order, by line id. */
+  readonly paid: Readonly<Record<string, number>>;
+  /** The shipping the policy lets refund (`refund_shipping: with_last_line`); 0 when it is never refunded. */
+  readonly shipping: number;
+  /**
+   * What the claim takes from each line it is about; what the reservation holds beyond them is shipping. Absent when
+   * the claim's line is not known (a person approved a LINE_AMBIGUOUS claim): the reservation then counts against
+   * every line and the shipping as much as it could have taken from each.
+   */
+  readonly claimed?: Readonly<Record<string, number>>;
+};
 
 /** One order's refund ledger entry. */
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
@@ -66,7 +110,11 @@ export type ReserveErrorCode =
   /** Refused on the customer's window (reserved before the order's ledger), never by the order's ledger itself. */
   | "CUSTOMER_LIMIT_EXCEEDED"
   /** An approval decided on the order's approvals as they were read: another approval landed since (read again, decide again). */
-  | "APPROVALS_CHANGED";
+  | "APPROVALS_CHANGED"
+  /** On an order with lines: the refunds of a line over all claims would pass what was paid for it. */
+  | "EXCEEDS_LINE_AMOUNT"
+  /** On an order with lines: shipping asked while the policy never refunds it, before the last line, or twice. */
+  | "SHIPPING_NOT_REFUNDABLE";
 
 /** The result of a reservation: the entry after it, or the refusal with the entry as it stands. */
 export type ReserveResult =
@@ -173,6 +221,7 @@ export function assertLedgerEntry(entry: LedgerEntry): void {
         `ledger entry for ${entry.order_id}: released claim ${claimId} holds a reservation`,
       );
   }
+  assertLineCounts(entry);
   const decided = (entry.decisions ?? []).map((d) => d.claim_id);
   if (new Set(decided).size !== decided.length)
     throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: a claim has two recorded decisions`);
@@ -186,14 +235,138 @@ export function assertLedgerEntry(entry: LedgerEntry): void {
   }
 }
 
+/** `line_cents` and `shipping_cents` are the sums of the claims' `claim_lines`, each held by a claim with a reservation. */
+function assertLineCounts(entry: LedgerEntry): void {
+  const lines: Record<string, number> = {};
+  let shipping = 0;
+  for (const [claimId, held] of Object.entries(entry.claim_lines ?? {})) {
+    if (reservedForClaim(entry, claimId) === undefined)
+      throw new LedgerInvariantError(
+        `ledger entry for ${entry.order_id}: claim ${claimId} counts on lines without a reservation`,
+      );
+    for (const [lineId, minor] of Object.entries(held.lines)) lines[lineId] = (lines[lineId] ?? 0) + minor;
+    shipping += held.shipping ?? 0;
+  }
+  const stated = entry.line_cents ?? {};
+  for (const lineId of new Set([...Object.keys(lines), ...Object.keys(stated)]))
+    if ((lines[lineId] ?? 0) !== (stated[lineId] ?? 0))
+      throw new LedgerInvariantError(
+        `ledger entry for ${entry.order_id}: line ${lineId} counts ${stated[lineId] ?? 0} ≠ its claims' ${lines[lineId] ?? 0}`,
+      );
+  if (shipping !== (entry.shipping_cents ?? 0))
+    throw new LedgerInvariantError(
+      `ledger entry for ${entry.order_id}: shipping_cents ${entry.shipping_cents ?? 0} ≠ its claims' ${shipping}`,
+    );
+}
+
+/**
+ * What a reservation of `cents` counts against the order's lines and shipping, or why the ledger refuses it: a known
+ * line never passes what was paid for it over all claims (EXCEEDS_LINE_AMOUNT); what the claim holds beyond its lines
+ * is shipping, refunded only when the policy allows it and with the order's last line (SHIPPING_NOT_REFUNDABLE). An
+ * unknown line counts against every line (and the shipping) as much as it could have taken from each: never refused
+ * here (the order's total bounds it), it leaves less to later claims on every line. Malformed bounds throw.
+ */
+export function lineCharge(
+  entry: LedgerEntry,
+  cents: number,
+  bounds: LineReserve,
+): { ok: true; charge: ClaimLines } | { ok: false; code: ReserveErrorCode; message: string } {
+  const paid = Object.entries(bounds.paid);
+  if (paid.length === 0 || paid.some(([, m]) => !Number.isSafeInteger(m) || m < 0))
+    throw new LedgerInvariantError(`reserveRefund: lines.paid must hold each line's non-negative minor units`);
+  if (!Number.isSafeInteger(bounds.shipping) || bounds.shipping < 0)
+    throw new LedgerInvariantError(`reserveRefund: lines.shipping must be a non-negative integer`);
+  const held = (lineId: string) => entry.line_cents?.[lineId] ?? 0;
+  const order = entry.order_id;
+  if (bounds.claimed === undefined) {
+    const lines: Record<string, number> = {};
+    for (const [lineId, max] of paid) {
+      const take = Math.min(cents, Math.max(0, max - held(lineId)));
+      if (take > 0) lines[lineId] = take;
+    }
+    const shipping = Math.min(cents, Math.max(0, bounds.shipping - (entry.shipping_cents ?? 0)));
+    return { ok: true, charge: { lines, ...(shipping > 0 ? { shipping } : {}) } };
+  }
+  let onLines = 0;
+  for (const [lineId, take] of Object.entries(bounds.claimed)) {
+    if (!Object.hasOwn(bounds.paid, lineId))
+      throw new LedgerInvariantError(`reserveRefund: claimed line ${lineId} is not a line of order ${order}`);
+    if (!Number.isSafeInteger(take) || take <= 0)
+      throw new LedgerInvariantError(`reserveRefund: claimed line ${lineId} must take a positive integer`);
+    onLines += take;
+    if (held(lineId) + take > bounds.paid[lineId]!)
+      return {
+        code: "EXCEEDS_LINE_AMOUNT",
+        ok: false,
+        message: `Refund of ${take} minor units on line ${lineId} of order ${order} exceeds what was paid for it (${bounds.paid[lineId]}; already refunded ${held(lineId)})`,
+      };
+  }
+  const shipping = cents - onLines;
+  if (shipping < 0)
+    throw new LedgerInvariantError(
+      `reserveRefund: the claimed lines add up to ${onLines}, more than ${cents} reserved`,
+    );
+  if (shipping > 0) {
+    const why =
+      bounds.shipping === 0
+        ? "the policy does not refund shipping (refund_shipping)"
+        : (entry.shipping_cents ?? 0) + shipping > bounds.shipping
+          ? `only ${bounds.shipping - (entry.shipping_cents ?? 0)} minor units of shipping are left to refund`
+          : paid.some(([lineId, max]) => held(lineId) + (bounds.claimed![lineId] ?? 0) !== max)
+            ? "shipping is refunded only with the order's last line"
+            : undefined;
+    if (why)
+      return {
+        ok: false,
+        code: "SHIPPING_NOT_REFUNDABLE",
+        message: `Refund of ${shipping} minor units beyond the lines of order ${order}: ${why}`,
+      };
+  }
+  return { ok: true, charge: { lines: { ...bounds.claimed }, ...(shipping > 0 ? { shipping } : {}) } };
+}
+
+/** The entry's line fields as they are (a reservation that names no lines leaves them). */
+function lineFields(entry: LedgerEntry) {
+  const { line_cents, shipping_cents, claim_lines } = entry;
+  return {
+    ...(line_cents ? { line_cents } : {}),
+    ...(shipping_cents ? { shipping_cents } : {}),
+    ...(claim_lines ? { claim_lines } : {}),
+  };
+}
+
+/** The entry's line counts with `charge` added (or taken away, `sign` -1). */
+function withCharge(entry: LedgerEntry, charge: ClaimLines, sign: 1 | -1) {
+  const line_cents = { ...(entry.line_cents ?? {}) };
+  for (const [lineId, minor] of Object.entries(charge.lines)) {
+    const next = (line_cents[lineId] ?? 0) + sign * minor;
+    Object.defineProperty(line_cents, lineId, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return { line_cents, shipping_cents: (entry.shipping_cents ?? 0) + sign * (charge.shipping ?? 0) };
+}
+
 const sortedWith = (list: readonly string[] | undefined, add: string) => [...new Set([...(list ?? []), add])].sort();
 const sortedWithout = (list: readonly string[] | undefined, remove: string) => (list ?? []).filter((c) => c !== remove);
 
 /** Drops empty optional lists and a zero automatic total, so entries compare equal however they were built. */
 function normalised(entry: LedgerEntry): LedgerEntry {
-  const { automatic_cents, approved, pending_reviews, decisions, released, ...rest } = entry;
+  const {
+    automatic_cents,
+    approved,
+    pending_reviews,
+    decisions,
+    released,
+    line_cents,
+    shipping_cents,
+    claim_lines,
+    ...rest
+  } = entry;
+  const lines = Object.entries(line_cents ?? {}).filter(([, m]) => m > 0);
   return {
     ...rest,
+    ...(lines.length > 0 ? { line_cents: Object.fromEntries(lines) } : {}),
+    ...(shipping_cents ? { shipping_cents } : {}),
+    ...(claim_lines && Object.keys(claim_lines).length > 0 ? { claim_lines } : {}),
     ...(automatic_cents ? { automatic_cents } : {}),
     ...(approved && approved.length > 0 ? { approved } : {}),
     ...(pending_reviews && pending_reviews.length > 0 ? { pending_reviews } : {}),
@@ -214,6 +387,7 @@ export function reservationRefusal(
   cents: number,
   orderCents: number,
   mode: ReserveMode,
+  lines?: LineReserve,
 ): { code: ReserveErrorCode; message: string } | undefined {
   const existing = reservedForClaim(entry, claimId);
   if (existing !== undefined)
@@ -233,6 +407,10 @@ export function reservationRefusal(
       code: "EXCEEDS_ORDER_AMOUNT",
       message: `Refund of ${describeMoney(amount)} on order ${entry.order_id} exceeds the order amount ${describeMoney(eur(orderCents))} (already refunded ${describeMoney(refunded)})`,
     };
+  if (lines !== undefined) {
+    const charged = lineCharge(entry, cents, lines);
+    if (!charged.ok) return { code: charged.code, message: charged.message };
+  }
   if (mode.kind !== "automatic") {
     const approved = (entry.approved ?? []).length;
     return mode.approvedCount === undefined || mode.approvedCount === approved
@@ -277,6 +455,7 @@ export function reserveRefund(
   cents: number,
   orderCents: number,
   mode: ReserveMode,
+  lines?: LineReserve,
 ): ReserveResult {
   assertLedgerEntry(entry);
   if (typeof claimId !== "string" || claimId === "")
@@ -290,14 +469,25 @@ export function reserveRefund(
       `reserveRefund: limitCents must be a positive integer, got ${String(mode.limitCents)}`,
     );
   }
-  const refused = reservationRefusal(entry, claimId, cents, orderCents, mode);
+  const refused = reservationRefusal(entry, claimId, cents, orderCents, mode, lines);
   if (refused) return { ok: false, code: refused.code, message: refused.message, entry };
   const automatic = entry.automatic_cents ?? 0;
   const claims = { ...entry.claims };
   Object.defineProperty(claims, claimId, { value: cents, enumerable: true, writable: true, configurable: true });
+  const charged = lines === undefined ? undefined : lineCharge(entry, cents, lines);
+  const onLines = charged?.ok ? charged.charge : undefined;
+  const claim_lines = { ...(entry.claim_lines ?? {}) };
+  if (onLines)
+    Object.defineProperty(claim_lines, claimId, {
+      value: onLines,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return {
     ok: true,
     entry: normalised({
+      ...(onLines ? { ...withCharge(entry, onLines, 1), claim_lines } : lineFields(entry)),
       order_id: entry.order_id,
       refunded_cents: entry.refunded_cents + cents,
       claims,
@@ -323,8 +513,11 @@ export function releaseRefund(entry: LedgerEntry, claimId: string): LedgerEntry 
   if (cents === undefined) return refundReleased(entry, claimId) ? entry : normalised({ ...entry, released });
   const approved = (entry.approved ?? []).includes(claimId);
   const { [claimId]: _released, ...claims } = entry.claims;
+  const held = entry.claim_lines && Object.hasOwn(entry.claim_lines, claimId) ? entry.claim_lines[claimId] : undefined;
+  const { [claimId]: _lines, ...claim_lines } = entry.claim_lines ?? {};
   return normalised({
     ...entry,
+    ...(held ? { ...withCharge(entry, held, -1), claim_lines } : {}),
     claims,
     refunded_cents: entry.refunded_cents - cents,
     automatic_cents: approved ? entry.automatic_cents : (entry.automatic_cents ?? 0) - cents,

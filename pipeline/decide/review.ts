@@ -6,6 +6,7 @@
 // is an answer, the review is read again, at most three times), so a crash anywhere is repaired by repeating the same
 // decision (or by the sweep, `startReviewRepair`) and a different decision is refused with 409. Built from
 // decide/review-decision.ts; its states in decide/review-state.ts.
+import { lineReserveOf } from "../../core/kernel/claim-lines.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { isFinal } from "../../core/kernel/claim-record.ts";
 import { checkDecision, normaliseDecision, ReviewDecisionSchema, takenByRefusal } from "../../core/kernel/review.ts";
@@ -210,7 +211,7 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
           refusal({ ok: false, code: result.code, message: result.message }),
           result.code === "APPROVALS_CHANGED" ? c.again : undefined,
         );
-      return reserveOnOrder(c, { order, cents, orderCents }, customerId);
+      return reserveOnOrder(c, { order, cents, orderCents }, policy, customerId);
     }
     case "reserved": {
       const { carrying: c } = state;
@@ -398,7 +399,7 @@ function approvalChecked(
       if (!checked.ok) return withdraw(c.review, refusal(checked));
       const { order, cents, orderCents } = checked;
       const customerId = approvalCustomer(policy, order);
-      if (customerId === undefined) return reserveOnOrder(c, checked);
+      if (customerId === undefined) return reserveOnOrder(c, checked, policy);
       // Recorded on the customer's window first (four eyes per customer), conditional on the approved count the
       // decision read in this request; then on the order.
       const request = customerReservation(policy, {
@@ -423,8 +424,11 @@ function approvalChecked(
 function reserveOnOrder(
   c: Carrying,
   { order, cents, orderCents }: { order: Order; cents: number; orderCents: number },
+  policy: ReviewPolicy,
   customerId?: string,
 ): ReviewStep {
+  // On an order with lines, never above the claim's line over all claims (its line unknown: counted on every line).
+  const lines = lineReserveOf(order, c.record.claim, cents, policy.agent.contract);
   const approvedCount = c.review.intent?.approved_count ?? c.again?.approvedCount;
   const request = {
     orderId: order.order_id,
@@ -435,6 +439,7 @@ function reserveOnOrder(
     // another approval landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
     // The count is the intent's, so the sweep's repair of the same intent reserves on it too.
     mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
+    ...(lines ? { lines } : {}),
     scope: c.record.simulation_id,
   } as const;
   return ask(

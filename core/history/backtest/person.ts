@@ -33,6 +33,7 @@ export function personStep(
       step.approvedCents,
       orderCentsOf.get(step.claimId) ?? MAX_CENTS,
       APPROVED,
+      acc.linesOfClaim.get(step.claimId)?.(step.approvedCents),
     );
     if (refused === undefined) {
       // An approval of less than proposed binds the order (as the real ledger records it).
