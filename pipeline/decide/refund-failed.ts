@@ -198,7 +198,9 @@ export function refundReviewDecided(settlement: SettlementRecord, simulationId?:
  */
 export function refundReviewEffects(settlement: SettlementRecord, auditDfid: string): Effect[] {
   const review = settlement.review!;
-  const decided = refundReviewDecided(settlement);
+  // A batch run's rehearsed refund (docs/payments.md): its decision is the run's, and a RETRY's refund a simulation's.
+  const scope = settlement.simulation_id;
+  const decided = refundReviewDecided(settlement, scope);
   const effects: Effect[] = [];
   if (review.decision === "CLOSE") {
     // Not paid: the reservation is released (not refunded). Paid out of band: kept (refunded). Either way the CLOSE
@@ -236,6 +238,7 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
       amount_eur: settlement.amount_eur,
       verdict_id: settlement.verdict_id,
       retry_of: review.execution_id,
+      ...(scope === undefined ? {} : { simulation_id: scope }),
     };
     effects.push({
       kind: "audit",
