@@ -205,12 +205,12 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
   if (review.decision === "CLOSE") {
     // Not paid: the reservation is released (not refunded). Paid out of band: kept (refunded). Either way the CLOSE
     // binds the order (a CLOSE recorded before paid_out_of_band existed released and binds as not paid).
-    if (closeReleasesReservation(review))
-      effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
+    // A batch run's ledger is its own (the simulation's scope), never the live order's.
+    const where = { orderId: settlement.order_id, claimId: settlement.claim_id, ...(scope ? { scope } : {}) };
+    if (closeReleasesReservation(review)) effects.push({ kind: "refund_released", ...where });
     effects.push({
       kind: "review_closed",
-      orderId: settlement.order_id,
-      claimId: settlement.claim_id,
+      ...where,
       decision: {
         claim_id: settlement.claim_id,
         decision: "CLOSE",
