@@ -8,6 +8,7 @@ import { toCents } from "../../core/kernel/index.ts";
 import * as z from "zod";
 import { oneLineText } from "../../core/claim/claim.ts";
 import { auditEvent } from "../../core/history/audit-events.ts";
+import { settlementDfid } from "../../core/kernel/claim-record.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { BusEntry, ReviewDecidedDetail } from "../../core/kernel/events.ts";
 import {
@@ -18,8 +19,8 @@ import {
 import type { RefundReviewDecision, SettlementRecord } from "../../core/kernel/settlement.ts";
 import type { Effect } from "../effects.ts";
 
-/** The decision flow a claim's refund settlement is audited under. */
-export const settlementDfid = (claimId: string) => `dfid_pay_${claimId}`;
+/** The decision flow a claim's refund settlement is audited under (defined in core/kernel/claim-record.ts). */
+export { settlementDfid };
 
 /** The body of `POST /claims/{id}/review` deciding a failed refund's review. */
 export const RefundReviewRequestSchema = z
