@@ -51,7 +51,7 @@ export function decisionStep(
   const parsedOrderCents = facts?.order ? parseCents(facts.order.amount) : undefined;
   const orderCents = parsedOrderCents?.ok ? parsedOrderCents.cents : undefined;
   // Kept for the person's later step on the claim only (most claims have none).
-  if (step.personDecision !== undefined) {
+  if (step.personDecision !== undefined || step.refundClosed === true) {
     if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
     if (orderCents !== undefined) orderCentsOf.set(step.claimId, orderCents);
   }
