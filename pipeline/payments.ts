@@ -142,7 +142,8 @@ export type ClaimRehearsalDeps = Pick<PipelineDeps, "claims" | "audit" | "orders
 
 /**
  * Rehearses the provider's answer for the refund a batch run's claim executed (the `payment:` step of a scenario
- * file, docs/config.md): the claim's RefundExecuted, as its audit recorded it, paid through `rehearsePayment`.
+ * file, docs/config.md): the claim's RefundExecuted, as its audit recorded it, paid through `rehearsePayment` — under
+ * the execution its settlement waits on when a reviewer's RETRY moved it to a new one.
  */
 export async function rehearseClaimPayment(claimId: string, deps: ClaimRehearsalDeps): Promise<ClaimRehearsal> {
   const record = await deps.claims.getClaim(claimId);
@@ -174,7 +175,10 @@ export async function rehearseClaimPayment(claimId: string, deps: ClaimRehearsal
     clock: deps.clock,
     reviewDueMs: () => deps.agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS,
   };
-  const outcome = await rehearsePayment(paymentDeps, detail.data);
+  // After a reviewer's RETRY the settlement waits on the retry's execution: the provider answers that one.
+  const current = await deps.settlements.get(claimId);
+  const execution = current?.status === "PENDING" ? { execution_id: current.execution_id } : {};
+  const outcome = await rehearsePayment(paymentDeps, { ...detail.data, ...execution });
   return { ok: true, outcome, settlement: await deps.settlements.get(claimId) };
 }
 
