@@ -158,7 +158,11 @@ describe("runBatch", () => {
       ["closed", "CLOSED", null, true],
       ["again", "ESCALATE", "PRIOR_DECISION_ON_ORDER", true],
     ]);
-    expect(outcome.rows[2]).toMatchObject({ reason: "card_declined (simulated)", order_id: "ord_016", amount_eur: 300 });
+    expect(outcome.rows[2]).toMatchObject({
+      reason: "card_declined (simulated)",
+      order_id: "ord_016",
+      amount_eur: 300,
+    });
     expect(log).toContain("payment of paid (");
     // The run's audit holds the decline and the CLOSE under the settlement's own flow; the claim's replays identical.
     const events = loadRunAudit(dataDir, outcome.simulationId);

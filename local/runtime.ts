@@ -79,5 +79,9 @@ export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
  * declining `declined` (never the configured one): ClaimsRuntime.rehearseDecline of both runtimes.
  */
 export function rehearseDecline(deps: PipelineDeps, claimId: string, declined: string): Promise<ClaimRehearsal> {
-  return rehearseClaimPayment(claimId, { ...deps, settlements: deps.settlements, provider: createSimulatedDecline(declined) });
+  return rehearseClaimPayment(claimId, {
+    ...deps,
+    settlements: deps.settlements,
+    provider: createSimulatedDecline(declined),
+  });
 }

@@ -172,7 +172,9 @@ describe("rehearsing a batch run's refund (a payment step)", () => {
       simulation_id: "sim_1",
       review: { review_id: refundReviewId("exe_1"), status: "PENDING", origin: "REFUND_FAILED" },
     });
-    expect(publisher.published.map((e) => [e.detailType, e.detail.simulation_id])).toEqual([
+    expect(
+      publisher.published.map((e) => [e.detailType, (e.detail as { simulation_id?: string }).simulation_id]),
+    ).toEqual([
       ["RefundFailed", "sim_1"],
       ["ReviewOpened", "sim_1"],
     ]);

@@ -174,7 +174,9 @@ describe("what a decided refund review performs", () => {
     it("a RETRY's RefundExecuted is a simulation's again (the payments rule never delivers it to a provider)", () => {
       const publish = refundReviewEffects(scoped(retried), "dfid_pay_clm_1").find((e) => e.kind === "publish");
       if (publish?.kind !== "publish") throw new Error("no publish");
-      expect(publish.entries.map((e) => [e.detailType, e.detail.simulation_id])).toEqual([
+      expect(
+        publish.entries.map((e) => [e.detailType, (e.detail as { simulation_id?: string }).simulation_id]),
+      ).toEqual([
         ["ReviewDecided", "sim_1"],
         ["RefundExecuted", "sim_1"],
       ]);

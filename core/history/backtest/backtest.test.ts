@@ -208,12 +208,17 @@ describe("backtest of the bundled run", () => {
       [`dfid_pay_${pb}`, "CLOSE", true],
     ]);
     // Not paid out of band: the reservation is released, and the order is bound all the same.
-    const unpaid = run.events.map((e) => (isClose(e) ? { ...e, details: { ...e.details, paid_out_of_band: false } } : e));
+    const unpaid = run.events.map((e) =>
+      isClose(e) ? { ...e, details: { ...e.details, paid_out_of_band: false } } : e,
+    );
     expect(report(500, unpaid)).toMatchObject({ evaluated: DECIDED, flips: [] });
     // Without the CLOSE nothing binds ord_027: PB2 would have been refunded automatically.
-    expect(report(500, run.events.filter((e) => !isClose(e))).flips).toEqual([
-      { claim_id: pb2, from: o("ESCALATE", "PRIOR_DECISION_ON_ORDER"), to: ACCEPTED },
-    ]);
+    expect(
+      report(
+        500,
+        run.events.filter((e) => !isClose(e)),
+      ).flips,
+    ).toEqual([{ claim_id: pb2, from: o("ESCALATE", "PRIOR_DECISION_ON_ORDER"), to: ACCEPTED }]);
   });
 
   it("re-decides claims of one instant in the order their customer's window took them, whatever order their audits landed in", () => {
