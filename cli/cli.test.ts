@@ -74,7 +74,7 @@ describe("claims batch --json (in-process)", () => {
     expect(replay.code, replay.stdout + replay.stderr).toBe(0);
     expect(replay.stdout).toMatch(/Identical: ACCEPT VALIDATION_PASSED/);
     // PB's refund declined (a payment step) and CLOSEd as paid out of band: its decision and PB2's replay identical.
-    expect(rows.filter((r) => r.id.toString().startsWith("PB")).map((r) => [r.id, r.verdict])).toEqual([
+    expect(rows.filter((r) => String(r.id).startsWith("PB")).map((r) => [r.id, r.verdict])).toEqual([
       ["PB", "ACCEPT"],
       ["PB-declined", "FAILED"],
       ["PB-close", "CLOSED"],
