@@ -11,6 +11,7 @@ import { createInProcessRuntime } from "../local/runtime.ts";
 import { runBatch } from "./batch.ts";
 import { loadRunAudit } from "./run-store.ts";
 import { replayClaim } from "../core/history/replay/index.ts";
+import { renderReport } from "../report/render.ts";
 
 const CONFIG = new URL("../scenarios/config.yaml", import.meta.url).pathname;
 
@@ -173,6 +174,14 @@ describe("runBatch", () => {
     ]);
     expect(replayClaim(paid, events).status).toBe("IDENTICAL");
     expect(replayClaim(outcome.rows[5]!.claim_id, events).status).toBe("IDENTICAL");
+    // The report shows the refund's fate on the claim's cycle (its review of the claim stays "not needed").
+    const page = renderReport(events);
+    const from = page.search(new RegExp(`<details class="cycle" id="[^"]*" data-claim-id="${paid}">`));
+    expect(from).toBeGreaterThan(0);
+    const cycle = page.slice(from, page.indexOf('<details class="cycle"', from + 1));
+    expect(cycle).toMatch(
+      /data-payment="FAILED"><span class="fail">✗ payment failed<\/span>: card_declined \(simulated\) <span class="tag">simulated<\/span><\/p><p data-payment-decision="CLOSE"><strong>CLOSE<\/strong> by rita: paid out of band, counted as refunded — Bank transfer<\/p>/,
+    );
   });
 
   it("a RETRY of a rehearsed decline is a simulation's refund again: the next payment step answers the retry", async () => {
