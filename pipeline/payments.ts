@@ -18,7 +18,7 @@ import { VersionConflictError } from "../core/errors.ts";
 import { PaymentRehearsalError, PaymentUnavailableError } from "./errors.ts";
 import { parseCents } from "../core/kernel/money.ts";
 export { PaymentRehearsalError, PaymentUnavailableError } from "./errors.ts";
-import { settlementDfid } from "./decide/refund-failed.ts";
+import { settlementDfid } from "../core/kernel/claim-record.ts";
 import type { AuditLog, Clock, ContextStore, EventPublisher, SettlementRepository } from "./ports.ts";
 import type { PipelineDeps } from "./deps.ts";
 
