@@ -292,7 +292,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       reviewRows.push(row);
       opts.log(
         formatScenario(i + 1, scenarioFile.reviews.length, row, {
-          input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`,
+          input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${step.body.paid_out_of_band === undefined ? "" : step.body.paid_out_of_band === true ? " (paid out of band)" : " (not paid)"}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`,
           ms: performance.now() - t0,
         }),
       );
