@@ -28,7 +28,7 @@ import {
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
-import { applyRace, closesRace, runLaterRow, scenarioRow, submitRace } from "./batch-scenarios.ts";
+import { applyRace, closesRace, runLaterRow, runPaymentStep, scenarioRow, submitRace } from "./batch-scenarios.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
 
 /** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
@@ -236,6 +236,18 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       if (stopped || interrupted()) break;
       const t0 = performance.now();
       const claimId = claimOf.get(step.of) ?? "";
+      if (step.kind === "payment") {
+        // The provider's answer to the claim's refund, rehearsed (a batch run's refund is never paid).
+        const row = await runPaymentStep(runtime, step, claimId);
+        reviewRows.push(row);
+        opts.log(
+          formatScenario(i + 1, scenarioFile.reviews.length, row, {
+            input: `payment of ${step.of} (${claimId}): the simulated provider declines it (${step.declined})`,
+            ms: performance.now() - t0,
+          }),
+        );
+        continue;
+      }
       const result = await runtime.decideReview(claimId, step.body, step.by).catch((error: unknown) => ({
         ok: false as const,
         code: "ERROR",
@@ -280,7 +292,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       reviewRows.push(row);
       opts.log(
         formatScenario(i + 1, scenarioFile.reviews.length, row, {
-          input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`,
+          input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${step.body.paid_out_of_band === undefined ? "" : step.body.paid_out_of_band === true ? " (paid out of band)" : " (not paid)"}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`,
           ms: performance.now() - t0,
         }),
       );

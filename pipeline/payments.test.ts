@@ -1,7 +1,7 @@
 // Paying an authorised refund and recording the provider's word: redelivery, a crash between the provider call
 // and its record, webhooks twice and out of order, failures that open the refund's own review.
 import { describe, expect, it } from "vitest";
-import { createSimulatedPaymentProvider } from "../adapters/payments/simulated.ts";
+import { createSimulatedDecline, createSimulatedPaymentProvider } from "../adapters/payments/simulated.ts";
 import { createStripePaymentProvider } from "../adapters/payments/stripe.ts";
 import { startStripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
 import type { RefundExecutedDetail } from "../core/kernel/events.ts";
@@ -12,7 +12,7 @@ import {
   createInMemorySettlementRepository,
   createRecordingPublisher,
 } from "./in-memory.ts";
-import { payRefund, recordProviderUpdate } from "./payments.ts";
+import { payRefund, recordProviderUpdate, rehearsePayment } from "./payments.ts";
 import type { PaymentDeps, PaymentProvider } from "./payments.ts";
 import type { SettlementRepository } from "./ports.ts";
 
@@ -189,6 +189,50 @@ describe("paying a RefundExecuted", () => {
     } finally {
       await mock.close();
     }
+  });
+});
+
+describe("rehearsing a batch run's refund (a payment step)", () => {
+  const simulation = executed({ simulation_id: "sim_1", order_id: "ord_1" });
+
+  it("declines through the same settlement, RefundFailed, ReviewOpened and review a real decline opens, all the run's", async () => {
+    const { d, publisher, audit, settlements } = deps(createSimulatedDecline("card_declined"));
+    expect(await rehearsePayment(d, simulation)).toBe("FAILED");
+    const record = await settlements.get("clm_1");
+    expect(record).toMatchObject({
+      status: "FAILED",
+      provider: "simulated",
+      failure_reason: "card_declined (simulated)",
+      simulation_id: "sim_1",
+      review: { review_id: refundReviewId("exe_1"), status: "PENDING", origin: "REFUND_FAILED" },
+    });
+    expect(
+      publisher.published.map((e) => [e.detailType, (e.detail as { simulation_id?: string }).simulation_id]),
+    ).toEqual([
+      ["RefundFailed", "sim_1"],
+      ["ReviewOpened", "sim_1"],
+    ]);
+    expect(await audit.bySimulation("sim_1")).toEqual([
+      expect.objectContaining({ event_type: "REFUND_FAILED", dfid: "dfid_pay_clm_1" }),
+    ]);
+    // The same step again records nothing new.
+    expect(await rehearsePayment(d, simulation)).toBe("already recorded");
+    expect(publisher.published).toHaveLength(2);
+  });
+
+  it("refuses a refund that is not a simulation's, and any provider but the simulated one, before anything is recorded", async () => {
+    const simulated = deps(createSimulatedDecline("card_declined"));
+    await expect(rehearsePayment(simulated.d, executed())).rejects.toThrow(
+      /refund exe_1 of claim clm_1 is not a simulation's: only a batch run's refund is rehearsed/,
+    );
+    const { provider, calls } = scripted({ status: "SETTLED", providerRef: "re_1" });
+    const stripe = deps(provider);
+    await expect(rehearsePayment(stripe.d, simulation)).rejects.toThrow(
+      /rehearsed with the simulated provider only, not "stripe"/,
+    );
+    expect(calls).toEqual([]);
+    expect(await simulated.settlements.get("clm_1")).toBeUndefined();
+    expect(await stripe.settlements.get("clm_1")).toBeUndefined();
   });
 });
 

@@ -74,7 +74,7 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
         await ports.ledger.clearReviewPending(effect.orderId, effect.claimId, effect.scope, effect.decision);
         break;
       case "refund_released":
-        await ports.ledger.releaseRefund(effect.orderId, effect.claimId);
+        await ports.ledger.releaseRefund(effect.orderId, effect.claimId, effect.scope);
         break;
     }
   }

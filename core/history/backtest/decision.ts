@@ -59,7 +59,7 @@ export function decisionStep(
   const linesFor = (cents: number) =>
     facts?.order ? lineReserveOf(facts.order, facts.claim, cents, env.policy.contract) : undefined;
   // Kept for the person's later step on the claim only (most claims have none).
-  if (step.personDecision !== undefined) {
+  if (step.personDecision !== undefined || step.refundClosed === true) {
     if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
     if (orderCents !== undefined) orderCentsOf.set(step.claimId, orderCents);
     acc.linesOfClaim.set(step.claimId, linesFor);

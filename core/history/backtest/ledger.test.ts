@@ -39,7 +39,8 @@ type Op =
       at: string;
       limits: CustomerLimitsCents;
     }
-  | { op: "release"; customer: string; claim: string };
+  | { op: "release"; customer: string; claim: string }
+  | { op: "release_refund"; order: string; claim: string };
 
 const order = fc.constantFrom(...ORDERS);
 const claim = fc.constantFrom(...CLAIMS);
@@ -90,6 +91,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       decision: fc.option(
         fc.oneof(
           fc.constant({ decision: "DENY" as const }),
+          fc.boolean().map((paid) => ({ decision: "CLOSE" as const, paid_out_of_band: paid })),
           fc
             .tuple(fc.integer({ min: 1, max: 500 }), fc.integer({ min: 1, max: 500 }))
             .map(([a, b]) => ({ decision: "APPROVE" as const, approved_cents: a, proposed_cents: a + b })),
@@ -116,6 +118,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       .map((l) => ({ ...l, windowMs: l.days * DAY_MS })),
   }),
   fc.record({ op: fc.constant("release" as const), customer: fc.constantFrom(...CUSTOMERS), claim }),
+  fc.record({ op: fc.constant("release_refund" as const), order, claim }),
 );
 
 function apply(ledger: SimulatedLedger, op: Op): string | undefined {
@@ -136,6 +139,9 @@ function apply(ledger: SimulatedLedger, op: Op): string | undefined {
       );
     case "release":
       ledger.releaseFromWindow(op.customer, op.claim);
+      return undefined;
+    case "release_refund":
+      ledger.releaseRefund(op.order, op.claim);
       return undefined;
   }
 }

@@ -21,6 +21,7 @@ import {
   emptyLedgerEntry,
   markReviewPending,
   lineCharge,
+  releaseRefund,
   reservationRefusal,
   reserveRefund,
   reservedForClaim,
@@ -48,6 +49,8 @@ export interface SimulatedLedger {
   markReviewPending(orderId: string, claimId: string): void;
   /** The claim's review no longer holds the order; a person's binding decision, when given, is recorded with it. */
   clearReviewPending(orderId: string, claimId: string, decision?: PersonDecision): void;
+  /** Releases the claim's reservation on the order (its failed refund was closed unpaid). */
+  releaseRefund(orderId: string, claimId: string): void;
   /** The customer's window; `undefined` while nothing was reserved for the customer. */
   window(customerId: string): CustomerWindow | undefined;
   /** Reserves an automatic refund on the customer's window; the refusal's message when it would pass `limits`. */
@@ -78,6 +81,9 @@ export function validatingLedger(): SimulatedLedger {
     },
     clearReviewPending(orderId, claimId, decision) {
       entries.set(orderId, clearReviewPending(entryOf(orderId), claimId, decision));
+    },
+    releaseRefund(orderId, claimId) {
+      entries.set(orderId, releaseRefund(entryOf(orderId), claimId));
     },
     window: (customerId) => windows.get(customerId),
     reserveOnWindow(customerId, reservation, limits) {
@@ -169,6 +175,10 @@ export function trustingLedger(): SimulatedLedger {
       let i = 0;
       while (i < decisions.length && decisions[i]!.claim_id < decision.claim_id) i++;
       decisions.splice(i, 0, { ...decision });
+    },
+    releaseRefund(orderId, claimId) {
+      // Rare (a failed refund closed unpaid): the ledger's own rule on a copy, rather than in place.
+      entries.set(orderId, releaseRefund(entryOf(orderId), claimId));
     },
     window: (customerId) => windows.get(customerId),
     reserveOnWindow(customerId, reservation, limits) {
