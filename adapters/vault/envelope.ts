@@ -1,0 +1,53 @@
+// The vault's cipher, whatever keeps the keys: AES-256-GCM under a 256-bit data key per subject, a fresh 96-bit IV
+// per field and the subject as associated data (a token moved to another subject does not open). The keys live in
+// a DataKeyStore: key files on the local stack (key-files.ts), KMS-wrapped keys in the table on AWS (kms-keys.ts).
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { ERASED, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
+import { SealedFieldError } from "../../pipeline/personal-data.ts";
+import type { DestroyOutcome, PersonalDataVault } from "../../pipeline/personal-data.ts";
+
+/** A subject's data key as the store holds it: the key, a tombstone where it was destroyed, or nothing yet. */
+export type DataKeyState = { state: "key"; key: Buffer } | { state: "erased" } | { state: "none" };
+
+/** Where data keys are kept: made once per subject, destroyed for good (a tombstone stays so none is made again). */
+export interface DataKeyStore {
+  /** The subject's key; with `create`, made now when it has none (never after a tombstone). */
+  key(subject: string, opts: { create: boolean }): Promise<DataKeyState>;
+  /** Destroys the subject's key and leaves a tombstone. */
+  destroy(subject: string): Promise<DestroyOutcome>;
+}
+
+const b64u = (b: Buffer): string => b.toString("base64url");
+
+/** The envelope vault over `store`. */
+export function envelopeVault(store: DataKeyStore): PersonalDataVault {
+  return {
+    async seal(subject, plaintext) {
+      const k = await store.key(subject, { create: true });
+      if (k.state !== "key") return ERASED;
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", k.key, iv);
+      cipher.setAAD(Buffer.from(subject, "utf8"));
+      const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+      return `${SEALED_PREFIX}${b64u(Buffer.from(subject, "utf8"))}:${b64u(iv)}:${b64u(ct)}:${b64u(cipher.getAuthTag())}`;
+    },
+    async open(token) {
+      const parts = token.startsWith(SEALED_PREFIX) ? token.slice(SEALED_PREFIX.length).split(":") : [];
+      if (parts.length !== 4) throw new SealedFieldError("not a sealed field (pd1:<subject>:<iv>:<data>:<tag>)");
+      const [subject, iv, ct, tag] = parts.map((p) => Buffer.from(p, "base64url")) as [Buffer, Buffer, Buffer, Buffer];
+      const k = await store.key(subject.toString("utf8"), { create: false });
+      if (k.state !== "key") return undefined;
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", k.key, iv);
+        decipher.setAAD(subject);
+        decipher.setAuthTag(tag);
+        return Buffer.concat([decipher.update(ct), decipher.final()]).toString("utf8");
+      } catch (error) {
+        throw new SealedFieldError(`a sealed field of ${subject.toString("utf8")} does not open with its key`, {
+          cause: error,
+        });
+      }
+    },
+    destroy: (subject) => store.destroy(subject),
+  };
+}
