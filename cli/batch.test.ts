@@ -55,7 +55,7 @@ describe("runBatch", () => {
       { id: "verdict_only", verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: true },
     ]);
     expect(outcome.allMatch).toBe(false);
-    const end = loadRunAudit(dataDir, outcome.simulationId).find((e) => e.event_type === "SIMULATION_END")!;
+    const end = (await loadRunAudit(dataDir, outcome.simulationId)).find((e) => e.event_type === "SIMULATION_END")!;
     const details = SimulationEndDetailsSchema.parse(end.details);
     expect(details).toMatchObject({ total: 3, matched: 2 });
     // The clock is frozen (a batch decides as of one instant); the run still ends its wall duration after it started.

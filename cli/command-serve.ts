@@ -125,6 +125,7 @@ export function registerServeCommand(program: Command): void {
           reviewerToken,
           ...reviewing.stack,
           onBusEvent: busProgress(out),
+          ...retentionSweep(config.retention?.customerTextDays, dataDir, clock),
           recordBusEvents: false,
           // The handlers' warnings as lines of text between the others (CLAIMS_LOG_FORMAT=json: Powertools' JSON).
           logFormat: process.env.CLAIMS_LOG_FORMAT?.trim().toLowerCase() === "json" ? "json" : "text",
@@ -249,4 +250,20 @@ export function registerServeCommand(program: Command): void {
         process.exitCode = 0;
       },
     );
+}
+
+/** The retention policy as the sweep's companion: older claims' personal data erased in the data directory's runs. */
+function retentionSweep(
+  days: number | undefined,
+  dataDir: string,
+  clock: { now(): number },
+): { onSweep?: () => Promise<unknown> } {
+  if (days === undefined) return {};
+  return {
+    onSweep: async () => {
+      const { sweepRetention } = await import("./customer-data.ts");
+      const { writeReportFor } = await import("./command-report.ts");
+      return sweepRetention(dataDir, days, new Date(clock.now()), (sim) => writeReportFor(dataDir, sim));
+    },
+  };
 }

@@ -319,6 +319,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       sweepTimer = setInterval(() => {
         void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`));
         void redeliverPayments();
+        if (options.onSweep)
+          void options.onSweep().catch((e: unknown) => console.error(`[sweep] retention: ${(e as Error).message}`));
       }, sweepEveryMs);
       sweepTimer.unref();
     }

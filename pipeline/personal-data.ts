@@ -5,34 +5,10 @@
 import type { AuditEvent } from "../core/integrity/index.ts";
 import { auditClaimId } from "../core/history/audit-events.ts";
 import { openPersonalFields, sealPersonalFields } from "../core/privacy/sealing.ts";
-import { ClaimsError } from "../core/errors.ts";
+import type { PersonalDataVault } from "./ports.ts";
 
-/** What destroying a subject's key found: a key it destroyed, a key destroyed before, or no key at all. */
-export type DestroyOutcome = "destroyed" | "already_erased" | "unknown";
-
-/** Where personal data is sealed: one data key per subject (a claim), AES-256-GCM (adapters/vault/). */
-export interface PersonalDataVault {
-  /** `plaintext` sealed under `subject`'s key (made on first use); ERASED once the subject's key was destroyed. */
-  seal(subject: string, plaintext: string): Promise<string>;
-  /** The text of a sealed field, or undefined when its key was destroyed. */
-  open(token: string): Promise<string | undefined>;
-  /** Destroys `subject`'s key for good: whatever was sealed under it can never be opened again, nor sealed anew. */
-  destroy(subject: string): Promise<DestroyOutcome>;
-}
-
-/** A sealed field that cannot be read: not a token, or its ciphertext does not match its key (corrupt data). */
-export class SealedFieldError extends ClaimsError<"SEALED_FIELD_INVALID"> {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("SEALED_FIELD_INVALID", message, options);
-  }
-}
-
-/** The vault's key store failed (a file that cannot be written, KMS refusing): broken infrastructure. */
-export class VaultUnavailableError extends ClaimsError<"VAULT_UNAVAILABLE"> {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("VAULT_UNAVAILABLE", message, options);
-  }
-}
+export type { DestroyOutcome, PersonalDataVault } from "./ports.ts";
+export { SealedFieldError, VaultUnavailableError } from "./errors.ts";
 
 /** `event` with its personal fields sealed under its claim's key (events of no claim hold no personal data). */
 export async function sealAuditEvent(event: AuditEvent, vault: PersonalDataVault): Promise<AuditEvent> {

@@ -3,8 +3,8 @@
 // field asks KMS to Decrypt the wrapped key. Destroying replaces the item by a tombstone (`erased_at`, no key): the
 // plaintext key never left memory, so the sealed text — in the audit and in every backup of the table — is gone.
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { VaultUnavailableError } from "../../pipeline/personal-data.ts";
-import type { DestroyOutcome } from "../../pipeline/personal-data.ts";
+import { VaultUnavailableError } from "../../pipeline/errors.ts";
+import type { DestroyOutcome } from "../../pipeline/ports.ts";
 import type { DataKeyState, DataKeyStore } from "../vault/envelope.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";

@@ -3,8 +3,8 @@
 // a DataKeyStore: key files on the local stack (key-files.ts), KMS-wrapped keys in the table on AWS (kms-keys.ts).
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { ERASED, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
-import { SealedFieldError } from "../../pipeline/personal-data.ts";
-import type { DestroyOutcome, PersonalDataVault } from "../../pipeline/personal-data.ts";
+import { SealedFieldError } from "../../pipeline/errors.ts";
+import type { DestroyOutcome, PersonalDataVault } from "../../pipeline/ports.ts";
 
 /** A subject's data key as the store holds it: the key, a tombstone where it was destroyed, or nothing yet. */
 export type DataKeyState = { state: "key"; key: Buffer } | { state: "erased" } | { state: "none" };

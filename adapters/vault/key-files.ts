@@ -4,8 +4,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { VaultUnavailableError } from "../../pipeline/personal-data.ts";
-import type { DestroyOutcome } from "../../pipeline/personal-data.ts";
+import { VaultUnavailableError } from "../../pipeline/errors.ts";
+import type { DestroyOutcome } from "../../pipeline/ports.ts";
 import type { DataKeyState, DataKeyStore } from "./envelope.ts";
 
 /** The folder of the data keys in a data directory. */

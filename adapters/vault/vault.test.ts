@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ERASED, isSealed } from "../../core/privacy/sealing.ts";
-import { SealedFieldError } from "../../pipeline/personal-data.ts";
-import type { PersonalDataVault } from "../../pipeline/personal-data.ts";
+import { SealedFieldError } from "../../pipeline/errors.ts";
+import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { useEmulatedAws } from "../aws/emulators.test-kit.ts";
 import { kmsKeyStore } from "../aws/kms-keys.ts";
 import type { KmsDataKeys } from "../aws/kms-keys.ts";
@@ -86,7 +86,9 @@ function vaultContract(name: string, make: () => Promise<PersonalDataVault>): vo
   });
 }
 
-vaultContract("key files", async () => envelopeVault(keyFileStore(join(mkdtempSync(join(tmpdir(), "vault-")), "keys"))));
+vaultContract("key files", async () =>
+  envelopeVault(keyFileStore(join(mkdtempSync(join(tmpdir(), "vault-")), "keys"))),
+);
 
 const aws = useEmulatedAws();
 vaultContract("KMS-wrapped keys in the table", async () => {
@@ -120,12 +122,18 @@ describe("the KMS-wrapped keys", () => {
     expect(await vault.open(token)).toBe(TEXT);
     expect(kms.calls).toEqual(["GenerateDataKey", "Decrypt"]);
     const stored = await aws.doc.send(
-      new (await import("@aws-sdk/lib-dynamodb")).GetCommand({ TableName: tableName, Key: { pk: "DATAKEY#clm_8", sk: "DATAKEY" } }),
+      new (await import("@aws-sdk/lib-dynamodb")).GetCommand({
+        TableName: tableName,
+        Key: { pk: "DATAKEY#clm_8", sk: "DATAKEY" },
+      }),
     );
     expect(Object.keys(stored.Item ?? {}).sort()).toEqual(["entity", "pk", "sk", "wrapped"]);
     await vault.destroy("clm_8");
     const after = await aws.doc.send(
-      new (await import("@aws-sdk/lib-dynamodb")).GetCommand({ TableName: tableName, Key: { pk: "DATAKEY#clm_8", sk: "DATAKEY" } }),
+      new (await import("@aws-sdk/lib-dynamodb")).GetCommand({
+        TableName: tableName,
+        Key: { pk: "DATAKEY#clm_8", sk: "DATAKEY" },
+      }),
     );
     expect(after.Item?.wrapped).toBeUndefined();
     expect(after.Item?.erased_at).toBe("1970-01-01T00:00:00.000Z");

@@ -31,6 +31,7 @@ export const AUDIT_EVENT_TYPES = [
   "REFUND_SETTLED",
   "REFUND_FAILED",
   "REVIEW_APPROVAL_RECORDED",
+  "PERSONAL_DATA_ERASED",
 ] as const;
 
 /** The audit event type schema. */
