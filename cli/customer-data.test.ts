@@ -2,7 +2,9 @@
 // reviewed-and-refunded, a rejected and a free-text claim, another customer beside them. After `claims erase`,
 // no byte the data directory keeps holds the customer's words, every claim still replays IDENTICAL and the
 // backtest decides them as before; the other customer's words are untouched.
+import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -224,4 +226,53 @@ describe("a customer's erasure over the data directory", () => {
     for (const id of claims) expect(replayClaim(id, after).status).toBe("IDENTICAL");
     expect((await sweepRetention(dataDir, 30, new Date(NOW + 60 * day), noop)).erased).toEqual([]);
   });
+
+  it("answers through the claims command: erased, already erased, unknown, a usage error; replay and export after", async () => {
+    const { dataDir, outcome } = await recordRun();
+    const z2 = outcome.rows.find((r) => r.id === "Z2")!.claim_id;
+    const dd = ["--data-dir", dataDir];
+    const first = await claims(["erase", "--customer", "cus_zelda", ...dd]);
+    expect(first).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("customer cus_zelda: personal data of 4 claim(s) erased"),
+    });
+    expect(await claims(["erase", "--customer", "cus_zelda", ...dd])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("already erased (4 claim(s))"),
+    });
+    expect(await claims(["erase", "--customer", "cus_nobody", ...dd])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("no claim of customer cus_nobody"),
+    });
+    const usage = await claims(["erase", ...dd]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("give exactly one of --customer <id> or --claim <id>");
+    expect(usage.stderr).not.toMatch(/\n\s+at /);
+    const replay = await claims(["replay", z2, ...dd]);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain("personal data erased (claims erase), shown as [erased]");
+    expect(replay.stdout).toMatch(/Identical: ACCEPT|Identical: ESCALATE/);
+    const out = join(dataDir, "zelda.json");
+    expect((await claims(["export", "--customer", "cus_zelda", "--out", out, ...dd])).code).toBe(0);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const exported = JSON.parse(readFileSync(out, "utf8")) as { claims: { erased: boolean }[] };
+    expect(exported.claims.map((c) => c.erased)).toEqual([true, true, true, true]);
+    expect(readFileSync(out, "utf8")).not.toContain("Quirinius");
+  });
 });
+
+const root = new URL("..", import.meta.url).pathname;
+
+/** Runs `claims …` as a user does: its exit code, stdout and stderr. */
+async function claims(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(root, "bin/claims.mjs"), ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
