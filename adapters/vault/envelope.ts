@@ -19,11 +19,22 @@ export interface DataKeyStore {
 
 const b64u = (b: Buffer): string => b.toString("base64url");
 
-/** The envelope vault over `store`. */
+/**
+ * The envelope vault over `store`. It keeps the keys it read for its own lifetime (one command, one saved run): make
+ * a vault per unit of work, so a key destroyed elsewhere is not used from memory afterwards.
+ */
 export function envelopeVault(store: DataKeyStore): PersonalDataVault {
+  const keys = new Map<string, Buffer>();
+  const key = async (subject: string, create: boolean): Promise<DataKeyState> => {
+    const known = keys.get(subject);
+    if (known) return { state: "key", key: known };
+    const k = await store.key(subject, { create });
+    if (k.state === "key") keys.set(subject, k.key);
+    return k;
+  };
   return {
     async seal(subject, plaintext) {
-      const k = await store.key(subject, { create: true });
+      const k = await key(subject, true);
       if (k.state !== "key") return ERASED;
       const iv = randomBytes(12);
       const cipher = createCipheriv("aes-256-gcm", k.key, iv);
@@ -35,7 +46,7 @@ export function envelopeVault(store: DataKeyStore): PersonalDataVault {
       const parts = token.startsWith(SEALED_PREFIX) ? token.slice(SEALED_PREFIX.length).split(":") : [];
       if (parts.length !== 4) throw new SealedFieldError("not a sealed field (pd1:<subject>:<iv>:<data>:<tag>)");
       const [subject, iv, ct, tag] = parts.map((p) => Buffer.from(p, "base64url")) as [Buffer, Buffer, Buffer, Buffer];
-      const k = await store.key(subject.toString("utf8"), { create: false });
+      const k = await key(subject.toString("utf8"), false);
       if (k.state !== "key") return undefined;
       try {
         const decipher = createDecipheriv("aes-256-gcm", k.key, iv);
@@ -48,6 +59,9 @@ export function envelopeVault(store: DataKeyStore): PersonalDataVault {
         });
       }
     },
-    destroy: (subject) => store.destroy(subject),
+    destroy: (subject) => {
+      keys.delete(subject);
+      return store.destroy(subject);
+    },
   };
 }

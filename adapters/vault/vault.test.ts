@@ -13,6 +13,7 @@ import { useEmulatedAws } from "../aws/emulators.test-kit.ts";
 import { kmsKeyStore } from "../aws/kms-keys.ts";
 import type { KmsDataKeys } from "../aws/kms-keys.ts";
 import { envelopeVault } from "./envelope.ts";
+import type { DataKeyStore } from "./envelope.ts";
 import { keyFileStore } from "./key-files.ts";
 
 const TEXT = "Mein Name ist Anna Zwirbelmeyer, anna.zwirbel@example.com, IBAN DE89 3704 0044 0532 0130 00";
@@ -42,7 +43,8 @@ function fakeKms(): KmsDataKeys & { calls: string[] } {
   };
 }
 
-function vaultContract(name: string, make: () => Promise<PersonalDataVault>): void {
+function vaultContract(name: string, makeStore: () => Promise<DataKeyStore>): void {
+  const make = async (): Promise<PersonalDataVault> => envelopeVault(await makeStore());
   describe(`the vault over ${name}`, () => {
     it("seals a text so that it reads back, never in clear, with a fresh IV each time", async () => {
       const vault = await make();
@@ -53,6 +55,16 @@ function vaultContract(name: string, make: () => Promise<PersonalDataVault>): vo
       expect(a).not.toContain("Zwirbel");
       expect(await vault.open(a)).toBe(TEXT);
       expect(await vault.open(b)).toBe(TEXT);
+    });
+
+    it("opens in another vault over the same keys, and a key one vault destroys is gone for every new one", async () => {
+      const store = await makeStore();
+      const writer = envelopeVault(store);
+      const token = await writer.seal("clm_9", TEXT);
+      expect(await envelopeVault(store).open(token)).toBe(TEXT);
+      expect(await envelopeVault(store).destroy("clm_9")).toBe("destroyed");
+      expect(await envelopeVault(store).open(token)).toBeUndefined();
+      expect(await envelopeVault(store).seal("clm_9", TEXT)).toBe(ERASED);
     });
 
     it("destroys one subject's key: its fields read as gone, another subject's still open", async () => {
@@ -86,14 +98,12 @@ function vaultContract(name: string, make: () => Promise<PersonalDataVault>): vo
   });
 }
 
-vaultContract("key files", async () =>
-  envelopeVault(keyFileStore(join(mkdtempSync(join(tmpdir(), "vault-")), "keys"))),
-);
+vaultContract("key files", async () => keyFileStore(join(mkdtempSync(join(tmpdir(), "vault-")), "keys")));
 
 const aws = useEmulatedAws();
 vaultContract("KMS-wrapped keys in the table", async () => {
   const ctx = { client: aws.doc, tableName: await aws.newTable(), clock: { now: () => 0 }, pageSize: undefined };
-  return envelopeVault(kmsKeyStore(ctx, fakeKms(), "alias/claims-personal-data"));
+  return kmsKeyStore(ctx, fakeKms(), "alias/claims-personal-data");
 });
 
 describe("the key files", () => {
@@ -120,6 +130,9 @@ describe("the KMS-wrapped keys", () => {
     const vault = envelopeVault(kmsKeyStore(ctx, kms, "alias/k"));
     const token = await vault.seal("clm_8", TEXT);
     expect(await vault.open(token)).toBe(TEXT);
+    expect(kms.calls).toEqual(["GenerateDataKey"]);
+    // Another unit of work (a new vault) has only the wrapped key: KMS unwraps it.
+    expect(await envelopeVault(kmsKeyStore(ctx, kms, "alias/k")).open(token)).toBe(TEXT);
     expect(kms.calls).toEqual(["GenerateDataKey", "Decrypt"]);
     const stored = await aws.doc.send(
       new (await import("@aws-sdk/lib-dynamodb")).GetCommand({
