@@ -69,6 +69,11 @@ scenarios:
     context:
       claim: { order_id: ord_k1, amount_eur: 30.0, category: home, customer_id: cus_karl, reason: "Toaster sparks. ${KARL}" }
     expected: { verdict: ACCEPT, reason_code: VALIDATION_PASSED }
+  - id: K2
+    label: "Karl claims on Zelda's order"
+    context:
+      claim: { order_id: ord_e1, amount_eur: 10.0, category: electronics, customer_id: cus_karl, reason: "Not mine but broken, Karl Keepmann here" }
+    expected: REJECT
 reviews:
   - id: Z2-approve
     label: "a person approves Z2"
@@ -136,7 +141,8 @@ describe("a customer's erasure over the data directory", () => {
     const result = await eraseInRuns(dataDir, { customerId: "cus_zelda" }, new Date(NOW + 86_400_000), (s) =>
       writeReportFor(dataDir, s),
     );
-    const zelda = outcome.rows.filter((r) => /^Z\d$/.test(r.id)).map((r) => r.claim_id);
+    // K2, Karl's claim on Zelda's order, holds the words of both: it is erased with hers.
+    const zelda = outcome.rows.filter((r) => /^(Z\d|K2)$/.test(r.id)).map((r) => r.claim_id);
     expect(result.erased.sort()).toEqual([...zelda].sort());
     expect(result.already).toEqual([]);
 
@@ -186,13 +192,15 @@ describe("a customer's erasure over the data directory", () => {
     const { dataDir, outcome } = await recordRun();
     const karl = outcome.rows.find((r) => r.id === "K1")!.claim_id;
     const exported = await exportCustomer(dataDir, "cus_zelda", new Date(NOW));
-    expect(exported.claims.map((c) => c.order_id).sort()).toEqual(["ord_e1", "ord_e2", "ord_e3", "ord_e4"]);
+    expect(exported.claims.map((c) => c.order_id).sort()).toEqual(["ord_e1", "ord_e1", "ord_e2", "ord_e3", "ord_e4"]);
     expect(exported.claims.every((c) => !c.erased)).toBe(true);
     const values = exported.claims.flatMap((c) => c.personal_data.map((p) => p.value));
     expect(values).toContain("Kettle leaks. Zelda Quirinius, zelda.quirinius@example.com, +49 171 9876543");
     expect(values).toContain("Agreed with Zelda Quirinius by phone");
     expect(values.some((v) => v.startsWith("My lamp from order ord_e4"))).toBe(true);
-    expect(JSON.stringify(exported)).not.toContain(KARL);
+    expect(JSON.stringify(exported)).not.toContain("Toaster sparks");
+    const karlsOwn = await exportCustomer(dataDir, "cus_karl", new Date(NOW));
+    expect(karlsOwn.claims.map((c) => c.order_id).sort()).toEqual(["ord_e1", "ord_k1"]);
     expect(exported.claims.flatMap((c) => c.audit).some((e) => e.details.claim_id === karl)).toBe(false);
 
     await eraseInRuns(
@@ -202,7 +210,7 @@ describe("a customer's erasure over the data directory", () => {
       async () => {},
     );
     const later = await exportCustomer(dataDir, "cus_zelda", new Date(NOW));
-    const z1 = later.claims.find((c) => c.order_id === "ord_e1")!;
+    const z1 = later.claims.find((c) => c.claim_id === outcome.rows.find((r) => r.id === "Z1")!.claim_id)!;
     expect(z1.erased).toBe(true);
     expect(z1.personal_data.every((p) => p.value === ERASED)).toBe(true);
     expect(later.claims.filter((c) => c.erased)).toHaveLength(1);
@@ -234,11 +242,11 @@ describe("a customer's erasure over the data directory", () => {
     const first = await claims(["erase", "--customer", "cus_zelda", ...dd]);
     expect(first).toMatchObject({
       code: 0,
-      stdout: expect.stringContaining("customer cus_zelda: personal data of 4 claim(s) erased"),
+      stdout: expect.stringContaining("customer cus_zelda: personal data of 5 claim(s) erased"),
     });
     expect(await claims(["erase", "--customer", "cus_zelda", ...dd])).toMatchObject({
       code: 0,
-      stdout: expect.stringContaining("already erased (4 claim(s))"),
+      stdout: expect.stringContaining("already erased (5 claim(s))"),
     });
     expect(await claims(["erase", "--customer", "cus_nobody", ...dd])).toMatchObject({
       code: 1,
@@ -256,7 +264,7 @@ describe("a customer's erasure over the data directory", () => {
     expect((await claims(["export", "--customer", "cus_zelda", "--out", out, ...dd])).code).toBe(0);
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const exported = JSON.parse(readFileSync(out, "utf8")) as { claims: { erased: boolean }[] };
-    expect(exported.claims.map((c) => c.erased)).toEqual([true, true, true, true]);
+    expect(exported.claims.map((c) => c.erased)).toEqual([true, true, true, true, true]);
     expect(readFileSync(out, "utf8")).not.toContain("Quirinius");
   });
 });

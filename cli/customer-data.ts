@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import { auditEvent } from "../core/history/audit-events.ts";
-import { claimOwners } from "../core/history/customer-claims.ts";
+import { belongsTo, claimOwners } from "../core/history/customer-claims.ts";
 import type { ClaimOwner } from "../core/history/customer-claims.ts";
 import { erasedPaths, personalFields } from "../core/privacy/sealing.ts";
 import type { DestroyOutcome } from "../pipeline/personal-data.ts";
@@ -28,7 +28,7 @@ export interface ErasureResult {
 }
 
 function selects(target: ErasureTarget, o: ClaimOwner): boolean {
-  if ("customerId" in target) return o.customerId === target.customerId;
+  if ("customerId" in target) return belongsTo(o, target.customerId);
   if ("claimId" in target) return o.claimId === target.claimId;
   return o.receivedAt !== undefined && o.receivedAt < target.receivedBefore;
 }
@@ -119,7 +119,7 @@ export async function exportCustomer(dataDir: string, customerId: string, now: D
   const claims: CustomerExport["claims"] = [];
   for (const simulationId of listRuns(dataDir)) {
     const events = await loadRunAudit(dataDir, simulationId);
-    for (const o of claimOwners(events).filter((x) => x.customerId === customerId)) {
+    for (const o of claimOwners(events).filter((x) => belongsTo(x, customerId))) {
       const audit = events.filter((e) => e.details.claim_id === o.claimId);
       claims.push({
         claim_id: o.claimId,

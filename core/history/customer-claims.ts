@@ -7,7 +7,10 @@ import { auditClaimId, parseAuditDetails } from "./audit-events.ts";
 export interface ClaimOwner {
   claimId: string;
   orderId?: string;
+  /** The order's customer. */
   customerId?: string;
+  /** The customer the claim itself names (`claim.customer_id`), when it names one: its words are theirs too. */
+  claimantId?: string;
   receivedAt?: string;
   /** Whether the claim has an outcome (a verdict, a person's decision or a review waiting): not in flight. */
   settled: boolean;
@@ -15,7 +18,10 @@ export interface ClaimOwner {
 
 const SETTLING = new Set(["KERNEL_VERDICT", "CLAIM_NEEDS_REVIEW", "REVIEW_DECIDED", "CLAIM_REFUND_EXECUTED"]);
 
-/** Every claim of `events` with its order and customer (orders' customers from every order the audit records). */
+/**
+ * Every claim of `events` with its order, the order's customer (from every order the audit records) and the
+ * customer the claim names: a claim on someone else's order holds the words of both.
+ */
 export function claimOwners(events: readonly AuditEvent[]): ClaimOwner[] {
   const customerOf = new Map<string, string>();
   const owners = new Map<string, ClaimOwner>();
@@ -38,7 +44,10 @@ export function claimOwners(events: readonly AuditEvent[]): ClaimOwner[] {
     if (SETTLING.has(type)) o.settled = true;
     if (type === "CLAIM_RECEIVED") {
       o.receivedAt = details.received_at;
-      if ("claim" in details.input) o.orderId = details.input.claim.order_id;
+      if ("claim" in details.input) {
+        o.orderId = details.input.claim.order_id;
+        if (details.input.claim.customer_id !== undefined) o.claimantId = details.input.claim.customer_id;
+      }
     } else if (type === "CLAIM_EXTRACTED") o.orderId = details.claim.order_id;
     else if (type === "PROPOSAL_SUBMITTED") {
       order(details.kernel_inputs.order);
@@ -63,4 +72,9 @@ export function erasedClaims(events: readonly AuditEvent[]): Map<string, string>
       for (const id of parsed.parsed.details.claim_ids) erased.set(id, parsed.parsed.details.erased_at);
   }
   return erased;
+}
+
+/** Whether `customerId` is the claim's order's customer or the customer the claim names. */
+export function belongsTo(owner: ClaimOwner, customerId: string): boolean {
+  return owner.customerId === customerId || owner.claimantId === customerId;
 }
