@@ -3,7 +3,7 @@
 // no byte the data directory keeps holds the customer's words, every claim still replays IDENTICAL and the
 // backtest decides them as before; the other customer's words are untouched.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +17,7 @@ import { createInProcessRuntime } from "../local/runtime.ts";
 import { runBatch } from "./batch.ts";
 import { eraseInRuns, exportCustomer, sweepRetention } from "./customer-data.ts";
 import { writeReportFor } from "./command-report.ts";
-import { loadRunAudit, loadSealedRunAudit } from "./run-store.ts";
+import { loadRunAudit, loadSealedRunAudit, writeRunAudit } from "./run-store.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -233,6 +233,23 @@ describe("a customer's erasure over the data directory", () => {
     expect([...(erasures[0]!.claim_ids as string[])].sort()).toEqual(claims.sort());
     for (const id of claims) expect(replayClaim(id, after).status).toBe("IDENTICAL");
     expect((await sweepRetention(dataDir, 30, new Date(NOW + 60 * day), noop)).erased).toEqual([]);
+  });
+
+  it("erases from a run recorded before the audit was sealed (its words in clear, no keys), and seals the rest", async () => {
+    const { dataDir, outcome } = await recordRun();
+    const sim = outcome.simulationId;
+    writeRunAudit(dataDir, sim, await loadRunAudit(dataDir, sim));
+    rmSync(join(dataDir, "keys"), { recursive: true });
+    expect(readFileSync(join(dataDir, "runs", sim, "audit.jsonl"), "utf8")).toContain("Zelda Quirinius");
+    const result = await eraseInRuns(dataDir, { customerId: "cus_zelda" }, new Date(NOW), (s) =>
+      writeReportFor(dataDir, s),
+    );
+    expect(result.erased).toHaveLength(5);
+    for (const text of ZELDA) expect(holding(dataDir, text)).toEqual([]);
+    expect(holding(dataDir, "Toaster sparks")).toEqual([`${dataDir}/runs/${sim}/report.html`]);
+    const after = await loadRunAudit(dataDir, sim);
+    expect(JSON.stringify(after)).toContain("Toaster sparks");
+    for (const row of outcome.rows) expect(replayClaim(row.claim_id, after).status).toBe("IDENTICAL");
   });
 
   it("answers through the claims command: erased, already erased, unknown, a usage error; replay and export after", async () => {

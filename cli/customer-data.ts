@@ -9,6 +9,7 @@ import { auditEvent } from "../core/history/audit-events.ts";
 import { belongsTo, claimOwners } from "../core/history/customer-claims.ts";
 import type { ClaimOwner } from "../core/history/customer-claims.ts";
 import { erasedPaths, personalFields } from "../core/privacy/sealing.ts";
+import { sealAuditEvents } from "../pipeline/personal-data.ts";
 import type { DestroyOutcome } from "../pipeline/personal-data.ts";
 import { dataDirVault, listRuns, loadRunAudit, loadSealedRunAudit, runDir, writeRunAudit } from "./run-store.ts";
 
@@ -71,7 +72,9 @@ export async function eraseInRuns(
         ...("receivedBefore" in target ? { retention_days: target.retentionDays } : {}),
       },
     });
-    writeRunAudit(dataDir, simulationId, [...sealed, erasure]);
+    // Sealing again reads an erased claim's fields as erased and seals the rest: a run recorded before the audit was
+    // sealed (its words in clear, no keys) loses the erased customer's words too, and has every other claim's sealed.
+    writeRunAudit(dataDir, simulationId, await sealAuditEvents([...sealed, erasure], vault));
     if (existsSync(join(runDir(dataDir, simulationId), "report.html"))) await writeReport(simulationId);
   }
   return result;
