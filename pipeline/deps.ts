@@ -16,6 +16,7 @@ import type {
   WorkQueues,
 } from "./ports.ts";
 import type { ClaimsCrewTimeouts } from "../core/agents/crew.ts";
+import type { CrewShapeSetting } from "../core/claim/config.ts";
 import type { Sha256Hex } from "../core/crew/hash.ts";
 import { OutageHoldSettingError } from "./errors.ts";
 
@@ -27,6 +28,8 @@ export interface AgentSettings {
   contract: ClaimsContract;
   /** How people decide what the kernel escalates: the four-eyes bound, how long a review may wait (docs/reviews.md). */
   review?: { secondApprovalAboveEur?: number; dueMs?: number } | undefined;
+  /** Which crew decides a claim (docs/llm.md, "Crew shape"); absent: `compact`. */
+  crewShape?: CrewShapeSetting | undefined;
   /** A second policy decided beside this one on every decision, recorded and never acted on (docs/backtest.md). */
   shadow?: Omit<AgentSettings, "shadow">;
 }

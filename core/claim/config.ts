@@ -177,14 +177,28 @@ const ClaimsBoundsSchema = ClaimsContractSchema.extend({
       });
   });
 
+/**
+ * Which crew decides a claim (`agents[].crew_shape`, docs/llm.md "Crew shape"): `compact` (the default) gives a claim
+ * whose facts are plain to the one-step compact crew and any other to the two agents; `two_agents` gives every claim
+ * to the seed's Claims Analyst → Decision Maker.
+ */
+export const CREW_SHAPES = ["compact", "two_agents"] as const;
+
+/** A crew shape setting. */
+export type CrewShapeSetting = (typeof CREW_SHAPES)[number];
+
 const AgentSchema = z
   .object({
     agent_id: z.string().min(1),
     version: z.string().min(1).optional(),
     priority: ignored("scheduling priority of the DIR runtime; one agent decides here"),
     crew: ignored(
-      "CrewAI role names and goals; the crew here is Claims Analyst → Decision Maker with a fixer, its prompts built in",
+      "CrewAI role names and goals; the crew here is built in (crew_shape chooses it), its prompts too",
     ),
+    /** Which crew decides a claim (docs/config.md, docs/llm.md "Crew shape"): compact (default) or two_agents. */
+    crew_shape: z
+      .enum(CREW_SHAPES, { message: `crew_shape must be one of: ${CREW_SHAPES.join(", ")}` })
+      .optional(),
     contract: ContractSchema,
     claims_bounds: ClaimsBoundsSchema,
   })
@@ -270,6 +284,8 @@ export interface AgentPolicy {
   contract: ClaimsContract;
   /** How people decide what the kernel escalates: the four-eyes bound, how long a review may wait (docs/reviews.md). */
   review?: { secondApprovalAboveEur?: number; dueMs?: number };
+  /** Which crew decides a claim (`crew_shape`); absent: `compact`. */
+  crewShape?: CrewShapeSetting;
 }
 
 /** The configuration with every relative date resolved against the run's clock. */
@@ -347,6 +363,7 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       ...(agent.claims_bounds.customer_limits ? { customer_limits: agent.claims_bounds.customer_limits } : {}),
     },
     ...reviewPolicy(agent.claims_bounds),
+    ...(agent.crew_shape === undefined ? {} : { crewShape: agent.crew_shape }),
   };
 }
 
