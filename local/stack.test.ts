@@ -278,7 +278,7 @@ describe("settle and stop", () => {
       provider: rules.provider,
       model: rules.model,
       async complete(request) {
-        if (request.task === "analyze_claim") await gate;
+        if (request.task === "analyze_claim" || request.task === "decide_claim") await gate; // either crew's first step
         return rules.complete(request);
       },
     };

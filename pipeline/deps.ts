@@ -42,6 +42,11 @@ export interface PipelineSettings {
   /** `false` sends every claim to the crew, triage skipped: only to measure what triage spares (bench/model-calls.bench.ts). */
   triage?: boolean;
   /**
+   * `false` sends all free text to the model, even text the patterns read alone (docs/llm.md, "Extraction by
+   * patterns"): only to measure what reading by patterns spares (bench/model-calls.bench.ts).
+   */
+  extractByPatterns?: boolean;
+  /**
    * How long a claim that needs an unreachable model waits for it before it ends NEEDS_REVIEW LLM_UNREACHABLE
    * (docs/llm.md: the outage hold); 0 or absent: at once, no hold (`claims batch`, in-process runs).
    */

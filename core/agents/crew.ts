@@ -23,8 +23,6 @@ export const CLAIMS_ROLES = {
   fixer: "fixer",
 } as const;
 
-
-
 /** Step timeouts of the claims crew: an LLM call with retries must fit inside. */
 export interface ClaimsCrewTimeouts {
   analystMs: number;
@@ -169,7 +167,8 @@ export function claimsCrewGraph(
   const key = `${name}/${timeouts.analystMs}/${timeouts.decisionMs}/${timeouts.fixerMs}`;
   let graph = graphs.get(key);
   if (!graph) {
-    const { shape, counts } = name === CLAIMS_CREW_COMPACT_NAME ? compactCrewShape(timeouts) : claimsCrewShape(timeouts);
+    const { shape, counts } =
+      name === CLAIMS_CREW_COMPACT_NAME ? compactCrewShape(timeouts) : claimsCrewShape(timeouts);
     graph = buildCrewGraph(shape, counts);
     graphs.set(key, graph);
   }

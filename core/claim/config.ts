@@ -192,13 +192,9 @@ const AgentSchema = z
     agent_id: z.string().min(1),
     version: z.string().min(1).optional(),
     priority: ignored("scheduling priority of the DIR runtime; one agent decides here"),
-    crew: ignored(
-      "CrewAI role names and goals; the crew here is built in (crew_shape chooses it), its prompts too",
-    ),
+    crew: ignored("CrewAI role names and goals; the crew here is built in (crew_shape chooses it), its prompts too"),
     /** Which crew decides a claim (docs/config.md, docs/llm.md "Crew shape"): compact (default) or two_agents. */
-    crew_shape: z
-      .enum(CREW_SHAPES, { message: `crew_shape must be one of: ${CREW_SHAPES.join(", ")}` })
-      .optional(),
+    crew_shape: z.enum(CREW_SHAPES, { message: `crew_shape must be one of: ${CREW_SHAPES.join(", ")}` }).optional(),
     contract: ContractSchema,
     claims_bounds: ClaimsBoundsSchema,
   })

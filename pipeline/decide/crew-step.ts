@@ -6,12 +6,7 @@
 // proves (decide/outbox.ts). Pure.
 import { initialCrewSnapshot, stepCrewMany } from "../../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue } from "../../core/crew/index.ts";
-import {
-  claimsCrewGraph,
-  claimsCrewGraphOfSnapshot,
-  claimsCrewInput,
-  crewNameFor,
-} from "../../core/agents/crew.ts";
+import { claimsCrewGraph, claimsCrewGraphOfSnapshot, claimsCrewInput, crewNameFor } from "../../core/agents/crew.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { PipelineDeps } from "../deps.ts";

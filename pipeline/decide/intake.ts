@@ -314,7 +314,9 @@ function submitted(record: ClaimRecord, created: boolean): SubmitResult {
 export type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY" | "HELD";
 
 /** What an extraction decides with: the outage hold's settings. */
-export type ExtractionPolicy = { settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs"> };
+export type ExtractionPolicy = {
+  settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs" | "extractByPatterns">;
+};
 
 /** Where an extraction stands, waiting for the answer to what it asked. */
 export type ExtractionState =
@@ -369,7 +371,8 @@ export function decideExtraction(
       if (!awaited.awaited) return { effects: awaited.effects, next: { done: "SKIPPED" } };
       const { text } = awaited;
       // Plain text the patterns read in full needs no model call (docs/llm.md, "Extraction by patterns").
-      const plain = plainTextExtraction(text, record.received_at);
+      const plain =
+        policy.settings.extractByPatterns === false ? undefined : plainTextExtraction(text, record.received_at);
       if (plain !== undefined) {
         const result: ExtractionResult = {
           ok: true,
@@ -406,7 +409,11 @@ export function decideExtraction(
     case "outcome_time": {
       const now = observedAs(observed, "now").now;
       const { record, text, result, finalAttempt } = state;
-      const decision = extractionDecision(record, text, result, { finalAttempt, now, patterns: state.patterns === true });
+      const decision = extractionDecision(record, text, result, {
+        finalAttempt,
+        now,
+        patterns: state.patterns === true,
+      });
       if (decision.outcome === "RETRY") return done("RETRY");
       const { patch, effects, outcome } = decision;
       const update: ClaimUpdate = {
