@@ -769,6 +769,9 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
     "another root claim": (d) => void (d.root_input.claim.amount_eur = 1),
     "another start time": (d) => void (d.now_ms += 1),
     "another crew": (d) => void (d.crew_id = "clm_other"),
+    // The crew recorded is the crew replayed (docs/llm.md, "Crew shape"): the other one does not give the same steps.
+    "the other crew shape": (d) =>
+      void (d.crew = d.crew === "CLAIMS_CREW_COMPACT" ? "CLAIMS_CREW" : "CLAIMS_CREW_COMPACT"),
   },
   AGENT_STEP: {
     "another correlation": (d) => void (d.inbound.correlationId = "000000000000000000000000"),
