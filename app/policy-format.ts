@@ -4,7 +4,7 @@
 // imports app/manifest.ts.
 import { createHash } from "node:crypto";
 import * as z from "zod";
-import { CREW_SHAPES } from "../core/claim/config.ts";
+import { CREW_SHAPES } from "../core/claim/crew-shape.ts";
 import type { ClaimsConfig } from "../core/claim/config.ts";
 import { ClaimsContractSchema, ResponsibilityContractSchema } from "../core/integrity/contracts.ts";
 

@@ -16,7 +16,7 @@ import type {
   WorkQueues,
 } from "./ports.ts";
 import type { ClaimsCrewTimeouts } from "../core/agents/crew.ts";
-import type { CrewShapeSetting } from "../core/claim/config.ts";
+import type { CrewShapeSetting } from "../core/claim/crew-shape.ts";
 import type { Sha256Hex } from "../core/crew/hash.ts";
 import { OutageHoldSettingError } from "./errors.ts";
 

@@ -6,7 +6,7 @@ import type { CrewGraph } from "../crew/index.ts";
 import { isModelUnavailable } from "../llm/errors.ts";
 import { ClaimSchema } from "../claim/claim.ts";
 import type { Claim } from "../claim/claim.ts";
-import type { CrewShapeSetting } from "../claim/config.ts";
+import type { CrewShapeSetting } from "../claim/crew-shape.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "../extraction/signals.ts";
 
 /** The crew's name in shapes, graphs and snapshots. */

@@ -1,5 +1,6 @@
 // `scenarios/config.yaml` (docs/config.md): our format, and DIR sample 35's own files in both of its contract
 // formats (the seed-era flat contract and the roa.dir/v1 contract document), read unchanged.
+import { CREW_SHAPES, type CrewShapeSetting } from "./crew-shape.ts";
 import * as z from "zod";
 import { LLM_DEFAULTS } from "../llm/defaults.ts";
 import { ClaimsContractSchema } from "../integrity/contracts.ts";
@@ -11,6 +12,8 @@ import { SourceFileError } from "./errors.ts";
 import { ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
 import type { IgnoredField } from "./yaml-source.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
+
+export { CREW_SHAPES, type CrewShapeSetting };
 
 /** The agent version assumed when the config names none (DIR sample 35's files do not). */
 const DEFAULT_AGENT_VERSION = "1.0.0";
@@ -176,16 +179,6 @@ const ClaimsBoundsSchema = ClaimsContractSchema.extend({
         message: "give how long a review may wait once: review_due_days or review_due_hours",
       });
   });
-
-/**
- * Which crew decides a claim (`agents[].crew_shape`, docs/llm.md "Crew shape"): `compact` (the default) gives a claim
- * whose facts are plain to the one-step compact crew and any other to the two agents; `two_agents` gives every claim
- * to the seed's Claims Analyst → Decision Maker.
- */
-export const CREW_SHAPES = ["compact", "two_agents"] as const;
-
-/** A crew shape setting. */
-export type CrewShapeSetting = (typeof CREW_SHAPES)[number];
 
 const AgentSchema = z
   .object({
