@@ -619,10 +619,12 @@ describe("a failing LLM", () => {
     r.facts?.task === "fix_step" && r.facts.failed_task === "decide_refund";
 
   it.each([
-    ["that always fails", () => true, { structured: "CREW_FAILED", text: "EXTRACTION_FAILED" }],
+    // The free text is one the patterns read alone (docs/llm.md, "Extraction by patterns"): its crew fails, not its extraction.
+    ["that always fails", () => true, { structured: "CREW_FAILED", text: "CREW_FAILED" }],
     [
       "that fails on the decision step and on the fixer standing in for it",
-      (r: LlmRequest<unknown>) => r.task === "decide_refund" || fixingDecision(r),
+      // the Decision Maker's step, or the compact crew's Claims Officer's (docs/llm.md, "Crew shape")
+      (r: LlmRequest<unknown>) => r.task === "decide_refund" || r.task === "decide_claim" || fixingDecision(r),
       { structured: "CREW_FAILED", text: "CREW_FAILED" },
     ],
   ] as const)(
