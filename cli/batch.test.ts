@@ -1,5 +1,6 @@
 // runBatch's gate (docs/config.md): a scenario matches only when the verdict AND the expected reason code
 // (when the scenario gives one) match. Run in process with the rules model and the bundled config.
+import { getEventListeners } from "node:events";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,7 @@ import { SimulationEndDetailsSchema } from "../core/history/audit-events.ts";
 import { frozenClock } from "../core/crew/index.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
-import { runBatch } from "./batch.ts";
+import { INTERRUPTED, raceInterruption, runBatch } from "./batch.ts";
 import { loadRunAudit } from "./run-store.ts";
 import { replayClaim } from "../core/history/replay/index.ts";
 import { renderReport } from "../report/render.ts";
@@ -202,5 +203,23 @@ describe("runBatch", () => {
       (e) => e.event_type === "CLAIM_REFUND_EXECUTED" && e.details.retry_of !== undefined,
     );
     expect(retry?.details.simulation_id).toBe(outcome.simulationId);
+  });
+});
+
+describe("waiting on a row while the run may be interrupted", () => {
+  it("leaves no abort listener behind after each row, however many rows run (no MaxListenersExceededWarning)", async () => {
+    const controller = new AbortController();
+    for (let row = 0; row < 60; row++)
+      expect(await raceInterruption(Promise.resolve(row), controller.signal)).toBe(row);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("answers INTERRUPTED when the run is interrupted during the wait, or was before it", async () => {
+    const controller = new AbortController();
+    const waiting = raceInterruption(new Promise<never>(() => {}), controller.signal);
+    controller.abort();
+    expect(await waiting).toBe(INTERRUPTED);
+    expect(await raceInterruption(Promise.resolve(1), controller.signal)).toBe(INTERRUPTED);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 });

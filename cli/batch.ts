@@ -112,7 +112,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   const journalFrom = existsSync(journal) ? statSync(journal).size : 0;
   const interrupted = () => opts.signal?.aborted === true;
   const untilInterrupted = <T>(wait: Promise<T>): Promise<T | typeof INTERRUPTED> =>
-    opts.signal === undefined ? wait : Promise.race([wait, aborted(opts.signal)]);
+    opts.signal === undefined ? wait : raceInterruption(wait, opts.signal);
   try {
     opts.log(
       formatHeader({
@@ -396,14 +396,24 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
 }
 
 /** What `untilInterrupted` answers when the run was interrupted before the wait settled. */
-const INTERRUPTED = Symbol("interrupted");
+export const INTERRUPTED = Symbol("interrupted");
 
-/** Settles (with INTERRUPTED) when `signal` aborts. */
-function aborted(signal: AbortSignal): Promise<typeof INTERRUPTED> {
-  return new Promise((done) => {
-    if (signal.aborted) done(INTERRUPTED);
-    else signal.addEventListener("abort", () => done(INTERRUPTED), { once: true });
+/**
+ * `wait`, or INTERRUPTED when `signal` aborts first. The abort listener is removed once `wait` settles, so a run of
+ * many rows does not pile listeners on the one signal (Node warns past 10: MaxListenersExceededWarning).
+ */
+export async function raceInterruption<T>(wait: Promise<T>, signal: AbortSignal): Promise<T | typeof INTERRUPTED> {
+  if (signal.aborted) return INTERRUPTED;
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<typeof INTERRUPTED>((done) => {
+    onAbort = () => done(INTERRUPTED);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
+  try {
+    return await Promise.race([wait, interrupted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort!);
+  }
 }
 
 /** How many lines were appended to the journal at `path` after byte `from` (0 when there is none). */
