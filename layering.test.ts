@@ -308,9 +308,6 @@ const OVERSIZED_FOR_NOW: ReadonlyMap<string, string> = new Map([
   ["report/model.ts", "issue 36 (report numbers)"],
   ["chaos/flow.ts", "issue 39 (chaos at scale)"],
   ["chaos/emulators.ts", "issue 39 (chaos at scale)"],
-  // Grown by the per-line ledger (issue 32, still open): split when its event and view shapes land.
-  ["adapters/aws/dynamo-ledger.ts", "issue 32 (lines: the per-line conditional writes to their own file)"],
-  ["pipeline/decide/review.ts", "issue 32 (lines: an approval's per-line reservation)"],
 ]);
 
 /** The production files of `files` (path -> source) over MAX_LINES, with their line counts: test support excluded. */

@@ -142,6 +142,30 @@ export async function runPaymentStep(
   const settlement = result.ok ? result.settlement : undefined;
   const outcome = result.ok ? (settlement?.status ?? result.outcome) : "REFUSED";
   const code = result.ok ? null : result.code;
+  return stepRow(step, claimId, {
+    outcome,
+    code,
+    reason: result.ok ? (settlement?.failure_reason ?? null) : result.message,
+    order_id: settlement?.order_id ?? null,
+    amount_eur: settlement?.amount_eur ?? null,
+    executed: false,
+  });
+}
+
+/** What a step of the `reviews:` list (a person's decision, a rehearsed payment) came to, as a row of the run. */
+export function stepRow(
+  step: { id: string; label: string; expected: { outcome: string; reason_code?: string | undefined } },
+  claimId: string,
+  got: {
+    outcome: string;
+    code: string | null;
+    reason: string | null;
+    order_id: string | null;
+    amount_eur: number | null;
+    executed: boolean;
+  },
+): BatchRow {
+  const { outcome, code } = got;
   return {
     id: step.id,
     label: step.label,
@@ -149,10 +173,10 @@ export async function runPaymentStep(
     verdict: outcome,
     expected: step.expected.outcome,
     reason_code: code,
-    reason: result.ok ? (settlement?.failure_reason ?? null) : result.message,
-    order_id: settlement?.order_id ?? null,
-    amount_eur: settlement?.amount_eur ?? null,
-    executed: false,
+    reason: got.reason,
+    order_id: got.order_id,
+    amount_eur: got.amount_eur,
+    executed: got.executed,
     matches:
       outcome === step.expected.outcome &&
       (step.expected.reason_code === undefined || step.expected.reason_code === code),

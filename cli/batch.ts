@@ -28,7 +28,15 @@ import {
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
-import { applyRace, closesRace, runLaterRow, runPaymentStep, scenarioRow, submitRace } from "./batch-scenarios.ts";
+import {
+  applyRace,
+  closesRace,
+  runLaterRow,
+  runPaymentStep,
+  scenarioRow,
+  stepRow,
+  submitRace,
+} from "./batch-scenarios.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
 
 /** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
@@ -260,22 +268,14 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           : String(result.body.review.status);
       const code = result.ok ? null : result.code;
       const record = claimId === "" ? undefined : await runtime.settle(claimId).catch(() => undefined);
-      const row: BatchRow = {
-        id: step.id,
-        label: step.label,
-        claim_id: claimId,
-        verdict: outcome,
-        expected: step.expected.outcome,
-        reason_code: code,
+      const row = stepRow(step, claimId, {
+        outcome,
+        code,
         reason: result.ok ? null : result.message,
         order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
         amount_eur: result.ok ? ((result.body.review.amount_eur as number | undefined) ?? null) : null,
         executed: result.ok && result.body.executed && result.body.review.status === "APPROVED",
-        matches:
-          outcome === step.expected.outcome &&
-          (step.expected.reason_code === undefined || step.expected.reason_code === code),
-        expected_reason_code: step.expected.reason_code ?? null,
-      };
+      });
       if (result.ok && result.body.resubmitted_claim_id) {
         const corrected = await runtime.settle(result.body.resubmitted_claim_id).catch(() => undefined);
         // What the corrected claim ended with, when the step expects it.

@@ -9,6 +9,7 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { decideReview } from "./review.ts";
 import { raceClaims, raceOutcome } from "./race.test-kit.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { TV_AND_SHIRTS } from "../core/kernel/order-lines.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -19,10 +20,7 @@ const ORDER: Order = {
   purchase_date: "2026-05-29T10:00:00Z",
   currency: "EUR",
   shipping: "9.99",
-  lines: [
-    { line_id: "l1", sku: "TV-55", category: "electronics", quantity: 1, amount: "499.00" },
-    { line_id: "l2", sku: "TEE-M", category: "clothing", quantity: 2, amount: "40.00" },
-  ],
+  lines: TV_AND_SHIRTS.map((line) => ({ ...line })),
 } as Order;
 
 function pipeline() {

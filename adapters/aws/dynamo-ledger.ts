@@ -12,9 +12,9 @@
 // A person's decision that binds the order (a DENY, an APPROVE of less than proposed) is an element of the string
 // set `decisions` (`["<claim>","DENY"]`, `["<claim>","APPROVE",<approved cents>,<proposed cents>]`), added by the same write that
 // deletes the claim's pending-review mark; an automatic reservation requires that set to be absent.
-// A customer's window (`CUSTOMER#<id>` / `WINDOW`) is one item holding its reservations and a version: read, decided
-// by `reserveOnWindow`, put only if the version is still the one read (a lost race reads again). The kernel reserves
-// the customer's window first, then the order's ledger, and releases the window's reservation if the order's loses.
+// A customer's window is its own item (adapters/aws/dynamo-customer-windows.ts); an order's lines' counts join the
+// order's write (adapters/aws/dynamo-ledger-lines.ts). The kernel reserves the customer's window first, then the
+// order's ledger, and releases the window's reservation if the order's loses.
 // A nested SET needs the `claims` map to exist, so the first write on an order creates the empty shape
 // (an update with if_not_exists, safe on an existing item) and tries again — unless this process read the
 // entry as absent just before (the kernel reads it to decide): then the first reservation is one put of
@@ -30,25 +30,17 @@ import {
   reserveRefund,
 } from "../../core/kernel/ledger.ts";
 import type { LedgerEntry, LineReserve, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
-import {
-  assertCustomerWindow,
-  customerLimitsCents,
-  emptyCustomerWindow,
-  releaseFromWindow,
-  reserveOnWindow,
-} from "../../core/kernel/customer-window.ts";
-import type { CustomerWindow } from "../../core/kernel/customer-window.ts";
 import type { RefundLedger, ReserveRequest } from "../../pipeline/ports.ts";
+import { createDynamoCustomerWindows, MAX_PROGRESS_ATTEMPTS } from "./dynamo-customer-windows.ts";
 import { dynamoCall } from "./dynamo-context.ts";
+import { withKnownLines, withLines } from "./dynamo-ledger-lines.ts";
+import type { LinesWrite, UpdateInput } from "./dynamo-ledger-lines.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { errorName, isConditionalCheckFailed, StoredItemError } from "./errors.ts";
 import { keys } from "./table.ts";
 
 /** Conditional writes that lose a race against a changing entry (a review closing, another refund) are tried this often. */
 const MAX_ATTEMPTS = 5;
-
-/** A customer's window loses a race only to another claim's reservation or release (each one progress): tried this often. */
-const MAX_WINDOW_ATTEMPTS = 25;
 
 /** A person's decision as an element of the `decisions` string set: a JSON array, the same text for the same decision. */
 function encodeDecision(d: PersonDecision): string {
@@ -119,122 +111,6 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     });
   }
   return entry;
-}
-
-/** An order with lines' part of a reservation's write: its lines' counts as read and as they become. */
-type LinesWrite = { lineIds: readonly string[]; before: LedgerEntry; after: LedgerEntry };
-
-/**
- * The reservation's update with the claim's counts on the order's lines: each line's count (and the shipping's) set
- * to what the pure rule gave, on the condition that every line's count is still the one read.
- */
-type UpdateInput = {
-  UpdateExpression: string;
-  ConditionExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues: Record<string, unknown>;
-};
-
-function withLines(input: UpdateInput, { lineIds, before, after }: LinesWrite) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  const conditions: string[] = [];
-  lineIds.forEach((lineId, i) => {
-    names[`#l${i}`] = lineId;
-    const was = before.line_cents?.[lineId] ?? 0;
-    const now = after.line_cents?.[lineId] ?? 0;
-    conditions.push(
-      was === 0
-        ? `(attribute_not_exists(line_cents.#l${i}) OR line_cents.#l${i} = :lz)`
-        : `line_cents.#l${i} = :lo${i}`,
-    );
-    if (was !== 0) values[`:lo${i}`] = was;
-    if (now !== was) {
-      sets.push(`line_cents.#l${i} = :ln${i}`);
-      values[`:ln${i}`] = now;
-    }
-  });
-  const shippingWas = before.shipping_cents ?? 0;
-  const shippingNow = after.shipping_cents ?? 0;
-  conditions.push(
-    shippingWas === 0 ? "(attribute_not_exists(shipping_cents) OR shipping_cents = :lz)" : "shipping_cents = :so",
-  );
-  if (shippingWas !== 0) values[":so"] = shippingWas;
-  if (shippingNow !== shippingWas) {
-    sets.push("shipping_cents = :sn");
-    values[":sn"] = shippingNow;
-  }
-  const claimId = input.ExpressionAttributeNames["#cid"]!;
-  const held = after.claim_lines?.[claimId];
-  if (held) {
-    sets.push("claim_lines.#cid = :cl");
-    values[":cl"] = held;
-  }
-  return joined(input, sets, conditions, names, values);
-}
-
-/**
- * The reservation's update for a claim whose lines are known, as one blind conditional write like the order's own:
- * each claimed line's count grows by what the claim takes from it IF it is at most the line's paid amount minus
- * that; a shipping part grows the shipping's count IF it stays within the refundable shipping AND every line's count
- * is exactly its paid amount once this claim's lines are added (the last line).
- */
-function withKnownLines(input: UpdateInput, bounds: LineReserve, cents: number) {
-  const claimed = Object.entries(bounds.claimed ?? {});
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  const conditions: string[] = [];
-  claimed.forEach(([lineId, take], i) => {
-    names[`#l${i}`] = lineId;
-    sets.push(`line_cents.#l${i} = if_not_exists(line_cents.#l${i}, :lz) + :lv${i}`);
-    conditions.push(`(attribute_not_exists(line_cents.#l${i}) OR line_cents.#l${i} <= :lm${i})`);
-    values[`:lv${i}`] = take;
-    values[`:lm${i}`] = bounds.paid[lineId]! - take;
-  });
-  const shipping = cents - claimed.reduce((n, [, take]) => n + take, 0);
-  if (shipping > 0) {
-    sets.push("shipping_cents = if_not_exists(shipping_cents, :lz) + :ls");
-    conditions.push("(attribute_not_exists(shipping_cents) OR shipping_cents <= :lsm)");
-    values[":ls"] = shipping;
-    values[":lsm"] = bounds.shipping - shipping;
-    Object.entries(bounds.paid).forEach(([lineId, paid], j) => {
-      names[`#m${j}`] = lineId;
-      const need = paid - (bounds.claimed?.[lineId] ?? 0);
-      conditions.push(
-        need === 0
-          ? `(attribute_not_exists(line_cents.#m${j}) OR line_cents.#m${j} = :lz)`
-          : `line_cents.#m${j} = :mn${j}`,
-      );
-      if (need !== 0) values[`:mn${j}`] = need;
-    });
-  }
-  sets.push("claim_lines.#cid = :cl");
-  values[":cl"] = { lines: Object.fromEntries(claimed), ...(shipping > 0 ? { shipping } : {}) };
-  return joined(input, sets, conditions, names, values);
-}
-
-/** The order's update with the lines' SETs and conditions added (`:lz`, zero, only when an expression uses it). */
-function joined(
-  input: UpdateInput,
-  sets: readonly string[],
-  conditions: readonly string[],
-  names: Record<string, string>,
-  values: Record<string, unknown>,
-) {
-  const UpdateExpression = input.UpdateExpression.replace(
-    "SET claims.#cid = :c",
-    `SET claims.#cid = :c${sets.map((x) => `, ${x}`).join("")}`,
-  );
-  const ConditionExpression = `${input.ConditionExpression} AND ${conditions.join(" AND ")}`;
-  const zero = `${UpdateExpression} ${ConditionExpression}`.includes(":lz") ? { ":lz": 0 } : {};
-  return {
-    UpdateExpression,
-    ConditionExpression,
-    ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...names },
-    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ...values, ...zero },
-  };
 }
 
 /** True for the ValidationException DynamoDB answers when `claims.#cid` is set on an item without `claims`. */
@@ -315,7 +191,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
    */
   const reserveWithLines = async (r: ReserveRequest, bounds: LineReserve): Promise<ReserveResult> => {
     let shaped = false;
-    for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
+    for (let attempt = 0; attempt < MAX_PROGRESS_ATTEMPTS; attempt++) {
       const read0 = await read(r.orderId, r.scope);
       const entry = read0 ?? emptyLedgerEntry(r.orderId);
       const result = reserveRefund(entry, r.claimId, r.cents, r.orderCents, r.mode, bounds);
@@ -337,7 +213,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       }
     }
     throw new LedgerInvariantError(
-      `ledger ${r.orderId}: the reservation for ${r.claimId} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); the message is retried`,
+      `ledger ${r.orderId}: the reservation for ${r.claimId} kept losing races (${MAX_PROGRESS_ATTEMPTS} attempts); the message is retried`,
     );
   };
 
@@ -422,51 +298,8 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       ),
     );
 
-  const readWindow = async (customerId: string, scope: string | undefined): Promise<CustomerWindow | undefined> => {
-    const out = await dynamoCall(`GetItem customer window ${customerId}`, () =>
-      client.send(
-        new GetCommand({ TableName: tableName, Key: keys.customerWindow(customerId, scope), ConsistentRead: true }),
-      ),
-    );
-    if (!out.Item) return undefined;
-    const window = {
-      customer_id: customerId,
-      reservations: out.Item.reservations ?? [],
-      version: Number(out.Item.version ?? 0),
-      ...(out.Item.approvals !== undefined ? { approvals: Number(out.Item.approvals) } : {}),
-    } as CustomerWindow;
-    try {
-      assertCustomerWindow(window);
-    } catch (error) {
-      throw new StoredItemError(`stored window of customer ${customerId} is invalid: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    return window;
-  };
-
-  /** Puts the window if its stored version is still `readVersion` (0: no item yet); false when another write got there first. */
-  const writeWindow = async (window: CustomerWindow, readVersion: number, scope: string | undefined) => {
-    try {
-      await dynamoCall(`PutItem customer window ${window.customer_id}`, () =>
-        client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.customerWindow(window.customer_id, scope), entity: "customer_window", ...window },
-            ...(readVersion === 0
-              ? { ConditionExpression: "attribute_not_exists(pk)" }
-              : { ConditionExpression: "version = :v", ExpressionAttributeValues: { ":v": readVersion } }),
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      return false;
-    }
-  };
-
   return {
+    ...createDynamoCustomerWindows(ctx),
     async get(orderId, scope) {
       const entry = await read(orderId, scope);
       // An entry created for a write that never landed (crash) holds nothing: same as no entry.
@@ -601,24 +434,6 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       }
     },
 
-    getCustomerWindow: (customerId, scope) => readWindow(customerId, scope),
-
-    async reserveCustomer({ customerId, reservation, limits, scope, approvals }) {
-      const cents = customerLimitsCents(limits, reservation.currency);
-      let conflicts = 0;
-      for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
-        const window = (await readWindow(customerId, scope)) ?? emptyCustomerWindow(customerId);
-        // An approval's count is checked on every read: a lost race to another approval is APPROVALS_CHANGED.
-        const result = reserveOnWindow(window, reservation, cents, approvals);
-        if (!result.ok || result.repeat) return { ...result, conflicts };
-        if (await writeWindow(result.window, window.version, scope)) return { ...result, conflicts };
-        conflicts++;
-      }
-      throw new LedgerInvariantError(
-        `customer ${customerId}: the reservation for ${reservation.claim_id} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); the message is retried`,
-      );
-    },
-
     async releaseRefund(orderId, claimId, scope) {
       // One conditional write on the amount read: a lost race (the entry changed) reads again. The claim is recorded
       // as released in the same write (also when it holds nothing), so it never reserves on the order again.
@@ -678,18 +493,6 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       }
       throw new LedgerInvariantError(
         `ledger ${orderId}: releasing ${claimId} kept losing races (${MAX_ATTEMPTS} attempts); it is retried`,
-      );
-    },
-
-    async releaseCustomer(customerId, claimId, scope) {
-      for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
-        const window = await readWindow(customerId, scope);
-        const released = window ? releaseFromWindow(window, claimId) : undefined;
-        if (!window || !released) return;
-        if (await writeWindow(released, window.version, scope)) return;
-      }
-      throw new LedgerInvariantError(
-        `customer ${customerId}: releasing ${claimId} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); it is retried`,
       );
     },
   };

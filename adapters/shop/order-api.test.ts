@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { OrderSourceUnavailableError } from "../../pipeline/errors.ts";
 import { createOrderApiSource } from "./order-api.ts";
 import { OrderSourceConfigError } from "./errors.ts";
+import { ISSUE_EXAMPLE_ORDER } from "../../core/kernel/order-lines.test-kit.ts";
 
 const ORDER = {
   order_id: "ord_1",
@@ -17,18 +18,7 @@ const ORDER = {
 };
 
 /** The issue's example: a USD order of two lines and shipping, amounts as decimal strings. */
-const MULTI = {
-  order_id: "ord_1",
-  purchase_date: "2026-11-24T09:30:00Z",
-  currency: "USD",
-  customer_id: "cus_1",
-  payment_ref: "pi_1",
-  shipping: "9.99",
-  lines: [
-    { line_id: "l1", sku: "TV-55", category: "electronics", quantity: 1, amount: "499.00" },
-    { line_id: "l2", sku: "TEE-M", category: "clothing", quantity: 2, amount: "40.00" },
-  ],
-};
+const MULTI = ISSUE_EXAMPLE_ORDER;
 
 type Answer = Response | Error;
 

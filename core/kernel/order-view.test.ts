@@ -5,19 +5,10 @@ import { OrderDataError } from "../integrity/errors.ts";
 import { formatMoney, money } from "./money.ts";
 import { costOfUnits, ONE_LINE_ID, readOrder, viewOrder } from "./order-view.ts";
 import { validateOrder } from "./orders.ts";
+import { ISSUE_EXAMPLE_ORDER } from "./order-lines.test-kit.ts";
 
 const BASE = { order_id: "ord_1", purchase_date: "2026-11-24T09:30:00Z" };
-const ISSUE_EXAMPLE: Order = {
-  ...BASE,
-  currency: "USD",
-  customer_id: "cus_1",
-  payment_ref: "pi_1",
-  shipping: "9.99",
-  lines: [
-    { line_id: "l1", sku: "TV-55", category: "electronics", quantity: 1, amount: "499.00" },
-    { line_id: "l2", sku: "TEE-M", category: "clothing", quantity: 2, amount: "40.00" },
-  ],
-};
+const ISSUE_EXAMPLE: Order = ISSUE_EXAMPLE_ORDER;
 
 const problemOf = (order: Order) => {
   const r = readOrder(order);

@@ -6,7 +6,6 @@
 // is an answer, the review is read again, at most three times), so a crash anywhere is repaired by repeating the same
 // decision (or by the sweep, `startReviewRepair`) and a different decision is refused with 409. Built from
 // decide/review-decision.ts; its states in decide/review-state.ts.
-import { lineReserveOf } from "../../core/kernel/claim-lines.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { isFinal } from "../../core/kernel/claim-record.ts";
 import { checkDecision, normaliseDecision, ReviewDecisionSchema, takenByRefusal } from "../../core/kernel/review.ts";
@@ -37,6 +36,7 @@ import type { ApprovalChecked, ApprovalRefusal } from "./review-decision.ts";
 import { decideApprovalCheck, startApprovalCheck } from "./approval-check.ts";
 import type { ApprovalCheckState } from "./approval-check.ts";
 import { approvalCustomer, customerAlone, customerReservation, fourEyesCustomer } from "./approval-customer.ts";
+import { orderReservation } from "./approval-reservation.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { observedAs, within } from "./step.ts";
 import type { Next, Step } from "./step.ts";
@@ -427,21 +427,7 @@ function reserveOnOrder(
   policy: ReviewPolicy,
   customerId?: string,
 ): ReviewStep {
-  // On an order with lines, never above the claim's line over all claims (its line unknown: counted on every line).
-  const lines = lineReserveOf(order, c.record.claim, cents, policy.agent.contract);
-  const approvedCount = c.review.intent?.approved_count ?? c.again?.approvedCount;
-  const request = {
-    orderId: order.order_id,
-    claimId: c.record.claim_id,
-    cents,
-    orderCents,
-    // Decided on the order's approved count as read with the request that claimed the intent: a reservation after
-    // another approval landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
-    // The count is the intent's, so the sweep's repair of the same intent reserves on it too.
-    mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
-    ...(lines ? { lines } : {}),
-    scope: c.record.simulation_id,
-  } as const;
+  const request = orderReservation(c, { order, cents, orderCents }, policy);
   return ask(
     { kind: "reserve", request },
     { at: "reserved", carrying: c, cents, ...(customerId ? { customerId } : {}) },
