@@ -21,15 +21,17 @@ const b64u = (b: Buffer): string => b.toString("base64url");
 
 /**
  * The envelope vault over `store`. It keeps the keys it read for its own lifetime (one command, one saved run): make
- * a vault per unit of work, so a key destroyed elsewhere is not used from memory afterwards.
+ * a vault per unit of work, so a key destroyed elsewhere is not used from memory afterwards. A process that stays up
+ * (`claims serve`) passes `cacheKeys: false` and reads the key on every use, so another process's erasure holds at once.
  */
-export function envelopeVault(store: DataKeyStore): PersonalDataVault {
+export function envelopeVault(store: DataKeyStore, opts: { cacheKeys?: boolean } = {}): PersonalDataVault {
   const keys = new Map<string, Buffer>();
+  const cache = opts.cacheKeys ?? true;
   const key = async (subject: string, create: boolean): Promise<DataKeyState> => {
     const known = keys.get(subject);
     if (known) return { state: "key", key: known };
     const k = await store.key(subject, { create });
-    if (k.state === "key") keys.set(subject, k.key);
+    if (k.state === "key" && cache) keys.set(subject, k.key);
     return k;
   };
   return {

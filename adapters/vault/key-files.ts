@@ -6,11 +6,18 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSy
 import { join } from "node:path";
 import { VaultUnavailableError } from "../../pipeline/errors.ts";
 import type { DestroyOutcome } from "../../pipeline/ports.ts";
+import { envelopeVault } from "./envelope.ts";
 import type { DataKeyState, DataKeyStore } from "./envelope.ts";
+import type { PersonalDataVault } from "../../pipeline/ports.ts";
 
 /** The folder of the data keys in a data directory. */
 export function keysDir(dataDir: string): string {
   return join(dataDir, "keys");
+}
+
+/** The vault of a process that stays up (`claims serve`): key files in `dir`, each read on every use (no key cached). */
+export function servedVault(dir: string): PersonalDataVault {
+  return envelopeVault(keyFileStore(dir), { cacheKeys: false });
 }
 
 /** Data keys as owner-only files in `dir` (created 0700 on first use). */

@@ -19,7 +19,7 @@ export const PERSONAL_KEYS: readonly string[] = ["claim_text", "note", "customer
  * `reason` is the customer's (a claim's, an extraction's) unless its object carries a `reason_code` or `code`:
  * then it is the system's explanation of that code (a verdict, a review's cause, a ledger refusal) and stays clear.
  */
-function isPersonal(key: string, parent: Readonly<Record<string, unknown>>): boolean {
+export function isPersonal(key: string, parent: Readonly<Record<string, unknown>>): boolean {
   if (PERSONAL_KEYS.includes(key)) return true;
   return key === "reason" && !("reason_code" in parent) && !("code" in parent);
 }
