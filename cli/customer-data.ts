@@ -28,7 +28,8 @@ export interface ErasureResult {
   readonly already: string[];
 }
 
-function selects(target: ErasureTarget, o: ClaimOwner): boolean {
+/** Whether the erasure `target` covers the claim `o`. */
+export function selects(target: ErasureTarget, o: ClaimOwner): boolean {
   if ("customerId" in target) return belongsTo(o, target.customerId);
   if ("claimId" in target) return o.claimId === target.claimId;
   return o.receivedAt !== undefined && o.receivedAt < target.receivedBefore;
@@ -101,7 +102,7 @@ export interface CustomerExport {
 }
 
 /** The bus journal's lines, parsed (empty without a journal). */
-function busLines(dataDir: string): { detail?: { claim_id?: unknown } }[] {
+export function busLines(dataDir: string): { detail?: { claim_id?: unknown } }[] {
   const path = join(dataDir, "events.jsonl");
   if (!existsSync(path)) return [];
   return readFileSync(path, "utf8")
