@@ -15,7 +15,7 @@ import { servedClaimsAudit, withStateStore } from "./served-store.ts";
 /** The flow the served stack's erasures are recorded under (an event of the stack, not of a claim). */
 export const SERVED_ERASURES_DFID = "dfid_personal_data_erasures";
 
-/** Statuses of a claim not yet at its end: its erasure lets it go on, its words erased. */
+/** Statuses of a claim not yet at its end (or a review still pending): its erasure lets it go on, its words erased. */
 const IN_FLIGHT = new Set(["RECEIVED", "RUNNING", "NEEDS_REVIEW"]);
 
 /** What an erasure did to the served claims. */
@@ -38,10 +38,11 @@ export async function eraseServed(
     const claims: ServedErasure["claims"] = [];
     for (const o of owners) {
       const record = await store.ports.claims.getClaim(o.claimId);
+      const review = await store.ports.reviews.getReview(o.claimId);
       claims.push({
         claim_id: o.claimId,
         outcome: await vault.destroy(o.claimId),
-        in_flight: record !== undefined && IN_FLIGHT.has(record.status),
+        in_flight: (record !== undefined && IN_FLIGHT.has(record.status)) || review?.status === "PENDING",
       });
     }
     const erased = claims.filter((c) => c.outcome !== "already_erased").map((c) => c.claim_id);

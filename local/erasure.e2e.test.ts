@@ -121,7 +121,13 @@ describe("a customer's erasure on claims serve", () => {
       "ESCALATE",
       "ACCEPT",
     ]);
-    console.log("REVIEWS", JSON.stringify((await s.api("GET", "/reviews?status=PENDING", undefined, { as: "reviewer" })).body).slice(0, 6000));
+    console.log(
+      "REVIEWS",
+      JSON.stringify((await s.api("GET", "/reviews?status=PENDING", undefined, { as: "reviewer" })).body).slice(
+        0,
+        6000,
+      ),
+    );
     const approval = await s.api(
       "POST",
       `/claims/${reviewed}/review`,
@@ -165,10 +171,6 @@ describe("a customer's erasure on claims serve", () => {
     );
     expect(denial.status).toBe(200);
     expect((await s.api("GET", `/claims/${held}`)).body.review.status).toBe("DENIED");
-    expect(
-      (await s.api("GET", `/claims/${karl}`)).body.claim?.reason ??
-        JSON.stringify((await s.api("GET", `/claims/${karl}`)).body),
-    ).toContain(KARL);
     expect(await s.stop()).toBe(0);
     serve = undefined;
 

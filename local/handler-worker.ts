@@ -94,6 +94,7 @@ async function start(): Promise<void> {
   const handlers = createQueueConsumers(of, log, setup.queues);
   refundExecutor = createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor"));
   await startQueuePollers({
+    ...(setup.personalDataKeys === undefined ? {} : { personalData: servedVault(setup.personalDataKeys) }),
     sqs: clients.sqs,
     sqsEndpoint: endpoints.sqs,
     queues: setup.queues,

@@ -296,6 +296,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       Object.assign(pollers, handlerThread.pollers);
     } else
       await startQueuePollers({
+        ...(personalDataKeys === undefined ? {} : { personalData: servedVault(personalDataKeys) }),
         sqs: clients.sqs,
         sqsEndpoint: emulators.sqsEndpoint,
         queues,

@@ -5,6 +5,7 @@
 // so destroying a claim's key erases them from every item and every old copy the table's files still hold.
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { ERASED, isPersonal, isSealed, personalFields, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 
@@ -190,6 +191,39 @@ export function sealQueueClient(client: SQSClient, vault: PersonalDataVault): SQ
         ),
       );
       return { ...result, output: { ...output, Messages: messages } as unknown as typeof result.output };
+    },
+    { step: "initialize", name: "personalDataSealing", priority: "high" },
+  );
+  return client;
+}
+
+/** Received messages with their bodies opened (a receiver that does not go through a sealing client: Lambda's poller). */
+export async function openMessages<M extends { Body?: string | undefined }>(
+  messages: readonly M[],
+  vault: PersonalDataVault,
+): Promise<M[]> {
+  return Promise.all(
+    messages.map(async (m) =>
+      typeof m.Body === "string" ? { ...m, Body: (await openDeep(m.Body, vault)) as string } : m,
+    ),
+  );
+}
+
+/**
+ * Installs the sealing on an EventBridge client: every event's detail put on the bus (PutEvents) holds the personal
+ * fields sealed (a reviewer's note in ReviewDecided), so the bus's journal (`events.jsonl`) never holds them in clear.
+ */
+export function sealEventsClient(client: EventBridgeClient, vault: PersonalDataVault): EventBridgeClient {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = { ...(args.input as Json) };
+      if (Array.isArray(input.Entries))
+        input.Entries = await Promise.all(
+          input.Entries.map(async (e: unknown) =>
+            isObject(e) && typeof e.Detail === "string" ? { ...e, Detail: await sealBody(e.Detail, vault) } : e,
+          ),
+        );
+      return next({ ...args, input });
     },
     { step: "initialize", name: "personalDataSealing", priority: "high" },
   );

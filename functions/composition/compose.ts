@@ -8,7 +8,7 @@ import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { sealQueueClient, sealTableClient } from "../../adapters/vault/sealed-table.ts";
+import { sealEventsClient, sealQueueClient, sealTableClient } from "../../adapters/vault/sealed-table.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
 import { llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
@@ -68,7 +68,9 @@ export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
     sqs: settings.personalData
       ? sealQueueClient(new SQSClient(settings.sqs ?? {}), settings.personalData)
       : new SQSClient(settings.sqs ?? {}),
-    events: new EventBridgeClient(settings.events ?? {}),
+    events: settings.personalData
+      ? sealEventsClient(new EventBridgeClient(settings.events ?? {}), settings.personalData)
+      : new EventBridgeClient(settings.events ?? {}),
   };
 }
 
