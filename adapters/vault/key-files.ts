@@ -2,7 +2,7 @@
 // the subject (no claim or customer id in a file name). Destroying overwrites the key, removes it and leaves a
 // `.erased` tombstone, so a claim still in flight can never seal anew under a key made after the erasure.
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { VaultUnavailableError } from "../../pipeline/errors.ts";
 import type { DestroyOutcome } from "../../pipeline/ports.ts";
@@ -46,11 +46,17 @@ export function keyFileStore(dir: string): DataKeyStore {
       const found = read(path);
       if (found.state !== "none" || !create) return found;
       ensureDir();
+      // Written whole to a file of its own, then linked in place: another process (serve's handler thread, a
+      // command) never reads a key file half written, and of two makers at once the first link wins.
+      const tmp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
       try {
-        writeFileSync(`${path}.key`, randomBytes(32), { flag: "wx", mode: 0o600 });
+        writeFileSync(tmp, randomBytes(32), { flag: "wx", mode: 0o600 });
+        linkSync(tmp, `${path}.key`);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST")
           throw new VaultUnavailableError(`cannot write the data key ${path}.key`, { cause: error });
+      } finally {
+        unlinkIfThere(tmp);
       }
       // An erasure between the read and the write leaves its tombstone: the key just made is removed again.
       if (existsSync(`${path}.erased`)) {
