@@ -99,7 +99,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "erase",
     term: "erase [options]",
     description:
-      "erase a customer's personal data (GDPR Art. 17) in the data directory's runs: destroy their claims' keys, record the erasure in the audit, rewrite the reports; decisions stay replayable",
+      "erase a customer's personal data (GDPR Art. 17) in the data directory's runs and the claims of claims serve (running or stopped): destroy their claims' keys, record the erasure in the audit, rewrite the reports; decisions stay replayable",
     load: customerData,
   },
   {
