@@ -252,7 +252,7 @@ export function registerServeCommand(program: Command): void {
     );
 }
 
-/** The retention policy as the sweep's companion: older claims' personal data erased in the data directory's runs. */
+/** The retention policy as the sweep's companion: older claims' personal data erased in the data directory's runs and served claims. */
 function retentionSweep(
   days: number | undefined,
   dataDir: string,
@@ -263,7 +263,11 @@ function retentionSweep(
     onSweep: async () => {
       const { sweepRetention } = await import("./customer-data.ts");
       const { writeReportFor } = await import("./command-report.ts");
-      return sweepRetention(dataDir, days, new Date(clock.now()), (sim) => writeReportFor(dataDir, sim));
+      const { sweepServedRetention } = await import("./customer-data-served.ts");
+      const now = new Date(clock.now());
+      await sweepRetention(dataDir, days, now, (sim) => writeReportFor(dataDir, sim));
+      // The claims this serve keeps: through its own table endpoint, as `claims erase` against a running serve.
+      return sweepServedRetention(dataDir, days, now);
     },
   };
 }

@@ -66,6 +66,15 @@ export async function eraseServed(
   });
 }
 
+/**
+ * The retention policy over the served claims (`retention.customer_text_days`): erases, as `claims erase` does, every
+ * served claim received more than `days` days before `now`. `claims serve`'s sweep runs it beside the runs' one.
+ */
+export function sweepServedRetention(dataDir: string, days: number, now: Date): Promise<ServedErasure | undefined> {
+  const receivedBefore = new Date(now.getTime() - days * 86_400_000).toISOString();
+  return eraseServed(dataDir, { receivedBefore, retentionDays: days }, now);
+}
+
 /** Everything the served store holds about `customerId`, opened (`[erased]` where erased), as `claims export` lists it. */
 export async function exportServed(dataDir: string, customerId: string): Promise<CustomerExport["claims"]> {
   const bus = busLines(dataDir);

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMPACT_DICTIONARY_V1 } from "../adapters/aws/compact-dictionary-v1.ts";
+import { sweepServedRetention } from "../cli/customer-data-served.ts";
 import { finalClaim, runClaims, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
 
@@ -178,6 +179,10 @@ describe("a customer's erasure on claims serve", () => {
     expect(holding(ZELDA)).toEqual([]);
     const karlExport = await runClaims(["export", "--customer", "cus_karl", "--data-dir", dataDir]);
     expect(karlExport.stdout).toContain(KARL);
+    // The retention policy over the served claims (serve's sweep runs it): a day past Karl's claim, his words go too.
+    const retained = await sweepServedRetention(dataDir, 1, new Date(Date.now() + 2 * 86_400_000));
+    expect(retained?.claims.find((c) => c.claim_id === karl)).toMatchObject({ outcome: "destroyed", in_flight: false });
+    expect(holding([KARL])).toEqual([]);
     // Her decisions stay provable from the files, the erased fields named.
     for (const [i, id] of zelda.entries()) {
       const after = await runClaims(["replay", id, "--data-dir", dataDir]);
