@@ -2,8 +2,11 @@
 // on which event it pays, the events a shop or warehouse posts, and the pure decider that says what the recorded
 // events mean. Duplicates and any order of arrival give the same answer: the decider reads the set, not the sequence.
 import * as z from "zod";
-import type { ClaimsContract, ReturnPolicyFields } from "../integrity/contracts.ts";
-import { compare, parseMoney, type Money } from "./money.ts";
+import type { Claim } from "../claim/claim.ts";
+import type { ClaimsContract, Order, ReturnPolicyFields } from "../integrity/contracts.ts";
+import { claimLines, namedLines } from "./claim-lines.ts";
+import { compare, money, parseMoney, type Money } from "./money.ts";
+import { readOrder } from "./order-view.ts";
 
 /** The event a return's progress is reported with (`POST /claims/{id}/return-events`). */
 export const ReturnEventKindSchema = z.enum(["in_transit", "delivered", "inspected_ok", "inspected_failed"]);
@@ -172,4 +175,36 @@ export function sameReturnEvent(recorded: ReturnEventBody, posted: ReturnEventBo
     Date.parse(recorded.at) === Date.parse(posted.at) &&
     (recorded.carrier_ref ?? null) === (posted.carrier_ref ?? null)
   );
+}
+
+/** What an ACCEPT's return asks: the policy that applies and the lines (with units) to send back. */
+export type PlannedReturn = {
+  readonly policy: ReturnPolicy;
+  readonly lines: readonly { line_id: string; quantity: number }[];
+};
+
+/**
+ * The return an ACCEPT refunding `amountMinor` (the order's minor units) waits for, or `undefined`: pay at once (no
+ * return policy, none required for the claim's lines, the refund below `keep_item_below`, or an order that does not
+ * read). The lines are the ones the claim names with their units, else the claim's lines with all their units.
+ */
+export function plannedReturn(
+  contract: Pick<ClaimsContract, "returns">,
+  order: Order,
+  claim: Pick<Claim, "category" | "lines">,
+  amountMinor: number,
+): PlannedReturn | undefined {
+  if (!contract.returns) return undefined;
+  const reading = readOrder(order);
+  if (!reading.ok) return undefined;
+  const { view } = reading;
+  const named = namedLines(view, claim);
+  const lines = named?.ok
+    ? named.lines.map((n) => ({ line_id: n.line.line_id, quantity: n.units }))
+    : claimLines(view, claim).map((l) => ({ line_id: l.line_id, quantity: l.quantity }));
+  const categories = named?.ok
+    ? named.lines.map((n) => n.line.category)
+    : claimLines(view, claim).map((l) => l.category);
+  const policy = returnNeeded(contract, categories, money(amountMinor, view.currency));
+  return policy ? { policy, lines } : undefined;
 }

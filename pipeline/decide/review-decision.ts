@@ -270,6 +270,15 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
   });
   events.push(busEntry("ReviewDecided", decided));
   if (review.order_id) effects.push(reviewClosed(review, review.order_id));
+  // A claim whose return went to a person (docs/returns.md) still holds its reserved refund: a DENY or a RESUBMIT
+  // (the corrected claim reserves its own) releases it, so the order's balance is free again.
+  if (record.return && (review.status === "DENIED" || review.status === "RESUBMITTED"))
+    effects.push({
+      kind: "refund_released",
+      orderId: record.return.order_id,
+      claimId: record.claim_id,
+      ...(record.simulation_id ? { scope: record.simulation_id } : {}),
+    });
   effects.push({ kind: "publish", entries: events });
   if (review.status === "APPROVED")
     effects.push({
