@@ -10,6 +10,7 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 import { postReturnEvent, sweepReturns } from "./returns.ts";
 import { decideReview } from "./review.ts";
+import { sweepStalledClaims } from "./timers.ts";
 import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { recordedReturnEvents } from "./decide/returns.ts";
 
@@ -161,6 +162,21 @@ describe("a return-required ACCEPT", () => {
     expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ reason_code: "RETURN_AFTER_DEADLINE" });
     expect(t.refunds()).toHaveLength(0);
     expect(await t.invariants()).toEqual([]);
+  });
+
+  it("is ended by the five-minute sweep once its deadline passed, reading only claims old enough to be due", async () => {
+    const t = pipeline({
+      return_required: true,
+      return_deadline_days: 10,
+      categories: { toys: { return_deadline_days: 5 } },
+    });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    const sweep = () => sweepStalledClaims(t.p.deps, { stalledAfterMs: 300_000, pageSize: 10, maxTicks: 3 });
+    t.later(6 * DAY);
+    expect((await sweep()).returns).toEqual({ examined: 0, notReceived: [], paid: [], reviewed: [] });
+    t.later(5 * DAY);
+    expect((await sweep()).returns).toMatchObject({ examined: 1, notReceived: ["clm_r"] });
+    expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ reason_code: "RETURN_NOT_RECEIVED" });
   });
 
   it("does not end a claim whose item was shipped before the deadline", async () => {

@@ -100,6 +100,14 @@ function keepsItem(policy: ReturnPolicy, refund: Money): boolean {
   return parsed.ok && compare(refund, parsed.money) < 0;
 }
 
+/** The shortest return deadline the policy gives any category (none: no return is ever asked). */
+export function shortestReturnDeadlineDays(contract: Pick<ClaimsContract, "returns">): number | undefined {
+  const r = contract.returns;
+  if (!r) return undefined;
+  const base = r.return_deadline_days ?? RETURN_POLICY_DEFAULTS.return_deadline_days;
+  return Math.min(base, ...Object.values(r.categories ?? {}).map((c) => c.return_deadline_days ?? base));
+}
+
 /** The instant a return is due by: `decidedAt` plus the deadline in days (ISO). */
 export function returnDeadlineAt(decidedAt: string, days: number): string {
   return new Date(Date.parse(decidedAt) + days * 86_400_000).toISOString();
