@@ -389,6 +389,7 @@ describe("sst.config.ts wiring (stage test)", () => {
         "POST /claims/{id}/review": "ReviewApi",
         "POST /claims/{id}/review/take": "ReviewApi",
         "GET /review": "ReviewApi",
+        "POST /claims/{id}/return-events": "ReviewApi",
         "POST /webhooks/stripe": "PaymentWebhook",
       });
     });
@@ -586,6 +587,8 @@ describe("sst.config.ts wiring (stage test)", () => {
       "GET /reviews": "Reviewers",
       "POST /claims/{id}/review": "Reviewers",
       "POST /claims/{id}/review/take": "Reviewers",
+      // A shop or warehouse posts return events with the intake token (docs/returns.md).
+      "POST /claims/{id}/return-events": "IntakeToken",
       // The reviewers' page holds no secret: it asks for the reviewer token, which its API calls carry.
       "GET /review": null,
       "GET /health": null,
