@@ -1242,8 +1242,8 @@ describe("alarms, their topic and the dashboard", () => {
     expect(backlog(tuned)).toEqual(expected(5, 4 * 3600));
   });
 
-  it("has exactly these alarms: 10 DLQs, 9 queue ages, errors and throttles of every deployed function, 11 routes, the API, 6 consumers, 3 on reviews", () => {
-    expect(alarms()).toHaveLength(10 + 9 + 2 * Object.keys(AWS_FUNCTIONS).length + 11 + 1 + 6 + 3);
+  it("has exactly these alarms: 10 DLQs, 9 queue ages, errors and throttles of every deployed function, 12 routes, the API, 6 consumers, 3 on reviews", () => {
+    expect(alarms()).toHaveLength(10 + 9 + 2 * Object.keys(AWS_FUNCTIONS).length + 12 + 1 + 6 + 3);
   });
 
   it("sends every function's metrics to the stage's namespace", () => {
