@@ -136,7 +136,7 @@ describe("a return-required ACCEPT", () => {
       "clm_r",
       { decision: "DENY", note: "item damaged by the customer" },
       t.p.deps,
-      "rev_a",
+      { id: "rev_a" },
     );
     expect(denied).toMatchObject({ ok: true });
     expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({});
