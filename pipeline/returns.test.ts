@@ -11,6 +11,7 @@ import { bundledConfig } from "./bundled-config.test-kit.ts";
 import { postReturnEvent, sweepReturns } from "./returns.ts";
 import { decideReview } from "./review.ts";
 import { sweepStalledClaims } from "./timers.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { recordedReturnEvents } from "./decide/returns.ts";
 
@@ -88,6 +89,31 @@ describe("a return-required ACCEPT", () => {
     expect(t.refunds()).toHaveLength(1);
   });
 
+  it("replays IDENTICAL with its return events recorded, from the audit alone", async () => {
+    const t = pipeline({ return_required: true, pay_on: "delivered" });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    await t.post("in_transit", "ev1");
+    await t.post("delivered", "ev2");
+    const replay = replayClaim("clm_r", t.p.auditEvents());
+    expect(replay.status).toBe("IDENTICAL");
+    expect(replay.steps.find((s) => s.step === "return")).toMatchObject({ status: "IDENTICAL" });
+    // A recorded outcome the recorded events do not give is found.
+    const forged = t.p
+      .auditEvents()
+      .map((e) => (e.event_type === "RETURN_COMPLETED" ? { ...e, details: { ...e.details, decided_by: "ev1" } } : e));
+    expect(replayClaim("clm_r", forged).steps.find((s) => s.step === "return")).toMatchObject({ status: "DIFFERENT" });
+  });
+
+  it("replays a return closed by its deadline and the late event's review IDENTICAL", async () => {
+    const t = pipeline({ return_required: true, return_deadline_days: 10 });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    t.later(11 * DAY);
+    await sweepReturns(t.p.deps, { pageSize: 10, before: new Date(t.now()).toISOString() });
+    await t.post("delivered", "late1");
+    const replay = replayClaim("clm_r", t.p.auditEvents());
+    expect(replay.steps.find((s) => s.step === "return")).toMatchObject({ status: "IDENTICAL" });
+  });
+
   it("pays once when two deliveries race", async () => {
     const t = pipeline({ return_required: true, pay_on: "in_transit" });
     await t.p.decide(CLAIM, { claimId: "clm_r" });
@@ -132,12 +158,9 @@ describe("a return-required ACCEPT", () => {
     expect(t.refunds()).toHaveLength(0);
     const review = await t.p.deps.reviews.getReview("clm_r");
     expect(review).toMatchObject({ status: "PENDING", reason_code: "RETURN_INSPECTION_FAILED" });
-    const denied = await decideReview(
-      "clm_r",
-      { decision: "DENY", note: "item damaged by the customer" },
-      t.p.deps,
-      { id: "rev_a" },
-    );
+    const denied = await decideReview("clm_r", { decision: "DENY", note: "item damaged by the customer" }, t.p.deps, {
+      id: "rev_a",
+    });
     expect(denied).toMatchObject({ ok: true });
     expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({});
     expect(t.refunds()).toHaveLength(0);
@@ -203,5 +226,20 @@ describe("an ACCEPT that asks no return", () => {
     expect(record?.return).toBeUndefined();
     expect(t.refunds()).toHaveLength(1);
     expect(await t.post("delivered", "ev1")).toMatchObject({ ok: false, code: "NOT_AWAITING_RETURN" });
+  });
+});
+
+describe("replay of a return that went to a person", () => {
+  it("replays the claim IDENTICAL after a failed inspection and the person's DENY, both audited in the return's flow", async () => {
+    const t = pipeline({ return_required: true, pay_on: "inspected" });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    await t.post("inspected_failed", "ev9");
+    expect(replayClaim("clm_r", t.p.auditEvents()).steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
+    await decideReview("clm_r", { decision: "DENY", note: "damaged by use" }, t.p.deps, { id: "rev_a" });
+    const replay = replayClaim("clm_r", t.p.auditEvents());
+    expect(replay.steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
+    expect(replay.status).toBe("IDENTICAL");
+    const flow = (await t.p.deps.audit.byDfid(returnDfid("clm_r"))).map((e) => e.event_type);
+    expect(flow).toEqual(expect.arrayContaining(["CLAIM_NEEDS_REVIEW", "REVIEW_REQUESTED", "REVIEW_DECIDED"]));
   });
 });

@@ -112,6 +112,15 @@ function refundOf(r: ReturnRequestedDetail): RefundExecutedDetail {
   };
 }
 
+/**
+ * `effects` with their audit events moved to the claim's return flow: the review a return opens, and its decision,
+ * are audited there (docs/returns.md), so the claim's decision flow and its replay stay the ACCEPT's.
+ */
+export function inReturnFlow(claimId: string, effects: readonly Effect[]): Effect[] {
+  const dfid = returnDfid(claimId);
+  return effects.map((e) => (e.kind === "audit" ? { ...e, event: { ...e.event, dfid } } : e));
+}
+
 /** The reservation of a return's refund released on the order's ledger (idempotent). */
 function releaseEffect(record: ClaimRecord, asked: ReturnRequestedDetail): Effect {
   return {
@@ -238,7 +247,11 @@ function stepFor(record: ClaimRecord, asked: ReturnRequestedDetail, decision: Re
       };
     case "REVIEW": {
       const reason = REVIEW_REASONS[decision.reason_code];
-      const opened = reviewOpenedFor(record, now, decision.reason_code, reason, { status_before: record.status });
+      // Audited under the return's flow: the claim's decision flow (and its replay) stays the ACCEPT's.
+      const opened = inReturnFlow(
+        record.claim_id,
+        reviewOpenedFor(record, now, decision.reason_code, reason, { status_before: record.status }),
+      );
       const reviewId = opened.flatMap((e) => (e.kind === "review_open" ? [e.review.review_id] : []))[0];
       return {
         before: [],

@@ -14,6 +14,7 @@ import { readOrder } from "../../core/kernel/order-view.ts";
 import { refundableOf } from "../../core/kernel/policy.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
+import { inReturnFlow } from "./returns.ts";
 import { bindingDecisionOf } from "./binding-decision.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
@@ -280,6 +281,13 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
       ...(record.simulation_id ? { scope: record.simulation_id } : {}),
     });
   effects.push({ kind: "publish", entries: events });
+  // A return's review (docs/returns.md) is audited under the return's flow, where it was opened.
+  if (record.return?.outcome === "REVIEW") return finishWith(inReturnFlow(record.claim_id, effects), record, review);
+  return finishWith(effects, record, review);
+}
+
+/** The decided review's effects, with the claim's record marked executed after an approval. */
+function finishWith(effects: Effect[], record: ClaimRecord, review: ReviewRecord): Effect[] {
   if (review.status === "APPROVED")
     effects.push({
       kind: "claim_update",

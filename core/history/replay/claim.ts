@@ -25,6 +25,7 @@ import { crewFailed, replayCrew } from "./crew.ts";
 import { replayExtraction } from "./extraction.ts";
 import { decided, rebuiltProposal, triaged } from "./kernel.ts";
 import { review } from "./review.ts";
+import { replayReturn } from "./returns.ts";
 import { recordedResponsibility } from "./self-check.ts";
 
 /**
@@ -51,6 +52,10 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     const flow = replayFlow(ctx);
     holdNotes(ctx);
     auditCheck(ctx, flow);
+    replayReturn(
+      ctx,
+      events.filter((e) => e.dfid === returned),
+    );
   }
   const status: ReplayStatus = ctx.steps.some((s) => s.status === "INCOMPLETE")
     ? "INCOMPLETE"
