@@ -166,6 +166,25 @@ describe("a return-required ACCEPT", () => {
     expect(t.refunds()).toHaveLength(0);
   });
 
+  it("lets a person refund part after a failed inspection: RESUBMIT releases the reservation, another approves the corrected claim", async () => {
+    const t = pipeline({ return_required: true, pay_on: "inspected" });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    await t.post("inspected_failed", "ev9");
+    const corrected = { ...CLAIM.claim, amount_eur: 100, reason: "Item came back scratched: part refund" };
+    const resubmitted = await decideReview("clm_r", { decision: "RESUBMIT", claim: corrected }, t.p.deps, {
+      id: "alice",
+    });
+    if (!resubmitted.ok) throw new Error(resubmitted.message);
+    await t.p.drain();
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({});
+    const child = resubmitted.body.resubmitted_claim_id!;
+    expect(await t.p.deps.reviews.getReview(child)).toMatchObject({ origin: "ESCALATE", status: "PENDING" });
+    const approved = await decideReview(child, { decision: "APPROVE" }, t.p.deps, { id: "bob" });
+    expect(approved.ok).toBe(true);
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({ [child]: 10_000 });
+    expect(t.refunds().map((e) => e.detail.amount_eur)).toEqual([100]);
+  });
+
   it("releases the refund and ends RETURN_NOT_RECEIVED when nothing came by the deadline; a late event goes to a person", async () => {
     const t = pipeline({ return_required: true, return_deadline_days: 10 });
     await t.p.decide(CLAIM, { claimId: "clm_r" });
