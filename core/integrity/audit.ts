@@ -32,6 +32,9 @@ export const AUDIT_EVENT_TYPES = [
   "REFUND_FAILED",
   "REVIEW_APPROVAL_RECORDED",
   "PERSONAL_DATA_ERASED",
+  "RETURN_REQUESTED",
+  "RETURN_EVENT_RECORDED",
+  "RETURN_COMPLETED",
 ] as const;
 
 /** The audit event type schema. */
