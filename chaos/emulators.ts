@@ -64,6 +64,7 @@ import { flowNumbers, reproduction } from "./run.ts";
 import type { ChaosOptions } from "./run.ts";
 import { addToTally, createTally, emptyPaymentTotals, formatTally } from "./tally.ts";
 import type { Tally } from "./tally.ts";
+import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 /** Flows worked on at once (they share the stack, so the pollers have work from several). */
 const CONCURRENT_FLOWS = 8;
@@ -785,7 +786,7 @@ function corrected(f: StackFlow, r: ReviewRecord): Claim {
   return {
     ...planned,
     order_id: planned.order_id.startsWith("ord_f") ? planned.order_id : order.order_id,
-    amount_eur: Math.max(0.01, Math.min(Math.abs(planned.amount_eur) || 1, order.amount)),
+    amount_eur: Math.max(0.01, Math.min(Math.abs(planned.amount_eur) || 1, orderTotalMajor(order))),
   };
 }
 

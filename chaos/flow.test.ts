@@ -18,7 +18,7 @@ async function violations(seed: number, n: number, mutate: FlowOptions["mutate"]
   return out.join("\n");
 }
 
-describe("a chaos flow", () => {
+describe("a chaos flow", { timeout: 120_000 }, () => {
   it("is reproduced exactly from its seed and number", async () => {
     for (const k of [0, 1, 2, 3]) {
       const a = await runChaosFlow(env, 42, k, { keep: true });
@@ -55,7 +55,9 @@ describe("a chaos flow", () => {
   });
 });
 
-describe("a planted bug is found", () => {
+// Each case runs flows until the planted bug shows (up to a few hundred): CPU-bound searches, given room on a loaded
+// machine (the default 30 s is for single flows).
+describe("a planted bug is found", { timeout: 300_000 }, () => {
   it("a ledger that forgets the order's amount: refunds above the order", async () => {
     // The flows drawn from a seed change as the flows learn new faults, or as the order of a step's messages changes
     // what the chaos model draws, so a few seeds are tried in turn (each of these found it within 60 flows at some
@@ -164,16 +166,20 @@ describe("a flow whose model goes down", () => {
   });
 
   it("an outage that outlasts the hold: the claims that waited go to a person LLM_UNREACHABLE, nothing is refunded twice", async () => {
-    for (const k of [0, 1, 2]) {
+    let waited = 0;
+    for (const k of [0, 1, 2, 3]) {
       const r = await runChaosFlow(env, 23, k, {
         keep: true,
         llm: "healthy",
         outage: { fromMs: 0, toMs: 180 * MIN, holdMs: 30 * MIN },
       });
       expect(r.violations, `flow ${k}`).toEqual([]);
-      expect(unreachable(r), `flow ${k}`).toBeGreaterThan(0);
-      expect(held(r), `flow ${k}`).toBeGreaterThan(0);
+      // A flow whose claims all end without the model (triaged, refused at intake) holds none; one that held a claim
+      // sends it to a person once the hold is over.
+      if (held(r) > 0) expect(unreachable(r), `flow ${k}`).toBeGreaterThan(0);
+      waited += held(r);
     }
+    expect(waited).toBeGreaterThan(0);
   });
 
   it("draws an outage in some flows, the rest of the plan unchanged by it", async () => {

@@ -64,6 +64,7 @@ import { createSimQueues } from "./sim-queues.ts";
 import type { SimMessage, SimRole } from "./sim-queues.ts";
 import { emptyPaymentTotals } from "./tally.ts";
 import type { FlowTotals } from "./tally.ts";
+import { orderTotalMajor, viewOrder } from "../core/kernel/order-view.ts";
 
 /** What the chaos runs decide with: the bundled agent and its contract. */
 export interface ChaosEnv {
@@ -620,12 +621,12 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       ? { ...planned }
       : {
           order_id: order.order_id,
-          amount_eur: Math.min(order.amount, 100),
-          category: order.category,
+          amount_eur: Math.min(orderTotalMajor(order), 100),
+          category: viewOrder(order).lines[0]!.category,
           reason: "corrected by a reviewer",
         };
     if (rng.chance(0.4))
-      claim.amount_eur = Math.max(0.01, Math.min(claim.amount_eur, Math.round(order.amount * 50) / 100));
+      claim.amount_eur = Math.max(0.01, Math.min(claim.amount_eur, Math.round(orderTotalMajor(order) * 50) / 100));
     return claim;
   };
 

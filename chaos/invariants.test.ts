@@ -27,7 +27,7 @@ beforeAll(async () => {
     }
   }
   throw new Error("no flow of seed 3 from 125 on has a refunded ACCEPT and a claim in review");
-});
+}, 300_000); // a search over up to 275 flows: CPU-bound, given room on a loaded machine
 
 const copy = (): FlowObservation => structuredClone(clean);
 const violations = (o: FlowObservation) => checkFlowInvariants(o).violations.join("\n");

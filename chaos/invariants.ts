@@ -18,6 +18,7 @@ import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import { DAY_MS } from "../core/integrity/index.ts";
 import { settlementDfid } from "../pipeline/payments.ts";
 import type { ProviderBook } from "./payment-provider.ts";
+import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 /** What a flow left behind. */
 export interface FlowObservation {
@@ -134,7 +135,7 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   }
 
   // Money, over the bus and the ledgers.
-  const orderAmount = new Map(o.orders.map((x) => [x.order_id, x.amount]));
+  const orderAmount = new Map(o.orders.map((x) => [x.order_id, orderTotalMajor(x)]));
   const money = checkMoneyInvariants(o.events, {
     orderAmountEur: (id) => orderAmount.get(id),
     limitEur: o.limitEur,

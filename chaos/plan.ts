@@ -5,6 +5,7 @@ import type { Claim } from "../core/claim/claim.ts";
 import { renderClaimText } from "../core/history/scenarios.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { Rng } from "./rng.ts";
+import { orderTotalMajor, viewOrder } from "../core/kernel/order-view.ts";
 
 /** The kinds of fault a flow can suffer (the report counts each). */
 export const FAULT_KINDS = ["duplicate", "delay", "crash", "race", "lostTimer", "restart"] as const;
@@ -217,7 +218,7 @@ function drawOrder(rng: Rng, id: string, startMs: number): Order {
 }
 
 function drawAmount(rng: Rng, order: Order | undefined): number {
-  const orderCents = order ? cents(order.amount) : rng.int(1_000, 90_000);
+  const orderCents = order ? cents(orderTotalMajor(order)) : rng.int(1_000, 90_000);
   const kind = rng.weighted({
     whole: 30,
     part: 30,
@@ -256,7 +257,9 @@ function drawClaim(rng: Rng, orders: readonly Order[], orderPrefix: string): Cla
   const order = unknown ? undefined : rng.pick(orders);
   const orderId = order?.order_id ?? `${orderPrefix}missing`;
   const category =
-    order && rng.chance(0.9) ? order.category : rng.pick(["electronics", "home", "clothing", "gift_cards"]);
+    order && rng.chance(0.9)
+      ? rng.pick(viewOrder(order).lines).category
+      : rng.pick(["electronics", "home", "clothing", "gift_cards"]);
   let customer: string | undefined;
   if (order?.customer_id)
     customer =

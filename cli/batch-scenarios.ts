@@ -1,9 +1,10 @@
 // The parts of `claims batch` that the scenario format's later rows need: racing rows (`race:` — submitted at once,
-// matched as a group by count) and rows that run after the review steps (`after_reviews:`).
+// matched as a group by count), the payment steps among the review steps (`payment:`) and rows that run after the
+// review steps (`after_reviews:`).
 import type { ScenarioResult } from "../core/history/audit-events.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { scenarioBody, scenarioKeys } from "../core/history/scenarios.ts";
-import type { Scenario } from "../core/history/scenarios.ts";
+import type { ReviewStep, Scenario } from "../core/history/scenarios.ts";
 import { matchRace } from "../core/history/race.ts";
 import type { RaceGroup } from "../core/history/race.ts";
 import type { ClaimsRuntime } from "../local/runtime.ts";
@@ -117,5 +118,68 @@ export function scenarioRow(
     matches: outcome === s.expected.verdict && reasonMatches,
     expected_reason_code: s.expected.reason_code ?? null,
     ...(s.race === undefined ? {} : { race: s.race }),
+  };
+}
+
+/**
+ * Runs one payment step (`payment: { of, declined }`): the provider's decline of the refund the claim `claimId`
+ * executed, rehearsed with the simulated provider (docs/payments.md); its row says the settlement's status after it
+ * (FAILED, its review opened) or REFUSED with why nothing ran.
+ */
+export async function runPaymentStep(
+  runtime: Pick<ClaimsRuntime, "rehearseDecline">,
+  step: Extract<ReviewStep, { kind: "payment" }>,
+  claimId: string,
+): Promise<BatchRow> {
+  const result =
+    claimId === ""
+      ? { ok: false as const, code: "NOT_FOUND", message: `scenario ${step.of} has no claim` }
+      : await runtime.rehearseDecline(claimId, step.declined).catch((error: unknown) => ({
+          ok: false as const,
+          code: "ERROR",
+          message: `the payment step could not run: ${(error as Error).message}`,
+        }));
+  const settlement = result.ok ? result.settlement : undefined;
+  const outcome = result.ok ? (settlement?.status ?? result.outcome) : "REFUSED";
+  const code = result.ok ? null : result.code;
+  return stepRow(step, claimId, {
+    outcome,
+    code,
+    reason: result.ok ? (settlement?.failure_reason ?? null) : result.message,
+    order_id: settlement?.order_id ?? null,
+    amount_eur: settlement?.amount_eur ?? null,
+    executed: false,
+  });
+}
+
+/** What a step of the `reviews:` list (a person's decision, a rehearsed payment) came to, as a row of the run. */
+export function stepRow(
+  step: { id: string; label: string; expected: { outcome: string; reason_code?: string | undefined } },
+  claimId: string,
+  got: {
+    outcome: string;
+    code: string | null;
+    reason: string | null;
+    order_id: string | null;
+    amount_eur: number | null;
+    executed: boolean;
+  },
+): BatchRow {
+  const { outcome, code } = got;
+  return {
+    id: step.id,
+    label: step.label,
+    claim_id: claimId,
+    verdict: outcome,
+    expected: step.expected.outcome,
+    reason_code: code,
+    reason: got.reason,
+    order_id: got.order_id,
+    amount_eur: got.amount_eur,
+    executed: got.executed,
+    matches:
+      outcome === step.expected.outcome &&
+      (step.expected.reason_code === undefined || step.expected.reason_code === code),
+    expected_reason_code: step.expected.reason_code ?? null,
   };
 }

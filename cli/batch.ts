@@ -28,7 +28,15 @@ import {
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
-import { applyRace, closesRace, runLaterRow, scenarioRow, submitRace } from "./batch-scenarios.ts";
+import {
+  applyRace,
+  closesRace,
+  runLaterRow,
+  runPaymentStep,
+  scenarioRow,
+  stepRow,
+  submitRace,
+} from "./batch-scenarios.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
 
 /** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
@@ -112,7 +120,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   const journalFrom = existsSync(journal) ? statSync(journal).size : 0;
   const interrupted = () => opts.signal?.aborted === true;
   const untilInterrupted = <T>(wait: Promise<T>): Promise<T | typeof INTERRUPTED> =>
-    opts.signal === undefined ? wait : Promise.race([wait, aborted(opts.signal)]);
+    opts.signal === undefined ? wait : raceInterruption(wait, opts.signal);
   try {
     opts.log(
       formatHeader({
@@ -236,6 +244,18 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       if (stopped || interrupted()) break;
       const t0 = performance.now();
       const claimId = claimOf.get(step.of) ?? "";
+      if (step.kind === "payment") {
+        // The provider's answer to the claim's refund, rehearsed (a batch run's refund is never paid).
+        const row = await runPaymentStep(runtime, step, claimId);
+        reviewRows.push(row);
+        opts.log(
+          formatScenario(i + 1, scenarioFile.reviews.length, row, {
+            input: `payment of ${step.of} (${claimId}): the simulated provider declines it (${step.declined})`,
+            ms: performance.now() - t0,
+          }),
+        );
+        continue;
+      }
       const result = await runtime.decideReview(claimId, step.body, step.by).catch((error: unknown) => ({
         ok: false as const,
         code: "ERROR",
@@ -248,22 +268,14 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           : String(result.body.review.status);
       const code = result.ok ? null : result.code;
       const record = claimId === "" ? undefined : await runtime.settle(claimId).catch(() => undefined);
-      const row: BatchRow = {
-        id: step.id,
-        label: step.label,
-        claim_id: claimId,
-        verdict: outcome,
-        expected: step.expected.outcome,
-        reason_code: code,
+      const row = stepRow(step, claimId, {
+        outcome,
+        code,
         reason: result.ok ? null : result.message,
         order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
         amount_eur: result.ok ? ((result.body.review.amount_eur as number | undefined) ?? null) : null,
         executed: result.ok && result.body.executed && result.body.review.status === "APPROVED",
-        matches:
-          outcome === step.expected.outcome &&
-          (step.expected.reason_code === undefined || step.expected.reason_code === code),
-        expected_reason_code: step.expected.reason_code ?? null,
-      };
+      });
       if (result.ok && result.body.resubmitted_claim_id) {
         const corrected = await runtime.settle(result.body.resubmitted_claim_id).catch(() => undefined);
         // What the corrected claim ended with, when the step expects it.
@@ -280,7 +292,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       reviewRows.push(row);
       opts.log(
         formatScenario(i + 1, scenarioFile.reviews.length, row, {
-          input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`,
+          input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${step.body.paid_out_of_band === undefined ? "" : step.body.paid_out_of_band === true ? " (paid out of band)" : " (not paid)"}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`,
           ms: performance.now() - t0,
         }),
       );
@@ -384,14 +396,24 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
 }
 
 /** What `untilInterrupted` answers when the run was interrupted before the wait settled. */
-const INTERRUPTED = Symbol("interrupted");
+export const INTERRUPTED = Symbol("interrupted");
 
-/** Settles (with INTERRUPTED) when `signal` aborts. */
-function aborted(signal: AbortSignal): Promise<typeof INTERRUPTED> {
-  return new Promise((done) => {
-    if (signal.aborted) done(INTERRUPTED);
-    else signal.addEventListener("abort", () => done(INTERRUPTED), { once: true });
+/**
+ * `wait`, or INTERRUPTED when `signal` aborts first. The abort listener is removed once `wait` settles, so a run of
+ * many rows does not pile listeners on the one signal (Node warns past 10: MaxListenersExceededWarning).
+ */
+export async function raceInterruption<T>(wait: Promise<T>, signal: AbortSignal): Promise<T | typeof INTERRUPTED> {
+  if (signal.aborted) return INTERRUPTED;
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<typeof INTERRUPTED>((done) => {
+    onAbort = () => done(INTERRUPTED);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
+  try {
+    return await Promise.race([wait, interrupted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort!);
+  }
 }
 
 /** How many lines were appended to the journal at `path` after byte `from` (0 when there is none). */

@@ -73,6 +73,21 @@ describe("claims batch --json (in-process)", () => {
     const replay = await claims(["replay", String(rows.find((r) => r.id === "E")!.claim_id)], dataDir);
     expect(replay.code, replay.stdout + replay.stderr).toBe(0);
     expect(replay.stdout).toMatch(/Identical: ACCEPT VALIDATION_PASSED/);
+    // PB's refund declined (a payment step) and CLOSEd as paid out of band: its decision and PB2's replay identical.
+    expect(rows.filter((r) => String(r.id).startsWith("PB")).map((r) => [r.id, r.verdict])).toEqual([
+      ["PB", "ACCEPT"],
+      ["PB-declined", "FAILED"],
+      ["PB-close", "CLOSED"],
+      ["PB2", "ESCALATE"],
+    ]);
+    for (const [id, outcome] of [
+      ["PB", "ACCEPT VALIDATION_PASSED"],
+      ["PB2", "ESCALATE PRIOR_DECISION_ON_ORDER"],
+    ]) {
+      const r = await claims(["replay", String(rows.find((x) => x.id === id)!.claim_id)], dataDir);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain(`Identical: ${outcome}`);
+    }
   });
 
   it("exits 1 when a verdict does not match the expected one", async () => {

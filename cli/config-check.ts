@@ -8,6 +8,10 @@ import { SourceFileError } from "../core/claim/errors.ts";
 import { parseYamlSource } from "../core/claim/yaml-source.ts";
 import type { IgnoredField } from "../core/claim/yaml-source.ts";
 import type { HandshakeResult } from "../core/integrity/registry.ts";
+import type { Order } from "../core/integrity/contracts.ts";
+import { orderCategories, orderTotal, readOrder } from "../core/kernel/order-view.ts";
+import { describeReturnWindow } from "../core/kernel/policy.ts";
+import { formatMoney } from "../core/kernel/money.ts";
 
 /** Which kind of file to read. */
 export type CheckKind = "config" | "scenarios";
@@ -44,6 +48,11 @@ export function checkFile(
 ): CheckedFile {
   if (kind === "scenarios") return { kind, file, scenarios: parseScenarioFile(text, file) };
   const config = parseConfig(text, file, nowMs);
+  const garbled = config.orders.flatMap((o) => {
+    const reading = readOrder(o);
+    return reading.ok ? [] : [{ file, field: `context_store.orders.${o.order_id}`, message: reading.problem }];
+  });
+  if (garbled.length > 0) throw new SourceFileError(file, garbled);
   return { kind, file, config, handshake: agentHandshake(config) };
 }
 
@@ -54,6 +63,11 @@ const FORMAT: Record<ContractFormat, string> = {
 };
 
 const eur = (n: number) => `${n.toFixed(2)} EUR`;
+/** An order's total with its currency, as the check prints it: "1200.00 EUR", "1200 JPY", "5.250 KWD". */
+const describeOrderTotal = (o: Order) => {
+  const total = orderTotal(o);
+  return `${formatMoney(total)} ${total.currency}`;
+};
 
 /** Rows of cells as aligned columns. */
 function table(rows: readonly string[][]): string[] {
@@ -93,7 +107,7 @@ function shadowLines(shadow: NonNullable<ClaimsConfig["agent"]["shadow"]>): stri
   const c = shadow.contract;
   return [
     `${shadow.agentId} v${shadow.version}: decided beside the agent's on every decision and recorded, never acted on`,
-    `refundable: ${c.allowed_refund_categories.join(", ")}; up to ${eur(c.max_refund_without_escalation)} without escalation; return window ${c.return_window_days} days`,
+    `refundable: ${c.allowed_refund_categories.join(", ")}; up to ${eur(c.max_refund_without_escalation)} without escalation; return window ${describeReturnWindow(c)}`,
   ];
 }
 
@@ -115,7 +129,7 @@ function describeConfig(config: ClaimsConfig, handshake: HandshakeResult): strin
       `refundable: ${c.allowed_refund_categories.join(", ")}`,
     ]),
     ...block("Bounds    ", [
-      `up to ${eur(c.max_refund_without_escalation)} without escalation; return window ${c.return_window_days} days (× 24 h from the claim's receipt)`,
+      `up to ${eur(c.max_refund_without_escalation)} without escalation; return window ${describeReturnWindow(c)} (× 24 h from the claim's receipt)`,
     ]),
     ...(agent.shadow ? block("Shadow    ", shadowLines(agent.shadow)) : []),
     ...block("Orders    ", [
@@ -123,8 +137,8 @@ function describeConfig(config: ClaimsConfig, handshake: HandshakeResult): strin
       ...table(
         config.orders.map((o) => [
           o.order_id,
-          o.category,
-          eur(o.amount),
+          orderCategories(o),
+          describeOrderTotal(o),
           `purchased ${o.purchase_date}`,
           o.customer_id ? `customer ${o.customer_id}` : "",
         ]),

@@ -72,6 +72,10 @@ describe("npm start: console, --json and report agree", () => {
     expect(report).not.toContain('data-banner="incomplete"');
   });
 
+  it("prints no Node warning on the console (a newcomer's first run shows only the run)", () => {
+    expect(consoleText).not.toMatch(/Warning|\(node:\d+\)/);
+  });
+
   it("gives every row the same mark in the summary, the --json rows and the report's trace", () => {
     let inReport = 0;
     for (const r of rows) {

@@ -19,7 +19,12 @@ export const reviewApi = new sst.aws.Function("ReviewApi", functionArgs("reviewA
 /** The function of each route; the payment webhook exists only with a PAYMENT_PROVIDER that has a webhook (infra/payments.ts). */
 const HANDLERS = { intakeApi, reviewApi, paymentWebhook } as const;
 
-/** Resolved with the routes once they are declared: the stage's route settings name POST /claims, which must exist first. */
+/**
+ * Resolved with the routes' API Gateway resources once they are declared: the stage's route settings name POST /claims,
+ * which must exist first. Each is the route component's `nodes.route`, not the component: SST creates the Route inside
+ * an `apply`, so depending on the component alone waits only for the children registered by then (a race that a deploy
+ * and check:infra both lose now and then).
+ */
 let routesDeclared: (routes: unknown[]) => void = () => undefined;
 const declaredRoutes = new Promise<unknown[]>((resolve) => {
   routesDeclared = resolve;
@@ -101,5 +106,6 @@ routesDeclared(
               ? { jwt: { authorizer: authorizers.reviewer.id } }
               : { lambda: authorizers.intake.id },
       }),
-    ),
+    )
+    .map((route) => route.nodes.route),
 );

@@ -17,7 +17,14 @@ const INTAKE_TOKEN = randomBytes(16).toString("hex");
 const SHOP_TOKEN = `shop_${randomBytes(12).toString("hex")}`;
 const FINAL = ["DECIDED", "NEEDS_REVIEW"];
 
-type View = { claim_id: string; status: string; verdict?: string; reason_code?: string; executed?: boolean };
+type View = {
+  claim_id: string;
+  status: string;
+  verdict?: string;
+  reason_code?: string;
+  reason?: string;
+  executed?: boolean;
+};
 type Child = {
   process: ChildProcessWithoutNullStreams;
   url: string;
@@ -158,6 +165,10 @@ describe("claims serve with ORDER_SOURCE=http against the example order server",
     expect(views.accept).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
     expect(views.category).toMatchObject({ verdict: "REJECT", reason_code: "CATEGORY_NOT_ALLOWED" });
     expect(views.unknown).toMatchObject({ verdict: "REJECT", reason_code: "ORDER_NOT_FOUND" });
+    // Who had no such order: the shop's API answered 404 (not "the context store", which this server does not read).
+    expect(views.unknown!.reason).toBe(
+      "Order 'ord_003' not found: the shop's order API has no such order (it answered 404)",
+    );
   });
 
   it("refuses a request without the shop's token (the example checks it)", async () => {

@@ -12,9 +12,13 @@ import { checkMoneyInvariants, fromJournal } from "../pipeline/testing/money-inv
 import { finalClaim, runClaims, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
 import { CONFIG_PATH } from "./testing/stack-fixture.ts";
+import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 const ORDERS = new Map(
-  parseConfig(readFileSync(CONFIG_PATH, "utf8"), "config.yaml", Date.now()).orders.map((o) => [o.order_id, o.amount]),
+  parseConfig(readFileSync(CONFIG_PATH, "utf8"), "config.yaml", Date.now()).orders.map((o) => [
+    o.order_id,
+    orderTotalMajor(o),
+  ]),
 );
 const CLAIMS = 60;
 /** Answers received before the kill. */

@@ -5,6 +5,10 @@ import type { AgentSettings, PipelineWaits } from "../pipeline/deps.ts";
 import type { SubmitResult } from "../pipeline/intake.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { ReviewResult } from "../pipeline/review.ts";
+import { rehearseClaimPayment } from "../pipeline/payments.ts";
+import type { ClaimRehearsal } from "../pipeline/payments.ts";
+import type { PipelineDeps } from "../pipeline/deps.ts";
+import { createSimulatedDecline } from "../adapters/payments/simulated.ts";
 import type { ReviewerIdentity } from "../core/kernel/review.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
@@ -23,6 +27,12 @@ export interface ClaimsRuntime {
    * who decides as their credential would say (a batch step's reviewer with a limit of their own), else the body's.
    */
   decideReview(claimId: string, body: unknown, by?: ReviewerIdentity): Promise<ReviewResult>;
+  /**
+   * A batch run's `payment:` step (docs/config.md): the payment provider's decline (`declined`, e.g. `card_declined`)
+   * of the refund the claim executed, rehearsed with the simulated provider through the same settlement, RefundFailed
+   * and refund review a real decline opens. Only a simulation's refund; never a configured provider.
+   */
+  rehearseDecline(claimId: string, declined: string): Promise<ClaimRehearsal>;
   appendAudit(event: AuditEvent): Promise<void>;
   auditBySimulation(simulationId: string): Promise<AuditEvent[]>;
   close(): Promise<void>;
@@ -53,8 +63,25 @@ export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
     },
     getClaim: (claimId) => pipeline.claims.getClaim(claimId),
     decideReview: (claimId, body, by) => decideReview(claimId, body, pipeline.deps, by),
+    async rehearseDecline(claimId, declined) {
+      const rehearsal = await rehearseDecline(pipeline.deps, claimId, declined);
+      await pipeline.drain();
+      return rehearsal;
+    },
     appendAudit: (event) => pipeline.audit.append(event),
     auditBySimulation: (id) => pipeline.audit.bySimulation(id),
     async close() {},
   };
+}
+
+/**
+ * The provider's decline of a batch run's refund, rehearsed over a runtime's ports with the simulated provider
+ * declining `declined` (never the configured one): ClaimsRuntime.rehearseDecline of both runtimes.
+ */
+export function rehearseDecline(deps: PipelineDeps, claimId: string, declined: string): Promise<ClaimRehearsal> {
+  return rehearseClaimPayment(claimId, {
+    ...deps,
+    settlements: deps.settlements,
+    provider: createSimulatedDecline(declined),
+  });
 }

@@ -9,6 +9,7 @@ import type { PipelineDeps } from "../pipeline/deps.ts";
 import { submitClaim } from "../pipeline/intake.ts";
 import { endOverdueClaim } from "../pipeline/overdue.ts";
 import { decideReview } from "../pipeline/review.ts";
+import { rehearseDecline } from "./runtime.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 import { SettleTimeoutError } from "./errors.ts";
 
@@ -62,6 +63,12 @@ export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
     getClaim: (claimId) => deps.claims.getClaim(claimId),
     // As the ReviewApi function decides it: through the stack's ports, so the refund, audit and events are the real ones.
     decideReview: (claimId, body, by) => decideReview(claimId, body, deps, by),
+    // Through the stack's ports: the settlement in its table, RefundFailed and ReviewOpened on its bus.
+    async rehearseDecline(claimId, declined) {
+      const rehearsal = await rehearseDecline(deps, claimId, declined);
+      await input.drained().catch(() => undefined);
+      return rehearsal;
+    },
     appendAudit: (event) => deps.audit.append(event),
     auditBySimulation: (id) => deps.audit.bySimulation(id),
     close: () => input.stop(),

@@ -189,6 +189,57 @@ describe("the scheduled batch", () => {
   });
 });
 
+describe("a batch run's rehearsed decline (runtime.rehearseDecline)", () => {
+  it("records the run's failed refund in the table and on the bus, its CLOSE binds the run's ledger only, never a provider", async () => {
+    stack = await startTestStack();
+    const sim = "sim_rehearsal_1";
+    const claim = (amount_eur: number) => ({
+      claim: { order_id: "ord_016", amount_eur, category: "electronics", reason: "Camera body scratched" },
+      simulation_id: sim,
+    });
+    const paid = await decide(stack, claim(300));
+    expect(paid).toMatchObject({ verdict: "ACCEPT", executed: true });
+    const rehearsal = await stack.runtime.rehearseDecline(paid.claim_id, "card_declined");
+    expect(rehearsal).toMatchObject({
+      ok: true,
+      outcome: "FAILED",
+      settlement: { status: "FAILED", provider: "simulated", simulation_id: sim, review: { status: "PENDING" } },
+    });
+    expect(await stack.deps.settlements!.get(paid.claim_id)).toMatchObject({ simulation_id: sim, status: "FAILED" });
+    const opened = stack.bus.received.escalations.filter(
+      (e) => e["detail-type"] === "ReviewOpened" && (e.detail as { claim_id?: string }).claim_id === paid.claim_id,
+    );
+    expect(
+      opened.map((e) => [
+        (e.detail as Record<string, unknown>).origin,
+        (e.detail as Record<string, unknown>).simulation_id,
+      ]),
+    ).toEqual([["REFUND_FAILED", sim]]);
+    const closed = await stack.runtime.decideReview(paid.claim_id, {
+      decision: "CLOSE",
+      paid_out_of_band: true,
+      reviewer: "rita",
+      note: "Bank transfer",
+    });
+    expect(closed.ok && closed.body.review.status).toBe("CLOSED");
+    // The CLOSE binds the run's ledger of ord_016 (its scope), not the live order's.
+    expect((await stack.deps.ledger.get("ord_016", sim))?.decisions).toEqual([
+      { claim_id: paid.claim_id, decision: "CLOSE", paid_out_of_band: true },
+    ]);
+    expect(await stack.deps.ledger.get("ord_016")).toBeUndefined();
+    expect(await decide(stack, claim(100))).toMatchObject({
+      verdict: "ESCALATE",
+      reason_code: "PRIOR_DECISION_ON_ORDER",
+    });
+    // A claim that is not a simulation's is never rehearsed.
+    const live = await decide(stack, { claim: claim(50).claim });
+    expect(await stack.runtime.rehearseDecline(live.claim_id, "card_declined")).toMatchObject({
+      ok: false,
+      code: "NOT_A_SIMULATION",
+    });
+  });
+});
+
 describe("links", () => {
   /** A handler's dependencies with exactly the links infra/ gives `fn`. */
   const strictDeps = (s: Stack, fn: FunctionKey) =>

@@ -31,4 +31,4 @@ export type Effect =
    */
   | { kind: "review_closed"; orderId: string; claimId: string; scope?: string; decision?: PersonDecision }
   /** The claim's reservation on the order is released: its failed refund was closed unpaid (docs/payments.md). */
-  | { kind: "refund_released"; orderId: string; claimId: string };
+  | { kind: "refund_released"; orderId: string; claimId: string; scope?: string };

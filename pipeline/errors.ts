@@ -39,3 +39,10 @@ export class PaymentUnavailableError extends ClaimsError<"PAYMENT_UNAVAILABLE"> 
     super("PAYMENT_UNAVAILABLE", message, options);
   }
 }
+
+/** A payment rehearsal that would not be one: a real claim's refund, or a provider other than the simulated one. */
+export class PaymentRehearsalError extends ClaimsError<"PAYMENT_REHEARSAL_REFUSED"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("PAYMENT_REHEARSAL_REFUSED", message, options);
+  }
+}

@@ -7,6 +7,8 @@ import { createInMemoryAuditLog, createInMemoryContextStore, createInMemoryRefun
 const at = "2026-03-16T10:00:00.000Z";
 const ord = { order_id: "ord_001", purchase_date: "2026-03-13T10:00:00Z", category: "electronics", amount: 299.99 };
 
+const LINE = { line_id: "l1", category: "electronics", quantity: 2, amount: "40.00" };
+
 describe("in-memory context store", () => {
   it("answers orders by id and a sorted snapshot, defaulting the currency", async () => {
     const store = createInMemoryContextStore([{ ...ord, order_id: "ord_b" }, ord]);
@@ -19,9 +21,15 @@ describe("in-memory context store", () => {
     ["a relative purchase date", { ...ord, purchase_date: "-3d" }],
     ["a sub-cent amount", { ...ord, amount: 1.234 }],
     ["a negative amount", { ...ord, amount: -1 }],
-    ["another currency", { ...ord, currency: "USD" }],
+    ["a currency ISO 4217 does not know", { ...ord, currency: "EURO" }],
+    ["yen with decimals", { ...ord, currency: "JPY" }],
+    ["lines that repeat a line id", { ...ord, category: undefined, amount: undefined, lines: [LINE, LINE] }],
   ])("refuses %s", (_name, bad) => {
     expect(() => createInMemoryContextStore([bad])).toThrow(OrderDataError);
+  });
+  it("keeps an order in another currency, with lines, as the shop gave it", async () => {
+    const usd = { order_id: "ord_usd", purchase_date: "2026-05-20", currency: "USD", shipping: "9.99", lines: [LINE] };
+    expect(await createInMemoryContextStore([usd]).getOrder("ord_usd")).toEqual(usd);
   });
   it("refuses duplicate order ids", () => {
     expect(() => createInMemoryContextStore([ord, ord])).toThrow(/duplicate order ord_001/);

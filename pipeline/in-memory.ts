@@ -348,8 +348,8 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
         ? structuredClone(entry)
         : undefined;
     },
-    async reserve({ orderId, claimId, cents, orderCents, mode, scope }) {
-      const result = reserveRefund(current(orderId, scope), claimId, cents, orderCents, mode);
+    async reserve({ orderId, claimId, cents, orderCents, mode, scope, lines }) {
+      const result = reserveRefund(current(orderId, scope), claimId, cents, orderCents, mode, lines);
       if (result.ok) entries.set(keyOf(orderId, scope), result.entry);
       return structuredClone(result);
     },
@@ -369,7 +369,7 @@ export function createInMemoryRefundLedger(initial: readonly LedgerEntry[] = [])
     },
     async reserveCustomer({ customerId, reservation, limits, scope, approvals }) {
       const window = windows.get(keyOf(customerId, scope)) ?? emptyCustomerWindow(customerId);
-      const result = reserveOnWindow(window, reservation, customerLimitsCents(limits), approvals);
+      const result = reserveOnWindow(window, reservation, customerLimitsCents(limits, reservation.currency), approvals);
       if (result.ok && !result.repeat) windows.set(keyOf(customerId, scope), result.window);
       return { ...structuredClone(result), conflicts: 0 };
     },

@@ -14,6 +14,7 @@ import {
   createInMemoryReviewRepository,
   createInMemoryContextStore,
   createInMemoryRefundLedger,
+  createInMemorySettlementRepository,
   createInMemorySessionRepository,
   createInMemoryVerdictRepository,
   createInMemoryWorkQueues,
@@ -68,6 +69,8 @@ export function createInProcessPipeline(opts: InProcessOptions) {
     publisher: withReviewOpened(publisher, () => opts.agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS),
     audit,
     ledger: createInMemoryRefundLedger(),
+    // Settlements of a batch run's rehearsed payments (docs/payments.md); nothing here pays a refund.
+    settlements: createInMemorySettlementRepository(),
     reviews: createInMemoryReviewRepository(),
     orders: createInMemoryContextStore(opts.orders),
     llm: opts.llm,

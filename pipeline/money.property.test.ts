@@ -12,13 +12,14 @@ import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { decideReview } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
 const LIMIT_EUR = config.agent.contract.max_refund_without_escalation;
 /** Orders the claims compete for: 1200 EUR (above the limit), 100 EUR and 80 EUR. */
 const ORDERS = ["ord_016", "ord_012", "ord_007"] as const;
-const amountOf = (id: string) => config.orders.find((o) => o.order_id === id)?.amount;
+const amountOf = (id: string) => orderTotalMajor(config.orders.find((o) => o.order_id === id));
 
 type Op =
   | { kind: "claim"; order: number; cents: number }

@@ -35,7 +35,7 @@ function shopApi(orders: readonly Order[]) {
     if (api.state === "down") throw Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } });
     const order = byId.get(decodeURIComponent(String(url).split("/orders/")[1] ?? ""));
     if (!order) return new Response("", { status: 404 });
-    const body = api.state === "garbled" ? { ...order, amount: String(order.amount) } : order;
+    const body = api.state === "garbled" ? { ...order, currency: "EURO" } : order;
     return new Response(JSON.stringify(body), { status: 200 });
   }) as typeof globalThis.fetch;
   const source = createOrderApiSource({ url: "https://shop.test", token: "shop-token", fetch, sleep: async () => {} });
@@ -88,7 +88,7 @@ describe("an order API that cannot answer", () => {
       const outcome = await handleProposal(message, p.deps);
       expect(outcome).toMatchObject({ outcome: "RETRY" });
       expect(outcome.outcome === "RETRY" && outcome.reason).toMatch(
-        state === "down" ? /request failed \(ECONNREFUSED\)/ : /amount: Invalid input: expected number/,
+        state === "down" ? /request failed \(ECONNREFUSED\)/ : /currency "EURO" is not an ISO 4217 currency code/,
       );
       expect(api.requests - requestsBefore).toBe(3); // the adapter's bounded attempts
       expect(p.verdicts.all()).toEqual([]);
@@ -170,6 +170,12 @@ describe("an order API that cannot answer", () => {
     expect(message).toBeUndefined();
     expect(api.requests).toBeGreaterThan(0);
     expect(p.verdicts.all()).toMatchObject([{ record: { verdict: "REJECT", reason_code: "ORDER_NOT_FOUND" } }]);
+    // The reason names who had no such order (the shop's API, not "the context store"), recorded with the inputs.
+    expect(p.verdicts.all()[0]!.record.reason).toBe(
+      "Order 'ord_unknown' not found: the shop's order API has no such order (it answered 404)",
+    );
+    const triaged = p.auditEvents().find((e) => e.event_type === "CLAIM_TRIAGED");
+    expect(triaged?.details).toMatchObject({ triage_inputs: { orderAbsentFrom: "shop_api", order: null } });
     expect(types(p)).toContain("CLAIM_TRIAGED");
     expect(types(p)).not.toContain("AGENT_STEP");
   });

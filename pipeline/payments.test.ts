@@ -1,7 +1,7 @@
 // Paying an authorised refund and recording the provider's word: redelivery, a crash between the provider call
 // and its record, webhooks twice and out of order, failures that open the refund's own review.
 import { describe, expect, it } from "vitest";
-import { createSimulatedPaymentProvider } from "../adapters/payments/simulated.ts";
+import { createSimulatedDecline, createSimulatedPaymentProvider } from "../adapters/payments/simulated.ts";
 import { createStripePaymentProvider } from "../adapters/payments/stripe.ts";
 import { startStripeWireMock } from "../adapters/payments/stripe-wire.test-kit.ts";
 import type { RefundExecutedDetail } from "../core/kernel/events.ts";
@@ -12,7 +12,7 @@ import {
   createInMemorySettlementRepository,
   createRecordingPublisher,
 } from "./in-memory.ts";
-import { payRefund, recordProviderUpdate } from "./payments.ts";
+import { payRefund, recordProviderUpdate, rehearsePayment } from "./payments.ts";
 import type { PaymentDeps, PaymentProvider } from "./payments.ts";
 import type { SettlementRepository } from "./ports.ts";
 
@@ -25,6 +25,22 @@ const ORDERS = [
     category: "electronics",
     amount: 80,
     payment_ref: "sim_decline_expired_card",
+  },
+  {
+    order_id: "ord_jp",
+    purchase_date: "2026-11-01",
+    currency: "JPY",
+    category: "home",
+    amount: 8000,
+    payment_ref: "pi_jp",
+  },
+  {
+    order_id: "ord_kw",
+    purchase_date: "2026-11-01",
+    currency: "KWD",
+    category: "home",
+    amount: "20.500",
+    payment_ref: "pi_kw",
   },
 ];
 
@@ -68,6 +84,24 @@ function scripted(answer: Awaited<ReturnType<PaymentProvider["refund"]>>) {
 }
 
 describe("paying a RefundExecuted", () => {
+  it.each([
+    ["yen in whole yen", "ord_jp", 1200, 1200, "JPY"],
+    ["dinars in fils", "ord_kw", 1.25, 1250, "KWD"],
+    ["euros in cents", "ord_1", 299.99, 29999, "EUR"],
+  ])("asks the provider for %s, in the order's currency", async (_, order_id, amount_eur, minor, currency) => {
+    const asked: [number, string][] = [];
+    const provider: PaymentProvider = {
+      name: "stripe",
+      needsPaymentRef: true,
+      refund: async (r) => {
+        asked.push([r.amountMinor, r.currency]);
+        return { status: "SETTLED", providerRef: "re_1" };
+      },
+    };
+    expect(await payRefund(deps(provider).d, executed({ order_id, amount_eur }))).toBe("SETTLED");
+    expect(asked).toEqual([[minor, currency]]);
+  });
+
   it("settles, announces RefundSettled once, and a redelivery neither pays nor announces again", async () => {
     const { provider, calls } = scripted({ status: "SETTLED", providerRef: "re_1" });
     const { d, publisher, audit } = deps(provider);
@@ -155,6 +189,50 @@ describe("paying a RefundExecuted", () => {
     } finally {
       await mock.close();
     }
+  });
+});
+
+describe("rehearsing a batch run's refund (a payment step)", () => {
+  const simulation = executed({ simulation_id: "sim_1", order_id: "ord_1" });
+
+  it("declines through the same settlement, RefundFailed, ReviewOpened and review a real decline opens, all the run's", async () => {
+    const { d, publisher, audit, settlements } = deps(createSimulatedDecline("card_declined"));
+    expect(await rehearsePayment(d, simulation)).toBe("FAILED");
+    const record = await settlements.get("clm_1");
+    expect(record).toMatchObject({
+      status: "FAILED",
+      provider: "simulated",
+      failure_reason: "card_declined (simulated)",
+      simulation_id: "sim_1",
+      review: { review_id: refundReviewId("exe_1"), status: "PENDING", origin: "REFUND_FAILED" },
+    });
+    expect(
+      publisher.published.map((e) => [e.detailType, (e.detail as { simulation_id?: string }).simulation_id]),
+    ).toEqual([
+      ["RefundFailed", "sim_1"],
+      ["ReviewOpened", "sim_1"],
+    ]);
+    expect(await audit.bySimulation("sim_1")).toEqual([
+      expect.objectContaining({ event_type: "REFUND_FAILED", dfid: "dfid_pay_clm_1" }),
+    ]);
+    // The same step again records nothing new.
+    expect(await rehearsePayment(d, simulation)).toBe("already recorded");
+    expect(publisher.published).toHaveLength(2);
+  });
+
+  it("refuses a refund that is not a simulation's, and any provider but the simulated one, before anything is recorded", async () => {
+    const simulated = deps(createSimulatedDecline("card_declined"));
+    await expect(rehearsePayment(simulated.d, executed())).rejects.toThrow(
+      /refund exe_1 of claim clm_1 is not a simulation's: only a batch run's refund is rehearsed/,
+    );
+    const { provider, calls } = scripted({ status: "SETTLED", providerRef: "re_1" });
+    const stripe = deps(provider);
+    await expect(rehearsePayment(stripe.d, simulation)).rejects.toThrow(
+      /rehearsed with the simulated provider only, not "stripe"/,
+    );
+    expect(calls).toEqual([]);
+    expect(await simulated.settlements.get("clm_1")).toBeUndefined();
+    expect(await stripe.settlements.get("clm_1")).toBeUndefined();
   });
 });
 

@@ -5,6 +5,7 @@
 import { auditEvent } from "../core/history/audit-events.ts";
 import { busEntry, reviewOpenedDetail } from "../core/kernel/events.ts";
 import { DEFAULT_REVIEW_DUE_MS } from "../core/kernel/review.ts";
+import { RefundExecutedDetailSchema } from "../core/kernel/events.ts";
 import type { RefundExecutedDetail, RefundSettlementDetail } from "../core/kernel/events.ts";
 import { applyProviderUpdate, refundReviewId } from "../core/kernel/settlement.ts";
 import type {
@@ -14,11 +15,13 @@ import type {
   SettlementStatus,
 } from "../core/kernel/settlement.ts";
 import { VersionConflictError } from "../core/errors.ts";
-import { PaymentUnavailableError } from "./errors.ts";
-import { parseCents } from "../core/kernel/money.ts";
-export { PaymentUnavailableError } from "./errors.ts";
-import { settlementDfid } from "./decide/refund-failed.ts";
+import { PaymentRehearsalError, PaymentUnavailableError } from "./errors.ts";
+import { parseMoney } from "../core/kernel/money.ts";
+import { isCurrencyCode } from "../core/integrity/currency.ts";
+export { PaymentRehearsalError, PaymentUnavailableError } from "./errors.ts";
+import { settlementDfid } from "../core/kernel/claim-record.ts";
 import type { AuditLog, Clock, ContextStore, EventPublisher, SettlementRepository } from "./ports.ts";
+import type { PipelineDeps } from "./deps.ts";
 
 /** One refund to pay: the idempotency key is the execution id, so a repeated call never pays twice. */
 export type ProviderRefundRequest = {
@@ -105,6 +108,83 @@ export type PayOutcome = "simulation: never paid" | "already recorded" | "supers
  */
 export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<PayOutcome> {
   if (detail.simulation_id !== undefined) return "simulation: never paid";
+  return settle(deps, detail);
+}
+
+/**
+ * Rehearses the provider's answer for a batch run's refund (docs/payments.md, "Rehearsing a failed refund in a
+ * batch"): the same settlement record, announcement and failed refund's review as a real answer, but only for a
+ * simulation's refund and only with the simulated provider (which moves no money). The settlement carries the run's
+ * `simulation_id`, so what it announces is the run's, and a RETRY of it is a simulation's refund again.
+ */
+export async function rehearsePayment(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<PayOutcome> {
+  if (detail.simulation_id === undefined)
+    throw new PaymentRehearsalError(
+      `refund ${detail.execution_id} of claim ${detail.claim_id} is not a simulation's: only a batch run's refund is rehearsed`,
+    );
+  if (deps.provider.name !== "simulated")
+    throw new PaymentRehearsalError(
+      `a batch run's refund is rehearsed with the simulated provider only, not ${JSON.stringify(deps.provider.name)}`,
+    );
+  return settle(deps, detail);
+}
+
+/** What rehearsing the provider's answer for a claim's refund came to: the settlement after it, or why nothing ran. */
+export type ClaimRehearsal =
+  | { ok: true; outcome: PayOutcome; settlement: SettlementRecord | undefined }
+  | { ok: false; code: "NOT_FOUND" | "NOT_EXECUTED" | "NOT_A_SIMULATION" | "NO_SETTLEMENTS"; message: string };
+
+/** What rehearsing a claim's refund needs: the pipeline's ports and the simulated provider answering for it. */
+export type ClaimRehearsalDeps = Pick<PipelineDeps, "claims" | "audit" | "orders" | "publisher" | "clock" | "agent"> & {
+  readonly settlements: SettlementRepository | undefined;
+  /** The simulated provider (adapters/payments/simulated.ts), never a configured one: rehearsePayment refuses any other. */
+  readonly provider: PaymentProvider;
+};
+
+/**
+ * Rehearses the provider's answer for the refund a batch run's claim executed (the `payment:` step of a scenario
+ * file, docs/config.md): the claim's RefundExecuted, as its audit recorded it, paid through `rehearsePayment` — under
+ * the execution its settlement waits on when a reviewer's RETRY moved it to a new one.
+ */
+export async function rehearseClaimPayment(claimId: string, deps: ClaimRehearsalDeps): Promise<ClaimRehearsal> {
+  const record = await deps.claims.getClaim(claimId);
+  if (!record) return { ok: false, code: "NOT_FOUND", message: `claim ${claimId} not found` };
+  if (record.simulation_id === undefined)
+    return {
+      ok: false,
+      code: "NOT_A_SIMULATION",
+      message: `claim ${claimId} is not a batch run's: only a simulation's refund is rehearsed, a real one is paid`,
+    };
+  if (!deps.settlements)
+    return { ok: false, code: "NO_SETTLEMENTS", message: "nothing records settlements here: no refund is paid" };
+  const executed = (await deps.audit.byDfid(record.dfid))
+    .filter((e) => e.event_type === "CLAIM_REFUND_EXECUTED" && e.details.claim_id === claimId)
+    .at(-1);
+  const detail = executed && RefundExecutedDetailSchema.strip().safeParse(executed.details);
+  if (!detail?.success)
+    return {
+      ok: false,
+      code: "NOT_EXECUTED",
+      message: `claim ${claimId} has no executed refund (it ended ${record.verdict ?? record.status}${record.reason_code ? ` ${record.reason_code}` : ""}): there is nothing to pay`,
+    };
+  const paymentDeps: PaymentDeps = {
+    settlements: deps.settlements,
+    provider: deps.provider,
+    orders: deps.orders,
+    publisher: deps.publisher,
+    audit: deps.audit,
+    clock: deps.clock,
+    reviewDueMs: () => deps.agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS,
+  };
+  // After a reviewer's RETRY the settlement waits on the retry's execution: the provider answers that one.
+  const current = await deps.settlements.get(claimId);
+  const execution = current?.status === "PENDING" ? { execution_id: current.execution_id } : {};
+  const outcome = await rehearsePayment(paymentDeps, { ...detail.data, ...execution });
+  return { ok: true, outcome, settlement: await deps.settlements.get(claimId) };
+}
+
+/** Records the refund's settlement, asks the provider (unless it is recorded already) and records its answer. */
+async function settle(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<PayOutcome> {
   const at = new Date(deps.clock.now()).toISOString();
   let record = await deps.settlements.get(detail.claim_id);
   if (!record) {
@@ -120,6 +200,7 @@ export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail)
       requested_at: at,
       updated_at: at,
       attempts: [],
+      ...(detail.simulation_id === undefined ? {} : { simulation_id: detail.simulation_id }),
       version: 1,
     });
   }
@@ -129,8 +210,12 @@ export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail)
     return "already recorded";
   }
   const order = await deps.orders.getOrder(detail.order_id);
-  const cents = parseCents(detail.amount_eur);
-  if (!cents.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${cents.message}`);
+  // The verdict's amount counts the order's currency (amount_eur is its name from before currencies).
+  const currency = order?.currency ?? "EUR";
+  const minor = isCurrencyCode(currency)
+    ? parseMoney(detail.amount_eur, currency)
+    : parseMoney(detail.amount_eur, "EUR");
+  if (!minor.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${minor.message}`);
   const answer =
     deps.provider.needsPaymentRef && !order?.payment_ref
       ? {
@@ -144,8 +229,8 @@ export async function payRefund(deps: PaymentDeps, detail: RefundExecutedDetail)
           claimId: detail.claim_id,
           orderId: detail.order_id,
           paymentRef: order?.payment_ref,
-          amountMinor: cents.cents,
-          currency: order?.currency ?? "EUR",
+          amountMinor: minor.money.minor,
+          currency,
         });
   const after = await recordProviderUpdate(deps, detail.claim_id, {
     execution_id: detail.execution_id,
@@ -197,6 +282,7 @@ export function settlementDetail(record: SettlementRecord): RefundSettlementDeta
     provider: record.provider,
     ...(record.provider_ref === undefined ? {} : { provider_ref: record.provider_ref }),
     ...(record.failure_reason === undefined ? {} : { failure_reason: record.failure_reason }),
+    ...(record.simulation_id === undefined ? {} : { simulation_id: record.simulation_id }),
   };
 }
 
@@ -242,6 +328,7 @@ export async function announce(
                 order_id: record.order_id,
                 amount_eur: record.amount_eur,
                 requested_at: review.requested_at,
+                ...(record.simulation_id === undefined ? {} : { simulation_id: record.simulation_id }),
               },
               deps.reviewDueMs?.() ?? DEFAULT_REVIEW_DUE_MS,
             ),

@@ -74,7 +74,7 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
         await ports.ledger.clearReviewPending(effect.orderId, effect.claimId, effect.scope, effect.decision);
         break;
       case "refund_released":
-        await ports.ledger.releaseRefund(effect.orderId, effect.claimId);
+        await ports.ledger.releaseRefund(effect.orderId, effect.claimId, effect.scope);
         break;
     }
   }
@@ -143,8 +143,12 @@ async function answer(request: Request, ports: RequestPorts): Promise<Observatio
     case "mark_published":
       await ports.verdicts.markPublished(request.key);
       return { kind: "mark_published" };
-    case "order":
-      return { kind: "order", order: await ports.orders.getOrder(request.orderId) };
+    case "order": {
+      const order = await ports.orders.getOrder(request.orderId);
+      // Who said there is no such order, for the verdict's reason (the shop's API, or the context store).
+      const absentFrom = order === undefined ? ports.orders.origin : undefined;
+      return { kind: "order", order, ...(absentFrom ? { absentFrom } : {}) };
+    }
     case "ledger":
       return { kind: "ledger", entry: await ports.ledger.get(request.orderId, request.scope) };
     case "customer_window":

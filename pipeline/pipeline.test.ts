@@ -10,6 +10,7 @@ import { handleAgentStep } from "./worker.ts";
 import { handleTimer } from "./timers.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -86,7 +87,7 @@ describe("the in-process pipeline with the rules model", () => {
         (byOrder.get(String(r.detail.order_id)) ?? 0) + Number(r.detail.amount_eur),
       );
     for (const [orderId, total] of byOrder)
-      expect(total).toBeLessThanOrEqual(config.orders.find((o) => o.order_id === orderId)!.amount);
+      expect(total).toBeLessThanOrEqual(orderTotalMajor(config.orders.find((o) => o.order_id === orderId)!));
   });
 
   it("publishes one ClaimVerdict per decided claim with a stable verdict_id, and ClaimNeedsReview for the rest", async () => {

@@ -9,6 +9,7 @@ import {
   type CustomerReservation,
   type CustomerReserveResult,
   type ReserveMode,
+  type LineReserve,
   type ReserveResult,
 } from "../core/kernel/index.ts";
 import { dfidOf } from "../core/kernel/claim-record.ts";
@@ -224,6 +225,8 @@ export type ReserveRequest = {
   cents: number;
   orderCents: number;
   mode: ReserveMode;
+  /** On an order with lines: its lines, its refundable shipping and what the claim takes from each (core/kernel/ledger.ts). */
+  lines?: LineReserve | undefined;
   /** The ledger the refund goes to: undefined for real refunds, the simulation id for a simulation's claims (docs/events.md). */
   scope?: string | undefined;
 };
@@ -281,6 +284,8 @@ export type OrderSource = {
    * holds an order that cannot be used.
    */
   getOrder(orderId: string): Promise<Order | undefined>;
+  /** `shop_api` when the orders are the shop's order API (a verdict says who had no such order); absent for the context store. */
+  readonly origin?: "shop_api";
 };
 
 /**

@@ -15,6 +15,7 @@ import { RefundReviewRequestSchema } from "./decide/refund-failed.ts";
 import { repairRefundReviews } from "./refund-review.ts";
 import { decideReview, listReviews, repairReviews } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -63,7 +64,7 @@ async function failedRefund(outcomes: SettlementStatus[] = ["FAILED"]) {
   const invariants = () =>
     checkMoneyInvariants(
       p.publisher.published.map((e) => ({ detailType: e.detailType, detail: e.detail as Record<string, unknown> })),
-      { orderAmountEur: (id) => config.orders.find((o) => o.order_id === id)?.amount, limitEur: 500 },
+      { orderAmountEur: (id) => orderTotalMajor(config.orders.find((o) => o.order_id === id)), limitEur: 500 },
     );
   return { p, settlements, pays, execute, invariants };
 }
@@ -421,7 +422,7 @@ describe("an approval a crash cut short after it announced its refund, whose ref
               detail: e.detail as Record<string, unknown>,
             })),
             {
-              orderAmountEur: (id) => config.orders.find((o) => o.order_id === id)?.amount,
+              orderAmountEur: (id) => orderTotalMajor(config.orders.find((o) => o.order_id === id)),
               limitEur: 500,
               ledgers: entry ? [{ orderId: entry.order_id, claims: entry.claims }] : [],
             },

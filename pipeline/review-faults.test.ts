@@ -11,6 +11,7 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { decideReview, repairReviews } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -106,7 +107,7 @@ async function check(p: Awaited<ReturnType<typeof escalatedPipeline>>, flow: Flo
   expect(review?.status, where).toBe(flow.status);
   expect(review?.intent, where).toBeUndefined();
   const money = checkMoneyInvariants(p.publisher.published, {
-    orderAmountEur: (id) => config.orders.find((o) => o.order_id === id)?.amount,
+    orderAmountEur: (id) => orderTotalMajor(config.orders.find((o) => o.order_id === id)),
     limitEur: config.agent.contract.max_refund_without_escalation,
   });
   expect(money.violations, where).toEqual([]);

@@ -8,6 +8,7 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 import { decideReview } from "./review.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -145,7 +146,7 @@ describe("four eyes (second_approval_above_eur)", () => {
     // (a repeat announces the same refund again, with the same execution id: consumers drop it)
     expect(new Set(published(p, "RefundExecuted").map((e) => JSON.stringify(e))).size).toBe(1);
     expect(replayClaim("clm_esc", p.auditEvents()).status).toBe("IDENTICAL");
-    const orderAmountEur = (id: string) => config.orders.find((o) => o.order_id === id)?.amount;
+    const orderAmountEur = (id: string) => orderTotalMajor(config.orders.find((o) => o.order_id === id));
     const limitEur = config.agent.contract.max_refund_without_escalation;
     expect(checkMoneyInvariants(p.publisher.published, { orderAmountEur, limitEur }).violations).toEqual([]);
   });

@@ -120,7 +120,24 @@ function renderExecution(t: ClaimTrace): SafeHtml {
   const review = t.review
     ? html`<p>${badge("NEEDS_REVIEW")} <span class="mono">${t.review.reasonCode ?? ""}</span> — ${t.review.reason ?? ""}</p>`
     : "";
-  return html`<li><h3>Execution</h3>${body}${review}</li>`;
+  return html`<li><h3>Execution</h3>${body}${review}${renderPayment(t)}</li>`;
+}
+
+/** What the payment provider made of the refund (a batch run's: a rehearsed decline), and a reviewer's RETRY / CLOSE of it. */
+function renderPayment(t: ClaimTrace): SafeHtml | "" {
+  const p = t.payment;
+  if (!p) return "";
+  const status =
+    p.status === "SETTLED"
+      ? html`<span class="pass">✓ paid</span>`
+      : p.status === "FAILED"
+        ? html`<span class="fail">✗ payment failed</span>${p.failureReason ? html`: ${p.failureReason}` : ""}`
+        : html`<span class="muted">payment not answered</span>`;
+  const d = p.decision;
+  const decided = d
+    ? html`<p data-payment-decision="${d.decision}"><strong>${d.decision}</strong>${d.reviewer ? html` by ${d.reviewer}` : ""}${d.decision === "CLOSE" ? (d.paidOutOfBand ? ": paid out of band, counted as refunded" : ": left unpaid, the reservation released") : ""}${d.note ? html` — ${d.note}` : ""}</p>`
+    : "";
+  return html`<p data-payment="${p.status ?? ""}">${status}${p.provider ? html` <span class="tag">${p.provider}</span>` : ""}</p>${decided}`;
 }
 
 function renderReview(t: ClaimTrace): SafeHtml {

@@ -14,6 +14,7 @@ import type { StepError } from "../core/crew/index.ts";
 import { matchRaces } from "../core/history/race.ts";
 import type { RaceGroup } from "../core/history/race.ts";
 import { ReportInputError } from "./errors.ts";
+import { settlementDfid } from "../core/kernel/claim-record.ts";
 
 /** A claim's final outcome as the audit shows it. */
 export type Outcome = "ACCEPT" | "ESCALATE" | "REJECT" | "NEEDS_REVIEW" | "PENDING" | "NOT_RUN";
@@ -121,6 +122,11 @@ export interface ClaimTrace {
   reviewRequest: ReviewRequest | undefined;
   /** A reviewer's decision on that review (REVIEW_DECIDED), if taken. */
   reviewDecision: ReviewDecision | undefined;
+  /**
+   * What the payment provider made of the refund (its settlement's own flow, docs/payments.md: REFUND_SETTLED /
+   * REFUND_FAILED, a batch run's rehearsed decline too) and a reviewer's RETRY / CLOSE of a failed one.
+   */
+  payment: Payment | undefined;
   /** The claim a reviewer's RESUBMIT corrected, when this claim is the corrected one. */
   parentClaimId: string | undefined;
   /** The simulation the claim belongs to (`details.simulation_id`), if any. */
@@ -159,6 +165,17 @@ interface ReviewRequest {
   reason: string | undefined;
   amountEur: number | undefined;
   requestedAt: string | undefined;
+}
+
+/** The refund's settlement with the payment provider, from its own flow (`dfid_pay_<claim_id>`). */
+interface Payment {
+  status: "SETTLED" | "FAILED" | undefined;
+  provider: string | undefined;
+  failureReason: string | undefined;
+  /** A reviewer's RETRY / CLOSE of the failed refund. */
+  decision:
+    | { decision: string; reviewer: string | undefined; note: string | undefined; paidOutOfBand: boolean | undefined }
+    | undefined;
 }
 
 /** A reviewer's decision, from REVIEW_DECIDED. */
@@ -277,6 +294,7 @@ function emptyTrace(claimId: string, dfid: string): ClaimTrace {
     review: undefined,
     reviewRequest: undefined,
     reviewDecision: undefined,
+    payment: undefined,
     parentClaimId: undefined,
     simulationId: undefined,
     llmCalls: [],
@@ -321,6 +339,29 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
     return;
   }
   const { parsed } = read;
+  // The refund's settlement is a flow of its own: what the provider said, and a reviewer's RETRY / CLOSE of it.
+  if (e.dfid === settlementDfid(t.claimId)) {
+    const payment = (t.payment ??= {
+      status: undefined,
+      provider: undefined,
+      failureReason: undefined,
+      decision: undefined,
+    });
+    if (parsed.type === "REFUND_SETTLED" || parsed.type === "REFUND_FAILED")
+      Object.assign(payment, {
+        status: parsed.type === "REFUND_SETTLED" ? "SETTLED" : "FAILED",
+        provider: parsed.details.provider,
+        failureReason: parsed.details.failure_reason,
+      });
+    else if (parsed.type === "REVIEW_DECIDED")
+      payment.decision = {
+        decision: parsed.details.decision,
+        reviewer: parsed.details.reviewer,
+        note: parsed.details.note,
+        paidOutOfBand: parsed.details.paid_out_of_band,
+      };
+    return;
+  }
   switch (parsed.type) {
     case "CLAIM_RECEIVED": {
       const { input } = parsed.details;

@@ -11,6 +11,9 @@ import { html, trusted } from "./html.ts";
 import { NO_USAGE, addUsage, buildReportModel, compareRoles } from "./model.ts";
 import type { ReportModel, Usage } from "./model.ts";
 import { badge, est, eur, int, roleLabel } from "./parts.ts";
+import { readOrder } from "../core/kernel/order-view.ts";
+import { describeReturnWindow } from "../core/kernel/policy.ts";
+import { formatMoney } from "../core/kernel/money.ts";
 import { REPORT_CSS } from "./styles.ts";
 import { cspFor } from "./csp.ts";
 
@@ -81,7 +84,7 @@ ${
     ? html`<dt>Role</dt><dd>${s.agent.responsibility.role}</dd>
 <dt>Policies</dt><dd>${s.agent.responsibility.allowed_policy_types.join(", ")}</dd>
 <dt>Limit</dt><dd>${eur(s.agent.contract.max_refund_without_escalation)} without escalation</dd>
-<dt>Window</dt><dd>${s.agent.contract.return_window_days} days</dd>
+<dt>Window</dt><dd>${describeReturnWindow(s.agent.contract)}</dd>
 <dt>Categories</dt><dd>${s.agent.contract.allowed_refund_categories.join(", ")}</dd>
 <dt>Escalate below</dt><dd>confidence ${s.agent.responsibility.escalate_on_uncertainty}</dd>`
     : ""
@@ -120,7 +123,12 @@ function renderOrders(m: ReportModel): SafeHtml {
     const claims = m.claims.filter(
       (t) => (t.verdict?.orderId ?? (t.decisionOutput?.order_id as string | undefined)) === o.order_id,
     );
-    return html`<tr data-order-id="${o.order_id}"><td class="mono">${o.order_id}</td><td>${o.purchase_date}</td><td>${o.category}${allowed.has(o.category) ? "" : html` <span class="fail">(not refundable)</span>`}</td><td class="num">${o.amount.toFixed(2)}</td><td>${o.currency}</td><td>${o.customer_id ?? "—"}</td><td class="num">${refunded > 0 ? refunded.toFixed(2) : "—"}</td><td class="mono">${claims.map((t) => t.scenario?.id ?? t.claimId).join(", ") || "—"}</td></tr>`;
+    const reading = readOrder(o);
+    if (!reading.ok)
+      return html`<tr data-order-id="${o.order_id}"><td class="mono">${o.order_id}</td><td>${o.purchase_date}</td><td colspan="6" class="fail">garbled: ${reading.problem}</td></tr>`;
+    const { view } = reading;
+    const categories = [...new Set(view.lines.map((l) => l.category))].join(", ");
+    return html`<tr data-order-id="${o.order_id}"><td class="mono">${o.order_id}</td><td>${o.purchase_date}</td><td>${categories}${view.lines.every((l) => allowed.has(l.category)) ? "" : html` <span class="fail">(not refundable)</span>`}</td><td class="num">${formatMoney(view.total)}</td><td>${o.currency}</td><td>${o.customer_id ?? "—"}</td><td class="num">${refunded > 0 ? refunded.toFixed(2) : "—"}</td><td class="mono">${claims.map((t) => t.scenario?.id ?? t.claimId).join(", ") || "—"}</td></tr>`;
   });
   return html`<section id="orders" aria-labelledby="orders-h">
 <h2 id="orders-h">Authoritative orders</h2>

@@ -10,7 +10,7 @@ import type { Effect } from "../../pipeline/effects.ts";
 import { createAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
 import { assertLedgerEntry } from "../../core/kernel/ledger.ts";
-import type { ReserveMode } from "../../core/kernel/ledger.ts";
+import type { LineReserve, ReserveMode } from "../../core/kernel/ledger.ts";
 import type { AuditLog, ContextStore, RefundLedger } from "../../pipeline/ports.ts";
 import { claimListKey } from "../../pipeline/ports.ts";
 import { VersionConflictError } from "../../core/errors.ts";
@@ -890,6 +890,154 @@ export function describeRefundLedgerContract(name: string, factory: PortFactory<
         ok: true,
       });
       expect((await ledger.get("ord_1"))?.refunded_cents).toBe(300);
+    });
+
+    // ── orders with lines (docs/orders.md#refunds-per-line) ──
+    // ord_L: TV l1 49900, shirts l2 4000, shipping 999 (refunded with the last line when the policy says so).
+    const PAID = { l1: 49_900, l2: 4_000 };
+    const onLine = (claimed: Record<string, number> | undefined, shipping = 0): LineReserve => ({
+      paid: PAID,
+      shipping,
+      ...(claimed ? { claimed } : {}),
+    });
+    const reserveLines = (
+      ledger: RefundLedger,
+      claimId: string,
+      cents: number,
+      lines: LineReserve,
+      mode: ReserveMode = AUTO,
+      orderCents = 53_900 + lines.shipping,
+    ) => ledger.reserve({ orderId: "ord_L", claimId, cents, orderCents, mode, lines });
+
+    it("keeps each line of an order at most what was paid for it over all claims (EXCEEDS_LINE_AMOUNT)", async () => {
+      const ledger = await factory();
+      expect(await reserveLines(ledger, "clm_a", 2_000, onLine({ l2: 2_000 }))).toEqual({
+        ok: true,
+        entry: {
+          order_id: "ord_L",
+          refunded_cents: 2_000,
+          claims: { clm_a: 2_000 },
+          automatic_cents: 2_000,
+          line_cents: { l2: 2_000 },
+          claim_lines: { clm_a: { lines: { l2: 2_000 } } },
+        },
+      });
+      // The order has 51 900 left, the shirts' line 2 000: one cent more than the line is refused, whatever the order.
+      const over = await reserveLines(ledger, "clm_b", 2_001, onLine({ l2: 2_001 }));
+      expect(over).toMatchObject({ ok: false, code: "EXCEEDS_LINE_AMOUNT", entry: { refunded_cents: 2_000 } });
+      expect(over.ok ? "" : over.message).toMatch(
+        /line l2 of order ord_L exceeds what was paid for it \(4000; already refunded 2000\)/,
+      );
+      // A person's approval never passes a line either.
+      expect(await reserveLines(ledger, "clm_b", 2_001, onLine({ l2: 2_001 }), APPROVED)).toMatchObject({
+        ok: false,
+        code: "EXCEEDS_LINE_AMOUNT",
+      });
+      expect(await reserveLines(ledger, "clm_b", 2_000, onLine({ l2: 2_000 }))).toMatchObject({ ok: true });
+      // The other line is judged against its own amount.
+      expect(await reserveLines(ledger, "clm_c", 49_900, onLine({ l1: 49_900 }))).toMatchObject({
+        ok: true,
+        entry: { refunded_cents: 53_900, line_cents: { l1: 49_900, l2: 4_000 } },
+      });
+      const entry = (await ledger.get("ord_L"))!;
+      assertLedgerEntry(entry);
+      expect(entry.claim_lines).toEqual({
+        clm_a: { lines: { l2: 2_000 } },
+        clm_b: { lines: { l2: 2_000 } },
+        clm_c: { lines: { l1: 49_900 } },
+      });
+    });
+
+    it("refunds shipping only when the policy allows it, with the order's last line, once (SHIPPING_NOT_REFUNDABLE)", async () => {
+      const ledger = await factory();
+      // refund_shipping: never — nothing beyond the lines.
+      const never = await reserveLines(ledger, "clm_a", 4_999, onLine({ l2: 4_000 }));
+      expect(never).toMatchObject({ ok: false, code: "SHIPPING_NOT_REFUNDABLE" });
+      expect(never.ok ? "" : never.message).toMatch(/the policy does not refund shipping/);
+      // with_last_line: not with the first line…
+      const first = await reserveLines(ledger, "clm_a", 4_999, onLine({ l2: 4_000 }, 999));
+      expect(first).toMatchObject({ ok: false, code: "SHIPPING_NOT_REFUNDABLE" });
+      expect(first.ok ? "" : first.message).toMatch(/only with the order's last line/);
+      expect(await reserveLines(ledger, "clm_a", 4_000, onLine({ l2: 4_000 }, 999))).toMatchObject({ ok: true });
+      // …with the last one, and not more than was paid for it.
+      expect(await reserveLines(ledger, "clm_b", 50_900, onLine({ l1: 49_900 }, 999))).toMatchObject({
+        ok: false,
+        code: "EXCEEDS_ORDER_AMOUNT",
+      });
+      expect(await reserveLines(ledger, "clm_b", 50_899, onLine({ l1: 49_900 }, 999))).toMatchObject({
+        ok: true,
+        entry: { refunded_cents: 54_899, shipping_cents: 999, line_cents: { l1: 49_900, l2: 4_000 } },
+      });
+      expect((await ledger.get("ord_L"))?.claim_lines?.clm_b).toEqual({ lines: { l1: 49_900 }, shipping: 999 });
+    });
+
+    it("counts a reservation whose line is not known against every line, and a release gives back exactly its counts", async () => {
+      const ledger = await factory();
+      // A person approved 3 000 on a claim the kernel could not place: it could be on either line.
+      expect(await reserveLines(ledger, "clm_amb", 3_000, onLine(undefined, 999), APPROVED)).toMatchObject({
+        ok: true,
+        entry: { line_cents: { l1: 3_000, l2: 3_000 }, shipping_cents: 999, refunded_cents: 3_000 },
+      });
+      // So the shirts' line has at most 1 000 left for anyone.
+      expect(await reserveLines(ledger, "clm_b", 1_001, onLine({ l2: 1_001 }, 999))).toMatchObject({
+        ok: false,
+        code: "EXCEEDS_LINE_AMOUNT",
+      });
+      expect(await reserveLines(ledger, "clm_b", 1_000, onLine({ l2: 1_000 }, 999))).toMatchObject({ ok: true });
+      await ledger.releaseRefund("ord_L", "clm_amb");
+      await ledger.releaseRefund("ord_L", "clm_amb");
+      expect(await ledger.get("ord_L")).toEqual({
+        order_id: "ord_L",
+        refunded_cents: 1_000,
+        claims: { clm_b: 1_000 },
+        automatic_cents: 1_000,
+        line_cents: { l2: 1_000 },
+        claim_lines: { clm_b: { lines: { l2: 1_000 } } },
+        released: ["clm_amb"],
+      });
+      expect(await reserveLines(ledger, "clm_c", 3_000, onLine({ l2: 3_000 }, 999))).toMatchObject({ ok: true });
+    });
+
+    it("reserves on a line after a review marked the order (the entry exists without line counts)", async () => {
+      const ledger = await factory();
+      await ledger.markReviewPending("ord_L", "clm_esc");
+      expect(await reserveLines(ledger, "clm_esc", 1_500, onLine({ l2: 1_500 }), APPROVED)).toMatchObject({
+        ok: true,
+        entry: { refunded_cents: 1_500, line_cents: { l2: 1_500 }, approved: ["clm_esc"] },
+      });
+      expect((await ledger.get("ord_L"))?.pending_reviews).toBeUndefined();
+      // A claim whose line is not known, approved on the same entry, counts on every line; the race for it reads again.
+      await ledger.markReviewPending("ord_L", "clm_amb");
+      const [amb, x] = await Promise.all([
+        reserveLines(ledger, "clm_amb", 3_000, onLine(undefined), APPROVED),
+        reserveLines(ledger, "clm_x", 500, onLine({ l2: 500 }), APPROVED),
+      ]);
+      // Whichever lands first, the shirts' line ends full and never above it: x fits before amb, not after it.
+      expect(amb).toMatchObject({ ok: true });
+      expect(x.ok || x.code === "EXCEEDS_LINE_AMOUNT").toBe(true);
+      const entry = (await ledger.get("ord_L"))!;
+      assertLedgerEntry(entry);
+      expect(entry).toMatchObject({
+        refunded_cents: 1_500 + 3_000 + (x.ok ? 500 : 0),
+        line_cents: { l1: 3_000, l2: 4_000 },
+      });
+    });
+
+    it("never over-refunds a line when claims on it race: exactly what the line holds is reserved", async () => {
+      const ledger = await factory();
+      // 12 claims of 1 000 on the 4 000 shirts' line at once (the order has room for all of them), beside 6 of
+      // 8 000 on the TV's 49 900 (all fit): the lines' writes race on one item.
+      const results = await Promise.all([
+        ...Array.from({ length: 12 }, (_, i) => reserveLines(ledger, `clm_s${i}`, 1_000, onLine({ l2: 1_000 }))),
+        ...Array.from({ length: 6 }, (_, i) => reserveLines(ledger, `clm_t${i}`, 8_000, onLine({ l1: 8_000 }))),
+      ]);
+      const shirts = results.slice(0, 12);
+      expect(shirts.filter((r) => r.ok)).toHaveLength(4);
+      expect(shirts.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_LINE_AMOUNT")).toBe(true);
+      expect(results.slice(12).every((r) => r.ok)).toBe(true);
+      const entry = (await ledger.get("ord_L"))!;
+      assertLedgerEntry(entry);
+      expect(entry).toMatchObject({ refunded_cents: 52_000, line_cents: { l1: 48_000, l2: 4_000 } });
     });
 
     it("keeps orders and ledger scopes apart and accepts claim ids with dots, slashes and spaces", async () => {

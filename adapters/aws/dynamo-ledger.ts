@@ -12,9 +12,9 @@
 // A person's decision that binds the order (a DENY, an APPROVE of less than proposed) is an element of the string
 // set `decisions` (`["<claim>","DENY"]`, `["<claim>","APPROVE",<approved cents>,<proposed cents>]`), added by the same write that
 // deletes the claim's pending-review mark; an automatic reservation requires that set to be absent.
-// A customer's window (`CUSTOMER#<id>` / `WINDOW`) is one item holding its reservations and a version: read, decided
-// by `reserveOnWindow`, put only if the version is still the one read (a lost race reads again). The kernel reserves
-// the customer's window first, then the order's ledger, and releases the window's reservation if the order's loses.
+// A customer's window is its own item (adapters/aws/dynamo-customer-windows.ts); an order's lines' counts join the
+// order's write (adapters/aws/dynamo-ledger-lines.ts). The kernel reserves the customer's window first, then the
+// order's ledger, and releases the window's reservation if the order's loses.
 // A nested SET needs the `claims` map to exist, so the first write on an order creates the empty shape
 // (an update with if_not_exists, safe on an existing item) and tries again — unless this process read the
 // entry as absent just before (the kernel reads it to decide): then the first reservation is one put of
@@ -29,26 +29,18 @@ import {
   reservedForClaim,
   reserveRefund,
 } from "../../core/kernel/ledger.ts";
-import type { LedgerEntry, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
-import {
-  assertCustomerWindow,
-  customerLimitsCents,
-  emptyCustomerWindow,
-  releaseFromWindow,
-  reserveOnWindow,
-} from "../../core/kernel/customer-window.ts";
-import type { CustomerWindow } from "../../core/kernel/customer-window.ts";
+import type { LedgerEntry, LineReserve, PersonDecision, ReserveResult } from "../../core/kernel/ledger.ts";
 import type { RefundLedger, ReserveRequest } from "../../pipeline/ports.ts";
+import { createDynamoCustomerWindows, MAX_PROGRESS_ATTEMPTS } from "./dynamo-customer-windows.ts";
 import { dynamoCall } from "./dynamo-context.ts";
+import { withKnownLines, withLines } from "./dynamo-ledger-lines.ts";
+import type { LinesWrite, UpdateInput } from "./dynamo-ledger-lines.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { errorName, isConditionalCheckFailed, StoredItemError } from "./errors.ts";
 import { keys } from "./table.ts";
 
 /** Conditional writes that lose a race against a changing entry (a review closing, another refund) are tried this often. */
 const MAX_ATTEMPTS = 5;
-
-/** A customer's window loses a race only to another claim's reservation or release (each one progress): tried this often. */
-const MAX_WINDOW_ATTEMPTS = 25;
 
 /** A person's decision as an element of the `decisions` string set: a JSON array, the same text for the same decision. */
 function encodeDecision(d: PersonDecision): string {
@@ -95,6 +87,9 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     ?.map(decodeDecision)
     .sort((a, b) => (a.claim_id < b.claim_id ? -1 : 1));
   const automatic = Number(item.automatic_cents ?? 0);
+  const lineCents = Object.entries((item.line_cents ?? {}) as Record<string, unknown>).filter(([, m]) => m !== 0);
+  const claimLines = Object.entries((item.claim_lines ?? {}) as Record<string, unknown>);
+  const shipping = Number(item.shipping_cents ?? 0);
   const entry = {
     order_id: orderId,
     refunded_cents: item.refunded_cents ?? 0,
@@ -104,6 +99,9 @@ function toEntry(orderId: string, item: Record<string, unknown>): LedgerEntry {
     ...(pending?.length ? { pending_reviews: pending } : {}),
     ...(decisions?.length ? { decisions } : {}),
     ...(released?.length ? { released } : {}),
+    ...(lineCents.length ? { line_cents: Object.fromEntries(lineCents) } : {}),
+    ...(shipping ? { shipping_cents: shipping } : {}),
+    ...(claimLines.length ? { claim_lines: Object.fromEntries(claimLines) } : {}),
   } as LedgerEntry;
   try {
     assertLedgerEntry(entry);
@@ -142,7 +140,7 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
   };
 
   /** The first reservation on an entry read as absent: the whole entry in one put, if it is still absent. Answers undefined when it is not. */
-  const putFirst = async (r: ReserveRequest): Promise<LedgerEntry | undefined> => {
+  const putFirst = async (r: ReserveRequest, first: LedgerEntry): Promise<LedgerEntry | undefined> => {
     absent.delete(absentKey(r.orderId, r.scope));
     const item = {
       ...keyOf(r.orderId, r.scope),
@@ -151,6 +149,14 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       refunded_cents: r.cents,
       claims: { [r.claimId]: r.cents },
       ...(r.mode.kind === "automatic" ? { automatic_cents: r.cents } : { approved: new Set([r.claimId]) }),
+      // An order with lines: its counts as the pure rule made them on the empty entry.
+      ...(r.lines
+        ? {
+            line_cents: first.line_cents ?? {},
+            claim_lines: first.claim_lines ?? {},
+            ...(first.shipping_cents ? { shipping_cents: first.shipping_cents } : {}),
+          }
+        : {}),
     };
     try {
       await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () =>
@@ -165,7 +171,80 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
     }
   };
 
-  const update = (r: ReserveRequest) => {
+  const update = (r: ReserveRequest, lines?: LinesWrite) => {
+    const input = lines
+      ? withLines(updateInput(r), lines)
+      : r.lines
+        ? withKnownLines(updateInput(r), r.lines, r.cents)
+        : updateInput(r);
+    return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
+      client.send(
+        new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" }),
+      ),
+    );
+  };
+
+  /**
+   * A reservation whose line is not known (it counts on every line as much as it could have taken from each): read,
+   * decided by the pure rule, written only if every line's count (and the shipping's) is still the one read; a lost
+   * race (another claim's progress on the order) reads again. The first reservation on an absent entry is one put.
+   */
+  const reserveWithLines = async (r: ReserveRequest, bounds: LineReserve): Promise<ReserveResult> => {
+    let shaped = false;
+    for (let attempt = 0; attempt < MAX_PROGRESS_ATTEMPTS; attempt++) {
+      const read0 = await read(r.orderId, r.scope);
+      const entry = read0 ?? emptyLedgerEntry(r.orderId);
+      const result = reserveRefund(entry, r.claimId, r.cents, r.orderCents, r.mode, bounds);
+      if (!result.ok) return result;
+      if (!read0) {
+        if (await putWhole(r, result.entry)) return result;
+        continue;
+      }
+      const lineIds = [...new Set([...Object.keys(bounds.paid), ...Object.keys(entry.line_cents ?? {})])];
+      try {
+        const out = await update(r, { lineIds, before: entry, after: result.entry });
+        return { ok: true, entry: toEntry(r.orderId, out.Attributes as Record<string, unknown>) };
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) continue;
+        const cause = (error as { cause?: unknown }).cause;
+        if (shaped || !isMissingDocumentPath(cause)) throw error;
+        await ensureShape(r.orderId, r.scope, true);
+        shaped = true;
+      }
+    }
+    throw new LedgerInvariantError(
+      `ledger ${r.orderId}: the reservation for ${r.claimId} kept losing races (${MAX_PROGRESS_ATTEMPTS} attempts); the message is retried`,
+    );
+  };
+
+  /** The whole entry of a first reservation on an order with lines, if the item is still absent. */
+  const putWhole = async (r: ReserveRequest, entry: LedgerEntry): Promise<boolean> => {
+    const item = {
+      ...keyOf(r.orderId, r.scope),
+      entity: "ledger",
+      order_id: r.orderId,
+      refunded_cents: entry.refunded_cents,
+      claims: entry.claims,
+      ...(entry.automatic_cents ? { automatic_cents: entry.automatic_cents } : {}),
+      ...(entry.approved?.length ? { approved: new Set(entry.approved) } : {}),
+      line_cents: entry.line_cents ?? {},
+      claim_lines: entry.claim_lines ?? {},
+      ...(entry.shipping_cents ? { shipping_cents: entry.shipping_cents } : {}),
+    };
+    try {
+      await dynamoCall(`PutItem ledger ${r.orderId} for ${r.claimId}`, () =>
+        client.send(
+          new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return false;
+    }
+  };
+
+  const updateInput = (r: ReserveRequest) => {
     const names = { "#cid": r.claimId };
     const base = { ":c": r.cents, ":max": r.orderCents - r.cents, ":cidv": r.claimId };
     const once =
@@ -199,72 +278,28 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
               ...(r.mode.approvedCount ? { ":n": r.mode.approvedCount } : {}),
             },
           };
-    return dynamoCall(`UpdateItem ledger ${r.orderId} for ${r.claimId}`, () =>
-      client.send(
-        new UpdateCommand({ TableName: tableName, Key: keyOf(r.orderId, r.scope), ...input, ReturnValues: "ALL_NEW" }),
-      ),
-    );
+    return input as UpdateInput;
   };
 
   /** Gives an order's item the empty shape (claims map, zero totals) without touching what it already holds. */
-  const ensureShape = (orderId: string, scope: string | undefined) =>
+  const ensureShape = (orderId: string, scope: string | undefined, lines = false) =>
     dynamoCall(`UpdateItem ledger ${orderId} (shape)`, () =>
       client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keyOf(orderId, scope),
           UpdateExpression:
-            "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)",
+            "SET entity = :e, order_id = :o, claims = if_not_exists(claims, :empty), refunded_cents = if_not_exists(refunded_cents, :zero)" +
+            (lines
+              ? ", line_cents = if_not_exists(line_cents, :empty), claim_lines = if_not_exists(claim_lines, :empty)"
+              : ""),
           ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":empty": {}, ":zero": 0 },
         }),
       ),
     );
 
-  const readWindow = async (customerId: string, scope: string | undefined): Promise<CustomerWindow | undefined> => {
-    const out = await dynamoCall(`GetItem customer window ${customerId}`, () =>
-      client.send(
-        new GetCommand({ TableName: tableName, Key: keys.customerWindow(customerId, scope), ConsistentRead: true }),
-      ),
-    );
-    if (!out.Item) return undefined;
-    const window = {
-      customer_id: customerId,
-      reservations: out.Item.reservations ?? [],
-      version: Number(out.Item.version ?? 0),
-      ...(out.Item.approvals !== undefined ? { approvals: Number(out.Item.approvals) } : {}),
-    } as CustomerWindow;
-    try {
-      assertCustomerWindow(window);
-    } catch (error) {
-      throw new StoredItemError(`stored window of customer ${customerId} is invalid: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    return window;
-  };
-
-  /** Puts the window if its stored version is still `readVersion` (0: no item yet); false when another write got there first. */
-  const writeWindow = async (window: CustomerWindow, readVersion: number, scope: string | undefined) => {
-    try {
-      await dynamoCall(`PutItem customer window ${window.customer_id}`, () =>
-        client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.customerWindow(window.customer_id, scope), entity: "customer_window", ...window },
-            ...(readVersion === 0
-              ? { ConditionExpression: "attribute_not_exists(pk)" }
-              : { ConditionExpression: "version = :v", ExpressionAttributeValues: { ":v": readVersion } }),
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      return false;
-    }
-  };
-
   return {
+    ...createDynamoCustomerWindows(ctx),
     async get(orderId, scope) {
       const entry = await read(orderId, scope);
       // An entry created for a write that never landed (crash) holds nothing: same as no entry.
@@ -289,12 +324,21 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
         cents,
         orderCents,
         mode.kind === "approved" ? { kind: "approved" } : mode,
+        request.lines,
       );
       // More than the whole order (or the limit): no write can succeed, and on an absent item the condition would not see it.
-      if (!precheck.ok) return { ...precheck, entry: (await read(orderId, scope)) ?? emptyLedgerEntry(orderId) };
+      if (!precheck.ok) {
+        // Refused as the entry stands, in the pure rule's order of checks (as the in-memory ledger answers).
+        const entry = (await read(orderId, scope)) ?? emptyLedgerEntry(orderId);
+        const refused = reserveRefund(entry, claimId, cents, orderCents, mode, request.lines);
+        // Shipping with the last line is refused on an empty entry and may fit the entry as it stands: written below.
+        if (!refused.ok) return refused;
+      }
+      if (request.lines !== undefined && request.lines.claimed === undefined)
+        return reserveWithLines(request, request.lines);
       // An approval decided on approvals the order held cannot be its first write.
-      if (absent.has(absentKey(orderId, scope)) && !(mode.kind === "approved" && mode.approvedCount)) {
-        const entry = await putFirst(request);
+      if (precheck.ok && absent.has(absentKey(orderId, scope)) && !(mode.kind === "approved" && mode.approvedCount)) {
+        const entry = await putFirst(request, precheck.entry);
         if (entry) return { ok: true, entry };
       }
       let shaped = false;
@@ -306,13 +350,13 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
           if (isConditionalCheckFailed(error)) {
             // The refusal for the entry as it stands now; if the entry changed so that the rule allows it, try again.
             const entry = (await read(orderId, scope)) ?? emptyLedgerEntry(orderId);
-            const result: ReserveResult = reserveRefund(entry, claimId, cents, orderCents, mode);
+            const result: ReserveResult = reserveRefund(entry, claimId, cents, orderCents, mode, request.lines);
             if (!result.ok) return result;
             continue;
           }
           const cause = (error as { cause?: unknown }).cause;
           if (shaped || !isMissingDocumentPath(cause)) throw error;
-          await ensureShape(orderId, scope);
+          await ensureShape(orderId, scope, request.lines !== undefined);
           shaped = true;
         }
       }
@@ -390,24 +434,6 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       }
     },
 
-    getCustomerWindow: (customerId, scope) => readWindow(customerId, scope),
-
-    async reserveCustomer({ customerId, reservation, limits, scope, approvals }) {
-      const cents = customerLimitsCents(limits);
-      let conflicts = 0;
-      for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
-        const window = (await readWindow(customerId, scope)) ?? emptyCustomerWindow(customerId);
-        // An approval's count is checked on every read: a lost race to another approval is APPROVALS_CHANGED.
-        const result = reserveOnWindow(window, reservation, cents, approvals);
-        if (!result.ok || result.repeat) return { ...result, conflicts };
-        if (await writeWindow(result.window, window.version, scope)) return { ...result, conflicts };
-        conflicts++;
-      }
-      throw new LedgerInvariantError(
-        `customer ${customerId}: the reservation for ${reservation.claim_id} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); the message is retried`,
-      );
-    },
-
     async releaseRefund(orderId, claimId, scope) {
       // One conditional write on the amount read: a lost race (the entry changed) reads again. The claim is recorded
       // as released in the same write (also when it holds nothing), so it never reserves on the order again.
@@ -416,6 +442,18 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
         const cents = entry ? reservedForClaim(entry, claimId) : undefined;
         if (cents === undefined && refundReleased(entry, claimId)) return;
         const approved = (entry?.approved ?? []).includes(claimId);
+        const held =
+          entry?.claim_lines && Object.hasOwn(entry.claim_lines, claimId) ? entry.claim_lines[claimId] : undefined;
+        const heldLines = Object.entries(held?.lines ?? {});
+        // The claim's counts on the order's lines and shipping go with it (written with its reservation).
+        const lineSets = heldLines.map((_held, i) => `line_cents.#l${i} = line_cents.#l${i} - :l${i}`);
+        if (held?.shipping) lineSets.push("shipping_cents = shipping_cents - :ls");
+        const lineSet = held ? ` REMOVE claim_lines.#cid${lineSets.length ? ` SET ${lineSets.join(", ")}` : ""}` : "";
+        const lineNames = Object.fromEntries(heldLines.map(([lineId], i) => [`#l${i}`, lineId]));
+        const lineValues = {
+          ...Object.fromEntries(heldLines.map(([, minor], i) => [`:l${i}`, minor])),
+          ...(held?.shipping ? { ":ls": held.shipping } : {}),
+        };
         try {
           await dynamoCall(`UpdateItem ledger ${orderId} (refund released ${claimId})`, () =>
             client.send(
@@ -429,13 +467,22 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
                       ExpressionAttributeValues: { ":e": "ledger", ":o": orderId, ":cids": new Set([claimId]) },
                     }
                   : {
-                      UpdateExpression: approved
+                      UpdateExpression: (approved
                         ? "REMOVE claims.#cid ADD refunded_cents :neg, released :cids DELETE approved :cids"
-                        : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids",
+                        : "REMOVE claims.#cid ADD refunded_cents :neg, automatic_cents :neg, released :cids"
+                      ).replace(
+                        "REMOVE claims.#cid",
+                        lineSet ? `REMOVE claims.#cid,${lineSet.slice(7)}` : "REMOVE claims.#cid",
+                      ),
                       ConditionExpression: "claims.#cid = :c",
-                      ExpressionAttributeValues: { ":c": cents, ":neg": -cents, ":cids": new Set([claimId]) },
+                      ExpressionAttributeValues: {
+                        ":c": cents,
+                        ":neg": -cents,
+                        ":cids": new Set([claimId]),
+                        ...lineValues,
+                      },
                     }),
-                ExpressionAttributeNames: { "#cid": claimId },
+                ExpressionAttributeNames: { "#cid": claimId, ...(cents === undefined ? {} : lineNames) },
               }),
             ),
           );
@@ -446,18 +493,6 @@ export function createDynamoRefundLedger(ctx: DynamoContext): RefundLedger {
       }
       throw new LedgerInvariantError(
         `ledger ${orderId}: releasing ${claimId} kept losing races (${MAX_ATTEMPTS} attempts); it is retried`,
-      );
-    },
-
-    async releaseCustomer(customerId, claimId, scope) {
-      for (let attempt = 0; attempt < MAX_WINDOW_ATTEMPTS; attempt++) {
-        const window = await readWindow(customerId, scope);
-        const released = window ? releaseFromWindow(window, claimId) : undefined;
-        if (!window || !released) return;
-        if (await writeWindow(released, window.version, scope)) return;
-      }
-      throw new LedgerInvariantError(
-        `customer ${customerId}: releasing ${claimId} kept losing races (${MAX_WINDOW_ATTEMPTS} attempts); it is retried`,
       );
     },
   };

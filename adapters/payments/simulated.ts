@@ -26,6 +26,19 @@ export function createSimulatedPaymentProvider(): PaymentProvider {
   };
 }
 
+/**
+ * The simulated provider answering every refund as it answers an order whose payment_ref is `sim_decline_<reason>`:
+ * how a batch run rehearses a decline for one of its refunds (its `payment:` step, docs/config.md), whatever the
+ * order's own payment_ref and whatever provider is configured.
+ */
+export function createSimulatedDecline(reason: string): PaymentProvider {
+  return {
+    name: "simulated",
+    needsPaymentRef: false,
+    refund: async (request) => simulatedRefund(request.executionId, `${SIMULATED_DECLINE_PREFIX}${reason}`),
+  };
+}
+
 /** The `simulated` provider's adapter (app/payment-providers/simulated.ts): no secrets, no settings, no webhook. */
 export const simulatedPayments = {
   name: "simulated",

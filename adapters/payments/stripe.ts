@@ -17,6 +17,7 @@ import type {
   ProviderRefundResult,
   WebhookReading,
 } from "../../pipeline/payments.ts";
+import { stripeAmount } from "./stripe-amount.ts";
 
 /** Settings of the Stripe adapter. */
 export type StripeProviderOptions = {
@@ -80,11 +81,14 @@ export function createStripePaymentProvider(options: StripeProviderOptions): Pay
           status: "FAILED",
           failureReason: `payment_ref ${JSON.stringify(request.paymentRef ?? null)} of order ${request.orderId} is neither a payment intent (pi_…) nor a charge (ch_…)`,
         };
+      const amount = stripeAmount(request.amountMinor, request.currency);
+      if (!amount.ok)
+        return { status: "FAILED", failureReason: `refund of order ${request.orderId}: ${amount.reason}` };
       try {
         const refund = await stripe.refunds.create(
           {
             ...payment,
-            amount: request.amountMinor,
+            amount: amount.amount,
             metadata: { claim_id: request.claimId, execution_id: request.executionId, order_id: request.orderId },
           },
           { idempotencyKey: request.executionId },

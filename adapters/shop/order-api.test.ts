@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { OrderSourceUnavailableError } from "../../pipeline/errors.ts";
 import { createOrderApiSource } from "./order-api.ts";
 import { OrderSourceConfigError } from "./errors.ts";
+import { ISSUE_EXAMPLE_ORDER } from "../../core/kernel/order-lines.test-kit.ts";
 
 const ORDER = {
   order_id: "ord_1",
@@ -15,6 +16,9 @@ const ORDER = {
   customer_id: "cus_1",
   payment_ref: "pi_123",
 };
+
+/** The issue's example: a USD order of two lines and shipping, amounts as decimal strings. */
+const MULTI = ISSUE_EXAMPLE_ORDER;
 
 type Answer = Response | Error;
 
@@ -241,16 +245,42 @@ describe("the order API adapter", () => {
     expect(bad.calls).toHaveLength(1);
   });
 
+  it("reads an order with lines in its own currency, shipping and a null sku as the shop sent them", async () => {
+    const body = { ...MULTI, lines: [MULTI.lines[0], { ...MULTI.lines[1], sku: null }], extra: "ignored" };
+    const { fetch } = scriptedFetch(json(body));
+    const { extra: _, ...sent } = body;
+    expect(await source(fetch).getOrder("ord_1")).toEqual({
+      ...sent,
+      lines: [MULTI.lines[0], { line_id: "l2", category: "clothing", quantity: 2, amount: "40.00" }],
+    });
+  });
+
   it.each([
     ["a body that is not JSON", new Response("<html>gateway</html>", { status: 200 }), /body that is not JSON/],
     [
-      "a string amount",
-      json({ ...ORDER, amount: "299.99" }),
-      /\(amount: Invalid input: expected number, received string\)/,
+      "an amount that is not a decimal",
+      json({ ...ORDER, amount: "299,99" }),
+      /amount "299,99" is not a decimal number/,
     ],
-    ["no category", json({ ...ORDER, category: undefined }), /\(category: Invalid input/],
+    ["no category", json({ ...ORDER, category: undefined }), /cannot be used \(order ord_1: category is missing/],
     ["another order", json({ ...ORDER, order_id: "ord_2" }), /answered order_id "ord_2" for "ord_1"/],
-    ["another currency", json({ ...ORDER, currency: "USD" }), /cannot be used \(order is invalid: .*currency/s],
+    ["a currency that is not ISO 4217", json({ ...ORDER, currency: "EURO" }), /currency "EURO" is not an ISO 4217/],
+    ["yen with decimals", json({ ...ORDER, currency: "JPY", amount: 1200.5 }), /JPY has no minor unit/],
+    [
+      "lines that do not add up",
+      json({ ...MULTI, amount: "600.00" }),
+      /the lines and shipping add up to 548\.99 USD, not the order's amount 600\.0 USD/,
+    ],
+    [
+      "a duplicate line id",
+      json({ ...MULTI, lines: [MULTI.lines[0], { ...MULTI.lines[1], line_id: "l1" }] }),
+      /lines\[1\] \("l1"\): duplicate line_id/,
+    ],
+    [
+      "a line of zero units",
+      json({ ...MULTI, lines: [MULTI.lines[0], { ...MULTI.lines[1], quantity: 0 }] }),
+      /quantity must be a positive whole number, got 0/,
+    ],
     ["an amount of fractions of a cent", json({ ...ORDER, amount: 1.234 }), /cannot be used \(order ord_1: /],
     ["a date that is not ISO", json({ ...ORDER, purchase_date: "yesterday" }), /purchase_date "yesterday"/],
   ])("treats %s as garbled: retried, then unavailable naming the field", async (_, answer, expected) => {

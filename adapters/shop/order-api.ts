@@ -1,6 +1,6 @@
 // OrderSource over the shop's own order API (ORDER_SOURCE=http, docs/orders.md): `GET {url}/orders/{order_id}`
-// with `Authorization: Bearer {token}`, answered `200 { order_id, purchase_date, category, amount, currency,
-// customer_id?, payment_ref? }` or 404. Each attempt — the request and reading its body, at most 1 MB — has a
+// with `Authorization: Bearer {token}`, answered `200 { order_id, purchase_date, currency, category + amount | lines
+// [+ shipping], customer_id?, payment_ref? }` (docs/orders.md) or 404. Each attempt — the request and reading its body, at most 1 MB — has a
 // timeout; redirects are never followed; a network error, a timeout (of the answer or of its body), 429 and 5xx
 // are retried a bounded number of times with exponential backoff; whatever still fails — and any answer that is
 // not an order — is an OrderSourceUnavailableError naming what was wrong (never the token), so the claim waits
@@ -18,11 +18,24 @@ import type { OrderSource, OrderSourceAdapter } from "../../pipeline/ports.ts";
 export const OrderApiOrderSchema = z.object({
   order_id: z.string().min(1),
   purchase_date: z.string().min(1),
-  category: z.string().min(1),
-  amount: z.number().positive(),
+  category: z.string().min(1).nullish(),
+  amount: z.union([z.number(), z.string().min(1)]).nullish(),
   currency: z.string().min(1),
   customer_id: z.string().min(1).nullish(),
   payment_ref: z.string().min(1).nullish(),
+  shipping: z.union([z.number(), z.string().min(1)]).nullish(),
+  lines: z
+    .array(
+      z.object({
+        line_id: z.string().min(1).max(64),
+        sku: z.string().min(1).nullish(),
+        category: z.string().min(1),
+        quantity: z.number(),
+        amount: z.union([z.number(), z.string().min(1)]),
+      }),
+    )
+    .min(1)
+    .nullish(),
 });
 
 /** Settings of the order API adapter; everything but `url` and `token` has a default. */
@@ -141,6 +154,7 @@ export function createOrderApiSource(options: OrderApiOptions): OrderApiSource {
   }
 
   return {
+    origin: "shop_api",
     async getOrder(orderId) {
       const url = orderUrl(orderId);
       if (url === undefined) return undefined;
@@ -176,6 +190,7 @@ export function createOrderApiSource(options: OrderApiOptions): OrderApiSource {
 export function checkedOnFirstUse(source: OrderApiSource, report: (check: OrderApiCheck) => void): OrderApiSource {
   let checked = false;
   return {
+    ...(source.origin ? { origin: source.origin } : {}),
     check: () => source.check(),
     getOrder(orderId) {
       if (!checked) {
@@ -267,15 +282,21 @@ function orderFrom(orderId: string, text: string): { found: Order } | { problem:
       .join("; ");
     return { problem: `answered an order that does not follow the contract (${issues})` };
   }
-  const { customer_id, payment_ref, ...rest } = parsed.data;
+  const { customer_id, payment_ref, category, amount, shipping, lines, ...rest } = parsed.data;
   if (rest.order_id !== orderId)
     return { problem: `answered order_id ${JSON.stringify(rest.order_id)} for ${JSON.stringify(orderId)}` };
   try {
     return {
       found: validateOrder({
         ...rest,
+        ...(category == null ? {} : { category }),
+        ...(amount == null ? {} : { amount }),
         ...(customer_id == null ? {} : { customer_id }),
         ...(payment_ref == null ? {} : { payment_ref }),
+        ...(shipping == null ? {} : { shipping }),
+        ...(lines == null
+          ? {}
+          : { lines: lines.map(({ sku, ...line }) => ({ ...line, ...(sku == null ? {} : { sku }) })) }),
       }),
     };
   } catch (error) {

@@ -17,6 +17,7 @@ import type { FixableTask, LlmOutputSchema, LlmStructuredRequest, LlmTextRequest
 import type { SelfCheckClaim, SelfCheckFailure } from "./self-check.ts";
 import type { LlmFacts } from "./llm-facts.ts";
 import { createRedactor, redactPersonalData, type Redactor } from "../privacy/redact.ts";
+import { describeReturnWindow } from "../kernel/policy.ts";
 
 /** The Decision Maker's (and a fixer's) structured output, as sent to structured-output endpoints. */
 const REFUND_PROPOSAL_SCHEMA: LlmOutputSchema<RefundProposalOutput> = {
@@ -72,7 +73,7 @@ function boundaries(contract: ClaimsContract): string {
     "Claims contract (the company's authoritative boundaries):",
     `- Refundable categories: ${contract.allowed_refund_categories.join(", ")}.`,
     `- Refunds above ${contract.max_refund_without_escalation} EUR need human approval; exactly ${contract.max_refund_without_escalation} EUR does not.`,
-    `- Return window: ${contract.return_window_days} days from the purchase date to the claim's receipt.`,
+    `- Return window: ${describeReturnWindow(contract)} from the purchase date to the claim's receipt.`,
   ].join("\n");
 }
 

@@ -5,6 +5,7 @@ import type { ClaimsContract, ResponsibilityContract } from "../integrity/contra
 import { parseIsoMs } from "../integrity/time.ts";
 import { findCategory } from "../extraction/category.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "../extraction/signals.ts";
+import { returnWindowDays } from "../kernel/policy.ts";
 
 /** Something the analyst noticed about a claim. */
 type AssessmentFlagCode =
@@ -154,7 +155,7 @@ function windowLine(
   receivedAt: string | undefined,
   flags: AssessmentFlag[],
 ): string {
-  const days = contract.return_window_days;
+  const days = returnWindowDays(contract, claim.category);
   if (claim.purchase_date === undefined) {
     const f = flag(
       "NO_PURCHASE_DATE",

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { isCurrencyCode } from "../integrity/currency.ts";
 import { parseIsoMs } from "../integrity/time.ts";
 
 /** ISO-8601 timestamp or date (e.g. `2026-05-20` or `2026-05-20T10:00:00Z`); one without an offset is UTC. */
@@ -77,6 +78,19 @@ export const ClaimAmountSchema = z
   // The number as JSON writes it: at most 2 decimals, no exponent (5e-324 is not a cent amount).
   .refine((n) => /^-?\d+(\.\d{1,2})?$/.test(String(n)), "amount_eur has more than 2 decimals");
 
+/** A line of the order a claim is about: its `line_id` and how many of its units (default all of them). */
+export const ClaimLineSchema = z
+  .object({
+    line_id: oneLineText().trim().min(1, "line_id is required").max(64),
+    quantity: z
+      .number()
+      .int("quantity must be a whole number of units")
+      .positive("quantity must be at least 1")
+      .max(100_000)
+      .optional(),
+  })
+  .strict();
+
 /** A structured refund claim as a customer or intake channel submits it; the kernel, not this schema, judges the amount. */
 export const ClaimSchema = z
   .object({
@@ -87,6 +101,8 @@ export const ClaimSchema = z
     purchase_date: IsoDateSchema.optional(),
     currency: oneLineText().trim().length(3).optional(),
     customer_id: oneLineText().max(128).optional(),
+    /** The order's lines the claim is about (docs/orders.md#claims-on-lines); absent: matched to a line by category. */
+    lines: z.array(ClaimLineSchema).min(1, "lines must name at least one line").max(50).optional(),
   })
   .strict();
 
@@ -109,6 +125,19 @@ export function orderIdPathProblem(orderId: string): string | undefined {
 export const IntakeClaimSchema = ClaimSchema.superRefine((claim, ctx) => {
   const problem = orderIdPathProblem(claim.order_id);
   if (problem) ctx.addIssue({ code: "custom", path: ["order_id"], message: problem });
+  const seen = new Set<string>();
+  for (const [i, line] of (claim.lines ?? []).entries()) {
+    if (seen.has(line.line_id))
+      ctx.addIssue({ code: "custom", path: ["lines", i, "line_id"], message: `line ${line.line_id} is named twice` });
+    seen.add(line.line_id);
+  }
+  // A claim's currency is an ISO 4217 code (any case): the kernel rejects one other than the order's (CURRENCY_MISMATCH).
+  if (claim.currency?.length === 3 && !isCurrencyCode(claim.currency.toUpperCase()))
+    ctx.addIssue({
+      code: "custom",
+      path: ["currency"],
+      message: `${JSON.stringify(claim.currency)} is not an ISO 4217 currency code (e.g. EUR, USD, JPY)`,
+    });
 });
 
 /** A structured claim after validation. */

@@ -438,3 +438,30 @@ describe("parseConfig with DIR sample 35's formats", () => {
     expect(refused).toMatchObject({ ok: false, code: "INCOMPATIBLE_VERSION" });
   });
 });
+
+describe("parseConfig with orders in lines and currencies (issue 32)", () => {
+  const text = readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8");
+
+  it("passes per-currency bounds, windows per category and refund_shipping to the kernel's contract", () => {
+    const withBounds = text.replace(
+      /^( *)customer_limits: /m,
+      "$1currencies: { USD: { max_refund_without_escalation: 600 } }\n$1refund_shipping: with_last_line\n$1customer_limits: ",
+    );
+    expect(withBounds).not.toBe(text);
+    const { contract } = parseConfig(withBounds, "c.yaml", Date.parse("2026-06-01T12:00:00Z")).agent;
+    expect(contract.currencies).toEqual({ USD: { max_refund_without_escalation: 600 } });
+    expect(contract.refund_shipping).toBe("with_last_line");
+  });
+
+  it("reads an order with lines, a currency and shipping, amounts as strings or numbers", () => {
+    const withOrder = text.replace(
+      /^context_store:\n {2}orders:\n/m,
+      'context_store:\n  orders:\n    ord_usd: { purchase_date: "-2d", currency: USD, shipping: "9.99", lines: [ { line_id: l1, category: electronics, quantity: 1, amount: "499.00" }, { line_id: l2, category: clothing, quantity: 2, amount: 40 } ] }\n',
+    );
+    expect(withOrder).not.toBe(text);
+    const order = parseConfig(withOrder, "c.yaml", Date.parse("2026-06-01T12:00:00Z")).orders.find(
+      (o) => o.order_id === "ord_usd",
+    );
+    expect(order).toMatchObject({ currency: "USD", shipping: "9.99", lines: [{ line_id: "l1" }, { amount: 40 }] });
+  });
+});

@@ -12,6 +12,7 @@ import { SourceFileError } from "./errors.ts";
 import { ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./yaml-source.ts";
 import type { IgnoredField } from "./yaml-source.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
+import { OrderLineSchema } from "../integrity/contracts.ts";
 
 export { CREW_SHAPES, type CrewShapeSetting };
 
@@ -213,10 +214,14 @@ const AgentSchema = z
 const OrderEntrySchema = z
   .object({
     purchase_date: DateOrOffset,
-    category: z.string().min(1),
-    amount: z.number().positive("amount must be a positive number of EUR"),
-    currency: z.literal("EUR", { message: "only EUR orders are supported" }).default("EUR"),
+    category: z.string().min(1).optional(),
+    /** Today's one-line form: a number (a YAML number; the lines' amounts may also be decimal strings). */
+    amount: z.number().positive("amount must be a positive number").optional(),
+    /** The order's currency (ISO 4217); EUR when absent (docs/orders.md). */
+    currency: z.string().min(1).default("EUR"),
     customer_id: z.string().optional(),
+    shipping: z.union([z.number(), z.string().min(1)]).optional(),
+    lines: z.array(OrderLineSchema).min(1).optional(),
   })
   .strict();
 
@@ -350,6 +355,8 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       max_refund_without_escalation: agent.claims_bounds.max_refund_without_escalation,
       return_window_days: agent.claims_bounds.return_window_days,
       ...(agent.claims_bounds.customer_limits ? { customer_limits: agent.claims_bounds.customer_limits } : {}),
+      ...(agent.claims_bounds.currencies ? { currencies: agent.claims_bounds.currencies } : {}),
+      ...(agent.claims_bounds.refund_shipping ? { refund_shipping: agent.claims_bounds.refund_shipping } : {}),
     },
     ...reviewPolicy(agent.claims_bounds),
     ...(agent.crew_shape === undefined ? {} : { crewShape: agent.crew_shape }),
@@ -370,14 +377,21 @@ export function parseConfig(text: string, file: string, nowMs: number): ClaimsCo
   });
   const [first] = raw.agents;
   if (!first) throw new SourceFileError(file, [{ file, field: "agents", message: "at least one agent is required" }]);
-  const orders = Object.entries(raw.context_store.orders).map(([order_id, o]) => ({
-    order_id,
-    purchase_date: resolveDate(o.purchase_date, nowMs)!,
-    category: o.category,
-    amount: o.amount,
-    currency: o.currency,
-    ...(o.customer_id ? { customer_id: o.customer_id } : {}),
-  }));
+  const orders = Object.entries(raw.context_store.orders).map(([order_id, o]) => {
+    const order: Order = {
+      order_id,
+      purchase_date: resolveDate(o.purchase_date, nowMs)!,
+      ...(o.category === undefined ? {} : { category: o.category }),
+      ...(o.amount === undefined ? {} : { amount: o.amount }),
+      currency: o.currency,
+      ...(o.customer_id ? { customer_id: o.customer_id } : {}),
+      ...(o.shipping === undefined ? {} : { shipping: o.shipping }),
+      ...(o.lines === undefined ? {} : { lines: o.lines }),
+    };
+    // Lines that do not add up, a currency ISO 4217 does not know, …: refused where the orders are stored
+    // (validateOrder, core/kernel/orders.ts), before anything is written.
+    return order;
+  });
   const categories = agentCategories(first.contract);
   const mappings: string[] = [];
   if (first.version === undefined) mappings.push(`agents[0].version missing: ${DEFAULT_AGENT_VERSION} assumed`);

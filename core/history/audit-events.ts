@@ -151,6 +151,7 @@ const RecordedKernelInputsSchema = z.looseObject({
     ),
   }),
   order: OrderSchema.nullable(),
+  orderAbsentFrom: z.literal("shop_api").optional(),
   ledgerEntry: LedgerEntrySchema.nullable(),
   customerWindow: CustomerWindowSchema.nullable().optional(),
   parentClaimId: z.string().optional(),
@@ -172,6 +173,8 @@ const RESERVE_ERROR_CODES: Record<ReserveErrorCode, true> = {
   PRIOR_DECISION_ON_ORDER: true,
   CUSTOMER_LIMIT_EXCEEDED: true,
   APPROVALS_CHANGED: true,
+  EXCEEDS_LINE_AMOUNT: true,
+  SHIPPING_NOT_REFUNDABLE: true,
 };
 
 /** Every audit event type with the schema of its details: the one definition producers and readers share. */

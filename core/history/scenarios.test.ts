@@ -195,9 +195,10 @@ describe("review steps: reviewer_max_approval", () => {
 
   it("gives the step's reviewer their limit as who decides, never in the request's body", () => {
     const [step] = parseScenarioFile(file("    reviewer_max_approval: 200.0\n"), "s.yaml").reviews;
-    expect(step?.by).toEqual({ id: "jo", maxApprovalEur: 200 });
-    expect(step?.body).toEqual({ decision: "APPROVE", reviewer: "jo" });
-    expect(parseScenarioFile(file(""), "s.yaml").reviews[0]?.by).toBeUndefined();
+    expect(step?.kind === "review" && step.by).toEqual({ id: "jo", maxApprovalEur: 200 });
+    expect(step?.kind === "review" && step.body).toEqual({ decision: "APPROVE", reviewer: "jo" });
+    const unlimited = parseScenarioFile(file(""), "s.yaml").reviews[0];
+    expect(unlimited?.kind === "review" && unlimited.by).toBeUndefined();
   });
 
   it.each([
@@ -207,5 +208,110 @@ describe("review steps: reviewer_max_approval", () => {
     ['"lots"', /reviewer_max_approval/],
   ])("refuses reviewer_max_approval %s naming the field", (value, message) => {
     expect(() => parseScenarioFile(file(`    reviewer_max_approval: ${value}\n`), "s.yaml")).toThrow(message);
+  });
+});
+
+describe("review steps: a payment step and a failed refund's CLOSE", () => {
+  const file = (steps: string) =>
+    `scenarios:\n  - id: paid\n    label: "paid"\n    context:\n      claim: { order_id: ord_001, amount_eur: 100.0, category: electronics, reason: "x" }\n    expected: ACCEPT\n` +
+    `reviews:\n${steps}`;
+  const decline = (payment: string, expected = "FAILED", extra = "") =>
+    `  - id: declined\n    label: "declined"\n    payment: ${payment}\n${extra}    expected: ${expected}\n`;
+  const close = (review: string, expected = "CLOSED") =>
+    `  - id: closed\n    label: "closed"\n    review: ${review}\n    expected: ${expected}\n`;
+
+  it("reads a payment step (the provider declines the refund of `of`) and a CLOSE paid out of band, in file order", () => {
+    const text = file(
+      decline("{ of: paid, declined: card_declined }") +
+        close('{ of: paid, decision: CLOSE, paid_out_of_band: true, note: "Bank transfer" }'),
+    );
+    expect(parseScenarioFile(text, "s.yaml").reviews).toEqual([
+      {
+        kind: "payment",
+        id: "declined",
+        label: "declined",
+        of: "paid",
+        declined: "card_declined",
+        expected: { outcome: "FAILED" },
+      },
+      {
+        kind: "review",
+        id: "closed",
+        label: "closed",
+        of: "paid",
+        body: { decision: "CLOSE", paid_out_of_band: true, note: "Bank transfer" },
+        expected: { outcome: "CLOSED" },
+      },
+    ]);
+  });
+
+  it.each([
+    ["a missing declined", decline("{ of: paid }"), "reviews[0].payment.declined", /declined/],
+    [
+      "a declined reason that is no reason",
+      decline('{ of: paid, declined: "Card Declined!" }'),
+      "reviews[0].payment.declined",
+      /lower case, digits and _/,
+    ],
+    [
+      "a misspelt payment key",
+      decline("{ of: paid, decline: card_declined }"),
+      "reviews[0].payment.decline",
+      /did you mean "declined"\?/,
+    ],
+    [
+      "a payment of a scenario that does not run before it",
+      decline("{ of: nobody, declined: card_declined }"),
+      "reviews[0].payment",
+      /of: no scenario "nobody" runs before this step \(known: paid\)/,
+    ],
+    [
+      "a payment of a review step (not a scenario)",
+      close('{ of: paid, decision: CLOSE, paid_out_of_band: false, note: "n" }') +
+        decline("{ of: closed, declined: card_declined }").replace("id: declined", "id: again"),
+      "reviews[1].payment",
+      /of: no scenario "closed" runs before this step \(known: paid\)/,
+    ],
+    [
+      "a payment step expecting a review's outcome",
+      decline("{ of: paid, declined: card_declined }", "APPROVED"),
+      "reviews[0].expected",
+      /a payment step expects FAILED or REFUSED, not APPROVED/,
+    ],
+    [
+      "a payment step with a reviewer's limit",
+      decline("{ of: paid, declined: card_declined }", "FAILED", "    reviewer_max_approval: 200.0\n"),
+      "reviews[0].reviewer_max_approval",
+      /a payment step has no reviewer/,
+    ],
+    [
+      "a step with both review and payment",
+      decline("{ of: paid, declined: card_declined }", "FAILED", "    review: { of: paid, decision: RETRY }\n"),
+      "reviews[0].payment",
+      /one of review \(a person decides\) or payment/,
+    ],
+    [
+      "a review step expecting FAILED",
+      close('{ of: paid, decision: CLOSE, paid_out_of_band: true, note: "n" }', "FAILED"),
+      "reviews[0].expected",
+      /FAILED is a payment step's outcome/,
+    ],
+    [
+      "a CLOSE that does not say whether it was paid",
+      close('{ of: paid, decision: CLOSE, note: "n" }'),
+      "reviews[0].review.paid_out_of_band",
+      /a CLOSE says whether the refund was paid out of band/,
+    ],
+    [
+      "paid_out_of_band on an APPROVE",
+      close("{ of: paid, decision: APPROVE, paid_out_of_band: true }", "APPROVED"),
+      "reviews[0].review.paid_out_of_band",
+      /paid_out_of_band is only for CLOSE/,
+    ],
+  ])("refuses %s, naming the field", (_name, steps, field, message) => {
+    const text = file(steps);
+    const issue = issuesOf(text).find((i) => i.field === field);
+    expect(issue, JSON.stringify(issuesOf(text))).toBeDefined();
+    expect(issue?.message).toMatch(message);
   });
 });

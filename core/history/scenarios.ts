@@ -133,13 +133,31 @@ const ScenarioRowSchema = z
   });
 
 /**
- * What a review step may expect: the review's status after the decision, AWAITING_SECOND_APPROVAL for a first
- * approval under four eyes, or REFUSED with the API's code.
+ * What a step of `reviews:` may expect: a person's step the review's status after the decision (CLOSED / RETRIED for
+ * a failed refund's review), AWAITING_SECOND_APPROVAL for a first approval under four eyes, or REFUSED with the
+ * API's code; a payment step the settlement's status after the provider's rehearsed answer (FAILED), or REFUSED.
  */
-const ReviewStepOutcomeSchema = z.enum(["APPROVED", "DENIED", "RESUBMITTED", "AWAITING_SECOND_APPROVAL", "REFUSED"]);
+const ReviewStepOutcomeSchema = z.enum([
+  "APPROVED",
+  "DENIED",
+  "RESUBMITTED",
+  "AWAITING_SECOND_APPROVAL",
+  "CLOSED",
+  "RETRIED",
+  "FAILED",
+  "REFUSED",
+]);
 
 /** A review step's expected outcome. */
 type ReviewStepOutcome = z.infer<typeof ReviewStepOutcomeSchema>;
+
+/** What a payment step may expect: the refund FAILED (its own review opens), or REFUSED (nothing to rehearse). */
+const PAYMENT_STEP_OUTCOMES: readonly ReviewStepOutcome[] = ["FAILED", "REFUSED"];
+
+/** A provider's decline reason, as `sim_decline_<reason>` names it (docs/payments.md#providers-payment_provider). */
+const DeclineReasonSchema = z
+  .string()
+  .regex(/^[a-z0-9_]{1,64}$/, "a decline reason in lower case, digits and _ (as card_declined, expired_card)");
 
 const ReviewStepSchema = z
   .object({
@@ -149,13 +167,32 @@ const ReviewStepSchema = z
     review: z
       .object({
         of: IdSchema,
-        decision: z.enum(["APPROVE", "DENY", "RESUBMIT"]),
+        decision: z.enum(["APPROVE", "DENY", "RESUBMIT", "RETRY", "CLOSE"]),
         amount_eur: z.number().optional(),
         note: z.string().optional(),
         reviewer: z.string().min(1).optional(),
         claim: ClaimSchema.optional(),
+        /** A CLOSE of a failed refund's review: paid another way (it counts as refunded) or not (docs/payments.md). */
+        paid_out_of_band: z.boolean().optional(),
       })
-      .strict(),
+      .strict()
+      .superRefine((r, ctx) => {
+        if (r.decision === "CLOSE" && r.paid_out_of_band === undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: ["paid_out_of_band"],
+            message:
+              "a CLOSE says whether the refund was paid out of band (true: it counts as refunded) or not (false)",
+          });
+        if (r.decision !== "CLOSE" && r.paid_out_of_band !== undefined)
+          ctx.addIssue({ code: "custom", path: ["paid_out_of_band"], message: "paid_out_of_band is only for CLOSE" });
+      })
+      .optional(),
+    /**
+     * The payment provider's answer to the refund scenario `of` executed, rehearsed with the simulated provider (a
+     * batch run's refund is never paid, docs/payments.md): `declined` is the provider's reason.
+     */
+    payment: z.object({ of: IdSchema, declined: DeclineReasonSchema }).strict().optional(),
     /**
      * The deciding reviewer's own limit in EUR (docs/reviews.md#reviewer-limits), as their credential would carry it:
      * never part of the request's body.
@@ -173,7 +210,43 @@ const ReviewStepSchema = z
         .strict(),
     ),
   })
-  .strict();
+  .strict()
+  .superRefine((step, ctx) => {
+    if ((step.review === undefined) === (step.payment === undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: [step.review === undefined ? "review" : "payment"],
+        message:
+          "a step of reviews: has one of review (a person decides) or payment (the provider's answer to a refund)",
+      });
+    if (step.payment === undefined) {
+      if (step.expected.outcome === "FAILED")
+        ctx.addIssue({
+          code: "custom",
+          path: ["expected"],
+          message: "FAILED is a payment step's outcome: a review step expects the review's status",
+        });
+      return;
+    }
+    if (!PAYMENT_STEP_OUTCOMES.includes(step.expected.outcome))
+      ctx.addIssue({
+        code: "custom",
+        path: ["expected"],
+        message: `a payment step expects ${PAYMENT_STEP_OUTCOMES.join(" or ")}, not ${step.expected.outcome}`,
+      });
+    if (step.reviewer_max_approval !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["reviewer_max_approval"],
+        message: "a payment step has no reviewer: reviewer_max_approval is for a review step",
+      });
+    if (step.expected.resubmitted !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["expected"],
+        message: "resubmitted is what a RESUBMIT's corrected claim ends with: a payment step has none",
+      });
+  });
 
 /**
  * Schema of `scenarios/scenarios.yaml` (docs/config.md), including DIR sample 35's rows (no `id`, `notes`), and the
@@ -188,8 +261,19 @@ const ScenarioFileSchema = z
   })
   .strict();
 
-/** A person's decision on the review of an earlier scenario's claim, run after every scenario. */
-interface ReviewStep {
+/** What a step of `reviews:` expects. */
+interface ReviewStepExpected {
+  outcome: ReviewStepOutcome;
+  reason_code?: string;
+  resubmitted?: { verdict: ExpectedOutcome; reason_code?: string };
+}
+
+/** A step of `reviews:`, run after every scenario in file order: a person's decision, or a provider's answer. */
+export type ReviewStep = PersonReviewStep | PaymentStep;
+
+/** A person's decision on the review of an earlier scenario's claim. */
+interface PersonReviewStep {
+  kind: "review";
   id: string;
   label: string;
   /** The scenario whose claim is under review. */
@@ -198,11 +282,19 @@ interface ReviewStep {
   body: Record<string, unknown>;
   /** Who decides, when the step gives the reviewer a limit of their own (`reviewer_max_approval`). */
   by?: ReviewerIdentity;
-  expected: {
-    outcome: ReviewStepOutcome;
-    reason_code?: string;
-    resubmitted?: { verdict: ExpectedOutcome; reason_code?: string };
-  };
+  expected: ReviewStepExpected;
+}
+
+/** The payment provider's decline of the refund an earlier scenario's claim executed, rehearsed (docs/payments.md). */
+interface PaymentStep {
+  kind: "payment";
+  id: string;
+  label: string;
+  /** The scenario whose claim's refund the provider answers. */
+  of: string;
+  /** The provider's reason (`card_declined`): the simulated provider declines as for `sim_decline_<reason>`. */
+  declined: string;
+  expected: ReviewStepExpected;
 }
 
 /** One scenario, normalised. */
@@ -292,22 +384,36 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
         { file, line: source.lineOf(["reviews", i, field]), row: step.id, field: `reviews[${i}].${field}`, message },
       ]);
     if (seen.has(step.id)) throw where("id", "duplicate id (a scenario has it)");
-    if (!seen.has(step.review.of))
+    const subject = step.payment ?? step.review!;
+    if (!seen.has(subject.of) || seen.get(subject.of) === -1)
       throw where(
-        "review",
-        `of: no scenario ${JSON.stringify(step.review.of)} runs before this step (known: ${[...seen.keys()].join(", ")})`,
+        step.payment ? "payment" : "review",
+        `of: no scenario ${JSON.stringify(subject.of)} runs before this step (known: ${[...seen].flatMap(([k, v]) => (v === -1 ? [] : [k])).join(", ")})`,
       );
     seen.set(step.id, -1);
-    const { of, ...body } = step.review;
+    if (step.payment)
+      return {
+        kind: "payment",
+        id: step.id,
+        label: step.label,
+        of: step.payment.of,
+        declined: step.payment.declined,
+        expected: {
+          outcome: step.expected.outcome,
+          ...(step.expected.reason_code === undefined ? {} : { reason_code: step.expected.reason_code }),
+        },
+      };
+    const { of, ...body } = step.review!;
     const maxApprovalEur = step.reviewer_max_approval;
     if (maxApprovalEur !== undefined && Math.round(maxApprovalEur * 100) !== maxApprovalEur * 100)
       throw where("reviewer_max_approval", "must be whole cents");
     return {
+      kind: "review",
       id: step.id,
       label: step.label,
       of,
       body,
-      ...(maxApprovalEur === undefined ? {} : { by: { id: step.review.reviewer ?? "reviewer", maxApprovalEur } }),
+      ...(maxApprovalEur === undefined ? {} : { by: { id: body.reviewer ?? "reviewer", maxApprovalEur } }),
       expected: {
         outcome: step.expected.outcome,
         ...(step.expected.reason_code === undefined ? {} : { reason_code: step.expected.reason_code }),

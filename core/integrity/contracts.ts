@@ -36,31 +36,84 @@ export const CustomerLimitsSchema = z
 /** A customer limit (`claims_bounds.customer_limits`). */
 export type CustomerLimits = z.infer<typeof CustomerLimitsSchema>;
 
-/** The claims-specific bounds every proposal is held to. */
+/** A return window: days for every category, or `{ default, <category>: days }` (docs/kernel.md "Orders with lines"). */
+export const ReturnWindowSchema = z.union([
+  z.number().int().positive(),
+  z
+    .object({ default: z.number().int().positive() })
+    .catchall(z.number().int().positive("a category's return window is a positive whole number of days")),
+]);
+
+/** The bounds of one currency (`claims_bounds.currencies.USD`): its amounts in that currency's major unit. */
+export const CurrencyBoundsSchema = z
+  .object({
+    max_refund_without_escalation: z.number().positive(),
+    /** Four eyes above this amount, in this currency. */
+    second_approval_above: z.number().positive().optional(),
+    /** The customer limit counted in this currency only (`max_automatic_eur` is the amount in it). */
+    customer_limits: CustomerLimitsSchema.optional(),
+  })
+  .strict();
+
+/** The bounds of one currency. */
+export type CurrencyBounds = z.infer<typeof CurrencyBoundsSchema>;
+
+/** The claims-specific bounds every proposal is held to; the flat amounts are EUR's. */
 export const ClaimsContractSchema = z
   .object({
     allowed_refund_categories: z.array(z.string().min(1)).min(1),
     max_refund_without_escalation: z.number().positive(),
-    return_window_days: z.number().int().positive(),
+    return_window_days: ReturnWindowSchema,
     /** Absent: no customer limit. */
     customer_limits: CustomerLimitsSchema.optional(),
+    /** Bounds per currency (ISO 4217 code → bounds); EUR's default to the flat amounts. */
+    currencies: z
+      .record(z.string().regex(/^[A-Z]{3}$/, "a currency is an ISO 4217 code such as USD"), CurrencyBoundsSchema)
+      .optional(),
+    /** Whether shipping is refunded with the order's last line (default never). */
+    refund_shipping: z.enum(["with_last_line", "never"]).optional(),
   })
   .strict();
 
 /** The claims contract. */
 export type ClaimsContract = z.infer<typeof ClaimsContractSchema>;
 
-/** An authoritative order from the context store; never shown to the crew. */
+/** An amount as an order states it: a decimal string ("499.00") or a JSON number, exact to the currency's minor unit. */
+const OrderAmountSchema = z.union([z.number(), z.string().min(1)]);
+
+/** One line of an order: what was paid for all its units (after discounts), in the order's currency. */
+export const OrderLineSchema = z
+  .object({
+    line_id: z.string().min(1).max(64),
+    sku: z.string().min(1).optional(),
+    category: z.string().min(1),
+    quantity: z.number(),
+    amount: OrderAmountSchema,
+  })
+  .strict();
+
+/** A line of an order as stored (its amount as the shop stated it). */
+export type OrderLine = z.infer<typeof OrderLineSchema>;
+
+/**
+ * An authoritative order from the context store; never shown to the crew. Either today's one-line form (`category`,
+ * `amount`: one line "1") or `lines` (with optional `shipping`, and an optional total `amount` the lines must add up
+ * to); core/kernel/order-view.ts reads both as lines and refuses what does not add up.
+ */
 export const OrderSchema = z
   .object({
     order_id: z.string().min(1),
     purchase_date: z.string().min(1),
-    category: z.string().min(1),
-    amount: z.number().positive(),
-    currency: z.literal("EUR").default("EUR"),
+    category: z.string().min(1).optional(),
+    amount: OrderAmountSchema.optional(),
+    currency: z.string().min(1).default("EUR"),
     customer_id: z.string().optional(),
     /** The shop's payment reference (a Stripe `pi_…` / `ch_…`), carried for the refund executor; the kernel ignores it. */
     payment_ref: z.string().min(1).optional(),
+    /** What the customer paid for shipping, in the order's currency (default nothing). */
+    shipping: OrderAmountSchema.optional(),
+    /** The order's lines; absent in the one-line form. */
+    lines: z.array(OrderLineSchema).min(1).optional(),
   })
   .strict();
 

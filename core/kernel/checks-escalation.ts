@@ -3,9 +3,10 @@
 // (10d), or the refund passes the limit (11) or the customer's limit (11b). A reviewer's approval lifts them all.
 import { KernelInputError } from "../integrity/errors.ts";
 import { assertCustomerWindow, customerLimitExcess } from "./customer-window.ts";
-import { check, fail, PASSED, proposalOf, SKIPPED, subjectOf } from "./kernel-state.ts";
+import { check, fail, PASSED, proposalOf, show, SKIPPED, subjectOf, type KernelState } from "./kernel-state.ts";
 import { automaticRefundedCents, bindingDecisions, describeDecision, otherPendingReviews } from "./ledger.ts";
-import { add, compare, describeMoney, eur } from "./money.ts";
+import { add, compare, describeMoney, money } from "./money.ts";
+import { customerLimitsCents } from "./customer-window.ts";
 
 // ---- layer 9 — uncertainty: the agent asked for a human, proposes a replacement (no automatic executor), or is
 // unsure.
@@ -77,9 +78,10 @@ export const openReview = check("open_review", ["REVIEW_PENDING_ON_ORDER"], (s) 
 
 export const amountLimit = check("amount_limit", ["AMOUNT_ABOVE_LIMIT"], (s) => {
   const amount = s.amount!;
-  const automatic = eur(automaticRefundedCents(s.input.ledgerEntry, s.input.claimId));
-  if (compare(add(amount, automatic), s.limit) <= 0) return PASSED;
-  const limit = describeMoney(s.limit);
+  const bound = subjectOf(s).policy!.limit;
+  const automatic = money(automaticRefundedCents(s.input.ledgerEntry, s.input.claimId), amount.currency);
+  if (compare(add(amount, automatic), bound) <= 0) return PASSED;
+  const limit = describeMoney(bound);
   return fail(
     "AMOUNT_ABOVE_LIMIT",
     automatic.minor === 0
@@ -118,8 +120,9 @@ export const resubmitted = check("resubmitted", ["RESUBMITTED_CLAIM"], (s) => {
 // customer are not bound.
 
 export const customerLimit = check("customer_limit", ["CUSTOMER_LIMIT_EXCEEDED"], (s) => {
-  const { order } = subjectOf(s);
-  if (s.customerLimits === undefined || order.customer_id === undefined) return SKIPPED;
+  const { order, policy } = subjectOf(s);
+  const limits = policy?.customerLimits === undefined ? undefined : policyCustomerLimits(s, policy.currency);
+  if (limits === undefined || order.customer_id === undefined) return SKIPPED;
   const window = s.input.customerWindow;
   if (window !== undefined) {
     if (window.customer_id !== order.customer_id)
@@ -136,8 +139,48 @@ export const customerLimit = check("customer_limit", ["CUSTOMER_LIMIT_EXCEEDED"]
     window ?? { customer_id: order.customer_id, reservations: [], version: 0 },
     s.amount!.minor,
     s.decidedMs,
-    s.customerLimits,
+    limits,
     s.input.claimId,
   );
   return excess === undefined ? PASSED : fail("CUSTOMER_LIMIT_EXCEEDED", `${excess}. Human approval required.`);
+});
+
+/** The customer limit of the order's currency: the flat one checked once for EUR, else the currency's own. */
+function policyCustomerLimits(s: KernelState, currency: string) {
+  if (currency === "EUR" && s.input.contract.currencies?.EUR === undefined) return s.customerLimits;
+  const limits = subjectOf(s).policy!.customerLimits!;
+  try {
+    return customerLimitsCents(limits, currency);
+  } catch (cause) {
+    throw new KernelInputError(`contract.currencies.${currency}.${(cause as Error).message}`, { cause });
+  }
+}
+
+// ---- layer 9c — line: a claim in today's form names a category; on an order with several lines of it (or none of
+// it), only a person can say which line is claimed. Not run (nor traced) on an order of one line.
+
+export const lineKnown = check("line_known", ["LINE_AMBIGUOUS"], (s) => {
+  const { order, view, lines, named } = subjectOf(s);
+  if (view.lines.length === 1) return SKIPPED;
+  if (named?.ok) return PASSED;
+  return lines.length === 1
+    ? PASSED
+    : fail(
+        "LINE_AMBIGUOUS",
+        `Claim names category ${show(s.input.claim.category)}, which matches ${lines.length === view.lines.length ? "no single line" : `${lines.length} lines`} of order ${order.order_id} (${lines.map((l) => l.line_id).join(", ")}). Human review required.`,
+      );
+});
+
+// ---- layer 10e — currency: the policy has bounds for the order's currency (its flat amounts are EUR's, so an EUR
+// order always has; the check is not run, and not traced, for one).
+
+export const currencyInPolicy = check("currency_in_policy", ["CURRENCY_NOT_IN_POLICY"], (s) => {
+  const { order, view, policy } = subjectOf(s);
+  if (view.currency === "EUR") return SKIPPED;
+  return policy !== undefined
+    ? PASSED
+    : fail(
+        "CURRENCY_NOT_IN_POLICY",
+        `Order ${order.order_id} is in ${view.currency} and claims_bounds has no bounds for it (currencies.${view.currency}). Human review required.`,
+      );
 });

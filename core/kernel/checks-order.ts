@@ -2,9 +2,25 @@
 // amount (6), the refundable balance (7) and its customer (8b) — every one of them can only REJECT.
 import { KernelInputError } from "../integrity/errors.ts";
 import { DAY_MS, formatDuration, parseIsoMs } from "../integrity/time.ts";
-import { check, fail, PASSED, passWith, show, subjectOf } from "./kernel-state.ts";
-import { assertLedgerEntry, reservedForClaim } from "./ledger.ts";
-import { compare, describeMoney, eur, max, parseMoney, subtract, zero } from "./money.ts";
+import {
+  check,
+  fail,
+  PASSED,
+  passWith,
+  show,
+  SKIPPED,
+  subjectOf,
+  type CheckResult,
+  type KernelState,
+} from "./kernel-state.ts";
+import { allocate, claimLines, namedLines } from "./claim-lines.ts";
+import type { NamedLines } from "./claim-lines.ts";
+import type { OrderLineView } from "./order-view.ts";
+import { readOrder } from "./order-view.ts";
+import { currencyPolicy, refundableOf, returnWindowDays } from "./policy.ts";
+import type { ClaimReasonCode } from "./reason-codes.ts";
+import { assertLedgerEntry, reservedForClaim, type LedgerEntry } from "./ledger.ts";
+import { compare, describeMoney, max, money, parseMoney, subtract, sum, zero } from "./money.ts";
 
 // ---- layer 3 — order: an order is named and the context store knows it (the order handed in must be that order,
 // and the ledger entry its own and sound, or the caller wired the kernel wrongly).
@@ -13,8 +29,15 @@ export const orderIdPresent = check("order_id_present", ["ORDER_ID_MISSING"], ({
   typeof orderId === "string" && orderId.trim() !== "" ? PASSED : fail("ORDER_ID_MISSING", "Proposal has no order id"),
 );
 
-export const orderExists = check("order_exists", ["ORDER_NOT_FOUND"], ({ input: { order, ledgerEntry }, orderId }) => {
-  if (!order) return fail("ORDER_NOT_FOUND", `Order ${show(orderId)} not found in the context store`);
+export const orderExists = check("order_exists", ["ORDER_NOT_FOUND"], ({ input, orderId }) => {
+  const { order, ledgerEntry, claim, contract } = input;
+  if (!order)
+    return fail(
+      "ORDER_NOT_FOUND",
+      input.orderAbsentFrom === "shop_api"
+        ? `Order ${show(orderId)} not found: the shop's order API has no such order (it answered 404)`
+        : `Order ${show(orderId)} not found in the context store`,
+    );
   if (order.order_id !== orderId)
     throw new KernelInputError(`kernel was handed order ${order.order_id} for a proposal naming ${show(orderId)}`);
   const purchaseMs = parseIsoMs(order.purchase_date);
@@ -22,11 +45,9 @@ export const orderExists = check("order_exists", ["ORDER_NOT_FOUND"], ({ input: 
     throw new KernelInputError(
       `order ${order.order_id}: purchase_date ${show(order.purchase_date)} is not an ISO-8601 date`,
     );
-  const orderAmount = parseMoney(order.amount, order.currency);
-  if (!orderAmount.ok || orderAmount.money.minor <= 0)
-    throw new KernelInputError(
-      `order ${order.order_id}: amount ${orderAmount.ok ? "must be positive" : orderAmount.message}`,
-    );
+  const reading = readOrder(order);
+  if (!reading.ok) throw new KernelInputError(`order ${order.order_id}: ${reading.problem}`);
+  const { view } = reading;
   if (ledgerEntry) {
     if (ledgerEntry.order_id !== order.order_id)
       throw new KernelInputError(
@@ -38,43 +59,83 @@ export const orderExists = check("order_exists", ["ORDER_NOT_FOUND"], ({ input: 
       throw new KernelInputError(`kernel was handed a corrupt ledger entry for order ${order.order_id}`, { cause });
     }
   }
-  return passWith({ subject: { order, purchaseMs, orderAmount: orderAmount.money } });
+  const orderAmount = refundableOf(view, contract);
+  const policy = currencyPolicy(contract, view.currency);
+  const named = namedLines(view, claim);
+  return passWith({
+    subject: { order, view, purchaseMs, orderAmount, lines: claimLines(view, claim), policy, named },
+  });
 });
 
-// ---- layer 4 — category: the ORDER's category (never the claim's) is refundable, and this agent may refund it.
+// ---- layer 3 — the claim's lines: a claim that names lines names lines of the order, at most the units bought. Not
+// run (nor traced) for a claim in today's form.
+
+export const linesInOrder = check("lines_in_order", ["LINE_NOT_IN_ORDER"], (s) => {
+  const { named } = subjectOf(s);
+  if (named === undefined) return SKIPPED;
+  return named.ok ? PASSED : fail("LINE_NOT_IN_ORDER", `Claim names ${named.problem}`);
+});
+
+// ---- layer 4 — category: the ORDER's category (never the claim's) is refundable, and this agent may refund it. The
+// claim's lines are checked (core/kernel/order-view.ts); a claim whose line is not known yet (LINE_AMBIGUOUS) is
+// rejected only when none of its candidate lines could pass.
 
 export const categoryAllowed = check("category_allowed", ["CATEGORY_NOT_ALLOWED"], (s) => {
-  const { category } = subjectOf(s).order;
   const allowed = s.input.contract.allowed_refund_categories;
-  return allowed.includes(category)
-    ? PASSED
-    : fail("CATEGORY_NOT_ALLOWED", `Category '${category}' not in allowed_refund_categories [${allowed.join(", ")}]`);
+  return firstFailing(subjectOf(s), ({ category }) =>
+    allowed.includes(category)
+      ? PASSED
+      : fail("CATEGORY_NOT_ALLOWED", `Category '${category}' not in allowed_refund_categories [${allowed.join(", ")}]`),
+  );
 });
 
 export const categoryAuthorised = check("category_authorised", ["CATEGORY_NOT_AUTHORISED"], (s) => {
-  const { category } = subjectOf(s).order;
   const { authorized_categories: authorised, agent_id } = s.input.responsibility;
-  return authorised.length === 0 || authorised.includes(category)
-    ? PASSED
-    : fail(
-        "CATEGORY_NOT_AUTHORISED",
-        `Category '${category}' not in the authorised categories [${authorised.join(", ")}] of agent ${agent_id}`,
-      );
+  return firstFailing(subjectOf(s), ({ category }) =>
+    authorised.length === 0 || authorised.includes(category)
+      ? PASSED
+      : fail(
+          "CATEGORY_NOT_AUTHORISED",
+          `Category '${category}' not in the authorised categories [${authorised.join(", ")}] of agent ${agent_id}`,
+        ),
+  );
 });
 
-// ---- layer 5 — window: the order's purchase is at most return_window_days × 24 h before the claim's receipt.
+// ---- layer 5 — window: the order's purchase is at most the line's return window (return_window_days, or its
+// category's entry) × 24 h before the claim's receipt.
 
 export const returnWindow = check("return_window", ["OUTSIDE_RETURN_WINDOW"], (s) => {
   const { order, purchaseMs } = subjectOf(s);
-  const days = s.input.contract.return_window_days;
   const elapsedMs = s.receivedMs - purchaseMs;
-  return elapsedMs <= days * DAY_MS
-    ? PASSED
-    : fail(
-        "OUTSIDE_RETURN_WINDOW",
-        `Order ${order.order_id} outside return window (purchased ${order.purchase_date}, ${formatDuration(elapsedMs)} before the claim was received; return_window_days: ${days})`,
-      );
+  return firstFailing(subjectOf(s), ({ category }) => {
+    const days = returnWindowDays(s.input.contract, category);
+    return elapsedMs <= days * DAY_MS
+      ? PASSED
+      : fail(
+          "OUTSIDE_RETURN_WINDOW",
+          `Order ${order.order_id} outside return window (purchased ${order.purchase_date}, ${formatDuration(elapsedMs)} before the claim was received; return_window_days${typeof s.input.contract.return_window_days === "number" ? "" : `.${category in s.input.contract.return_window_days ? category : "default"}`}: ${days})`,
+        );
+  });
 });
+
+/**
+ * PASSED when one of the claim's lines passes `run` (a claim whose line is known has one), else the first line's
+ * failure: a claim whose line is ambiguous is rejected only when no candidate line could be refunded. A claim that
+ * names its lines passes only when every one of them does (the first failing line decides the claim).
+ */
+function firstFailing(
+  subject: { lines: readonly OrderLineView[]; named?: NamedLines | undefined },
+  run: (line: OrderLineView) => CheckResult<ClaimReasonCode>,
+): CheckResult<ClaimReasonCode> {
+  let first: CheckResult<ClaimReasonCode> | undefined;
+  for (const line of subject.lines) {
+    const result = run(line);
+    if (subject.named?.ok && result.outcome === "fail") return result;
+    if (!subject.named?.ok && result.outcome !== "fail") return PASSED;
+    first ??= result;
+  }
+  return subject.named?.ok ? PASSED : (first ?? PASSED);
+}
 
 // ---- layer 6 — amount: a positive JSON number exact to the cent. An approval may grant less than proposed (never
 // more: the review service checks); the reject checks judge that amount.
@@ -92,16 +153,100 @@ export const amountValid = check("amount_valid", ["INVALID_AMOUNT"], (s) => {
 export const refundableBalance = check("refundable_balance", ["EXCEEDS_REFUNDABLE_BALANCE"], (s) => {
   const { order, orderAmount } = subjectOf(s);
   const amount = s.amount!;
-  const refunded = eur(s.input.ledgerEntry?.refunded_cents ?? 0);
-  const own = eur(s.input.claimId === undefined ? 0 : (reservedForClaim(s.input.ledgerEntry, s.input.claimId) ?? 0));
+  const refunded = money(s.input.ledgerEntry?.refunded_cents ?? 0, orderAmount.currency);
+  const own = money(
+    s.input.claimId === undefined ? 0 : (reservedForClaim(s.input.ledgerEntry, s.input.claimId) ?? 0),
+    orderAmount.currency,
+  );
   const refundedByOthers = subtract(refunded, own);
   const balance = subtract(orderAmount, refundedByOthers);
-  return compare(amount, balance) <= 0
+  if (compare(amount, balance) > 0)
+    return fail(
+      "EXCEEDS_REFUNDABLE_BALANCE",
+      `Amount ${describeMoney(amount)} exceeds the refundable balance of order ${order.order_id} (${describeMoney(max(balance, zero(balance.currency)))}: order ${describeMoney(orderAmount)}, already refunded ${describeMoney(refundedByOthers)})`,
+    );
+  const { named } = subjectOf(s);
+  if (named?.ok) return namedLinesBalance(s, named);
+  // Never above the claim's line(s): what they were paid (an order of one line: the order, checked above).
+  const lines = subjectOf(s).lines;
+  const lineAmount = sum(
+    orderAmount.currency,
+    lines.map((l) => l.amount),
+  );
+  if (compare(amount, lineAmount) > 0)
+    return fail(
+      "EXCEEDS_REFUNDABLE_BALANCE",
+      `Amount ${describeMoney(amount)} exceeds what was paid for line ${lines.map((l) => l.line_id).join(", ")} of order ${order.order_id} (${describeMoney(lineAmount)})`,
+    );
+  // Nor above what is left of them after other claims' refunds on them (the ledger's counts per line).
+  const heldByOthers = money(
+    lines.reduce((n, l) => n + lineHeldByOthers(s.input.ledgerEntry, s.input.claimId, l.line_id), 0),
+    orderAmount.currency,
+  );
+  const lineBalance = subtract(lineAmount, heldByOthers);
+  return compare(amount, lineBalance) <= 0
     ? PASSED
     : fail(
         "EXCEEDS_REFUNDABLE_BALANCE",
-        `Amount ${describeMoney(amount)} exceeds the refundable balance of order ${order.order_id} (${describeMoney(max(balance, zero(balance.currency)))}: order ${describeMoney(orderAmount)}, already refunded ${describeMoney(refundedByOthers)})`,
+        `Amount ${describeMoney(amount)} exceeds the refundable balance of line ${lines.map((l) => l.line_id).join(", ")} of order ${order.order_id} (${describeMoney(max(lineBalance, zero(lineBalance.currency)))}: paid ${describeMoney(lineAmount)}, already refunded ${describeMoney(heldByOthers)})`,
       );
+});
+
+/**
+ * A claim naming lines: at most what its units cost, and each line's part of the amount (`allocate`, as the ledger
+ * reserves it) at most what is left of the line after other claims' refunds on it.
+ */
+function namedLinesBalance(s: KernelState, named: Extract<NamedLines, { ok: true }>): CheckResult<ClaimReasonCode> {
+  const { order, orderAmount } = subjectOf(s);
+  const amount = s.amount!;
+  const currency = orderAmount.currency;
+  const cost = money(
+    named.lines.reduce((n, l) => n + l.cost, 0),
+    currency,
+  );
+  const which = named.lines.map((l) => `${l.units} × ${l.line.line_id}`).join(", ");
+  if (compare(amount, cost) > 0)
+    return fail(
+      "EXCEEDS_REFUNDABLE_BALANCE",
+      `Amount ${describeMoney(amount)} exceeds what the claimed units cost (${which} of order ${order.order_id}: ${describeMoney(cost)})`,
+    );
+  for (const [lineId, take] of allocate(amount.minor, named)) {
+    const line = named.lines.find((l) => l.line.line_id === lineId)!.line;
+    const held = lineHeldByOthers(s.input.ledgerEntry, s.input.claimId, lineId);
+    if (take > line.amount.minor - held)
+      return fail(
+        "EXCEEDS_REFUNDABLE_BALANCE",
+        `Amount ${describeMoney(money(take, currency))} on line ${lineId} of order ${order.order_id} exceeds its refundable balance (${describeMoney(max(money(line.amount.minor - held, currency), zero(currency)))}: paid ${describeMoney(line.amount)}, already refunded ${describeMoney(money(held, currency))})`,
+      );
+  }
+  return PASSED;
+}
+
+/** What other claims than `claimId` count on the line in the ledger entry (0 on an order without line counts). */
+function lineHeldByOthers(entry: LedgerEntry | undefined, claimId: string | undefined, lineId: string): number {
+  const all = entry?.line_cents && Object.hasOwn(entry.line_cents, lineId) ? entry.line_cents[lineId]! : 0;
+  const held =
+    claimId !== undefined && entry?.claim_lines && Object.hasOwn(entry.claim_lines, claimId)
+      ? entry.claim_lines[claimId]!.lines
+      : undefined;
+  const own = held && Object.hasOwn(held, lineId) ? held[lineId]! : 0;
+  return all - own;
+}
+
+// ---- layer 8c — claim currency: a claim that names a currency names the order's (there is no FX anywhere money
+// moves). Not traced when the claim names none, nor when an EUR order's claim names EUR (recorded traces replay as
+// they were).
+
+export const currencyMatch = check("currency_match", ["CURRENCY_MISMATCH"], (s) => {
+  const { order, view } = subjectOf(s);
+  const named = s.input.claim.currency;
+  if (named === undefined) return SKIPPED;
+  const same = named.trim().toUpperCase() === view.currency;
+  if (same) return view.currency === "EUR" ? SKIPPED : PASSED;
+  return fail(
+    "CURRENCY_MISMATCH",
+    `Claim is in ${show(named)}, order ${order.order_id} in ${view.currency}: a claim is refunded only in the order's currency`,
+  );
 });
 
 // ---- layer 8b — customer: an order bound to a customer is refunded only to that customer.

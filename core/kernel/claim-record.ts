@@ -18,6 +18,14 @@ export function dfidOf(claimId: string): string {
   return `dfid_${claimId}`;
 }
 
+/**
+ * The flow a claim's refund settlement is audited under (docs/payments.md#audit): its own, so the claim's decision
+ * flow, and its replay, are the same whatever the payment provider answered.
+ */
+export function settlementDfid(claimId: string): string {
+  return `dfid_pay_${claimId}`;
+}
+
 /** Verdict values the kernel returns. */
 export const VerdictValueSchema = z.enum(["ACCEPT", "ESCALATE", "REJECT"]);
 

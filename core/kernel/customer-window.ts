@@ -7,7 +7,7 @@
 import * as z from "zod";
 import type { CustomerLimits } from "../integrity/contracts.ts";
 import { LedgerInvariantError } from "../integrity/errors.ts";
-import { formatEur, parseCents } from "./money.ts";
+import { formatEur, formatShort, parseMoney } from "./money.ts";
 import { DAY_MS, parseIsoMs } from "../integrity/time.ts";
 
 /** One automatic refund reserved on a customer's window. */
@@ -16,6 +16,8 @@ export const CustomerReservationSchema = z
     claim_id: z.string().min(1),
     order_id: z.string().min(1),
     cents: z.number().int().positive(),
+    /** The currency `cents` counts (minor units); absent: EUR, as every reservation before currencies. */
+    currency: z.string().length(3).optional(),
     /** The decision instant of the claim (ISO): the window counts back from the deciding claim's instant. */
     at: z.iso.datetime({ offset: true }),
     /**
@@ -52,11 +54,19 @@ export function emptyCustomerWindow(customerId: string): CustomerWindow {
 }
 
 /** The limits in cents, checked once (a bad contract is a wiring error and throws). */
-export type CustomerLimitsCents = { windowMs: number; maxRefunds: number; maxCents: number; days: number };
+export type CustomerLimitsCents = {
+  windowMs: number;
+  maxRefunds: number;
+  maxCents: number;
+  days: number;
+  /** The currency the limit counts (absent: EUR): reservations in another currency are never added to it. */
+  currency?: string;
+};
 
-/** `customer_limits` in cents and milliseconds; throws `LedgerInvariantError` on a malformed limit. */
-export function customerLimitsCents(limits: CustomerLimits): CustomerLimitsCents {
-  const max = parseCents(limits.max_automatic_eur);
+/** `customer_limits` in minor units of `currency` (default EUR) and milliseconds; throws `LedgerInvariantError` on a malformed limit. */
+export function customerLimitsCents(limits: CustomerLimits, currency = "EUR"): CustomerLimitsCents {
+  const parsedMax = parseMoney(limits.max_automatic_eur, currency);
+  const max = parsedMax.ok ? { ok: true as const, cents: parsedMax.money.minor } : parsedMax;
   if (!max.ok || max.cents <= 0)
     throw new LedgerInvariantError(`customer_limits.max_automatic_eur: ${max.ok ? "must be positive" : max.message}`);
   if (!Number.isSafeInteger(limits.window_days) || limits.window_days <= 0)
@@ -68,6 +78,7 @@ export function customerLimitsCents(limits: CustomerLimits): CustomerLimitsCents
     maxRefunds: limits.max_automatic_refunds,
     maxCents: max.cents,
     days: limits.window_days,
+    ...(currency === "EUR" ? {} : { currency }),
   };
 }
 
@@ -140,12 +151,19 @@ export function customerLimitExcess(
   limits: CustomerLimitsCents,
   exceptClaimId?: string,
 ): string | undefined {
-  const { count, cents: refunded } = windowTotals(window, atMs, limits.windowMs, exceptClaimId);
+  const currency = limits.currency ?? "EUR";
+  const sameCurrency =
+    window === undefined
+      ? undefined
+      : { ...window, reservations: window.reservations.filter((r) => (r.currency ?? "EUR") === currency) };
+  const { count, cents: refunded } = windowTotals(sameCurrency, atMs, limits.windowMs, exceptClaimId);
   const customer = window?.customer_id ?? "the customer";
+  const show = (minor: number) =>
+    currency === "EUR" ? `${formatEur(minor)} EUR` : `${formatShort({ minor, currency })} ${currency}`;
   if (count + 1 > limits.maxRefunds)
-    return `Customer ${customer} already has ${count} automatic refund${count === 1 ? "" : "s"} (${formatEur(refunded)} EUR) in the last ${limits.days} days; max_automatic_refunds is ${limits.maxRefunds}`;
+    return `Customer ${customer} already has ${count} automatic refund${count === 1 ? "" : "s"} (${show(refunded)}) in the last ${limits.days} days; max_automatic_refunds is ${limits.maxRefunds}`;
   if (refunded + cents > limits.maxCents)
-    return `Amount ${formatEur(cents)} EUR plus ${formatEur(refunded)} EUR refunded automatically to customer ${customer} in the last ${limits.days} days exceeds max_automatic_eur (${formatEur(limits.maxCents)} EUR)`;
+    return `Amount ${show(cents)} plus ${show(refunded)} refunded automatically to customer ${customer} in the last ${limits.days} days exceeds max_automatic_eur (${show(limits.maxCents)})`;
   return undefined;
 }
 

@@ -159,6 +159,8 @@ const RefundSettlementDetailSchema = z
     provider: PaymentProviderNameSchema,
     provider_ref: z.string().min(1).optional(),
     failure_reason: z.string().optional(),
+    /** A batch run's rehearsed answer (docs/payments.md): never a payment. */
+    simulation_id: z.string().min(1).optional(),
   })
   .strict();
 

@@ -10,6 +10,9 @@ import type { Claim } from "../claim/claim.ts";
 import type { CustomerLimitsCents, CustomerWindow } from "./customer-window.ts";
 import type { LedgerEntry } from "./ledger.ts";
 import type { Money } from "./money.ts";
+import type { OrderLineView, OrderView } from "./order-view.ts";
+import type { NamedLines } from "./claim-lines.ts";
+import type { CurrencyPolicy } from "./policy.ts";
 import type { ClaimReasonCode, KERNEL_LAYERS, KernelLayerId } from "./reason-codes.ts";
 
 /** A verdict of the claims kernel. */
@@ -29,6 +32,11 @@ export type DecideClaimInput = {
   registry: RegistryView;
   /** The context store's order for the proposal's order id, or `undefined` when unknown. */
   order: Order | undefined;
+  /**
+   * Who answered that there is no such order, when it was the shop's order API (`ORDER_SOURCE=http`): the verdict's
+   * reason says so. Absent when the order was found, or looked up in the context store (the table or the config).
+   */
+  orderAbsentFrom?: "shop_api";
   /** The refund ledger entry of that order, or `undefined` when nothing was refunded on it. */
   ledgerEntry: LedgerEntry | undefined;
   /**
@@ -63,9 +71,9 @@ export type KernelState = {
   readonly input: Readonly<DecideClaimInput>;
   readonly decidedMs: number;
   readonly receivedMs: number;
-  /** The escalation limit (max_refund_without_escalation), checked once. */
+  /** The contract's flat (EUR) escalation limit, checked once; an order's own currency's is on the subject. */
   readonly limit: Money;
-  /** The customer limit, when the contract has one. */
+  /** The contract's flat (EUR) customer limit, when it has one, checked once. */
   readonly customerLimits: CustomerLimitsCents | undefined;
   /** The order id asked for: the proposal's (proposal_schema). */
   orderId: unknown;
@@ -75,10 +83,28 @@ export type KernelState = {
   envelope: { p: z.infer<typeof ProposalEnvelopeSchema>; createdMs: number } | undefined;
   /** The proposal's policy kind (policy_kind). */
   policyKind: PolicyKind | undefined;
-  /** The order with its purchase time and amount (order_exists). */
-  subject: { order: Order; purchaseMs: number; orderAmount: Money } | undefined;
+  /** The order with its purchase time, its lines, the claim's candidate lines and what it can refund (order_exists). */
+  subject: KernelSubject | undefined;
   /** The amount judged (amount_valid). */
   amount: Money | undefined;
+};
+
+/** The order a claim is judged against (order_exists): read as lines, with the claim's candidate lines. */
+export type KernelSubject = {
+  readonly order: Order;
+  readonly view: OrderView;
+  readonly purchaseMs: number;
+  /** What the order can refund at most: its lines, plus shipping when the policy refunds it. */
+  readonly orderAmount: Money;
+  /** The lines the claim is about: one, or several when only a person can tell which (LINE_AMBIGUOUS). */
+  readonly lines: readonly OrderLineView[];
+  /**
+   * The lines the claim names (`claim.lines`), each with the units claimed and what they cost; the problem when one
+   * is not a line of the order or claims more units than were bought (LINE_NOT_IN_ORDER). Absent: today's form.
+   */
+  readonly named?: NamedLines | undefined;
+  /** The bounds of the order's currency, or undefined when the policy has none (CURRENCY_NOT_IN_POLICY). */
+  readonly policy: CurrencyPolicy | undefined;
 };
 
 /** The facts a check may establish for the checks after it. */

@@ -186,6 +186,21 @@ function customerCase(
   };
 }
 
+// ---- orders with lines and other currencies (docs/kernel.md "Orders with lines")
+
+/** Two lines of one category and one of another, in EUR: a claim naming "clothing" cannot tell its line. */
+const TWO_SHIRTS: Order = {
+  order_id: "ord_l1",
+  purchase_date: daysBefore(3),
+  currency: "EUR",
+  lines: [
+    { line_id: "l1", category: "electronics", quantity: 1, amount: "200.00" },
+    { line_id: "l2", category: "clothing", quantity: 1, amount: "20.00" },
+    { line_id: "l3", category: "clothing", quantity: 1, amount: "25.00" },
+  ],
+};
+const USD_ORDER = order("ord_u1", 120, { currency: "USD" });
+
 type Row = [name: string, over: () => Partial<DecideClaimInput>, code: ClaimReasonCode];
 
 // ---- the kernel table (docs/kernel.md), row by row, with its boundaries ------------------------------------------------------
@@ -691,6 +706,12 @@ const rows: Row[] = [
   ["L11b a fourth refund in the window", () => customerCase(3, 30000, 10), "CUSTOMER_LIMIT_EXCEEDED"],
   ["L11b 1 cent over max_automatic_eur", () => customerCase(1, 30000, 200.01), "CUSTOMER_LIMIT_EXCEEDED"],
   [
+    "L9c a claim naming a category two lines share",
+    () => ({ ...scenario(TWO_SHIRTS, 20), claim: claimFor("ord_l1", 20, "clothing") }),
+    "LINE_AMBIGUOUS",
+  ],
+  ["L10e an order in USD, the policy has EUR bounds only", () => scenario(USD_ORDER, 100), "CURRENCY_NOT_IN_POLICY"],
+  [
     "L11b a refund exactly window_days old still counts",
     () => customerCase(3, 30000, 10, { atMs: DECIDED_MS - 30 * DAY_MS }),
     "CUSTOMER_LIMIT_EXCEEDED",
@@ -752,6 +773,22 @@ const rows: Row[] = [
     "CUSTOMER_MISMATCH",
   ],
   [
+    "order: a claim naming a line the order does not have rejects before the category would",
+    () => ({
+      ...scenario({ ...ORDERS.ord_001, category: "gift_cards" }, 100),
+      claim: { ...claimFor("ord_001", 100), lines: [{ line_id: "l9" }] },
+    }),
+    "LINE_NOT_IN_ORDER",
+  ],
+  [
+    "order: a claim in another currency than the order's rejects before low confidence escalates",
+    () => ({
+      proposal: proposal({ confidence: 0.2 }),
+      claim: { ...claimFor("ord_001", 299.99), currency: "USD" },
+    }),
+    "CURRENCY_MISMATCH",
+  ],
+  [
     "order: above the limit and purchased in the future reports the date first",
     () => ({
       ...scenario(ORDERS.ord_002, 1200),
@@ -811,7 +848,29 @@ describe("decideClaim — docs/kernel.md table", () => {
 
 describe("the kernel table", () => {
   it("lists the layers in the order they run: alignment (8) right after the schema (1), then by number", () => {
-    expect(EVALUATION_ORDER).toEqual([1, 8, 2, 3, 4, 5, 6, 7, 8.5, 9, 9.5, 10, 10.5, 10.6, 10.7, 11, 11.5, PASS_LAYER]);
+    expect(EVALUATION_ORDER).toEqual([
+      1,
+      8,
+      2,
+      3,
+      4,
+      5,
+      6,
+      7,
+      8.5,
+      8.6,
+      9,
+      9.5,
+      9.7,
+      10,
+      10.5,
+      10.6,
+      10.7,
+      10.8,
+      11,
+      11.5,
+      PASS_LAYER,
+    ]);
     for (const row of KERNEL_TABLE) expect(row.name).toBe(KERNEL_LAYERS[row.layer]);
   });
 
@@ -829,7 +888,7 @@ describe("the kernel table", () => {
     const verdictsOf = (row: (typeof KERNEL_TABLE)[number]) =>
       new Set(row.checks.flatMap((c) => c.codes.map((code) => REASON_CODES[code].verdict)));
     const lifted = KERNEL_TABLE.filter((row) => row.liftedByApproval).map((row) => row.layer);
-    expect(lifted).toEqual([9, 9.5, 10, 10.5, 10.6, 10.7, 11, 11.5]);
+    expect(lifted).toEqual([9, 9.5, 9.7, 10, 10.5, 10.6, 10.7, 10.8, 11, 11.5]);
     const firstLifted = KERNEL_TABLE.findIndex((row) => row.liftedByApproval);
     for (const row of KERNEL_TABLE.slice(firstLifted)) expect([...verdictsOf(row)]).toEqual(["ESCALATE"]);
     for (const row of KERNEL_TABLE.slice(0, firstLifted).filter((r) => r.layer !== 8))
@@ -842,32 +901,44 @@ describe("the kernel table", () => {
       ["proposal_schema", "idempotency_key", "proposal_id", "policy_kind", "agent_registered", "agent_authorised"],
       ["flow_alignment", "order_alignment", "amount_alignment"],
       ["ttl"],
-      ["order_id_present", "order_exists"],
+      ["order_id_present", "order_exists", "lines_in_order"],
       ["category_allowed", "category_authorised"],
       ["return_window"],
       ["amount_valid"],
       ["refundable_balance"],
       ["customer_match"],
+      ["currency_match"],
       ["policy_kind_escalation", "confidence"],
       ["customer_verified"],
+      ["line_known"],
       ["purchase_date_sanity"],
       ["open_review"],
       ["prior_decision"],
       ["resubmitted"],
+      ["currency_in_policy"],
       ["amount_limit"],
       ["customer_limit"],
     ];
     expect(KERNEL_TABLE.map((row) => row.checks.map((c) => c.name))).toEqual(names);
-    // With a customer limit and an order bound to a customer every check runs.
+    // On an order of one line in EUR (every order recorded before lines), line_known and currency_in_policy are not
+    // run and not traced: recorded traces stay as they were; nor is currency_match for a claim naming no currency.
+    const lineChecks = new Set(["line_known", "currency_in_policy", "currency_match", "lines_in_order"]);
+    // With a customer limit and an order bound to a customer every other check runs.
     const bound = decideClaim(input({ ...customerCase(0, 0, 299.99), dfid: DFID }));
     expect(bound.checks).toEqual(
-      KERNEL_TABLE.flatMap((row) => row.checks.map((c) => ({ layer: row.layer, name: c.name, passed: true }))),
+      KERNEL_TABLE.flatMap((row) =>
+        row.checks
+          .filter((c) => !lineChecks.has(c.name))
+          .map((c) => ({ layer: row.layer, name: c.name, passed: true })),
+      ),
     );
     // Without a customer limit, customer_limit is not run and not traced.
-    expect(v.checks.map((c) => c.name)).toEqual(names.flat().filter((n) => n !== "customer_limit"));
+    expect(v.checks.map((c) => c.name)).toEqual(
+      names.flat().filter((n) => n !== "customer_limit" && !lineChecks.has(n)),
+    );
     // Without a flow id to hold it against, flow_alignment is not run and not traced.
     expect(decideClaim(input()).checks.map((c) => c.name)).toEqual(
-      names.flat().filter((n) => n !== "flow_alignment" && n !== "customer_limit"),
+      names.flat().filter((n) => n !== "flow_alignment" && n !== "customer_limit" && !lineChecks.has(n)),
     );
   });
 });
@@ -886,6 +957,18 @@ describe("decideClaim — a person's decision, a resubmission and the customer's
     approved: ["claim_B"],
     decisions: [{ claim_id: "claim_B", decision: "APPROVE", approved_cents: 90000, proposed_cents: 120000 }],
   };
+  it("say who had no such order: the shop's order API when it answered so, else the context store", () => {
+    const unknown = {
+      proposal: proposal({ order_id: "ord_999" }),
+      claim: claimFor("ord_999", 299.99),
+      order: undefined,
+    };
+    expect(decideClaim(input({ ...unknown, orderAbsentFrom: "shop_api" })).reason).toBe(
+      "Order 'ord_999' not found: the shop's order API has no such order (it answered 404)",
+    );
+    expect(decideClaim(input(unknown)).reason).toBe("Order 'ord_999' not found in the context store");
+  });
+
   it("name the decision, the resubmission and the customer's figures", () => {
     expect(decideClaim(input({ ledgerEntry: denied, claimId: "claim_A" })).reason).toBe(
       "On order ord_001 a person denied claim claim_B. Human review required.",

@@ -21,6 +21,8 @@ import {
   categoryAllowed,
   categoryAuthorised,
   customerMatch,
+  currencyMatch,
+  linesInOrder,
   orderExists,
   orderIdPresent,
   refundableBalance,
@@ -30,7 +32,9 @@ import {
   amountLimit,
   confidence,
   customerLimit,
+  currencyInPolicy,
   customerVerified,
+  lineKnown,
   openReview,
   policyKindEscalation,
   priorDecision,
@@ -49,6 +53,7 @@ import {
   type KernelState,
 } from "./kernel-state.ts";
 import { money, parseMoney } from "./money.ts";
+import { returnWindowEntries } from "./policy.ts";
 import { REASON_CODES, type ClaimReasonCode, type KernelLayerId } from "./reason-codes.ts";
 
 export type { ClaimVerdict, DecideClaimInput } from "./kernel-state.ts";
@@ -64,18 +69,21 @@ export const KERNEL_TABLE: readonly KernelLayer[] = [
   layer(1, "schema", [proposalSchema, idempotencyKey, proposalId, policyKind, agentRegistered, agentAuthorised]),
   layer(8, "alignment", [flowAlignment, orderAlignment, amountAlignment]),
   layer(2, "validity", [ttl]),
-  layer(3, "order", [orderIdPresent, orderExists]),
+  layer(3, "order", [orderIdPresent, orderExists, linesInOrder]),
   layer(4, "category", [categoryAllowed, categoryAuthorised]),
   layer(5, "window", [returnWindow]),
   layer(6, "amount", [amountValid]),
   layer(7, "balance", [refundableBalance]),
   layer(8.5, "customer", [customerMatch]),
+  layer(8.6, "claim_currency", [currencyMatch]),
   layer(9, "uncertainty", [policyKindEscalation, confidence], { liftedByApproval: true }),
   layer(9.5, "customer_unverified", [customerVerified], { liftedByApproval: true }),
+  layer(9.7, "line", [lineKnown], { liftedByApproval: true }),
   layer(10, "date_sanity", [purchaseDateSanity], { liftedByApproval: true }),
   layer(10.5, "open_review", [openReview], { liftedByApproval: true }),
   layer(10.6, "prior_decision", [priorDecision], { liftedByApproval: true }),
   layer(10.7, "resubmitted", [resubmitted], { liftedByApproval: true }),
+  layer(10.8, "currency", [currencyInPolicy], { liftedByApproval: true }),
   layer(11, "limit", [amountLimit], { liftedByApproval: true }),
   layer(11.5, "customer_limit", [customerLimit], { liftedByApproval: true }),
 ];
@@ -98,7 +106,15 @@ export function decideClaim(input: DecideClaimInput): ClaimVerdict {
 /** What triage decides from: the claim itself (its order id, amount and customer), the order and its ledger entry. */
 export type TriageInput = Pick<
   DecideClaimInput,
-  "claim" | "contract" | "responsibility" | "order" | "ledgerEntry" | "receivedAt" | "decidedAt" | "claimId"
+  | "claim"
+  | "contract"
+  | "responsibility"
+  | "order"
+  | "orderAbsentFrom"
+  | "ledgerEntry"
+  | "receivedAt"
+  | "decidedAt"
+  | "claimId"
 >;
 
 /**
@@ -151,9 +167,9 @@ function kernelState(input: DecideClaimInput): KernelState {
     throw new KernelInputError(
       `contract.max_refund_without_escalation: ${limit.ok ? "must be positive" : limit.message}`,
     );
-  const days = input.contract.return_window_days;
-  if (!Number.isSafeInteger(days) || days <= 0)
-    throw new KernelInputError(`contract.return_window_days must be a positive integer, got ${String(days)}`);
+  for (const [what, days] of returnWindowEntries(input.contract))
+    if (!Number.isSafeInteger(days) || days <= 0)
+      throw new KernelInputError(`contract.${what} must be a positive integer, got ${String(days)}`);
   let customerLimits: CustomerLimitsCents | undefined;
   try {
     customerLimits = input.contract.customer_limits ? customerLimitsCents(input.contract.customer_limits) : undefined;

@@ -153,3 +153,37 @@ describe("releaseRefund (a failed refund CLOSEd unpaid)", () => {
     expect(ok(reserveRefund(released, "b", 1000, 1000, AUTO))).toMatchObject({ claims: { b: 1000 }, released: ["a"] });
   });
 });
+
+describe("reserveRefund on an order with lines", () => {
+  const lines = { paid: { l1: 1_000, l2: 500 }, shipping: 0 };
+
+  it("refuses malformed line bounds as a caller bug (LedgerInvariantError)", () => {
+    const entry = emptyLedgerEntry("ord_L");
+    const auto = { kind: "automatic", limitCents: 1_000_000 } as const;
+    expect(() => reserveRefund(entry, "c", 100, 1_500, auto, { ...lines, claimed: { l9: 100 } })).toThrow(
+      /claimed line l9 is not a line of order ord_L/,
+    );
+    expect(() => reserveRefund(entry, "c", 100, 1_500, auto, { ...lines, claimed: { l1: 0 } })).toThrow(
+      /must take a positive integer/,
+    );
+    expect(() => reserveRefund(entry, "c", 100, 1_500, auto, { ...lines, claimed: { l1: 200 } })).toThrow(
+      /more than 100 reserved/,
+    );
+    expect(() => reserveRefund(entry, "c", 100, 1_500, auto, { paid: {}, shipping: 0 })).toThrow(/lines.paid/);
+  });
+
+  it("an entry whose line counts are not its claims' is malformed", () => {
+    const auto = { kind: "automatic", limitCents: 1_000_000 } as const;
+    const ok = reserveRefund(emptyLedgerEntry("ord_L"), "c", 100, 1_500, auto, { ...lines, claimed: { l1: 100 } });
+    expect(ok.ok).toBe(true);
+    const entry = ok.entry;
+    expect(() => assertLedgerEntry({ ...entry, line_cents: { l1: 99 } })).toThrow(/line l1 counts 99/);
+    expect(() => assertLedgerEntry({ ...entry, shipping_cents: 1 })).toThrow(/shipping_cents 1/);
+    expect(() => assertLedgerEntry({ ...entry, claim_lines: { ...entry.claim_lines, ghost: { lines: {} } } })).toThrow(
+      /claim ghost counts on lines without a reservation/,
+    );
+    // A one-line order's reservation (no lines) leaves the counts as they are.
+    const plain = reserveRefund(entry, "d", 100, 1_500, auto);
+    expect(plain.ok && plain.entry.line_cents).toEqual({ l1: 100 });
+  });
+});

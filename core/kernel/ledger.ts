@@ -5,6 +5,9 @@
 import * as z from "zod";
 import { LedgerInvariantError } from "../integrity/errors.ts";
 import { add, compare, describeMoney, eur, formatShort } from "./money.ts";
+import { assertLineCounts, lineCharge, lineFields, withCharge } from "./ledger-lines.ts";
+
+export { lineCharge } from "./ledger-lines.ts";
 
 /**
  * A person's decision that binds the order: a DENY, an APPROVE of `approved_cents` where `proposed_cents` was asked,
@@ -50,8 +53,52 @@ export const LedgerEntrySchema = z
      * once on an order, so a released one is never reserved again — not by a repeated or repaired approval either.
      */
     released: z.array(z.string().min(1)).optional(),
+    /**
+     * On an order with lines (docs/orders.md#orders-with-lines): the most that may have been refunded on each line, by
+     * line id, over every claim — never above what was paid for the line. A claim whose line is known adds what it
+     * takes from it; one whose line is not known (a person approved a LINE_AMBIGUOUS claim) adds to every line as much
+     * as it could have taken from it.
+     */
+    line_cents: z.record(z.string(), z.number().int().nonnegative()).optional(),
+    /** Of `refunded_cents`, at most what was refunded for shipping (only with the last line, `refund_shipping`). */
+    shipping_cents: z.number().int().nonnegative().optional(),
+    /** What each claim added to `line_cents` and `shipping_cents`, so a released claim gives back exactly that. */
+    claim_lines: z
+      .record(
+        z.string(),
+        z.lazy(() => ClaimLinesSchema),
+      )
+      .optional(),
   })
   .strict();
+
+/** What one claim's reservation counts against the lines of an order with lines and its shipping. */
+export const ClaimLinesSchema = z
+  .object({
+    lines: z.record(z.string(), z.number().int().positive()),
+    shipping: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** What one claim's reservation counts against an order's lines and shipping. */
+export type ClaimLines = z.infer<typeof ClaimLinesSchema>;
+
+/**
+ * The lines of an order with lines, for a reservation (minor units of the order's currency): the ledger keeps every
+ * line at most what was paid for it over all claims, and refunds shipping only with the last line.
+ */
+export type LineReserve = {
+  /** What was paid for each line of the order, by line id. */
+  readonly paid: Readonly<Record<string, number>>;
+  /** The shipping the policy lets refund (`refund_shipping: with_last_line`); 0 when it is never refunded. */
+  readonly shipping: number;
+  /**
+   * What the claim takes from each line it is about; what the reservation holds beyond them is shipping. Absent when
+   * the claim's line is not known (a person approved a LINE_AMBIGUOUS claim): the reservation then counts against
+   * every line and the shipping as much as it could have taken from each.
+   */
+  readonly claimed?: Readonly<Record<string, number>>;
+};
 
 /** One order's refund ledger entry. */
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
@@ -66,7 +113,11 @@ export type ReserveErrorCode =
   /** Refused on the customer's window (reserved before the order's ledger), never by the order's ledger itself. */
   | "CUSTOMER_LIMIT_EXCEEDED"
   /** An approval decided on the order's approvals as they were read: another approval landed since (read again, decide again). */
-  | "APPROVALS_CHANGED";
+  | "APPROVALS_CHANGED"
+  /** On an order with lines: the refunds of a line over all claims would pass what was paid for it. */
+  | "EXCEEDS_LINE_AMOUNT"
+  /** On an order with lines: shipping asked while the policy never refunds it, before the last line, or twice. */
+  | "SHIPPING_NOT_REFUNDABLE";
 
 /** The result of a reservation: the entry after it, or the refusal with the entry as it stands. */
 export type ReserveResult =
@@ -173,6 +224,7 @@ export function assertLedgerEntry(entry: LedgerEntry): void {
         `ledger entry for ${entry.order_id}: released claim ${claimId} holds a reservation`,
       );
   }
+  assertLineCounts(entry);
   const decided = (entry.decisions ?? []).map((d) => d.claim_id);
   if (new Set(decided).size !== decided.length)
     throw new LedgerInvariantError(`ledger entry for ${entry.order_id}: a claim has two recorded decisions`);
@@ -191,9 +243,23 @@ const sortedWithout = (list: readonly string[] | undefined, remove: string) => (
 
 /** Drops empty optional lists and a zero automatic total, so entries compare equal however they were built. */
 function normalised(entry: LedgerEntry): LedgerEntry {
-  const { automatic_cents, approved, pending_reviews, decisions, released, ...rest } = entry;
+  const {
+    automatic_cents,
+    approved,
+    pending_reviews,
+    decisions,
+    released,
+    line_cents,
+    shipping_cents,
+    claim_lines,
+    ...rest
+  } = entry;
+  const lines = Object.entries(line_cents ?? {}).filter(([, m]) => m > 0);
   return {
     ...rest,
+    ...(lines.length > 0 ? { line_cents: Object.fromEntries(lines) } : {}),
+    ...(shipping_cents ? { shipping_cents } : {}),
+    ...(claim_lines && Object.keys(claim_lines).length > 0 ? { claim_lines } : {}),
     ...(automatic_cents ? { automatic_cents } : {}),
     ...(approved && approved.length > 0 ? { approved } : {}),
     ...(pending_reviews && pending_reviews.length > 0 ? { pending_reviews } : {}),
@@ -214,6 +280,7 @@ export function reservationRefusal(
   cents: number,
   orderCents: number,
   mode: ReserveMode,
+  lines?: LineReserve,
 ): { code: ReserveErrorCode; message: string } | undefined {
   const existing = reservedForClaim(entry, claimId);
   if (existing !== undefined)
@@ -233,6 +300,10 @@ export function reservationRefusal(
       code: "EXCEEDS_ORDER_AMOUNT",
       message: `Refund of ${describeMoney(amount)} on order ${entry.order_id} exceeds the order amount ${describeMoney(eur(orderCents))} (already refunded ${describeMoney(refunded)})`,
     };
+  if (lines !== undefined) {
+    const charged = lineCharge(entry, cents, lines);
+    if (!charged.ok) return { code: charged.code, message: charged.message };
+  }
   if (mode.kind !== "automatic") {
     const approved = (entry.approved ?? []).length;
     return mode.approvedCount === undefined || mode.approvedCount === approved
@@ -277,6 +348,7 @@ export function reserveRefund(
   cents: number,
   orderCents: number,
   mode: ReserveMode,
+  lines?: LineReserve,
 ): ReserveResult {
   assertLedgerEntry(entry);
   if (typeof claimId !== "string" || claimId === "")
@@ -290,14 +362,25 @@ export function reserveRefund(
       `reserveRefund: limitCents must be a positive integer, got ${String(mode.limitCents)}`,
     );
   }
-  const refused = reservationRefusal(entry, claimId, cents, orderCents, mode);
+  const refused = reservationRefusal(entry, claimId, cents, orderCents, mode, lines);
   if (refused) return { ok: false, code: refused.code, message: refused.message, entry };
   const automatic = entry.automatic_cents ?? 0;
   const claims = { ...entry.claims };
   Object.defineProperty(claims, claimId, { value: cents, enumerable: true, writable: true, configurable: true });
+  const charged = lines === undefined ? undefined : lineCharge(entry, cents, lines);
+  const onLines = charged?.ok ? charged.charge : undefined;
+  const claim_lines = { ...(entry.claim_lines ?? {}) };
+  if (onLines)
+    Object.defineProperty(claim_lines, claimId, {
+      value: onLines,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return {
     ok: true,
     entry: normalised({
+      ...(onLines ? { ...withCharge(entry, onLines, 1), claim_lines } : lineFields(entry)),
       order_id: entry.order_id,
       refunded_cents: entry.refunded_cents + cents,
       claims,
@@ -323,8 +406,11 @@ export function releaseRefund(entry: LedgerEntry, claimId: string): LedgerEntry 
   if (cents === undefined) return refundReleased(entry, claimId) ? entry : normalised({ ...entry, released });
   const approved = (entry.approved ?? []).includes(claimId);
   const { [claimId]: _released, ...claims } = entry.claims;
+  const held = entry.claim_lines && Object.hasOwn(entry.claim_lines, claimId) ? entry.claim_lines[claimId] : undefined;
+  const { [claimId]: _lines, ...claim_lines } = entry.claim_lines ?? {};
   return normalised({
     ...entry,
+    ...(held ? { ...withCharge(entry, held, -1), claim_lines } : {}),
     claims,
     refunded_cents: entry.refunded_cents - cents,
     automatic_cents: approved ? entry.automatic_cents : (entry.automatic_cents ?? 0) - cents,

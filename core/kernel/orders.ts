@@ -2,12 +2,13 @@
 import * as z from "zod";
 import { OrderSchema, type Order } from "../integrity/contracts.ts";
 import { OrderDataError } from "../integrity/errors.ts";
-import { parseCents } from "./money.ts";
 import { parseIsoMs } from "../integrity/time.ts";
+import { viewOrder } from "./order-view.ts";
 
 /**
  * Validates one authoritative order: the schema, an absolute ISO purchase date (relative offsets such
- * as `-3d` must be resolved by the config loader first) and an amount exact to the cent.
+ * as `-3d` must be resolved by the config loader first) and lines that read as an order view
+ * (core/kernel/order-view.ts: amounts exact to the currency's minor unit, lines adding up, an ISO 4217 currency).
  */
 export function validateOrder(input: unknown): Order {
   const parsed = OrderSchema.safeParse(input);
@@ -19,7 +20,6 @@ export function validateOrder(input: unknown): Order {
       `order ${order.order_id}: purchase_date ${JSON.stringify(order.purchase_date)} is not an ISO-8601 date or timestamp`,
     );
   }
-  const cents = parseCents(order.amount);
-  if (!cents.ok) throw new OrderDataError(`order ${order.order_id}: ${cents.message}`);
+  viewOrder(order);
   return order;
 }

@@ -1,15 +1,12 @@
 // What a reviewer decides on beside the claim (docs/reviews.md#what-a-reviewer-sees): the order as the shop's data
 // says (or why it could not be read), what was refunded on it so far, its other claims, the customer's window.
+import type { Order } from "../integrity/contracts.ts";
+import { formatMoney, moneyJson, toMajor } from "./money.ts";
+import { readOrder } from "./order-view.ts";
+
 /** What `reviewFacts` reads: the order, its ledger entry, and the other claims the order's ledger knows. */
 export interface ReviewFactsInput {
-  order?: {
-    order_id: string;
-    amount: number;
-    currency: string;
-    purchase_date: string;
-    category: string;
-    customer_id?: string | undefined;
-  };
+  order?: Order;
   ledger?: { refunded_cents: number; automatic_cents?: number | undefined; claims: Record<string, number> };
   others: {
     claim_id: string;
@@ -35,14 +32,7 @@ export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
   return {
     ...(order
       ? {
-          order: {
-            order_id: order.order_id,
-            amount_eur: order.amount,
-            currency: order.currency,
-            purchase_date: order.purchase_date,
-            category: order.category,
-            ...(order.customer_id ? { customer_id: order.customer_id } : {}),
-          },
+          order: orderFacts(order),
         }
       : input.orderUnread
         ? { order: null, order_unread: { code: input.orderUnread.code, reason: input.orderUnread.reason } }
@@ -66,5 +56,51 @@ export function reviewFacts(input: ReviewFactsInput): Record<string, unknown> {
           },
         }
       : {}),
+  };
+}
+
+/**
+ * The order as a reviewer sees it. A one-line EUR order shows as it always did (`amount_eur`, `category`); an order in
+ * another currency or with lines adds `amount: { value, currency }` (and `amount_eur` only when EUR, kept for
+ * compatibility) and its `lines`, each with its own amount.
+ */
+function orderFacts(order: Order): Record<string, unknown> {
+  const reading = readOrder(order);
+  const customer = order.customer_id ? { customer_id: order.customer_id } : {};
+  if (!reading.ok)
+    return {
+      order_id: order.order_id,
+      currency: order.currency,
+      purchase_date: order.purchase_date,
+      garbled: reading.problem,
+      ...customer,
+    };
+  const { view } = reading;
+  const categories = [...new Set(view.lines.map((l) => l.category))].join(", ");
+  if (view.oneLine && view.currency === "EUR")
+    return {
+      order_id: order.order_id,
+      amount_eur: toMajor(view.total),
+      currency: order.currency,
+      purchase_date: order.purchase_date,
+      category: categories,
+      ...customer,
+    };
+  return {
+    order_id: order.order_id,
+    amount: moneyJson(view.total),
+    ...(view.currency === "EUR" ? { amount_eur: toMajor(view.total) } : {}),
+    currency: view.currency,
+    purchase_date: order.purchase_date,
+    category: categories,
+    ...customer,
+    ...(view.shipping.minor > 0 ? { shipping: formatMoney(view.shipping) } : {}),
+    lines: view.lines.map((l) => ({
+      line_id: l.line_id,
+      ...(l.sku === undefined ? {} : { sku: l.sku }),
+      category: l.category,
+      quantity: l.quantity,
+      amount: moneyJson(l.amount),
+    })),
   };
 }

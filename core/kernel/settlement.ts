@@ -102,6 +102,12 @@ export const SettlementRecordSchema = z
     review: RefundReviewSchema.optional(),
     /** The status already announced on the bus (RefundSettled / RefundFailed), so a redelivery announces once. */
     announced: SettlementStatusSchema.optional(),
+    /**
+     * A batch run's refund, whose provider answer the run rehearsed with the simulated provider (docs/payments.md,
+     * "Rehearsing a failed refund in a batch"): carried on everything the settlement announces, and on a RETRY's
+     * RefundExecuted, so nothing of it ever reaches a payment provider.
+     */
+    simulation_id: z.string().min(1).optional(),
     version: z.number().int().positive(),
   })
   .strict();

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // An example of the shop's order API that Claims Crew reads with ORDER_SOURCE=http (docs/orders.md): plain Node,
 // no dependencies. It answers `GET /orders/{order_id}` with `Authorization: Bearer <token>`:
-//   200 { order_id, purchase_date, category, amount, currency, customer_id?, payment_ref? }, 404 unknown order,
+//   200 { order_id, purchase_date, category, amount, currency, customer_id?, payment_ref? } (or with lines and
+//   shipping instead of category and amount), 404 unknown order,
 //   401 a missing or wrong token. Your own system answers the same contract from its database.
 //
 //   ORDER_API_TOKEN=… node examples/order-server/server.mjs     # or ORDER_API_TOKEN_FILE=path

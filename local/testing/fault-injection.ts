@@ -4,7 +4,6 @@
 // (`killAll`: every invocation so far dies at once), every SQS send duplicated on the wire, a clock that
 // moves, and the invariants every fault must leave intact: no claim lost, one verdict per proposal, no
 // refund executed twice, no ledger above its order.
-import { parseCents } from "../../core/kernel/index.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readFile } from "node:fs/promises";
 import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
@@ -22,6 +21,7 @@ import { DETAIL_TYPES } from "../../core/kernel/events.ts";
 import { InjectedCrashError, InvariantViolationError, LocalStackError } from "../errors.ts";
 import { LOCAL_TABLE_NAME } from "../stack.ts";
 import type { LocalStack } from "../stack.ts";
+import { readOrder } from "../../core/kernel/order-view.ts";
 
 /** The side-effecting methods of each port a handler gets; a crash is injected right after one of them succeeded. */
 export const SIDE_EFFECTS = {
@@ -650,8 +650,9 @@ export async function assertInvariants(
         `ledger ${entry.order_id}: refunded_cents ${entry.refunded_cents} ≠ the sum of its claims ${sum}`,
       );
     const order = await stack.deps.orders.getOrder(entry.order_id);
-    const cents = order ? parseCents(order.amount) : undefined;
-    if (!cents?.ok) violations.push(`ledger ${entry.order_id} has no readable order`);
+    const reading = order ? readOrder(order) : undefined;
+    const cents = reading?.ok ? { cents: reading.view.total.minor } : undefined;
+    if (!cents) violations.push(`ledger ${entry.order_id} has no readable order`);
     else if (entry.refunded_cents > cents.cents)
       violations.push(`ledger ${entry.order_id} refunded ${entry.refunded_cents} cents of an order of ${cents.cents}`);
     for (const claimId of Object.keys(entry.claims))

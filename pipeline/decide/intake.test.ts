@@ -82,6 +82,41 @@ describe("what intake refuses that would name a path", () => {
       expect(toInputIssues(parsed.error)).toEqual([{ path, message: expect.stringMatching(message) }]);
   });
 
+  it.each([["XYZ"], ["EU"], ["€€€"]])(
+    "refuses a claim currency %j that is not ISO 4217, naming claim.currency",
+    (currency) => {
+      const parsed = SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, currency } });
+      expect(parsed.success).toBe(false);
+      if (!parsed.success) expect(toInputIssues(parsed.error).map((i) => i.path)).toEqual(["claim.currency"]);
+    },
+  );
+
+  it.each([
+    [[{ line_id: "l1" }, { line_id: "l1" }], "claim.lines.1.line_id", /line l1 is named twice/],
+    [[{ line_id: "l1", quantity: 0 }], "claim.lines.0.quantity", /at least 1/],
+    [[{ line_id: "l1", quantity: -2 }], "claim.lines.0.quantity", /at least 1/],
+    [[{ line_id: "l1", quantity: 1.5 }], "claim.lines.0.quantity", /whole number/],
+    [[{ line_id: "" }], "claim.lines.0.line_id", /line_id is required/],
+    [[], "claim.lines", /at least one line/],
+    [[{ line_id: "l1", sku: "x" }], "claim.lines.0", /sku/],
+  ])("refuses claim lines %j naming the field", (lines, path, message) => {
+    const parsed = SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, lines } });
+    expect(parsed.success).toBe(false);
+    if (!parsed.success)
+      expect(toInputIssues(parsed.error)).toEqual([{ path, message: expect.stringMatching(message) }]);
+  });
+
+  it("takes claim lines with and without units", () => {
+    const lines = [{ line_id: "l1" }, { line_id: "l2", quantity: 2 }];
+    const parsed = SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, lines } });
+    expect(parsed.success && parsed.data.claim?.lines).toEqual(lines);
+  });
+
+  it("takes a claim currency in any case (the kernel compares it with the order's)", () => {
+    for (const currency of ["USD", "jpy", "Kwd"])
+      expect(SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, currency } }).success).toBe(true);
+  });
+
   it("takes ids with dots that name no folder", () => {
     expect(
       SubmissionSchema.safeParse({ claim: { ...ACCEPTABLE, order_id: "ord.1" }, simulation_id: "run...1" }).success,

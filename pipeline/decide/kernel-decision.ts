@@ -37,6 +37,8 @@ export type Decision = {
 /** The instant and the authoritative data a decision is made against. */
 interface DecisionInputs {
   order: Order | undefined;
+  /** Who had no such order, when it was the shop's order API (the verdict's reason says so). */
+  orderAbsentFrom?: "shop_api";
   ledgerEntry: LedgerEntry | undefined;
   /** The window of the order's customer, when the contract has customer limits and the order a customer. */
   customerWindow?: CustomerWindow | undefined;
@@ -66,6 +68,7 @@ export function decideProposal(
     responsibility: policy.agent.responsibility,
     registry: { agents: policy.registry.agents },
     order: at.order,
+    ...(at.orderAbsentFrom ? { orderAbsentFrom: at.orderAbsentFrom } : {}),
     ledgerEntry: at.ledgerEntry,
     ...(at.customerWindow ? { customerWindow: at.customerWindow } : {}),
     ...(record.parent_claim_id ? { parentClaimId: record.parent_claim_id } : {}),

@@ -1,6 +1,6 @@
 // The kernel's decider (pipeline/decide/kernel.ts), as its shell sees it: what it decides with, the states it waits
 // in for the answers to its requests (decide/requests.ts), and the outcome of a message. Plain data.
-import type { CustomerReserveResult, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
+import type { CustomerReserveResult, LedgerEntry, LineReserve, ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import type { PipelineDeps, PipelineSettings } from "../deps.ts";
@@ -43,7 +43,7 @@ export type Round = Settling & {
   refund: { order_id: string; amount_cents: number; amount_eur: number };
 };
 /** A round once it has the order it reserves on (and the order's amount in cents). */
-export type Reserving = Round & { order: Order; orderCents: number };
+export type Reserving = Round & { order: Order; orderCents: number; lines?: LineReserve | undefined };
 
 /** Where the kernel stands with a message, waiting for the answer to what it asked. */
 export type KernelState =

@@ -15,6 +15,10 @@
 // order source that cannot answer is an outage, not a customer outcome: the message is retried until the claim has
 // waited `orderSourceWaitMs`, then the claim ends NEEDS_REVIEW ORDER_SOURCE_UNAVAILABLE (docs/orders.md).
 import { emptyLedgerEntry, parseCents } from "../../core/kernel/index.ts";
+import { parseMoney } from "../../core/kernel/money.ts";
+import { readOrder } from "../../core/kernel/order-view.ts";
+import { currencyPolicy, refundableOf } from "../../core/kernel/policy.ts";
+import { lineReserveOf } from "../../core/kernel/claim-lines.ts";
 import type { CustomerWindow, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { idempotencyKeyOf, KernelInputError, OrderDataError } from "../../core/integrity/index.ts";
@@ -76,12 +80,13 @@ export function decideKernel(state: KernelState, observed: Observation, policy: 
     case "decision_time": {
       const now = observedAs(observed, "now").now;
       const orderId = proposedOrderId(state.message.proposal);
-      if (!orderId) return decide(state, now, undefined, undefined, undefined, policy);
+      if (!orderId) return decide(state, now, { order: undefined }, undefined, undefined, policy);
       return askObserving({ kind: "order", orderId }, { ...claimed(state), at: "order", now });
     }
     case "order": {
-      const order = observedAs(observed, "order").order;
-      if (!order) return decide(state, state.now, undefined, undefined, undefined, policy);
+      const { order, absentFrom } = observedAs(observed, "order");
+      if (!order)
+        return decide(state, state.now, { order, ...(absentFrom ? { absentFrom } : {}) }, undefined, undefined, policy);
       const ledger = { kind: "ledger", orderId: order.order_id, scope: state.record.simulation_id } as const;
       return askObserving(ledger, { ...claimed(state), at: "ledger", now: state.now, order });
     }
@@ -90,7 +95,7 @@ export function decideKernel(state: KernelState, observed: Observation, policy: 
       const { now, order } = state;
       // The window of the order's customer, read only when the contract has customer limits and the order a customer.
       if (!policy.agent.contract.customer_limits || order.customer_id === undefined)
-        return decide(state, now, order, ledgerEntry, undefined, policy);
+        return decide(state, now, { order }, ledgerEntry, undefined, policy);
       const window = {
         kind: "customer_window",
         customerId: order.customer_id,
@@ -100,7 +105,7 @@ export function decideKernel(state: KernelState, observed: Observation, policy: 
     }
     case "customer_window": {
       const window = observedAs(observed, "customer_window").window;
-      return decide(state, state.now, state.order, state.ledgerEntry, window, policy);
+      return decide(state, state.now, { order: state.order }, state.ledgerEntry, window, policy);
     }
     case "stored": {
       const settling = { ...claimed(state), foundStored: false, decidedOrder: state.decidedOrder };
@@ -201,8 +206,8 @@ function settling(s: Settling): Settling {
 }
 
 function reserving(s: Reserving): Reserving {
-  const { now, limitCents, current, raced, round, refund, order, orderCents } = s;
-  return { ...settling(s), now, limitCents, current, raced, round, refund, order, orderCents };
+  const { now, limitCents, current, raced, round, refund, order, orderCents, lines } = s;
+  return { ...settling(s), now, limitCents, current, raced, round, refund, order, orderCents, lines };
 }
 
 /** The claim must exist and belong to the message's decision flow; then its verdict, stored once per key, is read. */
@@ -232,16 +237,23 @@ function verdictLoaded(state: Claimed, stored: StoredVerdict | undefined): Kerne
 function decide(
   state: Claimed,
   now: number,
-  order: Order | undefined,
+  read: { order: Order | undefined; absentFrom?: "shop_api" },
   ledgerEntry: LedgerEntry | undefined,
   customerWindow: CustomerWindow | undefined,
   policy: KernelPolicy,
 ): KernelStep {
   const { record, message } = state;
+  const { order } = read;
   const decidedAt = new Date(now).toISOString();
   let decision;
   try {
-    decision = decideProposal(record, message.proposal, { order, ledgerEntry, customerWindow, decidedAt, now }, policy);
+    const at = { order, ledgerEntry, customerWindow, decidedAt, now };
+    decision = decideProposal(
+      record,
+      message.proposal,
+      read.absentFrom ? { ...at, orderAbsentFrom: read.absentFrom } : at,
+      policy,
+    );
   } catch (error) {
     return orderDataFailure(state, error);
   }
@@ -285,17 +297,22 @@ function round(state: Omit<Round, "refund">, policy: KernelPolicy): KernelStep {
 
 /** Reserves on the customer's window first (when the contract has customer limits and the order a customer). */
 function reserveOn(state: Round, order: Order | undefined, policy: KernelPolicy): KernelStep {
-  const { refund, record } = state;
-  const orderCents = order ? parseCents(order.amount) : undefined;
-  if (!order || !orderCents?.ok)
+  const { record } = state;
+  // The ledger counts the order's currency in its minor units (cents for EUR, yen for JPY, fils for KWD).
+  const bounds = order ? orderBoundsOf(order, state.refund.amount_eur, policy) : undefined;
+  if (!order || !bounds)
     return orderDataFailure(
       state,
-      new OrderDataError(`order ${refund.order_id} vanished or is corrupt between decision and execution`),
+      new OrderDataError(`order ${state.refund.order_id} vanished or is corrupt between decision and execution`),
     );
-  const { now, limitCents, current, raced } = state;
+  const refund = { ...state.refund, amount_cents: bounds.amountMinor };
+  const { now, current, raced } = state;
+  const limitCents = bounds.limitMinor ?? state.limitCents;
   const base = { ...settling(state), now, limitCents, current, raced, round: state.round, refund };
-  const next: Reserving = { ...base, order, orderCents: orderCents.cents };
-  const limits = policy.agent.contract.customer_limits;
+  // On an order with lines, the ledger keeps the claim's line (and every line) at most what was paid for it.
+  const lines = lineReserveOf(order, record.claim, refund.amount_cents, policy.agent.contract);
+  const next: Reserving = { ...base, order, orderCents: bounds.orderMinor, lines };
+  const limits = bounds.customerLimits;
   if (!limits || order.customer_id === undefined) return reserve(next, false);
   // The reservation is stamped with the decision's instant.
   const request: CustomerReserveRequest = {
@@ -305,6 +322,7 @@ function reserveOn(state: Round, order: Order | undefined, policy: KernelPolicy)
       order_id: refund.order_id,
       cents: refund.amount_cents,
       at: current.record.decided_at,
+      ...(bounds.currency === "EUR" ? {} : { currency: bounds.currency }),
     },
     limits,
     scope: record.simulation_id,
@@ -321,6 +339,7 @@ function reserve(state: Reserving, customer: boolean): KernelStep {
     cents: refund.amount_cents,
     orderCents: state.orderCents,
     mode: { kind: "automatic", limitCents: state.limitCents },
+    ...(state.lines ? { lines: state.lines } : {}),
     scope: record.simulation_id,
   };
   return askObserving({ kind: "reserve", request }, { ...reserving(state), at: "reserved", customer });
@@ -427,5 +446,28 @@ function failed(
   return {
     effects: orderSourceUnavailable(record, failure.message, waitedMs, now, proposal),
     next: { done: { outcome: "NEEDS_REVIEW", reasonCode: failure.code } },
+  };
+}
+
+/**
+ * The order's refundable amount, the refund and the currency's limits in the order's minor units; undefined for a
+ * garbled order or an amount its currency cannot hold. An EUR order's figures are its cents, as always.
+ */
+function orderBoundsOf(order: Order, amount: number, policy: KernelPolicy) {
+  const reading = readOrder(order);
+  if (!reading.ok) return undefined;
+  const { view } = reading;
+  const parsed = parseMoney(amount, view.currency);
+  if (!parsed.ok || parsed.money.minor <= 0) return undefined;
+  const contract = policy.agent.contract;
+  const bounds = currencyPolicy(contract, view.currency);
+  if (!bounds) return undefined;
+  return {
+    currency: view.currency,
+    orderMinor: refundableOf(view, contract).minor,
+    amountMinor: parsed.money.minor,
+    /** The currency's escalation limit; undefined (EUR's flat limit, read once) for EUR. */
+    limitMinor: view.currency === "EUR" ? undefined : bounds.limit.minor,
+    customerLimits: bounds.customerLimits,
   };
 }

@@ -167,4 +167,29 @@ describe("what a decided refund review performs", () => {
     const audits = effects.flatMap((e) => (e.kind === "audit" ? [e.event.event_type] : []));
     expect(audits).toEqual(["REVIEW_DECIDED", "CLAIM_REFUND_EXECUTED"]);
   });
+
+  describe("of a batch run's rehearsed refund (its settlement carries simulation_id)", () => {
+    const scoped = (s: SettlementRecord): SettlementRecord => ({ ...s, simulation_id: "sim_1" });
+
+    it("a RETRY's RefundExecuted is a simulation's again (the payments rule never delivers it to a provider)", () => {
+      const publish = refundReviewEffects(scoped(retried), "dfid_pay_clm_1").find((e) => e.kind === "publish");
+      if (publish?.kind !== "publish") throw new Error("no publish");
+      expect(
+        publish.entries.map((e) => [e.detailType, (e.detail as { simulation_id?: string }).simulation_id]),
+      ).toEqual([
+        ["ReviewDecided", "sim_1"],
+        ["RefundExecuted", "sim_1"],
+      ]);
+    });
+
+    it("a CLOSE releases and binds on the run's own ledger (its scope), never the live order's, and is audited as the run's", () => {
+      const effects = refundReviewEffects(scoped(closed), "dfid_pay_clm_1");
+      expect(effects.slice(0, 2)).toEqual([
+        { kind: "refund_released", orderId: "ord_1", claimId: "clm_1", scope: "sim_1" },
+        expect.objectContaining({ kind: "review_closed", orderId: "ord_1", claimId: "clm_1", scope: "sim_1" }),
+      ]);
+      const audit = effects.find((e) => e.kind === "audit");
+      expect(audit?.kind === "audit" && audit.event.details.simulation_id).toBe("sim_1");
+    });
+  });
 });

@@ -8,6 +8,7 @@ import { toCents } from "../../core/kernel/index.ts";
 import * as z from "zod";
 import { oneLineText } from "../../core/claim/claim.ts";
 import { auditEvent } from "../../core/history/audit-events.ts";
+import { settlementDfid } from "../../core/kernel/claim-record.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { BusEntry, ReviewDecidedDetail } from "../../core/kernel/events.ts";
 import {
@@ -18,8 +19,8 @@ import {
 import type { RefundReviewDecision, SettlementRecord } from "../../core/kernel/settlement.ts";
 import type { Effect } from "../effects.ts";
 
-/** The decision flow a claim's refund settlement is audited under. */
-export const settlementDfid = (claimId: string) => `dfid_pay_${claimId}`;
+/** The decision flow a claim's refund settlement is audited under (defined in core/kernel/claim-record.ts). */
+export { settlementDfid };
 
 /** The body of `POST /claims/{id}/review` deciding a failed refund's review. */
 export const RefundReviewRequestSchema = z
@@ -198,17 +199,19 @@ export function refundReviewDecided(settlement: SettlementRecord, simulationId?:
  */
 export function refundReviewEffects(settlement: SettlementRecord, auditDfid: string): Effect[] {
   const review = settlement.review!;
-  const decided = refundReviewDecided(settlement);
+  // A batch run's rehearsed refund (docs/payments.md): its decision is the run's, and a RETRY's refund a simulation's.
+  const scope = settlement.simulation_id;
+  const decided = refundReviewDecided(settlement, scope);
   const effects: Effect[] = [];
   if (review.decision === "CLOSE") {
     // Not paid: the reservation is released (not refunded). Paid out of band: kept (refunded). Either way the CLOSE
     // binds the order (a CLOSE recorded before paid_out_of_band existed released and binds as not paid).
-    if (closeReleasesReservation(review))
-      effects.push({ kind: "refund_released", orderId: settlement.order_id, claimId: settlement.claim_id });
+    // A batch run's ledger is its own (the simulation's scope), never the live order's.
+    const where = { orderId: settlement.order_id, claimId: settlement.claim_id, ...(scope ? { scope } : {}) };
+    if (closeReleasesReservation(review)) effects.push({ kind: "refund_released", ...where });
     effects.push({
       kind: "review_closed",
-      orderId: settlement.order_id,
-      claimId: settlement.claim_id,
+      ...where,
       decision: {
         claim_id: settlement.claim_id,
         decision: "CLOSE",
@@ -236,6 +239,7 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
       amount_eur: settlement.amount_eur,
       verdict_id: settlement.verdict_id,
       retry_of: review.execution_id,
+      ...(scope === undefined ? {} : { simulation_id: scope }),
     };
     effects.push({
       kind: "audit",

@@ -91,7 +91,7 @@ export type Observation =
   | { kind: "store_verdict"; verdict: StoredVerdict }
   | { kind: "record_execution"; verdict: StoredVerdict }
   | { kind: "mark_published" }
-  | { kind: "order"; order: Order | undefined }
+  | { kind: "order"; order: Order | undefined; absentFrom?: "shop_api" }
   | { kind: "ledger"; entry: LedgerEntry | undefined }
   | { kind: "customer_window"; window: CustomerWindow | undefined }
   | { kind: "reserve_customer"; result: CustomerReserveResult }

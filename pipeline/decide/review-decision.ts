@@ -1,14 +1,7 @@
 // A reviewer's decision, apart from its I/O: the intent claimed on the review, whether an approval passes the
 // reject checks against the order and the ledger as they stand, the review as recorded once decided, what a
 // decided review announces and what is repeated once it is recorded, and the answer the API gives.
-import {
-  centsToEur,
-  parseCents,
-  refundReleased,
-  toCents,
-  type LedgerEntry,
-  type ReserveResult,
-} from "../../core/kernel/index.ts";
+import { refundReleased, toCents, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { BusEntry } from "../../core/kernel/events.ts";
@@ -16,6 +9,9 @@ import { decideClaim } from "../../core/kernel/kernel.ts";
 import { approvalExecutionIdFor, resubmittedClaimIdFor, reviewView } from "../../core/kernel/review.ts";
 import type { normaliseDecision, ReviewApproval, ReviewerIdentity, ReviewRecord } from "../../core/kernel/review.ts";
 import { KernelInputError } from "../../core/integrity/index.ts";
+import { parseMoney, toMajor, type MoneyParse } from "../../core/kernel/money.ts";
+import { readOrder } from "../../core/kernel/order-view.ts";
+import { refundableOf } from "../../core/kernel/policy.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import { bindingDecisionOf } from "./binding-decision.ts";
@@ -97,10 +93,25 @@ export function approvalChecks(
   const { record, review, order } = a;
   const refused = notApprovable(record, review);
   if (refused) return refused;
-  const cents = parseCents(a.amountEur);
-  if (!order || !cents.ok)
-    return { ok: false, code: "ORDER_NOT_FOUND", message: `order ${review.order_id} is not in the context store` };
-  const orderCents = parseCents(order.amount);
+  if (!order)
+    return {
+      ok: false,
+      code: "ORDER_NOT_FOUND",
+      message: `the shop has no order ${review.order_id}: its order source does not know it`,
+    };
+  // Minor units of the order's currency (cents for EUR, as always); amount_eur is the amount's name from before currencies.
+  const reading = readOrder(order);
+  const currency = reading.ok ? reading.view.currency : "EUR";
+  const cents = minorOf(parseMoney(a.amountEur, currency));
+  if (!cents.ok)
+    return {
+      ok: false,
+      code: "ORDER_NOT_FOUND",
+      message: `the shop has no order ${review.order_id}: its order source does not know it`,
+    };
+  const orderCents = reading.ok
+    ? { ok: true as const, cents: refundableOf(reading.view, policy.agent.contract).minor }
+    : { ok: false as const, message: reading.problem };
   // Carried out before (a repair after a crash): the claim's reservation was made, then released by a CLOSE of its
   // failed refund. The checks are not run again on a ledger that no longer holds it; the ledger refuses to reserve
   // the claim again, and approvalReserved takes that refusal as the approval's own (issue 39).
@@ -120,7 +131,7 @@ export function approvalChecks(
       decidedAt: review.verdict_decided_at ?? record.received_at,
       claimId: record.claim_id,
       dfid: record.dfid,
-      approval: { amountEur: centsToEur(cents.cents) },
+      approval: { amountEur: toMajor({ minor: cents.cents, currency }) },
     });
   } catch (error) {
     if (error instanceof KernelInputError) return { ok: false, code: "ORDER_DATA_INVALID", message: error.message };
@@ -146,7 +157,10 @@ export function approvalReserved(
   if (result.code === "ALREADY_REFUNDED_FOR_CLAIM" && refundReleased(result.entry, claimId)) return { ok: true };
   return {
     ok: false,
-    code: result.code === "EXCEEDS_ORDER_AMOUNT" ? "EXCEEDS_REFUNDABLE_BALANCE" : result.code,
+    code:
+      result.code === "EXCEEDS_ORDER_AMOUNT" || result.code === "EXCEEDS_LINE_AMOUNT"
+        ? "EXCEEDS_REFUNDABLE_BALANCE"
+        : result.code,
     message: result.message,
   };
 }
@@ -371,4 +385,9 @@ export function reviewAnswer(record: ClaimRecord, review: ReviewRecord): ReviewA
 /** The record without its undefined fields (what the repository stores). */
 export function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** A parsed amount as minor units, the shape the approval's checks keep. */
+function minorOf(parsed: MoneyParse): { ok: true; cents: number } | { ok: false } {
+  return parsed.ok ? { ok: true, cents: parsed.money.minor } : { ok: false };
 }

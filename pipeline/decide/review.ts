@@ -36,6 +36,7 @@ import type { ApprovalChecked, ApprovalRefusal } from "./review-decision.ts";
 import { decideApprovalCheck, startApprovalCheck } from "./approval-check.ts";
 import type { ApprovalCheckState } from "./approval-check.ts";
 import { approvalCustomer, customerAlone, customerReservation, fourEyesCustomer } from "./approval-customer.ts";
+import { orderReservation } from "./approval-reservation.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { observedAs, within } from "./step.ts";
 import type { Next, Step } from "./step.ts";
@@ -210,7 +211,7 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
           refusal({ ok: false, code: result.code, message: result.message }),
           result.code === "APPROVALS_CHANGED" ? c.again : undefined,
         );
-      return reserveOnOrder(c, { order, cents, orderCents }, customerId);
+      return reserveOnOrder(c, { order, cents, orderCents }, policy, customerId);
     }
     case "reserved": {
       const { carrying: c } = state;
@@ -398,7 +399,7 @@ function approvalChecked(
       if (!checked.ok) return withdraw(c.review, refusal(checked));
       const { order, cents, orderCents } = checked;
       const customerId = approvalCustomer(policy, order);
-      if (customerId === undefined) return reserveOnOrder(c, checked);
+      if (customerId === undefined) return reserveOnOrder(c, checked, policy);
       // Recorded on the customer's window first (four eyes per customer), conditional on the approved count the
       // decision read in this request; then on the order.
       const request = customerReservation(policy, {
@@ -423,20 +424,10 @@ function approvalChecked(
 function reserveOnOrder(
   c: Carrying,
   { order, cents, orderCents }: { order: Order; cents: number; orderCents: number },
+  policy: ReviewPolicy,
   customerId?: string,
 ): ReviewStep {
-  const approvedCount = c.review.intent?.approved_count ?? c.again?.approvedCount;
-  const request = {
-    orderId: order.order_id,
-    claimId: c.record.claim_id,
-    cents,
-    orderCents,
-    // Decided on the order's approved count as read with the request that claimed the intent: a reservation after
-    // another approval landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
-    // The count is the intent's, so the sweep's repair of the same intent reserves on it too.
-    mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
-    scope: c.record.simulation_id,
-  } as const;
+  const request = orderReservation(c, { order, cents, orderCents }, policy);
   return ask(
     { kind: "reserve", request },
     { at: "reserved", carrying: c, cents, ...(customerId ? { customerId } : {}) },

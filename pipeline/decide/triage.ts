@@ -38,7 +38,13 @@ export function triageKey(record: ClaimRecord, policy: Pick<PipelineDeps, "sha25
  */
 export function triageDecision(
   record: ClaimRecord,
-  at: { order: Order | undefined; ledgerEntry: LedgerEntry | undefined; decidedAt: string; now: number },
+  at: {
+    order: Order | undefined;
+    orderAbsentFrom?: "shop_api";
+    ledgerEntry: LedgerEntry | undefined;
+    decidedAt: string;
+    now: number;
+  },
   policy: TriagePolicy,
 ): Decision | undefined {
   const claim = record.claim;
@@ -48,6 +54,7 @@ export function triageDecision(
     contract: policy.agent.contract,
     responsibility: policy.agent.responsibility,
     order: at.order,
+    ...(at.orderAbsentFrom ? { orderAbsentFrom: at.orderAbsentFrom } : {}),
     ledgerEntry: at.ledgerEntry,
     receivedAt: record.received_at,
     decidedAt: at.decidedAt,
@@ -143,8 +150,8 @@ export function decideTriage(state: TriageState, observed: Observation, policy: 
       };
     }
     case "order": {
-      const order = observedAs(observed, "order").order;
-      if (!order) return decided(state, undefined, undefined, policy);
+      const { order, absentFrom } = observedAs(observed, "order");
+      if (!order) return decided(state, undefined, undefined, policy, absentFrom);
       return {
         effects: [],
         next: {
@@ -169,11 +176,13 @@ function decided(
   order: Order | undefined,
   ledgerEntry: LedgerEntry | undefined,
   policy: TriagePolicy,
+  orderAbsentFrom?: "shop_api",
 ): TriageStep {
   const { record, now } = state;
   let decision;
   try {
-    decision = triageDecision(record, { order, ledgerEntry, decidedAt: new Date(now).toISOString(), now }, policy);
+    const at = { order, ledgerEntry, decidedAt: new Date(now).toISOString(), now };
+    decision = triageDecision(record, orderAbsentFrom ? { ...at, orderAbsentFrom } : at, policy);
   } catch (error) {
     if (!(error instanceof OrderDataError || error instanceof KernelInputError)) throw error;
     decision = undefined;

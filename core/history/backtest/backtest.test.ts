@@ -36,20 +36,20 @@ type Case = {
 };
 
 /**
- * The bundled run's decided claims: its 36 claims (33 scenarios, R's resubmitted claim, 2 after the reviews) but R,
+ * The bundled run's decided claims: its 38 claims (34 scenarios, R's resubmitted claim, 3 after the reviews) but R,
  * which never reached a verdict (NEEDS_REVIEW).
  */
-const DECIDED = 35;
+const DECIDED = 37;
 
 const BEFORE = {
-  auto_refunded_eur: 1928.98,
-  reviews: 17,
+  auto_refunded_eur: 2228.98,
+  reviews: 18,
   by_reason: {
     AGENT_REQUESTED_ESCALATION: 1,
     AMOUNT_ABOVE_LIMIT: 7, // B, F, K, S2, DB, FE, FS1
     CUSTOMER_LIMIT_EXCEEDED: 2,
     CUSTOMER_UNVERIFIED: 1,
-    PRIOR_DECISION_ON_ORDER: 2,
+    PRIOR_DECISION_ON_ORDER: 3, // DB2, B2, PB2 (PB's failed refund CLOSEd as paid out of band binds ord_027)
     PURCHASE_DATE_IN_FUTURE: 1,
     RESUBMITTED_CLAIM: 1,
     REVIEW_PENDING_ON_ORDER: 2, // S3, FS2
@@ -85,20 +85,23 @@ const CASES: Case[] = [
       ["E", ACCEPTED, ABOVE_LIMIT],
       ["J", ACCEPTED, ABOVE_LIMIT],
       ["S1", ACCEPTED, ABOVE_LIMIT],
+      ["PB", ACCEPTED, ABOVE_LIMIT],
+      // The candidate never refunded PB, so no refund of it failed or was CLOSEd: PB's own review holds ord_027.
+      ["PB2", o("ESCALATE", "PRIOR_DECISION_ON_ORDER"), PENDING],
       // R+ (the corrected claim of R) is no flip: a resubmitted claim goes to a person whatever the limit.
     ],
     after: {
       auto_refunded_eur: 329, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each
-      reviews: 21,
+      reviews: 23,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
-        AMOUNT_ABOVE_LIMIT: 10, // + A, E, J, S1; S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
+        AMOUNT_ABOVE_LIMIT: 11, // + A, E, J, S1, PB; S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
         CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
         PRIOR_DECISION_ON_ORDER: 2,
         PURCHASE_DATE_IN_FUTURE: 1,
         RESUBMITTED_CLAIM: 1,
-        REVIEW_PENDING_ON_ORDER: 3, // S2, S3, FS2
+        REVIEW_PENDING_ON_ORDER: 4, // S2, S3, FS2, PB2
       },
     },
     people: [
@@ -118,14 +121,14 @@ const CASES: Case[] = [
     limit: 1000,
     flips: [["K", ABOVE_LIMIT, ACCEPTED]],
     after: {
-      auto_refunded_eur: 2428.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
-      reviews: 14,
+      auto_refunded_eur: 2728.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
+      reviews: 15,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
         AMOUNT_ABOVE_LIMIT: 4, // B, F, DB, FE: K, S2 and FS1 fit 1000 EUR
         CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
-        PRIOR_DECISION_ON_ORDER: 2,
+        PRIOR_DECISION_ON_ORDER: 3,
         PURCHASE_DATE_IN_FUTURE: 1,
         RESUBMITTED_CLAIM: 1,
         REVIEW_PENDING_ON_ORDER: 2, // S3, FS2 (FS1's review, as recorded, still held ord_026)
@@ -195,6 +198,27 @@ describe("backtest of the bundled run", () => {
     );
     const early = report(500, [...rest.slice(0, t3Verdict + 1), ...moved, ...rest.slice(t3Verdict + 1)]);
     expect(early.flips).toEqual([{ claim_id: t2, from: ACCEPTED, to: PENDING }]);
+  });
+
+  it("binds an order once a person CLOSEd a failed refund on it, paid out of band or not, as live", () => {
+    // PB's refund (ord_027) was declined and CLOSEd as paid out of band: PB2 on ord_027 went to a person.
+    const [pb, pb2] = [run.claimOf("PB"), run.claimOf("PB2")];
+    const isClose = (e: AuditEvent) => e.event_type === "REVIEW_DECIDED" && e.details.claim_id === pb;
+    expect(run.events.filter(isClose).map((e) => [e.dfid, e.details.decision, e.details.paid_out_of_band])).toEqual([
+      [`dfid_pay_${pb}`, "CLOSE", true],
+    ]);
+    // Not paid out of band: the reservation is released, and the order is bound all the same.
+    const unpaid = run.events.map((e) =>
+      isClose(e) ? { ...e, details: { ...e.details, paid_out_of_band: false } } : e,
+    );
+    expect(report(500, unpaid)).toMatchObject({ evaluated: DECIDED, flips: [] });
+    // Without the CLOSE nothing binds ord_027: PB2 would have been refunded automatically.
+    expect(
+      report(
+        500,
+        run.events.filter((e) => !isClose(e)),
+      ).flips,
+    ).toEqual([{ claim_id: pb2, from: o("ESCALATE", "PRIOR_DECISION_ON_ORDER"), to: ACCEPTED }]);
   });
 
   it("re-decides claims of one instant in the order their customer's window took them, whatever order their audits landed in", () => {
@@ -276,7 +300,7 @@ describe("backtest of the bundled run", () => {
     expect(flipped.evaluated).toBe(DECIDED - 1);
     // A's recorded refund still holds ord_001 as recorded: G is rejected as recorded, so it no longer flips.
     expect(flipped.flips.map((f) => f.claim_id)).not.toContain(run.claimOf("G"));
-    expect(flipped.flips).toHaveLength(3);
+    expect(flipped.flips).toHaveLength(5);
     // Under the live policy nothing flips: the re-decision does not depend on what the report would show.
     expect(report(500, garbled)).toMatchObject({ evaluated: DECIDED, not_evaluable: [], flips: [] });
   });
@@ -295,7 +319,7 @@ describe("backtest of the bundled run", () => {
     const decidedMs = Date.parse(String(run.events.find((e) => e.event_type === "KERNEL_VERDICT")!.details.decided_at));
     expect(report(100, run.events, { untilMs: decidedMs - 1 })).toMatchObject({ evaluated: 0, flips: [] });
     expect(report(100, run.events, { sinceMs: decidedMs + 1 })).toMatchObject({ evaluated: 0, flips: [] });
-    expect(report(100, run.events, { sinceMs: decidedMs, untilMs: decidedMs }).flips).toHaveLength(4);
+    expect(report(100, run.events, { sinceMs: decidedMs, untilMs: decidedMs }).flips).toHaveLength(6);
   });
 
   it("decides the same from a history read once, for one policy after another", () => {
@@ -318,8 +342,8 @@ describe("backtest of the bundled run", () => {
     });
     expect(two.flips).toEqual([...one.flips, ...one.flips]);
     expect(two.histories).toEqual([
-      { id: "a", evaluated: DECIDED - 1, flips: 4 }, // G goes to the crew under 100 EUR: not evaluable
-      { id: "b", evaluated: DECIDED - 1, flips: 4 },
+      { id: "a", evaluated: DECIDED - 1, flips: 6 }, // G goes to the crew under 100 EUR: not evaluable
+      { id: "b", evaluated: DECIDED - 1, flips: 6 },
     ]);
   });
 });

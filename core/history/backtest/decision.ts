@@ -5,6 +5,8 @@ import { KernelInputError } from "../../integrity/errors.ts";
 import type { CustomerLimitsCents } from "../../kernel/customer-window.ts";
 import type { ReserveMode } from "../../kernel/ledger.ts";
 import { MAX_CENTS, parseCents } from "../../kernel/money.ts";
+import { lineReserveOf } from "../../kernel/claim-lines.ts";
+import type { LineReserve } from "../../kernel/ledger.ts";
 import type { RegistryView } from "../../integrity/registry.ts";
 import type { VerdictKind } from "../../integrity/verdict.ts";
 import { planExecution } from "../../kernel/execution.ts";
@@ -14,6 +16,8 @@ import type { RecordedKernelFacts } from "./schemas.ts";
 import { shownVerdict, type RecordedDecision } from "./timeline.ts";
 import { PROGRESS_EVERY, type BacktestInput, type PersonDecision } from "./types.ts";
 import { count, type Accumulator } from "./tally.ts";
+import { readOrder } from "../../kernel/order-view.ts";
+import { refundableOf } from "../../kernel/policy.ts";
 
 /** What simulating a history needs beyond the input: the candidate's registry, reserve mode and customer limits. */
 export type SimulationEnv = BacktestInput & {
@@ -48,12 +52,17 @@ export function decisionStep(
   // The customer whose window binds the claim: the order's (authoritative), when the candidate has customer limits.
   const customerId = env.customerLimits ? facts?.order?.customer_id : undefined;
   const orderId = facts ? orderIdOf(facts.proposal, facts.claim.order_id) : (recorded?.order_id ?? undefined);
-  const parsedOrderCents = facts?.order ? parseCents(facts.order.amount) : undefined;
-  const orderCents = parsedOrderCents?.ok ? parsedOrderCents.cents : undefined;
+  // The order's refundable amount in its minor units (an EUR one-line order: its amount in cents, as always).
+  const reading = facts?.order ? readOrder(facts.order) : undefined;
+  const orderCents = reading?.ok ? refundableOf(reading.view, env.policy.contract).minor : undefined;
+  // On an order with lines, the lines a refund of `cents` is reserved on (as the live pipeline reserves it).
+  const linesFor = (cents: number) =>
+    facts?.order ? lineReserveOf(facts.order, facts.claim, cents, env.policy.contract) : undefined;
   // Kept for the person's later step on the claim only (most claims have none).
-  if (step.personDecision !== undefined) {
+  if (step.personDecision !== undefined || step.refundClosed === true) {
     if (orderId) acc.orderOfClaim.set(step.claimId, orderId);
     if (orderCents !== undefined) orderCentsOf.set(step.claimId, orderCents);
+    acc.linesOfClaim.set(step.claimId, linesFor);
   }
   const inWindow = env.sinceMs === undefined || step.at >= env.sinceMs;
   const agent = facts ? (facts.triaged?.agentId ?? proposalAgent(facts.proposal)) : undefined;
@@ -129,7 +138,7 @@ export function decisionStep(
       const [plan] = planExecution(candidate, facts.proposal, step.claimId);
       const refused =
         plan?.type === "refund.reserve" && orderCents !== undefined
-          ? reserveAutomatic(plan, orderCents, customerId, facts.decidedAt, step.claimId, env, ledger)
+          ? reserveAutomatic(plan, orderCents, customerId, facts.decidedAt, step.claimId, env, ledger, linesFor)
           : "the ACCEPT plans no refund";
       if (refused !== undefined) {
         acc.notEvaluable.push({
@@ -224,13 +233,21 @@ function reserveAutomatic(
   claimId: string,
   env: SimulationEnv,
   ledger: SimulatedLedger,
+  linesFor: (cents: number) => LineReserve | undefined,
 ): string | undefined {
   if (customerId !== undefined) {
     const reservation = { claim_id: claimId, order_id: plan.order_id, cents: plan.amount_cents, at: decidedAt };
     const refused = ledger.reserveOnWindow(customerId, reservation, env.customerLimits!);
     if (refused !== undefined) return refused;
   }
-  const refused = ledger.reserve(plan.order_id, claimId, plan.amount_cents, orderCents, env.automatic);
+  const refused = ledger.reserve(
+    plan.order_id,
+    claimId,
+    plan.amount_cents,
+    orderCents,
+    env.automatic,
+    linesFor(plan.amount_cents),
+  );
   if (refused !== undefined && customerId !== undefined) ledger.releaseFromWindow(customerId, claimId);
   return refused;
 }
@@ -249,8 +266,16 @@ function applyRecorded(
   if (verdict === "ESCALATE") ledger.markReviewPending(orderId, step.claimId);
   const cents = step.refundedCents;
   if (verdict !== "ACCEPT" || cents === undefined) return;
-  // As recorded, not checked again: only the order's balance bounds it (the limit then was the live policy's).
-  const refused = ledger.reserve(orderId, step.claimId, cents, MAX_CENTS, AS_RECORDED);
+  // As recorded, not checked again: only the order's balance bounds it (the limit then was the live policy's). On an
+  // order with lines it counts on its lines as live (no line bounds it either: every line's bound is the maximum).
+  const lines = step.facts?.order
+    ? lineReserveOf(step.facts.order, step.facts.claim, cents, env.policy.contract)
+    : undefined;
+  const asRecorded = lines && {
+    ...lines,
+    paid: Object.fromEntries(Object.keys(lines.paid).map((lineId) => [lineId, MAX_CENTS])),
+  };
+  const refused = ledger.reserve(orderId, step.claimId, cents, MAX_CENTS, AS_RECORDED, asRecorded);
   const customerId = env.recordedLimits ? step.facts?.order?.customer_id : undefined;
   if (refused === undefined && customerId !== undefined && step.facts)
     ledger.reserveOnWindow(

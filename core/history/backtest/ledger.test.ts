@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AuditEvent } from "../../integrity/audit.ts";
 import type { CustomerLimitsCents } from "../../kernel/customer-window.ts";
-import type { PersonDecision, ReserveMode } from "../../kernel/ledger.ts";
+import type { LineReserve, PersonDecision, ReserveMode } from "../../kernel/ledger.ts";
 import { DAY_MS } from "../../integrity/time.ts";
 import { backtest } from "./index.ts";
 import { trustingLedger, validatingLedger, type SimulatedLedger } from "./ledger.ts";
@@ -19,7 +19,15 @@ const CUSTOMERS = ["cus_1", "cus_2"];
 const T0 = Date.parse("2026-06-01T12:00:00Z");
 
 type Op =
-  | { op: "reserve"; order: string; claim: string; cents: number; orderCents: number; mode: ReserveMode }
+  | {
+      op: "reserve";
+      order: string;
+      claim: string;
+      cents: number;
+      orderCents: number;
+      mode: ReserveMode;
+      lines?: LineReserve | undefined;
+    }
   | { op: "mark"; order: string; claim: string }
   | { op: "clear"; order: string; claim: string; decision?: PersonDecision }
   | {
@@ -31,22 +39,49 @@ type Op =
       at: string;
       limits: CustomerLimitsCents;
     }
-  | { op: "release"; customer: string; claim: string };
+  | { op: "release"; customer: string; claim: string }
+  | { op: "release_refund"; order: string; claim: string };
 
 const order = fc.constantFrom(...ORDERS);
 const claim = fc.constantFrom(...CLAIMS);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({
-    op: fc.constant("reserve" as const),
-    order,
-    claim,
-    cents: fc.integer({ min: 1, max: 600 }),
-    orderCents: fc.integer({ min: 1, max: 1200 }),
-    mode: fc.oneof(
-      fc.record({ kind: fc.constant("automatic" as const), limitCents: fc.integer({ min: 1, max: 1000 }) }),
-      fc.constant({ kind: "approved" as const }),
-    ),
-  }),
+  fc
+    .record({
+      op: fc.constant("reserve" as const),
+      order,
+      claim,
+      cents: fc.integer({ min: 1, max: 600 }),
+      orderCents: fc.integer({ min: 1, max: 1200 }),
+      mode: fc.oneof(
+        fc.record({ kind: fc.constant("automatic" as const), limitCents: fc.integer({ min: 1, max: 1000 }) }),
+        fc.constant({ kind: "approved" as const }),
+      ),
+      // An order with lines (l1, l2, shipping): the claim on l1, split over both, or on no known line.
+      lines: fc.option(
+        fc.record({
+          l1: fc.integer({ min: 0, max: 700 }),
+          l2: fc.integer({ min: 0, max: 700 }),
+          shipping: fc.integer({ min: 0, max: 50 }),
+          on: fc.constantFrom("l1", "both", "unknown"),
+          split: fc.integer({ min: 0, max: 100 }),
+        }),
+        { nil: undefined },
+      ),
+    })
+    .map(({ lines, ...op }): Op => {
+      if (!lines) return op;
+      const paid = { l1: lines.l1, l2: lines.l2 };
+      const first = Math.floor((op.cents * lines.split) / 100);
+      const claimed: Record<string, number> | undefined =
+        lines.on === "unknown"
+          ? undefined
+          : lines.on === "l1"
+            ? { l1: op.cents }
+            : first === 0 || first === op.cents
+              ? { l2: op.cents }
+              : { l1: first, l2: op.cents - first };
+      return { ...op, lines: { paid, shipping: lines.shipping, ...(claimed ? { claimed } : {}) } };
+    }),
   fc.record({ op: fc.constant("mark" as const), order, claim }),
   fc
     .record({
@@ -56,6 +91,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       decision: fc.option(
         fc.oneof(
           fc.constant({ decision: "DENY" as const }),
+          fc.boolean().map((paid) => ({ decision: "CLOSE" as const, paid_out_of_band: paid })),
           fc
             .tuple(fc.integer({ min: 1, max: 500 }), fc.integer({ min: 1, max: 500 }))
             .map(([a, b]) => ({ decision: "APPROVE" as const, approved_cents: a, proposed_cents: a + b })),
@@ -82,12 +118,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       .map((l) => ({ ...l, windowMs: l.days * DAY_MS })),
   }),
   fc.record({ op: fc.constant("release" as const), customer: fc.constantFrom(...CUSTOMERS), claim }),
+  fc.record({ op: fc.constant("release_refund" as const), order, claim }),
 );
 
 function apply(ledger: SimulatedLedger, op: Op): string | undefined {
   switch (op.op) {
     case "reserve":
-      return ledger.reserve(op.order, op.claim, op.cents, op.orderCents, op.mode);
+      return ledger.reserve(op.order, op.claim, op.cents, op.orderCents, op.mode, op.lines);
     case "mark":
       ledger.markReviewPending(op.order, op.claim);
       return undefined;
@@ -102,6 +139,9 @@ function apply(ledger: SimulatedLedger, op: Op): string | undefined {
       );
     case "release":
       ledger.releaseFromWindow(op.customer, op.claim);
+      return undefined;
+    case "release_refund":
+      ledger.releaseRefund(op.order, op.claim);
       return undefined;
   }
 }

@@ -20,11 +20,14 @@ import {
   clearReviewPending,
   emptyLedgerEntry,
   markReviewPending,
+  lineCharge,
+  releaseRefund,
   reservationRefusal,
   reserveRefund,
   reservedForClaim,
   type LedgerEntry,
   type PersonDecision,
+  type LineReserve,
   type ReserveMode,
 } from "../../kernel/ledger.ts";
 import { parseIsoMs } from "../../integrity/time.ts";
@@ -34,11 +37,20 @@ export interface SimulatedLedger {
   /** The order's entry; `undefined` while nothing touched the order. */
   get(orderId: string): LedgerEntry | undefined;
   /** Reserves `cents` for the claim on the order; the refusal's message when the ledger refuses it. */
-  reserve(orderId: string, claimId: string, cents: number, orderCents: number, mode: ReserveMode): string | undefined;
+  reserve(
+    orderId: string,
+    claimId: string,
+    cents: number,
+    orderCents: number,
+    mode: ReserveMode,
+    lines?: LineReserve,
+  ): string | undefined;
   /** The claim's review holds the order (idempotent; never for a claim that holds a refund). */
   markReviewPending(orderId: string, claimId: string): void;
   /** The claim's review no longer holds the order; a person's binding decision, when given, is recorded with it. */
   clearReviewPending(orderId: string, claimId: string, decision?: PersonDecision): void;
+  /** Releases the claim's reservation on the order (its failed refund was closed unpaid). */
+  releaseRefund(orderId: string, claimId: string): void;
   /** The customer's window; `undefined` while nothing was reserved for the customer. */
   window(customerId: string): CustomerWindow | undefined;
   /** Reserves an automatic refund on the customer's window; the refusal's message when it would pass `limits`. */
@@ -58,8 +70,8 @@ export function validatingLedger(): SimulatedLedger {
   const entryOf = (orderId: string) => entries.get(orderId) ?? emptyLedgerEntry(orderId);
   return {
     get: (orderId) => entries.get(orderId),
-    reserve(orderId, claimId, cents, orderCents, mode) {
-      const result = reserveRefund(entryOf(orderId), claimId, cents, orderCents, mode);
+    reserve(orderId, claimId, cents, orderCents, mode, lines) {
+      const result = reserveRefund(entryOf(orderId), claimId, cents, orderCents, mode, lines);
       if (!result.ok) return result.message;
       entries.set(orderId, result.entry);
       return undefined;
@@ -69,6 +81,9 @@ export function validatingLedger(): SimulatedLedger {
     },
     clearReviewPending(orderId, claimId, decision) {
       entries.set(orderId, clearReviewPending(entryOf(orderId), claimId, decision));
+    },
+    releaseRefund(orderId, claimId) {
+      entries.set(orderId, releaseRefund(entryOf(orderId), claimId));
     },
     window: (customerId) => windows.get(customerId),
     reserveOnWindow(customerId, reservation, limits) {
@@ -110,11 +125,30 @@ export function trustingLedger(): SimulatedLedger {
   };
   return {
     get: (orderId) => entries.get(orderId),
-    reserve(orderId, claimId, cents, orderCents, mode) {
+    reserve(orderId, claimId, cents, orderCents, mode, lines) {
       const entry = entries.get(orderId);
-      const refused = reservationRefusal(entry ?? emptyLedgerEntry(orderId), claimId, cents, orderCents, mode);
+      const refused = reservationRefusal(entry ?? emptyLedgerEntry(orderId), claimId, cents, orderCents, mode, lines);
       if (refused) return refused.message;
       const e = entry ?? entryOf(orderId);
+      // On an order with lines, the claim's counts on its lines and the shipping, as `reserveRefund` adds them.
+      const charged = lines === undefined ? undefined : lineCharge(e, cents, lines);
+      if (charged?.ok) {
+        const counts = (e.line_cents ??= {});
+        for (const [lineId, minor] of Object.entries(charged.charge.lines))
+          Object.defineProperty(counts, lineId, {
+            value: (Object.hasOwn(counts, lineId) ? counts[lineId]! : 0) + minor,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        if (charged.charge.shipping) e.shipping_cents = (e.shipping_cents ?? 0) + charged.charge.shipping;
+        Object.defineProperty((e.claim_lines ??= {}), claimId, {
+          value: charged.charge,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
       // As `reserveRefund` builds it: a claim id such as `__proto__` is an own member like any other.
       Object.defineProperty(e.claims, claimId, { value: cents, enumerable: true, writable: true, configurable: true });
       e.refunded_cents += cents;
@@ -141,6 +175,10 @@ export function trustingLedger(): SimulatedLedger {
       let i = 0;
       while (i < decisions.length && decisions[i]!.claim_id < decision.claim_id) i++;
       decisions.splice(i, 0, { ...decision });
+    },
+    releaseRefund(orderId, claimId) {
+      // Rare (a failed refund closed unpaid): the ledger's own rule on a copy, rather than in place.
+      entries.set(orderId, releaseRefund(entryOf(orderId), claimId));
     },
     window: (customerId) => windows.get(customerId),
     reserveOnWindow(customerId, reservation, limits) {

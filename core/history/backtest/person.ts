@@ -1,5 +1,7 @@
 // What a person did, as recorded, entered on the simulated ledger: a review opened without the kernel holds the
-// order; an APPROVE reserves its refund (never on the customer's window); a DENY binds the order.
+// order; an APPROVE reserves its refund (never on the customer's window); a DENY binds the order, and so does the
+// CLOSE of a failed refund (releasing the reservation when it was not paid out of band).
+import { reservedForClaim } from "../../kernel/ledger.ts";
 import type { ReserveMode } from "../../kernel/ledger.ts";
 import { MAX_CENTS } from "../../kernel/money.ts";
 import type { SimulatedLedger } from "./ledger.ts";
@@ -19,6 +21,19 @@ export function personStep(
     ledger.markReviewPending(step.orderId, step.claimId);
     return;
   }
+  if (step.kind === "refund_closed") {
+    // Only a refund the candidate made too could fail and be closed: then the CLOSE binds the order as live (and,
+    // not paid out of band, releases the reservation).
+    const orderId = acc.orderOfClaim.get(step.claimId);
+    if (!orderId || reservedForClaim(ledger.get(orderId), step.claimId) === undefined) return;
+    ledger.clearReviewPending(orderId, step.claimId, {
+      claim_id: step.claimId,
+      decision: "CLOSE",
+      paid_out_of_band: step.paidOutOfBand,
+    });
+    if (!step.paidOutOfBand) ledger.releaseRefund(orderId, step.claimId);
+    return;
+  }
   const person = acc.awaitingPerson.get(step.claimId);
   acc.awaitingPerson.delete(step.claimId);
   if (person && step.reviewer) person.reviewer = step.reviewer;
@@ -33,6 +48,7 @@ export function personStep(
       step.approvedCents,
       orderCentsOf.get(step.claimId) ?? MAX_CENTS,
       APPROVED,
+      acc.linesOfClaim.get(step.claimId)?.(step.approvedCents),
     );
     if (refused === undefined) {
       // An approval of less than proposed binds the order (as the real ledger records it).

@@ -63,7 +63,13 @@ export const SCHEMAS = {
     "approved_by",
   ]),
   REVIEW_REQUESTED: fieldsOf(REPLAY_DETAILS.REVIEW_REQUESTED.shape, ["claim_id", "origin", "order_id"]),
-  REVIEW_DECIDED: fieldsOf(REPLAY_DETAILS.REVIEW_DECIDED.shape, ["claim_id", "decision", "reviewer", "note"]),
+  REVIEW_DECIDED: fieldsOf(REPLAY_DETAILS.REVIEW_DECIDED.shape, [
+    "claim_id",
+    "decision",
+    "reviewer",
+    "note",
+    "paid_out_of_band",
+  ]),
 };
 
 /** What the report shows of a recorded verdict beside a flip: its reason, deciding layer and checks. */
@@ -107,7 +113,14 @@ export type Parsed<K extends BacktestKind> = K extends "PROPOSAL_SUBMITTED"
         ? { claim_id: string; order_id: string; amount_cents: number; approved_by?: string }
         : K extends "REVIEW_REQUESTED"
           ? { claim_id: string; origin: string; order_id?: string }
-          : { claim_id: string; decision: string; reviewer?: string; amount_eur?: number; note?: string };
+          : {
+              claim_id: string;
+              decision: string;
+              reviewer?: string;
+              amount_eur?: number;
+              note?: string;
+              paid_out_of_band?: boolean;
+            };
 
 /** The plain path: a recorded verdict's reason, layer and checks read by the schema (`plainShown`'s reference). */
 export function shownBySchema(details: unknown): { ok: true; shown: ShownVerdict } | { ok: false; error: string } {

@@ -2,6 +2,7 @@
 // each side's (recorded, candidate) verdicts, reviews and automatic refunds.
 import { centsToEur } from "../../kernel/money.ts";
 import type { VerdictKind } from "../../integrity/verdict.ts";
+import type { LineReserve } from "../../kernel/ledger.ts";
 import type { BacktestReport, BacktestTotals, FlipDetail, PersonDecision } from "./types.ts";
 
 /** One side's counts: the recorded decisions' or the candidate's. */
@@ -23,6 +24,8 @@ export type Accumulator = {
   proposedCents: Map<string, number>;
   /** The order each decided claim of the history being simulated holds a review or refund on. */
   orderOfClaim: Map<string, string>;
+  /** For a person's later approval on an order with lines: the lines its refund is reserved on, by the amount approved. */
+  linesOfClaim: Map<string, (cents: number) => LineReserve | undefined>;
   before: Side;
   after: Side;
 };
@@ -42,6 +45,7 @@ export const newAccumulator = (): Accumulator => ({
   awaitingPerson: new Map(),
   proposedCents: new Map(),
   orderOfClaim: new Map(),
+  linesOfClaim: new Map(),
   before: newSide(),
   after: newSide(),
 });

@@ -3,6 +3,7 @@
 // as one timeline in decision order. The audit details are read through `recordedDetails` alone.
 import type { AuditEvent } from "../../integrity/audit.ts";
 import { parseIsoMs } from "../../integrity/time.ts";
+import { settlementDfid } from "../../kernel/claim-record.ts";
 import { plainInputs, plainShown, plainVerdict } from "./plain.ts";
 import { firstIssue, SCHEMAS, shownBySchema } from "./schemas.ts";
 import type { BacktestKind, Parsed, RecordedKernelFacts, RecordedVerdict, ShownVerdict } from "./schemas.ts";
@@ -64,6 +65,8 @@ export type RecordedDecision = {
   unreadable?: string;
   /** A person decided this claim's review afterwards: the decision (APPROVE, DENY, …). */
   personDecision?: string;
+  /** A person CLOSEd this claim's failed refund afterwards (a `refund_closed` step follows). */
+  refundClosed?: boolean;
 };
 
 /** What people did on the ledger, as recorded. */
@@ -81,7 +84,12 @@ export type RecordedPersonStep =
       approvedCents?: number;
       at: number;
       seq: number;
-    };
+    }
+  /**
+   * A person CLOSEd the claim's failed refund (its settlement's flow, docs/payments.md): the order is bound like a
+   * DENY; not paid out of band, the claim's reservation is released.
+   */
+  | { kind: "refund_closed"; claimId: string; paidOutOfBand: boolean; at: number; seq: number };
 
 /** One step of a history's timeline. */
 export type TimelineStep = RecordedDecision | RecordedPersonStep;
@@ -96,6 +104,8 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
     approved?: { cents: number; orderId: string };
     requested?: { origin: string; orderId?: string; seq: number; at: number };
     decided?: { event: AuditEvent; seq: number };
+    /** The CLOSE of its failed refund (a RETRY changes nothing on the ledger: the reservation stays). */
+    refundClosed?: { paidOutOfBand: boolean; at: number; seq: number };
   };
   const claims = new Map<string, Claim>();
   const of = (id: string) => {
@@ -137,9 +147,21 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
           };
         break;
       }
-      case "REVIEW_DECIDED":
-        of(claimId).decided = { event, seq };
+      case "REVIEW_DECIDED": {
+        // A decision on the claim's failed refund (its settlement's flow) is not one on the claim's review.
+        if (event.dfid !== settlementDfid(claimId)) {
+          of(claimId).decided = { event, seq };
+          break;
+        }
+        const r = recordedDetails("REVIEW_DECIDED", event);
+        if (r.ok && r.details.decision === "CLOSE")
+          of(claimId).refundClosed = {
+            paidOutOfBand: r.details.paid_out_of_band === true,
+            at: instant(event.created_at),
+            seq,
+          };
         break;
+      }
       default:
         break;
     }
@@ -150,7 +172,9 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
     const decided = c.decided ? recordedDetails("REVIEW_DECIDED", c.decided.event) : undefined;
     const decision = decided?.ok ? decided.details.decision : undefined;
     if (c.proposal || c.triaged || c.verdict)
-      steps.push(decisionOf(claimId, c.proposal ?? c.triaged, c.verdict, c.refundCents, decision));
+      steps.push(
+        decisionOf(claimId, c.proposal ?? c.triaged, c.verdict, c.refundCents, decision, c.refundClosed !== undefined),
+      );
     else if (c.requested?.orderId && c.requested.origin !== "ESCALATE")
       steps.push({
         kind: "review_opened",
@@ -174,6 +198,7 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
         seq: c.decided.seq,
       });
     }
+    if (c.refundClosed) steps.push({ kind: "refund_closed", claimId, ...c.refundClosed });
   }
   return afterTheirWindow(steps.sort((a, b) => a.at - b.at || a.seq - b.seq));
 }
@@ -227,6 +252,7 @@ function decisionOf(
   verdictEvent: { event: AuditEvent; seq: number } | undefined,
   refundedCents: number | undefined,
   personDecision: string | undefined,
+  refundClosed: boolean,
 ): RecordedDecision {
   // One object, filled in as far as the recorded events can be read (the shape stays the same: no spreads).
   const d: RecordedDecision = {
@@ -241,6 +267,7 @@ function decisionOf(
     refundedCents,
     unreadable: undefined,
     personDecision,
+    refundClosed,
   };
   if (!verdictEvent) {
     d.at = instant(proposal!.event.created_at);

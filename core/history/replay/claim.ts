@@ -16,6 +16,7 @@ import { resubmittedClaimIdFor, reviewIdFor } from "../../kernel/review.ts";
 import { RefundProposalOutputSchema } from "../../claim/proposal-output.ts";
 import { selfCheck } from "../../agents/self-check.ts";
 import { auditDetailsIssues } from "../audit-events.ts";
+import { settlementDfid } from "../../kernel/claim-record.ts";
 import { isReplayableKind, REPLAY_DETAILS } from "./events.ts";
 import { AFTER_CREW, branch, enter, label, scope, unused } from "./context.ts";
 import type { Ctx, Flow, Recorded, ReplayOptions, ReplayResult, ReplayStatus } from "./context.ts";
@@ -26,10 +27,15 @@ import { decided, rebuiltProposal, triaged } from "./kernel.ts";
 import { review } from "./review.ts";
 import { recordedResponsibility } from "./self-check.ts";
 
-/** Replays the decision flow of `claimId` from the audit events (the claim's own, plus its run's SIMULATION_START). */
+/**
+ * Replays the decision flow of `claimId` from the audit events (the claim's own, plus its run's SIMULATION_START);
+ * its refund's settlement, audited under a flow of its own (the provider's answers, a failed refund's RETRY /
+ * CLOSE), is not part of the decision and is left out.
+ */
 export function replayClaim(claimId: string, events: readonly AuditEvent[], opts: ReplayOptions = {}): ReplayResult {
+  const payment = settlementDfid(claimId);
   const mine: Recorded[] = events
-    .filter((e) => e.details.claim_id === claimId)
+    .filter((e) => e.details.claim_id === claimId && e.dfid !== payment)
     .map((event, i) => {
       const r: Recorded = { n: i + 1, event };
       if (!isReplayableKind(event.event_type)) return r;

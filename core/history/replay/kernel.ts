@@ -15,6 +15,9 @@ import type { ReplayDetails } from "./events.ts";
 import { enter, label, message, scope, unused } from "./context.ts";
 import type { Ctx, Flow, Found, Scope } from "./context.ts";
 import { execution } from "./refund.ts";
+import { readOrder } from "../../kernel/order-view.ts";
+import { toMajor } from "../../kernel/money.ts";
+import type { Order } from "../../integrity/contracts.ts";
 import { humanReview } from "./review.ts";
 
 /**
@@ -185,7 +188,7 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
     k.expect(d.code !== "ALREADY_REFUNDED_FOR_CLAIM", `${label(note)}: a lost race names ${d.code}`);
   }
   if (verdict.verdict === "ACCEPT")
-    execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, submitted.d.kernel_inputs.order?.amount, flow);
+    execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, orderAmountOf(submitted.d.kernel_inputs.order), flow);
   if (verdict.verdict === "ESCALATE") {
     humanReview(ctx, flow, "ESCALATE", {
       reason_code: verdict.reason_code,
@@ -195,4 +198,11 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
       orderId: verdictRecord.d.order_id ?? claim.order_id,
     });
   }
+}
+
+/** The recorded order's total in major units (its `amount` in the one-line form), or undefined without a readable order. */
+function orderAmountOf(order: Order | null | undefined): number | undefined {
+  if (!order) return undefined;
+  const reading = readOrder(order);
+  return reading.ok ? toMajor(reading.view.total) : undefined;
 }

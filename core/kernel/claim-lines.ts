@@ -1,0 +1,92 @@
+// Which lines of an order a claim is about (docs/kernel.md "Orders with lines"). Today's claim form names a category,
+// not a line: the order's one line of that category is the claim's line; several lines of it (or none, on an order of
+// several lines) leave the claim's line to a person — LINE_AMBIGUOUS — and its candidates are all those lines.
+import type { Claim } from "../claim/claim.ts";
+import type { ClaimsContract, Order } from "../integrity/contracts.ts";
+import type { LineReserve } from "./ledger.ts";
+import { costOfUnits, readOrder, type OrderLineView, type OrderView } from "./order-view.ts";
+import { refundsShipping } from "./policy.ts";
+
+/**
+ * The candidate lines of `claim` on the order: an order of one line → that line (whatever the claim's category: the
+ * ORDER's category decides, as always); else the lines of the claim's category, or every line when none has it.
+ */
+export function claimLines(view: OrderView, claim: Pick<Claim, "category" | "lines">): readonly OrderLineView[] {
+  const named = namedLines(view, claim);
+  if (named?.ok) return named.lines.map((n) => n.line);
+  if (view.lines.length === 1) return view.lines;
+  const matching = view.lines.filter((l) => l.category === claim.category);
+  return matching.length > 0 ? matching : view.lines;
+}
+
+/**
+ * What the refund ledger needs to keep every line of an order with lines at most what was paid for it
+ * (core/kernel/ledger.ts `lineCharge`): the lines' paid amounts, the shipping the policy refunds, and what `cents`
+ * (the claim's refund, in the order's minor units) takes from the claim's line — none named when only a person can
+ * tell which line (LINE_AMBIGUOUS, or no claim). Undefined for today's one-line form (its one line is the order, which
+ * the ledger bounds already) and for a garbled order (never reserved on).
+ */
+export function lineReserveOf(
+  order: Order,
+  claim: Pick<Claim, "category" | "lines"> | undefined,
+  cents: number,
+  contract: Pick<ClaimsContract, "refund_shipping">,
+): LineReserve | undefined {
+  const reading = readOrder(order);
+  if (!reading.ok || reading.view.oneLine) return undefined;
+  const { view } = reading;
+  const paid = Object.fromEntries(view.lines.map((l) => [l.line_id, l.amount.minor]));
+  const shipping = refundsShipping(contract) ? view.shipping.minor : 0;
+  const named = claim === undefined ? undefined : namedLines(view, claim);
+  if (named?.ok) {
+    const takes = allocate(cents, named);
+    return { paid, shipping, claimed: Object.fromEntries(takes.filter(([, t]) => t > 0)) };
+  }
+  const candidates = claim === undefined ? view.lines : claimLines(view, claim);
+  if (candidates.length !== 1) return { paid, shipping };
+  return { paid, shipping, claimed: Object.fromEntries([[candidates[0]!.line_id, cents]]) };
+}
+
+/** The lines a claim names, each with its units and what they cost; or why they are not the order's. */
+export type NamedLines =
+  | { readonly ok: true; readonly lines: readonly { line: OrderLineView; units: number; cost: number }[] }
+  | { readonly ok: false; readonly problem: string };
+
+/**
+ * The lines `claim.lines` names on the order (units default to all the line's), or the problem: a line id the order
+ * does not have, or more units than were bought. Undefined for a claim in today's form (no `lines`).
+ */
+export function namedLines(view: OrderView, claim: Pick<Claim, "lines">): NamedLines | undefined {
+  if (claim.lines === undefined) return undefined;
+  const lines = [];
+  for (const named of claim.lines) {
+    const line = view.lines.find((l) => l.line_id === named.line_id);
+    if (!line)
+      return {
+        ok: false,
+        problem: `line ${JSON.stringify(named.line_id)} is not a line of order ${view.order_id} (its lines: ${view.lines.map((l) => l.line_id).join(", ")})`,
+      };
+    const units = named.quantity ?? line.quantity;
+    if (units > line.quantity)
+      return {
+        ok: false,
+        problem: `${units} units claimed of line ${line.line_id} of order ${view.order_id}, which has ${line.quantity}`,
+      };
+    lines.push({ line, units, cost: costOfUnits(line, units).minor });
+  }
+  return { ok: true, lines };
+}
+
+/**
+ * How a claim's amount (minor units) falls on the lines it names: each line in the claim's order takes what is left,
+ * at most what its claimed units cost. The kernel judges each line's part against the line's balance, and the ledger
+ * reserves the same parts (one rule, so a decision and its reservation never disagree).
+ */
+export function allocate(cents: number, named: Extract<NamedLines, { ok: true }>): [string, number][] {
+  let left = cents;
+  return named.lines.map(({ line, cost }) => {
+    const take = Math.min(left, cost);
+    left -= take;
+    return [line.line_id, take];
+  });
+}
