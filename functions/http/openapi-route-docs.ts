@@ -190,7 +190,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       404: NotFound,
       409: {
         description:
-          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, TAKEN_BY (another reviewer holds the review), APPROVAL_LIMIT (a second approval beyond the reviewer's max_approval), APPROVALS_CHANGED (other approvals on the order, or for its customer, kept landing: try again), or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
+          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, TAKEN_BY (another reviewer holds the review), APPROVAL_LIMIT (a second approval beyond the reviewer's max_approval), APPROVALS_CHANGED (other approvals on the order, or for its customer, kept landing: try again), REVIEW_CHANGED (the review kept changing while the decision was taken: try again), or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
         schema: ApiErrorSchema,
       },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
