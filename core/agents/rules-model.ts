@@ -8,7 +8,7 @@ import type { LlmFailureCode } from "../llm/errors.ts";
 import { isRetryableLlmFailure } from "../llm/errors.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../llm/port.ts";
 import type { LlmFacts } from "./llm-facts.ts";
-import { assessClaim, confidenceFrom, formatAssessment, type ClaimAssessment } from "./rules-assessment.ts";
+import { assessClaim, claimCurrency, confidenceFrom, formatAssessment, type ClaimAssessment } from "./rules-assessment.ts";
 import { estimateUsage } from "../llm/usage.ts";
 
 /** The model name the rules model reports. */
@@ -79,8 +79,8 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
     const concerns = assessment.flags.filter((f) => f.weight !== "unknown").map((f) => f.detail);
     const head =
       action === "ESCALATE"
-        ? `Escalate the claim on order ${claim.order_id} (${claim.amount_eur} EUR) to a human`
-        : `Refund ${claim.amount_eur} EUR for order ${claim.order_id} (${claim.category})`;
+        ? `Escalate the claim on order ${claim.order_id} (${claim.amount_eur} ${claimCurrency(claim)}) to a human`
+        : `Refund ${claim.amount_eur} ${claimCurrency(claim)} for order ${claim.order_id} (${claim.category})`;
     const tail =
       concerns.length === 0 ? "the claim is within the contract's boundaries as stated" : concerns.join("; ");
     const prefix =
