@@ -8,7 +8,13 @@ import type { LlmFailureCode } from "../llm/errors.ts";
 import { isRetryableLlmFailure } from "../llm/errors.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../llm/port.ts";
 import type { LlmFacts } from "./llm-facts.ts";
-import { assessClaim, claimCurrency, confidenceFrom, formatAssessment, type ClaimAssessment } from "./rules-assessment.ts";
+import {
+  assessClaim,
+  claimCurrency,
+  confidenceFrom,
+  formatAssessment,
+  type ClaimAssessment,
+} from "./rules-assessment.ts";
 import { estimateUsage } from "../llm/usage.ts";
 
 /** The model name the rules model reports. */

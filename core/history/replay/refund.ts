@@ -39,7 +39,11 @@ export function execution(
     const reserved = parseMoney(plan.amount_eur, currency);
     const minor = currency === "EUR" ? plan.amount_cents : reserved.ok ? reserved.money.minor : Number.NaN;
     const what =
-      currency === "EUR" ? `${formatEur(plan.amount_cents)} EUR` : reserved.ok ? describeMoney(reserved.money) : "amount";
+      currency === "EUR"
+        ? `${formatEur(plan.amount_cents)} EUR`
+        : reserved.ok
+          ? describeMoney(reserved.money)
+          : "amount";
     const expected = {
       execution_id: executionIdFor(verdictId),
       claim_id: flow.claimId,
