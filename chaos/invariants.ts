@@ -295,9 +295,16 @@ export function paymentViolations(
   for (const [key, list] of paidBy) {
     const authorised = executed.get(key);
     if (list.length > 1) violations.push(`the provider paid ${list.length} times under the idempotency key ${key}`);
-    if (authorised && paidCents(key) > centsOf(authorised.amount_eur))
+    // The provider pays in the order's currency's minor units (JPY whole yen, KWD thousandths).
+    const order = authorised && o.orders.find((x) => x.order_id === String(authorised.order_id));
+    const allowed = authorised
+      ? order
+        ? minorIn(order, Number(authorised.amount_eur))
+        : centsOf(authorised.amount_eur)
+      : Number.NaN;
+    if (authorised && !(paidCents(key) <= allowed))
       violations.push(
-        `the provider paid ${paidCents(key)} cents under ${key}, more than the ${centsOf(authorised.amount_eur)} authorised`,
+        `the provider paid ${paidCents(key)} ${unit(order?.currency ?? "EUR")} under ${key}, more than the ${allowed} authorised`,
       );
   }
   for (const [claimId, list] of group(book.payouts, (p) => p.claimId))
