@@ -17,6 +17,8 @@ import type { ReviewRecord } from "../../core/kernel/review.ts";
 import { severityForVerdict } from "../../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
+import { plannedReturn } from "../../core/kernel/returns.ts";
+import { returnAudit, returnRequestedDetail } from "./returns.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import type { StoredVerdict, VerdictOutcome } from "../ports.ts";
@@ -214,6 +216,13 @@ export function afterReservation(
       verdict_id: current.record.verdict_id,
       ...(scope ? { simulation_id: scope } : {}),
     };
+    // A return-required ACCEPT (docs/returns.md) announces the return instead: its RefundExecuted waits for pay_on.
+    const planned = record.claim
+      ? plannedReturn(policy.agent.contract, s.order, record.claim, refund.amount_cents)
+      : undefined;
+    const asked = planned
+      ? returnRequestedDetail(detail, planned, current.record.decided_at, new Date(now).toISOString())
+      : undefined;
     const audit = [
       ...(current.audit ?? []),
       ...s.raced,
@@ -222,11 +231,12 @@ export function afterReservation(
         amount_cents: refund.amount_cents,
         ledger_after: result.entry,
       }),
+      ...(asked ? [returnAudit(record, "RETURN_REQUESTED", "AWAITING_RETURN", now, asked)] : []),
     ];
     return {
       settled: {
         execution: "EXECUTED",
-        events: [...current.events, busEntry("RefundExecuted", detail)],
+        events: [...current.events, asked ? busEntry("ReturnRequested", asked) : busEntry("RefundExecuted", detail)],
         audit,
         record: current.record,
         layer: current.layer,
