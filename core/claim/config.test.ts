@@ -437,7 +437,7 @@ describe("parseConfig with orders in lines and currencies (issue 32)", () => {
   it("passes per-currency bounds, windows per category and refund_shipping to the kernel's contract", () => {
     const withBounds = text
       .replace(/^( *)customer_limits: /m, "$1refund_shipping: with_last_line\n$1customer_limits: ")
-      .replace(/^( *)currencies:\n(?:\1  .*\n)+/m, "$1currencies: { USD: { max_refund_without_escalation: 600 } }\n");
+      .replace(/^( *)currencies:\n(?:\1 {2}.*\n)+/m, "$1currencies: { USD: { max_refund_without_escalation: 600 } }\n");
     expect(withBounds).not.toBe(text);
     const { contract } = parseConfig(withBounds, "c.yaml", Date.parse("2026-06-01T12:00:00Z")).agent;
     expect(contract.currencies).toEqual({ USD: { max_refund_without_escalation: 600 } });
