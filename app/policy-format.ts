@@ -4,6 +4,7 @@
 // imports app/manifest.ts.
 import { createHash } from "node:crypto";
 import * as z from "zod";
+import { CREW_SHAPES } from "../core/claim/crew-shape.ts";
 import type { ClaimsConfig } from "../core/claim/config.ts";
 import { ClaimsContractSchema, ResponsibilityContractSchema } from "../core/integrity/contracts.ts";
 
@@ -43,6 +44,8 @@ const AgentPolicySchema = z
       })
       .strict()
       .optional(),
+    /** `crew_shape`: which crew decides a claim (docs/llm.md, "Crew shape"); absent: compact. */
+    crewShape: z.enum(CREW_SHAPES).optional(),
   })
   .strict();
 

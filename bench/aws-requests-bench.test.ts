@@ -51,7 +51,9 @@ describe("countAwsRequests on the local stack", () => {
     const fns = (p: typeof structured) => Object.keys(p.invocations).sort();
     expect(fns(structured)).toEqual(["intakeApi", "kernel", "orchestrator", "worker"]);
     expect(fns(free_text)).toEqual(["intakeApi", "intakeExtract", "kernel", "orchestrator", "worker"]);
-    expect(structured.invocations.worker?.llmCalls).toBeCloseTo(2, 9);
+    // The compact crew's one step (docs/llm.md, "Crew shape"). The extraction function's records count as calls
+    // (an upper bound: this free text is one the patterns read alone, with no model call).
+    expect(structured.invocations.worker?.llmCalls).toBeCloseTo(1, 9);
     expect(free_text.invocations.intakeExtract?.llmCalls).toBeCloseTo(1, 9);
   });
 

@@ -1,10 +1,10 @@
-// Model calls and tokens per claim, without triage and with it (docs/kernel.md), on the bundled scenarios and on a
-// realistic mix, through the in-process pipeline and the rules model (its token counts are characters / 4, as the
-// meter records them); then the all-in cost per million claims (AWS + the model) at two model price points.
-// `npm run bench -- model-calls` runs it alone.
+// Model calls and tokens per claim on the bundled scenarios and on a realistic mix, through the in-process pipeline and
+// the rules model (its token counts are characters / 4, as the meter records them), lever by lever: triage (issue 24,
+// docs/kernel.md), extraction by patterns and the compact crew (issue 37, docs/llm.md); then the all-in cost per
+// million claims (AWS + the model) at two model price points. `npm run bench -- model-calls` runs it alone.
 import { existsSync, readFileSync } from "node:fs";
 import { parseConfig } from "../core/claim/config.ts";
-import type { ClaimsConfig } from "../core/claim/config.ts";
+import type { ClaimsConfig, CrewShapeSetting } from "../core/claim/config.ts";
 import { modelCost } from "../core/agents/model-cost.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { parseScenarios, scenarioBody } from "../core/history/scenarios.ts";
@@ -22,24 +22,46 @@ const NOW = Date.parse("2026-06-01T12:00:00Z");
 const SIM = "sim_model_calls";
 
 /** What one mix cost the model. */
-type Figures = { claims: number; calls: number; prompt: number; completion: number; triaged: number };
+type Figures = {
+  claims: number;
+  calls: number;
+  prompt: number;
+  completion: number;
+  triaged: number;
+  /** Each claim's outcome in order (status, verdict, reason code): the same under every lever, or the bench fails. */
+  outcomes: string[];
+};
 
-/** Runs `bodies` (each against its own `orders`) with triage on or off; returns the model's calls and tokens. */
+/** Which levers a measurement pulls. */
+type Levers = { triage: boolean; patterns: boolean; crewShape: CrewShapeSetting };
+
+/** The configurations measured, from none of the levers to the default (every lever). */
+const STEPS: readonly { name: string; levers: Levers }[] = [
+  { name: "no lever (every claim to the crew)", levers: { triage: false, patterns: false, crewShape: "two_agents" } },
+  { name: "triage (issue 24)", levers: { triage: true, patterns: false, crewShape: "two_agents" } },
+  { name: "+ extraction by patterns", levers: { triage: true, patterns: true, crewShape: "two_agents" } },
+  { name: "+ compact crew (the default)", levers: { triage: true, patterns: true, crewShape: "compact" } },
+];
+
+/** Runs `bodies` (each against its own `orders`) with `levers`; returns the model's calls and tokens. */
 async function measure(
   config: ClaimsConfig,
   groups: readonly { orders: readonly Order[]; bodies: readonly unknown[] }[],
-  triage: boolean,
+  levers: Levers,
 ): Promise<Figures> {
-  const out: Figures = { claims: 0, calls: 0, prompt: 0, completion: 0, triaged: 0 };
+  const out: Figures = { claims: 0, calls: 0, prompt: 0, completion: 0, triaged: 0, outcomes: [] };
   for (const group of groups) {
     const p = createInProcessPipeline({
-      agent: config.agent,
+      agent: { ...config.agent, crewShape: levers.crewShape },
       orders: group.orders,
       llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
       clock: { now: () => NOW },
-      settings: { ...DEFAULT_PIPELINE_SETTINGS, triage },
+      settings: { ...DEFAULT_PIPELINE_SETTINGS, triage: levers.triage, extractByPatterns: levers.patterns },
     });
-    for (const body of group.bodies) await p.decide(body);
+    for (const body of group.bodies) {
+      const { record } = await p.decide(body);
+      out.outcomes.push(`${record?.status} ${record?.verdict ?? ""} ${record?.reason_code ?? ""}`);
+    }
     const events = p.auditEvents();
     const s = modelCost(events, DEFAULT_PRICE_TABLE);
     out.claims += s.claims;
@@ -88,31 +110,40 @@ export async function run(): Promise<string> {
     ["bundled scenarios", bundled(config)],
     ["realistic mix (chaos plans, seed 1, 200 flows)", realistic()],
   ] as const) {
-    const before = await measure(config, groups, false);
-    const after = await measure(config, groups, true);
-    const f = (x: Figures, n: number, d = 2) => per(x, n).toFixed(d);
-    rows.push(
-      `| ${name} | ${after.claims} | ${after.triaged} (${((100 * after.triaged) / after.claims).toFixed(0)} %) | ${f(before, before.calls)} → ${f(after, after.calls)} | ${f(before, before.prompt, 0)} → ${f(after, after.prompt, 0)} | ${f(before, before.completion, 0)} → ${f(after, after.completion, 0)} |`,
-    );
-    for (const model of points) {
-      const tokens = (x: Figures) => ({ prompt: per(x, x.prompt), completion: per(x, x.completion) });
-      allIn.push(
-        `| ${name} | ${model} | $${modelPerMillion(tokens(before), price(model)).toFixed(2)} → $${modelPerMillion(tokens(after), price(model)).toFixed(2)} | $${allInPerMillion(aws, tokens(before), price(model)).toFixed(2)} → $${allInPerMillion(aws, tokens(after), price(model)).toFixed(2)} |`,
+    let first: Figures | undefined;
+    for (const step of STEPS) {
+      const x = await measure(config, groups, step.levers);
+      first ??= x;
+      const moved = x.outcomes.findIndex((o, i) => o !== first!.outcomes[i]);
+      if (moved !== -1)
+        throw new Error(
+          `${name}, ${step.name}: claim #${moved + 1} ends ${x.outcomes[moved]}, not ${first.outcomes[moved]} as without the levers`,
+        );
+      const f = (n: number, d = 2) => per(x, n).toFixed(d);
+      const tokens = { prompt: per(x, x.prompt), completion: per(x, x.completion) };
+      const triaged = `${x.triaged} (${((100 * x.triaged) / x.claims).toFixed(0)} %)`;
+      rows.push(
+        `| ${name} | ${step.name} | ${x.claims} | ${triaged} | ${f(x.calls)} | ${f(x.prompt, 0)} | ${f(x.completion, 0)} |`,
       );
+      const cost = points.map(
+        (model) =>
+          `$${modelPerMillion(tokens, price(model)).toFixed(2)} / $${allInPerMillion(aws, tokens, price(model)).toFixed(2)}`,
+      );
+      allIn.push(`| ${name} | ${step.name} | ${cost.join(" | ")} |`);
     }
   }
   return [
-    "## Model calls and tokens per claim, before → after triage",
+    "## Model calls and tokens per claim, lever by lever",
     "",
-    "In-process pipeline, rules model (tokens = characters / 4, as recorded); 'before' runs every claim through the crew.",
+    "In-process pipeline, rules model (tokens = characters / 4, as recorded); every verdict is the same in every row.",
     "",
-    "| mix | claims | triaged | model calls / claim | prompt tokens / claim | completion tokens / claim |",
-    "|---|---|---|---|---|---|",
+    "| mix | levers | claims | triaged | model calls / claim | prompt tokens / claim | completion tokens / claim |",
+    "|---|---|---|---|---|---|---|",
     ...rows,
     "",
-    `All-in per million claims: AWS $${aws.toFixed(2)} (bench/cost.ts, structured claim, ${awsSource}) + the model at list prices.`,
+    `Per million claims, model / all-in: AWS $${aws.toFixed(2)} (bench/cost.ts, structured claim, ${awsSource}) + the model at list prices, no cached-input discount (docs/llm.md, "Crew shape").`,
     "",
-    "| mix | model | model / M claims | all-in / M claims |",
+    "| mix | levers | gpt-4o-mini ($0.15 / $0.60) | gpt-4.1 ($2 / $8) |",
     "|---|---|---|---|",
     ...allIn,
   ].join("\n");

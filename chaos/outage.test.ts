@@ -107,6 +107,9 @@ async function runOutage(opts: { upAfterMs?: number; holdMs: number }) {
   server = await startScriptedLlmServer(
     answerBySchema({
       refund_proposal: (r) => JSON.stringify(ANSWERS[orderOf(r.raw)].proposal),
+      // The compact crew's one step (docs/llm.md, "Crew shape"): its analysis, then the same proposal.
+      claim_decision: (r) =>
+        JSON.stringify({ analysis: "Within the contract as stated.", ...ANSWERS[orderOf(r.raw)].proposal }),
       claim_extraction: (r) => JSON.stringify(ANSWERS[orderOf(r.raw)].extraction),
       text: "The claim is within every boundary as stated.",
     }),

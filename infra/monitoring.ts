@@ -359,7 +359,7 @@ function widget(title: string, x: number, y: number, metrics: unknown[], options
 }
 
 const VERDICTS = ["ACCEPT", "ESCALATE", "REJECT"] as const;
-const LLM_TASKS = ["extract_claim", "analyze_claim", "decide_refund", "fix_step"] as const;
+const LLM_TASKS = ["extract_claim", "analyze_claim", "decide_refund", "decide_claim", "fix_step"] as const;
 
 const widgets = [
   widget("Claims (live): received, decided, needing review", 0, 0, [

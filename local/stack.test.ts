@@ -135,7 +135,10 @@ describe("a failing LLM", () => {
       },
     };
     stack = await startTestStack({ llm, queues: { extraction: { visibilityTimeoutS: 1, maxReceives: 2 } } });
-    const record = await decide(stack, TEXT_CLAIM);
+    // No category: the patterns cannot read it alone, so the extraction asks the (failing) model.
+    const record = await decide(stack, {
+      claim_text: "I bought order ord_006 for 299.99 EUR on 29 May 2026, it stopped working.",
+    });
     expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
     expect(extractions).toBe(2);
     expect(detailTypes(stack, record.claim_id, "escalations")).toEqual([
@@ -326,7 +329,7 @@ describe("settle and stop", () => {
       provider: rules.provider,
       model: rules.model,
       async complete(request) {
-        if (request.task === "analyze_claim") await gate;
+        if (request.task === "analyze_claim" || request.task === "decide_claim") await gate; // either crew's first step
         return rules.complete(request);
       },
     };

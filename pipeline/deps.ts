@@ -16,6 +16,7 @@ import type {
   WorkQueues,
 } from "./ports.ts";
 import type { ClaimsCrewTimeouts } from "../core/agents/crew.ts";
+import type { CrewShapeSetting } from "../core/claim/crew-shape.ts";
 import type { Sha256Hex } from "../core/crew/hash.ts";
 import { OutageHoldSettingError } from "./errors.ts";
 
@@ -27,6 +28,8 @@ export interface AgentSettings {
   contract: ClaimsContract;
   /** How people decide what the kernel escalates: the four-eyes bound, how long a review may wait (docs/reviews.md). */
   review?: { secondApprovalAboveEur?: number; dueMs?: number } | undefined;
+  /** Which crew decides a claim (docs/llm.md, "Crew shape"); absent: `compact`. */
+  crewShape?: CrewShapeSetting | undefined;
   /** A second policy decided beside this one on every decision, recorded and never acted on (docs/backtest.md). */
   shadow?: Omit<AgentSettings, "shadow">;
 }
@@ -38,6 +41,11 @@ export interface PipelineSettings {
   timeouts: ClaimsCrewTimeouts;
   /** `false` sends every claim to the crew, triage skipped: only to measure what triage spares (bench/model-calls.bench.ts). */
   triage?: boolean;
+  /**
+   * `false` sends all free text to the model, even text the patterns read alone (docs/llm.md, "Extraction by
+   * patterns"): only to measure what reading by patterns spares (bench/model-calls.bench.ts).
+   */
+  extractByPatterns?: boolean;
   /**
    * How long a claim that needs an unreachable model waits for it before it ends NEEDS_REVIEW LLM_UNREACHABLE
    * (docs/llm.md: the outage hold); 0 or absent: at once, no hold (`claims batch`, in-process runs).

@@ -14,6 +14,8 @@ import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
+/** The seed's two-agent crew (`crew_shape: two_agents`): the tests of its steps, ticks and fixer stand-ins use it. */
+const TWO_AGENTS = { ...config.agent, crewShape: "two_agents" as const };
 const scenarios = parseScenarios(
   readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"),
   "scenarios.yaml",
@@ -36,13 +38,13 @@ const FAILING_MODEL: LlmPort = {
 
 /** A pipeline on the rules model and the clock `now`, with the first bundled scenario submitted (not yet run). */
 async function submitFirstScenario(now: () => number) {
-  const p = createInProcessPipeline({ agent: config.agent, orders: config.orders, llm: rules(), clock: { now } });
+  const p = createInProcessPipeline({ agent: TWO_AGENTS, orders: config.orders, llm: rules(), clock: { now } });
   const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
   return { p, claimId: submitted.ok ? submitted.claimId : "" };
 }
 
-function pipeline(llm: LlmPort = rules()) {
-  return createInProcessPipeline({ agent: config.agent, orders: config.orders, llm, clock: { now: () => NOW } });
+function pipeline(llm: LlmPort = rules(), agent: typeof config.agent = config.agent) {
+  return createInProcessPipeline({ agent, orders: config.orders, llm, clock: { now: () => NOW } });
 }
 
 function bodyOf(s: (typeof scenarios)[number]) {
@@ -295,7 +297,7 @@ describe("the in-process pipeline with the rules model", () => {
             })
           : model.complete(req)) as never,
     };
-    const p = pipeline(flaky);
+    const p = pipeline(flaky, TWO_AGENTS);
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("DECIDED");
     expect(p.auditEvents().some((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer !== undefined)).toBe(
@@ -312,7 +314,7 @@ describe("the in-process pipeline with the rules model", () => {
         return req.task === "decide_refund" && r.ok ? { ...r, value: { ...(r.value as object), confidence: 0.4 } } : r;
       },
     } as LlmPort;
-    const p = pipeline(unsure);
+    const p = pipeline(unsure, TWO_AGENTS);
     const { record } = await p.decide({ claim: (scenarios[0]!.input as { claim: object }).claim });
     expect(record?.status).toBe("NEEDS_REVIEW");
     expect(record?.reason_code).toBe("CLAIMS_SELF_CHECK_FAILED");
@@ -320,7 +322,7 @@ describe("the in-process pipeline with the rules model", () => {
   });
 
   it("never waits forever on a worker that died: a tick past the step deadline hands the step to the fixer", async () => {
-    const p = pipeline();
+    const p = pipeline(undefined, TWO_AGENTS);
     const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
     const claimId = submitted.ok ? submitted.claimId : "";
     const start = p.queues.take();
@@ -444,7 +446,7 @@ describe("the crew step's outbox: marked only where nothing that comes later pro
   /** A pipeline whose session writes and agent-step sends are recorded. */
   function recorded(opts: { settings?: Partial<typeof DEFAULT_PIPELINE_SETTINGS>; now?: () => number } = {}) {
     const p = createInProcessPipeline({
-      agent: config.agent,
+      agent: TWO_AGENTS,
       orders: config.orders,
       llm: rules(),
       clock: { now: opts.now ?? (() => NOW) },

@@ -19,9 +19,11 @@ import { createInProcessPipeline } from "./in-process.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = bundledConfig(NOW);
+// The seed's two-agent crew (`crew_shape: two_agents`): these tests follow its Decision Maker's steps.
+const config = bundledConfig(NOW, { crewShape: "two_agents" });
 const CLAIM = { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "The screen is dead." };
-const TEXT = "I bought electronics order ord_001 for 299.99 EUR on 29 May 2026, the screen is dead. Please refund me.";
+// No category: the patterns cannot read it alone, so its extraction asks the model (docs/llm.md, "Extraction by patterns").
+const TEXT = "I bought order ord_001 for 299.99 EUR on 29 May 2026, it stopped working. Please refund me.";
 const PROPOSAL = {
   action: "REFUND",
   order_id: "ord_001",

@@ -127,11 +127,13 @@ describe("handleTimer", () => {
   });
 });
 
-const CONFIG = parseConfig(
+const PARSED = parseConfig(
   readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8"),
   "config.yaml",
   NOW,
 );
+/** The seed's two-agent crew (`crew_shape: two_agents`): the stalled step below is its analyst's. */
+const CONFIG = { ...PARSED, agent: { ...PARSED.agent, crewShape: "two_agents" as const } };
 
 /** A pipeline over in-memory ports whose clock the test moves. */
 function pipeline() {

@@ -70,7 +70,7 @@ describe("triage", () => {
       { claimId: "clm_ok" },
     );
     expect(record).toMatchObject({ status: "DECIDED", verdict: "ACCEPT" });
-    expect(llm.calls).toBe(2);
+    expect(llm.calls).toBe(1); // the compact crew's one step (docs/llm.md, "Crew shape")
     expect(p.auditEvents().some((e) => e.event_type === "CLAIM_TRIAGED")).toBe(false);
   });
 

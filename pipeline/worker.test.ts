@@ -14,7 +14,8 @@ import { handleAgentStep } from "./worker.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = bundledConfig(NOW);
+// The seed's two-agent crew (`crew_shape: two_agents`): these tests follow its Decision Maker's steps.
+const config = bundledConfig(NOW, { crewShape: "two_agents" });
 
 /** The rules model, except that every first Decision Maker answer of a step proposes more than was claimed (the self-check repair round fixes it), while `on()`. */
 function inflating(on: () => boolean = () => true): LlmPort {

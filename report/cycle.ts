@@ -29,7 +29,7 @@ function renderInput(t: ClaimTrace): SafeHtml {
 function renderAnalysis(t: ClaimTrace): SafeHtml {
   const failures =
     t.stepFailures.length > 0 ? html`<ul>${t.stepFailures.map((f) => html`<li class="fail">${f}</li>`)}</ul>` : "";
-  return html`<li><h3>Claims Analyst</h3>${t.analysis !== undefined ? html`<pre>${t.analysis}</pre>` : html`<p class="muted">${t.crewStarted ? "No analysis recorded." : "No analysis: the crew did not run for this claim."}</p>`}${failures}</li>`;
+  return html`<li><h3>${t.analysisBy}</h3>${t.analysis !== undefined ? html`<pre>${t.analysis}</pre>` : html`<p class="muted">${t.crewStarted ? "No analysis recorded." : "No analysis: the crew did not run for this claim."}</p>`}${failures}</li>`;
 }
 
 function renderProposal(t: ClaimTrace): SafeHtml {
@@ -51,7 +51,7 @@ function renderProposal(t: ClaimTrace): SafeHtml {
   const crew = t.crewFailure
     ? html`<p class="fail">Crew failed: <span class="mono">${t.crewFailure.reasonCode ?? "?"}</span> — ${t.crewFailure.reason ?? ""}</p>`
     : "";
-  return html`<li><h3>Decision Maker proposal</h3>${body}${crew}</li>`;
+  return html`<li><h3>${t.analysisBy === "Claims Officer" ? "Claims Officer" : "Decision Maker"} proposal</h3>${body}${crew}</li>`;
 }
 
 function renderSelfCheck(t: ClaimTrace): SafeHtml {

@@ -96,6 +96,8 @@ export interface ClaimTrace {
       }
     | undefined;
   analysis: string | undefined;
+  /** Who wrote the analysis: the Claims Analyst, or the compact crew's Claims Officer (docs/llm.md, "Crew shape"). */
+  analysisBy: "Claims Analyst" | "Claims Officer";
   stepFailures: string[];
   decisionOutput: Record<string, unknown> | undefined;
   proposal: Record<string, unknown> | undefined;
@@ -279,6 +281,7 @@ function emptyTrace(claimId: string, dfid: string): ClaimTrace {
     crewStarted: false,
     extraction: undefined,
     analysis: undefined,
+    analysisBy: "Claims Analyst",
     stepFailures: [],
     decisionOutput: undefined,
     proposal: undefined,
@@ -401,6 +404,11 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
       break;
     case "LLM_CALL": {
       const d = parsed.details;
+      // The compact crew's one step keeps its analysis with its call; its answer to the crew is the proposal.
+      if (d.analysis !== undefined) {
+        t.analysis = d.analysis;
+        t.analysisBy = "Claims Officer";
+      }
       t.llmCalls.push({
         role: d.role,
         model: d.model,

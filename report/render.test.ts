@@ -179,6 +179,21 @@ describe("renderReport on a full run", () => {
     expect(triaged).toContain("return_window → OUTSIDE_RETURN_WINDOW");
   });
 
+  it("shows who wrote the analysis: the compact crew's Claims Officer, or the two agents' Claims Analyst", () => {
+    const cycleOf = (scenario: string) => {
+      const block = page.slice(
+        page.indexOf(`data-claim-id="${claimIdOf(events, scenario)}"`, page.indexOf('<section id="cycles"')),
+      );
+      return block.slice(0, block.indexOf("</details>"));
+    };
+    // A's facts are plain: one Claims Officer step (docs/llm.md, "Crew shape").
+    expect(cycleOf("A")).toContain("<h3>Claims Officer</h3><pre>the claim states no purchase date, so the 14-day");
+    expect(cycleOf("A")).toContain("<h3>Claims Officer proposal</h3>");
+    // I's text holds instructions: the two agents decide, the analyst flagging them.
+    expect(cycleOf("I")).toMatch(/<h3>Claims Analyst<\/h3><pre>Assessment of the claim for order ord_008/);
+    expect(cycleOf("I")).toContain("<h3>Decision Maker proposal</h3>");
+  });
+
   it("shows the executed refund and the ledger after it for an accepted claim", () => {
     const row = page.slice(page.indexOf(`<tr data-claim-id="${claimIdOf(events, "A")}"`));
     expect(row.slice(0, row.indexOf("</tr>"))).toContain('data-refund="299.99"><span class="pass">299.99</span>');

@@ -4,9 +4,17 @@ import type { AgentStepRequestedEvent } from "../crew/index.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import { sumUsage, type LlmPort, type LlmUsage } from "../llm/index.ts";
 import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
-import { RefundProposalOutputSchema } from "../claim/proposal-output.ts";
+import { ClaimDecisionOutputSchema, RefundProposalOutputSchema } from "../claim/proposal-output.ts";
 import type { RefundProposalOutput } from "../claim/proposal-output.ts";
-import { analystMessages, decisionMakerMessages, fixerMessages, selfCheckRepairMessage } from "./prompts.ts";
+import type { Claim } from "../claim/claim.ts";
+import type { LlmStructuredRequest } from "../llm/index.ts";
+import {
+  analystMessages,
+  claimDecisionMessages,
+  decisionMakerMessages,
+  fixerMessages,
+  selfCheckRepairMessage,
+} from "./prompts.ts";
 import { selfCheck, type SelfCheckFailure } from "./self-check.ts";
 
 /** What the worker needs besides the request. */
@@ -28,6 +36,8 @@ interface AgentStepResult {
   calls?: 2;
   /** The Decision Maker's first proposal and why it failed the self-check, when it got a repair round (audited). */
   selfCheckRepair?: { output: RefundProposalOutput; failures: SelfCheckFailure[] };
+  /** The compact crew's Claims Officer's analysis (its answer to the crew is the proposal alone; audited in LLM_CALL). */
+  analysis?: string;
 }
 
 const FixerInputSchema = z.object({
@@ -78,43 +88,21 @@ export async function runClaimsAgentStep(
       const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
       const claim = input.data.claim;
       const prompt = decisionMakerMessages(input.data.analysis, claim, deps.contract, ctx);
-      const result = await deps.llm.complete(prompt);
-      if (!result.ok)
-        return fail(result.code, result.message, {
-          ...(result.usage ? { usage: result.usage } : {}),
-          model: result.model,
-          attempts: result.attempts,
-        });
-      // The port validated the answer against the schema; a port that did not (a test double) is checked by the orchestrator.
-      const proposal = RefundProposalOutputSchema.safeParse(result.value);
-      const check = proposal.success ? selfCheck(proposal.data, deps.responsibility, claim) : undefined;
-      if (!proposal.success || check === undefined || check.ok)
-        return {
-          event: { type: "agent.step.completed", ...base, output: result.value },
-          usage: result.usage,
-          model: result.model,
-          attempts: result.attempts,
-        };
-      // docs/kernel.md: one repair round with the errors; what it gives (or the first answer, if the call fails)
-      // goes on, and the orchestrator's self-check sends a proposal that still fails to NEEDS_REVIEW.
-      const repair = await deps.llm.complete({
-        ...prompt,
-        messages: [
-          ...prompt.messages,
-          { role: "assistant", content: result.text },
-          { role: "user", content: selfCheckRepairMessage(check.failures, claim) },
-        ],
+      return proposeWithRepair(prompt, claim, deps, base, (value) => ({ proposal: value }));
+    }
+    case CLAIMS_ROLES.officer: {
+      const input = ClaimsCrewInputSchema.safeParse(request.input);
+      if (!input.success) return badInput("claims officer", input.error);
+      const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
+      const claim = input.data.claim;
+      const prompt = claimDecisionMessages(claim, deps.contract, ctx);
+      // The answer carries the analysis and the proposal; the crew gets the proposal, the audit the analysis.
+      return proposeWithRepair(prompt, claim, deps, base, (value) => {
+        const parsed = ClaimDecisionOutputSchema.safeParse(value);
+        if (!parsed.success) return { proposal: value };
+        const { analysis, ...proposal } = parsed.data;
+        return { proposal, analysis };
       });
-      const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
-      const output = repair.ok ? repair.value : result.value;
-      return {
-        event: { type: "agent.step.completed", ...base, output },
-        usage,
-        model: result.model,
-        attempts: result.attempts + repair.attempts,
-        calls: 2,
-        selfCheckRepair: { output: proposal.data, failures: check.failures },
-      };
     }
     case CLAIMS_ROLES.fixer: {
       const input = FixerInputSchema.safeParse(request.input);
@@ -163,9 +151,84 @@ export async function runClaimsAgentStep(
           attempts: result.attempts,
         };
       }
+      if (failed.role === CLAIMS_ROLES.officer) {
+        // The compact crew's one step failed: the fixer proposes alone, from the claim and the contract.
+        const inner = ClaimsCrewInputSchema.safeParse(input.data.input);
+        if (!inner.success) return badInput("fixer (for the claims officer)", inner.error);
+        const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
+        const result = await deps.llm.complete(
+          fixerMessages(
+            { failedTask: "decide_refund", claim: inner.data.claim, contract: deps.contract, error: failed.error },
+            ctx,
+          ),
+        );
+        if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
+        return {
+          event: { type: "agent.step.completed", ...base, output: result.value },
+          usage: result.usage,
+          model: result.model,
+          attempts: result.attempts,
+        };
+      }
       return fail("UNKNOWN_ROLE", `the fixer cannot stand in for role '${failed.role}'`);
     }
     default:
       return fail("UNKNOWN_ROLE", `the claims crew has no role '${request.role}'`);
   }
+}
+
+/**
+ * A proposing step (the Decision Maker's, or the compact crew's Claims Officer's): one call, and — when its proposal
+ * fails the agent's self-check — one repair round with the errors (docs/kernel.md); what it gives (or the first
+ * answer, if the call fails) goes on, and the orchestrator's self-check sends a proposal that still fails to
+ * NEEDS_REVIEW. `split` takes the answer apart into the proposal the crew gets and the analysis the audit keeps.
+ */
+async function proposeWithRepair<T>(
+  prompt: LlmStructuredRequest<T>,
+  claim: Claim,
+  deps: AgentStepDeps,
+  base: { crewId: string; correlationId: string },
+  split: (value: unknown) => { proposal: unknown; analysis?: string },
+): Promise<AgentStepResult> {
+  const result = await deps.llm.complete(prompt);
+  if (!result.ok)
+    return {
+      event: { type: "agent.step.failed", ...base, error: { code: result.code, message: result.message } },
+      ...(result.usage ? { usage: result.usage } : {}),
+      model: result.model,
+      attempts: result.attempts,
+    };
+  const first = split(result.value);
+  const withAnalysis = (s: { analysis?: string }) => (s.analysis === undefined ? {} : { analysis: s.analysis });
+  // The port validated the answer against the schema; a port that did not (a test double) is checked by the orchestrator.
+  const proposal = RefundProposalOutputSchema.safeParse(first.proposal);
+  const check = proposal.success ? selfCheck(proposal.data, deps.responsibility, claim) : undefined;
+  if (!proposal.success || check === undefined || check.ok)
+    return {
+      event: { type: "agent.step.completed", ...base, output: first.proposal },
+      usage: result.usage,
+      model: result.model,
+      attempts: result.attempts,
+      ...withAnalysis(first),
+    };
+  const answer = prompt.task === "decide_claim" ? "JSON object (analysis and proposal)" : undefined;
+  const repair = await deps.llm.complete({
+    ...prompt,
+    messages: [
+      ...prompt.messages,
+      { role: "assistant", content: result.text },
+      { role: "user", content: selfCheckRepairMessage(check.failures, claim, answer) },
+    ],
+  });
+  const usage = repair.usage === undefined ? result.usage : sumUsage([result.usage, repair.usage]);
+  const kept = repair.ok ? split(repair.value) : first;
+  return {
+    event: { type: "agent.step.completed", ...base, output: kept.proposal },
+    usage,
+    model: result.model,
+    attempts: result.attempts + repair.attempts,
+    calls: 2,
+    selfCheckRepair: { output: proposal.data, failures: check.failures },
+    ...withAnalysis(kept),
+  };
 }

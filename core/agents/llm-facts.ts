@@ -13,6 +13,7 @@ export type LlmFacts =
       readonly analysis: string;
       readonly received_at?: string | undefined;
     }
+  | { readonly task: "decide_claim"; readonly claim: Claim; readonly received_at?: string | undefined }
   | {
       readonly task: "fix_step";
       readonly failed_task: FixableTask;

@@ -27,6 +27,8 @@ export function modelCost(events: readonly AuditEvent[], prices: PriceTable): Mo
   for (const e of events) {
     if (e.event_type === "CLAIM_RECEIVED") claims.add(String(e.details.claim_id));
     if (!CALL_EVENTS.has(e.event_type)) continue;
+    // Free text the patterns read alone made no model call.
+    if ((e.details as { source?: unknown }).source === "patterns") continue;
     const d = e.details as { model?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
     const usage =
       typeof d.usage?.prompt_tokens === "number" && typeof d.usage.completion_tokens === "number"

@@ -242,6 +242,13 @@ export function formatAssessment(claim: Claim, assessment: ClaimAssessment): str
   ].join("\n");
 }
 
+/** The compact crew's analysis: only what stands out (each flag's words), or that nothing does; capped at `maxChars`. */
+export function formatCompactAssessment(assessment: ClaimAssessment, maxChars: number): string {
+  const noted = assessment.flags.map((f) => f.detail);
+  const text = noted.length === 0 ? "Within the contract as stated." : `${noted.join("; ")}.`;
+  return text.length > maxChars ? `${text.slice(0, maxChars - 3)}...` : text;
+}
+
 /** Confidence that a proposal states the claim faithfully: 0.9 for a clean claim, less for each missing or contradictory fact. */
 export function confidenceFrom(assessment: ClaimAssessment, opts: { analysisMissing?: boolean } = {}): number {
   let c = 0.9;

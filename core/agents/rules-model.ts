@@ -13,8 +13,10 @@ import {
   claimCurrency,
   confidenceFrom,
   formatAssessment,
+  formatCompactAssessment,
   type ClaimAssessment,
 } from "./rules-assessment.ts";
+import { COMPACT_ANALYSIS_MAX_CHARS } from "../claim/proposal-output.ts";
 import { estimateUsage } from "../llm/usage.ts";
 
 /** The model name the rules model reports. */
@@ -48,6 +50,13 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
         const assessment = assessClaim(facts.claim, contract, { responsibility, receivedAt: facts.received_at });
         const proposal = propose(facts.claim, assessment, { analysisMissing: facts.analysis.trim() === "" });
         return { text: JSON.stringify(proposal), structured: proposal, warnings: [] };
+      }
+      case "decide_claim": {
+        // The compact crew's one step: the analysis the Decision Maker would read, and the same proposal.
+        const assessment = assessClaim(facts.claim, contract, { responsibility, receivedAt: facts.received_at });
+        const analysis = formatCompactAssessment(assessment, COMPACT_ANALYSIS_MAX_CHARS);
+        const answer = { analysis, ...propose(facts.claim, assessment, { analysisMissing: false }) };
+        return { text: JSON.stringify(answer), structured: answer, warnings: [] };
       }
       case "fix_step": {
         const assessment = assessClaim(facts.claim, contract, { responsibility, receivedAt: facts.received_at });

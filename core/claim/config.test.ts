@@ -116,6 +116,18 @@ describe("parseConfig", () => {
     );
   });
 
+  it("reads the agent's crew shape, none when the key is absent, and refuses another", () => {
+    const withShape = (line: string) =>
+      parseConfig(configText.replace("    claims_bounds:", `    ${line}\n    claims_bounds:`), "config.yaml", NOW)
+        .agent;
+    expect(parseConfig(configText, "config.yaml", NOW).agent.crewShape).toBeUndefined();
+    expect(withShape("crew_shape: two_agents").crewShape).toBe("two_agents");
+    expect(withShape("crew_shape: compact").crewShape).toBe("compact");
+    expect(issuesOf(() => withShape("crew_shape: one_agent")).message).toMatch(
+      /crew_shape must be one of: compact, two_agents/,
+    );
+  });
+
   it("reports YAML syntax errors with their line", () => {
     const err = issuesOf(() => parseConfig("simulation:\n  run_id: [x\nagents: 1\n", "c.yaml", NOW));
     expect(err.issues[0]?.line).toBeGreaterThan(1);

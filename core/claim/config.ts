@@ -1,5 +1,6 @@
 // `scenarios/config.yaml` (docs/config.md): our format, and DIR sample 35's own files in both of its contract
 // formats (the seed-era flat contract and the roa.dir/v1 contract document), read unchanged.
+import { CREW_SHAPES, type CrewShapeSetting } from "./crew-shape.ts";
 import * as z from "zod";
 import { LLM_DEFAULTS } from "../llm/defaults.ts";
 import { ClaimsContractSchema } from "../integrity/contracts.ts";
@@ -12,6 +13,8 @@ import { ignoredField, ignoredFields, parseYamlSource, validateYaml } from "./ya
 import type { IgnoredField } from "./yaml-source.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 import { OrderLineSchema } from "../integrity/contracts.ts";
+
+export { CREW_SHAPES, type CrewShapeSetting };
 
 /** The agent version assumed when the config names none (DIR sample 35's files do not). */
 const DEFAULT_AGENT_VERSION = "1.0.0";
@@ -183,9 +186,9 @@ const AgentSchema = z
     agent_id: z.string().min(1),
     version: z.string().min(1).optional(),
     priority: ignored("scheduling priority of the DIR runtime; one agent decides here"),
-    crew: ignored(
-      "CrewAI role names and goals; the crew here is Claims Analyst → Decision Maker with a fixer, its prompts built in",
-    ),
+    crew: ignored("CrewAI role names and goals; the crew here is built in (crew_shape chooses it), its prompts too"),
+    /** Which crew decides a claim (docs/config.md, docs/llm.md "Crew shape"): compact (default) or two_agents. */
+    crew_shape: z.enum(CREW_SHAPES, { message: `crew_shape must be one of: ${CREW_SHAPES.join(", ")}` }).optional(),
     contract: ContractSchema,
     claims_bounds: ClaimsBoundsSchema,
   })
@@ -275,6 +278,8 @@ export interface AgentPolicy {
   contract: ClaimsContract;
   /** How people decide what the kernel escalates: the four-eyes bound, how long a review may wait (docs/reviews.md). */
   review?: { secondApprovalAboveEur?: number; dueMs?: number };
+  /** Which crew decides a claim (`crew_shape`); absent: `compact`. */
+  crewShape?: CrewShapeSetting;
 }
 
 /** The configuration with every relative date resolved against the run's clock. */
@@ -355,6 +360,7 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       ...(agent.claims_bounds.returns ? { returns: agent.claims_bounds.returns } : {}),
     },
     ...reviewPolicy(agent.claims_bounds),
+    ...(agent.crew_shape === undefined ? {} : { crewShape: agent.crew_shape }),
   };
 }
 

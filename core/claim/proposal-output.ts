@@ -33,6 +33,25 @@ export const RefundProposalOutputSchema = z
 /** The Decision Maker's structured proposal. */
 export type RefundProposalOutput = z.infer<typeof RefundProposalOutputSchema>;
 
+/** The most characters of the compact crew's analysis: the schema caps what the model may spend on it. */
+export const COMPACT_ANALYSIS_MAX_CHARS = 300;
+
+/**
+ * What the compact crew's Claims Officer returns (docs/llm.md, "Crew shape"): its short assessment first (written
+ * before the proposal, capped by the schema), then the refund proposal's fields.
+ */
+export const ClaimDecisionOutputSchema = z
+  .object({
+    analysis: z
+      .string()
+      .max(COMPACT_ANALYSIS_MAX_CHARS, `analysis is longer than ${COMPACT_ANALYSIS_MAX_CHARS} characters`),
+    ...RefundProposalOutputSchema.shape,
+  })
+  .strict();
+
+/** The Claims Officer's structured answer. */
+export type ClaimDecisionOutput = z.infer<typeof ClaimDecisionOutputSchema>;
+
 /**
  * The Decision Maker's output a policy proposal was built from (`buildProposal` read backwards): what the claim
  * keeps as its `proposal`. `undefined` for anything that was not built from a valid output.

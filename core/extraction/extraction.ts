@@ -152,6 +152,21 @@ export function extractClaimFromText(text: string, now?: string | number): TextE
   return { ok: true, claim: partial, warnings };
 }
 
+/** The model name a claim read by patterns alone records (CLAIM_EXTRACTED `source: "patterns"`): no model call was made. */
+export const PATTERN_EXTRACTOR = "patterns";
+
+/**
+ * The extraction of free text that needs no model (docs/llm.md, "Extraction by patterns"): the patterns read exactly
+ * one order id and one EUR amount, the claim builds from them, and neither step warns of anything (no instruction-like
+ * content, no second date, no unknown category, no amount to disambiguate). Anything less goes to the model.
+ */
+export function plainTextExtraction(text: string, now?: string | number): ClaimExtractionOutput | undefined {
+  const read = extractClaimFromText(text, now);
+  if (!read.ok || read.warnings.length > 0) return undefined;
+  const claim = claimFromExtraction(read.claim, { text, ...(now === undefined ? {} : { now }) });
+  return claim.ok && claim.warnings.length === 0 ? read.claim : undefined;
+}
+
 /** Why an extraction output (from the pattern extractor or an LLM) cannot become a Claim. */
 export type ClaimFromExtractionFailureCode =
   | "NO_ORDER_ID"

@@ -128,6 +128,8 @@ const ExtractionCall = {
   attempts: z.number().optional(),
   usage: LlmUsageSchema.optional(),
   task: z.string().optional(),
+  /** `patterns`: read by patterns alone, no model call (docs/llm.md, "Extraction by patterns"); absent: the model's. */
+  source: z.literal("patterns").optional(),
 };
 
 /** A crew step delivered to the claim's crew: the inbound event, the instant it was delivered and what it caused. */
@@ -235,6 +237,8 @@ export const AUDIT_EVENTS = {
     error: StepErrorSchema.optional(),
     /** Given only when the step made 2 calls (the Decision Maker's self-check repair round). */
     calls: z.number().int().positive().optional(),
+    /** The compact crew's Claims Officer's analysis (docs/llm.md, "Crew shape"); its proposal goes to the crew. */
+    analysis: z.string().optional(),
     model: z.string().optional(),
     attempts: z.number().optional(),
     usage: LlmUsageSchema.optional(),

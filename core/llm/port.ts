@@ -3,7 +3,7 @@ import type { ZodType } from "zod";
 import type { LlmFailureCode } from "./errors.ts";
 
 /** What a call is for; deterministic implementations dispatch on it, network models ignore it. */
-export type LlmTask = "extract_claim" | "analyze_claim" | "decide_refund" | "fix_step";
+export type LlmTask = "extract_claim" | "analyze_claim" | "decide_refund" | "decide_claim" | "fix_step";
 
 /** A chat message after the system prompt; customer text only ever travels in `user` messages. */
 export interface LlmMessage {

@@ -230,6 +230,10 @@ describe("the deployed policy (pre-parsed JSON)", () => {
     });
     const shadow = { ...config.agent, contract: { ...config.agent.contract, max_refund_without_escalation: 100 } };
     expect(loadPolicyFile(writePolicy((p) => ({ ...p, agent: { ...p.agent, shadow } }))).agent.shadow).toEqual(shadow);
+    // The crew shape reaches the deployed functions (docs/llm.md, "Crew shape"); absent in the bundled config.
+    expect(policy.agent.crewShape).toBeUndefined();
+    const twoAgents = writePolicy((p) => ({ ...p, agent: { ...p.agent, crewShape: "two_agents" } }));
+    expect(loadPolicyFile(twoAgents).agent.crewShape).toBe("two_agents");
   });
 
   it.each([

@@ -13,7 +13,8 @@ import { endOverdueClaim } from "../overdue.ts";
 import { bundledConfig } from "../bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const config = bundledConfig(NOW);
+// The seed's two-agent crew (`crew_shape: two_agents`): these tests follow its Decision Maker's steps.
+const config = bundledConfig(NOW, { crewShape: "two_agents" });
 const record = { claim_id: "clm_1", dfid: "dfid_clm_1", root_dfid: "dfid_clm_1", simulation_id: undefined };
 
 /** Every field of `event`'s details is named by its type's schema, and parses as recorded. */

@@ -6,7 +6,7 @@
 // proves (decide/outbox.ts). Pure.
 import { initialCrewSnapshot, stepCrewMany } from "../../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue } from "../../core/crew/index.ts";
-import { claimsCrewGraph, claimsCrewInput } from "../../core/agents/crew.ts";
+import { claimsCrewGraph, claimsCrewGraphOfSnapshot, claimsCrewInput, crewNameFor } from "../../core/agents/crew.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { PipelineDeps } from "../deps.ts";
@@ -63,7 +63,13 @@ export function crewStep(input: CrewStepInput, now: number, policy: CrewPolicy):
     stepped.push(index);
     return input.carried[index]!.map((event) => ({ kind: "audit" as const, event }));
   };
-  const graph = claimsCrewGraph(policy.settings.timeouts);
+  // A new crew is the one the crew shape setting gives this claim (docs/llm.md, "Crew shape"), recorded by name in
+  // CREW_STARTED; a running one keeps the graph it was started on.
+  const timeouts = policy.settings.timeouts;
+  const graph =
+    session === undefined
+      ? claimsCrewGraph(timeouts, crewNameFor(claim, policy.agent.crewShape))
+      : claimsCrewGraphOfSnapshot(session.snapshot, timeouts);
   // A start reaches the crew only when it has none yet; anything else only once it has one. While the claim waits
   // for an unreachable model (the outage hold, docs/llm.md), the crew is not told the time: its waiting step
   // would time out and go to the fixer, which needs the model too. The answer, when it comes, is on time.

@@ -24,6 +24,13 @@ import {
 
 const TEXT = "Order ord_001, 299.99 EUR, the screen is dead";
 const textClaim = claimRecord(ACCEPTABLE, { status: "RECEIVED", input: { claim_text: TEXT }, claim: undefined });
+/** Free text the patterns cannot read alone (no category): its extraction asks the model. */
+const MODEL_TEXT = "Order ord_001, 299.99 EUR, it stopped working";
+const modelTextClaim = claimRecord(ACCEPTABLE, {
+  status: "RECEIVED",
+  input: { claim_text: MODEL_TEXT },
+  claim: undefined,
+});
 
 describe("a submission", () => {
   it.each([
@@ -236,6 +243,18 @@ describe("extractionDecision", () => {
       details: { model: "rules-v1", extracted: GOOD },
     });
   });
+
+  it("records a claim the patterns read alone as no model call: no usage, no attempt", () => {
+    const decision = extractionDecision(textClaim, TEXT, answer(GOOD), {
+      finalAttempt: false,
+      now: NOW,
+      patterns: true,
+    });
+    if (decision.outcome === "RETRY") throw new Error("unreachable");
+    const details = audits(decision.effects)[0]!.details;
+    expect(details).toMatchObject({ model: "patterns", attempts: 0, source: "patterns", extracted: GOOD });
+    expect(details).not.toHaveProperty("usage");
+  });
 });
 
 describe("a submission's process", () => {
@@ -369,15 +388,23 @@ describe("an extraction's process", () => {
   >([
     [
       "keeps the outcome with the claim's move to RUNNING, then performs and clears it",
-      textClaim,
+      modelTextClaim,
       ok,
       {},
       ["? extract", "? now", "? claim_update", "audit CLAIM_EXTRACTED + crew_event claim.start + claim_update"],
       "EXTRACTED",
     ],
     [
-      "performs the winner's stored outcome when another delivery kept its own",
+      "reads plain text by patterns alone, asking the model nothing",
       textClaim,
+      down,
+      {},
+      ["? now", "? claim_update", "audit CLAIM_EXTRACTED + crew_event claim.start + claim_update"],
+      "EXTRACTED",
+    ],
+    [
+      "performs the winner's stored outcome when another delivery kept its own",
+      modelTextClaim,
       ok,
       { won: false },
       ["? extract", "? now", "? claim_update", "extraction + claim_update"],
@@ -385,7 +412,7 @@ describe("an extraction's process", () => {
     ],
     [
       "retries a retryable failure before the last attempt",
-      textClaim,
+      modelTextClaim,
       down,
       {},
       ["? extract", "? now", "? now"],
@@ -393,7 +420,7 @@ describe("an extraction's process", () => {
     ],
     [
       "holds the claim for an unreachable model: the extraction sent again later",
-      textClaim,
+      modelTextClaim,
       down,
       { hold: true },
       ["? extract", "? now", "extraction + audit CLAIM_HELD + claim_update"],

@@ -7,7 +7,12 @@ import { canonicalize, hashHex } from "../../core/crew/index.ts";
 import { ClaimTextSchema, IntakeClaimSchema, oneLineText } from "../../core/claim/claim.ts";
 import { dfidOf } from "../../core/kernel/claim-record.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
-import { claimFromExtraction, extractionFailureReasonCode } from "../../core/extraction/extraction.ts";
+import {
+  claimFromExtraction,
+  extractionFailureReasonCode,
+  PATTERN_EXTRACTOR,
+  plainTextExtraction,
+} from "../../core/extraction/extraction.ts";
 import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
 import { simulationDfid, simulationIdProblem } from "../../core/history/simulation.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
@@ -137,10 +142,13 @@ export function extractionDecision(
   record: ClaimRecord,
   text: string,
   result: LlmResult<ClaimExtractionOutput>,
-  opts: { finalAttempt: boolean; now: number },
+  opts: { finalAttempt: boolean; now: number; patterns?: boolean },
 ): ExtractionDecision {
   const { now } = opts;
-  const llmDetails = { model: result.model, attempts: result.attempts, usage: result.usage, task: "extract_claim" };
+  // Read by patterns alone (plainTextExtraction): no model call, no usage.
+  const llmDetails = opts.patterns
+    ? { model: PATTERN_EXTRACTOR, attempts: 0, task: "extract_claim", source: "patterns" as const }
+    : { model: result.model, attempts: result.attempts, usage: result.usage, task: "extract_claim" };
   const updatedAt = new Date(now).toISOString();
   if (!result.ok) {
     if (result.retryable && !opts.finalAttempt) return { outcome: "RETRY" };
@@ -312,7 +320,9 @@ function submitted(record: ClaimRecord, created: boolean): SubmitResult {
 export type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY" | "HELD";
 
 /** What an extraction decides with: the outage hold's settings. */
-export type ExtractionPolicy = { settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs"> };
+export type ExtractionPolicy = {
+  settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs" | "extractByPatterns">;
+};
 
 /** Where an extraction stands, waiting for the answer to what it asked. */
 export type ExtractionState =
@@ -321,8 +331,15 @@ export type ExtractionState =
   | { at: "extracted"; record: ClaimRecord; text: string; finalAttempt: boolean }
   /** The instant a failed extraction's hold is decided at. */
   | { at: "hold_time"; record: ClaimRecord; text: string; finalAttempt: boolean; result: ExtractionResult }
-  /** The instant the extraction's outcome is decided at. */
-  | { at: "outcome_time"; record: ClaimRecord; text: string; finalAttempt: boolean; result: ExtractionResult }
+  /** The instant the extraction's outcome is decided at (`patterns`: read without the model). */
+  | {
+      at: "outcome_time";
+      record: ClaimRecord;
+      text: string;
+      finalAttempt: boolean;
+      result: ExtractionResult;
+      patterns?: boolean;
+    }
   /** The outcome kept with the claim's move from RECEIVED to RUNNING, or another delivery's kept instead. */
   | { at: "kept"; record: ClaimRecord; outcome: "EXTRACTED" | "NEEDS_REVIEW"; effects: Effect[] };
 
@@ -359,6 +376,22 @@ export function decideExtraction(
       const awaited = extractionAwaited(record);
       if (!awaited.awaited) return { effects: awaited.effects, next: { done: "SKIPPED" } };
       const { text } = awaited;
+      // Plain text the patterns read in full needs no model call (docs/llm.md, "Extraction by patterns").
+      const plain =
+        policy.settings.extractByPatterns === false ? undefined : plainTextExtraction(text, record.received_at);
+      if (plain !== undefined) {
+        const result: ExtractionResult = {
+          ok: true,
+          value: plain,
+          text: JSON.stringify(plain),
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, estimated: false },
+          attempts: 0,
+          model: PATTERN_EXTRACTOR,
+          warnings: [],
+        };
+        const next: ExtractionState = { at: "outcome_time", record, text, finalAttempt: state.finalAttempt, result };
+        return ask({ kind: "now" }, { ...next, patterns: true });
+      }
       const request = extractionMessages(text, { receivedAt: record.received_at });
       return ask({ kind: "extract", request }, { at: "extracted", record, text, finalAttempt: state.finalAttempt });
     }
@@ -382,7 +415,11 @@ export function decideExtraction(
     case "outcome_time": {
       const now = observedAs(observed, "now").now;
       const { record, text, result, finalAttempt } = state;
-      const decision = extractionDecision(record, text, result, { finalAttempt, now });
+      const decision = extractionDecision(record, text, result, {
+        finalAttempt,
+        now,
+        patterns: state.patterns === true,
+      });
       if (decision.outcome === "RETRY") return done("RETRY");
       const { patch, effects, outcome } = decision;
       const update: ClaimUpdate = {

@@ -9,7 +9,7 @@ import { claimAudit } from "./audit.ts";
 import { splitSessionOutbox } from "../ports.ts";
 import type { CrewQueueMessage } from "../messages.ts";
 import type { StoredSession, StoredVerdict } from "../ports.ts";
-import { ACCEPTABLE, claimRecord, NOW, order, policy, shape } from "./decide.test-kit.ts";
+import { ACCEPTABLE, claimRecord, NOW, order, policy as bundled, shape } from "./decide.test-kit.ts";
 import { crewStart, decideCrew } from "./orchestrator.ts";
 import type { OrchestratorOutcome } from "./orchestrator.ts";
 import type { Observation, Request } from "./requests.ts";
@@ -24,6 +24,9 @@ interface World {
   verdicts: Map<string, StoredVerdict>;
   now: number;
 }
+
+/** The seed's two-agent crew (`crew_shape: two_agents`): these tests follow a step, its answer and the next step. */
+const policy = { ...bundled, agent: { ...bundled.agent, crewShape: "two_agents" as const } };
 
 const RECEIPT: AuditEvent = claimAudit(claimRecord(ACCEPTABLE), "CLAIM_RECEIVED", "RECEIVED", NOW - 60_000, {
   input_kind: "claim",

@@ -127,6 +127,7 @@ function answered(message: AgentStepMessage, run: AgentStepRun, claim: ClaimReco
         model: result.model,
         attempts: result.attempts,
         ...(result.calls === undefined ? {} : { calls: result.calls }),
+        ...(result.analysis === undefined ? {} : { analysis: result.analysis }),
         usage: result.usage,
         duration_ms: now - started,
       },

@@ -14,7 +14,15 @@ import type {
   OutboundCrewEvent,
 } from "../../crew/index.ts";
 import type { Claim } from "../../claim/claim.ts";
-import { AnalystOutputSchema, CLAIMS_CREW_NAME, claimsCrewGraph, claimsCrewInput } from "../../agents/crew.ts";
+import {
+  AnalystOutputSchema,
+  CLAIMS_CREW_COMPACT_NAME,
+  CLAIMS_CREW_NAME,
+  claimsCrewGraph,
+  claimsCrewInput,
+  hasPlainFacts,
+  isClaimsCrewName,
+} from "../../agents/crew.ts";
 import type { ReplayDetails } from "./events.ts";
 import { AFTER_CREW, branch, enter, label, message, same, scope, unused } from "./context.ts";
 import type { Ctx, Flow, Scope } from "./context.ts";
@@ -28,9 +36,14 @@ export function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEve
   const s = scope(ctx, "crew");
   const { d, r, raw } = f.CREW_STARTED;
   const rootInput = claimsCrewInput(claim, flow.receivedAt);
+  // The crew recorded is the crew replayed: the two agents, or the compact crew (docs/llm.md, "Crew shape").
   s.expect(
-    d.crew_id === ctx.claimId && d.crew === CLAIMS_CREW_NAME,
-    `${label(r)} starts crew ${d.crew_id} (${d.crew}), not ${ctx.claimId} (${CLAIMS_CREW_NAME})`,
+    d.crew_id === ctx.claimId && isClaimsCrewName(d.crew),
+    `${label(r)} starts crew ${d.crew_id} (${d.crew}), not ${ctx.claimId} (${CLAIMS_CREW_NAME} or ${CLAIMS_CREW_COMPACT_NAME})`,
+  );
+  s.expect(
+    d.crew !== CLAIMS_CREW_COMPACT_NAME || hasPlainFacts(claim),
+    `${label(r)} starts the compact crew on a claim whose facts are not plain: only the two agents decide it`,
   );
   s.compare(`${label(r)} root input (the claim as intake stored it)`, raw.root_input, rootInput);
   s.expect(
@@ -38,7 +51,7 @@ export function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEve
     `${label(r)} now_ms ${d.now_ms} is not its own time ${r.event.created_at}`,
   );
 
-  const graph = claimsCrewGraph(d.timeouts);
+  const graph = claimsCrewGraph(d.timeouts, isClaimsCrewName(d.crew) ? d.crew : CLAIMS_CREW_NAME);
   const requested = new Map<string, AgentStepRequestedEvent>();
   const fixers: FixerInvokedEvent[] = [];
   let end: CrewCompletedEvent | CrewFailedEvent | undefined;
@@ -112,7 +125,7 @@ export function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEve
       const request = requested.get(inbound.correlationId);
       checkLlmCall(ctx, s, what, inbound, request);
       checkSelfCheckRepair(ctx, s, what, inbound.correlationId, request, claim, flow);
-      if (inbound.type === "agent.step.completed" && request?.phaseIndex === 0) {
+      if (inbound.type === "agent.step.completed" && request?.phaseIndex === 0 && graph.name === CLAIMS_CREW_NAME) {
         // The worker copies the claim the analyst assessed into its answer; the decision maker reads it from there.
         const analyst = AnalystOutputSchema.safeParse(inbound.output);
         s.expect(

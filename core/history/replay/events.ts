@@ -125,14 +125,14 @@ export function isReplayableKind(kind: string): kind is ReplayableKind {
 }
 
 /**
- * Details replay does not verify, because nothing recomputes them: what a model call cost and the
- * batch label. (Values it takes as recorded inputs — the crew's timeouts, the kernel's order, ledger,
+ * Details replay does not verify, because nothing recomputes them: what a model call cost (and whether the patterns
+ * read a free-text claim without one), the compact crew's analysis and the batch label. (Values it takes as recorded inputs — the crew's timeouts, the kernel's order, ledger,
  * contracts and registry, a refused refund's ledger code, the analyst's prose — are verified only as
  * far as the decision depends on them.)
  */
 export const UNVERIFIED_DETAILS = {
   CLAIM_RECEIVED: ["label"],
-  CLAIM_EXTRACTED: ["model", "attempts", "usage", "task"],
+  CLAIM_EXTRACTED: ["model", "attempts", "usage", "task", "source"],
   CLAIM_EXTRACTION_FAILED: ["model", "attempts", "usage", "task"],
-  LLM_CALL: ["model", "attempts", "usage", "duration_ms"],
+  LLM_CALL: ["model", "attempts", "usage", "duration_ms", "analysis"],
 } as const satisfies Partial<Record<ReplayableKind, readonly string[]>>;

@@ -1,7 +1,7 @@
 // Replay of a free-text claim's extraction: the claim read again from the recorded model answer, or the
 // recorded failure failing again (and the claim's review).
 import type { Claim } from "../../claim/claim.ts";
-import { claimFromExtraction, extractionFailureReasonCode } from "../../extraction/extraction.ts";
+import { claimFromExtraction, extractionFailureReasonCode, plainTextExtraction } from "../../extraction/extraction.ts";
 import { enter, label, scope, unused } from "./context.ts";
 import type { Ctx, Flow } from "./context.ts";
 import { review } from "./review.ts";
@@ -29,6 +29,13 @@ export function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | un
       return undefined;
     }
     s.compare("the claim read from the recorded model answer", raw.claim, again.claim);
+    // A claim the patterns read alone (no model call) is read by them again, and must still need no model.
+    if (d.source === "patterns")
+      s.compare(
+        "the claim text read again by patterns alone",
+        raw.extracted,
+        plainTextExtraction(text, flow.receivedAt) ?? "(the patterns no longer read it alone)",
+      );
     s.expect(
       again.warnings.every((w) => d.warnings.includes(w)),
       `${label(f.CLAIM_EXTRACTED.r)} lacks warnings the extraction gives: ${again.warnings.join("; ")}`,

@@ -142,7 +142,7 @@ const notJson: LlmFailure = {
   model: "x",
   retryable: false,
 };
-const CREW_TASKS = new Set(["analyze_claim", "decide_refund", "fix_step"]);
+const CREW_TASKS = new Set(["analyze_claim", "decide_refund", "decide_claim", "fix_step"]);
 
 /** A claim that escalates (1200 EUR on a 1200 EUR order, above the 500 EUR limit), structured and as text. */
 const ESCALATING = {
@@ -177,9 +177,55 @@ const CASES: {
   more?: Record<string, unknown>[];
   /** The agent's four-eyes bound. */
   secondApprovalAboveEur?: number;
+  /** The crew shape (docs/llm.md, "Crew shape"): the two agents unless a case says compact (the default's). */
+  shape?: "compact";
   outcome: string;
   reasonCode: string;
 }[] = [
+  {
+    name: "the compact crew: the officer's first proposal fails the self-check and its repair round passes",
+    shape: "compact",
+    llm: () => {
+      let decisions = 0;
+      return rulesExcept((task, a) =>
+        task === "decide_claim" && a.ok && decisions++ === 0
+          ? { ...a, value: { ...(a.value as object), confidence: 0.4 } }
+          : a,
+      );
+    },
+    outcome: "ACCEPT",
+    reasonCode: "VALIDATION_PASSED",
+  },
+  {
+    // Standing in alone, without an analysis, the rules fixer is less confident: with a purchase date it still passes.
+    name: "the compact crew: the fixer stands in for a failed officer",
+    shape: "compact",
+    bodies: {
+      structured: {
+        claim: {
+          order_id: "ord_006",
+          amount_eur: 299.99,
+          category: "electronics",
+          reason: "Screen is dead on arrival",
+          purchase_date: "2026-05-29",
+        },
+      },
+      text: {
+        claim_text:
+          "I bought electronics order ord_006 for 299.99 EUR on 29 May 2026, the screen is dead. Please refund me.",
+      },
+    },
+    llm: () => rulesExcept((task, a) => (task === "decide_claim" ? notJson : a)),
+    outcome: "ACCEPT",
+    reasonCode: "VALIDATION_PASSED",
+  },
+  {
+    name: "the compact crew fails (the officer's and the fixer's calls fail)",
+    shape: "compact",
+    llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)),
+    outcome: "NEEDS_REVIEW",
+    reasonCode: "CREW_FAILED",
+  },
   {
     name: "the crew fails (every step's model call fails)",
     llm: () => rulesExcept((task, a) => (CREW_TASKS.has(task) ? down : a)),
@@ -335,10 +381,13 @@ async function recordCases(): Promise<Recording[]> {
       ["structured", c.bodies?.structured ?? STRUCTURED],
       ["free text", c.bodies?.text ?? TEXT],
     ] as const) {
-      const agent =
-        c.secondApprovalAboveEur === undefined
-          ? config.agent
-          : { ...config.agent, review: { secondApprovalAboveEur: c.secondApprovalAboveEur } };
+      const agent = {
+        ...config.agent,
+        crewShape: c.shape ?? ("two_agents" as const),
+        ...(c.secondApprovalAboveEur === undefined
+          ? {}
+          : { review: { secondApprovalAboveEur: c.secondApprovalAboveEur } }),
+      };
       const p = pipeline(c.llm?.(), c.overrides?.(), agent);
       await startRun(p);
       const { submit } = await p.decide({ ...body, simulation_id: SIM }, { claimId: "clm_case" });
@@ -431,7 +480,7 @@ async function recordExtractionFailureDenied(): Promise<Recording> {
 
 /** A worker dies with the analyst's step; the timer's tick past its deadline hands the step to the fixer. */
 async function recordStall(): Promise<Recording> {
-  const p = pipeline();
+  const p = pipeline(undefined, undefined, { ...config.agent, crewShape: "two_agents" });
   await startRun(p);
   const submitted = await p.submit({ ...STRUCTURED, simulation_id: SIM }, { claimId: "clm_stall" });
   if (!submitted.ok) throw new Error("refused");
@@ -615,9 +664,10 @@ describe("replay fails closed on a missing event", () => {
     });
     const rec = recordings.find((r) => r.name === "scenario A")!;
     const cut = rec.events.findIndex((e) => e.event_type === "AGENT_DECISION");
-    const result = replay(rec, rec.events.slice(0, cut - 1)); // the claim as it was before the decision maker answered
+    // The claim as it was before the compact crew's one step (the Claims Officer's) was answered.
+    const result = replay(rec, rec.events.slice(0, cut - 1));
     expect(result.status).toBe("INCOMPLETE");
-    expect(problems(result).join(" | ")).toMatch(/crew: the crew does not finish from the 1 recorded steps/);
+    expect(problems(result).join(" | ")).toMatch(/crew: the crew does not finish from the 0 recorded steps/);
   });
 });
 
@@ -719,6 +769,9 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
     "another root claim": (d) => void (d.root_input.claim.amount_eur = 1),
     "another start time": (d) => void (d.now_ms += 1),
     "another crew": (d) => void (d.crew_id = "clm_other"),
+    // The crew recorded is the crew replayed (docs/llm.md, "Crew shape"): the other one does not give the same steps.
+    "the other crew shape": (d) =>
+      void (d.crew = d.crew === "CLAIMS_CREW_COMPACT" ? "CLAIMS_CREW" : "CLAIMS_CREW_COMPACT"),
   },
   AGENT_STEP: {
     "another correlation": (d) => void (d.inbound.correlationId = "000000000000000000000000"),

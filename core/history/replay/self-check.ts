@@ -88,8 +88,10 @@ export function checkRepairEvent(
   );
   const d = x.parsed as ReplayDetails<"CLAIMS_SELF_CHECK_FAILED">;
   s.expect(
-    request !== undefined && x.event.details.role === request.role && request.role === CLAIMS_ROLES.decision,
-    `${label(x)}: a self-check repair round belongs to the Decision Maker's step, not to ${String(x.event.details.role)}`,
+    request !== undefined &&
+      x.event.details.role === request.role &&
+      (request.role === CLAIMS_ROLES.decision || request.role === CLAIMS_ROLES.officer),
+    `${label(x)}: a self-check repair round belongs to the Decision Maker's (or the Claims Officer's) step, not to ${String(x.event.details.role)}`,
   );
   s.expect(d.reason_code === "CLAIMS_SELF_CHECK_FAILED", `${label(x)} reason_code is ${d.reason_code}`);
   // Without a responsibility contract the self-check step reports it; nothing more to recompute here.
