@@ -15,8 +15,8 @@ beforeAll(async () => {
 describe("backtest bench inputs", () => {
   it("gives the bare kernel every recorded decision's inputs, each deciding as recorded", () => {
     const inputs = recordedKernelInputs(run.events);
-    // 37 decided claims, 7 of them decided by triage before any proposal (C, D, G, L, M, N, T1): 30 kernel inputs.
-    expect(inputs).toHaveLength(30);
+    // 44 decided claims, 8 of them decided by triage before any proposal (C, D, G, L, M, N, T1, ML3): 36 kernel inputs.
+    expect(inputs).toHaveLength(36);
     const recorded = new Map(
       run.events
         .filter((e) => e.event_type === "KERNEL_VERDICT")
@@ -30,11 +30,11 @@ describe("backtest bench inputs", () => {
 
   it("holds the run as copies that are histories of their own", () => {
     const r = backtest({ histories: histories(run.events, 3), policy: policyOf(configWithLimit(100)) });
-    // Each copy as the run alone under 100 EUR: 36 of 37 decisions evaluated (G's triage goes to the crew), 6 flips.
+    // Each copy as the run alone under 100 EUR: 43 of 44 decisions evaluated (G's triage goes to the crew), 6 flips.
     expect(r.histories.map((h) => [h.id, h.evaluated, h.flips])).toEqual([
-      ["run_1", 36, 6],
-      ["run_2", 36, 6],
-      ["run_3", 36, 6],
+      ["run_1", 43, 6],
+      ["run_2", 43, 6],
+      ["run_3", 43, 6],
     ]);
   });
 });

@@ -481,6 +481,7 @@ export async function runOnEmulators(
         ...observed,
         orders: f.plan.orders,
         limitEur: agent.contract.max_refund_without_escalation,
+        currencies: agent.contract.currencies,
         customerLimits: agent.contract.customer_limits,
         responsibility: agent.responsibility,
         payments: { settlements, book: f.provider.book },

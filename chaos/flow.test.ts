@@ -71,7 +71,7 @@ describe("a planted bug is found", { timeout: 300_000 }, () => {
       },
     });
     let found = "";
-    for (const seed of [11, 2, 3, 10, 1, 4]) {
+    for (const seed of [11, 2, 3, 10, 1, 4, 5, 6, 7, 8, 9, 12]) {
       found = await violations(seed, 60, overpay, /more than its/);
       if (/more than its/.test(found)) break;
     }

@@ -827,6 +827,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     audit: audit.all(),
     orders: plan.orders,
     limitEur: agent.contract.max_refund_without_escalation,
+    currencies: agent.contract.currencies,
     customerLimits: agent.contract.customer_limits,
     responsibility: agent.responsibility,
     ...(faultyProvider ? { payments: { settlements: await settlements.list(), book: faultyProvider.book } } : {}),

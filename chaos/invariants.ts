@@ -8,8 +8,14 @@ import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { isFinal } from "../core/kernel/claim-record.ts";
 import { replayClaim } from "../core/history/replay/index.ts";
 import type { ReviewRecord } from "../core/kernel/review.ts";
-import type { AuditEvent, CustomerLimits, Order, ResponsibilityContract } from "../core/integrity/index.ts";
-import { checkMoneyInvariants } from "../pipeline/testing/money-invariants.ts";
+import type {
+  AuditEvent,
+  ClaimsContract,
+  CustomerLimits,
+  Order,
+  ResponsibilityContract,
+} from "../core/integrity/index.ts";
+import { checkMoneyInvariants, unit } from "../pipeline/testing/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/testing/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
 import { verdictPublished } from "../pipeline/decide/publication.ts";
@@ -18,7 +24,8 @@ import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import { DAY_MS } from "../core/integrity/index.ts";
 import { settlementDfid } from "../pipeline/payments.ts";
 import type { ProviderBook } from "./payment-provider.ts";
-import { orderTotalMajor } from "../core/kernel/order-view.ts";
+import { orderTotalMajor, viewOrder } from "../core/kernel/order-view.ts";
+import { parseMoney } from "../core/kernel/money.ts";
 
 /** What a flow left behind. */
 export interface FlowObservation {
@@ -33,6 +40,8 @@ export interface FlowObservation {
   audit: readonly AuditEvent[];
   orders: readonly Order[];
   limitEur: number;
+  /** The policy's bounds per currency (`claims_bounds.currencies`): an order in another currency is bounded by them. */
+  currencies?: ClaimsContract["currencies"] | undefined;
   /** The contract's customer limits, when it has them: automatic refunds per customer (the order's) stay within. */
   customerLimits?: CustomerLimits | undefined;
   responsibility: ResponsibilityContract;
@@ -52,6 +61,18 @@ const group = <T>(items: readonly T[], key: (t: T) => string) => {
   for (const item of items) map.set(key(item), [...(map.get(key(item)) ?? []), item]);
   return map;
 };
+
+/** What each line of an order with lines was paid, in its currency's minor units (undefined for a one-line order). */
+function linesPaid(order: Order | undefined): Record<string, number> | undefined {
+  if (!order?.lines) return undefined;
+  return Object.fromEntries(viewOrder(order).lines.map((l) => [l.line_id, l.amount.minor]));
+}
+
+/** `amount` (major units) of `order` in its currency's minor units; NaN when it is not that currency's money. */
+function minorIn(order: Order, amount: number): number {
+  const parsed = parseMoney(amount, order.currency ?? "EUR");
+  return parsed.ok ? parsed.money.minor : Number.NaN;
+}
 
 /** Checks every invariant on `o`; returns the violations (empty when all hold). */
 export function checkFlowInvariants(o: FlowObservation): InvariantResult {
@@ -136,10 +157,19 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
 
   // Money, over the bus and the ledgers.
   const orderAmount = new Map(o.orders.map((x) => [x.order_id, orderTotalMajor(x)]));
+  const byId = new Map(o.orders.map((x) => [x.order_id, x]));
   const money = checkMoneyInvariants(o.events, {
     orderAmountEur: (id) => orderAmount.get(id),
     limitEur: o.limitEur,
-    ledgers: o.ledgers.map(({ scope, entry }) => ({ orderId: entry.order_id, scope, claims: entry.claims })),
+    currencyOf: (id) => byId.get(id)?.currency,
+    limitIn: (currency) => o.currencies?.[currency]?.max_refund_without_escalation,
+    linesOf: (id) => linesPaid(byId.get(id)),
+    ledgers: o.ledgers.map(({ scope, entry }) => ({
+      orderId: entry.order_id,
+      scope,
+      claims: entry.claims,
+      lines: entry.line_cents,
+    })),
     ...(o.customerLimits
       ? {
           customers: {
@@ -265,9 +295,16 @@ export function paymentViolations(
   for (const [key, list] of paidBy) {
     const authorised = executed.get(key);
     if (list.length > 1) violations.push(`the provider paid ${list.length} times under the idempotency key ${key}`);
-    if (authorised && paidCents(key) > centsOf(authorised.amount_eur))
+    // The provider pays in the order's currency's minor units (JPY whole yen, KWD thousandths).
+    const order = authorised && o.orders.find((x) => x.order_id === String(authorised.order_id));
+    const allowed = authorised
+      ? order
+        ? minorIn(order, Number(authorised.amount_eur))
+        : centsOf(authorised.amount_eur)
+      : Number.NaN;
+    if (authorised && !(paidCents(key) <= allowed))
       violations.push(
-        `the provider paid ${paidCents(key)} cents under ${key}, more than the ${centsOf(authorised.amount_eur)} authorised`,
+        `the provider paid ${paidCents(key)} ${unit(order?.currency ?? "EUR")} under ${key}, more than the ${allowed} authorised`,
       );
   }
   for (const [claimId, list] of group(book.payouts, (p) => p.claimId))
@@ -329,19 +366,25 @@ export function paymentViolations(
       .filter((e) => e.detailType === "ClaimVerdict")
       .map((e) => [String(e.detail.verdict_id), Date.parse(String(e.detail.decided_at))]),
   );
-  const limit = centsOf(o.limitEur);
   const automatic: { customer?: string | undefined; at: number; cents: number }[] = [];
   for (const [orderId, list] of group(book.payouts, (p) => p.orderId)) {
     const order = o.orders.find((x) => x.order_id === orderId);
+    // In the order's currency's minor units, as the provider pays (JPY whole yen, KWD thousandths): never across two.
+    const currency = order?.currency ?? "EUR";
+    const limitMajor = currency === "EUR" ? o.limitEur : o.currencies?.[currency]?.max_refund_without_escalation;
+    const limit = order && limitMajor !== undefined ? minorIn(order, limitMajor) : 0;
     const total = list.reduce((sum, p) => sum + p.amountMinor, 0);
+    const paid = order ? minorIn(order, orderTotalMajor(order)) : Number.NaN;
     if (!order) violations.push(`the provider paid ${total} cents on ${orderId}, an order that does not exist`);
-    else if (total > centsOf(order.amount))
-      violations.push(`the provider paid ${total} cents on order ${orderId}, more than its ${centsOf(order.amount)}`);
+    else if (!(total <= paid))
+      violations.push(`the provider paid ${total} ${unit(currency)} on order ${orderId}, more than its ${paid}`);
     let auto = 0;
     for (const p of list) {
       const root = rootOf(p.key);
       if (!root || root.approved_by !== undefined) continue;
       auto += p.amountMinor;
+      // The customer limits checked here are EUR's (the flat ones); other currencies have their own.
+      if (currency !== "EUR") continue;
       automatic.push({
         customer: order?.customer_id,
         at: decidedAt.get(String(root.verdict_id)) ?? Number.NaN,

@@ -6,6 +6,7 @@ import { renderClaimText } from "../core/history/scenarios.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { Rng } from "./rng.ts";
 import { orderTotalMajor, viewOrder } from "../core/kernel/order-view.ts";
+import { minorUnitsOf } from "../core/integrity/currency.ts";
 
 /** The kinds of fault a flow can suffer (the report counts each). */
 export const FAULT_KINDS = ["duplicate", "delay", "crash", "race", "lostTimer", "restart"] as const;
@@ -192,7 +193,37 @@ export const LLM_PROFILES: Record<LlmProfile["name"], Omit<LlmProfile, "name">> 
 const cents = (eur: number) => Math.round(eur * 100);
 const eur = (c: number) => c / 100;
 
+/** An order's currency: mostly EUR; USD and JPY have bounds in the bundled policy, GBP and KWD (3 decimals) have none. */
+function drawCurrency(rng: Rng): string {
+  return rng.weighted({ EUR: 60, USD: 18, JPY: 14, GBP: 4, KWD: 4 });
+}
+
+/** `minor` units of `currency` as the decimal string an order states (JPY 12800, EUR 12.80, KWD 1.280). */
+function decimal(minor: number, currency: string): string {
+  const d = minorUnitsOf(currency) ?? 2;
+  return d === 0 ? String(minor) : (minor / 10 ** d).toFixed(d);
+}
+
+/** A multi-line order's lines: 2–3 lines of their own categories and quantities, amounts exact to the currency. */
+function drawLines(rng: Rng, currency: string): NonNullable<Order["lines"]> {
+  const scale = 10 ** ((minorUnitsOf(currency) ?? 2) - 2) * (currency === "JPY" ? 150 : 1);
+  return Array.from({ length: rng.int(2, 3) }, (_, i) => {
+    const category = rng.weighted({ electronics: 35, clothing: 30, home: 25, prohibited_category: 5, gift_cards: 5 });
+    const quantity = rng.chance(0.6) ? 1 : rng.int(2, 3);
+    return {
+      line_id: `l${i + 1}`,
+      sku: `${category.slice(0, 3).toUpperCase()}-${rng.int(1, 99)}`,
+      category,
+      quantity,
+      amount: decimal(Math.round(rng.int(500, 60_000) * quantity * scale), currency),
+    };
+  });
+}
+
 function drawOrder(rng: Rng, id: string, startMs: number): Order {
+  // A third of the orders have several lines and any currency; the rest are today's one-line EUR order.
+  const lined = rng.chance(0.35);
+  const currency = lined ? drawCurrency(rng) : "EUR";
   const amount = rng.chance(0.5)
     ? rng.pick([45, 80, 100, 120, 178, 299.99, 500, 650, 1200])
     : eur(rng.int(1_000, 150_000));
@@ -209,15 +240,20 @@ function drawOrder(rng: Rng, id: string, startMs: number): Order {
   return {
     order_id: id,
     purchase_date: new Date(purchaseMs).toISOString(),
-    category,
-    amount,
-    currency: "EUR",
+    ...(lined ? { lines: drawLines(rng, currency) } : { category, amount }),
+    currency,
     // Few customers, so one customer has several orders and the customer limits are exercised.
     ...(rng.chance(0.25) ? { customer_id: `cus_${rng.int(1, 3)}` } : {}),
   };
 }
 
 function drawAmount(rng: Rng, order: Order | undefined): number {
+  const amount = drawEurAmount(rng, order);
+  // A zero-decimal currency's claims are mostly whole (a fraction of a yen is INVALID_AMOUNT, now and then on purpose).
+  return order?.currency === "JPY" && rng.chance(0.95) ? Math.round(amount) : amount;
+}
+
+function drawEurAmount(rng: Rng, order: Order | undefined): number {
   const orderCents = order ? cents(orderTotalMajor(order)) : rng.int(1_000, 90_000);
   const kind = rng.weighted({
     whole: 30,
@@ -256,10 +292,9 @@ function drawClaim(rng: Rng, orders: readonly Order[], orderPrefix: string): Cla
   const unknown = rng.chance(0.05);
   const order = unknown ? undefined : rng.pick(orders);
   const orderId = order?.order_id ?? `${orderPrefix}missing`;
+  const lines = order ? viewOrder(order).lines : [];
   const category =
-    order && rng.chance(0.9)
-      ? rng.pick(viewOrder(order).lines).category
-      : rng.pick(["electronics", "home", "clothing", "gift_cards"]);
+    order && rng.chance(0.9) ? rng.pick(lines).category : rng.pick(["electronics", "home", "clothing", "gift_cards"]);
   let customer: string | undefined;
   if (order?.customer_id)
     customer =
@@ -269,6 +304,23 @@ function drawClaim(rng: Rng, orders: readonly Order[], orderPrefix: string): Cla
           ? undefined
           : "cus_intruder";
   else if (rng.chance(0.15)) customer = `cus_${rng.int(1, 99)}`;
+  // On an order with lines, half the claims name theirs (now and then one it does not have, or too many units).
+  let named: { line_id: string; quantity?: number }[] | undefined;
+  if (order?.lines && rng.chance(0.5)) {
+    const ids = rng.shuffle(order.lines.map((l) => l.line_id)).slice(0, rng.int(1, order.lines.length));
+    named = ids.map((line_id) => {
+      const bought = order.lines!.find((l) => l.line_id === line_id)!.quantity;
+      return rng.chance(0.5) ? { line_id, quantity: rng.chance(0.04) ? bought + 1 : rng.int(1, bought) } : { line_id };
+    });
+    if (rng.chance(0.04)) named[0] = { line_id: "l9" };
+  }
+  // A claim that states a currency states the order's, now and then another (CURRENCY_MISMATCH).
+  const currency =
+    order && order.currency !== "EUR" && rng.chance(0.8)
+      ? rng.chance(0.93)
+        ? order.currency
+        : rng.pick(["EUR", "USD", "JPY"].filter((c) => c !== order.currency))
+      : undefined;
   return {
     order_id: orderId,
     amount_eur: drawAmount(rng, order),
@@ -276,6 +328,8 @@ function drawClaim(rng: Rng, orders: readonly Order[], orderPrefix: string): Cla
     reason: rng.pick(REASONS),
     ...(order && rng.chance(0.3) ? { purchase_date: order.purchase_date.slice(0, 10) } : {}),
     ...(customer ? { customer_id: customer } : {}),
+    ...(currency ? { currency } : {}),
+    ...(named ? { lines: named } : {}),
   };
 }
 
@@ -285,7 +339,11 @@ function claimText(claim: Claim, order: Order | undefined, startMs: number, with
   const offsetDays = order ? Math.round((Date.parse(order.purchase_date) - startMs) / DAY) : -3;
   const when = `{{date:${offsetDays >= 0 ? "+" : ""}${offsetDays}d}}`;
   const what = withOrder ? `${claim.category} order ${claim.order_id}` : `some ${claim.category}`;
-  return renderClaimText(`I bought ${what} for ${amount} EUR on ${when}. ${claim.reason}. Please refund me.`, startMs);
+  const currency = claim.currency ?? order?.currency ?? "EUR";
+  return renderClaimText(
+    `I bought ${what} for ${amount} ${currency} on ${when}. ${claim.reason}. Please refund me.`,
+    startMs,
+  );
 }
 
 /** Draws flow `flow`'s plan. `prefix` keeps ids apart when flows share one stack (the emulator runs). */

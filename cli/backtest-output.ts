@@ -3,6 +3,7 @@
 import type { BacktestReport, Outcome } from "../core/history/backtest/index.ts";
 import { formatEur, toCents } from "../core/kernel/money.ts";
 import { formatPolicyChanges } from "../core/history/backtest/policy-diff.ts";
+import { describeReturnWindow } from "../core/kernel/policy.ts";
 
 const outcome = (o: Outcome) => `${o.verdict} ${o.reason_code}`;
 const eur = (value: number) => `${formatEur(toCents(value))} EUR`;
@@ -30,7 +31,7 @@ export function formatBacktest(report: BacktestReport, header: { policyFile: str
   const { before, after } = report.totals;
   const refundDelta = toCents(after.auto_refunded_eur) - toCents(before.auto_refunded_eur);
   const lines = [
-    `Backtest of ${header.policyFile}: agent ${report.policy.agent_id}, up to ${eur(c.max_refund_without_escalation)} without a person, return window ${c.return_window_days} days, escalate below confidence ${report.policy.escalate_on_uncertainty}`,
+    `Backtest of ${header.policyFile}: agent ${report.policy.agent_id}, up to ${eur(c.max_refund_without_escalation)} without a person, return window ${describeReturnWindow(c)}, escalate below confidence ${report.policy.escalate_on_uncertainty}`,
     ...(report.policy.changes === undefined
       ? ["  What changes: unknown (no recorded decision says the policy it was taken under)"]
       : [

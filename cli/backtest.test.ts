@@ -65,8 +65,8 @@ describe("claims backtest", () => {
       totals: { before: Record<string, unknown>; after: Record<string, unknown> };
     };
     // G was triaged (nothing left on ord_001 after A); with A sent to a person the candidate's triage lets it through.
-    // 37 decided claims in the bundled run (R never reached a verdict), G not evaluable.
-    expect(r.evaluated).toBe(36);
+    // 44 decided claims in the bundled run (R never reached a verdict), G not evaluable.
+    expect(r.evaluated).toBe(43);
     expect(r.not_evaluable).toEqual([
       {
         claim_id: bundled.claimOf("G"),
@@ -80,13 +80,13 @@ describe("claims backtest", () => {
     });
     expect(r.flips).toHaveLength(6); // A, E, J, S1, PB (300 EUR), and PB2 waits for PB's review instead
     // FE (2000 EUR, approved by two people) is a review under either limit, as are FS1 and FS2: 18 → 23, never a flip.
-    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 2228.98, reviews: 18 });
-    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 329, reviews: 23 });
+    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 2348.98, reviews: 18 });
+    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 449, reviews: 23 });
     expect(r.totals.after.by_reason).toMatchObject({ AMOUNT_ABOVE_LIMIT: 11, REVIEW_PENDING_ON_ORDER: 4 });
 
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("Flips (6):");
-    expect(human.stdout).toContain("Refunded automatically: 2228.98 EUR → 329.0 EUR (−1899.98 EUR)");
+    expect(human.stdout).toContain("Refunded automatically: 2348.98 EUR → 449.0 EUR (−1899.98 EUR)");
     expect(human.stdout).toContain("Reviews (sent to a person): 18 → 23 (+5)");
     expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +7 → 11 +\(\+4\)/);
     expect(human.stdout).toContain("Not evaluable (1): left out of the figures above");
@@ -158,13 +158,13 @@ describe("claims backtest", () => {
     expect(tighter!.code, tighter!.stderr).toBe(0);
     expect(JSON.parse(tighter!.stdout)).toMatchObject({
       flips: [{ claim_id: bundled.claimOf("CL2"), from: accepted, to: limited }],
-      totals: { after: { auto_refunded_eur: 2168.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 3 } } },
+      totals: { after: { auto_refunded_eur: 2288.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 3 } } },
     });
     // Three refunds: CL3 now passes, and its own refund fills the window, so CL4 still waits for a person.
     expect(looser!.code, looser!.stderr).toBe(0);
     expect(JSON.parse(looser!.stdout)).toMatchObject({
       flips: [{ claim_id: bundled.claimOf("CL3"), from: limited, to: accepted }],
-      totals: { after: { auto_refunded_eur: 2288.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 1 } } },
+      totals: { after: { auto_refunded_eur: 2408.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 1 } } },
     });
   }, 120_000);
 
@@ -172,7 +172,7 @@ describe("claims backtest", () => {
     const bad = join(bundled.dataDir, "..", `policy-bad-${process.pid}.yaml`);
     writeFileSync(
       bad,
-      configWithLimit(100).replace("return_window_days: 14", "return_window_days: 14\n      max_refund_per_day: 50"),
+      configWithLimit(100).replace("review_due_hours: 24", "review_due_hours: 24\n      max_refund_per_day: 50"),
     );
     const refusedVersion = join(bundled.dataDir, "..", `policy-v2-${process.pid}.yaml`);
     writeFileSync(refusedVersion, configWithLimit(100).replace('version: "1.2.0"', 'version: "2.0.0"'));
@@ -182,7 +182,7 @@ describe("claims backtest", () => {
       claims(["config", "check", bad]),
       claims(["backtest", "--policy", policy100, "--data-dir", join(bundled.dataDir, "nothing-here")]),
     ]);
-    const line = configWithLimit(100).split("\n").indexOf("      return_window_days: 14") + 2;
+    const line = configWithLimit(100).split("\n").indexOf("      review_due_hours: 24") + 2;
     expect(mistake.code).toBe(2);
     expect(mistake.stderr).toContain(`:${line}`);
     expect(mistake.stderr).toContain("max_refund_per_day");

@@ -1,6 +1,7 @@
 // Console output of `claims batch`: one block per scenario as it is decided, then a summary.
 import { raceText } from "../core/history/race.ts";
 import type { RaceGroup } from "../core/history/race.ts";
+import { minorUnitsOf } from "../core/integrity/currency.ts";
 
 /** One row of the `--json` contract of `claims batch` (docs/cli.md). */
 export interface BatchRow {
@@ -124,7 +125,7 @@ export function formatScenario(
   index: number,
   total: number,
   row: BatchRow,
-  detail: { input: string; extracted?: string; proposal?: string; llm?: string; ms: number },
+  detail: { input: string; extracted?: string; proposal?: string; llm?: string; ms: number; currency?: string },
 ): string {
   const mark = rowMark(row);
   const lines = [
@@ -136,10 +137,17 @@ export function formatScenario(
     ...(row.reason ? [`  Reason   : ${row.reason}`] : []),
     ...(row.note ? [`  Why      : ${row.note}`] : []),
     ...(detail.llm ? [`  LLM      : ${detail.llm}`] : []),
-    ...(row.executed ? [`  Refund   : executed ${row.amount_eur?.toFixed(2)} EUR on ${row.order_id}`] : []),
+    ...(row.executed
+      ? [`  Refund   : executed ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}`]
+      : []),
     "",
   ];
   return lines.join("\n");
+}
+
+/** "12.50 EUR", "12800 JPY": the amount with its currency's decimals (ISO 4217: JPY none, KWD three). */
+function refundText(amount: number | null, currency: string): string {
+  return `${amount?.toFixed(minorUnitsOf(currency) ?? 2)} ${currency}`;
 }
 
 /** The line printed once every row of a race has ended: "Race customer-limit (CL1, CL2, CL3, CL4): 2 of 4 accepted ✓". */

@@ -100,6 +100,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   const scenarios = scenarioFile.scenarios;
   assertAgentAccepted(config);
   const llm = opts.llm(config);
+  const orderCurrency = new Map(config.orders.map((o) => [o.order_id, o.currency ?? "EUR"]));
   const simulationId = simulationIdFor(config.simulationId, started);
   const notes: string[] = [];
   // The endpoint check comes first: a model that is down is said at once, naming URL, model and error.
@@ -213,11 +214,15 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         duration_ms: Math.round(ms),
       });
       const calls = metered?.calls().slice(callsBefore);
+      // Amounts are in the order's currency (the config's orders; EUR for an order it does not have).
+      const currency = orderCurrency.get(row.order_id ?? "") ?? "EUR";
+      const stated = ("claim" in s.input ? s.input.claim.currency?.toUpperCase() : undefined) ?? currency;
       opts.log(
         formatScenario(i + 1, scenarios.length, row, {
+          currency,
           input:
             "claim" in s.input
-              ? `order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} EUR category=${s.input.claim.category}`
+              ? `order=${s.input.claim.order_id} amount=${s.input.claim.amount_eur} ${stated} category=${s.input.claim.category}`
               : `free text (${String(body.claim_text).length} chars)`,
           ...(record?.extracted
             ? {
@@ -226,7 +231,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
             : {}),
           ...(record?.proposal
             ? {
-                proposal: `${record.proposal.action} ${record.proposal.order_id} ${record.proposal.amount_eur} EUR (confidence ${record.proposal.confidence})`,
+                proposal: `${record.proposal.action} ${record.proposal.order_id} ${record.proposal.amount_eur} ${stated} (confidence ${record.proposal.confidence})`,
               }
             : {}),
           ...(calls === undefined ? {} : { llm: formatCalls(calls) }),

@@ -20,7 +20,7 @@ type AssessmentFlagCode =
   | "NO_RECEIPT_TIME"
   | "NO_REASON"
   | "CATEGORY_CONTRADICTS_REASON"
-  | "CURRENCY_NOT_EUR"
+  | "CURRENCY_NOT_IN_POLICY"
   | "INSTRUCTIONS_IN_TEXT";
 
 /**
@@ -82,30 +82,36 @@ export function assessClaim(
     lines.push(`- Authority: ${f.detail}.`);
   }
 
-  const limit = contract.max_refund_without_escalation;
+  // The claim's amount is in the currency it states (EUR when it states none, as before currencies); it is held to
+  // that currency's bound (`claims_bounds.currencies`, the flat amounts being EUR's), never converted.
+  const currency = claimCurrency(claim);
+  const limit = currencyLimit(contract, currency);
   if (!Number.isFinite(claim.amount_eur) || claim.amount_eur <= 0) {
     const f = flag(
       "AMOUNT_NOT_POSITIVE",
       "boundary",
-      `the claimed amount ${claim.amount_eur} EUR is not a positive amount`,
+      `the claimed amount ${claim.amount_eur} ${currency} is not a positive amount`,
     );
     flags.push(f);
     lines.push(`- Amount: ${f.detail}; nothing can be refunded as stated.`);
+  } else if (limit === undefined) {
+    const f = flag(
+      "CURRENCY_NOT_IN_POLICY",
+      "human",
+      `the claim is stated in ${currency}, and the contract has no bounds for ${currency}`,
+    );
+    flags.push(f);
+    lines.push(`- Currency: ${f.detail}.`);
   } else if (claim.amount_eur > limit) {
     const f = flag(
       "AMOUNT_ABOVE_LIMIT",
       "boundary",
-      `${claim.amount_eur} EUR is above the ${limit} EUR limit for refunds without escalation`,
+      `${claim.amount_eur} ${currency} is above the ${limit} ${currency} limit for refunds without escalation`,
     );
     flags.push(f);
     lines.push(`- Amount: ${f.detail}; human approval is required.`);
   } else {
-    lines.push(`- Amount: ${claim.amount_eur} EUR is within the ${limit} EUR limit.`);
-  }
-  if (claim.currency !== undefined && claim.currency.toUpperCase() !== "EUR") {
-    const f = flag("CURRENCY_NOT_EUR", "human", `the claim is stated in ${claim.currency}, not EUR`);
-    flags.push(f);
-    lines.push(`- Currency: ${f.detail}.`);
+    lines.push(`- Amount: ${claim.amount_eur} ${currency} is within the ${limit} ${currency} limit.`);
   }
 
   lines.push(windowLine(claim, contract, opts.receivedAt, flags));
@@ -147,6 +153,18 @@ export function assessClaim(
     lines.push(`- Caution: ${f.detail}.`);
   }
   return { flags, lines };
+}
+
+/** The currency a claim's amount is stated in: its `currency` (upper case), else EUR (a claim from before currencies). */
+export function claimCurrency(claim: Pick<Claim, "currency">): string {
+  return claim.currency?.trim().toUpperCase() || "EUR";
+}
+
+/** The escalation limit of `currency` in its major unit: `currencies[currency]`, else the flat amount for EUR. */
+function currencyLimit(contract: ClaimsContract, currency: string): number | undefined {
+  const listed = contract.currencies?.[currency];
+  if (listed) return listed.max_refund_without_escalation;
+  return currency === "EUR" ? contract.max_refund_without_escalation : undefined;
 }
 
 function windowLine(
@@ -217,7 +235,7 @@ export function formatAssessment(claim: Claim, assessment: ClaimAssessment): str
       ? "Recommendation: as stated, the claim is outside the contract's boundaries noted above; the order data decides."
       : "Recommendation: as stated, the claim is within the contract's boundaries; the order data must confirm it.";
   return [
-    `Assessment of the claim for order ${claim.order_id} (${claim.category}, ${claim.amount_eur} EUR).`,
+    `Assessment of the claim for order ${claim.order_id} (${claim.category}, ${claim.amount_eur} ${claimCurrency(claim)}).`,
     ...assessment.lines,
     `Concerns: ${concerns.length === 0 ? "none" : concerns.map((f) => f.code).join(", ")}.`,
     recommendation,

@@ -10,6 +10,7 @@ import type { LlmPort, LlmRequest, LlmResult } from "../llm/port.ts";
 import type { LlmFacts } from "./llm-facts.ts";
 import {
   assessClaim,
+  claimCurrency,
   confidenceFrom,
   formatAssessment,
   formatCompactAssessment,
@@ -93,8 +94,8 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
     const concerns = assessment.flags.filter((f) => f.weight !== "unknown").map((f) => f.detail);
     const head =
       action === "ESCALATE"
-        ? `Escalate the claim on order ${claim.order_id} (${claim.amount_eur} EUR) to a human`
-        : `Refund ${claim.amount_eur} EUR for order ${claim.order_id} (${claim.category})`;
+        ? `Escalate the claim on order ${claim.order_id} (${claim.amount_eur} ${claimCurrency(claim)}) to a human`
+        : `Refund ${claim.amount_eur} ${claimCurrency(claim)} for order ${claim.order_id} (${claim.category})`;
     const tail =
       concerns.length === 0 ? "the claim is within the contract's boundaries as stated" : concerns.join("; ");
     const prefix =

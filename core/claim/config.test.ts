@@ -44,8 +44,12 @@ describe("parseConfig", () => {
     expect(config.agent.contract).toEqual({
       allowed_refund_categories: ["electronics", "clothing", "home"],
       max_refund_without_escalation: 500,
-      return_window_days: 14,
+      return_window_days: { default: 14, clothing: 30 },
       customer_limits: { window_days: 30, max_automatic_refunds: 2, max_automatic_eur: 500 },
+      currencies: {
+        USD: { max_refund_without_escalation: 600, second_approval_above: 1600 },
+        JPY: { max_refund_without_escalation: 80000, second_approval_above: 240000 },
+      },
     });
     expect(config.orders.find((o) => o.order_id === "ord_001")?.purchase_date).toBe("2026-05-29T12:00:00.000Z");
     expect(config.llm.provider).toBe("rules");
@@ -455,10 +459,9 @@ describe("parseConfig with orders in lines and currencies (issue 32)", () => {
   const text = readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8");
 
   it("passes per-currency bounds, windows per category and refund_shipping to the kernel's contract", () => {
-    const withBounds = text.replace(
-      /^( *)customer_limits: /m,
-      "$1currencies: { USD: { max_refund_without_escalation: 600 } }\n$1refund_shipping: with_last_line\n$1customer_limits: ",
-    );
+    const withBounds = text
+      .replace(/^( *)customer_limits: /m, "$1refund_shipping: with_last_line\n$1customer_limits: ")
+      .replace(/^( *)currencies:\n(?:\1 {2}.*\n)+/m, "$1currencies: { USD: { max_refund_without_escalation: 600 } }\n");
     expect(withBounds).not.toBe(text);
     const { contract } = parseConfig(withBounds, "c.yaml", Date.parse("2026-06-01T12:00:00Z")).agent;
     expect(contract.currencies).toEqual({ USD: { max_refund_without_escalation: 600 } });

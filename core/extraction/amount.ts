@@ -1,9 +1,11 @@
 // Money in customer text: `299.99 EUR`, `EUR 1,200.00`, `€45`, `45€`, `1.200,00 EUR`, `1200 euros`,
 // English words (`forty-five euros`, `one hundred and twenty EUR`), and the choice of which amount is
-// the claim — or the honest answer that the text does not say clearly (then a person reads it).
+// the claim — or the honest answer that the text does not say clearly (then a person reads it). Other currencies
+// (`$45`, `¥12,800`, `USD 20`) are read in their own: the kernel holds the claim to the order's (no FX).
+import { minorUnitsOf } from "../integrity/currency.ts";
 
 const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
-const CUR = String.raw`€|\bEUR\b|\beuros?\b|US\$|\$|\bUSD\b|£|\bGBP\b|\bCHF\b|\bdollars?\b|\bpounds?\b`;
+const CUR = String.raw`€|\bEUR\b|\beuros?\b|US\$|\$|\bUSD\b|£|\bGBP\b|\bCHF\b|\bdollars?\b|\bpounds?\b|¥|\bJPY\b|\byen\b|\bKWD\b|\bBHD\b`;
 const SP = String.raw`[ \u00a0\u202f]?`;
 const CUR_NUM_RE = new RegExp(String.raw`(${CUR})${SP}(?<![\w.,])(${NUM})(?![\d]|[.,]\d)`, "gi");
 const NUM_CUR_RE = new RegExp(String.raw`(?<![\w.,])(${NUM})(?![\d]|[.,]\d)${SP}(${CUR})`, "gi");
@@ -55,6 +57,7 @@ function currencyCode(token: string): string {
   if (t === "€" || t === "eur" || t.startsWith("euro")) return "EUR";
   if (t === "$" || t === "us$" || t === "usd" || t.startsWith("dollar")) return "USD";
   if (t === "£" || t === "gbp" || t.startsWith("pound")) return "GBP";
+  if (t === "¥" || t === "jpy" || t === "yen") return "JPY";
   return t.toUpperCase();
 }
 
@@ -280,7 +283,7 @@ function findBareAmounts(text: string): FoundAmount[] {
 
 /** The amount chosen as the claim, with notes explaining the choice when the text was not clear-cut. */
 export type ChosenAmount =
-  | { ok: true; value: number; currency: "EUR"; warnings: string[] }
+  | { ok: true; value: number; currency: string; warnings: string[] }
   | {
       ok: false;
       code: "NO_AMOUNT" | "UNSUPPORTED_CURRENCY" | "AMBIGUOUS_AMOUNT";
@@ -289,7 +292,8 @@ export type ChosenAmount =
     };
 
 /**
- * Picks the claimed amount: the only euro amount (digits or English words); else the smaller of the
+ * Picks the claimed amount, in the text's currency (EUR when it has euro amounts, else the one currency its amounts
+ * are in, `$` read as USD and `¥` as JPY): the only amount (digits or English words); else the smaller of the
  * price paid and the refund asked for; else the one marked as paid or asked for. It never picks a
  * larger amount when a smaller one is the price, and it never guesses: several amounts nothing tells
  * apart, or an amount written in words it cannot read beside others, is `AMBIGUOUS_AMOUNT` (review).
@@ -314,16 +318,28 @@ export function chooseClaimAmount(text: string): ChosenAmount {
           currency: "EUR",
         };
   }
-  if (eur.length === 0) {
-    const foreign = all[0];
-    if (foreign !== undefined) {
-      return {
-        ok: false,
-        code: "UNSUPPORTED_CURRENCY",
-        message: `the amount '${foreign.raw.trim()}' is in ${foreign.currency}; claims are handled in EUR`,
-        currency: foreign.currency,
-      };
-    }
+  // The claim's currency: EUR's amounts when the text has any (others are ignored, as before currencies), else the
+  // one currency the text's amounts are in; amounts in several currencies, or in a three-decimal currency (KWD 1.250
+  // reads like a thousands group), are for a person to read.
+  const foreignCodes = [...new Set(all.filter((a) => a.currency !== "EUR").map((a) => a.currency))];
+  const claimed = eur.length > 0 ? "EUR" : foreignCodes.length === 1 ? foreignCodes[0]! : undefined;
+  if (eur.length === 0 && foreignCodes.length > 1)
+    return {
+      ok: false,
+      code: "AMBIGUOUS_AMOUNT",
+      message: `amounts in several currencies (${all.map((a) => a.raw.trim()).join(", ")}); a person must tell which is claimed`,
+      currency: null,
+    };
+  if (claimed !== undefined && (minorUnitsOf(claimed) ?? 2) > 2) {
+    const first = all.find((a) => a.currency === claimed)!;
+    return {
+      ok: false,
+      code: "UNSUPPORTED_CURRENCY",
+      message: `the amount '${first.raw.trim()}' is in ${claimed}, whose three decimals free text cannot state unambiguously; a person reads it`,
+      currency: claimed,
+    };
+  }
+  if (claimed === undefined) {
     const bare = findBareAmounts(text);
     const distinctBare = [...new Set(bare.map((b) => b.value))];
     if (distinctBare.length === 1 && distinctBare[0] !== undefined) {
@@ -350,34 +366,38 @@ export function chooseClaimAmount(text: string): ChosenAmount {
     };
   }
   const warnings: string[] = [];
-  const foreign = all.filter((a) => a.currency !== "EUR");
+  const inClaimed = all.filter((a) => a.currency === claimed);
+  const foreign = all.filter((a) => a.currency !== claimed);
   if (foreign.length > 0)
     warnings.push(`ignored amounts in other currencies: ${foreign.map((f) => f.raw.trim()).join(", ")}`);
-  const distinct = [...new Set(eur.map((a) => a.value))];
+  const distinct = [...new Set(inClaimed.map((a) => a.value))];
   if (distinct.length === 1 && distinct[0] !== undefined)
-    return { ok: true, value: distinct[0], currency: "EUR", warnings };
-  const list = distinct.map((v) => `${v} EUR`).join(", ");
-  const paid = [...new Set(eur.filter((a) => a.cue === "purchase").map((a) => a.value))];
-  const asked = [...new Set(eur.filter((a) => a.cue === "refund").map((a) => a.value))];
+    return { ok: true, value: distinct[0], currency: claimed, warnings };
+  const list = distinct.map((v) => `${v} ${claimed}`).join(", ");
+  const paid = [...new Set(inClaimed.filter((a) => a.cue === "purchase").map((a) => a.value))];
+  const asked = [...new Set(inClaimed.filter((a) => a.cue === "refund").map((a) => a.value))];
   const ambiguous = (why: string): ChosenAmount => ({
     ok: false,
     code: "AMBIGUOUS_AMOUNT",
     message: `several amounts in the text (${list}) ${why}; a person must tell which is claimed`,
-    currency: "EUR",
+    currency: claimed,
   });
   if (paid.length > 1)
-    return ambiguous(`and more than one is named as the price (${paid.map((v) => `${v} EUR`).join(", ")})`);
-  if (asked.length > 1) return ambiguous(`and more than one is asked for (${asked.map((v) => `${v} EUR`).join(", ")})`);
+    return ambiguous(`and more than one is named as the price (${paid.map((v) => `${v} ${claimed}`).join(", ")})`);
+  if (asked.length > 1)
+    return ambiguous(`and more than one is asked for (${asked.map((v) => `${v} ${claimed}`).join(", ")})`);
   const paidValue = paid[0];
   const askedValue = asked[0];
   let value: number;
   if (paidValue !== undefined && askedValue !== undefined) {
     value = Math.min(paidValue, askedValue);
     if (askedValue > paidValue)
-      warnings.push(`the text asks for ${askedValue} EUR, more than the ${paidValue} EUR paid; using ${paidValue} EUR`);
+      warnings.push(
+        `the text asks for ${askedValue} ${claimed}, more than the ${paidValue} ${claimed} paid; using ${paidValue} ${claimed}`,
+      );
   } else if (paidValue !== undefined) value = paidValue;
   else if (askedValue !== undefined) value = askedValue;
   else return ambiguous("and nothing says which is the price or the refund asked for");
-  warnings.push(`several amounts in the text (${list}); using ${value} EUR`);
-  return { ok: true, value, currency: "EUR", warnings };
+  warnings.push(`several amounts in the text (${list}); using ${value} ${claimed}`);
+  return { ok: true, value, currency: claimed, warnings };
 }

@@ -114,6 +114,48 @@ describe("extractClaimFromText over many phrasings", () => {
   });
 });
 
+describe("extractClaimFromText reads the amount's currency and the item's category", () => {
+  const rows: Array<[string, { amount_eur: number; currency: string; category: string }]> = [
+    [
+      "the TV from ord_100 cost $499.00 and the panel is dead",
+      { amount_eur: 499, currency: "USD", category: "electronics" },
+    ],
+    ["both shirts of ord_100 tore, I paid USD 40 for them", { amount_eur: 40, currency: "USD", category: "clothing" }],
+    ["ord_200: the headphones for ¥12,800 are silent", { amount_eur: 12800, currency: "JPY", category: "electronics" }],
+    ["ord_200: my kettle, 4500 yen, leaks", { amount_eur: 4500, currency: "JPY", category: "home" }],
+    [
+      "ord_001: the jacket was €80 and I saw it for $95 elsewhere",
+      { amount_eur: 80, currency: "EUR", category: "clothing" },
+    ],
+  ];
+  it.each(rows)("%j", (text, expected) => {
+    const r = extractClaimFromText(text, NOW);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.claim).toMatchObject(expected);
+    const claim = r.ok ? claimFromExtraction(r.claim, { text, now: NOW }) : undefined;
+    expect(claim).toMatchObject({ ok: true, claim: { currency: expected.currency, amount_eur: expected.amount_eur } });
+  });
+
+  it("does not believe an extractor that names another currency than the text states", () => {
+    const text = "the TV from ord_100 cost $499.00 and the panel is dead";
+    const output = {
+      order_id: "ord_100",
+      amount_eur: 499,
+      category: "electronics",
+      reason: "dead",
+      purchase_date: null,
+    };
+    expect(claimFromExtraction({ ...output, currency: "EUR" }, { text })).toMatchObject({
+      ok: false,
+      code: "AMBIGUOUS_AMOUNT",
+    });
+    expect(claimFromExtraction({ ...output, currency: null }, { text })).toMatchObject({
+      ok: true,
+      claim: { currency: "USD" },
+    });
+  });
+});
+
 describe("extractClaimFromText says what it cannot find", () => {
   const rows: Array<[string, string, RegExp]> = [
     ["", "EMPTY_TEXT", /empty/],
@@ -121,7 +163,8 @@ describe("extractClaimFromText says what it cannot find", () => {
     ["ord_001 and ord_002 are both broken, 45 EUR", "AMBIGUOUS_ORDER_ID", /ord_001, ord_002/],
     ["ord_001 the screen is dead", "NO_AMOUNT", /no amount/],
     ["ord_001 on 20 February 2026 the screen is dead", "NO_AMOUNT", /no amount/],
-    ["ord_001 cost $45 and it broke", "UNSUPPORTED_CURRENCY", /USD/],
+    ["ord_001 cost $45 and ¥4500, it broke", "AMBIGUOUS_AMOUNT", /several currencies/],
+    ["ord_001 cost 12.250 KWD and it broke", "UNSUPPORTED_CURRENCY", /KWD/],
   ];
   it.each(rows)("%j → %s", (text, code, message) => {
     const r = extractClaimFromText(text, NOW);
@@ -340,7 +383,7 @@ describe("claimFromExtraction", () => {
   const failures: Array<[string, Partial<typeof base> | Record<string, unknown>, string]> = [
     ["no order id", { order_id: null }, "NO_ORDER_ID"],
     ["no amount", { amount_eur: null }, "NO_AMOUNT"],
-    ["foreign currency", { currency: "USD" }, "UNSUPPORTED_CURRENCY"],
+    ["a currency ISO 4217 does not know", { currency: "BTC" }, "UNSUPPORTED_CURRENCY"],
   ];
   it.each(failures)("refuses %s", (_name, patch, code) => {
     expect(claimFromExtraction({ ...base, ...patch } as typeof base)).toMatchObject({ ok: false, code });

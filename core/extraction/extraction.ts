@@ -7,6 +7,7 @@ import { findCategory } from "./category.ts";
 import { findDates, normalizeDate } from "./date.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "./signals.ts";
 import { isModelUnavailable } from "../llm/errors.ts";
+import { isCurrencyCode } from "../integrity/currency.ts";
 
 export {
   findAmounts,
@@ -93,8 +94,8 @@ function readClaimAmount(text: string, now?: string | number): ChosenAmount {
 }
 
 /**
- * Extracts a structured claim from free text with patterns only: order id, amount in EUR, purchase
- * date, category and a short reason. `now` (ISO or epoch ms) dates prose like `20 Feb` that has no year.
+ * Extracts a structured claim from free text with patterns only: order id, amount and its currency (EUR when the
+ * text names none), purchase date, category (an item's name: "the shirts" → clothing) and a short reason. `now` (ISO or epoch ms) dates prose like `20 Feb` that has no year.
  */
 export function extractClaimFromText(text: string, now?: string | number): TextExtraction {
   const warnings: string[] = [];
@@ -132,7 +133,7 @@ export function extractClaimFromText(text: string, now?: string | number): TextE
     category: category.category,
     reason: summarizeReason(text),
     purchase_date: firstDate?.iso ?? null,
-    currency: amount.ok ? "EUR" : amount.currency,
+    currency: amount.currency,
   };
 
   const problems: Array<{ code: TextExtractionFailureCode; message: string }> = [];
@@ -222,7 +223,7 @@ export function claimFromExtraction(
     return {
       ok: false,
       code: "NO_AMOUNT",
-      message: `the claim states no amount in EUR${stated?.ok ? ` (the extractor returned none, although the text reads as ${stated.value} EUR)` : ""}`,
+      message: `the claim states no amount in EUR${stated?.ok ? ` (the extractor returned none, although the text reads as ${stated.value} ${stated.currency})` : ""}`,
     };
   }
   if (stated !== undefined && text !== undefined) {
@@ -230,12 +231,21 @@ export function claimFromExtraction(
     if (!checked.ok) return checked;
     warnings.push(...checked.warnings);
   }
-  const currency = output.currency === null ? "EUR" : normalizeCurrency(output.currency);
-  if (currency !== "EUR")
+  // The claim's currency is the one the text states its amount in (read deterministically, `$` as USD, `¥` as
+  // JPY); an extractor that names another is not believed. Without the text: the extractor's, EUR when none.
+  const named = output.currency === null ? undefined : normalizeCurrency(output.currency);
+  const currency = stated?.ok ? stated.currency : (named ?? "EUR");
+  if (named !== undefined && named !== currency)
+    return {
+      ok: false,
+      code: "AMBIGUOUS_AMOUNT",
+      message: `the extractor read the amount as ${named}, but the text states it in ${currency}; a person must tell`,
+    };
+  if (!isCurrencyCode(currency))
     return {
       ok: false,
       code: "UNSUPPORTED_CURRENCY",
-      message: `the claim is in ${currency}; claims are handled in EUR`,
+      message: `the claim's currency ${JSON.stringify(currency)} is not an ISO 4217 currency code`,
     };
   let purchaseDate: string | undefined;
   if (output.purchase_date !== null && output.purchase_date.trim() !== "") {
@@ -250,7 +260,7 @@ export function claimFromExtraction(
     amount_eur: output.amount_eur,
     category,
     reason: output.reason.slice(0, 4000),
-    currency: "EUR",
+    currency,
     ...(purchaseDate === undefined ? {} : { purchase_date: purchaseDate }),
   });
   if (!parsed.success) {
@@ -279,12 +289,12 @@ function amountMatchesText(
       ? {
           ok: false,
           code: "AMBIGUOUS_AMOUNT",
-          message: `the extractor chose ${amount} EUR but the text reads as a claim for ${stated.value} EUR; a person must tell which is claimed`,
+          message: `the extractor chose ${amount} ${stated.currency} but the text reads as a claim for ${stated.value} ${stated.currency}; a person must tell which is claimed`,
         }
       : {
           ok: false,
           code: "AMOUNT_NOT_IN_TEXT",
-          message: `extracted amount ${amount} EUR is not an amount the claim text states (it reads as ${stated.value} EUR)`,
+          message: `extracted amount ${amount} ${stated.currency} is not an amount the claim text states (it reads as ${stated.value} ${stated.currency})`,
         };
   }
   if (stated.code === "NO_AMOUNT")
@@ -306,6 +316,8 @@ function isStandaloneId(text: string, id: string): boolean {
 function normalizeCurrency(c: string): string {
   const t = c.trim().toLowerCase();
   if (t === "" || t === "€" || t === "eur" || t.startsWith("euro")) return "EUR";
+  if (t === "$" || t === "us$" || t.startsWith("dollar")) return "USD";
+  if (t === "¥" || t === "yen") return "JPY";
   return c.trim().toUpperCase();
 }
 

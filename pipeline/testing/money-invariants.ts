@@ -8,6 +8,7 @@
 // given the recorded return events none before the policy's pay_on nor on a failed inspection.
 // Used by the property tests, the fault suites, the end-to-end tests and `npm run chaos`.
 import { parseCents } from "../../core/kernel/index.ts";
+import { parseMoney } from "../../core/kernel/money.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { DAY_MS } from "../../core/integrity/index.ts";
 import type { CustomerLimits } from "../../core/integrity/index.ts";
@@ -20,12 +21,23 @@ export interface LedgerFact {
   orderId: string;
   scope?: string | undefined;
   claims: Readonly<Record<string, number>>;
+  /** On an order with lines: what the ledger counts as refunded on each line (`line_cents`), in minor units. */
+  lines?: Readonly<Record<string, number>> | undefined;
 }
 
 /** What the checks need beyond the events: each order's amount and the escalation limit (EUR); the ledgers when the caller can read them. */
 interface MoneyFacts {
   orderAmountEur: (orderId: string) => number | undefined;
   limitEur: number;
+  /**
+   * Orders in several currencies: each order's currency (absent: EUR), and the automatic limit of a currency in its
+   * major units (absent: the policy has no bounds for it, so nothing is refunded automatically). Amounts of an order
+   * are then compared in its currency's minor units, and no two currencies are ever added.
+   */
+  currencyOf?: (orderId: string) => string | undefined;
+  limitIn?: (currency: string) => number | undefined;
+  /** Orders with lines: what each line was paid, in the order's minor units (nothing refunds a line more). */
+  linesOf?: (orderId: string) => Readonly<Record<string, number>> | undefined;
   ledgers?: readonly LedgerFact[];
   /** With customer limits: each order's customer (the order's `customer_id`) and the limits automatic refunds stay within. */
   customers?: { customerOf: (orderId: string) => string | undefined; limits: CustomerLimits };
@@ -38,7 +50,10 @@ export interface MoneySummary {
   accepts: number;
   refunds: number;
   approvedRefunds: number;
+  /** EUR refunded (every refund when no order names another currency). */
   refundedCents: number;
+  /** Refunded per currency, in its minor units: never added across currencies. */
+  refundedMinor: Record<string, number>;
   violations: string[];
 }
 
@@ -46,6 +61,17 @@ const cents = (eur: unknown) => {
   const c = parseCents(eur);
   return c.ok ? c.cents : Number.NaN;
 };
+
+/** How an amount in minor units is named: EUR's "cents", another currency's "minor units of JPY". */
+export const unit = (currency: string): string => (currency === "EUR" ? "cents" : `minor units of ${currency}`);
+
+/** `amount` of order `orderId` in its currency's minor units (EUR: cents), NaN when it is not that currency's money. */
+function minorOf(facts: Pick<MoneyFacts, "currencyOf">, orderId: string, amount: unknown): number {
+  const currency = facts.currencyOf?.(orderId) ?? "EUR";
+  if (currency === "EUR") return cents(amount);
+  const parsed = parseMoney(amount, currency);
+  return parsed.ok ? parsed.money.minor : Number.NaN;
+}
 
 /** Checks the invariants over `events`; returns the totals and every violation found (empty when all hold). */
 export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: MoneyFacts): MoneySummary {
@@ -143,33 +169,51 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
     const orderId = String(r.detail.order_id);
     const key = `${String(r.detail.simulation_id ?? "")}|${orderId}`;
     const t = byOrder.get(key) ?? { total: 0, automatic: 0, orderId };
-    const c = cents(r.detail.amount_eur);
+    const c = minorOf(facts, orderId, r.detail.amount_eur);
     t.total += c;
     if (r.detail.approved_by === undefined) t.automatic += c;
     byOrder.set(key, t);
   }
-  const limit = cents(facts.limitEur);
-  let refundedCents = 0;
+  const refundedMinor: Record<string, number> = {};
   for (const [key, t] of byOrder) {
-    refundedCents += t.total;
+    // Each order's amounts in its own currency: totals per currency, never one across currencies.
+    const currency = facts.currencyOf?.(t.orderId) ?? "EUR";
+    refundedMinor[currency] = (refundedMinor[currency] ?? 0) + t.total;
     const amount = facts.orderAmountEur(t.orderId);
+    const limitMajor = currency === "EUR" ? facts.limitEur : facts.limitIn?.(currency);
+    const limit = limitMajor === undefined ? 0 : minorOf(facts, t.orderId, limitMajor);
     if (amount === undefined) violations.push(`refunds on ${key} for an order that does not exist`);
-    else if (t.total > cents(amount))
-      violations.push(`order ${key} refunded ${t.total} cents, more than its ${cents(amount)}`);
-    if (t.automatic > limit)
-      violations.push(`order ${key} refunded ${t.automatic} cents automatically, more than the ${limit}-cent limit`);
+    else if (!(t.total <= minorOf(facts, t.orderId, amount)))
+      violations.push(
+        `order ${key} refunded ${t.total} ${unit(currency)}, more than its ${minorOf(facts, t.orderId, amount)}`,
+      );
+    if (!(t.automatic <= limit))
+      violations.push(
+        `order ${key} refunded ${t.automatic} ${unit(currency)} automatically, more than the ${limit}-${unit(currency).replace(/s$/, "")} limit`,
+      );
   }
-  if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers, [...returns.values()]));
+  const refundedCents = refundedMinor.EUR ?? 0;
+  if (facts.ledgers) violations.push(...lineViolations(facts.ledgers, facts.linesOf));
+  if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers, facts, [...returns.values()]));
   violations.push(...returnViolations(authorised, returns, facts.returnEvents));
   violations.push(...settlementViolations(events, executions));
   violations.push(...refundRetryViolations(events, executions, all));
   violations.push(...personViolations(all, refunds, accepts));
-  if (facts.customers) violations.push(...customerViolations(refunds, accepts, facts.customers));
+  if (facts.customers)
+    violations.push(
+      ...customerViolations(
+        // The customer limits counted here are EUR's (the flat ones): other currencies' refunds have their own.
+        refunds.filter((r) => (facts.currencyOf?.(String(r.detail.order_id)) ?? "EUR") === "EUR"),
+        accepts,
+        facts.customers,
+      ),
+    );
   return {
     accepts: accepts.length,
     refunds: refunds.length,
     approvedRefunds: refunds.filter((r) => r.detail.approved_by !== undefined).length,
     refundedCents,
+    refundedMinor,
     violations,
   };
 }
@@ -328,7 +372,6 @@ function customerViolations(
   return violations;
 }
 
-/** Reservations and RefundExecuted events must match one to one: same claim, order, ledger scope and cents. */
 /**
  * The returns' side (docs/returns.md): a return-required ACCEPT's refund is the one its ReturnRequested reserved
  * (same execution and amount), executed at most once; given the recorded return events, only after one reached the
@@ -367,9 +410,11 @@ function returnViolations(
   return violations;
 }
 
+/** Reservations and RefundExecuted events must match one to one: same claim, order, ledger scope and cents. */
 function ledgerViolations(
   refunds: readonly PublishedEvent[],
   ledgers: readonly LedgerFact[],
+  facts: Pick<MoneyFacts, "currencyOf">,
   returns: readonly PublishedEvent[] = [],
 ): string[] {
   const violations: string[] = [];
@@ -391,7 +436,7 @@ function ledgerViolations(
     const event = announced.get(claimId) ?? awaiting.get(claimId);
     if (!event)
       violations.push(`claim ${claimId} holds ${r.cents} cents on ${r.where} but no RefundExecuted announces it`);
-    else if (cents(event.detail.amount_eur) !== r.cents)
+    else if (minorOf(facts, String(event.detail.order_id), event.detail.amount_eur) !== r.cents)
       violations.push(
         `claim ${claimId}: RefundExecuted says ${String(event.detail.amount_eur)} EUR, the ledger of ${r.where} holds ${r.cents} cents`,
       );
@@ -410,6 +455,24 @@ function ledgerViolations(
       violations.push(
         `RefundExecuted ${String(event.detail.execution_id)} of claim ${claimId} names ${where}, the reservation is on ${r.where}`,
       );
+  }
+  return violations;
+}
+
+/** Never above a line: what a ledger counts on each line of an order with lines is at most what the line was paid. */
+function lineViolations(ledgers: readonly LedgerFact[], linesOf: MoneyFacts["linesOf"]): string[] {
+  const violations: string[] = [];
+  for (const l of ledgers) {
+    const paid = linesOf?.(l.orderId);
+    for (const [lineId, held] of Object.entries(l.lines ?? {})) {
+      const limit = paid && Object.hasOwn(paid, lineId) ? paid[lineId]! : undefined;
+      if (limit === undefined)
+        violations.push(`the ledger of ${l.orderId} counts ${held} on line ${lineId}, which the order does not have`);
+      else if (held > limit)
+        violations.push(
+          `the ledger of ${l.orderId} counts ${held} on line ${lineId}, more than the ${limit} paid for it`,
+        );
+    }
   }
   return violations;
 }

@@ -36,13 +36,13 @@ type Case = {
 };
 
 /**
- * The bundled run's decided claims: its 38 claims (34 scenarios, R's resubmitted claim, 3 after the reviews) but R,
+ * The bundled run's decided claims: its 45 claims (41 scenarios, R's resubmitted claim, 3 after the reviews) but R,
  * which never reached a verdict (NEEDS_REVIEW).
  */
-const DECIDED = 37;
+const DECIDED = 44;
 
 const BEFORE = {
-  auto_refunded_eur: 2228.98,
+  auto_refunded_eur: 2348.98, // EUR only: US's 549 USD and JP1's 12800 JPY are never added to it
   reviews: 18,
   by_reason: {
     AGENT_REQUESTED_ESCALATION: 1,
@@ -91,7 +91,7 @@ const CASES: Case[] = [
       // R+ (the corrected claim of R) is no flip: a resubmitted claim goes to a person whatever the limit.
     ],
     after: {
-      auto_refunded_eur: 329, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each
+      auto_refunded_eur: 449, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80
       reviews: 23,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
@@ -121,7 +121,7 @@ const CASES: Case[] = [
     limit: 1000,
     flips: [["K", ABOVE_LIMIT, ACCEPTED]],
     after: {
-      auto_refunded_eur: 2728.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
+      auto_refunded_eur: 2848.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
       reviews: 15,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,

@@ -4,7 +4,7 @@
 import { KernelInputError } from "../../integrity/errors.ts";
 import type { CustomerLimitsCents } from "../../kernel/customer-window.ts";
 import type { ReserveMode } from "../../kernel/ledger.ts";
-import { MAX_CENTS, parseCents } from "../../kernel/money.ts";
+import { MAX_CENTS, parseCents, parseMoney } from "../../kernel/money.ts";
 import { lineReserveOf } from "../../kernel/claim-lines.ts";
 import type { LineReserve } from "../../kernel/ledger.ts";
 import type { RegistryView } from "../../integrity/registry.ts";
@@ -17,7 +17,7 @@ import { shownVerdict, type RecordedDecision } from "./timeline.ts";
 import { PROGRESS_EVERY, type BacktestInput, type PersonDecision } from "./types.ts";
 import { count, type Accumulator } from "./tally.ts";
 import { readOrder } from "../../kernel/order-view.ts";
-import { refundableOf } from "../../kernel/policy.ts";
+import { currencyPolicy, refundableOf } from "../../kernel/policy.ts";
 
 /** What simulating a history needs beyond the input: the candidate's registry, reserve mode and customer limits. */
 export type SimulationEnv = BacktestInput & {
@@ -55,6 +55,9 @@ export function decisionStep(
   // The order's refundable amount in its minor units (an EUR one-line order: its amount in cents, as always).
   const reading = facts?.order ? readOrder(facts.order) : undefined;
   const orderCents = reading?.ok ? refundableOf(reading.view, env.policy.contract).minor : undefined;
+  // Another currency than EUR is reserved in its own minor units under its own bound (no FX), and never counted in
+  // the EUR totals; its customers' windows are not simulated (the windows count EUR).
+  const currency = reading?.ok ? reading.view.total.currency : "EUR";
   // On an order with lines, the lines a refund of `cents` is reserved on (as the live pipeline reserves it).
   const linesFor = (cents: number) =>
     facts?.order ? lineReserveOf(facts.order, facts.claim, cents, env.policy.contract) : undefined;
@@ -135,10 +138,21 @@ export function decisionStep(
   let candidateCents = 0;
   if (person === undefined) {
     if (candidate.verdict === "ACCEPT") {
-      const [plan] = planExecution(candidate, facts.proposal, step.claimId);
+      const [euro] = planExecution(candidate, facts.proposal, step.claimId);
+      const plan = euro?.type === "refund.reserve" ? inCurrency(euro, currency) : undefined;
+      const mode = currency === "EUR" ? env.automatic : automaticIn(env, currency);
       const refused =
-        plan?.type === "refund.reserve" && orderCents !== undefined
-          ? reserveAutomatic(plan, orderCents, customerId, facts.decidedAt, step.claimId, env, ledger, linesFor)
+        plan !== undefined && orderCents !== undefined && mode !== undefined
+          ? reserveAutomatic(
+              plan,
+              orderCents,
+              currency === "EUR" ? customerId : undefined,
+              facts.decidedAt,
+              step.claimId,
+              { ...env, automatic: mode },
+              ledger,
+              linesFor,
+            )
           : "the ACCEPT plans no refund";
       if (refused !== undefined) {
         acc.notEvaluable.push({
@@ -147,7 +161,7 @@ export function decisionStep(
         });
         return;
       }
-      candidateCents = plan?.type === "refund.reserve" ? plan.amount_cents : 0;
+      candidateCents = plan !== undefined && currency === "EUR" ? plan.amount_cents : 0;
     } else if (candidate.verdict === "ESCALATE" && orderId) {
       // Nobody decided the review the candidate opens: it stays pending for the rest of the history.
       ledger.markReviewPending(orderId, step.claimId);
@@ -159,7 +173,7 @@ export function decisionStep(
 
   acc.evaluated++;
   if (env.onProgress && acc.evaluated % PROGRESS_EVERY === 0) env.onProgress(acc.evaluated);
-  const recordedCents = recorded.verdict === "ACCEPT" ? (step.refundedCents ?? 0) : 0;
+  const recordedCents = recorded.verdict === "ACCEPT" && currency === "EUR" ? (step.refundedCents ?? 0) : 0;
   count(acc.before, recorded.verdict, recorded.reason_code, recordedCents);
   count(acc.after, candidate.verdict, candidate.reason_code, candidateCents);
   if (person !== undefined) {
@@ -225,6 +239,19 @@ function triageUnder(
  * customer limits, when the order has a customer), then on the order's ledger, the window's reservation released
  * when the ledger refuses. The refusal's message, or `undefined` when both hold it.
  */
+/** A refund plan in `currency`'s minor units (EUR's: as planned, in cents); undefined for an amount it cannot hold. */
+function inCurrency<P extends { amount_cents: number; amount_eur: number }>(plan: P, currency: string): P | undefined {
+  if (currency === "EUR") return plan;
+  const parsed = parseMoney(plan.amount_eur, currency);
+  return parsed.ok ? { ...plan, amount_cents: parsed.money.minor } : undefined;
+}
+
+/** The candidate's automatic reserve mode for an order in `currency` (its `currencies` bound); none without one. */
+function automaticIn(env: SimulationEnv, currency: string): ReserveMode | undefined {
+  const bounds = currencyPolicy(env.policy.contract, currency);
+  return bounds ? { kind: "automatic", limitCents: bounds.limit.minor } : undefined;
+}
+
 function reserveAutomatic(
   plan: { order_id: string; amount_cents: number },
   orderCents: number,

@@ -88,11 +88,18 @@ describe.each(KINDS)("reading a recorded %s without the schema", (kind) => {
   it("reads every recorded decision of the bundled run itself, to what the schema reads", () => {
     const inputs = recordedInputs(kind);
     expect(inputs.length).toBeGreaterThan(kind === "CLAIM_TRIAGED" ? 5 : 20);
+    let lined = 0;
     for (const k of inputs) {
       const bySchema = inputsBySchema(kind, k);
       expect(bySchema.ok).toBe(true);
-      expect(plainInputs(kind, k)).toStrictEqual(bySchema.ok ? bySchema.inputs : undefined);
+      const fast = plainInputs(kind, k);
+      // Claims and orders with lines or in another currency than EUR are left to the schema (plain.ts reads today's form).
+      if (withLinesOrCurrency(k)) {
+        lined++;
+        if (fast !== undefined) expect(fast).toStrictEqual(bySchema.ok ? bySchema.inputs : undefined);
+      } else expect(fast).toStrictEqual(bySchema.ok ? bySchema.inputs : undefined);
     }
+    expect(lined).toBeLessThan(inputs.length / 4);
   });
 
   it("over changed inputs: reads them as the schema does, and leaves every input the schema refuses to the schema", () => {
@@ -240,3 +247,9 @@ describe("a recorded decision whose inputs do not parse", () => {
     expect(read).toEqual({ ok: false, error: expect.stringMatching(/^claim\.category: /) });
   });
 });
+
+/** Whether recorded inputs hold a claim or an order with lines, or an order in another currency than EUR. */
+function withLinesOrCurrency(inputs: unknown): boolean {
+  const { claim, order } = inputs as { claim?: { lines?: unknown }; order?: { lines?: unknown; currency?: unknown } };
+  return claim?.lines !== undefined || order?.lines !== undefined || (order?.currency ?? "EUR") !== "EUR";
+}

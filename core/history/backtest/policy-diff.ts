@@ -26,7 +26,16 @@ export function recordedPolicy(events: readonly AuditEvent[]): ComparedPolicy | 
 }
 
 const shown = (v: unknown): string =>
-  v === undefined ? "none" : Array.isArray(v) ? [...v].sort().join(", ") : String(v);
+  v === undefined
+    ? "none"
+    : Array.isArray(v)
+      ? [...v].sort().join(", ")
+      : typeof v === "object" && v !== null
+        ? // A window per category: `{ default: 14, clothing: 30 }` as "default 14, clothing 30".
+          Object.entries(v)
+            .map(([k, d]) => `${k} ${String(d)}`)
+            .join(", ")
+        : String(v);
 
 /** The settings `candidate` changes against `recorded`, in the config's order; empty when it changes none. */
 export function policyChanges(recorded: ComparedPolicy, candidate: ComparedPolicy): PolicyChange[] {

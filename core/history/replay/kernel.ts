@@ -18,7 +18,7 @@ import { enter, label, message, scope, unused } from "./context.ts";
 import type { Ctx, Flow, Found, Scope } from "./context.ts";
 import { execution } from "./refund.ts";
 import { readOrder } from "../../kernel/order-view.ts";
-import { toMajor } from "../../kernel/money.ts";
+import type { Money } from "../../kernel/money.ts";
 import type { Order } from "../../integrity/contracts.ts";
 import { humanReview } from "./review.ts";
 
@@ -211,7 +211,7 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
     k.expect(d.code !== "ALREADY_REFUNDED_FOR_CLAIM", `${label(note)}: a lost race names ${d.code}`);
   }
   if (verdict.verdict === "ACCEPT")
-    execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, orderAmountOf(submitted.d.kernel_inputs.order), flow);
+    execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, orderTotalOf(submitted.d.kernel_inputs.order), flow);
   if (verdict.verdict === "ESCALATE") {
     humanReview(ctx, flow, "ESCALATE", {
       reason_code: verdict.reason_code,
@@ -231,9 +231,9 @@ function recordedKeys(d: { verdict_id: string; idempotency_key: string }): {
   return { verdict_id: d.verdict_id, idempotency_key: d.idempotency_key };
 }
 
-/** The recorded order's total in major units (its `amount` in the one-line form), or undefined without a readable order. */
-function orderAmountOf(order: Order | null | undefined): number | undefined {
+/** The recorded order's total in its currency (its `amount` in the one-line form), or undefined without a readable order. */
+function orderTotalOf(order: Order | null | undefined): Money | undefined {
   if (!order) return undefined;
   const reading = readOrder(order);
-  return reading.ok ? toMajor(reading.view.total) : undefined;
+  return reading.ok ? reading.view.total : undefined;
 }

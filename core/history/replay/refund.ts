@@ -3,6 +3,8 @@
 import { assertLedgerEntry, formatEur, parseCents } from "../../kernel/index.ts";
 import type { PolicyProposal } from "../../integrity/index.ts";
 import { executionIdFor, planExecution } from "../../kernel/execution.ts";
+import { describeMoney, parseMoney } from "../../kernel/money.ts";
+import type { Money } from "../../kernel/money.ts";
 import type { ClaimVerdict } from "../../kernel/kernel.ts";
 import { approvalExecutionIdFor } from "../../kernel/review.ts";
 import type { ReplayDetails } from "./events.ts";
@@ -15,7 +17,7 @@ export function execution(
   verdict: ClaimVerdict,
   proposal: PolicyProposal,
   verdictId: string,
-  orderAmount: number | undefined,
+  orderTotal: Money | undefined,
   flow: Flow,
 ): void {
   const s = scope(ctx, "execution");
@@ -32,13 +34,23 @@ export function execution(
     const f = enter(ctx, "refund_executed", "execution");
     if (!f) return;
     const { d, raw, r } = f.CLAIM_REFUND_EXECUTED;
+    // The ledger and the event count the order's currency in its minor units (EUR: cents; JPY: whole yen).
+    const currency = orderTotal?.currency ?? "EUR";
+    const reserved = parseMoney(plan.amount_eur, currency);
+    const minor = currency === "EUR" ? plan.amount_cents : reserved.ok ? reserved.money.minor : Number.NaN;
+    const what =
+      currency === "EUR"
+        ? `${formatEur(plan.amount_cents)} EUR`
+        : reserved.ok
+          ? describeMoney(reserved.money)
+          : "amount";
     const expected = {
       execution_id: executionIdFor(verdictId),
       claim_id: flow.claimId,
       dfid: flow.dfid,
       order_id: plan.order_id,
       amount_eur: plan.amount_eur,
-      amount_cents: plan.amount_cents,
+      amount_cents: minor,
       verdict_id: verdictId,
     };
     const recorded = Object.fromEntries(Object.keys(expected).map((key) => [key, raw[key]]));
@@ -54,18 +66,17 @@ export function execution(
     } catch (e) {
       consistent = s.expect(false, `${label(r)} ledger_after is inconsistent: ${message(e)}`);
     }
-    const orderCents = orderAmount === undefined ? undefined : parseCents(orderAmount);
     if (consistent) {
       s.expect(
-        ledger.order_id === plan.order_id && ledger.claims[flow.claimId] === plan.amount_cents,
-        `${label(r)} ledger_after does not hold this claim's ${formatEur(plan.amount_cents)} EUR on ${plan.order_id}`,
+        ledger.order_id === plan.order_id && ledger.claims[flow.claimId] === minor,
+        `${label(r)} ledger_after does not hold this claim's ${what} on ${plan.order_id}`,
       );
       s.expect(
-        orderCents?.ok === true && ledger.refunded_cents <= orderCents.cents,
+        orderTotal !== undefined && ledger.refunded_cents <= orderTotal.minor,
         `${label(r)} ledger_after refunds more than the order`,
       );
     }
-    s.done(`refund of ${formatEur(plan.amount_cents)} EUR on ${plan.order_id} executed`);
+    s.done(`refund of ${what} on ${plan.order_id} executed`);
     return;
   }
 }

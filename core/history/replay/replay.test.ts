@@ -711,7 +711,7 @@ describe("replay fails closed on a corrupted event", () => {
       }
     }
     expect([...tried].sort()).toEqual(Object.keys(REPLAY_DETAILS).sort());
-  });
+  }, 180_000); // every value of every event of every bundled claim (45 now): 19 s at load 10, 45 s at load 20
 
   it("is DIFFERENT for an event the claim's path does not explain, and INCOMPLETE for a kind it cannot read", () => {
     const b = recordings.find((r) => r.name === "scenario B")!;
