@@ -85,7 +85,10 @@ export const SettlementRecordSchema = z
     claim_id: z.string().min(1),
     dfid: z.string().min(1),
     order_id: z.string().min(1),
+    /** The amount in major units of `currency` (its name is from before currencies). */
     amount_eur: z.number().positive(),
+    /** The refund's currency, when not EUR (absent: EUR, as every settlement recorded before currencies). */
+    currency: z.string().length(3).optional(),
     /** The verdict that authorised the refund (a RETRY's RefundExecuted carries it again). */
     verdict_id: z.string().min(1),
     provider: PaymentProviderNameSchema,

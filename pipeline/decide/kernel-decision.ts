@@ -5,11 +5,14 @@
 import { formatEur, type CustomerWindow, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { busEntry } from "../../core/kernel/events.ts";
-import type { BusEntry, ClaimVerdictDetail } from "../../core/kernel/events.ts";
+import type { BusEntry, ClaimVerdictDetail, RefundExecutedDetail } from "../../core/kernel/events.ts";
+import { money } from "../../core/kernel/money.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/kernel/execution.ts";
 import { decideClaim } from "../../core/kernel/kernel.ts";
+import { claimVerdictEvent } from "../../core/kernel/public-verdict.ts";
+import { amountFields, currencyFor } from "../../core/kernel/public-amount.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
 import type { ClaimVerdict } from "../../core/kernel/kernel.ts";
 import { decideShadow } from "../../core/kernel/shadow.ts";
@@ -117,7 +120,14 @@ export function decideProposal(
       severityForVerdict(verdict.verdict),
     ),
   ];
-  const events: BusEntry[] = [busEntry("ClaimVerdict", verdictRecord)];
+  const event = claimVerdictEvent(verdictRecord, {
+    order: at.order,
+    claim: record.claim,
+    contract: policy.agent.contract,
+    responsibility: policy.agent.responsibility,
+    receivedAt: record.received_at,
+  });
+  const events: BusEntry[] = [busEntry("ClaimVerdict", event)];
   if (verdict.verdict !== "ESCALATE") return { verdict, record: verdictRecord, events, audit };
   const review = reviewFor(record, {
     origin: "ESCALATE",
@@ -226,7 +236,10 @@ export function afterReservation(
     return {
       settled: {
         execution: "EXECUTED",
-        events: [...current.events, busEntry("RefundExecuted", detail)],
+        events: [
+          ...current.events,
+          busEntry("RefundExecuted", refundExecutedEvent(detail, refund.amount_cents, s.order)),
+        ],
         audit,
         record: current.record,
         layer: current.layer,
@@ -350,4 +363,13 @@ export function proposalCreatedMs(proposal: unknown): number | undefined {
   const at = (proposal as { created_at?: unknown } | null)?.created_at;
   const ms = typeof at === "string" ? Date.parse(at) : Number.NaN;
   return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * The `RefundExecuted` of a reservation as the bus carries it: the audit's detail with the amount in the order's
+ * currency (`amount`; `amount_eur` kept only for EUR). The audit keeps the detail as recorded before currencies.
+ */
+function refundExecutedEvent(detail: RefundExecutedDetail, minor: number, order: Order): RefundExecutedDetail {
+  const { amount_eur: _recorded, ...rest } = detail;
+  return { ...rest, ...amountFields(money(minor, currencyFor(order))) };
 }
