@@ -71,3 +71,24 @@ export const VerdictLineSchema = z
 
 /** A line of a verdict. */
 export type VerdictLine = z.infer<typeof VerdictLineSchema>;
+
+/**
+ * A stored amount whose currency may not be known (a review opened before the order was read, or recorded before
+ * currencies): `amount` and `amount_eur` (for EUR) when the currency is known; `amount_eur` as recorded when it is not.
+ */
+export function knownAmountFields(
+  amountEur: number | undefined,
+  currency: string | undefined,
+): { amount?: Amount; amount_eur?: number } {
+  if (amountEur === undefined) return {};
+  if (currency === undefined) return { amount_eur: amountEur };
+  const parsed = parseMoney(amountEur, currency);
+  if (!parsed.ok) return currency === "EUR" ? { amount_eur: amountEur } : {};
+  return amountFields(parsed.money);
+}
+
+/** `detail` without its recorded `amount_eur`: what a bus event starts from before it takes the public amount fields. */
+export function withoutAmountEur<T extends { amount_eur?: unknown }>(detail: T): Omit<T, "amount_eur"> {
+  const { amount_eur: _recorded, ...rest } = detail;
+  return rest;
+}

@@ -136,6 +136,7 @@ export function decideProposal(
     now: at.now,
     orderId: verdictRecord.order_id ?? record.claim?.order_id,
     amountEur: verdictRecord.amount_eur ?? undefined,
+    currency: currencyFor(at.order, record.claim?.currency),
     verdictId: verdictRecord.verdict_id,
     verdictDecidedAt: at.decidedAt,
     proposal,
