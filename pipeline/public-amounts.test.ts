@@ -10,6 +10,14 @@ import { parseBusEntry, type BusEntry } from "../core/kernel/events.ts";
 import { TV_AND_SHIRTS } from "../core/kernel/order-lines.test-kit.ts";
 import { bundledConfig } from "./bundled-config.test-kit.ts";
 import { createInProcessPipeline } from "./in-process.ts";
+import {
+  createInMemoryAuditLog,
+  createInMemoryContextStore,
+  createInMemorySettlementRepository,
+  createRecordingPublisher,
+} from "./in-memory.ts";
+import { payRefund, type PaymentProvider } from "./payments.ts";
+import type { RefundExecutedDetail } from "../core/kernel/events.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -133,5 +141,70 @@ describe("amounts in their currency and verdicts per line, on the bus and in the
       expect(detail).toMatchObject({ amount: { value: "499.00", currency: "USD" } });
       expect(detail).not.toHaveProperty("amount_eur");
     }
+  });
+
+  it("refunds 12.345 KWD end to end: intake takes three decimals, the kernel reserves fils, the provider is asked 12345", async () => {
+    const kwd = {
+      order_id: "ord_kwd",
+      purchase_date: new Date(NOW - 2 * DAY_MS).toISOString(),
+      currency: "KWD",
+      payment_ref: "pi_kwd",
+      lines: [
+        { line_id: "a", category: "electronics", quantity: 1, amount: "120.500" },
+        { line_id: "b", category: "clothing", quantity: 1, amount: "12.345" },
+      ],
+    } as Order;
+    const p = pipeline([kwd]);
+    const body = {
+      claim: { order_id: "ord_kwd", amount_eur: 12.345, category: "clothing", reason: "Torn" },
+    };
+    const { submit, record } = await p.decide(body, { claimId: "clm_kwd" });
+    expect(submit.ok).toBe(true);
+    expect(record).toMatchObject({ verdict: "ACCEPT", amount: { value: "12.345", currency: "KWD" } });
+    expect(record?.lines).toEqual([
+      {
+        line_id: "b",
+        verdict: "ACCEPT",
+        reason_code: "VALIDATION_PASSED",
+        amount: { value: "12.345", currency: "KWD" },
+      },
+    ]);
+    expect((await p.deps.ledger.get("ord_kwd"))?.line_cents).toEqual({ b: 12_345 });
+    const [refund] = published(p.publisher.published, "RefundExecuted");
+    expect(refund).toMatchObject({ amount: { value: "12.345", currency: "KWD" } });
+    // The refund executor asks the provider for the fils, in KWD (Stripe's three-decimal rule is the adapter's).
+    const asked: [number, string][] = [];
+    const provider: PaymentProvider = {
+      name: "stripe",
+      needsPaymentRef: true,
+      refund: async (r) => {
+        asked.push([r.amountMinor, r.currency]);
+        return { status: "SETTLED", providerRef: "re_1" };
+      },
+    };
+    const publisher = createRecordingPublisher();
+    const settled = await payRefund(
+      {
+        settlements: createInMemorySettlementRepository(),
+        provider,
+        orders: createInMemoryContextStore([kwd]),
+        publisher,
+        audit: createInMemoryAuditLog(),
+        clock: { now: () => NOW },
+      },
+      refund as RefundExecutedDetail,
+    );
+    expect(settled).toBe("SETTLED");
+    expect(asked).toEqual([[12_345, "KWD"]]);
+    expect(published(publisher.published, "RefundSettled")[0]).toMatchObject({
+      amount: { value: "12.345", currency: "KWD" },
+    });
+  });
+
+  it("rejects three decimals on an EUR order in the kernel (INVALID_AMOUNT), not at intake", async () => {
+    const p = pipeline([]);
+    const body = { claim: { order_id: "ord_001", amount_eur: 10.005, category: "electronics", reason: "x" } };
+    const { record } = await p.decide(body, { claimId: "clm_sub" });
+    expect(record).toMatchObject({ verdict: "REJECT", reason_code: "INVALID_AMOUNT" });
   });
 });

@@ -5,7 +5,12 @@
 import { formatEur, type CustomerWindow, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { busEntry } from "../../core/kernel/events.ts";
-import type { BusEntry, ClaimVerdictDetail, RefundExecutedDetail } from "../../core/kernel/events.ts";
+import type {
+  BusEntry,
+  ClaimVerdictDetail,
+  ClaimVerdictEvent,
+  RefundExecutedDetail,
+} from "../../core/kernel/events.ts";
 import { money } from "../../core/kernel/money.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
@@ -180,7 +185,10 @@ export function plannedRefund(
     layer: current.layer,
     checks: current.checks,
   } as ClaimVerdict;
-  const [effect] = planExecution(verdictView, proposal, claimId).filter((e) => e.type === "refund.reserve");
+  // The amount counts the order's currency, as the verdict's event says (a verdict stored before it: EUR).
+  const event = current.events.find((e) => e.detailType === "ClaimVerdict")?.detail as ClaimVerdictEvent | undefined;
+  const currency = event?.amount?.currency ?? "EUR";
+  const [effect] = planExecution(verdictView, proposal, claimId, currency).filter((e) => e.type === "refund.reserve");
   return effect && effect.type === "refund.reserve" ? effect : undefined;
 }
 

@@ -135,7 +135,12 @@ export function decisionStep(
   let candidateCents = 0;
   if (person === undefined) {
     if (candidate.verdict === "ACCEPT") {
-      const [plan] = planExecution(candidate, facts.proposal, step.claimId);
+      const [plan] = planExecution(
+        candidate,
+        facts.proposal,
+        step.claimId,
+        reading?.ok ? reading.view.currency : "EUR",
+      );
       const refused =
         plan?.type === "refund.reserve" && orderCents !== undefined
           ? reserveAutomatic(plan, orderCents, customerId, facts.decidedAt, step.claimId, env, ledger, linesFor)
