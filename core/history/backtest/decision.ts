@@ -165,8 +165,9 @@ export function decisionStep(
   acc.evaluated++;
   if (env.onProgress && acc.evaluated % PROGRESS_EVERY === 0) env.onProgress(acc.evaluated);
   const recordedCents = recorded.verdict === "ACCEPT" ? (step.refundedCents ?? 0) : 0;
-  count(acc.before, recorded.verdict, recorded.reason_code, recordedCents);
-  count(acc.after, candidate.verdict, candidate.reason_code, candidateCents);
+  const currency = reading?.ok ? reading.view.currency : "EUR";
+  count(acc.before, recorded.verdict, recorded.reason_code, recordedCents, currency);
+  count(acc.after, candidate.verdict, candidate.reason_code, candidateCents, currency);
   if (person !== undefined) {
     const decided: PersonDecision = {
       claim_id: step.claimId,
