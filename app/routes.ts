@@ -87,6 +87,15 @@ export const ROUTES = {
     auth: "reviewer",
     fn: "reviewApi",
   },
+  // A shop or warehouse reports a return's progress (docs/returns.md), with the intake token. Served by reviewApi,
+  // which holds what a return's outcome writes (the claim, the ledger's release, a review, the bus) and the policy;
+  // the intake function's grant stays the narrow one of submissions.
+  "POST /claims/{id}/return-events": {
+    method: "POST",
+    path: "/claims/{id}/return-events",
+    auth: "intake",
+    fn: "reviewApi",
+  },
   // The reviewers' page: constant HTML that holds no secret (it asks for the reviewer token and keeps it in the tab).
   "GET /review": { method: "GET", path: "/review", auth: "none", fn: "reviewApi" },
   // Open, for load balancers and uptime checks; it reveals nothing.

@@ -6,7 +6,7 @@ import { replayClaim } from "../core/history/replay/index.ts";
 import type { ReplayResult } from "../core/history/replay/index.ts";
 import { dataDirFrom, findClaimRun, latestRun, loadRunAudit, listRuns, runDir } from "./run-store.ts";
 import { servedClaimsAudit, withStateStore } from "./served-store.ts";
-import { dfidOf } from "../core/kernel/claim-record.ts";
+import { dfidOf, returnDfid } from "../core/kernel/claim-record.ts";
 import { CliError } from "./errors.ts";
 import { loadPriceTable } from "../adapters/llm/prices-file.ts";
 import type { PriceTable } from "../core/llm/prices.ts";
@@ -102,7 +102,11 @@ export function registerReportCommands(program: Command): void {
       const found =
         findClaimRun(dataDir, claimId) ??
         (await withStateStore(dataDir, async (store) => {
-          const events = await store.ports.audit.byDfid(dfidOf(claimId));
+          // The claim's decision flow, and its return's when it has one (docs/returns.md), replayed beside it.
+          const events = [
+            ...(await store.ports.audit.byDfid(dfidOf(claimId))),
+            ...(await store.ports.audit.byDfid(returnDfid(claimId))),
+          ];
           if (!events.some((e) => auditClaimId(e) === claimId)) return undefined;
           // The stored claim record, so replay checks the audit's parent claim (a RESUBMIT's) against it.
           const record = await store.ports.claims.getClaim(claimId);

@@ -164,7 +164,11 @@ export function registerListCommand(program: Command): void {
     .description(
       "list claims newest first through the API (GET /claims), with the intake token (CLAIMS_API_TOKEN or --token-file)",
     )
-    .option("--status <status>", "RECEIVED, RUNNING, DECIDED or NEEDS_REVIEW (several comma-separated)", parseStatuses)
+    .option(
+      "--status <status>",
+      "RECEIVED, RUNNING, DECIDED, NEEDS_REVIEW or AWAITING_RETURN (several comma-separated)",
+      parseStatuses,
+    )
     .option("--verdict <verdict>", "ACCEPT, ESCALATE or REJECT", parseVerdict)
     .option("--since <iso>", "received at or after this instant", parseSince)
     .option("--limit <n>", "how many claims at most", parseLimit, 50)

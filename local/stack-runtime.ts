@@ -13,7 +13,7 @@ import { rehearseDecline } from "./runtime.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 import { SettleTimeoutError } from "./errors.ts";
 
-const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
+const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"];
 
 /** What the runtime needs from the stack. */
 interface StackRuntimeInput {

@@ -49,7 +49,7 @@ import type { BusEntry } from "../core/kernel/events.ts";
 import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
-const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
+const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"];
 const clone = <T>(v: T): T => structuredClone(v);
 
 /** Claims in a Map, with idempotency keys. */

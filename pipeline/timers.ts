@@ -10,6 +10,10 @@ import type { Observation } from "./decide/requests.ts";
 import { runDecider } from "./perform.ts";
 import { repairRefundReviews } from "./refund-review.ts";
 import { repairReviews } from "./review.ts";
+import { sweepReturns } from "./returns.ts";
+import type { ReturnSweepResult } from "./returns.ts";
+import { shortestReturnDeadlineDays } from "../core/kernel/returns.ts";
+import { DAY_MS } from "../core/integrity/index.ts";
 
 /** Handles one timer message (pipeline/decide/timers.ts `decideTimer`): a tick, a timer re-armed, or nothing left to do. */
 export async function handleTimer(
@@ -34,6 +38,8 @@ interface SweepResult {
   reviewsRepaired: number;
   /** Set when the run ran out of time (`hasTime`) and left the claims it had not reached to the next run. */
   stoppedEarly?: true;
+  /** What the return deadlines did (docs/returns.md); only with a policy that asks for returns. */
+  returns?: ReturnSweepResult;
 }
 
 /** Settings of a sweep. */
@@ -100,7 +106,8 @@ type NudgeDeps = Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" 
  * nudge is idempotent, so a sweep that overlaps a live claim changes nothing. A claim that `maxTicks`
  * nudges in a row found unchanged (same status, `updated_at` and crew session version) cannot progress:
  * it ends in NEEDS_REVIEW `STALLED` and a person gets its review. The sweep reads every page of open
- * claims, and finally completes review decisions a crash interrupted (`repairReviews`).
+ * claims, and completes review decisions a crash interrupted (`repairReviews`); with a policy that asks for returns,
+ * it finally ends the claims whose return deadline passed with no event (`sweepReturns`, docs/returns.md).
  */
 export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): Promise<SweepResult> {
   const now = deps.clock.now();
@@ -121,7 +128,12 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   result.reviewsRepaired = await repairReviews(deps, opts.pageSize);
   if (!hasTime()) return { ...result, stoppedEarly: true };
   result.reviewsRepaired += await repairRefundReviews(deps);
-  return result;
+  // The return deadlines (docs/returns.md): only claims AWAITING_RETURN received long enough ago to be due.
+  const shortest = shortestReturnDeadlineDays(deps.agent.contract);
+  if (shortest === undefined) return result;
+  if (!hasTime()) return { ...result, stoppedEarly: true };
+  const before = new Date(now - shortest * DAY_MS).toISOString();
+  return { ...result, returns: await sweepReturns(deps, { pageSize: opts.pageSize, before, hasTime }) };
 }
 
 /**

@@ -340,6 +340,22 @@ export function describeClaimRepositoryContract(name: string, factory: PortFacto
       expect(ids(await repo.listClaims({ limit: 10 }))).toEqual(["clm_b", "clm_a"]);
     });
 
+    it("lists a claim AWAITING_RETURN by that status, out of the open ones, and moves it on conditionally (docs/returns.md)", async () => {
+      const repo = await factory();
+      await repo.createClaim(claimFixture("clm_r", { received_at: at(1), updated_at: at(1) }));
+      await repo.updateClaim("clm_r", { status: "RUNNING", updated_at: at(2) });
+      await repo.updateClaim("clm_r", { status: "AWAITING_RETURN", verdict: "ACCEPT", updated_at: at(3) }, ["RUNNING"]);
+      const list = async (statuses: ClaimRecord["status"][]) => ids(await repo.listClaims({ statuses, limit: 10 }));
+      expect(await list(["AWAITING_RETURN"])).toEqual(["clm_r"]);
+      expect(await list(["RECEIVED", "RUNNING"])).toEqual([]);
+      // Awaiting its return, the claim is decided: an update without onlyFrom leaves it, one from AWAITING_RETURN takes.
+      expect((await repo.updateClaim("clm_r", { status: "RUNNING" })).changed).toBe(false);
+      expect((await repo.updateClaim("clm_r", { status: "DECIDED" }, ["AWAITING_RETURN"])).changed).toBe(true);
+      expect((await repo.updateClaim("clm_r", { status: "DECIDED" }, ["AWAITING_RETURN"])).changed).toBe(false);
+      expect(await list(["AWAITING_RETURN"])).toEqual([]);
+      expect(await list(["DECIDED"])).toEqual(["clm_r"]);
+    });
+
     it("refuses a limit out of range", async () => {
       const repo = await factory();
       await expect(repo.listClaims({ limit: 0 })).rejects.toMatchObject({ code: "INVALID_CLAIM_QUERY" });

@@ -27,7 +27,8 @@ import {
   withoutTableAttributes,
 } from "./table.ts";
 
-const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW"];
+// A claim AWAITING_RETURN is decided (docs/returns.md): listed with the final ones, out of the sweep's open pages.
+const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"];
 const OPEN: readonly ClaimStatus[] = ["RECEIVED", "RUNNING"];
 
 /** Options of the claim repository. */

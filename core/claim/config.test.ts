@@ -453,3 +453,33 @@ describe("parseConfig with orders in lines and currencies (issue 32)", () => {
     expect(order).toMatchObject({ currency: "USD", shipping: "9.99", lines: [{ line_id: "l1" }, { amount: 40 }] });
   });
 });
+
+describe("parseConfig with a return policy (issue 33)", () => {
+  const text = readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8");
+  const withReturns = (returns: string) =>
+    text.replace(/^( *)customer_limits: /m, `$1returns: ${returns}\n$1customer_limits: `);
+
+  it("passes claims_bounds.returns to the kernel's contract", () => {
+    const edited = withReturns(
+      "{ return_required: true, keep_item_below: { EUR: 25 }, pay_on: delivered, categories: { electronics: { pay_on: inspected } } }",
+    );
+    expect(edited).not.toBe(text);
+    const { contract } = parseConfig(edited, "c.yaml", Date.parse("2026-06-01T12:00:00Z")).agent;
+    expect(contract.returns).toEqual({
+      return_required: true,
+      keep_item_below: { EUR: 25 },
+      pay_on: "delivered",
+      categories: { electronics: { pay_on: "inspected" } },
+    });
+  });
+
+  it("leaves the contract without returns when the file has none (every ACCEPT pays at once)", () => {
+    expect(parseConfig(text, "c.yaml", Date.parse("2026-06-01T12:00:00Z")).agent.contract.returns).toBeUndefined();
+  });
+
+  it("refuses a bad value naming the field", () => {
+    expect(() => parseConfig(withReturns("{ return_required: true, pay_on: received }"), "c.yaml", 0)).toThrow(
+      /returns\.pay_on/,
+    );
+  });
+});

@@ -352,6 +352,7 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       ...(agent.claims_bounds.customer_limits ? { customer_limits: agent.claims_bounds.customer_limits } : {}),
       ...(agent.claims_bounds.currencies ? { currencies: agent.claims_bounds.currencies } : {}),
       ...(agent.claims_bounds.refund_shipping ? { refund_shipping: agent.claims_bounds.refund_shipping } : {}),
+      ...(agent.claims_bounds.returns ? { returns: agent.claims_bounds.returns } : {}),
     },
     ...reviewPolicy(agent.claims_bounds),
   };

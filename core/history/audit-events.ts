@@ -26,7 +26,9 @@ import {
   RefundSettledDetailSchema,
   ReviewDecidedDetailSchema,
   ReviewRequestedDetailSchema,
+  ReturnRequestedDetailSchema,
 } from "../kernel/events.ts";
+import { ReturnEventBodySchema } from "../kernel/returns.ts";
 import { ExpectedOutcomeSchema } from "./expected-outcome.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../claim/proposal-output.ts";
 
@@ -349,6 +351,19 @@ export const AUDIT_EVENTS = {
     amount_eur: z.number().positive(),
     at: z.iso.datetime({ offset: true }),
     awaiting: z.literal("SECOND_APPROVAL"),
+  }),
+  /** A return-required ACCEPT asked for the item (docs/returns.md; audited under the return's flow `dfid_ret_<claim>`). */
+  RETURN_REQUESTED: z.object({ ...ClaimFields, ...ReturnRequestedDetailSchema.shape }),
+  /** A return event a shop or warehouse posted, as recorded (the first recording of its `event_id` counts). */
+  RETURN_EVENT_RECORDED: z.object({ ...ClaimFields, ...ReturnEventBodySchema.shape, recorded_at: z.string() }),
+  /** What the recorded return events decided: paid (the RefundExecuted's execution), a review, or not received. */
+  RETURN_COMPLETED: z.object({
+    ...ClaimFields,
+    outcome: z.enum(["PAID", "REVIEW", "NOT_RECEIVED"]),
+    execution_id: z.string().min(1),
+    decided_by: z.string().optional(),
+    reason_code: z.string().optional(),
+    review_id: z.string().optional(),
   }),
 } as const satisfies { [T in AuditEventType]: z.ZodType };
 

@@ -31,6 +31,9 @@ export const AUDIT_EVENT_TYPES = [
   "REFUND_SETTLED",
   "REFUND_FAILED",
   "REVIEW_APPROVAL_RECORDED",
+  "RETURN_REQUESTED",
+  "RETURN_EVENT_RECORDED",
+  "RETURN_COMPLETED",
 ] as const;
 
 /** The audit event type schema. */

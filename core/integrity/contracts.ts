@@ -58,6 +58,45 @@ export const CurrencyBoundsSchema = z
 /** The bounds of one currency. */
 export type CurrencyBounds = z.infer<typeof CurrencyBoundsSchema>;
 
+/** The fields of a return policy (docs/returns.md), each optional: the default's, or a category's own over it. */
+const ReturnPolicyFieldsSchema = z
+  .object({
+    /** Whether an ACCEPT waits for the item to come back before it pays (default false: pay at once). */
+    return_required: z.boolean("return_required is true or false").optional(),
+    /** Per currency (ISO 4217 code → amount in its major unit): a refund below it keeps the item, no return asked. */
+    keep_item_below: z
+      .record(
+        z.string().regex(/^[A-Z]{3}$/, "a currency is an ISO 4217 code such as EUR"),
+        z.number("keep_item_below's amounts are numbers").positive("keep_item_below's amounts are positive"),
+      )
+      .optional(),
+    /** Which event pays: the carrier's first scan, the delivery to the warehouse, or a passed inspection. */
+    pay_on: z
+      .enum(["in_transit", "delivered", "inspected"], { message: "pay_on is one of in_transit, delivered, inspected" })
+      .optional(),
+    /** Days after the decision the customer has to send the item back (default 30). */
+    return_deadline_days: z
+      .number("return_deadline_days is a number of days")
+      .int("return_deadline_days is a whole number of days")
+      .positive("return_deadline_days is at least 1")
+      .optional(),
+    /** Days within which a refund is due by law (default 14). */
+    refund_due_days: z
+      .number("refund_due_days is a number of days")
+      .int("refund_due_days is a whole number of days")
+      .positive("refund_due_days is at least 1")
+      .optional(),
+  })
+  .strict();
+
+/** The fields of a return policy. */
+export type ReturnPolicyFields = z.infer<typeof ReturnPolicyFieldsSchema>;
+
+/** The return policy (`claims_bounds.returns`): the default fields, and `categories` with their own. */
+export const ReturnPolicySchema = ReturnPolicyFieldsSchema.extend({
+  categories: z.record(z.string().min(1), ReturnPolicyFieldsSchema).optional(),
+}).strict();
+
 /** The claims-specific bounds every proposal is held to; the flat amounts are EUR's. */
 export const ClaimsContractSchema = z
   .object({
@@ -72,6 +111,8 @@ export const ClaimsContractSchema = z
       .optional(),
     /** Whether shipping is refunded with the order's last line (default never). */
     refund_shipping: z.enum(["with_last_line", "never"]).optional(),
+    /** Whether an ACCEPT waits for the item to come back (docs/returns.md); absent: every ACCEPT pays at once. */
+    returns: ReturnPolicySchema.optional(),
   })
   .strict();
 

@@ -5,11 +5,12 @@ import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../clai
 import { customerMessageFor } from "./reason-codes.ts";
 import { reviewView } from "./review.ts";
 import { refundClaimView } from "./settlement.ts";
+import { ReturnRequestedDetailSchema } from "./events.ts";
 import type { SettlementRecord } from "./settlement.ts";
 import type { ReviewRecord } from "./review.ts";
 
 /** Lifecycle of a claim (docs/http-api.md). */
-export const ClaimStatusSchema = z.enum(["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"]);
+export const ClaimStatusSchema = z.enum(["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"]);
 
 /** A claim's status. */
 export type ClaimStatus = z.infer<typeof ClaimStatusSchema>;
@@ -25,6 +26,14 @@ export function dfidOf(claimId: string): string {
  */
 export function settlementDfid(claimId: string): string {
   return `dfid_pay_${claimId}`;
+}
+
+/**
+ * The flow a claim's return is audited under (docs/returns.md): its own, like the settlement's, so the claim's
+ * decision flow and its replay are the same whatever the warehouse posts.
+ */
+export function returnDfid(claimId: string): string {
+  return `dfid_ret_${claimId}`;
 }
 
 /** Verdict values the kernel returns. */
@@ -53,6 +62,17 @@ export const ClaimRecordSchema = z.object({
   amount: AmountSchema.nullable().optional(),
   /** The verdict per line, for a claim on an order with lines (docs/kernel.md "Orders with lines"). */
   lines: z.array(VerdictLineSchema).optional(),
+  /**
+   * The return an ACCEPT waits for (docs/returns.md): the `ReturnRequested` detail, and `closed` once the deadline
+   * passed with no event (the reservation released, the claim DECIDED `RETURN_NOT_RECEIVED`) or `outcome` once the
+   * recorded events decided it (PAID, REVIEW).
+   */
+  return: ReturnRequestedDetailSchema.extend({
+    closed: z.literal("NOT_RECEIVED").optional(),
+    outcome: z.enum(["PAID", "REVIEW", "NOT_RECEIVED"]).optional(),
+    /** The event that decided it (PAID, REVIEW). */
+    decided_by: z.string().optional(),
+  }).optional(),
   /** The claim a reviewer's RESUBMIT corrected (docs/reviews.md). */
   parent_claim_id: z.string().optional(),
   /** What the sweep saw when it last nudged the claim (`seen`) and how many nudges in a row found it so (docs/local-stack.md: STALLED). */
@@ -73,9 +93,12 @@ export const ClaimRecordSchema = z.object({
 /** A stored claim. */
 export type ClaimRecord = z.infer<typeof ClaimRecordSchema>;
 
-/** Whether a claim is final: decided by the kernel or handed to a person. */
+/**
+ * Whether a claim is final: decided by the kernel or handed to a person. A claim AWAITING_RETURN is decided (an
+ * ACCEPT, its refund reserved) and waits only for return events, which no crew, timer or nudge moves.
+ */
 export function isFinal(status: ClaimStatus): boolean {
-  return status === "DECIDED" || status === "NEEDS_REVIEW";
+  return status === "DECIDED" || status === "NEEDS_REVIEW" || status === "AWAITING_RETURN";
 }
 
 /**
@@ -99,6 +122,7 @@ export function claimView(
     ...(record.executed !== undefined ? { executed: record.executed } : {}),
     ...(record.amount !== undefined ? { amount: record.amount } : {}),
     ...(record.lines ? { lines: record.lines } : {}),
+    ...(record.return ? { return: returnView(record.return) } : {}),
     dfid: record.dfid,
     ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
     ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
@@ -109,8 +133,20 @@ export function claimView(
   };
 }
 
+/** The return as `GET /claims/{id}` shows it: what to send back, by when, on which event it pays, and its outcome. */
+function returnView(r: NonNullable<ClaimRecord["return"]>): Record<string, unknown> {
+  return {
+    lines: r.lines,
+    pay_on: r.pay_on,
+    return_by: r.return_by,
+    ...(r.outcome ? { outcome: r.outcome } : {}),
+  };
+}
+
 /** What the customer may be told: the review's outcome once a person decided, else the rule that decided. */
 function customerMessage(record: ClaimRecord, review: ReviewRecord | undefined): string {
+  if (record.status === "AWAITING_RETURN" && record.return)
+    return `Your refund is approved. Please send the item back by ${record.return.return_by.slice(0, 10)}; the refund is paid once it is ${record.return.pay_on === "in_transit" ? "on its way" : record.return.pay_on === "delivered" ? "received" : "received and inspected"}.`;
   if (review?.status === "APPROVED") return "Your refund has been approved.";
   if (review?.status === "DENIED") return "After review, your claim could not be granted.";
   if (review?.status === "RESUBMITTED")

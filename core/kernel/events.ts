@@ -81,6 +81,30 @@ export const RefundExecutedDetailSchema = z
 /** A `RefundExecuted` detail: the refund is authorised and reserved on the ledger; paying the customer is the consumer's job. */
 export type RefundExecutedDetail = z.infer<typeof RefundExecutedDetailSchema>;
 
+/**
+ * `ReturnRequested` event detail (docs/returns.md): an ACCEPT whose policy asks for the item back. Its refund is
+ * reserved on the ledger under `execution_id`; the `RefundExecuted` of that id goes out once the policy's `pay_on`
+ * event is posted (`POST /claims/{id}/return-events`). What to send back: the order's `lines` and quantities.
+ */
+export const ReturnRequestedDetailSchema = z
+  .object({
+    ...REFUND_FIELDS,
+    verdict_id: z.string().min(1),
+    /** The lines to send back and how many units of each (empty: the order's one line, as today's one-line orders). */
+    lines: z.array(z.object({ line_id: z.string().min(1), quantity: z.number().int().positive() }).strict()),
+    pay_on: z.enum(["in_transit", "delivered", "inspected"]),
+    /** The customer must send the item by then (the decision plus `return_deadline_days`). */
+    return_by: z.iso.datetime({ offset: true }),
+    /** The policy's `refund_due_days`: the refund is due that many days after the return is received. */
+    refund_due_days: z.number().int().positive(),
+    requested_at: z.iso.datetime({ offset: true }),
+    simulation_id: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** A `ReturnRequested` detail. */
+export type ReturnRequestedDetail = z.infer<typeof ReturnRequestedDetailSchema>;
+
 /** `ClaimNeedsReview` event detail (docs/events.md); `reason_code` may be a kernel, ledger or crew code. */
 const ClaimNeedsReviewDetailSchema = z
   .object({
@@ -207,6 +231,7 @@ const BUS_EVENTS = {
   ReviewDecided: ReviewDecidedDetailSchema,
   RefundSettled: RefundSettledDetailSchema,
   RefundFailed: RefundFailedDetailSchema,
+  ReturnRequested: ReturnRequestedDetailSchema,
 } as const;
 
 /** A detail-type of the `claims` bus. */
@@ -222,6 +247,7 @@ export const DETAIL_TYPES = {
   reviewDecided: "ReviewDecided",
   refundSettled: "RefundSettled",
   refundFailed: "RefundFailed",
+  returnRequested: "ReturnRequested",
 } as const satisfies Record<string, BusEventType>;
 
 /** One event for the bus: its detail-type and a detail of that type. */

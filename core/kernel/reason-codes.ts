@@ -129,6 +129,11 @@ const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   CUSTOMER_LIMIT_EXCEEDED: "Your claim needs a closer look; a member of our team will review it.",
   LINE_AMBIGUOUS: "Your claim needs a closer look to tell which item it is about; a member of our team will review it.",
   CURRENCY_NOT_IN_POLICY: "Your claim needs a closer look; a member of our team will review it.",
+  // The return's outcomes (docs/returns.md): a claim ends with them after its ACCEPT waited for the item.
+  RETURN_NOT_RECEIVED: "We did not receive the item back in time, so the refund was not paid. Please contact support.",
+  RETURN_INSPECTION_FAILED:
+    "The returned item did not pass our inspection; a member of our team will review your claim.",
+  RETURN_AFTER_DEADLINE: "Your return arrived after the return deadline; a member of our team will review your claim.",
 };
 
 /** The customer-facing message for a final claim's reason code (a generic review message for codes not listed). */

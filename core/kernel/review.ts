@@ -268,6 +268,7 @@ export type ReviewRefusal =
       code:
         | "NO_PENDING_REVIEW"
         | "REVIEW_ALREADY_DECIDED"
+        | "REVIEW_CHANGED"
         | "DECISION_NOT_ALLOWED"
         | "SAME_REVIEWER"
         | "TAKEN_BY"

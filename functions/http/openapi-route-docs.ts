@@ -3,6 +3,7 @@
 import * as z from "zod";
 import { ClaimStatusSchema, VerdictValueSchema } from "../../core/kernel/claim-record.ts";
 import { ReviewStatusSchema } from "../../core/kernel/review.ts";
+import { ReturnEventBodySchema } from "../../core/kernel/returns.ts";
 import type { RouteKey } from "../../app/manifest.ts";
 import { PAYMENT_PROVIDERS } from "../../app/payment-provider.ts";
 import { SubmissionSchema } from "../../pipeline/decide/intake.ts";
@@ -84,7 +85,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       "Claim views, newest receipt first, a page at a time; each filter is optional. A bad parameter is a 400 naming it.",
     query: {
       status: {
-        description: "RECEIVED, RUNNING, DECIDED or NEEDS_REVIEW (several comma-separated).",
+        description: "RECEIVED, RUNNING, DECIDED, NEEDS_REVIEW or AWAITING_RETURN (several comma-separated).",
         schema: z.string(),
       },
       verdict: { description: "ACCEPT, ESCALATE or REJECT.", schema: VerdictValueSchema },
@@ -104,7 +105,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     tag: "claims",
     summary: "Read a claim",
     description:
-      "The claim's status (RECEIVED → RUNNING → DECIDED | NEEDS_REVIEW), its verdict and reason once decided, its review once one exists.",
+      "The claim's status (RECEIVED → RUNNING → DECIDED | NEEDS_REVIEW, or AWAITING_RETURN until a return-required ACCEPT's item comes back), its verdict and reason once decided, its return, its review once one exists.",
     pathParams: { id: ClaimIdParam },
     responses: { 200: { description: "The claim.", schema: ClaimViewSchema }, 404: NotFound },
   },
@@ -139,6 +140,31 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       },
     },
     responses: { 200: { description: "The page.", contentType: "text/html", schema: z.string() } },
+  },
+  "POST /claims/{id}/return-events": {
+    tag: "claims",
+    summary: "Report a return's progress",
+    description:
+      "A shop or warehouse reports where the item of a return-required ACCEPT is (docs/returns.md), with the intake token: " +
+      "in_transit, delivered, inspected_ok or inspected_failed. Idempotent by event_id; duplicates and any order are harmless. " +
+      "The refund is executed once, when the policy's pay_on event arrives; a failed inspection, or an event after the return deadline closed the claim, opens a review.",
+    pathParams: { id: ClaimIdParam },
+    body: { description: "The return event.", schema: ReturnEventBodySchema },
+    responses: {
+      200: {
+        description:
+          "Recorded; `decision` says what the claim's recorded events decided: WAIT, PAY, REVIEW (or RECORDED: this event again).",
+        schema: z.object({ claim_id: z.string(), status: ClaimStatusSchema, decision: z.string() }),
+      },
+      400: { description: "INVALID_INPUT: the issue names the field.", schema: ApiErrorSchema },
+      404: NotFound,
+      409: {
+        description:
+          "NOT_AWAITING_RETURN: the claim awaits no return (it asks none, or was paid, reviewed or closed); EVENT_ID_REUSED: the event_id was recorded for another event.",
+        schema: ApiErrorSchema,
+      },
+      413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
+    },
   },
   "GET /review": {
     tag: "reviews",
@@ -190,7 +216,7 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
       404: NotFound,
       409: {
         description:
-          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, TAKEN_BY (another reviewer holds the review), APPROVAL_LIMIT (a second approval beyond the reviewer's max_approval), APPROVALS_CHANGED (other approvals on the order, or for its customer, kept landing: try again), or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
+          "REVIEW_ALREADY_DECIDED (another decision was taken), NO_PENDING_REVIEW, DECISION_NOT_ALLOWED, TAKEN_BY (another reviewer holds the review), APPROVAL_LIMIT (a second approval beyond the reviewer's max_approval), APPROVALS_CHANGED (other approvals on the order, or for its customer, kept landing: try again), REVIEW_CHANGED (the review kept changing while the decision was taken: try again), or the reject rule that now fails (e.g. EXCEEDS_REFUNDABLE_BALANCE).",
         schema: ApiErrorSchema,
       },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },

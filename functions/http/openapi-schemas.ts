@@ -124,6 +124,18 @@ export const ClaimViewSchema = z
       .describe(
         "A claim on an order with lines: the verdict per line (the claim's verdict; OTHER_LINE_FAILED on a line that passed in a claim another line failed).",
       ),
+    return: z
+      .object({
+        lines: z.array(z.object({ line_id: z.string(), quantity: z.number().int() })),
+        pay_on: z.enum(["in_transit", "delivered", "inspected"]),
+        return_by: z.string(),
+        outcome: z.enum(["PAID", "REVIEW", "NOT_RECEIVED"]).optional(),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "The return a return-required ACCEPT waits for: what to send back, by when, on which event it pays (docs/returns.md).",
+      ),
     dfid: z.string().describe("The decision-flow id every audit event of the claim carries."),
     simulation_id: z.string().optional(),
     parent_claim_id: z.string().optional().describe("The claim a reviewer's RESUBMIT corrected."),

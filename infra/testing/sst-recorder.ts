@@ -267,9 +267,10 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
     get nodes() {
       return { api: { id: new FakeOutput(`apiid-${this.recorded.name}`) } };
     }
+    /** As SST's route component: `nodes.route` is the API Gateway Route, named by its route key. */
     route(...args: unknown[]) {
       this.call("route", args);
-      return { route: String(args[0]) };
+      return { nodes: { route: { routeKey: String(args[0]) } } };
     }
     addAuthorizer(args: { name: string }) {
       this.call("addAuthorizer", [args]);

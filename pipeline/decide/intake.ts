@@ -195,7 +195,13 @@ export function extractionDecision(
 }
 
 /** Every status: clearing an outbox is allowed whatever became of the claim meanwhile. */
-export const ANY_STATUS: ClaimRecord["status"][] = ["RECEIVED", "RUNNING", "DECIDED", "NEEDS_REVIEW"];
+export const ANY_STATUS: ClaimRecord["status"][] = [
+  "RECEIVED",
+  "RUNNING",
+  "DECIDED",
+  "NEEDS_REVIEW",
+  "AWAITING_RETURN",
+];
 
 /**
  * The claim's stored outbox (an extraction's outcome a delivery kept and died before performing), performed then

@@ -17,7 +17,7 @@ import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/kernel/execution.ts";
 import { decideClaim } from "../../core/kernel/kernel.ts";
 import { claimVerdictEvent } from "../../core/kernel/public-verdict.ts";
-import { amountFields, currencyFor } from "../../core/kernel/public-amount.ts";
+import { amountFields, currencyFor, withoutAmountEur } from "../../core/kernel/public-amount.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
 import type { ClaimVerdict } from "../../core/kernel/kernel.ts";
 import { decideShadow } from "../../core/kernel/shadow.ts";
@@ -25,6 +25,8 @@ import type { ReviewRecord } from "../../core/kernel/review.ts";
 import { severityForVerdict } from "../../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
+import { plannedReturn } from "../../core/kernel/returns.ts";
+import { returnAudit, returnRequestedDetail } from "./returns.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import type { StoredVerdict, VerdictOutcome } from "../ports.ts";
@@ -233,6 +235,13 @@ export function afterReservation(
       verdict_id: current.record.verdict_id,
       ...(scope ? { simulation_id: scope } : {}),
     };
+    // A return-required ACCEPT (docs/returns.md) announces the return instead: its RefundExecuted waits for pay_on.
+    const planned = record.claim
+      ? plannedReturn(policy.agent.contract, s.order, record.claim, refund.amount_cents)
+      : undefined;
+    const asked = planned
+      ? returnRequestedDetail(detail, planned, current.record.decided_at, new Date(now).toISOString())
+      : undefined;
     const audit = [
       ...(current.audit ?? []),
       ...s.raced,
@@ -241,13 +250,19 @@ export function afterReservation(
         amount_cents: refund.amount_cents,
         ledger_after: result.entry,
       }),
+      ...(asked ? [returnAudit(record, "RETURN_REQUESTED", "AWAITING_RETURN", now, asked)] : []),
     ];
     return {
       settled: {
         execution: "EXECUTED",
         events: [
           ...current.events,
-          busEntry("RefundExecuted", refundExecutedEvent(detail, refund.amount_cents, s.order)),
+          asked
+            ? busEntry("ReturnRequested", {
+                ...withoutAmountEur(asked),
+                ...amountFields(money(refund.amount_cents, currencyFor(s.order))),
+              })
+            : busEntry("RefundExecuted", refundExecutedEvent(detail, refund.amount_cents, s.order)),
         ],
         audit,
         record: current.record,

@@ -4,7 +4,7 @@
 // claim that moved on meanwhile) is marked `published` on its own item. A PENDING verdict is never published either
 // way: execution settles first. The kernel's decider and triage's run this one; the shell performs what it asks.
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
-import type { ClaimVerdictEvent } from "../../core/kernel/events.ts";
+import type { ClaimVerdictEvent, ReturnRequestedDetail } from "../../core/kernel/events.ts";
 import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
 import type { Effect } from "../effects.ts";
 import type { StoredVerdict } from "../ports.ts";
@@ -15,10 +15,12 @@ import type { Next, Step } from "./step.ts";
 /** True when `stored` was published: marked so, or its claim is recorded DECIDED with its verdict_id. */
 export function verdictPublished(
   stored: Pick<StoredVerdict, "published" | "execution"> & { readonly record: { readonly verdict_id: string } },
-  claim: Pick<ClaimRecord, "status" | "verdict_id"> | undefined,
+  claim: Pick<ClaimRecord, "status" | "verdict_id" | "return"> | undefined,
 ): boolean {
   if (stored.published) return true;
-  return stored.execution !== "PENDING" && claim?.status === "DECIDED" && claim.verdict_id === stored.record.verdict_id;
+  if (stored.execution === "PENDING" || claim?.verdict_id !== stored.record.verdict_id) return false;
+  // A claim that took a return-required ACCEPT moves on from AWAITING_RETURN; its `return` still proves it took it.
+  return claim.status === "DECIDED" || claim.return?.verdict_id === stored.record.verdict_id;
 }
 
 /** What publishing a stored verdict does: its audit appended, the review an ESCALATE opens, its events published. */
@@ -41,16 +43,21 @@ export function decidedUpdate(stored: StoredVerdict, now: number, proposal?: unk
   // The verdict's amount in its currency and its lines, as its ClaimVerdict event carries them (absent on a verdict
   // stored before they existed).
   const event = stored.events.find((e) => e.detailType === "ClaimVerdict")?.detail as ClaimVerdictEvent | undefined;
+  // A return-required ACCEPT waits for the item (docs/returns.md): reserved, not yet executed.
+  const asked = stored.events.find((e) => e.detailType === "ReturnRequested")?.detail as
+    | ReturnRequestedDetail
+    | undefined;
   return {
     kind: "claim_update",
     claimId: stored.claim_id,
     patch: {
-      status: "DECIDED",
+      status: asked ? "AWAITING_RETURN" : "DECIDED",
       verdict: record.verdict,
       verdict_id: record.verdict_id,
       reason_code: record.reason_code,
       reason: record.reason,
-      executed: stored.execution === "EXECUTED",
+      executed: asked ? false : stored.execution === "EXECUTED",
+      ...(asked ? { return: asked } : {}),
       ...(event?.amount !== undefined ? { amount: event.amount } : {}),
       ...(event?.lines ? { lines: event.lines } : {}),
       ...(output ? { proposal: output } : {}),

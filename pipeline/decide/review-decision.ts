@@ -15,6 +15,7 @@ import { readOrder } from "../../core/kernel/order-view.ts";
 import { refundableOf } from "../../core/kernel/policy.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
+import { inReturnFlow } from "./returns.ts";
 import { bindingDecisionOf } from "./binding-decision.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
@@ -282,7 +283,23 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
     }),
   );
   if (review.order_id) effects.push(reviewClosed(review, review.order_id));
+  // A claim whose return went to a person (docs/returns.md) still holds its reserved refund: a DENY or a RESUBMIT
+  // (the corrected claim reserves its own) releases it, so the order's balance is free again.
+  if (record.return && (review.status === "DENIED" || review.status === "RESUBMITTED"))
+    effects.push({
+      kind: "refund_released",
+      orderId: record.return.order_id,
+      claimId: record.claim_id,
+      ...(record.simulation_id ? { scope: record.simulation_id } : {}),
+    });
   effects.push({ kind: "publish", entries: events });
+  // A return's review (docs/returns.md) is audited under the return's flow, where it was opened.
+  if (record.return?.outcome === "REVIEW") return finishWith(inReturnFlow(record.claim_id, effects), record, review);
+  return finishWith(effects, record, review);
+}
+
+/** The decided review's effects, with the claim's record marked executed after an approval. */
+function finishWith(effects: Effect[], record: ClaimRecord, review: ReviewRecord): Effect[] {
   if (review.status === "APPROVED")
     effects.push({
       kind: "claim_update",

@@ -190,7 +190,7 @@ describe("decideReview", () => {
         "? now",
         "? review_update",
       ],
-      { ok: false, status: 409, code: "REVIEW_ALREADY_DECIDED" },
+      { ok: false, status: 409, code: "REVIEW_CHANGED" },
     ],
     [
       "no review: 409",

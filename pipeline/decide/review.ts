@@ -292,7 +292,11 @@ function claimedBy(
   return { ...asked, record, rules };
 }
 
-/** One more look at the review, at most three; then it is changing concurrently. */
+/**
+ * One more look at the review, at most three; then it is changing concurrently: 409 REVIEW_CHANGED, try again (not
+ * REVIEW_ALREADY_DECIDED: nothing says another decision was taken — two desks sending the same approval while
+ * other approvals land on the order meet this under load).
+ */
 function attempt(claimed: Claimed, n: number): ReviewStep {
   const { claimId, body, reviewer, record, maxApprovalEur } = claimed;
   // The four-eyes total is read again with the review (the "alone" step).
@@ -301,7 +305,7 @@ function attempt(claimed: Claimed, n: number): ReviewStep {
     return done({
       ok: false,
       status: 409,
-      code: "REVIEW_ALREADY_DECIDED",
+      code: "REVIEW_CHANGED",
       message: `review of claim ${claimId} is changing concurrently; try again`,
     });
   return ask(

@@ -344,3 +344,47 @@ describe("checkMoneyInvariants — people bind the automation", () => {
     ).toEqual([]);
   });
 });
+
+describe("checkMoneyInvariants with returns (docs/returns.md)", () => {
+  const asked = (claim: string, eur: number, pay_on = "delivered"): PublishedEvent => ({
+    detailType: "ReturnRequested",
+    detail: {
+      execution_id: `exe_${claim}`,
+      claim_id: claim,
+      order_id: "ord_a",
+      amount_eur: eur,
+      verdict_id: `ver_${claim}`,
+      pay_on,
+    },
+  });
+  const withEvents = (events: Record<string, { event: string }[]>, ledgers?: LedgerFact[]) => ({
+    ...facts(ledgers),
+    returnEvents: (claim: string) => events[claim],
+  });
+
+  it("lets a return-required ACCEPT wait with its reservation announced by ReturnRequested, and pay once on pay_on", () => {
+    const waiting = [verdict("c1", "ACCEPT"), asked("c1", 100)];
+    const ledger = [{ orderId: "ord_a", claims: { c1: 10_000 } }];
+    expect(checkMoneyInvariants(waiting, withEvents({ c1: [] }, ledger)).violations).toEqual([]);
+    const paid = [...waiting, refund("c1", "ord_a", 100)];
+    expect(checkMoneyInvariants(paid, withEvents({ c1: [{ event: "delivered" }] }, ledger)).violations).toEqual([]);
+  });
+
+  it("finds a refund paid before pay_on, on a failed inspection, twice, or other than the one reserved", () => {
+    const paid = [verdict("c1", "ACCEPT"), asked("c1", 100), refund("c1", "ord_a", 100)];
+    expect(checkMoneyInvariants(paid, withEvents({ c1: [{ event: "in_transit" }] })).violations).toEqual([
+      "claim c1 was paid before its return reached delivered",
+    ]);
+    expect(
+      checkMoneyInvariants(paid, withEvents({ c1: [{ event: "delivered" }, { event: "inspected_failed" }] }))
+        .violations,
+    ).toEqual(["claim c1 was paid although its return failed inspection"]);
+    const twice = [...paid, refund("c1", "ord_a", 100, { execution_id: "exe_other" })];
+    expect(checkMoneyInvariants(twice, facts()).violations).toEqual(
+      expect.arrayContaining([
+        "ACCEPT ver_c1 of claim c1 has 2 RefundExecuted",
+        "claim c1: RefundExecuted exe_other is not the refund its ReturnRequested reserved",
+      ]),
+    );
+  });
+});

@@ -4,6 +4,8 @@
 // order; no claim refunds twice; automatic refunds on one order stay within the escalation limit in total. Given
 // the ledgers as stored, also: every reservation was announced by one RefundExecuted of the same amount, and
 // every RefundExecuted has its reservation (money the ledger holds that no event announced is a refund nobody pays).
+// A return-required ACCEPT (docs/returns.md) has at most one RefundExecuted, the one its ReturnRequested reserved, and
+// given the recorded return events none before the policy's pay_on nor on a failed inspection.
 // Used by the property tests, the fault suites, the end-to-end tests and `npm run chaos`.
 import { parseCents } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
@@ -27,6 +29,8 @@ interface MoneyFacts {
   ledgers?: readonly LedgerFact[];
   /** With customer limits: each order's customer (the order's `customer_id`) and the limits automatic refunds stay within. */
   customers?: { customerOf: (orderId: string) => string | undefined; limits: CustomerLimits };
+  /** With returns: the return events recorded for a claim (its return flow's RETURN_EVENT_RECORDED), to check pay_on. */
+  returnEvents?: (claimId: string) => readonly { event: string }[] | undefined;
 }
 
 /** The totals the checks saw, for a report. */
@@ -51,7 +55,7 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
     const id =
       e.detailType === "ClaimVerdict"
         ? e.detail.verdict_id
-        : e.detailType === "RefundExecuted"
+        : e.detailType === "RefundExecuted" || e.detailType === "ReturnRequested"
           ? e.detail.execution_id
           : e.detailType === "ReviewDecided" || e.detailType === "ReviewRequested"
             ? e.detail.review_id
@@ -94,11 +98,15 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
       );
 
   const accepts = verdicts.filter((v) => v.detail.verdict === "ACCEPT");
+  // A return-required ACCEPT (docs/returns.md) announces ReturnRequested; its RefundExecuted waits for pay_on.
+  const returns = new Map(
+    all.filter((e) => e.detailType === "ReturnRequested").map((e) => [String(e.detail.verdict_id), e]),
+  );
   for (const a of accepts) {
     const mine = authorised.filter(
       (r) => r.detail.verdict_id === a.detail.verdict_id && r.detail.approved_by === undefined,
     );
-    if (mine.length !== 1)
+    if (returns.has(String(a.detail.verdict_id)) ? mine.length > 1 : mine.length !== 1)
       violations.push(
         `ACCEPT ${String(a.detail.verdict_id)} of claim ${String(a.detail.claim_id)} has ${mine.length} RefundExecuted`,
       );
@@ -151,7 +159,8 @@ export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: M
     if (t.automatic > limit)
       violations.push(`order ${key} refunded ${t.automatic} cents automatically, more than the ${limit}-cent limit`);
   }
-  if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers));
+  if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers, [...returns.values()]));
+  violations.push(...returnViolations(authorised, returns, facts.returnEvents));
   violations.push(...settlementViolations(events, executions));
   violations.push(...refundRetryViolations(events, executions, all));
   violations.push(...personViolations(all, refunds, accepts));
@@ -320,7 +329,49 @@ function customerViolations(
 }
 
 /** Reservations and RefundExecuted events must match one to one: same claim, order, ledger scope and cents. */
-function ledgerViolations(refunds: readonly PublishedEvent[], ledgers: readonly LedgerFact[]): string[] {
+/**
+ * The returns' side (docs/returns.md): a return-required ACCEPT's refund is the one its ReturnRequested reserved
+ * (same execution and amount), executed at most once; given the recorded return events, only after one reached the
+ * policy's pay_on and never on a failed inspection.
+ */
+function returnViolations(
+  authorised: readonly PublishedEvent[],
+  returns: ReadonlyMap<string, PublishedEvent>,
+  recorded: MoneyFacts["returnEvents"],
+): string[] {
+  const violations: string[] = [];
+  const reaches: Record<string, readonly string[]> = {
+    in_transit: ["in_transit", "delivered", "inspected_ok"],
+    delivered: ["delivered", "inspected_ok"],
+    inspected: ["inspected_ok"],
+  };
+  for (const [verdictId, asked] of returns) {
+    const paid = authorised.filter((r) => r.detail.verdict_id === verdictId && r.detail.approved_by === undefined);
+    const claimId = String(asked.detail.claim_id);
+    for (const r of paid) {
+      if (
+        r.detail.execution_id !== asked.detail.execution_id ||
+        cents(r.detail.amount_eur) !== cents(asked.detail.amount_eur)
+      )
+        violations.push(
+          `claim ${claimId}: RefundExecuted ${String(r.detail.execution_id)} is not the refund its ReturnRequested reserved`,
+        );
+      const events = recorded?.(claimId);
+      if (!events) continue;
+      if (!events.some((e) => reaches[String(asked.detail.pay_on)]?.includes(e.event)))
+        violations.push(`claim ${claimId} was paid before its return reached ${String(asked.detail.pay_on)}`);
+      if (events.some((e) => e.event === "inspected_failed"))
+        violations.push(`claim ${claimId} was paid although its return failed inspection`);
+    }
+  }
+  return violations;
+}
+
+function ledgerViolations(
+  refunds: readonly PublishedEvent[],
+  ledgers: readonly LedgerFact[],
+  returns: readonly PublishedEvent[] = [],
+): string[] {
   const violations: string[] = [];
   const place = (orderId: string, scope: string | undefined) => `${scope ? `${scope}|` : ""}${orderId}`;
   const reserved = new Map<string, { where: string; cents: number }>();
@@ -334,8 +385,10 @@ function ledgerViolations(refunds: readonly PublishedEvent[], ledgers: readonly 
   }
   const announced = new Map<string, PublishedEvent>();
   for (const r of refunds) announced.set(String(r.detail.claim_id), r);
+  // A return's reservation is announced by its ReturnRequested until pay_on executes it.
+  const awaiting = new Map(returns.map((r) => [String(r.detail.claim_id), r]));
   for (const [claimId, r] of reserved) {
-    const event = announced.get(claimId);
+    const event = announced.get(claimId) ?? awaiting.get(claimId);
     if (!event)
       violations.push(`claim ${claimId} holds ${r.cents} cents on ${r.where} but no RefundExecuted announces it`);
     else if (cents(event.detail.amount_eur) !== r.cents)

@@ -16,7 +16,7 @@ import { resubmittedClaimIdFor, reviewIdFor } from "../../kernel/review.ts";
 import { RefundProposalOutputSchema } from "../../claim/proposal-output.ts";
 import { selfCheck } from "../../agents/self-check.ts";
 import { auditDetailsIssues } from "../audit-events.ts";
-import { settlementDfid } from "../../kernel/claim-record.ts";
+import { returnDfid, settlementDfid } from "../../kernel/claim-record.ts";
 import { isReplayableKind, REPLAY_DETAILS } from "./events.ts";
 import { AFTER_CREW, branch, enter, label, scope, unused } from "./context.ts";
 import type { Ctx, Flow, Recorded, ReplayOptions, ReplayResult, ReplayStatus } from "./context.ts";
@@ -25,17 +25,20 @@ import { crewFailed, replayCrew } from "./crew.ts";
 import { replayExtraction } from "./extraction.ts";
 import { decided, rebuiltProposal, triaged } from "./kernel.ts";
 import { review } from "./review.ts";
+import { replayReturn } from "./returns.ts";
 import { recordedResponsibility } from "./self-check.ts";
 
 /**
  * Replays the decision flow of `claimId` from the audit events (the claim's own, plus its run's SIMULATION_START);
  * its refund's settlement, audited under a flow of its own (the provider's answers, a failed refund's RETRY /
- * CLOSE), is not part of the decision and is left out.
+ * CLOSE), is not part of the decision and is left out, as is its return's progress (docs/returns.md: the return's
+ * own flow, recorded events that no replay re-fetches).
  */
 export function replayClaim(claimId: string, events: readonly AuditEvent[], opts: ReplayOptions = {}): ReplayResult {
   const payment = settlementDfid(claimId);
+  const returned = returnDfid(claimId);
   const mine: Recorded[] = events
-    .filter((e) => e.details.claim_id === claimId && e.dfid !== payment)
+    .filter((e) => e.details.claim_id === claimId && e.dfid !== payment && e.dfid !== returned)
     .map((event, i) => {
       const r: Recorded = { n: i + 1, event };
       if (!isReplayableKind(event.event_type)) return r;
@@ -49,6 +52,10 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     const flow = replayFlow(ctx);
     holdNotes(ctx);
     auditCheck(ctx, flow);
+    replayReturn(
+      ctx,
+      events.filter((e) => e.dfid === returned),
+    );
   }
   const status: ReplayStatus = ctx.steps.some((s) => s.status === "INCOMPLETE")
     ? "INCOMPLETE"

@@ -19,6 +19,7 @@ export type ReplayStepName =
   | "kernel"
   | "execution"
   | "review"
+  | "return"
   | "audit";
 
 /** One reported step of a replay; a step with several problems is reported once per problem. */

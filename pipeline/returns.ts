@@ -1,0 +1,91 @@
+// The return's progress (docs/returns.md), the shells of pipeline/decide/returns.ts: a return event posted by a shop
+// or warehouse (`POST /claims/{id}/return-events`), and the sweep's pass over claims whose return is due. Each loads
+// the claim and its recorded return events, calls the decider, and performs its effects around the claim's one
+// conditional move.
+import * as z from "zod";
+import type { ClaimRecord } from "../core/kernel/claim-record.ts";
+import { returnDfid } from "../core/kernel/claim-record.ts";
+import { ReturnEventBodySchema } from "../core/kernel/returns.ts";
+import type { EffectPorts, PipelineDeps } from "./deps.ts";
+import { performEffects } from "./perform.ts";
+import { decideReturnDeadline, decideReturnEvent, recordedReturnEvents } from "./decide/returns.ts";
+import type { ReturnStep } from "./decide/returns.ts";
+
+/** What the return shells use. */
+type ReturnDeps = EffectPorts & Pick<PipelineDeps, "clock">;
+
+/** The answer to a posted return event. */
+export type ReturnEventResult =
+  | { ok: true; claimId: string; status: ClaimRecord["status"]; decision: ReturnStep["decision"] }
+  | { ok: false; code: "INVALID_INPUT"; message: string; issues: { path: string; message: string }[] }
+  | { ok: false; code: "NOT_FOUND"; message: string }
+  | { ok: false; code: "NOT_AWAITING_RETURN" | "EVENT_ID_REUSED"; message: string };
+
+/**
+ * Records a return event for `claimId` and carries out what the claim's recorded events decide (idempotent by the
+ * event id: the same event again changes nothing; another event under a recorded id is refused).
+ */
+export async function postReturnEvent(claimId: string, body: unknown, deps: ReturnDeps): Promise<ReturnEventResult> {
+  const parsed = ReturnEventBodySchema.safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join(".") || "(body)", message: i.message }));
+    return { ok: false, code: "INVALID_INPUT", message: z.prettifyError(parsed.error), issues };
+  }
+  const record = await deps.claims.getClaim(claimId);
+  if (!record) return { ok: false, code: "NOT_FOUND", message: `claim ${claimId} not found` };
+  const recorded = record.return ? recordedReturnEvents(await deps.audit.byDfid(returnDfid(claimId))) : [];
+  const step = decideReturnEvent(record, recorded, parsed.data, deps.clock.now());
+  if ("refused" in step) return { ok: false, code: step.refused, message: step.message };
+  const status = await perform(step, record, deps);
+  return { ok: true, claimId, status, decision: step.decision };
+}
+
+/** What a pass over claims awaiting their return did. */
+export type ReturnSweepResult = { examined: number; notReceived: string[]; paid: string[]; reviewed: string[] };
+
+/**
+ * The deadlines of returns (the sweep's part, docs/returns.md): reads only claims AWAITING_RETURN received before the
+ * shortest deadline could have passed (`before`), and for each whose `return_by` passed with no event releases its
+ * refund and ends it RETURN_NOT_RECEIVED; one whose recorded events decide it (a crash cut a delivery short) is
+ * carried out as its event would have been.
+ */
+export async function sweepReturns(
+  deps: ReturnDeps,
+  opts: { pageSize: number; before: string; hasTime?: () => boolean },
+): Promise<ReturnSweepResult> {
+  const result: ReturnSweepResult = { examined: 0, notReceived: [], paid: [], reviewed: [] };
+  const hasTime = opts.hasTime ?? (() => true);
+  let cursor: string | undefined;
+  do {
+    const page = await deps.claims.listClaims({
+      statuses: ["AWAITING_RETURN"],
+      limit: opts.pageSize,
+      before: opts.before,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const record of page.items) {
+      if (!hasTime()) return result;
+      if (!record.return || Date.parse(record.return.return_by) > deps.clock.now()) continue;
+      result.examined++;
+      const recorded = recordedReturnEvents(await deps.audit.byDfid(returnDfid(record.claim_id)));
+      const step = decideReturnDeadline(record, recorded, deps.clock.now());
+      if (!step.transition) continue;
+      await perform(step, record, deps);
+      if (step.decision === "NOT_RECEIVED") result.notReceived.push(record.claim_id);
+      if (step.decision === "PAY") result.paid.push(record.claim_id);
+      if (step.decision === "REVIEW") result.reviewed.push(record.claim_id);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return result;
+}
+
+/** Performs a step: `before`, the claim's conditional move, and `after` only when the move took. */
+async function perform(step: ReturnStep, record: ClaimRecord, deps: ReturnDeps): Promise<ClaimRecord["status"]> {
+  await performEffects(step.before, deps);
+  if (!step.transition) return record.status;
+  const moved = await deps.claims.updateClaim(step.transition.claimId, step.transition.patch, step.transition.onlyFrom);
+  if (!moved.changed) return moved.record?.status ?? record.status;
+  await performEffects(step.after, deps);
+  return step.status;
+}
