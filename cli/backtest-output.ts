@@ -1,6 +1,6 @@
 // The human output of `claims backtest`: what flips, the automatically refunded amount and the review load
 // before → after (by reason code), the claims a person decided, and the claims that could not be re-decided.
-import type { BacktestReport, Outcome } from "../core/history/backtest/index.ts";
+import type { BacktestReport, BacktestTotals, Outcome } from "../core/history/backtest/index.ts";
 import { formatEur, toCents } from "../core/kernel/money.ts";
 import { formatPolicyChanges } from "../core/history/backtest/policy-diff.ts";
 import { describeReturnWindow } from "../core/kernel/policy.ts";
@@ -58,6 +58,8 @@ export function formatBacktest(report: BacktestReport, header: { policyFile: str
     ),
     "",
     `Refunded automatically: ${eur(before.auto_refunded_eur)} → ${eur(after.auto_refunded_eur)} (${refundDelta === 0 ? "±0" : `${refundDelta > 0 ? "+" : "−"}${formatEur(Math.abs(refundDelta))} EUR`})`,
+    // Each other currency on a line of its own: no two currencies are ever added.
+    ...otherCurrencies(before, after).map(([c, b, a]) => `Refunded automatically in ${c}: ${b} ${c} → ${a} ${c}`),
     `Reviews (sent to a person): ${before.reviews} → ${after.reviews} (${signed(after.reviews - before.reviews)})`,
     ...table(
       [...new Set([...Object.keys(before.by_reason), ...Object.keys(after.by_reason)])].sort().map((code) => {
@@ -94,4 +96,12 @@ export function formatBacktest(report: BacktestReport, header: { policyFile: str
     "",
   );
   return lines.join("\n");
+}
+
+/** The currencies other than EUR either side refunded in, with each side's total ("0" when it refunded none). */
+function otherCurrencies(before: BacktestTotals, after: BacktestTotals): [string, string, string][] {
+  const of = (t: BacktestTotals) => new Map((t.auto_refunded ?? []).map((a) => [a.currency, a.value]));
+  const b = of(before);
+  const a = of(after);
+  return [...new Set([...b.keys(), ...a.keys()])].sort().map((c) => [c, b.get(c) ?? "0", a.get(c) ?? "0"]);
 }

@@ -37,6 +37,21 @@ describe("claims list lines", () => {
       "5.00 EUR",
     ],
     ["no amount", { claim_id: "c", status: "RECEIVED" }, ""],
+    [
+      "in the order's currency: yen without decimals",
+      { ...decided, proposal: { order_id: "o", amount_eur: 500 }, amount: { value: "500", currency: "JPY" } },
+      "500 JPY",
+    ],
+    [
+      "dinars with three decimals, approved for less",
+      {
+        ...decided,
+        proposal: { order_id: "o", amount_eur: 12.345 },
+        amount: { value: "12.345", currency: "KWD" },
+        review: { status: "APPROVED", decision: "APPROVE", amount: { value: "10.000", currency: "KWD" } },
+      },
+      "10.000 KWD (approved; 12.345 proposed)",
+    ],
   ])("%s", (_name, view, amount) => {
     expect(claimAmount(view)).toBe(amount);
   });

@@ -11,6 +11,8 @@ import { ListCliError } from "./errors.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
 import { stateHolder } from "../local/state-lock.ts";
 import { dataDirFrom } from "./data-dir.ts";
+import { formatMoney, parseMoney } from "../core/kernel/money.ts";
+import type { Amount } from "../core/kernel/public-amount.ts";
 
 type View = {
   claim_id: string;
@@ -21,7 +23,9 @@ type View = {
   extracted?: { order_id?: string | null; amount_eur?: number | null };
   executed?: boolean;
   simulation_id?: string;
-  review?: { status?: string; decision?: string; amount_eur?: number };
+  review?: { status?: string; decision?: string; amount_eur?: number; amount?: Amount };
+  /** The verdict's amount in its currency (docs/http-api.md); absent before the verdict or before it existed. */
+  amount?: Amount | null;
   refund?: { status?: string; review?: { status?: string } };
 };
 
@@ -34,20 +38,31 @@ export function refundState(v: View): string {
   return v.executed === true ? "AUTHORISED" : "";
 }
 
-const eur = (n: number) => `${n.toFixed(2)} EUR`;
+/** An amount of `currency` with exactly its decimals ("12.34", "500" JPY, "12.345" KWD); as given when not exact in it. */
+function figure(n: number, currency: string): string {
+  const parsed = parseMoney(n, currency);
+  return parsed.ok ? formatMoney(parsed.money) : String(n);
+}
 
 /**
- * The amount that counts for a claim: what a reviewer approved when they did (an approval may be for less than
- * proposed: "900.00 EUR (approved; 1200.00 proposed)"), else the proposal's, else the extracted one.
+ * The amount that counts for a claim, in its currency (the view's `amount`; EUR when it has none): what a reviewer
+ * approved when they did (an approval may be for less than proposed: "900.00 EUR (approved; 1200.00 proposed)"),
+ * else the proposal's, else the extracted one. The proposal's `amount_eur` counts the order's currency.
  */
 export function claimAmount(v: View): string {
+  const currency = v.amount?.currency ?? v.review?.amount?.currency ?? "EUR";
   const proposed = v.proposal?.amount_eur ?? v.extracted?.amount_eur ?? undefined;
-  const approved = v.review?.decision === "APPROVE" ? v.review.amount_eur : undefined;
+  const approved =
+    v.review?.decision === "APPROVE"
+      ? v.review.amount
+        ? Number(v.review.amount.value)
+        : v.review.amount_eur
+      : undefined;
   if (typeof approved === "number")
     return typeof proposed === "number" && proposed !== approved
-      ? `${eur(approved)} (approved; ${proposed.toFixed(2)} proposed)`
-      : `${eur(approved)} (approved)`;
-  return typeof proposed === "number" ? eur(proposed) : "";
+      ? `${figure(approved, currency)} ${currency} (approved; ${figure(proposed, currency)} proposed)`
+      : `${figure(approved, currency)} ${currency} (approved)`;
+  return typeof proposed === "number" ? `${figure(proposed, currency)} ${currency}` : "";
 }
 
 const COLUMNS = [

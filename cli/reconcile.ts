@@ -25,12 +25,21 @@ export function settlementFacts(lines: readonly JournalLine[]): SettlementFact[]
     if (d.simulation_id !== undefined || typeof d.execution_id !== "string") continue;
     const at = typeof line.time === "string" ? line.time : "";
     const type = line["detail-type"];
-    if (type === "RefundExecuted" && typeof d.claim_id === "string" && typeof d.amount_eur === "number")
+    // The amount in its currency (`amount`), or `amount_eur` on an event from before currencies (kept for EUR).
+    const amount = d.amount as { value?: unknown; currency?: unknown } | undefined;
+    const inCurrency =
+      typeof amount?.value === "string" && typeof amount.currency === "string"
+        ? { amount_eur: Number(amount.value), currency: amount.currency }
+        : typeof d.amount_eur === "number"
+          ? { amount_eur: d.amount_eur, currency: "EUR" }
+          : undefined;
+    if (type === "RefundExecuted" && typeof d.claim_id === "string" && inCurrency)
       facts.push({
         kind: "executed",
         execution_id: d.execution_id,
         claim_id: d.claim_id,
-        amount_eur: d.amount_eur,
+        amount_eur: inCurrency.amount_eur,
+        ...(inCurrency.currency === "EUR" ? {} : { currency: inCurrency.currency }),
         at,
         ...(typeof d.retry_of === "string" ? { retry_of: d.retry_of } : {}),
       });
@@ -66,17 +75,26 @@ export function shownApart(facts: readonly SettlementFact[], result: Reconciliat
   );
   const unpaid = facts.flatMap((f) =>
     f.kind === "executed" && unpaidIds.has(f.execution_id) && (since === undefined || f.at >= since)
-      ? [{ claim_id: f.claim_id, execution_id: f.execution_id, amount_eur: f.amount_eur }]
+      ? [
+          {
+            claim_id: f.claim_id,
+            execution_id: f.execution_id,
+            amount_eur: f.amount_eur,
+            ...(f.currency === undefined ? {} : { currency: f.currency }),
+          },
+        ]
       : [],
   );
+  // `eur` sums the EUR refunds only: no two currencies are ever added (each refund names its own).
+  const eurOnly = (r: { currency?: string }) => r.currency === undefined || r.currency === "EUR";
   return {
     paid_out_of_band: {
       count: outOfBand.length,
-      eur: outOfBand.reduce((n, r) => n + cents(r.amount_eur), 0) / 100,
+      eur: outOfBand.filter(eurOnly).reduce((n, r) => n + cents(r.amount_eur), 0) / 100,
     },
     closed_unpaid: {
       count: unpaid.length,
-      eur: unpaid.reduce((n, r) => n + cents(r.amount_eur), 0) / 100,
+      eur: unpaid.filter(eurOnly).reduce((n, r) => n + cents(r.amount_eur), 0) / 100,
       refunds: unpaid,
     },
   };
@@ -141,7 +159,11 @@ export function registerReconcileCommand(program: Command): void {
           );
         const t = result.totals;
         process.stdout.write(
-          `${result.refunds.length} refunds: settled ${t.settled_eur.toFixed(2)} EUR${apart.paid_out_of_band.count > 0 ? ` (${apart.paid_out_of_band.eur.toFixed(2)} EUR of it CLOSEd as paid out of band)` : ""}, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${apart.closed_unpaid.count > 0 ? `; closed unpaid ${apart.closed_unpaid.count} (${apart.closed_unpaid.eur.toFixed(2)} EUR, not refunded)` : ""}${failing.length > 0 ? `; ${failing.length} need attention` : ""}\n`,
+          `${result.refunds.length} refunds: settled ${t.settled_eur.toFixed(2)} EUR${apart.paid_out_of_band.count > 0 ? ` (${apart.paid_out_of_band.eur.toFixed(2)} EUR of it CLOSEd as paid out of band)` : ""}, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${apart.closed_unpaid.count > 0 ? `; closed unpaid ${apart.closed_unpaid.count} (${apart.closed_unpaid.eur.toFixed(2)} EUR, not refunded)` : ""}${Object.entries(
+            t.currencies ?? {},
+          )
+            .map(([c, x]) => `; in ${c}: settled ${x.settled}, pending ${x.pending}, failed ${x.failed}`)
+            .join("")}${failing.length > 0 ? `; ${failing.length} need attention` : ""}\n`,
         );
       }
       process.exitCode = failing.length > 0 ? 1 : 0;

@@ -29,7 +29,7 @@ describe("submitClaim bounds", () => {
     ["1e308", { amount_eur: 1e308 }, "claim.amount_eur"],
     ["5e-324", { amount_eur: 5e-324 }, "claim.amount_eur"],
     ["1,000,000.01", { amount_eur: 1_000_000.01 }, "claim.amount_eur"],
-    ["3 decimals", { amount_eur: 10.001 }, "claim.amount_eur"],
+    ["4 decimals", { amount_eur: 10.0001 }, "claim.amount_eur"],
     ["a lone surrogate in the reason", { reason: "broken \ud800 screen" }, "claim.reason"],
     ["a NUL in the order id", { order_id: "ord_\u0000001" }, "claim.order_id"],
     ["a control character in the category", { category: "electronics\u0007" }, "claim.category"],

@@ -16,7 +16,8 @@ import type {
 } from "../core/kernel/settlement.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { PaymentRehearsalError, PaymentUnavailableError } from "./errors.ts";
-import { parseMoney } from "../core/kernel/money.ts";
+import { parseMoney, toMajor } from "../core/kernel/money.ts";
+import { amountFields, type Amount } from "../core/kernel/public-amount.ts";
 import { isCurrencyCode } from "../core/integrity/currency.ts";
 export { PaymentRehearsalError, PaymentUnavailableError } from "./errors.ts";
 import { settlementDfid } from "../core/kernel/claim-record.ts";
@@ -192,7 +193,7 @@ async function settle(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<
       claim_id: detail.claim_id,
       dfid: detail.dfid,
       order_id: detail.order_id,
-      amount_eur: detail.amount_eur,
+      ...settledAmount(detail),
       verdict_id: detail.verdict_id,
       provider: deps.provider.name,
       execution_id: detail.execution_id,
@@ -211,10 +212,11 @@ async function settle(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<
   }
   const order = await deps.orders.getOrder(detail.order_id);
   // The verdict's amount counts the order's currency (amount_eur is its name from before currencies).
-  const currency = order?.currency ?? "EUR";
+  // An event that carries `amount` names its currency; one stored before it counts the order's.
+  const currency = detail.amount?.currency ?? record.currency ?? order?.currency ?? "EUR";
   const minor = isCurrencyCode(currency)
-    ? parseMoney(detail.amount_eur, currency)
-    : parseMoney(detail.amount_eur, "EUR");
+    ? parseMoney(record.amount_eur, currency)
+    : parseMoney(record.amount_eur, "EUR");
   if (!minor.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${minor.message}`);
   const answer =
     deps.provider.needsPaymentRef && !order?.payment_ref
@@ -312,7 +314,9 @@ export async function announce(
   // A failure opens the refund's own review: ReviewOpened tells people it waits (docs/reviews.md#the-desk).
   const review = record.status === "FAILED" ? record.review : undefined;
   await deps.publisher.publish([
-    record.status === "SETTLED" ? busEntry("RefundSettled", detail) : busEntry("RefundFailed", detail),
+    record.status === "SETTLED"
+      ? busEntry("RefundSettled", settlementEvent(record, detail))
+      : busEntry("RefundFailed", settlementEvent(record, detail)),
     ...(review && review.execution_id === record.execution_id
       ? [
           busEntry(
@@ -326,7 +330,7 @@ export async function announce(
                 reason_code: review.reason_code,
                 reason: review.reason,
                 order_id: record.order_id,
-                amount_eur: record.amount_eur,
+                ...publicAmountOf(record),
                 requested_at: review.requested_at,
                 ...(record.simulation_id === undefined ? {} : { simulation_id: record.simulation_id }),
               },
@@ -344,4 +348,31 @@ export async function announce(
     // Someone else changed it: the next delivery announces again if needed (consumers dedupe).
     if (!(error instanceof VersionConflictError)) throw error;
   }
+}
+
+/**
+ * What a settlement records of a RefundExecuted's amount: `amount_eur` (the amount in major units of its currency,
+ * its name from before currencies) and the currency when it is not EUR.
+ */
+function settledAmount(detail: RefundExecutedDetail): { amount_eur: number; currency?: string } {
+  if (detail.amount === undefined) return { amount_eur: detail.amount_eur ?? 0 };
+  const parsed = parseMoney(detail.amount.value, detail.amount.currency, { strings: true });
+  if (!parsed.ok) throw new PaymentUnavailableError(`refund ${detail.execution_id}: ${parsed.message}`);
+  return {
+    amount_eur: toMajor(parsed.money),
+    ...(detail.amount.currency === "EUR" ? {} : { currency: detail.amount.currency }),
+  };
+}
+
+/** A settlement's amount as events carry it: `amount` in its currency, `amount_eur` only for EUR. */
+function publicAmountOf(record: SettlementRecord): { amount?: Amount; amount_eur?: number } {
+  const currency = record.currency ?? "EUR";
+  const parsed = parseMoney(record.amount_eur, currency);
+  return parsed.ok ? amountFields(parsed.money) : { amount_eur: record.amount_eur };
+}
+
+/** The RefundSettled / RefundFailed detail on the bus: the audit's detail with the amount in its currency. */
+function settlementEvent(record: SettlementRecord, detail: RefundSettlementDetail): RefundSettlementDetail {
+  const { amount_eur: _recorded, ...rest } = detail;
+  return { ...rest, ...publicAmountOf(record) };
 }

@@ -187,6 +187,7 @@ describe("ReviewOpened", () => {
         reason: review!.reason,
         order_id: "ord_002",
         amount_eur: 1200,
+        amount: { value: "1200.00", currency: "EUR" },
         requested_at: review!.requested_at,
         due_at: new Date(Date.parse(review!.requested_at) + 6 * 3_600_000).toISOString(),
       },
@@ -215,6 +216,7 @@ describe("ReviewOpened", () => {
       reason: failed.reason,
       order_id: "ord_001",
       amount_eur: 50,
+      amount: { value: "50.00", currency: "EUR" },
       requested_at: failed.requested_at,
       due_at: new Date(Date.parse(failed.requested_at) + 6 * 3_600_000).toISOString(),
     });

@@ -88,7 +88,19 @@ ${shadowNote(r)}
 <div class="grid">
 <div class="card"><div class="muted">Claims re-decided</div><div class="big" data-summary="evaluated">${int(r.evaluated)}</div></div>
 <div class="card"><div class="muted">Flips</div><div class="big ${r.flips.length === 0 ? "ok" : "bad"}" data-summary="flips">${int(r.flips.length)}</div></div>
-<div class="card"><div class="muted">Refunded without a person</div><div class="big" data-summary="refunded">${eur(before.auto_refunded_eur)} → ${eur(after.auto_refunded_eur)}</div><div class="muted">${delta(money, " EUR")}</div></div>
+<div class="card"><div class="muted">Refunded without a person</div><div class="big" data-summary="refunded">${eur(before.auto_refunded_eur)} → ${eur(after.auto_refunded_eur)}</div><div class="muted">${delta(money, " EUR")}</div>${
+    (after.auto_refunded ?? before.auto_refunded ?? []).length > 0
+      ? html`<div class="muted" data-summary="refunded-other">in other currencies, never added: ${[
+          ...new Set([...(before.auto_refunded ?? []), ...(after.auto_refunded ?? [])].map((a) => a.currency)),
+        ]
+          .sort()
+          .map(
+            (c) =>
+              `${before.auto_refunded?.find((a) => a.currency === c)?.value ?? "0"} → ${after.auto_refunded?.find((a) => a.currency === c)?.value ?? "0"} ${c}`,
+          )
+          .join("; ")}</div>`
+      : ""
+  }</div>
 <div class="card"><div class="muted">Reviews</div><div class="big" data-summary="reviews">${before.reviews} → ${after.reviews}</div><div class="muted">${delta(after.reviews - before.reviews)}</div></div>
 <div class="card"><div class="muted">Not evaluable</div><div class="big" data-summary="not-evaluable">${int(r.not_evaluable.length)}</div></div>
 </div>

@@ -1,6 +1,9 @@
 // Turns one simulation's audit events into the report's model. Every event's details are parsed with its
 // type's schema (core/history/audit-events.ts), the one replay reads with: the audit is the only input, and an
 // event that does not follow its schema is named on its claim instead of read, so the rest stays readable.
+import { isCurrencyCode } from "../core/integrity/currency.ts";
+import { money, moneyJson, parseMoney } from "../core/kernel/money.ts";
+import { currencyFor, type Amount } from "../core/kernel/public-amount.ts";
 import { auditClaimId, auditSimulationId, parseAuditDetails } from "../core/history/audit-events.ts";
 import type {
   AuditDetails,
@@ -106,6 +109,8 @@ export interface ClaimTrace {
   kernelInputs:
     | { order: unknown; ledgerEntry: unknown; receivedAt: string | undefined; decidedAt: string | undefined }
     | undefined;
+  /** The currency the claim's amounts count: the order's as the kernel or triage saw it, else the claim's, else EUR. */
+  currency: string;
   verdict: KernelVerdict | undefined;
   execution:
     | {
@@ -189,7 +194,7 @@ interface ReviewDecision {
   decidedAt: string | undefined;
 }
 
-/** Money at stake per outcome, in EUR (sums of each claim's `amountEur`). */
+/** Money at stake per outcome, in EUR (sums of the `amountEur` of each claim in EUR; other currencies are not added). */
 export interface MoneyByOutcome {
   /** Refunded by an ACCEPT (executed automatically). */
   refundedAuto: number;
@@ -219,7 +224,8 @@ export interface ReportModel {
   models: string[];
   usageByRole: { role: string; usage: Usage }[];
   totalUsage: Usage;
-  refunds: { count: number; totalEur: number };
+  /** Refunds executed: how many, their EUR total (EUR refunds only), and the total per currency (EUR first). */
+  refunds: { count: number; totalEur: number; totals: Amount[] };
   money: MoneyByOutcome;
   /** Reviews opened, and how many of them are decided. */
   reviews: { requested: number; decided: number };
@@ -288,6 +294,7 @@ function emptyTrace(claimId: string, dfid: string): ClaimTrace {
     selfCheck: { status: "not reached", failures: [] },
     crewFailure: undefined,
     kernelInputs: undefined,
+    currency: "EUR",
     verdict: undefined,
     execution: undefined,
     notExecuted: undefined,
@@ -455,8 +462,15 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
       // Validated above; the order and ledger entry are shown as recorded (canonical key order).
       const k = e.details.kernel_inputs as typeof parsed.details.kernel_inputs;
       t.kernelInputs = { order: k.order, ledgerEntry: k.ledgerEntry, receivedAt: k.receivedAt, decidedAt: k.decidedAt };
+      orderCurrency.set(t, currencyOfOrder(k.order));
       break;
     }
+    case "CLAIM_TRIAGED":
+      orderCurrency.set(
+        t,
+        currencyOfOrder((e.details as { triage_inputs?: { order?: unknown } }).triage_inputs?.order),
+      );
+      break;
     case "KERNEL_VERDICT":
       t.verdict = readVerdict(parsed.details);
       t.finalAt = t.verdict.decidedAt ?? e.created_at;
@@ -520,6 +534,10 @@ function finish(t: ClaimTrace): void {
     t.reason = t.review.reason;
   }
   const claim = typeof t.input === "object" ? t.input : t.extraction?.claim;
+  t.currency = currencyFor(
+    orderCurrency.get(t) === undefined ? undefined : { currency: orderCurrency.get(t)! },
+    claim?.currency,
+  );
   t.claimedEur = claim?.amount_eur;
   const proposed = t.decisionOutput?.order_id;
   t.orderId = t.verdict?.orderId ?? (typeof proposed === "string" ? proposed : undefined) ?? claim?.order_id;
@@ -554,13 +572,42 @@ function matchRaceGroups(claims: readonly ClaimTrace[], scenarios: readonly Scen
         Object.assign(t, { matches: group.matches, raceGroup: group });
 }
 
+/** The order currency each claim's kernel or triage saw (read once per claim, kept beside its trace). */
+const orderCurrency = new WeakMap<ClaimTrace, string | undefined>();
+
+/** An order's currency as recorded, when it names an ISO 4217 code. */
+function currencyOfOrder(order: unknown): string | undefined {
+  const currency = (order as { currency?: unknown } | null | undefined)?.currency;
+  return isCurrencyCode(currency) ? currency : undefined;
+}
+
+/**
+ * The sum of the claims' amounts per currency, never adding two currencies (there is no FX): EUR first, then by code;
+ * an amount not exact in its currency is left out.
+ */
+function totalsByCurrency(claims: readonly ClaimTrace[], amount: (t: ClaimTrace) => number | undefined): Amount[] {
+  const minor = new Map<string, number>();
+  for (const t of claims) {
+    const parsed = parseMoney(amount(t), t.currency);
+    if (parsed.ok) minor.set(t.currency, (minor.get(t.currency) ?? 0) + parsed.money.minor);
+  }
+  return [...minor.entries()]
+    .sort(([a], [b]) => (a === "EUR" ? -1 : b === "EUR" ? 1 : a.localeCompare(b)))
+    .map(([currency, units]) => moneyJson(money(units, currency)));
+}
+
 /** Sums EUR amounts in cents, so that 0.1 + 0.2 stays 0.3. */
 function sumEur(values: readonly (number | undefined)[]): number {
   return Math.round(values.reduce<number>((sum, v) => sum + Math.round((v ?? 0) * 100), 0)) / 100;
 }
 
-/** Money at stake per outcome: what was refunded (automatically or after review), escalated, denied, rejected or handed to review. */
-function moneyByOutcome(claims: readonly ClaimTrace[]): MoneyByOutcome {
+/**
+ * Money at stake per outcome: what was refunded (automatically or after review), escalated, denied, rejected or
+ * handed to review — in EUR, over the claims in EUR only (no two currencies are ever added; the refunds' totals per
+ * currency are `refunds.totals`).
+ */
+function moneyByOutcome(all: readonly ClaimTrace[]): MoneyByOutcome {
+  const claims = all.filter((t) => t.currency === "EUR");
   const pick = (keep: (t: ClaimTrace) => boolean, amount: (t: ClaimTrace) => number | undefined) =>
     sumEur(claims.filter(keep).map(amount));
   const approvedBy = (t: ClaimTrace) =>
@@ -744,7 +791,11 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
     models: [...models].sort(),
     usageByRole: [...byRole.entries()].sort(([a], [b]) => compareRoles(a, b)).map(([role, usage]) => ({ role, usage })),
     totalUsage,
-    refunds: { count: executed.length, totalEur: sumEur(executed.map((t) => t.execution?.amountEur)) },
+    refunds: {
+      count: executed.length,
+      totalEur: sumEur(executed.filter((t) => t.currency === "EUR").map((t) => t.execution?.amountEur)),
+      totals: totalsByCurrency(executed, (t) => t.execution?.amountEur),
+    },
     money: moneyByOutcome(claims),
     reviews: {
       requested: claims.filter((t) => t.reviewRequest).length,

@@ -92,7 +92,7 @@ ${
 </dl></div>
 <div class="card"><dl>
 <dt>Claims</dt><dd data-summary="claims">${m.claims.filter((t) => t.outcome !== "NOT_RUN").length}</dd>
-<dt>Refunds authorised</dt><dd data-summary="refunds">${m.refunds.count} <span class="muted">(${eur(m.refunds.totalEur)}; a batch's refunds are reserved on its ledger, never paid)</span></dd>
+<dt>Refunds authorised</dt><dd data-summary="refunds">${m.refunds.count} <span class="muted">(${m.refunds.totals.length > 0 ? m.refunds.totals.map((a) => `${a.value} ${a.currency}`).join(", ") : eur(0)}; a batch's refunds are reserved on its ledger, never paid)</span></dd>
 <dt>Reviews</dt><dd data-summary="reviews">${m.reviews.requested} opened · ${m.reviews.decided} decided</dd>
 <dt>LLM calls</dt><dd>${m.totalUsage.calls}</dd>
 <dt>Total tokens</dt><dd data-summary="tokens">${int(m.totalUsage.total)}${est(m.totalUsage)}</dd>

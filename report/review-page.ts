@@ -6,6 +6,7 @@
 // as they come (a 409 when the balance is gone or another reviewer decided first, a 400 naming the field). Every
 // value from the API is put into the page as text (textContent), never as HTML.
 import { cspFor } from "./csp.ts";
+import { CURRENCY_CODES, minorUnitsOf } from "../core/integrity/currency.ts";
 
 /** The page's stylesheet: the report's dark palette. */
 const REVIEW_PAGE_CSS = `
@@ -47,13 +48,23 @@ details.passed-checks summary { cursor: pointer; color: var(--muted); font-size:
 const REVIEW_PAGE_SCRIPT = `(function () {
 "use strict";
 var KEY = "claims-reviewer-token";
+var DECIMALS = ${JSON.stringify(Object.fromEntries(CURRENCY_CODES.filter((c) => minorUnitsOf(c) !== 2).map((c) => [c, minorUnitsOf(c)])))};
 var $ = function (id) { return document.getElementById(id); };
 var cursor = null, ids = 0, me = { id: "" };
 function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined && text !== null) e.textContent = String(text); return e; }
 function add(parent, children) { children.forEach(function (c) { if (c) parent.appendChild(c); }); return parent; }
 function token() { return sessionStorage.getItem(KEY) || ""; }
 function layer(n) { return n % 1 ? Math.floor(n) + "b" : String(n); }
-function eur(v) { return typeof v === "number" ? v.toFixed(2) + " EUR" : "—"; }
+// An amount in a currency with that currency's decimals (the review's currency: its amount's, else its order's; EUR).
+function eur(v, c) { c = c || "EUR"; return typeof v === "number" ? v.toFixed(Object.prototype.hasOwnProperty.call(DECIMALS, c) ? DECIMALS[c] : 2) + " " + c : "—"; }
+function currencyOf(item) { return (item.amount && item.amount.currency) || (item.approved_amount && item.approved_amount.currency) || (item.order && item.order.currency) || (item.claim && item.claim.currency && item.claim.currency.toUpperCase()) || "EUR"; }
+// The amounts of an item as numbers of its currency: \`amount_eur\` is kept only in EUR, \`amount\` is always given.
+function normalise(item) {
+  item.currency = currencyOf(item);
+  if (item.amount_eur === undefined && item.amount) item.amount_eur = Number(item.amount.value);
+  if (item.approved_amount_eur === undefined && item.approved_amount) item.approved_amount_eur = Number(item.approved_amount.value);
+  return item;
+}
 function api(method, path, body) {
   var headers = { authorization: "Bearer " + token() };
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -81,25 +92,25 @@ function kv(rows) {
 function claimSection(item) {
   var s = add(el("section"), [el("h3", "", "Claim")]);
   var c = item.claim;
-  if (c) s.appendChild(kv([["Order", c.order_id, "mono"], ["Amount", eur(c.amount_eur)], ["Category", c.category], ["Reason", c.reason], ["Purchased", c.purchase_date], ["Customer", c.customer_id, "mono"], ["Currency", c.currency]]));
+  if (c) s.appendChild(kv([["Order", c.order_id, "mono"], ["Amount", eur(c.amount_eur, item.currency)], ["Category", c.category], ["Reason", c.reason], ["Purchased", c.purchase_date], ["Customer", c.customer_id, "mono"], ["Currency", c.currency]]));
   if (typeof item.claim_text === "string") add(s, [el("p", "muted", "The customer's words (free text):"), el("blockquote", "", item.claim_text)]);
   if (!c && typeof item.claim_text !== "string") s.appendChild(el("p", "muted", "The claim could not be read."));
   var p = item.proposal;
-  if (p && typeof p === "object") add(s, [el("h3", "", "Proposal"), kv([["Action", p.action], ["Order", p.order_id, "mono"], ["Amount", eur(p.amount_eur)], ["Confidence", p.confidence], ["Reason", p.reason]])]);
+  if (p && typeof p === "object") add(s, [el("h3", "", "Proposal"), kv([["Action", p.action], ["Order", p.order_id, "mono"], ["Amount", eur(p.amount_eur, item.currency)], ["Confidence", p.confidence], ["Reason", p.reason]])]);
   return s;
 }
 function factsSection(item) {
   var s = add(el("section", "facts"), [el("h3", "", "The order")]);
   var o = item.order;
-  if (o) s.appendChild(kv([["Order", o.order_id, "mono"], ["Amount", eur(o.amount_eur)], ["Currency", o.currency], ["Purchased", o.purchase_date], ["Category", o.category], ["Customer", o.customer_id, "mono"]]));
+  if (o) s.appendChild(kv([["Order", o.order_id, "mono"], ["Amount", eur(o.amount_eur, item.currency)], ["Currency", o.currency], ["Purchased", o.purchase_date], ["Category", o.category], ["Customer", o.customer_id, "mono"]]));
   else if (item.order_unread) s.appendChild(el("p", "order-unread warn", "The shop's order could not be read (" + item.order_unread.code + "): " + item.order_unread.reason));
   else s.appendChild(el("p", "muted", "No order to show."));
   var r = item.refunded || {};
-  s.appendChild(kv([["Refunded automatically", eur(r.automatic_eur)], ["Refunded on approval", eur(r.approved_eur)]].concat(item.customer_window ? [["Customer's window", item.customer_window.refunds + " refunds, " + eur(item.customer_window.refunded_eur)]] : [])));
+  s.appendChild(kv([["Refunded automatically", eur(r.automatic_eur, item.currency)], ["Refunded on approval", eur(r.approved_eur, item.currency)]].concat(item.customer_window ? [["Customer's window", item.customer_window.refunds + " refunds, " + eur(item.customer_window.refunded_eur, item.currency)]] : [])));
   var others = Array.isArray(item.other_claims) ? item.other_claims : [];
-  if (others.length) { var ul = el("ul", "checks other-claims"); others.forEach(function (c) { ul.appendChild(el("li", "", c.claim_id + " " + c.status + (c.verdict ? " " + c.verdict : "") + (c.reason_code ? " " + c.reason_code : "") + " · " + eur(c.amount_eur))); }); add(s, [el("p", "", "Other claims on the order:"), ul]); }
+  if (others.length) { var ul = el("ul", "checks other-claims"); others.forEach(function (c) { ul.appendChild(el("li", "", c.claim_id + " " + c.status + (c.verdict ? " " + c.verdict : "") + (c.reason_code ? " " + c.reason_code : "") + " · " + eur(c.amount_eur, item.currency))); }); add(s, [el("p", "", "Other claims on the order:"), ul]); }
   var a = Array.isArray(item.approvals) ? item.approvals : [];
-  if (item.awaiting === "SECOND_APPROVAL" && a.length) s.appendChild(el("p", "awaiting", "First approval by " + a[0].reviewer + " for " + eur(a[0].amount_eur) + ": awaiting a different reviewer's."));
+  if (item.awaiting === "SECOND_APPROVAL" && a.length) s.appendChild(el("p", "awaiting", "First approval by " + a[0].reviewer + " for " + eur(a[0].amount_eur, item.currency) + ": awaiting a different reviewer's."));
   return s;
 }
 function checkLine(c) {
@@ -122,7 +133,7 @@ function checksSection(item) {
 }
 function refundSection(item) {
   var s = add(el("section", "refund"), [el("h3", "", "The refund the payment provider refused")]);
-  s.appendChild(kv([["Execution", item.execution_id, "mono"], ["Amount", eur(item.amount_eur)], ["Order", item.order_id, "mono"], ["Provider", item.provider],
+  s.appendChild(kv([["Execution", item.execution_id, "mono"], ["Amount", eur(item.amount_eur, item.currency)], ["Order", item.order_id, "mono"], ["Provider", item.provider],
     ["Provider ref", item.provider_ref || "none (the provider created no refund)", "mono provider-ref"], ["Failure reason", item.failure_reason || "none given", "failure-reason"]]));
   s.appendChild(el("p", "muted", "Retry pays again under a new execution id (a new call to the provider; the claim is still paid at most once). Close unpaid releases the order's reservation (the money counts as not refunded); Close: paid out of band keeps it (counted as refunded, e.g. a bank transfer). Either binds the order like a denial: a later claim on it goes to a person."));
   return s;
@@ -142,9 +153,9 @@ function decide(item, card, msg, body, buttons) {
     if (r.status === 401 || r.status === 403) { say(msg, errorText(r) + " — check the reviewer token.", "error"); return; }
     if (r.status !== 200) { say(msg, errorText(r), "error"); return; }
     var v = r.body.review || {};
-    if (v.awaiting === "SECOND_APPROVAL") { say(msg, "First approval recorded (" + eur((v.approvals || [])[0] && v.approvals[0].amount_eur) + "): a different reviewer must approve too.", "ok"); card.setAttribute("data-awaiting", "SECOND_APPROVAL"); return; }
+    if (v.awaiting === "SECOND_APPROVAL") { say(msg, "First approval recorded (" + eur((v.approvals || [])[0] && v.approvals[0].amount_eur, item.currency) + "): a different reviewer must approve too.", "ok"); card.setAttribute("data-awaiting", "SECOND_APPROVAL"); return; }
     var text = v.status + (v.reviewer ? " by " + v.reviewer : "");
-    if (v.status === "APPROVED") text += ": " + eur(v.amount_eur) + " refunded" + (r.body.execution_id ? " (" + r.body.execution_id + ")" : "");
+    if (v.status === "APPROVED") text += ": " + eur(v.amount ? Number(v.amount.value) : v.amount_eur, item.currency) + " refunded" + (r.body.execution_id ? " (" + r.body.execution_id + ")" : "");
     if (v.status === "RESUBMITTED") text += ": corrected claim " + r.body.resubmitted_claim_id;
     if (v.status === "RETRIED") text += ": paid again as " + r.body.execution_id;
     if (v.status === "CLOSED") text += v.paid_out_of_band ? ": closed as paid out of band, counted as refunded" : ": closed unpaid, the order's reservation released";
@@ -201,7 +212,7 @@ function actions(item, card, msg) {
   var row = el("div", "actions");
   var buttons = [];
   if (item.origin === "ESCALATE") {
-    var amount = field("amount", "Approve amount (EUR, at most " + eur(item.amount_eur) + ")", item.amount_eur, "number");
+    var amount = field("amount", "Approve amount (" + item.currency + ", at most " + eur(item.amount_eur, item.currency) + ")", item.amount_eur, "number");
     var approve = el("button", "approve", "Approve"); approve.type = "button"; approve.setAttribute("data-action", "approve");
     approve.addEventListener("click", function () {
       var raw = amount.querySelector("input").value.trim();
@@ -223,7 +234,7 @@ function actions(item, card, msg) {
   if (item.origin === "NEEDS_REVIEW") {
     var c = item.claim || {};
     var fs = add(el("fieldset"), [el("legend", "", "Corrected claim (resubmitted through the normal pipeline)"),
-      field("order_id", "Order id", c.order_id), field("amount_eur", "Amount (EUR)", c.amount_eur, "number"), field("category", "Category", c.category),
+      field("order_id", "Order id", c.order_id), field("amount_eur", "Amount (" + item.currency + ")", c.amount_eur, "number"), field("category", "Category", c.category),
       field("reason", "Reason", c.reason), field("purchase_date", "Purchase date (optional)", c.purchase_date), field("customer_id", "Customer id (optional)", c.customer_id)]);
     var json = el("textarea"); json.name = "claim_json"; json.placeholder = "…or paste the corrected claim as JSON (used instead of the fields when not empty)";
     var resubmit = el("button", "resubmit", "Resubmit corrected claim"); resubmit.type = "button"; resubmit.setAttribute("data-action", "resubmit");
@@ -254,7 +265,7 @@ function card(item) {
   var holder = el("span", "holder", holderText(item));
   var head = add(el("div", "head"), [el("span", "badge " + item.origin, String(item.origin).replace("_", " ")), el("h2", "mono", item.reason_code), el("span", "mono", item.claim_id),
     el("span", "muted", "requested " + item.requested_at), item.due_at ? el("span", overdue ? "due bad" : "due muted", (overdue ? "overdue since " : "due ") + item.due_at) : null,
-    item.amount_eur !== undefined ? el("strong", "", eur(item.amount_eur)) : null, item.order_id ? el("span", "mono muted", item.order_id) : null, holder]);
+    item.amount_eur !== undefined ? el("strong", "", eur(item.amount_eur, item.currency)) : null, item.order_id ? el("span", "mono muted", item.order_id) : null, holder]);
   var msg = el("p", "msg"); msg.setAttribute("role", "status");
   if (item.status === "PENDING") {
     var takeButton = el("button", "take", item.taken_by === me.id ? "Keep it" : "Take"); takeButton.type = "button"; takeButton.setAttribute("data-action", "take");
@@ -265,7 +276,7 @@ function card(item) {
   if (refund) c.appendChild(refundSection(item));
   else add(c, [add(el("div", "cols"), [claimSection(item), checksSection(item)]), factsSection(item)]);
   if (item.status === "PENDING") c.appendChild(refund ? refundActions(item, c, msg) : actions(item, c, msg));
-  else c.appendChild(el("p", "muted decided", item.status + (item.reviewer ? " by " + item.reviewer : "") + (item.approved_amount_eur !== undefined ? " for " + eur(item.approved_amount_eur) : "") + ((item.approvals || []).length > 1 ? " (approvals: " + item.approvals.map(function (x) { return x.reviewer; }).join(", ") + ")" : "") + (item.decided_at ? " at " + item.decided_at : "") + (item.note ? " — " + item.note : "")));
+  else c.appendChild(el("p", "muted decided", item.status + (item.reviewer ? " by " + item.reviewer : "") + (item.approved_amount_eur !== undefined ? " for " + eur(item.approved_amount_eur, item.currency) : "") + ((item.approvals || []).length > 1 ? " (approvals: " + item.approvals.map(function (x) { return x.reviewer; }).join(", ") + ")" : "") + (item.decided_at ? " at " + item.decided_at : "") + (item.note ? " — " + item.note : "")));
   c.appendChild(msg);
   return c;
 }
@@ -282,7 +293,7 @@ function load(more) {
         (typeof me.max_approval_eur === "number" ? "you approve up to " + eur(me.max_approval_eur) + " alone" : "no approval limit of your own");
     }
     if (!more) $("list").textContent = "";
-    r.body.items.forEach(function (item) { $("list").appendChild(card(item)); });
+    r.body.items.forEach(function (item) { $("list").appendChild(card(normalise(item))); });
     cursor = r.body.next_cursor || null;
     $("more").hidden = !cursor;
     var n = $("list").children.length;

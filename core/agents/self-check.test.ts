@@ -50,7 +50,7 @@ describe("selfCheck", () => {
     ],
     ["a negative amount for a positive claim", { amount_eur: -9 }, claim, ["amount"]],
     ["zero for a positive claim", { amount_eur: 0 }, claim, ["amount"]],
-    ["a third decimal", { amount_eur: 299.989 }, claim, ["amount"]],
+    ["a fourth decimal (no currency has one)", { amount_eur: 299.9891 }, claim, ["amount"]],
     [
       "a negative claim proposed as claimed (the kernel rejects it as INVALID_AMOUNT)",
       { amount_eur: -45 },

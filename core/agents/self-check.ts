@@ -1,6 +1,6 @@
 // The agent-side self-check (docs/kernel.md): before a proposal crosses the wall, the agent checks its own contract.
 import type { ResponsibilityContract } from "../integrity/contracts.ts";
-import { parseCents } from "../kernel/money.ts";
+import { parseThousandths } from "../kernel/money.ts";
 import type { Claim } from "../claim/claim.ts";
 import type { RefundProposalOutput } from "../claim/proposal-output.ts";
 
@@ -51,20 +51,22 @@ function alignmentFailures(output: RefundProposalOutput, claim: SelfCheckClaim):
       message: `Order id ${JSON.stringify(output.order_id)} is not the claim's order id ${JSON.stringify(claim.order_id)}`,
     });
   }
-  const proposed = parseCents(output.amount_eur);
-  const claimed = parseCents(claim.amount_eur);
+  // Both amounts count the order's currency, which only the kernel knows: compared in thousandths (KWD has three
+  // decimals); the kernel checks the amount is exact in the order's currency.
+  const proposed = parseThousandths(output.amount_eur);
+  const claimed = parseThousandths(claim.amount_eur);
   if (!proposed.ok) {
     failures.push({
       check: "amount",
       message: `Amount ${String(output.amount_eur)} is not a euro amount: ${proposed.message}`,
     });
   } else if (claimed.ok) {
-    if (proposed.cents > claimed.cents) {
+    if (proposed.units > claimed.units) {
       failures.push({
         check: "amount",
         message: `Amount ${output.amount_eur} EUR is more than the ${claim.amount_eur} EUR claimed`,
       });
-    } else if (claimed.cents > 0 && proposed.cents <= 0) {
+    } else if (claimed.units > 0 && proposed.units <= 0) {
       failures.push({
         check: "amount",
         message: `Amount ${output.amount_eur} EUR is not positive although the claim is for ${claim.amount_eur} EUR`,

@@ -65,8 +65,10 @@ const text = () =>
   });
 
 /**
- * A claim's amount: a finite number with at most 2 decimals and at most 1,000,000 EUR either way. A zero or
- * negative amount is accepted here and rejected by the kernel (INVALID_AMOUNT), as in the seed.
+ * A claim's amount, in the order's currency: a finite number with at most 3 decimals (the most any currency a shop
+ * refunds in has: KWD, BHD, …) and at most 1,000,000 either way. Only the kernel knows the order's currency, so it
+ * checks the amount is exact in it (12.345 on an EUR order: INVALID_AMOUNT). A zero or negative amount is accepted
+ * here and rejected by the kernel (INVALID_AMOUNT), as in the seed.
  */
 export const ClaimAmountSchema = z
   .number("amount_eur must be a number")
@@ -75,8 +77,8 @@ export const ClaimAmountSchema = z
     (n) => Math.abs(n) <= MAX_CLAIM_AMOUNT_EUR,
     `amount_eur must be between -${MAX_CLAIM_AMOUNT_EUR} and ${MAX_CLAIM_AMOUNT_EUR} EUR`,
   )
-  // The number as JSON writes it: at most 2 decimals, no exponent (5e-324 is not a cent amount).
-  .refine((n) => /^-?\d+(\.\d{1,2})?$/.test(String(n)), "amount_eur has more than 2 decimals");
+  // The number as JSON writes it: at most 3 decimals, no exponent (5e-324 is not an amount of any currency).
+  .refine((n) => /^-?\d+(\.\d{1,3})?$/.test(String(n)), "amount_eur has more than 3 decimals");
 
 /** A line of the order a claim is about: its `line_id` and how many of its units (default all of them). */
 export const ClaimLineSchema = z

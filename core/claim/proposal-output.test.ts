@@ -27,8 +27,8 @@ describe("RefundProposalOutputSchema", () => {
   });
 
   it.each([
-    [5e-324, /more than 2 decimals/],
-    [123.456, /more than 2 decimals/],
+    [5e-324, /more than 3 decimals/],
+    [123.4567, /more than 3 decimals/],
     [1e21, /between -1000000 and 1000000/],
     [9_007_199_254_740_992, /between -1000000 and 1000000/],
     [Number.NaN, /number/],

@@ -6,7 +6,7 @@ import { ClaimAmountSchema } from "./claim.ts";
  * What the Decision Maker must return: a structured refund proposal (a claim, not a fact).
  * Every field is required (nullable where unknown) so the same schema serves OpenAI structured output.
  * Backend grammars (llama.cpp, Ollama) ignore ranges and lengths, so zod enforces them after parsing:
- * a non-blank order id, an amount a claim could carry (finite, at most 2 decimals, within ±1,000,000 EUR:
+ * a non-blank order id, an amount a claim could carry (finite, at most 3 decimals, within ±1,000,000:
  * 5e-324 or 1e21 never reach storage, where DynamoDB refuses numbers below 1e-130 — found by npm run chaos on
  * the emulators, where such a proposal failed every save of its claim) and a confidence from 0 to 1. The sign
  * of the amount is the self-check's business (a claim that is itself negative is proposed as claimed and the

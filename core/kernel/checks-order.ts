@@ -1,7 +1,8 @@
 // The kernel's layers on the order (docs/kernel.md): the order exists (3), its category (4), its return window (5), the
 // amount (6), the refundable balance (7) and its customer (8b) — every one of them can only REJECT.
 import { KernelInputError } from "../integrity/errors.ts";
-import { DAY_MS, formatDuration, parseIsoMs } from "../integrity/time.ts";
+import { formatDuration, parseIsoMs } from "../integrity/time.ts";
+import { LINE_RULES, type LineRuleContext } from "./line-rules.ts";
 import {
   check,
   fail,
@@ -82,21 +83,26 @@ export const linesInOrder = check("lines_in_order", ["LINE_NOT_IN_ORDER"], (s) =
 
 export const categoryAllowed = check("category_allowed", ["CATEGORY_NOT_ALLOWED"], (s) => {
   const allowed = s.input.contract.allowed_refund_categories;
-  return firstFailing(subjectOf(s), ({ category }) =>
-    allowed.includes(category)
+  const ctx = lineRuleContext(s);
+  return firstFailing(subjectOf(s), (line) =>
+    LINE_RULES.CATEGORY_NOT_ALLOWED(ctx, line)
       ? PASSED
-      : fail("CATEGORY_NOT_ALLOWED", `Category '${category}' not in allowed_refund_categories [${allowed.join(", ")}]`),
+      : fail(
+          "CATEGORY_NOT_ALLOWED",
+          `Category '${line.category}' not in allowed_refund_categories [${allowed.join(", ")}]`,
+        ),
   );
 });
 
 export const categoryAuthorised = check("category_authorised", ["CATEGORY_NOT_AUTHORISED"], (s) => {
   const { authorized_categories: authorised, agent_id } = s.input.responsibility;
-  return firstFailing(subjectOf(s), ({ category }) =>
-    authorised.length === 0 || authorised.includes(category)
+  const ctx = lineRuleContext(s);
+  return firstFailing(subjectOf(s), (line) =>
+    LINE_RULES.CATEGORY_NOT_AUTHORISED(ctx, line)
       ? PASSED
       : fail(
           "CATEGORY_NOT_AUTHORISED",
-          `Category '${category}' not in the authorised categories [${authorised.join(", ")}] of agent ${agent_id}`,
+          `Category '${line.category}' not in the authorised categories [${authorised.join(", ")}] of agent ${agent_id}`,
         ),
   );
 });
@@ -105,11 +111,12 @@ export const categoryAuthorised = check("category_authorised", ["CATEGORY_NOT_AU
 // category's entry) × 24 h before the claim's receipt.
 
 export const returnWindow = check("return_window", ["OUTSIDE_RETURN_WINDOW"], (s) => {
-  const { order, purchaseMs } = subjectOf(s);
-  const elapsedMs = s.receivedMs - purchaseMs;
+  const { order } = subjectOf(s);
+  const ctx = lineRuleContext(s);
+  const elapsedMs = ctx.elapsedMs;
   return firstFailing(subjectOf(s), ({ category }) => {
     const days = returnWindowDays(s.input.contract, category);
-    return elapsedMs <= days * DAY_MS
+    return LINE_RULES.OUTSIDE_RETURN_WINDOW(ctx, { category })
       ? PASSED
       : fail(
           "OUTSIDE_RETURN_WINDOW",
@@ -117,6 +124,15 @@ export const returnWindow = check("return_window", ["OUTSIDE_RETURN_WINDOW"], (s
         );
   });
 });
+
+/** What the per-line rules (core/kernel/line-rules.ts) read of the kernel's state. */
+function lineRuleContext(s: KernelState): LineRuleContext {
+  return {
+    contract: s.input.contract,
+    responsibility: s.input.responsibility,
+    elapsedMs: s.receivedMs - subjectOf(s).purchaseMs,
+  };
+}
 
 /**
  * PASSED when one of the claim's lines passes `run` (a claim whose line is known has one), else the first line's

@@ -6,7 +6,7 @@ import { computeIdempotencyKey, ProposalEnvelopeSchema, proposalIdFor } from "..
 import { findRegisteredAgent } from "../integrity/registry.ts";
 import { parseIsoMs } from "../integrity/time.ts";
 import { check, fail, PASSED, passWith, proposalOf, show, SKIPPED } from "./kernel-state.ts";
-import { formatEur, parseCents } from "./money.ts";
+import { formatEur, parseThousandths } from "./money.ts";
 
 // ---- layer 1 — schema: the proposal parses, is intact, its kind is allowed, its agent registered and authorised.
 
@@ -108,21 +108,27 @@ export const orderAlignment = check("order_alignment", ["PROPOSAL_MISMATCH"], ({
 );
 
 export const amountAlignment = check("amount_alignment", ["PROPOSAL_MISMATCH"], ({ input: { claim }, amountEur }) => {
-  const claimed = parseCents(claim.amount_eur);
-  const proposed = parseCents(amountEur);
-  const claimedText = claimed.ok ? formatEur(claimed.cents) : String(claim.amount_eur);
-  if (proposed.ok && (claimed.ok ? proposed.cents > claimed.cents : proposed.cents / 100 > claim.amount_eur))
+  // Both count the order's currency (checked exact in it at layer 6): compared in thousandths, KWD's three decimals.
+  const claimed = parseThousandths(claim.amount_eur);
+  const proposed = parseThousandths(amountEur);
+  const claimedText = claimed.ok ? thousandthsText(claimed.units) : String(claim.amount_eur);
+  if (proposed.ok && (claimed.ok ? proposed.units > claimed.units : proposed.units / 1000 > claim.amount_eur))
     return fail(
       "PROPOSAL_MISMATCH",
-      `Proposal amount ${formatEur(proposed.cents)} EUR exceeds the claimed amount ${claimedText} EUR`,
+      `Proposal amount ${thousandthsText(proposed.units)} EUR exceeds the claimed amount ${claimedText} EUR`,
     );
-  if (claim.amount_eur > 0 && (!proposed.ok || proposed.cents <= 0))
+  if (claim.amount_eur > 0 && (!proposed.ok || proposed.units <= 0))
     return fail(
       "PROPOSAL_MISMATCH",
       `Proposal amount ${show(amountEur)} is not a positive amount for a claim of ${claimedText} EUR`,
     );
   return PASSED;
 });
+
+/** An amount in thousandths as the reasons have always shown cent amounts ("299.9"), and a third decimal when it has one. */
+function thousandthsText(units: number): string {
+  return units % 10 === 0 ? formatEur(units / 10) : String(units / 1000);
+}
 
 // ---- layer 2 — validity: the proposal is not older than its validity window when the kernel sees it (exactly at
 // it passes).

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { ClaimInputSchema, ClaimSchema } from "../claim/claim.ts";
+import { AmountSchema, VerdictLineSchema } from "./public-amount.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../claim/proposal-output.ts";
 import { customerMessageFor } from "./reason-codes.ts";
 import { reviewView } from "./review.ts";
@@ -57,6 +58,10 @@ export const ClaimRecordSchema = z.object({
   reason_code: z.string().optional(),
   reason: z.string().optional(),
   executed: z.boolean().optional(),
+  /** The verdict's amount in its currency (docs/http-api.md); null when the proposal carried no usable one. */
+  amount: AmountSchema.nullable().optional(),
+  /** The verdict per line, for a claim on an order with lines (docs/kernel.md "Orders with lines"). */
+  lines: z.array(VerdictLineSchema).optional(),
   /**
    * The return an ACCEPT waits for (docs/returns.md): the `ReturnRequested` detail, and `closed` once the deadline
    * passed with no event (the reservation released, the claim DECIDED `RETURN_NOT_RECEIVED`) or `outcome` once the
@@ -115,6 +120,8 @@ export function claimView(
     ...(record.extracted ? { extracted: record.extracted } : {}),
     ...(record.proposal ? { proposal: record.proposal } : {}),
     ...(record.executed !== undefined ? { executed: record.executed } : {}),
+    ...(record.amount !== undefined ? { amount: record.amount } : {}),
+    ...(record.lines ? { lines: record.lines } : {}),
     ...(record.return ? { return: returnView(record.return) } : {}),
     dfid: record.dfid,
     ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),

@@ -7,6 +7,7 @@ import { PolicyKindSchema } from "../integrity/contracts.ts";
 import { ClaimReasonCodeSchema } from "./reason-codes.ts";
 import { ReviewApprovalSchema, ReviewDecisionKindSchema, ReviewOriginSchema, reviewDueAt } from "./review.ts";
 import { PaymentProviderNameSchema, RefundReviewDecisionSchema } from "./settlement.ts";
+import { AmountSchema, VerdictLineSchema } from "./public-amount.ts";
 
 /** Source of every event the app publishes. */
 export const KERNEL_SOURCE = "claims.kernel";
@@ -37,13 +38,31 @@ export const ClaimVerdictDetailSchema = z
 /** The verdict record / `ClaimVerdict` detail; `order_id`, `amount_eur`, `policy_kind` are null when the proposal did not carry a usable value. */
 export type ClaimVerdictDetail = z.infer<typeof ClaimVerdictDetailSchema>;
 
+/**
+ * `ClaimVerdict` as the bus carries it (docs/events.md): the verdict record with its amount in its currency
+ * (`amount`; `amount_eur` kept only for EUR) and, for a claim on an order with lines, `lines[]` — derived when the
+ * event is built (core/kernel/public-verdict.ts), never recorded in the audit. `amount` is absent only on events
+ * stored before it existed.
+ */
+export const ClaimVerdictEventSchema = ClaimVerdictDetailSchema.omit({ amount_eur: true }).extend({
+  amount_eur: z.number().nullable().optional(),
+  amount: AmountSchema.nullable().optional(),
+  lines: z.array(VerdictLineSchema).min(1).optional(),
+});
+
+/** A `ClaimVerdict` event's detail. */
+export type ClaimVerdictEvent = z.infer<typeof ClaimVerdictEventSchema>;
+
 /** Which refund an event is about: its execution, the claim and flow it pays, the order, the amount. */
 const REFUND_FIELDS = {
   execution_id: z.string().min(1),
   claim_id: z.string().min(1),
   dfid: z.string().min(1),
   order_id: z.string().min(1),
-  amount_eur: z.number().positive(),
+  /** The amount in EUR, kept for compatibility: present only when the refund is in EUR. */
+  amount_eur: z.number().positive().optional(),
+  /** The amount in its currency; absent only on events stored before it existed (they are EUR's). */
+  amount: AmountSchema.optional(),
 };
 
 /** `RefundExecuted` event detail (docs/events.md). */
@@ -111,6 +130,8 @@ export const ReviewRequestedDetailSchema = z
     reason: z.string(),
     order_id: z.string().min(1).optional(),
     amount_eur: z.number().optional(),
+    /** The amount under review in its currency (`amount_eur` is kept only for EUR). */
+    amount: AmountSchema.optional(),
     requested_at: z.iso.datetime({ offset: true }),
     simulation_id: z.string().min(1).optional(),
   })
@@ -133,6 +154,8 @@ export const ReviewOpenedDetailSchema = z
     reason: z.string(),
     order_id: z.string().min(1).optional(),
     amount_eur: z.number().optional(),
+    /** The amount under review in its currency (`amount_eur` is kept only for EUR). */
+    amount: AmountSchema.optional(),
     requested_at: z.iso.datetime({ offset: true }),
     /** `requested_at` plus the policy's review_due_days / review_due_hours. */
     due_at: z.iso.datetime({ offset: true }),
@@ -160,6 +183,8 @@ export const ReviewDecidedDetailSchema = z
     reviewer: z.string().min(1),
     note: z.string().optional(),
     amount_eur: z.number().positive().optional(),
+    /** The approved amount in its currency (`amount_eur` is kept only for EUR). */
+    amount: AmountSchema.optional(),
     execution_id: z.string().min(1).optional(),
     resubmitted_claim_id: z.string().min(1).optional(),
     /** A RETRY: the failed execution it pays again (`execution_id` is the new one; a CLOSE's is the one closed). */
@@ -198,7 +223,7 @@ export type RefundSettlementDetail = z.infer<typeof RefundSettlementDetailSchema
 
 /** Every bus event by detail-type: the one definition producers, the publisher and consumers share. */
 const BUS_EVENTS = {
-  ClaimVerdict: ClaimVerdictDetailSchema,
+  ClaimVerdict: ClaimVerdictEventSchema,
   RefundExecuted: RefundExecutedDetailSchema,
   ClaimNeedsReview: ClaimNeedsReviewDetailSchema,
   ReviewRequested: ReviewRequestedDetailSchema,

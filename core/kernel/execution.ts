@@ -5,7 +5,7 @@ import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
 import type { Sha256Hex } from "../crew/hash.ts";
 import { KernelInputError } from "../integrity/errors.ts";
-import { centsToEur, parseCents } from "./money.ts";
+import { parseMoney, toMajor } from "./money.ts";
 import { idempotencyKeyOf } from "../integrity/proposal.ts";
 import { ClaimVerdictDetailSchema } from "./events.ts";
 import type { ClaimVerdictDetail } from "./events.ts";
@@ -119,6 +119,7 @@ export function buildTriageVerdictRecord(input: TriageRecordInput): ClaimVerdict
 
 /** A side effect a verdict calls for, as plain data; only the kernel service performs it. */
 type ExecutionEffect =
+  /** `amount_cents`: minor units of the order's currency (cents for EUR); `amount_eur`: the amount in its major units. */
   | { type: "refund.reserve"; claim_id: string; order_id: string; amount_cents: number; amount_eur: number }
   | { type: "review.create"; claim_id: string; reason_code: string; reason: string };
 
@@ -127,14 +128,20 @@ type ExecutionEffect =
  * review; REJECT → nothing (its reason is the customer-facing answer). Throws `KernelInputError` for an
  * ACCEPT whose proposal has no valid order id and amount (the kernel never produces one).
  */
-export function planExecution(verdict: ClaimVerdict, proposal: unknown, claimId: string): ExecutionEffect[] {
+export function planExecution(
+  verdict: ClaimVerdict,
+  proposal: unknown,
+  claimId: string,
+  /** The currency the proposal's amount counts (the order's): its minor units are what the ledger reserves. */
+  currency = "EUR",
+): ExecutionEffect[] {
   if (verdict.verdict === "REJECT") return [];
   if (verdict.verdict === "ESCALATE")
     return [{ type: "review.create", claim_id: claimId, reason_code: verdict.reason_code, reason: verdict.reason }];
   const params = asRecord(asRecord(proposal)?.params);
   const orderId = params?.order_id;
-  const cents = parseCents(params?.amount_eur);
-  if (typeof orderId !== "string" || orderId === "" || !cents.ok || cents.cents <= 0) {
+  const amount = parseMoney(params?.amount_eur, currency);
+  if (typeof orderId !== "string" || orderId === "" || !amount.ok || amount.money.minor <= 0) {
     throw new KernelInputError("planExecution: an ACCEPT verdict for a proposal without a valid order id and amount");
   }
   return [
@@ -142,8 +149,8 @@ export function planExecution(verdict: ClaimVerdict, proposal: unknown, claimId:
       type: "refund.reserve",
       claim_id: claimId,
       order_id: orderId,
-      amount_cents: cents.cents,
-      amount_eur: centsToEur(cents.cents),
+      amount_cents: amount.money.minor,
+      amount_eur: toMajor(amount.money),
     },
   ];
 }

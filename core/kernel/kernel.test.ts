@@ -526,7 +526,13 @@ const rows: Row[] = [
     "PROPOSAL_MISMATCH",
   ],
   ["L8 numeric string amount for a positive claim", () => ({ proposal: withAmount("299.99") }), "PROPOSAL_MISMATCH"],
-  ["L8 sub-cent amount 299.989 for a positive claim", () => ({ proposal: withAmount(299.989) }), "PROPOSAL_MISMATCH"],
+  [
+    "L8 a fourth decimal 299.9891 for a positive claim",
+    () => ({ proposal: withAmount(299.9891) }),
+    "PROPOSAL_MISMATCH",
+  ],
+  // Three decimals align with the claim (KWD has them); on an EUR order the amount is not exact in cents: layer 6.
+  ["L6 a third decimal 299.989 on an EUR order", () => ({ proposal: withAmount(299.989) }), "INVALID_AMOUNT"],
   ["L8 missing amount for a positive claim", () => ({ proposal: withAmount("<missing>") }), "PROPOSAL_MISMATCH"],
 
   // layer 8b — customer
@@ -1053,7 +1059,7 @@ describe("decideClaim — human reasons follow the seed", () => {
     [withAmount("299.99"), 'Invalid refund amount: amount must be a number, got the string "299.99"'],
     [withAmount("<missing>"), "Invalid refund amount: amount is missing"],
     [withAmount(-10), "Invalid refund amount: -10.0 EUR is not positive"],
-    [withAmount(-0.001), "Invalid refund amount: amount -0.001 has more than two decimals"],
+    [withAmount(-0.0001), "Invalid refund amount: amount -0.0001 has more than two decimals"],
   ])("the amount text says what is wrong (%#)", (p, reason) => {
     expect(decideClaim(input({ proposal: p, claim: claimFor("ord_001", -10) })).reason).toBe(reason);
   });

@@ -194,6 +194,16 @@ export function moneyJson(m: Money): { value: string; currency: string } {
   return { value: formatMoney(m), currency: m.currency };
 }
 
+/**
+ * Reads a number with at most three decimals as integer thousandths of its unit (12.345 → 12345), for comparing two
+ * amounts of one unknown currency (a claim and its proposal, before the order says which): no currency a shop refunds
+ * in has more decimals; the kernel checks exactness against the order's currency.
+ */
+export function parseThousandths(value: unknown): { ok: true; units: number } | { ok: false; message: string } {
+  const parsed = parseMoney(value, "KWD");
+  return parsed.ok ? { ok: true, units: parsed.money.minor } : { ok: false, message: parsed.message };
+}
+
 // ---- the euro case: integer cents, JSON numbers only, the seed's text form.
 
 /**

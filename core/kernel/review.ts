@@ -3,6 +3,7 @@
 // same decision. The kernel decides what it can; a person decides the rest, through the same ledger,
 // audit and events.
 import * as z from "zod";
+import { knownAmountFields, type Amount } from "./public-amount.ts";
 import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
 import { formatEur, parseCents } from "./money.ts";
@@ -84,6 +85,8 @@ export const ReviewRecordSchema = z
     order_id: z.string().min(1).optional(),
     /** The amount under review (the proposal's), when there is one. */
     amount_eur: z.number().optional(),
+    /** The currency of the review's amounts (`amount_eur` counts it); absent when it was not known (the claim named none and the order was not read) or before currencies. */
+    currency: z.string().length(3).optional(),
     requested_at: z.string(),
     simulation_id: z.string().min(1).optional(),
     /** The kernel's verdict id, for an ESCALATE review. */
@@ -185,11 +188,10 @@ export function reviewView(r: ReviewRecord, desk?: ReviewDesk): Record<string, u
     requested_at: r.requested_at,
     ...deskFields(r, desk),
     ...decisionFields(r),
-    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined
-      ? { amount_eur: r.approved_amount_eur }
-      : r.amount_eur !== undefined
-        ? { amount_eur: r.amount_eur }
-        : {}),
+    ...knownAmountFields(
+      r.status === "APPROVED" && r.approved_amount_eur !== undefined ? r.approved_amount_eur : r.amount_eur,
+      r.currency,
+    ),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
     ...approvalFields(r),
   };
@@ -236,7 +238,7 @@ export function reviewListItem(
     reason_code: r.reason_code,
     reason: r.reason,
     ...(r.order_id ? { order_id: r.order_id } : {}),
-    ...(r.amount_eur !== undefined ? { amount_eur: r.amount_eur } : {}),
+    ...knownAmountFields(r.amount_eur, r.currency),
     requested_at: r.requested_at,
     ...deskFields(r, desk),
     ...(r.simulation_id ? { simulation_id: r.simulation_id } : {}),
@@ -249,9 +251,7 @@ export function reviewListItem(
       ? { verdict: context.verdict.verdict, layer: context.verdict.layer, checks: context.verdict.checks }
       : {}),
     ...decisionFields(r),
-    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined
-      ? { approved_amount_eur: r.approved_amount_eur }
-      : {}),
+    ...(r.status === "APPROVED" && r.approved_amount_eur !== undefined ? approvedFields(r) : {}),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
     ...approvalFields(r),
     ...(context.facts ?? {}),
@@ -481,4 +481,13 @@ function checkApproval(
   const customerTotal = (rules.customerAloneCents ?? 0) + granted.cents;
   const aboveBound = bound?.ok === true && (total > bound.cents || customerTotal > bound.cents);
   return aboveBound || overLimit ? "FIRST_APPROVAL" : undefined;
+}
+
+/** An approved review's amount in its currency (`approved_amount`), beside `approved_amount_eur` for EUR. */
+function approvedFields(r: ReviewRecord): { approved_amount?: Amount; approved_amount_eur?: number } {
+  const { amount, amount_eur } = knownAmountFields(r.approved_amount_eur, r.currency);
+  return {
+    ...(amount ? { approved_amount: amount } : {}),
+    ...(amount_eur !== undefined ? { approved_amount_eur: amount_eur } : {}),
+  };
 }

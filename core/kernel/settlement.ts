@@ -4,7 +4,8 @@
 // reconciliation of every authorised refund with its settlement.
 import * as z from "zod";
 import { hashHex } from "../crew/hash.ts";
-import { add, parseMoney, toMajor, zero, type Money } from "./money.ts";
+import { add, formatMoney, parseMoney, toMajor, zero, type Money } from "./money.ts";
+import { isCurrencyCode } from "../integrity/currency.ts";
 import { deskFields } from "./review.ts";
 import type { ReviewDesk } from "./review.ts";
 
@@ -85,7 +86,10 @@ export const SettlementRecordSchema = z
     claim_id: z.string().min(1),
     dfid: z.string().min(1),
     order_id: z.string().min(1),
+    /** The amount in major units of `currency` (its name is from before currencies). */
     amount_eur: z.number().positive(),
+    /** The refund's currency, when not EUR (absent: EUR, as every settlement recorded before currencies). */
+    currency: z.string().length(3).optional(),
     /** The verdict that authorised the refund (a RETRY's RefundExecuted carries it again). */
     verdict_id: z.string().min(1),
     provider: PaymentProviderNameSchema,
@@ -270,7 +274,10 @@ export type SettlementFact =
       kind: "executed";
       execution_id: string;
       claim_id: string;
+      /** The amount in major units of `currency` (its name is from before currencies). */
       amount_eur: number;
+      /** The refund's currency when not EUR (absent: EUR). */
+      currency?: string;
       at: string;
       /** A RETRY's new execution replaces this one. */
       retry_of?: string;
@@ -288,7 +295,9 @@ export type SettlementFact =
 export type ReconciledRefund = {
   claim_id: string;
   execution_id: string;
+  /** The amount in major units of `currency` (EUR when absent). */
   amount_eur: number;
+  currency?: string;
   /** PAID_OUT_OF_BAND: a failed refund a reviewer CLOSEd as paid another way (counted as settled). */
   status: SettlementStatus | "CLOSED" | "PAID_OUT_OF_BAND";
   provider_ref?: string;
@@ -299,7 +308,16 @@ export type ReconciledRefund = {
 /** Every authorised refund with its settlement, and the totals by status. */
 export type Reconciliation = {
   refunds: ReconciledRefund[];
-  totals: { settled_eur: number; pending_eur: number; failed_eur: number };
+  /**
+   * The totals by status, in EUR over the EUR refunds; the refunds in other currencies are totalled apart, per
+   * currency (`currencies`, present when there are any): no two currencies are ever added.
+   */
+  totals: {
+    settled_eur: number;
+    pending_eur: number;
+    failed_eur: number;
+    currencies?: Record<string, { settled: string; pending: string; failed: string }>;
+  };
 };
 
 /**
@@ -318,6 +336,7 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
           claim_id: fact.claim_id,
           execution_id: fact.execution_id,
           amount_eur: fact.amount_eur,
+          ...(fact.currency === undefined || fact.currency === "EUR" ? {} : { currency: fact.currency }),
           status: "PENDING",
           authorised_at: fact.at,
         });
@@ -338,18 +357,41 @@ export function reconcile(facts: readonly SettlementFact[], since?: string): Rec
   const refunds = [...byExecution.values()]
     .filter((r) => !retried.has(r.execution_id) && r.status !== "CLOSED")
     .filter((r) => since === undefined || r.authorised_at >= since);
-  const totals: Record<SettlementStatus, Money> = { SETTLED: zero("EUR"), PENDING: zero("EUR"), FAILED: zero("EUR") };
+  const byCurrency = new Map<string, Record<SettlementStatus, Money>>();
+  const totalsOf = (currency: string) => {
+    const found = byCurrency.get(currency);
+    if (found) return found;
+    const fresh = { SETTLED: zero(currency), PENDING: zero(currency), FAILED: zero(currency) };
+    byCurrency.set(currency, fresh);
+    return fresh;
+  };
+  const totals = totalsOf("EUR");
   for (const r of refunds) {
-    const amount = parseMoney(r.amount_eur, "EUR");
+    const currency = r.currency ?? "EUR";
+    const amount = isCurrencyCode(currency) ? parseMoney(r.amount_eur, currency) : undefined;
     const status = r.status === "PAID_OUT_OF_BAND" ? "SETTLED" : r.status;
-    if (amount.ok && status !== "CLOSED") totals[status] = add(totals[status], amount.money);
+    if (amount?.ok && status !== "CLOSED") {
+      const t = totalsOf(currency);
+      t[status] = add(t[status], amount.money);
+    }
   }
+  const others = [...byCurrency.entries()].filter(([c]) => c !== "EUR").sort(([a], [b]) => a.localeCompare(b));
   return {
     refunds,
     totals: {
       settled_eur: toMajor(totals.SETTLED),
       pending_eur: toMajor(totals.PENDING),
       failed_eur: toMajor(totals.FAILED),
+      ...(others.length > 0
+        ? {
+            currencies: Object.fromEntries(
+              others.map(([c, t]) => [
+                c,
+                { settled: formatMoney(t.SETTLED), pending: formatMoney(t.PENDING), failed: formatMoney(t.FAILED) },
+              ]),
+            ),
+          }
+        : {}),
     },
   };
 }
@@ -363,6 +405,7 @@ export function reconcileSettlements(records: readonly SettlementRecord[]): Reco
         execution_id: r.execution_id,
         claim_id: r.claim_id,
         amount_eur: r.amount_eur,
+        ...(r.currency === undefined ? {} : { currency: r.currency }),
         at: r.requested_at,
       },
       ...(r.status === "PENDING"

@@ -1,5 +1,6 @@
 // The bodies of the HTTP API as OpenAPI describes them (functions/http/openapi.ts): the error body, the views of a
 // claim and its reviews, a review's decision and its answer, each a zod schema of what a handler writes or reads.
+import { AmountSchema, VerdictLineSchema } from "../../core/kernel/public-amount.ts";
 import * as z from "zod";
 import { ClaimStatusSchema, VerdictValueSchema } from "../../core/kernel/claim-record.ts";
 import { ClaimSchema } from "../../core/claim/claim.ts";
@@ -53,7 +54,13 @@ export const ReviewViewSchema = z
     decision: ReviewDecisionKindSchema.optional(),
     reviewer: z.string().optional(),
     note: z.string().optional(),
-    amount_eur: z.number().optional().describe("The amount under review; once APPROVED, the amount approved."),
+    amount: AmountSchema.optional().describe(
+      "The amount under review (once APPROVED, the amount approved) in its currency, when the currency is known.",
+    ),
+    amount_eur: z
+      .number()
+      .optional()
+      .describe("The same amount, kept for compatibility only in EUR (or when the currency is not known)."),
     resubmitted_claim_id: z.string().optional(),
     approvals: z.array(ReviewApprovalSchema).describe("The approvals given, first to last (two under four eyes)."),
     awaiting: ReviewAwaitingSchema.optional().describe(
@@ -108,6 +115,15 @@ export const ClaimViewSchema = z
       "The crew's proposal: a claim, not a fact; the verdict is the kernel's.",
     ),
     executed: z.boolean().optional().describe("Whether a refund was reserved (RefundExecuted announced it)."),
+    amount: AmountSchema.nullable()
+      .optional()
+      .describe("The verdict's amount in the order's currency (null: the proposal carried no usable amount)."),
+    lines: z
+      .array(VerdictLineSchema)
+      .optional()
+      .describe(
+        "A claim on an order with lines: the verdict per line (the claim's verdict; OTHER_LINE_FAILED on a line that passed in a claim another line failed).",
+      ),
     return: z
       .object({
         lines: z.array(z.object({ line_id: z.string(), quantity: z.number().int() })),
@@ -172,7 +188,11 @@ export const ReviewListItemSchema = z
     reason_code: z.string(),
     reason: z.string(),
     order_id: z.string().optional(),
-    amount_eur: z.number().optional(),
+    amount: AmountSchema.optional().describe("The amount under review in its currency, when the currency is known."),
+    amount_eur: z
+      .number()
+      .optional()
+      .describe("The same amount, kept for compatibility only in EUR (or when the currency is not known)."),
     requested_at: z.string(),
     due_at: z
       .string()
@@ -211,7 +231,8 @@ export const ReviewListItemSchema = z
     decided_at: z.string().optional(),
     reviewer: z.string().optional(),
     note: z.string().optional(),
-    approved_amount_eur: z.number().optional(),
+    approved_amount: AmountSchema.optional().describe("The amount approved, in its currency."),
+    approved_amount_eur: z.number().optional().describe("The amount approved, kept for compatibility only in EUR."),
     resubmitted_claim_id: z.string().optional(),
     approvals: z.array(ReviewApprovalSchema).describe("The approvals given, first to last (two under four eyes)."),
     awaiting: ReviewAwaitingSchema.optional().describe(

@@ -243,6 +243,8 @@ describe("publishing and recording a verdict", () => {
         reason_code: stored.record.reason_code,
         reason: stored.record.reason,
         executed,
+        // The verdict's amount in its currency, as its ClaimVerdict event carries it.
+        amount: { value: "299.99", currency: "EUR" },
         // The Decision Maker's output the proposal was built from, as the claim view shows it.
         proposal: { action: "REFUND", ...ACCEPTABLE, confidence: 0.9 },
         updated_at: DECIDED_AT,

@@ -5,11 +5,19 @@
 import { formatEur, type CustomerWindow, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { busEntry } from "../../core/kernel/events.ts";
-import type { BusEntry, ClaimVerdictDetail } from "../../core/kernel/events.ts";
+import type {
+  BusEntry,
+  ClaimVerdictDetail,
+  ClaimVerdictEvent,
+  RefundExecutedDetail,
+} from "../../core/kernel/events.ts";
+import { money } from "../../core/kernel/money.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/kernel/execution.ts";
 import { decideClaim } from "../../core/kernel/kernel.ts";
+import { claimVerdictEvent } from "../../core/kernel/public-verdict.ts";
+import { amountFields, currencyFor, withoutAmountEur } from "../../core/kernel/public-amount.ts";
 import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
 import type { ClaimVerdict } from "../../core/kernel/kernel.ts";
 import { decideShadow } from "../../core/kernel/shadow.ts";
@@ -119,7 +127,14 @@ export function decideProposal(
       severityForVerdict(verdict.verdict),
     ),
   ];
-  const events: BusEntry[] = [busEntry("ClaimVerdict", verdictRecord)];
+  const event = claimVerdictEvent(verdictRecord, {
+    order: at.order,
+    claim: record.claim,
+    contract: policy.agent.contract,
+    responsibility: policy.agent.responsibility,
+    receivedAt: record.received_at,
+  });
+  const events: BusEntry[] = [busEntry("ClaimVerdict", event)];
   if (verdict.verdict !== "ESCALATE") return { verdict, record: verdictRecord, events, audit };
   const review = reviewFor(record, {
     origin: "ESCALATE",
@@ -128,6 +143,7 @@ export function decideProposal(
     now: at.now,
     orderId: verdictRecord.order_id ?? record.claim?.order_id,
     amountEur: verdictRecord.amount_eur ?? undefined,
+    currency: currencyFor(at.order, record.claim?.currency),
     verdictId: verdictRecord.verdict_id,
     verdictDecidedAt: at.decidedAt,
     proposal,
@@ -171,7 +187,10 @@ export function plannedRefund(
     layer: current.layer,
     checks: current.checks,
   } as ClaimVerdict;
-  const [effect] = planExecution(verdictView, proposal, claimId).filter((e) => e.type === "refund.reserve");
+  // The amount counts the order's currency, as the verdict's event says (a verdict stored before it: EUR).
+  const event = current.events.find((e) => e.detailType === "ClaimVerdict")?.detail as ClaimVerdictEvent | undefined;
+  const currency = event?.amount?.currency ?? "EUR";
+  const [effect] = planExecution(verdictView, proposal, claimId, currency).filter((e) => e.type === "refund.reserve");
   return effect && effect.type === "refund.reserve" ? effect : undefined;
 }
 
@@ -236,7 +255,15 @@ export function afterReservation(
     return {
       settled: {
         execution: "EXECUTED",
-        events: [...current.events, asked ? busEntry("ReturnRequested", asked) : busEntry("RefundExecuted", detail)],
+        events: [
+          ...current.events,
+          asked
+            ? busEntry("ReturnRequested", {
+                ...withoutAmountEur(asked),
+                ...amountFields(money(refund.amount_cents, currencyFor(s.order))),
+              })
+            : busEntry("RefundExecuted", refundExecutedEvent(detail, refund.amount_cents, s.order)),
+        ],
         audit,
         record: current.record,
         layer: current.layer,
@@ -360,4 +387,13 @@ export function proposalCreatedMs(proposal: unknown): number | undefined {
   const at = (proposal as { created_at?: unknown } | null)?.created_at;
   const ms = typeof at === "string" ? Date.parse(at) : Number.NaN;
   return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * The `RefundExecuted` of a reservation as the bus carries it: the audit's detail with the amount in the order's
+ * currency (`amount`; `amount_eur` kept only for EUR). The audit keeps the detail as recorded before currencies.
+ */
+function refundExecutedEvent(detail: RefundExecutedDetail, minor: number, order: Order): RefundExecutedDetail {
+  const { amount_eur: _recorded, ...rest } = detail;
+  return { ...rest, ...amountFields(money(minor, currencyFor(order))) };
 }

@@ -1,6 +1,8 @@
 // Opening a review: the review a claim gets when it escalates or needs review, the events that announce it,
 // and the effects that end a claim in NEEDS_REVIEW. Pure: every input is given, so a repeat builds the same.
 import { busEntry } from "../../core/kernel/events.ts";
+import { knownAmountFields, withoutAmountEur } from "../../core/kernel/public-amount.ts";
+import { isCurrencyCode } from "../../core/integrity/currency.ts";
 import type { BusEntry } from "../../core/kernel/events.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { RefundProposalOutput } from "../../core/claim/proposal-output.ts";
@@ -19,6 +21,8 @@ interface ReviewOpening {
   now: number;
   orderId?: string | undefined;
   amountEur?: number | undefined;
+  /** The currency `amountEur` counts, when known. */
+  currency?: string | undefined;
   verdictId?: string;
   verdictDecidedAt?: string;
   proposal?: unknown;
@@ -36,6 +40,7 @@ export function reviewFor(record: ClaimRecord, o: ReviewOpening): ReviewRecord {
     reason: o.reason,
     ...(o.orderId ? { order_id: o.orderId } : {}),
     ...(o.amountEur !== undefined ? { amount_eur: o.amountEur } : {}),
+    ...(o.amountEur !== undefined && o.currency !== undefined ? { currency: o.currency } : {}),
     requested_at: new Date(o.now).toISOString(),
     ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
     ...(o.verdictId ? { verdict_id: o.verdictId } : {}),
@@ -61,7 +66,11 @@ export function reviewRequested(record: ClaimRecord, review: ReviewRecord): { au
   };
   return {
     audit: claimAudit(record, "REVIEW_REQUESTED", "NEEDS_REVIEW", Date.parse(review.requested_at), detail, "WARN"),
-    event: busEntry("ReviewRequested", detail),
+    // The bus carries the amount in its currency (docs/events.md); the audit keeps the detail as recorded before.
+    event: busEntry("ReviewRequested", {
+      ...withoutAmountEur(detail),
+      ...knownAmountFields(review.amount_eur, review.currency),
+    }),
   };
 }
 
@@ -88,6 +97,8 @@ export function needsReview(
     now,
     orderId: record.claim?.order_id,
     amountEur: record.claim?.amount_eur,
+    // The order was not read: the claim's amount counts the currency the claim names, if it names one.
+    currency: claimCurrency(record.claim?.currency),
   });
   const requested = reviewRequested(record, review);
   const entry = busEntry("ClaimNeedsReview", {
@@ -153,4 +164,10 @@ export function reviewOpenedFor(
   details: NeedsReviewDetails,
 ): Effect[] {
   return needsReview(record, now, reasonCode, reason, details).filter((e) => e.kind !== "claim_update");
+}
+
+/** A claim's currency when it names an ISO 4217 one (any case), else undefined. */
+function claimCurrency(currency: string | undefined): string | undefined {
+  const code = currency?.toUpperCase();
+  return isCurrencyCode(code) ? code : undefined;
 }

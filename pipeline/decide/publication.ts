@@ -4,7 +4,7 @@
 // claim that moved on meanwhile) is marked `published` on its own item. A PENDING verdict is never published either
 // way: execution settles first. The kernel's decider and triage's run this one; the shell performs what it asks.
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
-import type { ReturnRequestedDetail } from "../../core/kernel/events.ts";
+import type { ClaimVerdictEvent, ReturnRequestedDetail } from "../../core/kernel/events.ts";
 import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
 import type { Effect } from "../effects.ts";
 import type { StoredVerdict } from "../ports.ts";
@@ -40,6 +40,9 @@ export function publishEffects(stored: StoredVerdict): Effect[] {
 export function decidedUpdate(stored: StoredVerdict, now: number, proposal?: unknown): ClaimUpdate {
   const { record } = stored;
   const output = proposalOutputOf(proposal);
+  // The verdict's amount in its currency and its lines, as its ClaimVerdict event carries them (absent on a verdict
+  // stored before they existed).
+  const event = stored.events.find((e) => e.detailType === "ClaimVerdict")?.detail as ClaimVerdictEvent | undefined;
   // A return-required ACCEPT waits for the item (docs/returns.md): reserved, not yet executed.
   const asked = stored.events.find((e) => e.detailType === "ReturnRequested")?.detail as
     | ReturnRequestedDetail
@@ -55,6 +58,8 @@ export function decidedUpdate(stored: StoredVerdict, now: number, proposal?: unk
       reason: record.reason,
       executed: asked ? false : stored.execution === "EXECUTED",
       ...(asked ? { return: asked } : {}),
+      ...(event?.amount !== undefined ? { amount: event.amount } : {}),
+      ...(event?.lines ? { lines: event.lines } : {}),
       ...(output ? { proposal: output } : {}),
       updated_at: new Date(now).toISOString(),
     },

@@ -159,6 +159,7 @@ describe("what a decided refund review performs", () => {
           dfid: "dfid_clm_1",
           order_id: "ord_1",
           amount_eur: 50,
+          amount: { value: "50.00", currency: "EUR" },
           verdict_id: "vrd_1",
           retry_of: "exe_1",
         },

@@ -9,6 +9,7 @@ import * as z from "zod";
 import { oneLineText } from "../../core/claim/claim.ts";
 import { auditEvent } from "../../core/history/audit-events.ts";
 import { settlementDfid } from "../../core/kernel/claim-record.ts";
+import { knownAmountFields, withoutAmountEur } from "../../core/kernel/public-amount.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { BusEntry, ReviewDecidedDetail } from "../../core/kernel/events.ts";
 import {
@@ -251,7 +252,12 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
         at: decided.decided_at,
       }),
     });
-    entries.push(busEntry("RefundExecuted", refund));
+    entries.push(
+      busEntry("RefundExecuted", {
+        ...withoutAmountEur(refund),
+        ...knownAmountFields(refund.amount_eur, settlement.currency ?? "EUR"),
+      }),
+    );
   }
   effects.push({ kind: "publish", entries });
   return effects;

@@ -2,6 +2,7 @@
 // and what the deadline does to one that got none. Pure: the shell (pipeline/returns.ts) loads the claim and the
 // recorded events, calls these, and performs the effects — `before` always, then the claim's one conditional move
 // (`transition`), then `after` only when that move took, so two racing deliveries announce the outcome once.
+import { knownAmountFields, withoutAmountEur } from "../../core/kernel/public-amount.ts";
 import type { AuditEvent, AuditSeverity } from "../../core/integrity/index.ts";
 import { auditEvent } from "../../core/history/audit-events.ts";
 import type { ClaimAuditDetails } from "../../core/history/audit-events.ts";
@@ -99,14 +100,25 @@ export type ReturnStep = {
 /** Why a posted event is refused: the claim awaits no return, or the event id was used for another event. */
 export type ReturnRefusal = { readonly refused: "NOT_AWAITING_RETURN" | "EVENT_ID_REUSED"; readonly message: string };
 
-/** The `RefundExecuted` a return's `pay_on` releases: the one the kernel reserved, under the same execution id. */
-function refundOf(r: ReturnRequestedDetail): RefundExecutedDetail {
+/**
+ * The `RefundExecuted` a return's `pay_on` releases: the one the kernel reserved, under the same execution id, with
+ * its amount in the currency the claim's verdict counted (docs/events.md; unknown on a claim decided before it).
+ */
+function refundOf(r: ReturnRequestedDetail, currency: string | undefined): RefundExecutedDetail {
+  const detail = refundDetailOf(r);
+  if (r.amount !== undefined) return { ...detail, amount: r.amount };
+  return currency === undefined
+    ? detail
+    : { ...withoutAmountEur(detail), ...knownAmountFields(detail.amount_eur, currency) };
+}
+
+function refundDetailOf(r: ReturnRequestedDetail): RefundExecutedDetail {
   return {
     execution_id: r.execution_id,
     claim_id: r.claim_id,
     dfid: r.dfid,
     order_id: r.order_id,
-    amount_eur: r.amount_eur,
+    ...(r.amount_eur === undefined ? {} : { amount_eur: r.amount_eur }),
     verdict_id: r.verdict_id,
     ...(r.simulation_id ? { simulation_id: r.simulation_id } : {}),
   };
@@ -229,7 +241,7 @@ function stepFor(record: ClaimRecord, asked: ReturnRequestedDetail, decision: Re
       return {
         // Published before the claim moves: a crash between leaves the claim awaiting, and the next delivery or the
         // sweep publishes the same refund again (the executor pays an execution id once).
-        before: [{ kind: "publish", entries: [busEntry("RefundExecuted", refundOf(asked))] }],
+        before: [{ kind: "publish", entries: [busEntry("RefundExecuted", refundOf(asked, record.amount?.currency))] }],
         transition: {
           kind: "claim_update",
           claimId: record.claim_id,

@@ -3,6 +3,7 @@
 // decided review announces and what is repeated once it is recorded, and the answer the API gives.
 import { refundReleased, toCents, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { knownAmountFields, withoutAmountEur } from "../../core/kernel/public-amount.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { BusEntry } from "../../core/kernel/events.ts";
 import { decideClaim } from "../../core/kernel/kernel.ts";
@@ -261,7 +262,12 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
         amount_cents: toCents(refund.amount_eur),
       }),
     });
-    events.push(busEntry("RefundExecuted", refund));
+    events.push(
+      busEntry("RefundExecuted", {
+        ...withoutAmountEur(refund),
+        ...knownAmountFields(refund.amount_eur, review.currency),
+      }),
+    );
   }
   // The state is the claim's final one, known from the origin: the claim's record may still be on its way there
   // (read while the kernel or the extraction had not yet recorded it), and a repeat must audit the same event.
@@ -269,7 +275,13 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
     kind: "audit",
     event: claimAudit(record, "REVIEW_DECIDED", review.origin === "ESCALATE" ? "DECIDED" : "NEEDS_REVIEW", at, decided),
   });
-  events.push(busEntry("ReviewDecided", decided));
+  // The bus carries the amounts in their currency (docs/events.md); the audit keeps the details as recorded before.
+  events.push(
+    busEntry("ReviewDecided", {
+      ...withoutAmountEur(decided),
+      ...knownAmountFields(review.approved_amount_eur, review.currency),
+    }),
+  );
   if (review.order_id) effects.push(reviewClosed(review, review.order_id));
   // A claim whose return went to a person (docs/returns.md) still holds its reserved refund: a DENY or a RESUBMIT
   // (the corrected claim reserves its own) releases it, so the order's balance is free again.

@@ -6,6 +6,7 @@ import { type LedgerEntry } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { claimVerdictEvent } from "../../core/kernel/public-verdict.ts";
 import { buildTriageVerdictRecord, triageIdempotencyKey } from "../../core/kernel/execution.ts";
 import { triageClaim } from "../../core/kernel/kernel.ts";
 import { severityForVerdict } from "../../core/integrity/index.ts";
@@ -90,7 +91,14 @@ export function triageDecision(
       severityForVerdict(verdict.verdict),
     ),
   ];
-  return { verdict, record: verdictRecord, events: [busEntry("ClaimVerdict", verdictRecord)], audit };
+  const event = claimVerdictEvent(verdictRecord, {
+    order: at.order,
+    claim,
+    contract: policy.agent.contract,
+    responsibility: policy.agent.responsibility,
+    receivedAt: record.received_at,
+  });
+  return { verdict, record: verdictRecord, events: [busEntry("ClaimVerdict", event)], audit };
 }
 
 /** What triage ends in: the claim decided by the kernel's rules (its verdict published), or on to the crew. */

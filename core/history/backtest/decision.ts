@@ -4,7 +4,7 @@
 import { KernelInputError } from "../../integrity/errors.ts";
 import type { CustomerLimitsCents } from "../../kernel/customer-window.ts";
 import type { ReserveMode } from "../../kernel/ledger.ts";
-import { MAX_CENTS, parseCents, parseMoney } from "../../kernel/money.ts";
+import { MAX_CENTS, parseCents } from "../../kernel/money.ts";
 import { lineReserveOf } from "../../kernel/claim-lines.ts";
 import type { LineReserve } from "../../kernel/ledger.ts";
 import type { RegistryView } from "../../integrity/registry.ts";
@@ -138,8 +138,8 @@ export function decisionStep(
   let candidateCents = 0;
   if (person === undefined) {
     if (candidate.verdict === "ACCEPT") {
-      const [euro] = planExecution(candidate, facts.proposal, step.claimId);
-      const plan = euro?.type === "refund.reserve" ? inCurrency(euro, currency) : undefined;
+      const [planned] = planExecution(candidate, facts.proposal, step.claimId, currency);
+      const plan = planned?.type === "refund.reserve" ? planned : undefined;
       const mode = currency === "EUR" ? env.automatic : automaticIn(env, currency);
       const refused =
         plan !== undefined && orderCents !== undefined && mode !== undefined
@@ -173,9 +173,9 @@ export function decisionStep(
 
   acc.evaluated++;
   if (env.onProgress && acc.evaluated % PROGRESS_EVERY === 0) env.onProgress(acc.evaluated);
-  const recordedCents = recorded.verdict === "ACCEPT" && currency === "EUR" ? (step.refundedCents ?? 0) : 0;
-  count(acc.before, recorded.verdict, recorded.reason_code, recordedCents);
-  count(acc.after, candidate.verdict, candidate.reason_code, candidateCents);
+  const recordedCents = recorded.verdict === "ACCEPT" ? (step.refundedCents ?? 0) : 0;
+  count(acc.before, recorded.verdict, recorded.reason_code, recordedCents, currency);
+  count(acc.after, candidate.verdict, candidate.reason_code, candidateCents, currency);
   if (person !== undefined) {
     const decided: PersonDecision = {
       claim_id: step.claimId,
@@ -234,24 +234,17 @@ function triageUnder(
   });
 }
 
-/**
- * The candidate's automatic refund, reserved as the live kernel reserves it: on the customer's window first (under
- * customer limits, when the order has a customer), then on the order's ledger, the window's reservation released
- * when the ledger refuses. The refusal's message, or `undefined` when both hold it.
- */
-/** A refund plan in `currency`'s minor units (EUR's: as planned, in cents); undefined for an amount it cannot hold. */
-function inCurrency<P extends { amount_cents: number; amount_eur: number }>(plan: P, currency: string): P | undefined {
-  if (currency === "EUR") return plan;
-  const parsed = parseMoney(plan.amount_eur, currency);
-  return parsed.ok ? { ...plan, amount_cents: parsed.money.minor } : undefined;
-}
-
 /** The candidate's automatic reserve mode for an order in `currency` (its `currencies` bound); none without one. */
 function automaticIn(env: SimulationEnv, currency: string): ReserveMode | undefined {
   const bounds = currencyPolicy(env.policy.contract, currency);
   return bounds ? { kind: "automatic", limitCents: bounds.limit.minor } : undefined;
 }
 
+/**
+ * The candidate's automatic refund, reserved as the live kernel reserves it: on the customer's window first (under
+ * customer limits, when the order has a customer), then on the order's ledger, the window's reservation released
+ * when the ledger refuses. The refusal's message, or `undefined` when both hold it.
+ */
 function reserveAutomatic(
   plan: { order_id: string; amount_cents: number },
   orderCents: number,

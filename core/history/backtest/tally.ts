@@ -1,13 +1,16 @@
 // What a backtest counts as it goes: the claims re-decided and not evaluable, the flips, the people's decisions, and
 // each side's (recorded, candidate) verdicts, reviews and automatic refunds.
-import { centsToEur } from "../../kernel/money.ts";
+import { centsToEur, money, moneyJson } from "../../kernel/money.ts";
 import type { VerdictKind } from "../../integrity/verdict.ts";
 import type { LineReserve } from "../../kernel/ledger.ts";
 import type { BacktestReport, BacktestTotals, FlipDetail, PersonDecision } from "./types.ts";
 
 /** One side's counts: the recorded decisions' or the candidate's. */
 export type Side = {
+  /** EUR cents refunded without a person. */
   autoCents: number;
+  /** Minor units refunded without a person in each other currency: never added to EUR's, nor to each other. */
+  autoMinor: Record<string, number>;
   reviews: number;
   byReason: Record<string, number>;
   verdicts: Record<VerdictKind, number>;
@@ -32,6 +35,7 @@ export type Accumulator = {
 
 const newSide = (): Side => ({
   autoCents: 0,
+  autoMinor: {},
   reviews: 0,
   byReason: {},
   verdicts: { ACCEPT: 0, ESCALATE: 0, REJECT: 0 },
@@ -50,10 +54,20 @@ export const newAccumulator = (): Accumulator => ({
   after: newSide(),
 });
 
-/** Counts one decision on `side`: its verdict, an ESCALATE's review by reason, the cents refunded without a person. */
-export function count(side: Side, verdict: VerdictKind, reasonCode: string, refundedCents: number): void {
+/**
+ * Counts one decision on `side`: its verdict, an ESCALATE's review by reason, the minor units of the order's
+ * `currency` refunded without a person (EUR's as cents, each other currency apart).
+ */
+export function count(
+  side: Side,
+  verdict: VerdictKind,
+  reasonCode: string,
+  refundedMinor: number,
+  currency = "EUR",
+): void {
   side.verdicts[verdict]++;
-  side.autoCents += refundedCents;
+  if (currency === "EUR") side.autoCents += refundedMinor;
+  else if (refundedMinor !== 0) side.autoMinor[currency] = (side.autoMinor[currency] ?? 0) + refundedMinor;
   if (verdict === "ESCALATE") {
     side.reviews++;
     side.byReason[reasonCode] = (side.byReason[reasonCode] ?? 0) + 1;
@@ -63,5 +77,11 @@ export function count(side: Side, verdict: VerdictKind, reasonCode: string, refu
 /** A side's totals as the report gives them (reasons sorted). */
 export function totalsOf(side: Side): BacktestTotals {
   const byReason = Object.fromEntries(Object.entries(side.byReason).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return { auto_refunded_eur: centsToEur(side.autoCents), reviews: side.reviews, by_reason: byReason };
+  const others = Object.entries(side.autoMinor).sort(([a], [b]) => (a < b ? -1 : 1));
+  return {
+    auto_refunded_eur: centsToEur(side.autoCents),
+    ...(others.length > 0 ? { auto_refunded: others.map(([c, minor]) => moneyJson(money(minor, c))) } : {}),
+    reviews: side.reviews,
+    by_reason: byReason,
+  };
 }

@@ -59,7 +59,14 @@ export const PROGRESS_EVERY = 10_000;
 export type Outcome = { verdict: VerdictKind; reason_code: string };
 
 /** Totals over the evaluated claims: refunded without a person, and reviews by reason code. */
-export type BacktestTotals = { auto_refunded_eur: number; reviews: number; by_reason: Record<string, number> };
+export type BacktestTotals = {
+  /** Refunded without a person, in EUR: the EUR orders' only. */
+  auto_refunded_eur: number;
+  /** Refunded without a person in each other currency, apart (no two currencies are ever added); absent when none. */
+  auto_refunded?: { value: string; currency: string }[];
+  reviews: number;
+  by_reason: Record<string, number>;
+};
 
 /** One side of a flip, with what the drill-down shows: the human reason and the checks each layer ran. */
 export type DecidedSide = Outcome & { reason: string; layer: number; checks: VerdictCheck[] };

@@ -19,6 +19,7 @@ import type { Ctx, Flow, Found, Scope } from "./context.ts";
 import { execution } from "./refund.ts";
 import { readOrder } from "../../kernel/order-view.ts";
 import type { Money } from "../../kernel/money.ts";
+import { currencyFor } from "../../kernel/public-amount.ts";
 import type { Order } from "../../integrity/contracts.ts";
 import { humanReview } from "./review.ts";
 
@@ -211,7 +212,15 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
     k.expect(d.code !== "ALREADY_REFUNDED_FOR_CLAIM", `${label(note)}: a lost race names ${d.code}`);
   }
   if (verdict.verdict === "ACCEPT")
-    execution(ctx, verdict, proposal, verdictRecord.d.verdict_id, orderTotalOf(submitted.d.kernel_inputs.order), flow);
+    execution(
+      ctx,
+      verdict,
+      proposal,
+      verdictRecord.d.verdict_id,
+      orderTotalOf(submitted.d.kernel_inputs.order),
+      flow,
+      currencyFor(submitted.d.kernel_inputs.order ?? undefined),
+    );
   if (verdict.verdict === "ESCALATE") {
     humanReview(ctx, flow, "ESCALATE", {
       reason_code: verdict.reason_code,

@@ -19,9 +19,11 @@ export function execution(
   verdictId: string,
   orderTotal: Money | undefined,
   flow: Flow,
+  /** The order's currency: the plan's minor units are its. */
+  currency = "EUR",
 ): void {
   const s = scope(ctx, "execution");
-  const plan = planExecution(verdict, proposal, flow.claimId).find((e) => e.type === "refund.reserve");
+  const plan = planExecution(verdict, proposal, flow.claimId, currency).find((e) => e.type === "refund.reserve");
   if (!plan || plan.type !== "refund.reserve") {
     s.incomplete("the ACCEPT plans no refund");
     return;
