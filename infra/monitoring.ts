@@ -313,6 +313,19 @@ const reviewAlarms = [
   }),
 ];
 
+/** The refund-due alarm (docs/returns.md#the-refund-due-alarm): the sweep reports it every 5 minutes. */
+const refundDueAlarm = alarm("RefundsDue", {
+  description:
+    'A live refund is not settled refund_due_days − 4 days after its clock started (the return received, or the decision when no return is asked): the legal deadline is near. `claims reconcile` or the sweep\'s log ("refunds near their legal deadline") names each claim, its due date and the days left.',
+  namespace: NAMESPACE,
+  metricName: "RefundsDueSoon" satisfies MetricName,
+  dimensions: { service: METRICS_SERVICE, Flow: "live" },
+  statistic: "Maximum",
+  periodSeconds: FIVE_MINUTES,
+  periods: 1,
+  threshold: 1,
+});
+
 /** Every alarm of the app. */
 export const alarms = [
   ...dlqAlarms,
@@ -322,6 +335,7 @@ export const alarms = [
   apiAlarm,
   ...messageAlarms,
   ...reviewAlarms,
+  refundDueAlarm,
 ];
 
 // --- The dashboard ---------------------------------------------------------------------------------------
@@ -403,6 +417,7 @@ const widgets = [
     ),
     ours("PendingReviews", { Flow: "live" }, { stat: "Maximum", label: "pending" }),
     ours("OverdueReviews", { Flow: "live" }, { stat: "Maximum", label: "overdue" }),
+    ours("RefundsDueSoon", { Flow: "live" }, { stat: "Maximum", label: "refunds due soon" }),
     ours("OldestPendingReviewAge", { Flow: "live" }, { stat: "Maximum", label: "oldest pending (s)", yAxis: "right" }),
   ]),
   widget(
