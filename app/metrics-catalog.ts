@@ -115,6 +115,13 @@ export const METRICS = {
     description:
       "pending reviews past their due_at (requested_at + the policy's review_due_days / review_due_hours), every 5 minutes (counted up to 1,000)",
   },
+  RefundsDueSoon: {
+    unit: "Count",
+    dimensions: [["Flow"]],
+    emittedBy: ["sweep"],
+    description:
+      "live refunds not settled refund_due_days − 4 days after their clock started (the return received, or the decision when no return is asked; docs/returns.md#the-refund-due-alarm), every 5 minutes",
+  },
   LlmCalls: {
     unit: "Count",
     dimensions: [["Task"]],

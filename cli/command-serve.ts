@@ -145,10 +145,13 @@ export function registerServeCommand(program: Command): void {
           port: o.port,
           host: o.host,
           health: () =>
-            healthAnswer({
-              llm: Boolean(llm.unreachable?.() || stack.handlerThread?.llmUnreachable()),
-              orders: orders?.unreachable() ?? false,
-            }),
+            healthAnswer(
+              {
+                llm: Boolean(llm.unreachable?.() || stack.handlerThread?.llmUnreachable()),
+                orders: orders?.unreachable() ?? false,
+              },
+              stack.refundsDueSoon(),
+            ),
           ...(reviewing.tokenSource ? { reviewerTokenSource: reviewing.tokenSource } : {}),
           onRequest: (r) => out(`  [http] ${r.method.padEnd(4)} ${r.path} ${r.status} ${r.ms.toFixed(0)} ms`),
         }).catch(async (e: unknown) => {

@@ -77,6 +77,22 @@ describe("claims reconcile", () => {
     expect(body.totals).toEqual({ settled_eur: 30.3, pending_eur: 0, failed_eur: 0 });
   });
 
+  it("names each unsettled refund near its legal deadline with its due date and days left, in text and --json", async () => {
+    const elevenDaysAgo = new Date(Date.now() - 11 * 86_400_000).toISOString();
+    const lines = [executed("exe_old", 10, {}, elevenDaysAgo), executed("exe_new", 10), settled("exe_new")];
+    const text = await reconcile(lines);
+    expect(text.stdout).toMatch(/^DUE SOON clm_exe_old refund due \S+ \(2 days left\)$/m);
+    expect(text.stdout).not.toMatch(/DUE SOON clm_exe_new/);
+    const json = JSON.parse((await reconcile(lines, ["--json"])).stdout) as { refunds_due: unknown };
+    expect(json.refunds_due).toEqual([
+      {
+        claim_id: "clm_exe_old",
+        due_at: new Date(Date.parse(elevenDaysAgo) + 14 * 86_400_000).toISOString(),
+        days_left: 2,
+      },
+    ]);
+  });
+
   it("exits 1 on a failed refund and names its reason", async () => {
     const out = await reconcile([
       executed("exe_a", 10),

@@ -1,11 +1,14 @@
 // `claims reconcile [--since ISO] [--json] [--data-dir DIR] [--pending-hours N]` (docs/cli.md, docs/payments.md):
 // every authorised refund (RefundExecuted without a simulation_id) with its settlement (RefundSettled /
-// RefundFailed), read from the local bus journal `events.jsonl` of the data directory. Exit 0 when every refund
-// is settled, 1 when one failed or has been pending longer than the bound, 2 on a usage error.
+// RefundFailed), read from the local bus journal `events.jsonl` of the data directory, and the unsettled ones near
+// their legal deadline (docs/returns.md#the-refund-due-alarm). Exit 0 when every refund is settled, 1 when one
+// failed or has been pending longer than the bound, 2 on a usage error.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
+import { refundsDueSoon } from "../core/kernel/refund-due.ts";
+import type { AcceptedRefund, RefundDueLine } from "../core/kernel/refund-due.ts";
 import { reconcile } from "../core/kernel/settlement.ts";
 import type { Reconciliation, SettlementFact } from "../core/kernel/settlement.ts";
 import { parseIsoMs } from "../core/integrity/time.ts";
@@ -100,6 +103,53 @@ export function shownApart(facts: readonly SettlementFact[], result: Reconciliat
   };
 }
 
+/**
+ * The unsettled refunds (PENDING or FAILED) at or past `refund_due_days − 4` days at `now`, soonest due first. A
+ * refund's clock starts at its claim's first `RefundExecuted` (the decision, or for a return the pay_on event that
+ * released it); its days are its `ReturnRequested`'s `refund_due_days`, else 14.
+ */
+export function refundsDueInJournal(
+  lines: readonly JournalLine[],
+  result: Reconciliation,
+  now: number,
+): RefundDueLine[] {
+  const firstExecuted = new Map<string, string>();
+  const dueDays = new Map<string, number>();
+  for (const line of lines) {
+    const d = line.detail ?? {};
+    if (d.simulation_id !== undefined || typeof d.claim_id !== "string" || typeof line.time !== "string") continue;
+    const known = firstExecuted.get(d.claim_id);
+    if (line["detail-type"] === "RefundExecuted" && (known === undefined || line.time < known))
+      firstExecuted.set(d.claim_id, line.time);
+    if (line["detail-type"] === "ReturnRequested" && typeof d.refund_due_days === "number")
+      dueDays.set(d.claim_id, d.refund_due_days);
+  }
+  const refunds: AcceptedRefund[] = result.refunds.flatMap((r) => {
+    const start = firstExecuted.get(r.claim_id);
+    if (start === undefined) return [];
+    const days = dueDays.get(r.claim_id);
+    return [
+      {
+        claim_id: r.claim_id,
+        decidedAt: start,
+        returnAsked: false,
+        ...(days !== undefined ? { refundDueDays: days } : {}),
+        settled: r.status !== "PENDING" && r.status !== "FAILED",
+      },
+    ];
+  });
+  return refundsDueSoon(refunds, now);
+}
+
+/** One line of `claims reconcile` for a refund near its legal deadline. */
+export function refundDueText(line: RefundDueLine): string {
+  const left =
+    line.days_left >= 0
+      ? `${line.days_left} day${line.days_left === 1 ? "" : "s"} left`
+      : `overdue by ${-line.days_left} day${line.days_left === -1 ? "" : "s"}`;
+  return `DUE SOON ${line.claim_id} refund due ${line.due_at} (${left})`;
+}
+
 /** The refunds that make reconcile fail: FAILED, or PENDING since before `pendingSince`. */
 export function unreconciled(result: Reconciliation, pendingSince: string) {
   return result.refunds.filter(
@@ -149,14 +199,18 @@ export function registerReconcileCommand(program: Command): void {
       const apart = shownApart(facts, result, o.since);
       const bound = new Date(Date.now() - (o.pendingHours ?? DEFAULT_PENDING_HOURS) * 3_600_000).toISOString();
       const failing = unreconciled(result, bound);
+      const due = refundsDueInJournal(lines, result, Date.now());
       if (o.json) {
         const refunds = result.refunds.map(({ authorised_at: _at, ...r }) => r);
-        process.stdout.write(`${JSON.stringify({ refunds, totals: result.totals, apart }, null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ refunds, totals: result.totals, apart, refunds_due: due }, null, 2)}\n`,
+        );
       } else {
         for (const r of result.refunds)
           process.stdout.write(
             `${r.status.padEnd(8)} ${r.claim_id} ${r.execution_id} ${r.amount_eur.toFixed(2)} EUR${r.provider_ref ? ` ${r.provider_ref}` : ""}${r.failure_reason ? ` — ${r.failure_reason}` : ""}\n`,
           );
+        for (const line of due) process.stdout.write(`${refundDueText(line)}\n`);
         const t = result.totals;
         process.stdout.write(
           `${result.refunds.length} refunds: settled ${t.settled_eur.toFixed(2)} EUR${apart.paid_out_of_band.count > 0 ? ` (${apart.paid_out_of_band.eur.toFixed(2)} EUR of it CLOSEd as paid out of band)` : ""}, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${apart.closed_unpaid.count > 0 ? `; closed unpaid ${apart.closed_unpaid.count} (${apart.closed_unpaid.eur.toFixed(2)} EUR, not refunded)` : ""}${Object.entries(

@@ -8,6 +8,7 @@ import { recordingLogger } from "../local/testing/stack-fixture.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { SWEEP_RESERVE_SECONDS } from "../app/manifest.ts";
 import { SWEEP_BUDGET_MS, createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
+import type { MetricRecord } from "./observability/metrics.ts";
 import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -54,6 +55,36 @@ describe("the sweep", () => {
     // A second sweep finds nothing left to finish.
     await createSweepHandler(() => p.deps, { logger: log.logger, env: {} })();
     expect(p.publisher.published.filter((e) => e.detailType === "RefundExecuted")).toHaveLength(1);
+  });
+
+  it("reports the live refunds near their legal deadline (RefundsDueSoon) and names them, reading the unsettled ones", async () => {
+    let now = NOW;
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: createRulesModel({ contract: config.agent.contract }),
+      clock: { now: () => now },
+    });
+    const at = new Date(NOW).toISOString();
+    const base = { dfid: "dfid_x", order_id: "ord_002", amount_eur: 10, verdict_id: "vrd_x", provider: "stripe" };
+    const pending = { ...base, claim_id: "clm_pending", execution_id: "exe_p", status: "PENDING" as const };
+    const settled = { ...base, claim_id: "clm_settled", execution_id: "exe_s", status: "SETTLED" as const };
+    for (const s of [pending, settled])
+      await p.deps.settlements!.create({ ...s, requested_at: at, updated_at: at, attempts: [], version: 1 });
+    const emitted: MetricRecord[] = [];
+    const metrics = { emit: (r: MetricRecord) => void emitted.push(r), coldStart: () => undefined };
+    const run = () => createSweepHandler(() => p.deps, { logger: recordingLogger().logger, metrics, env: {} })();
+    const due = (records: MetricRecord[]) =>
+      records.flatMap((r) => (r.metrics.RefundsDueSoon === undefined ? [] : [r]));
+
+    expect((await run()).refundsDue).toEqual([]);
+    expect(due(emitted)).toEqual([{ metrics: { RefundsDueSoon: 0 }, dimensions: [{ Flow: "live" }] }]);
+    now = NOW + 10 * 86_400_000; // 14 − 4 days after the refund was decided (no returns policy: 14 days)
+    emitted.length = 0;
+    expect((await run()).refundsDue).toEqual([
+      { claim_id: "clm_pending", due_at: new Date(NOW + 14 * 86_400_000).toISOString(), days_left: 4 },
+    ]);
+    expect(due(emitted)).toEqual([{ metrics: { RefundsDueSoon: 1 }, dimensions: [{ Flow: "live" }] }]);
   });
 });
 

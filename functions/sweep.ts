@@ -2,12 +2,15 @@
 // a RUNNING claim gets a crew.tick (its overdue steps time out), a RECEIVED one is started again —,
 // moves a claim that nudges no longer move to NEEDS_REVIEW STALLED, and completes interrupted review
 // decisions (pipeline: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
-// Each run also reports the review backlog (PendingReviews, OldestPendingReviewAge), which the backlog alarms watch.
+// Each run also reports the review backlog (PendingReviews, OldestPendingReviewAge), which the backlog alarms watch,
+// and the live refunds near their legal deadline (RefundsDueSoon, docs/returns.md#the-refund-due-alarm).
 // A run stops paging SWEEP_RESERVE_SECONDS before its Lambda timeout and leaves the rest to the next run.
 import * as z from "zod";
 import { FUNCTIONS, QUEUES, SWEEP_RESERVE_SECONDS, visibilityTimeoutSeconds } from "../app/manifest.ts";
 import type { QueueRole } from "../app/manifest.ts";
 import type { PipelineSettings } from "../pipeline/deps.ts";
+import type { RefundDueLine } from "../core/kernel/refund-due.ts";
+import { refundsDueNow } from "../pipeline/refund-due.ts";
 import { sweepStalledClaims } from "../pipeline/timers.ts";
 import { productionDeps } from "./composition/compose.ts";
 import type { DepsSource } from "./composition/compose.ts";
@@ -73,6 +76,7 @@ export function createSweepHandler(
         ticked: number;
         stalled: number;
         reviewsRepaired: number;
+        refundsDue: RefundDueLine[];
       }> => {
         const d = await deps();
         const stalledAfterMs = settings.CLAIMS_SWEEP_STALLED_AFTER_MS;
@@ -105,7 +109,11 @@ export function createSweepHandler(
         // Past due: the policy's review_due_days / review_due_hours (docs/reviews.md#the-desk).
         for (const record of await reviewBacklogRecords(d.reviews, d.clock.now(), 1_000, d.agent.review?.dueMs))
           metrics.emit(record);
-        return counts;
+        // The refund-due alarm: only the unsettled refunds are read (docs/returns.md#the-refund-due-alarm).
+        const refundsDue = await refundsDueNow(d, d.clock.now());
+        metrics.emit({ metrics: { RefundsDueSoon: refundsDue.length }, dimensions: [{ Flow: "live" }] });
+        if (refundsDue.length > 0) logger.warn("refunds near their legal deadline, not settled", { refundsDue });
+        return { ...counts, refundsDue };
       },
   );
 }

@@ -27,61 +27,13 @@ import {
 import { paymentsRule } from "./payments.ts";
 import { schedulesDlq } from "./schedules.ts";
 import { settings } from "./settings.ts";
+import { alarm, queueName } from "./alarm.ts";
+import type { Queue } from "./alarm.ts";
 
-/** The topic every alarm notifies, in ALARM and back to OK. */
-export const alarmTopic = new sst.aws.SnsTopic("Alarms");
-
-/** Its subscriber, when CLAIMS_ALARM_ENDPOINT is set (required in production). An email subscriber must confirm the first message. */
-export const alarmSubscription = settings.alarms.notify
-  ? new aws.sns.TopicSubscription("AlarmsSubscription", {
-      topic: alarmTopic.arn,
-      protocol: settings.alarms.notify.protocol,
-      endpoint: settings.alarms.notify.endpoint,
-    })
-  : undefined;
+export { alarmTopic } from "./alarm.ts";
 
 const NAMESPACE = metricsNamespace($app.stage);
 const FIVE_MINUTES = 300;
-
-type Queue = typeof crewEventsQueue;
-/** A queue's name (the SQS metrics' QueueName dimension): the last part of its ARN. */
-const queueName = (queue: Queue) => queue.arn.apply((arn: string) => arn.split(":").pop() ?? arn);
-
-/** One alarm: ≥ `threshold` of `statistic` over `periods` consecutive periods, notifying the topic; no data is not a breach. */
-function alarm(
-  id: string,
-  args: {
-    description: string;
-    namespace: string;
-    metricName: string;
-    dimensions: Record<string, string | ReturnType<typeof queueName>>;
-    statistic: "Sum" | "Maximum";
-    periodSeconds: number;
-    periods: number;
-    threshold: number;
-  },
-) {
-  // Fixed names: a replaced alarm is deleted before its replacement is created.
-  return new aws.cloudwatch.MetricAlarm(
-    id,
-    {
-      name: `${$app.name}-${$app.stage}-${id}`,
-      alarmDescription: args.description,
-      namespace: args.namespace,
-      metricName: args.metricName,
-      dimensions: args.dimensions,
-      statistic: args.statistic,
-      period: args.periodSeconds,
-      evaluationPeriods: args.periods,
-      threshold: args.threshold,
-      comparisonOperator: "GreaterThanOrEqualToThreshold",
-      treatMissingData: "notBreaching",
-      alarmActions: [alarmTopic.arn],
-      okActions: [alarmTopic.arn],
-    },
-    { deleteBeforeReplace: true },
-  );
-}
 
 /** Every dead-letter queue: the five work queues', the three bus-rule targets' and the schedules'. */
 const DEAD_LETTER_QUEUES: Record<string, Queue> = {
@@ -313,6 +265,19 @@ const reviewAlarms = [
   }),
 ];
 
+/** The refund-due alarm (docs/returns.md#the-refund-due-alarm): the sweep reports it every 5 minutes. */
+const refundDueAlarm = alarm("RefundsDue", {
+  description:
+    'A live refund is not settled refund_due_days − 4 days after the return was received (or the decision, when no return is asked): its legal deadline is near. `claims reconcile`, or the sweep\'s log line "refunds near their legal deadline", names each claim, its due date and the days left (docs/returns.md).',
+  namespace: NAMESPACE,
+  metricName: "RefundsDueSoon" satisfies MetricName,
+  dimensions: { service: METRICS_SERVICE, Flow: "live" },
+  statistic: "Maximum",
+  periodSeconds: FIVE_MINUTES,
+  periods: 1,
+  threshold: 1,
+});
+
 /** Every alarm of the app. */
 export const alarms = [
   ...dlqAlarms,
@@ -322,6 +287,7 @@ export const alarms = [
   apiAlarm,
   ...messageAlarms,
   ...reviewAlarms,
+  refundDueAlarm,
 ];
 
 // --- The dashboard ---------------------------------------------------------------------------------------
@@ -403,6 +369,7 @@ const widgets = [
     ),
     ours("PendingReviews", { Flow: "live" }, { stat: "Maximum", label: "pending" }),
     ours("OverdueReviews", { Flow: "live" }, { stat: "Maximum", label: "overdue" }),
+    ours("RefundsDueSoon", { Flow: "live" }, { stat: "Maximum", label: "refunds due soon" }),
     ours("OldestPendingReviewAge", { Flow: "live" }, { stat: "Maximum", label: "oldest pending (s)", yAxis: "right" }),
   ]),
   widget(

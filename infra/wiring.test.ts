@@ -1242,8 +1242,21 @@ describe("alarms, their topic and the dashboard", () => {
     expect(backlog(tuned)).toEqual(expected(5, 4 * 3600));
   });
 
-  it("has exactly these alarms: 10 DLQs, 9 queue ages, errors and throttles of every deployed function, 12 routes, the API, 6 consumers, 3 on reviews", () => {
-    expect(alarms()).toHaveLength(10 + 9 + 2 * Object.keys(AWS_FUNCTIONS).length + 12 + 1 + 6 + 3);
+  it("alarms on any live refund not settled refund_due_days − 4 days after its clock started", () => {
+    expect(alarmOn("RefundsDueSoon", "Flow", "live")).toEqual([
+      expect.objectContaining({
+        namespace: "ClaimsCrew/test",
+        dimensions: { service: METRICS_SERVICE, Flow: "live" },
+        statistic: "Maximum",
+        threshold: 1,
+        period: 300,
+        evaluationPeriods: 1,
+      }),
+    ]);
+  });
+
+  it("has exactly these alarms: 10 DLQs, 9 queue ages, errors and throttles of every deployed function, 12 routes, the API, 6 consumers, 3 on reviews, 1 on refunds due", () => {
+    expect(alarms()).toHaveLength(10 + 9 + 2 * Object.keys(AWS_FUNCTIONS).length + 12 + 1 + 6 + 3 + 1);
   });
 
   it("sends every function's metrics to the stage's namespace", () => {

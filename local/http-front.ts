@@ -12,6 +12,7 @@ import type { AuthorizerFn } from "./auth/authorizer.ts";
 import { MAX_BODY_BYTES } from "../functions/http/http.ts";
 import { ROUTES } from "../app/manifest.ts";
 import type { RouteAuth, RouteFact } from "../app/manifest.ts";
+import type { RefundDueLine } from "../core/kernel/refund-due.ts";
 import { HttpFrontError } from "./errors.ts";
 
 /** The routes of app/manifest.ts: each goes to its function, behind the authorizer of its token (none for auth "none"). */
@@ -42,18 +43,27 @@ interface HttpFrontOptions {
   readonly reviewerTokenSource?: string;
 }
 
-/** The body of `GET /health`: ok, or degraded naming what does not answer — the configured model, the shop's order API. */
-export type HealthAnswer =
+/**
+ * The body of `GET /health`: ok, or degraded naming what does not answer — the configured model, the shop's order
+ * API; either way a warning, `refunds_due_soon`, naming the refunds near their legal deadline (not a failure).
+ */
+export type HealthAnswer = (
   | { readonly status: "ok" }
-  | { readonly status: "degraded"; readonly llm?: "unreachable"; readonly orders?: "unreachable" };
+  | { readonly status: "degraded"; readonly llm?: "unreachable"; readonly orders?: "unreachable" }
+) & { readonly refunds_due_soon?: readonly RefundDueLine[] };
 
-/** `GET /health`'s answer from what does not answer now. */
-export function healthAnswer(down: { llm: boolean; orders: boolean }): HealthAnswer {
-  if (!down.llm && !down.orders) return { status: "ok" };
+/** `GET /health`'s answer from what does not answer now and the refunds near their legal deadline. */
+export function healthAnswer(
+  down: { llm: boolean; orders: boolean },
+  refundsDueSoon: readonly RefundDueLine[] = [],
+): HealthAnswer {
+  const warning = refundsDueSoon.length > 0 ? { refunds_due_soon: refundsDueSoon } : {};
+  if (!down.llm && !down.orders) return { status: "ok", ...warning };
   return {
     status: "degraded",
     ...(down.llm ? { llm: "unreachable" as const } : {}),
     ...(down.orders ? { orders: "unreachable" as const } : {}),
+    ...warning,
   };
 }
 

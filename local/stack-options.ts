@@ -28,6 +28,7 @@ import type { StackQueue } from "./stack-queues.ts";
 import type { HandlerThread } from "./handler-thread.ts";
 import type { LocalPaymentOptions, LocalPayments } from "./payment-provider.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
+import type { RefundDueLine } from "../core/kernel/refund-due.ts";
 
 /** Options of `startLocalStack`. */
 export interface LocalStackOptions {
@@ -170,6 +171,11 @@ export interface LocalStack {
     /** Refund deliveries to the executor a stop cut off, delivered again (with a state directory). */
     readonly refunds: number;
   };
+  /**
+   * The live refunds not settled `refund_due_days − 4` days after their clock started, as the start and then the
+   * last sweep read them (docs/returns.md#the-refund-due-alarm): `GET /health` shows them as a warning.
+   */
+  refundsDueSoon(): readonly RefundDueLine[];
   /** Resolves when every queue but the timers' is empty, no handler runs, and the bus has delivered everything. */
   drained(timeoutMs?: number): Promise<void>;
   /** The process's memory report: RSS, each thread's heap, what the stack keeps by count (docs/local-stack.md). */

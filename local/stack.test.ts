@@ -283,7 +283,14 @@ describe("links", () => {
     await s.deps.claims.createClaim(textClaim("clm_link_sweep"));
     const sweepLog = recordingLogger();
     const sweep = createSweepHandler(() => strictDeps(s, "sweep"), { logger: sweepLog.logger, env: {} });
-    expect(await sweep()).toEqual({ examined: 1, restarted: 1, ticked: 0, stalled: 0, reviewsRepaired: 0 });
+    expect(await sweep()).toEqual({
+      examined: 1,
+      restarted: 1,
+      ticked: 0,
+      stalled: 0,
+      reviewsRepaired: 0,
+      refundsDue: [],
+    });
     expect(sweepLog.lines.find((l) => l.message === "sweep done")?.fields).toEqual([
       expect.objectContaining({ claims: ["clm_link_sweep"] }),
     ]);

@@ -16,6 +16,8 @@ import { loadConfig } from "../functions/composition/config-file.ts";
 import type { LogLevelName } from "../functions/observability/logger.ts";
 import { linkedResources, restrictedReader, sstResources } from "../functions/composition/resources.ts";
 import { createSweepHandler } from "../functions/sweep.ts";
+import type { RefundDueLine } from "../core/kernel/refund-due.ts";
+import { refundsDueNow } from "../pipeline/refund-due.ts";
 import { createRefundExecutorHandler } from "../functions/refund-executor.ts";
 import { createPaymentWebhookHandler } from "../functions/payment-webhook.ts";
 import { redriveOpenClaims } from "../pipeline/timers.ts";
@@ -94,6 +96,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const pollers: Partial<Record<QueueRole, Poller>> = {};
   let handlerThread: HandlerThread | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
+  let dueSoon: RefundDueLine[] = [];
+  // Each sweep's refunds near their legal deadline are kept for GET /health (docs/returns.md#the-refund-due-alarm).
+  const sweepKeepingRefundsDue =
+    (sweep: ReturnType<typeof createSweepHandler>): ReturnType<typeof createSweepHandler> =>
+    async () => {
+      const result = await sweep();
+      dueSoon = result.refundsDue;
+      return result;
+    };
   let compaction: TableCompaction | undefined;
   // The refund executor's deliveries, journaled with a state directory (local/payment-deliveries.ts).
   const deliveries =
@@ -213,7 +224,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
               singleReviewer(await reviewerAuthorizerLinks.secret(LINKS.reviewerToken)),
             log("reviewerAuthorizer"),
           ),
-      sweep: createSweepHandler(of("sweep"), log("sweep")),
+      sweep: sweepKeepingRefundsDue(createSweepHandler(of("sweep"), log("sweep"))),
       refundExecutor: createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
       paymentWebhook: payments.webhook
         ? createPaymentWebhookHandler(of("paymentWebhook"), log("paymentWebhook"))
@@ -321,6 +332,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Refunds whose delivery to the executor a stop cut off (journaled due, never done) are delivered again now.
     const refundsDue = deliveries?.redeliverable(performance.now()).length ?? 0;
     if (refundsDue > 0) void redeliverPayments();
+    // The refund-due alarm's lines for GET /health: read at the start, then by each sweep (docs/returns.md).
+    dueSoon = await refundsDueNow(deps, options.clock.now());
     const sweepEveryMs = options.sweepEveryMs ?? 300_000;
     if (sweepEveryMs > 0) {
       sweepTimer = setInterval(() => {
@@ -377,6 +390,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       handlerThread,
       recovered,
       drained,
+      refundsDueSoon: () => dueSoon,
       async memory() {
         const [emulatorThreads, handlers] = await Promise.all([
           emulators.memory(),

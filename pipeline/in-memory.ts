@@ -39,6 +39,7 @@ import {
   checkClaimQuery,
   claimListKey,
   hasUnperformedReview,
+  isUnsettled,
   matchesClaimQuery,
   pendingReviewKey,
   reviewListKey,
@@ -224,6 +225,9 @@ export function createInMemorySettlementRepository(): SettlementRepository {
     },
     async listUnperformedReviews() {
       return [...records.values()].filter(hasUnperformedReview).sort(byRequest).map(clone);
+    },
+    async listUnsettled() {
+      return [...records.values()].filter(isUnsettled).sort(byRequest).map(clone);
     },
     async listPendingReviews({ limit, cursor }) {
       const sorted = [...records.values()]

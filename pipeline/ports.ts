@@ -370,6 +370,11 @@ export interface SettlementRepository {
    * (a crash cut the decision short), oldest request first. Reads those only: the sweep completes them.
    */
   listUnperformedReviews(): Promise<SettlementRecord[]>;
+  /**
+   * The settlements whose refund is not settled (`isUnsettled`: pending, or failed and not closed by a person), oldest
+   * request first. Reads those only: the refund-due alarm (docs/returns.md#the-refund-due-alarm) reads them.
+   */
+  listUnsettled(): Promise<SettlementRecord[]>;
 }
 
 /** A page of settlements and, when more follow, the key of its last one. */
@@ -390,6 +395,11 @@ export function byRequest(a: SettlementRecord, b: SettlementRecord): number {
   const ka = settlementListKey(a);
   const kb = settlementListKey(b);
   return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** Whether a settlement's refund is still owed: PENDING, or FAILED and not CLOSEd by a person (a RETRY pays again). */
+export function isUnsettled(record: SettlementRecord): boolean {
+  return record.status !== "SETTLED" && record.review?.status !== "CLOSED";
 }
 
 /** Whether a settlement's review was decided and its effects are not yet all performed (the sweep completes it). */

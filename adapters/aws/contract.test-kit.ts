@@ -1658,5 +1658,29 @@ export function describeSettlementRepositoryContract(name: string, factory: Port
       // Reconciliation still lists every settlement, oldest request first, whatever its review.
       expect((await repo.list()).map((s) => s.claim_id)).toEqual(ids);
     });
+
+    it("lists only the unsettled refunds (pending, failed, retried), never a settled or closed one, oldest request first", async () => {
+      const repo = await factory();
+      const ids = ["clm_a", "clm_b", "clm_c", "clm_d", "clm_e"];
+      for (const [i, id] of ids.entries()) await repo.create(settlementFixture(id, i));
+      const settle = async (id: string) => {
+        const s = (await repo.get(id))!;
+        await repo.update({ ...s, status: "SETTLED", version: s.version + 1 });
+      };
+      await settle("clm_b");
+      await repo.update(failedWithReview((await repo.get("clm_c"))!, 1));
+      await repo.update(failedWithReview((await repo.get("clm_d"))!, 2));
+      const d = (await repo.get("clm_d"))!;
+      await repo.update({
+        ...d,
+        review: { ...d.review!, status: "CLOSED", decision: "CLOSE", paid_out_of_band: true, performed: true },
+        version: d.version + 1,
+      });
+      expect((await repo.listUnsettled()).map((s) => s.claim_id)).toEqual(["clm_a", "clm_c", "clm_e"]);
+      // A pending refund that settles leaves the listing; reconciliation still lists every one.
+      await settle("clm_a");
+      expect((await repo.listUnsettled()).map((s) => s.claim_id)).toEqual(["clm_c", "clm_e"]);
+      expect((await repo.list()).map((s) => s.claim_id)).toEqual(ids);
+    });
   });
 }

@@ -4,13 +4,14 @@
 // reviews' listing key), every other one in `SETTLEMENTS` (sort key `<requested_at>#<claim_id>`): the put that
 // opens or decides the review moves the item, so the pending reviews are one Query of their own partition that
 // reads nothing else; a decided review whose effects are not yet marked performed sits in
-// `REFUND_REVIEW#UNPERFORMED` until the put that marks it (the sweep reads only that partition), and reconciliation
-// lists all three.
+// `REFUND_REVIEW#UNPERFORMED` until the put that marks it (the sweep reads only that partition); any other refund not
+// settled yet sits in `SETTLEMENTS#UNSETTLED` (the refund-due alarm reads it with the two review partitions), and
+// reconciliation lists all four.
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { SettlementRecordSchema } from "../../core/kernel/settlement.ts";
 import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import { VersionConflictError } from "../../core/errors.ts";
-import { byRequest, hasUnperformedReview } from "../../pipeline/ports.ts";
+import { byRequest, hasUnperformedReview, isUnsettled } from "../../pipeline/ports.ts";
 import type { SettlementRepository } from "../../pipeline/ports.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
@@ -31,7 +32,11 @@ function toItem(record: SettlementRecord): Record<string, unknown> {
 function gsi1Of(record: SettlementRecord): { gsi1pk: string; gsi1sk: string } {
   if (record.review?.status === "PENDING")
     return { gsi1pk: gsi1.refundReviewsPending, gsi1sk: gsi1.reviewSort(record.review.requested_at, record.claim_id) };
-  const partition = hasUnperformedReview(record) ? gsi1.refundReviewsUnperformed : gsi1.settlements;
+  const partition = hasUnperformedReview(record)
+    ? gsi1.refundReviewsUnperformed
+    : isUnsettled(record)
+      ? gsi1.settlementsUnsettled
+      : gsi1.settlements;
   return { gsi1pk: partition, gsi1sk: gsi1.settlementSort(record.requested_at, record.claim_id) };
 }
 
@@ -105,15 +110,28 @@ export function createDynamoSettlementRepository(ctx: DynamoContext): Settlement
     },
     async list() {
       const partitions = await Promise.all(
-        [gsi1.settlements, gsi1.refundReviewsPending, gsi1.refundReviewsUnperformed].map((partition) =>
-          queryAll(ctx, `Query settlements ${partition}`, {
+        [gsi1.settlements, gsi1.settlementsUnsettled, gsi1.refundReviewsPending, gsi1.refundReviewsUnperformed].map(
+          (partition) =>
+            queryAll(ctx, `Query settlements ${partition}`, {
+              IndexName: GSI1,
+              KeyConditionExpression: "gsi1pk = :p",
+              ExpressionAttributeValues: { ":p": partition },
+            }),
+        ),
+      );
+      return partitions.flat().map(toRecord).sort(byRequest);
+    },
+    async listUnsettled() {
+      const partitions = await Promise.all(
+        [gsi1.settlementsUnsettled, gsi1.refundReviewsPending, gsi1.refundReviewsUnperformed].map((partition) =>
+          queryAll(ctx, `Query unsettled ${partition}`, {
             IndexName: GSI1,
             KeyConditionExpression: "gsi1pk = :p",
             ExpressionAttributeValues: { ":p": partition },
           }),
         ),
       );
-      return partitions.flat().map(toRecord).sort(byRequest);
+      return partitions.flat().map(toRecord).filter(isUnsettled).sort(byRequest);
     },
     async listUnperformedReviews() {
       const items = await queryAll(ctx, "Query unperformed refund reviews", {

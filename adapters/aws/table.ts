@@ -108,6 +108,11 @@ export const gsi1 = {
    * decides it to the one that marks it; sort key `<requested_at>#<claim_id>` (the sweep completes these).
    */
   refundReviewsUnperformed: "REFUND_REVIEW#UNPERFORMED",
+  /**
+   * A settlement whose refund is not settled (pending, or failed after a RETRY's new attempt) and has no review
+   * pending or unperformed; sort key `settlementSort`. The refund-due alarm reads it with the two review partitions.
+   */
+  settlementsUnsettled: "SETTLEMENTS#UNSETTLED",
 } as const;
 
 /** The table definition: `pk`/`sk`, GSI `gsi1` (`gsi1pk`/`gsi1sk`, all attributes), on-demand billing. */

@@ -33,7 +33,7 @@ const UNITS = {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** One EMF record: metrics and the dimension sets they are published under (besides `service`). */
-interface MetricRecord {
+export interface MetricRecord {
   readonly metrics: Partial<Record<MetricName, number>>;
   readonly dimensions: readonly Readonly<Record<string, string>>[];
   /** Searchable in Logs Insights, not a dimension (e.g. the claim id). */
