@@ -4,7 +4,6 @@ import { join } from "node:path";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import { readLocalCredentials } from "../local/credentials.ts";
 import { openStateStore } from "../local/state-store.ts";
-import { keysDir, servedVault } from "../adapters/vault/key-files.ts";
 import type { StateStore } from "../local/state-store.ts";
 
 /** Where `claims serve` keeps its table and queue journal inside the data directory. */
@@ -15,8 +14,7 @@ export async function withStateStore<T>(
   dataDir: string,
   use: (store: StateStore) => Promise<T>,
 ): Promise<T | undefined> {
-  // The customer's words are sealed in the table: opened with the data directory's key files (docs/customer-data.md).
-  const store = await openStateStore(stateDirOf(dataDir), readLocalCredentials(dataDir), servedVault(keysDir(dataDir)));
+  const store = await openStateStore(stateDirOf(dataDir), readLocalCredentials(dataDir));
   if (!store) return undefined;
   try {
     return await use(store);

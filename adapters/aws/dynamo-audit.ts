@@ -22,8 +22,6 @@ import { parseAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditLog } from "../../pipeline/ports.ts";
 import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
-import { openText, sealText, tableVault } from "../vault/sealed-table.ts";
-import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { isConditionalCheckFailed, ItemTooLargeError, StoredItemError } from "./errors.ts";
@@ -50,10 +48,9 @@ function instantOf(createdAt: string): string {
 
 const where = (item: Record<string, unknown>) => `${String(item.pk)}/${String(item.sk)}`;
 
-async function toEvent(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent> {
+async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
   try {
-    const packed = await unpackText(item, "event");
-    const text = packed === undefined ? undefined : await openText(vault, packed);
+    const text = await unpackText(item, "event");
     if (text === undefined) throw new Error("no event body");
     return parseAuditEvent(JSON.parse(text));
   } catch (error) {
@@ -63,10 +60,9 @@ async function toEvent(item: Record<string, unknown>, vault: PersonalDataVault |
   }
 }
 
-async function toEvents(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent[]> {
+async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
   try {
-    const packed = await unpackText(item, "events");
-    const text = packed === undefined ? undefined : await openText(vault, packed);
+    const text = await unpackText(item, "events");
     if (text === undefined) throw new Error("no events body");
     const list: unknown = JSON.parse(text);
     if (!Array.isArray(list)) throw new Error("the events body is not a list");
@@ -79,10 +75,9 @@ async function toEvents(item: Record<string, unknown>, vault: PersonalDataVault 
 }
 
 /** The audit events a session step item carries (dynamo-sessions.ts: `audit` in its packed body; none when absent). */
-async function stepEvents(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent[]> {
+async function stepEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
   try {
-    const packed = await unpackText(item, "body");
-    const text = packed === undefined ? undefined : await openText(vault, packed);
+    const text = await unpackText(item, "body");
     if (text === undefined) throw new Error("no body");
     const body = JSON.parse(text) as { audit?: unknown } | null;
     const list = body?.audit ?? [];
@@ -99,11 +94,7 @@ async function stepEvents(item: Record<string, unknown>, vault: PersonalDataVaul
 const isList = (item: Record<string, unknown>) => packedNames("events").some((n) => item[n] !== undefined);
 
 /** Events in append order: by instant, then append stamp, then place in their list; the same event (hash) once. */
-async function ordered(
-  items: Record<string, unknown>[],
-  nowMs: number,
-  vault: PersonalDataVault | undefined,
-): Promise<AuditEvent[]> {
+async function ordered(items: Record<string, unknown>[], nowMs: number): Promise<AuditEvent[]> {
   type Entry = { event: AuditEvent; instant: string; hash: string; seq: number; index: number };
   const entries: Entry[] = [];
   for (const item of items as (Record<string, unknown> & AuditItem)[]) {
@@ -111,16 +102,16 @@ async function ordered(
     const seq = item.seq ?? 0;
     if (item.entity === "session-done") continue; // the step items' outbox marker: no event
     if (item.entity === "session") {
-      (await stepEvents(item, vault)).forEach((event, index) =>
+      (await stepEvents(item)).forEach((event, index) =>
         entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
       );
     } else if (isList(item)) {
-      (await toEvents(item, vault)).forEach((event, index) =>
+      (await toEvents(item)).forEach((event, index) =>
         entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
       );
     } else {
       const { instant, hash } = identity(item);
-      entries.push({ event: await toEvent(item, vault), instant, hash, seq, index: 0 });
+      entries.push({ event: await toEvent(item), instant, hash, seq, index: 0 });
     }
   }
   entries.sort((a, b) =>
@@ -166,7 +157,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` }
         : {}),
     };
-    const packed = await packText(body, await sealText(tableVault(client), text), itemBytes(primary));
+    const packed = await packText(body, text, itemBytes(primary));
     if (packed.bytes > MAX_EVENT_BYTES) {
       if (body === "events") {
         for (const event of events) await store([event], "event");
@@ -212,7 +203,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
     },
 
     async byDfid(dfid) {
-      return ordered(await flowItems(dfid), ctx.clock.now(), tableVault(client));
+      return ordered(await flowItems(dfid), ctx.clock.now());
     },
 
     async bySimulation(simulationId) {
@@ -221,7 +212,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         KeyConditionExpression: "gsi1pk = :pk",
         ExpressionAttributeValues: { ":pk": gsi1.simulation(simulationId) },
       });
-      return ordered(items, ctx.clock.now(), tableVault(client));
+      return ordered(items, ctx.clock.now());
     },
   };
 }
