@@ -15,7 +15,7 @@ import type {
   Order,
   ResponsibilityContract,
 } from "../core/integrity/index.ts";
-import { checkMoneyInvariants, unit } from "../pipeline/testing/money-invariants.ts";
+import { checkMoneyInvariants, unit, withAmountEur } from "../pipeline/testing/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/testing/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
 import { verdictPublished } from "../pipeline/decide/publication.ts";
@@ -78,7 +78,7 @@ function minorIn(order: Order, amount: number): number {
 export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   const violations: string[] = [];
   const reviews = new Map(o.reviews.map((r) => [r.claim_id, r]));
-  const events = o.events.filter((e) => typeof e.detail.claim_id === "string");
+  const events = o.events.map(withAmountEur).filter((e) => typeof e.detail.claim_id === "string");
   const verdictIds = group(
     events.filter((e) => e.detailType === "ClaimVerdict"),
     (e) => String(e.detail.claim_id),
@@ -238,7 +238,7 @@ export function paymentViolations(
   const violations: string[] = [];
   const { settlements, book } = payments;
   const executed = new Map<string, Record<string, unknown>>();
-  for (const e of o.events)
+  for (const e of o.events.map(withAmountEur))
     if (e.detailType === "RefundExecuted" && !executed.has(String(e.detail.execution_id)))
       executed.set(String(e.detail.execution_id), e.detail);
   const paidBy = group(book.payouts, (p) => p.key);

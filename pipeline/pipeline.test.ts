@@ -84,7 +84,8 @@ describe("the in-process pipeline with the rules model", () => {
     for (const r of refunds)
       byOrder.set(
         String(r.detail.order_id),
-        (byOrder.get(String(r.detail.order_id)) ?? 0) + Number(r.detail.amount_eur),
+        // In the order's currency: `amount` (amount_eur only for EUR orders, docs/events.md).
+        (byOrder.get(String(r.detail.order_id)) ?? 0) + Number((r.detail.amount as { value: string }).value),
       );
     for (const [orderId, total] of byOrder)
       expect(total).toBeLessThanOrEqual(orderTotalMajor(config.orders.find((o) => o.order_id === orderId)!));

@@ -18,6 +18,8 @@ import {
 } from "./in-memory.ts";
 import { payRefund, type PaymentProvider } from "./payments.ts";
 import type { RefundExecutedDetail } from "../core/kernel/events.ts";
+import { decideReview } from "./review.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -206,5 +208,52 @@ describe("amounts in their currency and verdicts per line, on the bus and in the
     const body = { claim: { order_id: "ord_001", amount_eur: 10.005, category: "electronics", reason: "x" } };
     const { record } = await p.decide(body, { claimId: "clm_sub" });
     expect(record).toMatchObject({ verdict: "REJECT", reason_code: "INVALID_AMOUNT" });
+  });
+  it("a person's approval of a JPY claim reserves, audits and announces whole yen, and replays IDENTICAL", async () => {
+    const jpy = {
+      order_id: "ord_jpy",
+      purchase_date: new Date(NOW - 2 * DAY_MS).toISOString(),
+      currency: "JPY",
+      payment_ref: "pi_jpy",
+      category: "electronics",
+      amount: 50000,
+    } as Order;
+    const withJpy = (jpyBounds: { max_refund_without_escalation: number; second_approval_above?: number }) =>
+      createInProcessPipeline({
+        agent: { ...agent, contract: { ...agent.contract, currencies: { JPY: jpyBounds } } },
+        orders: [...config.orders, jpy],
+        llm: createRulesModel({ contract: agent.contract, responsibility: agent.responsibility }),
+        clock: { now: () => NOW },
+      });
+    const body = { claim: { order_id: "ord_jpy", amount_eur: 12800, category: "electronics", reason: "Dead" } };
+    // The policy has four eyes in EUR (second_approval_above_eur) but none in JPY: 12800 yen are never compared with
+    // a bound in euros; every approval in yen takes two reviewers.
+    expect(config.agent.review?.secondApprovalAboveEur).toBeDefined();
+    const strict = withJpy({ max_refund_without_escalation: 10000 });
+    expect((await strict.decide(body, { claimId: "clm_jpy" })).record?.verdict).toBe("ESCALATE");
+    const first = await decideReview("clm_jpy", { decision: "APPROVE", reviewer: "alice" }, strict.deps);
+    expect(first).toMatchObject({ ok: true, body: { review: { awaiting: "SECOND_APPROVAL" }, executed: false } });
+    // With JPY's own bound (20000 yen), one reviewer approves 12800 yen.
+    const p = withJpy({ max_refund_without_escalation: 10000, second_approval_above: 20000 });
+    const { record } = await p.decide(body, { claimId: "clm_jpy" });
+    expect(record?.verdict).toBe("ESCALATE");
+    const approved = await decideReview("clm_jpy", { decision: "APPROVE", reviewer: "alice" }, p.deps);
+    expect(approved).toMatchObject({ ok: true, body: { review: { status: "APPROVED" } } });
+    // 12800 yen are 12800 minor units: on the ledger, in the audit of the approval's refund and on the bus.
+    expect((await p.deps.ledger.get("ord_jpy"))?.refunded_cents).toBe(12_800);
+    const executed = p.auditEvents().filter((e) => e.event_type === "CLAIM_REFUND_EXECUTED");
+    expect(executed.map((e) => e.details.amount_cents)).toEqual([12_800]);
+    const [refund] = published(p.publisher.published, "RefundExecuted");
+    expect(refund).toMatchObject({ amount: { value: "12800", currency: "JPY" } });
+    const replay = replayClaim("clm_jpy", p.auditEvents());
+    expect(replay.steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
+    expect(replay.status).toBe("IDENTICAL");
+    // An audit that records the approval in cents of a euro (100 times the yen) does not replay IDENTICAL.
+    const forged = p
+      .auditEvents()
+      .map((e) =>
+        e.event_type === "CLAIM_REFUND_EXECUTED" ? { ...e, details: { ...e.details, amount_cents: 1_280_000 } } : e,
+      );
+    expect(replayClaim("clm_jpy", forged).status).not.toBe("IDENTICAL");
   });
 });

@@ -216,6 +216,16 @@ export function parseCents(value: unknown): CentsParse {
   return parsed.ok ? { ok: true, cents: parsed.money.minor } : parsed;
 }
 
+/**
+ * An amount in major units of `currency` as its exact minor units (12800 JPY → 12800, 12.345 KWD → 12345, 299.99 EUR
+ * → 29999); throws `MoneyError` when it is not exact in that currency.
+ */
+export function toMinor(amount: number, currency: string): number {
+  const parsed = parseMoney(amount, currency);
+  if (!parsed.ok) throw new MoneyError(`toMinor: ${parsed.message}`);
+  return parsed.money.minor;
+}
+
 /** Converts euros with at most two decimals to exact integer cents (299.99 → 29999); throws `MoneyError` otherwise. */
 export function toCents(eurAmount: number): number {
   const parsed = parseCents(eurAmount);

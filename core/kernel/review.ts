@@ -6,7 +6,8 @@ import * as z from "zod";
 import { knownAmountFields, type Amount } from "./public-amount.ts";
 import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
-import { formatEur, parseCents } from "./money.ts";
+import { formatEur } from "./money.ts";
+import { fourEyesBound, minorIn } from "./review-currency.ts";
 import { deskFields } from "./review-desk.ts";
 import type { ReviewDesk } from "./review-desk.ts";
 import { ClaimSchema, oneLineText } from "../claim/claim.ts";
@@ -332,6 +333,8 @@ export interface DecisionRules {
   reviewer: string;
   /** An APPROVE above this many EUR is a first approval awaiting a different reviewer's (`claims_bounds.second_approval_above_eur`). */
   secondApprovalAboveEur?: number | undefined;
+  /** Each other currency's four-eyes bound in its minor units (`currencies.<C>.second_approval_above`): review-currency.ts. */
+  secondApprovalAboveMinor?: Readonly<Record<string, number>> | undefined;
   /** The reviewer who RESUBMITted the claim under review, when it is a resubmitted claim: they cannot approve it. */
   resubmittedBy?: string | undefined;
   /**
@@ -424,7 +427,10 @@ function checkApproval(
   review: ReviewRecord,
   rules: DecisionRules,
 ): ReviewRefusal | "FIRST_APPROVAL" | undefined {
-  const proposed = parseCents(review.amount_eur);
+  // Every amount in the minor units of the review's currency (the order's; EUR before currencies): cents, yen, fils.
+  const currency = review.currency ?? "EUR";
+  const inMinor = (v: unknown) => minorIn(v, currency);
+  const proposed = inMinor(review.amount_eur);
   if (!proposed.ok || proposed.cents <= 0)
     return {
       status: 409,
@@ -444,10 +450,10 @@ function checkApproval(
       code: "SAME_REVIEWER",
       message: `${rules.reviewer} already gave the first approval; a different reviewer must give the second`,
     };
-  const ceiling = first ? parseCents(first.amount_eur) : proposed;
+  const ceiling = first ? inMinor(first.amount_eur) : proposed;
   const ceilingCents = ceiling.ok ? ceiling.cents : proposed.cents;
   const amount = d.amount_eur ?? first?.amount_eur ?? review.amount_eur;
-  const granted = parseCents(amount);
+  const granted = inMinor(amount);
   if (!granted.ok) return { status: 400, code: "INVALID_AMOUNT", message: `amount_eur: ${granted.message}` };
   if (granted.cents <= 0) return { status: 400, code: "INVALID_AMOUNT", message: "amount_eur must be more than 0" };
   if (granted.cents > ceilingCents)
@@ -464,22 +470,23 @@ function checkApproval(
       code: "NOTE_REQUIRED",
       message: `approving less than the proposed ${review.amount_eur} EUR needs a note saying why (the customer is told)`,
     };
-  // Four eyes per order: what this reviewer alone approved on the order, plus this approval.
+  // Four eyes per order: what this reviewer alone approved on it, plus this approval; max_approval is in EUR, so an
+  // approval in another currency is over it (a reviewer without a limit decides it).
   const total = (rules.approvedAloneCents ?? 0) + granted.cents;
-  const limit = rules.maxApprovalEur === undefined ? undefined : parseCents(rules.maxApprovalEur);
-  const overLimit = limit?.ok === true && total > limit.cents;
+  const limit = minorIn(rules.maxApprovalEur, "EUR");
+  const overLimit = limit.ok && (currency !== "EUR" || total > limit.cents);
   if (first)
     return overLimit
       ? {
           status: 409,
           code: "APPROVAL_LIMIT",
-          message: `${rules.reviewer} approves up to ${rules.maxApprovalEur} EUR on an order; this approval would make it ${formatEur(total)} EUR: a reviewer whose limit covers it must approve`,
+          message: `${rules.reviewer} approves up to ${rules.maxApprovalEur} EUR on an order; this approval would make it ${currency === "EUR" ? `${formatEur(total)} EUR` : `an amount in ${currency}`}: a reviewer whose limit covers it must approve`,
         }
       : undefined;
-  const bound = rules.secondApprovalAboveEur === undefined ? undefined : parseCents(rules.secondApprovalAboveEur);
+  const bound = fourEyesBound(rules, currency);
   // Four eyes per customer: what they alone approved for the order's customer in the window, plus this approval.
   const customerTotal = (rules.customerAloneCents ?? 0) + granted.cents;
-  const aboveBound = bound?.ok === true && (total > bound.cents || customerTotal > bound.cents);
+  const aboveBound = bound !== undefined && (total > bound || customerTotal > bound);
   return aboveBound || overLimit ? "FIRST_APPROVAL" : undefined;
 }
 

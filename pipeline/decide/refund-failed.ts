@@ -4,7 +4,7 @@
 // names the failed one in `retry_of`); CLOSE, with a note, says whether the refund was paid out of band (the
 // reservation is kept: it counts as refunded) or not (released: not refunded) — either way it binds the order like a
 // DENY (kernel layer 10c), so the next claim on it goes to a person.
-import { toCents } from "../../core/kernel/index.ts";
+import { toMinor } from "../../core/kernel/index.ts";
 import * as z from "zod";
 import { oneLineText } from "../../core/claim/claim.ts";
 import { auditEvent } from "../../core/history/audit-events.ts";
@@ -248,7 +248,7 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
         dfid: auditDfid,
         type: "CLAIM_REFUND_EXECUTED",
         state: review.status,
-        details: { ...refund, amount_cents: toCents(refund.amount_eur) },
+        details: { ...refund, amount_cents: toMinor(refund.amount_eur, settlement.currency ?? "EUR") },
         at: decided.decided_at,
       }),
     });

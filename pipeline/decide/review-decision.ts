@@ -1,7 +1,7 @@
 // A reviewer's decision, apart from its I/O: the intent claimed on the review, whether an approval passes the
 // reject checks against the order and the ledger as they stand, the review as recorded once decided, what a
 // decided review announces and what is repeated once it is recorded, and the answer the API gives.
-import { refundReleased, toCents, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
+import { refundReleased, toMinor, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { knownAmountFields, withoutAmountEur } from "../../core/kernel/public-amount.ts";
 import { busEntry } from "../../core/kernel/events.ts";
@@ -254,12 +254,13 @@ export function reviewDecidedEffects(record: ClaimRecord, review: ReviewRecord):
       approved_by: review.reviewer ?? "reviewer",
       ...(review.simulation_id ? { simulation_id: review.simulation_id } : {}),
     };
-    // The approved amount was checked in cents when the review was decided.
+    // The approved amount was checked in the order's minor units when the review was decided (its currency kept on
+    // the review then: EUR's cents, whole yen, fils).
     effects.push({
       kind: "audit",
       event: claimAudit(record, "CLAIM_REFUND_EXECUTED", "DECIDED", at, {
         ...refund,
-        amount_cents: toCents(refund.amount_eur),
+        amount_cents: toMinor(refund.amount_eur, review.currency ?? "EUR"),
       }),
     });
     events.push(

@@ -38,6 +38,7 @@ import type { ApprovalCheckState } from "./approval-check.ts";
 import { approvalCustomer, customerAlone, customerReservation, fourEyesCustomer } from "./approval-customer.ts";
 import { orderReservation } from "./approval-reservation.ts";
 import type { Order } from "../../core/integrity/index.ts";
+import { inOrderCurrency, secondApprovalBounds } from "../../core/kernel/review-currency.ts";
 import { observedAs, within } from "./step.ts";
 import type { Next, Step } from "./step.ts";
 import type {
@@ -283,20 +284,18 @@ function claimedBy(
   policy: ReviewPolicy,
   parent: { resubmittedBy?: string | undefined },
 ): Claimed {
+  const others = secondApprovalBounds(policy.agent.contract);
   const rules: DecisionRules = {
     reviewer: asked.reviewer,
     secondApprovalAboveEur: policy.agent.review?.secondApprovalAboveEur,
+    ...(Object.keys(others).length > 0 ? { secondApprovalAboveMinor: others } : {}),
     ...(asked.maxApprovalEur !== undefined ? { maxApprovalEur: asked.maxApprovalEur } : {}),
     ...("resubmittedBy" in parent ? { resubmittedBy: parent.resubmittedBy } : {}),
   };
   return { ...asked, record, rules };
 }
 
-/**
- * One more look at the review, at most three; then it is changing concurrently: 409 REVIEW_CHANGED, try again (not
- * REVIEW_ALREADY_DECIDED: nothing says another decision was taken — two desks sending the same approval while
- * other approvals land on the order meet this under load).
- */
+/** One more look at the review, at most three; then it is changing concurrently: 409 REVIEW_CHANGED, try again. */
 function attempt(claimed: Claimed, n: number): ReviewStep {
   const { claimId, body, reviewer, record, maxApprovalEur } = claimed;
   // The four-eyes total is read again with the review (the "alone" step).
@@ -392,16 +391,18 @@ function carrying(c: Carrying, policy: ReviewPolicy): ReviewStep {
  * ACCEPT — exactly once per claim, never above the order.
  */
 function approvalChecked(
-  c: Carrying,
+  carrying: Carrying,
   step: Outcome<ApprovalChecked, ApprovalCheckState>,
   policy: ReviewPolicy,
 ): ReviewStep {
   return checking(
     step,
-    (check): ReviewState => ({ at: "approval", carrying: c, check }),
+    (check): ReviewState => ({ at: "approval", carrying, check }),
     (checked): ReviewStep => {
-      if (!checked.ok) return withdraw(c.review, refusal(checked));
+      if (!checked.ok) return withdraw(carrying.review, refusal(checked));
       const { order, cents, orderCents } = checked;
+      // The review keeps its amounts' currency (the order's): the approval's refund is audited in its minor units.
+      const c: Carrying = { ...carrying, review: inOrderCurrency(carrying.review, order) };
       const customerId = approvalCustomer(policy, order);
       if (customerId === undefined) return reserveOnOrder(c, checked, policy);
       // Recorded on the customer's window first (four eyes per customer), conditional on the approved count the

@@ -74,7 +74,19 @@ function minorOf(facts: Pick<MoneyFacts, "currencyOf">, orderId: string, amount:
 }
 
 /** Checks the invariants over `events`; returns the totals and every violation found (empty when all hold). */
-export function checkMoneyInvariants(events: readonly PublishedEvent[], facts: MoneyFacts): MoneySummary {
+/**
+ * An event's amount as these checks count it: `amount_eur`, the amount in major units of its order's currency (its
+ * name from before currencies). Events in another currency carry only `amount: { value, currency }` (docs/events.md):
+ * its value is read as that number.
+ */
+export function withAmountEur<E extends PublishedEvent>(e: E): E {
+  const amount = e.detail.amount as { value?: unknown } | null | undefined;
+  if (e.detail.amount_eur !== undefined || typeof amount?.value !== "string") return e;
+  return { ...e, detail: { ...e.detail, amount_eur: Number(amount.value) } };
+}
+
+export function checkMoneyInvariants(published: readonly PublishedEvent[], facts: MoneyFacts): MoneySummary {
+  const events = published.map(withAmountEur);
   const violations: string[] = [];
   const distinct = new Map<string, PublishedEvent>();
   for (const e of events) {

@@ -41,8 +41,15 @@ type Case = {
  */
 const DECIDED = 44;
 
+/** The other currencies' automatic refunds, each apart (US's 549 USD, JP1's 12800 JPY): no EUR bound moves them. */
+const OTHER_CURRENCIES = [
+  { value: "12800", currency: "JPY" },
+  { value: "549.00", currency: "USD" },
+];
+
 const BEFORE = {
   auto_refunded_eur: 2348.98, // EUR only: US's 549 USD and JP1's 12800 JPY are never added to it
+  auto_refunded: OTHER_CURRENCIES,
   reviews: 18,
   by_reason: {
     AGENT_REQUESTED_ESCALATION: 1,
@@ -92,6 +99,7 @@ const CASES: Case[] = [
     ],
     after: {
       auto_refunded_eur: 449, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80
+      auto_refunded: OTHER_CURRENCIES,
       reviews: 23,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
@@ -122,6 +130,7 @@ const CASES: Case[] = [
     flips: [["K", ABOVE_LIMIT, ACCEPTED]],
     after: {
       auto_refunded_eur: 2848.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
+      auto_refunded: OTHER_CURRENCIES,
       reviews: 15,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
@@ -246,7 +255,7 @@ describe("backtest of the bundled run", () => {
 
   it("prints exactly the named JSON shape (extras beside it), the drill-down holding each side's checks", () => {
     const r = report(100);
-    expect(Object.keys(r.totals.before).sort()).toEqual(["auto_refunded_eur", "by_reason", "reviews"]);
+    expect(Object.keys(r.totals.before).sort()).toEqual(["auto_refunded", "auto_refunded_eur", "by_reason", "reviews"]);
     for (const f of r.flips) expect(Object.keys(f).sort()).toEqual(["claim_id", "from", "to"]);
     const a = r.flip_details.find((f) => f.claim_id === run.claimOf("A"))!;
     expect(a.from.checks.at(-1)).toEqual({ layer: 11, name: "amount_limit", passed: true });

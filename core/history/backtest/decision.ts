@@ -161,7 +161,7 @@ export function decisionStep(
         });
         return;
       }
-      candidateCents = plan !== undefined && currency === "EUR" ? plan.amount_cents : 0;
+      candidateCents = plan !== undefined ? plan.amount_cents : 0;
     } else if (candidate.verdict === "ESCALATE" && orderId) {
       // Nobody decided the review the candidate opens: it stays pending for the rest of the history.
       ledger.markReviewPending(orderId, step.claimId);

@@ -205,6 +205,7 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
       verdictId: verdictRecord.d.verdict_id,
       amountEur: verdictRecord.d.amount_eur,
       orderId: verdictRecord.d.order_id ?? claim.order_id,
+      currency: currencyFor(submitted.d.kernel_inputs.order ?? undefined),
     });
   }
 }

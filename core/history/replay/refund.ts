@@ -1,6 +1,6 @@
 // Replay of a refund's bookkeeping: an ACCEPT's reservation on the order's ledger (exactly the planned amount),
 // and the refund a reviewer's APPROVE executed (at most the proposal).
-import { assertLedgerEntry, formatEur, parseCents } from "../../kernel/index.ts";
+import { assertLedgerEntry, formatEur } from "../../kernel/index.ts";
 import type { PolicyProposal } from "../../integrity/index.ts";
 import { executionIdFor, planExecution } from "../../kernel/execution.ts";
 import { describeMoney, parseMoney } from "../../kernel/money.ts";
@@ -94,14 +94,25 @@ export function approvedRefund(
   reviewId: string,
   at: string,
   dd: ReplayDetails<"REVIEW_DECIDED">,
-  cause: { verdictId?: string; amountEur?: number | null | undefined; orderId?: string | null | undefined },
+  cause: {
+    verdictId?: string;
+    amountEur?: number | null | undefined;
+    orderId?: string | null | undefined;
+    currency?: string | undefined;
+  },
 ): boolean {
   const refund = enter(ctx, "refund_executed", "execution");
   if (!refund) return false;
   const e = scope(ctx, "execution");
   const { raw, r: rr } = refund.CLAIM_REFUND_EXECUTED;
-  const granted = parseCents(dd.amount_eur);
-  const proposed = parseCents(cause.amountEur);
+  // Minor units of the order's currency (EUR: cents); amount_eur is the amount's name from before currencies.
+  const currency = cause.currency ?? "EUR";
+  const minorOf = (v: unknown) => {
+    const parsed = parseMoney(v, currency);
+    return parsed.ok ? { ok: true as const, cents: parsed.money.minor } : { ok: false as const };
+  };
+  const granted = minorOf(dd.amount_eur);
+  const proposed = minorOf(cause.amountEur);
   e.compare(`${label(rr)} execution_id`, raw.execution_id, approvalExecutionIdFor(reviewId));
   e.compare(`${label(rr)} verdict_id`, raw.verdict_id, cause.verdictId);
   e.compare(`${label(rr)} order_id`, raw.order_id, cause.orderId);
@@ -112,9 +123,9 @@ export function approvedRefund(
   e.compare(`${label(rr)} approved_by`, raw.approved_by, dd.reviewer ?? "reviewer");
   e.expect(
     granted.ok && proposed.ok && granted.cents > 0 && granted.cents <= proposed.cents,
-    `${at} approves ${String(dd.amount_eur)} EUR: more than 0 and at most the proposed ${String(cause.amountEur)} EUR`,
+    `${at} approves ${String(dd.amount_eur)} ${currency}: more than 0 and at most the proposed ${String(cause.amountEur)} ${currency}`,
   );
   e.expect(typeof raw.approved_by === "string" && raw.approved_by.length > 0, `${label(rr)} names no approver`);
-  e.done(`refund of ${String(dd.amount_eur)} EUR executed on a reviewer's approval`);
+  e.done(`refund of ${String(dd.amount_eur)} ${currency} executed on a reviewer's approval`);
   return true;
 }

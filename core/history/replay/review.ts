@@ -45,6 +45,8 @@ export function humanReview(
     verdictId?: string;
     amountEur?: number | null | undefined;
     orderId?: string | null | undefined;
+    /** The order's currency: an approved refund's amount_cents are its minor units (EUR when absent). */
+    currency?: string | undefined;
   },
 ): void {
   const s = scope(ctx, "review");
