@@ -10,7 +10,13 @@ import type { AddressInfo } from "node:net";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { chromium } from "playwright-core";
@@ -83,6 +89,8 @@ beforeAll(async () => {
       BillingMode: "PAY_PER_REQUEST",
     }),
   );
+  // dynalite answers CreateTable while the table is CREATING: a write before it is ACTIVE is refused (as on AWS).
+  await waitUntilTableExists({ client: own, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName: TABLE });
   await own.send(new PutItemCommand({ TableName: TABLE, Item: { pk: { S: "ord_001" }, amount_eur: { N: "120" } } }));
   queueUrl = (await ownSqs.send(new CreateQueueCommand({ QueueName: "redteam-proposals" }))).QueueUrl!;
 });
