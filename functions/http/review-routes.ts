@@ -59,18 +59,32 @@ export async function getReviews(request: ApiRequest, deps: PipelineDeps): Promi
 }
 
 /** `POST /claims/{id}/review`: 200 with the decided review; 400 invalid; 404 unknown claim; 409 not pending, already decided, not allowed, or a reject rule that now fails. */
+/** A POST on one claim: its id from the path and its JSON body, or the 400 / 413 answer naming what is wrong. */
+export function claimPost(
+  request: ApiRequest,
+): { ok: true; id: string; body: unknown } | { ok: false; response: ApiResponse } {
+  const id = request.pathParameters?.id ?? "";
+  if (!CLAIM_ID.test(id))
+    return { ok: false, response: apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -") };
+  const bytes = bodyBytes(request);
+  if (bytes.length > MAX_BODY_BYTES)
+    return {
+      ok: false,
+      response: apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`),
+    };
+  const body = parseJsonBody(bytes);
+  if (!body.ok)
+    return { ok: false, response: apiError(400, "INVALID_JSON", "the body is not a JSON object", body.issues) };
+  return { ok: true, id, body: body.value };
+}
+
 export async function postReview(request: ApiRequest, deps: PipelineDeps): Promise<ApiResponse> {
   const who = reviewerOf(request.requestContext.authorizer);
   if (!who.ok) return apiError(403, "NOT_A_REVIEWER", who.message);
-  const id = request.pathParameters?.id ?? "";
-  if (!CLAIM_ID.test(id)) return apiError(400, "INVALID_CLAIM_ID", "claim ids hold 1-128 letters, digits, _ and -");
-  const bytes = bodyBytes(request);
-  if (bytes.length > MAX_BODY_BYTES)
-    return apiError(413, "PAYLOAD_TOO_LARGE", `the body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES}`);
-  const body = parseJsonBody(bytes);
-  if (!body.ok) return apiError(400, "INVALID_JSON", "the body is not a JSON object", body.issues);
+  const post = claimPost(request);
+  if (!post.ok) return post.response;
   // The decision is recorded under the authenticated reviewer, whatever the body says.
-  const result = await decideReview(id, body.value, deps, who.reviewer);
+  const result = await decideReview(post.id, post.body, deps, who.reviewer);
   if (result.ok) return json(200, result.body);
   return apiError(result.status, result.code, result.message, "issues" in result ? result.issues : undefined);
 }
