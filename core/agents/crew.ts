@@ -64,17 +64,7 @@ function compactCrewShape(timeouts: ClaimsCrewTimeouts) {
         // Up to two calls, like the Decision Maker's (its self-check repair round).
         timeout_ms: timeouts.decisionMs,
       },
-      {
-        role: CLAIMS_ROLES.fixer,
-        capabilities: { thinking_allowed: true },
-        system_prompt:
-          "You are the Fixer of an e-commerce refund team: you stand in, conservatively, for a step that failed or stalled.",
-        activation: { on_fault: true, on_stall: true },
-        permissions: { talk_to: [CLAIMS_ROLES.officer], delegate_to: [], escalate_to: [], ...noInvite },
-        amount: 1,
-        max_allowed: 1,
-        timeout_ms: timeouts.fixerMs,
-      },
+      fixerRole([CLAIMS_ROLES.officer], timeouts),
     ],
   };
   const counts = {
@@ -86,6 +76,21 @@ function compactCrewShape(timeouts: ClaimsCrewTimeouts) {
     ],
   };
   return { shape, counts };
+}
+
+/** The Fixer of either crew shape: it stands in for a failed or stalled step of the roles it may talk to. */
+function fixerRole(talkTo: string[], timeouts: ClaimsCrewTimeouts) {
+  return {
+    role: CLAIMS_ROLES.fixer,
+    capabilities: { thinking_allowed: true },
+    system_prompt:
+      "You are the Fixer of an e-commerce refund team: you stand in, conservatively, for a step that failed or stalled.",
+    activation: { on_fault: true, on_stall: true },
+    permissions: { talk_to: talkTo, delegate_to: [], escalate_to: [], invite: [] as string[] },
+    amount: 1,
+    max_allowed: 1,
+    timeout_ms: timeouts.fixerMs,
+  };
 }
 
 /** The crew shape and counts as plain JSON (system prompts are composed by the worker from the contract). */
@@ -127,22 +132,7 @@ function claimsCrewShape(timeouts: ClaimsCrewTimeouts = DEFAULT_CLAIMS_CREW_TIME
         max_allowed: 1,
         timeout_ms: timeouts.decisionMs,
       },
-      {
-        role: CLAIMS_ROLES.fixer,
-        capabilities: { thinking_allowed: true },
-        system_prompt:
-          "You are the Fixer of an e-commerce refund team: you stand in, conservatively, for a step that failed or stalled.",
-        activation: { on_fault: true, on_stall: true },
-        permissions: {
-          talk_to: [CLAIMS_ROLES.analyst, CLAIMS_ROLES.decision],
-          delegate_to: [],
-          escalate_to: [],
-          ...noInvite,
-        },
-        amount: 1,
-        max_allowed: 1,
-        timeout_ms: timeouts.fixerMs,
-      },
+      fixerRole([CLAIMS_ROLES.analyst, CLAIMS_ROLES.decision], timeouts),
     ],
   };
   const counts = {
