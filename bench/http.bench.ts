@@ -73,9 +73,10 @@ export async function httpPhase(
         gets++;
         if (got.status !== 200) throw new Error(`http bench: GET /claims/${claimId} answered ${got.status}`);
         if (got.body.status === "DECIDED" || got.body.status === "NEEDS_REVIEW") {
-          if (got.body.verdict !== "ACCEPT")
+          // The full path (issue 37): every claim an ACCEPT whose refund was executed (reserved and sent to be paid).
+          if (got.body.verdict !== "ACCEPT" || got.body.executed !== true)
             throw new Error(
-              `http bench: claim ${claimId} ended ${String(got.body.status)} ${String(got.body.verdict)} ${String(got.body.reason_code)}, expected DECIDED ACCEPT`,
+              `http bench: claim ${claimId} ended ${String(got.body.status)} ${String(got.body.verdict)} ${String(got.body.reason_code)} executed=${String(got.body.executed)}, expected DECIDED ACCEPT with its refund executed`,
             );
           const now = performance.now();
           latenciesMs.push(now - at);
@@ -228,7 +229,7 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
     "## claims serve over HTTP beside the in-process pipeline (bench/http.bench.ts)",
     "",
     "Definitions:",
-    "- **claims serve**: `node bin/claims.mjs serve --port 0` as a child process (a temporary data directory; `scenarios/config.yaml` with one order per bench claim added), rules model, system clock, log level ERROR (its one stdout line per HTTP request is kept: that is the product). A client in this process POSTs each claim (`{ claim }`, an `Idempotency-Key`) and polls `GET /claims/{id}` (first after 50 ms, then doubling to every 250 ms) until it reads DECIDED; every claim must be an ACCEPT. `inFlight` slots each submit their next claim once the last one is final.",
+    "- **claims serve**: `node bin/claims.mjs serve --port 0` as a child process (a temporary data directory; `scenarios/config.yaml` with one order per bench claim added), rules model, system clock, log level ERROR (its one stdout line per HTTP request is kept: that is the product). A client in this process POSTs each claim (`{ claim }`, an `Idempotency-Key`) and polls `GET /claims/{id}` (first after 50 ms, then doubling to every 250 ms) until it reads DECIDED; every claim must be an ACCEPT with its refund executed (the full path). `inFlight` slots each submit their next claim once the last one is final.",
     "- **in process**: `createInProcessPipeline` (in-memory ports, the same services and rules model) on the same number of claims, built before each sample.",
     `- **Timing**: four contenders take turns (${options.rounds} rounds after a warm-up round, the order rotating). **server CPU** = CPU time of the serve process tree (/proc: the server, its threads, any process it starts) during the sample ÷ claims; **client CPU** = this process's (fetch, polling); **in-process CPU** = this process's; low = the lowest round. **claims/s** = claims ÷ (last final read − first POST), wall; **latency** = POST sent → final status read, so it includes up to one polling interval.`,
     "",
