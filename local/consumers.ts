@@ -27,7 +27,9 @@ import type { FunctionKey, QueueRole } from "../app/manifest.ts";
 import type { OrderSourceKind } from "../app/order-source.ts";
 import type { PaymentProviderName } from "../app/payment-provider.ts";
 import { startPoller } from "./poller/poller.ts";
-import type { Poller } from "./poller/poller.ts";
+import type { Poller, PollerTransport } from "./poller/poller.ts";
+import { openMessages } from "../adapters/vault/sealed-table.ts";
+import type { PersonalDataVault } from "../pipeline/ports.ts";
 import type { PollerError } from "./poller/errors.ts";
 import { inProcessPollerTransport } from "./sqs-emulator.ts";
 import { lambdaContext } from "./poller/sqs-event.ts";
@@ -126,6 +128,8 @@ export async function startQueuePollers(input: {
   readonly into: Partial<Record<QueueRole, Poller>>;
   /** A queue's batching window other than the deployed one (e.g. 0 for a test that wants a timer handled at once). */
   readonly batchingWindowMs?: Partial<Record<QueueRole, number>>;
+  /** The vault the producers sealed the bodies with: Lambda's poller hands the handlers the bodies opened. */
+  readonly personalData?: PersonalDataVault;
 }): Promise<Record<QueueRole, Poller>> {
   const invocationMs: Partial<Record<QueueRole, number>> = {
     agentSteps: input.waits.workerMs,
@@ -137,7 +141,7 @@ export async function startQueuePollers(input: {
     // The event source's batching as deployed (app/manifest.ts: the timers gather for a minute, up to 100).
     const batch = eventSourceBatch(role);
     const windowMs = input.batchingWindowMs?.[role] ?? batch.windowSeconds * 1000;
-    const transport = inProcessPollerTransport(input.sqsEndpoint);
+    const transport = openingTransport(inProcessPollerTransport(input.sqsEndpoint), input.personalData);
     const onError = input.onError;
     input.into[role] = await startPoller({
       sqs: input.sqs,
@@ -156,6 +160,18 @@ export async function startQueuePollers(input: {
     });
   }
   return input.into as Record<QueueRole, Poller>;
+}
+
+/** `transport` with the bodies it receives opened by `vault` (the SDK client's own receive opens them already). */
+function openingTransport(
+  transport: PollerTransport | undefined,
+  vault: PersonalDataVault | undefined,
+): PollerTransport | undefined {
+  if (!transport || !vault) return transport;
+  return {
+    receive: async (input, signal) => openMessages(await transport.receive(input, signal), vault),
+    deleteBatch: (input) => transport.deleteBatch(input),
+  };
 }
 
 /** A Lambda context for the in-process invocation of `fn`. */

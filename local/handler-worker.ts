@@ -9,6 +9,7 @@ import type { MessagePort } from "node:worker_threads";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createAwsClients } from "../functions/composition/compose.ts";
+import { servedVault } from "../adapters/vault/key-files.ts";
 import { loadConfig } from "../functions/composition/config-file.ts";
 import type { FunctionKey, QueueRole } from "../app/manifest.ts";
 import {
@@ -45,6 +46,7 @@ for (const endpoint of [endpoints.dynamodb, endpoints.sqs, endpoints.events])
   if (direct[endpoint] === undefined) registerInProcessHandler(endpoint, relay.handlerFor(endpoint));
 
 const clients = createAwsClients({
+  ...(setup.personalDataKeys === undefined ? {} : { personalData: servedVault(setup.personalDataKeys) }),
   dynamodb: localClientConfig(endpoints.dynamodb),
   sqs: localClientConfig(endpoints.sqs),
   events: localClientConfig(endpoints.events),
@@ -92,6 +94,7 @@ async function start(): Promise<void> {
   const handlers = createQueueConsumers(of, log, setup.queues);
   refundExecutor = createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor"));
   await startQueuePollers({
+    ...(setup.personalDataKeys === undefined ? {} : { personalData: servedVault(setup.personalDataKeys) }),
     sqs: clients.sqs,
     sqsEndpoint: endpoints.sqs,
     queues: setup.queues,

@@ -43,6 +43,7 @@ import {
 } from "./consumers.ts";
 import { setSstResourceEnv } from "./resources.ts";
 import { lockStateDir } from "./state-lock.ts";
+import { keysDir, servedVault } from "../adapters/vault/key-files.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
 import { InvalidStackOptionError, RefundDeliveryError, StackStartError } from "./errors.ts";
@@ -83,7 +84,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw error;
   });
   stateLock?.update({ dynamodb: emulators.dynamodbEndpoint });
+  // A kept store holds the customer's words only sealed, under key files in <dataDir>/keys (docs/customer-data.md).
+  const personalDataKeys =
+    options.stateDir !== undefined && options.dataDir !== undefined ? keysDir(options.dataDir) : undefined;
   const clients = createAwsClients({
+    ...(personalDataKeys === undefined ? {} : { personalData: servedVault(personalDataKeys) }),
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),
     sqs: localClientConfig(emulators.sqsEndpoint),
     events: localClientConfig(emulators.eventsEndpoint),
@@ -283,6 +288,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (options.handlerThread) {
       handlerThread = await startHandlerThread({
         configPath: options.configPath,
+        ...(personalDataKeys === undefined ? {} : { personalDataKeys }),
         ...("set" in options.clock ? { frozenAtMs: options.clock.now() } : {}),
         waits,
         ...(options.llmOutageHoldMs ? { llmOutageHoldMs: options.llmOutageHoldMs } : {}),
@@ -301,6 +307,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       Object.assign(pollers, handlerThread.pollers);
     } else
       await startQueuePollers({
+        ...(personalDataKeys === undefined ? {} : { personalData: servedVault(personalDataKeys) }),
         sqs: clients.sqs,
         sqsEndpoint: emulators.sqsEndpoint,
         queues,
@@ -332,6 +339,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       sweepTimer = setInterval(() => {
         void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`));
         void redeliverPayments();
+        if (options.onSweep)
+          void options.onSweep().catch((e: unknown) => console.error(`[sweep] retention: ${(e as Error).message}`));
       }, sweepEveryMs);
       sweepTimer.unref();
     }

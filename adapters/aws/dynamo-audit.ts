@@ -22,6 +22,8 @@ import { parseAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditLog } from "../../pipeline/ports.ts";
 import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
+import { openText, sealText, tableVault } from "../vault/sealed-table.ts";
+import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { isConditionalCheckFailed, ItemTooLargeError, StoredItemError } from "./errors.ts";
@@ -48,9 +50,10 @@ function instantOf(createdAt: string): string {
 
 const where = (item: Record<string, unknown>) => `${String(item.pk)}/${String(item.sk)}`;
 
-async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
+async function toEvent(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent> {
   try {
-    const text = await unpackText(item, "event");
+    const packed = await unpackText(item, "event");
+    const text = packed === undefined ? undefined : await openText(vault, packed);
     if (text === undefined) throw new Error("no event body");
     return parseAuditEvent(JSON.parse(text));
   } catch (error) {
@@ -60,9 +63,10 @@ async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
   }
 }
 
-async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
+async function toEvents(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent[]> {
   try {
-    const text = await unpackText(item, "events");
+    const packed = await unpackText(item, "events");
+    const text = packed === undefined ? undefined : await openText(vault, packed);
     if (text === undefined) throw new Error("no events body");
     const list: unknown = JSON.parse(text);
     if (!Array.isArray(list)) throw new Error("the events body is not a list");
@@ -75,9 +79,10 @@ async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
 }
 
 /** The audit events a session step item carries (dynamo-sessions.ts: `audit` in its packed body; none when absent). */
-async function stepEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
+async function stepEvents(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent[]> {
   try {
-    const text = await unpackText(item, "body");
+    const packed = await unpackText(item, "body");
+    const text = packed === undefined ? undefined : await openText(vault, packed);
     if (text === undefined) throw new Error("no body");
     const body = JSON.parse(text) as { audit?: unknown } | null;
     const list = body?.audit ?? [];
@@ -94,7 +99,11 @@ async function stepEvents(item: Record<string, unknown>): Promise<AuditEvent[]> 
 const isList = (item: Record<string, unknown>) => packedNames("events").some((n) => item[n] !== undefined);
 
 /** Events in append order: by instant, then append stamp, then place in their list; the same event (hash) once. */
-async function ordered(items: Record<string, unknown>[], nowMs: number): Promise<AuditEvent[]> {
+async function ordered(
+  items: Record<string, unknown>[],
+  nowMs: number,
+  vault: PersonalDataVault | undefined,
+): Promise<AuditEvent[]> {
   type Entry = { event: AuditEvent; instant: string; hash: string; seq: number; index: number };
   const entries: Entry[] = [];
   for (const item of items as (Record<string, unknown> & AuditItem)[]) {
@@ -102,16 +111,16 @@ async function ordered(items: Record<string, unknown>[], nowMs: number): Promise
     const seq = item.seq ?? 0;
     if (item.entity === "session-done") continue; // the step items' outbox marker: no event
     if (item.entity === "session") {
-      (await stepEvents(item)).forEach((event, index) =>
+      (await stepEvents(item, vault)).forEach((event, index) =>
         entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
       );
     } else if (isList(item)) {
-      (await toEvents(item)).forEach((event, index) =>
+      (await toEvents(item, vault)).forEach((event, index) =>
         entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
       );
     } else {
       const { instant, hash } = identity(item);
-      entries.push({ event: await toEvent(item), instant, hash, seq, index: 0 });
+      entries.push({ event: await toEvent(item, vault), instant, hash, seq, index: 0 });
     }
   }
   entries.sort((a, b) =>
@@ -157,7 +166,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` }
         : {}),
     };
-    const packed = await packText(body, text, itemBytes(primary));
+    const packed = await packText(body, await sealText(tableVault(client), text), itemBytes(primary));
     if (packed.bytes > MAX_EVENT_BYTES) {
       if (body === "events") {
         for (const event of events) await store([event], "event");
@@ -203,7 +212,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
     },
 
     async byDfid(dfid) {
-      return ordered(await flowItems(dfid), ctx.clock.now());
+      return ordered(await flowItems(dfid), ctx.clock.now(), tableVault(client));
     },
 
     async bySimulation(simulationId) {
@@ -212,7 +221,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         KeyConditionExpression: "gsi1pk = :pk",
         ExpressionAttributeValues: { ":pk": gsi1.simulation(simulationId) },
       });
-      return ordered(items, ctx.clock.now());
+      return ordered(items, ctx.clock.now(), tableVault(client));
     },
   };
 }
