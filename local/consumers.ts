@@ -27,8 +27,8 @@ import type { FunctionKey, QueueRole } from "../app/manifest.ts";
 import type { OrderSourceKind } from "../app/order-source.ts";
 import type { PaymentProviderName } from "../app/payment-provider.ts";
 import { startPoller } from "./poller/poller.ts";
-import type { Poller, PollerTransport } from "./poller/poller.ts";
-import { openMessages } from "../adapters/vault/sealed-table.ts";
+import type { Poller } from "./poller/poller.ts";
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import type { PersonalDataVault } from "../pipeline/ports.ts";
 import type { PollerError } from "./poller/errors.ts";
 import { inProcessPollerTransport } from "./sqs-emulator.ts";
@@ -94,21 +94,30 @@ export const loggerAt =
       : createLogger(`claims-${name}`, level)) as ReturnType<typeof createLogger>,
   });
 
-/** The five queue consumers (the deployed handlers' factories), each with its function's dependencies from `of`. */
+/**
+ * The five queue consumers (the deployed handlers' factories), each with its function's dependencies from `of`;
+ * with a vault, each opens the sealed bodies it is handed (adapters/vault/sealed-table.ts openingSqsHandler).
+ */
 export function createQueueConsumers(
   of: (fn: FunctionKey) => () => PipelineDeps,
   log: (name: string) => { logger: ReturnType<typeof createLogger> },
   queues: Readonly<Record<QueueRole, ConsumerQueue>>,
+  vault?: PersonalDataVault,
 ): Record<QueueRole, SqsHandler> {
+  const opening = (handler: SqsHandler): SqsHandler => openingSqsHandler(handler, vault);
   return {
-    crewEvents: createOrchestratorHandler(of("orchestrator"), log("orchestrator")),
-    agentSteps: createWorkerHandler(of("worker"), log("worker")),
-    proposals: createKernelHandler(of("kernel"), { ...log("kernel"), maxReceives: queues.proposals.maxReceives }),
-    extraction: createIntakeExtractHandler(of("intakeExtract"), {
-      ...log("intakeExtract"),
-      maxReceives: queues.extraction.maxReceives,
-    }),
-    timers: createTimerHandler(of("timer"), log("timer")),
+    crewEvents: opening(createOrchestratorHandler(of("orchestrator"), log("orchestrator"))),
+    agentSteps: opening(createWorkerHandler(of("worker"), log("worker"))),
+    proposals: opening(
+      createKernelHandler(of("kernel"), { ...log("kernel"), maxReceives: queues.proposals.maxReceives }),
+    ),
+    extraction: opening(
+      createIntakeExtractHandler(of("intakeExtract"), {
+        ...log("intakeExtract"),
+        maxReceives: queues.extraction.maxReceives,
+      }),
+    ),
+    timers: opening(createTimerHandler(of("timer"), log("timer"))),
   };
 }
 
@@ -128,8 +137,6 @@ export async function startQueuePollers(input: {
   readonly into: Partial<Record<QueueRole, Poller>>;
   /** A queue's batching window other than the deployed one (e.g. 0 for a test that wants a timer handled at once). */
   readonly batchingWindowMs?: Partial<Record<QueueRole, number>>;
-  /** The vault the producers sealed the bodies with: Lambda's poller hands the handlers the bodies opened. */
-  readonly personalData?: PersonalDataVault;
 }): Promise<Record<QueueRole, Poller>> {
   const invocationMs: Partial<Record<QueueRole, number>> = {
     agentSteps: input.waits.workerMs,
@@ -141,7 +148,7 @@ export async function startQueuePollers(input: {
     // The event source's batching as deployed (app/manifest.ts: the timers gather for a minute, up to 100).
     const batch = eventSourceBatch(role);
     const windowMs = input.batchingWindowMs?.[role] ?? batch.windowSeconds * 1000;
-    const transport = openingTransport(inProcessPollerTransport(input.sqsEndpoint), input.personalData);
+    const transport = inProcessPollerTransport(input.sqsEndpoint);
     const onError = input.onError;
     input.into[role] = await startPoller({
       sqs: input.sqs,
@@ -160,18 +167,6 @@ export async function startQueuePollers(input: {
     });
   }
   return input.into as Record<QueueRole, Poller>;
-}
-
-/** `transport` with the bodies it receives opened by `vault` (the SDK client's own receive opens them already). */
-function openingTransport(
-  transport: PollerTransport | undefined,
-  vault: PersonalDataVault | undefined,
-): PollerTransport | undefined {
-  if (!transport || !vault) return transport;
-  return {
-    receive: async (input, signal) => openMessages(await transport.receive(input, signal), vault),
-    deleteBatch: (input) => transport.deleteBatch(input),
-  };
 }
 
 /** A Lambda context for the in-process invocation of `fn`. */

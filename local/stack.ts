@@ -44,6 +44,7 @@ import {
 import { setSstResourceEnv } from "./resources.ts";
 import { lockStateDir } from "./state-lock.ts";
 import { keysDir, servedVault } from "../adapters/vault/key-files.ts";
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
 import { InvalidStackOptionError, RefundDeliveryError, StackStartError } from "./errors.ts";
@@ -87,8 +88,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // A kept store holds the customer's words only sealed, under key files in <dataDir>/keys (docs/customer-data.md).
   const personalDataKeys =
     options.stateDir !== undefined && options.dataDir !== undefined ? keysDir(options.dataDir) : undefined;
+  const vault = personalDataKeys === undefined ? undefined : servedVault(personalDataKeys);
   const clients = createAwsClients({
-    ...(personalDataKeys === undefined ? {} : { personalData: servedVault(personalDataKeys) }),
+    ...(vault === undefined ? {} : { personalData: vault }),
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),
     sqs: localClientConfig(emulators.sqsEndpoint),
     events: localClientConfig(emulators.eventsEndpoint),
@@ -194,7 +196,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const fnDeps = options.wrapDeps ? options.wrapDeps(fn, depsFor(fn)) : depsFor(fn);
       return () => fnDeps;
     };
-    const consumers = createQueueConsumers(of, log, queues);
+    const consumers = createQueueConsumers(of, log, queues, vault);
     const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
     const reviewerAuthorizerLinks = linkedResources(restrictedReader(sstResources, "reviewerAuthorizer"));
     const intakeDeps = of("intakeApi");
@@ -225,7 +227,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             log("reviewerAuthorizer"),
           ),
       sweep: sweepKeepingRefundsDue(createSweepHandler(of("sweep"), log("sweep"))),
-      refundExecutor: createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
+      refundExecutor: openingSqsHandler(
+        createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
+        vault,
+      ),
       paymentWebhook: payments.webhook
         ? createPaymentWebhookHandler(of("paymentWebhook"), log("paymentWebhook"))
         : undefined,
@@ -307,7 +312,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       Object.assign(pollers, handlerThread.pollers);
     } else
       await startQueuePollers({
-        ...(personalDataKeys === undefined ? {} : { personalData: servedVault(personalDataKeys) }),
         sqs: clients.sqs,
         sqsEndpoint: emulators.sqsEndpoint,
         queues,

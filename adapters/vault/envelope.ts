@@ -1,7 +1,13 @@
-// The vault's cipher, whatever keeps the keys: AES-256-GCM under a 256-bit data key per subject, a fresh 96-bit IV
-// per field and the subject as associated data (a token moved to another subject does not open). The keys live in
-// a DataKeyStore: key files on the local stack (key-files.ts), KMS-wrapped keys in the table on AWS (kms-keys.ts).
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+// The vault's cipher, whatever keeps the keys: AES-256-GCM under a 256-bit data key per subject, the subject as
+// associated data (a token moved to another subject does not open), and a synthetic 96-bit IV: the first 12 bytes
+// of HMAC-SHA256(k_iv, subject ‖ 0x00 ‖ plaintext), k_iv derived from the data key by HKDF (SIV construction,
+// RFC 5297's idea over GCM). The same text sealed twice under one key is the same token, so everything that compares
+// or hashes what is stored — a conditional write, a FIFO queue's content-based dedup, a redelivered event's body —
+// sees no change where there is none (issue 38: random IVs broke exactly-once under chaos). Two different texts
+// get different IVs (a GCM IV is never reused for two plaintexts, short of a 2^-96 HMAC collision); what the
+// determinism reveals is only that two fields of one claim hold the same text. The keys live in a DataKeyStore: key
+// files on the local stack (key-files.ts), KMS-wrapped keys in the table on AWS (kms-keys.ts).
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from "node:crypto";
 import { ERASED, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
 import { SealedFieldError } from "../../pipeline/errors.ts";
 import type { DestroyOutcome, PersonalDataVault } from "../../pipeline/ports.ts";
@@ -18,6 +24,13 @@ export interface DataKeyStore {
 }
 
 const b64u = (b: Buffer): string => b.toString("base64url");
+
+/** The synthetic IV of `plaintext` under `subject`'s data key: deterministic, distinct for distinct texts. */
+export function syntheticIv(key: Buffer, subject: string, plaintext: string): Buffer {
+  const ivKey = Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), "pd1 synthetic iv", 32));
+  const mac = createHmac("sha256", ivKey).update(subject, "utf8").update(Buffer.of(0)).update(plaintext, "utf8");
+  return mac.digest().subarray(0, 12);
+}
 
 /**
  * The envelope vault over `store`. It keeps the keys it read for its own lifetime (one command, one saved run): make
@@ -38,7 +51,7 @@ export function envelopeVault(store: DataKeyStore, opts: { cacheKeys?: boolean }
     async seal(subject, plaintext) {
       const k = await key(subject, true);
       if (k.state !== "key") return ERASED;
-      const iv = randomBytes(12);
+      const iv = syntheticIv(k.key, subject, plaintext);
       const cipher = createCipheriv("aes-256-gcm", k.key, iv);
       cipher.setAAD(Buffer.from(subject, "utf8"));
       const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);

@@ -197,16 +197,25 @@ export function sealQueueClient(client: SQSClient, vault: PersonalDataVault): SQ
   return client;
 }
 
-/** Received messages with their bodies opened (a receiver that does not go through a sealing client: Lambda's poller). */
-export async function openMessages<M extends { Body?: string | undefined }>(
-  messages: readonly M[],
-  vault: PersonalDataVault,
-): Promise<M[]> {
-  return Promise.all(
-    messages.map(async (m) =>
-      typeof m.Body === "string" ? { ...m, Body: (await openDeep(m.Body, vault)) as string } : m,
-    ),
-  );
+/**
+ * `handler` (a Lambda SQS handler) opening each record's body before it reads it. The event source hands a function
+ * the bodies as they were sent — sealed — whoever delivers them (Lambda's poller, a second consumer racing it, a
+ * redelivery), so the function opens them itself: a proposal read sealed hashed to another idempotency key, and the
+ * kernel refused it (IDEMPOTENCY_KEY_MISMATCH), a second verdict for one claim (issue 38, chaos on the emulators).
+ */
+export function openingSqsHandler<E extends { Records: readonly { body: string }[] }, C, R>(
+  handler: (event: E, context: C) => Promise<R>,
+  vault: PersonalDataVault | undefined,
+): (event: E, context: C) => Promise<R> {
+  if (vault === undefined) return handler;
+  return async (event, context) => {
+    const records = await Promise.all(
+      event.Records.map(async (r) =>
+        r.body.includes(SEALED_PREFIX) ? { ...r, body: await openText(vault, r.body) } : r,
+      ),
+    );
+    return handler({ ...event, Records: records }, context);
+  };
 }
 
 /**
