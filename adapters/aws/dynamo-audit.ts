@@ -18,6 +18,7 @@
 import { createHash } from "node:crypto";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
+import { withPersonalErased } from "../../core/privacy/sealing.ts";
 import { parseAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditLog } from "../../pipeline/ports.ts";
@@ -98,7 +99,14 @@ async function stepEvents(item: Record<string, unknown>, vault: PersonalDataVaul
 /** True for an item holding a list of events (appendAll). */
 const isList = (item: Record<string, unknown>) => packedNames("events").some((n) => item[n] !== undefined);
 
-/** Events in append order: by instant, then append stamp, then place in their list; the same event (hash) once. */
+/**
+ * What makes two stored copies one event: the hash of the event with its personal fields read as erased
+ * (core/privacy/sealing.ts). A copy's own hash would do until the claim's erasure, then a receipt stored alone
+ * (its sort key hashed before) and again in a step's list (hashed as read, now erased) would read as two.
+ */
+const sameness = (event: AuditEvent): string => sha256(canonicalize(withPersonalErased(event)));
+
+/** Events in append order: by instant, then append stamp, then place in their list; the same event (sameness) once. */
 async function ordered(
   items: Record<string, unknown>[],
   nowMs: number,
@@ -112,15 +120,15 @@ async function ordered(
     if (item.entity === "session-done") continue; // the step items' outbox marker: no event
     if (item.entity === "session") {
       (await stepEvents(item, vault)).forEach((event, index) =>
-        entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
+        entries.push({ event, instant: instantOf(event.created_at), hash: sameness(event), seq, index }),
       );
     } else if (isList(item)) {
       (await toEvents(item, vault)).forEach((event, index) =>
-        entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
+        entries.push({ event, instant: instantOf(event.created_at), hash: sameness(event), seq, index }),
       );
     } else {
-      const { instant, hash } = identity(item);
-      entries.push({ event: await toEvent(item, vault), instant, hash, seq, index: 0 });
+      const event = await toEvent(item, vault);
+      entries.push({ event, instant: identity(item).instant, hash: sameness(event), seq, index: 0 });
     }
   }
   entries.sort((a, b) =>

@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { createAuditEvent } from "../../core/integrity/audit.ts";
 import { ERASED } from "../../core/privacy/sealing.ts";
+import { createDynamoAuditLog } from "../aws/dynamo-audit.ts";
 import { localClientConfig } from "../../local/emulators.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { useEmulatedAws } from "../aws/emulators.test-kit.ts";
@@ -108,4 +110,30 @@ describe("the sealing table client", () => {
       expect(after?.input.claim.reason).toBe(ERASED);
       expect(JSON.parse(after?.event as string).details.input.claim_text).toBe(ERASED);
     });
+});
+
+describe("the audit on a sealing client, after an erasure", () => {
+  it("returns an event stored alone and again in a step's list once, before and after its claim's erasure", async () => {
+    const store = keysIn();
+    const { tableName, sealed } = await clients(envelopeVault(store, { cacheKeys: false }));
+    const audit = createDynamoAuditLog({ client: sealed, tableName, clock: { now: () => 0 }, pageSize: undefined });
+    const event = (type: "CLAIM_RECEIVED" | "CREW_STARTED", at: string) =>
+      createAuditEvent({
+        dfid: "dfid_clm_5",
+        type,
+        state: "RECEIVED",
+        at,
+        details: { claim_id: "clm_5", input: { claim_text: WORDS }, amount_eur: 80 },
+      });
+    const received = event("CLAIM_RECEIVED", "2026-01-01T00:00:00.000Z");
+    const started = event("CREW_STARTED", "2026-01-01T00:00:01.000Z");
+    // A redelivered step: the receipt appended alone, then with the crew's start in one item.
+    await audit.append(received);
+    await audit.appendAll([received, started]);
+    const types = async () => (await audit.byDfid("dfid_clm_5")).map((e) => e.event_type);
+    expect(await types()).toEqual(["CLAIM_RECEIVED", "CREW_STARTED"]);
+    await store.destroy("clm_5");
+    expect(await types()).toEqual(["CLAIM_RECEIVED", "CREW_STARTED"]);
+    expect((await audit.byDfid("dfid_clm_5"))[0]?.details.input).toEqual({ claim_text: ERASED });
+  });
 });

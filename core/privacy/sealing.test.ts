@@ -1,7 +1,14 @@
 // Which fields are sealed: the customer's words (free text, a claim's reason, a note, a name or email), never the
 // decision path nor a reason the system wrote for a code.
 import { describe, expect, it } from "vitest";
-import { ERASED, erasedPaths, openPersonalFields, personalFields, sealPersonalFields } from "./sealing.ts";
+import {
+  ERASED,
+  erasedPaths,
+  openPersonalFields,
+  personalFields,
+  sealPersonalFields,
+  withPersonalErased,
+} from "./sealing.ts";
 
 const seal = async (t: string) => `pd1:${Buffer.from(t).toString("base64url")}`;
 const open = async (t: string) => Buffer.from(t.slice(4), "base64url").toString();
@@ -43,5 +50,15 @@ describe("sealing the personal fields", () => {
     expect(erased.claim.reason).toBe(ERASED);
     expect(erasedPaths(erased)).toEqual(personalFields(details).map((f) => f.path));
     expect(await sealPersonalFields(erased, seal)).toEqual(erased);
+  });
+
+  it("reads a record the same plain, sealed or erased once its personal fields are read as erased", async () => {
+    const sealed = await sealPersonalFields(details, seal);
+    const erased = await openPersonalFields(sealed, gone);
+    const same = withPersonalErased(details);
+    expect(withPersonalErased(sealed)).toEqual(same);
+    expect(withPersonalErased(erased)).toEqual(same);
+    expect(same).toEqual(erased);
+    expect(withPersonalErased({ ...details, claim: { ...details.claim, amount_eur: 13 } })).not.toEqual(same);
   });
 });

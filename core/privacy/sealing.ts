@@ -50,6 +50,22 @@ export function openPersonalFields<T>(value: T, open: (token: string) => Promise
   return mapPersonal(value, async (t) => (isSealed(t) ? ((await open(t)) ?? ERASED) : t)) as Promise<T>;
 }
 
+/**
+ * `value` with every personal string field — plain, sealed or erased — read as ERASED: what any copy of it reads
+ * after its claim's erasure. Hash this, not the value, where copies of one record are recognised by their content
+ * (the audit's reader dropping an event stored twice): a copy opened before the erasure and one opened after
+ * are then still the same record.
+ */
+export function withPersonalErased<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v: unknown) => withPersonalErased(v)) as T;
+  if (value === null || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record))
+    out[k] = typeof v === "string" && isPersonal(k, record) ? ERASED : withPersonalErased(v);
+  return out as T;
+}
+
 /** The paths of `value`'s personal fields that read ERASED (`details.input.claim_text`, …). */
 export function erasedPaths(value: unknown, path = ""): string[] {
   if (value === null || typeof value !== "object") return [];
