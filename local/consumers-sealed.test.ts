@@ -16,6 +16,7 @@ import { handleCrewMessage } from "../pipeline/orchestrator.ts";
 import { handleAgentStep } from "../pipeline/worker.ts";
 import { QUEUES } from "../app/manifest.ts";
 import type { QueueRole } from "../app/manifest.ts";
+import type { createLogger } from "../functions/observability/logger.ts";
 import { createQueueConsumers } from "./consumers.ts";
 import { recordingLogger, sqsEvent } from "./testing/stack-fixture.ts";
 
@@ -52,7 +53,7 @@ async function decideSealed(wired: "with the vault" | "without") {
   expect(sealed).not.toContain("Quirinius");
   const consumers = createQueueConsumers(
     () => () => p.deps,
-    () => recordingLogger(),
+    () => ({ logger: recordingLogger().logger as ReturnType<typeof createLogger> }),
     QUEUE_SETTINGS,
     wired === "with the vault" ? vault : undefined,
   );

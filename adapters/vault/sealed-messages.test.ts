@@ -36,15 +36,22 @@ function memoryKeys(): DataKeyStore {
 }
 
 /** What a client would have sent: each command's input after the sealing, the request itself never made. */
-function capturing<C extends SQSClient | EventBridgeClient>(client: C): { client: C; sent: Record<string, unknown>[] } {
-  const sent: Record<string, unknown>[] = [];
-  client.middlewareStack.add(
-    () => async (args) => {
-      sent.push(args.input as Record<string, unknown>);
-      return { output: { $metadata: {}, MessageId: "m1", Entries: [] } as never, response: {} };
-    },
-    { step: "initialize", name: "capture", priority: "low" },
-  );
+type Sent = Record<string, unknown>[];
+const answer = (sent: Sent) => (args: { input: object }) => {
+  sent.push(args.input as Record<string, unknown>);
+  return Promise.resolve({ output: { $metadata: {}, MessageId: "m1", Entries: [] } as never, response: {} });
+};
+const LAST = { step: "initialize", name: "capture", priority: "low" } as const;
+
+function capturingSqs(client: SQSClient): { client: SQSClient; sent: Sent } {
+  const sent: Sent = [];
+  client.middlewareStack.add(() => answer(sent), LAST);
+  return { client, sent };
+}
+
+function capturingEvents(client: EventBridgeClient): { client: EventBridgeClient; sent: Sent } {
+  const sent: Sent = [];
+  client.middlewareStack.add(() => answer(sent), LAST);
   return { client, sent };
 }
 
@@ -60,7 +67,7 @@ type Records = { Records: { messageId: string; body: string }[] };
 describe("sealed queue messages, as a function receives them", () => {
   it("reach a queue handler opened when the record is handed on as sent (a racing consumer, the event source)", async () => {
     const vault = envelopeVault(memoryKeys());
-    const { client, sent } = capturing(sealQueueClient(new SQSClient({ region: "us-east-1", md5: false }), vault));
+    const { client, sent } = capturingSqs(sealQueueClient(new SQSClient({ region: "us-east-1", md5: false }), vault));
     await client.send(new SendMessageCommand({ QueueUrl: "q", MessageBody: proposalBody }));
     const body = String(sent[0]!.MessageBody);
     expect(body).not.toContain("Quirinius");
@@ -88,7 +95,7 @@ describe("sealed queue messages, as a function receives them", () => {
 
   it("sends the same message twice as the same bytes, another claim's as others (synthetic IV)", async () => {
     const vault = envelopeVault(memoryKeys());
-    const { client, sent } = capturing(sealQueueClient(new SQSClient({ region: "us-east-1", md5: false }), vault));
+    const { client, sent } = capturingSqs(sealQueueClient(new SQSClient({ region: "us-east-1", md5: false }), vault));
     await client.send(new SendMessageCommand({ QueueUrl: "q", MessageBody: proposalBody }));
     await client.send(new SendMessageCommand({ QueueUrl: "q", MessageBody: proposalBody }));
     await client.send(
@@ -100,7 +107,7 @@ describe("sealed queue messages, as a function receives them", () => {
 
   it("publishes one bus event twice with the same detail (a redelivered ReviewDecided is not a changed one)", async () => {
     const vault = envelopeVault(memoryKeys());
-    const { client, sent } = capturing(sealEventsClient(new EventBridgeClient({ region: "us-east-1" }), vault));
+    const { client, sent } = capturingEvents(sealEventsClient(new EventBridgeClient({ region: "us-east-1" }), vault));
     const entry = {
       Source: "claims",
       DetailType: "ReviewDecided",
