@@ -56,7 +56,7 @@ export async function dataDirHistories(dataDir: string, simulationId?: string): 
   if (simulationId !== undefined && existsSync(join(runDir(dataDir, simulationId), "audit.jsonl")))
     return {
       found: true,
-      histories: [{ id: simulationId, events: loadRunAudit(dataDir, simulationId) }],
+      histories: [{ id: simulationId, events: await loadRunAudit(dataDir, simulationId) }],
       source: `the recorded run in ${runDir(dataDir, simulationId)}`,
     };
   const served = await withStateStore(dataDir, async (store) => ({

@@ -60,7 +60,7 @@ describe("runBatch", () => {
       { id: "verdict_only", verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT", matches: true },
     ]);
     expect(outcome.allMatch).toBe(false);
-    const end = loadRunAudit(dataDir, outcome.simulationId).find((e) => e.event_type === "SIMULATION_END")!;
+    const end = (await loadRunAudit(dataDir, outcome.simulationId)).find((e) => e.event_type === "SIMULATION_END")!;
     const details = SimulationEndDetailsSchema.parse(end.details);
     expect(details).toMatchObject({ total: 3, matched: 2 });
     // The clock is frozen (a batch decides as of one instant); the run still ends its wall duration after it started.
@@ -167,7 +167,7 @@ describe("runBatch", () => {
     });
     expect(log).toContain("payment of paid (");
     // The run's audit holds the decline and the CLOSE under the settlement's own flow; the claim's replays identical.
-    const events = loadRunAudit(dataDir, outcome.simulationId);
+    const events = await loadRunAudit(dataDir, outcome.simulationId);
     const paid = outcome.rows[0]!.claim_id;
     expect(events.filter((e) => e.dfid === `dfid_pay_${paid}`).map((e) => e.event_type)).toEqual([
       "REFUND_FAILED",
@@ -199,7 +199,7 @@ describe("runBatch", () => {
       ["again", "FAILED", true],
     ]);
     // The retry's RefundExecuted names the run, so no payment provider is ever given it.
-    const retry = loadRunAudit(dataDir, outcome.simulationId).find(
+    const retry = (await loadRunAudit(dataDir, outcome.simulationId)).find(
       (e) => e.event_type === "CLAIM_REFUND_EXECUTED" && e.details.retry_of !== undefined,
     );
     expect(retry?.details.simulation_id).toBe(outcome.simulationId);

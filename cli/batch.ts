@@ -368,7 +368,7 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           }),
         );
       const events = await runtime.auditBySimulation(simulationId);
-      auditPath = saveRunAudit(opts.dataDir, simulationId, events);
+      auditPath = await saveRunAudit(opts.dataDir, simulationId, events);
       reportPath = opts.writeReport ? await opts.writeReport(simulationId) : undefined;
     } catch (error) {
       notes.push(

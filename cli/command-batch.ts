@@ -99,7 +99,7 @@ export function registerBatchCommand(program: Command): void {
           writeReport: (simulationId) => writeReportFor(dataDir, simulationId, undefined, prices),
         });
         log(summarize(outcome, performance.now() - t0));
-        log(`  ${formatModelCost(modelCost(loadRunAudit(dataDir, outcome.simulationId), prices))}\n`);
+        log(`  ${formatModelCost(modelCost(await loadRunAudit(dataDir, outcome.simulationId), prices))}\n`);
         if (o.json) {
           const rows = outcome.rows.map(jsonRow);
           process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

@@ -19,7 +19,7 @@ export async function writeReportFor(
   prices: PriceTable = loadPriceTable(),
 ): Promise<string> {
   const { writeReport } = await import("./report-file.ts");
-  const events = loadRunAudit(dataDir, simulationId);
+  const events = await loadRunAudit(dataDir, simulationId);
   return writeReport(events, out ?? resolve(runDir(dataDir, simulationId), "report.html"), { prices });
 }
 
@@ -100,7 +100,7 @@ export function registerReportCommands(program: Command): void {
       const dataDir = dataDirFrom(o.dataDir);
       // A batch run's file, else the store of claims serve (a served claim's own events).
       const found =
-        findClaimRun(dataDir, claimId) ??
+        (await findClaimRun(dataDir, claimId)) ??
         (await withStateStore(dataDir, async (store) => {
           // The claim's decision flow, and its return's when it has one (docs/returns.md), replayed beside it.
           const events = [
@@ -137,6 +137,8 @@ export function registerReportCommands(program: Command): void {
       lines.push(
         `  ${marks[s.status]} ${s.step.padEnd(10)} ${s.detail}${s.status === "IDENTICAL" ? "" : ` (${s.status})`}`,
       );
+    if (result.erased)
+      lines.push(`  personal data erased (claims erase), shown as [erased]: ${result.erased.join(", ")}`);
     const first = result.steps.find((s) => s.status === result.status);
     if (result.status === "IDENTICAL")
       lines.push(`Identical: ${result.outcome ?? "same outcome"} ${result.reasonCode ?? ""}`.trimEnd());

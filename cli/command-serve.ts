@@ -125,6 +125,7 @@ export function registerServeCommand(program: Command): void {
           reviewerToken,
           ...reviewing.stack,
           onBusEvent: busProgress(out),
+          ...retentionSweep(config.retention?.customerTextDays, dataDir, clock),
           recordBusEvents: false,
           // The handlers' warnings as lines of text between the others (CLAIMS_LOG_FORMAT=json: Powertools' JSON).
           logFormat: process.env.CLAIMS_LOG_FORMAT?.trim().toLowerCase() === "json" ? "json" : "text",
@@ -252,4 +253,24 @@ export function registerServeCommand(program: Command): void {
         process.exitCode = 0;
       },
     );
+}
+
+/** The retention policy as the sweep's companion: older claims' personal data erased in the data directory's runs and served claims. */
+function retentionSweep(
+  days: number | undefined,
+  dataDir: string,
+  clock: { now(): number },
+): { onSweep?: () => Promise<unknown> } {
+  if (days === undefined) return {};
+  return {
+    onSweep: async () => {
+      const { sweepRetention } = await import("./customer-data.ts");
+      const { writeReportFor } = await import("./command-report.ts");
+      const { sweepServedRetention } = await import("./customer-data-served.ts");
+      const now = new Date(clock.now());
+      await sweepRetention(dataDir, days, now, (sim) => writeReportFor(dataDir, sim));
+      // The claims this serve keeps: through its own table endpoint, as `claims erase` against a running serve.
+      return sweepServedRetention(dataDir, days, now);
+    },
+  };
 }

@@ -21,6 +21,8 @@ export interface CommandEntry {
 
 const aws = async (): Promise<Registration> => (await import("./aws-commands.ts")).registerAwsCommands;
 const reports = async (): Promise<Registration> => (await import("./command-report.ts")).registerReportCommands;
+const customerData = async (): Promise<Registration> =>
+  (await import("./command-customer-data.ts")).registerCustomerDataCommands;
 const configs = async (): Promise<Registration> => (await import("./command-config.ts")).registerConfigCommands;
 
 /** Every command of `claims`, in the order `claims --help` lists them. */
@@ -92,6 +94,20 @@ export const COMMANDS: readonly CommandEntry[] = [
     description:
       "every authorised refund with its settlement (settled, pending, failed); exit 1 when one failed or is pending too long",
     load: async () => (await import("./reconcile.ts")).registerReconcileCommand,
+  },
+  {
+    name: "erase",
+    term: "erase [options]",
+    description:
+      "erase a customer's personal data (GDPR Art. 17) in the data directory's runs and the claims of claims serve (running or stopped): destroy their claims' keys, record the erasure in the audit, rewrite the reports; decisions stay replayable",
+    load: customerData,
+  },
+  {
+    name: "export",
+    term: "export [options]",
+    description:
+      "write everything the data directory holds about a customer (GDPR Art. 15) as JSON: their claims, personal data, audit and bus events",
+    load: customerData,
   },
   {
     name: "deploy-check",

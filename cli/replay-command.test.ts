@@ -12,7 +12,7 @@ import { parseScenarios, scenarioBody } from "../core/history/scenarios.ts";
 import { simulationStartEvent } from "../core/history/simulation.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "../pipeline/in-process.ts";
-import { saveRunAudit } from "./run-store.ts";
+import { writeRunAudit } from "./run-store.ts";
 import { replayClaim } from "../core/history/replay/index.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
@@ -75,7 +75,7 @@ async function recordRun(): Promise<string> {
         : e,
     );
   const dataDir = mkdtempSync(join(tmpdir(), "claims-replay-"));
-  saveRunAudit(dataDir, SIM, events);
+  writeRunAudit(dataDir, SIM, events);
   return dataDir;
 }
 
@@ -135,7 +135,7 @@ function saveWithParentRenamed(events: AuditEvent[], childId: string, tamper: (e
       ? (JSON.parse(JSON.stringify(e).replaceAll("clm_cli_R", "clm_cli_OTHER")) as AuditEvent)
       : e,
   );
-  saveRunAudit(dataDir, SIM, renamed);
+  writeRunAudit(dataDir, SIM, renamed);
   return dataDir;
 }
 

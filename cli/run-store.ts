@@ -1,10 +1,15 @@
-// Where local runs keep their audit and report: <dataDir>/runs/<simulation_id>/{audit.jsonl,report.html}.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+// Where local runs keep their audit and report: <dataDir>/runs/<simulation_id>/{audit.jsonl,report.html}; the
+// customer's words in the audit sealed under the claims' keys in <dataDir>/keys/ (docs/customer-data.md).
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { RunIdError } from "./errors.ts";
 import { simulationIdProblem } from "../core/history/simulation.ts";
 import { parseAuditEvent } from "../core/integrity/index.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
+import { openAuditEvents, sealAuditEvents } from "../pipeline/personal-data.ts";
+import type { PersonalDataVault } from "../pipeline/personal-data.ts";
+import { envelopeVault } from "../adapters/vault/envelope.ts";
+import { keyFileStore, keysDir } from "../adapters/vault/key-files.ts";
 
 export { dataDirFrom } from "./data-dir.ts";
 
@@ -25,18 +30,44 @@ function runDirOrUndefined(dataDir: string, simulationId: string): string | unde
   }
 }
 
-/** Writes a run's audit events as JSON lines (replacing an earlier run with the same id). */
-export function saveRunAudit(dataDir: string, simulationId: string, events: readonly AuditEvent[]): string {
-  const dir = runDir(dataDir, simulationId);
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, "audit.jsonl");
-  writeFileSync(path, events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+/** The data directory's personal-data vault: a key file per claim in `<dataDir>/keys/` (docs/customer-data.md). */
+export function dataDirVault(dataDir: string): PersonalDataVault {
+  return envelopeVault(keyFileStore(keysDir(dataDir)));
+}
+
+/**
+ * Writes a run's audit events as JSON lines (replacing an earlier run with the same id), each claim's personal
+ * fields sealed under the claim's key: the file never holds the customer's words in clear.
+ */
+export async function saveRunAudit(
+  dataDir: string,
+  simulationId: string,
+  events: readonly AuditEvent[],
+): Promise<string> {
+  const sealed = await sealAuditEvents(events, dataDirVault(dataDir));
+  const path = writeRunAudit(dataDir, simulationId, sealed);
   writeFileSync(join(dataDir, "runs", "LATEST"), `${simulationId}\n`);
   return path;
 }
 
-/** Reads a run's audit events; throws a clear error when the run or the file is missing or corrupt. */
-export function loadRunAudit(dataDir: string, simulationId: string): AuditEvent[] {
+/** Writes a run's audit events as they are (already sealed: an erasure rewriting the run). */
+export function writeRunAudit(dataDir: string, simulationId: string, events: readonly AuditEvent[]): string {
+  const dir = runDir(dataDir, simulationId);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "audit.jsonl");
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  renameSync(tmp, path);
+  return path;
+}
+
+/** Reads a run's audit events with their personal fields opened (an erased claim's read `[erased]`). */
+export async function loadRunAudit(dataDir: string, simulationId: string): Promise<AuditEvent[]> {
+  return openAuditEvents(loadSealedRunAudit(dataDir, simulationId), dataDirVault(dataDir));
+}
+
+/** Reads a run's audit events as stored (sealed); throws a clear error when the run or the file is missing or corrupt. */
+export function loadSealedRunAudit(dataDir: string, simulationId: string): AuditEvent[] {
   const path = join(runDir(dataDir, simulationId), "audit.jsonl");
   if (!existsSync(path))
     throw new Error(
@@ -75,14 +106,14 @@ export function latestRun(dataDir: string): string | undefined {
 }
 
 /** Finds the run that holds a claim's events, newest first. */
-export function findClaimRun(
+export async function findClaimRun(
   dataDir: string,
   claimId: string,
-): { simulationId: string; events: AuditEvent[] } | undefined {
+): Promise<{ simulationId: string; events: AuditEvent[] } | undefined> {
   for (const simulationId of listRuns(dataDir)) {
     const text = readFileSync(join(runDir(dataDir, simulationId), "audit.jsonl"), "utf8");
     if (!text.includes(`"${claimId}"`)) continue;
-    return { simulationId, events: loadRunAudit(dataDir, simulationId) };
+    return { simulationId, events: await loadRunAudit(dataDir, simulationId) };
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { AuditEvent } from "../core/integrity/index.ts";
 import { readLocalCredentials } from "../local/credentials.ts";
 import { openStateStore } from "../local/state-store.ts";
+import { keysDir, servedVault } from "../adapters/vault/key-files.ts";
 import type { StateStore } from "../local/state-store.ts";
 
 /** Where `claims serve` keeps its table and queue journal inside the data directory. */
@@ -14,7 +15,8 @@ export async function withStateStore<T>(
   dataDir: string,
   use: (store: StateStore) => Promise<T>,
 ): Promise<T | undefined> {
-  const store = await openStateStore(stateDirOf(dataDir), readLocalCredentials(dataDir));
+  // The customer's words are sealed in the table: opened with the data directory's key files (docs/customer-data.md).
+  const store = await openStateStore(stateDirOf(dataDir), readLocalCredentials(dataDir), servedVault(keysDir(dataDir)));
   if (!store) return undefined;
   try {
     return await use(store);

@@ -28,6 +28,8 @@ import type { OrderSourceKind } from "../app/order-source.ts";
 import type { PaymentProviderName } from "../app/payment-provider.ts";
 import { startPoller } from "./poller/poller.ts";
 import type { Poller } from "./poller/poller.ts";
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
+import type { PersonalDataVault } from "../pipeline/ports.ts";
 import type { PollerError } from "./poller/errors.ts";
 import { inProcessPollerTransport } from "./sqs-emulator.ts";
 import { lambdaContext } from "./poller/sqs-event.ts";
@@ -92,21 +94,30 @@ export const loggerAt =
       : createLogger(`claims-${name}`, level)) as ReturnType<typeof createLogger>,
   });
 
-/** The five queue consumers (the deployed handlers' factories), each with its function's dependencies from `of`. */
+/**
+ * The five queue consumers (the deployed handlers' factories), each with its function's dependencies from `of`;
+ * with a vault, each opens the sealed bodies it is handed (adapters/vault/sealed-table.ts openingSqsHandler).
+ */
 export function createQueueConsumers(
   of: (fn: FunctionKey) => () => PipelineDeps,
   log: (name: string) => { logger: ReturnType<typeof createLogger> },
   queues: Readonly<Record<QueueRole, ConsumerQueue>>,
+  vault?: PersonalDataVault,
 ): Record<QueueRole, SqsHandler> {
+  const opening = (handler: SqsHandler): SqsHandler => openingSqsHandler(handler, vault);
   return {
-    crewEvents: createOrchestratorHandler(of("orchestrator"), log("orchestrator")),
-    agentSteps: createWorkerHandler(of("worker"), log("worker")),
-    proposals: createKernelHandler(of("kernel"), { ...log("kernel"), maxReceives: queues.proposals.maxReceives }),
-    extraction: createIntakeExtractHandler(of("intakeExtract"), {
-      ...log("intakeExtract"),
-      maxReceives: queues.extraction.maxReceives,
-    }),
-    timers: createTimerHandler(of("timer"), log("timer")),
+    crewEvents: opening(createOrchestratorHandler(of("orchestrator"), log("orchestrator"))),
+    agentSteps: opening(createWorkerHandler(of("worker"), log("worker"))),
+    proposals: opening(
+      createKernelHandler(of("kernel"), { ...log("kernel"), maxReceives: queues.proposals.maxReceives }),
+    ),
+    extraction: opening(
+      createIntakeExtractHandler(of("intakeExtract"), {
+        ...log("intakeExtract"),
+        maxReceives: queues.extraction.maxReceives,
+      }),
+    ),
+    timers: opening(createTimerHandler(of("timer"), log("timer"))),
   };
 }
 

@@ -38,6 +38,8 @@ export interface HandlerThreadSetup {
   readonly payments: { readonly provider: PaymentProviderName; readonly env: Readonly<Record<string, string>> };
   readonly orderSource: OrderSourceKind;
   readonly pollerConcurrency: number;
+  /** The key files the table's personal fields are sealed under (a kept store: adapters/vault/sealed-table.ts). */
+  readonly personalDataKeys?: string;
 }
 
 /** A request to the thread: its pollers' counters, one queue's depth, wait until `roles` drained, pay a refund, or stop receiving. */

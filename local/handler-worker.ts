@@ -9,6 +9,8 @@ import type { MessagePort } from "node:worker_threads";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createAwsClients } from "../functions/composition/compose.ts";
+import { servedVault } from "../adapters/vault/key-files.ts";
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { loadConfig } from "../functions/composition/config-file.ts";
 import type { FunctionKey, QueueRole } from "../app/manifest.ts";
 import {
@@ -44,7 +46,9 @@ const directClients = Object.entries(direct).map(([endpoint, port]) => {
 for (const endpoint of [endpoints.dynamodb, endpoints.sqs, endpoints.events])
   if (direct[endpoint] === undefined) registerInProcessHandler(endpoint, relay.handlerFor(endpoint));
 
+const vault = setup.personalDataKeys === undefined ? undefined : servedVault(setup.personalDataKeys);
 const clients = createAwsClients({
+  ...(vault === undefined ? {} : { personalData: vault }),
   dynamodb: localClientConfig(endpoints.dynamodb),
   sqs: localClientConfig(endpoints.sqs),
   events: localClientConfig(endpoints.events),
@@ -89,8 +93,8 @@ async function start(): Promise<void> {
     return () => deps;
   };
   const log = loggerAt(setup.logLevel, setup.logFormat);
-  const handlers = createQueueConsumers(of, log, setup.queues);
-  refundExecutor = createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor"));
+  const handlers = createQueueConsumers(of, log, setup.queues, vault);
+  refundExecutor = openingSqsHandler(createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")), vault);
   await startQueuePollers({
     sqs: clients.sqs,
     sqsEndpoint: endpoints.sqs,

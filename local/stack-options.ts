@@ -94,6 +94,8 @@ export interface LocalStackOptions {
   readonly settleTimeoutMs?: number;
   /** Run the sweep handler every this many ms, as the 5-minute schedule does on AWS (default 300 000; 0 = never). */
   readonly sweepEveryMs?: number;
+  /** Run with every sweep besides the handler's: the retention policy over the data directory (docs/customer-data.md). */
+  readonly onSweep?: () => Promise<unknown>;
   /**
    * With `stateDir`: how often the kept table's size is checked, to compact it while running when it has grown well
    * past its size after the last compaction (local/table-compaction.ts; default 60000, 0 = never).

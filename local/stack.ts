@@ -43,6 +43,8 @@ import {
 } from "./consumers.ts";
 import { setSstResourceEnv } from "./resources.ts";
 import { lockStateDir } from "./state-lock.ts";
+import { keysDir, servedVault } from "../adapters/vault/key-files.ts";
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
 import { InvalidStackOptionError, RefundDeliveryError, StackStartError } from "./errors.ts";
@@ -83,7 +85,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw error;
   });
   stateLock?.update({ dynamodb: emulators.dynamodbEndpoint });
+  // A kept store holds the customer's words only sealed, under key files in <dataDir>/keys (docs/customer-data.md).
+  const personalDataKeys =
+    options.stateDir !== undefined && options.dataDir !== undefined ? keysDir(options.dataDir) : undefined;
+  const vault = personalDataKeys === undefined ? undefined : servedVault(personalDataKeys);
   const clients = createAwsClients({
+    ...(vault === undefined ? {} : { personalData: vault }),
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),
     sqs: localClientConfig(emulators.sqsEndpoint),
     events: localClientConfig(emulators.eventsEndpoint),
@@ -189,7 +196,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const fnDeps = options.wrapDeps ? options.wrapDeps(fn, depsFor(fn)) : depsFor(fn);
       return () => fnDeps;
     };
-    const consumers = createQueueConsumers(of, log, queues);
+    const consumers = createQueueConsumers(of, log, queues, vault);
     const authorizerLinks = linkedResources(restrictedReader(sstResources, "authorizer"));
     const reviewerAuthorizerLinks = linkedResources(restrictedReader(sstResources, "reviewerAuthorizer"));
     const intakeDeps = of("intakeApi");
@@ -220,7 +227,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             log("reviewerAuthorizer"),
           ),
       sweep: sweepKeepingRefundsDue(createSweepHandler(of("sweep"), log("sweep"))),
-      refundExecutor: createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
+      refundExecutor: openingSqsHandler(
+        createRefundExecutorHandler(of("refundExecutor"), log("refundExecutor")),
+        vault,
+      ),
       paymentWebhook: payments.webhook
         ? createPaymentWebhookHandler(of("paymentWebhook"), log("paymentWebhook"))
         : undefined,
@@ -283,6 +293,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (options.handlerThread) {
       handlerThread = await startHandlerThread({
         configPath: options.configPath,
+        ...(personalDataKeys === undefined ? {} : { personalDataKeys }),
         ...("set" in options.clock ? { frozenAtMs: options.clock.now() } : {}),
         waits,
         ...(options.llmOutageHoldMs ? { llmOutageHoldMs: options.llmOutageHoldMs } : {}),
@@ -332,6 +343,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       sweepTimer = setInterval(() => {
         void handlers.sweep().catch((e: unknown) => console.error(`[sweep] ${(e as Error).message}`));
         void redeliverPayments();
+        if (options.onSweep)
+          void options.onSweep().catch((e: unknown) => console.error(`[sweep] retention: ${(e as Error).message}`));
       }, sweepEveryMs);
       sweepTimer.unref();
     }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createDynamoPorts } from "../adapters/aws/index.ts";
 import type { DynamoPorts } from "../adapters/aws/index.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
+import type { PersonalDataVault } from "../pipeline/ports.ts";
 import { createAwsClients } from "../functions/composition/compose.ts";
 import { localClientConfig, startTableEmulator } from "./emulators.ts";
 import { LocalStackError } from "./errors.ts";
@@ -25,8 +26,12 @@ function hasStateStore(stateDir: string): boolean {
   return existsSync(join(stateDir, "dynamodb", "CURRENT"));
 }
 
-/** Opens the store of `stateDir` (see above); undefined when the directory holds none. */
-export async function openStateStore(stateDir: string, keys?: SigningKeys): Promise<StateStore | undefined> {
+/** Opens the store of `stateDir` (see above), its personal fields opened with `personalData`; undefined when the directory holds none. */
+export async function openStateStore(
+  stateDir: string,
+  keys?: SigningKeys,
+  personalData?: PersonalDataVault,
+): Promise<StateStore | undefined> {
   if (!hasStateStore(stateDir)) return undefined;
   const holder = stateHolder(stateDir);
   let endpoint: string;
@@ -55,7 +60,10 @@ export async function openStateStore(stateDir: string, keys?: SigningKeys): Prom
     }
     source = `the files in ${stateDir}`;
   }
-  const clients = createAwsClients({ dynamodb: localClientConfig(endpoint, keys) });
+  const clients = createAwsClients({
+    dynamodb: localClientConfig(endpoint, keys),
+    ...(personalData ? { personalData } : {}),
+  });
   const ports = createDynamoPorts({ client: clients.dynamo, tableName: LOCAL_TABLE_NAME });
   return {
     ports,

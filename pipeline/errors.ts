@@ -40,6 +40,20 @@ export class PaymentUnavailableError extends ClaimsError<"PAYMENT_UNAVAILABLE"> 
   }
 }
 
+/** A sealed field that cannot be read: not a token, or its ciphertext does not match its key (corrupt data). */
+export class SealedFieldError extends ClaimsError<"SEALED_FIELD_INVALID"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("SEALED_FIELD_INVALID", message, options);
+  }
+}
+
+/** The vault's key store failed (a file that cannot be written, KMS refusing): broken infrastructure. */
+export class VaultUnavailableError extends ClaimsError<"VAULT_UNAVAILABLE"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("VAULT_UNAVAILABLE", message, options);
+  }
+}
+
 /** A payment rehearsal that would not be one: a real claim's refund, or a provider other than the simulated one. */
 export class PaymentRehearsalError extends ClaimsError<"PAYMENT_REHEARSAL_REFUSED"> {
   constructor(message: string, options?: { cause?: unknown }) {

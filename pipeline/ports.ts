@@ -406,3 +406,16 @@ export function isUnsettled(record: SettlementRecord): boolean {
 export function hasUnperformedReview(record: SettlementRecord): boolean {
   return record.review !== undefined && record.review.status !== "PENDING" && record.review.performed !== true;
 }
+
+/** What destroying a subject's key found: a key it destroyed, a key destroyed before, or no key at all. */
+export type DestroyOutcome = "destroyed" | "already_erased" | "unknown";
+
+/** Where personal data is sealed: one data key per subject (a claim), AES-256-GCM (adapters/vault/). */
+export interface PersonalDataVault {
+  /** `plaintext` sealed under `subject`'s key (made on first use); ERASED once the subject's key was destroyed. */
+  seal(subject: string, plaintext: string): Promise<string>;
+  /** The text of a sealed field, or undefined when its key was destroyed. */
+  open(token: string): Promise<string | undefined>;
+  /** Destroys `subject`'s key for good: whatever was sealed under it can never be opened again, nor sealed anew. */
+  destroy(subject: string): Promise<DestroyOutcome>;
+}

@@ -691,6 +691,7 @@ export function buildReportModel(events: readonly AuditEvent[]): ReportModel {
   const traces = new Map<string, ClaimTrace>();
   for (const e of sorted) {
     if (e.event_type === "SIMULATION_START" || e.event_type === "SIMULATION_END") continue;
+    if (e.event_type === "PERSONAL_DATA_ERASED") continue;
     const sim = auditSimulationId(e);
     if (simulationId !== undefined && sim !== undefined && sim !== simulationId) continue;
     const claimId = auditClaimId(e) ?? (e.dfid.startsWith("dfid_") ? e.dfid.slice(5) : e.dfid);

@@ -18,10 +18,13 @@
 import { createHash } from "node:crypto";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
+import { withPersonalErased } from "../../core/privacy/sealing.ts";
 import { parseAuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditEvent } from "../../core/integrity/audit.ts";
 import type { AuditLog } from "../../pipeline/ports.ts";
 import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
+import { openText, sealText, tableVault } from "../vault/sealed-table.ts";
+import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { isConditionalCheckFailed, ItemTooLargeError, StoredItemError } from "./errors.ts";
@@ -48,9 +51,10 @@ function instantOf(createdAt: string): string {
 
 const where = (item: Record<string, unknown>) => `${String(item.pk)}/${String(item.sk)}`;
 
-async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
+async function toEvent(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent> {
   try {
-    const text = await unpackText(item, "event");
+    const packed = await unpackText(item, "event");
+    const text = packed === undefined ? undefined : await openText(vault, packed);
     if (text === undefined) throw new Error("no event body");
     return parseAuditEvent(JSON.parse(text));
   } catch (error) {
@@ -60,9 +64,10 @@ async function toEvent(item: Record<string, unknown>): Promise<AuditEvent> {
   }
 }
 
-async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
+async function toEvents(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent[]> {
   try {
-    const text = await unpackText(item, "events");
+    const packed = await unpackText(item, "events");
+    const text = packed === undefined ? undefined : await openText(vault, packed);
     if (text === undefined) throw new Error("no events body");
     const list: unknown = JSON.parse(text);
     if (!Array.isArray(list)) throw new Error("the events body is not a list");
@@ -75,9 +80,10 @@ async function toEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
 }
 
 /** The audit events a session step item carries (dynamo-sessions.ts: `audit` in its packed body; none when absent). */
-async function stepEvents(item: Record<string, unknown>): Promise<AuditEvent[]> {
+async function stepEvents(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<AuditEvent[]> {
   try {
-    const text = await unpackText(item, "body");
+    const packed = await unpackText(item, "body");
+    const text = packed === undefined ? undefined : await openText(vault, packed);
     if (text === undefined) throw new Error("no body");
     const body = JSON.parse(text) as { audit?: unknown } | null;
     const list = body?.audit ?? [];
@@ -93,8 +99,19 @@ async function stepEvents(item: Record<string, unknown>): Promise<AuditEvent[]> 
 /** True for an item holding a list of events (appendAll). */
 const isList = (item: Record<string, unknown>) => packedNames("events").some((n) => item[n] !== undefined);
 
-/** Events in append order: by instant, then append stamp, then place in their list; the same event (hash) once. */
-async function ordered(items: Record<string, unknown>[], nowMs: number): Promise<AuditEvent[]> {
+/**
+ * What makes two stored copies one event: the hash of the event with its personal fields read as erased
+ * (core/privacy/sealing.ts). A copy's own hash would do until the claim's erasure, then a receipt stored alone
+ * (its sort key hashed before) and again in a step's list (hashed as read, now erased) would read as two.
+ */
+const sameness = (event: AuditEvent): string => sha256(canonicalize(withPersonalErased(event)));
+
+/** Events in append order: by instant, then append stamp, then place in their list; the same event (sameness) once. */
+async function ordered(
+  items: Record<string, unknown>[],
+  nowMs: number,
+  vault: PersonalDataVault | undefined,
+): Promise<AuditEvent[]> {
   type Entry = { event: AuditEvent; instant: string; hash: string; seq: number; index: number };
   const entries: Entry[] = [];
   for (const item of items as (Record<string, unknown> & AuditItem)[]) {
@@ -102,16 +119,16 @@ async function ordered(items: Record<string, unknown>[], nowMs: number): Promise
     const seq = item.seq ?? 0;
     if (item.entity === "session-done") continue; // the step items' outbox marker: no event
     if (item.entity === "session") {
-      (await stepEvents(item)).forEach((event, index) =>
-        entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
+      (await stepEvents(item, vault)).forEach((event, index) =>
+        entries.push({ event, instant: instantOf(event.created_at), hash: sameness(event), seq, index }),
       );
     } else if (isList(item)) {
-      (await toEvents(item)).forEach((event, index) =>
-        entries.push({ event, instant: instantOf(event.created_at), hash: sha256(canonicalize(event)), seq, index }),
+      (await toEvents(item, vault)).forEach((event, index) =>
+        entries.push({ event, instant: instantOf(event.created_at), hash: sameness(event), seq, index }),
       );
     } else {
-      const { instant, hash } = identity(item);
-      entries.push({ event: await toEvent(item), instant, hash, seq, index: 0 });
+      const event = await toEvent(item, vault);
+      entries.push({ event, instant: identity(item).instant, hash: sameness(event), seq, index: 0 });
     }
   }
   entries.sort((a, b) =>
@@ -157,7 +174,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         ? { gsi1pk: gsi1.simulation(simulationId), gsi1sk: `${instant}#${hash}` }
         : {}),
     };
-    const packed = await packText(body, text, itemBytes(primary));
+    const packed = await packText(body, await sealText(tableVault(client), text), itemBytes(primary));
     if (packed.bytes > MAX_EVENT_BYTES) {
       if (body === "events") {
         for (const event of events) await store([event], "event");
@@ -203,7 +220,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
     },
 
     async byDfid(dfid) {
-      return ordered(await flowItems(dfid), ctx.clock.now());
+      return ordered(await flowItems(dfid), ctx.clock.now(), tableVault(client));
     },
 
     async bySimulation(simulationId) {
@@ -212,7 +229,7 @@ export function createDynamoAuditLog(ctx: DynamoContext): AuditLog {
         KeyConditionExpression: "gsi1pk = :pk",
         ExpressionAttributeValues: { ":pk": gsi1.simulation(simulationId) },
       });
-      return ordered(items, ctx.clock.now());
+      return ordered(items, ctx.clock.now(), tableVault(client));
     },
   };
 }

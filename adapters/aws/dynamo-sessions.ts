@@ -36,6 +36,7 @@ import { VersionConflictError } from "../../core/errors.ts";
 import { splitSessionOutbox } from "../../pipeline/ports.ts";
 import type { SessionRepository, StoredSession } from "../../pipeline/ports.ts";
 import { itemBytes, packText, unpackText } from "./compact.ts";
+import { openText, sealText, tableVault } from "../vault/sealed-table.ts";
 import type { PackedText } from "./compact.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
@@ -103,6 +104,8 @@ export function createDynamoSessionRepository(
   ctx: DynamoContext,
 ): SessionRepository & { lastLayout(claimId: string): SessionLayout | undefined } {
   const { client, tableName } = ctx;
+  // A sealing client: the session's texts are sealed under the claim's key before they are compressed.
+  const vault = tableVault(client);
   const known = new Map<string, Known>();
   const layouts = new Map<string, SessionLayout>();
   const remember = (claimId: string, value: Known) => {
@@ -240,15 +243,18 @@ export function createDynamoSessionRepository(
   const readBody = async (claimId: string, head: HeadItem): Promise<{ snapshot: unknown; outbox: unknown }> => {
     const what = `session ${claimId} v${String(head.version)}`;
     try {
-      const bodyText = await unpackText(head, "body");
+      const packed = await unpackText(head, "body");
+      const bodyText = packed === undefined ? undefined : await openText(vault, packed);
       if (bodyText !== undefined) {
         const body = parseJson(`the body of ${what}`, bodyText) as { snapshot?: unknown; outbox?: unknown } | null;
         return { snapshot: body?.snapshot, outbox: body?.outbox };
       }
       if (head.body_kind === "packed") throw new StoredItemError(`${what} has no body`);
-      const outboxText = await unpackText(head, "outbox");
+      const outboxPacked = await unpackText(head, "outbox");
+      const outboxText = outboxPacked === undefined ? undefined : await openText(vault, outboxPacked);
       if (outboxText === undefined) throw new StoredItemError(`the outbox is missing from the stored ${what}`);
-      const snapshotText = head.body_kind === "chunks" ? undefined : await unpackText(head, "snapshot");
+      const snapshotPacked = head.body_kind === "chunks" ? undefined : await unpackText(head, "snapshot");
+      const snapshotText = snapshotPacked === undefined ? undefined : await openText(vault, snapshotPacked);
       return {
         snapshot: snapshotText === undefined ? undefined : parseJson(`the snapshot of ${what}`, snapshotText),
         outbox: parseJson(`the outbox of ${what}`, outboxText),
@@ -276,7 +282,8 @@ export function createDynamoSessionRepository(
         if (head.body_kind === "chunks") {
           const data = await readChunks(claimId, head, layout);
           if (data === "CHANGED") continue;
-          snapshot = parseJson(`the snapshot of session ${claimId} v${version}`, (await gunzip(data)).toString("utf8"));
+          const text = await openText(vault, (await gunzip(data)).toString("utf8"));
+          snapshot = parseJson(`the snapshot of session ${claimId} v${version}`, text);
           chunks = { version, prefix: head.chunk_prefix!, count: head.chunk_count! };
         }
         if (!Array.isArray(outbox))
@@ -329,7 +336,7 @@ export function createDynamoSessionRepository(
       const packedHead = { ...base, body_kind: "packed" };
       const body = await packText(
         "body",
-        JSON.stringify({ snapshot: session.snapshot, outbox: split.rest, ...extra }),
+        await sealText(vault, JSON.stringify({ snapshot: session.snapshot, outbox: split.rest, ...extra }), claimId),
         itemBytes(packedHead),
         { compressOverBytes: SESSION_LIMITS.compressOverBytes },
       );
@@ -341,7 +348,8 @@ export function createDynamoSessionRepository(
         codec = body.codec;
       } else {
         // Too large for one item: the snapshot goes to chunk items first, then the step item that commits them.
-        const snapshotText = JSON.stringify(session.snapshot) as string | undefined;
+        const plainSnapshot = JSON.stringify(session.snapshot) as string | undefined;
+        const snapshotText = plainSnapshot === undefined ? undefined : await sealText(vault, plainSnapshot, claimId);
         if (snapshotText === undefined)
           throw new ItemTooLargeError(
             `session ${claimId} v${version}: the outbox alone is ${body.bytes} bytes compressed, over ${SESSION_LIMITS.headMaxBytes}`,
@@ -360,7 +368,7 @@ export function createDynamoSessionRepository(
         };
         const rest: PackedText = await packText(
           "body",
-          JSON.stringify({ outbox: split.rest, ...extra }),
+          await sealText(vault, JSON.stringify({ outbox: split.rest, ...extra }), claimId),
           itemBytes(chunked),
           { compressOverBytes: SESSION_LIMITS.compressOverBytes },
         );

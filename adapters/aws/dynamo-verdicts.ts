@@ -11,6 +11,8 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 import { itemBytes, packedNames, packText, unpackText } from "./compact.ts";
+import { openText, sealText, tableVault } from "../vault/sealed-table.ts";
+import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError, VerdictNotFoundError } from "./errors.ts";
@@ -75,13 +77,14 @@ function itemHead(
   };
 }
 
-async function toVerdict(item: Record<string, unknown>): Promise<StoredVerdict> {
+async function toVerdict(item: Record<string, unknown>, vault: PersonalDataVault | undefined): Promise<StoredVerdict> {
   try {
     const pk = String(item.pk);
     const key = typeof item.idempotency_key === "string" ? item.idempotency_key : pk.slice(pk.indexOf("#") + 1);
     const record = recordOfText(item.record as string, item.claim_id as string, key);
     // The body was compressed against the whole record's text.
-    const bodyText = await unpackText(item, "body", json(record));
+    const packed = await unpackText(item, "body", json(record));
+    const bodyText = packed === undefined ? undefined : await openText(vault, packed);
     const body = (bodyText === undefined ? {} : JSON.parse(bodyText)) as Record<string, unknown>;
     const field = (name: (typeof BODY_FIELDS)[number]): unknown =>
       typeof item[name] === "string" ? JSON.parse(item[name] as string) : body[name];
@@ -109,6 +112,11 @@ async function toVerdict(item: Record<string, unknown>): Promise<StoredVerdict> 
 /** A VerdictRepository on the single table. */
 export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictRepository {
   const { client, tableName } = ctx;
+  // A sealing client: the body is sealed before it is compressed, and not against the record (which reads sealed or
+  // erased, never as it was compressed against).
+  const vault = tableVault(client);
+  const packBody = async (body: unknown, record: unknown, restBytes: number) =>
+    packText("body", await sealText(vault, json(body)), restBytes, vault ? {} : { context: json(record) });
   // Verdicts as last put or read here. recordExecution rewrites the body, which holds the checks (never
   // changed after the put): the kernel reads or puts the verdict before it settles it, so they are known.
   const seen = new Map<string, StoredVerdict>();
@@ -123,7 +131,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
     const out = await dynamoCall(`GetItem verdict ${key}`, () =>
       client.send(new GetCommand({ TableName: tableName, Key: keys.verdict(key), ConsistentRead: true })),
     );
-    return out.Item ? see(await toVerdict(out.Item)) : undefined;
+    return out.Item ? see(await toVerdict(out.Item, vault)) : undefined;
   };
 
   return {
@@ -133,7 +141,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
       if (typeof verdict?.idempotency_key !== "string" || verdict.idempotency_key === "")
         throw new InvalidArgumentError("putVerdictOnce: idempotency_key must be a non-empty string");
       const head = itemHead(verdict);
-      const body = await packText("body", json(bodyOf(verdict)), itemBytes(head), { context: json(verdict.record) });
+      const body = await packBody(bodyOf(verdict), verdict.record, itemBytes(head));
       const item = { ...head, [body.attribute]: body.value };
       try {
         await dynamoCall(`PutItem verdict ${verdict.idempotency_key}`, () =>
@@ -141,7 +149,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
             new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
           ),
         );
-        return see(await toVerdict(item));
+        return see(await toVerdict(item, vault));
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
         const stored = await getVerdict(verdict.idempotency_key);
@@ -168,7 +176,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
         ...(outcome.audit === undefined ? {} : { audit: outcome.audit }),
       };
       const head = itemHead(next);
-      const body = await packText("body", json(bodyOf(next)), itemBytes(head), { context: json(next.record) });
+      const body = await packBody(bodyOf(next), next.record, itemBytes(head));
       const stale = [...packedNames("body").filter((n) => n !== body.attribute), ...BODY_FIELDS];
       try {
         const out = await dynamoCall(`UpdateItem verdict ${key} execution`, () =>
@@ -196,7 +204,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
             }),
           ),
         );
-        return see(await toVerdict(out.Attributes as Record<string, unknown>));
+        return see(await toVerdict(out.Attributes as Record<string, unknown>, vault));
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
         // Settled already (first writer won) — or no verdict at all, which is a caller bug.

@@ -66,6 +66,8 @@ export const keys = {
   review: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "REVIEW" }),
   /** The settlement of the claim's refund with the payment provider (docs/payments.md). */
   settlement: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SETTLEMENT" }),
+  /** A claim's personal-data key, wrapped by KMS, or its tombstone once destroyed (adapters/aws/kms-keys.ts). */
+  dataKey: (subject: string): ItemKey => ({ pk: `DATAKEY#${subject}`, sk: "DATAKEY" }),
 } as const;
 
 /** Partitions of the open-claims listing in gsi1 (spreads its writes; never lower it, the sweep queries each). */

@@ -116,6 +116,18 @@ describe("parseConfig", () => {
     );
   });
 
+  it("reads how long the customer's words are kept, and refuses a retention that is not whole days from 1", () => {
+    const withRetention = (value: string) =>
+      parseConfig(`${configText.trimEnd()}\nretention:\n  customer_text_days: ${value}\n`, "config.yaml", NOW);
+    expect(parseConfig(configText, "config.yaml", NOW).retention).toBeUndefined();
+    expect(withRetention("365").retention).toEqual({ customerTextDays: 365 });
+    expect(issuesOf(() => withRetention("0")).message).toMatch(/customer_text_days must be at least 1 day/);
+    expect(issuesOf(() => withRetention("-5")).message).toMatch(/customer_text_days must be at least 1 day/);
+    expect(issuesOf(() => withRetention("1.5")).message).toMatch(/customer_text_days must be a whole number of days/);
+    expect(issuesOf(() => withRetention("forever")).message).toMatch(/customer_text_days must be a number of days/);
+    expect(issuesOf(() => withRetention("99999")).message).toMatch(/at most 36500 days/);
+  });
+
   it("reads the agent's crew shape, none when the key is absent, and refuses another", () => {
     const withShape = (line: string) =>
       parseConfig(configText.replace("    claims_bounds:", `    ${line}\n    claims_bounds:`), "config.yaml", NOW)

@@ -247,6 +247,17 @@ const ConfigFileSchema = z
       .object({ agents: z.array(AgentSchema).min(1, "the shadow policy needs one agent (its first decides)") })
       .strict()
       .optional(),
+    /** How long the customer's own words are kept (docs/customer-data.md): the sweep erases older claims' text. */
+    retention: z
+      .object({
+        customer_text_days: z
+          .number({ message: "customer_text_days must be a number of days" })
+          .int("customer_text_days must be a whole number of days")
+          .min(1, "customer_text_days must be at least 1 day")
+          .max(36_500, "customer_text_days must be at most 36500 days (100 years)"),
+      })
+      .strict()
+      .optional(),
     context_store: z
       .object({
         orders: z.record(
@@ -290,6 +301,8 @@ export interface ClaimsConfig {
   /** The live agent's policy, and the shadow policy decided beside it when the config has `shadow_policy`. */
   agent: AgentPolicy & { shadow?: AgentPolicy };
   orders: Order[];
+  /** How many days a claim's personal data is kept before the sweep erases it (`retention.customer_text_days`). */
+  retention?: { customerTextDays: number };
   reading: ConfigReading;
 }
 
@@ -410,6 +423,7 @@ export function parseConfig(text: string, file: string, nowMs: number): ClaimsCo
     simulationId: raw.simulation.run_id,
     agent: { ...agentPolicy(first), ...(shadow ? { shadow: agentPolicy(shadow) } : {}) },
     orders,
+    ...(raw.retention ? { retention: { customerTextDays: raw.retention.customer_text_days } } : {}),
     reading: {
       format: contractFormat(first.contract),
       mappings,

@@ -356,6 +356,18 @@ export const AUDIT_EVENTS = {
     at: z.iso.datetime({ offset: true }),
     awaiting: z.literal("SECOND_APPROVAL"),
   }),
+  /**
+   * Claims' personal data erased (docs/customer-data.md): their keys destroyed, at a customer's request or by the
+   * retention policy. An event of the run (or of the served stack), not of a claim: the claims' own audit is unchanged.
+   */
+  PERSONAL_DATA_ERASED: z.object({
+    simulation_id: z.string().min(1).optional(),
+    customer_id: z.string().min(1).optional(),
+    claim_ids: z.array(z.string().min(1)).min(1),
+    erased_at: z.iso.datetime({ offset: true }),
+    cause: z.enum(["request", "retention"]),
+    retention_days: z.number().int().positive().optional(),
+  }),
   /** A return-required ACCEPT asked for the item (docs/returns.md; audited under the return's flow `dfid_ret_<claim>`). */
   RETURN_REQUESTED: z.object({ ...ClaimFields, ...ReturnRequestedDetailSchema.shape }),
   /** A return event a shop or warehouse posted, as recorded (the first recording of its `event_id` counts). */
@@ -378,7 +390,7 @@ export type AuditDetails<T extends AuditEventType> = z.output<(typeof AUDIT_EVEN
 export type AuditDetailsInput<T extends AuditEventType> = z.input<(typeof AUDIT_EVENTS)[T]>;
 
 /** The audit events of a batch run (or of none), as opposed to a claim's. */
-type RunEventType = "SIMULATION_START" | "SIMULATION_END";
+type RunEventType = "SIMULATION_START" | "SIMULATION_END" | "PERSONAL_DATA_ERASED";
 
 /** The audit event types of a claim's decision flow: every one carries the claim's id. */
 export type ClaimAuditEventType = Exclude<AuditEventType, RunEventType>;

@@ -8,6 +8,8 @@ import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { sealEventsClient, sealQueueClient, sealTableClient } from "../../adapters/vault/sealed-table.ts";
+import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
 import { llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
 import { llmOutageHoldMsFromEnv, pipelineSettingsFor } from "../../pipeline/deps.ts";
@@ -50,17 +52,30 @@ interface AwsClientSettings {
   readonly dynamodb?: DynamoDBClientConfig;
   readonly sqs?: ConstructorParameters<typeof SQSClient>[0];
   readonly events?: ConstructorParameters<typeof EventBridgeClient>[0];
+  /** With a vault, the table's personal fields are sealed on write and opened on read (adapters/vault/sealed-table.ts). */
+  readonly personalData?: PersonalDataVault;
 }
 
 /** Builds the three SDK clients; marshalling drops undefined attributes (optional fields of records). */
 export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
   return {
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb ?? {}), {
-      marshallOptions: { removeUndefinedValues: true },
-    }),
-    sqs: new SQSClient(settings.sqs ?? {}),
-    events: new EventBridgeClient(settings.events ?? {}),
+    dynamo: sealedIf(
+      DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb ?? {}), {
+        marshallOptions: { removeUndefinedValues: true },
+      }),
+      settings.personalData,
+    ),
+    sqs: settings.personalData
+      ? sealQueueClient(new SQSClient(settings.sqs ?? {}), settings.personalData)
+      : new SQSClient(settings.sqs ?? {}),
+    events: settings.personalData
+      ? sealEventsClient(new EventBridgeClient(settings.events ?? {}), settings.personalData)
+      : new EventBridgeClient(settings.events ?? {}),
   };
+}
+
+function sealedIf(client: DynamoDBDocumentClient, vault: PersonalDataVault | undefined): DynamoDBDocumentClient {
+  return vault ? sealTableClient(client, vault) : client;
 }
 
 /** Random, unique ids: `<prefix>_<32 hex>`. */

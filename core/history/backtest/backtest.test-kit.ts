@@ -47,7 +47,7 @@ export async function recordBundledRun(): Promise<BundledRun> {
   });
   if (!outcome.allMatch) throw new Error("backtest kit: the bundled run does not match its expected verdicts");
   const ids = new Map(outcome.rows.map((r) => [r.id, r.claim_id]));
-  const events = loadRunAudit(dataDir, outcome.simulationId);
+  const events = await loadRunAudit(dataDir, outcome.simulationId);
   const claimOf = (id: string) => {
     const claimId = ids.get(id);
     if (!claimId) throw new Error(`backtest kit: no scenario ${id} in the bundled run`);

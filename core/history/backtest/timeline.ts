@@ -1,6 +1,7 @@
 // What a backtest reads from a recorded history: the kernel's decisions (recorded inputs and verdict) and
 // what people did on the ledger (reviews opened without the kernel, review decisions, approved refunds),
 // as one timeline in decision order. The audit details are read through `recordedDetails` alone.
+import { kernelReadyProposal } from "../erased-proposal.ts";
 import type { AuditEvent } from "../../integrity/audit.ts";
 import { parseIsoMs } from "../../integrity/time.ts";
 import { settlementDfid } from "../../kernel/claim-record.ts";
@@ -296,7 +297,7 @@ function decisionOf(
   }
   const p = recordedDetails("PROPOSAL_SUBMITTED", proposal.event);
   // Times the kernel cannot read make it throw KernelInputError: the claim is then listed as not evaluable.
-  if (p.ok) d.facts = p.details.kernel_inputs;
+  if (p.ok) d.facts = { ...p.details.kernel_inputs, proposal: kernelReadyProposal(p.details.kernel_inputs.proposal) };
   else d.unreadable = `the kernel's recorded inputs do not parse (${p.error})`;
   return d;
 }

@@ -15,6 +15,7 @@ import { crewFailureReview } from "../../agents/crew.ts";
 import { resubmittedClaimIdFor, reviewIdFor } from "../../kernel/review.ts";
 import { RefundProposalOutputSchema } from "../../claim/proposal-output.ts";
 import { selfCheck } from "../../agents/self-check.ts";
+import { erasedPaths } from "../../privacy/sealing.ts";
 import { auditDetailsIssues } from "../audit-events.ts";
 import { returnDfid, settlementDfid } from "../../kernel/claim-record.ts";
 import { isReplayableKind, REPLAY_DETAILS } from "./events.ts";
@@ -62,6 +63,7 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     : ctx.steps.some((s) => s.status === "DIFFERENT")
       ? "DIFFERENT"
       : "IDENTICAL";
+  const erased = mine.flatMap((r) => erasedPaths(r.event.details).map((p) => `${label(r)} ${p}`));
   return {
     claimId,
     status,
@@ -69,6 +71,7 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     ...(ctx.reasonCode ? { reasonCode: ctx.reasonCode } : {}),
     path: ctx.path,
     steps: ctx.steps,
+    ...(erased.length > 0 ? { erased } : {}),
   };
 }
 

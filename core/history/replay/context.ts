@@ -42,6 +42,8 @@ export interface ReplayResult {
   /** The stages (STAGE_EVENTS) whose events were found, in flow order. */
   path: ReplayStage[];
   steps: ReplayStep[];
+  /** The claim's personal fields erased by `claims erase` (`CLAIM_RECEIVED #1 input.claim_text`, …): shown as erased. */
+  erased?: string[];
 }
 
 /** Replay options: the responsibility contract to self-check with (default: the one the claim's audit records). */

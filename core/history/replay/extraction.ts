@@ -1,5 +1,6 @@
 // Replay of a free-text claim's extraction: the claim read again from the recorded model answer, or the
 // recorded failure failing again (and the claim's review).
+import { ERASED } from "../../privacy/sealing.ts";
 import type { Claim } from "../../claim/claim.ts";
 import { claimFromExtraction, extractionFailureReasonCode, plainTextExtraction } from "../../extraction/extraction.ts";
 import { enter, label, scope, unused } from "./context.ts";
@@ -23,6 +24,13 @@ export function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | un
     const f = enter(ctx, "extracted", "extraction");
     if (!f) return undefined;
     const { d, raw } = f.CLAIM_EXTRACTED;
+    if (text === ERASED) {
+      // The text is erased (claims erase): the extracted order id and amount can no longer be held to it.
+      s.done(
+        "the claim text is erased: the claim is taken as recorded, its order id and amount no longer held to the text",
+      );
+      return d.claim;
+    }
     const again = claimFromExtraction(d.extracted, { text, now: flow.receivedAt });
     if (!again.ok) {
       s.different(`the recorded model answer no longer gives a claim (${again.code}: ${again.message})`);
@@ -46,7 +54,9 @@ export function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | un
   const f = enter(ctx, "extraction_failed", "extraction");
   if (!f) return undefined;
   const { d } = f.CLAIM_EXTRACTION_FAILED;
-  if (d.extracted) {
+  if (d.extracted && text === ERASED)
+    s.done(`the claim text is erased: the recorded failure (${d.reason_code}) is taken as recorded`);
+  else if (d.extracted) {
     const again = claimFromExtraction(d.extracted, { text, now: flow.receivedAt });
     if (again.ok)
       s.different("recorded as failed, but the recorded model answer gives a claim", d.reason_code, again.claim);

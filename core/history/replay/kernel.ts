@@ -1,6 +1,8 @@
 // Replay of the kernel: triage on its recorded inputs, the proposal rebuilt as it crossed the wall, the kernel
 // deciding again on its recorded inputs (with a recorded shadow verdict), the lost races noted before it, and what
 // its verdict leads to (an ACCEPT's refund, an ESCALATE's review).
+import { erasedPaths } from "../../privacy/sealing.ts";
+import { kernelReadyProposal } from "../erased-proposal.ts";
 import { formatEur, parseCents } from "../../kernel/index.ts";
 import { buildProposal } from "../../integrity/index.ts";
 import type { PolicyProposal } from "../../integrity/index.ts";
@@ -70,7 +72,9 @@ export function triaged(ctx: Ctx, claim: Claim, flow: Flow): void {
         policy: { contract: triageInput.contract, responsibility: triageInput.responsibility },
         ...(flow.simulationId === undefined ? {} : { simulationId: flow.simulationId }),
       });
-      replayed = { ...record, layer: verdict.layer, checks: verdict.checks };
+      // A triage verdict's key hashes the claim: with the customer's reason erased it is taken as recorded.
+      const keyed = erasedPaths(claim).length > 0 ? { ...record, ...recordedKeys(f.KERNEL_VERDICT.d) } : record;
+      replayed = { ...keyed, layer: verdict.layer, checks: verdict.checks };
     }
   } catch (e) {
     k.incomplete(`triage cannot run on ${at}'s inputs: ${message(e)}`);
@@ -81,7 +85,9 @@ export function triaged(ctx: Ctx, claim: Claim, flow: Flow): void {
     return;
   }
   k.compare(`${label(f.KERNEL_VERDICT.r)}`, f.KERNEL_VERDICT.raw, replayed);
-  k.done(`triaged: ${verdict.verdict} ${verdict.reason_code} at layer ${verdict.layer}, no model call`);
+  k.done(
+    `triaged: ${verdict.verdict} ${verdict.reason_code} at layer ${verdict.layer}, no model call${erasedPaths(claim).length > 0 ? " (the verdict's id and key hash the erased reason: taken as recorded)" : ""}`,
+  );
   ctx.outcome = verdict.verdict;
   ctx.reasonCode = verdict.reason_code;
 }
@@ -105,6 +111,14 @@ export function rebuiltProposal(
       createdAt: rec.created_at,
       validForMs: rec.valid_for_ms,
     });
+    // An erased reason (claims erase) is hashed into the proposal's id and idempotency key: those two are taken as
+    // recorded and said so; everything the decision reads (order, amount, category, confidence) is still compared.
+    if (erasedPaths(output).length > 0) {
+      proposal = { ...proposal, proposal_id: rec.proposal_id, idempotency_key: rec.idempotency_key };
+      p.done(
+        `the proposal's id and idempotency key hash the customer's erased reason: taken as recorded (${rec.idempotency_key.slice(0, 16)}…)`,
+      );
+    }
   } catch (e) {
     p.incomplete(`the proposal cannot be rebuilt from ${label(decision.r)}: ${message(e)}`);
     return undefined;
@@ -138,19 +152,25 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
   checkKernelParent(k, at, inputs.parentClaimId, flow);
   let verdict: ClaimVerdict;
   let replayed: Record<string, unknown>;
+  // An erased proposal's recorded key hashes the reason it no longer has: the kernel (whose first layer checks the
+  // key against the content) decides on the erased proposal with its own key, and the verdict's id and key derived
+  // from it are set back to the recorded ones; every check and the verdict itself are compared as always.
+  const erased = erasedPaths(proposal.params).length > 0;
+  let forKernel = proposal;
   try {
+    if (erased) forKernel = kernelReadyProposal(proposal);
     const kernelInput = {
       ...inputs,
-      proposal,
+      proposal: forKernel,
       order: inputs.order ?? undefined,
       ledgerEntry: inputs.ledgerEntry ?? undefined,
       customerWindow: inputs.customerWindow ?? undefined,
     } as unknown as DecideClaimInput;
     verdict = decideClaim(kernelInput);
-    const record = buildVerdictRecord({
+    const built = buildVerdictRecord({
       verdict,
       policy: { contract: kernelInput.contract, responsibility: kernelInput.responsibility },
-      proposal,
+      proposal: forKernel,
       claimId: flow.claimId,
       dfid: flow.dfid,
       decidedAt: kernelInput.decidedAt,
@@ -159,6 +179,9 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
     // A recorded shadow verdict is decided again under the shadow policy recorded beside it.
     const shadowPolicy = f.KERNEL_VERDICT.d.shadow?.policy;
     const shadow = shadowPolicy ? decideShadow(kernelInput, verdict, shadowPolicy) : undefined;
+    const record = erased
+      ? { ...built, verdict_id: f.KERNEL_VERDICT.d.verdict_id, idempotency_key: proposal.idempotency_key }
+      : built;
     replayed = { ...record, layer: verdict.layer, checks: verdict.checks, ...(shadow ? { shadow } : {}) };
   } catch (e) {
     k.incomplete(`the kernel cannot run on ${at}'s inputs: ${message(e)}`);
@@ -208,6 +231,14 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
       currency: currencyFor(submitted.d.kernel_inputs.order ?? undefined),
     });
   }
+}
+
+/** The id and key of a recorded verdict (what replay takes as recorded when they hash an erased field). */
+function recordedKeys(d: { verdict_id: string; idempotency_key: string }): {
+  verdict_id: string;
+  idempotency_key: string;
+} {
+  return { verdict_id: d.verdict_id, idempotency_key: d.idempotency_key };
 }
 
 /** The recorded order's total in its currency (its `amount` in the one-line form), or undefined without a readable order. */

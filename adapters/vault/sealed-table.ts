@@ -1,0 +1,240 @@
+// The table's personal data sealed at the client (issue 38, docs/customer-data.md): a middleware on the DynamoDB
+// document client seals every personal field (core/privacy/sealing.ts) of what is written under its claim's key and
+// opens every sealed field of what is read. Every store of `claims serve` that lives in the table — the claims, the
+// audit (its events kept as JSON strings), crew sessions, reviews — then holds the customer's words only sealed,
+// so destroying a claim's key erases them from every item and every old copy the table's files still hold.
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { ERASED, isPersonal, isSealed, personalFields, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
+import type { PersonalDataVault } from "../../pipeline/ports.ts";
+
+type Json = Record<string, unknown>;
+
+/** A plain object (an item, a map): binary values, sets and class instances are left as they are. */
+const isObject = (v: unknown): v is Json => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+};
+
+/** The vault a sealing client seals with (the table's ports seal what they compress themselves: sealText). */
+const VAULTS = new WeakMap<object, PersonalDataVault>();
+
+/** The vault `client` seals with, if it seals. */
+export function tableVault(client: object): PersonalDataVault | undefined {
+  return VAULTS.get(client);
+}
+
+/**
+ * A JSON text with its personal fields sealed (under `subject`, else the claim it names) before a port compresses
+ * it — a compressed attribute is binary, which the client's middleware does not read. As it is without a vault.
+ */
+export async function sealText(vault: PersonalDataVault | undefined, text: string, subject?: string): Promise<string> {
+  if (vault === undefined) return text;
+  const parsed = parsedJson(text);
+  if (parsed === undefined) return text;
+  const claim = subject ?? claimOfItem(parsed) ?? "unattributed";
+  return JSON.stringify(await sealDeep(parsed, (t) => vault.seal(claim, t)));
+}
+
+/** A JSON text a port decompressed, with its sealed fields opened; as it is without a vault or a sealed field. */
+export async function openText(vault: PersonalDataVault | undefined, text: string): Promise<string> {
+  return vault === undefined ? text : ((await openDeep(text, vault)) as string);
+}
+
+/** A string that holds a JSON object or array (an audit event kept as text). */
+function parsedJson(s: string): unknown {
+  const t = s.trimStart();
+  if (!t.startsWith("{") && !t.startsWith("[")) return undefined;
+  try {
+    return JSON.parse(s);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The claim an item (or an update's values) belongs to: its `claim_id` wherever it is, else its key
+ * (`CLAIM#<id>`, `DFID#dfid_<id>`). Undefined for an item of no claim.
+ */
+export function claimOfItem(value: unknown): string | undefined {
+  let fromKey: string | undefined;
+  const visit = (v: unknown, key: string): string | undefined => {
+    if (typeof v === "string") {
+      if (key === "claim_id" || key === ":claim_id") return v;
+      if (key === "pk" && fromKey === undefined) {
+        const m = /^(?:CLAIM#|DFID#dfid_)(.+)$/.exec(v);
+        if (m) fromKey = m[1];
+      }
+      const inner = v.includes("claim_id") ? parsedJson(v) : undefined;
+      return inner === undefined ? undefined : visit(inner, "");
+    }
+    if (Array.isArray(v)) {
+      for (const x of v) {
+        const found = visit(x, "");
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (!isObject(v)) return undefined;
+    for (const [k, x] of Object.entries(v)) {
+      const found = visit(x, k);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return visit(value, "") ?? fromKey;
+}
+
+/** `value` with its personal fields sealed by `seal`, inside JSON strings too; `:name` values read as `name`. */
+async function sealDeep(value: unknown, seal: (t: string) => Promise<string>): Promise<unknown> {
+  if (typeof value === "string") {
+    const inner = parsedJson(value);
+    if (inner === undefined || personalFields(inner).every((f) => isSealed(f.value) || f.value === ERASED))
+      return value;
+    return JSON.stringify(await sealDeep(inner, seal));
+  }
+  if (Array.isArray(value)) return Promise.all(value.map((v) => sealDeep(v, seal)));
+  if (!isObject(value)) return value;
+  // Expression values are named `:name`: the personal rule reads the name without its colon.
+  const named = Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/^:/, ""), v]));
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value))
+    out[k] =
+      typeof v === "string" && isPersonal(k.replace(/^:/, ""), named) && !isSealed(v) && v !== ERASED
+        ? await seal(v)
+        : await sealDeep(v, seal);
+  return out;
+}
+
+/** `value` with every sealed field opened (inside JSON strings too); an erased claim's read `[erased]`. */
+async function openDeep(value: unknown, vault: PersonalDataVault): Promise<unknown> {
+  if (typeof value === "string") {
+    if (!value.includes(SEALED_PREFIX)) return value;
+    if (isSealed(value)) return (await vault.open(value)) ?? ERASED;
+    const inner = parsedJson(value);
+    return inner === undefined ? value : JSON.stringify(await openDeep(inner, vault));
+  }
+  if (Array.isArray(value)) return Promise.all(value.map((v) => openDeep(v, vault)));
+  if (!isObject(value)) return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) out[k] = await openDeep(v, vault);
+  return out;
+}
+
+/** One unit of a write (an item, an update, a message) sealed under its claim's key; one of no claim under `unattributed`. */
+async function sealUnit(unit: unknown, vault: PersonalDataVault): Promise<unknown> {
+  const text = typeof unit === "string" ? unit : JSON.stringify(unit ?? null);
+  if (!/claim_text|reason|note|customer_name|customer_email/.test(text)) return unit;
+  const subject = claimOfItem(unit) ?? "unattributed";
+  return sealDeep(unit, (t) => vault.seal(subject, t));
+}
+
+/** A command's input with every written unit sealed: TransactWrite's items one by one, BatchWrite's puts, or the whole input. */
+async function sealInput(input: Json, vault: PersonalDataVault): Promise<Json> {
+  if (Array.isArray(input.TransactItems))
+    return { ...input, TransactItems: await Promise.all(input.TransactItems.map((t) => sealUnit(t, vault))) };
+  if (isObject(input.RequestItems)) {
+    const tables: Json = {};
+    for (const [table, requests] of Object.entries(input.RequestItems))
+      tables[table] = Array.isArray(requests) ? await Promise.all(requests.map((r) => sealUnit(r, vault))) : requests;
+    return { ...input, RequestItems: tables };
+  }
+  return (await sealUnit(input, vault)) as Json;
+}
+
+/** Installs the sealing middleware on `client` (the same client object, returned for chaining). */
+export function sealTableClient(client: DynamoDBDocumentClient, vault: PersonalDataVault): DynamoDBDocumentClient {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = await sealInput(args.input as Json, vault);
+      const result = await next({ ...args, input });
+      return { ...result, output: (await openDeep(result.output, vault)) as typeof result.output };
+    },
+    { step: "initialize", name: "personalDataSealing", priority: "high" },
+  );
+  VAULTS.set(client, vault);
+  return client;
+}
+
+/** A message body (JSON) with its personal fields sealed under its claim's key; a body that is not JSON as it is. */
+async function sealBody(body: unknown, vault: PersonalDataVault): Promise<unknown> {
+  if (typeof body !== "string" || parsedJson(body) === undefined) return body;
+  return sealUnit(body, vault);
+}
+
+/**
+ * Installs the same sealing on an SQS client: every message body sent (SendMessage, SendMessageBatch) holds the
+ * personal fields sealed, every body received (ReceiveMessage) is opened — so a queue's persisted messages (the local
+ * stack's journal) never hold a customer's words in clear.
+ */
+export function sealQueueClient(client: SQSClient, vault: PersonalDataVault): SQSClient {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = { ...(args.input as Json) };
+      if (input.MessageBody !== undefined) input.MessageBody = await sealBody(input.MessageBody, vault);
+      if (Array.isArray(input.Entries))
+        input.Entries = await Promise.all(
+          input.Entries.map(async (e: unknown) =>
+            isObject(e) && e.MessageBody !== undefined
+              ? { ...e, MessageBody: await sealBody(e.MessageBody, vault) }
+              : e,
+          ),
+        );
+      const result = await next({ ...args, input });
+      const output = result.output as unknown as Json;
+      if (!Array.isArray(output.Messages)) return result;
+      const messages = await Promise.all(
+        output.Messages.map(async (m: unknown) =>
+          isObject(m) && typeof m.Body === "string" ? { ...m, Body: await openDeep(m.Body, vault) } : m,
+        ),
+      );
+      return { ...result, output: { ...output, Messages: messages } as unknown as typeof result.output };
+    },
+    { step: "initialize", name: "personalDataSealing", priority: "high" },
+  );
+  return client;
+}
+
+/**
+ * `handler` (a Lambda SQS handler) opening each record's body before it reads it. The event source hands a function
+ * the bodies as they were sent — sealed — whoever delivers them (Lambda's poller, a second consumer racing it, a
+ * redelivery), so the function opens them itself: a proposal read sealed hashed to another idempotency key, and the
+ * kernel refused it (IDEMPOTENCY_KEY_MISMATCH), a second verdict for one claim (issue 38, chaos on the emulators).
+ */
+export function openingSqsHandler<E extends { Records: readonly { body: string }[] }, C, R>(
+  handler: (event: E, context: C) => Promise<R>,
+  vault: PersonalDataVault | undefined,
+): (event: E, context: C) => Promise<R> {
+  if (vault === undefined) return handler;
+  return async (event, context) => {
+    const records = await Promise.all(
+      event.Records.map(async (r) =>
+        r.body.includes(SEALED_PREFIX) ? { ...r, body: await openText(vault, r.body) } : r,
+      ),
+    );
+    return handler({ ...event, Records: records }, context);
+  };
+}
+
+/**
+ * Installs the sealing on an EventBridge client: every event's detail put on the bus (PutEvents) holds the personal
+ * fields sealed (a reviewer's note in ReviewDecided), so the bus's journal (`events.jsonl`) never holds them in clear.
+ */
+export function sealEventsClient(client: EventBridgeClient, vault: PersonalDataVault): EventBridgeClient {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = { ...(args.input as Json) };
+      if (Array.isArray(input.Entries))
+        input.Entries = await Promise.all(
+          input.Entries.map(async (e: unknown) =>
+            isObject(e) && typeof e.Detail === "string" ? { ...e, Detail: await sealBody(e.Detail, vault) } : e,
+          ),
+        );
+      return next({ ...args, input });
+    },
+    { step: "initialize", name: "personalDataSealing", priority: "high" },
+  );
+  return client;
+}

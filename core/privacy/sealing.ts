@@ -1,0 +1,87 @@
+// Which fields of a stored record are the customer's own words, and the walk that seals or opens them (issue 38).
+// Pure: the cipher is passed in (pipeline/personal-data.ts, adapters/vault/). A sealed field is a string token, so
+// every schema still parses a sealed or erased record; the decision path (order ids, amounts, categories, dates,
+// reason codes, verdicts, the ledger) is never touched.
+
+/** What an erased field reads as, wherever it was: in replay, the report, an export. */
+export const ERASED = "[erased]";
+
+/** The prefix of a sealed field: `pd1:<subject>:<iv>:<ciphertext>:<tag>`, each part base64url. */
+export const SEALED_PREFIX = "pd1:";
+
+/**
+ * Keys whose string value is personal wherever it appears: the free text, a reviewer's note (it may quote the
+ * customer), a customer's name or email when an order or claim carries one.
+ */
+export const PERSONAL_KEYS: readonly string[] = ["claim_text", "note", "customer_name", "customer_email"];
+
+/**
+ * `reason` is the customer's (a claim's, an extraction's) unless its object carries a `reason_code` or `code`:
+ * then it is the system's explanation of that code (a verdict, a review's cause, a ledger refusal) and stays clear.
+ */
+export function isPersonal(key: string, parent: Readonly<Record<string, unknown>>): boolean {
+  if (PERSONAL_KEYS.includes(key)) return true;
+  return key === "reason" && !("reason_code" in parent) && !("code" in parent);
+}
+
+/** Whether `value` is a sealed field. */
+export function isSealed(value: unknown): value is string {
+  return typeof value === "string" && value.startsWith(SEALED_PREFIX);
+}
+
+/** Every personal string field of `value` mapped through `f` (a copy; the rest as it was). */
+async function mapPersonal(value: unknown, f: (text: string) => Promise<string>): Promise<unknown> {
+  if (Array.isArray(value)) return Promise.all(value.map((v) => mapPersonal(v, f)));
+  if (value === null || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record))
+    out[k] = typeof v === "string" && isPersonal(k, record) ? await f(v) : await mapPersonal(v, f);
+  return out;
+}
+
+/** `value` with every personal field sealed by `seal` (fields already sealed or erased are kept). */
+export function sealPersonalFields<T>(value: T, seal: (text: string) => Promise<string>): Promise<T> {
+  return mapPersonal(value, (t) => (isSealed(t) || t === ERASED ? Promise.resolve(t) : seal(t))) as Promise<T>;
+}
+
+/** `value` with every sealed field opened by `open`; a field whose key is destroyed (`undefined`) reads ERASED. */
+export function openPersonalFields<T>(value: T, open: (token: string) => Promise<string | undefined>): Promise<T> {
+  return mapPersonal(value, async (t) => (isSealed(t) ? ((await open(t)) ?? ERASED) : t)) as Promise<T>;
+}
+
+/**
+ * `value` with every personal string field — plain, sealed or erased — read as ERASED: what any copy of it reads
+ * after its claim's erasure. Hash this, not the value, where copies of one record are recognised by their content
+ * (the audit's reader dropping an event stored twice): a copy opened before the erasure and one opened after
+ * are then still the same record.
+ */
+export function withPersonalErased<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v: unknown) => withPersonalErased(v)) as T;
+  if (value === null || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record))
+    out[k] = typeof v === "string" && isPersonal(k, record) ? ERASED : withPersonalErased(v);
+  return out as T;
+}
+
+/** The paths of `value`'s personal fields that read ERASED (`details.input.claim_text`, …). */
+export function erasedPaths(value: unknown, path = ""): string[] {
+  if (value === null || typeof value !== "object") return [];
+  const record = value as Record<string, unknown>;
+  return Object.entries(record).flatMap(([k, v]) => {
+    const at = path === "" ? k : `${path}.${k}`;
+    return v === ERASED && isPersonal(k, record) ? [at] : erasedPaths(v, at);
+  });
+}
+
+/** The personal string fields of `value`, plain or sealed, with their paths (what an export lists). */
+export function personalFields(value: unknown, path = ""): { path: string; value: string }[] {
+  if (value === null || typeof value !== "object") return [];
+  const record = value as Record<string, unknown>;
+  return Object.entries(record).flatMap(([k, v]) => {
+    const at = path === "" ? k : `${path}.${k}`;
+    return typeof v === "string" && isPersonal(k, record) ? [{ path: at, value: v }] : personalFields(v, at);
+  });
+}
