@@ -74,3 +74,17 @@ describe("issue 34: an approval decided on a stale approved count is never carri
     expect(result.violations).toEqual([]);
   });
 });
+
+describe("issue 32: a reservation that lost a race names its refund in the order's currency, and replay reads it so", () => {
+  // Before the fix, the kernel's shell wrote a JPY order's lost reservation as EUR cents ("Refund of 5.0 EUR not
+  // reserved" for 500 JPY) and replay read the proposal's amount as euros: `claims replay` said DIFFERENT on an
+  // honest decision (found by the 100,000-flow run, seed 61871; it fails again with either side naming euros).
+  it("seed 61871 flow 41247", async () => {
+    const result = await runChaosFlow(env, 61871, 41247, { keep: true });
+    expect(result.violations).toEqual([]);
+    const notes = result
+      .observation!.audit.filter((e) => e.event_type === "CLAIM_REFUND_NOT_EXECUTED")
+      .map((e) => String(e.details.reason));
+    expect(notes).toContainEqual(expect.stringMatching(/^Refund of 500 JPY not reserved: /));
+  });
+});

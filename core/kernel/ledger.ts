@@ -4,7 +4,8 @@
 // Two claims never exceed the order; the same claim never refunds twice.
 import * as z from "zod";
 import { LedgerInvariantError } from "../integrity/errors.ts";
-import { add, compare, describeMoney, eur, formatShort } from "./money.ts";
+import { add, compare, describeMoney, eur, formatShort, money } from "./money.ts";
+import type { Money } from "./money.ts";
 import { assertLineCounts, lineCharge, lineFields, withCharge } from "./ledger-lines.ts";
 
 export { lineCharge } from "./ledger-lines.ts";
@@ -436,4 +437,20 @@ export function clearReviewPending(entry: LedgerEntry, claimId: string, decision
     throw new LedgerInvariantError(`clearReviewPending: decision of ${decision.claim_id} for claim ${claimId}`);
   const cleared = normalised({ ...entry, pending_reviews: sortedWithout(entry.pending_reviews, claimId) });
   return decision ? recordDecision(cleared, decision) : cleared;
+}
+
+/**
+ * How a reservation that lost a race names its refund in CLAIM_REFUND_NOT_EXECUTED's reason ("Refund of 1200.0 EUR
+ * not reserved", "Refund of 107022 JPY not reserved"), written by the kernel's shell and checked by replay.
+ */
+export function notReservedText(amount: Money): string {
+  return `Refund of ${describeMoney(amount)} not reserved`;
+}
+
+/**
+ * What the shell wrote there before it named the order's currency (every amount as EUR cents): replay accepts it in
+ * audits recorded then (for EUR the two are the same text).
+ */
+export function legacyNotReservedText(minor: number): string {
+  return notReservedText(money(minor, "EUR"));
 }

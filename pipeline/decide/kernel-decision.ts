@@ -2,7 +2,7 @@
 // at an instant to the verdict record, its events, its audit and the review an ESCALATE opens; what a refund
 // reservation's answer settles; and the effects that end a claim the order source or its data failed. The kernel's
 // decider (decide/kernel.ts) and triage's are built from these.
-import { formatEur, type CustomerWindow, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
+import { notReservedText, type CustomerWindow, type LedgerEntry, type ReserveResult } from "../../core/kernel/index.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type {
@@ -293,7 +293,7 @@ export function afterReservation(
       {
         verdict_id: current.record.verdict_id,
         code: result.code,
-        reason: `Refund of ${formatEur(refund.amount_cents)} EUR not reserved: ${result.message}; decided again against the ledger as it stands`,
+        reason: `${notReservedText(money(refund.amount_cents, currencyFor(s.order)))}: ${result.message}; decided again against the ledger as it stands`,
       },
       "WARN",
     ),

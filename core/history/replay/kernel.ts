@@ -3,7 +3,7 @@
 // its verdict leads to (an ACCEPT's refund, an ESCALATE's review).
 import { erasedPaths } from "../../privacy/sealing.ts";
 import { kernelReadyProposal } from "../erased-proposal.ts";
-import { formatEur, parseCents } from "../../kernel/index.ts";
+import { legacyNotReservedText, notReservedText, parseMoney } from "../../kernel/index.ts";
 import { buildProposal } from "../../integrity/index.ts";
 import type { PolicyProposal } from "../../integrity/index.ts";
 import type { Claim } from "../../claim/claim.ts";
@@ -204,9 +204,12 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
     const d = note.parsed as ReplayDetails<"CLAIM_REFUND_NOT_EXECUTED"> | undefined;
     if (!d) continue;
     k.compare(`${label(note)} verdict_id`, d.verdict_id, verdictRecord.d.verdict_id);
-    const proposed = parseCents(proposal.params.amount_eur);
+    // The proposal's amount in the order's currency; audits recorded before the reason named it read it as EUR cents.
+    const proposed = parseMoney(proposal.params.amount_eur, currencyFor(submitted.d.kernel_inputs.order ?? undefined));
     k.expect(
-      proposed.ok && d.reason.includes(`Refund of ${formatEur(proposed.cents)} EUR not reserved`),
+      proposed.ok &&
+        (d.reason.includes(notReservedText(proposed.money)) ||
+          d.reason.includes(legacyNotReservedText(proposed.money.minor))),
       `${label(note)} reason does not name the refund of the proposal`,
     );
     k.expect(d.code !== "ALREADY_REFUNDED_FOR_CLAIM", `${label(note)}: a lost race names ${d.code}`);
