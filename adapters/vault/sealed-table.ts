@@ -104,11 +104,9 @@ async function sealDeep(value: unknown, seal: (t: string) => Promise<string>): P
   if (typeof value === "string") {
     const inner = parsedJson(value);
     if (inner === undefined) return value;
-    const before = personalFields(inner);
-    if (before.length === 0) return value;
-    const sealed = await sealDeep(inner, seal);
-    const after = personalFields(sealed);
-    return after.every((f, i) => f.value === before[i]?.value) ? value : JSON.stringify(sealed);
+    if (personalFields(inner).length === 0) return value;
+    const sealed = JSON.stringify(await sealDeep(inner, seal));
+    return sealed === JSON.stringify(inner) ? value : sealed;
   }
   if (Array.isArray(value)) return Promise.all(value.map((v) => sealDeep(v, seal)));
   if (!isObject(value)) return value;
