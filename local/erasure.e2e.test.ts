@@ -40,6 +40,8 @@ writeFileSync(
     ord_z4: { purchase_date: "-3d",  category: electronics, amount: 950.00,  customer_id: cus_zelda }
     ord_z5: { purchase_date: "-3d",  category: electronics, amount: 45.00,   customer_id: cus_zelda }
     ord_k1: { purchase_date: "-3d",  category: electronics, amount: 30.00,   customer_id: cus_karl }
+    ord_m1: { purchase_date: "-3d",  category: electronics, amount: 20.00,   customer_id: cus_mallory }
+    ord_m2: { purchase_date: "-3d",  category: electronics, amount: 25.00,   customer_id: cus_mallory }
 `),
 );
 let serve: ServeChild | undefined;
@@ -110,6 +112,19 @@ describe("a customer's erasure on claims serve", () => {
       claim_text: "I bought order ord_z5 for 45 EUR and it broke. Zelda Quirinius, IBAN DE89370400440532013000",
     });
     const karl = await submit(claim("ord_k1", 30, "cus_karl", `Lamp flickers. ${KARL}`));
+    // A customer whose reasons read like sealed fields: a prefix, and a full token forged on one of Zelda's claims.
+    const forged = `pd1:${Buffer.from(refunded).toString("base64url")}:${"A".repeat(16)}:AAAA:${"A".repeat(22)}`;
+    const mallory = [
+      await submit(claim("ord_m1", 20, "cus_mallory", "pd1:abc")),
+      await submit(claim("ord_m2", 25, "cus_mallory", forged)),
+    ];
+    /** Mallory's export: everything held about her, opened (the fields that read erased named). */
+    const malloryExport = async () => {
+      const out = await runClaims(["export", "--customer", "cus_mallory", "--data-dir", dataDir]);
+      expect(out.code).toBe(0);
+      const { exported_at: _at, ...held } = JSON.parse(out.stdout) as Record<string, unknown>;
+      return JSON.stringify(held);
+    };
     const zelda = [refunded, reviewed, rejected, held, freeText];
     const final = Object.fromEntries(
       await Promise.all([...zelda, karl].map(async (id) => [id, await finalClaim(s, id)])),
@@ -137,6 +152,12 @@ describe("a customer's erasure on claims serve", () => {
     );
     expect(approval.body).toMatchObject({ executed: true });
     expect(approval.body.executed).toBe(true);
+
+    for (const id of mallory) expect((await finalClaim(s, id)).verdict).toBe("ACCEPT");
+    const malloryBefore = await malloryExport();
+    expect(malloryBefore).toContain('"pd1:abc"');
+    expect(malloryBefore).toContain(`"${forged}"`);
+    expect(malloryBefore).not.toContain("[erased]");
 
     // Access: everything held about her, opened, through the running server.
     const exported = await runClaims(["export", "--customer", "cus_zelda", "--data-dir", dataDir]);
@@ -172,6 +193,8 @@ describe("a customer's erasure on claims serve", () => {
     );
     expect(denial.status).toBe(200);
     expect((await s.api("GET", `/claims/${held}`)).body.review.status).toBe("DENIED");
+    // Mallory's reasons read as written still: the token forged on Zelda's erased claim is Mallory's text, not erased.
+    expect(await malloryExport()).toBe(malloryBefore);
     expect(await s.stop()).toBe(0);
     serve = undefined;
 

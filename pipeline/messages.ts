@@ -10,6 +10,7 @@ import {
 } from "../core/crew/index.ts";
 import { AuditEventSchema } from "../core/integrity/audit.ts";
 import type { AuditEvent } from "../core/integrity/audit.ts";
+import { withPersonalErased } from "../core/privacy/sealing.ts";
 
 /**
  * Audit carried with a crew-queue message: the worker's audit of the step it answers (its LLM_CALL, and a
@@ -88,7 +89,9 @@ export function withoutCarriedAudit(message: CrewQueueMessage): { message: CrewQ
 /**
  * Deduplication id of a crew-queue message: the same step answer or tick always maps to the same id. An answer that
  * carries its audit is told apart by it: a second model call for the same step (a redelivered request) is a
- * duplicate to the crew, but its audit must still arrive.
+ * duplicate to the crew, but its audit must still arrive. The audit is hashed with the customer's words blanked
+ * (issue 38): an answer resent from a session after its claim's erasure reads `[erased]` there, and is still the
+ * message first sent, never a second one.
  */
 export function crewMessageDedupeId(message: CrewQueueMessage): string {
   switch (message.type) {
@@ -98,7 +101,7 @@ export function crewMessageDedupeId(message: CrewQueueMessage): string {
     case "agent.step.failed":
       return message.audit === undefined
         ? `step:${message.correlationId}`
-        : `step:${message.correlationId}:${hashHex(canonicalize(message.audit)).slice(0, 16)}`;
+        : `step:${message.correlationId}:${hashHex(canonicalize(withPersonalErased(message.audit))).slice(0, 16)}`;
     case "crew.tick":
       return `tick:${message.crewId}:${message.nowMs}`;
   }

@@ -412,7 +412,10 @@ export type DestroyOutcome = "destroyed" | "already_erased" | "unknown";
 
 /** Where personal data is sealed: one data key per subject (a claim), AES-256-GCM (adapters/vault/). */
 export interface PersonalDataVault {
-  /** `plaintext` sealed under `subject`'s key (made on first use); ERASED once the subject's key was destroyed. */
+  /**
+   * `plaintext` sealed under `subject`'s key (made on first use); ERASED once the subject's key was destroyed. A token
+   * this vault made for `subject` comes back as it is; any other text, one in the form of a token included, is sealed.
+   */
   seal(subject: string, plaintext: string): Promise<string>;
   /** The text of a sealed field, or undefined when its key was destroyed. */
   open(token: string): Promise<string | undefined>;

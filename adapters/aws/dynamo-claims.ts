@@ -10,6 +10,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { canonicalize } from "../../core/crew/canonical.ts";
 import type { ClaimRecord, ClaimStatus } from "../../core/kernel/claim-record.ts";
+import { erasedPaths, withPersonalErased } from "../../core/privacy/sealing.ts";
 import type { ClaimPage, ClaimRepository, CreateClaimResult } from "../../pipeline/ports.ts";
 import { claimListKey, checkClaimQuery, matchesClaimQuery } from "../../pipeline/ports.ts";
 import { dynamoCall, queryAll } from "./dynamo-context.ts";
@@ -102,9 +103,17 @@ function toRecord(item: Record<string, unknown> | undefined): ClaimRecord | unde
   return record as ClaimRecord;
 }
 
+/**
+ * Whether a stored claim is this very submission (repaired by a racer from the idempotency item). When the stored one
+ * reads erased — its claim erased between the two writes (issue 38) — the inputs are compared with the customer's
+ * words blanked: the retry is still the same request, not a conflict; otherwise byte for byte.
+ */
 function sameSubmission(a: ClaimRecord, b: ClaimRecord): boolean {
+  if (a.claim_id !== b.claim_id || a.received_at !== b.received_at) return false;
+  if (canonicalize(a.input) === canonicalize(b.input)) return true;
   return (
-    a.claim_id === b.claim_id && a.received_at === b.received_at && canonicalize(a.input) === canonicalize(b.input)
+    erasedPaths(a.input).length > 0 &&
+    canonicalize(withPersonalErased(a.input)) === canonicalize(withPersonalErased(b.input))
   );
 }
 

@@ -8,7 +8,7 @@
 // determinism reveals is only that two fields of one claim hold the same text. The keys live in a DataKeyStore: key
 // files on the local stack (key-files.ts), KMS-wrapped keys in the table on AWS (kms-keys.ts).
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from "node:crypto";
-import { ERASED, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
+import { ERASED, isSealed, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
 import { SealedFieldError } from "../../pipeline/errors.ts";
 import type { DestroyOutcome, PersonalDataVault } from "../../pipeline/ports.ts";
 
@@ -32,6 +32,28 @@ export function syntheticIv(key: Buffer, subject: string, plaintext: string): Bu
   return mac.digest().subarray(0, 12);
 }
 
+/** A token's parts, decoded: its subject, IV, ciphertext and tag (undefined when `token` is not of the exact form). */
+function tokenParts(token: string): { subject: Buffer; iv: Buffer; ct: Buffer; tag: Buffer } | undefined {
+  if (!isSealed(token)) return undefined;
+  const [subject, iv, ct, tag] = token
+    .slice(SEALED_PREFIX.length)
+    .split(":")
+    .map((p) => Buffer.from(p, "base64url")) as [Buffer, Buffer, Buffer, Buffer];
+  return { subject, iv, ct, tag };
+}
+
+/** The plaintext of `parts` under `key`, or undefined when it does not authenticate. */
+function decrypt(key: Buffer, parts: { subject: Buffer; iv: Buffer; ct: Buffer; tag: Buffer }): string | undefined {
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, parts.iv);
+    decipher.setAAD(parts.subject);
+    decipher.setAuthTag(parts.tag);
+    return Buffer.concat([decipher.update(parts.ct), decipher.final()]).toString("utf8");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The envelope vault over `store`. It keeps the keys it read for its own lifetime (one command, one saved run): make
  * a vault per unit of work, so a key destroyed elsewhere is not used from memory afterwards. A process that stays up
@@ -51,6 +73,11 @@ export function envelopeVault(store: DataKeyStore, opts: { cacheKeys?: boolean }
     async seal(subject, plaintext) {
       const k = await key(subject, true);
       if (k.state !== "key") return ERASED;
+      // A token this vault made for this subject is kept (a record read sealed and written again); any other text —
+      // a customer's reason of `pd1:…`, a token forged or copied from another claim — is sealed like any text.
+      const parts = tokenParts(plaintext);
+      if (parts !== undefined && parts.subject.toString("utf8") === subject && decrypt(k.key, parts) !== undefined)
+        return plaintext;
       const iv = syntheticIv(k.key, subject, plaintext);
       const cipher = createCipheriv("aes-256-gcm", k.key, iv);
       cipher.setAAD(Buffer.from(subject, "utf8"));
@@ -58,21 +85,14 @@ export function envelopeVault(store: DataKeyStore, opts: { cacheKeys?: boolean }
       return `${SEALED_PREFIX}${b64u(Buffer.from(subject, "utf8"))}:${b64u(iv)}:${b64u(ct)}:${b64u(cipher.getAuthTag())}`;
     },
     async open(token) {
-      const parts = token.startsWith(SEALED_PREFIX) ? token.slice(SEALED_PREFIX.length).split(":") : [];
-      if (parts.length !== 4) throw new SealedFieldError("not a sealed field (pd1:<subject>:<iv>:<data>:<tag>)");
-      const [subject, iv, ct, tag] = parts.map((p) => Buffer.from(p, "base64url")) as [Buffer, Buffer, Buffer, Buffer];
-      const k = await key(subject.toString("utf8"), false);
+      const parts = tokenParts(token);
+      if (parts === undefined) throw new SealedFieldError("not a sealed field (pd1:<subject>:<iv>:<data>:<tag>)");
+      const subject = parts.subject.toString("utf8");
+      const k = await key(subject, false);
       if (k.state !== "key") return undefined;
-      try {
-        const decipher = createDecipheriv("aes-256-gcm", k.key, iv);
-        decipher.setAAD(subject);
-        decipher.setAuthTag(tag);
-        return Buffer.concat([decipher.update(ct), decipher.final()]).toString("utf8");
-      } catch (error) {
-        throw new SealedFieldError(`a sealed field of ${subject.toString("utf8")} does not open with its key`, {
-          cause: error,
-        });
-      }
+      const text = decrypt(k.key, parts);
+      if (text === undefined) throw new SealedFieldError(`a sealed field of ${subject} does not open with its key`);
+      return text;
     },
     destroy: (subject) => {
       keys.delete(subject);

@@ -6,7 +6,14 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
-import { ERASED, isPersonal, isSealed, personalFields, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
+import {
+  ERASED,
+  isPersonal,
+  isSealed,
+  PERSONAL_KEYS,
+  personalFields,
+  SEALED_PREFIX,
+} from "../../core/privacy/sealing.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 
 type Json = Record<string, unknown>;
@@ -87,13 +94,19 @@ export function claimOfItem(value: unknown): string | undefined {
   return visit(value, "") ?? fromKey;
 }
 
-/** `value` with its personal fields sealed by `seal`, inside JSON strings too; `:name` values read as `name`. */
+/**
+ * `value` with its personal fields sealed by `seal`, inside JSON strings too; `:name` values read as `name`. Every
+ * personal field goes to `seal`, whatever it holds: the vault keeps only a token it made for the claim, so a
+ * customer's text in the form of a token is sealed like any other (issue 38). A JSON string whose personal fields
+ * all come back as they were is kept byte for byte (a conditional write comparing it sees no change).
+ */
 async function sealDeep(value: unknown, seal: (t: string) => Promise<string>): Promise<unknown> {
   if (typeof value === "string") {
     const inner = parsedJson(value);
-    if (inner === undefined || personalFields(inner).every((f) => isSealed(f.value) || f.value === ERASED))
-      return value;
-    return JSON.stringify(await sealDeep(inner, seal));
+    if (inner === undefined) return value;
+    if (personalFields(inner).length === 0) return value;
+    const sealed = JSON.stringify(await sealDeep(inner, seal));
+    return sealed === JSON.stringify(inner) ? value : sealed;
   }
   if (Array.isArray(value)) return Promise.all(value.map((v) => sealDeep(v, seal)));
   if (!isObject(value)) return value;
@@ -101,25 +114,29 @@ async function sealDeep(value: unknown, seal: (t: string) => Promise<string>): P
   const named = Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/^:/, ""), v]));
   const out: Json = {};
   for (const [k, v] of Object.entries(value))
-    out[k] =
-      typeof v === "string" && isPersonal(k.replace(/^:/, ""), named) && !isSealed(v) && v !== ERASED
-        ? await seal(v)
-        : await sealDeep(v, seal);
+    out[k] = typeof v === "string" && isPersonal(k.replace(/^:/, ""), named) ? await seal(v) : await sealDeep(v, seal);
   return out;
 }
 
-/** `value` with every sealed field opened (inside JSON strings too); an erased claim's read `[erased]`. */
-async function openDeep(value: unknown, vault: PersonalDataVault): Promise<unknown> {
+/** Whether a field named `key` may hold a sealed field: only personal keys are ever sealed (a `reason` of a code too). */
+const mayBeSealed = (key: string): boolean => key === "reason" || PERSONAL_KEYS.includes(key);
+
+/**
+ * `value` with every sealed field opened (inside JSON strings too); an erased claim's read `[erased]`. Only a field
+ * under a personal key is opened, and only in the exact form of a token: any other text that looks like one (an
+ * order id a customer chose) is a customer's text and reads as written, never as another claim's words nor erased.
+ */
+async function openDeep(value: unknown, vault: PersonalDataVault, personal = false): Promise<unknown> {
   if (typeof value === "string") {
     if (!value.includes(SEALED_PREFIX)) return value;
-    if (isSealed(value)) return (await vault.open(value)) ?? ERASED;
+    if (personal) return isSealed(value) ? ((await vault.open(value)) ?? ERASED) : value;
     const inner = parsedJson(value);
     return inner === undefined ? value : JSON.stringify(await openDeep(inner, vault));
   }
   if (Array.isArray(value)) return Promise.all(value.map((v) => openDeep(v, vault)));
   if (!isObject(value)) return value;
   const out: Json = {};
-  for (const [k, v] of Object.entries(value)) out[k] = await openDeep(v, vault);
+  for (const [k, v] of Object.entries(value)) out[k] = await openDeep(v, vault, mayBeSealed(k));
   return out;
 }
 

@@ -105,6 +105,23 @@ function vaultContract(name: string, makeStore: () => Promise<DataKeyStore>): vo
       await expect(vault.open(moved)).rejects.toBeInstanceOf(SealedFieldError);
       await expect(vault.open("pd1:garbage")).rejects.toBeInstanceOf(SealedFieldError);
     });
+
+    it("keeps a token it made for the subject, and seals any other text that looks like one (issue 38)", async () => {
+      const vault = await make();
+      const mine = await vault.seal("clm_10", TEXT);
+      const others = await vault.seal("clm_11", "the other claim's words");
+      const [, , iv, ct] = mine.split(":");
+      const forged = `pd1:${Buffer.from("clm_10").toString("base64url")}:${iv}:${ct}:${"A".repeat(22)}`;
+      expect(await vault.seal("clm_10", mine)).toBe(mine);
+      for (const text of ["pd1:abc", forged, others, ERASED]) {
+        const token = await vault.seal("clm_10", text);
+        expect(token).not.toBe(text);
+        expect(await vault.open(token)).toBe(text);
+      }
+      // The other claim erased: its token, sealed as clm_10's text, still reads as written, never [erased].
+      await vault.destroy("clm_11");
+      expect(await vault.open(await vault.seal("clm_10", others))).toBe(others);
+    });
   });
 }
 

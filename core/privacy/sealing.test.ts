@@ -4,14 +4,17 @@ import { describe, expect, it } from "vitest";
 import {
   ERASED,
   erasedPaths,
+  isSealed,
   openPersonalFields,
   personalFields,
   sealPersonalFields,
   withPersonalErased,
 } from "./sealing.ts";
 
-const seal = async (t: string) => `pd1:${Buffer.from(t).toString("base64url")}`;
-const open = async (t: string) => Buffer.from(t.slice(4), "base64url").toString();
+/** A stand-in cipher with the token's exact form (the vault's own contract is adapters/vault/vault.test.ts). */
+const seal = async (t: string) =>
+  `pd1:Y2xtXzE:${"A".repeat(16)}:${Buffer.from(t).toString("base64url")}:${"B".repeat(22)}`;
+const open = async (t: string) => Buffer.from(t.split(":")[3] ?? "", "base64url").toString();
 const gone = async () => undefined;
 
 const details = {
@@ -49,7 +52,20 @@ describe("sealing the personal fields", () => {
     const erased = await openPersonalFields(await sealPersonalFields(details, seal), gone);
     expect(erased.claim.reason).toBe(ERASED);
     expect(erasedPaths(erased)).toEqual(personalFields(details).map((f) => f.path));
-    expect(await sealPersonalFields(erased, seal)).toEqual(erased);
+  });
+
+  it("hands every personal field to the vault, one that reads like a token or erased included, and no other", async () => {
+    const seen: string[] = [];
+    const forged = `pd1:Y2xtXzI:${"C".repeat(16)}:AAAA:${"D".repeat(22)}`;
+    const record = { claim: { reason: forged, order_id: "pd1:abc" }, note: ERASED, input: { claim_text: "pd1:abc" } };
+    await sealPersonalFields(record, async (t) => (seen.push(t), seal(t)));
+    expect(seen.sort()).toEqual([ERASED, forged, "pd1:abc"].sort());
+  });
+
+  it("takes only the exact form of a token for sealed, never text that merely starts like one", () => {
+    expect(isSealed(`pd1:Y2xtXzE:${"A".repeat(16)}:abc:${"B".repeat(22)}`)).toBe(true);
+    for (const text of ["pd1:abc", "pd1:a:b:c:d", `pd1:Y2xtXzE:${"A".repeat(15)}:abc:${"B".repeat(22)}`, "pd1:x y"])
+      expect(isSealed(text)).toBe(false);
   });
 
   it("reads a record the same plain, sealed or erased once its personal fields are read as erased", async () => {

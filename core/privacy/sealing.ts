@@ -24,9 +24,17 @@ export function isPersonal(key: string, parent: Readonly<Record<string, unknown>
   return key === "reason" && !("reason_code" in parent) && !("code" in parent);
 }
 
-/** Whether `value` is a sealed field. */
+/**
+ * The exact form of a sealed field: the prefix, a base64url subject, a 96-bit IV (16 characters), the ciphertext and a
+ * 128-bit tag (22 characters). A customer's text can take this form too (issue 38: a reason of `pd1:…`), so the form
+ * alone never decides that a field is sealed: every personal field is handed to the vault's `seal`, which keeps a
+ * field only when it is a token it made for that very subject (it authenticates under the subject's key).
+ */
+const TOKEN = /^pd1:([A-Za-z0-9_-]+):[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]*:[A-Za-z0-9_-]{22}$/;
+
+/** Whether `value` has the exact form of a sealed field (not whether it is one: see TOKEN). */
 export function isSealed(value: unknown): value is string {
-  return typeof value === "string" && value.startsWith(SEALED_PREFIX);
+  return typeof value === "string" && TOKEN.test(value);
 }
 
 /** Every personal string field of `value` mapped through `f` (a copy; the rest as it was). */
@@ -40,9 +48,13 @@ async function mapPersonal(value: unknown, f: (text: string) => Promise<string>)
   return out;
 }
 
-/** `value` with every personal field sealed by `seal` (fields already sealed or erased are kept). */
+/**
+ * `value` with every personal field handed to `seal` — whatever it holds: the vault keeps a token it made for the
+ * subject as it is, reads every field of an erased subject as ERASED, and seals anything else, a customer's text in
+ * the form of a token or reading `[erased]` included, so no text of theirs is ever stored in clear or taken for sealed.
+ */
 export function sealPersonalFields<T>(value: T, seal: (text: string) => Promise<string>): Promise<T> {
-  return mapPersonal(value, (t) => (isSealed(t) || t === ERASED ? Promise.resolve(t) : seal(t))) as Promise<T>;
+  return mapPersonal(value, seal) as Promise<T>;
 }
 
 /** `value` with every sealed field opened by `open`; a field whose key is destroyed (`undefined`) reads ERASED. */

@@ -1,0 +1,102 @@
+// An erasure landing between two steps that compare what they stored (issue 38), made to land there by the test
+// (no timing): intake's repair of a half-written submission, and a crew-queue answer resent from a session. What
+// they compare is what survives an erasure, so a retry is never a conflict and a resend never a second message.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import { createAuditEvent } from "../../core/integrity/audit.ts";
+import type { AuditEvent } from "../../core/integrity/audit.ts";
+import { ERASED } from "../../core/privacy/sealing.ts";
+import { localClientConfig } from "../../local/emulators.ts";
+import type { CrewQueueMessage } from "../../pipeline/messages.ts";
+import { crewMessageDedupeId } from "../../pipeline/messages.ts";
+import { openAuditEvents, sealAuditEvents } from "../../pipeline/personal-data.ts";
+import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { claimFixture } from "../aws/contract.test-kit.ts";
+import { createDynamoPorts } from "../aws/dynamo-ports.ts";
+import { useEmulatedAws } from "../aws/emulators.test-kit.ts";
+import { envelopeVault } from "./envelope.ts";
+import { keyFileStore } from "./key-files.ts";
+import { sealTableClient } from "./sealed-table.ts";
+
+const aws = useEmulatedAws();
+const WORDS = "Kettle leaks. Zelda Quirinius, zelda@example.com";
+const keysIn = () => keyFileStore(join(mkdtempSync(join(tmpdir(), "erasure-steps-")), "keys"));
+
+describe("an erasure between intake's two writes", () => {
+  it("leaves the retry that repaired the claim the same request, not a conflict", async () => {
+    const store = keysIn();
+    const tableName = await aws.newTable();
+    const client = sealTableClient(
+      DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(aws.emulators.dynamodbEndpoint))),
+      envelopeVault(store, { cacheKeys: false }),
+    );
+    const { claims } = createDynamoPorts({
+      client,
+      tableName,
+      clock: { now: () => Date.parse("2025-03-01T10:00:00Z") },
+    });
+    const claim = { order_id: "ord_clm_1", amount_eur: 49.99, category: "electronics", reason: WORDS };
+    const first: ClaimRecord = claimFixture("clm_1", { input: { claim }, claim });
+    const idempotency = { key: "k", requestHash: "h" };
+    // The first request has claimed its key; before its claim's put, a retry repairs the claim from the key's item,
+    // then the customer is erased. The first request's put then finds the claim, which reads [erased].
+    let retry: Awaited<ReturnType<typeof claims.createClaim>> | undefined;
+    let armed = true;
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Item?: { entity?: string }; ConditionExpression?: string };
+        if (armed && input.Item?.entity === "claim") {
+          armed = false;
+          retry = await claims.createClaim(claimFixture("clm_2", { input: { claim }, claim }), idempotency);
+          await store.destroy("clm_1");
+        }
+        return next(args);
+      },
+      { step: "initialize", name: "eraseBetweenWrites", priority: "high" },
+    );
+    const result = await claims.createClaim(first, idempotency);
+    expect(retry).toMatchObject({ created: false, sameRequest: true, record: { claim_id: "clm_1" } });
+    expect(result).toMatchObject({ created: true, record: { claim_id: "clm_1", claim: { reason: ERASED } } });
+    // The key still names the claim: a third try is the same request again.
+    expect(await claims.createClaim(claimFixture("clm_3"), idempotency)).toMatchObject({
+      created: false,
+      sameRequest: true,
+      record: { claim_id: "clm_1" },
+    });
+  });
+});
+
+describe("an erasure between a crew answer's send and its resend from the session", () => {
+  it("gives the resent answer the deduplication id of the first", async () => {
+    const store = keysIn();
+    const vault = envelopeVault(store, { cacheKeys: false });
+    const answer = (text: string, tokens: number): CrewQueueMessage & { audit: AuditEvent[] } => ({
+      type: "agent.step.completed",
+      crewId: "clm_1",
+      correlationId: "corr_1",
+      output: {},
+      audit: [
+        createAuditEvent({
+          dfid: "dfid_clm_1",
+          type: "LLM_CALL",
+          state: "EXTRACTING",
+          at: "2025-03-01T10:00:00.000Z",
+          details: { claim_id: "clm_1", input: { claim_text: text }, tokens },
+        }),
+      ],
+    });
+    const sent = answer(WORDS, 12);
+    const kept = await sealAuditEvents(sent.audit, vault); // the session's outbox, sealed
+    await store.destroy("clm_1");
+    const resent = { ...sent, audit: await openAuditEvents(kept, vault) };
+    expect(JSON.stringify(resent)).not.toContain("Quirinius");
+    expect(JSON.stringify(resent)).toContain(ERASED);
+    expect(crewMessageDedupeId(resent)).toBe(crewMessageDedupeId(sent));
+    // Another model call for the step (another audit on the decision path) is still told apart.
+    expect(crewMessageDedupeId(answer(WORDS, 13))).not.toBe(crewMessageDedupeId(sent));
+  });
+});
