@@ -317,10 +317,14 @@ export const AUDIT_EVENTS = {
     code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]),
     reason: z.string(),
   }),
-  /** The model could not be reached: the claim waits for it (docs/llm.md: the outage hold) until `until` at the latest. */
+  /**
+   * The model could not be reached (`LLM_UNREACHABLE`), or its answer is in a batch not yet completed
+   * (`LLM_BATCH_PENDING`, LLM_BATCH_MODE=batch): the claim waits for it (docs/llm.md: the outage hold) until `until`
+   * at the latest.
+   */
   CLAIM_HELD: z.object({
     ...ClaimFields,
-    reason_code: z.literal("LLM_UNREACHABLE"),
+    reason_code: z.enum(["LLM_UNREACHABLE", "LLM_BATCH_PENDING"]),
     reason: z.string(),
     since: z.string(),
     until: z.string(),

@@ -15,6 +15,7 @@ export type {
 } from "./port.ts";
 export {
   LLM_FAILURE_CODES,
+  BATCH_PENDING_CODE,
   isRetryableLlmFailure,
   isModelUnavailable,
   LlmConfigError,

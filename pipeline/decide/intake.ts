@@ -22,7 +22,7 @@ import { claimAudit } from "./audit.ts";
 import type { PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import { needsReview } from "./needs-review.ts";
-import { holdDecision, resumeAudit } from "./outage.ts";
+import { holdDecision, resumeAudit, unheldFailure } from "./outage.ts";
 import type { ClaimUpdate, Observation, Request } from "./requests.ts";
 import { observedAs } from "./step.ts";
 import type { Next, Step } from "./step.ts";
@@ -321,7 +321,7 @@ export type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY" 
 
 /** What an extraction decides with: the outage hold's settings. */
 export type ExtractionPolicy = {
-  settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs" | "extractByPatterns">;
+  settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs" | "llmBatchHoldMs" | "extractByPatterns">;
 };
 
 /** Where an extraction stands, waiting for the answer to what it asked. */
@@ -393,7 +393,12 @@ export function decideExtraction(
         return ask({ kind: "now" }, { ...next, patterns: true });
       }
       const request = extractionMessages(text, { receivedAt: record.received_at });
-      return ask({ kind: "extract", request }, { at: "extracted", record, text, finalAttempt: state.finalAttempt });
+      // A batch run's claim is read through the Batch API when the stack has one (LLM_BATCH_MODE=batch).
+      const viaBatch = record.simulation_id !== undefined;
+      return ask(
+        { kind: "extract", request, ...(viaBatch ? { viaBatch } : {}) },
+        { at: "extracted", record, text, finalAttempt: state.finalAttempt },
+      );
     }
     case "extracted": {
       const { result } = observedAs(observed, "extract");
@@ -409,6 +414,8 @@ export function decideExtraction(
           const again: Effect = { kind: "extraction", claimId: record.claim_id, delayMs: hold.retryInMs };
           return { effects: hold.resend ? [again, ...hold.effects] : [], next: { done: "HELD" } };
         }
+        // No (more) waiting: a batch's answer that never came back is an outage (LLM_UNREACHABLE, then a person).
+        return ask({ kind: "now" }, { ...state, at: "outcome_time", result: unheldFailure(result) });
       }
       return ask({ kind: "now" }, { ...state, at: "outcome_time" });
     }
