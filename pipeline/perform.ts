@@ -85,7 +85,17 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
 export type RequestPorts = EffectPorts &
   Pick<
     PipelineDeps,
-    "clock" | "claims" | "verdicts" | "orders" | "ledger" | "reviews" | "sessions" | "ids" | "llm" | "batchLlm" | "settlements"
+    | "clock"
+    | "claims"
+    | "verdicts"
+    | "orders"
+    | "ledger"
+    | "reviews"
+    | "sessions"
+    | "ids"
+    | "llm"
+    | "batchLlm"
+    | "settlements"
   > & {
     /** The intake's back-pressure, when its caller bounds open claims. */
     admit?: () => Promise<Admission>;

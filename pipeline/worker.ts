@@ -17,7 +17,17 @@ export async function handleAgentStep(
   message: AgentStepMessage,
   deps: Pick<
     PipelineDeps,
-    "claims" | "llm" | "batchLlm" | "agent" | "queues" | "audit" | "publisher" | "clock" | "reviews" | "ledger" | "settings"
+    | "claims"
+    | "llm"
+    | "batchLlm"
+    | "agent"
+    | "queues"
+    | "audit"
+    | "publisher"
+    | "clock"
+    | "reviews"
+    | "ledger"
+    | "settings"
   >,
 ): Promise<WorkerOutcome> {
   const started = deps.clock.now();

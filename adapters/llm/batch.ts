@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import type { LlmFailureCode } from "../../core/llm/errors.ts";
 import { BATCH_PENDING_CODE, isRetryableLlmFailure } from "../../core/llm/errors.ts";
-import type { LlmMessage, LlmPort, LlmRequest, LlmResult, LlmUsage } from "../../core/llm/port.ts";
+import type { BatchJournal, LlmMessage, LlmPort, LlmRequest, LlmResult, LlmUsage } from "../../core/llm/port.ts";
 import { readStructuredOutput } from "../../core/llm/structured-output.ts";
 import { estimateUsage, sumUsage } from "../../core/llm/usage.ts";
 import { REPAIRABLE, connectionReason, repairMessage } from "./openai.ts";
@@ -27,14 +27,6 @@ import {
   readBatchLines,
 } from "./batch-wire.ts";
 import type { BatchInputLine, BatchObject, BatchOutputLine } from "./batch-wire.ts";
-
-/** Which batch holds a request (by its custom_id): kept across tries, so a step finds its batch again. */
-export interface BatchJournal {
-  get(customId: string): Promise<string | undefined>;
-  put(customId: string, batchId: string): Promise<void>;
-  /** Forgets a batch that ended without the answer (only if it is still the one recorded). */
-  forget(customId: string, batchId: string): Promise<void>;
-}
 
 /** A journal in this process's memory (the local stack, `claims batch`, tests). */
 export function inMemoryBatchJournal(): BatchJournal & { readonly size: () => number } {

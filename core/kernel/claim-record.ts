@@ -88,6 +88,8 @@ export const ClaimRecordSchema = z.object({
       key: z.string().optional(),
       next_at: z.string().optional(),
       until: z.string().optional(),
+      /** The last failure the claim waited on (at most 300 characters), named when the hold runs out. */
+      problem: z.string().optional(),
     })
     .optional(),
   /**

@@ -1,5 +1,6 @@
 // The LLM layer: one port, its failure codes and shared helpers (the deterministic rules model of the claims crew is core/agents/rules-model.ts).
 export type {
+  BatchJournal,
   FixableTask,
   LlmPromptFacts,
   LlmFailure,

@@ -106,3 +106,14 @@ export interface LlmPort {
    */
   complete<T = string>(request: LlmRequest<T>): Promise<LlmResult<T>>;
 }
+
+/**
+ * Which batch of the OpenAI Batch API holds a request (by its `custom_id`), kept across tries and workers so a step
+ * that is tried again finds its batch instead of sending another (LLM_BATCH_MODE=batch, adapters/llm/batch.ts).
+ */
+export interface BatchJournal {
+  get(customId: string): Promise<string | undefined>;
+  put(customId: string, batchId: string): Promise<void>;
+  /** Forgets a batch that ended without the answer (only if it is still the one recorded). */
+  forget(customId: string, batchId: string): Promise<void>;
+}

@@ -415,7 +415,7 @@ export function decideExtraction(
           return { effects: hold.resend ? [again, ...hold.effects] : [], next: { done: "HELD" } };
         }
         // No (more) waiting: a batch's answer that never came back is an outage (LLM_UNREACHABLE, then a person).
-        return ask({ kind: "now" }, { ...state, at: "outcome_time", result: unheldFailure(result) });
+        return ask({ kind: "now" }, { ...state, at: "outcome_time", result: unheldFailure(result, record) });
       }
       return ask({ kind: "now" }, { ...state, at: "outcome_time" });
     }

@@ -115,7 +115,7 @@ export function holdDecision(
       {
         kind: "claim_update",
         claimId: record.claim_id,
-        patch: { llm_hold: { since, key: work.key, next_at: nextAt, until } },
+        patch: { llm_hold: { since, key: work.key, next_at: nextAt, until, problem: failure.message.slice(0, 300) } },
         onlyFrom: [record.status],
       },
     ],
@@ -139,17 +139,19 @@ export function resumeAudit(record: ClaimRecord, now: number): Effect[] {
 
 /**
  * A failure no hold waits for any longer, as the crew and the extraction see it: a batch whose answer never came back
- * within its hold is an outage (`LLM_UNREACHABLE`, then a person), never a reason to ask the Fixer; any other failure
- * unchanged.
+ * within its hold is an outage (`LLM_UNREACHABLE`, then a person), naming the last problem the claim waited on; any
+ * other failure unchanged.
  */
 export function unheldFailure<F extends { readonly code?: string | undefined; readonly message: string }>(
   failure: F,
+  record: ClaimRecord | undefined,
 ): F {
   if (failure.code !== BATCH_PENDING_CODE) return failure;
+  const last = record?.llm_hold?.problem ?? failure.message;
   return {
     ...failure,
     code: HELD_CODE,
-    message: `the model's answer did not come back from the Batch API before the claim's hold ran out: ${failure.message}`,
+    message: `the model's answer did not come back from the Batch API before the claim's hold ran out (last: ${last})`,
     ...("retryable" in failure ? { retryable: true } : {}),
   };
 }

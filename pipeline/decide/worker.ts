@@ -77,7 +77,7 @@ export function decideWorker(state: WorkerState, observed: WorkerObservation, po
       return { effects: hold.resend ? [again, ...hold.effects] : [], next: { done: "HELD" } };
     }
     // No (more) waiting: a batch's answer that never came back is an outage for the crew.
-    const error = unheldFailure(event.error);
+    const error = unheldFailure(event.error, claim);
     if (error !== event.error)
       return answered(message, { ...run, result: { ...run.result, event: { ...event, error } } }, claim);
   }
