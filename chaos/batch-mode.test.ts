@@ -23,7 +23,7 @@ const SIMULATION = "batch-mode-test";
 const inRun = CLAIM_BODIES.map((b) => ({ ...b, simulation_id: SIMULATION }));
 
 /** The two claims through a stack whose batch run's claims use the Batch API; `bodies` default: the run's claims. */
-async function runBatchMode(batches: ScriptedBatchOptions, bodies = inRun) {
+async function runBatchMode(batches: ScriptedBatchOptions, bodies: readonly Record<string, unknown>[] = inRun) {
   server = await startScriptedLlmServer(answerBySchema(SCRIPTED_ANSWERS), { batches });
   const model = { baseURL: server.baseURL, apiKey: "k", model: "scripted", temperature: 0 };
   const run = await runLlmStack({
