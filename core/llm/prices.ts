@@ -27,6 +27,18 @@ export const PriceTableSchema = z
 /** A price table. */
 export type PriceTable = { currency: "USD"; models: Record<string, ModelPrice> };
 
+/** What the OpenAI Batch API takes off a model's list price, input and output alike (LLM_BATCH_MODE=batch). */
+export const BATCH_API_DISCOUNT = 0.5;
+
+/** A list price as the Batch API charges it. */
+export function batchPrice<P extends z.infer<typeof ModelPriceSchema>>(price: P): P {
+  return {
+    ...price,
+    input_per_million: price.input_per_million * (1 - BATCH_API_DISCOUNT),
+    output_per_million: price.output_per_million * (1 - BATCH_API_DISCOUNT),
+  };
+}
+
 /** The prices used when the operator gives no table: list prices of a few hosted models (USD per million tokens). */
 export const DEFAULT_PRICE_TABLE: PriceTable = {
   currency: "USD",
