@@ -45,7 +45,7 @@ export function localLlm(
   if (llmBatchSettingsFromEnv(env, llmConfig.provider).mode === "batch")
     throw new LlmConfigError(
       "LLM_BATCH_MODE",
-      "LLM_BATCH_MODE=batch is for the deployed stack's scheduled batch (docs/llm.md, \"Batch mode\"); `claims batch` and `claims serve` run with LLM_BATCH_MODE=off",
+      'LLM_BATCH_MODE=batch is for the deployed stack\'s scheduled batch (docs/llm.md, "Batch mode"); `claims batch` and `claims serve` run with LLM_BATCH_MODE=off',
     );
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
