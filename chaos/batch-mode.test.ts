@@ -59,6 +59,10 @@ describe("a batch run's claims through the Batch API", () => {
     expect(held.map((e) => (e.details as { reason_code: string }).reason_code)).toEqual(
       held.map(() => "LLM_BATCH_PENDING"),
     );
+    // Each step's LLM_CALL says it went through the Batch API, so cost reports price it at the discount.
+    const calls = run.audit.filter((e) => e.event_type === "LLM_CALL");
+    expect(calls.map((e) => (e.details as { via?: string }).via)).toEqual(calls.map(() => "batch"));
+    expect(calls).toHaveLength(2);
     // Every model call went through a batch: each claim's compact crew step (the free text is read by the patterns).
     expect(run.direct).toBe(0);
     expect(run.batchesSent).toBe(2);
@@ -77,6 +81,7 @@ describe("a batch run's claims through the Batch API", () => {
     expect(run.batchesSent).toBe(0);
     expect(run.direct).toBe(2);
     expect(run.audit.map((e) => e.event_type)).not.toContain("CLAIM_HELD");
+    expect(run.audit.filter((e) => (e.details as { via?: string }).via !== undefined)).toEqual([]);
   });
 });
 

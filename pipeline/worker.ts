@@ -38,7 +38,8 @@ export async function handleAgentStep(
     contract: deps.agent.contract,
     responsibility: deps.agent.responsibility,
   });
-  const ran = { kind: "ran" as const, result, started, now: deps.clock.now() };
+  const viaBatch = llm === deps.batchLlm;
+  const ran = { kind: "ran" as const, result, started, now: deps.clock.now(), ...(viaBatch ? { viaBatch } : {}) };
   const first = decideWorker(workerStart(message), ran, deps);
   return runDecider(first, (state, observed) => decideWorker(state, observed, deps), deps);
 }

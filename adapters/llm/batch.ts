@@ -273,11 +273,21 @@ export function createBatchModel(options: BatchModelOptions): LlmPort {
             attempts: 1,
             model: options.model,
             warnings,
+            via: "batch",
           };
         }
         const read = readStructuredOutput(content, schema);
         if (read.ok)
-          return { ok: true, value: read.value, text: content, usage, attempts: 1, model: options.model, warnings };
+          return {
+            ok: true,
+            value: read.value,
+            text: content,
+            usage,
+            attempts: 1,
+            model: options.model,
+            warnings,
+            via: "batch",
+          };
         // One repair round, as the synchronous adapter gives: a new request (its own batch), the first answer kept.
         if (prior.length === 0 && REPAIRABLE.has(read.code))
           return answer(

@@ -73,6 +73,8 @@ interface LlmSuccess<T> {
   readonly model: string;
   /** Non-fatal notes, e.g. "JSON parsed from a fenced block" or what an extractor could not find. */
   readonly warnings: readonly string[];
+  /** `batch`: answered through the OpenAI Batch API (priced at its discount); absent: a synchronous call. */
+  readonly via?: "batch" | undefined;
 }
 
 /** A failed call, returned not thrown, with a stable code. */

@@ -89,13 +89,19 @@ export type CallsCost = { usd: number; unpriced: number };
 /** Prices calls (each with its model and usage); a call without usage costs nothing known and is not counted unpriced. */
 export function callsCost(
   table: PriceTable,
-  calls: readonly { model?: string | undefined; usage?: Pick<LlmUsage, "prompt_tokens" | "completion_tokens"> }[],
+  calls: readonly {
+    model?: string | undefined;
+    usage?: Pick<LlmUsage, "prompt_tokens" | "completion_tokens">;
+    /** Made through the OpenAI Batch API: priced at its discount. */
+    batch?: boolean | undefined;
+  }[],
 ): CallsCost {
   let usd = 0;
   let unpriced = 0;
   for (const c of calls) {
     if (!c.usage) continue;
-    const price = c.model === undefined ? undefined : priceOf(table, c.model);
+    const listed = c.model === undefined ? undefined : priceOf(table, c.model);
+    const price = c.batch && typeof listed === "object" ? batchPrice(listed) : listed;
     if (price === undefined) unpriced++;
     else usd += usageCostUsd(c.usage, price);
   }

@@ -148,7 +148,13 @@ export function extractionDecision(
   // Read by patterns alone (plainTextExtraction): no model call, no usage.
   const llmDetails = opts.patterns
     ? { model: PATTERN_EXTRACTOR, attempts: 0, task: "extract_claim", source: "patterns" as const }
-    : { model: result.model, attempts: result.attempts, usage: result.usage, task: "extract_claim" };
+    : {
+        model: result.model,
+        attempts: result.attempts,
+        usage: result.usage,
+        task: "extract_claim",
+        ...(result.ok && result.via === "batch" ? { via: "batch" as const } : {}),
+      };
   const updatedAt = new Date(now).toISOString();
   if (!result.ok) {
     if (result.retryable && !opts.finalAttempt) return { outcome: "RETRY" };

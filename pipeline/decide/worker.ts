@@ -30,6 +30,8 @@ export type AgentStepRun = {
   result: Awaited<ReturnType<typeof runClaimsAgentStep>>;
   started: number;
   now: number;
+  /** The step asked the model through the OpenAI Batch API (LLM_BATCH_MODE=batch): its LLM_CALL says so. */
+  viaBatch?: boolean;
 };
 
 /** Where the worker stands with a step. */
@@ -136,6 +138,7 @@ function answered(message: AgentStepMessage, run: AgentStepRun, claim: ClaimReco
         ...(result.analysis === undefined ? {} : { analysis: result.analysis }),
         usage: result.usage,
         duration_ms: now - started,
+        ...(run.viaBatch && ok ? { via: "batch" as const } : {}),
       },
       ok ? "INFO" : "WARN",
     ),
