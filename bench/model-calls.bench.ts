@@ -1,7 +1,8 @@
 // Model calls and tokens per claim on the bundled scenarios and on a realistic mix, through the in-process pipeline and
 // the rules model (its token counts are characters / 4, as the meter records them), lever by lever: triage (issue 24,
 // docs/kernel.md), extraction by patterns and the compact crew (issue 37, docs/llm.md); then the all-in cost per
-// million claims (AWS + the model) at two model price points. `npm run bench -- model-calls` runs it alone.
+// million claims (AWS + the model) at two model price points, at list prices and with the Batch API's discount.
+// `npm run bench -- model-calls` runs it alone.
 import { existsSync, readFileSync } from "node:fs";
 import { parseConfig } from "../core/claim/config.ts";
 import type { ClaimsConfig, CrewShapeSetting } from "../core/claim/config.ts";
@@ -9,7 +10,7 @@ import { modelCost } from "../core/agents/model-cost.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { parseScenarios, scenarioBody } from "../core/history/scenarios.ts";
 import type { Order } from "../core/integrity/index.ts";
-import { DEFAULT_PRICE_TABLE, priceOf } from "../core/llm/prices.ts";
+import { batchPrice, DEFAULT_PRICE_TABLE, priceOf } from "../core/llm/prices.ts";
 import { createRng, flowSeed } from "../chaos/rng.ts";
 import { planFlow } from "../chaos/plan.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
@@ -125,9 +126,12 @@ export async function run(): Promise<string> {
       rows.push(
         `| ${name} | ${step.name} | ${x.claims} | ${triaged} | ${f(x.calls)} | ${f(x.prompt, 0)} | ${f(x.completion, 0)} |`,
       );
-      const cost = points.map(
-        (model) =>
-          `$${modelPerMillion(tokens, price(model)).toFixed(2)} / $${allInPerMillion(aws, tokens, price(model)).toFixed(2)}`,
+      // At list prices, then through the Batch API (LLM_BATCH_MODE=batch: half the list price).
+      const cost = [false, true].flatMap((batch) =>
+        points.map((model) => {
+          const p = batch ? batchPrice(price(model)) : price(model);
+          return `$${modelPerMillion(tokens, p).toFixed(2)} / $${allInPerMillion(aws, tokens, p).toFixed(2)}`;
+        }),
       );
       allIn.push(`| ${name} | ${step.name} | ${cost.join(" | ")} |`);
     }
@@ -141,10 +145,10 @@ export async function run(): Promise<string> {
     "|---|---|---|---|---|---|---|",
     ...rows,
     "",
-    `Per million claims, model / all-in: AWS $${aws.toFixed(2)} (bench/cost.ts, structured claim, ${awsSource}) + the model at list prices, no cached-input discount (docs/llm.md, "Crew shape").`,
+    `Per million claims, model / all-in: AWS $${aws.toFixed(2)} (bench/cost.ts, structured claim, ${awsSource}) + the model at list prices, no cached-input discount (docs/llm.md, "Crew shape"); then with the Batch API's discount (LLM_BATCH_MODE=batch, half the list price: docs/llm.md, "Batch mode").`,
     "",
-    "| mix | levers | gpt-4o-mini ($0.15 / $0.60) | gpt-4.1 ($2 / $8) |",
-    "|---|---|---|---|",
+    "| mix | levers | gpt-4o-mini ($0.15 / $0.60) | gpt-4.1 ($2 / $8) | gpt-4o-mini, Batch API ($0.075 / $0.30) | gpt-4.1, Batch API ($1 / $4) |",
+    "|---|---|---|---|---|---|",
     ...allIn,
   ].join("\n");
 }

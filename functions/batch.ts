@@ -1,6 +1,6 @@
 // Scheduled batch (EventBridge Scheduler, daily, off by default): submits the claims of its batch file
 // through the intake path (submitClaim) and returns at once; the claims run through the queues like any
-// other. A SIMULATION by default (SIMULATION_START records the run, GET /reports/{simulation_id} shows it);
+// other (with LLM_BATCH_MODE=batch a simulation's claims ask the model through the OpenAI Batch API, docs/llm.md). A SIMULATION by default (SIMULATION_START records the run, GET /reports/{simulation_id} shows it);
 // real claims only when the operator deployed a claims file of their own and said so (CLAIMS_BATCH_LIVE=true
 // at deploy: CLAIMS_BATCH_MODE=live here). The policy is pipeline/decide/batch.ts; this loads and submits.
 import { submitClaim } from "../pipeline/intake.ts";

@@ -139,5 +139,7 @@ export function llmEnvironment(): Record<string, string> {
     LLM_PROVIDER: settings.llm.provider,
     LLM_BASE_URL: settings.llm.baseUrl,
     LLM_MODEL: settings.llm.model,
+    LLM_BATCH_MODE: settings.llm.batchMode,
+    LLM_BATCH_HOLD_S: String(settings.llm.batchHoldS),
   };
 }

@@ -47,6 +47,12 @@ function readProvider(): LlmProvider {
   return provider;
 }
 
+function readBatchMode(): "off" | "batch" {
+  const raw = read("LLM_BATCH_MODE", "off");
+  if (raw !== "off" && raw !== "batch") throw new InfraSettingError("LLM_BATCH_MODE", "off | batch", raw);
+  return raw;
+}
+
 function readSchedule(): `cron(${string})` | `rate(${string})` {
   const raw = read("CLAIMS_BATCH_SCHEDULE", "cron(0 6 * * ? *)");
   if (/^cron\(.+\)$/.test(raw) || /^rate\(.+\)$/.test(raw)) return raw as `cron(${string})` | `rate(${string})`;
@@ -243,6 +249,10 @@ export const settings = {
     maxConcurrency: readInt("LLM_MAX_CONCURRENCY", 10, 2, 1000),
     /** How long claims wait for an unreachable model before a person gets them (docs/llm.md: the outage hold); 0 = no hold. */
     outageHoldS: readInt("CLAIMS_LLM_OUTAGE_HOLD_S", 3600, 0, 604_800),
+    /** `batch`: the scheduled batch's claims ask the model through the OpenAI Batch API (docs/llm.md, "Batch mode"). */
+    batchMode: readBatchMode(),
+    /** How long such a claim waits for its batch before a person gets it. */
+    batchHoldS: readInt("LLM_BATCH_HOLD_S", 90_000, 60, 604_800),
   },
   api: readApiThrottle(),
   batch: {

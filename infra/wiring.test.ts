@@ -360,7 +360,9 @@ describe("sst.config.ts wiring (stage test)", () => {
           .filter((k) => k.startsWith("LLM_"))
           .sort();
         const needs = expected.llm || handler === "functions/batch.handler";
-        expect(llmKeys).toEqual(needs ? ["LLM_BASE_URL", "LLM_MODEL", "LLM_PROVIDER"] : []);
+        expect(llmKeys).toEqual(
+          needs ? ["LLM_BASE_URL", "LLM_BATCH_HOLD_S", "LLM_BATCH_MODE", "LLM_MODEL", "LLM_PROVIDER"] : [],
+        );
       },
     );
 
@@ -369,6 +371,9 @@ describe("sst.config.ts wiring (stage test)", () => {
         LLM_PROVIDER: "openai",
         LLM_BASE_URL: "https://api.openai.com/v1",
         LLM_MODEL: expect.any(String),
+        // The Batch API is off unless the deploy says LLM_BATCH_MODE=batch (docs/llm.md, "Batch mode").
+        LLM_BATCH_MODE: "off",
+        LLM_BATCH_HOLD_S: "90000",
       });
     });
 

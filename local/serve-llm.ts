@@ -7,6 +7,7 @@ import {
   describeLlmConfig,
   guardWithPreflight,
   llmConfigFromEnv,
+  llmBatchSettingsFromEnv,
   llmDefaultsOfConfig,
   meterLlm,
   preflightLlm,
@@ -14,6 +15,7 @@ import {
 import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
 import type { ClaimsConfig } from "../core/claim/config.ts";
 import type { LlmPort } from "../core/llm/index.ts";
+import { LlmConfigError } from "../core/llm/index.ts";
 import { pipelineWaitsFor } from "../pipeline/deps.ts";
 import type { PipelineWaits } from "../pipeline/deps.ts";
 
@@ -39,6 +41,12 @@ export function localLlm(
   keepCalls = Number.POSITIVE_INFINITY,
 ): LocalLlm {
   const llmConfig = llmConfigFromEnv(env, llmDefaultsOfConfig(config.llm));
+  // The Batch API serves the deployed stack's scheduled batch (docs/llm.md, "Batch mode"); a local run says so at once.
+  if (llmBatchSettingsFromEnv(env, llmConfig.provider).mode === "batch")
+    throw new LlmConfigError(
+      "LLM_BATCH_MODE",
+      'LLM_BATCH_MODE=batch is for the deployed stack\'s scheduled batch (docs/llm.md, "Batch mode"); `claims batch` and `claims serve` run with LLM_BATCH_MODE=off',
+    );
   const model = createLlm(llmConfig, { contract: config.agent.contract, responsibility: config.agent.responsibility });
   const guarded = llmConfig.provider === "rules" ? undefined : guardWithPreflight(model, () => preflightLlm(llmConfig));
   const meter = meterLlm(guarded?.port ?? model, undefined, keepCalls);

@@ -54,6 +54,11 @@ export interface PipelineSettings {
   /** While a claim is held, how long until its step or extraction is tried again (default 30 s: the endpoint's recheck). */
   llmOutageRetryMs?: number;
   /**
+   * How long a claim whose model call went to the OpenAI Batch API (LLM_BATCH_MODE=batch) waits for the batch's answer
+   * before it ends NEEDS_REVIEW LLM_UNREACHABLE as in an outage (docs/llm.md, "Batch mode"); absent: no batch mode.
+   */
+  llmBatchHoldMs?: number;
+  /**
    * How long a claim waits for an order source that cannot answer, from its proposal's creation, before it goes
    * to a person (`ORDER_SOURCE_UNAVAILABLE`); shorter than `proposalValidityMs`. Default
    * DEFAULT_ORDER_SOURCE_WAIT_MS (pipeline/decide/kernel.ts).
@@ -146,6 +151,11 @@ export interface PipelineDeps {
   reviews: ReviewRepository;
   orders: OrderSource;
   llm: LlmPort;
+  /**
+   * With LLM_BATCH_MODE=batch: the model behind the OpenAI Batch API, for the claims of a batch run (those carrying a
+   * simulation id: `claims batch`, the scheduled batch); every other claim keeps `llm` (docs/llm.md, "Batch mode").
+   */
+  batchLlm?: LlmPort;
   clock: Clock;
   ids: IdSource;
   agent: AgentSettings;

@@ -37,7 +37,7 @@ export async function extractClaim(
   opts: { finalAttempt: boolean },
   deps: Pick<
     PipelineDeps,
-    "claims" | "clock" | "llm" | "queues" | "audit" | "publisher" | "reviews" | "ledger" | "settings"
+    "claims" | "clock" | "llm" | "batchLlm" | "queues" | "audit" | "publisher" | "reviews" | "ledger" | "settings"
   >,
 ): Promise<ExtractOutcome> {
   const claim = await deps.claims.getClaim(claimId);

@@ -85,7 +85,17 @@ export async function performEffects(effects: readonly Effect[], ports: EffectPo
 export type RequestPorts = EffectPorts &
   Pick<
     PipelineDeps,
-    "clock" | "claims" | "verdicts" | "orders" | "ledger" | "reviews" | "sessions" | "ids" | "llm" | "settlements"
+    | "clock"
+    | "claims"
+    | "verdicts"
+    | "orders"
+    | "ledger"
+    | "reviews"
+    | "sessions"
+    | "ids"
+    | "llm"
+    | "batchLlm"
+    | "settlements"
   > & {
     /** The intake's back-pressure, when its caller bounds open claims. */
     admit?: () => Promise<Admission>;
@@ -133,7 +143,10 @@ async function answer(request: Request, ports: RequestPorts): Promise<Observatio
     case "create_claim":
       return { kind: "create_claim", result: await ports.claims.createClaim(request.record, request.idempotency) };
     case "extract":
-      return { kind: "extract", result: await ports.llm.complete(request.request) };
+      return {
+        kind: "extract",
+        result: await (request.viaBatch && ports.batchLlm ? ports.batchLlm : ports.llm).complete(request.request),
+      };
     case "verdict":
       return { kind: "verdict", verdict: await ports.verdicts.getVerdict(request.key) };
     case "store_verdict":

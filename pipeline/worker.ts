@@ -17,16 +17,29 @@ export async function handleAgentStep(
   message: AgentStepMessage,
   deps: Pick<
     PipelineDeps,
-    "claims" | "llm" | "agent" | "queues" | "audit" | "publisher" | "clock" | "reviews" | "ledger" | "settings"
+    | "claims"
+    | "llm"
+    | "batchLlm"
+    | "agent"
+    | "queues"
+    | "audit"
+    | "publisher"
+    | "clock"
+    | "reviews"
+    | "ledger"
+    | "settings"
   >,
 ): Promise<WorkerOutcome> {
   const started = deps.clock.now();
+  // A batch run's claim (it carries its run's simulation id) goes through the Batch API when the stack has one.
+  const llm = message.simulation_id !== undefined && deps.batchLlm ? deps.batchLlm : deps.llm;
   const result = await runClaimsAgentStep(message.request, {
-    llm: deps.llm,
+    llm,
     contract: deps.agent.contract,
     responsibility: deps.agent.responsibility,
   });
-  const ran = { kind: "ran" as const, result, started, now: deps.clock.now() };
+  const viaBatch = llm === deps.batchLlm;
+  const ran = { kind: "ran" as const, result, started, now: deps.clock.now(), ...(viaBatch ? { viaBatch } : {}) };
   const first = decideWorker(workerStart(message), ran, deps);
   return runDecider(first, (state, observed) => decideWorker(state, observed, deps), deps);
 }

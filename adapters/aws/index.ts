@@ -6,6 +6,7 @@ export { createDynamoAuditLog } from "./dynamo-audit.ts";
 export { claimIndexShard, countOpenClaims, createDynamoClaimRepository } from "./dynamo-claims.ts";
 export type { DynamoContext } from "./dynamo-context.ts";
 export { createDynamoRefundLedger } from "./dynamo-ledger.ts";
+export { createDynamoBatchJournal } from "./dynamo-llm-batches.ts";
 export { createDynamoContextStore } from "./dynamo-orders.ts";
 export { createDynamoSessionRepository } from "./dynamo-sessions.ts";
 export { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";

@@ -47,6 +47,8 @@ export const keys = {
     sk: `${prefix}${String(index).padStart(4, "0")}`,
   }),
   verdict: (idempotencyKey: string): ItemKey => ({ pk: `VERDICT#${idempotencyKey}`, sk: "VERDICT" }),
+  /** Which OpenAI batch holds a model request (LLM_BATCH_MODE=batch), by the request's custom_id. */
+  llmBatch: (customId: string): ItemKey => ({ pk: `LLMBATCH#${customId}`, sk: "BATCH" }),
   auditPartition: (dfid: string) => `DFID#${dfid}`,
   audit: (dfid: string, instant: string, hash: string): ItemKey => ({
     pk: `DFID#${dfid}`,

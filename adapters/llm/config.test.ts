@@ -1,7 +1,14 @@
 import { LLM_DEFAULTS } from "../../core/llm/defaults.ts";
 import { describe, expect, it } from "vitest";
 import { LlmConfigError } from "../../core/llm/errors.ts";
-import { describeLlmConfig, llmConfigFromEnv, llmTimeoutMsFromEnv, LOCAL_PLACEHOLDER_KEY } from "./config.ts";
+import {
+  DEFAULT_LLM_BATCH_HOLD_S,
+  describeLlmConfig,
+  llmBatchSettingsFromEnv,
+  llmConfigFromEnv,
+  llmTimeoutMsFromEnv,
+  LOCAL_PLACEHOLDER_KEY,
+} from "./config.ts";
 
 describe("llmConfigFromEnv", () => {
   it("defaults to the rules model", () => {
@@ -148,5 +155,35 @@ describe("describeLlmConfig", () => {
     expect(line).not.toContain("sk-very-secret");
     expect(line).toContain("apiKey=set");
     expect(line).toContain("model=gemma3:4b");
+  });
+});
+
+describe("llmBatchSettingsFromEnv", () => {
+  it("is off unless LLM_BATCH_MODE says batch, and then waits 25 h for a batch unless LLM_BATCH_HOLD_S says otherwise", () => {
+    expect(llmBatchSettingsFromEnv({}, "openai")).toEqual({ mode: "off" });
+    expect(llmBatchSettingsFromEnv({ LLM_BATCH_MODE: "off" }, "rules")).toEqual({ mode: "off" });
+    expect(llmBatchSettingsFromEnv({ LLM_BATCH_MODE: "Batch" }, "openai")).toEqual({
+      mode: "batch",
+      holdMs: DEFAULT_LLM_BATCH_HOLD_S * 1000,
+    });
+    expect(llmBatchSettingsFromEnv({ LLM_BATCH_MODE: "batch", LLM_BATCH_HOLD_S: "7200" }, "openai")).toEqual({
+      mode: "batch",
+      holdMs: 7_200_000,
+    });
+  });
+
+  it.each([
+    [{ LLM_BATCH_MODE: "half-price" }, "openai", "LLM_BATCH_MODE", /must be 'off' or 'batch', got 'half-price'/],
+    [{ LLM_BATCH_MODE: "batch" }, "rules", "LLM_BATCH_MODE", /needs LLM_PROVIDER=openai/],
+    [{ LLM_BATCH_MODE: "batch", LLM_BATCH_HOLD_S: "30" }, "openai", "LLM_BATCH_HOLD_S", /from 60 to 604800, got '30'/],
+  ] as const)("refuses %j with %s, naming the setting", (env, provider, setting, message) => {
+    const attempt = () => llmBatchSettingsFromEnv(env, provider);
+    expect(attempt).toThrow(LlmConfigError);
+    expect(attempt).toThrow(message);
+    try {
+      attempt();
+    } catch (e) {
+      expect((e as LlmConfigError).setting).toBe(setting);
+    }
   });
 });

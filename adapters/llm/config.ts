@@ -149,6 +149,31 @@ export function llmTimeoutMsFromEnv(env: Env, fallbackMs: number = BUILTIN_LLM_D
   return integer("LLM_TIMEOUT_MS", setting(env, "LLM_TIMEOUT_MS"), fallbackMs, 1, 900_000);
 }
 
+/** Whether a batch run's model calls go through the OpenAI Batch API, and how long its claims may wait for a batch. */
+export type LlmBatchSettings = { readonly mode: "off" } | { readonly mode: "batch"; readonly holdMs: number };
+
+/** How long a claim waits for its batch when LLM_BATCH_HOLD_S is not set: the Batch API's 24 h window and an hour. */
+export const DEFAULT_LLM_BATCH_HOLD_S = 90_000;
+
+/**
+ * Reads `LLM_BATCH_MODE` (`off`, the default, or `batch`) and `LLM_BATCH_HOLD_S` (whole seconds from 60 to 604800,
+ * default 90000); `provider` is the effective LLM provider: the Batch API needs `openai`. Throws LlmConfigError
+ * naming the setting that is wrong.
+ */
+export function llmBatchSettingsFromEnv(env: Env, provider: LlmProvider): LlmBatchSettings {
+  const mode = setting(env, "LLM_BATCH_MODE")?.toLowerCase() ?? "off";
+  if (mode !== "off" && mode !== "batch")
+    throw new LlmConfigError("LLM_BATCH_MODE", `LLM_BATCH_MODE must be 'off' or 'batch', got '${mode}'`);
+  if (mode === "off") return { mode };
+  if (provider !== "openai")
+    throw new LlmConfigError(
+      "LLM_BATCH_MODE",
+      "LLM_BATCH_MODE=batch needs LLM_PROVIDER=openai (an endpoint with the OpenAI Batch API); the rules model has none",
+    );
+  const holdS = integer("LLM_BATCH_HOLD_S", setting(env, "LLM_BATCH_HOLD_S"), DEFAULT_LLM_BATCH_HOLD_S, 60, 604_800);
+  return { mode, holdMs: holdS * 1000 };
+}
+
 /** A one-line description of the configuration that is safe to log: it never contains the API key. */
 export function describeLlmConfig(config: LlmConfig): string {
   if (config.provider === "rules") return `llm provider=rules timeoutMs=${config.timeoutMs}`;

@@ -5,6 +5,8 @@ import { createRulesModel } from "../../core/agents/rules-model.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../../core/integrity/contracts.ts";
 import type { LlmConfig } from "./config.ts";
 import { createOpenAiModel, type Sleep } from "./openai.ts";
+import { createBatchModel } from "./batch.ts";
+import type { BatchJournal } from "../../core/llm/port.ts";
 
 /** What building a model may need beside its configuration. */
 interface CreateLlmDeps {
@@ -28,5 +30,17 @@ export function createLlm(config: LlmConfig, deps: CreateLlmDeps): LlmPort {
     temperature: config.temperature,
     client: deps.client,
     sleep: deps.sleep,
+  });
+}
+
+/** The model behind the OpenAI Batch API of an openai configuration (LLM_BATCH_MODE=batch), its batches kept in `journal`. */
+export function createBatchLlm(config: Extract<LlmConfig, { provider: "openai" }>, journal?: BatchJournal): LlmPort {
+  return createBatchModel({
+    baseURL: config.baseURL,
+    apiKey: config.apiKey,
+    model: config.model,
+    temperature: config.temperature,
+    timeoutMs: config.timeoutMs,
+    journal,
   });
 }

@@ -6,10 +6,14 @@ export {
   llmDefaultsOfConfig,
   llmTimeoutMsFromEnv,
   describeLlmConfig,
+  llmBatchSettingsFromEnv,
+  DEFAULT_LLM_BATCH_HOLD_S,
   LOCAL_PLACEHOLDER_KEY,
+  type LlmBatchSettings,
   type LlmConfig,
 } from "./config.ts";
-export { createLlm } from "./create.ts";
+export { createBatchLlm, createLlm } from "./create.ts";
+export { createBatchModel, inMemoryBatchJournal, type BatchModelOptions } from "./batch.ts";
 export {
   preflightLlm,
   describePreflight,

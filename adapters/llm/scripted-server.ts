@@ -1,7 +1,9 @@
 // A scripted OpenAI-compatible server on 127.0.0.1 for tests: answers `/v1/chat/completions` from a
-// script and records every request. Reusable by end-to-end tests that run the openai adapter.
+// script and records every request. Reusable by end-to-end tests that run the openai adapter. It answers the
+// Batch API too (`/v1/files`, `/v1/batches`: scripted-batches.ts), each batch line by the same script.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { scriptedBatches, type ScriptedBatchOptions } from "./scripted-batches.ts";
 
 /** One request as the server received it. */
 export interface RecordedRequest {
@@ -117,6 +119,8 @@ interface ScriptedServerOptions {
   readonly models?: readonly string[] | { readonly status: number };
   /** While this says true the endpoint is down: every connection is dropped at once, `GET /v1/models` included. */
   readonly down?: () => boolean;
+  /** How its Batch API behaves (default: a batch completes at its first read). */
+  readonly batches?: ScriptedBatchOptions;
 }
 
 /** Starts a scripted server on 127.0.0.1 with an ephemeral port. */
@@ -125,6 +129,14 @@ export async function startScriptedLlmServer(
   options: ScriptedServerOptions = {},
 ): Promise<ScriptedLlmServer> {
   const requests: RecordedRequest[] = [];
+  // Chat completions answered so far (direct or in a batch): an array script's index.
+  let answered = 0;
+  const answerChat = async (request: RecordedRequest): Promise<ScriptedReply> => {
+    const index = answered++;
+    if (typeof script === "function") return script(request, index);
+    return script[index] ?? errorReply(500, `scripted server: script exhausted after ${script.length} replies`);
+  };
+  const batches = scriptedBatches(answerChat, options.batches);
   const server = createServer((req, res) => {
     if (options.down?.()) {
       req.socket.destroy();
@@ -136,7 +148,8 @@ export async function startScriptedLlmServer(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString("utf8");
+    const bytes = Buffer.concat(chunks);
+    const raw = bytes.toString("utf8");
     let body: unknown;
     try {
       body = raw === "" ? undefined : (JSON.parse(raw) as unknown);
@@ -150,7 +163,6 @@ export async function startScriptedLlmServer(
       body,
       raw,
     };
-    const index = requests.filter((r) => r.method === "POST").length;
     requests.push(recorded);
     let reply: ScriptedReply;
     const models = options.models ?? ["scripted"];
@@ -162,15 +174,15 @@ export async function startScriptedLlmServer(
               kind: "json",
               json: { object: "list", data: models.map((id) => ({ id, object: "model", owned_by: "scripted" })) },
             };
+    } else if (batches.handles(recorded.method, recorded.path)) {
+      reply = await batches.handle(recorded, bytes);
     } else if (recorded.method !== "POST" || !recorded.path.startsWith("/v1/chat/completions")) {
       reply = errorReply(
         404,
-        `scripted server only answers POST /v1/chat/completions and GET /v1/models, not ${recorded.method} ${recorded.path}`,
+        `scripted server only answers POST /v1/chat/completions, the Batch API and GET /v1/models, not ${recorded.method} ${recorded.path}`,
       );
-    } else if (typeof script === "function") {
-      reply = await script(recorded, index);
     } else {
-      reply = script[index] ?? errorReply(500, `scripted server: script exhausted after ${script.length} replies`);
+      reply = await answerChat(recorded);
     }
     switch (reply.kind) {
       case "hang":

@@ -31,4 +31,19 @@ describe("model cost of a run", () => {
       "4 calls for 2 claims (2.00 per claim), 1000 prompt + 100 completion tokens per claim",
     );
   });
+
+  it("prices a call made through the Batch API (via: batch) at half the list price, the others at list", () => {
+    const s = modelCost(
+      [
+        event("CLAIM_RECEIVED", { claim_id: "a" }),
+        event("CLAIM_EXTRACTED", { claim_id: "a", model: "gpt-4o-mini", usage: usage(1000, 100), via: "batch" }),
+        event("LLM_CALL", { claim_id: "a", model: "gpt-4o-mini", usage: usage(1000, 100), via: "batch" }),
+        event("LLM_CALL", { claim_id: "a", model: "gpt-4o-mini", usage: usage(1000, 100) }),
+      ],
+      DEFAULT_PRICE_TABLE,
+    );
+    const list = (1000 * 0.15 + 100 * 0.6) / 1e6;
+    expect(s).toMatchObject({ calls: 3, promptTokens: 3000, unpriced: 0 });
+    expect(s.usd).toBeCloseTo(list + list / 2 + list / 2, 12);
+  });
 });

@@ -21,7 +21,7 @@ const CALL_EVENTS = new Set(["LLM_CALL", "CLAIM_EXTRACTED", "CLAIM_EXTRACTION_FA
 /** Calls, tokens and cost of the claims in `events` (a claim counts once it is received). */
 export function modelCost(events: readonly AuditEvent[], prices: PriceTable): ModelCostSummary {
   const claims = new Set<string>();
-  const calls: { model?: string; usage?: { prompt_tokens: number; completion_tokens: number } }[] = [];
+  const calls: { model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; batch?: boolean }[] = [];
   const models = new Set<string>();
   let count = 0;
   for (const e of events) {
@@ -38,7 +38,9 @@ export function modelCost(events: readonly AuditEvent[], prices: PriceTable): Mo
     count += typeof (e.details as { calls?: unknown }).calls === "number" ? Number(e.details.calls) : 1;
     const model = typeof d.model === "string" ? d.model : undefined;
     if (model) models.add(model);
-    calls.push({ ...(model ? { model } : {}), ...(usage ? { usage } : {}) });
+    // A call through the OpenAI Batch API is priced at its discount (docs/llm.md, "Batch mode").
+    const batch = (e.details as { via?: unknown }).via === "batch";
+    calls.push({ ...(model ? { model } : {}), ...(usage ? { usage } : {}), ...(batch ? { batch } : {}) });
   }
   const cost = callsCost(prices, calls);
   return {

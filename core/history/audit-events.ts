@@ -130,6 +130,8 @@ const ExtractionCall = {
   task: z.string().optional(),
   /** `patterns`: read by patterns alone, no model call (docs/llm.md, "Extraction by patterns"); absent: the model's. */
   source: z.literal("patterns").optional(),
+  /** `batch`: the call went through the OpenAI Batch API (docs/llm.md, "Batch mode"), priced at its discount. */
+  via: z.literal("batch").optional(),
 };
 
 /** A crew step delivered to the claim's crew: the inbound event, the instant it was delivered and what it caused. */
@@ -243,6 +245,8 @@ export const AUDIT_EVENTS = {
     attempts: z.number().optional(),
     usage: LlmUsageSchema.optional(),
     duration_ms: z.number().optional(),
+    /** `batch`: the step's calls went through the OpenAI Batch API (docs/llm.md, "Batch mode"), priced at its discount. */
+    via: z.literal("batch").optional(),
   }),
   /** The crew's proposal passed the self-check and crossed the wall. */
   AGENT_DECISION: z.object({
@@ -317,10 +321,14 @@ export const AUDIT_EVENTS = {
     code: z.enum(Object.keys(RESERVE_ERROR_CODES) as [ReserveErrorCode, ...ReserveErrorCode[]]),
     reason: z.string(),
   }),
-  /** The model could not be reached: the claim waits for it (docs/llm.md: the outage hold) until `until` at the latest. */
+  /**
+   * The model could not be reached (`LLM_UNREACHABLE`), or its answer is in a batch not yet completed
+   * (`LLM_BATCH_PENDING`, LLM_BATCH_MODE=batch): the claim waits for it (docs/llm.md: the outage hold) until `until`
+   * at the latest.
+   */
   CLAIM_HELD: z.object({
     ...ClaimFields,
-    reason_code: z.literal("LLM_UNREACHABLE"),
+    reason_code: z.enum(["LLM_UNREACHABLE", "LLM_BATCH_PENDING"]),
     reason: z.string(),
     since: z.string(),
     until: z.string(),

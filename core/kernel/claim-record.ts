@@ -79,9 +79,19 @@ export const ClaimRecordSchema = z.object({
   sweep: z.object({ nudges: z.number().int().min(1), seen: z.string() }).optional(),
   /**
    * Set while the claim waits for a model that could not be reached (docs/llm.md: the outage hold): since when, and
-   * which work (a step's correlation id, or `extraction`) is next tried when.
+   * which work (a step's correlation id, or `extraction`) is next tried when, and until when it may wait (absent on
+   * holds recorded before the batch mode: since + the outage hold).
    */
-  llm_hold: z.object({ since: z.string(), key: z.string().optional(), next_at: z.string().optional() }).optional(),
+  llm_hold: z
+    .object({
+      since: z.string(),
+      key: z.string().optional(),
+      next_at: z.string().optional(),
+      until: z.string().optional(),
+      /** The last failure the claim waited on (at most 300 characters), named when the hold runs out. */
+      problem: z.string().optional(),
+    })
+    .optional(),
   /**
    * Effects decided together with a status change and not yet confirmed performed (the pipeline's effect list):
    * an extraction's outcome is stored with the claim's move out of RECEIVED, so exactly one outcome is kept however

@@ -15,6 +15,7 @@ export const LLM_FAILURE_CODES = [
   "LLM_EMPTY_RESPONSE",
   "LLM_REFUSED",
   "LLM_ABORTED",
+  "LLM_BATCH_PENDING",
 ] as const;
 
 /** A stable LLM failure code. */
@@ -26,7 +27,15 @@ const RETRYABLE_LLM_FAILURES: ReadonlySet<LlmFailureCode> = new Set<LlmFailureCo
   "LLM_UNREACHABLE",
   "LLM_RATE_LIMITED",
   "LLM_SERVER_ERROR",
+  "LLM_BATCH_PENDING",
 ]);
+
+/**
+ * The answer is not there yet: the call went to the OpenAI Batch API (LLM_BATCH_MODE=batch, docs/llm.md) and its
+ * batch has not completed, or what the batch endpoint gave back could not be read yet. The claim waits for it as it
+ * waits out an outage (pipeline/decide/outage.ts), then a person decides.
+ */
+export const BATCH_PENDING_CODE = "LLM_BATCH_PENDING" satisfies LlmFailureCode;
 
 /** Whether a failure code names a transient condition rather than a bad request or answer. */
 export function isRetryableLlmFailure(code: LlmFailureCode): boolean {

@@ -1,5 +1,6 @@
 // The LLM layer: one port, its failure codes and shared helpers (the deterministic rules model of the claims crew is core/agents/rules-model.ts).
 export type {
+  BatchJournal,
   FixableTask,
   LlmPromptFacts,
   LlmFailure,
@@ -15,6 +16,7 @@ export type {
 } from "./port.ts";
 export {
   LLM_FAILURE_CODES,
+  BATCH_PENDING_CODE,
   isRetryableLlmFailure,
   isModelUnavailable,
   LlmConfigError,

@@ -73,6 +73,8 @@ interface LlmSuccess<T> {
   readonly model: string;
   /** Non-fatal notes, e.g. "JSON parsed from a fenced block" or what an extractor could not find. */
   readonly warnings: readonly string[];
+  /** `batch`: answered through the OpenAI Batch API (priced at its discount); absent: a synchronous call. */
+  readonly via?: "batch" | undefined;
 }
 
 /** A failed call, returned not thrown, with a stable code. */
@@ -105,4 +107,15 @@ export interface LlmPort {
    * the schema); without, the value is the answer's text (T defaults to string).
    */
   complete<T = string>(request: LlmRequest<T>): Promise<LlmResult<T>>;
+}
+
+/**
+ * Which batch of the OpenAI Batch API holds a request (by its `custom_id`), kept across tries and workers so a step
+ * that is tried again finds its batch instead of sending another (LLM_BATCH_MODE=batch, adapters/llm/batch.ts).
+ */
+export interface BatchJournal {
+  get(customId: string): Promise<string | undefined>;
+  put(customId: string, batchId: string): Promise<void>;
+  /** Forgets a batch that ended without the answer (only if it is still the one recorded). */
+  forget(customId: string, batchId: string): Promise<void>;
 }

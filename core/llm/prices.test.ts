@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PriceTableError } from "./errors.ts";
-import { callsCost, DEFAULT_PRICE_TABLE, parsePriceTable, priceOf, usageCostUsd } from "./prices.ts";
+import { batchPrice, callsCost, DEFAULT_PRICE_TABLE, parsePriceTable, priceOf, usageCostUsd } from "./prices.ts";
 
 describe("the model price table", () => {
   it("prices tokens per million, a dated snapshot as its model, self-hosted at zero, an unknown model not at all", () => {
@@ -33,5 +33,15 @@ describe("the model price table", () => {
       parsePriceTable({ models: { x: { input_per_million: -1, output_per_million: 0 } } }, "p.yaml"),
     ).toThrow(PriceTableError);
     expect(() => parsePriceTable("nonsense", "p.yaml")).toThrow(/p\.yaml: not a model price table/);
+  });
+
+  it("prices a Batch API call at half the list price, input and output", () => {
+    const list = { input_per_million: 0.15, output_per_million: 0.6 };
+    expect(batchPrice(list)).toEqual({ input_per_million: 0.075, output_per_million: 0.3 });
+    expect(usageCostUsd({ prompt_tokens: 1_000_000, completion_tokens: 500_000 }, batchPrice(list))).toBeCloseTo(
+      0.225,
+      10,
+    );
+    expect(list).toEqual({ input_per_million: 0.15, output_per_million: 0.6 });
   });
 });

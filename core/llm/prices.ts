@@ -27,6 +27,18 @@ export const PriceTableSchema = z
 /** A price table. */
 export type PriceTable = { currency: "USD"; models: Record<string, ModelPrice> };
 
+/** What the OpenAI Batch API takes off a model's list price, input and output alike (LLM_BATCH_MODE=batch). */
+export const BATCH_API_DISCOUNT = 0.5;
+
+/** A list price as the Batch API charges it. */
+export function batchPrice<P extends z.infer<typeof ModelPriceSchema>>(price: P): P {
+  return {
+    ...price,
+    input_per_million: price.input_per_million * (1 - BATCH_API_DISCOUNT),
+    output_per_million: price.output_per_million * (1 - BATCH_API_DISCOUNT),
+  };
+}
+
 /** The prices used when the operator gives no table: list prices of a few hosted models (USD per million tokens). */
 export const DEFAULT_PRICE_TABLE: PriceTable = {
   currency: "USD",
@@ -77,13 +89,19 @@ export type CallsCost = { usd: number; unpriced: number };
 /** Prices calls (each with its model and usage); a call without usage costs nothing known and is not counted unpriced. */
 export function callsCost(
   table: PriceTable,
-  calls: readonly { model?: string | undefined; usage?: Pick<LlmUsage, "prompt_tokens" | "completion_tokens"> }[],
+  calls: readonly {
+    model?: string | undefined;
+    usage?: Pick<LlmUsage, "prompt_tokens" | "completion_tokens">;
+    /** Made through the OpenAI Batch API: priced at its discount. */
+    batch?: boolean | undefined;
+  }[],
 ): CallsCost {
   let usd = 0;
   let unpriced = 0;
   for (const c of calls) {
     if (!c.usage) continue;
-    const price = c.model === undefined ? undefined : priceOf(table, c.model);
+    const listed = c.model === undefined ? undefined : priceOf(table, c.model);
+    const price = c.batch && typeof listed === "object" ? batchPrice(listed) : listed;
     if (price === undefined) unpriced++;
     else usd += usageCostUsd(c.usage, price);
   }

@@ -10,14 +10,19 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { sealEventsClient, sealQueueClient, sealTableClient } from "../../adapters/vault/sealed-table.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
-import { createDynamoPorts, createEventBridgePublisher, createSqsWorkQueues } from "../../adapters/aws/index.ts";
-import { llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
+import {
+  createDynamoBatchJournal,
+  createDynamoPorts,
+  createEventBridgePublisher,
+  createSqsWorkQueues,
+} from "../../adapters/aws/index.ts";
+import { llmBatchSettingsFromEnv, llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
 import { llmOutageHoldMsFromEnv, pipelineSettingsFor } from "../../pipeline/deps.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../pipeline/deps.ts";
 import { systemClock } from "../../core/crew/index.ts";
 import { createAgentRegistry } from "../../core/integrity/index.ts";
 import type { AgentRegistry } from "../../core/integrity/index.ts";
-import type { LlmPort } from "../../core/llm/index.ts";
+import type { BatchJournal, LlmPort } from "../../core/llm/index.ts";
 import type { Clock, IdSource, WorkQueues } from "../../pipeline/ports.ts";
 import { AgentRefusedError, ConfigLoadError } from "./errors.ts";
 import { lazyPort, once } from "./lazy.ts";
@@ -196,6 +201,15 @@ export interface ComposeOptions {
   readonly llm?: LlmPort;
   /** How to build the LLM from the environment (only worker and intake-extract pass one). */
   readonly makeLlm?: LlmFactory;
+  /** With LLM_BATCH_MODE=batch: the model behind the OpenAI Batch API for a batch run's claims (local runs pass theirs). */
+  readonly batchLlm?: LlmPort;
+  /** How to build that model from the environment (worker and intake-extract), its batches journaled in the table. */
+  readonly makeBatchLlm?: (
+    policy: PolicySettings,
+    env: Env,
+    resources: LinkedResources,
+    journal: BatchJournal,
+  ) => LlmPort;
   /** The refund policy (local runs pass their parsed config file); default: the deployed JSON (`policyPathFrom`), read and validated on first use. */
   readonly policy?: PolicySettings | (() => PolicySettings);
   readonly env?: Env;
@@ -278,6 +292,21 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
       ),
     ),
     llm: options.llm ?? lazyPort(() => (options.makeLlm ?? noLlm)(policy(), env, resources)),
+    // LLM_BATCH_MODE=batch: a batch run's claims ask the model through the Batch API (docs/llm.md, "Batch mode").
+    ...(options.batchLlm
+      ? { batchLlm: options.batchLlm }
+      : batchMode(env) && options.makeBatchLlm
+        ? {
+            batchLlm: lazyPort(() =>
+              options.makeBatchLlm!(
+                policy(),
+                env,
+                resources,
+                createDynamoBatchJournal({ client: clients().dynamo, tableName: resources.tableName(), clock }),
+              ),
+            ),
+          }
+        : {}),
     clock,
     ids: options.ids ?? randomIds(),
     agent: lazyPort(() => registered().agent),
@@ -285,13 +314,22 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
     // The claim's wait for an unavailable order source from ORDER_SOURCE_MAX_WAIT_S; the outage hold from
     // CLAIMS_LLM_OUTAGE_HOLD_S.
-    settings: lazyPort(() => ({
-      ...(options.settings ??
-        pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms), llmOutageHoldMsFromEnv(env))),
-      orderSourceWaitMs: orderSettings().maxWaitMs,
-    })),
+    settings: lazyPort(() => {
+      const batch = batchMode(env) ? llmBatchSettingsFromEnv(env, "openai") : undefined;
+      return {
+        ...(options.settings ??
+          pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms), llmOutageHoldMsFromEnv(env))),
+        ...(batch?.mode === "batch" ? { llmBatchHoldMs: batch.holdMs } : {}),
+        orderSourceWaitMs: orderSettings().maxWaitMs,
+      };
+    }),
     sha256: nodeSha256,
   };
+}
+
+/** Whether LLM_BATCH_MODE asks for the Batch API (its value checked where the model is built: llmBatchSettingsFromEnv). */
+function batchMode(env: Env): boolean {
+  return env.LLM_BATCH_MODE?.trim().toLowerCase() === "batch";
 }
 
 /** The production dependencies: composed once per cold start, on the first invocation. */

@@ -249,3 +249,41 @@ describe("the review backlog the sweep reports", () => {
     expect(dueIn6h[0]!.metrics.OverdueReviews).toBe(3);
   });
 });
+
+describe("a model call's metrics through the Batch API", () => {
+  it("counts no call while the batch has not answered, and prices the answer at half the list price", async () => {
+    const usage = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, estimated: false };
+    const answers = [
+      {
+        ok: false,
+        code: "LLM_BATCH_PENDING",
+        message: "batch b is in_progress",
+        attempts: 1,
+        model: "gpt-4o-mini",
+        retryable: true,
+      },
+      { ok: true, value: "fine", text: "fine", usage, attempts: 1, model: "gpt-4o-mini", warnings: [], via: "batch" },
+    ] as const;
+    const port = { provider: "openai" as const, model: "gpt-4o-mini", complete: async () => answers[calls++]! };
+    let calls = 0;
+    const deps = { llm: port, batchLlm: port } as unknown as PipelineDeps;
+    const emitted: Parameters<HandlerMetrics["emit"]>[0][] = [];
+    const sink: HandlerMetrics = { emit: (r) => emitted.push(r), coldStart: () => undefined };
+    const handle = measured(
+      "worker",
+      async () => deps,
+      sink,
+      (source) => async () => {
+        const d = await source();
+        const request = { task: "decide_claim" as const, system: "s", messages: [] };
+        await d.batchLlm!.complete(request);
+        await d.batchLlm!.complete(request);
+      },
+    );
+    await handle();
+    const llm = emitted.filter((r) => "LlmCalls" in r.metrics);
+    expect(llm).toHaveLength(1);
+    expect(llm[0]!.metrics.LlmCallFailures).toBe(0);
+    expect(llm[0]!.metrics.LlmCallCostUsd).toBeCloseTo((1000 * 0.075 + 100 * 0.3) / 1e6, 12);
+  });
+});

@@ -18,7 +18,8 @@ import type { ReviewRepository, StoredVerdict, VerdictRepository } from "../../p
 import type { DepsSource } from "../composition/compose.ts";
 import { LOCAL_METRICS_NAMESPACE, METRICS, METRICS_SERVICE } from "../../app/metrics-catalog.ts";
 import type { MetricName, MetricUnitName } from "../../app/metrics-catalog.ts";
-import { DEFAULT_PRICE_TABLE, priceOf, usageCostUsd } from "../../core/llm/prices.ts";
+import { batchPrice, DEFAULT_PRICE_TABLE, priceOf, usageCostUsd } from "../../core/llm/prices.ts";
+import { BATCH_PENDING_CODE } from "../../core/llm/errors.ts";
 import { packEmf } from "./emf.ts";
 import type { EmfDocument } from "./emf.ts";
 
@@ -200,10 +201,13 @@ function llmCallRecords(
   task: string,
   result: Pick<LlmResult<unknown>, "ok" | "usage"> & { code?: string; model?: string },
   latencyMs: number,
+  batch = false,
 ): MetricRecord[] {
   const usage = result.usage;
-  // Priced with the built-in price table (docs/llm.md); a model it does not name is left out.
-  const price = result.model === undefined ? undefined : priceOf(DEFAULT_PRICE_TABLE, result.model);
+  // Priced with the built-in price table (docs/llm.md), a Batch API call at its discount; a model it does not name is
+  // left out.
+  const listed = result.model === undefined ? undefined : priceOf(DEFAULT_PRICE_TABLE, result.model);
+  const price = batch && typeof listed === "object" ? batchPrice(listed) : listed;
   const cost = usage && price !== undefined ? { LlmCallCostUsd: usageCostUsd(usage, price) } : {};
   const call: MetricRecord = {
     metrics: {
@@ -289,25 +293,36 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
       return result;
     },
   });
-  const llm = override<LlmPort>(() => deps.llm, {
-    async complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>> {
-      const started = now();
-      try {
-        const result = await deps.llm.complete(request);
-        emitAll(
-          llmCallRecords(
-            request.task,
-            { ok: result.ok, usage: result.usage, model: result.model, ...(result.ok ? {} : { code: result.code }) },
-            now() - started,
-          ),
-        );
-        return result;
-      } catch (error) {
-        emitAll(llmCallRecords(request.task, { ok: false, usage: undefined, code: "EXCEPTION" }, now() - started));
-        throw error;
-      }
-    },
-  });
+  const measuredLlm = (port: () => LlmPort, batch: boolean) =>
+    override<LlmPort>(port, {
+      async complete<T>(request: LlmRequest<T>): Promise<LlmResult<T>> {
+        const started = now();
+        try {
+          const result = await port().complete(request);
+          // A Batch API call whose batch has not answered yet made no model call: nothing to count until it does.
+          if (result.ok || result.code !== BATCH_PENDING_CODE)
+            emitAll(
+              llmCallRecords(
+                request.task,
+                {
+                  ok: result.ok,
+                  usage: result.usage,
+                  model: result.model,
+                  ...(result.ok ? {} : { code: result.code }),
+                },
+                now() - started,
+                batch,
+              ),
+            );
+          return result;
+        } catch (error) {
+          emitAll(llmCallRecords(request.task, { ok: false, usage: undefined, code: "EXCEPTION" }, now() - started));
+          throw error;
+        }
+      },
+    });
+  const llm = measuredLlm(() => deps.llm, false);
+  const batchLlm = deps.batchLlm === undefined ? undefined : measuredLlm(() => deps.batchLlm!, true);
   // The shadow policy's verdict is only in the stored verdict's audit. It is counted once per stored verdict: by
   // the one call that proves it published — the claim's update to DECIDED with it, or else the call that marks it
   // published (a redelivered or racing publish appends the same audit again, and counts nothing). The records are
@@ -339,7 +354,7 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
       return marked;
     },
   });
-  return { ...deps, claims, ledger, reviews, llm, verdicts };
+  return { ...deps, claims, ledger, reviews, llm, ...(batchLlm ? { batchLlm } : {}), verdicts };
 }
 
 /**

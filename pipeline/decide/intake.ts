@@ -22,7 +22,7 @@ import { claimAudit } from "./audit.ts";
 import type { PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import { needsReview } from "./needs-review.ts";
-import { holdDecision, resumeAudit } from "./outage.ts";
+import { holdDecision, resumeAudit, unheldFailure } from "./outage.ts";
 import type { ClaimUpdate, Observation, Request } from "./requests.ts";
 import { observedAs } from "./step.ts";
 import type { Next, Step } from "./step.ts";
@@ -148,7 +148,13 @@ export function extractionDecision(
   // Read by patterns alone (plainTextExtraction): no model call, no usage.
   const llmDetails = opts.patterns
     ? { model: PATTERN_EXTRACTOR, attempts: 0, task: "extract_claim", source: "patterns" as const }
-    : { model: result.model, attempts: result.attempts, usage: result.usage, task: "extract_claim" };
+    : {
+        model: result.model,
+        attempts: result.attempts,
+        usage: result.usage,
+        task: "extract_claim",
+        ...(result.ok && result.via === "batch" ? { via: "batch" as const } : {}),
+      };
   const updatedAt = new Date(now).toISOString();
   if (!result.ok) {
     if (result.retryable && !opts.finalAttempt) return { outcome: "RETRY" };
@@ -321,7 +327,7 @@ export type ExtractOutcome = "EXTRACTED" | "NEEDS_REVIEW" | "SKIPPED" | "RETRY" 
 
 /** What an extraction decides with: the outage hold's settings. */
 export type ExtractionPolicy = {
-  settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs" | "extractByPatterns">;
+  settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs" | "llmBatchHoldMs" | "extractByPatterns">;
 };
 
 /** Where an extraction stands, waiting for the answer to what it asked. */
@@ -393,7 +399,12 @@ export function decideExtraction(
         return ask({ kind: "now" }, { ...next, patterns: true });
       }
       const request = extractionMessages(text, { receivedAt: record.received_at });
-      return ask({ kind: "extract", request }, { at: "extracted", record, text, finalAttempt: state.finalAttempt });
+      // A batch run's claim is read through the Batch API when the stack has one (LLM_BATCH_MODE=batch).
+      const viaBatch = record.simulation_id !== undefined;
+      return ask(
+        { kind: "extract", request, ...(viaBatch ? { viaBatch } : {}) },
+        { at: "extracted", record, text, finalAttempt: state.finalAttempt },
+      );
     }
     case "extracted": {
       const { result } = observedAs(observed, "extract");
@@ -409,6 +420,8 @@ export function decideExtraction(
           const again: Effect = { kind: "extraction", claimId: record.claim_id, delayMs: hold.retryInMs };
           return { effects: hold.resend ? [again, ...hold.effects] : [], next: { done: "HELD" } };
         }
+        // No (more) waiting: a batch's answer that never came back is an outage (LLM_UNREACHABLE, then a person).
+        return ask({ kind: "now" }, { ...state, at: "outcome_time", result: unheldFailure(result, record) });
       }
       return ask({ kind: "now" }, { ...state, at: "outcome_time" });
     }

@@ -41,7 +41,8 @@ export type Request =
   /** The claim stored unless its id (or its idempotency key) is taken. */
   | { kind: "create_claim"; record: ClaimRecord; idempotency: { key: string; requestHash: string } | undefined }
   /** The model asked to read a free-text claim. */
-  | { kind: "extract"; request: LlmStructuredRequest<ClaimExtractionOutput> }
+  /** `viaBatch`: a batch run's claim, read through the Batch API where the stack has one (PipelineDeps.batchLlm). */
+  | { kind: "extract"; request: LlmStructuredRequest<ClaimExtractionOutput>; viaBatch?: boolean }
   /** The verdict stored under a proposal's (or triage's) idempotency key. */
   | { kind: "verdict"; key: string }
   /** The verdict stored once (conditional put): the one stored now. */

@@ -12,7 +12,7 @@ import type { PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import type { AgentStepMessage } from "../messages.ts";
 import { claimAudit } from "./audit.ts";
-import { holdDecision } from "./outage.ts";
+import { holdDecision, unheldFailure } from "./outage.ts";
 import type { Observation } from "./requests.ts";
 import { observedAs } from "./step.ts";
 import type { Next, Step } from "./step.ts";
@@ -21,13 +21,17 @@ import type { Next, Step } from "./step.ts";
 export type WorkerOutcome = "COMPLETED" | "FAILED" | "HELD";
 
 /** What the worker decides with: the outage hold's settings. */
-export type WorkerPolicy = { settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs"> };
+export type WorkerPolicy = {
+  settings: Pick<PipelineSettings, "llmOutageHoldMs" | "llmOutageRetryMs" | "llmBatchHoldMs">;
+};
 
 /** The step as the shell ran it: its result, and when the call started and ended. */
 export type AgentStepRun = {
   result: Awaited<ReturnType<typeof runClaimsAgentStep>>;
   started: number;
   now: number;
+  /** The step asked the model through the OpenAI Batch API (LLM_BATCH_MODE=batch): its LLM_CALL says so. */
+  viaBatch?: boolean;
 };
 
 /** Where the worker stands with a step. */
@@ -74,6 +78,10 @@ export function decideWorker(state: WorkerState, observed: WorkerObservation, po
       const again: Effect = { kind: "agent_step", message, delayMs: hold.retryInMs };
       return { effects: hold.resend ? [again, ...hold.effects] : [], next: { done: "HELD" } };
     }
+    // No (more) waiting: a batch's answer that never came back is an outage for the crew.
+    const error = unheldFailure(event.error, claim);
+    if (error !== event.error)
+      return answered(message, { ...run, result: { ...run.result, event: { ...event, error } } }, claim);
   }
   return answered(message, run, claim);
 }
@@ -130,6 +138,7 @@ function answered(message: AgentStepMessage, run: AgentStepRun, claim: ClaimReco
         ...(result.analysis === undefined ? {} : { analysis: result.analysis }),
         usage: result.usage,
         duration_ms: now - started,
+        ...(run.viaBatch && ok ? { via: "batch" as const } : {}),
       },
       ok ? "INFO" : "WARN",
     ),
