@@ -172,7 +172,9 @@ async function runSweep(
       ? `the sweep could not run: ${swept.message}`
       : swept === undefined
         ? "the policy asks for no return: the sweep read no claim"
-        : (record?.reason ?? returnReason(record)),
+        : outcome === "NOT_RECEIVED"
+          ? (record?.reason ?? null)
+          : returnReason(record),
     order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
     amount_eur: record?.proposal?.amount_eur ?? null,
     executed: outcome === "PAY",

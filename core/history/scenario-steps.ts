@@ -152,7 +152,10 @@ export const ReviewStepSchema = z
       ctx.addIssue({
         code: "custom",
         path: ["expected"],
-        message: `a ${kind} step expects ${allowed.join(", ")}, not ${step.expected.outcome}`,
+        message:
+          kind === "review" && step.expected.outcome === "FAILED"
+            ? "FAILED is a payment step's outcome: a review step expects the review's status"
+            : `a ${kind} step expects ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}, not ${step.expected.outcome}`,
       });
     if (kind !== "review" && step.reviewer_max_approval !== undefined)
       ctx.addIssue({

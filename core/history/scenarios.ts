@@ -154,7 +154,8 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
       new SourceFileError(file, [
         { file, line: source.lineOf(["reviews", i, field]), row: step.id, field: `reviews[${i}].${field}`, message },
       ]);
-    if (seen.has(step.id)) throw where("id", `duplicate id (${scenarioIds.includes(step.id) ? "a scenario" : "another step"} has it)`);
+    if (seen.has(step.id))
+      throw where("id", `duplicate id (${scenarioIds.includes(step.id) ? "a scenario" : "another step"} has it)`);
     seen.set(step.id, -1);
     const normalised = normaliseStep(step, scenarioIds, offsetMs, where);
     offsetMs = normalised.offsetMs;
