@@ -105,10 +105,10 @@ const CASES: Case[] = [
     after: {
       auto_refunded_eur: 474, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80 + RT2 25
       auto_refunded: OTHER_CURRENCIES,
-      reviews: 25,
+      reviews: 26,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
-        AMOUNT_ABOVE_LIMIT: 13, // + A, E, J, S1, PB, RT1, RT3; S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
+        AMOUNT_ABOVE_LIMIT: 14, // + A, E, J, S1, PB, RT1, RT3, RT4 (which a person denied); S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
         CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
         PRIOR_DECISION_ON_ORDER: 2,

@@ -162,7 +162,8 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
         break;
       case "RETURN_COMPLETED": {
         const outcome = event.details.outcome;
-        if (outcome === "PAID" || outcome === "NOT_RECEIVED" || outcome === "REVIEW") of(claimId).returnCourse = outcome;
+        if (outcome === "PAID" || outcome === "NOT_RECEIVED" || outcome === "REVIEW")
+          of(claimId).returnCourse = outcome;
         break;
       }
       case "REVIEW_DECIDED": {
