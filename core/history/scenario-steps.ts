@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { ClaimSchema } from "../claim/claim.ts";
 import { resolveDate } from "../claim/relative-date.ts";
-import { SourceFileError } from "../claim/errors.ts";
+import type { SourceFileError } from "../claim/errors.ts";
 import type { ReviewerIdentity } from "../kernel/review.ts";
 import { ReturnEventBodySchema, ReturnEventKindSchema } from "../kernel/returns.ts";
 import type { ReturnEventKind } from "../kernel/returns.ts";
