@@ -82,6 +82,12 @@ describe("claims batch: return steps", () => {
     ]);
     expect(outcome.allMatch).toBe(true);
     expect(log).toContain(`at ${new Date(NOW + 3 * DAY).toISOString()}`);
+    // A claim that waits for its item says so on its row; one paid at once does not.
+    const rowOf = (id: string) => log.slice(log.indexOf(`] ${id} — `), log.indexOf("\n\n", log.indexOf(`] ${id} — `)));
+    expect(rowOf("back")).toContain(
+      `Return   : the refund waits for the item to come back (1 unit): pays on delivered, shipped by ${new Date(NOW + 30 * DAY).toISOString()}`,
+    );
+    expect(rowOf("keep")).not.toContain("Return   :");
     const claimOf = (id: string) => outcome.rows.find((r) => r.id === id)!.claim_id;
     // The events are recorded at the steps' instants; the refund of `back` is announced once, after its delivery.
     const recorded = events.filter(

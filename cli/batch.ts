@@ -228,6 +228,11 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
               }
             : {}),
           ...(calls === undefined ? {} : { llm: formatCalls(calls) }),
+          ...(record?.status === "AWAITING_RETURN" && record.return
+            ? {
+                awaiting: `the refund waits for the item to come back (${unitsOf(record.return.lines)}): pays on ${record.return.pay_on}, shipped by ${record.return.return_by}`,
+              }
+            : {}),
           ms,
         }),
       );
@@ -404,6 +409,12 @@ async function progressLine(
     inFlight: meter?.inFlight() ?? [],
     done: meter?.calls().length,
   });
+}
+
+/** "1 unit", "3 units": what a return asks back. */
+function unitsOf(lines: readonly { quantity: number }[]): string {
+  const n = lines.reduce((sum, l) => sum + l.quantity, 0);
+  return `${n} unit${n === 1 ? "" : "s"}`;
 }
 
 function seconds(ms: number): string {
