@@ -40,6 +40,8 @@ function asStored(events: readonly AuditEvent[], simulationId: string | undefine
       decidedAt: decided.get(e.details.claim_id)!.details.decided_at,
     };
   }
+  // A claim whose ACCEPT asked the item back (docs/returns.md) carries its return, as the pipeline stores it.
+  const asked = new Map(audit.filter((e) => e.event_type === "RETURN_REQUESTED").map((e) => [e.details.claim_id, e]));
   const records: ClaimRecord[] = audit
     .filter((e) => e.event_type === "CLAIM_RECEIVED")
     .map((e) => ({
@@ -52,6 +54,9 @@ function asStored(events: readonly AuditEvent[], simulationId: string | undefine
       received_at: e.created_at,
       updated_at: e.created_at,
       ...(simulationId ? { simulation_id: simulationId } : {}),
+      ...(asked.has(e.details.claim_id)
+        ? { return: asked.get(e.details.claim_id)!.details as unknown as NonNullable<ClaimRecord["return"]> }
+        : {}),
     }));
   return { audit, records };
 }

@@ -65,8 +65,8 @@ describe("claims backtest", () => {
       totals: { before: Record<string, unknown>; after: Record<string, unknown> };
     };
     // G was triaged (nothing left on ord_001 after A); with A sent to a person the candidate's triage lets it through.
-    // 44 decided claims in the bundled run (R never reached a verdict), G not evaluable.
-    expect(r.evaluated).toBe(43);
+    // 48 decided claims in the bundled run (R never reached a verdict), G not evaluable.
+    expect(r.evaluated).toBe(47);
     expect(r.not_evaluable).toEqual([
       {
         claim_id: bundled.claimOf("G"),
@@ -78,17 +78,19 @@ describe("claims backtest", () => {
       from: { verdict: "ACCEPT", reason_code: "VALIDATION_PASSED" },
       to: { verdict: "ESCALATE", reason_code: "AMOUNT_ABOVE_LIMIT" },
     });
-    expect(r.flips).toHaveLength(6); // A, E, J, S1, PB (300 EUR), and PB2 waits for PB's review instead
-    // FE (2000 EUR, approved by two people) is a review under either limit, as are FS1 and FS2: 18 → 23, never a flip.
-    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 2348.98, reviews: 18 });
-    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 449, reviews: 23 });
-    expect(r.totals.after.by_reason).toMatchObject({ AMOUNT_ABOVE_LIMIT: 11, REVIEW_PENDING_ON_ORDER: 4 });
+    // A, E, J, S1, PB (300 EUR), the returns RT1 (280) and RT3 (150), and PB2 waits for PB's review instead.
+    expect(r.flips).toHaveLength(8);
+    // FE (2000 EUR, approved by two people) is a review under either limit, as are FS1 and FS2, and RT4 (its return
+    // failed inspection and a person denied it): 18 → 26, never a flip.
+    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 2653.98, reviews: 18 });
+    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 474, reviews: 26 });
+    expect(r.totals.after.by_reason).toMatchObject({ AMOUNT_ABOVE_LIMIT: 14, REVIEW_PENDING_ON_ORDER: 4 });
 
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toContain("Flips (6):");
-    expect(human.stdout).toContain("Refunded automatically: 2348.98 EUR → 449.0 EUR (−1899.98 EUR)");
-    expect(human.stdout).toContain("Reviews (sent to a person): 18 → 23 (+5)");
-    expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +7 → 11 +\(\+4\)/);
+    expect(human.stdout).toContain("Flips (8):");
+    expect(human.stdout).toContain("Refunded automatically: 2653.98 EUR → 474.0 EUR (−2179.98 EUR)");
+    expect(human.stdout).toContain("Reviews (sent to a person): 18 → 26 (+8)");
+    expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +7 → 14 +\(\+7\)/);
     expect(human.stdout).toContain("Not evaluable (1): left out of the figures above");
     // What the candidate changes, against the policy the recorded decisions were taken under.
     expect(r.policy).toMatchObject({ changes: [{ setting: "max_refund_without_escalation", from: "500", to: "100" }] });
@@ -158,13 +160,13 @@ describe("claims backtest", () => {
     expect(tighter!.code, tighter!.stderr).toBe(0);
     expect(JSON.parse(tighter!.stdout)).toMatchObject({
       flips: [{ claim_id: bundled.claimOf("CL2"), from: accepted, to: limited }],
-      totals: { after: { auto_refunded_eur: 2288.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 3 } } },
+      totals: { after: { auto_refunded_eur: 2593.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 3 } } },
     });
     // Three refunds: CL3 now passes, and its own refund fills the window, so CL4 still waits for a person.
     expect(looser!.code, looser!.stderr).toBe(0);
     expect(JSON.parse(looser!.stdout)).toMatchObject({
       flips: [{ claim_id: bundled.claimOf("CL3"), from: limited, to: accepted }],
-      totals: { after: { auto_refunded_eur: 2408.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 1 } } },
+      totals: { after: { auto_refunded_eur: 2713.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 1 } } },
     });
   }, 120_000);
 

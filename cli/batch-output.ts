@@ -125,7 +125,16 @@ export function formatScenario(
   index: number,
   total: number,
   row: BatchRow,
-  detail: { input: string; extracted?: string; proposal?: string; llm?: string; ms: number; currency?: string },
+  detail: {
+    input: string;
+    extracted?: string;
+    proposal?: string;
+    llm?: string;
+    ms: number;
+    currency?: string;
+    /** Where the claim's return stands, when its ACCEPT asked the item back (docs/returns.md). */
+    awaiting?: string;
+  },
 ): string {
   const mark = rowMark(row);
   const lines = [
@@ -140,6 +149,7 @@ export function formatScenario(
     ...(row.executed
       ? [`  Refund   : executed ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}`]
       : []),
+    ...(detail.awaiting ? [`  Return   : ${detail.awaiting}`] : []),
     "",
   ];
   return lines.join("\n");

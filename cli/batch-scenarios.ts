@@ -104,6 +104,7 @@ export function scenarioRow(
         ? "NEEDS_REVIEW"
         : (record?.verdict ?? record?.status ?? "MISSING");
   const reasonMatches = s.expected.reason_code === undefined || s.expected.reason_code === record?.reason_code;
+  const executedMatches = s.expected.executed === undefined || s.expected.executed === (record?.executed === true);
   return {
     id: s.id,
     label: s.label,
@@ -115,7 +116,7 @@ export function scenarioRow(
     order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
     amount_eur: record?.proposal?.amount_eur ?? record?.claim?.amount_eur ?? null,
     executed: record?.executed === true,
-    matches: outcome === s.expected.verdict && reasonMatches,
+    matches: outcome === s.expected.verdict && reasonMatches && executedMatches,
     expected_reason_code: s.expected.reason_code ?? null,
     ...(s.race === undefined ? {} : { race: s.race }),
   };
@@ -130,11 +131,12 @@ export async function runPaymentStep(
   runtime: Pick<ClaimsRuntime, "rehearseDecline">,
   step: Extract<ReviewStep, { kind: "payment" }>,
   claimId: string,
+  atMs?: number,
 ): Promise<BatchRow> {
   const result =
     claimId === ""
       ? { ok: false as const, code: "NOT_FOUND", message: `scenario ${step.of} has no claim` }
-      : await runtime.rehearseDecline(claimId, step.declined).catch((error: unknown) => ({
+      : await runtime.rehearseDecline(claimId, step.declined, atMs).catch((error: unknown) => ({
           ok: false as const,
           code: "ERROR",
           message: `the payment step could not run: ${(error as Error).message}`,

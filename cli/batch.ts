@@ -28,15 +28,8 @@ import {
 import { ignoredSummary } from "./config-check.ts";
 import type { BatchRow } from "./batch-output.ts";
 import { saveRunAudit } from "./run-store.ts";
-import {
-  applyRace,
-  closesRace,
-  runLaterRow,
-  runPaymentStep,
-  scenarioRow,
-  stepRow,
-  submitRace,
-} from "./batch-scenarios.ts";
+import { applyRace, closesRace, runLaterRow, scenarioRow, submitRace } from "./batch-scenarios.ts";
+import { runSteps } from "./batch-steps.ts";
 import type { ClaimsRuntime, RuntimeOptions } from "../local/runtime.ts";
 
 /** The model a batch runs with: the port, a loggable description, and optionally its endpoint check, call meter and derived waits. */
@@ -235,6 +228,11 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
               }
             : {}),
           ...(calls === undefined ? {} : { llm: formatCalls(calls) }),
+          ...(record?.status === "AWAITING_RETURN" && record.return
+            ? {
+                awaiting: `the refund waits for the item to come back (${unitsOf(record.return.lines)}): pays on ${record.return.pay_on}, shipped by ${record.return.return_by}`,
+              }
+            : {}),
           ms,
         }),
       );
@@ -242,66 +240,14 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       if (race !== undefined) opts.log(formatRace(applyRace(race, rows, results, scenarios)));
     }
 
-    // A person's decisions on earlier claims' reviews, once every scenario has run (`reviews:` in the file).
-    const claimOf = new Map(rows.map((r) => [r.id, r.claim_id]));
-    const reviewRows: BatchRow[] = [];
-    for (const [i, step] of scenarioFile.reviews.entries()) {
-      if (stopped || interrupted()) break;
-      const t0 = performance.now();
-      const claimId = claimOf.get(step.of) ?? "";
-      if (step.kind === "payment") {
-        // The provider's answer to the claim's refund, rehearsed (a batch run's refund is never paid).
-        const row = await runPaymentStep(runtime, step, claimId);
-        reviewRows.push(row);
-        opts.log(
-          formatScenario(i + 1, scenarioFile.reviews.length, row, {
-            input: `payment of ${step.of} (${claimId}): the simulated provider declines it (${step.declined})`,
-            ms: performance.now() - t0,
-          }),
-        );
-        continue;
-      }
-      const result = await runtime.decideReview(claimId, step.body, step.by).catch((error: unknown) => ({
-        ok: false as const,
-        code: "ERROR",
-        message: `the review step could not run: ${(error as Error).message}`,
-      }));
-      const outcome = !result.ok
-        ? "REFUSED"
-        : result.body.review.awaiting === "SECOND_APPROVAL"
-          ? "AWAITING_SECOND_APPROVAL"
-          : String(result.body.review.status);
-      const code = result.ok ? null : result.code;
-      const record = claimId === "" ? undefined : await runtime.settle(claimId).catch(() => undefined);
-      const row = stepRow(step, claimId, {
-        outcome,
-        code,
-        reason: result.ok ? null : result.message,
-        order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
-        amount_eur: result.ok ? ((result.body.review.amount_eur as number | undefined) ?? null) : null,
-        executed: result.ok && result.body.executed && result.body.review.status === "APPROVED",
-      });
-      if (result.ok && result.body.resubmitted_claim_id) {
-        const corrected = await runtime.settle(result.body.resubmitted_claim_id).catch(() => undefined);
-        // What the corrected claim ended with, when the step expects it.
-        const e = step.expected.resubmitted;
-        if (
-          e &&
-          (corrected?.verdict !== e.verdict || (e.reason_code !== undefined && corrected.reason_code !== e.reason_code))
-        )
-          Object.assign(row, {
-            matches: false,
-            reason: `the corrected claim ended ${corrected?.verdict ?? corrected?.status ?? "MISSING"} (${corrected?.reason_code ?? "no code"}), expected ${e.verdict}${e.reason_code ? ` (${e.reason_code})` : ""}`,
-          });
-      }
-      reviewRows.push(row);
-      opts.log(
-        formatScenario(i + 1, scenarioFile.reviews.length, row, {
-          input: `review of ${step.of} (${claimId}): ${String(step.body.decision)}${step.body.amount_eur === undefined ? "" : ` ${String(step.body.amount_eur)} EUR`}${step.body.paid_out_of_band === undefined ? "" : step.body.paid_out_of_band === true ? " (paid out of band)" : " (not paid)"}${result.ok && result.body.resubmitted_claim_id ? ` → ${result.body.resubmitted_claim_id}` : ""}`,
-          ms: performance.now() - t0,
-        }),
-      );
-    }
+    // The steps of `reviews:` (a person's decisions, payments, return events, the sweep), once every scenario has run.
+    const reviewRows = await runSteps(scenarioFile.reviews, {
+      runtime,
+      claimOf: new Map(rows.map((r) => [r.id, r.claim_id])),
+      startedMs: started,
+      log: opts.log,
+      stop: () => stopped || interrupted(),
+    });
     // Rows that run once the review steps have (`after_reviews:`), then every race matched as a group.
     const afterRows: BatchRow[] = [];
     for (const [i, s] of scenarioFile.afterReviews.entries()) {
@@ -463,6 +409,12 @@ async function progressLine(
     inFlight: meter?.inFlight() ?? [],
     done: meter?.calls().length,
   });
+}
+
+/** "1 unit", "3 units": what a return asks back. */
+function unitsOf(lines: readonly { quantity: number }[]): string {
+  const n = lines.reduce((sum, l) => sum + l.quantity, 0);
+  return `${n} unit${n === 1 ? "" : "s"}`;
 }
 
 function seconds(ms: number): string {

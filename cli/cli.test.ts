@@ -88,7 +88,17 @@ describe("claims batch --json (in-process)", () => {
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain(`Identical: ${outcome}`);
     }
-  });
+    // The returns (docs/returns.md): RT1 waited for its rowing machine, paid once on its delivery; its replay decides
+    // the return again alike.
+    expect(rows.filter((r) => String(r.id).startsWith("RT1")).map((r) => [r.id, r.verdict, r.executed])).toEqual([
+      ["RT1", "ACCEPT", false],
+      ["RT1-shipped", "WAIT", false],
+      ["RT1-delivered", "PAY", true],
+      ["RT1-again", "RECORDED", false],
+    ]);
+    const returned = await claims(["replay", String(rows.find((x) => x.id === "RT1")!.claim_id)], dataDir);
+    expect(returned.stdout).toMatch(/return +2 return event\(s\) recorded, 1 outcome\(s\) decided again alike/);
+  }, 90_000); // the whole bundled run in process (45 claims and their steps), then four replays
 
   it("exits 1 when a verdict does not match the expected one", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));

@@ -2,6 +2,7 @@
 // `claims backtest`: through the running server while it runs, else from its files (read-only use).
 import { join } from "node:path";
 import type { AuditEvent } from "../core/integrity/index.ts";
+import { returnDfid } from "../core/kernel/claim-record.ts";
 import { readLocalCredentials } from "../local/credentials.ts";
 import { openStateStore } from "../local/state-store.ts";
 import { keysDir, servedVault } from "../adapters/vault/key-files.ts";
@@ -27,7 +28,8 @@ export async function withStateStore<T>(
 
 /**
  * The audit of every served claim sent without a simulation_id (with `all`, of every stored claim), claim by
- * claim, oldest claim first (each claim's in append order). Reads only: it lists claims and queries their flows.
+ * claim, oldest claim first (each claim's in append order, its return's flow merged in by time). Reads only: it lists
+ * claims and queries their flows.
  */
 export async function servedClaimsAudit(
   store: { ports: Pick<StateStore["ports"], "claims" | "audit"> },
@@ -37,8 +39,18 @@ export async function servedClaimsAudit(
   let cursor: string | undefined;
   do {
     const page = await store.ports.claims.listClaims({ limit: 200, ...(cursor ? { cursor } : {}) });
-    for (const claim of page.items)
-      if (opts.all || !claim.simulation_id) perClaim.push(await store.ports.audit.byDfid(claim.dfid));
+    for (const claim of page.items) {
+      if (!opts.all && claim.simulation_id) continue;
+      const own = await store.ports.audit.byDfid(claim.dfid);
+      // A claim whose ACCEPT asked the item back has its return's flow too (docs/returns.md): its events, the review
+      // it opened and a person's decision on it, in time order with the claim's.
+      const returned = claim.return ? await store.ports.audit.byDfid(returnDfid(claim.claim_id)) : [];
+      perClaim.push(
+        returned.length === 0
+          ? own
+          : [...own, ...returned].sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at)),
+      );
+    }
     cursor = page.nextCursor;
   } while (cursor);
   return perClaim.reverse().flat();

@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const INTAKE_TOKEN = randomBytes(16).toString("hex");
 const SHOP_TOKEN = `shop_${randomBytes(12).toString("hex")}`;
-const FINAL = ["DECIDED", "NEEDS_REVIEW"];
+// AWAITING_RETURN: an ACCEPT that waits for its item (the bundled sports gear, docs/returns.md) is decided.
+const FINAL = ["DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"];
 
 type View = {
   claim_id: string;

@@ -16,7 +16,11 @@ let serve: ServeChild;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "claims-returns-e2e-"));
-  const bundled = readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8");
+  // The bundled config's own return policy (sports gear) replaced by one that asks every category's item back.
+  const bundled = readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8").replace(
+    /^( *)returns:\n(?:\1 {2}.*\n)+/m,
+    "",
+  );
   const config = bundled.replace(
     /^( *)customer_limits: /m,
     "$1returns: { return_required: true, pay_on: delivered, keep_item_below: { EUR: 50 } }\n$1customer_limits: ",

@@ -13,6 +13,9 @@ import type { ReviewerIdentity } from "../core/kernel/review.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock, IdSource } from "../pipeline/ports.ts";
+import { frozenClock } from "../core/crew/index.ts";
+import { postReturnEvent, sweepDueReturns } from "../pipeline/returns.ts";
+import type { ReturnEventResult, ReturnSweepResult } from "../pipeline/returns.ts";
 
 /** What the batch runner, `serve` and the tests need from a running pipeline. */
 export interface ClaimsRuntime {
@@ -26,13 +29,20 @@ export interface ClaimsRuntime {
    * A reviewer's decision on the claim's review, as `POST /claims/{id}/review` takes it (docs/reviews.md); `by` is
    * who decides as their credential would say (a batch step's reviewer with a limit of their own), else the body's.
    */
-  decideReview(claimId: string, body: unknown, by?: ReviewerIdentity): Promise<ReviewResult>;
+  decideReview(claimId: string, body: unknown, by?: ReviewerIdentity, atMs?: number): Promise<ReviewResult>;
   /**
    * A batch run's `payment:` step (docs/config.md): the payment provider's decline (`declined`, e.g. `card_declined`)
    * of the refund the claim executed, rehearsed with the simulated provider through the same settlement, RefundFailed
    * and refund review a real decline opens. Only a simulation's refund; never a configured provider.
    */
-  rehearseDecline(claimId: string, declined: string): Promise<ClaimRehearsal>;
+  rehearseDecline(claimId: string, declined: string, atMs?: number): Promise<ClaimRehearsal>;
+  /**
+   * A return event for the claim, as `POST /claims/{id}/return-events` takes it (docs/returns.md), recorded at `atMs`
+   * (a batch step's instant; default the runtime's clock); what it pays is settled before this resolves.
+   */
+  postReturnEvent(claimId: string, body: unknown, atMs?: number): Promise<ReturnEventResult>;
+  /** The sweep's pass over the returns that are due (docs/returns.md) as of `atMs`; undefined: the policy asks none. */
+  sweepReturns(atMs: number): Promise<ReturnSweepResult | undefined>;
   appendAudit(event: AuditEvent): Promise<void>;
   auditBySimulation(simulationId: string): Promise<AuditEvent[]>;
   close(): Promise<void>;
@@ -62,16 +72,38 @@ export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
       return pipeline.claims.getClaim(claimId);
     },
     getClaim: (claimId) => pipeline.claims.getClaim(claimId),
-    decideReview: (claimId, body, by) => decideReview(claimId, body, pipeline.deps, by),
-    async rehearseDecline(claimId, declined) {
-      const rehearsal = await rehearseDecline(pipeline.deps, claimId, declined);
+    async decideReview(claimId, body, by, atMs) {
+      const result = await decideReview(claimId, body, depsAt(pipeline.deps, atMs), by);
+      await pipeline.drain();
+      return result;
+    },
+    async rehearseDecline(claimId, declined, atMs) {
+      const rehearsal = await rehearseDecline(depsAt(pipeline.deps, atMs), claimId, declined);
       await pipeline.drain();
       return rehearsal;
+    },
+    async postReturnEvent(claimId, body, atMs) {
+      const result = await postReturnEvent(claimId, body, depsAt(pipeline.deps, atMs));
+      await pipeline.drain();
+      return result;
+    },
+    async sweepReturns(atMs) {
+      const result = await sweepDueReturns(depsAt(pipeline.deps, atMs), { pageSize: SWEEP_PAGE });
+      await pipeline.drain();
+      return result;
     },
     appendAudit: (event) => pipeline.audit.append(event),
     auditBySimulation: (id) => pipeline.audit.bySimulation(id),
     async close() {},
   };
+}
+
+/** How many claims a batch step's sweep reads a page (as the timers' sweep). */
+export const SWEEP_PAGE = 100;
+
+/** A runtime's ports with the clock standing at `atMs` (a batch step's instant); as they are without one. */
+export function depsAt(deps: PipelineDeps, atMs: number | undefined): PipelineDeps {
+  return atMs === undefined ? deps : { ...deps, clock: frozenClock(atMs) };
 }
 
 /**

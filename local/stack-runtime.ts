@@ -9,7 +9,8 @@ import type { PipelineDeps } from "../pipeline/deps.ts";
 import { submitClaim } from "../pipeline/intake.ts";
 import { endOverdueClaim } from "../pipeline/overdue.ts";
 import { decideReview } from "../pipeline/review.ts";
-import { rehearseDecline } from "./runtime.ts";
+import { depsAt, rehearseDecline, SWEEP_PAGE } from "./runtime.ts";
+import { postReturnEvent, sweepDueReturns } from "../pipeline/returns.ts";
 import type { ClaimsRuntime } from "./runtime.ts";
 import { SettleTimeoutError } from "./errors.ts";
 
@@ -62,12 +63,23 @@ export function createStackRuntime(input: StackRuntimeInput): ClaimsRuntime {
     },
     getClaim: (claimId) => deps.claims.getClaim(claimId),
     // As the ReviewApi function decides it: through the stack's ports, so the refund, audit and events are the real ones.
-    decideReview: (claimId, body, by) => decideReview(claimId, body, deps, by),
+    decideReview: (claimId, body, by, atMs) => decideReview(claimId, body, depsAt(deps, atMs), by),
     // Through the stack's ports: the settlement in its table, RefundFailed and ReviewOpened on its bus.
-    async rehearseDecline(claimId, declined) {
-      const rehearsal = await rehearseDecline(deps, claimId, declined);
+    async rehearseDecline(claimId, declined, atMs) {
+      const rehearsal = await rehearseDecline(depsAt(deps, atMs), claimId, declined);
       await input.drained().catch(() => undefined);
       return rehearsal;
+    },
+    // As the ReviewApi function records it; the refund it releases is paid by the stack's executor before this resolves.
+    async postReturnEvent(claimId, body, atMs) {
+      const result = await postReturnEvent(claimId, body, depsAt(deps, atMs));
+      await input.drained().catch(() => undefined);
+      return result;
+    },
+    async sweepReturns(atMs) {
+      const result = await sweepDueReturns(depsAt(deps, atMs), { pageSize: SWEEP_PAGE });
+      await input.drained().catch(() => undefined);
+      return result;
     },
     appendAudit: (event) => deps.audit.append(event),
     auditBySimulation: (id) => deps.audit.bySimulation(id),

@@ -19,7 +19,8 @@ import { SCENARIOS_PATH, TEST_NOW } from "./testing/stack-fixture.ts";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TOKEN = randomBytes(16).toString("hex");
 const SIMULATION_ID = `e2e_${randomBytes(4).toString("hex")}`;
-const FINAL = ["DECIDED", "NEEDS_REVIEW"];
+// AWAITING_RETURN: an ACCEPT that waits for its item (the bundled sports gear, docs/returns.md) is decided.
+const FINAL = ["DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"];
 
 type View = {
   claim_id: string;
@@ -145,12 +146,14 @@ describe("claims serve, end to end over HTTP", () => {
     for (const { view } of rows) {
       expect(view.dfid).toBe(`dfid_${view.claim_id}`);
       expect(view.simulation_id).toBe(SIMULATION_ID);
-      expect(view.executed === true).toBe(view.verdict === "ACCEPT");
+      // An ACCEPT that waits for its item (AWAITING_RETURN, docs/returns.md) has executed nothing yet.
+      expect(view.executed === true).toBe(view.verdict === "ACCEPT" && view.status !== "AWAITING_RETURN");
       // A claim triage rejected was decided without the crew: no proposal (docs/kernel.md).
       if (view.status === "DECIDED" && view.proposal === undefined) {
         expect(view.verdict).toBe("REJECT");
         triaged++;
-      } else if (view.status !== "DECIDED") expect(view.verdict).toBeUndefined();
+      } else if (view.status === "AWAITING_RETURN") expect(view.verdict).toBe("ACCEPT");
+      else if (view.status !== "DECIDED") expect(view.verdict).toBeUndefined();
     }
     // The 7 triage rejections of the EUR rows, and JP2's CURRENCY_MISMATCH (a claim in EUR on a JPY order).
     expect(triaged).toBe(8);
@@ -184,7 +187,8 @@ describe("claims serve, end to end over HTTP", () => {
     expect(lines.every((e) => e.source === "claims.kernel")).toBe(true);
 
     const verdicts = of("ClaimVerdict");
-    const decided = rows.filter((r) => r.view.status === "DECIDED");
+    // A claim waiting for its item (AWAITING_RETURN) is decided: its verdict is journalled too.
+    const decided = rows.filter((r) => r.view.status === "DECIDED" || r.view.status === "AWAITING_RETURN");
     expect(verdicts.map((e) => e.detail.claim_id).sort()).toEqual(decided.map((r) => r.view.claim_id).sort());
     expect(new Set(verdicts.map((e) => e.detail.verdict_id)).size).toBe(verdicts.length);
     for (const r of decided) {
@@ -196,7 +200,15 @@ describe("claims serve, end to end over HTTP", () => {
       }).toEqual({ verdict: r.view.verdict, reason_code: r.view.reason_code, simulation_id: SIMULATION_ID });
     }
 
-    const accepted = decided.filter((r) => r.view.verdict === "ACCEPT");
+    // An ACCEPT that asks the item back journals its ReturnRequested, and no RefundExecuted until the item is back.
+    const accepted = decided.filter((r) => r.view.verdict === "ACCEPT" && r.view.status === "DECIDED");
+    const awaiting = decided.filter((r) => r.view.status === "AWAITING_RETURN").map((r) => r.view.claim_id);
+    expect(awaiting).toHaveLength(3);
+    expect(
+      of("ReturnRequested")
+        .map((e) => e.detail.claim_id)
+        .sort(),
+    ).toEqual([...awaiting].sort());
     const refunds = of("RefundExecuted");
     expect(refunds.map((e) => e.detail.claim_id).sort()).toEqual(accepted.map((r) => r.view.claim_id).sort());
     for (const e of refunds)

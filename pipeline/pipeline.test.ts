@@ -79,7 +79,18 @@ describe("the in-process pipeline with the rules model", () => {
     const { p, results } = await runAll();
     const refunds = p.publisher.published.filter((e) => e.detailType === "RefundExecuted");
     const accepted = results.filter((r) => r.record?.verdict === "ACCEPT");
-    expect(refunds.map((r) => r.detail.claim_id).sort()).toEqual(accepted.map((r) => r.record!.claim_id).sort());
+    // An ACCEPT that asks the item back (the bundled sports gear, docs/returns.md) announces its return instead: its
+    // refund executes once the item is back, never at the decision.
+    const awaiting = accepted.filter((r) => r.record!.status === "AWAITING_RETURN").map((r) => r.record!.claim_id);
+    expect(awaiting).toHaveLength(3);
+    const asked = p.publisher.published.filter((e) => e.detailType === "ReturnRequested");
+    expect(asked.map((r) => r.detail.claim_id).sort()).toEqual([...awaiting].sort());
+    expect(refunds.map((r) => r.detail.claim_id).sort()).toEqual(
+      accepted
+        .map((r) => r.record!.claim_id)
+        .filter((id) => !awaiting.includes(id))
+        .sort(),
+    );
     const byOrder = new Map<string, number>();
     for (const r of refunds)
       byOrder.set(
@@ -94,7 +105,8 @@ describe("the in-process pipeline with the rules model", () => {
   it("publishes one ClaimVerdict per decided claim with a stable verdict_id, and ClaimNeedsReview for the rest", async () => {
     const { p, results } = await runAll();
     const verdicts = p.publisher.published.filter((e) => e.detailType === "ClaimVerdict");
-    const decided = results.filter((r) => r.record?.status === "DECIDED");
+    // A claim waiting for its item (AWAITING_RETURN, docs/returns.md) is decided: its verdict is published too.
+    const decided = results.filter((r) => r.record?.status === "DECIDED" || r.record?.status === "AWAITING_RETURN");
     expect(verdicts).toHaveLength(decided.length);
     expect(new Set(verdicts.map((v) => v.detail.verdict_id)).size).toBe(verdicts.length);
     for (const r of decided)

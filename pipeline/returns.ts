@@ -5,7 +5,8 @@
 import * as z from "zod";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { returnDfid } from "../core/kernel/claim-record.ts";
-import { ReturnEventBodySchema } from "../core/kernel/returns.ts";
+import { ReturnEventBodySchema, shortestReturnDeadlineDays } from "../core/kernel/returns.ts";
+import { DAY_MS } from "../core/integrity/index.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import { performEffects } from "./perform.ts";
 import { decideReturnDeadline, decideReturnEvent, recordedReturnEvents } from "./decide/returns.ts";
@@ -78,6 +79,20 @@ export async function sweepReturns(
     cursor = page.nextCursor;
   } while (cursor);
   return result;
+}
+
+/**
+ * The sweep's pass over the returns that are due at the deps' clock (`sweepReturns`): `before` is the instant the
+ * policy's shortest deadline reaches back to. `undefined` when the policy asks for no return (nothing is read).
+ */
+export async function sweepDueReturns(
+  deps: ReturnDeps & Pick<PipelineDeps, "agent">,
+  opts: { pageSize: number; hasTime?: () => boolean },
+): Promise<ReturnSweepResult | undefined> {
+  const shortest = shortestReturnDeadlineDays(deps.agent.contract);
+  if (shortest === undefined) return undefined;
+  const before = new Date(deps.clock.now() - shortest * DAY_MS).toISOString();
+  return sweepReturns(deps, { ...opts, before });
 }
 
 /** Performs a step: `before`, the claim's conditional move, and `after` only when the move took. */

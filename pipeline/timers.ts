@@ -10,10 +10,9 @@ import type { Observation } from "./decide/requests.ts";
 import { runDecider } from "./perform.ts";
 import { repairRefundReviews } from "./refund-review.ts";
 import { repairReviews } from "./review.ts";
-import { sweepReturns } from "./returns.ts";
-import type { ReturnSweepResult } from "./returns.ts";
+import { sweepDueReturns } from "./returns.ts";
 import { shortestReturnDeadlineDays } from "../core/kernel/returns.ts";
-import { DAY_MS } from "../core/integrity/index.ts";
+import type { ReturnSweepResult } from "./returns.ts";
 
 /** Handles one timer message (pipeline/decide/timers.ts `decideTimer`): a tick, a timer re-armed, or nothing left to do. */
 export async function handleTimer(
@@ -129,11 +128,10 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   if (!hasTime()) return { ...result, stoppedEarly: true };
   result.reviewsRepaired += await repairRefundReviews(deps);
   // The return deadlines (docs/returns.md): only claims AWAITING_RETURN received long enough ago to be due.
-  const shortest = shortestReturnDeadlineDays(deps.agent.contract);
-  if (shortest === undefined) return result;
+  if (shortestReturnDeadlineDays(deps.agent.contract) === undefined) return result;
   if (!hasTime()) return { ...result, stoppedEarly: true };
-  const before = new Date(now - shortest * DAY_MS).toISOString();
-  return { ...result, returns: await sweepReturns(deps, { pageSize: opts.pageSize, before, hasTime }) };
+  const returns = await sweepDueReturns(deps, { pageSize: opts.pageSize, hasTime });
+  return returns === undefined ? result : { ...result, returns };
 }
 
 /**

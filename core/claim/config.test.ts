@@ -42,13 +42,19 @@ describe("parseConfig", () => {
     expect(config.simulationId).toBe("claims_batch_001");
     expect(config.agent.agentId).toBe("claims_agent_v1");
     expect(config.agent.contract).toEqual({
-      allowed_refund_categories: ["electronics", "clothing", "home"],
+      allowed_refund_categories: ["electronics", "clothing", "home", "sports"],
       max_refund_without_escalation: 500,
       return_window_days: { default: 14, clothing: 30 },
       customer_limits: { window_days: 30, max_automatic_refunds: 2, max_automatic_eur: 500 },
       currencies: {
         USD: { max_refund_without_escalation: 600, second_approval_above: 1600 },
         JPY: { max_refund_without_escalation: 80000, second_approval_above: 240000 },
+      },
+      returns: {
+        pay_on: "delivered",
+        return_deadline_days: 30,
+        refund_due_days: 14,
+        categories: { sports: { return_required: true, keep_item_below: { EUR: 30 } } },
       },
     });
     expect(config.orders.find((o) => o.order_id === "ord_001")?.purchase_date).toBe("2026-05-29T12:00:00.000Z");
@@ -482,7 +488,9 @@ describe("parseConfig with orders in lines and currencies (issue 32)", () => {
 });
 
 describe("parseConfig with a return policy (issue 33)", () => {
-  const text = readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8");
+  // The bundled config without its own return policy (sports gear asked back): each test writes its own.
+  const bundled = readFileSync(new URL("../../scenarios/config.yaml", import.meta.url), "utf8");
+  const text = bundled.replace(/^( *)returns:\n(?:\1 {2}.*\n)+/m, "");
   const withReturns = (returns: string) =>
     text.replace(/^( *)customer_limits: /m, `$1returns: ${returns}\n$1customer_limits: `);
 
@@ -497,6 +505,16 @@ describe("parseConfig with a return policy (issue 33)", () => {
       keep_item_below: { EUR: 25 },
       pay_on: "delivered",
       categories: { electronics: { pay_on: "inspected" } },
+    });
+  });
+
+  it("reads the bundled config's own: sports gear asked back, paid on its delivery, kept below 30 EUR", () => {
+    expect(text).not.toBe(bundled);
+    expect(parseConfig(bundled, "c.yaml", Date.parse("2026-06-01T12:00:00Z")).agent.contract.returns).toEqual({
+      pay_on: "delivered",
+      return_deadline_days: 30,
+      refund_due_days: 14,
+      categories: { sports: { return_required: true, keep_item_below: { EUR: 30 } } },
     });
   });
 

@@ -52,7 +52,12 @@ export const SimulationStartDetailsSchema = z.object({
     z.object({
       id: z.string(),
       label: z.string(),
-      expected: z.object({ verdict: ExpectedOutcomeSchema, reason_code: z.string().optional() }),
+      expected: z.object({
+        verdict: ExpectedOutcomeSchema,
+        reason_code: z.string().optional(),
+        /** Whether the claim's refund was expected to execute at once (an ACCEPT waiting for its return: false). */
+        executed: z.boolean().optional(),
+      }),
       /** The race the row belongs to: its rows are matched as a group, by count (core/history/race.ts). */
       race: z.string().optional(),
     }),

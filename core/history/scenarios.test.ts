@@ -232,6 +232,7 @@ describe("review steps: a payment step and a failed refund's CLOSE", () => {
         label: "declined",
         of: "paid",
         declined: "card_declined",
+        offsetMs: 0,
         expected: { outcome: "FAILED" },
       },
       {
@@ -240,6 +241,7 @@ describe("review steps: a payment step and a failed refund's CLOSE", () => {
         label: "closed",
         of: "paid",
         body: { decision: "CLOSE", paid_out_of_band: true, note: "Bank transfer" },
+        offsetMs: 0,
         expected: { outcome: "CLOSED" },
       },
     ]);
@@ -288,7 +290,7 @@ describe("review steps: a payment step and a failed refund's CLOSE", () => {
       "a step with both review and payment",
       decline("{ of: paid, declined: card_declined }", "FAILED", "    review: { of: paid, decision: RETRY }\n"),
       "reviews[0].payment",
-      /one of review \(a person decides\) or payment/,
+      /one of review \(a person decides\), payment \(the provider's answer to a refund\), return_event/,
     ],
     [
       "a review step expecting FAILED",
@@ -312,6 +314,81 @@ describe("review steps: a payment step and a failed refund's CLOSE", () => {
     const text = file(steps);
     const issue = issuesOf(text).find((i) => i.field === field);
     expect(issue, JSON.stringify(issuesOf(text))).toBeDefined();
+    expect(issue?.message).toMatch(message);
+  });
+});
+
+describe("return steps: a return event and the sweep, on a steps' clock that only moves forward", () => {
+  const file = (steps: string) =>
+    `scenarios:\n  - id: back\n    label: "back"\n    context:\n      claim: { order_id: ord_050, amount_eur: 280.0, category: sports, reason: "x" }\n    expected: { verdict: ACCEPT, executed: false }\n` +
+    `reviews:\n${steps}`;
+  const step = (id: string, body: string, expected: string, at?: string) =>
+    `  - id: ${id}\n    label: "${id}"\n${at ? `    at: "${at}"\n` : ""}    ${body}\n    expected: ${expected}\n`;
+
+  it("reads return events (the step's id as event_id unless one is given) and a sweep, each at its offset from the run's clock", () => {
+    const parsed = parseScenarioFile(
+      file(
+        step("shipped", "return_event: { of: back, event: in_transit, carrier_ref: C1 }", "WAIT", "+1d") +
+          step(
+            "again",
+            "return_event: { of: back, event: in_transit, event_id: shipped, carrier_ref: C1 }",
+            "RECORDED",
+          ) +
+          step("deny", "review: { of: back, decision: DENY }", "DENIED", "+36h") +
+          step("due", "sweep: { of: back }", "NOT_RECEIVED", "+31d"),
+      ),
+      "s.yaml",
+    );
+    expect(parsed.scenarios[0]!.expected).toEqual({ verdict: "ACCEPT", executed: false });
+    expect(parsed.reviews.map((r) => [r.kind, r.id, r.offsetMs, "body" in r ? r.body : undefined])).toEqual([
+      ["return_event", "shipped", 86_400_000, { event_id: "shipped", event: "in_transit", carrier_ref: "C1" }],
+      ["return_event", "again", 86_400_000, { event_id: "shipped", event: "in_transit", carrier_ref: "C1" }],
+      ["review", "deny", 129_600_000, { decision: "DENY" }],
+      ["sweep", "due", 31 * 86_400_000, undefined],
+    ]);
+  });
+
+  it.each([
+    [
+      "a clock moved back",
+      step("late", "sweep: { of: back }", "WAIT", "+2d") + step("early", "sweep: { of: back }", "WAIT", "+1d"),
+      "reviews[1].at",
+      /before the step before it \(48 h after the run's clock\): the steps' clock only moves forward/,
+    ],
+    [
+      "an offset back",
+      step("back1", "sweep: { of: back }", "WAIT", "-1d"),
+      "reviews[0].at",
+      /offset from the run's clock such as \+3d/,
+    ],
+    [
+      "a sweep expecting a review's outcome",
+      step("s", "sweep: { of: back }", "APPROVED"),
+      "reviews[0].expected",
+      /a sweep step expects NOT_RECEIVED, PAY, REVIEW or WAIT, not APPROVED/,
+    ],
+    [
+      "an unknown return event",
+      step("e", "return_event: { of: back, event: lost }", "WAIT"),
+      "reviews[0].return_event.event",
+      /in_transit/,
+    ],
+    [
+      "a return event for a scenario that does not run before it",
+      step("e", "return_event: { of: nobody, event: delivered }", "PAY"),
+      "reviews[0].return_event",
+      /no scenario "nobody" runs before this step \(known: back\)/,
+    ],
+    [
+      "a return step with a reviewer's limit",
+      `  - id: r\n    label: "r"\n    return_event: { of: back, event: delivered }\n    reviewer_max_approval: 100\n    expected: PAY\n`,
+      "reviews[0].reviewer_max_approval",
+      /a return_event step has no reviewer/,
+    ],
+  ])("refuses %s, naming the field", (_what, steps, field, message) => {
+    const issues = issuesOf(file(steps));
+    const issue = issues.find((i) => i.field === field);
+    expect(issue, JSON.stringify(issues)).toBeDefined();
     expect(issue?.message).toMatch(message);
   });
 });

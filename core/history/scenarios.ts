@@ -1,92 +1,17 @@
 import * as z from "zod";
 import { canonicalize, hashHex } from "../crew/index.ts";
 import { ClaimSchema, ClaimTextSchema } from "../claim/claim.ts";
-import { LLM_FAILURE_CODES } from "../llm/errors.ts";
-import type { ClaimFromExtractionFailureCode, TextExtractionFailureCode } from "../extraction/extraction.ts";
-import { ORDER_SOURCE_UNAVAILABLE, REASON_CODES } from "../kernel/reason-codes.ts";
-import type { ClaimReasonCode } from "../kernel/reason-codes.ts";
-import type { ReviewerIdentity } from "../kernel/review.ts";
-import { closestMatch, ignoredField, ignoredFields, parseYamlSource, validateYaml } from "../claim/yaml-source.ts";
+import { ignoredField, ignoredFields, parseYamlSource, validateYaml } from "../claim/yaml-source.ts";
 import { SourceFileError } from "../claim/errors.ts";
 import type { IgnoredField } from "../claim/yaml-source.ts";
 import type { Claim } from "../claim/claim.ts";
-
-import { ExpectedOutcomeSchema } from "./expected-outcome.ts";
 import type { ExpectedOutcome } from "./expected-outcome.ts";
+import { ExpectedSchema } from "./scenario-expected.ts";
+import { IdSchema, ReviewStepSchema, normaliseStep } from "./scenario-steps.ts";
+import type { ReviewStep } from "./scenario-steps.ts";
 
-const EXTRACTION_CODES = [
-  "EMPTY_TEXT",
-  "NO_ORDER_ID",
-  "AMBIGUOUS_ORDER_ID",
-  "NO_AMOUNT",
-  "AMBIGUOUS_AMOUNT",
-  "AMOUNT_NOT_IN_TEXT",
-  "UNSUPPORTED_CURRENCY",
-  "ORDER_ID_NOT_IN_TEXT",
-  "INVALID_CLAIM",
-] as const satisfies readonly (TextExtractionFailureCode | ClaimFromExtractionFailureCode)[];
-// Every extraction failure code is listed (a new one fails the type check here until it is).
-const _everyExtractionCode: [
-  Exclude<TextExtractionFailureCode | ClaimFromExtractionFailureCode, (typeof EXTRACTION_CODES)[number]>,
-] extends [never]
-  ? true
-  : never = true;
-void _everyExtractionCode;
-
-/** Reason codes a claim can end `NEEDS_REVIEW` with: extraction, LLM, crew, self-check, sweep, order-data and order-source failures. */
-export const NEEDS_REVIEW_REASON_CODES: readonly string[] = [
-  "EXTRACTION_FAILED",
-  ...EXTRACTION_CODES,
-  ...LLM_FAILURE_CODES,
-  "CREW_FAILED",
-  "CREW_OUTPUT_INVALID",
-  "CLAIMS_SELF_CHECK_FAILED",
-  "STALLED",
-  "CLAIM_TIMED_OUT",
-  "ORDER_DATA_INVALID",
-  ORDER_SOURCE_UNAVAILABLE,
-];
-
-const VERDICTS = ExpectedOutcomeSchema.options;
-
-const VerdictSchema = z.enum(VERDICTS, {
-  error: (issue) => {
-    const written = String(issue.input);
-    const close = closestMatch(written, VERDICTS);
-    return `unknown verdict ${JSON.stringify(issue.input)}: expected one of ${VERDICTS.join(", ")}${close ? ` — did you mean ${close}?` : ""}`;
-  },
-});
-
-/** Checks an expected reason code against the verdict it is expected with (kernel codes carry their verdict). */
-function reasonCodeProblem(verdict: ExpectedOutcome, code: string): string | undefined {
-  if (verdict === "NEEDS_REVIEW") {
-    if (NEEDS_REVIEW_REASON_CODES.includes(code)) return undefined;
-    if (Object.hasOwn(REASON_CODES, code))
-      return `${code} is a kernel reason code (verdict ${REASON_CODES[code as ClaimReasonCode].verdict}); a claim ends NEEDS_REVIEW with one of ${NEEDS_REVIEW_REASON_CODES.join(", ")}`;
-    const close = closestMatch(code, NEEDS_REVIEW_REASON_CODES);
-    return `unknown reason code ${JSON.stringify(code)} for NEEDS_REVIEW${close ? ` — did you mean ${close}?` : `: expected one of ${NEEDS_REVIEW_REASON_CODES.join(", ")}`}`;
-  }
-  if (Object.hasOwn(REASON_CODES, code)) {
-    const comes = REASON_CODES[code as ClaimReasonCode].verdict;
-    return comes === verdict ? undefined : `reason code ${code} comes with verdict ${comes}, not ${verdict}`;
-  }
-  const codes = Object.entries(REASON_CODES)
-    .filter(([, v]) => v.verdict === verdict)
-    .map(([k]) => k);
-  const close = closestMatch(code, codes) ?? closestMatch(code, Object.keys(REASON_CODES));
-  return `unknown reason code ${JSON.stringify(code)}${close ? ` — did you mean ${close}?` : `: a ${verdict} comes with one of ${codes.join(", ")}`}`;
-}
-
-const ExpectedSchema = z.preprocess(
-  (v) => (typeof v === "string" ? { verdict: v } : v),
-  z
-    .object({ verdict: VerdictSchema, reason_code: z.string().min(1).optional() })
-    .strict()
-    .superRefine((e, ctx) => {
-      const problem = e.reason_code === undefined ? undefined : reasonCodeProblem(e.verdict, e.reason_code);
-      if (problem) ctx.addIssue({ code: "custom", path: ["reason_code"], message: problem });
-    }),
-);
+export { NEEDS_REVIEW_REASON_CODES } from "./scenario-expected.ts";
+export type { ReviewStep } from "./scenario-steps.ts";
 
 const ContextSchema = z
   .object({ claim: ClaimSchema.optional(), claim_text: ClaimTextSchema.optional() })
@@ -97,12 +22,6 @@ const ContextSchema = z
     if (c.claim === undefined && c.claim_text === undefined)
       ctx.addIssue({ code: "custom", message: "context needs one of claim (structured) or claim_text (free text)" });
   });
-
-const IdSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, "ids hold letters, digits, _ and -");
 
 /** The id DIR sample 35 writes into its labels: `SCENARIO A - Valid…` → `A`. */
 export function idFromLabel(label: unknown): string | undefined {
@@ -133,122 +52,6 @@ const ScenarioRowSchema = z
   });
 
 /**
- * What a step of `reviews:` may expect: a person's step the review's status after the decision (CLOSED / RETRIED for
- * a failed refund's review), AWAITING_SECOND_APPROVAL for a first approval under four eyes, or REFUSED with the
- * API's code; a payment step the settlement's status after the provider's rehearsed answer (FAILED), or REFUSED.
- */
-const ReviewStepOutcomeSchema = z.enum([
-  "APPROVED",
-  "DENIED",
-  "RESUBMITTED",
-  "AWAITING_SECOND_APPROVAL",
-  "CLOSED",
-  "RETRIED",
-  "FAILED",
-  "REFUSED",
-]);
-
-/** A review step's expected outcome. */
-type ReviewStepOutcome = z.infer<typeof ReviewStepOutcomeSchema>;
-
-/** What a payment step may expect: the refund FAILED (its own review opens), or REFUSED (nothing to rehearse). */
-const PAYMENT_STEP_OUTCOMES: readonly ReviewStepOutcome[] = ["FAILED", "REFUSED"];
-
-/** A provider's decline reason, as `sim_decline_<reason>` names it (docs/payments.md#providers-payment_provider). */
-const DeclineReasonSchema = z
-  .string()
-  .regex(/^[a-z0-9_]{1,64}$/, "a decline reason in lower case, digits and _ (as card_declined, expired_card)");
-
-const ReviewStepSchema = z
-  .object({
-    id: IdSchema,
-    label: z.string().min(1),
-    /** A person decides the review of the claim of scenario `of`, as `POST /claims/{id}/review` does (docs/reviews.md). */
-    review: z
-      .object({
-        of: IdSchema,
-        decision: z.enum(["APPROVE", "DENY", "RESUBMIT", "RETRY", "CLOSE"]),
-        amount_eur: z.number().optional(),
-        note: z.string().optional(),
-        reviewer: z.string().min(1).optional(),
-        claim: ClaimSchema.optional(),
-        /** A CLOSE of a failed refund's review: paid another way (it counts as refunded) or not (docs/payments.md). */
-        paid_out_of_band: z.boolean().optional(),
-      })
-      .strict()
-      .superRefine((r, ctx) => {
-        if (r.decision === "CLOSE" && r.paid_out_of_band === undefined)
-          ctx.addIssue({
-            code: "custom",
-            path: ["paid_out_of_band"],
-            message:
-              "a CLOSE says whether the refund was paid out of band (true: it counts as refunded) or not (false)",
-          });
-        if (r.decision !== "CLOSE" && r.paid_out_of_band !== undefined)
-          ctx.addIssue({ code: "custom", path: ["paid_out_of_band"], message: "paid_out_of_band is only for CLOSE" });
-      })
-      .optional(),
-    /**
-     * The payment provider's answer to the refund scenario `of` executed, rehearsed with the simulated provider (a
-     * batch run's refund is never paid, docs/payments.md): `declined` is the provider's reason.
-     */
-    payment: z.object({ of: IdSchema, declined: DeclineReasonSchema }).strict().optional(),
-    /**
-     * The deciding reviewer's own limit in EUR (docs/reviews.md#reviewer-limits), as their credential would carry it:
-     * never part of the request's body.
-     */
-    reviewer_max_approval: z.number().positive().refine(Number.isFinite, "must be a finite number").optional(),
-    expected: z.preprocess(
-      (v) => (typeof v === "string" ? { outcome: v } : v),
-      z
-        .object({
-          outcome: ReviewStepOutcomeSchema,
-          reason_code: z.string().min(1).optional(),
-          /** What the corrected claim of a RESUBMIT ends with, as a scenario's `expected`. */
-          resubmitted: ExpectedSchema.optional(),
-        })
-        .strict(),
-    ),
-  })
-  .strict()
-  .superRefine((step, ctx) => {
-    if ((step.review === undefined) === (step.payment === undefined))
-      ctx.addIssue({
-        code: "custom",
-        path: [step.review === undefined ? "review" : "payment"],
-        message:
-          "a step of reviews: has one of review (a person decides) or payment (the provider's answer to a refund)",
-      });
-    if (step.payment === undefined) {
-      if (step.expected.outcome === "FAILED")
-        ctx.addIssue({
-          code: "custom",
-          path: ["expected"],
-          message: "FAILED is a payment step's outcome: a review step expects the review's status",
-        });
-      return;
-    }
-    if (!PAYMENT_STEP_OUTCOMES.includes(step.expected.outcome))
-      ctx.addIssue({
-        code: "custom",
-        path: ["expected"],
-        message: `a payment step expects ${PAYMENT_STEP_OUTCOMES.join(" or ")}, not ${step.expected.outcome}`,
-      });
-    if (step.reviewer_max_approval !== undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["reviewer_max_approval"],
-        message: "a payment step has no reviewer: reviewer_max_approval is for a review step",
-      });
-    if (step.expected.resubmitted !== undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["expected"],
-        message: "resubmitted is what a RESUBMIT's corrected claim ends with: a payment step has none",
-      });
-  });
-
-/**
  * Schema of `scenarios/scenarios.yaml` (docs/config.md), including DIR sample 35's rows (no `id`, `notes`), and the
  * review steps a person takes once every scenario has run (`reviews`, optional).
  */
@@ -261,48 +64,13 @@ const ScenarioFileSchema = z
   })
   .strict();
 
-/** What a step of `reviews:` expects. */
-interface ReviewStepExpected {
-  outcome: ReviewStepOutcome;
-  reason_code?: string;
-  resubmitted?: { verdict: ExpectedOutcome; reason_code?: string };
-}
-
-/** A step of `reviews:`, run after every scenario in file order: a person's decision, or a provider's answer. */
-export type ReviewStep = PersonReviewStep | PaymentStep;
-
-/** A person's decision on the review of an earlier scenario's claim. */
-interface PersonReviewStep {
-  kind: "review";
-  id: string;
-  label: string;
-  /** The scenario whose claim is under review. */
-  of: string;
-  /** The body of `POST /claims/{id}/review`. */
-  body: Record<string, unknown>;
-  /** Who decides, when the step gives the reviewer a limit of their own (`reviewer_max_approval`). */
-  by?: ReviewerIdentity;
-  expected: ReviewStepExpected;
-}
-
-/** The payment provider's decline of the refund an earlier scenario's claim executed, rehearsed (docs/payments.md). */
-interface PaymentStep {
-  kind: "payment";
-  id: string;
-  label: string;
-  /** The scenario whose claim's refund the provider answers. */
-  of: string;
-  /** The provider's reason (`card_declined`): the simulated provider declines as for `sim_decline_<reason>`. */
-  declined: string;
-  expected: ReviewStepExpected;
-}
-
 /** One scenario, normalised. */
 export interface Scenario {
   id: string;
   label: string;
   input: { claim: Claim } | { claim_text: string };
-  expected: { verdict: ExpectedOutcome; reason_code?: string };
+  /** `executed`: whether the claim's refund executed at once (an ACCEPT waiting for its return did not). */
+  expected: { verdict: ExpectedOutcome; reason_code?: string; executed?: boolean };
   /** The race this row belongs to: its rows are submitted at once and matched as a group, by count. */
   race?: string;
 }
@@ -356,10 +124,11 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
         id,
         label: row.label,
         input: row.context.claim !== undefined ? { claim: row.context.claim } : { claim_text: row.context.claim_text! },
-        expected:
-          row.expected.reason_code === undefined
-            ? { verdict: row.expected.verdict }
-            : { verdict: row.expected.verdict, reason_code: row.expected.reason_code },
+        expected: {
+          verdict: row.expected.verdict,
+          ...(row.expected.reason_code === undefined ? {} : { reason_code: row.expected.reason_code }),
+          ...(row.expected.executed === undefined ? {} : { executed: row.expected.executed }),
+        },
         ...(row.race !== undefined ? { race: row.race } : {}),
       };
     });
@@ -378,57 +147,19 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
         },
       ]);
   }
+  const scenarioIds = [...seen.keys()];
+  let offsetMs = 0;
   const reviews = (parsed.reviews ?? []).map((step, i): ReviewStep => {
     const where = (field: string, message: string) =>
       new SourceFileError(file, [
         { file, line: source.lineOf(["reviews", i, field]), row: step.id, field: `reviews[${i}].${field}`, message },
       ]);
-    if (seen.has(step.id)) throw where("id", "duplicate id (a scenario has it)");
-    const subject = step.payment ?? step.review!;
-    if (!seen.has(subject.of) || seen.get(subject.of) === -1)
-      throw where(
-        step.payment ? "payment" : "review",
-        `of: no scenario ${JSON.stringify(subject.of)} runs before this step (known: ${[...seen].flatMap(([k, v]) => (v === -1 ? [] : [k])).join(", ")})`,
-      );
+    if (seen.has(step.id))
+      throw where("id", `duplicate id (${scenarioIds.includes(step.id) ? "a scenario" : "another step"} has it)`);
     seen.set(step.id, -1);
-    if (step.payment)
-      return {
-        kind: "payment",
-        id: step.id,
-        label: step.label,
-        of: step.payment.of,
-        declined: step.payment.declined,
-        expected: {
-          outcome: step.expected.outcome,
-          ...(step.expected.reason_code === undefined ? {} : { reason_code: step.expected.reason_code }),
-        },
-      };
-    const { of, ...body } = step.review!;
-    const maxApprovalEur = step.reviewer_max_approval;
-    if (maxApprovalEur !== undefined && Math.round(maxApprovalEur * 100) !== maxApprovalEur * 100)
-      throw where("reviewer_max_approval", "must be whole cents");
-    return {
-      kind: "review",
-      id: step.id,
-      label: step.label,
-      of,
-      body,
-      ...(maxApprovalEur === undefined ? {} : { by: { id: body.reviewer ?? "reviewer", maxApprovalEur } }),
-      expected: {
-        outcome: step.expected.outcome,
-        ...(step.expected.reason_code === undefined ? {} : { reason_code: step.expected.reason_code }),
-        ...(step.expected.resubmitted === undefined
-          ? {}
-          : {
-              resubmitted: {
-                verdict: step.expected.resubmitted.verdict,
-                ...(step.expected.resubmitted.reason_code === undefined
-                  ? {}
-                  : { reason_code: step.expected.resubmitted.reason_code }),
-              },
-            }),
-      },
-    };
+    const normalised = normaliseStep(step, scenarioIds, offsetMs, where);
+    offsetMs = normalised.offsetMs;
+    return normalised;
   });
   const afterReviews = rowsOf("after_reviews", parsed.after_reviews ?? []);
   return {

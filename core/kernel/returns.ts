@@ -7,6 +7,7 @@ import type { ClaimsContract, Order, ReturnPolicyFields } from "../integrity/con
 import { claimLines, namedLines } from "./claim-lines.ts";
 import { compare, money, parseMoney, type Money } from "./money.ts";
 import { readOrder } from "./order-view.ts";
+import type { RefundExecutedDetail, ReturnRequestedDetail } from "./events.ts";
 
 /** The event a return's progress is reported with (`POST /claims/{id}/return-events`). */
 export const ReturnEventKindSchema = z.enum(["in_transit", "delivered", "inspected_ok", "inspected_failed"]);
@@ -215,4 +216,27 @@ export function plannedReturn(
     : claimLines(view, claim).map((l) => l.category);
   const policy = returnNeeded(contract, categories, money(amountMinor, view.currency));
   return policy ? { policy, lines } : undefined;
+}
+
+/** The `ReturnRequested` of an ACCEPT's reserved refund (`refund`: its would-be `RefundExecuted`). */
+export function returnRequestedDetail(
+  refund: RefundExecutedDetail,
+  planned: PlannedReturn,
+  decidedAt: string,
+  requestedAt: string,
+): ReturnRequestedDetail {
+  return {
+    execution_id: refund.execution_id,
+    claim_id: refund.claim_id,
+    dfid: refund.dfid,
+    order_id: refund.order_id,
+    amount_eur: refund.amount_eur,
+    verdict_id: refund.verdict_id,
+    lines: planned.lines.map((l) => ({ line_id: l.line_id, quantity: l.quantity })),
+    pay_on: planned.policy.payOn,
+    return_by: returnDeadlineAt(decidedAt, planned.policy.returnDeadlineDays),
+    refund_due_days: planned.policy.refundDueDays,
+    requested_at: requestedAt,
+    ...(refund.simulation_id ? { simulation_id: refund.simulation_id } : {}),
+  };
 }

@@ -10,9 +10,8 @@ import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { returnDfid } from "../../core/kernel/claim-record.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { RefundExecutedDetail, ReturnRequestedDetail } from "../../core/kernel/events.ts";
-import { decideReturn, distinctReturnEvents, returnDeadlineAt, sameReturnEvent } from "../../core/kernel/returns.ts";
+import { decideReturn, distinctReturnEvents, sameReturnEvent } from "../../core/kernel/returns.ts";
 import type {
-  PlannedReturn,
   RecordedReturnEvent,
   ReturnDecision,
   ReturnEventBody,
@@ -44,29 +43,6 @@ export function returnAudit<T extends ReturnAuditType>(
     at: new Date(at).toISOString(),
     ...(record.simulation_id ? { simulationId: record.simulation_id } : {}),
   });
-}
-
-/** The `ReturnRequested` of an ACCEPT's reserved refund (`refund`: its would-be `RefundExecuted`). */
-export function returnRequestedDetail(
-  refund: RefundExecutedDetail,
-  planned: PlannedReturn,
-  decidedAt: string,
-  requestedAt: string,
-): ReturnRequestedDetail {
-  return {
-    execution_id: refund.execution_id,
-    claim_id: refund.claim_id,
-    dfid: refund.dfid,
-    order_id: refund.order_id,
-    amount_eur: refund.amount_eur,
-    verdict_id: refund.verdict_id,
-    lines: planned.lines.map((l) => ({ line_id: l.line_id, quantity: l.quantity })),
-    pay_on: planned.policy.payOn,
-    return_by: returnDeadlineAt(decidedAt, planned.policy.returnDeadlineDays),
-    refund_due_days: planned.policy.refundDueDays,
-    requested_at: requestedAt,
-    ...(refund.simulation_id ? { simulation_id: refund.simulation_id } : {}),
-  };
 }
 
 /** The recorded return events of a claim, read from its return flow's audit (unreadable ones left out). */

@@ -36,10 +36,10 @@ type Case = {
 };
 
 /**
- * The bundled run's decided claims: its 45 claims (41 scenarios, R's resubmitted claim, 3 after the reviews) but R,
+ * The bundled run's decided claims: its 49 claims (45 scenarios, R's resubmitted claim, 3 after the reviews) but R,
  * which never reached a verdict (NEEDS_REVIEW).
  */
-const DECIDED = 44;
+const DECIDED = 48;
 
 /** The other currencies' automatic refunds, each apart (US's 549 USD, JP1's 12800 JPY): no EUR bound moves them. */
 const OTHER_CURRENCIES = [
@@ -48,7 +48,9 @@ const OTHER_CURRENCIES = [
 ];
 
 const BEFORE = {
-  auto_refunded_eur: 2348.98, // EUR only: US's 549 USD and JP1's 12800 JPY are never added to it
+  // EUR only: US's 549 USD and JP1's 12800 JPY are never added to it. The returns: RT1's 280 (paid on its delivery)
+  // and RT2's 25 (kept); RT3's 150 and RT4's 420 were released (never received; a person denied it), never paid.
+  auto_refunded_eur: 2653.98,
   auto_refunded: OTHER_CURRENCIES,
   reviews: 18,
   by_reason: {
@@ -79,6 +81,7 @@ const CASES: Case[] = [
       ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
       ["FS1", "APPROVE", ABOVE_LIMIT],
       ["FS2", "APPROVE", PENDING], // approved by two people (four eyes per order): the second is the one recorded
+      ["RT4", "DENY", ACCEPTED], // denied after its return failed inspection (docs/returns.md)
     ],
   },
   {
@@ -93,17 +96,19 @@ const CASES: Case[] = [
       ["J", ACCEPTED, ABOVE_LIMIT],
       ["S1", ACCEPTED, ABOVE_LIMIT],
       ["PB", ACCEPTED, ABOVE_LIMIT],
+      ["RT1", ACCEPTED, ABOVE_LIMIT],
+      ["RT3", ACCEPTED, ABOVE_LIMIT],
       // The candidate never refunded PB, so no refund of it failed or was CLOSEd: PB's own review holds ord_027.
       ["PB2", o("ESCALATE", "PRIOR_DECISION_ON_ORDER"), PENDING],
       // R+ (the corrected claim of R) is no flip: a resubmitted claim goes to a person whatever the limit.
     ],
     after: {
-      auto_refunded_eur: 449, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80
+      auto_refunded_eur: 474, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80 + RT2 25
       auto_refunded: OTHER_CURRENCIES,
-      reviews: 23,
+      reviews: 26,
       by_reason: {
         AGENT_REQUESTED_ESCALATION: 1,
-        AMOUNT_ABOVE_LIMIT: 11, // + A, E, J, S1, PB; S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
+        AMOUNT_ABOVE_LIMIT: 14, // + A, E, J, S1, PB, RT1, RT3, RT4 (which a person denied); S2 now waits for S1's review (REVIEW_PENDING_ON_ORDER)
         CUSTOMER_LIMIT_EXCEEDED: 2,
         CUSTOMER_UNVERIFIED: 1,
         PRIOR_DECISION_ON_ORDER: 2,
@@ -122,6 +127,7 @@ const CASES: Case[] = [
       ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
       ["FS1", "APPROVE", ABOVE_LIMIT],
       ["FS2", "APPROVE", PENDING],
+      ["RT4", "DENY", ABOVE_LIMIT],
     ],
   },
   {
@@ -129,7 +135,7 @@ const CASES: Case[] = [
     limit: 1000,
     flips: [["K", ABOVE_LIMIT, ACCEPTED]],
     after: {
-      auto_refunded_eur: 2848.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
+      auto_refunded_eur: 3153.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
       auto_refunded: OTHER_CURRENCIES,
       reviews: 15,
       by_reason: {
@@ -153,6 +159,7 @@ const CASES: Case[] = [
       ["FE", "APPROVE", ABOVE_LIMIT], // approved by two people (four eyes): the second is the one recorded
       ["FS1", "APPROVE", ACCEPTED], // fits 1000 EUR; the person's approval stays as recorded
       ["FS2", "APPROVE", PENDING], // FS1's review, as recorded, still held ord_026
+      ["RT4", "DENY", ACCEPTED],
     ],
   },
 ];
@@ -309,7 +316,7 @@ describe("backtest of the bundled run", () => {
     expect(flipped.evaluated).toBe(DECIDED - 1);
     // A's recorded refund still holds ord_001 as recorded: G is rejected as recorded, so it no longer flips.
     expect(flipped.flips.map((f) => f.claim_id)).not.toContain(run.claimOf("G"));
-    expect(flipped.flips).toHaveLength(5);
+    expect(flipped.flips).toHaveLength(7);
     // Under the live policy nothing flips: the re-decision does not depend on what the report would show.
     expect(report(500, garbled)).toMatchObject({ evaluated: DECIDED, not_evaluable: [], flips: [] });
   });
@@ -328,7 +335,7 @@ describe("backtest of the bundled run", () => {
     const decidedMs = Date.parse(String(run.events.find((e) => e.event_type === "KERNEL_VERDICT")!.details.decided_at));
     expect(report(100, run.events, { untilMs: decidedMs - 1 })).toMatchObject({ evaluated: 0, flips: [] });
     expect(report(100, run.events, { sinceMs: decidedMs + 1 })).toMatchObject({ evaluated: 0, flips: [] });
-    expect(report(100, run.events, { sinceMs: decidedMs, untilMs: decidedMs }).flips).toHaveLength(6);
+    expect(report(100, run.events, { sinceMs: decidedMs, untilMs: decidedMs }).flips).toHaveLength(8);
   });
 
   it("decides the same from a history read once, for one policy after another", () => {
@@ -351,8 +358,8 @@ describe("backtest of the bundled run", () => {
     });
     expect(two.flips).toEqual([...one.flips, ...one.flips]);
     expect(two.histories).toEqual([
-      { id: "a", evaluated: DECIDED - 1, flips: 6 }, // G goes to the crew under 100 EUR: not evaluable
-      { id: "b", evaluated: DECIDED - 1, flips: 6 },
+      { id: "a", evaluated: DECIDED - 1, flips: 8 }, // G goes to the crew under 100 EUR: not evaluable
+      { id: "b", evaluated: DECIDED - 1, flips: 8 },
     ]);
   });
 });

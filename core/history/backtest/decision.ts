@@ -18,6 +18,7 @@ import { PROGRESS_EVERY, type BacktestInput, type PersonDecision } from "./types
 import { count, type Accumulator } from "./tally.ts";
 import { readOrder } from "../../kernel/order-view.ts";
 import { currencyPolicy, refundableOf } from "../../kernel/policy.ts";
+import { plannedReturn } from "../../kernel/returns.ts";
 
 /** What simulating a history needs beyond the input: the candidate's registry, reserve mode and customer limits. */
 export type SimulationEnv = BacktestInput & {
@@ -162,6 +163,18 @@ export function decisionStep(
         return;
       }
       candidateCents = plan !== undefined ? plan.amount_cents : 0;
+      // The item's return is a recorded fact (docs/returns.md): under a candidate that asks the item back too, a
+      // return never received releases the refund as it did live, so it is no refund on either side.
+      if (
+        step.returnCourse === "NOT_RECEIVED" &&
+        plan !== undefined &&
+        orderId !== undefined &&
+        facts.order &&
+        plannedReturn(env.policy.contract, facts.order, facts.claim, plan.amount_cents) !== undefined
+      ) {
+        ledger.releaseRefund(orderId, step.claimId);
+        candidateCents = 0;
+      }
     } else if (candidate.verdict === "ESCALATE" && orderId) {
       // Nobody decided the review the candidate opens: it stays pending for the rest of the history.
       ledger.markReviewPending(orderId, step.claimId);
@@ -173,7 +186,9 @@ export function decisionStep(
 
   acc.evaluated++;
   if (env.onProgress && acc.evaluated % PROGRESS_EVERY === 0) env.onProgress(acc.evaluated);
-  const recordedCents = recorded.verdict === "ACCEPT" ? (step.refundedCents ?? 0) : 0;
+  // A refund its return released (never received, or a person decided after a failed inspection) was never paid.
+  const released = step.returnCourse === "NOT_RECEIVED" || step.returnCourse === "REVIEW";
+  const recordedCents = recorded.verdict === "ACCEPT" && !released ? (step.refundedCents ?? 0) : 0;
   count(acc.before, recorded.verdict, recorded.reason_code, recordedCents, currency);
   count(acc.after, candidate.verdict, candidate.reason_code, candidateCents, currency);
   if (person !== undefined) {

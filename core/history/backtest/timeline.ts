@@ -68,7 +68,15 @@ export type RecordedDecision = {
   personDecision?: string;
   /** A person CLOSEd this claim's failed refund afterwards (a `refund_closed` step follows). */
   refundClosed?: boolean;
+  /**
+   * How the return its ACCEPT asked ended (docs/returns.md): PAID on its `pay_on` event, NOT_RECEIVED (the refund
+   * released at the deadline), REVIEW (a person decided instead), or ASKED (still awaited); absent: no return asked.
+   */
+  returnCourse?: ReturnCourse;
 };
+
+/** How a recorded return ended, or ASKED while it is awaited. */
+export type ReturnCourse = "ASKED" | "PAID" | "NOT_RECEIVED" | "REVIEW";
 
 /** What people did on the ledger, as recorded. */
 export type RecordedPersonStep =
@@ -107,6 +115,8 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
     decided?: { event: AuditEvent; seq: number };
     /** The CLOSE of its failed refund (a RETRY changes nothing on the ledger: the reservation stays). */
     refundClosed?: { paidOutOfBand: boolean; at: number; seq: number };
+    /** The return its ACCEPT asked, and how it ended (the last RETURN_COMPLETED). */
+    returnCourse?: ReturnCourse;
   };
   const claims = new Map<string, Claim>();
   const of = (id: string) => {
@@ -148,6 +158,15 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
           };
         break;
       }
+      case "RETURN_REQUESTED":
+        of(claimId).returnCourse ??= "ASKED";
+        break;
+      case "RETURN_COMPLETED": {
+        const outcome = event.details.outcome;
+        if (outcome === "PAID" || outcome === "NOT_RECEIVED" || outcome === "REVIEW")
+          of(claimId).returnCourse = outcome;
+        break;
+      }
       case "REVIEW_DECIDED": {
         // A decision on the claim's failed refund (its settlement's flow) is not one on the claim's review.
         if (event.dfid !== settlementDfid(claimId)) {
@@ -174,7 +193,15 @@ export function recordedTimeline(events: readonly AuditEvent[]): TimelineStep[] 
     const decision = decided?.ok ? decided.details.decision : undefined;
     if (c.proposal || c.triaged || c.verdict)
       steps.push(
-        decisionOf(claimId, c.proposal ?? c.triaged, c.verdict, c.refundCents, decision, c.refundClosed !== undefined),
+        decisionOf(
+          claimId,
+          c.proposal ?? c.triaged,
+          c.verdict,
+          c.refundCents,
+          decision,
+          c.refundClosed !== undefined,
+          c.returnCourse,
+        ),
       );
     else if (c.requested?.orderId && c.requested.origin !== "ESCALATE")
       steps.push({
@@ -254,6 +281,7 @@ function decisionOf(
   refundedCents: number | undefined,
   personDecision: string | undefined,
   refundClosed: boolean,
+  returnCourse: ReturnCourse | undefined,
 ): RecordedDecision {
   // One object, filled in as far as the recorded events can be read (the shape stays the same: no spreads).
   const d: RecordedDecision = {
@@ -269,6 +297,7 @@ function decisionOf(
     unreadable: undefined,
     personDecision,
     refundClosed,
+    returnCourse,
   };
   if (!verdictEvent) {
     d.at = instant(proposal!.event.created_at);

@@ -111,6 +111,8 @@ export const REPLAY_DETAILS = {
   REVIEW_APPROVAL_RECORDED: AUDIT_EVENTS.REVIEW_APPROVAL_RECORDED,
   CLAIM_HELD: AUDIT_EVENTS.CLAIM_HELD,
   CLAIM_RESUMED: AUDIT_EVENTS.CLAIM_RESUMED,
+  /** Read beside the ACCEPT's reservation: the return its policy asks (core/history/replay/returns.ts). */
+  RETURN_REQUESTED: AUDIT_EVENTS.RETURN_REQUESTED,
 } as const satisfies Partial<typeof AUDIT_EVENTS>;
 
 /** An audit event kind replay can read. */

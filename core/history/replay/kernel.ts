@@ -223,6 +223,12 @@ export function decided(ctx: Ctx, output: RefundProposalOutput, claim: Claim, fl
       orderTotalOf(submitted.d.kernel_inputs.order),
       flow,
       currencyFor(submitted.d.kernel_inputs.order ?? undefined),
+      {
+        contract: submitted.d.kernel_inputs.contract,
+        order: submitted.d.kernel_inputs.order,
+        claim,
+        decidedAt: submitted.d.kernel_inputs.decidedAt,
+      },
     );
   if (verdict.verdict === "ESCALATE") {
     humanReview(ctx, flow, "ESCALATE", {

@@ -10,6 +10,8 @@ import { approvalExecutionIdFor } from "../../kernel/review.ts";
 import type { ReplayDetails } from "./events.ts";
 import { enter, label, message, scope, unused } from "./context.ts";
 import type { Ctx, Flow } from "./context.ts";
+import { returnRequested } from "./returns.ts";
+import type { ReturnInputs } from "./returns.ts";
 
 /** An ACCEPT's refund: the ledger reserved exactly the planned amount, or refused it with a ledger code. */
 export function execution(
@@ -21,6 +23,8 @@ export function execution(
   flow: Flow,
   /** The order's currency: the plan's minor units are its. */
   currency = "EUR",
+  /** What the reservation was decided on, for the return it asks or not (docs/returns.md). */
+  returns?: ReturnInputs,
 ): void {
   const s = scope(ctx, "execution");
   const plan = planExecution(verdict, proposal, flow.claimId, currency).find((e) => e.type === "refund.reserve");
@@ -78,7 +82,25 @@ export function execution(
         `${label(r)} ledger_after refunds more than the order`,
       );
     }
-    s.done(`refund of ${what} on ${plan.order_id} executed`);
+    const awaiting = returns
+      ? returnRequested(
+          ctx,
+          s,
+          returns,
+          {
+            execution_id: expected.execution_id,
+            claim_id: expected.claim_id,
+            dfid: expected.dfid,
+            order_id: expected.order_id,
+            amount_eur: expected.amount_eur,
+            verdict_id: expected.verdict_id,
+            ...(flow.simulationId === undefined ? {} : { simulation_id: flow.simulationId }),
+            amount_minor: minor,
+          },
+          r.event.created_at,
+        )
+      : undefined;
+    s.done(`refund of ${what} on ${plan.order_id} executed${awaiting ? `, ${awaiting}` : ""}`);
     return;
   }
 }

@@ -856,6 +856,13 @@ const CHANGES: Partial<Record<string, Record<string, Change>>> = {
     "ends another hold": (d) => void (d.held_since = "2026-05-01T12:00:00.000Z"),
     "waited another time": (d) => void (d.waited_ms += 1_000),
   },
+  RETURN_REQUESTED: {
+    "a later deadline": (d) => void (d.return_by = "2027-01-01T00:00:00.000Z"),
+    "paid on another event": (d) => void (d.pay_on = d.pay_on === "in_transit" ? "delivered" : "in_transit"),
+    "more days to refund": (d) => void (d.refund_due_days += 1),
+    "another execution": (d) => void (d.execution_id = "exe_other"),
+    "fewer units back": (d) => (d.lines[0] ? void (d.lines = []) : false),
+  },
   CLAIM_REFUND_NOT_EXECUTED: {
     "another verdict id": (d) => void (d.verdict_id = "vrd_00000000000000000000000000000000"),
     "another reason": (d) => void (d.reason = "Refund not executed"),

@@ -2,11 +2,62 @@
 // return events are recorded facts (no shop or carrier is asked again): each RETURN_COMPLETED is decided again by
 // the pure decider over the events recorded before it, at its instant, and must say the same.
 import type { AuditEvent } from "../../integrity/audit.ts";
-import { decideReturn } from "../../kernel/returns.ts";
+import type { Claim } from "../../claim/claim.ts";
+import type { ClaimsContract, Order } from "../../integrity/contracts.ts";
+import { returnDfid } from "../../kernel/claim-record.ts";
+import type { RefundExecutedDetail } from "../../kernel/events.ts";
+import { decideReturn, plannedReturn, returnRequestedDetail } from "../../kernel/returns.ts";
 import type { PayOn, RecordedReturnEvent } from "../../kernel/returns.ts";
 import { AUDIT_EVENTS } from "../audit-events.ts";
 import { scope } from "./context.ts";
-import type { Ctx } from "./context.ts";
+import type { Ctx, Scope } from "./context.ts";
+
+/** What an ACCEPT's reservation was decided on: the policy, the order and claim, the verdict's instant. */
+export type ReturnInputs = {
+  readonly contract: Pick<ClaimsContract, "returns">;
+  readonly order: Order | null | undefined;
+  readonly claim: Pick<Claim, "category" | "lines">;
+  readonly decidedAt: string;
+};
+
+/**
+ * An ACCEPT's return, asked or not (docs/returns.md): the policy on the recorded order and claim says whether the
+ * reserved refund waits for the item. When it does, the return's flow holds one RETURN_REQUESTED whose every detail
+ * the replayed reservation gives (the lines, `pay_on`, `return_by`, `refund_due_days`, the execution and amount,
+ * requested when the refund was reserved); when it does not, none. Returns what it found, for the step's summary.
+ */
+export function returnRequested(
+  ctx: Ctx,
+  s: Scope,
+  inputs: ReturnInputs,
+  refund: RefundExecutedDetail & { amount_minor: number },
+  requestedAt: string,
+): string | undefined {
+  const planned = inputs.order
+    ? plannedReturn(inputs.contract, inputs.order, inputs.claim, refund.amount_minor)
+    : undefined;
+  const claimEvents = ctx.all.filter((e) => e.details.claim_id === ctx.claimId);
+  const asked = claimEvents.filter((e) => e.dfid === returnDfid(ctx.claimId) && e.event_type === "RETURN_REQUESTED");
+  const labelOf = (e: (typeof asked)[number]) => `RETURN_REQUESTED #${claimEvents.indexOf(e) + 1}`;
+  if (!planned) {
+    for (const e of asked) s.expect(false, `${labelOf(e)}: the policy asks no return for this refund, it pays at once`);
+    return undefined;
+  }
+  const [event, ...more] = asked;
+  if (!event) {
+    s.incomplete("RETURN_REQUESTED is missing: the policy asks the item back before this refund pays");
+    return undefined;
+  }
+  for (const e of more) s.expect(false, `${labelOf(e)}: a second RETURN_REQUESTED for one reservation`);
+  if (!AUDIT_EVENTS.RETURN_REQUESTED.safeParse(event.details).success) {
+    s.incomplete(`${labelOf(event)} cannot be read`);
+    return undefined;
+  }
+  const { amount_minor: _minor, ...detail } = refund;
+  s.compare(labelOf(event), event.details, returnRequestedDetail(detail, planned, inputs.decidedAt, requestedAt));
+  s.compare(`${labelOf(event)} created_at`, event.created_at, requestedAt);
+  return `awaiting its return (pays on ${planned.policy.payOn})`;
+}
 
 /** Replays the return flow's events (none: nothing to replay, no step reported). */
 export function replayReturn(ctx: Ctx, events: readonly AuditEvent[]): void {
