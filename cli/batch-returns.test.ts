@@ -33,7 +33,7 @@ async function batch(scenariosYaml: string) {
     runtime: async (opts) => createInProcessRuntime(opts),
     log: (text) => void log.push(text),
   });
-  return { outcome, log: log.join("\n"), events: loadRunAudit(dataDir, outcome.simulationId) };
+  return { outcome, log: log.join("\n"), events: await loadRunAudit(dataDir, outcome.simulationId) };
 }
 
 const row = (id: string, order: string, amount: number, expected: string) =>
