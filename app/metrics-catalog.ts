@@ -94,7 +94,15 @@ export const METRICS = {
     unit: "None",
     dimensions: [["Flow", "AuthorisedBy"]],
     emittedBy: ["kernel", "reviewApi"],
-    description: "EUR reserved by those refunds (Sum: the money authorised)",
+    description:
+      "EUR reserved by the refunds of EUR orders (Sum: the euros authorised; other currencies are never added in)",
+  },
+  RefundedAmount: {
+    unit: "None",
+    dimensions: [["Flow", "AuthorisedBy", "Currency"]],
+    emittedBy: ["kernel", "reviewApi"],
+    description:
+      "the amount reserved by those refunds in major units of their currency (Currency: the order's ISO 4217 code; Sum per currency, never across)",
   },
   PendingReviews: {
     unit: "Count",

@@ -94,7 +94,7 @@ describe("what the functions that read orders get", () => {
       const own = orderSourceSecretsOf(source).map((x) => x.secret.link);
       for (const fn of ORDER_READERS)
         expect(linksOf(fn, { orderSource: source }).filter((l) => links.includes(l as never))).toEqual(own);
-      expect(linksOf("intakeApi", { orderSource: source }).filter((l) => links.includes(l as never))).toEqual([]);
+      expect(linksOf("intakeExtract", { orderSource: source }).filter((l) => links.includes(l as never))).toEqual([]);
     }
     expect(linksOf("kernel")).not.toContain("OrderApiToken");
   });

@@ -45,10 +45,12 @@ export const ORDER_SOURCE_VARS = {
 export const ORDER_WAIT_LIMITS_S = { default: 600, min: 1, max: 840 } as const;
 
 /**
- * The functions that read orders (the kernel's decisions, the orchestrator's triage, a reviewer's approval, the sweep finishing an approval,
- * the batch recording its run's orders): only they get the order source's settings and secrets.
+ * The functions that read orders (intake completing a claim on lines, the kernel's decisions, the orchestrator's
+ * triage, a reviewer's approval, the sweep finishing an approval, the batch recording its run's orders): only they
+ * get the order source's settings and secrets.
  */
 export const ORDER_READERS = [
+  "intakeApi",
   "kernel",
   "orchestrator",
   "reviewApi",

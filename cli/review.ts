@@ -86,7 +86,7 @@ type Review = {
   reviewer?: string;
   note?: string;
   approved_amount_eur?: number;
-  approvals?: { reviewer: string; amount_eur: number; at: string }[];
+  approvals?: { reviewer: string; amount?: { value: string; currency: string }; amount_eur?: number; at: string }[];
   awaiting?: string;
 };
 
@@ -97,7 +97,13 @@ function formatReviewLine(r: Review): string {
     `${r.claim_id}  ${r.status.padEnd(11)} ${r.origin.padEnd(12)} ${r.reason_code}${r.order_id ? ` on ${r.order_id}` : ""}${money}  (requested ${r.requested_at})`,
     `    ${r.reason}`,
   ];
-  const approvals = (r.approvals ?? []).map((a) => `${a.reviewer} (${a.amount_eur.toFixed(2)} EUR)`).join(", ");
+  // Each approval in its currency (the listing's `amount`), else as an EUR amount (recorded before currencies).
+  const approvals = (r.approvals ?? [])
+    .map(
+      (a) =>
+        `${a.reviewer} (${a.amount ? `${a.amount.value} ${a.amount.currency}` : a.amount_eur === undefined ? "?" : `${a.amount_eur.toFixed(2)} EUR`})`,
+    )
+    .join(", ");
   if (r.awaiting === "SECOND_APPROVAL")
     lines.push(`    first approval by ${approvals}: awaiting a different reviewer's`);
   if (r.decision)

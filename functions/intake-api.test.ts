@@ -114,6 +114,49 @@ describe("POST /claims", () => {
   });
 });
 
+describe("POST /claims on lines (docs/orders.md#claims-on-lines)", () => {
+  // ord_041 (the bundled config): headphones 12800 JPY and two mugs 3960 JPY, bought 2 days ago.
+  const onLines = (lines: unknown) => ({ claim: { order_id: "ord_041", lines, reason: "Damaged in transit" } });
+
+  it("decides a claim on two lines with per-line amounts, and refunds each line its amount in JPY", async () => {
+    const res = await post(
+      onLines([
+        { line_id: "l1", amount: 10000 },
+        { line_id: "l2", quantity: 1, amount: "1980" },
+      ]),
+    );
+    expect(res.status).toBe(202);
+    const { claim_id } = res.json();
+    await stack.runtime.settle(claim_id);
+    const view = (await call("GET", `/claims/${claim_id}`)).json();
+    const line = (line_id: string, value: string) => ({
+      line_id,
+      verdict: "ACCEPT",
+      reason_code: "VALIDATION_PASSED",
+      amount: { value, currency: "JPY" },
+    });
+    expect(view).toMatchObject({ verdict: "ACCEPT", amount: { value: "11980", currency: "JPY" } });
+    expect(view.lines).toEqual([line("l1", "10000"), line("l2", "1980")]);
+    expect(view).not.toHaveProperty("amount_eur");
+    const entry = await stack.deps.ledger.get("ord_041");
+    expect(entry?.claim_lines?.[claim_id]).toEqual({ lines: { l1: 10_000, l2: 1_980 } });
+  });
+
+  it("answers 400 naming the line's field for a line the order lacks, more units than bought, or yen decimals", async () => {
+    const before = await itemCount();
+    for (const [lines, path] of [
+      [[{ line_id: "l7" }], "claim.lines.0.line_id"],
+      [[{ line_id: "l2", quantity: 3 }], "claim.lines.0.quantity"],
+      [[{ line_id: "l1", amount: "99.5" }], "claim.lines.0.amount"],
+    ] as const) {
+      const res = await post(onLines(lines));
+      expect(res.status).toBe(400);
+      expect(res.json().error).toMatchObject({ code: "INVALID_INPUT", issues: [{ path }] });
+    }
+    expect(await itemCount()).toBe(before);
+  });
+});
+
 describe("GET /claims/{id}", () => {
   it("answers 200 with the public view once the claim is decided", async () => {
     const { claim_id } = (await post({ claim: CLAIM, simulation_id: "sim_api_view" })).json();

@@ -262,6 +262,27 @@ describe("EMF records of each handler", () => {
     expect(of("sweep", "OldestPendingReviewAge").every((p) => p.value >= 0)).toBe(true);
   });
 
+  it("counts each refund in its order's currency, and only EUR orders' refunds as EUR (the batch's USD and JPY apart)", () => {
+    const perCurrency = of("kernel", "RefundedAmount");
+    expect(perCurrency.every((p) => p.sets.length === 1 && p.sets[0]!.includes("Currency"))).toBe(true);
+    const live = perCurrency.filter((p) => p.dims.Flow === "live");
+    expect(live.map((p) => [p.value, p.dims.Currency])).toEqual([
+      [299.99, "EUR"],
+      [299.99, "EUR"],
+    ]);
+    const simulated = perCurrency.filter((p) => p.dims.Flow === "simulation");
+    expect(new Set(simulated.map((p) => p.dims.Currency))).toContain("EUR");
+    expect(simulated.some((p) => p.dims.Currency !== "EUR")).toBe(true);
+    // The EUR metric holds exactly the EUR refunds: nothing in USD or JPY is added into it.
+    const eur = of("kernel", "RefundedAmountEur").filter((p) => p.dims.Flow === "simulation");
+    expect(eur.map((p) => p.value).sort()).toEqual(
+      simulated
+        .filter((p) => p.dims.Currency === "EUR")
+        .map((p) => p.value)
+        .sort(),
+    );
+  });
+
   it("the batch's claims are counted as a simulation, apart from live ones", () => {
     const received = of("batch", "ClaimsReceived");
     expect(received.length).toBeGreaterThan(10);
@@ -281,7 +302,7 @@ describe("EMF records of each handler", () => {
     // ColdStart joins whichever invocation is the function's first (this claim's, when the kernel met it first).
     const names = kernel[0]!._aws.CloudWatchMetrics.flatMap((d) => d.Metrics.map((m) => m.Name));
     expect(names.filter((name) => name !== "ColdStart").sort()).toEqual(
-      ["ClaimsDecided", "DecisionLatency", "RefundedAmountEur", "RefundsExecuted"].sort(),
+      ["ClaimsDecided", "DecisionLatency", "RefundedAmount", "RefundedAmountEur", "RefundsExecuted"].sort(),
     );
     // The members the records share are written once: the line holds one `Flow`, one `claim_id`.
     expect(JSON.stringify(kernel[0]).match(/"Flow":/g)).toHaveLength(1);

@@ -77,6 +77,9 @@ describe("the OpenAPI document", () => {
       "label",
     ]);
     expect(schemas.Claim!.required).toEqual(["order_id", "amount_eur", "category"]);
+    // The claim as submitted: with `lines`, intake completes amount_eur and category from the order.
+    expect(schemas.SubmittedClaim!.required).toEqual(["order_id"]);
+    expect(Object.keys(schemas.SubmittedClaim!.properties!)).toContain("lines");
     expect(Object.keys(schemas.ReviewDecision!.properties!)).toEqual([
       "decision",
       "note",

@@ -436,6 +436,10 @@ const widgets = [
     search("reqfail", "RequestFailures", ["Route"], "", "Sum"),
     ["AWS/ApiGateway", "5xx", "ApiId", api.nodes.api.id, { label: "API 5xx" }],
   ]),
+  // One line per currency and authoriser: amounts of two currencies are never summed (no FX).
+  widget("Refunds authorised (live) per currency, in its major units", 8, 24, [
+    search("refundcur", "RefundedAmount", ["Flow", "AuthorisedBy", "Currency"], 'Flow="live"', "Sum"),
+  ]),
   {
     type: "alarm",
     x: 0,

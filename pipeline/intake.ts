@@ -19,7 +19,10 @@ export type { Admission } from "./decide/requests.ts";
 export async function submitClaim(
   body: unknown,
   opts: { idempotencyKey?: string; claimId?: string; parentClaimId?: string; admit?: () => Promise<Admission> },
-  deps: Pick<PipelineDeps, "claims" | "clock" | "ids" | "queues" | "audit" | "publisher" | "reviews" | "ledger">,
+  deps: Pick<
+    PipelineDeps,
+    "claims" | "clock" | "ids" | "queues" | "audit" | "publisher" | "reviews" | "ledger" | "orders"
+  >,
 ): Promise<SubmitResult> {
   const { admit, ...rest } = opts;
   const first = startSubmission(body, { ...rest, ...(admit ? { admit: true } : {}) });

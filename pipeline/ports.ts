@@ -225,6 +225,8 @@ export type ReserveRequest = {
   cents: number;
   orderCents: number;
   mode: ReserveMode;
+  /** The ISO 4217 currency `cents` and `orderCents` count (the order's): what the metrics tell it by; absent: EUR. */
+  currency?: string | undefined;
   /** On an order with lines: its lines, its refundable shipping and what the claim takes from each (core/kernel/ledger.ts). */
   lines?: LineReserve | undefined;
   /** The ledger the refund goes to: undefined for real refunds, the simulation id for a simulation's claims (docs/events.md). */

@@ -77,7 +77,12 @@ describe("GET /reviews while the shop cannot serve an order", () => {
     expect(items[1]!.context.facts?.order_unread).toEqual({ code, reason: expect.stringMatching(reason) });
     expect(orderOf(items[2]!)).toMatchObject({ order_id: "ord_016" });
     // The ledger's facts do not need the shop.
-    expect(items[1]!.context.facts?.refunded).toEqual({ automatic_eur: 0, approved_eur: 0 });
+    expect(items[1]!.context.facts?.refunded).toEqual({
+      automatic_eur: 0,
+      approved_eur: 0,
+      automatic: { value: "0.00", currency: "EUR" },
+      approved: { value: "0.00", currency: "EUR" },
+    });
   });
 
   it("does not wait past its budget for an order that never comes", async () => {

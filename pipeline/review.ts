@@ -5,6 +5,7 @@
 // repeating the same decision (or by the sweep) and a different decision is refused with 409.
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { reviewFacts } from "../core/kernel/review.ts";
+import { currencyFor } from "../core/kernel/public-amount.ts";
 import type { ReviewContext, ReviewerIdentity, ReviewRecord, ReviewStatus } from "../core/kernel/review.ts";
 import { customerLimitsCents, windowTotals } from "../core/kernel/customer-window.ts";
 import { proposalOutputOf } from "../core/claim/proposal-output.ts";
@@ -177,9 +178,12 @@ async function factsOf(
         ]
       : [],
   );
-  const customerWindow = order ? await customerWindowFacts(order.customer_id, review.simulation_id, deps) : undefined;
+  const customerWindow = order
+    ? await customerWindowFacts(order.customer_id, currencyFor(order), review.simulation_id, deps)
+    : undefined;
   return reviewFacts({
     ...(order ? { order } : {}),
+    ...(review.currency ? { currency: review.currency } : {}),
     ...(read && "unread" in read ? { orderUnread: read.unread } : {}),
     ...(ledger ? { ledger } : {}),
     others,
@@ -193,13 +197,19 @@ async function factsOf(
  */
 async function customerWindowFacts(
   customerId: string | undefined,
+  currency: string,
   scope: string | undefined,
   deps: Pick<PipelineDeps, "ledger" | "agent" | "clock">,
 ): Promise<{ refunds: number; refunded_cents: number } | undefined> {
   const limits = deps.agent.contract.customer_limits;
   if (!limits || customerId === undefined) return undefined;
   const window = await deps.ledger.getCustomerWindow(customerId, scope);
-  const totals = windowTotals(window, deps.clock.now(), customerLimitsCents(limits).windowMs);
+  // The order's currency only (a reservation without one is EUR's): minor units of two currencies are never added.
+  const same = window && {
+    ...window,
+    reservations: window.reservations.filter((r) => (r.currency ?? "EUR") === currency),
+  };
+  const totals = windowTotals(same, deps.clock.now(), customerLimitsCents(limits).windowMs);
   return { refunds: totals.count, refunded_cents: totals.cents };
 }
 

@@ -57,6 +57,8 @@ function token() { return sessionStorage.getItem(KEY) || ""; }
 function layer(n) { return n % 1 ? Math.floor(n) + "b" : String(n); }
 // An amount in a currency with that currency's decimals (the review's currency: its amount's, else its order's; EUR).
 function eur(v, c) { c = c || "EUR"; return typeof v === "number" ? v.toFixed(Object.prototype.hasOwnProperty.call(DECIMALS, c) ? DECIMALS[c] : 2) + " " + c : "—"; }
+// An amount as the listing gives it: { value, currency } (exact, in its currency), else the EUR-named number beside it.
+function amt(a, v, c) { return a && typeof a.value === "string" ? a.value + " " + a.currency : eur(v, c); }
 function currencyOf(item) { return (item.amount && item.amount.currency) || (item.approved_amount && item.approved_amount.currency) || (item.order && item.order.currency) || (item.claim && item.claim.currency && item.claim.currency.toUpperCase()) || "EUR"; }
 // The amounts of an item as numbers of its currency: \`amount_eur\` is kept only in EUR, \`amount\` is always given.
 function normalise(item) {
@@ -102,15 +104,15 @@ function claimSection(item) {
 function factsSection(item) {
   var s = add(el("section", "facts"), [el("h3", "", "The order")]);
   var o = item.order;
-  if (o) s.appendChild(kv([["Order", o.order_id, "mono"], ["Amount", eur(o.amount_eur, item.currency)], ["Currency", o.currency], ["Purchased", o.purchase_date], ["Category", o.category], ["Customer", o.customer_id, "mono"]]));
+  if (o) s.appendChild(kv([["Order", o.order_id, "mono"], ["Amount", amt(o.amount, o.amount_eur, item.currency)], ["Currency", o.currency], ["Purchased", o.purchase_date], ["Category", o.category], ["Customer", o.customer_id, "mono"]]));
   else if (item.order_unread) s.appendChild(el("p", "order-unread warn", "The shop's order could not be read (" + item.order_unread.code + "): " + item.order_unread.reason));
   else s.appendChild(el("p", "muted", "No order to show."));
   var r = item.refunded || {};
-  s.appendChild(kv([["Refunded automatically", eur(r.automatic_eur, item.currency)], ["Refunded on approval", eur(r.approved_eur, item.currency)]].concat(item.customer_window ? [["Customer's window", item.customer_window.refunds + " refunds, " + eur(item.customer_window.refunded_eur, item.currency)]] : [])));
+  s.appendChild(kv([["Refunded automatically", amt(r.automatic, r.automatic_eur, item.currency)], ["Refunded on approval", amt(r.approved, r.approved_eur, item.currency)]].concat(item.customer_window ? [["Customer's window", item.customer_window.refunds + " refunds, " + amt(item.customer_window.refunded, item.customer_window.refunded_eur, item.currency)]] : [])));
   var others = Array.isArray(item.other_claims) ? item.other_claims : [];
-  if (others.length) { var ul = el("ul", "checks other-claims"); others.forEach(function (c) { ul.appendChild(el("li", "", c.claim_id + " " + c.status + (c.verdict ? " " + c.verdict : "") + (c.reason_code ? " " + c.reason_code : "") + " · " + eur(c.amount_eur, item.currency))); }); add(s, [el("p", "", "Other claims on the order:"), ul]); }
+  if (others.length) { var ul = el("ul", "checks other-claims"); others.forEach(function (c) { ul.appendChild(el("li", "", c.claim_id + " " + c.status + (c.verdict ? " " + c.verdict : "") + (c.reason_code ? " " + c.reason_code : "") + " · " + amt(c.amount, c.amount_eur, item.currency))); }); add(s, [el("p", "", "Other claims on the order:"), ul]); }
   var a = Array.isArray(item.approvals) ? item.approvals : [];
-  if (item.awaiting === "SECOND_APPROVAL" && a.length) s.appendChild(el("p", "awaiting", "First approval by " + a[0].reviewer + " for " + eur(a[0].amount_eur, item.currency) + ": awaiting a different reviewer's."));
+  if (item.awaiting === "SECOND_APPROVAL" && a.length) s.appendChild(el("p", "awaiting", "First approval by " + a[0].reviewer + " for " + amt(a[0].amount, a[0].amount_eur, item.currency) + ": awaiting a different reviewer's."));
   return s;
 }
 function checkLine(c) {
@@ -153,7 +155,7 @@ function decide(item, card, msg, body, buttons) {
     if (r.status === 401 || r.status === 403) { say(msg, errorText(r) + " — check the reviewer token.", "error"); return; }
     if (r.status !== 200) { say(msg, errorText(r), "error"); return; }
     var v = r.body.review || {};
-    if (v.awaiting === "SECOND_APPROVAL") { say(msg, "First approval recorded (" + eur((v.approvals || [])[0] && v.approvals[0].amount_eur, item.currency) + "): a different reviewer must approve too.", "ok"); card.setAttribute("data-awaiting", "SECOND_APPROVAL"); return; }
+    if (v.awaiting === "SECOND_APPROVAL") { say(msg, "First approval recorded (" + ((v.approvals || [])[0] ? amt(v.approvals[0].amount, v.approvals[0].amount_eur, item.currency) : "—") + "): a different reviewer must approve too.", "ok"); card.setAttribute("data-awaiting", "SECOND_APPROVAL"); return; }
     var text = v.status + (v.reviewer ? " by " + v.reviewer : "");
     if (v.status === "APPROVED") text += ": " + eur(v.amount ? Number(v.amount.value) : v.amount_eur, item.currency) + " refunded" + (r.body.execution_id ? " (" + r.body.execution_id + ")" : "");
     if (v.status === "RESUBMITTED") text += ": corrected claim " + r.body.resubmitted_claim_id;

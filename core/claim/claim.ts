@@ -80,7 +80,38 @@ export const ClaimAmountSchema = z
   // The number as JSON writes it: at most 3 decimals, no exponent (5e-324 is not an amount of any currency).
   .refine((n) => /^-?\d+(\.\d{1,3})?$/.test(String(n)), "amount_eur has more than 3 decimals");
 
-/** A line of the order a claim is about: its `line_id` and how many of its units (default all of them). */
+/**
+ * The amount a claim asks of one of its lines, in the order's currency: a positive decimal string ("20.00") or JSON
+ * number with at most 3 decimals. Only the order says its currency, so intake checks it is exact in it
+ * (core/kernel/claim-completion.ts: "20.5" on a JPY order is a 400 naming the field); a stored claim carries it as the exact
+ * decimal string of the order's currency.
+ */
+export const ClaimLineAmountSchema = z
+  .union([z.string(), z.number()], { error: 'amount must be a decimal string such as "20.00" or a number' })
+  .superRefine((value, ctx) => {
+    const problem = lineAmountProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .describe(
+    "The amount asked of the line's claimed units, in the order's currency, exact to its minor unit (a decimal string or a number); default: what those units cost.",
+  );
+
+function lineAmountProblem(value: string | number): string | undefined {
+  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value;
+  if (!/^\d+(\.\d+)?$/.test(text))
+    return typeof value === "number"
+      ? `amount must be a finite positive number, got ${String(value)}`
+      : `amount ${JSON.stringify(value.slice(0, 40))} is not a decimal number (digits with an optional "." and decimals, e.g. "20.00")`;
+  if ((text.split(".")[1]?.length ?? 0) > 3) return `amount ${text} has more than 3 decimals`;
+  if (Number(text) <= 0) return "amount must be more than 0";
+  if (Number(text) > MAX_CLAIM_AMOUNT_EUR) return `amount must be at most ${MAX_CLAIM_AMOUNT_EUR}`;
+  return undefined;
+}
+
+/**
+ * A line of the order a claim is about: its `line_id`, how many of its units (default all of them) and the amount
+ * asked of them (default what they cost; docs/orders.md#claims-on-lines).
+ */
 export const ClaimLineSchema = z
   .object({
     line_id: oneLineText().trim().min(1, "line_id is required").max(64),
@@ -90,6 +121,7 @@ export const ClaimLineSchema = z
       .positive("quantity must be at least 1")
       .max(100_000)
       .optional(),
+    amount: ClaimLineAmountSchema.optional(),
   })
   .strict();
 
@@ -124,7 +156,34 @@ export function orderIdPathProblem(orderId: string): string | undefined {
  * A claim as intake takes it (a submission, an extraction, a reviewer's corrected claim): ClaimSchema, with an
  * order id that names one order (`orderIdPathProblem`). Stored claims are read with ClaimSchema, as they were taken.
  */
-export const IntakeClaimSchema = ClaimSchema.superRefine((claim, ctx) => {
+export const IntakeClaimSchema = ClaimSchema.superRefine(intakeChecks);
+
+/**
+ * A structured claim as `POST /claims` takes it (docs/orders.md#claims-on-lines): IntakeClaimSchema, except that a
+ * claim naming `lines` may leave out `amount_eur` and `category` — intake completes it from its order
+ * (core/kernel/claim-completion.ts). A claim without `lines` states both, as always.
+ */
+export const ClaimSubmissionSchema = ClaimSchema.extend({
+  amount_eur: ClaimAmountSchema.optional(),
+  category: oneLineText().trim().min(1).max(64).optional(),
+}).superRefine((claim, ctx) => {
+  if (claim.lines === undefined) {
+    for (const field of ["amount_eur", "category"] as const)
+      if (claim[field] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: `${field} is required for a claim that names no lines (or name the order's lines the claim is about in lines)`,
+        });
+  }
+  intakeChecks(claim, ctx);
+});
+
+/** A claim as submitted: `amount_eur` and `category` may be left out when it names its lines. */
+export type ClaimSubmission = z.infer<typeof ClaimSubmissionSchema>;
+
+/** What intake checks of any claim beyond its shape: one order, each line named once, an ISO 4217 currency. */
+function intakeChecks(claim: Pick<Claim, "order_id" | "lines" | "currency">, ctx: z.RefinementCtx): void {
   const problem = orderIdPathProblem(claim.order_id);
   if (problem) ctx.addIssue({ code: "custom", path: ["order_id"], message: problem });
   const seen = new Set<string>();
@@ -140,7 +199,7 @@ export const IntakeClaimSchema = ClaimSchema.superRefine((claim, ctx) => {
       path: ["currency"],
       message: `${JSON.stringify(claim.currency)} is not an ISO 4217 currency code (e.g. EUR, USD, JPY)`,
     });
-});
+}
 
 /** A structured claim after validation. */
 export type Claim = z.infer<typeof ClaimSchema>;

@@ -220,6 +220,13 @@ function namedLinesBalance(s: KernelState, named: Extract<NamedLines, { ok: true
     named.lines.reduce((n, l) => n + l.cost, 0),
     currency,
   );
+  // A line asked more than its claimed units cost (line paid amount per unit × units): that line fails.
+  const over = named.lines.find((l) => l.asked > l.cost);
+  if (over)
+    return fail(
+      "EXCEEDS_REFUNDABLE_BALANCE",
+      `Amount ${describeMoney(money(over.asked, currency))} asked of line ${over.line.line_id} of order ${order.order_id} exceeds what its ${over.units} claimed units cost (${describeMoney(money(over.cost, currency))})`,
+    );
   const which = named.lines.map((l) => `${l.units} × ${l.line.line_id}`).join(", ");
   if (compare(amount, cost) > 0)
     return fail(

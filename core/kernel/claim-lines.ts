@@ -5,6 +5,7 @@ import type { Claim } from "../claim/claim.ts";
 import type { ClaimsContract, Order } from "../integrity/contracts.ts";
 import type { LineReserve } from "./ledger.ts";
 import { costOfUnits, readOrder, type OrderLineView, type OrderView } from "./order-view.ts";
+import { parseMoney } from "./money.ts";
 import { refundsShipping } from "./policy.ts";
 
 /**
@@ -49,7 +50,11 @@ export function lineReserveOf(
 
 /** The lines a claim names, each with its units and what they cost; or why they are not the order's. */
 export type NamedLines =
-  | { readonly ok: true; readonly lines: readonly { line: OrderLineView; units: number; cost: number }[] }
+  | {
+      readonly ok: true;
+      /** Each line with its units, what they cost and what the claim asks of it (its `amount`, else the cost). */
+      readonly lines: readonly { line: OrderLineView; units: number; cost: number; asked: number }[];
+    }
   | { readonly ok: false; readonly problem: string };
 
 /**
@@ -72,20 +77,33 @@ export function namedLines(view: OrderView, claim: Pick<Claim, "lines">): NamedL
         ok: false,
         problem: `${units} units claimed of line ${line.line_id} of order ${view.order_id}, which has ${line.quantity}`,
       };
-    lines.push({ line, units, cost: costOfUnits(line, units).minor });
+    const cost = costOfUnits(line, units).minor;
+    if (named.amount === undefined) {
+      lines.push({ line, units, cost, asked: cost });
+      continue;
+    }
+    // Intake stored it exact in the order's currency (core/kernel/claim-completion.ts); anything else is not this order's.
+    const asked = parseMoney(named.amount, view.currency, { strings: true });
+    if (!asked.ok || asked.money.minor <= 0)
+      return {
+        ok: false,
+        problem: `an amount ${JSON.stringify(String(named.amount))} of line ${line.line_id} that is not a positive amount of order ${view.order_id}'s ${view.currency}`,
+      };
+    lines.push({ line, units, cost, asked: asked.money.minor });
   }
   return { ok: true, lines };
 }
 
 /**
  * How a claim's amount (minor units) falls on the lines it names: each line in the claim's order takes what is left,
- * at most what its claimed units cost. The kernel judges each line's part against the line's balance, and the ledger
- * reserves the same parts (one rule, so a decision and its reservation never disagree).
+ * at most what the claim asks of it (its `amount`, else what its claimed units cost). The kernel judges each line's
+ * part against the line's balance, and the ledger reserves the same parts (one rule, so a decision and its
+ * reservation never disagree).
  */
 export function allocate(cents: number, named: Extract<NamedLines, { ok: true }>): [string, number][] {
   let left = cents;
-  return named.lines.map(({ line, cost }) => {
-    const take = Math.min(left, cost);
+  return named.lines.map(({ line, asked }) => {
+    const take = Math.min(left, asked);
     left -= take;
     return [line.line_id, take];
   });

@@ -4,6 +4,7 @@
 // audit and events.
 import * as z from "zod";
 import { knownAmountFields, type Amount } from "./public-amount.ts";
+import { approvalFields } from "./review-approvals.ts";
 import { canonicalize } from "../crew/canonical.ts";
 import { hashHex } from "../crew/hash.ts";
 import { formatEur } from "./money.ts";
@@ -195,14 +196,6 @@ export function reviewView(r: ReviewRecord, desk?: ReviewDesk): Record<string, u
     ),
     ...(r.resubmitted_claim_id ? { resubmitted_claim_id: r.resubmitted_claim_id } : {}),
     ...approvalFields(r),
-  };
-}
-
-/** The approvals a review holds (a decided approval lists every approver) and what a pending one awaits. */
-function approvalFields(r: ReviewRecord): { approvals: ReviewApproval[]; awaiting?: "SECOND_APPROVAL" } {
-  return {
-    approvals: r.approvals ?? [],
-    ...(r.status === "PENDING" && r.awaiting ? { awaiting: r.awaiting } : {}),
   };
 }
 

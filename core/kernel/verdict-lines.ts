@@ -2,7 +2,8 @@
 // (ACCEPT only when every line passes), and `lines[]` says what that meant for each line: every line carries the
 // claim's verdict; its reason code is the claim's, except in a claim failed by a per-line rule (category,
 // authorisation, window) on several lines, where a line that failed the rule carries it and a line that passed
-// carries OTHER_LINE_FAILED. The amount is the claim's amount as it falls on the lines (`allocate`).
+// carries OTHER_LINE_FAILED (as does a line within what its units cost, in a claim that asked another line more: that
+// line carries EXCEEDS_REFUNDABLE_BALANCE). The amount is the claim's amount as it falls on the lines (`allocate`).
 import type { Claim } from "../claim/claim.ts";
 import type { ClaimsContract, Order, ResponsibilityContract } from "../integrity/contracts.ts";
 import type { VerdictKind } from "../integrity/verdict.ts";
@@ -49,12 +50,24 @@ export function verdictLines(input: VerdictLinesInput): VerdictLine[] | undefine
     responsibility: input.responsibility,
     elapsedMs: (receivedMs ?? 0) - (purchaseMs ?? 0),
   };
+  // A claim that asked a line more than its units cost is rejected for that line; its other lines passed that rule.
+  const over = code === "EXCEEDS_REFUNDABLE_BALANCE" && parts.length > 1 ? overAskedLines(view, claim) : undefined;
   return parts.map(([line, minor]) => ({
     line_id: line.line_id,
     verdict: verdict.verdict,
-    reason_code: perLine && LINE_RULES[code as keyof typeof LINE_RULES](ctx, line) ? OTHER_LINE_FAILED : code,
+    reason_code:
+      (perLine && LINE_RULES[code as keyof typeof LINE_RULES](ctx, line)) ||
+      (over !== undefined && over.size > 0 && !over.has(line.line_id))
+        ? OTHER_LINE_FAILED
+        : code,
     amount: moneyJson(money(minor, view.currency)),
   }));
+}
+
+/** The ids of the lines the claim asks more of than their claimed units cost (core/kernel/checks-order.ts). */
+function overAskedLines(view: Parameters<typeof claimLines>[0], claim: Pick<Claim, "lines">): Set<string> {
+  const named = namedLines(view, claim);
+  return new Set(named?.ok ? named.lines.filter((l) => l.asked > l.cost).map((l) => l.line.line_id) : []);
 }
 
 /** The claim's lines with what its amount takes from each; undefined when they are not known. */

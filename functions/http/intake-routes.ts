@@ -50,6 +50,7 @@ export async function postClaim(
   if (result.ok)
     return json(202, { claim_id: result.claimId, status: result.status }, { location: `/claims/${result.claimId}` });
   if (result.code === "INVALID_INPUT") return apiError(400, result.code, result.message, result.issues);
+  if (result.code === "ORDER_SOURCE_UNAVAILABLE") return apiError(503, result.code, result.message);
   if (result.code === "OVERLOADED") {
     const refused = apiError(429, result.code, result.message);
     return { ...refused, headers: { ...refused.headers, "retry-after": String(result.retryAfterS) } };

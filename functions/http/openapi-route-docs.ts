@@ -51,7 +51,10 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
     description:
       "Stores the claim and answers at once; the crew and the kernel decide it asynchronously (poll GET /claims/{id} or consume the bus events). " +
       "Give exactly one of `claim` (structured) or `claim_text` (free text, extracted by one LLM call). Invalid input stores nothing. " +
-      "A zero or negative amount is accepted here and rejected by the kernel (INVALID_AMOUNT).",
+      "A zero or negative amount is accepted here and rejected by the kernel (INVALID_AMOUNT). " +
+      "A claim that names `lines` may leave out `amount_eur` and `category` (or ask an `amount` per line): intake completes it from its order — " +
+      "each line's amount defaults to what its units cost, the claim's amount is their sum — and a line the order does not have, more units than were bought " +
+      "or an amount not exact to the order's currency is a 400 naming the field (docs/orders.md#claims-on-lines).",
     headers: {
       "Idempotency-Key": {
         description: "Same key and same body: the same claim_id again; same key, another body: 409.",
@@ -70,6 +73,11 @@ export const ROUTE_DOCS: Partial<Record<RouteKey, RouteDoc>> = {
         schema: ApiErrorSchema,
       },
       413: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES} bytes.`, schema: ApiErrorSchema },
+      503: {
+        description:
+          "ORDER_SOURCE_UNAVAILABLE: a claim on lines to complete from its order, and the order source could not answer (or answered a garbled order); nothing was stored, try again.",
+        schema: ApiErrorSchema,
+      },
       429: {
         description:
           "OVERLOADED (local stack only): more claims are open than `claims serve --max-open` allows; nothing was stored. Send it again after Retry-After.",

@@ -6,7 +6,6 @@ import { ClaimStatusSchema, VerdictValueSchema } from "../../core/kernel/claim-r
 import { ClaimSchema } from "../../core/claim/claim.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../../core/claim/proposal-output.ts";
 import {
-  ReviewApprovalSchema,
   ReviewAwaitingSchema,
   ReviewDecisionKindSchema,
   ReviewDecisionSchema,
@@ -16,6 +15,19 @@ import {
 import { RefundReviewRequestSchema } from "../../pipeline/decide/refund-failed.ts";
 
 /** `4xx`/`5xx` bodies (docs/http-api.md). */
+/** One approval as a review's views show it: its amount in the review's currency, `amount_eur` only in EUR. */
+const ReviewApprovalViewSchema = z
+  .object({
+    reviewer: z.string(),
+    amount: AmountSchema.optional().describe("The amount approved, in the review's currency, when it is known."),
+    amount_eur: z
+      .number()
+      .optional()
+      .describe("The same amount, kept for compatibility only in EUR (or when the currency is not known)."),
+    at: z.string(),
+  })
+  .strict();
+
 export const ApiErrorSchema = z.object({
   error: z.object({
     code: z
@@ -62,7 +74,7 @@ export const ReviewViewSchema = z
       .optional()
       .describe("The same amount, kept for compatibility only in EUR (or when the currency is not known)."),
     resubmitted_claim_id: z.string().optional(),
-    approvals: z.array(ReviewApprovalSchema).describe("The approvals given, first to last (two under four eyes)."),
+    approvals: z.array(ReviewApprovalViewSchema).describe("The approvals given, first to last (two under four eyes)."),
     awaiting: ReviewAwaitingSchema.optional().describe(
       "A PENDING review with a first approval awaits a different reviewer's.",
     ),
@@ -234,7 +246,7 @@ export const ReviewListItemSchema = z
     approved_amount: AmountSchema.optional().describe("The amount approved, in its currency."),
     approved_amount_eur: z.number().optional().describe("The amount approved, kept for compatibility only in EUR."),
     resubmitted_claim_id: z.string().optional(),
-    approvals: z.array(ReviewApprovalSchema).describe("The approvals given, first to last (two under four eyes)."),
+    approvals: z.array(ReviewApprovalViewSchema).describe("The approvals given, first to last (two under four eyes)."),
     awaiting: ReviewAwaitingSchema.optional().describe(
       "A PENDING review with a first approval awaits a different reviewer's.",
     ),
@@ -262,7 +274,18 @@ export const ReviewListItemSchema = z
       .optional()
       .describe("Why `order` is null: the listing never fails for one order the shop cannot serve."),
     refunded: z
-      .object({ automatic_eur: z.number(), approved_eur: z.number() })
+      .object({
+        automatic: AmountSchema.optional(),
+        approved: AmountSchema.optional(),
+        automatic_eur: z
+          .number()
+          .optional()
+          .describe("Kept for compatibility only for an EUR order (or one not known)."),
+        approved_eur: z
+          .number()
+          .optional()
+          .describe("Kept for compatibility only for an EUR order (or one not known)."),
+      })
       .strict()
       .describe("What was refunded on the order so far: by the kernel's ACCEPTs, and by people's approvals."),
     other_claims: z
@@ -273,13 +296,21 @@ export const ReviewListItemSchema = z
             status: z.string(),
             verdict: z.string().optional(),
             reason_code: z.string().optional(),
-            amount_eur: z.number(),
+            amount: AmountSchema.optional().describe("What it reserved, else what it asked, in the order's currency."),
+            amount_eur: z
+              .number()
+              .optional()
+              .describe("The same, kept for compatibility only for an EUR order (or one whose currency is not known)."),
           })
           .strict(),
       )
       .describe("The other claims on the order the ledger knows (refunded or under review), with their outcomes."),
     customer_window: z
-      .object({ refunds: z.number().int(), refunded_eur: z.number() })
+      .object({
+        refunds: z.number().int(),
+        refunded: AmountSchema.optional().describe("In the order's currency: only that currency's refunds count."),
+        refunded_eur: z.number().optional().describe("Kept for compatibility only for an EUR order."),
+      })
       .strict()
       .optional()
       .describe("The customer's automatic refunds in the customer-limit window, when limits are configured."),

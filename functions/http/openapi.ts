@@ -5,7 +5,7 @@
 // (functions/openapi.test.ts). The document is checked in as functions/openapi.json (`npm run openapi` writes it;
 // a test fails when it drifts) and GET /openapi.json serves that file.
 import * as z from "zod";
-import { ClaimSchema } from "../../core/claim/claim.ts";
+import { ClaimSchema, ClaimSubmissionSchema } from "../../core/claim/claim.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../../core/claim/proposal-output.ts";
 import { ROUTES } from "../../app/manifest.ts";
 import type { RouteAuth, RouteKey } from "../../app/manifest.ts";
@@ -34,6 +34,7 @@ function inlineSchema(schema: z.ZodType): Record<string, unknown> {
 const SHARED = {
   input: [
     [ClaimSchema, "Claim"],
+    [ClaimSubmissionSchema, "SubmittedClaim"],
     [SubmissionSchema, "ClaimSubmission"],
     [ReviewRequestSchema, "ReviewDecision"],
   ],

@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Console } from "node:console";
 import { MetricUnit, Metrics } from "@aws-lambda-powertools/metrics";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { toMajor } from "../../core/kernel/money.ts";
 import { DEFAULT_REVIEW_DUE_MS } from "../../core/kernel/review.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmPort, LlmRequest, LlmResult } from "../../core/llm/index.ts";
@@ -271,9 +272,17 @@ function instrumentDeps(deps: PipelineDeps, metrics: HandlerMetrics, now: () => 
           Flow: flowOf(request.scope),
           AuthorisedBy: request.mode.kind === "automatic" ? "kernel" : "reviewer",
         };
+        // Each currency apart (no FX): the EUR metric counts EUR orders only, the per-currency one every order.
+        const currency = request.currency ?? "EUR";
+        const amount = toMajor({ minor: request.cents, currency });
         metrics.emit({
-          metrics: { RefundsExecuted: 1, RefundedAmountEur: request.cents / 100 },
+          metrics: { RefundsExecuted: 1, ...(currency === "EUR" ? { RefundedAmountEur: amount } : {}) },
           dimensions: [dims],
+          metadata: { claim_id: request.claimId },
+        });
+        metrics.emit({
+          metrics: { RefundedAmount: amount },
+          dimensions: [{ ...dims, Currency: currency }],
           metadata: { claim_id: request.claimId },
         });
       }

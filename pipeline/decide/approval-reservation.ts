@@ -3,6 +3,7 @@
 // claim's lines over all claims. The review's process (decide/review.ts) asks the ledger for it.
 import type { Order } from "../../core/integrity/index.ts";
 import { lineReserveOf } from "../../core/kernel/claim-lines.ts";
+import { currencyFor } from "../../core/kernel/public-amount.ts";
 import type { ReserveRequest } from "../ports.ts";
 import type { Carrying, ReviewPolicy } from "./review-state.ts";
 
@@ -24,6 +25,7 @@ export function orderReservation(
     // another approval landed is refused APPROVALS_CHANGED, and the approval decided again (four eyes per order).
     // The count is the intent's, so the sweep's repair of the same intent reserves on it too.
     mode: { kind: "approved", ...(approvedCount !== undefined ? { approvedCount } : {}) },
+    currency: currencyFor(order),
     ...(lines ? { lines } : {}),
     scope: c.record.simulation_id,
   };

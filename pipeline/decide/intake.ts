@@ -2,9 +2,10 @@
 // extraction's answer becomes the claim's next state and its effects. Intake's two processes — a submission, an
 // extraction — each one `decide(state, observation) → { effects, next }` its shell (pipeline/intake.ts) loops over.
 // Pure: the shell loads, stores, performs.
-import * as z from "zod";
+import type * as z from "zod";
 import { canonicalize, hashHex } from "../../core/crew/index.ts";
-import { ClaimTextSchema, IntakeClaimSchema, oneLineText } from "../../core/claim/claim.ts";
+import type { Claim } from "../../core/claim/claim.ts";
+import { completeClaim, needsCompletion } from "../../core/kernel/claim-completion.ts";
 import { dfidOf } from "../../core/kernel/claim-record.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import {
@@ -14,7 +15,7 @@ import {
   plainTextExtraction,
 } from "../../core/extraction/extraction.ts";
 import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
-import { simulationDfid, simulationIdProblem } from "../../core/history/simulation.ts";
+import { simulationDfid } from "../../core/history/simulation.ts";
 import type { AuditEvent } from "../../core/integrity/index.ts";
 import type { LlmResult } from "../../core/llm/index.ts";
 import { extractionMessages } from "../../core/agents/prompts.ts";
@@ -27,28 +28,8 @@ import type { ClaimUpdate, Observation, Request } from "./requests.ts";
 import { observedAs } from "./step.ts";
 import type { Next, Step } from "./step.ts";
 
-/** The body of `POST /claims`: exactly one of `claim` or `claim_text`, plus optional batch metadata. */
-export const SubmissionSchema = z
-  .object({
-    claim: IntakeClaimSchema.optional(),
-    claim_text: ClaimTextSchema.optional(),
-    simulation_id: z
-      .string()
-      .min(1)
-      .max(128)
-      .regex(/^[A-Za-z0-9_.:-]+$/, "simulation_id may hold letters, digits and _ . : -")
-      // `.` and `..` too, as `claims report` and the run store refuse them (core/history/simulation.ts).
-      .refine((id) => !/^\.{1,2}$/.test(id), {
-        error: (issue) => simulationIdProblem(String(issue.input)) ?? "simulation_id is invalid",
-      })
-      .optional(),
-    label: oneLineText().max(200).optional(),
-  })
-  .strict()
-  .refine((b) => (b.claim === undefined) !== (b.claim_text === undefined), {
-    message: "give exactly one of claim (structured) or claim_text (free text)",
-    path: [],
-  });
+export { SubmissionSchema } from "./submission-schema.ts";
+import { SubmissionSchema } from "./submission-schema.ts";
 
 /** A valid submission. */
 type Submission = z.infer<typeof SubmissionSchema>;
@@ -63,13 +44,18 @@ export function submissionHash(sub: Submission): string {
   return hashHex(canonicalize(sub));
 }
 
-/** The stored record of a new claim, RECEIVED at `now`. */
+/**
+ * The stored record of a new claim, RECEIVED at `now`: `claim` is the structured claim as intake completed it from
+ * its order (core/kernel/claim-completion.ts), else as submitted.
+ */
 export function receivedClaim(
   sub: Submission,
   ids: { claimId: string; parentClaimId?: string | undefined },
   now: number,
+  completed?: Claim,
 ): ClaimRecord {
   const { claimId } = ids;
+  const claim = completed ?? (sub.claim as Claim | undefined);
   const iso = new Date(now).toISOString();
   return {
     claim_id: claimId,
@@ -79,8 +65,8 @@ export function receivedClaim(
     ...(sub.label ? { label: sub.label } : {}),
     ...(ids.parentClaimId ? { parent_claim_id: ids.parentClaimId } : {}),
     status: "RECEIVED",
-    input: sub.claim ? { claim: sub.claim } : { claim_text: sub.claim_text! },
-    ...(sub.claim ? { claim: sub.claim } : {}),
+    input: claim ? { claim } : { claim_text: sub.claim_text! },
+    ...(claim ? { claim } : {}),
     received_at: iso,
     updated_at: iso,
   };
@@ -234,17 +220,21 @@ export type SubmitResult =
   | { ok: true; claimId: string; status: ClaimRecord["status"]; created: boolean }
   | { ok: false; code: "INVALID_INPUT"; message: string; issues: InputIssue[] }
   | { ok: false; code: "IDEMPOTENCY_CONFLICT"; message: string; claimId: string }
-  | { ok: false; code: "OVERLOADED"; message: string; retryAfterS: number };
+  | { ok: false; code: "OVERLOADED"; message: string; retryAfterS: number }
+  /** A claim to complete from its order whose order could not be read (docs/orders.md#claims-on-lines): nothing stored. */
+  | { ok: false; code: "ORDER_SOURCE_UNAVAILABLE"; message: string };
 
 /** How a submission is made: under an Idempotency-Key, a given claim id (and parent), bounded by `admit`. */
 export type SubmitOptions = { idempotencyKey?: string; claimId?: string; parentClaimId?: string; admit?: boolean };
 
 /** Where a submission stands, waiting for the answer to what it asked. */
 export type SubmissionState =
-  | { at: "admitted"; sub: Submission; opts: SubmitOptions }
+  /** A claim on lines to complete: its order. */
+  | { at: "order"; sub: Submission; opts: SubmitOptions }
+  | { at: "admitted"; sub: Submission; opts: SubmitOptions; claim?: Claim }
   /** The instant it is received at. */
-  | { at: "received_at"; sub: Submission; opts: SubmitOptions }
-  | { at: "claim_id"; sub: Submission; opts: SubmitOptions; now: number }
+  | { at: "received_at"; sub: Submission; opts: SubmitOptions; claim?: Claim }
+  | { at: "claim_id"; sub: Submission; opts: SubmitOptions; now: number; claim?: Claim }
   | { at: "created"; record: ClaimRecord };
 
 type SubmissionStep = Step<Next<SubmitResult, SubmissionState>>;
@@ -266,13 +256,51 @@ export function startSubmission(body: unknown, opts: SubmitOptions): SubmissionS
       issues: toInputIssues(parsed.error),
     });
   const sub = parsed.data;
-  if (opts.admit) return ask({ kind: "admit" }, { at: "admitted", sub, opts });
-  return ask({ kind: "now" }, { at: "received_at", sub, opts });
+  // A claim on lines that leaves out what only its order knows is completed from it (docs/orders.md#claims-on-lines).
+  if (sub.claim && needsCompletion(sub.claim))
+    return {
+      effects: [],
+      next: {
+        awaiting: { kind: "order", orderId: sub.claim.order_id },
+        state: { at: "order", sub, opts },
+        failureObserved: "order",
+      },
+    };
+  return admitted(sub, opts);
+}
+
+function admitted(sub: Submission, opts: SubmitOptions, claim?: Claim): SubmissionStep {
+  const known = claim ? { claim } : {};
+  if (opts.admit) return ask({ kind: "admit" }, { at: "admitted", sub, opts, ...known });
+  return ask({ kind: "now" }, { at: "received_at", sub, opts, ...known });
+}
+
+/** The submitted claim completed from its order as read: the claim, or the 400 naming each field, or the 503. */
+function completed(state: { sub: Submission; opts: SubmitOptions }, observed: Observation): SubmissionStep {
+  const unavailable = (why: string) =>
+    done<SubmitResult>({
+      ok: false,
+      code: "ORDER_SOURCE_UNAVAILABLE",
+      message: `the claim names lines, and its order could not be read to complete it (${why}): try again later`,
+    });
+  if (observed.kind === "failed") return unavailable(observed.message);
+  const completion = completeClaim(state.sub.claim!, observedAs(observed, "order").order);
+  if (completion.ok) return admitted(state.sub, state.opts, completion.claim);
+  if ("garbled" in completion) return unavailable(`the order is garbled: ${completion.garbled}`);
+  const issues = completion.issues.map((i) => ({ path: ["claim", ...i.path].join("."), message: i.message }));
+  return done({
+    ok: false,
+    code: "INVALID_INPUT",
+    message: "the claim is invalid",
+    issues,
+  });
 }
 
 /** A submission's next step on the answer to what it asked. */
 export function decideSubmission(state: SubmissionState, observed: Observation): SubmissionStep {
   switch (state.at) {
+    case "order":
+      return completed(state, observed);
     case "admitted": {
       const { admission } = observedAs(observed, "admit");
       if (!admission.ok)
@@ -288,10 +316,10 @@ export function decideSubmission(state: SubmissionState, observed: Observation):
       const now = observedAs(observed, "now").now;
       if (state.opts.claimId === undefined)
         return ask({ kind: "new_id", prefix: "clm" }, { ...state, at: "claim_id", now });
-      return stored(state.sub, state.opts, state.opts.claimId, now);
+      return stored(state, state.opts.claimId, now);
     }
     case "claim_id":
-      return stored(state.sub, state.opts, observedAs(observed, "new_id").id, state.now);
+      return stored(state, observedAs(observed, "new_id").id, state.now);
     case "created": {
       const { result } = observedAs(observed, "create_claim");
       if (result.created) {
@@ -312,8 +340,13 @@ export function decideSubmission(state: SubmissionState, observed: Observation):
   }
 }
 
-function stored(sub: Submission, opts: SubmitOptions, claimId: string, now: number): SubmissionStep {
-  const record = receivedClaim(sub, { claimId, parentClaimId: opts.parentClaimId }, now);
+function stored(
+  { sub, opts, claim }: { sub: Submission; opts: SubmitOptions; claim?: Claim },
+  claimId: string,
+  now: number,
+): SubmissionStep {
+  const record = receivedClaim(sub, { claimId, parentClaimId: opts.parentClaimId }, now, claim);
+  // The submission as sent is hashed (a retry of the same body is the same request, whatever its order says now).
   const idempotency = opts.idempotencyKey ? { key: opts.idempotencyKey, requestHash: submissionHash(sub) } : undefined;
   return ask({ kind: "create_claim", record, idempotency }, { at: "created", record });
 }

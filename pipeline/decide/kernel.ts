@@ -17,6 +17,7 @@
 import { emptyLedgerEntry, parseCents } from "../../core/kernel/index.ts";
 import { parseMoney } from "../../core/kernel/money.ts";
 import { readOrder } from "../../core/kernel/order-view.ts";
+import { currencyFor } from "../../core/kernel/public-amount.ts";
 import { currencyPolicy, refundableOf } from "../../core/kernel/policy.ts";
 import { lineReserveOf } from "../../core/kernel/claim-lines.ts";
 import type { CustomerWindow, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
@@ -339,6 +340,7 @@ function reserve(state: Reserving, customer: boolean): KernelStep {
     cents: refund.amount_cents,
     orderCents: state.orderCents,
     mode: { kind: "automatic", limitCents: state.limitCents },
+    currency: currencyFor(state.order),
     ...(state.lines ? { lines: state.lines } : {}),
     scope: record.simulation_id,
   };

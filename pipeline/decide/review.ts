@@ -455,7 +455,9 @@ function resubmitting(c: Carrying, step: Outcome<SubmitResult, SubmissionState>)
               message: submitted.message,
               issues: submitted.issues.map((i) => ({ ...i, path: `claim.${i.path}` })),
             }
-          : { ok: false, status: 409, code: submitted.code, message: submitted.message },
+          : submitted.code === "ORDER_SOURCE_UNAVAILABLE"
+            ? { ok: false, status: 503, code: submitted.code, message: submitted.message }
+            : { ok: false, status: 409, code: submitted.code, message: submitted.message },
       );
     },
   );
