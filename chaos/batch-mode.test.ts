@@ -20,6 +20,11 @@ afterEach(async () => {
 });
 
 const SIMULATION = "batch-mode-test";
+/**
+ * The batch hold of these runs: short, so a batch that never answers costs ~30 tries per claim (a try every 30 s),
+ * not the default's 3,000; longer than the outage hold, so it is the batch's own bound that ends the wait.
+ */
+const BATCH_HOLD_MS = 15 * MIN;
 const inRun = CLAIM_BODIES.map((b) => ({ ...b, simulation_id: SIMULATION }));
 
 /** The two claims through a stack whose batch run's claims use the Batch API; `bodies` default: the run's claims. */
@@ -30,7 +35,7 @@ async function runBatchMode(batches: ScriptedBatchOptions, bodies: readonly Reco
     clock: simClock(),
     llm: createOpenAiModel({ ...model, timeoutMs: 2_000, maxRetries: 0 }),
     batchLlm: createBatchModel({ ...model, journal: inMemoryBatchJournal() }),
-    settings: { ...DEFAULT_PIPELINE_SETTINGS, llmOutageHoldMs: 60 * MIN, llmBatchHoldMs: 120 * MIN },
+    settings: { ...DEFAULT_PIPELINE_SETTINGS, llmOutageHoldMs: 10 * MIN, llmBatchHoldMs: BATCH_HOLD_MS },
     bodies,
   });
   const calls = (path: string) => server!.requests.filter((r) => r.method === "POST" && r.path === path).length;
@@ -95,7 +100,7 @@ describe("a batch whose answers never come back", () => {
       expect(run.invariants.violations).toEqual([]);
       for (const claim of run.claims) {
         expect(claim).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "LLM_UNREACHABLE" });
-        expect(Date.parse(claim.updated_at)).toBeGreaterThanOrEqual(START + 120 * MIN);
+        expect(Date.parse(claim.updated_at)).toBeGreaterThanOrEqual(START + BATCH_HOLD_MS);
         const kinds = types(run.audit, claim.claim_id);
         expect(kinds.filter((k) => k === "CLAIM_HELD")).toHaveLength(1);
         expect(kinds.filter((k) => k === "CLAIM_NEEDS_REVIEW")).toHaveLength(1);
@@ -116,7 +121,7 @@ describe("a batch whose answers never come back", () => {
     for (const claim of run.claims) {
       expect(claim).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "LLM_UNREACHABLE" });
       expect(claim.reason).toMatch(/is not JSONL: line 1 is not JSON/);
-      expect(Date.parse(claim.updated_at)).toBeGreaterThanOrEqual(START + 120 * MIN);
+      expect(Date.parse(claim.updated_at)).toBeGreaterThanOrEqual(START + BATCH_HOLD_MS);
     }
     // The batch was kept and read again, never sent twice: one per question (each claim's step), and one for the Fixer
     // each crew asked once the hold had run out (as in an outage, it answers at once that it could not help).
