@@ -7,8 +7,8 @@ import { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { approvalChecks, notApprovable } from "./review-decision.ts";
 import type { ApprovalChecked, ApprovalPolicy } from "./review-decision.ts";
-import type { Observation, Request } from "./requests.ts";
-import { observedAs } from "./step.ts";
+import type { Observation } from "./requests.ts";
+import { ask, done, observedAs } from "./step.ts";
 import type { Next, Step } from "./step.ts";
 
 /** Where an approval's check stands: the order read, then its ledger entry. */
@@ -17,14 +17,6 @@ export type ApprovalCheckState =
   | { at: "ledger"; record: ClaimRecord; review: ReviewRecord; amountEur: number; order: Order };
 
 type Outcome<O, S> = Step<Next<O, S>>;
-
-function ask<S>(awaiting: Request, state: S, failureObserved?: "order_source"): Step<Next<never, S>> {
-  return { effects: [], next: { awaiting, state, ...(failureObserved ? { failureObserved } : {}) } };
-}
-
-function done<O>(outcome: O): Step<Next<O, never>> {
-  return { effects: [], next: { done: outcome } };
-}
 
 /** Loads the order and its ledger entry as they stand now, then checks the approval of `amountEur` on them. */
 export function startApprovalCheck(

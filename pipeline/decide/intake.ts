@@ -24,8 +24,8 @@ import type { PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
 import { needsReview } from "./needs-review.ts";
 import { holdDecision, resumeAudit, unheldFailure } from "./outage.ts";
-import type { ClaimUpdate, Observation, Request } from "./requests.ts";
-import { observedAs } from "./step.ts";
+import type { ClaimUpdate, Observation } from "./requests.ts";
+import { ask, done, observedAs } from "./step.ts";
 import type { Next, Step } from "./step.ts";
 
 export { SubmissionSchema } from "./submission-schema.ts";
@@ -491,12 +491,4 @@ export function decideExtraction(
       return { effects: [...state.effects, clear], next: { done: state.outcome } };
     }
   }
-}
-
-function ask<S>(awaiting: Request, state: S): Step<Next<never, S>> {
-  return { effects: [], next: { awaiting, state } };
-}
-
-function done<O>(outcome: O): Step<Next<O, never>> {
-  return { effects: [], next: { done: outcome } };
 }

@@ -22,8 +22,8 @@ import {
 import type { RefundReviewRequest } from "./refund-failed.ts";
 import { invalidReviewDecision, reviewerMismatch } from "./review-decision.ts";
 import type { ReviewAnswer, ReviewRequestOutcome } from "./review-decision.ts";
-import type { Observation, Request } from "./requests.ts";
-import { observedAs, within } from "./step.ts";
+import type { Observation } from "./requests.ts";
+import { ask, done, observedAs, within } from "./step.ts";
 import type { Next, Step } from "./step.ts";
 
 /** The outcome of a RETRY / CLOSE, as `POST /claims/{id}/review` answers it. */
@@ -55,14 +55,6 @@ export type PerformedState = { at: "fresh"; decided: SettlementRecord } | { at: 
 
 type Outcome<O, S> = Step<Next<O, S>>;
 type RefundReviewStep = Outcome<RefundReviewResult | undefined, RefundReviewState>;
-
-function ask<S>(awaiting: Request, state: S): Step<Next<never, S>> {
-  return { effects: [], next: { awaiting, state } };
-}
-
-function done<O>(outcome: O): Step<Next<O, never>> {
-  return { effects: [], next: { done: outcome } };
-}
 
 /**
  * The answer to a review request when it concerns the claim's failed refund: RETRY / CLOSE decided here, any other

@@ -16,7 +16,7 @@ import { decideSubmission, startSubmission } from "./intake.ts";
 import type { SubmissionState, SubmitResult } from "./intake.ts";
 import { decideRefundReview, startRefundReview } from "./refund-review.ts";
 import type { RefundReviewState } from "./refund-review.ts";
-import type { Observation, Request } from "./requests.ts";
+import type { Observation } from "./requests.ts";
 import {
   approvalReserved,
   decidedReview,
@@ -39,8 +39,7 @@ import { approvalCustomer, customerAlone, customerReservation, fourEyesCustomer 
 import { orderReservation } from "./approval-reservation.ts";
 import type { Order } from "../../core/integrity/index.ts";
 import { inOrderCurrency, secondApprovalBounds } from "../../core/kernel/review-currency.ts";
-import { observedAs, within } from "./step.ts";
-import type { Next, Step } from "./step.ts";
+import { ask, done, observedAs, within } from "./step.ts";
 import type {
   Asked,
   Attempt,
@@ -54,14 +53,6 @@ import type {
 } from "./review-state.ts";
 
 export type { ReviewPolicy, ReviewResult, ReviewState } from "./review-state.ts";
-
-function ask<S>(awaiting: Request, state: S, failureObserved?: "order_source"): Step<Next<never, S>> {
-  return { effects: [], next: { awaiting, state, ...(failureObserved ? { failureObserved } : {}) } };
-}
-
-function done<O>(outcome: O, effects: readonly Effect[] = []): Step<Next<O, never>> {
-  return { effects, next: { done: outcome } };
-}
 
 /** Two lists of effects, each performed on its own (a list's audit events are one stored item). */
 function seq<O, S>(effects: readonly Effect[], step: Outcome<O, S>): Outcome<O, S> {

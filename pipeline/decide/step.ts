@@ -37,6 +37,16 @@ export type FailureObserved = "order" | "order_source" | "order_data";
 /** What comes next: the outcome, another list of effects performed on its own, or a request. */
 export type Next<Outcome, State> = { done: Outcome } | { then: Step<Next<Outcome, State>> } | Awaiting<State>;
 
+/** A step that asks `awaiting` and waits in `state` (with `failureObserved`, the failures the decider decides on). */
+export function ask<S>(awaiting: Request, state: S, failureObserved?: FailureObserved): Step<Next<never, S>> {
+  return { effects: [], next: { awaiting, state, ...(failureObserved ? { failureObserved } : {}) } };
+}
+
+/** A step done with `outcome`, after `effects`. */
+export function done<O>(outcome: O, effects: readonly Effect[] = []): Step<Next<O, never>> {
+  return { effects, next: { done: outcome } };
+}
+
 /** The observation of `kind`, or a bug of the shell: it answered something else than the decider asked. */
 export function observedAs<K extends Observation["kind"]>(
   observed: Observation,

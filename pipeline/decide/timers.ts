@@ -11,8 +11,8 @@ import { claimOutboxEffects, startEffects } from "./intake.ts";
 import { reviewOpenedFor } from "./needs-review.ts";
 import { isHeld } from "./outage.ts";
 import { outboxProof } from "./outbox.ts";
-import type { ClaimUpdate, Observation, Request } from "./requests.ts";
-import { observedAs, within } from "./step.ts";
+import type { ClaimUpdate, Observation } from "./requests.ts";
+import { ask, done, observedAs, within } from "./step.ts";
 import type { Next, Step } from "./step.ts";
 
 /** The crew of the claim told the time: steps past their deadline time out and go to the fixer. */
@@ -89,14 +89,6 @@ export function overdueDecision(
 }
 
 type Outcome<O, S> = Step<Next<O, S>>;
-
-function ask<S>(awaiting: Request, state: S, failureObserved?: "order_data"): Step<Next<never, S>> {
-  return { effects: [], next: { awaiting, state, ...(failureObserved ? { failureObserved } : {}) } };
-}
-
-function done<O>(outcome: O, effects: readonly Effect[] = []): Step<Next<O, never>> {
-  return { effects, next: { done: outcome } };
-}
 
 /** What a timer decides with: the hash proposals are keyed with (a claim's verdict proves an outbox). */
 export type TimerPolicy = Pick<PipelineDeps, "sha256">;
