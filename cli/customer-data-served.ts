@@ -5,10 +5,9 @@
 // and whatever it writes later is sealed under the destroyed key, i.e. stored `[erased]`.
 import { auditEvent } from "../core/history/audit-events.ts";
 import { belongsTo, claimOwners } from "../core/history/customer-claims.ts";
-import { erasedPaths, personalFields } from "../core/privacy/sealing.ts";
 import type { DestroyOutcome } from "../pipeline/personal-data.ts";
 import type { CustomerExport, ErasureTarget } from "./customer-data.ts";
-import { busLines, selects } from "./customer-data.ts";
+import { busLines, exportedClaim, selects } from "./customer-data.ts";
 import { dataDirVault } from "./run-store.ts";
 import { servedClaimsAudit, withStateStore } from "./served-store.ts";
 
@@ -82,21 +81,7 @@ export async function exportServed(dataDir: string, customerId: string): Promise
     const events = await servedClaimsAudit(store, { all: true });
     return claimOwners(events)
       .filter((o) => belongsTo(o, customerId))
-      .map((o) => {
-        const audit = events.filter((e) => e.details.claim_id === o.claimId);
-        return {
-          claim_id: o.claimId,
-          simulation_id: "served",
-          ...(o.orderId === undefined ? {} : { order_id: o.orderId }),
-          ...(o.receivedAt === undefined ? {} : { received_at: o.receivedAt }),
-          personal_data: audit.flatMap((e) =>
-            personalFields(e.details).map((f) => ({ event_type: e.event_type, path: f.path, value: f.value })),
-          ),
-          erased: audit.some((e) => erasedPaths(e.details).length > 0),
-          audit,
-          bus_events: bus.filter((l) => l.detail?.claim_id === o.claimId),
-        };
-      });
+      .map((o) => exportedClaim(o, "served", events, bus));
   });
   return found ?? [];
 }

@@ -117,6 +117,28 @@ export function busLines(dataDir: string): { detail?: { claim_id?: unknown } }[]
     });
 }
 
+/** One claim as `claims export` writes it: its audit, the personal data in it, and the bus events about it. */
+export function exportedClaim(
+  o: { claimId: string; orderId?: string | undefined; receivedAt?: string | undefined },
+  simulationId: string,
+  events: readonly AuditEvent[],
+  bus: ReturnType<typeof busLines>,
+): CustomerExport["claims"][number] {
+  const audit = events.filter((e) => e.details.claim_id === o.claimId);
+  return {
+    claim_id: o.claimId,
+    simulation_id: simulationId,
+    ...(o.orderId === undefined ? {} : { order_id: o.orderId }),
+    ...(o.receivedAt === undefined ? {} : { received_at: o.receivedAt }),
+    personal_data: audit.flatMap((e) =>
+      personalFields(e.details).map((f) => ({ event_type: e.event_type, path: f.path, value: f.value })),
+    ),
+    erased: audit.some((e) => erasedPaths(e.details).length > 0),
+    audit,
+    bus_events: bus.filter((l) => l.detail?.claim_id === o.claimId),
+  };
+}
+
 /** Everything held about `customerId` in the recorded runs of `dataDir` and its bus journal. */
 export async function exportCustomer(dataDir: string, customerId: string, now: Date): Promise<CustomerExport> {
   const bus = busLines(dataDir);
@@ -124,19 +146,7 @@ export async function exportCustomer(dataDir: string, customerId: string, now: D
   for (const simulationId of listRuns(dataDir)) {
     const events = await loadRunAudit(dataDir, simulationId);
     for (const o of claimOwners(events).filter((x) => belongsTo(x, customerId))) {
-      const audit = events.filter((e) => e.details.claim_id === o.claimId);
-      claims.push({
-        claim_id: o.claimId,
-        simulation_id: simulationId,
-        ...(o.orderId === undefined ? {} : { order_id: o.orderId }),
-        ...(o.receivedAt === undefined ? {} : { received_at: o.receivedAt }),
-        personal_data: audit.flatMap((e) =>
-          personalFields(e.details).map((f) => ({ event_type: e.event_type, path: f.path, value: f.value })),
-        ),
-        erased: audit.some((e) => erasedPaths(e.details).length > 0),
-        audit,
-        bus_events: bus.filter((l) => l.detail?.claim_id === o.claimId),
-      });
+      claims.push(exportedClaim(o, simulationId, events, bus));
     }
   }
   return { customer_id: customerId, exported_at: now.toISOString(), data_dir: dataDir, claims };
