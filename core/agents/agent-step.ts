@@ -2,7 +2,7 @@
 import * as z from "zod";
 import type { AgentStepRequestedEvent } from "../crew/index.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
-import { sumUsage, type LlmPort, type LlmUsage } from "../llm/index.ts";
+import { sumUsage, type LlmPort, type LlmResult, type LlmUsage } from "../llm/index.ts";
 import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
 import { ClaimDecisionOutputSchema, RefundProposalOutputSchema } from "../claim/proposal-output.ts";
 import type { RefundProposalOutput } from "../claim/proposal-output.ts";
@@ -61,6 +61,16 @@ export async function runClaimsAgentStep(
   });
   const badInput = (what: string, error: z.ZodError) =>
     fail("INVALID_STEP_INPUT", `${what} input is invalid: ${z.prettifyError(error)}`);
+  // The fixer's answer as the step's output (`output` builds it from the model's value), or the call's failure.
+  const fixerAnswered = <T>(result: LlmResult<T>, output: (value: T) => unknown): AgentStepResult =>
+    result.ok
+      ? {
+          event: { type: "agent.step.completed", ...base, output: output(result.value) },
+          usage: result.usage,
+          model: result.model,
+          attempts: result.attempts,
+        }
+      : fail(result.code, result.message, { model: result.model, attempts: result.attempts });
 
   switch (request.role) {
     case CLAIMS_ROLES.analyst: {
@@ -108,67 +118,31 @@ export async function runClaimsAgentStep(
       const input = FixerInputSchema.safeParse(request.input);
       if (!input.success) return badInput("fixer", input.error);
       const { failed } = input.data;
+      const error = failed.error;
+      const ctxAt = (receivedAt: string) => ({ receivedAt, responsibility: deps.responsibility });
       if (failed.role === CLAIMS_ROLES.analyst) {
         const inner = ClaimsCrewInputSchema.safeParse(input.data.input);
         if (!inner.success) return badInput("fixer (for the analyst)", inner.error);
-        const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
+        const { claim, received_at } = inner.data;
         const result = await deps.llm.complete(
-          fixerMessages(
-            { failedTask: "analyze_claim", claim: inner.data.claim, contract: deps.contract, error: failed.error },
-            ctx,
-          ),
+          fixerMessages({ failedTask: "analyze_claim", claim, contract: deps.contract, error }, ctxAt(received_at)),
         );
-        if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
-        const output = { analysis: String(result.value), claim: inner.data.claim, received_at: inner.data.received_at };
-        return {
-          event: { type: "agent.step.completed", ...base, output },
-          usage: result.usage,
-          model: result.model,
-          attempts: result.attempts,
-        };
+        return fixerAnswered(result, (value) => ({ analysis: String(value), claim, received_at }));
       }
       if (failed.role === CLAIMS_ROLES.decision) {
         const inner = AnalystOutputSchema.safeParse(input.data.input);
         if (!inner.success) return badInput("fixer (for the decision maker)", inner.error);
-        const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
-        const result = await deps.llm.complete(
-          fixerMessages(
-            {
-              failedTask: "decide_refund",
-              claim: inner.data.claim,
-              contract: deps.contract,
-              error: failed.error,
-              analysis: inner.data.analysis,
-            },
-            ctx,
-          ),
-        );
-        if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
-        return {
-          event: { type: "agent.step.completed", ...base, output: result.value },
-          usage: result.usage,
-          model: result.model,
-          attempts: result.attempts,
-        };
+        const { claim, analysis, received_at } = inner.data;
+        const facts = { failedTask: "decide_refund" as const, claim, contract: deps.contract, error, analysis };
+        return fixerAnswered(await deps.llm.complete(fixerMessages(facts, ctxAt(received_at))), (value) => value);
       }
       if (failed.role === CLAIMS_ROLES.officer) {
         // The compact crew's one step failed: the fixer proposes alone, from the claim and the contract.
         const inner = ClaimsCrewInputSchema.safeParse(input.data.input);
         if (!inner.success) return badInput("fixer (for the claims officer)", inner.error);
-        const ctx = { receivedAt: inner.data.received_at, responsibility: deps.responsibility };
-        const result = await deps.llm.complete(
-          fixerMessages(
-            { failedTask: "decide_refund", claim: inner.data.claim, contract: deps.contract, error: failed.error },
-            ctx,
-          ),
-        );
-        if (!result.ok) return fail(result.code, result.message, { model: result.model, attempts: result.attempts });
-        return {
-          event: { type: "agent.step.completed", ...base, output: result.value },
-          usage: result.usage,
-          model: result.model,
-          attempts: result.attempts,
-        };
+        const { claim, received_at } = inner.data;
+        const facts = { failedTask: "decide_refund" as const, claim, contract: deps.contract, error };
+        return fixerAnswered(await deps.llm.complete(fixerMessages(facts, ctxAt(received_at))), (value) => value);
       }
       return fail("UNKNOWN_ROLE", `the fixer cannot stand in for role '${failed.role}'`);
     }
