@@ -17,6 +17,7 @@ import type { BatchJournal, LlmMessage, LlmPort, LlmRequest, LlmResult, LlmUsage
 import { readStructuredOutput } from "../../core/llm/structured-output.ts";
 import { estimateUsage, sumUsage } from "../../core/llm/usage.ts";
 import { REPAIRABLE, connectionReason, repairMessage } from "./openai.ts";
+import type { OpenAiEndpointOptions } from "./openai.ts";
 import { toStrictJsonSchema } from "./strict-schema.ts";
 import {
   BATCH_ENDPOINT,
@@ -44,11 +45,7 @@ export function inMemoryBatchJournal(): BatchJournal & { readonly size: () => nu
 }
 
 /** Settings of a model behind the Batch API. */
-export interface BatchModelOptions {
-  readonly baseURL: string;
-  readonly apiKey: string;
-  readonly model: string;
-  readonly temperature?: number | undefined;
+export interface BatchModelOptions extends OpenAiEndpointOptions {
   /** Budget of each HTTP request to the batch endpoint (default 30 000 ms). */
   readonly timeoutMs?: number | undefined;
   readonly journal?: BatchJournal | undefined;

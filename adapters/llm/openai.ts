@@ -19,16 +19,20 @@ import { delimit } from "../../core/agents/prompts.ts";
 /** Waits `ms`, rejecting early when `signal` aborts; injectable so tests do not wait. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
-/** Settings of an OpenAI-compatible model. */
-export interface OpenAiModelOptions {
+/** Where an OpenAI-compatible model is reached and how it is asked (the direct and the Batch API adapters alike). */
+export interface OpenAiEndpointOptions {
   readonly baseURL: string;
   readonly apiKey: string;
   readonly model: string;
+  readonly temperature?: number | undefined;
+}
+
+/** Settings of an OpenAI-compatible model. */
+export interface OpenAiModelOptions extends OpenAiEndpointOptions {
   /** Default budget for one call including retries (default 60 000 ms); a request's `timeoutMs` overrides it. */
   readonly timeoutMs?: number | undefined;
   /** Retries after the first attempt on 429, 5xx and connection errors (default 2). */
   readonly maxRetries?: number | undefined;
-  readonly temperature?: number | undefined;
   /** An injected client (tests, custom fetch); by default one is built from baseURL and apiKey with SDK retries off. */
   readonly client?: OpenAI | undefined;
   readonly sleep?: Sleep | undefined;
