@@ -20,7 +20,12 @@ export default defineConfig({
     hookTimeout: 30_000,
     maxWorkers: workers,
     projects: [
-      { extends: true, test: { name: "quick", include: quick } },
+      // `quick` shares each worker's module registry between files (isolate: false): half its CPU is importing, and
+      // scripts/test-tiers.ts keeps out every file that changes process.env or mocks modules.
+      {
+        extends: true,
+        test: { name: "quick", include: quick, isolate: false, unstubEnvs: true, unstubGlobals: true },
+      },
       // The tests that run bin/claims.mjs as a user does get the compiled CLI built once, before them.
       { extends: true, test: { name: "slow", include: slow, globalSetup: ["./scripts/build-cli.vitest.ts"] } },
     ],

@@ -10,20 +10,40 @@ const handlers = readdirSync(dir)
   .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
   .map((f) => f.replace(/\.ts$/, ""));
 
-async function packagesOf(handler: string): Promise<Set<string>> {
-  const result = await build({
-    entryPoints: [`${dir}${handler}.ts`],
+/** Every handler bundled in ONE esbuild run (they share most modules, so one run parses each once), mapped to the
+ * npm packages its own output carries, read from the metafile's per-output inputs. */
+let bundled: Promise<Map<string, Set<string>>> | undefined;
+function packagesByHandler(): Promise<Map<string, Set<string>>> {
+  bundled ??= build({
+    entryPoints: Object.fromEntries(handlers.map((h) => [h, `${dir}${h}.ts`])),
     bundle: true,
+    splitting: false,
     platform: "node",
     format: "esm",
     write: false,
     metafile: true,
     logLevel: "silent",
-    outfile: "out.mjs",
+    outdir: "out",
+    outExtension: { ".js": ".mjs" },
+  }).then((result) => {
+    const byHandler = new Map<string, Set<string>>();
+    for (const [outfile, output] of Object.entries(result.metafile.outputs)) {
+      const handler = /(?:^|\/)([^/]+)\.mjs$/.exec(outfile)?.[1];
+      if (handler === undefined) continue;
+      const packages = Object.keys(output.inputs).flatMap(
+        (p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1] ?? [],
+      );
+      byHandler.set(handler, new Set(packages));
+    }
+    return byHandler;
   });
-  return new Set(
-    Object.keys(result.metafile.inputs).flatMap((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1] ?? []),
-  );
+  return bundled;
+}
+
+async function packagesOf(handler: string): Promise<Set<string>> {
+  const packages = (await packagesByHandler()).get(handler);
+  if (!packages) throw new Error(`esbuild wrote no bundle for the handler ${handler}`);
+  return packages;
 }
 
 describe("Lambda bundles", () => {

@@ -39,6 +39,21 @@ describe("the quick tier", () => {
       "an emulator (through pipeline/x.test-kit.ts)",
     ],
     [
+      "a test that sets an environment variable (the quick tier shares its process)",
+      { "core/x.test.ts": 'process.env.TZ = "Asia/Tokyo";' },
+      "it changes the process's environment or module registry",
+    ],
+    [
+      "a test that mocks a module",
+      { "core/x.test.ts": 'vi.mock("./clock.ts");' },
+      "it changes the process's environment or module registry",
+    ],
+    [
+      "a test that only compares an environment variable",
+      { "core/x.test.ts": 'if (process.env.CI === "true") {}' },
+      undefined,
+    ],
+    [
       "a test naming the stack in a string only",
       { "layering.test.ts": 'const cases = [["cli/main.ts", "../local/stack.ts"]];' },
       undefined,

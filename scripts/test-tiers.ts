@@ -20,6 +20,12 @@ export const SLOW_MARKS: readonly { why: string; name?: RegExp; imports?: RegExp
   },
   { why: "a child process", imports: /serve-child|node:child_process/ },
   { why: "SST or a bundler", imports: /sst-recorder|esbuild|build-cli/ },
+  // The quick tier runs without isolation (vitest.config.ts): its files share each worker's modules and process.
+  {
+    why: "it changes the process's environment or module registry",
+    calls:
+      /process\.env(?:\.\w+|\[[^\]]+\])\s*=(?!=)|delete process\.env|process\.chdir\(|vi\.(?:mock|doMock|stubGlobal)\(/,
+  },
 ];
 
 const SPECIFIER = /(?:from\s+|import\s*\(\s*)"([^"]+)"/g;
