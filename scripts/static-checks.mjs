@@ -1,7 +1,9 @@
 // `npm test`'s static checks — the formatter, the linter and the type checker — run side by side: each is one
 // single-threaded process, so run one after another they leave the second core idle for a minute (docs/testing.md).
 // Each check's output is printed whole when it ends (never interleaved); the exit code is the first failure's.
+import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
+import process from "node:process";
 
 const CHECKS = [
   ["format", ["biome", "format", "."]],
