@@ -54,9 +54,14 @@ function send(res: ServerResponse, status: number, body: unknown, errorType?: st
 const contextAad = (context: Record<string, string> | undefined): Buffer =>
   Buffer.from(JSON.stringify(Object.entries(context ?? {}).sort(([a], [b]) => a.localeCompare(b))));
 
-/** Starts the stand-in on 127.0.0.1 (a free port) with one symmetric key and its alias. */
-export async function startKmsStandIn(): Promise<KmsStandIn> {
-  const credentials = {
+/**
+ * Starts the stand-in on 127.0.0.1 (a free port) with one symmetric key and its alias, accepting only `credentials`
+ * (default: keys of its own; pass the emulators' when one process's environment signs for both).
+ */
+export async function startKmsStandIn(
+  options: { credentials?: { accessKeyId: string; secretAccessKey: string } } = {},
+): Promise<KmsStandIn> {
+  const credentials = options.credentials ?? {
     accessKeyId: `AKID${randomBytes(8).toString("hex").toUpperCase()}`,
     secretAccessKey: randomBytes(24).toString("base64"),
   };
@@ -166,7 +171,11 @@ export async function startKmsStandIn(): Promise<KmsStandIn> {
       state.failing = v;
     },
     denied: state.denied,
-    clientConfig: () => ({ endpoint, region: REGION, credentials: { ...credentials } }),
+    clientConfig: () => ({
+      endpoint,
+      region: REGION,
+      credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
+    }),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
