@@ -123,26 +123,30 @@ const EXPECTED_FUNCTIONS = {
     trigger: "function IntakeApi",
     llm: false,
     // ApiToken: the report routes check the intake token themselves (a browser without one gets the token page).
-    links: ["Table", "ExtractionQueue", "CrewEventsQueue", "ApiToken"],
+    links: ["Table", "PersonalDataKey", "ExtractionQueue", "CrewEventsQueue", "ApiToken"],
   },
   "functions/intake-extract.handler": {
     trigger: "queue ExtractionQueue",
     llm: true,
     // ExtractionQueue: an extraction waiting for an unreachable model goes back to it, delayed.
-    links: ["Table", "CrewEventsQueue", "ExtractionQueue", "LlmApiKey", "Bus"],
+    links: ["Table", "PersonalDataKey", "CrewEventsQueue", "ExtractionQueue", "LlmApiKey", "Bus"],
   },
   "functions/orchestrator.handler": {
     trigger: "queue CrewEventsQueue",
     llm: false,
-    links: ["Table", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"],
+    links: ["Table", "PersonalDataKey", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"],
   },
   "functions/worker.handler": {
     trigger: "queue AgentStepsQueue",
     llm: true,
     // AgentStepsQueue: a step waiting for an unreachable model goes back to it, delayed.
-    links: ["Table", "CrewEventsQueue", "AgentStepsQueue", "LlmApiKey"],
+    links: ["Table", "PersonalDataKey", "CrewEventsQueue", "AgentStepsQueue", "LlmApiKey"],
   },
-  "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
+  "functions/kernel.handler": {
+    trigger: "queue ProposalsQueue",
+    llm: false,
+    links: ["Table", "PersonalDataKey", "Bus"],
+  },
   "functions/timer.handler": {
     trigger: "queue TimersQueue",
     llm: false,
@@ -151,28 +155,28 @@ const EXPECTED_FUNCTIONS = {
   "functions/sweep.handler": {
     trigger: "schedule Sweep",
     llm: false,
-    links: ["Table", "CrewEventsQueue", "ExtractionQueue", "Bus"],
+    links: ["Table", "PersonalDataKey", "CrewEventsQueue", "ExtractionQueue", "Bus"],
   },
   "functions/batch.handler": {
     trigger: "schedule Batch",
     llm: false,
-    links: ["Table", "ExtractionQueue", "CrewEventsQueue"],
+    links: ["Table", "PersonalDataKey", "ExtractionQueue", "CrewEventsQueue"],
   },
   "functions/authorizer.handler": { trigger: "authorizer IntakeToken", llm: false, links: ["ApiToken"] },
   "functions/review-api.handler": {
     trigger: "function ReviewApi",
     llm: false,
-    links: ["Table", "Bus", "ExtractionQueue", "CrewEventsQueue"],
+    links: ["Table", "PersonalDataKey", "Bus", "ExtractionQueue", "CrewEventsQueue"],
   },
   "functions/refund-executor.handler": {
     trigger: "queue PaymentsQueue",
     llm: false,
-    links: ["Table", "Bus", "StripeApiKey"],
+    links: ["Table", "PersonalDataKey", "Bus", "StripeApiKey"],
   },
   "functions/payment-webhook.handler": {
     trigger: "function PaymentWebhook",
     llm: false,
-    links: ["Table", "Bus", "StripeWebhookSecret"],
+    links: ["Table", "PersonalDataKey", "Bus", "StripeWebhookSecret"],
   },
 } as const;
 type Handler = keyof typeof EXPECTED_FUNCTIONS;
@@ -1752,6 +1756,8 @@ const COMMAND_ACTIONS: Record<string, string> = {
   SendMessageBatchCommand: "sqs:SendMessage",
   PutEventsCommand: "events:PutEvents",
   DescribeEventBusCommand: "events:DescribeEventBus",
+  GenerateDataKeyCommand: "kms:GenerateDataKey",
+  DecryptCommand: "kms:Decrypt",
 };
 
 /** Commands in the bundles that no handler sends: adapters/aws/table.ts creates the table for the local stack and the CLI. */
