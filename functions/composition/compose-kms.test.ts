@@ -92,33 +92,29 @@ describe("the deployed functions with the stage's KMS key linked", () => {
     expect(await productionVault()?.open(stored)).toBe(reason);
   });
 
-  it.each([
-    "orchestrator",
-    "worker",
-    "kernel",
-    "timer",
-    "intake-extract",
-    "refund-executor",
-  ])("%s's deployed handler opens the sealed records Lambda hands it", async (name) => {
-    // Sealed by another process (the producer): this function has never unwrapped the claim's key, so opening the
-    // record costs it exactly one KMS Decrypt.
-    const ctx = {
-      client: DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(stack.emulators.dynamodbEndpoint))),
-      tableName: LOCAL_TABLE_NAME,
-      clock: { now: () => TEST_NOW },
-      pageSize: undefined,
-    };
-    const client = new KMSClient(kms.clientConfig());
-    const subject = `clm_opened_by_${name.replace("-", "_")}`;
-    const token = await envelopeVault(kmsKeyStore(ctx, kmsDataKeys(client), kms.alias)).seal(subject, NAME);
-    client.destroy();
-    const decrypts = () => kms.calls.filter((c) => c === "Decrypt").length;
-    const before = decrypts();
-    const { handler } = (await import(`../${name}.ts`)) as {
-      handler: (event: unknown, context: Context) => Promise<unknown>;
-    };
-    // Not a message of its queue: the consumer reports it failed, after opening it.
-    await handler(sqsEvent([{ body: JSON.stringify({ claim_id: subject, note: token }) }]), {} as Context);
-    expect(decrypts()).toBe(before + 1);
-  });
+  it.each(["orchestrator", "worker", "kernel", "timer", "intake-extract", "refund-executor"])(
+    "%s's deployed handler opens the sealed records Lambda hands it",
+    async (name) => {
+      // Sealed by another process (the producer): this function has never unwrapped the claim's key, so opening the
+      // record costs it exactly one KMS Decrypt.
+      const ctx = {
+        client: DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(stack.emulators.dynamodbEndpoint))),
+        tableName: LOCAL_TABLE_NAME,
+        clock: { now: () => TEST_NOW },
+        pageSize: undefined,
+      };
+      const client = new KMSClient(kms.clientConfig());
+      const subject = `clm_opened_by_${name.replace("-", "_")}`;
+      const token = await envelopeVault(kmsKeyStore(ctx, kmsDataKeys(client), kms.alias)).seal(subject, NAME);
+      client.destroy();
+      const decrypts = () => kms.calls.filter((c) => c === "Decrypt").length;
+      const before = decrypts();
+      const { handler } = (await import(`../${name}.ts`)) as {
+        handler: (event: unknown, context: Context) => Promise<unknown>;
+      };
+      // Not a message of its queue: the consumer reports it failed, after opening it.
+      await handler(sqsEvent([{ body: JSON.stringify({ claim_id: subject, note: token }) }]), {} as Context);
+      expect(decrypts()).toBe(before + 1);
+    },
+  );
 });
