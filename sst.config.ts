@@ -22,6 +22,7 @@ export default $config({
     await checkAccount();
     await import("./infra/secrets.ts");
     const { table } = await import("./infra/storage.ts");
+    const { personalDataKeyAliasName } = await import("./infra/keys.ts");
     const { policy } = await import("./infra/policy.ts");
     await import("./infra/queues.ts");
     const { bus, ruleQueues } = await import("./infra/bus.ts");
@@ -36,6 +37,8 @@ export default $config({
     return {
       api: api.url,
       table: table.name,
+      // The KMS key of personal data: `claims export --table <table> --kms-key <personalDataKey>` (docs/customer-data.md).
+      personalDataKey: personalDataKeyAliasName,
       bus: bus.name,
       verdictsQueue: ruleQueues.verdicts.queue.url,
       reviewQueue: ruleQueues.escalations.queue.url,

@@ -32,7 +32,9 @@ const Q = LINKS.queues;
  * API (a smaller cap would answer a burst of new tokens with 500s from API Gateway).
  */
 const INTAKE_RESERVED_CONCURRENCY = 20;
-const { tableRead, tableWrite, intakeWrite, queueSend, busPublish, secret } = ACTIONS;
+const { tableRead, tableWrite, intakeWrite, queueSend, busPublish, secret, personalData } = ACTIONS;
+/** The stage's KMS key, for every function that writes the table or the queues: each seals what it writes (docs/customer-data.md). */
+const KEY = LINKS.personalDataKey;
 
 /**
  * The longest LLM call a deployed function allows, retries and backoff included (the policy's
@@ -61,6 +63,7 @@ export const FUNCTIONS = {
     // ApiToken: the report routes check the intake token themselves (tokenPage below).
     access: {
       [LINKS.table]: intakeWrite,
+      [KEY]: personalData,
       [Q.extraction]: queueSend,
       [Q.crewEvents]: queueSend,
       [LINKS.apiToken]: secret,
@@ -89,6 +92,7 @@ export const FUNCTIONS = {
     // Bus: ReviewDecided and RefundExecuted; the queues: a RESUBMIT starts the corrected claim.
     access: {
       [LINKS.table]: tableWrite,
+      [KEY]: personalData,
       [LINKS.bus]: busPublish,
       [Q.extraction]: queueSend,
       [Q.crewEvents]: queueSend,
@@ -114,6 +118,7 @@ export const FUNCTIONS = {
     // extraction waiting for an unreachable model goes back to its queue, delayed (docs/llm.md).
     access: {
       [LINKS.table]: tableWrite,
+      [KEY]: personalData,
       [Q.crewEvents]: queueSend,
       [Q.extraction]: queueSend,
       [LINKS.llmApiKey]: secret,
@@ -129,6 +134,7 @@ export const FUNCTIONS = {
     description: "Crew orchestrator: delivers crew events and ticks to the session snapshot",
     access: {
       [LINKS.table]: tableWrite,
+      [KEY]: personalData,
       [Q.agentSteps]: queueSend,
       [Q.proposals]: queueSend,
       [Q.timers]: queueSend,
@@ -144,6 +150,7 @@ export const FUNCTIONS = {
     // AgentStepsQueue: a step waiting for an unreachable model goes back to its queue, delayed (docs/llm.md).
     access: {
       [LINKS.table]: tableWrite,
+      [KEY]: personalData,
       [Q.crewEvents]: queueSend,
       [Q.agentSteps]: queueSend,
       [LINKS.llmApiKey]: secret,
@@ -155,7 +162,7 @@ export const FUNCTIONS = {
     memory: "256 MB",
     timeoutSeconds: 30,
     description: "Decision kernel: validates proposals, records verdicts, executes refunds once",
-    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish },
+    access: { [LINKS.table]: tableWrite, [KEY]: personalData, [LINKS.bus]: busPublish },
   },
   timer: {
     handler: "functions/timer.handler",
@@ -179,6 +186,7 @@ export const FUNCTIONS = {
     // events, and a review decision it finishes (repairReviews) announces ReviewDecided / RefundExecuted.
     access: {
       [LINKS.table]: tableWrite,
+      [KEY]: personalData,
       [Q.crewEvents]: queueSend,
       [Q.extraction]: queueSend,
       [LINKS.bus]: busPublish,
@@ -190,7 +198,7 @@ export const FUNCTIONS = {
     memory: "512 MB",
     timeoutSeconds: 300,
     description: "Scheduled scenario batch under one simulation_id",
-    access: { [LINKS.table]: tableWrite, [Q.extraction]: queueSend, [Q.crewEvents]: queueSend },
+    access: { [LINKS.table]: tableWrite, [KEY]: personalData, [Q.extraction]: queueSend, [Q.crewEvents]: queueSend },
   },
   refundExecutor: {
     handler: "functions/refund-executor.handler",
@@ -201,7 +209,7 @@ export const FUNCTIONS = {
     description: "Pays authorised refunds through the payment provider (PAYMENT_PROVIDER) and records the settlement",
     // Table: the order's payment_ref and the settlement. Bus: RefundSettled / RefundFailed. The provider's secrets
     // it reads (its API key) come by link with the provider (linksOf).
-    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish },
+    access: { [LINKS.table]: tableWrite, [KEY]: personalData, [LINKS.bus]: busPublish },
   },
   paymentWebhook: {
     handler: "functions/payment-webhook.handler",
@@ -209,7 +217,7 @@ export const FUNCTIONS = {
     timeoutSeconds: 10,
     description: "The payment provider's webhook route: verifies its signature, records its refund updates",
     // The provider's signing secret comes by link with the provider (linksOf).
-    access: { [LINKS.table]: tableWrite, [LINKS.bus]: busPublish },
+    access: { [LINKS.table]: tableWrite, [KEY]: personalData, [LINKS.bus]: busPublish },
   },
 } as const satisfies Record<string, FunctionFact>;
 

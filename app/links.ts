@@ -11,6 +11,8 @@ export const LINKS = {
   llmApiKey: "LlmApiKey",
   apiToken: "ApiToken",
   reviewerToken: "ReviewerToken",
+  /** The stage's KMS key that wraps each claim's data key of personal data (infra/keys.ts, docs/customer-data.md). */
+  personalDataKey: "PersonalDataKey",
   queues: {
     crewEvents: "CrewEventsQueue",
     agentSteps: "AgentStepsQueue",
@@ -30,6 +32,7 @@ export type LinkName =
   | typeof LINKS.llmApiKey
   | typeof LINKS.apiToken
   | typeof LINKS.reviewerToken
+  | typeof LINKS.personalDataKey
   | OrderSourceSecretLink
   | ProviderSecretLink
   | (typeof LINKS.queues)[QueueRole];
@@ -62,9 +65,17 @@ export const ACTIONS = {
   /** DescribeEventBus: the publisher checks once per container that the bus exists (a PutEvents to a missing bus succeeds). */
   busPublish: ["events:PutEvents", "events:DescribeEventBus"],
   secret: [],
+  /**
+   * The personal-data vault on AWS (adapters/aws/kms-keys.ts): a claim's data key made under the stage's KMS key and
+   * unwrapped to open its fields, only with the encryption context's `purpose` PERSONAL_DATA_KMS_PURPOSE (infra/links.ts).
+   */
+  personalData: ["kms:GenerateDataKey", "kms:Decrypt"],
   /** Every function: writing its own log group (infra/lambda.ts), never creating one. */
   ownLogs: ["logs:CreateLogStream", "logs:PutLogEvents"],
 } as const;
+
+/** The `purpose` of every data key's KMS encryption context (adapters/aws/kms-keys.ts, tested equal): grants require it. */
+export const PERSONAL_DATA_KMS_PURPOSE = "claims-personal-data";
 
 /** An IAM action of the app. */
 export type IamAction = (typeof ACTIONS)[keyof typeof ACTIONS][number];

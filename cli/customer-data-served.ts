@@ -10,6 +10,7 @@ import type { CustomerExport, ErasureTarget } from "./customer-data.ts";
 import { busLines, exportedClaim, selects } from "./customer-data.ts";
 import { dataDirVault } from "./run-store.ts";
 import { servedClaimsAudit, withStateStore } from "./served-store.ts";
+import type { StateStore } from "../local/state-store.ts";
 
 /** The flow the served stack's erasures are recorded under (an event of the stack, not of a claim). */
 export const SERVED_ERASURES_DFID = "dfid_personal_data_erasures";
@@ -30,39 +31,51 @@ export async function eraseServed(
   target: ErasureTarget,
   now: Date,
 ): Promise<ServedErasure | undefined> {
-  return withStateStore(dataDir, async (store) => {
-    const events = await servedClaimsAudit(store, { all: true });
-    const owners = claimOwners(events).filter((o) => selects(target, o));
-    const vault = dataDirVault(dataDir);
-    const claims: ServedErasure["claims"] = [];
-    for (const o of owners) {
-      const record = await store.ports.claims.getClaim(o.claimId);
-      const review = await store.ports.reviews.getReview(o.claimId);
-      claims.push({
-        claim_id: o.claimId,
-        outcome: await vault.destroy(o.claimId),
-        in_flight: (record !== undefined && IN_FLIGHT.has(record.status)) || review?.status === "PENDING",
-      });
-    }
-    const erased = claims.filter((c) => c.outcome !== "already_erased").map((c) => c.claim_id);
-    if (erased.length > 0)
-      await store.ports.audit.append(
-        auditEvent({
-          dfid: SERVED_ERASURES_DFID,
-          type: "PERSONAL_DATA_ERASED",
-          state: "ERASED",
-          at: now.toISOString(),
-          details: {
-            ...("customerId" in target ? { customer_id: target.customerId } : {}),
-            claim_ids: erased,
-            erased_at: now.toISOString(),
-            cause: "receivedBefore" in target ? "retention" : "request",
-            ...("receivedBefore" in target ? { retention_days: target.retentionDays } : {}),
-          },
-        }),
-      );
-    return { source: store.source, claims };
-  });
+  const vault = dataDirVault(dataDir);
+  return withStateStore(dataDir, (store) => eraseInStore(store, (claimId) => vault.destroy(claimId), target, now));
+}
+
+/**
+ * Erases the target's claims of a table's store — `claims serve`'s, or a deployed stage's (cli/customer-data-aws.ts):
+ * finds them through their audit (the decision path, in clear), destroys each claim's data key with `destroy`, and
+ * records PERSONAL_DATA_ERASED under a flow of its own, so no claim's audit changes.
+ */
+export async function eraseInStore(
+  store: { readonly ports: Pick<StateStore["ports"], "claims" | "audit" | "reviews">; readonly source: string },
+  destroy: (claimId: string) => Promise<DestroyOutcome>,
+  target: ErasureTarget,
+  now: Date,
+): Promise<ServedErasure> {
+  const events = await servedClaimsAudit(store, { all: true });
+  const owners = claimOwners(events).filter((o) => selects(target, o));
+  const claims: ServedErasure["claims"] = [];
+  for (const o of owners) {
+    const record = await store.ports.claims.getClaim(o.claimId);
+    const review = await store.ports.reviews.getReview(o.claimId);
+    claims.push({
+      claim_id: o.claimId,
+      outcome: await destroy(o.claimId),
+      in_flight: (record !== undefined && IN_FLIGHT.has(record.status)) || review?.status === "PENDING",
+    });
+  }
+  const erased = claims.filter((c) => c.outcome !== "already_erased").map((c) => c.claim_id);
+  if (erased.length > 0)
+    await store.ports.audit.append(
+      auditEvent({
+        dfid: SERVED_ERASURES_DFID,
+        type: "PERSONAL_DATA_ERASED",
+        state: "ERASED",
+        at: now.toISOString(),
+        details: {
+          ...("customerId" in target ? { customer_id: target.customerId } : {}),
+          claim_ids: erased,
+          erased_at: now.toISOString(),
+          cause: "receivedBefore" in target ? "retention" : "request",
+          ...("receivedBefore" in target ? { retention_days: target.retentionDays } : {}),
+        },
+      }),
+    );
+  return { source: store.source, claims };
 }
 
 /**

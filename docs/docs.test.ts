@@ -247,8 +247,8 @@ describe("the tables that restate the app's manifest", () => {
   it("find a function, a queue or a route left out, and a value the manifest does not have", () => {
     const functions = table(
       "key,memory,timeout,links,policy",
-      "| `intakeApi` | 512 MB | 15 s | Table, ExtractionQueue, CrewEventsQueue, ApiToken | |",
-      "| `kernel` | 256 MB | 30 s | Table, Bus, LlmApiKey | ✓ |",
+      "| `intakeApi` | 512 MB | 15 s | Table, PersonalDataKey, ExtractionQueue, CrewEventsQueue, ApiToken | |",
+      "| `kernel` | 256 MB | 30 s | Table, PersonalDataKey, Bus, LlmApiKey | ✓ |",
       "| `timer` | 256 MB | 10 s | Table, CrewEventsQueue, TimersQueue | ✓ |",
     );
     const found = manifestTableProblems("docs/x.md", functions).map((p) => `${p.line} ${p.message}`);
@@ -256,7 +256,7 @@ describe("the tables that restate the app's manifest", () => {
       /^1 the table of functions lacks authorizer, reviewApi, reviewerAuthorizer, .*paymentWebhook$/,
     );
     expect(found.slice(1)).toEqual([
-      "4 links: kernel's links are Table, Bus; not its: LlmApiKey",
+      "4 links: kernel's links are Table, PersonalDataKey, Bus; not its: LlmApiKey",
       "5 memory: timer's memory is 128 MB (app/functions.ts)",
     ]);
     const queues = table(

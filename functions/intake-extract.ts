@@ -2,9 +2,11 @@
 // structured one with the LLM and starts the crew (pipeline: extractClaim). A retryable LLM failure is
 // retried through the queue; on the queue's last receive it ends the claim in NEEDS_REVIEW instead,
 // so a claim never dies silently in the DLQ.
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { ExtractionMessageSchema } from "../pipeline/messages.ts";
 import { extractClaim } from "../pipeline/intake.ts";
 import { productionLlmDeps } from "./composition/llm.ts";
+import { productionVault } from "./composition/compose.ts";
 import type { DepsSource } from "./composition/compose.ts";
 import { RetryLaterError } from "./consumers/errors.ts";
 import { createLogger } from "./observability/logger.ts";
@@ -42,4 +44,5 @@ export function createIntakeExtractHandler(
 }
 
 /** The deployed handler (infra/functions.ts: intakeExtract on ExtractionQueue). */
-export const handler = createIntakeExtractHandler(productionLlmDeps);
+// Lambda hands it the bodies as they were sent, sealed: it opens them with its vault (as the local stack does).
+export const handler = openingSqsHandler(createIntakeExtractHandler(productionLlmDeps), productionVault);

@@ -3,9 +3,10 @@
 // A redelivery repairs whatever step a crash interrupted and decides nothing twice. An order source that cannot
 // answer makes the message retry (RetryLaterError) until the claim's wait is over or this is the queue's last
 // receive: then the claim ends NEEDS_REVIEW ORDER_SOURCE_UNAVAILABLE instead of dying in the DLQ.
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { ProposalMessageSchema } from "../pipeline/messages.ts";
 import { handleProposal } from "../pipeline/kernel-service.ts";
-import { productionDeps } from "./composition/compose.ts";
+import { productionDeps, productionVault } from "./composition/compose.ts";
 import type { DepsSource } from "./composition/compose.ts";
 import { createLogger } from "./observability/logger.ts";
 import type { HandlerLogger } from "./observability/logger.ts";
@@ -46,4 +47,5 @@ export function createKernelHandler(
 }
 
 /** The deployed handler (infra/functions.ts: kernel on ProposalsQueue). */
-export const handler = createKernelHandler(productionDeps);
+// Lambda hands it the bodies as they were sent, sealed: it opens them with its vault (as the local stack does).
+export const handler = openingSqsHandler(createKernelHandler(productionDeps), productionVault);

@@ -1,9 +1,10 @@
 // Crew orchestrator (SQS FIFO crew-events, message group = claim id): hands each claim's messages of
 // the batch to the pipeline in one call (handleCrewMessages: one session load, one conditional save). A lost
 // version race throws, so the group fails and SQS redelivers it in order; other claims are unaffected.
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { CrewQueueMessageSchema } from "../pipeline/messages.ts";
 import { handleCrewMessages } from "../pipeline/orchestrator.ts";
-import { productionDeps } from "./composition/compose.ts";
+import { productionDeps, productionVault } from "./composition/compose.ts";
 import type { DepsSource } from "./composition/compose.ts";
 import { createLogger } from "./observability/logger.ts";
 import type { HandlerLogger } from "./observability/logger.ts";
@@ -26,4 +27,5 @@ export function createOrchestratorHandler(
 }
 
 /** The deployed handler (infra/functions.ts: orchestrator on CrewEventsQueue). */
-export const handler = createOrchestratorHandler(productionDeps);
+// Lambda hands it the bodies as they were sent, sealed: it opens them with its vault (as the local stack does).
+export const handler = openingSqsHandler(createOrchestratorHandler(productionDeps), productionVault);

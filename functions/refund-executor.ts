@@ -2,10 +2,11 @@
 // refund once through the payment provider (PAYMENT_PROVIDER) and records the settlement, announcing
 // RefundSettled / RefundFailed (pipeline: payRefund). A provider outage is retried with the same idempotency key,
 // then the DLQ; a redelivery pays nothing twice.
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import * as z from "zod";
 import { KERNEL_SOURCE, RefundExecutedDetailSchema } from "../core/kernel/events.ts";
 import { payRefund, PaymentUnavailableError } from "../pipeline/payments.ts";
-import { productionDeps } from "./composition/compose.ts";
+import { productionDeps, productionVault } from "./composition/compose.ts";
 import type { DepsSource } from "./composition/compose.ts";
 import { RetryLaterError } from "./consumers/errors.ts";
 import { createLogger } from "./observability/logger.ts";
@@ -48,4 +49,5 @@ export function createRefundExecutorHandler(
 }
 
 /** The deployed handler (infra/payments.ts: refundExecutor on PaymentsQueue). */
-export const handler = createRefundExecutorHandler(productionDeps);
+// Lambda hands it the bodies as they were sent, sealed: it opens them with its vault (as the local stack does).
+export const handler = openingSqsHandler(createRefundExecutorHandler(productionDeps), productionVault);

@@ -3,9 +3,10 @@
 // (pipeline: handleTimer). Its event source gathers timers for up to a minute, up to 100 at once
 // (app/manifest.ts): they are handled one after another while time is left, and the rest reported for a
 // redelivery, so a slow batch never times out as a whole.
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { TimerMessageSchema } from "../pipeline/messages.ts";
 import { handleTimer } from "../pipeline/timers.ts";
-import { productionDeps } from "./composition/compose.ts";
+import { productionDeps, productionVault } from "./composition/compose.ts";
 import type { DepsSource } from "./composition/compose.ts";
 import { createLogger } from "./observability/logger.ts";
 import type { HandlerLogger } from "./observability/logger.ts";
@@ -35,4 +36,5 @@ export function createTimerHandler(
 }
 
 /** The deployed handler (infra/functions.ts: timer on TimersQueue). */
-export const handler = createTimerHandler(productionDeps);
+// Lambda hands it the bodies as they were sent, sealed: it opens them with its vault (as the local stack does).
+export const handler = openingSqsHandler(createTimerHandler(productionDeps), productionVault);

@@ -1,9 +1,11 @@
 // Worker (SQS agent-steps, one message per invocation): runs one agent step through the LLM and
 // sends agent.step.completed / agent.step.failed back to the claim's crew (pipeline: handleAgentStep).
 // A model failure is an answer for the crew, not a failed message.
+import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { AgentStepMessageSchema } from "../pipeline/messages.ts";
 import { handleAgentStep } from "../pipeline/worker.ts";
 import { productionLlmDeps } from "./composition/llm.ts";
+import { productionVault } from "./composition/compose.ts";
 import type { DepsSource } from "./composition/compose.ts";
 import { createLogger } from "./observability/logger.ts";
 import type { HandlerLogger } from "./observability/logger.ts";
@@ -27,4 +29,5 @@ export function createWorkerHandler(
 }
 
 /** The deployed handler (infra/functions.ts: worker on AgentStepsQueue). */
-export const handler = createWorkerHandler(productionLlmDeps);
+// Lambda hands it the bodies as they were sent, sealed: it opens them with its vault (as the local stack does).
+export const handler = openingSqsHandler(createWorkerHandler(productionLlmDeps), productionVault);

@@ -3,7 +3,7 @@
 // `events:*`), so the table, the queues and the bus are re-wrapped to link their properties only
 // (`Resource.<Name>` stays as SST builds it) and every permission is a statement of app/manifest.ts `FUNCTIONS[…].access`.
 import { bus } from "./bus.ts";
-import { FUNCTIONS, LINKS, linksOf as linkNamesOf } from "../app/manifest.ts";
+import { FUNCTIONS, LINKS, linksOf as linkNamesOf, PERSONAL_DATA_KMS_PURPOSE } from "../app/manifest.ts";
 import type { FunctionKey, IamAction, LinkName, ScopedGrant } from "../app/manifest.ts";
 import { agentStepsQueue, crewEventsQueue, extractionQueue, proposalsQueue, timersQueue } from "./queues.ts";
 import { ORDER_SOURCE_SECRET_LINKS } from "../app/order-source.ts";
@@ -11,6 +11,7 @@ import type { OrderSourceSecretLink } from "../app/order-source.ts";
 import { PROVIDER_SECRET_LINKS } from "../app/payment-provider.ts";
 import type { ProviderSecretLink } from "../app/payment-provider.ts";
 import { apiToken, llmApiKey, orderSourceSecrets, paymentProviderSecrets } from "./secrets.ts";
+import { personalDataKey, personalDataKms } from "./keys.ts";
 import { settings } from "./settings.ts";
 import { table } from "./storage.ts";
 
@@ -35,6 +36,7 @@ const RESOURCES: Record<LinkName, unknown> = {
   [LINKS.apiToken]: apiToken,
   // Local only: on AWS the review routes use the JWT authorizer (infra/reviewers.ts) and no function links it.
   [LINKS.reviewerToken]: undefined,
+  [LINKS.personalDataKey]: personalDataKey,
   [LINKS.queues.crewEvents]: crewEventsQueue,
   [LINKS.queues.agentSteps]: agentStepsQueue,
   [LINKS.queues.proposals]: proposalsQueue,
@@ -70,6 +72,17 @@ function statementsFor(name: LinkName, actions: readonly IamAction[]): Permissio
       ...(onIndex.length === 0 ? [] : [{ actions: onIndex, resources: [$interpolate`${table.arn}/index/*`] }]),
     ];
   }
+  // The KMS key: only for data keys of personal data (the encryption context every data key carries).
+  if (name === LINKS.personalDataKey)
+    return [
+      {
+        actions: [...actions],
+        resources: [personalDataKms.arn],
+        conditions: [
+          { test: "StringEquals", variable: "kms:EncryptionContext:purpose", values: [PERSONAL_DATA_KMS_PURPOSE] },
+        ],
+      },
+    ];
   const resource = RESOURCES[name] as unknown as { arn: Arn };
   return [{ actions: [...actions], resources: [resource.arn] }];
 }

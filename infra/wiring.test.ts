@@ -36,7 +36,7 @@ import {
   NEW_ACCOUNT_CONCURRENCY,
   totalReserved,
 } from "../app/capacity.ts";
-import { IDEMPOTENCY_PK_PREFIX } from "../app/manifest.ts";
+import { IDEMPOTENCY_PK_PREFIX, PERSONAL_DATA_KMS_PURPOSE } from "../app/manifest.ts";
 import { keys } from "../adapters/aws/table.ts";
 import type { FunctionKey } from "../app/manifest.ts";
 import { evaluateSstConfig, roleOf, unwrap, type Recorded, type Recording } from "./testing/sst-recorder.ts";
@@ -123,26 +123,30 @@ const EXPECTED_FUNCTIONS = {
     trigger: "function IntakeApi",
     llm: false,
     // ApiToken: the report routes check the intake token themselves (a browser without one gets the token page).
-    links: ["Table", "ExtractionQueue", "CrewEventsQueue", "ApiToken"],
+    links: ["Table", "PersonalDataKey", "ExtractionQueue", "CrewEventsQueue", "ApiToken"],
   },
   "functions/intake-extract.handler": {
     trigger: "queue ExtractionQueue",
     llm: true,
     // ExtractionQueue: an extraction waiting for an unreachable model goes back to it, delayed.
-    links: ["Table", "CrewEventsQueue", "ExtractionQueue", "LlmApiKey", "Bus"],
+    links: ["Table", "PersonalDataKey", "CrewEventsQueue", "ExtractionQueue", "LlmApiKey", "Bus"],
   },
   "functions/orchestrator.handler": {
     trigger: "queue CrewEventsQueue",
     llm: false,
-    links: ["Table", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"],
+    links: ["Table", "PersonalDataKey", "AgentStepsQueue", "ProposalsQueue", "TimersQueue", "Bus"],
   },
   "functions/worker.handler": {
     trigger: "queue AgentStepsQueue",
     llm: true,
     // AgentStepsQueue: a step waiting for an unreachable model goes back to it, delayed.
-    links: ["Table", "CrewEventsQueue", "AgentStepsQueue", "LlmApiKey"],
+    links: ["Table", "PersonalDataKey", "CrewEventsQueue", "AgentStepsQueue", "LlmApiKey"],
   },
-  "functions/kernel.handler": { trigger: "queue ProposalsQueue", llm: false, links: ["Table", "Bus"] },
+  "functions/kernel.handler": {
+    trigger: "queue ProposalsQueue",
+    llm: false,
+    links: ["Table", "PersonalDataKey", "Bus"],
+  },
   "functions/timer.handler": {
     trigger: "queue TimersQueue",
     llm: false,
@@ -151,28 +155,28 @@ const EXPECTED_FUNCTIONS = {
   "functions/sweep.handler": {
     trigger: "schedule Sweep",
     llm: false,
-    links: ["Table", "CrewEventsQueue", "ExtractionQueue", "Bus"],
+    links: ["Table", "PersonalDataKey", "CrewEventsQueue", "ExtractionQueue", "Bus"],
   },
   "functions/batch.handler": {
     trigger: "schedule Batch",
     llm: false,
-    links: ["Table", "ExtractionQueue", "CrewEventsQueue"],
+    links: ["Table", "PersonalDataKey", "ExtractionQueue", "CrewEventsQueue"],
   },
   "functions/authorizer.handler": { trigger: "authorizer IntakeToken", llm: false, links: ["ApiToken"] },
   "functions/review-api.handler": {
     trigger: "function ReviewApi",
     llm: false,
-    links: ["Table", "Bus", "ExtractionQueue", "CrewEventsQueue"],
+    links: ["Table", "PersonalDataKey", "Bus", "ExtractionQueue", "CrewEventsQueue"],
   },
   "functions/refund-executor.handler": {
     trigger: "queue PaymentsQueue",
     llm: false,
-    links: ["Table", "Bus", "StripeApiKey"],
+    links: ["Table", "PersonalDataKey", "Bus", "StripeApiKey"],
   },
   "functions/payment-webhook.handler": {
     trigger: "function PaymentWebhook",
     llm: false,
-    links: ["Table", "Bus", "StripeWebhookSecret"],
+    links: ["Table", "PersonalDataKey", "Bus", "StripeWebhookSecret"],
   },
 } as const;
 type Handler = keyof typeof EXPECTED_FUNCTIONS;
@@ -771,10 +775,11 @@ describe("sst.config.ts wiring (stage test)", () => {
       expect(bare.outputs).not.toHaveProperty("stripeWebhook");
     });
 
-    it("outputs the API URL, the table, the bus, the downstream queue URLs, the alarm topic, the dashboard and the policy deployed", () => {
+    it("outputs the API URL, the table, the personal-data key, the bus, the downstream queue URLs, the alarm topic, the dashboard and the policy deployed", () => {
       expect(r.outputs).toEqual({
         api: "https://Api.execute-api.eu-west-1.amazonaws.com",
         table: "Table",
+        personalDataKey: "alias/claims-crew-test-personal-data",
         bus: "Bus",
         verdictsQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/VerdictsQueue",
         reviewQueue: "https://sqs.eu-west-1.amazonaws.com/111122223333/ReviewQueue",
@@ -1452,7 +1457,11 @@ function createFirstFixedNames(r: Recording): string[] {
     .ofType("sst.aws.Bus")
     .filter((b) => transformed(b.args, "bus").opts.deleteBeforeReplace !== true)
     .map((b) => `${b.name}: replaced create-first`);
-  const named = [...r.ofType("aws.cloudwatch.MetricAlarm"), ...r.ofType("aws.cloudwatch.Dashboard")]
+  const named = [
+    ...r.ofType("aws.cloudwatch.MetricAlarm"),
+    ...r.ofType("aws.cloudwatch.Dashboard"),
+    ...r.ofType("aws.kms.Alias"),
+  ]
     .filter((c) => c.opts.deleteBeforeReplace !== true)
     .map((c) => `${c.name}: replaced create-first`);
   return [...functions, ...bus, ...named];
@@ -1514,11 +1523,14 @@ const RECEIVE = [
   "sqs:ReceiveMessage",
 ];
 const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
+/** The stage's KMS key: make and unwrap data keys (only with the personal-data encryption context, checked below). */
+const KMS = ["kms:Decrypt", "kms:GenerateDataKey"];
 const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
   // DeleteItem only on idempotency keys' items (dynamodb:LeadingKeys, checked below); no UpdateItem, no BatchWriteItem.
   "functions/intake-api.handler": {
     Table: ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"],
     "Table/index": INDEX,
+    PersonalDataKms: KMS,
     ExtractionQueue: SEND,
     CrewEventsQueue: SEND,
   },
@@ -1526,6 +1538,7 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
   "functions/review-api.handler": {
     Table: WRITE,
     "Table/index": INDEX,
+    PersonalDataKms: KMS,
     Bus: PUBLISH,
     ExtractionQueue: SEND,
     CrewEventsQueue: SEND,
@@ -1533,6 +1546,7 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
   "functions/intake-extract.handler": {
     Table: WRITE,
     "Table/index": INDEX,
+    PersonalDataKms: KMS,
     CrewEventsQueue: SEND,
     Bus: PUBLISH,
     ExtractionQueue: [...RECEIVE, ...SEND].sort(),
@@ -1540,6 +1554,7 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
   "functions/orchestrator.handler": {
     Table: WRITE,
     "Table/index": INDEX,
+    PersonalDataKms: KMS,
     AgentStepsQueue: SEND,
     ProposalsQueue: SEND,
     TimersQueue: SEND,
@@ -1549,12 +1564,25 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
   "functions/worker.handler": {
     Table: WRITE,
     "Table/index": INDEX,
+    PersonalDataKms: KMS,
     CrewEventsQueue: SEND,
     AgentStepsQueue: [...RECEIVE, ...SEND].sort(),
   },
-  "functions/kernel.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH, ProposalsQueue: RECEIVE },
-  "functions/refund-executor.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH, PaymentsQueue: RECEIVE },
-  "functions/payment-webhook.handler": { Table: WRITE, "Table/index": INDEX, Bus: PUBLISH },
+  "functions/kernel.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    PersonalDataKms: KMS,
+    Bus: PUBLISH,
+    ProposalsQueue: RECEIVE,
+  },
+  "functions/refund-executor.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    PersonalDataKms: KMS,
+    Bus: PUBLISH,
+    PaymentsQueue: RECEIVE,
+  },
+  "functions/payment-webhook.handler": { Table: WRITE, "Table/index": INDEX, PersonalDataKms: KMS, Bus: PUBLISH },
   "functions/timer.handler": {
     Table: READ,
     "Table/index": INDEX,
@@ -1564,11 +1592,18 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
   "functions/sweep.handler": {
     Table: WRITE,
     "Table/index": INDEX,
+    PersonalDataKms: KMS,
     CrewEventsQueue: SEND,
     ExtractionQueue: SEND,
     Bus: PUBLISH,
   },
-  "functions/batch.handler": { Table: WRITE, "Table/index": INDEX, ExtractionQueue: SEND, CrewEventsQueue: SEND },
+  "functions/batch.handler": {
+    Table: WRITE,
+    "Table/index": INDEX,
+    PersonalDataKms: KMS,
+    ExtractionQueue: SEND,
+    CrewEventsQueue: SEND,
+  },
 };
 
 describe("AWS hardening", () => {
@@ -1613,10 +1648,10 @@ describe("AWS hardening", () => {
     ]);
   });
 
-  it("lets the intake API delete only idempotency keys' items (dynamodb:LeadingKeys IDEM#*), and every other grant is unconditional", () => {
+  it("lets the intake API delete only idempotency keys' items (dynamodb:LeadingKeys IDEM#*), and every other grant but KMS's is unconditional", () => {
     const conditional = deployedFunctions(app).flatMap((fn) =>
       roleOf(fn.args)
-        .statements.filter((st) => st.conditions !== undefined)
+        .statements.filter((st) => st.conditions !== undefined && !st.actions.some((a) => a.startsWith("kms:")))
         .map((st) => ({
           handler: fn.args.handler,
           actions: st.actions,
@@ -1639,6 +1674,40 @@ describe("AWS hardening", () => {
     expect(keys.idempotency("k").pk.startsWith(IDEMPOTENCY_PK_PREFIX)).toBe(true);
   });
 
+  it("uses the stage's KMS key only for data keys of personal data: rotated, and never a grant without the encryption context", () => {
+    const key = app.get("aws.kms.Key", "PersonalDataKms");
+    expect(key.args).toMatchObject({ enableKeyRotation: true, deletionWindowInDays: 30, keyUsage: "ENCRYPT_DECRYPT" });
+    expect(unwrap(app.get("aws.kms.Alias", "PersonalDataKmsAlias").args.name)).toBe(
+      "alias/claims-crew-production-personal-data",
+    );
+    const kms = deployedFunctions(app).flatMap((fn) =>
+      roleOf(fn.args)
+        .statements.filter((st) => st.actions.some((a) => a.startsWith("kms:")))
+        .map((st) => ({ handler: fn.args.handler, ...st, resources: st.resources.map(String) })),
+    );
+    // Every function that writes the table; not the authorizer (no table) nor the timer (it only reads, and sends ticks).
+    expect(kms.map((st) => st.handler).sort()).toEqual(
+      deployedFunctions(app)
+        .map((fn) => fn.args.handler)
+        .filter((h) => h !== "functions/authorizer.handler" && h !== "functions/timer.handler")
+        .sort(),
+    );
+    for (const st of kms)
+      expect(st).toEqual({
+        handler: st.handler,
+        actions: ["kms:GenerateDataKey", "kms:Decrypt"],
+        resources: [key.arn],
+        conditions: [
+          { test: "StringEquals", variable: "kms:EncryptionContext:purpose", values: [PERSONAL_DATA_KMS_PURPOSE] },
+        ],
+      });
+    const link = (functionFor(app, "functions/kernel.handler").args.link as { getSSTLink(): unknown }[])
+      .map((l) => l.getSSTLink())
+      .find((l) => Object.keys((l as { properties: Args }).properties).includes("keyId"));
+    expect(unwrap((link as { properties: Args }).properties.keyId)).toBe(key.arn);
+    expect((link as { include?: unknown[] }).include ?? []).toEqual([]);
+  });
+
   it("links the table, the queues and the bus for their properties only, as SST's own links name them", () => {
     expect([...app.wrappedLinks].sort()).toEqual(["Bus", "Dynamo", "Queue"]);
     const worker = functionFor(app, "functions/worker.handler");
@@ -1650,6 +1719,7 @@ describe("AWS hardening", () => {
     );
     expect(properties).toEqual([
       [["name"], []],
+      [["keyId"], []],
       [["url"], []],
       [["url"], []],
       [["value"], []],
@@ -1686,6 +1756,8 @@ const COMMAND_ACTIONS: Record<string, string> = {
   SendMessageBatchCommand: "sqs:SendMessage",
   PutEventsCommand: "events:PutEvents",
   DescribeEventBusCommand: "events:DescribeEventBus",
+  GenerateDataKeyCommand: "kms:GenerateDataKey",
+  DecryptCommand: "kms:Decrypt",
 };
 
 /** Commands in the bundles that no handler sends: adapters/aws/table.ts creates the table for the local stack and the CLI. */

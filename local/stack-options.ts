@@ -3,7 +3,7 @@ import type { ClaimsConfig } from "../core/claim/config.ts";
 import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import type { Clock, IdSource } from "../pipeline/ports.ts";
+import type { Clock, IdSource, PersonalDataVault } from "../pipeline/ports.ts";
 import type { createAuthorizerHandler } from "../functions/authorizer.ts";
 import type { ReviewerCredential } from "../functions/http/bearer.ts";
 import type { OidcSettings } from "./auth/oidc.ts";
@@ -43,6 +43,11 @@ export interface LocalStackOptions {
    * Without it the stack is in memory (`claims batch`).
    */
   readonly stateDir?: string;
+  /**
+   * The vault that seals the customer's words, over the started emulators: default the key files of `dataDir` with
+   * `stateDir`, else none. A test of the AWS composition passes the KMS data keys in the stack's table.
+   */
+  readonly personalDataVault?: (emulators: Emulators) => PersonalDataVault;
   /** Intake answers 429 with Retry-After while this many claims are open (RECEIVED or RUNNING); default: no bound. */
   readonly maxOpenClaims?: number;
   /** Keep every delivered bus event in `bus.received` (default true; a long-running `claims serve` turns it off). */

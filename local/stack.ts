@@ -88,7 +88,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // A kept store holds the customer's words only sealed, under key files in <dataDir>/keys (docs/customer-data.md).
   const personalDataKeys =
     options.stateDir !== undefined && options.dataDir !== undefined ? keysDir(options.dataDir) : undefined;
-  const vault = personalDataKeys === undefined ? undefined : servedVault(personalDataKeys);
+  const vault =
+    options.personalDataVault?.(emulators) ??
+    (personalDataKeys === undefined ? undefined : servedVault(personalDataKeys));
   const clients = createAwsClients({
     ...(vault === undefined ? {} : { personalData: vault }),
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),

@@ -222,14 +222,16 @@ export function sealQueueClient(client: SQSClient, vault: PersonalDataVault): SQ
  */
 export function openingSqsHandler<E extends { Records: readonly { body: string }[] }, C, R>(
   handler: (event: E, context: C) => Promise<R>,
-  vault: PersonalDataVault | undefined,
+  vault: PersonalDataVault | undefined | (() => PersonalDataVault | undefined),
 ): (event: E, context: C) => Promise<R> {
   if (vault === undefined) return handler;
+  // A deployed handler passes how to get its vault: built on the first invocation (the cold start), not at import.
+  const vaultNow = typeof vault === "function" ? vault : () => vault;
   return async (event, context) => {
+    const v = vaultNow();
+    if (v === undefined) return handler(event, context);
     const records = await Promise.all(
-      event.Records.map(async (r) =>
-        r.body.includes(SEALED_PREFIX) ? { ...r, body: await openText(vault, r.body) } : r,
-      ),
+      event.Records.map(async (r) => (r.body.includes(SEALED_PREFIX) ? { ...r, body: await openText(v, r.body) } : r)),
     );
     return handler({ ...event, Records: records }, context);
   };

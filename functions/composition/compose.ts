@@ -6,9 +6,12 @@ import { createHash, randomUUID } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { KMSClient } from "@aws-sdk/client-kms";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { sealEventsClient, sealQueueClient, sealTableClient } from "../../adapters/vault/sealed-table.ts";
+import { envelopeVault } from "../../adapters/vault/envelope.ts";
+import { kmsDataKeys, kmsKeyStore } from "../../adapters/aws/kms-keys.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import {
   createDynamoBatchJournal,
@@ -81,6 +84,29 @@ export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
 
 function sealedIf(client: DynamoDBDocumentClient, vault: PersonalDataVault | undefined): DynamoDBDocumentClient {
   return vault ? sealTableClient(client, vault) : client;
+}
+
+/**
+ * The personal-data vault of a deployed function (docs/customer-data.md): each claim's data key made by KMS under the
+ * stage's key (`Resource.PersonalDataKey`) and kept wrapped in the table, read on every use (an erasure holds from the
+ * next read on, in every container). Undefined for a function not linked to the key: it writes no personal data.
+ */
+export function linkedVault(
+  resources: LinkedResources,
+  clock: Clock,
+  kms: () => KMSClient = () => new KMSClient({}),
+  dynamodb: DynamoDBClientConfig = {},
+): PersonalDataVault | undefined {
+  const keyId = resources.personalDataKeyId();
+  if (keyId === undefined) return undefined;
+  // The keys' own client does not seal: a data key's item holds no personal field, and sealing it would need a key.
+  const ctx = {
+    client: DynamoDBDocumentClient.from(new DynamoDBClient(dynamodb)),
+    tableName: resources.tableName(),
+    clock,
+    pageSize: undefined,
+  };
+  return envelopeVault(kmsKeyStore(ctx, kmsDataKeys(kms()), keyId), { cacheKeys: false });
 }
 
 /** Random, unique ids: `<prefix>_<32 hex>`. */
@@ -195,6 +221,8 @@ function linkedWorkQueues(sqs: () => SQSClient, clock: Clock, resources: LinkedR
 /** What can be swapped when composing (the local stack passes its clients, clock and LLM; AWS uses the defaults). */
 export interface ComposeOptions {
   readonly clients?: AwsClients;
+  /** The vault the default clients seal with (default: `linkedVault` over the links); ignored with `clients`. */
+  readonly personalData?: () => PersonalDataVault | undefined;
   readonly resources?: LinkedResources;
   readonly clock?: Clock;
   readonly ids?: IdSource;
@@ -231,7 +259,12 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
   const env = options.env ?? process.env;
   const clock = options.clock ?? systemClock();
   const resources = options.resources ?? linkedResources();
-  const clients = once(() => options.clients ?? createAwsClients());
+  // On AWS every client seals the personal fields it writes under the stage's KMS key (and opens what it reads).
+  const clients = once((): AwsClients => {
+    if (options.clients) return options.clients;
+    const vault = (options.personalData ?? (() => linkedVault(resources, clock)))();
+    return createAwsClients(vault ? { personalData: vault } : {});
+  });
   const given = options.policy;
   const policy = once(
     (): PolicySettings =>
@@ -332,5 +365,10 @@ function batchMode(env: Env): boolean {
   return env.LLM_BATCH_MODE?.trim().toLowerCase() === "batch";
 }
 
+/** The vault of this function on AWS, built once per cold start; its queue consumers open their records with it. */
+export const productionVault: () => PersonalDataVault | undefined = once(() =>
+  linkedVault(linkedResources(), systemClock()),
+);
+
 /** The production dependencies: composed once per cold start, on the first invocation. */
-export const productionDeps: () => PipelineDeps = once(() => composeDeps());
+export const productionDeps: () => PipelineDeps = once(() => composeDeps({ personalData: productionVault }));

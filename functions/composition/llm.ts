@@ -14,7 +14,7 @@ import {
 } from "../../adapters/llm/index.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import type { BatchJournal, LlmPort } from "../../core/llm/index.ts";
-import { composeDeps } from "./compose.ts";
+import { composeDeps, productionVault } from "./compose.ts";
 import type { ComposeOptions } from "./compose.ts";
 import { once } from "./lazy.ts";
 import { LINKS } from "../../app/manifest.ts";
@@ -62,4 +62,4 @@ export function composeLlmDeps(options: ComposeOptions = {}): PipelineDeps {
 }
 
 /** The production dependencies of worker and intake-extract: composed once per cold start. */
-export const productionLlmDeps: () => PipelineDeps = once(() => composeLlmDeps());
+export const productionLlmDeps: () => PipelineDeps = once(() => composeLlmDeps({ personalData: productionVault }));

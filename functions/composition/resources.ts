@@ -18,6 +18,7 @@ export const sstResources: ResourceReader = (name) => (Resource as unknown as Re
 const Named = z.object({ name: z.string().min(1) });
 const Queue = z.object({ url: z.string().regex(/^https?:\/\/\S+$/) });
 const Secret = z.object({ value: z.string().min(1) });
+const KmsKey = z.object({ keyId: z.string().min(1) });
 
 function read<T>(reader: ResourceReader, name: string, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
@@ -37,12 +38,29 @@ function read<T>(reader: ResourceReader, name: string, schema: z.ZodType<T>, wha
   return parsed.data;
 }
 
+/** Whether reading `name` failed because the function is not linked to it (SST's Resource throws for those). */
+function linked(reader: ResourceReader, name: string): boolean {
+  try {
+    return reader(name) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Accessors over a reader: each call reads and validates one link. */
 export function linkedResources(reader: ResourceReader = sstResources) {
   return {
     tableName: () => read(reader, LINKS.table, Named, "{ name }").name,
     busName: () => read(reader, LINKS.bus, Named, "{ name }").name,
     queueUrl: (role: QueueRole) => read(reader, LINKS.queues[role], Queue, "{ url }").url,
+    /**
+     * The stage's KMS key of personal data (its ARN), or undefined for a function not linked to it: only the functions
+     * that write no personal data (the authorizer, the timer) are not (app/functions.ts). A link of another shape throws.
+     */
+    personalDataKeyId: (): string | undefined =>
+      linked(reader, LINKS.personalDataKey)
+        ? read(reader, LINKS.personalDataKey, KmsKey, "{ keyId }").keyId
+        : undefined,
     secret: (
       name:
         | typeof LINKS.llmApiKey

@@ -329,7 +329,27 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
     }
   }
 
-  class Linkable {
+  /** `aws.kms.Key`: its ARN and its id (the UUID the ARN ends with). */
+  class KmsKey extends Component {
+    constructor(name: string, args: Record<string, unknown>, opts?: unknown) {
+      super("aws.kms.Key", name, args, `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, opts);
+    }
+    get keyId() {
+      return new FakeOutput(this.recorded.name);
+    }
+  }
+  const KmsAlias = resource("aws.kms.Alias");
+
+  class Linkable extends Component {
+    private readonly definition: LinkDefinition;
+    /** As SST's `new sst.Linkable(name, { properties, include })`: a link of the properties given, nothing more. */
+    constructor(name: string, definition: LinkDefinition) {
+      super("sst.Linkable", name, definition);
+      this.definition = definition;
+    }
+    getSSTLink(): LinkDefinition {
+      return this.definition;
+    }
     /** As SST's Linkable.wrap: replaces the class's own link definition for every instance. */
     static wrap(cls: { prototype: { getSSTLink?: unknown }; name: string }, cb: (resource: unknown) => LinkDefinition) {
       wrapped.push(cls.name);
@@ -352,6 +372,7 @@ function createStandIns(components: Recorded[], handles: WeakMap<object, Recorde
       cloudwatch: { MetricAlarm, Dashboard, EventRule, EventTarget },
       lambda: { EventSourceMapping },
       cognito: { UserGroup },
+      kms: { Key: KmsKey, Alias: KmsAlias },
       getRegionOutput: () => new FakeOutput({ region: REGION, name: REGION }),
       getPartitionOutput: () => new FakeOutput({ partition: "aws" }),
       getCallerIdentityOutput: () => new FakeOutput({ accountId: ACCOUNT }),
