@@ -97,3 +97,11 @@ export function personalFields(value: unknown, path = ""): { path: string; value
     return typeof v === "string" && isPersonal(k, record) ? [{ path: at, value: v }] : personalFields(v, at);
   });
 }
+
+/** Whether some personal field of `value` reads ERASED: the customer's words in it were erased (docs/customer-data.md). */
+export function readsErased(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(readsErased);
+  if (value === null || typeof value !== "object") return false;
+  const record = value as Record<string, unknown>;
+  return Object.entries(record).some(([k, v]) => (v === ERASED && isPersonal(k, record)) || readsErased(v));
+}
