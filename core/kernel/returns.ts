@@ -139,7 +139,7 @@ export type ReturnDecision =
 export type ReturnReviewCode = "RETURN_INSPECTION_FAILED" | "RETURN_AFTER_DEADLINE";
 
 /** The events a `pay_on` is reached by. */
-const PAYS: Record<PayOn, readonly ReturnEventKind[]> = {
+export const PAYS: Record<PayOn, readonly ReturnEventKind[]> = {
   in_transit: ["in_transit", "delivered", "inspected_ok"],
   delivered: ["delivered", "inspected_ok"],
   inspected: ["inspected_ok"],
