@@ -261,4 +261,31 @@ describe("replay of a return that went to a person", () => {
     const flow = (await t.p.deps.audit.byDfid(returnDfid("clm_r"))).map((e) => e.event_type);
     expect(flow).toEqual(expect.arrayContaining(["CLAIM_NEEDS_REVIEW", "REVIEW_REQUESTED", "REVIEW_DECIDED"]));
   });
+
+  it("opens the review of a failed inspection on the next event when a crash cut it off after the claim moved", async () => {
+    const t = pipeline({ return_required: true, pay_on: "inspected" });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    // The process dies as it opens the review: the claim has moved to NEEDS_REVIEW already (chaos seed 7731, flow 466).
+    const reviews = t.p.deps.reviews;
+    const openReview = reviews.openReview.bind(reviews);
+    reviews.openReview = async () => {
+      reviews.openReview = openReview;
+      throw new Error("crashed");
+    };
+    const at = new Date(t.now()).toISOString();
+    await expect(t.post("inspected_failed", "ev9", at)).rejects.toThrow("crashed");
+    expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ status: "NEEDS_REVIEW" });
+    expect(await reviews.getReview("clm_r")).toBeUndefined();
+    t.later(60_000);
+    // The warehouse posts the event again: the claim awaits nothing any more, and its review opens.
+    expect(await t.post("inspected_failed", "ev9", at)).toMatchObject({ ok: true, decision: "RECORDED" });
+    expect(await reviews.getReview("clm_r")).toMatchObject({
+      status: "PENDING",
+      reason_code: "RETURN_INSPECTION_FAILED",
+    });
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({ clm_r: 29_999 });
+    expect(t.refunds()).toHaveLength(0);
+    expect(await t.invariants()).toEqual([]);
+    expect(replayClaim("clm_r", t.p.auditEvents()).steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
+  });
 });
