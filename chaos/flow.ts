@@ -51,7 +51,7 @@ import { sequentialIds } from "../pipeline/in-process.ts";
 import type { HandlerLogger } from "../functions/observability/logger.ts";
 import { createChaosLlm } from "./chaos-llm.ts";
 import { ChaosCrashError } from "./errors.ts";
-import { checkFlowInvariants } from "./invariants.ts";
+import { checkFlowInvariants, heldAfterCrash } from "./invariants.ts";
 import type { FlowObservation, InvariantResult } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
 import { LLM_PROFILES, planFlow, planOutage, planPayments } from "./plan.ts";
@@ -574,6 +574,11 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       violations.push(
         `claim ${a.claim_id}: its refund went out before a return event reached ${a.pay_on} (recorded: ${recorded.map((e) => e.event).join(", ") || "none"})`,
       );
+    // Shipped late (nothing happened by return_by): a person decides, the refund never pays (docs/returns.md).
+    if (recorded.length > 0 && recorded.every((e) => Date.parse(e.at) > Date.parse(a.return_by)))
+      violations.push(
+        `claim ${a.claim_id}: its refund went out on a return whose every event came after its deadline ${a.return_by}`,
+      );
     const record = await claims.getClaim(a.claim_id);
     if (record?.return?.outcome === "NOT_RECEIVED" || record?.return?.outcome === "REVIEW")
       violations.push(
@@ -977,6 +982,10 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     if (outcome === "NOT_RECEIVED") counts.returns.released++;
     if (outcome === "REVIEW") counts.returns.reviewed++;
   }
+  const held = new Set(observed.ledgers.flatMap(({ entry }) => Object.keys(entry.claims)));
+  counts.returns.heldAfterCrash = observed.claims.filter(
+    (c) => held.has(c.claim_id) && heldAfterCrash(c, observed.audit),
+  ).length;
   if (faultyProvider) {
     Object.assign(counts.payments, faultyProvider.counts);
     counts.payments.payouts = faultyProvider.book.payouts.length;

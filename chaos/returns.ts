@@ -140,6 +140,8 @@ export interface ReturnCounts {
   paid: number;
   released: number;
   reviewed: number;
+  /** Returns the deadline closed whose release a crash cut off (still held: docs/returns.md, chaos/invariants.ts). */
+  heldAfterCrash: number;
 }
 
 /** The counts of a flow without returns. */
@@ -152,4 +154,5 @@ export const emptyReturnCounts = (): ReturnCounts => ({
   paid: 0,
   released: 0,
   reviewed: 0,
+  heldAfterCrash: 0,
 });
