@@ -109,3 +109,20 @@ describe("issue 33: a claim its return sent to a person gets its review though a
     expect(Date.parse(review!.requested_at)).toBeGreaterThan(Date.parse(record.updated_at));
   });
 });
+
+describe("issue 33: a return shipped after its deadline goes to a person and replays alike, whichever came first", () => {
+  // The sweep closed the claim RETURN_NOT_RECEIVED and crashed before recording it; the carrier's late scan then went
+  // to a person (RETURN_AFTER_DEADLINE), but replay, seeing no recorded closing, decided the same scan a payment:
+  // DIFFERENT. A return whose every event came after the deadline now goes to a person whether or not the sweep closed
+  // the claim first (found by the 2000-flow run, seed 7731; it fails again with the decider paying a late scan).
+  it("seed 7731 flow 1522", async () => {
+    const result = await runChaosFlow(env, 7731, 1522, { keep: true });
+    expect(result.violations).toEqual([]);
+    const o = result.observation!;
+    const completed = o.audit
+      .filter((e) => e.event_type === "RETURN_COMPLETED" && e.details.claim_id === "clm_000001")
+      .map((e) => [e.details.outcome, e.details.reason_code]);
+    // The path: no closing recorded, the late event's review recorded.
+    expect(completed).toEqual([["REVIEW", "RETURN_AFTER_DEADLINE"]]);
+  });
+});

@@ -140,7 +140,7 @@ export interface ReturnCounts {
   paid: number;
   released: number;
   reviewed: number;
-  /** Returns the deadline closed whose release a crash cut off (still held: docs/returns.md, chaos/invariants.ts). */
+  /** Returns that released their refund (deadline, late shipping) but still hold it: a crash cut the release off. */
   heldAfterCrash: number;
 }
 

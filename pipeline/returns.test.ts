@@ -206,6 +206,19 @@ describe("a return-required ACCEPT", () => {
     expect(await t.invariants()).toEqual([]);
   });
 
+  it("sends a return shipped after the deadline to a person, releasing its refund, even before the sweep closed it", async () => {
+    const t = pipeline({ return_required: true, pay_on: "in_transit", return_deadline_days: 10 });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    t.later(10 * DAY + 60_000);
+    // The carrier's first scan, a minute after the deadline, posted before any sweep ran (chaos seed 7731, flow 1522).
+    expect(await t.post("in_transit", "late1")).toMatchObject({ ok: true, status: "NEEDS_REVIEW", decision: "REVIEW" });
+    expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ reason_code: "RETURN_AFTER_DEADLINE", executed: false });
+    expect(t.refunds()).toHaveLength(0);
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({});
+    expect(await t.invariants()).toEqual([]);
+    expect(replayClaim("clm_r", t.p.auditEvents()).steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
+  });
+
   it("is ended by the five-minute sweep once its deadline passed, reading only claims old enough to be due", async () => {
     const t = pipeline({
       return_required: true,

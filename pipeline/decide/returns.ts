@@ -293,6 +293,9 @@ function stepFor(record: ClaimRecord, asked: ReturnRequestedDetail, decision: Re
             "NEEDS_REVIEW",
           ),
           ...opened,
+          // Shipped late: the refund is released, as the deadline releases it (after the move, never before: a claim
+          // still awaiting never has its refund released; idempotent, so a closed claim's release again is harmless).
+          ...(decision.reason_code === "RETURN_AFTER_DEADLINE" ? [releaseEffect(record, asked)] : []),
         ],
         status: "NEEDS_REVIEW",
         decision: "REVIEW",
