@@ -984,7 +984,12 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   }
   const held = new Set(observed.ledgers.flatMap(({ entry }) => Object.keys(entry.claims)));
   counts.returns.heldAfterCrash = observed.claims.filter(
-    (c) => held.has(c.claim_id) && heldAfterCrash(c, observed.reviews.find((r) => r.claim_id === c.claim_id)),
+    (c) =>
+      held.has(c.claim_id) &&
+      heldAfterCrash(
+        c,
+        observed.reviews.find((r) => r.claim_id === c.claim_id),
+      ),
   ).length;
   if (faultyProvider) {
     Object.assign(counts.payments, faultyProvider.counts);

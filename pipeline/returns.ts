@@ -36,7 +36,11 @@ export async function postReturnEvent(claimId: string, body: unknown, deps: Retu
   if (!record) return { ok: false, code: "NOT_FOUND", message: `claim ${claimId} not found` };
   const recorded = record.return ? recordedReturnEvents(await deps.audit.byDfid(returnDfid(claimId))) : [];
   // A claim its return sent to a person, whose review a crash kept from opening: opened now (returnReviewRepair).
-  if (record.return?.outcome === "REVIEW" && record.status === "NEEDS_REVIEW" && !(await deps.reviews.getReview(claimId)))
+  if (
+    record.return?.outcome === "REVIEW" &&
+    record.status === "NEEDS_REVIEW" &&
+    !(await deps.reviews.getReview(claimId))
+  )
     await performEffects(returnReviewRepair(record, recorded, deps.clock.now()), deps);
   const step = decideReturnEvent(record, recorded, parsed.data, deps.clock.now());
   if ("refused" in step) return { ok: false, code: step.refused, message: step.message };
