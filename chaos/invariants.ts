@@ -15,7 +15,7 @@ import type {
   Order,
   ResponsibilityContract,
 } from "../core/integrity/index.ts";
-import { checkMoneyInvariants, unit, withAmountEur } from "../pipeline/testing/money-invariants.ts";
+import { checkMoneyInvariants, paidBackOver, unit, withAmountEur } from "../pipeline/testing/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/testing/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
 import { verdictPublished } from "../pipeline/decide/publication.ts";
@@ -435,8 +435,11 @@ export function paymentViolations(
     const total = list.reduce((sum, p) => sum + p.amountMinor, 0);
     const paid = order ? minorIn(order, orderTotalMajor(order)) : Number.NaN;
     if (!order) violations.push(`the provider paid ${total} cents on ${orderId}, an order that does not exist`);
-    else if (!(total <= paid))
-      violations.push(`the provider paid ${total} ${unit(currency)} on order ${orderId}, more than its ${paid}`);
+    else {
+      const over = paidBackOver({ cash: total }, paid);
+      if (over !== undefined)
+        violations.push(`the provider paid ${over} ${unit(currency)} on order ${orderId}, more than its ${paid}`);
+    }
     let auto = 0;
     for (const p of list) {
       const root = rootOf(p.key);
