@@ -38,5 +38,8 @@ describe("npm run chaos, short", () => {
     expect([p.refundsFailed, p.late, p.timeoutsBefore + p.timeoutsAfter, p.retried, p.closed].every((n) => n > 0)).toBe(
       true,
     );
+    // Returns were asked, their events posted, and they ended paid, released or with a person (chaos/returns.ts).
+    const r = tally.returns;
+    expect([r.asked, r.posted, r.paid + r.released + r.reviewed].every((n) => n > 0)).toBe(true);
   }, 600_000);
 });

@@ -64,6 +64,7 @@ import { flowNumbers, reproduction } from "./run.ts";
 import type { ChaosOptions } from "./run.ts";
 import { addToTally, createTally, emptyPaymentTotals, formatTally } from "./tally.ts";
 import type { Tally } from "./tally.ts";
+import { emptyReturnCounts } from "./returns.ts";
 import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 /** Flows worked on at once (they share the stack, so the pollers have work from several). */
@@ -187,6 +188,8 @@ const emptyCounts = (): FlowCounts => ({
   needsReview: 0,
   refunds: 0,
   payments: emptyPaymentTotals(),
+  // The stack's one policy is the bundled config's: its flows draw no return policy (docs/testing.md).
+  returns: emptyReturnCounts(),
 });
 
 /** Runs the flows of `opts` on one local stack (restarted where a flow plans it); returns the violations and totals. */

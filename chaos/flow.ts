@@ -51,7 +51,7 @@ import { sequentialIds } from "../pipeline/in-process.ts";
 import type { HandlerLogger } from "../functions/observability/logger.ts";
 import { createChaosLlm } from "./chaos-llm.ts";
 import { ChaosCrashError } from "./errors.ts";
-import { checkFlowInvariants } from "./invariants.ts";
+import { checkFlowInvariants, heldAfterCrash } from "./invariants.ts";
 import type { FlowObservation, InvariantResult } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
 import { LLM_PROFILES, planFlow, planOutage, planPayments } from "./plan.ts";
@@ -65,6 +65,12 @@ import type { SimMessage, SimRole } from "./sim-queues.ts";
 import { emptyPaymentTotals } from "./tally.ts";
 import type { FlowTotals } from "./tally.ts";
 import { orderTotalMajor, viewOrder } from "../core/kernel/order-view.ts";
+import { returnDfid } from "../core/kernel/claim-record.ts";
+import { PAYS } from "../core/kernel/returns.ts";
+import type { PayOn } from "../core/kernel/returns.ts";
+import { recordedReturnEvents } from "../pipeline/decide/returns.ts";
+import { drawReturnPosts, emptyReturnCounts, MAX_RETURN_DEADLINE_DAYS, planReturns } from "./returns.ts";
+import type { AskedReturn, ReturnPost, ReturnsPlan } from "./returns.ts";
 
 /** What the chaos runs decide with: the bundled agent and its contract. */
 export interface ChaosEnv {
@@ -137,6 +143,7 @@ type Job =
   | { kind: "review"; claimId: string; body: Record<string, unknown>; attempt: number; refundReview?: string }
   | { kind: "webhook"; webhook: ProviderWebhook; attempt: number }
   | { kind: "settle"; settle: () => void }
+  | { kind: "returnEvent"; post: ReturnPost; attempt: number }
   | { kind: "sweep" };
 
 /** The signing secret of the flow's webhook endpoint (a forged webhook is signed with another). */
@@ -159,6 +166,7 @@ const emptyCounts = (): FlowCounts => ({
   needsReview: 0,
   refunds: 0,
   payments: emptyPaymentTotals(),
+  returns: emptyReturnCounts(),
 });
 
 /**
@@ -174,6 +182,8 @@ export interface FlowOptions {
   payments?: PaymentPlan;
   /** Breaks the payment provider (tests show the invariants catch it). */
   providerBugs?: ProviderBugs;
+  /** Replaces the return policy and warehouse the flow drew (null: none, the bundled policy). */
+  returns?: ReturnsPlan | null;
 }
 
 /** Keeps the outage's draws apart from the plan's (the same plan with or without an outage). */
@@ -181,6 +191,9 @@ const OUTAGE_SALT = 0x6f757461;
 /** Keeps the payment provider's plan and draws apart from the rest (the same plan whatever the provider does). */
 const PAYMENTS_SALT = 0x70617973;
 const PROVIDER_SALT = 0x70726f76;
+/** Keeps the return policy's draws, and its warehouse's, apart from the rest (a flow without returns is unchanged). */
+const RETURNS_SALT = 0x72657475;
+const WAREHOUSE_SALT = 0x77617265;
 
 /**
  * The payment provider's plan of flow `flow` of `seed` (or `given`), and the flow's orders with the shop's payment to
@@ -217,10 +230,13 @@ export async function runChaosFlow(
   const drawn = planFlow(rng, seed, flow);
   const outage = opts.outage === undefined ? planOutage(createRng(flowSeed(seed, flow) ^ OUTAGE_SALT)) : opts.outage;
   const { payments, orders } = planFlowPayments(seed, flow, drawn.orders, opts.payments);
+  const returns =
+    opts.returns === undefined ? planReturns(createRng(flowSeed(seed, flow) ^ RETURNS_SALT)) : opts.returns;
   const plan: FlowPlan = {
     ...drawn,
     orders,
     payments,
+    ...(returns ? { returns } : {}),
     ...(outage ? { outage } : {}),
     ...(opts.llm ? { llm: { name: opts.llm, ...LLM_PROFILES[opts.llm] } } : {}),
   };
@@ -231,7 +247,10 @@ export async function runChaosFlow(
 async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: FlowOptions = {}): Promise<FlowResult> {
   const counts = emptyCounts();
   const violations: string[] = [];
-  const agent = env.config.agent;
+  // A flow that drew a return policy decides under it (the bundled agent's, with its `returns` replaced).
+  const agent = plan.returns
+    ? { ...env.config.agent, contract: { ...env.config.agent.contract, returns: plan.returns.policy } }
+    : env.config.agent;
   let now = plan.startMs;
   // Every reading moves the clock by a millisecond, so no two deliveries — racing ones included — share an instant
   // (as on a real machine, and as local/testing/fault-injection.ts's tickingClock does).
@@ -263,6 +282,10 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     ...publisher,
     async publish(entries) {
       await publisher.publish(entries);
+      for (const e of entries) {
+        if (e.detailType === "ReturnRequested") returnAsked(e.detail);
+        if (e.detailType === "RefundExecuted") await returnPaid(e.detail);
+      }
       if (!plan.payments) return;
       for (const e of entries) {
         const envelope = { source: KERNEL_SOURCE, "detail-type": e.detailType, detail: e.detail };
@@ -518,6 +541,89 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
       );
   };
 
+  // The warehouse (chaos/returns.ts): each return asked has its events drawn once, from the warehouse's own rng, and
+  // posted at their instants; a refund a return releases is checked as it goes out (docs/returns.md).
+  const warehouseRng = createRng(flowSeed(plan.seed, plan.flow) ^ WAREHOUSE_SALT);
+  const asked = new Map<string, AskedReturn & { execution_id: string }>();
+  const returnAsked = (detail: Record<string, unknown>) => {
+    const claimId = String(detail.claim_id);
+    if (asked.has(claimId)) return;
+    const a = {
+      claim_id: claimId,
+      return_by: String(detail.return_by),
+      pay_on: String(detail.pay_on),
+      execution_id: String(detail.execution_id),
+    };
+    asked.set(claimId, a);
+    counts.returns.asked++;
+    if (!plan.returns) return;
+    for (const post of drawReturnPosts(warehouseRng, plan.returns, a, now))
+      agenda.push({
+        at: post.postAtMs,
+        job: { kind: "returnEvent", post, attempt: 1 },
+        ...(post.together ? { together: post.together } : {}),
+      });
+  };
+  // A return's refund goes out only once an event that reaches its pay_on is recorded, and never for a claim whose
+  // return the deadline closed or a person was given.
+  const returnPaid = async (detail: Record<string, unknown>) => {
+    const a = asked.get(String(detail.claim_id));
+    if (!a || detail.approved_by !== undefined || detail.execution_id !== a.execution_id) return;
+    const recorded = recordedReturnEvents(await audit.byDfid(returnDfid(a.claim_id)));
+    if (!recorded.some((e) => PAYS[a.pay_on as PayOn]?.includes(e.event)))
+      violations.push(
+        `claim ${a.claim_id}: its refund went out before a return event reached ${a.pay_on} (recorded: ${recorded.map((e) => e.event).join(", ") || "none"})`,
+      );
+    // Shipped late (nothing happened by return_by): a person decides, the refund never pays (docs/returns.md).
+    if (recorded.length > 0 && recorded.every((e) => Date.parse(e.at) > Date.parse(a.return_by)))
+      violations.push(
+        `claim ${a.claim_id}: its refund went out on a return whose every event came after its deadline ${a.return_by}`,
+      );
+    const record = await claims.getClaim(a.claim_id);
+    if (record?.return?.outcome === "NOT_RECEIVED" || record?.return?.outcome === "REVIEW")
+      violations.push(
+        `claim ${a.claim_id}: its refund went out after its return ended ${record.return.outcome} (${record.status})`,
+      );
+  };
+  const returnEvent = async (job: Extract<Job, { kind: "returnEvent" }>, inv: Invocation) => {
+    const handler = createReviewApiHandler(() => depsFor(inv), { logger: loggerFor(inv) });
+    const { claimId, body } = job.post;
+    const path = `/claims/${claimId}/return-events`;
+    counts.returns.posted++;
+    if (now > Date.parse(asked.get(claimId)?.return_by ?? "")) counts.returns.late++;
+    const res = await handler(
+      apiRequest("POST /claims/{id}/return-events", path, {
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json" },
+        pathParameters: { id: claimId },
+      }),
+    );
+    if (inv.dead) {
+      if (warehouseRng.chance(plan.returns?.retryAfterCrash ?? 0)) {
+        counts.clientRetries++;
+        agenda.push({ at: now + warehouseRng.int(1_000, 600_000), job: { ...job, attempt: job.attempt + 1 } });
+      }
+      return;
+    }
+    const status = typeof res === "string" ? 200 : (res.statusCode ?? 200);
+    const text = typeof res === "string" ? res : (res.body ?? "");
+    const answer = JSON.parse(text || "{}") as { decision?: string; error?: { code?: string } };
+    if (status === 200 && answer.decision === "RECORDED") counts.returns.repeats++;
+    else if (status === 409 && answer.error?.code === "NOT_AWAITING_RETURN") counts.returns.refused++;
+    else if (status !== 200)
+      violations.push(
+        `POST ${path} ${JSON.stringify(body)} (attempt ${job.attempt}) answered ${status}: ${text.slice(0, 200)}`,
+      );
+  };
+  /** The earliest return deadline still to come of a claim awaiting its return (the sweep closes it then), if any. */
+  const nextReturnBy = (): number | undefined => {
+    const due = claims
+      .all()
+      .flatMap((c) => (c.status === "AWAITING_RETURN" && c.return ? [Date.parse(c.return.return_by)] : []))
+      .filter((at) => at > now);
+    return due.length > 0 ? Math.min(...due) : undefined;
+  };
+
   // Reviewers: each review that opens is decided (or left pending) as the flow's policy says.
   const planReviews = async () => {
     // A failed refund's review: RETRY (pay again) or CLOSE with a note; at times two reviewers at once, or a repeat.
@@ -676,6 +782,9 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
         case "settle":
           job.settle();
           break;
+        case "returnEvent":
+          await returnEvent(job, inv);
+          break;
         case "sweep": {
           counts.sweeps++;
           try {
@@ -696,14 +805,23 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   // Settled: every claim final, no review decision left half done (a failed refund's included).
   const settled = async () =>
     claims.all().every((c) => isFinal(c.status)) &&
+    // A claim awaiting its return is final, but its flow goes on until its deadline closes it (jumped to below).
+    claims.all().every((c) => c.status !== "AWAITING_RETURN") &&
+    (await quiet());
+  // Quiet: nothing queued, every claim final, no review decision left half done (a failed refund's included).
+  const quiet = async () =>
+    queues.pending() === 0 &&
+    claims.all().every((c) => isFinal(c.status)) &&
     reviews.all().every((r) => !r.intent) &&
     (await settlements.list()).every((s) => !s.review || s.review.status === "PENDING" || s.review.performed);
   let idle = 0;
   let redrives = 0;
+  // A flow with returns runs past its deadlines (and the late events after them).
+  const maxSimulatedMs = MAX_SIMULATED_MS + (plan.returns ? (MAX_RETURN_DEADLINE_DAYS + 1) * 86_400_000 : 0);
   for (let step = 0; ; step++) {
-    if (step >= MAX_STEPS || now - plan.startMs > MAX_SIMULATED_MS) {
+    if (step >= MAX_STEPS || now - plan.startMs > maxSimulatedMs) {
       violations.push(
-        `the flow did not settle within ${MAX_STEPS} deliveries / ${MAX_SIMULATED_MS / 3_600_000} simulated hours (${queues.pending()} message(s) queued)`,
+        `the flow did not settle within ${MAX_STEPS} deliveries / ${maxSimulatedMs / 3_600_000} simulated hours (${queues.pending()} message(s) queued)`,
       );
       break;
     }
@@ -725,9 +843,25 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
           }
         }
         if (await settled()) break;
+        const returnBy = nextReturnBy();
+        if (returnBy !== undefined && returnBy > now && (await quiet())) {
+          now = Math.max(now + 1, returnBy);
+          nextSweep = now;
+          continue;
+        }
         if (++idle > IDLE_SWEEPS) break;
       }
-      now = Math.max(now + 1, Math.min(nextQueued ?? Infinity, nextPlanned ?? Infinity, nextSweep));
+      let next = Math.min(nextQueued ?? Infinity, nextPlanned ?? Infinity, nextSweep);
+      // With returns, days pass with nothing to do but wait for the warehouse or a deadline: when nothing is queued
+      // and every claim is final, the clock jumps to the next post or deadline, and the sweep runs there.
+      if (plan.returns && nextQueued === undefined && next === nextSweep && (await quiet())) {
+        const later = Math.min(nextPlanned ?? Infinity, nextReturnBy() ?? Infinity);
+        if (later !== Infinity && later > nextSweep) {
+          next = later;
+          nextSweep = later;
+        }
+      }
+      now = Math.max(now + 1, next);
       continue;
     }
     if (queues.pending() > 0 || agenda.length > 0) idle = 0;
@@ -838,6 +972,25 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   counts.decided = observed.claims.filter((c) => c.status === "DECIDED").length;
   counts.needsReview = observed.claims.filter((c) => c.status === "NEEDS_REVIEW").length;
   counts.refunds = invariants.money.refunds;
+  // How the returns ended (each claim's outcomes once: a repeat of a completion is not another return).
+  const ended = new Set<string>();
+  for (const e of observed.audit)
+    if (e.event_type === "RETURN_COMPLETED") ended.add(`${String(e.details.claim_id)}|${String(e.details.outcome)}`);
+  for (const key of ended) {
+    const outcome = key.split("|")[1];
+    if (outcome === "PAID") counts.returns.paid++;
+    if (outcome === "NOT_RECEIVED") counts.returns.released++;
+    if (outcome === "REVIEW") counts.returns.reviewed++;
+  }
+  const held = new Set(observed.ledgers.flatMap(({ entry }) => Object.keys(entry.claims)));
+  counts.returns.heldAfterCrash = observed.claims.filter(
+    (c) =>
+      held.has(c.claim_id) &&
+      heldAfterCrash(
+        c,
+        observed.reviews.find((r) => r.claim_id === c.claim_id),
+      ),
+  ).length;
   if (faultyProvider) {
     Object.assign(counts.payments, faultyProvider.counts);
     counts.payments.payouts = faultyProvider.book.payouts.length;

@@ -15,7 +15,7 @@ import type {
   Order,
   ResponsibilityContract,
 } from "../core/integrity/index.ts";
-import { checkMoneyInvariants, unit, withAmountEur } from "../pipeline/testing/money-invariants.ts";
+import { checkMoneyInvariants, paidBackOver, unit, withAmountEur } from "../pipeline/testing/money-invariants.ts";
 import type { MoneySummary, PublishedEvent } from "../pipeline/testing/money-invariants.ts";
 import type { StoredVerdict } from "../pipeline/ports.ts";
 import { verdictPublished } from "../pipeline/decide/publication.ts";
@@ -118,7 +118,8 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
         violations.push(
           `claim ${c.claim_id}: ${live.length} stored verdict(s) not superseded (${live.map((v) => v.record.verdict_id).join(", ")}), the claim records ${c.verdict_id ?? "none"}`,
         );
-    } else if (c.status === "NEEDS_REVIEW" && ids.length > 0) {
+    } else if (c.status === "NEEDS_REVIEW" && ids.length > 0 && c.return?.outcome !== "REVIEW") {
+      // (A claim whose return went to a person was ACCEPTed first: its ClaimVerdict stands, docs/returns.md.)
       violations.push(`claim ${c.claim_id} is NEEDS_REVIEW but the bus carries ClaimVerdict ${ids.join(", ")}`);
     }
   }
@@ -155,6 +156,15 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
       );
   }
 
+  // Returns (docs/returns.md): the events recorded for each claim, and how its return ended.
+  const returnEvents = group(
+    o.audit
+      .filter((e) => e.event_type === "RETURN_EVENT_RECORDED")
+      .map((e) => ({ claimId: String(e.details.claim_id), event: String(e.details.event) })),
+    (e) => e.claimId,
+  );
+  violations.push(...returnOutcomeViolations(o, reviews));
+
   // Money, over the bus and the ledgers.
   const orderAmount = new Map(o.orders.map((x) => [x.order_id, orderTotalMajor(x)]));
   const byId = new Map(o.orders.map((x) => [x.order_id, x]));
@@ -170,6 +180,7 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
       claims: entry.claims,
       lines: entry.line_cents,
     })),
+    returnEvents: (claimId) => returnEvents.get(claimId),
     ...(o.customerLimits
       ? {
           customers: {
@@ -186,8 +197,8 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
     (o.payments?.settlements ?? []).filter((s) => closeReleasesReservation(s.review)).map((s) => s.claim_id),
   );
   for (const c of o.claims) {
-    const held = c.executed === true && !closed.has(c.claim_id);
-    if (holds.has(c.claim_id) !== held)
+    const held = (c.executed === true && !closed.has(c.claim_id)) || returnHeld(c, reviews.get(c.claim_id));
+    if (holds.has(c.claim_id) !== held && !(holds.has(c.claim_id) && heldAfterCrash(c, reviews.get(c.claim_id))))
       violations.push(
         `claim ${c.claim_id} says executed=${String(c.executed)}${closed.has(c.claim_id) ? " (its refund CLOSED)" : ""} but the ledger ${holds.has(c.claim_id) ? "holds" : "does not hold"} its refund`,
       );
@@ -208,7 +219,8 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
       ...(review ? { review } : {}),
     });
     replayed++;
-    const expected = c.status === "NEEDS_REVIEW" ? "NEEDS_REVIEW" : c.verdict;
+    // A claim whose return went to a person replays to the ACCEPT it was decided (its return flow replays apart).
+    const expected = c.status === "NEEDS_REVIEW" && c.return?.outcome !== "REVIEW" ? "NEEDS_REVIEW" : c.verdict;
     if (result.status !== "IDENTICAL") {
       const bad = result.steps.filter((s) => s.status !== "IDENTICAL").map((s) => `${s.step}: ${s.detail}`);
       violations.push(`claims replay ${c.claim_id} is ${result.status}: ${bad.slice(0, 3).join(" | ")}`);
@@ -217,6 +229,53 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
     }
   }
   return { violations, money, replayed };
+}
+
+/**
+ * Whether a claim's return keeps its refund reserved though nothing is executed: while the claim awaits the item, and
+ * while a failed inspection waits for a person (a DENY or a RESUBMIT releases it; the deadline released it already).
+ */
+function returnHeld(c: ClaimRecord, review: ReviewRecord | undefined): boolean {
+  if (!c.return || c.executed === true) return false;
+  if (c.status === "AWAITING_RETURN") return true;
+  return c.reason_code === "RETURN_INSPECTION_FAILED" && c.status === "NEEDS_REVIEW" && review?.status === "PENDING";
+}
+
+/**
+ * A claim whose return released its refund (closed RETURN_NOT_RECEIVED at the deadline, or shipped late and waiting
+ * for a person) may still hold it: the release follows the claim's move (never before: a claim still awaiting never
+ * has its refund released), so a crash between leaves it held — never paid — until a late event for the claim, or the
+ * person's DENY or RESUBMIT, releases it again (the window docs/returns.md names). Counted (`heldAfterCrash`), not a
+ * violation; a return that never comes keeps it held.
+ */
+export function heldAfterCrash(c: ClaimRecord, review: ReviewRecord | undefined): boolean {
+  if (c.status === "DECIDED" && c.reason_code === "RETURN_NOT_RECEIVED") return true;
+  return c.status === "NEEDS_REVIEW" && c.reason_code === "RETURN_AFTER_DEADLINE" && review?.status === "PENDING";
+}
+
+/**
+ * How each return ended, against the money: no claim is left awaiting its return once the flow drained past its
+ * deadlines; a return's own refund (its RefundExecuted without a person's approval) went out only for a claim whose
+ * return ended PAID and that says executed — never for one the deadline closed (RETURN_NOT_RECEIVED) or a person got.
+ */
+function returnOutcomeViolations(o: FlowObservation, reviews: ReadonlyMap<string, ReviewRecord>): string[] {
+  const violations: string[] = [];
+  const paid = new Set(
+    o.events
+      .filter((e) => e.detailType === "RefundExecuted" && e.detail.approved_by === undefined)
+      .map((e) => `${String(e.detail.claim_id)}|${String(e.detail.execution_id)}`),
+  );
+  for (const c of o.claims) {
+    if (!c.return) continue;
+    if (c.status === "AWAITING_RETURN")
+      violations.push(`claim ${c.claim_id} still awaits its return (due ${c.return.return_by}) after the flow drained`);
+    if (!paid.has(`${c.claim_id}|${c.return.execution_id}`)) continue;
+    if (c.return.outcome !== "PAID" || c.executed !== true)
+      violations.push(
+        `claim ${c.claim_id}: its return's refund went out, but the return ended ${c.return.outcome ?? "nowhere"} (${c.status}${c.reason_code ? ` ${c.reason_code}` : ""}, executed=${String(c.executed)}, review ${reviews.get(c.claim_id)?.status ?? "none"})`,
+      );
+  }
+  return violations;
 }
 
 const centsOf = (eur: unknown): number => {
@@ -376,8 +435,11 @@ export function paymentViolations(
     const total = list.reduce((sum, p) => sum + p.amountMinor, 0);
     const paid = order ? minorIn(order, orderTotalMajor(order)) : Number.NaN;
     if (!order) violations.push(`the provider paid ${total} cents on ${orderId}, an order that does not exist`);
-    else if (!(total <= paid))
-      violations.push(`the provider paid ${total} ${unit(currency)} on order ${orderId}, more than its ${paid}`);
+    else {
+      const over = paidBackOver({ cash: total }, paid);
+      if (over !== undefined)
+        violations.push(`the provider paid ${over} ${unit(currency)} on order ${orderId}, more than its ${paid}`);
+    }
     let auto = 0;
     for (const p of list) {
       const root = rootOf(p.key);

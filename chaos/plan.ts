@@ -5,6 +5,7 @@ import type { Claim } from "../core/claim/claim.ts";
 import { renderClaimText } from "../core/history/scenarios.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { Rng } from "./rng.ts";
+import type { ReturnsPlan } from "./returns.ts";
 import { orderTotalMajor, viewOrder } from "../core/kernel/order-view.ts";
 import { minorUnitsOf } from "../core/integrity/currency.ts";
 
@@ -152,6 +153,8 @@ export interface FlowPlan {
   outage?: LlmOutage;
   /** The payment provider and the reviewers of failed refunds (drawn apart: `planPayments`); absent on the emulators. */
   payments?: PaymentPlan;
+  /** The flow's return policy and its warehouse (drawn apart: chaos/returns.ts `planReturns`); absent: the bundled policy. */
+  returns?: ReturnsPlan;
 }
 
 const MIN = 60_000;

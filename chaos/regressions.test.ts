@@ -88,3 +88,41 @@ describe("issue 32: a reservation that lost a race names its refund in the order
     expect(notes).toContainEqual(expect.stringMatching(/^Refund of 500 JPY not reserved: /));
   });
 });
+
+describe("issue 33: a claim its return sent to a person gets its review though a crash cut the review off after the move", () => {
+  // A late return event (after the deadline closed the claim RETURN_NOT_RECEIVED) moves the claim to NEEDS_REVIEW
+  // first, conditionally, then opens its review; each flow crashed between the two, leaving the claim with no review
+  // for a person to find. The next event posted for the claim now opens it (returnReviewRepair), so its review is
+  // requested after the move (found by the 2000-flow run, seed 7731; both fail again without the repair).
+  it.each([
+    { seed: 7731, flow: 466, claim: "clm_000003" },
+    { seed: 7731, flow: 1085, claim: "clm_000002" },
+  ])("seed $seed flow $flow", async ({ seed, flow, claim }) => {
+    const result = await runChaosFlow(env, seed, flow, { keep: true });
+    expect(result.violations).toEqual([]);
+    const o = result.observation!;
+    const record = o.claims.find((c) => c.claim_id === claim)!;
+    expect([record.status, record.reason_code]).toEqual(["NEEDS_REVIEW", "RETURN_AFTER_DEADLINE"]);
+    const review = o.reviews.find((r) => r.claim_id === claim);
+    expect(review?.reason_code).toBe("RETURN_AFTER_DEADLINE");
+    // The path: the review was opened by a later post, not by the move's own invocation.
+    expect(Date.parse(review!.requested_at)).toBeGreaterThan(Date.parse(record.updated_at));
+  });
+});
+
+describe("issue 33: a return shipped after its deadline goes to a person and replays alike, whichever came first", () => {
+  // The sweep closed the claim RETURN_NOT_RECEIVED and crashed before recording it; the carrier's late scan then went
+  // to a person (RETURN_AFTER_DEADLINE), but replay, seeing no recorded closing, decided the same scan a payment:
+  // DIFFERENT. A return whose every event came after the deadline now goes to a person whether or not the sweep closed
+  // the claim first (found by the 2000-flow run, seed 7731; it fails again with the decider paying a late scan).
+  it("seed 7731 flow 1522", async () => {
+    const result = await runChaosFlow(env, 7731, 1522, { keep: true });
+    expect(result.violations).toEqual([]);
+    const o = result.observation!;
+    const completed = o.audit
+      .filter((e) => e.event_type === "RETURN_COMPLETED" && e.details.claim_id === "clm_000001")
+      .map((e) => [e.details.outcome, e.details.reason_code]);
+    // The path: no closing recorded, the late event's review recorded.
+    expect(completed).toEqual([["REVIEW", "RETURN_AFTER_DEADLINE"]]);
+  });
+});

@@ -5,6 +5,8 @@ import { emptyPaymentCounts } from "./payment-provider.ts";
 import type { PaymentFaultCounts } from "./payment-provider.ts";
 import type { FaultKind } from "./plan.ts";
 import type { LlmCounts } from "./chaos-llm.ts";
+import { emptyReturnCounts } from "./returns.ts";
+import type { ReturnCounts } from "./returns.ts";
 
 /** The payment side of a flow: the provider's faults, the money it paid, the failed refunds and their reviews. */
 export interface PaymentTotals extends PaymentFaultCounts {
@@ -43,6 +45,8 @@ export interface FlowTotals {
   needsReview: number;
   refunds: number;
   payments: PaymentTotals;
+  /** The returns asked, the events the warehouse posted, how the returns ended (chaos/returns.ts). */
+  returns: ReturnCounts;
 }
 
 /** Totals over a run. */
@@ -74,6 +78,7 @@ export function createTally(): Tally {
     needsReview: 0,
     refunds: 0,
     payments: emptyPaymentTotals(),
+    returns: emptyReturnCounts(),
   };
 }
 
@@ -101,17 +106,20 @@ export function addToTally(t: Tally, flow: { counts: FlowTotals; violations: rea
   ] as const)
     t[k] += c[k];
   for (const k of Object.keys(t.payments) as (keyof PaymentTotals)[]) t.payments[k] += c.payments[k];
+  for (const k of Object.keys(t.returns) as (keyof ReturnCounts)[]) t.returns[k] += c.returns[k];
 }
 
 /** The run's summary, a few lines. */
 export function formatTally(t: Tally, seconds: number): string {
   const p = t.payments;
+  const r = t.returns;
   const faults = FAULT_KINDS.map((k) => `${k} ${t.faults[k]} (${t.flowsWith[k]} flows)`).join(", ");
   return [
     `faults injected: ${faults}`,
     `model: ${t.llm.calls} calls, ${t.llm.slow} slow, ${t.llm.hang} hung past the function timeout, ${t.llm.fail} failed, ${t.llm.garble} garbled`,
     `claims: ${t.claims} (${t.decided} decided, ${t.needsReview} in review), ${t.refunds} refunds; ${t.reviewDecisions} review requests, ${t.clientRetries} client retries after a crash`,
     `payments: ${p.calls} provider calls (${p.replays} answered from their idempotency key), ${p.timeoutsBefore + p.timeoutsAfter} timed out (${p.timeoutsAfter} after the provider did the work); ${p.payouts} payouts; ${p.late} refunds pending first (${p.lateFailed} failed later); ${p.refundsFailed} refunds failed (${p.refusedAtOnce} refused at once); ${p.retried} retried, ${p.closed} closed; webhooks ${p.webhooks} (${p.duplicateWebhooks} duplicated, ${p.staleWebhooks} stale, ${p.forgedWebhooks} forged); ${p.redriven} redriven from the DLQ`,
+    `returns: ${r.asked} asked; ${r.posted} events posted (${r.late} after the deadline, ${r.repeats} repeats answered RECORDED, ${r.refused} refused as no longer awaited); ${r.paid} paid on pay_on, ${r.released} released at the deadline, ${r.reviewed} sent to a person; ${r.heldAfterCrash} released by their return but still held, a crash having cut the release off`,
     `deliveries: ${t.deliveries}${t.sweeps >= 0 ? `, sweeps ${t.sweeps}` : ""}, messages to a DLQ ${t.deadLetters}`,
     `time: ${seconds.toFixed(1)} s (${t.flows > 0 ? ((seconds * 1000) / t.flows).toFixed(1) : "0"} ms per flow); ${t.failedFlows} failing flow(s)`,
   ].join("\n");

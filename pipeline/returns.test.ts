@@ -206,6 +206,19 @@ describe("a return-required ACCEPT", () => {
     expect(await t.invariants()).toEqual([]);
   });
 
+  it("sends a return shipped after the deadline to a person, releasing its refund, even before the sweep closed it", async () => {
+    const t = pipeline({ return_required: true, pay_on: "in_transit", return_deadline_days: 10 });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    t.later(10 * DAY + 60_000);
+    // The carrier's first scan, a minute after the deadline, posted before any sweep ran (chaos seed 7731, flow 1522).
+    expect(await t.post("in_transit", "late1")).toMatchObject({ ok: true, status: "NEEDS_REVIEW", decision: "REVIEW" });
+    expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ reason_code: "RETURN_AFTER_DEADLINE", executed: false });
+    expect(t.refunds()).toHaveLength(0);
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({});
+    expect(await t.invariants()).toEqual([]);
+    expect(replayClaim("clm_r", t.p.auditEvents()).steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
+  });
+
   it("is ended by the five-minute sweep once its deadline passed, reading only claims old enough to be due", async () => {
     const t = pipeline({
       return_required: true,
@@ -260,5 +273,32 @@ describe("replay of a return that went to a person", () => {
     expect(replay.status).toBe("IDENTICAL");
     const flow = (await t.p.deps.audit.byDfid(returnDfid("clm_r"))).map((e) => e.event_type);
     expect(flow).toEqual(expect.arrayContaining(["CLAIM_NEEDS_REVIEW", "REVIEW_REQUESTED", "REVIEW_DECIDED"]));
+  });
+
+  it("opens the review of a failed inspection on the next event when a crash cut it off after the claim moved", async () => {
+    const t = pipeline({ return_required: true, pay_on: "inspected" });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    // The process dies as it opens the review: the claim has moved to NEEDS_REVIEW already (chaos seed 7731, flow 466).
+    const reviews = t.p.deps.reviews;
+    const openReview = reviews.openReview.bind(reviews);
+    reviews.openReview = async () => {
+      reviews.openReview = openReview;
+      throw new Error("crashed");
+    };
+    const at = new Date(t.now()).toISOString();
+    await expect(t.post("inspected_failed", "ev9", at)).rejects.toThrow("crashed");
+    expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ status: "NEEDS_REVIEW" });
+    expect(await reviews.getReview("clm_r")).toBeUndefined();
+    t.later(60_000);
+    // The warehouse posts the event again: the claim awaits nothing any more, and its review opens.
+    expect(await t.post("inspected_failed", "ev9", at)).toMatchObject({ ok: true, decision: "RECORDED" });
+    expect(await reviews.getReview("clm_r")).toMatchObject({
+      status: "PENDING",
+      reason_code: "RETURN_INSPECTION_FAILED",
+    });
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({ clm_r: 29_999 });
+    expect(t.refunds()).toHaveLength(0);
+    expect(await t.invariants()).toEqual([]);
+    expect(replayClaim("clm_r", t.p.auditEvents()).steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
   });
 });

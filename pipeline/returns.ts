@@ -9,7 +9,7 @@ import { ReturnEventBodySchema, shortestReturnDeadlineDays } from "../core/kerne
 import { DAY_MS } from "../core/integrity/index.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import { performEffects } from "./perform.ts";
-import { decideReturnDeadline, decideReturnEvent, recordedReturnEvents } from "./decide/returns.ts";
+import { decideReturnDeadline, decideReturnEvent, recordedReturnEvents, returnReviewRepair } from "./decide/returns.ts";
 import type { ReturnStep } from "./decide/returns.ts";
 
 /** What the return shells use. */
@@ -35,6 +35,13 @@ export async function postReturnEvent(claimId: string, body: unknown, deps: Retu
   const record = await deps.claims.getClaim(claimId);
   if (!record) return { ok: false, code: "NOT_FOUND", message: `claim ${claimId} not found` };
   const recorded = record.return ? recordedReturnEvents(await deps.audit.byDfid(returnDfid(claimId))) : [];
+  // A claim its return sent to a person, whose review a crash kept from opening: opened now (returnReviewRepair).
+  if (
+    record.return?.outcome === "REVIEW" &&
+    record.status === "NEEDS_REVIEW" &&
+    !(await deps.reviews.getReview(claimId))
+  )
+    await performEffects(returnReviewRepair(record, recorded, deps.clock.now()), deps);
   const step = decideReturnEvent(record, recorded, parsed.data, deps.clock.now());
   if ("refused" in step) return { ok: false, code: step.refused, message: step.message };
   const status = await perform(step, record, deps);

@@ -139,7 +139,7 @@ export type ReturnDecision =
 export type ReturnReviewCode = "RETURN_INSPECTION_FAILED" | "RETURN_AFTER_DEADLINE";
 
 /** The events a `pay_on` is reached by. */
-const PAYS: Record<PayOn, readonly ReturnEventKind[]> = {
+export const PAYS: Record<PayOn, readonly ReturnEventKind[]> = {
   in_transit: ["in_transit", "delivered", "inspected_ok"],
   delivered: ["delivered", "inspected_ok"],
   inspected: ["inspected_ok"],
@@ -158,8 +158,9 @@ export function distinctReturnEvents(events: readonly RecordedReturnEvent[]): Re
  * What the recorded return events mean at `now` (pure; the set decides, not the order of arrival). A claim closed by
  * its deadline pays nothing: any event after that goes to a person. A failed inspection goes to a person, even when
  * an earlier event had reached `pay_on` in the same set (the shell pays on the first event that reaches it, so a set
- * holding both was not paid). Else the first event reaching `pay_on` pays; else, with no event by the deadline, the
- * return was not received.
+ * holding both was not paid). Events that all happened (`at`) after the deadline go to a person too: the item was
+ * shipped late. Else the first event reaching `pay_on` pays; else, with no event by the deadline, the return was not
+ * received.
  */
 export function decideReturn(state: ReturnState, events: readonly RecordedReturnEvent[], now: number): ReturnDecision {
   const distinct = distinctReturnEvents(events);
@@ -171,10 +172,16 @@ export function decideReturn(state: ReturnState, events: readonly RecordedReturn
   }
   const failed = distinct.find((e) => e.event === "inspected_failed");
   if (failed) return { outcome: "REVIEW", reason_code: "RETURN_INSPECTION_FAILED", event_id: failed.event_id };
+  // Shipped late: every event happened after the deadline. A person decides, whether or not the sweep closed the claim
+  // first (so the outcome never depends on which of the two came first), and the refund never pays.
+  const deadline = Date.parse(state.deadlineAt);
+  const [first] = distinct;
+  if (first && now >= deadline && distinct.every((e) => Date.parse(e.at) > deadline))
+    return { outcome: "REVIEW", reason_code: "RETURN_AFTER_DEADLINE", event_id: first.event_id };
   const paying = distinct.find((e) => PAYS[state.payOn].includes(e.event));
   if (paying) return { outcome: "PAY", event_id: paying.event_id };
   if (distinct.length > 0) return { outcome: "WAIT", shipped: true };
-  return now >= Date.parse(state.deadlineAt) ? { outcome: "NOT_RECEIVED" } : { outcome: "WAIT", shipped: false };
+  return now >= deadline ? { outcome: "NOT_RECEIVED" } : { outcome: "WAIT", shipped: false };
 }
 
 /** Whether `posted` repeats the recorded event of the same id (same kind, time and carrier reference). */

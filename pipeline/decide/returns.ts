@@ -201,6 +201,33 @@ export function decideReturnDeadline(
   return stepFor(record, asked, decision, now);
 }
 
+/**
+ * The review a return sent its claim to, opened again (pure): the claim moved to NEEDS_REVIEW first, conditionally,
+ * and its review is opened after the move, so a crash between leaves the claim with no review for a person to find
+ * (chaos seed 7731, flows 466 and 1085). The next event posted for the claim finds it so (the shell sees no review)
+ * and carries out what the move's `after` would have: RETURN_COMPLETED, the review and its announcements — decided
+ * again over the recorded events, as replay decides it. Nothing for any other claim.
+ */
+export function returnReviewRepair(
+  record: ClaimRecord,
+  recorded: readonly RecordedReturnEvent[],
+  now: number,
+): Effect[] {
+  const asked = record.return;
+  const code = record.reason_code;
+  if (!asked || record.status !== "NEEDS_REVIEW" || asked.outcome !== "REVIEW") return [];
+  if (code !== "RETURN_INSPECTION_FAILED" && code !== "RETURN_AFTER_DEADLINE") return [];
+  const closed = code === "RETURN_AFTER_DEADLINE";
+  const decision = decideReturn(
+    { payOn: asked.pay_on, deadlineAt: asked.return_by, ...(closed ? { closed: "NOT_RECEIVED" as const } : {}) },
+    recorded,
+    now,
+  );
+  if (decision.outcome !== "REVIEW" || decision.reason_code !== code) return [];
+  // The claim as it stood before the move, so the review records where it came from.
+  return stepFor({ ...record, status: closed ? "DECIDED" : "AWAITING_RETURN" }, asked, decision, now).after;
+}
+
 /** The step of a decision on a claim awaiting its return (or closed by its deadline, for a late event). */
 function stepFor(record: ClaimRecord, asked: ReturnRequestedDetail, decision: ReturnDecision, now: number): ReturnStep {
   const at = new Date(now).toISOString();
@@ -266,6 +293,9 @@ function stepFor(record: ClaimRecord, asked: ReturnRequestedDetail, decision: Re
             "NEEDS_REVIEW",
           ),
           ...opened,
+          // Shipped late: the refund is released, as the deadline releases it (after the move, never before: a claim
+          // still awaiting never has its refund released; idempotent, so a closed claim's release again is harmless).
+          ...(decision.reason_code === "RETURN_AFTER_DEADLINE" ? [releaseEffect(record, asked)] : []),
         ],
         status: "NEEDS_REVIEW",
         decision: "REVIEW",

@@ -5,7 +5,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { AuditEvent } from "../../integrity/audit.ts";
 import { backtest, readHistories } from "./index.ts";
 import type { BacktestReport, Outcome } from "./index.ts";
-import { configWithCustomerLimits, configWithLimit, policyOf, recordBundledRun } from "./backtest.test-kit.ts";
+import {
+  BUNDLED_CONFIG_TEXT,
+  configWithCustomerLimits,
+  configWithLimit,
+  policyOf,
+  recordBundledRun,
+} from "./backtest.test-kit.ts";
 import type { BundledRun } from "./backtest.test-kit.ts";
 
 let run: BundledRun;
@@ -441,3 +447,41 @@ function refundedIn(event: AuditEvent, events: readonly AuditEvent[]): string | 
   );
   return accepted ? claimId : undefined;
 }
+
+describe("backtest of the money paid before the item was back (issue 33)", () => {
+  const KEEP_LINE = "sports: { return_required: true, keep_item_below: { EUR: 30 } }";
+  const candidate = (text: string) =>
+    backtest({ histories: [{ id: run.simulationId, events: run.events }], policy: policyOf(text) }).paid_before_return;
+  const withReturns = (edit: (text: string) => string) => {
+    const text = edit(BUNDLED_CONFIG_TEXT);
+    if (text === BUNDLED_CONFIG_TEXT) throw new Error("the bundled returns policy moved");
+    return text;
+  };
+  // Recorded: every automatic refund but RT1's 280 EUR, which waited for its delivery (RT3's and RT4's were released,
+  // never paid); RT2's kept 25 EUR yoga mat was paid at once. Each currency apart: US's 549 USD, JP1's 12800 JPY.
+  const BEFORE_PAID = [
+    { value: "2373.98", currency: "EUR" },
+    { value: "12800", currency: "JPY" },
+    { value: "549.00", currency: "USD" },
+  ];
+
+  it("under the live policy, pays at once exactly what was paid at once", () => {
+    const r = candidate(BUNDLED_CONFIG_TEXT);
+    // 13 EUR refunds (A, E, J, S1, PB, O, P1, T2, CL1, CL2, ML1, ML4, RT2), US's and JP1's.
+    expect(r.before).toEqual({ claims: 15, paid: BEFORE_PAID });
+    expect(r.after).toEqual(r.before);
+  });
+
+  it("without a return policy, adds RT1's refund and RT3's, whose tent never came back", () => {
+    const r = candidate(withReturns((t) => t.replace(/^ {6}returns:\n(?: {8}.*\n)+/m, "")));
+    expect(r.before.paid).toEqual(BEFORE_PAID);
+    expect(r.after.paid).toEqual([{ value: "2803.98", currency: "EUR" }, ...BEFORE_PAID.slice(1)]);
+    expect(r.after.claims).toBe(r.before.claims + 2);
+  });
+
+  it("asking the kept yoga mat back too, takes RT2's 25 EUR off", () => {
+    const r = candidate(withReturns((t) => t.replace(KEEP_LINE, "sports: { return_required: true }")));
+    expect(r.after.paid).toEqual([{ value: "2348.98", currency: "EUR" }, ...BEFORE_PAID.slice(1)]);
+    expect(r.after.claims).toBe(r.before.claims - 1);
+  });
+});

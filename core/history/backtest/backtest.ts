@@ -17,6 +17,7 @@ import type { BacktestInput, BacktestReport, ReadHistory, RecordedHistory } from
 import { newAccumulator, totalsOf, type Accumulator } from "./tally.ts";
 import { decisionStep, type SimulationEnv } from "./decision.ts";
 import { personStep } from "./person.ts";
+import { paidBeforeReturnOf } from "./returns.ts";
 import { policyChanges, recordedPolicy } from "./policy-diff.ts";
 
 /** Reads each history's audit into its timeline (the part of a backtest that does not depend on the policy). */
@@ -96,6 +97,10 @@ export function backtest(input: BacktestInput): BacktestReport {
     flip_details: acc.flips,
     human_decisions: acc.people,
     histories,
+    paid_before_return: {
+      before: paidBeforeReturnOf(acc.paidBeforeReturn.before),
+      after: paidBeforeReturnOf(acc.paidBeforeReturn.after),
+    },
     policy: {
       agent_id: policy.agentId,
       contract: policy.contract,

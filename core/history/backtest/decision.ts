@@ -19,6 +19,7 @@ import { count, type Accumulator } from "./tally.ts";
 import { readOrder } from "../../kernel/order-view.ts";
 import { currencyPolicy, refundableOf } from "../../kernel/policy.ts";
 import { plannedReturn } from "../../kernel/returns.ts";
+import { countPaidAtOnce } from "./returns.ts";
 
 /** What simulating a history needs beyond the input: the candidate's registry, reserve mode and customer limits. */
 export type SimulationEnv = BacktestInput & {
@@ -137,6 +138,8 @@ export function decisionStep(
 
   // The candidate's ACCEPT reserves its refund on the simulated ledger (the kernel saw this very entry).
   let candidateCents = 0;
+  // What of it the candidate pays at once, with no return asked (before the item is back).
+  let candidateAtOnce = 0;
   if (person === undefined) {
     if (candidate.verdict === "ACCEPT") {
       const [planned] = planExecution(candidate, facts.proposal, step.claimId, currency);
@@ -163,6 +166,11 @@ export function decisionStep(
         return;
       }
       candidateCents = plan !== undefined ? plan.amount_cents : 0;
+      const asksReturn =
+        plan !== undefined &&
+        facts.order != null &&
+        plannedReturn(env.policy.contract, facts.order, facts.claim, plan.amount_cents) !== undefined;
+      candidateAtOnce = asksReturn ? 0 : candidateCents;
       // The item's return is a recorded fact (docs/returns.md): under a candidate that asks the item back too, a
       // return never received releases the refund as it did live, so it is no refund on either side.
       if (
@@ -191,6 +199,9 @@ export function decisionStep(
   const recordedCents = recorded.verdict === "ACCEPT" && !released ? (step.refundedCents ?? 0) : 0;
   count(acc.before, recorded.verdict, recorded.reason_code, recordedCents, currency);
   count(acc.after, candidate.verdict, candidate.reason_code, candidateCents, currency);
+  // Paid at once: recorded, a refund whose ACCEPT asked no return; under the candidate, one its policy asks none for.
+  countPaidAtOnce(acc.paidBeforeReturn.before, step.returnCourse === undefined ? recordedCents : 0, currency);
+  countPaidAtOnce(acc.paidBeforeReturn.after, candidateAtOnce, currency);
   if (person !== undefined) {
     const decided: PersonDecision = {
       claim_id: step.claimId,

@@ -4,6 +4,7 @@ import { centsToEur, money, moneyJson } from "../../kernel/money.ts";
 import type { VerdictKind } from "../../integrity/verdict.ts";
 import type { LineReserve } from "../../kernel/ledger.ts";
 import type { BacktestReport, BacktestTotals, FlipDetail, PersonDecision } from "./types.ts";
+import { newPaidBeforeReturn, type PaidBeforeReturnTally } from "./returns.ts";
 
 /** One side's counts: the recorded decisions' or the candidate's. */
 export type Side = {
@@ -31,6 +32,8 @@ export type Accumulator = {
   linesOfClaim: Map<string, (cents: number) => LineReserve | undefined>;
   before: Side;
   after: Side;
+  /** Each side's automatic refunds paid at once, with no return asked (returns.ts). */
+  paidBeforeReturn: PaidBeforeReturnTally;
 };
 
 const newSide = (): Side => ({
@@ -52,6 +55,7 @@ export const newAccumulator = (): Accumulator => ({
   linesOfClaim: new Map(),
   before: newSide(),
   after: newSide(),
+  paidBeforeReturn: newPaidBeforeReturn(),
 });
 
 /**

@@ -6,6 +6,7 @@ import type { ClaimsContract, ResponsibilityContract } from "../../integrity/con
 import type { AuditEvent } from "../../integrity/audit.ts";
 import type { VerdictCheck, VerdictKind } from "../../integrity/verdict.ts";
 import type { TimelineStep } from "./timeline.ts";
+import type { PaidBeforeReturnSide } from "./returns.ts";
 
 /** The policy under test: the agent's responsibility contract and its claims bounds, as a config file gives them. */
 export type CandidatePolicy = {
@@ -108,6 +109,11 @@ export type BacktestReport = {
   flip_details: FlipDetail[];
   human_decisions: PersonDecision[];
   histories: { id: string; evaluated: number; flips: number }[];
+  /**
+   * The money paid before the item was back (docs/backtest.md): the automatic refunds paid at once, no return asked,
+   * recorded (`before`) and under the candidate (`after`), per currency.
+   */
+  paid_before_return: { before: PaidBeforeReturnSide; after: PaidBeforeReturnSide };
   policy: {
     agent_id: string;
     contract: ClaimsContract;
