@@ -73,7 +73,14 @@ export function proposalOutputOf(proposal: unknown): RefundProposalOutput | unde
   return parsed.success ? parsed.data : undefined;
 }
 
-/** What extraction of free text must return; nulls say the text did not contain the field. */
+/** An item the text names and the units it counts (null: it does not count them). */
+const ExtractedItemSchema = z.object({ name: z.string(), quantity: z.number().nullable() }).strict();
+
+/**
+ * What extraction of free text must return; nulls say the text did not contain the field. `items` (the items the
+ * text names, docs/llm.md#items-and-lines) is absent from answers recorded before extraction read items: it reads as
+ * null, and such an answer gives the claim it gave then.
+ */
 export const ClaimExtractionOutputSchema = z
   .object({
     order_id: z.string().nullable(),
@@ -82,8 +89,15 @@ export const ClaimExtractionOutputSchema = z
     reason: z.string(),
     purchase_date: z.string().nullable(),
     currency: z.string().nullable(),
+    items: z.array(ExtractedItemSchema).nullable().default(null),
   })
   .strict();
 
 /** The extractor's structured output. */
 export type ClaimExtractionOutput = z.infer<typeof ClaimExtractionOutputSchema>;
+
+/** An extractor's answer as it may be recorded: `items` absent from answers recorded before extraction read items. */
+export type ClaimExtractionAnswer = z.input<typeof ClaimExtractionOutputSchema>;
+
+/** An item of an extraction's output. */
+export type ExtractedItem = z.infer<typeof ExtractedItemSchema>;
