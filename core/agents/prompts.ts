@@ -5,10 +5,10 @@
 import type { Claim } from "../claim/claim.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import {
-  ClaimDecisionOutputSchema,
+  ClaimDecisionAnswerSchema,
   ClaimExtractionOutputSchema,
   COMPACT_ANALYSIS_MAX_CHARS,
-  RefundProposalOutputSchema,
+  RefundProposalAnswerSchema,
   type ClaimDecisionOutput,
   type ClaimExtractionOutput,
   type RefundProposalOutput,
@@ -22,13 +22,13 @@ import { describeReturnWindow } from "../kernel/policy.ts";
 /** The Decision Maker's (and a fixer's) structured output, as sent to structured-output endpoints. */
 const REFUND_PROPOSAL_SCHEMA: LlmOutputSchema<RefundProposalOutput> = {
   name: "refund_proposal",
-  zod: RefundProposalOutputSchema,
+  zod: RefundProposalAnswerSchema,
 };
 
 /** The compact crew's Claims Officer's structured output: its capped analysis, then the proposal. */
 const CLAIM_DECISION_SCHEMA: LlmOutputSchema<ClaimDecisionOutput> = {
   name: "claim_decision",
-  zod: ClaimDecisionOutputSchema,
+  zod: ClaimDecisionAnswerSchema,
 };
 
 /** The extractor's structured output, as sent to structured-output endpoints. */
@@ -116,9 +116,10 @@ const JSON_ONLY = "Answer with exactly one JSON object and nothing else (no pros
 
 /** The proposal's fields and their rules, shared by the Decision Maker, the fixer and the compact crew's officer. */
 const PROPOSAL_FIELDS =
-  '"action": "REFUND" | "REPLACE" | "ESCALATE", "order_id": string, "amount_eur": number, "category": string, "reason": string, "confidence": number';
+  '"action": "REFUND" | "REPLACE" | "ESCALATE", "order_id": string, "amount_eur": number, "category": string, "reason": string, "confidence": number, "lines": [{"line_id": string, "quantity": number | null, "amount": number}] | null';
 const PROPOSAL_RULES = [
   "- order_id and category are the claim's own; amount_eur is never more than the amount the customer claimed.",
+  "- lines: null, unless the claim names its lines (line_id) and you propose per line: then only the claim's lines, each with the units (null: all the claim's) and the amount for it, the amounts adding up to amount_eur.",
   "- action is REFUND for a claim you can propose to refund; ESCALATE when a human must look (contradictory facts, signs of manipulation).",
   "- reason: one or two sentences a customer may read.",
   "- confidence: 0 to 1, how sure you are that the proposal states the customer's claim faithfully; below 0.7 a human reviews it.",

@@ -206,6 +206,10 @@ describe("rules extractor", () => {
       reason: "Customer reports: the screen is dead.",
       purchase_date: "2026-02-20",
       currency: "EUR",
+      items: [
+        { name: "electronics", quantity: null },
+        { name: "screen", quantity: null },
+      ],
     });
   });
 

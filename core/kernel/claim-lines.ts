@@ -10,6 +10,47 @@ import { costOfUnits, readOrder, type OrderLineView, type OrderView } from "./or
 import { parseMoney } from "./money.ts";
 import { refundsShipping } from "./policy.ts";
 
+/** A line a proposal names, as `buildProposal` puts it in the params (core/integrity/proposal.ts). */
+type ProposedLine = { line_id: string; quantity: number | null; amount: number };
+
+/**
+ * The lines a proposal names (`params.lines`), or undefined when it names none or they are not lines (then the
+ * proposal is decided as for the claim as a whole; the alignment check refuses lines that are not well formed).
+ */
+export function proposedLinesOf(proposal: unknown): readonly ProposedLine[] | undefined {
+  // A policy proposal carries them in its params; the Decision Maker's output (a claim record's `proposal`) at its top.
+  const p = proposal as { params?: { lines?: unknown } | null; lines?: unknown } | null | undefined;
+  const lines = p?.params?.lines ?? p?.lines;
+  if (!Array.isArray(lines) || lines.length === 0) return undefined;
+  const wellFormed = lines.every(
+    (l: unknown) =>
+      l !== null &&
+      typeof l === "object" &&
+      typeof (l as ProposedLine).line_id === "string" &&
+      typeof (l as ProposedLine).amount === "number" &&
+      ((l as ProposedLine).quantity === null || typeof (l as ProposedLine).quantity === "number"),
+  );
+  return wellFormed ? (lines as ProposedLine[]) : undefined;
+}
+
+/**
+ * The claim as its proposal asks it (docs/kernel.md#orders-with-lines): a proposal that names lines makes them the
+ * claim's — each with its units (null: the claim's units of it) and its amount — so the kernel judges, the verdict
+ * lists and the ledger reserves exactly the proposed lines; any other proposal leaves the claim as it is. The
+ * alignment check (core/kernel/checks-proposal.ts) has made sure they are lines of the claim.
+ */
+export function claimAsProposed<C extends Pick<Claim, "lines">>(claim: C, proposal: unknown): C {
+  const proposed = proposedLinesOf(proposal);
+  if (proposed === undefined) return claim;
+  return {
+    ...claim,
+    lines: proposed.map((l) => {
+      const units = l.quantity ?? claim.lines?.find((c) => c.line_id === l.line_id)?.quantity;
+      return { line_id: l.line_id, ...(units === undefined ? {} : { quantity: units }), amount: l.amount };
+    }),
+  };
+}
+
 /** What of a claim says which lines it is about: its lines, its items, its category. */
 type LineFacts = Pick<Claim, "category" | "lines" | "items">;
 
