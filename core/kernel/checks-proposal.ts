@@ -163,7 +163,9 @@ export const linesAlignment = check("lines_alignment", ["PROPOSAL_MISMATCH"], (s
   const proposed = parseThousandths(s.amountEur);
   return proposed.ok && proposed.units === total
     ? PASSED
-    : mismatch(`add up to ${thousandthsText(total)}, not the proposal's amount ${show(s.amountEur)}`);
+    : mismatch(
+        `add up to ${thousandthsText(total)}, not the proposal's amount ${proposed.ok ? thousandthsText(proposed.units) : show(s.amountEur)}`,
+      );
 });
 
 /** An amount in thousandths as the reasons have always shown cent amounts ("299.9"), and a third decimal when it has one. */
