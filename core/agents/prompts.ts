@@ -104,7 +104,10 @@ function policyKindLine(ctx: PromptContext): string[] {
 
 /** The claim as a model sees it: its free text (reason, category) with personal data replaced by placeholders. */
 export function modelViewOfClaim(claim: Claim, redactor: Redactor = createRedactor()): Claim {
-  return { ...claim, reason: redactor.text(claim.reason), category: redactor.text(claim.category) };
+  const view = { ...claim, reason: redactor.text(claim.reason), category: redactor.text(claim.category) };
+  // The item names a free text gave (docs/llm.md#items-and-lines) are the customer's words too.
+  if (claim.items !== undefined) view.items = claim.items.map((i) => ({ ...i, name: redactor.text(i.name) }));
+  return view;
 }
 
 function claimBlock(claim: Claim): string {

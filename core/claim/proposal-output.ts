@@ -28,8 +28,11 @@ export const ProposedLineSchema = z
 /** A proposed line. */
 export type ProposedLine = z.infer<typeof ProposedLineSchema>;
 
-/** What the Decision Maker proposes per line: absent (or null) when it proposes for the claim as a whole. */
-const ProposedLinesSchema = z.array(ProposedLineSchema).max(50, "a proposal names at most 50 lines");
+/**
+ * What the Decision Maker proposes per line: absent (or null) when it proposes for the claim as a whole. No bound in the
+ * schema a model is sent (strict mode and llama.cpp grammars differ on array bounds); a proposal keeps at most 50.
+ */
+const ProposedLinesSchema = z.array(ProposedLineSchema);
 
 export const RefundProposalOutputSchema = z
   .object({
@@ -47,7 +50,7 @@ export const RefundProposalOutputSchema = z
       .min(0, "confidence must be from 0 to 1")
       .max(1, "confidence must be from 0 to 1"),
     /** Per line (docs/kernel.md#orders-with-lines); absent from every proposal made before proposals had lines. */
-    lines: ProposedLinesSchema.nullable().optional(),
+    lines: ProposedLinesSchema.max(50, "a proposal names at most 50 lines").nullable().optional(),
   })
   .strict();
 

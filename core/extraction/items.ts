@@ -88,29 +88,35 @@ function wordsBefore(text: string, index: number, n: number): string[] {
   return (before.match(/[\p{L}\d]+/gu) ?? []).slice(-n);
 }
 
-/** The number a word says: a count word, or up to three digits. */
+/** The number a count word says. */
 function countOf(word: string): number | undefined {
-  return COUNT_WORDS[word] ?? (/^\d{1,3}$/.test(word) ? Number(word) : undefined);
+  return Object.hasOwn(COUNT_WORDS, word) ? COUNT_WORDS[word] : undefined;
 }
 
 /**
  * The units the words before an item count, or undefined when they count none. Only fillers may stand between a
  * count and its item ("I paid 40 for the shirts" counts nothing); of two counts, the first is what is claimed and
- * the second what was bought ("one of the two shirts", "eines der zwei Hemden", "une des deux chemises" → 1).
+ * the second what was bought ("one of the two shirts", "eines der zwei Hemden", "une des deux chemises" → 1). Digits
+ * count only right before the item ("2 shirts"), never from an id or a placeholder ("PHONE_1 my shirt").
  */
 function countBefore(text: string, index: number): number | undefined {
   const words = wordsBefore(text, index, 8);
-  const counts: string[] = [];
+  const adjacentDigits = /(?:^|[\s(])\d{1,3}[ \t]+$/.test(text.slice(0, index));
+  const counts: number[] = [];
+  let article = false;
   for (let i = words.length - 1; i >= 0; i--) {
     const word = words[i]!;
-    if (countOf(word) !== undefined) counts.unshift(word);
-    else if (!FILLERS.has(word)) break;
+    const digits = /^\d+$/.test(word);
+    if (digits && !(adjacentDigits && i === words.length - 1)) break;
+    const said = digits ? Number(word) : countOf(word);
+    if (said !== undefined) {
+      counts.unshift(said);
+      article = ARTICLES.has(word);
+    } else if (!FILLERS.has(word)) break;
   }
-  const first = counts[0];
   // "ein Hemd", "une chemise" count no more than "a shirt" does: an article counts only as "one of" several.
-  if (first === undefined || (counts.length === 1 && ARTICLES.has(first))) return undefined;
-  const count = countOf(first)!;
-  return count > 0 ? count : undefined;
+  if (counts.length === 0 || (counts.length === 1 && article)) return undefined;
+  return counts[0]! > 0 ? counts[0] : undefined;
 }
 
 /** The count words that are also the indefinite article ("a"). */
