@@ -126,7 +126,12 @@ describe("the kernel matches a free-text claim's items to the order's lines", ()
     const { verdict, lines, reserve } = decide(ORDER, claim);
     expect(verdict).toMatchObject({ verdict: "ACCEPT" });
     expect(lines).toEqual([
-      { line_id: "l2", verdict: "ACCEPT", reason_code: "VALIDATION_PASSED", amount: { value: "40.00", currency: "USD" } },
+      {
+        line_id: "l2",
+        verdict: "ACCEPT",
+        reason_code: "VALIDATION_PASSED",
+        amount: { value: "40.00", currency: "USD" },
+      },
     ]);
     expect(reserve?.claimed).toEqual({ l2: 4000 });
   });
