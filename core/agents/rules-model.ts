@@ -37,7 +37,11 @@ type Produced = { text: string; structured?: unknown; warnings: string[] };
  */
 function linesAsClaimed(claim: Claim): RefundProposalOutput["lines"] {
   if (claim.lines === undefined || claim.lines.some((l) => l.amount === undefined)) return undefined;
-  const lines = claim.lines.map((l) => ({ line_id: l.line_id, quantity: l.quantity ?? null, amount: Number(l.amount) }));
+  const lines = claim.lines.map((l) => ({
+    line_id: l.line_id,
+    quantity: l.quantity ?? null,
+    amount: Number(l.amount),
+  }));
   const total = lines.reduce((n, l) => n + Math.round(l.amount * 1000), 0);
   return total === Math.round(claim.amount_eur * 1000) ? lines : undefined;
 }

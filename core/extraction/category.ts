@@ -128,17 +128,23 @@ const KEYWORD_RES: ReadonlyArray<{ category: string; word: string; re: RegExp }>
 );
 
 /** A product word in a text: the word as written, its keyword's category, and where it stands. */
-export type ProductWord = { readonly word: string; readonly category: string; readonly index: number; readonly length: number };
+export type ProductWord = {
+  readonly word: string;
+  readonly category: string;
+  readonly index: number;
+  readonly length: number;
+};
 
 /** Every product keyword of the category table in `text` (plural forms too), in order of appearance. */
 export function findProductWords(text: string): ProductWord[] {
   const hits: ProductWord[] = [];
   for (const { category, re } of KEYWORD_RES)
-    for (const m of text.matchAll(re))
-      hits.push({ word: m[0], category, index: m.index ?? 0, length: m[0].length });
+    for (const m of text.matchAll(re)) hits.push({ word: m[0], category, index: m.index ?? 0, length: m[0].length });
   // A longer keyword wins over one inside it ("t-shirt" over "shirt", "vacuum cleaner" over "vacuum").
   hits.sort((a, b) => a.index - b.index || b.length - a.length);
-  return hits.filter((h, i) => !hits.slice(0, i).some((o) => h.index < o.index + o.length && o.index < h.index + h.length));
+  return hits.filter(
+    (h, i) => !hits.slice(0, i).some((o) => h.index < o.index + o.length && o.index < h.index + h.length),
+  );
 }
 
 /** The category of a product word ("shirts" → clothing), or undefined when the table does not know it. */
