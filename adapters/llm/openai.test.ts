@@ -35,6 +35,8 @@ const proposal = {
   reason: "Within bounds.",
   confidence: 0.9,
 };
+/** The proposal as a strict-mode answer reads: `lines` null when the model proposes for the claim as a whole. */
+const answered = { ...proposal, lines: null };
 const API_KEY = "sk-test-SECRET-123456";
 
 let server: ScriptedLlmServer | undefined;
@@ -74,7 +76,7 @@ describe("createOpenAiModel structured output", () => {
       }),
     ]);
     const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
-    expect(r.value).toEqual(proposal);
+    expect(r.value).toEqual(answered);
     expect(r.usage).toEqual({ prompt_tokens: 321, completion_tokens: 45, total_tokens: 366, estimated: false });
     expect(r).toMatchObject({ attempts: 1, model: "gemma3:4b", warnings: [] });
   });
@@ -98,8 +100,26 @@ describe("createOpenAiModel structured output", () => {
             category: { type: "string" },
             reason: { type: "string" },
             confidence: { type: "number", minimum: 0, maximum: 1 },
+            lines: {
+              anyOf: [
+                {
+                  type: "array",
+                  items: {
+                    type: "object",
+                    properties: {
+                      line_id: { type: "string" },
+                      quantity: { type: ["number", "null"] },
+                      amount: { type: "number" },
+                    },
+                    required: ["line_id", "quantity", "amount"],
+                    additionalProperties: false,
+                  },
+                },
+                { type: "null" },
+              ],
+            },
           },
-          required: ["action", "order_id", "amount_eur", "category", "reason", "confidence"],
+          required: ["action", "order_id", "amount_eur", "category", "reason", "confidence", "lines"],
           additionalProperties: false,
         },
       },
@@ -154,7 +174,7 @@ describe("createOpenAiModel structured output", () => {
     async (_name, content, warning) => {
       const llm = await model([chatCompletion(content)]);
       const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
-      expect(r.value).toEqual(proposal);
+      expect(r.value).toEqual(answered);
       expect(r.warnings.join(" ")).toMatch(warning);
     },
   );
@@ -192,7 +212,7 @@ describe("createOpenAiModel structured output", () => {
       }),
     ]);
     const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
-    expect(r.value).toEqual(proposal);
+    expect(r.value).toEqual(answered);
     expect(r).toMatchObject({
       attempts: 2,
       usage: { prompt_tokens: 700, completion_tokens: 85, total_tokens: 785, estimated: false },
@@ -213,7 +233,7 @@ describe("createOpenAiModel structured output", () => {
       chatCompletion(JSON.stringify(proposal)),
     ]);
     const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
-    expect(r.value).toEqual(proposal);
+    expect(r.value).toEqual(answered);
     expect(r.warnings.join(" ")).toMatch(/finish_reason=length/);
   });
 
@@ -255,7 +275,7 @@ describe("createOpenAiModel on backends that refuse structured output", () => {
         : chatCompletion(JSON.stringify(proposal));
     });
     const first = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
-    expect(first.value).toEqual(proposal);
+    expect(first.value).toEqual(answered);
     expect(first.warnings.join(" ")).toMatch(
       /refused response_format json_schema .*400.*asked for json_object instead/,
     );
@@ -271,7 +291,7 @@ describe("createOpenAiModel on backends that refuse structured output", () => {
         : errorReply(400, "unknown field response_format");
     });
     const r = ok(await llm.complete(decisionMakerMessages("fine", claim, contract, ctx)));
-    expect(r.value).toEqual(proposal);
+    expect(r.value).toEqual(answered);
     expect([fmt(0), fmt(1), fmt(2)]).toEqual(["json_schema", "json_object", undefined]);
     expect(r.warnings.join(" ")).toMatch(/fenced code block/);
   });

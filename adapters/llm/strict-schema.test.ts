@@ -15,8 +15,22 @@ describe("toStrictJsonSchema", () => {
         reason: { type: "string" },
         purchase_date: { type: ["string", "null"] },
         currency: { type: ["string", "null"] },
+        items: {
+          anyOf: [
+            {
+              type: "array",
+              items: {
+                type: "object",
+                properties: { name: { type: "string" }, quantity: { type: ["number", "null"] } },
+                required: ["name", "quantity"],
+                additionalProperties: false,
+              },
+            },
+            { type: "null" },
+          ],
+        },
       },
-      required: ["order_id", "amount_eur", "category", "reason", "purchase_date", "currency"],
+      required: ["order_id", "amount_eur", "category", "reason", "purchase_date", "currency", "items"],
       additionalProperties: false,
     });
   });

@@ -29,6 +29,7 @@ export const OrderApiOrderSchema = z.object({
       z.object({
         line_id: z.string().min(1).max(64),
         sku: z.string().min(1).nullish(),
+        title: z.string().min(1).max(200).nullish(),
         category: z.string().min(1),
         quantity: z.number(),
         amount: z.union([z.number(), z.string().min(1)]),
@@ -296,7 +297,13 @@ function orderFrom(orderId: string, text: string): { found: Order } | { problem:
         ...(shipping == null ? {} : { shipping }),
         ...(lines == null
           ? {}
-          : { lines: lines.map(({ sku, ...line }) => ({ ...line, ...(sku == null ? {} : { sku }) })) }),
+          : {
+              lines: lines.map(({ sku, title, ...line }) => ({
+                ...line,
+                ...(sku == null ? {} : { sku }),
+                ...(title == null ? {} : { title }),
+              })),
+            }),
       }),
     };
   } catch (error) {

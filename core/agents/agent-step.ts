@@ -4,7 +4,7 @@ import type { AgentStepRequestedEvent } from "../crew/index.ts";
 import type { ClaimsContract, ResponsibilityContract } from "../integrity/contracts.ts";
 import { sumUsage, type LlmPort, type LlmResult, type LlmUsage } from "../llm/index.ts";
 import { AnalystOutputSchema, CLAIMS_ROLES, ClaimsCrewInputSchema } from "./crew.ts";
-import { ClaimDecisionOutputSchema, RefundProposalOutputSchema } from "../claim/proposal-output.ts";
+import { ClaimDecisionOutputSchema, proposalForCrew, RefundProposalOutputSchema } from "../claim/proposal-output.ts";
 import type { RefundProposalOutput } from "../claim/proposal-output.ts";
 import type { Claim } from "../claim/claim.ts";
 import type { LlmStructuredRequest } from "../llm/index.ts";
@@ -98,7 +98,7 @@ export async function runClaimsAgentStep(
       const ctx = { receivedAt: input.data.received_at, responsibility: deps.responsibility };
       const claim = input.data.claim;
       const prompt = decisionMakerMessages(input.data.analysis, claim, deps.contract, ctx);
-      return proposeWithRepair(prompt, claim, deps, base, (value) => ({ proposal: value }));
+      return proposeWithRepair(prompt, claim, deps, base, (value) => ({ proposal: proposalForCrew(value) }));
     }
     case CLAIMS_ROLES.officer: {
       const input = ClaimsCrewInputSchema.safeParse(request.input);
@@ -109,9 +109,9 @@ export async function runClaimsAgentStep(
       // The answer carries the analysis and the proposal; the crew gets the proposal, the audit the analysis.
       return proposeWithRepair(prompt, claim, deps, base, (value) => {
         const parsed = ClaimDecisionOutputSchema.safeParse(value);
-        if (!parsed.success) return { proposal: value };
+        if (!parsed.success) return { proposal: proposalForCrew(value) };
         const { analysis, ...proposal } = parsed.data;
-        return { proposal, analysis };
+        return { proposal: proposalForCrew(proposal), analysis };
       });
     }
     case CLAIMS_ROLES.fixer: {
@@ -134,7 +134,7 @@ export async function runClaimsAgentStep(
         if (!inner.success) return badInput("fixer (for the decision maker)", inner.error);
         const { claim, analysis, received_at } = inner.data;
         const facts = { failedTask: "decide_refund" as const, claim, contract: deps.contract, error, analysis };
-        return fixerAnswered(await deps.llm.complete(fixerMessages(facts, ctxAt(received_at))), (value) => value);
+        return fixerAnswered(await deps.llm.complete(fixerMessages(facts, ctxAt(received_at))), proposalForCrew);
       }
       if (failed.role === CLAIMS_ROLES.officer) {
         // The compact crew's one step failed: the fixer proposes alone, from the claim and the contract.
@@ -142,7 +142,7 @@ export async function runClaimsAgentStep(
         if (!inner.success) return badInput("fixer (for the claims officer)", inner.error);
         const { claim, received_at } = inner.data;
         const facts = { failedTask: "decide_refund" as const, claim, contract: deps.contract, error };
-        return fixerAnswered(await deps.llm.complete(fixerMessages(facts, ctxAt(received_at))), (value) => value);
+        return fixerAnswered(await deps.llm.complete(fixerMessages(facts, ctxAt(received_at))), proposalForCrew);
       }
       return fail("UNKNOWN_ROLE", `the fixer cannot stand in for role '${failed.role}'`);
     }

@@ -186,7 +186,7 @@ export function isClaimsCrewName(name: string): name is typeof CLAIMS_CREW_NAME 
  * Anything else gets the two agents, whose analyst flags it before a proposal is written.
  */
 export function hasPlainFacts(claim: Claim): boolean {
-  const text = [claim.reason, claim.category, claim.order_id];
+  const text = [claim.reason, claim.category, claim.order_id, ...(claim.items ?? []).map((i) => i.name)];
   return (
     claim.reason.trim() !== "" &&
     !claim.reason.includes(INSTRUCTION_NOTE) &&

@@ -91,7 +91,26 @@ describe("rules decision maker", () => {
       reason:
         "Refund 299.99 EUR for order ord_001 (electronics): the claim is within the contract's boundaries as stated.",
       confidence: 0.9,
+      // A claim that names no lines is proposed for as a whole (the answer's `lines` reads null).
+      lines: null,
     });
+  });
+
+  it("proposes per line what a claim on lines asks of each line", async () => {
+    const onLines = {
+      ...clean,
+      amount_eur: 519,
+      lines: [
+        { line_id: "l1", amount: "499.00" },
+        { line_id: "l2", quantity: 1, amount: "20.00" },
+      ],
+    };
+    expect((await decide(onLines)).lines).toEqual([
+      { line_id: "l1", quantity: null, amount: 499 },
+      { line_id: "l2", quantity: 1, amount: 20 },
+    ]);
+    // Lines without amounts (today's form: the claim's amount falls on them) are proposed for as a whole.
+    expect((await decide({ ...onLines, lines: [{ line_id: "l2", quantity: 1 }] })).lines).toBeNull();
   });
 
   it("still proposes a refund for boundary breaches the kernel enforces, and names them", async () => {
@@ -206,6 +225,10 @@ describe("rules extractor", () => {
       reason: "Customer reports: the screen is dead.",
       purchase_date: "2026-02-20",
       currency: "EUR",
+      items: [
+        { name: "electronics", quantity: null },
+        { name: "screen", quantity: null },
+      ],
     });
   });
 

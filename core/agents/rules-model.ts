@@ -30,6 +30,22 @@ interface RulesModelOptions {
 
 type Produced = { text: string; structured?: unknown; warnings: string[] };
 
+/**
+ * The rules model proposes per line (docs/kernel.md#orders-with-lines) exactly what a claim that names its lines asks
+ * of each — when each line states its amount (a claim intake completed from its order does) and they add up to the
+ * claim's; otherwise for the claim as a whole, as before lines.
+ */
+function linesAsClaimed(claim: Claim): RefundProposalOutput["lines"] {
+  if (claim.lines === undefined || claim.lines.some((l) => l.amount === undefined)) return undefined;
+  const lines = claim.lines.map((l) => ({
+    line_id: l.line_id,
+    quantity: l.quantity ?? null,
+    amount: Number(l.amount),
+  }));
+  const total = lines.reduce((n, l) => n + Math.round(l.amount * 1000), 0);
+  return total === Math.round(claim.amount_eur * 1000) ? lines : undefined;
+}
+
 /** Creates the deterministic rules model: extraction by patterns, analysis and proposal computed from the claim and contract. */
 export function createRulesModel(options: RulesModelOptions): LlmPort {
   const { contract, responsibility } = options;
@@ -103,6 +119,7 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
         ? ""
         : `Fallback proposal after the decision step failed (${opts.fallbackAfter}). `;
     const reason = `${prefix}${head}: ${tail}.`;
+    const lines = linesAsClaimed(claim);
     return {
       action,
       order_id: claim.order_id,
@@ -111,6 +128,7 @@ export function createRulesModel(options: RulesModelOptions): LlmPort {
       category: claim.category,
       reason: reason.length > 500 ? `${reason.slice(0, 497)}...` : reason,
       confidence,
+      ...(lines === undefined ? {} : { lines }),
     };
   }
 

@@ -125,6 +125,25 @@ export const ClaimLineSchema = z
   })
   .strict();
 
+/**
+ * An item a free-text claim names, as the text says it ("shirt", "TV"), and how many of its units when the text
+ * counts them ("both shirts": 2). The kernel matches it to the order's lines (core/kernel/item-lines.ts).
+ */
+export const ClaimItemSchema = z
+  .object({
+    name: oneLineText().trim().min(1, "name is required").max(64),
+    quantity: z
+      .number()
+      .int("quantity must be a whole number of units")
+      .positive("quantity must be at least 1")
+      .max(100_000)
+      .optional(),
+  })
+  .strict();
+
+/** An item a free-text claim names. */
+export type ClaimItem = z.infer<typeof ClaimItemSchema>;
+
 /** A structured refund claim as a customer or intake channel submits it; the kernel, not this schema, judges the amount. */
 export const ClaimSchema = z
   .object({
@@ -137,6 +156,11 @@ export const ClaimSchema = z
     customer_id: oneLineText().max(128).optional(),
     /** The order's lines the claim is about (docs/orders.md#claims-on-lines); absent: matched to a line by category. */
     lines: z.array(ClaimLineSchema).min(1, "lines must name at least one line").max(50).optional(),
+    /**
+     * The items its text names (docs/llm.md#items-and-lines), read by extraction; the kernel matches them to the
+     * order's lines when the claim names no `lines`. Absent on every claim recorded before items were read.
+     */
+    items: z.array(ClaimItemSchema).min(1).max(20).optional(),
   })
   .strict();
 

@@ -12,6 +12,28 @@ import { ClaimAmountSchema } from "./claim.ts";
  * of the amount is the self-check's business (a claim that is itself negative is proposed as claimed and the
  * kernel rejects it).
  */
+/**
+ * One line of the order a proposal refunds (docs/kernel.md#orders-with-lines): its `line_id` (one of the claim's
+ * lines), how many units (null: all the claim's units of it) and the amount in the order's currency (major units).
+ * The kernel validates each line against the order as it does the claim's lines.
+ */
+export const ProposedLineSchema = z
+  .object({
+    line_id: z.string().min(1, "line_id must not be empty").max(64, "line_id is longer than 64 characters"),
+    quantity: z.number().nullable(),
+    amount: ClaimAmountSchema,
+  })
+  .strict();
+
+/** A proposed line. */
+export type ProposedLine = z.infer<typeof ProposedLineSchema>;
+
+/**
+ * What the Decision Maker proposes per line: absent (or null) when it proposes for the claim as a whole. No bound in the
+ * schema a model is sent (strict mode and llama.cpp grammars differ on array bounds); a proposal keeps at most 50.
+ */
+const ProposedLinesSchema = z.array(ProposedLineSchema);
+
 export const RefundProposalOutputSchema = z
   .object({
     action: PolicyKindSchema,
@@ -27,11 +49,32 @@ export const RefundProposalOutputSchema = z
       .number("confidence must be a number")
       .min(0, "confidence must be from 0 to 1")
       .max(1, "confidence must be from 0 to 1"),
+    /** Per line (docs/kernel.md#orders-with-lines); absent from every proposal made before proposals had lines. */
+    lines: ProposedLinesSchema.max(50, "a proposal names at most 50 lines").nullable().optional(),
   })
   .strict();
 
 /** The Decision Maker's structured proposal. */
 export type RefundProposalOutput = z.infer<typeof RefundProposalOutputSchema>;
+
+/**
+ * The proposal as a structured-output endpoint must answer it: every field present (strict mode), `lines` null when
+ * the proposal is for the claim as a whole. An answer without `lines` (the rules model's, which proposes per line only
+ * for a claim that names its lines) reads as null.
+ */
+export const RefundProposalAnswerSchema = RefundProposalOutputSchema.extend({
+  lines: ProposedLinesSchema.nullable().default(null),
+});
+
+/**
+ * The proposal a step passes on: its `lines` left out when null or empty, so a proposal for the claim as a whole is
+ * exactly what it was before proposals had lines (its id, its audit). Anything that is not an object is passed as is.
+ */
+export function proposalForCrew(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || !("lines" in value)) return value;
+  const { lines, ...rest } = value as { lines?: unknown };
+  return lines === null || lines === undefined || (Array.isArray(lines) && lines.length === 0) ? rest : value;
+}
 
 /** The most characters of the compact crew's analysis: the schema caps what the model may spend on it. */
 export const COMPACT_ANALYSIS_MAX_CHARS = 300;
@@ -52,6 +95,11 @@ export const ClaimDecisionOutputSchema = z
 /** The Claims Officer's structured answer. */
 export type ClaimDecisionOutput = z.infer<typeof ClaimDecisionOutputSchema>;
 
+/** The Claims Officer's answer as a structured-output endpoint must give it (see `RefundProposalAnswerSchema`). */
+export const ClaimDecisionAnswerSchema = ClaimDecisionOutputSchema.extend({
+  lines: ProposedLinesSchema.nullable().default(null),
+});
+
 /**
  * The Decision Maker's output a policy proposal was built from (`buildProposal` read backwards): what the claim
  * keeps as its `proposal`. `undefined` for anything that was not built from a valid output.
@@ -59,7 +107,13 @@ export type ClaimDecisionOutput = z.infer<typeof ClaimDecisionOutputSchema>;
 export function proposalOutputOf(proposal: unknown): RefundProposalOutput | undefined {
   const p = proposal as {
     policy_kind?: unknown;
-    params?: { order_id?: unknown; amount_eur?: unknown; category?: unknown; reason?: unknown } | null;
+    params?: {
+      order_id?: unknown;
+      amount_eur?: unknown;
+      category?: unknown;
+      reason?: unknown;
+      lines?: unknown;
+    } | null;
     confidence?: unknown;
   } | null;
   const parsed = RefundProposalOutputSchema.safeParse({
@@ -69,11 +123,19 @@ export function proposalOutputOf(proposal: unknown): RefundProposalOutput | unde
     category: p?.params?.category,
     reason: p?.params?.reason,
     confidence: p?.confidence,
+    ...(p?.params?.lines === undefined ? {} : { lines: p.params.lines }),
   });
   return parsed.success ? parsed.data : undefined;
 }
 
-/** What extraction of free text must return; nulls say the text did not contain the field. */
+/** An item the text names and the units it counts (null: it does not count them). */
+const ExtractedItemSchema = z.object({ name: z.string(), quantity: z.number().nullable() }).strict();
+
+/**
+ * What extraction of free text must return; nulls say the text did not contain the field. `items` (the items the
+ * text names, docs/llm.md#items-and-lines) is absent from answers recorded before extraction read items: it reads as
+ * null, and such an answer gives the claim it gave then.
+ */
 export const ClaimExtractionOutputSchema = z
   .object({
     order_id: z.string().nullable(),
@@ -82,8 +144,15 @@ export const ClaimExtractionOutputSchema = z
     reason: z.string(),
     purchase_date: z.string().nullable(),
     currency: z.string().nullable(),
+    items: z.array(ExtractedItemSchema).nullable().default(null),
   })
   .strict();
 
 /** The extractor's structured output. */
 export type ClaimExtractionOutput = z.infer<typeof ClaimExtractionOutputSchema>;
+
+/** An extractor's answer as it may be recorded: `items` absent from answers recorded before extraction read items. */
+export type ClaimExtractionAnswer = z.input<typeof ClaimExtractionOutputSchema>;
+
+/** An item of an extraction's output. */
+export type ExtractedItem = z.infer<typeof ExtractedItemSchema>;

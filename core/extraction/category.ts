@@ -36,6 +36,12 @@ const CATEGORY_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
     "e-reader",
     "hard drive",
     "ssd",
+    // German, French, Spanish
+    "fernseher",
+    "téléviseur",
+    "televisor",
+    "ordinateur",
+    "ordenador",
   ],
   clothing: [
     "clothing",
@@ -64,6 +70,13 @@ const CATEGORY_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
     "scarf",
     "glove",
     "shorts",
+    // German, French, Spanish
+    "hemd",
+    "hemden",
+    "chemise",
+    "camisa",
+    "camiseta",
+    "pantalon",
   ],
   home: [
     "home goods",
@@ -108,10 +121,37 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-const KEYWORD_RES: ReadonlyArray<{ category: string; re: RegExp }> = Object.entries(CATEGORY_KEYWORDS).flatMap(
-  ([category, words]) =>
-    words.map((w) => ({ category, re: new RegExp(`(?<![\\w-])${escapeRe(w)}(?:s|es)?(?![\\w-])`, "gi") })),
+const KEYWORD_RES: ReadonlyArray<{ category: string; word: string; re: RegExp }> = Object.entries(
+  CATEGORY_KEYWORDS,
+).flatMap(([category, words]) =>
+  words.map((w) => ({ category, word: w, re: new RegExp(`(?<![\\w-])${escapeRe(w)}(?:s|es)?(?![\\w-])`, "giu") })),
 );
+
+/** A product word in a text: the word as written, its keyword's category, and where it stands. */
+export type ProductWord = {
+  readonly word: string;
+  readonly category: string;
+  readonly index: number;
+  readonly length: number;
+};
+
+/** Every product keyword of the category table in `text` (plural forms too), in order of appearance. */
+export function findProductWords(text: string): ProductWord[] {
+  const hits: ProductWord[] = [];
+  for (const { category, re } of KEYWORD_RES)
+    for (const m of text.matchAll(re)) hits.push({ word: m[0], category, index: m.index ?? 0, length: m[0].length });
+  // A longer keyword wins over one inside it ("t-shirt" over "shirt", "vacuum cleaner" over "vacuum").
+  hits.sort((a, b) => a.index - b.index || b.length - a.length);
+  return hits.filter(
+    (h, i) => !hits.slice(0, i).some((o) => h.index < o.index + o.length && o.index < h.index + h.length),
+  );
+}
+
+/** The category of a product word ("shirts" → clothing), or undefined when the table does not know it. */
+export function categoryOfWord(word: string): string | undefined {
+  const hit = findProductWords(word.trim());
+  return hit.length === 1 && hit[0]!.length === word.trim().length ? hit[0]!.category : undefined;
+}
 
 /** The category a text names: explicit `category: X` first, else the first product keyword; null when none. */
 export function findCategory(text: string): { category: string | null; warnings: string[] } {

@@ -1,10 +1,11 @@
 // The deterministic pattern extractor (free text → ClaimExtractionOutput) used by the rules model,
 // and the step every extraction — pattern or LLM — goes through to become a Claim.
 import { IntakeClaimSchema, type Claim } from "../claim/claim.ts";
-import type { ClaimExtractionOutput } from "../claim/proposal-output.ts";
+import type { ClaimExtractionAnswer, ClaimExtractionOutput } from "../claim/proposal-output.ts";
 import { chooseClaimAmount, findAmounts, findWordAmounts, type ChosenAmount } from "./amount.ts";
 import { findCategory } from "./category.ts";
 import { findDates, normalizeDate } from "./date.ts";
+import { findItems } from "./items.ts";
 import { containsInstructionLikeText, INSTRUCTION_NOTE } from "./signals.ts";
 import { isModelUnavailable } from "../llm/errors.ts";
 import { isCurrencyCode } from "../integrity/currency.ts";
@@ -19,6 +20,7 @@ export {
 } from "./amount.ts";
 export { findCategory } from "./category.ts";
 export { findDates, normalizeDate } from "./date.ts";
+export { findItems } from "./items.ts";
 export { containsInstructionLikeText, INSTRUCTION_NOTE } from "./signals.ts";
 
 /** Why the pattern extractor could not produce a usable claim. */
@@ -106,6 +108,7 @@ export function extractClaimFromText(text: string, now?: string | number): TextE
     reason: "",
     purchase_date: null,
     currency: null,
+    items: null,
   };
   if (text.trim() === "")
     return { ok: false, code: "EMPTY_TEXT", message: "the claim text is empty", partial: empty, warnings };
@@ -134,6 +137,7 @@ export function extractClaimFromText(text: string, now?: string | number): TextE
     reason: summarizeReason(text),
     purchase_date: firstDate?.iso ?? null,
     currency: amount.currency,
+    items: findItems(afterDates),
   };
 
   const problems: Array<{ code: TextExtractionFailureCode; message: string }> = [];
@@ -192,7 +196,7 @@ type ClaimFromExtraction =
  * A missing category becomes `unspecified` (the kernel judges the order's category, not the claim's).
  */
 export function claimFromExtraction(
-  output: ClaimExtractionOutput,
+  output: ClaimExtractionAnswer,
   opts: { text?: string; now?: string | number } = {},
 ): ClaimFromExtraction {
   const warnings: string[] = [];
@@ -255,6 +259,7 @@ export function claimFromExtraction(
   const category =
     output.category === null || output.category.trim() === "" ? "unspecified" : output.category.trim().toLowerCase();
   if (category === "unspecified") warnings.push("no category in the claim; recorded as 'unspecified'");
+  const items = claimItems(output.items, warnings);
   const parsed = IntakeClaimSchema.safeParse({
     order_id: orderId,
     amount_eur: output.amount_eur,
@@ -262,6 +267,7 @@ export function claimFromExtraction(
     reason: output.reason.slice(0, 4000),
     currency,
     ...(purchaseDate === undefined ? {} : { purchase_date: purchaseDate }),
+    ...(items.length === 0 ? {} : { items }),
   });
   if (!parsed.success) {
     return {
@@ -271,6 +277,24 @@ export function claimFromExtraction(
     };
   }
   return { ok: true, claim: parsed.data, warnings };
+}
+
+/**
+ * The claim's items from the extractor's (docs/llm.md#items-and-lines): names trimmed, lower-cased and cut to 64
+ * characters, each once; a count that is not a whole number from 1 to 100,000 is dropped with a warning (the item
+ * then claims all its units). An answer without items (recorded before extraction read them) gives none.
+ */
+function claimItems(items: ClaimExtractionOutput["items"] | undefined, warnings: string[]): Claim["items"] & object {
+  const out: NonNullable<Claim["items"]> = [];
+  for (const item of items ?? []) {
+    const name = item.name.replace(/\s+/g, " ").trim().toLowerCase().slice(0, 64).trim();
+    if (name === "" || out.some((o) => o.name === name) || out.length >= 20) continue;
+    const q = item.quantity;
+    const counted = q !== null && Number.isSafeInteger(q) && q >= 1 && q <= 100_000;
+    if (q !== null && !counted) warnings.push(`item '${name}': ${String(q)} is not a count of units; ignored`);
+    out.push(counted ? { name, quantity: q } : { name });
+  }
+  return out;
 }
 
 /** Whether an extracted amount is the one the text states; a different amount the text also holds means the text is ambiguous. */

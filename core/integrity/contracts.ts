@@ -127,6 +127,8 @@ export const OrderLineSchema = z
   .object({
     line_id: z.string().min(1).max(64),
     sku: z.string().min(1).optional(),
+    /** What the shop calls the item ("T-shirt, medium"): free text claims name items by it (docs/orders.md). */
+    title: z.string().min(1).max(200).optional(),
     category: z.string().min(1),
     quantity: z.number(),
     amount: OrderAmountSchema,

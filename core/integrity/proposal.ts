@@ -9,13 +9,19 @@ import { ProposalInputError } from "./errors.ts";
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-/** The refund parameters a proposal carries. */
+/** A line a proposal refunds: the kernel checks it against the claim and the order (docs/kernel.md#orders-with-lines). */
+const ProposalLineSchema = z
+  .object({ line_id: z.string().min(1), quantity: z.number().nullable(), amount: z.number() })
+  .strict();
+
+/** The refund parameters a proposal carries; `lines` only when the Decision Maker proposed per line. */
 const ProposalParamsSchema = z
   .object({
     order_id: z.string().min(1),
     amount_eur: z.number(),
     category: z.string(),
     reason: z.string(),
+    lines: z.array(ProposalLineSchema).min(1).max(50).optional(),
   })
   .strict();
 
@@ -54,6 +60,7 @@ export const ProposalEnvelopeSchema = z
         amount_eur: z.unknown().optional(),
         category: z.unknown().optional(),
         reason: z.unknown().optional(),
+        lines: z.unknown().optional(),
       })
       .strict(),
     confidence: z.number().min(0).max(1),
@@ -107,6 +114,8 @@ export type ProposalOutput = {
   category: string;
   reason: string;
   confidence: number;
+  /** Per line; null, absent or empty: for the claim as a whole (the params then are exactly what they were before lines). */
+  lines?: readonly { line_id: string; quantity: number | null; amount: number }[] | null | undefined;
 };
 
 /** The envelope without the derived fields, built once (zod schema construction is not free). */
@@ -132,6 +141,7 @@ export function buildProposal(input: BuildProposalInput): PolicyProposal {
     amount_eur: output.amount_eur,
     category: output.category,
     reason: output.reason,
+    ...(output.lines && output.lines.length > 0 ? { lines: output.lines.map((l) => ({ ...l })) } : {}),
   };
   const material = {
     dfid,

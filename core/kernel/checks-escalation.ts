@@ -163,12 +163,18 @@ export const lineKnown = check("line_known", ["LINE_AMBIGUOUS"], (s) => {
   const { order, view, lines, named } = subjectOf(s);
   if (view.lines.length === 1) return SKIPPED;
   if (named?.ok) return PASSED;
-  return lines.length === 1
-    ? PASSED
-    : fail(
-        "LINE_AMBIGUOUS",
-        `Claim names category ${show(s.input.claim.category)}, which matches ${lines.length === view.lines.length ? "no single line" : `${lines.length} lines`} of order ${order.order_id} (${lines.map((l) => l.line_id).join(", ")}). Human review required.`,
-      );
+  if (lines.length === 1) return PASSED;
+  const { items } = s.input.claim;
+  const which = lines.map((l) => l.line_id).join(", ");
+  if (items !== undefined && s.input.claim.lines === undefined)
+    return fail(
+      "LINE_AMBIGUOUS",
+      `Claim names items ${items.map((i) => show(i.name)).join(", ")}, which do not each match one line of order ${order.order_id} (they could mean ${which}). Human review required.`,
+    );
+  return fail(
+    "LINE_AMBIGUOUS",
+    `Claim names category ${show(s.input.claim.category)}, which matches ${lines.length === view.lines.length ? "no single line" : `${lines.length} lines`} of order ${order.order_id} (${which}). Human review required.`,
+  );
 });
 
 // ---- layer 10e — currency: the policy has bounds for the order's currency (its flat amounts are EUR's, so an EUR

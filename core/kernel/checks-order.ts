@@ -14,7 +14,7 @@ import {
   type CheckResult,
   type KernelState,
 } from "./kernel-state.ts";
-import { allocate, claimLines, namedLines } from "./claim-lines.ts";
+import { allocate, claimAsProposed, claimLines, namedLines } from "./claim-lines.ts";
 import type { NamedLines } from "./claim-lines.ts";
 import type { OrderLineView } from "./order-view.ts";
 import { readOrder } from "./order-view.ts";
@@ -62,9 +62,11 @@ export const orderExists = check("order_exists", ["ORDER_NOT_FOUND"], ({ input, 
   }
   const orderAmount = refundableOf(view, contract);
   const policy = currencyPolicy(contract, view.currency);
-  const named = namedLines(view, claim);
+  // A proposal that names lines (aligned with the claim's at layer 8) is judged on them (core/kernel/claim-lines.ts).
+  const asked = claimAsProposed(claim, input.proposal);
+  const named = namedLines(view, asked);
   return passWith({
-    subject: { order, view, purchaseMs, orderAmount, lines: claimLines(view, claim), policy, named },
+    subject: { order, view, purchaseMs, orderAmount, lines: claimLines(view, asked), policy, named },
   });
 });
 

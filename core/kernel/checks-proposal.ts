@@ -7,6 +7,7 @@ import { findRegisteredAgent } from "../integrity/registry.ts";
 import { readsErased } from "../privacy/sealing.ts";
 import { parseIsoMs } from "../integrity/time.ts";
 import { check, fail, PASSED, passWith, proposalOf, show, SKIPPED } from "./kernel-state.ts";
+import { proposedLinesOf } from "./claim-lines.ts";
 import { formatEur, parseThousandths } from "./money.ts";
 
 // ---- layer 1 — schema: the proposal parses, is intact, its kind is allowed, its agent registered and authorised.
@@ -128,6 +129,48 @@ export const amountAlignment = check("amount_alignment", ["PROPOSAL_MISMATCH"], 
       `Proposal amount ${show(amountEur)} is not a positive amount for a claim of ${claimedText} EUR`,
     );
   return PASSED;
+});
+
+/**
+ * A proposal that names lines (docs/kernel.md#orders-with-lines) names lines of its claim — the claim must name its
+ * lines: a model never sees the order, so it cannot choose a line the claim did not — at most the claim's units of
+ * each, each line once, their amounts adding up to the proposal's. Not run (nor traced) for a proposal without lines.
+ */
+export const linesAlignment = check("lines_alignment", ["PROPOSAL_MISMATCH"], (s) => {
+  const raw = (s.envelope?.p.params as { lines?: unknown } | undefined)?.lines;
+  if (raw === undefined) return SKIPPED;
+  const mismatch = (why: string) => fail("PROPOSAL_MISMATCH", `Proposal lines ${why}`);
+  const lines = proposedLinesOf(s.envelope!.p);
+  if (lines === undefined) return mismatch("are not a list of { line_id, quantity, amount }");
+  const { claim } = s.input;
+  if (claim.lines === undefined)
+    return mismatch(`name ${lines.map((l) => show(l.line_id)).join(", ")}, but the claim names no lines`);
+  const seen = new Set<string>();
+  let total = 0;
+  for (const line of lines) {
+    const own = claim.lines.find((c) => c.line_id === line.line_id);
+    if (own === undefined || seen.has(line.line_id))
+      return mismatch(
+        own === undefined
+          ? `name line ${show(line.line_id)}, which the claim does not (its lines: ${claim.lines.map((c) => c.line_id).join(", ")})`
+          : `name line ${show(line.line_id)} twice`,
+      );
+    seen.add(line.line_id);
+    if (line.quantity !== null && (!Number.isSafeInteger(line.quantity) || line.quantity <= 0))
+      return mismatch(`give line ${line.line_id} ${show(line.quantity)} units, not a positive whole number`);
+    if (line.quantity !== null && own.quantity !== undefined && line.quantity > own.quantity)
+      return mismatch(`give line ${line.line_id} ${line.quantity} units; the claim claims ${own.quantity}`);
+    const amount = parseThousandths(line.amount);
+    if (!amount.ok || amount.units <= 0)
+      return mismatch(`give line ${line.line_id} the amount ${show(line.amount)}, not a positive amount`);
+    total += amount.units;
+  }
+  const proposed = parseThousandths(s.amountEur);
+  return proposed.ok && proposed.units === total
+    ? PASSED
+    : mismatch(
+        `add up to ${thousandthsText(total)}, not the proposal's amount ${proposed.ok ? thousandthsText(proposed.units) : show(s.amountEur)}`,
+      );
 });
 
 /** An amount in thousandths as the reasons have always shown cent amounts ("299.9"), and a third decimal when it has one. */

@@ -905,7 +905,7 @@ describe("the kernel table", () => {
     const v = decideClaim(input({ dfid: DFID }));
     const names = [
       ["proposal_schema", "idempotency_key", "proposal_id", "policy_kind", "agent_registered", "agent_authorised"],
-      ["flow_alignment", "order_alignment", "amount_alignment"],
+      ["flow_alignment", "order_alignment", "amount_alignment", "lines_alignment"],
       ["ttl"],
       ["order_id_present", "order_exists", "lines_in_order"],
       ["category_allowed", "category_authorised"],
@@ -927,8 +927,15 @@ describe("the kernel table", () => {
     ];
     expect(KERNEL_TABLE.map((row) => row.checks.map((c) => c.name))).toEqual(names);
     // On an order of one line in EUR (every order recorded before lines), line_known and currency_in_policy are not
-    // run and not traced: recorded traces stay as they were; nor is currency_match for a claim naming no currency.
-    const lineChecks = new Set(["line_known", "currency_in_policy", "currency_match", "lines_in_order"]);
+    // run and not traced: recorded traces stay as they were; nor is currency_match for a claim naming no currency, nor
+    // lines_alignment for a proposal naming no lines.
+    const lineChecks = new Set([
+      "line_known",
+      "currency_in_policy",
+      "currency_match",
+      "lines_in_order",
+      "lines_alignment",
+    ]);
     // With a customer limit and an order bound to a customer every other check runs.
     const bound = decideClaim(input({ ...customerCase(0, 0, 299.99), dfid: DFID }));
     expect(bound.checks).toEqual(

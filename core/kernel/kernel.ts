@@ -7,6 +7,7 @@ import { PASS_LAYER, type VerdictCheck } from "../integrity/verdict.ts";
 import {
   amountAlignment,
   agentAuthorised,
+  linesAlignment,
   agentRegistered,
   flowAlignment,
   idempotencyKey,
@@ -67,7 +68,7 @@ export type { ClaimVerdict, DecideClaimInput } from "./kernel-state.ts";
  */
 export const KERNEL_TABLE: readonly KernelLayer[] = [
   layer(1, "schema", [proposalSchema, idempotencyKey, proposalId, policyKind, agentRegistered, agentAuthorised]),
-  layer(8, "alignment", [flowAlignment, orderAlignment, amountAlignment]),
+  layer(8, "alignment", [flowAlignment, orderAlignment, amountAlignment, linesAlignment]),
   layer(2, "validity", [ttl]),
   layer(3, "order", [orderIdPresent, orderExists, linesInOrder]),
   layer(4, "category", [categoryAllowed, categoryAuthorised]),

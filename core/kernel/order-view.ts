@@ -14,6 +14,8 @@ export const ONE_LINE_ID = "1";
 export type OrderLineView = {
   readonly line_id: string;
   readonly sku?: string;
+  /** The shop's name for the item, when it gives one: free-text items are matched by it (core/kernel/item-lines.ts). */
+  readonly title?: string;
   readonly category: string;
   readonly quantity: number;
   readonly amount: Money;
@@ -83,6 +85,7 @@ export function readOrder(order: Order): OrderReading {
     lines.push({
       line_id: line.line_id,
       ...(line.sku === undefined ? {} : { sku: line.sku }),
+      ...(line.title === undefined ? {} : { title: line.title }),
       category: line.category,
       quantity: line.quantity,
       amount,

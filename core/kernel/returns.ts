@@ -207,7 +207,7 @@ export type PlannedReturn = {
 export function plannedReturn(
   contract: Pick<ClaimsContract, "returns">,
   order: Order,
-  claim: Pick<Claim, "category" | "lines">,
+  claim: Pick<Claim, "category" | "lines" | "items">,
   amountMinor: number,
 ): PlannedReturn | undefined {
   if (!contract.returns) return undefined;

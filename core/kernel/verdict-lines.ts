@@ -20,7 +20,7 @@ export type VerdictLinesInput = {
   /** The verdict's amount (the record's `amount_eur`: major units of the order's currency), or null. */
   readonly amountEur: number | null;
   readonly order: Order | undefined;
-  readonly claim: Pick<Claim, "category" | "lines"> | undefined;
+  readonly claim: Pick<Claim, "category" | "lines" | "items"> | undefined;
   readonly contract: Pick<ClaimsContract, "allowed_refund_categories" | "return_window_days">;
   readonly responsibility: Pick<ResponsibilityContract, "authorized_categories">;
   readonly receivedAt: string;
@@ -65,7 +65,7 @@ export function verdictLines(input: VerdictLinesInput): VerdictLine[] | undefine
 }
 
 /** The ids of the lines the claim asks more of than their claimed units cost (core/kernel/checks-order.ts). */
-function overAskedLines(view: Parameters<typeof claimLines>[0], claim: Pick<Claim, "lines">): Set<string> {
+function overAskedLines(view: Parameters<typeof claimLines>[0], claim: Pick<Claim, "lines" | "items">): Set<string> {
   const named = namedLines(view, claim);
   return new Set(named?.ok ? named.lines.filter((l) => l.asked > l.cost).map((l) => l.line.line_id) : []);
 }
@@ -73,7 +73,7 @@ function overAskedLines(view: Parameters<typeof claimLines>[0], claim: Pick<Clai
 /** The claim's lines with what its amount takes from each; undefined when they are not known. */
 function linesOf(
   view: Parameters<typeof claimLines>[0],
-  claim: Pick<Claim, "category" | "lines">,
+  claim: Pick<Claim, "category" | "lines" | "items">,
   minor: number,
 ): [OrderLineView, number][] | undefined {
   const named = namedLines(view, claim);

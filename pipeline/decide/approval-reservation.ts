@@ -2,7 +2,7 @@
 // on the order's approved count the decision read (four eyes per order), and on an order with lines never above the
 // claim's lines over all claims. The review's process (decide/review.ts) asks the ledger for it.
 import type { Order } from "../../core/integrity/index.ts";
-import { lineReserveOf } from "../../core/kernel/claim-lines.ts";
+import { claimAsProposed, lineReserveOf } from "../../core/kernel/claim-lines.ts";
 import { currencyFor } from "../../core/kernel/public-amount.ts";
 import type { ReserveRequest } from "../ports.ts";
 import type { Carrying, ReviewPolicy } from "./review-state.ts";
@@ -14,7 +14,8 @@ export function orderReservation(
   policy: ReviewPolicy,
 ): ReserveRequest {
   // On an order with lines, never above the claim's line over all claims (its line unknown: counted on every line).
-  const lines = lineReserveOf(order, c.record.claim, cents, policy.agent.contract);
+  const claim = c.record.claim && claimAsProposed(c.record.claim, c.record.proposal);
+  const lines = lineReserveOf(order, claim, cents, policy.agent.contract);
   const approvedCount = c.review.intent?.approved_count ?? c.again?.approvedCount;
   return {
     orderId: order.order_id,

@@ -188,6 +188,7 @@ const GOOD: ClaimExtractionOutput = {
   reason: "the screen is dead",
   purchase_date: null,
   currency: "EUR",
+  items: null,
 };
 
 describe("extractionDecision", () => {

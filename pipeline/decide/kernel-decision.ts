@@ -15,6 +15,7 @@ import { money } from "../../core/kernel/money.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
 import { buildVerdictRecord, executionIdFor, planExecution } from "../../core/kernel/execution.ts";
+import { claimAsProposed } from "../../core/kernel/claim-lines.ts";
 import { decideClaim } from "../../core/kernel/kernel.ts";
 import { claimVerdictEvent } from "../../core/kernel/public-verdict.ts";
 import { amountFields, currencyFor, withoutAmountEur } from "../../core/kernel/public-amount.ts";
@@ -129,7 +130,8 @@ export function decideProposal(
   ];
   const event = claimVerdictEvent(verdictRecord, {
     order: at.order,
-    claim: record.claim,
+    // A proposal that named lines was decided on them: the verdict lists them (core/kernel/claim-lines.ts).
+    claim: record.claim && claimAsProposed(record.claim, proposal),
     contract: policy.agent.contract,
     responsibility: policy.agent.responsibility,
     receivedAt: record.received_at,

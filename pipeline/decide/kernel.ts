@@ -19,7 +19,7 @@ import { parseMoney } from "../../core/kernel/money.ts";
 import { readOrder } from "../../core/kernel/order-view.ts";
 import { currencyFor } from "../../core/kernel/public-amount.ts";
 import { currencyPolicy, refundableOf } from "../../core/kernel/policy.ts";
-import { lineReserveOf } from "../../core/kernel/claim-lines.ts";
+import { claimAsProposed, lineReserveOf } from "../../core/kernel/claim-lines.ts";
 import type { CustomerWindow, LedgerEntry, ReserveResult } from "../../core/kernel/index.ts";
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import { idempotencyKeyOf, KernelInputError, OrderDataError } from "../../core/integrity/index.ts";
@@ -311,7 +311,9 @@ function reserveOn(state: Round, order: Order | undefined, policy: KernelPolicy)
   const limitCents = bounds.limitMinor ?? state.limitCents;
   const base = { ...settling(state), now, limitCents, current, raced, round: state.round, refund };
   // On an order with lines, the ledger keeps the claim's line (and every line) at most what was paid for it.
-  const lines = lineReserveOf(order, record.claim, refund.amount_cents, policy.agent.contract);
+  // A proposal that named lines reserves exactly on them, as the kernel decided it (core/kernel/claim-lines.ts).
+  const claim = record.claim && claimAsProposed(record.claim, state.message.proposal);
+  const lines = lineReserveOf(order, claim, refund.amount_cents, policy.agent.contract);
   const next: Reserving = { ...base, order, orderCents: bounds.orderMinor, lines };
   const limits = bounds.customerLimits;
   if (!limits || order.customer_id === undefined) return reserve(next, false);

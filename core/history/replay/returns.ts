@@ -16,7 +16,7 @@ import type { Ctx, Scope } from "./context.ts";
 export type ReturnInputs = {
   readonly contract: Pick<ClaimsContract, "returns">;
   readonly order: Order | null | undefined;
-  readonly claim: Pick<Claim, "category" | "lines">;
+  readonly claim: Pick<Claim, "category" | "lines" | "items">;
   readonly decidedAt: string;
 };
 
