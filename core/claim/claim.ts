@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { isCurrencyCode } from "../integrity/currency.ts";
+import { OutcomeKindSchema } from "../integrity/contracts.ts";
 import { parseIsoMs } from "../integrity/time.ts";
 
 /** ISO-8601 timestamp or date (e.g. `2026-05-20` or `2026-05-20T10:00:00Z`); one without an offset is UTC. */
@@ -137,6 +138,8 @@ export const ClaimSchema = z
     customer_id: oneLineText().max(128).optional(),
     /** The order's lines the claim is about (docs/orders.md#claims-on-lines); absent: matched to a line by category. */
     lines: z.array(ClaimLineSchema).min(1, "lines must name at least one line").max(50).optional(),
+    /** What the customer asks for if the claim is accepted (docs/returns.md#outcomes); absent: the policy's outcome. */
+    outcome: OutcomeKindSchema.optional(),
   })
   .strict();
 

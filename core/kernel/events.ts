@@ -65,6 +65,23 @@ const REFUND_FIELDS = {
   amount: AmountSchema.optional(),
 };
 
+/**
+ * What an event of a refund carries when the ACCEPT gives store credit instead of money back
+ * (docs/returns.md#outcomes): `credit`, with the policy's `bonus` on top of the amount (the amount is what the
+ * ledger reserved) and its percentage. Absent: a refund to the original payment, as every event before outcomes.
+ */
+export const StoreCreditSchema = z
+  .object({
+    bonus: AmountSchema,
+    bonus_pct: z.number().int().min(0).max(100),
+  })
+  .strict();
+
+/** A refund's store credit: its bonus. */
+export type StoreCredit = z.infer<typeof StoreCreditSchema>;
+
+const CREDIT_FIELDS = { credit: StoreCreditSchema.optional() };
+
 /** `RefundExecuted` event detail (docs/events.md). */
 export const RefundExecutedDetailSchema = z
   .object({
@@ -75,6 +92,7 @@ export const RefundExecutedDetailSchema = z
     simulation_id: z.string().min(1).optional(),
     /** A reviewer's RETRY of a failed refund: the execution it pays again (docs/payments.md). */
     retry_of: z.string().min(1).optional(),
+    ...CREDIT_FIELDS,
   })
   .strict();
 
@@ -99,6 +117,7 @@ export const ReturnRequestedDetailSchema = z
     refund_due_days: z.number().int().positive(),
     requested_at: z.iso.datetime({ offset: true }),
     simulation_id: z.string().min(1).optional(),
+    ...CREDIT_FIELDS,
   })
   .strict();
 
@@ -210,6 +229,7 @@ const RefundSettlementDetailSchema = z
     failure_reason: z.string().optional(),
     /** A batch run's rehearsed answer (docs/payments.md): never a payment. */
     simulation_id: z.string().min(1).optional(),
+    ...CREDIT_FIELDS,
   })
   .strict();
 

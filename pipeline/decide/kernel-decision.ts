@@ -26,6 +26,7 @@ import { severityForVerdict } from "../../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import { plannedReturn, returnRequestedDetail } from "../../core/kernel/returns.ts";
+import { creditFields, outcomeOfClaim } from "../../core/kernel/outcomes.ts";
 import { returnAudit } from "./returns.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
@@ -234,6 +235,12 @@ export function afterReservation(
       amount_eur: refund.amount_eur,
       verdict_id: current.record.verdict_id,
       ...(scope ? { simulation_id: scope } : {}),
+      // Store credit instead of money back (docs/returns.md#outcomes): the same reservation, credited with its bonus.
+      ...creditFields(
+        record.claim
+          ? outcomeOfClaim(policy.agent.contract, s.order, record.claim, refund.amount_cents, currencyFor(s.order))
+          : { outcome: "REFUND" },
+      ),
     };
     // A return-required ACCEPT (docs/returns.md) announces the return instead: its RefundExecuted waits for pay_on.
     const planned = record.claim
