@@ -7,6 +7,7 @@ import { describeMoney, parseMoney } from "../../kernel/money.ts";
 import type { Money } from "../../kernel/money.ts";
 import type { ClaimVerdict } from "../../kernel/kernel.ts";
 import { approvalExecutionIdFor } from "../../kernel/review.ts";
+import { creditFields, outcomeOfClaim } from "../../kernel/outcomes.ts";
 import type { ReplayDetails } from "./events.ts";
 import { enter, label, message, scope, unused } from "./context.ts";
 import type { Ctx, Flow } from "./context.ts";
@@ -59,6 +60,14 @@ export function execution(
       amount_cents: minor,
       verdict_id: verdictId,
     };
+    // What the ACCEPT gives, asked again of the recorded policy, order and claim (docs/returns.md#outcomes): store
+    // credit names its bonus; a refund names none (the key is compared only when either side holds it).
+    const credit =
+      returns?.order && Number.isSafeInteger(minor)
+        ? creditFields(outcomeOfClaim(returns.contract, returns.order, returns.claim, minor, currency))
+        : {};
+    if (credit.credit !== undefined || raw.credit !== undefined)
+      Object.assign(expected, { credit: credit.credit });
     const recorded = Object.fromEntries(Object.keys(expected).map((key) => [key, raw[key]]));
     s.compare(`${label(r)}`, recorded, expected);
     const ledger = d.ledger_after;
@@ -95,12 +104,14 @@ export function execution(
             amount_eur: expected.amount_eur,
             verdict_id: expected.verdict_id,
             ...(flow.simulationId === undefined ? {} : { simulation_id: flow.simulationId }),
+            ...credit,
             amount_minor: minor,
           },
           r.event.created_at,
         )
       : undefined;
-    s.done(`refund of ${what} on ${plan.order_id} executed${awaiting ? `, ${awaiting}` : ""}`);
+    const given = credit.credit ? ` as store credit (+${credit.credit.bonus.value} bonus)` : "";
+    s.done(`refund of ${what} on ${plan.order_id} executed${given}${awaiting ? `, ${awaiting}` : ""}`);
     return;
   }
 }
