@@ -134,6 +134,8 @@ export function formatScenario(
     currency?: string;
     /** Where the claim's return stands, when its ACCEPT asked the item back (docs/returns.md). */
     awaiting?: string;
+    /** The bonus of an ACCEPT given as store credit (docs/returns.md#outcomes). */
+    credit?: string;
   },
 ): string {
   const mark = rowMark(row);
@@ -147,7 +149,11 @@ export function formatScenario(
     ...(row.note ? [`  Why      : ${row.note}`] : []),
     ...(detail.llm ? [`  LLM      : ${detail.llm}`] : []),
     ...(row.executed
-      ? [`  Refund   : executed ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}`]
+      ? [
+          detail.credit
+            ? `  Credit   : store credit of ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}, ${detail.credit}`
+            : `  Refund   : executed ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}`,
+        ]
       : []),
     ...(detail.awaiting ? [`  Return   : ${detail.awaiting}`] : []),
     "",

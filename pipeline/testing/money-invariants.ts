@@ -9,6 +9,7 @@
 // Used by the property tests, the fault suites, the end-to-end tests and `npm run chaos`.
 import { parseCents } from "../../core/kernel/index.ts";
 import { parseMoney } from "../../core/kernel/money.ts";
+import { creditViolations } from "./credit-invariants.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { DAY_MS } from "../../core/integrity/index.ts";
 import type { CustomerLimits } from "../../core/integrity/index.ts";
@@ -208,6 +209,7 @@ export function checkMoneyInvariants(published: readonly PublishedEvent[], facts
   if (facts.ledgers) violations.push(...lineViolations(facts.ledgers, facts.linesOf));
   if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers, facts, [...returns.values()]));
   violations.push(...returnViolations(authorised, returns, facts.returnEvents));
+  violations.push(...creditViolations(all));
   violations.push(...settlementViolations(events, executions));
   violations.push(...refundRetryViolations(events, executions, all));
   violations.push(...personViolations(all, refunds, accepts));
