@@ -38,11 +38,15 @@ function creditProblem(e: PublishedEvent): string | undefined {
 }
 
 /**
- * Store credit's own invariants over distinct events (one per id): each credit's bonus is its percentage of the base;
+ * Store credit's own invariants over distinct events (one per id; the settlements from every published event): each credit's bonus is its percentage of the base;
  * a credit paid on a return is the credit its ReturnRequested reserved (and a refund stays a refund); a settlement of
  * a credit is a credit's, of a refund a refund's.
  */
-export function creditViolations(all: readonly PublishedEvent[]): string[] {
+export function creditViolations(
+  all: readonly PublishedEvent[],
+  /** Every event as published, settlements included (repeats allowed). */
+  published: readonly PublishedEvent[] = all,
+): string[] {
   const violations: string[] = [];
   const executions = all.filter((e) => e.detailType === "RefundExecuted");
   for (const e of executions) {
@@ -57,7 +61,7 @@ export function creditViolations(all: readonly PublishedEvent[]): string[] {
           `claim ${String(asked.detail.claim_id)}: its return reserved ${asked.detail.credit ? "store credit" : "a refund"} but ${paid.detail.credit ? "store credit" : "a refund"} was paid`,
         );
   const byExecution = new Map(executions.map((e) => [String(e.detail.execution_id), e]));
-  for (const s of all.filter((e) => e.detailType === "RefundSettled" || e.detailType === "RefundFailed")) {
+  for (const s of published.filter((e) => e.detailType === "RefundSettled" || e.detailType === "RefundFailed")) {
     const paid = byExecution.get(String(s.detail.execution_id));
     if (paid && !same(paid.detail.credit, s.detail.credit))
       violations.push(

@@ -209,7 +209,7 @@ export function checkMoneyInvariants(published: readonly PublishedEvent[], facts
   if (facts.ledgers) violations.push(...lineViolations(facts.ledgers, facts.linesOf));
   if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers, facts, [...returns.values()]));
   violations.push(...returnViolations(authorised, returns, facts.returnEvents));
-  violations.push(...creditViolations(all));
+  violations.push(...creditViolations(all, events));
   violations.push(...settlementViolations(events, executions));
   violations.push(...refundRetryViolations(events, executions, all));
   violations.push(...personViolations(all, refunds, accepts));
