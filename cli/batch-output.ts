@@ -155,7 +155,9 @@ export function formatScenario(
             : `  Refund   : executed ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}`,
         ]
       : []),
-    ...(detail.awaiting ? [`  Return   : ${detail.awaiting}`] : []),
+    ...(detail.awaiting
+      ? [`  ${detail.awaiting.startsWith("an exchange") ? "Exchange" : "Return  "} : ${detail.awaiting}`]
+      : []),
     "",
   ];
   return lines.join("\n");

@@ -234,7 +234,9 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
               }
             : {}),
           ...(record?.outcome === "STORE_CREDIT" && record.credit
-            ? { credit: `+${record.credit.bonus.value} ${record.credit.bonus.currency} bonus (${record.credit.bonus_pct}%)` }
+            ? {
+                credit: `+${record.credit.bonus.value} ${record.credit.bonus.currency} bonus (${record.credit.bonus_pct}%)`,
+              }
             : {}),
           ms,
         }),

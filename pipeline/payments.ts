@@ -395,7 +395,11 @@ function settledAmount(detail: RefundExecutedDetail): { amount_eur: number; curr
 }
 
 /** What a settlement records of a store credit's RefundExecuted: the outcome and its bonus in minor units. */
-function creditOf(detail: RefundExecutedDetail): { outcome?: "STORE_CREDIT"; bonus_minor?: number; bonus_pct?: number } {
+function creditOf(detail: RefundExecutedDetail): {
+  outcome?: "STORE_CREDIT";
+  bonus_minor?: number;
+  bonus_pct?: number;
+} {
   if (!detail.credit) return {};
   const { bonus, bonus_pct } = detail.credit;
   const parsed = parseMoney(bonus.value, bonus.currency, { strings: true });

@@ -318,6 +318,8 @@ export const AUDIT_EVENTS = {
   CLAIM_REFUND_EXECUTED: z.object({
     ...ClaimFields,
     ...RefundExecutedDetailSchema.shape,
+    /** The ACCEPT's outcome is an exchange (docs/returns.md#outcomes): reserved, announced by ExchangeRequested, never paid. */
+    exchange: z.literal(true).optional(),
     amount_cents: z.number().int().positive(),
     ledger_after: LedgerEntrySchema.optional(),
   }),

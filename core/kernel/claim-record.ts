@@ -171,8 +171,15 @@ function bonusText(record: ClaimRecord): string {
 function customerMessage(record: ClaimRecord, review: ReviewRecord | undefined): string {
   if (record.status === "AWAITING_RETURN" && record.return && record.outcome === "STORE_CREDIT")
     return `Your store credit is approved${bonusText(record)}. Please send the item back by ${record.return.return_by.slice(0, 10)}; the credit is issued once it is ${record.return.pay_on === "in_transit" ? "on its way" : record.return.pay_on === "delivered" ? "received" : "received and inspected"}.`;
-  if (record.status === "DECIDED" && record.verdict === "ACCEPT" && record.outcome === "STORE_CREDIT" && !record.reason_code?.startsWith("RETURN_"))
+  if (
+    record.status === "DECIDED" &&
+    record.verdict === "ACCEPT" &&
+    record.outcome === "STORE_CREDIT" &&
+    !record.reason_code?.startsWith("RETURN_")
+  )
     return `Your claim is accepted: you receive store credit instead of a refund${bonusText(record)}.`;
+  if (record.status === "DECIDED" && record.verdict === "ACCEPT" && record.outcome === "EXCHANGE")
+    return "Your claim is accepted: the shop sends you a replacement; no refund is paid.";
   if (record.status === "AWAITING_RETURN" && record.return)
     return `Your refund is approved. Please send the item back by ${record.return.return_by.slice(0, 10)}; the refund is paid once it is ${record.return.pay_on === "in_transit" ? "on its way" : record.return.pay_on === "delivered" ? "received" : "received and inspected"}.`;
   if (review?.status === "APPROVED") return "Your refund has been approved.";

@@ -124,6 +124,25 @@ export const ReturnRequestedDetailSchema = z
 /** A `ReturnRequested` detail. */
 export type ReturnRequestedDetail = z.infer<typeof ReturnRequestedDetailSchema>;
 
+/**
+ * `ExchangeRequested` event detail (docs/returns.md#outcomes): an ACCEPT whose outcome is an exchange. No money moves:
+ * the shop sends the customer a replacement of the `lines`. The claim's amount stays reserved on the order's ledger
+ * under `execution_id` (so no later claim refunds the exchanged item), and no RefundExecuted ever follows.
+ */
+export const ExchangeRequestedDetailSchema = z
+  .object({
+    ...REFUND_FIELDS,
+    verdict_id: z.string().min(1),
+    /** The lines to replace and how many units of each. */
+    lines: z.array(z.object({ line_id: z.string().min(1), quantity: z.number().int().positive() }).strict()),
+    requested_at: z.iso.datetime({ offset: true }),
+    simulation_id: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** An `ExchangeRequested` detail. */
+export type ExchangeRequestedDetail = z.infer<typeof ExchangeRequestedDetailSchema>;
+
 /** `ClaimNeedsReview` event detail (docs/events.md); `reason_code` may be a kernel, ledger or crew code. */
 const ClaimNeedsReviewDetailSchema = z
   .object({
@@ -252,6 +271,7 @@ const BUS_EVENTS = {
   RefundSettled: RefundSettledDetailSchema,
   RefundFailed: RefundFailedDetailSchema,
   ReturnRequested: ReturnRequestedDetailSchema,
+  ExchangeRequested: ExchangeRequestedDetailSchema,
 } as const;
 
 /** A detail-type of the `claims` bus. */
@@ -268,6 +288,7 @@ export const DETAIL_TYPES = {
   refundSettled: "RefundSettled",
   refundFailed: "RefundFailed",
   returnRequested: "ReturnRequested",
+  exchangeRequested: "ExchangeRequested",
 } as const satisfies Record<string, BusEventType>;
 
 /** One event for the bus: its detail-type and a detail of that type. */

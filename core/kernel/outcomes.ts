@@ -92,3 +92,16 @@ export function creditFields(resolved: ResolvedOutcome): { credit?: StoreCredit 
     ? { credit: { bonus: moneyJson(resolved.bonus), bonus_pct: resolved.bonusPct } }
     : {};
 }
+
+/** The lines an exchange replaces: the ones the claim names with their units, else the claim's lines with all theirs. */
+export function exchangeLines(
+  order: Order,
+  claim: Pick<Claim, "category" | "lines">,
+): { line_id: string; quantity: number }[] {
+  const reading = readOrder(order);
+  if (!reading.ok) return [];
+  const named = namedLines(reading.view, claim);
+  return named?.ok
+    ? named.lines.map((n) => ({ line_id: n.line.line_id, quantity: n.units }))
+    : claimLines(reading.view, claim).map((l) => ({ line_id: l.line_id, quantity: l.quantity }));
+}

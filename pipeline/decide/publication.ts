@@ -51,6 +51,8 @@ export function decidedUpdate(stored: StoredVerdict, now: number, proposal?: unk
     | RefundExecutedDetail
     | undefined;
   const credit = asked?.credit ?? refund?.credit;
+  // An exchange (docs/returns.md#outcomes): announced, reserved, and no money moves.
+  const exchange = stored.events.some((e) => e.detailType === "ExchangeRequested");
   return {
     kind: "claim_update",
     claimId: stored.claim_id,
@@ -60,10 +62,11 @@ export function decidedUpdate(stored: StoredVerdict, now: number, proposal?: unk
       verdict_id: record.verdict_id,
       reason_code: record.reason_code,
       reason: record.reason,
-      executed: asked ? false : stored.execution === "EXECUTED",
+      executed: asked || exchange ? false : stored.execution === "EXECUTED",
       ...(asked ? { return: asked } : {}),
       // Store credit instead of money back (docs/returns.md#outcomes), as the refund's events carry it.
       ...(credit ? { outcome: "STORE_CREDIT" as const, credit } : {}),
+      ...(exchange ? { outcome: "EXCHANGE" as const } : {}),
       ...(event?.amount !== undefined ? { amount: event.amount } : {}),
       ...(event?.lines ? { lines: event.lines } : {}),
       ...(output ? { proposal: output } : {}),

@@ -12,9 +12,7 @@ type Credit = { bonus?: { value?: unknown; currency?: unknown }; bonus_pct?: unk
 function amountMinor(detail: Record<string, unknown>): { minor: number; currency: string } | undefined {
   const amount = detail.amount as { value?: unknown; currency?: unknown } | undefined;
   const currency = typeof amount?.currency === "string" ? amount.currency : "EUR";
-  const parsed = amount
-    ? parseMoney(amount.value, currency, { strings: true })
-    : parseMoney(detail.amount_eur, "EUR");
+  const parsed = amount ? parseMoney(amount.value, currency, { strings: true }) : parseMoney(detail.amount_eur, "EUR");
   return parsed.ok ? { minor: parsed.money.minor, currency } : undefined;
 }
 
@@ -61,6 +59,10 @@ export function creditViolations(
           `claim ${String(asked.detail.claim_id)}: its return reserved ${asked.detail.credit ? "store credit" : "a refund"} but ${paid.detail.credit ? "store credit" : "a refund"} was paid`,
         );
   const byExecution = new Map(executions.map((e) => [String(e.detail.execution_id), e]));
+  // An exchange moves no money (docs/returns.md#outcomes): no RefundExecuted ever follows its ExchangeRequested.
+  for (const x of all.filter((e) => e.detailType === "ExchangeRequested"))
+    if (executions.some((e) => e.detail.verdict_id === x.detail.verdict_id))
+      violations.push(`claim ${String(x.detail.claim_id)} was exchanged and paid too`);
   for (const s of published.filter((e) => e.detailType === "RefundSettled" || e.detailType === "RefundFailed")) {
     const paid = byExecution.get(String(s.detail.execution_id));
     if (paid && !same(paid.detail.credit, s.detail.credit))

@@ -94,7 +94,7 @@ export function checkMoneyInvariants(published: readonly PublishedEvent[], facts
     const id =
       e.detailType === "ClaimVerdict"
         ? e.detail.verdict_id
-        : e.detailType === "RefundExecuted" || e.detailType === "ReturnRequested"
+        : ["RefundExecuted", "ReturnRequested", "ExchangeRequested"].includes(e.detailType)
           ? e.detail.execution_id
           : e.detailType === "ReviewDecided" || e.detailType === "ReviewRequested"
             ? e.detail.review_id
@@ -139,7 +139,7 @@ export function checkMoneyInvariants(published: readonly PublishedEvent[], facts
   const accepts = verdicts.filter((v) => v.detail.verdict === "ACCEPT");
   // A return-required ACCEPT (docs/returns.md) announces ReturnRequested; its RefundExecuted waits for pay_on.
   const returns = new Map(
-    all.filter((e) => e.detailType === "ReturnRequested").map((e) => [String(e.detail.verdict_id), e]),
+    all.filter((e) => /^(Return|Exchange)Requested$/.test(e.detailType)).map((e) => [String(e.detail.verdict_id), e]),
   );
   for (const a of accepts) {
     const mine = authorised.filter(
