@@ -136,6 +136,8 @@ export function formatScenario(
     awaiting?: string;
     /** The bonus of an ACCEPT given as store credit (docs/returns.md#outcomes). */
     credit?: string;
+    /** What an ACCEPT given as an exchange does (docs/returns.md#outcomes). */
+    exchange?: string;
   },
 ): string {
   const mark = rowMark(row);
