@@ -19,6 +19,7 @@ import { count, type Accumulator } from "./tally.ts";
 import { readOrder } from "../../kernel/order-view.ts";
 import { currencyPolicy, refundableOf } from "../../kernel/policy.ts";
 import { plannedReturn } from "../../kernel/returns.ts";
+import { tallyOutcome } from "./outcomes.ts";
 
 /** What simulating a history needs beyond the input: the candidate's registry, reserve mode and customer limits. */
 export type SimulationEnv = BacktestInput & {
@@ -191,6 +192,9 @@ export function decisionStep(
   const recordedCents = recorded.verdict === "ACCEPT" && !released ? (step.refundedCents ?? 0) : 0;
   count(acc.before, recorded.verdict, recorded.reason_code, recordedCents, currency);
   count(acc.after, candidate.verdict, candidate.reason_code, candidateCents, currency);
+  // What the candidate's ACCEPT gives (docs/backtest.md#outcomes): cash, store credit with its bonus, an exchange.
+  if (person === undefined && candidate.verdict === "ACCEPT" && facts.order)
+    tallyOutcome(acc.outcomes, env.policy.contract, facts.order, facts.claim, candidateCents, currency);
   if (person !== undefined) {
     const decided: PersonDecision = {
       claim_id: step.claimId,

@@ -4,6 +4,7 @@ import { centsToEur, money, moneyJson } from "../../kernel/money.ts";
 import type { VerdictKind } from "../../integrity/verdict.ts";
 import type { LineReserve } from "../../kernel/ledger.ts";
 import type { BacktestReport, BacktestTotals, FlipDetail, PersonDecision } from "./types.ts";
+import type { OutcomeTally } from "./outcomes.ts";
 
 /** One side's counts: the recorded decisions' or the candidate's. */
 export type Side = {
@@ -31,6 +32,8 @@ export type Accumulator = {
   linesOfClaim: Map<string, (cents: number) => LineReserve | undefined>;
   before: Side;
   after: Side;
+  /** The candidate's automatic ACCEPTs by outcome: cash, store credit and its bonus, exchanges (outcomes.ts). */
+  outcomes: OutcomeTally;
 };
 
 const newSide = (): Side => ({
@@ -52,6 +55,7 @@ export const newAccumulator = (): Accumulator => ({
   linesOfClaim: new Map(),
   before: newSide(),
   after: newSide(),
+  outcomes: {},
 });
 
 /**

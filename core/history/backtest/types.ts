@@ -6,6 +6,7 @@ import type { ClaimsContract, ResponsibilityContract } from "../../integrity/con
 import type { AuditEvent } from "../../integrity/audit.ts";
 import type { VerdictCheck, VerdictKind } from "../../integrity/verdict.ts";
 import type { TimelineStep } from "./timeline.ts";
+import type { OutcomeFigures } from "./outcomes.ts";
 
 /** The policy under test: the agent's responsibility contract and its claims bounds, as a config file gives them. */
 export type CandidatePolicy = {
@@ -107,6 +108,11 @@ export type BacktestReport = {
   verdicts: { before: Record<VerdictKind, number>; after: Record<VerdictKind, number> };
   flip_details: FlipDetail[];
   human_decisions: PersonDecision[];
+  /**
+   * The candidate's automatic ACCEPTs by outcome, per currency (docs/backtest.md#outcomes): cash refunded, store
+   * credit issued (base + bonus), the bonus it would have cost, exchanges.
+   */
+  outcomes: OutcomeFigures;
   histories: { id: string; evaluated: number; flips: number }[];
   policy: {
     agent_id: string;
