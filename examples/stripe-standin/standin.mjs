@@ -73,7 +73,8 @@ export async function startStripeStandin(apiKey, behaviours = {}, options = {}) 
           customer: payment[2].includes("guest") ? null : `cus_mock_${payment[2]}`,
         });
       // POST /v1/customers/{id}/balance_transactions: store credit (a negative amount), replayed by Idempotency-Key.
-      const balance = req.method === "POST" ? /^\/v1\/customers\/([\w-]+)\/balance_transactions$/.exec(req.url ?? "") : null;
+      const balance =
+        req.method === "POST" ? /^\/v1\/customers\/([\w-]+)\/balance_transactions$/.exec(req.url ?? "") : null;
       if (balance) {
         if (idempotencyKey && stored.has(idempotencyKey)) {
           const s = stored.get(idempotencyKey);
