@@ -7,7 +7,7 @@ import { busEntry, reviewOpenedDetail } from "../core/kernel/events.ts";
 import { DEFAULT_REVIEW_DUE_MS } from "../core/kernel/review.ts";
 import { RefundExecutedDetailSchema } from "../core/kernel/events.ts";
 import type { RefundExecutedDetail, RefundSettlementDetail } from "../core/kernel/events.ts";
-import { applyProviderUpdate, refundReviewId } from "../core/kernel/settlement.ts";
+import { applyProviderUpdate, refundReviewId, settlementCredit } from "../core/kernel/settlement.ts";
 import type {
   PaymentProviderName,
   ProviderUpdate,
@@ -16,7 +16,7 @@ import type {
 } from "../core/kernel/settlement.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { PaymentRehearsalError, PaymentUnavailableError } from "./errors.ts";
-import { money, moneyJson, parseMoney, toMajor } from "../core/kernel/money.ts";
+import { parseMoney, toMajor } from "../core/kernel/money.ts";
 import { amountFields, type Amount } from "../core/kernel/public-amount.ts";
 import { isCurrencyCode } from "../core/integrity/currency.ts";
 export { PaymentRehearsalError, PaymentUnavailableError } from "./errors.ts";
@@ -307,14 +307,7 @@ export function settlementDetail(record: SettlementRecord): RefundSettlementDeta
     ...(record.provider_ref === undefined ? {} : { provider_ref: record.provider_ref }),
     ...(record.failure_reason === undefined ? {} : { failure_reason: record.failure_reason }),
     ...(record.simulation_id === undefined ? {} : { simulation_id: record.simulation_id }),
-    ...(record.outcome === "STORE_CREDIT"
-      ? {
-          credit: {
-            bonus: moneyJson(money(record.bonus_minor ?? 0, record.currency ?? "EUR")),
-            bonus_pct: record.bonus_pct ?? 0,
-          },
-        }
-      : {}),
+    ...settlementCredit(record),
   };
 }
 

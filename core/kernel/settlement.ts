@@ -127,6 +127,15 @@ export const SettlementRecordSchema = z
 /** A claim's refund settlement. */
 export type SettlementRecord = z.infer<typeof SettlementRecordSchema>;
 
+/** A settlement's store credit as events carry it (`credit`: its bonus and percentage); none for a refund. */
+export function settlementCredit(record: SettlementRecord): {
+  credit?: { bonus: { value: string; currency: string }; bonus_pct: number };
+} {
+  if (record.outcome !== "STORE_CREDIT") return {};
+  const bonus = moneyJson(money(record.bonus_minor ?? 0, record.currency ?? "EUR"));
+  return { credit: { bonus, bonus_pct: record.bonus_pct ?? 0 } };
+}
+
 /**
  * What the claim view shows of it: `refund: { status, provider_ref?, failure_reason? }`; for store credit also
  * `outcome: "STORE_CREDIT"`, the `bonus` and, once SETTLED, `settled_at` (docs/returns.md#outcomes).
