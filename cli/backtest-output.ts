@@ -25,6 +25,11 @@ function table(rows: readonly string[][], indent = "  "): string[] {
   );
 }
 
+/** A zero amount written with the decimals of `value` ("0.00", "0"): what a currency without credit shows. */
+function money0(value: string): string {
+  return value.replace(/\d/g, "0");
+}
+
 /** The report for a person, in the order an operator reads it. */
 export function formatBacktest(report: BacktestReport, header: { policyFile: string; source: string }): string {
   const c = report.policy.contract;
@@ -60,6 +65,13 @@ export function formatBacktest(report: BacktestReport, header: { policyFile: str
     `Refunded automatically: ${eur(before.auto_refunded_eur)} → ${eur(after.auto_refunded_eur)} (${refundDelta === 0 ? "±0" : `${refundDelta > 0 ? "+" : "−"}${formatEur(Math.abs(refundDelta))} EUR`})`,
     // Each other currency on a line of its own: no two currencies are ever added.
     ...otherCurrencies(before, after).map(([c, b, a]) => `Refunded automatically in ${c}: ${b} ${c} → ${a} ${c}`),
+    // The candidate's outcomes (docs/backtest.md#outcomes), only when it gives something other than cash.
+    ...(report.outcomes ?? [])
+      .filter((o) => o.credit_issued.value !== money0(o.credit_issued.value) || o.exchanges > 0)
+      .map(
+        (o) =>
+          `Under the candidate, in ${o.currency}: ${o.cash_refunded.value} refunded as cash, ${o.credit_issued.value} issued as store credit (its bonus ${o.bonus_cost.value}), ${o.exchanges} exchange${o.exchanges === 1 ? "" : "s"}`,
+      ),
     `Reviews (sent to a person): ${before.reviews} → ${after.reviews} (${signed(after.reviews - before.reviews)})`,
     ...table(
       [...new Set([...Object.keys(before.by_reason), ...Object.keys(after.by_reason)])].sort().map((code) => {

@@ -65,8 +65,8 @@ describe("claims backtest", () => {
       totals: { before: Record<string, unknown>; after: Record<string, unknown> };
     };
     // G was triaged (nothing left on ord_001 after A); with A sent to a person the candidate's triage lets it through.
-    // 48 decided claims in the bundled run (R never reached a verdict), G not evaluable.
-    expect(r.evaluated).toBe(47);
+    // 50 decided claims in the bundled run (R never reached a verdict), G not evaluable.
+    expect(r.evaluated).toBe(49);
     expect(r.not_evaluable).toEqual([
       {
         claim_id: bundled.claimOf("G"),
@@ -82,13 +82,13 @@ describe("claims backtest", () => {
     expect(r.flips).toHaveLength(8);
     // FE (2000 EUR, approved by two people) is a review under either limit, as are FS1 and FS2, and RT4 (its return
     // failed inspection and a person denied it): 18 → 26, never a flip.
-    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 2653.98, reviews: 18 });
-    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 474, reviews: 26 });
+    expect(r.totals.before).toMatchObject({ auto_refunded_eur: 2778.98, reviews: 18 });
+    expect(r.totals.after).toMatchObject({ auto_refunded_eur: 599, reviews: 26 });
     expect(r.totals.after.by_reason).toMatchObject({ AMOUNT_ABOVE_LIMIT: 14, REVIEW_PENDING_ON_ORDER: 4 });
 
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("Flips (8):");
-    expect(human.stdout).toContain("Refunded automatically: 2653.98 EUR → 474.0 EUR (−2179.98 EUR)");
+    expect(human.stdout).toContain("Refunded automatically: 2778.98 EUR → 599.0 EUR (−2179.98 EUR)");
     expect(human.stdout).toContain("Reviews (sent to a person): 18 → 26 (+8)");
     expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +7 → 14 +\(\+7\)/);
     expect(human.stdout).toContain("Not evaluable (1): left out of the figures above");
@@ -160,13 +160,13 @@ describe("claims backtest", () => {
     expect(tighter!.code, tighter!.stderr).toBe(0);
     expect(JSON.parse(tighter!.stdout)).toMatchObject({
       flips: [{ claim_id: bundled.claimOf("CL2"), from: accepted, to: limited }],
-      totals: { after: { auto_refunded_eur: 2593.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 3 } } },
+      totals: { after: { auto_refunded_eur: 2718.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 3 } } },
     });
     // Three refunds: CL3 now passes, and its own refund fills the window, so CL4 still waits for a person.
     expect(looser!.code, looser!.stderr).toBe(0);
     expect(JSON.parse(looser!.stdout)).toMatchObject({
       flips: [{ claim_id: bundled.claimOf("CL3"), from: limited, to: accepted }],
-      totals: { after: { auto_refunded_eur: 2713.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 1 } } },
+      totals: { after: { auto_refunded_eur: 2838.98, by_reason: { CUSTOMER_LIMIT_EXCEEDED: 1 } } },
     });
   }, 120_000);
 

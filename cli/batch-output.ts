@@ -134,6 +134,10 @@ export function formatScenario(
     currency?: string;
     /** Where the claim's return stands, when its ACCEPT asked the item back (docs/returns.md). */
     awaiting?: string;
+    /** The bonus of an ACCEPT given as store credit (docs/returns.md#outcomes). */
+    credit?: string;
+    /** What an ACCEPT given as an exchange does (docs/returns.md#outcomes). */
+    exchange?: string;
   },
 ): string {
   const mark = rowMark(row);
@@ -147,9 +151,15 @@ export function formatScenario(
     ...(row.note ? [`  Why      : ${row.note}`] : []),
     ...(detail.llm ? [`  LLM      : ${detail.llm}`] : []),
     ...(row.executed
-      ? [`  Refund   : executed ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}`]
+      ? [
+          detail.credit
+            ? `  Credit   : store credit of ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}, ${detail.credit}`
+            : `  Refund   : executed ${refundText(row.amount_eur, detail.currency ?? "EUR")} on ${row.order_id}`,
+        ]
       : []),
-    ...(detail.awaiting ? [`  Return   : ${detail.awaiting}`] : []),
+    ...(detail.awaiting
+      ? [`  ${detail.awaiting.startsWith("an exchange") ? "Exchange" : "Return  "} : ${detail.awaiting}`]
+      : []),
     "",
   ];
   return lines.join("\n");

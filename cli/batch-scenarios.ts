@@ -105,6 +105,8 @@ export function scenarioRow(
         : (record?.verdict ?? record?.status ?? "MISSING");
   const reasonMatches = s.expected.reason_code === undefined || s.expected.reason_code === record?.reason_code;
   const executedMatches = s.expected.executed === undefined || s.expected.executed === (record?.executed === true);
+  // What the ACCEPT gave (docs/returns.md#outcomes): a claim without a recorded outcome was refunded.
+  const outcomeMatches = s.expected.outcome === undefined || s.expected.outcome === (record?.outcome ?? "REFUND");
   return {
     id: s.id,
     label: s.label,
@@ -116,7 +118,7 @@ export function scenarioRow(
     order_id: record?.proposal?.order_id ?? record?.claim?.order_id ?? null,
     amount_eur: record?.proposal?.amount_eur ?? record?.claim?.amount_eur ?? null,
     executed: record?.executed === true,
-    matches: outcome === s.expected.verdict && reasonMatches && executedMatches,
+    matches: outcome === s.expected.verdict && reasonMatches && executedMatches && outcomeMatches,
     expected_reason_code: s.expected.reason_code ?? null,
     ...(s.race === undefined ? {} : { race: s.race }),
   };

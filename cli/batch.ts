@@ -233,6 +233,11 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
                 awaiting: `the refund waits for the item to come back (${unitsOf(record.return.lines)}): pays on ${record.return.pay_on}, shipped by ${record.return.return_by}`,
               }
             : {}),
+          ...(record?.outcome === "STORE_CREDIT" && record.credit
+            ? {
+                credit: `+${record.credit.bonus.value} ${record.credit.bonus.currency} bonus (${record.credit.bonus_pct}%)`,
+              }
+            : {}),
           ms,
         }),
       );

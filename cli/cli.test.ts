@@ -98,7 +98,7 @@ describe("claims batch --json (in-process)", () => {
     ]);
     const returned = await claims(["replay", String(rows.find((x) => x.id === "RT1")!.claim_id)], dataDir);
     expect(returned.stdout).toMatch(/return +2 return event\(s\) recorded, 1 outcome\(s\) decided again alike/);
-  }, 90_000); // the whole bundled run in process (45 claims and their steps), then four replays
+  }, 90_000); // the whole bundled run in process (47 claims and their steps), then four replays
 
   it("exits 1 when a verdict does not match the expected one", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));

@@ -27,15 +27,25 @@ type View = {
   /** The verdict's amount in its currency (docs/http-api.md); absent before the verdict or before it existed. */
   amount?: Amount | null;
   refund?: { status?: string; review?: { status?: string } };
+  /** What the ACCEPT gave when not a refund (docs/returns.md#outcomes). */
+  outcome?: string;
 };
 
 /**
  * Where the claim's money is: SETTLED (paid), PENDING (with the provider), FAILED (refused: its review open or
- * RETRIED), CLOSED (a failed refund's review closed), AUTHORISED (executed, not yet with the provider), or nothing.
+ * RETRIED), CLOSED (a failed refund's review closed), AUTHORISED (executed, not yet with the provider), or nothing;
+ * `(credit)` after it for store credit.
  */
 export function refundState(v: View): string {
-  if (v.refund?.status) return v.refund.review?.status === "CLOSED" ? "CLOSED" : v.refund.status;
-  return v.executed === true ? "AUTHORISED" : "";
+  const state = v.refund?.status
+    ? v.refund.review?.status === "CLOSED"
+      ? "CLOSED"
+      : v.refund.status
+    : v.executed === true
+      ? "AUTHORISED"
+      : "";
+  // Store credit settles like a refund; the column says which it is (docs/returns.md#outcomes).
+  return state && v.outcome === "STORE_CREDIT" ? `${state} (credit)` : state;
 }
 
 /** An amount of `currency` with exactly its decimals ("12.34", "500" JPY, "12.345" KWD); as given when not exact in it. */

@@ -190,7 +190,7 @@ describe("the scheduled batch", () => {
     const again = await stack.handlers.batch();
     expect(again.simulation_id).toBe(run.simulation_id);
     expect(again.submitted).toEqual(run.submitted);
-  }, 120_000); // every bundled scenario (45 claims) through the embedded stack: 27 s at load 2, more on a loaded machine
+  }, 120_000); // every bundled scenario (47 claims) through the embedded stack: 27 s at load 2, more on a loaded machine
 });
 
 describe("a batch run's rehearsed decline (runtime.rehearseDecline)", () => {

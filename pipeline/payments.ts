@@ -7,7 +7,7 @@ import { busEntry, reviewOpenedDetail } from "../core/kernel/events.ts";
 import { DEFAULT_REVIEW_DUE_MS } from "../core/kernel/review.ts";
 import { RefundExecutedDetailSchema } from "../core/kernel/events.ts";
 import type { RefundExecutedDetail, RefundSettlementDetail } from "../core/kernel/events.ts";
-import { applyProviderUpdate, refundReviewId } from "../core/kernel/settlement.ts";
+import { applyProviderUpdate, refundReviewId, settlementCredit } from "../core/kernel/settlement.ts";
 import type {
   PaymentProviderName,
   ProviderUpdate,
@@ -50,6 +50,12 @@ export interface PaymentProvider {
   /** Whether it refunds the order's payment (`payment_ref`): an order without one is then a FAILED refund, and the provider is not called. */
   readonly needsPaymentRef: boolean;
   refund(request: ProviderRefundRequest): Promise<ProviderRefundResult>;
+  /**
+   * Issues store credit to the customer of the order's payment (docs/returns.md#outcomes): `amountMinor` is the base
+   * plus the bonus; the execution id is the idempotency key, so a repeated call never credits twice. A provider
+   * without it refuses store credit: the credit is FAILED with the reason, and its review decides (RETRY / CLOSE).
+   */
+  issueCredit?(request: ProviderRefundRequest): Promise<ProviderRefundResult>;
 }
 
 /** One webhook delivery as the route received it: the raw body (signatures cover its bytes) and the headers (lower-case names). */
@@ -202,6 +208,7 @@ async function settle(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<
       updated_at: at,
       attempts: [],
       ...(detail.simulation_id === undefined ? {} : { simulation_id: detail.simulation_id }),
+      ...creditOf(detail),
       version: 1,
     });
   }
@@ -226,7 +233,7 @@ async function settle(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<
             ? `order ${detail.order_id} has no payment_ref to refund`
             : `order ${detail.order_id} is not known`,
         }
-      : await deps.provider.refund({
+      : await pay(deps.provider, record, {
           executionId: detail.execution_id,
           claimId: detail.claim_id,
           orderId: detail.order_id,
@@ -241,6 +248,21 @@ async function settle(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<
     ...(answer.failureReason === undefined ? {} : { failure_reason: answer.failureReason }),
   });
   return after?.status ?? "PENDING";
+}
+
+/**
+ * Asks the provider to pay `request`: a refund, or for store credit (docs/returns.md#outcomes) a credit of the base
+ * the ledger reserved plus the policy's bonus — refused, as a FAILED answer, by a provider that issues none.
+ */
+async function pay(
+  provider: PaymentProvider,
+  record: SettlementRecord,
+  request: ProviderRefundRequest,
+): Promise<ProviderRefundResult> {
+  if (record.outcome !== "STORE_CREDIT") return provider.refund(request);
+  if (!provider.issueCredit)
+    return { status: "FAILED", failureReason: `payment provider ${provider.name} does not issue store credit` };
+  return provider.issueCredit({ ...request, amountMinor: request.amountMinor + (record.bonus_minor ?? 0) });
 }
 
 /**
@@ -285,6 +307,7 @@ export function settlementDetail(record: SettlementRecord): RefundSettlementDeta
     ...(record.provider_ref === undefined ? {} : { provider_ref: record.provider_ref }),
     ...(record.failure_reason === undefined ? {} : { failure_reason: record.failure_reason }),
     ...(record.simulation_id === undefined ? {} : { simulation_id: record.simulation_id }),
+    ...settlementCredit(record),
   };
 }
 
@@ -362,6 +385,19 @@ function settledAmount(detail: RefundExecutedDetail): { amount_eur: number; curr
     amount_eur: toMajor(parsed.money),
     ...(detail.amount.currency === "EUR" ? {} : { currency: detail.amount.currency }),
   };
+}
+
+/** What a settlement records of a store credit's RefundExecuted: the outcome and its bonus in minor units. */
+function creditOf(detail: RefundExecutedDetail): {
+  outcome?: "STORE_CREDIT";
+  bonus_minor?: number;
+  bonus_pct?: number;
+} {
+  if (!detail.credit) return {};
+  const { bonus, bonus_pct } = detail.credit;
+  const parsed = parseMoney(bonus.value, bonus.currency, { strings: true });
+  if (!parsed.ok) throw new PaymentUnavailableError(`store credit ${detail.execution_id}: ${parsed.message}`);
+  return { outcome: "STORE_CREDIT", bonus_minor: parsed.money.minor, bonus_pct };
 }
 
 /** A settlement's amount as events carry it: `amount` in its currency, `amount_eur` only for EUR. */

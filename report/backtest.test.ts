@@ -51,14 +51,14 @@ describe("the HTML backtest report", () => {
   it("charts and summarises the totals before and after", () => {
     // Under 100 EUR, A, E, J, S1, PB and the returns RT1 and RT3 go to a person (S2 then waits for S1's review, PB2
     // for PB's), and so would RT4, which a person denied: O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80 +
-    // RT2 25 stay automatic (EUR only: US's USD and JP1's JPY are never added in; RT3's and RT4's refunds were
-    // released by their returns, never paid). G (triaged) is not evaluable, so 47 of the 48 decided claims count.
-    expect(page).toMatch(/data-refunded="automatic" data-before="2653.98" data-after="474"/);
+    // RT2 25 + SC1 80 (store credit) + EX1 45 (an exchange) stay automatic (EUR only: US's USD and JP1's JPY are never added in; RT3's and RT4's refunds were
+    // released by their returns, never paid). G (triaged) is not evaluable, so 49 of the 50 decided claims count.
+    expect(page).toMatch(/data-refunded="automatic" data-before="2778.98" data-after="599"/);
     expect(page).toMatch(/data-verdicts="ESCALATE" data-before="18" data-after="26"/);
-    expect(page).toMatch(/data-verdicts="ACCEPT" data-before="18" data-after="10"/);
+    expect(page).toMatch(/data-verdicts="ACCEPT" data-before="20" data-after="12"/);
     expect(page).toMatch(/data-reviews="AMOUNT_ABOVE_LIMIT" data-before="7" data-after="14"/);
     expect(/data-summary="reviews">([^<]*)</.exec(page)?.[1]).toBe("18 → 26");
-    expect(/data-summary="evaluated">([^<]*)</.exec(page)?.[1]).toBe("47");
+    expect(/data-summary="evaluated">([^<]*)</.exec(page)?.[1]).toBe("49");
     expect(/data-summary="flips">([^<]*)</.exec(page)?.[1]).toBe("8");
     expect([...page.matchAll(/<tr data-person="([^"]+)" data-sends="(\w+)">/g)].map((m) => [m[1], m[2]])).toEqual(
       report.human_decisions.map((p) => [p.claim_id, String(p.candidate_sends_to_person)]),

@@ -108,6 +108,14 @@ function renderExecution(t: ClaimTrace): SafeHtml {
       [
         ["Execution id", x.executionId],
         ["Refunded on the order after", x.refundedAfterEur === undefined ? undefined : eur(x.refundedAfterEur)],
+        [
+          "Outcome",
+          x.outcome?.kind === "STORE_CREDIT"
+            ? `store credit, bonus ${x.outcome.bonus}`
+            : x.outcome?.kind === "EXCHANGE"
+              ? "exchange: reserved, no money moves (ExchangeRequested)"
+              : undefined,
+        ],
       ],
     )}`;
   } else if (t.notExecuted) {

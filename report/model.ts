@@ -119,6 +119,8 @@ export interface ClaimTrace {
         orderId: string | undefined;
         refundedAfterEur: number | undefined;
         approvedBy: string | undefined;
+        /** What the ACCEPT gave when not a refund (docs/returns.md#outcomes): store credit's bonus, or an exchange. */
+        outcome?: { kind: "STORE_CREDIT"; bonus: string } | { kind: "EXCHANGE" } | undefined;
       }
     | undefined;
   notExecuted: { code: string | undefined; reason: string | undefined } | undefined;
@@ -483,6 +485,14 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
         orderId: d.order_id,
         refundedAfterEur: d.ledger_after === undefined ? undefined : d.ledger_after.refunded_cents / 100,
         approvedBy: d.approved_by,
+        outcome: d.credit
+          ? {
+              kind: "STORE_CREDIT",
+              bonus: `${d.credit.bonus.value} ${d.credit.bonus.currency} (${d.credit.bonus_pct}%)`,
+            }
+          : d.exchange
+            ? { kind: "EXCHANGE" }
+            : undefined,
       };
       break;
     }

@@ -23,7 +23,14 @@ export function createSimulatedPaymentProvider(): PaymentProvider {
     name: "simulated",
     needsPaymentRef: false,
     refund: async (request) => simulatedRefund(request.executionId, request.paymentRef),
+    issueCredit: async (request) => simulatedCredit(request.executionId, request.paymentRef),
   };
+}
+
+/** What the simulated provider answers for store credit under `executionId`: `sim_cr_<execution id>` (or its decline). */
+export function simulatedCredit(executionId: string, paymentRef: string | undefined): ProviderRefundResult {
+  const answer = simulatedRefund(executionId, paymentRef);
+  return answer.status === "SETTLED" ? { status: "SETTLED", providerRef: `sim_cr_${executionId}` } : answer;
 }
 
 /**
@@ -36,6 +43,7 @@ export function createSimulatedDecline(reason: string): PaymentProvider {
     name: "simulated",
     needsPaymentRef: false,
     refund: async (request) => simulatedRefund(request.executionId, `${SIMULATED_DECLINE_PREFIX}${reason}`),
+    issueCredit: async (request) => simulatedCredit(request.executionId, `${SIMULATED_DECLINE_PREFIX}${reason}`),
   };
 }
 

@@ -17,6 +17,8 @@ export type StripeWireMock = {
   readonly base: string;
   /** Refunds created (not replays), in order. */
   readonly refunds: Array<Record<string, unknown>>;
+  /** Customer balance transactions (store credit) created (not replays), in order. */
+  readonly credits: Array<Record<string, unknown>>;
   /** Every request as received: key, idempotency key and the decoded form. */
   readonly requests: Array<{
     path: string;

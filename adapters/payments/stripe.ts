@@ -98,6 +98,44 @@ export function createStripePaymentProvider(options: StripeProviderOptions): Pay
         return translate(error, request);
       }
     },
+    // Store credit (docs/payments.md#store-credit): a customer balance transaction of the payment's customer, with a
+    // negative amount (a credit) in the refund's currency and the execution id as the Idempotency-Key.
+    async issueCredit(request: ProviderRefundRequest): Promise<ProviderRefundResult> {
+      const payment = request.paymentRef ? paymentOf(request.paymentRef) : undefined;
+      if (!payment)
+        return {
+          status: "FAILED",
+          failureReason: `payment_ref ${JSON.stringify(request.paymentRef ?? null)} of order ${request.orderId} is neither a payment intent (pi_…) nor a charge (ch_…)`,
+        };
+      const amount = stripeAmount(request.amountMinor, request.currency);
+      if (!amount.ok)
+        return { status: "FAILED", failureReason: `store credit of order ${request.orderId}: ${amount.reason}` };
+      try {
+        const paid =
+          "payment_intent" in payment
+            ? await stripe.paymentIntents.retrieve(payment.payment_intent)
+            : await stripe.charges.retrieve(payment.charge);
+        const customer = typeof paid.customer === "string" ? paid.customer : paid.customer?.id;
+        if (!customer)
+          return {
+            status: "FAILED",
+            failureReason: `payment ${request.paymentRef} of order ${request.orderId} has no Stripe customer to credit`,
+          };
+        const credit = await stripe.customers.createBalanceTransaction(
+          customer,
+          {
+            amount: -amount.amount,
+            currency: request.currency.toLowerCase(),
+            description: `Store credit for claim ${request.claimId}`,
+            metadata: { claim_id: request.claimId, execution_id: request.executionId, order_id: request.orderId },
+          },
+          { idempotencyKey: request.executionId },
+        );
+        return { status: "SETTLED", providerRef: credit.id };
+      } catch (error) {
+        return translate(error, request);
+      }
+    },
   };
 }
 

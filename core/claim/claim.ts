@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { isCurrencyCode } from "../integrity/currency.ts";
+import { OutcomeKindSchema } from "../integrity/contracts.ts";
 import { parseIsoMs } from "../integrity/time.ts";
 
 /** ISO-8601 timestamp or date (e.g. `2026-05-20` or `2026-05-20T10:00:00Z`); one without an offset is UTC. */
@@ -161,6 +162,8 @@ export const ClaimSchema = z
      * order's lines when the claim names no `lines`. Absent on every claim recorded before items were read.
      */
     items: z.array(ClaimItemSchema).min(1).max(20).optional(),
+    /** What the customer asks for if the claim is accepted (docs/returns.md#outcomes); absent: the policy's outcome. */
+    outcome: OutcomeKindSchema.optional(),
   })
   .strict();
 

@@ -56,6 +56,10 @@ describe("parseConfig", () => {
         refund_due_days: 14,
         categories: { sports: { return_required: true, keep_item_below: { EUR: 30 } } },
       },
+      outcomes: {
+        outcome: "REFUND",
+        categories: { home: { allows: ["STORE_CREDIT", "EXCHANGE"], store_credit_bonus_pct: 10 } },
+      },
     });
     expect(config.orders.find((o) => o.order_id === "ord_001")?.purchase_date).toBe("2026-05-29T12:00:00.000Z");
     expect(config.llm.provider).toBe("rules");

@@ -371,6 +371,7 @@ function agentPolicy(agent: z.infer<typeof AgentSchema>): AgentPolicy {
       ...(agent.claims_bounds.currencies ? { currencies: agent.claims_bounds.currencies } : {}),
       ...(agent.claims_bounds.refund_shipping ? { refund_shipping: agent.claims_bounds.refund_shipping } : {}),
       ...(agent.claims_bounds.returns ? { returns: agent.claims_bounds.returns } : {}),
+      ...(agent.claims_bounds.outcomes ? { outcomes: agent.claims_bounds.outcomes } : {}),
     },
     ...reviewPolicy(agent.claims_bounds),
     ...(agent.crew_shape === undefined ? {} : { crewShape: agent.crew_shape }),

@@ -57,6 +57,8 @@ export const SimulationStartDetailsSchema = z.object({
         reason_code: z.string().optional(),
         /** Whether the claim's refund was expected to execute at once (an ACCEPT waiting for its return: false). */
         executed: z.boolean().optional(),
+        /** What the ACCEPT was expected to give (docs/returns.md#outcomes). */
+        outcome: z.enum(["REFUND", "STORE_CREDIT", "EXCHANGE"]).optional(),
       }),
       /** The race the row belongs to: its rows are matched as a group, by count (core/history/race.ts). */
       race: z.string().optional(),
@@ -316,6 +318,8 @@ export const AUDIT_EVENTS = {
   CLAIM_REFUND_EXECUTED: z.object({
     ...ClaimFields,
     ...RefundExecutedDetailSchema.shape,
+    /** The ACCEPT's outcome is an exchange (docs/returns.md#outcomes): reserved, announced by ExchangeRequested, never paid. */
+    exchange: z.literal(true).optional(),
     amount_cents: z.number().int().positive(),
     ledger_after: LedgerEntrySchema.optional(),
   }),

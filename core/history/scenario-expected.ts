@@ -1,5 +1,6 @@
 // What a scenario row expects (docs/config.md): a verdict, its reason code (checked against the verdict it comes
 // with), and whether its refund executed at once. On its own so the steps' schema (scenario-steps.ts) shares it.
+import { OutcomeKindSchema } from "../integrity/contracts.ts";
 import * as z from "zod";
 import { LLM_FAILURE_CODES } from "../llm/errors.ts";
 import type { ClaimFromExtractionFailureCode, TextExtractionFailureCode } from "../extraction/extraction.ts";
@@ -72,7 +73,7 @@ function reasonCodeProblem(verdict: ExpectedOutcome, code: string): string | und
   return `unknown reason code ${JSON.stringify(code)}${close ? ` — did you mean ${close}?` : `: a ${verdict} comes with one of ${codes.join(", ")}`}`;
 }
 
-/** A scenario's `expected`: a verdict, or `{ verdict, reason_code?, executed? }` (executed: whether its refund was paid at once). */
+/** A scenario's `expected`: a verdict, or `{ verdict, reason_code?, executed?, outcome? }` (executed: whether its refund was paid at once). */
 export const ExpectedSchema = z.preprocess(
   (v) => (typeof v === "string" ? { verdict: v } : v),
   z
@@ -81,6 +82,8 @@ export const ExpectedSchema = z.preprocess(
       reason_code: z.string().min(1).optional(),
       /** Whether the claim's refund executed at once (false: an ACCEPT waiting for its return, docs/returns.md). */
       executed: z.boolean().optional(),
+      /** What the ACCEPT gives (docs/returns.md#outcomes): REFUND (what a claim without an outcome gets), STORE_CREDIT, EXCHANGE. */
+      outcome: OutcomeKindSchema.optional(),
     })
     .strict()
     .superRefine((e, ctx) => {

@@ -70,7 +70,12 @@ export interface Scenario {
   label: string;
   input: { claim: Claim } | { claim_text: string };
   /** `executed`: whether the claim's refund executed at once (an ACCEPT waiting for its return did not). */
-  expected: { verdict: ExpectedOutcome; reason_code?: string; executed?: boolean };
+  expected: {
+    verdict: ExpectedOutcome;
+    reason_code?: string;
+    executed?: boolean;
+    outcome?: "REFUND" | "STORE_CREDIT" | "EXCHANGE";
+  };
   /** The race this row belongs to: its rows are submitted at once and matched as a group, by count. */
   race?: string;
 }
@@ -128,6 +133,7 @@ export function parseScenarioFile(text: string, file: string): ScenarioFile {
           verdict: row.expected.verdict,
           ...(row.expected.reason_code === undefined ? {} : { reason_code: row.expected.reason_code }),
           ...(row.expected.executed === undefined ? {} : { executed: row.expected.executed }),
+          ...(row.expected.outcome === undefined ? {} : { outcome: row.expected.outcome }),
         },
         ...(row.race !== undefined ? { race: row.race } : {}),
       };

@@ -97,6 +97,36 @@ export const ReturnPolicySchema = ReturnPolicyFieldsSchema.extend({
   categories: z.record(z.string().min(1), ReturnPolicyFieldsSchema).optional(),
 }).strict();
 
+/** The outcomes an ACCEPT can take (docs/returns.md#outcomes): money back, store credit, or an exchange. */
+export const OutcomeKindSchema = z.enum(["REFUND", "STORE_CREDIT", "EXCHANGE"], {
+  message: "an outcome is one of REFUND, STORE_CREDIT, EXCHANGE",
+});
+
+/** The fields of an outcome policy, each optional: the default's, or a category's own over it. */
+const OutcomePolicyFieldsSchema = z
+  .object({
+    /** The outcome an ACCEPT takes when the claim asks none (default REFUND). */
+    outcome: OutcomeKindSchema.optional(),
+    /** The outcomes a claim may ask for besides REFUND, which is always allowed (default: the policy's `outcome`). */
+    allows: z.array(OutcomeKindSchema).min(1, "allows names at least one outcome").optional(),
+    /** Store credit's bonus, in percent of the refund (default 0). */
+    store_credit_bonus_pct: z
+      .number("store_credit_bonus_pct is a number")
+      .int("store_credit_bonus_pct is a whole percentage")
+      .min(0, "store_credit_bonus_pct is at least 0")
+      .max(100, "store_credit_bonus_pct is at most 100")
+      .optional(),
+  })
+  .strict();
+
+/** The fields of an outcome policy. */
+export type OutcomePolicyFields = z.infer<typeof OutcomePolicyFieldsSchema>;
+
+/** The outcome policy (`claims_bounds.outcomes`): the default fields, and `categories` with their own. */
+export const OutcomePolicySchema = OutcomePolicyFieldsSchema.extend({
+  categories: z.record(z.string().min(1), OutcomePolicyFieldsSchema).optional(),
+}).strict();
+
 /** The claims-specific bounds every proposal is held to; the flat amounts are EUR's. */
 export const ClaimsContractSchema = z
   .object({
@@ -113,6 +143,8 @@ export const ClaimsContractSchema = z
     refund_shipping: z.enum(["with_last_line", "never"]).optional(),
     /** Whether an ACCEPT waits for the item to come back (docs/returns.md); absent: every ACCEPT pays at once. */
     returns: ReturnPolicySchema.optional(),
+    /** What an ACCEPT gives (docs/returns.md#outcomes); absent: every ACCEPT refunds the original payment. */
+    outcomes: OutcomePolicySchema.optional(),
   })
   .strict();
 

@@ -5,7 +5,7 @@ import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../clai
 import { customerMessageFor } from "./reason-codes.ts";
 import { reviewView } from "./review.ts";
 import { refundClaimView } from "./settlement.ts";
-import { ReturnRequestedDetailSchema } from "./events.ts";
+import { ReturnRequestedDetailSchema, StoreCreditSchema } from "./events.ts";
 import type { SettlementRecord } from "./settlement.ts";
 import type { ReviewRecord } from "./review.ts";
 
@@ -73,6 +73,12 @@ export const ClaimRecordSchema = z.object({
     /** The event that decided it (PAID, REVIEW). */
     decided_by: z.string().optional(),
   }).optional(),
+  /**
+   * What an ACCEPT gave when it is not a refund to the original payment (docs/returns.md#outcomes): `STORE_CREDIT`
+   * with its `credit` (the bonus), or `EXCHANGE` (no money moves). Absent: a refund, as every claim before outcomes.
+   */
+  outcome: z.enum(["STORE_CREDIT", "EXCHANGE"]).optional(),
+  credit: StoreCreditSchema.optional(),
   /** The claim a reviewer's RESUBMIT corrected (docs/reviews.md). */
   parent_claim_id: z.string().optional(),
   /** What the sweep saw when it last nudged the claim (`seen`) and how many nudges in a row found it so (docs/local-stack.md: STALLED). */
@@ -133,6 +139,8 @@ export function claimView(
     ...(record.amount !== undefined ? { amount: record.amount } : {}),
     ...(record.lines ? { lines: record.lines } : {}),
     ...(record.return ? { return: returnView(record.return) } : {}),
+    ...(record.outcome ? { outcome: record.outcome } : {}),
+    ...(record.credit ? { credit: record.credit } : {}),
     dfid: record.dfid,
     ...(record.simulation_id ? { simulation_id: record.simulation_id } : {}),
     ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
@@ -153,8 +161,25 @@ function returnView(r: NonNullable<ClaimRecord["return"]>): Record<string, unkno
   };
 }
 
+/** The bonus of a store credit, as the customer is told it (none: nothing). */
+function bonusText(record: ClaimRecord): string {
+  const pct = record.credit?.bonus_pct ?? 0;
+  return pct > 0 ? `, with a ${pct}% bonus` : "";
+}
+
 /** What the customer may be told: the review's outcome once a person decided, else the rule that decided. */
 function customerMessage(record: ClaimRecord, review: ReviewRecord | undefined): string {
+  if (record.status === "AWAITING_RETURN" && record.return && record.outcome === "STORE_CREDIT")
+    return `Your store credit is approved${bonusText(record)}. Please send the item back by ${record.return.return_by.slice(0, 10)}; the credit is issued once it is ${record.return.pay_on === "in_transit" ? "on its way" : record.return.pay_on === "delivered" ? "received" : "received and inspected"}.`;
+  if (
+    record.status === "DECIDED" &&
+    record.verdict === "ACCEPT" &&
+    record.outcome === "STORE_CREDIT" &&
+    !record.reason_code?.startsWith("RETURN_")
+  )
+    return `Your claim is accepted: you receive store credit instead of a refund${bonusText(record)}.`;
+  if (record.status === "DECIDED" && record.verdict === "ACCEPT" && record.outcome === "EXCHANGE")
+    return "Your claim is accepted: the shop sends you a replacement; no refund is paid.";
   if (record.status === "AWAITING_RETURN" && record.return)
     return `Your refund is approved. Please send the item back by ${record.return.return_by.slice(0, 10)}; the refund is paid once it is ${record.return.pay_on === "in_transit" ? "on its way" : record.return.pay_on === "delivered" ? "received" : "received and inspected"}.`;
   if (review?.status === "APPROVED") return "Your refund has been approved.";

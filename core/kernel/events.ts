@@ -65,6 +65,23 @@ const REFUND_FIELDS = {
   amount: AmountSchema.optional(),
 };
 
+/**
+ * What an event of a refund carries when the ACCEPT gives store credit instead of money back
+ * (docs/returns.md#outcomes): `credit`, with the policy's `bonus` on top of the amount (the amount is what the
+ * ledger reserved) and its percentage. Absent: a refund to the original payment, as every event before outcomes.
+ */
+export const StoreCreditSchema = z
+  .object({
+    bonus: AmountSchema,
+    bonus_pct: z.number().int().min(0).max(100),
+  })
+  .strict();
+
+/** A refund's store credit: its bonus. */
+export type StoreCredit = z.infer<typeof StoreCreditSchema>;
+
+const CREDIT_FIELDS = { credit: StoreCreditSchema.optional() };
+
 /** `RefundExecuted` event detail (docs/events.md). */
 export const RefundExecutedDetailSchema = z
   .object({
@@ -75,6 +92,7 @@ export const RefundExecutedDetailSchema = z
     simulation_id: z.string().min(1).optional(),
     /** A reviewer's RETRY of a failed refund: the execution it pays again (docs/payments.md). */
     retry_of: z.string().min(1).optional(),
+    ...CREDIT_FIELDS,
   })
   .strict();
 
@@ -99,11 +117,31 @@ export const ReturnRequestedDetailSchema = z
     refund_due_days: z.number().int().positive(),
     requested_at: z.iso.datetime({ offset: true }),
     simulation_id: z.string().min(1).optional(),
+    ...CREDIT_FIELDS,
   })
   .strict();
 
 /** A `ReturnRequested` detail. */
 export type ReturnRequestedDetail = z.infer<typeof ReturnRequestedDetailSchema>;
+
+/**
+ * `ExchangeRequested` event detail (docs/returns.md#outcomes): an ACCEPT whose outcome is an exchange. No money moves:
+ * the shop sends the customer a replacement of the `lines`. The claim's amount stays reserved on the order's ledger
+ * under `execution_id` (so no later claim refunds the exchanged item), and no RefundExecuted ever follows.
+ */
+export const ExchangeRequestedDetailSchema = z
+  .object({
+    ...REFUND_FIELDS,
+    verdict_id: z.string().min(1),
+    /** The lines to replace and how many units of each. */
+    lines: z.array(z.object({ line_id: z.string().min(1), quantity: z.number().int().positive() }).strict()),
+    requested_at: z.iso.datetime({ offset: true }),
+    simulation_id: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** An `ExchangeRequested` detail. */
+export type ExchangeRequestedDetail = z.infer<typeof ExchangeRequestedDetailSchema>;
 
 /** `ClaimNeedsReview` event detail (docs/events.md); `reason_code` may be a kernel, ledger or crew code. */
 const ClaimNeedsReviewDetailSchema = z
@@ -210,6 +248,7 @@ const RefundSettlementDetailSchema = z
     failure_reason: z.string().optional(),
     /** A batch run's rehearsed answer (docs/payments.md): never a payment. */
     simulation_id: z.string().min(1).optional(),
+    ...CREDIT_FIELDS,
   })
   .strict();
 
@@ -232,6 +271,7 @@ const BUS_EVENTS = {
   RefundSettled: RefundSettledDetailSchema,
   RefundFailed: RefundFailedDetailSchema,
   ReturnRequested: ReturnRequestedDetailSchema,
+  ExchangeRequested: ExchangeRequestedDetailSchema,
 } as const;
 
 /** A detail-type of the `claims` bus. */
@@ -248,6 +288,7 @@ export const DETAIL_TYPES = {
   refundSettled: "RefundSettled",
   refundFailed: "RefundFailed",
   returnRequested: "ReturnRequested",
+  exchangeRequested: "ExchangeRequested",
 } as const satisfies Record<string, BusEventType>;
 
 /** One event for the bus: its detail-type and a detail of that type. */

@@ -8,6 +8,7 @@ import { claimLines, namedLines } from "./claim-lines.ts";
 import { compare, money, parseMoney, type Money } from "./money.ts";
 import { readOrder } from "./order-view.ts";
 import type { RefundExecutedDetail, ReturnRequestedDetail } from "./events.ts";
+import { creditFieldsOf } from "./outcomes.ts";
 
 /** The event a return's progress is reported with (`POST /claims/{id}/return-events`). */
 export const ReturnEventKindSchema = z.enum(["in_transit", "delivered", "inspected_ok", "inspected_failed"]);
@@ -245,5 +246,6 @@ export function returnRequestedDetail(
     refund_due_days: planned.policy.refundDueDays,
     requested_at: requestedAt,
     ...(refund.simulation_id ? { simulation_id: refund.simulation_id } : {}),
+    ...creditFieldsOf(refund),
   };
 }

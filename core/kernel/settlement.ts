@@ -4,7 +4,7 @@
 // reconciliation of every authorised refund with its settlement.
 import * as z from "zod";
 import { hashHex } from "../crew/hash.ts";
-import { add, formatMoney, parseMoney, toMajor, zero, type Money } from "./money.ts";
+import { add, formatMoney, money, moneyJson, parseMoney, toMajor, zero, type Money } from "./money.ts";
 import { isCurrencyCode } from "../integrity/currency.ts";
 import { deskFields } from "./review.ts";
 import type { ReviewDesk } from "./review.ts";
@@ -112,6 +112,14 @@ export const SettlementRecordSchema = z
      * RefundExecuted, so nothing of it ever reaches a payment provider.
      */
     simulation_id: z.string().min(1).optional(),
+    /**
+     * Store credit instead of money back (docs/returns.md#outcomes): `amount_eur` is the base (what the ledger
+     * reserved), `bonus_minor` the policy's bonus on top (`bonus_pct` percent), in the same currency's minor
+     * units. Absent: a refund.
+     */
+    outcome: z.literal("STORE_CREDIT").optional(),
+    bonus_minor: z.number().int().nonnegative().optional(),
+    bonus_pct: z.number().int().min(0).max(100).optional(),
     version: z.number().int().positive(),
   })
   .strict();
@@ -119,7 +127,19 @@ export const SettlementRecordSchema = z
 /** A claim's refund settlement. */
 export type SettlementRecord = z.infer<typeof SettlementRecordSchema>;
 
-/** What the claim view shows of it: `refund: { status, provider_ref?, failure_reason? }`. */
+/** A settlement's store credit as events carry it (`credit`: its bonus and percentage); none for a refund. */
+export function settlementCredit(record: SettlementRecord): {
+  credit?: { bonus: { value: string; currency: string }; bonus_pct: number };
+} {
+  if (record.outcome !== "STORE_CREDIT") return {};
+  const bonus = moneyJson(money(record.bonus_minor ?? 0, record.currency ?? "EUR"));
+  return { credit: { bonus, bonus_pct: record.bonus_pct ?? 0 } };
+}
+
+/**
+ * What the claim view shows of it: `refund: { status, provider_ref?, failure_reason? }`; for store credit also
+ * `outcome: "STORE_CREDIT"`, the `bonus` and, once SETTLED, `settled_at` (docs/returns.md#outcomes).
+ */
 export function refundView(record: SettlementRecord): {
   status: SettlementStatus;
   provider_ref?: string;
@@ -127,6 +147,13 @@ export function refundView(record: SettlementRecord): {
 } {
   return {
     status: record.status,
+    ...(record.outcome === "STORE_CREDIT"
+      ? {
+          outcome: record.outcome,
+          bonus: moneyJson(money(record.bonus_minor ?? 0, record.currency ?? "EUR")),
+          ...(record.status === "SETTLED" ? { settled_at: record.updated_at } : {}),
+        }
+      : {}),
     ...(record.provider_ref === undefined ? {} : { provider_ref: record.provider_ref }),
     ...(record.failure_reason === undefined ? {} : { failure_reason: record.failure_reason }),
   };

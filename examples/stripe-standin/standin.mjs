@@ -21,10 +21,11 @@ export function behaviourByName(ref) {
 /**
  * Starts the stand-in (loopback, a random port unless `options.port`); `behaviours` by payment_ref: `succeeded`
  * (default), `pending`, `card_declined`, `balance_insufficient`, `server_error` `times` times (Stripe stores no 5xx
- * under the key, so a retry runs again). Resolves to `{ base, refunds, requests, close() }`.
+ * under the key, so a retry runs again). Resolves to `{ base, refunds, credits, requests, close() }`.
  */
 export async function startStripeStandin(apiKey, behaviours = {}, options = {}) {
   const refunds = [];
+  const credits = [];
   const requests = [];
   const stored = new Map();
   const failuresLeft = new Map();
@@ -61,6 +62,43 @@ export async function startStripeStandin(apiKey, behaviours = {}, options = {}) 
                 message: `No such refund: '${got[1]}'`,
               },
             });
+      }
+      // GET /v1/payment_intents/{id}, /v1/charges/{id}: the payment's customer (`cus_mock_<id>`; a ref containing
+      // `guest` was paid without one), which store credit is issued to.
+      const payment = req.method === "GET" ? /^\/v1\/(payment_intents|charges)\/([\w-]+)$/.exec(req.url ?? "") : null;
+      if (payment)
+        return send(200, {
+          id: payment[2],
+          object: payment[1] === "charges" ? "charge" : "payment_intent",
+          customer: payment[2].includes("guest") ? null : `cus_mock_${payment[2]}`,
+        });
+      // POST /v1/customers/{id}/balance_transactions: store credit (a negative amount), replayed by Idempotency-Key.
+      const balance =
+        req.method === "POST" ? /^\/v1\/customers\/([\w-]+)\/balance_transactions$/.exec(req.url ?? "") : null;
+      if (balance) {
+        if (idempotencyKey && stored.has(idempotencyKey)) {
+          const s = stored.get(idempotencyKey);
+          return send(s.status, JSON.parse(s.body), true);
+        }
+        const credit = {
+          id: `cbtxn_mock_${credits.length + 1}`,
+          object: "customer_balance_transaction",
+          amount: Number(form.amount),
+          currency: form.currency,
+          customer: balance[1],
+          description: form.description ?? null,
+          metadata: Object.fromEntries(
+            Object.entries(form)
+              .filter(([k]) => k.startsWith("metadata["))
+              .map(([k, v]) => [k.slice(9, -1), v]),
+          ),
+          type: "adjustment",
+          created: 1_800_000_000,
+        };
+        credits.push(credit);
+        const text = send(200, credit);
+        if (idempotencyKey) stored.set(idempotencyKey, { status: 200, body: text });
+        return;
       }
       if (req.method !== "POST" || req.url !== "/v1/refunds")
         return send(404, {
@@ -126,6 +164,7 @@ export async function startStripeStandin(apiKey, behaviours = {}, options = {}) 
   return {
     base: `http://127.0.0.1:${port}`,
     refunds,
+    credits,
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

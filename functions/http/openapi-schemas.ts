@@ -4,6 +4,7 @@ import { AmountSchema, VerdictLineSchema } from "../../core/kernel/public-amount
 import * as z from "zod";
 import { ClaimStatusSchema, VerdictValueSchema } from "../../core/kernel/claim-record.ts";
 import { ClaimSchema } from "../../core/claim/claim.ts";
+import { StoreCreditSchema } from "../../core/kernel/events.ts";
 import { ClaimExtractionOutputSchema, RefundProposalOutputSchema } from "../../core/claim/proposal-output.ts";
 import {
   ReviewAwaitingSchema,
@@ -148,6 +149,11 @@ export const ClaimViewSchema = z
       .describe(
         "The return a return-required ACCEPT waits for: what to send back, by when, on which event it pays (docs/returns.md).",
       ),
+    outcome: z
+      .enum(["STORE_CREDIT", "EXCHANGE"])
+      .optional()
+      .describe("What the ACCEPT gave when not a refund: store credit or an exchange (docs/returns.md#outcomes)."),
+    credit: StoreCreditSchema.optional().describe("Store credit's bonus on top of the amount, and its percentage."),
     dfid: z.string().describe("The decision-flow id every audit event of the claim carries."),
     simulation_id: z.string().optional(),
     parent_claim_id: z.string().optional().describe("The claim a reviewer's RESUBMIT corrected."),
@@ -157,6 +163,9 @@ export const ClaimViewSchema = z
         status: z.enum(["PENDING", "SETTLED", "FAILED"]),
         provider_ref: z.string().optional().describe("The payment provider's refund id (Stripe re_…)."),
         failure_reason: z.string().optional().describe("Why the provider refused it."),
+        outcome: z.literal("STORE_CREDIT").optional().describe("The execution issues store credit (docs/payments.md)."),
+        bonus: AmountSchema.optional().describe("Store credit's bonus, credited on top of the amount."),
+        settled_at: z.string().optional().describe("When the store credit settled."),
         review: RefundReviewViewSchema.optional().describe("A failed refund's own review."),
       })
       .strict()

@@ -27,6 +27,7 @@ import { severityForVerdict } from "../../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../../core/integrity/index.ts";
 import { claimAudit } from "./audit.ts";
 import { plannedReturn, returnRequestedDetail } from "../../core/kernel/returns.ts";
+import { creditFields, exchangeLines, outcomeOfClaim } from "../../core/kernel/outcomes.ts";
 import { returnAudit } from "./returns.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
@@ -237,10 +238,18 @@ export function afterReservation(
       verdict_id: current.record.verdict_id,
       ...(scope ? { simulation_id: scope } : {}),
     };
+    // What the ACCEPT gives (docs/returns.md#outcomes): money back, store credit (the same reservation, credited with
+    // its bonus) or an exchange (the reservation holds the line, ExchangeRequested tells the shop, nothing is paid).
+    const outcome = record.claim
+      ? outcomeOfClaim(policy.agent.contract, s.order, record.claim, refund.amount_cents, currencyFor(s.order))
+      : ({ outcome: "REFUND" } as const);
+    Object.assign(detail, creditFields(outcome));
+    const exchange = outcome.outcome === "EXCHANGE" && record.claim ? exchangeLines(s.order, record.claim) : undefined;
     // A return-required ACCEPT (docs/returns.md) announces the return instead: its RefundExecuted waits for pay_on.
-    const planned = record.claim
-      ? plannedReturn(policy.agent.contract, s.order, record.claim, refund.amount_cents)
-      : undefined;
+    const planned =
+      record.claim && !exchange
+        ? plannedReturn(policy.agent.contract, s.order, record.claim, refund.amount_cents)
+        : undefined;
     const asked = planned
       ? returnRequestedDetail(detail, planned, current.record.decided_at, new Date(now).toISOString())
       : undefined;
@@ -251,6 +260,7 @@ export function afterReservation(
         ...detail,
         amount_cents: refund.amount_cents,
         ledger_after: result.entry,
+        ...(exchange ? { exchange: true as const } : {}),
       }),
       ...(asked ? [returnAudit(record, "RETURN_REQUESTED", "AWAITING_RETURN", now, asked)] : []),
     ];
@@ -259,12 +269,17 @@ export function afterReservation(
         execution: "EXECUTED",
         events: [
           ...current.events,
-          asked
-            ? busEntry("ReturnRequested", {
-                ...withoutAmountEur(asked),
+          exchange
+            ? busEntry("ExchangeRequested", {
+                ...withoutAmountEur({ ...detail, lines: exchange, requested_at: new Date(now).toISOString() }),
                 ...amountFields(money(refund.amount_cents, currencyFor(s.order))),
               })
-            : busEntry("RefundExecuted", refundExecutedEvent(detail, refund.amount_cents, s.order)),
+            : asked
+              ? busEntry("ReturnRequested", {
+                  ...withoutAmountEur(asked),
+                  ...amountFields(money(refund.amount_cents, currencyFor(s.order))),
+                })
+              : busEntry("RefundExecuted", refundExecutedEvent(detail, refund.amount_cents, s.order)),
         ],
         audit,
         record: current.record,

@@ -4,7 +4,7 @@
 // claim that moved on meanwhile) is marked `published` on its own item. A PENDING verdict is never published either
 // way: execution settles first. The kernel's decider and triage's run this one; the shell performs what it asks.
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
-import type { ClaimVerdictEvent, ReturnRequestedDetail } from "../../core/kernel/events.ts";
+import type { ClaimVerdictEvent, RefundExecutedDetail, ReturnRequestedDetail } from "../../core/kernel/events.ts";
 import { proposalOutputOf } from "../../core/claim/proposal-output.ts";
 import type { Effect } from "../effects.ts";
 import type { StoredVerdict } from "../ports.ts";
@@ -47,6 +47,12 @@ export function decidedUpdate(stored: StoredVerdict, now: number, proposal?: unk
   const asked = stored.events.find((e) => e.detailType === "ReturnRequested")?.detail as
     | ReturnRequestedDetail
     | undefined;
+  const refund = stored.events.find((e) => e.detailType === "RefundExecuted")?.detail as
+    | RefundExecutedDetail
+    | undefined;
+  const credit = asked?.credit ?? refund?.credit;
+  // An exchange (docs/returns.md#outcomes): announced, reserved, and no money moves.
+  const exchange = stored.events.some((e) => e.detailType === "ExchangeRequested");
   return {
     kind: "claim_update",
     claimId: stored.claim_id,
@@ -56,8 +62,11 @@ export function decidedUpdate(stored: StoredVerdict, now: number, proposal?: unk
       verdict_id: record.verdict_id,
       reason_code: record.reason_code,
       reason: record.reason,
-      executed: asked ? false : stored.execution === "EXECUTED",
+      executed: asked || exchange ? false : stored.execution === "EXECUTED",
       ...(asked ? { return: asked } : {}),
+      // Store credit instead of money back (docs/returns.md#outcomes), as the refund's events carry it.
+      ...(credit ? { outcome: "STORE_CREDIT" as const, credit } : {}),
+      ...(exchange ? { outcome: "EXCHANGE" as const } : {}),
       ...(event?.amount !== undefined ? { amount: event.amount } : {}),
       ...(event?.lines ? { lines: event.lines } : {}),
       ...(output ? { proposal: output } : {}),

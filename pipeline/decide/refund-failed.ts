@@ -18,6 +18,7 @@ import {
   retryExecutionId,
 } from "../../core/kernel/settlement.ts";
 import type { RefundReviewDecision, SettlementRecord } from "../../core/kernel/settlement.ts";
+import { settlementCredit } from "../../core/kernel/settlement.ts";
 import type { Effect } from "../effects.ts";
 
 /** The decision flow a claim's refund settlement is audited under (defined in core/kernel/claim-record.ts). */
@@ -241,6 +242,8 @@ export function refundReviewEffects(settlement: SettlementRecord, auditDfid: str
       verdict_id: settlement.verdict_id,
       retry_of: review.execution_id,
       ...(scope === undefined ? {} : { simulation_id: scope }),
+      // A failed store credit is retried as store credit (docs/returns.md#outcomes).
+      ...settlementCredit(settlement),
     };
     effects.push({
       kind: "audit",

@@ -11,6 +11,7 @@ import { returnDfid } from "../../core/kernel/claim-record.ts";
 import { busEntry } from "../../core/kernel/events.ts";
 import type { RefundExecutedDetail, ReturnRequestedDetail } from "../../core/kernel/events.ts";
 import { decideReturn, distinctReturnEvents, sameReturnEvent } from "../../core/kernel/returns.ts";
+import { creditFieldsOf } from "../../core/kernel/outcomes.ts";
 import type {
   RecordedReturnEvent,
   ReturnDecision,
@@ -97,6 +98,7 @@ function refundDetailOf(r: ReturnRequestedDetail): RefundExecutedDetail {
     ...(r.amount_eur === undefined ? {} : { amount_eur: r.amount_eur }),
     verdict_id: r.verdict_id,
     ...(r.simulation_id ? { simulation_id: r.simulation_id } : {}),
+    ...creditFieldsOf(r),
   };
 }
 

@@ -9,6 +9,7 @@
 // Used by the property tests, the fault suites, the end-to-end tests and `npm run chaos`.
 import { parseCents } from "../../core/kernel/index.ts";
 import { parseMoney } from "../../core/kernel/money.ts";
+import { creditViolations } from "./credit-invariants.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { DAY_MS } from "../../core/integrity/index.ts";
 import type { CustomerLimits } from "../../core/integrity/index.ts";
@@ -93,7 +94,7 @@ export function checkMoneyInvariants(published: readonly PublishedEvent[], facts
     const id =
       e.detailType === "ClaimVerdict"
         ? e.detail.verdict_id
-        : e.detailType === "RefundExecuted" || e.detailType === "ReturnRequested"
+        : ["RefundExecuted", "ReturnRequested", "ExchangeRequested"].includes(e.detailType)
           ? e.detail.execution_id
           : e.detailType === "ReviewDecided" || e.detailType === "ReviewRequested"
             ? e.detail.review_id
@@ -138,7 +139,7 @@ export function checkMoneyInvariants(published: readonly PublishedEvent[], facts
   const accepts = verdicts.filter((v) => v.detail.verdict === "ACCEPT");
   // A return-required ACCEPT (docs/returns.md) announces ReturnRequested; its RefundExecuted waits for pay_on.
   const returns = new Map(
-    all.filter((e) => e.detailType === "ReturnRequested").map((e) => [String(e.detail.verdict_id), e]),
+    all.filter((e) => /^(Return|Exchange)Requested$/.test(e.detailType)).map((e) => [String(e.detail.verdict_id), e]),
   );
   for (const a of accepts) {
     const mine = authorised.filter(
@@ -209,6 +210,7 @@ export function checkMoneyInvariants(published: readonly PublishedEvent[], facts
   if (facts.ledgers) violations.push(...lineViolations(facts.ledgers, facts.linesOf));
   if (facts.ledgers) violations.push(...ledgerViolations(refunds, facts.ledgers, facts, [...returns.values()]));
   violations.push(...returnViolations(authorised, returns, facts.returnEvents));
+  violations.push(...creditViolations(all, events));
   violations.push(...settlementViolations(events, executions));
   violations.push(...refundRetryViolations(events, executions, all));
   violations.push(...personViolations(all, refunds, accepts));

@@ -45,7 +45,7 @@ type Case = {
  * The bundled run's decided claims: its 49 claims (45 scenarios, R's resubmitted claim, 3 after the reviews) but R,
  * which never reached a verdict (NEEDS_REVIEW).
  */
-const DECIDED = 48;
+const DECIDED = 50;
 
 /** The other currencies' automatic refunds, each apart (US's 549 USD, JP1's 12800 JPY): no EUR bound moves them. */
 const OTHER_CURRENCIES = [
@@ -56,7 +56,8 @@ const OTHER_CURRENCIES = [
 const BEFORE = {
   // EUR only: US's 549 USD and JP1's 12800 JPY are never added to it. The returns: RT1's 280 (paid on its delivery)
   // and RT2's 25 (kept); RT3's 150 and RT4's 420 were released (never received; a person denied it), never paid.
-  auto_refunded_eur: 2653.98,
+  // SC1's 80 (store credit) and EX1's 45 (reserved for an exchange) count as the ledger counts them.
+  auto_refunded_eur: 2778.98,
   auto_refunded: OTHER_CURRENCIES,
   reviews: 18,
   by_reason: {
@@ -109,7 +110,7 @@ const CASES: Case[] = [
       // R+ (the corrected claim of R) is no flip: a resubmitted claim goes to a person whatever the limit.
     ],
     after: {
-      auto_refunded_eur: 474, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80 + RT2 25
+      auto_refunded_eur: 599, // O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80 + RT2 25 + SC1 80 + EX1 45
       auto_refunded: OTHER_CURRENCIES,
       reviews: 26,
       by_reason: {
@@ -141,7 +142,7 @@ const CASES: Case[] = [
     limit: 1000,
     flips: [["K", ABOVE_LIMIT, ACCEPTED]],
     after: {
-      auto_refunded_eur: 3153.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
+      auto_refunded_eur: 3278.99, // + K's 500.01 (S2 was refunded by the person's approval, as recorded)
       auto_refunded: OTHER_CURRENCIES,
       reviews: 15,
       by_reason: {

@@ -15,6 +15,7 @@ import { recordedTimeline } from "./timeline.ts";
 import { IGNORED_SHADOW_NOTE } from "./types.ts";
 import type { BacktestInput, BacktestReport, ReadHistory, RecordedHistory } from "./types.ts";
 import { newAccumulator, totalsOf, type Accumulator } from "./tally.ts";
+import { outcomeFigures } from "./outcomes.ts";
 import { decisionStep, type SimulationEnv } from "./decision.ts";
 import { personStep } from "./person.ts";
 import { paidBeforeReturnOf } from "./returns.ts";
@@ -96,6 +97,7 @@ export function backtest(input: BacktestInput): BacktestReport {
     verdicts: { before: acc.before.verdicts, after: acc.after.verdicts },
     flip_details: acc.flips,
     human_decisions: acc.people,
+    outcomes: outcomeFigures(acc.outcomes),
     histories,
     paid_before_return: {
       before: paidBeforeReturnOf(acc.paidBeforeReturn.before),

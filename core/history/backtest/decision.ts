@@ -20,6 +20,7 @@ import { readOrder } from "../../kernel/order-view.ts";
 import { currencyPolicy, refundableOf } from "../../kernel/policy.ts";
 import { plannedReturn } from "../../kernel/returns.ts";
 import { countPaidAtOnce } from "./returns.ts";
+import { tallyOutcome } from "./outcomes.ts";
 
 /** What simulating a history needs beyond the input: the candidate's registry, reserve mode and customer limits. */
 export type SimulationEnv = BacktestInput & {
@@ -202,6 +203,9 @@ export function decisionStep(
   // Paid at once: recorded, a refund whose ACCEPT asked no return; under the candidate, one its policy asks none for.
   countPaidAtOnce(acc.paidBeforeReturn.before, step.returnCourse === undefined ? recordedCents : 0, currency);
   countPaidAtOnce(acc.paidBeforeReturn.after, candidateAtOnce, currency);
+  // What the candidate's ACCEPT gives (docs/backtest.md#outcomes): cash, store credit with its bonus, an exchange.
+  if (person === undefined && candidate.verdict === "ACCEPT" && facts.order)
+    tallyOutcome(acc.outcomes, env.policy.contract, facts.order, facts.claim, candidateCents, currency);
   if (person !== undefined) {
     const decided: PersonDecision = {
       claim_id: step.claimId,

@@ -84,7 +84,9 @@ const CLAIM_KEYS = new Set([
   "purchase_date",
   "currency",
   "customer_id",
+  "outcome",
 ]);
+const OUTCOMES = new Set<unknown>(["REFUND", "STORE_CREDIT", "EXCHANGE"]);
 const ORDER_KEYS = new Set([
   "order_id",
   "purchase_date",
@@ -110,7 +112,8 @@ function plainClaim(v: unknown): Claim | undefined {
     !CENT_AMOUNT.test(String(amount)) ||
     ("purchase_date" in v && (typeof v.purchase_date !== "string" || parseIsoMs(v.purchase_date) === undefined)) ||
     ("currency" in v && !plainLine(v.currency, 3, 3)) ||
-    ("customer_id" in v && !plainLine(v.customer_id, 0, 128))
+    ("customer_id" in v && !plainLine(v.customer_id, 0, 128)) ||
+    ("outcome" in v && !OUTCOMES.has(v.outcome))
   )
     return undefined;
   return v as Claim;

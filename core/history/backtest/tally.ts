@@ -5,6 +5,7 @@ import type { VerdictKind } from "../../integrity/verdict.ts";
 import type { LineReserve } from "../../kernel/ledger.ts";
 import type { BacktestReport, BacktestTotals, FlipDetail, PersonDecision } from "./types.ts";
 import { newPaidBeforeReturn, type PaidBeforeReturnTally } from "./returns.ts";
+import type { OutcomeTally } from "./outcomes.ts";
 
 /** One side's counts: the recorded decisions' or the candidate's. */
 export type Side = {
@@ -34,6 +35,8 @@ export type Accumulator = {
   after: Side;
   /** Each side's automatic refunds paid at once, with no return asked (returns.ts). */
   paidBeforeReturn: PaidBeforeReturnTally;
+  /** The candidate's automatic ACCEPTs by outcome: cash, store credit and its bonus, exchanges (outcomes.ts). */
+  outcomes: OutcomeTally;
 };
 
 const newSide = (): Side => ({
@@ -56,6 +59,7 @@ export const newAccumulator = (): Accumulator => ({
   before: newSide(),
   after: newSide(),
   paidBeforeReturn: newPaidBeforeReturn(),
+  outcomes: {},
 });
 
 /**

@@ -7,6 +7,7 @@ import type { AuditEvent } from "../../integrity/audit.ts";
 import type { VerdictCheck, VerdictKind } from "../../integrity/verdict.ts";
 import type { TimelineStep } from "./timeline.ts";
 import type { PaidBeforeReturnSide } from "./returns.ts";
+import type { OutcomeFigures } from "./outcomes.ts";
 
 /** The policy under test: the agent's responsibility contract and its claims bounds, as a config file gives them. */
 export type CandidatePolicy = {
@@ -108,6 +109,11 @@ export type BacktestReport = {
   verdicts: { before: Record<VerdictKind, number>; after: Record<VerdictKind, number> };
   flip_details: FlipDetail[];
   human_decisions: PersonDecision[];
+  /**
+   * The candidate's automatic ACCEPTs by outcome, per currency (docs/backtest.md#outcomes): cash refunded, store
+   * credit issued (base + bonus), the bonus it would have cost, exchanges.
+   */
+  outcomes: OutcomeFigures;
   histories: { id: string; evaluated: number; flips: number }[];
   /**
    * The money paid before the item was back (docs/backtest.md): the automatic refunds paid at once, no return asked,

@@ -7,6 +7,7 @@ import { describeMoney, parseMoney } from "../../kernel/money.ts";
 import type { Money } from "../../kernel/money.ts";
 import type { ClaimVerdict } from "../../kernel/kernel.ts";
 import { approvalExecutionIdFor } from "../../kernel/review.ts";
+import { creditFields, outcomeOfClaim } from "../../kernel/outcomes.ts";
 import type { ReplayDetails } from "./events.ts";
 import { enter, label, message, scope, unused } from "./context.ts";
 import type { Ctx, Flow } from "./context.ts";
@@ -59,6 +60,16 @@ export function execution(
       amount_cents: minor,
       verdict_id: verdictId,
     };
+    // What the ACCEPT gives, asked again of the recorded policy, order and claim (docs/returns.md#outcomes): store
+    // credit names its bonus; a refund names none (the key is compared only when either side holds it).
+    const outcome =
+      returns?.order && Number.isSafeInteger(minor)
+        ? outcomeOfClaim(returns.contract, returns.order, returns.claim, minor, currency)
+        : undefined;
+    const credit = outcome ? creditFields(outcome) : {};
+    if (credit.credit !== undefined || raw.credit !== undefined) Object.assign(expected, { credit: credit.credit });
+    const exchange = outcome?.outcome === "EXCHANGE";
+    if (exchange || raw.exchange !== undefined) Object.assign(expected, { exchange: exchange || undefined });
     const recorded = Object.fromEntries(Object.keys(expected).map((key) => [key, raw[key]]));
     s.compare(`${label(r)}`, recorded, expected);
     const ledger = d.ledger_after;
@@ -82,25 +93,34 @@ export function execution(
         `${label(r)} ledger_after refunds more than the order`,
       );
     }
-    const awaiting = returns
-      ? returnRequested(
-          ctx,
-          s,
-          returns,
-          {
-            execution_id: expected.execution_id,
-            claim_id: expected.claim_id,
-            dfid: expected.dfid,
-            order_id: expected.order_id,
-            amount_eur: expected.amount_eur,
-            verdict_id: expected.verdict_id,
-            ...(flow.simulationId === undefined ? {} : { simulation_id: flow.simulationId }),
-            amount_minor: minor,
-          },
-          r.event.created_at,
-        )
-      : undefined;
-    s.done(`refund of ${what} on ${plan.order_id} executed${awaiting ? `, ${awaiting}` : ""}`);
+    // An exchange asks no return (docs/returns.md#outcomes): its reservation is announced by ExchangeRequested.
+    const awaiting = exchange
+      ? undefined
+      : returns
+        ? returnRequested(
+            ctx,
+            s,
+            returns,
+            {
+              execution_id: expected.execution_id,
+              claim_id: expected.claim_id,
+              dfid: expected.dfid,
+              order_id: expected.order_id,
+              amount_eur: expected.amount_eur,
+              verdict_id: expected.verdict_id,
+              ...(flow.simulationId === undefined ? {} : { simulation_id: flow.simulationId }),
+              ...credit,
+              amount_minor: minor,
+            },
+            r.event.created_at,
+          )
+        : undefined;
+    const given = credit.credit ? ` as store credit (+${credit.credit.bonus.value} bonus)` : "";
+    s.done(
+      exchange
+        ? `exchange of ${what} on ${plan.order_id} reserved (no money moves)`
+        : `refund of ${what} on ${plan.order_id} executed${given}${awaiting ? `, ${awaiting}` : ""}`,
+    );
     return;
   }
 }

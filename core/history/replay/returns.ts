@@ -14,9 +14,9 @@ import type { Ctx, Scope } from "./context.ts";
 
 /** What an ACCEPT's reservation was decided on: the policy, the order and claim, the verdict's instant. */
 export type ReturnInputs = {
-  readonly contract: Pick<ClaimsContract, "returns">;
+  readonly contract: Pick<ClaimsContract, "returns" | "outcomes">;
   readonly order: Order | null | undefined;
-  readonly claim: Pick<Claim, "category" | "lines" | "items">;
+  readonly claim: Pick<Claim, "category" | "lines" | "items" | "outcome">;
   readonly decidedAt: string;
 };
 
